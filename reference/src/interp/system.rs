@@ -1,0 +1,129 @@
+//! C4.1.93 System instructions: hints, barriers, PSTATE, SYS (cache maintenance) and MRS/MSR, as EL0 sees them.
+
+use super::{Exec, Step};
+use crate::engine::COUNTER_FREQUENCY_HZ;
+use crate::memory::Access;
+use crate::sysreg::{DC_ZVA_BLOCK_SIZE, DCZID_EL0, SysReg, SysRegEncoding};
+
+/// FPCR bits an implementation without floating-point exception trapping keeps: AHP, DN, FZ, RMode, FZ16.
+const FPCR_WRITABLE: u64 = 0x07c8_0000;
+/// FPSR bits that exist in AArch64: QC and the cumulative exception flags IDC, IXC, UFC, OFC, DZC, IOC.
+const FPSR_WRITABLE: u64 = 0x0800_009f;
+
+impl Exec<'_> {
+    /// HINT space: NOP, YIELD, WFE, WFI, SEV, SEVL, ESB, CSDB, BTI, the PAC hints and every unallocated hint.
+    ///
+    /// All execute as NOP here: one thread runs at a time, and Horizon leaves the pointer authentication keys
+    /// disabled (SCTLR_EL1.EnIA/EnIB clear), under which PACIASP, AUTIASP and friends leave their registers
+    /// unchanged. Unallocated hints are architecturally NOPs too.
+    pub(super) fn hint(&mut self, _crm: u32, _op2: u32) -> Step {
+        Ok(())
+    }
+
+    /// CLREX, DSB (with SSBB/PSSBB), DMB, ISB, SB.
+    pub(super) fn barrier(&mut self, word: u32, _crm: u32, op2: u32) -> Step {
+        match op2 {
+            0b010 => {
+                self.cpu.exclusive.clear();
+                Ok(())
+            }
+            // One thread runs at a time and every access completes in order: barriers have nothing to order.
+            0b100 | 0b101 | 0b110 | 0b111 => Ok(()),
+            _ => self.unallocated(word),
+        }
+    }
+
+    /// MSR (immediate): the PSTATE fields. None are writable at EL0 on the cores we model.
+    pub(super) fn msr_immediate(&mut self, word: u32, op1: u32, op2: u32) -> Step {
+        match (op1, op2) {
+            // UAO, PAN, SPSel, DAIFSet, DAIFClr: EL1 only (SCTLR_EL1.UMA is clear under Horizon).
+            (0b000, 0b011) | (0b000, 0b100) | (0b000, 0b101) | (0b011, 0b110) | (0b011, 0b111) => {
+                self.not_at_el0(word)
+            }
+            (0b011, 0b001) => self.not_implemented(word, "MSR SSBS (speculative store bypass safe)"),
+            _ => self.unallocated(word),
+        }
+    }
+
+    /// SYS and SYSL: the cache maintenance EL0 may perform (DC ZVA/CVAC/CVAU/CVAP/CIVAC, IC IVAU).
+    pub(super) fn system_instruction(
+        &mut self,
+        word: u32,
+        l: u32,
+        op1: u32,
+        crn: u32,
+        crm: u32,
+        op2: u32,
+        rt: u32,
+    ) -> Step {
+        if l == 1 || op1 != 3 || crn != 7 {
+            return self.not_at_el0(word);
+        }
+        let address = self.x(rt, 64);
+        match (crm, op2) {
+            // DC ZVA: zero a naturally aligned block of DCZID_EL0's size.
+            (4, 1) => {
+                let block = address & !(DC_ZVA_BLOCK_SIZE - 1);
+                self.memory.write(block, &[0; DC_ZVA_BLOCK_SIZE as usize]).map_err(Self::fault)
+            }
+            // DC CVAC, DC CVAU, DC CVAP, DC CIVAC, IC IVAU: memory is coherent here, but a translation fault
+            // still reports (the address must be mapped and readable).
+            (10, 1) | (11, 1) | (12, 1) | (14, 1) | (5, 1) => self.mem_check(address, 1, Access::Read),
+            _ => self.not_at_el0(word),
+        }
+    }
+
+    /// MRS, MSR (register).
+    pub(super) fn system_register_move(
+        &mut self,
+        word: u32,
+        l: u32,
+        o0: u32,
+        op1: u32,
+        crn: u32,
+        crm: u32,
+        op2: u32,
+        rt: u32,
+    ) -> Step {
+        let Some(register) = SysReg::lookup(SysRegEncoding::from_fields(o0, op1, crn, crm, op2)) else {
+            return self.not_at_el0(word);
+        };
+        if l == 1 {
+            let value = self.read_system_register(register);
+            self.set_x(rt, value, 64);
+            return Ok(());
+        }
+        let value = self.x(rt, 64);
+        match register {
+            SysReg::Nzcv => self.cpu.nzcv = (value & 0xf000_0000) as u32,
+            SysReg::Fpcr => self.cpu.fpcr = (value & FPCR_WRITABLE) as u32,
+            SysReg::Fpsr => self.cpu.fpsr = (value & FPSR_WRITABLE) as u32,
+            SysReg::TpidrEl0 => self.cpu.tpidr_el0 = value,
+            // The rest are read-only at EL0.
+            _ => return self.not_at_el0(word),
+        }
+        Ok(())
+    }
+
+    fn read_system_register(&self, register: SysReg) -> u64 {
+        let id = self.identity;
+        match register {
+            SysReg::Nzcv => u64::from(self.cpu.nzcv),
+            SysReg::Fpcr => u64::from(self.cpu.fpcr),
+            SysReg::Fpsr => u64::from(self.cpu.fpsr),
+            SysReg::TpidrEl0 => self.cpu.tpidr_el0,
+            SysReg::TpidrroEl0 => self.cpu.tpidrro_el0,
+            SysReg::CntfrqEl0 => COUNTER_FREQUENCY_HZ,
+            SysReg::CntpctEl0 | SysReg::CntvctEl0 => self.counter,
+            SysReg::DczidEl0 => DCZID_EL0,
+            SysReg::CtrEl0 => id.ctr,
+            SysReg::MidrEl1 => id.midr,
+            // Aff0 = 0: the identification a single-core view gives; Horizon does not expose core numbers this way.
+            SysReg::MpidrEl1 => 0x8000_0000,
+            SysReg::RevidrEl1 => id.revidr,
+            SysReg::IdAa64pfr0El1 => id.id_aa64pfr0,
+            SysReg::IdAa64isar0El1 => id.id_aa64isar0,
+            SysReg::IdAa64isar1El1 => id.id_aa64isar1,
+        }
+    }
+}
