@@ -227,11 +227,8 @@ fn generate(families: &[Family], lines: &[Line]) -> String {
             if bucket & fixed_in_bucket != bucket_value {
                 continue;
             }
-            let fields: Vec<String> = line
-                .fields
-                .iter()
-                .map(|f| format!("{}: (word >> {}) & {:#x}", f.name, f.lsb, ones(f.width)))
-                .collect();
+            let fields: Vec<String> =
+                line.fields.iter().map(|f| format!("{}: (word >> {}) & {:#x}", f.name, f.lsb, ones(f.width))).collect();
             writeln!(
                 out,
                 "            if word & {:#010x} == {:#010x} {{ return Some(Inst::{} {{ {} }}); }}",

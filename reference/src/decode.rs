@@ -78,7 +78,8 @@ mod tests {
             for b in &ENCODINGS[i + 1..] {
                 let same_group = a.group.is_some() && a.group == b.group;
                 if !same_group && a.overlaps(b) {
-                    clashes.push(format!("{} (line {}) and {} (line {})", a.name, a.source_line, b.name, b.source_line));
+                    clashes
+                        .push(format!("{} (line {}) and {} (line {})", a.name, a.source_line, b.name, b.source_line));
                 }
             }
         }
@@ -111,12 +112,12 @@ mod tests {
     fn known_words() {
         // Words and meanings from the Arm ARM's encoding diagrams (checked against llvm-mc).
         let cases: &[(u32, &str)] = &[
-            (0x91000421, "add_sub_imm"),  // add x1, x1, #1
-            (0xd503201f, "hint"),         // nop
-            (0xd65f03c0, "branch_reg"),   // ret
-            (0xd4000001, "svc"),          // svc #0
+            (0x91000421, "add_sub_imm"),   // add x1, x1, #1
+            (0xd503201f, "hint"),          // nop
+            (0xd65f03c0, "branch_reg"),    // ret
+            (0xd4000001, "svc"),           // svc #0
             (0xf9400020, "ldst_unsigned"), // ldr x0, [x1]
-            (0x00000000, "udf"),          // udf #0
+            (0x00000000, "udf"),           // udf #0
         ];
         for &(word, name) in cases {
             assert_eq!(decode(word).map(|i| i.encoding().name), Some(name), "{word:#010x}");

@@ -19,7 +19,16 @@ impl Exec<'_> {
     }
 
     /// ADD, ADDS, SUB, SUBS (immediate).
-    pub(super) fn add_sub_immediate(&mut self, sf: u32, op: u32, s: u32, sh: u32, imm12: u32, rn: u32, rd: u32) -> Step {
+    pub(super) fn add_sub_immediate(
+        &mut self,
+        sf: u32,
+        op: u32,
+        s: u32,
+        sh: u32,
+        imm12: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
         let n = datasize(sf);
         let (sub_op, setflags) = (op == 1, s == 1);
         let imm = if sh == 1 { u64::from(imm12) << 12 } else { u64::from(imm12) };
@@ -78,9 +87,9 @@ impl Exec<'_> {
         let pos = hw << 4;
         let imm = u64::from(imm16) << pos;
         let result = match opc {
-            0b00 => !imm,                                          // MOVN
-            0b10 => imm,                                           // MOVZ
-            _ => (self.x(rd, size) & !(0xffff << pos)) | imm,      // MOVK
+            0b00 => !imm,                                     // MOVN
+            0b10 => imm,                                      // MOVZ
+            _ => (self.x(rd, size) & !(0xffff << pos)) | imm, // MOVK
         };
         self.set_x(rd, result, size);
         Ok(())

@@ -3,7 +3,7 @@
 use super::data_imm::logical_flags;
 use super::pseudocode::{
     ExtendType, ShiftType, add_with_carry, bit_reverse, condition_holds, count_leading_sign_bits,
-    count_leading_zero_bits, datasize, extend_reg, ones, poly32_mod2, shift_reg, sign_extend,
+    count_leading_zero_bits, datasize, extend_reg, ones, poly32_mod2, ror, shift_reg, sign_extend,
 };
 use super::{Exec, Step};
 use crate::state::Flags;
@@ -202,6 +202,37 @@ impl Exec<'_> {
             self.set_flags(flags);
         }
         self.set_x(rd, result, size);
+        Ok(())
+    }
+
+    /// RMIF.
+    pub(super) fn rotate_right_into_flags(&mut self, imm6: u32, rn: u32, mask: u32) -> Step {
+        let tmp = ror(self.x(rn, 64), imm6, 64);
+        let mut flags = self.flags();
+        let bit = |n: u32| tmp >> n & 1 == 1;
+        if mask & 0b1000 != 0 {
+            flags.n = bit(3);
+        }
+        if mask & 0b0100 != 0 {
+            flags.z = bit(2);
+        }
+        if mask & 0b0010 != 0 {
+            flags.c = bit(1);
+        }
+        if mask & 0b0001 != 0 {
+            flags.v = bit(0);
+        }
+        self.set_flags(flags);
+        Ok(())
+    }
+
+    /// SETF8, SETF16.
+    pub(super) fn evaluate_into_flags(&mut self, sz: u32, rn: u32) -> Step {
+        let msb = if sz == 1 { 15 } else { 7 };
+        let value = self.x(rn, 32);
+        let bit = |n: u32| value >> n & 1 == 1;
+        let flags = Flags { n: bit(msb), z: value & ones(msb + 1) == 0, c: self.flags().c, v: bit(msb + 1) ^ bit(msb) };
+        self.set_flags(flags);
         Ok(())
     }
 

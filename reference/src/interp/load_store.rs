@@ -218,12 +218,10 @@ impl Exec<'_> {
 
     // --- Exclusives and acquire/release -------------------------------------------------------------------
 
-    /// `AArch64.ExclusiveMonitorsPass`, after the alignment and permission checks the caller made.
-    fn exclusive_monitors_pass(&mut self, address: u64, bytes: usize) -> bool {
+    /// The monitor part of `AArch64.ExclusiveMonitorsPass`: the local monitor marks exactly this access.
+    fn exclusive_monitors_pass(&self, address: u64, bytes: usize) -> bool {
         let monitor = self.cpu.exclusive;
-        let pass = !monitor.is_open() && monitor.address == address && monitor.size == bytes as u64;
-        self.cpu.exclusive.clear();
-        pass
+        !monitor.is_open() && monitor.address == address && monitor.size == bytes as u64
     }
 
     /// `AArch64.SetExclusiveMonitors`.
@@ -255,15 +253,17 @@ impl Exec<'_> {
         self.store_exclusive_common(address, bytes, data, rs)
     }
 
+    /// The common part of STXR/STXP. As `AArch64.ExclusiveMonitorsPass` orders it: the alignment check, then the
+    /// monitor, then (only when the monitor passes) the translation and permission checks.
     fn store_exclusive_common(&mut self, address: u64, bytes: usize, data: u128, rs: u32) -> Step {
         self.check_alignment(address, bytes, Access::Write)?;
-        self.mem_check(address, bytes, Access::Write)?;
         let status = if self.exclusive_monitors_pass(address, bytes) {
             self.mem_write(address, bytes, data)?;
             0
         } else {
             1
         };
+        self.cpu.exclusive.clear();
         self.set_x(rs, status, 32);
         Ok(())
     }
@@ -317,11 +317,13 @@ impl Exec<'_> {
 
     // --- LSE atomics --------------------------------------------------------------------------------------------
 
-    /// Reads the old value of an atomic read-modify-write, after its alignment and write permission checks.
+    /// Reads the old value of an atomic read-modify-write: alignment, then the read, then the write permission
+    /// (a fault reports the first access that fails, as the read comes first).
     fn atomic_read(&self, address: u64, bytes: usize) -> Result<u128, crate::engine::Exit> {
         self.check_alignment(address, bytes, Access::Write)?;
+        let old = self.mem_read(address, bytes)?;
         self.mem_check(address, bytes, Access::Write)?;
-        self.mem_read(address, bytes)
+        Ok(old)
     }
 
     /// CAS, CASA, CASL, CASAL (all sizes).
@@ -372,8 +374,20 @@ impl Exec<'_> {
             0b001 => old & !value,
             0b010 => old ^ value,
             0b011 => old | value,
-            0b100 => if signed(old) >= signed(value) { old } else { value },
-            0b101 => if signed(old) <= signed(value) { old } else { value },
+            0b100 => {
+                if signed(old) >= signed(value) {
+                    old
+                } else {
+                    value
+                }
+            }
+            0b101 => {
+                if signed(old) <= signed(value) {
+                    old
+                } else {
+                    value
+                }
+            }
             0b110 => old.max(value),
             _ => old.min(value),
         };

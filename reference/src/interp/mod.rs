@@ -129,7 +129,9 @@ impl Exec<'_> {
             Udf { .. } => self.unallocated(word),
             Adr { op, immlo, immhi, rd } => self.adr(op, immlo, immhi, rd),
             AddSubImm { sf, op, s, sh, imm12, rn, rd } => self.add_sub_immediate(sf, op, s, sh, imm12, rn, rd),
-            LogicalImm { sf, opc, n, immr, imms, rn, rd } => self.logical_immediate(word, sf, opc, n, immr, imms, rn, rd),
+            LogicalImm { sf, opc, n, immr, imms, rn, rd } => {
+                self.logical_immediate(word, sf, opc, n, immr, imms, rn, rd)
+            }
             MoveWide { sf, opc, hw, imm16, rd } => self.move_wide(word, sf, opc, hw, imm16, rd),
             Bitfield { sf, opc, n, immr, imms, rn, rd } => self.bitfield(word, sf, opc, n, immr, imms, rn, rd),
             Extr { sf, op21, n, o0, rm, imms, rn, rd } => self.extract(word, sf, op21, n, o0, rm, imms, rn, rd),
@@ -138,10 +140,16 @@ impl Exec<'_> {
             Svc { imm16 } => Err(Exit::Svc(imm16 as u16)),
             Brk { imm16 } => Err(Exit::Brk(imm16 as u16)),
             Hvc { .. } | Smc { .. } | Hlt { .. } => self.not_at_el0(word),
-            Dcps { ll, .. } => if ll == 0 { self.unallocated(word) } else { self.not_at_el0(word) },
+            Dcps { ll, .. } => {
+                if ll == 0 {
+                    self.unallocated(word)
+                } else {
+                    self.not_at_el0(word)
+                }
+            }
             Hint { crm, op2 } => self.hint(crm, op2),
             Barrier { crm, op2 } => self.barrier(word, crm, op2),
-            MsrImm { op1, op2, .. } => self.msr_immediate(word, op1, op2),
+            MsrImm { op1, crm, op2 } => self.msr_immediate(word, op1, crm, op2),
             Sys { l, op1, crn, crm, op2, rt } => self.system_instruction(word, l, op1, crn, crm, op2, rt),
             MsrMrs { l, o0, op1, crn, crm, op2, rt } => self.system_register_move(word, l, o0, op1, crn, crm, op2, rt),
             BranchReg { opc, op2, op3, rn, op4 } => self.branch_register(word, opc, op2, op3, rn, op4),
@@ -205,6 +213,8 @@ impl Exec<'_> {
                 self.add_sub_extended_register(word, sf, op, s, opt, rm, option, imm3, rn, rd)
             }
             AdcSbc { sf, op, s, rm, rn, rd } => self.add_sub_with_carry(sf, op, s, rm, rn, rd),
+            Rmif { imm6, rn, mask } => self.rotate_right_into_flags(imm6, rn, mask),
+            Setf { sz, rn } => self.evaluate_into_flags(sz, rn),
             CcmpReg { sf, op, s, rm, cond, o2, rn, o3, nzcv } => {
                 let operand2 = self.x(rm, pseudocode::datasize(sf));
                 self.conditional_compare(word, sf, op, s, operand2, cond, o2, rn, o3, nzcv)
@@ -212,14 +222,17 @@ impl Exec<'_> {
             CcmpImm { sf, op, s, imm5, cond, o2, rn, o3, nzcv } => {
                 self.conditional_compare(word, sf, op, s, u64::from(imm5), cond, o2, rn, o3, nzcv)
             }
-            Csel { sf, op, s, rm, cond, op2, rn, rd } => self.conditional_select(word, sf, op, s, rm, cond, op2, rn, rd),
+            Csel { sf, op, s, rm, cond, op2, rn, rd } => {
+                self.conditional_select(word, sf, op, s, rm, cond, op2, rn, rd)
+            }
             Dp3src { sf, op54, op31, rm, o0, ra, rn, rd } => {
                 self.data_processing_3_source(word, sf, op54, op31, rm, o0, ra, rn, rd)
             }
 
-            SimdFpData { .. } | SimdFpLoadStore { .. } => {
-                Err(Exit::Undefined { word, reason: UndefinedReason::NotImplemented("floating point and Advanced SIMD") })
-            }
+            SimdFpData { .. } | SimdFpLoadStore { .. } => Err(Exit::Undefined {
+                word,
+                reason: UndefinedReason::NotImplemented("floating point and Advanced SIMD"),
+            }),
         }
     }
 

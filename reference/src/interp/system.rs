@@ -2,13 +2,15 @@
 
 use super::{Exec, Step};
 use crate::engine::COUNTER_FREQUENCY_HZ;
-use crate::memory::Access;
+use crate::memory::{Access, MemoryFault};
 use crate::sysreg::{DC_ZVA_BLOCK_SIZE, DCZID_EL0, SysReg, SysRegEncoding};
 
-/// FPCR bits an implementation without floating-point exception trapping keeps: AHP, DN, FZ, RMode, FZ16.
-const FPCR_WRITABLE: u64 = 0x07c8_0000;
-/// FPSR bits that exist in AArch64: QC and the cumulative exception flags IDC, IXC, UFC, OFC, DZC, IOC.
-const FPSR_WRITABLE: u64 = 0x0800_009f;
+/// FPCR bits an implementation without floating-point exception trapping keeps: AHP, DN, FZ, RMode, Stride,
+/// FZ16, Len (Stride and Len have no effect in AArch64 but exist because AArch32 does at EL0).
+const FPCR_WRITABLE: u64 = 0x07ff_0000;
+/// FPSR bits: N, Z, C, V (kept for AArch32, which the A78C has at EL0), QC and the cumulative exception flags
+/// IDC, IXC, UFC, OFC, DZC, IOC.
+const FPSR_WRITABLE: u64 = 0xf800_009f;
 
 impl Exec<'_> {
     /// HINT space: NOP, YIELD, WFE, WFI, SEV, SEVL, ESB, CSDB, BTI, the PAC hints and every unallocated hint.
@@ -28,18 +30,24 @@ impl Exec<'_> {
                 Ok(())
             }
             // One thread runs at a time and every access completes in order: barriers have nothing to order.
-            0b100 | 0b101 | 0b110 | 0b111 => Ok(()),
+            0b100 | 0b101 | 0b110 => Ok(()),
+            // SB (op2 = 0b111) is FEAT_SB, which the Cortex-A78C does not have.
             _ => self.unallocated(word),
         }
     }
 
-    /// MSR (immediate): the PSTATE fields. None are writable at EL0 on the cores we model.
-    pub(super) fn msr_immediate(&mut self, word: u32, op1: u32, op2: u32) -> Step {
+    /// MSR (immediate) and the flag manipulation instructions of the PSTATE space (CFINV).
+    pub(super) fn msr_immediate(&mut self, word: u32, op1: u32, crm: u32, op2: u32) -> Step {
         match (op1, op2) {
-            // UAO, PAN, SPSel, DAIFSet, DAIFClr: EL1 only (SCTLR_EL1.UMA is clear under Horizon).
-            (0b000, 0b011) | (0b000, 0b100) | (0b000, 0b101) | (0b011, 0b110) | (0b011, 0b111) => {
-                self.not_at_el0(word)
+            (0b000, 0b000) if crm == 0 => {
+                // CFINV.
+                let mut flags = self.flags();
+                flags.c = !flags.c;
+                self.set_flags(flags);
+                Ok(())
             }
+            // UAO, PAN, SPSel, DAIFSet, DAIFClr: EL1 only (SCTLR_EL1.UMA is clear under Horizon).
+            (0b000, 0b011) | (0b000, 0b100) | (0b000, 0b101) | (0b011, 0b110) | (0b011, 0b111) => self.not_at_el0(word),
             (0b011, 0b001) => self.not_implemented(word, "MSR SSBS (speculative store bypass safe)"),
             _ => self.unallocated(word),
         }
@@ -61,10 +69,12 @@ impl Exec<'_> {
         }
         let address = self.x(rt, 64);
         match (crm, op2) {
-            // DC ZVA: zero a naturally aligned block of DCZID_EL0's size.
+            // DC ZVA: zero a naturally aligned block of DCZID_EL0's size. A fault reports the register's address.
             (4, 1) => {
                 let block = address & !(DC_ZVA_BLOCK_SIZE - 1);
-                self.memory.write(block, &[0; DC_ZVA_BLOCK_SIZE as usize]).map_err(Self::fault)
+                self.memory
+                    .write(block, &[0; DC_ZVA_BLOCK_SIZE as usize])
+                    .map_err(|fault| Self::fault(MemoryFault { address, ..fault }))
             }
             // DC CVAC, DC CVAU, DC CVAP, DC CIVAC, IC IVAU: memory is coherent here, but a translation fault
             // still reports (the address must be mapped and readable).

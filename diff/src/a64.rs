@@ -1,0 +1,428 @@
+//! The A64 differential suite: every encoding family of the decode table, random cases, reference vs Unicorn.
+
+use crate::generate::{random_state, random_word};
+use crate::layout::{Layout, PAGE};
+use crate::ledger::{self, CaseRecord, LedgerEntry};
+use crate::unicorn::{OracleError, OracleStop, UnicornOracle};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use tandem_reference::Interpreter;
+use tandem_reference::decode::{ENCODINGS, Encoding, FAMILIES, decode};
+use tandem_reference::disasm::disassemble;
+use tandem_reference::engine::{Engine, Exit, GuestClock, UndefinedReason};
+use tandem_reference::memory::{FaultReason, GuestMemory, MapError};
+use tandem_reference::state::CpuState;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    #[error(transparent)]
+    Oracle(#[from] OracleError),
+    #[error("setting up guest memory: {0}")]
+    Memory(#[from] MapError),
+    #[error("no encoding family is called {0:?} (see `tandem diff coverage`)")]
+    UnknownFamily(String),
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct SuiteConfig {
+    pub cases_per_family: u64,
+    pub seed: u64,
+    /// Only these families (all when empty).
+    pub families: Vec<String>,
+    /// At most this many mismatches are described per family.
+    pub examples_per_family: usize,
+}
+
+impl Default for SuiteConfig {
+    fn default() -> Self {
+        SuiteConfig { cases_per_family: 2000, seed: 0x7a4d_e11a, families: Vec::new(), examples_per_family: 3 }
+    }
+}
+
+/// The outcome of one family.
+#[derive(Clone, Debug, Default)]
+pub struct FamilyReport {
+    pub family: &'static str,
+    pub cases: u64,
+    pub mismatches: u64,
+    /// Cases that differ for a reason the ledger records, by ledger entry.
+    pub ledgered: BTreeMap<&'static str, u64>,
+    /// Cases both engines refused as undefined (still compared; counted to show how much was executed).
+    pub both_undefined: u64,
+    pub examples: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SuiteReport {
+    pub families: Vec<FamilyReport>,
+}
+
+impl SuiteReport {
+    pub fn cases(&self) -> u64 {
+        self.families.iter().map(|f| f.cases).sum()
+    }
+
+    pub fn mismatches(&self) -> u64 {
+        self.families.iter().map(|f| f.mismatches).sum()
+    }
+
+    pub fn ledgered(&self) -> u64 {
+        self.families.iter().flat_map(|f| f.ledgered.values()).sum()
+    }
+
+    /// The table and the closing line `families: F, cases: C, mismatches: M`.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        writeln!(out, "{:<22} {:>8} {:>10} {:>9} {:>10}", "family", "cases", "mismatches", "ledgered", "undefined")
+            .unwrap();
+        for family in &self.families {
+            let ledgered: u64 = family.ledgered.values().sum();
+            writeln!(
+                out,
+                "{:<22} {:>8} {:>10} {:>9} {:>10}",
+                family.family, family.cases, family.mismatches, ledgered, family.both_undefined
+            )
+            .unwrap();
+        }
+        for family in &self.families {
+            for (entry, count) in &family.ledgered {
+                writeln!(out, "ledger: {} {entry}: {count} cases ({})", family.family, ledger::reason(entry)).unwrap();
+            }
+            for example in &family.examples {
+                writeln!(out, "mismatch: {}: {example}", family.family).unwrap();
+            }
+        }
+        writeln!(out, "families: {}, cases: {}, mismatches: {}", self.families.len(), self.cases(), self.mismatches())
+            .unwrap();
+        out
+    }
+}
+
+/// Runs the differential suite; `progress` hears after each family.
+pub fn run_suite(config: &SuiteConfig, mut progress: impl FnMut(&FamilyReport)) -> Result<SuiteReport, SuiteError> {
+    for name in &config.families {
+        if !FAMILIES.iter().any(|f| f.name == name) {
+            return Err(SuiteError::UnknownFamily(name.clone()));
+        }
+    }
+    let mut harness = Harness::new()?;
+    let mut report = SuiteReport::default();
+    for (index, family) in FAMILIES.iter().enumerate() {
+        if !config.families.is_empty() && !config.families.iter().any(|f| f == family.name) {
+            continue;
+        }
+        let encodings: Vec<&Encoding> = ENCODINGS.iter().filter(|e| e.family == index).collect();
+        if encodings.iter().all(|e| ledger::never_generated(e)) {
+            continue;
+        }
+        let family_report = harness.run_family(family.name, &encodings, config)?;
+        progress(&family_report);
+        report.families.push(family_report);
+    }
+    Ok(report)
+}
+
+/// Both engines over the same layout, reset to the same memory image before every case.
+pub struct Harness {
+    layout: Layout,
+    memory: GuestMemory,
+    interpreter: Interpreter,
+    oracle: UnicornOracle,
+    /// The initial contents of every page of the layout, in `layout.pages()` order.
+    image: Vec<(u64, Vec<u8>)>,
+}
+
+/// How an engine's run ended, in terms both engines can express.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Stop {
+    Completed,
+    Svc,
+    Brk,
+    Undefined,
+    /// An alignment fault (Unicorn cannot say the address).
+    Alignment,
+    Fault {
+        access: tandem_reference::Access,
+        address: u64,
+    },
+    Other(u32),
+}
+
+impl Stop {
+    fn from_reference(exit: Exit) -> Stop {
+        match exit {
+            Exit::BudgetSpent => Stop::Completed,
+            Exit::Svc(_) => Stop::Svc,
+            Exit::Brk(_) => Stop::Brk,
+            Exit::Undefined { .. } => Stop::Undefined,
+            Exit::MemoryFault(fault) if fault.reason == FaultReason::Alignment => Stop::Alignment,
+            Exit::MemoryFault(fault) => Stop::Fault { access: fault.access, address: fault.address },
+        }
+    }
+
+    fn from_oracle(stop: OracleStop) -> Stop {
+        match stop {
+            OracleStop::Completed => Stop::Completed,
+            OracleStop::Svc => Stop::Svc,
+            OracleStop::Brk => Stop::Brk,
+            OracleStop::Undefined => Stop::Undefined,
+            OracleStop::DataAbort => Stop::Alignment,
+            OracleStop::Fault { access, address } => Stop::Fault { access, address },
+            OracleStop::Other(code) => Stop::Other(code),
+        }
+    }
+}
+
+/// One engine's result for a case.
+#[derive(Clone, Debug)]
+pub struct EngineResult {
+    pub stop: Stop,
+    /// Why the reference refused an instruction (the oracle does not say).
+    pub undefined_reason: Option<UndefinedReason>,
+    pub state: CpuState,
+    /// (page address, contents) of every page that differs from the image.
+    pub changed_pages: Vec<(u64, Vec<u8>)>,
+}
+
+impl Harness {
+    pub fn new() -> Result<Harness, SuiteError> {
+        let layout = Layout::standard();
+        let mut memory = GuestMemory::new()?;
+        layout.map_into(&mut memory)?;
+        let oracle = UnicornOracle::new(&layout)?;
+        let mut rng = ChaCha8Rng::seed_from_u64(0x5eed_1a40);
+        let image = layout
+            .pages()
+            .map(|page| {
+                let mut bytes = vec![0u8; PAGE as usize];
+                rand::Rng::fill(&mut rng, &mut bytes[..]);
+                (page, bytes)
+            })
+            .collect();
+        let mut harness = Harness { layout, memory, interpreter: Interpreter::default(), oracle, image };
+        harness.reset_pages(None)?;
+        Ok(harness)
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// Restores pages from the image in both engines: the listed ones, or all.
+    fn reset_pages(&mut self, pages: Option<&[u64]>) -> Result<(), SuiteError> {
+        for (address, bytes) in &self.image {
+            if pages.is_some_and(|pages| !pages.contains(address)) {
+                continue;
+            }
+            self.memory.write_privileged(*address, bytes).expect("layout pages are mapped");
+            self.oracle.write_memory(*address, bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Runs `code` from `state` for `count` instructions on both engines and returns both results. Memory is
+    /// restored to the image afterwards.
+    pub fn run_both(
+        &mut self,
+        code: &[u32],
+        state: &CpuState,
+        count: u64,
+    ) -> Result<(EngineResult, EngineResult), SuiteError> {
+        let code_bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+        self.memory.write_privileged(self.layout.code, &code_bytes).expect("the code page is mapped");
+        self.oracle.write_memory(self.layout.code, &code_bytes)?;
+
+        let mut reference_state = state.clone();
+        let run = self.interpreter.run(&mut reference_state, &self.memory, count, GuestClock::default());
+        let mut oracle_state = state.clone();
+        let (oracle_stop, oracle_written) = self.oracle.run(&mut oracle_state, count as usize)?;
+
+        let code_page = self.layout.code;
+        let mut reference_changed = Vec::new();
+        let mut oracle_changed = Vec::new();
+        let mut dirty = Vec::new();
+        let mut page = vec![0u8; PAGE as usize];
+        for (address, initial) in &self.image {
+            let address = *address;
+            let expected = if address == code_page { patched(initial, &code_bytes) } else { initial.clone() };
+            self.memory.read_privileged(address, &mut page).expect("layout pages are mapped");
+            let reference_dirty = page != expected;
+            if reference_dirty {
+                reference_changed.push((address, page.clone()));
+            }
+            let oracle_wrote = oracle_written.contains(&address);
+            if oracle_wrote {
+                self.oracle.read_memory(address, &mut page)?;
+                if page != expected {
+                    oracle_changed.push((address, page.clone()));
+                }
+            }
+            if reference_dirty || oracle_wrote || address == code_page {
+                dirty.push(address);
+            }
+        }
+        self.reset_pages(Some(&dirty))?;
+        Ok((
+            EngineResult {
+                stop: Stop::from_reference(run.exit),
+                undefined_reason: match run.exit {
+                    Exit::Undefined { reason, .. } => Some(reason),
+                    _ => None,
+                },
+                state: reference_state,
+                changed_pages: reference_changed,
+            },
+            EngineResult {
+                stop: Stop::from_oracle(oracle_stop),
+                undefined_reason: None,
+                state: oracle_state,
+                changed_pages: oracle_changed,
+            },
+        ))
+    }
+
+    fn run_family(
+        &mut self,
+        family: &'static str,
+        encodings: &[&Encoding],
+        config: &SuiteConfig,
+    ) -> Result<FamilyReport, SuiteError> {
+        let mut rng = ChaCha8Rng::seed_from_u64(config.seed ^ fnv1a(family));
+        let mut report = FamilyReport { family, ..FamilyReport::default() };
+        let candidates: Vec<&&Encoding> = encodings.iter().filter(|e| !ledger::never_generated(e)).collect();
+        for _ in 0..config.cases_per_family {
+            let encoding = candidates[rand::Rng::gen_range(&mut rng, 0..candidates.len())];
+            let state = random_state(&self.layout, &mut rng);
+            let word = self.pick_word(encoding, &state, &mut rng);
+            let (reference, oracle) = self.run_both(&[word], &state, 1)?;
+            let unpredictable = self.interpreter.last_unpredictable.map(|(_, case)| case);
+            report.cases += 1;
+            if reference.stop == Stop::Undefined && oracle.stop == Stop::Undefined {
+                report.both_undefined += 1;
+            }
+            let differences = differences(&reference, &oracle);
+            if differences.is_empty() {
+                continue;
+            }
+            let record = CaseRecord { word, state: &state, reference: &reference, oracle: &oracle, unpredictable };
+            match ledger::classify(&record) {
+                Some(LedgerEntry { id, .. }) => *report.ledgered.entry(id).or_default() += 1,
+                None => {
+                    report.mismatches += 1;
+                    if report.examples.len() < config.examples_per_family {
+                        report.examples.push(describe(word, &state, &differences));
+                    }
+                }
+            }
+        }
+        Ok(report)
+    }
+
+    /// A word of `encoding`; three times in four, one the reference does not refuse as unallocated (so that most
+    /// cases execute something), the fourth left as drawn (so that undefined encodings are compared too).
+    fn pick_word(&mut self, encoding: &Encoding, state: &CpuState, rng: &mut ChaCha8Rng) -> u32 {
+        let mut word = random_word(encoding, rng);
+        if rand::Rng::gen_bool(rng, 0.25) {
+            return word;
+        }
+        for _ in 0..16 {
+            if !self.reference_refuses(word, state) {
+                break;
+            }
+            word = random_word(encoding, rng);
+        }
+        word
+    }
+
+    fn reference_refuses(&mut self, word: u32, state: &CpuState) -> bool {
+        if decode(word).is_none() {
+            return true;
+        }
+        self.memory.write_privileged(self.layout.code, &word.to_le_bytes()).expect("the code page is mapped");
+        let mut probe = state.clone();
+        let run = self.interpreter.run(&mut probe, &self.memory, 1, GuestClock::default());
+        let refused = matches!(
+            run.exit,
+            Exit::Undefined { reason: UndefinedReason::Unallocated | UndefinedReason::NotAtEl0, .. }
+        );
+        // The probe may have stored; put the touched pages back.
+        let _ = self.reset_pages(None);
+        refused
+    }
+}
+
+fn patched(initial: &[u8], code: &[u8]) -> Vec<u8> {
+    let mut page = initial.to_vec();
+    page[..code.len()].copy_from_slice(code);
+    page
+}
+
+/// Field-by-field differences between two results, as "what: reference vs oracle".
+pub fn differences(reference: &EngineResult, oracle: &EngineResult) -> Vec<String> {
+    let mut out = Vec::new();
+    if reference.stop != oracle.stop {
+        out.push(format!("stop: {:?} vs {:?}", reference.stop, oracle.stop));
+    }
+    let (a, b) = (&reference.state, &oracle.state);
+    for (n, (x, y)) in a.x.iter().zip(&b.x).enumerate() {
+        if x != y {
+            out.push(format!("x{n}: {x:#x} vs {y:#x}"));
+        }
+    }
+    let scalars = [
+        ("sp", a.sp, b.sp),
+        ("pc", a.pc, b.pc),
+        ("nzcv", u64::from(a.nzcv), u64::from(b.nzcv)),
+        ("fpcr", u64::from(a.fpcr), u64::from(b.fpcr)),
+        ("fpsr", u64::from(a.fpsr), u64::from(b.fpsr)),
+        ("tpidr_el0", a.tpidr_el0, b.tpidr_el0),
+    ];
+    for (name, x, y) in scalars {
+        if x != y {
+            out.push(format!("{name}: {x:#x} vs {y:#x}"));
+        }
+    }
+    let pages: BTreeMap<u64, (Option<&Vec<u8>>, Option<&Vec<u8>>)> = {
+        let mut pages = BTreeMap::new();
+        for (address, bytes) in &reference.changed_pages {
+            pages.entry(*address).or_insert((None, None)).0 = Some(bytes);
+        }
+        for (address, bytes) in &oracle.changed_pages {
+            pages.entry(*address).or_insert((None, None)).1 = Some(bytes);
+        }
+        pages
+    };
+    for (address, (x, y)) in pages {
+        match (x, y) {
+            (Some(x), Some(y)) if x == y => {}
+            (Some(x), Some(y)) => {
+                let at = x.iter().zip(y).position(|(p, q)| p != q).unwrap_or(0);
+                out.push(format!("memory {:#x}: {:#04x} vs {:#04x}", address + at as u64, x[at], y[at]));
+            }
+            (Some(_), None) => out.push(format!("memory page {address:#x}: written by the reference only")),
+            (None, Some(_)) => out.push(format!("memory page {address:#x}: written by the oracle only")),
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+fn describe(word: u32, state: &CpuState, differences: &[String]) -> String {
+    let registers: Vec<String> = state.x.iter().enumerate().map(|(n, x)| format!("x{n}={x:#x}")).collect();
+    format!(
+        "{word:#010x} `{}` nzcv={:#x} sp={:#x} {}\n    {}",
+        disassemble(word, state.pc),
+        state.nzcv >> 28,
+        state.sp,
+        registers.join(" "),
+        differences.join("\n    ")
+    )
+}
+
+/// FNV-1a, to derive a stable per-family seed from its name.
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3))
+}

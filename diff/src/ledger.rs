@@ -1,0 +1,153 @@
+//! The ledger: the known, explained reasons why the reference and an oracle may differ on a case.
+//!
+//! A difference is a mismatch unless an entry here explains it. Each entry names the rule that decides it (the
+//! Arm ARM pseudocode, our platform's choices, or a documented oracle limitation). Entries are matched in order.
+
+use crate::a64::{EngineResult, Stop};
+use tandem_reference::decode::{Encoding, Inst, decode};
+use tandem_reference::state::CpuState;
+use tandem_reference::sysreg::{SysReg, SysRegEncoding};
+use tandem_reference::{UndefinedReason, Unpredictable};
+
+/// Everything known about a case that differed.
+pub struct CaseRecord<'a> {
+    pub word: u32,
+    pub state: &'a CpuState,
+    pub reference: &'a EngineResult,
+    pub oracle: &'a EngineResult,
+    /// The CONSTRAINED UNPREDICTABLE case the reference met, if any.
+    pub unpredictable: Option<Unpredictable>,
+}
+
+pub struct LedgerEntry {
+    pub id: &'static str,
+    pub reason: &'static str,
+    applies: fn(&CaseRecord) -> bool,
+}
+
+static LEDGER: &[LedgerEntry] = &[
+    LedgerEntry {
+        id: "constrained-unpredictable",
+        reason: "the Arm ARM leaves the result CONSTRAINED UNPREDICTABLE (ConstrainUnpredictable in the pseudocode); \
+                 the reference documents its choice in interp::Unpredictable",
+        applies: |case| case.unpredictable.is_some(),
+    },
+    LedgerEntry {
+        id: "guest-time",
+        reason: "CNTVCT_EL0/CNTPCT_EL0 count guest time derived from retired instructions (DESIGN.md), not host time, \
+                 at the platform's CNTFRQ_EL0 of 19.2 MHz",
+        applies: |case| reads_system_register(case.word, &[SysReg::CntvctEl0, SysReg::CntpctEl0, SysReg::CntfrqEl0]),
+    },
+    LedgerEntry {
+        id: "identification-registers",
+        reason: "MIDR/MPIDR/REVIDR/ID_AA64*/CTR_EL0 describe the modelled Cortex-A78C; Tandem answers EL0 reads of the \
+                 EL1 ID registers as Linux and our HLE do, bare hardware (Unicorn) traps them",
+        applies: |case| {
+            reads_system_register(
+                case.word,
+                &[
+                    SysReg::MidrEl1,
+                    SysReg::MpidrEl1,
+                    SysReg::RevidrEl1,
+                    SysReg::IdAa64pfr0El1,
+                    SysReg::IdAa64isar0El1,
+                    SysReg::IdAa64isar1El1,
+                    SysReg::CtrEl0,
+                ],
+            )
+        },
+    },
+    LedgerEntry {
+        id: "oracle-exclusive-alignment",
+        reason: "AArch64.ExclusiveMonitorsPass checks alignment before the monitor; QEMU 5.0 fails a store-exclusive \
+                 whose address the monitor does not hold without checking alignment",
+        applies: |case| {
+            matches!(decode(case.word), Some(Inst::Stxr { .. } | Inst::Stxp { .. }))
+                && case.reference.stop == Stop::Alignment
+                && case.oracle.stop == Stop::Completed
+        },
+    },
+    LedgerEntry {
+        id: "oracle-exclusive-sentinel",
+        reason: "QEMU marks an open exclusive monitor with the address -1, so a store-exclusive to address \
+                 0xffffffffffffffff finds it 'held' and accesses memory; the monitor is open, so the Arm ARM fails it \
+                 without an access",
+        applies: |case| {
+            matches!(decode(case.word), Some(Inst::Stxr { rn, .. } | Inst::Stxp { rn, .. })
+                if rn != 31 && case.state.x[rn as usize] == u64::MAX)
+        },
+    },
+    LedgerEntry {
+        id: "oracle-ordered-alignment",
+        reason: "before FEAT_LSE2 (which the Cortex-A78C lacks) a misaligned load-acquire or store-release takes an \
+                 Alignment fault (CheckAlignment for AccType_ORDERED); QEMU 5.0 performs the access",
+        applies: |case| {
+            matches!(decode(case.word), Some(Inst::Stlr { .. } | Inst::Ldar { .. } | Inst::Ldapr { .. }))
+                && case.reference.stop == Stop::Alignment
+        },
+    },
+    LedgerEntry {
+        id: "oracle-cache-maintenance-faults",
+        reason: "DC CVAC/CVAU/CVAP/CIVAC and IC IVAU translate their address and take a Data Abort when it is not mapped \
+                 (Arm ARM D5, data cache maintenance by VA can generate Data Aborts); QEMU treats them as NOPs",
+        applies: |case| {
+            matches!(decode(case.word), Some(Inst::Sys { .. }))
+                && matches!(case.reference.stop, Stop::Fault { .. })
+                && case.oracle.stop == Stop::Completed
+        },
+    },
+    LedgerEntry {
+        id: "oracle-dc-zva-fault-pc",
+        reason: "QEMU reports a DC ZVA translation fault with the PC of the next instruction; the exception's preferred \
+                 return address is the DC ZVA itself",
+        applies: |case| {
+            matches!(decode(case.word), Some(Inst::Sys { crm: 4, op2: 1, .. }))
+                && case.reference.stop == case.oracle.stop
+                && case.oracle.state.pc == case.reference.state.pc.wrapping_add(4)
+        },
+    },
+    LedgerEntry {
+        id: "oracle-atomic-minmax-width",
+        reason: "QEMU 5.0 compares the operands of LD{S,U}{MAX,MIN}{B,H,W} at 64 bits without extending them from the \
+                 access size (fixed in later QEMU); the Arm ARM compares datasize-bit values (signed for SMAX/SMIN)",
+        applies: |case| matches!(decode(case.word), Some(Inst::LdAtomic { size, opc, .. }) if size < 3 && opc >= 4),
+    },
+    LedgerEntry {
+        id: "beyond-target",
+        reason: "an extension the Cortex-A78C does not implement (FEAT_FlagM2 XAFLAG/AXFLAG, FEAT_SB): unallocated for \
+                 Tandem, implemented by Unicorn's max CPU",
+        applies: |case| {
+            case.reference.undefined_reason == Some(UndefinedReason::Unallocated)
+                && matches!(
+                    decode(case.word),
+                    Some(Inst::MsrImm { op1: 0, crm: 0, op2: 1 | 2 } | Inst::Barrier { crm: 0, op2: 0b111 })
+                )
+        },
+    },
+    LedgerEntry {
+        id: "not-implemented",
+        reason: "an instruction the Cortex-A78C has but Tandem does not implement yet (pointer authentication, SSBS); \
+                 the reference stops with NotImplemented naming it",
+        applies: |case| matches!(case.reference.undefined_reason, Some(UndefinedReason::NotImplemented(_))),
+    },
+];
+
+/// The first ledger entry that explains a differing case.
+pub fn classify(case: &CaseRecord) -> Option<&'static LedgerEntry> {
+    LEDGER.iter().find(|entry| (entry.applies)(case))
+}
+
+pub fn reason(id: &str) -> &'static str {
+    LEDGER.iter().find(|entry| entry.id == id).map_or("?", |entry| entry.reason)
+}
+
+/// Encodings the generator never draws from, with the reason in the comment.
+pub fn never_generated(encoding: &Encoding) -> bool {
+    // Floating point and SIMD are placeholders of the table until they are implemented (issue: rest of the ISA).
+    encoding.family().name == "simd_fp_unimplemented"
+}
+
+fn reads_system_register(word: u32, registers: &[SysReg]) -> bool {
+    let Some(Inst::MsrMrs { o0, op1, crn, crm, op2, .. }) = decode(word) else { return false };
+    SysReg::lookup(SysRegEncoding::from_fields(o0, op1, crn, crm, op2)).is_some_and(|r| registers.contains(&r))
+}

@@ -1,0 +1,11 @@
+//! Tandem's differential harness: the Unicorn oracle, random cases drawn from the decode table, the ledger of
+//! explained differences, and the reports `tandem diff` prints.
+//!
+//! Architecture invariant: the harness judges engines only by what they return through `Engine::run` and guest
+//! memory; it never looks inside an engine.
+
+pub mod a64;
+pub mod generate;
+pub mod layout;
+pub mod ledger;
+pub mod unicorn;

@@ -1,0 +1,200 @@
+//! Unicorn (QEMU's A64 translator, `max` CPU) configured as the EL0 environment Horizon gives a program, used as
+//! the oracle for the reference interpreter.
+
+use crate::layout::{Layout, PAGE};
+use tandem_reference::memory::{Access, Perm};
+use tandem_reference::state::CpuState;
+use unicorn_engine::unicorn_const::{Arch, HookType, MemType, Mode, Prot};
+use unicorn_engine::{Arm64CpuModel, RegisterARM64, RegisterARM64CP, Unicorn};
+
+/// How Unicorn's run ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum OracleStop {
+    /// The instruction budget was spent.
+    Completed,
+    Svc,
+    Brk,
+    Undefined,
+    /// A data abort raised inside QEMU's translation (alignment), which Unicorn reports without an address.
+    DataAbort,
+    Fault {
+        access: Access,
+        address: u64,
+    },
+    /// Any other exception number, or an error Unicorn reported.
+    Other(u32),
+}
+
+#[derive(Default)]
+struct Log {
+    /// Instructions started (the code hook runs before each).
+    started: u64,
+    interrupt: Option<u32>,
+    fault: Option<(Access, u64)>,
+    /// Start addresses of pages written during the run.
+    written_pages: Vec<u64>,
+}
+
+// QEMU's exception numbers (target/arm/cpu.h).
+const EXCP_UDEF: u32 = 1;
+const EXCP_SWI: u32 = 2;
+const EXCP_DATA_ABORT: u32 = 4;
+const EXCP_BKPT: u32 = 7;
+
+const X_REGISTERS: [RegisterARM64; 31] = {
+    use RegisterARM64::*;
+    [
+        X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11, X12, X13, X14, X15, X16, X17, X18, X19, X20, X21, X22, X23,
+        X24, X25, X26, X27, X28, X29, X30,
+    ]
+};
+
+// SCTLR_EL1 bits for EL0 as Horizon configures it: cache maintenance, CTR_EL0 and DC ZVA allowed at EL0
+// (UCI, UCT, DZE), WFE/WFI not trapped (nTWE, nTWI), pointer authentication keys disabled (EnIA, EnIB, EnDA, EnDB
+// clear), MMU off (Unicorn maps guest addresses flat).
+const SCTLR_UCI: u64 = 1 << 26;
+const SCTLR_NTWE: u64 = 1 << 18;
+const SCTLR_NTWI: u64 = 1 << 16;
+const SCTLR_UCT: u64 = 1 << 15;
+const SCTLR_DZE: u64 = 1 << 14;
+/// CPACR_EL1.FPEN = 0b11: FP and SIMD do not trap at EL0.
+const CPACR_FPEN: u64 = 3 << 20;
+
+pub struct UnicornOracle {
+    uc: Unicorn<'static, Log>,
+    /// SCTLR_EL1 as configured; written after PSTATE on every run because Unicorn rebuilds its cached
+    /// translation flags (current EL among them) only when a system register is written.
+    sctlr: RegisterARM64CP,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("unicorn: {0:?}")]
+pub struct OracleError(pub unicorn_engine::unicorn_const::uc_error);
+
+impl From<unicorn_engine::unicorn_const::uc_error> for OracleError {
+    fn from(error: unicorn_engine::unicorn_const::uc_error) -> Self {
+        OracleError(error)
+    }
+}
+
+impl UnicornOracle {
+    pub fn new(layout: &Layout) -> Result<UnicornOracle, OracleError> {
+        let mut uc = Unicorn::new_with_data(Arch::ARM64, Mode::ARM, Log::default())?;
+        uc.ctl_set_cpu_model(Arm64CpuModel::MAX as i32)?;
+        for region in &layout.regions {
+            uc.mem_map(region.address, region.size, protection(region.perm))?;
+        }
+        uc.add_intr_hook(|uc, number| {
+            uc.get_data_mut().interrupt = Some(number);
+            let _ = uc.emu_stop();
+        })?;
+        uc.add_mem_hook(HookType::MEM_INVALID, 1, 0, |uc, kind, address, _size, _value| {
+            let access = match kind {
+                MemType::WRITE_UNMAPPED | MemType::WRITE_PROT => Access::Write,
+                MemType::FETCH_UNMAPPED | MemType::FETCH_PROT => Access::Execute,
+                _ => Access::Read,
+            };
+            uc.get_data_mut().fault.get_or_insert((access, address));
+            false
+        })?;
+        uc.add_code_hook(1, 0, |uc, _address, _size| uc.get_data_mut().started += 1)?;
+        uc.add_mem_hook(HookType::MEM_WRITE, 1, 0, |uc, _kind, address, size, _value| {
+            let log = uc.get_data_mut();
+            for page in [address & !(PAGE - 1), address.wrapping_add(size.max(1) as u64 - 1) & !(PAGE - 1)] {
+                if !log.written_pages.contains(&page) {
+                    log.written_pages.push(page);
+                }
+            }
+            true
+        })?;
+        let mut sctlr = RegisterARM64CP::new().op0(3).op1(0).crn(1).crm(0).op2(0);
+        uc.reg_read_arm64_coproc(&mut sctlr)?;
+        sctlr.val = (sctlr.val | SCTLR_UCI | SCTLR_NTWE | SCTLR_NTWI | SCTLR_UCT | SCTLR_DZE)
+            & !(1 << 31 | 1 << 30 | 1 << 27 | 1 << 13 | 1);
+        uc.reg_write(RegisterARM64::CPACR_EL1, CPACR_FPEN)?;
+        // CNTKCTL_EL1.EL0VCTEN and EL0PCTEN: EL0 reads the counters and CNTFRQ_EL0, as Horizon allows.
+        uc.reg_write_arm64_coproc(&RegisterARM64CP::new().op0(3).op1(0).crn(14).crm(1).op2(0).val(0b11))?;
+        Ok(UnicornOracle { uc, sctlr })
+    }
+
+    /// Writes bytes into Unicorn's memory (ignoring guest permissions) and drops translations of them.
+    pub fn write_memory(&mut self, address: u64, bytes: &[u8]) -> Result<(), OracleError> {
+        self.uc.mem_write(address, bytes)?;
+        self.uc.ctl_remove_cache(address, address + bytes.len() as u64)?;
+        Ok(())
+    }
+
+    pub fn read_memory(&self, address: u64, buf: &mut [u8]) -> Result<(), OracleError> {
+        self.uc.mem_read(address, buf)?;
+        Ok(())
+    }
+
+    /// Runs at most `count` instructions from `state`; returns the stop and the pages written.
+    pub fn run(&mut self, state: &mut CpuState, count: usize) -> Result<(OracleStop, Vec<u64>), OracleError> {
+        self.load_state(state)?;
+        *self.uc.get_data_mut() = Log::default();
+        let result = self.uc.emu_start(state.pc, u64::MAX, 0, count);
+        self.store_state(state)?;
+        let log = std::mem::take(self.uc.get_data_mut());
+        let stop = match (log.interrupt, log.fault, result) {
+            // Unicorn fetches the instruction after the last one it counts before it stops: a fetch fault there
+            // is not part of the run.
+            (None, Some((Access::Execute, address)), _) if log.started == count as u64 && address == state.pc => {
+                OracleStop::Completed
+            }
+            (Some(EXCP_SWI), _, _) => OracleStop::Svc,
+            (Some(EXCP_BKPT), _, _) => OracleStop::Brk,
+            (Some(EXCP_UDEF), _, _) => OracleStop::Undefined,
+            (Some(EXCP_DATA_ABORT), _, _) => OracleStop::DataAbort,
+            (Some(other), _, _) => OracleStop::Other(other),
+            (None, Some((access, address)), _) => OracleStop::Fault { access, address },
+            (None, None, Ok(())) => OracleStop::Completed,
+            (None, None, Err(error)) => OracleStop::Other(1000 + error as u32),
+        };
+        Ok((stop, log.written_pages))
+    }
+
+    fn load_state(&mut self, state: &CpuState) -> Result<(), OracleError> {
+        // EL0t first, so that SP names SP_EL0; then SCTLR_EL1, which makes Unicorn notice the new EL.
+        self.uc.reg_write(RegisterARM64::PSTATE, 0)?;
+        self.uc.reg_write_arm64_coproc(&self.sctlr)?;
+        for (register, value) in X_REGISTERS.iter().zip(state.x) {
+            self.uc.reg_write(*register, value)?;
+        }
+        self.uc.reg_write(RegisterARM64::SP, state.sp)?;
+        self.uc.reg_write(RegisterARM64::PC, state.pc)?;
+        self.uc.reg_write(RegisterARM64::NZCV, u64::from(state.nzcv))?;
+        self.uc.reg_write(RegisterARM64::FPCR, u64::from(state.fpcr))?;
+        self.uc.reg_write(RegisterARM64::FPSR, u64::from(state.fpsr))?;
+        self.uc.reg_write(RegisterARM64::TPIDR_EL0, state.tpidr_el0)?;
+        self.uc.reg_write(RegisterARM64::TPIDRRO_EL0, state.tpidrro_el0)?;
+        Ok(())
+    }
+
+    fn store_state(&self, state: &mut CpuState) -> Result<(), OracleError> {
+        for (slot, register) in state.x.iter_mut().zip(X_REGISTERS) {
+            *slot = self.uc.reg_read(register)?;
+        }
+        state.sp = self.uc.reg_read(RegisterARM64::SP)?;
+        state.pc = self.uc.reg_read(RegisterARM64::PC)?;
+        state.nzcv = self.uc.reg_read(RegisterARM64::NZCV)? as u32;
+        state.fpcr = self.uc.reg_read(RegisterARM64::FPCR)? as u32;
+        state.fpsr = self.uc.reg_read(RegisterARM64::FPSR)? as u32;
+        state.tpidr_el0 = self.uc.reg_read(RegisterARM64::TPIDR_EL0)?;
+        Ok(())
+    }
+}
+
+fn protection(perm: Perm) -> Prot {
+    let mut prot = Prot::NONE;
+    if perm.contains(Perm::READ) {
+        prot |= Prot::READ;
+    }
+    if perm.contains(Perm::WRITE) {
+        prot |= Prot::WRITE;
+    }
+    if perm.contains(Perm::EXECUTE) {
+        prot |= Prot::EXEC;
+    }
+    prot
+}

@@ -1,0 +1,42 @@
+//! `tandem diff`: the differential suites.
+
+use clap::Subcommand;
+use std::process::ExitCode;
+use tandem_diff::a64::{SuiteConfig, run_suite};
+
+#[derive(Subcommand)]
+pub enum DiffCommand {
+    /// Every A64 encoding family, reference interpreter against Unicorn, from random states.
+    A64 {
+        /// Cases per family.
+        #[arg(long, default_value_t = 2000)]
+        cases: u64,
+        /// Seed of the case generator (the same seed gives the same cases).
+        #[arg(long, default_value_t = SuiteConfig::default().seed)]
+        seed: u64,
+        /// Only these families (repeatable).
+        #[arg(long = "family")]
+        families: Vec<String>,
+        /// Mismatching cases described per family.
+        #[arg(long, default_value_t = 3)]
+        examples: usize,
+    },
+}
+
+pub fn run(command: DiffCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        DiffCommand::A64 { cases, seed, families, examples } => {
+            let config = SuiteConfig { cases_per_family: cases, seed, families, examples_per_family: examples };
+            let report = run_suite(&config, |family| {
+                tracing::info!(
+                    family = family.family,
+                    cases = family.cases,
+                    mismatches = family.mismatches,
+                    "family done"
+                );
+            })?;
+            print!("{}", report.render());
+            Ok(if report.mismatches() == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+    }
+}
