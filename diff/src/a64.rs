@@ -135,6 +135,18 @@ pub struct Harness {
     image: Vec<(u64, Vec<u8>)>,
 }
 
+/// The judgement of one case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Agree {
+        both_undefined: bool,
+    },
+    /// The engines differ for the reason of this ledger entry.
+    Ledgered(&'static str),
+    /// The engines differ and nothing explains it: a bug in one of them. The text describes the case.
+    Mismatch(String),
+}
+
 /// How an engine's run ended, in terms both engines can express.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Stop {
@@ -297,28 +309,60 @@ impl Harness {
             let encoding = candidates[rand::Rng::gen_range(&mut rng, 0..candidates.len())];
             let state = random_state(&self.layout, &mut rng);
             let word = self.pick_word(encoding, &state, &mut rng);
-            let (reference, oracle) = self.run_both(&[word], &state, 1)?;
-            let unpredictable = self.interpreter.last_unpredictable.map(|(_, case)| case);
             report.cases += 1;
-            if reference.stop == Stop::Undefined && oracle.stop == Stop::Undefined {
-                report.both_undefined += 1;
-            }
-            let differences = differences(&reference, &oracle);
-            if differences.is_empty() {
-                continue;
-            }
-            let record = CaseRecord { word, state: &state, reference: &reference, oracle: &oracle, unpredictable };
-            match ledger::classify(&record) {
-                Some(LedgerEntry { id, .. }) => *report.ledgered.entry(id).or_default() += 1,
-                None => {
+            match self.check(&[word], &state)? {
+                Verdict::Agree { both_undefined } => report.both_undefined += u64::from(both_undefined),
+                Verdict::Ledgered(id) => *report.ledgered.entry(id).or_default() += 1,
+                Verdict::Mismatch(description) => {
                     report.mismatches += 1;
                     if report.examples.len() < config.examples_per_family {
-                        report.examples.push(describe(word, &state, &differences));
+                        report.examples.push(description);
                     }
                 }
             }
         }
         Ok(report)
+    }
+
+    /// Runs `code` (at most `code.len()` instructions) from `state` on both engines and judges the outcome. When
+    /// a block differs, it finds the first instruction after which the engines disagree and judges that one.
+    pub fn check(&mut self, code: &[u32], state: &CpuState) -> Result<Verdict, SuiteError> {
+        let count = code.len() as u64;
+        let (reference, oracle) = self.run_both(code, state, count)?;
+        if differences(&reference, &oracle).is_empty() {
+            let both_undefined = reference.stop == Stop::Undefined && oracle.stop == Stop::Undefined;
+            return Ok(Verdict::Agree { both_undefined });
+        }
+        // The first prefix that differs; the state both agree on before it.
+        let mut before = state.clone();
+        for length in 1..=count {
+            let (reference, oracle) = self.run_both(code, state, length)?;
+            let differences = differences(&reference, &oracle);
+            if differences.is_empty() {
+                before = reference.state;
+                continue;
+            }
+            let offset = before.pc.wrapping_sub(self.layout.code);
+            let word = code.get((offset / 4) as usize).copied().filter(|_| offset % 4 == 0);
+            let Some(word) = word else {
+                return Ok(Verdict::Mismatch(format!(
+                    "after leaving the block at {:#x}: {}",
+                    before.pc,
+                    differences.join("; ")
+                )));
+            };
+            let unpredictable =
+                self.interpreter.last_unpredictable.filter(|(pc, _)| *pc == before.pc).map(|(_, case)| case);
+            let record = CaseRecord { word, state: &before, reference: &reference, oracle: &oracle, unpredictable };
+            return Ok(match ledger::classify(&record) {
+                Some(LedgerEntry { id, .. }) => Verdict::Ledgered(id),
+                None => Verdict::Mismatch(describe(word, &before, &differences)),
+            });
+        }
+        Ok(Verdict::Mismatch(format!(
+            "the whole block differs but no prefix does: {}",
+            differences(&reference, &oracle).join("; ")
+        )))
     }
 
     /// A word of `encoding`; three times in four, one the reference does not refuse as unallocated (so that most

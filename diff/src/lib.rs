@@ -5,6 +5,7 @@
 //! memory; it never looks inside an engine.
 
 pub mod a64;
+pub mod coverage;
 pub mod generate;
 pub mod layout;
 pub mod ledger;

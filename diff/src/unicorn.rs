@@ -60,6 +60,11 @@ const SCTLR_DZE: u64 = 1 << 14;
 /// CPACR_EL1.FPEN = 0b11: FP and SIMD do not trap at EL0.
 const CPACR_FPEN: u64 = 3 << 20;
 
+/// A page only the oracle maps, far from every case's addresses, holding CLREX: Unicorn keeps its exclusive monitor
+/// between runs and offers no register for it, so every run first executes this to start from an open monitor.
+const CLREX_PAGE: u64 = 0x7f_ffff_f000;
+const CLREX: u32 = 0xd503_3f5f;
+
 pub struct UnicornOracle {
     uc: Unicorn<'static, Log>,
     /// SCTLR_EL1 as configured; written after PSTATE on every run because Unicorn rebuilds its cached
@@ -84,6 +89,8 @@ impl UnicornOracle {
         for region in &layout.regions {
             uc.mem_map(region.address, region.size, protection(region.perm))?;
         }
+        uc.mem_map(CLREX_PAGE, PAGE, Prot::READ | Prot::EXEC)?;
+        uc.mem_write(CLREX_PAGE, &CLREX.to_le_bytes())?;
         uc.add_intr_hook(|uc, number| {
             uc.get_data_mut().interrupt = Some(number);
             let _ = uc.emu_stop();
@@ -132,6 +139,7 @@ impl UnicornOracle {
     /// Runs at most `count` instructions from `state`; returns the stop and the pages written.
     pub fn run(&mut self, state: &mut CpuState, count: usize) -> Result<(OracleStop, Vec<u64>), OracleError> {
         self.load_state(state)?;
+        self.uc.emu_start(CLREX_PAGE, CLREX_PAGE + 4, 0, 1)?;
         *self.uc.get_data_mut() = Log::default();
         let result = self.uc.emu_start(state.pc, u64::MAX, 0, count);
         self.store_state(state)?;

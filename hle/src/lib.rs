@@ -1,3 +1,9 @@
-//! Tandem's Horizon layer: loaders for Switch executables and the kernel that runs them.
+//! Tandem's Horizon layer: loaders for Switch executables, the program formats users hand Tandem, and the kernel
+//! that runs them.
+//!
+//! Architecture invariant: nothing here knows which CPU path runs the guest; the kernel drives any
+//! `tandem_reference::Engine`.
 
+pub mod kernel;
 pub mod loader;
+pub mod program;

@@ -6,6 +6,8 @@ use tandem_diff::a64::{SuiteConfig, run_suite};
 
 #[derive(Subcommand)]
 pub enum DiffCommand {
+    /// Every encoding family of the decode table: verified against Unicorn, implemented only, or missing.
+    Coverage,
     /// Every A64 encoding family, reference interpreter against Unicorn, from random states.
     A64 {
         /// Cases per family.
@@ -25,6 +27,10 @@ pub enum DiffCommand {
 
 pub fn run(command: DiffCommand) -> anyhow::Result<ExitCode> {
     match command {
+        DiffCommand::Coverage => {
+            print!("{}", tandem_diff::coverage::render());
+            Ok(ExitCode::SUCCESS)
+        }
         DiffCommand::A64 { cases, seed, families, examples } => {
             let config = SuiteConfig { cases_per_family: cases, seed, families, examples_per_family: examples };
             let report = run_suite(&config, |family| {

@@ -1,9 +1,14 @@
 //! Subcommands, one module each.
 
 mod diff;
+mod disasm;
+mod info;
+mod pack;
+mod run;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
+use tandem_reference::{Engine, Interpreter};
 
 #[derive(Parser)]
 #[command(name = "tandem", version, about = "A Switch 2 / Switch emulator whose fast and reference paths must agree")]
@@ -17,6 +22,14 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run a program (the embedded demo when no path is given).
+    Run(run::RunArgs),
+    /// Show what the loaders find in a program: modules, segments, build ids, NPDM, NACP, RomFS.
+    Info(info::InfoArgs),
+    /// Disassemble guest code with Tandem's own decoder.
+    Disasm(disasm::DisasmArgs),
+    /// Pack a linked ELF into an NRO or NSO.
+    Pack(pack::PackArgs),
     /// Differential suites: the reference against its oracles.
     #[command(subcommand)]
     Diff(diff::DiffCommand),
@@ -35,6 +48,30 @@ pub fn init_logging(verbose: u8) {
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Info(args) => info::run(args),
+        Command::Disasm(args) => disasm::run(args),
+        Command::Pack(args) => pack::run(args),
         Command::Diff(command) => diff::run(command),
+    }
+}
+
+/// Which CPU path runs the guest.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CpuPath {
+    /// The readable A64 interpreter, the executable specification.
+    Reference,
+    /// A64 lifted to native code through Cranelift.
+    Fast,
+}
+
+impl CpuPath {
+    pub fn engine(self) -> anyhow::Result<Box<dyn Engine>> {
+        match self {
+            CpuPath::Reference => Ok(Box::new(Interpreter::default())),
+            CpuPath::Fast => anyhow::bail!(
+                "the fast path (A64 lifted to native code through Cranelift) is not built yet; use --cpu reference"
+            ),
+        }
     }
 }

@@ -1,0 +1,136 @@
+//! What a user sees when a guest stops: why, where (address, module and offset), the instruction and the
+//! registers, and what to do next.
+
+use super::svc::svc_name;
+use std::fmt;
+use tandem_reference::disasm::disassemble;
+use tandem_reference::engine::UndefinedReason;
+use tandem_reference::memory::MemoryFault;
+use tandem_reference::state::CpuState;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// The program called Break (a panic or abort in the guest).
+    Break {
+        reason: u64,
+        arg: u64,
+        size: u64,
+    },
+    /// A BRK instruction.
+    Brk(u16),
+    Undefined(UndefinedReason),
+    MemoryFault(MemoryFault),
+    /// An SVC the kernel does not implement yet.
+    UnhandledSvc(u16),
+    /// An SVC the program's NPDM does not allow.
+    SvcNotAllowed(u16),
+    /// `--max-instructions` was reached.
+    InstructionLimit(u64),
+}
+
+/// A stopped program: everything needed to find the instruction that stopped it.
+#[derive(Debug, Clone)]
+pub struct StopReport {
+    pub reason: StopReason,
+    pub pc: u64,
+    /// The instruction word at `pc`, when it could be read.
+    pub word: Option<u32>,
+    pub cpu: CpuState,
+    /// Module name and offset of `pc`.
+    pub location: Option<(String, u64)>,
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StopReason::Break { reason, arg, size } => {
+                write!(f, "the program called Break (reason {reason:#x}, argument {arg:#x}, size {size:#x})")
+            }
+            StopReason::Brk(immediate) => write!(f, "breakpoint instruction BRK #{immediate:#x}"),
+            StopReason::Undefined(UndefinedReason::Unallocated) => {
+                write!(f, "undefined instruction (unallocated encoding)")
+            }
+            StopReason::Undefined(UndefinedReason::NotAtEl0) => {
+                write!(f, "undefined instruction (the encoding exists but is not available to EL0 programs)")
+            }
+            StopReason::Undefined(UndefinedReason::NotImplemented(what)) => {
+                write!(f, "instruction not implemented by Tandem yet: {what}")
+            }
+            StopReason::MemoryFault(fault) => write!(
+                f,
+                "memory fault: {:?} of {:#x} ({})",
+                fault.access,
+                fault.address,
+                match fault.reason {
+                    tandem_reference::memory::FaultReason::Unmapped => "nothing is mapped there",
+                    tandem_reference::memory::FaultReason::Permission => "the page does not allow it",
+                    tandem_reference::memory::FaultReason::Alignment => "misaligned for an access that must be aligned",
+                }
+            ),
+            StopReason::UnhandledSvc(number) => {
+                write!(f, "SVC {number:#x} ({}) is not implemented by Tandem's kernel yet", svc_name(*number))
+            }
+            StopReason::SvcNotAllowed(number) => {
+                write!(f, "SVC {number:#x} ({}) is not in the program's NPDM allowed list", svc_name(*number))
+            }
+            StopReason::InstructionLimit(limit) => write!(f, "the instruction limit ({limit}) was reached"),
+        }
+    }
+}
+
+impl StopReason {
+    /// A hint for the person reading the report.
+    fn next_step(&self) -> &'static str {
+        match self {
+            StopReason::Break { .. } => "the guest itself gave up; its debug output above usually says why",
+            StopReason::Brk(_) => "the guest hit a breakpoint or a compiler trap (__builtin_trap)",
+            StopReason::Undefined(UndefinedReason::NotImplemented(_)) | StopReason::UnhandledSvc(_) => {
+                "this is a gap in Tandem, not in the program: please report it with this output"
+            }
+            StopReason::Undefined(_) | StopReason::MemoryFault(_) => {
+                "rerun with --cpu reference to compare paths, or `tandem disasm` around the address to see the code"
+            }
+            StopReason::SvcNotAllowed(_) => "check the title's main.npdm; Horizon refuses this call too",
+            StopReason::InstructionLimit(_) => "raise --max-instructions, or check the program for an endless loop",
+        }
+    }
+}
+
+impl fmt::Display for StopReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "guest stopped: {}", self.reason)?;
+        write!(f, "  at {:#018x}", self.pc)?;
+        match &self.location {
+            Some((module, offset)) => writeln!(f, " ({module}+{offset:#x})")?,
+            None => writeln!(f, " (outside every module)")?,
+        }
+        match self.word {
+            Some(word) => writeln!(f, "  instruction {word:#010x}  {}", disassemble(word, self.pc).replace('\t', " "))?,
+            None => writeln!(f, "  instruction: unreadable")?,
+        }
+        writeln!(f, "  registers:")?;
+        for row in self.cpu.x.chunks(4).enumerate() {
+            let (index, values) = row;
+            write!(f, "   ")?;
+            for (column, value) in values.iter().enumerate() {
+                let name = format!("x{}", index * 4 + column);
+                write!(f, " {name:>4} {value:#018x}")?;
+            }
+            writeln!(f)?;
+        }
+        let flags = self.cpu.flags();
+        let flag = |on: bool, c: char| if on { c } else { '-' };
+        writeln!(
+            f,
+            "      sp {:#018x}   pc {:#018x}   nzcv {}{}{}{}   tpidr_el0 {:#x}",
+            self.cpu.sp,
+            self.cpu.pc,
+            flag(flags.n, 'N'),
+            flag(flags.z, 'Z'),
+            flag(flags.c, 'C'),
+            flag(flags.v, 'V'),
+            self.cpu.tpidr_el0
+        )?;
+        write!(f, "  next: {}", self.reason.next_step())
+    }
+}

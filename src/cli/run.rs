@@ -1,0 +1,75 @@
+//! `tandem run`: run a program on a CPU path until it exits or stops.
+
+use super::CpuPath;
+use anyhow::Context;
+use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tandem_hle::kernel::{Kernel, RunOutcome};
+use tandem_hle::program::Program;
+
+/// The demo carried inside the binary, run when no program is given.
+pub const DEMO_NRO: &[u8] = include_bytes!("../../tests/programs/bin/demo.nro");
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// A homebrew NRO, an NSO, an ExeFS folder or an aarch64 ELF. Without one, the embedded demo runs.
+    pub path: Option<PathBuf>,
+    /// The title's RomFS: an image file or an extracted folder.
+    #[arg(long)]
+    pub romfs: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = CpuPath::Reference)]
+    pub cpu: CpuPath,
+    /// End with the line `state-hash: HEX` (SHA-256 of every thread's CPU state and all guest memory).
+    #[arg(long)]
+    pub state_hash: bool,
+    /// Stop after this many guest instructions.
+    #[arg(long)]
+    pub max_instructions: Option<u64>,
+}
+
+pub fn load(path: Option<&std::path::Path>, romfs: Option<&std::path::Path>) -> anyhow::Result<Program> {
+    match path {
+        Some(path) => Ok(Program::open(path, romfs)?),
+        None => Program::from_bytes("embedded demo", DEMO_NRO)
+            .context("the embedded demo is not an NRO")?
+            .context("loading the embedded demo"),
+    }
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let program = load(args.path.as_deref(), args.romfs.as_deref())?;
+    let mut engine = args.cpu.engine()?;
+    let output = Box::new(|text: &[u8]| {
+        let mut stdout = std::io::stdout().lock();
+        // A closed stdout (a pipe into `head`) must not stop the guest.
+        let _ = stdout.write_all(text).and_then(|_| stdout.flush());
+    });
+    let mut kernel = Kernel::new(&program, output).with_context(|| format!("loading {}", program.source))?;
+    kernel.set_max_instructions(args.max_instructions);
+    let started = std::time::Instant::now();
+    let outcome = kernel.run(engine.as_mut());
+    let elapsed = started.elapsed();
+    tracing::info!(
+        instructions = kernel.retired(),
+        seconds = elapsed.as_secs_f64(),
+        mips = kernel.retired() as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6,
+        "run finished"
+    );
+    let code = match outcome {
+        RunOutcome::Exited => ExitCode::SUCCESS,
+        RunOutcome::Stopped(report) => {
+            eprintln!("{report}");
+            ExitCode::FAILURE
+        }
+    };
+    if args.state_hash {
+        println!("state-hash: {}", hex(&kernel.state_hash()));
+    }
+    Ok(code)
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
