@@ -10,3 +10,4 @@ pub mod generate;
 pub mod layout;
 pub mod ledger;
 pub mod unicorn;
+pub mod unicorn_engine;

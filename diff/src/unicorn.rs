@@ -2,7 +2,8 @@
 //! the oracle for the reference interpreter.
 
 use crate::layout::{Layout, PAGE};
-use tandem_reference::memory::{Access, Perm};
+use crate::unicorn_engine::protection;
+use tandem_reference::memory::Access;
 use tandem_reference::state::CpuState;
 use unicorn_engine::unicorn_const::{Arch, HookType, MemType, Mode, Prot};
 use unicorn_engine::{Arm64CpuModel, RegisterARM64, RegisterARM64CP, Unicorn};
@@ -67,8 +68,7 @@ const CLREX: u32 = 0xd503_3f5f;
 
 pub struct UnicornOracle {
     uc: Unicorn<'static, Log>,
-    /// SCTLR_EL1 as configured; written after PSTATE on every run because Unicorn rebuilds its cached
-    /// translation flags (current EL among them) only when a system register is written.
+    /// SCTLR_EL1 as configured, written again at every run (see `load_state`).
     sctlr: RegisterARM64CP,
 }
 
@@ -114,13 +114,7 @@ impl UnicornOracle {
             }
             true
         })?;
-        let mut sctlr = RegisterARM64CP::new().op0(3).op1(0).crn(1).crm(0).op2(0);
-        uc.reg_read_arm64_coproc(&mut sctlr)?;
-        sctlr.val = (sctlr.val | SCTLR_UCI | SCTLR_NTWE | SCTLR_NTWI | SCTLR_UCT | SCTLR_DZE)
-            & !(1 << 31 | 1 << 30 | 1 << 27 | 1 << 13 | 1);
-        uc.reg_write(RegisterARM64::CPACR_EL1, CPACR_FPEN)?;
-        // CNTKCTL_EL1.EL0VCTEN and EL0PCTEN: EL0 reads the counters and CNTFRQ_EL0, as Horizon allows.
-        uc.reg_write_arm64_coproc(&RegisterARM64CP::new().op0(3).op1(0).crn(14).crm(1).op2(0).val(0b11))?;
+        let sctlr = configure_el0(&mut uc)?;
         Ok(UnicornOracle { uc, sctlr })
     }
 
@@ -138,11 +132,11 @@ impl UnicornOracle {
 
     /// Runs at most `count` instructions from `state`; returns the stop and the pages written.
     pub fn run(&mut self, state: &mut CpuState, count: usize) -> Result<(OracleStop, Vec<u64>), OracleError> {
-        self.load_state(state)?;
+        load_state(&mut self.uc, &self.sctlr, state)?;
         self.uc.emu_start(CLREX_PAGE, CLREX_PAGE + 4, 0, 1)?;
         *self.uc.get_data_mut() = Log::default();
         let result = self.uc.emu_start(state.pc, u64::MAX, 0, count);
-        self.store_state(state)?;
+        store_state(&self.uc, state)?;
         let log = std::mem::take(self.uc.get_data_mut());
         let stop = match (log.interrupt, log.fault, result) {
             // Unicorn fetches the instruction after the last one it counts before it stops: a fetch fault there
@@ -161,48 +155,54 @@ impl UnicornOracle {
         };
         Ok((stop, log.written_pages))
     }
-
-    fn load_state(&mut self, state: &CpuState) -> Result<(), OracleError> {
-        // EL0t first, so that SP names SP_EL0; then SCTLR_EL1, which makes Unicorn notice the new EL.
-        self.uc.reg_write(RegisterARM64::PSTATE, 0)?;
-        self.uc.reg_write_arm64_coproc(&self.sctlr)?;
-        for (register, value) in X_REGISTERS.iter().zip(state.x) {
-            self.uc.reg_write(*register, value)?;
-        }
-        self.uc.reg_write(RegisterARM64::SP, state.sp)?;
-        self.uc.reg_write(RegisterARM64::PC, state.pc)?;
-        self.uc.reg_write(RegisterARM64::NZCV, u64::from(state.nzcv))?;
-        self.uc.reg_write(RegisterARM64::FPCR, u64::from(state.fpcr))?;
-        self.uc.reg_write(RegisterARM64::FPSR, u64::from(state.fpsr))?;
-        self.uc.reg_write(RegisterARM64::TPIDR_EL0, state.tpidr_el0)?;
-        self.uc.reg_write(RegisterARM64::TPIDRRO_EL0, state.tpidrro_el0)?;
-        Ok(())
-    }
-
-    fn store_state(&self, state: &mut CpuState) -> Result<(), OracleError> {
-        for (slot, register) in state.x.iter_mut().zip(X_REGISTERS) {
-            *slot = self.uc.reg_read(register)?;
-        }
-        state.sp = self.uc.reg_read(RegisterARM64::SP)?;
-        state.pc = self.uc.reg_read(RegisterARM64::PC)?;
-        state.nzcv = self.uc.reg_read(RegisterARM64::NZCV)? as u32;
-        state.fpcr = self.uc.reg_read(RegisterARM64::FPCR)? as u32;
-        state.fpsr = self.uc.reg_read(RegisterARM64::FPSR)? as u32;
-        state.tpidr_el0 = self.uc.reg_read(RegisterARM64::TPIDR_EL0)?;
-        Ok(())
-    }
 }
 
-fn protection(perm: Perm) -> Prot {
-    let mut prot = Prot::NONE;
-    if perm.contains(Perm::READ) {
-        prot |= Prot::READ;
+/// Configures a fresh Unicorn as the EL0 environment Horizon gives a program; returns the SCTLR_EL1 to write
+/// after every PSTATE change (see `load_state`).
+pub(crate) fn configure_el0<D>(uc: &mut Unicorn<'static, D>) -> Result<RegisterARM64CP, OracleError> {
+    let mut sctlr = RegisterARM64CP::new().op0(3).op1(0).crn(1).crm(0).op2(0);
+    uc.reg_read_arm64_coproc(&mut sctlr)?;
+    sctlr.val = (sctlr.val | SCTLR_UCI | SCTLR_NTWE | SCTLR_NTWI | SCTLR_UCT | SCTLR_DZE)
+        & !(1 << 31 | 1 << 30 | 1 << 27 | 1 << 13 | 1);
+    uc.reg_write(RegisterARM64::CPACR_EL1, CPACR_FPEN)?;
+    // CNTKCTL_EL1.EL0VCTEN and EL0PCTEN: EL0 reads the counters and CNTFRQ_EL0, as Horizon allows.
+    uc.reg_write_arm64_coproc(&RegisterARM64CP::new().op0(3).op1(0).crn(14).crm(1).op2(0).val(0b11))?;
+    Ok(sctlr)
+}
+
+/// Loads a thread's state into Unicorn, at EL0.
+pub(crate) fn load_state<D>(
+    uc: &mut Unicorn<'static, D>,
+    sctlr: &RegisterARM64CP,
+    state: &CpuState,
+) -> Result<(), OracleError> {
+    // EL0t first, so that SP names SP_EL0; then SCTLR_EL1, which makes Unicorn notice the new EL (it rebuilds its
+    // cached translation flags only when a system register is written).
+    uc.reg_write(RegisterARM64::PSTATE, 0)?;
+    uc.reg_write_arm64_coproc(sctlr)?;
+    for (register, value) in X_REGISTERS.iter().zip(state.x) {
+        uc.reg_write(*register, value)?;
     }
-    if perm.contains(Perm::WRITE) {
-        prot |= Prot::WRITE;
+    uc.reg_write(RegisterARM64::SP, state.sp)?;
+    uc.reg_write(RegisterARM64::PC, state.pc)?;
+    uc.reg_write(RegisterARM64::NZCV, u64::from(state.nzcv))?;
+    uc.reg_write(RegisterARM64::FPCR, u64::from(state.fpcr))?;
+    uc.reg_write(RegisterARM64::FPSR, u64::from(state.fpsr))?;
+    uc.reg_write(RegisterARM64::TPIDR_EL0, state.tpidr_el0)?;
+    uc.reg_write(RegisterARM64::TPIDRRO_EL0, state.tpidrro_el0)?;
+    Ok(())
+}
+
+/// Reads the registers a run may change back from Unicorn.
+pub(crate) fn store_state<D>(uc: &Unicorn<'static, D>, state: &mut CpuState) -> Result<(), OracleError> {
+    for (slot, register) in state.x.iter_mut().zip(X_REGISTERS) {
+        *slot = uc.reg_read(register)?;
     }
-    if perm.contains(Perm::EXECUTE) {
-        prot |= Prot::EXEC;
-    }
-    prot
+    state.sp = uc.reg_read(RegisterARM64::SP)?;
+    state.pc = uc.reg_read(RegisterARM64::PC)?;
+    state.nzcv = uc.reg_read(RegisterARM64::NZCV)? as u32;
+    state.fpcr = uc.reg_read(RegisterARM64::FPCR)? as u32;
+    state.fpsr = uc.reg_read(RegisterARM64::FPSR)? as u32;
+    state.tpidr_el0 = uc.reg_read(RegisterARM64::TPIDR_EL0)?;
+    Ok(())
 }

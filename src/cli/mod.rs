@@ -1,5 +1,6 @@
 //! Subcommands, one module each.
 
+mod bench;
 mod diff;
 mod disasm;
 mod info;
@@ -30,6 +31,9 @@ enum Command {
     Disasm(disasm::DisasmArgs),
     /// Pack a linked ELF into an NRO or NSO.
     Pack(pack::PackArgs),
+    /// Benchmarks, printed as ratios against a baseline measured in the same run.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
     /// Differential suites: the reference against its oracles.
     #[command(subcommand)]
     Diff(diff::DiffCommand),
@@ -52,6 +56,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Info(args) => info::run(args),
         Command::Disasm(args) => disasm::run(args),
         Command::Pack(args) => pack::run(args),
+        Command::Bench(command) => bench::run(command),
         Command::Diff(command) => diff::run(command),
     }
 }

@@ -1,16 +1,19 @@
-//! `tandem pack`: turn a linked aarch64 ELF into an NRO or NSO (for our own test programs and homebrew).
+//! `tandem pack`: turn a linked aarch64 ELF into an NRO or NSO (for our own test programs and homebrew), or
+//! convert between NRO and NSO.
 
 use anyhow::{Context, bail};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tandem_hle::loader::nro::NroAssetData;
-use tandem_hle::loader::{Module, Permissions, elf, nro, nso, romfs};
+use tandem_hle::loader::{Module, ModuleFormat, Permissions, nro, nso, romfs};
+use tandem_hle::program::Program;
 
 #[derive(Args)]
 pub struct PackArgs {
-    /// A position-independent ELF with three segments: R-X code at 0, then R-- and RW- (the NRO/NSO layout).
-    pub elf: PathBuf,
+    /// A position-independent ELF with three segments: R-X code at 0, then R-- and RW- (the NRO/NSO layout), or an
+    /// NRO or NSO to convert.
+    pub input: PathBuf,
     /// The output; `.nro` or `.nso` decides the format.
     #[arg(short, long)]
     pub output: PathBuf,
@@ -26,11 +29,18 @@ pub struct PackArgs {
 }
 
 pub fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
-    let bytes = std::fs::read(&args.elf).with_context(|| format!("reading {}", args.elf.display()))?;
-    let module = elf::read(&args.elf.display().to_string(), &bytes)?;
+    let label = args.input.display().to_string();
+    let bytes = std::fs::read(&args.input).with_context(|| format!("reading {label}"))?;
+    let program = Program::from_bytes(&label, &bytes).with_context(|| format!("{label}: not an ELF, NRO or NSO"))??;
+    let [module] =
+        <[Module; 1]>::try_from(program.modules).map_err(|_| anyhow::anyhow!("{label}: expected one module"))?;
     check_layout(&module)?;
     let packed = match args.output.extension().and_then(|e| e.to_str()) {
         Some("nro") => {
+            let header_space = module.segments[0].bytes.get(0x10..0x80);
+            if module.format != ModuleFormat::Nro && header_space.is_some_and(|bytes| bytes.iter().any(|&b| b != 0)) {
+                bail!("{label}: bytes 0x10..0x80 of .text hold code or data, but an NRO keeps its header there");
+            }
             let read_optional = |path: &Option<PathBuf>| -> anyhow::Result<Vec<u8>> {
                 path.as_ref()
                     .map_or(Ok(Vec::new()), |p| std::fs::read(p).with_context(|| format!("reading {}", p.display())))
@@ -57,6 +67,7 @@ pub fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// NRO and NSO hold exactly `.text` (R-X, at 0), `.rodata` (R--) and `.data` (RW-), page aligned.
+/// (An execute-only NSO `.text` is refused: converting it would make its code readable.)
 fn check_layout(module: &Module) -> anyhow::Result<()> {
     let expected = [Permissions::READ_EXECUTE, Permissions::READ, Permissions::READ_WRITE];
     let permissions: Vec<Permissions> = module.segments.iter().map(|s| s.permissions).collect();

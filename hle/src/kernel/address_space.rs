@@ -6,7 +6,9 @@
 use std::collections::BTreeMap;
 use tandem_reference::memory::Perm;
 
-/// The 39-bit address space Horizon gives 64-bit applications, as GetInfo's AslrRegion reports it.
+/// The whole 39-bit address space of a 64-bit application: QueryMemory reports Free (not Inaccessible) inside it.
+pub const ADDRESS_SPACE: Region = Region { base: 0, size: 1 << 39 };
+/// Where the loader may place code, as GetInfo's AslrRegion reports it.
 pub const ASLR_REGION: Region = Region { base: 0x800_0000, size: 0x7f_f800_0000 };
 /// Where modules are placed, one after another.
 pub const CODE_BASE: u64 = 0x800_0000;
@@ -87,13 +89,9 @@ impl MemoryMap {
 
     /// The largest run of equal state and permission containing `address`, as QueryMemory answers.
     pub fn query(&self, address: u64) -> MemoryInfo {
-        if !(ASLR_REGION.base..ASLR_REGION.end()).contains(&address) {
-            let (base, size) = if address < ASLR_REGION.base {
-                (0, ASLR_REGION.base)
-            } else {
-                (ASLR_REGION.end(), 0u64.wrapping_sub(ASLR_REGION.end()))
-            };
-            return MemoryInfo { base, size, state: MemoryState::Inaccessible, perm: Perm::NONE };
+        if address >= ADDRESS_SPACE.end() {
+            let size = 0u64.wrapping_sub(ADDRESS_SPACE.end());
+            return MemoryInfo { base: ADDRESS_SPACE.end(), size, state: MemoryState::Inaccessible, perm: Perm::NONE };
         }
         let containing =
             self.entries.range(..=address).next_back().filter(|(start, (len, _, _))| address < **start + len);
@@ -101,8 +99,8 @@ impl MemoryMap {
             Some((&start, &(len, state, perm))) => (start, start + len, state, perm),
             None => {
                 // A free gap between the neighbouring entries (or the region's edges).
-                let base = self.entries.range(..address).next_back().map_or(ASLR_REGION.base, |(s, (l, _, _))| s + l);
-                let end = self.entries.range(address..).next().map_or(ASLR_REGION.end(), |(s, _)| *s);
+                let base = self.entries.range(..address).next_back().map_or(ADDRESS_SPACE.base, |(s, (l, _, _))| s + l);
+                let end = self.entries.range(address..).next().map_or(ADDRESS_SPACE.end(), |(s, _)| *s);
                 (base, end, MemoryState::Free, Perm::NONE)
             }
         };
@@ -141,9 +139,11 @@ mod tests {
         );
         let gap = map.query(CODE_BASE + 0x5000);
         assert_eq!((gap.base, gap.state), (CODE_BASE + 0x3000, MemoryState::Free));
-        assert_eq!(gap.base + gap.size, ASLR_REGION.end());
-        assert_eq!(map.query(0x1000).state, MemoryState::Inaccessible);
+        assert_eq!(gap.base + gap.size, ADDRESS_SPACE.end());
+        let low = map.query(0x1000);
+        assert_eq!((low.base, low.size, low.state), (0, CODE_BASE, MemoryState::Free));
         let above = map.query(u64::MAX);
-        assert_eq!((above.base, above.base.wrapping_add(above.size)), (ASLR_REGION.end(), 0));
+        assert_eq!((above.base, above.base.wrapping_add(above.size)), (ADDRESS_SPACE.end(), 0));
+        assert_eq!(above.state, MemoryState::Inaccessible);
     }
 }

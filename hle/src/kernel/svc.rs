@@ -15,6 +15,7 @@ pub enum KernelResult {
     OutOfMemory = 104 << 9 | 1,
     InvalidCurrentMemory = 106 << 9 | 1,
     InvalidHandle = 114 << 9 | 1,
+    InvalidCombination = 116 << 9 | 1,
     InvalidEnumValue = 120 << 9 | 1,
 }
 
@@ -217,28 +218,34 @@ impl Kernel {
     /// GetInfo(-, info id, handle, sub id) -> (result, value).
     fn get_info(&mut self) -> KernelResult {
         let (id, handle, sub_id) = (self.thread.cpu.x[1], self.thread.cpu.x[2], self.thread.cpu.x[3]);
-        let process_info =
-            |value: u64| if handle == CURRENT_PROCESS { Ok(value) } else { Err(KernelResult::InvalidHandle) };
+        // As Horizon checks them: an unknown id, then a sub id other than 0 (InvalidCombination), then the handle.
         let used = self.memory.regions().iter().map(|r| r.size).sum::<u64>();
-        let value = match (id, sub_id) {
-            (0, 0) => process_info(0b1111),                // CoreMask: cores 0-3.
-            (1, 0) => process_info(0xffff_ffff_ffff_fff8), // PriorityMask: 3-63.
-            (2, 0) => process_info(ALIAS_REGION.base),
-            (3, 0) => process_info(ALIAS_REGION.size),
-            (4, 0) => process_info(HEAP_REGION.base),
-            (5, 0) => process_info(HEAP_REGION.size),
-            (6, 0) | (21, 0) => process_info(TOTAL_MEMORY),
-            (7, 0) | (22, 0) => process_info(used),
-            (8, 0) => Ok(0), // DebuggerAttached.
-            (11, 0..=3) => Ok(random_entropy(self.program_id, sub_id)),
-            (12, 0) => process_info(ASLR_REGION.base),
-            (13, 0) => process_info(ASLR_REGION.size),
-            (14, 0) => process_info(STACK_REGION.base),
-            (15, 0) => process_info(STACK_REGION.size),
-            (16, 0) | (17, 0) => process_info(0), // SystemResourceSize total / used.
-            (18, 0) => process_info(self.program_id),
-            (23, 0) => process_info(1), // IsApplication.
-            _ => {
+        let process_value = match id {
+            0 => Some(0b1111),                // CoreMask: cores 0-3.
+            1 => Some(0xffff_ffff_ffff_fff8), // PriorityMask: 3-63.
+            2 => Some(ALIAS_REGION.base),
+            3 => Some(ALIAS_REGION.size),
+            4 => Some(HEAP_REGION.base),
+            5 => Some(HEAP_REGION.size),
+            6 | 21 => Some(TOTAL_MEMORY),
+            7 | 22 => Some(used),
+            12 => Some(ASLR_REGION.base),
+            13 => Some(ASLR_REGION.size),
+            14 => Some(STACK_REGION.base),
+            15 => Some(STACK_REGION.size),
+            16 | 17 => Some(0), // SystemResourceSize total / used.
+            18 => Some(self.program_id),
+            23 => Some(1), // IsApplication.
+            _ => None,
+        };
+        let value = match (process_value, id) {
+            (Some(_), _) if sub_id != 0 => Err(KernelResult::InvalidCombination),
+            (Some(_), _) if handle != CURRENT_PROCESS => Err(KernelResult::InvalidHandle),
+            (Some(value), _) => Ok(value),
+            (None, 8) if sub_id == 0 => Ok(0), // DebuggerAttached.
+            (None, 11) if sub_id <= 3 => Ok(random_entropy(self.program_id, sub_id)),
+            (None, 8 | 11) => Err(KernelResult::InvalidCombination),
+            (None, _) => {
                 tracing::warn!(id, sub_id, "GetInfo: unknown info id");
                 Err(KernelResult::InvalidEnumValue)
             }
