@@ -3,7 +3,10 @@
 //! This file only dispatches. To add a subcommand, write a module with `pub fn run(args: &[String]) ->
 //! anyhow::Result<()>` and a `USAGE` line, and add one entry to [`COMMANDS`].
 
+mod demo;
 mod programs;
+mod setup;
+mod test;
 mod util;
 
 use std::process::ExitCode;
@@ -16,7 +19,12 @@ struct Subcommand {
     run: fn(&[String]) -> anyhow::Result<()>,
 }
 
-const COMMANDS: &[Subcommand] = &[Subcommand { name: "programs", usage: programs::USAGE, run: programs::run }];
+const COMMANDS: &[Subcommand] = &[
+    Subcommand { name: "setup", usage: setup::USAGE, run: setup::run },
+    Subcommand { name: "demo", usage: demo::USAGE, run: demo::run },
+    Subcommand { name: "test", usage: test::USAGE, run: test::run },
+    Subcommand { name: "programs", usage: programs::USAGE, run: programs::run },
+];
 
 fn print_help() {
     eprintln!("usage: cargo xtask <command> [arguments]\n\ncommands:");

@@ -1,0 +1,152 @@
+//! The `tandem` command line end to end, on the committed guest test programs. Expected output comes from the
+//! programs' Linux twins run under qemu-aarch64, never from Tandem itself.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn tandem(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tandem")).args(args).output().expect("tandem runs")
+}
+
+fn program(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/bin").join(name).display().to_string()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// What the program's Linux twin prints under qemu-aarch64.
+fn qemu_stdout(name: &str) -> String {
+    let output = Command::new("qemu-aarch64")
+        .arg(program(&format!("{name}.linux")))
+        .output()
+        .expect("qemu-aarch64 runs (install the qemu-user package: `cargo xtask setup`)");
+    assert!(output.status.success(), "{name}.linux failed under qemu-aarch64: {}", text(&output.stderr));
+    text(&output.stdout)
+}
+
+#[test]
+fn programs_print_what_qemu_prints() {
+    for name in ["hello", "isa", "demo"] {
+        let output = tandem(&["run", &program(&format!("{name}.nro"))]);
+        assert!(output.status.success(), "{name}: {}", text(&output.stderr));
+        assert_eq!(text(&output.stdout), qemu_stdout(name), "{name}");
+    }
+}
+
+#[test]
+fn the_embedded_demo_runs_without_arguments() {
+    let output = tandem(&["run"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), qemu_stdout("demo"));
+}
+
+#[test]
+fn the_kernel_answers_the_svc_test_program() {
+    let output = tandem(&["run", &program("svc.nro")]);
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+    assert!(stdout.ends_with("svc: 0 failures\n"), "{stdout}");
+}
+
+#[test]
+fn crashing_programs_stop_with_a_report() {
+    let cases = [
+        ("crash_udf.nro", vec!["undefined instruction", "udf #4660", "crash_udf.nro+0x"]),
+        ("crash_fault.nro", vec!["memory fault: Write of 0x10", "nothing is mapped there", "str"]),
+        ("crash_break.nro", vec!["the program called Break (reason 0x3", "svc #0x26"]),
+    ];
+    for (name, expected) in cases {
+        let output = tandem(&["run", &program(name)]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{name}: {stderr}");
+        for fragment in expected {
+            assert!(stderr.contains(fragment), "{name}: {fragment:?} missing from\n{stderr}");
+        }
+        assert!(stderr.contains("registers:") && stderr.contains("next:"), "{stderr}");
+    }
+}
+
+#[test]
+fn state_hashes_repeat_and_tell_programs_apart() {
+    let hash = |name: &str| {
+        let output = tandem(&["run", &program(name), "--state-hash"]);
+        let stdout = text(&output.stdout);
+        let last = stdout.lines().last().unwrap_or_default().to_string();
+        assert!(last.starts_with("state-hash: ") && last.len() == "state-hash: ".len() + 64, "{stdout}");
+        last
+    };
+    assert_eq!(hash("hello.nro"), hash("hello.nro"));
+    assert_ne!(hash("hello.nro"), hash("isa.nro"));
+    // A stopped program has a final state too.
+    assert_eq!(hash("crash_fault.nro"), hash("crash_fault.nro"));
+}
+
+#[test]
+fn an_exefs_folder_runs_from_its_main_nso() {
+    let folder = scratch_dir("exefs");
+    let nso = folder.join("main.nso");
+    let packed = tandem(&["pack", &program("hello.nro"), "-o", &nso.display().to_string()]);
+    assert!(packed.status.success(), "{}", text(&packed.stderr));
+    std::fs::rename(&nso, folder.join("main")).unwrap();
+    let folder_arg = folder.display().to_string();
+
+    let info = text(&tandem(&["info", &folder_arg]).stdout);
+    assert!(info.contains(": ExeFS") && info.contains("module main (Nso)"), "{info}");
+    assert!(info.contains("sha-256 verified") && info.contains("R-X"), "{info}");
+
+    let run = tandem(&["run", &folder_arg]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(text(&run.stdout), qemu_stdout("hello"));
+}
+
+#[test]
+fn info_describes_an_nro() {
+    let info = text(&tandem(&["info", &program("hello.nro")]).stdout);
+    for fragment in ["homebrew NRO", "module ", "build id ", "R-X", "R--", "RW-", "MOD0 header at +"] {
+        assert!(info.contains(fragment), "{fragment:?} missing from\n{info}");
+    }
+}
+
+#[test]
+fn disasm_starts_at_the_entry_point() {
+    let output = text(&tandem(&["disasm", &program("hello.nro"), "--count", "2"]).stdout);
+    let first = output.lines().next().unwrap_or_default();
+    // The first word of every module is a branch over the NRO header to the real entry.
+    assert!(first.starts_with("0x0008000000: ") && first.contains(" b\t0x8"), "{output}");
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let folder = scratch_dir("bad-input");
+    let garbage = folder.join("garbage.bin");
+    std::fs::write(&garbage, b"this is not a program").unwrap();
+    let output = tandem(&["run", &garbage.display().to_string()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("not an NRO, NSO, ELF or ExeFS folder"), "{}", text(&output.stderr));
+
+    let truncated = folder.join("truncated.nro");
+    let bytes = std::fs::read(program("hello.nro")).unwrap();
+    std::fs::write(&truncated, &bytes[..0x30]).unwrap();
+    let stderr = text(&tandem(&["info", &truncated.display().to_string()]).stderr);
+    assert!(stderr.contains("NRO header") && stderr.contains("truncated"), "{stderr}");
+}
+
+#[test]
+fn limits_and_unbuilt_paths_are_loud() {
+    let limited = tandem(&["run", &program("demo.nro"), "--max-instructions", "1000"]);
+    assert_eq!(limited.status.code(), Some(1));
+    assert!(text(&limited.stderr).contains("instruction limit (1000)"), "{}", text(&limited.stderr));
+
+    let fast = tandem(&["run", &program("hello.nro"), "--cpu", "fast"]);
+    assert!(!fast.status.success());
+    assert!(text(&fast.stderr).contains("fast path"), "{}", text(&fast.stderr));
+}
+
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tandem-cli-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

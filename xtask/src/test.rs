@@ -1,0 +1,42 @@
+//! `cargo xtask test`: everything CI checks, in one command: set-up, the whole test suite (unit, integration,
+//! differential against Unicorn, programs against qemu-aarch64, disassembler against llvm-mc), the committed test
+//! programs rebuilt and compared, and each fuzz target for a while.
+
+use crate::setup::{Scope, install};
+use crate::util::{cargo, project_root, run as run_command};
+
+pub const USAGE: &str = "test [--fuzz-seconds N]  set up, run every test, check tests/programs/bin, fuzz each target N s (default 30; 0 skips)";
+
+/// The cargo-fuzz targets in fuzz/.
+const FUZZ_TARGETS: &[&str] = &["decode", "interpreter_vs_unicorn", "loaders"];
+
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    let fuzz_seconds: u64 = match args {
+        [] => 30,
+        [flag, seconds] if flag == "--fuzz-seconds" => seconds.parse()?,
+        _ => anyhow::bail!("usage: cargo xtask {USAGE}"),
+    };
+    install(Scope::Tests)?;
+    step("the test suite");
+    run_command(cargo().args(["test", "--workspace", "--no-fail-fast"]))?;
+    step("the committed test programs against a fresh build");
+    crate::programs::run(&["--check".to_string()])?;
+    if fuzz_seconds > 0 {
+        for target in FUZZ_TARGETS {
+            step(&format!("fuzz target {target} for {fuzz_seconds} s"));
+            run_command(
+                cargo()
+                    .current_dir(project_root().join("fuzz"))
+                    // cargo-fuzz needs nightly flags; the stable toolchain accepts them with this.
+                    .env("RUSTC_BOOTSTRAP", "1")
+                    .args(["fuzz", "run", target, "--", &format!("-max_total_time={fuzz_seconds}")]),
+            )?;
+        }
+    }
+    eprintln!("xtask test: all passed");
+    Ok(())
+}
+
+fn step(what: &str) {
+    eprintln!("\n== {what}");
+}
