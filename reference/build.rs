@@ -145,6 +145,14 @@ fn ones(width: u32) -> u32 {
     if width >= 32 { u32::MAX } else { (1 << width) - 1 }
 }
 
+/// `name: <expression extracting the field from word>`.
+fn field_extraction(field: &Field) -> String {
+    match field.lsb {
+        0 => format!("{}: word & {:#x}", field.name, ones(field.width)),
+        lsb => format!("{}: (word >> {lsb}) & {:#x}", field.name, ones(field.width)),
+    }
+}
+
 fn camel_case(name: &str) -> String {
     name.split('_')
         .map(|part| {
@@ -228,7 +236,7 @@ fn generate(families: &[Family], lines: &[Line]) -> String {
                 continue;
             }
             let fields: Vec<String> =
-                line.fields.iter().map(|f| format!("{}: (word >> {}) & {:#x}", f.name, f.lsb, ones(f.width))).collect();
+                line.fields.iter().map(field_extraction).collect();
             writeln!(
                 out,
                 "            if word & {:#010x} == {:#010x} {{ return Some(Inst::{} {{ {} }}); }}",

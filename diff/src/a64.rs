@@ -343,7 +343,7 @@ impl Harness {
                 continue;
             }
             let offset = before.pc.wrapping_sub(self.layout.code);
-            let word = code.get((offset / 4) as usize).copied().filter(|_| offset % 4 == 0);
+            let word = code.get((offset / 4) as usize).copied().filter(|_| offset.is_multiple_of(4));
             let Some(word) = word else {
                 return Ok(Verdict::Mismatch(format!(
                     "after leaving the block at {:#x}: {}",
@@ -429,7 +429,9 @@ pub fn differences(reference: &EngineResult, oracle: &EngineResult) -> Vec<Strin
             out.push(format!("{name}: {x:#x} vs {y:#x}"));
         }
     }
-    let pages: BTreeMap<u64, (Option<&Vec<u8>>, Option<&Vec<u8>>)> = {
+    // Page address -> (reference bytes, oracle bytes), for the pages either engine changed.
+    type ChangedPages<'a> = BTreeMap<u64, (Option<&'a Vec<u8>>, Option<&'a Vec<u8>>)>;
+    let pages: ChangedPages = {
         let mut pages = BTreeMap::new();
         for (address, bytes) in &reference.changed_pages {
             pages.entry(*address).or_insert((None, None)).0 = Some(bytes);

@@ -350,11 +350,11 @@ impl GuestMemory {
     }
 
     fn insert_mapped(&mut self, mut start: u64, mut end: u64) {
-        if let Some((&before, &before_end)) = self.mapped.range(..=start).next_back() {
-            if before_end == start {
-                start = before;
-                self.mapped.remove(&before);
-            }
+        if let Some((&before, &before_end)) = self.mapped.range(..=start).next_back()
+            && before_end == start
+        {
+            start = before;
+            self.mapped.remove(&before);
         }
         if let Some(after_end) = self.mapped.remove(&end) {
             end = after_end;
@@ -394,7 +394,7 @@ impl fmt::Debug for GuestMemory {
 }
 
 fn page_range(address: u64, size: u64) -> Result<std::ops::Range<u64>, MapError> {
-    if address % PAGE_SIZE != 0 || size % PAGE_SIZE != 0 {
+    if !address.is_multiple_of(PAGE_SIZE) || !size.is_multiple_of(PAGE_SIZE) {
         return Err(MapError::Unaligned { address, size });
     }
     match address.checked_add(size) {

@@ -5,7 +5,7 @@
 /// Invariant: plain data with a fixed `#[repr(C)]` layout. The fast path addresses fields by offset, savestates
 /// copy it, lockstep compares and hashes it. Nothing here points anywhere.
 #[repr(C)]
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct CpuState {
     /// X0-X30. Register number 31 is the zero register or SP depending on the instruction, never stored here.
     pub x: [u64; 31],
@@ -64,24 +64,6 @@ impl Flags {
 
     pub fn to_nzcv(self) -> u32 {
         (self.n as u32) << 31 | (self.z as u32) << 30 | (self.c as u32) << 29 | (self.v as u32) << 28
-    }
-}
-
-impl Default for CpuState {
-    fn default() -> Self {
-        CpuState {
-            x: [0; 31],
-            sp: 0,
-            pc: 0,
-            nzcv: 0,
-            fpcr: 0,
-            fpsr: 0,
-            _reserved: 0,
-            v: [0; 32],
-            tpidr_el0: 0,
-            tpidrro_el0: 0,
-            exclusive: ExclusiveMonitor::default(),
-        }
     }
 }
 

@@ -115,10 +115,10 @@ pub fn svc_name(number: u16) -> &'static str {
 impl Kernel {
     /// Handles `SVC #number` for the current thread; `Some` when the run ends.
     pub(super) fn dispatch_svc(&mut self, number: u16) -> Option<RunOutcome> {
-        if let Some(allowed) = &self.allowed_svcs {
-            if !allowed.allows(u32::from(number)) {
-                return Some(self.stop_at_svc(StopReason::SvcNotAllowed(number)));
-            }
+        if let Some(allowed) = &self.allowed_svcs
+            && !allowed.allows(u32::from(number))
+        {
+            return Some(self.stop_at_svc(StopReason::SvcNotAllowed(number)));
         }
         tracing::trace!(svc = svc_name(number), pc = format_args!("{:#x}", self.thread.cpu.pc), "svc");
         let result = match number {
@@ -149,7 +149,7 @@ impl Kernel {
     /// SetHeapSize(size) -> (result, heap address).
     fn set_heap_size(&mut self) -> KernelResult {
         let size = self.thread.cpu.x[1];
-        if size % HEAP_SIZE_ALIGNMENT != 0 || size > HEAP_REGION.size {
+        if !size.is_multiple_of(HEAP_SIZE_ALIGNMENT) || size > HEAP_REGION.size {
             return KernelResult::InvalidSize;
         }
         if size > TOTAL_MEMORY {

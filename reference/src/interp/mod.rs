@@ -317,7 +317,7 @@ impl Exec<'_> {
 
     /// The alignment check of exclusive, atomic and acquire/release accesses (`CheckAlignment`).
     fn check_alignment(&self, address: u64, size: usize, access: Access) -> Step {
-        if address % size as u64 != 0 {
+        if !address.is_multiple_of(size as u64) {
             return Err(Exit::MemoryFault(MemoryFault { address, access, reason: FaultReason::Alignment }));
         }
         Ok(())

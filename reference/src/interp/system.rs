@@ -30,7 +30,7 @@ impl Exec<'_> {
                 Ok(())
             }
             // One thread runs at a time and every access completes in order: barriers have nothing to order.
-            0b100 | 0b101 | 0b110 => Ok(()),
+            0b100..=0b110 => Ok(()),
             // SB (op2 = 0b111) is FEAT_SB, which the Cortex-A78C does not have.
             _ => self.unallocated(word),
         }
