@@ -1,6 +1,8 @@
 //! `tandem diff`: the differential suites.
 
 use clap::Subcommand;
+use std::io::IsTerminal;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use tandem_diff::a64::{SuiteConfig, run_suite};
 
@@ -33,14 +35,17 @@ pub fn run(command: DiffCommand) -> anyhow::Result<ExitCode> {
         }
         DiffCommand::A64 { cases, seed, families, examples } => {
             let config = SuiteConfig { cases_per_family: cases, seed, families, examples_per_family: examples };
+            // Long runs show progress on a terminal; pipes and CI logs get only the table.
+            let show_progress = std::io::stderr().is_terminal();
             let report = run_suite(&config, |family| {
-                tracing::info!(
-                    family = family.family,
-                    cases = family.cases,
-                    mismatches = family.mismatches,
-                    "family done"
-                );
+                tracing::info!(family = family.family, cases = family.cases, mismatches = family.mismatches, "family done");
+                if show_progress {
+                    eprint!("\r\x1b[K{}: {} cases, {} mismatches", family.family, family.cases, family.mismatches);
+                }
             })?;
+            if show_progress {
+                eprint!("\r\x1b[K");
+            }
             print!("{}", report.render());
             Ok(if report.mismatches() == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
