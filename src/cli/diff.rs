@@ -2,7 +2,6 @@
 
 use clap::Subcommand;
 use std::io::IsTerminal;
-use std::io::IsTerminal;
 use std::process::ExitCode;
 use tandem_diff::a64::{SuiteConfig, run_suite};
 
