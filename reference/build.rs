@@ -235,8 +235,7 @@ fn generate(families: &[Family], lines: &[Line]) -> String {
             if bucket & fixed_in_bucket != bucket_value {
                 continue;
             }
-            let fields: Vec<String> =
-                line.fields.iter().map(field_extraction).collect();
+            let fields: Vec<String> = line.fields.iter().map(field_extraction).collect();
             writeln!(
                 out,
                 "            if word & {:#010x} == {:#010x} {{ return Some(Inst::{} {{ {} }}); }}",

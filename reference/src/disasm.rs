@@ -3,6 +3,9 @@
 //!
 //! One difference from llvm-mc on purpose: PC-relative targets print as absolute addresses (`b 0x7100001000`), as
 //! objdump does, because that is what a person reading a dump needs.
+//!
+//! Where LLVM's choice differs from the Arm ARM's preferred disassembly we follow LLVM (the oracle) and say so at
+//! the place. LLVM's trailing comments (`// =8192`, `// acquire semantics dropped ...`) are printed too.
 
 use crate::decode::{Inst, decode};
 use crate::interp::pseudocode::{decode_bit_masks, sign_extend};
@@ -52,9 +55,34 @@ fn invert(c: u32) -> u32 {
     c ^ 1
 }
 
-/// `#imm` as LLVM prints signed decimal immediates.
-fn simm(value: i64) -> String {
+/// `#imm` in decimal.
+fn imm(value: impl std::fmt::Display) -> String {
     format!("#{value}")
+}
+
+/// `#imm` in hex, as LLVM prints it with C's `%#x`: zero has no `0x` (`brk #0`, `brk #0x1`).
+fn hex(value: u64) -> String {
+    if value == 0 { "#0".into() } else { format!("#{value:#x}") }
+}
+
+/// `mov`'s immediate: LLVM prints the register-sized value as a signed decimal.
+fn mov_imm(value: u64, sf: u32) -> String {
+    imm(if sf == 1 { value as i64 } else { i64::from(value as u32 as i32) })
+}
+
+/// The base register of a memory operand without offset: `[xN]` or `[sp]`.
+fn base(rn: u32) -> String {
+    format!("[{}]", rsp(rn, 1))
+}
+
+/// The `sf` of a load/store's data register: X for doublewords, W otherwise.
+fn size_sf(size: u32) -> u32 {
+    (size == 3) as u32
+}
+
+/// A mnemonic and operands followed by one of LLVM's comments.
+fn with_comment(text: String, comment: &str) -> String {
+    format!("{text} // {comment}")
 }
 
 /// Joins a mnemonic and its operands with LLVM's tab.
@@ -63,14 +91,19 @@ fn inst(mnemonic: &str, operands: &[String]) -> String {
 }
 
 /// A memory operand `[base{, #offset}]`, `[base, #offset]!` or `[base], #offset`.
-fn address(base: u32, offset: i64, mode: AddressMode) -> String {
-    let base = rsp(base, 1);
+fn address(rn: u32, offset: i64, mode: AddressMode) -> String {
+    let rn = rsp(rn, 1);
     match mode {
-        AddressMode::Offset if offset == 0 => format!("[{base}]"),
-        AddressMode::Offset => format!("[{base}, #{offset}]"),
-        AddressMode::PreIndex => format!("[{base}, #{offset}]!"),
-        AddressMode::PostIndex => format!("[{base}], #{offset}"),
+        AddressMode::Offset if offset == 0 => format!("[{rn}]"),
+        AddressMode::Offset => format!("[{rn}, #{offset}]"),
+        AddressMode::PreIndex => format!("[{rn}, #{offset}]!"),
+        AddressMode::PostIndex => format!("[{rn}], #{offset}"),
     }
+}
+
+/// The signed byte offset of the single-register loads and stores with a 9-bit immediate.
+fn simm9(imm9: u32) -> i64 {
+    sign_extend(u64::from(imm9), 9) as i64
 }
 
 #[derive(Clone, Copy)]
@@ -89,46 +122,49 @@ impl Printer {
         format!("{:#x}", self.pc.wrapping_add(offset))
     }
 
+    /// The target of a branch or literal load with a `bits`-bit word offset.
+    fn branch(&self, words: u32, bits: u32) -> String {
+        self.target(sign_extend(u64::from(words) << 2, bits + 2))
+    }
+
     /// Text for a decoded instruction; `None` for combinations the architecture leaves unallocated.
     fn print(&self, decoded: Inst) -> Option<String> {
         use Inst::*;
         Some(match decoded {
-            Udf { imm16 } => inst("udf", &[format!("#{imm16}")]),
+            Udf { imm16 } => inst("udf", &[imm(imm16)]),
             Adr { op, immlo, immhi, rd } => {
-                let imm = sign_extend(u64::from(immhi << 2 | immlo), 21);
+                let offset = sign_extend(u64::from(immhi << 2 | immlo), 21);
                 if op == 1 {
-                    inst("adrp", &[r(rd, 1), format!("{:#x}", (self.pc & !0xfff).wrapping_add(imm << 12))])
+                    inst("adrp", &[r(rd, 1), format!("{:#x}", (self.pc & !0xfff).wrapping_add(offset << 12))])
                 } else {
-                    inst("adr", &[r(rd, 1), self.target(imm)])
+                    inst("adr", &[r(rd, 1), self.target(offset)])
                 }
             }
             AddSubImm { sf, op, s, sh, imm12, rn, rd } => {
-                let imm = if sh == 1 { format!("#{imm12}, lsl #12") } else { format!("#{imm12}") };
+                let operand = if sh == 1 { format!("#{imm12}, lsl #12") } else { imm(imm12) };
                 let mnemonic = ["add", "adds", "sub", "subs"][(op << 1 | s) as usize];
-                match (op, s) {
+                let text = match (op, s) {
                     (0, 0) if sh == 0 && imm12 == 0 && (rd == 31 || rn == 31) => {
                         inst("mov", &[rsp(rd, sf), rsp(rn, sf)])
                     }
-                    (_, 1) if rd == 31 => inst(if op == 1 { "cmp" } else { "cmn" }, &[rsp(rn, sf), imm]),
-                    (_, 1) => inst(mnemonic, &[r(rd, sf), rsp(rn, sf), imm]),
-                    _ => inst(mnemonic, &[rsp(rd, sf), rsp(rn, sf), imm]),
-                }
+                    (_, 1) if rd == 31 => inst(if op == 1 { "cmp" } else { "cmn" }, &[rsp(rn, sf), operand]),
+                    (_, 1) => inst(mnemonic, &[r(rd, sf), rsp(rn, sf), operand]),
+                    _ => inst(mnemonic, &[rsp(rd, sf), rsp(rn, sf), operand]),
+                };
+                // LLVM adds the shifted value as a comment.
+                if sh == 1 { with_comment(text, &format!("={}", imm12 << 12)) } else { text }
             }
             LogicalImm { sf, opc, n, immr, imms, rn, rd } => {
                 if sf == 0 && n != 0 {
                     return None;
                 }
                 let size = if sf == 1 { 64 } else { 32 };
-                let (imm, _) = decode_bit_masks(n, imms, immr, true, size)?;
-                let hex = format!("#{imm:#x}");
+                let (mask, _) = decode_bit_masks(n, imms, immr, true, size)?;
                 match opc {
-                    0b01 if rn == 31 && !move_wide_preferred(sf, n, imms, immr) => {
-                        let value = if sf == 1 { imm as i64 } else { imm as u32 as i64 };
-                        inst("mov", &[rsp(rd, sf), format!("#{value}")])
-                    }
-                    0b11 if rd == 31 => inst("tst", &[r(rn, sf), hex]),
-                    0b11 => inst("ands", &[r(rd, sf), r(rn, sf), hex]),
-                    _ => inst(["and", "orr", "eor"][opc as usize], &[rsp(rd, sf), r(rn, sf), hex]),
+                    0b01 if rn == 31 && !move_wide_can_make(mask, sf) => inst("mov", &[rsp(rd, sf), mov_imm(mask, sf)]),
+                    0b11 if rd == 31 => inst("tst", &[r(rn, sf), hex(mask)]),
+                    0b11 => inst("ands", &[r(rd, sf), r(rn, sf), hex(mask)]),
+                    _ => inst(["and", "orr", "eor"][opc as usize], &[rsp(rd, sf), r(rn, sf), hex(mask)]),
                 }
             }
             MoveWide { sf, opc, hw, imm16, rd } => {
@@ -136,59 +172,54 @@ impl Printer {
                     return None;
                 }
                 let shift = hw * 16;
-                let shifted = |m: &str| {
-                    let mut ops = vec![r(rd, sf), format!("#{imm16}")];
+                let value = u64::from(imm16) << shift;
+                let shifted = |mnemonic: &str| {
+                    let mut operands = vec![r(rd, sf), imm(imm16)];
                     if shift != 0 {
-                        ops.push(format!("lsl #{shift}"));
+                        operands.push(format!("lsl #{shift}"));
                     }
-                    inst(m, &ops)
+                    inst(mnemonic, &operands)
                 };
+                // MOV is preferred unless a zero immediate is shifted, or (32-bit MOVN of 0xffff) MOVZ makes the value.
+                let mov_alias = !(imm16 == 0 && hw != 0);
                 match opc {
-                    0b00 => {
-                        let value = !(u64::from(imm16) << shift);
-                        let mov_alias = !(imm16 == 0 && hw != 0) && !(sf == 0 && imm16 == 0xffff);
-                        if mov_alias {
-                            let value = if sf == 1 { value as i64 } else { value as u32 as i32 as i64 };
-                            inst("mov", &[r(rd, sf), simm(value)])
-                        } else {
-                            shifted("movn")
-                        }
+                    0b00 if mov_alias && !(sf == 0 && imm16 == 0xffff) => {
+                        inst("mov", &[r(rd, sf), mov_imm(!value, sf)])
                     }
-                    0b10 if !(imm16 == 0 && hw != 0) => {
-                        inst("mov", &[r(rd, sf), format!("#{}", u64::from(imm16) << shift)])
-                    }
+                    0b00 => shifted("movn"),
+                    0b10 if mov_alias => inst("mov", &[r(rd, sf), mov_imm(value, sf)]),
                     0b10 => shifted("movz"),
                     _ => shifted("movk"),
                 }
             }
-            Bitfield { sf, opc, n, immr, imms, rn, rd } => self.bitfield(sf, opc, n, immr, imms, rn, rd)?,
+            Bitfield { sf, opc, n, immr, imms, rn, rd } => bitfield(sf, opc, n, immr, imms, rn, rd)?,
             Extr { sf, op21, n, o0, rm, imms, rn, rd } => {
                 if op21 != 0 || o0 != 0 || n != sf || (sf == 0 && imms & 0x20 != 0) {
                     return None;
                 }
                 if rn == rm {
-                    inst("ror", &[r(rd, sf), r(rn, sf), format!("#{imms}")])
+                    inst("ror", &[r(rd, sf), r(rn, sf), imm(imms)])
                 } else {
-                    inst("extr", &[r(rd, sf), r(rn, sf), r(rm, sf), format!("#{imms}")])
+                    inst("extr", &[r(rd, sf), r(rn, sf), r(rm, sf), imm(imms)])
                 }
             }
             BCond { o1, imm19, o0, cond: c } => {
                 if o1 != 0 || o0 != 0 {
                     return None;
                 }
-                inst(&format!("b.{}", cond(c)), &[self.target(sign_extend(u64::from(imm19) << 2, 21))])
+                inst(&format!("b.{}", cond(c)), &[self.branch(imm19, 19)])
             }
-            Svc { imm16 } => inst("svc", &[format!("#{imm16:#x}")]),
-            Hvc { imm16 } => inst("hvc", &[format!("#{imm16:#x}")]),
-            Smc { imm16 } => inst("smc", &[format!("#{imm16:#x}")]),
-            Brk { imm16 } => inst("brk", &[format!("#{imm16:#x}")]),
-            Hlt { imm16 } => inst("hlt", &[format!("#{imm16:#x}")]),
+            Svc { imm16 } => inst("svc", &[hex(imm16.into())]),
+            Hvc { imm16 } => inst("hvc", &[hex(imm16.into())]),
+            Smc { imm16 } => inst("smc", &[hex(imm16.into())]),
+            Brk { imm16 } => inst("brk", &[hex(imm16.into())]),
+            Hlt { imm16 } => inst("hlt", &[hex(imm16.into())]),
             Dcps { imm16, ll } => {
                 if ll == 0 {
                     return None;
                 }
                 let mnemonic = format!("dcps{ll}");
-                if imm16 == 0 { mnemonic } else { inst(&mnemonic, &[format!("#{imm16:#x}")]) }
+                if imm16 == 0 { mnemonic } else { inst(&mnemonic, &[hex(imm16.into())]) }
             }
             Hint { crm, op2 } => match crm << 3 | op2 {
                 0 => "nop".into(),
@@ -197,65 +228,49 @@ impl Printer {
                 3 => "wfi".into(),
                 4 => "sev".into(),
                 5 => "sevl".into(),
+                // FEAT_DGH; LLVM names it whatever the target's features.
+                6 => "dgh".into(),
                 16 => "esb".into(),
                 20 => "csdb".into(),
-                imm => inst("hint", &[format!("#{imm}")]),
+                number => inst("hint", &[imm(number)]),
             },
             Barrier { crm, op2 } => match op2 {
                 0b010 if crm == 15 => "clrex".into(),
-                0b010 => inst("clrex", &[format!("#{crm}")]),
+                0b010 => inst("clrex", &[imm(crm)]),
                 0b100 if crm == 0 => "ssbb".into(),
                 0b100 if crm == 4 => "pssbb".into(),
                 0b100 => inst("dsb", &[barrier_option(crm)]),
                 0b101 => inst("dmb", &[barrier_option(crm)]),
                 0b110 if crm == 15 => "isb".into(),
-                0b110 => inst("isb", &[format!("#{crm}")]),
+                0b110 => inst("isb", &[imm(crm)]),
                 _ => return None,
             },
             MsrImm { op1: 0, crm: 0, op2: 0 } => "cfinv".into(),
             MsrImm { op1, crm, op2 } => {
+                // The one-bit fields take CRm = 000x; SPSel and the DAIF ones take all of CRm.
                 let field = match (op1, op2) {
-                    (0b000, 0b011) => "UAO",
-                    (0b000, 0b100) => "PAN",
+                    (0b000, 0b011) if crm <= 1 => "UAO",
+                    (0b000, 0b100) if crm <= 1 => "PAN",
                     (0b000, 0b101) => "SPSel",
-                    (0b011, 0b001) => "SSBS",
+                    (0b011, 0b001) if crm <= 1 => "SSBS",
                     (0b011, 0b110) => "DAIFSet",
                     (0b011, 0b111) => "DAIFClr",
                     _ => return None,
                 };
-                inst("msr", &[field.to_string(), format!("#{crm}")])
+                inst("msr", &[field.to_string(), imm(crm)])
             }
-            Sys { l, op1, crn, crm, op2, rt } => {
-                let named = match (l, op1, crn, crm, op2) {
-                    (0, 3, 7, 4, 1) => Some("dc\tzva"),
-                    (0, 3, 7, 10, 1) => Some("dc\tcvac"),
-                    (0, 3, 7, 11, 1) => Some("dc\tcvau"),
-                    (0, 3, 7, 12, 1) => Some("dc\tcvap"),
-                    (0, 3, 7, 14, 1) => Some("dc\tcivac"),
-                    (0, 3, 7, 5, 1) => Some("ic\tivau"),
-                    _ => None,
-                };
-                match named {
-                    Some(name) => format!("{name}, {}", r(rt, 1)),
-                    None if l == 1 => inst(
-                        "sysl",
-                        &[r(rt, 1), format!("#{op1}"), format!("c{crn}"), format!("c{crm}"), format!("#{op2}")],
-                    ),
-                    None => {
-                        let mut ops = vec![format!("#{op1}"), format!("c{crn}"), format!("c{crm}"), format!("#{op2}")];
-                        if rt != 31 {
-                            ops.push(r(rt, 1));
-                        }
-                        inst("sys", &ops)
-                    }
+            Sys { l: 1, op1, crn, crm, op2, rt } => {
+                inst("sysl", &[vec![r(rt, 1)], sys_operands(op1, crn, crm, op2)].concat())
+            }
+            Sys { op1, crn, crm, op2, rt, .. } => cache_op(op1, crn, crm, op2, rt).unwrap_or_else(|| {
+                let mut operands = sys_operands(op1, crn, crm, op2);
+                if rt != 31 {
+                    operands.push(r(rt, 1));
                 }
-            }
+                inst("sys", &operands)
+            }),
             MsrMrs { l, o0, op1, crn, crm, op2, rt } => {
-                let encoding = SysRegEncoding::from_fields(o0, op1, crn, crm, op2);
-                let name = match SysReg::lookup(encoding) {
-                    Some(register) => register.name().to_uppercase(),
-                    None => format!("S{}_{}_C{}_C{}_{}", encoding.op0, op1, crn, crm, op2),
-                };
+                let name = sysreg_name(SysRegEncoding::from_fields(o0, op1, crn, crm, op2), l == 0);
                 if l == 1 { inst("mrs", &[r(rt, 1), name]) } else { inst("msr", &[name, r(rt, 1)]) }
             }
             BranchReg { opc, op2, op3, rn, op4 } => {
@@ -272,48 +287,32 @@ impl Printer {
                     _ => return None,
                 }
             }
-            BBl { op, imm26 } => {
-                inst(if op == 1 { "bl" } else { "b" }, &[self.target(sign_extend(u64::from(imm26) << 2, 28))])
+            BBl { op, imm26 } => inst(if op == 1 { "bl" } else { "b" }, &[self.branch(imm26, 26)]),
+            CbzCbnz { sf, op, imm19, rt } => {
+                inst(if op == 1 { "cbnz" } else { "cbz" }, &[r(rt, sf), self.branch(imm19, 19)])
             }
-            CbzCbnz { sf, op, imm19, rt } => inst(
-                if op == 1 { "cbnz" } else { "cbz" },
-                &[r(rt, sf), self.target(sign_extend(u64::from(imm19) << 2, 21))],
-            ),
-            TbzTbnz { b5, op, b40, imm14, rt } => inst(
-                if op == 1 { "tbnz" } else { "tbz" },
-                &[r(rt, b5), format!("#{}", b5 << 5 | b40), self.target(sign_extend(u64::from(imm14) << 2, 16))],
-            ),
+            TbzTbnz { b5, op, b40, imm14, rt } => {
+                inst(if op == 1 { "tbnz" } else { "tbz" }, &[r(rt, b5), imm(b5 << 5 | b40), self.branch(imm14, 14)])
+            }
 
             Stxr { size, rs, o0, rn, rt } => {
                 let mnemonic = format!("{}{}", if o0 == 1 { "stlxr" } else { "stxr" }, size_suffix(size));
-                inst(&mnemonic, &[r(rs, 0), r(rt, (size == 3) as u32), format!("[{}]", rsp(rn, 1))])
+                inst(&mnemonic, &[r(rs, 0), r(rt, size_sf(size)), base(rn)])
             }
-            Ldxr { size, o0, rn, rt } => {
-                let mnemonic = format!("{}{}", if o0 == 1 { "ldaxr" } else { "ldxr" }, size_suffix(size));
-                inst(&mnemonic, &[r(rt, (size == 3) as u32), format!("[{}]", rsp(rn, 1))])
+            Ldxr { size, o0, rn, rt } => one_register(if o0 == 1 { "ldaxr" } else { "ldxr" }, size, rt, rn),
+            Stxp { sz, rs, o0, rt2, rn, rt } => {
+                inst(if o0 == 1 { "stlxp" } else { "stxp" }, &[r(rs, 0), r(rt, sz), r(rt2, sz), base(rn)])
             }
-            Stxp { sz, rs, o0, rt2, rn, rt } => inst(
-                if o0 == 1 { "stlxp" } else { "stxp" },
-                &[r(rs, 0), r(rt, sz), r(rt2, sz), format!("[{}]", rsp(rn, 1))],
-            ),
             Ldxp { sz, o0, rt2, rn, rt } => {
-                inst(if o0 == 1 { "ldaxp" } else { "ldxp" }, &[r(rt, sz), r(rt2, sz), format!("[{}]", rsp(rn, 1))])
+                inst(if o0 == 1 { "ldaxp" } else { "ldxp" }, &[r(rt, sz), r(rt2, sz), base(rn)])
             }
-            Stlr { size, o0, rn, rt } => {
-                let mnemonic = format!("{}{}", if o0 == 1 { "stlr" } else { "stllr" }, size_suffix(size));
-                inst(&mnemonic, &[r(rt, (size == 3) as u32), format!("[{}]", rsp(rn, 1))])
-            }
-            Ldar { size, o0, rn, rt } => {
-                let mnemonic = format!("{}{}", if o0 == 1 { "ldar" } else { "ldlar" }, size_suffix(size));
-                inst(&mnemonic, &[r(rt, (size == 3) as u32), format!("[{}]", rsp(rn, 1))])
-            }
-            Ldapr { size, rn, rt } => {
-                inst(&format!("ldapr{}", size_suffix(size)), &[r(rt, (size == 3) as u32), format!("[{}]", rsp(rn, 1))])
-            }
+            Stlr { size, o0, rn, rt } => one_register(if o0 == 1 { "stlr" } else { "stllr" }, size, rt, rn),
+            Ldar { size, o0, rn, rt } => one_register(if o0 == 1 { "ldar" } else { "ldlar" }, size, rt, rn),
+            Ldapr { size, rn, rt } => one_register("ldapr", size, rt, rn),
             Cas { size, l, rs, o0, rn, rt } => {
                 let mnemonic = format!("cas{}{}", ordering(l, o0), size_suffix(size));
-                let sf = (size == 3) as u32;
-                inst(&mnemonic, &[r(rs, sf), r(rt, sf), format!("[{}]", rsp(rn, 1))])
+                let sf = size_sf(size);
+                inst(&mnemonic, &[r(rs, sf), r(rt, sf), base(rn)])
             }
             Casp { sz, l, rs, o0, rn, rt } => {
                 if rs & 1 == 1 || rt & 1 == 1 {
@@ -321,11 +320,11 @@ impl Printer {
                 }
                 inst(
                     &format!("casp{}", ordering(l, o0)),
-                    &[r(rs, sz), r(rs + 1, sz), r(rt, sz), r(rt + 1, sz), format!("[{}]", rsp(rn, 1))],
+                    &[r(rs, sz), r(rs + 1, sz), r(rt, sz), r(rt + 1, sz), base(rn)],
                 )
             }
             LdrLiteral { opc, imm19, rt } => {
-                let target = self.target(sign_extend(u64::from(imm19) << 2, 21));
+                let target = self.branch(imm19, 19);
                 match opc {
                     0b00 => inst("ldr", &[r(rt, 0), target]),
                     0b01 => inst("ldr", &[r(rt, 1), target]),
@@ -340,20 +339,16 @@ impl Printer {
             LdstPairOffset { opc, l, imm7, rt2, rn, rt } => pair("p", opc, l, imm7, rt2, rn, rt, AddressMode::Offset)?,
             LdstPairPre { opc, l, imm7, rt2, rn, rt } => pair("p", opc, l, imm7, rt2, rn, rt, AddressMode::PreIndex)?,
             LdstUnscaled { size, opc, imm9, rn, rt } => {
-                let offset = sign_extend(u64::from(imm9), 9) as i64;
-                single(size, opc, "u", true, rt, address(rn, offset, AddressMode::Offset))?
+                single(size, opc, "u", true, rt, address(rn, simm9(imm9), AddressMode::Offset))?
             }
             LdstImmPost { size, opc, imm9, rn, rt } => {
-                let offset = sign_extend(u64::from(imm9), 9) as i64;
-                single(size, opc, "", false, rt, address(rn, offset, AddressMode::PostIndex))?
+                single(size, opc, "", false, rt, address(rn, simm9(imm9), AddressMode::PostIndex))?
             }
             LdstUnprivileged { size, opc, imm9, rn, rt } => {
-                let offset = sign_extend(u64::from(imm9), 9) as i64;
-                single(size, opc, "t", false, rt, address(rn, offset, AddressMode::Offset))?
+                single(size, opc, "t", false, rt, address(rn, simm9(imm9), AddressMode::Offset))?
             }
             LdstImmPre { size, opc, imm9, rn, rt } => {
-                let offset = sign_extend(u64::from(imm9), 9) as i64;
-                single(size, opc, "", false, rt, address(rn, offset, AddressMode::PreIndex))?
+                single(size, opc, "", false, rt, address(rn, simm9(imm9), AddressMode::PreIndex))?
             }
             LdstUnsigned { size, opc, imm12, rn, rt } => {
                 let offset = i64::from(imm12) << size;
@@ -363,7 +358,7 @@ impl Printer {
                 if option & 0b010 == 0 {
                     return None;
                 }
-                let index = if option & 1 == 1 { r(rm, 1) } else { r(rm, 0) };
+                let index = r(rm, option & 1);
                 let shift = if s == 1 { format!(" #{size}") } else { String::new() };
                 let extend = match option {
                     0b011 if s == 1 => format!(", lsl{shift}"),
@@ -374,22 +369,20 @@ impl Printer {
             }
             LdAtomic { size, a, r: rel, rs, opc, rn, rt } => {
                 const OPS: [&str; 8] = ["add", "clr", "eor", "set", "smax", "smin", "umax", "umin"];
-                let sf = (size == 3) as u32;
+                let sf = size_sf(size);
                 if rt == 31 && a == 0 {
                     let mnemonic =
                         format!("st{}{}{}", OPS[opc as usize], if rel == 1 { "l" } else { "" }, size_suffix(size));
-                    inst(&mnemonic, &[r(rs, sf), format!("[{}]", rsp(rn, 1))])
+                    inst(&mnemonic, &[r(rs, sf), base(rn)])
                 } else {
                     let mnemonic = format!("ld{}{}{}", OPS[opc as usize], ordering(a, rel), size_suffix(size));
-                    inst(&mnemonic, &[r(rs, sf), r(rt, sf), format!("[{}]", rsp(rn, 1))])
+                    acquire_note(inst(&mnemonic, &[r(rs, sf), r(rt, sf), base(rn)]), a, rt)
                 }
             }
             Swp { size, a, r: rel, rs, rn, rt } => {
-                let sf = (size == 3) as u32;
-                inst(
-                    &format!("swp{}{}", ordering(a, rel), size_suffix(size)),
-                    &[r(rs, sf), r(rt, sf), format!("[{}]", rsp(rn, 1))],
-                )
+                let sf = size_sf(size);
+                let mnemonic = format!("swp{}{}", ordering(a, rel), size_suffix(size));
+                acquire_note(inst(&mnemonic, &[r(rs, sf), r(rt, sf), base(rn)]), a, rt)
             }
 
             Dp2src { sf, s, rm, opcode, rn, rd } => {
@@ -465,7 +458,8 @@ impl Printer {
                 if opt != 0 || imm3 > 4 {
                     return None;
                 }
-                let index = r(rm, (option & 3 == 3) as u32);
+                // The Arm ARM names an X register for UXTX/SXTX even when sf = 0; LLVM always a W register then.
+                let index = r(rm, sf & (option & 3 == 3) as u32);
                 let uses_sp = rn == 31 || (rd == 31 && s == 0);
                 // LSL is the preferred spelling of UXTX (UXTW for 32-bit) when SP is involved.
                 let is_lsl = uses_sp && option == if sf == 1 { 0b011 } else { 0b010 };
@@ -486,38 +480,33 @@ impl Printer {
                 (1, 31) => inst(if s == 1 { "ngcs" } else { "ngc" }, &[r(rd, sf), r(rm, sf)]),
                 _ => inst(["adc", "adcs", "sbc", "sbcs"][(op << 1 | s) as usize], &[r(rd, sf), r(rn, sf), r(rm, sf)]),
             },
-            Rmif { imm6, rn, mask } => inst("rmif", &[r(rn, 1), format!("#{imm6}"), format!("#{mask}")]),
+            Rmif { imm6, rn, mask } => inst("rmif", &[r(rn, 1), imm(imm6), imm(mask)]),
             Setf { sz, rn } => inst(if sz == 1 { "setf16" } else { "setf8" }, &[r(rn, 0)]),
             CcmpReg { sf, op, s, rm, cond: c, o2, rn, o3, nzcv } => {
                 if s != 1 || o2 != 0 || o3 != 0 {
                     return None;
                 }
-                inst(if op == 1 { "ccmp" } else { "ccmn" }, &[r(rn, sf), r(rm, sf), format!("#{nzcv}"), cond(c).into()])
+                inst(if op == 1 { "ccmp" } else { "ccmn" }, &[r(rn, sf), r(rm, sf), imm(nzcv), cond(c).into()])
             }
             CcmpImm { sf, op, s, imm5, cond: c, o2, rn, o3, nzcv } => {
                 if s != 1 || o2 != 0 || o3 != 0 {
                     return None;
                 }
-                inst(
-                    if op == 1 { "ccmp" } else { "ccmn" },
-                    &[r(rn, sf), format!("#{imm5}"), format!("#{nzcv}"), cond(c).into()],
-                )
+                inst(if op == 1 { "ccmp" } else { "ccmn" }, &[r(rn, sf), imm(imm5), imm(nzcv), cond(c).into()])
             }
             Csel { sf, op, s, rm, cond: c, op2, rn, rd } => {
                 if s == 1 || op2 & 2 != 0 {
                     return None;
                 }
+                // The aliases (with the inverted condition) exist for conditions other than AL and NV.
                 let invertible = c >> 1 != 0b111;
+                let inverted = cond(invert(c)).to_string();
                 match (op, op2 & 1) {
-                    (0, 1) if rn == 31 && rm == 31 && invertible => inst("cset", &[r(rd, sf), cond(invert(c)).into()]),
-                    (0, 1) if rn == rm && rn != 31 && invertible => {
-                        inst("cinc", &[r(rd, sf), r(rn, sf), cond(invert(c)).into()])
-                    }
-                    (1, 0) if rn == 31 && rm == 31 && invertible => inst("csetm", &[r(rd, sf), cond(invert(c)).into()]),
-                    (1, 0) if rn == rm && rn != 31 && invertible => {
-                        inst("cinv", &[r(rd, sf), r(rn, sf), cond(invert(c)).into()])
-                    }
-                    (1, 1) if rn == rm && invertible => inst("cneg", &[r(rd, sf), r(rn, sf), cond(invert(c)).into()]),
+                    (0, 1) if rn == 31 && rm == 31 && invertible => inst("cset", &[r(rd, sf), inverted]),
+                    (0, 1) if rn == rm && rn != 31 && invertible => inst("cinc", &[r(rd, sf), r(rn, sf), inverted]),
+                    (1, 0) if rn == 31 && rm == 31 && invertible => inst("csetm", &[r(rd, sf), inverted]),
+                    (1, 0) if rn == rm && rn != 31 && invertible => inst("cinv", &[r(rd, sf), r(rn, sf), inverted]),
+                    (1, 1) if rn == rm && invertible => inst("cneg", &[r(rd, sf), r(rn, sf), inverted]),
                     _ => {
                         let mnemonic = ["csel", "csinc", "csinv", "csneg"][(op << 1 | (op2 & 1)) as usize];
                         inst(mnemonic, &[r(rd, sf), r(rn, sf), r(rm, sf), cond(c).into()])
@@ -549,85 +538,126 @@ impl Printer {
             SimdFpData { .. } | SimdFpLoadStore { .. } => return None,
         })
     }
+}
 
-    fn bitfield(&self, sf: u32, opc: u32, n: u32, immr: u32, imms: u32, rn: u32, rd: u32) -> Option<String> {
-        if opc == 0b11 || (sf == 1 && n != 1) || (sf == 0 && (n != 0 || immr & 0x20 != 0 || imms & 0x20 != 0)) {
-            return None;
+/// SBFM, BFM and UBFM, or the alias the Arm ARM and LLVM prefer (asr, lsl, lsr, sbfiz, sbfx, sxt*, bfc, bfi, bfxil,
+/// ubfiz, ubfx, uxt*).
+fn bitfield(sf: u32, opc: u32, n: u32, immr: u32, imms: u32, rn: u32, rd: u32) -> Option<String> {
+    if opc == 0b11 || (sf == 1 && n != 1) || (sf == 0 && (n != 0 || immr & 0x20 != 0 || imms & 0x20 != 0)) {
+        return None;
+    }
+    let size = if sf == 1 { 64 } else { 32 };
+    let all = size - 1;
+    let (rd_name, rn_name) = (r(rd, sf), r(rn, sf));
+    let lsb_width = |lsb: u32, width: u32| [rd_name.clone(), rn_name.clone(), imm(lsb), imm(width)];
+    // An insertion (imms < immr) puts bits 0..=imms at -immr mod size.
+    let insert_lsb = (size - immr) % size;
+    Some(match opc {
+        0b00 => {
+            if imms == all {
+                inst("asr", &[rd_name, rn_name, imm(immr)])
+            } else if imms < immr {
+                inst("sbfiz", &lsb_width(insert_lsb, imms + 1))
+            } else if bfx_preferred(sf, 0, imms, immr) {
+                inst("sbfx", &lsb_width(immr, imms - immr + 1))
+            } else if immr == 0 && matches!(imms, 7 | 15 | 31) {
+                let mnemonic = match imms {
+                    7 => "sxtb",
+                    15 => "sxth",
+                    _ => "sxtw",
+                };
+                inst(mnemonic, &[rd_name, r(rn, 0)])
+            } else {
+                inst("sbfm", &[rd_name, rn_name, imm(immr), imm(imms)])
+            }
         }
-        let size = if sf == 1 { 64 } else { 32 };
-        let all = size - 1;
-        let (rd_name, rn_name) = (r(rd, sf), r(rn, sf));
-        let lsb_width =
-            |lsb: u32, width: u32| [rd_name.clone(), rn_name.clone(), format!("#{lsb}"), format!("#{width}")];
-        // An insertion (imms < immr) puts bits 0..=imms at -immr mod size.
-        let insert_lsb = (size - immr) % size;
-        Some(match opc {
-            0b00 => {
-                if imms == all {
-                    inst("asr", &[rd_name, rn_name, format!("#{immr}")])
-                } else if imms < immr {
-                    inst("sbfiz", &lsb_width(insert_lsb, imms + 1))
-                } else if bfx_preferred(sf, 0, imms, immr) {
-                    inst("sbfx", &lsb_width(immr, imms - immr + 1))
-                } else if immr == 0 && matches!(imms, 7 | 15 | 31) {
-                    let mnemonic = match imms {
-                        7 => "sxtb",
-                        15 => "sxth",
-                        _ => "sxtw",
-                    };
-                    inst(mnemonic, &[rd_name, r(rn, 0)])
-                } else {
-                    inst("sbfm", &[rd_name, rn_name, format!("#{immr}"), format!("#{imms}")])
-                }
+        0b01 => {
+            // LLVM prints BFC also for BFXIL from the zero register at bit 0 (immr = 0), where the Arm ARM,
+            // which takes BFC only for imms < immr, would print BFXIL.
+            if rn == 31 && (imms < immr || immr == 0) {
+                inst("bfc", &[rd_name, imm(insert_lsb), imm(imms + 1)])
+            } else if imms < immr {
+                inst("bfi", &lsb_width(insert_lsb, imms + 1))
+            } else {
+                inst("bfxil", &lsb_width(immr, imms - immr + 1))
             }
-            0b01 => {
-                if imms < immr && rn == 31 {
-                    inst("bfc", &[rd_name, format!("#{insert_lsb}"), format!("#{}", imms + 1)])
-                } else if imms < immr {
-                    inst("bfi", &lsb_width(insert_lsb, imms + 1))
-                } else {
-                    inst("bfxil", &lsb_width(immr, imms - immr + 1))
-                }
+        }
+        _ => {
+            if imms != all && imms + 1 == immr {
+                inst("lsl", &[rd_name, rn_name, imm(all - imms)])
+            } else if imms == all {
+                inst("lsr", &[rd_name, rn_name, imm(immr)])
+            } else if imms < immr {
+                inst("ubfiz", &lsb_width(insert_lsb, imms + 1))
+            } else if bfx_preferred(sf, 1, imms, immr) {
+                inst("ubfx", &lsb_width(immr, imms - immr + 1))
+            } else if immr == 0 && sf == 0 && matches!(imms, 7 | 15) {
+                inst(if imms == 7 { "uxtb" } else { "uxth" }, &[rd_name, r(rn, 0)])
+            } else {
+                inst("ubfm", &[rd_name, rn_name, imm(immr), imm(imms)])
             }
-            _ => {
-                if imms != all && imms + 1 == immr {
-                    inst("lsl", &[rd_name, rn_name, format!("#{}", all - imms)])
-                } else if imms == all {
-                    inst("lsr", &[rd_name, rn_name, format!("#{immr}")])
-                } else if imms < immr {
-                    inst("ubfiz", &lsb_width(insert_lsb, imms + 1))
-                } else if bfx_preferred(sf, 1, imms, immr) {
-                    inst("ubfx", &lsb_width(immr, imms - immr + 1))
-                } else if immr == 0 && sf == 0 && matches!(imms, 7 | 15) {
-                    inst(if imms == 7 { "uxtb" } else { "uxth" }, &[rd_name, r(rn, 0)])
-                } else {
-                    inst("ubfm", &[rd_name, rn_name, format!("#{immr}"), format!("#{imms}")])
-                }
-            }
-        })
+        }
+    })
+}
+
+/// SYS's `#op1, Cn, Cm, #op2`.
+fn sys_operands(op1: u32, crn: u32, crm: u32, op2: u32) -> Vec<String> {
+    vec![imm(op1), format!("c{crn}"), format!("c{crm}"), imm(op2)]
+}
+
+/// DC and IC, the SYS aliases of Armv8.2 that LLVM names (DC CVAP is FEAT_DPB): op1, CRm and op2 (CRn is 7), the
+/// text, and whether the operation takes a register. AT and TLBI, which only EL1 and up may execute, print as SYS.
+static CACHE_OPS: &[(u32, u32, u32, &str, bool)] = &[
+    (0, 1, 0, "ic\tialluis", false),
+    (0, 5, 0, "ic\tiallu", false),
+    (3, 5, 1, "ic\tivau", true),
+    (0, 6, 1, "dc\tivac", true),
+    (0, 6, 2, "dc\tisw", true),
+    (0, 10, 2, "dc\tcsw", true),
+    (0, 14, 2, "dc\tcisw", true),
+    (3, 4, 1, "dc\tzva", true),
+    (3, 10, 1, "dc\tcvac", true),
+    (3, 11, 1, "dc\tcvau", true),
+    (3, 12, 1, "dc\tcvap", true),
+    (3, 14, 1, "dc\tcivac", true),
+];
+
+/// The DC/IC text for a SYS instruction, if it is one. LLVM 14 leaves out the register of the operations that take
+/// none whatever Rt is (the architecture ignores it there).
+fn cache_op(op1: u32, crn: u32, crm: u32, op2: u32, rt: u32) -> Option<String> {
+    let &(.., text, takes_register) =
+        CACHE_OPS.iter().find(|&&(o1, m, o2, ..)| crn == 7 && (o1, m, o2) == (op1, crm, op2))?;
+    Some(if takes_register { format!("{text}, {}", r(rt, 1)) } else { text.to_string() })
+}
+
+/// MRS/MSR's register operand: the name where it is readable (MRS) or writable (MSR), as LLVM names only those,
+/// otherwise the generic `S<op0>_<op1>_C<n>_C<m>_<op2>`.
+fn sysreg_name(encoding: SysRegEncoding, write: bool) -> String {
+    match SysReg::lookup(encoding) {
+        Some(register) if !(write && read_only(register)) => register.name().to_uppercase(),
+        _ => {
+            let SysRegEncoding { op0, op1, crn, crm, op2 } = encoding;
+            format!("S{op0}_{op1}_C{crn}_C{crm}_{op2}")
+        }
     }
 }
 
-/// `MoveWidePreferred(sf, immN, imms, immr)` from the Arm ARM: whether MOVZ/MOVN can produce a bitmask immediate.
-fn move_wide_preferred(sf: u32, imm_n: u32, imms: u32, immr: u32) -> bool {
-    let (s, r) = (imms as i32, immr as i32);
-    let width = if sf == 1 { 64 } else { 32 };
-    // The element size must equal the total immediate size.
-    if sf == 1 && imm_n != 1 {
-        return false;
+fn read_only(register: SysReg) -> bool {
+    use SysReg::*;
+    match register {
+        Nzcv | Fpcr | Fpsr | TpidrEl0 | TpidrroEl0 | CntfrqEl0 => false,
+        CntpctEl0 | CntvctEl0 | DczidEl0 | CtrEl0 | MidrEl1 | MpidrEl1 | RevidrEl1 | IdAa64pfr0El1 | IdAa64isar0El1
+        | IdAa64isar1El1 => true,
     }
-    if sf == 0 && !(imm_n == 0 && imms & 0x20 == 0) {
-        return false;
-    }
-    // For MOVZ it must contain no more than 16 ones, not spanning a halfword boundary when rotated.
-    if s < 16 {
-        return (-r).rem_euclid(16) <= 15 - s;
-    }
-    // For MOVN it must contain no more than 16 zeros, likewise.
-    if s >= width - 15 {
-        return r % 16 <= s - (width - 15);
-    }
-    false
+}
+
+/// Whether MOVZ or MOVN can make `value` in a register of width `sf`; ORR's MOV alias is preferred only where
+/// they cannot. LLVM decides this from the value; the Arm ARM's MoveWidePreferred, which decides it from the
+/// fields, misses some rotations (it would print `orr w0, wzr, #0xfffffffe`, MOVN's `mov w0, #-2`, as MOV too).
+fn move_wide_can_make(value: u64, sf: u32) -> bool {
+    let (width, mask) = if sf == 1 { (64, u64::MAX) } else { (32, 0xffff_ffff) };
+    let one_halfword = |v: u64| (0..width).step_by(16).any(|shift| v & !(0xffff << shift) == 0);
+    one_halfword(value & mask) || one_halfword(!value & mask)
 }
 
 /// `BFXPreferred(sf, uns, imms, immr)` from the Arm ARM.
@@ -657,6 +687,16 @@ fn size_suffix(size: u32) -> &'static str {
     ["b", "h", "", ""][size as usize & 3]
 }
 
+/// LLVM's note on LD<op>A/SWPA to the zero register: an acquire needs a load that something reads (see the Arm
+/// ARM's note on these instructions).
+fn acquire_note(text: String, acquire: u32, rt: u32) -> String {
+    if acquire == 1 && rt == 31 {
+        with_comment(text, "acquire semantics dropped since destination is zero")
+    } else {
+        text
+    }
+}
+
 /// The acquire/release letters of CAS, LD<op> and SWP: "", "a", "l", "al".
 fn ordering(acquire: u32, release: u32) -> &'static str {
     ["", "l", "a", "al"][(acquire << 1 | release) as usize & 3]
@@ -666,7 +706,7 @@ fn barrier_option(crm: u32) -> String {
     const OPTIONS: [&str; 16] =
         ["", "oshld", "oshst", "osh", "", "nshld", "nshst", "nsh", "", "ishld", "ishst", "ish", "", "ld", "st", "sy"];
     match OPTIONS[crm as usize & 15] {
-        "" => format!("#{crm}"),
+        "" => imm(crm),
         name => name.into(),
     }
 }
@@ -677,20 +717,25 @@ fn prefetch_op(rt: u32) -> String {
         0 => "pld",
         1 => "pli",
         2 => "pst",
-        _ => return format!("#{rt}"),
+        _ => return imm(rt),
     };
     let level = (rt >> 1) & 3;
     if level == 3 {
-        return format!("#{rt}");
+        return imm(rt);
     }
     format!("{kind}l{}{}", level + 1, if rt & 1 == 1 { "strm" } else { "keep" })
+}
+
+/// The exclusive, ordered and RCpc loads and stores of one register: `ldxrb w0, [x1]`.
+fn one_register(mnemonic: &str, size: u32, rt: u32, rn: u32) -> String {
+    inst(&format!("{mnemonic}{}", size_suffix(size)), &[r(rt, size_sf(size)), base(rn)])
 }
 
 /// Single-register loads and stores: `kind` is "" (LDR), "u" (LDUR) or "t" (LDTR); `prefetch` whether PRFM exists.
 fn single(size: u32, opc: u32, kind: &str, prefetch: bool, rt: u32, operand: String) -> Option<String> {
     let (base, rt_sf) = match (opc, size) {
-        (0b00, _) => ("str", (size == 3) as u32),
-        (0b01, _) => ("ldr", (size == 3) as u32),
+        (0b00, _) => ("str", size_sf(size)),
+        (0b01, _) => ("ldr", size_sf(size)),
         (0b10, 3) if prefetch => return Some(inst(&format!("prf{}m", kind), &[prefetch_op(rt), operand])),
         (0b10, 0..=2) => ("ldrs", 1),
         (0b11, 0..=1) => ("ldrs", 0),
