@@ -135,6 +135,9 @@ pub struct Harness {
     image: Vec<(u64, Vec<u8>)>,
 }
 
+/// `BRK #0x7a`, filling the code page outside a case's instructions.
+const BRK_OUTSIDE_THE_CASE: u32 = 0xd420_0f40;
+
 /// The judgement of one case.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -206,11 +209,17 @@ impl Harness {
         layout.map_into(&mut memory)?;
         let oracle = UnicornOracle::new(&layout)?;
         let mut rng = ChaCha8Rng::seed_from_u64(0x5eed_1a40);
+        // Data pages hold random bytes. The code page holds BRK #0x7a around the case's instructions, so that a
+        // branch out of a block stops both engines the same way instead of running whatever bytes lie there.
         let image = layout
             .pages()
             .map(|page| {
                 let mut bytes = vec![0u8; PAGE as usize];
-                rand::Rng::fill(&mut rng, &mut bytes[..]);
+                if page == layout.code {
+                    bytes.chunks_mut(4).for_each(|word| word.copy_from_slice(&BRK_OUTSIDE_THE_CASE.to_le_bytes()));
+                } else {
+                    rand::Rng::fill(&mut rng, &mut bytes[..]);
+                }
                 (page, bytes)
             })
             .collect();
@@ -356,7 +365,13 @@ impl Harness {
             let record = CaseRecord { word, state: &before, reference: &reference, oracle: &oracle, unpredictable };
             return Ok(match ledger::classify(&record) {
                 Some(LedgerEntry { id, .. }) => Verdict::Ledgered(id),
-                None => Verdict::Mismatch(describe(word, &before, &differences)),
+                None if code.len() == 1 => Verdict::Mismatch(describe(word, &before, &differences)),
+                None => Verdict::Mismatch(format!(
+                    "instruction {} of the block {}:\n{}",
+                    length,
+                    code.iter().map(|w| format!("{w:#010x}")).collect::<Vec<_>>().join(" "),
+                    describe(word, &before, &differences)
+                )),
             });
         }
         Ok(Verdict::Mismatch(format!(

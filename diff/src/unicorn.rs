@@ -133,9 +133,19 @@ impl UnicornOracle {
     /// Runs at most `count` instructions from `state`; returns the stop and the pages written.
     pub fn run(&mut self, state: &mut CpuState, count: usize) -> Result<(OracleStop, Vec<u64>), OracleError> {
         load_state(&mut self.uc, &self.sctlr, state)?;
-        self.uc.emu_start(CLREX_PAGE, CLREX_PAGE + 4, 0, 1)?;
+        self.uc.emu_start(CLREX_PAGE, CLREX_PAGE + 4, 0, 0)?;
         *self.uc.get_data_mut() = Log::default();
-        let result = self.uc.emu_start(state.pc, u64::MAX, 0, count);
+        let mut result = self.uc.emu_start(state.pc, u64::MAX, 0, count);
+        // WFI and WFE make Unicorn leave its loop as if the run were over; carry on with what is left.
+        loop {
+            let log = self.uc.get_data();
+            let started = log.started as usize;
+            if result.is_err() || log.interrupt.is_some() || log.fault.is_some() || started >= count {
+                break;
+            }
+            let pc = self.uc.pc_read()?;
+            result = self.uc.emu_start(pc, u64::MAX, 0, count - started);
+        }
         store_state(&self.uc, state)?;
         let log = std::mem::take(self.uc.get_data_mut());
         let stop = match (log.interrupt, log.fault, result) {

@@ -219,9 +219,16 @@ impl Exec<'_> {
     // --- Exclusives and acquire/release -------------------------------------------------------------------
 
     /// The monitor part of `AArch64.ExclusiveMonitorsPass`: the local monitor marks exactly this access.
-    fn exclusive_monitors_pass(&self, address: u64, bytes: usize) -> bool {
+    fn exclusive_monitors_pass(&mut self, address: u64, bytes: usize) -> bool {
         let monitor = self.cpu.exclusive;
-        !monitor.is_open() && monitor.address == address && monitor.size == bytes as u64
+        if monitor.is_open() || monitor.address != address {
+            return false;
+        }
+        if monitor.size != bytes as u64 {
+            self.constrain_unpredictable(Unpredictable::ExclusiveSizeMismatch);
+            return false;
+        }
+        true
     }
 
     /// `AArch64.SetExclusiveMonitors`.

@@ -33,12 +33,14 @@ pub enum Unpredictable {
     LoadPairSameRegister,
     /// STXR/STXP status register equal to a transfer register or the base: the status is written last.
     ExclusiveStatusOverlaps,
+    /// A store-exclusive to the marked address with a size other than the load-exclusive's: it fails.
+    ExclusiveSizeMismatch,
 }
 
 /// The reference CPU path.
 pub struct Interpreter {
     identity: CpuIdentity,
-    /// The first CONSTRAINED UNPREDICTABLE case of the last `run`, with its PC.
+    /// The most recent CONSTRAINED UNPREDICTABLE case of the last `run`, with its PC.
     pub last_unpredictable: Option<(u64, Unpredictable)>,
 }
 
@@ -75,7 +77,7 @@ impl Engine for Interpreter {
             };
             let outcome = exec.execute(word);
             let next_pc = exec.next_pc;
-            if let (Some(case), None) = (exec.unpredictable, self.last_unpredictable) {
+            if let Some(case) = exec.unpredictable {
                 self.last_unpredictable = Some((pc, case));
             }
             match outcome {
