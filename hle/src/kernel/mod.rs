@@ -246,3 +246,56 @@ fn perm(permissions: Permissions) -> Perm {
     }
     perm
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loader::npdm;
+    use tandem_reference::Interpreter;
+
+    fn hello_exefs(npdm: Option<npdm::Npdm>) -> Program {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/bin/hello.nro");
+        let mut program = Program::open(&path, None).expect("the test program loads");
+        program.npdm = npdm;
+        program
+    }
+
+    /// Descriptor "EnableSystemCalls", index 0 (SVCs 0x00-0x17), allowing exactly SetHeapSize and ExitProcess.
+    const ONLY_HEAP_AND_EXIT: u32 = 0b1111 | (1 << 0x01 | 1 << 0x07) << 5;
+
+    #[test]
+    fn svcs_outside_the_npdm_list_stop_the_program() {
+        let npdm = npdm::read("main.npdm", &npdm::tests::build(&[], &[ONLY_HEAP_AND_EXIT])).unwrap();
+        let mut kernel = Kernel::new(&hello_exefs(Some(npdm)), Box::new(|_| {})).unwrap();
+        match kernel.run(&mut Interpreter::default()) {
+            RunOutcome::Stopped(report) => {
+                // hello's first SVC is OutputDebugString (0x27); the report points at the SVC instruction itself.
+                assert_eq!(report.reason, StopReason::SvcNotAllowed(0x27));
+                assert_eq!(report.word.map(|w| w & 0xffe0_001f), Some(0xd400_0001), "an SVC instruction");
+            }
+            RunOutcome::Exited => panic!("the program ran an SVC its NPDM does not allow"),
+        }
+    }
+
+    #[test]
+    fn the_main_thread_gets_the_npdm_stack_size() {
+        let npdm = npdm::read("main.npdm", &npdm::tests::build(&[], &[])).unwrap();
+        let stack_size = u64::from(npdm.main_thread_stack_size);
+        let kernel = Kernel::new(&hello_exefs(Some(npdm)), Box::new(|_| {})).unwrap();
+        assert_eq!(kernel.thread.cpu.sp, STACK_REGION.base + stack_size);
+        let info = kernel.map.query(STACK_REGION.base);
+        assert_eq!((info.base, info.size, info.state), (STACK_REGION.base, stack_size, MemoryState::Stack));
+    }
+
+    #[test]
+    fn modules_are_placed_from_the_code_base_with_segment_permissions() {
+        let kernel = Kernel::new(&hello_exefs(None), Box::new(|_| {})).unwrap();
+        let module = &kernel.modules[0];
+        assert_eq!(module.base, CODE_BASE);
+        assert_eq!(kernel.thread.cpu.pc, CODE_BASE);
+        assert_eq!(kernel.memory.perm_at(CODE_BASE), Some(Perm::RX));
+        assert_eq!(kernel.map.query(CODE_BASE).state, MemoryState::Code);
+        let data = kernel.memory.regions().into_iter().find(|r| r.perm == Perm::RW && r.address < STACK_REGION.base);
+        assert!(data.is_some_and(|r| kernel.map.query(r.address).state == MemoryState::CodeData));
+    }
+}

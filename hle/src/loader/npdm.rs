@@ -414,7 +414,7 @@ fn decode_simple(kind: u32, raw: u32) -> Capability {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use proptest::prelude::*;
 
     use super::*;
@@ -465,7 +465,7 @@ mod tests {
 
     /// Builds an NPDM: META, then ACID (empty access control), then ACI0 with an FS access header, the given
     /// services (name, is_server) and kernel descriptors.
-    fn build(services: &[(&str, bool)], kernel: &[u32]) -> Vec<u8> {
+    pub(crate) fn build(services: &[(&str, bool)], kernel: &[u32]) -> Vec<u8> {
         let mut service_bytes = Vec::new();
         for (name, is_server) in services {
             service_bytes.push((name.len() as u8 - 1) | if *is_server { 0x80 } else { 0 });
