@@ -26,12 +26,23 @@ pub enum OracleStop {
     Other(u32),
 }
 
+/// What the stop hooks saw: the first exception and the first invalid memory access of a run.
+#[derive(Default)]
+pub(crate) struct StopLog {
+    pub interrupt: Option<u32>,
+    pub fault: Option<(Access, u64)>,
+}
+
+/// Unicorn's hook data, for the hooks `new_el0_unicorn` installs.
+pub(crate) trait HasStopLog {
+    fn stop_log(&mut self) -> &mut StopLog;
+}
+
 #[derive(Default)]
 struct Log {
     /// Instructions started (the code hook runs before each).
     started: u64,
-    interrupt: Option<u32>,
-    fault: Option<(Access, u64)>,
+    stop: StopLog,
     /// Start addresses of pages written during the run.
     written_pages: Vec<u64>,
 }
@@ -82,28 +93,20 @@ impl From<unicorn_engine::unicorn_const::uc_error> for OracleError {
     }
 }
 
+impl HasStopLog for Log {
+    fn stop_log(&mut self) -> &mut StopLog {
+        &mut self.stop
+    }
+}
+
 impl UnicornOracle {
     pub fn new(layout: &Layout) -> Result<UnicornOracle, OracleError> {
-        let mut uc = Unicorn::new_with_data(Arch::ARM64, Mode::ARM, Log::default())?;
-        uc.ctl_set_cpu_model(Arm64CpuModel::MAX as i32)?;
+        let (mut uc, sctlr) = new_el0_unicorn(Log::default())?;
         for region in &layout.regions {
             uc.mem_map(region.address, region.size, protection(region.perm))?;
         }
         uc.mem_map(CLREX_PAGE, PAGE, Prot::READ | Prot::EXEC)?;
         uc.mem_write(CLREX_PAGE, &CLREX.to_le_bytes())?;
-        uc.add_intr_hook(|uc, number| {
-            uc.get_data_mut().interrupt = Some(number);
-            let _ = uc.emu_stop();
-        })?;
-        uc.add_mem_hook(HookType::MEM_INVALID, 1, 0, |uc, kind, address, _size, _value| {
-            let access = match kind {
-                MemType::WRITE_UNMAPPED | MemType::WRITE_PROT => Access::Write,
-                MemType::FETCH_UNMAPPED | MemType::FETCH_PROT => Access::Execute,
-                _ => Access::Read,
-            };
-            uc.get_data_mut().fault.get_or_insert((access, address));
-            false
-        })?;
         uc.add_code_hook(1, 0, |uc, _address, _size| uc.get_data_mut().started += 1)?;
         uc.add_mem_hook(HookType::MEM_WRITE, 1, 0, |uc, _kind, address, size, _value| {
             let log = uc.get_data_mut();
@@ -114,7 +117,6 @@ impl UnicornOracle {
             }
             true
         })?;
-        let sctlr = configure_el0(&mut uc)?;
         Ok(UnicornOracle { uc, sctlr })
     }
 
@@ -140,7 +142,7 @@ impl UnicornOracle {
         loop {
             let log = self.uc.get_data();
             let started = log.started as usize;
-            if result.is_err() || log.interrupt.is_some() || log.fault.is_some() || started >= count {
+            if result.is_err() || log.stop.interrupt.is_some() || log.stop.fault.is_some() || started >= count {
                 break;
             }
             let pc = self.uc.pc_read()?;
@@ -148,7 +150,7 @@ impl UnicornOracle {
         }
         store_state(&self.uc, state)?;
         let log = std::mem::take(self.uc.get_data_mut());
-        let stop = match (log.interrupt, log.fault, result) {
+        let stop = match (log.stop.interrupt, log.stop.fault, result) {
             // Unicorn fetches the instruction after the last one it counts before it stops: a fetch fault there
             // is not part of the run.
             (None, Some((Access::Execute, address)), _) if log.started == count as u64 && address == state.pc => {
@@ -167,9 +169,33 @@ impl UnicornOracle {
     }
 }
 
-/// Configures a fresh Unicorn as the EL0 environment Horizon gives a program; returns the SCTLR_EL1 to write
+/// A Unicorn A64 `max` CPU configured as the EL0 environment Horizon gives a program, with hooks that record the
+/// first exception and the first invalid memory access of a run and stop it. Also returns the SCTLR_EL1 to write
 /// after every PSTATE change (see `load_state`).
-pub(crate) fn configure_el0<D>(uc: &mut Unicorn<'static, D>) -> Result<RegisterARM64CP, OracleError> {
+pub(crate) fn new_el0_unicorn<D: HasStopLog + 'static>(
+    data: D,
+) -> Result<(Unicorn<'static, D>, RegisterARM64CP), OracleError> {
+    let mut uc = Unicorn::new_with_data(Arch::ARM64, Mode::ARM, data)?;
+    uc.ctl_set_cpu_model(Arm64CpuModel::MAX as i32)?;
+    uc.add_intr_hook(|uc, number| {
+        uc.get_data_mut().stop_log().interrupt = Some(number);
+        let _ = uc.emu_stop();
+    })?;
+    uc.add_mem_hook(HookType::MEM_INVALID, 1, 0, |uc, kind, address, _size, _value| {
+        let access = match kind {
+            MemType::WRITE_UNMAPPED | MemType::WRITE_PROT => Access::Write,
+            MemType::FETCH_UNMAPPED | MemType::FETCH_PROT => Access::Execute,
+            _ => Access::Read,
+        };
+        uc.get_data_mut().stop_log().fault.get_or_insert((access, address));
+        false
+    })?;
+    let sctlr = configure_el0(&mut uc)?;
+    Ok((uc, sctlr))
+}
+
+/// Configures Unicorn's system registers as Horizon sets them for EL0; returns SCTLR_EL1.
+fn configure_el0<D>(uc: &mut Unicorn<'static, D>) -> Result<RegisterARM64CP, OracleError> {
     let mut sctlr = RegisterARM64CP::new().op0(3).op1(0).crn(1).crm(0).op2(0);
     uc.reg_read_arm64_coproc(&mut sctlr)?;
     sctlr.val = (sctlr.val | SCTLR_UCI | SCTLR_NTWE | SCTLR_NTWI | SCTLR_UCT | SCTLR_DZE)

@@ -5,19 +5,24 @@
 //! and stops at the first block boundary at or past the budget, so a quantum may overrun by one block. SVCs end
 //! blocks, so the count is exact where the kernel looks at it. Never use it where exact budgets matter (lockstep).
 
-use crate::unicorn::{OracleError, configure_el0, load_state, store_state};
+use crate::unicorn::{HasStopLog, OracleError, StopLog, load_state, new_el0_unicorn, store_state};
 use tandem_reference::engine::{Engine, Exit, GuestClock, RunResult, UndefinedReason};
-use tandem_reference::memory::{Access, FaultReason, GuestMemory, MemoryFault, Perm, Region};
+use tandem_reference::memory::{FaultReason, GuestMemory, MemoryFault, Perm, Region};
 use tandem_reference::state::CpuState;
-use unicorn_engine::unicorn_const::{Arch, HookType, MemType, Mode, Prot};
-use unicorn_engine::{Arm64CpuModel, RegisterARM64CP, Unicorn};
+use unicorn_engine::unicorn_const::Prot;
+use unicorn_engine::{RegisterARM64CP, Unicorn};
 
 #[derive(Default)]
 struct Log {
     retired: u64,
     budget: u64,
-    interrupt: Option<u32>,
-    fault: Option<(Access, u64)>,
+    stop: StopLog,
+}
+
+impl HasStopLog for Log {
+    fn stop_log(&mut self) -> &mut StopLog {
+        &mut self.stop
+    }
 }
 
 pub struct UnicornEngine {
@@ -29,28 +34,13 @@ pub struct UnicornEngine {
 
 impl UnicornEngine {
     pub fn new() -> Result<UnicornEngine, OracleError> {
-        let mut uc = Unicorn::new_with_data(Arch::ARM64, Mode::ARM, Log::default())?;
-        uc.ctl_set_cpu_model(Arm64CpuModel::MAX as i32)?;
-        let sctlr = configure_el0(&mut uc)?;
+        let (mut uc, sctlr) = new_el0_unicorn(Log::default())?;
         uc.add_block_hook(1, 0, |uc, _address, size| {
             let log = uc.get_data_mut();
             log.retired += u64::from(size / 4);
             if log.retired >= log.budget {
                 let _ = uc.emu_stop();
             }
-        })?;
-        uc.add_intr_hook(|uc, number| {
-            uc.get_data_mut().interrupt = Some(number);
-            let _ = uc.emu_stop();
-        })?;
-        uc.add_mem_hook(HookType::MEM_INVALID, 1, 0, |uc, kind, address, _size, _value| {
-            let access = match kind {
-                MemType::WRITE_UNMAPPED | MemType::WRITE_PROT => Access::Write,
-                MemType::FETCH_UNMAPPED | MemType::FETCH_PROT => Access::Execute,
-                _ => Access::Read,
-            };
-            uc.get_data_mut().fault.get_or_insert((access, address));
-            false
         })?;
         Ok(UnicornEngine { uc, sctlr, mapped: Vec::new() })
     }
@@ -91,7 +81,7 @@ impl Engine for UnicornEngine {
             let result = self.uc.emu_start(cpu.pc, u64::MAX, 0, 0);
             store_state(&self.uc, cpu)?;
             let log = std::mem::take(self.uc.get_data_mut());
-            let exit = match (log.interrupt, log.fault, result) {
+            let exit = match (log.stop.interrupt, log.stop.fault, result) {
                 (Some(2), _, _) => Exit::Svc(svc_immediate(memory, cpu.pc.wrapping_sub(4))),
                 (Some(7), _, _) => Exit::Brk(0),
                 (Some(_), _, _) => Exit::Undefined { word: 0, reason: UndefinedReason::Unallocated },
