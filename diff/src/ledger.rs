@@ -173,10 +173,13 @@ pub fn reason(id: &str) -> &'static str {
     LEDGER.iter().find(|entry| entry.id == id).map_or("?", |entry| entry.reason)
 }
 
-/// Encodings the generator never draws from, with the reason in the comment.
+/// Families that stand for instructions Tandem does not implement yet: the interpreter stops on them with
+/// "not implemented", so the generator never draws from them and the coverage report lists them as missing.
+pub const NOT_IMPLEMENTED_FAMILIES: &[&str] = &["simd_fp_unimplemented", "pac_load"];
+
+/// Encodings the generator never draws from.
 pub fn never_generated(encoding: &Encoding) -> bool {
-    // Floating point and SIMD are placeholders of the table until they are implemented (issue: rest of the ISA).
-    encoding.family().name == "simd_fp_unimplemented"
+    NOT_IMPLEMENTED_FAMILIES.contains(&encoding.family().name)
 }
 
 fn reads_system_register(word: u32, registers: &[SysReg]) -> bool {

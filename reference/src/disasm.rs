@@ -535,6 +535,11 @@ impl Printer {
                     inst(mnemonic, &[r(rd, sf), r(rn, source_sf), r(rm, source_sf), r(ra, sf)])
                 }
             }
+            LdstPac { m, s, imm9, w, rn, rt } => {
+                let offset = (sign_extend(u64::from(s << 9 | imm9), 10) as i64) << 3;
+                let mode = if w == 1 { AddressMode::PreIndex } else { AddressMode::Offset };
+                inst(if m == 1 { "ldrab" } else { "ldraa" }, &[r(rt, 1), address(rn, offset, mode)])
+            }
             SimdFpData { .. } | SimdFpLoadStore { .. } => return None,
         })
     }

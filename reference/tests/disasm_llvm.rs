@@ -32,8 +32,10 @@ const SEED: u64 = 0xd15a_5e3b;
 const LLVM_MC: &str = "llvm-mc";
 const LLVM_ARGS: &[&str] =
     &["--disassemble", "-triple=aarch64", "-mattr=+v8.2a,+lse,+rcpc,+crc,+ras,+fullfp16,+dotprod,+flagm"];
-/// Families not compared: the placeholder that claims the whole floating point/SIMD space.
-const SKIPPED_FAMILIES: &[&str] = &["simd_fp_unimplemented"];
+/// Families not compared: the placeholder that claims the whole floating point/SIMD space, and LDRAA/LDRAB, whose
+/// FEAT_PAuth is not in the -mattr list (Tandem does not implement pointer authentication yet, so LLVM must not
+/// print the hint-space PAC instructions by name either).
+const SKIPPED_FAMILIES: &[&str] = &["simd_fp_unimplemented", "pac_load"];
 /// Register fields of the table, biased toward 31 (sp/zr) and toward each other so that aliases get exercised.
 const REGISTER_FIELDS: &[&str] = &["rd", "rn", "rm", "ra", "rt", "rt2", "rs"];
 /// Immediate fields besides the `imm*` ones; the other fields are selectors (see `enumerated_fields`).

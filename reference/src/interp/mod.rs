@@ -231,6 +231,7 @@ impl Exec<'_> {
                 self.data_processing_3_source(word, sf, op54, op31, rm, o0, ra, rn, rd)
             }
 
+            LdstPac { .. } => self.not_implemented(word, "pointer authentication (LDRAA/LDRAB)"),
             SimdFpData { .. } | SimdFpLoadStore { .. } => Err(Exit::Undefined {
                 word,
                 reason: UndefinedReason::NotImplemented("floating point and Advanced SIMD"),
