@@ -431,6 +431,11 @@ pub fn differences(reference: &EngineResult, oracle: &EngineResult) -> Vec<Strin
             out.push(format!("x{n}: {x:#x} vs {y:#x}"));
         }
     }
+    for (n, (x, y)) in a.v.iter().zip(&b.v).enumerate() {
+        if x != y {
+            out.push(format!("v{n}: {x:#034x} vs {y:#034x}"));
+        }
+    }
     let scalars = [
         ("sp", a.sp, b.sp),
         ("pc", a.pc, b.pc),

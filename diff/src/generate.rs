@@ -40,15 +40,27 @@ pub fn random_value(layout: &Layout, rng: &mut impl Rng) -> u64 {
     }
 }
 
+/// FPCR.AHP, DN, FZ, RMode, FZ16.
+const FPCR_MODE_BITS: u32 = 0x07c8_0000;
+/// FPSR.QC, IDC, IXC, UFC, OFC, DZC, IOC.
+const FPSR_FLAG_BITS: u32 = 0x0800_009f;
+
 /// A thread state at the code address of `layout`, with SP a 16-aligned pointer into its data.
 pub fn random_state(layout: &Layout, rng: &mut impl Rng) -> CpuState {
     let mut state = CpuState::default();
     for x in state.x.iter_mut() {
         *x = random_value(layout, rng);
     }
+    for v in state.v.iter_mut() {
+        *v = u128::from(random_value(layout, rng)) | u128::from(random_value(layout, rng)) << 64;
+    }
     state.sp = rng.gen_range(layout.data_start..layout.data_end) & !15;
     state.pc = layout.code;
     state.nzcv = rng.gen_range(0..16u32) << 28;
+    // Half the cases in the default FP mode, half in a random one (rounding, FZ, FZ16, DN, AHP); random
+    // cumulative FPSR flags, which no instruction may clear.
+    state.fpcr = if rng.gen_bool(0.5) { 0 } else { rng.r#gen::<u32>() & FPCR_MODE_BITS };
+    state.fpsr = rng.r#gen::<u32>() & FPSR_FLAG_BITS;
     state.tpidr_el0 = rng.r#gen();
     state.tpidrro_el0 = rng.r#gen();
     state

@@ -5,7 +5,7 @@ use crate::layout::{Layout, PAGE};
 use crate::unicorn_engine::protection;
 use tandem_reference::memory::Access;
 use tandem_reference::state::CpuState;
-use unicorn_engine::unicorn_const::{Arch, HookType, MemType, Mode, Prot};
+use unicorn_engine::unicorn_const::{Arch, HookType, MemType, Mode, Prot, uc_error};
 use unicorn_engine::{Arm64CpuModel, RegisterARM64, RegisterARM64CP, Unicorn};
 
 /// How Unicorn's run ended.
@@ -52,6 +52,14 @@ const EXCP_UDEF: u32 = 1;
 const EXCP_SWI: u32 = 2;
 const EXCP_DATA_ABORT: u32 = 4;
 const EXCP_BKPT: u32 = 7;
+
+const Q_REGISTERS: [RegisterARM64; 32] = {
+    use RegisterARM64::*;
+    [
+        Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9, Q10, Q11, Q12, Q13, Q14, Q15, Q16, Q17, Q18, Q19, Q20, Q21, Q22, Q23,
+        Q24, Q25, Q26, Q27, Q28, Q29, Q30, Q31,
+    ]
+};
 
 const X_REGISTERS: [RegisterARM64; 31] = {
     use RegisterARM64::*;
@@ -219,6 +227,9 @@ pub(crate) fn load_state<D>(
     for (register, value) in X_REGISTERS.iter().zip(state.x) {
         uc.reg_write(*register, value)?;
     }
+    for (register, value) in Q_REGISTERS.iter().zip(state.v) {
+        uc.reg_write_long(*register, &value.to_le_bytes())?;
+    }
     uc.reg_write(RegisterARM64::SP, state.sp)?;
     uc.reg_write(RegisterARM64::PC, state.pc)?;
     uc.reg_write(RegisterARM64::NZCV, u64::from(state.nzcv))?;
@@ -233,6 +244,11 @@ pub(crate) fn load_state<D>(
 pub(crate) fn store_state<D>(uc: &Unicorn<'static, D>, state: &mut CpuState) -> Result<(), OracleError> {
     for (slot, register) in state.x.iter_mut().zip(X_REGISTERS) {
         *slot = uc.reg_read(register)?;
+    }
+    for (slot, register) in state.v.iter_mut().zip(Q_REGISTERS) {
+        let bytes = uc.reg_read_long(register)?;
+        let value: [u8; 16] = bytes.get(..16).and_then(|b| b.try_into().ok()).ok_or(OracleError(uc_error::ARG))?;
+        *slot = u128::from_le_bytes(value);
     }
     state.sp = uc.reg_read(RegisterARM64::SP)?;
     state.pc = uc.reg_read(RegisterARM64::PC)?;
