@@ -150,3 +150,55 @@ fn scratch_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Runs a Linux twin under qemu-aarch64 or Tandem in `dir`, with arguments and an extra environment variable.
+fn linux_run(runner: &str, dir: &Path, name: &str, args: &[&str]) -> Output {
+    let binary = program(&format!("{name}.linux"));
+    let mut command = if runner == "qemu" {
+        Command::new("qemu-aarch64")
+    } else {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tandem"));
+        command.arg("linux");
+        command
+    };
+    command.arg(&binary).args(args).current_dir(dir).env("TANDEM_TEST", "yes").output().expect("the runner starts")
+}
+
+#[test]
+fn linux_programs_behave_as_under_qemu() {
+    let cases: &[(&str, &[&str])] =
+        &[("hello", &[]), ("isa", &[]), ("demo", &[]), ("linux_syscalls", &["one", "two words"])];
+    for &(name, args) in cases {
+        let (qemu_dir, tandem_dir) = (scratch_dir(&format!("{name}-qemu")), scratch_dir(&format!("{name}-tandem")));
+        let expected = linux_run("qemu", &qemu_dir, name, args);
+        let actual = linux_run("tandem", &tandem_dir, name, args);
+        assert_eq!(text(&actual.stdout), text(&expected.stdout), "{name}: {}", text(&actual.stderr));
+        assert_eq!(actual.status.code(), expected.status.code(), "{name}: {}", text(&actual.stderr));
+        assert!(text(&actual.stdout).contains("linux_syscalls: 0 failures") || name != "linux_syscalls");
+    }
+}
+
+#[test]
+fn linux_exit_codes_and_stops() {
+    let dir = scratch_dir("linux-stops");
+    let exit = linux_run("tandem", &dir, "linux_syscalls", &["exit", "7"]);
+    assert_eq!(exit.status.code(), Some(7));
+
+    let fault = linux_run("tandem", &dir, "linux_syscalls", &["fault"]);
+    assert_eq!(fault.status.code(), Some(128 + 11), "{}", text(&fault.stderr));
+    assert!(text(&fault.stderr).contains("memory fault: Write of 0x10"), "{}", text(&fault.stderr));
+
+    let unknown = linux_run("tandem", &dir, "linux_syscalls", &["unknown"]);
+    assert_eq!(unknown.status.code(), Some(125));
+    assert!(
+        text(&unknown.stderr).contains("Linux system call 179 (sysinfo) is not implemented"),
+        "{}",
+        text(&unknown.stderr)
+    );
+
+    let binary = program("linux_syscalls.linux");
+    let enosys =
+        Command::new(env!("CARGO_BIN_EXE_tandem")).args(["linux", "--enosys", &binary, "unknown"]).output().unwrap();
+    assert_eq!(enosys.status.code(), Some(0));
+    assert_eq!(text(&enosys.stdout), "sysinfo: -1\n");
+}

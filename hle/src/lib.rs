@@ -5,5 +5,8 @@
 //! `tandem_reference::Engine`.
 
 pub mod kernel;
+pub mod linux;
 pub mod loader;
+pub mod placement;
 pub mod program;
+pub mod report;

@@ -37,7 +37,12 @@ pub fn run(command: DiffCommand) -> anyhow::Result<ExitCode> {
             // Long runs show progress on a terminal; pipes and CI logs get only the table.
             let show_progress = std::io::stderr().is_terminal();
             let report = run_suite(&config, |family| {
-                tracing::info!(family = family.family, cases = family.cases, mismatches = family.mismatches, "family done");
+                tracing::info!(
+                    family = family.family,
+                    cases = family.cases,
+                    mismatches = family.mismatches,
+                    "family done"
+                );
                 if show_progress {
                     eprint!("\r\x1b[K{}: {} cases, {} mismatches", family.family, family.cases, family.mismatches);
                 }

@@ -4,6 +4,7 @@ mod bench;
 mod diff;
 mod disasm;
 mod info;
+mod linux;
 mod pack;
 mod run;
 
@@ -29,6 +30,8 @@ enum Command {
     Info(info::InfoArgs),
     /// Disassemble guest code with Tandem's own decoder.
     Disasm(disasm::DisasmArgs),
+    /// Run an aarch64 Linux program (static, or dynamic with --sysroot).
+    Linux(linux::LinuxArgs),
     /// Pack a linked ELF into an NRO or NSO.
     Pack(pack::PackArgs),
     /// Benchmarks, printed as ratios against a baseline measured in the same run.
@@ -55,6 +58,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(args),
         Command::Info(args) => info::run(args),
         Command::Disasm(args) => disasm::run(args),
+        Command::Linux(args) => linux::run(args),
         Command::Pack(args) => pack::run(args),
         Command::Bench(command) => bench::run(command),
         Command::Diff(command) => diff::run(command),

@@ -24,6 +24,8 @@ enum Flavours {
     Both,
     /// Tests of Tandem's kernel or of how it stops; nothing to compare against.
     HorizonOnly,
+    /// Tests of Tandem's Linux personality, compared with qemu-aarch64.
+    LinuxOnly,
 }
 
 /// The programs, each `tests/programs/NAME.c`.
@@ -36,6 +38,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("crash_udf", Flavours::HorizonOnly),
     ("crash_fault", Flavours::HorizonOnly),
     ("crash_break", Flavours::HorizonOnly),
+    ("linux_syscalls", Flavours::LinuxOnly),
 ];
 
 /// The program `tandem` embeds (`include_bytes!`), so it must exist before `tandem` can be built.
@@ -160,7 +163,12 @@ fn build_all(build: &Build, tandem: &Path) -> anyhow::Result<()> {
             .map(|source| compile(build, flavour, source, &objects.join("runtime")))
             .collect::<anyhow::Result<_>>()?;
         for &(name, flavours) in PROGRAMS {
-            if flavour == Flavour::Linux && flavours == Flavours::HorizonOnly {
+            let wanted = match flavours {
+                Flavours::Both => true,
+                Flavours::HorizonOnly => flavour == Flavour::Horizon,
+                Flavours::LinuxOnly => flavour == Flavour::Linux,
+            };
+            if !wanted {
                 continue;
             }
             let object = compile(build, flavour, &format!("{name}.c"), &objects)?;

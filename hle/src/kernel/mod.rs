@@ -3,13 +3,13 @@
 //! CPU path that is.
 
 pub mod address_space;
-mod report;
 mod svc;
 
-pub use report::{StopReason, StopReport};
+pub use crate::report::{StopReason, StopReport};
 pub use svc::svc_name;
 
-use crate::loader::{LoadError, Module, Permissions};
+use crate::loader::{LoadError, Module};
+use crate::placement::map_module;
 use crate::program::Program;
 use address_space::{CODE_BASE, MemoryMap, MemoryState, STACK_REGION, TLS_BASE};
 use sha2::{Digest, Sha256};
@@ -200,51 +200,22 @@ impl Kernel {
     }
 }
 
-/// Maps a module's image at `base`: each page gets the permissions of the segments on it (the bss those of the
-/// last segment), relocations applied, memory states as Horizon's loader sets them.
+/// Maps a module at `base` with its relocations applied, recording the memory states Horizon's loader sets.
 fn place_module(memory: &mut GuestMemory, map: &mut MemoryMap, module: &Module, base: u64) -> Result<(), KernelError> {
     let mut image = module.image();
     if !module.relocations.is_empty() {
         module.relocate(&mut image, base)?;
     }
-    let placement = |error| KernelError::Placement { module: module.name.clone(), base, error };
-    let pages = image.len() as u64 / PAGE_SIZE;
-    let bss_perm = module.segments.last().map_or(Perm::RW, |s| perm(s.permissions));
-    let last_segment_end = module.segments.iter().map(|s| s.mem_end()).max().unwrap_or(0);
-    for page in 0..pages {
-        let (start, end) = (page * PAGE_SIZE, (page + 1) * PAGE_SIZE);
-        let mut page_perm = module
-            .segments
-            .iter()
-            .filter(|s| s.mem_offset < end && s.mem_end() > start)
-            .fold(Perm::NONE, |p, s| p | perm(s.permissions));
-        if end > last_segment_end {
-            page_perm = page_perm | bss_perm;
-        }
-        if page_perm == Perm::NONE {
-            continue;
-        }
-        let address = base + start;
-        memory.map(address, PAGE_SIZE, page_perm).map_err(placement)?;
-        memory.write_privileged(address, &image[start as usize..end as usize]).expect("just mapped");
-        let state = if page_perm.contains(Perm::WRITE) { MemoryState::CodeData } else { MemoryState::Code };
-        map.insert(address, PAGE_SIZE, state, page_perm);
+    let pages = map_module(memory, module, &image, base).map_err(|error| KernelError::Placement {
+        module: module.name.clone(),
+        base,
+        error,
+    })?;
+    for (address, perm) in pages {
+        let state = if perm.contains(Perm::WRITE) { MemoryState::CodeData } else { MemoryState::Code };
+        map.insert(address, PAGE_SIZE, state, perm);
     }
     Ok(())
-}
-
-fn perm(permissions: Permissions) -> Perm {
-    let mut perm = Perm::NONE;
-    if permissions.read {
-        perm = perm | Perm::READ;
-    }
-    if permissions.write {
-        perm = perm | Perm::WRITE;
-    }
-    if permissions.execute {
-        perm = perm | Perm::EXECUTE;
-    }
-    perm
 }
 
 #[cfg(test)]

@@ -23,6 +23,11 @@ impl<'a> Reader<'a> {
         Self { file, bytes, base }
     }
 
+    /// The file's label, as errors name it.
+    pub(crate) fn file(&self) -> &'a str {
+        self.file
+    }
+
     pub(crate) fn len(&self) -> u64 {
         self.bytes.len() as u64
     }

@@ -29,7 +29,9 @@ const PN_XNUM: u16 = 0xFFFF;
 const PROGRAM_HEADER_SIZE: u64 = 0x38;
 const PT_LOAD: u32 = 1;
 const PT_DYNAMIC: u32 = 2;
+const PT_INTERP: u32 = 3;
 const PT_NOTE: u32 = 4;
+const PT_PHDR: u32 = 6;
 const PF_X: u32 = 1;
 const PF_W: u32 = 2;
 const PF_R: u32 = 4;
@@ -102,25 +104,83 @@ impl ProgramHeader {
     }
 }
 
-/// Parses an ELF file. `file` labels the module in errors and becomes [`Module::name`].
+/// Parses an ELF file for Horizon: the module with its R_AARCH64_RELATIVE relocations to apply at load time.
+/// `file` labels the module in errors and becomes [`Module::name`].
 pub fn read(file: &str, bytes: &[u8]) -> Result<Module, LoadError> {
     let r = Reader::new(file, bytes);
+    let Parsed { mut module, headers, base } = parse(&r)?;
+    if let Some(dynamic) = headers.iter().find(|h| h.kind == PT_DYNAMIC) {
+        let loads = loads_by_address(&headers);
+        module.relocations = read_relocations(&r, dynamic, &loads, base, module.image_size())?;
+    }
+    tracing::debug!(file, base, entry = module.entry, segments = module.segments.len(), "loaded ELF");
+    Ok(module)
+}
+
+/// An ELF program as Linux's exec loads it: the module (its relocations are the program's own business, or its
+/// interpreter's), the interpreter it asks for and where its program headers are in memory (for the auxiliary
+/// vector).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Executable {
+    pub module: Module,
+    /// PT_INTERP: the dynamic linker's path, for dynamically linked programs.
+    pub interpreter: Option<String>,
+    /// Offset of the program header table from the module base, as mapped.
+    pub program_headers_offset: u64,
+    pub program_header_count: u16,
+}
+
+/// Parses an ELF program for the Linux personality.
+pub fn read_executable(file: &str, bytes: &[u8]) -> Result<Executable, LoadError> {
+    let r = Reader::new(file, bytes);
+    let Parsed { module, headers, base } = parse(&r)?;
+    let interpreter = match headers.iter().find(|h| h.kind == PT_INTERP) {
+        Some(header) => {
+            let path = header.file_bytes(&r)?;
+            let path = path.strip_suffix(b"\0").unwrap_or(path);
+            let path =
+                std::str::from_utf8(path).map_err(|_| r.error(&header.name(), header.at + 8, Problem::NotUtf8))?;
+            Some(path.to_owned())
+        }
+        None => None,
+    };
+    // PT_PHDR says where the table is mapped; without it, find the PT_LOAD whose file bytes hold it.
+    let table = r.u64(0x20, HEADER)?;
+    let count = r.u16(0x38, HEADER)?;
+    let mapped_at = match headers.iter().find(|h| h.kind == PT_PHDR) {
+        Some(phdr) => Some(phdr.vaddr),
+        None => headers
+            .iter()
+            .filter(|h| h.kind == PT_LOAD)
+            .find(|h| h.offset <= table && table < h.offset.saturating_add(h.file_size))
+            .map(|h| h.vaddr + (table - h.offset)),
+    };
+    let program_headers_offset = mapped_at.and_then(|address| address.checked_sub(base)).unwrap_or(0);
+    Ok(Executable { module, interpreter, program_headers_offset, program_header_count: count })
+}
+
+/// What both readers share: the module without relocations, the program headers and the base address.
+struct Parsed {
+    module: Module,
+    headers: Vec<ProgramHeader>,
+    base: u64,
+}
+
+fn parse(r: &Reader) -> Result<Parsed, LoadError> {
     r.expect_magic(0, b"\x7fELF", HEADER)?;
     r.bytes(0, HEADER_SIZE, HEADER)?;
-    let elf_type = check_identification(&r)?;
+    let elf_type = check_identification(r)?;
     let entry = r.u64(0x18, HEADER)?;
-    let headers = read_program_headers(&r)?;
-
-    let mut loads: Vec<&ProgramHeader> = headers.iter().filter(|h| h.kind == PT_LOAD && h.mem_size > 0).collect();
-    loads.sort_by_key(|h| h.vaddr);
-    let base = check_loads(&r, &loads)?;
-    let (segments, bss_size) = build_segments(&r, &loads, base)?;
+    let headers = read_program_headers(r)?;
+    let loads = loads_by_address(&headers);
+    let base = check_loads(r, &loads)?;
+    let (segments, bss_size) = build_segments(r, &loads, base)?;
     let mut module = Module {
-        name: file.to_owned(),
+        name: r.file().to_owned(),
         format: ModuleFormat::Elf,
         segments,
         bss_size,
-        build_id: read_build_id(&r, &headers)?,
+        build_id: read_build_id(r, &headers)?,
         rodata_extents: RodataExtents::default(),
         relocations: Vec::new(),
         link_base: (elf_type == ET_EXEC).then_some(base),
@@ -134,11 +194,14 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<Module, LoadError> {
             return Err(r.error(HEADER, 0x18, Problem::BadValue { value: entry, expected }));
         }
     };
-    if let Some(dynamic) = headers.iter().find(|h| h.kind == PT_DYNAMIC) {
-        module.relocations = read_relocations(&r, dynamic, &loads, base, image_size)?;
-    }
-    tracing::debug!(file, base, entry, segments = module.segments.len(), "loaded ELF");
-    Ok(module)
+    Ok(Parsed { module, headers, base })
+}
+
+/// The PT_LOAD headers that occupy memory, by address.
+fn loads_by_address(headers: &[ProgramHeader]) -> Vec<&ProgramHeader> {
+    let mut loads: Vec<&ProgramHeader> = headers.iter().filter(|h| h.kind == PT_LOAD && h.mem_size > 0).collect();
+    loads.sort_by_key(|h| h.vaddr);
+    loads
 }
 
 /// Checks e_ident, the machine and the type; returns the type.

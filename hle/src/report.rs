@@ -1,7 +1,7 @@
 //! What a user sees when a guest stops: why, where (address, module and offset), the instruction and the
 //! registers, and what to do next.
 
-use super::svc::svc_name;
+use crate::kernel::svc_name;
 use std::fmt;
 use tandem_reference::disasm::disassemble;
 use tandem_reference::engine::UndefinedReason;
@@ -26,6 +26,18 @@ pub enum StopReason {
     SvcNotAllowed(u16),
     /// `--max-instructions` was reached.
     InstructionLimit(u64),
+    /// A Linux system call the personality does not implement.
+    UnknownSyscall {
+        number: u64,
+        name: &'static str,
+        args: [u64; 6],
+    },
+    /// A Linux program sent itself a signal whose default action ends it (abort() raises SIGABRT).
+    Signal {
+        number: u64,
+    },
+    /// A Linux program waits for something that can never happen (a futex no other thread can wake).
+    Deadlock(&'static str),
 }
 
 /// A stopped program: everything needed to find the instruction that stopped it.
@@ -74,6 +86,14 @@ impl fmt::Display for StopReason {
                 write!(f, "SVC {number:#x} ({}) is not in the program's NPDM allowed list", svc_name(*number))
             }
             StopReason::InstructionLimit(limit) => write!(f, "the instruction limit ({limit}) was reached"),
+            StopReason::UnknownSyscall { number, name, args } => write!(
+                f,
+                "Linux system call {number} ({name}) is not implemented by Tandem's Linux personality; arguments \
+                 {:#x}, {:#x}, {:#x}, {:#x}, {:#x}, {:#x}",
+                args[0], args[1], args[2], args[3], args[4], args[5]
+            ),
+            StopReason::Signal { number } => write!(f, "the program sent itself signal {number} (default action: end)"),
+            StopReason::Deadlock(what) => write!(f, "deadlock: {what}"),
         }
     }
 }
@@ -92,6 +112,13 @@ impl StopReason {
             }
             StopReason::SvcNotAllowed(_) => "check the title's main.npdm; Horizon refuses this call too",
             StopReason::InstructionLimit(_) => "raise --max-instructions, or check the program for an endless loop",
+            StopReason::UnknownSyscall { .. } => {
+                "a gap in Tandem, not in the program: please report it; --enosys answers unknown calls with ENOSYS"
+            }
+            StopReason::Signal { .. } => "the program ended itself; its output above usually says why",
+            StopReason::Deadlock(_) => {
+                "the program waits for a thread Tandem's single-threaded Linux personality lacks"
+            }
         }
     }
 }

@@ -1,0 +1,168 @@
+//! A small Linux user-mode personality: runs ordinary static (and, with a sysroot, dynamic) aarch64 Linux programs
+//! on either CPU path, with their arguments, environment, standard streams and exit code passed through.
+//!
+//! Paths and file descriptors are the host's (these are the user's own programs), reached only through the system
+//! calls the program makes. Time comes from retired instructions, as everywhere in Tandem, so runs repeat exactly.
+//! An unknown system call stops the program with its number, name and arguments (`enosys` turns that into ENOSYS).
+
+mod exec;
+mod files;
+mod memory_map;
+mod syscalls;
+
+use crate::loader::LoadError;
+use crate::report::{StopReason, StopReport};
+use files::FileTable;
+use memory_map::MemoryMap;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use tandem_reference::engine::{Engine, Exit, GuestClock};
+use tandem_reference::memory::{GuestMemory, MapError};
+use tandem_reference::state::CpuState;
+
+/// Instructions between two looks at the process (one thread: only the instruction limit needs it).
+const QUANTUM: u64 = 1_000_000;
+
+/// How to start a Linux program.
+#[derive(Clone, Debug, Default)]
+pub struct LinuxOptions {
+    /// argv, program name first.
+    pub args: Vec<String>,
+    /// The environment as NAME=value strings.
+    pub env: Vec<String>,
+    /// Where the ELF interpreter (PT_INTERP) and its libraries are found, for dynamically linked programs.
+    pub sysroot: Option<PathBuf>,
+    /// Answer unknown system calls with ENOSYS instead of stopping.
+    pub enosys: bool,
+    /// Stop after this many guest instructions.
+    pub max_instructions: Option<u64>,
+}
+
+/// How a run ended.
+#[derive(Debug)]
+pub enum LinuxOutcome {
+    /// exit or exit_group, with the status (0-255).
+    Exited(i32),
+    Stopped(Box<StopReport>),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LinuxError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("{}: {error}", path.display())]
+    Io { path: PathBuf, error: std::io::Error },
+    #[error("setting up the address space: {0}")]
+    Memory(#[from] MapError),
+    #[error("{program} needs the ELF interpreter {interpreter}; give the folder that holds it with --sysroot")]
+    NeedsSysroot { program: String, interpreter: String },
+    #[error("{0}")]
+    Layout(String),
+}
+
+/// A mapped ELF file, for reports (module and offset of an address).
+#[derive(Clone, Debug)]
+struct MappedImage {
+    name: String,
+    base: u64,
+    size: u64,
+}
+
+pub struct LinuxProcess {
+    pub memory: GuestMemory,
+    pub cpu: CpuState,
+    map: MemoryMap,
+    files: FileTable,
+    images: Vec<MappedImage>,
+    /// The program's own path, for /proc/self/exe.
+    executable: PathBuf,
+    options: LinuxOptions,
+    /// Instructions retired: guest time.
+    retired: u64,
+    /// State of the deterministic getrandom stream.
+    random_state: u64,
+    /// rt_sigprocmask's mask and rt_sigaction's handlers, recorded so that programs read back what they set.
+    signal_mask: u64,
+    signal_actions: std::collections::BTreeMap<u64, [u8; 32]>,
+}
+
+impl LinuxProcess {
+    /// Loads `path` (and its interpreter) and builds the initial stack as Linux's exec does.
+    pub fn new(path: &Path, options: LinuxOptions) -> Result<LinuxProcess, LinuxError> {
+        let mut memory = GuestMemory::new()?;
+        let mut map = MemoryMap::default();
+        let loaded = exec::load(path, &options, &mut memory, &mut map)?;
+        Ok(LinuxProcess {
+            memory,
+            cpu: loaded.cpu,
+            map,
+            files: FileTable::new(),
+            images: loaded.images,
+            executable: std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+            options,
+            retired: 0,
+            random_state: 0x7a4d_e11a_5eed,
+            signal_mask: 0,
+            signal_actions: Default::default(),
+        })
+    }
+
+    pub fn retired(&self) -> u64 {
+        self.retired
+    }
+
+    /// Runs until the program exits or stops.
+    pub fn run(&mut self, engine: &mut dyn Engine) -> LinuxOutcome {
+        loop {
+            let budget = match self.options.max_instructions {
+                Some(limit) if self.retired >= limit => return self.stop(StopReason::InstructionLimit(limit), None),
+                Some(limit) => QUANTUM.min(limit - self.retired),
+                None => QUANTUM,
+            };
+            let clock = GuestClock { instructions_before: self.retired };
+            let result = engine.run(&mut self.cpu, &self.memory, budget, clock);
+            self.retired += result.retired;
+            match result.exit {
+                Exit::BudgetSpent => {}
+                // Linux ignores the SVC immediate.
+                Exit::Svc(_) => match self.syscall(engine) {
+                    syscalls::Flow::Continue => {}
+                    syscalls::Flow::Exit(status) => return LinuxOutcome::Exited(status),
+                    syscalls::Flow::Stop(reason) => {
+                        // Report the SVC instruction itself.
+                        self.cpu.pc -= 4;
+                        let word = self.word_at_pc();
+                        return self.stop(reason, word);
+                    }
+                },
+                Exit::Brk(immediate) => return self.stop(StopReason::Brk(immediate), self.word_at_pc()),
+                Exit::Undefined { word, reason } => return self.stop(StopReason::Undefined(reason), Some(word)),
+                Exit::MemoryFault(fault) => return self.stop(StopReason::MemoryFault(fault), self.word_at_pc()),
+            }
+        }
+    }
+
+    fn word_at_pc(&self) -> Option<u32> {
+        let mut word = [0; 4];
+        self.memory.read_privileged(self.cpu.pc, &mut word).ok().map(|_| u32::from_le_bytes(word))
+    }
+
+    fn stop(&self, reason: StopReason, word: Option<u32>) -> LinuxOutcome {
+        let pc = self.cpu.pc;
+        let location = self
+            .images
+            .iter()
+            .find(|image| (image.base..image.base + image.size).contains(&pc))
+            .map(|image| (image.name.clone(), pc - image.base));
+        LinuxOutcome::Stopped(Box::new(StopReport { reason, pc, word, cpu: self.cpu.clone(), location }))
+    }
+
+    /// SHA-256 over the CPU state and all mapped guest memory.
+    pub fn state_hash(&self) -> [u8; 32] {
+        let mut hasher = Sha256::new();
+        let mut sink = |bytes: &[u8]| hasher.update(bytes);
+        self.cpu.hash_into(&mut sink);
+        self.memory.hash_into(&mut sink);
+        hasher.finalize().into()
+    }
+}

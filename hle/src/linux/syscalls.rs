@@ -1,0 +1,821 @@
+//! Linux system calls by aarch64 number (include/uapi/asm-generic/unistd.h): X8 holds the number, X0-X5 the
+//! arguments, X0 the result or a negated errno. File system calls pass through to the host (translating the few
+//! structures and flags whose layout differs between aarch64 and the x86-64 host); memory calls work on guest
+//! memory; time and randomness are derived from retired instructions, so that runs repeat.
+//!
+//! Safety: every `unsafe` block here is one host system call, given C strings and buffers this module built (of
+//! the lengths passed) and host descriptors from the file table.
+
+use super::LinuxProcess;
+use super::memory_map::STACK_SIZE;
+use crate::report::StopReason;
+use std::ffi::CString;
+use tandem_reference::engine::{COUNTER_FREQUENCY_HZ, Engine, INSTRUCTIONS_PER_TICK};
+use tandem_reference::memory::Perm;
+
+/// What the run loop does after a system call.
+pub enum Flow {
+    Continue,
+    Exit(i32),
+    Stop(StopReason),
+}
+
+/// A Linux error number (the same values on aarch64 and x86-64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Errno(pub i32);
+
+impl Errno {
+    pub const EBADF: Errno = Errno(9);
+    pub const EAGAIN: Errno = Errno(11);
+    pub const ENOMEM: Errno = Errno(12);
+    pub const EFAULT: Errno = Errno(14);
+    pub const EINVAL: Errno = Errno(22);
+    pub const EMFILE: Errno = Errno(24);
+    pub const ENOTTY: Errno = Errno(25);
+    pub const ENAMETOOLONG: Errno = Errno(36);
+    pub const ENOSYS: Errno = Errno(38);
+
+    /// The host's errno after a failed call.
+    fn last() -> Errno {
+        Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(Errno::EINVAL.0))
+    }
+}
+
+type SysResult = Result<u64, Errno>;
+
+/// A host call's return value: negative means failure with errno.
+fn host(result: i64) -> SysResult {
+    if result < 0 { Err(Errno::last()) } else { Ok(result as u64) }
+}
+
+const AT_FDCWD: i64 = -100;
+const PATH_MAX: usize = 4096;
+/// Largest transfer of one read/write (larger requests return short counts, which Linux allows).
+const MAX_TRANSFER: u64 = 1 << 20;
+/// 2026-01-01T00:00:00Z: CLOCK_REALTIME at guest time zero.
+const REALTIME_EPOCH_SECONDS: u64 = 1_767_225_600;
+const PID: u64 = 1000;
+
+// open(2) flags whose values differ between aarch64 (guest) and x86-64 (host).
+const GUEST_O_DIRECTORY: u64 = 0o40000;
+const GUEST_O_NOFOLLOW: u64 = 0o100000;
+const GUEST_O_DIRECT: u64 = 0o200000;
+const GUEST_O_LARGEFILE: u64 = 0o400000;
+const FLAG_PAIRS: [(u64, i32); 4] = [
+    (GUEST_O_DIRECTORY, libc::O_DIRECTORY),
+    (GUEST_O_NOFOLLOW, libc::O_NOFOLLOW),
+    (GUEST_O_DIRECT, libc::O_DIRECT),
+    (GUEST_O_LARGEFILE, libc::O_LARGEFILE),
+];
+
+fn open_flags_to_host(guest: u64) -> i32 {
+    let moved = FLAG_PAIRS.iter().fold(0u64, |mask, (g, _)| mask | g);
+    FLAG_PAIRS.iter().filter(|(g, _)| guest & g != 0).fold((guest & !moved) as i32, |flags, (_, h)| flags | h)
+}
+
+fn open_flags_to_guest(host: i32) -> u64 {
+    let moved = FLAG_PAIRS.iter().fold(0i32, |mask, (_, h)| mask | h);
+    FLAG_PAIRS.iter().filter(|(_, h)| host & h != 0).fold((host & !moved) as u64, |flags, (g, _)| flags | g)
+}
+
+/// Names of aarch64 Linux system calls, for reports.
+pub fn syscall_name(number: u64) -> &'static str {
+    const NAMES: &[(u64, &str)] = &[
+        (17, "getcwd"),
+        (19, "eventfd2"),
+        (20, "epoll_create1"),
+        (21, "epoll_ctl"),
+        (22, "epoll_pwait"),
+        (23, "dup"),
+        (24, "dup3"),
+        (25, "fcntl"),
+        (26, "inotify_init1"),
+        (29, "ioctl"),
+        (32, "flock"),
+        (33, "mknodat"),
+        (34, "mkdirat"),
+        (35, "unlinkat"),
+        (36, "symlinkat"),
+        (37, "linkat"),
+        (38, "renameat"),
+        (43, "statfs"),
+        (44, "fstatfs"),
+        (45, "truncate"),
+        (46, "ftruncate"),
+        (47, "fallocate"),
+        (48, "faccessat"),
+        (49, "chdir"),
+        (50, "fchdir"),
+        (52, "fchmod"),
+        (53, "fchmodat"),
+        (54, "fchownat"),
+        (55, "fchown"),
+        (56, "openat"),
+        (57, "close"),
+        (59, "pipe2"),
+        (61, "getdents64"),
+        (62, "lseek"),
+        (63, "read"),
+        (64, "write"),
+        (65, "readv"),
+        (66, "writev"),
+        (67, "pread64"),
+        (68, "pwrite64"),
+        (71, "sendfile"),
+        (72, "pselect6"),
+        (73, "ppoll"),
+        (78, "readlinkat"),
+        (79, "newfstatat"),
+        (80, "fstat"),
+        (81, "sync"),
+        (82, "fsync"),
+        (83, "fdatasync"),
+        (88, "utimensat"),
+        (90, "capget"),
+        (93, "exit"),
+        (94, "exit_group"),
+        (95, "waitid"),
+        (96, "set_tid_address"),
+        (98, "futex"),
+        (99, "set_robust_list"),
+        (101, "nanosleep"),
+        (113, "clock_gettime"),
+        (114, "clock_getres"),
+        (115, "clock_nanosleep"),
+        (117, "ptrace"),
+        (123, "sched_getaffinity"),
+        (124, "sched_yield"),
+        (129, "kill"),
+        (130, "tkill"),
+        (131, "tgkill"),
+        (132, "sigaltstack"),
+        (134, "rt_sigaction"),
+        (135, "rt_sigprocmask"),
+        (137, "rt_sigtimedwait"),
+        (139, "rt_sigreturn"),
+        (153, "times"),
+        (154, "setpgid"),
+        (155, "getpgid"),
+        (157, "setsid"),
+        (158, "getgroups"),
+        (160, "uname"),
+        (163, "getrlimit"),
+        (165, "getrusage"),
+        (166, "umask"),
+        (167, "prctl"),
+        (169, "gettimeofday"),
+        (172, "getpid"),
+        (173, "getppid"),
+        (174, "getuid"),
+        (175, "geteuid"),
+        (176, "getgid"),
+        (177, "getegid"),
+        (178, "gettid"),
+        (179, "sysinfo"),
+        (198, "socket"),
+        (200, "bind"),
+        (203, "connect"),
+        (206, "sendto"),
+        (207, "recvfrom"),
+        (214, "brk"),
+        (215, "munmap"),
+        (216, "mremap"),
+        (220, "clone"),
+        (221, "execve"),
+        (222, "mmap"),
+        (226, "mprotect"),
+        (227, "msync"),
+        (232, "mincore"),
+        (233, "madvise"),
+        (260, "wait4"),
+        (261, "prlimit64"),
+        (276, "renameat2"),
+        (278, "getrandom"),
+        (279, "memfd_create"),
+        (281, "execveat"),
+        (283, "membarrier"),
+        (291, "statx"),
+        (293, "rseq"),
+        (435, "clone3"),
+        (439, "faccessat2"),
+    ];
+    NAMES.iter().find(|(n, _)| *n == number).map_or("unknown", |(_, name)| name)
+}
+
+impl LinuxProcess {
+    pub(super) fn syscall(&mut self, engine: &mut dyn Engine) -> Flow {
+        let number = self.cpu.x[8];
+        let a: [u64; 6] = [self.cpu.x[0], self.cpu.x[1], self.cpu.x[2], self.cpu.x[3], self.cpu.x[4], self.cpu.x[5]];
+        tracing::trace!(number, name = syscall_name(number), ?a, "syscall");
+        let result = match number {
+            17 => self.getcwd(a[0], a[1]),
+            23 => self.dup(a[0], 0),
+            24 => self.dup3(a[0], a[1]),
+            25 => self.fcntl(a[0], a[1], a[2]),
+            29 => self.ioctl(a[0], a[1], a[2]),
+            34 => self.path_call(a[0], a[1], |dir, path| unsafe { libc::mkdirat(dir, path, a[2] as libc::mode_t) }),
+            35 => self.path_call(a[0], a[1], |dir, path| unsafe { libc::unlinkat(dir, path, a[2] as i32) }),
+            38 | 276 => self.rename(a[0], a[1], a[2], a[3], if number == 276 { a[4] } else { 0 }),
+            46 => self.fd(a[0]).and_then(|fd| host(i64::from(unsafe { libc::ftruncate(fd, a[1] as i64) }))),
+            48 | 439 => self.path_call(a[0], a[1], |dir, path| unsafe { libc::faccessat(dir, path, a[2] as i32, 0) }),
+            49 => self.read_path(a[0]).and_then(|path| host(unsafe { libc::chdir(path.as_ptr()) } as i64)),
+            53 => self.path_call(a[0], a[1], |dir, path| unsafe { libc::fchmodat(dir, path, a[2] as u32, 0) }),
+            56 => self.openat(a[0], a[1], a[2], a[3]),
+            57 => {
+                if self.files.close(a[0] as i64) {
+                    Ok(0)
+                } else {
+                    Err(Errno::EBADF)
+                }
+            }
+            59 => self.pipe2(a[0], a[1]),
+            61 => self.getdents64(a[0], a[1], a[2]),
+            62 => self.fd(a[0]).and_then(|fd| host(unsafe { libc::lseek(fd, a[1] as i64, a[2] as i32) })),
+            63 => self.read(a[0], a[1], a[2], None),
+            64 => self.write(a[0], a[1], a[2], None),
+            65 => self.vectored(a[0], a[1], a[2], false),
+            66 => self.vectored(a[0], a[1], a[2], true),
+            67 => self.read(a[0], a[1], a[2], Some(a[3] as i64)),
+            68 => self.write(a[0], a[1], a[2], Some(a[3] as i64)),
+            71 => self.sendfile(a[0], a[1], a[2], a[3]),
+            78 => self.readlinkat(a[0], a[1], a[2], a[3]),
+            79 => self.fstatat(a[0], a[1], a[2], a[3]),
+            80 => self.fstatat(a[0], 0, a[1], 0x1000),
+            82 => self.fd(a[0]).and_then(|fd| host(i64::from(unsafe { libc::fsync(fd) }))),
+            88 => self.utimensat(a[0], a[1], a[2], a[3]),
+            93 | 94 => return Flow::Exit((a[0] & 0xff) as i32),
+            96 | 172 | 178 => Ok(PID),
+            173 => Ok(PID - 1),
+            98 => return self.futex(a[0], a[1], a[2]),
+            99 | 233 => Ok(0),
+            101 | 115 | 124 => Ok(0),
+            113 => self.clock_gettime(a[0], a[1]),
+            114 => self.write_words(a[1], &[0, 1]).map(|_| 0),
+            123 => self.write_words(a[2], &[1]).map(|_| 8),
+            129..=131 => {
+                let signal = if number == 131 { a[2] } else { a[1] };
+                if signal == 0 {
+                    Ok(0)
+                } else {
+                    return Flow::Stop(StopReason::Signal { number: signal });
+                }
+            }
+            132 => self.sigaltstack(a[1]),
+            134 => self.rt_sigaction(a[0], a[1], a[2]),
+            135 => self.rt_sigprocmask(a[0], a[1], a[2]),
+            153 => self.write_words(a[0], &[0, 0, 0, 0]).map(|_| self.clock_ticks()),
+            160 => self.uname(a[0]),
+            163 => self.rlimit(a[0], a[1]),
+            261 => self.rlimit(a[1], a[3]),
+            165 => self.write_bytes(a[1], &[0; 144]).map(|_| 0),
+            166 => Ok(0o022),
+            167 => Err(Errno::EINVAL),
+            169 => self.gettimeofday(a[0]),
+            174 | 175 => Ok(u64::from(unsafe { libc::getuid() })),
+            176 | 177 => Ok(u64::from(unsafe { libc::getgid() })),
+            214 => Ok(self.map.brk(&mut self.memory, a[0])),
+            215 => self.munmap(engine, a[0], a[1]),
+            216 => self.mremap(engine, a[0], a[1], a[2], a[3]),
+            222 => self.mmap(engine, a[0], a[1], a[2], a[3], a[4], a[5]),
+            226 => self.mprotect(engine, a[0], a[1], a[2]),
+            278 => self.getrandom(a[0], a[1]),
+            291 => self.statx(a[0], a[1], a[2], a[3], a[4]),
+            // rseq is optional: glibc carries on without it.
+            293 => Err(Errno::ENOSYS),
+            _ if self.options.enosys => {
+                tracing::warn!(number, name = syscall_name(number), "unknown system call answered with ENOSYS");
+                Err(Errno::ENOSYS)
+            }
+            _ => {
+                return Flow::Stop(StopReason::UnknownSyscall { number, name: syscall_name(number), args: a });
+            }
+        };
+        self.cpu.x[0] = match result {
+            Ok(value) => value,
+            Err(errno) => (-i64::from(errno.0)) as u64,
+        };
+        Flow::Continue
+    }
+
+    // --- Guest memory ------------------------------------------------------------------------------------------
+
+    fn read_bytes(&self, address: u64, len: u64) -> Result<Vec<u8>, Errno> {
+        let mut bytes = vec![0u8; len as usize];
+        self.memory.read(address, &mut bytes).map_err(|_| Errno::EFAULT)?;
+        Ok(bytes)
+    }
+
+    fn write_bytes(&self, address: u64, bytes: &[u8]) -> Result<(), Errno> {
+        self.memory.write(address, bytes).map_err(|_| Errno::EFAULT)
+    }
+
+    fn write_words(&self, address: u64, words: &[u64]) -> Result<(), Errno> {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        self.write_bytes(address, &bytes)
+    }
+
+    /// A NUL-terminated path from guest memory.
+    fn read_path(&self, address: u64) -> Result<CString, Errno> {
+        let mut bytes = Vec::new();
+        for offset in 0..PATH_MAX as u64 {
+            let byte = self.memory.read_le(address.wrapping_add(offset), 1).map_err(|_| Errno::EFAULT)? as u8;
+            if byte == 0 {
+                return CString::new(bytes).map_err(|_| Errno::EINVAL);
+            }
+            bytes.push(byte);
+        }
+        Err(Errno::ENAMETOOLONG)
+    }
+
+    // --- Descriptors and paths ---------------------------------------------------------------------------------
+
+    fn fd(&self, fd: u64) -> Result<i32, Errno> {
+        self.files.host(fd as i64).ok_or(Errno::EBADF)
+    }
+
+    /// A guest directory descriptor (or AT_FDCWD) as the host's.
+    fn dir_fd(&self, fd: u64) -> Result<i32, Errno> {
+        if fd as i64 == AT_FDCWD { Ok(libc::AT_FDCWD) } else { self.fd(fd) }
+    }
+
+    /// Runs a host *at call on (dirfd, path).
+    fn path_call(&self, dir: u64, path: u64, call: impl FnOnce(i32, *const libc::c_char) -> i32) -> SysResult {
+        let dir = self.dir_fd(dir)?;
+        let path = self.read_path(path)?;
+        host(i64::from(call(dir, path.as_ptr())))
+    }
+
+    fn adopt(&mut self, host_fd: i32, minimum: i32) -> SysResult {
+        match self.files.insert(host_fd, minimum) {
+            Some(fd) => Ok(fd as u64),
+            None => {
+                // SAFETY: the descriptor was just opened for the guest and nothing else refers to it.
+                unsafe { libc::close(host_fd) };
+                Err(Errno::EMFILE)
+            }
+        }
+    }
+
+    fn openat(&mut self, dir: u64, path: u64, flags: u64, mode: u64) -> SysResult {
+        let (dir, path) = (self.dir_fd(dir)?, self.read_path(path)?);
+        // SAFETY: a valid C string; the host descriptor becomes the guest's.
+        let host_fd = host(i64::from(unsafe {
+            libc::openat(dir, path.as_ptr(), open_flags_to_host(flags), mode as libc::c_uint)
+        }))?;
+        self.adopt(host_fd as i32, 0)
+    }
+
+    fn dup(&mut self, fd: u64, minimum: i32) -> SysResult {
+        let host_fd = host(i64::from(unsafe { libc::dup(self.fd(fd)?) }))?;
+        self.adopt(host_fd as i32, minimum)
+    }
+
+    fn dup3(&mut self, old: u64, new: u64) -> SysResult {
+        let new = i32::try_from(new).ok().filter(|n| (0..super::files::MAX_FDS).contains(n)).ok_or(Errno::EBADF)?;
+        if old == new as u64 {
+            return Err(Errno::EINVAL);
+        }
+        let host_fd = host(i64::from(unsafe { libc::dup(self.fd(old)?) }))?;
+        self.files.replace(new, host_fd as i32);
+        Ok(new as u64)
+    }
+
+    fn fcntl(&mut self, fd: u64, command: u64, argument: u64) -> SysResult {
+        let host_fd = self.fd(fd)?;
+        match command as i32 {
+            libc::F_DUPFD | libc::F_DUPFD_CLOEXEC => self.dup(fd, argument as i32),
+            libc::F_GETFL => {
+                host(i64::from(unsafe { libc::fcntl(host_fd, libc::F_GETFL) })).map(|f| open_flags_to_guest(f as i32))
+            }
+            libc::F_SETFL => {
+                host(i64::from(unsafe { libc::fcntl(host_fd, libc::F_SETFL, open_flags_to_host(argument)) }))
+            }
+            libc::F_GETFD | libc::F_SETFD => {
+                host(i64::from(unsafe { libc::fcntl(host_fd, command as i32, argument as i32) }))
+            }
+            _ => Err(Errno::EINVAL),
+        }
+    }
+
+    fn ioctl(&mut self, fd: u64, request: u64, argument: u64) -> SysResult {
+        // The kernel's termios (36 bytes) and winsize (8 bytes) have the same layout on aarch64 and x86-64.
+        const TCGETS: u64 = 0x5401;
+        const TCSETS_TO_TCSETSF: std::ops::RangeInclusive<u64> = 0x5402..=0x5404;
+        const TIOCGWINSZ: u64 = 0x5413;
+        let host_fd = self.fd(fd)?;
+        let size = match request {
+            TCGETS => 36,
+            TIOCGWINSZ => 8,
+            r if TCSETS_TO_TCSETSF.contains(&r) => 36,
+            _ => return Err(Errno::ENOTTY),
+        };
+        let mut buffer = [0u8; 64];
+        if TCSETS_TO_TCSETSF.contains(&request) {
+            buffer[..size].copy_from_slice(&self.read_bytes(argument, size as u64)?);
+        }
+        // SAFETY: the buffer is larger than the structure the request reads or writes.
+        host(i64::from(unsafe { libc::ioctl(host_fd, request, buffer.as_mut_ptr()) }))?;
+        if !TCSETS_TO_TCSETSF.contains(&request) {
+            self.write_bytes(argument, &buffer[..size])?;
+        }
+        Ok(0)
+    }
+
+    fn pipe2(&mut self, fds: u64, flags: u64) -> SysResult {
+        let mut pair = [0i32; 2];
+        // SAFETY: pair has room for two descriptors.
+        host(i64::from(unsafe { libc::pipe2(pair.as_mut_ptr(), open_flags_to_host(flags)) }))?;
+        let read = self.adopt(pair[0], 0)?;
+        let write = self.adopt(pair[1], 0)?;
+        let bytes: Vec<u8> = [read as u32, write as u32].iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.write_bytes(fds, &bytes)?;
+        Ok(0)
+    }
+
+    fn rename(&self, old_dir: u64, old: u64, new_dir: u64, new: u64, flags: u64) -> SysResult {
+        let (old_dir, old) = (self.dir_fd(old_dir)?, self.read_path(old)?);
+        let (new_dir, new) = (self.dir_fd(new_dir)?, self.read_path(new)?);
+        // SAFETY: valid C strings and descriptors.
+        host(unsafe {
+            libc::syscall(libc::SYS_renameat2, old_dir, old.as_ptr(), new_dir, new.as_ptr(), flags as libc::c_uint)
+        })
+    }
+
+    fn getcwd(&self, buffer: u64, size: u64) -> SysResult {
+        let cwd = std::env::current_dir().map_err(|_| Errno::ENOMEM)?;
+        let mut bytes = cwd.into_os_string().into_encoded_bytes();
+        bytes.push(0);
+        if bytes.len() as u64 > size {
+            return Err(Errno(34)); // ERANGE
+        }
+        self.write_bytes(buffer, &bytes)?;
+        Ok(bytes.len() as u64)
+    }
+
+    // --- Reading and writing -----------------------------------------------------------------------------------
+
+    fn read(&self, fd: u64, buffer: u64, count: u64, offset: Option<i64>) -> SysResult {
+        let host_fd = self.fd(fd)?;
+        let mut data = vec![0u8; count.min(MAX_TRANSFER) as usize];
+        // SAFETY: `data` has the length passed.
+        let read = host(match offset {
+            None => (unsafe { libc::read(host_fd, data.as_mut_ptr().cast(), data.len()) }) as i64,
+            Some(offset) => (unsafe { libc::pread(host_fd, data.as_mut_ptr().cast(), data.len(), offset) }) as i64,
+        })?;
+        self.write_bytes(buffer, &data[..read as usize])?;
+        Ok(read)
+    }
+
+    fn write(&self, fd: u64, buffer: u64, count: u64, offset: Option<i64>) -> SysResult {
+        let host_fd = self.fd(fd)?;
+        let data = self.read_bytes(buffer, count.min(MAX_TRANSFER))?;
+        // SAFETY: `data` has the length passed.
+        host(match offset {
+            None => (unsafe { libc::write(host_fd, data.as_ptr().cast(), data.len()) }) as i64,
+            Some(offset) => (unsafe { libc::pwrite(host_fd, data.as_ptr().cast(), data.len(), offset) }) as i64,
+        })
+    }
+
+    /// readv/writev: one transfer per iovec, stopping at the first short one.
+    fn vectored(&self, fd: u64, vectors: u64, count: u64, is_write: bool) -> SysResult {
+        if count > 1024 {
+            return Err(Errno::EINVAL);
+        }
+        let table = self.read_bytes(vectors, count * 16)?;
+        let mut total = 0;
+        for entry in table.chunks(16) {
+            let base = u64::from_le_bytes(entry[..8].try_into().expect("16-byte chunks"));
+            let len = u64::from_le_bytes(entry[8..].try_into().expect("16-byte chunks"));
+            let done = if is_write { self.write(fd, base, len, None) } else { self.read(fd, base, len, None) };
+            match done {
+                Ok(done) => {
+                    total += done;
+                    if done < len {
+                        break;
+                    }
+                }
+                Err(errno) if total == 0 => return Err(errno),
+                Err(_) => break,
+            }
+        }
+        Ok(total)
+    }
+
+    fn sendfile(&self, out_fd: u64, in_fd: u64, offset_address: u64, count: u64) -> SysResult {
+        let (out_fd, in_fd) = (self.fd(out_fd)?, self.fd(in_fd)?);
+        let count = count.min(MAX_TRANSFER) as usize;
+        if offset_address == 0 {
+            // SAFETY: host descriptors; no offset pointer.
+            return host(unsafe { libc::sendfile(out_fd, in_fd, std::ptr::null_mut(), count) } as i64);
+        }
+        let mut offset =
+            self.read_bytes(offset_address, 8).map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes")))?;
+        // SAFETY: `offset` is a valid i64 for the host to update.
+        let sent = host(unsafe { libc::sendfile(out_fd, in_fd, &mut offset, count) } as i64)?;
+        self.write_bytes(offset_address, &offset.to_le_bytes())?;
+        Ok(sent)
+    }
+
+    fn getdents64(&self, fd: u64, buffer: u64, count: u64) -> SysResult {
+        let host_fd = self.fd(fd)?;
+        // linux_dirent64 has the same layout on every 64-bit architecture.
+        let mut data = vec![0u8; count.min(MAX_TRANSFER) as usize];
+        // SAFETY: `data` has the length passed.
+        let read = host(unsafe { libc::syscall(libc::SYS_getdents64, host_fd, data.as_mut_ptr(), data.len()) })?;
+        self.write_bytes(buffer, &data[..read as usize])?;
+        Ok(read)
+    }
+
+    fn readlinkat(&self, dir: u64, path: u64, buffer: u64, size: u64) -> SysResult {
+        let path_text = self.read_path(path)?;
+        let target = if path_text.as_bytes() == b"/proc/self/exe" {
+            self.executable.clone().into_os_string().into_encoded_bytes()
+        } else {
+            let mut target = vec![0u8; PATH_MAX];
+            // SAFETY: valid C string and buffer of the length passed.
+            let len = host(unsafe {
+                libc::readlinkat(self.dir_fd(dir)?, path_text.as_ptr(), target.as_mut_ptr().cast(), target.len())
+            } as i64)?;
+            target.truncate(len as usize);
+            target
+        };
+        let len = target.len().min(size as usize);
+        self.write_bytes(buffer, &target[..len])?;
+        Ok(len as u64)
+    }
+
+    /// newfstatat and fstat (as fstatat with AT_EMPTY_PATH), converting the host's struct stat to aarch64's.
+    fn fstatat(&self, dir: u64, path: u64, buffer: u64, flags: u64) -> SysResult {
+        let dir = self.dir_fd(dir)?;
+        let path = if path == 0 { CString::default() } else { self.read_path(path)? };
+        // SAFETY: a zeroed struct stat is a valid output buffer.
+        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+        host(i64::from(unsafe { libc::fstatat(dir, path.as_ptr(), &mut stat, flags as i32) }))?;
+        // aarch64's struct stat (asm-generic/stat.h), 128 bytes.
+        let mut out = Vec::with_capacity(128);
+        out.extend(stat.st_dev.to_le_bytes());
+        out.extend(stat.st_ino.to_le_bytes());
+        out.extend(stat.st_mode.to_le_bytes());
+        out.extend((stat.st_nlink as u32).to_le_bytes());
+        out.extend(stat.st_uid.to_le_bytes());
+        out.extend(stat.st_gid.to_le_bytes());
+        out.extend(stat.st_rdev.to_le_bytes());
+        out.extend(0u64.to_le_bytes());
+        out.extend(stat.st_size.to_le_bytes());
+        out.extend((stat.st_blksize as i32).to_le_bytes());
+        out.extend(0i32.to_le_bytes());
+        out.extend(stat.st_blocks.to_le_bytes());
+        for (seconds, nanoseconds) in [
+            (stat.st_atime, stat.st_atime_nsec),
+            (stat.st_mtime, stat.st_mtime_nsec),
+            (stat.st_ctime, stat.st_ctime_nsec),
+        ] {
+            out.extend(seconds.to_le_bytes());
+            out.extend(nanoseconds.to_le_bytes());
+        }
+        out.extend([0u8; 8]);
+        self.write_bytes(buffer, &out)?;
+        Ok(0)
+    }
+
+    /// statx: struct statx is the same on every architecture.
+    fn statx(&self, dir: u64, path: u64, flags: u64, mask: u64, buffer: u64) -> SysResult {
+        let dir = self.dir_fd(dir)?;
+        let path = self.read_path(path)?;
+        let mut data = [0u8; 256];
+        // SAFETY: valid C string; `data` is larger than struct statx.
+        host(unsafe {
+            libc::syscall(libc::SYS_statx, dir, path.as_ptr(), flags as i32, mask as u32, data.as_mut_ptr())
+        })?;
+        self.write_bytes(buffer, &data)?;
+        Ok(0)
+    }
+
+    fn utimensat(&self, dir: u64, path: u64, times: u64, flags: u64) -> SysResult {
+        let dir = self.dir_fd(dir)?;
+        let path = if path == 0 { None } else { Some(self.read_path(path)?) };
+        let times = if times == 0 { None } else { Some(self.read_bytes(times, 32)?) };
+        // SAFETY: the pointers are null or point at a C string / two timespecs (same layout on both).
+        host(unsafe {
+            libc::syscall(
+                libc::SYS_utimensat,
+                dir,
+                path.as_ref().map_or(std::ptr::null(), |p| p.as_ptr()),
+                times.as_ref().map_or(std::ptr::null(), |t| t.as_ptr()),
+                flags as i32,
+            )
+        })
+    }
+
+    // --- Memory ------------------------------------------------------------------------------------------------
+
+    #[allow(clippy::too_many_arguments)] // mmap's six arguments, the engine and self
+    fn mmap(
+        &mut self,
+        engine: &mut dyn Engine,
+        address: u64,
+        length: u64,
+        prot: u64,
+        flags: u64,
+        fd: u64,
+        offset: u64,
+    ) -> SysResult {
+        const MAP_FIXED: u64 = 0x10;
+        const MAP_ANONYMOUS: u64 = 0x20;
+        const MAP_FIXED_NOREPLACE: u64 = 0x10_0000;
+        if length == 0 || !offset.is_multiple_of(0x1000) {
+            return Err(Errno::EINVAL);
+        }
+        let perm = protection(prot);
+        let file = if flags & MAP_ANONYMOUS == 0 { Some(self.fd(fd)?) } else { None };
+        let mapped = if flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0 {
+            if flags & MAP_FIXED_NOREPLACE != 0
+                && self.memory.regions().iter().any(|r| r.address < address + length && address < r.address + r.size)
+            {
+                return Err(Errno(17)); // EEXIST
+            }
+            self.map.map_fixed(&mut self.memory, address, length, perm)?
+        } else {
+            self.map.map_anywhere(&mut self.memory, address, length, perm)?
+        };
+        if let Some(host_fd) = file {
+            // A private copy of the file's bytes (shared file mappings are copied too: writes do not reach the file).
+            let mut data = vec![0u8; length as usize];
+            // SAFETY: `data` has the length passed.
+            let read =
+                host(unsafe { libc::pread(host_fd, data.as_mut_ptr().cast(), data.len(), offset as i64) } as i64)?;
+            self.memory.write_privileged(mapped, &data[..read as usize]).map_err(|_| Errno::EFAULT)?;
+        }
+        engine.invalidate(mapped, length);
+        Ok(mapped)
+    }
+
+    fn munmap(&mut self, engine: &mut dyn Engine, address: u64, length: u64) -> SysResult {
+        self.map.unmap(&mut self.memory, address, length)?;
+        engine.invalidate(address, length);
+        Ok(0)
+    }
+
+    fn mprotect(&mut self, engine: &mut dyn Engine, address: u64, length: u64, prot: u64) -> SysResult {
+        self.map.protect(&mut self.memory, address, length, protection(prot))?;
+        engine.invalidate(address, length);
+        Ok(0)
+    }
+
+    fn mremap(&mut self, engine: &mut dyn Engine, address: u64, old_size: u64, new_size: u64, flags: u64) -> SysResult {
+        const MREMAP_MAYMOVE: u64 = 1;
+        let new_address = self.map.remap(&mut self.memory, address, old_size, new_size, flags & MREMAP_MAYMOVE != 0)?;
+        engine.invalidate(address, old_size);
+        Ok(new_address)
+    }
+
+    // --- Time, randomness, identity ----------------------------------------------------------------------------
+
+    /// Nanoseconds of guest time: retired instructions at the counter's rate.
+    fn guest_nanoseconds(&self) -> u64 {
+        (u128::from(self.retired) * 1_000_000_000 / u128::from(INSTRUCTIONS_PER_TICK * COUNTER_FREQUENCY_HZ)) as u64
+    }
+
+    fn clock_ticks(&self) -> u64 {
+        self.guest_nanoseconds() / 10_000_000
+    }
+
+    fn clock_gettime(&self, clock: u64, timespec: u64) -> SysResult {
+        let nanoseconds = self.guest_nanoseconds();
+        let seconds = match clock {
+            0 | 5 | 8 => REALTIME_EPOCH_SECONDS + nanoseconds / 1_000_000_000, // REALTIME, REALTIME_COARSE, REALTIME_ALARM
+            1..=4 | 6 | 7 | 9 => nanoseconds / 1_000_000_000,
+            _ => return Err(Errno::EINVAL),
+        };
+        self.write_words(timespec, &[seconds, nanoseconds % 1_000_000_000])?;
+        Ok(0)
+    }
+
+    fn gettimeofday(&self, timeval: u64) -> SysResult {
+        if timeval != 0 {
+            let nanoseconds = self.guest_nanoseconds();
+            self.write_words(
+                timeval,
+                &[REALTIME_EPOCH_SECONDS + nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000 / 1000],
+            )?;
+        }
+        Ok(0)
+    }
+
+    fn getrandom(&mut self, buffer: u64, length: u64) -> SysResult {
+        let length = length.min(MAX_TRANSFER);
+        let mut bytes = Vec::with_capacity(length as usize + 8);
+        while (bytes.len() as u64) < length {
+            // SplitMix64: a deterministic stream, so that runs repeat.
+            self.random_state = self.random_state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.random_state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            bytes.extend((z ^ (z >> 31)).to_le_bytes());
+        }
+        self.write_bytes(buffer, &bytes[..length as usize])?;
+        Ok(length)
+    }
+
+    fn uname(&self, buffer: u64) -> SysResult {
+        let mut out = Vec::with_capacity(6 * 65);
+        for field in ["Linux", "tandem", "6.1.0-tandem", "#1 SMP", "aarch64", "(none)"] {
+            let mut bytes = [0u8; 65];
+            bytes[..field.len()].copy_from_slice(field.as_bytes());
+            out.extend(bytes);
+        }
+        self.write_bytes(buffer, &out)?;
+        Ok(0)
+    }
+
+    fn rlimit(&self, resource: u64, old: u64) -> SysResult {
+        const INFINITY: u64 = u64::MAX;
+        let (current, maximum) = match resource {
+            3 => (STACK_SIZE, INFINITY),                                       // RLIMIT_STACK
+            7 => (super::files::MAX_FDS as u64, super::files::MAX_FDS as u64), // RLIMIT_NOFILE
+            0..=15 => (INFINITY, INFINITY),
+            _ => return Err(Errno::EINVAL),
+        };
+        if old != 0 {
+            self.write_words(old, &[current, maximum])?;
+        }
+        Ok(0)
+    }
+
+    // --- Signals and futexes -----------------------------------------------------------------------------------
+
+    fn rt_sigaction(&mut self, signal: u64, action: u64, old: u64) -> SysResult {
+        if !(1..=64).contains(&signal) {
+            return Err(Errno::EINVAL);
+        }
+        if old != 0 {
+            let previous = self.signal_actions.get(&signal).copied().unwrap_or([0; 32]);
+            self.write_bytes(old, &previous)?;
+        }
+        if action != 0 {
+            let bytes: [u8; 32] = self.read_bytes(action, 32)?.try_into().map_err(|_| Errno::EFAULT)?;
+            self.signal_actions.insert(signal, bytes);
+        }
+        Ok(0)
+    }
+
+    fn rt_sigprocmask(&mut self, how: u64, set: u64, old: u64) -> SysResult {
+        if old != 0 {
+            self.write_words(old, &[self.signal_mask])?;
+        }
+        if set != 0 {
+            let mask = u64::from_le_bytes(self.read_bytes(set, 8)?.try_into().map_err(|_| Errno::EFAULT)?);
+            self.signal_mask = match how {
+                0 => self.signal_mask | mask,
+                1 => self.signal_mask & !mask,
+                2 => mask,
+                _ => return Err(Errno::EINVAL),
+            };
+        }
+        Ok(0)
+    }
+
+    fn sigaltstack(&self, old: u64) -> SysResult {
+        const SS_DISABLE: u64 = 2;
+        if old != 0 {
+            self.write_words(old, &[0, SS_DISABLE, 0])?;
+        }
+        Ok(0)
+    }
+
+    /// One thread: a wait that would block can never be woken.
+    fn futex(&mut self, address: u64, op: u64, value: u64) -> Flow {
+        const WAIT: u64 = 0;
+        const WAKE: u64 = 1;
+        const WAIT_BITSET: u64 = 9;
+        const WAKE_BITSET: u64 = 10;
+        let result = match op & 0x7f {
+            WAIT | WAIT_BITSET => match self.memory.read_le(address, 4) {
+                Err(_) => Err(Errno::EFAULT),
+                Ok(current) if current as u64 != value & 0xffff_ffff => Err(Errno::EAGAIN),
+                Ok(_) => return Flow::Stop(StopReason::Deadlock("futex wait that no other thread can wake")),
+            },
+            WAKE | WAKE_BITSET => Ok(0),
+            _ => Err(Errno::ENOSYS),
+        };
+        self.cpu.x[0] = match result {
+            Ok(value) => value,
+            Err(errno) => (-i64::from(errno.0)) as u64,
+        };
+        Flow::Continue
+    }
+}
+
+fn protection(prot: u64) -> Perm {
+    let mut perm = Perm::NONE;
+    if prot & 1 != 0 {
+        perm = perm | Perm::READ;
+    }
+    if prot & 2 != 0 {
+        perm = perm | Perm::WRITE;
+    }
+    if prot & 4 != 0 {
+        perm = perm | Perm::EXECUTE;
+    }
+    perm
+}

@@ -1,0 +1,184 @@
+/* Linux only: the system calls of Tandem's Linux personality, compared with what qemu-aarch64 (a real Linux
+ * kernel underneath) does. It prints only what both must agree on: results, sizes, contents, never addresses,
+ * times or host-dependent numbers. Run it in an empty scratch folder: it creates and removes files there. */
+#include "tandem.h"
+
+static long sys6(long n, long a, long b, long c, long d, long e, long f) {
+    register long x8 __asm__("x8") = n;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    register long x4 __asm__("x4") = e;
+    register long x5 __asm__("x5") = f;
+    __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
+    return x0;
+}
+#define sys(n, ...) sys6_((n), __VA_ARGS__, 0, 0, 0, 0, 0, 0)
+#define sys6_(n, a, b, c, d, e, f, ...) sys6((n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
+
+enum {
+    SYS_getcwd = 17, SYS_dup3 = 24, SYS_fcntl = 25, SYS_mkdirat = 34, SYS_unlinkat = 35, SYS_renameat = 38,
+    SYS_openat = 56, SYS_close = 57, SYS_pipe2 = 59, SYS_getdents64 = 61, SYS_lseek = 62, SYS_read = 63,
+    SYS_write = 64, SYS_writev = 66, SYS_readlinkat = 78, SYS_newfstatat = 79, SYS_fstat = 80,
+    SYS_clock_gettime = 113, SYS_rt_sigaction = 134, SYS_uname = 160, SYS_getpid = 172, SYS_brk = 214,
+    SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_getrandom = 278,
+};
+#define AT_FDCWD (-100)
+#define AT_REMOVEDIR 0x200
+#define O_RDONLY 0
+#define O_RDWR 2
+#define O_CREAT 0x40
+#define O_TRUNC 0x200
+#define O_DIRECTORY 0x4000
+
+
+
+/* Prints "what: got" and counts a failure (through the runtime's check) when it is not `expected`. */
+static void expect(const char *what, long got, long expected) {
+    print(what);
+    print(": ");
+    print_i64(got);
+    if (got != expected) {
+        print(" (expected ");
+        print_i64(expected);
+        print(")");
+    }
+    print("\n");
+    check(got == expected, what);
+}
+
+static const char *basename(const char *path) {
+    const char *base = path;
+    for (; *path; path++)
+        if (*path == '/') base = path + 1;
+    return base;
+}
+
+int main(int argc, char **argv, char **envp) {
+    /* Modes for the tests of how a run ends: "exit N", "unknown" (a system call Tandem lacks), "fault". */
+    if (argc == 3 && memcmp(argv[1], "exit", 5) == 0) return argv[2][0] - '0';
+    if (argc == 2 && memcmp(argv[1], "unknown", 8) == 0) {
+        char info[128];
+        print("sysinfo: ");
+        print_i64(sys(179, info) < 0 ? -1 : 0);
+        print("\n");
+        return 0;
+    }
+    if (argc == 2 && memcmp(argv[1], "fault", 6) == 0) *(volatile int *)16 = 1;
+
+    print("argc: ");
+    print_i64(argc);
+    print("\n");
+    for (int i = 1; i < argc; i++) {
+        print("argv: ");
+        print(argv[i]);
+        print("\n");
+    }
+    for (char **e = envp; *e; e++)
+        if (memcmp(*e, "TANDEM_TEST=", 12) == 0) {
+            print("env: ");
+            print(*e);
+            print("\n");
+        }
+
+    char uts[6 * 65];
+    expect("uname", sys(SYS_uname, uts), 0);
+    print(uts);
+    print(" ");
+    print(uts + 4 * 65);
+    print("\n");
+    expect("getpid is positive", sys(SYS_getpid, 0) > 0, 1);
+
+    long start = sys(SYS_brk, 0);
+    long grown = sys(SYS_brk, start + 0x10000);
+    expect("brk grows", grown - start, 0x10000);
+    ((volatile char *)grown)[-1] = 42;
+    expect("brk memory", ((volatile char *)grown)[-1], 42);
+
+    char *area = (char *)sys(SYS_mmap, 0, 3 * 4096, 3, 0x22, -1, 0);
+    area[0] = 1;
+    area[3 * 4096 - 1] = 2;
+    expect("mmap contents", area[0] + area[3 * 4096 - 1], 3);
+    expect("munmap middle", sys(SYS_munmap, area + 4096, 4096), 0);
+    expect("mprotect first read-only", sys(SYS_mprotect, area, 4096, 1), 0);
+    expect("read after mprotect", area[0], 1);
+    char *moved = (char *)sys(SYS_mremap, area + 8192, 4096, 4 * 4096, 1);
+    expect("mremap keeps contents", moved[4095], 2);
+    moved[4 * 4096 - 1] = 7;
+    expect("mremap grown tail", moved[4 * 4096 - 1], 7);
+
+    expect("mkdirat", sys(SYS_mkdirat, AT_FDCWD, "scratch", 0755), 0);
+    long dir = sys(SYS_openat, AT_FDCWD, "scratch", O_RDONLY | O_DIRECTORY, 0);
+    expect("open directory", dir >= 3, 1);
+    long file = sys(SYS_openat, dir, "a.txt", O_RDWR | O_CREAT | O_TRUNC, 0644);
+    expect("openat in directory", file > dir, 1);
+    expect("write", sys(SYS_write, file, "hello, file", 11), 11);
+    struct { const void *base; unsigned long len; } iov[2] = {{"+more", 5}, {"!", 1}};
+    expect("writev", sys(SYS_writev, file, iov, 2), 6);
+    expect("lseek", sys(SYS_lseek, file, 0, 0), 0);
+    char back[32] = {0};
+    expect("read", sys(SYS_read, file, back, sizeof back), 17);
+    print(back);
+    print("\n");
+    unsigned char st[128];
+    expect("fstat", sys(SYS_fstat, file, st), 0);
+    expect("fstat size", *(long *)(st + 48), 17);
+    expect("fstat is a regular file", (*(unsigned *)(st + 16) & 0170000) == 0100000, 1);
+    expect("newfstatat", sys(SYS_newfstatat, dir, "a.txt", st, 0), 0);
+    expect("newfstatat size", *(long *)(st + 48), 17);
+    expect("close", sys(SYS_close, file), 0);
+    expect("close again", sys(SYS_close, file), -9);
+    expect("open missing file", sys(SYS_openat, dir, "missing", O_RDONLY, 0), -2);
+
+    char entries[512];
+    long length = sys(SYS_getdents64, dir, entries, sizeof entries);
+    int names = 0, found = 0;
+    for (long at = 0; at < length;) {
+        unsigned short reclen = *(unsigned short *)(entries + at + 16);
+        const char *name = entries + at + 19;
+        names++;
+        if (memcmp(name, "a.txt", 6) == 0) found = 1;
+        at += reclen;
+    }
+    expect("getdents64 entries (., .., a.txt)", names, 3);
+    expect("getdents64 finds a.txt", found, 1);
+    expect("renameat", sys(SYS_renameat, dir, "a.txt", dir, "b.txt"), 0);
+    expect("unlinkat file", sys(SYS_unlinkat, dir, "b.txt", 0), 0);
+    expect("close directory", sys(SYS_close, dir), 0);
+    expect("unlinkat directory", sys(SYS_unlinkat, AT_FDCWD, "scratch", AT_REMOVEDIR), 0);
+
+    int pipe[2];
+    expect("pipe2", sys(SYS_pipe2, pipe, 0), 0);
+    expect("pipe write", sys(SYS_write, pipe[1], "abc", 3), 3);
+    expect("dup3", sys(SYS_dup3, pipe[0], 20, 0), 20);
+    char piped[4] = {0};
+    expect("pipe read through the duplicate", sys(SYS_read, 20, piped, 3), 3);
+    print(piped);
+    print("\n");
+    expect("fcntl F_GETFL of the write end", sys(SYS_fcntl, pipe[1], 3) & 3, 1);
+
+    char exe[256] = {0};
+    long exe_length = sys(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, sizeof exe - 1);
+    expect("readlink /proc/self/exe", exe_length > 0, 1);
+    print(basename(exe));
+    print("\n");
+    char cwd[512];
+    expect("getcwd", sys(SYS_getcwd, cwd, sizeof cwd) > 1, 1);
+
+    unsigned char random[16];
+    expect("getrandom", sys(SYS_getrandom, random, 16, 0), 16);
+    long t1[2], t2[2];
+    sys(SYS_clock_gettime, 1, t1);
+    sys(SYS_clock_gettime, 1, t2);
+    expect("monotonic clock", t2[0] > t1[0] || (t2[0] == t1[0] && t2[1] >= t1[1]), 1);
+    unsigned long action[4] = {0x1234, 0, 0, 0}, old[4] = {1, 1, 1, 1};
+    expect("rt_sigaction", sys(SYS_rt_sigaction, 10, action, 0, 8), 0);
+    expect("rt_sigaction reads back", sys(SYS_rt_sigaction, 10, 0, old, 8), 0);
+    expect("the handler read back", (long)old[0], 0x1234);
+
+    print("linux_syscalls: ");
+    print_i64(failures());
+    print(" failures\n");
+    return failures() != 0;
+}
