@@ -9,6 +9,7 @@
 pub mod decode;
 pub mod disasm;
 pub mod engine;
+pub mod float;
 pub mod interp;
 pub mod memory;
 pub mod state;
