@@ -52,7 +52,7 @@ pub fn random_state(layout: &Layout, rng: &mut impl Rng) -> CpuState {
         *x = random_value(layout, rng);
     }
     for v in state.v.iter_mut() {
-        *v = u128::from(random_value(layout, rng)) | u128::from(random_value(layout, rng)) << 64;
+        *v = random_vector(layout, rng);
     }
     state.sp = rng.gen_range(layout.data_start..layout.data_end) & !15;
     state.pc = layout.code;
@@ -64,4 +64,44 @@ pub fn random_state(layout: &Layout, rng: &mut impl Rng) -> CpuState {
     state.tpidr_el0 = rng.r#gen();
     state.tpidrro_el0 = rng.r#gen();
     state
+}
+
+/// A SIMD&FP register value: lanes of one width (16, 32 or 64 bits), each a floating-point value chosen to hit the
+/// hard cases (NaNs quiet and signalling, infinities, zeros, denormals, extremes, values near 1 and near integer
+/// limits) or, half of the time, whatever an integer register could hold.
+pub fn random_vector(layout: &Layout, rng: &mut impl Rng) -> u128 {
+    if rng.gen_bool(0.5) {
+        return u128::from(random_value(layout, rng)) | u128::from(random_value(layout, rng)) << 64;
+    }
+    let width = [16u32, 32, 64][rng.gen_range(0..3)];
+    let mut value = 0u128;
+    for lane in 0..128 / width {
+        value |= u128::from(random_float_bits(width, rng)) << (lane * width);
+    }
+    value
+}
+
+/// A floating-point bit pattern of `width` bits, biased toward special values.
+pub fn random_float_bits(width: u32, rng: &mut impl Rng) -> u64 {
+    let (exponent_bits, fraction_bits) = match width {
+        16 => (5, 10),
+        32 => (8, 23),
+        _ => (11, 52),
+    };
+    let sign = u64::from(rng.gen_bool(0.5)) << (width - 1);
+    let max_exponent = (1u64 << exponent_bits) - 1;
+    let fraction_mask = (1u64 << fraction_bits) - 1;
+    let bias = max_exponent >> 1;
+    let with = |exponent: u64, fraction: u64| sign | exponent << fraction_bits | (fraction & fraction_mask);
+    match rng.gen_range(0..10) {
+        0 => with(max_exponent, 1 << (fraction_bits - 1) | rng.r#gen::<u64>()), // quiet NaN
+        1 => with(max_exponent, rng.r#gen::<u64>() & (fraction_mask >> 1) | 1),   // signalling NaN
+        2 => with(max_exponent, 0),                                              // infinity
+        3 => with(0, 0),                                                         // zero
+        4 => with(0, rng.r#gen::<u64>() | 1),                                    // denormal
+        5 => with(if rng.gen_bool(0.5) { 1 } else { max_exponent - 1 }, rng.r#gen()), // extremes
+        6 => with(bias + rng.gen_range(0..3) - 1, rng.r#gen::<u64>() & 0xf),      // near 1, few fraction bits
+        7 => with(bias + [15u64, 31, 63][rng.gen_range(0..3)].min(max_exponent - 1 - bias), rng.r#gen()), // near 2^n
+        _ => with(bias - 8 + rng.gen_range(0..24).min(max_exponent - bias + 7), rng.r#gen()),
+    }
 }
