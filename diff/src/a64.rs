@@ -336,6 +336,9 @@ impl Harness {
     /// Runs `code` (at most `code.len()` instructions) from `state` on both engines and judges the outcome. When
     /// a block differs, it finds the first instruction after which the engines disagree and judges that one.
     pub fn check(&mut self, code: &[u32], state: &CpuState) -> Result<Verdict, SuiteError> {
+        if code.iter().any(|&word| ledger::oracle_must_not_run(word, || self.reference_refuses(word, state))) {
+            return Ok(Verdict::Ledgered(ledger::ORACLE_NOT_ASKED));
+        }
         let count = code.len() as u64;
         let (reference, oracle) = self.run_both(code, state, count)?;
         if differences(&reference, &oracle).is_empty() {
@@ -407,8 +410,12 @@ impl Harness {
             run.exit,
             Exit::Undefined { reason: UndefinedReason::Unallocated | UndefinedReason::NotAtEl0, .. }
         );
-        // The probe may have stored; put the touched pages back.
-        let _ = self.reset_pages(None);
+        if !refused {
+            // The probe may have stored; put the reference's pages back (the oracle did not run).
+            for (address, bytes) in &self.image {
+                self.memory.write_privileged(*address, bytes).expect("layout pages are mapped");
+            }
+        }
         refused
     }
 }

@@ -29,7 +29,7 @@ pub enum DiffCommand {
 pub fn run(command: DiffCommand) -> anyhow::Result<ExitCode> {
     match command {
         DiffCommand::Coverage => {
-            print!("{}", tandem_diff::coverage::render());
+            print!("{}", tandem_diff::coverage::render()?);
             Ok(ExitCode::SUCCESS)
         }
         DiffCommand::A64 { cases, seed, families, examples } => {

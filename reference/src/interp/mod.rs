@@ -7,18 +7,26 @@
 #![allow(clippy::too_many_arguments)] // Handlers take the fields of their encoding, as the pseudocode does.
 
 mod branch;
+mod crypto;
 mod data_imm;
 mod data_reg;
+mod fp_scalar;
 mod load_store;
 pub mod pseudocode;
+mod simd_load_store;
+mod simd_permute;
+mod simd_scalar;
+mod simd_vector;
 mod system;
+#[cfg(test)]
+mod tests;
 
 use crate::decode::{Inst, decode};
 use crate::engine::{Engine, Exit, GuestClock, RunResult, UndefinedReason};
 use crate::memory::{Access, FaultReason, GuestMemory, MemoryFault};
 use crate::state::{CpuState, Flags};
 use crate::sysreg::CpuIdentity;
-use pseudocode::ones;
+use pseudocode::{ones, ones128};
 
 /// A CONSTRAINED UNPREDICTABLE case the interpreter met, and resolved with the behaviour its doc names.
 ///
@@ -232,10 +240,131 @@ impl Exec<'_> {
             }
 
             LdstPac { .. } => self.not_implemented(word, "pointer authentication (LDRAA/LDRAB)"),
-            SimdFpData { .. } | SimdFpLoadStore { .. } => Err(Exit::Undefined {
-                word,
-                reason: UndefinedReason::NotImplemented("floating point and Advanced SIMD"),
-            }),
+
+            SimdLdstMultiple { q, l, opcode, size, rn, rt } => {
+                self.load_store_multiple_structures(word, q, l, None, opcode, size, rn, rt)
+            }
+            SimdLdstMultiplePost { q, l, rm, opcode, size, rn, rt } => {
+                self.load_store_multiple_structures(word, q, l, Some(rm), opcode, size, rn, rt)
+            }
+            SimdLdstSingle { q, l, r, opcode, s, size, rn, rt } => {
+                self.load_store_single_structure(word, q, l, r, None, opcode, s, size, rn, rt)
+            }
+            SimdLdstSinglePost { q, l, r, rm, opcode, s, size, rn, rt } => {
+                self.load_store_single_structure(word, q, l, r, Some(rm), opcode, s, size, rn, rt)
+            }
+            LdrLiteralSimdFp { opc, imm19, rt } => self.load_simd_fp_literal(word, opc, imm19, rt),
+            LdstPairNoAllocSimdFp { opc, l, imm7, rt2, rn, rt } => {
+                self.load_store_simd_fp_pair(word, PairIndexing::NoAllocate, opc, l, imm7, rt2, rn, rt)
+            }
+            LdstPairPostSimdFp { opc, l, imm7, rt2, rn, rt } => {
+                self.load_store_simd_fp_pair(word, PairIndexing::PostIndex, opc, l, imm7, rt2, rn, rt)
+            }
+            LdstPairOffsetSimdFp { opc, l, imm7, rt2, rn, rt } => {
+                self.load_store_simd_fp_pair(word, PairIndexing::Offset, opc, l, imm7, rt2, rn, rt)
+            }
+            LdstPairPreSimdFp { opc, l, imm7, rt2, rn, rt } => {
+                self.load_store_simd_fp_pair(word, PairIndexing::PreIndex, opc, l, imm7, rt2, rn, rt)
+            }
+            LdstUnscaledSimdFp { size, opc, imm9, rn, rt } => {
+                self.load_store_simd_fp_immediate(word, Indexing::Unscaled, size, opc, imm9, rn, rt)
+            }
+            LdstImmPostSimdFp { size, opc, imm9, rn, rt } => {
+                self.load_store_simd_fp_immediate(word, Indexing::PostIndex, size, opc, imm9, rn, rt)
+            }
+            LdstImmPreSimdFp { size, opc, imm9, rn, rt } => {
+                self.load_store_simd_fp_immediate(word, Indexing::PreIndex, size, opc, imm9, rn, rt)
+            }
+            LdstRegisterSimdFp { size, opc, rm, option, s, rn, rt } => {
+                self.load_store_simd_fp_register_offset(word, size, opc, rm, option, s, rn, rt)
+            }
+            LdstUnsignedSimdFp { size, opc, imm12, rn, rt } => {
+                self.load_store_simd_fp_immediate(word, Indexing::UnsignedOffset, size, opc, imm12, rn, rt)
+            }
+
+            CryptoAes { size, opcode, .. } => self.cryptographic_aes(word, size, opcode),
+            CryptoThreeRegSha { size, opcode, .. } => self.cryptographic_three_register_sha(word, size, opcode),
+            CryptoTwoRegSha { size, opcode, .. } => self.cryptographic_two_register_sha(word, size, opcode),
+            SimdScalarCopy { op, imm5, imm4, rn, rd } => self.advanced_simd_scalar_copy(word, op, imm5, imm4, rn, rd),
+            SimdScalarThreeSameFp16 { u, a, opcode, .. } => {
+                self.advanced_simd_scalar_three_same_fp16(word, u, a, opcode)
+            }
+            SimdScalarTwoRegMiscFp16 { u, a, opcode, .. } => {
+                self.advanced_simd_scalar_two_reg_misc_fp16(word, u, a, opcode)
+            }
+            SimdScalarThreeSameExtra { u, size, opcode, .. } => {
+                self.advanced_simd_scalar_three_same_extra(word, u, size, opcode)
+            }
+            SimdScalarTwoRegMisc { u, size, opcode, .. } => {
+                self.advanced_simd_scalar_two_reg_misc(word, u, size, opcode)
+            }
+            SimdScalarPairwise { u, size, opcode, .. } => self.advanced_simd_scalar_pairwise(word, u, size, opcode),
+            SimdScalarThreeDifferent { u, size, opcode, .. } => {
+                self.advanced_simd_scalar_three_different(word, u, size, opcode)
+            }
+            SimdScalarThreeSame { u, size, opcode, .. } => self.advanced_simd_scalar_three_same(word, u, size, opcode),
+            SimdScalarShiftImm { u, immh, opcode, .. } => {
+                self.advanced_simd_scalar_shift_by_immediate(word, u, immh, opcode)
+            }
+            SimdScalarIndexed { u, size, l, opcode, .. } => {
+                self.advanced_simd_scalar_indexed_element(word, u, size, l, opcode)
+            }
+            SimdTableLookup { q, op2, rm, len, op, rn, rd } => {
+                self.advanced_simd_table_lookup(word, q, op2, rm, len, op, rn, rd)
+            }
+            SimdPermute { q, size, rm, opcode, rn, rd } => {
+                self.advanced_simd_permute(word, q, size, rm, opcode, rn, rd)
+            }
+            SimdExtract { q, op2, rm, imm4, rn, rd } => self.advanced_simd_extract(word, q, op2, rm, imm4, rn, rd),
+            SimdCopy { q, op, imm5, imm4, rn, rd } => self.advanced_simd_copy(word, q, op, imm5, imm4, rn, rd),
+            SimdThreeSameFp16 { u, a, opcode, .. } => self.advanced_simd_three_same_fp16(word, u, a, opcode),
+            SimdTwoRegMiscFp16 { u, a, opcode, .. } => self.advanced_simd_two_reg_misc_fp16(word, u, a, opcode),
+            SimdThreeRegExtension { u, size, opcode, .. } => {
+                self.advanced_simd_three_reg_extension(word, u, size, opcode)
+            }
+            SimdTwoRegMisc { q, u, size, opcode, .. } => self.advanced_simd_two_reg_misc(word, q, u, size, opcode),
+            SimdAcrossLanes { q, u, size, opcode, .. } => self.advanced_simd_across_lanes(word, q, u, size, opcode),
+            SimdThreeDifferent { u, size, opcode, .. } => self.advanced_simd_three_different(word, u, size, opcode),
+            SimdThreeSame { q, u, size, rm, opcode, rn, rd } => {
+                self.advanced_simd_three_same(word, q, u, size, rm, opcode, rn, rd)
+            }
+            SimdModifiedImm { q, op, abc, cmode, o2, defgh, rd } => {
+                self.advanced_simd_modified_immediate(word, q, op, abc, cmode, o2, defgh, rd)
+            }
+            SimdShiftImm8 { q, u, opcode, .. } => self.advanced_simd_shift_by_immediate(word, q, u, 0b0001, opcode),
+            SimdShiftImm16 { q, u, immh, opcode, .. } => {
+                self.advanced_simd_shift_by_immediate(word, q, u, 0b0010 | immh, opcode)
+            }
+            SimdShiftImm32 { q, u, immh, opcode, .. } => {
+                self.advanced_simd_shift_by_immediate(word, q, u, 0b0100 | immh, opcode)
+            }
+            SimdShiftImm64 { q, u, immh, opcode, .. } => {
+                self.advanced_simd_shift_by_immediate(word, q, u, 0b1000 | immh, opcode)
+            }
+            SimdIndexed { q, u, size, l, opcode, .. } => {
+                self.advanced_simd_vector_indexed_element(word, q, u, size, l, opcode)
+            }
+            FpFixedConversion { sf, s, ftype, rmode, opcode, scale, .. } => {
+                self.conversion_between_fp_and_fixed_point(word, sf, s, ftype, rmode, opcode, scale)
+            }
+            FpIntegerConversion { sf, s, ftype, rmode, opcode, rn, rd } => {
+                self.conversion_between_fp_and_integer(word, sf, s, ftype, rmode, opcode, rn, rd)
+            }
+            FpDataProcessing1 { m, s, ftype, opcode, rn, rd } => {
+                self.fp_data_processing_1_source(word, m, s, ftype, opcode, rn, rd)
+            }
+            FpCompare { m, s, ftype, op, opcode2, .. } => self.fp_compare(word, m, s, ftype, op, opcode2),
+            FpImmediate { m, s, ftype, imm8, imm5, rd } => self.fp_immediate(word, m, s, ftype, imm8, imm5, rd),
+            FpCondCompare { m, s, ftype, op, .. } => self.fp_conditional_compare(word, m, s, ftype, op),
+            FpDataProcessing2 { m, s, ftype, opcode, .. } => {
+                self.fp_data_processing_2_source(word, m, s, ftype, opcode)
+            }
+            FpCondSelect { m, s, ftype, rm, cond, rn, rd } => {
+                self.fp_conditional_select(word, m, s, ftype, rm, cond, rn, rd)
+            }
+            FpDataProcessing3 { m, s, ftype, o1, o0, .. } => {
+                self.fp_data_processing_3_source(word, m, s, ftype, o1, o0)
+            }
         }
     }
 
@@ -251,6 +380,15 @@ impl Exec<'_> {
 
     fn not_implemented(&self, word: u32, what: &'static str) -> Step {
         Err(Exit::Undefined { word, reason: UndefinedReason::NotImplemented(what) })
+    }
+
+    /// An instruction a class handler has decoded to `page` (the Arm ARM page it would execute, not implemented
+    /// yet), or to `None` where the decode says UNDEFINED.
+    fn not_implemented_page(&self, word: u32, page: Option<&'static str>) -> Step {
+        match page {
+            Some(page) => self.not_implemented(word, page),
+            None => self.unallocated(word),
+        }
     }
 
     /// `ConstrainUnpredictable`: records the case; the caller goes on with the behaviour `Unpredictable` documents.
@@ -282,6 +420,36 @@ impl Exec<'_> {
             self.cpu.sp = value & ones(width);
         } else {
             self.set_x(n, value, width);
+        }
+    }
+
+    // --- SIMD&FP registers (the pseudocode's V[] and Vpart[]) ----------------------------------------------------
+
+    /// `V[n]` read at `width` bits (8 to 128): the low bits of the register.
+    fn v(&self, n: u32, width: u32) -> u128 {
+        self.cpu.v[n as usize] & ones128(width)
+    }
+
+    /// `V[n] = value` at `width` bits. The value is zero-extended to the whole register: a write of a scalar or of
+    /// a 64-bit vector to a SIMD&FP register clears the bits above it.
+    fn set_v(&mut self, n: u32, value: u128, width: u32) {
+        self.cpu.v[n as usize] = value & ones128(width);
+    }
+
+    /// `Vpart[n, part]` read at `width` bits: part 0 is `V[n]`, part 1 the upper half of a 128-bit register (then
+    /// `width` is 64).
+    fn vpart(&self, n: u32, part: u32, width: u32) -> u128 {
+        if part == 0 { self.v(n, width) } else { self.cpu.v[n as usize] >> 64 }
+    }
+
+    /// `Vpart[n, part] = value` at `width` bits: part 0 writes `V[n]` (clearing the bits above), part 1 the upper
+    /// 64 bits alone (the lower half stays).
+    fn set_vpart(&mut self, n: u32, part: u32, value: u128, width: u32) {
+        if part == 0 {
+            self.set_v(n, value, width);
+        } else {
+            let lower = self.v(n, 64);
+            self.cpu.v[n as usize] = (value & ones128(64)) << 64 | lower;
         }
     }
 

@@ -1,12 +1,18 @@
 //! Shared functions of the Arm ARM pseudocode (J1, "Shared pseudocode"), under their manual names in snake case.
 //!
-//! Bit vectors are `u64` values holding `n` significant bits (`n` <= 64); bits above `n` are zero on return.
+//! Bit vectors are `u64` values holding `n` significant bits (`n` <= 64); bits above `n` are zero on return. SIMD&FP
+//! register values are `u128` (the pseudocode's `bits(128)`), element 0 in the least significant bits.
 
 use crate::state::Flags;
 
 /// `Ones(n)`.
 pub fn ones(n: u32) -> u64 {
     if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+}
+
+/// `Ones(n)` for a SIMD&FP value (`n` up to 128).
+pub fn ones128(n: u32) -> u128 {
+    if n >= 128 { u128::MAX } else { (1u128 << n) - 1 }
 }
 
 /// `SignExtend(x<bits-1:0>, 64)`.
@@ -216,6 +222,76 @@ pub fn poly32_mod2(data: u128, poly: u32, n: u32) -> u32 {
     data as u32
 }
 
+/// `LowestSetBit(x)` of a `bits`-wide value, or `None` when x is zero (the pseudocode's `bits`).
+pub fn lowest_set_bit(x: u64) -> Option<u32> {
+    if x == 0 { None } else { Some(x.trailing_zeros()) }
+}
+
+/// `Elem[vector, e, size]` read: element `e` of `esize` bits (8, 16, 32 or 64).
+pub fn elem(vector: u128, e: u32, esize: u32) -> u64 {
+    (vector >> (e * esize)) as u64 & ones(esize)
+}
+
+/// `Elem[vector, e, size] = value`: replaces element `e` of `esize` bits, leaving the others.
+pub fn set_elem(vector: &mut u128, e: u32, esize: u32, value: u64) {
+    let mask = u128::from(ones(esize)) << (e * esize);
+    *vector = (*vector & !mask) | (u128::from(value & ones(esize)) << (e * esize));
+}
+
+/// `Replicate(x<esize-1:0>)` to fill `n` bits of a SIMD&FP value (`n` up to 128).
+pub fn replicate128(x: u64, esize: u32, n: u32) -> u128 {
+    let mut result = 0;
+    for e in 0..n / esize {
+        set_elem(&mut result, e, esize, x);
+    }
+    result
+}
+
+/// `AdvSIMDExpandImm(op, cmode, imm8)`: the 64-bit pattern of MOVI, MVNI, ORR, BIC and FMOV (vector, immediate).
+pub fn adv_simd_expand_imm(op: u32, cmode: u32, imm8: u32) -> u64 {
+    let imm8 = u64::from(imm8 & 0xff);
+    match cmode >> 1 {
+        0b000 => replicate(imm8, 32, 64),
+        0b001 => replicate(imm8 << 8, 32, 64),
+        0b010 => replicate(imm8 << 16, 32, 64),
+        0b011 => replicate(imm8 << 24, 32, 64),
+        0b100 => replicate(imm8, 16, 64),
+        0b101 => replicate(imm8 << 8, 16, 64),
+        0b110 if cmode & 1 == 0 => replicate(imm8 << 8 | 0xff, 32, 64),
+        0b110 => replicate(imm8 << 16 | 0xffff, 32, 64),
+        _ => match (cmode & 1, op & 1) {
+            (0, 0) => replicate(imm8, 8, 64),
+            // Each bit of imm8 becomes a byte of ones or zeros, imm8<7> the most significant.
+            (0, _) => (0..8).fold(0, |acc, bit| acc | (replicate(imm8 >> bit & 1, 1, 8) << (8 * bit))),
+            (_, 0) => {
+                let b6 = imm8 >> 6 & 1;
+                let imm32 = (imm8 >> 7) << 31 | (b6 ^ 1) << 30 | replicate(b6, 1, 5) << 25 | (imm8 & 0x3f) << 19;
+                replicate(imm32, 32, 64)
+            }
+            _ => {
+                let b6 = imm8 >> 6 & 1;
+                (imm8 >> 7) << 63 | (b6 ^ 1) << 62 | replicate(b6, 1, 8) << 54 | (imm8 & 0x3f) << 48
+            }
+        },
+    }
+}
+
+/// `VFPExpandImm(imm8)` for an `n`-bit floating-point format (16, 32 or 64): FMOV's 8-bit immediates.
+pub fn vfp_expand_imm(imm8: u32, n: u32) -> u64 {
+    let imm8 = u64::from(imm8 & 0xff);
+    let e = match n {
+        16 => 5,
+        32 => 8,
+        _ => 11,
+    };
+    let f = n - e - 1;
+    let sign = imm8 >> 7;
+    let b6 = imm8 >> 6 & 1;
+    let exp = (b6 ^ 1) << (e - 1) | replicate(b6, 1, e - 3) << 2 | (imm8 >> 4 & 3);
+    let frac = (imm8 & 0xf) << (f - 4);
+    sign << (n - 1) | exp << f | frac
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,5 +321,53 @@ mod tests {
         assert_eq!(count_leading_zero_bits(1, 32), 31);
         assert_eq!(count_leading_sign_bits(u64::MAX, 64), 63);
         assert_eq!(count_leading_sign_bits(0x4000_0000, 32), 0);
+    }
+
+    #[test]
+    fn adv_simd_expand_imm_from_the_manual() {
+        // The cmode cases of AdvSIMDExpandImm, each with imm8 = 0xab (op = 0 unless noted).
+        let cases: &[(u32, u32, u64)] = &[
+            (0, 0b0000, 0x0000_00ab_0000_00ab), // MOVI 32-bit, LSL #0
+            (0, 0b0010, 0x0000_ab00_0000_ab00), // LSL #8
+            (0, 0b0100, 0x00ab_0000_00ab_0000), // LSL #16
+            (0, 0b0110, 0xab00_0000_ab00_0000), // LSL #24
+            (0, 0b1000, 0x00ab_00ab_00ab_00ab), // MOVI 16-bit, LSL #0
+            (0, 0b1010, 0xab00_ab00_ab00_ab00), // LSL #8
+            (0, 0b1100, 0x0000_abff_0000_abff), // MSL #8: shifting ones
+            (0, 0b1101, 0x00ab_ffff_00ab_ffff), // MSL #16
+            (0, 0b1110, 0xabab_abab_abab_abab), // MOVI 8-bit
+            (1, 0b1110, 0xff00_ff00_ff00_ffff), // MOVI 64-bit: 0xab = 1010_1011, a byte per bit
+            (0, 0b1111, 0xc158_0000_c158_0000), // FMOV single: 0xab is -13.5
+            (1, 0b1111, 0xc02b_0000_0000_0000), // FMOV double: -13.5
+        ];
+        for &(op, cmode, expected) in cases {
+            assert_eq!(adv_simd_expand_imm(op, cmode, 0xab), expected, "op {op} cmode {cmode:04b}");
+        }
+        // The odd cmodes of the shifted forms give the same pattern as the even ones (they select ORR/BIC).
+        assert_eq!(adv_simd_expand_imm(1, 0b0011, 0x12), 0x0000_1200_0000_1200);
+    }
+
+    #[test]
+    fn vfp_expand_imm_from_the_manual() {
+        // imm8 = 0x70 is 1.0, 0x00 is 2.0, 0x7f is 1.9375, 0xf0 is -1.0 (the Arm ARM's table of FMOV immediates).
+        assert_eq!(vfp_expand_imm(0x70, 32), 0x3f80_0000);
+        assert_eq!(vfp_expand_imm(0x00, 32), 0x4000_0000);
+        assert_eq!(vfp_expand_imm(0x7f, 64), 0x3fff_0000_0000_0000);
+        assert_eq!(vfp_expand_imm(0xf0, 16), 0xbc00);
+        // 0x40 is 0.125 (the smallest magnitude), 0x3f is 31.0 (the largest), 0x1f is 7.75.
+        assert_eq!(vfp_expand_imm(0x40, 16), 0x3000);
+        assert_eq!(vfp_expand_imm(0x3f, 32), 0x41f8_0000);
+        assert_eq!(vfp_expand_imm(0x1f, 32), 0x40f8_0000);
+    }
+
+    #[test]
+    fn elements() {
+        let mut v = 0x0f0e_0d0c_0b0a_0908_0706_0504_0302_0100u128;
+        assert_eq!(elem(v, 5, 8), 0x05);
+        assert_eq!(elem(v, 1, 64), 0x0f0e_0d0c_0b0a_0908);
+        set_elem(&mut v, 3, 16, 0xbeef);
+        assert_eq!(v, 0x0f0e_0d0c_0b0a_0908_beef_0504_0302_0100);
+        assert_eq!(replicate128(0x1234, 16, 64), 0x1234_1234_1234_1234);
+        assert_eq!(replicate128(0xab, 8, 128), u128::MAX / 0xff * 0xab);
     }
 }

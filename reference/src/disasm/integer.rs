@@ -1,68 +1,15 @@
-//! The A64 disassembler: text for every word of the decode table, in LLVM's syntax and with the Arm ARM's
-//! preferred aliases (checked against `llvm-mc --disassemble` by `tests/disasm_llvm.rs`).
-//!
-//! One difference from llvm-mc on purpose: PC-relative targets print as absolute addresses (`b 0x7100001000`), as
-//! objdump does, because that is what a person reading a dump needs.
-//!
-//! Where LLVM's choice differs from the Arm ARM's preferred disassembly we follow LLVM (the oracle) and say so at
-//! the place. LLVM's trailing comments (`// =8192`, `// acquire semantics dropped ...`) are printed too.
+//! The general-purpose instructions: data processing, branches, system instructions, and the loads and stores of
+//! general-purpose registers.
 
-use crate::decode::{Inst, decode};
+use super::{AddressMode, EXTENDS, Printer, address, base, cond, hex, imm, inst, r, rsp, simm9, with_comment};
+use crate::decode::Inst;
 use crate::interp::pseudocode::{decode_bit_masks, sign_extend};
 use crate::sysreg::{SysReg, SysRegEncoding};
 
-/// Disassembles one word at address `pc`. Unallocated words print as `.inst 0x... // unallocated`.
-pub fn disassemble(word: u32, pc: u64) -> String {
-    match decode(word) {
-        Some(inst) => Printer { pc }.print(inst).unwrap_or_else(|| unallocated(word)),
-        None => unallocated(word),
-    }
-}
-
-fn unallocated(word: u32) -> String {
-    format!(".inst {word:#010x} // unallocated")
-}
-
-/// General-purpose register name: `x`/`w` by width, register 31 as `xzr`/`wzr`.
-fn r(n: u32, sf: u32) -> String {
-    match (n, sf) {
-        (31, 1) => "xzr".into(),
-        (31, _) => "wzr".into(),
-        (n, 1) => format!("x{n}"),
-        (n, _) => format!("w{n}"),
-    }
-}
-
-/// Register name where 31 means the stack pointer.
-fn rsp(n: u32, sf: u32) -> String {
-    match (n, sf) {
-        (31, 1) => "sp".into(),
-        (31, _) => "wsp".into(),
-        _ => r(n, sf),
-    }
-}
-
-const CONDITIONS: [&str; 16] =
-    ["eq", "ne", "hs", "lo", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt", "le", "al", "nv"];
 const SHIFTS: [&str; 4] = ["lsl", "lsr", "asr", "ror"];
-const EXTENDS: [&str; 8] = ["uxtb", "uxth", "uxtw", "uxtx", "sxtb", "sxth", "sxtw", "sxtx"];
-
-fn cond(c: u32) -> &'static str {
-    CONDITIONS[(c & 15) as usize]
-}
 
 fn invert(c: u32) -> u32 {
     c ^ 1
-}
-
-/// `#imm` in decimal.
-fn imm(value: impl std::fmt::Display) -> String {
-    format!("#{value}")
-}
-
-/// `#imm` in hex, as LLVM prints it with C's `%#x`: zero has no `0x` (`brk #0`, `brk #0x1`).
-fn hex(value: u64) -> String {
-    if value == 0 { "#0".into() } else { format!("#{value:#x}") }
 }
 
 /// `mov`'s immediate: LLVM prints the register-sized value as a signed decimal.
@@ -70,65 +17,14 @@ fn mov_imm(value: u64, sf: u32) -> String {
     imm(if sf == 1 { value as i64 } else { i64::from(value as u32 as i32) })
 }
 
-/// The base register of a memory operand without offset: `[xN]` or `[sp]`.
-fn base(rn: u32) -> String {
-    format!("[{}]", rsp(rn, 1))
-}
-
 /// The `sf` of a load/store's data register: X for doublewords, W otherwise.
 fn size_sf(size: u32) -> u32 {
     (size == 3) as u32
 }
 
-/// A mnemonic and operands followed by one of LLVM's comments.
-fn with_comment(text: String, comment: &str) -> String {
-    format!("{text} // {comment}")
-}
-
-/// Joins a mnemonic and its operands with LLVM's tab.
-fn inst(mnemonic: &str, operands: &[String]) -> String {
-    if operands.is_empty() { mnemonic.to_string() } else { format!("{mnemonic}\t{}", operands.join(", ")) }
-}
-
-/// A memory operand `[base{, #offset}]`, `[base, #offset]!` or `[base], #offset`.
-fn address(rn: u32, offset: i64, mode: AddressMode) -> String {
-    let rn = rsp(rn, 1);
-    match mode {
-        AddressMode::Offset if offset == 0 => format!("[{rn}]"),
-        AddressMode::Offset => format!("[{rn}, #{offset}]"),
-        AddressMode::PreIndex => format!("[{rn}, #{offset}]!"),
-        AddressMode::PostIndex => format!("[{rn}], #{offset}"),
-    }
-}
-
-/// The signed byte offset of the single-register loads and stores with a 9-bit immediate.
-fn simm9(imm9: u32) -> i64 {
-    sign_extend(u64::from(imm9), 9) as i64
-}
-
-#[derive(Clone, Copy)]
-enum AddressMode {
-    Offset,
-    PreIndex,
-    PostIndex,
-}
-
-struct Printer {
-    pc: u64,
-}
-
 impl Printer {
-    fn target(&self, offset: u64) -> String {
-        format!("{:#x}", self.pc.wrapping_add(offset))
-    }
-
-    /// The target of a branch or literal load with a `bits`-bit word offset.
-    fn branch(&self, words: u32, bits: u32) -> String {
-        self.target(sign_extend(u64::from(words) << 2, bits + 2))
-    }
-
-    /// Text for a decoded instruction; `None` for combinations the architecture leaves unallocated.
-    fn print(&self, decoded: Inst) -> Option<String> {
+    /// Text for a general-purpose instruction; `None` for combinations the architecture leaves unallocated.
+    pub(super) fn print_integer(&self, decoded: Inst) -> Option<String> {
         use Inst::*;
         Some(match decoded {
             Udf { imm16 } => inst("udf", &[imm(imm16)]),
@@ -540,7 +436,8 @@ impl Printer {
                 let mode = if w == 1 { AddressMode::PreIndex } else { AddressMode::Offset };
                 inst(if m == 1 { "ldrab" } else { "ldraa" }, &[r(rt, 1), address(rn, offset, mode)])
             }
-            SimdFpData { .. } | SimdFpLoadStore { .. } => return None,
+            // Floating point and Advanced SIMD: `simd_fp.rs`, which `disassemble` asks first.
+            _ => return None,
         })
     }
 }
