@@ -5,6 +5,7 @@
 
 mod demo;
 mod programs;
+mod sass;
 mod setup;
 mod test;
 mod util;
@@ -24,6 +25,7 @@ const COMMANDS: &[Subcommand] = &[
     Subcommand { name: "demo", usage: demo::USAGE, run: demo::run },
     Subcommand { name: "test", usage: test::USAGE, run: test::run },
     Subcommand { name: "programs", usage: programs::USAGE, run: programs::run },
+    Subcommand { name: "sass", usage: sass::USAGE, run: sass::run },
 ];
 
 fn print_help() {

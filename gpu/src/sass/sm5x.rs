@@ -1,0 +1,106 @@
+//! Maxwell SM50-SM53 machine code: 32-byte bundles of a 64-bit scheduling word and three 64-bit instructions.
+//!
+//! The scheduling word holds 21 bits of [`Control`] per instruction (bits 0..21 for the first, 21..42, 42..63);
+//! bit 63 is zero. Instructions are decoded by the generated `decode` from `sm5x.decode`.
+
+use super::{BitRange, Control, DecodeError, EncodeError, Encoding, Family, Field, Instruction, Isa, Words, read_u64};
+
+mod disasm;
+
+pub use disasm::{listing, text};
+
+include!(concat!(env!("OUT_DIR"), "/sm5x_decode.rs"));
+
+/// Bytes in a bundle: the scheduling word and three instructions.
+pub const BUNDLE_BYTES: usize = 32;
+
+/// Decodes a whole program (a code section or a raw shader without its header).
+pub fn decode_program(code: &[u8]) -> Result<Vec<Instruction<Inst>>, DecodeError> {
+    if !code.len().is_multiple_of(BUNDLE_BYTES) {
+        return Err(DecodeError::Truncated { isa: Isa::Sm5x, len: code.len(), unit: BUNDLE_BYTES });
+    }
+    let mut program = Vec::with_capacity(code.len() / 8);
+    for base in (0..code.len()).step_by(BUNDLE_BYTES) {
+        let scheduling = read_u64(code, base);
+        if scheduling >> 63 != 0 {
+            return Err(DecodeError::BadSchedulingWord { isa: Isa::Sm5x, offset: base, word: scheduling });
+        }
+        for slot in 0..3 {
+            let offset = base + 8 + slot * 8;
+            let word = read_u64(code, offset);
+            let inst = decode(word).ok_or(DecodeError::UnknownInstruction {
+                isa: Isa::Sm5x,
+                offset,
+                words: Words::One(word),
+            })?;
+            let bits = (scheduling >> (slot as u32 * Control::BITS)) as u32 & ((1 << Control::BITS) - 1);
+            program.push(Instruction { offset, inst, control: Control::from_bits(bits) });
+        }
+    }
+    Ok(program)
+}
+
+/// Encodes instructions back into bundles (the assembler): the inverse of [`decode_program`].
+pub fn encode_program(program: &[Instruction<Inst>]) -> Result<Vec<u8>, EncodeError> {
+    if !program.len().is_multiple_of(3) {
+        return Err(EncodeError::IncompleteBundle { count: program.len() });
+    }
+    let mut code = Vec::with_capacity(program.len() / 3 * BUNDLE_BYTES);
+    for bundle in program.chunks(3) {
+        let scheduling = bundle
+            .iter()
+            .enumerate()
+            .fold(0u64, |word, (slot, i)| word | u64::from(i.control.to_bits()) << (slot as u32 * Control::BITS));
+        code.extend_from_slice(&scheduling.to_le_bytes());
+        for instruction in bundle {
+            code.extend_from_slice(&instruction.inst.encode()?.to_le_bytes());
+        }
+    }
+    Ok(code)
+}
+
+impl Inst {
+    /// This instruction's line of the table.
+    pub fn encoding(&self) -> &'static Encoding {
+        &ENCODINGS[self.encoding_index()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_do_not_overlap() {
+        let clashes = super::super::overlapping_encodings(ENCODINGS);
+        assert!(clashes.is_empty(), "encodings that can match the same word:\n{}", clashes.join("\n"));
+    }
+
+    #[test]
+    fn every_encoding_decodes_to_itself_and_encodes_back() {
+        for (index, encoding) in ENCODINGS.iter().enumerate() {
+            let field_bits = encoding.fields.iter().fold(0u128, |bits, field| {
+                field.parts.iter().fold(bits, |bits, part| bits | ((1u128 << part.width) - 1) << part.lsb)
+            });
+            for pattern in [0u64, u64::MAX, 0x5555_5555_5555_5555, 0xaaaa_aaaa_aaaa_aaaa, 0x1234_5678_9abc_def0] {
+                let word = (encoding.value | u128::from(pattern) & field_bits) as u64;
+                let inst = decode(word).unwrap_or_else(|| panic!("{} word {word:#018x} did not decode", encoding.name));
+                assert_eq!(inst.encoding_index(), index, "{} word {word:#018x}", encoding.name);
+                assert_eq!(inst.encode(), Ok(word), "{}", encoding.name);
+                // The disassembler knows every line, and no field value makes it panic.
+                let text = text(&Instruction { offset: 0x100, inst, control: Control::from_bits(0) });
+                let mnemonic = text.split_whitespace().find(|token| !token.starts_with('@')).unwrap_or_default();
+                assert!(mnemonic.starts_with(encoding.opcode), "{} word {word:#018x}: {text}", encoding.name);
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_words_name_the_isa_word_and_offset() {
+        let mut code = [0u8; BUNDLE_BYTES];
+        code[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+        let error = decode_program(&code).unwrap_err();
+        assert_eq!(error.to_string(), "sm5x: unknown instruction 0xffffffffffffffff at offset 0x8");
+        assert!(matches!(decode_program(&code[..20]), Err(DecodeError::Truncated { len: 20, .. })));
+    }
+}
