@@ -50,12 +50,42 @@ fn the_kernel_answers_the_svc_test_program() {
     assert!(stdout.ends_with("svc: 0 failures\n"), "{stdout}");
 }
 
+/// The kernel test programs check themselves against Horizon's rules (orders implied by priorities, result codes,
+/// memory states) and print their failures; two runs must print the same bytes, `state-hash:` line included.
+#[test]
+fn kernel_programs_pass_their_checks_and_repeat_exactly() {
+    for name in ["threads", "sync", "memory"] {
+        let run = || tandem(&["run", &program(&format!("{name}.nro")), "--state-hash"]);
+        let first = run();
+        let stdout = text(&first.stdout);
+        assert!(first.status.success(), "{name}: {stdout}{}", text(&first.stderr));
+        assert!(stdout.contains(&format!("\n{name}: 0 failures\n")), "{name}: {stdout}");
+        let hash = stdout.lines().last().unwrap_or_default();
+        assert!(hash.starts_with("state-hash: "), "{name}: {stdout}");
+        let second = text(&run().stdout);
+        assert_eq!(second.lines().last(), Some(hash), "{name}: the second run ends in another state");
+        assert_eq!(second, stdout, "{name}: the second run printed something else");
+    }
+}
+
 #[test]
 fn crashing_programs_stop_with_a_report() {
     let cases = [
         ("crash_udf.nro", vec!["undefined instruction", "udf #4660", "crash_udf.nro+0x"]),
         ("crash_fault.nro", vec!["memory fault: Write of 0x10", "nothing is mapped there", "str"]),
         ("crash_break.nro", vec!["the program called Break (reason 0x3", "svc #0x26"]),
+        (
+            "crash_deadlock.nro",
+            vec![
+                "deadlock: every thread waits and no timer can wake one",
+                "thread 1 (priority 44",
+                "waits for the mutex at 0x",
+                ", held by thread 2",
+                ", held by thread 1",
+                "svc #0x1a",
+            ],
+        ),
+        ("crash_svc.nro", vec!["SVC 0x7f (CallSecureMonitor) is not implemented", "svc #0x7f"]),
     ];
     for (name, expected) in cases {
         let output = tandem(&["run", &program(name)]);

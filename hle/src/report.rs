@@ -38,6 +38,8 @@ pub enum StopReason {
     },
     /// A Linux program waits for something that can never happen (a futex no other thread can wake).
     Deadlock(&'static str),
+    /// Every Horizon thread waits and no timer is pending: what each one waits for.
+    AllThreadsBlocked(Vec<String>),
 }
 
 /// A stopped program: everything needed to find the instruction that stopped it.
@@ -50,6 +52,8 @@ pub struct StopReport {
     pub cpu: CpuState,
     /// Module name and offset of `pc`.
     pub location: Option<(String, u64)>,
+    /// The thread whose registers these are, when the personality has thread ids.
+    pub thread: Option<u64>,
 }
 
 impl fmt::Display for StopReason {
@@ -94,6 +98,13 @@ impl fmt::Display for StopReason {
             ),
             StopReason::Signal { number } => write!(f, "the program sent itself signal {number} (default action: end)"),
             StopReason::Deadlock(what) => write!(f, "deadlock: {what}"),
+            StopReason::AllThreadsBlocked(threads) => {
+                write!(f, "deadlock: every thread waits and no timer can wake one")?;
+                for thread in threads {
+                    write!(f, "\n    {thread}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -119,6 +130,9 @@ impl StopReason {
             StopReason::Deadlock(_) => {
                 "the program waits for a thread Tandem's single-threaded Linux personality lacks"
             }
+            StopReason::AllThreadsBlocked(_) => {
+                "the threads above wait on each other (or on nothing); the registers are those of the first"
+            }
         }
     }
 }
@@ -126,6 +140,9 @@ impl StopReason {
 impl fmt::Display for StopReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "guest stopped: {}", self.reason)?;
+        if let Some(thread) = self.thread {
+            writeln!(f, "  thread {thread}")?;
+        }
         write!(f, "  at {:#018x}", self.pc)?;
         match &self.location {
             Some((module, offset)) => writeln!(f, " ({module}+{offset:#x})")?,

@@ -28,7 +28,7 @@ fn parse_address(text: &str) -> Result<u64, String> {
 pub fn run(args: DisasmArgs) -> anyhow::Result<ExitCode> {
     let program = load(Some(&args.path), None)?;
     let kernel = Kernel::new(&program, Box::new(|_| {})).context("placing the program")?;
-    let start = args.at.unwrap_or(kernel.thread.cpu.pc);
+    let start = args.at.unwrap_or(kernel.entry_point());
     for index in 0..args.count {
         let address = start.wrapping_add(index * 4);
         let mut word = [0u8; 4];

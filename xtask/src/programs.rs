@@ -38,6 +38,11 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("crash_udf", Flavours::HorizonOnly),
     ("crash_fault", Flavours::HorizonOnly),
     ("crash_break", Flavours::HorizonOnly),
+    ("crash_deadlock", Flavours::HorizonOnly),
+    ("crash_svc", Flavours::HorizonOnly),
+    ("threads", Flavours::HorizonOnly),
+    ("sync", Flavours::HorizonOnly),
+    ("memory", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];
 
@@ -97,7 +102,13 @@ impl Flavour {
     fn runtime(self) -> &'static [&'static str] {
         match self {
             Flavour::Horizon => {
-                &["runtime/horizon/crt0.S", "runtime/horizon/svc.S", "runtime/horizon/platform.c", "runtime/runtime.c"]
+                &[
+                    "runtime/horizon/crt0.S",
+                    "runtime/horizon/svc.S",
+                    "runtime/horizon/platform.c",
+                    "runtime/horizon/sync.c",
+                    "runtime/runtime.c",
+                ]
             }
             Flavour::Linux => &["runtime/linux/crt0.S", "runtime/linux/platform.c", "runtime/runtime.c"],
         }

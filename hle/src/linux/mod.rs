@@ -154,7 +154,7 @@ impl LinuxProcess {
             .iter()
             .find(|image| (image.base..image.base + image.size).contains(&pc))
             .map(|image| (image.name.clone(), pc - image.base));
-        LinuxOutcome::Stopped(Box::new(StopReport { reason, pc, word, cpu: self.cpu.clone(), location }))
+        LinuxOutcome::Stopped(Box::new(StopReport { reason, pc, word, cpu: self.cpu.clone(), location, thread: None }))
     }
 
     /// SHA-256 over the CPU state and all mapped guest memory.

@@ -1,0 +1,202 @@
+use super::*;
+use crate::loader::npdm;
+use tandem_reference::Interpreter;
+
+fn hello_exefs(npdm: Option<npdm::Npdm>) -> Program {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/bin/hello.nro");
+    let mut program = Program::open(&path, None).expect("the test program loads");
+    program.npdm = npdm;
+    program
+}
+
+/// Descriptor "EnableSystemCalls", index 0 (SVCs 0x00-0x17), allowing exactly SetHeapSize and ExitProcess.
+const ONLY_HEAP_AND_EXIT: u32 = 0b1111 | (1 << 0x01 | 1 << 0x07) << 5;
+
+#[test]
+fn svcs_outside_the_npdm_list_stop_the_program() {
+    let npdm = npdm::read("main.npdm", &npdm::tests::build(&[], &[ONLY_HEAP_AND_EXIT])).unwrap();
+    let mut kernel = Kernel::new(&hello_exefs(Some(npdm)), Box::new(|_| {})).unwrap();
+    match kernel.run(&mut Interpreter::default()) {
+        RunOutcome::Stopped(report) => {
+            // hello's first SVC is OutputDebugString (0x27); the report points at the SVC instruction itself.
+            assert_eq!(report.reason, StopReason::SvcNotAllowed(0x27));
+            assert_eq!(report.word.map(|w| w & 0xffe0_001f), Some(0xd400_0001), "an SVC instruction");
+            assert_eq!(report.thread, Some(FIRST_THREAD_ID));
+        }
+        RunOutcome::Exited => panic!("the program ran an SVC its NPDM does not allow"),
+    }
+}
+
+#[test]
+fn the_main_thread_gets_the_npdm_stack_size_priority_and_a_handle() {
+    let npdm = npdm::read("main.npdm", &npdm::tests::build(&[], &[])).unwrap();
+    let stack_size = u64::from(npdm.main_thread_stack_size);
+    let kernel = Kernel::new(&hello_exefs(Some(npdm)), Box::new(|_| {})).unwrap();
+    let main = &kernel.threads[&FIRST_THREAD_ID];
+    assert_eq!(main.cpu.sp, STACK_REGION.base + stack_size);
+    let info = kernel.map.query(STACK_REGION.base);
+    assert_eq!((info.base, info.size, info.state), (STACK_REGION.base, stack_size, MemoryState::Stack));
+    assert_eq!(kernel.scheduler.priority(FIRST_THREAD_ID), 44);
+    let handle = main.cpu.x[1] as u32;
+    assert_eq!(kernel.handles.get(handle), Some(KernelObject::Thread(FIRST_THREAD_ID)));
+    // The handle also sits in the thread-local region, which QueryMemory reports as such.
+    let mut word = [0; 4];
+    kernel.memory.read_privileged(main.tls + TLS_THREAD_HANDLE, &mut word).unwrap();
+    assert_eq!(u32::from_le_bytes(word), handle);
+    assert_eq!(kernel.map.query(main.tls).state, MemoryState::ThreadLocal);
+}
+
+#[test]
+fn modules_are_placed_from_the_code_base_with_segment_permissions() {
+    let kernel = Kernel::new(&hello_exefs(None), Box::new(|_| {})).unwrap();
+    let module = &kernel.modules[0];
+    assert_eq!(module.base, CODE_BASE);
+    assert_eq!(kernel.entry_point(), CODE_BASE);
+    assert_eq!(kernel.memory.perm_at(CODE_BASE), Some(Perm::RX));
+    assert_eq!(kernel.map.query(CODE_BASE).state, MemoryState::Code);
+    let data = kernel.memory.regions().into_iter().find(|r| r.perm == Perm::RW && r.address < STACK_REGION.base);
+    assert!(data.is_some_and(|r| kernel.map.query(r.address).state == MemoryState::CodeData));
+}
+
+#[test]
+fn without_an_npdm_the_process_gets_hbloaders_limits() {
+    let kernel = Kernel::new(&hello_exefs(None), Box::new(|_| {})).unwrap();
+    assert_eq!(kernel.limits.core_mask, 0b111, "cores 0-2");
+    assert_eq!(kernel.limits.priority_mask, range_mask(28, 59));
+    assert_eq!(kernel.scheduler.priority(FIRST_THREAD_ID), 44);
+    // hbloader's table has 512 slots, and Horizon fills a table from its last slot.
+    assert_eq!(kernel.threads[&FIRST_THREAD_ID].cpu.x[1], 1 << 15 | 511);
+}
+
+#[test]
+fn tls_regions_are_shared_eight_to_a_page_and_given_back() {
+    let mut kernel = Kernel::new(&hello_exefs(None), Box::new(|_| {})).unwrap();
+    let main_tls = kernel.threads[&FIRST_THREAD_ID].tls;
+    let regions: Vec<u64> = (0..8).map(|_| kernel.allocate_tls().unwrap()).collect();
+    assert_eq!(regions[0], main_tls + TLS_SIZE);
+    assert_eq!(regions[7], main_tls + PAGE_SIZE, "the ninth region starts a new page");
+    kernel.free_tls(regions[7]);
+    assert_eq!(kernel.memory.perm_at(regions[7]), None, "a page with no region in use goes");
+    assert_eq!(kernel.map.query(regions[7]).state, MemoryState::Free);
+    kernel.free_tls(regions[0]);
+    assert_eq!(kernel.memory.perm_at(regions[0]), Some(Perm::RW), "the main thread's page stays");
+}
+
+/// ThreadInfo descriptor: priorities 28-59 on cores `min..=max`.
+fn thread_info(min_core: u32, max_core: u32) -> u32 {
+    0b0111 | 59 << 4 | 28 << 10 | min_core << 16 | max_core << 24
+}
+
+#[test]
+fn cores_come_from_the_npdm_within_the_platform() {
+    let npdm = |cores| npdm::read("main.npdm", &npdm::tests::build(&[], &[cores])).unwrap();
+    let six_cores = || hello_exefs(Some(npdm(thread_info(0, 5))));
+    let switch = Kernel::with_platform(&six_cores(), Platform::SWITCH, Box::new(|_| {})).unwrap();
+    assert_eq!(switch.limits.core_mask, 0b1111, "a Switch has four cores");
+    let switch_2 = Kernel::with_platform(&six_cores(), Platform::SWITCH_2, Box::new(|_| {})).unwrap();
+    assert_eq!(switch_2.limits.core_mask, 0b11_1111);
+    let none = hello_exefs(Some(npdm(thread_info(4, 7))));
+    assert!(matches!(Kernel::new(&none, Box::new(|_| {})), Err(KernelError::NoCores { .. })));
+    assert_eq!(Platform::SWITCH.preemption_priority(2), 59);
+    assert_eq!(Platform::SWITCH.preemption_priority(3), 63);
+    assert_eq!(Platform::SWITCH_2.preemption_priority(7), 63);
+}
+
+/// Runs a committed test program on `platform` and returns what it printed.
+fn run_program(name: &str, platform: Platform) -> (RunOutcome, String) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/bin").join(name);
+    let program = Program::open(&path, None).expect("the test program loads");
+    let text = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let sink = text.clone();
+    let mut kernel =
+        Kernel::with_platform(&program, platform, Box::new(move |bytes| sink.borrow_mut().extend_from_slice(bytes)))
+            .unwrap();
+    let outcome = kernel.run(&mut Interpreter::default());
+    let text = String::from_utf8_lossy(&text.borrow()).into_owned();
+    (outcome, text)
+}
+
+#[test]
+fn the_thread_test_program_passes_on_eight_cores_too() {
+    let (outcome, text) = run_program("threads.nro", Platform::SWITCH_2);
+    assert!(matches!(outcome, RunOutcome::Exited), "{outcome:?}\n{text}");
+    assert!(text.ends_with("threads: 0 failures\n"), "{text}");
+}
+
+#[test]
+fn a_deadlock_names_every_thread_and_what_it_waits_for() {
+    let (outcome, _) = run_program("crash_deadlock.nro", Platform::SWITCH);
+    let RunOutcome::Stopped(report) = outcome else { panic!("the program cannot exit") };
+    let StopReason::AllThreadsBlocked(threads) = &report.reason else { panic!("{report}") };
+    assert_eq!(threads.len(), 2, "{threads:?}");
+    assert!(threads[0].starts_with("thread 1 ") && threads[0].contains("held by thread 2"), "{threads:?}");
+    assert!(threads[1].starts_with("thread 2 ") && threads[1].contains("held by thread 1"), "{threads:?}");
+    assert_eq!(report.word.map(|w| w & 0xffe0_001f), Some(0xd400_0001), "the report points at the SVC");
+}
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The SVCs the kernel implements (ExitProcess and Break end the run; they are fine too).
+    const SVCS: &[u16] = &[
+        0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x16,
+        0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x24, 0x25, 0x26, 0x27, 0x29, 0x32, 0x33, 0x34, 0x35, 0x45,
+    ];
+
+    /// Register values a hostile or buggy program might pass: handles (pseudo, the first few the table hands
+    /// out, forged), addresses (mapped, misaligned, unmapped, past the address space), sizes, special values.
+    fn argument() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            Just(0u64),
+            0u64..8,
+            Just(u64::MAX),
+            Just(u64::MAX - 1),
+            Just(u64::MAX - 2),
+            Just(0xffff_8000),
+            Just(0xffff_8001),
+            (1u64..12, 500u64..512).prop_map(|(linear, index)| linear << 15 | index),
+            Just(0x4000_81ff),
+            Just(address_space::HEAP_REGION.base),
+            Just(STACK_REGION.base + 0x8_0000),
+            Just(STACK_REGION.base + 0x10_0000),
+            Just(TLS_AREA.base),
+            Just(TLS_AREA.base + 2),
+            Just(CODE_BASE),
+            Just(1 << 39),
+            (0u64..0x40).prop_map(|pages| pages * PAGE_SIZE),
+            Just(0x20_0000),
+            Just(1_000_000),
+            any::<u64>(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Any sequence of implemented SVCs with any arguments, from whichever thread can run: no panic, and every
+        /// SVC either returns, blocks the caller or ends the run.
+        #[test]
+        fn random_svcs_never_panic(
+            calls in proptest::collection::vec((proptest::sample::select(SVCS), [argument(), argument(), argument(),
+                argument(), argument(), argument()]), 1..48),
+        ) {
+            let mut kernel = Kernel::new(&hello_exefs(None), Box::new(|_| {})).unwrap();
+            for (number, arguments) in calls {
+                let Some(caller) = kernel.threads.values().find(|t| t.is_schedulable()).map(|t| t.id) else { break };
+                kernel.current = Some((0, caller));
+                kernel.thread_mut(caller).cpu.x[..6].copy_from_slice(&arguments);
+                if kernel.dispatch_svc(number).is_some() {
+                    break;
+                }
+                kernel.fire_timers();
+                kernel.scheduler.update(kernel.tick());
+                kernel.now += QUANTUM;
+            }
+            for thread in kernel.threads.values() {
+                kernel.describe_wait(thread);
+            }
+            kernel.state_hash();
+        }
+    }
+}
