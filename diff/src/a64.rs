@@ -390,7 +390,8 @@ impl Harness {
         if rand::Rng::gen_bool(rng, 0.25) {
             return word;
         }
-        for _ in 0..16 {
+        // Some encodings are sparse (FCMP has 4 allocated op/opcode2 values in 128): draw long enough to find one.
+        for _ in 0..64 {
             if !self.reference_refuses(word, state) {
                 break;
             }

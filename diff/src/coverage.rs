@@ -9,10 +9,10 @@ use crate::layout::Layout;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::fmt::Write as _;
+use tandem_reference::Interpreter;
 use tandem_reference::decode::{ENCODINGS, FAMILIES};
 use tandem_reference::engine::{Engine, Exit, GuestClock, UndefinedReason};
 use tandem_reference::memory::{GuestMemory, MapError};
-use tandem_reference::Interpreter;
 
 /// Words probed per encoding (random fields, so many are unallocated and do not count).
 const PROBES: usize = 300;
@@ -24,7 +24,9 @@ pub enum Status {
     /// Implemented but not compared with an oracle.
     ImplementedOnly,
     /// Some of its instructions (`Partial`) or all of them stop as "not implemented".
-    Partial { not_implemented_percent: u32 },
+    Partial {
+        not_implemented_percent: u32,
+    },
     Missing,
 }
 
@@ -48,7 +50,9 @@ pub fn statuses() -> Result<Vec<Status>, MapError> {
                     let _ = memory.write_privileged(layout.code, &word.to_le_bytes());
                     let run = interpreter.run(&mut state, &memory, 1, GuestClock::default());
                     match run.exit {
-                        Exit::Undefined { reason: UndefinedReason::Unallocated | UndefinedReason::NotAtEl0, .. } => {}
+                        Exit::Undefined {
+                            reason: UndefinedReason::Unallocated | UndefinedReason::NotAtEl0, ..
+                        } => {}
                         Exit::Undefined { reason: UndefinedReason::NotImplemented(_), .. } => {
                             executed += 1;
                             not_implemented += 1;

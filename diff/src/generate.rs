@@ -95,12 +95,12 @@ pub fn random_float_bits(width: u32, rng: &mut impl Rng) -> u64 {
     let with = |exponent: u64, fraction: u64| sign | exponent << fraction_bits | (fraction & fraction_mask);
     match rng.gen_range(0..10) {
         0 => with(max_exponent, 1 << (fraction_bits - 1) | rng.r#gen::<u64>()), // quiet NaN
-        1 => with(max_exponent, rng.r#gen::<u64>() & (fraction_mask >> 1) | 1),   // signalling NaN
-        2 => with(max_exponent, 0),                                              // infinity
-        3 => with(0, 0),                                                         // zero
-        4 => with(0, rng.r#gen::<u64>() | 1),                                    // denormal
+        1 => with(max_exponent, rng.r#gen::<u64>() & (fraction_mask >> 1) | 1), // signalling NaN
+        2 => with(max_exponent, 0),                                             // infinity
+        3 => with(0, 0),                                                        // zero
+        4 => with(0, rng.r#gen::<u64>() | 1),                                   // denormal
         5 => with(if rng.gen_bool(0.5) { 1 } else { max_exponent - 1 }, rng.r#gen()), // extremes
-        6 => with(bias + rng.gen_range(0..3) - 1, rng.r#gen::<u64>() & 0xf),      // near 1, few fraction bits
+        6 => with(bias + rng.gen_range(0..3) - 1, rng.r#gen::<u64>() & 0xf),    // near 1, few fraction bits
         7 => with(bias + [15u64, 31, 63][rng.gen_range(0..3)].min(max_exponent - 1 - bias), rng.r#gen()), // near 2^n
         _ => with(bias - 8 + rng.gen_range(0..24).min(max_exponent - bias + 7), rng.r#gen()),
     }

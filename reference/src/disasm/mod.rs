@@ -7,11 +7,14 @@
 //! Where LLVM's choice differs from the Arm ARM's preferred disassembly we follow LLVM (the oracle) and say so at
 //! the place. LLVM's trailing comments (`// =8192`, `// acquire semantics dropped ...`) are printed too.
 //!
-//! `integer.rs` prints the general-purpose instructions, `simd_fp.rs` the floating-point and Advanced SIMD ones;
-//! this file holds what they share. Floating-point and Advanced SIMD instructions the disassembler does not spell
-//! out yet print as `.inst 0x... // <family>`, naming their family of the decode table.
+//! `integer.rs` prints the general-purpose instructions; `fp_scalar.rs`, `simd_arith.rs` and `crypto.rs` the
+//! floating-point, Advanced SIMD arithmetic and cryptographic ones; `simd_fp.rs` the SIMD&FP loads, stores, moves and
+//! permutes. This file holds what they share.
 
+mod crypto;
+mod fp_scalar;
 mod integer;
+mod simd_arith;
 mod simd_fp;
 
 use crate::decode::decode;
@@ -21,7 +24,12 @@ use crate::interp::pseudocode::sign_extend;
 pub fn disassemble(word: u32, pc: u64) -> String {
     let Some(inst) = decode(word) else { return unallocated(word) };
     let printer = Printer { pc };
-    let text = printer.print_simd_fp(word, inst).unwrap_or_else(|| printer.print_integer(inst));
+    let text = printer
+        .print_fp_scalar(word, inst)
+        .or_else(|| printer.print_simd_arith(word, inst))
+        .or_else(|| printer.print_crypto(word, inst))
+        .or_else(|| printer.print_simd_fp(inst))
+        .unwrap_or_else(|| printer.print_integer(inst));
     text.unwrap_or_else(|| unallocated(word))
 }
 

@@ -3,35 +3,35 @@
 //! Spelled out so far (in LLVM's syntax and aliases): every SIMD&FP load and store, the copies (DUP, INS, SMOV,
 //! UMOV and their MOV aliases), the permutes, EXT, TBL/TBX, the modified immediates (MOVI, MVNI, ORR, BIC,
 //! FMOV (vector, immediate)), the bitwise three-same instructions (AND, BIC, ORR and its MOV alias, ORN, EOR, BSL,
-//! BIT, BIF), FMOV (general, register and scalar immediate) and FCSEL. Every other word of these families prints
-//! as `.inst 0x... // <family>`.
+//! BIT, BIF), FMOV (general, register and scalar immediate) and FCSEL. The arithmetic is `simd_arith.rs`'s (Advanced
+//! SIMD), `fp_scalar.rs`'s and `crypto.rs`'s.
 
 use super::{AddressMode, EXTENDS, Printer, address, cond, imm, inst, r, rsp, simm9};
 use crate::decode::Inst;
 use crate::interp::pseudocode::{adv_simd_expand_imm, sign_extend, vfp_expand_imm};
 
 /// The arrangement specifier of a vector of `8 << size`-bit elements, 64-bit (q = 0) or 128-bit (q = 1).
-fn arrangement(size: u32, q: u32) -> &'static str {
+pub(super) fn arrangement(size: u32, q: u32) -> &'static str {
     ["8b", "16b", "4h", "8h", "2s", "4s", "1d", "2d"][((size & 3) << 1 | (q & 1)) as usize]
 }
 
 /// The element letter of `8 << size`-bit elements.
-fn element_letter(size: u32) -> &'static str {
+pub(super) fn element_letter(size: u32) -> &'static str {
     ["b", "h", "s", "d"][(size & 3) as usize]
 }
 
 /// `v<n>.<arrangement>`.
-fn vector(n: u32, size: u32, q: u32) -> String {
+pub(super) fn vector(n: u32, size: u32, q: u32) -> String {
     format!("v{n}.{}", arrangement(size, q))
 }
 
 /// `v<n>.<b|h|s|d>[index]`.
-fn element(n: u32, size: u32, index: u32) -> String {
+pub(super) fn element(n: u32, size: u32, index: u32) -> String {
     format!("v{n}.{}[{index}]", element_letter(size))
 }
 
 /// A scalar SIMD&FP register of `8 << scale` bits: `b`, `h`, `s`, `d` or `q`.
-fn scalar(n: u32, scale: u32) -> String {
+pub(super) fn scalar(n: u32, scale: u32) -> String {
     format!("{}{n}", ["b", "h", "s", "d", "q"][scale.min(4) as usize])
 }
 
@@ -63,15 +63,10 @@ fn post_index(rm: u32, bytes: u32) -> String {
     if rm == 31 { imm(bytes) } else { r(rm, 1) }
 }
 
-/// The placeholder of an instruction not spelled out yet: `.inst 0x... // <family>`.
-fn not_disassembled(word: u32, decoded: Inst) -> String {
-    format!(".inst {word:#010x} // {}", decoded.encoding().family().name)
-}
-
 impl Printer {
     /// Text for a floating-point or Advanced SIMD instruction: `None` when `decoded` is a general-purpose one
     /// (`integer.rs` prints it), `Some(None)` for a combination the architecture leaves unallocated.
-    pub(super) fn print_simd_fp(&self, word: u32, decoded: Inst) -> Option<Option<String>> {
+    pub(super) fn print_simd_fp(&self, decoded: Inst) -> Option<Option<String>> {
         use Inst::*;
         Some(match decoded {
             SimdLdstMultiple { q, l, opcode, size, rn, rt } => multiple_structures(q, l, None, opcode, size, rn, rt),
@@ -174,38 +169,6 @@ impl Printer {
                     _ => None,
                 }
             }
-
-            CryptoAes { .. }
-            | CryptoThreeRegSha { .. }
-            | CryptoTwoRegSha { .. }
-            | SimdScalarThreeSameFp16 { .. }
-            | SimdScalarTwoRegMiscFp16 { .. }
-            | SimdScalarThreeSameExtra { .. }
-            | SimdScalarTwoRegMisc { .. }
-            | SimdScalarPairwise { .. }
-            | SimdScalarThreeDifferent { .. }
-            | SimdScalarThreeSame { .. }
-            | SimdScalarShiftImm { .. }
-            | SimdScalarIndexed { .. }
-            | SimdThreeSameFp16 { .. }
-            | SimdTwoRegMiscFp16 { .. }
-            | SimdThreeRegExtension { .. }
-            | SimdTwoRegMisc { .. }
-            | SimdAcrossLanes { .. }
-            | SimdThreeDifferent { .. }
-            | SimdThreeSame { .. }
-            | SimdShiftImm8 { .. }
-            | SimdShiftImm16 { .. }
-            | SimdShiftImm32 { .. }
-            | SimdShiftImm64 { .. }
-            | SimdIndexed { .. }
-            | FpFixedConversion { .. }
-            | FpIntegerConversion { .. }
-            | FpDataProcessing1 { .. }
-            | FpCompare { .. }
-            | FpCondCompare { .. }
-            | FpDataProcessing2 { .. }
-            | FpDataProcessing3 { .. } => Some(not_disassembled(word, decoded)),
 
             // The general-purpose instructions: `integer.rs`.
             _ => return None,

@@ -14,6 +14,7 @@ mod fp_scalar;
 mod load_store;
 pub mod pseudocode;
 mod simd_load_store;
+mod simd_ops;
 mod simd_permute;
 mod simd_scalar;
 mod simd_vector;
@@ -282,32 +283,38 @@ impl Exec<'_> {
                 self.load_store_simd_fp_immediate(word, Indexing::UnsignedOffset, size, opc, imm12, rn, rt)
             }
 
-            CryptoAes { size, opcode, .. } => self.cryptographic_aes(word, size, opcode),
-            CryptoThreeRegSha { size, opcode, .. } => self.cryptographic_three_register_sha(word, size, opcode),
-            CryptoTwoRegSha { size, opcode, .. } => self.cryptographic_two_register_sha(word, size, opcode),
+            CryptoAes { size, opcode, rn, rd } => self.cryptographic_aes(word, size, opcode, rn, rd),
+            CryptoThreeRegSha { size, rm, opcode, rn, rd } => {
+                self.cryptographic_three_register_sha(word, size, rm, opcode, rn, rd)
+            }
+            CryptoTwoRegSha { size, opcode, rn, rd } => self.cryptographic_two_register_sha(word, size, opcode, rn, rd),
             SimdScalarCopy { op, imm5, imm4, rn, rd } => self.advanced_simd_scalar_copy(word, op, imm5, imm4, rn, rd),
-            SimdScalarThreeSameFp16 { u, a, opcode, .. } => {
-                self.advanced_simd_scalar_three_same_fp16(word, u, a, opcode)
+            SimdScalarThreeSameFp16 { u, a, rm, opcode, rn, rd } => {
+                self.advanced_simd_scalar_three_same_fp16(word, u, a, rm, opcode, rn, rd)
             }
-            SimdScalarTwoRegMiscFp16 { u, a, opcode, .. } => {
-                self.advanced_simd_scalar_two_reg_misc_fp16(word, u, a, opcode)
+            SimdScalarTwoRegMiscFp16 { u, a, opcode, rn, rd } => {
+                self.advanced_simd_scalar_two_reg_misc_fp16(word, u, a, opcode, rn, rd)
             }
-            SimdScalarThreeSameExtra { u, size, opcode, .. } => {
-                self.advanced_simd_scalar_three_same_extra(word, u, size, opcode)
+            SimdScalarThreeSameExtra { u, size, rm, opcode, rn, rd } => {
+                self.advanced_simd_scalar_three_same_extra(word, u, size, rm, opcode, rn, rd)
             }
-            SimdScalarTwoRegMisc { u, size, opcode, .. } => {
-                self.advanced_simd_scalar_two_reg_misc(word, u, size, opcode)
+            SimdScalarTwoRegMisc { u, size, opcode, rn, rd } => {
+                self.advanced_simd_scalar_two_reg_misc(word, u, size, opcode, rn, rd)
             }
-            SimdScalarPairwise { u, size, opcode, .. } => self.advanced_simd_scalar_pairwise(word, u, size, opcode),
-            SimdScalarThreeDifferent { u, size, opcode, .. } => {
-                self.advanced_simd_scalar_three_different(word, u, size, opcode)
+            SimdScalarPairwise { u, size, opcode, rn, rd } => {
+                self.advanced_simd_scalar_pairwise(word, u, size, opcode, rn, rd)
             }
-            SimdScalarThreeSame { u, size, opcode, .. } => self.advanced_simd_scalar_three_same(word, u, size, opcode),
-            SimdScalarShiftImm { u, immh, opcode, .. } => {
-                self.advanced_simd_scalar_shift_by_immediate(word, u, immh, opcode)
+            SimdScalarThreeDifferent { u, size, rm, opcode, rn, rd } => {
+                self.advanced_simd_scalar_three_different(word, u, size, rm, opcode, rn, rd)
             }
-            SimdScalarIndexed { u, size, l, opcode, .. } => {
-                self.advanced_simd_scalar_indexed_element(word, u, size, l, opcode)
+            SimdScalarThreeSame { u, size, rm, opcode, rn, rd } => {
+                self.advanced_simd_scalar_three_same(word, u, size, rm, opcode, rn, rd)
+            }
+            SimdScalarShiftImm { u, immh, immb, opcode, rn, rd } => {
+                self.advanced_simd_scalar_shift_by_immediate(word, u, immh, immb, opcode, rn, rd)
+            }
+            SimdScalarIndexed { u, size, l, m, rm, opcode, h, rn, rd } => {
+                self.advanced_simd_scalar_indexed_element(word, u, size, l, m, rm, opcode, h, rn, rd)
             }
             SimdTableLookup { q, op2, rm, len, op, rn, rd } => {
                 self.advanced_simd_table_lookup(word, q, op2, rm, len, op, rn, rd)
@@ -317,35 +324,47 @@ impl Exec<'_> {
             }
             SimdExtract { q, op2, rm, imm4, rn, rd } => self.advanced_simd_extract(word, q, op2, rm, imm4, rn, rd),
             SimdCopy { q, op, imm5, imm4, rn, rd } => self.advanced_simd_copy(word, q, op, imm5, imm4, rn, rd),
-            SimdThreeSameFp16 { u, a, opcode, .. } => self.advanced_simd_three_same_fp16(word, u, a, opcode),
-            SimdTwoRegMiscFp16 { u, a, opcode, .. } => self.advanced_simd_two_reg_misc_fp16(word, u, a, opcode),
-            SimdThreeRegExtension { u, size, opcode, .. } => {
-                self.advanced_simd_three_reg_extension(word, u, size, opcode)
+            SimdThreeSameFp16 { q, u, a, rm, opcode, rn, rd } => {
+                self.advanced_simd_three_same_fp16(word, q, u, a, rm, opcode, rn, rd)
             }
-            SimdTwoRegMisc { q, u, size, opcode, .. } => self.advanced_simd_two_reg_misc(word, q, u, size, opcode),
-            SimdAcrossLanes { q, u, size, opcode, .. } => self.advanced_simd_across_lanes(word, q, u, size, opcode),
-            SimdThreeDifferent { u, size, opcode, .. } => self.advanced_simd_three_different(word, u, size, opcode),
+            SimdTwoRegMiscFp16 { q, u, a, opcode, rn, rd } => {
+                self.advanced_simd_two_reg_misc_fp16(word, q, u, a, opcode, rn, rd)
+            }
+            SimdThreeRegExtension { q, u, size, rm, opcode, rn, rd } => {
+                self.advanced_simd_three_reg_extension(word, q, u, size, rm, opcode, rn, rd)
+            }
+            SimdTwoRegMisc { q, u, size, opcode, rn, rd } => {
+                self.advanced_simd_two_reg_misc(word, q, u, size, opcode, rn, rd)
+            }
+            SimdAcrossLanes { q, u, size, opcode, rn, rd } => {
+                self.advanced_simd_across_lanes(word, q, u, size, opcode, rn, rd)
+            }
+            SimdThreeDifferent { q, u, size, rm, opcode, rn, rd } => {
+                self.advanced_simd_three_different(word, q, u, size, rm, opcode, rn, rd)
+            }
             SimdThreeSame { q, u, size, rm, opcode, rn, rd } => {
                 self.advanced_simd_three_same(word, q, u, size, rm, opcode, rn, rd)
             }
             SimdModifiedImm { q, op, abc, cmode, o2, defgh, rd } => {
                 self.advanced_simd_modified_immediate(word, q, op, abc, cmode, o2, defgh, rd)
             }
-            SimdShiftImm8 { q, u, opcode, .. } => self.advanced_simd_shift_by_immediate(word, q, u, 0b0001, opcode),
-            SimdShiftImm16 { q, u, immh, opcode, .. } => {
-                self.advanced_simd_shift_by_immediate(word, q, u, 0b0010 | immh, opcode)
+            SimdShiftImm8 { q, u, immb, opcode, rn, rd } => {
+                self.advanced_simd_shift_by_immediate(word, q, u, 0b0001, immb, opcode, rn, rd)
             }
-            SimdShiftImm32 { q, u, immh, opcode, .. } => {
-                self.advanced_simd_shift_by_immediate(word, q, u, 0b0100 | immh, opcode)
+            SimdShiftImm16 { q, u, immh, immb, opcode, rn, rd } => {
+                self.advanced_simd_shift_by_immediate(word, q, u, 0b0010 | immh, immb, opcode, rn, rd)
             }
-            SimdShiftImm64 { q, u, immh, opcode, .. } => {
-                self.advanced_simd_shift_by_immediate(word, q, u, 0b1000 | immh, opcode)
+            SimdShiftImm32 { q, u, immh, immb, opcode, rn, rd } => {
+                self.advanced_simd_shift_by_immediate(word, q, u, 0b0100 | immh, immb, opcode, rn, rd)
             }
-            SimdIndexed { q, u, size, l, opcode, .. } => {
-                self.advanced_simd_vector_indexed_element(word, q, u, size, l, opcode)
+            SimdShiftImm64 { q, u, immh, immb, opcode, rn, rd } => {
+                self.advanced_simd_shift_by_immediate(word, q, u, 0b1000 | immh, immb, opcode, rn, rd)
             }
-            FpFixedConversion { sf, s, ftype, rmode, opcode, scale, .. } => {
-                self.conversion_between_fp_and_fixed_point(word, sf, s, ftype, rmode, opcode, scale)
+            SimdIndexed { q, u, size, l, m, rm, opcode, h, rn, rd } => {
+                self.advanced_simd_vector_indexed_element(word, q, u, size, l, m, rm, opcode, h, rn, rd)
+            }
+            FpFixedConversion { sf, s, ftype, rmode, opcode, scale, rn, rd } => {
+                self.conversion_between_fp_and_fixed_point(word, sf, s, ftype, rmode, opcode, scale, rn, rd)
             }
             FpIntegerConversion { sf, s, ftype, rmode, opcode, rn, rd } => {
                 self.conversion_between_fp_and_integer(word, sf, s, ftype, rmode, opcode, rn, rd)
@@ -353,17 +372,19 @@ impl Exec<'_> {
             FpDataProcessing1 { m, s, ftype, opcode, rn, rd } => {
                 self.fp_data_processing_1_source(word, m, s, ftype, opcode, rn, rd)
             }
-            FpCompare { m, s, ftype, op, opcode2, .. } => self.fp_compare(word, m, s, ftype, op, opcode2),
+            FpCompare { m, s, ftype, rm, op, rn, opcode2 } => self.fp_compare(word, m, s, ftype, rm, op, rn, opcode2),
             FpImmediate { m, s, ftype, imm8, imm5, rd } => self.fp_immediate(word, m, s, ftype, imm8, imm5, rd),
-            FpCondCompare { m, s, ftype, op, .. } => self.fp_conditional_compare(word, m, s, ftype, op),
-            FpDataProcessing2 { m, s, ftype, opcode, .. } => {
-                self.fp_data_processing_2_source(word, m, s, ftype, opcode)
+            FpCondCompare { m, s, ftype, rm, cond, rn, op, nzcv } => {
+                self.fp_conditional_compare(word, m, s, ftype, rm, cond, rn, op, nzcv)
+            }
+            FpDataProcessing2 { m, s, ftype, rm, opcode, rn, rd } => {
+                self.fp_data_processing_2_source(word, m, s, ftype, rm, opcode, rn, rd)
             }
             FpCondSelect { m, s, ftype, rm, cond, rn, rd } => {
                 self.fp_conditional_select(word, m, s, ftype, rm, cond, rn, rd)
             }
-            FpDataProcessing3 { m, s, ftype, o1, o0, .. } => {
-                self.fp_data_processing_3_source(word, m, s, ftype, o1, o0)
+            FpDataProcessing3 { m, s, ftype, o1, rm, o0, ra, rn, rd } => {
+                self.fp_data_processing_3_source(word, m, s, ftype, o1, rm, o0, ra, rn, rd)
             }
         }
     }
@@ -380,15 +401,6 @@ impl Exec<'_> {
 
     fn not_implemented(&self, word: u32, what: &'static str) -> Step {
         Err(Exit::Undefined { word, reason: UndefinedReason::NotImplemented(what) })
-    }
-
-    /// An instruction a class handler has decoded to `page` (the Arm ARM page it would execute, not implemented
-    /// yet), or to `None` where the decode says UNDEFINED.
-    fn not_implemented_page(&self, word: u32, page: Option<&'static str>) -> Step {
-        match page {
-            Some(page) => self.not_implemented(word, page),
-            None => self.unallocated(word),
-        }
     }
 
     /// `ConstrainUnpredictable`: records the case; the caller goes on with the behaviour `Unpredictable` documents.

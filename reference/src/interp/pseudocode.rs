@@ -238,6 +238,27 @@ pub fn set_elem(vector: &mut u128, e: u32, esize: u32, value: u64) {
     *vector = (*vector & !mask) | (u128::from(value & ones(esize)) << (e * esize));
 }
 
+/// `Int(x<n-1:0>, unsigned)`: an element as an integer, zero- or sign-extended. The pseudocode's unbounded
+/// `integer` is `i128` in the Advanced SIMD operations: wide enough for every sum, difference and product of
+/// elements they form (products of 64-bit elements only occur as polynomials, see `polynomial_mult`).
+pub fn int(x: u64, n: u32, unsigned: bool) -> i128 {
+    if unsigned { i128::from(x & ones(n)) } else { i128::from(sign_extend(x & ones(n), n) as i64) }
+}
+
+/// `SatQ(i, N, unsigned)`: `i` saturated to an `n`-bit (at most 64) unsigned (`UnsignedSatQ`) or signed
+/// (`SignedSatQ`) integer, as bits, and whether it saturated.
+pub fn sat_q(i: i128, n: u32, unsigned: bool) -> (u64, bool) {
+    let (min, max) = if unsigned { (0, (1i128 << n) - 1) } else { (-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1) };
+    let result = i.clamp(min, max);
+    (result as u64 & ones(n), result != i)
+}
+
+/// `PolynomialMult(op1<n-1:0>, op2<n-1:0>)`: the product of two polynomials over GF(2), `2n` bits (n at most 64).
+pub fn polynomial_mult(op1: u64, op2: u64, n: u32) -> u128 {
+    let extended_op2 = u128::from(op2 & ones(n));
+    (0..n).filter(|&i| op1 >> i & 1 == 1).fold(0, |result, i| result ^ extended_op2 << i)
+}
+
 /// `Replicate(x<esize-1:0>)` to fill `n` bits of a SIMD&FP value (`n` up to 128).
 pub fn replicate128(x: u64, esize: u32, n: u32) -> u128 {
     let mut result = 0;
@@ -358,6 +379,26 @@ mod tests {
         assert_eq!(vfp_expand_imm(0x40, 16), 0x3000);
         assert_eq!(vfp_expand_imm(0x3f, 32), 0x41f8_0000);
         assert_eq!(vfp_expand_imm(0x1f, 32), 0x40f8_0000);
+    }
+
+    #[test]
+    fn integers_and_saturation() {
+        assert_eq!(int(0x80, 8, false), -128);
+        assert_eq!(int(0x80, 8, true), 128);
+        assert_eq!(int(u64::MAX, 64, true), i128::from(u64::MAX));
+        assert_eq!(sat_q(128, 8, false), (0x7f, true));
+        assert_eq!(sat_q(-129, 8, false), (0x80, true));
+        assert_eq!(sat_q(-1, 16, true), (0, true));
+        assert_eq!(sat_q(-1, 16, false), (0xffff, false));
+        assert_eq!(sat_q(i128::from(u64::MAX) + 1, 64, true), (u64::MAX, true));
+    }
+
+    #[test]
+    fn polynomial_products() {
+        // (x + 1)(x + 1) = x^2 + 1 over GF(2).
+        assert_eq!(polynomial_mult(0b11, 0b11, 8), 0b101);
+        assert_eq!(polynomial_mult(0xff, 0xff, 8), 0x5555);
+        assert_eq!(polynomial_mult(u64::MAX, 2, 64), u128::from(u64::MAX) << 1);
     }
 
     #[test]

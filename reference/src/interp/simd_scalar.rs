@@ -2,270 +2,262 @@
 //! three different", "scalar two-register miscellaneous" (and FP16), "scalar pairwise", "scalar shift by immediate"
 //! and "scalar x indexed element". ("Advanced SIMD scalar copy" is with the other copies in `simd_permute.rs`.)
 //!
-//! None is implemented yet: each instruction is decoded as its page's decode section says and stops as not
-//! implemented under its page's name; combinations a page calls UNDEFINED stop as unallocated.
+//! The scalar forms share their pages, and so their operations, with the vector forms: each class handler applies
+//! the UNDEFINED rules of the scalar encodings and runs the operation of `simd_ops.rs` on one element (the tables
+//! the encoding index lays out alike for both, floating point and shifts, are there too).
 
-use super::simd_vector::fp_by_element_ok;
+use super::pseudocode::{elem, highest_set_bit};
+use super::simd_ops::{
+    Accumulate, Comparison, FpOp, FpThreeSame, IntegerOp, IntegerUnaryOp, Saturation, Shape, fp_by_element_esize,
+    fp_by_element_ok, fp_three_same, fp_two_reg_misc, indexed_element, shift_by_immediate_same_size,
+    shift_right_narrow_op,
+};
 use super::{Exec, Step};
-
-/// The page of an Advanced SIMD scalar three same instruction. Scalar floating point takes sz = size<0> as the
-/// precision (any), size<1> as the operation.
-fn scalar_three_same_page(u: u32, size: u32, opcode: u32) -> Option<&'static str> {
-    let d_only = size == 0b11;
-    let s_or_h = size == 0b01 || size == 0b10;
-    let low = size >> 1 == 0;
-    let (page, allowed) = match (u, opcode) {
-        (0, 0b00001) => ("SQADD", true),
-        (0, 0b00101) => ("SQSUB", true),
-        (0, 0b00110) => ("CMGT (register)", d_only),
-        (0, 0b00111) => ("CMGE (register)", d_only),
-        (0, 0b01000) => ("SSHL", d_only),
-        (0, 0b01001) => ("SQSHL (register)", true),
-        (0, 0b01010) => ("SRSHL", d_only),
-        (0, 0b01011) => ("SQRSHL", true),
-        (0, 0b10000) => ("ADD (vector)", d_only),
-        (0, 0b10001) => ("CMTST", d_only),
-        (0, 0b10110) => ("SQDMULH (vector)", s_or_h),
-        (0, 0b11011) => ("FMULX", low),
-        (0, 0b11100) => ("FCMEQ (register)", low),
-        (0, 0b11111) => (if low { "FRECPS" } else { "FRSQRTS" }, true),
-        (1, 0b00001) => ("UQADD", true),
-        (1, 0b00101) => ("UQSUB", true),
-        (1, 0b00110) => ("CMHI (register)", d_only),
-        (1, 0b00111) => ("CMHS (register)", d_only),
-        (1, 0b01000) => ("USHL", d_only),
-        (1, 0b01001) => ("UQSHL (register)", true),
-        (1, 0b01010) => ("URSHL", d_only),
-        (1, 0b01011) => ("UQRSHL", true),
-        (1, 0b10000) => ("SUB (vector)", d_only),
-        (1, 0b10001) => ("CMEQ (register)", d_only),
-        (1, 0b10110) => ("SQRDMULH (vector)", s_or_h),
-        (1, 0b11010) => ("FABD", !low),
-        (1, 0b11100) => (if low { "FCMGE (register)" } else { "FCMGT (register)" }, true),
-        (1, 0b11101) => (if low { "FACGE" } else { "FACGT" }, true),
-        _ => return None,
-    };
-    allowed.then_some(page)
-}
-
-/// The page of an Advanced SIMD scalar three same FP16 instruction.
-fn scalar_three_same_fp16_page(u: u32, a: u32, opcode: u32) -> Option<&'static str> {
-    Some(match (u, a, opcode) {
-        (0, 0, 0b011) => "FMULX",
-        (0, 0, 0b100) => "FCMEQ (register)",
-        (0, 0, 0b111) => "FRECPS",
-        (0, 1, 0b111) => "FRSQRTS",
-        (1, 0, 0b100) => "FCMGE (register)",
-        (1, 0, 0b101) => "FACGE",
-        (1, 1, 0b010) => "FABD",
-        (1, 1, 0b100) => "FCMGT (register)",
-        (1, 1, 0b101) => "FACGT",
-        _ => return None,
-    })
-}
-
-/// The page of an Advanced SIMD scalar three same extra instruction (FEAT_RDM).
-fn scalar_three_same_extra_page(u: u32, size: u32, opcode: u32) -> Option<&'static str> {
-    let s_or_h = size == 0b01 || size == 0b10;
-    match (u, opcode) {
-        (1, 0b0000) if s_or_h => Some("SQRDMLAH (vector)"),
-        (1, 0b0001) if s_or_h => Some("SQRDMLSH (vector)"),
-        _ => None,
-    }
-}
-
-/// The page of an Advanced SIMD scalar two-register miscellaneous instruction.
-fn scalar_two_reg_misc_page(u: u32, size: u32, opcode: u32) -> Option<&'static str> {
-    let d_only = size == 0b11;
-    let no_d = size != 0b11;
-    let low = size >> 1 == 0;
-    let (page, allowed) = match (u, opcode) {
-        (0, 0b00011) => ("SUQADD", true),
-        (0, 0b00111) => ("SQABS", true),
-        (0, 0b01000) => ("CMGT (zero)", d_only),
-        (0, 0b01001) => ("CMEQ (zero)", d_only),
-        (0, 0b01010) => ("CMLT (zero)", d_only),
-        (0, 0b01011) => ("ABS", d_only),
-        (0, 0b10100) => ("SQXTN, SQXTN2", no_d),
-        (1, 0b00011) => ("USQADD", true),
-        (1, 0b00111) => ("SQNEG", true),
-        (1, 0b01000) => ("CMGE (zero)", d_only),
-        (1, 0b01001) => ("CMLE (zero)", d_only),
-        (1, 0b01011) => ("NEG (vector)", d_only),
-        (1, 0b10010) => ("SQXTUN, SQXTUN2", no_d),
-        (1, 0b10100) => ("UQXTN, UQXTN2", no_d),
-        (1, 0b10110) => ("FCVTXN, FCVTXN2", size == 0b01),
-        // Floating point: size<1> selects the page, sz = size<0> the precision.
-        (0, 0b01100) => ("FCMGT (zero)", !low),
-        (0, 0b01101) => ("FCMEQ (zero)", !low),
-        (0, 0b01110) => ("FCMLT (zero)", !low),
-        (0, 0b11010) => (if low { "FCVTNS (vector)" } else { "FCVTPS (vector)" }, true),
-        (0, 0b11011) => (if low { "FCVTMS (vector)" } else { "FCVTZS (vector, integer)" }, true),
-        (0, 0b11100) => ("FCVTAS (vector)", low),
-        (0, 0b11101) => (if low { "SCVTF (vector, integer)" } else { "FRECPE" }, true),
-        (0, 0b11111) => ("FRECPX", !low),
-        (1, 0b01100) => ("FCMGE (zero)", !low),
-        (1, 0b01101) => ("FCMLE (zero)", !low),
-        (1, 0b11010) => (if low { "FCVTNU (vector)" } else { "FCVTPU (vector)" }, true),
-        (1, 0b11011) => (if low { "FCVTMU (vector)" } else { "FCVTZU (vector, integer)" }, true),
-        (1, 0b11100) => ("FCVTAU (vector)", low),
-        (1, 0b11101) => (if low { "UCVTF (vector, integer)" } else { "FRSQRTE" }, true),
-        _ => return None,
-    };
-    allowed.then_some(page)
-}
-
-/// The page of an Advanced SIMD scalar two-register miscellaneous FP16 instruction.
-fn scalar_two_reg_misc_fp16_page(u: u32, a: u32, opcode: u32) -> Option<&'static str> {
-    Some(match (u, a, opcode) {
-        (0, 0, 0b11010) => "FCVTNS (vector)",
-        (0, 0, 0b11011) => "FCVTMS (vector)",
-        (0, 0, 0b11100) => "FCVTAS (vector)",
-        (0, 0, 0b11101) => "SCVTF (vector, integer)",
-        (0, 1, 0b01100) => "FCMGT (zero)",
-        (0, 1, 0b01101) => "FCMEQ (zero)",
-        (0, 1, 0b01110) => "FCMLT (zero)",
-        (0, 1, 0b11010) => "FCVTPS (vector)",
-        (0, 1, 0b11011) => "FCVTZS (vector, integer)",
-        (0, 1, 0b11101) => "FRECPE",
-        (0, 1, 0b11111) => "FRECPX",
-        (1, 0, 0b11010) => "FCVTNU (vector)",
-        (1, 0, 0b11011) => "FCVTMU (vector)",
-        (1, 0, 0b11100) => "FCVTAU (vector)",
-        (1, 0, 0b11101) => "UCVTF (vector, integer)",
-        (1, 1, 0b01100) => "FCMGE (zero)",
-        (1, 1, 0b01101) => "FCMLE (zero)",
-        (1, 1, 0b11010) => "FCVTPU (vector)",
-        (1, 1, 0b11011) => "FCVTZU (vector, integer)",
-        (1, 1, 0b11101) => "FRSQRTE",
-        _ => return None,
-    })
-}
-
-/// The page of an Advanced SIMD scalar pairwise instruction: ADDP of the two doublewords, and the floating-point
-/// reductions of two elements (U = 0 half precision with size<0> = 0; U = 1 single and double precision).
-fn scalar_pairwise_page(u: u32, size: u32, opcode: u32) -> Option<&'static str> {
-    if u == 0 && opcode == 0b11011 {
-        return (size == 0b11).then_some("ADDP (scalar)");
-    }
-    if u == 0 && size & 1 == 1 {
-        return None;
-    }
-    let low = size >> 1 == 0;
-    match opcode {
-        0b01100 => Some(if low { "FMAXNMP (scalar)" } else { "FMINNMP (scalar)" }),
-        0b01101 if low => Some("FADDP (scalar)"),
-        0b01111 => Some(if low { "FMAXP (scalar)" } else { "FMINP (scalar)" }),
-        _ => None,
-    }
-}
-
-/// The page of an Advanced SIMD scalar three different instruction.
-fn scalar_three_different_page(u: u32, size: u32, opcode: u32) -> Option<&'static str> {
-    if u != 0 || !(size == 0b01 || size == 0b10) {
-        return None;
-    }
-    match opcode {
-        0b1001 => Some("SQDMLAL, SQDMLAL2 (vector)"),
-        0b1011 => Some("SQDMLSL, SQDMLSL2 (vector)"),
-        0b1101 => Some("SQDMULL, SQDMULL2 (vector)"),
-        _ => None,
-    }
-}
-
-/// The page of an Advanced SIMD scalar shift by immediate instruction.
-fn scalar_shift_by_immediate_page(u: u32, immh: u32, opcode: u32) -> Option<&'static str> {
-    // immh = 0000 is unallocated throughout; immh<3> = 1 is the 64-bit element the plain shifts need and the
-    // narrowing ones refuse; the fixed-point conversions take 16-bit (FEAT_FP16), 32-bit and 64-bit elements.
-    let any = immh != 0;
-    let d_only = immh >> 3 == 1;
-    let narrow_ok = any && !d_only;
-    let fixed_ok = immh >> 1 != 0;
-    let (page, allowed) = match (u, opcode) {
-        (0, 0b00000) => ("SSHR", d_only),
-        (0, 0b00010) => ("SSRA", d_only),
-        (0, 0b00100) => ("SRSHR", d_only),
-        (0, 0b00110) => ("SRSRA", d_only),
-        (0, 0b01010) => ("SHL", d_only),
-        (0, 0b01110) => ("SQSHL (immediate)", any),
-        (0, 0b10010) => ("SQSHRN, SQSHRN2", narrow_ok),
-        (0, 0b10011) => ("SQRSHRN, SQRSHRN2", narrow_ok),
-        (0, 0b11100) => ("SCVTF (vector, fixed-point)", fixed_ok),
-        (0, 0b11111) => ("FCVTZS (vector, fixed-point)", fixed_ok),
-        (1, 0b00000) => ("USHR", d_only),
-        (1, 0b00010) => ("USRA", d_only),
-        (1, 0b00100) => ("URSHR", d_only),
-        (1, 0b00110) => ("URSRA", d_only),
-        (1, 0b01000) => ("SRI", d_only),
-        (1, 0b01010) => ("SLI", d_only),
-        (1, 0b01100) => ("SQSHLU", any),
-        (1, 0b01110) => ("UQSHL (immediate)", any),
-        (1, 0b10000) => ("SQSHRUN, SQSHRUN2", narrow_ok),
-        (1, 0b10001) => ("SQRSHRUN, SQRSHRUN2", narrow_ok),
-        (1, 0b10010) => ("UQSHRN, UQSHRN2", narrow_ok),
-        (1, 0b10011) => ("UQRSHRN, UQRSHRN2", narrow_ok),
-        (1, 0b11100) => ("UCVTF (vector, fixed-point)", fixed_ok),
-        (1, 0b11111) => ("FCVTZU (vector, fixed-point)", fixed_ok),
-        _ => return None,
-    };
-    allowed.then_some(page)
-}
-
-/// The page of an Advanced SIMD scalar x indexed element instruction.
-fn scalar_indexed_element_page(u: u32, size: u32, l: u32, opcode: u32) -> Option<&'static str> {
-    let integer_ok = size == 0b01 || size == 0b10;
-    let fp_ok = fp_by_element_ok(size, l, None);
-    let (page, allowed) = match (u, opcode) {
-        (0, 0b0001) => ("FMLA (by element)", fp_ok),
-        (0, 0b0101) => ("FMLS (by element)", fp_ok),
-        (0, 0b1001) => ("FMUL (by element)", fp_ok),
-        (1, 0b1001) => ("FMULX (by element)", fp_ok),
-        (0, 0b0011) => ("SQDMLAL, SQDMLAL2 (by element)", integer_ok),
-        (0, 0b0111) => ("SQDMLSL, SQDMLSL2 (by element)", integer_ok),
-        (0, 0b1011) => ("SQDMULL, SQDMULL2 (by element)", integer_ok),
-        (0, 0b1100) => ("SQDMULH (by element)", integer_ok),
-        (0, 0b1101) => ("SQRDMULH (by element)", integer_ok),
-        (1, 0b1101) => ("SQRDMLAH (by element)", integer_ok),
-        (1, 0b1111) => ("SQRDMLSH (by element)", integer_ok),
-        _ => return None,
-    };
-    allowed.then_some(page)
-}
+use crate::float::FpRounding;
 
 impl Exec<'_> {
     /// The class "Advanced SIMD scalar three same".
-    pub(super) fn advanced_simd_scalar_three_same(&mut self, word: u32, u: u32, size: u32, opcode: u32) -> Step {
-        self.not_implemented_page(word, scalar_three_same_page(u, size, opcode))
+    pub(super) fn advanced_simd_scalar_three_same(
+        &mut self,
+        word: u32,
+        u: u32,
+        size: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
+        use IntegerOp::*;
+        if opcode >> 3 == 0b11 {
+            // Floating point: sz = size<0> is the precision (any), size<1> part of the opcode.
+            let esize = 32 << (size & 1);
+            return self.scalar_fp_three_same(word, fp_three_same(u, size >> 1, opcode), esize, rm, rn, rd);
+        }
+        let d_only = size == 0b11;
+        let s_or_h = size == 0b01 || size == 0b10;
+        let shift = |round, saturate| ShiftByRegister { round, saturate };
+        let (op, allowed) = match (u, opcode) {
+            (_, 0b00001) => (SaturatingAdd, true),           // SQADD, UQADD
+            (_, 0b00101) => (SaturatingSub, true),           // SQSUB, UQSUB
+            (_, 0b00110) => (CompareGreater, d_only),        // CMGT, CMHI (register)
+            (_, 0b00111) => (CompareGreaterOrEqual, d_only), // CMGE, CMHS (register)
+            (_, 0b01000) => (shift(false, false), d_only),   // SSHL, USHL
+            (_, 0b01001) => (shift(false, true), true),      // SQSHL, UQSHL (register)
+            (_, 0b01010) => (shift(true, false), d_only),    // SRSHL, URSHL
+            (_, 0b01011) => (shift(true, true), true),       // SQRSHL, UQRSHL
+            (0, 0b10000) => (Add, d_only),                   // ADD (vector)
+            (1, 0b10000) => (Sub, d_only),                   // SUB (vector)
+            (0, 0b10001) => (TestBits, d_only),              // CMTST
+            (1, 0b10001) => (CompareEqual, d_only),          // CMEQ (register)
+            (_, 0b10110) => (SaturatingDoublingMultiplyHigh { round: u == 1 }, s_or_h), // SQDMULH, SQRDMULH
+            _ => return self.unallocated(word),
+        };
+        if !allowed {
+            return self.unallocated(word);
+        }
+        let shape = Shape::scalar(8 << size);
+        let (operand1, operand2) = (self.v(rn, shape.datasize), self.v(rm, shape.datasize));
+        self.integer_elementwise(op, Accumulate::None, shape, u == 1, operand1, operand2, rd);
+        Ok(())
+    }
+
+    /// A floating-point instruction of "scalar three same" or "scalar three same FP16" on `esize`-bit scalars.
+    fn scalar_fp_three_same(
+        &mut self,
+        word: u32,
+        op: Option<FpThreeSame>,
+        esize: u32,
+        rm: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
+        let Some(FpThreeSame::Elementwise(op)) = op.filter(|op| op.has_scalar_form()) else {
+            return self.unallocated(word);
+        };
+        let shape = Shape::scalar(esize);
+        let (operand1, operand2) = (self.v(rn, esize), self.v(rm, esize));
+        self.fp_elementwise(op, shape, operand1, operand2, rd);
+        Ok(())
     }
 
     /// The class "Advanced SIMD scalar three same FP16".
-    pub(super) fn advanced_simd_scalar_three_same_fp16(&mut self, word: u32, u: u32, a: u32, opcode: u32) -> Step {
-        self.not_implemented_page(word, scalar_three_same_fp16_page(u, a, opcode))
+    pub(super) fn advanced_simd_scalar_three_same_fp16(
+        &mut self,
+        word: u32,
+        u: u32,
+        a: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
+        self.scalar_fp_three_same(word, fp_three_same(u, a, opcode), 16, rm, rn, rd)
     }
 
-    /// The class "Advanced SIMD scalar three same extra".
-    pub(super) fn advanced_simd_scalar_three_same_extra(&mut self, word: u32, u: u32, size: u32, opcode: u32) -> Step {
-        self.not_implemented_page(word, scalar_three_same_extra_page(u, size, opcode))
+    /// The class "Advanced SIMD scalar three same extra": SQRDMLAH, SQRDMLSH (FEAT_RDM).
+    pub(super) fn advanced_simd_scalar_three_same_extra(
+        &mut self,
+        word: u32,
+        u: u32,
+        size: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
+        let s_or_h = size == 0b01 || size == 0b10;
+        if !(u == 1 && opcode >> 1 == 0 && s_or_h) {
+            return self.unallocated(word);
+        }
+        let shape = Shape::scalar(8 << size);
+        let (operand1, operand2) = (self.v(rn, shape.datasize), self.v(rm, shape.datasize));
+        self.saturating_rounding_doubling_multiply_accumulate_high(opcode == 1, shape, operand1, operand2, rd);
+        Ok(())
     }
 
     /// The class "Advanced SIMD scalar two-register miscellaneous".
-    pub(super) fn advanced_simd_scalar_two_reg_misc(&mut self, word: u32, u: u32, size: u32, opcode: u32) -> Step {
-        self.not_implemented_page(word, scalar_two_reg_misc_page(u, size, opcode))
+    pub(super) fn advanced_simd_scalar_two_reg_misc(
+        &mut self,
+        word: u32,
+        u: u32,
+        size: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
+        use Comparison::*;
+        use IntegerUnaryOp::*;
+        let d_only = size == 0b11;
+        let no_d = size != 0b11;
+        let esize = 8 << size;
+        let shape = Shape::scalar(esize);
+        let operand = self.v(rn, esize);
+        let (op, allowed) = match (u, opcode) {
+            (_, 0b00011) => {
+                self.saturating_accumulate(u == 1, shape, operand, rd); // SUQADD, USQADD
+                return Ok(());
+            }
+            (0, 0b00111) => (SaturatingAbs, true),         // SQABS
+            (1, 0b00111) => (SaturatingNeg, true),         // SQNEG
+            (0, 0b01000) => (CompareWithZero(Gt), d_only), // CMGT (zero)
+            (1, 0b01000) => (CompareWithZero(Ge), d_only), // CMGE (zero)
+            (0, 0b01001) => (CompareWithZero(Eq), d_only), // CMEQ (zero)
+            (1, 0b01001) => (CompareWithZero(Le), d_only), // CMLE (zero)
+            (0, 0b01010) => (CompareWithZero(Lt), d_only), // CMLT (zero)
+            (0, 0b01011) => (Abs, d_only),                 // ABS
+            (1, 0b01011) => (Neg, d_only),                 // NEG (vector)
+            (0, 0b10100) | (1, 0b10010 | 0b10100) if no_d => {
+                // SQXTN, SQXTUN, UQXTN: one element of twice the size, narrowed.
+                let saturation = match (u, opcode) {
+                    (0, _) => Saturation::new(false, Some(false)),
+                    (1, 0b10010) => Saturation::new(false, Some(true)),
+                    _ => Saturation::new(true, Some(true)),
+                };
+                let wide = self.v(rn, 2 * esize);
+                self.narrow_elements(saturation, esize, 1, 0, wide, rd, |element| element);
+                return Ok(());
+            }
+            (1, 0b10110) if size == 0b01 => {
+                // FCVTXN: a double to a single, rounding to odd.
+                self.fp_convert_elements(Some(FpRounding::Odd), 32, 64, 0, 1, rn, rd);
+                return Ok(());
+            }
+            _ => return self.scalar_fp_two_reg_misc(word, u, size >> 1, opcode, 32 << (size & 1), rn, rd),
+        };
+        if !allowed {
+            return self.unallocated(word);
+        }
+        self.integer_unary_elementwise(op, shape, operand, rd);
+        Ok(())
+    }
+
+    /// A floating-point instruction of "scalar two-register miscellaneous" or its FP16 form on `esize`-bit
+    /// scalars.
+    fn scalar_fp_two_reg_misc(&mut self, word: u32, u: u32, a: u32, opcode: u32, esize: u32, rn: u32, rd: u32) -> Step {
+        let Some(op) = fp_two_reg_misc(u, a, opcode).filter(|op| op.has_scalar_form()) else {
+            return self.unallocated(word);
+        };
+        let operand = self.v(rn, esize);
+        self.fp_unary_elementwise(op, Shape::scalar(esize), operand, rd);
+        Ok(())
     }
 
     /// The class "Advanced SIMD scalar two-register miscellaneous FP16".
-    pub(super) fn advanced_simd_scalar_two_reg_misc_fp16(&mut self, word: u32, u: u32, a: u32, opcode: u32) -> Step {
-        self.not_implemented_page(word, scalar_two_reg_misc_fp16_page(u, a, opcode))
+    pub(super) fn advanced_simd_scalar_two_reg_misc_fp16(
+        &mut self,
+        word: u32,
+        u: u32,
+        a: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
+        self.scalar_fp_two_reg_misc(word, u, a, opcode, 16, rn, rd)
     }
 
-    /// The class "Advanced SIMD scalar pairwise".
-    pub(super) fn advanced_simd_scalar_pairwise(&mut self, word: u32, u: u32, size: u32, opcode: u32) -> Step {
-        self.not_implemented_page(word, scalar_pairwise_page(u, size, opcode))
+    /// The class "Advanced SIMD scalar pairwise": ADDP of the two doublewords, and the floating-point reductions
+    /// of two elements (U = 0: half precision, size<0> = 0; U = 1: single and double precision by size<0>).
+    pub(super) fn advanced_simd_scalar_pairwise(
+        &mut self,
+        word: u32,
+        u: u32,
+        size: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
+        if u == 0 && opcode == 0b11011 {
+            // ADDP (scalar).
+            if size != 0b11 {
+                return self.unallocated(word);
+            }
+            let operand = self.v(rn, 128);
+            let sum = elem(operand, 0, 64).wrapping_add(elem(operand, 1, 64));
+            self.set_v(rd, sum.into(), 64);
+            return Ok(());
+        }
+        if u == 0 && size & 1 == 1 {
+            return self.unallocated(word);
+        }
+        let minimum = size >> 1 == 1;
+        let op = match (opcode, minimum) {
+            (0b01100, false) => FpOp::MaxNumber, // FMAXNMP (scalar)
+            (0b01100, true) => FpOp::MinNumber,  // FMINNMP (scalar)
+            (0b01101, false) => FpOp::Add,       // FADDP (scalar)
+            (0b01111, false) => FpOp::Max,       // FMAXP (scalar)
+            (0b01111, true) => FpOp::Min,        // FMINP (scalar)
+            _ => return self.unallocated(word),
+        };
+        let esize = if u == 0 { 16 } else { 32 << (size & 1) };
+        let operand = self.v(rn, 2 * esize);
+        self.fp_reduce(op, esize, 2, operand, rd);
+        Ok(())
     }
 
-    /// The class "Advanced SIMD scalar three different".
-    pub(super) fn advanced_simd_scalar_three_different(&mut self, word: u32, u: u32, size: u32, opcode: u32) -> Step {
-        self.not_implemented_page(word, scalar_three_different_page(u, size, opcode))
+    /// The class "Advanced SIMD scalar three different": SQDMLAL, SQDMLSL, SQDMULL of one element.
+    pub(super) fn advanced_simd_scalar_three_different(
+        &mut self,
+        word: u32,
+        u: u32,
+        size: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
+        let accumulate = match opcode {
+            0b1001 => Accumulate::Add,
+            0b1011 => Accumulate::Sub,
+            0b1101 => Accumulate::None,
+            _ => return self.unallocated(word),
+        };
+        if u != 0 || !(size == 0b01 || size == 0b10) {
+            return self.unallocated(word);
+        }
+        let esize = 8 << size;
+        let (operand1, operand2) = (self.v(rn, esize), self.v(rm, esize));
+        self.saturating_doubling_multiply_long(accumulate, esize, 1, operand1, operand2, rd);
+        Ok(())
     }
 
     /// The class "Advanced SIMD scalar shift by immediate".
@@ -274,9 +266,40 @@ impl Exec<'_> {
         word: u32,
         u: u32,
         immh: u32,
+        immb: u32,
         opcode: u32,
+        rn: u32,
+        rd: u32,
     ) -> Step {
-        self.not_implemented_page(word, scalar_shift_by_immediate_page(u, immh, opcode))
+        // immh = 0000 is unallocated throughout.
+        let Some(highest) = highest_set_bit(immh.into()) else { return self.unallocated(word) };
+        let esize = 8 << highest;
+        let immhb = immh << 3 | immb;
+        let d_only = esize == 64;
+        if let Some(op) = shift_by_immediate_same_size(u, opcode) {
+            use super::simd_ops::ShiftImmediate::*;
+            // The plain shifts and inserts need the 64-bit element; the saturating ones take any; the fixed-point
+            // conversions take 16-bit (FEAT_FP16), 32-bit and 64-bit elements.
+            let allowed = match op {
+                Right { .. } | Left | InsertRight | InsertLeft => d_only,
+                SaturatingLeft(_) => true,
+                FixedToFp | FpToFixed => esize != 8,
+            };
+            if !allowed {
+                return self.unallocated(word);
+            }
+            self.shift_by_immediate(op, Shape::scalar(esize), u == 1, immhb, rn, rd);
+        } else if let Some((saturation, round)) = shift_right_narrow_op(u, opcode) {
+            // SQSHRN, SQRSHRN, UQSHRN, UQRSHRN, SQSHRUN, SQRSHRUN: the 64-bit element cannot be narrowed, and the
+            // scalar class has no SHRN, RSHRN.
+            if d_only || saturation.saturate_unsigned.is_none() {
+                return self.unallocated(word);
+            }
+            self.shift_right_narrow(saturation, round, esize, 1, 2 * esize - immhb, 0, rn, rd);
+        } else {
+            return self.unallocated(word);
+        }
+        Ok(())
     }
 
     /// The class "Advanced SIMD scalar x indexed element".
@@ -286,8 +309,60 @@ impl Exec<'_> {
         u: u32,
         size: u32,
         l: u32,
+        m: u32,
+        rm: u32,
         opcode: u32,
+        h: u32,
+        rn: u32,
+        rd: u32,
     ) -> Step {
-        self.not_implemented_page(word, scalar_indexed_element_page(u, size, l, opcode))
+        let integer_ok = size == 0b01 || size == 0b10;
+        let fp_ok = fp_by_element_ok(size, l, None);
+        let (index, rm) = indexed_element(size, h, l, m, rm);
+        let vm = self.v(rm, 128);
+        match (u, opcode) {
+            (0, 0b0001 | 0b0101 | 0b1001) | (1, 0b1001) if fp_ok => {
+                let esize = fp_by_element_esize(size);
+                let shape = Shape::scalar(esize);
+                let (operand1, element) = (self.v(rn, esize), elem(vm, index, esize).into());
+                match (u, opcode) {
+                    (0, 0b0001) => self.fp_multiply_accumulate(false, shape, operand1, element, rd), // FMLA
+                    (0, 0b0101) => self.fp_multiply_accumulate(true, shape, operand1, element, rd),  // FMLS
+                    (0, _) => self.fp_elementwise(FpOp::Multiply, shape, operand1, element, rd),     // FMUL
+                    _ => self.fp_elementwise(FpOp::MultiplyExtended, shape, operand1, element, rd),  // FMULX
+                }
+            }
+            (0, 0b0011 | 0b0111 | 0b1011 | 0b1100 | 0b1101) | (1, 0b1101 | 0b1111) if integer_ok => {
+                let esize = 8 << size;
+                let shape = Shape::scalar(esize);
+                let (operand1, element) = (self.v(rn, esize), elem(vm, index, esize).into());
+                match (u, opcode) {
+                    (0, 0b0011 | 0b0111 | 0b1011) => {
+                        // SQDMLAL, SQDMLSL, SQDMULL (by element).
+                        let accumulate = match opcode {
+                            0b0011 => Accumulate::Add,
+                            0b0111 => Accumulate::Sub,
+                            _ => Accumulate::None,
+                        };
+                        self.saturating_doubling_multiply_long(accumulate, esize, 1, operand1, element, rd);
+                    }
+                    (0, _) => {
+                        // SQDMULH, SQRDMULH (by element).
+                        let op = IntegerOp::SaturatingDoublingMultiplyHigh { round: opcode == 0b1101 };
+                        self.integer_elementwise(op, Accumulate::None, shape, false, operand1, element, rd);
+                    }
+                    // SQRDMLAH, SQRDMLSH (by element).
+                    _ => self.saturating_rounding_doubling_multiply_accumulate_high(
+                        opcode == 0b1111,
+                        shape,
+                        operand1,
+                        element,
+                        rd,
+                    ),
+                }
+            }
+            _ => return self.unallocated(word),
+        }
+        Ok(())
     }
 }

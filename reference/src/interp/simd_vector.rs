@@ -2,13 +2,20 @@
 //! extension" neighbours), "three different", "two-register miscellaneous" (and FP16), "across lanes", "modified
 //! immediate", "shift by immediate" and "vector x indexed element".
 //!
-//! Implemented: the bitwise instructions of "three same" (AND, BIC, ORR, ORN, EOR, BSL, BIT, BIF) and the whole
-//! modified immediate class (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)). Every other instruction is decoded as
-//! its page's decode section says, and stops as not implemented under its page's name; combinations a page calls
-//! UNDEFINED stop as unallocated.
+//! Each class handler is the class's table of the encoding index: it applies the decode section's UNDEFINED rules
+//! of the page it selects and runs that page's operation, most of which `simd_ops.rs` shares with the scalar
+//! classes.
 
-use super::pseudocode::{adv_simd_expand_imm, ones128, replicate128, vfp_expand_imm};
+use super::pseudocode::{
+    adv_simd_expand_imm, elem, highest_set_bit, int, ones, ones128, polynomial_mult, replicate128, vfp_expand_imm,
+};
+use super::simd_ops::{
+    Accumulate, Comparison, FpOp, FpThreeSame, IntegerOp, IntegerUnaryOp, Saturation, Shape, ShiftImmediate, broadcast,
+    fp_by_element_esize, fp_by_element_ok, fp_three_same, fp_two_reg_misc, fp_width, indexed_element, map_elements,
+    reduce, shift_by_immediate_same_size, shift_right_narrow_op,
+};
 use super::{Exec, Step};
+use crate::float::{FpRounding, fp_convert, fp_rounding_mode};
 
 /// `size:Q != '110'`: the 1D arrangement, which most integer instructions reject.
 fn not_1d(size: u32, q: u32) -> bool {
@@ -20,389 +27,60 @@ fn fp_arrangement_ok(size: u32, q: u32) -> bool {
     !(size & 1 == 1 && q == 0)
 }
 
-/// The page of an Advanced SIMD three same instruction other than the bitwise ones (opcode 00011); `None` where
-/// the pages say UNDEFINED.
-fn three_same_page(q: u32, u: u32, size: u32, opcode: u32) -> Option<&'static str> {
+/// The datasize of a vector: 64 bits (q = 0) or 128 (q = 1).
+fn vector_datasize(q: u32) -> u32 {
+    64 << q
+}
+
+/// How an integer "three same" instruction combines its operands.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum IntegerForm {
+    Elementwise,
+    /// SABA, UABA, MLA, MLS: the result accumulated into the destination.
+    Accumulating(Accumulate),
+    /// ADDP, SMAXP, UMAXP, SMINP, UMINP (vector).
+    Pairwise,
+}
+
+/// The integer instructions of "three same" (every opcode but 00011, the bitwise ones, and 11xxx, the
+/// floating-point ones), with whether `size` and `q` are allowed; `None` for the unallocated opcodes.
+fn three_same_integer(q: u32, u: u32, size: u32, opcode: u32) -> Option<(IntegerOp, IntegerForm, bool)> {
+    use IntegerForm::*;
+    use IntegerOp::*;
     let no_d = size != 0b11;
     let any_but_1d = not_1d(size, q);
     let s_or_h = size == 0b01 || size == 0b10;
-    let (integer, allowed) = match (u, opcode) {
-        (0, 0b00000) => ("SHADD", no_d),
-        (0, 0b00001) => ("SQADD", any_but_1d),
-        (0, 0b00010) => ("SRHADD", no_d),
-        (0, 0b00100) => ("SHSUB", no_d),
-        (0, 0b00101) => ("SQSUB", any_but_1d),
-        (0, 0b00110) => ("CMGT (register)", any_but_1d),
-        (0, 0b00111) => ("CMGE (register)", any_but_1d),
-        (0, 0b01000) => ("SSHL", any_but_1d),
-        (0, 0b01001) => ("SQSHL (register)", any_but_1d),
-        (0, 0b01010) => ("SRSHL", any_but_1d),
-        (0, 0b01011) => ("SQRSHL", any_but_1d),
-        (0, 0b01100) => ("SMAX", no_d),
-        (0, 0b01101) => ("SMIN", no_d),
-        (0, 0b01110) => ("SABD", no_d),
-        (0, 0b01111) => ("SABA", no_d),
-        (0, 0b10000) => ("ADD (vector)", any_but_1d),
-        (0, 0b10001) => ("CMTST", any_but_1d),
-        (0, 0b10010) => ("MLA (vector)", no_d),
-        (0, 0b10011) => ("MUL (vector)", no_d),
-        (0, 0b10100) => ("SMAXP", no_d),
-        (0, 0b10101) => ("SMINP", no_d),
-        (0, 0b10110) => ("SQDMULH (vector)", s_or_h),
-        (0, 0b10111) => ("ADDP (vector)", any_but_1d),
-        (1, 0b00000) => ("UHADD", no_d),
-        (1, 0b00001) => ("UQADD", any_but_1d),
-        (1, 0b00010) => ("URHADD", no_d),
-        (1, 0b00100) => ("UHSUB", no_d),
-        (1, 0b00101) => ("UQSUB", any_but_1d),
-        (1, 0b00110) => ("CMHI (register)", any_but_1d),
-        (1, 0b00111) => ("CMHS (register)", any_but_1d),
-        (1, 0b01000) => ("USHL", any_but_1d),
-        (1, 0b01001) => ("UQSHL (register)", any_but_1d),
-        (1, 0b01010) => ("URSHL", any_but_1d),
-        (1, 0b01011) => ("UQRSHL", any_but_1d),
-        (1, 0b01100) => ("UMAX", no_d),
-        (1, 0b01101) => ("UMIN", no_d),
-        (1, 0b01110) => ("UABD", no_d),
-        (1, 0b01111) => ("UABA", no_d),
-        (1, 0b10000) => ("SUB (vector)", any_but_1d),
-        (1, 0b10001) => ("CMEQ (register)", any_but_1d),
-        (1, 0b10010) => ("MLS (vector)", no_d),
-        (1, 0b10011) => ("PMUL", size == 0),
-        (1, 0b10100) => ("UMAXP", no_d),
-        (1, 0b10101) => ("UMINP", no_d),
-        (1, 0b10110) => ("SQRDMULH (vector)", s_or_h),
-        _ => return three_same_fp_page(q, u, size, opcode),
-    };
-    allowed.then_some(integer)
-}
-
-/// The single/double-precision part of three same (opcode 11xxx): size<1> selects between two pages.
-fn three_same_fp_page(q: u32, u: u32, size: u32, opcode: u32) -> Option<&'static str> {
-    if opcode >> 3 != 0b11 || !fp_arrangement_ok(size, q) {
-        return None;
-    }
-    let (low, high) = match (u, opcode) {
-        (0, 0b11000) => (Some("FMAXNM (vector)"), Some("FMINNM (vector)")),
-        (0, 0b11001) => (Some("FMLA (vector)"), Some("FMLS (vector)")),
-        (0, 0b11010) => (Some("FADD (vector)"), Some("FSUB (vector)")),
-        (0, 0b11011) => (Some("FMULX"), None),
-        (0, 0b11100) => (Some("FCMEQ (register)"), None),
-        (0, 0b11110) => (Some("FMAX (vector)"), Some("FMIN (vector)")),
-        (0, 0b11111) => (Some("FRECPS"), Some("FRSQRTS")),
-        (1, 0b11000) => (Some("FMAXNMP (vector)"), Some("FMINNMP (vector)")),
-        (1, 0b11010) => (Some("FADDP (vector)"), Some("FABD")),
-        (1, 0b11011) => (Some("FMUL (vector)"), None),
-        (1, 0b11100) => (Some("FCMGE (register)"), Some("FCMGT (register)")),
-        (1, 0b11101) => (Some("FACGE"), Some("FACGT")),
-        (1, 0b11110) => (Some("FMAXP (vector)"), Some("FMINP (vector)")),
-        (1, 0b11111) => (Some("FDIV (vector)"), None),
-        // 11101 (U = 0) and 11001 (U = 1) are FMLAL/FMLSL (FEAT_FHM), which the Cortex-A78C does not have.
-        _ => (None, None),
-    };
-    if size >> 1 == 0 { low } else { high }
-}
-
-/// The page of an Advanced SIMD three same (FP16) instruction.
-fn three_same_fp16_page(u: u32, a: u32, opcode: u32) -> Option<&'static str> {
-    Some(match (u, a, opcode) {
-        (0, 0, 0b000) => "FMAXNM (vector)",
-        (0, 0, 0b001) => "FMLA (vector)",
-        (0, 0, 0b010) => "FADD (vector)",
-        (0, 0, 0b011) => "FMULX",
-        (0, 0, 0b100) => "FCMEQ (register)",
-        (0, 0, 0b110) => "FMAX (vector)",
-        (0, 0, 0b111) => "FRECPS",
-        (0, 1, 0b000) => "FMINNM (vector)",
-        (0, 1, 0b001) => "FMLS (vector)",
-        (0, 1, 0b010) => "FSUB (vector)",
-        (0, 1, 0b110) => "FMIN (vector)",
-        (0, 1, 0b111) => "FRSQRTS",
-        (1, 0, 0b000) => "FMAXNMP (vector)",
-        (1, 0, 0b010) => "FADDP (vector)",
-        (1, 0, 0b011) => "FMUL (vector)",
-        (1, 0, 0b100) => "FCMGE (register)",
-        (1, 0, 0b101) => "FACGE",
-        (1, 0, 0b110) => "FMAXP (vector)",
-        (1, 0, 0b111) => "FDIV (vector)",
-        (1, 1, 0b000) => "FMINNMP (vector)",
-        (1, 1, 0b010) => "FABD",
-        (1, 1, 0b100) => "FCMGT (register)",
-        (1, 1, 0b101) => "FACGT",
-        (1, 1, 0b110) => "FMINP (vector)",
+    let shift = |round, saturate| ShiftByRegister { round, saturate };
+    Some(match (u, opcode) {
+        (_, 0b00000) => (HalvingAdd { round: false }, Elementwise, no_d), // SHADD, UHADD
+        (_, 0b00001) => (SaturatingAdd, Elementwise, any_but_1d),         // SQADD, UQADD
+        (_, 0b00010) => (HalvingAdd { round: true }, Elementwise, no_d),  // SRHADD, URHADD
+        (_, 0b00100) => (HalvingSub, Elementwise, no_d),                  // SHSUB, UHSUB
+        (_, 0b00101) => (SaturatingSub, Elementwise, any_but_1d),         // SQSUB, UQSUB
+        (_, 0b00110) => (CompareGreater, Elementwise, any_but_1d),        // CMGT, CMHI (register)
+        (_, 0b00111) => (CompareGreaterOrEqual, Elementwise, any_but_1d), // CMGE, CMHS (register)
+        (_, 0b01000) => (shift(false, false), Elementwise, any_but_1d),   // SSHL, USHL
+        (_, 0b01001) => (shift(false, true), Elementwise, any_but_1d),    // SQSHL, UQSHL (register)
+        (_, 0b01010) => (shift(true, false), Elementwise, any_but_1d),    // SRSHL, URSHL
+        (_, 0b01011) => (shift(true, true), Elementwise, any_but_1d),     // SQRSHL, UQRSHL
+        (_, 0b01100) => (Max, Elementwise, no_d),                         // SMAX, UMAX
+        (_, 0b01101) => (Min, Elementwise, no_d),                         // SMIN, UMIN
+        (_, 0b01110) => (AbsoluteDifference, Elementwise, no_d),          // SABD, UABD
+        (_, 0b01111) => (AbsoluteDifference, Accumulating(Accumulate::Add), no_d), // SABA, UABA
+        (0, 0b10000) => (Add, Elementwise, any_but_1d),                   // ADD (vector)
+        (1, 0b10000) => (Sub, Elementwise, any_but_1d),                   // SUB (vector)
+        (0, 0b10001) => (TestBits, Elementwise, any_but_1d),              // CMTST
+        (1, 0b10001) => (CompareEqual, Elementwise, any_but_1d),          // CMEQ (register)
+        (0, 0b10010) => (Multiply, Accumulating(Accumulate::Add), no_d),  // MLA (vector)
+        (1, 0b10010) => (Multiply, Accumulating(Accumulate::Sub), no_d),  // MLS (vector)
+        (0, 0b10011) => (Multiply, Elementwise, no_d),                    // MUL (vector)
+        (1, 0b10011) => (PolynomialMultiply, Elementwise, size == 0b00),  // PMUL
+        (_, 0b10100) => (Max, Pairwise, no_d),                            // SMAXP, UMAXP
+        (_, 0b10101) => (Min, Pairwise, no_d),                            // SMINP, UMINP
+        (_, 0b10110) => (SaturatingDoublingMultiplyHigh { round: u == 1 }, Elementwise, s_or_h), // SQDMULH, SQRDMULH
+        (0, 0b10111) => (Add, Pairwise, any_but_1d),                      // ADDP (vector)
         _ => return None,
     })
-}
-
-/// The page of an Advanced SIMD three-register extension instruction. FCMLA and FCADD (FEAT_FCMA), the BFloat16
-/// and the int8 matrix instructions are not in the Cortex-A78C and stay unallocated.
-fn three_reg_extension_page(u: u32, size: u32, opcode: u32) -> Option<&'static str> {
-    let s_or_h = size == 0b01 || size == 0b10;
-    match (u, opcode) {
-        (0, 0b0010) if size == 0b10 => Some("SDOT (vector)"),
-        (1, 0b0010) if size == 0b10 => Some("UDOT (vector)"),
-        (1, 0b0000) if s_or_h => Some("SQRDMLAH (vector)"),
-        (1, 0b0001) if s_or_h => Some("SQRDMLSH (vector)"),
-        _ => None,
-    }
-}
-
-/// The page of an Advanced SIMD three different instruction.
-fn three_different_page(u: u32, size: u32, opcode: u32) -> Option<&'static str> {
-    let no_d = size != 0b11;
-    let s_or_h = size == 0b01 || size == 0b10;
-    let (page, allowed) = match (u, opcode) {
-        (0, 0b0000) => ("SADDL, SADDL2", no_d),
-        (0, 0b0001) => ("SADDW, SADDW2", no_d),
-        (0, 0b0010) => ("SSUBL, SSUBL2", no_d),
-        (0, 0b0011) => ("SSUBW, SSUBW2", no_d),
-        (0, 0b0100) => ("ADDHN, ADDHN2", no_d),
-        (0, 0b0101) => ("SABAL, SABAL2", no_d),
-        (0, 0b0110) => ("SUBHN, SUBHN2", no_d),
-        (0, 0b0111) => ("SABDL, SABDL2", no_d),
-        (0, 0b1000) => ("SMLAL, SMLAL2 (vector)", no_d),
-        (0, 0b1001) => ("SQDMLAL, SQDMLAL2 (vector)", s_or_h),
-        (0, 0b1010) => ("SMLSL, SMLSL2 (vector)", no_d),
-        (0, 0b1011) => ("SQDMLSL, SQDMLSL2 (vector)", s_or_h),
-        (0, 0b1100) => ("SMULL, SMULL2 (vector)", no_d),
-        (0, 0b1101) => ("SQDMULL, SQDMULL2 (vector)", s_or_h),
-        // 8-bit polynomials, or 64-bit ones (FEAT_PMULL, which the Cortex-A78C has).
-        (0, 0b1110) => ("PMULL, PMULL2", size == 0b00 || size == 0b11),
-        (1, 0b0000) => ("UADDL, UADDL2", no_d),
-        (1, 0b0001) => ("UADDW, UADDW2", no_d),
-        (1, 0b0010) => ("USUBL, USUBL2", no_d),
-        (1, 0b0011) => ("USUBW, USUBW2", no_d),
-        (1, 0b0100) => ("RADDHN, RADDHN2", no_d),
-        (1, 0b0101) => ("UABAL, UABAL2", no_d),
-        (1, 0b0110) => ("RSUBHN, RSUBHN2", no_d),
-        (1, 0b0111) => ("UABDL, UABDL2", no_d),
-        (1, 0b1000) => ("UMLAL, UMLAL2 (vector)", no_d),
-        (1, 0b1010) => ("UMLSL, UMLSL2 (vector)", no_d),
-        (1, 0b1100) => ("UMULL, UMULL2 (vector)", no_d),
-        _ => return None,
-    };
-    allowed.then_some(page)
-}
-
-/// The page of an Advanced SIMD two-register miscellaneous instruction.
-fn two_reg_misc_page(q: u32, u: u32, size: u32, opcode: u32) -> Option<&'static str> {
-    let no_d = size != 0b11;
-    let any_but_1d = not_1d(size, q);
-    let (page, allowed) = match (u, opcode) {
-        // REV16, REV32, REV64: UInt(U:o0) + UInt(size) < 3.
-        (0, 0b00000) => ("REV64", size < 3),
-        (0, 0b00001) => ("REV16 (vector)", size < 1),
-        (1, 0b00000) => ("REV32 (vector)", size < 2),
-        (0, 0b00010) => ("SADDLP", no_d),
-        (0, 0b00011) => ("SUQADD", any_but_1d),
-        (0, 0b00100) => ("CLS (vector)", no_d),
-        (0, 0b00101) => ("CNT", size == 0),
-        (0, 0b00110) => ("SADALP", no_d),
-        (0, 0b00111) => ("SQABS", any_but_1d),
-        (0, 0b01000) => ("CMGT (zero)", any_but_1d),
-        (0, 0b01001) => ("CMEQ (zero)", any_but_1d),
-        (0, 0b01010) => ("CMLT (zero)", any_but_1d),
-        (0, 0b01011) => ("ABS", any_but_1d),
-        (0, 0b10010) => ("XTN, XTN2", no_d),
-        (0, 0b10100) => ("SQXTN, SQXTN2", no_d),
-        (1, 0b00010) => ("UADDLP", no_d),
-        (1, 0b00011) => ("USQADD", any_but_1d),
-        (1, 0b00100) => ("CLZ (vector)", no_d),
-        (1, 0b00101) if size == 0 => ("NOT", true),
-        (1, 0b00101) => ("RBIT (vector)", size == 1),
-        (1, 0b00110) => ("UADALP", no_d),
-        (1, 0b00111) => ("SQNEG", any_but_1d),
-        (1, 0b01000) => ("CMGE (zero)", any_but_1d),
-        (1, 0b01001) => ("CMLE (zero)", any_but_1d),
-        (1, 0b01011) => ("NEG (vector)", any_but_1d),
-        (1, 0b10010) => ("SQXTUN, SQXTUN2", no_d),
-        (1, 0b10011) => ("SHLL, SHLL2", no_d),
-        (1, 0b10100) => ("UQXTN, UQXTN2", no_d),
-        // The conversions between precisions take any Q (the "2" forms); FCVTXN needs sz = 1.
-        (0, 0b10110) => ("FCVTN, FCVTN2", size >> 1 == 0),
-        (0, 0b10111) => ("FCVTL, FCVTL2", size >> 1 == 0),
-        (1, 0b10110) => ("FCVTXN, FCVTXN2", size == 0b01),
-        // URECPE and URSQRTE take 32-bit elements only (sz = 0).
-        (0, 0b11100) if size >> 1 == 1 => ("URECPE", size == 0b10),
-        (1, 0b11100) if size >> 1 == 1 => ("URSQRTE", size == 0b10),
-        _ => return two_reg_misc_fp_page(q, u, size, opcode),
-    };
-    allowed.then_some(page)
-}
-
-/// The single/double-precision part of two-register miscellaneous: size<1> selects between two pages.
-fn two_reg_misc_fp_page(q: u32, u: u32, size: u32, opcode: u32) -> Option<&'static str> {
-    if !fp_arrangement_ok(size, q) {
-        return None;
-    }
-    let (low, high) = match (u, opcode) {
-        (0, 0b01100) => (None, Some("FCMGT (zero)")),
-        (0, 0b01101) => (None, Some("FCMEQ (zero)")),
-        (0, 0b01110) => (None, Some("FCMLT (zero)")),
-        (0, 0b01111) => (None, Some("FABS (vector)")),
-        (0, 0b11000) => (Some("FRINTN (vector)"), Some("FRINTP (vector)")),
-        (0, 0b11001) => (Some("FRINTM (vector)"), Some("FRINTZ (vector)")),
-        (0, 0b11010) => (Some("FCVTNS (vector)"), Some("FCVTPS (vector)")),
-        (0, 0b11011) => (Some("FCVTMS (vector)"), Some("FCVTZS (vector, integer)")),
-        (0, 0b11100) => (Some("FCVTAS (vector)"), None),
-        (0, 0b11101) => (Some("SCVTF (vector, integer)"), Some("FRECPE")),
-        (1, 0b01100) => (None, Some("FCMGE (zero)")),
-        (1, 0b01101) => (None, Some("FCMLE (zero)")),
-        (1, 0b01111) => (None, Some("FNEG (vector)")),
-        (1, 0b11000) => (Some("FRINTA (vector)"), None),
-        (1, 0b11001) => (Some("FRINTX (vector)"), Some("FRINTI (vector)")),
-        (1, 0b11010) => (Some("FCVTNU (vector)"), Some("FCVTPU (vector)")),
-        (1, 0b11011) => (Some("FCVTMU (vector)"), Some("FCVTZU (vector, integer)")),
-        (1, 0b11100) => (Some("FCVTAU (vector)"), None),
-        (1, 0b11101) => (Some("UCVTF (vector, integer)"), Some("FRSQRTE")),
-        (1, 0b11111) => (None, Some("FSQRT (vector)")),
-        // 1111x with size<1> = 0 is FRINT32*/FRINT64* (FEAT_FRINTTS), not in the Cortex-A78C.
-        _ => (None, None),
-    };
-    if size >> 1 == 0 { low } else { high }
-}
-
-/// The page of an Advanced SIMD two-register miscellaneous (FP16) instruction.
-fn two_reg_misc_fp16_page(u: u32, a: u32, opcode: u32) -> Option<&'static str> {
-    Some(match (u, a, opcode) {
-        (0, 0, 0b11000) => "FRINTN (vector)",
-        (0, 0, 0b11001) => "FRINTM (vector)",
-        (0, 0, 0b11010) => "FCVTNS (vector)",
-        (0, 0, 0b11011) => "FCVTMS (vector)",
-        (0, 0, 0b11100) => "FCVTAS (vector)",
-        (0, 0, 0b11101) => "SCVTF (vector, integer)",
-        (0, 1, 0b01100) => "FCMGT (zero)",
-        (0, 1, 0b01101) => "FCMEQ (zero)",
-        (0, 1, 0b01110) => "FCMLT (zero)",
-        (0, 1, 0b01111) => "FABS (vector)",
-        (0, 1, 0b11000) => "FRINTP (vector)",
-        (0, 1, 0b11001) => "FRINTZ (vector)",
-        (0, 1, 0b11010) => "FCVTPS (vector)",
-        (0, 1, 0b11011) => "FCVTZS (vector, integer)",
-        (0, 1, 0b11101) => "FRECPE",
-        (1, 0, 0b11000) => "FRINTA (vector)",
-        (1, 0, 0b11001) => "FRINTX (vector)",
-        (1, 0, 0b11010) => "FCVTNU (vector)",
-        (1, 0, 0b11011) => "FCVTMU (vector)",
-        (1, 0, 0b11100) => "FCVTAU (vector)",
-        (1, 0, 0b11101) => "UCVTF (vector, integer)",
-        (1, 1, 0b01100) => "FCMGE (zero)",
-        (1, 1, 0b01101) => "FCMLE (zero)",
-        (1, 1, 0b01111) => "FNEG (vector)",
-        (1, 1, 0b11001) => "FRINTI (vector)",
-        (1, 1, 0b11010) => "FCVTPU (vector)",
-        (1, 1, 0b11011) => "FCVTZU (vector, integer)",
-        (1, 1, 0b11101) => "FRSQRTE",
-        (1, 1, 0b11111) => "FSQRT (vector)",
-        _ => return None,
-    })
-}
-
-/// The page of an Advanced SIMD across lanes instruction.
-fn across_lanes_page(q: u32, u: u32, size: u32, opcode: u32) -> Option<&'static str> {
-    // The integer reductions need at least four lanes: no 2S, no D.
-    let integer_ok = size != 0b11 && !(size == 0b10 && q == 0);
-    let (page, allowed) = match (u, opcode) {
-        (0, 0b00011) => ("SADDLV", integer_ok),
-        (0, 0b01010) => ("SMAXV", integer_ok),
-        (0, 0b11010) => ("SMINV", integer_ok),
-        (0, 0b11011) => ("ADDV", integer_ok),
-        (1, 0b00011) => ("UADDLV", integer_ok),
-        (1, 0b01010) => ("UMAXV", integer_ok),
-        (1, 0b11010) => ("UMINV", integer_ok),
-        // Half precision (U = 0, size<0> = 0, any Q); single precision (U = 1, size<0> = 0, Q = 1). size<1> picks
-        // the minimum.
-        (_, 0b01100 | 0b01111) if size & 1 == 1 || (u == 1 && q == 0) => return None,
-        (_, 0b01100) => (if size == 0 { "FMAXNMV" } else { "FMINNMV" }, true),
-        (_, 0b01111) => (if size == 0 { "FMAXV" } else { "FMINV" }, true),
-        _ => return None,
-    };
-    allowed.then_some(page)
-}
-
-/// The page of an Advanced SIMD shift by immediate instruction (immh is never 0000 here: that is the modified
-/// immediate class).
-fn shift_by_immediate_page(q: u32, u: u32, immh: u32, opcode: u32) -> Option<&'static str> {
-    // immh<3> = 1 is 64-bit elements: no 1D arrangement, no narrowing or lengthening.
-    let same_ok = !(immh >> 3 == 1 && q == 0);
-    let narrow_ok = immh >> 3 == 0;
-    // The fixed-point conversions: 16-bit (FEAT_FP16), 32-bit and 64-bit elements.
-    let fixed_ok = immh >> 1 != 0 && same_ok;
-    let (page, allowed) = match (u, opcode) {
-        (0, 0b00000) => ("SSHR", same_ok),
-        (0, 0b00010) => ("SSRA", same_ok),
-        (0, 0b00100) => ("SRSHR", same_ok),
-        (0, 0b00110) => ("SRSRA", same_ok),
-        (0, 0b01010) => ("SHL", same_ok),
-        (0, 0b01110) => ("SQSHL (immediate)", same_ok),
-        (0, 0b10000) => ("SHRN, SHRN2", narrow_ok),
-        (0, 0b10001) => ("RSHRN, RSHRN2", narrow_ok),
-        (0, 0b10010) => ("SQSHRN, SQSHRN2", narrow_ok),
-        (0, 0b10011) => ("SQRSHRN, SQRSHRN2", narrow_ok),
-        (0, 0b10100) => ("SSHLL, SSHLL2", narrow_ok),
-        (0, 0b11100) => ("SCVTF (vector, fixed-point)", fixed_ok),
-        (0, 0b11111) => ("FCVTZS (vector, fixed-point)", fixed_ok),
-        (1, 0b00000) => ("USHR", same_ok),
-        (1, 0b00010) => ("USRA", same_ok),
-        (1, 0b00100) => ("URSHR", same_ok),
-        (1, 0b00110) => ("URSRA", same_ok),
-        (1, 0b01000) => ("SRI", same_ok),
-        (1, 0b01010) => ("SLI", same_ok),
-        (1, 0b01100) => ("SQSHLU", same_ok),
-        (1, 0b01110) => ("UQSHL (immediate)", same_ok),
-        (1, 0b10000) => ("SQSHRUN, SQSHRUN2", narrow_ok),
-        (1, 0b10001) => ("SQRSHRUN, SQRSHRUN2", narrow_ok),
-        (1, 0b10010) => ("UQSHRN, UQSHRN2", narrow_ok),
-        (1, 0b10011) => ("UQRSHRN, UQRSHRN2", narrow_ok),
-        (1, 0b10100) => ("USHLL, USHLL2", narrow_ok),
-        (1, 0b11100) => ("UCVTF (vector, fixed-point)", fixed_ok),
-        (1, 0b11111) => ("FCVTZU (vector, fixed-point)", fixed_ok),
-        _ => return None,
-    };
-    allowed.then_some(page)
-}
-
-/// Whether a by-element floating-point instruction admits `size` (00 half precision; 10 single; 11 double, whose
-/// index is H alone (L = 0) and which has no 1D arrangement); `q` is `None` for the scalar forms.
-pub(super) fn fp_by_element_ok(size: u32, l: u32, q: Option<u32>) -> bool {
-    match size {
-        0b00 | 0b10 => true,
-        0b11 => l == 0 && q != Some(0),
-        _ => false,
-    }
-}
-
-/// The page of an Advanced SIMD vector x indexed element instruction. FMLAL/FMLSL (FEAT_FHM) and the BFloat16 and
-/// int8 dot products are not in the Cortex-A78C and stay unallocated.
-fn indexed_element_page(q: u32, u: u32, size: u32, l: u32, opcode: u32) -> Option<&'static str> {
-    let integer_ok = size == 0b01 || size == 0b10;
-    let fp_ok = fp_by_element_ok(size, l, Some(q));
-    let (page, allowed) = match (u, opcode) {
-        (0, 0b0001) => ("FMLA (by element)", fp_ok),
-        (0, 0b0101) => ("FMLS (by element)", fp_ok),
-        (0, 0b1001) => ("FMUL (by element)", fp_ok),
-        (1, 0b1001) => ("FMULX (by element)", fp_ok),
-        (0, 0b0010) => ("SMLAL, SMLAL2 (by element)", integer_ok),
-        (0, 0b0011) => ("SQDMLAL, SQDMLAL2 (by element)", integer_ok),
-        (0, 0b0110) => ("SMLSL, SMLSL2 (by element)", integer_ok),
-        (0, 0b0111) => ("SQDMLSL, SQDMLSL2 (by element)", integer_ok),
-        (0, 0b1000) => ("MUL (by element)", integer_ok),
-        (0, 0b1010) => ("SMULL, SMULL2 (by element)", integer_ok),
-        (0, 0b1011) => ("SQDMULL, SQDMULL2 (by element)", integer_ok),
-        (0, 0b1100) => ("SQDMULH (by element)", integer_ok),
-        (0, 0b1101) => ("SQRDMULH (by element)", integer_ok),
-        (0, 0b1110) => ("SDOT (by element)", size == 0b10),
-        (1, 0b0000) => ("MLA (by element)", integer_ok),
-        (1, 0b0010) => ("UMLAL, UMLAL2 (by element)", integer_ok),
-        (1, 0b0100) => ("MLS (by element)", integer_ok),
-        (1, 0b0110) => ("UMLSL, UMLSL2 (by element)", integer_ok),
-        (1, 0b1010) => ("UMULL, UMULL2 (by element)", integer_ok),
-        (1, 0b1101) => ("SQRDMLAH (by element)", integer_ok),
-        (1, 0b1110) => ("UDOT (by element)", size == 0b10),
-        (1, 0b1111) => ("SQRDMLSH (by element)", integer_ok),
-        _ => return None,
-    };
-    allowed.then_some(page)
 }
 
 /// What the modified immediate class's `op:cmode:o2` selects.
@@ -455,7 +133,41 @@ impl Exec<'_> {
         if opcode == 0b00011 {
             return self.simd_bitwise(q, u, size, rm, rn, rd);
         }
-        self.not_implemented_page(word, three_same_page(q, u, size, opcode))
+        let datasize = vector_datasize(q);
+        let (operand1, operand2) = (self.v(rn, datasize), self.v(rm, datasize));
+        if opcode >> 3 == 0b11 {
+            // The single and double-precision instructions: size<1> is part of the opcode, sz = size<0>.
+            let Some(op) = fp_three_same(u, size >> 1, opcode).filter(|_| fp_arrangement_ok(size, q)) else {
+                return self.unallocated(word);
+            };
+            self.fp_three_same(op, Shape { esize: 32 << (size & 1), datasize }, operand1, operand2, rd);
+            return Ok(());
+        }
+        let Some((op, form, true)) = three_same_integer(q, u, size, opcode) else {
+            return self.unallocated(word);
+        };
+        let (shape, unsigned) = (Shape::vector(size, q), u == 1);
+        match form {
+            IntegerForm::Elementwise => {
+                self.integer_elementwise(op, Accumulate::None, shape, unsigned, operand1, operand2, rd)
+            }
+            IntegerForm::Accumulating(accumulate) => {
+                self.integer_elementwise(op, accumulate, shape, unsigned, operand1, operand2, rd)
+            }
+            IntegerForm::Pairwise => self.integer_pairwise(op, shape, unsigned, operand1, operand2, rd),
+        }
+        Ok(())
+    }
+
+    /// A floating-point "three same" instruction of any precision.
+    fn fp_three_same(&mut self, op: FpThreeSame, shape: Shape, operand1: u128, operand2: u128, d: u32) {
+        match op {
+            FpThreeSame::Elementwise(op) => self.fp_elementwise(op, shape, operand1, operand2, d),
+            FpThreeSame::Pairwise(op) => self.fp_pairwise(op, shape, operand1, operand2, d),
+            FpThreeSame::MultiplyAccumulate { subtract } => {
+                self.fp_multiply_accumulate(subtract, shape, operand1, operand2, d)
+            }
+        }
     }
 
     /// AND, BIC, ORR, ORN (vector, register) (U = 0) and EOR, BSL, BIT, BIF (U = 1); `size` is the operation.
@@ -482,48 +194,407 @@ impl Exec<'_> {
     }
 
     /// The class "Advanced SIMD three same (FP16)".
-    pub(super) fn advanced_simd_three_same_fp16(&mut self, word: u32, u: u32, a: u32, opcode: u32) -> Step {
-        self.not_implemented_page(word, three_same_fp16_page(u, a, opcode))
+    pub(super) fn advanced_simd_three_same_fp16(
+        &mut self,
+        word: u32,
+        q: u32,
+        u: u32,
+        a: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
+        let Some(op) = fp_three_same(u, a, opcode) else { return self.unallocated(word) };
+        let shape = Shape::vector(1, q);
+        let (operand1, operand2) = (self.v(rn, shape.datasize), self.v(rm, shape.datasize));
+        self.fp_three_same(op, shape, operand1, operand2, rd);
+        Ok(())
     }
 
-    /// The class "Advanced SIMD three-register extension".
-    pub(super) fn advanced_simd_three_reg_extension(&mut self, word: u32, u: u32, size: u32, opcode: u32) -> Step {
-        self.not_implemented_page(word, three_reg_extension_page(u, size, opcode))
+    /// The class "Advanced SIMD three-register extension": SDOT, UDOT (vector) and SQRDMLAH, SQRDMLSH (vector).
+    /// FCMLA and FCADD (FEAT_FCMA), the BFloat16 and the int8 matrix instructions are not in the Cortex-A78C and
+    /// stay unallocated.
+    pub(super) fn advanced_simd_three_reg_extension(
+        &mut self,
+        word: u32,
+        q: u32,
+        u: u32,
+        size: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
+        let shape = Shape::vector(size, q);
+        let (operand1, operand2) = (self.v(rn, shape.datasize), self.v(rm, shape.datasize));
+        let s_or_h = size == 0b01 || size == 0b10;
+        match (u, opcode) {
+            (_, 0b0010) if size == 0b10 => self.dot_product(u == 1, shape, operand1, operand2, rd),
+            (1, 0b0000 | 0b0001) if s_or_h => {
+                self.saturating_rounding_doubling_multiply_accumulate_high(opcode == 1, shape, operand1, operand2, rd)
+            }
+            _ => return self.unallocated(word),
+        }
+        Ok(())
     }
 
     /// The class "Advanced SIMD three different".
-    pub(super) fn advanced_simd_three_different(&mut self, word: u32, u: u32, size: u32, opcode: u32) -> Step {
-        self.not_implemented_page(word, three_different_page(u, size, opcode))
+    pub(super) fn advanced_simd_three_different(
+        &mut self,
+        word: u32,
+        q: u32,
+        u: u32,
+        size: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
+        use IntegerOp::*;
+        let no_d = size != 0b11;
+        let s_or_h = size == 0b01 || size == 0b10;
+        let (esize, part, unsigned) = (8 << size, q, u == 1);
+        let (operand1, operand2) = (self.vpart(rn, part, 64), self.vpart(rm, part, 64));
+        let (op, accumulate) = match (u, opcode) {
+            (_, 0b0001 | 0b0011) if no_d => {
+                // SADDW, UADDW, SSUBW, USUBW: the first operand has the wide elements already.
+                let op = if opcode == 0b0001 { Add } else { Sub };
+                let wide = self.v(rn, 128);
+                let operand2 = widen(operand2, esize, unsigned);
+                let shape = Shape { esize: 2 * esize, datasize: 128 };
+                self.integer_elementwise(op, Accumulate::None, shape, unsigned, wide, operand2, rd);
+                return Ok(());
+            }
+            (_, 0b0100 | 0b0110) if no_d => {
+                // ADDHN, RADDHN, SUBHN, RSUBHN.
+                self.add_sub_high_narrow(opcode == 0b0110, u == 1, esize, part, rn, rm, rd);
+                return Ok(());
+            }
+            (0, 0b1001 | 0b1011 | 0b1101) if s_or_h => {
+                // SQDMLAL, SQDMLSL, SQDMULL.
+                let accumulate = match opcode {
+                    0b1001 => Accumulate::Add,
+                    0b1011 => Accumulate::Sub,
+                    _ => Accumulate::None,
+                };
+                self.saturating_doubling_multiply_long(accumulate, esize, 64 / esize, operand1, operand2, rd);
+                return Ok(());
+            }
+            (0, 0b1110) if size == 0b00 || size == 0b11 => {
+                self.polynomial_multiply_long(esize, operand1, operand2, rd);
+                return Ok(());
+            }
+            (_, 0b0000) if no_d => (Add, Accumulate::None), // SADDL, UADDL
+            (_, 0b0010) if no_d => (Sub, Accumulate::None), // SSUBL, USUBL
+            (_, 0b0101) if no_d => (AbsoluteDifference, Accumulate::Add), // SABAL, UABAL
+            (_, 0b0111) if no_d => (AbsoluteDifference, Accumulate::None), // SABDL, UABDL
+            (_, 0b1000) if no_d => (Multiply, Accumulate::Add), // SMLAL, UMLAL (vector)
+            (_, 0b1010) if no_d => (Multiply, Accumulate::Sub), // SMLSL, UMLSL (vector)
+            (_, 0b1100) if no_d => (Multiply, Accumulate::None), // SMULL, UMULL (vector)
+            _ => return self.unallocated(word),
+        };
+        self.long_elementwise(op, accumulate, esize, unsigned, operand1, operand2, rd);
+        Ok(())
+    }
+
+    /// The lengthening integer instructions of "three different" and "vector x indexed element": the operation of
+    /// `2 * esize`-bit elements made from the `esize`-bit elements of `operand1` and `operand2` (64 bits each),
+    /// `Int(element, unsigned)` extended, into `V[d]` (128 bits).
+    fn long_elementwise(
+        &mut self,
+        op: IntegerOp,
+        accumulate: Accumulate,
+        esize: u32,
+        unsigned: bool,
+        operand1: u128,
+        operand2: u128,
+        d: u32,
+    ) {
+        let shape = Shape { esize: 2 * esize, datasize: 128 };
+        let (operand1, operand2) = (widen(operand1, esize, unsigned), widen(operand2, esize, unsigned));
+        self.integer_elementwise(op, accumulate, shape, unsigned, operand1, operand2, d);
+    }
+
+    /// ADDHN, RADDHN (`subtract` false), SUBHN, RSUBHN: the high halves of the sums or differences of the
+    /// `2 * esize`-bit elements, into `Vpart[d, part]`.
+    fn add_sub_high_narrow(&mut self, subtract: bool, round: bool, esize: u32, part: u32, n: u32, m: u32, d: u32) {
+        let (operand1, operand2) = (self.v(n, 128), self.v(m, 128));
+        let round_const = if round { 1u64 << (esize - 1) } else { 0 };
+        let result = map_elements(esize, 64 / esize, |e| {
+            let (element1, element2) = (elem(operand1, e, 2 * esize), elem(operand2, e, 2 * esize));
+            let sum = if subtract { element1.wrapping_sub(element2) } else { element1.wrapping_add(element2) };
+            (sum.wrapping_add(round_const) & ones(2 * esize)) >> esize
+        });
+        self.set_vpart(d, part, result, 64);
+    }
+
+    /// PMULL, PMULL2: the polynomial products of 8-bit elements (16-bit results) or of one 64-bit element (a
+    /// 128-bit result, FEAT_PMULL).
+    fn polynomial_multiply_long(&mut self, esize: u32, operand1: u128, operand2: u128, d: u32) {
+        let result = (0..64 / esize).fold(0u128, |result, e| {
+            let product = polynomial_mult(elem(operand1, e, esize), elem(operand2, e, esize), esize);
+            result | product << (2 * esize * e)
+        });
+        self.set_v(d, result, 128);
     }
 
     /// The class "Advanced SIMD two-register miscellaneous".
-    pub(super) fn advanced_simd_two_reg_misc(&mut self, word: u32, q: u32, u: u32, size: u32, opcode: u32) -> Step {
-        self.not_implemented_page(word, two_reg_misc_page(q, u, size, opcode))
+    pub(super) fn advanced_simd_two_reg_misc(
+        &mut self,
+        word: u32,
+        q: u32,
+        u: u32,
+        size: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
+        use Comparison::*;
+        use IntegerUnaryOp::*;
+        let no_d = size != 0b11;
+        let any_but_1d = not_1d(size, q);
+        let (shape, unsigned, part) = (Shape::vector(size, q), u == 1, q);
+        let operand = self.v(rn, shape.datasize);
+        let esize = shape.esize;
+        let unary = match (u, opcode) {
+            // REV64, REV16, REV32: UInt(U:o0) + UInt(size) < 3.
+            (0, 0b00000) if size < 3 => return self.reverse(64, shape, operand, rd),
+            (0, 0b00001) if size < 1 => return self.reverse(16, shape, operand, rd),
+            (1, 0b00000) if size < 2 => return self.reverse(32, shape, operand, rd),
+            (_, 0b00010 | 0b00110) if no_d => {
+                // SADDLP, UADDLP, SADALP, UADALP.
+                self.add_long_pairwise(opcode == 0b00110, unsigned, shape, operand, rd);
+                return Ok(());
+            }
+            (_, 0b00011) if any_but_1d => {
+                self.saturating_accumulate(unsigned, shape, operand, rd); // SUQADD, USQADD
+                return Ok(());
+            }
+            (0, 0b00100) if no_d => CountLeadingSignBits,
+            (1, 0b00100) if no_d => CountLeadingZeroBits,
+            (0, 0b00101) if size == 0b00 => CountBits,
+            (1, 0b00101) if size == 0b00 => Not,
+            // RBIT works on bytes; size = 01 selects it.
+            (1, 0b00101) if size == 0b01 => {
+                self.integer_unary_elementwise(ReverseBits, Shape::vector(0, q), operand, rd);
+                return Ok(());
+            }
+            (0, 0b00111) if any_but_1d => SaturatingAbs,
+            (1, 0b00111) if any_but_1d => SaturatingNeg,
+            (0, 0b01000) if any_but_1d => CompareWithZero(Gt),
+            (1, 0b01000) if any_but_1d => CompareWithZero(Ge),
+            (0, 0b01001) if any_but_1d => CompareWithZero(Eq),
+            (1, 0b01001) if any_but_1d => CompareWithZero(Le),
+            (0, 0b01010) if any_but_1d => CompareWithZero(Lt),
+            (0, 0b01011) if any_but_1d => Abs,
+            (1, 0b01011) if any_but_1d => Neg,
+            (_, 0b10010 | 0b10100) if no_d => {
+                // XTN, SQXTN, SQXTUN, UQXTN.
+                let saturation = match (u, opcode) {
+                    (0, 0b10010) => Saturation::new(true, None),
+                    (0, _) => Saturation::new(false, Some(false)),
+                    (1, 0b10010) => Saturation::new(false, Some(true)),
+                    _ => Saturation::new(true, Some(true)),
+                };
+                let wide = self.v(rn, 128);
+                self.narrow_elements(saturation, esize, 64 / esize, part, wide, rd, |element| element);
+                return Ok(());
+            }
+            (1, 0b10011) if no_d => {
+                // SHLL, SHLL2: each element shifted left by its size into a double-width one.
+                let operand = widen(self.vpart(rn, part, 64), esize, true);
+                let result = map_elements(2 * esize, 64 / esize, |e| elem(operand, e, 2 * esize) << esize);
+                self.set_v(rd, result, 128);
+                return Ok(());
+            }
+            // FCVTN, FCVTXN (rounding to odd), FCVTL.
+            (0, 0b10110) if size >> 1 == 0 => return self.fp_convert_narrow(None, size, part, rn, rd),
+            (1, 0b10110) if size == 0b01 => return self.fp_convert_narrow(Some(FpRounding::Odd), size, part, rn, rd),
+            (0, 0b10111) if size >> 1 == 0 => return self.fp_convert_long(size, part, rn, rd),
+            // URECPE and URSQRTE take 32-bit elements only (sz = 0).
+            (0, 0b11100) if size == 0b10 => UnsignedReciprocalEstimate,
+            (1, 0b11100) if size == 0b10 => UnsignedReciprocalSqrtEstimate,
+            _ => {
+                let fp_op = fp_two_reg_misc(u, size >> 1, opcode).filter(|op| op.has_vector_form());
+                let Some(fp_op) = fp_op.filter(|_| fp_arrangement_ok(size, q)) else {
+                    return self.unallocated(word);
+                };
+                let shape = Shape { esize: 32 << (size & 1), datasize: shape.datasize };
+                self.fp_unary_elementwise(fp_op, shape, operand, rd);
+                return Ok(());
+            }
+        };
+        self.integer_unary_elementwise(unary, shape, operand, rd);
+        Ok(())
+    }
+
+    /// REV16, REV32, REV64 (vector): the order of the elements reversed within each `container_size`-bit
+    /// container.
+    fn reverse(&mut self, container_size: u32, shape: Shape, operand: u128, d: u32) -> Step {
+        let elements_per_container = container_size / shape.esize;
+        let result = map_elements(shape.esize, shape.elements(), |e| {
+            elem(operand, e ^ (elements_per_container - 1), shape.esize)
+        });
+        self.set_v(d, result, shape.datasize);
+        Ok(())
+    }
+
+    /// SADDLP, UADDLP (`accumulate` false), SADALP, UADALP: the sums of adjacent pairs of elements as elements
+    /// twice as wide, added to the destination's for SADALP, UADALP.
+    fn add_long_pairwise(&mut self, accumulate: bool, unsigned: bool, shape: Shape, operand: u128, d: u32) {
+        let esize = shape.esize;
+        let operand2 = if accumulate { self.v(d, shape.datasize) } else { 0 };
+        let result = map_elements(2 * esize, shape.datasize / (2 * esize), |e| {
+            let sum = int(elem(operand, 2 * e, esize), esize, unsigned)
+                + int(elem(operand, 2 * e + 1, esize), esize, unsigned);
+            elem(operand2, e, 2 * esize).wrapping_add(sum as u64)
+        });
+        self.set_v(d, result, shape.datasize);
+    }
+
+    /// FCVTN, FCVTN2 (`rounding` None: FPCR's) and FCVTXN, FCVTXN2 (round to odd): the `2 * esize`-bit elements of
+    /// `V[n]` converted to `esize` bits (sz = size<0>: 32 to 16, 64 to 32) into `Vpart[d, part]`.
+    pub(super) fn fp_convert_narrow(
+        &mut self,
+        rounding: Option<FpRounding>,
+        size: u32,
+        part: u32,
+        n: u32,
+        d: u32,
+    ) -> Step {
+        let esize = 16 << (size & 1);
+        self.fp_convert_elements(rounding, esize, 2 * esize, part, 64 / esize, n, d);
+        Ok(())
+    }
+
+    /// FCVTL, FCVTL2: the `esize`-bit elements of `Vpart[n, part]` converted to `2 * esize` bits (sz = size<0>: 16
+    /// to 32, 32 to 64).
+    fn fp_convert_long(&mut self, size: u32, part: u32, n: u32, d: u32) -> Step {
+        let esize = 16 << (size & 1);
+        let operand = self.vpart(n, part, 64);
+        let (m, from) = (fp_width(2 * esize), fp_width(esize));
+        let result = self.with_simd_fp_status(|fpcr, fpsr| {
+            map_elements(2 * esize, 64 / esize, |e| {
+                fp_convert(m, from, elem(operand, e, esize), fpcr, fp_rounding_mode(fpcr), fpsr)
+            })
+        });
+        self.set_v(d, result, 128);
+        Ok(())
     }
 
     /// The class "Advanced SIMD two-register miscellaneous (FP16)".
-    pub(super) fn advanced_simd_two_reg_misc_fp16(&mut self, word: u32, u: u32, a: u32, opcode: u32) -> Step {
-        self.not_implemented_page(word, two_reg_misc_fp16_page(u, a, opcode))
+    pub(super) fn advanced_simd_two_reg_misc_fp16(
+        &mut self,
+        word: u32,
+        q: u32,
+        u: u32,
+        a: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
+        let Some(op) = fp_two_reg_misc(u, a, opcode).filter(|op| op.has_vector_form()) else {
+            return self.unallocated(word);
+        };
+        let shape = Shape::vector(1, q);
+        let operand = self.v(rn, shape.datasize);
+        self.fp_unary_elementwise(op, shape, operand, rd);
+        Ok(())
     }
 
     /// The class "Advanced SIMD across lanes".
-    pub(super) fn advanced_simd_across_lanes(&mut self, word: u32, q: u32, u: u32, size: u32, opcode: u32) -> Step {
-        self.not_implemented_page(word, across_lanes_page(q, u, size, opcode))
+    pub(super) fn advanced_simd_across_lanes(
+        &mut self,
+        word: u32,
+        q: u32,
+        u: u32,
+        size: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Step {
+        let shape = Shape::vector(size, q);
+        let operand = self.v(rn, shape.datasize);
+        let (esize, elements, unsigned) = (shape.esize, shape.elements(), u == 1);
+        // The integer reductions need at least four lanes: no 2S, no D.
+        let integer_ok = size != 0b11 && !(size == 0b10 && q == 0);
+        let (op, wide) = match (u, opcode) {
+            (_, 0b00011) if integer_ok => (IntegerOp::Add, true), // SADDLV, UADDLV
+            (_, 0b01010) if integer_ok => (IntegerOp::Max, false), // SMAXV, UMAXV
+            (_, 0b11010) if integer_ok => (IntegerOp::Min, false), // SMINV, UMINV
+            (0, 0b11011) if integer_ok => (IntegerOp::Add, false), // ADDV
+            (_, 0b01100 | 0b01111) => {
+                // FMAXNMV, FMINNMV, FMAXV, FMINV: half precision (U = 0, sz = 0, any Q) or single precision (U = 1,
+                // sz = 0, Q = 1); size<1> picks the minimum.
+                if size & 1 == 1 || (u == 1 && q == 0) {
+                    return self.unallocated(word);
+                }
+                let esize = if u == 0 { 16 } else { 32 };
+                let op = match (opcode, size >> 1) {
+                    (0b01100, 0) => FpOp::MaxNumber,
+                    (0b01100, _) => FpOp::MinNumber,
+                    (_, 0) => FpOp::Max,
+                    _ => FpOp::Min,
+                };
+                self.fp_reduce(op, esize, shape.datasize / esize, operand, rd);
+                return Ok(());
+            }
+            _ => return self.unallocated(word),
+        };
+        // The long sum adds the elements as integers of twice their size.
+        let lane_size = if wide { 2 * esize } else { esize };
+        let lanes: Vec<u64> =
+            (0..elements).map(|e| int(elem(operand, e, esize), esize, unsigned) as u64 & ones(lane_size)).collect();
+        let result = reduce(&lanes, &mut |lo, hi| op.apply(lo, hi, lane_size, unsigned).0);
+        self.set_v(rd, result.into(), lane_size);
+        Ok(())
     }
 
-    /// The class "Advanced SIMD shift by immediate".
+    /// The class "Advanced SIMD shift by immediate" (`immh` is never 0000 here: that is the modified immediate
+    /// class).
     pub(super) fn advanced_simd_shift_by_immediate(
         &mut self,
         word: u32,
         q: u32,
         u: u32,
         immh: u32,
+        immb: u32,
         opcode: u32,
+        rn: u32,
+        rd: u32,
     ) -> Step {
-        self.not_implemented_page(word, shift_by_immediate_page(q, u, immh, opcode))
+        let Some(highest) = highest_set_bit(immh.into()) else { return self.unallocated(word) };
+        let esize = 8 << highest;
+        let immhb = immh << 3 | immb;
+        let (shape, unsigned, part) = (Shape { esize, datasize: vector_datasize(q) }, u == 1, q);
+        // immh<3> = 1 is 64-bit elements: no 1D arrangement, no narrowing or lengthening.
+        let same_ok = !(immh >> 3 == 1 && q == 0);
+        let narrow_ok = immh >> 3 == 0;
+        if let Some(op) = shift_by_immediate_same_size(u, opcode) {
+            // The fixed-point conversions: 16-bit (FEAT_FP16), 32-bit and 64-bit elements.
+            let fixed = matches!(op, ShiftImmediate::FixedToFp | ShiftImmediate::FpToFixed);
+            if !same_ok || (fixed && esize == 8) {
+                return self.unallocated(word);
+            }
+            self.shift_by_immediate(op, shape, unsigned, immhb, rn, rd);
+        } else if let Some((saturation, round)) = shift_right_narrow_op(u, opcode).filter(|_| narrow_ok) {
+            self.shift_right_narrow(saturation, round, esize, 64 / esize, 2 * esize - immhb, part, rn, rd);
+        } else if opcode == 0b10100 && narrow_ok {
+            // SSHLL, USHLL (SXTL, UXTL): each element extended to twice its size and shifted left.
+            let shift = immhb - esize;
+            let operand = widen(self.vpart(rn, part, 64), esize, unsigned);
+            let result =
+                map_elements(2 * esize, 64 / esize, |e| elem(operand, e, 2 * esize) << shift & ones(2 * esize));
+            self.set_v(rd, result, 128);
+        } else {
+            return self.unallocated(word);
+        }
+        Ok(())
     }
 
-    /// The class "Advanced SIMD vector x indexed element".
+    /// The class "Advanced SIMD vector x indexed element". FMLAL/FMLSL (FEAT_FHM) and the BFloat16 and int8 dot
+    /// products are not in the Cortex-A78C and stay unallocated.
     pub(super) fn advanced_simd_vector_indexed_element(
         &mut self,
         word: u32,
@@ -531,9 +602,88 @@ impl Exec<'_> {
         u: u32,
         size: u32,
         l: u32,
+        m: u32,
+        rm: u32,
         opcode: u32,
+        h: u32,
+        rn: u32,
+        rd: u32,
     ) -> Step {
-        self.not_implemented_page(word, indexed_element_page(q, u, size, l, opcode))
+        use IntegerOp::*;
+        let integer_ok = size == 0b01 || size == 0b10;
+        let fp_ok = fp_by_element_ok(size, l, Some(q));
+        let (index, rm) = indexed_element(size, h, l, m, rm);
+        let datasize = vector_datasize(q);
+        let (unsigned, part) = (u == 1, q);
+        let vm = self.v(rm, 128);
+        let operand1 = self.v(rn, datasize);
+        // The integer forms: the indexed element of `esize` bits in every lane of `datasize` bits.
+        let esize = 8 << size;
+        let shape = Shape { esize, datasize };
+        let element = broadcast(elem(vm, index, esize), esize, datasize);
+        let long_operand1 = self.vpart(rn, part, 64);
+        let long_element = broadcast(elem(vm, index, esize), esize, 64);
+        match (u, opcode) {
+            (0, 0b0001 | 0b0101 | 0b1001) | (1, 0b1001) if fp_ok => {
+                let esize = fp_by_element_esize(size);
+                let shape = Shape { esize, datasize };
+                let element = broadcast(elem(vm, index, esize), esize, datasize);
+                match (u, opcode) {
+                    (0, 0b0001) => self.fp_multiply_accumulate(false, shape, operand1, element, rd), // FMLA
+                    (0, 0b0101) => self.fp_multiply_accumulate(true, shape, operand1, element, rd),  // FMLS
+                    (0, _) => self.fp_elementwise(FpOp::Multiply, shape, operand1, element, rd),     // FMUL
+                    _ => self.fp_elementwise(FpOp::MultiplyExtended, shape, operand1, element, rd),  // FMULX
+                }
+            }
+            (_, 0b0010 | 0b0110 | 0b1010) if integer_ok => {
+                // SMLAL, UMLAL; SMLSL, UMLSL; SMULL, UMULL (by element).
+                let accumulate = match opcode {
+                    0b0010 => Accumulate::Add,
+                    0b0110 => Accumulate::Sub,
+                    _ => Accumulate::None,
+                };
+                self.long_elementwise(Multiply, accumulate, esize, unsigned, long_operand1, long_element, rd);
+            }
+            (0, 0b0011 | 0b0111 | 0b1011) if integer_ok => {
+                // SQDMLAL, SQDMLSL, SQDMULL (by element).
+                let accumulate = match opcode {
+                    0b0011 => Accumulate::Add,
+                    0b0111 => Accumulate::Sub,
+                    _ => Accumulate::None,
+                };
+                self.saturating_doubling_multiply_long(accumulate, esize, 64 / esize, long_operand1, long_element, rd);
+            }
+            (0, 0b1000) | (1, 0b0000 | 0b0100) if integer_ok => {
+                // MUL, MLA, MLS (by element).
+                let accumulate = match (u, opcode) {
+                    (0, _) => Accumulate::None,
+                    (_, 0b0000) => Accumulate::Add,
+                    _ => Accumulate::Sub,
+                };
+                self.integer_elementwise(Multiply, accumulate, shape, false, operand1, element, rd);
+            }
+            (0, 0b1100 | 0b1101) if integer_ok => {
+                // SQDMULH, SQRDMULH (by element).
+                let op = SaturatingDoublingMultiplyHigh { round: opcode == 0b1101 };
+                self.integer_elementwise(op, Accumulate::None, shape, false, operand1, element, rd);
+            }
+            (1, 0b1101 | 0b1111) if integer_ok => {
+                // SQRDMLAH, SQRDMLSH (by element).
+                self.saturating_rounding_doubling_multiply_accumulate_high(
+                    opcode == 0b1111,
+                    shape,
+                    operand1,
+                    element,
+                    rd,
+                );
+            }
+            (_, 0b1110) if size == 0b10 => {
+                // SDOT, UDOT (by element): the indexed group of four bytes in every 32-bit lane.
+                self.dot_product(unsigned, shape, operand1, element, rd);
+            }
+            _ => return self.unallocated(word),
+        }
+        Ok(())
     }
 
     /// The class "Advanced SIMD modified immediate": MOVI, MVNI, ORR (vector, immediate), BIC (vector, immediate)
@@ -567,6 +717,12 @@ impl Exec<'_> {
         self.set_v(rd, result, datasize);
         Ok(())
     }
+}
+
+/// The `esize`-bit elements of the 64-bit `operand`, each `Int(element, unsigned)` as a `2 * esize`-bit element
+/// of the 128-bit result: the operands of the lengthening instructions.
+fn widen(operand: u128, esize: u32, unsigned: bool) -> u128 {
+    map_elements(2 * esize, 64 / esize, |e| int(elem(operand, e, esize), esize, unsigned) as u64)
 }
 
 #[cfg(test)]
@@ -603,18 +759,12 @@ mod tests {
     }
 
     #[test]
-    fn pages_follow_the_decode_sections() {
-        assert_eq!(three_same_page(1, 0, 0b11, 0b10000), Some("ADD (vector)"));
-        assert_eq!(three_same_page(0, 0, 0b11, 0b10000), None); // ADD .1d
-        assert_eq!(three_same_page(1, 1, 0b01, 0b10011), None); // PMUL .8h
-        assert_eq!(three_same_page(0, 1, 0b01, 0b11111), None); // FDIV .1d
-        assert_eq!(three_same_page(1, 1, 0b01, 0b11111), Some("FDIV (vector)"));
-        assert_eq!(two_reg_misc_page(1, 1, 0b01, 0b00000), Some("REV32 (vector)"));
-        assert_eq!(two_reg_misc_page(1, 1, 0b10, 0b00000), None);
-        assert_eq!(across_lanes_page(0, 0, 0b10, 0b11011), None); // ADDV .2s
-        assert_eq!(across_lanes_page(1, 1, 0b00, 0b01111), Some("FMAXV"));
-        assert_eq!(shift_by_immediate_page(0, 0, 0b1000, 0b00000), None); // SSHR .1d
-        assert_eq!(shift_by_immediate_page(1, 0, 0b0001, 0b11100), None); // SCVTF of bytes
-        assert_eq!(indexed_element_page(1, 0, 0b11, 1, 0b1001), None); // FMUL .2d with L = 1
+    fn integer_decode_follows_the_decode_sections() {
+        assert_eq!(three_same_integer(1, 0, 0b11, 0b10000), Some((IntegerOp::Add, IntegerForm::Elementwise, true)));
+        assert_eq!(three_same_integer(0, 0, 0b11, 0b10000).map(|t| t.2), Some(false)); // ADD .1d
+        assert_eq!(three_same_integer(1, 1, 0b01, 0b10011).map(|t| t.2), Some(false)); // PMUL .8h
+        assert_eq!(three_same_integer(1, 1, 0b00, 0b10111), None); // U = 1 ADDP
+        assert_eq!(shift_by_immediate_same_size(0, 0b01000), None); // SRI is U = 1 only
+        assert_eq!(shift_right_narrow_op(1, 0b10001).map(|t| t.1), Some(true)); // SQRSHRUN rounds
     }
 }

@@ -321,10 +321,12 @@ fn fp_moves_and_select() {
 }
 
 #[test]
-fn arithmetic_stops_as_not_implemented_and_unallocated_stays_unallocated() {
+fn fp_arithmetic_executes_and_unallocated_stays_unallocated() {
     let mut m = Machine::new();
-    let fadd = Exit::Undefined { word: 0x1e22_2820, reason: UndefinedReason::NotImplemented("FADD (scalar)") };
-    assert_eq!(m.run(0x1e22_2820), fadd); // fadd s0, s1, s2
+    m.cpu.v[1] = 0x3f80_0000; // 1.0
+    m.cpu.v[2] = 0x4000_0000; // 2.0
+    m.step(0x1e22_2820); // fadd s0, s1, s2
+    assert_eq!(m.cpu.v[0], 0x4040_0000);
     // fadd with ftype = 10.
     assert_eq!(m.run(0x1ea2_2820), Exit::Undefined { word: 0x1ea2_2820, reason: UndefinedReason::Unallocated });
     // ld2 {v0.1d, v1.1d}, [x0]: the 1D arrangement only exists for LD1/ST1.
