@@ -80,7 +80,8 @@ impl Engine for Interpreter {
                 memory,
                 pc,
                 next_pc: pc.wrapping_add(4),
-                counter: clock.counter(retired),
+                clock,
+                retired,
                 identity: &self.identity,
                 unpredictable: None,
             };
@@ -120,8 +121,10 @@ pub(crate) struct Exec<'a> {
     pc: u64,
     /// Where execution continues; `BranchTo` sets it.
     next_pc: u64,
-    /// CNTVCT_EL0 as this instruction sees it.
-    counter: u64,
+    /// Guest time at the start of the run and the instructions retired since: CNTVCT_EL0 as this instruction
+    /// sees it is `clock.counter(retired)`, computed only when read.
+    clock: GuestClock,
+    retired: u64,
     identity: &'a CpuIdentity,
     unpredictable: Option<Unpredictable>,
 }

@@ -124,7 +124,7 @@ impl Exec<'_> {
             SysReg::TpidrEl0 => self.cpu.tpidr_el0,
             SysReg::TpidrroEl0 => self.cpu.tpidrro_el0,
             SysReg::CntfrqEl0 => COUNTER_FREQUENCY_HZ,
-            SysReg::CntpctEl0 | SysReg::CntvctEl0 => self.counter,
+            SysReg::CntpctEl0 | SysReg::CntvctEl0 => self.clock.counter(self.retired),
             SysReg::DczidEl0 => DCZID_EL0,
             SysReg::CtrEl0 => id.ctr,
             SysReg::MidrEl1 => id.midr,
