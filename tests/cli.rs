@@ -221,7 +221,7 @@ fn linux_exit_codes_and_stops() {
     let unknown = linux_run("tandem", &dir, "linux_syscalls", &["unknown"]);
     assert_eq!(unknown.status.code(), Some(125));
     assert!(
-        text(&unknown.stderr).contains("Linux system call 179 (sysinfo) is not implemented"),
+        text(&unknown.stderr).contains("Linux system call 116 (syslog) is not implemented"),
         "{}",
         text(&unknown.stderr)
     );
@@ -230,5 +230,5 @@ fn linux_exit_codes_and_stops() {
     let enosys =
         Command::new(env!("CARGO_BIN_EXE_tandem")).args(["linux", "--enosys", &binary, "unknown"]).output().unwrap();
     assert_eq!(enosys.status.code(), Some(0));
-    assert_eq!(text(&enosys.stdout), "sysinfo: -1\n");
+    assert_eq!(text(&enosys.stdout), "syslog: -1\n");
 }

@@ -15,6 +15,25 @@ const INTLOOP_NRO: &[u8] = include_bytes!("../../tests/programs/bin/intloop.nro"
 
 #[derive(Subcommand)]
 pub enum BenchCommand {
+    /// Busybox workloads (sha256sum, gzip, an awk loop) on Tandem's Linux personality, under qemu-aarch64, and the
+    /// same busybox version built for x86-64 run natively; ends with `geomean: tandem/native X, tandem/qemu Y`.
+    Linux {
+        #[arg(long, value_enum, default_value_t = super::CpuPath::Reference)]
+        cpu: super::CpuPath,
+        /// Folder holding arm64/bin/busybox and amd64/bin/busybox (`cargo xtask setup` fetches them); by default
+        /// $TANDEM_BUSYBOX_DIR or ~/.cache/tandem/busybox.
+        #[arg(long)]
+        busybox_dir: Option<PathBuf>,
+        /// Size of the sha256sum and gzip inputs.
+        #[arg(long, default_value_t = 2)]
+        megabytes: u64,
+        /// Iterations of the awk loop.
+        #[arg(long, default_value_t = 200_000)]
+        awk_iterations: u64,
+        /// Runs of each command; the fastest counts.
+        #[arg(long, default_value_t = 1)]
+        repeat: u32,
+    },
     /// The reference interpreter against Unicorn (QEMU's translator) on an integer-heavy program.
     Cpu {
         /// The program to run (an NRO, NSO, ExeFS folder or ELF); the embedded intloop benchmark by default.
@@ -26,7 +45,15 @@ pub enum BenchCommand {
 }
 
 pub fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
-    let BenchCommand::Cpu { program, repeat } = command;
+    match command {
+        BenchCommand::Cpu { program, repeat } => cpu(program, repeat),
+        BenchCommand::Linux { cpu, busybox_dir, megabytes, awk_iterations, repeat } => {
+            linux(cpu, busybox_dir, megabytes, awk_iterations, repeat)
+        }
+    }
+}
+
+fn cpu(program: Option<PathBuf>, repeat: u32) -> anyhow::Result<ExitCode> {
     let load = || -> anyhow::Result<Program> {
         Ok(match &program {
             Some(path) => Program::open(path, None)?,
@@ -80,4 +107,118 @@ fn best_of(
         output = captured.borrow().clone();
     }
     Ok((best, instructions, output))
+}
+
+/// One way of running a busybox command.
+struct Runner {
+    name: &'static str,
+    command: Box<dyn Fn(&[String]) -> std::process::Command>,
+}
+
+fn linux(
+    cpu: super::CpuPath,
+    busybox_dir: Option<PathBuf>,
+    megabytes: u64,
+    awk_iterations: u64,
+    repeat: u32,
+) -> anyhow::Result<ExitCode> {
+    let dir = busybox_dir
+        .or_else(|| std::env::var_os("TANDEM_BUSYBOX_DIR").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/tandem/busybox"));
+    let (arm64, amd64) = (dir.join("arm64/bin/busybox"), dir.join("amd64/bin/busybox"));
+    for path in [&arm64, &amd64] {
+        anyhow::ensure!(
+            path.is_file(),
+            "{} is missing: `cargo xtask setup` fetches Debian's busybox-static",
+            path.display()
+        );
+    }
+    let work = std::env::temp_dir().join(format!("tandem-bench-linux-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let input = work.join("input.txt");
+    // Compressible, deterministic text: numbered lines of a linear congruential sequence.
+    let mut text = String::new();
+    let mut state = 1u64;
+    while (text.len() as u64) < megabytes << 20 {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        text.push_str(&format!("{} {}\n", text.len(), state >> 44));
+    }
+    std::fs::write(&input, text)?;
+    let input_arg = input.display().to_string();
+    let awk_program = format!("BEGIN {{ for (i = 0; i < {awk_iterations}; i++) x = (x * 31 + i) % 65521; print x }}");
+    let workloads: Vec<(&str, Vec<String>)> = vec![
+        ("sha256sum", vec!["sha256sum".into(), input_arg.clone()]),
+        ("gzip", vec!["gzip".into(), "-c".into(), input_arg.clone()]),
+        ("awk loop", vec!["awk".into(), awk_program]),
+    ];
+    let tandem = std::env::current_exe()?;
+    let cpu_name = match cpu {
+        super::CpuPath::Reference => "reference",
+        super::CpuPath::Fast => "fast",
+    };
+    let (arm64_for_tandem, arm64_for_qemu) = (arm64.clone(), arm64);
+    let runners = [
+        Runner {
+            name: "tandem",
+            command: Box::new(move |args| {
+                let mut command = std::process::Command::new(&tandem);
+                command.args(["linux", "--cpu", cpu_name]).arg(&arm64_for_tandem).args(args);
+                command
+            }),
+        },
+        Runner {
+            name: "qemu-aarch64",
+            command: Box::new(move |args| {
+                let mut command = std::process::Command::new("qemu-aarch64");
+                command.arg(&arm64_for_qemu).args(args);
+                command
+            }),
+        },
+        Runner {
+            name: "native",
+            command: Box::new(move |args| {
+                let mut command = std::process::Command::new(&amd64);
+                command.args(args);
+                command
+            }),
+        },
+    ];
+    println!("busybox 1.35 (Debian busybox-static), {megabytes} MiB inputs, tandem --cpu {cpu_name}, best of {repeat}");
+    println!(
+        "{:<10} {:>12} {:>14} {:>12} {:>14} {:>13}",
+        "workload", "tandem (s)", "qemu (s)", "native (s)", "tandem/native", "tandem/qemu"
+    );
+    let (mut log_native, mut log_qemu) = (0.0, 0.0);
+    for (name, args) in &workloads {
+        let mut times = Vec::new();
+        let mut outputs = Vec::new();
+        for runner in &runners {
+            let mut best = Duration::MAX;
+            let mut output = Vec::new();
+            for _ in 0..repeat.max(1) {
+                let started = Instant::now();
+                let result = (runner.command)(args).stderr(std::process::Stdio::inherit()).output()?;
+                best = best.min(started.elapsed());
+                anyhow::ensure!(result.status.success(), "{} failed running busybox {name}", runner.name);
+                output = result.stdout;
+            }
+            times.push(best.as_secs_f64());
+            outputs.push(output);
+        }
+        anyhow::ensure!(
+            outputs.windows(2).all(|pair| pair[0] == pair[1]),
+            "busybox {name} printed different output on Tandem, qemu-aarch64 and natively: the benchmark is void"
+        );
+        let (against_native, against_qemu) = (times[0] / times[2], times[0] / times[1]);
+        log_native += against_native.ln();
+        log_qemu += against_qemu.ln();
+        println!(
+            "{name:<10} {:>12.3} {:>14.3} {:>12.3} {against_native:>14.2} {against_qemu:>13.2}",
+            times[0], times[1], times[2]
+        );
+    }
+    let count = workloads.len() as f64;
+    println!("geomean: tandem/native {:.2}, tandem/qemu {:.2}", (log_native / count).exp(), (log_qemu / count).exp());
+    std::fs::remove_dir_all(&work)?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -101,15 +101,13 @@ impl Flavour {
     /// The runtime's sources, crt0 first.
     fn runtime(self) -> &'static [&'static str] {
         match self {
-            Flavour::Horizon => {
-                &[
-                    "runtime/horizon/crt0.S",
-                    "runtime/horizon/svc.S",
-                    "runtime/horizon/platform.c",
-                    "runtime/horizon/sync.c",
-                    "runtime/runtime.c",
-                ]
-            }
+            Flavour::Horizon => &[
+                "runtime/horizon/crt0.S",
+                "runtime/horizon/svc.S",
+                "runtime/horizon/platform.c",
+                "runtime/horizon/sync.c",
+                "runtime/runtime.c",
+            ],
             Flavour::Linux => &["runtime/linux/crt0.S", "runtime/linux/platform.c", "runtime/runtime.c"],
         }
     }

@@ -66,9 +66,63 @@ pub fn install(scope: Scope) -> anyhow::Result<()> {
                 .env("DEBIAN_FRONTEND", "noninteractive"),
         )?;
     }
+    if scope == Scope::Tests {
+        fetch_busybox()?;
+    }
     if scope == Scope::Tests && !cargo_tool_installed("cargo-fuzz") {
         eprintln!("setup: installing cargo-fuzz (runs the fuzz targets)");
         run_command(cargo().args(["install", "cargo-fuzz", "--locked"]))?;
+    }
+    Ok(())
+}
+
+/// Where `fetch_busybox` unpacks Debian's busybox-static for an architecture (`arm64`, `amd64`); the Linux corpus
+/// test and `tandem bench linux` look there (or in `$TANDEM_BUSYBOX_DIR`).
+pub fn busybox_dir() -> std::path::PathBuf {
+    match std::env::var_os("TANDEM_BUSYBOX_DIR") {
+        Some(dir) => dir.into(),
+        None => std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into()))
+            .join(".cache/tandem/busybox"),
+    }
+}
+
+/// Debian's busybox-static for arm64 (the programs Tandem runs) and amd64 (the same version, native, for
+/// `tandem bench linux`), downloaded with apt-get and unpacked, never committed.
+fn fetch_busybox() -> anyhow::Result<()> {
+    let dir = busybox_dir();
+    let missing: Vec<&str> =
+        ["arm64", "amd64"].into_iter().filter(|arch| !dir.join(arch).join("bin/busybox").is_file()).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    eprintln!("setup: fetching busybox-static for {} (the Linux corpus and benchmark)", missing.join(", "));
+    let as_root = |program: &str| {
+        if is_root() {
+            Command::new(program)
+        } else {
+            let mut command = Command::new("sudo");
+            command.arg(program);
+            command
+        }
+    };
+    let foreign = Command::new("dpkg").arg("--print-foreign-architectures").output()?;
+    if !String::from_utf8_lossy(&foreign.stdout).lines().any(|arch| arch == "arm64") {
+        run_command(as_root("dpkg").args(["--add-architecture", "arm64"]))?;
+        run_command(as_root("apt-get").args(["update", "-q"]))?;
+    }
+    for arch in missing {
+        let download = dir.join(format!("{arch}.download"));
+        std::fs::create_dir_all(&download)?;
+        run_command(
+            Command::new("apt-get").args(["download", &format!("busybox-static:{arch}")]).current_dir(&download),
+        )?;
+        let package = std::fs::read_dir(&download)?
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .find(|path| path.extension().is_some_and(|e| e == "deb"))
+            .ok_or_else(|| anyhow::anyhow!("apt-get download busybox-static:{arch} left no .deb"))?;
+        run_command(Command::new("dpkg").arg("-x").arg(&package).arg(dir.join(arch)))?;
+        std::fs::remove_dir_all(&download)?;
     }
     Ok(())
 }

@@ -142,6 +142,7 @@ pub fn syscall_name(number: u64) -> &'static str {
         (113, "clock_gettime"),
         (114, "clock_getres"),
         (115, "clock_nanosleep"),
+        (116, "syslog"),
         (117, "ptrace"),
         (123, "sched_getaffinity"),
         (124, "sched_yield"),
@@ -271,6 +272,7 @@ impl LinuxProcess {
             166 => Ok(0o022),
             167 => Err(Errno::EINVAL),
             169 => self.gettimeofday(a[0]),
+            179 => self.sysinfo(a[0]),
             174 | 175 => Ok(u64::from(unsafe { libc::getuid() })),
             176 | 177 => Ok(u64::from(unsafe { libc::getgid() })),
             214 => Ok(self.map.brk(&mut self.memory, a[0])),
@@ -715,6 +717,24 @@ impl LinuxProcess {
         }
         self.write_bytes(buffer, &bytes[..length as usize])?;
         Ok(length)
+    }
+
+    /// sysinfo: uptime from guest time, a fixed 4 GiB of memory (2 GiB free), one process.
+    fn sysinfo(&self, buffer: u64) -> SysResult {
+        const GIB: u64 = 1 << 30;
+        let uptime = self.guest_nanoseconds() / 1_000_000_000;
+        // struct sysinfo on 64-bit Linux: uptime, loads[3], totalram, freeram, sharedram, bufferram, totalswap,
+        // freeswap, procs (u16, padded to 8), totalhigh, freehigh, mem_unit (u32), padding: 112 bytes.
+        let mut out = Vec::with_capacity(112);
+        for word in [uptime, 0, 0, 0, 4 * GIB, 2 * GIB, 0, 0, 0, 0] {
+            out.extend(word.to_le_bytes());
+        }
+        out.extend(1u64.to_le_bytes()); // procs, then padding
+        out.extend([0u8; 16]); // totalhigh, freehigh
+        out.extend(1u32.to_le_bytes()); // mem_unit
+        out.extend([0u8; 4]);
+        self.write_bytes(buffer, &out)?;
+        Ok(0)
     }
 
     fn uname(&self, buffer: u64) -> SysResult {
