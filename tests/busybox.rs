@@ -1,21 +1,23 @@
 //! The Linux personality on other people's code: Debian's busybox-static for arm64 (fetched by `cargo xtask setup`,
 //! never committed) runs a few dozen applets on inputs generated here; stdout, stderr and the exit status must equal
-//! what qemu-aarch64 gives for the same command.
+//! what qemu-aarch64 gives for the same command. The dynamically linked busybox runs too, with libc6:arm64 as its
+//! sysroot.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn busybox() -> PathBuf {
+/// A file of what `cargo xtask setup` fetches: `arm64/bin/busybox`, `dynamic/bin/busybox`, `sysroot`...
+fn fetched(relative: &str) -> PathBuf {
     let dir = std::env::var_os("TANDEM_BUSYBOX_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/tandem/busybox"));
-    let path = dir.join("arm64/bin/busybox");
-    assert!(
-        path.is_file(),
-        "{} is missing: run `cargo xtask setup`, which downloads busybox-static:arm64",
-        path.display()
-    );
+    let path = dir.join(relative);
+    assert!(path.exists(), "{} is missing: run `cargo xtask setup`, which downloads Debian's busybox", path.display());
     path
+}
+
+fn busybox() -> PathBuf {
+    fetched("arm64/bin/busybox")
 }
 
 /// A folder of inputs: numbers, text, random bytes, a small tree.
@@ -132,4 +134,35 @@ fn gzip_round_trips_through_the_guest() {
     let unpacked = run("tandem", &dir, &["gunzip", "-c", "random.bin.gz"]);
     assert!(unpacked.status.success(), "{}", String::from_utf8_lossy(&unpacked.stderr));
     assert_eq!(unpacked.stdout, std::fs::read(dir.join("random.bin")).unwrap());
+}
+
+#[test]
+fn dynamically_linked_busybox_runs_with_a_sysroot() {
+    let dir = inputs();
+    let (program, sysroot) = (fetched("dynamic/bin/busybox"), fetched("sysroot"));
+    for args in [&["echo", "dynamic"][..], &["sha256sum", "random.bin"], &["sort", "fruit.txt"]] {
+        let expected = Command::new("qemu-aarch64")
+            .arg("-L")
+            .arg(&sysroot)
+            .arg(&program)
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let actual = Command::new(env!("CARGO_BIN_EXE_tandem"))
+            .arg("linux")
+            .arg("--sysroot")
+            .arg(&sysroot)
+            .arg(&program)
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(
+            (&actual.stdout, actual.status.code()),
+            (&expected.stdout, expected.status.code()),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&actual.stderr)
+        );
+    }
 }

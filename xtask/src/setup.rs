@@ -87,15 +87,27 @@ pub fn busybox_dir() -> std::path::PathBuf {
 }
 
 /// Debian's busybox-static for arm64 (the programs Tandem runs) and amd64 (the same version, native, for
-/// `tandem bench linux`), downloaded with apt-get and unpacked, never committed.
+/// `tandem bench linux`), and the dynamically linked busybox for arm64 with libc6:arm64 as its sysroot, downloaded
+/// with apt-get and unpacked, never committed: folder -> (package, file that shows it is there).
+const BUSYBOX_PACKAGES: [(&str, &str, &str); 4] = [
+    ("arm64", "busybox-static:arm64", "bin/busybox"),
+    ("amd64", "busybox-static:amd64", "bin/busybox"),
+    ("dynamic", "busybox:arm64", "bin/busybox"),
+    ("sysroot", "libc6:arm64", "lib/ld-linux-aarch64.so.1"),
+];
+
 fn fetch_busybox() -> anyhow::Result<()> {
     let dir = busybox_dir();
-    let missing: Vec<&str> =
-        ["arm64", "amd64"].into_iter().filter(|arch| !dir.join(arch).join("bin/busybox").is_file()).collect();
+    let missing: Vec<(&str, &str)> = BUSYBOX_PACKAGES
+        .iter()
+        .filter(|(folder, _, probe)| !dir.join(folder).join(probe).exists())
+        .map(|&(folder, package, _)| (folder, package))
+        .collect();
     if missing.is_empty() {
         return Ok(());
     }
-    eprintln!("setup: fetching busybox-static for {} (the Linux corpus and benchmark)", missing.join(", "));
+    let names: Vec<&str> = missing.iter().map(|(_, package)| *package).collect();
+    eprintln!("setup: fetching {} (the Linux corpus and benchmark)", names.join(", "));
     let as_root = |program: &str| {
         if is_root() {
             Command::new(program)
@@ -110,18 +122,16 @@ fn fetch_busybox() -> anyhow::Result<()> {
         run_command(as_root("dpkg").args(["--add-architecture", "arm64"]))?;
         run_command(as_root("apt-get").args(["update", "-q"]))?;
     }
-    for arch in missing {
-        let download = dir.join(format!("{arch}.download"));
+    for (folder, package) in missing {
+        let download = dir.join(format!("{folder}.download"));
         std::fs::create_dir_all(&download)?;
-        run_command(
-            Command::new("apt-get").args(["download", &format!("busybox-static:{arch}")]).current_dir(&download),
-        )?;
-        let package = std::fs::read_dir(&download)?
+        run_command(Command::new("apt-get").args(["download", package]).current_dir(&download))?;
+        let deb = std::fs::read_dir(&download)?
             .filter_map(Result::ok)
             .map(|entry| entry.path())
             .find(|path| path.extension().is_some_and(|e| e == "deb"))
-            .ok_or_else(|| anyhow::anyhow!("apt-get download busybox-static:{arch} left no .deb"))?;
-        run_command(Command::new("dpkg").arg("-x").arg(&package).arg(dir.join(arch)))?;
+            .ok_or_else(|| anyhow::anyhow!("apt-get download {package} left no .deb"))?;
+        run_command(Command::new("dpkg").arg("-x").arg(&deb).arg(dir.join(folder)))?;
         std::fs::remove_dir_all(&download)?;
     }
     Ok(())

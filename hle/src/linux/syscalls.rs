@@ -10,6 +10,7 @@ use super::LinuxProcess;
 use super::memory_map::STACK_SIZE;
 use crate::report::StopReason;
 use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
 use tandem_reference::engine::{COUNTER_FREQUENCY_HZ, Engine, INSTRUCTIONS_PER_TICK};
 use tandem_reference::memory::Perm;
 
@@ -317,7 +318,24 @@ impl LinuxProcess {
     }
 
     /// A NUL-terminated path from guest memory.
+    /// A path argument from guest memory, as the host should see it: with `--sysroot`, an absolute path that exists
+    /// under the sysroot means that file (as qemu-user's -L does), so that the dynamic linker finds its libraries.
     fn read_path(&self, address: u64) -> Result<CString, Errno> {
+        let path = self.read_guest_string(address)?;
+        if let Some(sysroot) = &self.options.sysroot
+            && path.as_bytes().starts_with(b"/")
+            && !path.as_bytes().starts_with(b"/proc/")
+        {
+            let inside = sysroot.join(std::path::Path::new(std::ffi::OsStr::from_bytes(&path.as_bytes()[1..])));
+            if std::fs::symlink_metadata(&inside).is_ok() {
+                return CString::new(inside.into_os_string().into_encoded_bytes()).map_err(|_| Errno::EINVAL);
+            }
+        }
+        Ok(path)
+    }
+
+    /// A NUL-terminated string from guest memory.
+    fn read_guest_string(&self, address: u64) -> Result<CString, Errno> {
         let mut bytes = Vec::new();
         for offset in 0..PATH_MAX as u64 {
             let byte = self.memory.read_le(address.wrapping_add(offset), 1).map_err(|_| Errno::EFAULT)? as u8;
@@ -529,14 +547,15 @@ impl LinuxProcess {
     }
 
     fn readlinkat(&self, dir: u64, path: u64, buffer: u64, size: u64) -> SysResult {
-        let path_text = self.read_path(path)?;
+        let path_text = self.read_guest_string(path)?;
         let target = if path_text.as_bytes() == b"/proc/self/exe" {
             self.executable.clone().into_os_string().into_encoded_bytes()
         } else {
             let mut target = vec![0u8; PATH_MAX];
             // SAFETY: valid C string and buffer of the length passed.
+            let host_path = self.read_path(path)?;
             let len = host(unsafe {
-                libc::readlinkat(self.dir_fd(dir)?, path_text.as_ptr(), target.as_mut_ptr().cast(), target.len())
+                libc::readlinkat(self.dir_fd(dir)?, host_path.as_ptr(), target.as_mut_ptr().cast(), target.len())
             } as i64)?;
             target.truncate(len as usize);
             target
