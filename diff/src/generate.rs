@@ -4,7 +4,7 @@
 use crate::layout::Layout;
 use rand::Rng;
 use tandem_reference::decode::Encoding;
-use tandem_reference::state::CpuState;
+use tandem_reference::state::{CpuState, PSTATE_SSBS};
 
 /// A word of `encoding`: fixed and should-be bits from the table, fields random. Immediate fields are biased
 /// toward small magnitudes half of the time, so that offsets land near their base.
@@ -57,6 +57,7 @@ pub fn random_state(layout: &Layout, rng: &mut impl Rng) -> CpuState {
     state.sp = rng.gen_range(layout.data_start..layout.data_end) & !15;
     state.pc = layout.code;
     state.nzcv = rng.gen_range(0..16u32) << 28;
+    state.ssbs = if rng.gen_bool(0.5) { PSTATE_SSBS } else { 0 };
     // Half the cases in the default FP mode, half in a random one (rounding, FZ, FZ16, DN, AHP); random
     // cumulative FPSR flags, which no instruction may clear.
     state.fpcr = if rng.gen_bool(0.5) { 0 } else { rng.r#gen::<u32>() & FPCR_MODE_BITS };

@@ -4,7 +4,7 @@
 use crate::layout::{Layout, PAGE};
 use crate::unicorn_engine::protection;
 use tandem_reference::memory::Access;
-use tandem_reference::state::CpuState;
+use tandem_reference::state::{CpuState, PSTATE_SSBS};
 use unicorn_engine::unicorn_const::{Arch, HookType, MemType, Mode, Prot, uc_error};
 use unicorn_engine::{Arm64CpuModel, RegisterARM64, RegisterARM64CP, Unicorn};
 
@@ -79,6 +79,9 @@ const SCTLR_UCT: u64 = 1 << 15;
 const SCTLR_DZE: u64 = 1 << 14;
 /// CPACR_EL1.FPEN = 0b11: FP and SIMD do not trap at EL0.
 const CPACR_FPEN: u64 = 3 << 20;
+/// SCR_EL3.API: pointer authentication instructions do not trap to EL3, as the reference models Horizon's EL0. (QEMU
+/// 5.0 still traps PACGA, to EL2: see the ledger's `oracle-pacga-trapped-to-el2`.)
+const SCR_API: u64 = 1 << 17;
 
 /// A page only the oracle maps, far from every case's addresses, holding CLREX: Unicorn keeps its exclusive monitor
 /// between runs and offers no register for it, so every run first executes this to start from an open monitor.
@@ -209,9 +212,17 @@ fn configure_el0<D>(uc: &mut Unicorn<'static, D>) -> Result<RegisterARM64CP, Ora
     sctlr.val = (sctlr.val | SCTLR_UCI | SCTLR_NTWE | SCTLR_NTWI | SCTLR_UCT | SCTLR_DZE)
         & !(1 << 31 | 1 << 30 | 1 << 27 | 1 << 13 | 1);
     uc.reg_write(RegisterARM64::CPACR_EL1, CPACR_FPEN)?;
+    let mut scr = scr_el3();
+    uc.reg_read_arm64_coproc(&mut scr)?;
+    uc.reg_write_arm64_coproc(&scr.val(scr.val | SCR_API))?;
     // CNTKCTL_EL1.EL0VCTEN and EL0PCTEN: EL0 reads the counters and CNTFRQ_EL0, as Horizon allows.
     uc.reg_write_arm64_coproc(&RegisterARM64CP::new().op0(3).op1(0).crn(14).crm(1).op2(0).val(0b11))?;
     Ok(sctlr)
+}
+
+/// SCR_EL3's encoding.
+fn scr_el3() -> RegisterARM64CP {
+    RegisterARM64CP::new().op0(3).op1(6).crn(1).crm(1).op2(0)
 }
 
 /// Loads a thread's state into Unicorn, at EL0.
@@ -220,9 +231,10 @@ pub(crate) fn load_state<D>(
     sctlr: &RegisterARM64CP,
     state: &CpuState,
 ) -> Result<(), OracleError> {
-    // EL0t first, so that SP names SP_EL0; then SCTLR_EL1, which makes Unicorn notice the new EL (it rebuilds its
-    // cached translation flags only when a system register is written).
-    uc.reg_write(RegisterARM64::PSTATE, 0)?;
+    // EL0t first (with PSTATE.SSBS in bit 12, as SPSR holds it), so that SP names SP_EL0; then SCTLR_EL1, which
+    // makes Unicorn notice the new EL (it rebuilds its cached translation flags only when a system register is
+    // written). QEMU 5.0 has no FEAT_SSBS: it keeps the bit, and none of its instructions changes it.
+    uc.reg_write(RegisterARM64::PSTATE, u64::from(state.ssbs & PSTATE_SSBS))?;
     uc.reg_write_arm64_coproc(sctlr)?;
     for (register, value) in X_REGISTERS.iter().zip(state.x) {
         uc.reg_write(*register, value)?;
@@ -253,8 +265,77 @@ pub(crate) fn store_state<D>(uc: &Unicorn<'static, D>, state: &mut CpuState) -> 
     state.sp = uc.reg_read(RegisterARM64::SP)?;
     state.pc = uc.reg_read(RegisterARM64::PC)?;
     state.nzcv = uc.reg_read(RegisterARM64::NZCV)? as u32;
+    state.ssbs = uc.reg_read(RegisterARM64::PSTATE)? as u32 & PSTATE_SSBS;
     state.fpcr = uc.reg_read(RegisterARM64::FPCR)? as u32;
     state.fpsr = uc.reg_read(RegisterARM64::FPSR)? as u32;
     state.tpidr_el0 = uc.reg_read(RegisterARM64::TPIDR_EL0)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use tandem_reference::Interpreter;
+    use tandem_reference::engine::{Engine, Exit, GuestClock};
+    use tandem_reference::memory::{GuestMemory, Perm};
+    use tandem_reference::sysreg::{CpuIdentity, PointerAuthKeys};
+
+    const CODE: u64 = 0x1000_0000;
+    /// `pacga x0, x1, x2` and `pacga x3, x4, sp`.
+    const PACGA: [u32; 2] = [0x9ac2_3020, 0x9adf_3083];
+    // SCR_EL3.NS and RW, HCR_EL2.RW and API.
+    const SCR_NS: u64 = 1;
+    const SCR_RW: u64 = 1 << 10;
+    const HCR_RW: u64 = 1 << 31;
+    const HCR_API: u64 = 1 << 41;
+
+    /// PACGA, that is ComputePAC, against QEMU's, with random keys and operands. The suite cannot ask: in the Secure
+    /// state its oracle runs in, QEMU 5.0 traps PACGA to EL2 (the ledger's `oracle-pacga-trapped-to-el2`). This
+    /// Unicorn runs Non-secure with EL2 and EL1 in AArch64 and HCR_EL2.API set, where QEMU computes the code; the
+    /// suite cannot run so, as QEMU then takes an Address size fault for every address above PAMax (the checks of
+    /// an MMU-off EL1&0 regime) where the reference reports a translation fault.
+    #[test]
+    fn pacga_matches_qemu_in_non_secure_state() {
+        let (mut uc, sctlr) = new_el0_unicorn(Log::default()).unwrap();
+        uc.mem_map(CODE, PAGE, Prot::READ | Prot::EXEC).unwrap();
+        let code: Vec<u8> = PACGA.iter().flat_map(|w| w.to_le_bytes()).collect();
+        uc.mem_write(CODE, &code).unwrap();
+        let mut scr = scr_el3();
+        uc.reg_read_arm64_coproc(&mut scr).unwrap();
+        uc.reg_write_arm64_coproc(&scr.val(scr.val | SCR_NS | SCR_RW)).unwrap();
+        let mut hcr = RegisterARM64CP::new().op0(3).op1(4).crn(1).crm(1).op2(0);
+        uc.reg_read_arm64_coproc(&mut hcr).unwrap();
+        uc.reg_write_arm64_coproc(&hcr.val(hcr.val | HCR_RW | HCR_API)).unwrap();
+        let mut memory = GuestMemory::new().unwrap();
+        memory.map(CODE, PAGE, Perm::RX).unwrap();
+        memory.write_privileged(CODE, &code).unwrap();
+
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x9ac2_3020);
+        for case in 0..400 {
+            let apga: u128 = if case == 0 { 0 } else { rng.r#gen() };
+            // APGAKeyLo_EL1, APGAKeyHi_EL1.
+            uc.reg_write_arm64_coproc(&RegisterARM64CP::new().op0(3).op1(0).crn(2).crm(3).op2(0).val(apga as u64))
+                .unwrap();
+            uc.reg_write_arm64_coproc(
+                &RegisterARM64CP::new().op0(3).op1(0).crn(2).crm(3).op2(1).val((apga >> 64) as u64),
+            )
+            .unwrap();
+            let mut state = CpuState { pc: CODE + 4 * (case % 2), ..CpuState::default() };
+            for x in &mut state.x[..5] {
+                *x = rng.r#gen();
+            }
+            state.sp = rng.r#gen();
+            let mut oracle = state.clone();
+            load_state(&mut uc, &sctlr, &oracle).unwrap();
+            uc.emu_start(oracle.pc, u64::MAX, 0, 1).unwrap();
+            store_state(&uc, &mut oracle).unwrap();
+            assert_eq!(uc.get_data().stop.interrupt, None, "QEMU trapped PACGA");
+
+            let mut interpreter = Interpreter::new(CpuIdentity::CORTEX_A78C, PointerAuthKeys { apga });
+            let run = interpreter.run(&mut state, &memory, 1, GuestClock::default());
+            assert_eq!(run.exit, Exit::BudgetSpent);
+            assert_eq!(state, oracle, "key {apga:#034x}, {:#010x}", PACGA[case as usize % 2]);
+        }
+    }
 }

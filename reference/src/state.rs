@@ -15,7 +15,9 @@ pub struct CpuState {
     pub nzcv: u32,
     pub fpcr: u32,
     pub fpsr: u32,
-    _reserved: u32,
+    /// The SSBS register: PSTATE.SSBS (speculative store bypass safe, FEAT_SSBS) in bit 12 (`PSTATE_SSBS`); all
+    /// other bits zero.
+    pub ssbs: u32,
     /// V0-V31, 128 bits each, little-endian lanes.
     pub v: [u128; 32],
     pub tpidr_el0: u64,
@@ -23,6 +25,9 @@ pub struct CpuState {
     pub tpidrro_el0: u64,
     pub exclusive: ExclusiveMonitor,
 }
+
+/// PSTATE.SSBS's bit in `CpuState::ssbs`, as the SSBS register and SPSR_ELx place it.
+pub const PSTATE_SSBS: u32 = 1 << 12;
 
 /// The local exclusive monitor: the address and size LDXR/LDAXR marked, if any.
 #[repr(C)]
@@ -84,7 +89,7 @@ impl CpuState {
         for value in [self.sp, self.pc] {
             sink(&value.to_le_bytes());
         }
-        for value in [self.nzcv, self.fpcr, self.fpsr] {
+        for value in [self.nzcv, self.fpcr, self.fpsr, self.ssbs] {
             sink(&value.to_le_bytes());
         }
         for v in self.v {

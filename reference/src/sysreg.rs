@@ -21,6 +21,8 @@ impl SysRegEncoding {
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum SysReg {
     Nzcv,
+    /// PSTATE.SSBS (FEAT_SSBS), in bit 12.
+    Ssbs,
     Fpcr,
     Fpsr,
     TpidrEl0,
@@ -47,6 +49,7 @@ const fn enc(op0: u32, op1: u32, crn: u32, crm: u32, op2: u32) -> SysRegEncoding
 /// (register, encoding, assembler name).
 static TABLE: &[(SysReg, SysRegEncoding, &str)] = &[
     (SysReg::Nzcv, enc(3, 3, 4, 2, 0), "nzcv"),
+    (SysReg::Ssbs, enc(3, 3, 4, 2, 6), "ssbs"),
     (SysReg::Fpcr, enc(3, 3, 4, 4, 0), "fpcr"),
     (SysReg::Fpsr, enc(3, 3, 4, 4, 1), "fpsr"),
     (SysReg::TpidrEl0, enc(3, 3, 13, 0, 2), "tpidr_el0"),
@@ -99,6 +102,18 @@ impl CpuIdentity {
         // DC CVAP, LDAPR (RCpc).
         id_aa64isar1: 0x0000_0000_0010_0001,
     };
+}
+
+/// The pointer authentication keys the platform holds for EL0 code, which EL0 cannot read (the APxxKey*_EL1 registers
+/// are EL1's): part of the interpreter's configuration, not of the thread state.
+///
+/// Only the generic key is here. Horizon leaves the instruction and data keys disabled at EL0
+/// (SCTLR_EL1.EnIA, EnIB, EnDA and EnDB are 0), under which AddPACIA ... AuthDB return their pointer before reading a
+/// key; PACGA, which no enable bit controls, reads APGAKey_EL1.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct PointerAuthKeys {
+    /// APGAKey_EL1: APGAKeyHi_EL1 (bits 127:64) and APGAKeyLo_EL1 (bits 63:0). Zero by default, as Unicorn's are.
+    pub apga: u128,
 }
 
 /// DCZID_EL0: DC ZVA zeroes 2^4 words = 64 bytes; DZP clear (permitted).

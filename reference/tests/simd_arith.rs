@@ -252,10 +252,8 @@ fn simd_arithmetic_cases() {
             failures.push(format!("{:#010x}: disassembles as `{text}`, not `{}`", case.word, case.text));
         }
         memory.write_privileged(CODE, &case.word.to_le_bytes()).expect("write the word");
-        let mut cpu = CpuState::default();
-        cpu.pc = CODE;
+        let mut cpu = CpuState { pc: CODE, fpcr: case.fpcr, ..CpuState::default() };
         cpu.v[..3].copy_from_slice(&case.v);
-        cpu.fpcr = case.fpcr;
         let exit = interpreter.run(&mut cpu, &memory, 1, GuestClock::default()).exit;
         let outcome = (cpu.v[0], cpu.fpsr);
         if exit != Exit::BudgetSpent || outcome != case.expect {

@@ -109,10 +109,13 @@ fn best_of(
     Ok((best, instructions, output))
 }
 
+/// Builds the process that runs busybox with the given arguments.
+type CommandFor = Box<dyn Fn(&[String]) -> std::process::Command>;
+
 /// One way of running a busybox command.
 struct Runner {
     name: &'static str,
-    command: Box<dyn Fn(&[String]) -> std::process::Command>,
+    command: CommandFor,
 }
 
 fn linux(

@@ -110,9 +110,7 @@ pub fn load(
     ];
     let sp = build_stack(memory, &options.args, &options.env, &auxv)
         .map_err(|_| LinuxError::Layout("the arguments and environment do not fit in the initial stack".into()))?;
-    let mut cpu = CpuState::default();
-    cpu.pc = entry;
-    cpu.sp = sp;
+    let cpu = CpuState { pc: entry, sp, ..CpuState::default() };
     tracing::debug!(entry = format_args!("{entry:#x}"), sp = format_args!("{sp:#x}"), "linux process created");
     Ok(Loaded { cpu, images })
 }

@@ -126,8 +126,18 @@ impl Printer {
                 5 => "sevl".into(),
                 // FEAT_DGH; LLVM names it whatever the target's features.
                 6 => "dgh".into(),
+                // FEAT_PAuth.
+                7 => "xpaclri".into(),
+                8 => "pacia1716".into(),
+                10 => "pacib1716".into(),
+                12 => "autia1716".into(),
+                14 => "autib1716".into(),
                 16 => "esb".into(),
                 20 => "csdb".into(),
+                24..=31 => ["paciaz", "paciasp", "pacibz", "pacibsp", "autiaz", "autiasp", "autibz", "autibsp"]
+                    [(op2 & 7) as usize]
+                    .into(),
+                // BTI (hint #32 to #38) is FEAT_BTI, which the Cortex-A78C lacks: LLVM names it only with +bti.
                 number => inst("hint", &[imm(number)]),
             },
             Barrier { crm, op2 } => match op2 {
@@ -143,12 +153,13 @@ impl Printer {
             },
             MsrImm { op1: 0, crm: 0, op2: 0 } => "cfinv".into(),
             MsrImm { op1, crm, op2 } => {
-                // The one-bit fields take CRm = 000x; SPSel and the DAIF ones take all of CRm.
+                // The one-bit fields take CRm = 000x; SPSel and the DAIF ones take all of CRm. SSBS takes CRm<0>
+                // whatever CRm<3:1> holds (`PSTATE.SSBS = CRm<0>`); LLVM names it only for CRm = 000x.
                 let field = match (op1, op2) {
                     (0b000, 0b011) if crm <= 1 => "UAO",
                     (0b000, 0b100) if crm <= 1 => "PAN",
                     (0b000, 0b101) => "SPSel",
-                    (0b011, 0b001) if crm <= 1 => "SSBS",
+                    (0b011, 0b001) => "SSBS",
                     (0b011, 0b110) => "DAIFSet",
                     (0b011, 0b111) => "DAIFClr",
                     _ => return None,
@@ -170,16 +181,29 @@ impl Printer {
                 if l == 1 { inst("mrs", &[r(rt, 1), name]) } else { inst("msr", &[name, r(rt, 1)]) }
             }
             BranchReg { opc, op2, op3, rn, op4 } => {
-                if op2 != 31 || op3 != 0 || op4 != 0 {
+                if op2 != 31 {
                     return None;
                 }
-                match opc {
-                    0b0000 => inst("br", &[r(rn, 1)]),
-                    0b0001 => inst("blr", &[r(rn, 1)]),
-                    0b0010 if rn == 30 => "ret".into(),
-                    0b0010 => inst("ret", &[r(rn, 1)]),
-                    0b0100 if rn == 31 => "eret".into(),
-                    0b0101 if rn == 31 => "drps".into(),
+                // op3 = 00001M: authenticated with key A (M = 0) or B.
+                let key = match op3 {
+                    0b000010 => "a",
+                    0b000011 => "b",
+                    _ => "",
+                };
+                match (opc, op3, rn, op4) {
+                    (0b0000, 0, _, 0) => inst("br", &[r(rn, 1)]),
+                    (0b0001, 0, _, 0) => inst("blr", &[r(rn, 1)]),
+                    (0b0010, 0, 30, 0) => "ret".into(),
+                    (0b0010, 0, _, 0) => inst("ret", &[r(rn, 1)]),
+                    (0b0100, 0, 31, 0) => "eret".into(),
+                    (0b0101, 0, 31, 0) => "drps".into(),
+                    _ if key.is_empty() => return None,
+                    (0b0000, _, _, 31) => inst(&format!("bra{key}z"), &[r(rn, 1)]),
+                    (0b0001, _, _, 31) => inst(&format!("blra{key}z"), &[r(rn, 1)]),
+                    (0b0010, _, 31, 31) => format!("reta{key}"),
+                    (0b0100, _, 31, 31) => format!("ereta{key}"),
+                    (0b1000, ..) => inst(&format!("bra{key}"), &[r(rn, 1), rsp(op4, 1)]),
+                    (0b1001, ..) => inst(&format!("blra{key}"), &[r(rn, 1), rsp(op4, 1)]),
                     _ => return None,
                 }
             }
@@ -285,6 +309,9 @@ impl Printer {
                 if s == 1 {
                     return None;
                 }
+                if (opcode, sf) == (0b001100, 1) {
+                    return Some(inst("pacga", &[r(rd, 1), r(rn, 1), rsp(rm, 1)]));
+                }
                 let mnemonic = match (opcode, sf) {
                     (0b000010, _) => "udiv",
                     (0b000011, _) => "sdiv",
@@ -306,6 +333,7 @@ impl Printer {
                 let sf_d = if opcode & 0b010000 != 0 { 0 } else { sf };
                 inst(mnemonic, &[r(rd, sf_d), r(rn, sf_d), operand2])
             }
+            Dp1src { sf: 1, s: 0, opcode2: 0b00001, opcode, rn, rd } => pointer_authentication(opcode, rn, rd)?,
             Dp1src { sf, s, opcode2, opcode, rn, rd } => {
                 if s == 1 || opcode2 != 0 {
                     return None;
@@ -502,6 +530,22 @@ fn bitfield(sf: u32, opc: u32, n: u32, immr: u32, imms: u32, rn: u32, rd: u32) -
     })
 }
 
+/// The PAC*, AUT* and XPAC* forms of data-processing (1 source): opcode = 00 Z A D B, or 01000 D.
+fn pointer_authentication(opcode: u32, rn: u32, rd: u32) -> Option<String> {
+    const NAMES: [&str; 8] = ["pacia", "pacib", "pacda", "pacdb", "autia", "autib", "autda", "autdb"];
+    Some(match opcode {
+        0b000000..=0b000111 => inst(NAMES[opcode as usize], &[r(rd, 1), rsp(rn, 1)]),
+        // The zero-modifier forms: `paciza` ..., Rn = 11111.
+        0b001000..=0b001111 if rn == 31 => {
+            let name = NAMES[(opcode & 7) as usize];
+            inst(&format!("{}z{}", &name[..4], &name[4..]), &[r(rd, 1)])
+        }
+        0b010000 if rn == 31 => inst("xpaci", &[r(rd, 1)]),
+        0b010001 if rn == 31 => inst("xpacd", &[r(rd, 1)]),
+        _ => return None,
+    })
+}
+
 /// SYS's `#op1, Cn, Cm, #op2`.
 fn sys_operands(op1: u32, crn: u32, crm: u32, op2: u32) -> Vec<String> {
     vec![imm(op1), format!("c{crn}"), format!("c{crm}"), imm(op2)]
@@ -547,7 +591,7 @@ fn sysreg_name(encoding: SysRegEncoding, write: bool) -> String {
 fn read_only(register: SysReg) -> bool {
     use SysReg::*;
     match register {
-        Nzcv | Fpcr | Fpsr | TpidrEl0 | TpidrroEl0 | CntfrqEl0 => false,
+        Nzcv | Ssbs | Fpcr | Fpsr | TpidrEl0 | TpidrroEl0 | CntfrqEl0 => false,
         CntpctEl0 | CntvctEl0 | DczidEl0 | CtrEl0 | MidrEl1 | MpidrEl1 | RevidrEl1 | IdAa64pfr0El1 | IdAa64isar0El1
         | IdAa64isar1El1 => true,
     }

@@ -1,5 +1,6 @@
 //! C4.1.93 Branches (the exception-generating and system parts are in `system.rs`).
 
+use super::pac::{PacKey, auth};
 use super::pseudocode::{condition_holds, sign_extend};
 use super::{Exec, Step};
 
@@ -26,32 +27,54 @@ impl Exec<'_> {
         Ok(())
     }
 
-    /// BR, BLR, RET; the pointer-authenticating forms and the EL1 returns are recognised and refused.
+    /// BR, BLR, RET, and the pointer-authenticating BRAA, BRAAZ, BRAB, BRABZ, BLRAA, BLRAAZ, BLRAB, BLRABZ, RETAA,
+    /// RETAB; the EL1 returns (ERET, ERETAA, ERETAB, DRPS) are refused.
     pub(super) fn branch_register(&mut self, word: u32, opc: u32, op2: u32, op3: u32, rn: u32, op4: u32) -> Step {
         if op2 != 0b11111 {
             return self.unallocated(word);
         }
+        // op3 = 00001M: authenticated with key A (M = 0) or B; op4 is Rm, the modifier.
         let authenticated = op3 == 0b000010 || op3 == 0b000011;
+        let key = PacKey::decode(false, op3 & 1 == 1);
         match (opc, op3, rn, op4) {
+            // BR, BLR, RET.
             (0b0000..=0b0010, 0, _, 0) => {
                 let target = self.x(rn, 64);
-                if opc == 0b0001 {
-                    self.set_x(30, self.pc.wrapping_add(4), 64);
-                }
-                self.branch_to(target);
+                self.branch_register_to(opc & 1 == 1, target);
                 Ok(())
             }
-            // BRAAZ/BRABZ, BLRAAZ/BLRABZ, RETAA/RETAB, BRAA/BRAB, BLRAA/BLRAB.
-            (0b0000 | 0b0001, _, _, 0b11111) | (0b0010, _, 0b11111, 0b11111) | (0b1000 | 0b1001, _, _, _)
-                if authenticated =>
-            {
-                self.not_implemented(word, "pointer authentication (BRA*/BLRA*/RETA*)")
+            // BRAAZ, BRABZ, BLRAAZ, BLRABZ (Z = 0, Rm = 11111: `X[m]` is the zero register).
+            (0b0000 | 0b0001, _, _, 0b11111) if authenticated => {
+                let target = auth(key, self.x(rn, 64), 0);
+                self.branch_register_to(opc == 0b0001, target);
+                Ok(())
+            }
+            // RETAA, RETAB: X[30] authenticated with SP as the modifier.
+            (0b0010, _, 0b11111, 0b11111) if authenticated => {
+                let target = auth(key, self.x(30, 64), self.cpu.sp);
+                self.branch_register_to(false, target);
+                Ok(())
+            }
+            // BRAA, BRAB, BLRAA, BLRAB (Z = 1: Rm = 31 is SP).
+            (0b1000 | 0b1001, _, _, _) if authenticated => {
+                let target = auth(key, self.x(rn, 64), self.x_or_sp(op4, 64));
+                self.branch_register_to(opc == 0b1001, target);
+                Ok(())
             }
             // ERET, DRPS, ERETAA/ERETAB.
             (0b0100 | 0b0101, 0, 0b11111, 0) => self.not_at_el0(word),
             (0b0100, _, 0b11111, 0b11111) if authenticated => self.not_at_el0(word),
             _ => self.unallocated(word),
         }
+    }
+
+    /// The end of the register branches: `if branch_type == BranchType_INDCALL then X[30] = PC[] + 4;` then
+    /// `BranchTo(target)`. The target was read before X[30] is written (`BLR X30` branches to the old X30).
+    fn branch_register_to(&mut self, link: bool, target: u64) {
+        if link {
+            self.set_x(30, self.pc.wrapping_add(4), 64);
+        }
+        self.branch_to(target);
     }
 
     /// CBZ, CBNZ.

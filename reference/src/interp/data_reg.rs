@@ -1,6 +1,7 @@
 //! C4.1.95 Data processing -- register.
 
 use super::data_imm::logical_flags;
+use super::pac::{PacKey, add_pac, add_pac_ga, auth, strip};
 use super::pseudocode::{
     ExtendType, ShiftType, add_with_carry, bit_reverse, condition_holds, count_leading_sign_bits,
     count_leading_zero_bits, datasize, extend_reg, ones, poly32_mod2, ror, shift_reg, sign_extend,
@@ -9,7 +10,7 @@ use super::{Exec, Step};
 use crate::state::Flags;
 
 impl Exec<'_> {
-    /// UDIV, SDIV, LSLV, LSRV, ASRV, RORV, CRC32*, CRC32C*; PACGA is refused as not implemented.
+    /// UDIV, SDIV, LSLV, LSRV, ASRV, RORV, PACGA, CRC32*, CRC32C*.
     pub(super) fn data_processing_2_source(
         &mut self,
         word: u32,
@@ -37,7 +38,11 @@ impl Exec<'_> {
                 let shift_type = ShiftType::decode(opcode);
                 shift_reg(operand1, shift_type, (operand2 % u64::from(size)) as u32, size)
             }
-            0b001100 if sf == 1 => return self.not_implemented(word, "pointer authentication (PACGA)"),
+            0b001100 if sf == 1 => {
+                // PACGA: the modifier is SP when m == 31.
+                let modifier = self.x_or_sp(rm, 64);
+                add_pac_ga(operand1, modifier, self.keys.apga)
+            }
             0b010000..=0b010111 => return self.crc32(word, sf, opcode, rm, rn, rd),
             _ => return self.unallocated(word),
         };
@@ -63,7 +68,9 @@ impl Exec<'_> {
         Ok(())
     }
 
-    /// RBIT, REV16, REV32, REV, CLZ, CLS; the PAC* and AUT* forms are refused as not implemented.
+    /// RBIT, REV16, REV32, REV, CLZ, CLS, and the pointer authentication forms (opcode2 = 00001): PACIA, PACIZA,
+    /// PACIB, PACIZB, PACDA, PACDZA, PACDB, PACDZB, AUTIA, AUTIZA, AUTIB, AUTIZB, AUTDA, AUTDZA, AUTDB, AUTDZB, XPACI,
+    /// XPACD.
     pub(super) fn data_processing_1_source(
         &mut self,
         word: u32,
@@ -78,8 +85,8 @@ impl Exec<'_> {
         if s == 1 {
             return self.unallocated(word);
         }
-        if opcode2 == 0b00001 && sf == 1 && opcode <= 0b010001 {
-            return self.not_implemented(word, "pointer authentication (PAC*/AUT*/XPAC*)");
+        if opcode2 == 0b00001 && sf == 1 {
+            return self.pointer_authentication_1_source(word, opcode, rn, rd);
         }
         if opcode2 != 0 {
             return self.unallocated(word);
@@ -95,6 +102,30 @@ impl Exec<'_> {
             _ => return self.unallocated(word),
         };
         self.set_x(rd, result, size);
+        Ok(())
+    }
+
+    /// The PAC*, AUT* and XPAC* forms of data-processing (1 source): opcode = 00 Z A D B (Z: zero modifier, A:
+    /// authenticate, D: data key, B: key B), or 01000 D for XPACI/XPACD.
+    fn pointer_authentication_1_source(&mut self, word: u32, opcode: u32, rn: u32, rd: u32) -> Step {
+        let bit = |n: u32| opcode >> n & 1 == 1;
+        let result = match opcode {
+            0b000000..=0b001111 => {
+                let (zero_modifier, authenticate) = (bit(3), bit(2));
+                let key = PacKey::decode(bit(1), bit(0));
+                // PACIZA ... AUTDZB take Rn = 11111 and use a zero modifier; the others use `X[n]`, or SP for 31.
+                if zero_modifier && rn != 31 {
+                    return self.unallocated(word);
+                }
+                let modifier = if zero_modifier { 0 } else { self.x_or_sp(rn, 64) };
+                let pointer = self.x(rd, 64);
+                if authenticate { auth(key, pointer, modifier) } else { add_pac(key, pointer, modifier) }
+            }
+            // XPACI, XPACD: `X[d] = Strip(X[d], data)`.
+            0b010000 | 0b010001 if rn == 31 => strip(self.x(rd, 64)),
+            _ => return self.unallocated(word),
+        };
+        self.set_x(rd, result, 64);
         Ok(())
     }
 

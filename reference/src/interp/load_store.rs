@@ -4,6 +4,7 @@
 //! architecture requires to be aligned (exclusives, acquire/release, atomics) fault when they are not. Multi-part
 //! accesses check every byte before they write any.
 
+use super::pac::{PacKey, auth};
 use super::pseudocode::{ExtendType, extend_reg, sign_extend};
 use super::{Exec, Indexing, PairIndexing, Step, Unpredictable};
 use crate::memory::Access;
@@ -137,6 +138,24 @@ impl Exec<'_> {
             if postindex {
                 address = address.wrapping_add(offset);
             }
+            self.set_x_or_sp(rn, address, 64);
+        }
+        Ok(())
+    }
+
+    /// LDRAA, LDRAB: a doubleword load from the base authenticated with a data key and the zero register as the
+    /// modifier, plus a scaled 10-bit signed offset, with optional pre-index writeback of that address.
+    pub(super) fn load_register_pac(&mut self, m: u32, s: u32, imm9: u32, w: u32, rn: u32, rt: u32) -> Step {
+        let wback = w == 1;
+        let key = PacKey::decode(true, m == 1);
+        let offset = sign_extend(u64::from(s << 9 | imm9), 10) << 3;
+        if wback && rn == rt && rn != 31 {
+            self.constrain_unpredictable(Unpredictable::WritebackOverlapsTransfer);
+        }
+        let address = auth(key, self.x_or_sp(rn, 64), 0).wrapping_add(offset);
+        let data = self.mem_read(address, 8)? as u64;
+        self.set_x(rt, data, 64);
+        if wback {
             self.set_x_or_sp(rn, address, 64);
         }
         Ok(())

@@ -12,6 +12,7 @@ mod data_imm;
 mod data_reg;
 mod fp_scalar;
 mod load_store;
+mod pac;
 pub mod pseudocode;
 mod simd_load_store;
 mod simd_ops;
@@ -26,7 +27,7 @@ use crate::decode::{Inst, decode};
 use crate::engine::{Engine, Exit, GuestClock, RunResult, UndefinedReason};
 use crate::memory::{Access, FaultReason, GuestMemory, MemoryFault};
 use crate::state::{CpuState, Flags};
-use crate::sysreg::CpuIdentity;
+use crate::sysreg::{CpuIdentity, PointerAuthKeys};
 use pseudocode::{ones, ones128};
 
 /// A CONSTRAINED UNPREDICTABLE case the interpreter met, and resolved with the behaviour its doc names.
@@ -49,19 +50,22 @@ pub enum Unpredictable {
 /// The reference CPU path.
 pub struct Interpreter {
     identity: CpuIdentity,
+    keys: PointerAuthKeys,
     /// The most recent CONSTRAINED UNPREDICTABLE case of the last `run`, with its PC.
     pub last_unpredictable: Option<(u64, Unpredictable)>,
 }
 
 impl Interpreter {
-    pub fn new(identity: CpuIdentity) -> Interpreter {
-        Interpreter { identity, last_unpredictable: None }
+    /// An interpreter of the core `identity` describes, holding the platform's pointer authentication `keys`.
+    pub fn new(identity: CpuIdentity, keys: PointerAuthKeys) -> Interpreter {
+        Interpreter { identity, keys, last_unpredictable: None }
     }
 }
 
 impl Default for Interpreter {
+    /// The Cortex-A78C with zero keys (EL0 cannot read the keys; zero is what Unicorn holds).
     fn default() -> Self {
-        Interpreter::new(CpuIdentity::CORTEX_A78C)
+        Interpreter::new(CpuIdentity::CORTEX_A78C, PointerAuthKeys::default())
     }
 }
 
@@ -83,6 +87,7 @@ impl Engine for Interpreter {
                 clock,
                 retired,
                 identity: &self.identity,
+                keys: &self.keys,
                 unpredictable: None,
             };
             let outcome = exec.execute(word);
@@ -126,6 +131,7 @@ pub(crate) struct Exec<'a> {
     clock: GuestClock,
     retired: u64,
     identity: &'a CpuIdentity,
+    keys: &'a PointerAuthKeys,
     unpredictable: Option<Unpredictable>,
 }
 
@@ -243,7 +249,7 @@ impl Exec<'_> {
                 self.data_processing_3_source(word, sf, op54, op31, rm, o0, ra, rn, rd)
             }
 
-            LdstPac { .. } => self.not_implemented(word, "pointer authentication (LDRAA/LDRAB)"),
+            LdstPac { m, s, imm9, w, rn, rt } => self.load_register_pac(m, s, imm9, w, rn, rt),
 
             SimdLdstMultiple { q, l, opcode, size, rn, rt } => {
                 self.load_store_multiple_structures(word, q, l, None, opcode, size, rn, rt)
@@ -400,10 +406,6 @@ impl Exec<'_> {
 
     fn not_at_el0(&self, word: u32) -> Step {
         Err(Exit::Undefined { word, reason: UndefinedReason::NotAtEl0 })
-    }
-
-    fn not_implemented(&self, word: u32, what: &'static str) -> Step {
-        Err(Exit::Undefined { word, reason: UndefinedReason::NotImplemented(what) })
     }
 
     /// `ConstrainUnpredictable`: records the case; the caller goes on with the behaviour `Unpredictable` documents.

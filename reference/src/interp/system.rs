@@ -1,8 +1,10 @@
 //! C4.1.93 System instructions: hints, barriers, PSTATE, SYS (cache maintenance) and MRS/MSR, as EL0 sees them.
 
+use super::pac::{PacKey, add_pac, auth, strip};
 use super::{Exec, Step};
 use crate::engine::COUNTER_FREQUENCY_HZ;
 use crate::memory::{Access, MemoryFault};
+use crate::state::PSTATE_SSBS;
 use crate::sysreg::{DC_ZVA_BLOCK_SIZE, DCZID_EL0, SysReg, SysRegEncoding};
 
 /// FPCR bits an implementation without floating-point exception trapping keeps: AHP, DN, FZ, RMode, Stride,
@@ -13,12 +15,34 @@ const FPCR_WRITABLE: u64 = 0x07ff_0000;
 const FPSR_WRITABLE: u64 = 0xf800_009f;
 
 impl Exec<'_> {
-    /// HINT space: NOP, YIELD, WFE, WFI, SEV, SEVL, ESB, CSDB, BTI, the PAC hints and every unallocated hint.
+    /// HINT space: NOP, YIELD, WFE, WFI, SEV, SEVL, DGH, ESB, CSDB, the pointer authentication hints (XPACLRI,
+    /// PACIA1716, PACIB1716, AUTIA1716, AUTIB1716, PACIAZ, PACIASP, PACIBZ, PACIBSP, AUTIAZ, AUTIASP, AUTIBZ,
+    /// AUTIBSP) and every unallocated hint.
     ///
-    /// All execute as NOP here: one thread runs at a time, and Horizon leaves the pointer authentication keys
-    /// disabled (SCTLR_EL1.EnIA/EnIB clear), under which PACIASP, AUTIASP and friends leave their registers
-    /// unchanged. Unallocated hints are architecturally NOPs too.
-    pub(super) fn hint(&mut self, _crm: u32, _op2: u32) -> Step {
+    /// Only XPACLRI changes anything: one thread runs at a time, unallocated hints are NOPs, and with Horizon's keys
+    /// disabled `AddPAC*` and `Auth*` return X30 or X17 unchanged (see `pac`), while `Strip` is not guarded by them.
+    pub(super) fn hint(&mut self, crm: u32, op2: u32) -> Step {
+        let bit = |n: u32| op2 >> n & 1 == 1;
+        match (crm, op2) {
+            // XPACLRI: `X[30] = Strip(X[30], FALSE)`.
+            (0b0000, 0b111) => self.set_x(30, strip(self.x(30, 64)), 64),
+            // PACIA1716, PACIB1716, AUTIA1716, AUTIB1716: X17 with X16 as the modifier.
+            (0b0001, _) if !bit(0) => {
+                let key = PacKey::decode(false, bit(1));
+                let (pointer, modifier) = (self.x(17, 64), self.x(16, 64));
+                let result = if bit(2) { auth(key, pointer, modifier) } else { add_pac(key, pointer, modifier) };
+                self.set_x(17, result, 64);
+            }
+            // PACIAZ, PACIASP, PACIBZ, PACIBSP, AUTIAZ, AUTIASP, AUTIBZ, AUTIBSP: X30 with a zero or SP modifier.
+            (0b0011, _) => {
+                let key = PacKey::decode(false, bit(1));
+                let pointer = self.x(30, 64);
+                let modifier = if bit(0) { self.cpu.sp } else { 0 };
+                let result = if bit(2) { auth(key, pointer, modifier) } else { add_pac(key, pointer, modifier) };
+                self.set_x(30, result, 64);
+            }
+            _ => {}
+        }
         Ok(())
     }
 
@@ -36,7 +60,8 @@ impl Exec<'_> {
         }
     }
 
-    /// MSR (immediate) and the flag manipulation instructions of the PSTATE space (CFINV).
+    /// MSR (immediate) and the flag manipulation instructions of the PSTATE space (CFINV). EL0 may write SSBS
+    /// (FEAT_SSBS); the other fields are EL1's.
     pub(super) fn msr_immediate(&mut self, word: u32, op1: u32, crm: u32, op2: u32) -> Step {
         match (op1, op2) {
             (0b000, 0b000) if crm == 0 => {
@@ -48,7 +73,11 @@ impl Exec<'_> {
             }
             // UAO, PAN, SPSel, DAIFSet, DAIFClr: EL1 only (SCTLR_EL1.UMA is clear under Horizon).
             (0b000, 0b011) | (0b000, 0b100) | (0b000, 0b101) | (0b011, 0b110) | (0b011, 0b111) => self.not_at_el0(word),
-            (0b011, 0b001) => self.not_implemented(word, "MSR SSBS (speculative store bypass safe)"),
+            // SSBS: `PSTATE.SSBS = CRm<0>`, whatever CRm<3:1> holds.
+            (0b011, 0b001) => {
+                self.cpu.ssbs = if crm & 1 == 1 { PSTATE_SSBS } else { 0 };
+                Ok(())
+            }
             _ => self.unallocated(word),
         }
     }
@@ -106,6 +135,7 @@ impl Exec<'_> {
         let value = self.x(rt, 64);
         match register {
             SysReg::Nzcv => self.cpu.nzcv = (value & 0xf000_0000) as u32,
+            SysReg::Ssbs => self.cpu.ssbs = value as u32 & PSTATE_SSBS,
             SysReg::Fpcr => self.cpu.fpcr = (value & FPCR_WRITABLE) as u32,
             SysReg::Fpsr => self.cpu.fpsr = (value & FPSR_WRITABLE) as u32,
             SysReg::TpidrEl0 => self.cpu.tpidr_el0 = value,
@@ -119,6 +149,7 @@ impl Exec<'_> {
         let id = self.identity;
         match register {
             SysReg::Nzcv => u64::from(self.cpu.nzcv),
+            SysReg::Ssbs => u64::from(self.cpu.ssbs),
             SysReg::Fpcr => u64::from(self.cpu.fpcr),
             SysReg::Fpsr => u64::from(self.cpu.fpsr),
             SysReg::TpidrEl0 => self.cpu.tpidr_el0,

@@ -1,11 +1,12 @@
-//! Execution tests of the floating-point and Advanced SIMD instructions the interpreter implements: one instruction
-//! on a prepared state, the expected values worked out from the Arm ARM's pseudocode (the words come from
+//! Execution tests of the floating-point and Advanced SIMD instructions, pointer authentication and SSBS: one
+//! instruction on a prepared state, the expected values worked out from the Arm ARM's pseudocode (the words come from
 //! `llvm-mc -show-encoding`).
 
 use super::Interpreter;
 use crate::engine::{Engine, Exit, GuestClock, UndefinedReason};
 use crate::memory::{Access, FaultReason, GuestMemory, MemoryFault, Perm};
-use crate::state::{CpuState, Flags};
+use crate::state::{CpuState, Flags, PSTATE_SSBS};
+use crate::sysreg::{CpuIdentity, PointerAuthKeys};
 
 const CODE: u64 = 0x10000;
 /// Two read/write pages; the page after them is unmapped.
@@ -32,15 +33,24 @@ impl Machine {
 
     /// Runs `word` as the one instruction at CODE: `Exit::BudgetSpent` when it retired.
     fn run(&mut self, word: u32) -> Exit {
+        self.run_on(&mut Interpreter::default(), word)
+    }
+
+    fn run_on(&mut self, interpreter: &mut Interpreter, word: u32) -> Exit {
         self.memory.write_privileged(CODE, &word.to_le_bytes()).unwrap();
         self.cpu.pc = CODE;
-        Interpreter::default().run(&mut self.cpu, &self.memory, 1, GuestClock::default()).exit
+        interpreter.run(&mut self.cpu, &self.memory, 1, GuestClock::default()).exit
     }
 
     /// Runs `word` and expects it to retire.
     fn step(&mut self, word: u32) {
+        self.step_to(word, CODE + 4);
+    }
+
+    /// Runs `word` and expects it to retire and continue at `next`.
+    fn step_to(&mut self, word: u32, next: u64) {
         assert_eq!(self.run(word), Exit::BudgetSpent, "{word:#010x}");
-        assert_eq!(self.cpu.pc, CODE + 4);
+        assert_eq!(self.cpu.pc, next, "{word:#010x}");
     }
 
     fn bytes(&self, address: u64, len: usize) -> Vec<u8> {
@@ -332,4 +342,100 @@ fn fp_arithmetic_executes_and_unallocated_stays_unallocated() {
     // ld2 {v0.1d, v1.1d}, [x0]: the 1D arrangement only exists for LD1/ST1.
     assert_eq!(m.run(0x0c40_8c00), Exit::Undefined { word: 0x0c40_8c00, reason: UndefinedReason::Unallocated });
     assert_eq!(m.cpu.pc, CODE);
+}
+
+#[test]
+fn pacga_computes_with_the_configured_generic_key() {
+    let mut m = Machine::new();
+    // The QARMA-64 test vector (see `pac`): APGAKey_EL1 = w0:k0, X[n] = P, X[m] = T.
+    let keys = PointerAuthKeys { apga: 0x84be_85ce_9804_e94b_ec28_02d4_e0a4_88e9 };
+    let mut interpreter = Interpreter::new(CpuIdentity::CORTEX_A78C, keys);
+    m.cpu.x[1] = 0xfb62_3599_da6e_8127;
+    m.cpu.x[2] = 0x477d_469d_ec0b_8762;
+    assert_eq!(m.run_on(&mut interpreter, 0x9ac2_3020), Exit::BudgetSpent); // pacga x0, x1, x2
+    assert_eq!(m.cpu.x[0], 0xc003_b939_0000_0000);
+    // pacga x3, x4, sp: Rm = 31 is SP.
+    m.cpu.x[4] = 0xfb62_3599_da6e_8127;
+    m.cpu.sp = 0x477d_469d_ec0b_8762;
+    assert_eq!(m.run_on(&mut interpreter, 0x9adf_3083), Exit::BudgetSpent);
+    assert_eq!(m.cpu.x[3], 0xc003_b939_0000_0000);
+    // The default configuration holds zero keys: ComputePAC(P, T, 0, 0).
+    m.step(0x9ac2_3020);
+    assert_eq!(m.cpu.x[0], super::pac::compute_pac(0xfb62_3599_da6e_8127, 0x477d_469d_ec0b_8762, 0, 0) & !0xffff_ffff);
+}
+
+#[test]
+fn pac_and_aut_leave_pointers_unchanged_with_the_keys_disabled_and_xpac_strips() {
+    let mut m = Machine::new();
+    let signed = 0x0012_0071_0000_1234;
+    for (i, x) in m.cpu.x.iter_mut().enumerate() {
+        *x = signed + i as u64;
+    }
+    let before = m.cpu.clone();
+    for word in [
+        0xdac1_03e7, // pacia x7, sp
+        0xdac1_3fe8, // autdzb x8
+        0xd503_233f, // paciasp
+        0xd503_23bf, // autiasp
+        0xd503_211f, // pacia1716
+    ] {
+        m.step(word);
+        m.cpu.pc = before.pc;
+        assert_eq!(m.cpu, before, "{word:#010x}");
+    }
+    // paciza x1 with Rn != 31 is unallocated.
+    assert_eq!(m.run(0xdac1_2021), Exit::Undefined { word: 0xdac1_2021, reason: UndefinedReason::Unallocated });
+    m.step(0xdac1_43e5); // xpaci x5
+    assert_eq!(m.cpu.x[5], 0x0000_0071_0000_1239);
+    m.cpu.x[6] = 0x7f80_1234_5678_9abc;
+    m.step(0xdac1_47e6); // xpacd x6
+    assert_eq!(m.cpu.x[6], 0xffff_1234_5678_9abc);
+    m.step(0xd503_20ff); // xpaclri
+    assert_eq!(m.cpu.x[30], 0x0000_0071_0000_1252);
+}
+
+#[test]
+fn authenticated_branches_branch_to_the_register() {
+    let mut m = Machine::new();
+    m.cpu.x[9] = 0x4000;
+    m.step_to(0xd71f_092a, 0x4000); // braa x9, x10
+    m.cpu.x[11] = 0x5000;
+    m.step_to(0xd63f_0d7f, 0x5000); // blrabz x11
+    assert_eq!(m.cpu.x[30], CODE + 4);
+    m.cpu.x[30] = 0x6000;
+    m.step_to(0xd65f_0bff, 0x6000); // retaa
+    // blraa x30, sp: the target is X30 as it was before the link.
+    m.step_to(0xd73f_0bdf, 0x6000);
+    assert_eq!(m.cpu.x[30], CODE + 4);
+}
+
+#[test]
+fn ldraa_loads_from_the_base_plus_the_scaled_offset_with_writeback() {
+    let mut m = Machine::new();
+    m.fill_counting(DATA, 16);
+    m.cpu.x[13] = DATA + 16;
+    m.step(0xf87f_fdac); // ldraa x12, [x13, #-8]!
+    assert_eq!(m.cpu.x[12], 0x0f0e_0d0c_0b0a_0908);
+    assert_eq!(m.cpu.x[13], DATA + 8);
+    m.cpu.sp = DATA + 8 - 4088;
+    m.step(0xf8bf_f7ee); // ldrab x14, [sp, #4088]
+    assert_eq!(m.cpu.x[14], 0x0f0e_0d0c_0b0a_0908);
+    assert_eq!(m.cpu.sp, DATA + 8 - 4088, "no writeback without W");
+}
+
+#[test]
+fn ssbs_is_written_by_msr_and_read_by_mrs() {
+    let mut m = Machine::new();
+    m.step(0xd503_413f); // msr SSBS, #1
+    assert_eq!(m.cpu.ssbs, PSTATE_SSBS);
+    m.step(0xd53b_42cf); // mrs x15, SSBS
+    assert_eq!(m.cpu.x[15], 1 << 12);
+    m.step(0xd503_423f); // msr SSBS, #2: CRm<0> is 0
+    assert_eq!(m.cpu.ssbs, 0);
+    m.cpu.x[16] = !0;
+    m.step(0xd51b_42d0); // msr SSBS, x16
+    assert_eq!(m.cpu.ssbs, PSTATE_SSBS);
+    m.cpu.x[16] = !PSTATE_SSBS as u64;
+    m.step(0xd51b_42d0);
+    assert_eq!(m.cpu.ssbs, 0);
 }
