@@ -1,4 +1,5 @@
-//! The A64 differential suite: every encoding family of the decode table, random cases, reference vs Unicorn.
+//! The A64 differential suite: every encoding family of the decode table, random cases, reference vs Unicorn,
+//! and the fast path vs the reference (which must agree exactly, ledger or not).
 
 use crate::generate::{random_state, random_word};
 use crate::layout::{Layout, PAGE};
@@ -8,6 +9,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use tandem_fast::{FastEngine, FastError};
 use tandem_reference::Interpreter;
 use tandem_reference::decode::{ENCODINGS, Encoding, FAMILIES, decode};
 use tandem_reference::disasm::disassemble;
@@ -23,6 +25,8 @@ pub enum SuiteError {
     Memory(#[from] MapError),
     #[error("no encoding family is called {0:?} (see `tandem diff coverage`)")]
     UnknownFamily(String),
+    #[error("starting the fast path: {0}")]
+    Fast(#[from] FastError),
 }
 
 /// What to run.
@@ -52,6 +56,8 @@ pub struct FamilyReport {
     pub ledgered: BTreeMap<&'static str, u64>,
     /// Cases both engines refused as undefined (still compared; counted to show how much was executed).
     pub both_undefined: u64,
+    /// Cases where the fast path's result differs from the reference's in anything (counted in `mismatches`).
+    pub fast_mismatches: u64,
     pub examples: Vec<String>,
 }
 
@@ -76,14 +82,18 @@ impl SuiteReport {
     /// The table and the closing line `families: F, cases: C, mismatches: M`.
     pub fn render(&self) -> String {
         let mut out = String::new();
-        writeln!(out, "{:<22} {:>8} {:>10} {:>9} {:>10}", "family", "cases", "mismatches", "ledgered", "undefined")
-            .unwrap();
+        writeln!(
+            out,
+            "{:<22} {:>8} {:>10} {:>9} {:>10} {:>9}",
+            "family", "cases", "mismatches", "ledgered", "undefined", "fast!=ref"
+        )
+        .unwrap();
         for family in &self.families {
             let ledgered: u64 = family.ledgered.values().sum();
             writeln!(
                 out,
-                "{:<22} {:>8} {:>10} {:>9} {:>10}",
-                family.family, family.cases, family.mismatches, ledgered, family.both_undefined
+                "{:<22} {:>8} {:>10} {:>9} {:>10} {:>9}",
+                family.family, family.cases, family.mismatches, ledgered, family.both_undefined, family.fast_mismatches
             )
             .unwrap();
         }
@@ -122,12 +132,15 @@ pub fn run_suite(config: &SuiteConfig, mut progress: impl FnMut(&FamilyReport)) 
     Ok(report)
 }
 
-/// Both engines over the same layout, reset to the same memory image before every case.
+/// The three engines over the same layout, reset to the same memory image before every case. The fast path has
+/// memory of its own, so that it starts from the image while the reference's result is still being read.
 pub struct Harness {
     layout: Layout,
     memory: GuestMemory,
     interpreter: Interpreter,
     oracle: UnicornOracle,
+    fast_memory: GuestMemory,
+    fast: FastEngine,
     /// The initial contents of every page of the layout, in `layout.pages()` order.
     image: Vec<(u64, Vec<u8>)>,
 }
@@ -145,6 +158,8 @@ pub enum Verdict {
     Ledgered(&'static str),
     /// The engines differ and nothing explains it: a bug in one of them. The text describes the case.
     Mismatch(String),
+    /// The fast path differs from the reference (never ledgered: the reference is its specification).
+    FastMismatch(String),
 }
 
 /// How an engine's run ended, in terms both engines can express.
@@ -194,9 +209,21 @@ pub struct EngineResult {
     pub stop: Stop,
     /// Why the reference refused an instruction (the oracle does not say).
     pub undefined_reason: Option<UndefinedReason>,
+    /// The exact exit, for our own engines (the oracle's is only as precise as `stop`).
+    pub exit: Option<Exit>,
     pub state: CpuState,
     /// (page address, contents) of every page that differs from the image.
     pub changed_pages: Vec<(u64, Vec<u8>)>,
+}
+
+impl EngineResult {
+    fn from_run(exit: Exit, state: CpuState, changed_pages: Vec<(u64, Vec<u8>)>) -> EngineResult {
+        let undefined_reason = match exit {
+            Exit::Undefined { reason, .. } => Some(reason),
+            _ => None,
+        };
+        EngineResult { stop: Stop::from_reference(exit), undefined_reason, exit: Some(exit), state, changed_pages }
+    }
 }
 
 impl Harness {
@@ -204,6 +231,8 @@ impl Harness {
         let layout = Layout::standard();
         let mut memory = GuestMemory::new()?;
         layout.map_into(&mut memory)?;
+        let mut fast_memory = GuestMemory::new()?;
+        layout.map_into(&mut fast_memory)?;
         let oracle = UnicornOracle::new(&layout)?;
         let mut rng = ChaCha8Rng::seed_from_u64(0x5eed_1a40);
         // Data pages hold random bytes. The code page holds BRK #0x7a around the case's instructions, so that a
@@ -220,7 +249,8 @@ impl Harness {
                 (page, bytes)
             })
             .collect();
-        let mut harness = Harness { layout, memory, interpreter: Interpreter::default(), oracle, image };
+        let fast = FastEngine::with_defaults()?;
+        let mut harness = Harness { layout, memory, interpreter: Interpreter::default(), oracle, fast_memory, fast, image };
         harness.reset_pages(None)?;
         Ok(harness)
     }
@@ -236,9 +266,16 @@ impl Harness {
                 continue;
             }
             self.memory.write_privileged(*address, bytes).expect("layout pages are mapped");
+            self.fast_memory.write_privileged(*address, bytes).expect("layout pages are mapped");
             self.oracle.write_memory(*address, bytes)?;
         }
         Ok(())
+    }
+
+    /// Runs `code` from `state` for `count` instructions on the fast path (its memory restored afterwards).
+    pub fn run_fast(&mut self, code: &[u32], state: &CpuState, count: u64) -> EngineResult {
+        self.fast.invalidate(self.layout.code, PAGE);
+        run_alone(&mut self.fast, &self.fast_memory, &self.image, self.layout.code, code, state, count)
     }
 
     /// Runs `code` from `state` for `count` instructions on both engines and returns both results. Memory is
@@ -284,18 +321,11 @@ impl Harness {
         }
         self.reset_pages(Some(&dirty))?;
         Ok((
-            EngineResult {
-                stop: Stop::from_reference(run.exit),
-                undefined_reason: match run.exit {
-                    Exit::Undefined { reason, .. } => Some(reason),
-                    _ => None,
-                },
-                state: reference_state,
-                changed_pages: reference_changed,
-            },
+            EngineResult::from_run(run.exit, reference_state, reference_changed),
             EngineResult {
                 stop: Stop::from_oracle(oracle_stop),
                 undefined_reason: None,
+                exit: None,
                 state: oracle_state,
                 changed_pages: oracle_changed,
             },
@@ -324,6 +354,13 @@ impl Harness {
                         report.examples.push(description);
                     }
                 }
+                Verdict::FastMismatch(description) => {
+                    report.mismatches += 1;
+                    report.fast_mismatches += 1;
+                    if report.examples.len() < config.examples_per_family {
+                        report.examples.push(format!("fast path vs reference: {description}"));
+                    }
+                }
             }
         }
         Ok(report)
@@ -332,6 +369,9 @@ impl Harness {
     /// Runs `code` (at most `code.len()` instructions) from `state` on both engines and judges the outcome. When
     /// a block differs, it finds the first instruction after which the engines disagree and judges that one.
     pub fn check(&mut self, code: &[u32], state: &CpuState) -> Result<Verdict, SuiteError> {
+        if let Some(description) = self.check_fast(code, state) {
+            return Ok(Verdict::FastMismatch(description));
+        }
         if code.iter().any(|&word| ledger::oracle_must_not_run(word, || self.reference_refuses(word, state))) {
             return Ok(Verdict::Ledgered(ledger::ORACLE_NOT_ASKED));
         }
@@ -379,6 +419,42 @@ impl Harness {
         )))
     }
 
+    /// Runs `code` on the fast path and on the reference; when they differ in anything (exit, state, memory),
+    /// describes the first instruction after which they do.
+    pub fn check_fast(&mut self, code: &[u32], state: &CpuState) -> Option<String> {
+        let count = code.len() as u64;
+        let mut before = state.clone();
+        for length in 1..=count {
+            let reference = self.run_reference(code, state, length);
+            let fast = self.run_fast(code, state, length);
+            let mut differences = differences(&reference, &fast);
+            if reference.exit != fast.exit {
+                differences.push(format!("exit: {:?} vs {:?}", reference.exit, fast.exit));
+            }
+            if differences.is_empty() {
+                before = reference.state;
+                if reference.stop != Stop::Completed {
+                    break;
+                }
+                continue;
+            }
+            let offset = before.pc.wrapping_sub(self.layout.code);
+            let word = code.get((offset / 4) as usize).copied().unwrap_or(BRK_OUTSIDE_THE_CASE);
+            let listing = self.fast.listing(&self.fast_memory, before.pc).unwrap_or_default();
+            return Some(format!(
+                "instruction {length} of the block {} (reference vs fast):\n{}\n{listing}",
+                code.iter().map(|w| format!("{w:#010x}")).collect::<Vec<_>>().join(" "),
+                describe(word, &before, &differences)
+            ));
+        }
+        None
+    }
+
+    /// Runs `code` on the reference alone (its memory restored afterwards).
+    fn run_reference(&mut self, code: &[u32], state: &CpuState, count: u64) -> EngineResult {
+        run_alone(&mut self.interpreter, &self.memory, &self.image, self.layout.code, code, state, count)
+    }
+
     /// A word of `encoding`; three times in four, one the reference does not refuse as unallocated (so that most
     /// cases execute something), the fourth left as drawn (so that undefined encodings are compared too).
     fn pick_word(&mut self, encoding: &Encoding, state: &CpuState, rng: &mut ChaCha8Rng) -> u32 {
@@ -415,6 +491,36 @@ impl Harness {
         }
         refused
     }
+}
+
+/// Runs `code` (written at `code_page`) from `state` for `count` instructions on `engine` over `memory`, and puts
+/// every page back to `image` afterwards.
+fn run_alone(
+    engine: &mut dyn Engine,
+    memory: &GuestMemory,
+    image: &[(u64, Vec<u8>)],
+    code_page: u64,
+    code: &[u32],
+    state: &CpuState,
+    count: u64,
+) -> EngineResult {
+    let code_bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+    memory.write_privileged(code_page, &code_bytes).expect("the code page is mapped");
+    let mut final_state = state.clone();
+    let run = engine.run(&mut final_state, memory, count, GuestClock::default());
+    let mut changed = Vec::new();
+    let mut page = vec![0u8; PAGE as usize];
+    for (address, initial) in image {
+        let expected = if *address == code_page { patched(initial, &code_bytes) } else { initial.clone() };
+        memory.read_privileged(*address, &mut page).expect("layout pages are mapped");
+        if page != expected {
+            changed.push((*address, page.clone()));
+        }
+        if page != *initial {
+            memory.write_privileged(*address, initial).expect("layout pages are mapped");
+        }
+    }
+    EngineResult::from_run(run.exit, final_state, changed)
 }
 
 fn patched(initial: &[u8], code: &[u8]) -> Vec<u8> {

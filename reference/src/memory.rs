@@ -17,7 +17,10 @@ use std::ptr::NonNull;
 pub const ADDRESS_SPACE_BITS: u32 = 39;
 pub const ADDRESS_SPACE_SIZE: u64 = 1 << ADDRESS_SPACE_BITS;
 pub const PAGE_SIZE: u64 = 0x1000;
-const PAGE_COUNT: usize = (ADDRESS_SPACE_SIZE / PAGE_SIZE) as usize;
+/// Entries of the page table `GuestMemory::host_page_table` points to.
+pub const PAGE_COUNT: usize = (ADDRESS_SPACE_SIZE / PAGE_SIZE) as usize;
+/// The bit of a page table entry that says the page is mapped; the low bits are its `Perm`.
+pub const PAGE_MAPPED_BIT: u8 = Perm::MAPPED;
 
 /// Guest page permissions.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -152,6 +155,13 @@ impl GuestMemory {
     /// Host pointer to guest address 0, for engines that access memory directly (the fast path).
     pub fn host_base(&self) -> *mut u8 {
         self.base.as_ptr()
+    }
+
+    /// Host pointer to the permission table, one byte per guest page (`PAGE_COUNT` bytes): the page's `Perm` bits,
+    /// plus `PAGE_MAPPED_BIT` when it is mapped. For engines that check guest permissions inline (the fast path);
+    /// valid as long as this `GuestMemory`, and it changes only through `&mut self`.
+    pub fn host_page_table(&self) -> *const u8 {
+        self.perms.as_ptr()
     }
 
     /// Maps zero-filled pages with `perm`. The range must be page aligned and not mapped yet.

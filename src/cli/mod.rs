@@ -10,6 +10,8 @@ mod run;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
+use anyhow::Context;
+use tandem_fast::FastEngine;
 use tandem_reference::{Engine, Interpreter};
 
 #[derive(Parser)]
@@ -78,9 +80,9 @@ impl CpuPath {
     pub fn engine(self) -> anyhow::Result<Box<dyn Engine>> {
         match self {
             CpuPath::Reference => Ok(Box::new(Interpreter::default())),
-            CpuPath::Fast => anyhow::bail!(
-                "the fast path (A64 lifted to native code through Cranelift) is not built yet; use --cpu reference"
-            ),
+            CpuPath::Fast => Ok(Box::new(
+                FastEngine::with_defaults().context("starting the fast path; --cpu reference needs no code generator")?,
+            )),
         }
     }
 }

@@ -1,0 +1,191 @@
+//! `FastEngine`: the dispatcher that runs compiled blocks and hands the rest to the reference interpreter.
+
+use crate::code_memory::{CodeMemory, CodeMemoryError};
+use crate::lift::{INTERPRET_NEXT, LiftedBlock, lift_block};
+use cranelift_codegen::control::ControlPlane;
+use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_codegen::settings::{self, Configurable};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+use tandem_reference::engine::{Engine, Exit, GuestClock, RunResult};
+use tandem_reference::memory::{GuestMemory, PAGE_SIZE, Perm};
+use tandem_reference::sysreg::{CpuIdentity, PointerAuthKeys};
+use tandem_reference::{CpuState, Interpreter, Unpredictable};
+
+/// A compiled block's entry point (see `lift` for the contract).
+type BlockFn = unsafe extern "C" fn(*mut CpuState, *mut u8, *const u8) -> u64;
+
+#[derive(Clone, Copy)]
+enum Block {
+    Compiled { entry: BlockFn, instructions: u32 },
+    /// The first instruction is one the lifter leaves to the reference.
+    Interpreted,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FastError {
+    #[error("Cranelift does not support this host: {0}")]
+    Host(String),
+    #[error(transparent)]
+    CodeMemory(#[from] CodeMemoryError),
+}
+
+/// What the engine has compiled so far, for `tandem bench` and the logs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CompileStats {
+    pub blocks: u64,
+    pub guest_instructions: u64,
+    pub time: Duration,
+}
+
+/// The fast CPU path: guest blocks lifted to host code through Cranelift, the reference interpreter for what
+/// the lifter leaves to it. Results are identical to the reference's, budget and exits included.
+pub struct FastEngine {
+    interpreter: Interpreter,
+    isa: OwnedTargetIsa,
+    code: CodeMemory,
+    /// Blocks by guest start address. A block never crosses a page, and is compiled only from a page that is
+    /// executable and not writable, so guest stores cannot change it; `invalidate` drops it when the page changes.
+    blocks: HashMap<u64, Block>,
+    stats: CompileStats,
+    last_unpredictable: Option<(u64, Unpredictable)>,
+}
+
+impl FastEngine {
+    pub fn new(identity: CpuIdentity, keys: PointerAuthKeys) -> Result<FastEngine, FastError> {
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").map_err(|error| FastError::Host(error.to_string()))?;
+        let isa = cranelift_native::builder()
+            .map_err(|error| FastError::Host(error.to_string()))?
+            .finish(settings::Flags::new(flags))
+            .map_err(|error| FastError::Host(error.to_string()))?;
+        Ok(FastEngine {
+            interpreter: Interpreter::new(identity, keys),
+            isa,
+            code: CodeMemory::default(),
+            blocks: HashMap::new(),
+            stats: CompileStats::default(),
+            last_unpredictable: None,
+        })
+    }
+
+    /// The Cortex-A78C with zero keys, as `Interpreter::default`.
+    pub fn with_defaults() -> Result<FastEngine, FastError> {
+        FastEngine::new(CpuIdentity::CORTEX_A78C, PointerAuthKeys::default())
+    }
+
+    pub fn stats(&self) -> CompileStats {
+        self.stats
+    }
+
+    /// The most recent CONSTRAINED UNPREDICTABLE case of the last `run` (always the reference's resolution).
+    pub fn last_unpredictable(&self) -> Option<(u64, Unpredictable)> {
+        self.last_unpredictable
+    }
+
+    /// The block that starts at `pc`, compiling it on first use; `None` where the reference must fetch (the page
+    /// is not executable, or writable and so not safe to compile).
+    fn block_at(&mut self, pc: u64, memory: &GuestMemory) -> Option<Block> {
+        if let Some(&block) = self.blocks.get(&pc) {
+            return Some(block);
+        }
+        let perm = memory.perm_at(pc)?;
+        if !perm.contains(Perm::EXECUTE) || perm.contains(Perm::WRITE) {
+            return None;
+        }
+        let block = match self.compile(memory, pc) {
+            Ok(block) => block,
+            Err(error) => {
+                tracing::warn!(pc = format_args!("{pc:#x}"), "fast path: block not compiled, interpreting it: {error}");
+                Block::Interpreted
+            }
+        };
+        self.blocks.insert(pc, block);
+        Some(block)
+    }
+
+    fn compile(&mut self, memory: &GuestMemory, pc: u64) -> Result<Block, String> {
+        let started = Instant::now();
+        let Some(LiftedBlock { function, instructions }) = lift_block(memory, pc, &*self.isa)
+        else {
+            return Ok(Block::Interpreted);
+        };
+        let mut context = cranelift_codegen::Context::for_function(function);
+        let compiled = context
+            .compile(&*self.isa, &mut ControlPlane::default())
+            .map_err(|error| format!("Cranelift rejected the lifted block: {:?}", error.inner))?;
+        if !compiled.buffer.relocs().is_empty() {
+            return Err("the lifted block needs relocations".into());
+        }
+        let start = self.code.install(compiled.code_buffer()).map_err(|error| error.to_string())?;
+        // SAFETY: `start` holds the machine code Cranelift generated for a function of exactly `BlockFn`'s
+        // signature in the host's default calling convention, without relocations, in memory that lives as long
+        // as `self.code`.
+        let entry = unsafe { std::mem::transmute::<*const u8, BlockFn>(start) };
+        self.stats.blocks += 1;
+        self.stats.guest_instructions += u64::from(instructions);
+        self.stats.time += started.elapsed();
+        Ok(Block::Compiled { entry, instructions })
+    }
+
+    /// One instruction on the reference interpreter, with the clock it would see.
+    fn interpret_one(&mut self, cpu: &mut CpuState, memory: &GuestMemory, clock: GuestClock, retired: u64) -> RunResult {
+        let clock = GuestClock { instructions_before: clock.instructions_before + retired };
+        let result = self.interpreter.run(cpu, memory, 1, clock);
+        if let Some(case) = self.interpreter.last_unpredictable {
+            self.last_unpredictable = Some(case);
+        }
+        result
+    }
+
+    /// The Cranelift IR and host code of the block at `pc`, for divergence reports (`tandem diff lockstep`).
+    pub fn listing(&self, memory: &GuestMemory, pc: u64) -> Option<String> {
+        let LiftedBlock { function, instructions } = lift_block(memory, pc, &*self.isa)?;
+        let clif = function.display().to_string();
+        let mut context = cranelift_codegen::Context::for_function(function);
+        context.set_disasm(true);
+        let host = match context.compile(&*self.isa, &mut ControlPlane::default()) {
+            Ok(compiled) => compiled.vcode.clone().unwrap_or_default(),
+            Err(error) => format!("Cranelift rejected it: {:?}", error.inner),
+        };
+        Some(format!("block at {pc:#x}, {instructions} instructions\n; Cranelift IR\n{clif}\n; host code\n{host}"))
+    }
+}
+
+/// Runs a compiled block.
+fn call_block(entry: BlockFn, cpu: &mut CpuState, memory: &GuestMemory) -> u64 {
+    // SAFETY: the lifted code reads and writes only `CpuState` fields (at `offset_of!` offsets), the page table
+    // (index masked to its size), and guest bytes at `host_base() + address` after checking inline that their
+    // page is mapped, hence host accessible; `cpu` is exclusively borrowed for the call.
+    unsafe { entry(cpu, memory.host_base(), memory.host_page_table()) }
+}
+
+impl Engine for FastEngine {
+    fn run(&mut self, cpu: &mut CpuState, memory: &GuestMemory, budget: u64, clock: GuestClock) -> RunResult {
+        self.last_unpredictable = None;
+        let mut retired = 0;
+        while retired < budget {
+            if let Some(Block::Compiled { entry, instructions }) = self.block_at(cpu.pc, memory)
+                && u64::from(instructions) <= budget - retired
+            {
+                let status = call_block(entry, cpu, memory);
+                retired += status & (INTERPRET_NEXT - 1);
+                if status & INTERPRET_NEXT == 0 || retired == budget {
+                    continue;
+                }
+            }
+            let step = self.interpret_one(cpu, memory, clock, retired);
+            retired += step.retired;
+            if step.exit != Exit::BudgetSpent {
+                return RunResult { exit: step.exit, retired };
+            }
+        }
+        RunResult { exit: Exit::BudgetSpent, retired }
+    }
+
+    fn invalidate(&mut self, address: u64, size: u64) {
+        let first_page = address & !(PAGE_SIZE - 1);
+        let end = address.saturating_add(size);
+        self.blocks.retain(|&pc, _| pc < first_page || pc >= end);
+    }
+}

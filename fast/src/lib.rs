@@ -1,0 +1,15 @@
+//! Tandem's fast path: A64 lifted to host code through Cranelift, with exactly the reference's budgets and exits.
+//!
+//! Architecture invariants:
+//! - `FastEngine` is an `Engine`: for any state, memory and budget it returns what `Interpreter` returns, with
+//!   the same retired count. Whatever the lifter does not compile (or cannot check inline) runs on the reference
+//!   interpreter, one instruction at a time.
+//! - Only `code_memory` and the block call in `engine` are `unsafe`.
+//! - Compiled code depends only on guest bytes of pages that are executable and not writable; anything that
+//!   changes such bytes or permissions must call `Engine::invalidate`.
+
+mod code_memory;
+mod engine;
+pub mod lift;
+
+pub use engine::{CompileStats, FastEngine, FastError};

@@ -1,0 +1,499 @@
+//! Data processing (immediate and register), hints and barriers. Encodings the reference treats as unallocated
+//! are left to it (`Unlifted`), so the UNDEFINED exit comes from one place.
+
+use super::{Flow, Lift, Lifter, Operand, Unlifted};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{InstBuilder, Value, types};
+use tandem_reference::interp::pseudocode::{datasize, decode_bit_masks, ones, sign_extend};
+
+/// `ShiftReg`'s shift types, by `shift` field value.
+const LSL: u32 = 0;
+const LSR: u32 = 1;
+const ASR: u32 = 2;
+
+impl Lifter<'_> {
+    /// `ShiftReg(X[m], shift_type, amount)`.
+    fn shifted(&mut self, m: u32, width: u32, shift_type: u32, amount: u32) -> Value {
+        let value = self.x(m, width);
+        if amount == 0 {
+            return value;
+        }
+        let amount = i64::from(amount);
+        match shift_type {
+            LSL => self.b.ins().ishl_imm_u(value, amount),
+            LSR => self.b.ins().ushr_imm_u(value, amount),
+            ASR => self.b.ins().sshr_imm_u(value, amount),
+            _ => self.b.ins().rotr_imm_u(value, amount),
+        }
+    }
+
+    /// `ExtendReg(m, extend_type, shift)` at `width` bits.
+    fn extended(&mut self, m: u32, option: u32, shift: u32, width: u32) -> Value {
+        let value = self.x(m, 64);
+        let source_type = match option & 0b11 {
+            0b00 => types::I8,
+            0b01 => types::I16,
+            0b10 => types::I32,
+            _ => types::I64,
+        };
+        let extended = if source_type == types::I64 {
+            value
+        } else {
+            let narrow = self.b.ins().ireduce(source_type, value);
+            if option & 0b100 != 0 {
+                self.b.ins().sextend(types::I64, narrow)
+            } else {
+                self.b.ins().uextend(types::I64, narrow)
+            }
+        };
+        let shifted = if shift == 0 { extended } else { self.b.ins().ishl_imm_u(extended, i64::from(shift)) };
+        if width == 32 { self.b.ins().ireduce(types::I32, shifted) } else { shifted }
+    }
+
+    /// The common tail of ADD/ADDS/SUB/SUBS: the operation, the flags, the destination.
+    fn add_sub(&mut self, sub: bool, set_flags: bool, a: Value, b: Value, rd: u32, rd_may_be_sp: bool) -> Lift {
+        let result = if sub { self.b.ins().isub(a, b) } else { self.b.ins().iadd(a, b) };
+        if set_flags {
+            if sub {
+                self.set_flags_sub(a, b, result);
+            } else {
+                self.set_flags_add(a, b, result);
+            }
+        }
+        if rd_may_be_sp && !set_flags { self.set_x_or_sp(rd, result) } else { self.set_x(rd, result) }
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn adr(&mut self, op: u32, immlo: u32, immhi: u32, rd: u32) -> Lift {
+        let imm = sign_extend(u64::from(immhi << 2 | immlo), 21);
+        let result = if op == 1 { (self.pc & !0xfff).wrapping_add(imm << 12) } else { self.pc.wrapping_add(imm) };
+        let value = self.iconst(types::I64, result);
+        self.set_x(rd, value);
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn add_sub_immediate(&mut self, sf: u32, op: u32, s: u32, sh: u32, imm12: u32, rn: u32, rd: u32) -> Lift {
+        let width = datasize(sf);
+        let a = self.x_or_sp(rn, width);
+        let b = self.iconst(Self::int_type(width), u64::from(imm12) << (12 * sh));
+        self.add_sub(op == 1, s == 1, a, b, rd, true)
+    }
+
+    pub(super) fn add_sub_shifted(
+        &mut self,
+        sf: u32,
+        op: u32,
+        s: u32,
+        shift: u32,
+        rm: u32,
+        imm6: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        let width = datasize(sf);
+        if shift == 0b11 || imm6 >= width {
+            return Err(Unlifted);
+        }
+        let b = self.shifted(rm, width, shift, imm6);
+        let a = self.x(rn, width);
+        self.add_sub(op == 1, s == 1, a, b, rd, false)
+    }
+
+    pub(super) fn add_sub_extended(
+        &mut self,
+        sf: u32,
+        op: u32,
+        s: u32,
+        opt: u32,
+        rm: u32,
+        option: u32,
+        imm3: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        if opt != 0 || imm3 > 4 {
+            return Err(Unlifted);
+        }
+        let width = datasize(sf);
+        let a = self.x_or_sp(rn, width);
+        let b = self.extended(rm, option, imm3, width);
+        self.add_sub(op == 1, s == 1, a, b, rd, true)
+    }
+
+    /// ADC, ADCS, SBC, SBCS: `AddWithCarry(X[n], X[m] or NOT(X[m]), PSTATE.C)`.
+    pub(super) fn add_sub_carry(&mut self, sf: u32, op: u32, s: u32, rm: u32, rn: u32, rd: u32) -> Lift {
+        let width = datasize(sf);
+        let ty = Self::int_type(width);
+        let a = self.x(rn, width);
+        let m = self.x(rm, width);
+        let b = if op == 1 { self.b.ins().bnot(m) } else { m };
+        let packed = self.packed_flags();
+        let carry_bit = self.b.ins().ushr_imm_u(packed, 29);
+        let carry_bit = self.b.ins().band_imm_u(carry_bit, 1);
+        let carry = if ty == types::I64 { self.b.ins().uextend(types::I64, carry_bit) } else { carry_bit };
+        let partial = self.b.ins().iadd(a, b);
+        let result = self.b.ins().iadd(partial, carry);
+        if s == 1 {
+            // Carry out of a + b + c: out of a + b, or out of adding c to that.
+            let first = self.b.ins().icmp(IntCC::UnsignedLessThan, partial, a);
+            let second = self.b.ins().icmp(IntCC::UnsignedLessThan, result, partial);
+            let c = self.b.ins().bor(first, second);
+            let v = self.signed_overflow_add(a, b, result);
+            let packed = self.pack_flags(result, c, v);
+            self.set_flags_packed(packed);
+        }
+        self.set_x(rd, result);
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn logical_immediate(
+        &mut self,
+        sf: u32,
+        opc: u32,
+        n: u32,
+        immr: u32,
+        imms: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        let width = datasize(sf);
+        if sf == 0 && n != 0 {
+            return Err(Unlifted);
+        }
+        let Some((imm, _)) = decode_bit_masks(n, imms, immr, true, width) else { return Err(Unlifted) };
+        let a = self.x(rn, width);
+        let b = self.iconst(Self::int_type(width), imm);
+        let result = self.logical(opc, a, b);
+        // AND, ORR and EOR (immediate) may write SP; ANDS writes XZR.
+        if opc == 0b11 { self.set_x(rd, result) } else { self.set_x_or_sp(rd, result) }
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn logical_shifted(
+        &mut self,
+        sf: u32,
+        opc: u32,
+        shift: u32,
+        n: u32,
+        rm: u32,
+        imm6: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        let width = datasize(sf);
+        if imm6 >= width {
+            return Err(Unlifted);
+        }
+        let shifted = self.shifted(rm, width, shift, imm6);
+        let b = if n == 1 { self.b.ins().bnot(shifted) } else { shifted };
+        let a = self.x(rn, width);
+        let result = self.logical(opc, a, b);
+        self.set_x(rd, result);
+        Ok(Flow::Next)
+    }
+
+    /// AND, ORR, EOR, ANDS by `opc`; ANDS sets the flags.
+    fn logical(&mut self, opc: u32, a: Value, b: Value) -> Value {
+        match opc {
+            0b00 => self.b.ins().band(a, b),
+            0b01 => self.b.ins().bor(a, b),
+            0b10 => self.b.ins().bxor(a, b),
+            _ => {
+                let result = self.b.ins().band(a, b);
+                self.set_flags_logic(result);
+                result
+            }
+        }
+    }
+
+    pub(super) fn move_wide(&mut self, sf: u32, opc: u32, hw: u32, imm16: u32, rd: u32) -> Lift {
+        let width = datasize(sf);
+        if opc == 0b01 || (sf == 0 && hw >= 2) {
+            return Err(Unlifted);
+        }
+        let ty = Self::int_type(width);
+        let position = hw * 16;
+        let imm = u64::from(imm16) << position;
+        let result = match opc {
+            0b00 => self.iconst(ty, !imm & ones(width)),
+            0b10 => self.iconst(ty, imm),
+            _ => {
+                let old = self.x(rd, width);
+                let kept = self.and_const(old, !(0xffff << position));
+                let inserted = self.iconst(ty, imm);
+                self.b.ins().bor(kept, inserted)
+            }
+        };
+        self.set_x(rd, result);
+        Ok(Flow::Next)
+    }
+
+    /// SBFM, BFM, UBFM, as the pseudocode computes them from `DecodeBitMasks`.
+    pub(super) fn bitfield(&mut self, sf: u32, opc: u32, n: u32, immr: u32, imms: u32, rn: u32, rd: u32) -> Lift {
+        let width = datasize(sf);
+        if opc == 0b11 || n != sf || immr >= width || imms >= width {
+            return Err(Unlifted);
+        }
+        let Some((wmask, tmask)) = decode_bit_masks(n, imms, immr, false, width) else { return Err(Unlifted) };
+        let ty = Self::int_type(width);
+        let src = self.x(rn, width);
+        let dst = if opc == 0b01 { self.x(rd, width) } else { self.iconst(ty, 0) };
+        // bot = (dst AND NOT(wmask)) OR (ROR(src, R) AND wmask)
+        let rotated = if immr == 0 { src } else { self.b.ins().rotr_imm_u(src, i64::from(immr)) };
+        let kept = self.and_const(dst, !wmask);
+        let inserted = self.and_const(rotated, wmask);
+        let bot = self.b.ins().bor(kept, inserted);
+        // top = extend ? Replicate(src<S>) : dst
+        let top = if opc == 0b00 {
+            let at_top = self.b.ins().ishl_imm_u(src, i64::from(width - 1 - imms));
+            self.b.ins().sshr_imm_u(at_top, i64::from(width - 1))
+        } else {
+            dst
+        };
+        // result = (top AND NOT(tmask)) OR (bot AND tmask)
+        let high = self.and_const(top, !tmask);
+        let low = self.and_const(bot, tmask);
+        let result = self.b.ins().bor(high, low);
+        self.set_x(rd, result);
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn extract(
+        &mut self,
+        sf: u32,
+        op21: u32,
+        n: u32,
+        o0: u32,
+        rm: u32,
+        imms: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        let width = datasize(sf);
+        if op21 != 0 || o0 != 0 || n != sf || imms >= width {
+            return Err(Unlifted);
+        }
+        let low = self.x(rm, width);
+        let result = if imms == 0 {
+            low
+        } else {
+            let high = self.x(rn, width);
+            let low_part = self.b.ins().ushr_imm_u(low, i64::from(imms));
+            let high_part = self.b.ins().ishl_imm_u(high, i64::from(width - imms));
+            self.b.ins().bor(low_part, high_part)
+        };
+        self.set_x(rd, result);
+        Ok(Flow::Next)
+    }
+
+    /// CSEL, CSINC, CSINV, CSNEG.
+    pub(super) fn conditional_select(
+        &mut self,
+        sf: u32,
+        op: u32,
+        s: u32,
+        rm: u32,
+        cond: u32,
+        op2: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        if s != 0 || op2 >= 0b10 {
+            return Err(Unlifted);
+        }
+        let width = datasize(sf);
+        let holds = self.condition_holds(cond);
+        let taken = self.x(rn, width);
+        let other = self.x(rm, width);
+        let other = match (op, op2) {
+            (0, 0) => other,
+            (0, _) => self.b.ins().iadd_imm_s(other, 1),
+            (_, 0) => self.b.ins().bnot(other),
+            _ => self.b.ins().ineg(other),
+        };
+        let result = self.b.ins().select(holds, taken, other);
+        self.set_x(rd, result);
+        Ok(Flow::Next)
+    }
+
+    /// CCMN, CCMP (register and immediate): the flags of the comparison if the condition holds, else `nzcv`.
+    pub(super) fn conditional_compare(
+        &mut self,
+        sf: u32,
+        op: u32,
+        s: u32,
+        operand: Operand,
+        cond: u32,
+        o2: u32,
+        rn: u32,
+        o3: u32,
+        nzcv: u32,
+    ) -> Lift {
+        if s != 1 || o2 != 0 || o3 != 0 {
+            return Err(Unlifted);
+        }
+        let width = datasize(sf);
+        let holds = self.condition_holds(cond);
+        let a = self.x(rn, width);
+        let b = match operand {
+            Operand::Register(m) => self.x(m, width),
+            Operand::Immediate(imm) => self.iconst(Self::int_type(width), u64::from(imm)),
+        };
+        let compared = if op == 1 {
+            let result = self.b.ins().isub(a, b);
+            self.flags_of_sub(a, b, result)
+        } else {
+            let result = self.b.ins().iadd(a, b);
+            self.flags_of_add(a, b, result)
+        };
+        let otherwise = self.iconst(types::I32, u64::from(nzcv) << 28);
+        let packed = self.b.ins().select(holds, compared, otherwise);
+        self.set_flags_packed(packed);
+        Ok(Flow::Next)
+    }
+
+    /// RBIT, REV16, REV32, REV, CLZ, CLS.
+    pub(super) fn data_processing_1_source(
+        &mut self,
+        sf: u32,
+        s: u32,
+        opcode2: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        if s != 0 || opcode2 != 0 || opcode > 0b101 || (sf == 0 && opcode == 0b011) {
+            return Err(Unlifted);
+        }
+        let width = datasize(sf);
+        let x = self.x(rn, width);
+        let result = match opcode {
+            0b000 => self.b.ins().bitrev(x),
+            0b001 => {
+                let mask = ones(width) / 0xffff * 0x00ff;
+                let high = self.b.ins().ushr_imm_u(x, 8);
+                let high = self.and_const(high, mask);
+                let low = self.and_const(x, mask);
+                let low = self.b.ins().ishl_imm_u(low, 8);
+                self.b.ins().bor(high, low)
+            }
+            0b010 if sf == 1 => {
+                let swapped = self.b.ins().bswap(x);
+                self.b.ins().rotr_imm_u(swapped, 32)
+            }
+            0b010 | 0b011 => self.b.ins().bswap(x),
+            0b100 => self.b.ins().clz(x),
+            _ => {
+                // CountLeadingSignBits(x) = CountLeadingZeroBits(x<N-1:1> EOR x<N-2:0>).
+                let shifted = self.b.ins().ishl_imm_u(x, 1);
+                let differences = self.b.ins().bxor(x, shifted);
+                let differences = self.b.ins().bor_imm_u(differences, 1);
+                self.b.ins().clz(differences)
+            }
+        };
+        self.set_x(rd, result);
+        Ok(Flow::Next)
+    }
+
+    /// UDIV, SDIV (division by zero gives zero, the most negative number divided by -1 gives itself), LSLV,
+    /// LSRV, ASRV, RORV (the amount is taken modulo the width, as Cranelift's shifts do).
+    pub(super) fn data_processing_2_source(&mut self, sf: u32, s: u32, rm: u32, opcode: u32, rn: u32, rd: u32) -> Lift {
+        if s != 0 || !matches!(opcode, 0b000010 | 0b000011 | 0b001000..=0b001011) {
+            return Err(Unlifted);
+        }
+        let width = datasize(sf);
+        let ty = Self::int_type(width);
+        let a = self.x(rn, width);
+        let b = self.x(rm, width);
+        let result = match opcode {
+            0b000010 | 0b000011 => {
+                let signed = opcode == 0b000011;
+                let by_zero = self.b.ins().icmp_imm_s(IntCC::Equal, b, 0);
+                let one = self.iconst(ty, 1);
+                let zero = self.iconst(ty, 0);
+                let trapping = if signed {
+                    let most_negative = self.iconst(ty, 1 << (width - 1));
+                    let a_min = self.b.ins().icmp(IntCC::Equal, a, most_negative);
+                    let minus_one = self.iconst(ty, u64::MAX);
+                    let b_minus_one = self.b.ins().icmp(IntCC::Equal, b, minus_one);
+                    let overflow = self.b.ins().band(a_min, b_minus_one);
+                    self.b.ins().bor(by_zero, overflow)
+                } else {
+                    by_zero
+                };
+                let divisor = self.b.ins().select(trapping, one, b);
+                let quotient = if signed { self.b.ins().sdiv(a, divisor) } else { self.b.ins().udiv(a, divisor) };
+                self.b.ins().select(by_zero, zero, quotient)
+            }
+            0b001000 => self.b.ins().ishl(a, b),
+            0b001001 => self.b.ins().ushr(a, b),
+            0b001010 => self.b.ins().sshr(a, b),
+            _ => self.b.ins().rotr(a, b),
+        };
+        self.set_x(rd, result);
+        Ok(Flow::Next)
+    }
+
+    /// MADD, MSUB, SMADDL, SMSUBL, SMULH, UMADDL, UMSUBL, UMULH.
+    pub(super) fn data_processing_3_source(
+        &mut self,
+        sf: u32,
+        op54: u32,
+        op31: u32,
+        rm: u32,
+        o0: u32,
+        ra: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        let subtract = o0 == 1;
+        let result = match (sf, op54, op31, o0) {
+            (_, 0, 0b000, _) => {
+                let width = datasize(sf);
+                let product = {
+                    let n = self.x(rn, width);
+                    let m = self.x(rm, width);
+                    self.b.ins().imul(n, m)
+                };
+                let addend = self.x(ra, width);
+                if subtract { self.b.ins().isub(addend, product) } else { self.b.ins().iadd(addend, product) }
+            }
+            (1, 0, 0b001 | 0b101, _) => {
+                let signed = op31 == 0b001;
+                let extend = |lifter: &mut Self, r: u32| {
+                    let w = lifter.x(r, 32);
+                    if signed { lifter.b.ins().sextend(types::I64, w) } else { lifter.b.ins().uextend(types::I64, w) }
+                };
+                let n = extend(self, rn);
+                let m = extend(self, rm);
+                let product = self.b.ins().imul(n, m);
+                let addend = self.x(ra, 64);
+                if subtract { self.b.ins().isub(addend, product) } else { self.b.ins().iadd(addend, product) }
+            }
+            (1, 0, 0b010 | 0b110, 0) => {
+                let n = self.x(rn, 64);
+                let m = self.x(rm, 64);
+                if op31 == 0b010 { self.b.ins().smulhi(n, m) } else { self.b.ins().umulhi(n, m) }
+            }
+            _ => return Err(Unlifted),
+        };
+        self.set_x(rd, result);
+        Ok(Flow::Next)
+    }
+
+    /// Hints without architectural effect at EL0 under Horizon (NOP, YIELD, WFE, WFI, SEV, SEVL, ESB, CSDB, BTI,
+    /// ...); the pointer authentication hints are the reference's.
+    pub(super) fn hint(&mut self, crm: u32, op2: u32) -> Lift {
+        let pointer_authentication = (crm == 0b0000 && op2 == 0b111) || (crm == 0b0001 && op2 & 1 == 0) || crm == 0b0011;
+        if pointer_authentication {
+            return Err(Unlifted);
+        }
+        Ok(Flow::Next)
+    }
+
+    /// DSB, DMB, ISB: one thread runs at a time and every access completes in program order, so they order
+    /// nothing (as in the reference). CLREX and the rest are the reference's.
+    pub(super) fn barrier(&mut self, op2: u32) -> Lift {
+        if (0b100..=0b110).contains(&op2) { Ok(Flow::Next) } else { Err(Unlifted) }
+    }
+}

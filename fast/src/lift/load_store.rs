@@ -1,0 +1,278 @@
+//! Loads and stores of general-purpose and SIMD&FP registers (single, register offset, pair, literal).
+//!
+//! Each access is checked inline (`guest_address`): mapped with the permission it needs and inside one page.
+//! Anything else (page-crossing accesses, faults) leaves the block before the instruction, and the reference
+//! performs it or reports the fault. Constrained-unpredictable register overlaps are the reference's too.
+
+use super::{Flow, Lift, Lifter, Unlifted, access_type};
+use cranelift_codegen::ir::{InstBuilder, Value, types};
+use tandem_reference::interp::pseudocode::sign_extend;
+use tandem_reference::memory::Perm;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Indexing {
+    UnsignedOffset,
+    Unscaled,
+    PreIndex,
+    PostIndex,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PairIndexing {
+    Offset,
+    /// LDNP/STNP: as `Offset`, except that LDPSW has no such form.
+    NoAllocate,
+    PreIndex,
+    PostIndex,
+}
+
+/// What a single-register access does to a general-purpose register (`decode_single` of the reference).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Transfer {
+    Store,
+    Load { regsize: u32, signed: bool },
+    Prefetch,
+}
+
+/// The decode shared by LDR/STR/LDRS*/PRFM; `None` is UNDEFINED (left to the reference).
+fn decode_single(size: u32, opc: u32, prefetch_allowed: bool) -> Option<Transfer> {
+    let regsize64 = if size == 0b11 { 64 } else { 32 };
+    match (opc, size) {
+        (0b00, _) => Some(Transfer::Store),
+        (0b01, _) => Some(Transfer::Load { regsize: regsize64, signed: false }),
+        (0b10, 0b11) if prefetch_allowed => Some(Transfer::Prefetch),
+        (_, 0b11) | (0b11, 0b10) => None,
+        (0b10, _) => Some(Transfer::Load { regsize: 64, signed: true }),
+        _ => Some(Transfer::Load { regsize: 32, signed: true }),
+    }
+}
+
+impl Lifter<'_> {
+    /// The base register plus the offset, and the value to write back (if any).
+    fn indexed_address(&mut self, rn: u32, offset: u64, writeback: bool, postindex: bool) -> (Value, Option<Value>) {
+        let base = self.x_or_sp(rn, 64);
+        let offset_address = self.b.ins().iadd_imm_s(base, offset as i64);
+        let address = if postindex { base } else { offset_address };
+        (address, writeback.then_some(offset_address))
+    }
+
+    /// Loads `bytes` from the checked host address into general-purpose register `rt`, extended as `transfer` says.
+    fn load_x(&mut self, host: Value, offset: i32, bytes: u32, rt: u32, regsize: u32, signed: bool) {
+        let ty = access_type(bytes);
+        let host = if offset == 0 { host } else { self.b.ins().iadd_imm_s(host, i64::from(offset)) };
+        let data = self.host_load(ty, host);
+        let value = match (signed, ty == Self::int_type(regsize)) {
+            (_, true) => data,
+            (true, false) => self.b.ins().sextend(Self::int_type(regsize), data),
+            (false, false) => self.b.ins().uextend(types::I64, data),
+        };
+        self.set_x(rt, value);
+    }
+
+    /// Stores the low `bytes` of general-purpose register `rt`.
+    fn store_x(&mut self, host: Value, offset: i32, bytes: u32, rt: u32) {
+        let value = self.x(rt, 64);
+        let ty = access_type(bytes);
+        let value = if ty == types::I64 { value } else { self.b.ins().ireduce(ty, value) };
+        self.host_store(value, host, offset);
+    }
+
+    fn load_v(&mut self, host: Value, offset: i32, bytes: u32, rt: u32) {
+        let host = if offset == 0 { host } else { self.b.ins().iadd_imm_s(host, i64::from(offset)) };
+        let data = self.host_load(access_type(bytes), host);
+        self.set_v(rt, data);
+    }
+
+    fn store_v(&mut self, host: Value, offset: i32, bytes: u32, rt: u32) {
+        let value = self.v_low(rt, access_type(bytes));
+        self.host_store(value, host, offset);
+    }
+
+    /// LDR/STR/LDRB/STRB/LDRH/STRH/LDRS*/PRFM and their SIMD&FP forms, with an immediate offset.
+    pub(super) fn load_store_single(
+        &mut self,
+        indexing: Indexing,
+        size: u32,
+        opc: u32,
+        imm: u32,
+        rn: u32,
+        rt: u32,
+        simd_fp: bool,
+    ) -> Lift {
+        let scale = if simd_fp { (opc >> 1) << 2 | size } else { size };
+        let offset = match indexing {
+            Indexing::UnsignedOffset => u64::from(imm) << scale,
+            _ => sign_extend(u64::from(imm), 9),
+        };
+        let (writeback, postindex) = match indexing {
+            Indexing::UnsignedOffset | Indexing::Unscaled => (false, false),
+            Indexing::PreIndex => (true, false),
+            Indexing::PostIndex => (true, true),
+        };
+        let prefetch_allowed = !writeback;
+        self.load_store_one(size, opc, rn, rt, simd_fp, prefetch_allowed, |lifter| {
+            lifter.indexed_address(rn, offset, writeback, postindex)
+        })
+    }
+
+    /// The register-offset forms: base plus `ExtendReg(m, option, s ? scale : 0)`.
+    pub(super) fn load_store_register_offset(
+        &mut self,
+        size: u32,
+        opc: u32,
+        rm: u32,
+        option: u32,
+        s: u32,
+        rn: u32,
+        rt: u32,
+        simd_fp: bool,
+    ) -> Lift {
+        if option & 0b010 == 0 {
+            return Err(Unlifted);
+        }
+        let scale = if simd_fp { (opc >> 1) << 2 | size } else { size };
+        let shift = if s == 1 { scale } else { 0 };
+        self.load_store_one(size, opc, rn, rt, simd_fp, true, |lifter| {
+            let base = lifter.x_or_sp(rn, 64);
+            let index = lifter.extended_index(rm, option, shift);
+            (lifter.b.ins().iadd(base, index), None)
+        })
+    }
+
+    /// `ExtendReg(m, option, shift)` at 64 bits for an address (option is UXTW, LSL, SXTW or SXTX).
+    fn extended_index(&mut self, rm: u32, option: u32, shift: u32) -> Value {
+        let value = if option & 0b001 == 0 {
+            let word = self.x(rm, 32);
+            if option & 0b100 != 0 {
+                self.b.ins().sextend(types::I64, word)
+            } else {
+                self.b.ins().uextend(types::I64, word)
+            }
+        } else {
+            self.x(rm, 64)
+        };
+        if shift == 0 { value } else { self.b.ins().ishl_imm_u(value, i64::from(shift)) }
+    }
+
+    /// One register to or from memory; `address` computes the address and the writeback value.
+    fn load_store_one(
+        &mut self,
+        size: u32,
+        opc: u32,
+        rn: u32,
+        rt: u32,
+        simd_fp: bool,
+        prefetch_allowed: bool,
+        address: impl FnOnce(&mut Self) -> (Value, Option<Value>),
+    ) -> Lift {
+        if simd_fp {
+            let scale = (opc >> 1) << 2 | size;
+            if scale > 4 {
+                return Err(Unlifted);
+            }
+            let bytes = 1 << scale;
+            let is_load = opc & 1 == 1;
+            let (address, writeback) = address(self);
+            let host = self.guest_address(address, bytes, if is_load { Perm::READ } else { Perm::WRITE });
+            if is_load { self.load_v(host, 0, bytes, rt) } else { self.store_v(host, 0, bytes, rt) }
+            if let Some(written) = writeback {
+                self.set_x_or_sp(rn, written);
+            }
+            return Ok(Flow::Next);
+        }
+        let Some(transfer) = decode_single(size, opc, prefetch_allowed) else { return Err(Unlifted) };
+        let (address, writeback) = address(self);
+        if writeback.is_some() && rn == rt && rn != 31 {
+            return Err(Unlifted);
+        }
+        let bytes = 1 << size;
+        match transfer {
+            Transfer::Store => {
+                let host = self.guest_address(address, bytes, Perm::WRITE);
+                self.store_x(host, 0, bytes, rt);
+            }
+            Transfer::Load { regsize, signed } => {
+                let host = self.guest_address(address, bytes, Perm::READ);
+                self.load_x(host, 0, bytes, rt, regsize, signed);
+            }
+            // A hint: it never faults (and has no writeback form).
+            Transfer::Prefetch => {}
+        }
+        if let Some(written) = writeback {
+            self.set_x_or_sp(rn, written);
+        }
+        Ok(Flow::Next)
+    }
+
+    /// LDR (literal), LDRSW (literal), PRFM (literal) and LDR (literal, SIMD&FP).
+    pub(super) fn load_literal(&mut self, opc: u32, imm19: u32, rt: u32, simd_fp: bool) -> Lift {
+        let (bytes, signed) = match (simd_fp, opc) {
+            (false, 0b11) => return Ok(Flow::Next), // PRFM: a hint.
+            (true, 0b11) => return Err(Unlifted),
+            (true, _) => (4 << opc, false),
+            (false, 0b00) => (4, false),
+            (false, 0b01) => (8, false),
+            (false, _) => (4, true),
+        };
+        let address = self.iconst(types::I64, self.pc.wrapping_add(sign_extend(u64::from(imm19) << 2, 21)));
+        let host = self.guest_address(address, bytes, Perm::READ);
+        if simd_fp { self.load_v(host, 0, bytes, rt) } else { self.load_x(host, 0, bytes, rt, 64, signed) }
+        Ok(Flow::Next)
+    }
+
+    /// LDP, STP, LDPSW, LDNP, STNP and their SIMD&FP forms.
+    pub(super) fn load_store_pair(
+        &mut self,
+        indexing: PairIndexing,
+        opc: u32,
+        l: u32,
+        imm7: u32,
+        rt2: u32,
+        rn: u32,
+        rt: u32,
+        simd_fp: bool,
+    ) -> Lift {
+        let is_load = l == 1;
+        let signed = !simd_fp && opc & 1 == 1;
+        if opc == 0b11 || (signed && (!is_load || indexing == PairIndexing::NoAllocate)) || (is_load && rt == rt2) {
+            return Err(Unlifted);
+        }
+        let (writeback, postindex) = match indexing {
+            PairIndexing::Offset | PairIndexing::NoAllocate => (false, false),
+            PairIndexing::PreIndex => (true, false),
+            PairIndexing::PostIndex => (true, true),
+        };
+        if !simd_fp && writeback && (rt == rn || rt2 == rn) && rn != 31 {
+            return Err(Unlifted);
+        }
+        let scale = if simd_fp { 2 + opc } else { 2 + (opc >> 1) };
+        let bytes = 1u32 << scale;
+        let offset = sign_extend(u64::from(imm7), 7) << scale;
+        let (address, written) = self.indexed_address(rn, offset, writeback, postindex);
+        let host = self.guest_address(address, 2 * bytes, if is_load { Perm::READ } else { Perm::WRITE });
+        let second = bytes as i32;
+        match (simd_fp, is_load) {
+            (true, true) => {
+                self.load_v(host, 0, bytes, rt);
+                self.load_v(host, second, bytes, rt2);
+            }
+            (true, false) => {
+                self.store_v(host, 0, bytes, rt);
+                self.store_v(host, second, bytes, rt2);
+            }
+            (false, true) => {
+                let regsize = if signed { 64 } else { 8 * bytes };
+                self.load_x(host, 0, bytes, rt, regsize, signed);
+                self.load_x(host, second, bytes, rt2, regsize, signed);
+            }
+            (false, false) => {
+                self.store_x(host, 0, bytes, rt);
+                self.store_x(host, second, bytes, rt2);
+            }
+        }
+        if let Some(written) = written {
+            self.set_x_or_sp(rn, written);
+        }
+        Ok(Flow::Next)
+    }
+}

@@ -1,0 +1,609 @@
+//! The lifter: one block of guest code (straight-line A64 up to a branch, an instruction it leaves to the
+//! reference, or the end of the page) to one Cranelift function.
+//!
+//! The compiled function has the signature `extern "C" fn(cpu: *mut CpuState, memory: *mut u8, pages: *const u8)
+//! -> u64` and returns the instructions it retired, with `INTERPRET_NEXT` set when the instruction at the new PC
+//! must be executed by the reference interpreter (one the lifter leaves to it, or a memory access whose inline
+//! check failed: the reference then reports the exact fault, or performs the rare access exactly).
+//!
+//! Invariants:
+//! - Guest registers live in SSA values inside a block and are written back to the `CpuState` at every exit,
+//!   side exits included; NZCV is kept as the operands of the last flag-setting instruction and computed only
+//!   where it is read or at an exit.
+//! - Every inline memory check happens before the instruction changes anything, so a side exit leaves the state
+//!   exactly as it was before that instruction, with the instructions before it retired.
+//! - The generated code has no relocations: it calls nothing and addresses only its arguments, so it can be
+//!   copied anywhere (and, later, stored on disk).
+//! - Constrained-unpredictable cases, exclusives, atomics, system registers, FP and SIMD arithmetic are left to
+//!   the reference interpreter, so the two paths resolve them identically by construction.
+
+mod branch;
+mod data;
+mod load_store;
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{AbiParam, Function, InstBuilder, MemFlagsData, Signature, Type, UserFuncName, Value, types};
+use cranelift_codegen::isa::TargetIsa;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use std::mem::offset_of;
+use tandem_reference::CpuState;
+use tandem_reference::decode::{Inst, decode};
+use tandem_reference::memory::{ADDRESS_SPACE_BITS, GuestMemory, PAGE_COUNT, PAGE_SIZE, Perm};
+
+/// Set in a block's return value when the reference interpreter must execute the instruction at the new PC.
+pub const INTERPRET_NEXT: u64 = 1 << 32;
+/// The most instructions one block holds (a bound on compile time and on budget granularity).
+pub const MAX_BLOCK_INSTRUCTIONS: u32 = 64;
+
+/// A lifted block, ready for Cranelift's code generator.
+pub struct LiftedBlock {
+    pub function: Function,
+    /// Instructions retired when the block runs to its end.
+    pub instructions: u32,
+}
+
+/// Lifts the block starting at `pc`, or `None` when its first instruction is one the lifter leaves to the
+/// reference. The caller has checked that the page is executable and not writable.
+pub fn lift_block(memory: &GuestMemory, pc: u64, isa: &dyn TargetIsa) -> Option<LiftedBlock> {
+    let mut signature = Signature::new(isa.default_call_conv());
+    signature.params.extend([AbiParam::new(types::I64); 3]);
+    signature.returns.push(AbiParam::new(types::I64));
+    let mut function = Function::with_name_signature(UserFuncName::user(0, 0), signature);
+    let mut builder_context = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut function, &mut builder_context);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let [cpu, memory_base, pages] = b.block_params(entry).try_into().expect("three parameters");
+    let mut lifter = Lifter {
+        b,
+        cpu,
+        memory_base,
+        pages,
+        pc,
+        retired: 0,
+        registers: [None; 32],
+        dirty: 0,
+        flags: FlagsState::InCpu,
+        flags_dirty: false,
+    };
+    let page_end = (pc | (PAGE_SIZE - 1)) + 1;
+    let mut ended = false;
+    while lifter.retired < MAX_BLOCK_INSTRUCTIONS && lifter.pc < page_end {
+        let Ok(word) = memory.fetch(lifter.pc) else { break };
+        let Some(inst) = decode(word) else { break };
+        let saved = lifter.snapshot();
+        match lifter.lift(inst) {
+            Ok(Flow::Next) => {
+                lifter.pc += 4;
+                lifter.retired += 1;
+            }
+            Ok(Flow::Ended) => {
+                lifter.retired += 1;
+                ended = true;
+                break;
+            }
+            Err(Unlifted) => {
+                lifter.restore(saved);
+                break;
+            }
+        }
+    }
+    if lifter.retired == 0 {
+        return None;
+    }
+    let instructions = lifter.retired;
+    if !ended {
+        // Fell off the block: continue at the next instruction, through the reference when the lifter left it.
+        let interpret = lifter.pc < page_end && lifter.retired < MAX_BLOCK_INSTRUCTIONS;
+        let next = lifter.b.ins().iconst(types::I64, lifter.pc as i64);
+        lifter.exit_to(next, lifter.retired, interpret);
+    }
+    lifter.b.seal_all_blocks();
+    lifter.b.finalize(isa.frontend_config());
+    Some(LiftedBlock { function, instructions })
+}
+
+/// Why an instruction was not lifted: the reference executes it.
+pub(crate) struct Unlifted;
+
+pub(crate) type Lift = Result<Flow, Unlifted>;
+
+/// What follows a lifted instruction.
+pub(crate) enum Flow {
+    Next,
+    /// The instruction wrote the PC and returned (branches).
+    Ended,
+}
+
+/// NZCV as the block knows it.
+#[derive(Clone, Copy)]
+enum FlagsState {
+    /// Still in `CpuState::nzcv`, unread.
+    InCpu,
+    /// The packed NZCV value (bits 31..28).
+    Packed(Value),
+    /// Flags of `a - b` (SUBS, CMP), with its result; operands are i32 or i64.
+    Sub { a: Value, b: Value, result: Value },
+    /// Flags of `a + b` (ADDS, CMN).
+    Add { a: Value, b: Value, result: Value },
+    /// Flags of a logical operation (ANDS, BICS, TST): N and Z from the result, C and V clear.
+    Logic { result: Value },
+}
+
+struct Snapshot {
+    registers: [Option<Value>; 32],
+    dirty: u32,
+    flags: FlagsState,
+    flags_dirty: bool,
+}
+
+/// Register number 31 read as SP.
+pub(crate) const SP: u32 = 31;
+
+pub(crate) struct Lifter<'a> {
+    pub(crate) b: FunctionBuilder<'a>,
+    cpu: Value,
+    memory_base: Value,
+    pages: Value,
+    /// The address of the instruction being lifted.
+    pub(crate) pc: u64,
+    /// Instructions of this block before the one being lifted.
+    retired: u32,
+    /// X0-X30 and SP (index 31) as i64 values, once read or written.
+    registers: [Option<Value>; 32],
+    /// Registers written in this block (bit n for index n).
+    dirty: u32,
+    flags: FlagsState,
+    flags_dirty: bool,
+}
+
+fn cpu_offset_of_register(index: u32) -> i32 {
+    if index == SP { offset_of!(CpuState, sp) as i32 } else { (offset_of!(CpuState, x) + 8 * index as usize) as i32 }
+}
+
+/// Host accesses to `CpuState` and to checked guest memory: in bounds (checked) but not necessarily aligned.
+fn host_flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+impl Lifter<'_> {
+    fn lift(&mut self, inst: Inst) -> Lift {
+        use Inst::*;
+        match inst {
+            Adr { op, immlo, immhi, rd } => self.adr(op, immlo, immhi, rd),
+            AddSubImm { sf, op, s, sh, imm12, rn, rd } => self.add_sub_immediate(sf, op, s, sh, imm12, rn, rd),
+            AddSubShifted { sf, op, s, shift, rm, imm6, rn, rd } => {
+                self.add_sub_shifted(sf, op, s, shift, rm, imm6, rn, rd)
+            }
+            AddSubExtended { sf, op, s, opt, rm, option, imm3, rn, rd } => {
+                self.add_sub_extended(sf, op, s, opt, rm, option, imm3, rn, rd)
+            }
+            AdcSbc { sf, op, s, rm, rn, rd } => self.add_sub_carry(sf, op, s, rm, rn, rd),
+            LogicalImm { sf, opc, n, immr, imms, rn, rd } => self.logical_immediate(sf, opc, n, immr, imms, rn, rd),
+            LogicalShifted { sf, opc, shift, n, rm, imm6, rn, rd } => {
+                self.logical_shifted(sf, opc, shift, n, rm, imm6, rn, rd)
+            }
+            MoveWide { sf, opc, hw, imm16, rd } => self.move_wide(sf, opc, hw, imm16, rd),
+            Bitfield { sf, opc, n, immr, imms, rn, rd } => self.bitfield(sf, opc, n, immr, imms, rn, rd),
+            Extr { sf, op21, n, o0, rm, imms, rn, rd } => self.extract(sf, op21, n, o0, rm, imms, rn, rd),
+            Csel { sf, op, s, rm, cond, op2, rn, rd } => self.conditional_select(sf, op, s, rm, cond, op2, rn, rd),
+            CcmpReg { sf, op, s, rm, cond, o2, rn, o3, nzcv } => {
+                self.conditional_compare(sf, op, s, Operand::Register(rm), cond, o2, rn, o3, nzcv)
+            }
+            CcmpImm { sf, op, s, imm5, cond, o2, rn, o3, nzcv } => {
+                self.conditional_compare(sf, op, s, Operand::Immediate(imm5), cond, o2, rn, o3, nzcv)
+            }
+            Dp1src { sf, s, opcode2, opcode, rn, rd } => self.data_processing_1_source(sf, s, opcode2, opcode, rn, rd),
+            Dp2src { sf, s, rm, opcode, rn, rd } => self.data_processing_2_source(sf, s, rm, opcode, rn, rd),
+            Dp3src { sf, op54, op31, rm, o0, ra, rn, rd } => {
+                self.data_processing_3_source(sf, op54, op31, rm, o0, ra, rn, rd)
+            }
+            Hint { crm, op2 } => self.hint(crm, op2),
+            Barrier { crm: _, op2 } => self.barrier(op2),
+
+            BBl { op, imm26 } => self.branch_immediate(op, imm26),
+            BCond { o1, imm19, o0, cond } => self.branch_conditional(o1, imm19, o0, cond),
+            CbzCbnz { sf, op, imm19, rt } => self.compare_and_branch(sf, op, imm19, rt),
+            TbzTbnz { b5, op, b40, imm14, rt } => self.test_and_branch(b5, op, b40, imm14, rt),
+            BranchReg { opc, op2, op3, rn, op4 } => self.branch_register(opc, op2, op3, rn, op4),
+
+            LdrLiteral { opc, imm19, rt } => self.load_literal(opc, imm19, rt, false),
+            LdrLiteralSimdFp { opc, imm19, rt } => self.load_literal(opc, imm19, rt, true),
+            LdstUnsigned { size, opc, imm12, rn, rt } => {
+                self.load_store_single(load_store::Indexing::UnsignedOffset, size, opc, imm12, rn, rt, false)
+            }
+            LdstUnscaled { size, opc, imm9, rn, rt } => {
+                self.load_store_single(load_store::Indexing::Unscaled, size, opc, imm9, rn, rt, false)
+            }
+            LdstImmPost { size, opc, imm9, rn, rt } => {
+                self.load_store_single(load_store::Indexing::PostIndex, size, opc, imm9, rn, rt, false)
+            }
+            LdstImmPre { size, opc, imm9, rn, rt } => {
+                self.load_store_single(load_store::Indexing::PreIndex, size, opc, imm9, rn, rt, false)
+            }
+            LdstUnsignedSimdFp { size, opc, imm12, rn, rt } => {
+                self.load_store_single(load_store::Indexing::UnsignedOffset, size, opc, imm12, rn, rt, true)
+            }
+            LdstUnscaledSimdFp { size, opc, imm9, rn, rt } => {
+                self.load_store_single(load_store::Indexing::Unscaled, size, opc, imm9, rn, rt, true)
+            }
+            LdstImmPostSimdFp { size, opc, imm9, rn, rt } => {
+                self.load_store_single(load_store::Indexing::PostIndex, size, opc, imm9, rn, rt, true)
+            }
+            LdstImmPreSimdFp { size, opc, imm9, rn, rt } => {
+                self.load_store_single(load_store::Indexing::PreIndex, size, opc, imm9, rn, rt, true)
+            }
+            LdstRegister { size, opc, rm, option, s, rn, rt } => {
+                self.load_store_register_offset(size, opc, rm, option, s, rn, rt, false)
+            }
+            LdstRegisterSimdFp { size, opc, rm, option, s, rn, rt } => {
+                self.load_store_register_offset(size, opc, rm, option, s, rn, rt, true)
+            }
+            LdstPairOffset { opc, l, imm7, rt2, rn, rt } => {
+                self.load_store_pair(load_store::PairIndexing::Offset, opc, l, imm7, rt2, rn, rt, false)
+            }
+            LdstPairNoAlloc { opc, l, imm7, rt2, rn, rt } => {
+                self.load_store_pair(load_store::PairIndexing::NoAllocate, opc, l, imm7, rt2, rn, rt, false)
+            }
+            LdstPairPost { opc, l, imm7, rt2, rn, rt } => {
+                self.load_store_pair(load_store::PairIndexing::PostIndex, opc, l, imm7, rt2, rn, rt, false)
+            }
+            LdstPairPre { opc, l, imm7, rt2, rn, rt } => {
+                self.load_store_pair(load_store::PairIndexing::PreIndex, opc, l, imm7, rt2, rn, rt, false)
+            }
+            LdstPairOffsetSimdFp { opc, l, imm7, rt2, rn, rt } => {
+                self.load_store_pair(load_store::PairIndexing::Offset, opc, l, imm7, rt2, rn, rt, true)
+            }
+            LdstPairNoAllocSimdFp { opc, l, imm7, rt2, rn, rt } => {
+                self.load_store_pair(load_store::PairIndexing::NoAllocate, opc, l, imm7, rt2, rn, rt, true)
+            }
+            LdstPairPostSimdFp { opc, l, imm7, rt2, rn, rt } => {
+                self.load_store_pair(load_store::PairIndexing::PostIndex, opc, l, imm7, rt2, rn, rt, true)
+            }
+            LdstPairPreSimdFp { opc, l, imm7, rt2, rn, rt } => {
+                self.load_store_pair(load_store::PairIndexing::PreIndex, opc, l, imm7, rt2, rn, rt, true)
+            }
+            _ => Err(Unlifted),
+        }
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        Snapshot { registers: self.registers, dirty: self.dirty, flags: self.flags, flags_dirty: self.flags_dirty }
+    }
+
+    fn restore(&mut self, saved: Snapshot) {
+        self.registers = saved.registers;
+        self.dirty = saved.dirty;
+        self.flags = saved.flags;
+        self.flags_dirty = saved.flags_dirty;
+    }
+
+    // --- Registers --------------------------------------------------------------------------------------------
+
+    fn register64(&mut self, index: u32) -> Value {
+        if let Some(value) = self.registers[index as usize] {
+            return value;
+        }
+        let value = self.b.ins().load(types::I64, host_flags(), self.cpu, cpu_offset_of_register(index));
+        self.registers[index as usize] = Some(value);
+        value
+    }
+
+    /// `X[n]` or `W[n]` (register 31 reads as zero), as an i64 or i32 value.
+    pub(crate) fn x(&mut self, n: u32, width: u32) -> Value {
+        let value = if n == 31 { self.b.ins().iconst(types::I64, 0) } else { self.register64(n) };
+        self.narrow(value, width)
+    }
+
+    /// `X[n]`/`W[n]` with register 31 as SP.
+    pub(crate) fn x_or_sp(&mut self, n: u32, width: u32) -> Value {
+        let value = self.register64(n);
+        self.narrow(value, width)
+    }
+
+    fn narrow(&mut self, value: Value, width: u32) -> Value {
+        if width == 32 { self.b.ins().ireduce(types::I32, value) } else { value }
+    }
+
+    /// Writes `X[n]` (an i32 value is zero-extended, as writes to `W[n]` are); register 31 discards.
+    pub(crate) fn set_x(&mut self, n: u32, value: Value) {
+        if n != 31 {
+            self.set_register(n, value);
+        }
+    }
+
+    /// Writes `X[n]` with register 31 as SP.
+    pub(crate) fn set_x_or_sp(&mut self, n: u32, value: Value) {
+        self.set_register(n, value);
+    }
+
+    fn set_register(&mut self, index: u32, value: Value) {
+        let value = if self.b.func.dfg.value_type(value) == types::I32 {
+            self.b.ins().uextend(types::I64, value)
+        } else {
+            value
+        };
+        self.registers[index as usize] = Some(value);
+        self.dirty |= 1 << index;
+    }
+
+    /// A constant of type `ty` (I8 to I64) holding the low bits of `value`.
+    pub(crate) fn iconst(&mut self, ty: Type, value: u64) -> Value {
+        let bits = ty.bits();
+        let value = if bits < 64 { value & ((1 << bits) - 1) } else { value };
+        self.b.ins().iconst(ty, value as i64)
+    }
+
+    /// `value AND constant`, with the constant truncated to the value's type.
+    pub(crate) fn and_const(&mut self, value: Value, constant: u64) -> Value {
+        let ty = self.b.func.dfg.value_type(value);
+        let constant = self.iconst(ty, constant);
+        self.b.ins().band(value, constant)
+    }
+
+    /// The type of a `width`-bit general-purpose operand.
+    pub(crate) fn int_type(width: u32) -> Type {
+        if width == 32 { types::I32 } else { types::I64 }
+    }
+
+    // --- SIMD&FP registers: accessed in the CpuState directly ---------------------------------------------------
+
+    /// Loads the low `ty` bits of V[n].
+    pub(crate) fn v_low(&mut self, n: u32, ty: Type) -> Value {
+        let offset = (offset_of!(CpuState, v) + 16 * n as usize) as i32;
+        self.b.ins().load(ty, host_flags(), self.cpu, offset)
+    }
+
+    /// Writes V[n] = zero-extended `value`.
+    pub(crate) fn set_v(&mut self, n: u32, value: Value) {
+        let value =
+            if self.b.func.dfg.value_type(value) == types::I128 { value } else { self.b.ins().uextend(types::I128, value) };
+        let offset = (offset_of!(CpuState, v) + 16 * n as usize) as i32;
+        self.b.ins().store(host_flags(), value, self.cpu, offset);
+    }
+
+    // --- Flags ------------------------------------------------------------------------------------------------
+
+    pub(crate) fn set_flags_sub(&mut self, a: Value, b: Value, result: Value) {
+        self.flags = FlagsState::Sub { a, b, result };
+        self.flags_dirty = true;
+    }
+
+    pub(crate) fn set_flags_add(&mut self, a: Value, b: Value, result: Value) {
+        self.flags = FlagsState::Add { a, b, result };
+        self.flags_dirty = true;
+    }
+
+    pub(crate) fn set_flags_logic(&mut self, result: Value) {
+        self.flags = FlagsState::Logic { result };
+        self.flags_dirty = true;
+    }
+
+    pub(crate) fn set_flags_packed(&mut self, packed: Value) {
+        self.flags = FlagsState::Packed(packed);
+        self.flags_dirty = true;
+    }
+
+    /// NZCV packed in bits 31..28 of an i32, remembered for the rest of the block.
+    pub(crate) fn packed_flags(&mut self) -> Value {
+        let packed = self.compute_packed_flags();
+        self.flags = FlagsState::Packed(packed);
+        packed
+    }
+
+    /// NZCV packed in bits 31..28 of an i32, emitted at the current point and not remembered (exits use it: what
+    /// they emit does not dominate the rest of the block).
+    fn compute_packed_flags(&mut self) -> Value {
+        match self.flags {
+            FlagsState::InCpu => self.b.ins().load(types::I32, host_flags(), self.cpu, offset_of!(CpuState, nzcv) as i32),
+            FlagsState::Packed(packed) => packed,
+            FlagsState::Sub { a, b, result } => self.flags_of_sub(a, b, result),
+            FlagsState::Add { a, b, result } => self.flags_of_add(a, b, result),
+            FlagsState::Logic { result } => {
+                let zero = self.b.ins().iconst(types::I8, 0);
+                self.pack_flags(result, zero, zero)
+            }
+        }
+    }
+
+    /// Packed NZCV of `a - b = result` (`AddWithCarry(a, NOT(b), 1)`).
+    pub(crate) fn flags_of_sub(&mut self, a: Value, b: Value, result: Value) -> Value {
+        let c = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, b);
+        let overflow = self.signed_overflow_sub(a, b, result);
+        self.pack_flags(result, c, overflow)
+    }
+
+    /// Packed NZCV of `a + b = result`.
+    pub(crate) fn flags_of_add(&mut self, a: Value, b: Value, result: Value) -> Value {
+        let c = self.b.ins().icmp(IntCC::UnsignedLessThan, result, a);
+        let overflow = self.signed_overflow_add(a, b, result);
+        self.pack_flags(result, c, overflow)
+    }
+
+    /// V of `a + b = result`: the operands agree in sign and the result does not.
+    pub(crate) fn signed_overflow_add(&mut self, a: Value, b: Value, result: Value) -> Value {
+        let ra = self.b.ins().bxor(result, a);
+        let rb = self.b.ins().bxor(result, b);
+        let both = self.b.ins().band(ra, rb);
+        self.b.ins().icmp_imm_s(IntCC::SignedLessThan, both, 0)
+    }
+
+    /// V of `a - b = result`: the operands differ in sign and the result's sign differs from `a`'s.
+    fn signed_overflow_sub(&mut self, a: Value, b: Value, result: Value) -> Value {
+        let ab = self.b.ins().bxor(a, b);
+        let ar = self.b.ins().bxor(a, result);
+        let both = self.b.ins().band(ab, ar);
+        self.b.ins().icmp_imm_s(IntCC::SignedLessThan, both, 0)
+    }
+
+    /// NZCV from a result (N and Z) and the C and V booleans.
+    pub(crate) fn pack_flags(&mut self, result: Value, c: Value, v: Value) -> Value {
+        let n = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, result, 0);
+        let z = self.b.ins().icmp_imm_s(IntCC::Equal, result, 0);
+        let mut packed = self.b.ins().iconst(types::I32, 0);
+        for (flag, bit) in [(n, 31), (z, 30), (c, 29), (v, 28)] {
+            let wide = self.b.ins().uextend(types::I32, flag);
+            let shifted = self.b.ins().ishl_imm_u(wide, bit);
+            packed = self.b.ins().bor(packed, shifted);
+        }
+        packed
+    }
+
+    /// `ConditionHolds(cond)` as an i8 boolean, straight from the last flag-setting operation where it can.
+    pub(crate) fn condition_holds(&mut self, cond: u32) -> Value {
+        if cond >> 1 == 0b111 {
+            return self.b.ins().iconst(types::I8, 1);
+        }
+        let invert = cond & 1 == 1;
+        let direct = match self.flags {
+            FlagsState::Sub { a, b, result } => match cond >> 1 {
+                0b000 => Some(self.b.ins().icmp(IntCC::Equal, a, b)),
+                0b001 => Some(self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, b)),
+                0b010 => Some(self.b.ins().icmp_imm_s(IntCC::SignedLessThan, result, 0)),
+                0b100 => Some(self.b.ins().icmp(IntCC::UnsignedGreaterThan, a, b)),
+                0b101 => Some(self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, a, b)),
+                0b110 => Some(self.b.ins().icmp(IntCC::SignedGreaterThan, a, b)),
+                _ => None,
+            },
+            FlagsState::Logic { result } => {
+                // C and V are clear: HS and VS never hold, HI never, GE is N clear, GT is N and Z clear.
+                let always_false = |b: &mut FunctionBuilder| b.ins().iconst(types::I8, 0);
+                match cond >> 1 {
+                    0b000 => Some(self.b.ins().icmp_imm_s(IntCC::Equal, result, 0)),
+                    0b001 | 0b011 | 0b100 => Some(always_false(&mut self.b)),
+                    0b010 => Some(self.b.ins().icmp_imm_s(IntCC::SignedLessThan, result, 0)),
+                    0b101 => Some(self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, result, 0)),
+                    0b110 => Some(self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, result, 0)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let holds = match direct {
+            Some(holds) => holds,
+            None => {
+                let packed = self.packed_flags();
+                self.condition_from_packed(packed, cond >> 1)
+            }
+        };
+        if invert { self.b.ins().bxor_imm_u(holds, 1) } else { holds }
+    }
+
+    /// `ConditionHolds` on packed NZCV for `cond<3:1>`.
+    fn condition_from_packed(&mut self, packed: Value, base: u32) -> Value {
+        let bit = |b: &mut FunctionBuilder, n: i64| {
+            let shifted = b.ins().ushr_imm_u(packed, n);
+            let one = b.ins().band_imm_u(shifted, 1);
+            b.ins().icmp_imm_s(IntCC::NotEqual, one, 0)
+        };
+        let b = &mut self.b;
+        match base {
+            0b000 => bit(b, 30),
+            0b001 => bit(b, 29),
+            0b010 => bit(b, 31),
+            0b011 => bit(b, 28),
+            0b100 => {
+                let c = bit(b, 29);
+                let z = bit(b, 30);
+                b.ins().band_not(c, z)
+            }
+            _ => {
+                let n = bit(b, 31);
+                let v = bit(b, 28);
+                let n_equals_v = b.ins().icmp(IntCC::Equal, n, v);
+                if base == 0b101 {
+                    n_equals_v
+                } else {
+                    let z = bit(b, 30);
+                    b.ins().band_not(n_equals_v, z)
+                }
+            }
+        }
+    }
+
+    // --- Memory -----------------------------------------------------------------------------------------------
+
+    /// Checks inline that `size` bytes at guest `address` lie in one page with permission `need`, leaving the
+    /// block to the reference otherwise, and returns the host address.
+    pub(crate) fn guest_address(&mut self, address: Value, size: u32, need: Perm) -> Value {
+        let page = self.b.ins().ushr_imm_u(address, PAGE_SIZE.trailing_zeros() as i64);
+        let page = self.b.ins().band_imm_u(page, (PAGE_COUNT - 1) as i64);
+        let entry_address = self.b.ins().iadd(self.pages, page);
+        let entry = self.b.ins().load(types::I8, host_flags(), entry_address, 0);
+        let granted = self.b.ins().band_imm_u(entry, i64::from(need.bits()));
+        let permitted = self.b.ins().icmp_imm_s(IntCC::Equal, granted, i64::from(need.bits()));
+        let high = self.b.ins().ushr_imm_u(address, i64::from(ADDRESS_SPACE_BITS));
+        let in_space = self.b.ins().icmp_imm_s(IntCC::Equal, high, 0);
+        let offset = self.b.ins().band_imm_u(address, (PAGE_SIZE - 1) as i64);
+        let in_page = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, offset, (PAGE_SIZE - u64::from(size)) as i64);
+        let ok = self.b.ins().band(permitted, in_space);
+        let ok = self.b.ins().band(ok, in_page);
+        self.side_exit_unless(ok);
+        self.b.ins().iadd(self.memory_base, address)
+    }
+
+    pub(crate) fn host_load(&mut self, ty: Type, host_address: Value) -> Value {
+        self.b.ins().load(ty, host_flags(), host_address, 0)
+    }
+
+    pub(crate) fn host_store(&mut self, value: Value, host_address: Value, offset: i32) {
+        self.b.ins().store(host_flags(), value, host_address, offset);
+    }
+
+    // --- Exits ------------------------------------------------------------------------------------------------
+
+    /// Continues when `ok` holds; otherwise leaves the block before the current instruction, for the reference.
+    fn side_exit_unless(&mut self, ok: Value) {
+        let exit = self.b.create_block();
+        let next = self.b.create_block();
+        self.b.ins().brif(ok, next, &[], exit, &[]);
+        self.b.set_cold_block(exit);
+        self.b.switch_to_block(exit);
+        let pc = self.b.ins().iconst(types::I64, self.pc as i64);
+        self.exit_to(pc, self.retired, true);
+        self.b.switch_to_block(next);
+    }
+
+    /// Ends the block after the current instruction with PC = `target`.
+    pub(crate) fn end_block(&mut self, target: Value) -> Lift {
+        self.exit_to(target, self.retired + 1, false);
+        Ok(Flow::Ended)
+    }
+
+    /// Writes back what the block changed, sets the PC and returns.
+    fn exit_to(&mut self, pc: Value, retired: u32, interpret_next: bool) {
+        for index in 0..32 {
+            if self.dirty & 1 << index != 0 {
+                let value = self.registers[index as usize].expect("dirty registers have values");
+                self.b.ins().store(host_flags(), value, self.cpu, cpu_offset_of_register(index));
+            }
+        }
+        if self.flags_dirty {
+            let packed = self.compute_packed_flags();
+            self.b.ins().store(host_flags(), packed, self.cpu, offset_of!(CpuState, nzcv) as i32);
+        }
+        self.b.ins().store(host_flags(), pc, self.cpu, offset_of!(CpuState, pc) as i32);
+        let status = u64::from(retired) | if interpret_next { INTERPRET_NEXT } else { 0 };
+        let status = self.b.ins().iconst(types::I64, status as i64);
+        self.b.ins().return_(&[status]);
+    }
+}
+
+/// The second operand of a conditional compare.
+#[derive(Clone, Copy)]
+pub(crate) enum Operand {
+    Register(u32),
+    Immediate(u32),
+}
+
+/// The Cranelift IR type of an access of `bytes` bytes.
+pub(crate) fn access_type(bytes: u32) -> Type {
+    match bytes {
+        1 => types::I8,
+        2 => types::I16,
+        4 => types::I32,
+        8 => types::I64,
+        _ => types::I128,
+    }
+}
