@@ -1,6 +1,6 @@
 //! The Linux personality on other people's code: Debian's busybox-static for arm64 (fetched by `cargo xtask setup`,
 //! never committed) runs a few dozen applets on inputs generated here; stdout, stderr and the exit status must equal
-//! what qemu-aarch64 gives for the same command. The dynamically linked busybox runs too, with libc6:arm64 as its
+//! what qemu-aarch64 gives for the same command, on both CPU paths. The dynamically linked busybox runs too, with libc6:arm64 as its
 //! sysroot.
 
 use std::path::{Path, PathBuf};
@@ -46,13 +46,24 @@ fn inputs() -> PathBuf {
     dir
 }
 
-fn run(runner: &str, dir: &Path, args: &[&str]) -> Output {
-    let mut command = if runner == "qemu" {
-        Command::new("qemu-aarch64")
-    } else {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_tandem"));
-        command.arg("linux");
-        command
+/// Who runs the guest: qemu-aarch64 (the oracle) or Tandem on one of its CPU paths.
+#[derive(Clone, Copy, Debug)]
+enum Runner {
+    Qemu,
+    Tandem(&'static str),
+}
+
+/// Tandem's two CPU paths, both held to qemu's output.
+const CPU_PATHS: [Runner; 2] = [Runner::Tandem("reference"), Runner::Tandem("fast")];
+
+fn run(runner: Runner, dir: &Path, args: &[&str]) -> Output {
+    let mut command = match runner {
+        Runner::Qemu => Command::new("qemu-aarch64"),
+        Runner::Tandem(cpu) => {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_tandem"));
+            command.args(["linux", "--cpu", cpu]);
+            command
+        }
     };
     let stdin = std::fs::File::open(dir.join("fruit.txt")).unwrap();
     command.arg(busybox()).args(args).current_dir(dir).env_clear().env("PATH", "/bin").env("LC_ALL", "C");
@@ -103,24 +114,26 @@ fn busybox_applets_behave_as_under_qemu() {
     ];
     let mut failures = Vec::new();
     for args in cases {
-        let expected = run("qemu", &dir, args);
-        let actual = run("tandem", &dir, args);
-        if (&actual.stdout, &actual.stderr, actual.status.code())
-            != (&expected.stdout, &expected.stderr, expected.status.code())
-        {
-            failures.push(format!(
-                "busybox {args:?}: status {:?} vs qemu {:?}\n  stderr: {}",
-                actual.status.code(),
-                expected.status.code(),
-                String::from_utf8_lossy(&actual.stderr).lines().take(3).collect::<Vec<_>>().join("\n  ")
-            ));
+        let expected = run(Runner::Qemu, &dir, args);
+        for runner in CPU_PATHS {
+            let actual = run(runner, &dir, args);
+            if (&actual.stdout, &actual.stderr, actual.status.code())
+                != (&expected.stdout, &expected.stderr, expected.status.code())
+            {
+                failures.push(format!(
+                    "busybox {args:?} on {runner:?}: status {:?} vs qemu {:?}\n  stderr: {}",
+                    actual.status.code(),
+                    expected.status.code(),
+                    String::from_utf8_lossy(&actual.stderr).lines().take(3).collect::<Vec<_>>().join("\n  ")
+                ));
+            }
         }
     }
     assert!(
         failures.is_empty(),
-        "{} of {} applets differ from qemu-aarch64:\n{}",
+        "{} of {} runs differ from qemu-aarch64:\n{}",
         failures.len(),
-        cases.len(),
+        cases.len() * CPU_PATHS.len(),
         failures.join("\n")
     );
 }
@@ -128,10 +141,10 @@ fn busybox_applets_behave_as_under_qemu() {
 #[test]
 fn gzip_round_trips_through_the_guest() {
     let dir = inputs();
-    let packed = run("tandem", &dir, &["gzip", "-c", "random.bin"]);
+    let packed = run(Runner::Tandem("fast"), &dir, &["gzip", "-c", "random.bin"]);
     assert!(packed.status.success());
     std::fs::write(dir.join("random.bin.gz"), &packed.stdout).unwrap();
-    let unpacked = run("tandem", &dir, &["gunzip", "-c", "random.bin.gz"]);
+    let unpacked = run(Runner::Tandem("reference"), &dir, &["gunzip", "-c", "random.bin.gz"]);
     assert!(unpacked.status.success(), "{}", String::from_utf8_lossy(&unpacked.stderr));
     assert_eq!(unpacked.stdout, std::fs::read(dir.join("random.bin")).unwrap());
 }
@@ -140,7 +153,8 @@ fn gzip_round_trips_through_the_guest() {
 fn dynamically_linked_busybox_runs_with_a_sysroot() {
     let dir = inputs();
     let (program, sysroot) = (fetched("dynamic/bin/busybox"), fetched("sysroot"));
-    for args in [&["echo", "dynamic"][..], &["sha256sum", "random.bin"], &["sort", "fruit.txt"]] {
+    let cases = [&["echo", "dynamic"][..], &["sha256sum", "random.bin"], &["sort", "fruit.txt"]];
+    for (args, cpu) in cases.into_iter().flat_map(|args| [(args, "reference"), (args, "fast")]) {
         let expected = Command::new("qemu-aarch64")
             .arg("-L")
             .arg(&sysroot)
@@ -150,7 +164,7 @@ fn dynamically_linked_busybox_runs_with_a_sysroot() {
             .output()
             .unwrap();
         let actual = Command::new(env!("CARGO_BIN_EXE_tandem"))
-            .arg("linux")
+            .args(["linux", "--cpu", cpu])
             .arg("--sysroot")
             .arg(&sysroot)
             .arg(&program)
@@ -161,7 +175,7 @@ fn dynamically_linked_busybox_runs_with_a_sysroot() {
         assert_eq!(
             (&actual.stdout, actual.status.code()),
             (&expected.stdout, expected.status.code()),
-            "{args:?}: {}",
+            "{args:?} on the {cpu} path: {}",
             String::from_utf8_lossy(&actual.stderr)
         );
     }

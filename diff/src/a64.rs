@@ -440,7 +440,7 @@ impl Harness {
             }
             let offset = before.pc.wrapping_sub(self.layout.code);
             let word = code.get((offset / 4) as usize).copied().unwrap_or(BRK_OUTSIDE_THE_CASE);
-            let listing = self.fast.listing(&self.fast_memory, before.pc).unwrap_or_default();
+            let listing = self.fast_listing(code, before.pc);
             return Some(format!(
                 "instruction {length} of the block {} (reference vs fast):\n{}\n{listing}",
                 code.iter().map(|w| format!("{w:#010x}")).collect::<Vec<_>>().join(" "),
@@ -448,6 +448,16 @@ impl Harness {
             ));
         }
         None
+    }
+
+    /// The fast path's listing (Cranelift IR and host code) of the block at `pc` of `code`.
+    fn fast_listing(&mut self, code: &[u32], pc: u64) -> String {
+        let code_bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+        self.fast_memory.write_privileged(self.layout.code, &code_bytes).expect("the code page is mapped");
+        let listing = self.fast.listing(&self.fast_memory, pc).unwrap_or_else(|| "(not lifted)".into());
+        let (_, initial) = self.image.iter().find(|(page, _)| *page == self.layout.code).expect("the code page");
+        self.fast_memory.write_privileged(self.layout.code, initial).expect("the code page is mapped");
+        listing
     }
 
     /// Runs `code` on the reference alone (its memory restored afterwards).
