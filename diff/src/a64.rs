@@ -182,6 +182,7 @@ impl Stop {
     fn from_reference(exit: Exit) -> Stop {
         match exit {
             Exit::BudgetSpent => Stop::Completed,
+            Exit::EngineStopped => Stop::Other(u32::MAX),
             Exit::Svc(_) => Stop::Svc,
             Exit::Brk(_) => Stop::Brk,
             Exit::Undefined { .. } => Stop::Undefined,

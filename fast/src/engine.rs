@@ -1,7 +1,7 @@
 //! `FastEngine`: the dispatcher that runs compiled blocks and hands the rest to the reference interpreter.
 
 use crate::code_memory::{CodeMemory, CodeMemoryError};
-use crate::lift::{INTERPRET_NEXT, LiftedBlock, lift_block};
+use crate::lift::{INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, lift_block};
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
@@ -49,6 +49,20 @@ pub struct FastEngine {
     blocks: HashMap<u64, Block>,
     stats: CompileStats,
     last_unpredictable: Option<(u64, Unpredictable)>,
+    /// The most instructions a block may hold (lockstep bisection compiles shorter blocks to pinpoint one).
+    block_limit: u32,
+    last_block: Option<BlockRun>,
+}
+
+/// The last compiled block a run entered, for divergence bisection.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct BlockRun {
+    /// Guest address of the block.
+    pub pc: u64,
+    /// Instructions the run had retired before entering it.
+    pub retired_before: u64,
+    /// Instructions the block retired.
+    pub retired: u64,
 }
 
 impl FastEngine {
@@ -66,7 +80,19 @@ impl FastEngine {
             blocks: HashMap::new(),
             stats: CompileStats::default(),
             last_unpredictable: None,
+            block_limit: MAX_BLOCK_INSTRUCTIONS,
+            last_block: None,
         })
+    }
+
+    /// An engine whose blocks hold at most `limit` instructions (at least 1).
+    pub fn with_block_limit(limit: u32) -> Result<FastEngine, FastError> {
+        Ok(FastEngine { block_limit: limit.max(1), ..FastEngine::with_defaults()? })
+    }
+
+    /// The last compiled block the last `run` entered.
+    pub fn last_block(&self) -> Option<BlockRun> {
+        self.last_block
     }
 
     /// The Cortex-A78C with zero keys, as `Interpreter::default`.
@@ -106,7 +132,7 @@ impl FastEngine {
 
     fn compile(&mut self, memory: &GuestMemory, pc: u64) -> Result<Block, String> {
         let started = Instant::now();
-        let Some(LiftedBlock { function, instructions }) = lift_block(memory, pc, &*self.isa)
+        let Some(LiftedBlock { function, instructions }) = lift_block(memory, pc, self.block_limit, &*self.isa)
         else {
             return Ok(Block::Interpreted);
         };
@@ -140,7 +166,7 @@ impl FastEngine {
 
     /// The Cranelift IR and host code of the block at `pc`, for divergence reports (`tandem diff lockstep`).
     pub fn listing(&self, memory: &GuestMemory, pc: u64) -> Option<String> {
-        let LiftedBlock { function, instructions } = lift_block(memory, pc, &*self.isa)?;
+        let LiftedBlock { function, instructions } = lift_block(memory, pc, self.block_limit, &*self.isa)?;
         let clif = function.display().to_string();
         let mut context = cranelift_codegen::Context::for_function(function);
         context.set_disasm(true);
@@ -163,13 +189,17 @@ fn call_block(entry: BlockFn, cpu: &mut CpuState, memory: &GuestMemory) -> u64 {
 impl Engine for FastEngine {
     fn run(&mut self, cpu: &mut CpuState, memory: &GuestMemory, budget: u64, clock: GuestClock) -> RunResult {
         self.last_unpredictable = None;
+        self.last_block = None;
         let mut retired = 0;
         while retired < budget {
             if let Some(Block::Compiled { entry, instructions }) = self.block_at(cpu.pc, memory)
                 && u64::from(instructions) <= budget - retired
             {
+                let pc = cpu.pc;
                 let status = call_block(entry, cpu, memory);
-                retired += status & (INTERPRET_NEXT - 1);
+                let block_retired = status & (INTERPRET_NEXT - 1);
+                self.last_block = Some(BlockRun { pc, retired_before: retired, retired: block_retired });
+                retired += block_retired;
                 if status & INTERPRET_NEXT == 0 || retired == budget {
                     continue;
                 }

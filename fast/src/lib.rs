@@ -12,4 +12,4 @@ mod code_memory;
 mod engine;
 pub mod lift;
 
-pub use engine::{CompileStats, FastEngine, FastError};
+pub use engine::{BlockRun, CompileStats, FastEngine, FastError};

@@ -26,6 +26,8 @@ pub enum StopReason {
     SvcNotAllowed(u16),
     /// `--max-instructions` was reached.
     InstructionLimit(u64),
+    /// The engine stopped the run (`tandem diff lockstep` found the CPU paths disagreeing; it prints why).
+    EngineStopped,
     /// A Linux system call the personality does not implement.
     UnknownSyscall {
         number: u64,
@@ -90,6 +92,7 @@ impl fmt::Display for StopReason {
                 write!(f, "SVC {number:#x} ({}) is not in the program's NPDM allowed list", svc_name(*number))
             }
             StopReason::InstructionLimit(limit) => write!(f, "the instruction limit ({limit}) was reached"),
+            StopReason::EngineStopped => write!(f, "the CPU engine stopped the run"),
             StopReason::UnknownSyscall { number, name, args } => write!(
                 f,
                 "Linux system call {number} ({name}) is not implemented by Tandem's Linux personality; arguments \
@@ -123,6 +126,7 @@ impl StopReason {
             }
             StopReason::SvcNotAllowed(_) => "check the title's main.npdm; Horizon refuses this call too",
             StopReason::InstructionLimit(_) => "raise --max-instructions, or check the program for an endless loop",
+            StopReason::EngineStopped => "read the divergence report above it",
             StopReason::UnknownSyscall { .. } => {
                 "a gap in Tandem, not in the program: please report it; --enosys answers unknown calls with ENOSYS"
             }

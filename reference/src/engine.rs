@@ -47,6 +47,9 @@ pub enum Exit {
     MemoryFault(MemoryFault),
     /// Exactly `budget` instructions retired.
     BudgetSpent,
+    /// The engine ended the run on its own: a lockstep harness found the two CPU paths disagreeing (it keeps the
+    /// report). PC is where the run stopped.
+    EngineStopped,
 }
 
 /// What `Engine::run` returns: the exit and how many instructions retired (at most the budget).

@@ -1,9 +1,14 @@
 //! `tandem diff`: the differential suites.
 
+use anyhow::Context;
 use clap::Subcommand;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use tandem_diff::a64::{SuiteConfig, run_suite};
+use tandem_diff::lockstep::LockstepEngine;
+use tandem_hle::kernel::{Kernel, RunOutcome};
+use tandem_hle::linux::{LinuxOptions, LinuxOutcome, LinuxProcess};
 
 #[derive(Subcommand)]
 pub enum DiffCommand {
@@ -23,6 +28,28 @@ pub enum DiffCommand {
         /// Mismatching cases described per family.
         #[arg(long, default_value_t = 3)]
         examples: usize,
+    },
+    /// A whole program on the fast path and the reference at once, compared after every engine run (all
+    /// registers and every mapped byte); at the first difference, bisects to the instruction and prints it, the
+    /// states and the fast path's Cranelift IR and host code. Exit status 1 when the paths part.
+    Lockstep {
+        /// A Horizon program (NRO, NSO, ExeFS folder, ELF), or with --linux an aarch64 Linux program.
+        path: PathBuf,
+        /// The title's RomFS.
+        #[arg(long)]
+        romfs: Option<PathBuf>,
+        /// Run `path` under the Linux personality, with `args` as its arguments.
+        #[arg(long)]
+        linux: bool,
+        /// Compare at least every N instructions (smaller finds nothing more, but bisects less).
+        #[arg(long, default_value_t = 100_000)]
+        every: u64,
+        /// Stop after this many guest instructions.
+        #[arg(long)]
+        max_instructions: Option<u64>,
+        /// The Linux program's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
     },
 }
 
@@ -53,5 +80,61 @@ pub fn run(command: DiffCommand) -> anyhow::Result<ExitCode> {
             print!("{}", report.render());
             Ok(if report.mismatches() == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
+        DiffCommand::Lockstep { path, romfs, linux, every, max_instructions, args } => {
+            lockstep(path, romfs, linux, every, max_instructions, args)
+        }
     }
+}
+
+/// `tandem diff lockstep`: ends with `lockstep: N instructions in R runs, divergences: D`.
+fn lockstep(
+    path: PathBuf,
+    romfs: Option<PathBuf>,
+    linux: bool,
+    every: u64,
+    max_instructions: Option<u64>,
+    args: Vec<String>,
+) -> anyhow::Result<ExitCode> {
+    let mut engine = LockstepEngine::new(every)?;
+    let stop_report = if linux {
+        let options = LinuxOptions {
+            args: std::iter::once(path.display().to_string()).chain(args).collect(),
+            env: std::env::vars().map(|(key, value)| format!("{key}={value}")).collect(),
+            sysroot: None,
+            enosys: false,
+            max_instructions,
+        };
+        let mut process = LinuxProcess::new(&path, options).with_context(|| format!("loading {}", path.display()))?;
+        match process.run(&mut engine) {
+            LinuxOutcome::Exited(_) => None,
+            LinuxOutcome::Stopped(report) => Some(report),
+        }
+    } else {
+        let program = super::run::load(Some(&path), romfs.as_deref())?;
+        let output = Box::new(|text: &[u8]| {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(text).and_then(|_| stdout.flush());
+        });
+        let mut kernel = Kernel::new(&program, output).with_context(|| format!("loading {}", program.source))?;
+        kernel.set_max_instructions(max_instructions);
+        match kernel.run(&mut engine) {
+            RunOutcome::Exited => None,
+            RunOutcome::Stopped(report) => Some(report),
+        }
+    };
+    let diverged = engine.divergence().is_some();
+    match (engine.divergence(), stop_report) {
+        (Some(divergence), _) => print!("{divergence}"),
+        // Both paths stopped the program the same way: worth saying, not a divergence.
+        (None, Some(report)) => eprintln!("{report}"),
+        (None, None) => {}
+    }
+    let stats = engine.stats();
+    println!(
+        "lockstep: {} instructions in {} runs, divergences: {}",
+        stats.instructions,
+        stats.runs,
+        u32::from(diverged)
+    );
+    Ok(if diverged { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

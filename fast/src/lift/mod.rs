@@ -32,7 +32,7 @@ use tandem_reference::memory::{ADDRESS_SPACE_BITS, GuestMemory, PAGE_COUNT, PAGE
 
 /// Set in a block's return value when the reference interpreter must execute the instruction at the new PC.
 pub const INTERPRET_NEXT: u64 = 1 << 32;
-/// The most instructions one block holds (a bound on compile time and on budget granularity).
+/// The most instructions one block holds by default (a bound on compile time and on budget granularity).
 pub const MAX_BLOCK_INSTRUCTIONS: u32 = 64;
 
 /// A lifted block, ready for Cranelift's code generator.
@@ -42,9 +42,9 @@ pub struct LiftedBlock {
     pub instructions: u32,
 }
 
-/// Lifts the block starting at `pc`, or `None` when its first instruction is one the lifter leaves to the
-/// reference. The caller has checked that the page is executable and not writable.
-pub fn lift_block(memory: &GuestMemory, pc: u64, isa: &dyn TargetIsa) -> Option<LiftedBlock> {
+/// Lifts the block of at most `limit` instructions starting at `pc`, or `None` when its first instruction is one
+/// the lifter leaves to the reference. The caller has checked that the page is executable and not writable.
+pub fn lift_block(memory: &GuestMemory, pc: u64, limit: u32, isa: &dyn TargetIsa) -> Option<LiftedBlock> {
     let mut signature = Signature::new(isa.default_call_conv());
     signature.params.extend([AbiParam::new(types::I64); 3]);
     signature.returns.push(AbiParam::new(types::I64));
@@ -69,7 +69,7 @@ pub fn lift_block(memory: &GuestMemory, pc: u64, isa: &dyn TargetIsa) -> Option<
     };
     let page_end = (pc | (PAGE_SIZE - 1)) + 1;
     let mut ended = false;
-    while lifter.retired < MAX_BLOCK_INSTRUCTIONS && lifter.pc < page_end {
+    while lifter.retired < limit && lifter.pc < page_end {
         let Ok(word) = memory.fetch(lifter.pc) else { break };
         let Some(inst) = decode(word) else { break };
         let saved = lifter.snapshot();
@@ -95,7 +95,7 @@ pub fn lift_block(memory: &GuestMemory, pc: u64, isa: &dyn TargetIsa) -> Option<
     let instructions = lifter.retired;
     if !ended {
         // Fell off the block: continue at the next instruction, through the reference when the lifter left it.
-        let interpret = lifter.pc < page_end && lifter.retired < MAX_BLOCK_INSTRUCTIONS;
+        let interpret = lifter.pc < page_end && lifter.retired < limit;
         let next = lifter.b.ins().iconst(types::I64, lifter.pc as i64);
         lifter.exit_to(next, lifter.retired, interpret);
     }

@@ -391,6 +391,7 @@ impl Kernel {
                 Exit::MemoryFault(fault) => {
                     return Err(self.stop(StopReason::MemoryFault(fault), self.word_at_pc()));
                 }
+                Exit::EngineStopped => return Err(self.stop(StopReason::EngineStopped, self.word_at_pc())),
             }
         }
         self.current = None;

@@ -138,6 +138,7 @@ impl LinuxProcess {
                 Exit::Brk(immediate) => return self.stop(StopReason::Brk(immediate), self.word_at_pc()),
                 Exit::Undefined { word, reason } => return self.stop(StopReason::Undefined(reason), Some(word)),
                 Exit::MemoryFault(fault) => return self.stop(StopReason::MemoryFault(fault), self.word_at_pc()),
+                Exit::EngineStopped => return self.stop(StopReason::EngineStopped, self.word_at_pc()),
             }
         }
     }

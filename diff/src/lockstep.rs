@@ -1,0 +1,299 @@
+//! Lockstep: a whole program on the fast path and the reference at once, compared after every run of the
+//! engine (a scheduler quantum, a system call, or at most `every` instructions).
+//!
+//! `LockstepEngine` is an `Engine`. The reference runs on the kernel's memory, so the program goes on exactly as
+//! on `--cpu reference`; the fast path runs on a shadow copy made before each run. After the run the exits, the
+//! CPU states and every mapped byte must agree. At the first difference it bisects: to the number of instructions
+//! after which the paths part, then (recompiling that block shorter and shorter) to the single instruction, and
+//! stops the run with `Exit::EngineStopped`; `divergence()` holds the report.
+
+use std::fmt::Write as _;
+use tandem_fast::{FastEngine, FastError};
+use tandem_reference::disasm::disassemble;
+use tandem_reference::engine::{Engine, Exit, GuestClock, RunResult};
+use tandem_reference::memory::{GuestMemory, MapError, Region};
+use tandem_reference::{CpuState, Interpreter};
+
+/// Every mapped byte of a guest memory, by region.
+struct Snapshot {
+    regions: Vec<(Region, Vec<u8>)>,
+}
+
+impl Snapshot {
+    fn capture(memory: &GuestMemory) -> Snapshot {
+        let regions = memory
+            .regions()
+            .into_iter()
+            .map(|region| {
+                let mut bytes = vec![0; region.size as usize];
+                memory.read_privileged(region.address, &mut bytes).expect("listed regions are mapped");
+                (region, bytes)
+            })
+            .collect();
+        Snapshot { regions }
+    }
+
+    /// Writes the bytes back into a memory with the same regions.
+    fn restore(&self, memory: &GuestMemory) {
+        for (region, bytes) in &self.regions {
+            memory.write_privileged(region.address, bytes).expect("the regions are mapped");
+        }
+    }
+
+    /// The first address where `memory` differs from this snapshot, with both bytes (snapshot's first).
+    fn first_difference(&self, memory: &GuestMemory) -> Option<(u64, u8, u8)> {
+        let mut buffer = Vec::new();
+        for (region, bytes) in &self.regions {
+            buffer.resize(bytes.len(), 0);
+            memory.read_privileged(region.address, &mut buffer).ok()?;
+            if let Some(at) = bytes.iter().zip(&buffer).position(|(a, b)| a != b) {
+                return Some((region.address + at as u64, bytes[at], buffer[at]));
+            }
+        }
+        None
+    }
+}
+
+/// What lockstep has compared so far.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LockstepStats {
+    pub runs: u64,
+    pub instructions: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LockstepError {
+    #[error(transparent)]
+    Fast(#[from] FastError),
+    #[error("making the fast path's shadow memory: {0}")]
+    Memory(#[from] MapError),
+}
+
+pub struct LockstepEngine {
+    fast: FastEngine,
+    paths: Comparison,
+    shadow_regions: Vec<Region>,
+    every: u64,
+    stats: LockstepStats,
+    divergence: Option<String>,
+}
+
+impl LockstepEngine {
+    /// Compares at least every `every` instructions.
+    pub fn new(every: u64) -> Result<LockstepEngine, LockstepError> {
+        Ok(LockstepEngine {
+            fast: FastEngine::with_defaults()?,
+            paths: Comparison { reference: Interpreter::default(), shadow: GuestMemory::new()? },
+            shadow_regions: Vec::new(),
+            every: every.max(1),
+            stats: LockstepStats::default(),
+            divergence: None,
+        })
+    }
+
+    pub fn stats(&self) -> LockstepStats {
+        self.stats
+    }
+
+    /// The report of the first divergence, if the paths parted.
+    pub fn divergence(&self) -> Option<&str> {
+        self.divergence.as_deref()
+    }
+
+    /// Gives the shadow the kernel memory's regions (remapping it when they changed) and bytes.
+    fn sync_shadow(&mut self, memory: &GuestMemory, snapshot: &Snapshot) -> Result<(), MapError> {
+        let regions: Vec<Region> = snapshot.regions.iter().map(|(region, _)| *region).collect();
+        if regions != self.shadow_regions {
+            let mut shadow = GuestMemory::new()?;
+            for region in &regions {
+                shadow.map(region.address, region.size, region.perm)?;
+            }
+            // Compiled blocks stay valid: the new shadow holds the same bytes, and code changes reach `invalidate`.
+            self.paths.shadow = shadow;
+            self.shadow_regions = regions;
+        }
+        debug_assert_eq!(memory.regions(), self.shadow_regions);
+        snapshot.restore(&self.paths.shadow);
+        Ok(())
+    }
+
+    /// Finds the instruction where the paths part, in a run of `budget` instructions from `cpu` and `snapshot`
+    /// that ended differently, and describes it.
+    fn bisect(
+        &mut self,
+        cpu: &CpuState,
+        memory: &GuestMemory,
+        snapshot: &Snapshot,
+        budget: u64,
+        clock: GuestClock,
+    ) -> String {
+        let fast = &mut self.fast;
+        let paths = &mut self.paths;
+        // The fewest instructions after which the results differ.
+        let (mut agree, mut differ) = (0, budget);
+        while differ - agree > 1 {
+            let middle = agree + (differ - agree) / 2;
+            if paths.compare(fast, cpu, memory, snapshot, middle, clock).1.is_empty() {
+                agree = middle;
+            } else {
+                differ = middle;
+            }
+        }
+        let (_, differences) = paths.compare(fast, cpu, memory, snapshot, differ, clock);
+        // The block that ran last holds the instruction: recompile it shorter and shorter from the state before it.
+        let mut instruction = differ;
+        let mut block_listing = String::new();
+        if let Some(block) = fast.last_block().filter(|block| block.retired_before + block.retired == differ) {
+            let (before_block, _) = paths.compare(fast, cpu, memory, snapshot, block.retired_before, clock);
+            let block_snapshot = Snapshot::capture(memory);
+            for length in 1..=block.retired {
+                let Ok(mut short) = FastEngine::with_block_limit(length as u32) else { break };
+                let clock = GuestClock { instructions_before: clock.instructions_before + block.retired_before };
+                if !paths.compare(&mut short, &before_block, memory, &block_snapshot, length, clock).1.is_empty() {
+                    instruction = block.retired_before + length;
+                    break;
+                }
+            }
+            block_snapshot.restore(&paths.shadow);
+            block_listing = fast.listing(&paths.shadow, block.pc).unwrap_or_default();
+        }
+        let (before, _) = paths.compare(fast, cpu, memory, snapshot, instruction - 1, clock);
+        let (after, differences_at) = paths.compare(fast, cpu, memory, snapshot, instruction, clock);
+        let differences = if differences_at.is_empty() { differences } else { differences_at };
+        snapshot.restore(memory);
+
+        let mut word = [0; 4];
+        let word = memory.read_privileged(before.pc, &mut word).ok().map(|_| u32::from_le_bytes(word));
+        let mut report = String::new();
+        let total = self.stats.instructions + instruction;
+        writeln!(report, "lockstep: the fast path parts from the reference at instruction {total} of the run").unwrap();
+        match word {
+            Some(word) => writeln!(report, "  {:#x}: {word:#010x}  {}", before.pc, disassemble(word, before.pc)),
+            None => writeln!(report, "  {:#x}: (not readable)", before.pc),
+        }
+        .unwrap();
+        writeln!(report, "state before:\n{}", describe_state(&before)).unwrap();
+        writeln!(report, "reference after:\n{}", describe_state(&after)).unwrap();
+        writeln!(report, "reference vs fast:").unwrap();
+        for difference in &differences {
+            writeln!(report, "  {difference}").unwrap();
+        }
+        if !block_listing.is_empty() {
+            writeln!(report, "fast path's {block_listing}").unwrap();
+        }
+        report
+    }
+}
+
+/// The reference and the fast path's shadow memory: what one comparison needs besides the fast engine.
+struct Comparison {
+    reference: Interpreter,
+    shadow: GuestMemory,
+}
+
+impl Comparison {
+    /// Runs both paths `count` instructions from `cpu` and the snapshot (the reference on `memory`, the fast
+    /// path `fast` on the shadow) and lists how the results differ.
+    fn compare(
+        &mut self,
+        fast: &mut FastEngine,
+        cpu: &CpuState,
+        memory: &GuestMemory,
+        snapshot: &Snapshot,
+        count: u64,
+        clock: GuestClock,
+    ) -> (CpuState, Vec<String>) {
+        snapshot.restore(memory);
+        snapshot.restore(&self.shadow);
+        let mut reference_cpu = cpu.clone();
+        let reference = self.reference.run(&mut reference_cpu, memory, count, clock);
+        let mut fast_cpu = cpu.clone();
+        let fast_result = fast.run(&mut fast_cpu, &self.shadow, count, clock);
+        let mut differences = state_differences(&reference_cpu, &fast_cpu);
+        if reference != fast_result {
+            differences.push(format!("exit: {reference:?} vs {fast_result:?}"));
+        }
+        if let Some((address, ours, theirs)) = Snapshot::capture(memory).first_difference(&self.shadow) {
+            differences.push(format!("memory {address:#x}: {ours:#04x} vs {theirs:#04x}"));
+        }
+        (reference_cpu, differences)
+    }
+}
+
+impl Engine for LockstepEngine {
+    fn run(&mut self, cpu: &mut CpuState, memory: &GuestMemory, budget: u64, clock: GuestClock) -> RunResult {
+        if self.divergence.is_some() {
+            return RunResult { exit: Exit::EngineStopped, retired: 0 };
+        }
+        let budget = budget.min(self.every);
+        let snapshot = Snapshot::capture(memory);
+        if let Err(error) = self.sync_shadow(memory, &snapshot) {
+            self.divergence = Some(format!("lockstep could not copy guest memory for the fast path: {error}"));
+            return RunResult { exit: Exit::EngineStopped, retired: 0 };
+        }
+        let before = cpu.clone();
+        let mut fast_cpu = cpu.clone();
+        let fast = self.fast.run(&mut fast_cpu, &self.paths.shadow, budget, clock);
+        let reference = self.paths.reference.run(cpu, memory, budget, clock);
+        let agree = fast == reference
+            && fast_cpu == *cpu
+            && Snapshot::capture(memory).first_difference(&self.paths.shadow).is_none();
+        if agree {
+            self.stats.runs += 1;
+            self.stats.instructions += reference.retired;
+            return reference;
+        }
+        let report = self.bisect(&before, memory, &snapshot, budget, clock);
+        *cpu = before;
+        self.divergence = Some(report);
+        RunResult { exit: Exit::EngineStopped, retired: 0 }
+    }
+
+    fn invalidate(&mut self, address: u64, size: u64) {
+        self.fast.invalidate(address, size);
+    }
+}
+
+fn state_differences(a: &CpuState, b: &CpuState) -> Vec<String> {
+    let mut out = Vec::new();
+    for (n, (x, y)) in a.x.iter().zip(&b.x).enumerate() {
+        if x != y {
+            out.push(format!("x{n}: {x:#x} vs {y:#x}"));
+        }
+    }
+    for (n, (x, y)) in a.v.iter().zip(&b.v).enumerate() {
+        if x != y {
+            out.push(format!("v{n}: {x:#034x} vs {y:#034x}"));
+        }
+    }
+    let scalars = [
+        ("sp", a.sp, b.sp),
+        ("pc", a.pc, b.pc),
+        ("nzcv", u64::from(a.nzcv), u64::from(b.nzcv)),
+        ("fpcr", u64::from(a.fpcr), u64::from(b.fpcr)),
+        ("fpsr", u64::from(a.fpsr), u64::from(b.fpsr)),
+        ("ssbs", u64::from(a.ssbs), u64::from(b.ssbs)),
+        ("tpidr_el0", a.tpidr_el0, b.tpidr_el0),
+        ("tpidrro_el0", a.tpidrro_el0, b.tpidrro_el0),
+        ("exclusive.address", a.exclusive.address, b.exclusive.address),
+        ("exclusive.size", a.exclusive.size, b.exclusive.size),
+    ];
+    for (name, x, y) in scalars {
+        if x != y {
+            out.push(format!("{name}: {x:#x} vs {y:#x}"));
+        }
+    }
+    out
+}
+
+fn describe_state(cpu: &CpuState) -> String {
+    let mut out = String::new();
+    for (n, x) in cpu.x.iter().enumerate() {
+        write!(out, "  x{n:<2}={x:#018x}").unwrap();
+        if n % 4 == 3 {
+            out.push('\n');
+        }
+    }
+    write!(out, "  sp ={:#018x}\n  pc={:#x} nzcv={:#x}", cpu.sp, cpu.pc, cpu.nzcv >> 28).unwrap();
+    out
+}
