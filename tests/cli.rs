@@ -164,14 +164,58 @@ fn bad_input_is_a_clear_error() {
 }
 
 #[test]
-fn limits_and_unbuilt_paths_are_loud() {
-    let limited = tandem(&["run", &program("demo.nro"), "--max-instructions", "1000"]);
-    assert_eq!(limited.status.code(), Some(1));
-    assert!(text(&limited.stderr).contains("instruction limit (1000)"), "{}", text(&limited.stderr));
+fn limits_are_loud() {
+    for cpu in ["reference", "fast"] {
+        let limited = tandem(&["run", &program("demo.nro"), "--cpu", cpu, "--max-instructions", "1000"]);
+        assert_eq!(limited.status.code(), Some(1));
+        assert!(text(&limited.stderr).contains("instruction limit (1000)"), "{}", text(&limited.stderr));
+    }
+}
 
-    let fast = tandem(&["run", &program("hello.nro"), "--cpu", "fast"]);
-    assert!(!fast.status.success());
-    assert!(text(&fast.stderr).contains("fast path"), "{}", text(&fast.stderr));
+/// The programs small enough to run on both paths in lockstep in CI (intloop's 100 M instructions are the
+/// benchmark's).
+const KERNEL_PROGRAMS: [&str; 12] = [
+    "hello",
+    "demo",
+    "isa",
+    "threads",
+    "sync",
+    "memory",
+    "svc",
+    "crash_break",
+    "crash_deadlock",
+    "crash_fault",
+    "crash_svc",
+    "crash_udf",
+];
+
+#[test]
+fn both_cpu_paths_print_the_same_and_end_in_the_same_state() {
+    for name in KERNEL_PROGRAMS {
+        let path = program(&format!("{name}.nro"));
+        let reference = tandem(&["run", &path, "--cpu", "reference", "--state-hash"]);
+        let fast = tandem(&["run", &path, "--cpu", "fast", "--state-hash"]);
+        assert!(text(&reference.stdout).contains("state-hash: "), "{name}");
+        assert_eq!(text(&fast.stdout), text(&reference.stdout), "{name}: output or final state differ");
+        assert_eq!(fast.status.code(), reference.status.code(), "{name}");
+    }
+}
+
+#[test]
+fn lockstep_finds_the_cpu_paths_agreeing_on_every_test_program() {
+    let runs = KERNEL_PROGRAMS.iter().map(|name| vec![program(&format!("{name}.nro"))]).chain(
+        ["hello", "isa", "linux_syscalls"].iter().map(|name| vec!["--linux".into(), program(&format!("{name}.linux"))]),
+    );
+    for args in runs {
+        let mut command = vec!["diff", "lockstep"];
+        command.extend(args.iter().map(String::as_str));
+        let output = tandem(&command);
+        let stdout = text(&output.stdout);
+        let summary = stdout.lines().last().unwrap_or_default();
+        assert!(output.status.success(), "{args:?}: {stdout}");
+        assert!(summary.starts_with("lockstep: ") && summary.ends_with("divergences: 0"), "{args:?}: {summary}");
+        assert!(!summary.starts_with("lockstep: 0 instructions"), "{args:?}: nothing ran: {summary}");
+    }
 }
 
 fn scratch_dir(name: &str) -> PathBuf {

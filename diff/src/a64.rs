@@ -251,7 +251,8 @@ impl Harness {
             })
             .collect();
         let fast = FastEngine::with_defaults()?;
-        let mut harness = Harness { layout, memory, interpreter: Interpreter::default(), oracle, fast_memory, fast, image };
+        let mut harness =
+            Harness { layout, memory, interpreter: Interpreter::default(), oracle, fast_memory, fast, image };
         harness.reset_pages(None)?;
         Ok(harness)
     }

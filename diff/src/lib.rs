@@ -8,7 +8,7 @@ pub mod a64;
 pub mod coverage;
 pub mod generate;
 pub mod layout;
-pub mod lockstep;
 pub mod ledger;
+pub mod lockstep;
 pub mod unicorn;
 pub mod unicorn_engine;

@@ -17,7 +17,10 @@ type BlockFn = unsafe extern "C" fn(*mut CpuState, *mut u8, *const u8) -> u64;
 
 #[derive(Clone, Copy)]
 enum Block {
-    Compiled { entry: BlockFn, instructions: u32 },
+    Compiled {
+        entry: BlockFn,
+        instructions: u32,
+    },
     /// The first instruction is one the lifter leaves to the reference.
     Interpreted,
 }
@@ -132,8 +135,7 @@ impl FastEngine {
 
     fn compile(&mut self, memory: &GuestMemory, pc: u64) -> Result<Block, String> {
         let started = Instant::now();
-        let Some(LiftedBlock { function, instructions }) = lift_block(memory, pc, self.block_limit, &*self.isa)
-        else {
+        let Some(LiftedBlock { function, instructions }) = lift_block(memory, pc, self.block_limit, &*self.isa) else {
             return Ok(Block::Interpreted);
         };
         let mut context = cranelift_codegen::Context::for_function(function);
@@ -155,7 +157,13 @@ impl FastEngine {
     }
 
     /// One instruction on the reference interpreter, with the clock it would see.
-    fn interpret_one(&mut self, cpu: &mut CpuState, memory: &GuestMemory, clock: GuestClock, retired: u64) -> RunResult {
+    fn interpret_one(
+        &mut self,
+        cpu: &mut CpuState,
+        memory: &GuestMemory,
+        clock: GuestClock,
+        retired: u64,
+    ) -> RunResult {
         let clock = GuestClock { instructions_before: clock.instructions_before + retired };
         let result = self.interpreter.run(cpu, memory, 1, clock);
         if let Some(case) = self.interpreter.last_unpredictable {

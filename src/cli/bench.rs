@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use tandem_diff::unicorn_engine::UnicornEngine;
+use tandem_fast::{CompileStats, FastEngine};
 use tandem_hle::kernel::{Kernel, RunOutcome};
 use tandem_hle::program::Program;
 use tandem_reference::{Engine, Interpreter};
@@ -34,7 +35,7 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 1)]
         repeat: u32,
     },
-    /// The reference interpreter against Unicorn (QEMU's translator) on an integer-heavy program.
+    /// The reference interpreter, the fast path and Unicorn (QEMU's translator) on an integer-heavy program.
     Cpu {
         /// The program to run (an NRO, NSO, ExeFS folder or ELF); the embedded intloop benchmark by default.
         program: Option<PathBuf>,
@@ -61,26 +62,65 @@ fn cpu(program: Option<PathBuf>, repeat: u32) -> anyhow::Result<ExitCode> {
         })
     };
     let source = load()?.source;
-    let (reference_time, reference_instructions, reference_output) =
+    let (reference_time, instructions, reference_output) =
         best_of(repeat, &load, || Ok(Box::new(Interpreter::default())))?;
     let (unicorn_time, _, unicorn_output) = best_of(repeat, &load, || Ok(Box::new(UnicornEngine::new()?)))?;
-    if reference_output != unicorn_output {
-        anyhow::bail!("the reference and Unicorn printed different output for {source}: the benchmark is void");
+    let compile = std::rc::Rc::new(std::cell::Cell::new(CompileStats::default()));
+    let (fast_time, _, fast_output) = best_of(repeat, &load, || {
+        Ok(Box::new(MeasuredFastEngine { engine: FastEngine::with_defaults()?, stats: compile.clone() }))
+    })?;
+    for (name, output) in [("Unicorn", &unicorn_output), ("the fast path", &fast_output)] {
+        if *output != reference_output {
+            anyhow::bail!("the reference and {name} printed different output for {source}: the benchmark is void");
+        }
     }
-    let rate = |time: Duration| reference_instructions as f64 / time.as_secs_f64() / 1e6;
-    println!("program: {source} ({reference_instructions} guest instructions, best of {repeat})");
+    let rate = |time: Duration| instructions as f64 / time.as_secs_f64() / 1e6;
+    println!("program: {source} ({instructions} guest instructions, best of {repeat})");
+    for (name, time) in
+        [("reference interpreter", reference_time), ("unicorn (QEMU TCG)", unicorn_time), ("fast path", fast_time)]
+    {
+        println!("{name:<22} {:>8.3} s  {:>8.1} M instructions/s", time.as_secs_f64(), rate(time));
+    }
+    let compile = compile.get();
     println!(
-        "reference interpreter: {:>8.3} s  {:>8.1} M instructions/s",
-        reference_time.as_secs_f64(),
-        rate(reference_time)
+        "fast path compiled {} blocks, {} guest instructions in {:.3} s ({:.0} instructions/s), included above",
+        compile.blocks,
+        compile.guest_instructions,
+        compile.time.as_secs_f64(),
+        compile.guest_instructions as f64 / compile.time.as_secs_f64().max(1e-9)
     );
+    let speed = |baseline: Duration, time: Duration| baseline.as_secs_f64() / time.as_secs_f64();
     println!(
-        "unicorn (QEMU TCG):    {:>8.3} s  {:>8.1} M instructions/s",
-        unicorn_time.as_secs_f64(),
-        rate(unicorn_time)
+        "ratio: reference/unicorn speed {:.3}, fast/reference speed {:.2}, fast/unicorn speed {:.3}",
+        speed(unicorn_time, reference_time),
+        speed(reference_time, fast_time),
+        speed(unicorn_time, fast_time)
     );
-    println!("ratio: reference/unicorn speed {:.3}", unicorn_time.as_secs_f64() / reference_time.as_secs_f64());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The fast path, reporting its compile statistics when the run ends (the engine is dropped with the kernel run).
+struct MeasuredFastEngine {
+    engine: FastEngine,
+    stats: std::rc::Rc<std::cell::Cell<CompileStats>>,
+}
+
+impl Engine for MeasuredFastEngine {
+    fn run(
+        &mut self,
+        cpu: &mut tandem_reference::CpuState,
+        memory: &tandem_reference::GuestMemory,
+        budget: u64,
+        clock: tandem_reference::GuestClock,
+    ) -> tandem_reference::RunResult {
+        let result = self.engine.run(cpu, memory, budget, clock);
+        self.stats.set(self.engine.stats());
+        result
+    }
+
+    fn invalidate(&mut self, address: u64, size: u64) {
+        self.engine.invalidate(address, size);
+    }
 }
 
 /// Runs the program `repeat` times on fresh engines; the fastest time, the instructions and the output.

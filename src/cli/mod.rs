@@ -8,9 +8,9 @@ mod linux;
 mod pack;
 mod run;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
-use anyhow::Context;
 use tandem_fast::FastEngine;
 use tandem_reference::{Engine, Interpreter};
 
@@ -81,7 +81,8 @@ impl CpuPath {
         match self {
             CpuPath::Reference => Ok(Box::new(Interpreter::default())),
             CpuPath::Fast => Ok(Box::new(
-                FastEngine::with_defaults().context("starting the fast path; --cpu reference needs no code generator")?,
+                FastEngine::with_defaults()
+                    .context("starting the fast path; --cpu reference needs no code generator")?,
             )),
         }
     }

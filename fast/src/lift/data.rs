@@ -60,7 +60,11 @@ impl Lifter<'_> {
                 self.set_flags_add(a, b, result);
             }
         }
-        if rd_may_be_sp && !set_flags { self.set_x_or_sp(rd, result) } else { self.set_x(rd, result) }
+        if rd_may_be_sp && !set_flags {
+            self.set_x_or_sp(rd, result)
+        } else {
+            self.set_x(rd, result)
+        }
         Ok(Flow::Next)
     }
 
@@ -72,7 +76,16 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
-    pub(super) fn add_sub_immediate(&mut self, sf: u32, op: u32, s: u32, sh: u32, imm12: u32, rn: u32, rd: u32) -> Lift {
+    pub(super) fn add_sub_immediate(
+        &mut self,
+        sf: u32,
+        op: u32,
+        s: u32,
+        sh: u32,
+        imm12: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
         let width = datasize(sf);
         let a = self.x_or_sp(rn, width);
         let b = self.iconst(Self::int_type(width), u64::from(imm12) << (12 * sh));
@@ -165,7 +178,11 @@ impl Lifter<'_> {
         let b = self.iconst(Self::int_type(width), imm);
         let result = self.logical(opc, a, b);
         // AND, ORR and EOR (immediate) may write SP; ANDS writes XZR.
-        if opc == 0b11 { self.set_x(rd, result) } else { self.set_x_or_sp(rd, result) }
+        if opc == 0b11 {
+            self.set_x(rd, result)
+        } else {
+            self.set_x_or_sp(rd, result)
+        }
         Ok(Flow::Next)
     }
 
@@ -484,7 +501,8 @@ impl Lifter<'_> {
     /// Hints without architectural effect at EL0 under Horizon (NOP, YIELD, WFE, WFI, SEV, SEVL, ESB, CSDB, BTI,
     /// ...); the pointer authentication hints are the reference's.
     pub(super) fn hint(&mut self, crm: u32, op2: u32) -> Lift {
-        let pointer_authentication = (crm == 0b0000 && op2 == 0b111) || (crm == 0b0001 && op2 & 1 == 0) || crm == 0b0011;
+        let pointer_authentication =
+            (crm == 0b0000 && op2 == 0b111) || (crm == 0b0001 && op2 & 1 == 0) || crm == 0b0011;
         if pointer_authentication {
             return Err(Unlifted);
         }

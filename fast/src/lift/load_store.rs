@@ -174,7 +174,11 @@ impl Lifter<'_> {
             let is_load = opc & 1 == 1;
             let (address, writeback) = address(self);
             let host = self.guest_address(address, bytes, if is_load { Perm::READ } else { Perm::WRITE });
-            if is_load { self.load_v(host, 0, bytes, rt) } else { self.store_v(host, 0, bytes, rt) }
+            if is_load {
+                self.load_v(host, 0, bytes, rt)
+            } else {
+                self.store_v(host, 0, bytes, rt)
+            }
             if let Some(written) = writeback {
                 self.set_x_or_sp(rn, written);
             }
@@ -216,7 +220,11 @@ impl Lifter<'_> {
         };
         let address = self.iconst(types::I64, self.pc.wrapping_add(sign_extend(u64::from(imm19) << 2, 21)));
         let host = self.guest_address(address, bytes, Perm::READ);
-        if simd_fp { self.load_v(host, 0, bytes, rt) } else { self.load_x(host, 0, bytes, rt, 64, signed) }
+        if simd_fp {
+            self.load_v(host, 0, bytes, rt)
+        } else {
+            self.load_x(host, 0, bytes, rt, 64, signed)
+        }
         Ok(Flow::Next)
     }
 

@@ -22,7 +22,9 @@ mod data;
 mod load_store;
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{AbiParam, Function, InstBuilder, MemFlagsData, Signature, Type, UserFuncName, Value, types};
+use cranelift_codegen::ir::{
+    AbiParam, Function, InstBuilder, MemFlagsData, Signature, Type, UserFuncName, Value, types,
+};
 use cranelift_codegen::isa::TargetIsa;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use std::mem::offset_of;
@@ -357,8 +359,11 @@ impl Lifter<'_> {
 
     /// Writes V[n] = zero-extended `value`.
     pub(crate) fn set_v(&mut self, n: u32, value: Value) {
-        let value =
-            if self.b.func.dfg.value_type(value) == types::I128 { value } else { self.b.ins().uextend(types::I128, value) };
+        let value = if self.b.func.dfg.value_type(value) == types::I128 {
+            value
+        } else {
+            self.b.ins().uextend(types::I128, value)
+        };
         let offset = (offset_of!(CpuState, v) + 16 * n as usize) as i32;
         self.b.ins().store(host_flags(), value, self.cpu, offset);
     }
@@ -396,7 +401,9 @@ impl Lifter<'_> {
     /// they emit does not dominate the rest of the block).
     fn compute_packed_flags(&mut self) -> Value {
         match self.flags {
-            FlagsState::InCpu => self.b.ins().load(types::I32, host_flags(), self.cpu, offset_of!(CpuState, nzcv) as i32),
+            FlagsState::InCpu => {
+                self.b.ins().load(types::I32, host_flags(), self.cpu, offset_of!(CpuState, nzcv) as i32)
+            }
             FlagsState::Packed(packed) => packed,
             FlagsState::Sub { a, b, result } => self.flags_of_sub(a, b, result),
             FlagsState::Add { a, b, result } => self.flags_of_add(a, b, result),
@@ -536,7 +543,8 @@ impl Lifter<'_> {
         let high = self.b.ins().ushr_imm_u(address, i64::from(ADDRESS_SPACE_BITS));
         let in_space = self.b.ins().icmp_imm_s(IntCC::Equal, high, 0);
         let offset = self.b.ins().band_imm_u(address, (PAGE_SIZE - 1) as i64);
-        let in_page = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, offset, (PAGE_SIZE - u64::from(size)) as i64);
+        let in_page =
+            self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, offset, (PAGE_SIZE - u64::from(size)) as i64);
         let ok = self.b.ins().band(permitted, in_space);
         let ok = self.b.ins().band(ok, in_page);
         self.side_exit_unless(ok);
