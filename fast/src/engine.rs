@@ -1,6 +1,7 @@
 //! `FastEngine`: the dispatcher that runs compiled blocks and hands the rest to the reference interpreter.
 
 use crate::code_memory::{CodeMemory, CodeMemoryError};
+use crate::runtime::Runtime;
 use crate::lift::{INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, lift_block};
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::isa::OwnedTargetIsa;
@@ -13,7 +14,7 @@ use tandem_reference::sysreg::{CpuIdentity, PointerAuthKeys};
 use tandem_reference::{CpuState, Interpreter, Unpredictable};
 
 /// A compiled block's entry point (see `lift` for the contract).
-type BlockFn = unsafe extern "C" fn(*mut CpuState, *mut u8, *const u8) -> u64;
+type BlockFn = unsafe extern "C" fn(*mut CpuState, *mut u8, *const u8, *const Runtime) -> u64;
 
 #[derive(Clone, Copy)]
 enum Block {
@@ -47,6 +48,8 @@ pub struct FastEngine {
     interpreter: Interpreter,
     isa: OwnedTargetIsa,
     code: CodeMemory,
+    /// Boxed: compiled code holds its address for the length of a call.
+    runtime: Box<Runtime>,
     /// Blocks by guest start address. A block never crosses a page, and is compiled only from a page that is
     /// executable and not writable, so guest stores cannot change it; `invalidate` drops it when the page changes.
     blocks: HashMap<u64, Block>,
@@ -80,6 +83,7 @@ impl FastEngine {
             interpreter: Interpreter::new(identity, keys),
             isa,
             code: CodeMemory::default(),
+            runtime: Box::new(Runtime::for_host()),
             blocks: HashMap::new(),
             stats: CompileStats::default(),
             last_unpredictable: None,
@@ -187,11 +191,12 @@ impl FastEngine {
 }
 
 /// Runs a compiled block.
-fn call_block(entry: BlockFn, cpu: &mut CpuState, memory: &GuestMemory) -> u64 {
+fn call_block(entry: BlockFn, cpu: &mut CpuState, memory: &GuestMemory, runtime: &Runtime) -> u64 {
     // SAFETY: the lifted code reads and writes only `CpuState` fields (at `offset_of!` offsets), the page table
     // (index masked to its size), and guest bytes at `host_base() + address` after checking inline that their
-    // page is mapped, hence host accessible; `cpu` is exclusively borrowed for the call.
-    unsafe { entry(cpu, memory.host_base(), memory.host_page_table()) }
+    // page is mapped, hence host accessible; it calls only the `Runtime` helpers, which are safe functions;
+    // `cpu` is exclusively borrowed for the call.
+    unsafe { entry(cpu, memory.host_base(), memory.host_page_table(), runtime) }
 }
 
 impl Engine for FastEngine {
@@ -204,7 +209,7 @@ impl Engine for FastEngine {
                 && u64::from(instructions) <= budget - retired
             {
                 let pc = cpu.pc;
-                let status = call_block(entry, cpu, memory);
+                let status = call_block(entry, cpu, memory, &self.runtime);
                 let block_retired = status & (INTERPRET_NEXT - 1);
                 self.last_block = Some(BlockRun { pc, retired_before: retired, retired: block_retired });
                 retired += block_retired;

@@ -11,5 +11,6 @@
 mod code_memory;
 mod engine;
 pub mod lift;
+pub mod runtime;
 
 pub use engine::{BlockRun, CompileStats, FastEngine, FastError};

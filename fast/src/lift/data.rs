@@ -4,6 +4,8 @@
 use super::{Flow, Lift, Lifter, Operand, Unlifted};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value, types};
+use crate::runtime::Runtime;
+use std::mem::offset_of;
 use tandem_reference::interp::pseudocode::{datasize, decode_bit_masks, ones, sign_extend};
 
 /// `ShiftReg`'s shift types, by `shift` field value.
@@ -415,6 +417,9 @@ impl Lifter<'_> {
     /// UDIV, SDIV (division by zero gives zero, the most negative number divided by -1 gives itself), LSLV,
     /// LSRV, ASRV, RORV (the amount is taken modulo the width, as Cranelift's shifts do).
     pub(super) fn data_processing_2_source(&mut self, sf: u32, s: u32, rm: u32, opcode: u32, rn: u32, rd: u32) -> Lift {
+        if s == 0 && opcode >> 3 == 0b010 {
+            return self.crc32(sf, opcode, rm, rn, rd);
+        }
         if s != 0 || !matches!(opcode, 0b000010 | 0b000011 | 0b001000..=0b001011) {
             return Err(Unlifted);
         }
@@ -447,6 +452,21 @@ impl Lifter<'_> {
             0b001010 => self.b.ins().sshr(a, b),
             _ => self.b.ins().rotr(a, b),
         };
+        self.set_x(rd, result);
+        Ok(Flow::Next)
+    }
+
+    /// CRC32B/H/W/X and CRC32CB/CH/CW/CX, through the runtime's helpers.
+    fn crc32(&mut self, sf: u32, opcode: u32, rm: u32, rn: u32, rd: u32) -> Lift {
+        let sz = opcode & 0b11;
+        if (sf == 1) != (sz == 0b11) {
+            return Err(Unlifted);
+        }
+        let helper = if opcode & 0b100 != 0 { offset_of!(Runtime, crc32c) } else { offset_of!(Runtime, crc32) };
+        let acc = self.x(rn, 32);
+        let data = self.x(rm, 64);
+        let bytes = self.iconst(types::I32, 1 << sz);
+        let result = self.call_runtime(helper, &[types::I32, types::I64, types::I32], types::I32, &[acc, data, bytes]);
         self.set_x(rd, result);
         Ok(Flow::Next)
     }

@@ -1,8 +1,8 @@
 //! The lifter: one block of guest code (straight-line A64 up to a branch, an instruction it leaves to the
 //! reference, or the end of the page) to one Cranelift function.
 //!
-//! The compiled function has the signature `extern "C" fn(cpu: *mut CpuState, memory: *mut u8, pages: *const u8)
-//! -> u64` and returns the instructions it retired, with `INTERPRET_NEXT` set when the instruction at the new PC
+//! The compiled function has the signature `extern "C" fn(cpu: *mut CpuState, memory: *mut u8, pages: *const u8,
+//! runtime: *const Runtime) -> u64` and returns the instructions it retired, with `INTERPRET_NEXT` set when the instruction at the new PC
 //! must be executed by the reference interpreter (one the lifter leaves to it, or a memory access whose inline
 //! check failed: the reference then reports the exact fault, or performs the rare access exactly).
 //!
@@ -12,8 +12,8 @@
 //!   where it is read or at an exit.
 //! - Every inline memory check happens before the instruction changes anything, so a side exit leaves the state
 //!   exactly as it was before that instruction, with the instructions before it retired.
-//! - The generated code has no relocations: it calls nothing and addresses only its arguments, so it can be
-//!   copied anywhere (and, later, stored on disk).
+//! - The generated code has no relocations: it addresses only its arguments and calls helpers only through the
+//!   `Runtime` table, so it can be copied anywhere (and, later, stored on disk).
 //! - Constrained-unpredictable cases, exclusives, atomics, system registers, FP and SIMD arithmetic are left to
 //!   the reference interpreter, so the two paths resolve them identically by construction.
 
@@ -25,7 +25,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     AbiParam, Function, InstBuilder, MemFlagsData, Signature, Type, UserFuncName, Value, types,
 };
-use cranelift_codegen::isa::TargetIsa;
+use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use std::mem::offset_of;
 use tandem_reference::CpuState;
@@ -48,7 +48,7 @@ pub struct LiftedBlock {
 /// the lifter leaves to the reference. The caller has checked that the page is executable and not writable.
 pub fn lift_block(memory: &GuestMemory, pc: u64, limit: u32, isa: &dyn TargetIsa) -> Option<LiftedBlock> {
     let mut signature = Signature::new(isa.default_call_conv());
-    signature.params.extend([AbiParam::new(types::I64); 3]);
+    signature.params.extend([AbiParam::new(types::I64); 4]);
     signature.returns.push(AbiParam::new(types::I64));
     let mut function = Function::with_name_signature(UserFuncName::user(0, 0), signature);
     let mut builder_context = FunctionBuilderContext::new();
@@ -56,12 +56,14 @@ pub fn lift_block(memory: &GuestMemory, pc: u64, limit: u32, isa: &dyn TargetIsa
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
-    let [cpu, memory_base, pages] = b.block_params(entry).try_into().expect("three parameters");
+    let [cpu, memory_base, pages, runtime] = b.block_params(entry).try_into().expect("four parameters");
     let mut lifter = Lifter {
         b,
         cpu,
         memory_base,
         pages,
+        runtime,
+        call_conv: isa.default_call_conv(),
         pc,
         retired: 0,
         registers: [None; 32],
@@ -148,6 +150,9 @@ pub(crate) struct Lifter<'a> {
     cpu: Value,
     memory_base: Value,
     pages: Value,
+    /// The `Runtime` table.
+    pub(crate) runtime: Value,
+    call_conv: CallConv,
     /// The address of the instruction being lifted.
     pub(crate) pc: u64,
     /// Instructions of this block before the one being lifted.
@@ -557,6 +562,19 @@ impl Lifter<'_> {
 
     pub(crate) fn host_store(&mut self, value: Value, host_address: Value, offset: i32) {
         self.b.ins().store(host_flags(), value, host_address, offset);
+    }
+
+    // --- Runtime helpers --------------------------------------------------------------------------------------
+
+    /// Calls the pure helper at `offset` in the `Runtime` table.
+    pub(crate) fn call_runtime(&mut self, offset: usize, params: &[Type], returns: Type, args: &[Value]) -> Value {
+        let mut signature = Signature::new(self.call_conv);
+        signature.params.extend(params.iter().map(|&ty| AbiParam::new(ty)));
+        signature.returns.push(AbiParam::new(returns));
+        let signature = self.b.import_signature(signature);
+        let helper = self.b.ins().load(types::I64, host_flags(), self.runtime, offset as i32);
+        let call = self.b.ins().call_indirect(signature, helper, args);
+        self.b.inst_results(call)[0]
     }
 
     // --- Exits ------------------------------------------------------------------------------------------------

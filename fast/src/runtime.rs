@@ -1,0 +1,101 @@
+//! Host functions compiled code calls for what Cranelift has no instruction for. Compiled code reaches them
+//! through the `Runtime` table its fourth argument points to, never by address, so it stays relocation-free.
+//!
+//! Every helper is a pure function of its arguments (no guest state, no panics): a call needs no writeback.
+
+/// The table compiled code receives; `lift` addresses its fields by `offset_of!`.
+#[repr(C)]
+pub struct Runtime {
+    /// `CRC32B/H/W/X`: the accumulator updated with the low `bytes` bytes of `data` (polynomial 0x04C11DB7).
+    pub crc32: extern "C" fn(acc: u32, data: u64, bytes: u32) -> u32,
+    /// `CRC32CB/CH/CW/CX` (polynomial 0x1EDC6F41, Castagnoli).
+    pub crc32c: extern "C" fn(acc: u32, data: u64, bytes: u32) -> u32,
+}
+
+impl Runtime {
+    pub fn for_host() -> Runtime {
+        Runtime { crc32, crc32c: if std::arch::is_x86_feature_detected!("sse4.2") { crc32c_sse42 } else { crc32c } }
+    }
+}
+
+/// The byte-at-a-time table of the reflected CRC with polynomial `reflected` (the bit-reversed polynomial): what
+/// the Arm pseudocode's `Poly32Mod2` over bit-reversed operands computes, one byte of `data` at a time.
+const fn crc_table(reflected: u32) -> [u32; 256] {
+    let mut table = [0; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut crc = byte as u32;
+        let mut bit = 0;
+        while bit < 8 {
+            crc = if crc & 1 != 0 { (crc >> 1) ^ reflected } else { crc >> 1 };
+            bit += 1;
+        }
+        table[byte] = crc;
+        byte += 1;
+    }
+    table
+}
+
+const CRC32_TABLE: [u32; 256] = crc_table(0x04c1_1db7_u32.reverse_bits());
+const CRC32C_TABLE: [u32; 256] = crc_table(0x1edc_6f41_u32.reverse_bits());
+
+fn crc_update(table: &[u32; 256], mut acc: u32, data: u64, bytes: u32) -> u32 {
+    for byte in data.to_le_bytes().iter().take(bytes as usize) {
+        acc = (acc >> 8) ^ table[((acc ^ u32::from(*byte)) & 0xff) as usize];
+    }
+    acc
+}
+
+extern "C" fn crc32(acc: u32, data: u64, bytes: u32) -> u32 {
+    crc_update(&CRC32_TABLE, acc, data, bytes)
+}
+
+extern "C" fn crc32c(acc: u32, data: u64, bytes: u32) -> u32 {
+    crc_update(&CRC32C_TABLE, acc, data, bytes)
+}
+
+/// The SSE4.2 `crc32` instruction computes exactly CRC32C's update (reflected, no inversion).
+extern "C" fn crc32c_sse42(acc: u32, data: u64, bytes: u32) -> u32 {
+    use std::arch::x86_64::{_mm_crc32_u8, _mm_crc32_u16, _mm_crc32_u32, _mm_crc32_u64};
+    // SAFETY: `Runtime::for_host` installs this helper only when the CPU has SSE4.2.
+    unsafe {
+        match bytes {
+            1 => _mm_crc32_u8(acc, data as u8),
+            2 => _mm_crc32_u16(acc, data as u16),
+            4 => _mm_crc32_u32(acc, data as u32),
+            _ => _mm_crc32_u64(u64::from(acc), data) as u32,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tandem_reference::interp::pseudocode::{bit_reverse, poly32_mod2};
+
+    /// The Arm pseudocode's CRC32, as the reference computes it.
+    fn pseudocode(poly: u32, acc: u32, data: u64, bytes: u32) -> u32 {
+        let size = 8 * bytes;
+        let data = if size == 64 { data } else { data & ((1 << size) - 1) };
+        let tempacc = u128::from(bit_reverse(u64::from(acc), 32)) << size;
+        let tempval = u128::from(bit_reverse(data, size)) << 32;
+        bit_reverse(u64::from(poly32_mod2(tempacc ^ tempval, poly, 32 + size)), 32) as u32
+    }
+
+    #[test]
+    fn helpers_compute_the_pseudocodes_crc() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let runtime = Runtime::for_host();
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for bytes in [1, 2, 4, 8] {
+                let acc = (x >> 17) as u32;
+                assert_eq!((runtime.crc32)(acc, x, bytes), pseudocode(0x04c1_1db7, acc, x, bytes));
+                assert_eq!((runtime.crc32c)(acc, x, bytes), pseudocode(0x1edc_6f41, acc, x, bytes));
+                assert_eq!(crc32c(acc, x, bytes), pseudocode(0x1edc_6f41, acc, x, bytes));
+            }
+        }
+    }
+}
