@@ -5,6 +5,8 @@ use super::{Flow, Lift, Lifter, Operand, Unlifted};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value, types};
 use crate::runtime::Runtime;
+use tandem_reference::CpuState;
+use tandem_reference::sysreg::{SysReg, SysRegEncoding};
 use std::mem::offset_of;
 use tandem_reference::interp::pseudocode::{datasize, decode_bit_masks, ones, sign_extend};
 
@@ -525,6 +527,52 @@ impl Lifter<'_> {
             (crm == 0b0000 && op2 == 0b111) || (crm == 0b0001 && op2 & 1 == 0) || crm == 0b0011;
         if pointer_authentication {
             return Err(Unlifted);
+        }
+        Ok(Flow::Next)
+    }
+
+    /// MRS and MSR of the registers EL0 code uses all the time: NZCV, FPCR and FPSR (reads; writes change the FP
+    /// mode and stay with the reference), TPIDR_EL0 and TPIDRRO_EL0. The rest are the reference's.
+    pub(super) fn system_register_move(
+        &mut self,
+        l: u32,
+        o0: u32,
+        op1: u32,
+        crn: u32,
+        crm: u32,
+        op2: u32,
+        rt: u32,
+    ) -> Lift {
+        let register = SysReg::lookup(SysRegEncoding::from_fields(o0, op1, crn, crm, op2)).ok_or(Unlifted)?;
+        if l == 1 {
+            let value = match register {
+                SysReg::Nzcv => {
+                    let packed = self.packed_flags();
+                    self.b.ins().uextend(types::I64, packed)
+                }
+                SysReg::Fpcr | SysReg::Fpsr => {
+                    let offset = if register == SysReg::Fpcr { offset_of!(CpuState, fpcr) } else { offset_of!(CpuState, fpsr) };
+                    let value = self.cpu_field(types::I32, offset);
+                    self.b.ins().uextend(types::I64, value)
+                }
+                SysReg::TpidrEl0 => self.cpu_field(types::I64, offset_of!(CpuState, tpidr_el0)),
+                SysReg::TpidrroEl0 => self.cpu_field(types::I64, offset_of!(CpuState, tpidrro_el0)),
+                _ => return Err(Unlifted),
+            };
+            self.set_x(rt, value);
+            return Ok(Flow::Next);
+        }
+        match register {
+            SysReg::Nzcv => {
+                let value = self.x(rt, 32);
+                let packed = self.and_const(value, 0xf000_0000);
+                self.set_flags_packed(packed);
+            }
+            SysReg::TpidrEl0 => {
+                let value = self.x(rt, 64);
+                self.set_cpu_field(value, offset_of!(CpuState, tpidr_el0));
+            }
+            _ => return Err(Unlifted),
         }
         Ok(Flow::Next)
     }

@@ -207,6 +207,7 @@ impl Lifter<'_> {
                 self.data_processing_3_source(sf, op54, op31, rm, o0, ra, rn, rd)
             }
             Hint { crm, op2 } => self.hint(crm, op2),
+            MsrMrs { l, o0, op1, crn, crm, op2, rt } => self.system_register_move(l, o0, op1, crn, crm, op2, rt),
             Barrier { crm: _, op2 } => self.barrier(op2),
 
             BBl { op, imm26 } => self.branch_immediate(op, imm26),
@@ -355,6 +356,15 @@ impl Lifter<'_> {
     }
 
     // --- SIMD&FP registers: accessed in the CpuState directly ---------------------------------------------------
+
+    /// A field of the `CpuState` other than the registers the block caches.
+    pub(crate) fn cpu_field(&mut self, ty: Type, offset: usize) -> Value {
+        self.b.ins().load(ty, host_flags(), self.cpu, offset as i32)
+    }
+
+    pub(crate) fn set_cpu_field(&mut self, value: Value, offset: usize) {
+        self.b.ins().store(host_flags(), value, self.cpu, offset as i32);
+    }
 
     /// Loads the low `ty` bits of V[n].
     pub(crate) fn v_low(&mut self, n: u32, ty: Type) -> Value {
