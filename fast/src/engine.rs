@@ -7,6 +7,7 @@ use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::time::{Duration, Instant};
 use tandem_reference::engine::{Engine, Exit, GuestClock, RunResult};
 use tandem_reference::memory::{GuestMemory, PAGE_SIZE, Perm};
@@ -16,15 +17,19 @@ use tandem_reference::{CpuState, Interpreter, Unpredictable};
 /// A compiled block's entry point (see `lift` for the contract).
 type BlockFn = unsafe extern "C" fn(*mut CpuState, *mut u8, *const u8, *const Runtime) -> u64;
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 enum Block {
     Compiled {
         entry: BlockFn,
         instructions: u32,
     },
     /// The first instruction is one the lifter leaves to the reference.
+    #[default]
     Interpreted,
 }
+
+/// Entries of the direct-mapped front of the block table (a power of two).
+const RECENT_BLOCKS: usize = 1 << 14;
 
 #[derive(Debug, thiserror::Error)]
 pub enum FastError {
@@ -52,7 +57,9 @@ pub struct FastEngine {
     runtime: Box<Runtime>,
     /// Blocks by guest start address. A block never crosses a page, and is compiled only from a page that is
     /// executable and not writable, so guest stores cannot change it; `invalidate` drops it when the page changes.
-    blocks: HashMap<u64, Block>,
+    blocks: HashMap<u64, Block, BuildHasherDefault<PcHasher>>,
+    /// A direct-mapped cache of `blocks` by `(pc / 4) % RECENT_BLOCKS`: (pc, block), `u64::MAX` when empty.
+    recent: Vec<(u64, Block)>,
     stats: CompileStats,
     last_unpredictable: Option<(u64, Unpredictable)>,
     /// The most instructions a block may hold (lockstep bisection compiles shorter blocks to pinpoint one).
@@ -84,7 +91,8 @@ impl FastEngine {
             isa,
             code: CodeMemory::default(),
             runtime: Box::new(Runtime::for_host()),
-            blocks: HashMap::new(),
+            blocks: HashMap::default(),
+            recent: vec![(u64::MAX, Block::Interpreted); RECENT_BLOCKS],
             stats: CompileStats::default(),
             last_unpredictable: None,
             block_limit: MAX_BLOCK_INSTRUCTIONS,
@@ -119,7 +127,12 @@ impl FastEngine {
     /// The block that starts at `pc`, compiling it on first use; `None` where the reference must fetch (the page
     /// is not executable, or writable and so not safe to compile).
     fn block_at(&mut self, pc: u64, memory: &GuestMemory) -> Option<Block> {
+        let slot = (pc >> 2) as usize % RECENT_BLOCKS;
+        if self.recent[slot].0 == pc {
+            return Some(self.recent[slot].1);
+        }
         if let Some(&block) = self.blocks.get(&pc) {
+            self.recent[slot] = (pc, block);
             return Some(block);
         }
         let perm = memory.perm_at(pc)?;
@@ -134,6 +147,7 @@ impl FastEngine {
             }
         };
         self.blocks.insert(pc, block);
+        self.recent[slot] = (pc, block);
         Some(block)
     }
 
@@ -230,5 +244,32 @@ impl Engine for FastEngine {
         let first_page = address & !(PAGE_SIZE - 1);
         let end = address.saturating_add(size);
         self.blocks.retain(|&pc, _| pc < first_page || pc >= end);
+        for entry in &mut self.recent {
+            if (first_page..end).contains(&entry.0) {
+                *entry = (u64::MAX, Block::Interpreted);
+            }
+        }
+    }
+}
+
+/// Hashes guest addresses for the block table: one multiply (Fibonacci hashing), as good as SipHash for keys
+/// the guest cannot choose to collide, and far cheaper.
+#[derive(Default)]
+struct PcHasher(u64);
+
+impl Hasher for PcHasher {
+    fn finish(&self) -> u64 {
+        // The product's high half is the well-mixed one; the table indexes by the low bits.
+        self.0.rotate_left(32)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(byte)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
 }

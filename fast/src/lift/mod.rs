@@ -14,12 +14,13 @@
 //!   exactly as it was before that instruction, with the instructions before it retired.
 //! - The generated code has no relocations: it addresses only its arguments and calls helpers only through the
 //!   `Runtime` table, so it can be copied anywhere (and, later, stored on disk).
-//! - Constrained-unpredictable cases, exclusives, atomics, system registers, FP and SIMD arithmetic are left to
-//!   the reference interpreter, so the two paths resolve them identically by construction.
+//! - Constrained-unpredictable cases, exclusives, atomics, most system registers, FP and SIMD arithmetic are left
+//!   to the reference interpreter, so the two paths resolve them identically by construction.
 
 mod branch;
 mod data;
 mod load_store;
+mod simd_moves;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -207,6 +208,13 @@ impl Lifter<'_> {
                 self.data_processing_3_source(sf, op54, op31, rm, o0, ra, rn, rd)
             }
             Hint { crm, op2 } => self.hint(crm, op2),
+            FpDataProcessing1 { m, s, ftype, opcode, rn, rd } => {
+                self.fp_data_processing_1_source(m, s, ftype, opcode, rn, rd)
+            }
+            FpIntegerConversion { sf, s, ftype, rmode, opcode, rn, rd } => {
+                self.fp_integer_conversion(sf, s, ftype, rmode, opcode, rn, rd)
+            }
+            SimdCopy { q, op, imm5, imm4, rn, rd } => self.simd_copy(q, op, imm5, imm4, rn, rd),
             MsrMrs { l, o0, op1, crn, crm, op2, rt } => self.system_register_move(l, o0, op1, crn, crm, op2, rt),
             Barrier { crm: _, op2 } => self.barrier(op2),
 

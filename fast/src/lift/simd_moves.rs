@@ -1,0 +1,131 @@
+//! Moves between general-purpose and SIMD&FP registers, and the bitwise scalar FP moves: no FP arithmetic, so
+//! their results do not depend on FPCR and never raise exceptions (FMOV, FABS, FNEG, DUP (general), INS
+//! (general), UMOV). Everything else in FP and SIMD stays with the reference.
+
+use super::{Flow, Lift, Lifter, Unlifted, access_type};
+use cranelift_codegen::ir::{InstBuilder, types};
+use std::mem::offset_of;
+use tandem_reference::CpuState;
+
+/// The scalar width of an FP `ftype` (single, double, half).
+fn fp_bytes(ftype: u32) -> Option<u32> {
+    match ftype {
+        0b00 => Some(4),
+        0b01 => Some(8),
+        0b11 => Some(2),
+        _ => None,
+    }
+}
+
+/// `LowestSetBit(imm5)` as the element size of the copy instructions, when it is at most 3.
+fn copy_size(imm5: u32) -> Option<u32> {
+    Some(imm5.trailing_zeros()).filter(|&size| size <= 3)
+}
+
+/// The offset in `CpuState` of byte `byte` of V[n].
+fn v_offset(n: u32, byte: u32) -> usize {
+    offset_of!(CpuState, v) + 16 * n as usize + byte as usize
+}
+
+impl Lifter<'_> {
+    /// FMOV (register), FABS (scalar), FNEG (scalar): sign-bit operations on the raw bits.
+    pub(super) fn fp_data_processing_1_source(
+        &mut self,
+        m: u32,
+        s: u32,
+        ftype: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        let Some(bytes) = fp_bytes(ftype).filter(|_| m == 0 && s == 0 && opcode <= 0b000010) else {
+            return Err(Unlifted);
+        };
+        let ty = access_type(bytes);
+        let value = self.v_low(rn, ty);
+        let sign = 1u64 << (8 * bytes - 1);
+        let result = match opcode {
+            0b000000 => value,
+            0b000001 => self.and_const(value, !sign),
+            _ => {
+                let sign = self.iconst(ty, sign);
+                self.b.ins().bxor(value, sign)
+            }
+        };
+        self.set_v(rd, result);
+        Ok(Flow::Next)
+    }
+
+    /// FMOV (general): the bit-exact moves of the class "Conversion between floating-point and integer".
+    pub(super) fn fp_integer_conversion(
+        &mut self,
+        sf: u32,
+        s: u32,
+        ftype: u32,
+        rmode: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        if s != 0 || !matches!(opcode, 0b110 | 0b111) {
+            return Err(Unlifted);
+        }
+        let to_general = opcode == 0b110;
+        // (bytes moved, byte offset in V, whether V's other bits are kept)
+        let (bytes, offset, keep_rest) = match (sf, ftype, rmode) {
+            (0, 0b00, 0b00) => (4, 0, false),
+            (1, 0b01, 0b00) => (8, 0, false),
+            (_, 0b11, 0b00) => (2, 0, false),
+            (1, 0b10, 0b01) => (8, 8, true),
+            _ => return Err(Unlifted),
+        };
+        let ty = access_type(bytes);
+        if to_general {
+            let value = self.cpu_field(ty, v_offset(rn, offset));
+            let value = if ty == types::I64 { value } else { self.b.ins().uextend(types::I64, value) };
+            self.set_x(rd, value);
+        } else {
+            let general = self.x(rn, 64);
+            let value = if ty == types::I64 { general } else { self.b.ins().ireduce(ty, general) };
+            if keep_rest {
+                self.set_cpu_field(value, v_offset(rd, offset));
+            } else {
+                self.set_v(rd, value);
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    /// DUP (general), INS (general), UMOV, as the class "Advanced SIMD copy" decodes them.
+    pub(super) fn simd_copy(&mut self, q: u32, op: u32, imm5: u32, imm4: u32, rn: u32, rd: u32) -> Lift {
+        let Some(size) = copy_size(imm5) else { return Err(Unlifted) };
+        let bytes = 1u32 << size;
+        let ty = access_type(bytes);
+        let index = imm5 >> (size + 1);
+        match (op, imm4) {
+            (0, 0b0001) if size < 3 || q == 1 => {
+                // Replicate the element over 64 bits by multiplying with 0x01..01 of its size, then over 128.
+                let element = self.x(rn, 64);
+                let element = self.and_const(element, u64::MAX >> (64 - 8 * bytes));
+                let ones = u64::MAX / (u64::MAX >> (64 - 8 * bytes));
+                let ones = self.iconst(types::I64, ones);
+                let half = self.b.ins().imul(element, ones);
+                let high = if q == 1 { half } else { self.iconst(types::I64, 0) };
+                let full = self.b.ins().iconcat(half, high);
+                self.set_v(rd, full);
+            }
+            (0, 0b0011) if q == 1 => {
+                let general = self.x(rn, 64);
+                let value = if ty == types::I64 { general } else { self.b.ins().ireduce(ty, general) };
+                self.set_cpu_field(value, v_offset(rd, index * bytes));
+            }
+            (0, 0b0111) if (size < 3 && q == 0) || (size == 3 && q == 1) => {
+                let value = self.cpu_field(ty, v_offset(rn, index * bytes));
+                let value = if ty == types::I64 { value } else { self.b.ins().uextend(types::I64, value) };
+                self.set_x(rd, value);
+            }
+            _ => return Err(Unlifted),
+        }
+        Ok(Flow::Next)
+    }
+}
