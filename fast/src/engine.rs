@@ -80,12 +80,7 @@ pub struct BlockRun {
 
 impl FastEngine {
     pub fn new(identity: CpuIdentity, keys: PointerAuthKeys) -> Result<FastEngine, FastError> {
-        let mut flags = settings::builder();
-        flags.set("opt_level", "speed").map_err(|error| FastError::Host(error.to_string()))?;
-        let isa = cranelift_native::builder()
-            .map_err(|error| FastError::Host(error.to_string()))?
-            .finish(settings::Flags::new(flags))
-            .map_err(|error| FastError::Host(error.to_string()))?;
+        let isa = host_isa()?;
         Ok(FastEngine {
             interpreter: Interpreter::new(identity, keys),
             isa,
@@ -202,6 +197,16 @@ impl FastEngine {
         };
         Some(format!("block at {pc:#x}, {instructions} instructions\n; Cranelift IR\n{clif}\n; host code\n{host}"))
     }
+}
+
+/// Cranelift's code generator for this host, optimising for speed.
+pub fn host_isa() -> Result<OwnedTargetIsa, FastError> {
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").map_err(|error| FastError::Host(error.to_string()))?;
+    cranelift_native::builder()
+        .map_err(|error| FastError::Host(error.to_string()))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|error| FastError::Host(error.to_string()))
 }
 
 /// Runs a compiled block.

@@ -13,4 +13,4 @@ mod engine;
 pub mod lift;
 pub mod runtime;
 
-pub use engine::{BlockRun, CompileStats, FastEngine, FastError};
+pub use engine::{BlockRun, CompileStats, FastEngine, FastError, host_isa};
