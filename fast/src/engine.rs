@@ -1,5 +1,6 @@
 //! `FastEngine`: the dispatcher that runs compiled blocks and hands the rest to the reference interpreter.
 
+use crate::code_cache::CodeCache;
 use crate::code_memory::{CodeMemory, CodeMemoryError};
 use crate::runtime::Runtime;
 use crate::lift::{INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, lift_block};
@@ -8,6 +9,7 @@ use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::path::Path;
 use std::time::{Duration, Instant};
 use tandem_reference::engine::{Engine, Exit, GuestClock, RunResult};
 use tandem_reference::memory::{GuestMemory, PAGE_SIZE, Perm};
@@ -35,6 +37,8 @@ const RECENT_BLOCKS: usize = 1 << 14;
 pub enum FastError {
     #[error("Cranelift does not support this host: {0}")]
     Host(String),
+    #[error("the code cache folder {dir} is not usable ({error}); set TANDEM_CODE_CACHE to another folder or to off")]
+    CodeCacheDir { dir: String, error: std::io::Error },
     #[error(transparent)]
     CodeMemory(#[from] CodeMemoryError),
 }
@@ -42,9 +46,13 @@ pub enum FastError {
 /// What the engine has compiled so far, for `tandem bench` and the logs.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CompileStats {
+    /// Blocks compiled, their guest instructions and the time lifting and compiling took.
     pub blocks: u64,
     pub guest_instructions: u64,
     pub time: Duration,
+    /// Blocks loaded from the code cache instead, and the time that took (key hashing included).
+    pub loaded: u64,
+    pub load_time: Duration,
 }
 
 /// The fast CPU path: guest blocks lifted to host code through Cranelift, the reference interpreter for what
@@ -53,6 +61,7 @@ pub struct FastEngine {
     interpreter: Interpreter,
     isa: OwnedTargetIsa,
     code: CodeMemory,
+    disk: Option<CodeCache>,
     /// Boxed: compiled code holds its address for the length of a call.
     runtime: Box<Runtime>,
     /// Blocks by guest start address. A block never crosses a page, and is compiled only from a page that is
@@ -85,6 +94,7 @@ impl FastEngine {
             interpreter: Interpreter::new(identity, keys),
             isa,
             code: CodeMemory::default(),
+            disk: None,
             runtime: Box::new(Runtime::for_host()),
             blocks: HashMap::default(),
             recent: vec![(u64::MAX, Block::Interpreted); RECENT_BLOCKS],
@@ -98,6 +108,27 @@ impl FastEngine {
     /// An engine whose blocks hold at most `limit` instructions (at least 1).
     pub fn with_block_limit(limit: u32) -> Result<FastEngine, FastError> {
         Ok(FastEngine { block_limit: limit.max(1), ..FastEngine::with_defaults()? })
+    }
+
+    /// Keeps compiled blocks in the code cache in `dir` and loads them from it.
+    pub fn with_code_cache(mut self, dir: &Path) -> Result<FastEngine, FastError> {
+        let cache = CodeCache::open(dir, &*self.isa)
+            .map_err(|error| FastError::CodeCacheDir { dir: dir.display().to_string(), error })?;
+        self.disk = Some(cache);
+        Ok(self)
+    }
+
+    /// Compiles (or loads) the block at `pc` ahead of running it, and returns where execution may go from it:
+    /// its successors and the address after it.
+    pub fn precompile(&mut self, memory: &GuestMemory, pc: u64) -> Vec<u64> {
+        let Some(lifted) = lift_block(memory, pc, self.block_limit, &*self.isa) else {
+            // The reference runs this instruction; a block may start after it.
+            return vec![pc.wrapping_add(4)];
+        };
+        self.block_at(pc, memory);
+        let mut next = lifted.successors;
+        next.push(pc.wrapping_add(4 * u64::from(lifted.instructions)));
+        next
     }
 
     /// The last compiled block the last `run` entered.
@@ -148,7 +179,16 @@ impl FastEngine {
 
     fn compile(&mut self, memory: &GuestMemory, pc: u64) -> Result<Block, String> {
         let started = Instant::now();
-        let Some(LiftedBlock { function, instructions }) = lift_block(memory, pc, self.block_limit, &*self.isa) else {
+        let key = self.disk.as_ref().map(|disk| disk.key(memory, pc, self.block_limit));
+        if let (Some(disk), Some(key)) = (&self.disk, &key)
+            && let Some(cached) = disk.load(key)
+        {
+            let start = self.code.install(&cached.code).map_err(|error| error.to_string())?;
+            self.stats.loaded += 1;
+            self.stats.load_time += started.elapsed();
+            return Ok(Block::Compiled { entry: as_block_fn(start), instructions: cached.instructions });
+        }
+        let Some(LiftedBlock { function, instructions, .. }) = lift_block(memory, pc, self.block_limit, &*self.isa) else {
             return Ok(Block::Interpreted);
         };
         let mut context = cranelift_codegen::Context::for_function(function);
@@ -158,11 +198,14 @@ impl FastEngine {
         if !compiled.buffer.relocs().is_empty() {
             return Err("the lifted block needs relocations".into());
         }
-        let start = self.code.install(compiled.code_buffer()).map_err(|error| error.to_string())?;
-        // SAFETY: `start` holds the machine code Cranelift generated for a function of exactly `BlockFn`'s
-        // signature in the host's default calling convention, without relocations, in memory that lives as long
-        // as `self.code`.
-        let entry = unsafe { std::mem::transmute::<*const u8, BlockFn>(start) };
+        let code = compiled.code_buffer();
+        let start = self.code.install(code).map_err(|error| error.to_string())?;
+        if let (Some(disk), Some(key)) = (&self.disk, &key)
+            && let Err(error) = disk.store(key, instructions, code)
+        {
+            tracing::warn!("code cache: could not store the block at {pc:#x}: {error}");
+        }
+        let entry = as_block_fn(start);
         self.stats.blocks += 1;
         self.stats.guest_instructions += u64::from(instructions);
         self.stats.time += started.elapsed();
@@ -187,7 +230,7 @@ impl FastEngine {
 
     /// The Cranelift IR and host code of the block at `pc`, for divergence reports (`tandem diff lockstep`).
     pub fn listing(&self, memory: &GuestMemory, pc: u64) -> Option<String> {
-        let LiftedBlock { function, instructions } = lift_block(memory, pc, self.block_limit, &*self.isa)?;
+        let LiftedBlock { function, instructions, .. } = lift_block(memory, pc, self.block_limit, &*self.isa)?;
         let clif = function.display().to_string();
         let mut context = cranelift_codegen::Context::for_function(function);
         context.set_disasm(true);
@@ -197,6 +240,14 @@ impl FastEngine {
         };
         Some(format!("block at {pc:#x}, {instructions} instructions\n; Cranelift IR\n{clif}\n; host code\n{host}"))
     }
+}
+
+/// The entry point of code `install`ed from a compiled block.
+fn as_block_fn(start: *const u8) -> BlockFn {
+    // SAFETY: `start` holds machine code Cranelift generated for a function of exactly `BlockFn`'s signature in
+    // the host's default calling convention, without relocations (checked before it was installed or stored;
+    // cache files are checksummed and keyed by the code generator), in memory that lives as long as the engine.
+    unsafe { std::mem::transmute::<*const u8, BlockFn>(start) }
 }
 
 /// Cranelift's code generator for this host, optimising for speed.

@@ -4,10 +4,12 @@
 //! - `FastEngine` is an `Engine`: for any state, memory and budget it returns what `Interpreter` returns, with
 //!   the same retired count. Whatever the lifter does not compile (or cannot check inline) runs on the reference
 //!   interpreter, one instruction at a time.
-//! - Only `code_memory` and the block call in `engine` are `unsafe`.
+//! - Only `code_memory`, the block call and entry-point cast in `engine`, and the SSE4.2 helper in `runtime` are
+//!   `unsafe`.
 //! - Compiled code depends only on guest bytes of pages that are executable and not writable; anything that
 //!   changes such bytes or permissions must call `Engine::invalidate`.
 
+pub mod code_cache;
 mod code_memory;
 mod engine;
 pub mod lift;

@@ -69,6 +69,19 @@ fn cpu(program: Option<PathBuf>, repeat: u32) -> anyhow::Result<ExitCode> {
     let (fast_time, _, fast_output) = best_of(repeat, &load, || {
         Ok(Box::new(MeasuredFastEngine { engine: FastEngine::with_defaults()?, stats: compile.clone() }))
     })?;
+    // The code cache: a first run into an empty cache (compile and store), then a run that loads everything.
+    let cache_dir = std::env::temp_dir().join(format!("tandem-bench-code-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache_dir);
+    let cached = std::rc::Rc::new(std::cell::Cell::new(CompileStats::default()));
+    let cached_engine = || -> anyhow::Result<Box<dyn Engine>> {
+        let engine = FastEngine::with_defaults()?.with_code_cache(&cache_dir)?;
+        Ok(Box::new(MeasuredFastEngine { engine, stats: cached.clone() }))
+    };
+    let (cold_time, _, _) = best_of(1, &load, cached_engine)?;
+    let cold = cached.get();
+    let (warm_time, _, _) = best_of(1, &load, cached_engine)?;
+    let warm = cached.get();
+    let _ = std::fs::remove_dir_all(&cache_dir);
     for (name, output) in [("Unicorn", &unicorn_output), ("the fast path", &fast_output)] {
         if *output != reference_output {
             anyhow::bail!("the reference and {name} printed different output for {source}: the benchmark is void");
@@ -88,6 +101,17 @@ fn cpu(program: Option<PathBuf>, repeat: u32) -> anyhow::Result<ExitCode> {
         compile.guest_instructions,
         compile.time.as_secs_f64(),
         compile.guest_instructions as f64 / compile.time.as_secs_f64().max(1e-9)
+    );
+    println!(
+        "code cache: cold start {:.3} s ({} blocks compiled and stored in {:.3} s), warm start {:.3} s ({} blocks \
+         loaded in {:.3} s): warm/cold load time {:.3}",
+        cold_time.as_secs_f64(),
+        cold.blocks,
+        cold.time.as_secs_f64(),
+        warm_time.as_secs_f64(),
+        warm.loaded,
+        warm.load_time.as_secs_f64(),
+        warm.load_time.as_secs_f64() / cold.time.as_secs_f64().max(1e-9)
     );
     let speed = |baseline: Duration, time: Duration| baseline.as_secs_f64() / time.as_secs_f64();
     println!(

@@ -1,5 +1,6 @@
 //! Subcommands, one module each.
 
+mod aot;
 mod bench;
 mod diff;
 mod disasm;
@@ -12,6 +13,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
 use tandem_fast::FastEngine;
+use tandem_fast::code_cache::CodeCache;
 use tandem_reference::{Engine, Interpreter};
 
 #[derive(Parser)]
@@ -28,6 +30,8 @@ pub struct Cli {
 enum Command {
     /// Run a program (the embedded demo when no path is given).
     Run(run::RunArgs),
+    /// Compile a program's code for the fast path ahead of time, into the code cache.
+    Aot(aot::AotArgs),
     /// Show what the loaders find in a program: modules, segments, build ids, NPDM, NACP, RomFS.
     Info(info::InfoArgs),
     /// Disassemble guest code with Tandem's own decoder.
@@ -58,12 +62,23 @@ pub fn init_logging(verbose: u8) {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run::run(args),
+        Command::Aot(args) => aot::run(args),
         Command::Info(args) => info::run(args),
         Command::Disasm(args) => disasm::run(args),
         Command::Linux(args) => linux::run(args),
         Command::Pack(args) => pack::run(args),
         Command::Bench(command) => bench::run(command),
         Command::Diff(command) => diff::run(command),
+    }
+}
+
+/// The fast path with the code cache `TANDEM_CODE_CACHE` names (default `~/.cache/tandem/code`; `off` for none).
+pub fn fast_engine() -> anyhow::Result<FastEngine> {
+    let engine =
+        FastEngine::with_defaults().context("starting the fast path; --cpu reference needs no code generator")?;
+    match CodeCache::default_dir() {
+        Some(dir) if dir.as_os_str() != "off" => Ok(engine.with_code_cache(&dir)?),
+        _ => Ok(engine),
     }
 }
 
@@ -80,10 +95,7 @@ impl CpuPath {
     pub fn engine(self) -> anyhow::Result<Box<dyn Engine>> {
         match self {
             CpuPath::Reference => Ok(Box::new(Interpreter::default())),
-            CpuPath::Fast => Ok(Box::new(
-                FastEngine::with_defaults()
-                    .context("starting the fast path; --cpu reference needs no code generator")?,
-            )),
+            CpuPath::Fast => Ok(Box::new(fast_engine()?)),
         }
     }
 }

@@ -12,6 +12,7 @@ impl Lifter<'_> {
 
     /// Ends the block at `target` when `taken` holds and at the next instruction otherwise.
     fn branch_if(&mut self, taken: Value, target: u64) -> Lift {
+        self.successors.extend([target, self.pc.wrapping_add(4)]);
         let target = self.iconst(types::I64, target);
         let next = self.iconst(types::I64, self.pc.wrapping_add(4));
         let pc = self.b.ins().select(taken, target, next);
@@ -21,7 +22,9 @@ impl Lifter<'_> {
     /// B, BL.
     pub(super) fn branch_immediate(&mut self, op: u32, imm26: u32) -> Lift {
         let target = self.relative(sign_extend(u64::from(imm26) << 2, 28));
+        self.successors.push(target);
         if op == 1 {
+            self.successors.push(self.pc.wrapping_add(4));
             let link = self.iconst(types::I64, self.pc.wrapping_add(4));
             self.set_x(30, link);
         }
@@ -62,6 +65,7 @@ impl Lifter<'_> {
         }
         let target = self.x(rn, 64);
         if opc == 0b0001 {
+            self.successors.push(self.pc.wrapping_add(4));
             let link = self.iconst(types::I64, self.pc.wrapping_add(4));
             self.set_x(30, link);
         }

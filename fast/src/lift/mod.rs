@@ -43,6 +43,9 @@ pub struct LiftedBlock {
     pub function: Function,
     /// Instructions retired when the block runs to its end.
     pub instructions: u32,
+    /// Where execution may continue after the block, as far as the code says (direct branch targets, return
+    /// sites, the instruction after one left to the reference); `tandem aot` follows them.
+    pub successors: Vec<u64>,
 }
 
 /// Lifts the block of at most `limit` instructions starting at `pc`, or `None` when its first instruction is one
@@ -71,6 +74,7 @@ pub fn lift_block(memory: &GuestMemory, pc: u64, limit: u32, isa: &dyn TargetIsa
         dirty: 0,
         flags: FlagsState::InCpu,
         flags_dirty: false,
+        successors: Vec::new(),
     };
     let page_end = (pc | (PAGE_SIZE - 1)) + 1;
     let mut ended = false;
@@ -103,10 +107,12 @@ pub fn lift_block(memory: &GuestMemory, pc: u64, limit: u32, isa: &dyn TargetIsa
         let interpret = lifter.pc < page_end && lifter.retired < limit;
         let next = lifter.b.ins().iconst(types::I64, lifter.pc as i64);
         lifter.exit_to(next, lifter.retired, interpret);
+        lifter.successors.push(if interpret { lifter.pc.wrapping_add(4) } else { lifter.pc });
     }
+    let successors = std::mem::take(&mut lifter.successors);
     lifter.b.seal_all_blocks();
     lifter.b.finalize(isa.frontend_config());
-    Some(LiftedBlock { function, instructions })
+    Some(LiftedBlock { function, instructions, successors })
 }
 
 /// Why an instruction was not lifted: the reference executes it.
@@ -164,6 +170,7 @@ pub(crate) struct Lifter<'a> {
     dirty: u32,
     flags: FlagsState,
     flags_dirty: bool,
+    pub(crate) successors: Vec<u64>,
 }
 
 fn cpu_offset_of_register(index: u32) -> i32 {

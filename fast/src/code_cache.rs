@@ -1,0 +1,158 @@
+//! The persistent code cache: compiled blocks on disk, content-addressed.
+//!
+//! A block's key is SHA-256 over: the lifter's fingerprint (its sources, the decode table and every locked
+//! dependency, see build.rs), the host code generator's target and flags, the block limit, the block's guest
+//! address and the guest bytes it may have been lifted from (up to the limit or the end of the page). A game
+//! update or a new lifter thus misses exactly the blocks it changes. Nothing depends on the FP mode yet: the
+//! lifter compiles no FPCR-dependent operation (they stay with the reference).
+//!
+//! One file per block (`xx/xxxx…` by key), written to a temporary name and renamed, so a reader never sees half
+//! a file. A file is trusted only if its magic, format, key and SHA-256 checksum all match; anything else is
+//! logged, deleted and compiled afresh.
+
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use tandem_reference::memory::{GuestMemory, PAGE_SIZE};
+
+const MAGIC: &[u8; 8] = b"TNDMBLK1";
+const HEADER: usize = MAGIC.len() + 32 + 4 + 4;
+
+/// A block as the cache holds it.
+pub struct CachedBlock {
+    pub instructions: u32,
+    pub code: Vec<u8>,
+}
+
+pub type Key = [u8; 32];
+
+pub struct CodeCache {
+    dir: PathBuf,
+    /// What every key starts from: the lifter and the host code generator.
+    fingerprint: [u8; 32],
+}
+
+impl CodeCache {
+    /// A cache in `dir` (created if missing) for code the given code generator makes.
+    pub fn open(dir: &Path, isa: &dyn cranelift_codegen::isa::TargetIsa) -> std::io::Result<CodeCache> {
+        std::fs::create_dir_all(dir)?;
+        let mut hasher = Sha256::new();
+        hasher.update(env!("TANDEM_LIFTER_FINGERPRINT"));
+        hasher.update(isa.triple().to_string());
+        for flag in isa.isa_flags() {
+            hasher.update(flag.to_string());
+        }
+        hasher.update(isa.flags().to_string());
+        Ok(CodeCache { dir: dir.to_path_buf(), fingerprint: hasher.finalize().into() })
+    }
+
+    /// Where the cache lives unless told otherwise: `$TANDEM_CODE_CACHE`, else `~/.cache/tandem/code`.
+    pub fn default_dir() -> Option<PathBuf> {
+        if let Some(dir) = std::env::var_os("TANDEM_CODE_CACHE") {
+            return Some(PathBuf::from(dir));
+        }
+        std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/tandem/code"))
+    }
+
+    /// The key of the block of at most `limit` instructions at `pc`.
+    pub fn key(&self, memory: &GuestMemory, pc: u64, limit: u32) -> Key {
+        let page_end = (pc | (PAGE_SIZE - 1)) + 1;
+        let end = page_end.min(pc.saturating_add(4 * u64::from(limit)));
+        let mut bytes = vec![0; (end - pc) as usize];
+        // The page is mapped (the engine compiles only from mapped executable pages); if not, the zeros still
+        // make a key, and the block lifted from that memory will fail its own fetch.
+        let _ = memory.read_privileged(pc, &mut bytes);
+        let mut hasher = Sha256::new();
+        hasher.update(self.fingerprint);
+        hasher.update(limit.to_le_bytes());
+        hasher.update(pc.to_le_bytes());
+        hasher.update(&bytes);
+        hasher.finalize().into()
+    }
+
+    fn path(&self, key: &Key) -> PathBuf {
+        let hex: String = key.iter().map(|byte| format!("{byte:02x}")).collect();
+        self.dir.join(&hex[..2]).join(&hex[2..])
+    }
+
+    /// The block stored under `key`, if a sound file holds it.
+    pub fn load(&self, key: &Key) -> Option<CachedBlock> {
+        let path = self.path(key);
+        let bytes = std::fs::read(&path).ok()?;
+        match parse(&bytes, key) {
+            Ok(block) => Some(block),
+            Err(why) => {
+                tracing::warn!(file = %path.display(), "code cache: {why}; compiling the block again");
+                let _ = std::fs::remove_file(&path);
+                None
+            }
+        }
+    }
+
+    pub fn store(&self, key: &Key, instructions: u32, code: &[u8]) -> std::io::Result<()> {
+        let mut bytes = Vec::with_capacity(HEADER + code.len() + 32);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(key);
+        bytes.extend_from_slice(&instructions.to_le_bytes());
+        bytes.extend_from_slice(&(code.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(code);
+        let checksum: [u8; 32] = Sha256::digest(&bytes).into();
+        bytes.extend_from_slice(&checksum);
+        let path = self.path(key);
+        let dir = path.parent().expect("cache paths have a parent");
+        std::fs::create_dir_all(dir)?;
+        let temporary = dir.join(format!(".{}.{}", std::process::id(), path.file_name().unwrap().to_string_lossy()));
+        std::fs::write(&temporary, &bytes)?;
+        std::fs::rename(&temporary, &path)
+    }
+}
+
+/// Checks a cache file; `Err` says what is wrong with it.
+fn parse(bytes: &[u8], key: &Key) -> Result<CachedBlock, &'static str> {
+    if bytes.len() < HEADER + 32 {
+        return Err("the file is truncated");
+    }
+    let (body, checksum) = bytes.split_at(bytes.len() - 32);
+    if Sha256::digest(body).as_slice() != checksum {
+        return Err("the checksum does not match (a damaged file)");
+    }
+    if &body[..8] != MAGIC {
+        return Err("not a Tandem code cache file of this format");
+    }
+    if &body[8..40] != key {
+        return Err("the file holds another block");
+    }
+    let instructions = u32::from_le_bytes(body[40..44].try_into().expect("4 bytes"));
+    let length = u32::from_le_bytes(body[44..48].try_into().expect("4 bytes")) as usize;
+    if body.len() != HEADER + length || instructions == 0 {
+        return Err("the lengths do not match");
+    }
+    Ok(CachedBlock { instructions, code: body[HEADER..].to_vec() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn damaged_files_are_refused() {
+        let key = [7u8; 32];
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&key);
+        bytes.extend_from_slice(&3u32.to_le_bytes());
+        bytes.extend_from_slice(&4u32.to_le_bytes());
+        bytes.extend_from_slice(&[0xc3, 0x90, 0x90, 0x90]);
+        let checksum: [u8; 32] = Sha256::digest(&bytes).into();
+        bytes.extend_from_slice(&checksum);
+        assert_eq!(parse(&bytes, &key).unwrap().code, [0xc3, 0x90, 0x90, 0x90]);
+        assert_eq!(parse(&bytes, &[8u8; 32]).err(), Some("the file holds another block"));
+        for at in 0..bytes.len() {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 0x40;
+            assert!(parse(&damaged, &key).is_err(), "a flipped bit at {at} went unnoticed");
+        }
+        for length in 0..bytes.len() {
+            assert!(parse(&bytes[..length], &key).is_err(), "a file cut at {length} went unnoticed");
+        }
+    }
+}

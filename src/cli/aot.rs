@@ -1,0 +1,65 @@
+//! `tandem aot`: fills the fast path's code cache with a program's code before it runs, so that the first run
+//! loads instead of compiling.
+
+use super::fast_engine;
+use anyhow::Context;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::{BTreeSet, HashSet};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tandem_fast::code_cache::CodeCache;
+use tandem_hle::kernel::Kernel;
+use tandem_reference::memory::Perm;
+
+#[derive(Args)]
+pub struct AotArgs {
+    /// A homebrew NRO, an NSO, an ExeFS folder or an aarch64 ELF.
+    pub path: PathBuf,
+    /// The title's RomFS.
+    #[arg(long)]
+    pub romfs: Option<PathBuf>,
+}
+
+/// Loads the program as `tandem run` would, then compiles every block reachable from its entry point and its
+/// modules' starts by direct branches, calls, fall-throughs and the code after each block.
+pub fn run(args: AotArgs) -> anyhow::Result<ExitCode> {
+    let dir = CodeCache::default_dir().filter(|dir| dir.as_os_str() != "off").context(
+        "no code cache to fill: set TANDEM_CODE_CACHE to a folder (or HOME, for the default ~/.cache/tandem/code)",
+    )?;
+    let program = super::run::load(Some(&args.path), args.romfs.as_deref())?;
+    let kernel = Kernel::new(&program, Box::new(|_: &[u8]| {})).with_context(|| format!("loading {}", program.source))?;
+    let mut engine = fast_engine()?;
+    let memory = &kernel.memory;
+    let compilable = |pc: u64| memory.perm_at(pc).is_some_and(|perm| perm.contains(Perm::EXECUTE) && !perm.contains(Perm::WRITE));
+    let mut pending: BTreeSet<u64> = std::iter::once(kernel.entry_point())
+        .chain(kernel.modules.iter().map(|module| module.base))
+        .filter(|&pc| compilable(pc))
+        .collect();
+    let mut seen: HashSet<u64> = pending.iter().copied().collect();
+    let progress = ProgressBar::new(pending.len() as u64);
+    progress.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} blocks {msg}").expect("the template is well formed"),
+    );
+    while let Some(pc) = pending.pop_first() {
+        for next in engine.precompile(memory, pc) {
+            if next % 4 == 0 && compilable(next) && seen.insert(next) {
+                pending.insert(next);
+                progress.inc_length(1);
+            }
+        }
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    let stats = engine.stats();
+    println!(
+        "aot: {} blocks ({} compiled, {} guest instructions in {:.2} s; {} already cached) in {}",
+        stats.blocks + stats.loaded,
+        stats.blocks,
+        stats.guest_instructions,
+        stats.time.as_secs_f64(),
+        stats.loaded,
+        dir.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
