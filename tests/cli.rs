@@ -276,3 +276,48 @@ fn linux_exit_codes_and_stops() {
     assert_eq!(enosys.status.code(), Some(0));
     assert_eq!(text(&enosys.stdout), "syslog: -1\n");
 }
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn the_code_cache_fills_ahead_of_time_and_survives_damage() {
+    let cache = scratch_dir("code-cache");
+    let demo = program("demo.nro");
+    let with_cache = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tandem")).args(args).env("TANDEM_CODE_CACHE", &cache).output().unwrap()
+    };
+    let expected = text(&tandem(&["run", &demo, "--cpu", "reference", "--state-hash"]).stdout);
+
+    let aot = with_cache(&["aot", &demo]);
+    assert!(aot.status.success(), "{}", text(&aot.stderr));
+    assert!(text(&aot.stdout).starts_with("aot: "), "{}", text(&aot.stdout));
+    let files = files_under(&cache);
+    assert!(files.len() > 100, "aot stored {} blocks", files.len());
+    assert_eq!(text(&with_cache(&["run", &demo, "--cpu", "fast", "--state-hash"]).stdout), expected);
+
+    // Damage every stored block: each must be noticed, compiled again and stored again, the run unchanged.
+    for file in &files {
+        let mut bytes = std::fs::read(file).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x55;
+        std::fs::write(file, bytes).unwrap();
+    }
+    let damaged = with_cache(&["run", &demo, "--cpu", "fast", "--state-hash"]);
+    assert_eq!(text(&damaged.stdout), expected);
+    assert!(text(&damaged.stderr).contains("checksum does not match"), "{}", text(&damaged.stderr));
+    let repaired = with_cache(&["run", &demo, "--cpu", "fast", "--state-hash"]);
+    assert_eq!(text(&repaired.stdout), expected);
+    assert!(!text(&repaired.stderr).contains("code cache"), "{}", text(&repaired.stderr));
+}
