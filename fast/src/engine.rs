@@ -152,11 +152,19 @@ impl FastEngine {
 
     /// The block that starts at `pc`, compiling it on first use; `None` where the reference must fetch (the page
     /// is not executable, or writable and so not safe to compile).
+    #[inline]
     fn block_at(&mut self, pc: u64, memory: &GuestMemory) -> Option<Block> {
         let slot = (pc >> 2) as usize % RECENT_BLOCKS;
         if self.recent[slot].0 == pc {
             return Some(self.recent[slot].1);
         }
+        self.block_at_slow(pc, slot, memory)
+    }
+
+    /// `block_at` past the direct-mapped front: kept out of line, since compiling needs a large stack frame.
+    #[cold]
+    #[inline(never)]
+    fn block_at_slow(&mut self, pc: u64, slot: usize, memory: &GuestMemory) -> Option<Block> {
         if let Some(&block) = self.blocks.get(&pc) {
             self.recent[slot] = (pc, block);
             return Some(block);
@@ -254,6 +262,10 @@ fn as_block_fn(start: *const u8) -> BlockFn {
 pub fn host_isa() -> Result<OwnedTargetIsa, FastError> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(|error| FastError::Host(error.to_string()))?;
+    // The IR verifier costs a third of compile time; builds with debug assertions (the tests) keep it, to catch a
+    // lifter that emits malformed IR.
+    let verify = if cfg!(debug_assertions) { "true" } else { "false" };
+    flags.set("enable_verifier", verify).map_err(|error| FastError::Host(error.to_string()))?;
     cranelift_native::builder()
         .map_err(|error| FastError::Host(error.to_string()))?
         .finish(settings::Flags::new(flags))
