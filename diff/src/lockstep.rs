@@ -8,6 +8,7 @@
 //! stops the run with `Exit::EngineStopped`; `divergence()` holds the report.
 
 use std::fmt::Write as _;
+use tandem_fast::lift::MAX_BLOCK_INSTRUCTIONS;
 use tandem_fast::{FastEngine, FastError};
 use tandem_reference::disasm::disassemble;
 use tandem_reference::engine::{Engine, Exit, GuestClock, RunResult};
@@ -127,7 +128,12 @@ impl LockstepEngine {
         budget: u64,
         clock: GuestClock,
     ) -> String {
-        let fast = &mut self.fast;
+        // An engine that returns to its dispatcher after every block, so that it can say which block ran last.
+        let mut unchained = match FastEngine::with_block_limit(MAX_BLOCK_INSTRUCTIONS) {
+            Ok(engine) => engine,
+            Err(error) => return format!("lockstep: the paths part, and bisecting needs a fast path: {error}\n"),
+        };
+        let fast = &mut unchained;
         let paths = &mut self.paths;
         // The fewest instructions after which the results differ.
         let (mut agree, mut differ) = (0, budget);

@@ -3,7 +3,7 @@
 use crate::code_cache::CodeCache;
 use crate::code_memory::{CodeMemory, CodeMemoryError};
 use crate::runtime::Runtime;
-use crate::lift::{INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, lift_block};
+use crate::lift::{CHAIN_ENTRIES, ChainEntry, INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, lift_block, trampoline};
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
@@ -16,13 +16,16 @@ use tandem_reference::memory::{GuestMemory, PAGE_SIZE, Perm};
 use tandem_reference::sysreg::{CpuIdentity, PointerAuthKeys};
 use tandem_reference::{CpuState, Interpreter, Unpredictable};
 
-/// A compiled block's entry point (see `lift` for the contract).
-type BlockFn = unsafe extern "C" fn(*mut CpuState, *mut u8, *const u8, *const Runtime) -> u64;
+/// The trampoline into compiled code: (block code, cpu, memory base, page table, runtime, chain table, budget)
+/// -> budget left, with `INTERPRET_NEXT` (see `lift`).
+type Trampoline =
+    unsafe extern "C" fn(u64, *mut CpuState, *mut u8, *const u8, *const Runtime, *const ChainEntry, u64) -> u64;
 
 #[derive(Clone, Copy, Default)]
 enum Block {
+    /// Code (a `tail`-convention function, entered through the trampoline) and the instructions it retires.
     Compiled {
-        entry: BlockFn,
+        code: u64,
         instructions: u32,
     },
     /// The first instruction is one the lifter leaves to the reference.
@@ -30,8 +33,14 @@ enum Block {
     Interpreted,
 }
 
-/// Entries of the direct-mapped front of the block table (a power of two).
-const RECENT_BLOCKS: usize = 1 << 14;
+impl Block {
+    fn chain_entry(self, pc: u64) -> ChainEntry {
+        match self {
+            Block::Compiled { code, instructions } => ChainEntry { pc, code, instructions: u64::from(instructions) },
+            Block::Interpreted => ChainEntry { pc, ..ChainEntry::EMPTY },
+        }
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum FastError {
@@ -64,11 +73,18 @@ pub struct FastEngine {
     disk: Option<CodeCache>,
     /// Boxed: compiled code holds its address for the length of a call.
     runtime: Box<Runtime>,
+    trampoline: Trampoline,
     /// Blocks by guest start address. A block never crosses a page, and is compiled only from a page that is
     /// executable and not writable, so guest stores cannot change it; `invalidate` drops it when the page changes.
     blocks: HashMap<u64, Block, BuildHasherDefault<PcHasher>>,
-    /// A direct-mapped cache of `blocks` by `(pc / 4) % RECENT_BLOCKS`: (pc, block), `u64::MAX` when empty.
-    recent: Vec<(u64, Block)>,
+    /// The chain table: a direct-mapped cache of `blocks` that both the dispatcher and compiled code (to link
+    /// blocks) look up. Boxed: compiled code holds its address.
+    chain: Box<[ChainEntry]>,
+    /// Whether compiled blocks may chain into each other; without, each returns to the dispatcher, which then
+    /// knows the last block that ran (`last_block`, for bisection). Compiled code is the same either way: an
+    /// unchained engine hands it an empty table.
+    chaining: bool,
+    no_chain: Box<[ChainEntry]>,
     stats: CompileStats,
     last_unpredictable: Option<(u64, Unpredictable)>,
     /// The most instructions a block may hold (lockstep bisection compiles shorter blocks to pinpoint one).
@@ -90,14 +106,26 @@ pub struct BlockRun {
 impl FastEngine {
     pub fn new(identity: CpuIdentity, keys: PointerAuthKeys) -> Result<FastEngine, FastError> {
         let isa = host_isa()?;
+        let mut code = CodeMemory::default();
+        let mut context = cranelift_codegen::Context::for_function(trampoline(&*isa));
+        let compiled = context
+            .compile(&*isa, &mut ControlPlane::default())
+            .map_err(|error| FastError::Host(format!("compiling the trampoline: {:?}", error.inner)))?;
+        let start = code.install(compiled.code_buffer())?;
+        // SAFETY: `start` holds the trampoline Cranelift compiled for exactly `Trampoline`'s signature in the
+        // host's C calling convention, without relocations, in memory that lives as long as the engine.
+        let trampoline = unsafe { std::mem::transmute::<*const u8, Trampoline>(start) };
         Ok(FastEngine {
             interpreter: Interpreter::new(identity, keys),
             isa,
-            code: CodeMemory::default(),
+            code,
             disk: None,
             runtime: Box::new(Runtime::for_host()),
+            trampoline,
             blocks: HashMap::default(),
-            recent: vec![(u64::MAX, Block::Interpreted); RECENT_BLOCKS],
+            chain: vec![ChainEntry::EMPTY; CHAIN_ENTRIES].into_boxed_slice(),
+            chaining: true,
+            no_chain: vec![ChainEntry::EMPTY; CHAIN_ENTRIES].into_boxed_slice(),
             stats: CompileStats::default(),
             last_unpredictable: None,
             block_limit: MAX_BLOCK_INSTRUCTIONS,
@@ -105,9 +133,13 @@ impl FastEngine {
         })
     }
 
-    /// An engine whose blocks hold at most `limit` instructions (at least 1).
+    /// An engine whose blocks hold at most `limit` instructions (at least 1) and return to the dispatcher after
+    /// each block, so that `last_block` says which ran last.
     pub fn with_block_limit(limit: u32) -> Result<FastEngine, FastError> {
-        Ok(FastEngine { block_limit: limit.max(1), ..FastEngine::with_defaults()? })
+        let mut engine = FastEngine::with_defaults()?;
+        engine.block_limit = limit.max(1);
+        engine.chaining = false;
+        Ok(engine)
     }
 
     /// Keeps compiled blocks in the code cache in `dir` and loads them from it.
@@ -131,7 +163,7 @@ impl FastEngine {
         next
     }
 
-    /// The last compiled block the last `run` entered.
+    /// The last compiled block the last `run` entered (engines made by `with_block_limit` only).
     pub fn last_block(&self) -> Option<BlockRun> {
         self.last_block
     }
@@ -154,9 +186,13 @@ impl FastEngine {
     /// is not executable, or writable and so not safe to compile).
     #[inline]
     fn block_at(&mut self, pc: u64, memory: &GuestMemory) -> Option<Block> {
-        let slot = (pc >> 2) as usize % RECENT_BLOCKS;
-        if self.recent[slot].0 == pc {
-            return Some(self.recent[slot].1);
+        let slot = (pc >> 2) as usize % CHAIN_ENTRIES;
+        let entry = self.chain[slot];
+        if entry.pc == pc {
+            return Some(match entry.code {
+                0 => Block::Interpreted,
+                code => Block::Compiled { code, instructions: entry.instructions as u32 },
+            });
         }
         self.block_at_slow(pc, slot, memory)
     }
@@ -166,7 +202,7 @@ impl FastEngine {
     #[inline(never)]
     fn block_at_slow(&mut self, pc: u64, slot: usize, memory: &GuestMemory) -> Option<Block> {
         if let Some(&block) = self.blocks.get(&pc) {
-            self.recent[slot] = (pc, block);
+            self.chain[slot] = block.chain_entry(pc);
             return Some(block);
         }
         let perm = memory.perm_at(pc)?;
@@ -181,7 +217,7 @@ impl FastEngine {
             }
         };
         self.blocks.insert(pc, block);
-        self.recent[slot] = (pc, block);
+        self.chain[slot] = block.chain_entry(pc);
         Some(block)
     }
 
@@ -194,30 +230,37 @@ impl FastEngine {
             let start = self.code.install(&cached.code).map_err(|error| error.to_string())?;
             self.stats.loaded += 1;
             self.stats.load_time += started.elapsed();
-            return Ok(Block::Compiled { entry: as_block_fn(start), instructions: cached.instructions });
+            return Ok(Block::Compiled { code: start as u64, instructions: cached.instructions });
         }
         let Some(LiftedBlock { function, instructions, .. }) = lift_block(memory, pc, self.block_limit, &*self.isa) else {
             return Ok(Block::Interpreted);
         };
         let mut context = cranelift_codegen::Context::for_function(function);
-        let compiled = context
-            .compile(&*self.isa, &mut ControlPlane::default())
-            .map_err(|error| format!("Cranelift rejected the lifted block: {:?}", error.inner))?;
-        if !compiled.buffer.relocs().is_empty() {
+        // A lifter bug that trips an assertion inside Cranelift must not take the emulator down: the block is
+        // then run by the reference (and the warning names it).
+        let isa = &*self.isa;
+        let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            context
+                .compile(isa, &mut ControlPlane::default())
+                .map(|compiled| (compiled.code_buffer().to_vec(), compiled.buffer.relocs().is_empty()))
+                .map_err(|error| format!("Cranelift rejected the lifted block: {:?}", error.inner))
+        }))
+        .map_err(|_| "Cranelift panicked on the lifted block".to_string())??;
+        let (code, relocation_free) = compiled;
+        if !relocation_free {
             return Err("the lifted block needs relocations".into());
         }
-        let code = compiled.code_buffer();
+        let code = &code[..];
         let start = self.code.install(code).map_err(|error| error.to_string())?;
         if let (Some(disk), Some(key)) = (&self.disk, &key)
             && let Err(error) = disk.store(key, instructions, code)
         {
             tracing::warn!("code cache: could not store the block at {pc:#x}: {error}");
         }
-        let entry = as_block_fn(start);
         self.stats.blocks += 1;
         self.stats.guest_instructions += u64::from(instructions);
         self.stats.time += started.elapsed();
-        Ok(Block::Compiled { entry, instructions })
+        Ok(Block::Compiled { code: start as u64, instructions })
     }
 
     /// One instruction on the reference interpreter, with the clock it would see.
@@ -250,14 +293,6 @@ impl FastEngine {
     }
 }
 
-/// The entry point of code `install`ed from a compiled block.
-fn as_block_fn(start: *const u8) -> BlockFn {
-    // SAFETY: `start` holds machine code Cranelift generated for a function of exactly `BlockFn`'s signature in
-    // the host's default calling convention, without relocations (checked before it was installed or stored;
-    // cache files are checksummed and keyed by the code generator), in memory that lives as long as the engine.
-    unsafe { std::mem::transmute::<*const u8, BlockFn>(start) }
-}
-
 /// Cranelift's code generator for this host, optimising for speed.
 pub fn host_isa() -> Result<OwnedTargetIsa, FastError> {
     let mut flags = settings::builder();
@@ -266,19 +301,36 @@ pub fn host_isa() -> Result<OwnedTargetIsa, FastError> {
     // lifter that emits malformed IR.
     let verify = if cfg!(debug_assertions) { "true" } else { "false" };
     flags.set("enable_verifier", verify).map_err(|error| FastError::Host(error.to_string()))?;
+    // Cranelift's x64 tail calls (block chaining) need frame pointers.
+    flags.set("preserve_frame_pointers", "true").map_err(|error| FastError::Host(error.to_string()))?;
     cranelift_native::builder()
         .map_err(|error| FastError::Host(error.to_string()))?
         .finish(settings::Flags::new(flags))
         .map_err(|error| FastError::Host(error.to_string()))
 }
 
-/// Runs a compiled block.
-fn call_block(entry: BlockFn, cpu: &mut CpuState, memory: &GuestMemory, runtime: &Runtime) -> u64 {
-    // SAFETY: the lifted code reads and writes only `CpuState` fields (at `offset_of!` offsets), the page table
-    // (index masked to its size), and guest bytes at `host_base() + address` after checking inline that their
-    // page is mapped, hence host accessible; it calls only the `Runtime` helpers, which are safe functions;
-    // `cpu` is exclusively borrowed for the call.
-    unsafe { entry(cpu, memory.host_base(), memory.host_page_table(), runtime) }
+impl FastEngine {
+    /// Runs the compiled block at `code`, and the blocks it chains to, with `budget` instructions to spend.
+    fn call_block(&self, code: u64, cpu: &mut CpuState, memory: &GuestMemory, budget: u64) -> u64 {
+        let chain = if self.chaining { &self.chain } else { &self.no_chain };
+        // SAFETY: `code` is a block compiled (or loaded from the checksummed, generator-keyed cache) for the
+        // `tail` block signature the trampoline calls. Compiled code reads and writes only `CpuState` fields
+        // (at `offset_of!` offsets), the page table (index masked to its size), the chain table (index masked to
+        // its size) and guest bytes at `host_base() + address` after checking inline that their page is mapped,
+        // hence host accessible; it calls only the `Runtime` helpers (safe functions) and blocks of the chain
+        // table, which hold the same promises. `cpu` is exclusively borrowed for the call.
+        unsafe {
+            (self.trampoline)(
+                code,
+                cpu,
+                memory.host_base(),
+                memory.host_page_table(),
+                &*self.runtime,
+                chain.as_ptr(),
+                budget,
+            )
+        }
+    }
 }
 
 impl Engine for FastEngine {
@@ -287,14 +339,17 @@ impl Engine for FastEngine {
         self.last_block = None;
         let mut retired = 0;
         while retired < budget {
-            if let Some(Block::Compiled { entry, instructions }) = self.block_at(cpu.pc, memory)
+            if let Some(Block::Compiled { code, instructions }) = self.block_at(cpu.pc, memory)
                 && u64::from(instructions) <= budget - retired
             {
                 let pc = cpu.pc;
-                let status = call_block(entry, cpu, memory, &self.runtime);
-                let block_retired = status & (INTERPRET_NEXT - 1);
-                self.last_block = Some(BlockRun { pc, retired_before: retired, retired: block_retired });
-                retired += block_retired;
+                let left = budget - retired;
+                let status = self.call_block(code, cpu, memory, left);
+                let ran = left - (status & !INTERPRET_NEXT);
+                if !self.chaining {
+                    self.last_block = Some(BlockRun { pc, retired_before: retired, retired: ran });
+                }
+                retired += ran;
                 if status & INTERPRET_NEXT == 0 || retired == budget {
                     continue;
                 }
@@ -312,9 +367,9 @@ impl Engine for FastEngine {
         let first_page = address & !(PAGE_SIZE - 1);
         let end = address.saturating_add(size);
         self.blocks.retain(|&pc, _| pc < first_page || pc >= end);
-        for entry in &mut self.recent {
-            if (first_page..end).contains(&entry.0) {
-                *entry = (u64::MAX, Block::Interpreted);
+        for entry in self.chain.iter_mut() {
+            if (first_page..end).contains(&entry.pc) {
+                *entry = ChainEntry::EMPTY;
             }
         }
     }

@@ -1,10 +1,14 @@
 //! The lifter: one block of guest code (straight-line A64 up to a branch, an instruction it leaves to the
 //! reference, or the end of the page) to one Cranelift function.
 //!
-//! The compiled function has the signature `extern "C" fn(cpu: *mut CpuState, memory: *mut u8, pages: *const u8,
-//! runtime: *const Runtime) -> u64` and returns the instructions it retired, with `INTERPRET_NEXT` set when the instruction at the new PC
-//! must be executed by the reference interpreter (one the lifter leaves to it, or a memory access whose inline
-//! check failed: the reference then reports the exact fault, or performs the rare access exactly).
+//! The compiled function uses Cranelift's `tail` calling convention: `fn(cpu: *mut CpuState, memory: *mut u8,
+//! pages: *const u8, runtime: *const Runtime, chain: *const ChainEntry, budget: u64) -> u64`. `budget` is how many
+//! instructions may still retire. At its end a block looks its successor up in the chain table and, when it is
+//! there and fits in what is left of the budget, tail-calls it (block linking without the dispatcher). It
+//! returns the budget left, with `INTERPRET_NEXT` set when the instruction at the new PC must be executed by the
+//! reference interpreter (one the lifter leaves to it, or a memory access whose inline check failed: the
+//! reference then reports the exact fault, or performs the rare access exactly). Rust enters through a
+//! trampoline (`trampoline`) in the host's C calling convention.
 //!
 //! Invariants:
 //! - Guest registers live in SSA values inside a block and are written back to the `CpuState` at every exit,
@@ -34,7 +38,56 @@ use tandem_reference::decode::{Inst, decode};
 use tandem_reference::memory::{ADDRESS_SPACE_BITS, GuestMemory, PAGE_COUNT, PAGE_SIZE, Perm};
 
 /// Set in a block's return value when the reference interpreter must execute the instruction at the new PC.
-pub const INTERPRET_NEXT: u64 = 1 << 32;
+pub const INTERPRET_NEXT: u64 = 1 << 63;
+
+/// Entries of the chain table (a power of two), indexed by `(pc / 4) % CHAIN_ENTRIES`.
+pub const CHAIN_ENTRIES: usize = 1 << 14;
+
+/// One entry of the chain table, which the engine keeps and compiled code reads.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ChainEntry {
+    /// The guest address of the block, `u64::MAX` when empty.
+    pub pc: u64,
+    /// Its compiled code, 0 for a block the reference runs.
+    pub code: u64,
+    /// Its length; `u64::MAX` for a block the reference runs, so that no budget admits it.
+    pub instructions: u64,
+}
+
+impl ChainEntry {
+    pub const EMPTY: ChainEntry = ChainEntry { pc: u64::MAX, code: 0, instructions: u64::MAX };
+}
+
+/// The signature of every compiled block.
+fn block_signature() -> Signature {
+    let mut signature = Signature::new(CallConv::Tail);
+    signature.params.extend([AbiParam::new(types::I64); 6]);
+    signature.returns.push(AbiParam::new(types::I64));
+    signature
+}
+
+/// The function Rust calls to enter compiled code: `extern "C" fn(code, cpu, memory, pages, runtime, chain,
+/// budget) -> u64` calls the block at `code` with the other arguments and returns what it returns.
+pub fn trampoline(isa: &dyn TargetIsa) -> Function {
+    let mut signature = Signature::new(isa.default_call_conv());
+    signature.params.extend([AbiParam::new(types::I64); 7]);
+    signature.returns.push(AbiParam::new(types::I64));
+    let mut function = Function::with_name_signature(UserFuncName::user(0, 1), signature);
+    let mut builder_context = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut function, &mut builder_context);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let block = b.import_signature(block_signature());
+    let call = b.ins().call_indirect(block, params[0], &params[1..]);
+    let result = b.inst_results(call)[0];
+    b.ins().return_(&[result]);
+    b.seal_all_blocks();
+    b.finalize(isa.frontend_config());
+    function
+}
 /// The most instructions one block holds by default (a bound on compile time and on budget granularity).
 pub const MAX_BLOCK_INSTRUCTIONS: u32 = 64;
 
@@ -51,22 +104,21 @@ pub struct LiftedBlock {
 /// Lifts the block of at most `limit` instructions starting at `pc`, or `None` when its first instruction is one
 /// the lifter leaves to the reference. The caller has checked that the page is executable and not writable.
 pub fn lift_block(memory: &GuestMemory, pc: u64, limit: u32, isa: &dyn TargetIsa) -> Option<LiftedBlock> {
-    let mut signature = Signature::new(isa.default_call_conv());
-    signature.params.extend([AbiParam::new(types::I64); 4]);
-    signature.returns.push(AbiParam::new(types::I64));
-    let mut function = Function::with_name_signature(UserFuncName::user(0, 0), signature);
+    let mut function = Function::with_name_signature(UserFuncName::user(0, 0), block_signature());
     let mut builder_context = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(&mut function, &mut builder_context);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
-    let [cpu, memory_base, pages, runtime] = b.block_params(entry).try_into().expect("four parameters");
+    let [cpu, memory_base, pages, runtime, chain, budget] = b.block_params(entry).try_into().expect("six parameters");
     let mut lifter = Lifter {
         b,
         cpu,
         memory_base,
         pages,
         runtime,
+        chain,
+        budget,
         call_conv: isa.default_call_conv(),
         pc,
         retired: 0,
@@ -159,6 +211,9 @@ pub(crate) struct Lifter<'a> {
     pages: Value,
     /// The `Runtime` table.
     pub(crate) runtime: Value,
+    /// The chain table, and the budget left when the block started.
+    chain: Value,
+    budget: Value,
     call_conv: CallConv,
     /// The address of the instruction being lifted.
     pub(crate) pc: u64,
@@ -591,7 +646,7 @@ impl Lifter<'_> {
 
     // --- Runtime helpers --------------------------------------------------------------------------------------
 
-    /// Calls the pure helper at `offset` in the `Runtime` table.
+    /// Calls the pure helper at `offset` in the `Runtime` table (in the host's C calling convention).
     pub(crate) fn call_runtime(&mut self, offset: usize, params: &[Type], returns: Type, args: &[Value]) -> Value {
         let mut signature = Signature::new(self.call_conv);
         signature.params.extend(params.iter().map(|&ty| AbiParam::new(ty)));
@@ -622,7 +677,7 @@ impl Lifter<'_> {
         Ok(Flow::Ended)
     }
 
-    /// Writes back what the block changed, sets the PC and returns.
+    /// Writes back what the block changed, sets the PC, and chains to the next block or returns.
     fn exit_to(&mut self, pc: Value, retired: u32, interpret_next: bool) {
         for index in 0..32 {
             if self.dirty & 1 << index != 0 {
@@ -635,9 +690,32 @@ impl Lifter<'_> {
             self.b.ins().store(host_flags(), packed, self.cpu, offset_of!(CpuState, nzcv) as i32);
         }
         self.b.ins().store(host_flags(), pc, self.cpu, offset_of!(CpuState, pc) as i32);
-        let status = u64::from(retired) | if interpret_next { INTERPRET_NEXT } else { 0 };
-        let status = self.b.ins().iconst(types::I64, status as i64);
-        self.b.ins().return_(&[status]);
+        let left = self.b.ins().iadd_imm_s(self.budget, -i64::from(retired));
+        if interpret_next {
+            let status = self.b.ins().bor_imm_u(left, INTERPRET_NEXT as i64);
+            self.b.ins().return_(&[status]);
+            return;
+        }
+        // The chain table entry of the next PC: tail-call its code when it holds that block and the block fits.
+        let index = self.b.ins().ushr_imm_u(pc, 2);
+        let index = self.b.ins().band_imm_u(index, (CHAIN_ENTRIES - 1) as i64);
+        let offset = self.b.ins().imul_imm_u(index, std::mem::size_of::<ChainEntry>() as i64);
+        let entry = self.b.ins().iadd(self.chain, offset);
+        let entry_pc = self.b.ins().load(types::I64, host_flags(), entry, offset_of!(ChainEntry, pc) as i32);
+        let code = self.b.ins().load(types::I64, host_flags(), entry, offset_of!(ChainEntry, code) as i32);
+        let length = self.b.ins().load(types::I64, host_flags(), entry, offset_of!(ChainEntry, instructions) as i32);
+        let same = self.b.ins().icmp(IntCC::Equal, entry_pc, pc);
+        let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, length, left);
+        let chain = self.b.ins().band(same, fits);
+        let linked = self.b.create_block();
+        let back = self.b.create_block();
+        self.b.ins().brif(chain, linked, &[], back, &[]);
+        self.b.switch_to_block(linked);
+        let signature = self.b.import_signature(block_signature());
+        let args = [self.cpu, self.memory_base, self.pages, self.runtime, self.chain, left];
+        self.b.ins().return_call_indirect(signature, code, &args);
+        self.b.switch_to_block(back);
+        self.b.ins().return_(&[left]);
     }
 }
 
