@@ -2,8 +2,10 @@
 
 use crate::code_cache::CodeCache;
 use crate::code_memory::{CodeMemory, CodeMemoryError};
+use crate::lift::{
+    CHAIN_ENTRIES, ChainEntry, INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, lift_block, trampoline,
+};
 use crate::runtime::Runtime;
-use crate::lift::{CHAIN_ENTRIES, ChainEntry, INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, lift_block, trampoline};
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
@@ -24,10 +26,7 @@ type Trampoline =
 #[derive(Clone, Copy, Default)]
 enum Block {
     /// Code (a `tail`-convention function, entered through the trampoline) and the instructions it retires.
-    Compiled {
-        code: u64,
-        instructions: u32,
-    },
+    Compiled { code: u64, instructions: u32 },
     /// The first instruction is one the lifter leaves to the reference.
     #[default]
     Interpreted,
@@ -232,7 +231,8 @@ impl FastEngine {
             self.stats.load_time += started.elapsed();
             return Ok(Block::Compiled { code: start as u64, instructions: cached.instructions });
         }
-        let Some(LiftedBlock { function, instructions, .. }) = lift_block(memory, pc, self.block_limit, &*self.isa) else {
+        let Some(LiftedBlock { function, instructions, .. }) = lift_block(memory, pc, self.block_limit, &*self.isa)
+        else {
             return Ok(Block::Interpreted);
         };
         let mut context = cranelift_codegen::Context::for_function(function);

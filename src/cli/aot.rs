@@ -28,10 +28,12 @@ pub fn run(args: AotArgs) -> anyhow::Result<ExitCode> {
         "no code cache to fill: set TANDEM_CODE_CACHE to a folder (or HOME, for the default ~/.cache/tandem/code)",
     )?;
     let program = super::run::load(Some(&args.path), args.romfs.as_deref())?;
-    let kernel = Kernel::new(&program, Box::new(|_: &[u8]| {})).with_context(|| format!("loading {}", program.source))?;
+    let kernel =
+        Kernel::new(&program, Box::new(|_: &[u8]| {})).with_context(|| format!("loading {}", program.source))?;
     let mut engine = fast_engine()?;
     let memory = &kernel.memory;
-    let compilable = |pc: u64| memory.perm_at(pc).is_some_and(|perm| perm.contains(Perm::EXECUTE) && !perm.contains(Perm::WRITE));
+    let compilable =
+        |pc: u64| memory.perm_at(pc).is_some_and(|perm| perm.contains(Perm::EXECUTE) && !perm.contains(Perm::WRITE));
     let mut pending: BTreeSet<u64> = std::iter::once(kernel.entry_point())
         .chain(kernel.modules.iter().map(|module| module.base))
         .filter(|&pc| compilable(pc))

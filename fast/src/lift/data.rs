@@ -2,13 +2,13 @@
 //! are left to it (`Unlifted`), so the UNDEFINED exit comes from one place.
 
 use super::{Flow, Lift, Lifter, Operand, Unlifted};
+use crate::runtime::Runtime;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value, types};
-use crate::runtime::Runtime;
-use tandem_reference::CpuState;
-use tandem_reference::sysreg::{SysReg, SysRegEncoding};
 use std::mem::offset_of;
+use tandem_reference::CpuState;
 use tandem_reference::interp::pseudocode::{datasize, decode_bit_masks, ones, sign_extend};
+use tandem_reference::sysreg::{SysReg, SysRegEncoding};
 
 /// `ShiftReg`'s shift types, by `shift` field value.
 const LSL: u32 = 0;
@@ -551,7 +551,8 @@ impl Lifter<'_> {
                     self.b.ins().uextend(types::I64, packed)
                 }
                 SysReg::Fpcr | SysReg::Fpsr => {
-                    let offset = if register == SysReg::Fpcr { offset_of!(CpuState, fpcr) } else { offset_of!(CpuState, fpsr) };
+                    let offset =
+                        if register == SysReg::Fpcr { offset_of!(CpuState, fpcr) } else { offset_of!(CpuState, fpsr) };
                     let value = self.cpu_field(types::I32, offset);
                     self.b.ins().uextend(types::I64, value)
                 }

@@ -18,9 +18,10 @@
 //!   exactly as it was before that instruction, with the instructions before it retired.
 //! - The generated code has no relocations: it addresses only its arguments and calls helpers only through the
 //!   `Runtime` table, so it can be copied anywhere (and, later, stored on disk).
-//! - Constrained-unpredictable cases, exclusives, atomics, most system registers, FP and SIMD arithmetic are left
-//!   to the reference interpreter, so the two paths resolve them identically by construction.
+//! - Constrained-unpredictable cases, pair exclusives and CASP, most system registers, FP and SIMD arithmetic are
+//!   left to the reference interpreter, so the two paths resolve them identically by construction.
 
+mod atomic;
 mod branch;
 mod data;
 mod load_store;
@@ -286,6 +287,13 @@ impl Lifter<'_> {
             TbzTbnz { b5, op, b40, imm14, rt } => self.test_and_branch(b5, op, b40, imm14, rt),
             BranchReg { opc, op2, op3, rn, op4 } => self.branch_register(opc, op2, op3, rn, op4),
 
+            Ldxr { size, o0: _, rn, rt } => self.load_exclusive(size, rn, rt),
+            Stxr { size, rs, o0: _, rn, rt } => self.store_exclusive(size, rs, rn, rt),
+            Ldar { size, o0: _, rn, rt } | Ldapr { size, rn, rt } => self.load_acquire(size, rn, rt),
+            Stlr { size, o0: _, rn, rt } => self.store_release(size, rn, rt),
+            LdAtomic { size, a: _, r: _, rs, opc, rn, rt } => self.atomic_memory_op(size, rs, Some(opc), rn, rt),
+            Swp { size, a: _, r: _, rs, rn, rt } => self.atomic_memory_op(size, rs, None, rn, rt),
+            Cas { size, l: _, rs, o0: _, rn, rt } => self.compare_and_swap(size, rs, rn, rt),
             LdrLiteral { opc, imm19, rt } => self.load_literal(opc, imm19, rt, false),
             LdrLiteralSimdFp { opc, imm19, rt } => self.load_literal(opc, imm19, rt, true),
             LdstUnsigned { size, opc, imm12, rn, rt } => {
@@ -619,6 +627,24 @@ impl Lifter<'_> {
     /// Checks inline that `size` bytes at guest `address` lie in one page with permission `need`, leaving the
     /// block to the reference otherwise, and returns the host address.
     pub(crate) fn guest_address(&mut self, address: Value, size: u32, need: Perm) -> Value {
+        let ok = self.access_allowed(address, size, need);
+        self.side_exit_unless(ok);
+        self.b.ins().iadd(self.memory_base, address)
+    }
+
+    /// As `guest_address`, for accesses the architecture requires to be aligned to their size (exclusives,
+    /// acquire/release, atomics): a misaligned one is left to the reference, which raises the Alignment fault.
+    pub(crate) fn aligned_guest_address(&mut self, address: Value, size: u32, need: Perm) -> Value {
+        let allowed = self.access_allowed(address, size, need);
+        let misalignment = self.b.ins().band_imm_u(address, i64::from(size - 1));
+        let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, misalignment, 0);
+        let ok = self.b.ins().band(allowed, aligned);
+        self.side_exit_unless(ok);
+        self.b.ins().iadd(self.memory_base, address)
+    }
+
+    /// Whether `size` bytes at `address` lie in one page that grants `need`.
+    fn access_allowed(&mut self, address: Value, size: u32, need: Perm) -> Value {
         let page = self.b.ins().ushr_imm_u(address, PAGE_SIZE.trailing_zeros() as i64);
         let page = self.b.ins().band_imm_u(page, (PAGE_COUNT - 1) as i64);
         let entry_address = self.b.ins().iadd(self.pages, page);
@@ -631,9 +657,7 @@ impl Lifter<'_> {
         let in_page =
             self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, offset, (PAGE_SIZE - u64::from(size)) as i64);
         let ok = self.b.ins().band(permitted, in_space);
-        let ok = self.b.ins().band(ok, in_page);
-        self.side_exit_unless(ok);
-        self.b.ins().iadd(self.memory_base, address)
+        self.b.ins().band(ok, in_page)
     }
 
     pub(crate) fn host_load(&mut self, ty: Type, host_address: Value) -> Value {
