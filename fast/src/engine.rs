@@ -85,6 +85,8 @@ pub struct FastEngine {
     chaining: bool,
     no_chain: Box<[ChainEntry]>,
     stats: CompileStats,
+    /// `/tmp/perf-PID.map`, when `TANDEM_PERF_MAP` asks for it.
+    perf_map: Option<std::fs::File>,
     last_unpredictable: Option<(u64, Unpredictable)>,
     /// The most instructions a block may hold (lockstep bisection compiles shorter blocks to pinpoint one).
     block_limit: u32,
@@ -119,13 +121,17 @@ impl FastEngine {
             isa,
             code,
             disk: None,
-            runtime: Box::new(Runtime::for_host()),
+            runtime: Box::new(Runtime::for_host(identity, keys)),
             trampoline,
             blocks: HashMap::default(),
             chain: vec![ChainEntry::EMPTY; CHAIN_ENTRIES].into_boxed_slice(),
             chaining: true,
             no_chain: vec![ChainEntry::EMPTY; CHAIN_ENTRIES].into_boxed_slice(),
             stats: CompileStats::default(),
+            perf_map: std::env::var_os("TANDEM_PERF_MAP").and_then(|_| {
+                let path = format!("/tmp/perf-{}.map", std::process::id());
+                std::fs::OpenOptions::new().create(true).append(true).open(path).ok()
+            }),
             last_unpredictable: None,
             block_limit: MAX_BLOCK_INSTRUCTIONS,
             last_block: None,
@@ -227,6 +233,7 @@ impl FastEngine {
             && let Some(cached) = disk.load(key)
         {
             let start = self.code.install(&cached.code).map_err(|error| error.to_string())?;
+            self.perf_map_entry(start, cached.code.len(), pc);
             self.stats.loaded += 1;
             self.stats.load_time += started.elapsed();
             return Ok(Block::Compiled { code: start as u64, instructions: cached.instructions });
@@ -252,6 +259,7 @@ impl FastEngine {
         }
         let code = &code[..];
         let start = self.code.install(code).map_err(|error| error.to_string())?;
+        self.perf_map_entry(start, code.len(), pc);
         if let (Some(disk), Some(key)) = (&self.disk, &key)
             && let Err(error) = disk.store(key, instructions, code)
         {
@@ -261,6 +269,15 @@ impl FastEngine {
         self.stats.guest_instructions += u64::from(instructions);
         self.stats.time += started.elapsed();
         Ok(Block::Compiled { code: start as u64, instructions })
+    }
+
+    /// Names the block's host code for `perf` (`/tmp/perf-PID.map`) when `TANDEM_PERF_MAP` is set, so that
+    /// profiles of the fast path show guest addresses instead of anonymous memory.
+    fn perf_map_entry(&mut self, start: *const u8, size: usize, pc: u64) {
+        use std::io::Write;
+        if let Some(map) = &mut self.perf_map {
+            let _ = writeln!(map, "{:x} {size:x} guest_{pc:x}", start as usize);
+        }
     }
 
     /// One instruction on the reference interpreter, with the clock it would see.
@@ -337,6 +354,19 @@ impl Engine for FastEngine {
     fn run(&mut self, cpu: &mut CpuState, memory: &GuestMemory, budget: u64, clock: GuestClock) -> RunResult {
         self.last_unpredictable = None;
         self.last_block = None;
+        self.runtime.enter_run(memory);
+        let result = self.run_blocks(cpu, memory, budget, clock);
+        self.runtime.leave_run();
+        result
+    }
+
+    fn invalidate(&mut self, address: u64, size: u64) {
+        self.invalidate_range(address, size);
+    }
+}
+
+impl FastEngine {
+    fn run_blocks(&mut self, cpu: &mut CpuState, memory: &GuestMemory, budget: u64, clock: GuestClock) -> RunResult {
         let mut retired = 0;
         while retired < budget {
             if let Some(Block::Compiled { code, instructions }) = self.block_at(cpu.pc, memory)
@@ -363,7 +393,7 @@ impl Engine for FastEngine {
         RunResult { exit: Exit::BudgetSpent, retired }
     }
 
-    fn invalidate(&mut self, address: u64, size: u64) {
+    fn invalidate_range(&mut self, address: u64, size: u64) {
         let first_page = address & !(PAGE_SIZE - 1);
         let end = address.saturating_add(size);
         self.blocks.retain(|&pc, _| pc < first_page || pc >= end);

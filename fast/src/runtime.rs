@@ -1,7 +1,15 @@
 //! Host functions compiled code calls for what Cranelift has no instruction for. Compiled code reaches them
 //! through the `Runtime` table its fourth argument points to, never by address, so it stays relocation-free.
 //!
-//! Every helper is a pure function of its arguments (no guest state, no panics): a call needs no writeback.
+//! The CRC helpers are pure functions of their arguments: a call needs no writeback. `interpret` runs one
+//! instruction on the reference, on the `CpuState`: the block writes its registers back before the call and
+//! reads them again after it.
+
+use std::cell::Cell;
+use tandem_reference::engine::GuestClock;
+use tandem_reference::memory::GuestMemory;
+use tandem_reference::sysreg::{CpuIdentity, PointerAuthKeys};
+use tandem_reference::{CpuState, Interpreter};
 
 /// The table compiled code receives; `lift` addresses its fields by `offset_of!`.
 #[repr(C)]
@@ -10,11 +18,48 @@ pub struct Runtime {
     pub crc32: extern "C" fn(acc: u32, data: u64, bytes: u32) -> u32,
     /// `CRC32CB/CH/CW/CX` (polynomial 0x1EDC6F41, Castagnoli).
     pub crc32c: extern "C" fn(acc: u32, data: u64, bytes: u32) -> u32,
+    /// Executes `word` at `pc` on the reference (FP and SIMD arithmetic, which touch no memory): 0 when it
+    /// retired, 1 when it did not (it changed nothing; the block leaves it to the dispatcher).
+    pub interpret: extern "C" fn(runtime: *const Runtime, cpu: *mut CpuState, word: u32, pc: u64) -> u32,
+    identity: CpuIdentity,
+    keys: PointerAuthKeys,
+    /// The guest memory of the run in progress (null outside `FastEngine::run`).
+    memory: Cell<*const GuestMemory>,
 }
 
 impl Runtime {
-    pub fn for_host() -> Runtime {
-        Runtime { crc32, crc32c: if std::arch::is_x86_feature_detected!("sse4.2") { crc32c_sse42 } else { crc32c } }
+    pub fn for_host(identity: CpuIdentity, keys: PointerAuthKeys) -> Runtime {
+        Runtime {
+            crc32,
+            crc32c: if std::arch::is_x86_feature_detected!("sse4.2") { crc32c_sse42 } else { crc32c },
+            interpret,
+            identity,
+            keys,
+            memory: Cell::new(std::ptr::null()),
+        }
+    }
+
+    /// Makes `memory` the memory `interpret` sees, until `leave_run`.
+    pub fn enter_run(&self, memory: &GuestMemory) {
+        self.memory.set(memory);
+    }
+
+    pub fn leave_run(&self) {
+        self.memory.set(std::ptr::null());
+    }
+}
+
+extern "C" fn interpret(runtime: *const Runtime, cpu: *mut CpuState, word: u32, pc: u64) -> u32 {
+    // SAFETY: compiled code passes the `Runtime` it was given (boxed by the engine, alive for the call) and the
+    // `CpuState` the engine handed it, which nothing else touches while the helper runs; `memory` is set for
+    // the length of the run (`enter_run`) and points to the memory the run borrows.
+    let (runtime, cpu) = unsafe { (&*runtime, &mut *cpu) };
+    let Some(memory) = (unsafe { runtime.memory.get().as_ref() }) else { return 1 };
+    let mut interpreter = Interpreter::new(runtime.identity, runtime.keys);
+    // The instructions sent here read no clock; the retired count does not matter to them.
+    match interpreter.execute_word(cpu, memory, word, pc, GuestClock::default()) {
+        Ok(next) if next == pc.wrapping_add(4) => 0,
+        _ => 1,
     }
 }
 
@@ -85,7 +130,7 @@ mod tests {
     #[test]
     fn helpers_compute_the_pseudocodes_crc() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let runtime = Runtime::for_host();
+        let runtime = Runtime::for_host(CpuIdentity::CORTEX_A78C, PointerAuthKeys::default());
         for _ in 0..2000 {
             x ^= x << 13;
             x ^= x >> 7;

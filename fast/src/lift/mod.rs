@@ -35,7 +35,8 @@ use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use std::mem::offset_of;
 use tandem_reference::CpuState;
-use tandem_reference::decode::{Inst, decode};
+use crate::runtime::Runtime;
+use tandem_reference::decode::{ENCODINGS, Inst, decode};
 use tandem_reference::memory::{ADDRESS_SPACE_BITS, GuestMemory, PAGE_COUNT, PAGE_SIZE, Perm};
 
 /// Set in a block's return value when the reference interpreter must execute the instruction at the new PC.
@@ -135,7 +136,7 @@ pub fn lift_block(memory: &GuestMemory, pc: u64, limit: u32, isa: &dyn TargetIsa
         let Ok(word) = memory.fetch(lifter.pc) else { break };
         let Some(inst) = decode(word) else { break };
         let saved = lifter.snapshot();
-        match lifter.lift(inst) {
+        match lifter.lift(inst, word) {
             Ok(Flow::Next) => {
                 lifter.pc += 4;
                 lifter.retired += 1;
@@ -239,7 +240,7 @@ fn host_flags() -> MemFlagsData {
 }
 
 impl Lifter<'_> {
-    fn lift(&mut self, inst: Inst) -> Lift {
+    fn lift(&mut self, inst: Inst, word: u32) -> Lift {
         use Inst::*;
         match inst {
             Adr { op, immlo, immhi, rd } => self.adr(op, immlo, immhi, rd),
@@ -350,8 +351,28 @@ impl Lifter<'_> {
             LdstPairPreSimdFp { opc, l, imm7, rt2, rn, rt } => {
                 self.load_store_pair(load_store::PairIndexing::PreIndex, opc, l, imm7, rt2, rn, rt, true)
             }
+            _ if computes_in_registers(word) => self.interpret_in_place(word),
             _ => Err(Unlifted),
         }
+    }
+
+    /// Runs `word` through the reference's `interpret` helper inside the block: the block's registers and flags
+    /// go to the `CpuState` first and are read from it again after. When the reference does not retire it (an
+    /// UNDEFINED encoding), the block leaves before it, as for a failed memory check.
+    fn interpret_in_place(&mut self, word: u32) -> Lift {
+        self.write_back();
+        self.registers = [None; 32];
+        self.dirty = 0;
+        self.flags = FlagsState::InCpu;
+        self.flags_dirty = false;
+        let word = self.iconst(types::I32, u64::from(word));
+        let pc = self.iconst(types::I64, self.pc);
+        let args = [self.runtime, self.cpu, word, pc];
+        let offset = offset_of!(Runtime, interpret);
+        let status = self.call_runtime(offset, &[types::I64, types::I64, types::I32, types::I64], types::I32, &args);
+        let retired = self.b.ins().icmp_imm_s(IntCC::Equal, status, 0);
+        self.side_exit_unless(retired);
+        Ok(Flow::Next)
     }
 
     fn snapshot(&self) -> Snapshot {
@@ -701,8 +722,8 @@ impl Lifter<'_> {
         Ok(Flow::Ended)
     }
 
-    /// Writes back what the block changed, sets the PC, and chains to the next block or returns.
-    fn exit_to(&mut self, pc: Value, retired: u32, interpret_next: bool) {
+    /// Stores the registers and flags the block changed into the `CpuState` (the block's view stays valid).
+    fn write_back(&mut self) {
         for index in 0..32 {
             if self.dirty & 1 << index != 0 {
                 let value = self.registers[index as usize].expect("dirty registers have values");
@@ -713,6 +734,11 @@ impl Lifter<'_> {
             let packed = self.compute_packed_flags();
             self.b.ins().store(host_flags(), packed, self.cpu, offset_of!(CpuState, nzcv) as i32);
         }
+    }
+
+    /// Writes back what the block changed, sets the PC, and chains to the next block or returns.
+    fn exit_to(&mut self, pc: Value, retired: u32, interpret_next: bool) {
+        self.write_back();
         self.b.ins().store(host_flags(), pc, self.cpu, offset_of!(CpuState, pc) as i32);
         let left = self.b.ins().iadd_imm_s(self.budget, -i64::from(retired));
         if interpret_next {
@@ -741,6 +767,16 @@ impl Lifter<'_> {
         self.b.switch_to_block(back);
         self.b.ins().return_(&[left]);
     }
+}
+
+/// Whether `word` belongs to a family that computes only on registers (FP, Advanced SIMD and crypto data
+/// processing: no memory, no PC, no clock), which the reference can execute inside a block.
+fn computes_in_registers(word: u32) -> bool {
+    let Some(encoding) = ENCODINGS.iter().find(|encoding| encoding.matches(word)) else { return false };
+    let family = encoding.family().name;
+    family.starts_with("fp_")
+        || family.starts_with("crypto_")
+        || (family.starts_with("simd_") && !family.starts_with("simd_ldst") && !family.starts_with("simd_fp_"))
 }
 
 /// The second operand of a conditional compare.

@@ -62,6 +62,35 @@ impl Interpreter {
     }
 }
 
+impl Interpreter {
+    /// Executes `word` as the instruction at `pc` without fetching it, as `run` would with a budget of one:
+    /// `Ok(next_pc)` when it retired (the PC in `cpu` is left alone), `Err(exit)` when it did not, having changed
+    /// nothing. For an engine that runs some instructions through the reference inside its own code (the fast
+    /// path's FP and SIMD arithmetic).
+    pub fn execute_word(
+        &mut self,
+        cpu: &mut CpuState,
+        memory: &GuestMemory,
+        word: u32,
+        pc: u64,
+        clock: GuestClock,
+    ) -> Result<u64, Exit> {
+        let mut exec = Exec {
+            cpu,
+            memory,
+            pc,
+            next_pc: pc.wrapping_add(4),
+            clock,
+            retired: 0,
+            identity: &self.identity,
+            keys: &self.keys,
+            unpredictable: None,
+        };
+        exec.execute(word)?;
+        Ok(exec.next_pc)
+    }
+}
+
 impl Default for Interpreter {
     /// The Cortex-A78C with zero keys (EL0 cannot read the keys; zero is what Unicorn holds).
     fn default() -> Self {
