@@ -20,9 +20,10 @@ fn busybox() -> PathBuf {
     fetched("arm64/bin/busybox")
 }
 
-/// A folder of inputs: numbers, text, random bytes, a small tree.
-fn inputs() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tandem-busybox-{}", std::process::id()));
+/// A folder of inputs for the test `name` (tests run in parallel, each in its own folder): numbers, text, random
+/// bytes, a small tree.
+fn inputs(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tandem-busybox-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("tree/sub")).unwrap();
     let numbers: String = (1..=3000).map(|n| format!("{}\n", n * 7919 % 10007)).collect();
@@ -72,7 +73,7 @@ fn run(runner: Runner, dir: &Path, args: &[&str]) -> Output {
 
 #[test]
 fn busybox_applets_behave_as_under_qemu() {
-    let dir = inputs();
+    let dir = inputs("busybox_applets_behave_as_under_qemu");
     let cases: &[&[&str]] = &[
         &["echo", "hello", "world"],
         &["sort", "fruit.txt"],
@@ -140,7 +141,7 @@ fn busybox_applets_behave_as_under_qemu() {
 
 #[test]
 fn gzip_round_trips_through_the_guest() {
-    let dir = inputs();
+    let dir = inputs("gzip_round_trips_through_the_guest");
     let packed = run(Runner::Tandem("fast"), &dir, &["gzip", "-c", "random.bin"]);
     assert!(packed.status.success());
     std::fs::write(dir.join("random.bin.gz"), &packed.stdout).unwrap();
@@ -151,7 +152,7 @@ fn gzip_round_trips_through_the_guest() {
 
 #[test]
 fn dynamically_linked_busybox_runs_with_a_sysroot() {
-    let dir = inputs();
+    let dir = inputs("dynamically_linked_busybox_runs_with_a_sysroot");
     let (program, sysroot) = (fetched("dynamic/bin/busybox"), fetched("sysroot"));
     let cases = [&["echo", "dynamic"][..], &["sha256sum", "random.bin"], &["sort", "fruit.txt"]];
     for (args, cpu) in cases.into_iter().flat_map(|args| [(args, "reference"), (args, "fast")]) {
@@ -178,5 +179,28 @@ fn dynamically_linked_busybox_runs_with_a_sysroot() {
             "{args:?} on the {cpu} path: {}",
             String::from_utf8_lossy(&actual.stderr)
         );
+    }
+}
+
+#[test]
+fn busybox_runs_in_lockstep_on_both_cpu_paths() {
+    let dir = inputs("busybox_runs_in_lockstep_on_both_cpu_paths");
+    let busybox = busybox();
+    for args in
+        [&["sort", "fruit.txt"][..], &["sha256sum", "random.bin"], &["sh", "script.sh"], &["gzip", "-c", "fruit.txt"]]
+    {
+        let output = Command::new(env!("CARGO_BIN_EXE_tandem"))
+            .args(["diff", "lockstep", "--linux"])
+            .arg(&busybox)
+            .args(args)
+            .current_dir(&dir)
+            .env_clear()
+            .env("PATH", "/bin")
+            .env("LC_ALL", "C")
+            .output()
+            .expect("tandem runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let summary = stdout.lines().last().unwrap_or_default();
+        assert!(summary.ends_with("divergences: 0"), "busybox {args:?}: {stdout}");
     }
 }

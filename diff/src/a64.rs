@@ -250,7 +250,7 @@ impl Harness {
                 (page, bytes)
             })
             .collect();
-        let fast = FastEngine::with_defaults()?;
+        let fast = FastEngine::with_defaults()?.compiling_at_first_use();
         let mut harness =
             Harness { layout, memory, interpreter: Interpreter::default(), oracle, fast_memory, fast, image };
         harness.reset_pages(None)?;

@@ -83,7 +83,8 @@ impl LockstepEngine {
     /// Compares at least every `every` instructions.
     pub fn new(every: u64) -> Result<LockstepEngine, LockstepError> {
         Ok(LockstepEngine {
-            fast: FastEngine::with_defaults()?,
+            // Every region compiled at first use, so that code that runs once is checked compiled too.
+            fast: FastEngine::with_defaults()?.compiling_at_first_use(),
             paths: Comparison { reference: Interpreter::default(), shadow: GuestMemory::new()? },
             shadow_regions: Vec::new(),
             every: every.max(1),

@@ -2,8 +2,8 @@
 //!
 //! A block's key is SHA-256 over: the lifter's fingerprint (its sources, the decode table and every locked
 //! dependency, see build.rs), the host code generator's target and flags, the block limit, the block's guest
-//! address and the guest bytes it may have been lifted from (up to the limit or the end of the page). A game
-//! update or a new lifter thus misses exactly the blocks it changes. Nothing depends on the FP mode yet: the
+//! address and the bytes of its page (a region never leaves its page). A game update or a new lifter thus
+//! misses only the blocks of the pages it changes. Nothing depends on the FP mode yet: the
 //! lifter compiles no FPCR-dependent operation (they stay with the reference).
 //!
 //! One file per block (`xx/xxxx…` by key), written to a temporary name and renamed, so a reader never sees half
@@ -55,12 +55,10 @@ impl CodeCache {
 
     /// The key of the block of at most `limit` instructions at `pc`.
     pub fn key(&self, memory: &GuestMemory, pc: u64, limit: u32) -> Key {
-        let page_end = (pc | (PAGE_SIZE - 1)) + 1;
-        let end = page_end.min(pc.saturating_add(4 * u64::from(limit)));
-        let mut bytes = vec![0; (end - pc) as usize];
+        let mut bytes = vec![0; PAGE_SIZE as usize];
         // The page is mapped (the engine compiles only from mapped executable pages); if not, the zeros still
         // make a key, and the block lifted from that memory will fail its own fetch.
-        let _ = memory.read_privileged(pc, &mut bytes);
+        let _ = memory.read_privileged(pc & !(PAGE_SIZE - 1), &mut bytes);
         let mut hasher = Sha256::new();
         hasher.update(self.fingerprint);
         hasher.update(limit.to_le_bytes());

@@ -18,6 +18,9 @@ use tandem_reference::memory::{GuestMemory, PAGE_SIZE, Perm};
 use tandem_reference::sysreg::{CpuIdentity, PointerAuthKeys};
 use tandem_reference::{CpuState, Interpreter, Unpredictable};
 
+/// Visits to an address before the dispatcher compiles a region there.
+const DEFAULT_COMPILE_THRESHOLD: u32 = 4;
+
 /// The trampoline into compiled code: (block code, cpu, memory base, page table, runtime, chain table, budget)
 /// -> budget left, with `INTERPRET_NEXT` (see `lift`).
 type Trampoline =
@@ -73,7 +76,7 @@ pub struct FastEngine {
     /// Boxed: compiled code holds its address for the length of a call.
     runtime: Box<Runtime>,
     trampoline: Trampoline,
-    /// Blocks by guest start address. A block never crosses a page, and is compiled only from a page that is
+    /// Blocks by guest start address. A block never leaves its page, and is compiled only from a page that is
     /// executable and not writable, so guest stores cannot change it; `invalidate` drops it when the page changes.
     blocks: HashMap<u64, Block, BuildHasherDefault<PcHasher>>,
     /// The chain table: a direct-mapped cache of `blocks` that both the dispatcher and compiled code (to link
@@ -85,6 +88,10 @@ pub struct FastEngine {
     chaining: bool,
     no_chain: Box<[ChainEntry]>,
     stats: CompileStats,
+    /// How many times the dispatcher has reached each address it has not compiled yet, and how many times makes
+    /// it compile (1: at first use).
+    heat: HashMap<u64, u32, BuildHasherDefault<PcHasher>>,
+    compile_threshold: u32,
     /// `/tmp/perf-PID.map`, when `TANDEM_PERF_MAP` asks for it.
     perf_map: Option<std::fs::File>,
     last_unpredictable: Option<(u64, Unpredictable)>,
@@ -128,6 +135,8 @@ impl FastEngine {
             chaining: true,
             no_chain: vec![ChainEntry::EMPTY; CHAIN_ENTRIES].into_boxed_slice(),
             stats: CompileStats::default(),
+            heat: HashMap::default(),
+            compile_threshold: DEFAULT_COMPILE_THRESHOLD,
             perf_map: std::env::var_os("TANDEM_PERF_MAP").and_then(|_| {
                 let path = format!("/tmp/perf-{}.map", std::process::id());
                 std::fs::OpenOptions::new().create(true).append(true).open(path).ok()
@@ -141,10 +150,17 @@ impl FastEngine {
     /// An engine whose blocks hold at most `limit` instructions (at least 1) and return to the dispatcher after
     /// each block, so that `last_block` says which ran last.
     pub fn with_block_limit(limit: u32) -> Result<FastEngine, FastError> {
-        let mut engine = FastEngine::with_defaults()?;
+        let mut engine = FastEngine::with_defaults()?.compiling_at_first_use();
         engine.block_limit = limit.max(1);
         engine.chaining = false;
         Ok(engine)
+    }
+
+    /// Compiles every region the first time it is reached, instead of after `DEFAULT_COMPILE_THRESHOLD` visits:
+    /// for the differential suites, which must exercise compiled code even where it runs once.
+    pub fn compiling_at_first_use(mut self) -> FastEngine {
+        self.compile_threshold = 1;
+        self
     }
 
     /// Keeps compiled blocks in the code cache in `dir` and loads them from it.
@@ -162,7 +178,9 @@ impl FastEngine {
             // The reference runs this instruction; a block may start after it.
             return vec![pc.wrapping_add(4)];
         };
-        self.block_at(pc, memory);
+        if !self.blocks.contains_key(&pc) {
+            self.compile_and_insert(pc, (pc >> 2) as usize % CHAIN_ENTRIES, memory);
+        }
         let mut next = lifted.successors;
         next.push(pc.wrapping_add(4 * u64::from(lifted.instructions)));
         next
@@ -214,6 +232,17 @@ impl FastEngine {
         if !perm.contains(Perm::EXECUTE) || perm.contains(Perm::WRITE) {
             return None;
         }
+        // Code that runs only a few times costs less to interpret than to compile (~100 µs a region).
+        let heat = self.heat.entry(pc).or_insert(0);
+        *heat += 1;
+        if *heat < self.compile_threshold {
+            return None;
+        }
+        self.heat.remove(&pc);
+        Some(self.compile_and_insert(pc, slot, memory))
+    }
+
+    fn compile_and_insert(&mut self, pc: u64, slot: usize, memory: &GuestMemory) -> Block {
         let block = match self.compile(memory, pc) {
             Ok(block) => block,
             Err(error) => {
@@ -223,7 +252,7 @@ impl FastEngine {
         };
         self.blocks.insert(pc, block);
         self.chain[slot] = block.chain_entry(pc);
-        Some(block)
+        block
     }
 
     fn compile(&mut self, memory: &GuestMemory, pc: u64) -> Result<Block, String> {
@@ -393,10 +422,12 @@ impl FastEngine {
         RunResult { exit: Exit::BudgetSpent, retired }
     }
 
+    /// Drops every block of a page the range touches (a region reads its whole page, before and after its start).
     fn invalidate_range(&mut self, address: u64, size: u64) {
         let first_page = address & !(PAGE_SIZE - 1);
-        let end = address.saturating_add(size);
+        let end = address.saturating_add(size).saturating_add(PAGE_SIZE - 1) & !(PAGE_SIZE - 1);
         self.blocks.retain(|&pc, _| pc < first_page || pc >= end);
+        self.heat.retain(|&pc, _| pc < first_page || pc >= end);
         for entry in self.chain.iter_mut() {
             if (first_page..end).contains(&entry.pc) {
                 *entry = ChainEntry::EMPTY;

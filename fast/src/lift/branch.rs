@@ -1,6 +1,6 @@
 //! Branches: every one ends the block with the PC it computes.
 
-use super::{Lift, Lifter, Unlifted};
+use super::{Flow, Lift, Lifter, Unlifted};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value, types};
 use tandem_reference::interp::pseudocode::{datasize, sign_extend};
@@ -10,26 +10,22 @@ impl Lifter<'_> {
         self.pc.wrapping_add(offset)
     }
 
-    /// Ends the block at `target` when `taken` holds and at the next instruction otherwise.
+    /// Leaves the region for `target` when `taken` holds; the region goes on with the next instruction.
     fn branch_if(&mut self, taken: Value, target: u64) -> Lift {
-        self.successors.extend([target, self.pc.wrapping_add(4)]);
-        let target = self.iconst(types::I64, target);
-        let next = self.iconst(types::I64, self.pc.wrapping_add(4));
-        let pc = self.b.ins().select(taken, target, next);
-        self.end_block(pc)
+        self.successors.push(target);
+        self.exit_if(taken, target);
+        Ok(Flow::Next)
     }
 
     /// B, BL.
     pub(super) fn branch_immediate(&mut self, op: u32, imm26: u32) -> Lift {
         let target = self.relative(sign_extend(u64::from(imm26) << 2, 28));
-        self.successors.push(target);
         if op == 1 {
             self.successors.push(self.pc.wrapping_add(4));
             let link = self.iconst(types::I64, self.pc.wrapping_add(4));
             self.set_x(30, link);
         }
-        let target = self.iconst(types::I64, target);
-        self.end_block(target)
+        Ok(Flow::Jump(target))
     }
 
     /// B.cond (BC.cond is FEAT_HBC, which the Cortex-A78C lacks: the reference reports it).

@@ -1,5 +1,8 @@
-//! The lifter: one block of guest code (straight-line A64 up to a branch, an instruction it leaves to the
-//! reference, or the end of the page) to one Cranelift function.
+//! The lifter: one region of guest code to one Cranelift function. A region starts at a guest address and goes
+//! on in a straight line, following unconditional direct branches (B, BL) within its page and the fall-through
+//! of conditional ones (a taken conditional branch leaves the region, chaining to its target), until an indirect
+//! branch, an instruction it leaves to the reference, an instruction it already holds, the end of the page or
+//! the instruction limit. Single entry, many exits: guest registers stay plain SSA values throughout.
 //!
 //! The compiled function uses Cranelift's `tail` calling convention: `fn(cpu: *mut CpuState, memory: *mut u8,
 //! pages: *const u8, runtime: *const Runtime, chain: *const ChainEntry, budget: u64) -> u64`. `budget` is how many
@@ -27,6 +30,7 @@ mod data;
 mod load_store;
 mod simd_moves;
 
+use crate::runtime::Runtime;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     AbiParam, Function, InstBuilder, MemFlagsData, Signature, Type, UserFuncName, Value, types,
@@ -35,7 +39,6 @@ use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use std::mem::offset_of;
 use tandem_reference::CpuState;
-use crate::runtime::Runtime;
 use tandem_reference::decode::{ENCODINGS, Inst, decode};
 use tandem_reference::memory::{ADDRESS_SPACE_BITS, GuestMemory, PAGE_COUNT, PAGE_SIZE, Perm};
 
@@ -93,10 +96,10 @@ pub fn trampoline(isa: &dyn TargetIsa) -> Function {
 /// The most instructions one block holds by default (a bound on compile time and on budget granularity).
 pub const MAX_BLOCK_INSTRUCTIONS: u32 = 64;
 
-/// A lifted block, ready for Cranelift's code generator.
+/// A lifted block (region), ready for Cranelift's code generator.
 pub struct LiftedBlock {
     pub function: Function,
-    /// Instructions retired when the block runs to its end.
+    /// The instructions it holds: no run through it retires more (the dispatcher's budget check).
     pub instructions: u32,
     /// Where execution may continue after the block, as far as the code says (direct branch targets, return
     /// sites, the instruction after one left to the reference); `tandem aot` follows them.
@@ -130,24 +133,33 @@ pub fn lift_block(memory: &GuestMemory, pc: u64, limit: u32, isa: &dyn TargetIsa
         flags_dirty: false,
         successors: Vec::new(),
     };
-    let page_end = (pc | (PAGE_SIZE - 1)) + 1;
-    let mut ended = false;
-    while lifter.retired < limit && lifter.pc < page_end {
+    let page = pc & !(PAGE_SIZE - 1)..(pc | (PAGE_SIZE - 1)) + 1;
+    let mut visited = Vec::new();
+    // How the region ends when it does not end in a branch: at `lifter.pc`, through the reference or not.
+    let mut open_end = Some(false);
+    while lifter.retired < limit && page.contains(&lifter.pc) && !visited.contains(&lifter.pc) {
         let Ok(word) = memory.fetch(lifter.pc) else { break };
-        let Some(inst) = decode(word) else { break };
+        let Some(inst) = decode(word) else {
+            open_end = Some(true);
+            break;
+        };
         let saved = lifter.snapshot();
         match lifter.lift(inst, word) {
-            Ok(Flow::Next) => {
-                lifter.pc += 4;
+            Ok(flow) => {
+                visited.push(lifter.pc);
                 lifter.retired += 1;
-            }
-            Ok(Flow::Ended) => {
-                lifter.retired += 1;
-                ended = true;
-                break;
+                match flow {
+                    Flow::Next => lifter.pc += 4,
+                    Flow::Jump(target) => lifter.pc = target,
+                    Flow::Ended => {
+                        open_end = None;
+                        break;
+                    }
+                }
             }
             Err(Unlifted) => {
                 lifter.restore(saved);
+                open_end = Some(true);
                 break;
             }
         }
@@ -156,9 +168,8 @@ pub fn lift_block(memory: &GuestMemory, pc: u64, limit: u32, isa: &dyn TargetIsa
         return None;
     }
     let instructions = lifter.retired;
-    if !ended {
-        // Fell off the block: continue at the next instruction, through the reference when the lifter left it.
-        let interpret = lifter.pc < page_end && lifter.retired < limit;
+    if let Some(interpret) = open_end {
+        // Fell off the region: continue at the next instruction, through the reference when the lifter left it.
         let next = lifter.b.ins().iconst(types::I64, lifter.pc as i64);
         lifter.exit_to(next, lifter.retired, interpret);
         lifter.successors.push(if interpret { lifter.pc.wrapping_add(4) } else { lifter.pc });
@@ -177,7 +188,10 @@ pub(crate) type Lift = Result<Flow, Unlifted>;
 /// What follows a lifted instruction.
 pub(crate) enum Flow {
     Next,
-    /// The instruction wrote the PC and returned (branches).
+    /// An unconditional direct branch: the region goes on at the target (the lifter ends it there instead when
+    /// the target is outside the page or already in the region).
+    Jump(u64),
+    /// The instruction wrote the PC and returned (indirect branches).
     Ended,
 }
 
@@ -720,6 +734,18 @@ impl Lifter<'_> {
     pub(crate) fn end_block(&mut self, target: Value) -> Lift {
         self.exit_to(target, self.retired + 1, false);
         Ok(Flow::Ended)
+    }
+
+    /// Leaves the region after the current instruction (a conditional branch) for `target` when `taken` holds,
+    /// and goes on with the next instruction otherwise.
+    pub(crate) fn exit_if(&mut self, taken: Value, target: u64) {
+        let exit = self.b.create_block();
+        let next = self.b.create_block();
+        self.b.ins().brif(taken, exit, &[], next, &[]);
+        self.b.switch_to_block(exit);
+        let target = self.iconst(types::I64, target);
+        self.exit_to(target, self.retired + 1, false);
+        self.b.switch_to_block(next);
     }
 
     /// Stores the registers and flags the block changed into the `CpuState` (the block's view stays valid).
