@@ -15,4 +15,23 @@ mod engine;
 pub mod lift;
 pub mod runtime;
 
+/// A deliberate lifter bug, for the tests that prove the differential tools find and pinpoint one. Compiled only
+/// with the `planted-bug` feature (the diff crate's tests enable it); inert until a test arms it.
+#[cfg(feature = "planted-bug")]
+pub mod planted_bug {
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// The destination register of ADD/SUB (immediate) #1 whose immediate the lifter gets wrong, or `u32::MAX`.
+    static REGISTER: AtomicU32 = AtomicU32::new(u32::MAX);
+
+    /// Makes every fast path of the process lift `ADD/SUB Rd, Rn, #1` with `Rd = register` as `#0`.
+    pub fn arm(register: u32) {
+        REGISTER.store(register, Ordering::SeqCst);
+    }
+
+    pub(crate) fn off_by_one(rd: u32, imm: u64) -> bool {
+        imm == 1 && REGISTER.load(Ordering::SeqCst) == rd
+    }
+}
+
 pub use engine::{BlockRun, CompileStats, FastEngine, FastError, host_isa};

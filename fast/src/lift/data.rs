@@ -92,7 +92,10 @@ impl Lifter<'_> {
     ) -> Lift {
         let width = datasize(sf);
         let a = self.x_or_sp(rn, width);
-        let b = self.iconst(Self::int_type(width), u64::from(imm12) << (12 * sh));
+        let imm = u64::from(imm12) << (12 * sh);
+        #[cfg(feature = "planted-bug")]
+        let imm = imm ^ u64::from(crate::planted_bug::off_by_one(rd, imm));
+        let b = self.iconst(Self::int_type(width), imm);
         self.add_sub(op == 1, s == 1, a, b, rd, true)
     }
 
