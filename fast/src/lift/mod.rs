@@ -28,6 +28,7 @@ mod atomic;
 mod branch;
 mod data;
 mod load_store;
+mod simd_integer;
 mod simd_moves;
 
 use crate::runtime::Runtime;
@@ -286,13 +287,22 @@ impl Lifter<'_> {
                 self.data_processing_3_source(sf, op54, op31, rm, o0, ra, rn, rd)
             }
             Hint { crm, op2 } => self.hint(crm, op2),
-            FpDataProcessing1 { m, s, ftype, opcode, rn, rd } => {
-                self.fp_data_processing_1_source(m, s, ftype, opcode, rn, rd)
+            // Natively where the bits or lanes are all that matters; on the reference in place otherwise.
+            FpDataProcessing1 { m, s, ftype, opcode, rn, rd } => self
+                .fp_data_processing_1_source(m, s, ftype, opcode, rn, rd)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
+            FpIntegerConversion { sf, s, ftype, rmode, opcode, rn, rd } => self
+                .fp_integer_conversion(sf, s, ftype, rmode, opcode, rn, rd)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdCopy { q, op, imm5, imm4, rn, rd } => {
+                self.simd_copy(q, op, imm5, imm4, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
             }
-            FpIntegerConversion { sf, s, ftype, rmode, opcode, rn, rd } => {
-                self.fp_integer_conversion(sf, s, ftype, rmode, opcode, rn, rd)
+            SimdThreeSame { q, u, size, rm, opcode, rn, rd } => {
+                self.simd_three_same(q, u, size, rm, opcode, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
             }
-            SimdCopy { q, op, imm5, imm4, rn, rd } => self.simd_copy(q, op, imm5, imm4, rn, rd),
+            SimdModifiedImm { q, op, abc, cmode, o2, defgh, rd } => self
+                .simd_modified_immediate(q, op, abc, cmode, o2, defgh, rd)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
             MsrMrs { l, o0, op1, crn, crm, op2, rt } => self.system_register_move(l, o0, op1, crn, crm, op2, rt),
             Barrier { crm: _, op2 } => self.barrier(op2),
 

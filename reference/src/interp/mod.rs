@@ -23,6 +23,12 @@ mod system;
 #[cfg(test)]
 mod tests;
 
+/// The decode of the Advanced SIMD classes the fast path's lifter shares with the interpreter.
+pub mod simd_decode {
+    pub use super::simd_ops::{Accumulate, IntegerOp};
+    pub use super::simd_vector::{ImmediateOp, IntegerForm, modified_immediate_op, three_same_integer};
+}
+
 use crate::decode::{Inst, decode};
 use crate::engine::{Engine, Exit, GuestClock, RunResult, UndefinedReason};
 use crate::memory::{Access, FaultReason, GuestMemory, MemoryFault};

@@ -151,7 +151,7 @@ fn mask_if(test: bool, esize: u32) -> u64 {
 /// The integer operations of two elements of one size that the "three same" pages (vector and scalar) and the
 /// by-element pages compute, named by their signed mnemonics; the U bit (`unsigned`) selects the other.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum IntegerOp {
+pub enum IntegerOp {
     /// SHADD, UHADD; SRHADD, URHADD when `round`.
     HalvingAdd { round: bool },
     /// SHSUB, UHSUB.
@@ -412,7 +412,7 @@ impl FpUnaryOp {
 /// How a result element is combined with the destination's element: MLA, SABA, SMLAL... add the operation's
 /// result to it, MLS, SMLSL... subtract it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Accumulate {
+pub enum Accumulate {
     None,
     Add,
     Sub,

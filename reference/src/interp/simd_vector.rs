@@ -34,7 +34,7 @@ fn vector_datasize(q: u32) -> u32 {
 
 /// How an integer "three same" instruction combines its operands.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum IntegerForm {
+pub enum IntegerForm {
     Elementwise,
     /// SABA, UABA, MLA, MLS: the result accumulated into the destination.
     Accumulating(Accumulate),
@@ -44,7 +44,7 @@ enum IntegerForm {
 
 /// The integer instructions of "three same" (every opcode but 00011, the bitwise ones, and 11xxx, the
 /// floating-point ones), with whether `size` and `q` are allowed; `None` for the unallocated opcodes.
-fn three_same_integer(q: u32, u: u32, size: u32, opcode: u32) -> Option<(IntegerOp, IntegerForm, bool)> {
+pub fn three_same_integer(q: u32, u: u32, size: u32, opcode: u32) -> Option<(IntegerOp, IntegerForm, bool)> {
     use IntegerForm::*;
     use IntegerOp::*;
     let no_d = size != 0b11;
@@ -85,7 +85,7 @@ fn three_same_integer(q: u32, u: u32, size: u32, opcode: u32) -> Option<(Integer
 
 /// What the modified immediate class's `op:cmode:o2` selects.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum ImmediateOp {
+pub enum ImmediateOp {
     Movi,
     Mvni,
     Orr,
@@ -97,7 +97,7 @@ enum ImmediateOp {
 }
 
 /// The decode of the modified immediate class; `None` where UNDEFINED.
-fn modified_immediate_op(q: u32, op: u32, cmode: u32, o2: u32) -> Option<ImmediateOp> {
+pub fn modified_immediate_op(q: u32, op: u32, cmode: u32, o2: u32) -> Option<ImmediateOp> {
     if o2 == 1 {
         return (op == 0 && cmode == 0b1111).then_some(ImmediateOp::FmovHalf);
     }

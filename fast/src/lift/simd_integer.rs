@@ -1,0 +1,182 @@
+//! Advanced SIMD integer and bitwise operations whose results need nothing but the lanes (no FPCR, no
+//! saturation flag): the bitwise three-same group, ADD/SUB, the compares, MAX/MIN (vector) and the modified
+//! immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)), on Cranelift vector types. The decode is the
+//! reference's (`interp::simd_decode`); anything else of these classes runs on the reference in place.
+
+use super::{Flow, Lift, Lifter, Unlifted};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
+use std::mem::offset_of;
+use tandem_reference::CpuState;
+use tandem_reference::interp::pseudocode::{adv_simd_expand_imm, replicate128, vfp_expand_imm};
+use tandem_reference::interp::simd_decode::{
+    ImmediateOp, IntegerForm, IntegerOp, modified_immediate_op, three_same_integer,
+};
+
+fn v_offset(n: u32) -> i32 {
+    (offset_of!(CpuState, v) + 16 * n as usize) as i32
+}
+
+/// The Cranelift vector type of `size` (8 << size bits per lane) over 128 bits.
+fn lanes(size: u32) -> Type {
+    match size {
+        0 => types::I8X16,
+        1 => types::I16X8,
+        2 => types::I32X4,
+        _ => types::I64X2,
+    }
+}
+
+/// What a supported three-same integer operation computes on two vectors.
+#[derive(Clone, Copy)]
+enum VectorOp {
+    Add,
+    Sub,
+    Compare(IntCC),
+    TestBits,
+    Max(bool),
+    Min(bool),
+}
+
+impl Lifter<'_> {
+    /// All 128 bits of V[n] as `ty`.
+    fn vector(&mut self, n: u32, ty: Type) -> Value {
+        self.b.ins().load(ty, super::host_flags(), self.cpu, v_offset(n))
+    }
+
+    /// V[d] = `value` (128 bits), or its low 64 bits zero-extended when `q` is 0.
+    fn set_vector(&mut self, d: u32, value: Value, q: u32) {
+        self.b.ins().store(super::host_flags(), value, self.cpu, v_offset(d));
+        if q == 0 {
+            let zero = self.iconst(types::I64, 0);
+            self.b.ins().store(super::host_flags(), zero, self.cpu, v_offset(d) + 8);
+        }
+    }
+
+    /// The class "Advanced SIMD three same": the bitwise group and the elementwise integer operations above.
+    pub(super) fn simd_three_same(
+        &mut self,
+        q: u32,
+        u: u32,
+        size: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        if opcode == 0b00011 {
+            return self.simd_bitwise(q, u, size, rm, rn, rd);
+        }
+        let Some((op, IntegerForm::Elementwise, true)) = three_same_integer(q, u, size, opcode) else {
+            return Err(Unlifted);
+        };
+        let unsigned = u == 1;
+        let operation = match op {
+            IntegerOp::Add => VectorOp::Add,
+            IntegerOp::Sub => VectorOp::Sub,
+            IntegerOp::CompareEqual => VectorOp::Compare(IntCC::Equal),
+            IntegerOp::TestBits => VectorOp::TestBits,
+            IntegerOp::CompareGreater if unsigned => VectorOp::Compare(IntCC::UnsignedGreaterThan),
+            IntegerOp::CompareGreater => VectorOp::Compare(IntCC::SignedGreaterThan),
+            IntegerOp::CompareGreaterOrEqual if unsigned => VectorOp::Compare(IntCC::UnsignedGreaterThanOrEqual),
+            IntegerOp::CompareGreaterOrEqual => VectorOp::Compare(IntCC::SignedGreaterThanOrEqual),
+            IntegerOp::Max => VectorOp::Max(unsigned),
+            IntegerOp::Min => VectorOp::Min(unsigned),
+            _ => return Err(Unlifted),
+        };
+        let ty = lanes(size);
+        let a = self.vector(rn, ty);
+        let b = self.vector(rm, ty);
+        let result = match operation {
+            VectorOp::Add => self.b.ins().iadd(a, b),
+            VectorOp::Sub => self.b.ins().isub(a, b),
+            VectorOp::Compare(condition) => self.b.ins().icmp(condition, a, b),
+            VectorOp::TestBits => {
+                let both = self.b.ins().band(a, b);
+                let scalar_zero = self.iconst(ty.lane_type(), 0);
+                let zero = self.b.ins().splat(ty, scalar_zero);
+                self.b.ins().icmp(IntCC::NotEqual, both, zero)
+            }
+            VectorOp::Max(true) => self.b.ins().umax(a, b),
+            VectorOp::Max(false) => self.b.ins().smax(a, b),
+            VectorOp::Min(true) => self.b.ins().umin(a, b),
+            VectorOp::Min(false) => self.b.ins().smin(a, b),
+        };
+        self.set_vector(rd, result, q);
+        Ok(Flow::Next)
+    }
+
+    /// AND, BIC, ORR, ORN, EOR, BSL, BIT, BIF (vector), on the raw 128 bits.
+    fn simd_bitwise(&mut self, q: u32, u: u32, size: u32, rm: u32, rn: u32, rd: u32) -> Lift {
+        let ty = types::I64X2;
+        let n = self.vector(rn, ty);
+        let m = self.vector(rm, ty);
+        let result = if u == 0 {
+            match size {
+                0b00 => self.b.ins().band(n, m),
+                0b01 => self.b.ins().band_not(n, m),
+                0b10 => self.b.ins().bor(n, m),
+                _ => self.b.ins().bor_not(n, m),
+            }
+        } else if size == 0b00 {
+            self.b.ins().bxor(n, m)
+        } else {
+            // V[d] = operand1 EOR ((operand2 EOR V[n]) AND operand3), as the reference computes BSL/BIT/BIF.
+            let d = self.vector(rd, ty);
+            let (op1, op2, op3) = match size {
+                0b01 => (m, m, d),
+                0b10 => (d, d, m),
+                _ => (d, d, self.b.ins().bnot(m)),
+            };
+            let mixed = self.b.ins().bxor(op2, n);
+            let selected = self.b.ins().band(mixed, op3);
+            self.b.ins().bxor(op1, selected)
+        };
+        self.set_vector(rd, result, q);
+        Ok(Flow::Next)
+    }
+
+    /// MOVI, MVNI, ORR, BIC (vector, immediate) and FMOV (vector, immediate): the immediate is a constant.
+    pub(super) fn simd_modified_immediate(
+        &mut self,
+        q: u32,
+        op: u32,
+        abc: u32,
+        cmode: u32,
+        o2: u32,
+        defgh: u32,
+        rd: u32,
+    ) -> Lift {
+        let Some(operation) = modified_immediate_op(q, op, cmode, o2) else { return Err(Unlifted) };
+        let imm8 = abc << 5 | defgh;
+        let imm = match operation {
+            ImmediateOp::FmovHalf => replicate128(vfp_expand_imm(imm8, 16), 16, 128),
+            _ => replicate128(adv_simd_expand_imm(op, cmode, imm8), 64, 128),
+        };
+        // Each 64-bit half on its own: the immediate is a constant, the operation bitwise.
+        for half in 0..2 {
+            let offset = v_offset(rd) + 8 * half;
+            let bits = (imm >> (64 * half)) as u64;
+            let value = if half == 1 && q == 0 {
+                self.iconst(types::I64, 0)
+            } else {
+                match operation {
+                    ImmediateOp::Movi | ImmediateOp::Fmov | ImmediateOp::FmovHalf => self.iconst(types::I64, bits),
+                    ImmediateOp::Mvni => self.iconst(types::I64, !bits),
+                    ImmediateOp::Orr => {
+                        let old = self.b.ins().load(types::I64, super::host_flags(), self.cpu, offset);
+                        let bits = self.iconst(types::I64, bits);
+                        self.b.ins().bor(old, bits)
+                    }
+                    ImmediateOp::Bic => {
+                        let old = self.b.ins().load(types::I64, super::host_flags(), self.cpu, offset);
+                        let bits = self.iconst(types::I64, bits);
+                        self.b.ins().band_not(old, bits)
+                    }
+                }
+            };
+            self.b.ins().store(super::host_flags(), value, self.cpu, offset);
+        }
+        Ok(Flow::Next)
+    }
+}
