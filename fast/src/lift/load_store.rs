@@ -7,6 +7,7 @@
 use super::{Flow, Lift, Lifter, Unlifted, access_type};
 use cranelift_codegen::ir::{InstBuilder, Value, types};
 use tandem_reference::interp::pseudocode::sign_extend;
+use tandem_reference::interp::simd_decode::multiple_structures_decode;
 use tandem_reference::memory::Perm;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -224,6 +225,37 @@ impl Lifter<'_> {
             self.load_v(host, 0, bytes, rt)
         } else {
             self.load_x(host, 0, bytes, rt, 64, signed)
+        }
+        Ok(Flow::Next)
+    }
+
+    /// LD1/ST1 (multiple structures, one to four registers), with and without post-index (`post_index` is the
+    /// Rm field of the post-indexed form): whole registers from consecutive memory, so one check covers them all.
+    /// LD2-LD4/ST2-ST4, which interleave, are the reference's.
+    pub(super) fn load_store_multiple(
+        &mut self,
+        q: u32,
+        l: u32,
+        post_index: Option<u32>,
+        opcode: u32,
+        size: u32,
+        rn: u32,
+        rt: u32,
+    ) -> Lift {
+        let Some((registers, 1)) = multiple_structures_decode(opcode, size, q) else { return Err(Unlifted) };
+        let bytes = 8 << q;
+        let total = registers * bytes;
+        let address = self.x_or_sp(rn, 64);
+        let is_load = l == 1;
+        let host = self.guest_address(address, total, if is_load { Perm::READ } else { Perm::WRITE });
+        for register in 0..registers {
+            let (t, offset) = ((rt + register) % 32, (register * bytes) as i32);
+            if is_load { self.load_v(host, offset, bytes, t) } else { self.store_v(host, offset, bytes, t) }
+        }
+        if let Some(rm) = post_index {
+            let step = if rm == 31 { self.iconst(types::I64, u64::from(total)) } else { self.x(rm, 64) };
+            let written = self.b.ins().iadd(address, step);
+            self.set_x_or_sp(rn, written);
         }
         Ok(Flow::Next)
     }

@@ -319,6 +319,12 @@ impl Lifter<'_> {
             LdAtomic { size, a: _, r: _, rs, opc, rn, rt } => self.atomic_memory_op(size, rs, Some(opc), rn, rt),
             Swp { size, a: _, r: _, rs, rn, rt } => self.atomic_memory_op(size, rs, None, rn, rt),
             Cas { size, l: _, rs, o0: _, rn, rt } => self.compare_and_swap(size, rs, rn, rt),
+            SimdLdstMultiple { q, l, opcode, size, rn, rt } => {
+                self.load_store_multiple(q, l, None, opcode, size, rn, rt)
+            }
+            SimdLdstMultiplePost { q, l, rm, opcode, size, rn, rt } => {
+                self.load_store_multiple(q, l, Some(rm), opcode, size, rn, rt)
+            }
             LdrLiteral { opc, imm19, rt } => self.load_literal(opc, imm19, rt, false),
             LdrLiteralSimdFp { opc, imm19, rt } => self.load_literal(opc, imm19, rt, true),
             LdstUnsigned { size, opc, imm12, rn, rt } => {

@@ -25,6 +25,7 @@ mod tests;
 
 /// The decode of the Advanced SIMD classes the fast path's lifter shares with the interpreter.
 pub mod simd_decode {
+    pub use super::simd_load_store::multiple_structures_decode;
     pub use super::simd_ops::{Accumulate, IntegerOp};
     pub use super::simd_vector::{ImmediateOp, IntegerForm, modified_immediate_op, three_same_integer};
 }

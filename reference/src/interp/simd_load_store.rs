@@ -21,7 +21,7 @@ struct Transfer {
 }
 
 /// The decode of LD1-LD4/ST1-ST4 (multiple structures): `(rpt, selem)` for `opcode`, `None` where UNDEFINED.
-fn multiple_structures_decode(opcode: u32, size: u32, q: u32) -> Option<(u32, u32)> {
+pub fn multiple_structures_decode(opcode: u32, size: u32, q: u32) -> Option<(u32, u32)> {
     let (rpt, selem) = match opcode {
         0b0000 => (1, 4), // LD4/ST4 (4 registers)
         0b0010 => (4, 1), // LD1/ST1 (4 registers)
