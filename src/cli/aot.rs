@@ -6,38 +6,61 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::{BTreeSet, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tandem_fast::code_cache::CodeCache;
 use tandem_hle::kernel::Kernel;
-use tandem_reference::memory::Perm;
+use tandem_hle::linux::{LinuxOptions, LinuxProcess};
+use tandem_reference::memory::{GuestMemory, Perm};
 
 #[derive(Args)]
 pub struct AotArgs {
-    /// A homebrew NRO, an NSO, an ExeFS folder or an aarch64 ELF.
+    /// A homebrew NRO, an NSO, an ExeFS folder or an aarch64 ELF; with --linux, an aarch64 Linux program.
     pub path: PathBuf,
     /// The title's RomFS.
     #[arg(long)]
     pub romfs: Option<PathBuf>,
+    /// Load `path` as `tandem linux` would (with its ELF interpreter from --sysroot).
+    #[arg(long)]
+    pub linux: bool,
+    /// With --linux: the folder holding the ELF interpreter and libraries, as for `tandem linux --sysroot`.
+    #[arg(long)]
+    pub sysroot: Option<PathBuf>,
 }
 
-/// Loads the program as `tandem run` would, then compiles every block reachable from its entry point and its
-/// modules' starts by direct branches, calls, fall-throughs and the code after each block.
+/// Loads the program as `tandem run` (or `tandem linux`) would, then compiles every block reachable from its
+/// entry point and its modules' starts by direct branches, calls, fall-throughs and the code after each block.
 pub fn run(args: AotArgs) -> anyhow::Result<ExitCode> {
     let dir = CodeCache::default_dir().filter(|dir| dir.as_os_str() != "off").context(
         "no code cache to fill: set TANDEM_CODE_CACHE to a folder (or HOME, for the default ~/.cache/tandem/code)",
     )?;
+    if args.linux {
+        let options = LinuxOptions {
+            args: vec![args.path.display().to_string()],
+            env: Vec::new(),
+            sysroot: args.sysroot,
+            enosys: false,
+            max_instructions: None,
+        };
+        let process =
+            LinuxProcess::new(&args.path, options).with_context(|| format!("loading {}", args.path.display()))?;
+        let roots: Vec<u64> = std::iter::once(process.cpu.pc).chain(process.image_bases()).collect();
+        return fill(&process.memory, &roots, &dir);
+    }
     let program = super::run::load(Some(&args.path), args.romfs.as_deref())?;
     let kernel =
         Kernel::new(&program, Box::new(|_: &[u8]| {})).with_context(|| format!("loading {}", program.source))?;
+    let roots: Vec<u64> =
+        std::iter::once(kernel.entry_point()).chain(kernel.modules.iter().map(|module| module.base)).collect();
+    fill(&kernel.memory, &roots, &dir)
+}
+
+/// Compiles every block reachable from `roots` into the code cache in `dir`.
+fn fill(memory: &GuestMemory, roots: &[u64], dir: &Path) -> anyhow::Result<ExitCode> {
     let mut engine = fast_engine()?;
-    let memory = &kernel.memory;
     let compilable =
         |pc: u64| memory.perm_at(pc).is_some_and(|perm| perm.contains(Perm::EXECUTE) && !perm.contains(Perm::WRITE));
-    let mut pending: BTreeSet<u64> = std::iter::once(kernel.entry_point())
-        .chain(kernel.modules.iter().map(|module| module.base))
-        .filter(|&pc| compilable(pc))
-        .collect();
+    let mut pending: BTreeSet<u64> = roots.iter().copied().filter(|&pc| compilable(pc)).collect();
     let mut seen: HashSet<u64> = pending.iter().copied().collect();
     let progress = ProgressBar::new(pending.len() as u64);
     progress.set_style(

@@ -107,6 +107,11 @@ impl LinuxProcess {
         })
     }
 
+    /// Where the loaded ELF files (the program and its interpreter) start: where their code may begin.
+    pub fn image_bases(&self) -> Vec<u64> {
+        self.images.iter().map(|image| image.base).collect()
+    }
+
     pub fn retired(&self) -> u64 {
         self.retired
     }
