@@ -379,7 +379,7 @@ impl Harness {
         }
         let count = code.len() as u64;
         let (reference, oracle) = self.run_both(code, state, count)?;
-        if differences(&reference, &oracle).is_empty() {
+        if differences(&reference, &oracle, Compared::WhatTheOracleHolds).is_empty() {
             let both_undefined = reference.stop == Stop::Undefined && oracle.stop == Stop::Undefined;
             return Ok(Verdict::Agree { both_undefined });
         }
@@ -387,7 +387,7 @@ impl Harness {
         let mut before = state.clone();
         for length in 1..=count {
             let (reference, oracle) = self.run_both(code, state, length)?;
-            let differences = differences(&reference, &oracle);
+            let differences = differences(&reference, &oracle, Compared::WhatTheOracleHolds);
             if differences.is_empty() {
                 before = reference.state;
                 continue;
@@ -417,7 +417,7 @@ impl Harness {
         }
         Ok(Verdict::Mismatch(format!(
             "the whole block differs but no prefix does: {}",
-            differences(&reference, &oracle).join("; ")
+            differences(&reference, &oracle, Compared::WhatTheOracleHolds).join("; ")
         )))
     }
 
@@ -429,7 +429,7 @@ impl Harness {
         for length in 1..=count {
             let reference = self.run_reference(code, state, length);
             let fast = self.run_fast(code, state, length);
-            let mut differences = differences(&reference, &fast);
+            let mut differences = differences(&reference, &fast, Compared::Everything);
             if reference.exit != fast.exit {
                 differences.push(format!("exit: {:?} vs {:?}", reference.exit, fast.exit));
             }
@@ -541,13 +541,18 @@ fn patched(initial: &[u8], code: &[u8]) -> Vec<u8> {
     page
 }
 
-/// Field-by-field differences between two results, as "what: reference vs oracle".
-pub fn differences(reference: &EngineResult, oracle: &EngineResult) -> Vec<String> {
+/// Which parts of the CPU state a comparison covers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Compared {
+    /// What Unicorn holds and reports: everything but TPIDRRO_EL0 (the kernel's) and the exclusive monitor.
+    WhatTheOracleHolds,
+    /// Every field: two engines of ours (the fast path and the reference) must agree on all of it.
+    Everything,
+}
+
+/// Field-by-field differences between two CPU states, as "what: first vs second".
+pub fn cpu_differences(a: &CpuState, b: &CpuState, compared: Compared) -> Vec<String> {
     let mut out = Vec::new();
-    if reference.stop != oracle.stop {
-        out.push(format!("stop: {:?} vs {:?}", reference.stop, oracle.stop));
-    }
-    let (a, b) = (&reference.state, &oracle.state);
     for (n, (x, y)) in a.x.iter().zip(&b.x).enumerate() {
         if x != y {
             out.push(format!("x{n}: {x:#x} vs {y:#x}"));
@@ -558,7 +563,7 @@ pub fn differences(reference: &EngineResult, oracle: &EngineResult) -> Vec<Strin
             out.push(format!("v{n}: {x:#034x} vs {y:#034x}"));
         }
     }
-    let scalars = [
+    let mut scalars = vec![
         ("sp", a.sp, b.sp),
         ("pc", a.pc, b.pc),
         ("nzcv", u64::from(a.nzcv), u64::from(b.nzcv)),
@@ -567,11 +572,28 @@ pub fn differences(reference: &EngineResult, oracle: &EngineResult) -> Vec<Strin
         ("fpsr", u64::from(a.fpsr), u64::from(b.fpsr)),
         ("tpidr_el0", a.tpidr_el0, b.tpidr_el0),
     ];
+    if compared == Compared::Everything {
+        scalars.extend([
+            ("tpidrro_el0", a.tpidrro_el0, b.tpidrro_el0),
+            ("exclusive.address", a.exclusive.address, b.exclusive.address),
+            ("exclusive.size", a.exclusive.size, b.exclusive.size),
+        ]);
+    }
     for (name, x, y) in scalars {
         if x != y {
             out.push(format!("{name}: {x:#x} vs {y:#x}"));
         }
     }
+    out
+}
+
+/// Differences between two engines' results (stop, CPU state, changed pages), as "what: first vs second".
+pub fn differences(reference: &EngineResult, oracle: &EngineResult, compared: Compared) -> Vec<String> {
+    let mut out = Vec::new();
+    if reference.stop != oracle.stop {
+        out.push(format!("stop: {:?} vs {:?}", reference.stop, oracle.stop));
+    }
+    out.extend(cpu_differences(&reference.state, &oracle.state, compared));
     // Page address -> (reference bytes, oracle bytes), for the pages either engine changed.
     type ChangedPages<'a> = BTreeMap<u64, (Option<&'a Vec<u8>>, Option<&'a Vec<u8>>)>;
     let pages: ChangedPages = {

@@ -7,6 +7,7 @@
 //! after which the paths part, then (recompiling that block shorter and shorter) to the single instruction, and
 //! stops the run with `Exit::EngineStopped`; `divergence()` holds the report.
 
+use crate::a64::{Compared, cpu_differences};
 use std::fmt::Write as _;
 use tandem_fast::lift::MAX_BLOCK_INSTRUCTIONS;
 use tandem_fast::{FastEngine, FastError};
@@ -216,7 +217,7 @@ impl Comparison {
         let reference = self.reference.run(&mut reference_cpu, memory, count, clock);
         let mut fast_cpu = cpu.clone();
         let fast_result = fast.run(&mut fast_cpu, &self.shadow, count, clock);
-        let mut differences = state_differences(&reference_cpu, &fast_cpu);
+        let mut differences = cpu_differences(&reference_cpu, &fast_cpu, Compared::Everything);
         if reference != fast_result {
             differences.push(format!("exit: {reference:?} vs {fast_result:?}"));
         }
@@ -259,38 +260,6 @@ impl Engine for LockstepEngine {
     fn invalidate(&mut self, address: u64, size: u64) {
         self.fast.invalidate(address, size);
     }
-}
-
-fn state_differences(a: &CpuState, b: &CpuState) -> Vec<String> {
-    let mut out = Vec::new();
-    for (n, (x, y)) in a.x.iter().zip(&b.x).enumerate() {
-        if x != y {
-            out.push(format!("x{n}: {x:#x} vs {y:#x}"));
-        }
-    }
-    for (n, (x, y)) in a.v.iter().zip(&b.v).enumerate() {
-        if x != y {
-            out.push(format!("v{n}: {x:#034x} vs {y:#034x}"));
-        }
-    }
-    let scalars = [
-        ("sp", a.sp, b.sp),
-        ("pc", a.pc, b.pc),
-        ("nzcv", u64::from(a.nzcv), u64::from(b.nzcv)),
-        ("fpcr", u64::from(a.fpcr), u64::from(b.fpcr)),
-        ("fpsr", u64::from(a.fpsr), u64::from(b.fpsr)),
-        ("ssbs", u64::from(a.ssbs), u64::from(b.ssbs)),
-        ("tpidr_el0", a.tpidr_el0, b.tpidr_el0),
-        ("tpidrro_el0", a.tpidrro_el0, b.tpidrro_el0),
-        ("exclusive.address", a.exclusive.address, b.exclusive.address),
-        ("exclusive.size", a.exclusive.size, b.exclusive.size),
-    ];
-    for (name, x, y) in scalars {
-        if x != y {
-            out.push(format!("{name}: {x:#x} vs {y:#x}"));
-        }
-    }
-    out
 }
 
 fn describe_state(cpu: &CpuState) -> String {
