@@ -402,7 +402,9 @@ impl FastEngine {
                 && u64::from(instructions) <= budget - retired
             {
                 let pc = cpu.pc;
-                let left = budget - retired;
+                // Compiled code returns what is left with `INTERPRET_NEXT` (bit 63) beside it: hand it less than
+                // that (a larger budget is only spent over several calls).
+                let left = (budget - retired).min(INTERPRET_NEXT - 1);
                 let status = self.call_block(code, cpu, memory, left);
                 let ran = left - (status & !INTERPRET_NEXT);
                 if !self.chaining {

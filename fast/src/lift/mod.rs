@@ -134,11 +134,12 @@ pub fn lift_block(memory: &GuestMemory, pc: u64, limit: u32, isa: &dyn TargetIsa
         flags_dirty: false,
         successors: Vec::new(),
     };
-    let page = pc & !(PAGE_SIZE - 1)..(pc | (PAGE_SIZE - 1)) + 1;
+    let page = pc & !(PAGE_SIZE - 1)..(pc | (PAGE_SIZE - 1)).saturating_add(1);
     let mut visited = Vec::new();
     // How the region ends when it does not end in a branch: at `lifter.pc`, through the reference or not.
     let mut open_end = Some(false);
-    while lifter.retired < limit && page.contains(&lifter.pc) && !visited.contains(&lifter.pc) {
+    // A misaligned PC would read a word across the page's end: the reference fetches those.
+    while lifter.retired < limit && lifter.pc % 4 == 0 && page.contains(&lifter.pc) && !visited.contains(&lifter.pc) {
         let Ok(word) = memory.fetch(lifter.pc) else { break };
         let Some(inst) = decode(word) else {
             open_end = Some(true);
