@@ -8,12 +8,13 @@
 //! stops the run with `Exit::EngineStopped`; `divergence()` holds the report.
 
 use crate::a64::{Compared, cpu_differences};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use tandem_fast::lift::MAX_BLOCK_INSTRUCTIONS;
 use tandem_fast::{FastEngine, FastError};
 use tandem_reference::disasm::disassemble;
 use tandem_reference::engine::{Engine, Exit, GuestClock, RunResult};
-use tandem_reference::memory::{GuestMemory, MapError, Region};
+use tandem_reference::memory::{GuestMemory, MapError, PAGE_SIZE, Perm, Region};
 use tandem_reference::{CpuState, Interpreter};
 
 /// Every mapped byte of a guest memory, by region.
@@ -103,16 +104,12 @@ impl LockstepEngine {
         self.divergence.as_deref()
     }
 
-    /// Gives the shadow the kernel memory's regions (remapping it when they changed) and bytes.
+    /// Gives the shadow the kernel memory's regions (mapping, unmapping and protecting only the pages that
+    /// changed) and bytes. Compiled blocks stay valid: code changes reach `invalidate` as for the kernel's memory.
     fn sync_shadow(&mut self, memory: &GuestMemory, snapshot: &Snapshot) -> Result<(), MapError> {
         let regions: Vec<Region> = snapshot.regions.iter().map(|(region, _)| *region).collect();
         if regions != self.shadow_regions {
-            let mut shadow = GuestMemory::new()?;
-            for region in &regions {
-                shadow.map(region.address, region.size, region.perm)?;
-            }
-            // Compiled blocks stay valid: the new shadow holds the same bytes, and code changes reach `invalidate`.
-            self.paths.shadow = shadow;
+            remap(&mut self.paths.shadow, &self.shadow_regions, &regions)?;
             self.shadow_regions = regions;
         }
         debug_assert_eq!(memory.regions(), self.shadow_regions);
@@ -260,6 +257,45 @@ impl Engine for LockstepEngine {
     fn invalidate(&mut self, address: u64, size: u64) {
         self.fast.invalidate(address, size);
     }
+}
+
+/// Every mapped page of `regions` with its permission.
+fn page_perms(regions: &[Region]) -> BTreeMap<u64, Perm> {
+    regions
+        .iter()
+        .flat_map(|region| (region.address..region.address + region.size).step_by(PAGE_SIZE as usize))
+        .zip(regions.iter().flat_map(|region| std::iter::repeat_n(region.perm, (region.size / PAGE_SIZE) as usize)))
+        .collect()
+}
+
+/// Changes `shadow` from the layout `old` to `new`, one run of consecutive pages per call.
+fn remap(shadow: &mut GuestMemory, old: &[Region], new: &[Region]) -> Result<(), MapError> {
+    let (old, new) = (page_perms(old), page_perms(new));
+    let gone = old.keys().filter(|page| !new.contains_key(page)).map(|&page| (page, Perm::NONE));
+    for (address, size, _) in runs(gone) {
+        shadow.unmap(address, size)?;
+    }
+    let added = new.iter().filter(|(page, _)| !old.contains_key(page)).map(|(&page, &perm)| (page, perm));
+    for (address, size, perm) in runs(added) {
+        shadow.map(address, size, perm)?;
+    }
+    let changed = new.iter().filter(|(page, perm)| old.get(page).is_some_and(|was| was != *perm));
+    for (address, size, perm) in runs(changed.map(|(&page, &perm)| (page, perm))) {
+        shadow.protect(address, size, perm)?;
+    }
+    Ok(())
+}
+
+/// Consecutive pages of equal permission, in ascending order, merged into (address, size, permission) runs.
+fn runs(pages: impl Iterator<Item = (u64, Perm)>) -> Vec<(u64, u64, Perm)> {
+    let mut runs: Vec<(u64, u64, Perm)> = Vec::new();
+    for (page, perm) in pages {
+        match runs.last_mut() {
+            Some((address, size, run_perm)) if *address + *size == page && *run_perm == perm => *size += PAGE_SIZE,
+            _ => runs.push((page, PAGE_SIZE, perm)),
+        }
+    }
+    runs
 }
 
 fn describe_state(cpu: &CpuState) -> String {
