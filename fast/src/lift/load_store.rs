@@ -7,7 +7,7 @@
 use super::{Flow, Lift, Lifter, Unlifted, access_type};
 use cranelift_codegen::ir::{InstBuilder, Value, types};
 use tandem_reference::interp::pseudocode::sign_extend;
-use tandem_reference::interp::simd_decode::multiple_structures_decode;
+use tandem_reference::interp::shared_decode::{MemOp, decode_single, multiple_structures_decode};
 use tandem_reference::memory::Perm;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -27,27 +27,6 @@ pub(crate) enum PairIndexing {
     PostIndex,
 }
 
-/// What a single-register access does to a general-purpose register (`decode_single` of the reference).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Transfer {
-    Store,
-    Load { regsize: u32, signed: bool },
-    Prefetch,
-}
-
-/// The decode shared by LDR/STR/LDRS*/PRFM; `None` is UNDEFINED (left to the reference).
-fn decode_single(size: u32, opc: u32, prefetch_allowed: bool) -> Option<Transfer> {
-    let regsize64 = if size == 0b11 { 64 } else { 32 };
-    match (opc, size) {
-        (0b00, _) => Some(Transfer::Store),
-        (0b01, _) => Some(Transfer::Load { regsize: regsize64, signed: false }),
-        (0b10, 0b11) if prefetch_allowed => Some(Transfer::Prefetch),
-        (_, 0b11) | (0b11, 0b10) => None,
-        (0b10, _) => Some(Transfer::Load { regsize: 64, signed: true }),
-        _ => Some(Transfer::Load { regsize: 32, signed: true }),
-    }
-}
-
 impl Lifter<'_> {
     /// The base register plus the offset, and the value to write back (if any).
     fn indexed_address(&mut self, rn: u32, offset: u64, writeback: bool, postindex: bool) -> (Value, Option<Value>) {
@@ -57,7 +36,8 @@ impl Lifter<'_> {
         (address, writeback.then_some(offset_address))
     }
 
-    /// Loads `bytes` from the checked host address into general-purpose register `rt`, extended as `transfer` says.
+    /// Loads `bytes` from the checked host address into general-purpose register `rt`: `regsize` bits, sign- or
+    /// zero-extended.
     fn load_x(&mut self, host: Value, offset: i32, bytes: u32, rt: u32, regsize: u32, signed: bool) {
         let ty = access_type(bytes);
         let host = if offset == 0 { host } else { self.b.ins().iadd_imm_s(host, i64::from(offset)) };
@@ -185,23 +165,23 @@ impl Lifter<'_> {
             }
             return Ok(Flow::Next);
         }
-        let Some(transfer) = decode_single(size, opc, prefetch_allowed) else { return Err(Unlifted) };
+        let Some(decoded) = decode_single(size, opc, prefetch_allowed) else { return Err(Unlifted) };
         let (address, writeback) = address(self);
         if writeback.is_some() && rn == rt && rn != 31 {
             return Err(Unlifted);
         }
         let bytes = 1 << size;
-        match transfer {
-            Transfer::Store => {
+        match decoded.memop {
+            MemOp::Store => {
                 let host = self.guest_address(address, bytes, Perm::WRITE);
                 self.store_x(host, 0, bytes, rt);
             }
-            Transfer::Load { regsize, signed } => {
+            MemOp::Load => {
                 let host = self.guest_address(address, bytes, Perm::READ);
-                self.load_x(host, 0, bytes, rt, regsize, signed);
+                self.load_x(host, 0, bytes, rt, decoded.regsize, decoded.signed);
             }
             // A hint: it never faults (and has no writeback form).
-            Transfer::Prefetch => {}
+            MemOp::Prefetch => {}
         }
         if let Some(written) = writeback {
             self.set_x_or_sp(rn, written);

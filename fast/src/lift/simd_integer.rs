@@ -1,7 +1,7 @@
 //! Advanced SIMD integer and bitwise operations whose results need nothing but the lanes (no FPCR, no
 //! saturation flag): the bitwise three-same group, ADD/SUB, the compares, MAX/MIN (vector) and the modified
 //! immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)), on Cranelift vector types. The decode is the
-//! reference's (`interp::simd_decode`); anything else of these classes runs on the reference in place.
+//! reference's (`interp::shared_decode`); anything else of these classes runs on the reference in place.
 
 use super::{Flow, Lift, Lifter, Unlifted};
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -9,7 +9,7 @@ use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
 use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::interp::pseudocode::{adv_simd_expand_imm, replicate128, vfp_expand_imm};
-use tandem_reference::interp::simd_decode::{
+use tandem_reference::interp::shared_decode::{
     ImmediateOp, IntegerForm, IntegerOp, modified_immediate_op, three_same_integer,
 };
 

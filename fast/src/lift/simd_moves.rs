@@ -6,21 +6,7 @@ use super::{Flow, Lift, Lifter, Unlifted, access_type};
 use cranelift_codegen::ir::{InstBuilder, types};
 use std::mem::offset_of;
 use tandem_reference::CpuState;
-
-/// The scalar width of an FP `ftype` (single, double, half).
-fn fp_bytes(ftype: u32) -> Option<u32> {
-    match ftype {
-        0b00 => Some(4),
-        0b01 => Some(8),
-        0b11 => Some(2),
-        _ => None,
-    }
-}
-
-/// `LowestSetBit(imm5)` as the element size of the copy instructions, when it is at most 3.
-fn copy_size(imm5: u32) -> Option<u32> {
-    Some(imm5.trailing_zeros()).filter(|&size| size <= 3)
-}
+use tandem_reference::interp::shared_decode::{copy_index, copy_size, fp_width};
 
 /// The offset in `CpuState` of byte `byte` of V[n].
 fn v_offset(n: u32, byte: u32) -> usize {
@@ -38,9 +24,10 @@ impl Lifter<'_> {
         rn: u32,
         rd: u32,
     ) -> Lift {
-        let Some(bytes) = fp_bytes(ftype).filter(|_| m == 0 && s == 0 && opcode <= 0b000010) else {
+        let Some(width) = fp_width(ftype).filter(|_| m == 0 && s == 0 && opcode <= 0b000010) else {
             return Err(Unlifted);
         };
+        let bytes = width.n() / 8;
         let ty = access_type(bytes);
         let value = self.v_low(rn, ty);
         let sign = 1u64 << (8 * bytes - 1);
@@ -101,7 +88,7 @@ impl Lifter<'_> {
         let Some(size) = copy_size(imm5) else { return Err(Unlifted) };
         let bytes = 1u32 << size;
         let ty = access_type(bytes);
-        let index = imm5 >> (size + 1);
+        let index = copy_index(imm5, size);
         match (op, imm4) {
             (0, 0b0001) if size < 3 || q == 1 => {
                 // Replicate the element over 64 bits by multiplying with 0x01..01 of its size, then over 128.

@@ -2,7 +2,7 @@
 //! its aliases (MVN for NOT; but SSHLL, USHLL #0 rather than the Arm ARM's SXTL, UXTL, as LLVM 14 prints them).
 //!
 //! The tables follow the encoding index's class tables, and the sizes each instruction admits are its page's
-//! decode section, as the interpreter applies them (`tests/simd_decode.rs` checks that the two agree on every
+//! decode section, as the interpreter applies them (`tests/shared_decode.rs` checks that the two agree on every
 //! word the disassembler spells out, which `tests/disasm_llvm.rs` compares with LLVM).
 
 use super::simd_fp::{element, scalar, vector};

@@ -24,7 +24,7 @@ use crate::state::Flags;
 
 /// The operand size of a scalar floating-point instruction from `ftype`: single, double or half precision
 /// (FEAT_FP16); `None` for ftype = 10, which only FMOV (general) to and from `V<n>.D[1]` uses.
-fn fp_width(ftype: u32) -> Option<Width> {
+pub fn fp_width(ftype: u32) -> Option<Width> {
     match ftype {
         0b00 => Some(Width::S),
         0b01 => Some(Width::D),

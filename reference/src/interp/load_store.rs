@@ -11,7 +11,7 @@ use crate::memory::Access;
 
 /// `MemOp` of the pseudocode.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum MemOp {
+pub enum MemOp {
     Load,
     Store,
     Prefetch,
@@ -19,16 +19,16 @@ enum MemOp {
 
 /// The shared decode of LDR/STR/LDRS*/PRFM from `size` and `opc`.
 #[derive(Clone, Copy, Debug)]
-struct SingleDecode {
-    memop: MemOp,
+pub struct SingleDecode {
+    pub memop: MemOp,
     /// log2 of the access size in bytes.
-    scale: u32,
-    regsize: u32,
-    signed: bool,
+    pub scale: u32,
+    pub regsize: u32,
+    pub signed: bool,
 }
 
 /// The decode section shared by the single-register loads and stores; `None` is UNDEFINED.
-fn decode_single(size: u32, opc: u32, prefetch_allowed: bool) -> Option<SingleDecode> {
+pub fn decode_single(size: u32, opc: u32, prefetch_allowed: bool) -> Option<SingleDecode> {
     let scale = size;
     if opc & 0b10 == 0 {
         // Store or zero-extending load.

@@ -23,10 +23,13 @@ mod system;
 #[cfg(test)]
 mod tests;
 
-/// The decode of the Advanced SIMD classes the fast path's lifter shares with the interpreter.
-pub mod simd_decode {
+/// The decode steps the fast path's lifter shares with the interpreter (one decode, in one place).
+pub mod shared_decode {
+    pub use super::fp_scalar::fp_width;
+    pub use super::load_store::{MemOp, SingleDecode, decode_single};
     pub use super::simd_load_store::multiple_structures_decode;
     pub use super::simd_ops::{Accumulate, IntegerOp};
+    pub use super::simd_permute::{copy_index, copy_size};
     pub use super::simd_vector::{ImmediateOp, IntegerForm, modified_immediate_op, three_same_integer};
 }
 

@@ -7,12 +7,12 @@ use super::{Exec, Step};
 
 /// The element size of the copy instructions, `LowestSetBit(imm5)` as log2 of bytes; `None` when it exceeds 3
 /// (imm5 = x0000), which every instruction of the class treats as UNDEFINED.
-fn copy_size(imm5: u32) -> Option<u32> {
+pub fn copy_size(imm5: u32) -> Option<u32> {
     lowest_set_bit(u64::from(imm5)).filter(|&size| size <= 3)
 }
 
 /// The element index `imm5<4:size+1>`.
-fn copy_index(imm5: u32, size: u32) -> u32 {
+pub fn copy_index(imm5: u32, size: u32) -> u32 {
     imm5 >> (size + 1)
 }
 
