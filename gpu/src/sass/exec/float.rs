@@ -1,0 +1,501 @@
+//! Floating point as NVIDIA GPUs compute it, on an exact IEEE 754 implementation (`rustc_apfloat`, LLVM's
+//! APFloat): every rounding mode, fused multiply-add, conversions. What the GPU adds on top lives here:
+//! - a NaN result is the canonical NaN (`0x7fffffff` for FP32), whatever the operands' payloads;
+//! - `.FTZ` flushes denormal operands and results to zero of the same sign;
+//! - `.SAT` clamps to [0, 1], NaN to 0;
+//! - `.FMZ` makes 0 times anything (infinity and NaN included) 0;
+//! - MIN/MAX return the number when one operand is NaN, and order -0 below +0.
+
+use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
+use rustc_apfloat::{Float, FloatConvert, Round};
+use std::cmp::Ordering;
+
+/// The FP32 NaN every arithmetic instruction returns.
+pub const CANONICAL_NAN32: u32 = 0x7fff_ffff;
+/// The FP64 NaN every arithmetic instruction returns.
+pub const CANONICAL_NAN64: u64 = 0x7fff_ffff_ffff_ffff;
+/// The FP16 NaN.
+pub const CANONICAL_NAN16: u16 = 0x7fff;
+
+/// The rounding field of arithmetic (`.RN`, `.RM`, `.RP`, `.RZ`) and of conversions to integer (nearest even,
+/// `.FLOOR`, `.CEIL`, `.TRUNC`): the same four modes in the same order.
+pub fn rounding(field: u64) -> Round {
+    match field & 3 {
+        0 => Round::NearestTiesToEven,
+        1 => Round::TowardNegative,
+        2 => Round::TowardPositive,
+        _ => Round::TowardZero,
+    }
+}
+
+/// How an FP32 result is finished.
+#[derive(Debug, Clone, Copy)]
+pub struct Mode {
+    pub round: Round,
+    pub ftz: bool,
+    pub sat: bool,
+}
+
+pub fn flush32(bits: u32) -> u32 {
+    if bits & 0x7f80_0000 == 0 { bits & 0x8000_0000 } else { bits }
+}
+
+pub fn flush64(bits: u64) -> u64 {
+    if bits & 0x7ff0_0000_0000_0000 == 0 { bits & 1 << 63 } else { bits }
+}
+
+fn single(bits: u32) -> Single {
+    Single::from_bits(u128::from(bits))
+}
+
+fn double(bits: u64) -> Double {
+    Double::from_bits(u128::from(bits))
+}
+
+/// An FP32 operand as the instruction reads it.
+fn operand32(bits: u32, ftz: bool) -> Single {
+    single(if ftz { flush32(bits) } else { bits })
+}
+
+fn finish32(result: Single, mode: Mode) -> u32 {
+    let mut bits = if result.is_nan() { CANONICAL_NAN32 } else { result.to_bits() as u32 };
+    if mode.ftz {
+        bits = flush32(bits);
+    }
+    if mode.sat { saturate32(bits) } else { bits }
+}
+
+/// `.SAT`: clamps to [0, 1]; NaN and negative values (-0 too) give +0.
+pub fn saturate32(bits: u32) -> u32 {
+    let value = single(bits);
+    if value.is_nan() || value.is_negative() {
+        0
+    } else if value > Single::from_u128(1).value {
+        0x3f80_0000
+    } else {
+        bits
+    }
+}
+
+pub fn add32(a: u32, b: u32, mode: Mode) -> u32 {
+    finish32(operand32(a, mode.ftz).add_r(operand32(b, mode.ftz), mode.round).value, mode)
+}
+
+/// A product with `.FMZ`: zero when either factor is zero, whatever the other is.
+fn fmz_zero(a: Single, b: Single) -> Option<Single> {
+    (a.is_zero() || b.is_zero()).then(|| Single::ZERO)
+}
+
+/// `scale` multiplies the exact product by 2^scale before rounding (FMUL's `.D2`, `.M4`, ...).
+pub fn mul32(a: u32, b: u32, scale: i32, fmz: bool, mode: Mode) -> u32 {
+    let (a, b) = (operand32(a, mode.ftz), operand32(b, mode.ftz));
+    if fmz && let Some(zero) = fmz_zero(a, b) {
+        return finish32(zero, mode);
+    }
+    // Scaling one factor by a power of two is exact for the operands FMUL is given with a scale.
+    let a = if scale == 0 { a } else { a.scalbn_r(scale, Round::NearestTiesToEven) };
+    finish32(a.mul_r(b, mode.round).value, mode)
+}
+
+pub fn fma32(a: u32, b: u32, c: u32, fmz: bool, mode: Mode) -> u32 {
+    let (a, b, c) = (operand32(a, mode.ftz), operand32(b, mode.ftz), operand32(c, mode.ftz));
+    if fmz && fmz_zero(a, b).is_some() {
+        return finish32(Single::ZERO.add_r(c, mode.round).value, mode);
+    }
+    finish32(a.mul_add_r(b, c, mode.round).value, mode)
+}
+
+/// FMNMX: the smaller (`min`) or larger of the two; NaN loses to a number; -0 < +0.
+pub fn min_max32(a: u32, b: u32, min: bool, ftz: bool) -> u32 {
+    let (a, b) = (if ftz { flush32(a) } else { a }, if ftz { flush32(b) } else { b });
+    let (x, y) = (single(a), single(b));
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => CANONICAL_NAN32,
+        (true, false) => b,
+        (false, true) => a,
+        _ => {
+            let a_first = match x.partial_cmp(&y) {
+                Some(Ordering::Less) => true,
+                Some(Ordering::Greater) => false,
+                // Equal: only the signs of zeros can differ.
+                _ => x.is_negative(),
+            };
+            if a_first == min { a } else { b }
+        }
+    }
+}
+
+/// The comparison field of FSETP, FSET and DSETP: F, LT, EQ, LE, GT, NE, GE, NUM, NAN, LTU, EQU, LEU, GTU,
+/// NEU, GEU, T. The U forms are also true when either operand is NaN; the others are then false.
+pub fn compare(order: Option<Ordering>, cmp: u64) -> bool {
+    let Some(order) = order else {
+        // Unordered: NAN, the U forms and T hold.
+        return matches!(cmp, 8..=15);
+    };
+    match cmp & 7 {
+        0 => false, // F, and NAN, which an ordered pair fails
+        1 => order == Ordering::Less,
+        2 => order == Ordering::Equal,
+        3 => order != Ordering::Greater,
+        4 => order == Ordering::Greater,
+        5 => order != Ordering::Equal,
+        6 => order != Ordering::Less,
+        _ => true, // NUM and T
+    }
+}
+
+pub fn order32(a: u32, b: u32, ftz: bool) -> Option<Ordering> {
+    operand32(a, ftz).partial_cmp(&operand32(b, ftz))
+}
+
+pub fn order64(a: u64, b: u64) -> Option<Ordering> {
+    double(a).partial_cmp(&double(b))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// FP64.
+
+fn finish64(result: Double) -> u64 {
+    if result.is_nan() { CANONICAL_NAN64 } else { result.to_bits() as u64 }
+}
+
+pub fn add64(a: u64, b: u64, round: Round) -> u64 {
+    finish64(double(a).add_r(double(b), round).value)
+}
+
+pub fn mul64(a: u64, b: u64, round: Round) -> u64 {
+    finish64(double(a).mul_r(double(b), round).value)
+}
+
+pub fn fma64(a: u64, b: u64, c: u64, round: Round) -> u64 {
+    finish64(double(a).mul_add_r(double(b), double(c), round).value)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Conversions. Float types are numbered as the instructions number them: 1 FP16, 2 FP32, 3 FP64.
+
+/// A float of type `ty` from its bits.
+#[derive(Debug, Clone, Copy)]
+pub enum AnyFloat {
+    F16(Half),
+    F32(Single),
+    F64(Double),
+}
+
+impl AnyFloat {
+    pub fn from_bits(ty: u64, bits: u64, ftz: bool) -> AnyFloat {
+        match ty {
+            1 => AnyFloat::F16(Half::from_bits(u128::from(bits as u16))),
+            3 => AnyFloat::F64(double(if ftz { flush64(bits) } else { bits })),
+            _ => AnyFloat::F32(operand32(bits as u32, ftz)),
+        }
+    }
+
+    fn is_nan(self) -> bool {
+        match self {
+            AnyFloat::F16(x) => x.is_nan(),
+            AnyFloat::F32(x) => x.is_nan(),
+            AnyFloat::F64(x) => x.is_nan(),
+        }
+    }
+
+    fn to_int(self, width: usize, signed: bool, round: Round) -> u64 {
+        let mut exact = false;
+        macro_rules! convert {
+            ($x:expr) => {
+                if signed {
+                    $x.to_i128_r(width, round, &mut exact).value as u64
+                } else {
+                    $x.to_u128_r(width, round, &mut exact).value as u64
+                }
+            };
+        }
+        match self {
+            AnyFloat::F16(x) => convert!(x),
+            AnyFloat::F32(x) => convert!(x),
+            AnyFloat::F64(x) => convert!(x),
+        }
+    }
+
+    /// Converts to type `ty`, rounding with `round`; NaN becomes that type's canonical NaN.
+    fn to_type(self, ty: u64, round: Round, ftz: bool) -> u64 {
+        if self.is_nan() {
+            return match ty {
+                1 => u64::from(CANONICAL_NAN16),
+                3 => CANONICAL_NAN64,
+                _ => u64::from(CANONICAL_NAN32),
+            };
+        }
+        let mut loses = false;
+        macro_rules! to {
+            ($x:expr) => {
+                match ty {
+                    1 => {
+                        let value: Half = $x.convert_r(round, &mut loses).value;
+                        value.to_bits() as u64
+                    }
+                    3 => {
+                        let value: Double = $x.convert_r(round, &mut loses).value;
+                        let bits = value.to_bits() as u64;
+                        if ftz { flush64(bits) } else { bits }
+                    }
+                    _ => {
+                        let value: Single = $x.convert_r(round, &mut loses).value;
+                        let bits = value.to_bits() as u32;
+                        u64::from(if ftz { flush32(bits) } else { bits })
+                    }
+                }
+            };
+        }
+        match self {
+            AnyFloat::F16(x) => to!(x),
+            AnyFloat::F32(x) => to!(x),
+            AnyFloat::F64(x) => to!(x),
+        }
+    }
+}
+
+/// F2I: float of type `src` to an integer of `8 << size` bits, saturating; NaN gives 0.
+pub fn float_to_int(bits: u64, src: u64, size: u64, signed: bool, round: Round, ftz: bool) -> u64 {
+    let value = AnyFloat::from_bits(src, bits, ftz);
+    if value.is_nan() {
+        return 0;
+    }
+    let width = 8usize << (size & 3);
+    let result = value.to_int(width, signed, round);
+    if width == 64 { result } else { result & ((1u64 << width) - 1) }
+}
+
+/// I2F: an integer of `8 << size` bits (already extracted and extended to 64) to a float of type `dst`.
+pub fn int_to_float(value: u64, signed: bool, dst: u64, round: Round) -> u64 {
+    macro_rules! from {
+        ($t:ty) => {{
+            let result: $t = if signed {
+                <$t>::from_i128_r(i128::from(value as i64), round).value
+            } else {
+                <$t>::from_u128_r(u128::from(value), round).value
+            };
+            result.to_bits() as u64
+        }};
+    }
+    match dst {
+        1 => from!(Half),
+        3 => from!(Double),
+        _ => from!(Single),
+    }
+}
+
+/// F2F: float of type `src` to type `dst`.
+pub fn float_to_float(bits: u64, src: u64, dst: u64, round: Round, ftz: bool) -> u64 {
+    AnyFloat::from_bits(src, bits, ftz).to_type(dst, round, ftz)
+}
+
+/// FP32 to BF16 (the top half of an FP32), rounded; NaN gives the canonical BF16 NaN.
+pub fn f32_to_bf16(bits: u32, round: Round) -> u16 {
+    let value = single(bits);
+    if value.is_nan() {
+        return 0x7fff;
+    }
+    let mut loses = false;
+    let result: BFloat = value.convert_r(round, &mut loses).value;
+    result.to_bits() as u16
+}
+
+/// FRND: rounds to an integral value in the same type.
+pub fn round_integral(bits: u64, ty: u64, round: Round, ftz: bool) -> u64 {
+    match AnyFloat::from_bits(ty, bits, ftz) {
+        AnyFloat::F16(x) if x.is_nan() => u64::from(CANONICAL_NAN16),
+        AnyFloat::F32(x) if x.is_nan() => u64::from(CANONICAL_NAN32),
+        AnyFloat::F64(x) if x.is_nan() => CANONICAL_NAN64,
+        AnyFloat::F16(x) => x.round_to_integral(round).value.to_bits() as u64,
+        AnyFloat::F32(x) => {
+            let bits = x.round_to_integral(round).value.to_bits() as u32;
+            u64::from(if ftz { flush32(bits) } else { bits })
+        }
+        AnyFloat::F64(x) => x.round_to_integral(round).value.to_bits() as u64,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// FP16 pairs (HADD2, HMUL2, HFMA2): each half computed exactly and rounded to nearest even once.
+
+/// An arithmetic operation on halves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HalfOp {
+    Add,
+    Mul,
+    Fma,
+}
+
+/// How a half result is finished: `.FTZ`, `.SAT`, `.RELU` (negative results and NaN become +0).
+#[derive(Debug, Clone, Copy)]
+pub struct HalfMode {
+    pub ftz: bool,
+    pub sat: bool,
+    pub relu: bool,
+}
+
+pub fn flush16(bits: u16) -> u16 {
+    if bits & 0x7c00 == 0 { bits & 0x8000 } else { bits }
+}
+
+fn half(bits: u16, ftz: bool) -> Half {
+    Half::from_bits(u128::from(if ftz { flush16(bits) } else { bits }))
+}
+
+pub fn half_arith(op: HalfOp, a: u16, b: u16, c: u16, mode: HalfMode) -> u16 {
+    let (a, b, c) = (half(a, mode.ftz), half(b, mode.ftz), half(c, mode.ftz));
+    let round = Round::NearestTiesToEven;
+    let result = match op {
+        HalfOp::Add => a.add_r(b, round).value,
+        HalfOp::Mul => a.mul_r(b, round).value,
+        HalfOp::Fma => a.mul_add_r(b, c, round).value,
+    };
+    if result.is_nan() {
+        return if mode.sat || mode.relu { 0 } else { CANONICAL_NAN16 };
+    }
+    let mut bits = result.to_bits() as u16;
+    if mode.ftz {
+        bits = flush16(bits);
+    }
+    if (mode.sat || mode.relu) && result.is_negative() {
+        bits = 0;
+    }
+    if mode.sat && result > Half::from_u128(1).value {
+        bits = 0x3c00;
+    }
+    bits
+}
+
+/// The same operation on the halves widened to FP32 (the `.F32` forms, which produce one FP32 result).
+pub fn half_arith_to_f32(op: HalfOp, a: u16, b: u16, c: u16, mode: HalfMode) -> u32 {
+    let widen = |bits: u16| {
+        float_to_float(u64::from(if mode.ftz { flush16(bits) } else { bits }), 1, 2, Round::NearestTiesToEven, false)
+            as u32
+    };
+    let f32_mode = Mode { round: Round::NearestTiesToEven, ftz: mode.ftz, sat: mode.sat };
+    match op {
+        HalfOp::Add => add32(widen(a), widen(b), f32_mode),
+        HalfOp::Mul => mul32(widen(a), widen(b), 0, false, f32_mode),
+        HalfOp::Fma => fma32(widen(a), widen(b), widen(c), false, f32_mode),
+    }
+}
+
+pub fn order16(a: u16, b: u16, ftz: bool) -> Option<Ordering> {
+    half(a, ftz).partial_cmp(&half(b, ftz))
+}
+
+/// HMNMX2 on one half: as [`min_max32`], on FP16.
+pub fn min_max16(a: u16, b: u16, min: bool, ftz: bool) -> u16 {
+    let (a, b) = (if ftz { flush16(a) } else { a }, if ftz { flush16(b) } else { b });
+    let (x, y) = (half(a, false), half(b, false));
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => CANONICAL_NAN16,
+        (true, false) => b,
+        (false, true) => a,
+        _ => {
+            let a_first = match x.partial_cmp(&y) {
+                Some(Ordering::Less) => true,
+                Some(Ordering::Greater) => false,
+                _ => x.is_negative(),
+            };
+            if a_first == min { a } else { b }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// MUFU: the special function unit. Its results are approximations whose exact bits NVIDIA does not document;
+// these return the correctly rounded value of the function, which is within the unit's stated error. Denormal
+// operands and results are flushed, as the unit does.
+
+/// MUFU's functions in the order of its `func` field.
+pub fn special_function(func: u64, x: u32) -> Option<u32> {
+    let value = f64::from(f32::from_bits(flush32(x)));
+    let result = match func {
+        0 => (value * std::f64::consts::TAU).cos(),
+        1 => (value * std::f64::consts::TAU).sin(),
+        2 => value.exp2(),
+        3 => value.log2(),
+        4 => 1.0 / value,
+        5 => 1.0 / value.sqrt(),
+        8 => value.sqrt(),
+        9 => value.tanh(),
+        _ => return None,
+    };
+    let bits = (result as f32).to_bits();
+    Some(if result.is_nan() { CANONICAL_NAN32 } else { flush32(bits) })
+}
+
+/// MUFU.RCP64H and MUFU.RSQ64H: the high word of an FP64 reciprocal (square root) seed from the high word of
+/// the operand; the low word of the result is zero.
+pub fn special_function64h(func: u64, high: u32) -> Option<u32> {
+    let value = f64::from_bits(u64::from(high) << 32);
+    let result = match func {
+        6 => 1.0 / value,
+        7 => 1.0 / value.sqrt(),
+        _ => return None,
+    };
+    Some(if result.is_nan() { (CANONICAL_NAN64 >> 32) as u32 } else { (result.to_bits() >> 32) as u32 })
+}
+
+/// FCHK.DIVIDE: whether `a / b` needs the exact slow path, which is taken for any operand that is not a normal
+/// number and whenever the quotient or the intermediate reciprocal could leave the normal range. Taking the
+/// slow path more often than the hardware changes no result (both paths are exact); taking it less would.
+pub fn division_needs_slow_path(a: u32, b: u32) -> bool {
+    let exponent = |bits: u32| (bits >> 23 & 0xff) as i32;
+    let (ea, eb) = (exponent(a), exponent(b));
+    let normal = |e: i32| e != 0 && e != 0xff;
+    let a_zero = a & 0x7fff_ffff == 0;
+    if !normal(eb) || (!normal(ea) && !a_zero) {
+        return true;
+    }
+    let difference = ea - eb;
+    !(-125..=125).contains(&difference) || eb >= 253 || ea >= 253 - 1 || (!a_zero && ea <= 24)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RN: Mode = Mode { round: Round::NearestTiesToEven, ftz: false, sat: false };
+
+    #[test]
+    fn directed_rounding_of_a_sum() {
+        // 1 + 2^-30 is not representable: RN and RZ give 1, RP the next float up.
+        let (one, tiny) = (1.0f32.to_bits(), 2f32.powi(-30).to_bits());
+        assert_eq!(add32(one, tiny, RN), one);
+        assert_eq!(add32(one, tiny, Mode { round: Round::TowardPositive, ..RN }), one + 1);
+        assert_eq!(add32(one, tiny, Mode { round: Round::TowardZero, ..RN }), one);
+    }
+
+    #[test]
+    fn nan_results_are_canonical_and_ftz_flushes() {
+        assert_eq!(add32(f32::INFINITY.to_bits(), f32::NEG_INFINITY.to_bits(), RN), CANONICAL_NAN32);
+        assert_eq!(add32(0xffc0_1234, 0, RN), CANONICAL_NAN32);
+        let denormal = 1;
+        assert_eq!(add32(denormal, 0, RN), denormal);
+        assert_eq!(add32(denormal, 0, Mode { ftz: true, ..RN }), 0);
+        assert_eq!(add32(denormal | 1 << 31, 0x8000_0000, Mode { ftz: true, ..RN }), 0x8000_0000);
+    }
+
+    #[test]
+    fn saturation_and_min_max() {
+        assert_eq!(saturate32(CANONICAL_NAN32), 0);
+        assert_eq!(saturate32((-0.0f32).to_bits()), 0);
+        assert_eq!(saturate32(2.0f32.to_bits()), 1.0f32.to_bits());
+        assert_eq!(min_max32(CANONICAL_NAN32, 3.0f32.to_bits(), true, false), 3.0f32.to_bits());
+        assert_eq!(min_max32(0, 0x8000_0000, true, false), 0x8000_0000);
+        assert_eq!(min_max32(0, 0x8000_0000, false, false), 0);
+    }
+
+    #[test]
+    fn conversions_saturate_and_map_nan_to_zero() {
+        let round = Round::TowardZero;
+        assert_eq!(float_to_int(u64::from(CANONICAL_NAN32), 2, 2, true, round, false), 0);
+        assert_eq!(float_to_int(u64::from(3e10f32.to_bits()), 2, 2, true, round, false), 0x7fff_ffff);
+        assert_eq!(float_to_int(u64::from((-3e10f32).to_bits()), 2, 2, true, round, false), 0x8000_0000);
+        assert_eq!(float_to_int(u64::from((-1.5f32).to_bits()), 2, 2, false, round, false), 0);
+        assert_eq!(int_to_float(u64::MAX, true, 2, Round::NearestTiesToEven), u64::from((-1.0f32).to_bits()));
+    }
+}

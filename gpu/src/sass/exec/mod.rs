@@ -1,0 +1,461 @@
+//! The SASS interpreter: the shader reference path. It runs a compute grid on the CPU, one warp of 32 lanes at
+//! a time, with the results NVIDIA hardware gives; the translated SPIR-V is checked against it, and it is checked
+//! against a real GPU (`tests/sass/cuda/`).
+//!
+//! The model, which every instruction's semantics relies on:
+//! - Each lane has its own registers (R0..R254, RZ reads 0), predicates (P0..P6, PT is true), program counter,
+//!   call stack and local memory; uniform registers belong to the warp.
+//! - A warp steps the running lanes that sit at the lowest program counter together (the group); a guarded
+//!   instruction acts on the group's lanes whose guard holds and the others step over it. Stepping the lowest
+//!   PC first is what makes divergent lanes meet again at the convergence points, which the compiler places
+//!   after the code they guard.
+//! - Convergence barriers (`BSSY`/`BSYNC`, `WARPSYNC`) and CTA barriers (`BAR`) park a lane until its partners
+//!   arrive; a warp runs until every lane is parked or has exited, then the next warp runs; when no lane of the
+//!   CTA can run, the barriers whose partners have all arrived are released. A CTA whose lanes all wait on
+//!   barriers that cannot be released is a deadlock, reported as such.
+//! - Cross-lane instructions (votes, shuffles) see the lanes of the group that executes them.
+//! - Everything is deterministic: warps run in order, lanes in order.
+
+mod float;
+mod sm86;
+
+use super::{DecodeError, Isa};
+use std::fmt;
+
+/// Lanes in a warp.
+pub const WARP_SIZE: usize = 32;
+
+/// Lane-instructions a launch may retire before it is stopped as a runaway (`ExecError::StepLimit`).
+const DEFAULT_STEP_LIMIT: u64 = 200_000_000;
+
+/// How a kernel is launched: the CTA (block) and grid shapes, and the per-CTA shared and per-thread local memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launch {
+    pub block: [u32; 3],
+    pub grid: [u32; 3],
+    pub shared_bytes: u32,
+    pub local_bytes: u32,
+}
+
+/// Global memory: buffers at GPU virtual addresses. An access outside every buffer is a fault.
+#[derive(Debug, Default, Clone)]
+pub struct GlobalMemory {
+    buffers: Vec<(u64, Vec<u8>)>,
+}
+
+impl GlobalMemory {
+    pub fn new() -> GlobalMemory {
+        GlobalMemory::default()
+    }
+
+    /// Adds a buffer at `address`. Buffers must not overlap.
+    pub fn map(&mut self, address: u64, bytes: Vec<u8>) {
+        self.buffers.push((address, bytes));
+    }
+
+    /// The contents of the buffer mapped at `address`.
+    pub fn buffer(&self, address: u64) -> Option<&[u8]> {
+        self.buffers.iter().find(|(base, _)| *base == address).map(|(_, bytes)| bytes.as_slice())
+    }
+
+    fn slice(&mut self, address: u64, len: usize) -> Option<&mut [u8]> {
+        self.buffers.iter_mut().find_map(|(base, bytes)| {
+            let start = usize::try_from(address.checked_sub(*base)?).ok()?;
+            bytes.get_mut(start..start.checked_add(len)?)
+        })
+    }
+}
+
+/// Constant buffers `c[bank][offset]`: 18 banks of up to 64 KiB; reads past a bank's end read zero, as the
+/// hardware does.
+#[derive(Debug, Default, Clone)]
+pub struct ConstantBuffers {
+    banks: Vec<Vec<u8>>,
+}
+
+impl ConstantBuffers {
+    pub fn new() -> ConstantBuffers {
+        ConstantBuffers { banks: vec![Vec::new(); 18] }
+    }
+
+    pub fn set(&mut self, bank: usize, bytes: Vec<u8>) {
+        if bank >= self.banks.len() {
+            self.banks.resize(bank + 1, Vec::new());
+        }
+        self.banks[bank] = bytes;
+    }
+
+    pub fn read_u32(&self, bank: u64, offset: u64) -> u32 {
+        let bytes = self.banks.get(bank as usize).map_or(&[][..], Vec::as_slice);
+        let offset = offset as usize;
+        let mut word = [0u8; 4];
+        for (i, byte) in word.iter_mut().enumerate() {
+            *byte = offset.checked_add(i).and_then(|at| bytes.get(at)).copied().unwrap_or(0);
+        }
+        u32::from_le_bytes(word)
+    }
+}
+
+/// Why a launch stopped before every thread exited. Each names the instruction set and the byte offset.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExecError {
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    #[error("{isa}: {what} is not implemented in the SASS interpreter (at offset {offset:#x})")]
+    Unimplemented { isa: Isa, what: String, offset: usize },
+    #[error("{isa}: {space} {kind} of {size} bytes at {address:#x} is outside the memory (at offset {offset:#x})")]
+    Fault { isa: Isa, space: &'static str, kind: &'static str, address: u64, size: usize, offset: usize },
+    #[error("{isa}: misaligned {space} access of {size} bytes at {address:#x} (at offset {offset:#x})")]
+    Misaligned { isa: Isa, space: &'static str, address: u64, size: usize, offset: usize },
+    #[error("{isa}: the program counter left the code ({target:#x}, from offset {offset:#x})")]
+    PcOutOfCode { isa: Isa, target: i64, offset: usize },
+    #[error("{isa}: trap ({what}) at offset {offset:#x}")]
+    Trap { isa: Isa, what: String, offset: usize },
+    #[error("{isa}: CTA {cta:?} deadlocked: lanes wait on barriers that can never be released ({waiting})")]
+    Deadlock { isa: Isa, cta: [u32; 3], waiting: String },
+    #[error("{isa}: stopped after {steps} lane-instructions (a runaway loop?); raise the limit if it is legitimate")]
+    StepLimit { isa: Isa, steps: u64 },
+    #[error("bad launch: {0}")]
+    BadLaunch(String),
+}
+
+/// What a finished launch did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Instructions retired, counted per lane that executed them.
+    pub lane_instructions: u64,
+}
+
+/// What a lane is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LaneStatus {
+    Running,
+    Exited,
+    /// Parked at a convergence barrier (`BSYNC Bn`, or `WARPSYNC` as barrier 16).
+    Converging(u8),
+    /// Parked at CTA barrier `n` (`BAR.SYNC`).
+    AtBarrier(u8),
+}
+
+/// The convergence barrier number `WARPSYNC` parks on (past the 16 `Bn` registers).
+const WARPSYNC_BARRIER: u8 = 16;
+
+/// One thread's state.
+#[derive(Clone)]
+struct Lane {
+    r: [u32; 256],
+    /// P0..P6 in bits 0..=6; bit 7 (PT) is always set.
+    p: u8,
+    /// Instruction index (not bytes).
+    pc: usize,
+    status: LaneStatus,
+    /// Return addresses of CALL (instruction indices).
+    calls: Vec<usize>,
+    local: Vec<u8>,
+    tid: [u32; 3],
+    /// Thread index in the CTA (x fastest); the lane index is this modulo 32.
+    linear_id: u32,
+}
+
+impl Lane {
+    fn reg(&self, index: u64) -> u32 {
+        if index >= 255 { 0 } else { self.r[index as usize] }
+    }
+
+    fn set_reg(&mut self, index: u64, value: u32) {
+        if index < 255 {
+            self.r[index as usize] = value;
+        }
+    }
+
+    fn reg64(&self, index: u64) -> u64 {
+        if index >= 255 { 0 } else { u64::from(self.reg(index)) | u64::from(self.reg(index + 1)) << 32 }
+    }
+
+    fn set_reg64(&mut self, index: u64, value: u64) {
+        if index < 255 {
+            self.set_reg(index, value as u32);
+            self.set_reg(index + 1, (value >> 32) as u32);
+        }
+    }
+
+    fn pred(&self, index: u64) -> bool {
+        index >= 7 || self.p >> index & 1 != 0
+    }
+
+    fn set_pred(&mut self, index: u64, value: bool) {
+        if index < 7 {
+            self.p = self.p & !(1 << index) | u8::from(value) << index;
+        }
+    }
+}
+
+/// One warp: its lanes and the warp-wide state.
+struct Warp {
+    lanes: Vec<Lane>,
+    /// Uniform registers UR0..UR62 (URZ, 63, reads 0).
+    ur: [u32; 64],
+    /// Uniform predicates UP0..UP6 (UPT is true).
+    up: u8,
+    /// Convergence barrier registers B0..B15 and the WARPSYNC barrier: the lanes that must arrive.
+    convergence: [u32; 17],
+    /// Instructions this warp has issued: what its clock registers read.
+    clock: u64,
+}
+
+impl Warp {
+    fn ureg(&self, index: u64) -> u32 {
+        if index >= 63 { 0 } else { self.ur[index as usize] }
+    }
+
+    fn set_ureg(&mut self, index: u64, value: u32) {
+        if index < 63 {
+            self.ur[index as usize] = value;
+        }
+    }
+
+    fn upred(&self, index: u64) -> bool {
+        index >= 7 || self.up >> index & 1 != 0
+    }
+
+    fn set_upred(&mut self, index: u64, value: bool) {
+        if index < 7 {
+            self.up = self.up & !(1 << index) | u8::from(value) << index;
+        }
+    }
+
+    fn running(&self) -> bool {
+        self.lanes.iter().any(|lane| lane.status == LaneStatus::Running)
+    }
+
+    /// The running lanes at the lowest program counter, as a mask, and that counter.
+    fn next_group(&self) -> Option<(u32, usize)> {
+        let pc = self.lanes.iter().filter(|lane| lane.status == LaneStatus::Running).map(|lane| lane.pc).min()?;
+        let mask = self
+            .lanes
+            .iter()
+            .enumerate()
+            .filter(|(_, lane)| lane.status == LaneStatus::Running && lane.pc == pc)
+            .fold(0u32, |mask, (i, _)| mask | 1 << i);
+        Some((mask, pc))
+    }
+
+    /// Releases the lanes parked at convergence barrier `barrier` once every lane it waits for has arrived or
+    /// exited.
+    fn try_converge(&mut self, barrier: u8) {
+        let waited = self.convergence[barrier as usize];
+        let arrived = self.lanes.iter().enumerate().all(|(i, lane)| {
+            waited >> i & 1 == 0
+                || matches!(lane.status, LaneStatus::Exited)
+                || lane.status == LaneStatus::Converging(barrier)
+        });
+        if arrived {
+            for lane in &mut self.lanes {
+                if lane.status == LaneStatus::Converging(barrier) {
+                    lane.status = LaneStatus::Running;
+                    lane.pc += 1;
+                }
+            }
+        }
+    }
+}
+
+/// A kernel: its instruction set, code and entry point.
+#[derive(Debug, Clone, Copy)]
+pub struct Kernel<'a> {
+    pub isa: Isa,
+    pub code: &'a [u8],
+    /// Byte offset of the first instruction.
+    pub entry: usize,
+}
+
+/// Runs a compute grid to completion: every CTA in order, each CTA's warps as the model above says.
+pub fn run_compute(
+    kernel: Kernel<'_>,
+    launch: &Launch,
+    cbufs: &ConstantBuffers,
+    memory: &mut GlobalMemory,
+) -> Result<Stats, ExecError> {
+    run_compute_limited(kernel, launch, cbufs, memory, DEFAULT_STEP_LIMIT)
+}
+
+/// [`run_compute`] with a limit on retired lane-instructions.
+pub fn run_compute_limited(
+    kernel: Kernel<'_>,
+    launch: &Launch,
+    cbufs: &ConstantBuffers,
+    memory: &mut GlobalMemory,
+    step_limit: u64,
+) -> Result<Stats, ExecError> {
+    let threads: u64 = launch.block.iter().map(|&n| u64::from(n)).product();
+    if threads == 0 || threads > 1024 || launch.grid.contains(&0) {
+        return Err(ExecError::BadLaunch(format!(
+            "block {:?} must hold 1 to 1024 threads and grid {:?} at least one CTA",
+            launch.block, launch.grid
+        )));
+    }
+    let program = match kernel.isa {
+        Isa::Sm86 => sm86::Program::new(kernel.code, kernel.entry)?,
+        Isa::Sm5x => {
+            return Err(ExecError::Unimplemented {
+                isa: Isa::Sm5x,
+                what: "the SM5x instruction set".into(),
+                offset: 0,
+            });
+        }
+    };
+    let mut stats = Stats::default();
+    for z in 0..launch.grid[2] {
+        for y in 0..launch.grid[1] {
+            for x in 0..launch.grid[0] {
+                let mut cta = Cta::new(launch, [x, y, z], program.entry_index());
+                cta.run(&program, cbufs, memory, &mut stats, step_limit)?;
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// One CTA (thread block) being run.
+struct Cta<'l> {
+    launch: &'l Launch,
+    ctaid: [u32; 3],
+    warps: Vec<Warp>,
+    shared: Vec<u8>,
+}
+
+impl<'l> Cta<'l> {
+    fn new(launch: &'l Launch, ctaid: [u32; 3], entry: usize) -> Cta<'l> {
+        let [bx, by, bz] = launch.block;
+        let mut lanes = Vec::new();
+        for z in 0..bz {
+            for y in 0..by {
+                for x in 0..bx {
+                    lanes.push(Lane {
+                        r: [0; 256],
+                        p: 0x80,
+                        pc: entry,
+                        status: LaneStatus::Running,
+                        calls: Vec::new(),
+                        local: vec![0; launch.local_bytes as usize],
+                        tid: [x, y, z],
+                        linear_id: lanes.len() as u32,
+                    });
+                }
+            }
+        }
+        let warps = lanes
+            .chunks(WARP_SIZE)
+            .map(|chunk| Warp { lanes: chunk.to_vec(), ur: [0; 64], up: 0x80, convergence: [0; 17], clock: 0 })
+            .collect();
+        Cta { launch, ctaid, warps, shared: vec![0; launch.shared_bytes as usize] }
+    }
+
+    fn run(
+        &mut self,
+        program: &sm86::Program,
+        cbufs: &ConstantBuffers,
+        memory: &mut GlobalMemory,
+        stats: &mut Stats,
+        step_limit: u64,
+    ) -> Result<(), ExecError> {
+        loop {
+            for w in 0..self.warps.len() {
+                while let Some((group, pc)) = self.warps[w].next_group() {
+                    let mut step = Step {
+                        warp: &mut self.warps[w],
+                        group,
+                        shared: &mut self.shared,
+                        memory,
+                        cbufs,
+                        launch: self.launch,
+                        ctaid: self.ctaid,
+                        warp_index: w,
+                    };
+                    program.execute(pc, &mut step)?;
+                    stats.lane_instructions += u64::from(group.count_ones());
+                    if stats.lane_instructions > step_limit {
+                        return Err(ExecError::StepLimit { isa: Isa::Sm86, steps: stats.lane_instructions });
+                    }
+                }
+            }
+            if self.warps.iter().all(|warp| warp.lanes.iter().all(|lane| lane.status == LaneStatus::Exited)) {
+                return Ok(());
+            }
+            if !self.release_barriers() {
+                return Err(ExecError::Deadlock { isa: Isa::Sm86, cta: self.ctaid, waiting: self.describe_waits() });
+            }
+        }
+    }
+
+    /// Releases every CTA barrier all of whose threads (the non-exited ones) have arrived. Whether any was.
+    fn release_barriers(&mut self) -> bool {
+        let statuses: Vec<LaneStatus> =
+            self.warps.iter().flat_map(|warp| warp.lanes.iter().map(|lane| lane.status)).collect();
+        let alive = statuses.iter().filter(|&&status| status != LaneStatus::Exited).count();
+        let mut released = false;
+        for barrier in 0..16u8 {
+            let arrived = statuses.iter().filter(|&&status| status == LaneStatus::AtBarrier(barrier)).count();
+            if arrived > 0 && arrived == alive {
+                for lane in self.warps.iter_mut().flat_map(|warp| warp.lanes.iter_mut()) {
+                    if lane.status == LaneStatus::AtBarrier(barrier) {
+                        lane.status = LaneStatus::Running;
+                        lane.pc += 1;
+                    }
+                }
+                released = true;
+            }
+        }
+        released
+    }
+
+    fn describe_waits(&self) -> String {
+        let mut waits = Vec::new();
+        for (w, warp) in self.warps.iter().enumerate() {
+            for (i, lane) in warp.lanes.iter().enumerate() {
+                match lane.status {
+                    LaneStatus::Converging(b) => waits.push(format!("warp {w} lane {i} at B{b}")),
+                    LaneStatus::AtBarrier(b) => waits.push(format!("warp {w} lane {i} at BAR {b}")),
+                    _ => {}
+                }
+            }
+        }
+        let shown = waits.len().min(4);
+        format!("{}{}", waits[..shown].join(", "), if waits.len() > shown { ", ..." } else { "" })
+    }
+}
+
+/// What one instruction sees: the warp and the group that executes it, and the memories.
+struct Step<'s> {
+    warp: &'s mut Warp,
+    /// The lanes at this instruction (before guards).
+    group: u32,
+    shared: &'s mut Vec<u8>,
+    memory: &'s mut GlobalMemory,
+    cbufs: &'s ConstantBuffers,
+    launch: &'s Launch,
+    ctaid: [u32; 3],
+    warp_index: usize,
+}
+
+impl fmt::Debug for Step<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Step").field("group", &format_args!("{:#x}", self.group)).finish()
+    }
+}
+
+/// Little-endian access to a byte memory; `None` when out of range.
+fn load(bytes: &[u8], address: u64, size: usize) -> Option<u128> {
+    let start = usize::try_from(address).ok()?;
+    let slice = bytes.get(start..start.checked_add(size)?)?;
+    Some(slice.iter().rev().fold(0u128, |value, &byte| value << 8 | u128::from(byte)))
+}
+
+fn store(bytes: &mut [u8], address: u64, size: usize, value: u128) -> Option<()> {
+    let start = usize::try_from(address).ok()?;
+    let slice = bytes.get_mut(start..start.checked_add(size)?)?;
+    for (i, byte) in slice.iter_mut().enumerate() {
+        *byte = (value >> (8 * i)) as u8;
+    }
+    Some(())
+}

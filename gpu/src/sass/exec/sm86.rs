@@ -1,0 +1,1539 @@
+//! What each SM86 instruction does, lane by lane, in the table's own terms: fields are read by name, as the
+//! disassembler reads them. Operand slots follow the table's comment: the 63:32 slot (`rb`, `imm32`, a
+//! constant or a uniform register, modifiers `neg_b`/`abs_b`), the 71:64 register (`rc`, `neg_c`/`abs_c`), and
+//! the `_c` forms, whose second source is the 71:64 register and third the 63:32 slot.
+
+use super::float::{self, Mode};
+use super::{ExecError, Lane, LaneStatus, Step, WARP_SIZE, WARPSYNC_BARRIER, load, store};
+use crate::sass::sm86::{INSTRUCTION_BYTES, decode_program};
+use crate::sass::text::View;
+use crate::sass::{Control, Isa};
+
+/// A decoded program, ready to run.
+pub(super) struct Program {
+    instructions: Vec<View>,
+    entry: usize,
+}
+
+/// Byte offset of a driver constant in `c[0x0]`: the top of each thread's local memory stack.
+pub const LOCAL_STACK_TOP: usize = 0x28;
+/// Byte offset of the first kernel parameter in `c[0x0]`.
+pub const PARAMETERS: usize = 0x160;
+
+impl Program {
+    pub(super) fn new(code: &[u8], entry: usize) -> Result<Program> {
+        let decoded = decode_program(code)?;
+        let instructions = decoded
+            .iter()
+            .map(|instruction| View {
+                encoding: instruction.inst.encoding(),
+                word: instruction.inst.encode().expect("a decoded instruction encodes"),
+                control: instruction.control,
+                offset: instruction.offset,
+            })
+            .collect::<Vec<_>>();
+        if entry % INSTRUCTION_BYTES != 0 || entry / INSTRUCTION_BYTES >= instructions.len() {
+            return Err(ExecError::PcOutOfCode { isa: Isa::Sm86, target: entry as i64, offset: entry });
+        }
+        Ok(Program { instructions, entry: entry / INSTRUCTION_BYTES })
+    }
+
+    pub(super) fn entry_index(&self) -> usize {
+        self.entry
+    }
+
+    /// Executes instruction `pc` for the step's group.
+    pub(super) fn execute(&self, pc: usize, step: &mut Step) -> Result {
+        let Some(v) = self.instructions.get(pc) else {
+            return Err(ExecError::PcOutOfCode {
+                isa: Isa::Sm86,
+                target: (pc * INSTRUCTION_BYTES) as i64,
+                offset: pc.saturating_sub(1) * INSTRUCTION_BYTES,
+            });
+        };
+        step.warp.clock += 1;
+        // Lanes whose guard fails step over the instruction.
+        let (pg, pg_not) = (v.get("pg"), v.flag("pg_not"));
+        let mut active = 0u32;
+        for i in lanes(step.group) {
+            let lane = &mut step.warp.lanes[i];
+            if lane.pred(pg) != pg_not {
+                active |= 1 << i;
+            } else {
+                lane.pc += 1;
+            }
+        }
+        let mut x = Exec { v, step, active, pc, code_len: self.instructions.len() };
+        x.run()
+    }
+}
+
+/// The lanes of a mask, lowest first.
+fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    (0..WARP_SIZE).filter(move |i| mask >> i & 1 != 0)
+}
+
+/// One instruction being executed by the active lanes.
+struct Exec<'x, 's> {
+    v: &'x View,
+    step: &'x mut Step<'s>,
+    active: u32,
+    pc: usize,
+    code_len: usize,
+}
+
+type Result<T = ()> = std::result::Result<T, ExecError>;
+
+impl Exec<'_, '_> {
+    fn unimplemented<T>(&self, what: impl Into<String>) -> Result<T> {
+        Err(ExecError::Unimplemented { isa: Isa::Sm86, what: what.into(), offset: self.v.offset })
+    }
+
+    /// Runs `f` on every active lane and moves it to the next instruction.
+    fn each(&mut self, mut f: impl FnMut(&mut Lane, &Operands)) {
+        let operands = Operands { v: self.v, ur: self.step.warp.ur, up: self.step.warp.up, cbufs: self.step.cbufs };
+        for i in lanes(self.active) {
+            let lane = &mut self.step.warp.lanes[i];
+            f(lane, &operands);
+            lane.pc += 1;
+        }
+    }
+
+    /// Like `each`, for lanes that may fault.
+    fn try_each(&mut self, mut f: impl FnMut(&mut Lane, &Operands, &mut Memories) -> Result) -> Result {
+        let operands = Operands { v: self.v, ur: self.step.warp.ur, up: self.step.warp.up, cbufs: self.step.cbufs };
+        let mut memories = Memories { shared: self.step.shared, global: self.step.memory, offset: self.v.offset };
+        for i in lanes(self.active) {
+            let lane = &mut self.step.warp.lanes[i];
+            f(lane, &operands, &mut memories)?;
+            lane.pc += 1;
+        }
+        Ok(())
+    }
+
+    fn advance_all(&mut self) {
+        for i in lanes(self.active) {
+            self.step.warp.lanes[i].pc += 1;
+        }
+    }
+
+    /// Instruction index of a branch target `pc + 16 + displacement` (bytes), checked against the code.
+    fn target(&self, displacement: i64) -> Result<usize> {
+        let target = (self.pc * INSTRUCTION_BYTES) as i64 + INSTRUCTION_BYTES as i64 + displacement;
+        if target < 0 || target % INSTRUCTION_BYTES as i64 != 0 || target as usize / INSTRUCTION_BYTES >= self.code_len
+        {
+            return Err(ExecError::PcOutOfCode { isa: Isa::Sm86, target, offset: self.v.offset });
+        }
+        Ok(target as usize / INSTRUCTION_BYTES)
+    }
+
+    fn run(&mut self) -> Result {
+        let v = self.v;
+        if v.encoding.opcode == "FMNMX" && (v.flag("nan") || v.flag("xorsign")) {
+            return self.unimplemented("FMNMX.NAN/.XORSIGN");
+        }
+        match v.encoding.opcode {
+            // Moves and special registers.
+            "MOV" => self.each(|lane, o| {
+                let value = if o.v.has("urb") { o.ureg("urb") } else { o.slot_b(lane) };
+                lane.set_reg(o.v.get("rd"), value)
+            }),
+            "S2R" | "CS2R" => self.special_register()?,
+            "SEL" => self.each(|lane, o| {
+                let value = if o.pred_src(lane, "ps") { o.reg(lane, "ra") } else { o.slot_b(lane) };
+                lane.set_reg(o.v.get("rd"), value)
+            }),
+            // Integer arithmetic.
+            "IADD3" => self.each(iadd3),
+            "IMAD" => self.each(imad),
+            "LEA" => self.each(lea),
+            "IMNMX" => self.each(|lane, o| {
+                let (a, b) = (o.reg(lane, "ra"), o.slot_b(lane));
+                let a_less = if o.v.flag("signed") { (a as i32) < (b as i32) } else { a < b };
+                let min = o.pred_src(lane, "ps");
+                lane.set_reg(o.v.get("rd"), if a_less == min { a } else { b })
+            }),
+            "IABS" => {
+                self.each(|lane, o| lane.set_reg(o.v.get("rd"), (o.reg(lane, "rb") as i32).wrapping_abs() as u32))
+            }
+            "POPC" => self.each(|lane, o| {
+                let b = o.reg(lane, "rb") ^ if o.v.flag("inv_b") { u32::MAX } else { 0 };
+                lane.set_reg(o.v.get("rd"), b.count_ones())
+            }),
+            "FLO" => self.each(flo),
+            "BREV" => self.each(|lane, o| lane.set_reg(o.v.get("rd"), o.reg(lane, "rb").reverse_bits())),
+            "BMSK" => self.each(|lane, o| {
+                let (position, width) = (o.reg(lane, "ra"), o.slot_b(lane));
+                let (position, width) =
+                    if o.v.flag("wrap") { (position & 31, width & 31) } else { (position.min(32), width.min(32)) };
+                let mask = if width >= 32 { u32::MAX } else { (1u32 << width) - 1 };
+                lane.set_reg(o.v.get("rd"), mask.checked_shl(position).unwrap_or(0))
+            }),
+            "SGXT" => self.each(|lane, o| {
+                let (value, bits) = (o.reg(lane, "ra"), o.slot_b(lane));
+                let bits = if o.v.flag("wrap") { bits & 31 } else { bits.min(32) };
+                let result = match bits {
+                    0 => 0,
+                    32.. => value,
+                    _ if o.v.flag("signed") => ((value << (32 - bits)) as i32 >> (32 - bits)) as u32,
+                    _ => value & ((1 << bits) - 1),
+                };
+                lane.set_reg(o.v.get("rd"), result)
+            }),
+            "VABSDIFF" => self.each(|lane, o| {
+                let (a, b, c) = (o.reg(lane, "ra"), o.reg(lane, "rb"), o.reg(lane, "rc"));
+                let difference = if o.v.flag("signed") {
+                    (i64::from(a as i32) - i64::from(b as i32)).unsigned_abs() as u32
+                } else {
+                    a.abs_diff(b)
+                };
+                lane.set_reg(o.v.get("rd"), difference.wrapping_add(c))
+            }),
+            // Comparison, selection and logic.
+            "ISETP" => self.each(isetp),
+            "LOP3" => self.each(|lane, o| {
+                let result = lop3(o.v.get("lut") as u8, o.reg(lane, "ra"), o.slot_b(lane), o.reg(lane, "rc"));
+                lane.set_reg(o.v.get("rd"), result);
+                // The predicate output says whether the result is non-zero, combined with the predicate source.
+                let nonzero = result != 0;
+                let ps = o.pred_src(lane, "ps");
+                lane.set_pred(o.v.get("pd"), if o.v.flag("pand") { nonzero && ps } else { nonzero || ps });
+            }),
+            "PLOP3" => self.each(plop3),
+            "PRMT" => self.each(|lane, o| {
+                let result = permute(o.reg(lane, "ra"), o.slot_b(lane), o.reg(lane, "rc"), o.v.get("mode"));
+                lane.set_reg(o.v.get("rd"), result)
+            }),
+            "SHF" => self.each(shf),
+            // 32-bit floating point.
+            "FADD" => self.each(|lane, o| {
+                let (a, b) = (o.float_a(lane), o.float_b(lane));
+                lane.set_reg(o.v.get("rd"), float::add32(a, b, o.mode()))
+            }),
+            "FMUL" => self.each(|lane, o| {
+                let scale = match o.v.get("scale") {
+                    scale @ 1..=3 => scale as i32 - 4,
+                    scale @ 5..=7 => scale as i32 - 4,
+                    _ => 0,
+                };
+                let (a, b) = (o.float_a(lane), o.float_b(lane));
+                lane.set_reg(o.v.get("rd"), float::mul32(a, b, scale, o.v.flag("fmz"), o.mode()))
+            }),
+            "FFMA" => self.each(|lane, o| {
+                let (a, b, c) = (o.float_a(lane), o.float_b(lane), o.float_c(lane));
+                lane.set_reg(o.v.get("rd"), float::fma32(a, b, c, o.v.flag("fmz"), o.mode()))
+            }),
+            "FMNMX" => self.each(|lane, o| {
+                let (a, b) = (o.float_a(lane), o.float_b(lane));
+                let min = o.pred_src(lane, "ps");
+                lane.set_reg(o.v.get("rd"), float::min_max32(a, b, min, o.v.flag("ftz")))
+            }),
+            "FSEL" => self.each(|lane, o| {
+                let value = if o.pred_src(lane, "ps") { o.float_a(lane) } else { o.float_b(lane) };
+                lane.set_reg(o.v.get("rd"), if o.v.flag("ftz") { float::flush32(value) } else { value })
+            }),
+            "FSETP" | "FSET" => self.each(|lane, o| {
+                let order = float::order32(o.float_a(lane), o.float_b(lane), o.v.flag("ftz"));
+                let holds = float::compare(order, o.v.get("cmp"));
+                let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
+                if o.v.encoding.opcode == "FSET" {
+                    let value = if boolean(op, holds, ps) { 0x3f80_0000 } else { 0 };
+                    lane.set_reg(o.v.get("rd"), value);
+                } else {
+                    lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
+                    lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
+                }
+            }),
+            "FCHK" => self.each(|lane, o| {
+                let needs = float::division_needs_slow_path(o.float_a(lane), o.float_b(lane));
+                lane.set_pred(o.v.get("pd"), needs)
+            }),
+            "MUFU" => {
+                let func = v.get("func");
+                if v.flag("f16") || func > 9 {
+                    return self
+                        .unimplemented(format!("MUFU function {func}{}", if v.flag("f16") { ".F16" } else { "" }));
+                }
+                self.each(|lane, o| {
+                    let x = o.float_b(lane);
+                    let result = match func {
+                        6 | 7 => float::special_function64h(func, x),
+                        _ => float::special_function(func, x),
+                    };
+                    lane.set_reg(o.v.get("rd"), result.unwrap_or(float::CANONICAL_NAN32))
+                })
+            }
+            "FRND" => self.each(|lane, o| {
+                let ty = o.v.get("src");
+                let round = float::rounding(o.v.get("rnd"));
+                if ty == 3 {
+                    let value = float::round_integral(o.reg64_slot_b(lane), 3, round, o.v.flag("ftz"));
+                    lane.set_reg64(o.v.get("rd"), value);
+                } else {
+                    let value = float::round_integral(u64::from(o.float_b(lane)), ty, round, o.v.flag("ftz"));
+                    lane.set_reg(o.v.get("rd"), value as u32);
+                }
+            }),
+            // 64-bit floating point.
+            "DADD" | "DMUL" | "DFMA" => self.each(|lane, o| {
+                let round = float::rounding(o.v.get("rnd"));
+                let a = o.double_a(lane);
+                let result = match o.v.encoding.opcode {
+                    "DADD" => float::add64(a, o.double_c_of_dadd(lane), round),
+                    "DMUL" => float::mul64(a, o.double_b(lane), round),
+                    _ => float::fma64(a, o.double_b(lane), o.double_c(lane), round),
+                };
+                lane.set_reg64(o.v.get("rd"), result)
+            }),
+            "DSETP" => self.each(|lane, o| {
+                let holds = float::compare(float::order64(o.double_a(lane), o.double_b(lane)), o.v.get("cmp"));
+                let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
+                lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
+                lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
+            }),
+            // Conversions.
+            "F2I" => self.each(f2i),
+            "I2F" => self.each(i2f),
+            "I2FP" => self.each(|lane, o| {
+                let b = o.reg(lane, "rb");
+                let signed = o.v.flag("signed");
+                let value = if signed { b as i32 as i64 as u64 } else { u64::from(b) };
+                let round = float::rounding(o.v.get("rnd"));
+                lane.set_reg(o.v.get("rd"), float::int_to_float(value, signed, 2, round) as u32)
+            }),
+            "F2F" => self.each(f2f),
+            "F2IP" => {
+                // Only the single-value form ptxas emits for cvt.sat to 8 bits: no second value, nothing merged.
+                if v.get("ra") != 255 || v.get("rc") != 255 || v.flag("relu") {
+                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                }
+                self.each(|lane, o| {
+                    let (signed, round) = (o.v.flag("signed"), float::rounding(o.v.get("rnd")));
+                    let value = float::float_to_int(u64::from(o.reg(lane, "rb")), 2, 3, true, round, false) as i64;
+                    let byte = if signed { value.clamp(-128, 127) } else { value.clamp(0, 255) };
+                    lane.set_reg(o.v.get("rd"), byte as u32 & if signed { u32::MAX } else { 0xff })
+                })
+            }
+            "HADD2" | "HMUL2" | "HFMA2" => {
+                if v.flag("bf16") || [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) {
+                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                }
+                self.each(half_arithmetic)
+            }
+            "HSETP2" => self.each(|lane, o| {
+                let (a, b) = (o.half_a(lane), o.half_b(lane));
+                let ftz = o.v.flag("ftz");
+                let holds = |i: usize| float::compare(float::order16(a[i], b[i], ftz), o.v.get("cmp"));
+                let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
+                if o.v.flag("h_and") {
+                    let both = holds(0) && holds(1);
+                    lane.set_pred(o.v.get("pd"), boolean(op, both, ps));
+                    lane.set_pred(o.v.get("pq"), boolean(op, !both, ps));
+                } else {
+                    lane.set_pred(o.v.get("pd"), boolean(op, holds(0), ps));
+                    lane.set_pred(o.v.get("pq"), boolean(op, holds(1), ps));
+                }
+            }),
+            "HMNMX2" => {
+                if v.flag("bf16") || v.flag("nan") || v.flag("f32") {
+                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                }
+                self.each(|lane, o| {
+                    let (a, b) = (o.half_a(lane), o.half_b(lane));
+                    let (min, ftz) = (o.pred_src(lane, "ps"), o.v.flag("ftz"));
+                    let low = float::min_max16(a[0], b[0], min, ftz);
+                    let high = float::min_max16(a[1], b[1], min, ftz);
+                    lane.set_reg(o.v.get("rd"), u32::from(high) << 16 | u32::from(low))
+                })
+            }
+            "I2I" => self.each(|lane, o| {
+                let value = o.reg(lane, "rb") as i32;
+                let (low, high) = match o.v.get("dst") {
+                    0 => (0, 0xff),
+                    1 => (-0x80, 0x7f),
+                    2 => (0, 0xffff),
+                    _ => (-0x8000, 0x7fff),
+                };
+                lane.set_reg(o.v.get("rd"), value.clamp(low, high) as u32)
+            }),
+            "F2FP" => {
+                if v.flag("merge_c") || v.get("kind") & !2 != 0 {
+                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                }
+                self.each(|lane, o| {
+                    let round = float::rounding(o.v.get("rnd"));
+                    let half = |bits: u32| {
+                        if o.v.get("kind") == 2 {
+                            float::f32_to_bf16(bits, round)
+                        } else {
+                            float::float_to_float(u64::from(bits), 2, 1, round, false) as u16
+                        }
+                    };
+                    let (a, b) = (o.reg(lane, "ra"), o.reg(lane, "rb"));
+                    lane.set_reg(o.v.get("rd"), u32::from(half(a)) << 16 | u32::from(half(b)))
+                })
+            }
+            // Memory.
+            "LDG" | "LD" => self.global_load()?,
+            "STG" | "ST" => self.global_store()?,
+            "LDS" | "LDL" => self.local_load()?,
+            "STS" | "STL" => self.local_store()?,
+            "LDC" => {
+                if v.get("mode") != 0 {
+                    return self.unimplemented("LDC with an indexed bank (.IL/.IS/.ISL)");
+                }
+                let size = v.get("size");
+                self.each(|lane, o| {
+                    let address = u64::from(o.reg(lane, "ra")).wrapping_add(o.v.signed("offset") as u64) & 0xffff;
+                    let bank = o.v.get("cb_bank");
+                    let low = u64::from(o.cbufs.read_u32(bank, address & !3) >> (8 * (address & 3)));
+                    match size {
+                        5 => lane.set_reg64(o.v.get("rd"), low | u64::from(o.cbufs.read_u32(bank, address + 4)) << 32),
+                        _ => lane.set_reg(o.v.get("rd"), extend(low, size) as u32),
+                    }
+                })
+            }
+            "ULDC" => {
+                let (urd, bank, offset) = (v.get("urd"), v.get("cb_bank"), v.signed("offset") as u64);
+                let warp = &mut *self.step.warp;
+                let low = self.step.cbufs.read_u32(bank, offset);
+                warp.set_ureg(urd, low);
+                if v.get("size") == 5 {
+                    warp.set_ureg(urd + 1, self.step.cbufs.read_u32(bank, offset + 4));
+                }
+                self.advance_all();
+            }
+            "ATOMG" | "ATOM" | "RED" | "ATOMS" => self.atomic()?,
+            "MEMBAR" | "ERRBAR" | "CCTL" | "DEPBAR" | "NOP" | "NANOSLEEP" | "LDGDEPBAR" => self.advance_all(),
+            // Control flow.
+            "BRA" => {
+                if v.flag("ur_valid") || v.get("mode") != 0 {
+                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                }
+                let target = self.target(v.signed("offset") * 4)?;
+                self.branch(|lane, o| o.pred_src(lane, "ps").then_some(target));
+            }
+            "BRX" => {
+                let base = (self.pc * INSTRUCTION_BYTES + INSTRUCTION_BYTES) as i64 + v.signed("offset") * 4;
+                self.indirect_branch(base)?
+            }
+            "CALL" => {
+                let target = self.target(v.signed("offset") * 4)?;
+                self.branch(|lane, o| {
+                    o.pred_src(lane, "ps").then(|| {
+                        lane.calls.push(lane.pc + 1);
+                        target
+                    })
+                });
+            }
+            "RET" => {
+                if v.flag("abs") || v.flag("uniform") {
+                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                }
+                // The return address is in a register, relative to the code section (ptxas writes it with MOV):
+                // the encoded displacement takes this instruction back to the section's start.
+                let base = (self.pc * INSTRUCTION_BYTES + INSTRUCTION_BYTES) as i64 + v.signed("offset") * 4;
+                self.indirect_branch(base)?
+            }
+            "EXIT" => {
+                for i in lanes(self.active) {
+                    let ps = Operands { v, ur: self.step.warp.ur, up: self.step.warp.up, cbufs: self.step.cbufs }
+                        .pred_src(&self.step.warp.lanes[i], "ps");
+                    let lane = &mut self.step.warp.lanes[i];
+                    if ps {
+                        lane.status = LaneStatus::Exited;
+                    } else {
+                        lane.pc += 1;
+                    }
+                }
+                self.release_convergence();
+            }
+            "BPT" => {
+                if self.active != 0 {
+                    return Err(ExecError::Trap {
+                        isa: Isa::Sm86,
+                        what: crate::sass::sm86::text(&self.instruction()),
+                        offset: v.offset,
+                    });
+                }
+            }
+            "BSSY" => {
+                self.step.warp.convergence[v.get("bar") as usize] = self.active;
+                self.advance_all();
+            }
+            "BSYNC" => self.converge(v.get("bar") as u8),
+            "WARPSYNC" => {
+                // Every lane named in the mask meets here; the mask is the immediate or a register of the first
+                // active lane (it is warp-uniform by the instruction's rules).
+                let mask = match lanes(self.active).next() {
+                    Some(first) if !v.has("imm32") => self.step.warp.lanes[first].reg(v.get("rb")),
+                    _ => v.get("imm32") as u32,
+                };
+                self.step.warp.convergence[WARPSYNC_BARRIER as usize] = mask;
+                self.converge(WARPSYNC_BARRIER);
+            }
+            "BREAK" => {
+                let bar = v.get("bar") as usize;
+                self.step.warp.convergence[bar] &= !self.active;
+                self.advance_all();
+                self.release_convergence();
+            }
+            "BMOV" => {
+                let bar = v.get("bar") as usize;
+                if bar >= 16 {
+                    return self.unimplemented(format!("BMOV of barrier register {bar}"));
+                }
+                let first = lanes(self.active).next();
+                if v.encoding.form() == "to_bar" {
+                    if let Some(first) = first {
+                        self.step.warp.convergence[bar] = self.step.warp.lanes[first].reg(v.get("rb"));
+                    }
+                } else {
+                    let value = self.step.warp.convergence[bar];
+                    for i in lanes(self.active) {
+                        self.step.warp.lanes[i].set_reg(v.get("rd"), value);
+                    }
+                    if v.flag("clear") {
+                        self.step.warp.convergence[bar] = 0;
+                    }
+                }
+                self.advance_all();
+            }
+            // Barriers, votes, shuffles.
+            "BAR" => self.barrier()?,
+            "VOTE" | "VOTEU" => self.vote(),
+            "SHFL" => self.shuffle(),
+            "REDUX" => self.redux()?,
+            "MATCH" => self.match_values(),
+            "R2UR" => {
+                if let Some(first) = lanes(self.active).next() {
+                    let value = self.step.warp.lanes[first].reg(v.get("ra"));
+                    self.step.warp.set_ureg(v.get("urd"), value);
+                }
+                self.advance_all();
+            }
+            // Uniform datapath.
+            "UMOV" => {
+                self.step.warp.set_ureg(v.get("urd"), v.get("imm32") as u32);
+                self.advance_all();
+            }
+            "UIADD3" | "ULOP3" | "USHF" | "UIMAD" | "UFLO" => self.uniform()?,
+            opcode => {
+                return self.unimplemented(format!("{opcode} ({})", crate::sass::sm86::text(&self.instruction())));
+            }
+        }
+        Ok(())
+    }
+
+    fn instruction(&self) -> crate::sass::Instruction<crate::sass::sm86::Inst> {
+        crate::sass::Instruction {
+            offset: self.v.offset,
+            inst: crate::sass::sm86::decode(self.v.word).expect("the view was decoded"),
+            control: Control::default(),
+        }
+    }
+
+    /// Moves each active lane to the target `f` gives it, or to the next instruction.
+    fn branch(&mut self, mut f: impl FnMut(&mut Lane, &Operands) -> Option<usize>) {
+        let operands = Operands { v: self.v, ur: self.step.warp.ur, up: self.step.warp.up, cbufs: self.step.cbufs };
+        for i in lanes(self.active) {
+            let lane = &mut self.step.warp.lanes[i];
+            lane.pc = f(lane, &operands).unwrap_or(lane.pc + 1);
+        }
+    }
+
+    /// BRX and RET: to `base + ra` (bytes), each lane its own target.
+    fn indirect_branch(&mut self, base: i64) -> Result {
+        let operands = Operands { v: self.v, ur: self.step.warp.ur, up: self.step.warp.up, cbufs: self.step.cbufs };
+        for i in lanes(self.active) {
+            let lane = &mut self.step.warp.lanes[i];
+            if !operands.pred_src(lane, "ps") {
+                lane.pc += 1;
+                continue;
+            }
+            let target = base + i64::from(lane.reg(self.v.get("ra")) as i32);
+            if target < 0
+                || target % INSTRUCTION_BYTES as i64 != 0
+                || target as usize / INSTRUCTION_BYTES >= self.code_len
+            {
+                return Err(ExecError::PcOutOfCode { isa: Isa::Sm86, target, offset: self.v.offset });
+            }
+            lane.pc = target as usize / INSTRUCTION_BYTES;
+        }
+        Ok(())
+    }
+
+    /// Parks the active lanes at convergence barrier `bar` (lanes the barrier does not wait for pass).
+    fn converge(&mut self, bar: u8) {
+        let waited = self.step.warp.convergence[bar as usize];
+        for i in lanes(self.active) {
+            let lane = &mut self.step.warp.lanes[i];
+            if waited >> i & 1 != 0 {
+                lane.status = LaneStatus::Converging(bar);
+            } else {
+                lane.pc += 1;
+            }
+        }
+        self.step.warp.try_converge(bar);
+    }
+
+    /// Lanes that exit or break may be what a convergence barrier waits for.
+    fn release_convergence(&mut self) {
+        for bar in 0..=WARPSYNC_BARRIER {
+            if self.step.warp.lanes.iter().any(|lane| lane.status == LaneStatus::Converging(bar)) {
+                self.step.warp.try_converge(bar);
+            }
+        }
+    }
+
+    fn special_register(&mut self) -> Result {
+        let v = self.v;
+        let sr = v.get("sr");
+        let pair = v.encoding.opcode == "CS2R" && v.flag("bits64");
+        let (launch, ctaid, clock, warp_index) =
+            (self.step.launch, self.step.ctaid, self.step.warp.clock, self.step.warp_index);
+        let value_of = |lane: &Lane, index: usize| -> Option<u64> {
+            let lane_id = index as u32;
+            Some(match sr {
+                0 => u64::from(lane_id),
+                33..=35 => u64::from(lane.tid[sr as usize - 33]),
+                37..=39 => u64::from(ctaid[sr as usize - 37]),
+                56 => 1u64 << lane_id,
+                57 => (1u64 << lane_id) - 1,
+                58 => (2u64 << lane_id) - 1,
+                59 => u64::from(!((2u32 << lane_id).wrapping_sub(1))) & 0xffff_ffff,
+                60 => u64::from(!((1u32 << lane_id) - 1)),
+                // Where the hardware reports on itself (virtual SM, CTA slot, SM configuration), the interpreter is
+                // one SM running one CTA: zeros.
+                2 | 3 | 67 | 68 => 0,
+                // Shared memory size of the CTA.
+                50 => u64::from(launch.shared_bytes),
+                // The clocks count this warp's instructions: deterministic, and increasing as real ones do.
+                1 | 80 | 82 => clock,
+                81 | 83 => clock >> 32,
+                // Performance counters count nothing.
+                100..=115 => 0,
+                255 => 0,
+                _ => return None,
+            })
+        };
+        let _ = warp_index;
+        for i in lanes(self.active) {
+            let lane = &self.step.warp.lanes[i];
+            let Some(value) = value_of(lane, i) else {
+                return self.unimplemented(format!(
+                    "special register {sr} ({})",
+                    crate::sass::sm86::text(&self.instruction())
+                ));
+            };
+            let lane = &mut self.step.warp.lanes[i];
+            if pair {
+                lane.set_reg64(v.get("rd"), value);
+            } else {
+                lane.set_reg(v.get("rd"), value as u32);
+            }
+            lane.pc += 1;
+        }
+        Ok(())
+    }
+
+    fn global_address(o: &Operands, lane: &Lane, warp_ur: &[u32; 64]) -> u64 {
+        let v = o.v;
+        let wide = v.flag("a64") || matches!(v.encoding.opcode, "STG" | "ST");
+        let base = if wide { lane.reg64(v.get("ra")) } else { u64::from(lane.reg(v.get("ra"))) };
+        let uniform = if v.has("no_ur") && !v.flag("no_ur") {
+            let ur = v.get("ur");
+            let low = u64::from(if ur >= 63 { 0 } else { warp_ur[ur as usize] });
+            let high = u64::from(if ur + 1 >= 63 || !wide { 0 } else { warp_ur[ur as usize + 1] });
+            low | high << 32
+        } else {
+            0
+        };
+        base.wrapping_add(uniform).wrapping_add(v.signed("offset") as u64)
+    }
+
+    fn global_load(&mut self) -> Result {
+        let size = self.v.get("size");
+        let ur = self.step.warp.ur;
+        self.try_each(|lane, o, memories| {
+            let predicate = 7 ^ o.v.get("ps_xor7");
+            let enabled = lane.pred(predicate) != o.v.flag("ps_not");
+            let address = Self::global_address(o, lane, &ur);
+            let bytes = access_bytes(size);
+            let value = if enabled { memories.global_load(address, bytes)? } else { 0 };
+            write_loaded(lane, o.v.get("rd"), size, value);
+            Ok(())
+        })
+    }
+
+    fn global_store(&mut self) -> Result {
+        let size = self.v.get("size");
+        let ur = self.step.warp.ur;
+        self.try_each(|lane, o, memories| {
+            let address = Self::global_address(o, lane, &ur);
+            memories.global_store(address, access_bytes(size), stored_value(lane, o.v.get("rb"), size))
+        })
+    }
+
+    fn local_address(o: &Operands, lane: &Lane) -> u64 {
+        let scale = match o.v.get("scale") {
+            1 => 4,
+            2 => 8,
+            3 => 16,
+            _ => 1,
+        };
+        let base = u64::from(lane.reg(o.v.get("ra")));
+        let base = if o.v.get("ra") == 255 { 0 } else { base * scale };
+        base.wrapping_add(o.v.signed("offset") as u64) & 0xffff_ffff
+    }
+
+    fn local_load(&mut self) -> Result {
+        let size = self.v.get("size");
+        let shared = self.v.encoding.opcode == "LDS";
+        self.try_each(|lane, o, memories| {
+            let address = Self::local_address(o, lane);
+            let bytes = access_bytes(size);
+            let value = if shared {
+                memories.access("shared", "load", address, bytes)?;
+                load(memories.shared, address, bytes)
+            } else {
+                memories.check_local(&lane.local, "load", address, bytes)?;
+                load(&lane.local, address, bytes)
+            };
+            write_loaded(lane, o.v.get("rd"), size, value.unwrap_or(0));
+            Ok(())
+        })
+    }
+
+    fn local_store(&mut self) -> Result {
+        let size = self.v.get("size");
+        let shared = self.v.encoding.opcode == "STS";
+        self.try_each(|lane, o, memories| {
+            let address = Self::local_address(o, lane);
+            let bytes = access_bytes(size);
+            let value = stored_value(lane, o.v.get("rb"), size);
+            if shared {
+                memories.access("shared", "store", address, bytes)?;
+                store(memories.shared, address, bytes, value);
+            } else {
+                memories.check_local(&lane.local, "store", address, bytes)?;
+                store(&mut lane.local, address, bytes, value);
+            }
+            Ok(())
+        })
+    }
+
+    fn atomic(&mut self) -> Result {
+        let v = self.v;
+        let opcode = v.encoding.opcode;
+        let cas = v.encoding.form() == "CAS";
+        let ty = v.get("ty");
+        let op = if cas { u64::MAX } else { v.get("op") };
+        // Types: 0 U32, 1 S32, 2 U64, 3 F32.FTZ.RN, 4 F16x2.RN, 5 S64, 6 F64.RN (ATOMS: 0 U32, 1 S32, 2 U64).
+        let bytes = if matches!(ty, 2 | 5 | 6) { 8 } else { 4 };
+        if (opcode == "ATOMS" && ty > 2) || ty == 4 || ty > 6 || (!cas && op > 8) || (opcode == "RED" && op > 7) {
+            return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+        }
+        let shared = opcode == "ATOMS";
+        let ur = self.step.warp.ur;
+        self.try_each(|lane, o, memories| {
+            let address = if shared {
+                Self::local_address(o, lane)
+            } else {
+                let wide = o.v.flag("a64") || o.v.encoding.opcode == "ATOMG" || o.v.flag("e");
+                let base = if wide { lane.reg64(o.v.get("ra")) } else { u64::from(lane.reg(o.v.get("ra"))) };
+                let uniform = if o.v.has("no_ur") && !o.v.flag("no_ur") {
+                    let index = o.v.get("ur");
+                    u64::from(if index >= 63 { 0 } else { ur[index as usize] })
+                } else {
+                    0
+                };
+                base.wrapping_add(uniform).wrapping_add(o.v.signed("offset") as u64)
+            };
+            let old = if shared {
+                memories.access("shared", "atomic", address, bytes)?;
+                load(memories.shared, address, bytes).unwrap_or(0) as u64
+            } else {
+                memories.global_load(address, bytes)? as u64
+            };
+            let operand =
+                |field: &str| if bytes == 8 { lane.reg64(o.v.get(field)) } else { u64::from(lane.reg(o.v.get(field))) };
+            let b = operand("rb");
+            let new = if cas { if old == b { operand("rc") } else { old } } else { atomic_op(op, ty, old, b) };
+            if shared {
+                store(memories.shared, address, bytes, u128::from(new));
+            } else {
+                memories.global_store(address, bytes, u128::from(new))?;
+            }
+            if o.v.has("rd") {
+                if bytes == 8 {
+                    lane.set_reg64(o.v.get("rd"), old);
+                } else {
+                    lane.set_reg(o.v.get("rd"), old as u32);
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn barrier(&mut self) -> Result {
+        let v = self.v;
+        let mode = v.get("mode");
+        if !v.has("id") || mode > 1 || v.get("count") != 0 {
+            return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+        }
+        let id = v.get("id") as u8;
+        for i in lanes(self.active) {
+            let lane = &mut self.step.warp.lanes[i];
+            if mode == 0 {
+                lane.status = LaneStatus::AtBarrier(id);
+            } else {
+                lane.pc += 1;
+            }
+        }
+        if mode == 1 {
+            return self.unimplemented("BAR.ARV");
+        }
+        Ok(())
+    }
+
+    fn vote(&mut self) {
+        let v = self.v;
+        let operands = Operands { v, ur: self.step.warp.ur, up: self.step.warp.up, cbufs: self.step.cbufs };
+        let ballot = lanes(self.active)
+            .filter(|&i| operands.pred_src(&self.step.warp.lanes[i], "ps"))
+            .fold(0u32, |mask, i| mask | 1 << i);
+        let result = match v.get("mode") {
+            0 => ballot == self.active,
+            1 => ballot != 0,
+            _ => ballot == self.active || ballot == 0,
+        };
+        if v.encoding.opcode == "VOTEU" {
+            let warp = &mut *self.step.warp;
+            warp.set_ureg(v.get("urd"), ballot);
+            warp.set_upred(v.get("upd"), result);
+            self.advance_all();
+        } else {
+            self.each(|lane, o| {
+                lane.set_reg(o.v.get("rd"), ballot);
+                lane.set_pred(o.v.get("pd"), result);
+            });
+        }
+    }
+
+    fn shuffle(&mut self) {
+        let v = self.v;
+        let warp = &*self.step.warp;
+        let values: Vec<u32> = warp.lanes.iter().map(|lane| lane.reg(v.get("ra"))).collect();
+        self.each(|lane, o| {
+            let index = lane_index(lane);
+            let b = if o.v.has("lane") { o.v.get("lane") as u32 } else { lane.reg(o.v.get("rb")) } & 31;
+            let c = if o.v.has("clamp") { o.v.get("clamp") as u32 } else { lane.reg(o.v.get("rc")) };
+            let (clamp, segment) = (c & 31, c >> 8 & 31);
+            let max_lane = (index & segment) | (clamp & !segment);
+            let min_lane = index & segment;
+            let (source, valid) = match o.v.get("mode") {
+                0 => {
+                    let j = min_lane | (b & !segment);
+                    (j as i32, j <= max_lane)
+                }
+                1 => {
+                    let j = index as i32 - b as i32;
+                    (j, j >= max_lane as i32)
+                }
+                2 => {
+                    let j = index + b;
+                    (j as i32, j <= max_lane)
+                }
+                _ => {
+                    let j = index ^ b;
+                    (j as i32, j <= max_lane)
+                }
+            };
+            let source = if valid { source as usize } else { index as usize };
+            lane.set_reg(o.v.get("rd"), values.get(source).copied().unwrap_or(0));
+            lane.set_pred(o.v.get("pd"), valid);
+        });
+    }
+
+    fn redux(&mut self) -> Result {
+        let v = self.v;
+        let op = v.get("op");
+        if op > 5 {
+            return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+        }
+        let signed = v.flag("signed");
+        let values: Vec<u32> = lanes(self.active).map(|i| self.step.warp.lanes[i].reg(v.get("ra"))).collect();
+        let result = values.iter().copied().reduce(|x, y| match op {
+            0 => x & y,
+            1 => x | y,
+            2 => x ^ y,
+            3 => x.wrapping_add(y),
+            4 if signed => (x as i32).min(y as i32) as u32,
+            4 => x.min(y),
+            _ if signed => (x as i32).max(y as i32) as u32,
+            _ => x.max(y),
+        });
+        self.step.warp.set_ureg(v.get("urd"), result.unwrap_or(0));
+        self.advance_all();
+        Ok(())
+    }
+
+    fn match_values(&mut self) {
+        let v = self.v;
+        let wide = v.flag("wide");
+        let value_of = |lane: &Lane| if wide { lane.reg64(v.get("ra")) } else { u64::from(lane.reg(v.get("ra"))) };
+        let values: Vec<(usize, u64)> = lanes(self.active).map(|i| (i, value_of(&self.step.warp.lanes[i]))).collect();
+        let all_equal = values.windows(2).all(|pair| pair[0].1 == pair[1].1);
+        let active = self.active;
+        self.each(|lane, o| {
+            let mine = value_of(lane);
+            let same = values.iter().filter(|(_, value)| *value == mine).fold(0u32, |mask, (i, _)| mask | 1 << i);
+            if o.v.flag("any") {
+                lane.set_reg(o.v.get("rd"), same);
+            } else {
+                lane.set_reg(o.v.get("rd"), if all_equal { active } else { 0 });
+                lane.set_pred(o.v.get("pd"), all_equal);
+            }
+        });
+    }
+
+    fn uniform(&mut self) -> Result {
+        let v = self.v;
+        let warp = &mut *self.step.warp;
+        let ur = |field: &str| warp.ureg(v.get(field));
+        let b = if v.has("imm32") { v.get("imm32") as u32 } else { ur("urb") };
+        match v.encoding.opcode {
+            "UIADD3" => {
+                if v.flag("x") || v.get("upd") != 7 || v.get("upq") != 7 {
+                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                }
+                let negate = |value: u32, field: &str| if v.flag(field) { value.wrapping_neg() } else { value };
+                let sum = negate(ur("ura"), "neg_a")
+                    .wrapping_add(negate(b, "neg_b"))
+                    .wrapping_add(negate(ur("urc"), "neg_c"));
+                warp.set_ureg(v.get("urd"), sum);
+            }
+            "ULOP3" => {
+                let result = lop3(v.get("lut") as u8, ur("ura"), b, ur("urc"));
+                warp.set_ureg(v.get("urd"), result);
+            }
+            "UIMAD" => {
+                if v.flag("x") || v.flag("neg_c") {
+                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                }
+                // imm_c form: the second factor is urc's slot... the table names the 71:64 slot `urc`.
+                let result = ur("ura").wrapping_mul(ur("urc")).wrapping_add(b);
+                warp.set_ureg(v.get("urd"), result);
+            }
+            "USHF" => {
+                let result =
+                    funnel_shift(ur("ura"), b, ur("urc"), v.get("ty"), v.flag("wrap"), v.flag("right"), v.flag("hi"));
+                warp.set_ureg(v.get("urd"), result);
+            }
+            _ => {
+                let value = ur("urb") ^ if v.flag("inv_b") { u32::MAX } else { 0 };
+                warp.set_ureg(v.get("urd"), find_leading_one(value, v.flag("signed"), v.flag("sh")));
+            }
+        }
+        self.advance_all();
+        Ok(())
+    }
+}
+
+/// A lane's index in its warp, from its thread ID (warps are consecutive runs of 32 linear thread IDs).
+fn lane_index(lane: &Lane) -> u32 {
+    lane.linear_id % WARP_SIZE as u32
+}
+
+/// Operand reading for one instruction: registers by field name, the 63:32 slot in all its forms.
+pub(super) struct Operands<'o> {
+    v: &'o View,
+    ur: [u32; 64],
+    up: u8,
+    cbufs: &'o super::ConstantBuffers,
+}
+
+impl Operands<'_> {
+    fn reg(&self, lane: &Lane, field: &str) -> u32 {
+        lane.reg(self.v.get(field))
+    }
+
+    fn ureg(&self, field: &str) -> u32 {
+        let index = self.v.get(field);
+        if index >= 63 { 0 } else { self.ur[index as usize] }
+    }
+
+    fn pred_src(&self, lane: &Lane, field: &str) -> bool {
+        let not = self.v.flag(&format!("{field}_not"));
+        if !self.v.has(field) {
+            return true;
+        }
+        lane.pred(self.v.get(field)) != not
+    }
+
+    /// The 63:32 slot: a register, a 32-bit immediate, a constant or a uniform register.
+    fn wide_slot(&self, lane: &Lane) -> u32 {
+        let v = self.v;
+        if v.has("imm32") {
+            v.get("imm32") as u32
+        } else if v.has("cb_offset") {
+            self.cbufs.read_u32(v.get("cb_bank"), v.get("cb_offset") * 4)
+        } else if v.has("urb") {
+            self.ureg("urb")
+        } else {
+            lane.reg(v.get("rb"))
+        }
+    }
+
+    /// The 63:32 slot as a 64-bit source: a register pair, a constant pair, or an extended immediate.
+    fn wide_slot64(&self, lane: &Lane, signed: bool) -> u64 {
+        let v = self.v;
+        if v.has("imm32") {
+            let imm = v.get("imm32") as u32;
+            if signed { imm as i32 as i64 as u64 } else { u64::from(imm) }
+        } else if v.has("cb_offset") {
+            let offset = v.get("cb_offset") * 4;
+            u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset))
+                | u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset + 4)) << 32
+        } else if v.has("urb") {
+            u64::from(self.ureg("urb")) | u64::from(self.ureg_at(v.get("urb") + 1)) << 32
+        } else {
+            lane.reg64(v.get("rb"))
+        }
+    }
+
+    fn ureg_at(&self, index: u64) -> u32 {
+        if index >= 63 { 0 } else { self.ur[index as usize] }
+    }
+
+    fn c_form(&self) -> bool {
+        self.v.encoding.form().ends_with("_c")
+    }
+
+    /// The second source of an integer or logic instruction.
+    fn slot_b(&self, lane: &Lane) -> u32 {
+        if self.c_form() { lane.reg(self.v.get("rc")) } else { self.wide_slot(lane) }
+    }
+
+    /// The third source.
+    fn slot_c(&self, lane: &Lane) -> u32 {
+        if self.c_form() { self.wide_slot(lane) } else { lane.reg(self.v.get("rc")) }
+    }
+
+    /// Whether the second and third sources are negated (for `_c` forms the slots swap roles).
+    fn negated(&self, slot: char) -> bool {
+        match (slot, self.c_form()) {
+            ('b', false) | ('c', true) => self.v.flag("neg_b"),
+            _ => self.v.flag("neg_c"),
+        }
+    }
+
+    fn float_modifiers(&self, bits: u32, neg: &str, abs: &str) -> u32 {
+        let bits = if self.v.flag(abs) { bits & 0x7fff_ffff } else { bits };
+        if self.v.flag(neg) { bits ^ 0x8000_0000 } else { bits }
+    }
+
+    fn float_a(&self, lane: &Lane) -> u32 {
+        self.float_modifiers(self.reg(lane, "ra"), "neg_a", "abs_a")
+    }
+
+    fn float_b(&self, lane: &Lane) -> u32 {
+        if self.c_form() {
+            self.float_modifiers(lane.reg(self.v.get("rc")), "neg_c", "abs_c")
+        } else {
+            self.float_modifiers(self.wide_slot(lane), "neg_b", "abs_b")
+        }
+    }
+
+    fn float_c(&self, lane: &Lane) -> u32 {
+        if self.c_form() {
+            self.float_modifiers(self.wide_slot(lane), "neg_b", "abs_b")
+        } else {
+            self.float_modifiers(lane.reg(self.v.get("rc")), "neg_c", "abs_c")
+        }
+    }
+
+    /// An FP16 pair source (low, high) after its swizzle (0 H1_H0, 2 H0_H0, 3 H1_H1) and modifiers.
+    fn half_pair(&self, bits: u32, swizzle: &str, neg: &str, abs: &str) -> [u16; 2] {
+        let (low, high) = (bits as u16, (bits >> 16) as u16);
+        let pair = match self.v.get(swizzle) {
+            2 => [low, low],
+            3 => [high, high],
+            _ => [low, high],
+        };
+        pair.map(|half| {
+            let half = if self.v.flag(abs) { half & 0x7fff } else { half };
+            if self.v.flag(neg) { half ^ 0x8000 } else { half }
+        })
+    }
+
+    fn half_a(&self, lane: &Lane) -> [u16; 2] {
+        self.half_pair(self.reg(lane, "ra"), "swz_a", "neg_a", "abs_a")
+    }
+
+    /// The second pair: the `rb` register, or the immediate pair.
+    fn half_b(&self, lane: &Lane) -> [u16; 2] {
+        if self.v.has("imm_lo") {
+            [self.v.get("imm_lo") as u16, self.v.get("imm_hi") as u16]
+        } else {
+            self.half_pair(self.reg(lane, "rb"), "swz_b", "neg_b", "abs_b")
+        }
+    }
+
+    fn half_c(&self, lane: &Lane) -> [u16; 2] {
+        self.half_pair(self.reg(lane, "rc"), "swz_c", "neg_c", "abs_c")
+    }
+
+    fn mode(&self) -> Mode {
+        Mode { round: float::rounding(self.v.get("rnd")), ftz: self.v.flag("ftz"), sat: self.v.flag("sat") }
+    }
+
+    fn float64_modifiers(&self, bits: u64, neg: &str, abs: &str) -> u64 {
+        let bits = if self.v.flag(abs) { bits & !(1 << 63) } else { bits };
+        if self.v.flag(neg) { bits ^ 1 << 63 } else { bits }
+    }
+
+    /// The 63:32 slot as an FP64 operand: a register pair, or an immediate/constant holding the high word.
+    fn reg64_slot_b(&self, lane: &Lane) -> u64 {
+        let v = self.v;
+        if v.has("rb") { lane.reg64(v.get("rb")) } else { u64::from(self.wide_slot(lane)) << 32 }
+    }
+
+    fn double_a(&self, lane: &Lane) -> u64 {
+        self.float64_modifiers(lane.reg64(self.v.get("ra")), "neg_a", "abs_a")
+    }
+
+    fn double_b(&self, lane: &Lane) -> u64 {
+        if self.c_form() {
+            self.float64_modifiers(lane.reg64(self.v.get("rc")), "neg_c", "abs_c")
+        } else {
+            self.float64_modifiers(self.reg64_slot_b(lane), "neg_b", "abs_b")
+        }
+    }
+
+    fn double_c(&self, lane: &Lane) -> u64 {
+        if self.c_form() {
+            self.float64_modifiers(self.reg64_slot_b(lane), "neg_b", "abs_b")
+        } else {
+            self.float64_modifiers(lane.reg64(self.v.get("rc")), "neg_c", "abs_c")
+        }
+    }
+
+    /// DADD's second operand sits in the C slot (`DADD.reg` has `rc`), or the 63:32 slot in its `_c` form.
+    fn double_c_of_dadd(&self, lane: &Lane) -> u64 {
+        self.double_c(lane)
+    }
+}
+
+/// The memories an instruction may touch, with the checks that turn a bad address into an error.
+struct Memories<'m> {
+    shared: &'m mut Vec<u8>,
+    global: &'m mut super::GlobalMemory,
+    offset: usize,
+}
+
+impl Memories<'_> {
+    fn access(&self, space: &'static str, kind: &'static str, address: u64, size: usize) -> Result {
+        if address % size.min(16) as u64 != 0 {
+            return Err(ExecError::Misaligned { isa: Isa::Sm86, space, address, size, offset: self.offset });
+        }
+        let end = address.checked_add(size as u64);
+        if end.is_none_or(|end| end > self.shared.len() as u64) {
+            return Err(ExecError::Fault { isa: Isa::Sm86, space, kind, address, size, offset: self.offset });
+        }
+        Ok(())
+    }
+
+    fn check_local(&self, local: &[u8], kind: &'static str, address: u64, size: usize) -> Result {
+        if address % size.min(16) as u64 != 0 {
+            return Err(ExecError::Misaligned { isa: Isa::Sm86, space: "local", address, size, offset: self.offset });
+        }
+        if address.checked_add(size as u64).is_none_or(|end| end > local.len() as u64) {
+            return Err(ExecError::Fault { isa: Isa::Sm86, space: "local", kind, address, size, offset: self.offset });
+        }
+        Ok(())
+    }
+
+    fn global_load(&mut self, address: u64, size: usize) -> Result<u128> {
+        if address % size.min(16) as u64 != 0 {
+            return Err(ExecError::Misaligned { isa: Isa::Sm86, space: "global", address, size, offset: self.offset });
+        }
+        let fault =
+            ExecError::Fault { isa: Isa::Sm86, space: "global", kind: "load", address, size, offset: self.offset };
+        let bytes = self.global.slice(address, size).ok_or(fault)?;
+        Ok(load(bytes, 0, size).unwrap_or(0))
+    }
+
+    fn global_store(&mut self, address: u64, size: usize, value: u128) -> Result {
+        if address % size.min(16) as u64 != 0 {
+            return Err(ExecError::Misaligned { isa: Isa::Sm86, space: "global", address, size, offset: self.offset });
+        }
+        let fault =
+            ExecError::Fault { isa: Isa::Sm86, space: "global", kind: "store", address, size, offset: self.offset };
+        let bytes = self.global.slice(address, size).ok_or(fault)?;
+        store(bytes, 0, size, value);
+        Ok(())
+    }
+}
+
+/// Bytes moved by a memory access of size code `size` (0 U8, 1 S8, 2 U16, 3 S16, 4 32, 5 64, 6 128).
+fn access_bytes(size: u64) -> usize {
+    match size {
+        0 | 1 => 1,
+        2 | 3 => 2,
+        4 => 4,
+        5 => 8,
+        _ => 16,
+    }
+}
+
+/// Zero- or sign-extends a loaded value of size code `size` to 32 bits.
+fn extend(value: u64, size: u64) -> u64 {
+    match size {
+        0 => value & 0xff,
+        1 => value as u8 as i8 as i32 as u32 as u64,
+        2 => value & 0xffff,
+        3 => value as u16 as i16 as i32 as u32 as u64,
+        _ => value & 0xffff_ffff,
+    }
+}
+
+fn write_loaded(lane: &mut Lane, rd: u64, size: u64, value: u128) {
+    match size {
+        0..=4 => lane.set_reg(rd, extend(value as u64, size) as u32),
+        _ => {
+            for i in 0..access_bytes(size) / 4 {
+                lane.set_reg(rd + i as u64, (value >> (32 * i)) as u32);
+            }
+        }
+    }
+}
+
+fn stored_value(lane: &Lane, rb: u64, size: u64) -> u128 {
+    (0..access_bytes(size).div_ceil(4)).fold(0u128, |value, i| value | u128::from(lane.reg(rb + i as u64)) << (32 * i))
+}
+
+fn atomic_op(op: u64, ty: u64, old: u64, b: u64) -> u64 {
+    let signed = matches!(ty, 1 | 5);
+    let wide = matches!(ty, 2 | 5 | 6);
+    let as_signed = |x: u64| if wide { x as i64 } else { i64::from(x as u32 as i32) };
+    let mask = if wide { u64::MAX } else { 0xffff_ffff };
+    (match (op, ty) {
+        (0, 3) => {
+            u64::from(float::add32(old as u32, b as u32, Mode { round: float::rounding(0), ftz: true, sat: false }))
+        }
+        (0, 6) => float::add64(old, b, float::rounding(0)),
+        (0, _) => old.wrapping_add(b),
+        (1, _) if signed => as_signed(old).min(as_signed(b)) as u64,
+        (1, _) => old.min(b),
+        (2, _) if signed => as_signed(old).max(as_signed(b)) as u64,
+        (2, _) => old.max(b),
+        (3, _) => {
+            if old >= b {
+                0
+            } else {
+                old + 1
+            }
+        }
+        (4, _) => {
+            if old == 0 || old > b {
+                b
+            } else {
+                old - 1
+            }
+        }
+        (5, _) => old & b,
+        (6, _) => old | b,
+        (7, _) => old ^ b,
+        _ => b,
+    }) & mask
+}
+
+/// A boolean operation of the `bop` fields: AND, OR, XOR.
+fn boolean(op: u64, x: bool, y: bool) -> bool {
+    match op {
+        0 => x && y,
+        1 => x || y,
+        _ => x != y,
+    }
+}
+
+/// LOP3's three-input lookup table: bit `(a << 2 | b << 1 | c)` of `lut`, for each bit position, with a, b and c
+/// weighted 0xf0, 0xcc and 0xaa.
+fn lop3(lut: u8, a: u32, b: u32, c: u32) -> u32 {
+    (0..8).fold(0u32, |result, index| {
+        if lut >> index & 1 == 0 {
+            return result;
+        }
+        let pick = |bit: u32, x: u32| if index >> bit & 1 != 0 { x } else { !x };
+        result | pick(2, a) & pick(1, b) & pick(0, c)
+    })
+}
+
+fn iadd3(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let extended = v.flag("x");
+    // Without .X a negation is two's complement (and counts in the carry as ~x + 1); with .X it is ~x.
+    let term = |value: u32, negated: bool| -> u64 {
+        match (negated, extended) {
+            (false, _) => u64::from(value),
+            (true, false) => u64::from(!value) + 1,
+            (true, true) => u64::from(!value),
+        }
+    };
+    let mut sum = term(o.reg(lane, "ra"), v.flag("neg_a"))
+        + term(o.slot_b(lane), o.negated('b'))
+        + term(lane.reg(v.get("rc")), v.flag("neg_c"));
+    if extended {
+        sum += u64::from(o.pred_src(lane, "ps")) + u64::from(o.pred_src(lane, "px"));
+    }
+    lane.set_reg(v.get("rd"), sum as u32);
+    lane.set_pred(v.get("pd"), sum >> 32 & 1 != 0);
+    lane.set_pred(v.get("pq"), sum >> 33 & 1 != 0);
+}
+
+fn imad(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let form = v.encoding.form();
+    let (a, b) = (o.reg(lane, "ra"), o.slot_b(lane));
+    let signed = v.flag("signed");
+    let carry_in = u128::from(v.flag("x") && o.pred_src(lane, "ps"));
+    let negated_c = o.negated('c');
+    let x = v.flag("x");
+    let product = if signed { (i64::from(a as i32) * i64::from(b as i32)) as u64 } else { u64::from(a) * u64::from(b) };
+    if form.starts_with("WIDE") {
+        let c = if o.c_form() { o.wide_slot64(lane, signed) } else { lane.reg64(v.get("rc")) };
+        let c = match (negated_c, x) {
+            (false, _) => u128::from(c),
+            (true, false) => u128::from(!c) + 1,
+            (true, true) => u128::from(!c),
+        };
+        let sum = u128::from(product) + c + carry_in;
+        lane.set_reg64(v.get("rd"), sum as u64);
+        lane.set_pred(v.get("pd"), sum >> 64 & 1 != 0);
+    } else {
+        let c = o.slot_c(lane);
+        let c = match (negated_c, x) {
+            (false, _) => u64::from(c),
+            (true, false) => u64::from(!c) + 1,
+            (true, true) => u64::from(!c),
+        };
+        let base = if form.starts_with("HI") { product >> 32 } else { product & 0xffff_ffff };
+        let sum = u128::from(base) + u128::from(c) + carry_in;
+        lane.set_reg(v.get("rd"), sum as u32);
+        lane.set_pred(v.get("pd"), sum >> 32 & 1 != 0);
+    }
+}
+
+fn lea(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let shift = v.get("shift") as u32;
+    let mut a = o.reg(lane, "ra");
+    if v.flag("neg_a") {
+        a = if v.flag("x") { !a } else { a.wrapping_neg() };
+    }
+    let b = o.slot_b(lane);
+    let shifted = if v.flag("hi") {
+        let high = if v.flag("sx32") { ((a as i32) >> 31) as u32 } else { lane.reg(v.get("rc")) };
+        ((u64::from(high) << 32 | u64::from(a)) << shift >> 32) as u32
+    } else {
+        a << shift
+    };
+    let carry_in = u64::from(v.flag("x") && o.pred_src(lane, "ps"));
+    let sum = u64::from(shifted) + u64::from(b) + carry_in;
+    lane.set_reg(v.get("rd"), sum as u32);
+    lane.set_pred(v.get("pd"), sum >> 32 != 0);
+}
+
+fn find_leading_one(value: u32, signed: bool, shift_amount: bool) -> u32 {
+    // Signed: the highest bit that differs from the sign bit.
+    let value = if signed && (value as i32) < 0 { !value } else { value };
+    match (value, shift_amount) {
+        (0, _) => u32::MAX,
+        (_, false) => 31 - value.leading_zeros(),
+        (_, true) => value.leading_zeros(),
+    }
+}
+
+fn flo(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let value = o.reg(lane, "rb") ^ if v.flag("inv_b") { u32::MAX } else { 0 };
+    lane.set_reg(v.get("rd"), find_leading_one(value, v.flag("signed"), v.flag("sh")));
+}
+
+fn isetp(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let packed = v.get("bop_ex");
+    let (signed, op, cmp) = (packed & 1 != 0, packed >> 1 & 3, packed >> 3);
+    let (a, b) = (o.reg(lane, "ra"), o.slot_b(lane));
+    let (less, equal) = if signed { ((a as i32) < (b as i32), a == b) } else { (a < b, a == b) };
+    let greater = !less && !equal;
+    let holds = if v.flag("ex") {
+        // The high halves of a 64-bit comparison: px holds the same comparison of the low halves.
+        let low = o.pred_src(lane, "px");
+        match cmp {
+            0 => false,
+            1 | 3 => less || (equal && low),
+            2 => equal && low,
+            4 | 6 => greater || (equal && low),
+            5 => !equal || low,
+            _ => true,
+        }
+    } else {
+        match cmp {
+            0 => false,
+            1 => less,
+            2 => equal,
+            3 => less || equal,
+            4 => greater,
+            5 => !equal,
+            6 => greater || equal,
+            _ => true,
+        }
+    };
+    let ps = o.pred_src(lane, "ps");
+    lane.set_pred(v.get("pd"), boolean(op, holds, ps));
+    lane.set_pred(v.get("pq"), boolean(op, !holds, ps));
+}
+
+fn plop3(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let (a, b, c) = if v.has("ra") {
+        let sign = |field: &str| o.reg(lane, field) >> 31 != 0;
+        (sign("ra"), sign("rb"), sign("rc"))
+    } else {
+        let pc = v.get("pc");
+        let pc = if v.flag("pc_uniform") { pc >= 7 || o.up >> pc & 1 != 0 } else { lane.pred(pc) };
+        (o.pred_src(lane, "ps"), o.pred_src(lane, "pb"), pc != v.flag("pc_not"))
+    };
+    let index = u32::from(a) << 2 | u32::from(b) << 1 | u32::from(c);
+    lane.set_pred(v.get("pd"), v.get("lut") >> index & 1 != 0);
+    lane.set_pred(v.get("pq"), v.get("lut_hi") >> index & 1 != 0);
+}
+
+/// PRMT: picks bytes of the pair {c, a} (a is bytes 0-3) by the selector's nibbles, or by one of the modes.
+fn permute(a: u32, selector: u32, c: u32, mode: u64) -> u32 {
+    let bytes = u64::from(c) << 32 | u64::from(a);
+    let byte = |index: u32| (bytes >> (8 * (index & 7))) as u8;
+    let sel = selector & 3;
+    (0..4u32).fold(0u32, |result, i| {
+        let value = match mode {
+            0 => {
+                let nibble = selector >> (4 * i) & 0xf;
+                let value = byte(nibble);
+                if nibble & 8 != 0 { if value & 0x80 != 0 { 0xff } else { 0 } } else { value }
+            }
+            1 => byte(sel + i),
+            2 => byte(sel.wrapping_sub(i)),
+            3 => byte(sel),
+            4 => byte(i.max(sel)),
+            5 => byte(i.min(sel)),
+            _ => byte((sel & 1) * 2 + (i & 1)),
+        };
+        result | u32::from(value) << (8 * i)
+    })
+}
+
+/// SHF: shifts the 64-bit pair {c, a} (c high) and keeps the low or the high word.
+fn funnel_shift(a: u32, amount: u32, c: u32, ty: u64, wrap: bool, right: bool, high: bool) -> u32 {
+    // Types: 0/1 S64, 2/3 U64, 4/5 S32, 6/7 U32.
+    let width = if ty >= 4 { 32 } else { 64 };
+    let signed = matches!(ty, 0 | 1 | 4 | 5);
+    let amount = if wrap { amount & (width - 1) } else { amount.min(width) };
+    let pair = if signed { i128::from(c as i32) << 32 | i128::from(a) } else { i128::from(c) << 32 | i128::from(a) };
+    let shifted = if right { pair >> amount } else { pair << amount };
+    if high { (shifted >> 32) as u32 } else { shifted as u32 }
+}
+
+fn shf(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let result = funnel_shift(
+        o.reg(lane, "ra"),
+        o.slot_b(lane),
+        o.reg(lane, "rc"),
+        v.get("ty"),
+        v.flag("wrap"),
+        v.flag("right"),
+        v.flag("hi"),
+    );
+    lane.set_reg(v.get("rd"), result);
+}
+
+fn f2i(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let src = v.get("src");
+    let bits = if src == 3 {
+        o.float64_modifiers(lane.reg64(v.get("rb")), "neg_b", "abs_b")
+    } else {
+        let b = o.float_modifiers(o.reg(lane, "rb"), "neg_b", "abs_b");
+        if src == 1 { u64::from(if v.get("half_b") == 1 { b >> 16 } else { b & 0xffff }) } else { u64::from(b) }
+    };
+    let size = v.get("dst");
+    let result = float::float_to_int(bits, src, size, v.flag("signed"), float::rounding(v.get("rnd")), v.flag("ftz"));
+    let result = if v.flag("signed") && size < 2 { extend(result, size * 2 + 1) } else { result };
+    if size == 3 {
+        lane.set_reg64(v.get("rd"), result);
+    } else {
+        lane.set_reg(v.get("rd"), result as u32);
+    }
+}
+
+fn i2f(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let (size, signed) = (v.get("src"), v.flag("signed"));
+    let value = if size == 3 {
+        lane.reg64(v.get("rb"))
+    } else {
+        let word = o.reg(lane, "rb") >> (8 * v.get("byte_b"));
+        let bits = 8 << size;
+        let raw = if bits == 32 { u64::from(word) } else { u64::from(word) & ((1 << bits) - 1) };
+        if signed { ((raw << (64 - bits)) as i64 >> (64 - bits)) as u64 } else { raw }
+    };
+    let dst = v.get("dst");
+    let result = float::int_to_float(value, signed, dst, float::rounding(v.get("rnd")));
+    if dst == 3 {
+        lane.set_reg64(v.get("rd"), result);
+    } else {
+        lane.set_reg(v.get("rd"), result as u32);
+    }
+}
+
+fn half_arithmetic(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let op = match v.encoding.opcode {
+        "HADD2" => float::HalfOp::Add,
+        "HMUL2" => float::HalfOp::Mul,
+        _ => float::HalfOp::Fma,
+    };
+    let (a, b) = (o.half_a(lane), o.half_b(lane));
+    let c = if op == float::HalfOp::Fma { o.half_c(lane) } else { [0; 2] };
+    let mode = float::HalfMode { ftz: v.flag("ftz"), sat: v.flag("sat"), relu: v.flag("relu") };
+    if v.flag("f32") {
+        lane.set_reg(v.get("rd"), float::half_arith_to_f32(op, a[0], b[0], c[0], mode));
+    } else {
+        let low = float::half_arith(op, a[0], b[0], c[0], mode);
+        let high = float::half_arith(op, a[1], b[1], c[1], mode);
+        lane.set_reg(v.get("rd"), u32::from(high) << 16 | u32::from(low));
+    }
+}
+
+fn f2f(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let (src, dst) = (v.get("src"), v.get("dst"));
+    let bits = match src {
+        3 => o.float64_modifiers(o.reg64_slot_b(lane), "neg_b", "abs_b"),
+        _ => u64::from(o.float_b(lane)),
+    };
+    let round = float::rounding(v.get("rnd"));
+    let result = if v.flag("bf16") {
+        u64::from(float::f32_to_bf16(bits as u32, round))
+    } else {
+        float::float_to_float(bits, src, dst, round, v.flag("ftz"))
+    };
+    if dst == 3 {
+        lane.set_reg64(v.get("rd"), result);
+    } else {
+        lane.set_reg(v.get("rd"), result as u32);
+    }
+}
