@@ -5,3 +5,4 @@
 //! Architecture invariant: nothing here knows Vulkan; the translator hands SPIR-V to a back end.
 
 pub mod sass;
+pub mod vulkan;

@@ -25,6 +25,13 @@ const TESTS: &[Requirement] = &[
     Requirement { probe: "/usr/bin/ld.lld", package: "lld", why: "links the guest test programs" },
     Requirement { probe: "/usr/bin/llvm-mc", package: "llvm", why: "the disassembler's oracle" },
     Requirement { probe: "/usr/bin/qemu-aarch64", package: "qemu-user", why: "the test programs' oracle" },
+    Requirement { probe: "/usr/lib/x86_64-linux-gnu/libvulkan.so.1", package: "libvulkan1", why: "the Vulkan loader" },
+    Requirement {
+        probe: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
+        package: "mesa-vulkan-drivers",
+        why: "lavapipe, the CPU Vulkan driver the GPU tests run on",
+    },
+    Requirement { probe: "/usr/bin/glslc", package: "glslc", why: "compiles the GPU tests' GLSL shaders" },
 ];
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {

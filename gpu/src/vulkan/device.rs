@@ -1,0 +1,586 @@
+//! Opening a device: the instance (with the validation layer on request), the choice of physical device, what it
+//! offers (`Features`), the logical device with one compute queue, the allocator and the command pool; and `Shared`,
+//! which owns them all and releases them in reverse order.
+
+use super::VulkanError;
+use ash::vk;
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use gpu_allocator::{AllocationSizes, AllocatorDebugSettings};
+use std::collections::HashSet;
+use std::ffi::{CStr, c_void};
+use std::mem::ManuallyDrop;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+/// How to open a device. `ComputeDevice::new` reads these from the environment (`from_env`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeviceOptions {
+    /// Use the first suitable device whose name contains this (ignoring case), instead of the best one.
+    pub device: Option<String>,
+    /// Enable the Khronos validation layer, if installed, and send its messages to `tracing`.
+    pub validation: bool,
+}
+
+impl DeviceOptions {
+    /// `TANDEM_VULKAN_DEVICE` (a part of the device name) and `TANDEM_VULKAN_VALIDATION=1`.
+    pub fn from_env() -> DeviceOptions {
+        DeviceOptions {
+            device: std::env::var("TANDEM_VULKAN_DEVICE").ok().filter(|name| !name.is_empty()),
+            validation: std::env::var("TANDEM_VULKAN_VALIDATION").is_ok_and(|value| value == "1"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceType {
+    DiscreteGpu,
+    IntegratedGpu,
+    VirtualGpu,
+    /// A CPU implementation such as lavapipe.
+    Cpu,
+    Other,
+}
+
+/// What the chosen device offers beyond the requirements (Vulkan 1.2, `bufferDeviceAddress`, `shaderInt64`). Every
+/// optional feature listed here that the device has is enabled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// The device's Vulkan version: (major, minor, patch).
+    pub api_version: (u32, u32, u32),
+    pub device_type: DeviceType,
+    /// The driver's name and description ("llvmpipe", "Mesa 22.3.6 (LLVM 15.0.6)").
+    pub driver: String,
+
+    pub shader_float64: bool,
+    pub shader_float16: bool,
+    pub shader_int16: bool,
+    pub shader_int8: bool,
+    pub storage_buffer_16bit_access: bool,
+    pub storage_buffer_8bit_access: bool,
+    pub shader_buffer_int64_atomics: bool,
+    pub shader_shared_int64_atomics: bool,
+    pub vulkan_memory_model: bool,
+    pub vulkan_memory_model_device_scope: bool,
+
+    /// Invocations per subgroup when none is required.
+    pub subgroup_size: u32,
+    /// The sizes a compute shader may require (min, max); (subgroup_size, subgroup_size) without size control.
+    pub subgroup_size_range: (u32, u32),
+    /// A compute pipeline may require a subgroup size (`subgroupSizeControl` with the compute stage listed in
+    /// `requiredSubgroupSizeStages`).
+    pub subgroup_size_control: bool,
+    /// A compute pipeline may require full subgroups (`computeFullSubgroups`).
+    pub compute_full_subgroups: bool,
+    /// The most subgroups one workgroup may hold when a size is required.
+    pub max_compute_workgroup_subgroups: u32,
+    /// The subgroup operations compute shaders may use.
+    pub subgroup_operations: SubgroupOperations,
+    /// Subgroup operations on 8-, 16- and 64-bit types (`shaderSubgroupExtendedTypes`).
+    pub shader_subgroup_extended_types: bool,
+
+    /// 32-bit float controls a shader may ask for (denormals kept or flushed, round-to-nearest-even or to-zero).
+    pub denorm_preserve_float32: bool,
+    pub denorm_flush_to_zero_float32: bool,
+    pub rounding_mode_rte_float32: bool,
+    pub rounding_mode_rtz_float32: bool,
+
+    pub max_workgroup_size: [u32; 3],
+    pub max_workgroup_invocations: u32,
+    pub max_workgroup_count: [u32; 3],
+    /// Bytes of workgroup-shared memory.
+    pub max_shared_memory: u32,
+    /// Storage buffers one shader may bind.
+    pub max_storage_buffers: u32,
+    /// Bytes one storage-buffer binding may span (addresses reach past it).
+    pub max_storage_buffer_range: u32,
+}
+
+impl Features {
+    /// Whether a compute dispatch may require `size` invocations per subgroup (32: an NVIDIA warp).
+    pub fn can_require_subgroup_size(&self, size: u32) -> bool {
+        let (min, max) = self.subgroup_size_range;
+        self.subgroup_size_control && size.is_power_of_two() && (min..=max).contains(&size)
+    }
+}
+
+/// The subgroup operation classes available to compute shaders (`VkSubgroupFeatureFlags`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubgroupOperations {
+    pub basic: bool,
+    pub vote: bool,
+    pub arithmetic: bool,
+    pub ballot: bool,
+    pub shuffle: bool,
+    pub shuffle_relative: bool,
+    pub clustered: bool,
+    pub quad: bool,
+}
+
+/// The Vulkan objects behind a `ComputeDevice` and its buffers; buffers hold it too, so it lives until the last of
+/// them is gone.
+pub(super) struct Shared {
+    pub device: ash::Device,
+    pub queue: Mutex<Queue>,
+    /// `None` only while `Shared` is dropped. Locked after `queue` when both are needed.
+    pub allocator: Mutex<Option<Allocator>>,
+    instance: ManuallyDrop<Instance>,
+}
+
+/// The one queue and its command pool. Whoever holds this lock may submit, touch buffer memory or free buffers.
+pub(super) struct Queue {
+    pub queue: vk::Queue,
+    pub pool: vk::CommandPool,
+    pub state: State,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum State {
+    Ready,
+    /// The driver reported the device lost: no more work, but objects may still be destroyed.
+    Lost,
+    /// A dispatch timed out and may still be running: nothing it might use may be freed, ever.
+    Wedged,
+}
+
+impl Shared {
+    /// The queue, if the device can still take work.
+    pub fn ready(&self) -> Result<MutexGuard<'_, Queue>, VulkanError> {
+        let queue = lock(&self.queue);
+        if queue.state == State::Ready { Ok(queue) } else { Err(VulkanError::Unusable) }
+    }
+}
+
+/// A lock whose holder panicked is still usable: every critical section leaves its data consistent.
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let state = self.queue.get_mut().unwrap_or_else(PoisonError::into_inner).state;
+        if state == State::Wedged {
+            // A shader may still be running on this memory: leak it all rather than free it under the shader.
+            std::mem::forget(self.allocator.get_mut().unwrap_or_else(PoisonError::into_inner).take());
+            tracing::warn!("leaking a Vulkan device whose dispatch never finished");
+            return;
+        }
+        let pool = self.queue.get_mut().unwrap_or_else(PoisonError::into_inner).pool;
+        // SAFETY: no buffer is left (they hold this `Shared`), no dispatch runs (they borrow the `ComputeDevice`), and
+        // a lost device's objects may be destroyed all the same.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_command_pool(pool, None);
+        }
+        // The allocator frees its memory blocks through the device, so it goes first.
+        drop(self.allocator.get_mut().unwrap_or_else(PoisonError::into_inner).take());
+        // SAFETY: every object made from the device is gone; the instance outlives the device and goes last.
+        unsafe {
+            self.device.destroy_device(None);
+            ManuallyDrop::drop(&mut self.instance);
+        }
+    }
+}
+
+/// The instance and, with validation on, the messenger that routes the layer's messages to `tracing`.
+struct Instance {
+    /// Keeps the loader library open; dropped after the instance.
+    _entry: ash::Entry,
+    instance: ash::Instance,
+    messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        // SAFETY: the device made from this instance is already destroyed (`Shared::drop`) or was never made.
+        unsafe {
+            if let Some((loader, messenger)) = self.messenger.take() {
+                loader.destroy_debug_utils_messenger(messenger, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+impl Instance {
+    fn new(validation: bool) -> Result<Instance, VulkanError> {
+        // SAFETY: loading the system's Vulkan loader runs its initialisers, which is what it is for.
+        let entry = unsafe { ash::Entry::load() }.map_err(|error| VulkanError::NoLoader(error.to_string()))?;
+        // SAFETY: a global command with no arguments.
+        let version = unsafe { entry.try_enumerate_instance_version() }
+            .map_err(VulkanError::call("vkEnumerateInstanceVersion"))?
+            .unwrap_or(vk::API_VERSION_1_0);
+        if version < vk::API_VERSION_1_2 {
+            return Err(VulkanError::OldLoader(version_string(version)));
+        }
+        let validation = validation && validation_available(&entry);
+        let layers = if validation { vec![VALIDATION_LAYER.as_ptr()] } else { Vec::new() };
+        let extensions = if validation { vec![ash::ext::debug_utils::NAME.as_ptr()] } else { Vec::new() };
+        let application = vk::ApplicationInfo::default()
+            .application_name(c"tandem")
+            .engine_name(c"tandem")
+            .api_version(vk::API_VERSION_1_3);
+        let mut instance_messages = messenger_info();
+        let mut info = vk::InstanceCreateInfo::default()
+            .application_info(&application)
+            .enabled_layer_names(&layers)
+            .enabled_extension_names(&extensions);
+        if validation {
+            info = info.push_next(&mut instance_messages);
+        }
+        // SAFETY: `info` and everything it points to live across the call.
+        let instance = unsafe { entry.create_instance(&info, None) }.map_err(|result| match result {
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER => VulkanError::NoDevice,
+            result => VulkanError::call("vkCreateInstance")(result),
+        })?;
+        let mut this = Instance { _entry: entry, instance, messenger: None };
+        if validation {
+            let loader = ash::ext::debug_utils::Instance::new(&this._entry, &this.instance);
+            // SAFETY: the instance enabled VK_EXT_debug_utils; the callback is a plain function.
+            let messenger = unsafe { loader.create_debug_utils_messenger(&messenger_info(), None) }
+                .map_err(VulkanError::call("vkCreateDebugUtilsMessengerEXT"))?;
+            this.messenger = Some((loader, messenger));
+            tracing::info!("Vulkan validation layer enabled");
+        }
+        Ok(this)
+    }
+}
+
+/// Whether the validation layer and the debug-utils extension to hear it are installed; says why not when not.
+fn validation_available(entry: &ash::Entry) -> bool {
+    // SAFETY: global commands with no arguments.
+    let layers = unsafe { entry.enumerate_instance_layer_properties() }.unwrap_or_default();
+    if !layers.iter().any(|layer| layer.layer_name_as_c_str() == Ok(VALIDATION_LAYER)) {
+        tracing::warn!(
+            "TANDEM_VULKAN_VALIDATION=1, but VK_LAYER_KHRONOS_validation is not installed (Debian: \
+             vulkan-validationlayers); running without it"
+        );
+        return false;
+    }
+    // SAFETY: as above; the layer name is a valid C string.
+    let extensions = unsafe { entry.enumerate_instance_extension_properties(Some(VALIDATION_LAYER)) }
+        .unwrap_or_default()
+        .into_iter()
+        .chain(unsafe { entry.enumerate_instance_extension_properties(None) }.unwrap_or_default());
+    let debug_utils = extensions.into_iter().any(|e| e.extension_name_as_c_str() == Ok(ash::ext::debug_utils::NAME));
+    if !debug_utils {
+        tracing::warn!("TANDEM_VULKAN_VALIDATION=1, but VK_EXT_debug_utils is missing; running without validation");
+    }
+    debug_utils
+}
+
+fn messenger_info() -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
+    use vk::DebugUtilsMessageSeverityFlagsEXT as Severity;
+    use vk::DebugUtilsMessageTypeFlagsEXT as Kind;
+    vk::DebugUtilsMessengerCreateInfoEXT::default()
+        .message_severity(Severity::ERROR | Severity::WARNING | Severity::INFO | Severity::VERBOSE)
+        .message_type(Kind::GENERAL | Kind::VALIDATION | Kind::PERFORMANCE)
+        .pfn_user_callback(Some(on_message))
+}
+
+/// The validation layer's messages, as `tracing` events (errors as errors, warnings as warnings, the rest as trace).
+unsafe extern "system" fn on_message(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _kind: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    _user: *mut c_void,
+) -> vk::Bool32 {
+    use vk::DebugUtilsMessageSeverityFlagsEXT as Severity;
+    // SAFETY: the layer passes valid data, or null, for the duration of the call.
+    let data = unsafe { data.as_ref() };
+    let message = match data.filter(|data| !data.p_message.is_null()) {
+        // SAFETY: `p_message` is a NUL-terminated string the layer owns for the duration of the call.
+        Some(data) => unsafe { CStr::from_ptr(data.p_message) }.to_string_lossy(),
+        None => "(no message)".into(),
+    };
+    if severity.contains(Severity::ERROR) {
+        tracing::error!(target: "tandem_gpu::vulkan::validation", "{message}");
+    } else if severity.contains(Severity::WARNING) {
+        tracing::warn!(target: "tandem_gpu::vulkan::validation", "{message}");
+    } else {
+        // The loader's and the layer's chatter (manifests found, layers inserted).
+        tracing::trace!(target: "tandem_gpu::vulkan::validation", "{message}");
+    }
+    vk::FALSE
+}
+
+/// A physical device that meets the requirements, with what it offers.
+struct Candidate {
+    physical: vk::PhysicalDevice,
+    name: String,
+    queue_family: u32,
+    /// The device needs VK_EXT_subgroup_size_control enabled (Vulkan 1.2 with the extension).
+    size_control_extension: bool,
+    /// The device has subgroup size control at all (Vulkan 1.3, or the extension).
+    size_control: bool,
+    features: Features,
+}
+
+/// Everything `ComputeDevice::new` sets up.
+pub(super) struct Opened {
+    pub shared: Arc<Shared>,
+    pub name: String,
+    pub features: Features,
+}
+
+pub(super) fn open(options: &DeviceOptions) -> Result<Opened, VulkanError> {
+    let instance = Instance::new(options.validation)?;
+    // SAFETY: a valid instance.
+    let physicals = unsafe { instance.instance.enumerate_physical_devices() }
+        .map_err(VulkanError::call("vkEnumeratePhysicalDevices"))?;
+    if physicals.is_empty() {
+        return Err(VulkanError::NoDevice);
+    }
+    let mut candidates = Vec::new();
+    let mut rejected = Vec::new();
+    for physical in physicals {
+        match examine(&instance.instance, physical) {
+            Ok(candidate) => {
+                tracing::debug!(device = %candidate.name, "suitable Vulkan device");
+                candidates.push(candidate);
+            }
+            Err(why) => {
+                tracing::debug!("unsuitable Vulkan device: {why}");
+                rejected.push(why);
+            }
+        }
+    }
+    if candidates.is_empty() {
+        return Err(VulkanError::NoSuitableDevice(rejected.join("; ")));
+    }
+    let candidate = match &options.device {
+        Some(wanted) => {
+            let lowered = wanted.to_lowercase();
+            let Some(index) = candidates.iter().position(|c| c.name.to_lowercase().contains(&lowered)) else {
+                let available: Vec<&str> = candidates.iter().map(|c| c.name.as_str()).collect();
+                return Err(VulkanError::NoMatchingDevice { wanted: wanted.clone(), available: available.join(", ") });
+            };
+            candidates.swap_remove(index)
+        }
+        None => {
+            // Stable: the first of the best kind.
+            candidates.sort_by_key(|c| preference(c.features.device_type));
+            candidates.swap_remove(0)
+        }
+    };
+    let shared = create_device(instance, &candidate)?;
+    let (major, minor, patch) = candidate.features.api_version;
+    tracing::info!(
+        device = %candidate.name,
+        kind = ?candidate.features.device_type,
+        vulkan = %format_args!("{major}.{minor}.{patch}"),
+        driver = %candidate.features.driver,
+        "Vulkan compute device"
+    );
+    Ok(Opened { shared, name: candidate.name, features: candidate.features })
+}
+
+/// Lower is better: discrete GPUs, then integrated, virtual, unknown, and CPU implementations last.
+fn preference(kind: DeviceType) -> u8 {
+    match kind {
+        DeviceType::DiscreteGpu => 0,
+        DeviceType::IntegratedGpu => 1,
+        DeviceType::VirtualGpu => 2,
+        DeviceType::Other => 3,
+        DeviceType::Cpu => 4,
+    }
+}
+
+/// The device's offer, or why it does not qualify.
+fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Candidate, String> {
+    // SAFETY (every call here): `physical` came from this instance, and each chain holds structures that outlive it.
+    let properties = unsafe { instance.get_physical_device_properties(physical) };
+    let name = properties.device_name_as_c_str().map_or_else(|_| "(unnamed)".into(), |n| n.to_string_lossy().into());
+    if properties.api_version < vk::API_VERSION_1_2 {
+        return Err(format!("{name}: Vulkan {}, not 1.2", version_string(properties.api_version)));
+    }
+    let extensions: HashSet<Vec<u8>> = unsafe { instance.enumerate_device_extension_properties(physical) }
+        .map_err(|result| format!("{name}: vkEnumerateDeviceExtensionProperties failed: {result:?}"))?
+        .iter()
+        .filter_map(|e| e.extension_name_as_c_str().ok().map(|n| n.to_bytes().to_vec()))
+        .collect();
+    let size_control_extension = properties.api_version < vk::API_VERSION_1_3
+        && extensions.contains(ash::ext::subgroup_size_control::NAME.to_bytes());
+    let size_control = properties.api_version >= vk::API_VERSION_1_3 || size_control_extension;
+
+    let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
+    let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut control = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
+    let mut query = vk::PhysicalDeviceFeatures2::default().push_next(&mut v11).push_next(&mut v12);
+    if size_control {
+        query = query.push_next(&mut control);
+    }
+    unsafe { instance.get_physical_device_features2(physical, &mut query) };
+    let base = query.features;
+
+    let mut v11_properties = vk::PhysicalDeviceVulkan11Properties::default();
+    let mut v12_properties = vk::PhysicalDeviceVulkan12Properties::default();
+    let mut control_properties = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+    let mut query =
+        vk::PhysicalDeviceProperties2::default().push_next(&mut v11_properties).push_next(&mut v12_properties);
+    if size_control {
+        query = query.push_next(&mut control_properties);
+    }
+    unsafe { instance.get_physical_device_properties2(physical, &mut query) };
+
+    if v12.buffer_device_address == vk::FALSE {
+        return Err(format!("{name}: no bufferDeviceAddress"));
+    }
+    if base.shader_int64 == vk::FALSE {
+        return Err(format!("{name}: no shaderInt64"));
+    }
+    let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
+    let queue_family = families
+        .iter()
+        .position(|family| family.queue_flags.contains(vk::QueueFlags::COMPUTE) && family.queue_count > 0)
+        .ok_or_else(|| format!("{name}: no compute queue"))? as u32;
+
+    let on = |flag: vk::Bool32| flag != vk::FALSE;
+    let compute_subgroups = v11_properties.subgroup_supported_stages.contains(vk::ShaderStageFlags::COMPUTE);
+    let operations = v11_properties.subgroup_supported_operations;
+    let has = |operation: vk::SubgroupFeatureFlags| compute_subgroups && operations.contains(operation);
+    let subgroup_size_control = size_control
+        && on(control.subgroup_size_control)
+        && control_properties.required_subgroup_size_stages.contains(vk::ShaderStageFlags::COMPUTE);
+    let driver = [v12_properties.driver_name_as_c_str(), v12_properties.driver_info_as_c_str()]
+        .into_iter()
+        .filter_map(|part| part.ok().map(|part| part.to_string_lossy().into_owned()))
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let limits = &properties.limits;
+    let features = Features {
+        api_version: (
+            vk::api_version_major(properties.api_version),
+            vk::api_version_minor(properties.api_version),
+            vk::api_version_patch(properties.api_version),
+        ),
+        device_type: match properties.device_type {
+            vk::PhysicalDeviceType::DISCRETE_GPU => DeviceType::DiscreteGpu,
+            vk::PhysicalDeviceType::INTEGRATED_GPU => DeviceType::IntegratedGpu,
+            vk::PhysicalDeviceType::VIRTUAL_GPU => DeviceType::VirtualGpu,
+            vk::PhysicalDeviceType::CPU => DeviceType::Cpu,
+            _ => DeviceType::Other,
+        },
+        driver,
+        shader_float64: on(base.shader_float64),
+        shader_float16: on(v12.shader_float16),
+        shader_int16: on(base.shader_int16),
+        shader_int8: on(v12.shader_int8),
+        storage_buffer_16bit_access: on(v11.storage_buffer16_bit_access),
+        storage_buffer_8bit_access: on(v12.storage_buffer8_bit_access),
+        shader_buffer_int64_atomics: on(v12.shader_buffer_int64_atomics),
+        shader_shared_int64_atomics: on(v12.shader_shared_int64_atomics),
+        vulkan_memory_model: on(v12.vulkan_memory_model),
+        vulkan_memory_model_device_scope: on(v12.vulkan_memory_model_device_scope),
+        subgroup_size: v11_properties.subgroup_size,
+        subgroup_size_range: if subgroup_size_control {
+            (control_properties.min_subgroup_size, control_properties.max_subgroup_size)
+        } else {
+            (v11_properties.subgroup_size, v11_properties.subgroup_size)
+        },
+        subgroup_size_control,
+        compute_full_subgroups: size_control && on(control.compute_full_subgroups),
+        max_compute_workgroup_subgroups: if size_control {
+            control_properties.max_compute_workgroup_subgroups
+        } else {
+            0
+        },
+        subgroup_operations: SubgroupOperations {
+            basic: has(vk::SubgroupFeatureFlags::BASIC),
+            vote: has(vk::SubgroupFeatureFlags::VOTE),
+            arithmetic: has(vk::SubgroupFeatureFlags::ARITHMETIC),
+            ballot: has(vk::SubgroupFeatureFlags::BALLOT),
+            shuffle: has(vk::SubgroupFeatureFlags::SHUFFLE),
+            shuffle_relative: has(vk::SubgroupFeatureFlags::SHUFFLE_RELATIVE),
+            clustered: has(vk::SubgroupFeatureFlags::CLUSTERED),
+            quad: has(vk::SubgroupFeatureFlags::QUAD),
+        },
+        shader_subgroup_extended_types: on(v12.shader_subgroup_extended_types),
+        denorm_preserve_float32: on(v12_properties.shader_denorm_preserve_float32),
+        denorm_flush_to_zero_float32: on(v12_properties.shader_denorm_flush_to_zero_float32),
+        rounding_mode_rte_float32: on(v12_properties.shader_rounding_mode_rte_float32),
+        rounding_mode_rtz_float32: on(v12_properties.shader_rounding_mode_rtz_float32),
+        max_workgroup_size: limits.max_compute_work_group_size,
+        max_workgroup_invocations: limits.max_compute_work_group_invocations,
+        max_workgroup_count: limits.max_compute_work_group_count,
+        max_shared_memory: limits.max_compute_shared_memory_size,
+        max_storage_buffers: limits.max_per_stage_descriptor_storage_buffers,
+        max_storage_buffer_range: limits.max_storage_buffer_range,
+    };
+    Ok(Candidate { physical, name, queue_family, size_control_extension, size_control, features })
+}
+
+/// The logical device with every feature `Features` reports, its queue, command pool and allocator.
+fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared>, VulkanError> {
+    let f = &candidate.features;
+    let base = vk::PhysicalDeviceFeatures::default()
+        .shader_int64(true)
+        .shader_float64(f.shader_float64)
+        .shader_int16(f.shader_int16);
+    let mut v11 =
+        vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(f.storage_buffer_16bit_access);
+    let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
+        .buffer_device_address(true)
+        .shader_float16(f.shader_float16)
+        .shader_int8(f.shader_int8)
+        .storage_buffer8_bit_access(f.storage_buffer_8bit_access)
+        .shader_buffer_int64_atomics(f.shader_buffer_int64_atomics)
+        .shader_shared_int64_atomics(f.shader_shared_int64_atomics)
+        .vulkan_memory_model(f.vulkan_memory_model)
+        .vulkan_memory_model_device_scope(f.vulkan_memory_model_device_scope)
+        .shader_subgroup_extended_types(f.shader_subgroup_extended_types);
+    let mut control = vk::PhysicalDeviceSubgroupSizeControlFeatures::default()
+        .subgroup_size_control(f.subgroup_size_control)
+        .compute_full_subgroups(f.compute_full_subgroups);
+    let mut features = vk::PhysicalDeviceFeatures2::default().features(base).push_next(&mut v11).push_next(&mut v12);
+    if candidate.size_control {
+        features = features.push_next(&mut control);
+    }
+    let extensions =
+        if candidate.size_control_extension { vec![ash::ext::subgroup_size_control::NAME.as_ptr()] } else { vec![] };
+    let priorities = [1.0];
+    let queues =
+        [vk::DeviceQueueCreateInfo::default().queue_family_index(candidate.queue_family).queue_priorities(&priorities)];
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(&extensions)
+        .push_next(&mut features);
+    // SAFETY: the features enabled are the ones the device reported; `info` outlives the call. From here on
+    // `Shared::drop` releases what exists (a null pool and a missing allocator are fine).
+    let device = unsafe { instance.instance.create_device(candidate.physical, &info, None) }
+        .map_err(VulkanError::call("vkCreateDevice"))?;
+    // SAFETY: the family and index were created above.
+    let queue = unsafe { device.get_device_queue(candidate.queue_family, 0) };
+    let mut shared = Shared {
+        device,
+        queue: Mutex::new(Queue { queue, pool: vk::CommandPool::null(), state: State::Ready }),
+        allocator: Mutex::new(None),
+        instance: ManuallyDrop::new(instance),
+    };
+    let pool_info = vk::CommandPoolCreateInfo::default()
+        .flags(vk::CommandPoolCreateFlags::TRANSIENT)
+        .queue_family_index(candidate.queue_family);
+    // SAFETY: a valid device and create info.
+    let pool = unsafe { shared.device.create_command_pool(&pool_info, None) }
+        .map_err(VulkanError::call("vkCreateCommandPool"))?;
+    shared.queue.get_mut().unwrap_or_else(PoisonError::into_inner).pool = pool;
+    const MIB: u64 = 1 << 20;
+    let allocator = Allocator::new(&AllocatorCreateDesc {
+        instance: shared.instance.instance.clone(),
+        device: shared.device.clone(),
+        physical_device: candidate.physical,
+        debug_settings: AllocatorDebugSettings::default(),
+        buffer_device_address: true,
+        allocation_sizes: AllocationSizes::new(16 * MIB, 16 * MIB)
+            .with_max_device_memblock_size(256 * MIB)
+            .with_max_host_memblock_size(256 * MIB),
+    })
+    .map_err(VulkanError::Allocator)?;
+    *shared.allocator.get_mut().unwrap_or_else(PoisonError::into_inner) = Some(allocator);
+    Ok(Arc::new(shared))
+}
+
+fn version_string(version: u32) -> String {
+    format!("{}.{}.{}", vk::api_version_major(version), vk::api_version_minor(version), vk::api_version_patch(version))
+}
