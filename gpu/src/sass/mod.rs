@@ -8,6 +8,7 @@
 //! instructions (`Inst`), `decode` and `Inst::encode`. Nothing else tells instructions apart by their bits.
 
 pub mod coverage;
+pub mod cubin;
 pub mod exec;
 pub mod sm5x;
 pub mod sm86;

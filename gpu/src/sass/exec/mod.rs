@@ -214,18 +214,10 @@ impl Warp {
         }
     }
 
-    fn upred(&self, index: u64) -> bool {
-        index >= 7 || self.up >> index & 1 != 0
-    }
-
     fn set_upred(&mut self, index: u64, value: bool) {
         if index < 7 {
             self.up = self.up & !(1 << index) | u8::from(value) << index;
         }
-    }
-
-    fn running(&self) -> bool {
-        self.lanes.iter().any(|lane| lane.status == LaneStatus::Running)
     }
 
     /// The running lanes at the lowest program counter, as a mask, and that counter.
@@ -258,6 +250,21 @@ impl Warp {
             }
         }
     }
+}
+
+/// Constant bank 0 as the CUDA driver fills it for a launch on SM86: the block size at 0x0, the grid size at
+/// 0xc, the top of each thread's local memory stack at 0x28 and the parameter block at 0x160.
+pub fn driver_constants(isa: Isa, launch: &Launch, parameters: &[u8]) -> Result<Vec<u8>, ExecError> {
+    if isa != Isa::Sm86 {
+        return Err(ExecError::Unimplemented { isa, what: "the driver's constant bank layout".into(), offset: 0 });
+    }
+    let mut bank = vec![0u8; sm86::PARAMETERS];
+    for (i, value) in launch.block.iter().chain(&launch.grid).enumerate() {
+        bank[4 * i..4 * i + 4].copy_from_slice(&value.to_le_bytes());
+    }
+    bank[sm86::LOCAL_STACK_TOP..sm86::LOCAL_STACK_TOP + 4].copy_from_slice(&launch.local_bytes.to_le_bytes());
+    bank.extend_from_slice(parameters);
+    Ok(bank)
 }
 
 /// A kernel: its instruction set, code and entry point.
@@ -316,12 +323,20 @@ pub fn run_compute_limited(
     Ok(stats)
 }
 
+/// A CTA barrier (`BAR`): how many threads it waits for (0: all) and how many arrived without waiting.
+#[derive(Debug, Clone, Copy, Default)]
+struct Barrier {
+    count: u32,
+    arrived: u32,
+}
+
 /// One CTA (thread block) being run.
 struct Cta<'l> {
     launch: &'l Launch,
     ctaid: [u32; 3],
     warps: Vec<Warp>,
     shared: Vec<u8>,
+    barriers: [Barrier; 16],
 }
 
 impl<'l> Cta<'l> {
@@ -348,7 +363,7 @@ impl<'l> Cta<'l> {
             .chunks(WARP_SIZE)
             .map(|chunk| Warp { lanes: chunk.to_vec(), ur: [0; 64], up: 0x80, convergence: [0; 17], clock: 0 })
             .collect();
-        Cta { launch, ctaid, warps, shared: vec![0; launch.shared_bytes as usize] }
+        Cta { launch, ctaid, warps, shared: vec![0; launch.shared_bytes as usize], barriers: [Barrier::default(); 16] }
     }
 
     fn run(
@@ -366,6 +381,7 @@ impl<'l> Cta<'l> {
                         warp: &mut self.warps[w],
                         group,
                         shared: &mut self.shared,
+                        barriers: &mut self.barriers,
                         memory,
                         cbufs,
                         launch: self.launch,
@@ -388,15 +404,20 @@ impl<'l> Cta<'l> {
         }
     }
 
-    /// Releases every CTA barrier all of whose threads (the non-exited ones) have arrived. Whether any was.
+    /// Releases every CTA barrier whose threads have arrived: its count, or all the CTA's threads that have not
+    /// exited. Whether any was.
     fn release_barriers(&mut self) -> bool {
         let statuses: Vec<LaneStatus> =
             self.warps.iter().flat_map(|warp| warp.lanes.iter().map(|lane| lane.status)).collect();
         let alive = statuses.iter().filter(|&&status| status != LaneStatus::Exited).count();
         let mut released = false;
         for barrier in 0..16u8 {
-            let arrived = statuses.iter().filter(|&&status| status == LaneStatus::AtBarrier(barrier)).count();
-            if arrived > 0 && arrived == alive {
+            let waiting = statuses.iter().filter(|&&status| status == LaneStatus::AtBarrier(barrier)).count();
+            let state = &mut self.barriers[barrier as usize];
+            let arrived = waiting + state.arrived as usize;
+            let expected = if state.count == 0 { alive } else { state.count as usize };
+            if waiting > 0 && arrived >= expected {
+                *state = Barrier::default();
                 for lane in self.warps.iter_mut().flat_map(|warp| warp.lanes.iter_mut()) {
                     if lane.status == LaneStatus::AtBarrier(barrier) {
                         lane.status = LaneStatus::Running;
@@ -431,6 +452,7 @@ struct Step<'s> {
     /// The lanes at this instruction (before guards).
     group: u32,
     shared: &'s mut Vec<u8>,
+    barriers: &'s mut [Barrier; 16],
     memory: &'s mut GlobalMemory,
     cbufs: &'s ConstantBuffers,
     launch: &'s Launch,

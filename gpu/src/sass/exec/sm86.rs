@@ -776,23 +776,28 @@ impl Exec<'_, '_> {
         })
     }
 
+    /// BAR.SYNC parks the active lanes until the barrier's thread count (all the CTA's threads when 0) has
+    /// arrived; BAR.ARV counts the lanes as arrived without parking them.
     fn barrier(&mut self) -> Result {
         let v = self.v;
         let mode = v.get("mode");
-        if !v.has("id") || mode > 1 || v.get("count") != 0 {
+        if mode > 1 {
             return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
         }
-        let id = v.get("id") as u8;
-        for i in lanes(self.active) {
-            let lane = &mut self.step.warp.lanes[i];
-            if mode == 0 {
-                lane.status = LaneStatus::AtBarrier(id);
-            } else {
-                lane.pc += 1;
-            }
-        }
+        // The barrier number is an immediate or a (warp-uniform) register.
+        let id = match lanes(self.active).next() {
+            Some(first) if !v.has("id") => self.step.warp.lanes[first].reg(v.get("rb")) as usize & 15,
+            _ => v.get("id") as usize,
+        };
+        let barrier = &mut self.step.barriers[id];
+        barrier.count = v.get("count") as u32;
         if mode == 1 {
-            return self.unimplemented("BAR.ARV");
+            barrier.arrived += self.active.count_ones();
+            self.advance_all();
+            return Ok(());
+        }
+        for i in lanes(self.active) {
+            self.step.warp.lanes[i].status = LaneStatus::AtBarrier(id as u8);
         }
         Ok(())
     }
@@ -905,14 +910,16 @@ impl Exec<'_, '_> {
         let b = if v.has("imm32") { v.get("imm32") as u32 } else { ur("urb") };
         match v.encoding.opcode {
             "UIADD3" => {
-                if v.flag("x") || v.get("upd") != 7 || v.get("upq") != 7 {
-                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
-                }
-                let negate = |value: u32, field: &str| if v.flag(field) { value.wrapping_neg() } else { value };
-                let sum = negate(ur("ura"), "neg_a")
-                    .wrapping_add(negate(b, "neg_b"))
-                    .wrapping_add(negate(ur("urc"), "neg_c"));
+                let upred = |field: &str| {
+                    let index = v.get(field);
+                    (index >= 7 || warp.up >> index & 1 != 0) != v.flag(&format!("{field}_not"))
+                };
+                let carry_in = if v.flag("x") { u64::from(upred("ups")) + u64::from(upred("upx")) } else { 0 };
+                let terms = [(ur("ura"), v.flag("neg_a")), (b, v.flag("neg_b")), (ur("urc"), v.flag("neg_c"))];
+                let (sum, carry, second_carry) = add3(terms, v.flag("x"), carry_in);
                 warp.set_ureg(v.get("urd"), sum);
+                warp.set_upred(v.get("upd"), carry);
+                warp.set_upred(v.get("upq"), second_carry);
             }
             "ULOP3" => {
                 let result = lop3(v.get("lut") as u8, ur("ura"), b, ur("urc"));
@@ -1271,26 +1278,33 @@ fn lop3(lut: u8, a: u32, b: u32, c: u32) -> u32 {
     })
 }
 
-fn iadd3(lane: &mut Lane, o: &Operands) {
-    let v = o.v;
-    let extended = v.flag("x");
-    // Without .X a negation is two's complement (and counts in the carry as ~x + 1); with .X it is ~x.
-    let term = |value: u32, negated: bool| -> u64 {
+/// The three-input add of IADD3 and UIADD3: the sum and the two carry-out bits (bits 32 and 33 of the full
+/// sum). Without .X a negation is two's complement (and counts in the carry as ~x + 1); with .X it is ~x and
+/// the carry-in predicates are added.
+fn add3(terms: [(u32, bool); 3], extended: bool, carry_in: u64) -> (u32, bool, bool) {
+    let term = |(value, negated): (u32, bool)| -> u64 {
         match (negated, extended) {
             (false, _) => u64::from(value),
             (true, false) => u64::from(!value) + 1,
             (true, true) => u64::from(!value),
         }
     };
-    let mut sum = term(o.reg(lane, "ra"), v.flag("neg_a"))
-        + term(o.slot_b(lane), o.negated('b'))
-        + term(lane.reg(v.get("rc")), v.flag("neg_c"));
-    if extended {
-        sum += u64::from(o.pred_src(lane, "ps")) + u64::from(o.pred_src(lane, "px"));
-    }
-    lane.set_reg(v.get("rd"), sum as u32);
-    lane.set_pred(v.get("pd"), sum >> 32 & 1 != 0);
-    lane.set_pred(v.get("pq"), sum >> 33 & 1 != 0);
+    let sum = terms.into_iter().map(term).sum::<u64>() + carry_in;
+    (sum as u32, sum >> 32 & 1 != 0, sum >> 33 & 1 != 0)
+}
+
+fn iadd3(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let carry_in = if v.flag("x") { u64::from(o.pred_src(lane, "ps")) + u64::from(o.pred_src(lane, "px")) } else { 0 };
+    let terms = [
+        (o.reg(lane, "ra"), v.flag("neg_a")),
+        (o.slot_b(lane), o.negated('b')),
+        (lane.reg(v.get("rc")), v.flag("neg_c")),
+    ];
+    let (sum, carry, second_carry) = add3(terms, v.flag("x"), carry_in);
+    lane.set_reg(v.get("rd"), sum);
+    lane.set_pred(v.get("pd"), carry);
+    lane.set_pred(v.get("pq"), second_carry);
 }
 
 fn imad(lane: &mut Lane, o: &Operands) {
