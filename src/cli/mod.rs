@@ -8,6 +8,7 @@ mod info;
 mod linux;
 mod pack;
 mod run;
+mod shader;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -46,6 +47,9 @@ enum Command {
     /// Differential suites: the reference against its oracles.
     #[command(subcommand)]
     Diff(diff::DiffCommand),
+    /// NVIDIA shader machine code: disassembly, runs on the SASS interpreter.
+    #[command(subcommand)]
+    Shader(shader::ShaderCommand),
 }
 
 pub fn init_logging(verbose: u8) {
@@ -69,6 +73,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Pack(args) => pack::run(args),
         Command::Bench(command) => bench::run(command),
         Command::Diff(command) => diff::run(command),
+        Command::Shader(command) => shader::run(command),
     }
 }
 

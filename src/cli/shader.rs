@@ -1,0 +1,179 @@
+//! `tandem shader`: NVIDIA shader machine code for people debugging a shader: disassembly, and runs on the SASS
+//! interpreter (the shader reference path).
+
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tandem_gpu::sass::cubin::{Cubin, KernelImage};
+use tandem_gpu::sass::exec::{ConstantBuffers, GlobalMemory, Kernel, Launch, driver_constants, run_compute};
+use tandem_gpu::sass::{Isa, sm5x, sm86};
+
+#[derive(Subcommand)]
+pub enum ShaderCommand {
+    /// Disassemble a shader (a cubin or raw code) as nvdisasm writes it.
+    Disasm(InputArgs),
+    /// Run a compute kernel on the SASS interpreter and write its buffers out.
+    Run(RunArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum IsaArg {
+    Sm5x,
+    Sm86,
+}
+
+#[derive(Args)]
+pub struct InputArgs {
+    /// A cubin (what ptxas writes) or raw code (then --isa says which).
+    pub file: PathBuf,
+    /// The kernel of a cubin that holds several.
+    #[arg(long)]
+    pub entry: Option<String>,
+    /// The instruction set of raw code.
+    #[arg(long, value_enum)]
+    pub isa: Option<IsaArg>,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Threads per block: X[,Y[,Z]].
+    #[arg(long, default_value = "32")]
+    pub block: String,
+    /// Blocks: X[,Y[,Z]].
+    #[arg(long, default_value = "1")]
+    pub grid: String,
+    /// The kernel's parameters in order: `zero:BYTES` (a zeroed buffer), `file:PATH` (a buffer holding the
+    /// file), `u32:VALUE`, `u64:VALUE`. Buffers are passed by address.
+    #[arg(long = "param")]
+    pub params: Vec<String>,
+    /// Folder to write each buffer to after the run (`param0.bin`, ...).
+    #[arg(long)]
+    pub dump: Option<PathBuf>,
+    /// Local memory per thread, in bytes.
+    #[arg(long, default_value_t = 4096)]
+    pub local_bytes: u32,
+}
+
+pub fn run(command: ShaderCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        ShaderCommand::Disasm(args) => disasm(&args),
+        ShaderCommand::Run(args) => run_kernel(&args),
+    }
+}
+
+/// The kernel the arguments name: from a cubin, or raw code with --isa.
+fn load(args: &InputArgs) -> anyhow::Result<KernelImage> {
+    let bytes = std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    if bytes.starts_with(b"\x7fELF") {
+        let cubin = Cubin::parse(&bytes).with_context(|| format!("reading the cubin {}", args.file.display()))?;
+        return Ok(cubin.kernel(args.entry.as_deref())?);
+    }
+    let Some(isa) = args.isa else {
+        bail!("{} is not a cubin: say which instruction set its code is with --isa sm5x|sm86", args.file.display());
+    };
+    let isa = match isa {
+        IsaArg::Sm5x => Isa::Sm5x,
+        IsaArg::Sm86 => Isa::Sm86,
+    };
+    let name = args.file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());
+    Ok(KernelImage { name, isa, code: bytes, constants: Vec::new(), shared_bytes: 0 })
+}
+
+fn disasm(args: &InputArgs) -> anyhow::Result<ExitCode> {
+    let kernel = load(args)?;
+    let listing = match kernel.isa {
+        Isa::Sm5x => sm5x::listing(&kernel.code)?,
+        Isa::Sm86 => sm86::listing(&kernel.code)?,
+    };
+    print!("{listing}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn dimensions(text: &str, what: &str) -> anyhow::Result<[u32; 3]> {
+    let mut dims = [1u32; 3];
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        bail!("--{what} {text}: expected X, X,Y or X,Y,Z");
+    }
+    for (dim, part) in dims.iter_mut().zip(parts) {
+        *dim = part.trim().parse().with_context(|| format!("--{what} {text}: {part:?} is not a number"))?;
+    }
+    Ok(dims)
+}
+
+fn number(text: &str) -> anyhow::Result<u64> {
+    let parsed = match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    };
+    parsed.with_context(|| format!("{text:?} is not a number"))
+}
+
+/// Where the interpreter maps parameter buffer `index`.
+fn buffer_address(index: usize) -> u64 {
+    0x1_0000_0000 * (index as u64 + 1)
+}
+
+fn run_kernel(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let kernel = load(&args.input)?;
+    let launch = Launch {
+        block: dimensions(&args.block, "block")?,
+        grid: dimensions(&args.grid, "grid")?,
+        shared_bytes: kernel.shared_bytes.max(48 * 1024),
+        local_bytes: args.local_bytes,
+    };
+    let mut memory = GlobalMemory::new();
+    let mut parameters = Vec::new();
+    let mut buffers = Vec::new();
+    for (index, param) in args.params.iter().enumerate() {
+        let (kind, value) = param.split_once(':').with_context(|| format!("--param {param}: expected KIND:VALUE"))?;
+        match kind {
+            "zero" | "file" => {
+                let bytes = if kind == "zero" {
+                    vec![0; usize::try_from(number(value)?)?]
+                } else {
+                    std::fs::read(value).with_context(|| format!("--param {param}: reading {value}"))?
+                };
+                let address = buffer_address(index);
+                memory.map(address, bytes);
+                buffers.push(address);
+                parameters.resize(parameters.len().next_multiple_of(8), 0);
+                parameters.extend_from_slice(&address.to_le_bytes());
+            }
+            "u32" => parameters.extend_from_slice(&(number(value)? as u32).to_le_bytes()),
+            "u64" => {
+                parameters.resize(parameters.len().next_multiple_of(8), 0);
+                parameters.extend_from_slice(&number(value)?.to_le_bytes());
+            }
+            _ => bail!("--param {param}: the kinds are zero:BYTES, file:PATH, u32:VALUE and u64:VALUE"),
+        }
+    }
+    let mut cbufs = ConstantBuffers::new();
+    cbufs.set(0, driver_constants(kernel.isa, &launch, &parameters)?);
+    for (bank, bytes) in &kernel.constants {
+        cbufs.set(*bank as usize, bytes.clone());
+    }
+    let stats = run_compute(Kernel { isa: kernel.isa, code: &kernel.code, entry: 0 }, &launch, &cbufs, &mut memory)
+        .with_context(|| format!("running {} on the SASS interpreter", kernel.name))?;
+    if let Some(dir) = &args.dump {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for (index, address) in buffers.iter().enumerate() {
+            let path = dir.join(format!("param{index}.bin"));
+            std::fs::write(&path, memory.buffer(*address).unwrap_or_default())
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    println!(
+        "run: {} ({}), block {:?}, grid {:?}: {} lane-instructions{}",
+        kernel.name,
+        kernel.isa,
+        launch.block,
+        launch.grid,
+        stats.lane_instructions,
+        args.dump.as_ref().map_or(String::new(), |dir| format!(", buffers in {}", dir.display()))
+    );
+    Ok(ExitCode::SUCCESS)
+}
