@@ -15,6 +15,17 @@
 //! into `target/cuda-tools` (PyPI wheels through pip, Debian's non-free `nvidia-cuda-toolkit` through apt-get
 //! download; nothing is installed system-wide). `PTXAS`, `NVDISASM_SM5X` and `NVDISASM_SM86` override where the
 //! tools are found.
+//!
+//! It also writes what running the kernels on a real GPU needs (`gpu/tests/sass/cuda/`, see `runs.txt` there and
+//! `cuda/run-on-device.sh`), which `--check` covers too:
+//! - `cuda/ptx/NAME.ptx`: the PTX clang makes of each `.cu` kernel for sm_53 (the `.ptx` kernels run as they are);
+//! - `cuda/input.bin`: the `in` buffer of every run, 64 KiB from a fixed-seed generator ([`input`]). The first
+//!   48 KiB are 8-byte slots: a quarter hold one 64-bit value (random, small signed integer, zero, ordinary or
+//!   special double), the rest two 32-bit words, each a random word, a small signed integer (-40..=40), zero, an
+//!   ordinary float (random sign and fraction, exponent 2^-20..2^20), a float special (see [`Format::special`])
+//!   or a pair of halves (ordinary or special). Zeros and small integers are common enough that division by zero,
+//!   shifts by small amounts and equal comparisons all occur among 128 threads. The last 16 KiB are ordinary
+//!   floats within 2^-4..2^4 only, for the whole programs (sums, matrix products) to compute numbers, not NaNs.
 
 use crate::util::{self, project_root, recreate_dir, target_dir};
 use anyhow::{Context, bail};
@@ -22,7 +33,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub const USAGE: &str = "sass [--check] [--install-tools]  regenerate gpu/tests/sass (SASS cubins disassembled by \
-                         nvdisasm) from its kernels; --check: compare a fresh build with what is committed";
+                         nvdisasm, the GPU runs' PTX and input) from its kernels; --check: compare a fresh build \
+                         with what is committed";
 
 /// The targets: ptxas's architecture name and the folder the data goes to.
 const TARGETS: &[&str] = &["sm_53", "sm_86"];
@@ -118,13 +130,16 @@ fn install_tools() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Builds every kernel for every target it supports into `out/smXX/NAME.{bin,sass}`, and `out/tools.txt`.
+/// Builds every kernel for every target it supports into `out/smXX/NAME.{bin,sass}`, and `out/tools.txt`; writes
+/// `out/cuda/ptx/NAME.ptx` (each `.cu` kernel's PTX for sm_53) and `out/cuda/input.bin`.
 fn generate(tools: &Tools, kernels: &Path, out: &Path) -> anyhow::Result<()> {
     let scratch = target_dir().join("sass-build");
     recreate_dir(&scratch)?;
     for target in TARGETS {
         recreate_dir(&out.join(target.replace('_', "")))?;
     }
+    recreate_dir(&out.join("cuda/ptx"))?;
+    std::fs::write(out.join("cuda/input.bin"), input())?;
     let mut sources: Vec<PathBuf> =
         std::fs::read_dir(kernels)?.map(|entry| entry.map(|e| e.path())).collect::<Result<_, _>>()?;
     sources.retain(|p| p.extension().is_some_and(|e| e == "ptx" || e == "cu"));
@@ -144,6 +159,9 @@ fn generate(tools: &Tools, kernels: &Path, out: &Path) -> anyhow::Result<()> {
                             .arg("-o")
                             .arg(&ptx),
                     )?;
+                    if *target == "sm_53" {
+                        std::fs::copy(&ptx, out.join("cuda/ptx").join(format!("{name}.ptx")))?;
+                    }
                     ptx
                 }
                 _ => source.clone(),
@@ -213,9 +231,8 @@ fn code_sections(elf: &[u8]) -> anyhow::Result<Vec<u8>> {
 /// Fails naming every file that differs between the committed data and a fresh build.
 fn compare(committed: &Path, fresh: &Path) -> anyhow::Result<()> {
     let mut differences = Vec::new();
-    let mut names = vec![PathBuf::from("tools.txt")];
-    for target in TARGETS {
-        let folder = target.replace('_', "");
+    let mut names = vec![PathBuf::from("tools.txt"), PathBuf::from("cuda/input.bin")];
+    for folder in TARGETS.iter().map(|target| target.replace('_', "")).chain(["cuda/ptx".to_string()]) {
         for dir in [committed.join(&folder), fresh.join(&folder)] {
             for entry in std::fs::read_dir(&dir)? {
                 names.push(Path::new(&folder).join(entry?.file_name()));
@@ -233,4 +250,130 @@ fn compare(committed: &Path, fresh: &Path) -> anyhow::Result<()> {
         bail!("the committed oracle data differs from a fresh build in: {}", differences.join(", "));
     }
     Ok(())
+}
+
+/// The size of every buffer a run gets (`out`, `in`, `gen`).
+const BUFFER_SIZE: usize = 64 * 1024;
+
+/// Where the ordinary floats at the end of `cuda/input.bin` start.
+const ORDINARY_FLOATS: usize = 48 * 1024;
+
+/// The contents of `cuda/input.bin` (see the module comment): the same bytes on every machine.
+fn input() -> Vec<u8> {
+    let mut rng = Rng(0x5a55_0da7_a5ee_d001);
+    let mut bytes = Vec::with_capacity(BUFFER_SIZE);
+    while bytes.len() < ORDINARY_FLOATS {
+        if rng.below(4) == 0 {
+            bytes.extend_from_slice(&word64(&mut rng).to_le_bytes());
+        } else {
+            bytes.extend_from_slice(&word32(&mut rng).to_le_bytes());
+            bytes.extend_from_slice(&word32(&mut rng).to_le_bytes());
+        }
+    }
+    while bytes.len() < BUFFER_SIZE {
+        bytes.extend_from_slice(&(F32.ordinary(&mut rng, 4) as u32).to_le_bytes());
+    }
+    bytes
+}
+
+/// One 32-bit word of the input.
+fn word32(rng: &mut Rng) -> u32 {
+    let half = |rng: &mut Rng| if rng.below(3) == 0 { F16.special(rng) } else { F16.ordinary(rng, 14) };
+    match rng.below(20) {
+        0..=3 => rng.next() as u32,
+        4..=6 => rng.range(-40, 40) as u32,
+        7 => 0,
+        8..=12 => F32.ordinary(rng, 20) as u32,
+        13..=15 => F32.special(rng) as u32,
+        _ => (half(rng) | half(rng) << 16) as u32,
+    }
+}
+
+/// One 64-bit value of the input (8-byte aligned).
+fn word64(rng: &mut Rng) -> u64 {
+    match rng.below(8) {
+        0 | 1 => rng.next(),
+        2 => rng.range(-40, 40) as u64,
+        3 => 0,
+        4 | 5 => F64.ordinary(rng, 20),
+        _ => F64.special(rng),
+    }
+}
+
+/// An IEEE binary interchange format: the widths of its exponent and fraction fields.
+#[derive(Clone, Copy)]
+struct Format {
+    exponent: u32,
+    fraction: u32,
+}
+
+const F16: Format = Format { exponent: 5, fraction: 10 };
+const F32: Format = Format { exponent: 8, fraction: 23 };
+const F64: Format = Format { exponent: 11, fraction: 52 };
+
+impl Format {
+    fn pack(self, sign: u64, exponent: u64, fraction: u64) -> u64 {
+        sign << (self.exponent + self.fraction) | exponent << self.fraction | fraction
+    }
+
+    fn bias(self) -> u64 {
+        (1 << (self.exponent - 1)) - 1
+    }
+
+    /// A normal number: random sign and fraction, exponent within 2^-range..2^range.
+    fn ordinary(self, rng: &mut Rng, range: i64) -> u64 {
+        let exponent = (self.bias() as i64 + rng.range(-range, range)) as u64;
+        self.pack(rng.bit(), exponent, rng.bits(self.fraction))
+    }
+
+    /// A value at an edge: a zero, an infinity, the default quiet NaN, a quiet NaN with a payload, a signalling NaN,
+    /// a denormal, ±1.0, 0.5, the largest finite magnitude, the smallest normal one, or a number with only three
+    /// fraction bits (small integers, halves and quarters: exact conversions and rounding ties); random signs.
+    fn special(self, rng: &mut Rng) -> u64 {
+        let (sign, fraction, quiet) = (rng.bit(), rng.bits(self.fraction), 1 << (self.fraction - 1));
+        let (infinite, one) = ((1 << self.exponent) - 1, self.bias());
+        match rng.below(11) {
+            0 => self.pack(sign, 0, 0),
+            1 => self.pack(sign, infinite, 0),
+            2 => self.pack(sign, infinite, quiet),
+            3 => self.pack(sign, infinite, quiet | fraction),
+            4 => self.pack(sign, infinite, (fraction & (quiet - 1)).max(1)),
+            5 => self.pack(sign, 0, fraction.max(1)),
+            6 => self.pack(sign, one, 0),
+            7 => self.pack(0, one - 1, 0),
+            8 => self.pack(sign, infinite - 1, (1 << self.fraction) - 1),
+            9 => self.pack(sign, 1, 0),
+            _ => self.pack(sign, one + rng.below(8), rng.bits(3) << (self.fraction - 3)),
+        }
+    }
+}
+
+/// SplitMix64: a small, fixed generator, so that the input never depends on a crate's version.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn bit(&mut self) -> u64 {
+        self.next() >> 63
+    }
+
+    /// `n` random bits (1 <= n <= 64).
+    fn bits(&mut self, n: u32) -> u64 {
+        self.next() >> (64 - n)
+    }
+
+    fn range(&mut self, low: i64, high: i64) -> i64 {
+        low + self.below((high - low + 1) as u64) as i64
+    }
 }

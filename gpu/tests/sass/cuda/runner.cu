@@ -1,0 +1,189 @@
+// Runs the kernels of gpu/tests/sass on a real GPU as runs.txt describes, and writes what each launch leaves in
+// its buffers: OUTDIR/ENTRY.out = out, in and gen after the launch, 64 KiB each, concatenated.
+//
+//   runner SASS_DIR OUTDIR      (SASS_DIR: gpu/tests/sass; built and run by run-on-device.sh)
+//
+// Only the CUDA driver API: the driver JIT-compiles each kernel's PTX (kernels/FILE.ptx, or cuda/ptx/FILE.ptx for
+// the .cu kernels) for the device's own architecture. Each run gets the primary context afresh (reset after a
+// failure, so one faulting kernel does not take the others with it). Exits with 1 if any run failed.
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+static const size_t kBufferSize = 64 * 1024;
+
+struct Run {
+    std::string file, entry;
+    std::vector<std::string> params;
+    unsigned block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
+    bool init_in = false;
+};
+
+static bool read_file(const std::string &path, std::string &contents) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    std::ostringstream text;
+    text << in.rdbuf();
+    contents = text.str();
+    return true;
+}
+
+static bool parse_dims(const std::string &text, unsigned dims[3]) {
+    return sscanf(text.c_str(), "%u,%u,%u", &dims[0], &dims[1], &dims[2]) == 3;
+}
+
+static std::vector<std::string> split(const std::string &text, char separator) {
+    std::vector<std::string> parts;
+    std::stringstream stream(text);
+    for (std::string part; std::getline(stream, part, separator);) parts.push_back(part);
+    return parts;
+}
+
+// The lines of runs.txt (blank lines and # comments skipped); exits on a malformed line.
+static std::vector<Run> parse_runs(const std::string &text) {
+    std::vector<Run> runs;
+    int number = 0;
+    for (const std::string &line : split(text, '\n')) {
+        number++;
+        std::istringstream words(line);
+        Run run;
+        if (!(words >> run.file) || run.file[0] == '#') continue;
+        bool ok = static_cast<bool>(words >> run.entry);
+        for (std::string word; ok && words >> word;) {
+            size_t equals = word.find('=');
+            std::string key = word.substr(0, equals), value = equals == std::string::npos ? "" : word.substr(equals + 1);
+            if (key == "params") run.params = split(value, ',');
+            else if (key == "block") ok = parse_dims(value, run.block);
+            else if (key == "grid") ok = parse_dims(value, run.grid);
+            else if (key == "init") {
+                run.init_in = value == "in";
+                ok = run.init_in || value == "zero";
+            }
+            else ok = key == "stride" || key == "approx" || key == "varies";
+        }
+        if (!ok) {
+            fprintf(stderr, "runs.txt:%d: cannot read this line\n", number);
+            exit(2);
+        }
+        runs.push_back(run);
+    }
+    return runs;
+}
+
+static bool check(CUresult result, const Run &run, const char *what) {
+    if (result == CUDA_SUCCESS) return true;
+    const char *name = "?", *description = "?";
+    cuGetErrorName(result, &name);
+    cuGetErrorString(result, &description);
+    fprintf(stderr, "%s: %s: %s (%s)\n", run.entry.c_str(), what, name, description);
+    return false;
+}
+
+// One launch; writes OUTDIR/ENTRY.out. False (with a message) if anything failed.
+static bool execute(CUdevice device, const std::string &sass_dir, const std::string &out_dir, const Run &run,
+                    const std::string &input) {
+    std::string ptx;
+    if (!read_file(sass_dir + "/kernels/" + run.file + ".ptx", ptx) &&
+        !read_file(sass_dir + "/cuda/ptx/" + run.file + ".ptx", ptx)) {
+        fprintf(stderr, "%s: no PTX for %s\n", run.entry.c_str(), run.file.c_str());
+        return false;
+    }
+    CUcontext context;
+    if (!check(cuDevicePrimaryCtxRetain(&context, device), run, "retaining the context") ||
+        !check(cuCtxSetCurrent(context), run, "making the context current"))
+        return false;
+
+    char log[8192] = "";
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log, reinterpret_cast<void *>(sizeof log)};
+    CUmodule module = nullptr;
+    CUfunction function;
+    CUdeviceptr buffers[3] = {0, 0, 0};  // out, in, gen
+    std::vector<char> zeros(kBufferSize, 0), results(3 * kBufferSize);
+    bool ok = check(cuModuleLoadDataEx(&module, ptx.c_str(), 2, options, values), run, "JIT-compiling the PTX") &&
+              check(cuModuleGetFunction(&function, module, run.entry.c_str()), run, "finding the entry");
+    if (!ok && log[0]) fprintf(stderr, "%s\n", log);
+    for (int i = 0; ok && i < 3; i++) ok = check(cuMemAlloc(&buffers[i], kBufferSize), run, "allocating");
+    ok = ok && check(cuMemcpyHtoD(buffers[0], run.init_in ? input.data() : zeros.data(), kBufferSize), run, "copying") &&
+         check(cuMemcpyHtoD(buffers[1], input.data(), kBufferSize), run, "copying") &&
+         check(cuMemcpyHtoD(buffers[2], zeros.data(), kBufferSize), run, "copying");
+
+    // Every parameter is a 64-bit address or a 32-bit value; the driver takes each one's size from the kernel.
+    std::vector<uint64_t> arguments(run.params.size());
+    std::vector<void *> pointers(run.params.size());
+    for (size_t i = 0; ok && i < run.params.size(); i++) {
+        const std::string &param = run.params[i];
+        size_t plus = param.find('+');
+        std::string buffer = param.substr(0, plus);
+        uint64_t offset = plus == std::string::npos ? 0 : strtoull(param.c_str() + plus + 1, nullptr, 0);
+        if (param.compare(0, 2, "n=") == 0) arguments[i] = strtoul(param.c_str() + 2, nullptr, 0);
+        else if (buffer == "out") arguments[i] = buffers[0] + offset;
+        else if (buffer == "in") arguments[i] = buffers[1] + offset;
+        else if (buffer == "gen") arguments[i] = buffers[2] + offset;
+        else {
+            fprintf(stderr, "%s: unknown parameter %s\n", run.entry.c_str(), param.c_str());
+            ok = false;
+        }
+        pointers[i] = &arguments[i];
+    }
+    ok = ok &&
+         check(cuLaunchKernel(function, run.grid[0], run.grid[1], run.grid[2], run.block[0], run.block[1],
+                              run.block[2], 0, nullptr, pointers.data(), nullptr),
+               run, "launching") &&
+         check(cuCtxSynchronize(), run, "running");
+    for (int i = 0; ok && i < 3; i++)
+        ok = check(cuMemcpyDtoH(&results[i * kBufferSize], buffers[i], kBufferSize), run, "reading back");
+    if (ok) {
+        std::string path = out_dir + "/" + run.entry + ".out";
+        std::ofstream file(path, std::ios::binary);
+        file.write(results.data(), results.size());
+        if (!file) {
+            fprintf(stderr, "cannot write %s\n", path.c_str());
+            ok = false;
+        }
+    }
+    if (ok) {
+        for (CUdeviceptr buffer : buffers) cuMemFree(buffer);
+        cuModuleUnload(module);
+        cuDevicePrimaryCtxRelease(device);
+    } else {
+        cuDevicePrimaryCtxRelease(device);
+        cuDevicePrimaryCtxReset(device);  // frees everything; clears a sticky error
+    }
+    return ok;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: runner SASS_DIR OUTDIR\n");
+        return 2;
+    }
+    std::string sass_dir = argv[1], out_dir = argv[2], manifest, input;
+    if (!read_file(sass_dir + "/runs.txt", manifest) || !read_file(sass_dir + "/cuda/input.bin", input) ||
+        input.size() != kBufferSize) {
+        fprintf(stderr, "cannot read %s/runs.txt and a 64 KiB %s/cuda/input.bin\n", argv[1], argv[1]);
+        return 2;
+    }
+    CUdevice device;
+    CUresult result = cuInit(0);
+    if (result == CUDA_SUCCESS) result = cuDeviceGet(&device, 0);
+    if (result != CUDA_SUCCESS) {
+        fprintf(stderr, "no CUDA device (error %d)\n", result);
+        return 2;
+    }
+    int failures = 0;
+    for (const Run &run : parse_runs(manifest)) {
+        bool ok = execute(device, sass_dir, out_dir, run, input);
+        printf("%-14s %s\n", run.entry.c_str(), ok ? "ok" : "FAILED");
+        fflush(stdout);
+        failures += !ok;
+    }
+    return failures ? 1 : 0;
+}
