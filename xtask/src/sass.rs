@@ -6,7 +6,9 @@
 //! for (sm_53, the Switch's Maxwell, and sm_86, the Switch 2's Ampere; PTX that targets sm_86 builds for sm_86
 //! only):
 //! 1. `ptxas` (CUDA 12) assembles it into a cubin;
-//! 2. the cubin's code sections are concatenated into `gpu/tests/sass/smXX/NAME.bin`;
+//! 2. the cubin is kept as `gpu/tests/sass/smXX/NAME.cubin` (what running a kernel needs: each kernel's code,
+//!    its compiler constant banks, its shared memory size) and its code sections are concatenated into
+//!    `gpu/tests/sass/smXX/NAME.bin`;
 //! 3. `nvdisasm -b SMXX -hex` disassembles that raw code into `NAME.sass`: CUDA 11.8's nvdisasm for SM53 (newer
 //!    ones dropped Maxwell), CUDA 13's for SM86.
 //!
@@ -177,6 +179,9 @@ fn generate(tools: &Tools, kernels: &Path, out: &Path) -> anyhow::Result<()> {
             let folder = out.join(target.replace('_', ""));
             let bin = folder.join(format!("{name}.bin"));
             std::fs::write(&bin, code)?;
+            // The cubin itself: each kernel's own code, its compiler constant banks and shared memory size, which
+            // running a kernel needs.
+            std::fs::copy(&cubin, folder.join(format!("{name}.cubin")))?;
             let (nvdisasm, sm) = match *target {
                 "sm_53" => (&tools.nvdisasm_sm5x, "SM53"),
                 _ => (&tools.nvdisasm_sm86, "SM86"),

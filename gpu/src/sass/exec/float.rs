@@ -412,9 +412,12 @@ pub fn min_max16(a: u16, b: u16, min: bool, ftz: bool) -> u16 {
 /// MUFU's functions in the order of its `func` field.
 pub fn special_function(func: u64, x: u32) -> Option<u32> {
     let value = f64::from(f32::from_bits(flush32(x)));
+    // SIN and COS take their argument in turns; only its fraction matters (exactly computed, so that an
+    // argument too large to have one gives the function of 0, as the unit does).
+    let turns = value - value.trunc();
     let result = match func {
-        0 => (value * std::f64::consts::TAU).cos(),
-        1 => (value * std::f64::consts::TAU).sin(),
+        0 => (turns * std::f64::consts::TAU).cos(),
+        1 => (turns * std::f64::consts::TAU).sin(),
         2 => value.exp2(),
         3 => value.log2(),
         4 => 1.0 / value,

@@ -1014,8 +1014,10 @@ impl Operands<'_> {
         if index >= 63 { 0 } else { self.ur[index as usize] }
     }
 
+    /// Whether the 63:32 slot is the third source (`_c` forms of three-source instructions). Two-source
+    /// instructions (FADD, DADD) have `_c` forms too, whose 63:32 slot is simply their second source.
     fn c_form(&self) -> bool {
-        self.v.encoding.form().ends_with("_c")
+        self.v.encoding.form().ends_with("_c") && self.v.has("rc")
     }
 
     /// The second source of an integer or logic instruction.
@@ -1327,14 +1329,26 @@ fn imad(lane: &mut Lane, o: &Operands) {
         lane.set_reg64(v.get("rd"), sum as u64);
         lane.set_pred(v.get("pd"), sum >> 64 & 1 != 0);
     } else {
+        if form.starts_with("HI") {
+            // The high word of the product plus a 64-bit addend held in the register pair C.
+            let c = if o.c_form() { o.wide_slot64(lane, signed) } else { lane.reg64(v.get("rc")) };
+            let c = match (negated_c, x) {
+                (false, _) => u128::from(c),
+                (true, false) => u128::from(!c) + 1,
+                (true, true) => u128::from(!c),
+            };
+            let sum = u128::from(product) + c + carry_in;
+            lane.set_reg(v.get("rd"), (sum >> 32) as u32);
+            lane.set_pred(v.get("pd"), sum >> 64 & 1 != 0);
+            return;
+        }
         let c = o.slot_c(lane);
         let c = match (negated_c, x) {
             (false, _) => u64::from(c),
             (true, false) => u64::from(!c) + 1,
             (true, true) => u64::from(!c),
         };
-        let base = if form.starts_with("HI") { product >> 32 } else { product & 0xffff_ffff };
-        let sum = u128::from(base) + u128::from(c) + carry_in;
+        let sum = u128::from(product & 0xffff_ffff) + u128::from(c) + carry_in;
         lane.set_reg(v.get("rd"), sum as u32);
         lane.set_pred(v.get("pd"), sum >> 32 & 1 != 0);
     }
