@@ -321,3 +321,38 @@ fn the_code_cache_fills_ahead_of_time_and_survives_damage() {
     assert_eq!(text(&repaired.stdout), expected);
     assert!(!text(&repaired.stderr).contains("code cache"), "{}", text(&repaired.stderr));
 }
+
+/// `tandem shader run` on a kernel's cubin leaves the output buffer as an NVIDIA GPU left it
+/// (gpu/tests/sass/cuda/results), and `tandem shader disasm` lists the same kernel.
+#[test]
+fn shader_run_computes_what_the_gpu_computed() {
+    let sass = Path::new(env!("CARGO_MANIFEST_DIR")).join("gpu/tests/sass");
+    let cubin = sass.join("sm86/int_arith.cubin");
+    let dump = std::env::temp_dir().join(format!("tandem-shader-run-{}", std::process::id()));
+    let input = format!("file:{}", sass.join("cuda/input.bin").display());
+    let output = tandem(&[
+        "shader",
+        "run",
+        cubin.to_str().unwrap(),
+        "--block",
+        "128",
+        "--param",
+        "zero:65536",
+        "--param",
+        &input,
+        "--dump",
+        dump.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).starts_with("run: int_arith (sm86)"), "{}", text(&output.stdout));
+    let got = std::fs::read(dump.join("param0.bin")).unwrap();
+    let gpu = std::fs::read(sass.join("cuda/results/int_arith.out")).unwrap();
+    assert!(got == gpu[..got.len()], "the output buffer differs from the GPU's");
+    std::fs::remove_dir_all(&dump).unwrap();
+
+    let listing = tandem(&["shader", "disasm", cubin.to_str().unwrap()]);
+    assert!(listing.status.success());
+    assert!(text(&listing.stdout).contains("IMAD.WIDE.U32 R2, R28, R3, c[0x0][0x168] ;"), "{}", text(&listing.stdout));
+    let raw = tandem(&["shader", "disasm", sass.join("sm86/int_arith.bin").to_str().unwrap()]);
+    assert!(!raw.status.success() && text(&raw.stderr).contains("--isa"), "raw code without --isa is refused");
+}
