@@ -183,13 +183,9 @@ fn compare(run: &Run, got: &[u8], expected: &[u8]) -> Vec<String> {
 /// Kernels the interpreter does not yet reproduce, and why. The test fails when one of them starts to match
 /// (take it off this list) as surely as when any other kernel stops matching.
 const NOT_YET: &[(&str, &str)] = &[
-    ("fp32", "div.rn.ftz whose result flushes to zero: the GPU keeps the sign of the flushed zero"),
-    ("fp64", "to investigate: FP64 NaN payloads (the GPU keeps them, quieted), the division and sqrt sequences"),
-    ("convert", "to investigate: conversions of NaN and out-of-range values to 64-bit integers"),
     ("memory", "QSPC (address-space queries) is not implemented"),
     ("barrier_warp", "BAR.RED (barrier reductions) is not implemented"),
     ("ampere", "BRA.CONV with a uniform register is not implemented"),
-    ("control", "deadlocks at BAR.SYNC after divergent code with early exits: the convergence model misses a case"),
 ];
 
 #[test]

@@ -1,6 +1,7 @@
 //! Floating point as NVIDIA GPUs compute it, on an exact IEEE 754 implementation (`rustc_apfloat`, LLVM's
 //! APFloat): every rounding mode, fused multiply-add, conversions. What the GPU adds on top lives here:
-//! - a NaN result is the canonical NaN (`0x7fffffff` for FP32), whatever the operands' payloads;
+//! - an FP32 or FP16 NaN result is the canonical NaN (`0x7fffffff`), whatever the operands' payloads; FP64
+//!   arithmetic passes the first NaN operand on, quieted;
 //! - `.FTZ` flushes denormal operands and results to zero of the same sign;
 //! - `.SAT` clamps to [0, 1], NaN to 0;
 //! - `.FMZ` makes 0 times anything (infinity and NaN included) 0;
@@ -152,23 +153,48 @@ pub fn order64(a: u64, b: u64) -> Option<Ordering> {
     double(a).partial_cmp(&double(b))
 }
 
+/// DSETP.MIN/.MAX: whether min (max) returns `a` (a number beats NaN, -0 is below +0), and whether both are NaN.
+pub fn min_max64_choice(a: u64, b: u64, min: bool) -> (bool, bool) {
+    let (x, y) = (double(a), double(b));
+    let pick_a = match (x.is_nan(), y.is_nan()) {
+        (true, _) => false,
+        (false, true) => true,
+        _ => match x.partial_cmp(&y) {
+            Some(Ordering::Less) => min,
+            Some(Ordering::Greater) => !min,
+            _ => x.is_negative() == min,
+        },
+    };
+    (pick_a, x.is_nan() && y.is_nan())
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // FP64.
 
-fn finish64(result: Double) -> u64 {
-    if result.is_nan() { CANONICAL_NAN64 } else { result.to_bits() as u64 }
+/// An FP64 result. Unlike FP32, FP64 arithmetic propagates NaN operands, as the registers hold them (before the
+/// instruction's negate and absolute-value modifiers), quieted: the second operand's NaN first, then the
+/// addend's of a fused multiply-add, then the first operand's (as an H200 does). Only a NaN the operation creates
+/// (infinity minus infinity, zero times infinity) is the canonical one.
+fn finish64(result: Double, raw_operands: &[u64]) -> u64 {
+    if !result.is_nan() {
+        return result.to_bits() as u64;
+    }
+    let preference = [1, 2, 0];
+    let nan = preference.iter().filter_map(|&i| raw_operands.get(i)).find(|&&bits| double(bits).is_nan());
+    nan.map_or(CANONICAL_NAN64, |&bits| bits | QUIET_BIT64)
 }
 
-pub fn add64(a: u64, b: u64, round: Round) -> u64 {
-    finish64(double(a).add_r(double(b), round).value)
-}
+const QUIET_BIT64: u64 = 1 << 51;
 
-pub fn mul64(a: u64, b: u64, round: Round) -> u64 {
-    finish64(double(a).mul_r(double(b), round).value)
-}
-
-pub fn fma64(a: u64, b: u64, c: u64, round: Round) -> u64 {
-    finish64(double(a).mul_add_r(double(b), double(c), round).value)
+/// The FP64 operation on `operands` (after modifiers); `raw` are the same operands before them.
+pub fn arith64(op: ArithOp, operands: [u64; 3], raw: [u64; 3], round: Round) -> u64 {
+    let [a, b, c] = operands.map(double);
+    let (result, count) = match op {
+        ArithOp::Add => (a.add_r(b, round).value, 2),
+        ArithOp::Mul => (a.mul_r(b, round).value, 2),
+        ArithOp::Fma => (a.mul_add_r(b, c, round).value, 3),
+    };
+    finish64(result, &raw[..count])
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -217,14 +243,33 @@ impl AnyFloat {
         }
     }
 
-    /// Converts to type `ty`, rounding with `round`; NaN becomes that type's canonical NaN.
+    /// The sign, and the payload's top bits aligned at bit 63, of a NaN.
+    fn nan_parts(self) -> (bool, u64) {
+        let (bits, mantissa_bits, width) = match self {
+            AnyFloat::F16(x) => (x.to_bits() as u64, 10, 16),
+            AnyFloat::F32(x) => (x.to_bits() as u64, 23, 32),
+            AnyFloat::F64(x) => (x.to_bits() as u64, 52, 64),
+        };
+        let payload = bits & ((1 << mantissa_bits) - 1);
+        (bits >> (width - 1) & 1 != 0, payload << (64 - mantissa_bits))
+    }
+
+    /// Converts to type `ty`, rounding with `round`. A NaN keeps its sign and the top of its payload, quieted,
+    /// when FP64 is on either side; between FP16 and FP32 it becomes the canonical NaN.
     fn to_type(self, ty: u64, round: Round, ftz: bool) -> u64 {
         if self.is_nan() {
-            return match ty {
-                1 => u64::from(CANONICAL_NAN16),
-                3 => CANONICAL_NAN64,
-                _ => u64::from(CANONICAL_NAN32),
+            let from_f64 = matches!(self, AnyFloat::F64(_));
+            if !from_f64 && ty != 3 {
+                return if ty == 1 { u64::from(CANONICAL_NAN16) } else { u64::from(CANONICAL_NAN32) };
+            }
+            let (negative, payload) = self.nan_parts();
+            let (exponent_and_quiet, mantissa_bits, width) = match ty {
+                1 => (0x7e00u64, 10, 16),
+                3 => (0x7ff8_0000_0000_0000, 52, 64),
+                _ => (0x7fc0_0000, 23, 32),
             };
+            let sign = u64::from(negative) << (width - 1);
+            return sign | exponent_and_quiet | payload >> (64 - mantissa_bits);
         }
         let mut loses = false;
         macro_rules! to {
@@ -255,13 +300,14 @@ impl AnyFloat {
     }
 }
 
-/// F2I: float of type `src` to an integer of `8 << size` bits, saturating; NaN gives 0.
+/// F2I: float of type `src` to an integer of `8 << size` bits, saturating. NaN gives the integer's top bit alone
+/// when converting from FP64 or to 64 bits, and 0 otherwise (as an H200 does).
 pub fn float_to_int(bits: u64, src: u64, size: u64, signed: bool, round: Round, ftz: bool) -> u64 {
     let value = AnyFloat::from_bits(src, bits, ftz);
-    if value.is_nan() {
-        return 0;
-    }
     let width = 8usize << (size & 3);
+    if value.is_nan() {
+        return if src == 3 || width == 64 { 1 << (width - 1) } else { 0 };
+    }
     let result = value.to_int(width, signed, round);
     if width == 64 { result } else { result & ((1u64 << width) - 1) }
 }
@@ -306,7 +352,7 @@ pub fn round_integral(bits: u64, ty: u64, round: Round, ftz: bool) -> u64 {
     match AnyFloat::from_bits(ty, bits, ftz) {
         AnyFloat::F16(x) if x.is_nan() => u64::from(CANONICAL_NAN16),
         AnyFloat::F32(x) if x.is_nan() => u64::from(CANONICAL_NAN32),
-        AnyFloat::F64(x) if x.is_nan() => CANONICAL_NAN64,
+        AnyFloat::F64(x) if x.is_nan() => bits | QUIET_BIT64,
         AnyFloat::F16(x) => x.round_to_integral(round).value.to_bits() as u64,
         AnyFloat::F32(x) => {
             let bits = x.round_to_integral(round).value.to_bits() as u32;
@@ -319,9 +365,9 @@ pub fn round_integral(bits: u64, ty: u64, round: Round, ftz: bool) -> u64 {
 // ---------------------------------------------------------------------------------------------------------------
 // FP16 pairs (HADD2, HMUL2, HFMA2): each half computed exactly and rounded to nearest even once.
 
-/// An arithmetic operation on halves.
+/// An arithmetic operation (FP16 pairs and FP64).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HalfOp {
+pub enum ArithOp {
     Add,
     Mul,
     Fma,
@@ -343,13 +389,13 @@ fn half(bits: u16, ftz: bool) -> Half {
     Half::from_bits(u128::from(if ftz { flush16(bits) } else { bits }))
 }
 
-pub fn half_arith(op: HalfOp, a: u16, b: u16, c: u16, mode: HalfMode) -> u16 {
+pub fn half_arith(op: ArithOp, a: u16, b: u16, c: u16, mode: HalfMode) -> u16 {
     let (a, b, c) = (half(a, mode.ftz), half(b, mode.ftz), half(c, mode.ftz));
     let round = Round::NearestTiesToEven;
     let result = match op {
-        HalfOp::Add => a.add_r(b, round).value,
-        HalfOp::Mul => a.mul_r(b, round).value,
-        HalfOp::Fma => a.mul_add_r(b, c, round).value,
+        ArithOp::Add => a.add_r(b, round).value,
+        ArithOp::Mul => a.mul_r(b, round).value,
+        ArithOp::Fma => a.mul_add_r(b, c, round).value,
     };
     if result.is_nan() {
         return if mode.sat || mode.relu { 0 } else { CANONICAL_NAN16 };
@@ -368,16 +414,16 @@ pub fn half_arith(op: HalfOp, a: u16, b: u16, c: u16, mode: HalfMode) -> u16 {
 }
 
 /// The same operation on the halves widened to FP32 (the `.F32` forms, which produce one FP32 result).
-pub fn half_arith_to_f32(op: HalfOp, a: u16, b: u16, c: u16, mode: HalfMode) -> u32 {
+pub fn half_arith_to_f32(op: ArithOp, a: u16, b: u16, c: u16, mode: HalfMode) -> u32 {
     let widen = |bits: u16| {
         float_to_float(u64::from(if mode.ftz { flush16(bits) } else { bits }), 1, 2, Round::NearestTiesToEven, false)
             as u32
     };
     let f32_mode = Mode { round: Round::NearestTiesToEven, ftz: mode.ftz, sat: mode.sat };
     match op {
-        HalfOp::Add => add32(widen(a), widen(b), f32_mode),
-        HalfOp::Mul => mul32(widen(a), widen(b), 0, false, f32_mode),
-        HalfOp::Fma => fma32(widen(a), widen(b), widen(c), false, f32_mode),
+        ArithOp::Add => add32(widen(a), widen(b), f32_mode),
+        ArithOp::Mul => mul32(widen(a), widen(b), 0, false, f32_mode),
+        ArithOp::Fma => fma32(widen(a), widen(b), widen(c), false, f32_mode),
     }
 }
 
@@ -449,12 +495,12 @@ pub fn division_needs_slow_path(a: u32, b: u32) -> bool {
     let exponent = |bits: u32| (bits >> 23 & 0xff) as i32;
     let (ea, eb) = (exponent(a), exponent(b));
     let normal = |e: i32| e != 0 && e != 0xff;
-    let a_zero = a & 0x7fff_ffff == 0;
-    if !normal(eb) || (!normal(ea) && !a_zero) {
+    // A zero dividend too: the fast path's `a * (1/b) + 0` loses the sign of a zero quotient.
+    if !normal(ea) || !normal(eb) {
         return true;
     }
     let difference = ea - eb;
-    !(-125..=125).contains(&difference) || eb >= 253 || ea >= 253 - 1 || (!a_zero && ea <= 24)
+    !(-125..=125).contains(&difference) || eb >= 253 || ea >= 252 || ea <= 24
 }
 
 #[cfg(test)]

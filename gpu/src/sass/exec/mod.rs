@@ -232,6 +232,20 @@ impl Warp {
         Some((mask, pc))
     }
 
+    /// When no lane of the warp can run and some wait at a `BSYNC`, the ones at the lowest PC go on: convergence
+    /// barriers only gather lanes, they never stop the warp (Volta's independent thread scheduling guarantees
+    /// progress). It happens when lanes at different depths of a recursion share a barrier register. Returns
+    /// the released group like [`Warp::next_group`].
+    fn release_stalled_convergence(&mut self) -> Option<(u32, usize)> {
+        let stalled = |lane: &Lane| matches!(lane.status, LaneStatus::Converging(b) if b != WARPSYNC_BARRIER);
+        let pc = self.lanes.iter().filter(|lane| stalled(lane)).map(|lane| lane.pc).min()?;
+        for lane in self.lanes.iter_mut().filter(|lane| lane.pc == pc && stalled(lane)) {
+            lane.status = LaneStatus::Running;
+            lane.pc += 1;
+        }
+        self.next_group()
+    }
+
     /// Releases the lanes parked at convergence barrier `barrier` once every lane it waits for has arrived or
     /// exited.
     fn try_converge(&mut self, barrier: u8) {
@@ -376,7 +390,9 @@ impl<'l> Cta<'l> {
     ) -> Result<(), ExecError> {
         loop {
             for w in 0..self.warps.len() {
-                while let Some((group, pc)) = self.warps[w].next_group() {
+                while let Some((group, pc)) =
+                    self.warps[w].next_group().or_else(|| self.warps[w].release_stalled_convergence())
+                {
                     let mut step = Step {
                         warp: &mut self.warps[w],
                         group,
@@ -430,19 +446,30 @@ impl<'l> Cta<'l> {
         released
     }
 
+    /// Where the CTA's lanes wait: `warp W: N at BAR 0 (pc 0x660), M at B6 (pc 0x610)` per warp.
     fn describe_waits(&self) -> String {
-        let mut waits = Vec::new();
+        let mut warps = Vec::new();
         for (w, warp) in self.warps.iter().enumerate() {
-            for (i, lane) in warp.lanes.iter().enumerate() {
-                match lane.status {
-                    LaneStatus::Converging(b) => waits.push(format!("warp {w} lane {i} at B{b}")),
-                    LaneStatus::AtBarrier(b) => waits.push(format!("warp {w} lane {i} at BAR {b}")),
-                    _ => {}
+            let mut groups: Vec<(String, usize)> = Vec::new();
+            for lane in &warp.lanes {
+                let place = match lane.status {
+                    LaneStatus::Converging(WARPSYNC_BARRIER) => {
+                        format!("WARPSYNC (pc {:#x})", lane.pc * sm86::INSTRUCTION_BYTES)
+                    }
+                    LaneStatus::Converging(b) => format!("B{b} (pc {:#x})", lane.pc * sm86::INSTRUCTION_BYTES),
+                    LaneStatus::AtBarrier(b) => format!("BAR {b} (pc {:#x})", lane.pc * sm86::INSTRUCTION_BYTES),
+                    LaneStatus::Exited => "exited".to_string(),
+                    LaneStatus::Running => format!("running (pc {:#x})", lane.pc * sm86::INSTRUCTION_BYTES),
+                };
+                match groups.iter_mut().find(|(p, _)| *p == place) {
+                    Some((_, count)) => *count += 1,
+                    None => groups.push((place, 1)),
                 }
             }
+            let groups = groups.iter().map(|(place, count)| format!("{count} {place}")).collect::<Vec<_>>();
+            warps.push(format!("warp {w}: {}", groups.join(", ")));
         }
-        let shown = waits.len().min(4);
-        format!("{}{}", waits[..shown].join(", "), if waits.len() > shown { ", ..." } else { "" })
+        warps.join("; ")
     }
 }
 

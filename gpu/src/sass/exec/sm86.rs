@@ -5,7 +5,8 @@
 
 use super::float::{self, Mode};
 use super::{ExecError, Lane, LaneStatus, Step, WARP_SIZE, WARPSYNC_BARRIER, load, store};
-use crate::sass::sm86::{INSTRUCTION_BYTES, decode_program};
+pub(super) use crate::sass::sm86::INSTRUCTION_BYTES;
+use crate::sass::sm86::decode_program;
 use crate::sass::text::View;
 use crate::sass::{Control, Isa};
 
@@ -277,19 +278,30 @@ impl Exec<'_, '_> {
             // 64-bit floating point.
             "DADD" | "DMUL" | "DFMA" => self.each(|lane, o| {
                 let round = float::rounding(o.v.get("rnd"));
-                let a = o.double_a(lane);
-                let result = match o.v.encoding.opcode {
-                    "DADD" => float::add64(a, o.double_c_of_dadd(lane), round),
-                    "DMUL" => float::mul64(a, o.double_b(lane), round),
-                    _ => float::fma64(a, o.double_b(lane), o.double_c(lane), round),
+                let a = (o.double_a(lane), lane.reg64(o.v.get("ra")));
+                let (op, b, c) = match o.v.encoding.opcode {
+                    // DADD's second operand sits in the C slot (the 71:64 register, or the 63:32 slot of `_c`).
+                    "DADD" => (float::ArithOp::Add, o.double_c(lane), (0, 0)),
+                    "DMUL" => (float::ArithOp::Mul, o.double_b(lane), (0, 0)),
+                    _ => (float::ArithOp::Fma, o.double_b(lane), o.double_c(lane)),
                 };
+                let result = float::arith64(op, [a.0, b.0, c.0], [a.1, b.1, c.1], round);
                 lane.set_reg64(o.v.get("rd"), result)
             }),
             "DSETP" => self.each(|lane, o| {
-                let holds = float::compare(float::order64(o.double_a(lane), o.double_b(lane)), o.v.get("cmp"));
+                let (a, b) = (o.double_a(lane), o.double_b(lane).0);
                 let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
-                lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
-                lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
+                let (first, second) = match o.v.get("cmp") {
+                    // .MIN and .MAX (in place of .F and .T) pick the operand min/max.f64 returns: the first
+                    // predicate says "the first operand", the second "both are NaN".
+                    cmp @ (0 | 15) => float::min_max64_choice(a, b, cmp == 0),
+                    cmp => {
+                        let holds = float::compare(float::order64(a, b), cmp);
+                        (holds, !holds)
+                    }
+                };
+                lane.set_pred(o.v.get("pd"), boolean(op, first, ps));
+                lane.set_pred(o.v.get("pq"), boolean(op, second, ps));
             }),
             // Conversions.
             "F2I" => self.each(f2i),
@@ -498,6 +510,8 @@ impl Exec<'_, '_> {
                     }
                 }
                 self.advance_all();
+                // Lanes parked at the barrier wait for whom the register now names.
+                self.release_convergence();
             }
             // Barriers, votes, shuffles.
             "BAR" => self.barrier()?,
@@ -1103,35 +1117,27 @@ impl Operands<'_> {
         if self.v.flag(neg) { bits ^ 1 << 63 } else { bits }
     }
 
-    /// The 63:32 slot as an FP64 operand: a register pair, or an immediate/constant holding the high word.
+    /// The 63:32 slot as an FP64 operand: a register or constant pair, or an immediate holding the high word.
     fn reg64_slot_b(&self, lane: &Lane) -> u64 {
         let v = self.v;
-        if v.has("rb") { lane.reg64(v.get("rb")) } else { u64::from(self.wide_slot(lane)) << 32 }
+        if v.has("imm32") { v.get("imm32") << 32 } else { self.wide_slot64(lane, false) }
     }
 
+    /// An FP64 source: its value after the modifiers, and the register bits before them.
     fn double_a(&self, lane: &Lane) -> u64 {
         self.float64_modifiers(lane.reg64(self.v.get("ra")), "neg_a", "abs_a")
     }
 
-    fn double_b(&self, lane: &Lane) -> u64 {
-        if self.c_form() {
-            self.float64_modifiers(lane.reg64(self.v.get("rc")), "neg_c", "abs_c")
-        } else {
-            self.float64_modifiers(self.reg64_slot_b(lane), "neg_b", "abs_b")
-        }
+    fn double_b(&self, lane: &Lane) -> (u64, u64) {
+        let raw = if self.c_form() { lane.reg64(self.v.get("rc")) } else { self.reg64_slot_b(lane) };
+        let (neg, abs) = if self.c_form() { ("neg_c", "abs_c") } else { ("neg_b", "abs_b") };
+        (self.float64_modifiers(raw, neg, abs), raw)
     }
 
-    fn double_c(&self, lane: &Lane) -> u64 {
-        if self.c_form() {
-            self.float64_modifiers(self.reg64_slot_b(lane), "neg_b", "abs_b")
-        } else {
-            self.float64_modifiers(lane.reg64(self.v.get("rc")), "neg_c", "abs_c")
-        }
-    }
-
-    /// DADD's second operand sits in the C slot (`DADD.reg` has `rc`), or the 63:32 slot in its `_c` form.
-    fn double_c_of_dadd(&self, lane: &Lane) -> u64 {
-        self.double_c(lane)
+    fn double_c(&self, lane: &Lane) -> (u64, u64) {
+        let raw = if self.c_form() { self.reg64_slot_b(lane) } else { lane.reg64(self.v.get("rc")) };
+        let (neg, abs) = if self.c_form() { ("neg_b", "abs_b") } else { ("neg_c", "abs_c") };
+        (self.float64_modifiers(raw, neg, abs), raw)
     }
 }
 
@@ -1232,7 +1238,7 @@ fn atomic_op(op: u64, ty: u64, old: u64, b: u64) -> u64 {
         (0, 3) => {
             u64::from(float::add32(old as u32, b as u32, Mode { round: float::rounding(0), ftz: true, sat: false }))
         }
-        (0, 6) => float::add64(old, b, float::rounding(0)),
+        (0, 6) => float::arith64(float::ArithOp::Add, [old, b, 0], [old, b, 0], float::rounding(0)),
         (0, _) => old.wrapping_add(b),
         (1, _) if signed => as_signed(old).min(as_signed(b)) as u64,
         (1, _) => old.min(b),
@@ -1530,12 +1536,12 @@ fn i2f(lane: &mut Lane, o: &Operands) {
 fn half_arithmetic(lane: &mut Lane, o: &Operands) {
     let v = o.v;
     let op = match v.encoding.opcode {
-        "HADD2" => float::HalfOp::Add,
-        "HMUL2" => float::HalfOp::Mul,
-        _ => float::HalfOp::Fma,
+        "HADD2" => float::ArithOp::Add,
+        "HMUL2" => float::ArithOp::Mul,
+        _ => float::ArithOp::Fma,
     };
     let (a, b) = (o.half_a(lane), o.half_b(lane));
-    let c = if op == float::HalfOp::Fma { o.half_c(lane) } else { [0; 2] };
+    let c = if op == float::ArithOp::Fma { o.half_c(lane) } else { [0; 2] };
     let mode = float::HalfMode { ftz: v.flag("ftz"), sat: v.flag("sat"), relu: v.flag("relu") };
     if v.flag("f32") {
         lane.set_reg(v.get("rd"), float::half_arith_to_f32(op, a[0], b[0], c[0], mode));
