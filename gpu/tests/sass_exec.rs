@@ -182,11 +182,8 @@ fn compare(run: &Run, got: &[u8], expected: &[u8]) -> Vec<String> {
 
 /// Kernels the interpreter does not yet reproduce, and why. The test fails when one of them starts to match
 /// (take it off this list) as surely as when any other kernel stops matching.
-const NOT_YET: &[(&str, &str)] = &[
-    ("memory", "QSPC (address-space queries) is not implemented"),
-    ("barrier_warp", "BAR.RED (barrier reductions) is not implemented"),
-    ("ampere", "BRA.CONV with a uniform register is not implemented"),
-];
+const NOT_YET: &[(&str, &str)] =
+    &[("ampere", "IDP, the tensor-core MMA instructions, LDGSTS and LDSM are not implemented")];
 
 #[test]
 fn sm86_kernels_compute_what_the_gpu_computes() {

@@ -113,8 +113,10 @@ pub enum ExecError {
     Trap { isa: Isa, what: String, offset: usize },
     #[error("{isa}: CTA {cta:?} deadlocked: lanes wait on barriers that can never be released ({waiting})")]
     Deadlock { isa: Isa, cta: [u32; 3], waiting: String },
-    #[error("{isa}: stopped after {steps} lane-instructions (a runaway loop?); raise the limit if it is legitimate")]
-    StepLimit { isa: Isa, steps: u64 },
+    #[error(
+        "{isa}: stopped after {steps} lane-instructions (a runaway loop?) with {at}; raise the limit if it is legitimate"
+    )]
+    StepLimit { isa: Isa, steps: u64, at: String },
     #[error("bad launch: {0}")]
     BadLaunch(String),
 }
@@ -155,6 +157,8 @@ struct Lane {
     tid: [u32; 3],
     /// Thread index in the CTA (x fastest); the lane index is this modulo 32.
     linear_id: u32,
+    /// The result of the last `BAR.RED` the lane took part in.
+    barrier_result: u32,
 }
 
 impl Lane {
@@ -267,7 +271,8 @@ impl Warp {
 }
 
 /// Constant bank 0 as the CUDA driver fills it for a launch on SM86: the block size at 0x0, the grid size at
-/// 0xc, the top of each thread's local memory stack at 0x28 and the parameter block at 0x160.
+/// 0xc, the shared and local windows of generic addressing at 0x18 and 0x20, the top of each thread's local
+/// memory stack at 0x28 and the parameter block at 0x160.
 pub fn driver_constants(isa: Isa, launch: &Launch, parameters: &[u8]) -> Result<Vec<u8>, ExecError> {
     if isa != Isa::Sm86 {
         return Err(ExecError::Unimplemented { isa, what: "the driver's constant bank layout".into(), offset: 0 });
@@ -277,6 +282,8 @@ pub fn driver_constants(isa: Isa, launch: &Launch, parameters: &[u8]) -> Result<
         bank[4 * i..4 * i + 4].copy_from_slice(&value.to_le_bytes());
     }
     bank[sm86::LOCAL_STACK_TOP..sm86::LOCAL_STACK_TOP + 4].copy_from_slice(&launch.local_bytes.to_le_bytes());
+    bank[sm86::SHARED_WINDOW_BASE..sm86::SHARED_WINDOW_BASE + 8].copy_from_slice(&SHARED_WINDOW.to_le_bytes());
+    bank[sm86::LOCAL_WINDOW_BASE..sm86::LOCAL_WINDOW_BASE + 8].copy_from_slice(&LOCAL_WINDOW.to_le_bytes());
     bank.extend_from_slice(parameters);
     Ok(bank)
 }
@@ -337,12 +344,33 @@ pub fn run_compute_limited(
     Ok(stats)
 }
 
-/// A CTA barrier (`BAR`): how many threads it waits for (0: all) and how many arrived without waiting.
+/// A CTA barrier (`BAR`): how many threads it waits for (0: all) and how many arrived without waiting, and for
+/// `BAR.RED` the reduction (0 POPC, 1 AND, 2 OR) over the waiting threads' predicates.
 #[derive(Debug, Clone, Copy, Default)]
 struct Barrier {
     count: u32,
     arrived: u32,
+    reduction: Option<u8>,
+    true_count: u32,
+    participants: u32,
 }
+
+impl Barrier {
+    /// What `B2R.RESULT` reads after the barrier: the count of true predicates, or the AND/OR as 0 or 1.
+    fn result(&self) -> Option<u32> {
+        Some(match self.reduction? {
+            0 => self.true_count,
+            1 => u32::from(self.true_count == self.participants),
+            _ => u32::from(self.true_count != 0),
+        })
+    }
+}
+
+/// Where generic addresses reach shared and local memory (the windows the driver announces in constant bank 0),
+/// and each window's size.
+pub const SHARED_WINDOW: u64 = 1 << 48;
+pub const LOCAL_WINDOW: u64 = 2 << 48;
+pub const WINDOW_BYTES: u64 = 1 << 24;
 
 /// One CTA (thread block) being run.
 struct Cta<'l> {
@@ -369,6 +397,7 @@ impl<'l> Cta<'l> {
                         local: vec![0; launch.local_bytes as usize],
                         tid: [x, y, z],
                         linear_id: lanes.len() as u32,
+                        barrier_result: 0,
                     });
                 }
             }
@@ -407,7 +436,8 @@ impl<'l> Cta<'l> {
                     program.execute(pc, &mut step)?;
                     stats.lane_instructions += u64::from(group.count_ones());
                     if stats.lane_instructions > step_limit {
-                        return Err(ExecError::StepLimit { isa: Isa::Sm86, steps: stats.lane_instructions });
+                        let at = self.describe_waits();
+                        return Err(ExecError::StepLimit { isa: Isa::Sm86, steps: stats.lane_instructions, at });
                     }
                 }
             }
@@ -433,11 +463,15 @@ impl<'l> Cta<'l> {
             let arrived = waiting + state.arrived as usize;
             let expected = if state.count == 0 { alive } else { state.count as usize };
             if waiting > 0 && arrived >= expected {
+                let result = state.result();
                 *state = Barrier::default();
                 for lane in self.warps.iter_mut().flat_map(|warp| warp.lanes.iter_mut()) {
                     if lane.status == LaneStatus::AtBarrier(barrier) {
                         lane.status = LaneStatus::Running;
                         lane.pc += 1;
+                        if let Some(result) = result {
+                            lane.barrier_result = result;
+                        }
                     }
                 }
                 released = true;
@@ -446,7 +480,7 @@ impl<'l> Cta<'l> {
         released
     }
 
-    /// Where the CTA's lanes wait: `warp W: N at BAR 0 (pc 0x660), M at B6 (pc 0x610)` per warp.
+    /// Where the CTA's lanes are: `warp W: N BAR 0 (pc 0x660), M running (pc 0x610)` per warp.
     fn describe_waits(&self) -> String {
         let mut warps = Vec::new();
         for (w, warp) in self.warps.iter().enumerate() {

@@ -16,8 +16,11 @@ pub(super) struct Program {
     entry: usize,
 }
 
-/// Byte offset of a driver constant in `c[0x0]`: the top of each thread's local memory stack.
+/// Byte offsets of driver constants in `c[0x0]`: the top of each thread's local memory stack, and the bases of
+/// the shared and local windows of generic addressing.
 pub const LOCAL_STACK_TOP: usize = 0x28;
+pub const SHARED_WINDOW_BASE: usize = 0x18;
+pub const LOCAL_WINDOW_BASE: usize = 0x20;
 /// Byte offset of the first kernel parameter in `c[0x0]`.
 pub const PARAMETERS: usize = 0x160;
 
@@ -416,14 +419,36 @@ impl Exec<'_, '_> {
                 self.advance_all();
             }
             "ATOMG" | "ATOM" | "RED" | "ATOMS" => self.atomic()?,
+            "QSPC" => {
+                // Which window a generic address falls in: 0 global, 2 local, 4 shared (bit 0 is .E).
+                let space = match v.get("space") >> 1 {
+                    0 => "global",
+                    1 => "local",
+                    2 => "shared",
+                    _ => return self.unimplemented(crate::sass::sm86::text(&self.instruction())),
+                };
+                self.each(|lane, o| {
+                    let address = lane.reg64(o.v.get("ra")).wrapping_add(o.v.signed("offset") as u64);
+                    lane.set_pred(o.v.get("pd"), Memories::window(address).0 == space);
+                    lane.set_reg(o.v.get("rd"), 0);
+                })
+            }
             "MEMBAR" | "ERRBAR" | "CCTL" | "DEPBAR" | "NOP" | "NANOSLEEP" | "LDGDEPBAR" => self.advance_all(),
             // Control flow.
             "BRA" => {
-                if v.flag("ur_valid") || v.get("mode") != 0 {
-                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
-                }
                 let target = self.target(v.signed("offset") * 4)?;
-                self.branch(|lane, o| o.pred_src(lane, "ps").then_some(target));
+                match (v.get("mode"), v.flag("ur_valid")) {
+                    (0, false) => self.branch(|lane, o| o.pred_src(lane, "ps").then_some(target)),
+                    // .CONV (.DIV): taken when every lane of the mask (a uniform register) executes it (when
+                    // some does not). Either way the program computes the same; the branch picks the fast path.
+                    (mode @ (2 | 3), true) => {
+                        let mask = self.step.warp.ureg(v.get("ur")) ^ if v.flag("ur_not") { u32::MAX } else { 0 };
+                        let converged = mask & !self.active == 0;
+                        let taken = converged == (mode == 3);
+                        self.branch(|lane, o| (taken && o.pred_src(lane, "ps")).then_some(target));
+                    }
+                    _ => return self.unimplemented(crate::sass::sm86::text(&self.instruction())),
+                }
             }
             "BRX" => {
                 let base = (self.pc * INSTRUCTION_BYTES + INSTRUCTION_BYTES) as i64 + v.signed("offset") * 4;
@@ -515,6 +540,16 @@ impl Exec<'_, '_> {
             }
             // Barriers, votes, shuffles.
             "BAR" => self.barrier()?,
+            "B2R" => {
+                if v.get("mode") != 1 {
+                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                }
+                // The result of the lane's last barrier reduction: the count, or the AND/OR as 0 or 1.
+                self.each(|lane, o| {
+                    lane.set_reg(o.v.get("rd"), lane.barrier_result);
+                    lane.set_pred(o.v.get("pd"), lane.barrier_result != 0);
+                })
+            }
             "VOTE" | "VOTEU" => self.vote(),
             "SHFL" => self.shuffle(),
             "REDUX" => self.redux()?,
@@ -674,7 +709,11 @@ impl Exec<'_, '_> {
             let enabled = lane.pred(predicate) != o.v.flag("ps_not");
             let address = Self::global_address(o, lane, &ur);
             let bytes = access_bytes(size);
-            let value = if enabled { memories.global_load(address, bytes)? } else { 0 };
+            let value = match (enabled, o.v.encoding.opcode) {
+                (false, _) => 0,
+                (true, "LD") => memories.generic_load(&lane.local, address, bytes)?,
+                _ => memories.global_load(address, bytes)?,
+            };
             write_loaded(lane, o.v.get("rd"), size, value);
             Ok(())
         })
@@ -685,7 +724,12 @@ impl Exec<'_, '_> {
         let ur = self.step.warp.ur;
         self.try_each(|lane, o, memories| {
             let address = Self::global_address(o, lane, &ur);
-            memories.global_store(address, access_bytes(size), stored_value(lane, o.v.get("rb"), size))
+            let value = stored_value(lane, o.v.get("rb"), size);
+            if o.v.encoding.opcode == "ST" {
+                memories.generic_store(&mut lane.local, address, access_bytes(size), value)
+            } else {
+                memories.global_store(address, access_bytes(size), value)
+            }
         })
     }
 
@@ -745,7 +789,13 @@ impl Exec<'_, '_> {
         let op = if cas { u64::MAX } else { v.get("op") };
         // Types: 0 U32, 1 S32, 2 U64, 3 F32.FTZ.RN, 4 F16x2.RN, 5 S64, 6 F64.RN (ATOMS: 0 U32, 1 S32, 2 U64).
         let bytes = if matches!(ty, 2 | 5 | 6) { 8 } else { 4 };
-        if (opcode == "ATOMS" && ty > 2) || ty == 4 || ty > 6 || (!cas && op > 8) || (opcode == "RED" && op > 7) {
+        let half_pair_add = ty == 4 && op == 0 && !cas;
+        if (opcode == "ATOMS" && ty > 2)
+            || (ty == 4 && !half_pair_add)
+            || ty > 6
+            || (!cas && op > 8)
+            || (opcode == "RED" && op > 7)
+        {
             return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
         }
         let shared = opcode == "ATOMS";
@@ -779,7 +829,14 @@ impl Exec<'_, '_> {
             } else {
                 memories.global_store(address, bytes, u128::from(new))?;
             }
-            if o.v.has("rd") {
+            if o.v.flag("cast") {
+                // CAST (compare and store) answers whether it stored, not the old value (in a pair for 64 bits).
+                if bytes == 8 {
+                    lane.set_reg64(o.v.get("rd"), u64::from(old == b));
+                } else {
+                    lane.set_reg(o.v.get("rd"), u32::from(old == b));
+                }
+            } else if o.v.has("rd") {
                 if bytes == 8 {
                     lane.set_reg64(o.v.get("rd"), old);
                 } else {
@@ -795,7 +852,7 @@ impl Exec<'_, '_> {
     fn barrier(&mut self) -> Result {
         let v = self.v;
         let mode = v.get("mode");
-        if mode > 1 {
+        if mode > 2 || (mode == 2 && v.get("red") > 2) {
             return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
         }
         // The barrier number is an immediate or a (warp-uniform) register.
@@ -810,8 +867,18 @@ impl Exec<'_, '_> {
             self.advance_all();
             return Ok(());
         }
+        let reduction = (mode == 2).then(|| v.get("red") as u8);
+        let operands = Operands { v, ur: self.step.warp.ur, up: self.step.warp.up, cbufs: self.step.cbufs };
         for i in lanes(self.active) {
-            self.step.warp.lanes[i].status = LaneStatus::AtBarrier(id as u8);
+            let lane = &mut self.step.warp.lanes[i];
+            lane.status = LaneStatus::AtBarrier(id as u8);
+            if let Some(op) = reduction {
+                let predicate = operands.pred_src(lane, "ps");
+                let barrier = &mut self.step.barriers[id];
+                barrier.reduction = Some(op);
+                barrier.true_count += u32::from(predicate);
+                barrier.participants += 1;
+            }
         }
         Ok(())
     }
@@ -1170,6 +1237,46 @@ impl Memories<'_> {
         Ok(())
     }
 
+    /// A generic address's window: shared, local (with the offset in it), or global.
+    fn window(address: u64) -> (&'static str, u64) {
+        use super::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_BYTES};
+        match address {
+            _ if address.wrapping_sub(SHARED_WINDOW) < WINDOW_BYTES => ("shared", address - SHARED_WINDOW),
+            _ if address.wrapping_sub(LOCAL_WINDOW) < WINDOW_BYTES => ("local", address - LOCAL_WINDOW),
+            _ => ("global", address),
+        }
+    }
+
+    fn generic_load(&mut self, local: &[u8], address: u64, size: usize) -> Result<u128> {
+        match Self::window(address) {
+            ("shared", offset) => {
+                self.access("shared", "load", offset, size)?;
+                Ok(load(self.shared, offset, size).unwrap_or(0))
+            }
+            ("local", offset) => {
+                self.check_local(local, "load", offset, size)?;
+                Ok(load(local, offset, size).unwrap_or(0))
+            }
+            _ => self.global_load(address, size),
+        }
+    }
+
+    fn generic_store(&mut self, local: &mut [u8], address: u64, size: usize, value: u128) -> Result {
+        match Self::window(address) {
+            ("shared", offset) => {
+                self.access("shared", "store", offset, size)?;
+                store(self.shared, offset, size, value);
+                Ok(())
+            }
+            ("local", offset) => {
+                self.check_local(local, "store", offset, size)?;
+                store(local, offset, size, value);
+                Ok(())
+            }
+            _ => self.global_store(address, size, value),
+        }
+    }
+
     fn global_load(&mut self, address: u64, size: usize) -> Result<u128> {
         if address % size.min(16) as u64 != 0 {
             return Err(ExecError::Misaligned { isa: Isa::Sm86, space: "global", address, size, offset: self.offset });
@@ -1235,6 +1342,14 @@ fn atomic_op(op: u64, ty: u64, old: u64, b: u64) -> u64 {
     let as_signed = |x: u64| if wide { x as i64 } else { i64::from(x as u32 as i32) };
     let mask = if wide { u64::MAX } else { 0xffff_ffff };
     (match (op, ty) {
+        (0, 4) => {
+            let mode = float::HalfMode { ftz: false, sat: false, relu: false };
+            let half = |shift: u32| {
+                let (x, y) = ((old >> shift) as u16, (b >> shift) as u16);
+                u64::from(float::half_arith(float::ArithOp::Add, x, y, 0, mode)) << shift
+            };
+            half(0) | half(16)
+        }
         (0, 3) => {
             u64::from(float::add32(old as u32, b as u32, Mode { round: float::rounding(0), ftz: true, sat: false }))
         }
