@@ -5,4 +5,5 @@
 //! Architecture invariant: nothing here knows Vulkan; the translator hands SPIR-V to a back end.
 
 pub mod sass;
+pub mod shader;
 pub mod vulkan;

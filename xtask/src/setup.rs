@@ -32,6 +32,7 @@ const TESTS: &[Requirement] = &[
         why: "lavapipe, the CPU Vulkan driver the GPU tests run on",
     },
     Requirement { probe: "/usr/bin/glslc", package: "glslc", why: "compiles the GPU tests' GLSL shaders" },
+    Requirement { probe: "/usr/bin/spirv-val", package: "spirv-tools", why: "validates the translated shaders" },
 ];
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {

@@ -13,7 +13,7 @@ pub mod exec;
 pub mod sm5x;
 pub mod sm86;
 
-mod text;
+pub(crate) mod text;
 
 use std::fmt;
 

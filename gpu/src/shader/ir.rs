@@ -1,0 +1,257 @@
+//! The translator's IR: one for both instruction sets. A program is a set of blocks named by the byte offset
+//! where they start in the guest code; each block is a list of statements over typed values and ends in a
+//! terminator. Guest registers are places the statements read and write (`GetReg`/`SetReg`), not SSA values:
+//! the SPIR-V emitter gives each a function variable and the driver's compiler promotes them.
+//!
+//! Invariants:
+//! - every `Value` is defined once, by the `Op` at its index, before it is used, in the same block or an
+//!   enclosing statement list (values do not cross blocks: blocks communicate through registers);
+//! - an `If` body is structured (it falls through to the statement after the `If`), so guarded guest
+//!   instructions never branch inside one; guarded branches are terminators with a condition.
+
+use std::fmt;
+
+/// The type of a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Type {
+    Bool,
+    U32,
+    U64,
+}
+
+/// A value: the result of one op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(pub u32);
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}", self.0)
+    }
+}
+
+/// Operations on two values of the same type (the result has that type, except comparisons: Bool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    And,
+    Or,
+    Xor,
+    /// Shifts take the amount as a U32 and give 0 (or the sign) for amounts past the width: the emitter
+    /// clamps, so that guest semantics never meet SPIR-V's undefined large shifts.
+    Shl,
+    ShrU,
+    ShrS,
+    /// The high 32 bits of the unsigned (signed) 64-bit product of two U32.
+    MulHiU,
+    MulHiS,
+    MinU,
+    MinS,
+    MaxU,
+    MaxS,
+    /// FP32 on the bits of U32 values, rounded to nearest even, with NVIDIA's NaN (the canonical NaN).
+    FAdd,
+    FMul,
+    /// Divide, as MUFU's reciprocals are built (not bit-exact: MUFU is an approximation).
+    FDiv,
+}
+
+/// Operations on one value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    Not,
+    /// Bool negation.
+    LogicalNot,
+    PopCount,
+    BitReverse,
+    /// Index of the highest set bit, or u32::MAX for zero.
+    FindMsbU,
+    /// Zero-extend U32 to U64, sign-extend, truncate U64 to U32, the high word of a U64.
+    ExtendU,
+    ExtendS,
+    Truncate,
+    High,
+    /// Bool to U32 (1 or 0).
+    BoolToU32,
+    /// FP32 special functions (MUFU), approximations.
+    Sqrt,
+    InverseSqrt,
+    Exp2,
+    Log2,
+    /// Of the argument in turns (SIN(x) is sin(2 pi x)).
+    SinTurns,
+    CosTurns,
+    /// FP32 rounding to an integral value: to nearest even, floor, ceil, trunc.
+    RoundEven,
+    Floor,
+    Ceil,
+    Trunc,
+    /// Flushes an FP32 denormal to zero of the same sign.
+    FlushDenormal,
+    IsNan,
+}
+
+/// Comparisons (the result is Bool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    LtU,
+    LeU,
+    GtU,
+    GeU,
+    LtS,
+    LeS,
+    GtS,
+    GeS,
+    /// FP32 ordered comparisons (false when either is NaN) and unordered ones (true then).
+    FLt,
+    FLe,
+    FGt,
+    FGe,
+    FEq,
+    FNe,
+    FLtU,
+    FLeU,
+    FGtU,
+    FGeU,
+    FEqU,
+    FNeU,
+}
+
+/// Conversions between integers and FP32 (the FP32 side as U32 bits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conv {
+    /// U32/I32 (or U64/I64) to FP32, rounded to nearest even.
+    UToF,
+    SToF,
+    /// FP32 to U32/I32 or to I64 (the caller has already rounded and saturated: out of range is undefined).
+    FToU,
+    FToS,
+    FToS64,
+}
+
+/// Memory spaces loads and stores reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Space {
+    /// 64-bit addresses into global memory.
+    Global,
+    /// Byte offsets into the CTA's shared memory.
+    Shared,
+    /// Byte offsets into the thread's local memory.
+    Local,
+}
+
+/// Special registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    ThreadId(u8),
+    CtaId(u8),
+    /// The thread's index in its warp of 32.
+    LaneId,
+}
+
+/// One operation. Its result (if any) is the `Value` of its index.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    Const(Type, u64),
+    GetReg(u8),
+    SetReg(u8, Value),
+    GetPred(u8),
+    SetPred(u8, Value),
+    GetUReg(u8),
+    SetUReg(u8, Value),
+    Binary(BinOp, Value, Value),
+    Unary(UnOp, Value),
+    /// cond ? a : b
+    Select(Value, Value, Value),
+    Compare(Cmp, Value, Value),
+    Convert(Conv, Value),
+    /// FP32 fused multiply-add a * b + c, rounded to nearest even.
+    Fma(Value, Value, Value),
+    /// A 32-bit word of a constant bank at a byte offset (U32, a multiple of 4).
+    ConstantLoad {
+        bank: u8,
+        offset: Value,
+    },
+    /// A 32-bit word at a 4-aligned address (Global: U64, else U32).
+    Load {
+        space: Space,
+        address: Value,
+    },
+    Store {
+        space: Space,
+        address: Value,
+        value: Value,
+    },
+    Special(Special),
+}
+
+impl Op {
+    /// The type of the op's result, given its operands' types; `None` when it has none.
+    pub fn result_type(&self, type_of: impl Fn(Value) -> Type) -> Option<Type> {
+        use BinOp::*;
+        Some(match self {
+            Op::Const(ty, _) => *ty,
+            Op::GetReg(_) | Op::GetUReg(_) | Op::Special(_) | Op::ConstantLoad { .. } | Op::Load { .. } => Type::U32,
+            Op::GetPred(_) | Op::Compare(..) => Type::Bool,
+            Op::SetReg(..) | Op::SetPred(..) | Op::SetUReg(..) | Op::Store { .. } => return None,
+            Op::Binary(MulHiU | MulHiS, _, _) => Type::U32,
+            Op::Binary(_, a, _) => type_of(*a),
+            Op::Unary(op, a) => match op {
+                UnOp::ExtendU | UnOp::ExtendS => Type::U64,
+                UnOp::Truncate | UnOp::High | UnOp::BoolToU32 | UnOp::PopCount | UnOp::FindMsbU => Type::U32,
+                UnOp::IsNan => Type::Bool,
+                _ => type_of(*a),
+            },
+            Op::Select(_, a, _) => type_of(*a),
+            Op::Convert(Conv::FToS64, _) => Type::U64,
+            Op::Convert(..) | Op::Fma(..) => Type::U32,
+        })
+    }
+}
+
+/// A statement of a block.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stmt {
+    Op(Value, Op),
+    /// A guarded region: runs when the Bool holds.
+    If(Value, Vec<Stmt>),
+}
+
+/// How a block ends. Targets are block names (byte offsets in the guest code).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Terminator {
+    Jump(u32),
+    Branch(Value, u32, u32),
+    /// To the block at this byte offset (a U32 value: returns, jump tables).
+    JumpIndirect(Value),
+    /// The thread ends; with a condition, only when it holds (else on to the block named).
+    Exit(Option<(Value, u32)>),
+    /// A CTA barrier (BAR.SYNC, with shared memory ordered across it), then the block named. A terminator so
+    /// that the emitter can put every barrier in uniform control flow.
+    Barrier(u32),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// Byte offset of the block's first guest instruction.
+    pub start: u32,
+    pub body: Vec<Stmt>,
+    pub terminator: Terminator,
+}
+
+/// A translated program.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Program {
+    pub blocks: Vec<Block>,
+    /// The type of every value, by index.
+    pub types: Vec<Type>,
+    pub entry: u32,
+    /// Bytes of shared and of local memory per thread the program uses.
+    pub shared_bytes: u32,
+    pub local_bytes: u32,
+    /// Constant banks the program reads.
+    pub constant_banks: Vec<u8>,
+}

@@ -1,0 +1,52 @@
+//! The shader translator: NVIDIA machine code to SPIR-V. Decode (the `sass` tables) -> IR (`ir`, one for both
+//! instruction sets; `sm86` lowers into it) -> SPIR-V (`spirv`). The SASS interpreter (`sass::exec`) is the
+//! executable spec the translation is checked against, on lavapipe and on NVIDIA hardware.
+//!
+//! So far: SM86 compute kernels, with the instructions `sm86` lists; everything else is a
+//! `TranslateError::Unimplemented` naming the instruction, the kernel and the offset.
+
+pub mod ir;
+mod sm86;
+mod spirv;
+
+use crate::sass::cubin::KernelImage;
+use crate::sass::{DecodeError, Isa};
+
+/// Why a shader could not be translated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TranslateError {
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    #[error("{isa}: {what} is not translated yet (kernel {kernel}, offset {offset:#x})")]
+    Unimplemented { isa: Isa, what: String, kernel: String, offset: usize },
+}
+
+/// A translated compute kernel and what a back end must bind for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Translation {
+    pub spirv: Vec<u32>,
+    /// The constant banks the shader reads, in binding order: bank `constant_banks[i]` is the storage buffer
+    /// at set 0, binding i.
+    pub constant_banks: Vec<u8>,
+}
+
+/// Translates a compute kernel for a workgroup of `block` threads with `local_bytes` of local memory each.
+pub fn translate_compute(
+    kernel: &KernelImage,
+    block: [u32; 3],
+    local_bytes: u32,
+) -> Result<Translation, TranslateError> {
+    let program = match kernel.isa {
+        Isa::Sm86 => sm86::lower(kernel, local_bytes)?,
+        Isa::Sm5x => {
+            return Err(TranslateError::Unimplemented {
+                isa: Isa::Sm5x,
+                what: "the SM5x instruction set".into(),
+                kernel: kernel.name.clone(),
+                offset: 0,
+            });
+        }
+    };
+    let constant_banks = program.constant_banks.clone();
+    Ok(Translation { spirv: spirv::emit_compute(&program, block), constant_banks })
+}

@@ -1,0 +1,1265 @@
+//! SM86 to IR: each instruction's meaning in IR operations, reading fields by name as the disassembler and the
+//! interpreter (`sass::exec::sm86`, the executable spec this is checked against) do.
+
+use super::TranslateError;
+use super::ir::{BinOp, Block, Cmp, Conv, Op, Program, Space, Special, Stmt, Terminator, Type, UnOp, Value};
+use crate::sass::Isa;
+use crate::sass::cubin::KernelImage;
+use crate::sass::sm86::{INSTRUCTION_BYTES, decode_program};
+use crate::sass::text::View;
+use std::collections::BTreeSet;
+
+/// Lowers a kernel's code into IR.
+pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program, TranslateError> {
+    let decoded = decode_program(&kernel.code)?;
+    let views: Vec<View> = decoded
+        .iter()
+        .map(|instruction| View {
+            encoding: instruction.inst.encoding(),
+            word: instruction.inst.encode().expect("a decoded instruction encodes"),
+            control: instruction.control,
+            offset: instruction.offset,
+        })
+        .collect();
+    let leaders = leaders(&views);
+    let mut lower = Lower { program: Program::default(), stmts: Vec::new(), kernel_name: &kernel.name };
+    lower.program.entry = 0;
+    lower.program.shared_bytes = kernel.shared_bytes;
+    lower.program.local_bytes = local_bytes;
+    let starts: Vec<usize> = leaders.iter().copied().collect();
+    for (i, &start) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).copied().unwrap_or(views.len());
+        let block = lower.block(&views[start..end], end < views.len())?;
+        lower.program.blocks.push(block);
+    }
+    lower.program.constant_banks.sort_unstable();
+    lower.program.constant_banks.dedup();
+    Ok(lower.program)
+}
+
+/// Where blocks start: the entry, branch and call targets, what follows a branch, call or exit. Code that jumps
+/// through registers (BRX jump tables) gets a block per instruction, since any of them may be a target.
+fn leaders(views: &[View]) -> BTreeSet<usize> {
+    let mut leaders = BTreeSet::from([0]);
+    let indirect = views.iter().any(|v| v.encoding.opcode == "BRX");
+    for (i, v) in views.iter().enumerate() {
+        if indirect {
+            leaders.insert(i);
+            continue;
+        }
+        if matches!(v.encoding.opcode, "BRA" | "CALL" | "EXIT" | "RET" | "BPT" | "BAR") {
+            leaders.insert(i + 1);
+        }
+        if matches!(v.encoding.opcode, "BRA" | "CALL") {
+            let target =
+                (v.offset as i64 + INSTRUCTION_BYTES as i64 + v.signed("offset") * 4) / INSTRUCTION_BYTES as i64;
+            if (0..views.len() as i64).contains(&target) {
+                leaders.insert(target as usize);
+            }
+        }
+    }
+    leaders.retain(|&i| i < views.len());
+    leaders
+}
+
+struct Lower<'k> {
+    program: Program,
+    /// The statement lists being filled, innermost last.
+    stmts: Vec<Vec<Stmt>>,
+    kernel_name: &'k str,
+}
+
+impl Lower<'_> {
+    fn block(&mut self, views: &[View], has_next: bool) -> Result<Block, TranslateError> {
+        let start = views[0].offset as u32;
+        let next = views.last().map_or(start, |v| (v.offset + INSTRUCTION_BYTES) as u32);
+        self.stmts.push(Vec::new());
+        let mut terminator = None;
+        for v in views {
+            if let Some(end) = self.instruction(v)? {
+                terminator = Some(end);
+                break;
+            }
+        }
+        let body = self.stmts.pop().expect("pushed above");
+        let terminator = match terminator {
+            Some(terminator) => terminator,
+            None if has_next => Terminator::Jump(next),
+            // Falling off the end of the code: the hardware would run whatever follows; stop instead.
+            None => Terminator::Exit(None),
+        };
+        Ok(Block { start, body, terminator })
+    }
+
+    fn unimplemented<T>(&self, v: &View, what: impl Into<String>) -> Result<T, TranslateError> {
+        Err(TranslateError::Unimplemented {
+            isa: Isa::Sm86,
+            what: what.into(),
+            kernel: self.kernel_name.to_string(),
+            offset: v.offset,
+        })
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // Building.
+
+    fn op(&mut self, op: Op) -> Value {
+        let types = &self.program.types;
+        let ty = op.result_type(|v| types[v.0 as usize]).unwrap_or(Type::U32);
+        let value = Value(self.program.types.len() as u32);
+        self.program.types.push(ty);
+        self.stmts.last_mut().expect("inside a block").push(Stmt::Op(value, op));
+        value
+    }
+
+    fn const32(&mut self, value: u32) -> Value {
+        self.op(Op::Const(Type::U32, u64::from(value)))
+    }
+
+    fn const64(&mut self, value: u64) -> Value {
+        self.op(Op::Const(Type::U64, value))
+    }
+
+    fn bool(&mut self, value: bool) -> Value {
+        self.op(Op::Const(Type::Bool, u64::from(value)))
+    }
+
+    fn bin(&mut self, op: BinOp, a: Value, b: Value) -> Value {
+        self.op(Op::Binary(op, a, b))
+    }
+
+    fn un(&mut self, op: UnOp, a: Value) -> Value {
+        self.op(Op::Unary(op, a))
+    }
+
+    fn cmp(&mut self, cmp: Cmp, a: Value, b: Value) -> Value {
+        self.op(Op::Compare(cmp, a, b))
+    }
+
+    fn select(&mut self, cond: Value, a: Value, b: Value) -> Value {
+        self.op(Op::Select(cond, a, b))
+    }
+
+    fn reg(&mut self, index: u64) -> Value {
+        if index >= 255 { self.const32(0) } else { self.op(Op::GetReg(index as u8)) }
+    }
+
+    fn set_reg(&mut self, index: u64, value: Value) {
+        if index < 255 {
+            self.op(Op::SetReg(index as u8, value));
+        }
+    }
+
+    /// A register pair as a U64 (RZ reads 0).
+    fn reg64(&mut self, index: u64) -> Value {
+        if index >= 255 {
+            return self.const64(0);
+        }
+        let (low, high) = (self.reg(index), self.reg(index + 1));
+        self.pair(low, high)
+    }
+
+    fn pair(&mut self, low: Value, high: Value) -> Value {
+        let low = self.un(UnOp::ExtendU, low);
+        let high = self.un(UnOp::ExtendU, high);
+        let thirty_two = self.const32(32);
+        let high = self.bin(BinOp::Shl, high, thirty_two);
+        self.bin(BinOp::Or, low, high)
+    }
+
+    fn set_reg64(&mut self, index: u64, value: Value) {
+        let low = self.un(UnOp::Truncate, value);
+        let high = self.un(UnOp::High, value);
+        self.set_reg(index, low);
+        self.set_reg(index + 1, high);
+    }
+
+    fn pred(&mut self, index: u64) -> Value {
+        if index >= 7 { self.bool(true) } else { self.op(Op::GetPred(index as u8)) }
+    }
+
+    fn set_pred(&mut self, index: u64, value: Value) {
+        if index < 7 {
+            self.op(Op::SetPred(index as u8, value));
+        }
+    }
+
+    fn ureg(&mut self, index: u64) -> Value {
+        if index >= 63 { self.const32(0) } else { self.op(Op::GetUReg(index as u8)) }
+    }
+
+    fn set_ureg(&mut self, index: u64, value: Value) {
+        if index < 63 {
+            self.op(Op::SetUReg(index as u8, value));
+        }
+    }
+
+    /// A predicate source with its negation (`ps` and `ps_not`); PT when the form has none.
+    fn pred_src(&mut self, v: &View, field: &str) -> Value {
+        if !v.has(field) {
+            return self.bool(true);
+        }
+        let p = self.pred(v.get(field));
+        if v.flag(&format!("{field}_not")) { self.un(UnOp::LogicalNot, p) } else { p }
+    }
+
+    fn constant(&mut self, bank: u64, offset: u64) -> Value {
+        self.program.constant_banks.push(bank as u8);
+        let offset = self.const32(offset as u32);
+        self.op(Op::ConstantLoad { bank: bank as u8, offset })
+    }
+
+    /// The 63:32 slot: immediate, constant, uniform register or register.
+    fn wide_slot(&mut self, v: &View) -> Value {
+        if v.has("imm32") {
+            self.const32(v.get("imm32") as u32)
+        } else if v.has("cb_offset") {
+            self.constant(v.get("cb_bank"), v.get("cb_offset") * 4)
+        } else if v.has("urb") {
+            self.ureg(v.get("urb"))
+        } else {
+            self.reg(v.get("rb"))
+        }
+    }
+
+    /// The same slot as 64 bits (for IMAD.WIDE/.HI's addend): a pair, or an extended immediate.
+    fn wide_slot64(&mut self, v: &View, signed: bool) -> Value {
+        if v.has("imm32") {
+            let imm = v.get("imm32") as u32;
+            self.const64(if signed { imm as i32 as i64 as u64 } else { u64::from(imm) })
+        } else if v.has("cb_offset") {
+            let offset = v.get("cb_offset") * 4;
+            let low = self.constant(v.get("cb_bank"), offset);
+            let high = self.constant(v.get("cb_bank"), offset + 4);
+            self.pair(low, high)
+        } else if v.has("urb") {
+            let low = self.ureg(v.get("urb"));
+            let high = self.ureg(v.get("urb") + 1);
+            self.pair(low, high)
+        } else {
+            self.reg64(v.get("rb"))
+        }
+    }
+
+    fn c_form(v: &View) -> bool {
+        v.encoding.form().ends_with("_c") && v.has("rc")
+    }
+
+    fn slot_b(&mut self, v: &View) -> Value {
+        if Self::c_form(v) { self.reg(v.get("rc")) } else { self.wide_slot(v) }
+    }
+
+    fn slot_c(&mut self, v: &View) -> Value {
+        if Self::c_form(v) { self.wide_slot(v) } else { self.reg(v.get("rc")) }
+    }
+
+    fn negated(v: &View, slot: char) -> bool {
+        match (slot, Self::c_form(v)) {
+            ('b', false) | ('c', true) => v.flag("neg_b"),
+            _ => v.flag("neg_c"),
+        }
+    }
+
+    fn float_modifiers(&mut self, value: Value, v: &View, neg: &str, abs: &str) -> Value {
+        let mut value = value;
+        if v.flag(abs) {
+            let mask = self.const32(0x7fff_ffff);
+            value = self.bin(BinOp::And, value, mask);
+        }
+        if v.flag(neg) {
+            let sign = self.const32(0x8000_0000);
+            value = self.bin(BinOp::Xor, value, sign);
+        }
+        value
+    }
+
+    fn float_a(&mut self, v: &View) -> Value {
+        let a = self.reg(v.get("ra"));
+        self.float_modifiers(a, v, "neg_a", "abs_a")
+    }
+
+    fn float_b(&mut self, v: &View) -> Value {
+        if Self::c_form(v) {
+            let b = self.reg(v.get("rc"));
+            self.float_modifiers(b, v, "neg_c", "abs_c")
+        } else {
+            let b = self.wide_slot(v);
+            self.float_modifiers(b, v, "neg_b", "abs_b")
+        }
+    }
+
+    fn float_c(&mut self, v: &View) -> Value {
+        if Self::c_form(v) {
+            let c = self.wide_slot(v);
+            self.float_modifiers(c, v, "neg_b", "abs_b")
+        } else {
+            let c = self.reg(v.get("rc"));
+            self.float_modifiers(c, v, "neg_c", "abs_c")
+        }
+    }
+
+    /// An integer term of an add: two's complement negation, or (extended adds) bitwise inversion, as U64.
+    fn term(&mut self, value: Value, negated: bool, extended: bool) -> Value {
+        let wide = self.un(UnOp::ExtendU, value);
+        if !negated {
+            return wide;
+        }
+        let inverted = {
+            let all = self.const32(u32::MAX);
+            let inverted = self.bin(BinOp::Xor, value, all);
+            self.un(UnOp::ExtendU, inverted)
+        };
+        if extended {
+            inverted
+        } else {
+            let one = self.const64(1);
+            self.bin(BinOp::Add, inverted, one)
+        }
+    }
+
+    /// Bit `bit` of a U64 as a Bool.
+    fn bit(&mut self, value: Value, bit: u32) -> Value {
+        let shift = self.const32(bit);
+        let shifted = self.bin(BinOp::ShrU, value, shift);
+        let word = self.un(UnOp::Truncate, shifted);
+        let one = self.const32(1);
+        let masked = self.bin(BinOp::And, word, one);
+        let zero = self.const32(0);
+        self.cmp(Cmp::Ne, masked, zero)
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // FP32 in NVIDIA's terms on top of the IR's IEEE operations.
+
+    fn flush(&mut self, value: Value, ftz: bool) -> Value {
+        if ftz { self.un(UnOp::FlushDenormal, value) } else { value }
+    }
+
+    /// NaN results become the canonical NaN; `.FTZ` flushes, `.SAT` clamps to [0, 1] (NaN and -0 to +0).
+    fn finish_float(&mut self, result: Value, ftz: bool, sat: bool) -> Value {
+        let nan = self.un(UnOp::IsNan, result);
+        let canonical = self.const32(0x7fff_ffff);
+        let mut result = self.select(nan, canonical, result);
+        result = self.flush(result, ftz);
+        if sat {
+            let (zero, one) = (self.const32(0), self.const32(0x3f80_0000));
+            let positive = self.cmp(Cmp::FGt, result, zero);
+            let above = self.cmp(Cmp::FGt, result, one);
+            let clamped = self.select(above, one, result);
+            result = self.select(positive, clamped, zero);
+        }
+        result
+    }
+
+    /// The float result's rounding mode must be nearest even: the IR has no other.
+    fn require_nearest(&self, v: &View) -> Result<(), TranslateError> {
+        if v.get("rnd") != 0 {
+            return self.unimplemented(v, format!("{} with a rounding mode other than nearest", v.encoding.opcode));
+        }
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // Instructions.
+
+    /// Lowers one instruction; a terminator ends the block.
+    fn instruction(&mut self, v: &View) -> Result<Option<Terminator>, TranslateError> {
+        let opcode = v.encoding.opcode;
+        let (pg, pg_not) = (v.get("pg"), v.flag("pg_not"));
+        let guarded = pg != 7 || pg_not;
+        let guard = if guarded {
+            let p = self.pred(pg);
+            Some(if pg_not { self.un(UnOp::LogicalNot, p) } else { p })
+        } else {
+            None
+        };
+        let own_next = (v.offset + INSTRUCTION_BYTES) as u32;
+        if opcode == "BAR" {
+            if guarded || v.get("mode") != 0 || v.get("count") != 0 || !v.has("id") {
+                return self.unimplemented(v, "BAR other than an unguarded BAR.SYNC of all threads");
+            }
+            return Ok(Some(Terminator::Barrier(own_next)));
+        }
+        if matches!(opcode, "BRA" | "EXIT" | "CALL" | "RET" | "BRX" | "BPT") {
+            return self.control(v, guard, own_next).map(Some);
+        }
+        match guard {
+            Some(cond) => {
+                self.stmts.push(Vec::new());
+                self.body(v)?;
+                let body = self.stmts.pop().expect("pushed above");
+                self.stmts.last_mut().expect("inside a block").push(Stmt::If(cond, body));
+            }
+            None => self.body(v)?,
+        }
+        Ok(None)
+    }
+
+    fn control(&mut self, v: &View, guard: Option<Value>, own_next: u32) -> Result<Terminator, TranslateError> {
+        let target = (v.offset as i64 + INSTRUCTION_BYTES as i64 + v.signed("offset") * 4) as u32;
+        let mut condition = guard;
+        if matches!(v.encoding.opcode, "BRA" | "EXIT" | "CALL" | "RET" | "BRX") && v.has("ps") {
+            let ps = self.pred_src(v, "ps");
+            condition = Some(match condition {
+                Some(guard) => {
+                    let f = self.bool(false);
+                    self.select(guard, ps, f)
+                }
+                None => ps,
+            });
+        }
+        Ok(match v.encoding.opcode {
+            "BRA" => {
+                if v.flag("ur_valid") || v.get("mode") != 0 {
+                    return self.unimplemented(v, "BRA.CONV/.DIV (convergence tests)");
+                }
+                match condition {
+                    Some(cond) => Terminator::Branch(cond, target, own_next),
+                    None => Terminator::Jump(target),
+                }
+            }
+            // The return address is already in a register (ptxas writes it with MOV): a call is a jump.
+            "CALL" => match condition {
+                Some(cond) => Terminator::Branch(cond, target, own_next),
+                None => Terminator::Jump(target),
+            },
+            "RET" | "BRX" => {
+                if v.flag("abs") || v.flag("uniform") {
+                    return self.unimplemented(v, format!("{}.ABS or a uniform return address", v.encoding.opcode));
+                }
+                if condition.is_some() {
+                    return self.unimplemented(v, format!("a predicated {}", v.encoding.opcode));
+                }
+                // To base + ra, where the encoded displacement takes this instruction back to the code's start.
+                let base = (v.offset as i64 + INSTRUCTION_BYTES as i64 + v.signed("offset") * 4) as u32;
+                let ra = self.reg(v.get("ra"));
+                let base = self.const32(base);
+                Terminator::JumpIndirect(self.bin(BinOp::Add, ra, base))
+            }
+            "EXIT" => Terminator::Exit(condition.map(|cond| (cond, own_next))),
+            _ => return self.unimplemented(v, "BPT (a breakpoint or trap)"),
+        })
+    }
+
+    fn body(&mut self, v: &View) -> Result<(), TranslateError> {
+        let opcode = v.encoding.opcode;
+        match opcode {
+            "NOP" | "BSSY" | "BSYNC" | "WARPSYNC" | "DEPBAR" | "CCTL" | "ERRBAR" | "NANOSLEEP" => {}
+            // Every guest memory access is coherent in the emitted SPIR-V; a fence adds nothing.
+            "MEMBAR" => {}
+            "MOV" => {
+                let value = if v.has("urb") { self.ureg(v.get("urb")) } else { self.slot_b(v) };
+                self.set_reg(v.get("rd"), value);
+            }
+            "S2R" | "CS2R" => {
+                let special = match v.get("sr") {
+                    0 => Some(Special::LaneId),
+                    sr @ 33..=35 => Some(Special::ThreadId(sr as u8 - 33)),
+                    sr @ 37..=39 => Some(Special::CtaId(sr as u8 - 37)),
+                    255 => None,
+                    sr => return self.unimplemented(v, format!("special register {sr}")),
+                };
+                let value = match special {
+                    Some(special) => self.op(Op::Special(special)),
+                    None => self.const32(0),
+                };
+                self.set_reg(v.get("rd"), value);
+                if opcode == "CS2R" && v.flag("bits64") {
+                    let zero = self.const32(0);
+                    self.set_reg(v.get("rd") + 1, zero);
+                }
+            }
+            "ULDC" => {
+                if !matches!(v.get("size"), 4 | 5) {
+                    return self.unimplemented(v, "ULDC of a byte or half");
+                }
+                let offset = v.signed("offset") as u64;
+                let low = self.constant(v.get("cb_bank"), offset);
+                self.set_ureg(v.get("urd"), low);
+                if v.get("size") == 5 {
+                    let high = self.constant(v.get("cb_bank"), offset + 4);
+                    self.set_ureg(v.get("urd") + 1, high);
+                }
+            }
+            "LDC" => {
+                if v.get("mode") != 0 || !matches!(v.get("size"), 4 | 5) {
+                    return self.unimplemented(v, "LDC of a byte or half, or with an indexed bank");
+                }
+                let bank = v.get("cb_bank");
+                self.program.constant_banks.push(bank as u8);
+                let index = self.reg(v.get("ra"));
+                let offset = self.const32(v.signed("offset") as u32);
+                let address = self.bin(BinOp::Add, index, offset);
+                let words = if v.get("size") == 5 { 2 } else { 1 };
+                for i in 0..words {
+                    let step = self.const32(4 * i);
+                    let at = self.bin(BinOp::Add, address, step);
+                    let word = self.op(Op::ConstantLoad { bank: bank as u8, offset: at });
+                    self.set_reg(v.get("rd") + u64::from(i), word);
+                }
+            }
+            "SEL" => {
+                let p = self.pred_src(v, "ps");
+                let (a, b) = (self.reg(v.get("ra")), self.slot_b(v));
+                let value = self.select(p, a, b);
+                self.set_reg(v.get("rd"), value);
+            }
+            "IADD3" => self.iadd3(v),
+            "IMAD" => self.imad(v),
+            "LEA" => self.lea(v),
+            "IMNMX" => {
+                let (a, b) = (self.reg(v.get("ra")), self.slot_b(v));
+                let min_op = if v.flag("signed") { BinOp::MinS } else { BinOp::MinU };
+                let max_op = if v.flag("signed") { BinOp::MaxS } else { BinOp::MaxU };
+                let (min, max) = (self.bin(min_op, a, b), self.bin(max_op, a, b));
+                let p = self.pred_src(v, "ps");
+                let value = self.select(p, min, max);
+                self.set_reg(v.get("rd"), value);
+            }
+            "IABS" => {
+                let b = self.reg(v.get("rb"));
+                let zero = self.const32(0);
+                let negative = self.cmp(Cmp::LtS, b, zero);
+                let negated = self.bin(BinOp::Sub, zero, b);
+                let value = self.select(negative, negated, b);
+                self.set_reg(v.get("rd"), value);
+            }
+            "POPC" | "BREV" | "FLO" => {
+                let mut b = self.reg(v.get("rb"));
+                if v.flag("inv_b") {
+                    let all = self.const32(u32::MAX);
+                    b = self.bin(BinOp::Xor, b, all);
+                }
+                let value = match opcode {
+                    "POPC" => self.un(UnOp::PopCount, b),
+                    "BREV" => self.un(UnOp::BitReverse, b),
+                    _ => self.find_leading_one(b, v.flag("signed"), v.flag("sh")),
+                };
+                self.set_reg(v.get("rd"), value);
+            }
+            "ISETP" => self.isetp(v),
+            "VABSDIFF" => {
+                if v.get("pd") != 7 {
+                    return self.unimplemented(v, "VABSDIFF with a predicate result");
+                }
+                let (a, b, c) = (self.reg(v.get("ra")), self.reg(v.get("rb")), self.reg(v.get("rc")));
+                let less = self.cmp(if v.flag("signed") { Cmp::LtS } else { Cmp::LtU }, a, b);
+                let (forward, backward) = (self.bin(BinOp::Sub, a, b), self.bin(BinOp::Sub, b, a));
+                let difference = self.select(less, backward, forward);
+                let value = self.bin(BinOp::Add, difference, c);
+                self.set_reg(v.get("rd"), value);
+            }
+            "SGXT" | "BMSK" => {
+                let (a, b) = (self.reg(v.get("ra")), self.slot_b(v));
+                let b = if v.flag("wrap") {
+                    let mask = self.const32(31);
+                    self.bin(BinOp::And, b, mask)
+                } else {
+                    let limit = self.const32(32);
+                    self.bin(BinOp::MinU, b, limit)
+                };
+                let value = if opcode == "BMSK" {
+                    // (2^width - 1) << position, a being the position and b the width.
+                    let a = if v.flag("wrap") {
+                        let mask = self.const32(31);
+                        self.bin(BinOp::And, a, mask)
+                    } else {
+                        let limit = self.const32(32);
+                        self.bin(BinOp::MinU, a, limit)
+                    };
+                    let (one, all) = (self.const32(1), self.const32(u32::MAX));
+                    let power = self.bin(BinOp::Shl, one, b);
+                    let mask = self.bin(BinOp::Sub, power, one);
+                    let thirty_two = self.const32(32);
+                    let full = self.cmp(Cmp::GeU, b, thirty_two);
+                    let mask = self.select(full, all, mask);
+                    self.bin(BinOp::Shl, mask, a)
+                } else {
+                    // The low b bits of a, sign- or zero-extended; b = 0 gives 0.
+                    let thirty_two = self.const32(32);
+                    let unused = self.bin(BinOp::Sub, thirty_two, b);
+                    let up = self.bin(BinOp::Shl, a, unused);
+                    let down = if v.flag("signed") { BinOp::ShrS } else { BinOp::ShrU };
+                    let extended = self.bin(down, up, unused);
+                    let zero = self.const32(0);
+                    let empty = self.cmp(Cmp::Eq, b, zero);
+                    self.select(empty, zero, extended)
+                };
+                self.set_reg(v.get("rd"), value);
+            }
+            "PRMT" => {
+                let (a, selector, c) = (self.reg(v.get("ra")), self.slot_b(v), self.reg(v.get("rc")));
+                let value = self.permute(a, selector, c, v.get("mode"));
+                self.set_reg(v.get("rd"), value);
+            }
+            "LOP3" => {
+                if v.get("pd") != 7 {
+                    return self.unimplemented(v, "LOP3 with a predicate result");
+                }
+                let (a, b, c) = (self.reg(v.get("ra")), self.slot_b(v), self.reg(v.get("rc")));
+                let value = self.lop3(v.get("lut") as u8, a, b, c);
+                self.set_reg(v.get("rd"), value);
+            }
+            "PLOP3" => {
+                if v.flag("pc_uniform") {
+                    return self.unimplemented(v, "PLOP3 on uniform predicates");
+                }
+                let (a, b, c) = if v.has("ra") {
+                    // The register form tests sign bits.
+                    let zero = self.const32(0);
+                    let mut sign = |field: &str| {
+                        let r = self.reg(v.get(field));
+                        self.cmp(Cmp::LtS, r, zero)
+                    };
+                    (sign("ra"), sign("rb"), sign("rc"))
+                } else {
+                    (self.pred_src(v, "ps"), self.pred_src(v, "pb"), self.pred_src(v, "pc"))
+                };
+                for (field, lut) in [("pd", v.get("lut")), ("pq", v.get("lut_hi"))] {
+                    let value = self.predicate_lut(lut as u8, a, b, c);
+                    self.set_pred(v.get(field), value);
+                }
+            }
+            "SHF" => {
+                let (a, amount, c) = (self.reg(v.get("ra")), self.slot_b(v), self.reg(v.get("rc")));
+                let value = self.funnel_shift(a, amount, c, v.get("ty"), v.flag("wrap"), v.flag("right"), v.flag("hi"));
+                self.set_reg(v.get("rd"), value);
+            }
+            "FADD" | "FMUL" | "FFMA" => {
+                self.require_nearest(v)?;
+                if v.flag("fmz") || v.get("scale") & 7 != 0 && v.get("scale") != 4 {
+                    return self.unimplemented(v, format!("{opcode}.FMZ or a scale"));
+                }
+                let ftz = v.flag("ftz");
+                let a = self.float_a(v);
+                let a = self.flush(a, ftz);
+                let b = self.float_b(v);
+                let b = self.flush(b, ftz);
+                let result = match opcode {
+                    "FADD" => self.bin(BinOp::FAdd, a, b),
+                    "FMUL" => self.bin(BinOp::FMul, a, b),
+                    _ => {
+                        let c = self.float_c(v);
+                        let c = self.flush(c, ftz);
+                        self.op(Op::Fma(a, b, c))
+                    }
+                };
+                let value = self.finish_float(result, ftz, v.flag("sat"));
+                self.set_reg(v.get("rd"), value);
+            }
+            "FSET" => {
+                let ftz = v.flag("ftz");
+                let a = self.float_a(v);
+                let a = self.flush(a, ftz);
+                let b = self.float_b(v);
+                let b = self.flush(b, ftz);
+                let holds = self.float_compare(a, b, v.get("cmp"));
+                let ps = self.pred_src(v, "ps");
+                let result = self.boolean(v.get("bop"), holds, ps);
+                let (one, zero) = (self.const32(0x3f80_0000), self.const32(0));
+                let value = self.select(result, one, zero);
+                self.set_reg(v.get("rd"), value);
+            }
+            "FSETP" => {
+                let ftz = v.flag("ftz");
+                let a = self.float_a(v);
+                let a = self.flush(a, ftz);
+                let b = self.float_b(v);
+                let b = self.flush(b, ftz);
+                let holds = self.float_compare(a, b, v.get("cmp"));
+                let ps = self.pred_src(v, "ps");
+                let not_holds = self.un(UnOp::LogicalNot, holds);
+                let first = self.boolean(v.get("bop"), holds, ps);
+                let second = self.boolean(v.get("bop"), not_holds, ps);
+                self.set_pred(v.get("pd"), first);
+                self.set_pred(v.get("pq"), second);
+            }
+            "FSEL" => {
+                let p = self.pred_src(v, "ps");
+                let (a, b) = (self.float_a(v), self.float_b(v));
+                let value = self.select(p, a, b);
+                let value = self.flush(value, v.flag("ftz"));
+                self.set_reg(v.get("rd"), value);
+            }
+            "FMNMX" => {
+                if v.flag("nan") || v.flag("xorsign") {
+                    return self.unimplemented(v, "FMNMX.NAN/.XORSIGN");
+                }
+                let ftz = v.flag("ftz");
+                let a = self.float_a(v);
+                let a = self.flush(a, ftz);
+                let b = self.float_b(v);
+                let b = self.flush(b, ftz);
+                let p = self.pred_src(v, "ps");
+                let value = self.float_min_max(a, b, p);
+                self.set_reg(v.get("rd"), value);
+            }
+            "MUFU" => {
+                let x = self.float_b(v);
+                let x = self.un(UnOp::FlushDenormal, x);
+                let result = match v.get("func") {
+                    0 => self.un(UnOp::CosTurns, x),
+                    1 => self.un(UnOp::SinTurns, x),
+                    2 => self.un(UnOp::Exp2, x),
+                    3 => self.un(UnOp::Log2, x),
+                    4 => {
+                        let one = self.const32(0x3f80_0000);
+                        self.bin(BinOp::FDiv, one, x)
+                    }
+                    5 => self.un(UnOp::InverseSqrt, x),
+                    8 => self.un(UnOp::Sqrt, x),
+                    func => return self.unimplemented(v, format!("MUFU function {func}")),
+                };
+                let value = self.finish_float(result, true, false);
+                self.set_reg(v.get("rd"), value);
+            }
+            "I2F" | "I2FP" => self.int_to_float(v)?,
+            "F2I" => self.float_to_int(v)?,
+            "LDG" | "STG" => self.global_access(v)?,
+            "LDS" | "STS" | "LDL" | "STL" => self.local_access(v)?,
+            _ => return self.unimplemented(v, opcode),
+        }
+        Ok(())
+    }
+
+    fn iadd3(&mut self, v: &View) {
+        let extended = v.flag("x");
+        let a = self.reg(v.get("ra"));
+        let b = self.slot_b(v);
+        let c = self.reg(v.get("rc"));
+        let terms = [
+            self.term(a, v.flag("neg_a"), extended),
+            self.term(b, Self::negated(v, 'b'), extended),
+            self.term(c, v.flag("neg_c"), extended),
+        ];
+        let mut sum = self.bin(BinOp::Add, terms[0], terms[1]);
+        sum = self.bin(BinOp::Add, sum, terms[2]);
+        if extended {
+            for field in ["ps", "px"] {
+                let p = self.pred_src(v, field);
+                let bit = self.un(UnOp::BoolToU32, p);
+                let bit = self.un(UnOp::ExtendU, bit);
+                sum = self.bin(BinOp::Add, sum, bit);
+            }
+        }
+        let value = self.un(UnOp::Truncate, sum);
+        self.set_reg(v.get("rd"), value);
+        for (field, bit) in [("pd", 32), ("pq", 33)] {
+            if v.get(field) != 7 {
+                let carry = self.bit(sum, bit);
+                self.set_pred(v.get(field), carry);
+            }
+        }
+    }
+
+    fn imad(&mut self, v: &View) {
+        let form = v.encoding.form();
+        let signed = v.flag("signed");
+        let extended = v.flag("x");
+        let a = self.reg(v.get("ra"));
+        let b = self.slot_b(v);
+        let (a64, b64) = if signed {
+            (self.un(UnOp::ExtendS, a), self.un(UnOp::ExtendS, b))
+        } else {
+            (self.un(UnOp::ExtendU, a), self.un(UnOp::ExtendU, b))
+        };
+        let product = self.bin(BinOp::Mul, a64, b64);
+        let negated_c = Self::negated(v, 'c');
+        let carry_in = if extended {
+            let p = self.pred_src(v, "ps");
+            let bit = self.un(UnOp::BoolToU32, p);
+            Some(self.un(UnOp::ExtendU, bit))
+        } else {
+            None
+        };
+        if form.starts_with("WIDE") || form.starts_with("HI") {
+            // A 64-bit addend (a register pair, or the slot's pair) to the whole product.
+            let c = if Self::c_form(v) { self.wide_slot64(v, signed) } else { self.reg64(v.get("rc")) };
+            let c = if negated_c {
+                let all = self.const64(u64::MAX);
+                let inverted = self.bin(BinOp::Xor, c, all);
+                if extended {
+                    inverted
+                } else {
+                    let one = self.const64(1);
+                    self.bin(BinOp::Add, inverted, one)
+                }
+            } else {
+                c
+            };
+            let mut sum = self.bin(BinOp::Add, product, c);
+            if let Some(carry) = carry_in {
+                sum = self.bin(BinOp::Add, sum, carry);
+            }
+            if form.starts_with("WIDE") {
+                self.set_reg64(v.get("rd"), sum);
+            } else {
+                let high = self.un(UnOp::High, sum);
+                self.set_reg(v.get("rd"), high);
+            }
+        } else {
+            let c = self.slot_c(v);
+            let c = self.term(c, negated_c, extended);
+            let low = self.un(UnOp::Truncate, product);
+            let low = self.un(UnOp::ExtendU, low);
+            let mut sum = self.bin(BinOp::Add, low, c);
+            if let Some(carry) = carry_in {
+                sum = self.bin(BinOp::Add, sum, carry);
+            }
+            let value = self.un(UnOp::Truncate, sum);
+            self.set_reg(v.get("rd"), value);
+            if v.get("pd") != 7 {
+                let carry = self.bit(sum, 32);
+                self.set_pred(v.get("pd"), carry);
+            }
+        }
+    }
+
+    fn lea(&mut self, v: &View) {
+        let shift = v.get("shift") as u32;
+        let mut a = self.reg(v.get("ra"));
+        if v.flag("neg_a") {
+            a = if v.flag("x") {
+                let all = self.const32(u32::MAX);
+                self.bin(BinOp::Xor, a, all)
+            } else {
+                let zero = self.const32(0);
+                self.bin(BinOp::Sub, zero, a)
+            };
+        }
+        let b = self.slot_b(v);
+        let shifted = if v.flag("hi") {
+            let high = if v.flag("sx32") {
+                let thirty_one = self.const32(31);
+                self.bin(BinOp::ShrS, a, thirty_one)
+            } else {
+                self.reg(v.get("rc"))
+            };
+            let pair = self.pair(a, high);
+            let amount = self.const32(shift);
+            let moved = self.bin(BinOp::Shl, pair, amount);
+            self.un(UnOp::High, moved)
+        } else {
+            let amount = self.const32(shift);
+            self.bin(BinOp::Shl, a, amount)
+        };
+        let shifted = self.un(UnOp::ExtendU, shifted);
+        let b = self.un(UnOp::ExtendU, b);
+        let mut sum = self.bin(BinOp::Add, shifted, b);
+        if v.flag("x") {
+            let p = self.pred_src(v, "ps");
+            let bit = self.un(UnOp::BoolToU32, p);
+            let bit = self.un(UnOp::ExtendU, bit);
+            sum = self.bin(BinOp::Add, sum, bit);
+        }
+        let value = self.un(UnOp::Truncate, sum);
+        self.set_reg(v.get("rd"), value);
+        if v.get("pd") != 7 {
+            let carry = self.bit(sum, 32);
+            self.set_pred(v.get("pd"), carry);
+        }
+    }
+
+    fn find_leading_one(&mut self, value: Value, signed: bool, shift_amount: bool) -> Value {
+        let value = if signed {
+            let thirty_one = self.const32(31);
+            let sign = self.bin(BinOp::ShrS, value, thirty_one);
+            self.bin(BinOp::Xor, value, sign)
+        } else {
+            value
+        };
+        let msb = self.un(UnOp::FindMsbU, value);
+        if !shift_amount {
+            return msb;
+        }
+        let zero = self.const32(0);
+        let none = self.cmp(Cmp::Eq, value, zero);
+        let thirty_one = self.const32(31);
+        let amount = self.bin(BinOp::Sub, thirty_one, msb);
+        let all = self.const32(u32::MAX);
+        self.select(none, all, amount)
+    }
+
+    fn boolean(&mut self, op: u64, x: Value, y: Value) -> Value {
+        match op {
+            0 => {
+                let f = self.bool(false);
+                self.select(x, y, f)
+            }
+            1 => {
+                let t = self.bool(true);
+                self.select(x, t, y)
+            }
+            _ => self.cmp(Cmp::Ne, x, y),
+        }
+    }
+
+    fn isetp(&mut self, v: &View) {
+        let packed = v.get("bop_ex");
+        let (signed, op, cmp) = (packed & 1 != 0, packed >> 1 & 3, packed >> 3);
+        let (a, b) = (self.reg(v.get("ra")), self.slot_b(v));
+        let less = self.cmp(if signed { Cmp::LtS } else { Cmp::LtU }, a, b);
+        let greater = self.cmp(if signed { Cmp::GtS } else { Cmp::GtU }, a, b);
+        let equal = self.cmp(Cmp::Eq, a, b);
+        let holds = if v.flag("ex") {
+            let low = self.pred_src(v, "px");
+            let equal_and_low = self.select(equal, low, equal);
+            let t = self.bool(true);
+            match cmp {
+                0 => self.bool(false),
+                1 | 3 => self.select(less, t, equal_and_low),
+                2 => equal_and_low,
+                4 | 6 => self.select(greater, t, equal_and_low),
+                5 => {
+                    let different = self.un(UnOp::LogicalNot, equal);
+                    self.select(different, t, low)
+                }
+                _ => t,
+            }
+        } else {
+            match cmp {
+                0 => self.bool(false),
+                1 => less,
+                2 => equal,
+                3 => self.un(UnOp::LogicalNot, greater),
+                4 => greater,
+                5 => self.un(UnOp::LogicalNot, equal),
+                6 => self.un(UnOp::LogicalNot, less),
+                _ => self.bool(true),
+            }
+        };
+        let ps = self.pred_src(v, "ps");
+        let not_holds = self.un(UnOp::LogicalNot, holds);
+        let first = self.boolean(op, holds, ps);
+        let second = self.boolean(op, not_holds, ps);
+        self.set_pred(v.get("pd"), first);
+        self.set_pred(v.get("pq"), second);
+    }
+
+    /// LOP3's lookup table as a sum of products over a, b and c (weights 0xf0, 0xcc, 0xaa).
+    fn lop3(&mut self, lut: u8, a: Value, b: Value, c: Value) -> Value {
+        let all = self.const32(u32::MAX);
+        let not = [a, b, c].map(|x| self.bin(BinOp::Xor, x, all));
+        let mut result = self.const32(0);
+        for index in 0..8 {
+            if lut >> index & 1 == 0 {
+                continue;
+            }
+            let pick = |bit: u32, i: usize| if index >> bit & 1 != 0 { [a, b, c][i] } else { not[i] };
+            let (x, y, z) = (pick(2, 0), pick(1, 1), pick(0, 2));
+            let term = self.bin(BinOp::And, x, y);
+            let term = self.bin(BinOp::And, term, z);
+            result = self.bin(BinOp::Or, result, term);
+        }
+        result
+    }
+
+    fn predicate_lut(&mut self, lut: u8, a: Value, b: Value, c: Value) -> Value {
+        // On booleans: widen to 0/1 words, use the same table, test bit 0.
+        let words = [a, b, c].map(|x| self.un(UnOp::BoolToU32, x));
+        let result = self.lop3(lut, words[0], words[1], words[2]);
+        let one = self.const32(1);
+        let bit = self.bin(BinOp::And, result, one);
+        let zero = self.const32(0);
+        self.cmp(Cmp::Ne, bit, zero)
+    }
+
+    /// PRMT: bytes of the pair {c, a} (a is bytes 0-3) picked by the selector's nibbles (bit 3 of a nibble
+    /// replicates the byte's sign), or by one of the modes from the selector's low two bits.
+    fn permute(&mut self, a: Value, selector: Value, c: Value, mode: u64) -> Value {
+        let pair = self.pair(a, c);
+        let mut result = self.const32(0);
+        let three = self.const32(3);
+        let sel = self.bin(BinOp::And, selector, three);
+        for i in 0..4u32 {
+            let index = match mode {
+                0 => {
+                    let shift = self.const32(4 * i);
+                    let nibble = self.bin(BinOp::ShrU, selector, shift);
+                    let fifteen = self.const32(15);
+                    self.bin(BinOp::And, nibble, fifteen)
+                }
+                1 | 2 => {
+                    let i = self.const32(i);
+                    let index = if mode == 1 { self.bin(BinOp::Add, sel, i) } else { self.bin(BinOp::Sub, sel, i) };
+                    let seven = self.const32(7);
+                    self.bin(BinOp::And, index, seven)
+                }
+                3 => sel,
+                4 | 5 => {
+                    let i = self.const32(i);
+                    self.bin(if mode == 4 { BinOp::MaxU } else { BinOp::MinU }, i, sel)
+                }
+                _ => {
+                    let one = self.const32(1);
+                    let odd = self.bin(BinOp::And, sel, one);
+                    let base = self.bin(BinOp::Add, odd, odd);
+                    let low = self.const32(i & 1);
+                    self.bin(BinOp::Add, base, low)
+                }
+            };
+            let seven = self.const32(7);
+            let byte_index = self.bin(BinOp::And, index, seven);
+            let eight = self.const32(8);
+            let shift = self.bin(BinOp::Mul, byte_index, eight);
+            let shifted = self.bin(BinOp::ShrU, pair, shift);
+            let word = self.un(UnOp::Truncate, shifted);
+            let ff = self.const32(0xff);
+            let mut byte = self.bin(BinOp::And, word, ff);
+            if mode == 0 {
+                // A nibble with bit 3 set gives the byte's sign, replicated.
+                let (eight, zero) = (self.const32(8), self.const32(0));
+                let replicate = self.bin(BinOp::And, index, eight);
+                let replicate = self.cmp(Cmp::Ne, replicate, zero);
+                let sign_bit = self.const32(0x80);
+                let sign = self.bin(BinOp::And, byte, sign_bit);
+                let negative = self.cmp(Cmp::Ne, sign, zero);
+                let filled = self.select(negative, ff, zero);
+                byte = self.select(replicate, filled, byte);
+            }
+            let position = self.const32(8 * i);
+            let placed = self.bin(BinOp::Shl, byte, position);
+            result = self.bin(BinOp::Or, result, placed);
+        }
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn funnel_shift(
+        &mut self,
+        a: Value,
+        amount: Value,
+        c: Value,
+        ty: u64,
+        wrap: bool,
+        right: bool,
+        high: bool,
+    ) -> Value {
+        let width = if ty >= 4 { 32 } else { 64 };
+        let signed = matches!(ty, 0 | 1 | 4 | 5);
+        let amount = if wrap {
+            let mask = self.const32(width - 1);
+            self.bin(BinOp::And, amount, mask)
+        } else {
+            let limit = self.const32(width);
+            self.bin(BinOp::MinU, amount, limit)
+        };
+        // The pair {c, a}, c's sign extended above it when signed: 64 bits hold all a right shift keeps of a
+        // 96-bit value's low 64 once the amount is at most 64, except the sign fill, which ShrS provides.
+        let pair = self.pair(a, c);
+        let shifted = match (right, signed) {
+            (false, _) => self.bin(BinOp::Shl, pair, amount),
+            (true, false) => self.bin(BinOp::ShrU, pair, amount),
+            (true, true) => self.bin(BinOp::ShrS, pair, amount),
+        };
+        if high { self.un(UnOp::High, shifted) } else { self.un(UnOp::Truncate, shifted) }
+    }
+
+    fn float_compare(&mut self, a: Value, b: Value, cmp: u64) -> Value {
+        let cmp = match cmp {
+            0 => return self.bool(false),
+            1 => Cmp::FLt,
+            2 => Cmp::FEq,
+            3 => Cmp::FLe,
+            4 => Cmp::FGt,
+            5 => Cmp::FNe,
+            6 => Cmp::FGe,
+            7 | 8 => {
+                let (nan_a, nan_b) = (self.un(UnOp::IsNan, a), self.un(UnOp::IsNan, b));
+                let t = self.bool(true);
+                let either = self.select(nan_a, t, nan_b);
+                return if cmp == 8 { either } else { self.un(UnOp::LogicalNot, either) };
+            }
+            9 => Cmp::FLtU,
+            10 => Cmp::FEqU,
+            11 => Cmp::FLeU,
+            12 => Cmp::FGtU,
+            13 => Cmp::FNeU,
+            14 => Cmp::FGeU,
+            _ => return self.bool(true),
+        };
+        self.cmp(cmp, a, b)
+    }
+
+    /// FMNMX: NaN loses to a number (both NaN: the canonical NaN), -0 < +0; `min` picks the minimum.
+    fn float_min_max(&mut self, a: Value, b: Value, min: Value) -> Value {
+        let (nan_a, nan_b) = (self.un(UnOp::IsNan, a), self.un(UnOp::IsNan, b));
+        let less = self.cmp(Cmp::FLt, a, b);
+        let greater = self.cmp(Cmp::FGt, a, b);
+        let smaller = self.select(less, a, b);
+        let larger = self.select(greater, a, b);
+        let ordered = self.select(min, smaller, larger);
+        // Equal values differ only in the sign of zero: min takes the negative one, max the positive.
+        let (either_sign, both_signs) = (self.bin(BinOp::Or, a, b), self.bin(BinOp::And, a, b));
+        let equal_pick = self.select(min, either_sign, both_signs);
+        let equal = self.cmp(Cmp::FEq, a, b);
+        let number = self.select(equal, equal_pick, ordered);
+        let canonical = self.const32(0x7fff_ffff);
+        let when_a_nan = self.select(nan_b, canonical, b);
+        let when_a_number = self.select(nan_b, a, number);
+        self.select(nan_a, when_a_nan, when_a_number)
+    }
+
+    fn int_to_float(&mut self, v: &View) -> Result<(), TranslateError> {
+        let opcode = v.encoding.opcode;
+        let (size, signed) = if opcode == "I2FP" { (2, v.flag("signed")) } else { (v.get("src"), v.flag("signed")) };
+        if v.get("dst") != 2 || size != 2 || (opcode == "I2F" && v.get("byte_b") != 0) {
+            return self.unimplemented(v, format!("{opcode} other than 32-bit integer to FP32"));
+        }
+        let b = self.reg(v.get("rb"));
+        let converted = self.op(Op::Convert(if signed { Conv::SToF } else { Conv::UToF }, b));
+        let rnd = v.get("rnd");
+        let value = if rnd == 0 {
+            converted
+        } else {
+            // Directed rounding from the nearest: step one unit toward the mode where nearest went the other
+            // way. The FP32 result is integral, so converting it back compares exactly in 64 bits.
+            let exact = if signed { self.un(UnOp::ExtendS, b) } else { self.un(UnOp::ExtendU, b) };
+            let back = self.op(Op::Convert(Conv::FToS64, converted));
+            let above = self.cmp(Cmp::GtS, back, exact);
+            let below = self.cmp(Cmp::LtS, back, exact);
+            let one = self.const32(1);
+            let (plus, minus) = (self.bin(BinOp::Add, converted, one), self.bin(BinOp::Sub, converted, one));
+            let zero = self.const32(0);
+            let negative = self.cmp(Cmp::LtS, converted, zero);
+            // One unit up (toward +inf) is one more in magnitude for a positive value, one less for a negative.
+            let (up, down) = (self.select(negative, minus, plus), self.select(negative, plus, minus));
+            let toward_zero = minus;
+            match rnd {
+                1 => self.select(above, down, converted),
+                2 => self.select(below, up, converted),
+                _ => {
+                    let (magnitude_above, f) = (self.select(negative, below, above), converted);
+                    self.select(magnitude_above, toward_zero, f)
+                }
+            }
+        };
+        self.set_reg(v.get("rd"), value);
+        Ok(())
+    }
+
+    fn float_to_int(&mut self, v: &View) -> Result<(), TranslateError> {
+        if v.get("src") != 2 || v.get("dst") != 2 {
+            return self.unimplemented(v, "F2I other than FP32 to 32-bit");
+        }
+        let signed = v.flag("signed");
+        let b = self.reg(v.get("rb"));
+        let b = self.float_modifiers(b, v, "neg_b", "abs_b");
+        let b = self.flush(b, v.flag("ftz"));
+        let rounded = match v.get("rnd") {
+            0 => self.un(UnOp::RoundEven, b),
+            1 => self.un(UnOp::Floor, b),
+            2 => self.un(UnOp::Ceil, b),
+            _ => self.un(UnOp::Trunc, b),
+        };
+        // Saturate before converting (out-of-range conversions are undefined in SPIR-V); NaN gives 0.
+        let (low, high, low_int, high_int) = if signed {
+            (0xcf00_0000u32, 0x4f00_0000u32, i32::MIN as u32, i32::MAX as u32)
+        } else {
+            (0, 0x4f80_0000u32, 0, u32::MAX)
+        };
+        let (low, high) = (self.const32(low), self.const32(high));
+        let below = self.cmp(Cmp::FLe, rounded, low);
+        let above = self.cmp(Cmp::FGe, rounded, high);
+        let nan = self.un(UnOp::IsNan, rounded);
+        let converted = self.op(Op::Convert(if signed { Conv::FToS } else { Conv::FToU }, rounded));
+        let (low_int, high_int, zero) = (self.const32(low_int), self.const32(high_int), self.const32(0));
+        let value = self.select(above, high_int, converted);
+        let value = self.select(below, low_int, value);
+        let value = self.select(nan, zero, value);
+        self.set_reg(v.get("rd"), value);
+        Ok(())
+    }
+
+    fn global_address(&mut self, v: &View) -> Value {
+        let wide = v.flag("a64") || v.encoding.opcode == "STG";
+        let base = if wide {
+            self.reg64(v.get("ra"))
+        } else {
+            let base = self.reg(v.get("ra"));
+            self.un(UnOp::ExtendU, base)
+        };
+        let mut address = base;
+        if v.has("no_ur") && !v.flag("no_ur") {
+            let ur = v.get("ur");
+            let low = self.ureg(ur);
+            let high = if wide { self.ureg(ur + 1) } else { self.const32(0) };
+            let uniform = self.pair(low, high);
+            address = self.bin(BinOp::Add, address, uniform);
+        }
+        let offset = self.const64(v.signed("offset") as u64);
+        self.bin(BinOp::Add, address, offset)
+    }
+
+    fn global_access(&mut self, v: &View) -> Result<(), TranslateError> {
+        let size = v.get("size");
+        if size < 4 {
+            return self.unimplemented(v, format!("{} of a byte or half", v.encoding.opcode));
+        }
+        let words = match size {
+            4 => 1,
+            5 => 2,
+            _ => 4,
+        };
+        let address = self.global_address(v);
+        if v.encoding.opcode == "LDG" {
+            let predicate = 7 ^ v.get("ps_xor7");
+            if predicate != 7 || v.flag("ps_not") {
+                return self.unimplemented(v, "LDG with a predicate operand");
+            }
+        }
+        for i in 0..words {
+            let step = self.const64(4 * i);
+            let at = self.bin(BinOp::Add, address, step);
+            if v.encoding.opcode == "LDG" {
+                let word = self.op(Op::Load { space: Space::Global, address: at });
+                self.set_reg(v.get("rd") + i, word);
+            } else {
+                let value = self.reg(v.get("rb") + i);
+                self.op(Op::Store { space: Space::Global, address: at, value });
+            }
+        }
+        Ok(())
+    }
+
+    fn local_access(&mut self, v: &View) -> Result<(), TranslateError> {
+        let size = v.get("size");
+        if size < 4 {
+            return self.unimplemented(v, format!("{} of a byte or half", v.encoding.opcode));
+        }
+        let words = match size {
+            4 => 1,
+            5 => 2,
+            _ => 4,
+        };
+        let space = if matches!(v.encoding.opcode, "LDS" | "STS") { Space::Shared } else { Space::Local };
+        let scale = match v.get("scale") {
+            1 => 4,
+            2 => 8,
+            3 => 16,
+            _ => 1,
+        };
+        let base = self.reg(v.get("ra"));
+        let base = if scale == 1 {
+            base
+        } else {
+            let scale = self.const32(scale);
+            self.bin(BinOp::Mul, base, scale)
+        };
+        let offset = self.const32(v.signed("offset") as u32);
+        let address = self.bin(BinOp::Add, base, offset);
+        let load = matches!(v.encoding.opcode, "LDS" | "LDL");
+        for i in 0..words {
+            let step = self.const32(4 * i as u32);
+            let at = self.bin(BinOp::Add, address, step);
+            if load {
+                let word = self.op(Op::Load { space, address: at });
+                self.set_reg(v.get("rd") + i, word);
+            } else {
+                let value = self.reg(v.get("rb") + i);
+                self.op(Op::Store { space, address: at, value });
+            }
+        }
+        Ok(())
+    }
+}

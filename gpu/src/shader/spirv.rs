@@ -1,0 +1,827 @@
+//! IR to SPIR-V (through rspirv), for compute shaders.
+//!
+//! The shape of every module: guest registers, predicates and uniform registers are function variables (zero
+//! at the start: registers read before they are written read 0, as on the hardware); the guest's control flow
+//! becomes one loop around a switch on the current block's offset (a dispatcher), which is structured
+//! whatever the guest's CFG looks like, and takes returns and jump tables (indirect jumps) as they come.
+//! Guarded instructions are selection constructs inside a case.
+//!
+//! Barriers must be met in uniform control flow, which a dispatcher is not (threads take different numbers of
+//! iterations to reach one). So a program with barriers runs in phases: the dispatcher loop runs each thread
+//! until it exits or reaches a barrier (its block ends there), and the phase loop around it, which every
+//! thread runs in step, then executes the barrier and goes on while any thread of the workgroup has not
+//! exited. Whether any has not is a workgroup flag each paused thread sets before the barrier and every
+//! thread reads after it; three flags in rotation let a flag be cleared two phases before its next use, with
+//! a barrier in between, so no clearing races a setting.
+//!
+//! The resource interface (what a back end binds): constant bank N is a storage buffer of words at
+//! descriptor set 0, binding = its index in `Translation::constant_banks`; global memory is reached through
+//! 64-bit physical storage buffer addresses (Vulkan's buffer device address); shared memory is a workgroup
+//! array, local memory a private array of the thread.
+
+use super::ir::{BinOp, Block, Cmp, Conv, Op, Program, Space, Special, Stmt, Terminator, Type, UnOp, Value};
+use rspirv::binary::Assemble;
+use rspirv::dr::{Builder, Operand};
+use rspirv::spirv::{
+    self, AddressingModel, BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, FunctionControl,
+    MemoryAccess, MemoryModel, SelectionControl, StorageClass, Word,
+};
+use std::collections::{BTreeSet, HashMap};
+
+/// GLSL.std.450 extended instructions used.
+mod glsl {
+    pub const ROUND_EVEN: u32 = 2;
+    pub const TRUNC: u32 = 3;
+    pub const FLOOR: u32 = 8;
+    pub const CEIL: u32 = 9;
+    pub const SIN: u32 = 13;
+    pub const COS: u32 = 14;
+    pub const EXP2: u32 = 29;
+    pub const LOG2: u32 = 30;
+    pub const SQRT: u32 = 31;
+    pub const INVERSE_SQRT: u32 = 32;
+    pub const FIND_U_MSB: u32 = 75;
+}
+
+/// Memory semantics of BAR.SYNC: acquire-release on workgroup memory.
+const BARRIER_SEMANTICS: u32 = 0x8 | 0x100;
+/// Scope::Workgroup.
+const WORKGROUP_SCOPE: u32 = 2;
+
+struct Types {
+    void: Word,
+    bool: Word,
+    u32: Word,
+    u64: Word,
+    f32: Word,
+    f64: Word,
+    v3u32: Word,
+    ptr_function_u32: Word,
+    ptr_function_bool: Word,
+    ptr_psb_u32: Word,
+}
+
+/// Where the phase loop keeps its flags and its count.
+struct Phases {
+    /// Workgroup `uint[3]`: a thread still runs, for the phase (count % 3).
+    running: Word,
+    /// Function `uint`: the phase count.
+    count: Word,
+    /// Function `bool`: the thread stopped at a barrier in this phase.
+    paused: Word,
+}
+
+struct Emitter<'p> {
+    b: Builder,
+    t: Types,
+    glsl: Word,
+    program: &'p Program,
+    values: HashMap<Value, Word>,
+    registers: HashMap<u8, Word>,
+    predicates: HashMap<u8, Word>,
+    uniforms: HashMap<u8, Word>,
+    banks: HashMap<u8, Word>,
+    shared: Option<Word>,
+    local: Option<Word>,
+    local_invocation_id: Word,
+    workgroup_id: Word,
+    local_invocation_index: Word,
+    block_id: Word,
+    done: Word,
+    switch_merge: Word,
+    phases: Option<Phases>,
+}
+
+/// Emits the SPIR-V of a compute shader with this workgroup size.
+pub fn emit_compute(program: &Program, local_size: [u32; 3]) -> Vec<u32> {
+    let mut b = Builder::new();
+    b.set_version(1, 5);
+    for capability in
+        [Capability::Shader, Capability::Int64, Capability::Float64, Capability::PhysicalStorageBufferAddresses]
+    {
+        b.capability(capability);
+    }
+    b.memory_model(AddressingModel::PhysicalStorageBuffer64, MemoryModel::GLSL450);
+    let glsl = b.ext_inst_import("GLSL.std.450");
+    let void = b.type_void();
+    let bool = b.type_bool();
+    let u32_ = b.type_int(32, 0);
+    let u64_ = b.type_int(64, 0);
+    let f32_ = b.type_float(32, None);
+    let f64_ = b.type_float(64, None);
+    let v3u32 = b.type_vector(u32_, 3);
+    let t = Types {
+        void,
+        bool,
+        u32: u32_,
+        u64: u64_,
+        f32: f32_,
+        f64: f64_,
+        v3u32,
+        ptr_function_u32: b.type_pointer(None, StorageClass::Function, u32_),
+        ptr_function_bool: b.type_pointer(None, StorageClass::Function, bool),
+        ptr_psb_u32: b.type_pointer(None, StorageClass::PhysicalStorageBuffer, u32_),
+    };
+
+    // Interface: constant banks, shared memory, built-ins.
+    let mut interface = Vec::new();
+    let mut banks = HashMap::new();
+    if !program.constant_banks.is_empty() {
+        let words = b.type_runtime_array(u32_);
+        b.decorate(words, Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
+        let block = b.type_struct([words]);
+        b.decorate(block, Decoration::Block, []);
+        b.member_decorate(block, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        b.member_decorate(block, 0, Decoration::NonWritable, []);
+        let pointer = b.type_pointer(None, StorageClass::StorageBuffer, block);
+        for (binding, &bank) in program.constant_banks.iter().enumerate() {
+            let variable = b.variable(pointer, None, StorageClass::StorageBuffer, None);
+            b.decorate(variable, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+            b.decorate(variable, Decoration::Binding, [Operand::LiteralBit32(binding as u32)]);
+            banks.insert(bank, variable);
+            interface.push(variable);
+        }
+    }
+    let shared = (program.shared_bytes > 0).then(|| {
+        let length = b.constant_bit32(u32_, program.shared_bytes.div_ceil(4));
+        let array = b.type_array(u32_, length);
+        let pointer = b.type_pointer(None, StorageClass::Workgroup, array);
+        let variable = b.variable(pointer, None, StorageClass::Workgroup, None);
+        interface.push(variable);
+        variable
+    });
+    let builtin = |b: &mut Builder, ty: Word, which: BuiltIn, interface: &mut Vec<Word>| {
+        let pointer = b.type_pointer(None, StorageClass::Input, ty);
+        let variable = b.variable(pointer, None, StorageClass::Input, None);
+        b.decorate(variable, Decoration::BuiltIn, [Operand::BuiltIn(which)]);
+        interface.push(variable);
+        variable
+    };
+    let has_barriers = program.blocks.iter().any(|block| matches!(block.terminator, Terminator::Barrier(_)));
+    let running = has_barriers.then(|| {
+        let three = b.constant_bit32(u32_, 3);
+        let array = b.type_array(u32_, three);
+        let pointer = b.type_pointer(None, StorageClass::Workgroup, array);
+        let variable = b.variable(pointer, None, StorageClass::Workgroup, None);
+        interface.push(variable);
+        variable
+    });
+    let local_invocation_id = builtin(&mut b, v3u32, BuiltIn::LocalInvocationId, &mut interface);
+    let workgroup_id = builtin(&mut b, v3u32, BuiltIn::WorkgroupId, &mut interface);
+    let local_invocation_index = builtin(&mut b, u32_, BuiltIn::LocalInvocationIndex, &mut interface);
+
+    let function_type = b.type_function(void, []);
+    let main = b.begin_function(void, None, FunctionControl::NONE, function_type).expect("no function is open");
+    b.begin_block(None).expect("a function is open");
+    let mut e = Emitter {
+        b,
+        t,
+        glsl,
+        program,
+        values: HashMap::new(),
+        registers: HashMap::new(),
+        predicates: HashMap::new(),
+        uniforms: HashMap::new(),
+        banks,
+        shared,
+        local: None,
+        local_invocation_id,
+        workgroup_id,
+        local_invocation_index,
+        block_id: 0,
+        done: 0,
+        switch_merge: 0,
+        phases: None,
+    };
+    e.declare_variables();
+    if let Some(running) = running {
+        let zero = e.u32_const(0);
+        let false_ = e.b.constant_false(e.t.bool);
+        let count = e.b.variable(e.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
+        let paused = e.b.variable(e.t.ptr_function_bool, None, StorageClass::Function, Some(false_));
+        e.phases = Some(Phases { running, count, paused });
+    }
+    e.body();
+    e.b.end_function().expect("the function is open");
+    e.b.entry_point(ExecutionModel::GLCompute, main, "main", interface);
+    e.b.execution_mode(main, ExecutionMode::LocalSize, local_size);
+    e.b.module().assemble()
+}
+
+/// The guest state a program touches: registers, predicates, uniform registers, local memory.
+fn places(program: &Program) -> (BTreeSet<u8>, BTreeSet<u8>, BTreeSet<u8>, bool) {
+    let (mut r, mut p, mut u, mut local) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new(), false);
+    fn visit(stmts: &[Stmt], r: &mut BTreeSet<u8>, p: &mut BTreeSet<u8>, u: &mut BTreeSet<u8>, local: &mut bool) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Op(_, Op::GetReg(i) | Op::SetReg(i, _)) => {
+                    r.insert(*i);
+                }
+                Stmt::Op(_, Op::GetPred(i) | Op::SetPred(i, _)) => {
+                    p.insert(*i);
+                }
+                Stmt::Op(_, Op::GetUReg(i) | Op::SetUReg(i, _)) => {
+                    u.insert(*i);
+                }
+                Stmt::Op(_, Op::Load { space: Space::Local, .. } | Op::Store { space: Space::Local, .. }) => {
+                    *local = true;
+                }
+                Stmt::Op(..) => {}
+                Stmt::If(_, body) => visit(body, r, p, u, local),
+            }
+        }
+    }
+    for block in &program.blocks {
+        visit(&block.body, &mut r, &mut p, &mut u, &mut local);
+    }
+    (r, p, u, local)
+}
+
+impl Emitter<'_> {
+    fn u32_const(&mut self, value: u32) -> Word {
+        self.b.constant_bit32(self.t.u32, value)
+    }
+
+    /// Function variables (all in the entry block, as SPIR-V requires), zero-initialised.
+    fn declare_variables(&mut self) {
+        let (registers, predicates, uniforms, local) = places(self.program);
+        let zero = self.u32_const(0);
+        let false_ = self.b.constant_false(self.t.bool);
+        for r in registers {
+            let variable = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
+            self.registers.insert(r, variable);
+        }
+        for u in uniforms {
+            let variable = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
+            self.uniforms.insert(u, variable);
+        }
+        for p in predicates {
+            let variable = self.b.variable(self.t.ptr_function_bool, None, StorageClass::Function, Some(false_));
+            self.predicates.insert(p, variable);
+        }
+        if local {
+            let length = self.u32_const(self.program.local_bytes.div_ceil(4).max(1));
+            let array = self.b.type_array(self.t.u32, length);
+            let pointer = self.b.type_pointer(None, StorageClass::Function, array);
+            self.local = Some(self.b.variable(pointer, None, StorageClass::Function, None));
+        }
+        let entry = self.u32_const(self.program.entry);
+        self.block_id = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(entry));
+        self.done = self.b.variable(self.t.ptr_function_bool, None, StorageClass::Function, Some(false_));
+    }
+
+    /// The function body: the dispatcher, inside the phase loop when the program has barriers.
+    fn body(&mut self) {
+        let Some(phases) = &self.phases else {
+            self.dispatcher();
+            self.b.ret().expect("in a block");
+            return;
+        };
+        let (running, count, paused) = (phases.running, phases.count, phases.paused);
+        let (u32_, bool_) = (self.t.u32, self.t.bool);
+        let pointer = self.b.type_pointer(None, StorageClass::Workgroup, u32_);
+        let flag = |e: &mut Self, index: Word| e.b.access_chain(pointer, None, running, [index]).expect("in a block");
+        let (zero, one, two, three) = (self.u32_const(0), self.u32_const(1), self.u32_const(2), self.u32_const(3));
+        let (scope, semantics) = (self.u32_const(WORKGROUP_SCOPE), self.u32_const(BARRIER_SEMANTICS));
+        // Workgroup memory starts undefined: clear the flags, in step.
+        for index in [zero, one, two] {
+            let pointer = flag(self, index);
+            self.b.store(pointer, zero, None, []).expect("in a block");
+        }
+        self.b.control_barrier(scope, scope, semantics).expect("in a block");
+        let (header, body, continue_, merge) = (self.b.id(), self.b.id(), self.b.id(), self.b.id());
+        self.b.branch(header).expect("in a block");
+        self.b.begin_block(Some(header)).expect("in a function");
+        self.b.loop_merge(merge, continue_, spirv::LoopControl::NONE, []).expect("in a block");
+        self.b.branch(body).expect("in a block");
+        self.b.begin_block(Some(body)).expect("in a function");
+        self.dispatcher();
+        // After the phase: say whether this thread goes on, meet at the barrier, read whether any does.
+        let phase = self.b.load(u32_, None, count, None, []).expect("in a block");
+        let slot = self.b.u_mod(u32_, None, phase, three).expect("in a block");
+        let done = self.b.load(bool_, None, self.done, None, []).expect("in a block");
+        let value = self.b.select(u32_, None, done, zero, one).expect("in a block");
+        let this_flag = flag(self, slot);
+        let device_scope = self.u32_const(WORKGROUP_SCOPE);
+        let relaxed = self.u32_const(0);
+        self.b.atomic_or(u32_, None, this_flag, device_scope, relaxed, value).expect("in a block");
+        let false_ = self.b.constant_false(bool_);
+        self.b.store(paused, false_, None, []).expect("in a block");
+        self.b.control_barrier(scope, scope, semantics).expect("in a block");
+        let any = self.b.load(u32_, None, this_flag, None, []).expect("in a block");
+        let later = self.b.i_add(u32_, None, phase, two).expect("in a block");
+        let later_slot = self.b.u_mod(u32_, None, later, three).expect("in a block");
+        let later_flag = flag(self, later_slot);
+        self.b.store(later_flag, zero, None, []).expect("in a block");
+        let next_phase = self.b.i_add(u32_, None, phase, one).expect("in a block");
+        self.b.store(count, next_phase, None, []).expect("in a block");
+        let again = self.b.i_not_equal(bool_, None, any, zero).expect("in a block");
+        self.b.branch(continue_).expect("in a block");
+        self.b.begin_block(Some(continue_)).expect("in a function");
+        self.b.branch_conditional(again, header, merge, []).expect("in a block");
+        self.b.begin_block(Some(merge)).expect("in a function");
+        self.b.ret().expect("in a block");
+    }
+
+    /// loop { switch (block) { case OFFSET: ...; } } until the thread exits (or, in a phase, pauses at a
+    /// barrier). Leaves the builder in the block after the loop.
+    fn dispatcher(&mut self) {
+        let (header, dispatch, merge, continue_, switch_merge, default) =
+            (self.b.id(), self.b.id(), self.b.id(), self.b.id(), self.b.id(), self.b.id());
+        self.switch_merge = switch_merge;
+        let check = self.b.id();
+        self.b.branch(header).expect("in a block");
+        self.b.begin_block(Some(header)).expect("in a function");
+        self.b.loop_merge(merge, continue_, spirv::LoopControl::NONE, []).expect("in a block");
+        self.b.branch(check).expect("in a block");
+        // A thread that has exited, or paused at a barrier, runs nothing more in this phase.
+        self.b.begin_block(Some(check)).expect("in a function");
+        let stop = self.stopped();
+        self.b.branch_conditional(stop, merge, dispatch, []).expect("in a block");
+        self.b.begin_block(Some(dispatch)).expect("in a function");
+        let current = self.b.load(self.t.u32, None, self.block_id, None, []).expect("in a block");
+        self.b.selection_merge(switch_merge, SelectionControl::NONE).expect("in a block");
+        let labels: Vec<Word> = self.program.blocks.iter().map(|_| self.b.id()).collect();
+        let cases =
+            self.program.blocks.iter().zip(&labels).map(|(block, &label)| (Operand::LiteralBit32(block.start), label));
+        self.b.switch(current, default, cases.collect::<Vec<_>>()).expect("in a block");
+        for (block, &label) in self.program.blocks.iter().zip(&labels) {
+            self.b.begin_block(Some(label)).expect("in a function");
+            self.block(block);
+            self.b.branch(switch_merge).expect("in a block");
+        }
+        // A jump to an offset where no block starts: the thread stops.
+        self.b.begin_block(Some(default)).expect("in a function");
+        let true_ = self.b.constant_true(self.t.bool);
+        self.b.store(self.done, true_, None, []).expect("in a block");
+        self.b.branch(switch_merge).expect("in a block");
+        self.b.begin_block(Some(switch_merge)).expect("in a function");
+        self.b.branch(continue_).expect("in a block");
+        self.b.begin_block(Some(continue_)).expect("in a function");
+        self.b.branch(header).expect("in a block");
+        self.b.begin_block(Some(merge)).expect("in a function");
+    }
+
+    /// Whether the thread has exited or paused.
+    fn stopped(&mut self) -> Word {
+        let bool_ = self.t.bool;
+        let done = self.b.load(bool_, None, self.done, None, []).expect("in a block");
+        let Some(phases) = &self.phases else { return done };
+        let paused = phases.paused;
+        let paused = self.b.load(bool_, None, paused, None, []).expect("in a block");
+        self.b.logical_or(bool_, None, done, paused).expect("in a block")
+    }
+
+    fn block(&mut self, block: &Block) {
+        self.stmts(&block.body);
+        let next = |e: &mut Self, target: u32| e.u32_const(target);
+        match &block.terminator {
+            Terminator::Jump(target) => {
+                let target = next(self, *target);
+                self.b.store(self.block_id, target, None, []).expect("in a block");
+            }
+            Terminator::Branch(cond, taken, not_taken) => {
+                let (taken, not_taken) = (next(self, *taken), next(self, *not_taken));
+                let cond = self.values[cond];
+                let target = self.b.select(self.t.u32, None, cond, taken, not_taken).expect("in a block");
+                self.b.store(self.block_id, target, None, []).expect("in a block");
+            }
+            Terminator::JumpIndirect(target) => {
+                let target = self.values[target];
+                self.b.store(self.block_id, target, None, []).expect("in a block");
+            }
+            Terminator::Exit(None) => {
+                let true_ = self.b.constant_true(self.t.bool);
+                self.b.store(self.done, true_, None, []).expect("in a block");
+            }
+            Terminator::Barrier(after) => {
+                let after = next(self, *after);
+                self.b.store(self.block_id, after, None, []).expect("in a block");
+                let paused = self.phases.as_ref().expect("a program with barriers has phases").paused;
+                let true_ = self.b.constant_true(self.t.bool);
+                self.b.store(paused, true_, None, []).expect("in a block");
+            }
+            Terminator::Exit(Some((cond, otherwise))) => {
+                let cond = self.values[cond];
+                self.b.store(self.done, cond, None, []).expect("in a block");
+                let otherwise = next(self, *otherwise);
+                self.b.store(self.block_id, otherwise, None, []).expect("in a block");
+            }
+        }
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Op(value, op) => {
+                    if let Some(id) = self.op(op) {
+                        self.values.insert(*value, id);
+                    }
+                }
+                Stmt::If(cond, body) => {
+                    let cond = self.values[cond];
+                    let (then, merge) = (self.b.id(), self.b.id());
+                    self.b.selection_merge(merge, SelectionControl::NONE).expect("in a block");
+                    self.b.branch_conditional(cond, then, merge, []).expect("in a block");
+                    self.b.begin_block(Some(then)).expect("in a function");
+                    self.stmts(body);
+                    self.b.branch(merge).expect("in a block");
+                    self.b.begin_block(Some(merge)).expect("in a function");
+                }
+            }
+        }
+    }
+
+    fn type_of(&self, value: Value) -> Type {
+        self.program.types[value.0 as usize]
+    }
+
+    fn spirv_type(&self, ty: Type) -> Word {
+        match ty {
+            Type::Bool => self.t.bool,
+            Type::U32 => self.t.u32,
+            Type::U64 => self.t.u64,
+        }
+    }
+
+    fn float(&mut self, bits: Word) -> Word {
+        self.b.bitcast(self.t.f32, None, bits).expect("in a block")
+    }
+
+    fn bits(&mut self, float: Word) -> Word {
+        self.b.bitcast(self.t.u32, None, float).expect("in a block")
+    }
+
+    fn glsl(&mut self, ty: Word, instruction: u32, operands: &[Word]) -> Word {
+        let operands = operands.iter().map(|&id| Operand::IdRef(id)).collect::<Vec<_>>();
+        self.b.ext_inst(ty, None, self.glsl, instruction, operands).expect("in a block")
+    }
+
+    /// A shift whose amount may reach the width: 0 (or the sign for arithmetic shifts) past it.
+    fn shift(&mut self, op: BinOp, ty: Type, value: Word, amount: Word) -> Word {
+        let width = if ty == Type::U64 { 64 } else { 32 };
+        let t = self.spirv_type(ty);
+        let limit = self.u32_const(width);
+        let within = self.b.u_less_than(self.t.bool, None, amount, limit).expect("in a block");
+        let last = self.u32_const(width - 1);
+        let safe_amount = self.b.select(self.t.u32, None, within, amount, last).expect("in a block");
+        let shifted = match op {
+            BinOp::Shl => self.b.shift_left_logical(t, None, value, safe_amount),
+            BinOp::ShrU => self.b.shift_right_logical(t, None, value, safe_amount),
+            _ => self.b.shift_right_arithmetic(t, None, value, safe_amount),
+        }
+        .expect("in a block");
+        let beyond = if op == BinOp::ShrS {
+            shifted // value >> (width - 1): the sign fill.
+        } else if ty == Type::U64 {
+            self.b.constant_bit64(self.t.u64, 0)
+        } else {
+            self.u32_const(0)
+        };
+        self.b.select(t, None, within, shifted, beyond).expect("in a block")
+    }
+
+    fn op(&mut self, op: &Op) -> Option<Word> {
+        let v = |e: &Self, x: &Value| e.values[x];
+        let result_type = op.result_type(|x| self.type_of(x)).map(|ty| self.spirv_type(ty));
+        let rt = result_type.unwrap_or(self.t.void);
+        let b = &mut self.b;
+        Some(match op {
+            Op::Const(Type::Bool, x) => {
+                if *x != 0 {
+                    b.constant_true(self.t.bool)
+                } else {
+                    b.constant_false(self.t.bool)
+                }
+            }
+            Op::Const(Type::U32, x) => b.constant_bit32(self.t.u32, *x as u32),
+            Op::Const(Type::U64, x) => b.constant_bit64(self.t.u64, *x),
+            Op::GetReg(i) => b.load(self.t.u32, None, self.registers[i], None, []).expect("in a block"),
+            Op::GetUReg(i) => b.load(self.t.u32, None, self.uniforms[i], None, []).expect("in a block"),
+            Op::GetPred(i) => b.load(self.t.bool, None, self.predicates[i], None, []).expect("in a block"),
+            Op::SetReg(i, x) => {
+                let x = v(self, x);
+                self.b.store(self.registers[i], x, None, []).expect("in a block");
+                return None;
+            }
+            Op::SetUReg(i, x) => {
+                let x = v(self, x);
+                self.b.store(self.uniforms[i], x, None, []).expect("in a block");
+                return None;
+            }
+            Op::SetPred(i, x) => {
+                let x = v(self, x);
+                self.b.store(self.predicates[i], x, None, []).expect("in a block");
+                return None;
+            }
+            Op::Binary(op, x, y) => {
+                let ty = self.type_of(*x);
+                let (x, y) = (v(self, x), v(self, y));
+                return Some(self.binary(*op, ty, rt, x, y));
+            }
+            Op::Unary(op, x) => {
+                let x = v(self, x);
+                return Some(self.unary(*op, rt, x));
+            }
+            Op::Select(c, x, y) => {
+                let (c, x, y) = (v(self, c), v(self, x), v(self, y));
+                self.b.select(rt, None, c, x, y).expect("in a block")
+            }
+            Op::Compare(cmp, x, y) => {
+                let ty = self.type_of(*x);
+                let (x, y) = (v(self, x), v(self, y));
+                return Some(self.compare(*cmp, ty, x, y));
+            }
+            Op::Convert(conv, x) => {
+                let x = v(self, x);
+                return Some(self.convert(*conv, x));
+            }
+            Op::Fma(x, y, z) => {
+                let (x, y, z) = (v(self, x), v(self, y), v(self, z));
+                return Some(self.exact_fma(x, y, z));
+            }
+            Op::ConstantLoad { bank, offset } => {
+                let offset = v(self, offset);
+                let two = self.u32_const(2);
+                let index = self.b.shift_right_logical(self.t.u32, None, offset, two).expect("in a block");
+                let zero = self.u32_const(0);
+                let pointer_type = self.b.type_pointer(None, StorageClass::StorageBuffer, self.t.u32);
+                let pointer =
+                    self.b.access_chain(pointer_type, None, self.banks[bank], [zero, index]).expect("in a block");
+                self.b.load(self.t.u32, None, pointer, None, []).expect("in a block")
+            }
+            Op::Load { space, address } => {
+                let address = v(self, address);
+                let (pointer, access) = self.pointer(*space, address);
+                self.b.load(self.t.u32, None, pointer, access.0, access.1).expect("in a block")
+            }
+            Op::Store { space, address, value } => {
+                let (address, value) = (v(self, address), v(self, value));
+                let (pointer, access) = self.pointer(*space, address);
+                self.b.store(pointer, value, access.0, access.1).expect("in a block");
+                return None;
+            }
+            Op::Special(special) => {
+                let (variable, component) = match special {
+                    Special::ThreadId(i) => (self.local_invocation_id, Some(*i)),
+                    Special::CtaId(i) => (self.workgroup_id, Some(*i)),
+                    Special::LaneId => (self.local_invocation_index, None),
+                };
+                match component {
+                    Some(i) => {
+                        let vector = self.b.load(self.t.v3u32, None, variable, None, []).expect("in a block");
+                        self.b.composite_extract(self.t.u32, None, vector, [u32::from(i)]).expect("in a block")
+                    }
+                    None => {
+                        let index = self.b.load(self.t.u32, None, variable, None, []).expect("in a block");
+                        let mask = self.u32_const(31);
+                        self.b.bitwise_and(self.t.u32, None, index, mask).expect("in a block")
+                    }
+                }
+            }
+        })
+    }
+
+    /// FP32 a * b + c rounded once, as FFMA does. SPIR-V's Fma may be two roundings (lavapipe's is), so: the
+    /// product is exact in FP64, the sum is made exact-or-odd in FP64 (round to odd, from the rounding error a
+    /// two-sum gives), and rounding that to FP32 is then the correctly rounded fused result.
+    fn exact_fma(&mut self, a: Word, b: Word, c: Word) -> Word {
+        let (f64_, u64_, bool_) = (self.t.f64, self.t.u64, self.t.bool);
+        let widen = |e: &mut Self, x: Word| {
+            let f = e.float(x);
+            e.b.f_convert(f64_, None, f).expect("in a block")
+        };
+        let (a, b, c) = (widen(self, a), widen(self, b), widen(self, c));
+        let product = self.b.f_mul(f64_, None, a, b).expect("in a block");
+        let sum = self.b.f_add(f64_, None, product, c).expect("in a block");
+        // Two-sum: the exact sum is sum + error.
+        let c_part = self.b.f_sub(f64_, None, sum, product).expect("in a block");
+        let product_part = self.b.f_sub(f64_, None, sum, c_part).expect("in a block");
+        let product_error = self.b.f_sub(f64_, None, product, product_part).expect("in a block");
+        let c_error = self.b.f_sub(f64_, None, c, c_part).expect("in a block");
+        let error = self.b.f_add(f64_, None, product_error, c_error).expect("in a block");
+        // Round to odd: when inexact, the value truncated toward zero with its last bit set.
+        let zero = self.b.constant_bit64(f64_, 0);
+        let inexact = self.b.f_ord_not_equal(bool_, None, error, zero).expect("in a block");
+        let bits = self.b.bitcast(u64_, None, sum).expect("in a block");
+        let sum_negative = self.b.f_ord_less_than(bool_, None, sum, zero).expect("in a block");
+        let error_negative = self.b.f_ord_less_than(bool_, None, error, zero).expect("in a block");
+        let rounded_away = self.b.logical_not_equal(bool_, None, sum_negative, error_negative).expect("in a block");
+        let one = self.b.constant_bit64(u64_, 1);
+        let toward_zero = self.b.i_sub(u64_, None, bits, one).expect("in a block");
+        let truncated = self.b.select(u64_, None, rounded_away, toward_zero, bits).expect("in a block");
+        let odd = self.b.bitwise_or(u64_, None, truncated, one).expect("in a block");
+        let odd = self.b.bitcast(f64_, None, odd).expect("in a block");
+        let finite = {
+            let infinite = self.b.is_inf(bool_, None, sum).expect("in a block");
+            let nan = self.b.is_nan(bool_, None, sum).expect("in a block");
+            let special = self.b.logical_or(bool_, None, infinite, nan).expect("in a block");
+            self.b.logical_not(bool_, None, special).expect("in a block")
+        };
+        let adjust = self.b.logical_and(bool_, None, inexact, finite).expect("in a block");
+        let exact = self.b.select(f64_, None, adjust, odd, sum).expect("in a block");
+        let narrow = self.b.f_convert(self.t.f32, None, exact).expect("in a block");
+        self.bits(narrow)
+    }
+
+    /// A pointer to the word at `address` in `space`, with the memory access operands a load or store needs.
+    fn pointer(&mut self, space: Space, address: Word) -> (Word, (Option<MemoryAccess>, Vec<Operand>)) {
+        match space {
+            Space::Global => {
+                let pointer = self.b.convert_u_to_ptr(self.t.ptr_psb_u32, None, address).expect("in a block");
+                (pointer, (Some(MemoryAccess::ALIGNED), vec![Operand::LiteralBit32(4)]))
+            }
+            Space::Shared | Space::Local => {
+                let two = self.u32_const(2);
+                let index = self.b.shift_right_logical(self.t.u32, None, address, two).expect("in a block");
+                let (array, class) = match space {
+                    Space::Shared => (self.shared.expect("shared memory declared"), StorageClass::Workgroup),
+                    _ => (self.local.expect("local memory declared"), StorageClass::Function),
+                };
+                let pointer_type = self.b.type_pointer(None, class, self.t.u32);
+                let pointer = self.b.access_chain(pointer_type, None, array, [index]).expect("in a block");
+                (pointer, (None, Vec::new()))
+            }
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, ty: Type, rt: Word, x: Word, y: Word) -> Word {
+        let b = &mut self.b;
+        match op {
+            BinOp::Add => b.i_add(rt, None, x, y),
+            BinOp::Sub => b.i_sub(rt, None, x, y),
+            BinOp::Mul => b.i_mul(rt, None, x, y),
+            BinOp::And => b.bitwise_and(rt, None, x, y),
+            BinOp::Or => b.bitwise_or(rt, None, x, y),
+            BinOp::Xor => b.bitwise_xor(rt, None, x, y),
+            BinOp::Shl | BinOp::ShrU | BinOp::ShrS => return self.shift(op, ty, x, y),
+            BinOp::MulHiU | BinOp::MulHiS => {
+                let pair = b.type_struct([self.t.u32, self.t.u32]);
+                let product = if op == BinOp::MulHiU {
+                    b.u_mul_extended(pair, None, x, y)
+                } else {
+                    b.s_mul_extended(pair, None, x, y)
+                }
+                .expect("in a block");
+                b.composite_extract(self.t.u32, None, product, [1])
+            }
+            BinOp::MinU | BinOp::MinS | BinOp::MaxU | BinOp::MaxS => {
+                let less = match op {
+                    BinOp::MinU | BinOp::MaxU => b.u_less_than(self.t.bool, None, x, y),
+                    _ => b.s_less_than(self.t.bool, None, x, y),
+                }
+                .expect("in a block");
+                let (first, second) = if matches!(op, BinOp::MinU | BinOp::MinS) { (x, y) } else { (y, x) };
+                b.select(rt, None, less, first, second)
+            }
+            BinOp::FAdd | BinOp::FMul | BinOp::FDiv => {
+                let (x, y) = (self.float(x), self.float(y));
+                let f32_ = self.t.f32;
+                let result = match op {
+                    BinOp::FAdd => self.b.f_add(f32_, None, x, y),
+                    BinOp::FMul => self.b.f_mul(f32_, None, x, y),
+                    _ => self.b.f_div(f32_, None, x, y),
+                }
+                .expect("in a block");
+                return self.bits(result);
+            }
+        }
+        .expect("in a block")
+    }
+
+    fn unary(&mut self, op: UnOp, rt: Word, x: Word) -> Word {
+        let f32_ = self.t.f32;
+        let float_function = |e: &mut Self, instruction: u32, x: Word| {
+            let f = e.float(x);
+            let result = e.glsl(f32_, instruction, &[f]);
+            e.bits(result)
+        };
+        match op {
+            UnOp::Not => self.b.not(rt, None, x).expect("in a block"),
+            UnOp::LogicalNot => self.b.logical_not(rt, None, x).expect("in a block"),
+            UnOp::PopCount => self.b.bit_count(rt, None, x).expect("in a block"),
+            UnOp::BitReverse => self.b.bit_reverse(rt, None, x).expect("in a block"),
+            UnOp::FindMsbU => self.glsl(rt, glsl::FIND_U_MSB, &[x]),
+            UnOp::ExtendU => self.b.u_convert(self.t.u64, None, x).expect("in a block"),
+            UnOp::ExtendS => self.b.s_convert(self.t.u64, None, x).expect("in a block"),
+            UnOp::Truncate => self.b.u_convert(self.t.u32, None, x).expect("in a block"),
+            UnOp::High => {
+                let thirty_two = self.u32_const(32);
+                let high = self.b.shift_right_logical(self.t.u64, None, x, thirty_two).expect("in a block");
+                self.b.u_convert(self.t.u32, None, high).expect("in a block")
+            }
+            UnOp::BoolToU32 => {
+                let (one, zero) = (self.u32_const(1), self.u32_const(0));
+                self.b.select(self.t.u32, None, x, one, zero).expect("in a block")
+            }
+            UnOp::Sqrt => float_function(self, glsl::SQRT, x),
+            UnOp::InverseSqrt => float_function(self, glsl::INVERSE_SQRT, x),
+            UnOp::Exp2 => float_function(self, glsl::EXP2, x),
+            UnOp::Log2 => float_function(self, glsl::LOG2, x),
+            UnOp::RoundEven => float_function(self, glsl::ROUND_EVEN, x),
+            UnOp::Floor => float_function(self, glsl::FLOOR, x),
+            UnOp::Ceil => float_function(self, glsl::CEIL, x),
+            UnOp::Trunc => float_function(self, glsl::TRUNC, x),
+            UnOp::SinTurns | UnOp::CosTurns => {
+                let f = self.float(x);
+                let whole = self.glsl(f32_, glsl::TRUNC, &[f]);
+                let turns = self.b.f_sub(f32_, None, f, whole).expect("in a block");
+                let tau = self.b.constant_bit32(f32_, std::f32::consts::TAU.to_bits());
+                let radians = self.b.f_mul(f32_, None, turns, tau).expect("in a block");
+                let function = if op == UnOp::SinTurns { glsl::SIN } else { glsl::COS };
+                let result = self.glsl(f32_, function, &[radians]);
+                self.bits(result)
+            }
+            UnOp::FlushDenormal => {
+                let exponent = self.u32_const(0x7f80_0000);
+                let sign = self.u32_const(0x8000_0000);
+                let zero = self.u32_const(0);
+                let bits = self.b.bitwise_and(self.t.u32, None, x, exponent).expect("in a block");
+                let denormal = self.b.i_equal(self.t.bool, None, bits, zero).expect("in a block");
+                let signed_zero = self.b.bitwise_and(self.t.u32, None, x, sign).expect("in a block");
+                self.b.select(self.t.u32, None, denormal, signed_zero, x).expect("in a block")
+            }
+            UnOp::IsNan => {
+                let f = self.float(x);
+                self.b.is_nan(self.t.bool, None, f).expect("in a block")
+            }
+        }
+    }
+
+    fn compare(&mut self, cmp: Cmp, ty: Type, x: Word, y: Word) -> Word {
+        let bool_ = self.t.bool;
+        if ty == Type::Bool {
+            return match cmp {
+                Cmp::Eq => self.b.logical_equal(bool_, None, x, y),
+                _ => self.b.logical_not_equal(bool_, None, x, y),
+            }
+            .expect("in a block");
+        }
+        let is_float = matches!(
+            cmp,
+            Cmp::FLt
+                | Cmp::FLe
+                | Cmp::FGt
+                | Cmp::FGe
+                | Cmp::FEq
+                | Cmp::FNe
+                | Cmp::FLtU
+                | Cmp::FLeU
+                | Cmp::FGtU
+                | Cmp::FGeU
+                | Cmp::FEqU
+                | Cmp::FNeU
+        );
+        let (x, y) = if is_float { (self.float(x), self.float(y)) } else { (x, y) };
+        let b = &mut self.b;
+        match cmp {
+            Cmp::Eq => b.i_equal(bool_, None, x, y),
+            Cmp::Ne => b.i_not_equal(bool_, None, x, y),
+            Cmp::LtU => b.u_less_than(bool_, None, x, y),
+            Cmp::LeU => b.u_less_than_equal(bool_, None, x, y),
+            Cmp::GtU => b.u_greater_than(bool_, None, x, y),
+            Cmp::GeU => b.u_greater_than_equal(bool_, None, x, y),
+            Cmp::LtS => b.s_less_than(bool_, None, x, y),
+            Cmp::LeS => b.s_less_than_equal(bool_, None, x, y),
+            Cmp::GtS => b.s_greater_than(bool_, None, x, y),
+            Cmp::GeS => b.s_greater_than_equal(bool_, None, x, y),
+            Cmp::FLt => b.f_ord_less_than(bool_, None, x, y),
+            Cmp::FLe => b.f_ord_less_than_equal(bool_, None, x, y),
+            Cmp::FGt => b.f_ord_greater_than(bool_, None, x, y),
+            Cmp::FGe => b.f_ord_greater_than_equal(bool_, None, x, y),
+            Cmp::FEq => b.f_ord_equal(bool_, None, x, y),
+            Cmp::FNe => b.f_ord_not_equal(bool_, None, x, y),
+            Cmp::FLtU => b.f_unord_less_than(bool_, None, x, y),
+            Cmp::FLeU => b.f_unord_less_than_equal(bool_, None, x, y),
+            Cmp::FGtU => b.f_unord_greater_than(bool_, None, x, y),
+            Cmp::FGeU => b.f_unord_greater_than_equal(bool_, None, x, y),
+            Cmp::FEqU => b.f_unord_equal(bool_, None, x, y),
+            Cmp::FNeU => b.f_unord_not_equal(bool_, None, x, y),
+        }
+        .expect("in a block")
+    }
+
+    fn convert(&mut self, conv: Conv, x: Word) -> Word {
+        let f32_ = self.t.f32;
+        match conv {
+            Conv::UToF | Conv::SToF => {
+                let f = if conv == Conv::UToF {
+                    self.b.convert_u_to_f(f32_, None, x)
+                } else {
+                    self.b.convert_s_to_f(f32_, None, x)
+                }
+                .expect("in a block");
+                self.bits(f)
+            }
+            Conv::FToU | Conv::FToS | Conv::FToS64 => {
+                let f = self.float(x);
+                match conv {
+                    Conv::FToU => self.b.convert_f_to_u(self.t.u32, None, f),
+                    Conv::FToS => self.b.convert_f_to_s(self.t.u32, None, f),
+                    _ => self.b.convert_f_to_s(self.t.u64, None, f),
+                }
+                .expect("in a block")
+            }
+        }
+    }
+}
