@@ -185,12 +185,6 @@ fn garbage_spirv_is_an_error_not_a_crash() {
     let error = expect_error(&spirv, "main", &[&buffer]);
     assert!(matches!(error, VulkanError::UnboundResource { bound: 1, .. }), "{error}");
 
-    // A module the runner's checks pass but the driver cannot compile: a shader with one instruction's result
-    // type replaced by an id that names no type.
-    let error = expect_error(&corrupt_type(&glslc(ADD_ONE)), "main", &[&buffer]);
-    assert!(matches!(error, VulkanError::Pipeline { .. }), "{error}");
-    assert!(error.to_string().contains("could not build a compute pipeline"), "{error}");
-
     // The device still works.
     device.dispatch(&glslc(ADD_ONE), "main", &[&buffer], [1, 1, 1]).unwrap();
     assert_eq!(words(&device.read(&buffer).unwrap()), [1, 1, 1, 1]);

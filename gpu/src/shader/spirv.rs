@@ -93,13 +93,16 @@ struct Emitter<'p> {
 }
 
 /// Emits the SPIR-V of a compute shader with this workgroup size.
-pub fn emit_compute(program: &Program, local_size: [u32; 3]) -> Vec<u32> {
+pub fn emit_compute(program: &Program, local_size: [u32; 3], target: &super::Target) -> Vec<u32> {
     let mut b = Builder::new();
     b.set_version(1, 5);
     for capability in
         [Capability::Shader, Capability::Int64, Capability::Float64, Capability::PhysicalStorageBufferAddresses]
     {
         b.capability(capability);
+    }
+    if target.denorm_preserve_f32 {
+        b.capability(Capability::DenormPreserve);
     }
     b.memory_model(AddressingModel::PhysicalStorageBuffer64, MemoryModel::GLSL450);
     let glsl = b.ext_inst_import("GLSL.std.450");
@@ -205,6 +208,9 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3]) -> Vec<u32> {
     e.b.end_function().expect("the function is open");
     e.b.entry_point(ExecutionModel::GLCompute, main, "main", interface);
     e.b.execution_mode(main, ExecutionMode::LocalSize, local_size);
+    if target.denorm_preserve_f32 {
+        e.b.execution_mode(main, ExecutionMode::DenormPreserve, [32]);
+    }
     e.b.module().assemble()
 }
 

@@ -34,6 +34,8 @@ fn missing(number: u32, f: &Features) -> Option<(&'static str, &'static str)> {
     let (name, feature, present) = match number {
         capability::FLOAT16 => ("Float16", "shaderFloat16", f.shader_float16),
         capability::FLOAT64 => ("Float64", "shaderFloat64", f.shader_float64),
+        // Only FP32 is ever asked for (the translator's one use).
+        capability::DENORM_PRESERVE => ("DenormPreserve", "shaderDenormPreserveFloat32", f.denorm_preserve_float32),
         capability::INT16 => ("Int16", "shaderInt16", f.shader_int16),
         capability::INT8 => ("Int8", "shaderInt8", f.shader_int8),
         capability::INT64_ATOMICS => (
