@@ -50,10 +50,8 @@ pub enum BinOp {
     MinS,
     MaxU,
     MaxS,
-    /// FP32 on the bits of U32 values, rounded to nearest even, with NVIDIA's NaN (the canonical NaN).
-    FAdd,
-    FMul,
-    /// Divide, as MUFU's reciprocals are built (not bit-exact: MUFU is an approximation).
+    /// FP32 divide on the bits of U32 values, as MUFU's reciprocals are built (not bit-exact: MUFU is an
+    /// approximation).
     FDiv,
 }
 
@@ -92,6 +90,29 @@ pub enum UnOp {
     IsNan,
 }
 
+/// FP32 operations with one rounding: a + b, a * b, a * b + c (fused). Unused operands are ignored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FArith {
+    Add,
+    Mul,
+    Fma,
+}
+
+/// Rounding modes, in the order of the instructions' rounding fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Round {
+    NearestEven,
+    TowardNegative,
+    TowardPositive,
+    TowardZero,
+}
+
+impl Round {
+    pub fn from_field(field: u64) -> Round {
+        [Round::NearestEven, Round::TowardNegative, Round::TowardPositive, Round::TowardZero][field as usize & 3]
+    }
+}
+
 /// Comparisons (the result is Bool).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cmp {
@@ -123,13 +144,14 @@ pub enum Cmp {
 /// Conversions between integers and FP32 (the FP32 side as U32 bits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Conv {
-    /// U32/I32 (or U64/I64) to FP32, rounded to nearest even.
+    /// U32/I32 or U64/I64 (by the operand's type) to FP32, rounded to nearest even.
     UToF,
     SToF,
     /// FP32 to U32/I32 or to I64 (the caller has already rounded and saturated: out of range is undefined).
     FToU,
     FToS,
     FToS64,
+    FToU64,
 }
 
 /// Memory spaces loads and stores reach.
@@ -168,8 +190,9 @@ pub enum Op {
     Select(Value, Value, Value),
     Compare(Cmp, Value, Value),
     Convert(Conv, Value),
-    /// FP32 fused multiply-add a * b + c, rounded to nearest even.
-    Fma(Value, Value, Value),
+    /// FP32 arithmetic on the bits of U32 values, rounded once in the given mode (IEEE results: NVIDIA's NaN
+    /// and flushing are the lowering's business).
+    FArith(FArith, Round, [Value; 3]),
     /// A 32-bit word of a constant bank at a byte offset (U32, a multiple of 4).
     ConstantLoad {
         bank: u8,
@@ -206,8 +229,8 @@ impl Op {
                 _ => type_of(*a),
             },
             Op::Select(_, a, _) => type_of(*a),
-            Op::Convert(Conv::FToS64, _) => Type::U64,
-            Op::Convert(..) | Op::Fma(..) => Type::U32,
+            Op::Convert(Conv::FToS64 | Conv::FToU64, _) => Type::U64,
+            Op::Convert(..) | Op::FArith(..) => Type::U32,
         })
     }
 }

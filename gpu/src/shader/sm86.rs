@@ -2,7 +2,9 @@
 //! interpreter (`sass::exec::sm86`, the executable spec this is checked against) do.
 
 use super::TranslateError;
-use super::ir::{BinOp, Block, Cmp, Conv, Op, Program, Space, Special, Stmt, Terminator, Type, UnOp, Value};
+use super::ir::{
+    BinOp, Block, Cmp, Conv, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp, Value,
+};
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
 use crate::sass::sm86::{INSTRUCTION_BYTES, decode_program};
@@ -351,14 +353,6 @@ impl Lower<'_> {
         result
     }
 
-    /// The float result's rounding mode must be nearest even: the IR has no other.
-    fn require_nearest(&self, v: &View) -> Result<(), TranslateError> {
-        if v.get("rnd") != 0 {
-            return self.unimplemented(v, format!("{} with a rounding mode other than nearest", v.encoding.opcode));
-        }
-        Ok(())
-    }
-
     // -----------------------------------------------------------------------------------------------------------
     // Instructions.
 
@@ -427,14 +421,19 @@ impl Lower<'_> {
                 if v.flag("abs") || v.flag("uniform") {
                     return self.unimplemented(v, format!("{}.ABS or a uniform return address", v.encoding.opcode));
                 }
-                if condition.is_some() {
-                    return self.unimplemented(v, format!("a predicated {}", v.encoding.opcode));
-                }
                 // To base + ra, where the encoded displacement takes this instruction back to the code's start.
                 let base = (v.offset as i64 + INSTRUCTION_BYTES as i64 + v.signed("offset") * 4) as u32;
                 let ra = self.reg(v.get("ra"));
                 let base = self.const32(base);
-                Terminator::JumpIndirect(self.bin(BinOp::Add, ra, base))
+                let target = self.bin(BinOp::Add, ra, base);
+                let target = match condition {
+                    Some(cond) => {
+                        let fall_through = self.const32(own_next);
+                        self.select(cond, target, fall_through)
+                    }
+                    None => target,
+                };
+                Terminator::JumpIndirect(target)
             }
             "EXIT" => Terminator::Exit(condition.map(|cond| (cond, own_next))),
             _ => return self.unimplemented(v, "BPT (a breakpoint or trap)"),
@@ -452,6 +451,37 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "S2R" | "CS2R" => {
+                let lane_mask = |e: &mut Self, sr: u64| {
+                    // EQ, LT, LE, GT, GE masks of the lane.
+                    let lane = e.op(Op::Special(Special::LaneId));
+                    let one = e.const32(1);
+                    let bit = e.bin(BinOp::Shl, one, lane);
+                    let below = e.bin(BinOp::Sub, bit, one);
+                    let all = e.const32(u32::MAX);
+                    match sr {
+                        56 => bit,
+                        57 => below,
+                        58 => e.bin(BinOp::Or, below, bit),
+                        59 => {
+                            let at_or_below = e.bin(BinOp::Or, below, bit);
+                            e.bin(BinOp::Xor, at_or_below, all)
+                        }
+                        _ => e.bin(BinOp::Xor, below, all),
+                    }
+                };
+                if let sr @ 56..=60 = v.get("sr") {
+                    let value = lane_mask(self, sr);
+                    self.set_reg(v.get("rd"), value);
+                    return Ok(());
+                }
+                if matches!(v.get("sr"), 2 | 3 | 50 | 67 | 68) {
+                    // The SM's own configuration (virtual SM, CTA slot): the interpreter's one SM reads 0; the
+                    // shared memory size is the kernel's.
+                    let value = if v.get("sr") == 50 { self.program.shared_bytes } else { 0 };
+                    let value = self.const32(value);
+                    self.set_reg(v.get("rd"), value);
+                    return Ok(());
+                }
                 let special = match v.get("sr") {
                     0 => Some(Special::LaneId),
                     sr @ 33..=35 => Some(Special::ThreadId(sr as u8 - 33)),
@@ -593,12 +623,28 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "LOP3" => {
-                if v.get("pd") != 7 {
-                    return self.unimplemented(v, "LOP3 with a predicate result");
-                }
                 let (a, b, c) = (self.reg(v.get("ra")), self.slot_b(v), self.reg(v.get("rc")));
                 let value = self.lop3(v.get("lut") as u8, a, b, c);
                 self.set_reg(v.get("rd"), value);
+                if v.get("pd") != 7 {
+                    // Whether the result is non-zero, combined with the predicate source.
+                    let zero = self.const32(0);
+                    let nonzero = self.cmp(Cmp::Ne, value, zero);
+                    let ps = self.pred_src(v, "ps");
+                    let f = self.bool(false);
+                    let t = self.bool(true);
+                    let combined =
+                        if v.flag("pand") { self.select(nonzero, ps, f) } else { self.select(nonzero, t, ps) };
+                    self.set_pred(v.get("pd"), combined);
+                }
+            }
+            "BREAK" => {}
+            "BMOV" => {
+                // Convergence barrier registers mean nothing to a thread of SPIR-V; a saved one reads 0.
+                if v.encoding.form() != "to_bar" {
+                    let zero = self.const32(0);
+                    self.set_reg(v.get("rd"), zero);
+                }
             }
             "PLOP3" => {
                 if v.flag("pc_uniform") {
@@ -626,7 +672,6 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "FADD" | "FMUL" | "FFMA" => {
-                self.require_nearest(v)?;
                 if v.flag("fmz") || v.get("scale") & 7 != 0 && v.get("scale") != 4 {
                     return self.unimplemented(v, format!("{opcode}.FMZ or a scale"));
                 }
@@ -635,15 +680,15 @@ impl Lower<'_> {
                 let a = self.flush(a, ftz);
                 let b = self.float_b(v);
                 let b = self.flush(b, ftz);
-                let result = match opcode {
-                    "FADD" => self.bin(BinOp::FAdd, a, b),
-                    "FMUL" => self.bin(BinOp::FMul, a, b),
+                let (kind, c) = match opcode {
+                    "FADD" => (FArith::Add, b),
+                    "FMUL" => (FArith::Mul, b),
                     _ => {
                         let c = self.float_c(v);
-                        let c = self.flush(c, ftz);
-                        self.op(Op::Fma(a, b, c))
+                        (FArith::Fma, self.flush(c, ftz))
                     }
                 };
+                let result = self.op(Op::FArith(kind, Round::from_field(v.get("rnd")), [a, b, c]));
                 let value = self.finish_float(result, ftz, v.flag("sat"));
                 self.set_reg(v.get("rd"), value);
             }
@@ -658,6 +703,55 @@ impl Lower<'_> {
                 let result = self.boolean(v.get("bop"), holds, ps);
                 let (one, zero) = (self.const32(0x3f80_0000), self.const32(0));
                 let value = self.select(result, one, zero);
+                self.set_reg(v.get("rd"), value);
+            }
+            "FCHK" => {
+                // Whether a / b needs the exact slow path (the interpreter's rule, `float::division_needs_slow_path`).
+                let (a, b) = (self.float_a(v), self.float_b(v));
+                let exponent = |e: &mut Self, x: Value| {
+                    let shift = e.const32(23);
+                    let shifted = e.bin(BinOp::ShrU, x, shift);
+                    let mask = e.const32(0xff);
+                    e.bin(BinOp::And, shifted, mask)
+                };
+                let (ea, eb) = (exponent(self, a), exponent(self, b));
+                let mut slow = self.bool(false);
+                let t = self.bool(true);
+                let (zero, all) = (self.const32(0), self.const32(0xff));
+                for e in [ea, eb] {
+                    let denormal = self.cmp(Cmp::Eq, e, zero);
+                    let special = self.cmp(Cmp::Eq, e, all);
+                    slow = self.select(denormal, t, slow);
+                    slow = self.select(special, t, slow);
+                }
+                let bias = self.const32(125);
+                let difference = self.bin(BinOp::Sub, ea, eb);
+                let shifted = self.bin(BinOp::Add, difference, bias);
+                let range = self.const32(250);
+                let out_of_range = self.cmp(Cmp::GtU, shifted, range);
+                let (b_limit, a_limit, low) = (self.const32(253), self.const32(252), self.const32(24));
+                let b_high = self.cmp(Cmp::GeU, eb, b_limit);
+                let a_high = self.cmp(Cmp::GeU, ea, a_limit);
+                let a_low = self.cmp(Cmp::LeU, ea, low);
+                for condition in [out_of_range, b_high, a_high, a_low] {
+                    slow = self.select(condition, t, slow);
+                }
+                self.set_pred(v.get("pd"), slow);
+            }
+            "FRND" => {
+                if v.get("src") != 2 || v.get("dst") != 2 {
+                    return self.unimplemented(v, "FRND other than FP32");
+                }
+                let ftz = v.flag("ftz");
+                let b = self.float_b(v);
+                let b = self.flush(b, ftz);
+                let rounded = match v.get("rnd") {
+                    0 => self.un(UnOp::RoundEven, b),
+                    1 => self.un(UnOp::Floor, b),
+                    2 => self.un(UnOp::Ceil, b),
+                    _ => self.un(UnOp::Trunc, b),
+                };
+                let value = self.finish_float(rounded, ftz, false);
                 self.set_reg(v.get("rd"), value);
             }
             "FSETP" => {
@@ -1103,34 +1197,52 @@ impl Lower<'_> {
     fn int_to_float(&mut self, v: &View) -> Result<(), TranslateError> {
         let opcode = v.encoding.opcode;
         let (size, signed) = if opcode == "I2FP" { (2, v.flag("signed")) } else { (v.get("src"), v.flag("signed")) };
-        if v.get("dst") != 2 || size != 2 || (opcode == "I2F" && v.get("byte_b") != 0) {
-            return self.unimplemented(v, format!("{opcode} other than 32-bit integer to FP32"));
+        if v.get("dst") != 2 {
+            return self.unimplemented(v, format!("{opcode} to a float other than FP32"));
         }
-        let b = self.reg(v.get("rb"));
-        let converted = self.op(Op::Convert(if signed { Conv::SToF } else { Conv::UToF }, b));
+        // The integer, extended to 64 bits: a pair, or (8, 16, 32 bits) the byte_b-th part of the register.
+        let wide = if size == 3 {
+            self.reg64(v.get("rb"))
+        } else {
+            let b = self.reg(v.get("rb"));
+            let shift = self.const32(8 * v.get("byte_b") as u32);
+            let part = self.bin(BinOp::ShrU, b, shift);
+            let bits = 8u32 << size;
+            let unused = self.const32(32 - bits);
+            let up = self.bin(BinOp::Shl, part, unused);
+            let down = self.bin(if signed { BinOp::ShrS } else { BinOp::ShrU }, up, unused);
+            self.un(if signed { UnOp::ExtendS } else { UnOp::ExtendU }, down)
+        };
+        let converted = self.op(Op::Convert(if signed { Conv::SToF } else { Conv::UToF }, wide));
         let rnd = v.get("rnd");
         let value = if rnd == 0 {
             converted
         } else {
             // Directed rounding from the nearest: step one unit toward the mode where nearest went the other
-            // way. The FP32 result is integral, so converting it back compares exactly in 64 bits.
-            let exact = if signed { self.un(UnOp::ExtendS, b) } else { self.un(UnOp::ExtendU, b) };
-            let back = self.op(Op::Convert(Conv::FToS64, converted));
-            let above = self.cmp(Cmp::GtS, back, exact);
-            let below = self.cmp(Cmp::LtS, back, exact);
+            // way. The FP32 result is integral, so converting it back compares exactly in 64 bits, except at
+            // 2^64 (2^63 signed), which only rounding up reaches.
+            let limit = self.const32(if signed { 0x5f00_0000 } else { 0x5f80_0000 });
+            let at_limit = self.cmp(Cmp::FGe, converted, limit);
+            let back = self.op(Op::Convert(if signed { Conv::FToS64 } else { Conv::FToU64 }, converted));
+            let (greater, less) = if signed { (Cmp::GtS, Cmp::LtS) } else { (Cmp::GtU, Cmp::LtU) };
+            let above = self.cmp(greater, back, wide);
+            let t = self.bool(true);
+            let above = self.select(at_limit, t, above);
+            let below = self.cmp(less, back, wide);
+            let f = self.bool(false);
+            let below = self.select(at_limit, f, below);
             let one = self.const32(1);
             let (plus, minus) = (self.bin(BinOp::Add, converted, one), self.bin(BinOp::Sub, converted, one));
             let zero = self.const32(0);
             let negative = self.cmp(Cmp::LtS, converted, zero);
             // One unit up (toward +inf) is one more in magnitude for a positive value, one less for a negative.
             let (up, down) = (self.select(negative, minus, plus), self.select(negative, plus, minus));
-            let toward_zero = minus;
             match rnd {
                 1 => self.select(above, down, converted),
                 2 => self.select(below, up, converted),
                 _ => {
-                    let (magnitude_above, f) = (self.select(negative, below, above), converted);
-                    self.select(magnitude_above, toward_zero, f)
+                    let magnitude_above = self.select(negative, below, above);
+                    self.select(magnitude_above, minus, converted)
                 }
             }
         };

@@ -19,7 +19,9 @@
 //! 64-bit physical storage buffer addresses (Vulkan's buffer device address); shared memory is a workgroup
 //! array, local memory a private array of the thread.
 
-use super::ir::{BinOp, Block, Cmp, Conv, Op, Program, Space, Special, Stmt, Terminator, Type, UnOp, Value};
+use super::ir::{
+    BinOp, Block, Cmp, Conv, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp, Value,
+};
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{
@@ -41,6 +43,14 @@ mod glsl {
     pub const SQRT: u32 = 31;
     pub const INVERSE_SQRT: u32 = 32;
     pub const FIND_U_MSB: u32 = 75;
+}
+
+/// The FP64 operations of the error-free transformations.
+#[derive(Clone, Copy)]
+enum FloatOp {
+    Add,
+    Sub,
+    Mul,
 }
 
 /// Memory semantics of BAR.SYNC: acquire-release on workgroup memory.
@@ -542,9 +552,9 @@ impl Emitter<'_> {
                 let x = v(self, x);
                 return Some(self.convert(*conv, x));
             }
-            Op::Fma(x, y, z) => {
-                let (x, y, z) = (v(self, x), v(self, y), v(self, z));
-                return Some(self.exact_fma(x, y, z));
+            Op::FArith(kind, round, operands) => {
+                let [x, y, z] = operands.map(|x| v(self, &x));
+                return Some(self.float_arith(*kind, *round, x, y, z));
             }
             Op::ConstantLoad { bank, offset } => {
                 let offset = v(self, offset);
@@ -588,46 +598,130 @@ impl Emitter<'_> {
         })
     }
 
-    /// FP32 a * b + c rounded once, as FFMA does. SPIR-V's Fma may be two roundings (lavapipe's is), so: the
-    /// product is exact in FP64, the sum is made exact-or-odd in FP64 (round to odd, from the rounding error a
-    /// two-sum gives), and rounding that to FP32 is then the correctly rounded fused result.
-    fn exact_fma(&mut self, a: Word, b: Word, c: Word) -> Word {
+    /// FP32 arithmetic rounded once in any mode, whatever the host's own FP32 does (lavapipe's Fma is two
+    /// roundings; SPIR-V has no per-instruction rounding mode). In FP64 the product of two FP32 is exact and
+    /// the sum is made exact-or-odd (round to odd, from the error a two-sum gives); rounding that value to FP32
+    /// in the wanted mode is then the correctly rounded result.
+    fn float_arith(&mut self, kind: FArith, round: Round, a: Word, b: Word, c: Word) -> Word {
         let (f64_, u64_, bool_) = (self.t.f64, self.t.u64, self.t.bool);
         let widen = |e: &mut Self, x: Word| {
             let f = e.float(x);
             e.b.f_convert(f64_, None, f).expect("in a block")
         };
-        let (a, b, c) = (widen(self, a), widen(self, b), widen(self, c));
-        let product = self.b.f_mul(f64_, None, a, b).expect("in a block");
-        let sum = self.b.f_add(f64_, None, product, c).expect("in a block");
-        // Two-sum: the exact sum is sum + error.
-        let c_part = self.b.f_sub(f64_, None, sum, product).expect("in a block");
-        let product_part = self.b.f_sub(f64_, None, sum, c_part).expect("in a block");
-        let product_error = self.b.f_sub(f64_, None, product, product_part).expect("in a block");
-        let c_error = self.b.f_sub(f64_, None, c, c_part).expect("in a block");
-        let error = self.b.f_add(f64_, None, product_error, c_error).expect("in a block");
-        // Round to odd: when inexact, the value truncated toward zero with its last bit set.
         let zero = self.b.constant_bit64(f64_, 0);
-        let inexact = self.b.f_ord_not_equal(bool_, None, error, zero).expect("in a block");
-        let bits = self.b.bitcast(u64_, None, sum).expect("in a block");
-        let sum_negative = self.b.f_ord_less_than(bool_, None, sum, zero).expect("in a block");
-        let error_negative = self.b.f_ord_less_than(bool_, None, error, zero).expect("in a block");
-        let rounded_away = self.b.logical_not_equal(bool_, None, sum_negative, error_negative).expect("in a block");
-        let one = self.b.constant_bit64(u64_, 1);
-        let toward_zero = self.b.i_sub(u64_, None, bits, one).expect("in a block");
-        let truncated = self.b.select(u64_, None, rounded_away, toward_zero, bits).expect("in a block");
-        let odd = self.b.bitwise_or(u64_, None, truncated, one).expect("in a block");
-        let odd = self.b.bitcast(f64_, None, odd).expect("in a block");
-        let finite = {
-            let infinite = self.b.is_inf(bool_, None, sum).expect("in a block");
-            let nan = self.b.is_nan(bool_, None, sum).expect("in a block");
-            let special = self.b.logical_or(bool_, None, infinite, nan).expect("in a block");
-            self.b.logical_not(bool_, None, special).expect("in a block")
+        let exact = match kind {
+            FArith::Mul => {
+                let (a, b) = (widen(self, a), widen(self, b));
+                self.exact_op(FloatOp::Mul, a, b)
+            }
+            FArith::Add | FArith::Fma => {
+                let (x, y) = if kind == FArith::Add {
+                    (widen(self, a), widen(self, b))
+                } else {
+                    let (a, b, c) = (widen(self, a), widen(self, b), widen(self, c));
+                    (self.exact_op(FloatOp::Mul, a, b), c)
+                };
+                let sum = self.exact_op(FloatOp::Add, x, y);
+                // Two-sum: the exact sum is sum + error.
+                let y_part = self.exact_op(FloatOp::Sub, sum, x);
+                let x_part = self.exact_op(FloatOp::Sub, sum, y_part);
+                let x_error = self.exact_op(FloatOp::Sub, x, x_part);
+                let y_error = self.exact_op(FloatOp::Sub, y, y_part);
+                let error = self.exact_op(FloatOp::Add, x_error, y_error);
+                // Round to odd: when inexact, the value truncated toward zero with its last bit set.
+                let inexact = self.b.f_ord_not_equal(bool_, None, error, zero).expect("in a block");
+                let bits = self.b.bitcast(u64_, None, sum).expect("in a block");
+                let sum_negative = self.b.f_ord_less_than(bool_, None, sum, zero).expect("in a block");
+                let error_negative = self.b.f_ord_less_than(bool_, None, error, zero).expect("in a block");
+                let rounded_away =
+                    self.b.logical_not_equal(bool_, None, sum_negative, error_negative).expect("in a block");
+                let one = self.b.constant_bit64(u64_, 1);
+                let toward_zero = self.b.i_sub(u64_, None, bits, one).expect("in a block");
+                let truncated = self.b.select(u64_, None, rounded_away, toward_zero, bits).expect("in a block");
+                let odd = self.b.bitwise_or(u64_, None, truncated, one).expect("in a block");
+                let odd = self.b.bitcast(f64_, None, odd).expect("in a block");
+                let finite = self.finite64(sum);
+                let adjust = self.b.logical_and(bool_, None, inexact, finite).expect("in a block");
+                let mut value = self.b.select(f64_, None, adjust, odd, sum).expect("in a block");
+                if round == Round::TowardNegative {
+                    // An exact zero sum is -0 when rounding down, unless both addends are +0.
+                    let is_zero = self.b.f_ord_equal(bool_, None, value, zero).expect("in a block");
+                    let (x_bits, y_bits) = (
+                        self.b.bitcast(u64_, None, x).expect("in a block"),
+                        self.b.bitcast(u64_, None, y).expect("in a block"),
+                    );
+                    let either = self.b.bitwise_or(u64_, None, x_bits, y_bits).expect("in a block");
+                    let zero_bits = self.b.constant_bit64(u64_, 0);
+                    let both_positive_zero = self.b.i_equal(bool_, None, either, zero_bits).expect("in a block");
+                    let negative_zero = self.b.constant_bit64(f64_, (-0.0f64).to_bits());
+                    let signed_zero =
+                        self.b.select(f64_, None, both_positive_zero, zero, negative_zero).expect("in a block");
+                    value = self.b.select(f64_, None, is_zero, signed_zero, value).expect("in a block");
+                }
+                value
+            }
         };
-        let adjust = self.b.logical_and(bool_, None, inexact, finite).expect("in a block");
-        let exact = self.b.select(f64_, None, adjust, odd, sum).expect("in a block");
-        let narrow = self.b.f_convert(self.t.f32, None, exact).expect("in a block");
-        self.bits(narrow)
+        self.narrow(exact, round)
+    }
+
+    /// An FP64 operation the driver must not rewrite (NoContraction: no fusing, no reassociation), as error-free
+    /// transformations need.
+    fn exact_op(&mut self, op: FloatOp, x: Word, y: Word) -> Word {
+        let f64_ = self.t.f64;
+        let result = match op {
+            FloatOp::Add => self.b.f_add(f64_, None, x, y),
+            FloatOp::Sub => self.b.f_sub(f64_, None, x, y),
+            FloatOp::Mul => self.b.f_mul(f64_, None, x, y),
+        }
+        .expect("in a block");
+        self.b.decorate(result, Decoration::NoContraction, []);
+        result
+    }
+
+    fn finite64(&mut self, x: Word) -> Word {
+        let bool_ = self.t.bool;
+        let infinite = self.b.is_inf(bool_, None, x).expect("in a block");
+        let nan = self.b.is_nan(bool_, None, x).expect("in a block");
+        let special = self.b.logical_or(bool_, None, infinite, nan).expect("in a block");
+        self.b.logical_not(bool_, None, special).expect("in a block")
+    }
+
+    /// An FP64 value (exact, or odd-rounded with bits to spare) rounded to FP32 in `round`: the nearest, then
+    /// one unit toward the mode where the nearest went the other way.
+    fn narrow(&mut self, x: Word, round: Round) -> Word {
+        let (f32_, f64_, u32_, bool_) = (self.t.f32, self.t.f64, self.t.u32, self.t.bool);
+        let nearest = self.b.f_convert(f32_, None, x).expect("in a block");
+        let bits = self.bits(nearest);
+        if round == Round::NearestEven {
+            return bits;
+        }
+        let back = self.b.f_convert(f64_, None, nearest).expect("in a block");
+        let (went_up, went_down) = (
+            self.b.f_ord_greater_than(bool_, None, back, x).expect("in a block"),
+            self.b.f_ord_less_than(bool_, None, back, x).expect("in a block"),
+        );
+        let one = self.u32_const(1);
+        let (plus, minus) = (
+            self.b.i_add(u32_, None, bits, one).expect("in a block"),
+            self.b.i_sub(u32_, None, bits, one).expect("in a block"),
+        );
+        let sign = self.u32_const(0x8000_0000);
+        let sign_bit = self.b.bitwise_and(u32_, None, bits, sign).expect("in a block");
+        let zero = self.u32_const(0);
+        let negative = self.b.i_not_equal(bool_, None, sign_bit, zero).expect("in a block");
+        // A unit toward +inf is one more in magnitude for a positive value and one less for a negative one.
+        let up = self.b.select(u32_, None, negative, minus, plus).expect("in a block");
+        let down = self.b.select(u32_, None, negative, plus, minus).expect("in a block");
+        let (condition, step) = match round {
+            Round::TowardPositive => (went_down, up),
+            Round::TowardNegative => (went_up, down),
+            _ => {
+                // Toward zero: step back when the nearest grew in magnitude.
+                let grew = self.b.select(bool_, None, negative, went_down, went_up).expect("in a block");
+                (grew, minus)
+            }
+        };
+        self.b.select(u32_, None, condition, step, bits).expect("in a block")
     }
 
     /// A pointer to the word at `address` in `space`, with the memory access operands a load or store needs.
@@ -680,15 +774,10 @@ impl Emitter<'_> {
                 let (first, second) = if matches!(op, BinOp::MinU | BinOp::MinS) { (x, y) } else { (y, x) };
                 b.select(rt, None, less, first, second)
             }
-            BinOp::FAdd | BinOp::FMul | BinOp::FDiv => {
+            BinOp::FDiv => {
                 let (x, y) = (self.float(x), self.float(y));
                 let f32_ = self.t.f32;
-                let result = match op {
-                    BinOp::FAdd => self.b.f_add(f32_, None, x, y),
-                    BinOp::FMul => self.b.f_mul(f32_, None, x, y),
-                    _ => self.b.f_div(f32_, None, x, y),
-                }
-                .expect("in a block");
+                let result = self.b.f_div(f32_, None, x, y).expect("in a block");
                 return self.bits(result);
             }
         }
@@ -819,11 +908,12 @@ impl Emitter<'_> {
                 .expect("in a block");
                 self.bits(f)
             }
-            Conv::FToU | Conv::FToS | Conv::FToS64 => {
+            Conv::FToU | Conv::FToS | Conv::FToS64 | Conv::FToU64 => {
                 let f = self.float(x);
                 match conv {
                     Conv::FToU => self.b.convert_f_to_u(self.t.u32, None, f),
                     Conv::FToS => self.b.convert_f_to_s(self.t.u32, None, f),
+                    Conv::FToU64 => self.b.convert_f_to_u(self.t.u64, None, f),
                     _ => self.b.convert_f_to_s(self.t.u64, None, f),
                 }
                 .expect("in a block")
