@@ -10,7 +10,7 @@ use common::{BUFFER_BYTES, LOCAL_BYTES, Run, compare, data, parameters, parse_ma
 use std::process::Command;
 use tandem_gpu::sass::cubin::{Cubin, KernelImage};
 use tandem_gpu::sass::exec::{Launch, driver_constants};
-use tandem_gpu::shader::{Target, TranslateError, Translation, translate_compute};
+use tandem_gpu::shader::{TranslateError, Translation, translate_compute};
 use tandem_gpu::vulkan::ComputeDevice;
 
 /// Kernels that must translate (the rest report what stops them).
@@ -76,12 +76,11 @@ fn sm86_kernels_translate_to_valid_spirv_that_computes_what_the_gpu_computes() {
     let runs = parse_manifest(&std::fs::read_to_string(data.join("runs.txt")).unwrap());
     let input = std::fs::read(data.join("cuda/input.bin")).unwrap();
     let device = ComputeDevice::new().expect("a Vulkan device (lavapipe: mesa-vulkan-drivers)");
-    let target = Target { denorm_preserve_f32: device.features().denorm_preserve_float32 };
     let (mut failures, mut untranslated, mut matched) = (Vec::new(), Vec::new(), Vec::new());
     for run in &runs {
         let cubin = std::fs::read(data.join(format!("sm86/{}.cubin", run.file))).unwrap();
         let kernel = Cubin::parse(&cubin).and_then(|cubin| cubin.kernel(Some(&run.entry))).unwrap();
-        let translation = match translate_compute(&kernel, run.block, LOCAL_BYTES, &target) {
+        let translation = match translate_compute(&kernel, run.block, LOCAL_BYTES) {
             Ok(translation) => translation,
             Err(error @ TranslateError::Unimplemented { .. }) => {
                 if MUST_TRANSLATE.contains(&run.entry.as_str()) {

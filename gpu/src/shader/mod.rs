@@ -30,21 +30,11 @@ pub struct Translation {
     pub constant_banks: Vec<u8>,
 }
 
-/// What the host GPU offers that a translation may use (part of what a translation depends on).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Target {
-    /// The shader may ask for FP32 denormals to be kept (`shaderDenormPreserveFloat32`). NVIDIA keeps them in
-    /// every instruction without `.FTZ`; a host that flushes by default (NVIDIA's own Vulkan driver does)
-    /// computes those instructions wrongly unless asked.
-    pub denorm_preserve_f32: bool,
-}
-
 /// Translates a compute kernel for a workgroup of `block` threads with `local_bytes` of local memory each.
 pub fn translate_compute(
     kernel: &KernelImage,
     block: [u32; 3],
     local_bytes: u32,
-    target: &Target,
 ) -> Result<Translation, TranslateError> {
     let program = match kernel.isa {
         Isa::Sm86 => sm86::lower(kernel, local_bytes)?,
@@ -58,5 +48,5 @@ pub fn translate_compute(
         }
     };
     let constant_banks = program.constant_banks.clone();
-    Ok(Translation { spirv: spirv::emit_compute(&program, block, target), constant_banks })
+    Ok(Translation { spirv: spirv::emit_compute(&program, block), constant_banks })
 }

@@ -6,6 +6,11 @@
 //! whatever the guest's CFG looks like, and takes returns and jump tables (indirect jumps) as they come.
 //! Guarded instructions are selection constructs inside a case.
 //!
+//! FP32 never goes through the host's FP32 arithmetic where the host could differ from NVIDIA's: arithmetic
+//! is done in FP64 and rounded once, in integer arithmetic, in the instruction's mode; operands are widened
+//! and compared without FP32 conversions. Hosts may flush FP32 denormals (NVIDIA's own Vulkan driver does,
+//! and cannot be asked not to on an H200) and may not fuse Fma (lavapipe does not); neither changes a result.
+//!
 //! Barriers must be met in uniform control flow, which a dispatcher is not (threads take different numbers of
 //! iterations to reach one). So a program with barriers runs in phases: the dispatcher loop runs each thread
 //! until it exits or reaches a barrier (its block ends there), and the phase loop around it, which every
@@ -103,16 +108,13 @@ struct Emitter<'p> {
 }
 
 /// Emits the SPIR-V of a compute shader with this workgroup size.
-pub fn emit_compute(program: &Program, local_size: [u32; 3], target: &super::Target) -> Vec<u32> {
+pub fn emit_compute(program: &Program, local_size: [u32; 3]) -> Vec<u32> {
     let mut b = Builder::new();
     b.set_version(1, 5);
     for capability in
         [Capability::Shader, Capability::Int64, Capability::Float64, Capability::PhysicalStorageBufferAddresses]
     {
         b.capability(capability);
-    }
-    if target.denorm_preserve_f32 {
-        b.capability(Capability::DenormPreserve);
     }
     b.memory_model(AddressingModel::PhysicalStorageBuffer64, MemoryModel::GLSL450);
     let glsl = b.ext_inst_import("GLSL.std.450");
@@ -218,9 +220,6 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], target: &super::Tar
     e.b.end_function().expect("the function is open");
     e.b.entry_point(ExecutionModel::GLCompute, main, "main", interface);
     e.b.execution_mode(main, ExecutionMode::LocalSize, local_size);
-    if target.denorm_preserve_f32 {
-        e.b.execution_mode(main, ExecutionMode::DenormPreserve, [32]);
-    }
     e.b.module().assemble()
 }
 
@@ -604,10 +603,7 @@ impl Emitter<'_> {
     /// in the wanted mode is then the correctly rounded result.
     fn float_arith(&mut self, kind: FArith, round: Round, a: Word, b: Word, c: Word) -> Word {
         let (f64_, u64_, bool_) = (self.t.f64, self.t.u64, self.t.bool);
-        let widen = |e: &mut Self, x: Word| {
-            let f = e.float(x);
-            e.b.f_convert(f64_, None, f).expect("in a block")
-        };
+        let widen = |e: &mut Self, x: Word| e.widen(x);
         let zero = self.b.constant_bit64(f64_, 0);
         let exact = match kind {
             FArith::Mul => {
@@ -686,42 +682,156 @@ impl Emitter<'_> {
         self.b.logical_not(bool_, None, special).expect("in a block")
     }
 
-    /// An FP64 value (exact, or odd-rounded with bits to spare) rounded to FP32 in `round`: the nearest, then
-    /// one unit toward the mode where the nearest went the other way.
+    /// FP32 bits widened to FP64, exactly and without FP32 arithmetic (a host that flushes FP32 denormals, as
+    /// NVIDIA's Vulkan driver does, would flush them in a conversion): the fields are moved, and a denormal is
+    /// its mantissa times 2^-149, a normal FP64 number.
+    fn widen(&mut self, x: Word) -> Word {
+        let (u32_, u64_, f64_, bool_) = (self.t.u32, self.t.u64, self.t.f64, self.t.bool);
+        let c32 = |e: &mut Self, v: u32| e.u32_const(v);
+        let (twenty_three, exponent_mask, mantissa_mask) = (c32(self, 23), c32(self, 0xff), c32(self, 0x7f_ffff));
+        let shifted = self.b.shift_right_logical(u32_, None, x, twenty_three).expect("in a block");
+        let exponent = self.b.bitwise_and(u32_, None, shifted, exponent_mask).expect("in a block");
+        let mantissa = self.b.bitwise_and(u32_, None, x, mantissa_mask).expect("in a block");
+        let sign_mask = c32(self, 0x8000_0000);
+        let sign = self.b.bitwise_and(u32_, None, x, sign_mask).expect("in a block");
+        let sign64 = self.b.u_convert(u64_, None, sign).expect("in a block");
+        let thirty_two = c32(self, 32);
+        let sign64 = self.b.shift_left_logical(u64_, None, sign64, thirty_two).expect("in a block");
+        // Normal and special (exponent 255 -> 2047) numbers: rebias the exponent, move the mantissa up.
+        let all_ones = c32(self, 0xff);
+        let special = self.b.i_equal(bool_, None, exponent, all_ones).expect("in a block");
+        let rebias = c32(self, 1023 - 127);
+        let rebiased = self.b.i_add(u32_, None, exponent, rebias).expect("in a block");
+        let max_exponent = c32(self, 0x7ff);
+        let exponent64 = self.b.select(u32_, None, special, max_exponent, rebiased).expect("in a block");
+        let exponent64 = self.b.u_convert(u64_, None, exponent64).expect("in a block");
+        let fifty_two = c32(self, 52);
+        let exponent64 = self.b.shift_left_logical(u64_, None, exponent64, fifty_two).expect("in a block");
+        let mantissa64 = self.b.u_convert(u64_, None, mantissa).expect("in a block");
+        let twenty_nine = c32(self, 29);
+        let mantissa64 = self.b.shift_left_logical(u64_, None, mantissa64, twenty_nine).expect("in a block");
+        let magnitude = self.b.bitwise_or(u64_, None, exponent64, mantissa64).expect("in a block");
+        let normal = self.b.bitwise_or(u64_, None, magnitude, sign64).expect("in a block");
+        let normal = self.b.bitcast(f64_, None, normal).expect("in a block");
+        // Zero and denormals: mantissa * 2^-149, signed.
+        let scale = self.b.constant_bit64(f64_, 2f64.powi(-149).to_bits());
+        let mantissa_value = self.b.convert_u_to_f(f64_, None, mantissa).expect("in a block");
+        let scaled = self.exact_op(FloatOp::Mul, mantissa_value, scale);
+        let scaled_bits = self.b.bitcast(u64_, None, scaled).expect("in a block");
+        let signed = self.b.bitwise_or(u64_, None, scaled_bits, sign64).expect("in a block");
+        let small = self.b.bitcast(f64_, None, signed).expect("in a block");
+        let zero = c32(self, 0);
+        let tiny = self.b.i_equal(bool_, None, exponent, zero).expect("in a block");
+        self.b.select(f64_, None, tiny, small, normal).expect("in a block")
+    }
+
+    /// An FP64 value (exact, or odd-rounded with bits to spare) rounded to FP32 bits in `round`, in integer
+    /// arithmetic (so denormal results survive a host that flushes FP32 denormals): the nearest even, then for
+    /// the directed modes one unit toward the mode where the nearest went the other way.
     fn narrow(&mut self, x: Word, round: Round) -> Word {
-        let (f32_, f64_, u32_, bool_) = (self.t.f32, self.t.f64, self.t.u32, self.t.bool);
-        let nearest = self.b.f_convert(f32_, None, x).expect("in a block");
-        let bits = self.bits(nearest);
+        let (u32_, u64_, bool_) = (self.t.u32, self.t.u64, self.t.bool);
+        let c32 = |e: &mut Self, v: u32| e.u32_const(v);
+        let c64 = |e: &mut Self, v: u64| e.b.constant_bit64(u64_, v);
+        let zero32 = c32(self, 0);
+        let bits = self.b.bitcast(u64_, None, x).expect("in a block");
+        let (fifty_two, sixty_three) = (c32(self, 52), c32(self, 63));
+        let sign = self.b.shift_right_logical(u64_, None, bits, sixty_three).expect("in a block");
+        let sign = self.b.u_convert(u32_, None, sign).expect("in a block");
+        let thirty_one = c32(self, 31);
+        let sign = self.b.shift_left_logical(u32_, None, sign, thirty_one).expect("in a block");
+        let exponent = self.b.shift_right_logical(u64_, None, bits, fifty_two).expect("in a block");
+        let exponent = self.b.u_convert(u32_, None, exponent).expect("in a block");
+        let exponent_mask = c32(self, 0x7ff);
+        let exponent = self.b.bitwise_and(u32_, None, exponent, exponent_mask).expect("in a block");
+        let mantissa_mask = c64(self, (1 << 52) - 1);
+        let mantissa = self.b.bitwise_and(u64_, None, bits, mantissa_mask).expect("in a block");
+        let implicit = c64(self, 1 << 52);
+        let significand = self.b.bitwise_or(u64_, None, mantissa, implicit).expect("in a block");
+        // Bits to drop: 29 for a normal FP32 result, more below 2^-126 (capped where all is sticky).
+        let (min_normal, twenty_nine, cap) = (c32(self, 1023 - 126), c32(self, 29), c32(self, 62));
+        let below = self.b.u_less_than(bool_, None, exponent, min_normal).expect("in a block");
+        let deficit = self.b.i_sub(u32_, None, min_normal, exponent).expect("in a block");
+        let extra = self.b.select(u32_, None, below, deficit, zero32).expect("in a block");
+        let drop = self.b.i_add(u32_, None, twenty_nine, extra).expect("in a block");
+        let drop = self.b.select(u32_, None, below, drop, twenty_nine).expect("in a block");
+        let too_far = self.b.u_greater_than(bool_, None, drop, cap).expect("in a block");
+        let drop = self.b.select(u32_, None, too_far, cap, drop).expect("in a block");
+        let kept = self.b.shift_right_logical(u64_, None, significand, drop).expect("in a block");
+        let one64 = c64(self, 1);
+        let unit = self.b.shift_left_logical(u64_, None, one64, drop).expect("in a block");
+        let remainder_mask = self.b.i_sub(u64_, None, unit, one64).expect("in a block");
+        let remainder = self.b.bitwise_and(u64_, None, significand, remainder_mask).expect("in a block");
+        let one32 = c32(self, 1);
+        let half_shift = self.b.i_sub(u32_, None, drop, one32).expect("in a block");
+        let half = self.b.shift_left_logical(u64_, None, one64, half_shift).expect("in a block");
+        let kept_odd = self.b.bitwise_and(u64_, None, kept, one64).expect("in a block");
+        let zero64 = c64(self, 0);
+        let odd = self.b.i_not_equal(bool_, None, kept_odd, zero64).expect("in a block");
+        let above_half = self.b.u_greater_than(bool_, None, remainder, half).expect("in a block");
+        let at_half = self.b.i_equal(bool_, None, remainder, half).expect("in a block");
+        let tie_up = self.b.logical_and(bool_, None, at_half, odd).expect("in a block");
+        let round_up = self.b.logical_or(bool_, None, above_half, tie_up).expect("in a block");
+        let inexact = self.b.i_not_equal(bool_, None, remainder, zero64).expect("in a block");
+        let kept = self.b.u_convert(u32_, None, kept).expect("in a block");
+        let bumped = self.b.i_add(u32_, None, kept, one32).expect("in a block");
+        let rounded = self.b.select(u32_, None, round_up, bumped, kept).expect("in a block");
+        // Normal results: the kept significand carries the implicit bit at 23, so adding (exponent - 1) << 23
+        // places it (and a carry out of the significand moves into the exponent). Denormals: exponent field 0.
+        let rebias = c32(self, 1023 - 126);
+        let field = self.b.i_sub(u32_, None, exponent, rebias).expect("in a block");
+        let field = self.b.select(u32_, None, below, zero32, field).expect("in a block");
+        let twenty_three = c32(self, 23);
+        let field = self.b.shift_left_logical(u32_, None, field, twenty_three).expect("in a block");
+        let magnitude = self.b.i_add(u32_, None, field, rounded).expect("in a block");
+        // Past the largest finite FP32: infinity (the directed step below brings RZ and friends back).
+        let infinity = c32(self, 0x7f80_0000);
+        let overflow_limit = c32(self, 1023 + 128);
+        let overflows = self.b.u_greater_than_equal(bool_, None, exponent, overflow_limit).expect("in a block");
+        let big = self.b.u_greater_than_equal(bool_, None, magnitude, infinity).expect("in a block");
+        let overflows = self.b.logical_or(bool_, None, overflows, big).expect("in a block");
+        let magnitude = self.b.select(u32_, None, overflows, infinity, magnitude).expect("in a block");
+        let inexact = self.b.logical_or(bool_, None, inexact, overflows).expect("in a block");
+        let nearest = self.b.bitwise_or(u32_, None, sign, magnitude).expect("in a block");
+        // Zero, infinity and NaN inputs map directly.
+        let zero_input = self.b.i_equal(bool_, None, exponent, zero32).expect("in a block");
+        let special_input = self.b.i_equal(bool_, None, exponent, exponent_mask).expect("in a block");
+        let nan = self.b.i_not_equal(bool_, None, mantissa, zero64).expect("in a block");
+        let nan = self.b.logical_and(bool_, None, special_input, nan).expect("in a block");
+        let quiet_nan = c32(self, 0x7fc0_0000);
+        let special_value = self.b.select(u32_, None, nan, quiet_nan, infinity).expect("in a block");
+        let special_value = self.b.bitwise_or(u32_, None, sign, special_value).expect("in a block");
+        let nearest = self.b.select(u32_, None, special_input, special_value, nearest).expect("in a block");
+        let nearest = self.b.select(u32_, None, zero_input, sign, nearest).expect("in a block");
         if round == Round::NearestEven {
-            return bits;
+            return nearest;
         }
-        let back = self.b.f_convert(f64_, None, nearest).expect("in a block");
-        let (went_up, went_down) = (
-            self.b.f_ord_greater_than(bool_, None, back, x).expect("in a block"),
-            self.b.f_ord_less_than(bool_, None, back, x).expect("in a block"),
-        );
-        let one = self.u32_const(1);
+        let direct = self.b.logical_or(bool_, None, zero_input, special_input).expect("in a block");
+        let stepping = self.b.logical_not(bool_, None, direct).expect("in a block");
+        let inexact = self.b.logical_and(bool_, None, inexact, stepping).expect("in a block");
+        // The nearest went up in magnitude when it rounded up (or overflowed), else down.
+        let grew = self.b.logical_or(bool_, None, round_up, overflows).expect("in a block");
+        let grew = self.b.logical_and(bool_, None, grew, inexact).expect("in a block");
+        let not_grew = self.b.logical_not(bool_, None, grew).expect("in a block");
+        let shrank = self.b.logical_and(bool_, None, inexact, not_grew).expect("in a block");
+        let negative = self.b.i_not_equal(bool_, None, sign, zero32).expect("in a block");
         let (plus, minus) = (
-            self.b.i_add(u32_, None, bits, one).expect("in a block"),
-            self.b.i_sub(u32_, None, bits, one).expect("in a block"),
+            self.b.i_add(u32_, None, nearest, one32).expect("in a block"),
+            self.b.i_sub(u32_, None, nearest, one32).expect("in a block"),
         );
-        let sign = self.u32_const(0x8000_0000);
-        let sign_bit = self.b.bitwise_and(u32_, None, bits, sign).expect("in a block");
-        let zero = self.u32_const(0);
-        let negative = self.b.i_not_equal(bool_, None, sign_bit, zero).expect("in a block");
+        // In value: a positive result that grew went up; a negative one that grew went down.
+        let (went_up, went_down) = (
+            self.b.select(bool_, None, negative, shrank, grew).expect("in a block"),
+            self.b.select(bool_, None, negative, grew, shrank).expect("in a block"),
+        );
         // A unit toward +inf is one more in magnitude for a positive value and one less for a negative one.
         let up = self.b.select(u32_, None, negative, minus, plus).expect("in a block");
         let down = self.b.select(u32_, None, negative, plus, minus).expect("in a block");
         let (condition, step) = match round {
             Round::TowardPositive => (went_down, up),
             Round::TowardNegative => (went_up, down),
-            _ => {
-                // Toward zero: step back when the nearest grew in magnitude.
-                let grew = self.b.select(bool_, None, negative, went_down, went_up).expect("in a block");
-                (grew, minus)
-            }
+            _ => (grew, minus),
         };
-        self.b.select(u32_, None, condition, step, bits).expect("in a block")
+        self.b.select(u32_, None, condition, step, nearest).expect("in a block")
     }
 
     /// A pointer to the word at `address` in `space`, with the memory access operands a load or store needs.
@@ -813,10 +923,20 @@ impl Emitter<'_> {
             UnOp::InverseSqrt => float_function(self, glsl::INVERSE_SQRT, x),
             UnOp::Exp2 => float_function(self, glsl::EXP2, x),
             UnOp::Log2 => float_function(self, glsl::LOG2, x),
-            UnOp::RoundEven => float_function(self, glsl::ROUND_EVEN, x),
-            UnOp::Floor => float_function(self, glsl::FLOOR, x),
-            UnOp::Ceil => float_function(self, glsl::CEIL, x),
-            UnOp::Trunc => float_function(self, glsl::TRUNC, x),
+            UnOp::RoundEven | UnOp::Floor | UnOp::Ceil | UnOp::Trunc => {
+                // In FP64 from the exact widening, so that denormal operands are not flushed; the integral
+                // result is exact in FP32.
+                let instruction = match op {
+                    UnOp::RoundEven => glsl::ROUND_EVEN,
+                    UnOp::Floor => glsl::FLOOR,
+                    UnOp::Ceil => glsl::CEIL,
+                    _ => glsl::TRUNC,
+                };
+                let wide = self.widen(x);
+                let f64_ = self.t.f64;
+                let rounded = self.glsl(f64_, instruction, &[wide]);
+                self.narrow(rounded, Round::NearestEven)
+            }
             UnOp::SinTurns | UnOp::CosTurns => {
                 let f = self.float(x);
                 let whole = self.glsl(f32_, glsl::TRUNC, &[f]);
@@ -837,8 +957,10 @@ impl Emitter<'_> {
                 self.b.select(self.t.u32, None, denormal, signed_zero, x).expect("in a block")
             }
             UnOp::IsNan => {
-                let f = self.float(x);
-                self.b.is_nan(self.t.bool, None, f).expect("in a block")
+                let magnitude_mask = self.u32_const(0x7fff_ffff);
+                let magnitude = self.b.bitwise_and(self.t.u32, None, x, magnitude_mask).expect("in a block");
+                let infinity = self.u32_const(0x7f80_0000);
+                self.b.u_greater_than(self.t.bool, None, magnitude, infinity).expect("in a block")
             }
         }
     }
@@ -867,7 +989,9 @@ impl Emitter<'_> {
                 | Cmp::FEqU
                 | Cmp::FNeU
         );
-        let (x, y) = if is_float { (self.float(x), self.float(y)) } else { (x, y) };
+        // Floats are compared in FP64 after the exact widening: a host that flushes FP32 denormals would
+        // compare them as zeros.
+        let (x, y) = if is_float { (self.widen(x), self.widen(y)) } else { (x, y) };
         let b = &mut self.b;
         match cmp {
             Cmp::Eq => b.i_equal(bool_, None, x, y),
@@ -909,7 +1033,7 @@ impl Emitter<'_> {
                 self.bits(f)
             }
             Conv::FToU | Conv::FToS | Conv::FToS64 | Conv::FToU64 => {
-                let f = self.float(x);
+                let f = self.widen(x);
                 match conv {
                     Conv::FToU => self.b.convert_f_to_u(self.t.u32, None, f),
                     Conv::FToS => self.b.convert_f_to_s(self.t.u32, None, f),
