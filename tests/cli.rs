@@ -356,3 +356,34 @@ fn shader_run_computes_what_the_gpu_computed() {
     let raw = tandem(&["shader", "disasm", sass.join("sm86/int_arith.bin").to_str().unwrap()]);
     assert!(!raw.status.success() && text(&raw.stderr).contains("--isa"), "raw code without --isa is refused");
 }
+
+/// `tandem shader translate` writes SPIR-V that spirv-val accepts for Vulkan, and names what it cannot
+/// translate, with the kernel and the offset.
+#[test]
+fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
+    let sass = Path::new(env!("CARGO_MANIFEST_DIR")).join("gpu/tests/sass");
+    let output = std::env::temp_dir().join(format!("tandem-shader-translate-{}.spv", std::process::id()));
+    let cubin = sass.join("sm86/fp32.cubin");
+    let run =
+        tandem(&["shader", "translate", cubin.to_str().unwrap(), "--block", "128", "-o", output.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(text(&run.stdout).starts_with("translate: fp32 (sm86)"), "{}", text(&run.stdout));
+    let validation = Command::new("spirv-val").args(["--target-env", "vulkan1.2"]).arg(&output).output().unwrap();
+    assert!(validation.status.success(), "{}", text(&validation.stderr));
+    std::fs::remove_file(&output).unwrap();
+
+    let programs = sass.join("sm86/programs.cubin");
+    let several = tandem(&["shader", "translate", programs.to_str().unwrap(), "-o", output.to_str().unwrap()]);
+    assert!(!several.status.success() && text(&several.stderr).contains("choose one with --entry"));
+    let unsupported = tandem(&[
+        "shader",
+        "translate",
+        programs.to_str().unwrap(),
+        "--entry",
+        "reduce_sum",
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    let error = text(&unsupported.stderr);
+    assert!(!unsupported.status.success() && error.contains("kernel reduce_sum, offset 0x"), "{error}");
+}

@@ -47,7 +47,7 @@ enum Command {
     /// Differential suites: the reference against its oracles.
     #[command(subcommand)]
     Diff(diff::DiffCommand),
-    /// NVIDIA shader machine code: disassembly, runs on the SASS interpreter.
+    /// NVIDIA shader machine code: disassembly, runs on the SASS interpreter, translation to SPIR-V.
     #[command(subcommand)]
     Shader(shader::ShaderCommand),
 }

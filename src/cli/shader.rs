@@ -1,5 +1,5 @@
-//! `tandem shader`: NVIDIA shader machine code for people debugging a shader: disassembly, and runs on the SASS
-//! interpreter (the shader reference path).
+//! `tandem shader`: NVIDIA shader machine code for people debugging a shader: disassembly, runs on the SASS
+//! interpreter (the shader reference path), translation to SPIR-V.
 
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand, ValueEnum};
@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use tandem_gpu::sass::cubin::{Cubin, KernelImage};
 use tandem_gpu::sass::exec::{ConstantBuffers, GlobalMemory, Kernel, Launch, driver_constants, run_compute};
 use tandem_gpu::sass::{Isa, sm5x, sm86};
+use tandem_gpu::shader::translate_compute;
 
 #[derive(Subcommand)]
 pub enum ShaderCommand {
@@ -15,6 +16,31 @@ pub enum ShaderCommand {
     Disasm(InputArgs),
     /// Run a compute kernel on the SASS interpreter and write its buffers out.
     Run(RunArgs),
+    /// Translate a kernel to SPIR-V (for spirv-val, spirv-dis, or a Vulkan back end).
+    Translate(TranslateArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum StageArg {
+    Compute,
+}
+
+#[derive(Args)]
+pub struct TranslateArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The pipeline stage the shader runs in.
+    #[arg(long, value_enum, default_value = "compute")]
+    pub stage: StageArg,
+    /// Threads per block (the workgroup size): X[,Y[,Z]].
+    #[arg(long, default_value = "32")]
+    pub block: String,
+    /// Local memory per thread, in bytes.
+    #[arg(long, default_value_t = 4096)]
+    pub local_bytes: u32,
+    /// Where to write the SPIR-V module.
+    #[arg(short, long)]
+    pub output: PathBuf,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -61,6 +87,7 @@ pub fn run(command: ShaderCommand) -> anyhow::Result<ExitCode> {
     match command {
         ShaderCommand::Disasm(args) => disasm(&args),
         ShaderCommand::Run(args) => run_kernel(&args),
+        ShaderCommand::Translate(args) => translate(&args),
     }
 }
 
@@ -174,6 +201,30 @@ fn run_kernel(args: &RunArgs) -> anyhow::Result<ExitCode> {
         launch.grid,
         stats.lane_instructions,
         args.dump.as_ref().map_or(String::new(), |dir| format!(", buffers in {}", dir.display()))
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
+    let kernel = load(&args.input)?;
+    let StageArg::Compute = args.stage;
+    let block = dimensions(&args.block, "block")?;
+    let translation = translate_compute(&kernel, block, args.local_bytes)
+        .with_context(|| format!("translating {} ({})", kernel.name, kernel.isa))?;
+    let bytes: Vec<u8> = translation.spirv.iter().flat_map(|word| word.to_le_bytes()).collect();
+    std::fs::write(&args.output, &bytes).with_context(|| format!("writing {}", args.output.display()))?;
+    let banks = translation
+        .constant_banks
+        .iter()
+        .enumerate()
+        .map(|(binding, bank)| format!("c[{bank:#x}] at binding {binding}"));
+    println!(
+        "translate: {} ({}) -> {} ({} words); set 0: {}",
+        kernel.name,
+        kernel.isa,
+        args.output.display(),
+        translation.spirv.len(),
+        banks.collect::<Vec<_>>().join(", ")
     );
     Ok(ExitCode::SUCCESS)
 }
