@@ -14,7 +14,7 @@ use tandem_gpu::shader::{TranslateError, Translation, translate_compute};
 use tandem_gpu::vulkan::ComputeDevice;
 
 /// Kernels that must translate (the rest report what stops them).
-const MUST_TRANSLATE: &[&str] = &["fp32", "compare_logic", "matmul", "grade", "hash64"];
+const MUST_TRANSLATE: &[&str] = &["int_arith", "fp32", "compare_logic", "control", "matmul", "grade", "hash64"];
 
 fn spirv_val(entry: &str, spirv: &[u32]) -> Result<(), String> {
     let path = std::env::temp_dir().join(format!("tandem-translate-{}-{entry}.spv", std::process::id()));

@@ -436,7 +436,10 @@ impl Lower<'_> {
                 Terminator::JumpIndirect(target)
             }
             "EXIT" => Terminator::Exit(condition.map(|cond| (cond, own_next))),
-            _ => return self.unimplemented(v, "BPT (a breakpoint or trap)"),
+            // A shader cannot stop the dispatch: a trap (BPT.TRAP, what __trap() compiles to) ends the thread.
+            // The interpreter, the reference, stops the launch with a report instead.
+            _ if v.get("mode") == 3 => Terminator::Exit(condition.map(|cond| (cond, own_next))),
+            _ => return self.unimplemented(v, "BPT other than .TRAP (a breakpoint)"),
         })
     }
 
@@ -881,9 +884,18 @@ impl Lower<'_> {
             } else {
                 c
             };
+            // The carry out of the 64-bit sum: it wrapped below an addend.
             let mut sum = self.bin(BinOp::Add, product, c);
+            let mut carry_out = self.cmp(Cmp::LtU, sum, product);
             if let Some(carry) = carry_in {
+                let before = sum;
                 sum = self.bin(BinOp::Add, sum, carry);
+                let wrapped = self.cmp(Cmp::LtU, sum, before);
+                let t = self.bool(true);
+                carry_out = self.select(wrapped, t, carry_out);
+            }
+            if v.get("pd") != 7 {
+                self.set_pred(v.get("pd"), carry_out);
             }
             if form.starts_with("WIDE") {
                 self.set_reg64(v.get("rd"), sum);
@@ -1251,10 +1263,11 @@ impl Lower<'_> {
     }
 
     fn float_to_int(&mut self, v: &View) -> Result<(), TranslateError> {
-        if v.get("src") != 2 || v.get("dst") != 2 {
-            return self.unimplemented(v, "F2I other than FP32 to 32-bit");
+        if v.get("src") != 2 {
+            return self.unimplemented(v, "F2I from a float other than FP32");
         }
-        let signed = v.flag("signed");
+        let (signed, size) = (v.flag("signed"), v.get("dst"));
+        let width = 8u32 << size;
         let b = self.reg(v.get("rb"));
         let b = self.float_modifiers(b, v, "neg_b", "abs_b");
         let b = self.flush(b, v.flag("ftz"));
@@ -1264,22 +1277,33 @@ impl Lower<'_> {
             2 => self.un(UnOp::Ceil, b),
             _ => self.un(UnOp::Trunc, b),
         };
-        // Saturate before converting (out-of-range conversions are undefined in SPIR-V); NaN gives 0.
-        let (low, high, low_int, high_int) = if signed {
-            (0xcf00_0000u32, 0x4f00_0000u32, i32::MIN as u32, i32::MAX as u32)
-        } else {
-            (0, 0x4f80_0000u32, 0, u32::MAX)
-        };
+        // Saturate before converting (out-of-range conversions are undefined in SPIR-V): the bounds are powers
+        // of two, exact in FP32. NaN gives 0, or the top bit alone for 64-bit integers (as the H200 does).
+        let power = |exponent: u32| (127 + exponent) << 23;
+        let (low, high) = if signed { (power(width - 1) | 0x8000_0000, power(width - 1)) } else { (0, power(width)) };
         let (low, high) = (self.const32(low), self.const32(high));
         let below = self.cmp(Cmp::FLe, rounded, low);
         let above = self.cmp(Cmp::FGe, rounded, high);
         let nan = self.un(UnOp::IsNan, rounded);
-        let converted = self.op(Op::Convert(if signed { Conv::FToS } else { Conv::FToU }, rounded));
-        let (low_int, high_int, zero) = (self.const32(low_int), self.const32(high_int), self.const32(0));
-        let value = self.select(above, high_int, converted);
-        let value = self.select(below, low_int, value);
-        let value = self.select(nan, zero, value);
-        self.set_reg(v.get("rd"), value);
+        let max = |bits: u32| if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let (low_int, high_int) =
+            if signed { ((1u64 << (width - 1)).wrapping_neg(), max(width - 1)) } else { (0, max(width)) };
+        if width == 64 {
+            let converted = self.op(Op::Convert(if signed { Conv::FToS64 } else { Conv::FToU64 }, rounded));
+            let (low_int, high_int, nan_value) = (self.const64(low_int), self.const64(high_int), self.const64(1 << 63));
+            let value = self.select(above, high_int, converted);
+            let value = self.select(below, low_int, value);
+            let value = self.select(nan, nan_value, value);
+            self.set_reg64(v.get("rd"), value);
+        } else {
+            let converted = self.op(Op::Convert(if signed { Conv::FToS } else { Conv::FToU }, rounded));
+            let (low_int, high_int) = (self.const32(low_int as u32), self.const32(high_int as u32));
+            let zero = self.const32(0);
+            let value = self.select(above, high_int, converted);
+            let value = self.select(below, low_int, value);
+            let value = self.select(nan, zero, value);
+            self.set_reg(v.get("rd"), value);
+        }
         Ok(())
     }
 
