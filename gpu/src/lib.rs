@@ -1,8 +1,9 @@
-//! Tandem's GPU. Phase 1 of the shader translator: decoders, disassemblers and assemblers for the two shader
-//! instruction sets, Maxwell SM5x (Switch) and Ampere SM86 (Switch 2), each generated from one declarative table
-//! and checked against NVIDIA's `nvdisasm`.
+//! Tandem's GPU. So far: `sass`, the two shader instruction sets, Maxwell SM5x (Switch) and Ampere SM86
+//! (Switch 2), each decoded from one declarative table, disassembled as `nvdisasm` does, and (SM86) run by the
+//! SASS interpreter, the shader reference path; `shader`, the translator to SPIR-V; `vulkan`, the compute
+//! runner the back ends will build on.
 //!
-//! Architecture invariant: nothing here knows Vulkan; the translator hands SPIR-V to a back end.
+//! Architecture invariant: the translator knows nothing of Vulkan; it hands SPIR-V to a back end.
 
 pub mod sass;
 pub mod shader;
