@@ -17,6 +17,8 @@
 //! - Everything is deterministic: warps run in order, lanes in order.
 
 mod float;
+mod ops;
+mod sm5x;
 mod sm86;
 
 use super::{DecodeError, Isa};
@@ -159,6 +161,16 @@ struct Lane {
     linear_id: u32,
     /// The result of the last `BAR.RED` the lane took part in.
     barrier_result: u32,
+    /// SM5x: the condition code (zero, sign, carry, overflow) and the reconvergence stack (SSY/PBK targets).
+    cc: u8,
+    sync: Vec<(SyncKind, usize)>,
+}
+
+/// What an SM5x reconvergence stack entry was pushed by: SSY (left by SYNC) or PBK (left by BRK).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SyncKind {
+    Sync,
+    Break,
 }
 
 impl Lane {
@@ -270,22 +282,62 @@ impl Warp {
     }
 }
 
-/// Constant bank 0 as the CUDA driver fills it for a launch on SM86: the block size at 0x0, the grid size at
-/// 0xc, the shared and local windows of generic addressing at 0x18 and 0x20, the top of each thread's local
-/// memory stack at 0x28 and the parameter block at 0x160.
+/// Constant bank 0 as the CUDA driver fills it for a launch: the block and grid sizes, the top of each thread's
+/// local memory stack and the parameter block (SM86: block 0x0, grid 0xc, the generic shared and local windows
+/// 0x18 and 0x20, stack 0x28, parameters 0x160; SM5x: block 0x8, grid 0x14, stack 0x20, parameters 0x140).
 pub fn driver_constants(isa: Isa, launch: &Launch, parameters: &[u8]) -> Result<Vec<u8>, ExecError> {
-    if isa != Isa::Sm86 {
-        return Err(ExecError::Unimplemented { isa, what: "the driver's constant bank layout".into(), offset: 0 });
-    }
-    let mut bank = vec![0u8; sm86::PARAMETERS];
+    let (sizes, stack, parameter_block) = match isa {
+        Isa::Sm86 => (0x0, sm86::LOCAL_STACK_TOP, sm86::PARAMETERS),
+        Isa::Sm5x => (0x8, sm5x::LOCAL_STACK_TOP, sm5x::PARAMETERS),
+    };
+    let mut bank = vec![0u8; parameter_block];
     for (i, value) in launch.block.iter().chain(&launch.grid).enumerate() {
-        bank[4 * i..4 * i + 4].copy_from_slice(&value.to_le_bytes());
+        bank[sizes + 4 * i..sizes + 4 * i + 4].copy_from_slice(&value.to_le_bytes());
     }
-    bank[sm86::LOCAL_STACK_TOP..sm86::LOCAL_STACK_TOP + 4].copy_from_slice(&launch.local_bytes.to_le_bytes());
-    bank[sm86::SHARED_WINDOW_BASE..sm86::SHARED_WINDOW_BASE + 8].copy_from_slice(&SHARED_WINDOW.to_le_bytes());
-    bank[sm86::LOCAL_WINDOW_BASE..sm86::LOCAL_WINDOW_BASE + 8].copy_from_slice(&LOCAL_WINDOW.to_le_bytes());
+    bank[stack..stack + 4].copy_from_slice(&launch.local_bytes.to_le_bytes());
+    if isa == Isa::Sm86 {
+        bank[sm86::SHARED_WINDOW_BASE..sm86::SHARED_WINDOW_BASE + 8].copy_from_slice(&SHARED_WINDOW.to_le_bytes());
+        bank[sm86::LOCAL_WINDOW_BASE..sm86::LOCAL_WINDOW_BASE + 8].copy_from_slice(&LOCAL_WINDOW.to_le_bytes());
+    }
     bank.extend_from_slice(parameters);
     Ok(bank)
+}
+
+/// A decoded program of either instruction set.
+enum Program {
+    Sm86(sm86::Program),
+    Sm5x(sm5x::Program),
+}
+
+impl Program {
+    fn isa(&self) -> Isa {
+        match self {
+            Program::Sm86(_) => Isa::Sm86,
+            Program::Sm5x(_) => Isa::Sm5x,
+        }
+    }
+
+    fn entry_index(&self) -> usize {
+        match self {
+            Program::Sm86(program) => program.entry_index(),
+            Program::Sm5x(program) => program.entry_index(),
+        }
+    }
+
+    fn execute(&self, pc: usize, step: &mut Step) -> Result<(), ExecError> {
+        match self {
+            Program::Sm86(program) => program.execute(pc, step),
+            Program::Sm5x(program) => program.execute(pc, step),
+        }
+    }
+
+    /// The byte offset of instruction `pc`.
+    fn offset_of(&self, pc: usize) -> usize {
+        match self {
+            Program::Sm86(_) => pc * sm86::INSTRUCTION_BYTES,
+            Program::Sm5x(program) => program.offset_of(pc),
+        }
+    }
 }
 
 /// A kernel: its instruction set, code and entry point.
@@ -323,14 +375,8 @@ pub fn run_compute_limited(
         )));
     }
     let program = match kernel.isa {
-        Isa::Sm86 => sm86::Program::new(kernel.code, kernel.entry)?,
-        Isa::Sm5x => {
-            return Err(ExecError::Unimplemented {
-                isa: Isa::Sm5x,
-                what: "the SM5x instruction set".into(),
-                offset: 0,
-            });
-        }
+        Isa::Sm86 => Program::Sm86(sm86::Program::new(kernel.code, kernel.entry)?),
+        Isa::Sm5x => Program::Sm5x(sm5x::Program::new(kernel.code, kernel.entry)?),
     };
     let mut stats = Stats::default();
     for z in 0..launch.grid[2] {
@@ -398,6 +444,8 @@ impl<'l> Cta<'l> {
                         tid: [x, y, z],
                         linear_id: lanes.len() as u32,
                         barrier_result: 0,
+                        cc: 0,
+                        sync: Vec::new(),
                     });
                 }
             }
@@ -411,7 +459,7 @@ impl<'l> Cta<'l> {
 
     fn run(
         &mut self,
-        program: &sm86::Program,
+        program: &Program,
         cbufs: &ConstantBuffers,
         memory: &mut GlobalMemory,
         stats: &mut Stats,
@@ -436,8 +484,8 @@ impl<'l> Cta<'l> {
                     program.execute(pc, &mut step)?;
                     stats.lane_instructions += u64::from(group.count_ones());
                     if stats.lane_instructions > step_limit {
-                        let at = self.describe_waits();
-                        return Err(ExecError::StepLimit { isa: Isa::Sm86, steps: stats.lane_instructions, at });
+                        let at = self.describe_waits(program);
+                        return Err(ExecError::StepLimit { isa: program.isa(), steps: stats.lane_instructions, at });
                     }
                 }
             }
@@ -445,7 +493,8 @@ impl<'l> Cta<'l> {
                 return Ok(());
             }
             if !self.release_barriers() {
-                return Err(ExecError::Deadlock { isa: Isa::Sm86, cta: self.ctaid, waiting: self.describe_waits() });
+                let waiting = self.describe_waits(program);
+                return Err(ExecError::Deadlock { isa: program.isa(), cta: self.ctaid, waiting });
             }
         }
     }
@@ -481,19 +530,19 @@ impl<'l> Cta<'l> {
     }
 
     /// Where the CTA's lanes are: `warp W: N BAR 0 (pc 0x660), M running (pc 0x610)` per warp.
-    fn describe_waits(&self) -> String {
+    fn describe_waits(&self, program: &Program) -> String {
         let mut warps = Vec::new();
         for (w, warp) in self.warps.iter().enumerate() {
             let mut groups: Vec<(String, usize)> = Vec::new();
             for lane in &warp.lanes {
                 let place = match lane.status {
                     LaneStatus::Converging(WARPSYNC_BARRIER) => {
-                        format!("WARPSYNC (pc {:#x})", lane.pc * sm86::INSTRUCTION_BYTES)
+                        format!("WARPSYNC (pc {:#x})", program.offset_of(lane.pc))
                     }
-                    LaneStatus::Converging(b) => format!("B{b} (pc {:#x})", lane.pc * sm86::INSTRUCTION_BYTES),
-                    LaneStatus::AtBarrier(b) => format!("BAR {b} (pc {:#x})", lane.pc * sm86::INSTRUCTION_BYTES),
+                    LaneStatus::Converging(b) => format!("B{b} (pc {:#x})", program.offset_of(lane.pc)),
+                    LaneStatus::AtBarrier(b) => format!("BAR {b} (pc {:#x})", program.offset_of(lane.pc)),
                     LaneStatus::Exited => "exited".to_string(),
-                    LaneStatus::Running => format!("running (pc {:#x})", lane.pc * sm86::INSTRUCTION_BYTES),
+                    LaneStatus::Running => format!("running (pc {:#x})", program.offset_of(lane.pc)),
                 };
                 match groups.iter_mut().find(|(p, _)| *p == place) {
                     Some((_, count)) => *count += 1,

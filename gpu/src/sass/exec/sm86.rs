@@ -4,6 +4,10 @@
 //! the `_c` forms, whose second source is the 71:64 register and third the 63:32 slot.
 
 use super::float::{self, Mode};
+use super::ops::{
+    Memories, access_bytes, atomic_op, boolean, extend, find_leading_one, funnel_shift, lanes, lop3, permute,
+    stored_value, write_loaded,
+};
 use super::{ExecError, Lane, LaneStatus, Step, WARP_SIZE, WARPSYNC_BARRIER, load, store};
 pub(super) use crate::sass::sm86::INSTRUCTION_BYTES;
 use crate::sass::sm86::decode_program;
@@ -72,11 +76,6 @@ impl Program {
     }
 }
 
-/// The lanes of a mask, lowest first.
-fn lanes(mask: u32) -> impl Iterator<Item = usize> {
-    (0..WARP_SIZE).filter(move |i| mask >> i & 1 != 0)
-}
-
 /// One instruction being executed by the active lanes.
 struct Exec<'x, 's> {
     v: &'x View,
@@ -106,7 +105,8 @@ impl Exec<'_, '_> {
     /// Like `each`, for lanes that may fault.
     fn try_each(&mut self, mut f: impl FnMut(&mut Lane, &Operands, &mut Memories) -> Result) -> Result {
         let operands = Operands { v: self.v, ur: self.step.warp.ur, up: self.step.warp.up, cbufs: self.step.cbufs };
-        let mut memories = Memories { shared: self.step.shared, global: self.step.memory, offset: self.v.offset };
+        let mut memories =
+            Memories { isa: Isa::Sm86, shared: self.step.shared, global: self.step.memory, offset: self.v.offset };
         for i in lanes(self.active) {
             let lane = &mut self.step.warp.lanes[i];
             f(lane, &operands, &mut memories)?;
@@ -1208,199 +1208,6 @@ impl Operands<'_> {
     }
 }
 
-/// The memories an instruction may touch, with the checks that turn a bad address into an error.
-struct Memories<'m> {
-    shared: &'m mut Vec<u8>,
-    global: &'m mut super::GlobalMemory,
-    offset: usize,
-}
-
-impl Memories<'_> {
-    fn access(&self, space: &'static str, kind: &'static str, address: u64, size: usize) -> Result {
-        if address % size.min(16) as u64 != 0 {
-            return Err(ExecError::Misaligned { isa: Isa::Sm86, space, address, size, offset: self.offset });
-        }
-        let end = address.checked_add(size as u64);
-        if end.is_none_or(|end| end > self.shared.len() as u64) {
-            return Err(ExecError::Fault { isa: Isa::Sm86, space, kind, address, size, offset: self.offset });
-        }
-        Ok(())
-    }
-
-    fn check_local(&self, local: &[u8], kind: &'static str, address: u64, size: usize) -> Result {
-        if address % size.min(16) as u64 != 0 {
-            return Err(ExecError::Misaligned { isa: Isa::Sm86, space: "local", address, size, offset: self.offset });
-        }
-        if address.checked_add(size as u64).is_none_or(|end| end > local.len() as u64) {
-            return Err(ExecError::Fault { isa: Isa::Sm86, space: "local", kind, address, size, offset: self.offset });
-        }
-        Ok(())
-    }
-
-    /// A generic address's window: shared, local (with the offset in it), or global.
-    fn window(address: u64) -> (&'static str, u64) {
-        use super::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_BYTES};
-        match address {
-            _ if address.wrapping_sub(SHARED_WINDOW) < WINDOW_BYTES => ("shared", address - SHARED_WINDOW),
-            _ if address.wrapping_sub(LOCAL_WINDOW) < WINDOW_BYTES => ("local", address - LOCAL_WINDOW),
-            _ => ("global", address),
-        }
-    }
-
-    fn generic_load(&mut self, local: &[u8], address: u64, size: usize) -> Result<u128> {
-        match Self::window(address) {
-            ("shared", offset) => {
-                self.access("shared", "load", offset, size)?;
-                Ok(load(self.shared, offset, size).unwrap_or(0))
-            }
-            ("local", offset) => {
-                self.check_local(local, "load", offset, size)?;
-                Ok(load(local, offset, size).unwrap_or(0))
-            }
-            _ => self.global_load(address, size),
-        }
-    }
-
-    fn generic_store(&mut self, local: &mut [u8], address: u64, size: usize, value: u128) -> Result {
-        match Self::window(address) {
-            ("shared", offset) => {
-                self.access("shared", "store", offset, size)?;
-                store(self.shared, offset, size, value);
-                Ok(())
-            }
-            ("local", offset) => {
-                self.check_local(local, "store", offset, size)?;
-                store(local, offset, size, value);
-                Ok(())
-            }
-            _ => self.global_store(address, size, value),
-        }
-    }
-
-    fn global_load(&mut self, address: u64, size: usize) -> Result<u128> {
-        if address % size.min(16) as u64 != 0 {
-            return Err(ExecError::Misaligned { isa: Isa::Sm86, space: "global", address, size, offset: self.offset });
-        }
-        let fault =
-            ExecError::Fault { isa: Isa::Sm86, space: "global", kind: "load", address, size, offset: self.offset };
-        let bytes = self.global.slice(address, size).ok_or(fault)?;
-        Ok(load(bytes, 0, size).unwrap_or(0))
-    }
-
-    fn global_store(&mut self, address: u64, size: usize, value: u128) -> Result {
-        if address % size.min(16) as u64 != 0 {
-            return Err(ExecError::Misaligned { isa: Isa::Sm86, space: "global", address, size, offset: self.offset });
-        }
-        let fault =
-            ExecError::Fault { isa: Isa::Sm86, space: "global", kind: "store", address, size, offset: self.offset };
-        let bytes = self.global.slice(address, size).ok_or(fault)?;
-        store(bytes, 0, size, value);
-        Ok(())
-    }
-}
-
-/// Bytes moved by a memory access of size code `size` (0 U8, 1 S8, 2 U16, 3 S16, 4 32, 5 64, 6 128).
-fn access_bytes(size: u64) -> usize {
-    match size {
-        0 | 1 => 1,
-        2 | 3 => 2,
-        4 => 4,
-        5 => 8,
-        _ => 16,
-    }
-}
-
-/// Zero- or sign-extends a loaded value of size code `size` to 32 bits.
-fn extend(value: u64, size: u64) -> u64 {
-    match size {
-        0 => value & 0xff,
-        1 => value as u8 as i8 as i32 as u32 as u64,
-        2 => value & 0xffff,
-        3 => value as u16 as i16 as i32 as u32 as u64,
-        _ => value & 0xffff_ffff,
-    }
-}
-
-fn write_loaded(lane: &mut Lane, rd: u64, size: u64, value: u128) {
-    match size {
-        0..=4 => lane.set_reg(rd, extend(value as u64, size) as u32),
-        _ => {
-            for i in 0..access_bytes(size) / 4 {
-                lane.set_reg(rd + i as u64, (value >> (32 * i)) as u32);
-            }
-        }
-    }
-}
-
-fn stored_value(lane: &Lane, rb: u64, size: u64) -> u128 {
-    (0..access_bytes(size).div_ceil(4)).fold(0u128, |value, i| value | u128::from(lane.reg(rb + i as u64)) << (32 * i))
-}
-
-fn atomic_op(op: u64, ty: u64, old: u64, b: u64) -> u64 {
-    let signed = matches!(ty, 1 | 5);
-    let wide = matches!(ty, 2 | 5 | 6);
-    let as_signed = |x: u64| if wide { x as i64 } else { i64::from(x as u32 as i32) };
-    let mask = if wide { u64::MAX } else { 0xffff_ffff };
-    (match (op, ty) {
-        (0, 4) => {
-            let mode = float::HalfMode { ftz: false, sat: false, relu: false };
-            let half = |shift: u32| {
-                let (x, y) = ((old >> shift) as u16, (b >> shift) as u16);
-                u64::from(float::half_arith(float::ArithOp::Add, x, y, 0, mode)) << shift
-            };
-            half(0) | half(16)
-        }
-        (0, 3) => {
-            u64::from(float::add32(old as u32, b as u32, Mode { round: float::rounding(0), ftz: true, sat: false }))
-        }
-        (0, 6) => float::arith64(float::ArithOp::Add, [old, b, 0], [old, b, 0], float::rounding(0)),
-        (0, _) => old.wrapping_add(b),
-        (1, _) if signed => as_signed(old).min(as_signed(b)) as u64,
-        (1, _) => old.min(b),
-        (2, _) if signed => as_signed(old).max(as_signed(b)) as u64,
-        (2, _) => old.max(b),
-        (3, _) => {
-            if old >= b {
-                0
-            } else {
-                old + 1
-            }
-        }
-        (4, _) => {
-            if old == 0 || old > b {
-                b
-            } else {
-                old - 1
-            }
-        }
-        (5, _) => old & b,
-        (6, _) => old | b,
-        (7, _) => old ^ b,
-        _ => b,
-    }) & mask
-}
-
-/// A boolean operation of the `bop` fields: AND, OR, XOR.
-fn boolean(op: u64, x: bool, y: bool) -> bool {
-    match op {
-        0 => x && y,
-        1 => x || y,
-        _ => x != y,
-    }
-}
-
-/// LOP3's three-input lookup table: bit `(a << 2 | b << 1 | c)` of `lut`, for each bit position, with a, b and c
-/// weighted 0xf0, 0xcc and 0xaa.
-fn lop3(lut: u8, a: u32, b: u32, c: u32) -> u32 {
-    (0..8).fold(0u32, |result, index| {
-        if lut >> index & 1 == 0 {
-            return result;
-        }
-        let pick = |bit: u32, x: u32| if index >> bit & 1 != 0 { x } else { !x };
-        result | pick(2, a) & pick(1, b) & pick(0, c)
-    })
-}
-
 /// The three-input add of IADD3 and UIADD3: the sum and the two carry-out bits (bits 32 and 33 of the full
 /// sum). Without .X a negation is two's complement (and counts in the carry as ~x + 1); with .X it is ~x and
 /// the carry-in predicates are added.
@@ -1495,16 +1302,6 @@ fn lea(lane: &mut Lane, o: &Operands) {
     lane.set_pred(v.get("pd"), sum >> 32 != 0);
 }
 
-fn find_leading_one(value: u32, signed: bool, shift_amount: bool) -> u32 {
-    // Signed: the highest bit that differs from the sign bit.
-    let value = if signed && (value as i32) < 0 { !value } else { value };
-    match (value, shift_amount) {
-        (0, _) => u32::MAX,
-        (_, false) => 31 - value.leading_zeros(),
-        (_, true) => value.leading_zeros(),
-    }
-}
-
 fn flo(lane: &mut Lane, o: &Operands) {
     let v = o.v;
     let value = o.reg(lane, "rb") ^ if v.flag("inv_b") { u32::MAX } else { 0 };
@@ -1559,40 +1356,6 @@ fn plop3(lane: &mut Lane, o: &Operands) {
     let index = u32::from(a) << 2 | u32::from(b) << 1 | u32::from(c);
     lane.set_pred(v.get("pd"), v.get("lut") >> index & 1 != 0);
     lane.set_pred(v.get("pq"), v.get("lut_hi") >> index & 1 != 0);
-}
-
-/// PRMT: picks bytes of the pair {c, a} (a is bytes 0-3) by the selector's nibbles, or by one of the modes.
-fn permute(a: u32, selector: u32, c: u32, mode: u64) -> u32 {
-    let bytes = u64::from(c) << 32 | u64::from(a);
-    let byte = |index: u32| (bytes >> (8 * (index & 7))) as u8;
-    let sel = selector & 3;
-    (0..4u32).fold(0u32, |result, i| {
-        let value = match mode {
-            0 => {
-                let nibble = selector >> (4 * i) & 0xf;
-                let value = byte(nibble);
-                if nibble & 8 != 0 { if value & 0x80 != 0 { 0xff } else { 0 } } else { value }
-            }
-            1 => byte(sel + i),
-            2 => byte(sel.wrapping_sub(i)),
-            3 => byte(sel),
-            4 => byte(i.max(sel)),
-            5 => byte(i.min(sel)),
-            _ => byte((sel & 1) * 2 + (i & 1)),
-        };
-        result | u32::from(value) << (8 * i)
-    })
-}
-
-/// SHF: shifts the 64-bit pair {c, a} (c high) and keeps the low or the high word.
-fn funnel_shift(a: u32, amount: u32, c: u32, ty: u64, wrap: bool, right: bool, high: bool) -> u32 {
-    // Types: 0/1 S64, 2/3 U64, 4/5 S32, 6/7 U32.
-    let width = if ty >= 4 { 32 } else { 64 };
-    let signed = matches!(ty, 0 | 1 | 4 | 5);
-    let amount = if wrap { amount & (width - 1) } else { amount.min(width) };
-    let pair = if signed { i128::from(c as i32) << 32 | i128::from(a) } else { i128::from(c) << 32 | i128::from(a) };
-    let shifted = if right { pair >> amount } else { pair << amount };
-    if high { (shifted >> 32) as u32 } else { shifted as u32 }
 }
 
 fn shf(lane: &mut Lane, o: &Operands) {

@@ -1,0 +1,909 @@
+//! What each Maxwell (SM50-SM53) instruction does, lane by lane, reading fields by name as the disassembler
+//! does. Operand slots (the table's comment): the second source is `rb`, `c[cb_bank][cb_offset]` (cbuf), a
+//! 20-bit immediate (`imm20`, sign at bit 56) or a 32-bit one (`*32I`); `cbuf_c` forms take the constant as the
+//! third source and the register at 46:39 as the second.
+//!
+//! Maxwell keeps a condition code per thread (`CC`: zero, sign, carry, overflow) that `.CC` instructions write
+//! and `.X` instructions read, and reconverges through a per-thread stack: SSY/PBK/PCNT push a target that
+//! SYNC/BRK/CONT return to.
+
+use super::float::{self, Mode};
+use super::ops::{Memories, access_bytes, boolean, find_leading_one, lanes, lop3, permute, stored_value, write_loaded};
+use super::{ExecError, Lane, LaneStatus, Step, SyncKind, load, store};
+use crate::sass::Isa;
+use crate::sass::sm5x::decode_program;
+use crate::sass::text::View;
+use std::collections::HashMap;
+
+type Result<T = ()> = std::result::Result<T, ExecError>;
+
+/// Byte offsets of driver constants in `c[0x0]` on SM5x: the local memory stack top and the parameters.
+pub const LOCAL_STACK_TOP: usize = 0x20;
+pub const PARAMETERS: usize = 0x140;
+
+/// Condition code bits.
+const ZERO: u8 = 1;
+const SIGN: u8 = 2;
+const CARRY: u8 = 4;
+const OVERFLOW: u8 = 8;
+
+pub(super) struct Program {
+    instructions: Vec<View>,
+    index_of: HashMap<usize, usize>,
+    entry: usize,
+}
+
+impl Program {
+    pub(super) fn new(code: &[u8], entry: usize) -> Result<Program> {
+        let decoded = decode_program(code)?;
+        let instructions: Vec<View> = decoded
+            .iter()
+            .map(|instruction| View {
+                encoding: instruction.inst.encoding(),
+                word: u128::from(instruction.inst.encode().expect("a decoded instruction encodes")),
+                control: instruction.control,
+                offset: instruction.offset,
+            })
+            .collect();
+        let index_of: HashMap<usize, usize> = instructions.iter().enumerate().map(|(i, v)| (v.offset, i)).collect();
+        // The entry is a bundle start or an instruction.
+        let entry_offset = if entry % 32 == 0 { entry + 8 } else { entry };
+        let entry = *index_of.get(&entry_offset).ok_or(ExecError::PcOutOfCode {
+            isa: Isa::Sm5x,
+            target: entry as i64,
+            offset: entry,
+        })?;
+        Ok(Program { instructions, index_of, entry })
+    }
+
+    pub(super) fn entry_index(&self) -> usize {
+        self.entry
+    }
+
+    pub(super) fn offset_of(&self, pc: usize) -> usize {
+        self.instructions.get(pc).map_or(pc * 8, |v| v.offset)
+    }
+
+    pub(super) fn execute(&self, pc: usize, step: &mut Step) -> Result {
+        let Some(v) = self.instructions.get(pc) else {
+            return Err(ExecError::PcOutOfCode { isa: Isa::Sm5x, target: pc as i64, offset: 0 });
+        };
+        step.warp.clock += 1;
+        let (pg, pg_not) = (v.get("pg"), v.flag("pg_not"));
+        let mut active = 0u32;
+        for i in lanes(step.group) {
+            let lane = &mut step.warp.lanes[i];
+            if !v.has("pg") || lane.pred(pg) != pg_not {
+                active |= 1 << i;
+            } else {
+                lane.pc += 1;
+            }
+        }
+        let mut x = Exec { v, step, active, program: self };
+        x.run()
+    }
+
+    /// The instruction index at a byte offset (a bundle's start stands for its first instruction).
+    fn index(&self, offset: i64, from: usize) -> Result<usize> {
+        usize::try_from(offset)
+            .ok()
+            .map(|offset| if offset % 32 == 0 { offset + 8 } else { offset })
+            .and_then(|offset| self.index_of.get(&offset).copied())
+            .ok_or(ExecError::PcOutOfCode { isa: Isa::Sm5x, target: offset, offset: from })
+    }
+}
+
+struct Exec<'x, 's> {
+    v: &'x View,
+    step: &'x mut Step<'s>,
+    active: u32,
+    program: &'x Program,
+}
+
+/// Operand reading for one instruction.
+struct Operands<'o> {
+    v: &'o View,
+    cbufs: &'o super::ConstantBuffers,
+}
+
+impl Operands<'_> {
+    fn reg(&self, lane: &Lane, field: &str) -> u32 {
+        lane.reg(self.v.get(field))
+    }
+
+    fn pred_src(&self, lane: &Lane, field: &str) -> bool {
+        if !self.v.has(field) {
+            return true;
+        }
+        lane.pred(self.v.get(field)) != self.v.flag(&format!("{field}_not"))
+    }
+
+    fn constant(&self) -> u32 {
+        let offset = (self.v.signed("cb_offset") * 4) as u64;
+        self.cbufs.read_u32(self.v.get("cb_bank"), offset)
+    }
+
+    fn form(&self) -> &'static str {
+        self.v.encoding.form().rsplit('.').next().unwrap_or("")
+    }
+
+    /// The second source as an integer: register, constant, sign-extended 20-bit or 32-bit immediate.
+    fn b(&self, lane: &Lane) -> u32 {
+        let v = self.v;
+        if v.has("imm32") {
+            v.get("imm32") as u32
+        } else if v.has("imm20") {
+            v.signed("imm20") as u32
+        } else if v.has("imm16") {
+            v.get("imm16") as u32
+        } else if v.has("cb_offset") && self.form() != "cbuf_c" {
+            self.constant()
+        } else {
+            lane.reg(v.get("rb"))
+        }
+    }
+
+    /// The third source: `rc`, or the constant in `cbuf_c` forms.
+    fn c(&self, lane: &Lane) -> u32 {
+        if self.form() == "cbuf_c" { self.constant() } else { lane.reg(self.v.get("rc")) }
+    }
+
+    /// The second source as an FP32: a 20-bit immediate holds the top bits of the float.
+    fn float_b(&self, lane: &Lane) -> u32 {
+        let v = self.v;
+        let raw = if v.has("imm20") {
+            let imm = v.get("imm20");
+            ((imm >> 19) << 31 | (imm & 0x7ffff) << 12) as u32
+        } else {
+            self.b(lane)
+        };
+        modifiers(raw, v.flag("neg_b"), v.flag("abs_b"))
+    }
+
+    fn float_a(&self, lane: &Lane) -> u32 {
+        modifiers(self.reg(lane, "ra"), self.v.flag("neg_a"), self.v.flag("abs_a"))
+    }
+
+    fn float_c(&self, lane: &Lane) -> u32 {
+        modifiers(self.c(lane), self.v.flag("neg_c"), false)
+    }
+}
+
+fn modifiers(bits: u32, neg: bool, abs: bool) -> u32 {
+    let bits = if abs { bits & 0x7fff_ffff } else { bits };
+    if neg { bits ^ 0x8000_0000 } else { bits }
+}
+
+/// The condition code of a 32-bit result with its carry and overflow.
+fn condition_code(result: u32, carry: bool, overflow: bool) -> u8 {
+    (if result == 0 { ZERO } else { 0 })
+        | (if (result as i32) < 0 { SIGN } else { 0 })
+        | (if carry { CARRY } else { 0 })
+        | (if overflow { OVERFLOW } else { 0 })
+}
+
+/// An add of two terms as Maxwell computes it (IADD, IADD32I, ISCADD): negation is two's complement, or with
+/// .X a bitwise inversion and the carry in; returns the sum and the condition code it sets.
+fn add(a: u32, negate_a: bool, b: u32, negate_b: bool, extended: bool, cc_in: u8) -> (u32, u8) {
+    let term = |value: u32, negated: bool| -> u64 {
+        match (negated, extended) {
+            (false, _) => u64::from(value),
+            (true, false) => u64::from(!value) + 1,
+            (true, true) => u64::from(!value),
+        }
+    };
+    let carry_in = u64::from(extended && cc_in & CARRY != 0);
+    let (ta, tb) = (term(a, negate_a), term(b, negate_b));
+    let sum = ta + tb + carry_in;
+    let result = sum as u32;
+    let (sa, sb) = ((ta as u32) >> 31, (tb as u32) >> 31);
+    let overflow = sa == sb && (result >> 31) != sa;
+    let mut cc = condition_code(result, sum >> 32 != 0, overflow);
+    // An extended add's zero flag also needs the lower part's: the flags describe the whole wide sum.
+    if extended && cc_in & ZERO == 0 {
+        cc &= !ZERO;
+    }
+    (result, cc)
+}
+
+impl Exec<'_, '_> {
+    fn unimplemented<T>(&self, what: impl Into<String>) -> Result<T> {
+        Err(ExecError::Unimplemented { isa: Isa::Sm5x, what: what.into(), offset: self.v.offset })
+    }
+
+    fn text(&self) -> String {
+        let inst = crate::sass::sm5x::decode(self.v.word as u64).expect("the view was decoded");
+        crate::sass::sm5x::text(&crate::sass::Instruction { offset: self.v.offset, inst, control: self.v.control })
+    }
+
+    fn each(&mut self, mut f: impl FnMut(&mut Lane, &Operands)) {
+        let operands = Operands { v: self.v, cbufs: self.step.cbufs };
+        for i in lanes(self.active) {
+            let lane = &mut self.step.warp.lanes[i];
+            f(lane, &operands);
+            lane.pc += 1;
+        }
+    }
+
+    fn try_each(&mut self, mut f: impl FnMut(&mut Lane, &Operands, &mut Memories) -> Result) -> Result {
+        let operands = Operands { v: self.v, cbufs: self.step.cbufs };
+        let mut memories =
+            Memories { isa: Isa::Sm5x, shared: self.step.shared, global: self.step.memory, offset: self.v.offset };
+        for i in lanes(self.active) {
+            let lane = &mut self.step.warp.lanes[i];
+            f(lane, &operands, &mut memories)?;
+            lane.pc += 1;
+        }
+        Ok(())
+    }
+
+    fn advance_all(&mut self) {
+        for i in lanes(self.active) {
+            self.step.warp.lanes[i].pc += 1;
+        }
+    }
+
+    /// The instruction index of a branch target: the signed byte offset is from the next instruction.
+    fn target(&self) -> Result<usize> {
+        self.program.index(self.v.offset as i64 + 8 + self.v.signed("offset"), self.v.offset)
+    }
+
+    fn run(&mut self) -> Result {
+        let v = self.v;
+        if v.flag("cc") && !matches!(v.encoding.opcode, "IADD" | "IADD32I" | "ISCADD" | "LOP" | "LOP32I" | "LOP3") {
+            return self.unimplemented(format!("{} writing the condition code", self.text()));
+        }
+        match v.encoding.opcode {
+            "NOP" | "DEPBAR" | "MEMBAR" => {
+                if v.get("cc_test") != 15 && v.has("cc_test") && v.encoding.opcode == "NOP" {
+                    return self.unimplemented(self.text());
+                }
+                self.advance_all()
+            }
+            "MOV" | "MOV32I" => self.each(|lane, o| {
+                let value = o.b(lane);
+                lane.set_reg(o.v.get("rd"), value)
+            }),
+            "S2R" => {
+                let sr = v.get("sr");
+                let (ctaid, clock) = (self.step.ctaid, self.step.warp.clock);
+                for i in lanes(self.active) {
+                    let lane = &mut self.step.warp.lanes[i];
+                    let lane_id = (lane.linear_id % 32) as u64;
+                    let value = match sr {
+                        0 => lane_id,
+                        33..=35 => u64::from(lane.tid[sr as usize - 33]),
+                        37..=39 => u64::from(ctaid[sr as usize - 37]),
+                        56 => 1 << lane_id,
+                        57 => (1 << lane_id) - 1,
+                        58 => (2 << lane_id) - 1,
+                        59 => u64::from(!((2u32 << lane_id).wrapping_sub(1))),
+                        60 => u64::from(!((1u32 << lane_id) - 1)),
+                        80 => clock,
+                        81 => clock >> 32,
+                        _ => return self.unimplemented(format!("special register {sr} ({})", self.text())),
+                    };
+                    lane.set_reg(v.get("rd"), value as u32);
+                    lane.pc += 1;
+                }
+            }
+            "IADD" | "IADD32I" => {
+                if v.flag("sat") {
+                    return self.unimplemented(self.text());
+                }
+                self.each(|lane, o| {
+                    let (a, b) = (o.reg(lane, "ra"), o.b(lane));
+                    let (sum, cc) = add(a, o.v.flag("neg_a"), b, o.v.flag("neg_b"), o.v.flag("x"), lane.cc);
+                    lane.set_reg(o.v.get("rd"), sum);
+                    if o.v.flag("cc") {
+                        lane.cc = cc;
+                    }
+                })
+            }
+            "ISCADD" | "ISCADD32I" => self.each(|lane, o| {
+                let (a, b) = (o.reg(lane, "ra"), o.b(lane));
+                let a = if o.v.flag("neg_a") { a.wrapping_neg() } else { a };
+                let (sum, cc) = add(a << o.v.get("shift"), false, b, o.v.flag("neg_b"), false, lane.cc);
+                lane.set_reg(o.v.get("rd"), sum);
+                if o.v.flag("cc") {
+                    lane.cc = cc;
+                }
+            }),
+            "IADD3" => {
+                if v.get("half_a") + v.get("half_b") + v.get("half_c") + v.get("shift") != 0
+                    || v.flag("cc")
+                    || v.flag("x")
+                {
+                    return self.unimplemented(self.text());
+                }
+                self.each(|lane, o| {
+                    let term = |x: u32, neg: bool| if neg { x.wrapping_neg() } else { x };
+                    let sum = term(o.reg(lane, "ra"), o.v.flag("neg_a"))
+                        .wrapping_add(term(o.b(lane), o.v.flag("neg_b")))
+                        .wrapping_add(term(o.c(lane), o.v.flag("neg_c")));
+                    lane.set_reg(o.v.get("rd"), sum);
+                })
+            }
+            "XMAD" => {
+                if v.get("mode") > 2 && v.get("mode") != 4 || v.flag("x") || v.flag("cc") {
+                    return self.unimplemented(self.text());
+                }
+                self.each(|lane, o| {
+                    let v = o.v;
+                    let (a, b, c) = (o.reg(lane, "ra"), o.b(lane), o.c(lane));
+                    // 16 bits of each factor: the high half when asked, sign- or zero-extended.
+                    let half = |x: u32, high: bool, signed: bool| {
+                        let bits = if high { x >> 16 } else { x & 0xffff };
+                        if signed { bits as u16 as i16 as i32 as u32 } else { bits }
+                    };
+                    let factor_a = half(a, v.flag("half_a"), v.flag("signed_a"));
+                    let factor_b = half(b, v.flag("half_b"), v.flag("signed_b"));
+                    let mut product = factor_a.wrapping_mul(factor_b);
+                    if v.flag("psl") {
+                        product <<= 16;
+                    }
+                    let addend = match v.get("mode") {
+                        1 => c & 0xffff,
+                        2 => c >> 16,
+                        4 => c.wrapping_add(b << 16),
+                        _ => c,
+                    };
+                    let sum = product.wrapping_add(addend);
+                    // .MRG puts the second factor's low half in the high half of the result.
+                    let result = if v.flag("mrg") { (sum & 0xffff) | (b << 16) } else { sum };
+                    lane.set_reg(v.get("rd"), result)
+                })
+            }
+            "MUFU" => {
+                let func = v.get("func");
+                self.each(|lane, o| {
+                    let x = modifiers(o.reg(lane, "ra"), o.v.flag("neg_a"), o.v.flag("abs_a"));
+                    let result = match func {
+                        6 | 7 => float::special_function64h(func, x),
+                        _ => float::special_function(func, x),
+                    };
+                    lane.set_reg(o.v.get("rd"), result.unwrap_or(float::CANONICAL_NAN32))
+                })
+            }
+            "RRO" => self.each(|lane, o| {
+                // Range reduction ahead of MUFU: SINCOS turns radians into turns (the argument this model's
+                // MUFU.SIN/COS take), EX2 passes the value on.
+                let x = o.float_b(lane);
+                // The product in FP32 rounded toward zero, as the unit's fixed-point conversion truncates (so
+                // that large arguments lose their fraction as they do on the hardware).
+                let value = if o.v.flag("mode") {
+                    x
+                } else {
+                    let round = float::rounding(3);
+                    float::mul32(
+                        x,
+                        (1.0 / std::f32::consts::TAU).to_bits(),
+                        0,
+                        false,
+                        Mode { round, ftz: true, sat: false },
+                    )
+                };
+                lane.set_reg(o.v.get("rd"), value)
+            }),
+            "FCHK" => self.each(|lane, o| {
+                let needs = float::division_needs_slow_path(o.float_a(lane), o.float_b(lane));
+                lane.set_pred(o.v.get("pd"), needs)
+            }),
+            "I2F" | "F2I" | "I2I" | "F2F" => {
+                if v.flag("cc") {
+                    return self.unimplemented(self.text());
+                }
+                self.each(convert)
+            }
+            "SEL" => self.each(|lane, o| {
+                let value = if o.pred_src(lane, "ps") { o.reg(lane, "ra") } else { o.b(lane) };
+                lane.set_reg(o.v.get("rd"), value)
+            }),
+            "LOP" | "LOP32I" => {
+                if v.flag("x") {
+                    return self.unimplemented(self.text());
+                }
+                self.each(|lane, o| {
+                    let mut a = o.reg(lane, "ra");
+                    let mut b = o.b(lane);
+                    if o.v.flag("inv_a") {
+                        a = !a;
+                    }
+                    if o.v.flag("inv_b") {
+                        b = !b;
+                    }
+                    let result = match o.v.get("op") {
+                        0 => a & b,
+                        1 => a | b,
+                        2 => a ^ b,
+                        _ => b,
+                    };
+                    lane.set_reg(o.v.get("rd"), result);
+                    logic_predicate(lane, o, result);
+                })
+            }
+            "LOP3" => self.each(|lane, o| {
+                let result = lop3(o.v.get("lut") as u8, o.reg(lane, "ra"), o.b(lane), o.c(lane));
+                lane.set_reg(o.v.get("rd"), result);
+                logic_predicate(lane, o, result);
+            }),
+            "SHL" => self.each(|lane, o| {
+                let (a, amount) = (o.reg(lane, "ra"), o.b(lane));
+                let amount = if o.v.flag("w") { amount & 31 } else { amount };
+                lane.set_reg(o.v.get("rd"), a.checked_shl(amount).unwrap_or(0))
+            }),
+            "SHR" => {
+                if v.flag("brev") || v.get("x") != 0 {
+                    return self.unimplemented(self.text());
+                }
+                self.each(|lane, o| {
+                    let (a, amount) = (o.reg(lane, "ra"), o.b(lane));
+                    let amount = if o.v.flag("w") { amount & 31 } else { amount.min(32) };
+                    let result = if o.v.flag("signed") {
+                        ((a as i32) >> amount.min(31)) as u32
+                    } else {
+                        a.checked_shr(amount).unwrap_or(0)
+                    };
+                    lane.set_reg(o.v.get("rd"), result)
+                })
+            }
+            "SHF" if v.get("x") != 0 => return self.unimplemented(self.text()),
+            "SHF" => self.each(|lane, o| {
+                // {c, a} (c high) shifted; .HI keeps the high word (x = 1); U64/S64 shift the pair as 64 bits,
+                // the default as a 32-bit funnel (amount clamped at 32, or wrapped with .W).
+                let (a, c) = (o.reg(lane, "ra"), o.reg(lane, "rc"));
+                let amount = if o.v.has("imm6") { o.v.get("imm6") as u32 } else { o.reg(lane, "rb") };
+                let ty = o.v.get("ty");
+                let width = if ty >= 2 { 64 } else { 32 };
+                let amount = if o.v.flag("w") { amount & (width - 1) } else { amount.min(width) };
+                let right = o.v.encoding.form().starts_with('R');
+                let signed = ty == 3;
+                let pair = if signed {
+                    i128::from(c as i32) << 32 | i128::from(a)
+                } else {
+                    i128::from(c) << 32 | i128::from(a)
+                };
+                let shifted = if right { pair >> amount } else { pair << amount };
+                // A left funnel keeps the high word, a right one the low word.
+                lane.set_reg(o.v.get("rd"), if right { shifted as u32 } else { (shifted >> 32) as u32 })
+            }),
+            "BFE" => {
+                if v.flag("brev") {
+                    return self.unimplemented(self.text());
+                }
+                self.each(|lane, o| {
+                    let (a, b) = (o.reg(lane, "ra"), o.b(lane));
+                    let (position, length) = (b & 0xff, b >> 8 & 0xff);
+                    let signed = o.v.flag("signed");
+                    let result = if length == 0 {
+                        0
+                    } else {
+                        let shifted = if position >= 32 {
+                            if signed { ((a as i32) >> 31) as u32 } else { 0 }
+                        } else if signed {
+                            ((a as i32) >> position) as u32
+                        } else {
+                            a >> position
+                        };
+                        if length >= 32 {
+                            shifted
+                        } else if signed {
+                            // The field's top bit (or, past bit 31, the sign) extends.
+                            let top = (position + length - 1).min(31);
+                            let sign = a >> top & 1 != 0;
+                            let mask = (1u32 << length) - 1;
+                            (shifted & mask) | if sign { !mask } else { 0 }
+                        } else {
+                            shifted & ((1u32 << length) - 1)
+                        }
+                    };
+                    lane.set_reg(o.v.get("rd"), result)
+                })
+            }
+            "BFI" => self.each(|lane, o| {
+                // Inserts a's low bits into c at b's position (bits 7:0) for b's length (bits 15:8).
+                let (a, b, c) = (o.reg(lane, "ra"), o.b(lane), o.c(lane));
+                let (position, length) = (b & 0xff, b >> 8 & 0xff);
+                let result = if length == 0 || position >= 32 {
+                    c
+                } else {
+                    let length = length.min(32 - position);
+                    let mask = if length >= 32 { u32::MAX } else { ((1u32 << length) - 1) << position };
+                    (c & !mask) | ((a << position) & mask)
+                };
+                lane.set_reg(o.v.get("rd"), result)
+            }),
+            "PRMT" => {
+                if v.get("mode") > 6 {
+                    return self.unimplemented(self.text());
+                }
+                self.each(|lane, o| {
+                    let result = permute(o.reg(lane, "ra"), o.b(lane), o.c(lane), o.v.get("mode"));
+                    lane.set_reg(o.v.get("rd"), result)
+                })
+            }
+            "ISETP" | "ISET" => self.each(|lane, o| {
+                let holds = integer_compare(lane, o);
+                let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
+                if o.v.encoding.opcode == "ISET" {
+                    let result = boolean(op, holds, ps);
+                    let value = match (result, o.v.flag("bf")) {
+                        (true, true) => 0x3f80_0000,
+                        (true, false) => u32::MAX,
+                        _ => 0,
+                    };
+                    lane.set_reg(o.v.get("rd"), value);
+                } else {
+                    lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
+                    lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
+                }
+            }),
+            "ICMP" => self.each(|lane, o| {
+                // c compared with zero selects a or b.
+                let c = o.c(lane);
+                let holds = compare_ints(c, 0, o.v.get("cmp"), o.v.flag("signed"));
+                let value = if holds { o.reg(lane, "ra") } else { o.b(lane) };
+                lane.set_reg(o.v.get("rd"), value)
+            }),
+            "IMNMX" => {
+                if v.get("mode") != 0 {
+                    return self.unimplemented(self.text());
+                }
+                self.each(|lane, o| {
+                    let (a, b) = (o.reg(lane, "ra"), o.b(lane));
+                    let a_less = if o.v.flag("signed") { (a as i32) < (b as i32) } else { a < b };
+                    let min = o.pred_src(lane, "ps");
+                    lane.set_reg(o.v.get("rd"), if a_less == min { a } else { b })
+                })
+            }
+            "PSETP" => self.each(|lane, o| {
+                let (a, b) = (o.pred_src(lane, "pa"), o.pred_src(lane, "pb"));
+                let first = boolean(o.v.get("bop_ab"), a, b);
+                let ps = o.pred_src(lane, "ps");
+                lane.set_pred(o.v.get("pd"), boolean(o.v.get("bop"), first, ps));
+                lane.set_pred(o.v.get("pq"), boolean(o.v.get("bop"), !first, ps));
+            }),
+            "POPC" => self.each(|lane, o| {
+                let b = o.b(lane) ^ if o.v.flag("inv_b") { u32::MAX } else { 0 };
+                lane.set_reg(o.v.get("rd"), b.count_ones())
+            }),
+            "FLO" => self.each(|lane, o| {
+                let b = o.b(lane) ^ if o.v.flag("inv_b") { u32::MAX } else { 0 };
+                lane.set_reg(o.v.get("rd"), find_leading_one(b, o.v.flag("signed"), o.v.flag("sh")))
+            }),
+            "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" => {
+                let fmz = v.get("fmz");
+                if v.get("scale") != 0 || fmz > 2 {
+                    return self.unimplemented(self.text());
+                }
+                self.each(|lane, o| {
+                    // FMUL/FFMA keep .FTZ and .FMZ in one field (1 FTZ, 2 FMZ); FADD has its own ftz bit.
+                    let ftz = o.v.flag("ftz") || o.v.get("fmz") == 1;
+                    let fmz = o.v.get("fmz") == 2;
+                    let mode = Mode { round: float::rounding(o.v.get("rnd")), ftz, sat: o.v.flag("sat") };
+                    let (a, b) = (o.float_a(lane), o.float_b(lane));
+                    let result = match o.v.encoding.opcode {
+                        "FADD" | "FADD32I" => float::add32(a, b, mode),
+                        "FMUL" | "FMUL32I" => float::mul32(a, b, 0, fmz, mode),
+                        _ => float::fma32(a, b, o.float_c(lane), fmz, mode),
+                    };
+                    lane.set_reg(o.v.get("rd"), result)
+                })
+            }
+            "FMNMX" => self.each(|lane, o| {
+                let (a, b) = (o.float_a(lane), o.float_b(lane));
+                let min = o.pred_src(lane, "ps");
+                lane.set_reg(o.v.get("rd"), float::min_max32(a, b, min, o.v.flag("ftz")))
+            }),
+            "FSETP" | "FSET" => self.each(|lane, o| {
+                let order = float::order32(o.float_a(lane), o.float_b(lane), o.v.flag("ftz"));
+                let holds = float::compare(order, o.v.get("cmp"));
+                let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
+                if o.v.encoding.opcode == "FSET" {
+                    let result = boolean(op, holds, ps);
+                    let value = match (result, o.v.flag("bf")) {
+                        (true, true) => 0x3f80_0000,
+                        (true, false) => u32::MAX,
+                        _ => 0,
+                    };
+                    lane.set_reg(o.v.get("rd"), value);
+                } else {
+                    lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
+                    lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
+                }
+            }),
+            "FCMP" => self.each(|lane, o| {
+                // c compared with zero selects a or b.
+                let order = float::order32(o.c(lane), 0, o.v.flag("ftz"));
+                let holds = float::compare(order, o.v.get("cmp"));
+                let value = if holds { o.reg(lane, "ra") } else { o.b(lane) };
+                lane.set_reg(o.v.get("rd"), value)
+            }),
+            "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory()?,
+            "LDC" => {
+                if v.get("mode") != 0 || !matches!(v.get("size"), 4 | 5) {
+                    return self.unimplemented(self.text());
+                }
+                self.each(|lane, o| {
+                    let address = u64::from(o.reg(lane, "ra")).wrapping_add(o.v.signed("offset") as u64) & 0xffff;
+                    let bank = o.v.get("cb_bank");
+                    lane.set_reg(o.v.get("rd"), o.cbufs.read_u32(bank, address));
+                    if o.v.get("size") == 5 {
+                        lane.set_reg(o.v.get("rd") + 1, o.cbufs.read_u32(bank, address + 4));
+                    }
+                })
+            }
+            // Control flow.
+            "BRA" => {
+                if v.get("cc_test") != 15 || v.flag("u") || v.flag("lmt") {
+                    return self.unimplemented(self.text());
+                }
+                let target = self.target()?;
+                for i in lanes(self.active) {
+                    self.step.warp.lanes[i].pc = target;
+                }
+            }
+            "SSY" | "PBK" => {
+                let target = self.target()?;
+                let kind = if v.encoding.opcode == "SSY" { SyncKind::Sync } else { SyncKind::Break };
+                for i in lanes(self.active) {
+                    let lane = &mut self.step.warp.lanes[i];
+                    lane.sync.push((kind, target));
+                    lane.pc += 1;
+                }
+            }
+            "SYNC" | "BRK" => {
+                if v.get("cc_test") != 15 {
+                    return self.unimplemented(self.text());
+                }
+                let kind = if v.encoding.opcode == "SYNC" { SyncKind::Sync } else { SyncKind::Break };
+                for i in lanes(self.active) {
+                    let lane = &mut self.step.warp.lanes[i];
+                    // Unwind to the innermost entry of the kind (a BRK leaves the SSYs inside the loop).
+                    let target = loop {
+                        match lane.sync.pop() {
+                            Some((entry, target)) if entry == kind => break Some(target),
+                            Some(_) => continue,
+                            None => break None,
+                        }
+                    };
+                    match target {
+                        Some(target) => lane.pc = target,
+                        None => {
+                            return Err(ExecError::Trap {
+                                isa: Isa::Sm5x,
+                                what: format!("{} with no matching SSY/PBK", self.text()),
+                                offset: v.offset,
+                            });
+                        }
+                    }
+                }
+            }
+            "CAL" => {
+                let target = self.target()?;
+                for i in lanes(self.active) {
+                    let lane = &mut self.step.warp.lanes[i];
+                    lane.calls.push(lane.pc + 1);
+                    lane.pc = target;
+                }
+            }
+            "RET" => {
+                if v.get("cc_test") != 15 {
+                    return self.unimplemented(self.text());
+                }
+                for i in lanes(self.active) {
+                    let lane = &mut self.step.warp.lanes[i];
+                    match lane.calls.pop() {
+                        Some(back) => lane.pc = back,
+                        None => {
+                            return Err(ExecError::Trap {
+                                isa: Isa::Sm5x,
+                                what: "RET with no call".into(),
+                                offset: v.offset,
+                            });
+                        }
+                    }
+                }
+            }
+            "EXIT" => {
+                if v.get("cc_test") != 15 {
+                    return self.unimplemented(self.text());
+                }
+                for i in lanes(self.active) {
+                    self.step.warp.lanes[i].status = LaneStatus::Exited;
+                }
+            }
+            "BAR" => {
+                if v.get("mode") != 0 || !v.flag("a_imm") || v.get("rb") != 0 && v.flag("b_imm") {
+                    return self.unimplemented(self.text());
+                }
+                let id = v.get("ra") as u8 & 15;
+                for i in lanes(self.active) {
+                    self.step.warp.lanes[i].status = LaneStatus::AtBarrier(id);
+                }
+            }
+            opcode => return self.unimplemented(format!("{opcode} ({})", self.text())),
+        }
+        Ok(())
+    }
+
+    fn memory(&mut self) -> Result {
+        let v = self.v;
+        let opcode = v.encoding.opcode;
+        let size = v.get("size");
+        if size > 6 {
+            return self.unimplemented(self.text());
+        }
+        let bytes = access_bytes(size);
+        let load_op = opcode.starts_with("LD");
+        self.try_each(|lane, o, memories| {
+            let base = match opcode {
+                // .E: a 64-bit address in a register pair.
+                "LDG" | "STG" if o.v.flag("e") => lane.reg64(o.v.get("ra")),
+                _ => u64::from(lane.reg(o.v.get("ra"))),
+            };
+            let address = base.wrapping_add(o.v.signed("offset") as u64);
+            let register = if load_op { o.v.get("rd") } else { o.v.get("rs") };
+            match (opcode, load_op) {
+                ("LDG", _) => {
+                    let value = memories.global_load(address, bytes)?;
+                    write_loaded(lane, register, size, value);
+                }
+                ("STG", _) => memories.global_store(address, bytes, stored_value(lane, register, size))?,
+                ("LDS", _) => {
+                    let address = address & 0xffff_ffff;
+                    memories.access("shared", "load", address, bytes)?;
+                    write_loaded(lane, register, size, load(memories.shared, address, bytes).unwrap_or(0));
+                }
+                ("STS", _) => {
+                    let address = address & 0xffff_ffff;
+                    memories.access("shared", "store", address, bytes)?;
+                    store(memories.shared, address, bytes, stored_value(lane, register, size));
+                }
+                (_, true) => {
+                    let address = address & 0xffff_ffff;
+                    memories.check_local(&lane.local, "load", address, bytes)?;
+                    let value = load(&lane.local, address, bytes).unwrap_or(0);
+                    write_loaded(lane, register, size, value);
+                }
+                (_, false) => {
+                    let address = address & 0xffff_ffff;
+                    memories.check_local(&lane.local, "store", address, bytes)?;
+                    let value = stored_value(lane, register, size);
+                    store(&mut lane.local, address, bytes, value);
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
+/// LOP/LOP3's predicate result: 0 none, 1 T, 2 Z (the result is zero), 3 NZ.
+fn logic_predicate(lane: &mut Lane, o: &Operands, result: u32) {
+    if o.v.has("pd") {
+        let value = match o.v.get("pred_op") {
+            0 => return,
+            1 => true,
+            2 => result == 0,
+            _ => result != 0,
+        };
+        lane.set_pred(o.v.get("pd"), value);
+    }
+}
+
+/// The comparison field of ISETP/ISET/ICMP: F, LT, EQ, LE, GT, NE, GE, T.
+fn compare_ints(a: u32, b: u32, cmp: u64, signed: bool) -> bool {
+    let order = if signed { (a as i32).cmp(&(b as i32)) } else { a.cmp(&b) };
+    use std::cmp::Ordering::*;
+    match cmp {
+        0 => false,
+        1 => order == Less,
+        2 => order == Equal,
+        3 => order != Greater,
+        4 => order == Greater,
+        5 => order != Equal,
+        6 => order != Less,
+        _ => true,
+    }
+}
+
+/// ISETP/ISET's comparison. With .X it compares the high words of a wide value with the borrow of the low
+/// words' subtraction in the condition code (as a subtract-with-borrow would), and its zero flag.
+fn integer_compare(lane: &Lane, o: &Operands) -> bool {
+    let (a, b) = (o.reg(lane, "ra"), o.b(lane));
+    let (cmp, signed) = (o.v.get("cmp"), o.v.flag("signed"));
+    if !o.v.flag("x") {
+        return compare_ints(a, b, cmp, signed);
+    }
+    // a - b - borrow, where the carry flag is "no borrow".
+    let (difference, cc) = add(a, false, b, true, true, lane.cc);
+    let _ = difference;
+    let zero = cc & ZERO != 0;
+    let less = if signed { (cc & SIGN != 0) != (cc & OVERFLOW != 0) } else { cc & CARRY == 0 };
+    match cmp {
+        0 => false,
+        1 => less,
+        2 => zero,
+        3 => less || zero,
+        4 => !less && !zero,
+        5 => !zero,
+        6 => !less,
+        _ => true,
+    }
+}
+
+/// I2F, F2I, I2I and F2F. Sizes: integers 0 8-bit, 1 16-bit, 2 32-bit, 3 64-bit; floats 1 FP16, 2 FP32, 3 FP64.
+fn convert(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let opcode = v.encoding.opcode;
+    let (src, dst) = (v.get("src"), v.get("dst"));
+    let rb = v.get("rb");
+    let round = float::rounding(v.get("rnd"));
+    // The source: a register pair for 64 bits, else the register's selected part.
+    let raw = if src == 3 { lane.reg64(rb) } else { u64::from(lane.reg(rb)) };
+    let float_source = matches!(opcode, "F2I" | "F2F");
+    let value = if float_source {
+        let bits = if src == 1 { raw >> (16 * v.get("half_b")) & 0xffff } else { raw };
+        let (sign, magnitude) = match src {
+            1 => (1 << 15, (1u64 << 15) - 1),
+            3 => (1 << 63, (1u64 << 63) - 1),
+            _ => (1 << 31, (1u64 << 31) - 1),
+        };
+        let bits = if v.flag("abs_b") { bits & magnitude } else { bits };
+        let bits = if v.flag("neg_b") { bits ^ sign } else { bits };
+        if opcode == "F2I" {
+            let signed = v.flag("dst_signed");
+            let result = float::float_to_int(bits, src, dst, signed, round, v.flag("ftz"));
+            if signed && dst < 2 {
+                u64::from(((result << (64 - (8 << dst))) as i64 >> (64 - (8 << dst))) as u32)
+            } else {
+                result
+            }
+        } else if v.flag("round_int") {
+            float::round_integral(bits, src, round, v.flag("ftz"))
+        } else {
+            let result = float::float_to_float(bits, src, dst, round, v.flag("ftz"));
+            if v.flag("sat") && dst == 2 { u64::from(float::saturate32(result as u32)) } else { result }
+        }
+    } else {
+        // An integer source: its part (byte_b), extended, with abs/neg.
+        let signed = v.flag("src_signed");
+        let width = 8u32 << src;
+        let shifted = if width < 32 { raw >> (8 * v.get("byte_b")) } else { raw };
+        let value = if width == 64 {
+            shifted as i64
+        } else if signed {
+            ((shifted << (64 - width)) as i64) >> (64 - width)
+        } else {
+            (shifted & ((1u64 << width) - 1)) as i64
+        };
+        let value = if v.flag("abs_b") { value.wrapping_abs() } else { value };
+        let value = if v.flag("neg_b") { value.wrapping_neg() } else { value };
+        if opcode == "I2F" {
+            float::int_to_float(value as u64, signed || v.flag("neg_b"), dst, round)
+        } else {
+            // I2I: to the destination width, saturating with .SAT, else truncating.
+            let dst_width = 8u32 << dst;
+            let dst_signed = v.flag("dst_signed");
+            let (low, high) = if dst_signed {
+                (-(1i128 << (dst_width - 1)), (1i128 << (dst_width - 1)) - 1)
+            } else {
+                (0, (1i128 << dst_width) - 1)
+            };
+            let wide =
+                if signed || v.flag("abs_b") || v.flag("neg_b") { i128::from(value) } else { i128::from(value as u64) };
+            let clamped = if v.flag("sat") { wide.clamp(low, high) } else { wide };
+            let truncated = clamped as u64 & if dst_width == 64 { u64::MAX } else { (1u64 << dst_width) - 1 };
+            if dst_signed && dst_width < 32 {
+                ((truncated << (64 - dst_width)) as i64 >> (64 - dst_width)) as u32 as u64
+            } else {
+                truncated
+            }
+        }
+    };
+    if (float_source || opcode == "I2F") && dst == 3 || (!float_source && opcode == "I2I" && dst == 3) {
+        lane.set_reg64(v.get("rd"), value);
+    } else {
+        lane.set_reg(v.get("rd"), value as u32);
+    }
+}
