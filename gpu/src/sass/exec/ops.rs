@@ -249,3 +249,31 @@ pub(super) fn funnel_shift(a: u32, amount: u32, c: u32, ty: u64, wrap: bool, rig
     let shifted = if right { pair >> amount } else { pair << amount };
     if high { (shifted >> 32) as u32 } else { shifted as u32 }
 }
+
+/// SHFL's source lane for lane `index`: b is the lane or offset (5 bits), c packs the clamp (4:0) and the
+/// segment mask (12:8); modes IDX, UP, DOWN, BFLY. Returns the source lane (the lane itself when out of range)
+/// and whether it was in range.
+pub(super) fn shuffle_source(index: u32, b: u32, c: u32, mode: u64) -> (usize, bool) {
+    let (clamp, segment) = (c & 31, c >> 8 & 31);
+    let max_lane = (index & segment) | (clamp & !segment);
+    let min_lane = index & segment;
+    let (source, valid) = match mode {
+        0 => {
+            let j = min_lane | (b & !segment);
+            (j as i32, j <= max_lane)
+        }
+        1 => {
+            let j = index as i32 - b as i32;
+            (j, j >= max_lane as i32)
+        }
+        2 => {
+            let j = index + b;
+            (j as i32, j <= max_lane)
+        }
+        _ => {
+            let j = index ^ b;
+            (j as i32, j <= max_lane)
+        }
+    };
+    (if valid { source as usize } else { index as usize }, valid)
+}

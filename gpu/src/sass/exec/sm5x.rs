@@ -8,7 +8,10 @@
 //! SYNC/BRK/CONT return to.
 
 use super::float::{self, Mode};
-use super::ops::{Memories, access_bytes, boolean, find_leading_one, lanes, lop3, permute, stored_value, write_loaded};
+use super::ops::{
+    Memories, access_bytes, atomic_op, boolean, find_leading_one, lanes, lop3, permute, shuffle_source, stored_value,
+    write_loaded,
+};
 use super::{ExecError, Lane, LaneStatus, Step, SyncKind, load, store};
 use crate::sass::Isa;
 use crate::sass::sm5x::decode_program;
@@ -250,7 +253,8 @@ impl Exec<'_, '_> {
 
     fn run(&mut self) -> Result {
         let v = self.v;
-        if v.flag("cc") && !matches!(v.encoding.opcode, "IADD" | "IADD32I" | "ISCADD" | "LOP" | "LOP32I" | "LOP3") {
+        let writes_cc = ["IADD", "IADD32I", "ISCADD", "LOP", "LOP32I", "LOP3", "LEA", "FSET", "ISET"];
+        if v.flag("cc") && !writes_cc.contains(&v.encoding.opcode) {
             return self.unimplemented(format!("{} writing the condition code", self.text()));
         }
         match v.encoding.opcode {
@@ -264,9 +268,10 @@ impl Exec<'_, '_> {
                 let value = o.b(lane);
                 lane.set_reg(o.v.get("rd"), value)
             }),
-            "S2R" => {
+            "S2R" | "CS2R" => {
                 let sr = v.get("sr");
-                let (ctaid, clock) = (self.step.ctaid, self.step.warp.clock);
+                let (ctaid, clock, shared_bytes) =
+                    (self.step.ctaid, self.step.warp.clock, self.step.launch.shared_bytes);
                 for i in lanes(self.active) {
                     let lane = &mut self.step.warp.lanes[i];
                     let lane_id = (lane.linear_id % 32) as u64;
@@ -279,8 +284,11 @@ impl Exec<'_, '_> {
                         58 => (2 << lane_id) - 1,
                         59 => u64::from(!((2u32 << lane_id).wrapping_sub(1))),
                         60 => u64::from(!((1u32 << lane_id) - 1)),
-                        80 => clock,
-                        81 => clock >> 32,
+                        80 | 82 => clock,
+                        81 | 83 => clock >> 32,
+                        // The SM's own configuration and counters: the interpreter is one SM running one CTA.
+                        2..=11 | 67 | 68 => 0,
+                        50 => u64::from(shared_bytes),
                         _ => return self.unimplemented(format!("special register {sr} ({})", self.text())),
                     };
                     lane.set_reg(v.get("rd"), value as u32);
@@ -288,12 +296,20 @@ impl Exec<'_, '_> {
                 }
             }
             "IADD" | "IADD32I" => {
-                if v.flag("sat") {
+                if v.flag("sat") && (v.flag("x") || v.flag("cc")) {
                     return self.unimplemented(self.text());
                 }
                 self.each(|lane, o| {
                     let (a, b) = (o.reg(lane, "ra"), o.b(lane));
                     let (sum, cc) = add(a, o.v.flag("neg_a"), b, o.v.flag("neg_b"), o.v.flag("x"), lane.cc);
+                    // .SAT: the signed sum clamped to 32 bits.
+                    let sum = if o.v.flag("sat") {
+                        let term = |x: u32, neg: bool| if neg { -i64::from(x as i32) } else { i64::from(x as i32) };
+                        let exact = term(a, o.v.flag("neg_a")) + term(b, o.v.flag("neg_b"));
+                        exact.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32
+                    } else {
+                        sum
+                    };
                     lane.set_reg(o.v.get("rd"), sum);
                     if o.v.flag("cc") {
                         lane.cc = cc;
@@ -310,18 +326,52 @@ impl Exec<'_, '_> {
                 }
             }),
             "IADD3" => {
-                if v.get("half_a") + v.get("half_b") + v.get("half_c") + v.get("shift") != 0
-                    || v.flag("cc")
-                    || v.flag("x")
-                {
+                let halves = [v.get("half_a"), v.get("half_b"), v.get("half_c")];
+                if v.get("shift") == 3 || halves.contains(&3) || v.flag("cc") || v.flag("x") {
                     return self.unimplemented(self.text());
                 }
                 self.each(|lane, o| {
-                    let term = |x: u32, neg: bool| if neg { x.wrapping_neg() } else { x };
-                    let sum = term(o.reg(lane, "ra"), o.v.flag("neg_a"))
-                        .wrapping_add(term(o.b(lane), o.v.flag("neg_b")))
-                        .wrapping_add(term(o.c(lane), o.v.flag("neg_c")));
-                    lane.set_reg(o.v.get("rd"), sum);
+                    // Each register source whole or one half (.H0, .H1, zero-extended), negated as asked; .RS
+                    // and .LS shift the sum of the first two by 16 before the third is added.
+                    let part = |x: u32, half: &str| match o.v.get(half) {
+                        1 => x & 0xffff,
+                        2 => x >> 16,
+                        _ => x,
+                    };
+                    // In 64 bits, so that .RS shifts the carry of the first sum in.
+                    let term = |x: u32, neg: bool| if neg { u64::from(x).wrapping_neg() } else { u64::from(x) };
+                    let a = term(part(o.reg(lane, "ra"), "half_a"), o.v.flag("neg_a"));
+                    let b = term(part(o.b(lane), "half_b"), o.v.flag("neg_b"));
+                    let c = term(part(o.c(lane), "half_c"), o.v.flag("neg_c"));
+                    let first = a.wrapping_add(b);
+                    let first = match o.v.get("shift") {
+                        1 => first >> 16,
+                        2 => first << 16,
+                        _ => first,
+                    };
+                    lane.set_reg(o.v.get("rd"), first.wrapping_add(c) as u32);
+                })
+            }
+            "VABSDIFF" => {
+                // Modes 4 (.ACC: add c) and 7 (none); selectors 0-3 a byte, 4-5 a half, 6 the word.
+                if !matches!(v.get("mode"), 4 | 7) || v.get("sel_a") > 6 || v.get("sel_b") > 6 || v.flag("sat") {
+                    return self.unimplemented(self.text());
+                }
+                self.each(|lane, o| {
+                    let part = |x: u32, selector: u64, signed: bool| -> i64 {
+                        let (shift, bits) = match selector {
+                            0..=3 => (8 * selector as u32, 8),
+                            4 | 5 => (16 * (selector as u32 - 4), 16),
+                            _ => (0, 32),
+                        };
+                        let raw = u64::from(x >> shift) & ((1u64 << bits) - 1);
+                        if signed { ((raw << (64 - bits)) as i64) >> (64 - bits) } else { raw as i64 }
+                    };
+                    let a = part(o.reg(lane, "ra"), o.v.get("sel_a"), o.v.flag("signed_a"));
+                    let b = part(o.reg(lane, "rb"), o.v.get("sel_b"), o.v.flag("signed_b"));
+                    let difference = (a - b).unsigned_abs() as u32;
+                    let accumulate = if o.v.get("mode") == 4 { o.reg(lane, "rc") } else { 0 };
+                    lane.set_reg(o.v.get("rd"), difference.wrapping_add(accumulate))
                 })
             }
             "XMAD" => {
@@ -394,6 +444,95 @@ impl Exec<'_, '_> {
                     return self.unimplemented(self.text());
                 }
                 self.each(convert)
+            }
+            "SHFL" => {
+                let values: Vec<u32> = self.step.warp.lanes.iter().map(|lane| lane.reg(v.get("ra"))).collect();
+                self.each(|lane, o| {
+                    let index = lane.linear_id % 32;
+                    let b = if o.v.has("imm5") { o.v.get("imm5") as u32 } else { lane.reg(o.v.get("rb")) } & 31;
+                    let c = if o.v.has("imm13") { o.v.get("imm13") as u32 } else { lane.reg(o.v.get("rc")) };
+                    let (source, valid) = shuffle_source(index, b, c, o.v.get("mode"));
+                    lane.set_reg(o.v.get("rd"), values.get(source).copied().unwrap_or(0));
+                    lane.set_pred(o.v.get("pd"), valid);
+                })
+            }
+            "VOTE" => {
+                let operands = Operands { v, cbufs: self.step.cbufs };
+                let ballot = lanes(self.active)
+                    .filter(|&i| operands.pred_src(&self.step.warp.lanes[i], "ps"))
+                    .fold(0u32, |mask, i| mask | 1 << i);
+                let active = self.active;
+                let result = match v.get("mode") {
+                    0 => ballot == active,
+                    1 => ballot != 0,
+                    _ => ballot == active || ballot == 0,
+                };
+                self.each(|lane, o| {
+                    lane.set_reg(o.v.get("rd"), ballot);
+                    lane.set_pred(o.v.get("pd"), result);
+                })
+            }
+            "CSETP" => {
+                let test = v.get("cc_test");
+                if cc_holds(0, test).is_none() {
+                    return self.unimplemented(self.text());
+                }
+                self.each(|lane, o| {
+                    let holds = cc_holds(lane.cc, o.v.get("cc_test")).unwrap_or(false);
+                    let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
+                    lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
+                    lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
+                })
+            }
+            "LEA" => {
+                self.each(|lane, o| {
+                    // (a << shift) + b, or for .HI the high word of ({c, a} << shift) + b; .X adds the carry.
+                    let v = o.v;
+                    let a = o.reg(lane, "ra");
+                    let a = match (v.flag("neg_a"), v.flag("x")) {
+                        (false, _) => a,
+                        (true, false) => a.wrapping_neg(),
+                        (true, true) => !a,
+                    };
+                    let shift = v.get("shift") as u32;
+                    let shifted = if v.encoding.form().starts_with("HI") {
+                        ((u64::from(o.reg(lane, "rc")) << 32 | u64::from(a)) << shift >> 32) as u32
+                    } else {
+                        a << shift
+                    };
+                    let (sum, cc) = add(shifted, false, o.b(lane), false, v.flag("x"), lane.cc);
+                    lane.set_reg(v.get("rd"), sum);
+                    // The predicate result is the carry out.
+                    lane.set_pred(v.get("pd"), cc & CARRY != 0);
+                    if v.flag("cc") {
+                        lane.cc = cc;
+                    }
+                })
+            }
+            "ATOM" | "RED" => {
+                let (op, ty) = (v.get("op"), v.get("ty"));
+                let cas = v.encoding.form() == "CAS";
+                if cas || op > 8 || ty == 4 || ty > 5 {
+                    return self.unimplemented(self.text());
+                }
+                let bytes = if matches!(ty, 2 | 5) { 8 } else { 4 };
+                self.try_each(|lane, o, memories| {
+                    let base =
+                        if o.v.flag("e") { lane.reg64(o.v.get("ra")) } else { u64::from(lane.reg(o.v.get("ra"))) };
+                    let address = base.wrapping_add(o.v.signed("offset") as u64);
+                    let source = if o.v.encoding.opcode == "RED" { o.v.get("rs") } else { o.v.get("rb") };
+                    let operand = if bytes == 8 { lane.reg64(source) } else { u64::from(lane.reg(source)) };
+                    let old = memories.global_load(address, bytes)? as u64;
+                    memories.global_store(address, bytes, u128::from(atomic_op(op, ty, old, operand)))?;
+                    if o.v.encoding.opcode == "ATOM" {
+                        if bytes == 8 {
+                            lane.set_reg64(o.v.get("rd"), old);
+                        } else {
+                            lane.set_reg(o.v.get("rd"), old as u32);
+                        }
+                    }
+                    Ok(())
+                })?
             }
             "SEL" => self.each(|lane, o| {
                 let value = if o.pred_src(lane, "ps") { o.reg(lane, "ra") } else { o.b(lane) };
@@ -468,11 +607,10 @@ impl Exec<'_, '_> {
                 lane.set_reg(o.v.get("rd"), if right { shifted as u32 } else { (shifted >> 32) as u32 })
             }),
             "BFE" => {
-                if v.flag("brev") {
-                    return self.unimplemented(self.text());
-                }
                 self.each(|lane, o| {
+                    // .BREV reverses the source's bits first.
                     let (a, b) = (o.reg(lane, "ra"), o.b(lane));
+                    let a = if o.v.flag("brev") { a.reverse_bits() } else { a };
                     let (position, length) = (b & 0xff, b >> 8 & 0xff);
                     let signed = o.v.flag("signed");
                     let result = if length == 0 {
@@ -533,6 +671,9 @@ impl Exec<'_, '_> {
                         _ => 0,
                     };
                     lane.set_reg(o.v.get("rd"), value);
+                    if o.v.flag("cc") {
+                        lane.cc = condition_code(value, false, false);
+                    }
                 } else {
                     lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
                     lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
@@ -607,6 +748,9 @@ impl Exec<'_, '_> {
                         _ => 0,
                     };
                     lane.set_reg(o.v.get("rd"), value);
+                    if o.v.flag("cc") {
+                        lane.cc = condition_code(value, false, false);
+                    }
                 } else {
                     lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
                     lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
@@ -635,12 +779,26 @@ impl Exec<'_, '_> {
             }
             // Control flow.
             "BRA" => {
-                if v.get("cc_test") != 15 || v.flag("u") || v.flag("lmt") {
+                if cc_holds(0, v.get("cc_test")).is_none() || v.flag("u") || v.flag("lmt") {
                     return self.unimplemented(self.text());
                 }
                 let target = self.target()?;
                 for i in lanes(self.active) {
-                    self.step.warp.lanes[i].pc = target;
+                    let lane = &mut self.step.warp.lanes[i];
+                    let taken = cc_holds(lane.cc, v.get("cc_test")).unwrap_or(false);
+                    lane.pc = if taken { target } else { lane.pc + 1 };
+                }
+            }
+            "BRX" => {
+                if v.get("cc_test") != 15 {
+                    return self.unimplemented(self.text());
+                }
+                // To the next instruction + offset + ra: the register holds an entry of a jump table.
+                let base = v.offset as i64 + 8 + v.signed("offset");
+                for i in lanes(self.active) {
+                    let lane = &mut self.step.warp.lanes[i];
+                    let target = base + i64::from(lane.reg(v.get("ra")) as i32);
+                    lane.pc = self.program.index(target, v.offset)?;
                 }
             }
             "SSY" | "PBK" => {
@@ -714,13 +872,47 @@ impl Exec<'_, '_> {
                 }
             }
             "BAR" => {
-                if v.get("mode") != 0 || !v.flag("a_imm") || v.get("rb") != 0 && v.flag("b_imm") {
+                // Modes 0 SYNC, 1 ARV (arrive without waiting), 2 RED (a reduction: 0 POPC, 1 AND, 2 OR of the
+                // predicates, read back with B2R); an immediate barrier number and thread count.
+                if v.get("mode") > 2
+                    || (v.get("mode") == 2 && v.get("red") > 2)
+                    || (v.get("rb") != 0 && !v.flag("b_imm"))
+                {
                     return self.unimplemented(self.text());
                 }
-                let id = v.get("ra") as u8 & 15;
-                for i in lanes(self.active) {
-                    self.step.warp.lanes[i].status = LaneStatus::AtBarrier(id);
+                // The barrier number: an immediate, or a (warp-uniform) register.
+                let id = match lanes(self.active).next() {
+                    Some(first) if !v.flag("a_imm") => self.step.warp.lanes[first].reg(v.get("ra")) as u8 & 15,
+                    _ => v.get("ra") as u8 & 15,
+                };
+                // An immediate thread count (0: all the CTA's threads).
+                self.step.barriers[id as usize].count = if v.flag("b_imm") { v.get("rb") as u32 } else { 0 };
+                if v.get("mode") == 1 {
+                    self.step.barriers[id as usize].arrived += self.active.count_ones();
+                    self.advance_all();
+                    return Ok(());
                 }
+                let operands = Operands { v, cbufs: self.step.cbufs };
+                for i in lanes(self.active) {
+                    let lane = &mut self.step.warp.lanes[i];
+                    lane.status = LaneStatus::AtBarrier(id);
+                    if v.get("mode") == 2 {
+                        let predicate = operands.pred_src(lane, "ps");
+                        let barrier = &mut self.step.barriers[id as usize];
+                        barrier.reduction = Some(v.get("red") as u8);
+                        barrier.true_count += u32::from(predicate);
+                        barrier.participants += 1;
+                    }
+                }
+            }
+            "B2R" => {
+                if v.get("mode") != 1 {
+                    return self.unimplemented(self.text());
+                }
+                self.each(|lane, o| {
+                    lane.set_reg(o.v.get("rd"), lane.barrier_result);
+                    lane.set_pred(o.v.get("pd"), lane.barrier_result != 0);
+                })
             }
             opcode => return self.unimplemented(format!("{opcode} ({})", self.text())),
         }
@@ -906,4 +1098,26 @@ fn convert(lane: &mut Lane, o: &Operands) {
     } else {
         lane.set_reg(v.get("rd"), value as u32);
     }
+}
+
+/// A condition-code test (the `cc_test` field): F, LT, EQ, LE, GT, NE, GE as signed comparisons of a
+/// subtraction's flags, T, and the unsigned LO, LS, HI, HS; `None` for the tests not implemented.
+fn cc_holds(cc: u8, test: u64) -> Option<bool> {
+    let (zero, sign, carry, overflow) = (cc & ZERO != 0, cc & SIGN != 0, cc & CARRY != 0, cc & OVERFLOW != 0);
+    let less = sign != overflow;
+    Some(match test {
+        0 => false,
+        1 => less,
+        2 => zero,
+        3 => less || zero,
+        4 => !less && !zero,
+        5 => !zero,
+        6 => !less,
+        15 => true,
+        17 => !carry,
+        19 => !carry || zero,
+        20 => carry && !zero,
+        22 => carry,
+        _ => return None,
+    })
 }

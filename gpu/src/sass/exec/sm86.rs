@@ -6,7 +6,7 @@
 use super::float::{self, Mode};
 use super::ops::{
     Memories, access_bytes, atomic_op, boolean, extend, find_leading_one, funnel_shift, lanes, lop3, permute,
-    stored_value, write_loaded,
+    shuffle_source, stored_value, write_loaded,
 };
 use super::{ExecError, Lane, LaneStatus, Step, WARP_SIZE, WARPSYNC_BARRIER, load, store};
 pub(super) use crate::sass::sm86::INSTRUCTION_BYTES;
@@ -915,28 +915,7 @@ impl Exec<'_, '_> {
             let index = lane_index(lane);
             let b = if o.v.has("lane") { o.v.get("lane") as u32 } else { lane.reg(o.v.get("rb")) } & 31;
             let c = if o.v.has("clamp") { o.v.get("clamp") as u32 } else { lane.reg(o.v.get("rc")) };
-            let (clamp, segment) = (c & 31, c >> 8 & 31);
-            let max_lane = (index & segment) | (clamp & !segment);
-            let min_lane = index & segment;
-            let (source, valid) = match o.v.get("mode") {
-                0 => {
-                    let j = min_lane | (b & !segment);
-                    (j as i32, j <= max_lane)
-                }
-                1 => {
-                    let j = index as i32 - b as i32;
-                    (j, j >= max_lane as i32)
-                }
-                2 => {
-                    let j = index + b;
-                    (j as i32, j <= max_lane)
-                }
-                _ => {
-                    let j = index ^ b;
-                    (j as i32, j <= max_lane)
-                }
-            };
-            let source = if valid { source as usize } else { index as usize };
+            let (source, valid) = shuffle_source(index, b, c, o.v.get("mode"));
             lane.set_reg(o.v.get("rd"), values.get(source).copied().unwrap_or(0));
             lane.set_pred(o.v.get("pd"), valid);
         });
