@@ -163,6 +163,54 @@ impl Operands<'_> {
         modifiers(raw, v.flag("neg_b"), v.flag("abs_b"))
     }
 
+    /// The second source as an FP64: a register pair, a constant pair, or a 20-bit immediate holding the top
+    /// bits. Returns the raw bits (NaN propagation uses them) and the value after the modifiers.
+    fn double_b(&self, lane: &Lane) -> (u64, u64) {
+        let v = self.v;
+        let raw = if v.has("imm20") {
+            let imm = v.get("imm20");
+            (imm >> 19) << 63 | (imm & 0x7ffff) << 44
+        } else if v.has("cb_offset") && self.form() != "cbuf_c" {
+            let offset = (v.signed("cb_offset") * 4) as u64;
+            u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset))
+                | u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset + 4)) << 32
+        } else {
+            lane.reg64(v.get("rb"))
+        };
+        (raw, modifiers64(raw, v.flag("neg_b"), v.flag("abs_b")))
+    }
+
+    fn double_c(&self, lane: &Lane) -> (u64, u64) {
+        let v = self.v;
+        let raw = if self.form() == "cbuf_c" {
+            let offset = (v.signed("cb_offset") * 4) as u64;
+            u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset))
+                | u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset + 4)) << 32
+        } else {
+            lane.reg64(v.get("rc"))
+        };
+        (raw, modifiers64(raw, v.flag("neg_c"), false))
+    }
+
+    fn double_a(&self, lane: &Lane) -> (u64, u64) {
+        let raw = lane.reg64(self.v.get("ra"));
+        (raw, modifiers64(raw, self.v.flag("neg_a"), self.v.flag("abs_a")))
+    }
+
+    /// An FP16 pair source after its swizzle (0 H1_H0, 2 H0_H0, 3 H1_H1) and modifiers.
+    fn half_pair(&self, bits: u32, swizzle: &str, neg: &str, abs: &str) -> [u16; 2] {
+        let (low, high) = (bits as u16, (bits >> 16) as u16);
+        let pair = match self.v.get(swizzle) {
+            2 => [low, low],
+            3 => [high, high],
+            _ => [low, high],
+        };
+        pair.map(|half| {
+            let half = if self.v.flag(abs) { half & 0x7fff } else { half };
+            if self.v.flag(neg) { half ^ 0x8000 } else { half }
+        })
+    }
+
     fn float_a(&self, lane: &Lane) -> u32 {
         modifiers(self.reg(lane, "ra"), self.v.flag("neg_a"), self.v.flag("abs_a"))
     }
@@ -170,6 +218,11 @@ impl Operands<'_> {
     fn float_c(&self, lane: &Lane) -> u32 {
         modifiers(self.c(lane), self.v.flag("neg_c"), false)
     }
+}
+
+fn modifiers64(bits: u64, neg: bool, abs: bool) -> u64 {
+    let bits = if abs { bits & !(1 << 63) } else { bits };
+    if neg { bits ^ 1 << 63 } else { bits }
 }
 
 fn modifiers(bits: u32, neg: bool, abs: bool) -> u32 {
@@ -731,6 +784,57 @@ impl Exec<'_, '_> {
                     lane.set_reg(o.v.get("rd"), result)
                 })
             }
+            "DADD" | "DMUL" | "DFMA" => self.each(|lane, o| {
+                let round = float::rounding(o.v.get("rnd"));
+                let (a, b) = (o.double_a(lane), o.double_b(lane));
+                let (op, c) = match o.v.encoding.opcode {
+                    "DADD" => (float::ArithOp::Add, (0, 0)),
+                    "DMUL" => (float::ArithOp::Mul, (0, 0)),
+                    _ => (float::ArithOp::Fma, o.double_c(lane)),
+                };
+                let result = float::arith64(op, [a.1, b.1, c.1], [a.0, b.0, c.0], round);
+                lane.set_reg64(o.v.get("rd"), result)
+            }),
+            "DMNMX" => self.each(|lane, o| {
+                let (a, b) = (o.double_a(lane).1, o.double_b(lane).1);
+                let (pick_a, both_nan) = float::min_max64_choice(a, b, o.pred_src(lane, "ps"));
+                let value = if both_nan {
+                    float::CANONICAL_NAN64
+                } else if pick_a {
+                    a
+                } else {
+                    b
+                };
+                lane.set_reg64(o.v.get("rd"), value)
+            }),
+            "DSETP" => self.each(|lane, o| {
+                let (a, b) = (o.double_a(lane).1, o.double_b(lane).1);
+                let holds = float::compare(float::order64(a, b), o.v.get("cmp"));
+                let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
+                lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
+                lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
+            }),
+            "HADD2" | "HMUL2" | "HFMA2" => {
+                if [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) || v.get("fmz") > 1 {
+                    return self.unimplemented(self.text());
+                }
+                self.each(half_arithmetic)
+            }
+            "HSETP2" => self.each(|lane, o| {
+                let a = o.half_pair(o.reg(lane, "ra"), "swz_a", "neg_a", "abs_a");
+                let b = o.half_pair(o.reg(lane, "rb"), "swz_b", "neg_b", "abs_b");
+                let ftz = o.v.flag("ftz");
+                let holds = |i: usize| float::compare(float::order16(a[i], b[i], ftz), o.v.get("cmp"));
+                let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
+                let (first, second) = if o.v.flag("h_and") {
+                    let both = holds(0) && holds(1);
+                    (both, !both)
+                } else {
+                    (holds(0), holds(1))
+                };
+                lane.set_pred(o.v.get("pd"), boolean(op, first, ps));
+                lane.set_pred(o.v.get("pq"), boolean(op, second, ps));
+            }),
             "FMNMX" => self.each(|lane, o| {
                 let (a, b) = (o.float_a(lane), o.float_b(lane));
                 let min = o.pred_src(lane, "ps");
@@ -1120,4 +1224,39 @@ fn cc_holds(cc: u8, test: u64) -> Option<bool> {
         22 => carry,
         _ => return None,
     })
+}
+
+/// HADD2, HMUL2, HFMA2 on FP16 pairs. Output modes: 0 the pair, 1 one FP32 (from the low halves), 2 and 3 the
+/// low result merged into the destination's low (MRG_H0) or high (MRG_H1) half.
+fn half_arithmetic(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let op = match v.encoding.opcode {
+        "HADD2" => float::ArithOp::Add,
+        "HMUL2" => float::ArithOp::Mul,
+        _ => float::ArithOp::Fma,
+    };
+    let a = o.half_pair(o.reg(lane, "ra"), "swz_a", "neg_a", "abs_a");
+    let b = if v.has("imm_lo") {
+        [v.get("imm_lo") as u16, v.get("imm_hi") as u16]
+    } else {
+        o.half_pair(o.reg(lane, "rb"), "swz_b", "neg_b", "abs_b")
+    };
+    let c = if op == float::ArithOp::Fma { o.half_pair(o.reg(lane, "rc"), "swz_c", "neg_c", "abs_c") } else { [0; 2] };
+    let ftz = v.flag("ftz") || v.get("fmz") == 1;
+    let mode = float::HalfMode { ftz, sat: v.flag("sat"), relu: false };
+    let rd = v.get("rd");
+    match v.get("out") {
+        1 => lane.set_reg(rd, float::half_arith_to_f32(op, a[0], b[0], c[0], mode)),
+        out => {
+            let low = float::half_arith(op, a[0], b[0], c[0], mode);
+            let high = float::half_arith(op, a[1], b[1], c[1], mode);
+            let old = lane.reg(rd);
+            let value = match out {
+                2 => old & 0xffff_0000 | u32::from(low),
+                3 => old & 0xffff | u32::from(low) << 16,
+                _ => u32::from(high) << 16 | u32::from(low),
+            };
+            lane.set_reg(rd, value);
+        }
+    }
 }
