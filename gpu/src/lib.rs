@@ -1,5 +1,5 @@
 //! Tandem's GPU. So far: `sass`, the two shader instruction sets, Maxwell SM5x (Switch) and Ampere SM86
-//! (Switch 2), each decoded from one declarative table, disassembled as `nvdisasm` does, and (SM86) run by the
+//! (Switch 2), each decoded from one declarative table, disassembled as `nvdisasm` does, and run by the
 //! SASS interpreter, the shader reference path; `shader`, the translator to SPIR-V; `vulkan`, the compute
 //! runner the back ends will build on.
 //!

@@ -38,8 +38,7 @@ const NOT_YET: &[(&str, &str)] =
 /// Maxwell kernels the interpreter does not yet reproduce, and why (the same rule as `NOT_YET`).
 const NOT_YET_SM53: &[(&str, &str)] = &[
     ("int_arith", "XMAD.CSFU (signed high-half products) is not implemented"),
-    ("fp16", "to investigate: FP16 pair results differ (output modes, FTZ of halves)"),
-    ("convert", "to investigate: FP16 to FP64 conversions and 64-bit conversions differ"),
+    ("convert", "NaN payloads: sm_53 code converts FP16<->FP64 in two steps through FP32, the H200 ran the PTX in one"),
     ("memory", "generic addressing (LD/ST) and shared atomics are not implemented for SM5x"),
 ];
 

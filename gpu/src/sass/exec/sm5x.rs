@@ -1237,7 +1237,9 @@ fn half_arithmetic(lane: &mut Lane, o: &Operands) {
     };
     let a = o.half_pair(o.reg(lane, "ra"), "swz_a", "neg_a", "abs_a");
     let b = if v.has("imm_lo") {
-        [v.get("imm_lo") as u16, v.get("imm_hi") as u16]
+        // Each 10-bit immediate is a sign and the top nine bits of an FP16 value.
+        let half = |raw: u64| ((raw >> 9) << 15 | (raw & 0x1ff) << 6) as u16;
+        [half(v.get("imm_lo")), half(v.get("imm_hi"))]
     } else {
         o.half_pair(o.reg(lane, "rb"), "swz_b", "neg_b", "abs_b")
     };
