@@ -306,7 +306,7 @@ impl Exec<'_, '_> {
 
     fn run(&mut self) -> Result {
         let v = self.v;
-        let writes_cc = ["IADD", "IADD32I", "ISCADD", "LOP", "LOP32I", "LOP3", "LEA", "FSET", "ISET"];
+        let writes_cc = ["IADD", "IADD32I", "ISCADD", "LOP", "LOP32I", "LOP3", "LEA", "FSET", "ISET", "I2I"];
         if v.flag("cc") && !writes_cc.contains(&v.encoding.opcode) {
             return self.unimplemented(format!("{} writing the condition code", self.text()));
         }
@@ -428,7 +428,10 @@ impl Exec<'_, '_> {
                 })
             }
             "XMAD" => {
-                if v.get("mode") > 2 && v.get("mode") != 4 || v.flag("x") || v.flag("cc") {
+                // Modes: 0 C, 1 CLO, 2 CHI, 3 CSFU (only with RZ as C, where its adjustment of C has nothing to
+                // act on), 4 CBCC.
+                let csfu_on_zero = v.get("mode") == 3 && v.get("rc") == 255;
+                if (v.get("mode") > 2 && v.get("mode") != 4 && !csfu_on_zero) || v.flag("x") || v.flag("cc") {
                     return self.unimplemented(self.text());
                 }
                 self.each(|lane, o| {
@@ -492,12 +495,16 @@ impl Exec<'_, '_> {
                 let needs = float::division_needs_slow_path(o.float_a(lane), o.float_b(lane));
                 lane.set_pred(o.v.get("pd"), needs)
             }),
-            "I2F" | "F2I" | "I2I" | "F2F" => {
-                if v.flag("cc") {
-                    return self.unimplemented(self.text());
+            "I2F" | "F2I" | "F2F" if v.flag("cc") => return self.unimplemented(self.text()),
+            "I2F" | "F2I" | "I2I" | "F2F" => self.each(|lane, o| {
+                convert(lane, o);
+                // I2I.CC: the flags of the (32-bit) result, e.g. to test a sign.
+                if o.v.flag("cc") {
+                    let value = lane.reg(o.v.get("rd"));
+                    let value = if o.v.get("rd") == 255 { convert_value(lane, o) as u32 } else { value };
+                    lane.cc = condition_code(value, false, false);
                 }
-                self.each(convert)
-            }
+            }),
             "SHFL" => {
                 let values: Vec<u32> = self.step.warp.lanes.iter().map(|lane| lane.reg(v.get("ra"))).collect();
                 self.each(|lane, o| {
@@ -1128,8 +1135,21 @@ fn integer_compare(lane: &Lane, o: &Operands) -> bool {
     }
 }
 
-/// I2F, F2I, I2I and F2F. Sizes: integers 0 8-bit, 1 16-bit, 2 32-bit, 3 64-bit; floats 1 FP16, 2 FP32, 3 FP64.
+/// I2F, F2I, I2I and F2F: writes the converted value.
 fn convert(lane: &mut Lane, o: &Operands) {
+    let v = o.v;
+    let value = convert_value(lane, o);
+    let float_source = matches!(v.encoding.opcode, "F2I" | "F2F");
+    let wide = v.get("dst") == 3 && (float_source || matches!(v.encoding.opcode, "I2F" | "I2I"));
+    if wide {
+        lane.set_reg64(v.get("rd"), value);
+    } else {
+        lane.set_reg(v.get("rd"), value as u32);
+    }
+}
+
+/// The converted value. Sizes: integers 0 8-bit, 1 16-bit, 2 32-bit, 3 64-bit; floats 1 FP16, 2 FP32, 3 FP64.
+fn convert_value(lane: &Lane, o: &Operands) -> u64 {
     let v = o.v;
     let opcode = v.encoding.opcode;
     let (src, dst) = (v.get("src"), v.get("dst"));
@@ -1197,15 +1217,12 @@ fn convert(lane: &mut Lane, o: &Operands) {
             }
         }
     };
-    if (float_source || opcode == "I2F") && dst == 3 || (!float_source && opcode == "I2I" && dst == 3) {
-        lane.set_reg64(v.get("rd"), value);
-    } else {
-        lane.set_reg(v.get("rd"), value as u32);
-    }
+    value
 }
 
 /// A condition-code test (the `cc_test` field): F, LT, EQ, LE, GT, NE, GE as signed comparisons of a
-/// subtraction's flags, T, and the unsigned LO, LS, HI, HS; `None` for the tests not implemented.
+/// subtraction's flags, T, the unsigned LO, LS, HI, HS, and single flags (OFF, SFF, SFT, OFT); `None` for the
+/// tests not implemented (the float ones on NaN).
 fn cc_holds(cc: u8, test: u64) -> Option<bool> {
     let (zero, sign, carry, overflow) = (cc & ZERO != 0, cc & SIGN != 0, cc & CARRY != 0, cc & OVERFLOW != 0);
     let less = sign != overflow;
@@ -1218,10 +1235,14 @@ fn cc_holds(cc: u8, test: u64) -> Option<bool> {
         5 => !zero,
         6 => !less,
         15 => true,
+        16 => !overflow,
         17 => !carry,
+        18 => !sign,
         19 => !carry || zero,
         20 => carry && !zero,
+        21 => sign,
         22 => carry,
+        23 => overflow,
         _ => return None,
     })
 }
