@@ -428,10 +428,8 @@ impl Exec<'_, '_> {
                 })
             }
             "XMAD" => {
-                // Modes: 0 C, 1 CLO, 2 CHI, 3 CSFU (only with RZ as C, where its adjustment of C has nothing to
-                // act on), 4 CBCC.
-                let csfu_on_zero = v.get("mode") == 3 && v.get("rc") == 255;
-                if (v.get("mode") > 2 && v.get("mode") != 4 && !csfu_on_zero) || v.flag("x") || v.flag("cc") {
+                // Modes: 0 C, 1 CLO, 2 CHI, 4 CBCC (3, CSFU, adjusts C in a way no oracle has shown yet).
+                if (v.get("mode") > 2 && v.get("mode") != 4) || v.flag("x") || v.flag("cc") {
                     return self.unimplemented(self.text());
                 }
                 self.each(|lane, o| {
