@@ -6,6 +6,7 @@
 //! `TranslateError::Unimplemented` naming the instruction, the kernel and the offset.
 
 pub mod ir;
+mod lower;
 mod sm86;
 mod spirv;
 

@@ -1,0 +1,382 @@
+//! What lowering any instruction set into the IR shares: the builder (`Lower`: values, statements, places)
+//! and the operations whose meaning does not depend on the encoding (LOP3 tables, byte permutes, funnel
+//! shifts, NVIDIA's FP32 finishing rules, comparisons, MIN/MAX), each ISA's lowering (`sm86`, `sm5x`) builds on.
+
+use super::ir::{BinOp, Cmp, Op, Program, Stmt, Type, UnOp, Value};
+use crate::sass::text::View;
+
+pub(super) struct Lower<'k> {
+    pub(super) program: Program,
+    /// The statement lists being filled, innermost last.
+    pub(super) stmts: Vec<Vec<Stmt>>,
+    pub(super) kernel_name: &'k str,
+}
+
+impl Lower<'_> {
+    pub(super) fn op(&mut self, op: Op) -> Value {
+        let types = &self.program.types;
+        let ty = op.result_type(|v| types[v.0 as usize]).unwrap_or(Type::U32);
+        let value = Value(self.program.types.len() as u32);
+        self.program.types.push(ty);
+        self.stmts.last_mut().expect("inside a block").push(Stmt::Op(value, op));
+        value
+    }
+
+    pub(super) fn const32(&mut self, value: u32) -> Value {
+        self.op(Op::Const(Type::U32, u64::from(value)))
+    }
+
+    pub(super) fn const64(&mut self, value: u64) -> Value {
+        self.op(Op::Const(Type::U64, value))
+    }
+
+    pub(super) fn bool(&mut self, value: bool) -> Value {
+        self.op(Op::Const(Type::Bool, u64::from(value)))
+    }
+
+    pub(super) fn bin(&mut self, op: BinOp, a: Value, b: Value) -> Value {
+        self.op(Op::Binary(op, a, b))
+    }
+
+    pub(super) fn un(&mut self, op: UnOp, a: Value) -> Value {
+        self.op(Op::Unary(op, a))
+    }
+
+    pub(super) fn cmp(&mut self, cmp: Cmp, a: Value, b: Value) -> Value {
+        self.op(Op::Compare(cmp, a, b))
+    }
+
+    pub(super) fn select(&mut self, cond: Value, a: Value, b: Value) -> Value {
+        self.op(Op::Select(cond, a, b))
+    }
+
+    pub(super) fn reg(&mut self, index: u64) -> Value {
+        if index >= 255 { self.const32(0) } else { self.op(Op::GetReg(index as u8)) }
+    }
+
+    pub(super) fn set_reg(&mut self, index: u64, value: Value) {
+        if index < 255 {
+            self.op(Op::SetReg(index as u8, value));
+        }
+    }
+
+    /// A register pair as a U64 (RZ reads 0).
+    pub(super) fn reg64(&mut self, index: u64) -> Value {
+        if index >= 255 {
+            return self.const64(0);
+        }
+        let (low, high) = (self.reg(index), self.reg(index + 1));
+        self.pair(low, high)
+    }
+
+    pub(super) fn pair(&mut self, low: Value, high: Value) -> Value {
+        let low = self.un(UnOp::ExtendU, low);
+        let high = self.un(UnOp::ExtendU, high);
+        let thirty_two = self.const32(32);
+        let high = self.bin(BinOp::Shl, high, thirty_two);
+        self.bin(BinOp::Or, low, high)
+    }
+
+    pub(super) fn set_reg64(&mut self, index: u64, value: Value) {
+        let low = self.un(UnOp::Truncate, value);
+        let high = self.un(UnOp::High, value);
+        self.set_reg(index, low);
+        self.set_reg(index + 1, high);
+    }
+
+    pub(super) fn pred(&mut self, index: u64) -> Value {
+        if index >= 7 { self.bool(true) } else { self.op(Op::GetPred(index as u8)) }
+    }
+
+    pub(super) fn set_pred(&mut self, index: u64, value: Value) {
+        if index < 7 {
+            self.op(Op::SetPred(index as u8, value));
+        }
+    }
+
+    pub(super) fn ureg(&mut self, index: u64) -> Value {
+        if index >= 63 { self.const32(0) } else { self.op(Op::GetUReg(index as u8)) }
+    }
+
+    pub(super) fn set_ureg(&mut self, index: u64, value: Value) {
+        if index < 63 {
+            self.op(Op::SetUReg(index as u8, value));
+        }
+    }
+
+    /// A predicate source with its negation (`ps` and `ps_not`); PT when the form has none.
+    pub(super) fn pred_src(&mut self, v: &View, field: &str) -> Value {
+        if !v.has(field) {
+            return self.bool(true);
+        }
+        let p = self.pred(v.get(field));
+        if v.flag(&format!("{field}_not")) { self.un(UnOp::LogicalNot, p) } else { p }
+    }
+
+    pub(super) fn constant(&mut self, bank: u64, offset: u64) -> Value {
+        self.program.constant_banks.push(bank as u8);
+        let offset = self.const32(offset as u32);
+        self.op(Op::ConstantLoad { bank: bank as u8, offset })
+    }
+
+    pub(super) fn float_modifiers(&mut self, value: Value, v: &View, neg: &str, abs: &str) -> Value {
+        let mut value = value;
+        if v.flag(abs) {
+            let mask = self.const32(0x7fff_ffff);
+            value = self.bin(BinOp::And, value, mask);
+        }
+        if v.flag(neg) {
+            let sign = self.const32(0x8000_0000);
+            value = self.bin(BinOp::Xor, value, sign);
+        }
+        value
+    }
+
+    /// An integer term of an add: two's complement negation, or (extended adds) bitwise inversion, as U64.
+    pub(super) fn term(&mut self, value: Value, negated: bool, extended: bool) -> Value {
+        let wide = self.un(UnOp::ExtendU, value);
+        if !negated {
+            return wide;
+        }
+        let inverted = {
+            let all = self.const32(u32::MAX);
+            let inverted = self.bin(BinOp::Xor, value, all);
+            self.un(UnOp::ExtendU, inverted)
+        };
+        if extended {
+            inverted
+        } else {
+            let one = self.const64(1);
+            self.bin(BinOp::Add, inverted, one)
+        }
+    }
+
+    /// Bit `bit` of a U64 as a Bool.
+    pub(super) fn bit(&mut self, value: Value, bit: u32) -> Value {
+        let shift = self.const32(bit);
+        let shifted = self.bin(BinOp::ShrU, value, shift);
+        let word = self.un(UnOp::Truncate, shifted);
+        let one = self.const32(1);
+        let masked = self.bin(BinOp::And, word, one);
+        let zero = self.const32(0);
+        self.cmp(Cmp::Ne, masked, zero)
+    }
+
+    pub(super) fn flush(&mut self, value: Value, ftz: bool) -> Value {
+        if ftz { self.un(UnOp::FlushDenormal, value) } else { value }
+    }
+
+    /// NaN results become the canonical NaN; `.FTZ` flushes, `.SAT` clamps to [0, 1] (NaN and -0 to +0).
+    pub(super) fn finish_float(&mut self, result: Value, ftz: bool, sat: bool) -> Value {
+        let nan = self.un(UnOp::IsNan, result);
+        let canonical = self.const32(0x7fff_ffff);
+        let mut result = self.select(nan, canonical, result);
+        result = self.flush(result, ftz);
+        if sat {
+            let (zero, one) = (self.const32(0), self.const32(0x3f80_0000));
+            let positive = self.cmp(Cmp::FGt, result, zero);
+            let above = self.cmp(Cmp::FGt, result, one);
+            let clamped = self.select(above, one, result);
+            result = self.select(positive, clamped, zero);
+        }
+        result
+    }
+
+    pub(super) fn find_leading_one(&mut self, value: Value, signed: bool, shift_amount: bool) -> Value {
+        let value = if signed {
+            let thirty_one = self.const32(31);
+            let sign = self.bin(BinOp::ShrS, value, thirty_one);
+            self.bin(BinOp::Xor, value, sign)
+        } else {
+            value
+        };
+        let msb = self.un(UnOp::FindMsbU, value);
+        if !shift_amount {
+            return msb;
+        }
+        let zero = self.const32(0);
+        let none = self.cmp(Cmp::Eq, value, zero);
+        let thirty_one = self.const32(31);
+        let amount = self.bin(BinOp::Sub, thirty_one, msb);
+        let all = self.const32(u32::MAX);
+        self.select(none, all, amount)
+    }
+
+    pub(super) fn boolean(&mut self, op: u64, x: Value, y: Value) -> Value {
+        match op {
+            0 => {
+                let f = self.bool(false);
+                self.select(x, y, f)
+            }
+            1 => {
+                let t = self.bool(true);
+                self.select(x, t, y)
+            }
+            _ => self.cmp(Cmp::Ne, x, y),
+        }
+    }
+
+    /// LOP3's lookup table as a sum of products over a, b and c (weights 0xf0, 0xcc, 0xaa).
+    pub(super) fn lop3(&mut self, lut: u8, a: Value, b: Value, c: Value) -> Value {
+        let all = self.const32(u32::MAX);
+        let not = [a, b, c].map(|x| self.bin(BinOp::Xor, x, all));
+        let mut result = self.const32(0);
+        for index in 0..8 {
+            if lut >> index & 1 == 0 {
+                continue;
+            }
+            let pick = |bit: u32, i: usize| if index >> bit & 1 != 0 { [a, b, c][i] } else { not[i] };
+            let (x, y, z) = (pick(2, 0), pick(1, 1), pick(0, 2));
+            let term = self.bin(BinOp::And, x, y);
+            let term = self.bin(BinOp::And, term, z);
+            result = self.bin(BinOp::Or, result, term);
+        }
+        result
+    }
+
+    pub(super) fn predicate_lut(&mut self, lut: u8, a: Value, b: Value, c: Value) -> Value {
+        // On booleans: widen to 0/1 words, use the same table, test bit 0.
+        let words = [a, b, c].map(|x| self.un(UnOp::BoolToU32, x));
+        let result = self.lop3(lut, words[0], words[1], words[2]);
+        let one = self.const32(1);
+        let bit = self.bin(BinOp::And, result, one);
+        let zero = self.const32(0);
+        self.cmp(Cmp::Ne, bit, zero)
+    }
+
+    /// PRMT: bytes of the pair {c, a} (a is bytes 0-3) picked by the selector's nibbles (bit 3 of a nibble
+    /// replicates the byte's sign), or by one of the modes from the selector's low two bits.
+    pub(super) fn permute(&mut self, a: Value, selector: Value, c: Value, mode: u64) -> Value {
+        let pair = self.pair(a, c);
+        let mut result = self.const32(0);
+        let three = self.const32(3);
+        let sel = self.bin(BinOp::And, selector, three);
+        for i in 0..4u32 {
+            let index = match mode {
+                0 => {
+                    let shift = self.const32(4 * i);
+                    let nibble = self.bin(BinOp::ShrU, selector, shift);
+                    let fifteen = self.const32(15);
+                    self.bin(BinOp::And, nibble, fifteen)
+                }
+                1 | 2 => {
+                    let i = self.const32(i);
+                    let index = if mode == 1 { self.bin(BinOp::Add, sel, i) } else { self.bin(BinOp::Sub, sel, i) };
+                    let seven = self.const32(7);
+                    self.bin(BinOp::And, index, seven)
+                }
+                3 => sel,
+                4 | 5 => {
+                    let i = self.const32(i);
+                    self.bin(if mode == 4 { BinOp::MaxU } else { BinOp::MinU }, i, sel)
+                }
+                _ => {
+                    let one = self.const32(1);
+                    let odd = self.bin(BinOp::And, sel, one);
+                    let base = self.bin(BinOp::Add, odd, odd);
+                    let low = self.const32(i & 1);
+                    self.bin(BinOp::Add, base, low)
+                }
+            };
+            let seven = self.const32(7);
+            let byte_index = self.bin(BinOp::And, index, seven);
+            let eight = self.const32(8);
+            let shift = self.bin(BinOp::Mul, byte_index, eight);
+            let shifted = self.bin(BinOp::ShrU, pair, shift);
+            let word = self.un(UnOp::Truncate, shifted);
+            let ff = self.const32(0xff);
+            let mut byte = self.bin(BinOp::And, word, ff);
+            if mode == 0 {
+                // A nibble with bit 3 set gives the byte's sign, replicated.
+                let (eight, zero) = (self.const32(8), self.const32(0));
+                let replicate = self.bin(BinOp::And, index, eight);
+                let replicate = self.cmp(Cmp::Ne, replicate, zero);
+                let sign_bit = self.const32(0x80);
+                let sign = self.bin(BinOp::And, byte, sign_bit);
+                let negative = self.cmp(Cmp::Ne, sign, zero);
+                let filled = self.select(negative, ff, zero);
+                byte = self.select(replicate, filled, byte);
+            }
+            let position = self.const32(8 * i);
+            let placed = self.bin(BinOp::Shl, byte, position);
+            result = self.bin(BinOp::Or, result, placed);
+        }
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn funnel_shift(
+        &mut self,
+        a: Value,
+        amount: Value,
+        c: Value,
+        ty: u64,
+        wrap: bool,
+        right: bool,
+        high: bool,
+    ) -> Value {
+        let width = if ty >= 4 { 32 } else { 64 };
+        let signed = matches!(ty, 0 | 1 | 4 | 5);
+        let amount = if wrap {
+            let mask = self.const32(width - 1);
+            self.bin(BinOp::And, amount, mask)
+        } else {
+            let limit = self.const32(width);
+            self.bin(BinOp::MinU, amount, limit)
+        };
+        // The pair {c, a}, c's sign extended above it when signed: 64 bits hold all a right shift keeps of a
+        // 96-bit value's low 64 once the amount is at most 64, except the sign fill, which ShrS provides.
+        let pair = self.pair(a, c);
+        let shifted = match (right, signed) {
+            (false, _) => self.bin(BinOp::Shl, pair, amount),
+            (true, false) => self.bin(BinOp::ShrU, pair, amount),
+            (true, true) => self.bin(BinOp::ShrS, pair, amount),
+        };
+        if high { self.un(UnOp::High, shifted) } else { self.un(UnOp::Truncate, shifted) }
+    }
+
+    pub(super) fn float_compare(&mut self, a: Value, b: Value, cmp: u64) -> Value {
+        let cmp = match cmp {
+            0 => return self.bool(false),
+            1 => Cmp::FLt,
+            2 => Cmp::FEq,
+            3 => Cmp::FLe,
+            4 => Cmp::FGt,
+            5 => Cmp::FNe,
+            6 => Cmp::FGe,
+            7 | 8 => {
+                let (nan_a, nan_b) = (self.un(UnOp::IsNan, a), self.un(UnOp::IsNan, b));
+                let t = self.bool(true);
+                let either = self.select(nan_a, t, nan_b);
+                return if cmp == 8 { either } else { self.un(UnOp::LogicalNot, either) };
+            }
+            9 => Cmp::FLtU,
+            10 => Cmp::FEqU,
+            11 => Cmp::FLeU,
+            12 => Cmp::FGtU,
+            13 => Cmp::FNeU,
+            14 => Cmp::FGeU,
+            _ => return self.bool(true),
+        };
+        self.cmp(cmp, a, b)
+    }
+
+    /// FMNMX: NaN loses to a number (both NaN: the canonical NaN), -0 < +0; `min` picks the minimum.
+    pub(super) fn float_min_max(&mut self, a: Value, b: Value, min: Value) -> Value {
+        let (nan_a, nan_b) = (self.un(UnOp::IsNan, a), self.un(UnOp::IsNan, b));
+        let less = self.cmp(Cmp::FLt, a, b);
+        let greater = self.cmp(Cmp::FGt, a, b);
+        let smaller = self.select(less, a, b);
+        let larger = self.select(greater, a, b);
+        let ordered = self.select(min, smaller, larger);
+        // Equal values differ only in the sign of zero: min takes the negative one, max the positive.
+        let (either_sign, both_signs) = (self.bin(BinOp::Or, a, b), self.bin(BinOp::And, a, b));
+        let equal_pick = self.select(min, either_sign, both_signs);
+        let equal = self.cmp(Cmp::FEq, a, b);
+        let number = self.select(equal, equal_pick, ordered);
+        let canonical = self.const32(0x7fff_ffff);
+        let when_a_nan = self.select(nan_b, canonical, b);
+        let when_a_number = self.select(nan_b, a, number);
+        self.select(nan_a, when_a_nan, when_a_number)
+    }
+}
