@@ -184,6 +184,9 @@ pub enum Op {
     SetPred(u8, Value),
     GetUReg(u8),
     SetUReg(u8, Value),
+    /// Maxwell's condition code (a U32 of flags: zero 1, sign 2, carry 4, overflow 8).
+    GetCc,
+    SetCc(Value),
     Binary(BinOp, Value, Value),
     Unary(UnOp, Value),
     /// cond ? a : b
@@ -217,9 +220,11 @@ impl Op {
         use BinOp::*;
         Some(match self {
             Op::Const(ty, _) => *ty,
-            Op::GetReg(_) | Op::GetUReg(_) | Op::Special(_) | Op::ConstantLoad { .. } | Op::Load { .. } => Type::U32,
+            Op::GetReg(_) | Op::GetUReg(_) | Op::GetCc | Op::Special(_) | Op::ConstantLoad { .. } | Op::Load { .. } => {
+                Type::U32
+            }
             Op::GetPred(_) | Op::Compare(..) => Type::Bool,
-            Op::SetReg(..) | Op::SetPred(..) | Op::SetUReg(..) | Op::Store { .. } => return None,
+            Op::SetReg(..) | Op::SetPred(..) | Op::SetUReg(..) | Op::SetCc(_) | Op::Store { .. } => return None,
             Op::Binary(MulHiU | MulHiS, _, _) => Type::U32,
             Op::Binary(_, a, _) => type_of(*a),
             Op::Unary(op, a) => match op {

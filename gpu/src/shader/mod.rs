@@ -2,11 +2,13 @@
 //! instruction sets; `sm86` lowers into it) -> SPIR-V (`spirv`). The SASS interpreter (`sass::exec`) is the
 //! executable spec the translation is checked against, on lavapipe and on NVIDIA hardware.
 //!
-//! So far: SM86 compute kernels, with the instructions `sm86` lists; everything else is a
-//! `TranslateError::Unimplemented` naming the instruction, the kernel and the offset.
+//! So far: compute kernels of both instruction sets (SM5x lowered by `sm5x`, SM86 by `sm86`), with the
+//! instructions those list; everything else is a `TranslateError::Unimplemented` naming the instruction, the
+//! kernel and the offset.
 
 pub mod ir;
 mod lower;
+mod sm5x;
 mod sm86;
 mod spirv;
 
@@ -39,14 +41,7 @@ pub fn translate_compute(
 ) -> Result<Translation, TranslateError> {
     let program = match kernel.isa {
         Isa::Sm86 => sm86::lower(kernel, local_bytes)?,
-        Isa::Sm5x => {
-            return Err(TranslateError::Unimplemented {
-                isa: Isa::Sm5x,
-                what: "the SM5x instruction set".into(),
-                kernel: kernel.name.clone(),
-                offset: 0,
-            });
-        }
+        Isa::Sm5x => sm5x::lower(kernel, local_bytes)?,
     };
     let constant_banks = program.constant_banks.clone();
     Ok(Translation { spirv: spirv::emit_compute(&program, block), constant_banks })

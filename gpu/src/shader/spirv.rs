@@ -105,6 +105,8 @@ struct Emitter<'p> {
     done: Word,
     switch_merge: Word,
     phases: Option<Phases>,
+    /// Maxwell's condition code.
+    cc: Word,
 }
 
 /// Emits the SPIR-V of a compute shader with this workgroup size.
@@ -207,6 +209,7 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3]) -> Vec<u32> {
         done: 0,
         switch_merge: 0,
         phases: None,
+        cc: 0,
     };
     e.declare_variables();
     if let Some(running) = running {
@@ -223,7 +226,8 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3]) -> Vec<u32> {
     e.b.module().assemble()
 }
 
-/// The guest state a program touches: registers, predicates, uniform registers, local memory.
+/// The guest state a program touches: registers, predicates, uniform registers, local memory (the condition
+/// code is declared whenever there is local memory or not: see `declare_variables`).
 fn places(program: &Program) -> (BTreeSet<u8>, BTreeSet<u8>, BTreeSet<u8>, bool) {
     let (mut r, mut p, mut u, mut local) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new(), false);
     fn visit(stmts: &[Stmt], r: &mut BTreeSet<u8>, p: &mut BTreeSet<u8>, u: &mut BTreeSet<u8>, local: &mut bool) {
@@ -283,6 +287,7 @@ impl Emitter<'_> {
         let entry = self.u32_const(self.program.entry);
         self.block_id = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(entry));
         self.done = self.b.variable(self.t.ptr_function_bool, None, StorageClass::Function, Some(false_));
+        self.cc = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
     }
 
     /// The function body: the dispatcher, inside the phase loop when the program has barriers.
@@ -514,6 +519,12 @@ impl Emitter<'_> {
             Op::GetReg(i) => b.load(self.t.u32, None, self.registers[i], None, []).expect("in a block"),
             Op::GetUReg(i) => b.load(self.t.u32, None, self.uniforms[i], None, []).expect("in a block"),
             Op::GetPred(i) => b.load(self.t.bool, None, self.predicates[i], None, []).expect("in a block"),
+            Op::GetCc => b.load(self.t.u32, None, self.cc, None, []).expect("in a block"),
+            Op::SetCc(x) => {
+                let x = v(self, x);
+                self.b.store(self.cc, x, None, []).expect("in a block");
+                return None;
+            }
             Op::SetReg(i, x) => {
                 let x = v(self, x);
                 self.b.store(self.registers[i], x, None, []).expect("in a block");

@@ -1,0 +1,873 @@
+//! Maxwell SM5x to IR: each instruction's meaning in IR operations, as the interpreter (`sass::exec::sm5x`,
+//! which the translation is checked against) defines it.
+//!
+//! Two pieces of Maxwell state become IR places: the condition code (`GetCc`/`SetCc`: zero 1, sign 2, carry 4,
+//! overflow 8), and the per-thread stack SSY, PBK and CAL push and SYNC, BRK and RET pop, kept at the top of
+//! local memory (its depth in the first word). Popping to an entry of a kind is a small block of its own (named
+//! by the popping instruction's offset with bit 30 set) that pops one entry and jumps to its target, or to
+//! itself again when the entry was of another kind.
+
+use super::TranslateError;
+use super::ir::{BinOp, Block, Cmp, Conv, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, UnOp, Value};
+use super::lower::Lower;
+use crate::sass::Isa;
+use crate::sass::cubin::KernelImage;
+use crate::sass::sm5x::decode_program;
+use crate::sass::text::View;
+use std::collections::BTreeSet;
+use std::ops::{Deref, DerefMut};
+
+type Result<T = ()> = std::result::Result<T, TranslateError>;
+
+/// Bytes of local memory the reconvergence and call stack takes (its depth word and 127 entries).
+const STACK_BYTES: u32 = 512;
+/// Marks a block that pops the stack (bit 30 of a block name; guest offsets stay far below).
+const POP_BLOCK: u32 = 1 << 30;
+/// Entry kinds, in bits 31:30 of an entry (the target below).
+const SYNC_KIND: u32 = 0;
+const BREAK_KIND: u32 = 1;
+const CALL_KIND: u32 = 2;
+
+/// Condition code bits.
+const ZERO: u32 = 1;
+const SIGN: u32 = 2;
+const CARRY: u32 = 4;
+const OVERFLOW: u32 = 8;
+
+pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program> {
+    let decoded = decode_program(&kernel.code)?;
+    let views: Vec<View> = decoded
+        .iter()
+        .map(|instruction| View {
+            encoding: instruction.inst.encoding(),
+            word: u128::from(instruction.inst.encode().expect("a decoded instruction encodes")),
+            control: instruction.control,
+            offset: instruction.offset,
+        })
+        .collect();
+    let stack_base = local_bytes.next_multiple_of(4);
+    let mut lower = Lower { program: Program::default(), stmts: Vec::new(), kernel_name: &kernel.name };
+    lower.program.entry = ENTRY_BLOCK;
+    lower.program.shared_bytes = kernel.shared_bytes;
+    lower.program.local_bytes = stack_base + STACK_BYTES;
+    let mut maxwell = Maxwell { l: &mut lower, stack_base, views: &views };
+    let leaders = maxwell.leaders();
+    let starts: Vec<usize> = leaders.iter().copied().collect();
+    for (i, &start) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).copied().unwrap_or(views.len());
+        let block = maxwell.block(start, end)?;
+        maxwell.l.program.blocks.push(block);
+    }
+    // The entry clears the stack depth: a block in front of the code's first.
+    let entry = maxwell.entry_block();
+    maxwell.l.program.blocks.insert(0, entry);
+    lower.program.constant_banks.sort_unstable();
+    lower.program.constant_banks.dedup();
+    Ok(lower.program)
+}
+
+struct Maxwell<'l, 'k, 'v> {
+    l: &'l mut Lower<'k>,
+    stack_base: u32,
+    views: &'v [View],
+}
+
+impl<'k> Deref for Maxwell<'_, 'k, '_> {
+    type Target = Lower<'k>;
+    fn deref(&self) -> &Lower<'k> {
+        self.l
+    }
+}
+
+impl DerefMut for Maxwell<'_, '_, '_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.l
+    }
+}
+
+/// The name of the entry block (in front of the code: no guest offset is this large).
+const ENTRY_BLOCK: u32 = POP_BLOCK - 1;
+
+impl Maxwell<'_, '_, '_> {
+    fn unimplemented<T>(&self, v: &View, what: impl Into<String>) -> Result<T> {
+        Err(TranslateError::Unimplemented {
+            isa: Isa::Sm5x,
+            what: what.into(),
+            kernel: self.l.kernel_name.to_string(),
+            offset: v.offset,
+        })
+    }
+
+    fn text(v: &View) -> String {
+        let inst = crate::sass::sm5x::decode(v.word as u64).expect("the view was decoded");
+        crate::sass::sm5x::text(&crate::sass::Instruction { offset: v.offset, inst, control: v.control })
+    }
+
+    /// A branch's target offset: the signed offset is from the next instruction; a bundle's start stands for
+    /// its first instruction.
+    fn target(v: &View) -> u32 {
+        let target = (v.offset as i64 + 8 + v.signed("offset")) as u32;
+        if target % 32 == 0 { target + 8 } else { target }
+    }
+
+    fn next_offset(&self, index: usize) -> u32 {
+        self.views.get(index + 1).map_or((self.views[index].offset + 8) as u32, |v| v.offset as u32)
+    }
+
+    fn leaders(&self) -> BTreeSet<usize> {
+        let mut leaders = BTreeSet::from([0]);
+        let indirect = self.views.iter().any(|v| v.encoding.opcode == "BRX");
+        for (i, v) in self.views.iter().enumerate() {
+            if indirect {
+                leaders.insert(i);
+                continue;
+            }
+            if matches!(v.encoding.opcode, "BRA" | "CAL" | "EXIT" | "RET" | "SYNC" | "BRK" | "BPT" | "BAR") {
+                leaders.insert(i + 1);
+            }
+            if matches!(v.encoding.opcode, "BRA" | "CAL" | "SSY" | "PBK") {
+                let target = Self::target(v) as usize;
+                if let Some(index) = self.views.iter().position(|w| w.offset == target) {
+                    leaders.insert(index);
+                }
+            }
+        }
+        leaders.retain(|&i| i < self.views.len());
+        leaders
+    }
+
+    fn entry_block(&mut self) -> Block {
+        self.stmts.push(Vec::new());
+        let zero = self.const32(0);
+        let stack_base = self.stack_base;
+        let depth_address = self.const32(stack_base);
+        self.op(Op::Store { space: Space::Local, address: depth_address, value: zero });
+        let body = self.stmts.pop().expect("pushed above");
+        let first = self.views.first().map_or(0, |v| v.offset as u32);
+        Block { start: ENTRY_BLOCK, body, terminator: Terminator::Jump(first) }
+    }
+
+    fn block(&mut self, start: usize, end: usize) -> Result<Block> {
+        let name = self.views[start].offset as u32;
+        self.stmts.push(Vec::new());
+        let mut terminator = None;
+        for index in start..end {
+            if let Some(end) = self.instruction(index)? {
+                terminator = Some(end);
+                break;
+            }
+        }
+        let body = self.stmts.pop().expect("pushed above");
+        let terminator = match terminator {
+            Some(terminator) => terminator,
+            None if end < self.views.len() => Terminator::Jump(self.views[end].offset as u32),
+            None => Terminator::Exit(None),
+        };
+        Ok(Block { start: name, body, terminator })
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // The stack.
+
+    fn push(&mut self, kind: u32, target: u32) {
+        let stack_base = self.stack_base;
+        let depth_address = self.const32(stack_base);
+        let depth = self.op(Op::Load { space: Space::Local, address: depth_address });
+        let (four, base) = (self.const32(4), self.const32(stack_base + 4));
+        let slot = self.bin(BinOp::Mul, depth, four);
+        let address = self.bin(BinOp::Add, base, slot);
+        let entry = self.const32(kind << 30 | target);
+        self.op(Op::Store { space: Space::Local, address, value: entry });
+        let one = self.const32(1);
+        let deeper = self.bin(BinOp::Add, depth, one);
+        // Deeper than the stack holds: the last entry is overwritten (ptxas never nests this deep).
+        let limit = self.const32(STACK_BYTES / 4 - 2);
+        let deeper = self.bin(BinOp::MinU, deeper, limit);
+        self.op(Op::Store { space: Space::Local, address: depth_address, value: deeper });
+    }
+
+    /// The block that pops to the nearest entry of `kind` for the instruction at `offset`.
+    fn pop_block(&mut self, offset: u32, kind: u32) -> Block {
+        self.stmts.push(Vec::new());
+        let stack_base = self.stack_base;
+        let depth_address = self.const32(stack_base);
+        let depth = self.op(Op::Load { space: Space::Local, address: depth_address });
+        let one = self.const32(1);
+        let top = self.bin(BinOp::Sub, depth, one);
+        let (four, base) = (self.const32(4), self.const32(stack_base + 4));
+        let slot = self.bin(BinOp::Mul, top, four);
+        let address = self.bin(BinOp::Add, base, slot);
+        let entry = self.op(Op::Load { space: Space::Local, address });
+        self.op(Op::Store { space: Space::Local, address: depth_address, value: top });
+        let thirty = self.const32(30);
+        let entry_kind = self.bin(BinOp::ShrU, entry, thirty);
+        let wanted = self.const32(kind);
+        let matches = self.cmp(Cmp::Eq, entry_kind, wanted);
+        let mask = self.const32((1 << 30) - 1);
+        let target = self.bin(BinOp::And, entry, mask);
+        let again = self.const32(offset | POP_BLOCK);
+        let next = self.select(matches, target, again);
+        let body = self.stmts.pop().expect("pushed above");
+        Block { start: offset | POP_BLOCK, body, terminator: Terminator::JumpIndirect(next) }
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // Operands.
+
+    fn form(v: &View) -> &'static str {
+        v.encoding.form().rsplit('.').next().unwrap_or("")
+    }
+
+    fn cbuf(&mut self, v: &View) -> Value {
+        let offset = (v.signed("cb_offset") * 4) as u64;
+        self.constant(v.get("cb_bank"), offset)
+    }
+
+    /// The second source as an integer.
+    fn b(&mut self, v: &View) -> Value {
+        if v.has("imm32") {
+            self.const32(v.get("imm32") as u32)
+        } else if v.has("imm20") {
+            self.const32(v.signed("imm20") as u32)
+        } else if v.has("imm16") {
+            self.const32(v.get("imm16") as u32)
+        } else if v.has("cb_offset") && Self::form(v) != "cbuf_c" {
+            self.cbuf(v)
+        } else {
+            self.reg(v.get("rb"))
+        }
+    }
+
+    fn c(&mut self, v: &View) -> Value {
+        if Self::form(v) == "cbuf_c" { self.cbuf(v) } else { self.reg(v.get("rc")) }
+    }
+
+    fn float_a(&mut self, v: &View) -> Value {
+        let a = self.reg(v.get("ra"));
+        self.float_modifiers(a, v, "neg_a", "abs_a")
+    }
+
+    fn float_b(&mut self, v: &View) -> Value {
+        let b = if v.has("imm20") {
+            let imm = v.get("imm20");
+            self.const32(((imm >> 19) << 31 | (imm & 0x7ffff) << 12) as u32)
+        } else {
+            self.b(v)
+        };
+        self.float_modifiers(b, v, "neg_b", "abs_b")
+    }
+
+    fn float_c(&mut self, v: &View) -> Value {
+        let c = self.c(v);
+        self.float_modifiers(c, v, "neg_c", "abs_c")
+    }
+
+    fn flag_set(&mut self, flags: Value, bit: u32) -> Value {
+        let mask = self.const32(bit);
+        let masked = self.bin(BinOp::And, flags, mask);
+        let zero = self.const32(0);
+        self.cmp(Cmp::Ne, masked, zero)
+    }
+
+    /// An add as Maxwell computes it, with the condition code it produces (see the interpreter's `add`).
+    fn add(&mut self, a: Value, negate_a: bool, b: Value, negate_b: bool, extended: bool) -> (Value, Value) {
+        let (ta, tb) = (self.term(a, negate_a, extended), self.term(b, negate_b, extended));
+        let mut sum = self.bin(BinOp::Add, ta, tb);
+        let cc_in = if extended { Some(self.op(Op::GetCc)) } else { None };
+        if let Some(cc) = cc_in {
+            let carry = self.flag_set(cc, CARRY);
+            let carry = self.un(UnOp::BoolToU32, carry);
+            let carry = self.un(UnOp::ExtendU, carry);
+            sum = self.bin(BinOp::Add, sum, carry);
+        }
+        let result = self.un(UnOp::Truncate, sum);
+        let carry_out = self.bit(sum, 32);
+        let sign_of = |l: &mut Self, x: Value| {
+            let word = l.un(UnOp::Truncate, x);
+            let zero = l.const32(0);
+            l.cmp(Cmp::LtS, word, zero)
+        };
+        let (sa, sb) = (sign_of(self, ta), sign_of(self, tb));
+        let zero = self.const32(0);
+        let sr = self.cmp(Cmp::LtS, result, zero);
+        let same_inputs = self.cmp(Cmp::Eq, sa, sb);
+        let flipped = self.cmp(Cmp::Ne, sr, sa);
+        let f = self.bool(false);
+        let overflow = self.select(same_inputs, flipped, f);
+        let mut is_zero = self.cmp(Cmp::Eq, result, zero);
+        if let Some(cc) = cc_in {
+            // An extended add's zero flag also needs the lower part's.
+            let was_zero = self.flag_set(cc, ZERO);
+            is_zero = self.select(was_zero, is_zero, f);
+        }
+        let flags = self.flags(is_zero, sr, carry_out, overflow);
+        (result, flags)
+    }
+
+    /// Packs the four flags into a condition code value.
+    fn flags(&mut self, zero: Value, sign: Value, carry: Value, overflow: Value) -> Value {
+        let mut cc = self.const32(0);
+        for (flag, bit) in [(zero, ZERO), (sign, SIGN), (carry, CARRY), (overflow, OVERFLOW)] {
+            let (set, clear) = (self.const32(bit), self.const32(0));
+            let value = self.select(flag, set, clear);
+            cc = self.bin(BinOp::Or, cc, value);
+        }
+        cc
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // Instructions.
+
+    fn instruction(&mut self, index: usize) -> Result<Option<Terminator>> {
+        let views = self.views;
+        let v = &views[index];
+        let opcode = v.encoding.opcode;
+        let guard = if v.has("pg") && (v.get("pg") != 7 || v.flag("pg_not")) {
+            let p = self.pred(v.get("pg"));
+            Some(if v.flag("pg_not") { self.un(UnOp::LogicalNot, p) } else { p })
+        } else {
+            None
+        };
+        let next = self.next_offset(index);
+        if v.has("cc_test") && v.get("cc_test") != 15 && opcode != "NOP" && opcode != "CSETP" {
+            return self.unimplemented(v, format!("{} (a condition-code test)", Self::text(v)));
+        }
+        let branch = |target: u32| match guard {
+            Some(cond) => Terminator::Branch(cond, target, next),
+            None => Terminator::Jump(target),
+        };
+        match opcode {
+            "BRA" => {
+                if v.flag("u") || v.flag("lmt") {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                return Ok(Some(branch(Self::target(v))));
+            }
+            "EXIT" => return Ok(Some(Terminator::Exit(guard.map(|cond| (cond, next))))),
+            "BPT" if v.get("mode") == 3 => return Ok(Some(Terminator::Exit(guard.map(|cond| (cond, next))))),
+            "SSY" | "PBK" => {
+                let kind = if opcode == "SSY" { SYNC_KIND } else { BREAK_KIND };
+                let target = Self::target(v);
+                self.push(kind, target);
+                return Ok(None);
+            }
+            "CAL" => {
+                if guard.is_some() {
+                    return self.unimplemented(v, "a predicated CAL");
+                }
+                self.push(CALL_KIND, next);
+                return Ok(Some(Terminator::Jump(Self::target(v))));
+            }
+            "SYNC" | "BRK" | "RET" => {
+                let kind = match opcode {
+                    "SYNC" => SYNC_KIND,
+                    "BRK" => BREAK_KIND,
+                    _ => CALL_KIND,
+                };
+                let offset = v.offset as u32;
+                let pop = self.pop_block(offset, kind);
+                self.program.blocks.push(pop);
+                return Ok(Some(branch(offset | POP_BLOCK)));
+            }
+            "BAR" => {
+                if guard.is_some() || v.get("mode") != 0 || !v.flag("a_imm") || v.get("rb") != 0 {
+                    return self.unimplemented(v, "BAR other than an unguarded BAR.SYNC of all threads");
+                }
+                return Ok(Some(Terminator::Barrier(next)));
+            }
+            _ => {}
+        }
+        match guard {
+            Some(cond) => {
+                self.stmts.push(Vec::new());
+                self.body(v)?;
+                let body = self.stmts.pop().expect("pushed above");
+                self.stmts.last_mut().expect("inside a block").push(Stmt::If(cond, body));
+            }
+            None => self.body(v)?,
+        }
+        Ok(None)
+    }
+
+    fn body(&mut self, v: &View) -> Result {
+        let opcode = v.encoding.opcode;
+        let writes_cc = v.flag("cc");
+        if writes_cc && !matches!(opcode, "IADD" | "IADD32I" | "ISCADD") {
+            return self.unimplemented(v, format!("{} writing the condition code", Self::text(v)));
+        }
+        match opcode {
+            "NOP" | "DEPBAR" | "MEMBAR" => {
+                if v.has("cc_test") && v.get("cc_test") != 15 && opcode == "NOP" {
+                    return self.unimplemented(v, Self::text(v));
+                }
+            }
+            "MOV" | "MOV32I" => {
+                let value = self.b(v);
+                self.set_reg(v.get("rd"), value);
+            }
+            "S2R" => {
+                let special = match v.get("sr") {
+                    0 => Special::LaneId,
+                    sr @ 33..=35 => Special::ThreadId(sr as u8 - 33),
+                    sr @ 37..=39 => Special::CtaId(sr as u8 - 37),
+                    sr => return self.unimplemented(v, format!("special register {sr}")),
+                };
+                let value = self.op(Op::Special(special));
+                self.set_reg(v.get("rd"), value);
+            }
+            "IADD" | "IADD32I" | "ISCADD" | "ISCADD32I" => {
+                if v.flag("sat") {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let mut a = self.reg(v.get("ra"));
+                let mut negate_a = v.flag("neg_a");
+                if opcode.starts_with("ISCADD") {
+                    if negate_a {
+                        let zero = self.const32(0);
+                        a = self.bin(BinOp::Sub, zero, a);
+                        negate_a = false;
+                    }
+                    let shift = self.const32(v.get("shift") as u32);
+                    a = self.bin(BinOp::Shl, a, shift);
+                }
+                let b = self.b(v);
+                let (sum, flags) = self.add(a, negate_a, b, v.flag("neg_b"), v.flag("x"));
+                self.set_reg(v.get("rd"), sum);
+                if writes_cc {
+                    self.op(Op::SetCc(flags));
+                }
+            }
+            "IADD3" => {
+                let halves = [v.get("half_a"), v.get("half_b"), v.get("half_c")];
+                if v.get("shift") == 3 || halves.contains(&3) || v.flag("x") {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let sources = [self.reg(v.get("ra")), self.b(v), self.c(v)];
+                let mut terms = Vec::new();
+                for ((source, half), neg) in sources.into_iter().zip(halves).zip(["neg_a", "neg_b", "neg_c"]) {
+                    let part = match half {
+                        1 => {
+                            let mask = self.const32(0xffff);
+                            self.bin(BinOp::And, source, mask)
+                        }
+                        2 => {
+                            let sixteen = self.const32(16);
+                            self.bin(BinOp::ShrU, source, sixteen)
+                        }
+                        _ => source,
+                    };
+                    let wide = self.un(UnOp::ExtendU, part);
+                    terms.push(if v.flag(neg) {
+                        let zero = self.const64(0);
+                        self.bin(BinOp::Sub, zero, wide)
+                    } else {
+                        wide
+                    });
+                }
+                let first = self.bin(BinOp::Add, terms[0], terms[1]);
+                let sixteen = self.const32(16);
+                let first = match v.get("shift") {
+                    1 => self.bin(BinOp::ShrU, first, sixteen),
+                    2 => self.bin(BinOp::Shl, first, sixteen),
+                    _ => first,
+                };
+                let sum = self.bin(BinOp::Add, first, terms[2]);
+                let value = self.un(UnOp::Truncate, sum);
+                self.set_reg(v.get("rd"), value);
+            }
+            "XMAD" => {
+                if (v.get("mode") > 2 && v.get("mode") != 4) || v.flag("x") {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let (a, b, c) = (self.reg(v.get("ra")), self.b(v), self.c(v));
+                let half = |l: &mut Self, x: Value, high: bool, signed: bool| {
+                    let shift = l.const32(16);
+                    let bits = if high {
+                        l.bin(BinOp::ShrU, x, shift)
+                    } else {
+                        let mask = l.const32(0xffff);
+                        l.bin(BinOp::And, x, mask)
+                    };
+                    if signed {
+                        let up = l.bin(BinOp::Shl, bits, shift);
+                        l.bin(BinOp::ShrS, up, shift)
+                    } else {
+                        bits
+                    }
+                };
+                let fa = half(self, a, v.flag("half_a"), v.flag("signed_a"));
+                let fb = half(self, b, v.flag("half_b"), v.flag("signed_b"));
+                let mut product = self.bin(BinOp::Mul, fa, fb);
+                let sixteen = self.const32(16);
+                if v.flag("psl") {
+                    product = self.bin(BinOp::Shl, product, sixteen);
+                }
+                let addend = match v.get("mode") {
+                    1 => {
+                        let mask = self.const32(0xffff);
+                        self.bin(BinOp::And, c, mask)
+                    }
+                    2 => self.bin(BinOp::ShrU, c, sixteen),
+                    4 => {
+                        let shifted = self.bin(BinOp::Shl, b, sixteen);
+                        self.bin(BinOp::Add, c, shifted)
+                    }
+                    _ => c,
+                };
+                let sum = self.bin(BinOp::Add, product, addend);
+                let value = if v.flag("mrg") {
+                    let mask = self.const32(0xffff);
+                    let low = self.bin(BinOp::And, sum, mask);
+                    let high = self.bin(BinOp::Shl, b, sixteen);
+                    self.bin(BinOp::Or, low, high)
+                } else {
+                    sum
+                };
+                self.set_reg(v.get("rd"), value);
+            }
+            "SEL" => {
+                let p = self.pred_src(v, "ps");
+                let (a, b) = (self.reg(v.get("ra")), self.b(v));
+                let value = self.select(p, a, b);
+                self.set_reg(v.get("rd"), value);
+            }
+            "LOP" | "LOP32I" | "LOP3" => {
+                if v.flag("x") {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let (mut a, mut b) = (self.reg(v.get("ra")), self.b(v));
+                let all = self.const32(u32::MAX);
+                if v.flag("inv_a") {
+                    a = self.bin(BinOp::Xor, a, all);
+                }
+                if v.flag("inv_b") {
+                    b = self.bin(BinOp::Xor, b, all);
+                }
+                let result = if opcode == "LOP3" {
+                    let c = self.c(v);
+                    self.lop3(v.get("lut") as u8, a, b, c)
+                } else {
+                    match v.get("op") {
+                        0 => self.bin(BinOp::And, a, b),
+                        1 => self.bin(BinOp::Or, a, b),
+                        2 => self.bin(BinOp::Xor, a, b),
+                        _ => b,
+                    }
+                };
+                self.set_reg(v.get("rd"), result);
+                if v.has("pd") && v.get("pred_op") != 0 {
+                    let zero = self.const32(0);
+                    let predicate = match v.get("pred_op") {
+                        1 => self.bool(true),
+                        2 => self.cmp(Cmp::Eq, result, zero),
+                        _ => self.cmp(Cmp::Ne, result, zero),
+                    };
+                    self.set_pred(v.get("pd"), predicate);
+                }
+            }
+            "SHL" | "SHR" => {
+                if v.flag("brev") || (opcode == "SHR" && v.get("x") != 0) || (opcode == "SHL" && v.flag("x")) {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let (a, amount) = (self.reg(v.get("ra")), self.b(v));
+                let amount = if v.flag("w") {
+                    let mask = self.const32(31);
+                    self.bin(BinOp::And, amount, mask)
+                } else {
+                    amount
+                };
+                let op = match (opcode, v.flag("signed")) {
+                    ("SHL", _) => BinOp::Shl,
+                    (_, true) => BinOp::ShrS,
+                    _ => BinOp::ShrU,
+                };
+                let value = self.bin(op, a, amount);
+                self.set_reg(v.get("rd"), value);
+            }
+            "SHF" => {
+                if v.get("x") != 0 || v.get("ty") == 1 {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let (a, c) = (self.reg(v.get("ra")), self.reg(v.get("rc")));
+                let amount = if v.has("imm6") { self.const32(v.get("imm6") as u32) } else { self.reg(v.get("rb")) };
+                let right = v.encoding.form().starts_with('R');
+                // The shared funnel's type numbering: 0/1 S64, 2/3 U64, 4/5 S32, 6/7 U32.
+                let ty = match v.get("ty") {
+                    2 => 2,
+                    3 => 0,
+                    _ => 6,
+                };
+                // A left funnel keeps the high word, a right one the low word.
+                let value = self.funnel_shift(a, amount, c, ty, v.flag("w"), right, !right);
+                self.set_reg(v.get("rd"), value);
+            }
+            "BFE" => {
+                if v.flag("brev") {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let (a, b) = (self.reg(v.get("ra")), self.b(v));
+                let value = self.bit_field_extract(a, b, v.flag("signed"));
+                self.set_reg(v.get("rd"), value);
+            }
+            "PRMT" => {
+                if v.get("mode") > 6 {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let (a, b, c) = (self.reg(v.get("ra")), self.b(v), self.c(v));
+                let value = self.permute(a, b, c, v.get("mode"));
+                self.set_reg(v.get("rd"), value);
+            }
+            "ISETP" | "ISET" => {
+                let (a, b) = (self.reg(v.get("ra")), self.b(v));
+                let holds = self.integer_compare(a, b, v.get("cmp"), v.flag("signed"), v.flag("x"));
+                let ps = self.pred_src(v, "ps");
+                let op = v.get("bop");
+                if opcode == "ISET" {
+                    let result = self.boolean(op, holds, ps);
+                    let one = self.const32(if v.flag("bf") { 0x3f80_0000 } else { u32::MAX });
+                    let zero = self.const32(0);
+                    let value = self.select(result, one, zero);
+                    self.set_reg(v.get("rd"), value);
+                } else {
+                    let not_holds = self.un(UnOp::LogicalNot, holds);
+                    let first = self.boolean(op, holds, ps);
+                    let second = self.boolean(op, not_holds, ps);
+                    self.set_pred(v.get("pd"), first);
+                    self.set_pred(v.get("pq"), second);
+                }
+            }
+            "ICMP" => {
+                let c = self.c(v);
+                let zero = self.const32(0);
+                let holds = self.integer_compare(c, zero, v.get("cmp"), v.flag("signed"), false);
+                let (a, b) = (self.reg(v.get("ra")), self.b(v));
+                let value = self.select(holds, a, b);
+                self.set_reg(v.get("rd"), value);
+            }
+            "IMNMX" => {
+                if v.get("mode") != 0 {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let (a, b) = (self.reg(v.get("ra")), self.b(v));
+                let (min, max) = if v.flag("signed") { (BinOp::MinS, BinOp::MaxS) } else { (BinOp::MinU, BinOp::MaxU) };
+                let (smaller, larger) = (self.bin(min, a, b), self.bin(max, a, b));
+                let p = self.pred_src(v, "ps");
+                let value = self.select(p, smaller, larger);
+                self.set_reg(v.get("rd"), value);
+            }
+            "PSETP" => {
+                let (a, b) = (self.pred_src(v, "pa"), self.pred_src(v, "pb"));
+                let first = self.boolean(v.get("bop_ab"), a, b);
+                let ps = self.pred_src(v, "ps");
+                let not_first = self.un(UnOp::LogicalNot, first);
+                let pd = self.boolean(v.get("bop"), first, ps);
+                let pq = self.boolean(v.get("bop"), not_first, ps);
+                self.set_pred(v.get("pd"), pd);
+                self.set_pred(v.get("pq"), pq);
+            }
+            "POPC" | "FLO" => {
+                let mut b = self.b(v);
+                if v.flag("inv_b") {
+                    let all = self.const32(u32::MAX);
+                    b = self.bin(BinOp::Xor, b, all);
+                }
+                let value = if opcode == "POPC" {
+                    self.un(UnOp::PopCount, b)
+                } else {
+                    self.find_leading_one(b, v.flag("signed"), v.flag("sh"))
+                };
+                self.set_reg(v.get("rd"), value);
+            }
+            "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" => {
+                if v.get("scale") != 0 || v.get("fmz") > 1 {
+                    return self.unimplemented(v, format!("{} (FMZ or a scale)", Self::text(v)));
+                }
+                let ftz = v.flag("ftz") || v.get("fmz") == 1;
+                let a = self.float_a(v);
+                let a = self.flush(a, ftz);
+                let b = self.float_b(v);
+                let b = self.flush(b, ftz);
+                let (kind, c) = match opcode {
+                    "FADD" | "FADD32I" => (FArith::Add, b),
+                    "FMUL" | "FMUL32I" => (FArith::Mul, b),
+                    _ => {
+                        let c = self.float_c(v);
+                        (FArith::Fma, self.flush(c, ftz))
+                    }
+                };
+                let result = self.op(Op::FArith(kind, Round::from_field(v.get("rnd")), [a, b, c]));
+                let value = self.finish_float(result, ftz, v.flag("sat"));
+                self.set_reg(v.get("rd"), value);
+            }
+            "FMNMX" => {
+                let ftz = v.flag("ftz");
+                let a = self.float_a(v);
+                let a = self.flush(a, ftz);
+                let b = self.float_b(v);
+                let b = self.flush(b, ftz);
+                let p = self.pred_src(v, "ps");
+                let value = self.float_min_max(a, b, p);
+                self.set_reg(v.get("rd"), value);
+            }
+            "FSETP" | "FSET" => {
+                let ftz = v.flag("ftz");
+                let a = self.float_a(v);
+                let a = self.flush(a, ftz);
+                let b = self.float_b(v);
+                let b = self.flush(b, ftz);
+                let holds = self.float_compare(a, b, v.get("cmp"));
+                let ps = self.pred_src(v, "ps");
+                let op = v.get("bop");
+                if opcode == "FSET" {
+                    let result = self.boolean(op, holds, ps);
+                    let one = self.const32(if v.flag("bf") { 0x3f80_0000 } else { u32::MAX });
+                    let zero = self.const32(0);
+                    let value = self.select(result, one, zero);
+                    self.set_reg(v.get("rd"), value);
+                } else {
+                    let not_holds = self.un(UnOp::LogicalNot, holds);
+                    let first = self.boolean(op, holds, ps);
+                    let second = self.boolean(op, not_holds, ps);
+                    self.set_pred(v.get("pd"), first);
+                    self.set_pred(v.get("pq"), second);
+                }
+            }
+            "FCMP" => {
+                let c = self.c(v);
+                let c = self.flush(c, v.flag("ftz"));
+                let zero = self.const32(0);
+                let holds = self.float_compare(c, zero, v.get("cmp"));
+                let (a, b) = (self.reg(v.get("ra")), self.b(v));
+                let value = self.select(holds, a, b);
+                self.set_reg(v.get("rd"), value);
+            }
+            "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory(v)?,
+            "LDC" => {
+                if v.get("mode") != 0 || !matches!(v.get("size"), 4 | 5) {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let bank = v.get("cb_bank");
+                self.program.constant_banks.push(bank as u8);
+                let index = self.reg(v.get("ra"));
+                let offset = self.const32(v.signed("offset") as u32);
+                let address = self.bin(BinOp::Add, index, offset);
+                for i in 0..if v.get("size") == 5 { 2 } else { 1 } {
+                    let step = self.const32(4 * i);
+                    let at = self.bin(BinOp::Add, address, step);
+                    let word = self.op(Op::ConstantLoad { bank: bank as u8, offset: at });
+                    self.set_reg(v.get("rd") + u64::from(i), word);
+                }
+            }
+            "I2F" => {
+                if v.get("dst") != 2 || v.get("src") != 2 || v.get("byte_b") != 0 || v.flag("abs_b") || v.flag("neg_b")
+                {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                if v.get("rnd") != 0 {
+                    return self.unimplemented(v, format!("{} (directed rounding)", Self::text(v)));
+                }
+                let b = self.reg(v.get("rb"));
+                let conv = if v.flag("src_signed") { Conv::SToF } else { Conv::UToF };
+                let value = self.op(Op::Convert(conv, b));
+                self.set_reg(v.get("rd"), value);
+            }
+            _ => return self.unimplemented(v, format!("{opcode} ({})", Self::text(v))),
+        }
+        Ok(())
+    }
+
+    /// ISETP's comparison; with .X, of the high words with the borrow of the low words' subtraction from the
+    /// condition code (and its zero flag), as the interpreter defines it.
+    fn integer_compare(&mut self, a: Value, b: Value, cmp: u64, signed: bool, extended: bool) -> Value {
+        let (less, equal) = if extended {
+            let (_, flags) = self.add(a, false, b, true, true);
+            let zero = self.flag_set(flags, ZERO);
+            let less = if signed {
+                let (sign, overflow) = (self.flag_set(flags, SIGN), self.flag_set(flags, OVERFLOW));
+                self.cmp(Cmp::Ne, sign, overflow)
+            } else {
+                let carry = self.flag_set(flags, CARRY);
+                self.un(UnOp::LogicalNot, carry)
+            };
+            (less, zero)
+        } else {
+            let less = self.cmp(if signed { Cmp::LtS } else { Cmp::LtU }, a, b);
+            (less, self.cmp(Cmp::Eq, a, b))
+        };
+        let t = self.bool(true);
+        let f = self.bool(false);
+        let less_or_equal = self.select(less, t, equal);
+        match cmp {
+            0 => f,
+            1 => less,
+            2 => equal,
+            3 => less_or_equal,
+            4 => self.un(UnOp::LogicalNot, less_or_equal),
+            5 => self.un(UnOp::LogicalNot, equal),
+            6 => self.un(UnOp::LogicalNot, less),
+            _ => t,
+        }
+    }
+
+    /// BFE: b holds the position (7:0) and the length (15:8); a signed field's top bit extends.
+    fn bit_field_extract(&mut self, a: Value, b: Value, signed: bool) -> Value {
+        let (mask8, eight) = (self.const32(0xff), self.const32(8));
+        let position = self.bin(BinOp::And, b, mask8);
+        let shifted_b = self.bin(BinOp::ShrU, b, eight);
+        let length = self.bin(BinOp::And, shifted_b, mask8);
+        let shift = if signed { BinOp::ShrS } else { BinOp::ShrU };
+        let moved = self.bin(shift, a, position);
+        // Keep `length` bits: shift them to the top and back down (sign-extending when signed).
+        let thirty_two = self.const32(32);
+        let spare = self.bin(BinOp::Sub, thirty_two, length);
+        let up = self.bin(BinOp::Shl, moved, spare);
+        let down = self.bin(shift, up, spare);
+        let zero = self.const32(0);
+        let empty = self.cmp(Cmp::Eq, length, zero);
+        let whole = self.cmp(Cmp::GeU, length, thirty_two);
+        let field = self.select(whole, moved, down);
+        self.select(empty, zero, field)
+    }
+
+    fn memory(&mut self, v: &View) -> Result {
+        let opcode = v.encoding.opcode;
+        let size = v.get("size");
+        if !(4..=6).contains(&size) {
+            return self.unimplemented(v, format!("{} of a byte or half", Self::text(v)));
+        }
+        let words = [1, 2, 4][size as usize - 4];
+        let load = opcode.starts_with("LD");
+        let register = if load { v.get("rd") } else { v.get("rs") };
+        let space = match opcode {
+            "LDG" | "STG" => Space::Global,
+            "LDS" | "STS" => Space::Shared,
+            _ => Space::Local,
+        };
+        let address = if space == Space::Global {
+            let base = if v.flag("e") {
+                self.reg64(v.get("ra"))
+            } else {
+                let base = self.reg(v.get("ra"));
+                self.un(UnOp::ExtendU, base)
+            };
+            let offset = self.const64(v.signed("offset") as u64);
+            self.bin(BinOp::Add, base, offset)
+        } else {
+            let base = self.reg(v.get("ra"));
+            let offset = self.const32(v.signed("offset") as u32);
+            self.bin(BinOp::Add, base, offset)
+        };
+        for i in 0..words {
+            let step = if space == Space::Global { self.const64(4 * i) } else { self.const32(4 * i as u32) };
+            let at = self.bin(BinOp::Add, address, step);
+            if load {
+                let word = self.op(Op::Load { space, address: at });
+                self.set_reg(register + i, word);
+            } else {
+                let value = self.reg(register + i);
+                self.op(Op::Store { space, address: at, value });
+            }
+        }
+        Ok(())
+    }
+}
