@@ -2,7 +2,7 @@
 //! and the operations whose meaning does not depend on the encoding (LOP3 tables, byte permutes, funnel
 //! shifts, NVIDIA's FP32 finishing rules, comparisons, MIN/MAX), each ISA's lowering (`sm86`, `sm5x`) builds on.
 
-use super::ir::{BinOp, Cmp, Op, Program, Stmt, Type, UnOp, Value};
+use super::ir::{BinOp, Cmp, Conv, Op, Program, Stmt, Type, UnOp, Value};
 use crate::sass::text::View;
 
 pub(super) struct Lower<'k> {
@@ -378,5 +378,131 @@ impl Lower<'_> {
         let when_a_nan = self.select(nan_b, canonical, b);
         let when_a_number = self.select(nan_b, a, number);
         self.select(nan_a, when_a_nan, when_a_number)
+    }
+
+    /// FCHK.DIVIDE: whether a / b needs the exact slow path (the interpreter's rule,
+    /// `float::division_needs_slow_path`).
+    pub(super) fn division_needs_slow_path(&mut self, a: Value, b: Value) -> Value {
+        let exponent = |e: &mut Self, x: Value| {
+            let shift = e.const32(23);
+            let shifted = e.bin(BinOp::ShrU, x, shift);
+            let mask = e.const32(0xff);
+            e.bin(BinOp::And, shifted, mask)
+        };
+        let (ea, eb) = (exponent(self, a), exponent(self, b));
+        let mut slow = self.bool(false);
+        let t = self.bool(true);
+        let (zero, all) = (self.const32(0), self.const32(0xff));
+        for e in [ea, eb] {
+            let denormal = self.cmp(Cmp::Eq, e, zero);
+            let special = self.cmp(Cmp::Eq, e, all);
+            slow = self.select(denormal, t, slow);
+            slow = self.select(special, t, slow);
+        }
+        let bias = self.const32(125);
+        let difference = self.bin(BinOp::Sub, ea, eb);
+        let shifted = self.bin(BinOp::Add, difference, bias);
+        let range = self.const32(250);
+        let out_of_range = self.cmp(Cmp::GtU, shifted, range);
+        let (b_limit, a_limit, low) = (self.const32(253), self.const32(252), self.const32(24));
+        let b_high = self.cmp(Cmp::GeU, eb, b_limit);
+        let a_high = self.cmp(Cmp::GeU, ea, a_limit);
+        let a_low = self.cmp(Cmp::LeU, ea, low);
+        for condition in [out_of_range, b_high, a_high, a_low] {
+            slow = self.select(condition, t, slow);
+        }
+        slow
+    }
+
+    /// MUFU's functions in the order of its `func` field (0 COS, 1 SIN, 2 EX2, 3 LG2, 4 RCP, 5 RSQ, 8 SQRT),
+    /// on flushed operands, flushed; `None` for the others.
+    pub(super) fn special_function(&mut self, func: u64, x: Value) -> Option<Value> {
+        let x = self.un(UnOp::FlushDenormal, x);
+        let result = match func {
+            0 => self.un(UnOp::CosTurns, x),
+            1 => self.un(UnOp::SinTurns, x),
+            2 => self.un(UnOp::Exp2, x),
+            3 => self.un(UnOp::Log2, x),
+            4 => {
+                let one = self.const32(0x3f80_0000);
+                self.bin(BinOp::FDiv, one, x)
+            }
+            5 => self.un(UnOp::InverseSqrt, x),
+            8 => self.un(UnOp::Sqrt, x),
+            _ => return None,
+        };
+        Some(self.finish_float(result, true, false))
+    }
+
+    /// A 64-bit integer (already extended) to FP32 in rounding mode `rnd` (nearest, down, up, toward zero).
+    /// Directed rounding steps one unit from the nearest where the nearest went the other way; the FP32
+    /// result is integral, so converting it back compares exactly, except at 2^64 (2^63 signed), which only
+    /// rounding up reaches.
+    pub(super) fn int_to_f32(&mut self, wide: Value, signed: bool, rnd: u64) -> Value {
+        let converted = self.op(Op::Convert(if signed { Conv::SToF } else { Conv::UToF }, wide));
+        if rnd == 0 {
+            return converted;
+        }
+        let limit = self.const32(if signed { 0x5f00_0000 } else { 0x5f80_0000 });
+        let at_limit = self.cmp(Cmp::FGe, converted, limit);
+        let back = self.op(Op::Convert(if signed { Conv::FToS64 } else { Conv::FToU64 }, converted));
+        let (greater, less) = if signed { (Cmp::GtS, Cmp::LtS) } else { (Cmp::GtU, Cmp::LtU) };
+        let above = self.cmp(greater, back, wide);
+        let t = self.bool(true);
+        let above = self.select(at_limit, t, above);
+        let below = self.cmp(less, back, wide);
+        let f = self.bool(false);
+        let below = self.select(at_limit, f, below);
+        let one = self.const32(1);
+        let (plus, minus) = (self.bin(BinOp::Add, converted, one), self.bin(BinOp::Sub, converted, one));
+        let zero = self.const32(0);
+        let negative = self.cmp(Cmp::LtS, converted, zero);
+        // One unit up (toward +inf) is one more in magnitude for a positive value, one less for a negative.
+        let (up, down) = (self.select(negative, minus, plus), self.select(negative, plus, minus));
+        match rnd {
+            1 => self.select(above, down, converted),
+            2 => self.select(below, up, converted),
+            _ => {
+                let magnitude_above = self.select(negative, below, above);
+                self.select(magnitude_above, minus, converted)
+            }
+        }
+    }
+
+    /// FP32 rounded to an integral value in mode `rnd` (nearest even, floor, ceil, trunc).
+    pub(super) fn round_integral(&mut self, x: Value, rnd: u64) -> Value {
+        match rnd {
+            0 => self.un(UnOp::RoundEven, x),
+            1 => self.un(UnOp::Floor, x),
+            2 => self.un(UnOp::Ceil, x),
+            _ => self.un(UnOp::Trunc, x),
+        }
+    }
+
+    /// FP32 to an integer of `8 << size` bits, rounded in mode `rnd`, saturating (out-of-range conversions are
+    /// undefined in SPIR-V, so the bounds, powers of two exact in FP32, are tested first). NaN gives 0, or the
+    /// top bit alone for 64-bit integers (as the H200 does). A U64 value for 64 bits, else U32.
+    pub(super) fn f32_to_int(&mut self, x: Value, size: u64, signed: bool, rnd: u64) -> Value {
+        let width = 8u32 << size;
+        let rounded = self.round_integral(x, rnd);
+        let power = |exponent: u32| (127 + exponent) << 23;
+        let (low, high) = if signed { (power(width - 1) | 0x8000_0000, power(width - 1)) } else { (0, power(width)) };
+        let (low, high) = (self.const32(low), self.const32(high));
+        let below = self.cmp(Cmp::FLe, rounded, low);
+        let above = self.cmp(Cmp::FGe, rounded, high);
+        let nan = self.un(UnOp::IsNan, rounded);
+        let max = |bits: u32| if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let (low_int, high_int) =
+            if signed { ((1u64 << (width - 1)).wrapping_neg(), max(width - 1)) } else { (0, max(width)) };
+        let (converted, low_int, high_int, nan_value) = if width == 64 {
+            let converted = self.op(Op::Convert(if signed { Conv::FToS64 } else { Conv::FToU64 }, rounded));
+            (converted, self.const64(low_int), self.const64(high_int), self.const64(1 << 63))
+        } else {
+            let converted = self.op(Op::Convert(if signed { Conv::FToS } else { Conv::FToU }, rounded));
+            (converted, self.const32(low_int as u32), self.const32(high_int as u32), self.const32(0))
+        };
+        let value = self.select(above, high_int, converted);
+        let value = self.select(below, low_int, value);
+        self.select(nan, nan_value, value)
     }
 }

@@ -8,7 +8,7 @@
 //! itself again when the entry was of another kind.
 
 use super::TranslateError;
-use super::ir::{BinOp, Block, Cmp, Conv, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, UnOp, Value};
+use super::ir::{BinOp, Block, Cmp, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, UnOp, Value};
 use super::lower::Lower;
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
@@ -759,16 +759,111 @@ impl Maxwell<'_, '_, '_> {
                 }
             }
             "I2F" => {
-                if v.get("dst") != 2 || v.get("src") != 2 || v.get("byte_b") != 0 || v.flag("abs_b") || v.flag("neg_b")
-                {
+                if v.get("dst") != 2 || v.flag("neg_b") {
                     return self.unimplemented(v, Self::text(v));
                 }
-                if v.get("rnd") != 0 {
-                    return self.unimplemented(v, format!("{} (directed rounding)", Self::text(v)));
+                // An integer of 8 << src bits (its byte_b-th part), extended to 64 bits; .ABS on a signed one.
+                let (size, signed) = (v.get("src"), v.flag("src_signed"));
+                let wide = if size == 3 {
+                    self.reg64(v.get("rb"))
+                } else {
+                    let b = self.reg(v.get("rb"));
+                    let shift = self.const32(8 * v.get("byte_b") as u32);
+                    let part = self.bin(BinOp::ShrU, b, shift);
+                    let bits = 8u32 << size;
+                    let unused = self.const32(32 - bits);
+                    let up = self.bin(BinOp::Shl, part, unused);
+                    let down = self.bin(if signed { BinOp::ShrS } else { BinOp::ShrU }, up, unused);
+                    self.un(if signed { UnOp::ExtendS } else { UnOp::ExtendU }, down)
+                };
+                let wide = if v.flag("abs_b") && signed {
+                    let zero = self.const64(0);
+                    let negative = self.cmp(Cmp::LtS, wide, zero);
+                    let negated = self.bin(BinOp::Sub, zero, wide);
+                    self.select(negative, negated, wide)
+                } else {
+                    wide
+                };
+                let value = self.int_to_f32(wide, signed, v.get("rnd"));
+                self.set_reg(v.get("rd"), value);
+            }
+            "F2I" => {
+                if v.get("src") != 2 {
+                    return self.unimplemented(v, Self::text(v));
                 }
                 let b = self.reg(v.get("rb"));
-                let conv = if v.flag("src_signed") { Conv::SToF } else { Conv::UToF };
-                let value = self.op(Op::Convert(conv, b));
+                let b = self.float_modifiers(b, v, "neg_b", "abs_b");
+                let b = self.flush(b, v.flag("ftz"));
+                let (size, signed) = (v.get("dst"), v.flag("dst_signed"));
+                let value = self.f32_to_int(b, size, signed, v.get("rnd"));
+                if size == 3 {
+                    self.set_reg64(v.get("rd"), value);
+                } else {
+                    self.set_reg(v.get("rd"), value);
+                }
+            }
+            "F2F" => {
+                // FP32 to FP32 only: rounding to an integral value (.ROUND), or a copy with .FTZ/.SAT.
+                if v.get("src") != 2 || v.get("dst") != 2 {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let ftz = v.flag("ftz");
+                let b = self.reg(v.get("rb"));
+                let b = self.float_modifiers(b, v, "neg_b", "abs_b");
+                let b = self.flush(b, ftz);
+                let result = if v.flag("round_int") { self.round_integral(b, v.get("rnd")) } else { b };
+                let value = self.finish_float(result, ftz, v.flag("sat"));
+                self.set_reg(v.get("rd"), value);
+            }
+            "MUFU" => {
+                let x = self.float_a(v);
+                let Some(value) = self.special_function(v.get("func"), x) else {
+                    return self.unimplemented(v, Self::text(v));
+                };
+                self.set_reg(v.get("rd"), value);
+            }
+            "RRO" => {
+                // SINCOS: radians to turns (the FP32 product rounded toward zero, as the unit truncates); EX2: the
+                // value as it is.
+                let x = self.float_b(v);
+                let value = if v.flag("mode") {
+                    x
+                } else {
+                    let factor = self.const32((1.0 / std::f32::consts::TAU).to_bits());
+                    let x = self.un(UnOp::FlushDenormal, x);
+                    let product = self.op(Op::FArith(FArith::Mul, Round::TowardZero, [x, factor, factor]));
+                    self.finish_float(product, true, false)
+                };
+                self.set_reg(v.get("rd"), value);
+            }
+            "FCHK" => {
+                let (a, b) = (self.float_a(v), self.float_b(v));
+                let slow = self.division_needs_slow_path(a, b);
+                self.set_pred(v.get("pd"), slow);
+            }
+            "BFI" => {
+                // a's low bits into c at b's position (7:0) for b's length (15:8).
+                let (a, b, c) = (self.reg(v.get("ra")), self.b(v), self.c(v));
+                let (mask8, eight) = (self.const32(0xff), self.const32(8));
+                let position = self.bin(BinOp::And, b, mask8);
+                let shifted_b = self.bin(BinOp::ShrU, b, eight);
+                let length = self.bin(BinOp::And, shifted_b, mask8);
+                let thirty_two = self.const32(32);
+                let room = self.bin(BinOp::Sub, thirty_two, position);
+                let zero = self.const32(0);
+                let room = self.bin(BinOp::MaxS, room, zero);
+                let length = self.bin(BinOp::MinU, length, room);
+                let (one, all) = (self.const32(1), self.const32(u32::MAX));
+                let power = self.bin(BinOp::Shl, one, length);
+                let low_mask = self.bin(BinOp::Sub, power, one);
+                let full = self.cmp(Cmp::GeU, length, thirty_two);
+                let low_mask = self.select(full, all, low_mask);
+                let mask = self.bin(BinOp::Shl, low_mask, position);
+                let inserted = self.bin(BinOp::Shl, a, position);
+                let inserted = self.bin(BinOp::And, inserted, mask);
+                let kept_mask = self.bin(BinOp::Xor, mask, all);
+                let kept = self.bin(BinOp::And, c, kept_mask);
+                let value = self.bin(BinOp::Or, kept, inserted);
                 self.set_reg(v.get("rd"), value);
             }
             _ => return self.unimplemented(v, format!("{opcode} ({})", Self::text(v))),

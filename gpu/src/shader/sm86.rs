@@ -2,7 +2,7 @@
 //! interpreter (`sass::exec::sm86`, the executable spec this is checked against) do.
 
 use super::TranslateError;
-use super::ir::{BinOp, Block, Cmp, Conv, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, UnOp, Value};
+use super::ir::{BinOp, Block, Cmp, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, UnOp, Value};
 use super::lower::Lower;
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
@@ -532,36 +532,8 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "FCHK" => {
-                // Whether a / b needs the exact slow path (the interpreter's rule, `float::division_needs_slow_path`).
                 let (a, b) = (self.float_a(v), self.float_b(v));
-                let exponent = |e: &mut Self, x: Value| {
-                    let shift = e.const32(23);
-                    let shifted = e.bin(BinOp::ShrU, x, shift);
-                    let mask = e.const32(0xff);
-                    e.bin(BinOp::And, shifted, mask)
-                };
-                let (ea, eb) = (exponent(self, a), exponent(self, b));
-                let mut slow = self.bool(false);
-                let t = self.bool(true);
-                let (zero, all) = (self.const32(0), self.const32(0xff));
-                for e in [ea, eb] {
-                    let denormal = self.cmp(Cmp::Eq, e, zero);
-                    let special = self.cmp(Cmp::Eq, e, all);
-                    slow = self.select(denormal, t, slow);
-                    slow = self.select(special, t, slow);
-                }
-                let bias = self.const32(125);
-                let difference = self.bin(BinOp::Sub, ea, eb);
-                let shifted = self.bin(BinOp::Add, difference, bias);
-                let range = self.const32(250);
-                let out_of_range = self.cmp(Cmp::GtU, shifted, range);
-                let (b_limit, a_limit, low) = (self.const32(253), self.const32(252), self.const32(24));
-                let b_high = self.cmp(Cmp::GeU, eb, b_limit);
-                let a_high = self.cmp(Cmp::GeU, ea, a_limit);
-                let a_low = self.cmp(Cmp::LeU, ea, low);
-                for condition in [out_of_range, b_high, a_high, a_low] {
-                    slow = self.select(condition, t, slow);
-                }
+                let slow = self.division_needs_slow_path(a, b);
                 self.set_pred(v.get("pd"), slow);
             }
             "FRND" => {
@@ -616,21 +588,9 @@ impl Lower<'_> {
             }
             "MUFU" => {
                 let x = self.float_b(v);
-                let x = self.un(UnOp::FlushDenormal, x);
-                let result = match v.get("func") {
-                    0 => self.un(UnOp::CosTurns, x),
-                    1 => self.un(UnOp::SinTurns, x),
-                    2 => self.un(UnOp::Exp2, x),
-                    3 => self.un(UnOp::Log2, x),
-                    4 => {
-                        let one = self.const32(0x3f80_0000);
-                        self.bin(BinOp::FDiv, one, x)
-                    }
-                    5 => self.un(UnOp::InverseSqrt, x),
-                    8 => self.un(UnOp::Sqrt, x),
-                    func => return self.unimplemented(v, format!("MUFU function {func}")),
+                let Some(value) = self.special_function(v.get("func"), x) else {
+                    return self.unimplemented(v, format!("MUFU function {}", v.get("func")));
                 };
-                let value = self.finish_float(result, true, false);
                 self.set_reg(v.get("rd"), value);
             }
             "I2F" | "I2FP" => self.int_to_float(v)?,
@@ -850,39 +810,7 @@ impl Lower<'_> {
             let down = self.bin(if signed { BinOp::ShrS } else { BinOp::ShrU }, up, unused);
             self.un(if signed { UnOp::ExtendS } else { UnOp::ExtendU }, down)
         };
-        let converted = self.op(Op::Convert(if signed { Conv::SToF } else { Conv::UToF }, wide));
-        let rnd = v.get("rnd");
-        let value = if rnd == 0 {
-            converted
-        } else {
-            // Directed rounding from the nearest: step one unit toward the mode where nearest went the other
-            // way. The FP32 result is integral, so converting it back compares exactly in 64 bits, except at
-            // 2^64 (2^63 signed), which only rounding up reaches.
-            let limit = self.const32(if signed { 0x5f00_0000 } else { 0x5f80_0000 });
-            let at_limit = self.cmp(Cmp::FGe, converted, limit);
-            let back = self.op(Op::Convert(if signed { Conv::FToS64 } else { Conv::FToU64 }, converted));
-            let (greater, less) = if signed { (Cmp::GtS, Cmp::LtS) } else { (Cmp::GtU, Cmp::LtU) };
-            let above = self.cmp(greater, back, wide);
-            let t = self.bool(true);
-            let above = self.select(at_limit, t, above);
-            let below = self.cmp(less, back, wide);
-            let f = self.bool(false);
-            let below = self.select(at_limit, f, below);
-            let one = self.const32(1);
-            let (plus, minus) = (self.bin(BinOp::Add, converted, one), self.bin(BinOp::Sub, converted, one));
-            let zero = self.const32(0);
-            let negative = self.cmp(Cmp::LtS, converted, zero);
-            // One unit up (toward +inf) is one more in magnitude for a positive value, one less for a negative.
-            let (up, down) = (self.select(negative, minus, plus), self.select(negative, plus, minus));
-            match rnd {
-                1 => self.select(above, down, converted),
-                2 => self.select(below, up, converted),
-                _ => {
-                    let magnitude_above = self.select(negative, below, above);
-                    self.select(magnitude_above, minus, converted)
-                }
-            }
-        };
+        let value = self.int_to_f32(wide, signed, v.get("rnd"));
         self.set_reg(v.get("rd"), value);
         Ok(())
     }
@@ -896,37 +824,10 @@ impl Lower<'_> {
         let b = self.reg(v.get("rb"));
         let b = self.float_modifiers(b, v, "neg_b", "abs_b");
         let b = self.flush(b, v.flag("ftz"));
-        let rounded = match v.get("rnd") {
-            0 => self.un(UnOp::RoundEven, b),
-            1 => self.un(UnOp::Floor, b),
-            2 => self.un(UnOp::Ceil, b),
-            _ => self.un(UnOp::Trunc, b),
-        };
-        // Saturate before converting (out-of-range conversions are undefined in SPIR-V): the bounds are powers
-        // of two, exact in FP32. NaN gives 0, or the top bit alone for 64-bit integers (as the H200 does).
-        let power = |exponent: u32| (127 + exponent) << 23;
-        let (low, high) = if signed { (power(width - 1) | 0x8000_0000, power(width - 1)) } else { (0, power(width)) };
-        let (low, high) = (self.const32(low), self.const32(high));
-        let below = self.cmp(Cmp::FLe, rounded, low);
-        let above = self.cmp(Cmp::FGe, rounded, high);
-        let nan = self.un(UnOp::IsNan, rounded);
-        let max = |bits: u32| if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
-        let (low_int, high_int) =
-            if signed { ((1u64 << (width - 1)).wrapping_neg(), max(width - 1)) } else { (0, max(width)) };
+        let value = self.f32_to_int(b, size, signed, v.get("rnd"));
         if width == 64 {
-            let converted = self.op(Op::Convert(if signed { Conv::FToS64 } else { Conv::FToU64 }, rounded));
-            let (low_int, high_int, nan_value) = (self.const64(low_int), self.const64(high_int), self.const64(1 << 63));
-            let value = self.select(above, high_int, converted);
-            let value = self.select(below, low_int, value);
-            let value = self.select(nan, nan_value, value);
             self.set_reg64(v.get("rd"), value);
         } else {
-            let converted = self.op(Op::Convert(if signed { Conv::FToS } else { Conv::FToU }, rounded));
-            let (low_int, high_int) = (self.const32(low_int as u32), self.const32(high_int as u32));
-            let zero = self.const32(0);
-            let value = self.select(above, high_int, converted);
-            let value = self.select(below, low_int, value);
-            let value = self.select(nan, zero, value);
             self.set_reg(v.get("rd"), value);
         }
         Ok(())
