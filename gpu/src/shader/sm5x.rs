@@ -329,9 +329,26 @@ impl Maxwell<'_, '_, '_> {
             None
         };
         let next = self.next_offset(index);
-        if v.has("cc_test") && v.get("cc_test") != 15 && opcode != "NOP" && opcode != "CSETP" {
+        let cc_test = v.has("cc_test") && v.get("cc_test") != 15 && opcode != "NOP" && opcode != "CSETP";
+        if cc_test && opcode != "BRA" {
             return self.unimplemented(v, format!("{} (a condition-code test)", Self::text(v)));
         }
+        // A branch on the condition code: the test joins the guard.
+        let guard = if cc_test {
+            let cc = self.op(Op::GetCc);
+            let Some(holds) = self.cc_holds(cc, v.get("cc_test")) else {
+                return self.unimplemented(v, Self::text(v));
+            };
+            Some(match guard {
+                Some(g) => {
+                    let f = self.bool(false);
+                    self.select(g, holds, f)
+                }
+                None => holds,
+            })
+        } else {
+            guard
+        };
         let branch = |target: u32| match guard {
             Some(cond) => Terminator::Branch(cond, target, next),
             None => Terminator::Jump(target),
@@ -344,6 +361,21 @@ impl Maxwell<'_, '_, '_> {
                 return Ok(Some(branch(Self::target(v))));
             }
             "EXIT" => return Ok(Some(Terminator::Exit(guard.map(|cond| (cond, next))))),
+            "BRX" => {
+                // To the next instruction + offset + ra (a jump table's entry).
+                let base = (v.offset as i64 + 8 + v.signed("offset")) as u32;
+                let ra = self.reg(v.get("ra"));
+                let base = self.const32(base);
+                let target = self.bin(BinOp::Add, ra, base);
+                let target = match guard {
+                    Some(cond) => {
+                        let fall_through = self.const32(next);
+                        self.select(cond, target, fall_through)
+                    }
+                    None => target,
+                };
+                return Ok(Some(Terminator::JumpIndirect(target)));
+            }
             "BPT" if v.get("mode") == 3 => return Ok(Some(Terminator::Exit(guard.map(|cond| (cond, next))))),
             "SSY" | "PBK" => {
                 let kind = if opcode == "SSY" { SYNC_KIND } else { BREAK_KIND };
@@ -392,7 +424,7 @@ impl Maxwell<'_, '_, '_> {
     fn body(&mut self, v: &View) -> Result {
         let opcode = v.encoding.opcode;
         let writes_cc = v.flag("cc");
-        if writes_cc && !matches!(opcode, "IADD" | "IADD32I" | "ISCADD") {
+        if writes_cc && !matches!(opcode, "IADD" | "IADD32I" | "ISCADD" | "FSET" | "ISET") {
             return self.unimplemented(v, format!("{} writing the condition code", Self::text(v)));
         }
         match opcode {
@@ -435,6 +467,39 @@ impl Maxwell<'_, '_, '_> {
                 self.set_reg(v.get("rd"), sum);
                 if writes_cc {
                     self.op(Op::SetCc(flags));
+                }
+            }
+            "LEA" => {
+                // (a << shift) + b, or for .HI the high word of ({c, a} << shift) + b; .X adds the carry; the
+                // predicate result is the carry out.
+                let mut a = self.reg(v.get("ra"));
+                if v.flag("neg_a") {
+                    a = if v.flag("x") {
+                        let all = self.const32(u32::MAX);
+                        self.bin(BinOp::Xor, a, all)
+                    } else {
+                        let zero = self.const32(0);
+                        self.bin(BinOp::Sub, zero, a)
+                    };
+                }
+                let shift = self.const32(v.get("shift") as u32);
+                let shifted = if v.encoding.form().starts_with("HI") {
+                    let high = self.reg(v.get("rc"));
+                    let pair = self.pair(a, high);
+                    let moved = self.bin(BinOp::Shl, pair, shift);
+                    self.un(UnOp::High, moved)
+                } else {
+                    self.bin(BinOp::Shl, a, shift)
+                };
+                let b = self.b(v);
+                let (sum, flags) = self.add(shifted, false, b, false, v.flag("x"));
+                self.set_reg(v.get("rd"), sum);
+                if writes_cc {
+                    self.op(Op::SetCc(flags));
+                }
+                if v.get("pd") != 7 {
+                    let carry = self.flag_set(flags, CARRY);
+                    self.set_pred(v.get("pd"), carry);
                 }
             }
             "IADD3" => {
@@ -628,6 +693,7 @@ impl Maxwell<'_, '_, '_> {
                     let zero = self.const32(0);
                     let value = self.select(result, one, zero);
                     self.set_reg(v.get("rd"), value);
+                    self.result_flags(v, value);
                 } else {
                     let not_holds = self.un(UnOp::LogicalNot, holds);
                     let first = self.boolean(op, holds, ps);
@@ -654,6 +720,18 @@ impl Maxwell<'_, '_, '_> {
                 let p = self.pred_src(v, "ps");
                 let value = self.select(p, smaller, larger);
                 self.set_reg(v.get("rd"), value);
+            }
+            "CSETP" => {
+                let cc = self.op(Op::GetCc);
+                let Some(holds) = self.cc_holds(cc, v.get("cc_test")) else {
+                    return self.unimplemented(v, Self::text(v));
+                };
+                let ps = self.pred_src(v, "ps");
+                let not_holds = self.un(UnOp::LogicalNot, holds);
+                let pd = self.boolean(v.get("bop"), holds, ps);
+                let pq = self.boolean(v.get("bop"), not_holds, ps);
+                self.set_pred(v.get("pd"), pd);
+                self.set_pred(v.get("pq"), pq);
             }
             "PSETP" => {
                 let (a, b) = (self.pred_src(v, "pa"), self.pred_src(v, "pb"));
@@ -724,6 +802,7 @@ impl Maxwell<'_, '_, '_> {
                     let zero = self.const32(0);
                     let value = self.select(result, one, zero);
                     self.set_reg(v.get("rd"), value);
+                    self.result_flags(v, value);
                 } else {
                     let not_holds = self.un(UnOp::LogicalNot, holds);
                     let first = self.boolean(op, holds, ps);
@@ -802,6 +881,49 @@ impl Maxwell<'_, '_, '_> {
                     self.set_reg(v.get("rd"), value);
                 }
             }
+            "I2I" => {
+                // 32-bit sources to 8/16/32-bit destinations, with .SAT clamping, .ABS/.NEG on the source.
+                if v.get("src") != 2 || v.get("dst") == 3 || v.get("byte_b") != 0 || v.flag("cc") {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let (src_signed, dst_signed, size) = (v.flag("src_signed"), v.flag("dst_signed"), v.get("dst"));
+                let b = self.reg(v.get("rb"));
+                let mut wide = self.un(if src_signed { UnOp::ExtendS } else { UnOp::ExtendU }, b);
+                let zero = self.const64(0);
+                if v.flag("abs_b") {
+                    let negative = self.cmp(Cmp::LtS, wide, zero);
+                    let negated = self.bin(BinOp::Sub, zero, wide);
+                    wide = self.select(negative, negated, wide);
+                }
+                if v.flag("neg_b") {
+                    wide = self.bin(BinOp::Sub, zero, wide);
+                }
+                let width = 8u32 << size;
+                let value = if v.flag("sat") {
+                    let (low, high) = if dst_signed {
+                        ((-(1i64 << (width - 1))) as u64, ((1i64 << (width - 1)) - 1) as u64)
+                    } else {
+                        (0, (1u64 << width) - 1)
+                    };
+                    let (low, high) = (self.const64(low), self.const64(high));
+                    // Signed comparisons on the 64-bit value (a 32-bit source never reaches the sign bit of 64).
+                    let below = self.cmp(Cmp::LtS, wide, low);
+                    let above = self.cmp(Cmp::GtS, wide, high);
+                    let clamped = self.select(above, high, wide);
+                    self.select(below, low, clamped)
+                } else {
+                    wide
+                };
+                let word = self.un(UnOp::Truncate, value);
+                let word = if width < 32 {
+                    let unused = self.const32(32 - width);
+                    let up = self.bin(BinOp::Shl, word, unused);
+                    self.bin(if dst_signed { BinOp::ShrS } else { BinOp::ShrU }, up, unused)
+                } else {
+                    word
+                };
+                self.set_reg(v.get("rd"), word);
+            }
             "F2F" => {
                 // FP32 to FP32 only: rounding to an integral value (.ROUND), or a copy with .FTZ/.SAT.
                 if v.get("src") != 2 || v.get("dst") != 2 {
@@ -869,6 +991,49 @@ impl Maxwell<'_, '_, '_> {
             _ => return self.unimplemented(v, format!("{opcode} ({})", Self::text(v))),
         }
         Ok(())
+    }
+
+    /// `.CC` on an instruction with a 32-bit result: the zero and sign flags of the result.
+    fn result_flags(&mut self, v: &View, value: Value) {
+        if v.flag("cc") {
+            let zero = self.const32(0);
+            let is_zero = self.cmp(Cmp::Eq, value, zero);
+            let negative = self.cmp(Cmp::LtS, value, zero);
+            let f = self.bool(false);
+            let flags = self.flags(is_zero, negative, f, f);
+            self.op(Op::SetCc(flags));
+        }
+    }
+
+    /// A condition-code test (the interpreter's `cc_holds`); `None` for the tests not implemented.
+    fn cc_holds(&mut self, cc: Value, test: u64) -> Option<Value> {
+        let zero = self.flag_set(cc, ZERO);
+        let sign = self.flag_set(cc, SIGN);
+        let carry = self.flag_set(cc, CARRY);
+        let overflow = self.flag_set(cc, OVERFLOW);
+        let less = self.cmp(Cmp::Ne, sign, overflow);
+        let t = self.bool(true);
+        let f = self.bool(false);
+        Some(match test {
+            0 => f,
+            1 => less,
+            2 => zero,
+            3 => self.select(less, t, zero),
+            4 => {
+                let either = self.select(less, t, zero);
+                self.un(UnOp::LogicalNot, either)
+            }
+            5 => self.un(UnOp::LogicalNot, zero),
+            6 => self.un(UnOp::LogicalNot, less),
+            15 => t,
+            16 => self.un(UnOp::LogicalNot, overflow),
+            17 => self.un(UnOp::LogicalNot, carry),
+            18 => self.un(UnOp::LogicalNot, sign),
+            21 => sign,
+            22 => carry,
+            23 => overflow,
+            _ => return None,
+        })
     }
 
     /// ISETP's comparison; with .X, of the high words with the borrow of the low words' subtraction from the
