@@ -367,6 +367,12 @@ impl Maxwell<'_, '_, '_> {
                 let ra = self.reg(v.get("ra"));
                 let base = self.const32(base);
                 let target = self.bin(BinOp::Add, ra, base);
+                // A bundle's start stands for its first instruction.
+                let (thirty_one, zero, eight) = (self.const32(31), self.const32(0), self.const32(8));
+                let within = self.bin(BinOp::And, target, thirty_one);
+                let at_start = self.cmp(Cmp::Eq, within, zero);
+                let skip = self.select(at_start, eight, zero);
+                let target = self.bin(BinOp::Add, target, skip);
                 let target = match guard {
                     Some(cond) => {
                         let fall_through = self.const32(next);
@@ -424,7 +430,7 @@ impl Maxwell<'_, '_, '_> {
     fn body(&mut self, v: &View) -> Result {
         let opcode = v.encoding.opcode;
         let writes_cc = v.flag("cc");
-        if writes_cc && !matches!(opcode, "IADD" | "IADD32I" | "ISCADD" | "FSET" | "ISET") {
+        if writes_cc && !matches!(opcode, "IADD" | "IADD32I" | "ISCADD" | "FSET" | "ISET" | "LEA") {
             return self.unimplemented(v, format!("{} writing the condition code", Self::text(v)));
         }
         match opcode {
