@@ -197,21 +197,6 @@ layout(set = 0, binding = 0) buffer Data { uint data[]; };
 void main() { data[gl_LocalInvocationIndex] += 1u; }
 "#;
 
-/// `module` with the result type of its first `OpIAdd` (opcode 128) replaced by the `OpIAdd`'s own result id.
-fn corrupt_type(module: &[u32]) -> Vec<u32> {
-    let mut module = module.to_vec();
-    let mut at = 5;
-    while at < module.len() {
-        let (count, opcode) = ((module[at] >> 16) as usize, module[at] & 0xffff);
-        if opcode == 128 {
-            module[at + 1] = module[at + 2];
-            return module;
-        }
-        at += count;
-    }
-    panic!("no OpIAdd in the module");
-}
-
 #[test]
 fn subgroup_size_32_runs_where_the_device_can_require_it() {
     let device = device();

@@ -87,6 +87,8 @@ pub enum UnOp {
     Trunc,
     /// Flushes an FP32 denormal to zero of the same sign.
     FlushDenormal,
+    /// An FP16 (low 16 bits) to FP32, exactly.
+    HalfToF32,
     IsNan,
 }
 
@@ -96,6 +98,17 @@ pub enum FArith {
     Add,
     Mul,
     Fma,
+}
+
+impl FArith {
+    /// The operation of a packed-half instruction: HADD2, HMUL2 or HFMA2.
+    pub fn of_half_opcode(opcode: &str) -> FArith {
+        match opcode {
+            "HADD2" => FArith::Add,
+            "HMUL2" => FArith::Mul,
+            _ => FArith::Fma,
+        }
+    }
 }
 
 /// Rounding modes, in the order of the instructions' rounding fields.
@@ -196,6 +209,11 @@ pub enum Op {
     /// FP32 arithmetic on the bits of U32 values, rounded once in the given mode (IEEE results: NVIDIA's NaN
     /// and flushing are the lowering's business).
     FArith(FArith, Round, [Value; 3]),
+    /// The same on FP16 values (low 16 bits of U32s), rounded to nearest even.
+    HalfArith(FArith, [Value; 3]),
+    /// FP32 to FP16 (low 16 bits), rounded in the mode (a NaN quieted, the top of its payload kept: NaN rules
+    /// are the lowering's).
+    F32ToHalf(Round, Value),
     /// A 32-bit word of a constant bank at a byte offset (U32, a multiple of 4).
     ConstantLoad {
         bank: u8,
@@ -235,7 +253,7 @@ impl Op {
             },
             Op::Select(_, a, _) => type_of(*a),
             Op::Convert(Conv::FToS64 | Conv::FToU64, _) => Type::U64,
-            Op::Convert(..) | Op::FArith(..) => Type::U32,
+            Op::Convert(..) | Op::FArith(..) | Op::HalfArith(..) | Op::F32ToHalf(..) => Type::U32,
         })
     }
 }

@@ -2,7 +2,7 @@
 //! and the operations whose meaning does not depend on the encoding (LOP3 tables, byte permutes, funnel
 //! shifts, NVIDIA's FP32 finishing rules, comparisons, MIN/MAX), each ISA's lowering (`sm86`, `sm5x`) builds on.
 
-use super::ir::{BinOp, Cmp, Conv, Op, Program, Stmt, Type, UnOp, Value};
+use super::ir::{BinOp, Cmp, Conv, FArith, Op, Program, Round, Stmt, Type, UnOp, Value};
 use crate::sass::text::View;
 
 pub(super) struct Lower<'k> {
@@ -504,5 +504,143 @@ impl Lower<'_> {
         let value = self.select(above, high_int, converted);
         let value = self.select(below, low_int, value);
         self.select(nan, nan_value, value)
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // FP16 pairs: each half a U32 holding 16 bits.
+
+    /// A pair source's halves (low, high) after its swizzle (0 H1_H0, 2 H0_H0, 3 H1_H1) and modifiers.
+    pub(super) fn half_pair(&mut self, value: Value, swizzle: u64, neg: bool, abs: bool) -> [Value; 2] {
+        let (mask, sixteen) = (self.const32(0xffff), self.const32(16));
+        let low = self.bin(BinOp::And, value, mask);
+        let high = self.bin(BinOp::ShrU, value, sixteen);
+        let pair = match swizzle {
+            2 => [low, low],
+            3 => [high, high],
+            _ => [low, high],
+        };
+        pair.map(|half| {
+            let half = if abs {
+                let magnitude = self.const32(0x7fff);
+                self.bin(BinOp::And, half, magnitude)
+            } else {
+                half
+            };
+            if neg {
+                let sign = self.const32(0x8000);
+                self.bin(BinOp::Xor, half, sign)
+            } else {
+                half
+            }
+        })
+    }
+
+    /// An FP16 denormal flushed to zero of the same sign.
+    pub(super) fn flush_half(&mut self, half: Value, ftz: bool) -> Value {
+        if !ftz {
+            return half;
+        }
+        let (exponent, sign, zero) = (self.const32(0x7c00), self.const32(0x8000), self.const32(0));
+        let bits = self.bin(BinOp::And, half, exponent);
+        let denormal = self.cmp(Cmp::Eq, bits, zero);
+        let signed_zero = self.bin(BinOp::And, half, sign);
+        self.select(denormal, signed_zero, half)
+    }
+
+    /// The operand pairs of HADD2, HMUL2 or HFMA2: a, b (a register or the ISA's two immediate halves) and c
+    /// (b again unless a fused multiply-add), each with its swizzle and modifiers.
+    pub(super) fn half_operands(&mut self, v: &View, opcode: &str, immediate: Option<[u32; 2]>) -> [[Value; 2]; 3] {
+        let a = self.reg(v.get("ra"));
+        let a = self.half_pair(a, v.get("swz_a"), v.flag("neg_a"), v.flag("abs_a"));
+        let b = match immediate {
+            Some(halves) => halves.map(|h| self.const32(h)),
+            None => {
+                let b = self.reg(v.get("rb"));
+                self.half_pair(b, v.get("swz_b"), v.flag("neg_b"), v.flag("abs_b"))
+            }
+        };
+        let c = if FArith::of_half_opcode(opcode) == FArith::Fma {
+            let c = self.reg(v.get("rc"));
+            self.half_pair(c, v.get("swz_c"), v.flag("neg_c"), v.flag("abs_c"))
+        } else {
+            b
+        };
+        [a, b, c]
+    }
+
+    /// The FP32 result of a half instruction's .F32 form: the low halves widened exactly, computed in FP32.
+    pub(super) fn half_arith_f32(&mut self, kind: FArith, halves: [Value; 3], ftz: bool, sat: bool) -> Value {
+        let operands = halves.map(|h| {
+            let h = self.flush_half(h, ftz);
+            self.un(UnOp::HalfToF32, h)
+        });
+        let result = self.op(Op::FArith(kind, Round::NearestEven, operands));
+        self.finish_float(result, ftz, sat)
+    }
+
+    /// A half's arithmetic, finished as NVIDIA does: the canonical NaN 0x7fff; .FTZ; .SAT and .RELU (negative
+    /// results, -0 and NaN to +0; .SAT also caps at 1.0).
+    pub(super) fn half_arith(&mut self, kind: FArith, operands: [Value; 3], ftz: bool, sat: bool, relu: bool) -> Value {
+        let operands = operands.map(|x| self.flush_half(x, ftz));
+        let result = self.op(Op::HalfArith(kind, operands));
+        let (magnitude_mask, infinity) = (self.const32(0x7fff), self.const32(0x7c00));
+        let magnitude = self.bin(BinOp::And, result, magnitude_mask);
+        let nan = self.cmp(Cmp::GtU, magnitude, infinity);
+        let canonical = self.const32(0x7fff);
+        let mut result = self.select(nan, canonical, result);
+        result = self.flush_half(result, ftz);
+        if sat || relu {
+            let (sign, zero) = (self.const32(0x8000), self.const32(0));
+            let sign_bit = self.bin(BinOp::And, result, sign);
+            let negative = self.cmp(Cmp::Ne, sign_bit, zero);
+            let t = self.bool(true);
+            let drop = self.select(nan, t, negative);
+            result = self.select(drop, zero, result);
+            if sat {
+                let one = self.const32(0x3c00);
+                let above = self.cmp(Cmp::GtU, result, one);
+                result = self.select(above, one, result);
+            }
+        }
+        result
+    }
+
+    /// Two halves packed into a word.
+    pub(super) fn pack_halves(&mut self, low: Value, high: Value) -> Value {
+        let sixteen = self.const32(16);
+        let high = self.bin(BinOp::Shl, high, sixteen);
+        self.bin(BinOp::Or, high, low)
+    }
+
+    /// A half comparison (the float comparison field), on the halves widened exactly to FP32.
+    pub(super) fn half_compare(&mut self, a: Value, b: Value, cmp: u64, ftz: bool) -> Value {
+        let (a, b) = (self.flush_half(a, ftz), self.flush_half(b, ftz));
+        let (a, b) = (self.un(UnOp::HalfToF32, a), self.un(UnOp::HalfToF32, b));
+        self.float_compare(a, b, cmp)
+    }
+
+    /// HSETP2 (the same fields in both ISAs): a comparison of each half, or of both together (.H_AND),
+    /// combined with a predicate into two.
+    pub(super) fn hsetp2(&mut self, v: &View) {
+        let a = self.reg(v.get("ra"));
+        let a = self.half_pair(a, v.get("swz_a"), v.flag("neg_a"), v.flag("abs_a"));
+        let b = self.reg(v.get("rb"));
+        let b = self.half_pair(b, v.get("swz_b"), v.flag("neg_b"), v.flag("abs_b"));
+        let (cmp, ftz) = (v.get("cmp"), v.flag("ftz"));
+        let low = self.half_compare(a[0], b[0], cmp, ftz);
+        let high = self.half_compare(a[1], b[1], cmp, ftz);
+        let (first, second) = if v.flag("h_and") {
+            let f = self.bool(false);
+            let both = self.select(low, high, f);
+            (both, self.un(UnOp::LogicalNot, both))
+        } else {
+            (low, high)
+        };
+        let ps = self.pred_src(v, "ps");
+        let op = v.get("bop");
+        let pd = self.boolean(op, first, ps);
+        let pq = self.boolean(op, second, ps);
+        self.set_pred(v.get("pd"), pd);
+        self.set_pred(v.get("pq"), pq);
     }
 }

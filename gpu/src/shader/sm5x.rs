@@ -107,7 +107,7 @@ impl Maxwell<'_, '_, '_> {
     /// its first instruction.
     fn target(v: &View) -> u32 {
         let target = (v.offset as i64 + 8 + v.signed("offset")) as u32;
-        if target % 32 == 0 { target + 8 } else { target }
+        if target.is_multiple_of(32) { target + 8 } else { target }
     }
 
     fn next_offset(&self, index: usize) -> u32 {
@@ -930,6 +930,74 @@ impl Maxwell<'_, '_, '_> {
                 };
                 self.set_reg(v.get("rd"), word);
             }
+            "F2F" if v.get("src") == 1 && v.get("dst") == 2 && !v.flag("round_int") && !v.flag("sat") => {
+                // FP16 (the half_b-th half) to FP32: exact; a NaN gives the canonical FP32 NaN.
+                let b = self.reg(v.get("rb"));
+                let half = self.half_pair(b, if v.flag("half_b") { 3 } else { 0 }, v.flag("neg_b"), v.flag("abs_b"))[0];
+                let half = self.flush_half(half, v.flag("ftz"));
+                let wide = self.un(UnOp::HalfToF32, half);
+                let value = self.finish_float(wide, v.flag("ftz"), false);
+                self.set_reg(v.get("rd"), value);
+            }
+            "F2F" if v.get("src") == 2 && v.get("dst") == 1 && !v.flag("round_int") && !v.flag("sat") => {
+                // FP32 to FP16 in the rounding mode; a NaN gives the canonical 0x7fff.
+                let b = self.reg(v.get("rb"));
+                let b = self.float_modifiers(b, v, "neg_b", "abs_b");
+                let b = self.flush(b, v.flag("ftz"));
+                let half = self.op(Op::F32ToHalf(Round::from_field(v.get("rnd")), b));
+                let half = self.flush_half(half, v.flag("ftz"));
+                let nan = self.un(UnOp::IsNan, b);
+                let canonical = self.const32(0x7fff);
+                let value = self.select(nan, canonical, half);
+                self.set_reg(v.get("rd"), value);
+            }
+            "F2F" if v.get("src") == 1 && v.get("dst") == 1 && !v.flag("round_int") && !v.flag("sat") => {
+                // FP16 to FP16: the half with its modifiers; a NaN gives the canonical 0x7fff.
+                let b = self.reg(v.get("rb"));
+                let half = self.half_pair(b, if v.flag("half_b") { 3 } else { 0 }, v.flag("neg_b"), v.flag("abs_b"))[0];
+                let half = self.flush_half(half, v.flag("ftz"));
+                let (magnitude_mask, infinity) = (self.const32(0x7fff), self.const32(0x7c00));
+                let magnitude = self.bin(BinOp::And, half, magnitude_mask);
+                let nan = self.cmp(Cmp::GtU, magnitude, infinity);
+                let value = self.select(nan, magnitude_mask, half);
+                self.set_reg(v.get("rd"), value);
+            }
+            "HADD2" | "HMUL2" | "HFMA2" => {
+                if [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) || v.get("fmz") > 1 {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                // Each 10-bit immediate is a sign and the top nine bits of an FP16 value.
+                let half = |raw: u64| ((raw >> 9) << 15 | (raw & 0x1ff) << 6) as u32;
+                let immediate = v.has("imm_lo").then(|| [half(v.get("imm_lo")), half(v.get("imm_hi"))]);
+                let [a, b, c] = self.half_operands(v, opcode, immediate);
+                let (ftz, sat) = (v.flag("ftz") || v.get("fmz") == 1, v.flag("sat"));
+                let (kind, rd) = (FArith::of_half_opcode(opcode), v.get("rd"));
+                let value = match v.get("out") {
+                    1 => self.half_arith_f32(kind, [a[0], b[0], c[0]], ftz, sat),
+                    out => {
+                        let low = self.half_arith(kind, [a[0], b[0], c[0]], ftz, sat, false);
+                        let high = self.half_arith(kind, [a[1], b[1], c[1]], ftz, sat, false);
+                        // MRG_H0 / MRG_H1: the low result into one half of the destination, the other kept.
+                        let old = self.reg(rd);
+                        let (low_mask, high_mask, sixteen) =
+                            (self.const32(0xffff), self.const32(0xffff_0000), self.const32(16));
+                        match out {
+                            2 => {
+                                let kept = self.bin(BinOp::And, old, high_mask);
+                                self.bin(BinOp::Or, kept, low)
+                            }
+                            3 => {
+                                let kept = self.bin(BinOp::And, old, low_mask);
+                                let moved = self.bin(BinOp::Shl, low, sixteen);
+                                self.bin(BinOp::Or, kept, moved)
+                            }
+                            _ => self.pack_halves(low, high),
+                        }
+                    }
+                };
+                self.set_reg(rd, value);
+            }
+            "HSETP2" => self.hsetp2(v),
             "F2F" => {
                 // FP32 to FP32 only: rounding to an integral value (.ROUND), or a copy with .FTZ/.SAT.
                 if v.get("src") != 2 || v.get("dst") != 2 {

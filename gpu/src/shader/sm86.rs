@@ -518,6 +518,40 @@ impl Lower<'_> {
                 let value = self.finish_float(result, ftz, v.flag("sat"));
                 self.set_reg(v.get("rd"), value);
             }
+            "HADD2" | "HMUL2" | "HFMA2" => {
+                if v.flag("bf16") || [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) {
+                    return self.unimplemented(v, format!("{opcode} with BF16 or an FP32 operand"));
+                }
+                let immediate = v.has("imm_lo").then(|| [v.get("imm_lo") as u32, v.get("imm_hi") as u32]);
+                let [a, b, c] = self.half_operands(v, opcode, immediate);
+                let (ftz, sat, relu) = (v.flag("ftz"), v.flag("sat"), v.flag("relu"));
+                let kind = FArith::of_half_opcode(opcode);
+                let value = if v.flag("f32") {
+                    self.half_arith_f32(kind, [a[0], b[0], c[0]], ftz, sat)
+                } else {
+                    let low = self.half_arith(kind, [a[0], b[0], c[0]], ftz, sat, relu);
+                    let high = self.half_arith(kind, [a[1], b[1], c[1]], ftz, sat, relu);
+                    self.pack_halves(low, high)
+                };
+                self.set_reg(v.get("rd"), value);
+            }
+            "HSETP2" => self.hsetp2(v),
+            "F2FP" => {
+                if v.flag("merge_c") || v.get("kind") != 0 {
+                    return self.unimplemented(v, "F2FP other than PACK_AB to FP16");
+                }
+                let round = Round::from_field(v.get("rnd"));
+                // Two FP32 to an FP16 pair: a in the high half, b in the low; a NaN gives the canonical 0x7fff.
+                let halves = [v.get("rb"), v.get("ra")].map(|r| {
+                    let x = self.reg(r);
+                    let nan = self.un(UnOp::IsNan, x);
+                    let half = self.op(Op::F32ToHalf(round, x));
+                    let canonical = self.const32(0x7fff);
+                    self.select(nan, canonical, half)
+                });
+                let value = self.pack_halves(halves[0], halves[1]);
+                self.set_reg(v.get("rd"), value);
+            }
             "FSET" => {
                 let ftz = v.flag("ftz");
                 let a = self.float_a(v);

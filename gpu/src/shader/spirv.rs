@@ -50,6 +50,30 @@ mod glsl {
     pub const FIND_U_MSB: u32 = 75;
 }
 
+/// A binary floating-point format narrower than FP64: FP32 or FP16 (bits in the low end of a U32).
+#[derive(Clone, Copy)]
+struct Format {
+    mantissa: u32,
+    exponent_bits: u32,
+}
+
+const F32: Format = Format { mantissa: 23, exponent_bits: 8 };
+const F16: Format = Format { mantissa: 10, exponent_bits: 5 };
+
+impl Format {
+    fn bias(self) -> u32 {
+        (1 << (self.exponent_bits - 1)) - 1
+    }
+
+    fn max_exponent(self) -> u32 {
+        (1 << self.exponent_bits) - 1
+    }
+
+    fn sign_bit(self) -> u32 {
+        self.mantissa + self.exponent_bits
+    }
+}
+
 /// The FP64 operations of the error-free transformations.
 #[derive(Clone, Copy)]
 enum FloatOp {
@@ -563,8 +587,17 @@ impl Emitter<'_> {
                 return Some(self.convert(*conv, x));
             }
             Op::FArith(kind, round, operands) => {
-                let [x, y, z] = operands.map(|x| v(self, &x));
-                return Some(self.float_arith(*kind, *round, x, y, z));
+                let operands = operands.map(|x| v(self, &x));
+                return Some(self.float_arith(*kind, *round, operands, F32));
+            }
+            Op::F32ToHalf(round, x) => {
+                let x = v(self, x);
+                let wide = self.widen(x);
+                return Some(self.narrow_format(wide, *round, F16));
+            }
+            Op::HalfArith(kind, operands) => {
+                let operands = operands.map(|x| v(self, &x));
+                return Some(self.float_arith(*kind, Round::NearestEven, operands, F16));
             }
             Op::ConstantLoad { bank, offset } => {
                 let offset = v(self, offset);
@@ -612,9 +645,10 @@ impl Emitter<'_> {
     /// roundings; SPIR-V has no per-instruction rounding mode). In FP64 the product of two FP32 is exact and
     /// the sum is made exact-or-odd (round to odd, from the error a two-sum gives); rounding that value to FP32
     /// in the wanted mode is then the correctly rounded result.
-    fn float_arith(&mut self, kind: FArith, round: Round, a: Word, b: Word, c: Word) -> Word {
+    fn float_arith(&mut self, kind: FArith, round: Round, operands: [Word; 3], format: Format) -> Word {
+        let [a, b, c] = operands;
         let (f64_, u64_, bool_) = (self.t.f64, self.t.u64, self.t.bool);
-        let widen = |e: &mut Self, x: Word| e.widen(x);
+        let widen = |e: &mut Self, x: Word| e.widen_format(x, format);
         let zero = self.b.constant_bit64(f64_, 0);
         let exact = match kind {
             FArith::Mul => {
@@ -668,7 +702,7 @@ impl Emitter<'_> {
                 value
             }
         };
-        self.narrow(exact, round)
+        self.narrow_format(exact, round, format)
     }
 
     /// An FP64 operation the driver must not rewrite (NoContraction: no fusing, no reassociation), as error-free
@@ -694,24 +728,31 @@ impl Emitter<'_> {
     }
 
     /// FP32 bits widened to FP64, exactly and without FP32 arithmetic (a host that flushes FP32 denormals, as
-    /// NVIDIA's Vulkan driver does, would flush them in a conversion): the fields are moved, and a denormal is
-    /// its mantissa times 2^-149, a normal FP64 number.
+    /// NVIDIA's Vulkan driver does, would flush them in a conversion).
     fn widen(&mut self, x: Word) -> Word {
+        self.widen_format(x, F32)
+    }
+
+    /// Bits of `format` widened to FP64 exactly: the fields are moved, and a denormal is its mantissa times the
+    /// smallest denormal, a normal FP64 number.
+    fn widen_format(&mut self, x: Word, format: Format) -> Word {
         let (u32_, u64_, f64_, bool_) = (self.t.u32, self.t.u64, self.t.f64, self.t.bool);
         let c32 = |e: &mut Self, v: u32| e.u32_const(v);
-        let (twenty_three, exponent_mask, mantissa_mask) = (c32(self, 23), c32(self, 0xff), c32(self, 0x7f_ffff));
-        let shifted = self.b.shift_right_logical(u32_, None, x, twenty_three).expect("in a block");
+        let (mantissa_bits, exponent_mask, mantissa_mask) =
+            (c32(self, format.mantissa), c32(self, format.max_exponent()), c32(self, (1 << format.mantissa) - 1));
+        let shifted = self.b.shift_right_logical(u32_, None, x, mantissa_bits).expect("in a block");
         let exponent = self.b.bitwise_and(u32_, None, shifted, exponent_mask).expect("in a block");
         let mantissa = self.b.bitwise_and(u32_, None, x, mantissa_mask).expect("in a block");
-        let sign_mask = c32(self, 0x8000_0000);
-        let sign = self.b.bitwise_and(u32_, None, x, sign_mask).expect("in a block");
+        let sign_shift = c32(self, format.sign_bit());
+        let sign = self.b.shift_right_logical(u32_, None, x, sign_shift).expect("in a block");
+        let one = c32(self, 1);
+        let sign = self.b.bitwise_and(u32_, None, sign, one).expect("in a block");
         let sign64 = self.b.u_convert(u64_, None, sign).expect("in a block");
-        let thirty_two = c32(self, 32);
-        let sign64 = self.b.shift_left_logical(u64_, None, sign64, thirty_two).expect("in a block");
-        // Normal and special (exponent 255 -> 2047) numbers: rebias the exponent, move the mantissa up.
-        let all_ones = c32(self, 0xff);
-        let special = self.b.i_equal(bool_, None, exponent, all_ones).expect("in a block");
-        let rebias = c32(self, 1023 - 127);
+        let sixty_three = c32(self, 63);
+        let sign64 = self.b.shift_left_logical(u64_, None, sign64, sixty_three).expect("in a block");
+        // Normal and special (all-ones exponent -> 2047) numbers: rebias the exponent, move the mantissa up.
+        let special = self.b.i_equal(bool_, None, exponent, exponent_mask).expect("in a block");
+        let rebias = c32(self, 1023 - format.bias());
         let rebiased = self.b.i_add(u32_, None, exponent, rebias).expect("in a block");
         let max_exponent = c32(self, 0x7ff);
         let exponent64 = self.b.select(u32_, None, special, max_exponent, rebiased).expect("in a block");
@@ -719,13 +760,14 @@ impl Emitter<'_> {
         let fifty_two = c32(self, 52);
         let exponent64 = self.b.shift_left_logical(u64_, None, exponent64, fifty_two).expect("in a block");
         let mantissa64 = self.b.u_convert(u64_, None, mantissa).expect("in a block");
-        let twenty_nine = c32(self, 29);
-        let mantissa64 = self.b.shift_left_logical(u64_, None, mantissa64, twenty_nine).expect("in a block");
+        let move_up = c32(self, 52 - format.mantissa);
+        let mantissa64 = self.b.shift_left_logical(u64_, None, mantissa64, move_up).expect("in a block");
         let magnitude = self.b.bitwise_or(u64_, None, exponent64, mantissa64).expect("in a block");
         let normal = self.b.bitwise_or(u64_, None, magnitude, sign64).expect("in a block");
         let normal = self.b.bitcast(f64_, None, normal).expect("in a block");
-        // Zero and denormals: mantissa * 2^-149, signed.
-        let scale = self.b.constant_bit64(f64_, 2f64.powi(-149).to_bits());
+        // Zero and denormals: mantissa times the smallest denormal, signed.
+        let smallest = 2f64.powi(1 - format.bias() as i32 - format.mantissa as i32);
+        let scale = self.b.constant_bit64(f64_, smallest.to_bits());
         let mantissa_value = self.b.convert_u_to_f(f64_, None, mantissa).expect("in a block");
         let scaled = self.exact_op(FloatOp::Mul, mantissa_value, scale);
         let scaled_bits = self.b.bitcast(u64_, None, scaled).expect("in a block");
@@ -740,6 +782,11 @@ impl Emitter<'_> {
     /// arithmetic (so denormal results survive a host that flushes FP32 denormals): the nearest even, then for
     /// the directed modes one unit toward the mode where the nearest went the other way.
     fn narrow(&mut self, x: Word, round: Round) -> Word {
+        self.narrow_format(x, round, F32)
+    }
+
+    /// The same for any narrower format (FP16 results in the low bits).
+    fn narrow_format(&mut self, x: Word, round: Round, format: Format) -> Word {
         let (u32_, u64_, bool_) = (self.t.u32, self.t.u64, self.t.bool);
         let c32 = |e: &mut Self, v: u32| e.u32_const(v);
         let c64 = |e: &mut Self, v: u64| e.b.constant_bit64(u64_, v);
@@ -748,8 +795,8 @@ impl Emitter<'_> {
         let (fifty_two, sixty_three) = (c32(self, 52), c32(self, 63));
         let sign = self.b.shift_right_logical(u64_, None, bits, sixty_three).expect("in a block");
         let sign = self.b.u_convert(u32_, None, sign).expect("in a block");
-        let thirty_one = c32(self, 31);
-        let sign = self.b.shift_left_logical(u32_, None, sign, thirty_one).expect("in a block");
+        let sign_shift = c32(self, format.sign_bit());
+        let sign = self.b.shift_left_logical(u32_, None, sign, sign_shift).expect("in a block");
         let exponent = self.b.shift_right_logical(u64_, None, bits, fifty_two).expect("in a block");
         let exponent = self.b.u_convert(u32_, None, exponent).expect("in a block");
         let exponent_mask = c32(self, 0x7ff);
@@ -758,8 +805,10 @@ impl Emitter<'_> {
         let mantissa = self.b.bitwise_and(u64_, None, bits, mantissa_mask).expect("in a block");
         let implicit = c64(self, 1 << 52);
         let significand = self.b.bitwise_or(u64_, None, mantissa, implicit).expect("in a block");
-        // Bits to drop: 29 for a normal FP32 result, more below 2^-126 (capped where all is sticky).
-        let (min_normal, twenty_nine, cap) = (c32(self, 1023 - 126), c32(self, 29), c32(self, 62));
+        // Bits to drop: 52 less the format's mantissa for a normal result, more below the smallest normal
+        // (capped where all is sticky).
+        let (min_normal, twenty_nine, cap) =
+            (c32(self, 1023 - (format.bias() - 1)), c32(self, 52 - format.mantissa), c32(self, 62));
         let below = self.b.u_less_than(bool_, None, exponent, min_normal).expect("in a block");
         let deficit = self.b.i_sub(u32_, None, min_normal, exponent).expect("in a block");
         let extra = self.b.select(u32_, None, below, deficit, zero32).expect("in a block");
@@ -788,15 +837,15 @@ impl Emitter<'_> {
         let rounded = self.b.select(u32_, None, round_up, bumped, kept).expect("in a block");
         // Normal results: the kept significand carries the implicit bit at 23, so adding (exponent - 1) << 23
         // places it (and a carry out of the significand moves into the exponent). Denormals: exponent field 0.
-        let rebias = c32(self, 1023 - 126);
+        let rebias = c32(self, 1023 - (format.bias() - 1));
         let field = self.b.i_sub(u32_, None, exponent, rebias).expect("in a block");
         let field = self.b.select(u32_, None, below, zero32, field).expect("in a block");
-        let twenty_three = c32(self, 23);
-        let field = self.b.shift_left_logical(u32_, None, field, twenty_three).expect("in a block");
+        let mantissa_bits = c32(self, format.mantissa);
+        let field = self.b.shift_left_logical(u32_, None, field, mantissa_bits).expect("in a block");
         let magnitude = self.b.i_add(u32_, None, field, rounded).expect("in a block");
         // Past the largest finite FP32: infinity (the directed step below brings RZ and friends back).
-        let infinity = c32(self, 0x7f80_0000);
-        let overflow_limit = c32(self, 1023 + 128);
+        let infinity = c32(self, format.max_exponent() << format.mantissa);
+        let overflow_limit = c32(self, 1023 + format.bias() + 1);
         let overflows = self.b.u_greater_than_equal(bool_, None, exponent, overflow_limit).expect("in a block");
         let big = self.b.u_greater_than_equal(bool_, None, magnitude, infinity).expect("in a block");
         let overflows = self.b.logical_or(bool_, None, overflows, big).expect("in a block");
@@ -808,7 +857,7 @@ impl Emitter<'_> {
         let special_input = self.b.i_equal(bool_, None, exponent, exponent_mask).expect("in a block");
         let nan = self.b.i_not_equal(bool_, None, mantissa, zero64).expect("in a block");
         let nan = self.b.logical_and(bool_, None, special_input, nan).expect("in a block");
-        let quiet_nan = c32(self, 0x7fc0_0000);
+        let quiet_nan = c32(self, format.max_exponent() << format.mantissa | 1 << (format.mantissa - 1));
         let special_value = self.b.select(u32_, None, nan, quiet_nan, infinity).expect("in a block");
         let special_value = self.b.bitwise_or(u32_, None, sign, special_value).expect("in a block");
         let nearest = self.b.select(u32_, None, special_input, special_value, nearest).expect("in a block");
@@ -966,6 +1015,10 @@ impl Emitter<'_> {
                 let denormal = self.b.i_equal(self.t.bool, None, bits, zero).expect("in a block");
                 let signed_zero = self.b.bitwise_and(self.t.u32, None, x, sign).expect("in a block");
                 self.b.select(self.t.u32, None, denormal, signed_zero, x).expect("in a block")
+            }
+            UnOp::HalfToF32 => {
+                let wide = self.widen_format(x, F16);
+                self.narrow(wide, Round::NearestEven)
             }
             UnOp::IsNan => {
                 let magnitude_mask = self.u32_const(0x7fff_ffff);

@@ -84,7 +84,7 @@ pub fn add32(a: u32, b: u32, mode: Mode) -> u32 {
 
 /// A product with `.FMZ`: zero when either factor is zero, whatever the other is.
 fn fmz_zero(a: Single, b: Single) -> Option<Single> {
-    (a.is_zero() || b.is_zero()).then(|| Single::ZERO)
+    (a.is_zero() || b.is_zero()).then_some(Single::ZERO)
 }
 
 /// `scale` multiplies the exact product by 2^scale before rounding (FMUL's `.D2`, `.M4`, ...).

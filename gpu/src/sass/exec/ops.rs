@@ -23,7 +23,7 @@ pub(super) struct Memories<'m> {
 
 impl Memories<'_> {
     pub(super) fn access(&self, space: &'static str, kind: &'static str, address: u64, size: usize) -> Result {
-        if address % size.min(16) as u64 != 0 {
+        if !address.is_multiple_of(size.min(16) as u64) {
             return Err(ExecError::Misaligned { isa: self.isa, space, address, size, offset: self.offset });
         }
         let end = address.checked_add(size as u64);
@@ -34,7 +34,7 @@ impl Memories<'_> {
     }
 
     pub(super) fn check_local(&self, local: &[u8], kind: &'static str, address: u64, size: usize) -> Result {
-        if address % size.min(16) as u64 != 0 {
+        if !address.is_multiple_of(size.min(16) as u64) {
             return Err(ExecError::Misaligned { isa: self.isa, space: "local", address, size, offset: self.offset });
         }
         if address.checked_add(size as u64).is_none_or(|end| end > local.len() as u64) {
@@ -83,7 +83,7 @@ impl Memories<'_> {
     }
 
     pub(super) fn global_load(&mut self, address: u64, size: usize) -> Result<u128> {
-        if address % size.min(16) as u64 != 0 {
+        if !address.is_multiple_of(size.min(16) as u64) {
             return Err(ExecError::Misaligned { isa: self.isa, space: "global", address, size, offset: self.offset });
         }
         let fault =
@@ -93,7 +93,7 @@ impl Memories<'_> {
     }
 
     pub(super) fn global_store(&mut self, address: u64, size: usize, value: u128) -> Result {
-        if address % size.min(16) as u64 != 0 {
+        if !address.is_multiple_of(size.min(16) as u64) {
             return Err(ExecError::Misaligned { isa: self.isa, space: "global", address, size, offset: self.offset });
         }
         let fault =

@@ -50,7 +50,7 @@ impl Program {
             .collect();
         let index_of: HashMap<usize, usize> = instructions.iter().enumerate().map(|(i, v)| (v.offset, i)).collect();
         // The entry is a bundle start or an instruction.
-        let entry_offset = if entry % 32 == 0 { entry + 8 } else { entry };
+        let entry_offset = if entry.is_multiple_of(32) { entry + 8 } else { entry };
         let entry = *index_of.get(&entry_offset).ok_or(ExecError::PcOutOfCode {
             isa: Isa::Sm5x,
             target: entry as i64,
@@ -1156,7 +1156,8 @@ fn convert_value(lane: &Lane, o: &Operands) -> u64 {
     // The source: a register pair for 64 bits, else the register's selected part.
     let raw = if src == 3 { lane.reg64(rb) } else { u64::from(lane.reg(rb)) };
     let float_source = matches!(opcode, "F2I" | "F2F");
-    let value = if float_source {
+
+    if float_source {
         let bits = if src == 1 { raw >> (16 * v.get("half_b")) & 0xffff } else { raw };
         let (sign, magnitude) = match src {
             1 => (1 << 15, (1u64 << 15) - 1),
@@ -1214,8 +1215,7 @@ fn convert_value(lane: &Lane, o: &Operands) -> u64 {
                 truncated
             }
         }
-    };
-    value
+    }
 }
 
 /// A condition-code test (the `cc_test` field): F, LT, EQ, LE, GT, NE, GE as signed comparisons of a

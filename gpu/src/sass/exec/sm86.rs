@@ -40,7 +40,7 @@ impl Program {
                 offset: instruction.offset,
             })
             .collect::<Vec<_>>();
-        if entry % INSTRUCTION_BYTES != 0 || entry / INSTRUCTION_BYTES >= instructions.len() {
+        if !entry.is_multiple_of(INSTRUCTION_BYTES) || entry / INSTRUCTION_BYTES >= instructions.len() {
             return Err(ExecError::PcOutOfCode { isa: Isa::Sm86, target: entry as i64, offset: entry });
         }
         Ok(Program { instructions, entry: entry / INSTRUCTION_BYTES })
