@@ -6,7 +6,9 @@
 
 pub mod kernel;
 pub mod linux;
+pub mod ipc;
 pub mod loader;
 pub mod placement;
 pub mod program;
 pub mod report;
+pub mod service;

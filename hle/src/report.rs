@@ -42,6 +42,12 @@ pub enum StopReason {
     Deadlock(&'static str),
     /// Every Horizon thread waits and no timer is pending: what each one waits for.
     AllThreadsBlocked(Vec<String>),
+    /// A service command (or a whole service) Tandem does not implement yet.
+    UnimplementedService {
+        interface: &'static str,
+        command_id: u32,
+        what: Option<String>,
+    },
 }
 
 /// A stopped program: everything needed to find the instruction that stopped it.
@@ -108,6 +114,13 @@ impl fmt::Display for StopReason {
                 }
                 Ok(())
             }
+            StopReason::UnimplementedService { interface, command_id, what } => {
+                write!(f, "service `{interface}` command {command_id} is not implemented by Tandem yet")?;
+                match what {
+                    Some(what) => write!(f, ": {what}"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }
@@ -118,7 +131,9 @@ impl StopReason {
         match self {
             StopReason::Break { .. } => "the guest itself gave up; its debug output above usually says why",
             StopReason::Brk(_) => "the guest hit a breakpoint or a compiler trap (__builtin_trap)",
-            StopReason::Undefined(UndefinedReason::NotImplemented(_)) | StopReason::UnhandledSvc(_) => {
+            StopReason::Undefined(UndefinedReason::NotImplemented(_))
+            | StopReason::UnhandledSvc(_)
+            | StopReason::UnimplementedService { .. } => {
                 "this is a gap in Tandem, not in the program: please report it with this output"
             }
             StopReason::Undefined(_) | StopReason::MemoryFault(_) => {

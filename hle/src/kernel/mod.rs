@@ -41,7 +41,9 @@ use address_space::{Block, CODE_BASE, MemoryMap, MemoryState, STACK_REGION, TLS_
 use handle_table::HandleTable;
 use scheduler::Scheduler;
 use sha2::{Digest, Sha256};
+use crate::service::{Sessions, System};
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 use svc::KernelResult;
 use tandem_reference::engine::{Engine, Exit, GuestClock, INSTRUCTIONS_PER_TICK};
 use tandem_reference::memory::{GuestMemory, MapError, PAGE_SIZE, Perm};
@@ -134,6 +136,8 @@ enum KernelObject {
     WritableEvent(u64),
     /// The readable side (WaitSynchronization, ClearEvent, ResetSignal).
     ReadableEvent(u64),
+    /// The client side of a session to a host service (SendSyncRequest).
+    Session(u64),
 }
 
 /// An event (CreateEvent): one signalled flag, two kinds of handles.
@@ -191,6 +195,10 @@ pub struct Kernel {
     /// The core running and the thread whose instructions or SVC are being handled.
     current: Option<(usize, ThreadId)>,
     output: OutputSink,
+    /// Sessions to host services, by the id a [`KernelObject::Session`] holds.
+    sessions: Sessions,
+    /// What the services report about the console.
+    system: Rc<System>,
 }
 
 impl Kernel {
@@ -281,6 +289,8 @@ impl Kernel {
             max_instructions: None,
             current: None,
             output,
+            sessions: Sessions::default(),
+            system: Rc::new(System::default()),
         };
         let entry = kernel.modules.first().map_or(CODE_BASE, |m| m.base)
             + program.modules.first().map_or(0, Module::entry_offset);

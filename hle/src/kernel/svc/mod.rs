@@ -6,6 +6,7 @@
 //! then the outputs in X1, X2... A handler that blocks the thread leaves its registers alone; the end of the wait
 //! writes them.
 
+mod ipc;
 mod lock;
 mod memory;
 mod sync;
@@ -41,9 +42,11 @@ pub enum KernelResult {
     Cancelled = 118 << 9 | 1,
     OutOfRange = 119 << 9 | 1,
     InvalidEnumValue = 120 << 9 | 1,
+    NotFound = 121 << 9 | 1,
     Busy = 122 << 9 | 1,
     InvalidState = 125 << 9 | 1,
     LimitReached = 132 << 9 | 1,
+    MessageTooLarge = 260 << 9 | 1,
 }
 
 /// What a handler leaves for the calling thread.
@@ -201,6 +204,9 @@ impl Kernel {
             0x1b => self.arbitrate_unlock().into(),
             0x1c => self.wait_process_wide_key_atomic().into(),
             0x1d => self.signal_process_wide_key(),
+            0x1f => self.connect_to_named_port().into(),
+            0x21 => self.send_sync_request(),
+            0x22 => self.send_sync_request_with_user_buffer(),
             0x1e => {
                 let tick = self.tick();
                 self.cpu().x[0] = tick;

@@ -11,12 +11,19 @@ const MAX_WAIT_HANDLES: i32 = 0x40;
 impl Kernel {
     /// CloseHandle(handle). Pseudo-handles cannot be closed.
     pub(super) fn close_handle(&mut self) -> Result<(), KernelResult> {
-        match self.handles.remove(self.arg32(0)).ok_or(KernelResult::InvalidHandle)? {
+        let object = self.handles.remove(self.arg32(0)).ok_or(KernelResult::InvalidHandle)?;
+        self.release(object);
+        Ok(())
+    }
+
+    /// A handle to `object` is gone (closed, or moved to a server that drops it).
+    pub(super) fn release(&mut self, object: KernelObject) {
+        match object {
             KernelObject::Thread(id) => self.release_thread(id),
             KernelObject::WritableEvent(id) => self.release_event(id, true),
             KernelObject::ReadableEvent(id) => self.release_event(id, false),
+            KernelObject::Session(id) => self.sessions.close(id),
         }
-        Ok(())
     }
 
     /// CreateEvent() -> (result, writable handle, readable handle).

@@ -1,0 +1,169 @@
+//! IPC SVCs: named ports, and synchronous requests on sessions to the host's services ([`crate::service`]).
+//!
+//! The kernel's part of a request is Horizon's: it reads the message (from the thread's message buffer or a user
+//! buffer), refuses one whose parts do not fit (MessageTooLarge), checks that every buffer the message names is
+//! mapped as its direction needs (InvalidCurrentMemory) and that every handle it passes is valid (InvalidHandle),
+//! moves moved handles out of the client's table, then lets the session answer and writes the reply over the
+//! request, with the new sessions the reply carries turned into handles.
+
+use super::super::{Kernel, KernelObject, StopReason};
+use super::{KernelResult, Svc};
+use crate::ipc::cmif;
+use crate::ipc::hipc::{MESSAGE_BUFFER_SIZE, Message, ReceiveList};
+use crate::kernel::handle_table::{CURRENT_PROCESS, CURRENT_THREAD};
+use crate::service::{Failure, open_named_port};
+use tandem_reference::memory::{Access, PAGE_SIZE};
+
+/// A port name: at most 11 characters and the NUL.
+const PORT_NAME_SIZE: usize = 12;
+/// The most of a user message buffer a message can reach: HIPC's counts and offsets stop below this.
+const MAX_MESSAGE_SIZE: u64 = 0x3000;
+
+impl Kernel {
+    /// ConnectToNamedPort(name) -> (result, session handle).
+    pub(super) fn connect_to_named_port(&mut self) -> Result<(), KernelResult> {
+        let address = self.arg(1);
+        let mut name = Vec::with_capacity(PORT_NAME_SIZE);
+        // Byte by byte up to the NUL, as Horizon copies the string: a short name at the end of a page is fine.
+        for offset in 0..PORT_NAME_SIZE as u64 {
+            let mut byte = [0u8];
+            let at = address.checked_add(offset).ok_or(KernelResult::InvalidPointer)?;
+            self.memory.read(at, &mut byte).map_err(|_| KernelResult::InvalidPointer)?;
+            if byte[0] == 0 {
+                break;
+            }
+            name.push(byte[0]);
+        }
+        if name.len() == PORT_NAME_SIZE {
+            return Err(KernelResult::OutOfRange);
+        }
+        let name = String::from_utf8_lossy(&name);
+        let object = open_named_port(&name, &self.system).ok_or(KernelResult::NotFound)?;
+        let session = self.sessions.open(object);
+        let Some(handle) = self.handles.add(KernelObject::Session(session)) else {
+            self.sessions.close(session);
+            return Err(KernelResult::OutOfHandles);
+        };
+        tracing::debug!(target: "tandem::ipc", port = %name, handle = format_args!("{handle:#x}"), "connected");
+        self.set_output(1, u64::from(handle));
+        Ok(())
+    }
+
+    /// SendSyncRequest(session handle): the message in the thread's message buffer.
+    pub(super) fn send_sync_request(&mut self) -> Svc {
+        let tls = self.threads[&self.current_thread()].tls;
+        self.request(self.arg32(0), tls, MESSAGE_BUFFER_SIZE as u64)
+    }
+
+    /// SendSyncRequestWithUserBuffer(buffer, size, session handle): the message in a page-aligned buffer of the
+    /// program's.
+    pub(super) fn send_sync_request_with_user_buffer(&mut self) -> Svc {
+        let (address, size) = (self.arg(0), self.arg(1));
+        if address % PAGE_SIZE != 0 {
+            return Svc::Return(KernelResult::InvalidAddress);
+        }
+        if size == 0 || size % PAGE_SIZE != 0 {
+            return Svc::Return(KernelResult::InvalidSize);
+        }
+        if address.checked_add(size).is_none() {
+            return Svc::Return(KernelResult::InvalidCurrentMemory);
+        }
+        self.request(self.arg32(2), address, size)
+    }
+
+    fn request(&mut self, handle: u32, address: u64, size: u64) -> Svc {
+        let Some(KernelObject::Session(session)) = self.handles.get(handle) else {
+            return Svc::Return(KernelResult::InvalidHandle);
+        };
+        let mut buffer = vec![0u8; size.min(MAX_MESSAGE_SIZE) as usize];
+        if self.memory.read(address, &mut buffer).is_err() {
+            return Svc::Return(KernelResult::InvalidCurrentMemory);
+        }
+        let message = match Message::parse(&buffer) {
+            Ok(message) => message,
+            Err(error) => {
+                tracing::debug!(target: "tandem::ipc", %error, "message refused");
+                return Svc::Return(KernelResult::MessageTooLarge);
+            }
+        };
+        if let Err(result) = self.check_message_memory(&message).and_then(|()| self.take_handles(&message)) {
+            return Svc::Return(result);
+        }
+        let dispatched = match self.sessions.dispatch(session, &buffer, &message, &self.memory) {
+            Ok(dispatched) => dispatched,
+            Err(Failure::Result(result)) => unreachable!("sessions answer results in the reply ({result})"),
+            Err(Failure::Unimplemented { interface, command_id, what }) => {
+                return Svc::End(self.stop_at_svc(StopReason::UnimplementedService { interface, command_id, what }));
+            }
+        };
+        let Some(mut reply) = dispatched.reply else {
+            // Close: the session serves nothing more; there is no reply.
+            return Svc::Return(KernelResult::Success);
+        };
+        for &session in &dispatched.new_sessions {
+            match self.handles.add(KernelObject::Session(session)) {
+                Some(handle) => reply.move_handles.push(handle),
+                None => {
+                    // The table is full: the new sessions die with the reply.
+                    for &handle in &reply.move_handles {
+                        self.handles.remove(handle);
+                    }
+                    for &session in &dispatched.new_sessions {
+                        self.sessions.close(session);
+                    }
+                    return Svc::Return(KernelResult::OutOfHandles);
+                }
+            }
+        }
+        match cmif::write_reply(dispatched.kind, dispatched.is_domain, &reply, &mut buffer) {
+            Ok(length) if self.memory.write(address, &buffer[..length]).is_ok() => Svc::Return(KernelResult::Success),
+            Ok(_) => Svc::Return(KernelResult::InvalidCurrentMemory),
+            Err(error) => {
+                tracing::warn!(target: "tandem::ipc", %error, "a reply did not fit the client's message buffer");
+                Svc::Return(KernelResult::MessageTooLarge)
+            }
+        }
+    }
+
+    /// Every buffer a message names must be mapped for its direction: sends and pointers readable, receives and
+    /// receive-list entries writable, exchanges both.
+    fn check_message_memory(&self, message: &Message) -> Result<(), KernelResult> {
+        let receive_entries = match &message.receive_list {
+            ReceiveList::Entries(entries) => entries.iter().map(|e| (e.address, u64::from(e.size))).collect(),
+            ReceiveList::None | ReceiveList::MessageBuffer => Vec::new(),
+        };
+        let regions = message
+            .statics
+            .iter()
+            .map(|s| (s.address, u64::from(s.size), &[Access::Read][..]))
+            .chain(message.sends.iter().map(|b| (b.address, b.size, &[Access::Read][..])))
+            .chain(message.receives.iter().map(|b| (b.address, b.size, &[Access::Write][..])))
+            .chain(message.exchanges.iter().map(|b| (b.address, b.size, &[Access::Read, Access::Write][..])))
+            .chain(receive_entries.into_iter().map(|(address, size)| (address, size, &[Access::Write][..])));
+        for (address, size, accesses) in regions {
+            for &access in accesses {
+                if size > 0 && self.memory.check(address, size, access).is_err() {
+                    return Err(KernelResult::InvalidCurrentMemory);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the handles a message passes; moved ones leave the client's table. (No host service takes handles
+    /// yet, so the server side drops them.)
+    fn take_handles(&mut self, message: &Message) -> Result<(), KernelResult> {
+        let valid = |handle: u32| self.handles.get(handle).is_some();
+        let copies_valid =
+            message.copy_handles.iter().all(|&h| h == CURRENT_PROCESS || h == CURRENT_THREAD || valid(h));
+        if !copies_valid || !message.move_handles.iter().all(|&h| valid(h)) {
+            return Err(KernelResult::InvalidHandle);
+        }
+        for &handle in &message.move_handles {
+            if let Some(object) = self.handles.remove(handle) {
+                self.release(object);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,314 @@
+//! Horizon's services, implemented on the host (HLE): the session layer the kernel hands IPC messages to, and the
+//! services themselves, one module each.
+//!
+//! A service is an [`Interface`]: a name and a table of [`Command`]s, each declaring its id, its raw input size,
+//! whether it takes the client's process id, and its buffers. [`Call::prepare`] checks a request against that
+//! declaration before the command runs, so a command's code reads only arguments and buffers that are there;
+//! adding a service is writing the table and the commands.
+//!
+//! A command that is not in a table stops the run ([`Failure::Unimplemented`]): the report names the service, the
+//! command id and the caller's PC. Horizon answers a command id that does not exist with
+//! [`sf::UNKNOWN_COMMAND_ID`], but Tandem cannot tell a command Horizon lacks from one Tandem lacks, and a silent
+//! error result would hide the second kind.
+
+pub mod lm;
+mod session;
+pub mod set;
+pub mod sm;
+
+pub use session::{Dispatched, Sessions};
+
+use crate::ipc::hipc::{Buffer as MapAlias, Message, ReceiveEntry, ReceiveList, Static};
+use crate::ipc::{ResultCode, sf};
+use std::cell::RefCell;
+use std::rc::Rc;
+use tandem_reference::memory::GuestMemory;
+
+/// An object a session (or a domain entry) serves.
+pub type SharedObject = Rc<RefCell<dyn Object>>;
+
+/// How a buffer reaches the server (libnx's `SfBufferAttr`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BufferKind {
+    /// Type 0x5: an A descriptor, read in place.
+    InMapAlias,
+    /// Type 0x6: a B descriptor, written in place.
+    OutMapAlias,
+    /// Type 0x9 (0x19 fixed size): an X descriptor, copied to the server.
+    InPointer,
+    /// Type 0xA (0x1A fixed size): a C receive-list entry the server's reply fills.
+    OutPointer,
+    /// Type 0x21: an A and an X descriptor; the client fills one of them.
+    InAutoSelect,
+    /// Type 0x22: a B descriptor and a C entry; the client gives one of them.
+    OutAutoSelect,
+}
+
+/// One command of an interface, declared.
+pub struct Command<S> {
+    pub id: u32,
+    pub name: &'static str,
+    /// Bytes of raw arguments the command reads.
+    pub input: usize,
+    /// The command takes the client's process id (the special header's PID).
+    pub pid: bool,
+    pub buffers: &'static [BufferKind],
+    pub run: fn(&mut S, &mut Call) -> Result<(), Failure>,
+}
+
+impl<S> Command<S> {
+    /// A command with no arguments, process id or buffers.
+    pub const fn new(id: u32, name: &'static str, run: fn(&mut S, &mut Call) -> Result<(), Failure>) -> Command<S> {
+        Command { id, name, input: 0, pid: false, buffers: &[], run }
+    }
+
+    pub const fn input(self, bytes: usize) -> Command<S> {
+        Command { input: bytes, ..self }
+    }
+
+    pub const fn pid(self) -> Command<S> {
+        Command { pid: true, ..self }
+    }
+
+    pub const fn buffers(self, buffers: &'static [BufferKind]) -> Command<S> {
+        Command { buffers, ..self }
+    }
+}
+
+/// A service interface: its name and its command table.
+pub trait Interface: Sized + 'static {
+    const NAME: &'static str;
+    /// What QueryPointerBufferSize answers: the room for pointer (X) data in the server.
+    const POINTER_BUFFER_SIZE: u16 = 0x500;
+    const COMMANDS: &'static [Command<Self>];
+}
+
+/// What the session layer needs of an interface (implemented for every [`Interface`]).
+pub trait Object {
+    fn interface_name(&self) -> &'static str;
+    fn pointer_buffer_size(&self) -> u16;
+    fn handle(&mut self, command_id: u32, call: &mut Call) -> Result<(), Failure>;
+}
+
+impl<T: Interface> Object for T {
+    fn interface_name(&self) -> &'static str {
+        T::NAME
+    }
+
+    fn pointer_buffer_size(&self) -> u16 {
+        T::POINTER_BUFFER_SIZE
+    }
+
+    fn handle(&mut self, command_id: u32, call: &mut Call) -> Result<(), Failure> {
+        let Some(command) = T::COMMANDS.iter().find(|command| command.id == command_id) else {
+            return Err(Failure::Unimplemented { interface: T::NAME, command_id, what: None });
+        };
+        tracing::debug!(target: "tandem::ipc", "{}::{} ({command_id})", T::NAME, command.name);
+        call.prepare(command.input, command.pid, command.buffers)?;
+        (command.run)(self, call)
+    }
+}
+
+/// Why a command did not complete normally.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Failure {
+    /// Horizon's answer: the result code goes back to the client.
+    Result(ResultCode),
+    /// Tandem does not implement this: the run stops with a report.
+    Unimplemented { interface: &'static str, command_id: u32, what: Option<String> },
+}
+
+impl From<ResultCode> for Failure {
+    fn from(result: ResultCode) -> Failure {
+        Failure::Result(result)
+    }
+}
+
+/// A buffer a command was given: where it is in the client's memory, and how its data travels.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct GuestBuffer {
+    pub address: u64,
+    pub size: u64,
+    /// Written through the receive list (the reply then carries a pointer descriptor with this index).
+    pub pointer_reply: Option<u8>,
+}
+
+/// One command's run: its arguments and buffers in, its outputs out.
+pub struct Call<'a> {
+    pub memory: &'a GuestMemory,
+    message: &'a Message,
+    arguments: &'a [u8],
+    /// The client's process id, when the command takes it.
+    pub pid: u64,
+    buffers: Vec<GuestBuffer>,
+    /// The raw outputs, in order.
+    pub output: Vec<u8>,
+    /// Objects the command makes (each becomes a moved session handle, or a domain object id).
+    pub new_objects: Vec<SharedObject>,
+    /// Pointer replies written so far.
+    pub statics: Vec<Static>,
+}
+
+impl<'a> Call<'a> {
+    pub fn new(memory: &'a GuestMemory, message: &'a Message, arguments: &'a [u8]) -> Call<'a> {
+        Call {
+            memory,
+            message,
+            arguments,
+            pid: 0,
+            buffers: Vec::new(),
+            output: Vec::new(),
+            new_objects: Vec::new(),
+            statics: Vec::new(),
+        }
+    }
+
+    /// Checks the request against a command's declaration and takes its buffers, in declaration order: the n-th
+    /// map-alias buffer of a direction is the n-th A (or B) descriptor, the n-th pointer buffer the n-th X
+    /// descriptor (or receive-list entry).
+    fn prepare(&mut self, input: usize, pid: bool, kinds: &[BufferKind]) -> Result<(), Failure> {
+        if self.arguments.len() < input {
+            return Err(sf::INVALID_HEADER_SIZE.into());
+        }
+        if pid {
+            self.pid = self.message.pid.ok_or(Failure::Result(sf::INVALID_HEADER_SIZE))?;
+        }
+        let receive_entries: &[ReceiveEntry] = match &self.message.receive_list {
+            ReceiveList::Entries(entries) => entries,
+            ReceiveList::None | ReceiveList::MessageBuffer => &[],
+        };
+        let (mut sends, mut receives, mut statics, mut entries) = (0, 0, 0, 0);
+        let map_alias = |list: &[MapAlias], next: &mut usize| {
+            let buffer = list.get(*next).copied();
+            *next += 1;
+            buffer.map(|b| GuestBuffer { address: b.address, size: b.size, pointer_reply: None })
+        };
+        let pointer_in = |next: &mut usize| {
+            let buffer = self.message.statics.get(*next).copied();
+            *next += 1;
+            buffer.map(|s| GuestBuffer { address: s.address, size: u64::from(s.size), pointer_reply: None })
+        };
+        let pointer_out = |next: &mut usize| {
+            let entry = receive_entries.get(*next).copied();
+            let index = *next as u8;
+            *next += 1;
+            entry.map(|e| GuestBuffer { address: e.address, size: u64::from(e.size), pointer_reply: Some(index) })
+        };
+        let mut buffers = Vec::with_capacity(kinds.len());
+        for &kind in kinds {
+            let buffer = match kind {
+                BufferKind::InMapAlias => map_alias(&self.message.sends, &mut sends),
+                BufferKind::OutMapAlias => map_alias(&self.message.receives, &mut receives),
+                BufferKind::InPointer => pointer_in(&mut statics),
+                BufferKind::OutPointer => pointer_out(&mut entries),
+                BufferKind::InAutoSelect => {
+                    let (a, x) = (map_alias(&self.message.sends, &mut sends), pointer_in(&mut statics));
+                    choose(a, x)
+                }
+                BufferKind::OutAutoSelect => {
+                    let (b, c) = (map_alias(&self.message.receives, &mut receives), pointer_out(&mut entries));
+                    choose(b, c)
+                }
+            };
+            buffers.push(buffer.ok_or(Failure::Result(sf::INVALID_HEADER_SIZE))?);
+        }
+        if sends != self.message.sends.len() || receives != self.message.receives.len() {
+            return Err(sf::INVALID_HEADER_SIZE.into());
+        }
+        self.buffers = buffers;
+        Ok(())
+    }
+
+    fn argument_bytes<const N: usize>(&self, offset: usize) -> [u8; N] {
+        self.arguments[offset..offset + N].try_into().expect("prepare checked the declared input size")
+    }
+
+    /// The 32-bit argument at `offset` (within the declared input).
+    pub fn u32(&self, offset: usize) -> u32 {
+        u32::from_le_bytes(self.argument_bytes(offset))
+    }
+
+    /// The 64-bit argument at `offset` (within the declared input).
+    pub fn u64(&self, offset: usize) -> u64 {
+        u64::from_le_bytes(self.argument_bytes(offset))
+    }
+
+    pub fn push_u32(&mut self, value: u32) {
+        self.output.extend_from_slice(&value.to_le_bytes());
+    }
+
+    pub fn push_u64(&mut self, value: u64) {
+        self.output.extend_from_slice(&value.to_le_bytes());
+    }
+
+    /// The `n`-th declared buffer.
+    pub fn buffer(&self, n: usize) -> GuestBuffer {
+        self.buffers[n]
+    }
+
+    /// The contents of the `n`-th declared buffer.
+    pub fn read_buffer(&self, n: usize) -> Result<Vec<u8>, Failure> {
+        let buffer = self.buffers[n];
+        let mut bytes = vec![0; buffer.size as usize];
+        self.memory.read(buffer.address, &mut bytes).map_err(|_| Failure::Result(INVALID_CURRENT_MEMORY))?;
+        Ok(bytes)
+    }
+
+    /// Writes `data` to the start of the `n`-th declared buffer, cut to its size; returns the bytes written.
+    pub fn write_buffer(&mut self, n: usize, data: &[u8]) -> Result<usize, Failure> {
+        let buffer = self.buffers[n];
+        let length = data.len().min(buffer.size as usize);
+        self.memory.write(buffer.address, &data[..length]).map_err(|_| Failure::Result(INVALID_CURRENT_MEMORY))?;
+        if let Some(index) = buffer.pointer_reply {
+            self.statics.push(Static { index, address: buffer.address, size: length as u16 });
+        }
+        Ok(length)
+    }
+}
+
+/// The kernel's InvalidCurrentMemory: a buffer the client named is not mapped as it must be.
+pub const INVALID_CURRENT_MEMORY: ResultCode = ResultCode::new(1, 106);
+
+/// An auto-select buffer: the one of the pair the client filled (a non-empty map-alias buffer wins).
+fn choose(map_alias: Option<GuestBuffer>, pointer: Option<GuestBuffer>) -> Option<GuestBuffer> {
+    match (map_alias, pointer) {
+        (Some(a), Some(p)) => Some(if a.size > 0 || p.size == 0 { a } else { p }),
+        (a, p) => a.or(p),
+    }
+}
+
+/// What the services report about the console: the settings a program reads at start.
+#[derive(Clone, Debug)]
+pub struct System {
+    /// An index into [`set::LANGUAGES`].
+    pub language: usize,
+    /// Horizon's region code: 0 Japan, 1 USA, 2 Europe, 3 Australia, 4 Hong Kong/Taiwan/Korea, 5 China.
+    pub region: i32,
+    pub firmware: set::FirmwareVersion,
+}
+
+impl Default for System {
+    /// American English on a USA console with firmware 18.1.0.
+    fn default() -> System {
+        System { language: 1, region: 1, firmware: set::FirmwareVersion::new(18, 1, 0) }
+    }
+}
+
+/// A new object of the service `name`, or `None` where Tandem has no such service.
+pub fn open_service(name: &str, system: &Rc<System>) -> Option<SharedObject> {
+    let object: SharedObject = match name {
+        "set" => Rc::new(RefCell::new(set::Settings::new(system.clone()))),
+        "set:sys" => Rc::new(RefCell::new(set::SystemSettings::new(system.clone()))),
+        "lm" => Rc::new(RefCell::new(lm::LogService)),
+        _ => return None,
+    };
+    Some(object)
+}
+
+/// The object behind the named port `name` (ConnectToNamedPort), or `None` where there is no such port.
+pub fn open_named_port(name: &str, system: &Rc<System>) -> Option<SharedObject> {
+    match name {
+        "sm:" => Some(Rc::new(RefCell::new(sm::ServiceManager::new(system.clone())))),
+        _ => None,
+    }
+}

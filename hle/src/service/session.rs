@@ -1,0 +1,190 @@
+//! Sessions to host services: each one serves an object, or (once converted) a domain of objects addressed by id.
+//! Control messages (domains, clones, the pointer buffer size) are answered here; requests go to the object.
+
+use super::{Call, Failure, SharedObject};
+use crate::ipc::cmif::{self, DomainAction, Kind, Reply};
+use crate::ipc::hipc::Message;
+use crate::ipc::{ResultCode, hipc_result, sf};
+use std::collections::BTreeMap;
+use tandem_reference::memory::GuestMemory;
+
+/// Objects one domain may hold (Horizon's limit is per server; this one is per domain).
+const MAX_DOMAIN_OBJECTS: usize = 64;
+/// The id ConvertCurrentObjectToDomain gives the session's own object.
+const FIRST_DOMAIN_OBJECT: u32 = 1;
+
+enum Session {
+    Object(SharedObject),
+    Domain(Domain),
+    /// The client sent Close; its handle stays until CloseHandle, but serves nothing.
+    Closed,
+}
+
+struct Domain {
+    objects: BTreeMap<u32, SharedObject>,
+    next_id: u32,
+    /// The server's, from the object the session served before it became a domain.
+    pointer_buffer_size: u16,
+}
+
+impl Domain {
+    fn add(&mut self, object: SharedObject) -> Result<u32, ResultCode> {
+        if self.objects.len() >= MAX_DOMAIN_OBJECTS {
+            return Err(sf::OUT_OF_DOMAIN_ENTRIES);
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.objects.insert(id, object);
+        Ok(id)
+    }
+}
+
+/// What a message did, for the kernel to finish: the reply to write (none after Close), and the new sessions to
+/// give the client as moved handles, in order.
+pub struct Dispatched {
+    pub kind: Kind,
+    pub is_domain: bool,
+    pub reply: Option<Reply>,
+    pub new_sessions: Vec<u64>,
+}
+
+/// All sessions to host services, by id (the kernel's handles name these ids).
+#[derive(Default)]
+pub struct Sessions {
+    sessions: BTreeMap<u64, Session>,
+    next_id: u64,
+}
+
+impl Sessions {
+    /// A new session serving `object`.
+    pub fn open(&mut self, object: SharedObject) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.sessions.insert(id, Session::Object(object));
+        id
+    }
+
+    /// The client's handle is gone.
+    pub fn close(&mut self, id: u64) {
+        self.sessions.remove(&id);
+    }
+
+    /// What a session serves, for reports.
+    pub fn describe(&self, id: u64) -> String {
+        match self.sessions.get(&id) {
+            Some(Session::Object(object)) => object.borrow().interface_name().to_string(),
+            Some(Session::Domain(domain)) => format!("a domain of {} objects", domain.objects.len()),
+            Some(Session::Closed) | None => "a closed session".to_string(),
+        }
+    }
+
+    /// Handles the message `message` (parsed from `buffer`) sent on session `id`.
+    pub fn dispatch(
+        &mut self,
+        id: u64,
+        buffer: &[u8],
+        message: &Message,
+        memory: &GuestMemory,
+    ) -> Result<Dispatched, Failure> {
+        let session = self.sessions.get_mut(&id).expect("the kernel keeps ids of open sessions");
+        let is_domain = matches!(session, Session::Domain(_));
+        let kind = Kind::of(message.message_type).unwrap_or(Kind::Request);
+        let done = |reply| Ok(Dispatched { kind, is_domain, reply: Some(reply), new_sessions: Vec::new() });
+        let failed = |result| done(Reply { result, ..Reply::default() });
+        let request = match cmif::parse(buffer, message, is_domain) {
+            Ok(request) => request,
+            Err(result) => return failed(result),
+        };
+        let object = match (request.kind, &mut *session, request.domain) {
+            (Kind::Close, ..) => {
+                *session = Session::Closed;
+                return Ok(Dispatched { kind, is_domain, reply: None, new_sessions: Vec::new() });
+            }
+            (_, Session::Closed, _) => return failed(hipc_result::INVALID_REQUEST_SIZE),
+            (Kind::Control, ..) => return self.control(id, request.command_id, request.arguments),
+            (_, Session::Object(object), _) => object.clone(),
+            (_, Session::Domain(domain), Some(DomainAction::Close(object))) => {
+                return match domain.objects.remove(&object) {
+                    Some(_) => done(Reply::default()),
+                    None => failed(hipc_result::DOMAIN_OBJECT_NOT_FOUND),
+                };
+            }
+            (_, Session::Domain(domain), Some(DomainAction::Send(object))) => {
+                if request.in_objects.iter().any(|id| !domain.objects.contains_key(id)) {
+                    return failed(sf::INVALID_IN_OBJECT);
+                }
+                match domain.objects.get(&object) {
+                    Some(object) => object.clone(),
+                    None => return failed(hipc_result::DOMAIN_OBJECT_NOT_FOUND),
+                }
+            }
+            (_, Session::Domain(_), None) => return failed(hipc_result::TARGET_NOT_DOMAIN),
+        };
+
+        let mut call = Call::new(memory, message, request.arguments);
+        match object.borrow_mut().handle(request.command_id, &mut call) {
+            Ok(()) => {}
+            Err(Failure::Result(result)) => return failed(result),
+            Err(unimplemented) => return Err(unimplemented),
+        }
+        let mut reply = Reply { raw: call.output, statics: call.statics, ..Reply::default() };
+        let mut new_sessions = Vec::new();
+        match self.sessions.get_mut(&id) {
+            Some(Session::Domain(domain)) => {
+                for object in call.new_objects {
+                    match domain.add(object) {
+                        Ok(id) => reply.out_objects.push(id),
+                        Err(result) => return failed(result),
+                    }
+                }
+            }
+            _ => new_sessions = call.new_objects.into_iter().map(|object| self.open(object)).collect(),
+        }
+        Ok(Dispatched { kind, is_domain, reply: Some(reply), new_sessions })
+    }
+
+    /// A control command (switchbrew "IPC Marshalling", Control).
+    fn control(&mut self, id: u64, command_id: u32, arguments: &[u8]) -> Result<Dispatched, Failure> {
+        let session = self.sessions.get_mut(&id).expect("dispatch checked the session");
+        let is_domain = matches!(session, Session::Domain(_));
+        let mut reply = Reply::default();
+        let mut new_session = None;
+        match (command_id, &mut *session) {
+            // ConvertCurrentObjectToDomain -> the object's id in the new domain.
+            (0, Session::Object(object)) => {
+                let objects = BTreeMap::from([(FIRST_DOMAIN_OBJECT, object.clone())]);
+                let pointer_buffer_size = object.borrow().pointer_buffer_size();
+                *session = Session::Domain(Domain { objects, next_id: FIRST_DOMAIN_OBJECT + 1, pointer_buffer_size });
+                reply.raw = FIRST_DOMAIN_OBJECT.to_le_bytes().to_vec();
+            }
+            (0, _) => reply.result = hipc_result::OUT_OF_DOMAINS,
+            // CopyFromCurrentDomain(object id) -> a session to that object.
+            (1, Session::Domain(domain)) => {
+                let object = arguments.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")));
+                match object.and_then(|object| domain.objects.get(&object)) {
+                    Some(object) => new_session = Some(object.clone()),
+                    None if object.is_none() => reply.result = sf::INVALID_HEADER_SIZE,
+                    None => reply.result = hipc_result::DOMAIN_OBJECT_NOT_FOUND,
+                }
+            }
+            (1, _) => reply.result = hipc_result::TARGET_NOT_DOMAIN,
+            // CloneCurrentObject, CloneCurrentObjectEx(tag) -> another session to the same object.
+            (2 | 4, Session::Object(object)) => new_session = Some(object.clone()),
+            (2 | 4, _) => {
+                return Err(Failure::Unimplemented {
+                    interface: "session control",
+                    command_id,
+                    what: Some("cloning a domain session".into()),
+                });
+            }
+            // QueryPointerBufferSize -> u16.
+            (3, Session::Object(object)) => {
+                reply.raw = u32::from(object.borrow().pointer_buffer_size()).to_le_bytes().to_vec();
+            }
+            (3, Session::Domain(domain)) => reply.raw = u32::from(domain.pointer_buffer_size).to_le_bytes().to_vec(),
+            _ => reply.result = sf::UNKNOWN_COMMAND_ID,
+        }
+        let new_sessions = new_session.map(|object| self.open(object)).into_iter().collect();
+        Ok(Dispatched { kind: Kind::Control, is_domain, reply: Some(reply), new_sessions })
+    }
+}
