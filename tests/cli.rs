@@ -54,7 +54,7 @@ fn the_kernel_answers_the_svc_test_program() {
 /// memory states) and print their failures; two runs must print the same bytes, `state-hash:` line included.
 #[test]
 fn kernel_programs_pass_their_checks_and_repeat_exactly() {
-    for name in ["threads", "sync", "memory"] {
+    for name in ["threads", "sync", "memory", "ipc"] {
         let run = || tandem(&["run", &program(&format!("{name}.nro")), "--state-hash"]);
         let first = run();
         let stdout = text(&first.stdout);
@@ -66,6 +66,23 @@ fn kernel_programs_pass_their_checks_and_repeat_exactly() {
         assert_eq!(second.lines().last(), Some(hash), "{name}: the second run ends in another state");
         assert_eq!(second, stdout, "{name}: the second run printed something else");
     }
+}
+
+/// Services answer as switchbrew documents them (the program checks every result code itself), and `lm` turns the
+/// guest's log packets into tracing events.
+#[test]
+fn services_answer_the_ipc_test_program() {
+    let output = Command::new(env!("CARGO_BIN_EXE_tandem"))
+        .args(["run", &program("ipc.nro")])
+        .env("RUST_LOG", "guest::lm=info")
+        .output()
+        .expect("tandem runs");
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(output.status.success(), "{stdout}{stderr}");
+    let languages = "ja en-US fr de it es zh-CN ko nl pt ru zh-TW en-GB fr-CA es-419 zh-Hans zh-Hant pt-BR";
+    assert!(stdout.contains(&format!("languages: {languages}\n")), "{stdout}");
+    assert!(stdout.ends_with("ipc: 0 failures\n"), "{stdout}");
+    assert!(stderr.contains("guest::lm") && stderr.contains("hello from the guest through lm"), "{stderr}");
 }
 
 #[test]
@@ -86,6 +103,10 @@ fn crashing_programs_stop_with_a_report() {
             ],
         ),
         ("crash_svc.nro", vec!["SVC 0x7f (CallSecureMonitor) is not implemented", "svc #0x7f"]),
+        (
+            "crash_service.nro",
+            vec!["service `sm:` command 1 is not implemented", "GetServiceHandle(\"fsp-srv\")", "svc #0x21"],
+        ),
     ];
     for (name, expected) in cases {
         let output = tandem(&["run", &program(name)]);
@@ -174,7 +195,7 @@ fn limits_are_loud() {
 
 /// The programs small enough to run on both paths in lockstep in CI (intloop's 100 M instructions are the
 /// benchmark's).
-const KERNEL_PROGRAMS: [&str; 12] = [
+const KERNEL_PROGRAMS: [&str; 14] = [
     "hello",
     "demo",
     "isa",
@@ -182,6 +203,8 @@ const KERNEL_PROGRAMS: [&str; 12] = [
     "sync",
     "memory",
     "svc",
+    "ipc",
+    "crash_service",
     "crash_break",
     "crash_deadlock",
     "crash_fault",

@@ -43,6 +43,8 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("threads", Flavours::HorizonOnly),
     ("sync", Flavours::HorizonOnly),
     ("memory", Flavours::HorizonOnly),
+    ("ipc", Flavours::HorizonOnly),
+    ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];
 
@@ -106,6 +108,7 @@ impl Flavour {
                 "runtime/horizon/svc.S",
                 "runtime/horizon/platform.c",
                 "runtime/horizon/sync.c",
+                "runtime/horizon/ipc.c",
                 "runtime/runtime.c",
             ],
             Flavour::Linux => &["runtime/linux/crt0.S", "runtime/linux/platform.c", "runtime/runtime.c"],

@@ -69,13 +69,9 @@ impl Sessions {
         self.sessions.remove(&id);
     }
 
-    /// What a session serves, for reports.
-    pub fn describe(&self, id: u64) -> String {
-        match self.sessions.get(&id) {
-            Some(Session::Object(object)) => object.borrow().interface_name().to_string(),
-            Some(Session::Domain(domain)) => format!("a domain of {} objects", domain.objects.len()),
-            Some(Session::Closed) | None => "a closed session".to_string(),
-        }
+    /// The client sent Close on this session.
+    pub fn is_closed(&self, id: u64) -> bool {
+        matches!(self.sessions.get(&id), Some(Session::Closed))
     }
 
     /// Handles the message `message` (parsed from `buffer`) sent on session `id`.
@@ -100,7 +96,7 @@ impl Sessions {
                 *session = Session::Closed;
                 return Ok(Dispatched { kind, is_domain, reply: None, new_sessions: Vec::new() });
             }
-            (_, Session::Closed, _) => return failed(hipc_result::INVALID_REQUEST_SIZE),
+            (_, Session::Closed, _) => unreachable!("the kernel refuses requests on closed sessions"),
             (Kind::Control, ..) => return self.control(id, request.command_id, request.arguments),
             (_, Session::Object(object), _) => object.clone(),
             (_, Session::Domain(domain), Some(DomainAction::Close(object))) => {

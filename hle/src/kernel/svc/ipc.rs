@@ -6,7 +6,7 @@
 //! moves moved handles out of the client's table, then lets the session answer and writes the reply over the
 //! request, with the new sessions the reply carries turned into handles.
 
-use super::super::{Kernel, KernelObject, StopReason};
+use super::super::{Kernel, KernelObject, PROCESS_ID, StopReason};
 use super::{KernelResult, Svc};
 use crate::ipc::cmif;
 use crate::ipc::hipc::{MESSAGE_BUFFER_SIZE, Message, ReceiveList};
@@ -75,17 +75,24 @@ impl Kernel {
         let Some(KernelObject::Session(session)) = self.handles.get(handle) else {
             return Svc::Return(KernelResult::InvalidHandle);
         };
+        if self.sessions.is_closed(session) {
+            return Svc::Return(KernelResult::SessionClosed);
+        }
         let mut buffer = vec![0u8; size.min(MAX_MESSAGE_SIZE) as usize];
         if self.memory.read(address, &mut buffer).is_err() {
             return Svc::Return(KernelResult::InvalidCurrentMemory);
         }
-        let message = match Message::parse(&buffer) {
+        let mut message = match Message::parse(&buffer) {
             Ok(message) => message,
             Err(error) => {
                 tracing::debug!(target: "tandem::ipc", %error, "message refused");
                 return Svc::Return(KernelResult::MessageTooLarge);
             }
         };
+        // The kernel, not the client, says who is calling.
+        if message.pid.is_some() {
+            message.pid = Some(PROCESS_ID);
+        }
         if let Err(result) = self.check_message_memory(&message).and_then(|()| self.take_handles(&message)) {
             return Svc::Return(result);
         }

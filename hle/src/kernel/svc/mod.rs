@@ -44,6 +44,7 @@ pub enum KernelResult {
     InvalidEnumValue = 120 << 9 | 1,
     NotFound = 121 << 9 | 1,
     Busy = 122 << 9 | 1,
+    SessionClosed = 123 << 9 | 1,
     InvalidState = 125 << 9 | 1,
     LimitReached = 132 << 9 | 1,
     MessageTooLarge = 260 << 9 | 1,

@@ -32,6 +32,9 @@ typedef uint32_t Handle;
 #define RESULT_INVALID_ENUM_VALUE 0xF001u             /* 120 */
 #define RESULT_BUSY 0xF401u                           /* 122 */
 #define RESULT_INVALID_STATE 0xFA01u                  /* 125 */
+#define RESULT_NOT_FOUND 0xF201u                      /* 121 */
+#define RESULT_SESSION_CLOSED 0xF601u                 /* 123 */
+#define RESULT_MESSAGE_TOO_LARGE 0x20801u             /* 260 */
 
 /* svcQueryMemory's output (switchbrew "MemoryInfo"), 0x28 bytes. */
 typedef struct {
@@ -178,6 +181,13 @@ Result svc_wait_for_address(volatile void *address, uint32_t type, int64_t value
 Result svc_signal_to_address(volatile void *address, uint32_t type, int32_t value, int32_t count);
 /* 0x45: -> w0, w1 = writable handle, w2 = readable handle. */
 Result svc_create_event(Handle *writable, Handle *readable);
+
+/* 0x1F: x1 = name (at most 11 characters and a NUL) -> w0, w1 = session handle. */
+Result svc_connect_to_named_port(Handle *out, const char *name);
+/* 0x21: the message in the thread-local area's first 0x100 bytes; the reply replaces it. */
+Result svc_send_sync_request(Handle session);
+/* 0x22: the message in a page-aligned buffer of `size` bytes (a multiple of the page size). */
+Result svc_send_sync_request_with_user_buffer(void *buffer, uint64_t size, Handle session);
 
 /* ---- sync.c: threads, mutexes, condition variables on top of the SVCs ---------------------------------------------- */
 

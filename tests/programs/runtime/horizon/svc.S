@@ -229,6 +229,29 @@ SVC_FUNCTION svc_create_event
     ret
 SVC_END svc_create_event
 
+// ---- IPC -----------------------------------------------------------------------------------------------------------
+
+// Result svc_connect_to_named_port(Handle *out, const char *name): x1 = name -> w0, w1 = session handle.
+SVC_FUNCTION svc_connect_to_named_port
+    str x0, [sp, #-16]!
+    svc #0x1F
+    ldr x2, [sp], #16
+    str w1, [x2]
+    ret
+SVC_END svc_connect_to_named_port
+
+// Result svc_send_sync_request(Handle session): w0 -> w0.
+SVC_FUNCTION svc_send_sync_request
+    svc #0x21
+    ret
+SVC_END svc_send_sync_request
+
+// Result svc_send_sync_request_with_user_buffer(void *buffer, uint64_t size, Handle session): x0, x1, w2 -> w0.
+SVC_FUNCTION svc_send_sync_request_with_user_buffer
+    svc #0x22
+    ret
+SVC_END svc_send_sync_request_with_user_buffer
+
 // ---- mutexes, condition variables, address arbiters ---------------------------------------------------------------
 
 // Result svc_arbitrate_lock(Handle owner, volatile uint32_t *mutex, Handle tag): w0, x1, w2 -> w0.
