@@ -4,9 +4,9 @@
 //! Architecture invariant: nothing here knows which CPU path runs the guest; the kernel drives any
 //! `tandem_reference::Engine`.
 
+pub mod ipc;
 pub mod kernel;
 pub mod linux;
-pub mod ipc;
 pub mod loader;
 pub mod placement;
 pub mod program;

@@ -93,7 +93,8 @@ pub fn parse<'m>(buffer: &'m [u8], message: &Message, is_domain: bool) -> Result
         if raw.len() < HEADER_SIZE {
             return Err(sf::INVALID_HEADER_SIZE);
         }
-        let (action, object_count, payload_size) = (raw[0], usize::from(raw[1]), usize::from(raw[2]) | usize::from(raw[3]) << 8);
+        let (action, object_count, payload_size) =
+            (raw[0], usize::from(raw[1]), usize::from(raw[2]) | usize::from(raw[3]) << 8);
         let object = u32_at(raw, 4);
         match action {
             1 => {}

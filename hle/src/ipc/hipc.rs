@@ -165,8 +165,14 @@ impl Message {
                 let list = words.range("receive list", start, entries * 8)?;
                 let entries = (0..entries)
                     .map(|i| {
-                        let (low, word) = (words.u32("receive list", list.start + i * 8)?, words.u32("receive list", list.start + i * 8 + 4)?);
-                        Ok(ReceiveEntry { address: u64::from(low) | u64::from(word & 0xffff) << 32, size: (word >> 16) as u16 })
+                        let (low, word) = (
+                            words.u32("receive list", list.start + i * 8)?,
+                            words.u32("receive list", list.start + i * 8 + 4)?,
+                        );
+                        Ok(ReceiveEntry {
+                            address: u64::from(low) | u64::from(word & 0xffff) << 32,
+                            size: (word >> 16) as u16,
+                        })
                     })
                     .collect::<Result<_, HipcError>>()?;
                 ReceiveList::Entries(entries)
@@ -240,7 +246,8 @@ impl Builder {
             | (counts[2] as u32) << 24
             | (counts[3] as u32) << 28;
         let special = self.pid.is_some() || !self.copy_handles.is_empty() || !self.move_handles.is_empty();
-        let layout = (data.len().div_ceil(4) as u32) | u32::from(self.receive_mode & 0xf) << 10 | u32::from(special) << 31;
+        let layout =
+            (data.len().div_ceil(4) as u32) | u32::from(self.receive_mode & 0xf) << 10 | u32::from(special) << 31;
         push(&mut out, header);
         push(&mut out, layout);
         if special {

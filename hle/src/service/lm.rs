@@ -34,8 +34,17 @@ const FLAG_TAIL: u8 = 1 << 1;
 /// The chunk holding the message text.
 const CHUNK_TEXT: u8 = 2;
 
-/// A packet's header and its chunks (key, data), or why it is malformed.
-fn parse_packet(packet: &[u8]) -> Result<(u8, u8, Vec<(u8, &[u8])>), &'static str> {
+/// A log packet, taken apart.
+#[derive(Debug, PartialEq, Eq)]
+struct Packet<'p> {
+    flags: u8,
+    severity: u8,
+    /// (key, data) in order.
+    chunks: Vec<(u8, &'p [u8])>,
+}
+
+/// A packet's header and its chunks, or why it is malformed.
+fn parse_packet(packet: &[u8]) -> Result<Packet<'_>, &'static str> {
     let header = packet.get(..PACKET_HEADER_SIZE).ok_or("shorter than its header")?;
     let (flags, severity) = (header[0x10], header[0x11]);
     let payload_size = u32::from_le_bytes(header[0x14..0x18].try_into().expect("4 bytes")) as usize;
@@ -59,7 +68,7 @@ fn parse_packet(packet: &[u8]) -> Result<(u8, u8, Vec<(u8, &[u8])>), &'static st
         chunks.push((key, data));
         payload = &rest[used + size..];
     }
-    Ok((flags, severity, chunks))
+    Ok(Packet { flags, severity, chunks })
 }
 
 impl Logger {
@@ -67,7 +76,7 @@ impl Logger {
     fn log(&mut self, call: &mut Call) -> Result<(), Failure> {
         let packet = call.read_buffer(0)?;
         match parse_packet(&packet) {
-            Ok((flags, severity, chunks)) => {
+            Ok(Packet { flags, severity, chunks }) => {
                 for (_, text) in chunks.iter().filter(|(key, _)| *key == CHUNK_TEXT) {
                     self.text.push_str(&String::from_utf8_lossy(text));
                 }
@@ -103,7 +112,7 @@ impl Interface for Logger {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_packet;
+    use super::{Packet, parse_packet};
 
     fn packet(flags: u8, payload: &[u8]) -> Vec<u8> {
         let mut packet = vec![0u8; 0x18];
@@ -122,9 +131,8 @@ mod tests {
         payload.extend_from_slice(&[4, 0xc8, 0x01]);
         payload.extend_from_slice(&long);
         let packet = packet(3, &payload);
-        let (flags, severity, chunks) = parse_packet(&packet).unwrap();
-        assert_eq!((flags, severity), (3, 1));
-        assert_eq!(chunks, vec![(2, &b"hello"[..]), (4, &long[..])]);
+        let parsed = parse_packet(&packet).unwrap();
+        assert_eq!(parsed, Packet { flags: 3, severity: 1, chunks: vec![(2, &b"hello"[..]), (4, &long[..])] });
     }
 
     #[test]
