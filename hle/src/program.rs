@@ -7,6 +7,7 @@ use crate::loader::romfs::RomFs;
 use crate::loader::{LoadError, Module, elf, nso};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// The ExeFS modules in the order Horizon's loader places them; execution starts at the first one present.
 pub const EXEFS_MODULES: [&str; 13] = [
@@ -41,7 +42,8 @@ pub struct Program {
     pub source: String,
     pub modules: Vec<Module>,
     pub npdm: Option<Npdm>,
-    pub romfs: Option<RomFs>,
+    /// Shared with the file system service of a running program.
+    pub romfs: Option<Rc<RomFs>>,
     /// The NRO's NACP, when it carries one.
     pub nacp: Option<NacpInfo>,
 }
@@ -70,7 +72,8 @@ impl Program {
                 .ok_or_else(|| ProgramError::UnknownFormat(path.into()))??
         };
         if let Some(romfs) = romfs {
-            program.romfs = Some(if romfs.is_dir() { RomFs::open_folder(romfs)? } else { RomFs::open_image(romfs)? });
+            program.romfs =
+                Some(Rc::new(if romfs.is_dir() { RomFs::open_folder(romfs)? } else { RomFs::open_image(romfs)? }));
         }
         Ok(program)
     }
@@ -109,7 +112,7 @@ impl Program {
                     .transpose()?;
                 let romfs = assets
                     .and_then(|a| a.romfs.clone())
-                    .map(|range| RomFs::from_bytes(label, bytes[range].to_vec()))
+                    .map(|range| RomFs::from_bytes(label, bytes[range].to_vec()).map(Rc::new))
                     .transpose()?;
                 Ok(program(ProgramFormat::Nro, vec![nro.module], nacp, romfs))
             })());

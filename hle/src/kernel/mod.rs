@@ -43,6 +43,7 @@ use handle_table::HandleTable;
 use scheduler::Scheduler;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 use std::rc::Rc;
 use svc::KernelResult;
 use tandem_reference::engine::{Engine, Exit, GuestClock, INSTRUCTIONS_PER_TICK};
@@ -290,7 +291,11 @@ impl Kernel {
             current: None,
             output,
             sessions: Sessions::default(),
-            system: Rc::new(System::default()),
+            system: Rc::new(System {
+                program_id: limits.program_id,
+                romfs: program.romfs.clone(),
+                ..System::default()
+            }),
         };
         let entry = kernel.modules.first().map_or(CODE_BASE, |m| m.base)
             + program.modules.first().map_or(0, Module::entry_offset);
@@ -303,6 +308,11 @@ impl Kernel {
         kernel.start_thread(main);
         tracing::debug!(entry = format_args!("{entry:#x}"), modules = kernel.modules.len(), "process created");
         Ok(kernel)
+    }
+
+    /// Where save data lives on the host (a folder per title and user under it).
+    pub fn set_save_folder(&mut self, folder: Option<PathBuf>) {
+        Rc::make_mut(&mut self.system).save_folder = folder;
     }
 
     /// Stops the run (with a report) once this many instructions have retired.

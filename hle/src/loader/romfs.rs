@@ -253,6 +253,49 @@ impl RomFs {
         }
     }
 
+    /// The size of the image, for programs that read the RomFS raw (fsp-srv's data storage); `None` for a folder
+    /// (see [`RomFs::to_image`]).
+    pub fn image_len(&self) -> Option<u64> {
+        match &self.source {
+            Source::Image(image) => Some(image.storage.len()),
+            Source::Folder(_) => None,
+        }
+    }
+
+    /// Up to `len` bytes of the image from `offset` (fewer at its end, none past it); `None` for a folder.
+    pub fn read_image(&self, offset: u64, len: u64) -> Option<Result<Vec<u8>, LoadError>> {
+        let Source::Image(image) = &self.source else { return None };
+        let end = offset.saturating_add(len).min(image.storage.len());
+        let mut bytes = vec![0; end.saturating_sub(offset) as usize];
+        Some(
+            image
+                .storage
+                .read_at(offset, &mut bytes)
+                .map(|()| bytes)
+                .map_err(|error| LoadError::at(&self.label, HEADER, offset, io_problem(&error, &self.label))),
+        )
+    }
+
+    /// The same files as an image built in memory (an image is returned as a copy of itself).
+    pub fn to_image(&self) -> Result<RomFs, LoadError> {
+        let mut files = Vec::new();
+        let mut pending = vec![String::new()];
+        while let Some(directory) = pending.pop() {
+            for entry in self.list_dir(if directory.is_empty() { "/" } else { &directory })? {
+                let path = format!("{directory}/{}", entry.name);
+                match entry.kind {
+                    EntryKind::Directory => pending.push(path),
+                    EntryKind::File { .. } => {
+                        let data = self.read_file(&path)?;
+                        files.push((path, data));
+                    }
+                }
+            }
+        }
+        let borrowed: Vec<(&str, &[u8])> = files.iter().map(|(path, data)| (path.as_str(), data.as_slice())).collect();
+        RomFs::from_bytes(&format!("{} (as an image)", self.label), build(&borrowed)?)
+    }
+
     /// The entries of the root directory.
     pub fn root(&self) -> Result<Vec<DirEntry>, LoadError> {
         self.list_dir("/")

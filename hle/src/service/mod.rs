@@ -11,6 +11,7 @@
 //! [`sf::UNKNOWN_COMMAND_ID`], but Tandem cannot tell a command Horizon lacks from one Tandem lacks, and a silent
 //! error result would hide the second kind.
 
+pub mod fs;
 pub mod lm;
 mod session;
 pub mod set;
@@ -20,7 +21,9 @@ pub use session::{Dispatched, Sessions};
 
 use crate::ipc::hipc::{Buffer as MapAlias, Message, ReceiveEntry, ReceiveList, Static};
 use crate::ipc::{ResultCode, sf};
+use crate::loader::romfs::RomFs;
 use std::cell::RefCell;
+use std::path::PathBuf;
 use std::rc::Rc;
 use tandem_reference::memory::GuestMemory;
 
@@ -277,20 +280,36 @@ fn choose(map_alias: Option<GuestBuffer>, pointer: Option<GuestBuffer>) -> Optio
     }
 }
 
-/// What the services report about the console: the settings a program reads at start.
-#[derive(Clone, Debug)]
+/// What the services know of the console and the running title.
+#[derive(Clone)]
 pub struct System {
     /// An index into [`set::LANGUAGES`].
     pub language: usize,
     /// Horizon's region code: 0 Japan, 1 USA, 2 Europe, 3 Australia, 4 Hong Kong/Taiwan/Korea, 5 China.
     pub region: i32,
     pub firmware: set::FirmwareVersion,
+    /// The running title's program id (its NPDM's; 0 for homebrew without one).
+    pub program_id: u64,
+    /// The running title's RomFS.
+    pub romfs: Option<Rc<RomFs>>,
+    /// The host folder that holds save data (`fs::save`); `None`: save data is refused with a report.
+    pub save_folder: Option<PathBuf>,
+    /// The saves open now (each opens once at a time).
+    pub open_saves: fs::save::OpenSaves,
 }
 
 impl Default for System {
-    /// American English on a USA console with firmware 18.1.0.
+    /// American English on a USA console with firmware 18.1.0, no title.
     fn default() -> System {
-        System { language: 1, region: 1, firmware: set::FirmwareVersion::new(18, 1, 0) }
+        System {
+            language: 1,
+            region: 1,
+            firmware: set::FirmwareVersion::new(18, 1, 0),
+            program_id: 0,
+            romfs: None,
+            save_folder: None,
+            open_saves: fs::save::OpenSaves::default(),
+        }
     }
 }
 
@@ -300,6 +319,7 @@ pub fn open_service(name: &str, system: &Rc<System>) -> Option<SharedObject> {
         "set" => Rc::new(RefCell::new(set::Settings::new(system.clone()))),
         "set:sys" => Rc::new(RefCell::new(set::SystemSettings::new(system.clone()))),
         "lm" => Rc::new(RefCell::new(lm::LogService)),
+        "fsp-srv" => Rc::new(RefCell::new(fs::FileSystemProxy::new(system.clone()))),
         _ => return None,
     };
     Some(object)

@@ -1,0 +1,219 @@
+//! `fsp-srv`, the file system proxy (switchbrew "Filesystem services"): the title's RomFS as a storage, and save
+//! data as file systems on host folders ([`save`], [`host`]).
+
+mod host;
+mod path;
+pub mod save;
+
+use super::{BufferKind, Call, Command, Failure, Interface, System};
+use crate::ipc::ResultCode;
+use crate::loader::romfs::RomFs;
+use host::HostFileSystem;
+use save::SaveData;
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+/// The file system service's results (module 2), from Atmosphère's `fs_results.hpp`.
+pub mod results {
+    use crate::ipc::ResultCode;
+    pub const PATH_NOT_FOUND: ResultCode = ResultCode::new(2, 1);
+    pub const PATH_ALREADY_EXISTS: ResultCode = ResultCode::new(2, 2);
+    pub const TARGET_LOCKED: ResultCode = ResultCode::new(2, 7);
+    pub const DIRECTORY_NOT_EMPTY: ResultCode = ResultCode::new(2, 8);
+    pub const NOT_ENOUGH_FREE_SPACE: ResultCode = ResultCode::new(2, 30);
+    pub const TARGET_NOT_FOUND: ResultCode = ResultCode::new(2, 1002);
+    pub const OUT_OF_RANGE: ResultCode = ResultCode::new(2, 3005);
+    pub const UNEXPECTED: ResultCode = ResultCode::new(2, 5000);
+    pub const INVALID_ARGUMENT: ResultCode = ResultCode::new(2, 6001);
+    pub const TOO_LONG_PATH: ResultCode = ResultCode::new(2, 6003);
+    pub const INVALID_CHARACTER: ResultCode = ResultCode::new(2, 6004);
+    pub const INVALID_PATH_FORMAT: ResultCode = ResultCode::new(2, 6005);
+    pub const DIRECTORY_UNOBTAINABLE: ResultCode = ResultCode::new(2, 6006);
+    pub const DIRECTORY_NOT_DELETABLE: ResultCode = ResultCode::new(2, 6031);
+    pub const DIRECTORY_NOT_RENAMABLE: ResultCode = ResultCode::new(2, 6032);
+    pub const INVALID_OFFSET: ResultCode = ResultCode::new(2, 6061);
+    pub const INVALID_SIZE: ResultCode = ResultCode::new(2, 6062);
+    pub const INVALID_SAVE_DATA_SPACE_ID: ResultCode = ResultCode::new(2, 6082);
+    pub const FILE_EXTENSION_WITHOUT_OPEN_MODE_ALLOW_APPEND: ResultCode = ResultCode::new(2, 6201);
+    pub const READ_NOT_PERMITTED: ResultCode = ResultCode::new(2, 6202);
+    pub const WRITE_NOT_PERMITTED: ResultCode = ResultCode::new(2, 6203);
+}
+
+/// Save data kinds (the attribute's type byte), as folder names.
+const SAVE_DATA_KINDS: [&str; 7] = ["system", "account", "bcat", "device", "temporary", "cache", "system-bcat"];
+/// Save data spaces a program may name: System, User, SdSystem, Temporary, SdUser, ProperSystem, SafeMode.
+const SAVE_DATA_SPACES: [u8; 7] = [0, 1, 2, 3, 4, 100, 101];
+
+/// IFileSystemProxy.
+pub struct FileSystemProxy {
+    system: Rc<System>,
+    /// The RomFS as an image, made when first asked for (a folder is built into one).
+    romfs_image: Option<Rc<RomFs>>,
+}
+
+impl FileSystemProxy {
+    pub fn new(system: Rc<System>) -> FileSystemProxy {
+        FileSystemProxy { system, romfs_image: None }
+    }
+
+    /// SetCurrentProcess(pid, u64 reserved).
+    fn set_current_process(&mut self, _call: &mut Call) -> Result<(), Failure> {
+        Ok(())
+    }
+
+    /// The host folder of the save an attribute (at `attribute` in the arguments) names.
+    fn save_folder(&self, call: &Call, command_id: u32, attribute: usize) -> Result<PathBuf, Failure> {
+        let Some(root) = &self.system.save_folder else {
+            return Err(Failure::Unimplemented {
+                interface: Self::NAME,
+                command_id,
+                what: Some("save data needs a host folder (`tandem run --save-dir DIR`)".into()),
+            });
+        };
+        let program_id = match call.u64(attribute) {
+            0 => self.system.program_id,
+            id => id,
+        };
+        let (user, system_id) = ((call.u64(attribute + 8), call.u64(attribute + 16)), call.u64(attribute + 0x18));
+        let kind = call.u32(attribute + 0x20) & 0xff;
+        let index = call.u32(attribute + 0x20) >> 16;
+        let owner = match kind {
+            0 | 6 => format!("{system_id:016x}"),
+            1 => format!("{:016x}{:016x}", user.0, user.1),
+            5 => format!("{index}"),
+            _ => "common".to_string(),
+        };
+        let kind = SAVE_DATA_KINDS.get(kind as usize).ok_or(Failure::Result(results::INVALID_ARGUMENT))?;
+        Ok(root.join(format!("{program_id:016x}")).join(kind).join(owner))
+    }
+
+    /// CreateSaveDataFileSystem(SaveDataAttribute, SaveDataCreationInfo, SaveDataMetaInfo).
+    fn create_save_data_file_system(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let folder = self.save_folder(call, 22, 0)?;
+        if folder.exists() {
+            return Err(results::PATH_ALREADY_EXISTS.into());
+        }
+        SaveData::create(&folder).map_err(|error| {
+            tracing::warn!(target: "tandem::fs", %error, folder = %folder.display(), "cannot create save data");
+            Failure::Result(results::UNEXPECTED)
+        })
+    }
+
+    /// OpenSaveDataFileSystem(u8 space id, SaveDataAttribute) -> IFileSystem.
+    fn open_save_data_file_system(&mut self, call: &mut Call) -> Result<(), Failure> {
+        if !SAVE_DATA_SPACES.contains(&(call.u32(0) as u8)) {
+            return Err(results::INVALID_SAVE_DATA_SPACE_ID.into());
+        }
+        let folder = self.save_folder(call, 51, 8)?;
+        if !folder.is_dir() {
+            return Err(results::TARGET_NOT_FOUND.into());
+        }
+        let save = SaveData::open(&folder, &self.system.open_saves).map_err(|error| {
+            if error.kind() == std::io::ErrorKind::ResourceBusy {
+                return Failure::Result(results::TARGET_LOCKED);
+            }
+            tracing::warn!(target: "tandem::fs", %error, folder = %folder.display(), "cannot open save data");
+            Failure::Result(results::UNEXPECTED)
+        })?;
+        call.new_objects.push(Rc::new(RefCell::new(HostFileSystem::new(save.working(), Some(save)))));
+        Ok(())
+    }
+
+    /// OpenDataStorageByCurrentProcess() -> IStorage: the title's RomFS image.
+    fn open_data_storage_by_current_process(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let image = match (&self.romfs_image, &self.system.romfs) {
+            (Some(image), _) => image.clone(),
+            (None, None) => return Err(results::TARGET_NOT_FOUND.into()),
+            (None, Some(romfs)) if romfs.image_len().is_some() => romfs.clone(),
+            (None, Some(folder)) => Rc::new(folder.to_image().map_err(|error| {
+                tracing::warn!(target: "tandem::fs", %error, "cannot build the RomFS image");
+                Failure::Result(results::UNEXPECTED)
+            })?),
+        };
+        self.romfs_image = Some(image.clone());
+        call.new_objects.push(Rc::new(RefCell::new(RomStorage { image })));
+        Ok(())
+    }
+
+    /// OpenPatchDataStorageByCurrentProcess() -> IStorage: there is no update's RomFS.
+    fn open_patch_data_storage_by_current_process(&mut self, _call: &mut Call) -> Result<(), Failure> {
+        Err(results::TARGET_NOT_FOUND.into())
+    }
+
+    /// GetGlobalAccessLogMode() -> u32: 0, no access log.
+    fn get_global_access_log_mode(&mut self, call: &mut Call) -> Result<(), Failure> {
+        call.push_u32(0);
+        Ok(())
+    }
+
+    /// OutputAccessLogToSdCard(buffer): the SDK's access log, into tracing.
+    fn output_access_log_to_sd_card(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let text = call.read_buffer(0)?;
+        tracing::info!(target: "guest::fs", "{}", String::from_utf8_lossy(&text).trim_end());
+        Ok(())
+    }
+}
+
+impl Interface for FileSystemProxy {
+    const NAME: &'static str = "fsp-srv";
+    const POINTER_BUFFER_SIZE: u16 = 0x800;
+    const COMMANDS: &'static [Command<Self>] = &[
+        Command::new(1, "SetCurrentProcess", Self::set_current_process).input(8).pid(),
+        Command::new(22, "CreateSaveDataFileSystem", Self::create_save_data_file_system).input(0x90),
+        Command::new(51, "OpenSaveDataFileSystem", Self::open_save_data_file_system).input(0x48),
+        Command::new(200, "OpenDataStorageByCurrentProcess", Self::open_data_storage_by_current_process),
+        Command::new(203, "OpenPatchDataStorageByCurrentProcess", Self::open_patch_data_storage_by_current_process),
+        Command::new(1005, "GetGlobalAccessLogMode", Self::get_global_access_log_mode),
+        Command::new(1006, "OutputAccessLogToSdCard", Self::output_access_log_to_sd_card)
+            .buffers(&[BufferKind::InMapAlias]),
+    ];
+}
+
+/// IStorage over the RomFS image (read-only).
+pub struct RomStorage {
+    image: Rc<RomFs>,
+}
+
+impl RomStorage {
+    fn len(&self) -> u64 {
+        self.image.image_len().expect("the proxy hands out images only")
+    }
+
+    /// Read(u64 offset, u64 size, out buffer): the whole range must lie in the image.
+    fn read(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let (offset, size) = (call.u64(0), call.u64(8));
+        if size > call.buffer(0).size {
+            return Err(results::INVALID_SIZE.into());
+        }
+        if offset.checked_add(size).is_none_or(|end| end > self.len()) {
+            return Err(results::OUT_OF_RANGE.into());
+        }
+        let data = self.image.read_image(offset, size).expect("an image").map_err(|error| {
+            tracing::warn!(target: "tandem::fs", %error, "cannot read the RomFS");
+            Failure::Result(ResultCode::new(2, 4001))
+        })?;
+        call.write_buffer(0, &data)?;
+        Ok(())
+    }
+
+    /// Flush(): nothing to write.
+    fn flush(&mut self, _call: &mut Call) -> Result<(), Failure> {
+        Ok(())
+    }
+
+    /// GetSize() -> u64.
+    fn get_size(&mut self, call: &mut Call) -> Result<(), Failure> {
+        call.push_u64(self.len());
+        Ok(())
+    }
+}
+
+impl Interface for RomStorage {
+    const NAME: &'static str = "fsp-srv::IStorage";
+    const COMMANDS: &'static [Command<Self>] = &[
+        Command::new(0, "Read", Self::read).input(16).buffers(&[BufferKind::OutMapAlias]),
+        Command::new(2, "Flush", Self::flush),
+        Command::new(4, "GetSize", Self::get_size),
+    ];
+}
