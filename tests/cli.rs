@@ -85,6 +85,33 @@ fn services_answer_the_ipc_test_program() {
     assert!(stderr.contains("guest::lm") && stderr.contains("hello from the guest through lm"), "{stderr}");
 }
 
+/// fsp-srv serves the NRO's RomFS (the files of `tests/programs/romfs/fs`) and keeps save data in `--save-dir`:
+/// a second run finds what the first committed and not what it wrote after its commit, on either CPU path.
+#[test]
+fn the_file_system_service_serves_the_romfs_and_keeps_committed_saves() {
+    let run = |saves: &Path, cpu: &str| {
+        let output = tandem(&["run", &program("fs.nro"), "--cpu", cpu, "--save-dir", &saves.display().to_string()]);
+        let stdout = text(&output.stdout);
+        assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+        assert!(stdout.ends_with("fs: 0 failures\n"), "{stdout}");
+        stdout
+    };
+    let romfs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/romfs/fs");
+    let hello = std::fs::read_to_string(romfs.join("hello.txt")).unwrap().replace('\n', "|");
+    let digits = std::fs::read_to_string(romfs.join("data/digits.txt")).unwrap();
+    let (saves, fresh) = (scratch_dir("saves"), scratch_dir("saves-fresh"));
+    let first = run(&saves, "reference");
+    assert!(first.contains(&format!("romfs file: hello.txt = \"{hello}\"\n")), "{first}");
+    assert!(first.contains(&format!("romfs file: digits.txt = \"{digits}\"\n")), "{first}");
+    assert!(first.contains("save: none yet\n") && first.contains("progress: none\n"), "{first}");
+    assert_eq!(run(&fresh, "fast"), first, "the fast path on a fresh save folder");
+    let second = run(&saves, "fast");
+    assert!(second.contains("save: found\n") && second.contains("progress: runs=1\n"), "{second}");
+    assert!(second.contains("GetEntryType(/uncommitted): 0x202\n"), "an uncommitted file survived: {second}");
+    let third = run(&saves, "reference");
+    assert!(third.contains("progress: runs=2\n"), "{third}");
+}
+
 #[test]
 fn crashing_programs_stop_with_a_report() {
     let cases = [
@@ -105,7 +132,7 @@ fn crashing_programs_stop_with_a_report() {
         ("crash_svc.nro", vec!["SVC 0x7f (CallSecureMonitor) is not implemented", "svc #0x7f"]),
         (
             "crash_service.nro",
-            vec!["service `sm:` command 1 is not implemented", "GetServiceHandle(\"fsp-srv\")", "svc #0x21"],
+            vec!["service `sm:` command 1 is not implemented", "GetServiceHandle(\"hid\")", "svc #0x21"],
         ),
     ];
     for (name, expected) in cases {

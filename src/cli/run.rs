@@ -27,6 +27,18 @@ pub struct RunArgs {
     /// Stop after this many guest instructions.
     #[arg(long)]
     pub max_instructions: Option<u64>,
+    /// Where save data lives (a folder per title and user under it). Default: $XDG_DATA_HOME/tandem/saves, else
+    /// ~/.local/share/tandem/saves.
+    #[arg(long)]
+    pub save_dir: Option<PathBuf>,
+}
+
+/// The save data folder when none is given.
+fn default_save_dir() -> Option<PathBuf> {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/share")))?;
+    Some(data.join("tandem/saves"))
 }
 
 pub fn load(path: Option<&std::path::Path>, romfs: Option<&std::path::Path>) -> anyhow::Result<Program> {
@@ -48,6 +60,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     });
     let mut kernel = Kernel::new(&program, output).with_context(|| format!("loading {}", program.source))?;
     kernel.set_max_instructions(args.max_instructions);
+    kernel.set_save_folder(args.save_dir.or_else(default_save_dir));
     let started = std::time::Instant::now();
     let outcome = kernel.run(engine.as_mut());
     let elapsed = started.elapsed();

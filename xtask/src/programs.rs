@@ -44,9 +44,13 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("sync", Flavours::HorizonOnly),
     ("memory", Flavours::HorizonOnly),
     ("ipc", Flavours::HorizonOnly),
+    ("fs", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];
+
+/// Programs whose NRO carries a RomFS: the folder (under `tests/programs`) it is built from.
+const ROMFS: &[(&str, &str)] = &[("fs", "romfs/fs")];
 
 /// The program `tandem` embeds (`include_bytes!`), so it must exist before `tandem` can be built.
 const EMBEDDED: &str = "demo.nro";
@@ -192,7 +196,12 @@ fn build_all(build: &Build, tandem: &Path) -> anyhow::Result<()> {
                     link(build, flavour, &inputs, &elf)?;
                     check_no_fp(&elf)?;
                     let nro = build.out.join(format!("{name}.nro"));
-                    util::run(Command::new(tandem).arg("pack").arg(&elf).arg("-o").arg(&nro))?;
+                    let mut pack = Command::new(tandem);
+                    pack.arg("pack").arg(&elf).arg("-o").arg(&nro);
+                    if let Some((_, folder)) = ROMFS.iter().find(|(program, _)| *program == name) {
+                        pack.arg("--romfs").arg(build.sources.join(folder));
+                    }
+                    util::run(&mut pack)?;
                 }
                 Flavour::Linux => {
                     let binary = build.out.join(format!("{name}.linux"));

@@ -1,0 +1,317 @@
+/* fsp-srv: the RomFS through OpenDataStorageByCurrentProcess (parsed here from switchbrew's "RomFS" layout), and
+ * save data: create, open, files, directories, commit, and the results Horizon gives for escapes, bad modes and
+ * double opens (Atmosphère's fs_results: module 2). Run it twice on one save folder: the second run must find
+ * what the first committed, and nothing it wrote after its commit. */
+#include "ipc.h"
+#include "tandem.h"
+
+#define FS_PATH_NOT_FOUND 0x202u                                       /* 2-1 */
+#define FS_PATH_ALREADY_EXISTS 0x402u                                  /* 2-2 */
+#define FS_TARGET_LOCKED 0xE02u                                        /* 2-7 */
+#define FS_DIRECTORY_NOT_EMPTY 0x1002u                                 /* 2-8 */
+#define FS_TARGET_NOT_FOUND 0x7D402u                                   /* 2-1002 */
+#define FS_OUT_OF_RANGE 0x177A02u                                      /* 2-3005 */
+#define FS_INVALID_CHARACTER 0x2EE802u                                 /* 2-6004 */
+#define FS_INVALID_PATH_FORMAT 0x2EEA02u                               /* 2-6005 */
+#define FS_DIRECTORY_UNOBTAINABLE 0x2EEC02u                            /* 2-6006 */
+#define FS_DIRECTORY_NOT_DELETABLE 0x2F1E02u                           /* 2-6031 */
+#define FS_FILE_EXTENSION_WITHOUT_OPEN_MODE_ALLOW_APPEND 0x307202u     /* 2-6201 */
+#define FS_READ_NOT_PERMITTED 0x307402u                                /* 2-6202 */
+#define FS_WRITE_NOT_PERMITTED 0x307602u                               /* 2-6203 */
+
+#define MODE_READ 1u
+#define MODE_WRITE 2u
+#define MODE_APPEND 4u
+
+static void expect(const char *what, Result got, Result want) {
+    print(what);
+    print(": ");
+    print_hex(got);
+    print("\n");
+    if (got != want) {
+        print("FAIL: ");
+        print(what);
+        print(" should be ");
+        print_hex(want);
+        print("\n");
+        check(0, what);
+    }
+}
+
+static IpcReply reply;
+
+/* A CMIF request with `size` bytes of arguments; the service's result (the kernel's must be success). */
+static Result call(Handle session, uint32_t command, const void *data, uint32_t size, IpcRequest *r,
+                   uint32_t out_size) {
+    r->type = IPC_TYPE_REQUEST;
+    r->command_id = command;
+    r->data = data;
+    r->data_size = size;
+    Result rc = ipc_call(session, r, out_size, &reply);
+    check(rc == RESULT_SUCCESS, "the kernel takes the request");
+    return rc ? rc : reply.result;
+}
+
+static IpcRequest plain(void) {
+    IpcRequest r;
+    memset(&r, 0, sizeof r);
+    return r;
+}
+
+static uint64_t out_u64(void) {
+    uint64_t v;
+    memcpy(&v, reply.data, 8);
+    return v;
+}
+
+/* Path buffers: 0x301 bytes each, as the fixed-size pointer buffers fsp-srv declares. */
+static char paths[2][0x301];
+
+static IpcRequest with_paths(const char *first, const char *second) {
+    IpcRequest r = plain();
+    const char *names[2] = {first, second};
+    for (int i = 0; i < 2 && names[i]; i++) {
+        memset(paths[i], 0, sizeof paths[i]);
+        memcpy(paths[i], names[i], strlen(names[i]));
+        r.statics[i] = (IpcBuffer){(uint64_t)paths[i], sizeof paths[i]};
+        r.num_statics = (uint32_t)i + 1;
+    }
+    return r;
+}
+
+static Result path_command(Handle fs, uint32_t command, const char *path, const void *data, uint32_t size,
+                           uint32_t out_size) {
+    IpcRequest r = with_paths(path, 0);
+    return call(fs, command, data, size, &r, out_size);
+}
+
+/* IFile Read/Write arguments: option, padding, offset, size. */
+typedef struct {
+    uint32_t option, padding;
+    uint64_t offset, size;
+} FileRange;
+
+static Result file_io(Handle file, int write, uint64_t offset, void *buffer, uint64_t size) {
+    FileRange range = {0, 0, offset, size};
+    IpcRequest r = plain();
+    if (write) {
+        r.num_sends = 1;
+        r.sends[0] = (IpcBuffer){(uint64_t)buffer, size};
+    } else {
+        r.num_receives = 1;
+        r.receives[0] = (IpcBuffer){(uint64_t)buffer, size};
+    }
+    return call(file, write ? 1 : 0, &range, sizeof range, &r, 8);
+}
+
+static Handle open_file(Handle fs, const char *path, uint32_t mode) {
+    Result rc = path_command(fs, 8, path, &mode, 4, 0);
+    check(rc == 0, "OpenFile");
+    return rc ? 0 : reply.move_handles[0];
+}
+
+static uint8_t romfs[0x400];
+static uint8_t text[0x100];
+
+static void read_romfs(Handle fsp) {
+    IpcRequest r = plain();
+    expect("OpenDataStorageByCurrentProcess", call(fsp, 200, 0, 0, &r, 0), RESULT_SUCCESS);
+    Handle storage = reply.move_handles[0];
+    r = plain();
+    expect("IStorage::GetSize", call(storage, 4, 0, 0, &r, 8), RESULT_SUCCESS);
+    uint64_t size = out_u64();
+    uint64_t range[2] = {0, sizeof romfs < size ? sizeof romfs : size};
+    r = plain();
+    r.num_receives = 1;
+    r.receives[0] = (IpcBuffer){(uint64_t)romfs, sizeof romfs};
+    expect("IStorage::Read(header and tables)", call(storage, 0, range, 16, &r, 0), RESULT_SUCCESS);
+    /* Header: ten u64s; [7] file meta table offset, [8] its size, [9] file data offset. */
+    uint64_t header[10];
+    memcpy(header, romfs, sizeof header);
+    check(header[0] == 0x50, "a RomFS header is 0x50 bytes");
+    for (uint64_t at = header[7]; at < header[7] + header[8];) {
+        /* File entry: parent, sibling, data offset (u64), data size (u64), hash sibling, name length, name. */
+        uint32_t name_length;
+        uint64_t offset, length;
+        memcpy(&offset, romfs + at + 8, 8);
+        memcpy(&length, romfs + at + 16, 8);
+        memcpy(&name_length, romfs + at + 28, 4);
+        print("romfs file: ");
+        char name[64] = {0};
+        memcpy(name, romfs + at + 32, name_length < 63 ? name_length : 63);
+        print(name);
+        uint64_t file_range[2] = {header[9] + offset, length < sizeof text - 1 ? length : sizeof text - 1};
+        memset(text, 0, sizeof text);
+        r = plain();
+        r.num_receives = 1;
+        r.receives[0] = (IpcBuffer){(uint64_t)text, sizeof text};
+        check(call(storage, 0, file_range, 16, &r, 0) == 0, "IStorage::Read(file)");
+        print(" = \"");
+        for (uint64_t i = 0; i < file_range[1]; i++) print_char(text[i] == '\n' ? '|' : (char)text[i]);
+        print("\"\n");
+        at += 32 + ((name_length + 3) & ~3u);
+    }
+    range[0] = size - 4;
+    range[1] = 8;
+    r = plain();
+    r.num_receives = 1;
+    r.receives[0] = (IpcBuffer){(uint64_t)romfs, 8};
+    expect("IStorage::Read(past the end)", call(storage, 0, range, 16, &r, 0), FS_OUT_OF_RANGE);
+    svc_close_handle(storage);
+}
+
+/* SaveDataAttribute: program id (0: this one), user id, system save id, type (1: account), rank, index. */
+/* OpenSaveDataFileSystem's arguments: the space id, then at 8 the attribute (CreateSaveDataFileSystem's start
+ * there, followed by the creation and meta info, left zero). */
+static uint8_t save_arguments[8 + 0x90];
+
+static Result try_open_save(Handle fsp, Handle *out) {
+    memset(save_arguments, 0, sizeof save_arguments);
+    save_arguments[0] = 1;        /* space: User */
+    save_arguments[8 + 8] = 1;    /* user id 1 */
+    save_arguments[8 + 0x20] = 1; /* account save data */
+    IpcRequest r = plain();
+    Result rc = call(fsp, 51, save_arguments, 0x48, &r, 0);
+    *out = rc ? 0 : reply.move_handles[0];
+    return rc;
+}
+
+static Handle open_save(Handle fsp, Result want) {
+    Handle handle;
+    expect("OpenSaveDataFileSystem", try_open_save(fsp, &handle), want);
+    return handle;
+}
+
+static void use_save(Handle fsp) {
+    Handle fs = open_save(fsp, RESULT_SUCCESS);
+    open_save(fsp, FS_TARGET_LOCKED);
+
+    uint32_t kind = 9;
+    Result rc = path_command(fs, 7, "/progress", 0, 0, 4);
+    uint64_t runs = 0;
+    if (rc == 0) {
+        Handle file = open_file(fs, "/progress", MODE_READ);
+        memset(text, 0, sizeof text);
+        check(file_io(file, 0, 0, text, 32) == 0, "read progress");
+        print("progress: ");
+        print((const char *)text);
+        print("\n");
+        for (const uint8_t *p = text + 5; *p >= '0' && *p <= '9'; p++) runs = runs * 10 + (uint64_t)(*p - '0');
+        svc_close_handle(file);
+    } else {
+        expect("GetEntryType(/progress) in a new save", rc, FS_PATH_NOT_FOUND);
+        print("progress: none\n");
+        uint64_t create[2] = {0, 0};
+        expect("CreateFile(/progress)", path_command(fs, 0, "/progress", create, 16, 0), RESULT_SUCCESS);
+    }
+    expect("GetEntryType(/uncommitted)", path_command(fs, 7, "/uncommitted", 0, 0, 4), FS_PATH_NOT_FOUND);
+
+    Handle file = open_file(fs, "/progress", MODE_WRITE | MODE_APPEND);
+    char line[16] = "runs=";
+    line[5] = (char)('0' + (runs + 1) % 10);
+    expect("Write(/progress)", file_io(file, 1, 0, line, 6), RESULT_SUCCESS);
+    svc_close_handle(file);
+    IpcRequest r = plain();
+    expect("Commit", call(fs, 10, 0, 0, &r, 0), RESULT_SUCCESS);
+    uint64_t create[2] = {0, 4};
+    expect("CreateFile(/uncommitted) after the commit", path_command(fs, 0, "/uncommitted", create, 16, 0),
+           RESULT_SUCCESS);
+
+    print("-- paths\n");
+    expect("GetEntryType(/../escape)", path_command(fs, 7, "/../escape", 0, 0, 4), FS_DIRECTORY_UNOBTAINABLE);
+    expect("GetEntryType(/a/../../etc/passwd)", path_command(fs, 7, "/a/../../etc/passwd", 0, 0, 4),
+           FS_DIRECTORY_UNOBTAINABLE);
+    expect("GetEntryType(relative)", path_command(fs, 7, "relative", 0, 0, 4), FS_INVALID_PATH_FORMAT);
+    expect("GetEntryType(/c:/windows)", path_command(fs, 7, "/c:/windows", 0, 0, 4), FS_INVALID_CHARACTER);
+    expect("GetEntryType(/./progress/)", path_command(fs, 7, "/./progress/", 0, 0, 4), RESULT_SUCCESS);
+    memcpy(&kind, reply.data, 4);
+    check(kind == 1, "a file");
+    expect("DeleteDirectory(/)", path_command(fs, 3, "/", 0, 0, 0), FS_DIRECTORY_NOT_DELETABLE);
+    expect("CreateFile(/progress) again", path_command(fs, 0, "/progress", create, 16, 0), FS_PATH_ALREADY_EXISTS);
+    expect("CreateFile(/missing/file)", path_command(fs, 0, "/missing/file", create, 16, 0), FS_PATH_NOT_FOUND);
+
+    print("-- modes\n");
+    file = open_file(fs, "/progress", MODE_READ);
+    expect("Write to a read-only file", file_io(file, 1, 0, line, 6), FS_WRITE_NOT_PERMITTED);
+    svc_close_handle(file);
+    file = open_file(fs, "/progress", MODE_WRITE);
+    expect("Read from a write-only file", file_io(file, 0, 0, text, 6), FS_READ_NOT_PERMITTED);
+    expect("Write past the end without append", file_io(file, 1, 4, line, 6),
+           FS_FILE_EXTENSION_WITHOUT_OPEN_MODE_ALLOW_APPEND);
+    r = plain();
+    expect("IFile::GetSize", call(file, 4, 0, 0, &r, 8), RESULT_SUCCESS);
+    check(out_u64() == 6, "6 bytes of progress");
+    svc_close_handle(file);
+
+    print("-- directories\n");
+    expect("CreateDirectory(/dir)", path_command(fs, 2, "/dir", 0, 0, 0), RESULT_SUCCESS);
+    expect("CreateFile(/dir/b)", path_command(fs, 0, "/dir/b", create, 16, 0), RESULT_SUCCESS);
+    expect("CreateDirectory(/dir/a)", path_command(fs, 2, "/dir/a", 0, 0, 0), RESULT_SUCCESS);
+    expect("DeleteDirectory(/dir)", path_command(fs, 3, "/dir", 0, 0, 0), FS_DIRECTORY_NOT_EMPTY);
+    r = with_paths("/dir/b", "/dir/c");
+    expect("RenameFile(/dir/b, /dir/c)", call(fs, 5, 0, 0, &r, 0), RESULT_SUCCESS);
+    uint32_t both = 3;
+    expect("OpenDirectory(/dir)", path_command(fs, 9, "/dir", &both, 4, 0), RESULT_SUCCESS);
+    Handle directory = reply.move_handles[0];
+    static uint8_t entries[4][0x310];
+    r = plain();
+    r.num_receives = 1;
+    r.receives[0] = (IpcBuffer){(uint64_t)entries, sizeof entries};
+    expect("IDirectory::Read", call(directory, 0, 0, 0, &r, 8), RESULT_SUCCESS);
+    uint64_t count = out_u64();
+    for (uint64_t i = 0; i < count; i++) {
+        print("entry: ");
+        print((const char *)entries[i]);
+        print(entries[i][0x304] ? " (file, " : " (directory, ");
+        uint64_t size;
+        memcpy(&size, entries[i] + 0x308, 8);
+        print_u64(size);
+        print(" bytes)\n");
+    }
+    svc_close_handle(directory);
+    expect("DeleteDirectoryRecursively(/dir)", path_command(fs, 4, "/dir", 0, 0, 0), RESULT_SUCCESS);
+    svc_close_handle(fs);
+}
+
+int main(void) {
+    Handle sm, fsp;
+    uint64_t reserved = 0;
+    check(svc_connect_to_named_port(&sm, "sm:") == 0, "connect");
+    IpcRequest r = plain();
+    r.send_pid = 1;
+    check(call(sm, 0, &reserved, 8, &r, 0) == 0, "RegisterClient");
+    uint64_t name = ipc_service_name("fsp-srv");
+    r = plain();
+    expect("GetServiceHandle(fsp-srv)", call(sm, 1, &name, 8, &r, 0), RESULT_SUCCESS);
+    fsp = reply.move_handles[0];
+    r = plain();
+    r.send_pid = 1;
+    expect("SetCurrentProcess", call(fsp, 1, &reserved, 8, &r, 0), RESULT_SUCCESS);
+
+    print("-- romfs\n");
+    read_romfs(fsp);
+
+    print("-- save data\n");
+    Handle existing;
+    Result rc = try_open_save(fsp, &existing);
+    if (rc == FS_TARGET_NOT_FOUND) {
+        print("save: none yet\n");
+        r = plain();
+        expect("CreateSaveDataFileSystem", call(fsp, 22, save_arguments + 8, 0x90, &r, 0), RESULT_SUCCESS);
+        expect("CreateSaveDataFileSystem again", call(fsp, 22, save_arguments + 8, 0x90, &r, 0),
+               FS_PATH_ALREADY_EXISTS);
+        print("save: created\n");
+    } else {
+        expect("OpenSaveDataFileSystem", rc, RESULT_SUCCESS);
+        svc_close_handle(existing);
+        print("save: found\n");
+    }
+    use_save(fsp);
+
+    svc_close_handle(fsp);
+    svc_close_handle(sm);
+    print("fs: ");
+    print_u64((uint64_t)failures());
+    print(" failures\n");
+    return failures() == 0 ? 0 : 1;
+}
