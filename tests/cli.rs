@@ -112,6 +112,29 @@ fn the_file_system_service_serves_the_romfs_and_keeps_committed_saves() {
     assert!(third.contains("progress: runs=2\n"), "{third}");
 }
 
+/// The time services: clocks from `--clock-epoch` plus guest time, and every UTC conversion the program prints
+/// equal to GNU date's for the same instant.
+#[test]
+fn the_time_services_convert_as_gnu_date_does() {
+    let output = tandem(&["run", &program("time.nro"), "--clock-epoch", "1767225600"]);
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+    assert!(stdout.ends_with("time: 0 failures\n"), "{stdout}");
+    assert!(stdout.contains("epoch: 1767225600\n") && stdout.contains("location: UTC\n"), "{stdout}");
+    let mut compared = 0;
+    for line in stdout.lines().filter_map(|line| line.strip_prefix("calendar ")) {
+        let (instant, calendar) = line.split_once(": ").unwrap();
+        let date = Command::new("date")
+            .args(["-u", "-d", &format!("@{instant}"), "+%Y-%m-%d %H:%M:%S wday %w yday %-j zone UTC"])
+            .output()
+            .expect("GNU date runs");
+        assert_eq!(calendar, text(&date.stdout).trim_end(), "instant {instant}");
+        compared += 1;
+    }
+    assert_eq!(compared, 8, "{stdout}");
+    assert!(stdout.contains("now: 2026-01-01 00:00:0"), "{stdout}");
+}
+
 #[test]
 fn crashing_programs_stop_with_a_report() {
     let cases = [

@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
                 if sessions.is_closed(id) {
                     break;
                 }
-                if let Ok(dispatched) = sessions.dispatch(id, buffer, &message, memory) {
+                if let Ok(dispatched) = sessions.dispatch(id, buffer, &message, memory, 0) {
                     if let Some(reply) = dispatched.reply {
                         let mut out = vec![0u8; 0x100];
                         let _ = cmif::write_reply(dispatched.kind, dispatched.is_domain, &reply, &mut out);

@@ -31,6 +31,10 @@ pub struct RunArgs {
     /// ~/.local/share/tandem/saves.
     #[arg(long)]
     pub save_dir: Option<PathBuf>,
+    /// The guest's clock at boot, in POSIX seconds (UTC). Default: the host's time now. Give one to make runs
+    /// that read the clock repeat exactly.
+    #[arg(long)]
+    pub clock_epoch: Option<u64>,
 }
 
 /// The save data folder when none is given.
@@ -61,6 +65,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut kernel = Kernel::new(&program, output).with_context(|| format!("loading {}", program.source))?;
     kernel.set_max_instructions(args.max_instructions);
     kernel.set_save_folder(args.save_dir.or_else(default_save_dir));
+    let host_now = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    kernel.set_clock_epoch(args.clock_epoch.unwrap_or_else(host_now));
     let started = std::time::Instant::now();
     let outcome = kernel.run(engine.as_mut());
     let elapsed = started.elapsed();

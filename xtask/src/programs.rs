@@ -45,6 +45,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("memory", Flavours::HorizonOnly),
     ("ipc", Flavours::HorizonOnly),
     ("fs", Flavours::HorizonOnly),
+    ("time", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];

@@ -315,6 +315,11 @@ impl Kernel {
         Rc::make_mut(&mut self.system).save_folder = folder;
     }
 
+    /// The system clocks' time at boot (POSIX seconds).
+    pub fn set_clock_epoch(&mut self, seconds: u64) {
+        Rc::make_mut(&mut self.system).clock_epoch = seconds;
+    }
+
     /// Stops the run (with a report) once this many instructions have retired.
     pub fn set_max_instructions(&mut self, limit: Option<u64>) {
         self.max_instructions = limit;

@@ -16,6 +16,7 @@ pub mod lm;
 mod session;
 pub mod set;
 pub mod sm;
+pub mod time;
 
 pub use session::{Dispatched, Sessions};
 
@@ -139,6 +140,8 @@ pub struct GuestBuffer {
 /// One command's run: its arguments and buffers in, its outputs out.
 pub struct Call<'a> {
     pub memory: &'a GuestMemory,
+    /// Guest time at the request, in counter ticks (19.2 MHz).
+    pub ticks: u64,
     message: &'a Message,
     arguments: &'a [u8],
     /// The client's process id, when the command takes it.
@@ -153,9 +156,10 @@ pub struct Call<'a> {
 }
 
 impl<'a> Call<'a> {
-    pub fn new(memory: &'a GuestMemory, message: &'a Message, arguments: &'a [u8]) -> Call<'a> {
+    pub fn new(memory: &'a GuestMemory, ticks: u64, message: &'a Message, arguments: &'a [u8]) -> Call<'a> {
         Call {
             memory,
+            ticks,
             message,
             arguments,
             pid: 0,
@@ -226,6 +230,11 @@ impl<'a> Call<'a> {
         self.arguments[offset..offset + N].try_into().expect("prepare checked the declared input size")
     }
 
+    /// `length` bytes of arguments from `offset` (within the declared input).
+    pub fn argument_slice(&self, offset: usize, length: usize) -> &[u8] {
+        &self.arguments[offset..offset + length]
+    }
+
     /// The 32-bit argument at `offset` (within the declared input).
     pub fn u32(&self, offset: usize) -> u32 {
         u32::from_le_bytes(self.argument_bytes(offset))
@@ -294,12 +303,14 @@ pub struct System {
     pub romfs: Option<Rc<RomFs>>,
     /// The host folder that holds save data (`fs::save`); `None`: save data is refused with a report.
     pub save_folder: Option<PathBuf>,
+    /// The system clocks' time at boot, in POSIX seconds (guest time runs on from there).
+    pub clock_epoch: u64,
     /// The saves open now (each opens once at a time).
     pub open_saves: fs::save::OpenSaves,
 }
 
 impl Default for System {
-    /// American English on a USA console with firmware 18.1.0, no title.
+    /// American English on a USA console with firmware 18.1.0, no title, clocks at 1970-01-01.
     fn default() -> System {
         System {
             language: 1,
@@ -308,6 +319,7 @@ impl Default for System {
             program_id: 0,
             romfs: None,
             save_folder: None,
+            clock_epoch: 0,
             open_saves: fs::save::OpenSaves::default(),
         }
     }
@@ -319,6 +331,7 @@ pub fn open_service(name: &str, system: &Rc<System>) -> Option<SharedObject> {
         "set" => Rc::new(RefCell::new(set::Settings::new(system.clone()))),
         "set:sys" => Rc::new(RefCell::new(set::SystemSettings::new(system.clone()))),
         "lm" => Rc::new(RefCell::new(lm::LogService)),
+        "time:u" | "time:a" | "time:s" => Rc::new(RefCell::new(time::StaticService::new(system.clone()))),
         "fsp-srv" => Rc::new(RefCell::new(fs::FileSystemProxy::new(system.clone()))),
         _ => return None,
     };

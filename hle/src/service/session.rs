@@ -74,13 +74,14 @@ impl Sessions {
         matches!(self.sessions.get(&id), Some(Session::Closed))
     }
 
-    /// Handles the message `message` (parsed from `buffer`) sent on session `id`.
+    /// Handles the message `message` (parsed from `buffer`) sent on session `id` at guest time `ticks`.
     pub fn dispatch(
         &mut self,
         id: u64,
         buffer: &[u8],
         message: &Message,
         memory: &GuestMemory,
+        ticks: u64,
     ) -> Result<Dispatched, Failure> {
         let session = self.sessions.get_mut(&id).expect("the kernel keeps ids of open sessions");
         let is_domain = matches!(session, Session::Domain(_));
@@ -117,7 +118,7 @@ impl Sessions {
             (_, Session::Domain(_), None) => return failed(hipc_result::TARGET_NOT_DOMAIN),
         };
 
-        let mut call = Call::new(memory, message, request.arguments);
+        let mut call = Call::new(memory, ticks, message, request.arguments);
         match object.borrow_mut().handle(request.command_id, &mut call) {
             Ok(()) => {}
             Err(Failure::Result(result)) => return failed(result),

@@ -96,7 +96,8 @@ impl Kernel {
         if let Err(result) = self.check_message_memory(&message).and_then(|()| self.take_handles(&message)) {
             return Svc::Return(result);
         }
-        let dispatched = match self.sessions.dispatch(session, &buffer, &message, &self.memory) {
+        let ticks = self.tick();
+        let dispatched = match self.sessions.dispatch(session, &buffer, &message, &self.memory, ticks) {
             Ok(dispatched) => dispatched,
             Err(Failure::Result(result)) => unreachable!("sessions answer results in the reply ({result})"),
             Err(Failure::Unimplemented { interface, command_id, what }) => {

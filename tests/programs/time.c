@@ -1,0 +1,151 @@
+/* The time services: the steady clock (guest time), the user system clock (the epoch given with --clock-epoch plus
+ * guest time), and UTC conversions both ways. The test compares every calendar line with GNU date's. */
+#include "ipc.h"
+#include "tandem.h"
+
+static IpcReply reply;
+
+static Result call(Handle session, uint32_t command, const void *data, uint32_t size, IpcRequest *r, uint32_t out) {
+    r->type = IPC_TYPE_REQUEST;
+    r->command_id = command;
+    r->data = data;
+    r->data_size = size;
+    Result rc = ipc_call(session, r, out, &reply);
+    check(rc == RESULT_SUCCESS, "the kernel takes the request");
+    return rc ? rc : reply.result;
+}
+
+static IpcRequest plain(void) {
+    IpcRequest r;
+    memset(&r, 0, sizeof r);
+    return r;
+}
+
+static Handle object(Handle session, uint32_t command, const char *what) {
+    IpcRequest r = plain();
+    Result rc = call(session, command, 0, 0, &r, 0);
+    check(rc == 0 && reply.num_move_handles == 1, what);
+    return reply.move_handles[0];
+}
+
+static uint64_t u64_at(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static void print_two(uint64_t v) {
+    print_char((char)('0' + v / 10 % 10));
+    print_char((char)('0' + v % 10));
+}
+
+/* CalendarTime (8 bytes) and CalendarAdditionalInfo (0x18) as "YYYY-MM-DD HH:MM:SS wday W yday D zone Z". */
+static void print_calendar(const uint8_t *c) {
+    int16_t year;
+    memcpy(&year, c, 2);
+    print_u64((uint64_t)year);
+    print("-");
+    print_two(c[2]);
+    print("-");
+    print_two(c[3]);
+    print(" ");
+    print_two(c[4]);
+    print(":");
+    print_two(c[5]);
+    print(":");
+    print_two(c[6]);
+    uint32_t wday, yday;
+    memcpy(&wday, c + 8, 4);
+    memcpy(&yday, c + 12, 4);
+    print(" wday ");
+    print_u64(wday);
+    print(" yday ");
+    print_u64(yday + 1);
+    print(" zone ");
+    print((const char *)c + 16);
+    print("\n");
+}
+
+static uint8_t rule[0x4000];
+
+int main(void) {
+    Handle sm;
+    uint64_t reserved = 0;
+    check(svc_connect_to_named_port(&sm, "sm:") == 0, "connect");
+    IpcRequest r = plain();
+    r.send_pid = 1;
+    check(call(sm, 0, &reserved, 8, &r, 0) == 0, "RegisterClient");
+    uint64_t name = ipc_service_name("time:u");
+    r = plain();
+    check(call(sm, 1, &name, 8, &r, 0) == 0, "GetServiceHandle(time:u)");
+    Handle time = reply.move_handles[0];
+
+    Handle steady = object(time, 2, "GetStandardSteadyClock");
+    r = plain();
+    check(call(steady, 0, 0, 0, &r, 0x18) == 0, "GetCurrentTimePoint");
+    uint64_t boot_seconds = u64_at(reply.data);
+    print("steady clock source: ");
+    char source[17] = {0};
+    memcpy(source, reply.data + 8, 16);
+    print(source);
+    print("\n");
+    check(boot_seconds < 5, "a few seconds of guest time since boot");
+
+    Handle user_clock = object(time, 0, "GetStandardUserSystemClock");
+    r = plain();
+    check(call(user_clock, 0, 0, 0, &r, 8) == 0, "GetCurrentTime");
+    uint64_t now = u64_at(reply.data);
+    r = plain();
+    check(call(user_clock, 2, 0, 0, &r, 0x20) == 0, "GetSystemClockContext");
+    uint64_t offset = u64_at(reply.data);
+    print("epoch: ");
+    print_u64(offset);
+    print("\n");
+    check(now - offset == u64_at(reply.data + 8), "now = context offset + steady time point");
+
+    Handle zones = object(time, 3, "GetTimeZoneService");
+    r = plain();
+    check(call(zones, 0, 0, 0, &r, 0x24) == 0, "GetDeviceLocationName");
+    print("location: ");
+    print((const char *)reply.data);
+    print("\n");
+
+    static const int64_t instants[] = {0, 951782399, 951782400, 2147483647, 2147483648, -1, 1767225600, 4102444800};
+    for (unsigned i = 0; i < sizeof instants / sizeof instants[0]; i++) {
+        r = plain();
+        check(call(zones, 101, &instants[i], 8, &r, 0x20) == 0, "ToCalendarTimeWithMyRule");
+        print("calendar ");
+        print_i64(instants[i]);
+        print(": ");
+        print_calendar(reply.data);
+        uint8_t calendar[8];
+        memcpy(calendar, reply.data, 8);
+        int64_t back = 0;
+        r = plain();
+        r.num_receive_list = 1;
+        r.receive_list[0] = (IpcBuffer){(uint64_t)&back, 8};
+        check(call(zones, 202, calendar, 8, &r, 4) == 0, "ToPosixTimeWithMyRule");
+        uint32_t count;
+        memcpy(&count, reply.data, 4);
+        check(count == 1 && back == instants[i], "the calendar time converts back");
+    }
+
+    char location[0x24] = "UTC";
+    r = plain();
+    r.num_receives = 1;
+    r.receives[0] = (IpcBuffer){(uint64_t)rule, sizeof rule};
+    check(call(zones, 4, location, sizeof location, &r, 0) == 0, "LoadTimeZoneRule(UTC)");
+    r = plain();
+    r.num_sends = 1;
+    r.sends[0] = (IpcBuffer){(uint64_t)rule, sizeof rule};
+    check(call(zones, 100, &now, 8, &r, 0x20) == 0, "ToCalendarTime(now, UTC)");
+    print("now: ");
+    print_calendar(reply.data);
+    rule[0] = 'X';
+    check(call(zones, 100, &now, 8, &r, 0x20) != 0, "a rule LoadTimeZoneRule did not write is refused");
+
+    print("time: ");
+    print_u64((uint64_t)failures());
+    print(" failures\n");
+    return failures() == 0 ? 0 : 1;
+}
