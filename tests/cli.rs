@@ -135,6 +135,25 @@ fn the_time_services_convert_as_gnu_date_does() {
     assert!(stdout.contains("now: 2026-01-01 00:00:0"), "{stdout}");
 }
 
+/// appletOE as an application starts (the program checks Horizon's answers itself), the same on both CPU paths;
+/// EnsureSaveData makes the user's save folder.
+#[test]
+fn the_applet_manager_starts_an_application() {
+    let saves = scratch_dir("applet-saves");
+    let run = |cpu: &str| {
+        let output = tandem(&["run", &program("applet.nro"), "--cpu", cpu, "--save-dir", &saves.display().to_string()]);
+        let stdout = text(&output.stdout);
+        assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+        stdout
+    };
+    let reference = run("reference");
+    assert!(reference.ends_with("applet: 0 failures\n"), "{reference}");
+    assert!(reference.contains("message: 15\n") && reference.contains("desired language: en-US\n"), "{reference}");
+    assert_eq!(run("fast"), reference);
+    let save = saves.join("0000000000000000/account/00000000000000010000000000000000");
+    assert!(save.join("current").is_file(), "EnsureSaveData made no save at {}", save.display());
+}
+
 #[test]
 fn crashing_programs_stop_with_a_report() {
     let cases = [

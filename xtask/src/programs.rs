@@ -46,6 +46,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("ipc", Flavours::HorizonOnly),
     ("fs", Flavours::HorizonOnly),
     ("time", Flavours::HorizonOnly),
+    ("applet", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];

@@ -37,7 +37,7 @@ use crate::loader::npdm::{Capability, SvcSet, ThreadInfo};
 use crate::loader::{LoadError, Module};
 use crate::placement::map_module;
 use crate::program::Program;
-use crate::service::{Sessions, System};
+use crate::service::{ServiceEvent, Sessions, System};
 use address_space::{Block, CODE_BASE, MemoryMap, MemoryState, STACK_REGION, TLS_AREA};
 use handle_table::HandleTable;
 use scheduler::Scheduler;
@@ -200,6 +200,8 @@ pub struct Kernel {
     sessions: Sessions,
     /// What the services report about the console.
     system: Rc<System>,
+    /// Events services have handed out, whose signals the kernel carries out after each request.
+    service_events: Vec<ServiceEvent>,
 }
 
 impl Kernel {
@@ -291,6 +293,7 @@ impl Kernel {
             current: None,
             output,
             sessions: Sessions::default(),
+            service_events: Vec::new(),
             system: Rc::new(System {
                 program_id: limits.program_id,
                 romfs: program.romfs.clone(),

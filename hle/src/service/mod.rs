@@ -11,6 +11,7 @@
 //! [`sf::UNKNOWN_COMMAND_ID`], but Tandem cannot tell a command Horizon lacks from one Tandem lacks, and a silent
 //! error result would hide the second kind.
 
+pub mod am;
 pub mod fs;
 pub mod lm;
 mod session;
@@ -153,6 +154,8 @@ pub struct Call<'a> {
     pub new_objects: Vec<SharedObject>,
     /// Pointer replies written so far.
     pub statics: Vec<Static>,
+    /// Events the command gives the client (each becomes a copied handle to the event's readable side).
+    pub copy_events: Vec<ServiceEvent>,
 }
 
 impl<'a> Call<'a> {
@@ -167,6 +170,7 @@ impl<'a> Call<'a> {
             output: Vec::new(),
             new_objects: Vec::new(),
             statics: Vec::new(),
+            copy_events: Vec::new(),
         }
     }
 
@@ -235,6 +239,11 @@ impl<'a> Call<'a> {
         &self.arguments[offset..offset + length]
     }
 
+    /// Bytes of arguments the request carries (at least the declared input).
+    pub fn input_len(&self) -> usize {
+        self.arguments.len()
+    }
+
     /// The 32-bit argument at `offset` (within the declared input).
     pub fn u32(&self, offset: usize) -> u32 {
         u32::from_le_bytes(self.argument_bytes(offset))
@@ -278,6 +287,34 @@ impl<'a> Call<'a> {
     }
 }
 
+/// An event a service signals and hands to its client as a copied handle. The kernel makes the kernel event the
+/// first time a handle to it goes out, and carries the service's signals and clears into it after each request.
+#[derive(Clone, Default)]
+pub struct ServiceEvent(Rc<RefCell<ServiceEventState>>);
+
+#[derive(Default)]
+pub struct ServiceEventState {
+    /// The kernel's event, once made.
+    pub kernel_event: Option<u64>,
+    /// The last signal (`true`) or clear (`false`) the kernel has not carried out yet.
+    pub pending: Option<bool>,
+}
+
+impl ServiceEvent {
+    pub fn signal(&self) {
+        self.0.borrow_mut().pending = Some(true);
+    }
+
+    pub fn clear(&self) {
+        self.0.borrow_mut().pending = Some(false);
+    }
+
+    /// The kernel's side.
+    pub fn state(&self) -> std::cell::RefMut<'_, ServiceEventState> {
+        self.0.borrow_mut()
+    }
+}
+
 /// The kernel's InvalidCurrentMemory: a buffer the client named is not mapped as it must be.
 pub const INVALID_CURRENT_MEMORY: ResultCode = ResultCode::new(1, 106);
 
@@ -303,6 +340,8 @@ pub struct System {
     pub romfs: Option<Rc<RomFs>>,
     /// The host folder that holds save data (`fs::save`); `None`: save data is refused with a report.
     pub save_folder: Option<PathBuf>,
+    /// Docked (console mode, boost performance) rather than handheld.
+    pub docked: bool,
     /// The system clocks' time at boot, in POSIX seconds (guest time runs on from there).
     pub clock_epoch: u64,
     /// The saves open now (each opens once at a time).
@@ -319,6 +358,7 @@ impl Default for System {
             program_id: 0,
             romfs: None,
             save_folder: None,
+            docked: false,
             clock_epoch: 0,
             open_saves: fs::save::OpenSaves::default(),
         }
@@ -331,6 +371,7 @@ pub fn open_service(name: &str, system: &Rc<System>) -> Option<SharedObject> {
         "set" => Rc::new(RefCell::new(set::Settings::new(system.clone()))),
         "set:sys" => Rc::new(RefCell::new(set::SystemSettings::new(system.clone()))),
         "lm" => Rc::new(RefCell::new(lm::LogService)),
+        "appletOE" => Rc::new(RefCell::new(am::ApplicationProxyService::new(system.clone()))),
         "time:u" | "time:a" | "time:s" => Rc::new(RefCell::new(time::StaticService::new(system.clone()))),
         "fsp-srv" => Rc::new(RefCell::new(fs::FileSystemProxy::new(system.clone()))),
         _ => return None,

@@ -1,7 +1,7 @@
 //! Sessions to host services: each one serves an object, or (once converted) a domain of objects addressed by id.
 //! Control messages (domains, clones, the pointer buffer size) are answered here; requests go to the object.
 
-use super::{Call, Failure, SharedObject};
+use super::{Call, Failure, ServiceEvent, SharedObject};
 use crate::ipc::cmif::{self, DomainAction, Kind, Reply};
 use crate::ipc::hipc::Message;
 use crate::ipc::{ResultCode, hipc_result, sf};
@@ -46,6 +46,8 @@ pub struct Dispatched {
     pub is_domain: bool,
     pub reply: Option<Reply>,
     pub new_sessions: Vec<u64>,
+    /// Events to give the client as copied handles, in order.
+    pub copy_events: Vec<ServiceEvent>,
 }
 
 /// All sessions to host services, by id (the kernel's handles name these ids).
@@ -86,7 +88,9 @@ impl Sessions {
         let session = self.sessions.get_mut(&id).expect("the kernel keeps ids of open sessions");
         let is_domain = matches!(session, Session::Domain(_));
         let kind = Kind::of(message.message_type).unwrap_or(Kind::Request);
-        let done = |reply| Ok(Dispatched { kind, is_domain, reply: Some(reply), new_sessions: Vec::new() });
+        let done = |reply| {
+            Ok(Dispatched { kind, is_domain, reply: Some(reply), new_sessions: Vec::new(), copy_events: Vec::new() })
+        };
         let failed = |result| done(Reply { result, ..Reply::default() });
         let request = match cmif::parse(buffer, message, is_domain) {
             Ok(request) => request,
@@ -95,7 +99,13 @@ impl Sessions {
         let object = match (request.kind, &mut *session, request.domain) {
             (Kind::Close, ..) => {
                 *session = Session::Closed;
-                return Ok(Dispatched { kind, is_domain, reply: None, new_sessions: Vec::new() });
+                return Ok(Dispatched {
+                    kind,
+                    is_domain,
+                    reply: None,
+                    new_sessions: Vec::new(),
+                    copy_events: Vec::new(),
+                });
             }
             (_, Session::Closed, _) => unreachable!("the kernel refuses requests on closed sessions"),
             (Kind::Control, ..) => return self.control(id, request.command_id, request.arguments),
@@ -137,7 +147,7 @@ impl Sessions {
             }
             _ => new_sessions = call.new_objects.into_iter().map(|object| self.open(object)).collect(),
         }
-        Ok(Dispatched { kind, is_domain, reply: Some(reply), new_sessions })
+        Ok(Dispatched { kind, is_domain, reply: Some(reply), new_sessions, copy_events: call.copy_events })
     }
 
     /// A control command (switchbrew "IPC Marshalling", Control).
@@ -182,6 +192,6 @@ impl Sessions {
             _ => reply.result = sf::UNKNOWN_COMMAND_ID,
         }
         let new_sessions = new_session.map(|object| self.open(object)).into_iter().collect();
-        Ok(Dispatched { kind: Kind::Control, is_domain, reply: Some(reply), new_sessions })
+        Ok(Dispatched { kind: Kind::Control, is_domain, reply: Some(reply), new_sessions, copy_events: Vec::new() })
     }
 }

@@ -6,12 +6,12 @@
 //! moves moved handles out of the client's table, then lets the session answer and writes the reply over the
 //! request, with the new sessions the reply carries turned into handles.
 
-use super::super::{Kernel, KernelObject, PROCESS_ID, StopReason};
+use super::super::{Event, Kernel, KernelObject, PROCESS_ID, StopReason, SyncObject};
 use super::{KernelResult, Svc};
 use crate::ipc::cmif;
 use crate::ipc::hipc::{MESSAGE_BUFFER_SIZE, Message, ReceiveList};
 use crate::kernel::handle_table::{CURRENT_PROCESS, CURRENT_THREAD};
-use crate::service::{Failure, open_named_port};
+use crate::service::{Failure, ServiceEvent, open_named_port};
 use tandem_reference::memory::{Access, PAGE_SIZE};
 
 /// A port name: at most 11 characters and the NUL.
@@ -123,12 +123,53 @@ impl Kernel {
                 }
             }
         }
+        for event in &dispatched.copy_events {
+            let id = self.kernel_event_of(event);
+            self.events.get_mut(&id).expect("service events live on").readable_references += 1;
+            match self.handles.add(KernelObject::ReadableEvent(id)) {
+                Some(handle) => reply.copy_handles.push(handle),
+                None => {
+                    self.release_event(id, false);
+                    return Svc::Return(KernelResult::OutOfHandles);
+                }
+            }
+        }
+        self.carry_out_service_events();
         match cmif::write_reply(dispatched.kind, dispatched.is_domain, &reply, &mut buffer) {
             Ok(length) if self.memory.write(address, &buffer[..length]).is_ok() => Svc::Return(KernelResult::Success),
             Ok(_) => Svc::Return(KernelResult::InvalidCurrentMemory),
             Err(error) => {
                 tracing::warn!(target: "tandem::ipc", %error, "a reply did not fit the client's message buffer");
                 Svc::Return(KernelResult::MessageTooLarge)
+            }
+        }
+    }
+
+    /// The kernel event behind a service's event, made (with the service as its writer, for good) when first asked.
+    fn kernel_event_of(&mut self, event: &ServiceEvent) -> u64 {
+        if let Some(id) = event.state().kernel_event {
+            return id;
+        }
+        let id = self.next_event_id;
+        self.next_event_id += 1;
+        self.events.insert(id, Event { writable_references: 1, ..Event::default() });
+        event.state().kernel_event = Some(id);
+        self.service_events.push(event.clone());
+        id
+    }
+
+    /// Carries the signals and clears services made into their kernel events (waking waiters).
+    fn carry_out_service_events(&mut self) {
+        for index in 0..self.service_events.len() {
+            let (id, pending) = {
+                let mut state = self.service_events[index].state();
+                (state.kernel_event.expect("listed once made"), state.pending.take())
+            };
+            let Some(signaled) = pending else { continue };
+            let event = self.events.get_mut(&id).expect("service events live on");
+            event.signaled = signaled && event.readable_references > 0;
+            if event.signaled {
+                self.notify(SyncObject::Event(id));
             }
         }
     }

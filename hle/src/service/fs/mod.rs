@@ -45,6 +45,59 @@ const SAVE_DATA_KINDS: [&str; 7] = ["system", "account", "bcat", "device", "temp
 /// Save data spaces a program may name: System, User, SdSystem, Temporary, SdUser, ProperSystem, SafeMode.
 const SAVE_DATA_SPACES: [u8; 7] = [0, 1, 2, 3, 4, 100, 101];
 
+/// Which save: the fields of a SaveDataAttribute that tell saves apart.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct SaveDataAttribute {
+    /// 0: the running program's.
+    pub program_id: u64,
+    pub user: (u64, u64),
+    pub system_save_id: u64,
+    /// 0 system, 1 account, 2 BCAT, 3 device, 4 temporary, 5 cache, 6 system BCAT.
+    pub kind: u8,
+    pub index: u16,
+}
+
+impl SaveDataAttribute {
+    /// The attribute at `offset` in a command's arguments (0x40 bytes).
+    fn read(call: &Call, offset: usize) -> SaveDataAttribute {
+        let kind_word = call.u32(offset + 0x20);
+        SaveDataAttribute {
+            program_id: call.u64(offset),
+            user: (call.u64(offset + 8), call.u64(offset + 16)),
+            system_save_id: call.u64(offset + 0x18),
+            kind: kind_word as u8,
+            index: (kind_word >> 16) as u16,
+        }
+    }
+}
+
+/// The host folder of a save: `<save folder>/<program id>/<kind>/<owner>` (the owner: the user for account
+/// saves, the id for system saves, the index for caches). `interface` and `command_id` name the request in the
+/// report when no save folder was given.
+pub fn save_folder_for(
+    system: &System,
+    interface: &'static str,
+    command_id: u32,
+    attribute: &SaveDataAttribute,
+) -> Result<PathBuf, Failure> {
+    let Some(root) = &system.save_folder else {
+        return Err(Failure::Unimplemented {
+            interface,
+            command_id,
+            what: Some("save data needs a host folder (`tandem run --save-dir DIR`)".into()),
+        });
+    };
+    let program_id = if attribute.program_id == 0 { system.program_id } else { attribute.program_id };
+    let owner = match attribute.kind {
+        0 | 6 => format!("{:016x}", attribute.system_save_id),
+        1 => format!("{:016x}{:016x}", attribute.user.0, attribute.user.1),
+        5 => format!("{}", attribute.index),
+        _ => "common".to_string(),
+    };
+    let kind = SAVE_DATA_KINDS.get(usize::from(attribute.kind)).ok_or(Failure::Result(results::INVALID_ARGUMENT))?;
+    Ok(root.join(format!("{program_id:016x}")).join(kind).join(owner))
+}
+
 /// IFileSystemProxy.
 pub struct FileSystemProxy {
     system: Rc<System>,
@@ -62,35 +115,9 @@ impl FileSystemProxy {
         Ok(())
     }
 
-    /// The host folder of the save an attribute (at `attribute` in the arguments) names.
-    fn save_folder(&self, call: &Call, command_id: u32, attribute: usize) -> Result<PathBuf, Failure> {
-        let Some(root) = &self.system.save_folder else {
-            return Err(Failure::Unimplemented {
-                interface: Self::NAME,
-                command_id,
-                what: Some("save data needs a host folder (`tandem run --save-dir DIR`)".into()),
-            });
-        };
-        let program_id = match call.u64(attribute) {
-            0 => self.system.program_id,
-            id => id,
-        };
-        let (user, system_id) = ((call.u64(attribute + 8), call.u64(attribute + 16)), call.u64(attribute + 0x18));
-        let kind = call.u32(attribute + 0x20) & 0xff;
-        let index = call.u32(attribute + 0x20) >> 16;
-        let owner = match kind {
-            0 | 6 => format!("{system_id:016x}"),
-            1 => format!("{:016x}{:016x}", user.0, user.1),
-            5 => format!("{index}"),
-            _ => "common".to_string(),
-        };
-        let kind = SAVE_DATA_KINDS.get(kind as usize).ok_or(Failure::Result(results::INVALID_ARGUMENT))?;
-        Ok(root.join(format!("{program_id:016x}")).join(kind).join(owner))
-    }
-
     /// CreateSaveDataFileSystem(SaveDataAttribute, SaveDataCreationInfo, SaveDataMetaInfo).
     fn create_save_data_file_system(&mut self, call: &mut Call) -> Result<(), Failure> {
-        let folder = self.save_folder(call, 22, 0)?;
+        let folder = save_folder_for(&self.system, Self::NAME, 22, &SaveDataAttribute::read(call, 0))?;
         if folder.exists() {
             return Err(results::PATH_ALREADY_EXISTS.into());
         }
@@ -105,7 +132,7 @@ impl FileSystemProxy {
         if !SAVE_DATA_SPACES.contains(&(call.u32(0) as u8)) {
             return Err(results::INVALID_SAVE_DATA_SPACE_ID.into());
         }
-        let folder = self.save_folder(call, 51, 8)?;
+        let folder = save_folder_for(&self.system, Self::NAME, 51, &SaveDataAttribute::read(call, 8))?;
         if !folder.is_dir() {
             return Err(results::TARGET_NOT_FOUND.into());
         }
