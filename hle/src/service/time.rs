@@ -229,7 +229,7 @@ impl TimeZoneService {
     }
 
     /// ToCalendarTime(u64 posix, in rule) -> CalendarTime, CalendarAdditionalInfo.
-    fn to_calendar_time(&mut self, call: &mut Call) -> Result<(), Failure> {
+    fn calendar_from_posix(&mut self, call: &mut Call) -> Result<(), Failure> {
         Self::check_rule(call)?;
         let posix = call.u64(0) as i64;
         Self::calendar_time(call, posix);
@@ -237,7 +237,7 @@ impl TimeZoneService {
     }
 
     /// ToCalendarTimeWithMyRule(u64 posix) -> CalendarTime, CalendarAdditionalInfo.
-    fn to_calendar_time_with_my_rule(&mut self, call: &mut Call) -> Result<(), Failure> {
+    fn calendar_from_posix_with_my_rule(&mut self, call: &mut Call) -> Result<(), Failure> {
         let posix = call.u64(0) as i64;
         Self::calendar_time(call, posix);
         Ok(())
@@ -252,13 +252,13 @@ impl TimeZoneService {
     }
 
     /// ToPosixTime(CalendarTime, in rule, out u64 array) -> s32 count.
-    fn to_posix_time(&mut self, call: &mut Call) -> Result<(), Failure> {
+    fn posix_from_calendar(&mut self, call: &mut Call) -> Result<(), Failure> {
         Self::check_rule(call)?;
         Self::write_posix_time(call, 1)
     }
 
     /// ToPosixTimeWithMyRule(CalendarTime, out u64 array) -> s32 count.
-    fn to_posix_time_with_my_rule(&mut self, call: &mut Call) -> Result<(), Failure> {
+    fn posix_from_calendar_with_my_rule(&mut self, call: &mut Call) -> Result<(), Failure> {
         Self::write_posix_time(call, 0)
     }
 }
@@ -271,12 +271,12 @@ impl Interface for TimeZoneService {
         Command::new(4, "LoadTimeZoneRule", Self::load_time_zone_rule)
             .input(LOCATION_NAME_SIZE)
             .buffers(&[BufferKind::OutMapAlias]),
-        Command::new(100, "ToCalendarTime", Self::to_calendar_time).input(8).buffers(&[BufferKind::InMapAlias]),
-        Command::new(101, "ToCalendarTimeWithMyRule", Self::to_calendar_time_with_my_rule).input(8),
-        Command::new(201, "ToPosixTime", Self::to_posix_time)
+        Command::new(100, "ToCalendarTime", Self::calendar_from_posix).input(8).buffers(&[BufferKind::InMapAlias]),
+        Command::new(101, "ToCalendarTimeWithMyRule", Self::calendar_from_posix_with_my_rule).input(8),
+        Command::new(201, "ToPosixTime", Self::posix_from_calendar)
             .input(8)
             .buffers(&[BufferKind::InMapAlias, BufferKind::OutPointer]),
-        Command::new(202, "ToPosixTimeWithMyRule", Self::to_posix_time_with_my_rule)
+        Command::new(202, "ToPosixTimeWithMyRule", Self::posix_from_calendar_with_my_rule)
             .input(8)
             .buffers(&[BufferKind::OutPointer]),
     ];
