@@ -154,6 +154,23 @@ fn the_applet_manager_starts_an_application() {
     assert!(save.join("current").is_file(), "EnsureSaveData made no save at {}", save.display());
 }
 
+/// A run that reads the host's clock repeats exactly from its input log, state hash included; a log is refused
+/// for another program.
+#[test]
+fn a_recorded_run_replays_exactly() {
+    let dir = scratch_dir("input-log");
+    let log = dir.join("time.log").display().to_string();
+    let recorded =
+        tandem(&["run", &program("time.nro"), "--clock-epoch", "1234567890", "--record", &log, "--state-hash"]);
+    assert!(recorded.status.success(), "{}", text(&recorded.stderr));
+    let replayed = tandem(&["run", &program("time.nro"), "--replay", &log, "--state-hash"]);
+    assert!(replayed.status.success(), "{}", text(&replayed.stderr));
+    assert_eq!(text(&replayed.stdout), text(&recorded.stdout));
+    assert!(text(&replayed.stdout).contains("epoch: 1234567890\n"), "{}", text(&replayed.stdout));
+    let other = tandem(&["run", &program("applet.nro"), "--replay", &log]);
+    assert!(!other.status.success() && text(&other.stderr).contains("recorded with another program"));
+}
+
 #[test]
 fn crashing_programs_stop_with_a_report() {
     let cases = [

@@ -4,6 +4,7 @@
 //! Architecture invariant: nothing here knows which CPU path runs the guest; the kernel drives any
 //! `tandem_reference::Engine`.
 
+pub mod input_log;
 pub mod ipc;
 pub mod kernel;
 pub mod linux;

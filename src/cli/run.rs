@@ -6,6 +6,7 @@ use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tandem_hle::input_log::InputLog;
 use tandem_hle::kernel::{Kernel, RunOutcome};
 use tandem_hle::program::Program;
 
@@ -33,8 +34,14 @@ pub struct RunArgs {
     pub save_dir: Option<PathBuf>,
     /// The guest's clock at boot, in POSIX seconds (UTC). Default: the host's time now. Give one to make runs
     /// that read the clock repeat exactly.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "replay")]
     pub clock_epoch: Option<u64>,
+    /// Write the run's input log (what came from the host: the clock) to this file, for --replay.
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+    /// Repeat a recorded run exactly: take the host's inputs from this input log.
+    #[arg(long)]
+    pub replay: Option<PathBuf>,
 }
 
 /// The save data folder when none is given.
@@ -65,8 +72,24 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut kernel = Kernel::new(&program, output).with_context(|| format!("loading {}", program.source))?;
     kernel.set_max_instructions(args.max_instructions);
     kernel.set_save_folder(args.save_dir.or_else(default_save_dir));
-    let host_now = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    kernel.set_clock_epoch(args.clock_epoch.unwrap_or_else(host_now));
+    let build_ids: Vec<[u8; 32]> = kernel.modules.iter().map(|module| module.build_id).collect();
+    let log = match &args.replay {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            let log = InputLog::parse(&text).with_context(|| format!("input log {}", path.display()))?;
+            log.check_program(&build_ids).with_context(|| format!("replaying {}", path.display()))?;
+            log
+        }
+        None => {
+            let host_now =
+                || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+            InputLog { build_ids, clock_epoch: args.clock_epoch.unwrap_or_else(host_now) }
+        }
+    };
+    kernel.set_clock_epoch(log.clock_epoch);
+    if let Some(path) = &args.record {
+        std::fs::write(path, log.to_text()).with_context(|| format!("writing the input log {}", path.display()))?;
+    }
     let started = std::time::Instant::now();
     let outcome = kernel.run(engine.as_mut());
     let elapsed = started.elapsed();
