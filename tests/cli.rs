@@ -135,6 +135,29 @@ fn the_time_services_convert_as_gnu_date_does() {
     assert!(stdout.contains("now: 2026-01-01 00:00:0"), "{stdout}");
 }
 
+/// A crash during Commit: strace kills Tandem with SIGKILL at the commit's rename (the second rename of fs.nro's
+/// first run; the first makes the save). The next run must find the save as it was before: made, empty.
+#[test]
+fn a_kill_during_save_commit_leaves_the_old_save() {
+    let saves = scratch_dir("killed-saves");
+    let killed = Command::new("strace")
+        .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2"])
+        .args(["-e", "inject=rename,renameat,renameat2:signal=SIGKILL:when=2"])
+        .arg(env!("CARGO_BIN_EXE_tandem"))
+        .args(["run", &program("fs.nro"), "--save-dir", &saves.display().to_string()])
+        .output()
+        .expect("strace runs (install the strace package: `cargo xtask setup`)");
+    let stdout = text(&killed.stdout);
+    // strace ends itself with the signal that ended Tandem.
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(killed.status.signal(), Some(9), "Tandem was not killed: {stdout}");
+    assert!(stdout.contains("Write(/progress): 0x0\n") && !stdout.contains("Commit: 0x0"), "{stdout}");
+    let after = tandem(&["run", &program("fs.nro"), "--save-dir", &saves.display().to_string()]);
+    let stdout = text(&after.stdout);
+    assert!(stdout.contains("save: found\n") && stdout.contains("progress: none\n"), "{stdout}");
+    assert!(stdout.ends_with("fs: 0 failures\n"), "{stdout}");
+}
+
 /// appletOE as an application starts (the program checks Horizon's answers itself), the same on both CPU paths;
 /// EnsureSaveData makes the user's save folder.
 #[test]

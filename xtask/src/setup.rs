@@ -33,6 +33,7 @@ const TESTS: &[Requirement] = &[
     },
     Requirement { probe: "/usr/bin/glslc", package: "glslc", why: "compiles the GPU tests' GLSL shaders" },
     Requirement { probe: "/usr/bin/spirv-val", package: "spirv-tools", why: "validates the translated shaders" },
+    Requirement { probe: "/usr/bin/strace", package: "strace", why: "kills a run mid-commit in the save data test" },
 ];
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
