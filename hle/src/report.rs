@@ -42,6 +42,8 @@ pub enum StopReason {
     Deadlock(&'static str),
     /// Every Horizon thread waits and no timer is pending: what each one waits for.
     AllThreadsBlocked(Vec<String>),
+    /// Something Horizon allows that Tandem cannot do yet (named in the text).
+    Unsupported(&'static str),
     /// A service command (or a whole service) Tandem does not implement yet.
     UnimplementedService {
         interface: &'static str,
@@ -114,6 +116,7 @@ impl fmt::Display for StopReason {
                 }
                 Ok(())
             }
+            StopReason::Unsupported(what) => write!(f, "not supported by Tandem yet: {what}"),
             StopReason::UnimplementedService { interface, command_id, what } => {
                 write!(f, "service `{interface}` command {command_id} is not implemented by Tandem yet")?;
                 match what {
@@ -133,7 +136,8 @@ impl StopReason {
             StopReason::Brk(_) => "the guest hit a breakpoint or a compiler trap (__builtin_trap)",
             StopReason::Undefined(UndefinedReason::NotImplemented(_))
             | StopReason::UnhandledSvc(_)
-            | StopReason::UnimplementedService { .. } => {
+            | StopReason::UnimplementedService { .. }
+            | StopReason::Unsupported(_) => {
                 "this is a gap in Tandem, not in the program: please report it with this output"
             }
             StopReason::Undefined(_) | StopReason::MemoryFault(_) => {

@@ -47,6 +47,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("fs", Flavours::HorizonOnly),
     ("time", Flavours::HorizonOnly),
     ("applet", Flavours::HorizonOnly),
+    ("shmem", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];

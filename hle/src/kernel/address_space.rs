@@ -56,6 +56,8 @@ pub enum MemoryState {
     /// A thread stack, or MapMemory's alias of heap memory.
     Stack = 0x045c_3c0b,
     ThreadLocal = 0x0400_000c,
+    /// A shared memory object's mapping (MapSharedMemory).
+    Shared = 0x0440_2006,
     /// Outside the address space.
     Inaccessible = 0x0000_0010,
 }

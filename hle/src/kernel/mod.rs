@@ -139,6 +139,8 @@ enum KernelObject {
     ReadableEvent(u64),
     /// The client side of a session to a host service (SendSyncRequest).
     Session(u64),
+    SharedMemory(u64),
+    TransferMemory(u64),
 }
 
 /// An event (CreateEvent): one signalled flag, two kinds of handles.
@@ -202,6 +204,10 @@ pub struct Kernel {
     system: Rc<System>,
     /// Events services have handed out, whose signals the kernel carries out after each request.
     service_events: Vec<ServiceEvent>,
+    shared_memories: BTreeMap<u64, svc::SharedMemory>,
+    transfer_memories: BTreeMap<u64, svc::TransferMemory>,
+    /// The id the next shared or transfer memory object gets.
+    next_memory_object: u64,
 }
 
 impl Kernel {
@@ -294,6 +300,9 @@ impl Kernel {
             output,
             sessions: Sessions::default(),
             service_events: Vec::new(),
+            shared_memories: BTreeMap::new(),
+            transfer_memories: BTreeMap::new(),
+            next_memory_object: 1,
             system: Rc::new(System {
                 program_id: limits.program_id,
                 romfs: program.romfs.clone(),

@@ -16,7 +16,7 @@ use tandem_reference::memory::{PAGE_SIZE, Perm};
 const COPY_CHUNK: usize = 0x10000;
 
 /// The address and size checks of every call here.
-fn check_range(address: u64, size: u64) -> Result<(), KernelResult> {
+pub(super) fn check_range(address: u64, size: u64) -> Result<(), KernelResult> {
     if !address.is_multiple_of(PAGE_SIZE) {
         return Err(KernelResult::InvalidAddress);
     }
@@ -32,7 +32,7 @@ fn check_range(address: u64, size: u64) -> Result<(), KernelResult> {
 impl Kernel {
     /// The one block every page of the range has (attributes compared outside `ignored_attr`), if `accept` takes
     /// it; else InvalidCurrentMemory.
-    fn uniform_block(
+    pub(super) fn uniform_block(
         &self,
         address: u64,
         size: u64,

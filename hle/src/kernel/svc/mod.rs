@@ -9,6 +9,9 @@
 mod ipc;
 mod lock;
 mod memory;
+mod memory_objects;
+
+pub use memory_objects::{SharedMemory, TransferMemory};
 mod sync;
 mod thread;
 
@@ -196,6 +199,9 @@ impl Kernel {
             0x0f => self.set_thread_core_mask().into(),
             0x10 => self.get_current_processor_number(),
             0x11 => self.signal_event().into(),
+            0x13 => self.map_shared_memory().into(),
+            0x14 => self.unmap_shared_memory().into(),
+            0x15 => self.create_transfer_memory().into(),
             0x12 => self.clear_event().into(),
             0x16 => self.close_handle().into(),
             0x17 => self.reset_signal().into(),
@@ -223,6 +229,7 @@ impl Kernel {
             0x34 => self.wait_for_address().into(),
             0x35 => self.signal_to_address().into(),
             0x45 => self.create_event().into(),
+            0x50 => self.create_shared_memory().into(),
             _ => Svc::End(self.stop_at_svc(StopReason::UnhandledSvc(number))),
         };
         match outcome {

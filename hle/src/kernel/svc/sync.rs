@@ -23,6 +23,8 @@ impl Kernel {
             KernelObject::WritableEvent(id) => self.release_event(id, true),
             KernelObject::ReadableEvent(id) => self.release_event(id, false),
             KernelObject::Session(id) => self.sessions.close(id),
+            KernelObject::SharedMemory(id) => self.release_shared_memory(id),
+            KernelObject::TransferMemory(id) => self.release_transfer_memory(id),
         }
     }
 

@@ -58,6 +58,7 @@ _Static_assert(sizeof(MemoryInfo) == 0x28, "MemoryInfo is 0x28 bytes");
 #define MEMORY_TYPE_MODULE_CODE_MUTABLE 0x09u
 #define MEMORY_TYPE_STACK 0x0Bu /* "MappedMemory": svcMapMemory, and the main thread's stack */
 #define MEMORY_TYPE_THREAD_LOCAL 0x0Cu
+#define MEMORY_TYPE_SHARED 0x06u
 /* What QueryMemory reports past the end of the address space: one block from there to 2^64. */
 #define MEMORY_TYPE_INACCESSIBLE 0x10u
 
@@ -181,6 +182,14 @@ Result svc_wait_for_address(volatile void *address, uint32_t type, int64_t value
 Result svc_signal_to_address(volatile void *address, uint32_t type, int32_t value, int32_t count);
 /* 0x45: -> w0, w1 = writable handle, w2 = readable handle. */
 Result svc_create_event(Handle *writable, Handle *readable);
+
+/* 0x50: x1 = size, w2 = the owner's permission (r or rw), w3 = others' (r, rw or 0x10000000 "don't care"). */
+Result svc_create_shared_memory(Handle *out, uint64_t size, uint32_t owner_perm, uint32_t remote_perm);
+/* 0x13, 0x14. */
+Result svc_map_shared_memory(Handle memory, void *address, uint64_t size, uint32_t perm);
+Result svc_unmap_shared_memory(Handle memory, void *address, uint64_t size);
+/* 0x15: x1 = heap address, x2 = size, w3 = the permission the owner keeps (0, r, rw) -> w1 = handle. */
+Result svc_create_transfer_memory(Handle *out, void *address, uint64_t size, uint32_t perm);
 
 /* 0x1F: x1 = name (at most 11 characters and a NUL) -> w0, w1 = session handle. */
 Result svc_connect_to_named_port(Handle *out, const char *name);

@@ -229,6 +229,40 @@ SVC_FUNCTION svc_create_event
     ret
 SVC_END svc_create_event
 
+// ---- shared and transfer memory -----------------------------------------------------------------------------------
+
+// Result svc_create_shared_memory(Handle *out, uint64_t size, uint32_t owner_perm, uint32_t remote_perm):
+// x1, w2, w3 -> w0, w1 = handle.
+SVC_FUNCTION svc_create_shared_memory
+    str x0, [sp, #-16]!
+    svc #0x50
+    ldr x2, [sp], #16
+    str w1, [x2]
+    ret
+SVC_END svc_create_shared_memory
+
+// Result svc_map_shared_memory(Handle memory, void *address, uint64_t size, uint32_t perm): w0, x1, x2, w3 -> w0.
+SVC_FUNCTION svc_map_shared_memory
+    svc #0x13
+    ret
+SVC_END svc_map_shared_memory
+
+// Result svc_unmap_shared_memory(Handle memory, void *address, uint64_t size): w0, x1, x2 -> w0.
+SVC_FUNCTION svc_unmap_shared_memory
+    svc #0x14
+    ret
+SVC_END svc_unmap_shared_memory
+
+// Result svc_create_transfer_memory(Handle *out, void *address, uint64_t size, uint32_t perm):
+// x1, x2, w3 -> w0, w1 = handle.
+SVC_FUNCTION svc_create_transfer_memory
+    str x0, [sp, #-16]!
+    svc #0x15
+    ldr x2, [sp], #16
+    str w1, [x2]
+    ret
+SVC_END svc_create_transfer_memory
+
 // ---- IPC -----------------------------------------------------------------------------------------------------------
 
 // Result svc_connect_to_named_port(Handle *out, const char *name): x1 = name -> w0, w1 = session handle.
