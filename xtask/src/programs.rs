@@ -48,6 +48,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("time", Flavours::HorizonOnly),
     ("applet", Flavours::HorizonOnly),
     ("shmem", Flavours::HorizonOnly),
+    ("server", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];

@@ -23,6 +23,7 @@
 //! another waiting thread could do, and no timer is pending, the run stops with a report of what each one waits for.
 
 pub mod address_space;
+mod guest_ipc;
 mod handle_table;
 mod locks;
 mod scheduler;
@@ -141,6 +142,11 @@ enum KernelObject {
     Session(u64),
     SharedMemory(u64),
     TransferMemory(u64),
+    /// A port the program serves (ManageNamedPort, sm's RegisterService): AcceptSession, ReplyAndReceive.
+    ServerPort(u64),
+    /// The sides of a session between threads of the program.
+    ClientSession(u64),
+    ServerSession(u64),
 }
 
 /// An event (CreateEvent): one signalled flag, two kinds of handles.
@@ -208,6 +214,14 @@ pub struct Kernel {
     transfer_memories: BTreeMap<u64, svc::TransferMemory>,
     /// The id the next shared or transfer memory object gets.
     next_memory_object: u64,
+    ports: BTreeMap<u64, guest_ipc::Port>,
+    guest_sessions: BTreeMap<u64, guest_ipc::GuestSession>,
+    /// Named ports (ManageNamedPort), by name.
+    port_names: BTreeMap<String, u64>,
+    /// Services the program registered with `sm:`, by name.
+    registered_services: BTreeMap<String, u64>,
+    /// The id the next port or session between threads gets.
+    next_ipc_object: u64,
 }
 
 impl Kernel {
@@ -303,6 +317,11 @@ impl Kernel {
             shared_memories: BTreeMap::new(),
             transfer_memories: BTreeMap::new(),
             next_memory_object: 1,
+            ports: BTreeMap::new(),
+            guest_sessions: BTreeMap::new(),
+            port_names: BTreeMap::new(),
+            registered_services: BTreeMap::new(),
+            next_ipc_object: 1,
             system: Rc::new(System {
                 program_id: limits.program_id,
                 romfs: program.romfs.clone(),
@@ -513,6 +532,8 @@ impl Kernel {
                     .map(|object| match object {
                         SyncObject::Event(id) => format!("event {id}"),
                         SyncObject::Thread(id) => format!("the exit of thread {id}"),
+                        SyncObject::ServerPort(id) => format!("a client of port {id}"),
+                        SyncObject::ServerSession(id) => format!("a request on session {id}"),
                     })
                     .collect();
                 format!("waits for {}", names.join(" or "))
@@ -526,6 +547,7 @@ impl Kernel {
                 format!("waits on the condition variable at {:#x} (mutex {:#x})", thread.cv_key, thread.address_key)
             }
             Some(Wait::Address) => format!("waits for a signal to the address {:#x}", thread.arbiter_address),
+            Some(Wait::IpcReply(session)) => self.describe_ipc_wait(*session),
         };
         let (priority, pc) = (self.scheduler.priority(thread.id), thread.cpu.pc.wrapping_sub(4));
         let location = self.locate(pc).map(|(module, offset)| format!(" {module}+{offset:#x}")).unwrap_or_default();

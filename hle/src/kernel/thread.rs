@@ -21,6 +21,10 @@ pub enum SyncObject {
     Event(u64),
     /// A thread: signalled once it has exited.
     Thread(ThreadId),
+    /// A port the program serves: signalled while sessions wait to be accepted.
+    ServerPort(u64),
+    /// The server side of a session: signalled while requests wait, or once the client has closed.
+    ServerSession(u64),
 }
 
 /// What a waiting thread waits for.
@@ -37,6 +41,8 @@ pub enum Wait {
     ConditionVariable,
     /// WaitForAddress on [`Thread::arbiter_address`].
     Address,
+    /// SendSyncRequest to a session the program serves: until the server replies.
+    IpcReply(u64),
 }
 
 /// A mutex some thread owns and others wait for (Horizon's lock with priority inheritance).
@@ -66,6 +72,8 @@ pub struct Thread {
     pub timer: Option<(u64, u64)>,
     /// CancelSynchronization came while the thread was not in WaitSynchronization: the next one returns at once.
     pub wait_cancelled: bool,
+    /// In ReplyAndReceive: a server session that ends the wait hands the thread its request.
+    pub receiving: bool,
     /// The mutex the thread waits for (or, in a condition variable, will take back), and its tag: the handle value
     /// the thread writes into a mutex it owns.
     pub address_key: u64,
@@ -95,6 +103,7 @@ impl Thread {
             wait: None,
             timer: None,
             wait_cancelled: false,
+            receiving: false,
             address_key: 0,
             key_value: 0,
             lock_owner: None,

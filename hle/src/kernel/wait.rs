@@ -51,8 +51,9 @@ impl Kernel {
             }
             Some(Wait::ConditionVariable) => self.condition_waiters.retain(|&waiter| waiter != id),
             Some(Wait::Address) => self.address_waiters.retain(|&waiter| waiter != id),
-            Some(Wait::Sleep) | None => {}
+            Some(Wait::IpcReply(_) | Wait::Sleep) | None => {}
         }
+        self.thread_mut(id).receiving = false;
         let thread = self.thread_mut(id);
         thread.state = ThreadState::Runnable;
         let schedulable = thread.is_schedulable();
@@ -74,6 +75,11 @@ impl Kernel {
             SyncObject::Thread(thread) => {
                 self.threads.get(&thread).is_some_and(|thread| thread.state == ThreadState::Terminated)
             }
+            SyncObject::ServerPort(port) => self.ports.get(&port).is_some_and(|port| !port.pending.is_empty()),
+            SyncObject::ServerSession(session) => self
+                .guest_sessions
+                .get(&session)
+                .is_some_and(|session| !session.requests.is_empty() || session.client_references == 0),
         }
     }
 
@@ -81,6 +87,10 @@ impl Kernel {
         match object {
             SyncObject::Event(event) => self.events.get_mut(&event).map(|event| &mut event.waiters),
             SyncObject::Thread(thread) => self.threads.get_mut(&thread).map(|thread| &mut thread.exit_waiters),
+            SyncObject::ServerPort(port) => self.ports.get_mut(&port).map(|port| &mut port.waiters),
+            SyncObject::ServerSession(session) => {
+                self.guest_sessions.get_mut(&session).map(|session| &mut session.waiters)
+            }
         }
     }
 
@@ -99,6 +109,16 @@ impl Kernel {
                     thread.references += 1;
                     thread.exit_waiters.push(id);
                 }
+                SyncObject::ServerPort(port) => {
+                    let port = self.ports.get_mut(&port).expect("a handle keeps its port");
+                    port.references += 1;
+                    port.waiters.push(id);
+                }
+                SyncObject::ServerSession(session) => {
+                    let session = self.guest_sessions.get_mut(&session).expect("a handle keeps its session");
+                    session.server_references += 1;
+                    session.waiters.push(id);
+                }
             }
         }
     }
@@ -111,14 +131,23 @@ impl Kernel {
         }
         let waiters = self.waiters_of(object).map(|waiters| waiters.clone()).unwrap_or_default();
         for waiter in waiters {
+            // A request goes to one server: the first waiter takes it, and the session may be quiet again.
+            if !self.is_signaled(object) {
+                break;
+            }
             let index = match &self.threads[&waiter].wait {
                 Some(Wait::Synchronization(objects)) => objects.iter().position(|&o| o == object),
                 _ => None,
             };
-            if let Some(index) = index {
-                self.thread_mut(waiter).cpu.x[1] = index as u64;
-                self.end_wait(waiter, Some(KernelResult::Success));
-            }
+            let Some(index) = index else { continue };
+            self.thread_mut(waiter).cpu.x[1] = index as u64;
+            let result = match object {
+                SyncObject::ServerSession(session) if self.is_receiving(waiter) => {
+                    self.receive_request(waiter, session).err().unwrap_or(KernelResult::Success)
+                }
+                _ => KernelResult::Success,
+            };
+            self.end_wait(waiter, Some(result));
         }
     }
 
@@ -126,6 +155,8 @@ impl Kernel {
         match object {
             SyncObject::Event(event) => self.release_event(event, false),
             SyncObject::Thread(thread) => self.release_thread(thread),
+            SyncObject::ServerPort(port) => self.release_port(port),
+            SyncObject::ServerSession(session) => self.release_server_session(session),
         }
     }
 

@@ -156,6 +156,10 @@ pub struct Call<'a> {
     pub statics: Vec<Static>,
     /// Events the command gives the client (each becomes a copied handle to the event's readable side).
     pub copy_events: Vec<ServiceEvent>,
+    /// For the kernel: a session to the service of this name the program serves itself (sm's GetServiceHandle).
+    pub connect_service: Option<String>,
+    /// For the kernel: a port for the program to serve this service on, with its session limit (RegisterService).
+    pub register_service: Option<(String, u32)>,
 }
 
 impl<'a> Call<'a> {
@@ -171,6 +175,8 @@ impl<'a> Call<'a> {
             new_objects: Vec::new(),
             statics: Vec::new(),
             copy_events: Vec::new(),
+            connect_service: None,
+            register_service: None,
         }
     }
 

@@ -48,6 +48,24 @@ pub struct Dispatched {
     pub new_sessions: Vec<u64>,
     /// Events to give the client as copied handles, in order.
     pub copy_events: Vec<ServiceEvent>,
+    /// Services the program serves, to connect to or to register ([`Call::connect_service`],
+    /// [`Call::register_service`]).
+    pub connect_service: Option<String>,
+    pub register_service: Option<(String, u32)>,
+}
+
+impl Dispatched {
+    fn empty(kind: Kind, is_domain: bool) -> Dispatched {
+        Dispatched {
+            kind,
+            is_domain,
+            reply: None,
+            new_sessions: Vec::new(),
+            copy_events: Vec::new(),
+            connect_service: None,
+            register_service: None,
+        }
+    }
 }
 
 /// All sessions to host services, by id (the kernel's handles name these ids).
@@ -88,9 +106,7 @@ impl Sessions {
         let session = self.sessions.get_mut(&id).expect("the kernel keeps ids of open sessions");
         let is_domain = matches!(session, Session::Domain(_));
         let kind = Kind::of(message.message_type).unwrap_or(Kind::Request);
-        let done = |reply| {
-            Ok(Dispatched { kind, is_domain, reply: Some(reply), new_sessions: Vec::new(), copy_events: Vec::new() })
-        };
+        let done = |reply| Ok(Dispatched { reply: Some(reply), ..Dispatched::empty(kind, is_domain) });
         let failed = |result| done(Reply { result, ..Reply::default() });
         let request = match cmif::parse(buffer, message, is_domain) {
             Ok(request) => request,
@@ -99,13 +115,7 @@ impl Sessions {
         let object = match (request.kind, &mut *session, request.domain) {
             (Kind::Close, ..) => {
                 *session = Session::Closed;
-                return Ok(Dispatched {
-                    kind,
-                    is_domain,
-                    reply: None,
-                    new_sessions: Vec::new(),
-                    copy_events: Vec::new(),
-                });
+                return Ok(Dispatched::empty(kind, is_domain));
             }
             (_, Session::Closed, _) => unreachable!("the kernel refuses requests on closed sessions"),
             (Kind::Control, ..) => return self.control(id, request.command_id, request.arguments),
@@ -147,7 +157,15 @@ impl Sessions {
             }
             _ => new_sessions = call.new_objects.into_iter().map(|object| self.open(object)).collect(),
         }
-        Ok(Dispatched { kind, is_domain, reply: Some(reply), new_sessions, copy_events: call.copy_events })
+        Ok(Dispatched {
+            kind,
+            is_domain,
+            reply: Some(reply),
+            new_sessions,
+            copy_events: call.copy_events,
+            connect_service: call.connect_service,
+            register_service: call.register_service,
+        })
     }
 
     /// A control command (switchbrew "IPC Marshalling", Control).
@@ -192,6 +210,6 @@ impl Sessions {
             _ => reply.result = sf::UNKNOWN_COMMAND_ID,
         }
         let new_sessions = new_session.map(|object| self.open(object)).into_iter().collect();
-        Ok(Dispatched { kind: Kind::Control, is_domain, reply: Some(reply), new_sessions, copy_events: Vec::new() })
+        Ok(Dispatched { reply: Some(reply), new_sessions, ..Dispatched::empty(Kind::Control, is_domain) })
     }
 }

@@ -7,6 +7,8 @@ use std::rc::Rc;
 
 /// sm's results (module 21).
 pub const INVALID_CLIENT: ResultCode = ResultCode::new(21, 2);
+pub const OUT_OF_SESSIONS: ResultCode = ResultCode::new(21, 3);
+pub const ALREADY_REGISTERED: ResultCode = ResultCode::new(21, 4);
 pub const INVALID_SERVICE_NAME: ResultCode = ResultCode::new(21, 6);
 
 pub struct ServiceManager {
@@ -26,29 +28,31 @@ impl ServiceManager {
         Ok(())
     }
 
-    /// GetServiceHandle(u64 name) -> moved session handle.
+    /// GetServiceHandle(u64 name) -> moved session handle: to a host service, or (through the kernel) to one the
+    /// program serves.
     fn get_service_handle(&mut self, call: &mut Call) -> Result<(), Failure> {
         if !self.registered {
             return Err(INVALID_CLIENT.into());
         }
         let name = service_name(call.u64(0)).ok_or(Failure::Result(INVALID_SERVICE_NAME))?;
-        let object = open_service(&name, &self.system).ok_or_else(|| Failure::Unimplemented {
-            interface: Self::NAME,
-            command_id: 1,
-            what: Some(format!("GetServiceHandle(\"{name}\"): Tandem has no `{name}` service yet")),
-        })?;
-        call.new_objects.push(object);
+        match open_service(&name, &self.system) {
+            Some(object) => call.new_objects.push(object),
+            None => call.connect_service = Some(name),
+        }
         Ok(())
     }
 
-    /// RegisterService(u64 name, bool is_light, s32 max_sessions) -> server port handle.
+    /// RegisterService(u64 name, bool is_light, s32 max_sessions) -> server port handle (made by the kernel).
     fn register_service(&mut self, call: &mut Call) -> Result<(), Failure> {
+        if !self.registered {
+            return Err(INVALID_CLIENT.into());
+        }
         let name = service_name(call.u64(0)).ok_or(Failure::Result(INVALID_SERVICE_NAME))?;
-        Err(Failure::Unimplemented {
-            interface: Self::NAME,
-            command_id: 2,
-            what: Some(format!("RegisterService(\"{name}\"): servers in guest code (ports, ReplyAndReceive)")),
-        })
+        if open_service(&name, &self.system).is_some() {
+            return Err(ALREADY_REGISTERED.into());
+        }
+        call.register_service = Some((name, call.u32(12)));
+        Ok(())
     }
 }
 

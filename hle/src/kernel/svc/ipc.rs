@@ -6,23 +6,51 @@
 //! moves moved handles out of the client's table, then lets the session answer and writes the reply over the
 //! request, with the new sessions the reply carries turned into handles.
 
+use super::super::guest_ipc::PendingRequest;
+use super::super::thread::Wait;
 use super::super::{Event, Kernel, KernelObject, PROCESS_ID, StopReason, SyncObject};
 use super::{KernelResult, Svc};
 use crate::ipc::cmif;
 use crate::ipc::hipc::{MESSAGE_BUFFER_SIZE, Message, ReceiveList};
 use crate::kernel::handle_table::{CURRENT_PROCESS, CURRENT_THREAD};
-use crate::service::{Failure, ServiceEvent, open_named_port};
+use crate::service::{Failure, ServiceEvent, open_named_port, sm};
 use tandem_reference::memory::{Access, PAGE_SIZE};
 
+/// ReplyAndReceive takes at most this many handles.
+const MAX_RECEIVE_HANDLES: i32 = 0x40;
 /// A port name: at most 11 characters and the NUL.
 const PORT_NAME_SIZE: usize = 12;
 /// The most of a user message buffer a message can reach: HIPC's counts and offsets stop below this.
-const MAX_MESSAGE_SIZE: u64 = 0x3000;
+pub(in crate::kernel) const MAX_MESSAGE_SIZE: u64 = 0x3000;
 
 impl Kernel {
     /// ConnectToNamedPort(name) -> (result, session handle).
     pub(super) fn connect_to_named_port(&mut self) -> Result<(), KernelResult> {
-        let address = self.arg(1);
+        let name = self.read_port_name(self.arg(1))?;
+        let Some(object) = open_named_port(&name, &self.system) else {
+            // A port the program serves itself.
+            let port = *self.port_names.get(&name).ok_or(KernelResult::NotFound)?;
+            let session = self.connect_to_port(port).ok_or(KernelResult::OutOfSessions)?;
+            let handle = self.handles.add(KernelObject::ClientSession(session));
+            let handle = handle.ok_or_else(|| {
+                self.release_client_session(session);
+                KernelResult::OutOfHandles
+            })?;
+            self.set_output(1, u64::from(handle));
+            return Ok(());
+        };
+        let session = self.sessions.open(object);
+        let Some(handle) = self.handles.add(KernelObject::Session(session)) else {
+            self.sessions.close(session);
+            return Err(KernelResult::OutOfHandles);
+        };
+        tracing::debug!(target: "tandem::ipc", port = %name, handle = format_args!("{handle:#x}"), "connected");
+        self.set_output(1, u64::from(handle));
+        Ok(())
+    }
+
+    /// A port name at `address`: up to its NUL, which must come within 12 bytes.
+    fn read_port_name(&self, address: u64) -> Result<String, KernelResult> {
         let mut name = Vec::with_capacity(PORT_NAME_SIZE);
         // Byte by byte up to the NUL, as Horizon copies the string: a short name at the end of a page is fine.
         for offset in 0..PORT_NAME_SIZE as u64 {
@@ -37,16 +65,134 @@ impl Kernel {
         if name.len() == PORT_NAME_SIZE {
             return Err(KernelResult::OutOfRange);
         }
-        let name = String::from_utf8_lossy(&name);
-        let object = open_named_port(&name, &self.system).ok_or(KernelResult::NotFound)?;
-        let session = self.sessions.open(object);
-        let Some(handle) = self.handles.add(KernelObject::Session(session)) else {
-            self.sessions.close(session);
+        Ok(String::from_utf8_lossy(&name).into_owned())
+    }
+
+    /// ManageNamedPort(name, max sessions) -> (result, server port handle); max sessions 0 removes the name.
+    pub(super) fn manage_named_port(&mut self) -> Result<(), KernelResult> {
+        let (name, max_sessions) = (self.read_port_name(self.arg(1))?, self.arg32(2) as i32);
+        if max_sessions < 0 {
+            return Err(KernelResult::OutOfRange);
+        }
+        if max_sessions == 0 {
+            return self.port_names.remove(&name).map(|_| ()).ok_or(KernelResult::NotFound);
+        }
+        if self.port_names.contains_key(&name) || open_named_port(&name, &self.system).is_some() {
+            return Err(KernelResult::InvalidState);
+        }
+        let port = self.create_port(name.clone(), max_sessions as u32);
+        let Some(handle) = self.handles.add(KernelObject::ServerPort(port)) else {
+            self.release_port(port);
             return Err(KernelResult::OutOfHandles);
         };
-        tracing::debug!(target: "tandem::ipc", port = %name, handle = format_args!("{handle:#x}"), "connected");
+        self.port_names.insert(name, port);
         self.set_output(1, u64::from(handle));
         Ok(())
+    }
+
+    /// AcceptSession(server port handle) -> (result, server session handle): the oldest session waiting.
+    pub(super) fn accept_session(&mut self) -> Result<(), KernelResult> {
+        let Some(KernelObject::ServerPort(port)) = self.handles.get(self.arg32(1)) else {
+            return Err(KernelResult::InvalidHandle);
+        };
+        let session = *self.ports[&port].pending.front().ok_or(KernelResult::NotFound)?;
+        let handle = self.handles.add(KernelObject::ServerSession(session)).ok_or(KernelResult::OutOfHandles)?;
+        self.ports.get_mut(&port).expect("live").pending.pop_front();
+        self.guest_sessions.get_mut(&session).expect("pending sessions live").server_references = 1;
+        self.set_output(1, u64::from(handle));
+        Ok(())
+    }
+
+    /// ReplyAndReceive(handles, count, reply target, timeout) -> (result, index): replies on the target session
+    /// (if any), then waits like WaitSynchronization; a server session that ends the wait hands over its request.
+    pub(super) fn reply_and_receive(&mut self) -> Result<Svc, KernelResult> {
+        let (address, count, target, timeout) = (self.arg(1), self.arg32(2) as i32, self.arg32(3), self.arg(4) as i64);
+        if !(0..=MAX_RECEIVE_HANDLES).contains(&count) {
+            return Err(KernelResult::OutOfRange);
+        }
+        let id = self.current_thread();
+        if target != 0 {
+            let Some(KernelObject::ServerSession(session)) = self.handles.get(target) else {
+                return Err(KernelResult::InvalidHandle);
+            };
+            let request = self.guest_sessions[&session].received.ok_or(KernelResult::InvalidState)?;
+            let tls = self.threads[&id].tls;
+            let mut reply = vec![0u8; MESSAGE_BUFFER_SIZE];
+            self.memory.read(tls, &mut reply).map_err(|_| KernelResult::InvalidCurrentMemory)?;
+            let message = Message::parse(&reply).map_err(|_| KernelResult::MessageTooLarge)?;
+            if let Some(what) = self.unsupported_in_guest_message(&message) {
+                return Ok(Svc::End(self.stop_at_svc(StopReason::Unsupported(what))));
+            }
+            self.guest_sessions.get_mut(&session).expect("live").received = None;
+            let delivered = self.transfer_message(tls, MESSAGE_BUFFER_SIZE as u64, request.buffer, request.size);
+            self.end_wait(request.client, Some(delivered.err().unwrap_or(KernelResult::Success)));
+        }
+        let mut bytes = vec![0u8; count as usize * 4];
+        self.memory.read(address, &mut bytes).map_err(|_| KernelResult::InvalidPointer)?;
+        let objects = bytes
+            .chunks_exact(4)
+            .map(|word| match self.handles.get(u32::from_le_bytes(word.try_into().expect("4 bytes"))) {
+                Some(KernelObject::ServerSession(id)) => Ok(SyncObject::ServerSession(id)),
+                Some(KernelObject::ServerPort(id)) => Ok(SyncObject::ServerPort(id)),
+                Some(KernelObject::ReadableEvent(id)) => Ok(SyncObject::Event(id)),
+                Some(KernelObject::Thread(id)) => Ok(SyncObject::Thread(id)),
+                _ => Err(KernelResult::InvalidHandle),
+            })
+            .collect::<Result<Vec<SyncObject>, KernelResult>>()?;
+        if let Some(index) = objects.iter().position(|&object| self.is_signaled(object)) {
+            self.set_output(1, index as u64);
+            return Ok(Svc::Return(match objects[index] {
+                SyncObject::ServerSession(session) => {
+                    self.receive_request(id, session).err().unwrap_or(KernelResult::Success)
+                }
+                _ => KernelResult::Success,
+            }));
+        }
+        if timeout == 0 {
+            return Err(KernelResult::TimedOut);
+        }
+        // The index stays -1 unless an object ends the wait.
+        let thread = self.thread_mut(id);
+        thread.cpu.x[1] = u64::from(u32::MAX);
+        thread.receiving = true;
+        self.wait_on(id, &objects);
+        let deadline = self.deadline(timeout);
+        self.begin_wait(id, Wait::Synchronization(objects), deadline);
+        Ok(Svc::Later)
+    }
+
+    /// A request on a session the program serves: the client waits for the reply.
+    fn guest_request(&mut self, session: u64, address: u64, size: u64) -> Svc {
+        if self.guest_sessions[&session].server_references == 0 && !self.is_pending_anywhere(session) {
+            return Svc::Return(KernelResult::SessionClosed);
+        }
+        let mut buffer = vec![0u8; size.min(MAX_MESSAGE_SIZE) as usize];
+        if self.memory.read(address, &mut buffer).is_err() {
+            return Svc::Return(KernelResult::InvalidCurrentMemory);
+        }
+        let Ok(message) = Message::parse(&buffer) else {
+            return Svc::Return(KernelResult::MessageTooLarge);
+        };
+        let handles_valid = message
+            .copy_handles
+            .iter()
+            .chain(&message.move_handles)
+            .all(|&h| h == CURRENT_PROCESS || h == CURRENT_THREAD || self.handles.get(h).is_some());
+        if let Err(result) = self.check_message_memory(&message) {
+            return Svc::Return(result);
+        }
+        if !handles_valid {
+            return Svc::Return(KernelResult::InvalidHandle);
+        }
+        if let Some(what) = self.unsupported_in_guest_message(&message) {
+            return Svc::End(self.stop_at_svc(StopReason::Unsupported(what)));
+        }
+        let client = self.current_thread();
+        let request = PendingRequest { client, buffer: address, size };
+        self.guest_sessions.get_mut(&session).expect("live").requests.push_back(request);
+        self.wait_for_reply(client, session);
+        self.notify(SyncObject::ServerSession(session));
+        Svc::Later
     }
 
     /// SendSyncRequest(session handle): the message in the thread's message buffer.
@@ -72,8 +218,10 @@ impl Kernel {
     }
 
     fn request(&mut self, handle: u32, address: u64, size: u64) -> Svc {
-        let Some(KernelObject::Session(session)) = self.handles.get(handle) else {
-            return Svc::Return(KernelResult::InvalidHandle);
+        let session = match self.handles.get(handle) {
+            Some(KernelObject::Session(session)) => session,
+            Some(KernelObject::ClientSession(session)) => return self.guest_request(session, address, size),
+            _ => return Svc::Return(KernelResult::InvalidHandle),
         };
         if self.sessions.is_closed(session) {
             return Svc::Return(KernelResult::SessionClosed);
@@ -121,6 +269,39 @@ impl Kernel {
                     }
                     return Svc::Return(KernelResult::OutOfHandles);
                 }
+            }
+        }
+        if let Some(name) = dispatched.connect_service {
+            let Some(&port) = self.registered_services.get(&name) else {
+                let what = Some(format!("GetServiceHandle(\"{name}\"): Tandem has no `{name}` service yet"));
+                return Svc::End(self.stop_at_svc(StopReason::UnimplementedService {
+                    interface: "sm:",
+                    command_id: 1,
+                    what,
+                }));
+            };
+            match self.connect_to_port(port) {
+                Some(session) => match self.handles.add(KernelObject::ClientSession(session)) {
+                    Some(handle) => reply.move_handles.push(handle),
+                    None => {
+                        self.release_client_session(session);
+                        return Svc::Return(KernelResult::OutOfHandles);
+                    }
+                },
+                None => reply.result = sm::OUT_OF_SESSIONS,
+            }
+        }
+        if let Some((name, max_sessions)) = dispatched.register_service {
+            if self.registered_services.contains_key(&name) {
+                reply.result = sm::ALREADY_REGISTERED;
+            } else {
+                let port = self.create_port(name.clone(), max_sessions);
+                let Some(handle) = self.handles.add(KernelObject::ServerPort(port)) else {
+                    self.release_port(port);
+                    return Svc::Return(KernelResult::OutOfHandles);
+                };
+                self.registered_services.insert(name, port);
+                reply.move_handles.push(handle);
             }
         }
         for event in &dispatched.copy_events {

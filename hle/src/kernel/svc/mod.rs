@@ -11,6 +11,7 @@ mod lock;
 mod memory;
 mod memory_objects;
 
+pub(super) use ipc::MAX_MESSAGE_SIZE;
 pub use memory_objects::{SharedMemory, TransferMemory};
 mod sync;
 mod thread;
@@ -46,6 +47,7 @@ pub enum KernelResult {
     OutOfRange = 119 << 9 | 1,
     InvalidEnumValue = 120 << 9 | 1,
     NotFound = 121 << 9 | 1,
+    OutOfSessions = 7 << 9 | 1,
     Busy = 122 << 9 | 1,
     SessionClosed = 123 << 9 | 1,
     InvalidState = 125 << 9 | 1,
@@ -228,8 +230,11 @@ impl Kernel {
             0x33 => self.get_thread_context3().into(),
             0x34 => self.wait_for_address().into(),
             0x35 => self.signal_to_address().into(),
+            0x41 => self.accept_session().into(),
+            0x43 => self.reply_and_receive().into(),
             0x45 => self.create_event().into(),
             0x50 => self.create_shared_memory().into(),
+            0x71 => self.manage_named_port().into(),
             _ => Svc::End(self.stop_at_svc(StopReason::UnhandledSvc(number))),
         };
         match outcome {

@@ -17,7 +17,7 @@ impl Kernel {
     }
 
     /// A handle to `object` is gone (closed, or moved to a server that drops it).
-    pub(super) fn release(&mut self, object: KernelObject) {
+    pub(in crate::kernel) fn release(&mut self, object: KernelObject) {
         match object {
             KernelObject::Thread(id) => self.release_thread(id),
             KernelObject::WritableEvent(id) => self.release_event(id, true),
@@ -25,6 +25,9 @@ impl Kernel {
             KernelObject::Session(id) => self.sessions.close(id),
             KernelObject::SharedMemory(id) => self.release_shared_memory(id),
             KernelObject::TransferMemory(id) => self.release_transfer_memory(id),
+            KernelObject::ServerPort(id) => self.release_port(id),
+            KernelObject::ClientSession(id) => self.release_client_session(id),
+            KernelObject::ServerSession(id) => self.release_server_session(id),
         }
     }
 

@@ -35,6 +35,7 @@ typedef uint32_t Handle;
 #define RESULT_NOT_FOUND 0xF201u                      /* 121 */
 #define RESULT_SESSION_CLOSED 0xF601u                 /* 123 */
 #define RESULT_MESSAGE_TOO_LARGE 0x20801u             /* 260 */
+#define RESULT_OUT_OF_SESSIONS 0xE01u                 /* 7 */
 
 /* svcQueryMemory's output (switchbrew "MemoryInfo"), 0x28 bytes. */
 typedef struct {
@@ -195,6 +196,13 @@ Result svc_create_transfer_memory(Handle *out, void *address, uint64_t size, uin
 Result svc_connect_to_named_port(Handle *out, const char *name);
 /* 0x21: the message in the thread-local area's first 0x100 bytes; the reply replaces it. */
 Result svc_send_sync_request(Handle session);
+/* 0x41: the oldest session waiting on a port the program serves. 0x43: reply on `reply_target` (0: none), then
+ * wait for one of the handles (sessions, ports, events, threads); a session hands over its request. 0x71: a named
+ * port the program serves (max_sessions 0 removes the name). */
+Result svc_accept_session(Handle *out, Handle port);
+Result svc_reply_and_receive(int32_t *index, const Handle *handles, int32_t count, Handle reply_target,
+                             int64_t timeout);
+Result svc_manage_named_port(Handle *out, const char *name, int32_t max_sessions);
 /* 0x22: the message in a page-aligned buffer of `size` bytes (a multiple of the page size). */
 Result svc_send_sync_request_with_user_buffer(void *buffer, uint64_t size, Handle session);
 

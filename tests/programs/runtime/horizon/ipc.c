@@ -121,6 +121,78 @@ Result ipc_call(Handle session, const IpcRequest *request, uint32_t out_size, Ip
     return rc;
 }
 
+void ipc_parse_request(const void *buffer, IpcServerRequest *request) {
+    const uint32_t *base = (const uint32_t *)buffer;
+    const uint32_t *at = base + 2;
+    memset(request, 0, sizeof *request);
+    request->type = base[0] & 0xffff;
+    if (base[1] >> 31) {
+        uint32_t special = *at++;
+        if (special & 1) {
+            request->has_pid = 1;
+            memcpy(&request->pid, at, 8);
+            at += 2;
+        }
+        request->num_copy_handles = special >> 1 & 0xf;
+        request->num_move_handles = special >> 5 & 0xf;
+        for (uint32_t i = 0; i < request->num_copy_handles; i++) {
+            uint32_t h = *at++;
+            if (i < IPC_MAX) request->copy_handles[i] = h;
+        }
+        for (uint32_t i = 0; i < request->num_move_handles; i++) {
+            uint32_t h = *at++;
+            if (i < IPC_MAX) request->move_handles[i] = h;
+        }
+    }
+    at += 2 * (base[0] >> 16 & 0xf);
+    request->num_sends = base[0] >> 20 & 0xf;
+    for (uint32_t i = 0; i < request->num_sends; i++, at += 3) {
+        if (i >= IPC_MAX) continue;
+        request->sends[i].size = at[0] | (uint64_t)(at[2] >> 24 & 0xf) << 32;
+        request->sends[i].address = at[1] | (uint64_t)(at[2] >> 28 & 0xf) << 32 | (uint64_t)(at[2] >> 2 & 0x3fffff) << 36;
+    }
+    at += 3 * ((base[0] >> 24 & 0xf) + (base[0] >> 28 & 0xf));
+    if (request->type >= 16) {
+        request->command_id = request->type - 16;
+        request->data = (const uint8_t *)at;
+        return;
+    }
+    at = (const uint32_t *)(((uintptr_t)at + 15) & ~(uintptr_t)15);
+    request->command_id = at[2];
+    request->data = (const uint8_t *)(at + 4);
+}
+
+void ipc_build_reply(void *buffer, uint32_t type, Result result, const void *data, uint32_t size, uint32_t num_copy,
+                     const Handle *copy, uint32_t num_move, const Handle *move) {
+    uint32_t *base = (uint32_t *)buffer;
+    uint32_t *at = base + 2;
+    int special = num_copy || num_move;
+    if (special) {
+        at = put(at, num_copy << 1 | num_move << 5);
+        for (uint32_t i = 0; i < num_copy; i++) at = put(at, copy[i]);
+        for (uint32_t i = 0; i < num_move; i++) at = put(at, move[i]);
+    }
+    uint32_t *data_words = at;
+    if (type >= 16) {
+        at = put(at, result);
+        memcpy(at, data, size);
+        at += (size + 3) / 4;
+    } else {
+        uint32_t *aligned = (uint32_t *)(((uintptr_t)at + 15) & ~(uintptr_t)15);
+        memset(at, 0, (size_t)((uint8_t *)aligned - (uint8_t *)at));
+        at = aligned;
+        at = put(at, SFCO);
+        at = put(at, 0);
+        at = put(at, result);
+        at = put(at, 0);
+        memcpy(at, data, size);
+        at += (size + 3) / 4;
+        at = data_words + (16 + (uint32_t)((uint8_t *)at - (uint8_t *)aligned)) / 4;
+    }
+    base[0] = 0;
+    base[1] = (uint32_t)(at - data_words) | (special ? 1u : 0u) << 31;
+}
+
 uint64_t ipc_service_name(const char *name) {
     uint64_t value = 0;
     for (int i = 0; i < 8 && name[i]; i++) value |= (uint64_t)(uint8_t)name[i] << (8 * i);

@@ -68,6 +68,23 @@ void ipc_parse(const void *buffer, uint32_t type, int domain, uint32_t out_size,
  * Returns the kernel's result; the service's is reply->result. */
 Result ipc_call(Handle session, const IpcRequest *request, uint32_t out_size, IpcReply *reply);
 
+/* A request as a server sees it in its message buffer (CMIF on a session that is not a domain, or TIPC). */
+typedef struct {
+    uint32_t type;
+    uint32_t command_id;
+    int has_pid;
+    uint64_t pid;
+    uint32_t num_copy_handles, num_move_handles, num_sends;
+    Handle copy_handles[IPC_MAX], move_handles[IPC_MAX];
+    IpcBuffer sends[IPC_MAX];
+    const uint8_t *data; /* the arguments */
+} IpcServerRequest;
+
+void ipc_parse_request(const void *buffer, IpcServerRequest *request);
+/* Writes a reply to a request of `type`: the result, `size` bytes of outputs, copied and moved handles. */
+void ipc_build_reply(void *buffer, uint32_t type, Result result, const void *data, uint32_t size, uint32_t num_copy,
+                     const Handle *copy, uint32_t num_move, const Handle *move);
+
 /* A service name for sm's GetServiceHandle: the characters NUL-padded into a u64. */
 uint64_t ipc_service_name(const char *name);
 

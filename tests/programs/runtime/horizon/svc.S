@@ -286,6 +286,34 @@ SVC_FUNCTION svc_send_sync_request_with_user_buffer
     ret
 SVC_END svc_send_sync_request_with_user_buffer
 
+// Result svc_accept_session(Handle *out, Handle port): w1 = port -> w0, w1 = session.
+SVC_FUNCTION svc_accept_session
+    str x0, [sp, #-16]!
+    svc #0x41
+    ldr x2, [sp], #16
+    str w1, [x2]
+    ret
+SVC_END svc_accept_session
+
+// Result svc_reply_and_receive(int32_t *index, const Handle *handles, int32_t count, Handle reply_target,
+// int64_t timeout): x1, w2, w3, x4 -> w0, w1 = index.
+SVC_FUNCTION svc_reply_and_receive
+    str x0, [sp, #-16]!
+    svc #0x43
+    ldr x2, [sp], #16
+    str w1, [x2]
+    ret
+SVC_END svc_reply_and_receive
+
+// Result svc_manage_named_port(Handle *out, const char *name, int32_t max_sessions): x1, w2 -> w0, w1 = port.
+SVC_FUNCTION svc_manage_named_port
+    str x0, [sp, #-16]!
+    svc #0x71
+    ldr x2, [sp], #16
+    str w1, [x2]
+    ret
+SVC_END svc_manage_named_port
+
 // ---- mutexes, condition variables, address arbiters ---------------------------------------------------------------
 
 // Result svc_arbitrate_lock(Handle owner, volatile uint32_t *mutex, Handle tag): w0, x1, w2 -> w0.

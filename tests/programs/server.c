@@ -1,0 +1,198 @@
+/* A server in guest code: a thread registers a service with sm: (RegisterService) and a named port
+ * (ManageNamedPort), accepts sessions and answers requests with ReplyAndReceive; the main thread is its client.
+ * Checks the kernel's copy of requests and replies (the process id filled in, copied handles, map-alias buffers,
+ * results) and the results Horizon gives for names taken twice, full ports and closed sessions. */
+#include "ipc.h"
+#include "tandem.h"
+
+#define SM_ALREADY_REGISTERED 0x815u /* 21-4 */
+#define CUSTOM_RESULT 0x1234u
+
+static void expect(const char *what, Result got, Result want) {
+    print(what);
+    print(": ");
+    print_hex(got);
+    print("\n");
+    if (got != want) {
+        print("FAIL: should be ");
+        print_hex(want);
+        print("\n");
+        check(0, what);
+    }
+}
+
+static IpcReply reply;
+static Handle ready_writable, ready_readable;
+
+static Result call(Handle session, uint32_t command, const void *data, uint32_t size, IpcRequest *r, uint32_t out) {
+    r->type = IPC_TYPE_REQUEST;
+    r->command_id = command;
+    r->data = data;
+    r->data_size = size;
+    Result rc = ipc_call(session, r, out, &reply);
+    check(rc == RESULT_SUCCESS, "the kernel takes the request");
+    return rc ? rc : reply.result;
+}
+
+static IpcRequest plain(void) {
+    IpcRequest r;
+    memset(&r, 0, sizeof r);
+    return r;
+}
+
+static Handle sm_session(void) {
+    Handle sm;
+    uint64_t reserved = 0;
+    check(svc_connect_to_named_port(&sm, "sm:") == 0, "connect");
+    IpcRequest r = plain();
+    r.send_pid = 1;
+    check(call(sm, 0, &reserved, 8, &r, 0) == 0, "RegisterClient");
+    return sm;
+}
+
+static Result register_service(Handle sm, const char *name, Handle *port) {
+    struct {
+        uint64_t name;
+        uint8_t is_light, padding[3];
+        int32_t max_sessions;
+    } arguments = {ipc_service_name(name), 0, {0}, 4};
+    IpcRequest r = plain();
+    Result rc = call(sm, 2, &arguments, sizeof arguments, &r, 0);
+    *port = rc ? 0 : reply.move_handles[0];
+    return rc;
+}
+
+/* Answers one request in this thread's message buffer. */
+static void answer(void) {
+    void *buffer = (void *)thread_local_area();
+    IpcServerRequest request;
+    ipc_parse_request(buffer, &request);
+    uint64_t value = 0, argument;
+    memcpy(&argument, request.data, 8);
+    Handle copy = ready_readable;
+    switch (request.command_id) {
+    case 0: /* echo plus one */
+        value = argument + 1;
+        ipc_build_reply(buffer, request.type, 0, &value, 8, 0, 0, 0, 0);
+        break;
+    case 1: /* the process id the kernel wrote */
+        value = request.has_pid ? request.pid : ~0ull;
+        ipc_build_reply(buffer, request.type, 0, &value, 8, 0, 0, 0, 0);
+        break;
+    case 2: /* a copy of the ready event's readable handle */
+        ipc_build_reply(buffer, request.type, 0, 0, 0, 1, &copy, 0, 0);
+        break;
+    case 3: /* the sum of the bytes of the send buffer, read where the client has it */
+        for (uint64_t i = 0; request.num_sends == 1 && i < request.sends[0].size; i++)
+            value += ((const uint8_t *)request.sends[0].address)[i];
+        ipc_build_reply(buffer, request.type, 0, &value, 8, 0, 0, 0, 0);
+        break;
+    default:
+        ipc_build_reply(buffer, request.type, CUSTOM_RESULT, 0, 0, 0, 0, 0, 0);
+    }
+}
+
+static void server(void *argument) {
+    (void)argument;
+    Handle sm = sm_session();
+    Handle handles[8];
+    check(register_service(sm, "tdm:echo", &handles[0]) == 0, "RegisterService(tdm:echo)");
+    check(svc_manage_named_port(&handles[1], "tdm:port", 2) == 0, "ManageNamedPort(tdm:port)");
+    check(svc_signal_event(ready_writable) == 0, "ready");
+    int32_t count = 2, closed = 0;
+    Handle reply_to = 0;
+    while (closed < 3) {
+        int32_t index = -1;
+        Result rc = svc_reply_and_receive(&index, handles, count, reply_to, -1);
+        reply_to = 0;
+        if (rc == RESULT_SESSION_CLOSED) {
+            svc_close_handle(handles[index]);
+            handles[index] = handles[--count];
+            closed++;
+            continue;
+        }
+        check(rc == 0 && index >= 0, "ReplyAndReceive");
+        if (index < 2) {
+            check(svc_accept_session(&handles[count], handles[index]) == 0, "AcceptSession");
+            count++;
+            continue;
+        }
+        answer();
+        reply_to = handles[index];
+    }
+    svc_close_handle(handles[0]);
+    svc_close_handle(handles[1]);
+    svc_close_handle(sm);
+}
+
+static uint8_t server_stack[0x4000] __attribute__((aligned(16)));
+static uint8_t bytes[256];
+
+int main(void) {
+    check(svc_create_event(&ready_writable, &ready_readable) == 0, "CreateEvent");
+    Thread thread;
+    check(thread_create(&thread, server, 0, server_stack + sizeof server_stack, 40, CORE_USE_PROCESS_VALUE) == 0,
+          "CreateThread");
+    check(thread_start(&thread) == 0, "StartThread");
+    expect("the server is ready", wait_one(ready_readable, -1), RESULT_SUCCESS);
+
+    Handle sm = sm_session(), port;
+    expect("RegisterService(tdm:echo) again", register_service(sm, "tdm:echo", &port), SM_ALREADY_REGISTERED);
+    expect("RegisterService(set), a host service", register_service(sm, "set", &port), SM_ALREADY_REGISTERED);
+    expect("ManageNamedPort(tdm:port) again", svc_manage_named_port(&port, "tdm:port", 2), RESULT_INVALID_STATE);
+
+    uint64_t name = ipc_service_name("tdm:echo");
+    IpcRequest r = plain();
+    expect("GetServiceHandle(tdm:echo)", call(sm, 1, &name, 8, &r, 0), RESULT_SUCCESS);
+    Handle echo = reply.move_handles[0];
+    uint64_t value = 41;
+    r = plain();
+    expect("echo", call(echo, 0, &value, 8, &r, 8), RESULT_SUCCESS);
+    memcpy(&value, reply.data, 8);
+    print("echo 41: ");
+    print_u64(value);
+    print("\n");
+    uint64_t pid = 0;
+    r = plain();
+    r.send_pid = 1;
+    expect("the process id", call(echo, 1, &value, 8, &r, 8), RESULT_SUCCESS);
+    memcpy(&value, reply.data, 8);
+    check(svc_get_process_id(&pid, CURRENT_PROCESS_HANDLE) == 0 && value == pid, "the kernel's process id");
+    r = plain();
+    expect("a copied handle", call(echo, 2, &value, 8, &r, 0), RESULT_SUCCESS);
+    check(reply.num_copy_handles == 1 && reply.copy_handles[0] != ready_readable, "a new handle");
+    expect("waiting on the copied handle", wait_one(reply.copy_handles[0], 0), RESULT_SUCCESS);
+    check(svc_close_handle(reply.copy_handles[0]) == 0, "close the copy");
+    for (int i = 0; i < 256; i++) bytes[i] = (uint8_t)i;
+    r = plain();
+    r.num_sends = 1;
+    r.sends[0] = (IpcBuffer){(uint64_t)bytes, sizeof bytes};
+    expect("a send buffer", call(echo, 3, &value, 8, &r, 8), RESULT_SUCCESS);
+    memcpy(&value, reply.data, 8);
+    print("sum of 0..255: ");
+    print_u64(value);
+    print("\n");
+    r = plain();
+    expect("a command the server refuses", call(echo, 9, &value, 8, &r, 0), CUSTOM_RESULT);
+
+    Handle direct, second, third;
+    expect("ConnectToNamedPort(tdm:port)", svc_connect_to_named_port(&direct, "tdm:port"), RESULT_SUCCESS);
+    value = 7;
+    r = plain();
+    expect("echo on the named port", call(direct, 0, &value, 8, &r, 8), RESULT_SUCCESS);
+    memcpy(&value, reply.data, 8);
+    check(value == 8, "7 + 1");
+    expect("ConnectToNamedPort(tdm:port), second", svc_connect_to_named_port(&second, "tdm:port"), RESULT_SUCCESS);
+    expect("ConnectToNamedPort(tdm:port), past its 2 sessions", svc_connect_to_named_port(&third, "tdm:port"),
+           RESULT_OUT_OF_SESSIONS);
+
+    check(svc_close_handle(echo) == 0 && svc_close_handle(direct) == 0 && svc_close_handle(second) == 0, "close");
+    expect("the server ends when its clients are gone", thread_join(&thread), RESULT_SUCCESS);
+    expect("ConnectToNamedPort(tdm:port) after it closed", svc_connect_to_named_port(&third, "tdm:port"),
+           RESULT_NOT_FOUND);
+    svc_close_handle(sm);
+    print("server: ");
+    print_u64((uint64_t)failures());
+    print(" failures\n");
+    return failures() == 0 ? 0 : 1;
+}
