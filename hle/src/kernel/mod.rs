@@ -168,6 +168,8 @@ struct Limits {
     priority_mask: u64,
     /// The main thread's core, also what CreateThread's "process default" (-2) means.
     ideal_core: usize,
+    /// The NPDM's system resource: memory for the process's own kernel use, which MapPhysicalMemory needs.
+    system_resource_size: u64,
 }
 
 pub struct Kernel {
@@ -268,8 +270,13 @@ impl Kernel {
         let wanted_core = npdm.map_or(0, |npdm| u32::from(npdm.main_thread_core));
         let allowed = core_mask.checked_shr(wanted_core).is_some_and(|mask| mask & 1 != 0);
         let ideal_core = if allowed { wanted_core } else { core_mask.trailing_zeros() } as usize;
-        let limits =
-            Limits { program_id: npdm.map_or(0, |npdm| npdm.aci.program_id), core_mask, priority_mask, ideal_core };
+        let limits = Limits {
+            program_id: npdm.map_or(0, |npdm| npdm.aci.program_id),
+            core_mask,
+            priority_mask,
+            ideal_core,
+            system_resource_size: npdm.map_or(0, |npdm| u64::from(npdm.system_resource_size)),
+        };
         let handle_table_size = npdm
             .and_then(|npdm| {
                 npdm.aci.kernel.other.iter().find_map(|capability| match capability {

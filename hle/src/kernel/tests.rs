@@ -200,3 +200,64 @@ mod hostile {
         }
     }
 }
+
+/// hello's NRO with its code replaced from offset 0x80 by `code` (the branch at offset 0 goes there).
+fn program_running(code: &[u32], npdm: Option<npdm::Npdm>) -> Program {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/bin/hello.nro");
+    let mut image = std::fs::read(path).unwrap();
+    for (i, word) in code.iter().enumerate() {
+        image[0x80 + 4 * i..0x84 + 4 * i].copy_from_slice(&word.to_le_bytes());
+    }
+    image[0..4].copy_from_slice(&(0x1400_0000u32 | 0x80 / 4).to_le_bytes());
+    let mut program = Program::from_bytes("patched hello.nro", &image).unwrap().unwrap();
+    program.npdm = npdm;
+    program
+}
+
+/// MOVZ and three MOVKs: `register` = `value`.
+fn load(register: u32, value: u64) -> [u32; 4] {
+    std::array::from_fn(|half| {
+        let opcode = if half == 0 { 0xd280_0000 } else { 0xf280_0000 };
+        opcode | (half as u32) << 21 | ((value >> (16 * half)) as u32 & 0xffff) << 5 | register
+    })
+}
+
+const fn svc(number: u32) -> u32 {
+    0xd400_0001 | number << 5
+}
+
+/// Map four pages of the alias region, store into the first, unmap the first two: QueryMemory then sees two free
+/// pages and two read-write Normal pages. Without a system resource (a homebrew NRO has none) Horizon refuses.
+#[test]
+fn physical_memory_maps_into_the_alias_region_with_a_system_resource() {
+    let base = address_space::ALIAS_REGION.base;
+    let mut code = Vec::new();
+    code.extend(load(0, base));
+    code.extend(load(1, 0x4000));
+    code.extend([svc(0x2c), 0xaa00_03f3]); // MapPhysicalMemory; mov x19, x0
+    code.extend(load(2, 0x1234));
+    code.extend(load(3, base + 0x3000));
+    code.push(0xf900_0062); // str x2, [x3]
+    code.extend(load(0, base));
+    code.extend(load(1, 0x2000));
+    code.extend([svc(0x2d), 0xaa00_03f4, svc(0x07)]); // UnmapPhysicalMemory; mov x20, x0; ExitProcess
+
+    // EnableSystemCalls: ExitProcess (0x07), then Map/UnmapPhysicalMemory (0x2c, 0x2d: index 1, bits 20 and 21).
+    let allowed = [0b1111 | 1 << 7 << 5, 0b1111 | (1 << 20 | 1 << 21) << 5 | 1 << 29];
+    let npdm = npdm::read("main.npdm", &npdm::tests::build(&[], &allowed)).unwrap();
+    let mut kernel = Kernel::new(&program_running(&code, Some(npdm)), Box::new(|_| {})).unwrap();
+    assert!(matches!(kernel.run(&mut Interpreter::default()), RunOutcome::Exited));
+    let registers = &kernel.threads[&FIRST_THREAD_ID].cpu.x;
+    assert_eq!((registers[19], registers[20]), (0, 0), "both calls succeed");
+    let (unmapped, mapped) = (kernel.map.query(base), kernel.map.query(base + 0x2000));
+    assert_eq!((unmapped.state, unmapped.base + unmapped.size), (MemoryState::Free, base + 0x2000));
+    assert_eq!((mapped.state, mapped.perm, mapped.size), (MemoryState::Heap, Perm::RW, 0x2000));
+    assert_eq!(kernel.memory.read_le(base + 0x3000, 8).unwrap(), 0x1234);
+
+    let mut refused: Vec<u32> = code[..10].to_vec(); // the MapPhysicalMemory call and its mov
+    refused.push(svc(0x07));
+    let mut kernel = Kernel::new(&program_running(&refused, None), Box::new(|_| {})).unwrap();
+    assert!(matches!(kernel.run(&mut Interpreter::default()), RunOutcome::Exited));
+    let registers = &kernel.threads[&FIRST_THREAD_ID].cpu.x;
+    assert_eq!(registers[19], svc::KernelResult::InvalidState as u64, "no system resource");
+}

@@ -1,5 +1,5 @@
-//! Memory: SetMemoryPermission, SetMemoryAttribute, MapMemory, UnmapMemory (SetHeapSize and QueryMemory are in
-//! `mod.rs`). The checks follow Horizon's order: alignment and size, then the range, then the state of every block
+//! Memory: SetMemoryPermission, SetMemoryAttribute, MapMemory, UnmapMemory, Map/UnmapPhysicalMemory (SetHeapSize
+//! and QueryMemory are in `mod.rs`; shared and transfer memory in `memory_objects.rs`). The checks follow Horizon's order: alignment and size, then the range, then the state of every block
 //! in it (all blocks of a range must agree, else InvalidCurrentMemory).
 //!
 //! MapMemory makes heap memory reachable at a second address in the stack region while the original becomes
@@ -8,7 +8,9 @@
 //! back.
 
 use super::super::Kernel;
-use super::super::address_space::{ADDRESS_SPACE, Block, MemoryAttribute, MemoryState, STACK_REGION};
+use super::super::address_space::{
+    ADDRESS_SPACE, ALIAS_REGION, Block, MemoryAttribute, MemoryState, STACK_REGION, TOTAL_MEMORY,
+};
 use super::KernelResult;
 use tandem_reference::memory::{PAGE_SIZE, Perm};
 
@@ -211,5 +213,62 @@ impl Kernel {
             debug_assert!(copied.is_ok(), "both ranges are mapped");
             offset += length as u64;
         }
+    }
+
+    /// The checks MapPhysicalMemory and UnmapPhysicalMemory share, in Horizon's order; then the blocks of the
+    /// range, each Free or plain read-write heap ("Normal").
+    fn physical_memory_range(&self) -> Result<(u64, u64, Vec<(u64, u64, Block)>), KernelResult> {
+        let (address, size) = (self.arg(0), self.arg(1));
+        if !address.is_multiple_of(PAGE_SIZE) {
+            return Err(KernelResult::InvalidAddress);
+        }
+        if size == 0 || !size.is_multiple_of(PAGE_SIZE) {
+            return Err(KernelResult::InvalidSize);
+        }
+        if address.checked_add(size).is_none() {
+            return Err(KernelResult::InvalidMemoryRegion);
+        }
+        if self.limits.system_resource_size == 0 {
+            return Err(KernelResult::InvalidState);
+        }
+        if !ALIAS_REGION.contains(address, size) {
+            return Err(KernelResult::InvalidMemoryRegion);
+        }
+        let blocks = self.map.blocks(address, size);
+        let normal = Block::new(MemoryState::Heap, Perm::RW);
+        if blocks.iter().any(|&(_, _, block)| block != Block::FREE && block != normal) {
+            return Err(KernelResult::InvalidCurrentMemory);
+        }
+        Ok((address, size, blocks))
+    }
+
+    /// MapPhysicalMemory(address, size): the free pages of a range of the alias region become read-write memory
+    /// (pages already mapped stay as they are). Needs a system resource (the NPDM's).
+    pub(super) fn map_physical_memory(&mut self) -> Result<(), KernelResult> {
+        let (_, _, blocks) = self.physical_memory_range()?;
+        let free: Vec<(u64, u64)> =
+            blocks.iter().filter(|(_, _, b)| *b == Block::FREE).map(|&(a, s, _)| (a, s)).collect();
+        let adding: u64 = free.iter().map(|(_, size)| size).sum();
+        let used: u64 = self.memory.regions().iter().map(|region| region.size).sum();
+        if used + adding > TOTAL_MEMORY {
+            return Err(KernelResult::LimitReached);
+        }
+        for (address, size) in free {
+            self.memory.map(address, size, Perm::RW).map_err(|_| KernelResult::OutOfMemory)?;
+            self.map.insert(address, size, MemoryState::Heap, Perm::RW);
+        }
+        Ok(())
+    }
+
+    /// UnmapPhysicalMemory(address, size): the mapped pages of the range go.
+    pub(super) fn unmap_physical_memory(&mut self) -> Result<(), KernelResult> {
+        let (_, _, blocks) = self.physical_memory_range()?;
+        for (address, size, block) in blocks {
+            if block != Block::FREE {
+                self.memory.unmap(address, size).map_err(|_| KernelResult::InvalidCurrentMemory)?;
+                self.map.remove(address, size);
+            }
+        }
+        Ok(())
     }
 }

@@ -233,6 +233,8 @@ impl Kernel {
             0x41 => self.accept_session().into(),
             0x43 => self.reply_and_receive().into(),
             0x45 => self.create_event().into(),
+            0x2c => self.map_physical_memory().into(),
+            0x2d => self.unmap_physical_memory().into(),
             0x50 => self.create_shared_memory().into(),
             0x71 => self.manage_named_port().into(),
             _ => Svc::End(self.stop_at_svc(StopReason::UnhandledSvc(number))),
@@ -385,7 +387,9 @@ impl Kernel {
             13 => Some(ASLR_REGION.size),
             14 => Some(STACK_REGION.base),
             15 => Some(STACK_REGION.size),
-            16 | 17 => Some(0), // SystemResourceSize total / used.
+            16 => Some(self.limits.system_resource_size),
+            // SystemResourceSizeUsed: Tandem's kernel keeps its page tables outside guest memory.
+            17 => Some(0),
             18 => Some(self.limits.program_id),
             23 => Some(1), // IsApplication.
             _ => None,
