@@ -208,7 +208,7 @@ fn program_running(code: &[u32], npdm: Option<npdm::Npdm>) -> Program {
     for (i, word) in code.iter().enumerate() {
         image[0x80 + 4 * i..0x84 + 4 * i].copy_from_slice(&word.to_le_bytes());
     }
-    image[0..4].copy_from_slice(&(0x1400_0000u32 | 0x80 / 4).to_le_bytes());
+    image[0..4].copy_from_slice(&(0x1400_0000u32 | (0x80 / 4)).to_le_bytes());
     let mut program = Program::from_bytes("patched hello.nro", &image).unwrap().unwrap();
     program.npdm = npdm;
     program

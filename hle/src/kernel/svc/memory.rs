@@ -217,7 +217,7 @@ impl Kernel {
 
     /// The checks MapPhysicalMemory and UnmapPhysicalMemory share, in Horizon's order; then the blocks of the
     /// range, each Free or plain read-write heap ("Normal").
-    fn physical_memory_range(&self) -> Result<(u64, u64, Vec<(u64, u64, Block)>), KernelResult> {
+    fn physical_memory_range(&self) -> Result<Vec<(u64, u64, Block)>, KernelResult> {
         let (address, size) = (self.arg(0), self.arg(1));
         if !address.is_multiple_of(PAGE_SIZE) {
             return Err(KernelResult::InvalidAddress);
@@ -239,13 +239,13 @@ impl Kernel {
         if blocks.iter().any(|&(_, _, block)| block != Block::FREE && block != normal) {
             return Err(KernelResult::InvalidCurrentMemory);
         }
-        Ok((address, size, blocks))
+        Ok(blocks)
     }
 
     /// MapPhysicalMemory(address, size): the free pages of a range of the alias region become read-write memory
     /// (pages already mapped stay as they are). Needs a system resource (the NPDM's).
     pub(super) fn map_physical_memory(&mut self) -> Result<(), KernelResult> {
-        let (_, _, blocks) = self.physical_memory_range()?;
+        let blocks = self.physical_memory_range()?;
         let free: Vec<(u64, u64)> =
             blocks.iter().filter(|(_, _, b)| *b == Block::FREE).map(|&(a, s, _)| (a, s)).collect();
         let adding: u64 = free.iter().map(|(_, size)| size).sum();
@@ -262,7 +262,7 @@ impl Kernel {
 
     /// UnmapPhysicalMemory(address, size): the mapped pages of the range go.
     pub(super) fn unmap_physical_memory(&mut self) -> Result<(), KernelResult> {
-        let (_, _, blocks) = self.physical_memory_range()?;
+        let blocks = self.physical_memory_range()?;
         for (address, size, block) in blocks {
             if block != Block::FREE {
                 self.memory.unmap(address, size).map_err(|_| KernelResult::InvalidCurrentMemory)?;
