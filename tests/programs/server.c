@@ -1,7 +1,8 @@
 /* A server in guest code: a thread registers a service with sm: (RegisterService) and a named port
  * (ManageNamedPort), accepts sessions and answers requests with ReplyAndReceive; the main thread is its client.
  * Checks the kernel's copy of requests and replies (the process id filled in, copied handles, map-alias buffers,
- * results) and the results Horizon gives for names taken twice, full ports and closed sessions. */
+ * pointer data into each side's receive list, results) and the results Horizon gives for names taken twice, full
+ * ports and closed sessions. */
 #include "ipc.h"
 #include "tandem.h"
 
@@ -62,6 +63,11 @@ static Result register_service(Handle sm, const char *name, Handle *port) {
     return rc;
 }
 
+/* Where the server takes requests' pointer data, and the pointer data of its replies. */
+static char received[0x100];
+static const char pong[] = "pong from the server";
+static const IpcBuffer receive = {(uint64_t)received, sizeof received};
+
 /* Answers one request in this thread's message buffer. */
 static void answer(void) {
     void *buffer = (void *)thread_local_area();
@@ -73,22 +79,31 @@ static void answer(void) {
     switch (request.command_id) {
     case 0: /* echo plus one */
         value = argument + 1;
-        ipc_build_reply(buffer, request.type, 0, &value, 8, 0, 0, 0, 0);
+        ipc_build_reply(buffer, request.type, 0, &value, 8, 0, 0, 0, 0, 0, &receive);
         break;
     case 1: /* the process id the kernel wrote */
         value = request.has_pid ? request.pid : ~0ull;
-        ipc_build_reply(buffer, request.type, 0, &value, 8, 0, 0, 0, 0);
+        ipc_build_reply(buffer, request.type, 0, &value, 8, 0, 0, 0, 0, 0, &receive);
         break;
     case 2: /* a copy of the ready event's readable handle */
-        ipc_build_reply(buffer, request.type, 0, 0, 0, 1, &copy, 0, 0);
+        ipc_build_reply(buffer, request.type, 0, 0, 0, 1, &copy, 0, 0, 0, &receive);
         break;
     case 3: /* the sum of the bytes of the send buffer, read where the client has it */
         for (uint64_t i = 0; request.num_sends == 1 && i < request.sends[0].size; i++)
             value += ((const uint8_t *)request.sends[0].address)[i];
-        ipc_build_reply(buffer, request.type, 0, &value, 8, 0, 0, 0, 0);
+        ipc_build_reply(buffer, request.type, 0, &value, 8, 0, 0, 0, 0, 0, &receive);
         break;
+    case 4: /* the length of the pointer data, read from the server's receive buffer */
+        value = strlen(received);
+        ipc_build_reply(buffer, request.type, 0, &value, 8, 0, 0, 0, 0, 0, &receive);
+        break;
+    case 5: { /* pointer data back, into the client's receive list */
+        IpcBuffer reply_data = {(uint64_t)pong, sizeof pong};
+        ipc_build_reply(buffer, request.type, 0, 0, 0, 0, 0, 0, 0, &reply_data, &receive);
+        break;
+    }
     default:
-        ipc_build_reply(buffer, request.type, CUSTOM_RESULT, 0, 0, 0, 0, 0, 0);
+        ipc_build_reply(buffer, request.type, CUSTOM_RESULT, 0, 0, 0, 0, 0, 0, 0, &receive);
     }
 }
 
@@ -101,6 +116,8 @@ static void server(void *argument) {
     check(svc_signal_event(ready_writable) == 0, "ready");
     int32_t count = 2, closed = 0;
     Handle reply_to = 0;
+    /* The first receive list: an empty reply to no one, left in the message buffer. */
+    ipc_build_reply((void *)thread_local_area(), 0, 0, 0, 0, 0, 0, 0, 0, 0, &receive);
     while (closed < 3) {
         int32_t index = -1;
         Result rc = svc_reply_and_receive(&index, handles, count, reply_to, -1);
@@ -174,6 +191,22 @@ int main(void) {
     print("\n");
     r = plain();
     expect("a command the server refuses", call(echo, 9, &value, 8, &r, 0), CUSTOM_RESULT);
+    static const char ping[] = "ping through a pointer buffer";
+    r = plain();
+    r.num_statics = 1;
+    r.statics[0] = (IpcBuffer){(uint64_t)ping, sizeof ping};
+    expect("pointer data to the server", call(echo, 4, &value, 8, &r, 8), RESULT_SUCCESS);
+    memcpy(&value, reply.data, 8);
+    check(value == sizeof ping - 1, "the server read the pointer data");
+    static char back[0x40];
+    r = plain();
+    r.num_receive_list = 1;
+    r.receive_list[0] = (IpcBuffer){(uint64_t)back, sizeof back};
+    expect("pointer data from the server", call(echo, 5, &value, 8, &r, 0), RESULT_SUCCESS);
+    print("pointer reply: ");
+    print(back);
+    print("\n");
+    check(memcmp(back, "pong from the server", 21) == 0, "the client's receive list has the server's data");
 
     Handle direct, second, third;
     expect("ConnectToNamedPort(tdm:port)", svc_connect_to_named_port(&direct, "tdm:port"), RESULT_SUCCESS);

@@ -3,15 +3,15 @@
 //!
 //! A request blocks its client (Wait::IpcReply) until the server's ReplyAndReceive names the session as its reply
 //! target. The copy is Horizon's, simplified by there being one process: the process id is filled in, copied
-//! handles become new handles to the same objects, moved handles keep their value (one handle table), and buffer
-//! descriptors pass unchanged (one address space). Pointer (X) data to a guest server is not supported yet and
-//! stops the run with a report.
+//! handles become new handles to the same objects, moved handles keep their value (one handle table), map-alias
+//! buffer descriptors pass unchanged (one address space), and pointer (X) data is copied into the receiver's receive
+//! list.
 
 use super::handle_table::{CURRENT_PROCESS, CURRENT_THREAD};
 use super::svc::KernelResult;
 use super::thread::{SyncObject, Wait};
 use super::{Kernel, KernelObject, PROCESS_ID, ThreadId};
-use crate::ipc::hipc::Message;
+use crate::ipc::hipc::{Message, ReceiveList};
 use std::collections::VecDeque;
 
 /// A port served by the program.
@@ -89,8 +89,8 @@ impl Kernel {
 
     /// What a message between threads of the program uses that Tandem cannot carry yet, if anything.
     pub(super) fn unsupported_in_guest_message(&self, message: &Message) -> Option<&'static str> {
-        if !message.statics.is_empty() || !matches!(message.receive_list, crate::ipc::hipc::ReceiveList::None) {
-            return Some("pointer (X) buffers and receive lists between threads of the program");
+        if message.receive_list == ReceiveList::MessageBuffer {
+            return Some("pointer data received into the message buffer between threads of the program");
         }
         let copyable = |handle: &u32| {
             !matches!(
@@ -127,7 +127,58 @@ impl Kernel {
             bytes[at..at + 4].copy_from_slice(&copy.to_le_bytes());
             at += 4;
         }
+        if !message.statics.is_empty() {
+            let buffers = message.sends.len() + message.receives.len() + message.exchanges.len();
+            let statics_at = message.data.start - 12 * buffers - 8 * message.statics.len();
+            self.copy_pointer_data(&message, &mut bytes[statics_at..], to, to_size)?;
+        }
+        // The receiver does not see the sender's receive list.
+        let layout = u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes")) & !(0xf << 10 | 0x7ff << 20);
+        bytes[4..8].copy_from_slice(&layout.to_le_bytes());
         self.memory.write(to, &bytes[..message.data.end]).map_err(|_| KernelResult::InvalidCurrentMemory)?;
+        Ok(())
+    }
+
+    /// Copies each pointer (X) buffer of `message` into the receive list of the message now at `to` (the
+    /// receiver's: a server's last reply, or a client's request) and points its descriptor (in `descriptors`)
+    /// there. One entry takes every buffer, one after another; several take one each, by the buffer's index.
+    fn copy_pointer_data(
+        &self,
+        message: &Message,
+        descriptors: &mut [u8],
+        to: u64,
+        to_size: u64,
+    ) -> Result<(), KernelResult> {
+        let mut current = vec![0u8; to_size.min(super::svc::MAX_MESSAGE_SIZE) as usize];
+        self.memory.read(to, &mut current).map_err(|_| KernelResult::InvalidCurrentMemory)?;
+        let entries = match Message::parse(&current).map(|m| m.receive_list) {
+            Ok(ReceiveList::Entries(entries)) => entries,
+            _ => Vec::new(),
+        };
+        let mut packed = 0u64;
+        for (n, pointer) in message.statics.iter().enumerate() {
+            let size = u64::from(pointer.size);
+            let (address, room) = match entries.as_slice() {
+                [single] => (single.address + packed, u64::from(single.size).saturating_sub(packed)),
+                several => match several.get(usize::from(pointer.index)) {
+                    Some(entry) => (entry.address, u64::from(entry.size)),
+                    None => return Err(KernelResult::MessageTooLarge),
+                },
+            };
+            if size > room {
+                return Err(KernelResult::MessageTooLarge);
+            }
+            let mut data = vec![0u8; size as usize];
+            self.memory.read(pointer.address, &mut data).map_err(|_| KernelResult::InvalidCurrentMemory)?;
+            self.memory.write(address, &data).map_err(|_| KernelResult::InvalidCurrentMemory)?;
+            packed += size.next_multiple_of(16);
+            let word = u32::from(pointer.index & 0x3f)
+                | ((address >> 36) as u32 & 0x3f) << 6
+                | ((address >> 32) as u32 & 0xf) << 12
+                | u32::from(pointer.size) << 16;
+            descriptors[8 * n..8 * n + 4].copy_from_slice(&word.to_le_bytes());
+            descriptors[8 * n + 4..8 * n + 8].copy_from_slice(&(address as u32).to_le_bytes());
+        }
         Ok(())
     }
 

@@ -163,7 +163,8 @@ void ipc_parse_request(const void *buffer, IpcServerRequest *request) {
 }
 
 void ipc_build_reply(void *buffer, uint32_t type, Result result, const void *data, uint32_t size, uint32_t num_copy,
-                     const Handle *copy, uint32_t num_move, const Handle *move) {
+                     const Handle *copy, uint32_t num_move, const Handle *move, const IpcBuffer *pointer,
+                     const IpcBuffer *receive) {
     uint32_t *base = (uint32_t *)buffer;
     uint32_t *at = base + 2;
     int special = num_copy || num_move;
@@ -171,6 +172,11 @@ void ipc_build_reply(void *buffer, uint32_t type, Result result, const void *dat
         at = put(at, num_copy << 1 | num_move << 5);
         for (uint32_t i = 0; i < num_copy; i++) at = put(at, copy[i]);
         for (uint32_t i = 0; i < num_move; i++) at = put(at, move[i]);
+    }
+    if (pointer) {
+        uint64_t a = pointer->address;
+        at = put(at, (uint32_t)(a >> 36 & 0x3f) << 6 | (uint32_t)(a >> 32 & 0xf) << 12 | (uint32_t)pointer->size << 16);
+        at = put(at, (uint32_t)a);
     }
     uint32_t *data_words = at;
     if (type >= 16) {
@@ -189,8 +195,12 @@ void ipc_build_reply(void *buffer, uint32_t type, Result result, const void *dat
         at += (size + 3) / 4;
         at = data_words + (16 + (uint32_t)((uint8_t *)at - (uint8_t *)aligned)) / 4;
     }
-    base[0] = 0;
-    base[1] = (uint32_t)(at - data_words) | (special ? 1u : 0u) << 31;
+    base[0] = (pointer ? 1u : 0u) << 16;
+    base[1] = (uint32_t)(at - data_words) | (receive ? 3u : 0u) << 10 | (special ? 1u : 0u) << 31;
+    if (receive) {
+        at = put(at, (uint32_t)receive->address);
+        put(at, (uint32_t)(receive->address >> 32 & 0xffff) | (uint32_t)receive->size << 16);
+    }
 }
 
 uint64_t ipc_service_name(const char *name) {

@@ -81,9 +81,12 @@ typedef struct {
 } IpcServerRequest;
 
 void ipc_parse_request(const void *buffer, IpcServerRequest *request);
-/* Writes a reply to a request of `type`: the result, `size` bytes of outputs, copied and moved handles. */
+/* Writes a reply to a request of `type`: the result, `size` bytes of outputs, copied and moved handles, pointer
+ * data for the client's receive list (`pointer`, or NULL), and where the server takes the next request's pointer
+ * data (`receive`, or NULL). */
 void ipc_build_reply(void *buffer, uint32_t type, Result result, const void *data, uint32_t size, uint32_t num_copy,
-                     const Handle *copy, uint32_t num_move, const Handle *move);
+                     const Handle *copy, uint32_t num_move, const Handle *move, const IpcBuffer *pointer,
+                     const IpcBuffer *receive);
 
 /* A service name for sm's GetServiceHandle: the characters NUL-padded into a u64. */
 uint64_t ipc_service_name(const char *name);
