@@ -23,41 +23,9 @@
 #define MODE_WRITE 2u
 #define MODE_APPEND 4u
 
-static void expect(const char *what, Result got, Result want) {
-    print(what);
-    print(": ");
-    print_hex(got);
-    print("\n");
-    if (got != want) {
-        print("FAIL: ");
-        print(what);
-        print(" should be ");
-        print_hex(want);
-        print("\n");
-        check(0, what);
-    }
-}
-
 static IpcReply reply;
 
 /* A CMIF request with `size` bytes of arguments; the service's result (the kernel's must be success). */
-static Result call(Handle session, uint32_t command, const void *data, uint32_t size, IpcRequest *r,
-                   uint32_t out_size) {
-    r->type = IPC_TYPE_REQUEST;
-    r->command_id = command;
-    r->data = data;
-    r->data_size = size;
-    Result rc = ipc_call(session, r, out_size, &reply);
-    check(rc == RESULT_SUCCESS, "the kernel takes the request");
-    return rc ? rc : reply.result;
-}
-
-static IpcRequest plain(void) {
-    IpcRequest r;
-    memset(&r, 0, sizeof r);
-    return r;
-}
-
 static uint64_t out_u64(void) {
     uint64_t v;
     memcpy(&v, reply.data, 8);
@@ -68,7 +36,7 @@ static uint64_t out_u64(void) {
 static char paths[2][0x301];
 
 static IpcRequest with_paths(const char *first, const char *second) {
-    IpcRequest r = plain();
+    IpcRequest r = ipc_blank_request();
     const char *names[2] = {first, second};
     for (int i = 0; i < 2 && names[i]; i++) {
         memset(paths[i], 0, sizeof paths[i]);
@@ -82,7 +50,7 @@ static IpcRequest with_paths(const char *first, const char *second) {
 static Result path_command(Handle fs, uint32_t command, const char *path, const void *data, uint32_t size,
                            uint32_t out_size) {
     IpcRequest r = with_paths(path, 0);
-    return call(fs, command, data, size, &r, out_size);
+    return ipc_command(fs, command, data, size, &r, out_size, &reply);
 }
 
 /* IFile Read/Write arguments: option, padding, offset, size. */
@@ -93,7 +61,7 @@ typedef struct {
 
 static Result file_io(Handle file, int write, uint64_t offset, void *buffer, uint64_t size) {
     FileRange range = {0, 0, offset, size};
-    IpcRequest r = plain();
+    IpcRequest r = ipc_blank_request();
     if (write) {
         r.num_sends = 1;
         r.sends[0] = (IpcBuffer){(uint64_t)buffer, size};
@@ -101,7 +69,7 @@ static Result file_io(Handle file, int write, uint64_t offset, void *buffer, uin
         r.num_receives = 1;
         r.receives[0] = (IpcBuffer){(uint64_t)buffer, size};
     }
-    return call(file, write ? 1 : 0, &range, sizeof range, &r, 8);
+    return ipc_command(file, write ? 1 : 0, &range, sizeof range, &r, 8, &reply);
 }
 
 static Handle open_file(Handle fs, const char *path, uint32_t mode) {
@@ -114,17 +82,17 @@ static uint8_t romfs[0x400];
 static uint8_t text[0x100];
 
 static void read_romfs(Handle fsp) {
-    IpcRequest r = plain();
-    expect("OpenDataStorageByCurrentProcess", call(fsp, 200, 0, 0, &r, 0), RESULT_SUCCESS);
+    IpcRequest r = ipc_blank_request();
+    expect("OpenDataStorageByCurrentProcess", ipc_command(fsp, 200, 0, 0, &r, 0, &reply), RESULT_SUCCESS);
     Handle storage = reply.move_handles[0];
-    r = plain();
-    expect("IStorage::GetSize", call(storage, 4, 0, 0, &r, 8), RESULT_SUCCESS);
+    r = ipc_blank_request();
+    expect("IStorage::GetSize", ipc_command(storage, 4, 0, 0, &r, 8, &reply), RESULT_SUCCESS);
     uint64_t size = out_u64();
     uint64_t range[2] = {0, sizeof romfs < size ? sizeof romfs : size};
-    r = plain();
+    r = ipc_blank_request();
     r.num_receives = 1;
     r.receives[0] = (IpcBuffer){(uint64_t)romfs, sizeof romfs};
-    expect("IStorage::Read(header and tables)", call(storage, 0, range, 16, &r, 0), RESULT_SUCCESS);
+    expect("IStorage::Read(header and tables)", ipc_command(storage, 0, range, 16, &r, 0, &reply), RESULT_SUCCESS);
     /* Header: ten u64s; [7] file meta table offset, [8] its size, [9] file data offset. */
     uint64_t header[10];
     memcpy(header, romfs, sizeof header);
@@ -142,10 +110,10 @@ static void read_romfs(Handle fsp) {
         print(name);
         uint64_t file_range[2] = {header[9] + offset, length < sizeof text - 1 ? length : sizeof text - 1};
         memset(text, 0, sizeof text);
-        r = plain();
+        r = ipc_blank_request();
         r.num_receives = 1;
         r.receives[0] = (IpcBuffer){(uint64_t)text, sizeof text};
-        check(call(storage, 0, file_range, 16, &r, 0) == 0, "IStorage::Read(file)");
+        check(ipc_command(storage, 0, file_range, 16, &r, 0, &reply) == 0, "IStorage::Read(file)");
         print(" = \"");
         for (uint64_t i = 0; i < file_range[1]; i++) print_char(text[i] == '\n' ? '|' : (char)text[i]);
         print("\"\n");
@@ -153,10 +121,10 @@ static void read_romfs(Handle fsp) {
     }
     range[0] = size - 4;
     range[1] = 8;
-    r = plain();
+    r = ipc_blank_request();
     r.num_receives = 1;
     r.receives[0] = (IpcBuffer){(uint64_t)romfs, 8};
-    expect("IStorage::Read(past the end)", call(storage, 0, range, 16, &r, 0), FS_OUT_OF_RANGE);
+    expect("IStorage::Read(past the end)", ipc_command(storage, 0, range, 16, &r, 0, &reply), FS_OUT_OF_RANGE);
     svc_close_handle(storage);
 }
 
@@ -170,8 +138,8 @@ static Result try_open_save(Handle fsp, Handle *out) {
     save_arguments[0] = 1;        /* space: User */
     save_arguments[8 + 8] = 1;    /* user id 1 */
     save_arguments[8 + 0x20] = 1; /* account save data */
-    IpcRequest r = plain();
-    Result rc = call(fsp, 51, save_arguments, 0x48, &r, 0);
+    IpcRequest r = ipc_blank_request();
+    Result rc = ipc_command(fsp, 51, save_arguments, 0x48, &r, 0, &reply);
     *out = rc ? 0 : reply.move_handles[0];
     return rc;
 }
@@ -211,8 +179,8 @@ static void use_save(Handle fsp) {
     line[5] = (char)('0' + (runs + 1) % 10);
     expect("Write(/progress)", file_io(file, 1, 0, line, 6), RESULT_SUCCESS);
     svc_close_handle(file);
-    IpcRequest r = plain();
-    expect("Commit", call(fs, 10, 0, 0, &r, 0), RESULT_SUCCESS);
+    IpcRequest r = ipc_blank_request();
+    expect("Commit", ipc_command(fs, 10, 0, 0, &r, 0, &reply), RESULT_SUCCESS);
     uint64_t create[2] = {0, 4};
     expect("CreateFile(/uncommitted) after the commit", path_command(fs, 0, "/uncommitted", create, 16, 0),
            RESULT_SUCCESS);
@@ -238,8 +206,8 @@ static void use_save(Handle fsp) {
     expect("Read from a write-only file", file_io(file, 0, 0, text, 6), FS_READ_NOT_PERMITTED);
     expect("Write past the end without append", file_io(file, 1, 4, line, 6),
            FS_FILE_EXTENSION_WITHOUT_OPEN_MODE_ALLOW_APPEND);
-    r = plain();
-    expect("IFile::GetSize", call(file, 4, 0, 0, &r, 8), RESULT_SUCCESS);
+    r = ipc_blank_request();
+    expect("IFile::GetSize", ipc_command(file, 4, 0, 0, &r, 8, &reply), RESULT_SUCCESS);
     check(out_u64() == 6, "6 bytes of progress");
     svc_close_handle(file);
 
@@ -249,15 +217,15 @@ static void use_save(Handle fsp) {
     expect("CreateDirectory(/dir/a)", path_command(fs, 2, "/dir/a", 0, 0, 0), RESULT_SUCCESS);
     expect("DeleteDirectory(/dir)", path_command(fs, 3, "/dir", 0, 0, 0), FS_DIRECTORY_NOT_EMPTY);
     r = with_paths("/dir/b", "/dir/c");
-    expect("RenameFile(/dir/b, /dir/c)", call(fs, 5, 0, 0, &r, 0), RESULT_SUCCESS);
+    expect("RenameFile(/dir/b, /dir/c)", ipc_command(fs, 5, 0, 0, &r, 0, &reply), RESULT_SUCCESS);
     uint32_t both = 3;
     expect("OpenDirectory(/dir)", path_command(fs, 9, "/dir", &both, 4, 0), RESULT_SUCCESS);
     Handle directory = reply.move_handles[0];
     static uint8_t entries[4][0x310];
-    r = plain();
+    r = ipc_blank_request();
     r.num_receives = 1;
     r.receives[0] = (IpcBuffer){(uint64_t)entries, sizeof entries};
-    expect("IDirectory::Read", call(directory, 0, 0, 0, &r, 8), RESULT_SUCCESS);
+    expect("IDirectory::Read", ipc_command(directory, 0, 0, 0, &r, 8, &reply), RESULT_SUCCESS);
     uint64_t count = out_u64();
     for (uint64_t i = 0; i < count; i++) {
         print("entry: ");
@@ -277,16 +245,16 @@ int main(void) {
     Handle sm, fsp;
     uint64_t reserved = 0;
     check(svc_connect_to_named_port(&sm, "sm:") == 0, "connect");
-    IpcRequest r = plain();
+    IpcRequest r = ipc_blank_request();
     r.send_pid = 1;
-    check(call(sm, 0, &reserved, 8, &r, 0) == 0, "RegisterClient");
+    check(ipc_command(sm, 0, &reserved, 8, &r, 0, &reply) == 0, "RegisterClient");
     uint64_t name = ipc_service_name("fsp-srv");
-    r = plain();
-    expect("GetServiceHandle(fsp-srv)", call(sm, 1, &name, 8, &r, 0), RESULT_SUCCESS);
+    r = ipc_blank_request();
+    expect("GetServiceHandle(fsp-srv)", ipc_command(sm, 1, &name, 8, &r, 0, &reply), RESULT_SUCCESS);
     fsp = reply.move_handles[0];
-    r = plain();
+    r = ipc_blank_request();
     r.send_pid = 1;
-    expect("SetCurrentProcess", call(fsp, 1, &reserved, 8, &r, 0), RESULT_SUCCESS);
+    expect("SetCurrentProcess", ipc_command(fsp, 1, &reserved, 8, &r, 0, &reply), RESULT_SUCCESS);
 
     print("-- romfs\n");
     read_romfs(fsp);
@@ -296,9 +264,9 @@ int main(void) {
     Result rc = try_open_save(fsp, &existing);
     if (rc == FS_TARGET_NOT_FOUND) {
         print("save: none yet\n");
-        r = plain();
-        expect("CreateSaveDataFileSystem", call(fsp, 22, save_arguments + 8, 0x90, &r, 0), RESULT_SUCCESS);
-        expect("CreateSaveDataFileSystem again", call(fsp, 22, save_arguments + 8, 0x90, &r, 0),
+        r = ipc_blank_request();
+        expect("CreateSaveDataFileSystem", ipc_command(fsp, 22, save_arguments + 8, 0x90, &r, 0, &reply), RESULT_SUCCESS);
+        expect("CreateSaveDataFileSystem again", ipc_command(fsp, 22, save_arguments + 8, 0x90, &r, 0, &reply),
                FS_PATH_ALREADY_EXISTS);
         print("save: created\n");
     } else {

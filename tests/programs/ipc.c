@@ -13,21 +13,6 @@
 #define SM_INVALID_CLIENT 0x415u          /* 21-2 */
 #define SM_INVALID_SERVICE_NAME 0xC15u    /* 21-6 */
 
-static void expect(const char *what, Result got, Result want) {
-    print(what);
-    print(": ");
-    print_hex(got);
-    print("\n");
-    if (got != want) {
-        print("FAIL: ");
-        print(what);
-        print(" should be ");
-        print_hex(want);
-        print("\n");
-        check(0, what);
-    }
-}
-
 static IpcRequest request(uint32_t command_id) {
     IpcRequest r;
     memset(&r, 0, sizeof r);
@@ -36,14 +21,9 @@ static IpcRequest request(uint32_t command_id) {
     return r;
 }
 
-/* A command whose reply is `out_size` bytes; returns the service's result (the kernel's must be success). */
-static Result call(Handle session, const IpcRequest *r, uint32_t out_size, IpcReply *reply) {
-    Result rc = ipc_call(session, r, out_size, reply);
-    if (rc != RESULT_SUCCESS) {
-        expect("unexpected kernel result", rc, RESULT_SUCCESS);
-        return rc;
-    }
-    return reply->result;
+/* The request as prepared; its reply is `out_size` bytes. Returns the service's result. */
+static Result call(Handle session, IpcRequest *r, uint32_t out_size, IpcReply *reply) {
+    return ipc_command(session, r->command_id, r->data, r->data_size, r, out_size, reply);
 }
 
 static uint32_t u32_at(const uint8_t *p) {

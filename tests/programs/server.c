@@ -9,45 +9,16 @@
 #define SM_ALREADY_REGISTERED 0x815u /* 21-4 */
 #define CUSTOM_RESULT 0x1234u
 
-static void expect(const char *what, Result got, Result want) {
-    print(what);
-    print(": ");
-    print_hex(got);
-    print("\n");
-    if (got != want) {
-        print("FAIL: should be ");
-        print_hex(want);
-        print("\n");
-        check(0, what);
-    }
-}
-
 static IpcReply reply;
 static Handle ready_writable, ready_readable;
-
-static Result call(Handle session, uint32_t command, const void *data, uint32_t size, IpcRequest *r, uint32_t out) {
-    r->type = IPC_TYPE_REQUEST;
-    r->command_id = command;
-    r->data = data;
-    r->data_size = size;
-    Result rc = ipc_call(session, r, out, &reply);
-    check(rc == RESULT_SUCCESS, "the kernel takes the request");
-    return rc ? rc : reply.result;
-}
-
-static IpcRequest plain(void) {
-    IpcRequest r;
-    memset(&r, 0, sizeof r);
-    return r;
-}
 
 static Handle sm_session(void) {
     Handle sm;
     uint64_t reserved = 0;
     check(svc_connect_to_named_port(&sm, "sm:") == 0, "connect");
-    IpcRequest r = plain();
+    IpcRequest r = ipc_blank_request();
     r.send_pid = 1;
-    check(call(sm, 0, &reserved, 8, &r, 0) == 0, "RegisterClient");
+    check(ipc_command(sm, 0, &reserved, 8, &r, 0, &reply) == 0, "RegisterClient");
     return sm;
 }
 
@@ -57,8 +28,8 @@ static Result register_service(Handle sm, const char *name, Handle *port) {
         uint8_t is_light, padding[3];
         int32_t max_sessions;
     } arguments = {ipc_service_name(name), 0, {0}, 4};
-    IpcRequest r = plain();
-    Result rc = call(sm, 2, &arguments, sizeof arguments, &r, 0);
+    IpcRequest r = ipc_blank_request();
+    Result rc = ipc_command(sm, 2, &arguments, sizeof arguments, &r, 0, &reply);
     *port = rc ? 0 : reply.move_handles[0];
     return rc;
 }
@@ -159,50 +130,50 @@ int main(void) {
     expect("ManageNamedPort(tdm:port) again", svc_manage_named_port(&port, "tdm:port", 2), RESULT_INVALID_STATE);
 
     uint64_t name = ipc_service_name("tdm:echo");
-    IpcRequest r = plain();
-    expect("GetServiceHandle(tdm:echo)", call(sm, 1, &name, 8, &r, 0), RESULT_SUCCESS);
+    IpcRequest r = ipc_blank_request();
+    expect("GetServiceHandle(tdm:echo)", ipc_command(sm, 1, &name, 8, &r, 0, &reply), RESULT_SUCCESS);
     Handle echo = reply.move_handles[0];
     uint64_t value = 41;
-    r = plain();
-    expect("echo", call(echo, 0, &value, 8, &r, 8), RESULT_SUCCESS);
+    r = ipc_blank_request();
+    expect("echo", ipc_command(echo, 0, &value, 8, &r, 8, &reply), RESULT_SUCCESS);
     memcpy(&value, reply.data, 8);
     print("echo 41: ");
     print_u64(value);
     print("\n");
     uint64_t pid = 0;
-    r = plain();
+    r = ipc_blank_request();
     r.send_pid = 1;
-    expect("the process id", call(echo, 1, &value, 8, &r, 8), RESULT_SUCCESS);
+    expect("the process id", ipc_command(echo, 1, &value, 8, &r, 8, &reply), RESULT_SUCCESS);
     memcpy(&value, reply.data, 8);
     check(svc_get_process_id(&pid, CURRENT_PROCESS_HANDLE) == 0 && value == pid, "the kernel's process id");
-    r = plain();
-    expect("a copied handle", call(echo, 2, &value, 8, &r, 0), RESULT_SUCCESS);
+    r = ipc_blank_request();
+    expect("a copied handle", ipc_command(echo, 2, &value, 8, &r, 0, &reply), RESULT_SUCCESS);
     check(reply.num_copy_handles == 1 && reply.copy_handles[0] != ready_readable, "a new handle");
     expect("waiting on the copied handle", wait_one(reply.copy_handles[0], 0), RESULT_SUCCESS);
     check(svc_close_handle(reply.copy_handles[0]) == 0, "close the copy");
     for (int i = 0; i < 256; i++) bytes[i] = (uint8_t)i;
-    r = plain();
+    r = ipc_blank_request();
     r.num_sends = 1;
     r.sends[0] = (IpcBuffer){(uint64_t)bytes, sizeof bytes};
-    expect("a send buffer", call(echo, 3, &value, 8, &r, 8), RESULT_SUCCESS);
+    expect("a send buffer", ipc_command(echo, 3, &value, 8, &r, 8, &reply), RESULT_SUCCESS);
     memcpy(&value, reply.data, 8);
     print("sum of 0..255: ");
     print_u64(value);
     print("\n");
-    r = plain();
-    expect("a command the server refuses", call(echo, 9, &value, 8, &r, 0), CUSTOM_RESULT);
+    r = ipc_blank_request();
+    expect("a command the server refuses", ipc_command(echo, 9, &value, 8, &r, 0, &reply), CUSTOM_RESULT);
     static const char ping[] = "ping through a pointer buffer";
-    r = plain();
+    r = ipc_blank_request();
     r.num_statics = 1;
     r.statics[0] = (IpcBuffer){(uint64_t)ping, sizeof ping};
-    expect("pointer data to the server", call(echo, 4, &value, 8, &r, 8), RESULT_SUCCESS);
+    expect("pointer data to the server", ipc_command(echo, 4, &value, 8, &r, 8, &reply), RESULT_SUCCESS);
     memcpy(&value, reply.data, 8);
     check(value == sizeof ping - 1, "the server read the pointer data");
     static char back[0x40];
-    r = plain();
+    r = ipc_blank_request();
     r.num_receive_list = 1;
     r.receive_list[0] = (IpcBuffer){(uint64_t)back, sizeof back};
-    expect("pointer data from the server", call(echo, 5, &value, 8, &r, 0), RESULT_SUCCESS);
+    expect("pointer data from the server", ipc_command(echo, 5, &value, 8, &r, 0, &reply), RESULT_SUCCESS);
     print("pointer reply: ");
     print(back);
     print("\n");
@@ -211,8 +182,8 @@ int main(void) {
     Handle direct, second, third;
     expect("ConnectToNamedPort(tdm:port)", svc_connect_to_named_port(&direct, "tdm:port"), RESULT_SUCCESS);
     value = 7;
-    r = plain();
-    expect("echo on the named port", call(direct, 0, &value, 8, &r, 8), RESULT_SUCCESS);
+    r = ipc_blank_request();
+    expect("echo on the named port", ipc_command(direct, 0, &value, 8, &r, 8, &reply), RESULT_SUCCESS);
     memcpy(&value, reply.data, 8);
     check(value == 8, "7 + 1");
     expect("ConnectToNamedPort(tdm:port), second", svc_connect_to_named_port(&second, "tdm:port"), RESULT_SUCCESS);

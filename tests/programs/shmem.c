@@ -1,26 +1,13 @@
 /* Shared and transfer memory: CreateSharedMemory, MapSharedMemory, UnmapSharedMemory and CreateTransferMemory with
  * the results Horizon gives (switchbrew "SVC"; mesosphère's checks): a shared memory object keeps its bytes across
  * mappings, transfer memory locks heap pages until its handle closes. */
-#include "horizon.h"
+#include "ipc.h"
 #include "tandem.h"
 
 /* Free addresses inside the ASLR region, outside the heap, alias and stack regions. */
 #define SHARED_A ((void *)0x4000000000ull)
 #define SHARED_B ((void *)0x4000100000ull)
 #define SIZE 0x2000u
-
-static void expect(const char *what, Result got, Result want) {
-    print(what);
-    print(": ");
-    print_hex(got);
-    print("\n");
-    if (got != want) {
-        print("FAIL: should be ");
-        print_hex(want);
-        print("\n");
-        check(0, what);
-    }
-}
 
 static MemoryInfo query(const void *address) {
     MemoryInfo info;

@@ -5,25 +5,9 @@
 
 static IpcReply reply;
 
-static Result call(Handle session, uint32_t command, const void *data, uint32_t size, IpcRequest *r, uint32_t out) {
-    r->type = IPC_TYPE_REQUEST;
-    r->command_id = command;
-    r->data = data;
-    r->data_size = size;
-    Result rc = ipc_call(session, r, out, &reply);
-    check(rc == RESULT_SUCCESS, "the kernel takes the request");
-    return rc ? rc : reply.result;
-}
-
-static IpcRequest plain(void) {
-    IpcRequest r;
-    memset(&r, 0, sizeof r);
-    return r;
-}
-
 static Handle object(Handle session, uint32_t command, const char *what) {
-    IpcRequest r = plain();
-    Result rc = call(session, command, 0, 0, &r, 0);
+    IpcRequest r = ipc_blank_request();
+    Result rc = ipc_command(session, command, 0, 0, &r, 0, &reply);
     check(rc == 0 && reply.num_move_handles == 1, what);
     return reply.move_handles[0];
 }
@@ -72,17 +56,17 @@ int main(void) {
     Handle sm;
     uint64_t reserved = 0;
     check(svc_connect_to_named_port(&sm, "sm:") == 0, "connect");
-    IpcRequest r = plain();
+    IpcRequest r = ipc_blank_request();
     r.send_pid = 1;
-    check(call(sm, 0, &reserved, 8, &r, 0) == 0, "RegisterClient");
+    check(ipc_command(sm, 0, &reserved, 8, &r, 0, &reply) == 0, "RegisterClient");
     uint64_t name = ipc_service_name("time:u");
-    r = plain();
-    check(call(sm, 1, &name, 8, &r, 0) == 0, "GetServiceHandle(time:u)");
+    r = ipc_blank_request();
+    check(ipc_command(sm, 1, &name, 8, &r, 0, &reply) == 0, "GetServiceHandle(time:u)");
     Handle time = reply.move_handles[0];
 
     Handle steady = object(time, 2, "GetStandardSteadyClock");
-    r = plain();
-    check(call(steady, 0, 0, 0, &r, 0x18) == 0, "GetCurrentTimePoint");
+    r = ipc_blank_request();
+    check(ipc_command(steady, 0, 0, 0, &r, 0x18, &reply) == 0, "GetCurrentTimePoint");
     uint64_t boot_seconds = u64_at(reply.data);
     print("steady clock source: ");
     char source[17] = {0};
@@ -92,11 +76,11 @@ int main(void) {
     check(boot_seconds < 5, "a few seconds of guest time since boot");
 
     Handle user_clock = object(time, 0, "GetStandardUserSystemClock");
-    r = plain();
-    check(call(user_clock, 0, 0, 0, &r, 8) == 0, "GetCurrentTime");
+    r = ipc_blank_request();
+    check(ipc_command(user_clock, 0, 0, 0, &r, 8, &reply) == 0, "GetCurrentTime");
     uint64_t now = u64_at(reply.data);
-    r = plain();
-    check(call(user_clock, 2, 0, 0, &r, 0x20) == 0, "GetSystemClockContext");
+    r = ipc_blank_request();
+    check(ipc_command(user_clock, 2, 0, 0, &r, 0x20, &reply) == 0, "GetSystemClockContext");
     uint64_t offset = u64_at(reply.data);
     print("epoch: ");
     print_u64(offset);
@@ -104,16 +88,16 @@ int main(void) {
     check(now - offset == u64_at(reply.data + 8), "now = context offset + steady time point");
 
     Handle zones = object(time, 3, "GetTimeZoneService");
-    r = plain();
-    check(call(zones, 0, 0, 0, &r, 0x24) == 0, "GetDeviceLocationName");
+    r = ipc_blank_request();
+    check(ipc_command(zones, 0, 0, 0, &r, 0x24, &reply) == 0, "GetDeviceLocationName");
     print("location: ");
     print((const char *)reply.data);
     print("\n");
 
     static const int64_t instants[] = {0, 951782399, 951782400, 2147483647, 2147483648, -1, 1767225600, 4102444800};
     for (unsigned i = 0; i < sizeof instants / sizeof instants[0]; i++) {
-        r = plain();
-        check(call(zones, 101, &instants[i], 8, &r, 0x20) == 0, "ToCalendarTimeWithMyRule");
+        r = ipc_blank_request();
+        check(ipc_command(zones, 101, &instants[i], 8, &r, 0x20, &reply) == 0, "ToCalendarTimeWithMyRule");
         print("calendar ");
         print_i64(instants[i]);
         print(": ");
@@ -121,28 +105,28 @@ int main(void) {
         uint8_t calendar[8];
         memcpy(calendar, reply.data, 8);
         int64_t back = 0;
-        r = plain();
+        r = ipc_blank_request();
         r.num_receive_list = 1;
         r.receive_list[0] = (IpcBuffer){(uint64_t)&back, 8};
-        check(call(zones, 202, calendar, 8, &r, 4) == 0, "ToPosixTimeWithMyRule");
+        check(ipc_command(zones, 202, calendar, 8, &r, 4, &reply) == 0, "ToPosixTimeWithMyRule");
         uint32_t count;
         memcpy(&count, reply.data, 4);
         check(count == 1 && back == instants[i], "the calendar time converts back");
     }
 
     char location[0x24] = "UTC";
-    r = plain();
+    r = ipc_blank_request();
     r.num_receives = 1;
     r.receives[0] = (IpcBuffer){(uint64_t)rule, sizeof rule};
-    check(call(zones, 4, location, sizeof location, &r, 0) == 0, "LoadTimeZoneRule(UTC)");
-    r = plain();
+    check(ipc_command(zones, 4, location, sizeof location, &r, 0, &reply) == 0, "LoadTimeZoneRule(UTC)");
+    r = ipc_blank_request();
     r.num_sends = 1;
     r.sends[0] = (IpcBuffer){(uint64_t)rule, sizeof rule};
-    check(call(zones, 100, &now, 8, &r, 0x20) == 0, "ToCalendarTime(now, UTC)");
+    check(ipc_command(zones, 100, &now, 8, &r, 0x20, &reply) == 0, "ToCalendarTime(now, UTC)");
     print("now: ");
     print_calendar(reply.data);
     rule[0] = 'X';
-    check(call(zones, 100, &now, 8, &r, 0x20) != 0, "a rule LoadTimeZoneRule did not write is refused");
+    check(ipc_command(zones, 100, &now, 8, &r, 0x20, &reply) != 0, "a rule LoadTimeZoneRule did not write is refused");
 
     print("time: ");
     print_u64((uint64_t)failures());

@@ -203,6 +203,38 @@ void ipc_build_reply(void *buffer, uint32_t type, Result result, const void *dat
     }
 }
 
+void expect(const char *what, Result got, Result want) {
+    print(what);
+    print(": ");
+    print_hex(got);
+    print("\n");
+    if (got != want) {
+        print("FAIL: ");
+        print(what);
+        print(" should be ");
+        print_hex(want);
+        print("\n");
+        check(0, what);
+    }
+}
+
+IpcRequest ipc_blank_request(void) {
+    IpcRequest request;
+    memset(&request, 0, sizeof request);
+    return request;
+}
+
+Result ipc_command(Handle session, uint32_t command, const void *data, uint32_t size, IpcRequest *request,
+                   uint32_t out_size, IpcReply *reply) {
+    if (request->type == 0) request->type = IPC_TYPE_REQUEST;
+    request->command_id = command;
+    request->data = data;
+    request->data_size = size;
+    Result rc = ipc_call(session, request, out_size, reply);
+    check(rc == RESULT_SUCCESS, "the kernel takes the request");
+    return rc ? rc : reply->result;
+}
+
 uint64_t ipc_service_name(const char *name) {
     uint64_t value = 0;
     for (int i = 0; i < 8 && name[i]; i++) value |= (uint64_t)(uint8_t)name[i] << (8 * i);

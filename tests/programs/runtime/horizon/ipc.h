@@ -88,6 +88,16 @@ void ipc_build_reply(void *buffer, uint32_t type, Result result, const void *dat
                      const Handle *copy, uint32_t num_move, const Handle *move, const IpcBuffer *pointer,
                      const IpcBuffer *receive);
 
+/* For the test programs: prints "what: 0x..." and, unless got == want, what it should be, counting a failure. */
+void expect(const char *what, Result got, Result want);
+/* A request with every field zero. */
+IpcRequest ipc_blank_request(void);
+/* Sends `request` as command `command` with `size` bytes of arguments at `data` (a CMIF request unless the type is
+ * set already) and takes the reply apart into `reply`. A kernel refusal counts as a failure. Returns the service's
+ * result (or the kernel's, when it refused). */
+Result ipc_command(Handle session, uint32_t command, const void *data, uint32_t size, IpcRequest *request,
+                   uint32_t out_size, IpcReply *reply);
+
 /* A service name for sm's GetServiceHandle: the characters NUL-padded into a u64. */
 uint64_t ipc_service_name(const char *name);
 
