@@ -391,3 +391,52 @@ impl Interface for HostDirectory {
         Command::new(1, "GetEntryCount", Self::get_entry_count),
     ];
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ipc::hipc::{Builder, Message, Static};
+    use crate::service::Object;
+    use tandem_reference::memory::{GuestMemory, Perm};
+
+    const PAGE: u64 = 0x10000;
+
+    /// GetEntryType(path) on `fs`, with the path in guest memory as a pointer buffer.
+    fn entry_type(fs: &mut HostFileSystem, memory: &GuestMemory, path: &str) -> Result<u32, Failure> {
+        let mut bytes = path.as_bytes().to_vec();
+        bytes.resize(PATH_BUFFER_SIZE, 0);
+        memory.write(PAGE, &bytes).unwrap();
+        let builder = Builder {
+            message_type: 4,
+            statics: vec![Static { index: 0, address: PAGE, size: PATH_BUFFER_SIZE as u16 }],
+            ..Builder::default()
+        };
+        let mut buffer = vec![0u8; 0x100];
+        builder.write(&[0; 32], &mut buffer).unwrap();
+        let message = Message::parse(&buffer).unwrap();
+        let mut call = Call::new(memory, 0, &message, &[]);
+        fs.handle(7, &mut call)?;
+        Ok(u32::from_le_bytes(call.output[..4].try_into().unwrap()))
+    }
+
+    /// Symbolic links inside the folder are never followed, wherever they point; ordinary entries are found.
+    #[test]
+    fn symbolic_links_are_refused() {
+        let root = std::env::temp_dir().join(format!("tandem-host-fs-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("dir")).unwrap();
+        fs::write(root.join("dir/file"), b"x").unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("outside")).unwrap();
+        std::os::unix::fs::symlink(root.join("dir"), root.join("inside")).unwrap();
+        let mut memory = GuestMemory::new().unwrap();
+        memory.map(PAGE, 0x1000, Perm::RW).unwrap();
+        let mut host = HostFileSystem::new(root.clone(), None);
+        assert_eq!(entry_type(&mut host, &memory, "/dir/file"), Ok(1));
+        assert_eq!(entry_type(&mut host, &memory, "/dir"), Ok(0));
+        let refused = Err(Failure::Result(results::PATH_NOT_FOUND));
+        for path in ["/outside", "/outside/passwd", "/inside/file", "/dir/../outside/hosts"] {
+            assert_eq!(entry_type(&mut host, &memory, path), refused, "{path}");
+        }
+        fs::remove_dir_all(root).unwrap();
+    }
+}
