@@ -172,6 +172,7 @@ fn the_applet_manager_starts_an_application() {
     let reference = run("reference");
     assert!(reference.ends_with("applet: 0 failures\n"), "{reference}");
     assert!(reference.contains("message: 15\n") && reference.contains("desired language: en-US\n"), "{reference}");
+    assert!(reference.contains("preselected user: magic 0xc79497ca, selected 1, user 0x1\n"), "{reference}");
     assert_eq!(run("fast"), reference);
     let save = saves.join("0000000000000000/account/00000000000000010000000000000000");
     assert!(save.join("current").is_file(), "EnsureSaveData made no save at {}", save.display());

@@ -4,7 +4,9 @@
 #include "ipc.h"
 #include "tandem.h"
 
-#define AM_NO_MESSAGE 0x680u /* 128-3 */
+#define AM_NO_DATA_IN_CHANNEL 0x480u /* 128-2 */
+#define AM_NO_MESSAGE 0x680u          /* 128-3 */
+#define AM_INVALID_OFFSET 0x3EE80u    /* 128-503 */
 
 static IpcReply reply;
 
@@ -105,6 +107,46 @@ int main(void) {
     print("desired language: ");
     print(language);
     print("\n");
+    print("-- launch parameters\n");
+    uint32_t kind = 2;
+    r = ipc_blank_request();
+    expect("PopLaunchParameter(preselected user)", ipc_command(functions, 1, &kind, 4, &r, 0, &reply), RESULT_SUCCESS);
+    Handle storage = reply.move_handles[0];
+    r = ipc_blank_request();
+    expect("PopLaunchParameter(preselected user) again", ipc_command(functions, 1, &kind, 4, &r, 0, &reply),
+           AM_NO_DATA_IN_CHANNEL);
+    kind = 1;
+    r = ipc_blank_request();
+    expect("PopLaunchParameter(user channel)", ipc_command(functions, 1, &kind, 4, &r, 0, &reply),
+           AM_NO_DATA_IN_CHANNEL);
+    Handle accessor = object(storage, 0, "IStorage::Open");
+    r = ipc_blank_request();
+    expect("IStorageAccessor::GetSize", ipc_command(accessor, 0, 0, 0, &r, 8, &reply), RESULT_SUCCESS);
+    check(out_u64() == 0x88, "LaunchParameterAccountPreselectedUser is 0x88 bytes");
+    static uint8_t parameter[0x88];
+    uint64_t offset = 0;
+    r = ipc_blank_request();
+    r.num_receives = 1;
+    r.receives[0] = (IpcBuffer){(uint64_t)parameter, sizeof parameter};
+    r.num_receive_list = 1; /* auto-select: the pointer side empty */
+    expect("IStorageAccessor::Read", ipc_command(accessor, 11, &offset, 8, &r, 0, &reply), RESULT_SUCCESS);
+    uint32_t magic, selected;
+    uint64_t preselected[2];
+    memcpy(&magic, parameter, 4);
+    memcpy(&selected, parameter + 4, 4);
+    memcpy(preselected, parameter + 8, 16);
+    print("preselected user: magic ");
+    print_hex(magic);
+    print(", selected ");
+    print_u64(selected);
+    print(", user ");
+    print_hex(preselected[0]);
+    print("\n");
+    offset = 0x100;
+    expect("IStorageAccessor::Read past the end", ipc_command(accessor, 11, &offset, 8, &r, 0, &reply),
+           AM_INVALID_OFFSET);
+    check(svc_close_handle(accessor) == 0 && svc_close_handle(storage) == 0, "close the storage");
+
     uint64_t user[2] = {1, 0};
     r = ipc_blank_request();
     expect("EnsureSaveData(user 1)", ipc_command(functions, 20, user, 16, &r, 8, &reply), RESULT_SUCCESS);

@@ -5,14 +5,21 @@
 use super::fs::save::SaveData;
 use super::fs::{SaveDataAttribute, save_folder_for};
 use super::set::{LANGUAGES, language_code};
-use super::{Call, Command, Failure, Interface, ServiceEvent, System};
+use super::{BufferKind, Call, Command, Failure, Interface, ServiceEvent, System};
 use crate::ipc::ResultCode;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
+/// A launch parameter channel with nothing in it (module 128, description 2).
+pub const NO_DATA_IN_CHANNEL: ResultCode = ResultCode::new(128, 2);
 /// ReceiveMessage with an empty queue (module 128, description 3).
 pub const NO_MESSAGE: ResultCode = ResultCode::new(128, 3);
+/// A storage read or write past its end.
+pub const INVALID_OFFSET: ResultCode = ResultCode::new(128, 503);
+/// LaunchParameterAccountPreselectedUser: its magic, and its size (magic, selected flag, user id, padding).
+const PRESELECTED_USER_MAGIC: u32 = 0xc794_97ca;
+const PRESELECTED_USER_SIZE: usize = 0x88;
 /// AppletMessage FocusStateChanged: an application finds it in its queue at start.
 const MESSAGE_FOCUS_STATE_CHANGED: u32 = 15;
 /// FocusState InFocus.
@@ -24,6 +31,8 @@ struct AppletState {
     messages: VecDeque<u32>,
     message_event: ServiceEvent,
     applet_resource_user_id: u64,
+    /// The preselected user's launch parameter is still to be popped.
+    preselected_user_pending: bool,
 }
 
 type Shared = Rc<RefCell<AppletState>>;
@@ -47,6 +56,7 @@ impl ApplicationProxyService {
             messages: VecDeque::from([MESSAGE_FOCUS_STATE_CHANGED]),
             message_event,
             applet_resource_user_id: call.pid,
+            preselected_user_pending: true,
         };
         call.new_objects.push(Rc::new(RefCell::new(ApplicationProxy(Rc::new(RefCell::new(state))))));
         Ok(())
@@ -220,6 +230,31 @@ impl ApplicationFunctions {
         Ok(())
     }
 
+    /// PopLaunchParameter(u32 kind) -> IStorage: kind 2 once, the user the title was launched for (the console's
+    /// user); kind 1, the caller's own channel, is empty.
+    fn pop_launch_parameter(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let mut state = self.0.borrow_mut();
+        match call.u32(0) {
+            1 => Err(NO_DATA_IN_CHANNEL.into()),
+            2 if state.preselected_user_pending => {
+                state.preselected_user_pending = false;
+                let mut data = vec![0u8; PRESELECTED_USER_SIZE];
+                data[..4].copy_from_slice(&PRESELECTED_USER_MAGIC.to_le_bytes());
+                data[4] = 1;
+                let (low, high) = state.system.user;
+                data[8..16].copy_from_slice(&low.to_le_bytes());
+                data[16..24].copy_from_slice(&high.to_le_bytes());
+                hand_out(call, Storage(Rc::new(RefCell::new(data))))
+            }
+            2 => Err(NO_DATA_IN_CHANNEL.into()),
+            kind => Err(Failure::Unimplemented {
+                interface: Self::NAME,
+                command_id: 1,
+                what: Some(format!("PopLaunchParameter of kind {kind}")),
+            }),
+        }
+    }
+
     /// NotifyRunning() -> bool: whether the application was restarted for a change it asked for (never).
     fn notify_running(&mut self, call: &mut Call) -> Result<(), Failure> {
         call.push_u32(0);
@@ -236,9 +271,70 @@ impl ApplicationFunctions {
 impl Interface for ApplicationFunctions {
     const NAME: &'static str = "appletOE::IApplicationFunctions";
     const COMMANDS: &'static [Command<Self>] = &[
+        Command::new(1, "PopLaunchParameter", Self::pop_launch_parameter).input(4),
         Command::new(20, "EnsureSaveData", Self::ensure_save_data).input(16),
         Command::new(21, "GetDesiredLanguage", Self::get_desired_language),
         Command::new(22, "SetTerminateResult", Self::set_terminate_result).input(4),
         Command::new(40, "NotifyRunning", Self::notify_running),
+    ];
+}
+
+/// IStorage: bytes an applet passes (here, launch parameters).
+pub struct Storage(Rc<RefCell<Vec<u8>>>);
+
+impl Storage {
+    /// Open() -> IStorageAccessor.
+    fn open(&mut self, call: &mut Call) -> Result<(), Failure> {
+        hand_out(call, StorageAccessor(self.0.clone()))
+    }
+}
+
+impl Interface for Storage {
+    const NAME: &'static str = "appletOE::IStorage";
+    const COMMANDS: &'static [Command<Self>] = &[Command::new(0, "Open", Self::open)];
+}
+
+/// IStorageAccessor.
+pub struct StorageAccessor(Rc<RefCell<Vec<u8>>>);
+
+impl StorageAccessor {
+    /// GetSize() -> s64.
+    fn get_size(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let size = self.0.borrow().len() as u64;
+        call.push_u64(size);
+        Ok(())
+    }
+
+    /// The offset argument, inside the storage.
+    fn offset(&self, call: &Call) -> Result<usize, Failure> {
+        let offset = call.u64(0);
+        usize::try_from(offset).ok().filter(|&o| o <= self.0.borrow().len()).ok_or(Failure::Result(INVALID_OFFSET))
+    }
+
+    /// Write(s64 offset, in buffer): as much as fits.
+    fn write(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let offset = self.offset(call)?;
+        let data = call.read_buffer(0)?;
+        let mut storage = self.0.borrow_mut();
+        let length = data.len().min(storage.len() - offset);
+        storage[offset..offset + length].copy_from_slice(&data[..length]);
+        Ok(())
+    }
+
+    /// Read(s64 offset, out buffer): as much as there is.
+    fn read(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let offset = self.offset(call)?;
+        let data = self.0.borrow()[offset..].to_vec();
+        call.write_buffer(0, &data)?;
+        Ok(())
+    }
+}
+
+impl Interface for StorageAccessor {
+    const NAME: &'static str = "appletOE::IStorageAccessor";
+    const COMMANDS: &'static [Command<Self>] = &[
+        Command::new(0, "GetSize", Self::get_size),
+        Command::new(10, "Write", Self::write).input(8).buffers(&[BufferKind::InAutoSelect]),
+        Command::new(11, "Read", Self::read).input(8).buffers(&[BufferKind::OutAutoSelect]),
     ];
 }

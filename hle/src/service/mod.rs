@@ -346,6 +346,8 @@ pub struct System {
     pub romfs: Option<Rc<RomFs>>,
     /// The host folder that holds save data (`fs::save`); `None`: save data is refused with a report.
     pub save_folder: Option<PathBuf>,
+    /// The console's user (an AccountUid): the one the title is launched for.
+    pub user: (u64, u64),
     /// Docked (console mode, boost performance) rather than handheld.
     pub docked: bool,
     /// The system clocks' time at boot, in POSIX seconds (guest time runs on from there).
@@ -355,7 +357,7 @@ pub struct System {
 }
 
 impl Default for System {
-    /// American English on a USA console with firmware 18.1.0, no title, clocks at 1970-01-01.
+    /// American English on a USA console with firmware 18.1.0, one user (id 1), no title, clocks at 1970-01-01.
     fn default() -> System {
         System {
             language: 1,
@@ -364,6 +366,7 @@ impl Default for System {
             program_id: 0,
             romfs: None,
             save_folder: None,
+            user: (1, 0),
             docked: false,
             clock_epoch: 0,
             open_saves: fs::save::OpenSaves::default(),
