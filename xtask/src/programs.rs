@@ -49,6 +49,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("applet", Flavours::HorizonOnly),
     ("shmem", Flavours::HorizonOnly),
     ("server", Flavours::HorizonOnly),
+    ("nvdrv", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];

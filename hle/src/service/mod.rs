@@ -14,6 +14,7 @@
 pub mod am;
 pub mod fs;
 pub mod lm;
+pub mod nvdrv;
 mod session;
 pub mod set;
 pub mod sm;
@@ -380,6 +381,7 @@ pub fn open_service(name: &str, system: &Rc<System>) -> Option<SharedObject> {
         "set" => Rc::new(RefCell::new(set::Settings::new(system.clone()))),
         "set:sys" => Rc::new(RefCell::new(set::SystemSettings::new(system.clone()))),
         "lm" => Rc::new(RefCell::new(lm::LogService)),
+        "nvdrv" | "nvdrv:a" | "nvdrv:s" | "nvdrv:t" => Rc::new(RefCell::new(nvdrv::NvDrv::default())),
         "appletOE" => Rc::new(RefCell::new(am::ApplicationProxyService::new(system.clone()))),
         "time:u" | "time:a" | "time:s" => Rc::new(RefCell::new(time::StaticService::new(system.clone()))),
         "fsp-srv" => Rc::new(RefCell::new(fs::FileSystemProxy::new(system.clone()))),

@@ -1,0 +1,140 @@
+//! `/dev/nvmap`: memory objects that the GPU's address spaces map (switchbrew "NV services", nvmap; argument
+//! layouts as libnx's `nvioctlNvmap_*` pass them). An object is created with a size, then allocated over guest
+//! memory at an address; handles name objects per file, ids name them across files (FromId).
+
+use super::{IoctlResult, NvResult};
+use std::collections::BTreeMap;
+use tandem_reference::memory::PAGE_SIZE;
+
+const CREATE: u32 = 0xc008_0101;
+const FROM_ID: u32 = 0xc008_0103;
+const ALLOC: u32 = 0xc020_0104;
+const PARAM: u32 = 0xc00c_0109;
+const GET_ID: u32 = 0xc008_010e;
+
+/// Where an allocated object lies, and how.
+#[derive(Clone, Copy, Debug)]
+struct Allocation {
+    address: u64,
+    align: u32,
+    heap_mask: u32,
+    flags: u32,
+    kind: u8,
+}
+
+#[derive(Debug)]
+struct Object {
+    size: u32,
+    allocation: Option<Allocation>,
+}
+
+#[derive(Default)]
+pub struct NvMap {
+    /// Objects by id.
+    objects: BTreeMap<u32, Object>,
+    /// Handle -> object id.
+    handles: BTreeMap<u32, u32>,
+    last_id: u32,
+    last_handle: u32,
+}
+
+fn word(argument: &[u8], offset: usize) -> u32 {
+    u32::from_le_bytes(argument[offset..offset + 4].try_into().expect("the argument has the ioctl's size"))
+}
+
+fn with_word(mut argument: Vec<u8>, offset: usize, value: u32) -> Vec<u8> {
+    argument[offset..offset + 4].copy_from_slice(&value.to_le_bytes());
+    argument
+}
+
+impl NvMap {
+    /// Runs `request` on its argument (the ioctl's size); `None` for an ioctl this device does not have.
+    pub fn ioctl(&mut self, request: u32, argument: &[u8]) -> Option<IoctlResult> {
+        let argument = argument.to_vec();
+        Some(match request {
+            CREATE => self.create(argument),
+            FROM_ID => self.from_id(argument),
+            ALLOC => self.alloc(argument),
+            PARAM => self.param(argument),
+            GET_ID => self.get_id(argument),
+            _ => return None,
+        })
+    }
+
+    fn new_handle(&mut self, id: u32) -> u32 {
+        self.last_handle += 1;
+        self.handles.insert(self.last_handle, id);
+        self.last_handle
+    }
+
+    fn object_of(&self, handle: u32) -> Result<(u32, &Object), NvResult> {
+        let id = *self.handles.get(&handle).ok_or(NvResult::BadValue)?;
+        Ok((id, &self.objects[&id]))
+    }
+
+    /// Create {in size, out handle}.
+    fn create(&mut self, argument: Vec<u8>) -> IoctlResult {
+        let size = word(&argument, 0);
+        if size == 0 {
+            return Err(NvResult::BadValue);
+        }
+        self.last_id += 1;
+        self.objects.insert(self.last_id, Object { size, allocation: None });
+        let handle = self.new_handle(self.last_id);
+        Ok(with_word(argument, 4, handle))
+    }
+
+    /// FromId {in id, out handle}: another handle to an object.
+    fn from_id(&mut self, argument: Vec<u8>) -> IoctlResult {
+        let id = word(&argument, 0);
+        if !self.objects.contains_key(&id) {
+            return Err(NvResult::BadValue);
+        }
+        let handle = self.new_handle(id);
+        Ok(with_word(argument, 4, handle))
+    }
+
+    /// Alloc {handle, heap mask, flags, align, kind (u8), padding, address (u64)}: the object's memory is the
+    /// guest's at the address, page-aligned; an alignment is a power of two, at least a page.
+    fn alloc(&mut self, argument: Vec<u8>) -> IoctlResult {
+        let (handle, heap_mask, flags, align) =
+            (word(&argument, 0), word(&argument, 4), word(&argument, 8), word(&argument, 12));
+        let kind = argument[16];
+        let address = u64::from(word(&argument, 24)) | u64::from(word(&argument, 28)) << 32;
+        let (id, object) = self.object_of(handle)?;
+        if object.allocation.is_some() {
+            return Err(NvResult::AlreadyAllocated);
+        }
+        if (align != 0 && !align.is_power_of_two()) || address == 0 || !address.is_multiple_of(PAGE_SIZE) {
+            return Err(NvResult::BadValue);
+        }
+        let align = align.max(PAGE_SIZE as u32);
+        let allocation = Allocation { address, align, heap_mask, flags, kind };
+        self.objects.get_mut(&id).expect("handles name live objects").allocation = Some(allocation);
+        Ok(argument)
+    }
+
+    /// Param {in handle, in parameter, out value}: 1 size, 2 alignment, 3 base address, 4 heap mask, 5 kind,
+    /// 6 flags; an object not allocated yet has only its size.
+    fn param(&mut self, argument: Vec<u8>) -> IoctlResult {
+        let (_, object) = self.object_of(word(&argument, 0))?;
+        let allocation = object.allocation;
+        let value = match (word(&argument, 4), allocation) {
+            (1, _) => object.size,
+            (2, Some(a)) => a.align,
+            (3, Some(a)) => a.address as u32,
+            (4, Some(a)) => a.heap_mask,
+            (5, Some(a)) => u32::from(a.kind),
+            (6, Some(a)) => a.flags,
+            (2..=6, None) => 0,
+            _ => return Err(NvResult::BadValue),
+        };
+        Ok(with_word(argument, 8, value))
+    }
+
+    /// GetId {out id, in handle}.
+    fn get_id(&mut self, argument: Vec<u8>) -> IoctlResult {
+        let (id, _) = self.object_of(word(&argument, 4))?;
+        Ok(with_word(argument, 0, id))
+    }
+}

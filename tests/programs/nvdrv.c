@@ -1,0 +1,141 @@
+/* nvdrv and /dev/nvmap as libnx drives them (nx/source/services/nv.c, nvidia/ioctl/nvmap.c): Initialize with
+ * transfer memory, Open, ioctls through map-alias and pointer buffers, Close; NvResult codes as libnx's
+ * nvConvertError lists them. */
+#include "ipc.h"
+#include "tandem.h"
+
+#define NV_NOT_INITIALIZED 3u
+#define NV_BAD_PARAMETER 4u
+#define NV_INVALID_SIZE 10u
+#define NV_BAD_VALUE 11u
+#define NV_ALREADY_ALLOCATED 13u
+#define NV_FILE_OPERATION_FAILED 0x30003u
+
+#define NVMAP_CREATE 0xC0080101u
+#define NVMAP_FROM_ID 0xC0080103u
+#define NVMAP_ALLOC 0xC0200104u
+#define NVMAP_PARAM 0xC00C0109u
+#define NVMAP_GET_ID 0xC008010Eu
+
+static IpcReply reply;
+
+static uint32_t out_u32(uint32_t index) {
+    uint32_t v;
+    memcpy(&v, reply.data + 4 * index, 4);
+    return v;
+}
+
+/* Open(path) -> fd; the driver's result in *error. */
+static uint32_t nv_open(Handle nv, const char *path, uint32_t *error) {
+    IpcRequest r = ipc_blank_request();
+    r.num_sends = 1;
+    r.sends[0] = (IpcBuffer){(uint64_t)path, strlen(path)};
+    check(ipc_command(nv, 0, 0, 0, &r, 8, &reply) == 0, "Open");
+    *error = out_u32(1);
+    return out_u32(0);
+}
+
+/* An ioctl as libnx sends it: an A and an X descriptor, a B and a C entry, the argument in the map-alias pair or
+ * (`pointer`) the pointer pair, the other pair empty. */
+static uint32_t nv_ioctl(Handle nv, uint32_t fd, uint32_t request, void *argument, uint32_t size, int pointer) {
+    uint32_t words[2] = {fd, request};
+    int in = request >> 30 & 1, out = request >> 31;
+    IpcRequest r = ipc_blank_request();
+    r.num_sends = r.num_statics = r.num_receives = r.num_receive_list = 1;
+    IpcBuffer buffer = {(uint64_t)argument, size};
+    if (in) *(pointer ? &r.statics[0] : &r.sends[0]) = buffer;
+    if (out) *(pointer ? &r.receive_list[0] : &r.receives[0]) = buffer;
+    check(ipc_command(nv, 1, words, 8, &r, 4, &reply) == 0, "Ioctl");
+    return out_u32(0);
+}
+
+static uint32_t nv_close(Handle nv, uint32_t fd) {
+    IpcRequest r = ipc_blank_request();
+    check(ipc_command(nv, 2, &fd, 4, &r, 4, &reply) == 0, "Close");
+    return out_u32(0);
+}
+
+int main(void) {
+    Handle sm;
+    uint64_t reserved = 0;
+    check(svc_connect_to_named_port(&sm, "sm:") == 0, "connect");
+    IpcRequest r = ipc_blank_request();
+    r.send_pid = 1;
+    check(ipc_command(sm, 0, &reserved, 8, &r, 0, &reply) == 0, "RegisterClient");
+    uint64_t name = ipc_service_name("nvdrv");
+    r = ipc_blank_request();
+    expect("GetServiceHandle(nvdrv)", ipc_command(sm, 1, &name, 8, &r, 0, &reply), RESULT_SUCCESS);
+    Handle nv = reply.move_handles[0];
+
+    uint32_t error;
+    nv_open(nv, "/dev/nvmap", &error);
+    expect("Open(/dev/nvmap) before Initialize", error, NV_NOT_INITIALIZED);
+    uint64_t heap;
+    check(svc_set_heap_size(&heap, 0x400000) == 0, "SetHeapSize");
+    Handle transfer;
+    check(svc_create_transfer_memory(&transfer, (void *)heap, 0x300000, 0) == 0, "CreateTransferMemory");
+    uint32_t size = 0x300000;
+    r = ipc_blank_request();
+    r.num_copy_handles = 2;
+    r.copy_handles[0] = CURRENT_PROCESS_HANDLE;
+    r.copy_handles[1] = transfer;
+    expect("Initialize", ipc_command(nv, 3, &size, 4, &r, 4, &reply), RESULT_SUCCESS);
+    expect("its NvResult", out_u32(0), 0);
+
+    uint32_t fd = nv_open(nv, "/dev/nvmap", &error);
+    expect("Open(/dev/nvmap)", error, 0);
+    nv_open(nv, "/dev/no-such-device", &error);
+    expect("Open(/dev/no-such-device)", error, NV_FILE_OPERATION_FAILED);
+
+    print("-- nvmap\n");
+    uint32_t create[2] = {0x10000, 0};
+    expect("Create(0x10000)", nv_ioctl(nv, fd, NVMAP_CREATE, create, 8, 0), 0);
+    uint32_t handle = create[1];
+    check(handle != 0, "a handle");
+    uint32_t empty[2] = {0, 0};
+    expect("Create(0)", nv_ioctl(nv, fd, NVMAP_CREATE, empty, 8, 1), NV_BAD_VALUE);
+    uint32_t get_id[2] = {0, handle};
+    expect("GetId", nv_ioctl(nv, fd, NVMAP_GET_ID, get_id, 8, 1), 0);
+    uint32_t from_id[2] = {get_id[0], 0};
+    expect("FromId", nv_ioctl(nv, fd, NVMAP_FROM_ID, from_id, 8, 0), 0);
+    check(from_id[1] != 0 && from_id[1] != handle, "another handle to the object");
+    struct {
+        uint32_t handle, heap_mask, flags, align;
+        uint8_t kind, padding[7];
+        uint64_t address;
+    } alloc = {handle, 0, 1, 0x20000, 0, {0}, heap + 0x300000};
+    expect("Alloc", nv_ioctl(nv, fd, NVMAP_ALLOC, &alloc, sizeof alloc, 0), 0);
+    alloc.handle = from_id[1];
+    expect("Alloc through the other handle", nv_ioctl(nv, fd, NVMAP_ALLOC, &alloc, sizeof alloc, 1),
+           NV_ALREADY_ALLOCATED);
+    create[0] = 0x1000;
+    check(nv_ioctl(nv, fd, NVMAP_CREATE, create, 8, 1) == 0, "Create(0x1000)");
+    alloc.handle = create[1];
+    alloc.align = 3;
+    expect("Alloc(alignment 3)", nv_ioctl(nv, fd, NVMAP_ALLOC, &alloc, sizeof alloc, 0), NV_BAD_VALUE);
+    alloc.align = 0;
+    alloc.address = heap + 0x300010;
+    expect("Alloc(a misaligned address)", nv_ioctl(nv, fd, NVMAP_ALLOC, &alloc, sizeof alloc, 0), NV_BAD_VALUE);
+    static const char *params[] = {"", "size", "alignment", "base", "heap mask", "kind", "flags"};
+    for (uint32_t p = 1; p <= 6; p++) {
+        uint32_t param[3] = {handle, p, 0};
+        check(nv_ioctl(nv, fd, NVMAP_PARAM, param, 12, p & 1) == 0, "Param");
+        print("param ");
+        print(params[p]);
+        print(": ");
+        print_hex(param[2]);
+        print("\n");
+    }
+    uint32_t param[3] = {handle, 99, 0};
+    expect("Param(99)", nv_ioctl(nv, fd, NVMAP_PARAM, param, 12, 0), NV_BAD_VALUE);
+    expect("Create with a 4-byte argument", nv_ioctl(nv, fd, NVMAP_CREATE, create, 4, 0), NV_INVALID_SIZE);
+    expect("an ioctl on fd 77", nv_ioctl(nv, 77, NVMAP_CREATE, create, 8, 0), NV_BAD_PARAMETER);
+    expect("Close", nv_close(nv, fd), 0);
+    expect("Close again", nv_close(nv, fd), NV_BAD_PARAMETER);
+
+    check(svc_close_handle(nv) == 0 && svc_close_handle(transfer) == 0 && svc_close_handle(sm) == 0, "close");
+    print("nvdrv: ");
+    print_u64((uint64_t)failures());
+    print(" failures\n");
+    return failures() == 0 ? 0 : 1;
+}
