@@ -53,7 +53,7 @@ impl NvMap {
         let argument = argument.to_vec();
         Some(match request {
             CREATE => self.create(argument),
-            FROM_ID => self.from_id(argument),
+            FROM_ID => self.handle_from_id(argument),
             ALLOC => self.alloc(argument),
             PARAM => self.param(argument),
             GET_ID => self.get_id(argument),
@@ -85,7 +85,7 @@ impl NvMap {
     }
 
     /// FromId {in id, out handle}: another handle to an object.
-    fn from_id(&mut self, argument: Vec<u8>) -> IoctlResult {
+    fn handle_from_id(&mut self, argument: Vec<u8>) -> IoctlResult {
         let id = word(&argument, 0);
         if !self.objects.contains_key(&id) {
             return Err(NvResult::BadValue);
