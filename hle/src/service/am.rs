@@ -314,10 +314,10 @@ impl StorageAccessor {
     /// Write(s64 offset, in buffer): as much as fits.
     fn write(&mut self, call: &mut Call) -> Result<(), Failure> {
         let offset = self.offset(call)?;
-        let data = call.read_buffer(0)?;
+        let room = self.0.borrow().len() - offset;
+        let data = call.read_buffer(0, room)?;
         let mut storage = self.0.borrow_mut();
-        let length = data.len().min(storage.len() - offset);
-        storage[offset..offset + length].copy_from_slice(&data[..length]);
+        storage[offset..offset + data.len()].copy_from_slice(&data);
         Ok(())
     }
 

@@ -31,6 +31,8 @@ pub struct Logger {
 /// Bytes of a packet's header: process id, thread id, flags, severity, verbosity, reserved, payload size.
 const PACKET_HEADER_SIZE: usize = 0x18;
 const FLAG_TAIL: u8 = 1 << 1;
+/// The most of a packet read: the SDK sends packets of a few hundred bytes.
+const MAX_PACKET_SIZE: usize = 0x10000;
 /// The chunk holding the message text.
 const CHUNK_TEXT: u8 = 2;
 
@@ -74,7 +76,7 @@ fn parse_packet(packet: &[u8]) -> Result<Packet<'_>, &'static str> {
 impl Logger {
     /// Log(in auto-select buffer: a packet).
     fn log(&mut self, call: &mut Call) -> Result<(), Failure> {
-        let packet = call.read_buffer(0)?;
+        let packet = call.read_buffer(0, MAX_PACKET_SIZE)?;
         match parse_packet(&packet) {
             Ok(Packet { flags, severity, chunks }) => {
                 for (_, text) in chunks.iter().filter(|(key, _)| *key == CHUNK_TEXT) {

@@ -274,10 +274,11 @@ impl<'a> Call<'a> {
         self.buffers[n]
     }
 
-    /// The contents of the `n`-th declared buffer.
-    pub fn read_buffer(&self, n: usize) -> Result<Vec<u8>, Failure> {
+    /// The first `limit` bytes (or all, if fewer) of the `n`-th declared buffer. The limit is the command's: a
+    /// guest may name gigabytes, and the host reads no more than the command uses.
+    pub fn read_buffer(&self, n: usize, limit: usize) -> Result<Vec<u8>, Failure> {
         let buffer = self.buffers[n];
-        let mut bytes = vec![0; buffer.size as usize];
+        let mut bytes = vec![0; buffer.size.min(limit as u64) as usize];
         self.memory.read(buffer.address, &mut bytes).map_err(|_| Failure::Result(INVALID_CURRENT_MEMORY))?;
         Ok(bytes)
     }

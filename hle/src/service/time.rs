@@ -221,7 +221,7 @@ impl TimeZoneService {
 
     /// The rule in buffer 0 must be the one LoadTimeZoneRule wrote.
     fn check_rule(call: &Call) -> Result<(), Failure> {
-        let rule = call.read_buffer(0)?;
+        let rule = call.read_buffer(0, UTC.len())?;
         if !rule.starts_with(UTC) {
             return Err(INVALID_RULE.into());
         }

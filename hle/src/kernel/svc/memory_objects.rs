@@ -24,8 +24,9 @@ const MAX_SHARED_MEMORY: u64 = super::super::address_space::TOTAL_MEMORY;
 pub struct SharedMemory {
     /// The creator's (this process's) most permissive mapping.
     owner_perm: Perm,
-    /// Its bytes while unmapped (empty while mapped).
-    bytes: Vec<u8>,
+    /// Its bytes while unmapped and once written (`None`: all zero, nothing allocated; while mapped, the mapping
+    /// holds them).
+    bytes: Option<Vec<u8>>,
     size: u64,
     mapped_at: Option<u64>,
     /// Handles to it.
@@ -60,10 +61,15 @@ impl Kernel {
         if read_or_read_write(remote_perm).is_none() && remote_perm != DONT_CARE {
             return Err(KernelResult::InvalidNewMemoryPermission);
         }
+        // The objects' memory counts against the application's, as Horizon's resource limit counts it.
+        let shared: u64 = self.shared_memories.values().map(|object| object.size).sum();
+        if shared + size > MAX_SHARED_MEMORY {
+            return Err(KernelResult::LimitReached);
+        }
         let id = self.next_memory_object;
         let handle = self.handles.add(KernelObject::SharedMemory(id)).ok_or(KernelResult::OutOfHandles)?;
         self.next_memory_object += 1;
-        let object = SharedMemory { owner_perm, bytes: vec![0; size as usize], size, mapped_at: None, references: 1 };
+        let object = SharedMemory { owner_perm, bytes: None, size, mapped_at: None, references: 1 };
         self.shared_memories.insert(id, object);
         self.set_output(1, u64::from(handle));
         Ok(())
@@ -108,9 +114,11 @@ impl Kernel {
         }
         self.memory.map(address, size, perm).map_err(|_| KernelResult::InvalidCurrentMemory)?;
         let object = self.shared_memories.get_mut(&id).expect("checked above");
-        let bytes = std::mem::take(&mut object.bytes);
+        let bytes = object.bytes.take();
         object.mapped_at = Some(address);
-        self.memory.write_privileged(address, &bytes).expect("mapped just now");
+        if let Some(bytes) = bytes {
+            self.memory.write_privileged(address, &bytes).expect("mapped just now");
+        }
         self.map.insert(address, size, MemoryState::Shared, perm);
         Ok(Svc::Return(KernelResult::Success))
     }
@@ -134,7 +142,7 @@ impl Kernel {
         let Some(address) = object.mapped_at.take() else { return };
         let mut bytes = vec![0; object.size as usize];
         self.memory.read_privileged(address, &mut bytes).expect("the mapping is there");
-        object.bytes = bytes;
+        object.bytes = Some(bytes);
         let size = object.size;
         self.memory.unmap(address, size).expect("the mapping is there");
         self.map.remove(address, size);

@@ -53,8 +53,7 @@ impl HostFileSystem {
 
     /// The host path of the path in pointer buffer `n`; no component of it may be a symbolic link.
     fn host_path(&self, call: &Call, n: usize) -> Result<PathBuf, Failure> {
-        let buffer = call.read_buffer(n)?;
-        let components = normalize(&buffer[..buffer.len().min(PATH_BUFFER_SIZE)])?;
+        let components = normalize(&call.read_buffer(n, PATH_BUFFER_SIZE)?)?;
         let mut path = self.root.clone();
         for component in components {
             path.push(component);
@@ -312,8 +311,8 @@ impl HostFile {
         if end > self.length()? && self.mode & MODE_APPEND == 0 {
             return Err(results::FILE_EXTENSION_WITHOUT_OPEN_MODE_ALLOW_APPEND.into());
         }
-        let data = call.read_buffer(0)?;
-        self.file.write_all_at(&data[..size as usize], offset).map_err(|e| io_result(&e))?;
+        let data = call.read_buffer(0, size as usize)?;
+        self.file.write_all_at(&data, offset).map_err(|e| io_result(&e))?;
         Ok(())
     }
 

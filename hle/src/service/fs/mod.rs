@@ -40,6 +40,8 @@ pub mod results {
     pub const WRITE_NOT_PERMITTED: ResultCode = ResultCode::new(2, 6203);
 }
 
+/// The most of an access log line read.
+const MAX_ACCESS_LOG_LINE: usize = 0x1000;
 /// Save data kinds (the attribute's type byte), as folder names.
 const SAVE_DATA_KINDS: [&str; 7] = ["system", "account", "bcat", "device", "temporary", "cache", "system-bcat"];
 /// Save data spaces a program may name: System, User, SdSystem, Temporary, SdUser, ProperSystem, SafeMode.
@@ -176,7 +178,7 @@ impl FileSystemProxy {
 
     /// OutputAccessLogToSdCard(buffer): the SDK's access log, into tracing.
     fn output_access_log_to_sd_card(&mut self, call: &mut Call) -> Result<(), Failure> {
-        let text = call.read_buffer(0)?;
+        let text = call.read_buffer(0, MAX_ACCESS_LOG_LINE)?;
         tracing::info!(target: "guest::fs", "{}", String::from_utf8_lossy(&text).trim_end());
         Ok(())
     }

@@ -29,6 +29,8 @@ pub enum NvResult {
     FileOperationFailed = 0x30003,
 }
 
+/// The longest device path read.
+const MAX_PATH: usize = 0x100;
 /// Device paths Horizon's driver has and Tandem does not (yet).
 const OTHER_DEVICES: &[&str] = &[
     "/dev/nvhost-as-gpu",
@@ -96,7 +98,7 @@ impl Default for NvDrv {
 impl NvDrv {
     /// Open(in buffer: device path, not NUL-terminated) -> (u32 fd, u32 NvResult).
     fn open(&mut self, call: &mut Call) -> Result<(), Failure> {
-        let path = call.read_buffer(0)?;
+        let path = call.read_buffer(0, MAX_PATH)?;
         let path = String::from_utf8_lossy(path.split(|&b| b == 0).next().unwrap_or_default()).into_owned();
         let (fd, result) = match path.as_str() {
             _ if !self.initialized => (0, NvResult::NotInitialized),
@@ -130,7 +132,7 @@ impl NvDrv {
             Some(_) if ioctl.input && call.buffer(0).size < ioctl.size as u64 => Err(NvResult::InvalidSize),
             Some(_) if ioctl.output && call.buffer(1).size < ioctl.size as u64 => Err(NvResult::InvalidSize),
             Some(File::NvMap) => {
-                let mut argument = if ioctl.input { call.read_buffer(0)? } else { Vec::new() };
+                let mut argument = if ioctl.input { call.read_buffer(0, ioctl.size)? } else { Vec::new() };
                 argument.resize(ioctl.size, 0);
                 self.nvmap.ioctl(request, &argument).ok_or_else(|| Failure::Unimplemented {
                     interface: Self::NAME,
