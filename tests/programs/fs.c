@@ -8,6 +8,7 @@
 #define FS_PATH_NOT_FOUND 0x202u                                       /* 2-1 */
 #define FS_PATH_ALREADY_EXISTS 0x402u                                  /* 2-2 */
 #define FS_TARGET_LOCKED 0xE02u                                        /* 2-7 */
+#define FS_NOT_ENOUGH_FREE_SPACE 0x3C02u                               /* 2-30 */
 #define FS_DIRECTORY_NOT_EMPTY 0x1002u                                 /* 2-8 */
 #define FS_TARGET_NOT_FOUND 0x7D402u                                   /* 2-1002 */
 #define FS_OUT_OF_RANGE 0x177A02u                                      /* 2-3005 */
@@ -197,6 +198,8 @@ static void use_save(Handle fsp) {
     expect("DeleteDirectory(/)", path_command(fs, 3, "/", 0, 0, 0), FS_DIRECTORY_NOT_DELETABLE);
     expect("CreateFile(/progress) again", path_command(fs, 0, "/progress", create, 16, 0), FS_PATH_ALREADY_EXISTS);
     expect("CreateFile(/missing/file)", path_command(fs, 0, "/missing/file", create, 16, 0), FS_PATH_NOT_FOUND);
+    uint64_t huge[2] = {0, 1ull << 40};
+    expect("CreateFile(/huge, 1 TiB)", path_command(fs, 0, "/huge", huge, 16, 0), FS_NOT_ENOUGH_FREE_SPACE);
 
     print("-- modes\n");
     file = open_file(fs, "/progress", MODE_READ);
@@ -206,6 +209,8 @@ static void use_save(Handle fsp) {
     expect("Read from a write-only file", file_io(file, 0, 0, text, 6), FS_READ_NOT_PERMITTED);
     expect("Write past the end without append", file_io(file, 1, 4, line, 6),
            FS_FILE_EXTENSION_WITHOUT_OPEN_MODE_ALLOW_APPEND);
+    r = ipc_blank_request();
+    expect("IFile::SetSize(1 TiB)", ipc_command(file, 3, &huge[1], 8, &r, 0, &reply), FS_NOT_ENOUGH_FREE_SPACE);
     r = ipc_blank_request();
     expect("IFile::GetSize", ipc_command(file, 4, 0, 0, &r, 8, &reply), RESULT_SUCCESS);
     check(out_u64() == 6, "6 bytes of progress");

@@ -266,6 +266,12 @@ int main(void) {
     r.copy_handles[0] = 0x1234;
     expect("copying a handle that does not exist", ipc_call(set, &r, 8, &reply), RESULT_INVALID_HANDLE);
     r = request(0);
+    r.num_move_handles = 1;
+    r.move_handles[0] = set;
+    expect("moving away the session's own handle", ipc_call(set, &r, 8, &reply), RESULT_INVALID_HANDLE);
+    r = request(0);
+    expect("the session after that", call(set, &r, 8, &reply), RESULT_SUCCESS);
+    r = request(0);
     expect("a request on a thread handle", ipc_call(__tandem_main_thread_handle, &r, 8, &reply),
            RESULT_INVALID_HANDLE);
     expect("a request on handle 0", ipc_call(0, &r, 8, &reply), RESULT_INVALID_HANDLE);

@@ -33,6 +33,8 @@ const PACKET_HEADER_SIZE: usize = 0x18;
 const FLAG_TAIL: u8 = 1 << 1;
 /// The most of a packet read: the SDK sends packets of a few hundred bytes.
 const MAX_PACKET_SIZE: usize = 0x10000;
+/// The most of one message's text kept (its packets' text chunks together).
+const MAX_MESSAGE_SIZE: usize = 0x10000;
 /// The chunk holding the message text.
 const CHUNK_TEXT: u8 = 2;
 
@@ -80,7 +82,9 @@ impl Logger {
         match parse_packet(&packet) {
             Ok(Packet { flags, severity, chunks }) => {
                 for (_, text) in chunks.iter().filter(|(key, _)| *key == CHUNK_TEXT) {
-                    self.text.push_str(&String::from_utf8_lossy(text));
+                    // A message that never ends is cut, not kept growing.
+                    let room = MAX_MESSAGE_SIZE.saturating_sub(self.text.len());
+                    self.text.push_str(&String::from_utf8_lossy(&text[..text.len().min(room)]));
                 }
                 if flags & FLAG_TAIL != 0 {
                     let text = std::mem::take(&mut self.text);

@@ -285,11 +285,22 @@ impl<'a> Call<'a> {
 
     /// Writes `data` to the start of the `n`-th declared buffer, cut to its size; returns the bytes written.
     pub fn write_buffer(&mut self, n: usize, data: &[u8]) -> Result<usize, Failure> {
+        self.write_buffer_at(n, 0, data)
+    }
+
+    /// Writes `data` at `offset` into the `n`-th declared buffer, cut to its size; returns the bytes written.
+    /// Large results go out in pieces this way, so the host never holds a guest-sized copy at once.
+    pub fn write_buffer_at(&mut self, n: usize, offset: u64, data: &[u8]) -> Result<usize, Failure> {
         let buffer = self.buffers[n];
-        let length = data.len().min(buffer.size as usize);
-        self.memory.write(buffer.address, &data[..length]).map_err(|_| Failure::Result(INVALID_CURRENT_MEMORY))?;
+        let length = (data.len() as u64).min(buffer.size.saturating_sub(offset)) as usize;
+        let address = buffer.address + offset.min(buffer.size);
+        self.memory.write(address, &data[..length]).map_err(|_| Failure::Result(INVALID_CURRENT_MEMORY))?;
         if let Some(index) = buffer.pointer_reply {
-            self.statics.push(Static { index, address: buffer.address, size: length as u16 });
+            let size = (offset + length as u64) as u16;
+            match self.statics.iter_mut().find(|s| s.index == index) {
+                Some(existing) => existing.size = existing.size.max(size),
+                None => self.statics.push(Static { index, address: buffer.address, size }),
+            }
         }
         Ok(length)
     }

@@ -241,6 +241,10 @@ impl Kernel {
         if message.pid.is_some() {
             message.pid = Some(PROCESS_ID);
         }
+        // A message cannot move away the handle of the session it travels on.
+        if message.move_handles.contains(&handle) {
+            return Svc::Return(KernelResult::InvalidHandle);
+        }
         if let Err(result) = self.check_message_memory(&message).and_then(|()| self.take_handles(&message)) {
             return Svc::Return(result);
         }

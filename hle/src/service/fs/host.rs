@@ -23,7 +23,10 @@ const LIST_DIRECTORIES: u32 = 1;
 const LIST_FILES: u32 = 2;
 /// Bytes of a directory entry: name[0x301], 3 bytes of padding, type, 3 bytes of padding, size.
 const DIRECTORY_ENTRY_SIZE: usize = 0x310;
-/// What GetTotalSpaceSize reports (GetFreeSpaceSize: this less what the files take).
+/// Reads go to the guest in pieces of this size.
+const READ_CHUNK: u64 = 1 << 20;
+/// The room a file system has: what GetTotalSpaceSize reports (GetFreeSpaceSize: this less what the files take);
+/// a file that would grow past it gets NotEnoughFreeSpace.
 const TOTAL_SPACE: u64 = 512 << 20;
 
 /// A host I/O error as the file system service reports it.
@@ -75,6 +78,7 @@ impl HostFileSystem {
         if !path.parent().is_some_and(Path::is_dir) {
             return Err(results::PATH_NOT_FOUND.into());
         }
+        check_room(&self.root, size)?;
         let file = OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| io_result(&e))?;
         file.set_len(size).map_err(|e| io_result(&e))?;
         Ok(())
@@ -180,7 +184,7 @@ impl HostFileSystem {
         }
         let file =
             OpenOptions::new().read(true).write(mode & MODE_WRITE != 0).open(&path).map_err(|e| io_result(&e))?;
-        call.new_objects.push(Rc::new(RefCell::new(HostFile { file, mode })));
+        call.new_objects.push(Rc::new(RefCell::new(HostFile { file, mode, root: self.root.clone() })));
         Ok(())
     }
 
@@ -229,7 +233,7 @@ impl HostFileSystem {
     }
 }
 
-/// The bytes of every file under `folder`.
+/// The bytes of every file under `folder` (their sizes, holes included).
 fn used_bytes(folder: &Path) -> u64 {
     let Ok(entries) = fs::read_dir(folder) else { return 0 };
     entries
@@ -239,7 +243,15 @@ fn used_bytes(folder: &Path) -> u64 {
             Ok(m) => m.len(),
             Err(_) => 0,
         })
-        .sum()
+        .fold(0, u64::saturating_add)
+}
+
+/// Whether a file system at `root` has room to grow by `growth` bytes (its total is [`TOTAL_SPACE`]).
+fn check_room(root: &Path, growth: u64) -> Result<(), Failure> {
+    if used_bytes(root).saturating_add(growth) > TOTAL_SPACE {
+        return Err(results::NOT_ENOUGH_FREE_SPACE.into());
+    }
+    Ok(())
 }
 
 const PATH: BufferKind = BufferKind::InPointer;
@@ -264,10 +276,11 @@ impl Interface for HostFileSystem {
     ];
 }
 
-/// IFile: an open host file and its mode.
+/// IFile: an open host file, its mode, and the file system's folder (whose room a growing file takes).
 pub struct HostFile {
     file: File,
     mode: u32,
+    root: PathBuf,
 }
 
 /// A Read or Write request's offset and size (after the u32 option word), checked as Horizon checks them.
@@ -294,9 +307,14 @@ impl HostFile {
         }
         let (offset, size) = offset_and_size(call)?;
         let available = self.length()?.saturating_sub(offset).min(size);
-        let mut data = vec![0; available as usize];
-        self.file.read_exact_at(&mut data, offset).map_err(|e| io_result(&e))?;
-        call.write_buffer(0, &data)?;
+        let mut chunk = vec![0; available.min(READ_CHUNK) as usize];
+        let mut done = 0;
+        while done < available {
+            let piece = &mut chunk[..(available - done).min(READ_CHUNK) as usize];
+            self.file.read_exact_at(piece, offset + done).map_err(|e| io_result(&e))?;
+            call.write_buffer_at(0, done, piece)?;
+            done += piece.len() as u64;
+        }
         call.push_u64(available);
         Ok(())
     }
@@ -308,9 +326,11 @@ impl HostFile {
         }
         let (offset, size) = offset_and_size(call)?;
         let end = offset.checked_add(size).ok_or(Failure::Result(results::OUT_OF_RANGE))?;
-        if end > self.length()? && self.mode & MODE_APPEND == 0 {
+        let length = self.length()?;
+        if end > length && self.mode & MODE_APPEND == 0 {
             return Err(results::FILE_EXTENSION_WITHOUT_OPEN_MODE_ALLOW_APPEND.into());
         }
+        check_room(&self.root, end.saturating_sub(length))?;
         let data = call.read_buffer(0, size as usize)?;
         self.file.write_all_at(&data, offset).map_err(|e| io_result(&e))?;
         Ok(())
@@ -326,8 +346,9 @@ impl HostFile {
         if self.mode & MODE_WRITE == 0 {
             return Err(results::WRITE_NOT_PERMITTED.into());
         }
-        let size = i64::try_from(call.u64(0)).map_err(|_| Failure::Result(results::INVALID_SIZE))?;
-        self.file.set_len(size as u64).map_err(|e| io_result(&e).into())
+        let size = i64::try_from(call.u64(0)).map_err(|_| Failure::Result(results::INVALID_SIZE))? as u64;
+        check_room(&self.root, size.saturating_sub(self.length()?))?;
+        self.file.set_len(size).map_err(|e| io_result(&e).into())
     }
 
     /// GetSize() -> u64.

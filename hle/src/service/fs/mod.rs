@@ -40,6 +40,8 @@ pub mod results {
     pub const WRITE_NOT_PERMITTED: ResultCode = ResultCode::new(2, 6203);
 }
 
+/// Reads go to the guest in pieces of this size.
+const READ_CHUNK: u64 = 1 << 20;
 /// The most of an access log line read.
 const MAX_ACCESS_LOG_LINE: usize = 0x1000;
 /// Save data kinds (the attribute's type byte), as folder names.
@@ -218,11 +220,16 @@ impl RomStorage {
         if offset.checked_add(size).is_none_or(|end| end > self.len()) {
             return Err(results::OUT_OF_RANGE.into());
         }
-        let data = self.image.read_image(offset, size).expect("an image").map_err(|error| {
-            tracing::warn!(target: "tandem::fs", %error, "cannot read the RomFS");
-            Failure::Result(ResultCode::new(2, 4001))
-        })?;
-        call.write_buffer(0, &data)?;
+        let mut done = 0;
+        while done < size {
+            let piece = (size - done).min(READ_CHUNK);
+            let data = self.image.read_image(offset + done, piece).expect("an image").map_err(|error| {
+                tracing::warn!(target: "tandem::fs", %error, "cannot read the RomFS");
+                Failure::Result(ResultCode::new(2, 4001))
+            })?;
+            call.write_buffer_at(0, done, &data)?;
+            done += piece;
+        }
         Ok(())
     }
 

@@ -29,6 +29,8 @@ pub enum NvResult {
     FileOperationFailed = 0x30003,
 }
 
+/// Files a program may have open at once.
+const MAX_OPEN_FILES: usize = 1024;
 /// The longest device path read.
 const MAX_PATH: usize = 0x100;
 /// Device paths Horizon's driver has and Tandem does not (yet).
@@ -102,6 +104,7 @@ impl NvDrv {
         let path = String::from_utf8_lossy(path.split(|&b| b == 0).next().unwrap_or_default()).into_owned();
         let (fd, result) = match path.as_str() {
             _ if !self.initialized => (0, NvResult::NotInitialized),
+            _ if self.files.len() >= MAX_OPEN_FILES => (0, NvResult::InsufficientMemory),
             "/dev/nvmap" => {
                 let fd = self.next_fd;
                 self.next_fd += 1;

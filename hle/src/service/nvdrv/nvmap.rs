@@ -6,6 +6,8 @@ use super::{IoctlResult, NvResult};
 use std::collections::BTreeMap;
 use tandem_reference::memory::PAGE_SIZE;
 
+/// Handles one file may make.
+const MAX_HANDLES: usize = 0x10000;
 const CREATE: u32 = 0xc008_0101;
 const FROM_ID: u32 = 0xc008_0103;
 const ALLOC: u32 = 0xc020_0104;
@@ -61,6 +63,14 @@ impl NvMap {
         })
     }
 
+    /// Room for another handle (each names host state, so there is a limit).
+    fn check_room(&self) -> Result<(), NvResult> {
+        if self.handles.len() >= MAX_HANDLES {
+            return Err(NvResult::InsufficientMemory);
+        }
+        Ok(())
+    }
+
     fn new_handle(&mut self, id: u32) -> u32 {
         self.last_handle += 1;
         self.handles.insert(self.last_handle, id);
@@ -78,6 +88,7 @@ impl NvMap {
         if size == 0 {
             return Err(NvResult::BadValue);
         }
+        self.check_room()?;
         self.last_id += 1;
         self.objects.insert(self.last_id, Object { size, allocation: None });
         let handle = self.new_handle(self.last_id);
@@ -90,6 +101,7 @@ impl NvMap {
         if !self.objects.contains_key(&id) {
             return Err(NvResult::BadValue);
         }
+        self.check_room()?;
         let handle = self.new_handle(id);
         Ok(with_word(argument, 4, handle))
     }

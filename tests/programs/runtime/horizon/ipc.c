@@ -14,15 +14,16 @@ static uint32_t *put(uint32_t *at, uint32_t word) {
 void ipc_build(void *buffer, const IpcRequest *r) {
     uint32_t *base = (uint32_t *)buffer;
     uint32_t *at = base + 2;
-    int special = r->send_pid || r->num_copy_handles;
+    int special = r->send_pid || r->num_copy_handles || r->num_move_handles;
     int tipc = r->type >= 16;
     if (special) {
-        at = put(at, (r->send_pid ? 1u : 0u) | r->num_copy_handles << 1);
+        at = put(at, (r->send_pid ? 1u : 0u) | r->num_copy_handles << 1 | r->num_move_handles << 5);
         if (r->send_pid) {
             at = put(at, 0);
             at = put(at, 0); /* the kernel fills the process id in */
         }
         for (uint32_t i = 0; i < r->num_copy_handles; i++) at = put(at, r->copy_handles[i]);
+        for (uint32_t i = 0; i < r->num_move_handles; i++) at = put(at, r->move_handles[i]);
     }
     for (uint32_t i = 0; i < r->num_statics; i++) {
         uint64_t a = r->statics[i].address;

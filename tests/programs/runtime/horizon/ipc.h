@@ -28,8 +28,8 @@ typedef struct {
     uint32_t type;
     uint32_t command_id;
     int send_pid;
-    uint32_t num_copy_handles;
-    Handle copy_handles[IPC_MAX];
+    uint32_t num_copy_handles, num_move_handles;
+    Handle copy_handles[IPC_MAX], move_handles[IPC_MAX];
     /* The arguments, after the CMIF header (TIPC: right at the data words). */
     const void *data;
     uint32_t data_size;
