@@ -38,7 +38,7 @@ use crate::loader::npdm::{Capability, SvcSet, ThreadInfo};
 use crate::loader::{LoadError, Module};
 use crate::placement::map_module;
 use crate::program::Program;
-use crate::service::{ServiceEvent, Sessions, System};
+use crate::service::{Sessions, System, WatchedEvent};
 use address_space::{Block, CODE_BASE, MemoryMap, MemoryState, STACK_REGION, TLS_AREA};
 use handle_table::HandleTable;
 use scheduler::Scheduler;
@@ -210,8 +210,9 @@ pub struct Kernel {
     sessions: Sessions,
     /// What the services report about the console.
     system: Rc<System>,
-    /// Events services have handed out, whose signals the kernel carries out after each request.
-    service_events: Vec<ServiceEvent>,
+    /// Events services have handed out (the kernel event, and the service's), whose signals the kernel carries out
+    /// after each request; an event the service dropped loses its writer.
+    service_events: Vec<(u64, WatchedEvent)>,
     shared_memories: BTreeMap<u64, svc::SharedMemory>,
     transfer_memories: BTreeMap<u64, svc::TransferMemory>,
     /// The id the next shared or transfer memory object gets.

@@ -332,6 +332,21 @@ impl ServiceEvent {
     pub fn state(&self) -> std::cell::RefMut<'_, ServiceEventState> {
         self.0.borrow_mut()
     }
+
+    /// What the kernel keeps: the event for as long as the service keeps it.
+    pub fn watch(&self) -> WatchedEvent {
+        WatchedEvent(Rc::downgrade(&self.0))
+    }
+}
+
+/// A service's event as the kernel follows it; gone once the service dropped it.
+pub struct WatchedEvent(std::rc::Weak<RefCell<ServiceEventState>>);
+
+impl WatchedEvent {
+    /// The signal or clear not carried out yet (`Some(None)`: none); `None` once the service has dropped the event.
+    pub fn take_pending(&self) -> Option<Option<bool>> {
+        self.0.upgrade().map(|state| state.borrow_mut().pending.take())
+    }
 }
 
 /// The kernel's InvalidCurrentMemory: a buffer the client named is not mapped as it must be.

@@ -339,23 +339,32 @@ impl Kernel {
         self.next_event_id += 1;
         self.events.insert(id, Event { writable_references: 1, ..Event::default() });
         event.state().kernel_event = Some(id);
-        self.service_events.push(event.clone());
+        self.service_events.push((id, event.watch()));
         id
     }
 
-    /// Carries the signals and clears services made into their kernel events (waking waiters).
+    /// Carries the signals and clears services made into their kernel events (waking waiters); an event its
+    /// service dropped loses its writer (and goes once its readable handles are closed).
     fn carry_out_service_events(&mut self) {
-        for index in 0..self.service_events.len() {
-            let (id, pending) = {
-                let mut state = self.service_events[index].state();
-                (state.kernel_event.expect("listed once made"), state.pending.take())
-            };
-            let Some(signaled) = pending else { continue };
-            let event = self.events.get_mut(&id).expect("service events live on");
-            event.signaled = signaled && event.readable_references > 0;
-            if event.signaled {
-                self.notify(SyncObject::Event(id));
+        let mut index = 0;
+        while index < self.service_events.len() {
+            let (id, ref watched) = self.service_events[index];
+            match watched.take_pending() {
+                None => {
+                    self.service_events.swap_remove(index);
+                    self.release_event(id, true);
+                    continue;
+                }
+                Some(Some(signaled)) => {
+                    let event = self.events.get_mut(&id).expect("a service event has its writer");
+                    event.signaled = signaled && event.readable_references > 0;
+                    if event.signaled {
+                        self.notify(SyncObject::Event(id));
+                    }
+                }
+                Some(None) => {}
             }
+            index += 1;
         }
     }
 
