@@ -69,6 +69,17 @@ int main(void) {
     expect("UnmapSharedMemory", svc_unmap_shared_memory(memory, SHARED_B, SIZE), RESULT_SUCCESS);
     expect("CloseHandle", svc_close_handle(memory), RESULT_SUCCESS);
 
+    /* Shared memory counts against the application's memory (GetInfo's TotalMemorySize), with the heap. */
+    uint64_t total;
+    check(svc_get_info(&total, INFO_TOTAL_MEMORY_SIZE, CURRENT_PROCESS_HANDLE, 0) == 0, "TotalMemorySize");
+    Handle all, more;
+    expect("CreateSharedMemory(all the application's memory)", svc_create_shared_memory(&all, total, 3, 1),
+           RESULT_SUCCESS);
+    expect("CreateSharedMemory(a page more)", svc_create_shared_memory(&more, 0x1000, 3, 1), RESULT_LIMIT_REACHED);
+    uint64_t heap_address;
+    expect("SetHeapSize(2 MiB) beside it", svc_set_heap_size(&heap_address, 0x200000), RESULT_OUT_OF_MEMORY);
+    expect("CloseHandle", svc_close_handle(all), RESULT_SUCCESS);
+
     print("-- transfer memory\n");
     uint64_t heap;
     check(svc_set_heap_size(&heap, 0x200000) == 0, "SetHeapSize");

@@ -61,9 +61,8 @@ impl Kernel {
         if read_or_read_write(remote_perm).is_none() && remote_perm != DONT_CARE {
             return Err(KernelResult::InvalidNewMemoryPermission);
         }
-        // The objects' memory counts against the application's, as Horizon's resource limit counts it.
-        let shared: u64 = self.shared_memories.values().map(|object| object.size).sum();
-        if shared + size > MAX_SHARED_MEMORY {
+        // The objects' memory counts against the application's, with the heap, as Horizon's resource limit counts.
+        if self.shared_memory_size() + self.heap_size + size > MAX_SHARED_MEMORY {
             return Err(KernelResult::LimitReached);
         }
         let id = self.next_memory_object;
@@ -73,6 +72,11 @@ impl Kernel {
         self.shared_memories.insert(id, object);
         self.set_output(1, u64::from(handle));
         Ok(())
+    }
+
+    /// The bytes of every shared memory object.
+    pub(super) fn shared_memory_size(&self) -> u64 {
+        self.shared_memories.values().map(|object| object.size).sum()
     }
 
     /// The shared memory a handle names.

@@ -292,7 +292,7 @@ impl Kernel {
         if !size.is_multiple_of(HEAP_SIZE_ALIGNMENT) || size > HEAP_REGION.size {
             return Err(KernelResult::InvalidSize);
         }
-        if size > TOTAL_MEMORY {
+        if size.saturating_add(self.shared_memory_size()) > TOTAL_MEMORY {
             return Err(KernelResult::OutOfMemory);
         }
         let base = HEAP_REGION.base;

@@ -36,6 +36,8 @@ typedef uint32_t Handle;
 #define RESULT_SESSION_CLOSED 0xF601u                 /* 123 */
 #define RESULT_MESSAGE_TOO_LARGE 0x20801u             /* 260 */
 #define RESULT_OUT_OF_SESSIONS 0xE01u                 /* 7 */
+#define RESULT_OUT_OF_MEMORY 0xD001u                  /* 104 */
+#define RESULT_LIMIT_REACHED 0x10801u                 /* 132 */
 
 /* svcQueryMemory's output (switchbrew "MemoryInfo"), 0x28 bytes. */
 typedef struct {
