@@ -80,9 +80,16 @@ static void get_info(void) {
     info("SystemResourceSizeTotal", INFO_SYSTEM_RESOURCE_SIZE_TOTAL, 0);
     info("SystemResourceSizeUsed", INFO_SYSTEM_RESOURCE_SIZE_USED, 0);
     info("ProgramId", INFO_PROGRAM_ID, 0);
+    uint64_t context = info("UserExceptionContextAddress", INFO_USER_EXCEPTION_CONTEXT_ADDRESS, 1);
 
     check(alias.size != 0 && heap.size != 0 && aslr.size != 0 && stack.size != 0, "every region has a size");
     check(used != 0 && used <= total, "0 < UsedMemorySize <= TotalMemorySize");
+    /* The process's own region of the thread-local area, apart from the main thread's. */
+    MemoryInfo region;
+    uint32_t page_info;
+    check(svc_query_memory(&region, &page_info, context) == 0 && region.type == MEMORY_TYPE_THREAD_LOCAL,
+          "UserExceptionContextAddress lies in thread-local memory");
+    check(context % 0x200 == 0 && context != thread_local_area(), "a region of its own");
     /* The alias, heap and stack regions lie inside the address space (the ASLR region) and apart. */
     check(inside(alias.base, aslr) && inside(alias.base + alias.size - 1, aslr), "alias region inside the ASLR region");
     check(inside(heap.base, aslr) && inside(heap.base + heap.size - 1, aslr), "heap region inside the ASLR region");

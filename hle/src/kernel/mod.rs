@@ -197,6 +197,9 @@ pub struct Kernel {
     aliases: BTreeMap<u64, (u64, u64)>,
     /// Thread-local regions in use, by slot.
     tls_slots: Vec<bool>,
+    /// The process's own region in the thread-local area (Horizon's process local region, which GetInfo's
+    /// UserExceptionContextAddress names): the first one, made before the main thread's.
+    process_local_region: u64,
     heap_size: u64,
     /// Guest time in instructions (see the module documentation).
     now: u64,
@@ -314,6 +317,7 @@ impl Kernel {
             address_waiters: Vec::new(),
             aliases: BTreeMap::new(),
             tls_slots: vec![false; (TLS_AREA.size / TLS_SIZE) as usize],
+            process_local_region: 0,
             heap_size: 0,
             now: 0,
             retired: 0,
@@ -336,6 +340,7 @@ impl Kernel {
                 ..System::default()
             }),
         };
+        kernel.process_local_region = kernel.allocate_tls().expect("a new process has thread-local room");
         let entry = kernel.modules.first().map_or(CODE_BASE, |m| m.base)
             + program.modules.first().map_or(0, Module::entry_offset);
         let priority =

@@ -71,13 +71,15 @@ fn without_an_npdm_the_process_gets_hbloaders_limits() {
 #[test]
 fn tls_regions_are_shared_eight_to_a_page_and_given_back() {
     let mut kernel = Kernel::new(&hello_exefs(None), Box::new(|_| {})).unwrap();
-    let main_tls = kernel.threads[&FIRST_THREAD_ID].tls;
-    let regions: Vec<u64> = (0..8).map(|_| kernel.allocate_tls().unwrap()).collect();
+    // The process's own region comes first, then the main thread's.
+    let (first, main_tls) = (kernel.process_local_region, kernel.threads[&FIRST_THREAD_ID].tls);
+    assert_eq!(main_tls, first + TLS_SIZE);
+    let regions: Vec<u64> = (0..7).map(|_| kernel.allocate_tls().unwrap()).collect();
     assert_eq!(regions[0], main_tls + TLS_SIZE);
-    assert_eq!(regions[7], main_tls + PAGE_SIZE, "the ninth region starts a new page");
-    kernel.free_tls(regions[7]);
-    assert_eq!(kernel.memory.perm_at(regions[7]), None, "a page with no region in use goes");
-    assert_eq!(kernel.map.query(regions[7]).state, MemoryState::Free);
+    assert_eq!(regions[6], first + PAGE_SIZE, "the ninth region starts a new page");
+    kernel.free_tls(regions[6]);
+    assert_eq!(kernel.memory.perm_at(regions[6]), None, "a page with no region in use goes");
+    assert_eq!(kernel.map.query(regions[6]).state, MemoryState::Free);
     kernel.free_tls(regions[0]);
     assert_eq!(kernel.memory.perm_at(regions[0]), Some(Perm::RW), "the main thread's page stays");
 }

@@ -391,7 +391,8 @@ impl Kernel {
             // SystemResourceSizeUsed: Tandem's kernel keeps its page tables outside guest memory.
             17 => Some(0),
             18 => Some(self.limits.program_id),
-            23 => Some(1), // IsApplication.
+            20 => Some(self.process_local_region), // UserExceptionContextAddress.
+            23 => Some(1),                         // IsApplication.
             _ => None,
         };
         let value = match (process_value, id) {

@@ -121,6 +121,7 @@ _Static_assert(sizeof(ThreadContext) == 0x320, "ThreadContext is 0x320 bytes");
 #define INFO_SYSTEM_RESOURCE_SIZE_TOTAL 16
 #define INFO_SYSTEM_RESOURCE_SIZE_USED 17
 #define INFO_PROGRAM_ID 18
+#define INFO_USER_EXCEPTION_CONTEXT_ADDRESS 20
 
 /* 0x01: x1 = size (a multiple of 2 MiB) -> w0 result, x1 heap address. */
 Result svc_set_heap_size(uint64_t *out_address, uint64_t size);
