@@ -16,6 +16,28 @@
 #define NVMAP_ALLOC 0xC0200104u
 #define NVMAP_PARAM 0xC00C0109u
 #define NVMAP_GET_ID 0xC008010Eu
+#define CTRL_GPU_GET_CHARACTERISTICS 0xC0B04705u
+#define CTRL_GPU_GET_TPC_MASKS 0xC0184706u
+
+/* nvioctl_gpu_characteristics, with the values libnx's nvidia/ioctl.h records the Switch's GM20B reporting. */
+typedef struct {
+    uint32_t arch, impl, rev, num_gpc;
+    uint64_t l2_cache_size, on_board_video_memory_size;
+    uint32_t num_tpc_per_gpc, bus_type, big_page_size, compression_page_size, pde_coverage_bit_count,
+        available_big_page_sizes, gpc_mask, sm_arch_sm_version, sm_arch_spa_version, sm_arch_warp_count,
+        gpu_va_bit_count, reserved;
+    uint64_t flags;
+    uint32_t twod_class, threed_class, compute_class, gpfifo_class, inline_to_memory_class, dma_copy_class,
+        max_fbps_count, fbp_en_mask, max_ltc_per_fbp, max_lts_per_ltc, max_tex_per_tpc, max_gpc_count,
+        rop_l2_en_mask_0, rop_l2_en_mask_1;
+    uint64_t chipname, gr_compbit_store_base_hw;
+} Characteristics;
+
+_Static_assert(sizeof(Characteristics) == 0xA0, "nvioctl_gpu_characteristics is 0xA0 bytes");
+
+static const Characteristics GM20B = {
+    0x120, 0xB, 0xA1, 1, 0x40000, 0, 2, 0x20, 0x20000, 0x20000, 0x1B, 0x30000, 1, 0x503, 0x503, 0x80, 0x28, 0,
+    0x55, 0x902D, 0xB197, 0xB1C0, 0xB06F, 0xA140, 0xB0B5, 1, 0, 2, 1, 0, 1, 0x21D70, 0, 0x6230326D67, 0};
 
 static IpcReply reply;
 
@@ -132,6 +154,35 @@ int main(void) {
     expect("an ioctl on fd 77", nv_ioctl(nv, 77, NVMAP_CREATE, create, 8, 0), NV_BAD_PARAMETER);
     expect("Close", nv_close(nv, fd), 0);
     expect("Close again", nv_close(nv, fd), NV_BAD_PARAMETER);
+
+    print("-- nvhost-ctrl-gpu\n");
+    uint32_t gpu = nv_open(nv, "/dev/nvhost-ctrl-gpu", &error);
+    expect("Open(/dev/nvhost-ctrl-gpu)", error, 0);
+    struct {
+        uint64_t size, address;
+        Characteristics characteristics;
+    } query = {sizeof(Characteristics), 1, {0}};
+    expect("GetCharacteristics", nv_ioctl(nv, gpu, CTRL_GPU_GET_CHARACTERISTICS, &query, sizeof query, 0), 0);
+    check(query.size == 0xA0, "the size comes back as the structure's");
+    check(memcmp(&query.characteristics, &GM20B, sizeof GM20B) == 0, "the GM20B's characteristics");
+    char chip[9] = {0};
+    memcpy(chip, &query.characteristics.chipname, 8);
+    print("chip: ");
+    print(chip);
+    print(", 3D class ");
+    print_hex(query.characteristics.threed_class);
+    print("\n");
+    query.size = 0;
+    expect("GetCharacteristics(buffer size 0)", nv_ioctl(nv, gpu, CTRL_GPU_GET_CHARACTERISTICS, &query, sizeof query, 1),
+           NV_BAD_PARAMETER);
+    struct {
+        uint32_t size, padding;
+        uint64_t address;
+        uint8_t masks[8];
+    } tpc = {4, 0, 1, {0}};
+    expect("GetTpcMasks", nv_ioctl(nv, gpu, CTRL_GPU_GET_TPC_MASKS, &tpc, sizeof tpc, 0), 0);
+    check(tpc.masks[0] == 0x3, "both TPCs of the GPC");
+    expect("Close(/dev/nvhost-ctrl-gpu)", nv_close(nv, gpu), 0);
 
     check(svc_close_handle(nv) == 0 && svc_close_handle(transfer) == 0 && svc_close_handle(sm) == 0, "close");
     print("nvdrv: ");

@@ -2,9 +2,11 @@
 //! device path, driven by ioctls whose number says the direction and size of their argument (Linux's encoding:
 //! number, group, 14-bit size, direction). Answers are `NvResult` codes in the reply, next to the IPC result.
 //!
-//! Devices so far: `/dev/nvmap` ([`nvmap`]). The others Horizon has stop the run when opened, naming the path;
+//! Devices so far: `/dev/nvmap` ([`nvmap`]) and `/dev/nvhost-ctrl-gpu` ([`ctrl_gpu`]: GetCharacteristics,
+//! GetTpcMasks). The others Horizon has stop the run when opened, naming the path;
 //! an ioctl a device lacks stops it too, naming the device and the number.
 
+pub mod ctrl_gpu;
 pub mod nvmap;
 
 use super::{BufferKind, Call, Command, Failure, Interface};
@@ -37,7 +39,6 @@ const MAX_PATH: usize = 0x100;
 const OTHER_DEVICES: &[&str] = &[
     "/dev/nvhost-as-gpu",
     "/dev/nvhost-ctrl",
-    "/dev/nvhost-ctrl-gpu",
     "/dev/nvhost-gpu",
     "/dev/nvhost-nvdec",
     "/dev/nvhost-nvjpg",
@@ -79,8 +80,19 @@ impl Ioctl {
 pub type IoctlResult = Result<Vec<u8>, NvResult>;
 
 /// An open file of the driver.
+#[derive(Clone, Copy)]
 enum File {
     NvMap,
+    CtrlGpu,
+}
+
+impl File {
+    fn path(self) -> &'static str {
+        match self {
+            File::NvMap => "/dev/nvmap",
+            File::CtrlGpu => "/dev/nvhost-ctrl-gpu",
+        }
+    }
 }
 
 /// INvDrvServices.
@@ -105,12 +117,8 @@ impl NvDrv {
         let (fd, result) = match path.as_str() {
             _ if !self.initialized => (0, NvResult::NotInitialized),
             _ if self.files.len() >= MAX_OPEN_FILES => (0, NvResult::InsufficientMemory),
-            "/dev/nvmap" => {
-                let fd = self.next_fd;
-                self.next_fd += 1;
-                self.files.insert(fd, File::NvMap);
-                (fd, NvResult::Success)
-            }
+            "/dev/nvmap" => (self.open_file(File::NvMap), NvResult::Success),
+            "/dev/nvhost-ctrl-gpu" => (self.open_file(File::CtrlGpu), NvResult::Success),
             other if OTHER_DEVICES.contains(&other) => {
                 return Err(Failure::Unimplemented {
                     interface: Self::NAME,
@@ -125,6 +133,13 @@ impl NvDrv {
         Ok(())
     }
 
+    fn open_file(&mut self, file: File) -> u32 {
+        let fd = self.next_fd;
+        self.next_fd += 1;
+        self.files.insert(fd, file);
+        fd
+    }
+
     /// Ioctl(u32 fd, u32 request, in buffer, out buffer) -> u32 NvResult. The argument comes in when the number
     /// says so, and goes back (at the same size) when it says so.
     fn ioctl(&mut self, call: &mut Call) -> Result<(), Failure> {
@@ -134,15 +149,21 @@ impl NvDrv {
             None => Err(NvResult::BadParameter),
             Some(_) if ioctl.input && call.buffer(0).size < ioctl.size as u64 => Err(NvResult::InvalidSize),
             Some(_) if ioctl.output && call.buffer(1).size < ioctl.size as u64 => Err(NvResult::InvalidSize),
-            Some(File::NvMap) => {
+            Some(&file) => {
                 let mut argument = if ioctl.input { call.read_buffer(0, ioctl.size)? } else { Vec::new() };
                 argument.resize(ioctl.size, 0);
-                self.nvmap.ioctl(request, &argument).ok_or_else(|| Failure::Unimplemented {
+                let answer = match file {
+                    File::NvMap => self.nvmap.ioctl(request, &argument),
+                    File::CtrlGpu => ctrl_gpu::ioctl(request, &argument),
+                };
+                answer.ok_or_else(|| Failure::Unimplemented {
                     interface: Self::NAME,
                     command_id: 1,
                     what: Some(format!(
-                        "/dev/nvmap ioctl {request:#010x} (group {:#x}, number {:#x})",
-                        ioctl.group, ioctl.number
+                        "{} ioctl {request:#010x} (group {:#x}, number {:#x})",
+                        file.path(),
+                        ioctl.group,
+                        ioctl.number
                     )),
                 })?
             }
