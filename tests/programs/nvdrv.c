@@ -16,6 +16,13 @@
 #define NVMAP_ALLOC 0xC0200104u
 #define NVMAP_PARAM 0xC00C0109u
 #define NVMAP_GET_ID 0xC008010Eu
+#define NV_INVALID_STATE 8u
+#define AS_ALLOC_SPACE 0xC0184102u
+#define AS_FREE_SPACE 0xC0104103u
+#define AS_UNMAP_BUFFER 0xC0084105u
+#define AS_MAP_BUFFER_EX 0xC0284106u
+#define AS_GET_VA_REGIONS 0xC0404108u
+#define AS_INITIALIZE_EX 0x40284109u
 #define CTRL_GPU_GET_CHARACTERISTICS 0xC0B04705u
 #define CTRL_GPU_GET_TPC_MASKS 0xC0184706u
 
@@ -183,6 +190,72 @@ int main(void) {
     expect("GetTpcMasks", nv_ioctl(nv, gpu, CTRL_GPU_GET_TPC_MASKS, &tpc, sizeof tpc, 0), 0);
     check(tpc.masks[0] == 0x3, "both TPCs of the GPC");
     expect("Close(/dev/nvhost-ctrl-gpu)", nv_close(nv, gpu), 0);
+
+    print("-- nvhost-as-gpu\n");
+    uint32_t as = nv_open(nv, "/dev/nvhost-as-gpu", &error);
+    expect("Open(/dev/nvhost-as-gpu)", error, 0);
+    struct {
+        uint32_t pages, page_size, flags, padding;
+        uint64_t offset;
+    } space = {16, 0x1000, 0, 0, 0x10000};
+    expect("AllocSpace before InitializeEx", nv_ioctl(nv, as, AS_ALLOC_SPACE, &space, sizeof space, 0),
+           NV_NOT_INITIALIZED);
+    uint32_t init[10] = {0};
+    expect("InitializeEx(default big pages)", nv_ioctl(nv, as, AS_INITIALIZE_EX, init, sizeof init, 0), 0);
+    expect("InitializeEx again", nv_ioctl(nv, as, AS_INITIALIZE_EX, init, sizeof init, 1), NV_INVALID_STATE);
+    struct {
+        uint64_t unused;
+        uint32_t size, padding;
+        struct {
+            uint64_t offset;
+            uint32_t page_size, padding;
+            uint64_t pages;
+        } regions[2];
+    } regions = {0, sizeof regions.regions, 0, {{0}}};
+    expect("GetVaRegions", nv_ioctl(nv, as, AS_GET_VA_REGIONS, &regions, sizeof regions, 0), 0);
+    for (int i = 0; i < 2; i++) {
+        print("region: ");
+        print_hex(regions.regions[i].offset);
+        print(", pages of ");
+        print_hex(regions.regions[i].page_size);
+        print(": ");
+        print_hex(regions.regions[i].pages);
+        print("\n");
+    }
+    check(regions.regions[1].page_size == 0x20000, "big pages of 128 KiB by default");
+    expect("AllocSpace(16 small pages, 64 KiB aligned)", nv_ioctl(nv, as, AS_ALLOC_SPACE, &space, sizeof space, 0), 0);
+    uint64_t reservation = space.offset;
+    uint64_t small_end = regions.regions[0].offset + regions.regions[0].pages * 0x1000;
+    check(reservation % 0x10000 == 0 && reservation >= regions.regions[0].offset && reservation + 0x10000 <= small_end,
+          "an aligned range of the small-page region");
+    space.flags = 1;
+    space.offset = reservation + 0x1000;
+    expect("AllocSpace(fixed, overlapping it)", nv_ioctl(nv, as, AS_ALLOC_SPACE, &space, sizeof space, 0),
+           NV_BAD_VALUE);
+    struct {
+        uint32_t flags, kind, handle, page_size;
+        uint64_t buffer_offset, mapping_size, offset;
+    } map = {1, 0, handle, 0, 0, 0, reservation};
+    expect("MapBufferEx(fixed, in the reservation)", nv_ioctl(nv, as, AS_MAP_BUFFER_EX, &map, sizeof map, 0), 0);
+    check(map.offset == reservation && map.page_size == 0x1000, "mapped where asked, in small pages");
+    map.flags = 0;
+    map.offset = 0;
+    expect("MapBufferEx(anywhere)", nv_ioctl(nv, as, AS_MAP_BUFFER_EX, &map, sizeof map, 1), 0);
+    check(map.offset % 0x1000 == 0 && (map.offset >= reservation + 0x10000 || map.offset + 0x10000 <= reservation),
+          "somewhere else");
+    uint64_t anywhere = map.offset;
+    map.handle = 0x7777;
+    expect("MapBufferEx(an unknown handle)", nv_ioctl(nv, as, AS_MAP_BUFFER_EX, &map, sizeof map, 0), NV_BAD_VALUE);
+    expect("UnmapBuffer", nv_ioctl(nv, as, AS_UNMAP_BUFFER, &anywhere, 8, 0), 0);
+    expect("UnmapBuffer again", nv_ioctl(nv, as, AS_UNMAP_BUFFER, &anywhere, 8, 0), NV_BAD_VALUE);
+    struct {
+        uint64_t offset;
+        uint32_t pages, page_size;
+    } free_space = {reservation, 16, 0x1000};
+    expect("FreeSpace", nv_ioctl(nv, as, AS_FREE_SPACE, &free_space, sizeof free_space, 0), 0);
+    expect("UnmapBuffer of a mapping in the freed space", nv_ioctl(nv, as, AS_UNMAP_BUFFER, &reservation, 8, 0),
+           NV_BAD_VALUE);
+    expect("Close(/dev/nvhost-as-gpu)", nv_close(nv, as), 0);
 
     check(svc_close_handle(nv) == 0 && svc_close_handle(transfer) == 0 && svc_close_handle(sm) == 0, "close");
     print("nvdrv: ");

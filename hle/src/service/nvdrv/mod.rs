@@ -2,14 +2,16 @@
 //! device path, driven by ioctls whose number says the direction and size of their argument (Linux's encoding:
 //! number, group, 14-bit size, direction). Answers are `NvResult` codes in the reply, next to the IPC result.
 //!
-//! Devices so far: `/dev/nvmap` ([`nvmap`]) and `/dev/nvhost-ctrl-gpu` ([`ctrl_gpu`]: GetCharacteristics,
-//! GetTpcMasks). The others Horizon has stop the run when opened, naming the path;
+//! Devices so far: `/dev/nvmap` ([`nvmap`]), `/dev/nvhost-ctrl-gpu` ([`ctrl_gpu`]: GetCharacteristics,
+//! GetTpcMasks) and `/dev/nvhost-as-gpu` ([`as_gpu`]: GPU address spaces). The others Horizon has stop the run when opened, naming the path;
 //! an ioctl a device lacks stops it too, naming the device and the number.
 
+pub mod as_gpu;
 pub mod ctrl_gpu;
 pub mod nvmap;
 
 use super::{BufferKind, Call, Command, Failure, Interface};
+use as_gpu::AddressSpace;
 use nvmap::NvMap;
 use std::collections::BTreeMap;
 
@@ -37,7 +39,6 @@ const MAX_OPEN_FILES: usize = 1024;
 const MAX_PATH: usize = 0x100;
 /// Device paths Horizon's driver has and Tandem does not (yet).
 const OTHER_DEVICES: &[&str] = &[
-    "/dev/nvhost-as-gpu",
     "/dev/nvhost-ctrl",
     "/dev/nvhost-gpu",
     "/dev/nvhost-nvdec",
@@ -84,6 +85,8 @@ pub type IoctlResult = Result<Vec<u8>, NvResult>;
 enum File {
     NvMap,
     CtrlGpu,
+    /// Its address space is in [`NvDrv::address_spaces`], under the same fd.
+    AddressSpace,
 }
 
 impl File {
@@ -91,6 +94,7 @@ impl File {
         match self {
             File::NvMap => "/dev/nvmap",
             File::CtrlGpu => "/dev/nvhost-ctrl-gpu",
+            File::AddressSpace => "/dev/nvhost-as-gpu",
         }
     }
 }
@@ -101,11 +105,18 @@ pub struct NvDrv {
     files: BTreeMap<u32, File>,
     next_fd: u32,
     nvmap: NvMap,
+    address_spaces: BTreeMap<u32, AddressSpace>,
 }
 
 impl Default for NvDrv {
     fn default() -> NvDrv {
-        NvDrv { initialized: false, files: BTreeMap::new(), next_fd: 1, nvmap: NvMap::default() }
+        NvDrv {
+            initialized: false,
+            files: BTreeMap::new(),
+            next_fd: 1,
+            nvmap: NvMap::default(),
+            address_spaces: BTreeMap::new(),
+        }
     }
 }
 
@@ -119,6 +130,11 @@ impl NvDrv {
             _ if self.files.len() >= MAX_OPEN_FILES => (0, NvResult::InsufficientMemory),
             "/dev/nvmap" => (self.open_file(File::NvMap), NvResult::Success),
             "/dev/nvhost-ctrl-gpu" => (self.open_file(File::CtrlGpu), NvResult::Success),
+            "/dev/nvhost-as-gpu" => {
+                let fd = self.open_file(File::AddressSpace);
+                self.address_spaces.insert(fd, AddressSpace::default());
+                (fd, NvResult::Success)
+            }
             other if OTHER_DEVICES.contains(&other) => {
                 return Err(Failure::Unimplemented {
                     interface: Self::NAME,
@@ -155,6 +171,10 @@ impl NvDrv {
                 let answer = match file {
                     File::NvMap => self.nvmap.ioctl(request, &argument),
                     File::CtrlGpu => ctrl_gpu::ioctl(request, &argument),
+                    File::AddressSpace => {
+                        let space = self.address_spaces.get_mut(&fd).expect("an address space per such file");
+                        space.ioctl(request, &argument, &self.nvmap)
+                    }
                 };
                 answer.ok_or_else(|| Failure::Unimplemented {
                     interface: Self::NAME,
@@ -182,7 +202,9 @@ impl NvDrv {
 
     /// Close(u32 fd) -> u32 NvResult.
     fn close(&mut self, call: &mut Call) -> Result<(), Failure> {
-        let result = if self.files.remove(&call.u32(0)).is_some() { NvResult::Success } else { NvResult::BadParameter };
+        let fd = call.u32(0);
+        self.address_spaces.remove(&fd);
+        let result = if self.files.remove(&fd).is_some() { NvResult::Success } else { NvResult::BadParameter };
         call.push_u32(result as u32);
         Ok(())
     }

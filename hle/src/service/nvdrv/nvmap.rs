@@ -50,6 +50,12 @@ fn with_word(mut argument: Vec<u8>, offset: usize, value: u32) -> Vec<u8> {
 }
 
 impl NvMap {
+    /// The guest address and size of the object a handle names, once allocated.
+    pub fn allocation(&self, handle: u32) -> Option<(u64, u64)> {
+        let (_, object) = self.object_of(handle).ok()?;
+        object.allocation.map(|a| (a.address, u64::from(object.size)))
+    }
+
     /// Runs `request` on its argument (the ioctl's size); `None` for an ioctl this device does not have.
     pub fn ioctl(&mut self, request: u32, argument: &[u8]) -> Option<IoctlResult> {
         let argument = argument.to_vec();

@@ -1,0 +1,285 @@
+//! `/dev/nvhost-as-gpu`: one GPU address space per open file (argument layouts as libnx's
+//! `nvioctlNvhostAsGpu_*` pass them). Its 40-bit virtual addresses (the GM20B's `gpu_va_bit_count`) hold ranges
+//! the program reserves (AllocSpace) and mappings of allocated nvmap objects (MapBufferEx), which the GPU's MMU
+//! will translate.
+//!
+//! The layout is Tandem's: small pages (4 KiB) from 16 MiB up to 16 GiB, big pages (the size InitializeEx picks,
+//! 128 KiB by default) from there to the top; GetVaRegions reports it, and ranges are handed out lowest first, so
+//! runs repeat.
+
+use super::nvmap::NvMap;
+use super::{IoctlResult, NvResult};
+use std::collections::BTreeMap;
+
+const BIND_CHANNEL: u32 = 0x4004_4101;
+const ALLOC_SPACE: u32 = 0xc018_4102;
+const FREE_SPACE: u32 = 0xc010_4103;
+const UNMAP_BUFFER: u32 = 0xc008_4105;
+const MAP_BUFFER_EX: u32 = 0xc028_4106;
+const GET_VA_REGIONS: u32 = 0xc040_4108;
+const INITIALIZE_EX: u32 = 0x4028_4109;
+
+const SMALL_PAGE: u64 = 0x1000;
+const SMALL_REGION: (u64, u64) = (0x100_0000, 0x4_0000_0000);
+const VA_END: u64 = 1 << 40;
+/// The big page sizes the GPU has (its `available_big_page_sizes`), and the default.
+const BIG_PAGE_SIZES: [u32; 2] = [0x10000, 0x20000];
+const DEFAULT_BIG_PAGE: u32 = 0x20000;
+/// AllocSpace and MapBufferEx flag: the caller names the address.
+const FIXED_OFFSET: u32 = 1;
+
+fn u32_at(argument: &[u8], offset: usize) -> u32 {
+    u32::from_le_bytes(argument[offset..offset + 4].try_into().expect("the argument has the ioctl's size"))
+}
+
+fn u64_at(argument: &[u8], offset: usize) -> u64 {
+    u64::from_le_bytes(argument[offset..offset + 8].try_into().expect("the argument has the ioctl's size"))
+}
+
+fn put(argument: &mut [u8], offset: usize, bytes: &[u8]) {
+    argument[offset..offset + bytes.len()].copy_from_slice(bytes);
+}
+
+/// A mapping of an nvmap object's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    pub size: u64,
+    /// The guest address the mapping's first byte is.
+    pub guest_address: u64,
+    pub kind: u32,
+}
+
+#[derive(Default)]
+pub struct AddressSpace {
+    /// InitializeEx's big page size (0: not initialised yet).
+    big_page_size: u32,
+    /// Reserved ranges: start -> (size, page size).
+    reserved: BTreeMap<u64, (u64, u32)>,
+    pub mappings: BTreeMap<u64, Mapping>,
+}
+
+impl AddressSpace {
+    /// Runs `request`; `None` for an ioctl this device does not have.
+    pub fn ioctl(&mut self, request: u32, argument: &[u8], nvmap: &NvMap) -> Option<IoctlResult> {
+        let mut argument = argument.to_vec();
+        let result = match request {
+            INITIALIZE_EX => self.initialize(&argument),
+            _ if self.big_page_size == 0 => Err(NvResult::NotInitialized),
+            ALLOC_SPACE => self.alloc_space(&mut argument),
+            FREE_SPACE => self.free_space(&argument),
+            MAP_BUFFER_EX => self.map_buffer(&mut argument, nvmap),
+            UNMAP_BUFFER => self.unmap_buffer(&argument),
+            GET_VA_REGIONS => {
+                self.va_regions(&mut argument);
+                Ok(())
+            }
+            // No channel exists yet to bind.
+            BIND_CHANNEL => Err(NvResult::BadParameter),
+            _ => return None,
+        };
+        Some(result.map(|()| argument))
+    }
+
+    /// InitializeEx {big page size (0: default), as fd, flags, reserved, three u64s}.
+    fn initialize(&mut self, argument: &[u8]) -> Result<(), NvResult> {
+        if self.big_page_size != 0 {
+            return Err(NvResult::InvalidState);
+        }
+        let size = match u32_at(argument, 0) {
+            0 => DEFAULT_BIG_PAGE,
+            size if BIG_PAGE_SIZES.contains(&size) => size,
+            _ => return Err(NvResult::BadValue),
+        };
+        self.big_page_size = size;
+        Ok(())
+    }
+
+    /// The region pages of `page_size` come from.
+    fn region(&self, page_size: u64) -> Option<(u64, u64)> {
+        match page_size {
+            SMALL_PAGE => Some(SMALL_REGION),
+            size if size == u64::from(self.big_page_size) => Some((SMALL_REGION.1, VA_END)),
+            _ => None,
+        }
+    }
+
+    /// Whether `start..start + size` overlaps a reservation or a mapping outside one.
+    fn is_free(&self, start: u64, size: u64) -> bool {
+        let end = start + size;
+        let overlaps =
+            |map: &BTreeMap<u64, u64>| map.range(..end).next_back().is_some_and(|(&s, &len)| s + len > start);
+        let reserved: BTreeMap<u64, u64> = self.reserved.iter().map(|(&s, &(len, _))| (s, len)).collect();
+        let mapped: BTreeMap<u64, u64> = self.mappings.iter().map(|(&s, m)| (s, m.size)).collect();
+        !overlaps(&reserved) && !overlaps(&mapped)
+    }
+
+    /// The lowest free range of `size` bytes in `region`, aligned to `align`.
+    fn find_free(&self, region: (u64, u64), size: u64, align: u64) -> Option<u64> {
+        let mut candidate = region.0.next_multiple_of(align);
+        let taken: Vec<(u64, u64)> = self
+            .reserved
+            .iter()
+            .map(|(&s, &(len, _))| (s, len))
+            .chain(self.mappings.iter().map(|(&s, m)| (s, m.size)))
+            .collect();
+        loop {
+            let end = candidate.checked_add(size)?;
+            if end > region.1 {
+                return None;
+            }
+            match taken.iter().filter(|(s, len)| *s < end && s + len > candidate).map(|(s, len)| s + len).max() {
+                Some(past) => candidate = past.next_multiple_of(align),
+                None => return Some(candidate),
+            }
+        }
+    }
+
+    /// AllocSpace {pages, page size, flags, padding, in alignment or fixed offset / out offset}.
+    fn alloc_space(&mut self, argument: &mut [u8]) -> Result<(), NvResult> {
+        let (pages, page_size, flags) = (u32_at(argument, 0), u32_at(argument, 4), u32_at(argument, 8));
+        let region = self.region(u64::from(page_size)).ok_or(NvResult::BadValue)?;
+        let size = u64::from(pages) * u64::from(page_size);
+        if pages == 0 {
+            return Err(NvResult::BadValue);
+        }
+        let offset = if flags & FIXED_OFFSET != 0 {
+            let offset = u64_at(argument, 16);
+            let inside = offset >= region.0 && offset.checked_add(size).is_some_and(|end| end <= region.1);
+            if !offset.is_multiple_of(u64::from(page_size)) || !inside || !self.is_free(offset, size) {
+                return Err(NvResult::BadValue);
+            }
+            offset
+        } else {
+            let align = u64_at(argument, 16).max(u64::from(page_size));
+            if !align.is_power_of_two() {
+                return Err(NvResult::BadValue);
+            }
+            self.find_free(region, size, align).ok_or(NvResult::InsufficientMemory)?
+        };
+        self.reserved.insert(offset, (size, page_size));
+        put(argument, 16, &offset.to_le_bytes());
+        Ok(())
+    }
+
+    /// FreeSpace {offset, pages, page size}: exactly a reservation; its mappings go with it.
+    fn free_space(&mut self, argument: &[u8]) -> Result<(), NvResult> {
+        let (offset, pages, page_size) = (u64_at(argument, 0), u32_at(argument, 8), u32_at(argument, 12));
+        let size = u64::from(pages) * u64::from(page_size);
+        if self.reserved.get(&offset) != Some(&(size, page_size)) {
+            return Err(NvResult::BadValue);
+        }
+        self.reserved.remove(&offset);
+        self.mappings.retain(|&va, _| va < offset || va >= offset + size);
+        Ok(())
+    }
+
+    /// The reservation `start..start + size` lies in, if any.
+    fn reservation_holding(&self, start: u64, size: u64) -> Option<(u64, u64, u32)> {
+        let (&base, &(length, page_size)) = self.reserved.range(..=start).next_back()?;
+        (start + size <= base + length).then_some((base, length, page_size))
+    }
+
+    /// MapBufferEx {flags, kind, nvmap handle, page size (in/out), buffer offset, mapping size (0: the rest of the
+    /// object), offset (in when fixed, out)}: a fixed mapping goes inside a reservation, others anywhere free.
+    fn map_buffer(&mut self, argument: &mut [u8], nvmap: &NvMap) -> Result<(), NvResult> {
+        let (flags, kind, handle) = (u32_at(argument, 0), u32_at(argument, 4), u32_at(argument, 8));
+        let (buffer_offset, mapping_size) = (u64_at(argument, 16), u64_at(argument, 24));
+        let (address, object_size) = nvmap.allocation(handle).ok_or(NvResult::BadValue)?;
+        let size = if mapping_size == 0 { object_size.saturating_sub(buffer_offset) } else { mapping_size };
+        let inside_object = buffer_offset.checked_add(size).is_some_and(|end| end <= object_size);
+        if size == 0 || !inside_object || !buffer_offset.is_multiple_of(SMALL_PAGE) {
+            return Err(NvResult::BadValue);
+        }
+        let size = size.next_multiple_of(SMALL_PAGE);
+        let (offset, page_size) = if flags & FIXED_OFFSET != 0 {
+            let offset = u64_at(argument, 32);
+            let (_, _, page_size) = self.reservation_holding(offset, size).ok_or(NvResult::BadValue)?;
+            let overlaps = self.mappings.range(..offset + size).next_back().is_some_and(|(&s, m)| s + m.size > offset);
+            if !offset.is_multiple_of(SMALL_PAGE) || overlaps {
+                return Err(NvResult::BadValue);
+            }
+            (offset, page_size)
+        } else {
+            let offset = self.find_free(SMALL_REGION, size, SMALL_PAGE).ok_or(NvResult::InsufficientMemory)?;
+            (offset, SMALL_PAGE as u32)
+        };
+        self.mappings.insert(offset, Mapping { size, guest_address: address + buffer_offset, kind });
+        put(argument, 12, &page_size.to_le_bytes());
+        put(argument, 32, &offset.to_le_bytes());
+        Ok(())
+    }
+
+    /// UnmapBuffer {offset}: exactly a mapping's start.
+    fn unmap_buffer(&mut self, argument: &[u8]) -> Result<(), NvResult> {
+        self.mappings.remove(&u64_at(argument, 0)).map(|_| ()).ok_or(NvResult::BadValue)
+    }
+
+    /// GetVaRegions {unused, buffer size (in/out), padding, two regions {offset, page size, padding, pages}}.
+    fn va_regions(&self, argument: &mut [u8]) {
+        put(argument, 8, &0x30u32.to_le_bytes());
+        let big = u64::from(self.big_page_size);
+        for (n, (start, end, page)) in
+            [(SMALL_REGION.0, SMALL_REGION.1, SMALL_PAGE), (SMALL_REGION.1, VA_END, big)].into_iter().enumerate()
+        {
+            let at = 16 + 0x18 * n;
+            put(argument, at, &start.to_le_bytes());
+            put(argument, at + 8, &(page as u32).to_le_bytes());
+            put(argument, at + 16, &((end - start) / page).to_le_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alloc(space: &mut AddressSpace, pages: u32, page_size: u32, align: u64) -> Result<u64, NvResult> {
+        let mut argument = vec![0u8; 0x18];
+        put(&mut argument, 0, &pages.to_le_bytes());
+        put(&mut argument, 4, &page_size.to_le_bytes());
+        put(&mut argument, 16, &align.to_le_bytes());
+        space.alloc_space(&mut argument).map(|()| u64_at(&argument, 16))
+    }
+
+    /// Reservations of mixed sizes and alignments, some freed between: each lies in its page size's region,
+    /// aligned, and apart from every other.
+    #[test]
+    fn reservations_are_aligned_inside_their_region_and_apart() {
+        let mut space = AddressSpace::default();
+        space.initialize(&[0; 0x28]).unwrap();
+        let mut live: Vec<(u64, u64, u32)> = Vec::new();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for step in 0..400 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            if step % 5 == 4 && !live.is_empty() {
+                let (offset, size, page) = live.swap_remove(seed as usize % live.len());
+                let mut argument = vec![0u8; 0x10];
+                put(&mut argument, 0, &offset.to_le_bytes());
+                put(&mut argument, 8, &((size / u64::from(page)) as u32).to_le_bytes());
+                put(&mut argument, 12, &page.to_le_bytes());
+                space.free_space(&argument).unwrap();
+                continue;
+            }
+            let page = if seed & 1 == 0 { 0x1000 } else { DEFAULT_BIG_PAGE };
+            let (pages, align) = ((seed >> 8) as u32 % 64 + 1, 1u64 << ((seed >> 20) % 20));
+            let offset = alloc(&mut space, pages, page, align).unwrap();
+            let size = u64::from(pages) * u64::from(page);
+            let region = space.region(u64::from(page)).unwrap();
+            assert!(offset >= region.0 && offset + size <= region.1);
+            assert_eq!(offset % align.max(u64::from(page)), 0);
+            assert!(live.iter().all(|&(o, s, _)| offset + size <= o || o + s <= offset), "overlap at step {step}");
+            live.push((offset, size, page));
+        }
+    }
+
+    #[test]
+    fn page_sizes_other_than_the_two_are_refused() {
+        let mut space = AddressSpace::default();
+        space.initialize(&[0; 0x28]).unwrap();
+        assert_eq!(alloc(&mut space, 1, 0x10000, 0), Err(NvResult::BadValue), "64 KiB is not the big page chosen");
+        assert_eq!(alloc(&mut space, 1, 0x2000, 0), Err(NvResult::BadValue));
+        assert_eq!(alloc(&mut space, 0, 0x1000, 0), Err(NvResult::BadValue));
+    }
+}
