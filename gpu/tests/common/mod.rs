@@ -143,7 +143,10 @@ pub fn compare(run: &Run, got: &[u8], expected: &[u8]) -> Vec<String> {
         }
         let buffer = at / BUFFER_BYTES;
         let within = at % BUFFER_BYTES;
-        let (thread, field) = if run.stride > 0 { (within / run.stride, within % run.stride) } else { (0, within) };
+        let (thread, field) = match within.checked_div(run.stride) {
+            Some(thread) => (thread, within % run.stride),
+            None => (0, within),
+        };
         if buffer == 0 && (field..field + 4).any(|byte| run.varies.contains(&byte)) {
             continue;
         }
