@@ -5,7 +5,9 @@
 //!
 //! Architecture invariant: the translator knows nothing of Vulkan; it hands SPIR-V to a back end.
 
+pub mod fifo;
 pub mod mmu;
 pub mod sass;
 pub mod shader;
+pub mod syncpoint;
 pub mod vulkan;
