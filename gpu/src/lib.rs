@@ -5,9 +5,13 @@
 //!
 //! Architecture invariant: the translator knows nothing of Vulkan; it hands SPIR-V to a back end.
 
+pub mod channel;
+pub mod engine;
 pub mod fifo;
+pub mod front_end;
 pub mod mmu;
 pub mod sass;
 pub mod shader;
 pub mod syncpoint;
+pub mod texture;
 pub mod vulkan;

@@ -131,48 +131,55 @@ impl Mmu {
     }
 }
 
+/// Guest memory for tests: one flat run of bytes.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod testing {
+    use super::GuestMemory;
     use std::cell::RefCell;
-    use std::collections::HashMap;
 
-    /// 64 guest pages from address 0x100000, each byte its own address's low byte at first.
-    struct TestMemory(RefCell<Vec<u8>>);
+    /// Where the run starts in guest addresses.
+    pub const GUEST_BASE: u64 = 0x10_0000;
 
-    const GUEST_BASE: u64 = 0x10_0000;
+    pub struct FlatMemory(pub RefCell<Vec<u8>>);
 
-    impl GuestMemory for TestMemory {
+    impl FlatMemory {
+        pub fn new(bytes: Vec<u8>) -> FlatMemory {
+            FlatMemory(RefCell::new(bytes))
+        }
+
+        fn range(&self, address: u64, length: usize) -> Option<std::ops::Range<usize>> {
+            let start = usize::try_from(address.checked_sub(GUEST_BASE)?).ok()?;
+            let end = start.checked_add(length)?;
+            (end <= self.0.borrow().len()).then_some(start..end)
+        }
+    }
+
+    impl GuestMemory for FlatMemory {
         fn read(&self, address: u64, buffer: &mut [u8]) -> bool {
-            let memory = self.0.borrow();
-            let Some(start) = address.checked_sub(GUEST_BASE).map(|s| s as usize) else { return false };
-            match memory.get(start..start + buffer.len()) {
-                Some(bytes) => {
-                    buffer.copy_from_slice(bytes);
-                    true
-                }
-                None => false,
-            }
+            let Some(range) = self.range(address, buffer.len()) else { return false };
+            buffer.copy_from_slice(&self.0.borrow()[range]);
+            true
         }
 
         fn write(&self, address: u64, data: &[u8]) -> bool {
-            let mut memory = self.0.borrow_mut();
-            let Some(start) = address.checked_sub(GUEST_BASE).map(|s| s as usize) else { return false };
-            match memory.get_mut(start..start + data.len()) {
-                Some(bytes) => {
-                    bytes.copy_from_slice(data);
-                    true
-                }
-                None => false,
-            }
+            let Some(range) = self.range(address, data.len()) else { return false };
+            self.0.borrow_mut()[range].copy_from_slice(data);
+            true
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{FlatMemory, GUEST_BASE};
+    use super::*;
+    use std::collections::HashMap;
 
     /// Random maps and unmaps against a page-by-page model: every page translates as the model says, and reads
     /// across pages gather the right guest bytes.
     #[test]
     fn mappings_translate_as_a_page_model_does() {
-        let memory = TestMemory(RefCell::new((0..64 * PAGE_SIZE).map(|a| a as u8 ^ (a >> 12) as u8).collect()));
+        let memory = FlatMemory::new((0..64 * PAGE_SIZE).map(|a| a as u8 ^ (a >> 12) as u8).collect());
         let mut mmu = Mmu::default();
         let mut model: HashMap<u64, u64> = HashMap::new();
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
@@ -221,7 +228,7 @@ mod tests {
 
     #[test]
     fn writes_reach_the_guest_and_bad_ranges_are_refused() {
-        let memory = TestMemory(RefCell::new(vec![0; 4 * PAGE_SIZE as usize]));
+        let memory = FlatMemory::new(vec![0; 4 * PAGE_SIZE as usize]);
         let mut mmu = Mmu::default();
         mmu.map(0x10_0000_0000, GUEST_BASE + PAGE_SIZE, PAGE_SIZE).unwrap();
         assert_eq!(mmu.write(&memory, 0x10_0000_0fff, &[7, 7]), Err(MmuError::Unmapped { va: 0x10_0000_1000 }));

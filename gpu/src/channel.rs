@@ -1,0 +1,308 @@
+//! A GPU channel: the GPFIFO entries submitted to it, its pushbuffer decoder, the host methods it carries out
+//! itself (`classes/host/clb06f.h`, methods below 0x100, plus the Tegra host's syncpoint methods) and the engines
+//! bound to its subchannels.
+//!
+//! Invariant: a channel only waits (a syncpoint or semaphore acquire not yet satisfied) at a method boundary, and
+//! resumes at the same word, so the result does not depend on when it was resumed.
+
+use crate::engine::maxwell_3d::Maxwell3D;
+use crate::engine::{Class, Context, EngineError, Method, inline_to_memory::InlineToMemory};
+use crate::fifo::{GpEntry, MethodCall, PushbufferDecoder, PushbufferError, Step};
+use crate::mmu::{GuestMemory, Mmu, MmuError};
+use crate::syncpoint::{NoSuchSyncpoint, Syncpoints, has_reached};
+use std::collections::VecDeque;
+
+/// Host methods (byte offsets).
+pub mod host {
+    pub const SET_OBJECT: u32 = 0x00;
+    pub const ILLEGAL: u32 = 0x04;
+    pub const NOP: u32 = 0x08;
+    pub const SEMAPHOREA: u32 = 0x10;
+    pub const SEMAPHOREB: u32 = 0x14;
+    pub const SEMAPHOREC: u32 = 0x18;
+    pub const SEMAPHORED: u32 = 0x1c;
+    pub const NON_STALL_INTERRUPT: u32 = 0x20;
+    pub const FB_FLUSH: u32 = 0x24;
+    pub const MEM_OP_A: u32 = 0x28;
+    pub const MEM_OP_B: u32 = 0x2c;
+    pub const MEM_OP_C: u32 = 0x30;
+    pub const MEM_OP_D: u32 = 0x34;
+    pub const SET_REFERENCE: u32 = 0x50;
+    /// The Tegra host's syncpoint methods (nvgpu's `pbdma_syncpointa/b`): A holds the payload, B acts —
+    /// operation 0:0 (0 wait, 1 increment), wait switch 4:4, syncpoint index 15:8.
+    pub const SYNCPOINTA: u32 = 0x70;
+    pub const SYNCPOINTB: u32 = 0x74;
+    pub const WFI: u32 = 0x78;
+    pub const CRC_CHECK: u32 = 0x7c;
+    pub const YIELD: u32 = 0x80;
+    /// Methods below this go to the host, whatever the subchannel.
+    pub const END: u32 = 0x100;
+}
+
+/// Why a channel stopped.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum ChannelError {
+    #[error("pushbuffer: {0}")]
+    Pushbuffer(#[from] PushbufferError),
+    #[error("reading the pushbuffer of GPFIFO entry {entry:#018x}: {source}")]
+    PushbufferRead { entry: u64, source: MmuError },
+    #[error("the channel has no address space bound (nvhost-as-gpu BindChannel)")]
+    NoAddressSpace,
+    #[error("pushbuffer word at GPU address {address:#x}: subchannel {subchannel} has no class bound (method {offset:#06x})")]
+    Unbound { address: u64, subchannel: u8, offset: u32 },
+    #[error("pushbuffer word at GPU address {address:#x}: SET_OBJECT class {class:#06x} is not one Tandem has")]
+    UnknownClass { address: u64, class: u32 },
+    #[error("pushbuffer word at GPU address {address:#x}: {source}")]
+    Engine { address: u64, source: EngineError },
+    #[error("pushbuffer word at GPU address {address:#x}: host method {offset:#06x} ({name}) {problem}")]
+    Host { address: u64, offset: u32, name: String, problem: String },
+    #[error("pushbuffer word at GPU address {address:#x}: {source}")]
+    Syncpoint { address: u64, source: NoSuchSyncpoint },
+}
+
+/// What a waiting channel waits for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Wait {
+    /// A syncpoint to reach a value.
+    Syncpoint { id: u32, value: u32 },
+    /// The semaphore at a GPU address to satisfy the acquire in `SEMAPHORED` (`operation`) against `payload`.
+    Semaphore { address: u64, payload: u32, operation: u32 },
+}
+
+/// What running a channel came to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Progress {
+    /// Every submitted entry is done.
+    Idle,
+    /// Waiting at a method; the rest stays queued.
+    Waiting(Wait),
+}
+
+/// The host's registers.
+#[derive(Default, Debug, Clone, Copy)]
+struct HostRegisters {
+    semaphore_address: u64,
+    semaphore_payload: u32,
+    syncpoint_payload: u32,
+    reference: u32,
+}
+
+/// The engines of one channel (each channel has its own state of every class).
+#[derive(Default)]
+pub struct Engines {
+    pub maxwell_3d: Maxwell3D,
+    pub inline_to_memory: InlineToMemory,
+}
+
+pub struct Channel {
+    /// The nvhost-as-gpu address space (its id) the channel's addresses are in.
+    pub address_space: Option<u32>,
+    decoder: PushbufferDecoder,
+    entries: VecDeque<GpEntry>,
+    /// Words of the front entry already taken.
+    words_done: u32,
+    /// A method that waits: it runs again first when the channel resumes.
+    waiting: Option<MethodCall>,
+    subchannels: [Option<Class>; 8],
+    host: HostRegisters,
+    pub engines: Engines,
+    /// The pushbuffer word of the latest macro call, which errors of a macro run later point to.
+    macro_call_address: u64,
+}
+
+impl Default for Channel {
+    fn default() -> Channel {
+        Channel {
+            address_space: None,
+            decoder: PushbufferDecoder::new(),
+            entries: VecDeque::new(),
+            words_done: 0,
+            waiting: None,
+            subchannels: [None; 8],
+            host: HostRegisters::default(),
+            engines: Engines::default(),
+            macro_call_address: 0,
+        }
+    }
+}
+
+/// Whether an acquire's condition holds (`SEMAPHORED_OPERATION`: 1 ACQUIRE equal, 4 ACQ_GEQ, 8 ACQ_AND).
+fn acquire_satisfied(operation: u32, value: u32, payload: u32) -> bool {
+    match operation {
+        1 => value == payload,
+        4 => has_reached(value, payload),
+        _ => value & payload != 0,
+    }
+}
+
+impl Channel {
+    /// Queues submitted GPFIFO entries.
+    pub fn submit(&mut self, entries: impl IntoIterator<Item = GpEntry>) {
+        self.entries.extend(entries);
+    }
+
+    /// Whether entries are still queued (or a method waits).
+    pub fn is_busy(&self) -> bool {
+        !self.entries.is_empty() || self.waiting.is_some()
+    }
+
+    /// Where the channel is in its work: (entries queued, words of the front one done, waiting); any change
+    /// between two looks means it made progress.
+    pub fn position(&self) -> (usize, u32, bool) {
+        (self.entries.len(), self.words_done, self.waiting.is_some())
+    }
+
+    /// Runs queued entries until all are done or a method has to wait.
+    pub fn run(
+        &mut self,
+        mmu: Option<&Mmu>,
+        memory: &dyn GuestMemory,
+        syncpoints: &mut Syncpoints,
+        timestamp: u64,
+    ) -> Result<Progress, ChannelError> {
+        if !self.is_busy() {
+            return Ok(Progress::Idle);
+        }
+        let mmu = mmu.ok_or(ChannelError::NoAddressSpace)?;
+        let mut context = Context { memory, mmu, syncpoints, timestamp };
+        if let Some(call) = self.waiting.take() {
+            if let Some(wait) = self.method(call, &mut context)? {
+                self.waiting = Some(call);
+                return Ok(Progress::Waiting(wait));
+            }
+        }
+        while let Some(&entry) = self.entries.front() {
+            let mut words = vec![0u8; 4 * (entry.words - self.words_done) as usize];
+            let start = entry.address + 4 * u64::from(self.words_done);
+            mmu.read(memory, start, &mut words)
+                .map_err(|source| ChannelError::PushbufferRead { entry: entry.address, source })?;
+            for (index, word) in words.chunks_exact(4).enumerate() {
+                let word = u32::from_le_bytes(word.try_into().expect("four bytes"));
+                let address = start + 4 * index as u64;
+                self.words_done += 1;
+                match self.decoder.step(word, address)? {
+                    Step::Nothing => {}
+                    Step::EndSegment => break,
+                    Step::Call(call) => {
+                        if let Some(wait) = self.method(call, &mut context)? {
+                            self.waiting = Some(call);
+                            return Ok(Progress::Waiting(wait));
+                        }
+                    }
+                }
+            }
+            self.entries.pop_front();
+            self.words_done = 0;
+        }
+        // Nothing more comes for a macro whose parameters were being collected.
+        self.engines
+            .maxwell_3d
+            .flush_macro(&mut context)
+            .map_err(|source| ChannelError::Engine { address: self.macro_call_address, source })?;
+        Ok(Progress::Idle)
+    }
+
+    /// One method call; `Some` when it has to wait.
+    fn method(&mut self, call: MethodCall, context: &mut Context) -> Result<Option<Wait>, ChannelError> {
+        let offset = call.method * 4;
+        if offset < host::END {
+            return self.host_method(call, offset, context);
+        }
+        let class = self.subchannels[usize::from(call.subchannel)].ok_or(ChannelError::Unbound {
+            address: call.address,
+            subchannel: call.subchannel,
+            offset,
+        })?;
+        let engine_error = |source| ChannelError::Engine { address: call.address, source };
+        if class == Class::Maxwell3D && offset >= crate::engine::maxwell_3d::CALL_MME_MACRO {
+            self.macro_call_address = call.address;
+        }
+        match class {
+            Class::Maxwell3D => self.engines.maxwell_3d.call(offset, call.argument, context).map_err(engine_error)?,
+            Class::InlineToMemory if crate::engine::inline_to_memory::METHODS.contains(&offset) => self
+                .engines
+                .inline_to_memory
+                .call(class, offset, call.argument, context)
+                .map_err(engine_error)?,
+            _ => return Err(engine_error(Method { class, offset }.unimplemented("Tandem has no such engine yet"))),
+        }
+        Ok(None)
+    }
+
+    fn host_method(&mut self, call: MethodCall, offset: u32, context: &mut Context) -> Result<Option<Wait>, ChannelError> {
+        let argument = call.argument;
+        let problem = |problem: String| ChannelError::Host {
+            address: call.address,
+            offset,
+            name: crate::engine::methods::table(None).name(offset).unwrap_or_else(|| "unnamed".into()),
+            problem,
+        };
+        match offset {
+            host::SET_OBJECT => {
+                let class = Class::from_id(argument & 0xffff)
+                    .ok_or(ChannelError::UnknownClass { address: call.address, class: argument & 0xffff })?;
+                self.subchannels[usize::from(call.subchannel)] = Some(class);
+            }
+            host::ILLEGAL => return Err(problem(format!("was called (handle {argument:#x}): the channel faults"))),
+            // Memory is coherent and work completes in order here: flushes, barriers and waits for idle are done.
+            host::NOP | host::FB_FLUSH | host::WFI | host::YIELD | host::MEM_OP_A | host::MEM_OP_B | host::MEM_OP_C => {}
+            // MEM_OP_D OPERATION 31:27: membar (5), TLB invalidate (9) and L2 operations (0xd-0x10) have nothing to do.
+            host::MEM_OP_D if matches!(argument >> 27, 5 | 9 | 0xd..=0x10) => {}
+            host::MEM_OP_D => return Err(problem(format!("operation {:#x} does not exist", argument >> 27))),
+            host::NON_STALL_INTERRUPT => tracing::trace!(target: "gpu", "non-stall interrupt {argument:#x}"),
+            host::SET_REFERENCE => self.host.reference = argument,
+            host::SEMAPHOREA => {
+                self.host.semaphore_address = u64::from(argument & 0xff) << 32 | (self.host.semaphore_address & 0xffff_fffc)
+            }
+            host::SEMAPHOREB => {
+                self.host.semaphore_address = (self.host.semaphore_address & !0xffff_ffff) | u64::from(argument & !3)
+            }
+            host::SEMAPHOREC => self.host.semaphore_payload = argument,
+            host::SEMAPHORED => return self.semaphore(argument, context).map_err(problem),
+            host::SYNCPOINTA => self.host.syncpoint_payload = argument,
+            host::SYNCPOINTB => {
+                let id = argument >> 8 & 0xff;
+                let syncpoint_error = |source| ChannelError::Syncpoint { address: call.address, source };
+                if argument & 1 == 1 {
+                    context.syncpoints.increment(id).map_err(syncpoint_error)?;
+                } else {
+                    let value = self.host.syncpoint_payload;
+                    if !has_reached(context.syncpoints.value(id).map_err(syncpoint_error)?, value) {
+                        return Ok(Some(Wait::Syncpoint { id, value }));
+                    }
+                }
+            }
+            _ => return Err(problem("is not implemented by Tandem yet".into())),
+        }
+        Ok(None)
+    }
+
+    /// `SEMAPHORED`: OPERATION 4:0 (1 acquire, 2 release, 4 acquire ≥, 8 acquire AND, 16 reduction), RELEASE_SIZE
+    /// 24:24 (1: four bytes, 0: sixteen with the timestamp at byte 8).
+    fn semaphore(&mut self, argument: u32, context: &mut Context) -> Result<Option<Wait>, String> {
+        let address = self.host.semaphore_address;
+        let payload = self.host.semaphore_payload;
+        match argument & 0x1f {
+            2 => {
+                let result = if argument >> 24 & 1 == 1 {
+                    context.write(address, &payload.to_le_bytes())
+                } else {
+                    let mut report = [0u8; 16];
+                    report[..4].copy_from_slice(&payload.to_le_bytes());
+                    report[8..].copy_from_slice(&context.timestamp.to_le_bytes());
+                    context.write(address, &report)
+                };
+                result.map_err(|e| format!("release: {e}"))?;
+                Ok(None)
+            }
+            operation @ (1 | 4 | 8) => {
+                let mut value = [0u8; 4];
+                context.read(address, &mut value).map_err(|e| format!("acquire: {e}"))?;
+                let satisfied = acquire_satisfied(operation, u32::from_le_bytes(value), payload);
+                Ok((!satisfied).then_some(Wait::Semaphore { address, payload, operation }))
+            }
+            0x10 => Err("reductions are not implemented by Tandem yet".into()),
+            operation => Err(format!("operation {operation:#x} is not one of acquire, release, acq_geq, acq_and, reduction")),
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! The 3D engine, `MAXWELL_B` (B197): its whole method space kept as registers (a method's last argument is its
+//! register's value), the MME shadow RAM the macro engine's `Read` sees, the macro engine's upload and calls, and
+//! the methods that act.
+//!
+//! Shadow RAM (`SET_MME_SHADOW_RAM_CONTROL`, semantics from Mesa's hardware test `mme_shadow_ram_control_behaviors`):
+//! method tracking (modes 0, 1) stores each method's value in the shadow too, passthrough (2) leaves the shadow as
+//! it is, replay (3) acts on the shadow's value instead of the one written.
+//!
+//! Invariant: a macro runs once all the parameters of its call have come — at the next method that is not one
+//! of its parameters, or when the channel has nothing left to do (the hardware's MME stalls on an empty
+//! parameter FIFO instead; both run the macro on the same parameters before any later method).
+
+use super::inline_to_memory::{self, InlineToMemory};
+use super::mme::{MacroEngine, MacroTarget};
+use super::{Class, Context, EngineError, Method};
+
+/// Registers: every method below the macro calls (byte offsets 0 to 0x37fc).
+pub const REGISTER_COUNT: usize = 0xe00;
+
+pub const LOAD_MME_INSTRUCTION_RAM_POINTER: u32 = 0x0114;
+pub const LOAD_MME_INSTRUCTION_RAM: u32 = 0x0118;
+pub const LOAD_MME_START_ADDRESS_RAM_POINTER: u32 = 0x011c;
+pub const LOAD_MME_START_ADDRESS_RAM: u32 = 0x0120;
+pub const SET_MME_SHADOW_RAM_CONTROL: u32 = 0x0124;
+pub const INCREMENT_SYNC_POINT: u32 = 0x02c8;
+pub const SET_REPORT_SEMAPHORE_A: u32 = 0x1b00;
+pub const SET_REPORT_SEMAPHORE_B: u32 = 0x1b04;
+pub const SET_REPORT_SEMAPHORE_C: u32 = 0x1b08;
+pub const SET_REPORT_SEMAPHORE_D: u32 = 0x1b0c;
+/// `CALL_MME_MACRO(j)` at 0x3800 + 8j, `CALL_MME_DATA(j)` at 0x3804 + 8j.
+pub const CALL_MME_MACRO: u32 = 0x3800;
+
+/// Methods that do something beyond keeping their value and that Tandem does not carry out yet: calling one stops
+/// the run naming it (byte offsets, clb197.h).
+const UNIMPLEMENTED_ACTIONS: &[u32] = &[0x010c /* NOTIFY */];
+
+/// A macro call whose parameters are still coming.
+#[derive(Clone, Debug)]
+struct PendingMacro {
+    index: u32,
+    parameters: Vec<u32>,
+}
+
+pub struct Maxwell3D {
+    registers: Box<[u32; REGISTER_COUNT]>,
+    shadow: Box<[u32; REGISTER_COUNT]>,
+    macros: MacroEngine,
+    inline_to_memory: InlineToMemory,
+    pending_macro: Option<PendingMacro>,
+}
+
+impl Default for Maxwell3D {
+    fn default() -> Maxwell3D {
+        Maxwell3D {
+            registers: Box::new([0; REGISTER_COUNT]),
+            shadow: Box::new([0; REGISTER_COUNT]),
+            macros: MacroEngine::default(),
+            inline_to_memory: InlineToMemory::default(),
+            pending_macro: None,
+        }
+    }
+}
+
+impl Maxwell3D {
+    /// The value of the register at byte offset `offset`.
+    pub fn register(&self, offset: u32) -> u32 {
+        self.registers.get(offset as usize / 4).copied().unwrap_or(0)
+    }
+
+    /// A method call from the pushbuffer: `offset` in bytes.
+    pub fn call(&mut self, offset: u32, argument: u32, context: &mut Context) -> Result<(), EngineError> {
+        if offset >= CALL_MME_MACRO {
+            let index = (offset - CALL_MME_MACRO) / 8 % 128;
+            let is_data = (offset - CALL_MME_MACRO) / 4 % 2 == 1;
+            match &mut self.pending_macro {
+                Some(pending) if is_data && pending.index == index => pending.parameters.push(argument),
+                _ => {
+                    self.flush_macro(context)?;
+                    self.pending_macro = Some(PendingMacro { index, parameters: vec![argument] });
+                }
+            }
+            return Ok(());
+        }
+        self.flush_macro(context)?;
+        self.write(offset, argument, context)
+    }
+
+    /// Runs the macro whose parameters have been collected, if any.
+    pub fn flush_macro(&mut self, context: &mut Context) -> Result<(), EngineError> {
+        let Some(pending) = self.pending_macro.take() else { return Ok(()) };
+        let macros = std::mem::take(&mut self.macros);
+        let result = macros.execute(pending.index, &pending.parameters, &mut MacroWrites { engine: self, context });
+        self.macros = macros;
+        result
+    }
+
+    /// A method's effect, from the pushbuffer or from a macro's `send`.
+    fn write(&mut self, offset: u32, argument: u32, context: &mut Context) -> Result<(), EngineError> {
+        let method = Method { class: Class::Maxwell3D, offset };
+        let index = offset as usize / 4;
+        if index >= REGISTER_COUNT {
+            return Err(method.bad_argument(argument, "method beyond the 3D class's method space"));
+        }
+        let shadowed = !(LOAD_MME_INSTRUCTION_RAM_POINTER..=SET_MME_SHADOW_RAM_CONTROL).contains(&offset);
+        let argument = match self.register(SET_MME_SHADOW_RAM_CONTROL) & 3 {
+            _ if !shadowed => argument,
+            0 | 1 => {
+                self.shadow[index] = argument;
+                argument
+            }
+            2 => argument,
+            _ => self.shadow[index],
+        };
+        self.registers[index] = argument;
+        match offset {
+            LOAD_MME_INSTRUCTION_RAM_POINTER => self.macros.set_code_pointer(argument),
+            LOAD_MME_INSTRUCTION_RAM => self.macros.load_code(argument).map_err(|_| {
+                method.bad_argument(argument, "the macro instruction RAM is full (pointer past its end)")
+            })?,
+            LOAD_MME_START_ADDRESS_RAM_POINTER => self.macros.set_start_pointer(argument),
+            LOAD_MME_START_ADDRESS_RAM => self.macros.load_start(argument).map_err(|_| {
+                method.bad_argument(argument, "the macro start address table is full (pointer past its end)")
+            })?,
+            // INDEX 11:0; the condition (20:20: stream-out or ROP writes done) holds at once here.
+            INCREMENT_SYNC_POINT => {
+                context.syncpoints.increment(argument & 0xfff).map_err(|_| {
+                    method.bad_argument(argument, "no such syncpoint (the host1x has 192)")
+                })?;
+            }
+            SET_REPORT_SEMAPHORE_D => self.report_semaphore(argument, context)?,
+            _ if inline_to_memory::METHODS.contains(&offset) => {
+                self.inline_to_memory.call(Class::Maxwell3D, offset, argument, context)?
+            }
+            _ if UNIMPLEMENTED_ACTIONS.contains(&offset) => return Err(method.unimplemented("")),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `SET_REPORT_SEMAPHORE_D`: a release writes the payload (one word) or a four-word report (payload, zero,
+    /// timestamp) at the address in A and B, once the work before is done (it is, here).
+    fn report_semaphore(&mut self, argument: u32, context: &mut Context) -> Result<(), EngineError> {
+        let method = Method { class: Class::Maxwell3D, offset: SET_REPORT_SEMAPHORE_D };
+        let address = u64::from(self.register(SET_REPORT_SEMAPHORE_A) & 0xff) << 32
+            | u64::from(self.register(SET_REPORT_SEMAPHORE_B));
+        let payload = self.register(SET_REPORT_SEMAPHORE_C);
+        let (operation, report, one_word) = (argument & 3, argument >> 23 & 0x1f, argument >> 28 & 1 == 1);
+        if argument >> 3 & 1 == 1 {
+            return Err(method.unimplemented("semaphore reductions"));
+        }
+        match operation {
+            // RELEASE, with REPORT NONE: the payload.
+            0 if report == 0 => {
+                if one_word {
+                    context.write(address, &payload.to_le_bytes()).map_err(|e| method.memory(e))
+                } else {
+                    let mut bytes = [0u8; 16];
+                    bytes[..4].copy_from_slice(&payload.to_le_bytes());
+                    bytes[8..].copy_from_slice(&context.timestamp.to_le_bytes());
+                    context.write(address, &bytes).map_err(|e| method.memory(e))
+                }
+            }
+            0 | 2 => Err(method.unimplemented(format!("report {report:#x} (counters)"))),
+            1 => Err(method.unimplemented("semaphore acquire from the 3D engine")),
+            _ => Err(method.unimplemented("semaphore trap")),
+        }
+    }
+}
+
+/// The 3D engine as a running macro sees it: `Read` reads registers, `send` calls methods.
+struct MacroWrites<'e, 'c, 'm> {
+    engine: &'e mut Maxwell3D,
+    context: &'c mut Context<'m>,
+}
+
+impl MacroTarget for MacroWrites<'_, '_, '_> {
+    /// `Read` sees the shadow RAM, not the registers (they differ after passthrough and replay writes).
+    fn read(&self, method: u32) -> u32 {
+        self.engine.shadow.get(method as usize).copied().unwrap_or(0)
+    }
+
+    fn send(&mut self, method: u32, argument: u32) -> Result<(), EngineError> {
+        let offset = method * 4;
+        if offset >= CALL_MME_MACRO {
+            return Err(Method { class: Class::Maxwell3D, offset }.unimplemented("a macro calling a macro"));
+        }
+        self.engine.write(offset, argument, self.context)
+    }
+}

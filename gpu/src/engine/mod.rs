@@ -1,0 +1,116 @@
+//! The engines a channel's subchannels are bound to, each a class of NVIDIA's (open-gpu-doc `classes/`): their
+//! state and what their methods do. Guest semantics live here; drawing goes through a back end.
+
+pub mod inline_to_memory;
+pub mod maxwell_3d;
+pub mod methods;
+pub mod mme;
+
+use crate::mmu::{GuestMemory, Mmu, MmuError};
+use crate::syncpoint::Syncpoints;
+
+/// The classes a subchannel can be bound to (`SET_OBJECT`'s class id).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Class {
+    /// `MAXWELL_B` (B197): 3D.
+    Maxwell3D,
+    /// `MAXWELL_COMPUTE_B` (B1C0).
+    Compute,
+    /// `MAXWELL_DMA_COPY_A` (B0B5).
+    Copy,
+    /// `FERMI_TWOD_A` (902D).
+    TwoD,
+    /// `KEPLER_INLINE_TO_MEMORY_B` (A140).
+    InlineToMemory,
+}
+
+impl Class {
+    pub const ALL: [Class; 5] = [Class::Maxwell3D, Class::Compute, Class::Copy, Class::TwoD, Class::InlineToMemory];
+
+    pub fn id(self) -> u32 {
+        match self {
+            Class::Maxwell3D => 0xb197,
+            Class::Compute => 0xb1c0,
+            Class::Copy => 0xb0b5,
+            Class::TwoD => 0x902d,
+            Class::InlineToMemory => 0xa140,
+        }
+    }
+
+    pub fn from_id(id: u32) -> Option<Class> {
+        Class::ALL.into_iter().find(|class| class.id() == id)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Maxwell3D => "MAXWELL_B",
+            Class::Compute => "MAXWELL_COMPUTE_B",
+            Class::Copy => "MAXWELL_DMA_COPY_A",
+            Class::TwoD => "FERMI_TWOD_A",
+            Class::InlineToMemory => "KEPLER_INLINE_TO_MEMORY_B",
+        }
+    }
+}
+
+/// What an engine's method may reach: guest memory through the channel's address space, and the syncpoints.
+pub struct Context<'a> {
+    pub memory: &'a dyn GuestMemory,
+    pub mmu: &'a Mmu,
+    pub syncpoints: &'a mut Syncpoints,
+    /// The GPU's clock now, in nanoseconds (reports carry it).
+    pub timestamp: u64,
+}
+
+impl Context<'_> {
+    pub fn read(&self, va: u64, buffer: &mut [u8]) -> Result<(), MmuError> {
+        self.mmu.read(self.memory, va, buffer)
+    }
+
+    pub fn write(&self, va: u64, data: &[u8]) -> Result<(), MmuError> {
+        self.mmu.write(self.memory, va, data)
+    }
+}
+
+/// One method of a class: where method errors and traces point.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Method {
+    pub class: Class,
+    /// Byte offset in the class's method space.
+    pub offset: u32,
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = methods::table(Some(self.class)).name(self.offset);
+        write!(f, "{} method {:#06x} ({})", self.class.name(), self.offset, name.as_deref().unwrap_or("unnamed"))
+    }
+}
+
+/// Why a method could not be carried out.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("{method} is not implemented by Tandem yet{detail}")]
+    Unimplemented { method: Method, detail: String },
+    #[error("{method}: {source}")]
+    Memory { method: Method, source: MmuError },
+    #[error("{method} with argument {argument:#x}: {problem}")]
+    BadArgument { method: Method, argument: u32, problem: &'static str },
+    #[error("{0}")]
+    Macro(#[from] mme::MacroError),
+}
+
+impl Method {
+    pub fn unimplemented(self, detail: impl Into<String>) -> EngineError {
+        let detail = detail.into();
+        let detail = if detail.is_empty() { detail } else { format!(": {detail}") };
+        EngineError::Unimplemented { method: self, detail }
+    }
+
+    pub fn memory(self, source: MmuError) -> EngineError {
+        EngineError::Memory { method: self, source }
+    }
+
+    pub fn bad_argument(self, argument: u32, problem: &'static str) -> EngineError {
+        EngineError::BadArgument { method: self, argument, problem }
+    }
+}

@@ -1,0 +1,3 @@
+//! Texture memory: how the GPU lays surfaces out in memory (and later their formats and decoders).
+
+pub mod block_linear;
