@@ -146,6 +146,15 @@ impl Channel {
         !self.entries.is_empty() || self.waiting.is_some()
     }
 
+    /// Drops the queued entries and any wait (after a fault).
+    pub fn discard_work(&mut self) {
+        self.entries.clear();
+        self.words_done = 0;
+        self.waiting = None;
+        self.decoder = PushbufferDecoder::new();
+        self.engines.maxwell_3d.discard_pending_macro();
+    }
+
     /// Where the channel is in its work: (entries queued, words of the front one done, waiting); any change
     /// between two looks means it made progress.
     pub fn position(&self) -> (usize, u32, bool) {

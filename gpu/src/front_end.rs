@@ -81,14 +81,263 @@ impl Gpu {
                 }
                 let before = channel.position();
                 let mmu = channel.address_space.and_then(|space| self.address_spaces.get(&space));
-                channel
-                    .run(mmu, memory, &mut self.syncpoints, self.timestamp)
-                    .map_err(|source| GpuError { channel: id, source })?;
+                if let Err(source) = channel.run(mmu, memory, &mut self.syncpoints, self.timestamp) {
+                    // The hardware stops a faulted channel; its remaining work is dropped.
+                    channel.discard_work();
+                    return Err(GpuError { channel: id, source });
+                }
                 progressed |= channel.position() != before;
             }
             if !progressed {
                 return Ok(());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::channel::{ChannelError, Wait};
+    use crate::engine::{Class, EngineError};
+    use crate::fifo::header;
+    use crate::mmu::testing::{FlatMemory, GUEST_BASE};
+
+    /// GPU addresses: pushbuffers at PUSHBUFFER, data at DATA; both map the flat guest memory.
+    const PUSHBUFFER: u64 = 0x1_0000_0000;
+    const DATA: u64 = 0x2_0000_0000;
+    const PAGES: u64 = 16;
+
+    struct Setup {
+        gpu: Gpu,
+        memory: FlatMemory,
+        space: u32,
+        /// Where the next pushbuffer goes (guest offset from GUEST_BASE).
+        next_pushbuffer: u64,
+    }
+
+    impl Setup {
+        fn new() -> Setup {
+            let mut gpu = Gpu::default();
+            let space = gpu.create_address_space();
+            let mmu = gpu.address_space_mut(space).unwrap();
+            mmu.map(PUSHBUFFER, GUEST_BASE, PAGES / 2 * 0x1000).unwrap();
+            mmu.map(DATA, GUEST_BASE + PAGES / 2 * 0x1000, PAGES / 2 * 0x1000).unwrap();
+            Setup { gpu, memory: FlatMemory::new(vec![0; (PAGES * 0x1000) as usize]), space, next_pushbuffer: 0 }
+        }
+
+        fn channel(&mut self) -> u32 {
+            let channel = self.gpu.create_channel();
+            self.gpu.channel_mut(channel).unwrap().address_space = Some(self.space);
+            channel
+        }
+
+        /// Writes `words` as a pushbuffer and submits one GPFIFO entry for them.
+        fn submit(&mut self, channel: u32, words: &[u32]) -> Result<(), GpuError> {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let offset = self.next_pushbuffer;
+            self.memory.0.borrow_mut()[offset as usize..offset as usize + bytes.len()].copy_from_slice(&bytes);
+            self.next_pushbuffer += bytes.len().next_multiple_of(16) as u64;
+            let entry = GpEntry::encode(PUSHBUFFER + offset, words.len() as u32);
+            self.gpu.submit(channel, &[entry], &self.memory)
+        }
+
+        fn data(&self, offset: u64, length: usize) -> Vec<u8> {
+            let start = (PAGES / 2 * 0x1000 + offset) as usize;
+            self.memory.0.borrow()[start..start + length].to_vec()
+        }
+
+        fn data_u32(&self, offset: u64) -> u32 {
+            u32::from_le_bytes(self.data(offset, 4).try_into().unwrap())
+        }
+    }
+
+    // SET_OBJECT goes as a header and a data word: class ids need more than an immediate's 13 bits.
+
+    /// Host semaphore methods as clb06f.h lays them out: A upper address, B lower, C payload, D operation.
+    fn semaphore(address: u64, payload: u32, operation: u32) -> Vec<u32> {
+        vec![header::incrementing(0, 0x10 / 4, 4), (address >> 32) as u32, address as u32, payload, operation]
+    }
+
+    #[test]
+    fn semaphore_releases_write_the_payload_and_a_timestamped_report() {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        setup.gpu.timestamp = 0x1122_3344_5566_7788;
+        let mut words = semaphore(DATA + 0x40, 0xcafe_f00d, 2 | 1 << 24);
+        words.extend(semaphore(DATA + 0x80, 0x1234_5678, 2));
+        setup.submit(channel, &words).unwrap();
+        assert_eq!(setup.data_u32(0x40), 0xcafe_f00d);
+        assert_eq!(setup.data_u32(0x44), 0, "a four-byte release writes four bytes");
+        let report = setup.data(0x80, 16);
+        assert_eq!(report[..4], 0x1234_5678u32.to_le_bytes());
+        assert_eq!(report[4..8], [0; 4]);
+        assert_eq!(report[8..], 0x1122_3344_5566_7788u64.to_le_bytes());
+    }
+
+    /// A channel waiting on a syncpoint (SYNCPOINTA payload, SYNCPOINTB wait) resumes when another channel's
+    /// increments reach it, and carries on from the word after the wait.
+    #[test]
+    fn a_syncpoint_wait_holds_a_channel_until_another_increments() {
+        let mut setup = Setup::new();
+        let (waiter, signaller) = (setup.channel(), setup.channel());
+        let mut words = vec![header::incrementing(0, 0x70 / 4, 2), 2, 9 << 8 | 1 << 4];
+        words.extend(semaphore(DATA, 0x77, 2 | 1 << 24));
+        setup.submit(waiter, &words).unwrap();
+        assert!(setup.gpu.channel_mut(waiter).unwrap().is_busy());
+        assert_eq!(setup.data_u32(0), 0, "nothing after the wait ran");
+        let increment = [header::incrementing(0, 0x74 / 4, 1), 9 << 8 | 1];
+        setup.submit(signaller, &increment).unwrap();
+        assert_eq!(setup.data_u32(0), 0, "one increment of two");
+        setup.submit(signaller, &increment).unwrap();
+        assert_eq!(setup.data_u32(0), 0x77);
+        assert!(!setup.gpu.channel_mut(waiter).unwrap().is_busy());
+        assert_eq!(setup.gpu.syncpoints.value(9), Ok(2));
+    }
+
+    /// Acquires wait for equal, at-least (across wrap-around) and any common bit, as clb06f.h defines them.
+    #[test]
+    fn semaphore_acquires_wait_for_their_condition() {
+        for (operation, memory, payload, satisfied) in [
+            (1, 5, 5, true),
+            (1, 6, 5, false),
+            (4, 6, 5, true),
+            (4, 4, 5, false),
+            (4, 2, u32::MAX - 1, true),
+            (8, 0b0110, 0b0100, true),
+            (8, 0b0110, 0b1001, false),
+        ] {
+            let mut setup = Setup::new();
+            let channel = setup.channel();
+            setup.memory.0.borrow_mut()[(PAGES / 2 * 0x1000) as usize..][..4].copy_from_slice(&u32::to_le_bytes(memory));
+            let mut words = semaphore(DATA, payload, operation);
+            words.extend(semaphore(DATA + 0x10, 1, 2 | 1 << 24));
+            setup.submit(channel, &words).unwrap();
+            assert_eq!(setup.data_u32(0x10) == 1, satisfied, "operation {operation}, {memory:#x} vs {payload:#x}");
+        }
+    }
+
+    /// The 3D engine's INCREMENT_SYNC_POINT (NVN's fences) and its report semaphore release.
+    #[test]
+    fn the_3d_engine_increments_syncpoints_and_releases_report_semaphores() {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        let words = [
+            header::non_incrementing(0, 0, 1), 0xb197,
+            header::incrementing(0, 0x2c8 / 4, 1),
+            5 | 1 << 20,
+            header::incrementing(0, 0x1b00 / 4, 4),
+            (DATA >> 32) as u32,
+            DATA as u32 + 0x20,
+            0xabcd,
+            1 << 28,
+        ];
+        setup.submit(channel, &words).unwrap();
+        assert_eq!(setup.gpu.syncpoints.value(5), Ok(1));
+        assert_eq!(setup.data_u32(0x20), 0xabcd);
+    }
+
+    /// A macro uploaded through LOAD_MME_* and called with CALL_MME_MACRO/DATA sends methods to the 3D engine: here
+    /// nvc0's `per_instance_bf` writes bits of its second parameter to SET_VERTEX_STREAM_INSTANCE_A..C, which
+    /// then read back as registers.
+    #[test]
+    fn macros_upload_and_run_from_the_pushbuffer() {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        let code = [0x00000301, 0x00000211, 0x05880021, 0xffffc911, 0x0040d043, 0xffff8897, 0x00005211];
+        let mut words = vec![header::non_incrementing(0, 0, 1), 0xb197];
+        words.extend([header::incrementing(0, 0x11c / 4, 2), 7, 0x10]);
+        words.push(header::increment_once(0, 0x114 / 4, 1 + code.len() as u32));
+        words.push(0x10);
+        words.extend(code);
+        words.extend([header::increment_once(0, (0x3800 + 8 * 7) / 4, 2), 3, 5]);
+        setup.submit(channel, &words).unwrap();
+        let three_d = &setup.gpu.channel_mut(channel).unwrap().engines.maxwell_3d;
+        assert_eq!([0x620, 0x621, 0x622].map(|m| three_d.register(m * 4)), [1, 0, 1]);
+    }
+
+    /// Parameters given in two headers reach one macro call.
+    #[test]
+    fn a_macro_takes_parameters_from_several_headers() {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        // parm r2; maddr 0x1d00 (r0 + imm); exit send r2; nop: sends its second parameter to SCRATCH(0).
+        let code = [0x00000201, 0x07400021, 0x000010c1, 0x00000011];
+        let mut words = vec![header::non_incrementing(0, 0, 1), 0xb197, header::incrementing(0, 0x11c / 4, 2), 0, 0];
+        words.extend([header::increment_once(0, 0x114 / 4, 5), 0]);
+        words.extend(code);
+        words.extend([header::incrementing(0, 0x3800 / 4, 1), 1]);
+        words.extend([header::non_incrementing(0, 0x3804 / 4, 1), 0x99]);
+        setup.submit(channel, &words).unwrap();
+        assert_eq!(setup.gpu.channel_mut(channel).unwrap().engines.maxwell_3d.register(0x3400), 0x99);
+    }
+
+    /// Shadow RAM: passthrough writes do not reach what macros read; replay acts on the tracked value.
+    #[test]
+    fn shadow_ram_modes_track_pass_through_and_replay() {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        let scratch = 0x3400 / 4 + 1;
+        let words = [
+            header::non_incrementing(0, 0, 1), 0xb197,
+            header::immediate(0, scratch, 5),
+            header::immediate(0, 0x124 / 4, 2),
+            header::immediate(0, scratch, 6),
+        ];
+        setup.submit(channel, &words).unwrap();
+        let three_d = &setup.gpu.channel_mut(channel).unwrap().engines.maxwell_3d;
+        assert_eq!(three_d.register(0x3404), 6, "passthrough still sets the register");
+        let words = [header::immediate(0, 0x124 / 4, 3), header::immediate(0, scratch, 7)];
+        setup.submit(channel, &words).unwrap();
+        let three_d = &setup.gpu.channel_mut(channel).unwrap().engines.maxwell_3d;
+        assert_eq!(three_d.register(0x3404), 5, "replay substitutes the tracked value");
+    }
+
+    /// Inline data written as pitch lines: LINE_LENGTH_IN bytes per line, PITCH_OUT apart.
+    #[test]
+    fn inline_to_memory_writes_pitch_lines() {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        let words = [
+            header::non_incrementing(2, 0, 1), 0xa140,
+            header::incrementing(2, 0x180 / 4, 5),
+            6,
+            2,
+            (DATA >> 32) as u32,
+            DATA as u32 + 0x100,
+            0x40,
+            header::incrementing(2, 0x1b0 / 4, 1),
+            1,
+            header::non_incrementing(2, 0x1b4 / 4, 3),
+            0x4433_2211,
+            0x8877_6655,
+            0xccbb_aa99,
+        ];
+        setup.submit(channel, &words).unwrap();
+        assert_eq!(setup.data(0x100, 8), [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0, 0]);
+        assert_eq!(setup.data(0x140, 8), [0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0, 0]);
+    }
+
+    #[test]
+    fn bad_pushbuffers_are_errors_naming_the_word() {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        let error = setup.submit(channel, &[header::immediate(3, 0x100 / 4, 0)]).unwrap_err();
+        assert!(matches!(error.source, ChannelError::Unbound { subchannel: 3, .. }), "{error}");
+        let channel = setup.channel();
+        let error = setup.submit(channel, &[header::non_incrementing(0, 0, 1), 0x1234]).unwrap_err();
+        assert!(matches!(error.source, ChannelError::UnknownClass { class: 0x1234, .. }), "{error}");
+        let channel = setup.channel();
+        let error = setup.submit(channel, &[header::non_incrementing(0, 0, 1), 0xb197, header::immediate(0, 0x10c / 4, 0)]);
+        let error = error.unwrap_err();
+        assert!(error.to_string().contains("MAXWELL_B method 0x010c (NOTIFY) is not implemented"), "{error}");
+        assert!(matches!(error.source, ChannelError::Engine { source: EngineError::Unimplemented { .. }, .. }));
+        let channel = setup.gpu.create_channel();
+        assert_eq!(setup.submit(channel, &[0]).unwrap_err().source, ChannelError::NoAddressSpace);
+        let channel = setup.channel();
+        let entry = GpEntry::encode(0x9_0000_0000, 4);
+        let error = setup.gpu.submit(channel, &[entry], &setup.memory).unwrap_err();
+        assert!(matches!(error.source, ChannelError::PushbufferRead { .. }), "{error}");
+        let _ = (Class::Maxwell3D, Wait::Syncpoint { id: 0, value: 0 });
     }
 }

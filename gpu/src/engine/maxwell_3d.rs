@@ -94,6 +94,11 @@ impl Maxwell3D {
         result
     }
 
+    /// Forgets a macro call whose parameters were being collected (its channel faulted).
+    pub fn discard_pending_macro(&mut self) {
+        self.pending_macro = None;
+    }
+
     /// A method's effect, from the pushbuffer or from a macro's `send`.
     fn write(&mut self, offset: u32, argument: u32, context: &mut Context) -> Result<(), EngineError> {
         let method = Method { class: Class::Maxwell3D, offset };
