@@ -8,6 +8,7 @@
 use crate::engine::maxwell_3d::Maxwell3D;
 use crate::engine::{Class, Context, EngineError, Method, inline_to_memory::InlineToMemory};
 use crate::fifo::{GpEntry, MethodCall, PushbufferDecoder, PushbufferError, Step};
+
 use crate::mmu::{GuestMemory, Mmu, MmuError};
 use crate::syncpoint::{NoSuchSyncpoint, Syncpoints, has_reached};
 use std::collections::VecDeque;
@@ -78,6 +79,15 @@ pub enum Progress {
     Waiting(Wait),
 }
 
+/// A run of pushbuffer words the channel is to take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Segment {
+    /// A GPFIFO entry: words in GPU memory.
+    Entry(GpEntry),
+    /// Words the driver adds itself (fence waits and increments around a submission), held on the host.
+    Driver(Vec<u32>),
+}
+
 /// The host's registers.
 #[derive(Default, Debug, Clone, Copy)]
 struct HostRegisters {
@@ -98,7 +108,7 @@ pub struct Channel {
     /// The nvhost-as-gpu address space (its id) the channel's addresses are in.
     pub address_space: Option<u32>,
     decoder: PushbufferDecoder,
-    entries: VecDeque<GpEntry>,
+    segments: VecDeque<Segment>,
     /// Words of the front entry already taken.
     words_done: u32,
     /// A method that waits: it runs again first when the channel resumes.
@@ -115,7 +125,7 @@ impl Default for Channel {
         Channel {
             address_space: None,
             decoder: PushbufferDecoder::new(),
-            entries: VecDeque::new(),
+            segments: VecDeque::new(),
             words_done: 0,
             waiting: None,
             subchannels: [None; 8],
@@ -136,19 +146,19 @@ fn acquire_satisfied(operation: u32, value: u32, payload: u32) -> bool {
 }
 
 impl Channel {
-    /// Queues submitted GPFIFO entries.
-    pub fn submit(&mut self, entries: impl IntoIterator<Item = GpEntry>) {
-        self.entries.extend(entries);
+    /// Queues submitted segments.
+    pub fn submit(&mut self, segments: impl IntoIterator<Item = Segment>) {
+        self.segments.extend(segments);
     }
 
     /// Whether entries are still queued (or a method waits).
     pub fn is_busy(&self) -> bool {
-        !self.entries.is_empty() || self.waiting.is_some()
+        !self.segments.is_empty() || self.waiting.is_some()
     }
 
     /// Drops the queued entries and any wait (after a fault).
     pub fn discard_work(&mut self) {
-        self.entries.clear();
+        self.segments.clear();
         self.words_done = 0;
         self.waiting = None;
         self.decoder = PushbufferDecoder::new();
@@ -158,7 +168,7 @@ impl Channel {
     /// Where the channel is in its work: (entries queued, words of the front one done, waiting); any change
     /// between two looks means it made progress.
     pub fn position(&self) -> (usize, u32, bool) {
-        (self.entries.len(), self.words_done, self.waiting.is_some())
+        (self.segments.len(), self.words_done, self.waiting.is_some())
     }
 
     /// Runs queued entries until all are done or a method has to wait.
@@ -180,13 +190,20 @@ impl Channel {
                 return Ok(Progress::Waiting(wait));
             }
         }
-        while let Some(&entry) = self.entries.front() {
-            let mut words = vec![0u8; 4 * (entry.words - self.words_done) as usize];
-            let start = entry.address + 4 * u64::from(self.words_done);
-            mmu.read(memory, start, &mut words)
-                .map_err(|source| ChannelError::PushbufferRead { entry: entry.address, source })?;
-            for (index, word) in words.chunks_exact(4).enumerate() {
-                let word = u32::from_le_bytes(word.try_into().expect("four bytes"));
+        while let Some(segment) = self.segments.front() {
+            let (words, start) = match segment {
+                Segment::Entry(entry) => {
+                    let mut bytes = vec![0u8; 4 * (entry.words - self.words_done) as usize];
+                    let start = entry.address + 4 * u64::from(self.words_done);
+                    mmu.read(memory, start, &mut bytes)
+                        .map_err(|source| ChannelError::PushbufferRead { entry: entry.address, source })?;
+                    let words = bytes.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().expect("four bytes")));
+                    (words.collect::<Vec<u32>>(), start)
+                }
+                // Driver words have no GPU address; errors in them point to 0.
+                Segment::Driver(words) => (words[self.words_done as usize..].to_vec(), 0),
+            };
+            for (index, word) in words.into_iter().enumerate() {
                 let address = start + 4 * index as u64;
                 self.words_done += 1;
                 match self.decoder.step(word, address)? {
@@ -200,7 +217,7 @@ impl Channel {
                     }
                 }
             }
-            self.entries.pop_front();
+            self.segments.pop_front();
             self.words_done = 0;
         }
         // Nothing more comes for a macro whose parameters were being collected.

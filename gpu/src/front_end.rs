@@ -5,8 +5,7 @@
 //! Invariant (determinism): channels run only when the driver calls in, in channel-id order, until none can
 //! make progress; nothing depends on host timing.
 
-use crate::channel::{Channel, ChannelError};
-use crate::fifo::GpEntry;
+use crate::channel::{Channel, ChannelError, Segment};
 use crate::mmu::{GuestMemory, Mmu};
 use crate::syncpoint::Syncpoints;
 use std::collections::BTreeMap;
@@ -16,6 +15,16 @@ use std::collections::BTreeMap;
 pub struct GpuError {
     pub channel: u32,
     pub source: ChannelError,
+}
+
+impl GpuError {
+    /// Whether Tandem lacks what the channel asked for (rather than the stream being malformed).
+    pub fn is_unimplemented(&self) -> bool {
+        matches!(
+            &self.source,
+            ChannelError::Engine { source: crate::engine::EngineError::Unimplemented { .. }, .. }
+        ) || matches!(&self.source, ChannelError::Host { problem, .. } if problem.contains("not implemented"))
+    }
 }
 
 #[derive(Default)]
@@ -63,10 +72,10 @@ impl Gpu {
         self.channels.remove(&id);
     }
 
-    /// Queues `entries` on `channel` and runs every channel as far as it goes.
-    pub fn submit(&mut self, channel: u32, entries: &[u64], memory: &dyn GuestMemory) -> Result<(), GpuError> {
+    /// Queues `segments` on `channel` and runs every channel as far as it goes.
+    pub fn submit(&mut self, channel: u32, segments: Vec<Segment>, memory: &dyn GuestMemory) -> Result<(), GpuError> {
         if let Some(target) = self.channels.get_mut(&channel) {
-            target.submit(entries.iter().map(|&raw| GpEntry::decode(raw)));
+            target.submit(segments);
         }
         self.run(memory)
     }
@@ -100,7 +109,7 @@ mod tests {
     use super::*;
     use crate::channel::{ChannelError, Wait};
     use crate::engine::{Class, EngineError};
-    use crate::fifo::header;
+    use crate::fifo::{GpEntry, header};
     use crate::mmu::testing::{FlatMemory, GUEST_BASE};
 
     /// GPU addresses: pushbuffers at PUSHBUFFER, data at DATA; both map the flat guest memory.
@@ -138,8 +147,8 @@ mod tests {
             let offset = self.next_pushbuffer;
             self.memory.0.borrow_mut()[offset as usize..offset as usize + bytes.len()].copy_from_slice(&bytes);
             self.next_pushbuffer += bytes.len().next_multiple_of(16) as u64;
-            let entry = GpEntry::encode(PUSHBUFFER + offset, words.len() as u32);
-            self.gpu.submit(channel, &[entry], &self.memory)
+            let entry = GpEntry::decode(GpEntry::encode(PUSHBUFFER + offset, words.len() as u32));
+            self.gpu.submit(channel, vec![Segment::Entry(entry)], &self.memory)
         }
 
         fn data(&self, offset: u64, length: usize) -> Vec<u8> {
@@ -335,8 +344,8 @@ mod tests {
         let channel = setup.gpu.create_channel();
         assert_eq!(setup.submit(channel, &[0]).unwrap_err().source, ChannelError::NoAddressSpace);
         let channel = setup.channel();
-        let entry = GpEntry::encode(0x9_0000_0000, 4);
-        let error = setup.gpu.submit(channel, &[entry], &setup.memory).unwrap_err();
+        let entry = GpEntry::decode(GpEntry::encode(0x9_0000_0000, 4));
+        let error = setup.gpu.submit(channel, vec![Segment::Entry(entry)], &setup.memory).unwrap_err();
         assert!(matches!(error.source, ChannelError::PushbufferRead { .. }), "{error}");
         let _ = (Class::Maxwell3D, Wait::Syncpoint { id: 0, value: 0 });
     }

@@ -50,6 +50,8 @@ pub enum StopReason {
         command_id: u32,
         what: Option<String>,
     },
+    /// The GPU stopped a channel: a method Tandem does not implement yet, or a malformed command stream.
+    Gpu(tandem_gpu::front_end::GpuError),
 }
 
 /// A stopped program: everything needed to find the instruction that stopped it.
@@ -117,6 +119,7 @@ impl fmt::Display for StopReason {
                 Ok(())
             }
             StopReason::Unsupported(what) => write!(f, "not supported by Tandem yet: {what}"),
+            StopReason::Gpu(error) => write!(f, "the GPU stopped: {error}"),
             StopReason::UnimplementedService { interface, command_id, what } => {
                 write!(f, "service `{interface}` command {command_id} is not implemented by Tandem yet")?;
                 match what {
@@ -155,6 +158,12 @@ impl StopReason {
             }
             StopReason::AllThreadsBlocked(_) => {
                 "the threads above wait on each other (or on nothing); the registers are those of the first"
+            }
+            StopReason::Gpu(error) if error.is_unimplemented() => {
+                "this is a gap in Tandem, not in the program: please report it with this output"
+            }
+            StopReason::Gpu(_) => {
+                "the program's command stream is malformed at the address named (the GPU would fault the channel)"
             }
         }
     }

@@ -2,21 +2,14 @@
  * transfer memory, Open, ioctls through map-alias and pointer buffers, Close; NvResult codes as libnx's
  * nvConvertError lists them. */
 #include "ipc.h"
+#include "nv.h"
 #include "tandem.h"
-
-#define NV_NOT_INITIALIZED 3u
-#define NV_BAD_PARAMETER 4u
-#define NV_INVALID_SIZE 10u
-#define NV_BAD_VALUE 11u
-#define NV_ALREADY_ALLOCATED 13u
-#define NV_FILE_OPERATION_FAILED 0x30003u
 
 #define NVMAP_CREATE 0xC0080101u
 #define NVMAP_FROM_ID 0xC0080103u
 #define NVMAP_ALLOC 0xC0200104u
 #define NVMAP_PARAM 0xC00C0109u
 #define NVMAP_GET_ID 0xC008010Eu
-#define NV_INVALID_STATE 8u
 #define AS_ALLOC_SPACE 0xC0184102u
 #define AS_FREE_SPACE 0xC0104103u
 #define AS_UNMAP_BUFFER 0xC0084105u
@@ -52,36 +45,6 @@ static uint32_t out_u32(uint32_t index) {
     uint32_t v;
     memcpy(&v, reply.data + 4 * index, 4);
     return v;
-}
-
-/* Open(path) -> fd; the driver's result in *error. */
-static uint32_t nv_open(Handle nv, const char *path, uint32_t *error) {
-    IpcRequest r = ipc_blank_request();
-    r.num_sends = 1;
-    r.sends[0] = (IpcBuffer){(uint64_t)path, strlen(path)};
-    check(ipc_command(nv, 0, 0, 0, &r, 8, &reply) == 0, "Open");
-    *error = out_u32(1);
-    return out_u32(0);
-}
-
-/* An ioctl as libnx sends it: an A and an X descriptor, a B and a C entry, the argument in the map-alias pair or
- * (`pointer`) the pointer pair, the other pair empty. */
-static uint32_t nv_ioctl(Handle nv, uint32_t fd, uint32_t request, void *argument, uint32_t size, int pointer) {
-    uint32_t words[2] = {fd, request};
-    int in = request >> 30 & 1, out = request >> 31;
-    IpcRequest r = ipc_blank_request();
-    r.num_sends = r.num_statics = r.num_receives = r.num_receive_list = 1;
-    IpcBuffer buffer = {(uint64_t)argument, size};
-    if (in) *(pointer ? &r.statics[0] : &r.sends[0]) = buffer;
-    if (out) *(pointer ? &r.receive_list[0] : &r.receives[0]) = buffer;
-    check(ipc_command(nv, 1, words, 8, &r, 4, &reply) == 0, "Ioctl");
-    return out_u32(0);
-}
-
-static uint32_t nv_close(Handle nv, uint32_t fd) {
-    IpcRequest r = ipc_blank_request();
-    check(ipc_command(nv, 2, &fd, 4, &r, 4, &reply) == 0, "Close");
-    return out_u32(0);
 }
 
 int main(void) {

@@ -50,6 +50,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("shmem", Flavours::HorizonOnly),
     ("server", Flavours::HorizonOnly),
     ("nvdrv", Flavours::HorizonOnly),
+    ("gpu-fifo", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];
@@ -118,6 +119,7 @@ impl Flavour {
                 "runtime/horizon/platform.c",
                 "runtime/horizon/sync.c",
                 "runtime/horizon/ipc.c",
+                "runtime/horizon/nv.c",
                 "runtime/runtime.c",
             ],
             Flavour::Linux => &["runtime/linux/crt0.S", "runtime/linux/platform.c", "runtime/runtime.c"],

@@ -354,14 +354,19 @@ impl Kernel {
         Ok(kernel)
     }
 
+    /// The system's settings, which are set up before the program runs (no service holds them yet).
+    fn system_before_services(system: &mut Rc<System>) -> &mut System {
+        Rc::get_mut(system).expect("system settings are set before any service is opened")
+    }
+
     /// Where save data lives on the host (a folder per title and user under it).
     pub fn set_save_folder(&mut self, folder: Option<PathBuf>) {
-        Rc::make_mut(&mut self.system).save_folder = folder;
+        Self::system_before_services(&mut self.system).save_folder = folder;
     }
 
     /// The system clocks' time at boot (POSIX seconds).
     pub fn set_clock_epoch(&mut self, seconds: u64) {
-        Rc::make_mut(&mut self.system).clock_epoch = seconds;
+        Self::system_before_services(&mut self.system).clock_epoch = seconds;
     }
 
     /// Stops the run (with a report) once this many instructions have retired.

@@ -122,6 +122,8 @@ pub enum Failure {
     Result(ResultCode),
     /// Tandem does not implement this: the run stops with a report.
     Unimplemented { interface: &'static str, command_id: u32, what: Option<String> },
+    /// The GPU stopped a channel the request submitted work to: the run stops with a report.
+    Gpu(tandem_gpu::front_end::GpuError),
 }
 
 impl From<ResultCode> for Failure {
@@ -361,7 +363,6 @@ fn choose(map_alias: Option<GuestBuffer>, pointer: Option<GuestBuffer>) -> Optio
 }
 
 /// What the services know of the console and the running title.
-#[derive(Clone)]
 pub struct System {
     /// An index into [`set::LANGUAGES`].
     pub language: usize,
@@ -382,6 +383,8 @@ pub struct System {
     pub clock_epoch: u64,
     /// The saves open now (each opens once at a time).
     pub open_saves: fs::save::OpenSaves,
+    /// The GPU and the driver state every nvdrv session shares.
+    pub gpu: RefCell<nvdrv::gpu_host::GpuHost>,
 }
 
 impl Default for System {
@@ -398,6 +401,7 @@ impl Default for System {
             docked: false,
             clock_epoch: 0,
             open_saves: fs::save::OpenSaves::default(),
+            gpu: RefCell::default(),
         }
     }
 }
@@ -408,7 +412,7 @@ pub fn open_service(name: &str, system: &Rc<System>) -> Option<SharedObject> {
         "set" => Rc::new(RefCell::new(set::Settings::new(system.clone()))),
         "set:sys" => Rc::new(RefCell::new(set::SystemSettings::new(system.clone()))),
         "lm" => Rc::new(RefCell::new(lm::LogService)),
-        "nvdrv" | "nvdrv:a" | "nvdrv:s" | "nvdrv:t" => Rc::new(RefCell::new(nvdrv::NvDrv::default())),
+        "nvdrv" | "nvdrv:a" | "nvdrv:s" | "nvdrv:t" => Rc::new(RefCell::new(nvdrv::NvDrv::new(system.clone()))),
         "appletOE" => Rc::new(RefCell::new(am::ApplicationProxyService::new(system.clone()))),
         "time:u" | "time:a" | "time:s" => Rc::new(RefCell::new(time::StaticService::new(system.clone()))),
         "fsp-srv" => Rc::new(RefCell::new(fs::FileSystemProxy::new(system.clone()))),

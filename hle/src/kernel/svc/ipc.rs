@@ -255,6 +255,7 @@ impl Kernel {
             Err(Failure::Unimplemented { interface, command_id, what }) => {
                 return Svc::End(self.stop_at_svc(StopReason::UnimplementedService { interface, command_id, what }));
             }
+            Err(Failure::Gpu(error)) => return Svc::End(self.stop_at_svc(StopReason::Gpu(error))),
         };
         let Some(mut reply) = dispatched.reply else {
             // Close: the session serves nothing more; there is no reply.

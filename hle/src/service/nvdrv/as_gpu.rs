@@ -10,8 +10,7 @@
 use super::nvmap::NvMap;
 use super::{IoctlResult, NvResult};
 use std::collections::BTreeMap;
-
-const BIND_CHANNEL: u32 = 0x4004_4101;
+use tandem_gpu::front_end::Gpu;
 const ALLOC_SPACE: u32 = 0xc018_4102;
 const FREE_SPACE: u32 = 0xc010_4103;
 const UNMAP_BUFFER: u32 = 0xc008_4105;
@@ -49,8 +48,9 @@ pub struct Mapping {
     pub kind: u32,
 }
 
-#[derive(Default)]
 pub struct AddressSpace {
+    /// The address space in the GPU, whose MMU holds the mappings.
+    pub gpu_space: u32,
     /// InitializeEx's big page size (0: not initialised yet).
     big_page_size: u32,
     /// Reserved ranges: start -> (size, page size).
@@ -59,22 +59,24 @@ pub struct AddressSpace {
 }
 
 impl AddressSpace {
-    /// Runs `request`; `None` for an ioctl this device does not have.
-    pub fn ioctl(&mut self, request: u32, argument: &[u8], nvmap: &NvMap) -> Option<IoctlResult> {
+    pub fn new(gpu_space: u32) -> AddressSpace {
+        AddressSpace { gpu_space, big_page_size: 0, reserved: BTreeMap::new(), mappings: BTreeMap::new() }
+    }
+
+    /// Runs `request`; `None` for an ioctl this device does not have. Mappings go into `gpu`'s MMU.
+    pub fn ioctl(&mut self, request: u32, argument: &[u8], nvmap: &NvMap, gpu: &mut Gpu) -> Option<IoctlResult> {
         let mut argument = argument.to_vec();
         let result = match request {
             INITIALIZE_EX => self.initialize(&argument),
             _ if self.big_page_size == 0 => Err(NvResult::NotInitialized),
             ALLOC_SPACE => self.alloc_space(&mut argument),
-            FREE_SPACE => self.free_space(&argument),
-            MAP_BUFFER_EX => self.map_buffer(&mut argument, nvmap),
-            UNMAP_BUFFER => self.unmap_buffer(&argument),
+            FREE_SPACE => self.free_space(&argument, gpu),
+            MAP_BUFFER_EX => self.map_buffer(&mut argument, nvmap, gpu),
+            UNMAP_BUFFER => self.unmap_buffer(&argument, gpu),
             GET_VA_REGIONS => {
                 self.va_regions(&mut argument);
                 Ok(())
             }
-            // No channel exists yet to bind.
-            BIND_CHANNEL => Err(NvResult::BadParameter),
             _ => return None,
         };
         Some(result.map(|()| argument))
@@ -162,7 +164,7 @@ impl AddressSpace {
     }
 
     /// FreeSpace {offset, pages, page size}: exactly a reservation; its mappings go with it.
-    fn free_space(&mut self, argument: &[u8]) -> Result<(), NvResult> {
+    fn free_space(&mut self, argument: &[u8], gpu: &mut Gpu) -> Result<(), NvResult> {
         let (offset, pages, page_size) = (u64_at(argument, 0), u32_at(argument, 8), u32_at(argument, 12));
         let size = u64::from(pages) * u64::from(page_size);
         if self.reserved.get(&offset) != Some(&(size, page_size)) {
@@ -170,6 +172,7 @@ impl AddressSpace {
         }
         self.reserved.remove(&offset);
         self.mappings.retain(|&va, _| va < offset || va >= offset + size);
+        self.mmu(gpu).unmap(offset, size).expect("reservations are page-aligned");
         Ok(())
     }
 
@@ -181,7 +184,7 @@ impl AddressSpace {
 
     /// MapBufferEx {flags, kind, nvmap handle, page size (in/out), buffer offset, mapping size (0: the rest of the
     /// object), offset (in when fixed, out)}: a fixed mapping goes inside a reservation, others anywhere free.
-    fn map_buffer(&mut self, argument: &mut [u8], nvmap: &NvMap) -> Result<(), NvResult> {
+    fn map_buffer(&mut self, argument: &mut [u8], nvmap: &NvMap, gpu: &mut Gpu) -> Result<(), NvResult> {
         let (flags, kind, handle) = (u32_at(argument, 0), u32_at(argument, 4), u32_at(argument, 8));
         let (buffer_offset, mapping_size) = (u64_at(argument, 16), u64_at(argument, 24));
         let (address, object_size) = nvmap.allocation(handle).ok_or(NvResult::BadValue)?;
@@ -203,15 +206,25 @@ impl AddressSpace {
             let offset = self.find_free(SMALL_REGION, size, SMALL_PAGE).ok_or(NvResult::InsufficientMemory)?;
             (offset, SMALL_PAGE as u32)
         };
-        self.mappings.insert(offset, Mapping { size, guest_address: address + buffer_offset, kind });
+        let guest_address = address + buffer_offset;
+        self.mmu(gpu).map(offset, guest_address, size).expect("checked free, page-aligned");
+        self.mappings.insert(offset, Mapping { size, guest_address, kind });
         put(argument, 12, &page_size.to_le_bytes());
         put(argument, 32, &offset.to_le_bytes());
         Ok(())
     }
 
     /// UnmapBuffer {offset}: exactly a mapping's start.
-    fn unmap_buffer(&mut self, argument: &[u8]) -> Result<(), NvResult> {
-        self.mappings.remove(&u64_at(argument, 0)).map(|_| ()).ok_or(NvResult::BadValue)
+    fn unmap_buffer(&mut self, argument: &[u8], gpu: &mut Gpu) -> Result<(), NvResult> {
+        let offset = u64_at(argument, 0);
+        let mapping = self.mappings.remove(&offset).ok_or(NvResult::BadValue)?;
+        self.mmu(gpu).unmap(offset, mapping.size).expect("mappings are page-aligned");
+        Ok(())
+    }
+
+    /// This space's MMU in the GPU (made when the file was opened, dropped when it closes).
+    fn mmu<'g>(&self, gpu: &'g mut Gpu) -> &'g mut tandem_gpu::mmu::Mmu {
+        gpu.address_space_mut(self.gpu_space).expect("an open address space has its MMU")
     }
 
     /// GetVaRegions {unused, buffer size (in/out), padding, two regions {offset, page size, padding, pages}}.
@@ -245,7 +258,8 @@ mod tests {
     /// aligned, and apart from every other.
     #[test]
     fn reservations_are_aligned_inside_their_region_and_apart() {
-        let mut space = AddressSpace::default();
+        let mut gpu = Gpu::default();
+        let mut space = AddressSpace::new(gpu.create_address_space());
         space.initialize(&[0; 0x28]).unwrap();
         let mut live: Vec<(u64, u64, u32)> = Vec::new();
         let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -259,7 +273,7 @@ mod tests {
                 put(&mut argument, 0, &offset.to_le_bytes());
                 put(&mut argument, 8, &((size / u64::from(page)) as u32).to_le_bytes());
                 put(&mut argument, 12, &page.to_le_bytes());
-                space.free_space(&argument).unwrap();
+                space.free_space(&argument, &mut gpu).unwrap();
                 continue;
             }
             let page = if seed & 1 == 0 { 0x1000 } else { DEFAULT_BIG_PAGE };
@@ -276,7 +290,7 @@ mod tests {
 
     #[test]
     fn page_sizes_other_than_the_two_are_refused() {
-        let mut space = AddressSpace::default();
+        let mut space = AddressSpace::new(0);
         space.initialize(&[0; 0x28]).unwrap();
         assert_eq!(alloc(&mut space, 1, 0x10000, 0), Err(NvResult::BadValue), "64 KiB is not the big page chosen");
         assert_eq!(alloc(&mut space, 1, 0x2000, 0), Err(NvResult::BadValue));

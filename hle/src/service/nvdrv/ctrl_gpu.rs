@@ -3,8 +3,21 @@
 
 use super::{IoctlResult, NvResult};
 
+const ZCULL_GET_CTX_SIZE: u32 = 0x8004_4701;
+const ZCULL_GET_INFO: u32 = 0x8028_4702;
+/// libnx numbers ZbcSetTable as reading (0x802c4703), Linux's nvgpu as writing (0x402c4703); both come here.
+const ZBC_SET_TABLE: [u32; 2] = [0x802c_4703, 0x402c_4703];
+const ZBC_QUERY_TABLE: u32 = 0xc034_4704;
 const GET_CHARACTERISTICS: u32 = 0xc0b0_4705;
 const GET_TPC_MASKS: u32 = 0xc018_4706;
+const FLUSH_L2: u32 = 0x4008_4707;
+const ZBC_GET_ACTIVE_SLOT_MASK: u32 = 0x8008_4714;
+const GET_GPU_TIME: u32 = 0xc010_471c;
+
+/// ZCullGetInfo's ten words, as libnx's `nvioctl_zcull_info` comments record the console answering: width and
+/// height alignment, pixel squares by aliquots, aliquot total, region byte multiplier, region header size,
+/// subregion header size, subregion width and height alignment, subregion count.
+const ZCULL_INFO: [u32; 10] = [0x20, 0x20, 0x400, 0x800, 0x20, 0x20, 0xc0, 0x20, 0x40, 0x10];
 
 /// Bytes of the characteristics structure, which GetCharacteristics also reports as the buffer size it filled.
 const CHARACTERISTICS_SIZE: u64 = 0xa0;
@@ -50,10 +63,32 @@ const GM20B: &[(usize, u64)] = &[
     (8, 0),              // compression bit store base
 ];
 
-/// Runs `request` on its argument; `None` for an ioctl this device does not have.
-pub fn ioctl(request: u32, argument: &[u8]) -> Option<IoctlResult> {
+/// Runs `request` on its argument at guest time `ticks` (19.2 MHz); `None` for an ioctl this device does not have.
+pub fn ioctl(request: u32, argument: &[u8], ticks: u64) -> Option<IoctlResult> {
     let mut argument = argument.to_vec();
+    let put_words = |mut argument: Vec<u8>, words: &[u32]| {
+        for (at, word) in words.iter().enumerate() {
+            argument[4 * at..4 * at + 4].copy_from_slice(&word.to_le_bytes());
+        }
+        Ok(argument)
+    };
     Some(match request {
+        // {out u32 size}: the context zcull needs, in bytes (the console answers 1: it keeps none per context).
+        ZCULL_GET_CTX_SIZE => put_words(argument, &[1]),
+        ZCULL_GET_INFO => put_words(argument, &ZCULL_INFO),
+        // Zero-bandwidth clears are a compression optimisation; colours and depths read back the same without it.
+        _ if ZBC_SET_TABLE.contains(&request) => Ok(argument),
+        // {colour and depth values, ref count, format, type, in index / out table size}: an empty table.
+        ZBC_QUERY_TABLE => put_words(argument, &[0; 13]),
+        // {in u32 flags (L2 flush, L2 invalidate, FB flush)}: memory is coherent here.
+        FLUSH_L2 => Ok(argument),
+        // {out u32 slot, out u32 mask}.
+        ZBC_GET_ACTIVE_SLOT_MASK => put_words(argument, &[7, 1]),
+        // {out u64 nanoseconds, reserved}: the GPU's clock, from guest time.
+        GET_GPU_TIME => {
+            argument[..8].copy_from_slice(&crate::service::nvdrv::ticks_to_nanoseconds(ticks).to_le_bytes());
+            Ok(argument)
+        }
         // {in u64 buffer size, in u64 buffer address (both non-zero), out characteristics}; the size comes back as
         // the structure's.
         GET_CHARACTERISTICS => {

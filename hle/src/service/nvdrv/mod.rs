@@ -2,18 +2,31 @@
 //! device path, driven by ioctls whose number says the direction and size of their argument (Linux's encoding:
 //! number, group, 14-bit size, direction). Answers are `NvResult` codes in the reply, next to the IPC result.
 //!
-//! Devices so far: `/dev/nvmap` ([`nvmap`]), `/dev/nvhost-ctrl-gpu` ([`ctrl_gpu`]: GetCharacteristics,
-//! GetTpcMasks) and `/dev/nvhost-as-gpu` ([`as_gpu`]: GPU address spaces). The others Horizon has stop the run when opened, naming the path;
-//! an ioctl a device lacks stops it too, naming the device and the number.
+//! Devices: `/dev/nvmap` ([`nvmap`]: memory objects), `/dev/nvhost-as-gpu` ([`as_gpu`]: GPU address spaces, their
+//! mappings kept in the GPU's MMU), `/dev/nvhost-gpu` ([`channel`]: channels, GPFIFO submissions and fences),
+//! `/dev/nvhost-ctrl` ([`ctrl`]: syncpoints and event slots) and `/dev/nvhost-ctrl-gpu` ([`ctrl_gpu`]: what the GPU
+//! is). The GPU and what sessions share of the driver live in [`gpu_host::GpuHost`], in [`System`]. The other
+//! devices Horizon has stop the run when opened, naming the path; an ioctl a device lacks stops it too, naming
+//! the device and the number; a channel the GPU stops stops the run with the GPU's report.
 
 pub mod as_gpu;
+pub mod channel;
+pub mod ctrl;
 pub mod ctrl_gpu;
+pub mod gpu_host;
 pub mod nvmap;
 
-use super::{BufferKind, Call, Command, Failure, Interface};
+use super::{BufferKind, Call, Command, Failure, Interface, System};
 use as_gpu::AddressSpace;
+use channel::ChannelFile;
 use nvmap::NvMap;
 use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// Guest time (19.2 MHz counter ticks) in the GPU's nanoseconds.
+pub fn ticks_to_nanoseconds(ticks: u64) -> u64 {
+    (u128::from(ticks) * 625 / 12) as u64
+}
 
 /// The driver's result codes (libnx's `nvConvertError` lists them).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -25,11 +38,13 @@ pub enum NvResult {
     NotInitialized = 3,
     BadParameter = 4,
     InsufficientMemory = 6,
+    Timeout = 5,
     InvalidState = 8,
     InvalidAddress = 9,
     InvalidSize = 10,
     BadValue = 11,
     AlreadyAllocated = 13,
+    Busy = 14,
     FileOperationFailed = 0x30003,
 }
 
@@ -39,8 +54,6 @@ const MAX_OPEN_FILES: usize = 1024;
 const MAX_PATH: usize = 0x100;
 /// Device paths Horizon's driver has and Tandem does not (yet).
 const OTHER_DEVICES: &[&str] = &[
-    "/dev/nvhost-ctrl",
-    "/dev/nvhost-gpu",
     "/dev/nvhost-nvdec",
     "/dev/nvhost-nvjpg",
     "/dev/nvhost-vic",
@@ -81,46 +94,58 @@ impl Ioctl {
 pub type IoctlResult = Result<Vec<u8>, NvResult>;
 
 /// An open file of the driver.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum File {
     NvMap,
+    Ctrl,
     CtrlGpu,
     /// Its address space is in [`NvDrv::address_spaces`], under the same fd.
     AddressSpace,
+    /// Its channel is in [`NvDrv::channels`], under the same fd.
+    Channel,
 }
 
 impl File {
+    const ALL: [File; 5] = [File::NvMap, File::Ctrl, File::CtrlGpu, File::AddressSpace, File::Channel];
+
     fn path(self) -> &'static str {
         match self {
             File::NvMap => "/dev/nvmap",
+            File::Ctrl => "/dev/nvhost-ctrl",
             File::CtrlGpu => "/dev/nvhost-ctrl-gpu",
             File::AddressSpace => "/dev/nvhost-as-gpu",
+            File::Channel => "/dev/nvhost-gpu",
         }
     }
 }
 
+/// nvhost-as-gpu's BindChannel {s32 channel fd}: the one ioctl that joins two files.
+const BIND_CHANNEL: u32 = 0x4004_4101;
+
 /// INvDrvServices.
 pub struct NvDrv {
+    system: Rc<System>,
     initialized: bool,
     files: BTreeMap<u32, File>,
     next_fd: u32,
     nvmap: NvMap,
     address_spaces: BTreeMap<u32, AddressSpace>,
+    channels: BTreeMap<u32, ChannelFile>,
 }
 
-impl Default for NvDrv {
-    fn default() -> NvDrv {
+impl NvDrv {
+    pub fn new(system: Rc<System>) -> NvDrv {
         NvDrv {
+            system,
             initialized: false,
             files: BTreeMap::new(),
             next_fd: 1,
             nvmap: NvMap::default(),
             address_spaces: BTreeMap::new(),
+            channels: BTreeMap::new(),
         }
     }
-}
 
-impl NvDrv {
     /// Open(in buffer: device path, not NUL-terminated) -> (u32 fd, u32 NvResult).
     fn open(&mut self, call: &mut Call) -> Result<(), Failure> {
         let path = call.read_buffer(0, MAX_PATH)?;
@@ -128,12 +153,22 @@ impl NvDrv {
         let (fd, result) = match path.as_str() {
             _ if !self.initialized => (0, NvResult::NotInitialized),
             _ if self.files.len() >= MAX_OPEN_FILES => (0, NvResult::InsufficientMemory),
-            "/dev/nvmap" => (self.open_file(File::NvMap), NvResult::Success),
-            "/dev/nvhost-ctrl-gpu" => (self.open_file(File::CtrlGpu), NvResult::Success),
             "/dev/nvhost-as-gpu" => {
+                let space = AddressSpace::new(self.system.gpu.borrow_mut().gpu.create_address_space());
                 let fd = self.open_file(File::AddressSpace);
-                self.address_spaces.insert(fd, AddressSpace::default());
+                self.address_spaces.insert(fd, space);
                 (fd, NvResult::Success)
+            }
+            "/dev/nvhost-gpu" => match ChannelFile::open(&mut self.system.clone().gpu.borrow_mut()) {
+                Some(channel) => {
+                    let fd = self.open_file(File::Channel);
+                    self.channels.insert(fd, channel);
+                    (fd, NvResult::Success)
+                }
+                None => (0, NvResult::InsufficientMemory),
+            },
+            path if let Some(&file) = File::ALL.iter().find(|file| file.path() == path) => {
+                (self.open_file(file), NvResult::Success)
             }
             other if OTHER_DEVICES.contains(&other) => {
                 return Err(Failure::Unimplemented {
@@ -159,24 +194,31 @@ impl NvDrv {
     /// Ioctl(u32 fd, u32 request, in buffer, out buffer) -> u32 NvResult. The argument comes in when the number
     /// says so, and goes back (at the same size) when it says so.
     fn ioctl(&mut self, call: &mut Call) -> Result<(), Failure> {
+        self.ioctl_with(call, None)
+    }
+
+    /// Ioctl2(u32 fd, u32 request, in buffer, extra in buffer, out buffer) -> u32 NvResult: KickoffPb's entries
+    /// come in the extra buffer.
+    fn ioctl2(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let extra = call.read_buffer(1, call.buffer(1).size.min(1 << 20) as usize)?;
+        self.ioctl_with(call, Some(extra))
+    }
+
+    fn ioctl_with(&mut self, call: &mut Call, extra: Option<Vec<u8>>) -> Result<(), Failure> {
         let (fd, request) = (call.u32(0), call.u32(4));
         let ioctl = Ioctl::decode(request);
-        let result = match self.files.get(&fd) {
-            None => Err(NvResult::BadParameter),
-            Some(_) if ioctl.input && call.buffer(0).size < ioctl.size as u64 => Err(NvResult::InvalidSize),
-            Some(_) if ioctl.output && call.buffer(1).size < ioctl.size as u64 => Err(NvResult::InvalidSize),
+        let output_buffer = if extra.is_some() { 2 } else { 1 };
+        let (result, argument) = match self.files.get(&fd) {
+            None => (NvResult::BadParameter, None),
+            Some(_) if ioctl.input && call.buffer(0).size < ioctl.size as u64 => (NvResult::InvalidSize, None),
+            Some(_) if ioctl.output && call.buffer(output_buffer).size < ioctl.size as u64 => {
+                (NvResult::InvalidSize, None)
+            }
             Some(&file) => {
                 let mut argument = if ioctl.input { call.read_buffer(0, ioctl.size)? } else { Vec::new() };
                 argument.resize(ioctl.size, 0);
-                let answer = match file {
-                    File::NvMap => self.nvmap.ioctl(request, &argument),
-                    File::CtrlGpu => ctrl_gpu::ioctl(request, &argument),
-                    File::AddressSpace => {
-                        let space = self.address_spaces.get_mut(&fd).expect("an address space per such file");
-                        space.ioctl(request, &argument, &self.nvmap)
-                    }
-                };
-                answer.ok_or_else(|| Failure::Unimplemented {
+                let answer = self.device_ioctl(file, fd, request, &argument, extra.as_deref(), call)?;
+                let (result, argument) = answer.ok_or_else(|| Failure::Unimplemented {
                     interface: Self::NAME,
                     command_id: 1,
                     what: Some(format!(
@@ -185,17 +227,91 @@ impl NvDrv {
                         ioctl.group,
                         ioctl.number
                     )),
-                })?
+                })?;
+                (result, argument)
             }
         };
-        match result {
-            Ok(argument) => {
-                if ioctl.output {
-                    call.write_buffer(1, &argument[..ioctl.size])?;
+        if let Some(argument) = argument
+            && ioctl.output
+        {
+            call.write_buffer(output_buffer, &argument[..ioctl.size])?;
+        }
+        // Whatever the GPU did, events whose fences it reached are signalled.
+        self.system.gpu.borrow_mut().run(call.memory, call.ticks).map_err(Failure::Gpu)?;
+        call.push_u32(result as u32);
+        Ok(())
+    }
+
+    /// One device's answer: the result and the argument to pass back (`None`: nothing goes back); `Ok(None)` for
+    /// an ioctl the device does not have.
+    #[allow(clippy::type_complexity)]
+    fn device_ioctl(
+        &mut self,
+        file: File,
+        fd: u32,
+        request: u32,
+        argument: &[u8],
+        extra: Option<&[u8]>,
+        call: &Call,
+    ) -> Result<Option<(NvResult, Option<Vec<u8>>)>, Failure> {
+        let split = |answer: IoctlResult| match answer {
+            Ok(argument) => (NvResult::Success, Some(argument)),
+            Err(error) => (error, None),
+        };
+        let mut host = self.system.gpu.borrow_mut();
+        Ok(match file {
+            File::NvMap => self.nvmap.ioctl(request, argument).map(split),
+            File::CtrlGpu => ctrl_gpu::ioctl(request, argument, call.ticks).map(split),
+            File::Ctrl => match ctrl::ioctl(&mut host, request, argument, call.ticks) {
+                Some(answer) => answer.map(|(result, argument)| Some((result, Some(argument))))?,
+                None => None,
+            },
+            File::AddressSpace if request == BIND_CHANNEL => {
+                let channel_fd = u32::from_le_bytes(argument[..4].try_into().expect("four bytes"));
+                let space = self.address_spaces[&fd].gpu_space;
+                Some(split(match self.channels.get(&channel_fd) {
+                    Some(channel) => {
+                        host.gpu.channel_mut(channel.channel).expect("an open channel").address_space = Some(space);
+                        Ok(argument.to_vec())
+                    }
+                    None => Err(NvResult::BadParameter),
+                }))
+            }
+            File::AddressSpace => {
+                let space = self.address_spaces.get_mut(&fd).expect("an address space per such file");
+                space.ioctl(request, argument, &self.nvmap, &mut host.gpu).map(split)
+            }
+            File::Channel => {
+                let channel = self.channels.get_mut(&fd).expect("a channel per such file");
+                match channel.ioctl(&mut host, request, argument, extra, call.memory, call.ticks) {
+                    Some(answer) => Some(split(answer?)),
+                    None => None,
                 }
+            }
+        })
+    }
+
+    /// QueryEvent(u32 fd, u32 event id) -> copied event handle, u32 NvResult: nvhost-ctrl's slot events
+    /// (`ctrl::decode_event_id`) and a channel's events 1-3.
+    fn query_event(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let (fd, id) = (call.u32(0), call.u32(4));
+        let event = match self.files.get(&fd) {
+            Some(File::Ctrl) => {
+                let (slot, syncpoint) = ctrl::decode_event_id(id);
+                self.system.gpu.borrow_mut().query_event(slot, syncpoint)
+            }
+            Some(File::Channel) => match id {
+                1..=3 => Some(self.channels[&fd].events[id as usize - 1].clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        match event {
+            Some(event) => {
+                call.copy_events.push(event);
                 call.push_u32(NvResult::Success as u32);
             }
-            Err(error) => call.push_u32(error as u32),
+            None => call.push_u32(NvResult::BadParameter as u32),
         }
         Ok(())
     }
@@ -203,7 +319,13 @@ impl NvDrv {
     /// Close(u32 fd) -> u32 NvResult.
     fn close(&mut self, call: &mut Call) -> Result<(), Failure> {
         let fd = call.u32(0);
-        self.address_spaces.remove(&fd);
+        let mut host = self.system.gpu.borrow_mut();
+        if let Some(space) = self.address_spaces.remove(&fd) {
+            host.gpu.destroy_address_space(space.gpu_space);
+        }
+        if let Some(channel) = self.channels.remove(&fd) {
+            channel.close(&mut host);
+        }
         let result = if self.files.remove(&fd).is_some() { NvResult::Success } else { NvResult::BadParameter };
         call.push_u32(result as u32);
         Ok(())
@@ -232,6 +354,12 @@ impl Interface for NvDrv {
         Command::new(1, "Ioctl", Self::ioctl).input(8).buffers(&[BufferKind::InAutoSelect, BufferKind::OutAutoSelect]),
         Command::new(2, "Close", Self::close).input(4),
         Command::new(3, "Initialize", Self::initialize).input(4),
+        Command::new(4, "QueryEvent", Self::query_event).input(8),
         Command::new(8, "SetAruid", Self::set_aruid).input(8).pid(),
+        Command::new(11, "Ioctl2", Self::ioctl2).input(8).buffers(&[
+            BufferKind::InAutoSelect,
+            BufferKind::InAutoSelect,
+            BufferKind::OutAutoSelect,
+        ]),
     ];
 }

@@ -1,0 +1,184 @@
+#include "nv.h"
+#include "ipc.h"
+#include "tandem.h"
+
+#define NVMAP_CREATE 0xC0080101u
+#define NVMAP_ALLOC 0xC0200104u
+#define AS_BIND_CHANNEL 0x40044101u
+#define AS_MAP_BUFFER_EX 0xC0284106u
+#define AS_INITIALIZE_EX 0x40284109u
+#define CHANNEL_ALLOC_OBJ_CTX 0xC0104809u
+#define CHANNEL_ALLOC_GPFIFO_EX2 0xC020481Au
+#define CHANNEL_KICKOFF_PB 0xC018481Bu
+#define CTRL_EVENT_WAIT_ASYNC 0xC010001Eu
+#define CTRL_EVENT_REGISTER 0xC004001Fu
+#define CTRL_EVENT_UNREGISTER 0xC0040020u
+
+static IpcReply reply;
+
+static uint32_t out_u32(uint32_t index) {
+    uint32_t v;
+    memcpy(&v, reply.data + 4 * index, 4);
+    return v;
+}
+
+uint32_t nv_open(Handle nv, const char *path, uint32_t *error) {
+    IpcRequest r = ipc_blank_request();
+    r.num_sends = 1;
+    r.sends[0] = (IpcBuffer){(uint64_t)path, strlen(path)};
+    check(ipc_command(nv, 0, 0, 0, &r, 8, &reply) == 0, "Open");
+    *error = out_u32(1);
+    return out_u32(0);
+}
+
+uint32_t nv_ioctl(Handle nv, uint32_t fd, uint32_t request, void *argument, uint32_t size, int pointer) {
+    uint32_t words[2] = {fd, request};
+    int in = request >> 30 & 1, out = request >> 31;
+    IpcRequest r = ipc_blank_request();
+    r.num_sends = r.num_statics = r.num_receives = r.num_receive_list = 1;
+    IpcBuffer buffer = {(uint64_t)argument, size};
+    if (in) *(pointer ? &r.statics[0] : &r.sends[0]) = buffer;
+    if (out) *(pointer ? &r.receive_list[0] : &r.receives[0]) = buffer;
+    check(ipc_command(nv, 1, words, 8, &r, 4, &reply) == 0, "Ioctl");
+    return out_u32(0);
+}
+
+uint32_t nv_ioctl2(Handle nv, uint32_t fd, uint32_t request, void *argument, uint32_t size, const void *extra,
+                   uint32_t extra_size) {
+    uint32_t words[2] = {fd, request};
+    IpcRequest r = ipc_blank_request();
+    r.num_sends = r.num_statics = 2;
+    r.num_receives = r.num_receive_list = 1;
+    r.sends[0] = (IpcBuffer){(uint64_t)argument, size};
+    r.sends[1] = (IpcBuffer){(uint64_t)extra, extra_size};
+    r.receives[0] = (IpcBuffer){(uint64_t)argument, size};
+    check(ipc_command(nv, 11, words, 8, &r, 4, &reply) == 0, "Ioctl2");
+    return out_u32(0);
+}
+
+uint32_t nv_close(Handle nv, uint32_t fd) {
+    IpcRequest r = ipc_blank_request();
+    check(ipc_command(nv, 2, &fd, 4, &r, 4, &reply) == 0, "Close");
+    return out_u32(0);
+}
+
+uint32_t nv_query_event(Handle nv, uint32_t fd, uint32_t id, Handle *event) {
+    uint32_t words[2] = {fd, id};
+    IpcRequest r = ipc_blank_request();
+    check(ipc_command(nv, 4, words, 8, &r, 4, &reply) == 0, "QueryEvent");
+    *event = reply.num_copy_handles ? reply.copy_handles[0] : 0;
+    return out_u32(0);
+}
+
+Handle nv_connect(void *transfer_memory, uint32_t transfer_size) {
+    Handle sm, transfer;
+    uint64_t reserved = 0;
+    check(svc_connect_to_named_port(&sm, "sm:") == 0, "connect to sm:");
+    IpcRequest r = ipc_blank_request();
+    r.send_pid = 1;
+    check(ipc_command(sm, 0, &reserved, 8, &r, 0, &reply) == 0, "RegisterClient");
+    uint64_t name = ipc_service_name("nvdrv");
+    r = ipc_blank_request();
+    check(ipc_command(sm, 1, &name, 8, &r, 0, &reply) == 0, "GetServiceHandle(nvdrv)");
+    Handle nv = reply.move_handles[0];
+    check(svc_create_transfer_memory(&transfer, transfer_memory, transfer_size, 0) == 0, "CreateTransferMemory");
+    r = ipc_blank_request();
+    r.num_copy_handles = 2;
+    r.copy_handles[0] = CURRENT_PROCESS_HANDLE;
+    r.copy_handles[1] = transfer;
+    check(ipc_command(nv, 3, &transfer_size, 4, &r, 4, &reply) == 0 && out_u32(0) == 0, "nvdrv Initialize");
+    svc_close_handle(sm);
+    return nv;
+}
+
+int gpu_open(GpuChannel *gpu, Handle nv, void *memory, uint64_t size) {
+    uint32_t error, failed = 0;
+    gpu->nv = nv;
+    gpu->memory = memory;
+    gpu->size = size;
+    gpu->pushbuffer_used = 0;
+    gpu->nvmap = nv_open(nv, "/dev/nvmap", &error);
+    failed |= error;
+    uint32_t create[2] = {(uint32_t)size, 0};
+    failed |= nv_ioctl(nv, gpu->nvmap, NVMAP_CREATE, create, sizeof create, 0);
+    struct {
+        uint32_t handle, heap_mask, flags, align;
+        uint8_t kind, padding[7];
+        uint64_t address;
+    } alloc = {create[1], 0, 0, 0x1000, 0, {0}, (uint64_t)memory};
+    failed |= nv_ioctl(nv, gpu->nvmap, NVMAP_ALLOC, &alloc, sizeof alloc, 0);
+    gpu->as = nv_open(nv, "/dev/nvhost-as-gpu", &error);
+    failed |= error;
+    uint32_t init[10] = {0};
+    failed |= nv_ioctl(nv, gpu->as, AS_INITIALIZE_EX, init, sizeof init, 0);
+    struct {
+        uint32_t flags, kind, handle, page_size;
+        uint64_t buffer_offset, mapping_size, offset;
+    } map = {0, 0, create[1], 0, 0, 0, 0};
+    failed |= nv_ioctl(nv, gpu->as, AS_MAP_BUFFER_EX, &map, sizeof map, 0);
+    gpu->gpu_address = map.offset;
+    gpu->channel = nv_open(nv, "/dev/nvhost-gpu", &error);
+    failed |= error;
+    uint32_t channel_fd = gpu->channel;
+    failed |= nv_ioctl(nv, gpu->as, AS_BIND_CHANNEL, &channel_fd, 4, 0);
+    uint32_t gpfifo[8] = {0x800, 1, 0, 0, 0, 0, 0, 0};
+    failed |= nv_ioctl(nv, gpu->channel, CHANNEL_ALLOC_GPFIFO_EX2, gpfifo, sizeof gpfifo, 0);
+    gpu->fence = (NvFence){gpfifo[3], gpfifo[4]};
+    struct {
+        uint32_t class_number, flags;
+        uint64_t object;
+    } object = {0xB197, 0, 0};
+    failed |= nv_ioctl(nv, gpu->channel, CHANNEL_ALLOC_OBJ_CTX, &object, sizeof object, 0);
+    gpu->ctrl = nv_open(nv, "/dev/nvhost-ctrl", &error);
+    failed |= error;
+    return failed != 0;
+}
+
+uint32_t gpu_submit(GpuChannel *gpu, const uint32_t *words, uint32_t count, uint32_t flags, NvFence *fence, int kickoff) {
+    if (gpu->pushbuffer_used + 4 * count > PB_AREA) gpu->pushbuffer_used = 0;
+    uint32_t offset = gpu->pushbuffer_used;
+    memcpy(gpu->memory + offset, words, 4 * count);
+    gpu->pushbuffer_used += (4 * count + 15) & ~15u;
+    uint64_t address = gpu->gpu_address + offset;
+    /* GPFIFO entry: GET 31:2 and GET_HI 39:32 of the address, LENGTH 62:42 in words. */
+    uint64_t entry = (address & 0xFFFFFFFFFCull) | (uint64_t)count << 42;
+    struct {
+        uint64_t gpfifo;
+        uint32_t num_entries, flags;
+        NvFence fence;
+        uint64_t entries[1];
+    } submit = {0, 1, flags, *fence, {entry}};
+    uint32_t result;
+    if (kickoff) {
+        result = nv_ioctl2(gpu->nv, gpu->channel, CHANNEL_KICKOFF_PB, &submit, 0x18, submit.entries, 8);
+    } else {
+        /* SubmitGpfifo: the size field counts the header and the entries after it. */
+        uint32_t request = 0xC0000000u | (uint32_t)sizeof submit << 16 | 0x4808u;
+        result = nv_ioctl(gpu->nv, gpu->channel, request, &submit, sizeof submit, 0);
+    }
+    *fence = submit.fence;
+    return result;
+}
+
+uint32_t gpu_wait(GpuChannel *gpu, NvFence fence, int *blocked) {
+    uint32_t slot = 5;
+    *blocked = 0;
+    if (nv_ioctl(gpu->nv, gpu->ctrl, CTRL_EVENT_REGISTER, &slot, 4, 0) != 0) return NV_BAD_PARAMETER;
+    Handle event;
+    uint32_t result = nv_query_event(gpu->nv, gpu->ctrl, 0x10000000u | slot, &event);
+    if (result != 0) return result;
+    struct {
+        uint32_t id, threshold;
+        int32_t timeout;
+        uint32_t value;
+    } wait = {fence.id, fence.value, -1, slot};
+    result = nv_ioctl(gpu->nv, gpu->ctrl, CTRL_EVENT_WAIT_ASYNC, &wait, sizeof wait, 0);
+    if (result == NV_TIMEOUT) {
+        *blocked = 1;
+        int32_t index;
+        result = svc_wait_synchronization(&index, &event, 1, 1000000000) == 0 ? 0 : NV_TIMEOUT;
+    }
+    svc_close_handle(event);
+    nv_ioctl(gpu->nv, gpu->ctrl, CTRL_EVENT_UNREGISTER, &slot, 4, 0);
+    return result;
+}
