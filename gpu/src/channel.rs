@@ -101,6 +101,7 @@ struct HostRegisters {
 #[derive(Default)]
 pub struct Engines {
     pub maxwell_3d: Maxwell3D,
+    pub copy: crate::engine::copy::CopyEngine,
     pub inline_to_memory: InlineToMemory,
 }
 
@@ -245,6 +246,7 @@ impl Channel {
         }
         match class {
             Class::Maxwell3D => self.engines.maxwell_3d.call(offset, call.argument, context).map_err(engine_error)?,
+            Class::Copy => self.engines.copy.call(offset, call.argument, context).map_err(engine_error)?,
             Class::InlineToMemory if crate::engine::inline_to_memory::METHODS.contains(&offset) => self
                 .engines
                 .inline_to_memory

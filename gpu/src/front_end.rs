@@ -111,6 +111,7 @@ mod tests {
     use crate::engine::{Class, EngineError};
     use crate::fifo::{GpEntry, header};
     use crate::mmu::testing::{FlatMemory, GUEST_BASE};
+    use crate::texture::block_linear::BlockLinear;
 
     /// GPU addresses: pushbuffers at PUSHBUFFER, data at DATA; both map the flat guest memory.
     const PUSHBUFFER: u64 = 0x1_0000_0000;
@@ -325,6 +326,99 @@ mod tests {
         setup.submit(channel, &words).unwrap();
         assert_eq!(setup.data(0x100, 8), [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0, 0]);
         assert_eq!(setup.data(0x140, 8), [0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0, 0]);
+    }
+
+    /// A copy-engine launch on subchannel 4: surface registers, then LAUNCH_DMA.
+    fn copy_words(registers: &[(u32, u32)], launch: u32) -> Vec<u32> {
+        let mut words = vec![header::non_incrementing(4, 0, 1), 0xb0b5];
+        for &(offset, value) in registers {
+            words.extend([header::incrementing(4, offset / 4, 1), value]);
+        }
+        words.extend([header::incrementing(4, 0x300 / 4, 1), launch]);
+        words
+    }
+
+    /// LAUNCH_DMA fields (clb0b5.h): DATA_TRANSFER_TYPE pipelined, SRC/DST pitch, MULTI_LINE_ENABLE, REMAP_ENABLE.
+    const TRANSFER: u32 = 1;
+    const SRC_PITCH: u32 = 1 << 7;
+    const DST_PITCH: u32 = 1 << 8;
+    const MULTI_LINE: u32 = 1 << 9;
+    const REMAP: u32 = 1 << 10;
+
+    fn source_and_destination(source: u64, destination: u64) -> Vec<(u32, u32)> {
+        vec![(0x400, (source >> 32) as u32), (0x404, source as u32), (0x408, (destination >> 32) as u32), (0x40c, destination as u32)]
+    }
+
+    fn fill_data(setup: &Setup, offset: u64, bytes: &[u8]) {
+        let start = (PAGES / 2 * 0x1000 + offset) as usize;
+        setup.memory.0.borrow_mut()[start..start + bytes.len()].copy_from_slice(bytes);
+    }
+
+    #[test]
+    fn the_copy_engine_copies_lines_between_pitch_surfaces() {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        let pattern: Vec<u8> = (0..=255).collect();
+        fill_data(&setup, 0, &pattern);
+        let mut registers = source_and_destination(DATA, DATA + 0x1000);
+        registers.extend([(0x418, 10), (0x41c, 3), (0x410, 0x20), (0x414, 0x40)]);
+        setup.submit(channel, &copy_words(&registers, TRANSFER | SRC_PITCH | DST_PITCH)).unwrap();
+        assert_eq!(setup.data(0x1000, 11), [&pattern[..10], &[0]].concat(), "one line without MULTI_LINE_ENABLE");
+        assert_eq!(setup.data(0x1040, 1), [0]);
+        setup.submit(channel, &copy_words(&registers, TRANSFER | SRC_PITCH | DST_PITCH | MULTI_LINE)).unwrap();
+        for line in 0..3 {
+            assert_eq!(setup.data(0x1000 + 0x40 * line, 10), pattern[0x20 * line as usize..][..10], "line {line}");
+        }
+    }
+
+    /// Pitch to block-linear and back: each byte lands where the GOB layout puts it, and the round trip restores the
+    /// image.
+    #[test]
+    fn the_copy_engine_swizzles_into_and_out_of_block_linear() {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        let image: Vec<u8> = (0..128 * 32).map(|i| (i * 7 + i / 128) as u8).collect();
+        fill_data(&setup, 0, &image);
+        // 128 x 32 bytes, blocks two GOBs tall (SET_DST_BLOCK_SIZE HEIGHT 1, GOB_HEIGHT Fermi's 8).
+        let block_size = 1 << 4 | 1 << 12;
+        let mut registers = source_and_destination(DATA, DATA + 0x2000);
+        registers.extend([(0x418, 128), (0x41c, 32), (0x410, 128)]);
+        registers.extend([(0x70c, block_size), (0x710, 128), (0x714, 32), (0x718, 1), (0x71c, 0), (0x720, 0)]);
+        setup.submit(channel, &copy_words(&registers, TRANSFER | SRC_PITCH | MULTI_LINE)).unwrap();
+        let layout = BlockLinear::new(128, 32, 1, 1, 0).unwrap();
+        for (x, y) in [(0, 0), (17, 9), (64, 0), (127, 31), (33, 20)] {
+            let swizzled = setup.data(0x2000 + layout.offset(x, y, 0).unwrap(), 1)[0];
+            assert_eq!(swizzled, image[(y * 128 + x) as usize], "({x}, {y})");
+        }
+        assert_eq!(layout.offset(17, 9, 0), Some(512 + 48 + 1), "the second GOB of the block, row 1 of it");
+        let mut back = source_and_destination(DATA + 0x2000, DATA + 0x4000);
+        back.extend([(0x418, 128), (0x41c, 32), (0x414, 128)]);
+        back.extend([(0x728, block_size), (0x72c, 128), (0x730, 32), (0x734, 1), (0x738, 0), (0x73c, 0)]);
+        setup.submit(channel, &copy_words(&back, TRANSFER | DST_PITCH | MULTI_LINE)).unwrap();
+        assert_eq!(setup.data(0x4000, image.len()), image);
+    }
+
+    /// Remap: a memset from CONST_A, a swizzle of four byte components with one left unwritten, and a semaphore
+    /// release once the copy is done.
+    #[test]
+    fn the_copy_engine_remaps_components_and_releases_its_semaphore() {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        fill_data(&setup, 0x200, &[0xee; 16]);
+        // COMPONENT_SIZE four bytes (3 << 16), one destination component (0 << 24), DST_X CONST_A (4).
+        let mut registers = source_and_destination(DATA, DATA + 0x100);
+        registers.extend([(0x700, 0x1122_3344), (0x708, 3 << 16 | 4), (0x418, 3)]);
+        setup.submit(channel, &copy_words(&registers, TRANSFER | SRC_PITCH | DST_PITCH | REMAP)).unwrap();
+        assert_eq!(setup.data(0x100, 16), [0x44, 0x33, 0x22, 0x11].repeat(3).into_iter().chain([0; 4]).collect::<Vec<_>>());
+        fill_data(&setup, 0x300, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        // One-byte components, four each side: X <- W, Y <- Z, Z not written, W <- X.
+        let components = 3 | 2 << 4 | 6 << 8 | 0 << 12 | 3 << 20 | 3 << 24;
+        let mut registers = source_and_destination(DATA + 0x300, DATA + 0x200);
+        registers.extend([(0x708, components), (0x418, 2)]);
+        registers.extend([(0x240, (DATA >> 32) as u32), (0x244, DATA as u32 + 0x400), (0x248, 0x5ca1ab1e)]);
+        setup.submit(channel, &copy_words(&registers, TRANSFER | SRC_PITCH | DST_PITCH | REMAP | 1 << 3)).unwrap();
+        assert_eq!(setup.data(0x200, 8), [4, 3, 0xee, 1, 8, 7, 0xee, 5]);
+        assert_eq!(setup.data_u32(0x400), 0x5ca1_ab1e);
     }
 
     #[test]
