@@ -179,12 +179,13 @@ impl Channel {
         memory: &dyn GuestMemory,
         syncpoints: &mut Syncpoints,
         timestamp: u64,
+        backend: Option<&mut (dyn crate::backend::Backend + 'static)>,
     ) -> Result<Progress, ChannelError> {
         if !self.is_busy() {
             return Ok(Progress::Idle);
         }
         let mmu = mmu.ok_or(ChannelError::NoAddressSpace)?;
-        let mut context = Context { memory, mmu, syncpoints, timestamp };
+        let mut context = Context { memory, mmu, syncpoints, timestamp, backend };
         if let Some(call) = self.waiting.take() {
             if let Some(wait) = self.method(call, &mut context)? {
                 self.waiting = Some(call);

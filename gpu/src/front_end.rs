@@ -35,12 +35,22 @@ pub struct Gpu {
     next_id: u32,
     /// The GPU clock, in nanoseconds: reports and semaphore releases carry it. The driver sets it from guest time.
     pub timestamp: u64,
+    /// What renders; `None` until one is set (the front end alone runs without).
+    backend: Option<Box<dyn crate::backend::Backend>>,
 }
 
 impl Gpu {
     fn new_id(&mut self) -> u32 {
         self.next_id += 1;
         self.next_id
+    }
+
+    pub fn set_backend(&mut self, backend: Box<dyn crate::backend::Backend>) {
+        self.backend = Some(backend);
+    }
+
+    pub fn has_backend(&self) -> bool {
+        self.backend.is_some()
     }
 
     pub fn create_address_space(&mut self) -> u32 {
@@ -90,7 +100,8 @@ impl Gpu {
                 }
                 let before = channel.position();
                 let mmu = channel.address_space.and_then(|space| self.address_spaces.get(&space));
-                if let Err(source) = channel.run(mmu, memory, &mut self.syncpoints, self.timestamp) {
+                let backend = self.backend.as_deref_mut();
+                if let Err(source) = channel.run(mmu, memory, &mut self.syncpoints, self.timestamp, backend) {
                     // The hardware stops a faulted channel; its remaining work is dropped.
                     channel.discard_work();
                     return Err(GpuError { channel: id, source });
@@ -419,6 +430,105 @@ mod tests {
         setup.submit(channel, &copy_words(&registers, TRANSFER | SRC_PITCH | DST_PITCH | REMAP | 1 << 3)).unwrap();
         assert_eq!(setup.data(0x200, 8), [4, 3, 0xee, 1, 8, 7, 0xee, 5]);
         assert_eq!(setup.data_u32(0x400), 0x5ca1_ab1e);
+    }
+
+    /// A Setup whose GPU renders with the reference back end on the Vulkan device (lavapipe in CI).
+    fn rendering_setup() -> (Setup, u32) {
+        let mut setup = Setup::new();
+        let device = crate::vulkan::ComputeDevice::new().expect("a Vulkan device (lavapipe: mesa-vulkan-drivers)");
+        setup.gpu.set_backend(Box::new(crate::backend::reference::ReferenceBackend::new(device)));
+        let channel = setup.channel();
+        (setup, channel)
+    }
+
+    /// Colour target 0 at DATA + `offset`: width (or pitch), height, format, memory (layout and block).
+    fn color_target(offset: u64, width: u32, height: u32, format: u32, memory: u32) -> Vec<u32> {
+        let address = DATA + offset;
+        let mut words = vec![header::non_incrementing(0, 0, 1), 0xb197];
+        words.extend([header::incrementing(0, 0x800 / 4, 6), (address >> 32) as u32, address as u32, width, height, format, memory]);
+        words
+    }
+
+    fn clear(value: [f32; 4], surface: u32) -> Vec<u32> {
+        let mut words = vec![header::incrementing(0, 0xd80 / 4, 4)];
+        words.extend(value.map(f32::to_bits));
+        words.extend([header::incrementing(0, 0x19d0 / 4, 1), surface]);
+        words
+    }
+
+    /// CLEAR_SURFACE's channel enables (R, G, B, A in bits 2-5).
+    const RGBA: u32 = 0xf << 2;
+
+    /// A block-linear A8B8G8R8 target cleared whole: every texel holds the value as the Vulkan spec converts it to
+    /// UNORM8 (round(f x 255)), at the address the block-linear layout gives it.
+    #[test]
+    fn a_clear_fills_a_block_linear_target_with_the_encoded_colour() {
+        let (mut setup, channel) = rendering_setup();
+        // 40 x 20 texels of 4 bytes, blocks two GOBs tall.
+        let mut words = color_target(0, 40, 20, 0xd5, 1 << 4);
+        words.extend(clear([0.2, 0.6, 0.8, 1.0], RGBA));
+        setup.submit(channel, &words).unwrap();
+        let layout = BlockLinear::new(160, 20, 1, 1, 0).unwrap();
+        for y in 0..20 {
+            for x in 0..40 {
+                let at = layout.offset(4 * x, y, 0).unwrap();
+                assert_eq!(setup.data(at, 4), [51, 153, 204, 255], "texel ({x}, {y})");
+            }
+        }
+    }
+
+    /// A clear with some channels off leaves the others' bits; the clear rectangle and scissor 0 cut it
+    /// (SET_CLEAR_SURFACE_CONTROL USE_CLEAR_RECT | USE_SCISSOR0).
+    #[test]
+    fn clears_honour_channel_masks_the_clear_rect_and_scissor() {
+        let (mut setup, channel) = rendering_setup();
+        fill_data(&setup, 0, &[0x11; 16 * 8 * 4]);
+        // A pitch target: 16 x 8 texels, 64 bytes a row.
+        let mut words = color_target(0, 64, 8, 0xd5, 1 << 12);
+        words.extend([header::incrementing(0, 0x10f8 / 4, 1), 1 << 4 | 1 << 8]);
+        words.extend([header::incrementing(0, 0xd6c / 4, 2), 2 | 12 << 16, 1 | 7 << 16]);
+        words.extend([header::incrementing(0, 0xe00 / 4, 3), 1, 4 | 16 << 16, 0 | 5 << 16]);
+        words.extend(clear([1.0, 0.0, 1.0, 0.0], 1 << 2 | 1 << 4));
+        setup.submit(channel, &words).unwrap();
+        for y in 0..8 {
+            for x in 0..16 {
+                let inside = (4..12).contains(&x) && (1..5).contains(&y);
+                let expected = if inside { [255, 0x11, 255, 0x11] } else { [0x11; 4] };
+                assert_eq!(setup.data(64 * y + 4 * x, 4), expected, "texel ({x}, {y})");
+            }
+        }
+    }
+
+    /// Packed and float formats: R5G6B5 holds R in bits 15:11 (round(31 x 1.0)), RF32 the float's bits.
+    #[test]
+    fn clears_encode_packed_and_float_formats() {
+        let (mut setup, channel) = rendering_setup();
+        let mut words = color_target(0, 8, 2, 0xe8, 1 << 12);
+        words.extend(clear([1.0, 0.0, 1.0, 1.0], RGBA));
+        words.extend(color_target(0x100, 16, 2, 0xe5, 1 << 12));
+        words.extend(clear([-2.5, 9.0, 9.0, 9.0], RGBA));
+        setup.submit(channel, &words).unwrap();
+        assert_eq!(setup.data(0, 8), [0x1f, 0xf8].repeat(4));
+        assert_eq!(setup.data(0x100, 8), (-2.5f32).to_le_bytes().repeat(2));
+    }
+
+    /// SET_RENDER_ENABLE_OVERRIDE NEVER_RENDER drops the clear; RENDER_IF_EQUAL compares the two 64-bit words.
+    #[test]
+    fn render_enable_decides_whether_a_clear_happens() {
+        let (mut setup, channel) = rendering_setup();
+        let mut words = color_target(0, 4, 1, 0xf3, 1 << 12);
+        words.extend([header::incrementing(0, 0x1944 / 4, 1), 2]);
+        words.extend(clear([1.0; 4], RGBA));
+        setup.submit(channel, &words).unwrap();
+        assert_eq!(setup.data(0, 4), [0; 4], "never render");
+        fill_data(&setup, 0x200, &[7, 0, 0, 0, 0, 0, 0, 0]);
+        fill_data(&setup, 0x210, &[7, 0, 0, 0, 0, 0, 0, 0]);
+        let condition = DATA + 0x200;
+        let mut words = vec![header::incrementing(0, 0x1944 / 4, 1), 0];
+        words.extend([header::incrementing(0, 0x1550 / 4, 3), (condition >> 32) as u32, condition as u32, 3]);
+        words.extend(clear([1.0; 4], RGBA));
+        setup.submit(channel, &words).unwrap();
+        assert_eq!(setup.data(0, 4), [255; 4], "equal counters render");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //!
 //! Architecture invariant: the translator knows nothing of Vulkan; it hands SPIR-V to a back end.
 
+pub mod backend;
 pub mod channel;
 pub mod engine;
 pub mod fifo;

@@ -13,6 +13,9 @@
 use super::inline_to_memory::{self, InlineToMemory};
 use super::mme::{MacroEngine, MacroTarget};
 use super::{Class, Context, EngineError, Method};
+use crate::backend::{ColorClear, GpuMemory, Rect};
+use crate::texture::format::ColorFormat;
+use crate::texture::surface::{Layout, Surface};
 
 /// Registers: every method below the macro calls (byte offsets 0 to 0x37fc).
 pub const REGISTER_COUNT: usize = 0xe00;
@@ -27,6 +30,21 @@ pub const SET_REPORT_SEMAPHORE_A: u32 = 0x1b00;
 pub const SET_REPORT_SEMAPHORE_B: u32 = 0x1b04;
 pub const SET_REPORT_SEMAPHORE_C: u32 = 0x1b08;
 pub const SET_REPORT_SEMAPHORE_D: u32 = 0x1b0c;
+/// `SET_COLOR_TARGET_A(j)` and the rest of target j's registers, 64 bytes apart.
+pub const SET_COLOR_TARGET_A: u32 = 0x0800;
+pub const COLOR_TARGET_STRIDE: u32 = 64;
+pub const SET_CLEAR_RECT_HORIZONTAL: u32 = 0x0d6c;
+pub const SET_CLEAR_RECT_VERTICAL: u32 = 0x0d70;
+pub const SET_COLOR_CLEAR_VALUE: u32 = 0x0d80;
+pub const SET_SCISSOR_ENABLE: u32 = 0x0e00;
+pub const SET_SCISSOR_HORIZONTAL: u32 = 0x0e04;
+pub const SET_SCISSOR_VERTICAL: u32 = 0x0e08;
+pub const SET_CLEAR_SURFACE_CONTROL: u32 = 0x10f8;
+pub const SET_CT_SELECT: u32 = 0x121c;
+pub const SET_RENDER_ENABLE_A: u32 = 0x1550;
+pub const SET_RENDER_ENABLE_C: u32 = 0x1558;
+pub const SET_RENDER_ENABLE_OVERRIDE: u32 = 0x1944;
+pub const CLEAR_SURFACE: u32 = 0x19d0;
 /// `CALL_MME_MACRO(j)` at 0x3800 + 8j, `CALL_MME_DATA(j)` at 0x3804 + 8j.
 pub const CALL_MME_MACRO: u32 = 0x3800;
 
@@ -51,13 +69,16 @@ pub struct Maxwell3D {
 
 impl Default for Maxwell3D {
     fn default() -> Maxwell3D {
-        Maxwell3D {
+        let mut engine = Maxwell3D {
             registers: Box::new([0; REGISTER_COUNT]),
             shadow: Box::new([0; REGISTER_COUNT]),
             macros: MacroEngine::default(),
             inline_to_memory: InlineToMemory::default(),
             pending_macro: None,
-        }
+        };
+        // Rendering is enabled until a program says otherwise (SET_RENDER_ENABLE_C MODE TRUE), as drivers leave it.
+        engine.registers[SET_RENDER_ENABLE_C as usize / 4] = 1;
+        engine
     }
 }
 
@@ -133,6 +154,7 @@ impl Maxwell3D {
                 })?;
             }
             SET_REPORT_SEMAPHORE_D => self.report_semaphore(argument, context)?,
+            CLEAR_SURFACE => self.clear_surface(argument, context)?,
             _ if inline_to_memory::METHODS.contains(&offset) => {
                 self.inline_to_memory.call(Class::Maxwell3D, offset, argument, context)?
             }
@@ -140,6 +162,101 @@ impl Maxwell3D {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Whether rendering is on: SET_RENDER_ENABLE_OVERRIDE (always, never, or as SET_RENDER_ENABLE_C says), whose
+    /// modes compare the two 64-bit values at the address in A and B and 16 bytes on.
+    fn render_enabled(&self, method: Method, context: &Context) -> Result<bool, EngineError> {
+        match self.register(SET_RENDER_ENABLE_OVERRIDE) & 3 {
+            1 => return Ok(true),
+            2 => return Ok(false),
+            _ => {}
+        }
+        let mode = self.register(SET_RENDER_ENABLE_C) & 7;
+        let address = u64::from(self.register(SET_RENDER_ENABLE_A) & 0xff) << 32
+            | u64::from(self.register(SET_RENDER_ENABLE_A + 4));
+        let values = || -> Result<(u64, u64), EngineError> {
+            let mut bytes = [0u8; 24];
+            context.read(address, &mut bytes).map_err(|e| method.memory(e))?;
+            let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"));
+            Ok((word(0), word(16)))
+        };
+        match mode {
+            0 => Ok(false),
+            1 => Ok(true),
+            3 => values().map(|(a, b)| a == b),
+            4 => values().map(|(a, b)| a != b),
+            _ => Err(method.unimplemented(format!("render enable mode {mode} (CONDITIONAL)"))),
+        }
+    }
+
+    /// CLEAR_SURFACE: Z_ENABLE 0, STENCIL_ENABLE 1, R/G/B/A_ENABLE 2-5, MRT_SELECT 9:6 (a slot of SET_CT_SELECT),
+    /// RT_ARRAY_INDEX 25:10. The rectangle is the target, cut by the clear rectangle and scissor 0 when
+    /// SET_CLEAR_SURFACE_CONTROL asks (USE_CLEAR_RECT 4, USE_SCISSOR0 8).
+    fn clear_surface(&mut self, argument: u32, context: &mut Context) -> Result<(), EngineError> {
+        let method = Method { class: Class::Maxwell3D, offset: CLEAR_SURFACE };
+        if !self.render_enabled(method, context)? {
+            return Ok(());
+        }
+        if argument & 3 != 0 {
+            return Err(method.unimplemented("depth and stencil clears"));
+        }
+        let mask = [2, 3, 4, 5].map(|bit| argument >> bit & 1 == 1);
+        if !mask.contains(&true) {
+            return Ok(());
+        }
+        let slot = argument >> 6 & 0xf;
+        let target = if slot < 8 { self.register(SET_CT_SELECT) >> (4 + 3 * slot) & 7 } else { slot };
+        let registers = |offset: u32| self.register(SET_COLOR_TARGET_A + COLOR_TARGET_STRIDE * target + offset);
+        let format_code = registers(0x10);
+        if format_code == 0 {
+            return Ok(());
+        }
+        let format = ColorFormat::from_code(format_code)
+            .ok_or_else(|| method.unimplemented(format!("clears of colour target format {format_code:#x}")))?;
+        let memory = registers(0x14);
+        let (width, height) = (registers(0x08), registers(0x0c));
+        let (layout, width) = if memory >> 12 & 1 == 1 {
+            // Pitch targets give their pitch in bytes as the width.
+            (Layout::Pitch { pitch: width }, width / format.bytes)
+        } else {
+            if memory & 0xf != 0 {
+                return Err(method.unimplemented(format!("colour target block width {}", memory & 0xf)));
+            }
+            (Layout::BlockLinear { block_height: memory >> 4 & 0xf, block_depth: memory >> 8 & 0xf }, width)
+        };
+        let target_surface = Surface {
+            address: u64::from(registers(0x00) & 0xff) << 32 | u64::from(registers(0x04)),
+            width,
+            height,
+            layers: registers(0x18).max(1),
+            bytes_per_texel: format.bytes,
+            layout,
+            // ARRAY_PITCH counts 4-byte units.
+            layer_stride: u64::from(registers(0x1c)) * 4,
+        };
+        let mut rect = Rect { x0: 0, y0: 0, x1: width, y1: height };
+        let control = self.register(SET_CLEAR_SURFACE_CONTROL);
+        let span = |register: u32| (register & 0xffff, register >> 16);
+        if control >> 4 & 1 == 1 {
+            let ((x0, x1), (y0, y1)) = (span(self.register(SET_CLEAR_RECT_HORIZONTAL)), span(self.register(SET_CLEAR_RECT_VERTICAL)));
+            rect = rect.intersect(Rect { x0, y0, x1, y1 });
+        }
+        if control >> 8 & 1 == 1 && self.register(SET_SCISSOR_ENABLE) & 1 == 1 {
+            let ((x0, x1), (y0, y1)) = (span(self.register(SET_SCISSOR_HORIZONTAL)), span(self.register(SET_SCISSOR_VERTICAL)));
+            rect = rect.intersect(Rect { x0, y0, x1, y1 });
+        }
+        if control >> 12 & 1 == 1 {
+            return Err(method.unimplemented("clears cut by viewport 0's clip (USE_VIEWPORT_CLIP0)"));
+        }
+        if rect.is_empty() {
+            return Ok(());
+        }
+        let value = [0, 4, 8, 12].map(|at| self.register(SET_COLOR_CLEAR_VALUE + at));
+        let clear = ColorClear { target: target_surface, format, rect, layer: argument >> 10 & 0xffff, mask, value };
+        let backend = context.backend.as_deref_mut().ok_or(EngineError::NoBackend { method })?;
+        let memory = GpuMemory { guest: context.memory, mmu: context.mmu };
+        backend.clear_color(&clear, &memory).map_err(|source| EngineError::Backend { method, source })
     }
 
     /// `SET_REPORT_SEMAPHORE_D`: a release writes the payload (one word) or a four-word report (payload, zero,

@@ -53,13 +53,16 @@ impl Class {
     }
 }
 
-/// What an engine's method may reach: guest memory through the channel's address space, and the syncpoints.
+/// What an engine's method may reach: guest memory through the channel's address space, the syncpoints, and the
+/// back end that renders.
 pub struct Context<'a> {
     pub memory: &'a dyn GuestMemory,
     pub mmu: &'a Mmu,
     pub syncpoints: &'a mut Syncpoints,
     /// The GPU's clock now, in nanoseconds (reports carry it).
     pub timestamp: u64,
+    /// `None`: the GPU runs without one (tests of the front end alone); work that needs one stops the channel.
+    pub backend: Option<&'a mut (dyn crate::backend::Backend + 'static)>,
 }
 
 impl Context<'_> {
@@ -98,6 +101,10 @@ pub enum EngineError {
     BadArgument { method: Method, argument: u32, problem: &'static str },
     #[error("{0}")]
     Macro(#[from] mme::MacroError),
+    #[error("{method}: {source}")]
+    Backend { method: Method, source: crate::backend::BackendError },
+    #[error("{method} needs a GPU back end, and this GPU runs without one")]
+    NoBackend { method: Method },
 }
 
 impl Method {

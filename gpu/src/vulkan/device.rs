@@ -124,6 +124,7 @@ pub(super) struct Shared {
     pub queue: Mutex<Queue>,
     /// `None` only while `Shared` is dropped. Locked after `queue` when both are needed.
     pub allocator: Mutex<Option<Allocator>>,
+    pub physical: vk::PhysicalDevice,
     instance: ManuallyDrop<Instance>,
 }
 
@@ -144,6 +145,13 @@ pub(super) enum State {
 }
 
 impl Shared {
+    /// What the device can do with images of `format` in optimal tiling.
+    pub fn format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
+        // SAFETY: a physical device of this instance.
+        unsafe { self.instance.instance.get_physical_device_format_properties(self.physical, format) }
+            .optimal_tiling_features
+    }
+
     /// The queue, if the device can still take work.
     pub fn ready(&self) -> Result<MutexGuard<'_, Queue>, VulkanError> {
         let queue = lock(&self.queue);
@@ -556,6 +564,7 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         device,
         queue: Mutex::new(Queue { queue, pool: vk::CommandPool::null(), state: State::Ready }),
         allocator: Mutex::new(None),
+        physical: candidate.physical,
         instance: ManuallyDrop::new(instance),
     };
     let pool_info = vk::CommandPoolCreateInfo::default()

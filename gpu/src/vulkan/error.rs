@@ -6,6 +6,8 @@ use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
 pub enum VulkanError {
+    #[error("the Vulkan device cannot clear and copy images of format {0}")]
+    UnsupportedFormat(String),
     #[error(
         "no Vulkan loader found ({0}): install libvulkan1 and a driver: mesa-vulkan-drivers (lavapipe) or a GPU driver"
     )]

@@ -19,6 +19,7 @@
 mod device;
 mod dispatch;
 mod error;
+mod image;
 mod spirv;
 
 pub use device::{DeviceOptions, DeviceType, Features, SubgroupOperations};

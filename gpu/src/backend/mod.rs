@@ -1,0 +1,75 @@
+//! The back ends' side of the GPU: what the engines ask of them (clears now; draws, dispatches and presents to
+//! come), through a narrow trait, so that guest semantics stay in the engines (Dolphin's VideoCommon and
+//! back ends). `reference` is the straightforward Vulkan one.
+
+pub mod reference;
+
+use crate::mmu::{GuestMemory, Mmu, MmuError};
+use crate::texture::format::ColorFormat;
+use crate::texture::surface::Surface;
+
+/// A rectangle of texels: `x0..x1`, `y0..y1`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Rect {
+    pub x0: u32,
+    pub y0: u32,
+    pub x1: u32,
+    pub y1: u32,
+}
+
+impl Rect {
+    pub fn intersect(self, other: Rect) -> Rect {
+        let x0 = self.x0.max(other.x0);
+        let y0 = self.y0.max(other.y0);
+        Rect { x0, y0, x1: self.x1.min(other.x1).max(x0), y1: self.y1.min(other.y1).max(y0) }
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.x0 >= self.x1 || self.y0 >= self.y1
+    }
+}
+
+/// A colour clear: the texels of `rect` in `layer` of `target` take `value` in the channels `mask` enables.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ColorClear {
+    pub target: Surface,
+    pub format: ColorFormat,
+    pub rect: Rect,
+    pub layer: u32,
+    /// R, G, B, A.
+    pub mask: [bool; 4],
+    /// `SET_COLOR_CLEAR_VALUE(0..4)`: float bits for float and normalised formats, the integers for integer ones.
+    pub value: [u32; 4],
+}
+
+/// Guest memory as a back end reaches it: through the channel's address space.
+pub struct GpuMemory<'a> {
+    pub guest: &'a dyn GuestMemory,
+    pub mmu: &'a Mmu,
+}
+
+impl GpuMemory<'_> {
+    pub fn read(&self, va: u64, buffer: &mut [u8]) -> Result<(), MmuError> {
+        self.mmu.read(self.guest, va, buffer)
+    }
+
+    pub fn write(&self, va: u64, data: &[u8]) -> Result<(), MmuError> {
+        self.mmu.write(self.guest, va, data)
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum BackendError {
+    #[error("the {backend} back end: {problem}")]
+    Failed { backend: &'static str, problem: String },
+    #[error("the {backend} back end cannot {what} yet")]
+    Unimplemented { backend: &'static str, what: String },
+    #[error("writing the result to GPU memory: {0}")]
+    Memory(#[from] MmuError),
+}
+
+/// What a back end does for the engines.
+pub trait Backend {
+    fn name(&self) -> &'static str;
+    fn clear_color(&mut self, clear: &ColorClear, memory: &GpuMemory) -> Result<(), BackendError>;
+}

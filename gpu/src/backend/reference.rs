@@ -1,0 +1,131 @@
+//! The reference back end: straightforward and obviously right. Each operation reads what it needs from guest
+//! memory, has the Vulkan device do the work, and writes the result back to guest memory at once, in the
+//! layout the guest's GPU uses; nothing is kept between operations.
+//!
+//! Clears: the device clears a one-texel image of the target's format to the clear value (so the encoding —
+//! rounding, float conversion, sRGB — is the device's), and every texel of the rectangle takes those bytes in
+//! the channels the clear enables.
+
+use super::{Backend, BackendError, ColorClear, GpuMemory};
+use crate::texture::format::{ColorFormat, Kind};
+use crate::vulkan::{ComputeDevice, VulkanError};
+use ash::vk;
+
+pub struct ReferenceBackend {
+    device: ComputeDevice,
+}
+
+const NAME: &str = "reference";
+
+fn failed(error: VulkanError) -> BackendError {
+    BackendError::Failed { backend: NAME, problem: error.to_string() }
+}
+
+/// The Vulkan format with the same bits in the same places as a render target format.
+pub fn vulkan_format(format: &ColorFormat) -> Option<vk::Format> {
+    use vk::Format as F;
+    Some(match format.name {
+        "RF32_GF32_BF32_AF32" => F::R32G32B32A32_SFLOAT,
+        "RS32_GS32_BS32_AS32" => F::R32G32B32A32_SINT,
+        "RU32_GU32_BU32_AU32" => F::R32G32B32A32_UINT,
+        "R16_G16_B16_A16" => F::R16G16B16A16_UNORM,
+        "RN16_GN16_BN16_AN16" => F::R16G16B16A16_SNORM,
+        "RS16_GS16_BS16_AS16" => F::R16G16B16A16_SINT,
+        "RU16_GU16_BU16_AU16" => F::R16G16B16A16_UINT,
+        "RF16_GF16_BF16_AF16" => F::R16G16B16A16_SFLOAT,
+        "RF32_GF32" => F::R32G32_SFLOAT,
+        "RS32_GS32" => F::R32G32_SINT,
+        "RU32_GU32" => F::R32G32_UINT,
+        "A8R8G8B8" => F::B8G8R8A8_UNORM,
+        "A8RL8GL8BL8" => F::B8G8R8A8_SRGB,
+        "A2B10G10R10" => F::A2B10G10R10_UNORM_PACK32,
+        "AU2BU10GU10RU10" => F::A2B10G10R10_UINT_PACK32,
+        "A8B8G8R8" => F::R8G8B8A8_UNORM,
+        "A8BL8GL8RL8" => F::R8G8B8A8_SRGB,
+        "AN8BN8GN8RN8" => F::R8G8B8A8_SNORM,
+        "AS8BS8GS8RS8" => F::R8G8B8A8_SINT,
+        "AU8BU8GU8RU8" => F::R8G8B8A8_UINT,
+        "R16_G16" => F::R16G16_UNORM,
+        "RN16_GN16" => F::R16G16_SNORM,
+        "RS16_GS16" => F::R16G16_SINT,
+        "RU16_GU16" => F::R16G16_UINT,
+        "RF16_GF16" => F::R16G16_SFLOAT,
+        "A2R10G10B10" => F::A2R10G10B10_UNORM_PACK32,
+        "BF10GF11RF11" => F::B10G11R11_UFLOAT_PACK32,
+        "RS32" => F::R32_SINT,
+        "RU32" => F::R32_UINT,
+        "RF32" => F::R32_SFLOAT,
+        "R5G6B5" => F::R5G6B5_UNORM_PACK16,
+        "A1R5G5B5" => F::A1R5G5B5_UNORM_PACK16,
+        "G8R8" => F::R8G8_UNORM,
+        "GN8RN8" => F::R8G8_SNORM,
+        "GS8RS8" => F::R8G8_SINT,
+        "GU8RU8" => F::R8G8_UINT,
+        "R16" => F::R16_UNORM,
+        "RN16" => F::R16_SNORM,
+        "RS16" => F::R16_SINT,
+        "RU16" => F::R16_UINT,
+        "RF16" => F::R16_SFLOAT,
+        "R8" => F::R8_UNORM,
+        "RN8" => F::R8_SNORM,
+        "RS8" => F::R8_SINT,
+        "RU8" => F::R8_UINT,
+        _ => return None,
+    })
+}
+
+impl ReferenceBackend {
+    pub fn new(device: ComputeDevice) -> ReferenceBackend {
+        ReferenceBackend { device }
+    }
+
+    pub fn device(&self) -> &ComputeDevice {
+        &self.device
+    }
+
+    /// A texel of `format` holding `value`, as the device encodes it.
+    fn encode(&self, format: &ColorFormat, value: [u32; 4]) -> Result<Vec<u8>, BackendError> {
+        let vulkan = vulkan_format(format).ok_or_else(|| BackendError::Unimplemented {
+            backend: NAME,
+            what: format!("clear render targets of format {} ({:#x})", format.name, format.code),
+        })?;
+        let clear = match format.kind {
+            Kind::Uint => vk::ClearColorValue { uint32: value },
+            Kind::Sint => vk::ClearColorValue { int32: value.map(|v| v as i32) },
+            _ => vk::ClearColorValue { float32: value.map(f32::from_bits) },
+        };
+        self.device.clear_color_image(vulkan, 1, 1, u64::from(format.bytes), clear).map_err(failed)
+    }
+}
+
+impl Backend for ReferenceBackend {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn clear_color(&mut self, clear: &ColorClear, memory: &GpuMemory) -> Result<(), BackendError> {
+        let texel = self.encode(&clear.format, clear.value)?;
+        let bytes = clear.format.bytes as usize;
+        let written = clear.format.channel_bits(clear.mask);
+        let whole = written & clear.format.texel_bits() == clear.format.texel_bits();
+        let value = u128::from_le_bytes({
+            let mut wide = [0u8; 16];
+            wide[..bytes].copy_from_slice(&texel);
+            wide
+        });
+        let mut old = [0u8; 16];
+        for y in clear.rect.y0..clear.rect.y1 {
+            for x in clear.rect.x0..clear.rect.x1 {
+                let Some(address) = clear.target.texel_address(x, y, clear.layer) else { continue };
+                if whole {
+                    memory.write(address, &texel)?;
+                    continue;
+                }
+                memory.read(address, &mut old[..bytes])?;
+                let merged = (u128::from_le_bytes(old) & !written) | (value & written);
+                memory.write(address, &merged.to_le_bytes()[..bytes])?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,139 @@
+//! Render target colour formats: the values of `SET_COLOR_TARGET_FORMAT` (open-gpu-doc clb197.h,
+//! `NVB197_SET_COLOR_TARGET_FORMAT_V_*`), what a texel takes in memory and where each channel's bits are.
+//!
+//! NVIDIA names packed formats from the most significant bits down, as Vulkan's `_PACK` formats do: `A8B8G8R8`
+//! has R in bits 7:0 (so its bytes in memory are R, G, B, A). A texel is read as a little-endian integer.
+
+/// How a channel's bits read.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    Unorm,
+    Snorm,
+    Uint,
+    Sint,
+    Float,
+    /// UNORM with the sRGB transfer function.
+    Srgb,
+}
+
+/// A render target format: its name in the class header, the bytes of a texel, the bit range of R, G, B and A
+/// (low bit, width; width 0: absent), and how the bits read.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ColorFormat {
+    pub code: u32,
+    pub name: &'static str,
+    pub bytes: u32,
+    pub channels: [(u32, u32); 4],
+    pub kind: Kind,
+}
+
+const fn format(code: u32, name: &'static str, bytes: u32, channels: [(u32, u32); 4], kind: Kind) -> ColorFormat {
+    ColorFormat { code, name, bytes, channels, kind }
+}
+
+/// Channels of `size` bits each, R first from bit 0, `count` of them.
+const fn rgba(size: u32, count: u32) -> [(u32, u32); 4] {
+    const fn width(index: u32, size: u32, count: u32) -> u32 {
+        if index < count { size } else { 0 }
+    }
+    [
+        (0, width(0, size, count)),
+        (size, width(1, size, count)),
+        (2 * size, width(2, size, count)),
+        (3 * size, width(3, size, count)),
+    ]
+}
+
+/// B, G, R, A bytes (the `A8R8G8B8` family).
+const BGRA8: [(u32, u32); 4] = [(16, 8), (8, 8), (0, 8), (24, 8)];
+
+pub const FORMATS: &[ColorFormat] = &[
+    format(0xc0, "RF32_GF32_BF32_AF32", 16, rgba(32, 4), Kind::Float),
+    format(0xc1, "RS32_GS32_BS32_AS32", 16, rgba(32, 4), Kind::Sint),
+    format(0xc2, "RU32_GU32_BU32_AU32", 16, rgba(32, 4), Kind::Uint),
+    format(0xc6, "R16_G16_B16_A16", 8, rgba(16, 4), Kind::Unorm),
+    format(0xc7, "RN16_GN16_BN16_AN16", 8, rgba(16, 4), Kind::Snorm),
+    format(0xc8, "RS16_GS16_BS16_AS16", 8, rgba(16, 4), Kind::Sint),
+    format(0xc9, "RU16_GU16_BU16_AU16", 8, rgba(16, 4), Kind::Uint),
+    format(0xca, "RF16_GF16_BF16_AF16", 8, rgba(16, 4), Kind::Float),
+    format(0xcb, "RF32_GF32", 8, rgba(32, 2), Kind::Float),
+    format(0xcc, "RS32_GS32", 8, rgba(32, 2), Kind::Sint),
+    format(0xcd, "RU32_GU32", 8, rgba(32, 2), Kind::Uint),
+    format(0xcf, "A8R8G8B8", 4, BGRA8, Kind::Unorm),
+    format(0xd0, "A8RL8GL8BL8", 4, BGRA8, Kind::Srgb),
+    format(0xd1, "A2B10G10R10", 4, [(0, 10), (10, 10), (20, 10), (30, 2)], Kind::Unorm),
+    format(0xd2, "AU2BU10GU10RU10", 4, [(0, 10), (10, 10), (20, 10), (30, 2)], Kind::Uint),
+    format(0xd5, "A8B8G8R8", 4, rgba(8, 4), Kind::Unorm),
+    format(0xd6, "A8BL8GL8RL8", 4, rgba(8, 4), Kind::Srgb),
+    format(0xd7, "AN8BN8GN8RN8", 4, rgba(8, 4), Kind::Snorm),
+    format(0xd8, "AS8BS8GS8RS8", 4, rgba(8, 4), Kind::Sint),
+    format(0xd9, "AU8BU8GU8RU8", 4, rgba(8, 4), Kind::Uint),
+    format(0xda, "R16_G16", 4, rgba(16, 2), Kind::Unorm),
+    format(0xdb, "RN16_GN16", 4, rgba(16, 2), Kind::Snorm),
+    format(0xdc, "RS16_GS16", 4, rgba(16, 2), Kind::Sint),
+    format(0xdd, "RU16_GU16", 4, rgba(16, 2), Kind::Uint),
+    format(0xde, "RF16_GF16", 4, rgba(16, 2), Kind::Float),
+    format(0xdf, "A2R10G10B10", 4, [(20, 10), (10, 10), (0, 10), (30, 2)], Kind::Unorm),
+    format(0xe0, "BF10GF11RF11", 4, [(0, 11), (11, 11), (22, 10), (0, 0)], Kind::Float),
+    format(0xe3, "RS32", 4, rgba(32, 1), Kind::Sint),
+    format(0xe4, "RU32", 4, rgba(32, 1), Kind::Uint),
+    format(0xe5, "RF32", 4, rgba(32, 1), Kind::Float),
+    format(0xe8, "R5G6B5", 2, [(11, 5), (5, 6), (0, 5), (0, 0)], Kind::Unorm),
+    format(0xe9, "A1R5G5B5", 2, [(10, 5), (5, 5), (0, 5), (15, 1)], Kind::Unorm),
+    format(0xea, "G8R8", 2, rgba(8, 2), Kind::Unorm),
+    format(0xeb, "GN8RN8", 2, rgba(8, 2), Kind::Snorm),
+    format(0xec, "GS8RS8", 2, rgba(8, 2), Kind::Sint),
+    format(0xed, "GU8RU8", 2, rgba(8, 2), Kind::Uint),
+    format(0xee, "R16", 2, rgba(16, 1), Kind::Unorm),
+    format(0xef, "RN16", 2, rgba(16, 1), Kind::Snorm),
+    format(0xf0, "RS16", 2, rgba(16, 1), Kind::Sint),
+    format(0xf1, "RU16", 2, rgba(16, 1), Kind::Uint),
+    format(0xf2, "RF16", 2, rgba(16, 1), Kind::Float),
+    format(0xf3, "R8", 1, rgba(8, 1), Kind::Unorm),
+    format(0xf4, "RN8", 1, rgba(8, 1), Kind::Snorm),
+    format(0xf5, "RS8", 1, rgba(8, 1), Kind::Sint),
+    format(0xf6, "RU8", 1, rgba(8, 1), Kind::Uint),
+];
+
+impl ColorFormat {
+    pub fn from_code(code: u32) -> Option<ColorFormat> {
+        FORMATS.iter().copied().find(|format| format.code == code)
+    }
+
+    /// The bits of a texel (as a little-endian integer) that the channels enabled in `mask` (R, G, B, A) hold.
+    pub fn channel_bits(&self, mask: [bool; 4]) -> u128 {
+        self.channels
+            .iter()
+            .zip(mask)
+            .filter(|&(&(_, width), enabled)| enabled && width > 0)
+            .fold(0, |bits, (&(low, width), _)| bits | ((1u128 << width) - 1) << low)
+    }
+
+    /// Every bit of a texel.
+    pub fn texel_bits(&self) -> u128 {
+        if self.bytes >= 16 { u128::MAX } else { (1u128 << (8 * self.bytes)) - 1 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Channels never overlap and stay inside the texel.
+    #[test]
+    fn channels_fit_their_texel_apart() {
+        for format in FORMATS {
+            let mut seen = 0u128;
+            for index in 0..4 {
+                let mut mask = [false; 4];
+                mask[index] = true;
+                let bits = format.channel_bits(mask);
+                assert_eq!(seen & bits, 0, "{} channel {index} overlaps", format.name);
+                assert_eq!(bits & !format.texel_bits(), 0, "{} channel {index} leaves the texel", format.name);
+                seen |= bits;
+            }
+        }
+        assert_eq!(ColorFormat::from_code(0xd5).unwrap().channel_bits([true, false, true, false]), 0x00ff_00ff);
+        assert_eq!(ColorFormat::from_code(0xcf).unwrap().channel_bits([true, false, false, false]), 0x00ff_0000);
+    }
+}
