@@ -11,11 +11,16 @@ use crate::syncpoint::Syncpoints;
 use std::collections::BTreeMap;
 
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
-#[error("GPU channel {channel}: {source}")]
+#[error("GPU channel {channel}: {source}{}", note.as_ref().map(|note| format!(" ({note})")).unwrap_or_default())]
 pub struct GpuError {
     pub channel: u32,
     pub source: ChannelError,
+    /// Why the GPU has no back end, when that is what stopped the channel.
+    pub note: Option<String>,
 }
+
+/// Makes the back end when the GPU first has work (so that programs that never use the GPU open no device).
+pub type BackendFactory = Box<dyn FnOnce() -> Result<Box<dyn crate::backend::Backend>, String>>;
 
 impl GpuError {
     /// Whether Tandem lacks what the channel asked for (rather than the stream being malformed).
@@ -37,6 +42,9 @@ pub struct Gpu {
     pub timestamp: u64,
     /// What renders; `None` until one is set (the front end alone runs without).
     backend: Option<Box<dyn crate::backend::Backend>>,
+    backend_factory: Option<BackendFactory>,
+    /// Why the factory could not make one.
+    backend_failure: Option<String>,
 }
 
 impl Gpu {
@@ -47,6 +55,11 @@ impl Gpu {
 
     pub fn set_backend(&mut self, backend: Box<dyn crate::backend::Backend>) {
         self.backend = Some(backend);
+    }
+
+    /// Sets how to make the back end once there is work.
+    pub fn set_backend_factory(&mut self, factory: BackendFactory) {
+        self.backend_factory = Some(factory);
     }
 
     pub fn has_backend(&self) -> bool {
@@ -92,6 +105,20 @@ impl Gpu {
 
     /// Runs channels, in id order and again while any makes progress, until every one is idle or waiting.
     pub fn run(&mut self, memory: &dyn GuestMemory) -> Result<(), GpuError> {
+        if self.backend.is_none() && self.channels.values().any(Channel::is_busy) {
+            if let Some(factory) = self.backend_factory.take() {
+                match factory() {
+                    Ok(backend) => {
+                        tracing::info!(target: "gpu", backend = backend.name(), "GPU back end ready");
+                        self.backend = Some(backend);
+                    }
+                    Err(failure) => {
+                        tracing::error!(target: "gpu", "no GPU back end: {failure}");
+                        self.backend_failure = Some(failure);
+                    }
+                }
+            }
+        }
         loop {
             let mut progressed = false;
             for (&id, channel) in &mut self.channels {
@@ -104,7 +131,10 @@ impl Gpu {
                 if let Err(source) = channel.run(mmu, memory, &mut self.syncpoints, self.timestamp, backend) {
                     // The hardware stops a faulted channel; its remaining work is dropped.
                     channel.discard_work();
-                    return Err(GpuError { channel: id, source });
+                    let needed_backend =
+                        matches!(source, ChannelError::Engine { source: crate::engine::EngineError::NoBackend { .. }, .. });
+                    let note = self.backend_failure.clone().filter(|_| needed_backend);
+                    return Err(GpuError { channel: id, source, note });
                 }
                 progressed |= channel.position() != before;
             }

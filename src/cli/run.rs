@@ -72,6 +72,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut kernel = Kernel::new(&program, output).with_context(|| format!("loading {}", program.source))?;
     kernel.set_max_instructions(args.max_instructions);
     kernel.set_save_folder(args.save_dir.or_else(default_save_dir));
+    kernel.set_gpu_backend_factory(super::reference_gpu());
     let build_ids: Vec<[u8; 32]> = kernel.modules.iter().map(|module| module.build_id).collect();
     let log = match &args.replay {
         Some(path) => {

@@ -51,6 +51,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("server", Flavours::HorizonOnly),
     ("nvdrv", Flavours::HorizonOnly),
     ("gpu-fifo", Flavours::HorizonOnly),
+    ("gpu-clear", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];

@@ -359,6 +359,11 @@ impl Kernel {
         Rc::get_mut(system).expect("system settings are set before any service is opened")
     }
 
+    /// How the GPU makes its back end once the program gives it work.
+    pub fn set_gpu_backend_factory(&mut self, factory: tandem_gpu::front_end::BackendFactory) {
+        self.system.gpu.borrow_mut().gpu.set_backend_factory(factory);
+    }
+
     /// Where save data lives on the host (a folder per title and user under it).
     pub fn set_save_folder(&mut self, folder: Option<PathBuf>) {
         Self::system_before_services(&mut self.system).save_folder = folder;
