@@ -54,7 +54,7 @@ fn the_kernel_answers_the_svc_test_program() {
 /// memory states) and print their failures; two runs must print the same bytes, `state-hash:` line included.
 #[test]
 fn kernel_programs_pass_their_checks_and_repeat_exactly() {
-    for name in ["threads", "sync", "memory", "ipc", "shmem", "server", "nvdrv", "gpu-fifo", "gpu-clear"] {
+    for name in ["threads", "sync", "memory", "ipc", "shmem", "server", "nvdrv", "gpu-fifo", "gpu-clear", "gpu-present"] {
         let run = || tandem(&["run", &program(&format!("{name}.nro")), "--state-hash"]);
         let first = run();
         let stdout = text(&first.stdout);
@@ -305,7 +305,7 @@ fn limits_are_loud() {
 
 /// The programs small enough to run on both paths in lockstep in CI (intloop's 100 M instructions are the
 /// benchmark's).
-const KERNEL_PROGRAMS: [&str; 19] = [
+const KERNEL_PROGRAMS: [&str; 20] = [
     "hello",
     "demo",
     "isa",
@@ -319,6 +319,7 @@ const KERNEL_PROGRAMS: [&str; 19] = [
     "nvdrv",
     "gpu-fifo",
     "gpu-clear",
+    "gpu-present",
     "crash_service",
     "crash_break",
     "crash_deadlock",
@@ -524,4 +525,53 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
     ]);
     let error = text(&unsupported.stderr);
     assert!(!unsupported.status.success() && error.contains("kernel reduce_sum, offset 0x"), "{error}");
+}
+
+/// A PNG frame's pixels: (width, height, RGBA bytes).
+fn read_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!((info.color_type, info.bit_depth), (png::ColorType::Rgba, png::BitDepth::Eight));
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+/// gpu-present.c draws two frames (a background and scissor 0's rectangle, x 100..220, y 40..140, in swapped
+/// colours) and queues them on a layer; `--headless --frames DIR` writes them, every pixel the colour drawn there
+/// (0.2, 0.6, 0.8 as UNORM8: 51, 153, 204), and a second run writes the same bytes.
+#[test]
+fn shown_frames_are_written_as_png_files() {
+    let run = |name: &str| {
+        let dir = std::env::temp_dir().join(format!("tandem-frames-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let output = tandem(&["run", &program("gpu-present.nro"), "--headless", "--frames", dir.to_str().unwrap()]);
+        let stdout = text(&output.stdout);
+        assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+        assert!(stdout.ends_with("gpu-present: 0 failures\n"), "{stdout}");
+        dir
+    };
+    let dir = run("first");
+    let blue = [51, 153, 204, 255];
+    let red = [255, 0, 0, 255];
+    for (frame, (background, rectangle)) in [(blue, red), (red, blue)].into_iter().enumerate() {
+        let (width, height, pixels) = read_png(&dir.join(format!("frame-{frame:05}.png")));
+        assert_eq!((width, height), (320, 180));
+        for y in 0..height {
+            for x in 0..width {
+                let inside = (100..220).contains(&x) && (40..140).contains(&y);
+                let at = 4 * (y * width + x) as usize;
+                let expected = if inside { rectangle } else { background };
+                assert_eq!(pixels[at..at + 4], expected, "frame {frame}, pixel ({x}, {y})");
+            }
+        }
+    }
+    assert!(!dir.join("frame-00002.png").exists(), "two frames shown");
+    let again = run("second");
+    for frame in ["frame-00000.png", "frame-00001.png"] {
+        assert_eq!(std::fs::read(dir.join(frame)).unwrap(), std::fs::read(again.join(frame)).unwrap(), "{frame}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+    std::fs::remove_dir_all(again).unwrap();
 }

@@ -104,20 +104,41 @@ impl Gpu {
     }
 
     /// Runs channels, in id order and again while any makes progress, until every one is idle or waiting.
-    pub fn run(&mut self, memory: &dyn GuestMemory) -> Result<(), GpuError> {
-        if self.backend.is_none() && self.channels.values().any(Channel::is_busy) {
-            if let Some(factory) = self.backend_factory.take() {
-                match factory() {
-                    Ok(backend) => {
-                        tracing::info!(target: "gpu", backend = backend.name(), "GPU back end ready");
-                        self.backend = Some(backend);
-                    }
-                    Err(failure) => {
-                        tracing::error!(target: "gpu", "no GPU back end: {failure}");
-                        self.backend_failure = Some(failure);
-                    }
+    /// Makes the back end from the factory, the first time it is needed.
+    fn ensure_backend(&mut self) {
+        if self.backend.is_none()
+            && let Some(factory) = self.backend_factory.take()
+        {
+            match factory() {
+                Ok(backend) => {
+                    tracing::info!(target: "gpu", backend = backend.name(), "GPU back end ready");
+                    self.backend = Some(backend);
+                }
+                Err(failure) => {
+                    tracing::error!(target: "gpu", "no GPU back end: {failure}");
+                    self.backend_failure = Some(failure);
                 }
             }
+        }
+    }
+
+    /// The pixels of a frame the display shows.
+    pub fn present(
+        &mut self,
+        present: &crate::backend::Present,
+        memory: &dyn GuestMemory,
+    ) -> Result<crate::backend::Frame, String> {
+        self.ensure_backend();
+        let Some(backend) = self.backend.as_deref_mut() else {
+            let why = self.backend_failure.clone().unwrap_or_else(|| "none was set up".into());
+            return Err(format!("presenting a frame needs a GPU back end ({why})"));
+        };
+        backend.present(present, memory).map_err(|error| error.to_string())
+    }
+
+    pub fn run(&mut self, memory: &dyn GuestMemory) -> Result<(), GpuError> {
+        if self.channels.values().any(Channel::is_busy) {
+            self.ensure_backend();
         }
         loop {
             let mut progressed = false;

@@ -42,6 +42,32 @@ pub struct RunArgs {
     /// Repeat a recorded run exactly: take the host's inputs from this input log.
     #[arg(long)]
     pub replay: Option<PathBuf>,
+    /// Open no window (Tandem has none yet: without this, shown frames are only counted).
+    #[arg(long)]
+    pub headless: bool,
+    /// Write every frame the program shows to DIR/frame-NNNNN.png (from 00000).
+    #[arg(long, value_name = "DIR")]
+    pub frames: Option<PathBuf>,
+}
+
+/// A frame sink that writes `DIR/frame-NNNNN.png`; a frame that cannot be written is logged, and the run goes on.
+fn png_frames(folder: PathBuf) -> anyhow::Result<tandem_hle::service::vi::display::FrameSink> {
+    std::fs::create_dir_all(&folder).with_context(|| format!("creating the frames folder {}", folder.display()))?;
+    Ok(Box::new(move |number, frame| {
+        let path = folder.join(format!("frame-{number:05}.png"));
+        if let Err(error) = write_png(&path, frame) {
+            tracing::error!("writing {}: {error:#}", path.display());
+        }
+    }))
+}
+
+pub fn write_png(path: &std::path::Path, frame: &tandem_gpu::backend::Frame) -> anyhow::Result<()> {
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut encoder = png::Encoder::new(file, frame.width, frame.height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.write_header()?.write_image_data(&frame.rgba)?;
+    Ok(())
 }
 
 /// The save data folder when none is given.
@@ -73,6 +99,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     kernel.set_max_instructions(args.max_instructions);
     kernel.set_save_folder(args.save_dir.or_else(default_save_dir));
     kernel.set_gpu_backend_factory(super::reference_gpu());
+    let keeps_frames = args.frames.is_some();
+    if let Some(folder) = args.frames {
+        kernel.set_frame_sink(png_frames(folder)?);
+    }
     let build_ids: Vec<[u8; 32]> = kernel.modules.iter().map(|module| module.build_id).collect();
     let log = match &args.replay {
         Some(path) => {
@@ -95,11 +125,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let outcome = kernel.run(engine.as_mut());
     let elapsed = started.elapsed();
     tracing::info!(
+        frames = kernel.frames_shown(),
         instructions = kernel.retired(),
         seconds = elapsed.as_secs_f64(),
         mips = kernel.retired() as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6,
         "run finished"
     );
+    if kernel.frames_shown() > 0 && !keeps_frames {
+        let window = if args.headless { "" } else { " (Tandem has no window yet)" };
+        tracing::warn!("{} frames shown and not kept{window}: add --frames DIR to write them", kernel.frames_shown());
+    }
     let code = match outcome {
         RunOutcome::Exited => ExitCode::SUCCESS,
         RunOutcome::Stopped(report) => {

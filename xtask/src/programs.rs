@@ -52,6 +52,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("nvdrv", Flavours::HorizonOnly),
     ("gpu-fifo", Flavours::HorizonOnly),
     ("gpu-clear", Flavours::HorizonOnly),
+    ("gpu-present", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];
@@ -121,6 +122,7 @@ impl Flavour {
                 "runtime/horizon/sync.c",
                 "runtime/horizon/ipc.c",
                 "runtime/horizon/nv.c",
+                "runtime/horizon/vi.c",
                 "runtime/runtime.c",
             ],
             Flavour::Linux => &["runtime/linux/crt0.S", "runtime/linux/platform.c", "runtime/runtime.c"],

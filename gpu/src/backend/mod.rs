@@ -68,8 +68,26 @@ pub enum BackendError {
     Memory(#[from] MmuError),
 }
 
+/// A frame the display shows: a surface in guest memory (`surface.address` is a guest address, not a GPU one:
+/// the display reads memory directly).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Present {
+    pub surface: Surface,
+    pub format: ColorFormat,
+}
+
+/// A presented frame's pixels: RGBA, 8 bits a channel, rows from the top.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Frame {
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+}
+
 /// What a back end does for the engines.
 pub trait Backend {
     fn name(&self) -> &'static str;
     fn clear_color(&mut self, clear: &ColorClear, memory: &GpuMemory) -> Result<(), BackendError>;
+    /// The pixels of a presented surface.
+    fn present(&mut self, present: &Present, memory: &dyn GuestMemory) -> Result<Frame, BackendError>;
 }

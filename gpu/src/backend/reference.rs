@@ -6,7 +6,8 @@
 //! rounding, float conversion, sRGB — is the device's), and every texel of the rectangle takes those bytes in
 //! the channels the clear enables.
 
-use super::{Backend, BackendError, ColorClear, GpuMemory};
+use super::{Backend, BackendError, ColorClear, Frame, GpuMemory, Present};
+use crate::mmu::GuestMemory;
 use crate::texture::format::{ColorFormat, Kind};
 use crate::vulkan::{ComputeDevice, VulkanError};
 use ash::vk;
@@ -127,5 +128,47 @@ impl Backend for ReferenceBackend {
             }
         }
         Ok(())
+    }
+
+    /// Reads every texel and widens it to RGBA8 (UNORM formats whose channels are 8 bits or fewer; a channel a
+    /// format lacks reads as 0, alpha as 255).
+    fn present(&mut self, present: &Present, memory: &dyn GuestMemory) -> Result<Frame, BackendError> {
+        let format = &present.format;
+        let displayable = matches!(format.kind, Kind::Unorm | Kind::Srgb) && format.channels.iter().all(|&(_, w)| w <= 8);
+        if !displayable {
+            return Err(BackendError::Unimplemented {
+                backend: NAME,
+                what: format!("present frames of format {} ({:#x})", format.name, format.code),
+            });
+        }
+        let surface = &present.surface;
+        let bytes = format.bytes as usize;
+        let mut rgba = Vec::with_capacity(surface.width as usize * surface.height as usize * 4);
+        let mut texel = [0u8; 16];
+        for y in 0..surface.height {
+            for x in 0..surface.width {
+                let address = surface.texel_address(x, y, 0).expect("inside the surface");
+                if !memory.read(address, &mut texel[..bytes]) {
+                    return Err(BackendError::Failed {
+                        backend: NAME,
+                        problem: format!("the frame's texel ({x}, {y}) at guest address {address:#x} is not mapped"),
+                    });
+                }
+                let value = u128::from_le_bytes(texel);
+                for (index, &(low, width)) in format.channels.iter().enumerate() {
+                    let channel = match width {
+                        0 if index == 3 => 255,
+                        0 => 0,
+                        // Widen an n-bit UNORM to 8 bits as the value's fraction of its maximum, rounded.
+                        _ => {
+                            let raw = (value >> low) & ((1 << width) - 1);
+                            ((raw * 255 * 2 + ((1 << width) - 1)) / (2 * ((1 << width) - 1))) as u8
+                        }
+                    };
+                    rgba.push(channel);
+                }
+            }
+        }
+        Ok(Frame { width: surface.width, height: surface.height, rgba })
     }
 }

@@ -364,6 +364,16 @@ impl Kernel {
         self.system.gpu.borrow_mut().gpu.set_backend_factory(factory);
     }
 
+    /// Where the frames the program shows go.
+    pub fn set_frame_sink(&mut self, sink: crate::service::vi::display::FrameSink) {
+        self.system.display.borrow_mut().set_frame_sink(sink);
+    }
+
+    /// Frames the program has shown.
+    pub fn frames_shown(&self) -> u64 {
+        self.system.display.borrow().frames()
+    }
+
     /// Where save data lives on the host (a folder per title and user under it).
     pub fn set_save_folder(&mut self, folder: Option<PathBuf>) {
         Self::system_before_services(&mut self.system).save_folder = folder;

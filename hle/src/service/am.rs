@@ -84,7 +84,7 @@ impl ApplicationProxy {
     }
 
     fn get_self_controller(&mut self, call: &mut Call) -> Result<(), Failure> {
-        hand_out(call, SelfController)
+        hand_out(call, SelfController(self.0.clone()))
     }
 
     fn get_window_controller(&mut self, call: &mut Call) -> Result<(), Failure> {
@@ -159,9 +159,18 @@ impl Interface for CommonStateGetter {
 
 /// ISelfController: how the application wants focus changes and mode changes handled. Tandem keeps it in focus
 /// in one mode, so the settings are logged and change nothing.
-pub struct SelfController;
+pub struct SelfController(Shared);
 
 impl SelfController {
+    /// CreateManagedDisplayLayer() -> u64 layer id: a layer of the default display for this application (libnx
+    /// then opens it with vi's OpenLayer and its applet resource user id).
+    fn create_managed_display_layer(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let state = self.0.borrow();
+        let layer = state.system.display.borrow_mut().create_layer(state.applet_resource_user_id);
+        call.push_u64(layer);
+        Ok(())
+    }
+
     fn setting(&mut self, call: &mut Call) -> Result<(), Failure> {
         let flags = call.argument_slice(0, 3.min(call.input_len()));
         tracing::debug!(target: "guest::am", ?flags, "ISelfController setting");
@@ -176,6 +185,7 @@ impl Interface for SelfController {
         Command::new(12, "SetPerformanceModeChangedNotification", Self::setting).input(1),
         Command::new(13, "SetFocusHandlingMode", Self::setting).input(3),
         Command::new(16, "SetOutOfFocusSuspendingEnabled", Self::setting).input(1),
+        Command::new(40, "CreateManagedDisplayLayer", Self::create_managed_display_layer),
     ];
 }
 

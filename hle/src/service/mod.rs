@@ -19,6 +19,7 @@ mod session;
 pub mod set;
 pub mod sm;
 pub mod time;
+pub mod vi;
 
 pub use session::{Dispatched, Sessions};
 
@@ -385,6 +386,8 @@ pub struct System {
     pub open_saves: fs::save::OpenSaves,
     /// The GPU and the driver state every nvdrv session shares.
     pub gpu: RefCell<nvdrv::gpu_host::GpuHost>,
+    /// Layers, their buffer queues, and where shown frames go.
+    pub display: RefCell<vi::display::Display>,
 }
 
 impl Default for System {
@@ -402,6 +405,7 @@ impl Default for System {
             clock_epoch: 0,
             open_saves: fs::save::OpenSaves::default(),
             gpu: RefCell::default(),
+            display: RefCell::default(),
         }
     }
 }
@@ -416,6 +420,9 @@ pub fn open_service(name: &str, system: &Rc<System>) -> Option<SharedObject> {
         "appletOE" => Rc::new(RefCell::new(am::ApplicationProxyService::new(system.clone()))),
         "time:u" | "time:a" | "time:s" => Rc::new(RefCell::new(time::StaticService::new(system.clone()))),
         "fsp-srv" => Rc::new(RefCell::new(fs::FileSystemProxy::new(system.clone()))),
+        "vi:u" => Rc::new(RefCell::new(vi::RootService::new(system.clone(), "vi:u"))),
+        "vi:s" => Rc::new(RefCell::new(vi::RootService::new(system.clone(), "vi:s"))),
+        "vi:m" => Rc::new(RefCell::new(vi::RootService::new(system.clone(), "vi:m"))),
         _ => return None,
     };
     Some(object)

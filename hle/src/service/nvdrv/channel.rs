@@ -193,8 +193,11 @@ impl ChannelFile {
         if flags & FENCE_WAIT != 0 && !host.gpu.syncpoints.is_signalled(fence).unwrap_or(true) {
             segments.push(Segment::Driver(fence_wait(fence)));
         }
-        let increments = if flags & FENCE_GET != 0 { 2 } else { 0 }
-            + if flags & INCREMENT_BY_VALUE != 0 { fence.value } else { 0 };
+        let counted = if flags & INCREMENT_BY_VALUE != 0 { fence.value } else { 0 };
+        // More increments than a syncpoint can count is no fence at all.
+        let Some(increments) = counted.checked_add(if flags & FENCE_GET != 0 { 2 } else { 0 }) else {
+            return Ok(Err(NvResult::BadParameter));
+        };
         let syncpoints = &mut host.gpu.syncpoints;
         let out = match increments {
             0 => Fence { id: self.syncpoint, value: syncpoints.max(self.syncpoint).expect("a channel's syncpoint") },

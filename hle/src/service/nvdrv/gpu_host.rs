@@ -1,4 +1,5 @@
-//! What every nvdrv session shares: the GPU itself, which syncpoints channels own, and nvhost-ctrl's event slots.
+//! What every nvdrv session shares: the GPU itself, nvmap's objects, which syncpoints channels own, and
+//! nvhost-ctrl's event slots.
 
 use super::{NvResult, ticks_to_nanoseconds};
 use crate::service::ServiceEvent;
@@ -32,6 +33,8 @@ struct EventSlot {
 
 pub struct GpuHost {
     pub gpu: Gpu,
+    /// nvmap's objects: one namespace for the whole program, as Horizon's driver keeps them.
+    pub nvmap: super::nvmap::NvMap,
     /// Syncpoints owned by a channel (or the system).
     owned: Vec<bool>,
     events: Vec<Option<EventSlot>>,
@@ -46,6 +49,7 @@ impl Default for GpuHost {
         }
         GpuHost {
             gpu: Gpu::default(),
+            nvmap: super::nvmap::NvMap::default(),
             owned,
             events: (0..super::ctrl::EVENT_SLOTS).map(|_| None).collect(),
         }

@@ -19,7 +19,6 @@ pub mod nvmap;
 use super::{BufferKind, Call, Command, Failure, Interface, System};
 use as_gpu::AddressSpace;
 use channel::ChannelFile;
-use nvmap::NvMap;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -128,7 +127,6 @@ pub struct NvDrv {
     initialized: bool,
     files: BTreeMap<u32, File>,
     next_fd: u32,
-    nvmap: NvMap,
     address_spaces: BTreeMap<u32, AddressSpace>,
     channels: BTreeMap<u32, ChannelFile>,
 }
@@ -140,7 +138,6 @@ impl NvDrv {
             initialized: false,
             files: BTreeMap::new(),
             next_fd: 1,
-            nvmap: NvMap::default(),
             address_spaces: BTreeMap::new(),
             channels: BTreeMap::new(),
         }
@@ -259,10 +256,11 @@ impl NvDrv {
             Err(error) => (error, None),
         };
         let mut host = self.system.gpu.borrow_mut();
+        let host = &mut *host;
         Ok(match file {
-            File::NvMap => self.nvmap.ioctl(request, argument).map(split),
+            File::NvMap => host.nvmap.ioctl(request, argument).map(split),
             File::CtrlGpu => ctrl_gpu::ioctl(request, argument, call.ticks).map(split),
-            File::Ctrl => match ctrl::ioctl(&mut host, request, argument, call.ticks) {
+            File::Ctrl => match ctrl::ioctl(host, request, argument, call.ticks) {
                 Some(answer) => answer.map(|(result, argument)| Some((result, Some(argument))))?,
                 None => None,
             },
@@ -279,11 +277,11 @@ impl NvDrv {
             }
             File::AddressSpace => {
                 let space = self.address_spaces.get_mut(&fd).expect("an address space per such file");
-                space.ioctl(request, argument, &self.nvmap, &mut host.gpu).map(split)
+                space.ioctl(request, argument, &host.nvmap, &mut host.gpu).map(split)
             }
             File::Channel => {
                 let channel = self.channels.get_mut(&fd).expect("a channel per such file");
-                match channel.ioctl(&mut host, request, argument, extra, call.memory, call.ticks) {
+                match channel.ioctl(host, request, argument, extra, call.memory, call.ticks) {
                     Some(answer) => Some(split(answer?)),
                     None => None,
                 }

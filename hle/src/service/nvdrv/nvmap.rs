@@ -56,6 +56,13 @@ impl NvMap {
         object.allocation.map(|a| (a.address, u64::from(object.size)))
     }
 
+    /// The guest address and size of the object with `id` (ids name objects across files and services: the
+    /// display finds frames by them), once allocated.
+    pub fn allocation_of_id(&self, id: u32) -> Option<(u64, u64)> {
+        let object = self.objects.get(&id)?;
+        object.allocation.map(|a| (a.address, u64::from(object.size)))
+    }
+
     /// Runs `request` on its argument (the ioctl's size); `None` for an ioctl this device does not have.
     pub fn ioctl(&mut self, request: u32, argument: &[u8]) -> Option<IoctlResult> {
         let argument = argument.to_vec();

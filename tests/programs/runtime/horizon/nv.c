@@ -107,6 +107,10 @@ int gpu_open(GpuChannel *gpu, Handle nv, void *memory, uint64_t size) {
         uint64_t address;
     } alloc = {create[1], 0, 0, 0x1000, 0, {0}, (uint64_t)memory};
     failed |= nv_ioctl(nv, gpu->nvmap, NVMAP_ALLOC, &alloc, sizeof alloc, 0);
+    gpu->nvmap_handle = create[1];
+    uint32_t get_id[2] = {0, create[1]};
+    failed |= nv_ioctl(nv, gpu->nvmap, 0xC008010Eu, get_id, sizeof get_id, 0);
+    gpu->nvmap_id = get_id[0];
     gpu->as = nv_open(nv, "/dev/nvhost-as-gpu", &error);
     failed |= error;
     uint32_t init[10] = {0};

@@ -50,6 +50,8 @@ Handle nv_connect(void *transfer, uint32_t transfer_size);
 typedef struct {
     Handle nv;
     uint32_t nvmap, as, channel, ctrl;
+    /* The nvmap object holding `memory`: its handle and its id (which names it to other services). */
+    uint32_t nvmap_handle, nvmap_id;
     uint8_t *memory;
     uint64_t gpu_address, size;
     uint32_t pushbuffer_used;
