@@ -575,3 +575,34 @@ fn shown_frames_are_written_as_png_files() {
     std::fs::remove_dir_all(dir).unwrap();
     std::fs::remove_dir_all(again).unwrap();
 }
+
+/// `--record-trace` then `tandem gpu replay`: with no CPU, the trace gives the frames the run showed, byte for byte;
+/// a cut trace is refused, naming the event.
+#[test]
+fn gpu_traces_replay_to_the_same_frames() {
+    let dir = scratch_dir("trace");
+    let (trace, run_frames, replay_frames) = (dir.join("present.trace"), dir.join("run"), dir.join("replay"));
+    let output = tandem(&[
+        "run",
+        &program("gpu-present.nro"),
+        "--headless",
+        "--frames",
+        run_frames.to_str().unwrap(),
+        "--record-trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let output = tandem(&["gpu", "replay", trace.to_str().unwrap(), "--backend", "reference", "--frames", replay_frames.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "replayed: 2 submissions, 2 frames\n");
+    for frame in ["frame-00000.png", "frame-00001.png"] {
+        assert_eq!(std::fs::read(run_frames.join(frame)).unwrap(), std::fs::read(replay_frames.join(frame)).unwrap());
+    }
+    let bytes = std::fs::read(&trace).unwrap();
+    let cut = dir.join("cut.trace");
+    std::fs::write(&cut, &bytes[..bytes.len() - 3]).unwrap();
+    let output = tandem(&["gpu", "replay", cut.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("the trace is cut short in event"), "{}", text(&output.stderr));
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -6,7 +6,9 @@
 //! make progress; nothing depends on host timing.
 
 use crate::channel::{Channel, ChannelError, Segment};
-use crate::mmu::{GuestMemory, Mmu};
+use crate::trace::{Event, Recorder, RecordingMemory};
+use std::cell::RefCell;
+use crate::mmu::{GuestMemory, Mmu, MmuError};
 use crate::syncpoint::Syncpoints;
 use std::collections::BTreeMap;
 
@@ -45,6 +47,8 @@ pub struct Gpu {
     backend_factory: Option<BackendFactory>,
     /// Why the factory could not make one.
     backend_failure: Option<String>,
+    /// The command trace being recorded, if any.
+    recorder: Option<RefCell<Recorder>>,
 }
 
 impl Gpu {
@@ -66,24 +70,54 @@ impl Gpu {
         self.backend.is_some()
     }
 
+    /// Records every call from here on into a command trace.
+    pub fn start_recording(&mut self, recorder: Recorder) {
+        self.recorder = Some(RefCell::new(recorder));
+    }
+
+    /// Writes out what the trace holds so far.
+    pub fn flush_trace(&mut self) -> std::io::Result<()> {
+        self.recorder.as_ref().map_or(Ok(()), |recorder| recorder.borrow_mut().flush())
+    }
+
+    fn record(&self, event: Event) {
+        if let Some(recorder) = &self.recorder {
+            recorder.borrow_mut().record(&event);
+        }
+    }
+
     pub fn create_address_space(&mut self) -> u32 {
         let id = self.new_id();
         self.address_spaces.insert(id, Mmu::default());
+        self.record(Event::CreateAddressSpace { id });
         id
-    }
-
-    pub fn address_space_mut(&mut self, id: u32) -> Option<&mut Mmu> {
-        self.address_spaces.get_mut(&id)
     }
 
     /// Drops an address space; channels bound to it fail when they next run.
     pub fn destroy_address_space(&mut self, id: u32) {
         self.address_spaces.remove(&id);
+        self.record(Event::DestroyAddressSpace { id });
+    }
+
+    /// Maps `size` bytes of guest memory at `guest` to `va` in address space `space`.
+    pub fn map(&mut self, space: u32, va: u64, guest: u64, size: u64) -> Result<(), MmuError> {
+        let mmu = self.address_spaces.get_mut(&space).ok_or(MmuError::Unmapped { va })?;
+        mmu.map(va, guest, size)?;
+        self.record(Event::Map { space, va, guest, size });
+        Ok(())
+    }
+
+    pub fn unmap(&mut self, space: u32, va: u64, size: u64) -> Result<(), MmuError> {
+        let mmu = self.address_spaces.get_mut(&space).ok_or(MmuError::Unmapped { va })?;
+        mmu.unmap(va, size)?;
+        self.record(Event::Unmap { space, va, size });
+        Ok(())
     }
 
     pub fn create_channel(&mut self) -> u32 {
         let id = self.new_id();
         self.channels.insert(id, Channel::default());
+        self.record(Event::CreateChannel { id });
         id
     }
 
@@ -91,19 +125,40 @@ impl Gpu {
         self.channels.get_mut(&id)
     }
 
+    /// Puts `channel`'s addresses in address space `space`.
+    pub fn bind(&mut self, channel: u32, space: u32) {
+        if let Some(target) = self.channels.get_mut(&channel) {
+            target.address_space = Some(space);
+            self.record(Event::Bind { channel, space });
+        }
+    }
+
     pub fn destroy_channel(&mut self, id: u32) {
         self.channels.remove(&id);
+        self.record(Event::DestroyChannel { id });
+    }
+
+    /// A CPU increment of a syncpoint (nvhost-ctrl).
+    pub fn increment_syncpoint(&mut self, id: u32) -> Result<u32, crate::syncpoint::NoSuchSyncpoint> {
+        let value = self.syncpoints.increment(id)?;
+        self.record(Event::Increment { syncpoint: id });
+        Ok(value)
+    }
+
+    /// Queues `segments` on `channel` without running them (a replay runs where the run ran).
+    pub fn queue(&mut self, channel: u32, segments: Vec<Segment>) {
+        if self.channels.contains_key(&channel) {
+            self.record(Event::Submit { channel, segments: segments.clone() });
+            self.channels.get_mut(&channel).expect("checked").submit(segments);
+        }
     }
 
     /// Queues `segments` on `channel` and runs every channel as far as it goes.
     pub fn submit(&mut self, channel: u32, segments: Vec<Segment>, memory: &dyn GuestMemory) -> Result<(), GpuError> {
-        if let Some(target) = self.channels.get_mut(&channel) {
-            target.submit(segments);
-        }
+        self.queue(channel, segments);
         self.run(memory)
     }
 
-    /// Runs channels, in id order and again while any makes progress, until every one is idle or waiting.
     /// Makes the back end from the factory, the first time it is needed.
     fn ensure_backend(&mut self) {
         if self.backend.is_none()
@@ -122,10 +177,11 @@ impl Gpu {
         }
     }
 
-    /// The pixels of a frame the display shows.
+    /// The pixels of a frame the display shows, `width` of them a row.
     pub fn present(
         &mut self,
         present: &crate::backend::Present,
+        width: u32,
         memory: &dyn GuestMemory,
     ) -> Result<crate::backend::Frame, String> {
         self.ensure_backend();
@@ -133,13 +189,36 @@ impl Gpu {
             let why = self.backend_failure.clone().unwrap_or_else(|| "none was set up".into());
             return Err(format!("presenting a frame needs a GPU back end ({why})"));
         };
-        backend.present(present, memory).map_err(|error| error.to_string())
+        let frame = match &self.recorder {
+            Some(recorder) => {
+                let frame = backend.present(present, &RecordingMemory { inner: memory, recorder });
+                recorder.borrow_mut().finish_run(&Event::Present { present: *present, width });
+                frame
+            }
+            None => backend.present(present, memory),
+        };
+        frame.map(|frame| crate::trace::crop(frame, width)).map_err(|error| error.to_string())
     }
 
+    /// Runs channels, in id order and again while any makes progress, until every one is idle or waiting.
     pub fn run(&mut self, memory: &dyn GuestMemory) -> Result<(), GpuError> {
-        if self.channels.values().any(Channel::is_busy) {
-            self.ensure_backend();
+        if !self.channels.values().any(Channel::is_busy) {
+            return Ok(());
         }
+        self.ensure_backend();
+        let recorder = self.recorder.take();
+        let result = match &recorder {
+            Some(recorder) => self.run_channels(&RecordingMemory { inner: memory, recorder }),
+            None => self.run_channels(memory),
+        };
+        if let Some(recorder) = &recorder {
+            recorder.borrow_mut().finish_run(&Event::Run { timestamp: self.timestamp });
+        }
+        self.recorder = recorder;
+        result
+    }
+
+    fn run_channels(&mut self, memory: &dyn GuestMemory) -> Result<(), GpuError> {
         loop {
             let mut progressed = false;
             for (&id, channel) in &mut self.channels {
@@ -192,15 +271,14 @@ mod tests {
         fn new() -> Setup {
             let mut gpu = Gpu::default();
             let space = gpu.create_address_space();
-            let mmu = gpu.address_space_mut(space).unwrap();
-            mmu.map(PUSHBUFFER, GUEST_BASE, PAGES / 2 * 0x1000).unwrap();
-            mmu.map(DATA, GUEST_BASE + PAGES / 2 * 0x1000, PAGES / 2 * 0x1000).unwrap();
+            gpu.map(space, PUSHBUFFER, GUEST_BASE, PAGES / 2 * 0x1000).unwrap();
+            gpu.map(space, DATA, GUEST_BASE + PAGES / 2 * 0x1000, PAGES / 2 * 0x1000).unwrap();
             Setup { gpu, memory: FlatMemory::new(vec![0; (PAGES * 0x1000) as usize]), space, next_pushbuffer: 0 }
         }
 
         fn channel(&mut self) -> u32 {
             let channel = self.gpu.create_channel();
-            self.gpu.channel_mut(channel).unwrap().address_space = Some(self.space);
+            self.gpu.bind(channel, self.space);
             channel
         }
 
@@ -596,6 +674,10 @@ mod tests {
         let error = error.unwrap_err();
         assert!(error.to_string().contains("MAXWELL_B method 0x010c (NOTIFY) is not implemented"), "{error}");
         assert!(matches!(error.source, ChannelError::Engine { source: EngineError::Unimplemented { .. }, .. }));
+        let channel = setup.channel();
+        let words = [header::non_incrementing(0, 0, 1), 0xb197, header::incrementing(0, 0x2394 / 4, 1), 7];
+        let error = setup.submit(channel, &words).unwrap_err();
+        assert!(error.to_string().contains("(LOAD_CONSTANT_BUFFER(1)) is not implemented"), "{error}");
         let channel = setup.gpu.create_channel();
         assert_eq!(setup.submit(channel, &[0]).unwrap_err().source, ChannelError::NoAddressSpace);
         let channel = setup.channel();

@@ -15,4 +15,5 @@ pub mod sass;
 pub mod shader;
 pub mod syncpoint;
 pub mod texture;
+pub mod trace;
 pub mod vulkan;

@@ -4,6 +4,7 @@ mod aot;
 mod bench;
 mod diff;
 mod disasm;
+mod gpu;
 mod info;
 mod linux;
 mod pack;
@@ -50,6 +51,9 @@ enum Command {
     /// NVIDIA shader machine code: disassembly, runs on the SASS interpreter, translation to SPIR-V.
     #[command(subcommand)]
     Shader(shader::ShaderCommand),
+    /// The GPU without a CPU: command trace replays.
+    #[command(subcommand)]
+    Gpu(gpu::GpuCommand),
 }
 
 pub fn init_logging(verbose: u8) {
@@ -74,6 +78,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(command) => bench::run(command),
         Command::Diff(command) => diff::run(command),
         Command::Shader(command) => shader::run(command),
+        Command::Gpu(command) => gpu::run(command),
     }
 }
 

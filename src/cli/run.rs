@@ -48,6 +48,10 @@ pub struct RunArgs {
     /// Write every frame the program shows to DIR/frame-NNNNN.png (from 00000).
     #[arg(long, value_name = "DIR")]
     pub frames: Option<PathBuf>,
+    /// Record the GPU's command trace (what the program gave the GPU, and the memory it read) to FILE, for
+    /// `tandem gpu replay`.
+    #[arg(long, value_name = "FILE")]
+    pub record_trace: Option<PathBuf>,
 }
 
 /// A frame sink that writes `DIR/frame-NNNNN.png`; a frame that cannot be written is logged, and the run goes on.
@@ -99,6 +103,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     kernel.set_max_instructions(args.max_instructions);
     kernel.set_save_folder(args.save_dir.or_else(default_save_dir));
     kernel.set_gpu_backend_factory(super::reference_gpu());
+    if let Some(path) = &args.record_trace {
+        let file = std::fs::File::create(path).with_context(|| format!("creating the trace {}", path.display()))?;
+        let recorder = tandem_gpu::trace::Recorder::new(Box::new(std::io::BufWriter::new(file)))
+            .with_context(|| format!("writing the trace {}", path.display()))?;
+        kernel.start_gpu_trace(recorder);
+    }
     let keeps_frames = args.frames.is_some();
     if let Some(folder) = args.frames {
         kernel.set_frame_sink(png_frames(folder)?);
@@ -131,6 +141,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         mips = kernel.retired() as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6,
         "run finished"
     );
+    if let Some(path) = &args.record_trace {
+        kernel.finish_gpu_trace().with_context(|| format!("writing the trace {}", path.display()))?;
+    }
     if kernel.frames_shown() > 0 && !keeps_frames {
         let window = if args.headless { "" } else { " (Tandem has no window yet)" };
         tracing::warn!("{} frames shown and not kept{window}: add --frames DIR to write them", kernel.frames_shown());

@@ -48,9 +48,54 @@ pub const CLEAR_SURFACE: u32 = 0x19d0;
 /// `CALL_MME_MACRO(j)` at 0x3800 + 8j, `CALL_MME_DATA(j)` at 0x3804 + 8j.
 pub const CALL_MME_MACRO: u32 = 0x3800;
 
-/// Methods that do something beyond keeping their value and that Tandem does not carry out yet: calling one stops
-/// the run naming it (byte offsets, clb197.h).
-const UNIMPLEMENTED_ACTIONS: &[u32] = &[0x010c /* NOTIFY */];
+/// Methods that do something beyond keeping their value and that Tandem does not carry out yet (draws, constant
+/// buffer loads and binds, notifies, falcon calls): calling one stops the run naming it. Names as in clb197.h; an
+/// array's every element counts.
+const UNIMPLEMENTED_ACTIONS: &[&str] = &[
+    "NOTIFY",
+    "PEER_SEMAPHORE_RELEASE",
+    "DRAW_ZERO_INDEX",
+    "DRAW_VERTEX_ARRAY",
+    "DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_FIRST",
+    "DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_SUBSEQUENT",
+    "DRAW_AUTO",
+    "DRAW_INLINE_INDEX4X8",
+    "DRAW_INLINE_INDEX",
+    "DRAW_INLINE_INDEX2X16",
+    "END",
+    "BEGIN",
+    "SET_INDEX_BUFFER_F",
+    "DRAW_INDEX_BUFFER",
+    "DRAW_INDEX_BUFFER32_BEGIN_END_INSTANCE_FIRST",
+    "DRAW_INDEX_BUFFER16_BEGIN_END_INSTANCE_FIRST",
+    "DRAW_INDEX_BUFFER8_BEGIN_END_INSTANCE_FIRST",
+    "DRAW_INDEX_BUFFER32_BEGIN_END_INSTANCE_SUBSEQUENT",
+    "DRAW_INDEX_BUFFER16_BEGIN_END_INSTANCE_SUBSEQUENT",
+    "DRAW_INDEX_BUFFER8_BEGIN_END_INSTANCE_SUBSEQUENT",
+    "CLEAR_CLIP_ID_SURFACE",
+    "LOAD_CONSTANT_BUFFER",
+    "BIND_GROUP_CONSTANT_BUFFER",
+];
+
+/// SET_FALCON00 to SET_FALCON31: calls into the class's firmware, undocumented.
+const FALCON_METHODS: std::ops::RangeInclusive<u32> = 0x2300..=0x237c;
+
+/// Whether `offset` is one of [`UNIMPLEMENTED_ACTIONS`] or a falcon call.
+fn is_unimplemented_action(offset: u32) -> bool {
+    if FALCON_METHODS.contains(&offset) {
+        return true;
+    }
+    static OFFSETS: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+    OFFSETS
+        .get_or_init(|| {
+            let table = super::methods::table(Some(Class::Maxwell3D));
+            UNIMPLEMENTED_ACTIONS
+                .iter()
+                .flat_map(|name| (0..).map_while(move |index| table.offset(name, index)))
+                .collect()
+        })
+        .contains(&offset)
+}
 
 /// A macro call whose parameters are still coming.
 #[derive(Clone, Debug)]
@@ -158,7 +203,7 @@ impl Maxwell3D {
             _ if inline_to_memory::METHODS.contains(&offset) => {
                 self.inline_to_memory.call(Class::Maxwell3D, offset, argument, context)?
             }
-            _ if UNIMPLEMENTED_ACTIONS.contains(&offset) => return Err(method.unimplemented("")),
+            _ if is_unimplemented_action(offset) => return Err(method.unimplemented("")),
             _ => {}
         }
         Ok(())

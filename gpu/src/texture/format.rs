@@ -93,6 +93,8 @@ pub const FORMATS: &[ColorFormat] = &[
     format(0xf4, "RN8", 1, rgba(8, 1), Kind::Snorm),
     format(0xf5, "RS8", 1, rgba(8, 1), Kind::Sint),
     format(0xf6, "RU8", 1, rgba(8, 1), Kind::Uint),
+    // X8B8G8R8: the A8B8G8R8 layout with its top byte unused.
+    format(0xf9, "X8B8G8R8", 4, rgba(8, 3), Kind::Unorm),
 ];
 
 impl ColorFormat {

@@ -364,6 +364,16 @@ impl Kernel {
         self.system.gpu.borrow_mut().gpu.set_backend_factory(factory);
     }
 
+    /// Records the GPU's command trace from now on.
+    pub fn start_gpu_trace(&mut self, recorder: tandem_gpu::trace::Recorder) {
+        self.system.gpu.borrow_mut().gpu.start_recording(recorder);
+    }
+
+    /// Writes out the rest of the GPU's command trace.
+    pub fn finish_gpu_trace(&mut self) -> std::io::Result<()> {
+        self.system.gpu.borrow_mut().gpu.flush_trace()
+    }
+
     /// Where the frames the program shows go.
     pub fn set_frame_sink(&mut self, sink: crate::service::vi::display::FrameSink) {
         self.system.display.borrow_mut().set_frame_sink(sink);

@@ -172,7 +172,7 @@ impl AddressSpace {
         }
         self.reserved.remove(&offset);
         self.mappings.retain(|&va, _| va < offset || va >= offset + size);
-        self.mmu(gpu).unmap(offset, size).expect("reservations are page-aligned");
+        gpu.unmap(self.gpu_space, offset, size).expect("reservations are page-aligned");
         Ok(())
     }
 
@@ -207,7 +207,7 @@ impl AddressSpace {
             (offset, SMALL_PAGE as u32)
         };
         let guest_address = address + buffer_offset;
-        self.mmu(gpu).map(offset, guest_address, size).expect("checked free, page-aligned");
+        gpu.map(self.gpu_space, offset, guest_address, size).expect("checked free, page-aligned");
         self.mappings.insert(offset, Mapping { size, guest_address, kind });
         put(argument, 12, &page_size.to_le_bytes());
         put(argument, 32, &offset.to_le_bytes());
@@ -218,13 +218,8 @@ impl AddressSpace {
     fn unmap_buffer(&mut self, argument: &[u8], gpu: &mut Gpu) -> Result<(), NvResult> {
         let offset = u64_at(argument, 0);
         let mapping = self.mappings.remove(&offset).ok_or(NvResult::BadValue)?;
-        self.mmu(gpu).unmap(offset, mapping.size).expect("mappings are page-aligned");
+        gpu.unmap(self.gpu_space, offset, mapping.size).expect("mappings are page-aligned");
         Ok(())
-    }
-
-    /// This space's MMU in the GPU (made when the file was opened, dropped when it closes).
-    fn mmu<'g>(&self, gpu: &'g mut Gpu) -> &'g mut tandem_gpu::mmu::Mmu {
-        gpu.address_space_mut(self.gpu_space).expect("an open address space has its MMU")
     }
 
     /// GetVaRegions {unused, buffer size (in/out), padding, two regions {offset, page size, padding, pages}}.

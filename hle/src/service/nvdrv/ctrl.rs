@@ -60,7 +60,7 @@ pub fn ioctl(host: &mut GpuHost, request: u32, argument: &[u8], ticks: u64) -> O
         // {id}
         SYNCPT_INCR if !valid => Err(NvResult::BadParameter),
         SYNCPT_INCR => {
-            host.gpu.syncpoints.increment(id).expect("checked");
+            host.gpu.increment_syncpoint(id).expect("checked");
             host.gpu.timestamp = ticks_to_nanoseconds(ticks);
             Ok(())
         }

@@ -269,7 +269,7 @@ impl NvDrv {
                 let space = self.address_spaces[&fd].gpu_space;
                 Some(split(match self.channels.get(&channel_fd) {
                     Some(channel) => {
-                        host.gpu.channel_mut(channel.channel).expect("an open channel").address_space = Some(space);
+                        host.gpu.bind(channel.channel, space);
                         Ok(argument.to_vec())
                     }
                     None => Err(NvResult::BadParameter),

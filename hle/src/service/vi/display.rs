@@ -197,15 +197,7 @@ impl Display {
         queue.update_buffer_free();
         if let Some(buffer) = shown {
             let (present, visible_width) = present_of(&buffer, gpu)?;
-            let mut frame = gpu.gpu.present(&present, &crate::service::nvdrv::gpu_host::GpuView(memory))?;
-            if visible_width < frame.width {
-                let row = 4 * frame.width as usize;
-                frame.rgba = frame.rgba.chunks_exact(row).flat_map(|line| &line[..4 * visible_width as usize]).copied().collect();
-                frame.width = visible_width;
-            }
-            if present_ignores_alpha(&buffer) {
-                frame.rgba.chunks_exact_mut(4).for_each(|pixel| pixel[3] = 255);
-            }
+            let frame = gpu.gpu.present(&present, visible_width, &crate::service::nvdrv::gpu_host::GpuView(memory))?;
             tracing::debug!(target: "guest::vi", frame = self.frames, width = frame.width, height = frame.height, "frame shown");
             if let Some(sink) = &mut self.sink {
                 sink(self.frames, &frame);
@@ -380,19 +372,15 @@ impl BufferQueue {
 
 /// NvColorFormat values (libnx `nvidia/types.h`) of the formats the display shows, and the render target
 /// formats with the same bits.
-const DISPLAY_FORMATS: [(u64, u32, bool); 4] = [
-    (0x01_0053_2120, 0xd5, false), // A8B8G8R8
-    (0x01_0a53_2120, 0xd5, true),  // X8B8G8R8
-    (0x01_0a88_1210, 0xe8, false), // R5G6B5
-    (0x01_00d1_2120, 0xcf, false), // A8R8G8B8
+const DISPLAY_FORMATS: [(u64, u32); 4] = [
+    (0x01_0053_2120, 0xd5), // A8B8G8R8
+    (0x01_0a53_2120, 0xf9), // X8B8G8R8
+    (0x01_0a88_1210, 0xe8), // R5G6B5
+    (0x01_00d1_2120, 0xcf), // A8R8G8B8
 ];
 
 fn color_format(buffer: &[u8]) -> u64 {
     u64::from_le_bytes(buffer[0x64..0x6c].try_into().expect("eight bytes"))
-}
-
-fn present_ignores_alpha(buffer: &[u8]) -> bool {
-    DISPLAY_FORMATS.iter().any(|&(nv, _, no_alpha)| nv == color_format(buffer) && no_alpha)
 }
 
 /// The surface a flattened GraphicBuffer describes: the nvmap object its id (0x2c) names, plane 0's offset
@@ -404,9 +392,9 @@ fn present_of(buffer: &[u8], gpu: &GpuHost) -> Result<(Present, u32), PresentErr
     let (address, size) =
         gpu.nvmap.allocation_of_id(id).ok_or_else(|| format!("a queued buffer names nvmap object {id}, which has no memory"))?;
     let nv_format = color_format(buffer);
-    let &(_, code, _) = DISPLAY_FORMATS
+    let &(_, code) = DISPLAY_FORMATS
         .iter()
-        .find(|&&(nv, _, _)| nv == nv_format)
+        .find(|&&(nv, _)| nv == nv_format)
         .ok_or_else(|| format!("the display shows no frames of colour format {nv_format:#x} yet"))?;
     let format = ColorFormat::from_code(code).expect("a render target format");
     let (width, height, pitch, offset) = (word(0x5c), word(0x60), word(0x70), word(0x78));

@@ -1,0 +1,464 @@
+//! Command traces: everything that crossed the driver boundary into the GPU (address spaces and their mappings,
+//! channels, submissions, CPU syncpoint increments, presents) and the guest memory the GPU read, as the CPU left
+//! it. A trace replays with no CPU at all (`tandem gpu replay`): graphics bugs are reported, replayed and bisected
+//! as traces.
+//!
+//! Memory: the first time the GPU reads a page during a run (or a present), the page's content goes into the trace
+//! if it differs from what the trace last knew of it (the CPU wrote it since); pages the GPU wrote itself are
+//! known already. The page records of a run come before the run's marker, so a replay puts them in place first.
+//!
+//! Format: the magic `TANDEMGT`, a version, then events, each a tag byte and little-endian fields; page contents
+//! are LZ4 blocks. Invariant: a replay of a trace performs the same GPU calls in the same order as the run did.
+
+use crate::backend::{Frame, Present};
+use crate::channel::Segment;
+use crate::fifo::GpEntry;
+use crate::mmu::GuestMemory;
+use crate::texture::format::ColorFormat;
+use crate::texture::surface::{Layout, Surface};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io::{Read, Write};
+
+const MAGIC: &[u8; 8] = b"TANDEMGT";
+const VERSION: u32 = 1;
+const PAGE: u64 = 0x1000;
+
+/// One event of a trace.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Event {
+    CreateAddressSpace { id: u32 },
+    DestroyAddressSpace { id: u32 },
+    Map { space: u32, va: u64, guest: u64, size: u64 },
+    Unmap { space: u32, va: u64, size: u64 },
+    CreateChannel { id: u32 },
+    DestroyChannel { id: u32 },
+    Bind { channel: u32, space: u32 },
+    Submit { channel: u32, segments: Vec<Segment> },
+    /// The CPU incremented a syncpoint (nvhost-ctrl).
+    Increment { syncpoint: u32 },
+    /// A guest page as the GPU is about to read it.
+    Page { address: u64, bytes: Vec<u8> },
+    /// The GPU ran its channels, at this GPU time.
+    Run { timestamp: u64 },
+    /// The display showed a frame: the surface, its format, and the width shown.
+    Present { present: Present, width: u32 },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    #[error("not a Tandem GPU trace (no TANDEMGT magic)")]
+    NotATrace,
+    #[error("a trace of version {0}; this Tandem reads version {VERSION}")]
+    Version(u32),
+    #[error("the trace is cut short in event {event} (at byte {at:#x})")]
+    Truncated { event: usize, at: usize },
+    #[error("event {event} (at byte {at:#x}) is malformed: {problem}")]
+    Malformed { event: usize, at: usize, problem: String },
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Writes events to a file as they happen.
+pub struct Recorder {
+    out: Box<dyn Write>,
+    /// What the trace holds of each page the GPU has read or written.
+    known: HashMap<u64, Vec<u8>>,
+    /// Page events of the run under way, written before its marker.
+    pending: Vec<Event>,
+    failed: Option<std::io::Error>,
+}
+
+impl Recorder {
+    pub fn new(mut out: Box<dyn Write>) -> std::io::Result<Recorder> {
+        out.write_all(MAGIC)?;
+        out.write_all(&VERSION.to_le_bytes())?;
+        Ok(Recorder { out, known: HashMap::new(), pending: Vec::new(), failed: None })
+    }
+
+    pub fn record(&mut self, event: &Event) {
+        if self.failed.is_some() {
+            return;
+        }
+        let mut bytes = Vec::new();
+        encode(event, &mut bytes);
+        if let Err(error) = self.out.write_all(&bytes) {
+            tracing::error!(target: "gpu", "writing the command trace: {error}");
+            self.failed = Some(error);
+        }
+    }
+
+    /// Ends a run (or present): its page records, then `event`.
+    pub fn finish_run(&mut self, event: &Event) {
+        for page in std::mem::take(&mut self.pending) {
+            self.record(&page);
+        }
+        self.record(event);
+    }
+
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        match self.failed.take() {
+            Some(error) => Err(error),
+            None => self.out.flush(),
+        }
+    }
+
+    /// Notes the pages `address..address + length` the GPU reads from `memory` as they are now.
+    fn note_read(&mut self, memory: &dyn GuestMemory, address: u64, length: usize) {
+        let first = address / PAGE;
+        let last = (address + length.max(1) as u64 - 1) / PAGE;
+        for page in first..=last {
+            let mut bytes = vec![0u8; PAGE as usize];
+            if !memory.read(page * PAGE, &mut bytes) {
+                continue;
+            }
+            if self.known.get(&page) != Some(&bytes) {
+                self.known.insert(page, bytes.clone());
+                self.pending.push(Event::Page { address: page * PAGE, bytes });
+            }
+        }
+    }
+
+    /// Keeps the trace's idea of pages the GPU writes current (replays write the same bytes themselves).
+    fn note_write(&mut self, memory: &dyn GuestMemory, address: u64, length: usize) {
+        let first = address / PAGE;
+        let last = (address + length.max(1) as u64 - 1) / PAGE;
+        for page in first..=last {
+            let mut bytes = vec![0u8; PAGE as usize];
+            if memory.read(page * PAGE, &mut bytes) {
+                self.known.insert(page, bytes);
+            }
+        }
+    }
+}
+
+/// Guest memory that tells a recorder what the GPU reads and writes.
+pub struct RecordingMemory<'a> {
+    pub inner: &'a dyn GuestMemory,
+    pub recorder: &'a RefCell<Recorder>,
+}
+
+impl GuestMemory for RecordingMemory<'_> {
+    fn read(&self, address: u64, buffer: &mut [u8]) -> bool {
+        self.recorder.borrow_mut().note_read(self.inner, address, buffer.len());
+        self.inner.read(address, buffer)
+    }
+
+    /// A write first makes sure the trace holds the pages as they were (a replay writes into them), then keeps
+    /// the trace's copy current.
+    fn write(&self, address: u64, data: &[u8]) -> bool {
+        self.recorder.borrow_mut().note_read(self.inner, address, data.len());
+        let written = self.inner.write(address, data);
+        self.recorder.borrow_mut().note_write(self.inner, address, data.len());
+        written
+    }
+}
+
+/// Guest memory for replays: the pages the trace gave; anything else is unmapped.
+#[derive(Default)]
+pub struct ReplayMemory {
+    pages: RefCell<HashMap<u64, Vec<u8>>>,
+}
+
+impl ReplayMemory {
+    pub fn set_page(&self, address: u64, bytes: Vec<u8>) {
+        self.pages.borrow_mut().insert(address / PAGE, bytes);
+    }
+}
+
+impl GuestMemory for ReplayMemory {
+    fn read(&self, address: u64, buffer: &mut [u8]) -> bool {
+        let pages = self.pages.borrow();
+        for (index, byte) in buffer.iter_mut().enumerate() {
+            let at = address + index as u64;
+            match pages.get(&(at / PAGE)) {
+                Some(page) => *byte = page[(at % PAGE) as usize],
+                None => return false,
+            }
+        }
+        true
+    }
+
+    fn write(&self, address: u64, data: &[u8]) -> bool {
+        let mut pages = self.pages.borrow_mut();
+        for (index, &byte) in data.iter().enumerate() {
+            let at = address + index as u64;
+            match pages.get_mut(&(at / PAGE)) {
+                Some(page) => page[(at % PAGE) as usize] = byte,
+                None => return false,
+            }
+        }
+        true
+    }
+}
+
+fn put_u32(out: &mut Vec<u8>, value: u32) {
+    out.extend_from_slice(&value.to_le_bytes());
+}
+
+fn put_u64(out: &mut Vec<u8>, value: u64) {
+    out.extend_from_slice(&value.to_le_bytes());
+}
+
+fn encode(event: &Event, out: &mut Vec<u8>) {
+    match event {
+        Event::CreateAddressSpace { id } => {
+            out.push(1);
+            put_u32(out, *id);
+        }
+        Event::DestroyAddressSpace { id } => {
+            out.push(2);
+            put_u32(out, *id);
+        }
+        Event::Map { space, va, guest, size } => {
+            out.push(3);
+            put_u32(out, *space);
+            put_u64(out, *va);
+            put_u64(out, *guest);
+            put_u64(out, *size);
+        }
+        Event::Unmap { space, va, size } => {
+            out.push(4);
+            put_u32(out, *space);
+            put_u64(out, *va);
+            put_u64(out, *size);
+        }
+        Event::CreateChannel { id } => {
+            out.push(5);
+            put_u32(out, *id);
+        }
+        Event::DestroyChannel { id } => {
+            out.push(6);
+            put_u32(out, *id);
+        }
+        Event::Bind { channel, space } => {
+            out.push(7);
+            put_u32(out, *channel);
+            put_u32(out, *space);
+        }
+        Event::Submit { channel, segments } => {
+            out.push(8);
+            put_u32(out, *channel);
+            put_u32(out, segments.len() as u32);
+            for segment in segments {
+                match segment {
+                    Segment::Entry(entry) => {
+                        out.push(0);
+                        put_u64(out, GpEntry::encode(entry.address, entry.words));
+                    }
+                    Segment::Driver(words) => {
+                        out.push(1);
+                        put_u32(out, words.len() as u32);
+                        words.iter().for_each(|&word| put_u32(out, word));
+                    }
+                }
+            }
+        }
+        Event::Increment { syncpoint } => {
+            out.push(9);
+            put_u32(out, *syncpoint);
+        }
+        Event::Page { address, bytes } => {
+            out.push(10);
+            put_u64(out, *address);
+            let packed = lz4_flex::block::compress_prepend_size(bytes);
+            put_u32(out, packed.len() as u32);
+            out.extend_from_slice(&packed);
+        }
+        Event::Run { timestamp } => {
+            out.push(11);
+            put_u64(out, *timestamp);
+        }
+        Event::Present { present, width } => {
+            out.push(12);
+            let surface = &present.surface;
+            put_u32(out, present.format.code);
+            put_u64(out, surface.address);
+            for value in [surface.width, surface.height, surface.layers, surface.bytes_per_texel] {
+                put_u32(out, value);
+            }
+            match surface.layout {
+                Layout::Pitch { pitch } => {
+                    out.push(0);
+                    put_u32(out, pitch);
+                    put_u32(out, 0);
+                }
+                Layout::BlockLinear { block_height, block_depth } => {
+                    out.push(1);
+                    put_u32(out, block_height);
+                    put_u32(out, block_depth);
+                }
+            }
+            put_u64(out, surface.layer_stride);
+            put_u32(out, *width);
+        }
+    }
+}
+
+/// Reads a trace's events.
+pub fn read(mut input: impl Read) -> Result<Vec<Event>, TraceError> {
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes)?;
+    if bytes.get(..8) != Some(MAGIC.as_slice()) {
+        return Err(TraceError::NotATrace);
+    }
+    let version = u32::from_le_bytes(bytes.get(8..12).ok_or(TraceError::NotATrace)?.try_into().expect("four"));
+    if version != VERSION {
+        return Err(TraceError::Version(version));
+    }
+    let mut cursor = Cursor { bytes: &bytes, at: 12, event: 0 };
+    let mut events = Vec::new();
+    while cursor.at < bytes.len() {
+        events.push(cursor.event()?);
+        cursor.event += 1;
+    }
+    Ok(events)
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    event: usize,
+}
+
+impl Cursor<'_> {
+    fn take(&mut self, length: usize) -> Result<&[u8], TraceError> {
+        let end = self.at.checked_add(length).filter(|&end| end <= self.bytes.len());
+        let end = end.ok_or(TraceError::Truncated { event: self.event, at: self.at })?;
+        let slice = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(slice)
+    }
+
+    fn u8(&mut self) -> Result<u8, TraceError> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn u32(&mut self) -> Result<u32, TraceError> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("four bytes")))
+    }
+
+    fn u64(&mut self) -> Result<u64, TraceError> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("eight bytes")))
+    }
+
+    fn malformed(&self, problem: impl Into<String>) -> TraceError {
+        TraceError::Malformed { event: self.event, at: self.at, problem: problem.into() }
+    }
+
+    fn event(&mut self) -> Result<Event, TraceError> {
+        Ok(match self.u8()? {
+            1 => Event::CreateAddressSpace { id: self.u32()? },
+            2 => Event::DestroyAddressSpace { id: self.u32()? },
+            3 => Event::Map { space: self.u32()?, va: self.u64()?, guest: self.u64()?, size: self.u64()? },
+            4 => Event::Unmap { space: self.u32()?, va: self.u64()?, size: self.u64()? },
+            5 => Event::CreateChannel { id: self.u32()? },
+            6 => Event::DestroyChannel { id: self.u32()? },
+            7 => Event::Bind { channel: self.u32()?, space: self.u32()? },
+            8 => {
+                let channel = self.u32()?;
+                let count = self.u32()?;
+                let mut segments = Vec::new();
+                for _ in 0..count {
+                    segments.push(match self.u8()? {
+                        0 => Segment::Entry(GpEntry::decode(self.u64()?)),
+                        1 => {
+                            let length = self.u32()? as usize;
+                            let words = self.take(length.checked_mul(4).ok_or_else(|| self.malformed("too many words"))?)?;
+                            Segment::Driver(words.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().expect("four"))).collect())
+                        }
+                        kind => return Err(self.malformed(format!("segment kind {kind}"))),
+                    });
+                }
+                Event::Submit { channel, segments }
+            }
+            9 => Event::Increment { syncpoint: self.u32()? },
+            10 => {
+                let address = self.u64()?;
+                let length = self.u32()? as usize;
+                let packed = self.take(length)?;
+                let bytes = lz4_flex::block::decompress_size_prepended(packed).map_err(|e| self.malformed(e.to_string()))?;
+                if bytes.len() != PAGE as usize || address % PAGE != 0 {
+                    return Err(self.malformed("a page record that is not one page"));
+                }
+                Event::Page { address, bytes }
+            }
+            11 => Event::Run { timestamp: self.u64()? },
+            12 => {
+                let code = self.u32()?;
+                let format = ColorFormat::from_code(code).ok_or_else(|| self.malformed(format!("colour format {code:#x}")))?;
+                let address = self.u64()?;
+                let (width, height, layers, bytes_per_texel) = (self.u32()?, self.u32()?, self.u32()?, self.u32()?);
+                let layout = match (self.u8()?, self.u32()?, self.u32()?) {
+                    (0, pitch, _) => Layout::Pitch { pitch },
+                    (1, block_height, block_depth) => Layout::BlockLinear { block_height, block_depth },
+                    (kind, ..) => return Err(self.malformed(format!("layout {kind}"))),
+                };
+                let layer_stride = self.u64()?;
+                let surface = Surface { address, width, height, layers, bytes_per_texel, layout, layer_stride };
+                Event::Present { present: Present { surface, format }, width: self.u32()? }
+            }
+            tag => return Err(self.malformed(format!("unknown event tag {tag}"))),
+        })
+    }
+}
+
+/// Crops a presented frame to the width shown.
+pub fn crop(mut frame: Frame, width: u32) -> Frame {
+    if width < frame.width {
+        let row = 4 * frame.width as usize;
+        frame.rgba = frame.rgba.chunks_exact(row).flat_map(|line| &line[..4 * width as usize]).copied().collect();
+        frame.width = width;
+    }
+    frame
+}
+
+/// What a replay did.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Replayed {
+    pub submissions: usize,
+    pub frames: u64,
+}
+
+/// Replays `events` on `gpu` (which has its back end) over `memory`, handing each frame shown to `frames`.
+pub fn replay(
+    events: &[Event],
+    gpu: &mut crate::front_end::Gpu,
+    memory: &ReplayMemory,
+    mut frames: impl FnMut(u64, &Frame),
+) -> Result<Replayed, String> {
+    let mut done = Replayed::default();
+    for (index, event) in events.iter().enumerate() {
+        let fail = |problem: String| format!("trace event {index} ({event:?}): {problem}");
+        let same = |made: u32, id: u32| {
+            if made == id { Ok(()) } else { Err(fail(format!("the replay made object {made}, the run {id}"))) }
+        };
+        match event {
+            Event::CreateAddressSpace { id } => same(gpu.create_address_space(), *id)?,
+            Event::DestroyAddressSpace { id } => gpu.destroy_address_space(*id),
+            Event::Map { space, va, guest, size } => gpu.map(*space, *va, *guest, *size).map_err(|e| fail(e.to_string()))?,
+            Event::Unmap { space, va, size } => gpu.unmap(*space, *va, *size).map_err(|e| fail(e.to_string()))?,
+            Event::CreateChannel { id } => same(gpu.create_channel(), *id)?,
+            Event::DestroyChannel { id } => gpu.destroy_channel(*id),
+            Event::Bind { channel, space } => gpu.bind(*channel, *space),
+            Event::Submit { channel, segments } => {
+                gpu.queue(*channel, segments.clone());
+                done.submissions += 1;
+            }
+            Event::Increment { syncpoint } => {
+                gpu.increment_syncpoint(*syncpoint).map_err(|e| fail(e.to_string()))?;
+            }
+            Event::Page { address, bytes } => memory.set_page(*address, bytes.clone()),
+            Event::Run { timestamp } => {
+                gpu.timestamp = *timestamp;
+                gpu.run(memory).map_err(|e| fail(e.to_string()))?;
+            }
+            Event::Present { present, width } => {
+                let frame = gpu.present(present, *width, memory).map_err(fail)?;
+                frames(done.frames, &frame);
+                done.frames += 1;
+            }
+        }
+    }
+    Ok(done)
+}
