@@ -40,7 +40,8 @@ pub struct Gpu {
     address_spaces: BTreeMap<u32, Mmu>,
     channels: BTreeMap<u32, Channel>,
     next_id: u32,
-    /// The GPU clock, in nanoseconds: reports and semaphore releases carry it. The driver sets it from guest time.
+    /// The GPU timer, in its 614.4 MHz ticks: reports and semaphore releases carry it. The driver sets it from
+    /// guest time.
     pub timestamp: u64,
     /// What renders; `None` until one is set (the front end alone runs without).
     backend: Option<Box<dyn crate::backend::Backend>>,

@@ -59,7 +59,7 @@ pub struct Context<'a> {
     pub memory: &'a dyn GuestMemory,
     pub mmu: &'a Mmu,
     pub syncpoints: &'a mut Syncpoints,
-    /// The GPU's clock now, in nanoseconds (reports carry it).
+    /// The GPU timer now, in 614.4 MHz ticks (reports carry it).
     pub timestamp: u64,
     /// `None`: the GPU runs without one (tests of the front end alone); work that needs one stops the channel.
     pub backend: Option<&'a mut (dyn crate::backend::Backend + 'static)>,

@@ -4,7 +4,7 @@
 //! yuzu and Ryujinx reproduce it, from Linux's nvgpu.
 
 use super::gpu_host::{GpuHost, GpuView};
-use super::{NvResult, ticks_to_nanoseconds};
+use super::{NvResult, ticks_to_gpu_ticks};
 use crate::service::{Failure, ServiceEvent};
 use tandem_gpu::channel::Segment;
 use tandem_gpu::fifo::{GpEntry, header};
@@ -209,7 +209,7 @@ impl ChannelFile {
         if flags & FENCE_GET != 0 {
             segments.push(Segment::Driver(fence_increments(self.syncpoint, flags & SUPPRESS_WFI == 0)));
         }
-        host.gpu.timestamp = ticks_to_nanoseconds(ticks);
+        host.gpu.timestamp = ticks_to_gpu_ticks(ticks);
         host.gpu.submit(self.channel, segments, &GpuView(memory)).map_err(Failure::Gpu)?;
         host.run(memory, ticks).map_err(Failure::Gpu)?;
         set_word(&mut header, 3, 0);

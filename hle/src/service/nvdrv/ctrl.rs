@@ -7,7 +7,7 @@
 //! must block arms its event slot, and the slot's event is signalled when a later submission (or a CPU
 //! increment) reaches the value.
 
-use super::{NvResult, gpu_host::GpuHost, ticks_to_nanoseconds};
+use super::{NvResult, gpu_host::GpuHost, ticks_to_gpu_ticks};
 use crate::service::Failure;
 use tandem_gpu::syncpoint::{Fence, SYNCPOINT_COUNT, has_reached};
 
@@ -61,7 +61,7 @@ pub fn ioctl(host: &mut GpuHost, request: u32, argument: &[u8], ticks: u64) -> O
         SYNCPT_INCR if !valid => Err(NvResult::BadParameter),
         SYNCPT_INCR => {
             host.gpu.increment_syncpoint(id).expect("checked");
-            host.gpu.timestamp = ticks_to_nanoseconds(ticks);
+            host.gpu.timestamp = ticks_to_gpu_ticks(ticks);
             Ok(())
         }
         // {id, threshold, timeout (ms, -1 forever)} and WaitEx's {.., out value}: only a fence already reached or a

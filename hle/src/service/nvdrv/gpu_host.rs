@@ -1,7 +1,7 @@
 //! What every nvdrv session shares: the GPU itself, nvmap's objects, which syncpoints channels own, and
 //! nvhost-ctrl's event slots.
 
-use super::{NvResult, ticks_to_nanoseconds};
+use super::{NvResult, ticks_to_gpu_ticks};
 use crate::service::ServiceEvent;
 use tandem_gpu::front_end::{Gpu, GpuError};
 use tandem_gpu::syncpoint::{Fence, SYNCPOINT_COUNT};
@@ -73,7 +73,7 @@ impl GpuHost {
     /// Runs the GPU's channels as far as they go at guest time `ticks`, then signals the events whose fences
     /// have been reached.
     pub fn run(&mut self, memory: &GuestMemory, ticks: u64) -> Result<(), GpuError> {
-        self.gpu.timestamp = ticks_to_nanoseconds(ticks);
+        self.gpu.timestamp = ticks_to_gpu_ticks(ticks);
         let result = self.gpu.run(&GpuView(memory));
         self.signal_reached();
         result

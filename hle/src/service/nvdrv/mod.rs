@@ -22,9 +22,15 @@ use channel::ChannelFile;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-/// Guest time (19.2 MHz counter ticks) in the GPU's nanoseconds.
+/// Guest time (19.2 MHz counter ticks) in nanoseconds (GetGpuTime's unit).
 pub fn ticks_to_nanoseconds(ticks: u64) -> u64 {
     (u128::from(ticks) * 625 / 12) as u64
+}
+
+/// Guest time in the GPU timer's ticks, 614.4 MHz (32 per counter tick), the unit of the timestamps semaphore
+/// releases and reports write (maxwell-behaviour.md 4.2: ns = ticks x 625 / 384).
+pub fn ticks_to_gpu_ticks(ticks: u64) -> u64 {
+    ticks.wrapping_mul(32)
 }
 
 /// The driver's result codes (libnx's `nvConvertError` lists them).
