@@ -606,3 +606,49 @@ fn gpu_traces_replay_to_the_same_frames() {
     assert!(text(&output.stderr).contains("the trace is cut short in event"), "{}", text(&output.stderr));
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// The embedded demo shows its Mandelbrot set through the GPU (inline-to-memory into a block-linear frame over a
+/// clear, then vi): every pixel is the colour of its character cell's band, computed here again from the same
+/// fixed-point iteration, and the 8 columns right of the picture keep the clear's black.
+#[test]
+fn the_embedded_demo_shows_its_picture_through_the_gpu() {
+    const ONE: i64 = 1 << 24;
+    let escape_time = |cr: i64, ci: i64| {
+        let (mut zr, mut zi) = (0i64, 0i64);
+        for n in 0..160 {
+            let (zr2, zi2) = ((zr * zr) >> 24, (zi * zi) >> 24);
+            if zr2 + zi2 > 4 * ONE {
+                return n;
+            }
+            zi = ((zr * zi) >> 23) + ci;
+            zr = zr2 - zi2 + cr;
+        }
+        160
+    };
+    let band_ends = [2, 3, 4, 5, 6, 8, 11, 15, 22, 32, 48, 80, 160];
+    let colours: [u32; 14] = [
+        0xFF200800, 0xFF3F0F00, 0xFF5F1F08, 0xFF7F2F10, 0xFF9F3F18, 0xFFBF4F20, 0xFFCF6F30, 0xFFDF8F40, 0xFFEFAF60,
+        0xFFFFCF80, 0xFFFFDFA0, 0xFFFFEFC0, 0xFFFFFFE0, 0xFF000000,
+    ];
+    let dir = scratch_dir("demo-frames");
+    let output = tandem(&["run", "--headless", "--frames", dir.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let (width, height, pixels) = read_png(&dir.join("frame-00000.png"));
+    assert_eq!((width, height), (320, 128));
+    let (left, span_r, top, span_i) = (-22 * ONE / 10, 30 * ONE / 10, 12 * ONE / 10, 24 * ONE / 10);
+    for y in 0..128u32 {
+        for x in 0..320u32 {
+            let expected = if x >= 312 {
+                0xFF00_0000
+            } else {
+                let (row, column) = (i64::from(y / 4), i64::from(x / 4));
+                let n = escape_time(left + span_r * column / 77, top - span_i * row / 31);
+                let band = if n == 160 { 13 } else { band_ends.iter().position(|&end| end > n).unwrap() };
+                colours[band]
+            };
+            let at = 4 * (y * width + x) as usize;
+            assert_eq!(pixels[at..at + 4], expected.to_le_bytes(), "pixel ({x}, {y})");
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

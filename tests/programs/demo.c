@@ -2,7 +2,8 @@
  *
  * An ASCII Mandelbrot set in fixed-point integer arithmetic, an elementary cellular automaton (rule 30), a prime
  * sieve, and a CRC32-C of everything drawn. Integer only (no FP in the interpreter yet); about 15 M instructions.
- * It checks its own arithmetic (known prime counts) and exits non-zero if anything is off. */
+ * It checks its own arithmetic (known prime counts) and exits non-zero if anything is off. Where there is a display
+ * (Horizon), the Mandelbrot set is shown in colour too, through the GPU. */
 #include "tandem.h"
 
 static uint32_t picture_crc = 0xffffffffu;
@@ -39,6 +40,16 @@ static int escape_time(int64_t cr, int64_t ci) {
     return MAX_ITERATIONS;
 }
 
+/* The picture: each character cell as a 4 x 4 block of its band's colour. */
+#define CELL 4
+static uint32_t picture[HEIGHT * CELL][WIDTH * CELL];
+
+/* RGBA colours (R in the low byte) of the bands, dark blue to white; the set itself black. */
+static const uint32_t band_colours[] = {0xFF200800, 0xFF3F0F00, 0xFF5F1F08, 0xFF7F2F10, 0xFF9F3F18,
+                                        0xFFBF4F20, 0xFFCF6F30, 0xFFDF8F40, 0xFFEFAF60, 0xFFFFCF80,
+                                        0xFFFFDFA0, 0xFFFFEFC0, 0xFFFFFFE0, 0xFF000000};
+_Static_assert(sizeof band_colours / sizeof band_colours[0] == 14, "a colour for each shade but the last char");
+
 static void mandelbrot(void) {
     /* A shade for each band of escape times, the last for points that never escape. */
     static const char shades[] = " .,:;-=+*o%#&@";
@@ -61,6 +72,8 @@ static void mandelbrot(void) {
                 }
             }
             line[column] = shades[band];
+            for (int y = 0; y < CELL; y++)
+                for (int x = 0; x < CELL; x++) picture[row * CELL + y][column * CELL + x] = band_colours[band];
         }
         line[WIDTH] = '\0';
         emit(line);
@@ -155,6 +168,7 @@ int main(void) {
     print("CRC32-C of the pictures: ");
     print_hex_digits(~picture_crc, 8);
     print("\n");
+    check(platform_show_picture(&picture[0][0], WIDTH * CELL, HEIGHT * CELL) == 0, "showing the picture");
     print(failures() == 0 ? "All good.\n" : "Something is off.\n");
     return failures() == 0 ? 0 : 1;
 }

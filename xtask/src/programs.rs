@@ -123,6 +123,7 @@ impl Flavour {
                 "runtime/horizon/ipc.c",
                 "runtime/horizon/nv.c",
                 "runtime/horizon/vi.c",
+                "runtime/horizon/picture.c",
                 "runtime/runtime.c",
             ],
             Flavour::Linux => &["runtime/linux/crt0.S", "runtime/linux/platform.c", "runtime/runtime.c"],

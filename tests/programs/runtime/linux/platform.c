@@ -41,3 +41,11 @@ uint64_t platform_ticks(void) {
     /* 19.2 MHz: 96 ticks every 5000 ns. */
     return (uint64_t)now.seconds * 19200000u + (uint64_t)now.nanoseconds * 96u / 5000u;
 }
+
+/* A terminal has no display for pictures. */
+int platform_show_picture(const uint32_t *rgba, uint32_t width, uint32_t height) {
+    (void)rgba;
+    (void)width;
+    (void)height;
+    return 0;
+}
