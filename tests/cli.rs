@@ -54,7 +54,7 @@ fn the_kernel_answers_the_svc_test_program() {
 /// memory states) and print their failures; two runs must print the same bytes, `state-hash:` line included.
 #[test]
 fn kernel_programs_pass_their_checks_and_repeat_exactly() {
-    for name in ["threads", "sync", "memory", "ipc", "shmem", "server", "nvdrv", "gpu-fifo", "gpu-clear", "gpu-present"] {
+    for name in ["threads", "sync", "memory", "ipc", "shmem", "server", "nvdrv", "gpu-fifo", "gpu-clear", "gpu-present", "gpu-copy"] {
         let run = || tandem(&["run", &program(&format!("{name}.nro")), "--state-hash"]);
         let first = run();
         let stdout = text(&first.stdout);
@@ -305,7 +305,7 @@ fn limits_are_loud() {
 
 /// The programs small enough to run on both paths in lockstep in CI (intloop's 100 M instructions are the
 /// benchmark's).
-const KERNEL_PROGRAMS: [&str; 20] = [
+const KERNEL_PROGRAMS: [&str; 21] = [
     "hello",
     "demo",
     "isa",
@@ -320,6 +320,7 @@ const KERNEL_PROGRAMS: [&str; 20] = [
     "gpu-fifo",
     "gpu-clear",
     "gpu-present",
+    "gpu-copy",
     "crash_service",
     "crash_break",
     "crash_deadlock",

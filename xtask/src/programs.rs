@@ -53,6 +53,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("gpu-fifo", Flavours::HorizonOnly),
     ("gpu-clear", Flavours::HorizonOnly),
     ("gpu-present", Flavours::HorizonOnly),
+    ("gpu-copy", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];
