@@ -661,6 +661,45 @@ mod tests {
         assert_eq!(setup.data(0, 4), [255; 4], "equal counters render");
     }
 
+    /// The zeta target at DATA + `offset`: format, block height, size; selected.
+    fn depth_target(offset: u64, format: u32, width: u32, height: u32) -> Vec<u32> {
+        let address = DATA + offset;
+        let mut words = vec![header::non_incrementing(0, 0, 1), 0xb197];
+        words.extend([header::incrementing(0, 0xfe0 / 4, 4), (address >> 32) as u32, address as u32, format, 0]);
+        words.extend([header::incrementing(0, 0x1228 / 4, 3), width, height, 1]);
+        words.extend([header::incrementing(0, 0x1538 / 4, 1), 1]);
+        words
+    }
+
+    /// 1/3 as a float: x (2^24 - 1) and x (2^16 - 1) land just above whole numbers (5592405, 21845), so every
+    /// conversion the Vulkan spec allows gives those.
+    const ONE_THIRD: u32 = 0x3eaa_aaab;
+
+    /// Depth and stencil clears of S8Z24 (the Switch's D24S8: depth in 23:0, stencil in 31:24), Z16 and ZF32
+    /// targets; a stencil clear under RESPECT_STENCIL_MASK changes only SET_STENCIL_MASK's bits.
+    #[test]
+    fn depth_and_stencil_clears_encode_each_zeta_format() {
+        let (mut setup, channel) = rendering_setup();
+        let mut words = depth_target(0, 0x16, 16, 8);
+        words.extend([header::incrementing(0, 0xd90 / 4, 1), ONE_THIRD, header::incrementing(0, 0xda0 / 4, 1), 0x5a]);
+        words.extend([header::incrementing(0, 0x19d0 / 4, 1), 3]);
+        setup.submit(channel, &words).unwrap();
+        let s8z24 = (0x5au32 << 24 | 5_592_405).to_le_bytes();
+        assert_eq!(setup.data(0, 16 * 8 * 4), s8z24.repeat(16 * 8), "one GOB: every texel");
+        // Stencil only, 0xa5 under the write mask 0x0f: 0x5a becomes 0x55, depth stays.
+        let mut words = vec![header::incrementing(0, 0x10f8 / 4, 1), 1, header::incrementing(0, 0x139c / 4, 1), 0x0f];
+        words.extend([header::incrementing(0, 0xda0 / 4, 1), 0xa5, header::incrementing(0, 0x19d0 / 4, 1), 2]);
+        setup.submit(channel, &words).unwrap();
+        assert_eq!(setup.data(0, 4), (0x55u32 << 24 | 5_592_405).to_le_bytes());
+        let mut words = depth_target(0x1000, 0x13, 32, 8);
+        words.extend([header::incrementing(0, 0x19d0 / 4, 1), 1]);
+        words.extend(depth_target(0x2000, 0x0a, 16, 8));
+        words.extend([header::incrementing(0, 0xd90 / 4, 1), 0x3e99_999a, header::incrementing(0, 0x19d0 / 4, 1), 1]);
+        setup.submit(channel, &words).unwrap();
+        assert_eq!(setup.data(0x1000, 4), [21845u16.to_le_bytes(), 21845u16.to_le_bytes()].concat());
+        assert_eq!(setup.data(0x2000, 4), 0x3e99_999au32.to_le_bytes(), "ZF32 holds the float as given");
+    }
+
     #[test]
     fn bad_pushbuffers_are_errors_naming_the_word() {
         let mut setup = Setup::new();

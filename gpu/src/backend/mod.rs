@@ -5,7 +5,7 @@
 pub mod reference;
 
 use crate::mmu::{GuestMemory, Mmu, MmuError};
-use crate::texture::format::ColorFormat;
+use crate::texture::format::{ColorFormat, DepthFormat};
 use crate::texture::surface::Surface;
 
 /// A rectangle of texels: `x0..x1`, `y0..y1`.
@@ -40,6 +40,21 @@ pub struct ColorClear {
     pub mask: [bool; 4],
     /// `SET_COLOR_CLEAR_VALUE(0..4)`: float bits for float and normalised formats, the integers for integer ones.
     pub value: [u32; 4],
+}
+
+/// A depth/stencil clear: the texels of `rect` in `layer` of `target` take `depth` (when `clear_depth`) and
+/// `stencil` in the stencil bits `stencil_mask` enables.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct DepthStencilClear {
+    pub target: Surface,
+    pub format: DepthFormat,
+    pub rect: Rect,
+    pub layer: u32,
+    /// `SET_Z_CLEAR_VALUE`'s float bits, when the clear writes depth.
+    pub depth: Option<u32>,
+    pub stencil: u8,
+    /// Stencil bits written (0: the clear leaves stencil alone).
+    pub stencil_mask: u8,
 }
 
 /// Guest memory as a back end reaches it: through the channel's address space.
@@ -88,6 +103,7 @@ pub struct Frame {
 pub trait Backend {
     fn name(&self) -> &'static str;
     fn clear_color(&mut self, clear: &ColorClear, memory: &GpuMemory) -> Result<(), BackendError>;
+    fn clear_depth_stencil(&mut self, clear: &DepthStencilClear, memory: &GpuMemory) -> Result<(), BackendError>;
     /// The pixels of a presented surface.
     fn present(&mut self, present: &Present, memory: &dyn GuestMemory) -> Result<Frame, BackendError>;
 }

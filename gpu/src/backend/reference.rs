@@ -6,7 +6,7 @@
 //! rounding, float conversion, sRGB — is the device's), and every texel of the rectangle takes those bytes in
 //! the channels the clear enables.
 
-use super::{Backend, BackendError, ColorClear, Frame, GpuMemory, Present};
+use super::{Backend, BackendError, ColorClear, DepthStencilClear, Frame, GpuMemory, Present};
 use crate::mmu::GuestMemory;
 use crate::texture::format::{ColorFormat, Kind};
 use crate::vulkan::{ComputeDevice, VulkanError};
@@ -122,6 +122,47 @@ impl Backend for ReferenceBackend {
                     memory.write(address, &texel)?;
                     continue;
                 }
+                memory.read(address, &mut old[..bytes])?;
+                let merged = (u128::from_le_bytes(old) & !written) | (value & written);
+                memory.write(address, &merged.to_le_bytes()[..bytes])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Depth as the device encodes it (a one-texel depth image of the same precision, read back) and stencil as
+    /// given, merged into each texel of the rectangle under the stencil mask.
+    fn clear_depth_stencil(&mut self, clear: &DepthStencilClear, memory: &GpuMemory) -> Result<(), BackendError> {
+        let format = &clear.format;
+        let (depth_low, depth_width) = format.depth;
+        let (stencil_low, stencil_width) = format.stencil;
+        let mut value = 0u128;
+        let mut written = 0u128;
+        if let Some(depth) = clear.depth.filter(|_| depth_width > 0) {
+            let (vulkan, bytes) = match (format.float_depth, depth_width) {
+                (true, _) => (vk::Format::D32_SFLOAT, 4),
+                (false, 16) => (vk::Format::D16_UNORM, 2),
+                _ => (vk::Format::X8_D24_UNORM_PACK32, 4),
+            };
+            let texel = self.device.clear_depth_image(vulkan, 1, 1, bytes, f32::from_bits(depth)).map_err(failed)?;
+            let mut wide = [0u8; 16];
+            wide[..bytes as usize].copy_from_slice(&texel);
+            let bits = (1u128 << depth_width) - 1;
+            value |= (u128::from_le_bytes(wide) & bits) << depth_low;
+            written |= bits << depth_low;
+        }
+        if stencil_width > 0 && clear.stencil_mask != 0 {
+            value |= u128::from(clear.stencil) << stencil_low;
+            written |= u128::from(clear.stencil_mask) << stencil_low;
+        }
+        if written == 0 {
+            return Ok(());
+        }
+        let bytes = format.bytes as usize;
+        let mut old = [0u8; 16];
+        for y in clear.rect.y0..clear.rect.y1 {
+            for x in clear.rect.x0..clear.rect.x1 {
+                let Some(address) = clear.target.texel_address(x, y, clear.layer) else { continue };
                 memory.read(address, &mut old[..bytes])?;
                 let merged = (u128::from_le_bytes(old) & !written) | (value & written);
                 memory.write(address, &merged.to_le_bytes()[..bytes])?;

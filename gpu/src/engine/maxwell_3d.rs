@@ -13,8 +13,8 @@
 use super::inline_to_memory::{self, InlineToMemory};
 use super::mme::{MacroEngine, MacroTarget};
 use super::{Class, Context, EngineError, Method};
-use crate::backend::{ColorClear, GpuMemory, Rect};
-use crate::texture::format::ColorFormat;
+use crate::backend::{ColorClear, DepthStencilClear, GpuMemory, Rect};
+use crate::texture::format::{ColorFormat, DepthFormat};
 use crate::texture::surface::{Layout, Surface};
 
 /// Registers: every method below the macro calls (byte offsets 0 to 0x37fc).
@@ -45,6 +45,17 @@ pub const SET_RENDER_ENABLE_A: u32 = 0x1550;
 pub const SET_RENDER_ENABLE_C: u32 = 0x1558;
 pub const SET_RENDER_ENABLE_OVERRIDE: u32 = 0x1944;
 pub const CLEAR_SURFACE: u32 = 0x19d0;
+pub const SET_Z_CLEAR_VALUE: u32 = 0x0d90;
+pub const SET_STENCIL_CLEAR_VALUE: u32 = 0x0da0;
+pub const SET_ZT_A: u32 = 0x0fe0;
+pub const SET_ZT_FORMAT: u32 = 0x0fe8;
+pub const SET_ZT_BLOCK_SIZE: u32 = 0x0fec;
+pub const SET_ZT_ARRAY_PITCH: u32 = 0x0ff0;
+pub const SET_ZT_SIZE_A: u32 = 0x1228;
+pub const SET_ZT_SIZE_B: u32 = 0x122c;
+pub const SET_ZT_SIZE_C: u32 = 0x1230;
+pub const SET_STENCIL_MASK: u32 = 0x139c;
+pub const SET_ZT_SELECT: u32 = 0x1538;
 /// `CALL_MME_MACRO(j)` at 0x3800 + 8j, `CALL_MME_DATA(j)` at 0x3804 + 8j.
 pub const CALL_MME_MACRO: u32 = 0x3800;
 
@@ -236,21 +247,63 @@ impl Maxwell3D {
     }
 
     /// CLEAR_SURFACE: Z_ENABLE 0, STENCIL_ENABLE 1, R/G/B/A_ENABLE 2-5, MRT_SELECT 9:6 (a slot of SET_CT_SELECT),
-    /// RT_ARRAY_INDEX 25:10. The rectangle is the target, cut by the clear rectangle and scissor 0 when
-    /// SET_CLEAR_SURFACE_CONTROL asks (USE_CLEAR_RECT 4, USE_SCISSOR0 8).
+    /// RT_ARRAY_INDEX 25:10.
     fn clear_surface(&mut self, argument: u32, context: &mut Context) -> Result<(), EngineError> {
         let method = Method { class: Class::Maxwell3D, offset: CLEAR_SURFACE };
         if !self.render_enabled(method, context)? {
             return Ok(());
         }
-        if argument & 3 != 0 {
-            return Err(method.unimplemented("depth and stencil clears"));
-        }
+        let layer = argument >> 10 & 0xffff;
         let mask = [2, 3, 4, 5].map(|bit| argument >> bit & 1 == 1);
-        if !mask.contains(&true) {
-            return Ok(());
+        if mask.contains(&true) {
+            self.clear_color(method, argument >> 6 & 0xf, layer, mask, context)?;
         }
-        let slot = argument >> 6 & 0xf;
+        if argument & 3 != 0 {
+            self.clear_depth_stencil(method, argument & 1 == 1, argument >> 1 & 1 == 1, layer, context)?;
+        }
+        Ok(())
+    }
+
+    /// The rectangle a clear of a `width` x `height` target covers: cut by the clear rectangle and scissor 0 when
+    /// SET_CLEAR_SURFACE_CONTROL asks (USE_CLEAR_RECT 4, USE_SCISSOR0 8).
+    fn clear_rect(&self, method: Method, width: u32, height: u32) -> Result<Rect, EngineError> {
+        let mut rect = Rect { x0: 0, y0: 0, x1: width, y1: height };
+        let control = self.register(SET_CLEAR_SURFACE_CONTROL);
+        let span = |register: u32| (register & 0xffff, register >> 16);
+        if control >> 4 & 1 == 1 {
+            let ((x0, x1), (y0, y1)) =
+                (span(self.register(SET_CLEAR_RECT_HORIZONTAL)), span(self.register(SET_CLEAR_RECT_VERTICAL)));
+            rect = rect.intersect(Rect { x0, y0, x1, y1 });
+        }
+        if control >> 8 & 1 == 1 && self.register(SET_SCISSOR_ENABLE) & 1 == 1 {
+            let ((x0, x1), (y0, y1)) =
+                (span(self.register(SET_SCISSOR_HORIZONTAL)), span(self.register(SET_SCISSOR_VERTICAL)));
+            rect = rect.intersect(Rect { x0, y0, x1, y1 });
+        }
+        if control >> 12 & 1 == 1 {
+            return Err(method.unimplemented("clears cut by viewport 0's clip (USE_VIEWPORT_CLIP0)"));
+        }
+        Ok(rect)
+    }
+
+    fn backend<'c>(
+        method: Method,
+        context: &'c mut Context,
+    ) -> Result<(&'c mut (dyn crate::backend::Backend + 'static), GpuMemory<'c>), EngineError> {
+        let memory = GpuMemory { guest: context.memory, mmu: context.mmu };
+        let backend = context.backend.as_deref_mut().ok_or(EngineError::NoBackend { method })?;
+        Ok((backend, memory))
+    }
+
+    /// A colour clear of the target in slot `slot`.
+    fn clear_color(
+        &mut self,
+        method: Method,
+        slot: u32,
+        layer: u32,
+        mask: [bool; 4],
+        context: &mut Context,
+    ) -> Result<(), EngineError> {
         let target = if slot < 8 { self.register(SET_CT_SELECT) >> (4 + 3 * slot) & 7 } else { slot };
         let registers = |offset: u32| self.register(SET_COLOR_TARGET_A + COLOR_TARGET_STRIDE * target + offset);
         let format_code = registers(0x10);
@@ -280,28 +333,67 @@ impl Maxwell3D {
             // ARRAY_PITCH counts 4-byte units.
             layer_stride: u64::from(registers(0x1c)) * 4,
         };
-        let mut rect = Rect { x0: 0, y0: 0, x1: width, y1: height };
-        let control = self.register(SET_CLEAR_SURFACE_CONTROL);
-        let span = |register: u32| (register & 0xffff, register >> 16);
-        if control >> 4 & 1 == 1 {
-            let ((x0, x1), (y0, y1)) = (span(self.register(SET_CLEAR_RECT_HORIZONTAL)), span(self.register(SET_CLEAR_RECT_VERTICAL)));
-            rect = rect.intersect(Rect { x0, y0, x1, y1 });
-        }
-        if control >> 8 & 1 == 1 && self.register(SET_SCISSOR_ENABLE) & 1 == 1 {
-            let ((x0, x1), (y0, y1)) = (span(self.register(SET_SCISSOR_HORIZONTAL)), span(self.register(SET_SCISSOR_VERTICAL)));
-            rect = rect.intersect(Rect { x0, y0, x1, y1 });
-        }
-        if control >> 12 & 1 == 1 {
-            return Err(method.unimplemented("clears cut by viewport 0's clip (USE_VIEWPORT_CLIP0)"));
-        }
+        let rect = self.clear_rect(method, width, height)?;
         if rect.is_empty() {
             return Ok(());
         }
         let value = [0, 4, 8, 12].map(|at| self.register(SET_COLOR_CLEAR_VALUE + at));
-        let clear = ColorClear { target: target_surface, format, rect, layer: argument >> 10 & 0xffff, mask, value };
-        let backend = context.backend.as_deref_mut().ok_or(EngineError::NoBackend { method })?;
-        let memory = GpuMemory { guest: context.memory, mmu: context.mmu };
+        let clear = ColorClear { target: target_surface, format, rect, layer, mask, value };
+        let (backend, memory) = Self::backend(method, context)?;
         backend.clear_color(&clear, &memory).map_err(|source| EngineError::Backend { method, source })
+    }
+
+    /// A depth and/or stencil clear of the zeta target (SET_ZT_*; always block-linear), when one is selected
+    /// (SET_ZT_SELECT). With RESPECT_STENCIL_MASK (SET_CLEAR_SURFACE_CONTROL 0) only SET_STENCIL_MASK's bits of
+    /// stencil change.
+    fn clear_depth_stencil(
+        &mut self,
+        method: Method,
+        depth: bool,
+        stencil: bool,
+        layer: u32,
+        context: &mut Context,
+    ) -> Result<(), EngineError> {
+        if self.register(SET_ZT_SELECT) & 1 == 0 {
+            return Ok(());
+        }
+        let code = self.register(SET_ZT_FORMAT) & 0x1f;
+        let format = DepthFormat::from_code(code)
+            .ok_or_else(|| method.unimplemented(format!("clears of depth target format {code:#x}")))?;
+        let block_size = self.register(SET_ZT_BLOCK_SIZE);
+        if block_size & 0xf != 0 {
+            return Err(method.unimplemented(format!("depth target block width {}", block_size & 0xf)));
+        }
+        let (width, height) = (self.register(SET_ZT_SIZE_A) & 0xfff_ffff, self.register(SET_ZT_SIZE_B) & 0x1_ffff);
+        let target = Surface {
+            address: u64::from(self.register(SET_ZT_A) & 0xff) << 32 | u64::from(self.register(SET_ZT_A + 4)),
+            width,
+            height,
+            layers: (self.register(SET_ZT_SIZE_C) & 0xffff).max(1),
+            bytes_per_texel: format.bytes,
+            layout: Layout::BlockLinear { block_height: block_size >> 4 & 0xf, block_depth: block_size >> 8 & 0xf },
+            layer_stride: u64::from(self.register(SET_ZT_ARRAY_PITCH)) * 4,
+        };
+        let rect = self.clear_rect(method, width, height)?;
+        if rect.is_empty() {
+            return Ok(());
+        }
+        let stencil_mask = match stencil {
+            false => 0,
+            true if self.register(SET_CLEAR_SURFACE_CONTROL) & 1 == 1 => self.register(SET_STENCIL_MASK) as u8,
+            true => 0xff,
+        };
+        let clear = DepthStencilClear {
+            target,
+            format,
+            rect,
+            layer,
+            depth: depth.then(|| self.register(SET_Z_CLEAR_VALUE)),
+            stencil: self.register(SET_STENCIL_CLEAR_VALUE) as u8,
+            stencil_mask,
+        };
+        let (backend, memory) = Self::backend(method, context)?;
+        backend.clear_depth_stencil(&clear, &memory).map_err(|source| EngineError::Backend { method, source })
     }
 
     /// `SET_REPORT_SEMAPHORE_D`: a release writes the payload (one word) or a four-word report (payload, zero,

@@ -139,3 +139,42 @@ mod tests {
         assert_eq!(ColorFormat::from_code(0xcf).unwrap().channel_bits([true, false, false, false]), 0x00ff_0000);
     }
 }
+
+/// A depth/stencil (zeta) target format: `SET_ZT_FORMAT` (clb197.h `NVB197_SET_ZT_FORMAT_V_*`), the bytes of a
+/// texel, the bits of depth (low bit, width; float when `float_depth`) and of stencil (width 0: none).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct DepthFormat {
+    pub code: u32,
+    pub name: &'static str,
+    pub bytes: u32,
+    pub depth: (u32, u32),
+    pub float_depth: bool,
+    pub stencil: (u32, u32),
+}
+
+const fn depth_format(
+    code: u32,
+    name: &'static str,
+    bytes: u32,
+    depth: (u32, u32),
+    float_depth: bool,
+    stencil: (u32, u32),
+) -> DepthFormat {
+    DepthFormat { code, name, bytes, depth, float_depth, stencil }
+}
+
+pub const DEPTH_FORMATS: &[DepthFormat] = &[
+    depth_format(0x0a, "ZF32", 4, (0, 32), true, (0, 0)),
+    depth_format(0x13, "Z16", 2, (0, 16), false, (0, 0)),
+    depth_format(0x14, "Z24S8", 4, (8, 24), false, (0, 8)),
+    depth_format(0x15, "X8Z24", 4, (0, 24), false, (0, 0)),
+    depth_format(0x16, "S8Z24", 4, (0, 24), false, (24, 8)),
+    depth_format(0x17, "S8", 1, (0, 0), false, (0, 8)),
+    depth_format(0x19, "ZF32_X24S8", 8, (0, 32), true, (32, 8)),
+];
+
+impl DepthFormat {
+    pub fn from_code(code: u32) -> Option<DepthFormat> {
+        DEPTH_FORMATS.iter().copied().find(|format| format.code == code)
+    }
+}

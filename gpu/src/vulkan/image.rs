@@ -14,6 +14,13 @@ use std::time::Duration;
 /// How long one clear may take before the device is judged hung.
 const TIMEOUT: Duration = Duration::from_secs(20);
 
+/// What a clear writes.
+#[derive(Clone, Copy)]
+enum Clear {
+    Color(vk::ClearColorValue),
+    Depth(vk::ClearDepthStencilValue),
+}
+
 /// The objects of one call, destroyed in reverse order however it ends; null handles are skipped.
 struct ImageObjects<'a> {
     device: &'a ComputeDevice,
@@ -62,6 +69,35 @@ impl ComputeDevice {
         bytes_per_texel: u64,
         value: vk::ClearColorValue,
     ) -> Result<Vec<u8>, VulkanError> {
+        self.clear_image(format, width, height, bytes_per_texel, Clear::Color(value))
+    }
+
+    /// A `width` x `height` image of the depth-only `format` cleared to `depth` by the device, its texels read
+    /// back (the depth aspect, as Vulkan lays it out in buffers: D16 in 2 bytes, X8_D24 and D32F in 4).
+    pub fn clear_depth_image(
+        &self,
+        format: vk::Format,
+        width: u32,
+        height: u32,
+        bytes_per_texel: u64,
+        depth: f32,
+    ) -> Result<Vec<u8>, VulkanError> {
+        let value = vk::ClearDepthStencilValue { depth, stencil: 0 };
+        self.clear_image(format, width, height, bytes_per_texel, Clear::Depth(value))
+    }
+
+    fn clear_image(
+        &self,
+        format: vk::Format,
+        width: u32,
+        height: u32,
+        bytes_per_texel: u64,
+        value: Clear,
+    ) -> Result<Vec<u8>, VulkanError> {
+        let aspect = match value {
+            Clear::Color(_) => vk::ImageAspectFlags::COLOR,
+            Clear::Depth(_) => vk::ImageAspectFlags::DEPTH,
+        };
         if !self.supports_transfer_format(format) {
             return Err(VulkanError::UnsupportedFormat(format!("{format:?}")));
         }
@@ -119,7 +155,7 @@ impl ComputeDevice {
             let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             device.begin_command_buffer(commands, &begin).map_err(VulkanError::call("vkBeginCommandBuffer"))?;
             let range = vk::ImageSubresourceRange::default()
-                .aspect_mask(vk::ImageAspectFlags::COLOR)
+                .aspect_mask(aspect)
                 .level_count(1)
                 .layer_count(1);
             let to_clear = vk::ImageMemoryBarrier::default()
@@ -139,13 +175,22 @@ impl ComputeDevice {
                 &[],
                 &[to_clear],
             );
-            device.cmd_clear_color_image(
-                commands,
-                objects.image,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                &value,
-                &[range],
-            );
+            match &value {
+                Clear::Color(color) => device.cmd_clear_color_image(
+                    commands,
+                    objects.image,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    color,
+                    &[range],
+                ),
+                Clear::Depth(depth) => device.cmd_clear_depth_stencil_image(
+                    commands,
+                    objects.image,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    depth,
+                    &[range],
+                ),
+            }
             let to_copy = to_clear
                 .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
                 .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
@@ -161,7 +206,7 @@ impl ComputeDevice {
                 &[to_copy],
             );
             let region = vk::BufferImageCopy::default()
-                .image_subresource(vk::ImageSubresourceLayers::default().aspect_mask(vk::ImageAspectFlags::COLOR).layer_count(1))
+                .image_subresource(vk::ImageSubresourceLayers::default().aspect_mask(aspect).layer_count(1))
                 .image_extent(vk::Extent3D { width, height, depth: 1 });
             device.cmd_copy_image_to_buffer(
                 commands,
