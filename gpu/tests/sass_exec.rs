@@ -37,10 +37,6 @@ const NOT_YET: &[(&str, &str)] =
 
 /// Maxwell kernels the interpreter does not yet reproduce, and why (the same rule as `NOT_YET`).
 const NOT_YET_SM53: &[(&str, &str)] = &[
-    (
-        "int_arith",
-        "XMAD.CSFU and IMNMX.XLO/.XHI (64-bit minimum and maximum through the condition code) are not implemented",
-    ),
     ("convert", "NaN payloads: sm_53 code converts FP16<->FP64 in two steps through FP32, the H200 ran the PTX in one"),
     ("memory", "generic addressing (LD/ST) and shared atomics are not implemented for SM5x"),
 ];

@@ -306,7 +306,7 @@ impl Exec<'_, '_> {
 
     fn run(&mut self) -> Result {
         let v = self.v;
-        let writes_cc = ["IADD", "IADD32I", "ISCADD", "LOP", "LOP32I", "LOP3", "LEA", "FSET", "ISET", "I2I"];
+        let writes_cc = ["IADD", "IADD32I", "ISCADD", "LOP", "LOP32I", "LOP3", "LEA", "FSET", "ISET", "I2I", "IMNMX"];
         if v.flag("cc") && !writes_cc.contains(&v.encoding.opcode) {
             return self.unimplemented(format!("{} writing the condition code", self.text()));
         }
@@ -428,8 +428,8 @@ impl Exec<'_, '_> {
                 })
             }
             "XMAD" => {
-                // Modes: 0 C, 1 CLO, 2 CHI, 4 CBCC (3, CSFU, adjusts C in a way no oracle has shown yet).
-                if (v.get("mode") > 2 && v.get("mode") != 4) || v.flag("x") || v.flag("cc") {
+                // Modes: 0 C, 1 CLO, 2 CHI, 3 CSFU, 4 CBCC.
+                if v.get("mode") > 4 || v.flag("x") || v.flag("cc") {
                     return self.unimplemented(self.text());
                 }
                 self.each(|lane, o| {
@@ -449,6 +449,17 @@ impl Exec<'_, '_> {
                     let addend = match v.get("mode") {
                         1 => c & 0xffff,
                         2 => c >> 16,
+                        // CSFU: C less 2^16 for each signed factor that is negative (the sign fix-up that makes a
+                        // 32 x 32 signed product from 16-bit pieces).
+                        3 => {
+                            // The other halves (the ones not selected) take part: a negative half counts only when
+                            // the other factor's other half is not zero.
+                            let other = |x: u32, high: bool| if high { x & 0xffff } else { x >> 16 };
+                            let negative = |x: u32| x >> 15 & 1 == 1;
+                            let fix_a = v.flag("signed_a") && negative(factor_a) && other(b, v.flag("half_b")) != 0;
+                            let fix_b = v.flag("signed_b") && negative(factor_b) && other(a, v.flag("half_a")) != 0;
+                            c.wrapping_sub((u32::from(fix_a) + u32::from(fix_b)) << 16)
+                        }
                         4 => c.wrapping_add(b << 16),
                         _ => c,
                     };
@@ -745,12 +756,26 @@ impl Exec<'_, '_> {
                 lane.set_reg(o.v.get("rd"), value)
             }),
             "IMNMX" => {
-                if v.get("mode") != 0 {
+                // Modes: 0 one 32-bit pair; a 64-bit minimum or maximum is 3 XHI on the high words (its .CC tells
+                // XLO how they compared), then 1 XLO on the low words (unsigned; the high words decide unless
+                // equal). The flags XHI leaves are Tandem's own encoding of that comparison (ZERO: equal, SIGN:
+                // a below b): only XLO reads them in the code ptxas makes, and what else they hold on the hardware
+                // is not documented.
+                let mode = v.get("mode");
+                if mode == 2 || (mode != 3 && v.flag("cc")) {
                     return self.unimplemented(self.text());
                 }
                 self.each(|lane, o| {
                     let (a, b) = (o.reg(lane, "ra"), o.b(lane));
-                    let a_less = if o.v.flag("signed") { (a as i32) < (b as i32) } else { a < b };
+                    let below = if o.v.flag("signed") { (a as i32) < (b as i32) } else { a < b };
+                    let a_less = match mode {
+                        1 if lane.cc & ZERO != 0 => a < b,
+                        1 => lane.cc & SIGN != 0,
+                        _ => below,
+                    };
+                    if mode == 3 && o.v.flag("cc") {
+                        lane.cc = (if a == b { ZERO } else { 0 }) | (if below { SIGN } else { 0 });
+                    }
                     let min = o.pred_src(lane, "ps");
                     lane.set_reg(o.v.get("rd"), if a_less == min { a } else { b })
                 })
@@ -1080,7 +1105,12 @@ impl Exec<'_, '_> {
 }
 
 /// LOP/LOP3's predicate result: 0 none, 1 T, 2 Z (the result is zero), 3 NZ.
+/// What a logic operation leaves: its predicate (`pred_op`) and, with .CC, the condition code of its result
+/// (zero and sign; no carry or overflow).
 fn logic_predicate(lane: &mut Lane, o: &Operands, result: u32) {
+    if o.v.flag("cc") {
+        lane.cc = condition_code(result, false, false);
+    }
     if o.v.has("pd") {
         let value = match o.v.get("pred_op") {
             0 => return,
