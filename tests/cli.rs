@@ -54,7 +54,19 @@ fn the_kernel_answers_the_svc_test_program() {
 /// memory states) and print their failures; two runs must print the same bytes, `state-hash:` line included.
 #[test]
 fn kernel_programs_pass_their_checks_and_repeat_exactly() {
-    for name in ["threads", "sync", "memory", "ipc", "shmem", "server", "nvdrv", "gpu-fifo", "gpu-clear", "gpu-present", "gpu-copy"] {
+    for name in [
+        "threads",
+        "sync",
+        "memory",
+        "ipc",
+        "shmem",
+        "server",
+        "nvdrv",
+        "gpu-fifo",
+        "gpu-clear",
+        "gpu-present",
+        "gpu-copy",
+    ] {
         let run = || tandem(&["run", &program(&format!("{name}.nro")), "--state-hash"]);
         let first = run();
         let stdout = text(&first.stdout);
@@ -593,7 +605,15 @@ fn gpu_traces_replay_to_the_same_frames() {
         trace.to_str().unwrap(),
     ]);
     assert!(output.status.success(), "{}", text(&output.stderr));
-    let output = tandem(&["gpu", "replay", trace.to_str().unwrap(), "--backend", "reference", "--frames", replay_frames.to_str().unwrap()]);
+    let output = tandem(&[
+        "gpu",
+        "replay",
+        trace.to_str().unwrap(),
+        "--backend",
+        "reference",
+        "--frames",
+        replay_frames.to_str().unwrap(),
+    ]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout), "replayed: 2 submissions, 2 frames\n");
     for frame in ["frame-00000.png", "frame-00001.png"] {

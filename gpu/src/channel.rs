@@ -49,7 +49,9 @@ pub enum ChannelError {
     PushbufferRead { entry: u64, source: MmuError },
     #[error("the channel has no address space bound (nvhost-as-gpu BindChannel)")]
     NoAddressSpace,
-    #[error("pushbuffer word at GPU address {address:#x}: subchannel {subchannel} has no class bound (method {offset:#06x})")]
+    #[error(
+        "pushbuffer word at GPU address {address:#x}: subchannel {subchannel} has no class bound (method {offset:#06x})"
+    )]
     Unbound { address: u64, subchannel: u8, offset: u32 },
     #[error("pushbuffer word at GPU address {address:#x}: SET_OBJECT class {class:#06x} is not one Tandem has")]
     UnknownClass { address: u64, class: u32 },
@@ -248,17 +250,20 @@ impl Channel {
         match class {
             Class::Maxwell3D => self.engines.maxwell_3d.call(offset, call.argument, context).map_err(engine_error)?,
             Class::Copy => self.engines.copy.call(offset, call.argument, context).map_err(engine_error)?,
-            Class::InlineToMemory if crate::engine::inline_to_memory::METHODS.contains(&offset) => self
-                .engines
-                .inline_to_memory
-                .call(class, offset, call.argument, context)
-                .map_err(engine_error)?,
+            Class::InlineToMemory if crate::engine::inline_to_memory::METHODS.contains(&offset) => {
+                self.engines.inline_to_memory.call(class, offset, call.argument, context).map_err(engine_error)?
+            }
             _ => return Err(engine_error(Method { class, offset }.unimplemented("Tandem has no such engine yet"))),
         }
         Ok(None)
     }
 
-    fn host_method(&mut self, call: MethodCall, offset: u32, context: &mut Context) -> Result<Option<Wait>, ChannelError> {
+    fn host_method(
+        &mut self,
+        call: MethodCall,
+        offset: u32,
+        context: &mut Context,
+    ) -> Result<Option<Wait>, ChannelError> {
         let argument = call.argument;
         let problem = |problem: String| ChannelError::Host {
             address: call.address,
@@ -274,14 +279,16 @@ impl Channel {
             }
             host::ILLEGAL => return Err(problem(format!("was called (handle {argument:#x}): the channel faults"))),
             // Memory is coherent and work completes in order here: flushes, barriers and waits for idle are done.
-            host::NOP | host::FB_FLUSH | host::WFI | host::YIELD | host::MEM_OP_A | host::MEM_OP_B | host::MEM_OP_C => {}
+            host::NOP | host::FB_FLUSH | host::WFI | host::YIELD | host::MEM_OP_A | host::MEM_OP_B | host::MEM_OP_C => {
+            }
             // MEM_OP_D OPERATION 31:27: membar (5), TLB invalidate (9) and L2 operations (0xd-0x10) have nothing to do.
             host::MEM_OP_D if matches!(argument >> 27, 5 | 9 | 0xd..=0x10) => {}
             host::MEM_OP_D => return Err(problem(format!("operation {:#x} does not exist", argument >> 27))),
             host::NON_STALL_INTERRUPT => tracing::trace!(target: "gpu", "non-stall interrupt {argument:#x}"),
             host::SET_REFERENCE => self.host.reference = argument,
             host::SEMAPHOREA => {
-                self.host.semaphore_address = u64::from(argument & 0xff) << 32 | (self.host.semaphore_address & 0xffff_fffc)
+                self.host.semaphore_address =
+                    u64::from(argument & 0xff) << 32 | (self.host.semaphore_address & 0xffff_fffc)
             }
             host::SEMAPHOREB => {
                 self.host.semaphore_address = (self.host.semaphore_address & !0xffff_ffff) | u64::from(argument & !3)
@@ -331,7 +338,9 @@ impl Channel {
                 Ok((!satisfied).then_some(Wait::Semaphore { address, payload, operation }))
             }
             0x10 => Err("reductions are not implemented by Tandem yet".into()),
-            operation => Err(format!("operation {operation:#x} is not one of acquire, release, acq_geq, acq_and, reduction")),
+            operation => {
+                Err(format!("operation {operation:#x} is not one of acquire, release, acq_geq, acq_and, reduction"))
+            }
         }
     }
 }

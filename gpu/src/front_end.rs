@@ -6,10 +6,10 @@
 //! make progress; nothing depends on host timing.
 
 use crate::channel::{Channel, ChannelError, Segment};
-use crate::trace::{Event, Recorder, RecordingMemory};
-use std::cell::RefCell;
 use crate::mmu::{GuestMemory, Mmu, MmuError};
 use crate::syncpoint::Syncpoints;
+use crate::trace::{Event, Recorder, RecordingMemory};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
@@ -27,10 +27,8 @@ pub type BackendFactory = Box<dyn FnOnce() -> Result<Box<dyn crate::backend::Bac
 impl GpuError {
     /// Whether Tandem lacks what the channel asked for (rather than the stream being malformed).
     pub fn is_unimplemented(&self) -> bool {
-        matches!(
-            &self.source,
-            ChannelError::Engine { source: crate::engine::EngineError::Unimplemented { .. }, .. }
-        ) || matches!(&self.source, ChannelError::Host { problem, .. } if problem.contains("not implemented"))
+        matches!(&self.source, ChannelError::Engine { source: crate::engine::EngineError::Unimplemented { .. }, .. })
+            || matches!(&self.source, ChannelError::Host { problem, .. } if problem.contains("not implemented"))
     }
 }
 
@@ -232,8 +230,10 @@ impl Gpu {
                 if let Err(source) = channel.run(mmu, memory, &mut self.syncpoints, self.timestamp, backend) {
                     // The hardware stops a faulted channel; its remaining work is dropped.
                     channel.discard_work();
-                    let needed_backend =
-                        matches!(source, ChannelError::Engine { source: crate::engine::EngineError::NoBackend { .. }, .. });
+                    let needed_backend = matches!(
+                        source,
+                        ChannelError::Engine { source: crate::engine::EngineError::NoBackend { .. }, .. }
+                    );
                     let note = self.backend_failure.clone().filter(|_| needed_backend);
                     return Err(GpuError { channel: id, source, note });
                 }
@@ -360,7 +360,8 @@ mod tests {
         ] {
             let mut setup = Setup::new();
             let channel = setup.channel();
-            setup.memory.0.borrow_mut()[(PAGES / 2 * 0x1000) as usize..][..4].copy_from_slice(&u32::to_le_bytes(memory));
+            setup.memory.0.borrow_mut()[(PAGES / 2 * 0x1000) as usize..][..4]
+                .copy_from_slice(&u32::to_le_bytes(memory));
             let mut words = semaphore(DATA, payload, operation);
             words.extend(semaphore(DATA + 0x10, 1, 2 | 1 << 24));
             setup.submit(channel, &words).unwrap();
@@ -374,7 +375,8 @@ mod tests {
         let mut setup = Setup::new();
         let channel = setup.channel();
         let words = [
-            header::non_incrementing(0, 0, 1), 0xb197,
+            header::non_incrementing(0, 0, 1),
+            0xb197,
             header::incrementing(0, 0x2c8 / 4, 1),
             5 | 1 << 20,
             header::incrementing(0, 0x1b00 / 4, 4),
@@ -430,7 +432,8 @@ mod tests {
         let channel = setup.channel();
         let scratch = 0x3400 / 4 + 1;
         let words = [
-            header::non_incrementing(0, 0, 1), 0xb197,
+            header::non_incrementing(0, 0, 1),
+            0xb197,
             header::immediate(0, scratch, 5),
             header::immediate(0, 0x124 / 4, 2),
             header::immediate(0, scratch, 6),
@@ -450,7 +453,8 @@ mod tests {
         let mut setup = Setup::new();
         let channel = setup.channel();
         let words = [
-            header::non_incrementing(2, 0, 1), 0xa140,
+            header::non_incrementing(2, 0, 1),
+            0xa140,
             header::incrementing(2, 0x180 / 4, 5),
             6,
             2,
@@ -487,7 +491,12 @@ mod tests {
     const REMAP: u32 = 1 << 10;
 
     fn source_and_destination(source: u64, destination: u64) -> Vec<(u32, u32)> {
-        vec![(0x400, (source >> 32) as u32), (0x404, source as u32), (0x408, (destination >> 32) as u32), (0x40c, destination as u32)]
+        vec![
+            (0x400, (source >> 32) as u32),
+            (0x404, source as u32),
+            (0x408, (destination >> 32) as u32),
+            (0x40c, destination as u32),
+        ]
     }
 
     fn fill_data(setup: &Setup, offset: u64, bytes: &[u8]) {
@@ -550,7 +559,10 @@ mod tests {
         let mut registers = source_and_destination(DATA, DATA + 0x100);
         registers.extend([(0x700, 0x1122_3344), (0x708, 3 << 16 | 4), (0x418, 3)]);
         setup.submit(channel, &copy_words(&registers, TRANSFER | SRC_PITCH | DST_PITCH | REMAP)).unwrap();
-        assert_eq!(setup.data(0x100, 16), [0x44, 0x33, 0x22, 0x11].repeat(3).into_iter().chain([0; 4]).collect::<Vec<_>>());
+        assert_eq!(
+            setup.data(0x100, 16),
+            [0x44, 0x33, 0x22, 0x11].repeat(3).into_iter().chain([0; 4]).collect::<Vec<_>>()
+        );
         fill_data(&setup, 0x300, &[1, 2, 3, 4, 5, 6, 7, 8]);
         // One-byte components, four each side: X <- W, Y <- Z, Z not written, W <- X.
         let components = 3 | 2 << 4 | 6 << 8 | 0 << 12 | 3 << 20 | 3 << 24;
@@ -575,7 +587,15 @@ mod tests {
     fn color_target(offset: u64, width: u32, height: u32, format: u32, memory: u32) -> Vec<u32> {
         let address = DATA + offset;
         let mut words = vec![header::non_incrementing(0, 0, 1), 0xb197];
-        words.extend([header::incrementing(0, 0x800 / 4, 6), (address >> 32) as u32, address as u32, width, height, format, memory]);
+        words.extend([
+            header::incrementing(0, 0x800 / 4, 6),
+            (address >> 32) as u32,
+            address as u32,
+            width,
+            height,
+            format,
+            memory,
+        ]);
         words
     }
 
@@ -710,7 +730,8 @@ mod tests {
         let error = setup.submit(channel, &[header::non_incrementing(0, 0, 1), 0x1234]).unwrap_err();
         assert!(matches!(error.source, ChannelError::UnknownClass { class: 0x1234, .. }), "{error}");
         let channel = setup.channel();
-        let error = setup.submit(channel, &[header::non_incrementing(0, 0, 1), 0xb197, header::immediate(0, 0x10c / 4, 0)]);
+        let error =
+            setup.submit(channel, &[header::non_incrementing(0, 0, 1), 0xb197, header::immediate(0, 0x10c / 4, 0)]);
         let error = error.unwrap_err();
         assert!(error.to_string().contains("MAXWELL_B method 0x010c (NOTIFY) is not implemented"), "{error}");
         assert!(matches!(error.source, ChannelError::Engine { source: EngineError::Unimplemented { .. }, .. }));

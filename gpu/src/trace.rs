@@ -27,22 +27,55 @@ const PAGE: u64 = 0x1000;
 /// One event of a trace.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum Event {
-    CreateAddressSpace { id: u32 },
-    DestroyAddressSpace { id: u32 },
-    Map { space: u32, va: u64, guest: u64, size: u64 },
-    Unmap { space: u32, va: u64, size: u64 },
-    CreateChannel { id: u32 },
-    DestroyChannel { id: u32 },
-    Bind { channel: u32, space: u32 },
-    Submit { channel: u32, segments: Vec<Segment> },
+    CreateAddressSpace {
+        id: u32,
+    },
+    DestroyAddressSpace {
+        id: u32,
+    },
+    Map {
+        space: u32,
+        va: u64,
+        guest: u64,
+        size: u64,
+    },
+    Unmap {
+        space: u32,
+        va: u64,
+        size: u64,
+    },
+    CreateChannel {
+        id: u32,
+    },
+    DestroyChannel {
+        id: u32,
+    },
+    Bind {
+        channel: u32,
+        space: u32,
+    },
+    Submit {
+        channel: u32,
+        segments: Vec<Segment>,
+    },
     /// The CPU incremented a syncpoint (nvhost-ctrl).
-    Increment { syncpoint: u32 },
+    Increment {
+        syncpoint: u32,
+    },
     /// A guest page as the GPU is about to read it.
-    Page { address: u64, bytes: Vec<u8> },
+    Page {
+        address: u64,
+        bytes: Vec<u8>,
+    },
     /// The GPU ran its channels, at this GPU time.
-    Run { timestamp: u64 },
+    Run {
+        timestamp: u64,
+    },
     /// The display showed a frame: the surface, its format, and the width shown.
-    Present { present: Present, width: u32 },
+    Present {
+        present: Present,
+        width: u32,
+    },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -364,8 +397,14 @@ impl Cursor<'_> {
                         0 => Segment::Entry(GpEntry::decode(self.u64()?)),
                         1 => {
                             let length = self.u32()? as usize;
-                            let words = self.take(length.checked_mul(4).ok_or_else(|| self.malformed("too many words"))?)?;
-                            Segment::Driver(words.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().expect("four"))).collect())
+                            let words =
+                                self.take(length.checked_mul(4).ok_or_else(|| self.malformed("too many words"))?)?;
+                            Segment::Driver(
+                                words
+                                    .chunks_exact(4)
+                                    .map(|w| u32::from_le_bytes(w.try_into().expect("four")))
+                                    .collect(),
+                            )
                         }
                         kind => return Err(self.malformed(format!("segment kind {kind}"))),
                     });
@@ -377,7 +416,8 @@ impl Cursor<'_> {
                 let address = self.u64()?;
                 let length = self.u32()? as usize;
                 let packed = self.take(length)?;
-                let bytes = lz4_flex::block::decompress_size_prepended(packed).map_err(|e| self.malformed(e.to_string()))?;
+                let bytes =
+                    lz4_flex::block::decompress_size_prepended(packed).map_err(|e| self.malformed(e.to_string()))?;
                 if bytes.len() != PAGE as usize || address % PAGE != 0 {
                     return Err(self.malformed("a page record that is not one page"));
                 }
@@ -386,7 +426,8 @@ impl Cursor<'_> {
             11 => Event::Run { timestamp: self.u64()? },
             12 => {
                 let code = self.u32()?;
-                let format = ColorFormat::from_code(code).ok_or_else(|| self.malformed(format!("colour format {code:#x}")))?;
+                let format =
+                    ColorFormat::from_code(code).ok_or_else(|| self.malformed(format!("colour format {code:#x}")))?;
                 let address = self.u64()?;
                 let (width, height, layers, bytes_per_texel) = (self.u32()?, self.u32()?, self.u32()?, self.u32()?);
                 let layout = match (self.u8()?, self.u32()?, self.u32()?) {
@@ -436,7 +477,9 @@ pub fn replay(
         match event {
             Event::CreateAddressSpace { id } => same(gpu.create_address_space(), *id)?,
             Event::DestroyAddressSpace { id } => gpu.destroy_address_space(*id),
-            Event::Map { space, va, guest, size } => gpu.map(*space, *va, *guest, *size).map_err(|e| fail(e.to_string()))?,
+            Event::Map { space, va, guest, size } => {
+                gpu.map(*space, *va, *guest, *size).map_err(|e| fail(e.to_string()))?
+            }
             Event::Unmap { space, va, size } => gpu.unmap(*space, *va, *size).map_err(|e| fail(e.to_string()))?,
             Event::CreateChannel { id } => same(gpu.create_channel(), *id)?,
             Event::DestroyChannel { id } => gpu.destroy_channel(*id),

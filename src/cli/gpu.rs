@@ -34,7 +34,8 @@ pub struct ReplayArgs {
 pub fn run(command: GpuCommand) -> anyhow::Result<ExitCode> {
     let GpuCommand::Replay(args) = command;
     let file = std::fs::File::open(&args.trace).with_context(|| format!("opening {}", args.trace.display()))?;
-    let events = trace::read(std::io::BufReader::new(file)).with_context(|| format!("reading {}", args.trace.display()))?;
+    let events =
+        trace::read(std::io::BufReader::new(file)).with_context(|| format!("reading {}", args.trace.display()))?;
     let mut gpu = Gpu::default();
     match args.backend {
         BackendArg::Reference => gpu.set_backend_factory(super::reference_gpu()),
@@ -54,7 +55,8 @@ pub fn run(command: GpuCommand) -> anyhow::Result<ExitCode> {
     if let Some(error) = write_error {
         return Err(error);
     }
-    let replayed = replayed.map_err(|problem| anyhow::anyhow!("{problem}"))
+    let replayed = replayed
+        .map_err(|problem| anyhow::anyhow!("{problem}"))
         .with_context(|| format!("replaying {}", args.trace.display()))?;
     println!("replayed: {} submissions, {} frames", replayed.submissions, replayed.frames);
     Ok(ExitCode::SUCCESS)

@@ -89,7 +89,8 @@ pub fn reference_gpu() -> tandem_gpu::front_end::BackendFactory {
     Box::new(|| {
         let device = tandem_gpu::vulkan::ComputeDevice::new().map_err(|error| error.to_string())?;
         tracing::info!(device = device.name(), "the reference GPU back end renders on this Vulkan device");
-        Ok(Box::new(tandem_gpu::backend::reference::ReferenceBackend::new(device)) as Box<dyn tandem_gpu::backend::Backend>)
+        Ok(Box::new(tandem_gpu::backend::reference::ReferenceBackend::new(device))
+            as Box<dyn tandem_gpu::backend::Backend>)
     })
 }
 

@@ -15,7 +15,17 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     // The demo's picture goes through the GPU to the display; Tandem has no window yet, so it is written out.
     let frames = crate::util::project_root().join("target/demo-frames");
     let frames = frames.to_str().ok_or_else(|| anyhow::anyhow!("the project path is not UTF-8"))?;
-    run_command(cargo().args(["run", "--release", "--package", "tandem", "--", "run", "--headless", "--frames", frames]))?;
+    run_command(cargo().args([
+        "run",
+        "--release",
+        "--package",
+        "tandem",
+        "--",
+        "run",
+        "--headless",
+        "--frames",
+        frames,
+    ]))?;
     println!("The demo's picture, as the display showed it: {frames}/frame-00000.png");
     Ok(())
 }

@@ -8,7 +8,8 @@ use crate::util::{cargo, project_root, run as run_command};
 pub const USAGE: &str = "test [--fuzz-seconds N]  set up, run every test, check tests/programs/bin, fuzz each target N s (default 30; 0 skips)";
 
 /// The cargo-fuzz targets in fuzz/.
-const FUZZ_TARGETS: &[&str] = &["decode", "interpreter_vs_unicorn", "loaders", "ipc_messages", "svc_sequences", "gpu_commands", "vi_parcels"];
+const FUZZ_TARGETS: &[&str] =
+    &["decode", "interpreter_vs_unicorn", "loaders", "ipc_messages", "svc_sequences", "gpu_commands", "vi_parcels"];
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     let fuzz_seconds: u64 = match args {

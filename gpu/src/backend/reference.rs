@@ -175,7 +175,8 @@ impl Backend for ReferenceBackend {
     /// format lacks reads as 0, alpha as 255).
     fn present(&mut self, present: &Present, memory: &dyn GuestMemory) -> Result<Frame, BackendError> {
         let format = &present.format;
-        let displayable = matches!(format.kind, Kind::Unorm | Kind::Srgb) && format.channels.iter().all(|&(_, w)| w <= 8);
+        let displayable =
+            matches!(format.kind, Kind::Unorm | Kind::Srgb) && format.channels.iter().all(|&(_, w)| w <= 8);
         if !displayable {
             return Err(BackendError::Unimplemented {
                 backend: NAME,

@@ -157,11 +157,8 @@ impl CopyEngine {
         let component_size = u64::from(components >> 16 & 3) + 1;
         let (source_components, destination_components) =
             (u64::from(components >> 20 & 3) + 1, u64::from(components >> 24 & 3) + 1);
-        let (source_element, destination_element) = if remap {
-            (component_size * source_components, component_size * destination_components)
-        } else {
-            (1, 1)
-        };
+        let (source_element, destination_element) =
+            if remap { (component_size * source_components, component_size * destination_components) } else { (1, 1) };
         let (line_length, lines) = (u64::from(self.register(LINE_LENGTH_IN)), u64::from(self.register(LINE_COUNT)));
         let lines = if launch >> 9 & 1 == 1 { lines } else { 1 };
         let source = self.surface(
@@ -212,7 +209,9 @@ impl CopyEngine {
                             let start = (u64::from(select) * component_size) as usize;
                             element[start..start + component_size as usize].to_vec()
                         }
-                        select @ (4 | 5) => constants[select as usize - 4].to_le_bytes()[..component_size as usize].to_vec(),
+                        select @ (4 | 5) => {
+                            constants[select as usize - 4].to_le_bytes()[..component_size as usize].to_vec()
+                        }
                         6 => continue,
                         _ => return Err(method.bad_argument(components, "a remap naming a component the source lacks")),
                     };

@@ -91,7 +91,8 @@ impl InlineToMemory {
             block_size >> 8 & 0xf,
         )
         .ok_or_else(|| method.bad_argument(block_size, "block height or depth above 32 GOBs"))?;
-        let (x, y) = (self.register(SET_DST_ORIGIN_BYTES_X) & 0x1f_ffff, self.register(SET_DST_ORIGIN_SAMPLES_Y) & 0x1_ffff);
+        let (x, y) =
+            (self.register(SET_DST_ORIGIN_BYTES_X) & 0x1f_ffff, self.register(SET_DST_ORIGIN_SAMPLES_Y) & 0x1_ffff);
         let z = self.register(SET_DST_LAYER);
         for (line, bytes) in data.chunks(line_length.max(1)).take(lines).enumerate() {
             for (column, &byte) in bytes.iter().enumerate() {

@@ -205,9 +205,10 @@ impl Maxwell3D {
             })?,
             // INDEX 11:0; the condition (20:20: stream-out or ROP writes done) holds at once here.
             INCREMENT_SYNC_POINT => {
-                context.syncpoints.increment(argument & 0xfff).map_err(|_| {
-                    method.bad_argument(argument, "no such syncpoint (the host1x has 192)")
-                })?;
+                context
+                    .syncpoints
+                    .increment(argument & 0xfff)
+                    .map_err(|_| method.bad_argument(argument, "no such syncpoint (the host1x has 192)"))?;
             }
             SET_REPORT_SEMAPHORE_D => self.report_semaphore(argument, context)?,
             CLEAR_SURFACE => self.clear_surface(argument, context)?,

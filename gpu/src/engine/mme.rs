@@ -436,7 +436,9 @@ mod tests {
     /// its delay slot.
     #[test]
     fn nvc0_blend_enables() {
-        let code = [0x05360021, 0x00404042, 0x00424042, 0x00444042, 0x00464042, 0x00484042, 0x004a4042, 0x004c40c2, 0x004e4042];
+        let code = [
+            0x05360021, 0x00404042, 0x00424042, 0x00444042, 0x00464042, 0x00484042, 0x004a4042, 0x004c40c2, 0x004e4042,
+        ];
         let sends = run(&code, &[0xa5], &[]).unwrap();
         let expected: Vec<(u32, u32)> = (0..8).map(|bit| (0x4d8 + bit, 0xa5 >> bit & 1)).collect();
         assert_eq!(sends, expected);
@@ -550,7 +552,9 @@ mod tests {
     #[test]
     fn carries_chain_64_bit_arithmetic() {
         let parameters = [0x80008650, 0x596, 0x8000a8f6, 0x836];
-        let add = [0x00000201, 0x00000301, 0x00000401, 0x0000cd10, 0x00031610, 0x07400021, 0x00002841, 0x000030c1, 0x00000011];
+        let add = [
+            0x00000201, 0x00000301, 0x00000401, 0x0000cd10, 0x00031610, 0x07400021, 0x00002841, 0x000030c1, 0x00000011,
+        ];
         assert_eq!(run(&add, &parameters, &[]).unwrap(), vec![(0xd00, 0x00012f46), (0xd01, 0x00000dcd)]);
         let mut subtract = add;
         subtract[3] = 0x0004cd10;

@@ -98,7 +98,8 @@ mod tests {
     /// Every byte of a surface lands on its own offset inside the surface's size.
     #[test]
     fn offsets_are_a_bijection_onto_the_surface() {
-        for (width, height, depth, block_height, block_depth) in [(64, 8, 1, 0, 0), (200, 70, 1, 2, 0), (128, 40, 5, 1, 1)]
+        for (width, height, depth, block_height, block_depth) in
+            [(64, 8, 1, 0, 0), (200, 70, 1, 2, 0), (128, 40, 5, 1, 1)]
         {
             let layout = BlockLinear::new(width, height, depth, block_height, block_depth).unwrap();
             let mut seen = std::collections::HashSet::new();

@@ -154,10 +154,7 @@ impl ComputeDevice {
             objects.command_buffer = commands;
             let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             device.begin_command_buffer(commands, &begin).map_err(VulkanError::call("vkBeginCommandBuffer"))?;
-            let range = vk::ImageSubresourceRange::default()
-                .aspect_mask(aspect)
-                .level_count(1)
-                .layer_count(1);
+            let range = vk::ImageSubresourceRange::default().aspect_mask(aspect).level_count(1).layer_count(1);
             let to_clear = vk::ImageMemoryBarrier::default()
                 .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
                 .old_layout(vk::ImageLayout::UNDEFINED)
@@ -228,8 +225,9 @@ impl ComputeDevice {
                 &[],
             );
             device.end_command_buffer(commands).map_err(VulkanError::call("vkEndCommandBuffer"))?;
-            objects.fence =
-                device.create_fence(&vk::FenceCreateInfo::default(), None).map_err(VulkanError::call("vkCreateFence"))?;
+            objects.fence = device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .map_err(VulkanError::call("vkCreateFence"))?;
             let command_buffers = [commands];
             let submits = [vk::SubmitInfo::default().command_buffers(&command_buffers)];
             device.queue_submit(queue.queue, &submits, objects.fence).map_err(VulkanError::call("vkQueueSubmit"))?;

@@ -203,9 +203,11 @@ impl ChannelFile {
             0 => Fence { id: self.syncpoint, value: syncpoints.max(self.syncpoint).expect("a channel's syncpoint") },
             _ => syncpoints.reserve(self.syncpoint, increments).expect("a channel's syncpoint"),
         };
-        segments.extend(entries[..8 * count].chunks_exact(8).map(|entry| {
-            Segment::Entry(GpEntry::decode(u64::from_le_bytes(entry.try_into().expect("eight bytes"))))
-        }));
+        segments.extend(
+            entries[..8 * count].chunks_exact(8).map(|entry| {
+                Segment::Entry(GpEntry::decode(u64::from_le_bytes(entry.try_into().expect("eight bytes"))))
+            }),
+        );
         if flags & FENCE_GET != 0 {
             segments.push(Segment::Driver(fence_increments(self.syncpoint, flags & SUPPRESS_WFI == 0)));
         }

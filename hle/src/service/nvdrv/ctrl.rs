@@ -42,7 +42,12 @@ pub fn decode_event_id(id: u32) -> (u32, u32) {
 
 /// Runs `request`; `None` for an ioctl this device does not have. The argument goes back whatever the result (a
 /// wait that times out answers the event id to wait on). `Err(Failure)`: a wait Tandem cannot carry out.
-pub fn ioctl(host: &mut GpuHost, request: u32, argument: &[u8], ticks: u64) -> Option<Result<(NvResult, Vec<u8>), Failure>> {
+pub fn ioctl(
+    host: &mut GpuHost,
+    request: u32,
+    argument: &[u8],
+    ticks: u64,
+) -> Option<Result<(NvResult, Vec<u8>), Failure>> {
     let mut argument = argument.to_vec();
     let id = word(&argument, 0);
     let valid = id < SYNCPOINT_COUNT;
@@ -113,8 +118,11 @@ pub fn ioctl(host: &mut GpuHost, request: u32, argument: &[u8], ticks: u64) -> O
                 let slot = if request == EVENT_WAIT_ASYNC { Some(word(&argument, 3)) } else { None };
                 match host.arm_event(slot, Fence { id, value: threshold }) {
                     Ok(slot) => {
-                        let event_id =
-                            if request == EVENT_WAIT_ASYNC { id << 4 | slot } else { 0x1000_0000 | (id & 0xfff) << 16 | slot };
+                        let event_id = if request == EVENT_WAIT_ASYNC {
+                            id << 4 | slot
+                        } else {
+                            0x1000_0000 | (id & 0xfff) << 16 | slot
+                        };
                         set_word(&mut argument, 3, event_id);
                         Err(NvResult::Timeout)
                     }

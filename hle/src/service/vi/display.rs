@@ -389,8 +389,10 @@ fn color_format(buffer: &[u8]) -> u64 {
 fn present_of(buffer: &[u8], gpu: &GpuHost) -> Result<(Present, u32), PresentError> {
     let word = |at: usize| u32::from_le_bytes(buffer[at..at + 4].try_into().expect("four bytes"));
     let id = word(0x2c);
-    let (address, size) =
-        gpu.nvmap.allocation_of_id(id).ok_or_else(|| format!("a queued buffer names nvmap object {id}, which has no memory"))?;
+    let (address, size) = gpu
+        .nvmap
+        .allocation_of_id(id)
+        .ok_or_else(|| format!("a queued buffer names nvmap object {id}, which has no memory"))?;
     let nv_format = color_format(buffer);
     let &(_, code) = DISPLAY_FORMATS
         .iter()

@@ -128,7 +128,8 @@ impl ApplicationDisplayService {
     fn open_layer(&mut self, call: &mut Call) -> Result<(), Failure> {
         display_named(call)?;
         let (layer, aruid) = (call.u64(0x40), call.u64(0x48));
-        let binder = self.system.display.borrow_mut().open_layer(layer, aruid).ok_or(Failure::Result(PERMISSION_DENIED))?;
+        let binder =
+            self.system.display.borrow_mut().open_layer(layer, aruid).ok_or(Failure::Result(PERMISSION_DENIED))?;
         let written = call.write_buffer(0, &native_window(binder))?;
         call.push_u64(written as u64);
         Ok(())
@@ -197,7 +198,9 @@ impl Interface for ApplicationDisplayService {
         Command::new(1102, "GetDisplayResolution", Self::get_display_resolution).input(8),
         Command::new(2020, "OpenLayer", Self::open_layer).input(0x50).pid().buffers(&[BufferKind::OutMapAlias]),
         Command::new(2021, "CloseLayer", Self::close_layer).input(8),
-        Command::new(2030, "CreateStrayLayer", Self::create_stray_layer).input(0x10).buffers(&[BufferKind::OutMapAlias]),
+        Command::new(2030, "CreateStrayLayer", Self::create_stray_layer)
+            .input(0x10)
+            .buffers(&[BufferKind::OutMapAlias]),
         Command::new(2031, "DestroyStrayLayer", Self::destroy_stray_layer).input(8),
         Command::new(2101, "SetLayerScalingMode", Self::set_layer_scaling_mode).input(0x10),
         Command::new(5202, "GetDisplayVsyncEvent", Self::get_display_vsync_event).input(8),
@@ -260,16 +263,13 @@ impl Relay {
         let (binder, code) = (call.u32(0), call.u32(4));
         let request = call.read_buffer(0, MAX_PARCEL)?;
         let mut gpu = self.system.gpu.borrow_mut();
-        let reply = self
-            .system
-            .display
-            .borrow_mut()
-            .transact(binder, code, &request, call.memory, &mut gpu)
-            .map_err(|problem| Failure::Unimplemented {
+        let reply = self.system.display.borrow_mut().transact(binder, code, &request, call.memory, &mut gpu).map_err(
+            |problem| Failure::Unimplemented {
                 interface: Self::NAME,
                 command_id: 0,
                 what: Some(format!("showing a frame: {problem}")),
-            })?;
+            },
+        )?;
         drop(gpu);
         call.write_buffer(1, &reply)?;
         Ok(())

@@ -51,8 +51,7 @@ impl<'a> ParcelReader<'a> {
         self.u32()?;
         let length = self.u32()? as usize;
         let units = self.bytes(length.saturating_add(1).saturating_mul(2))?;
-        let text: Vec<u16> =
-            units.chunks_exact(2).take(length).map(|u| u16::from_le_bytes([u[0], u[1]])).collect();
+        let text: Vec<u16> = units.chunks_exact(2).take(length).map(|u| u16::from_le_bytes([u[0], u[1]])).collect();
         Ok(String::from_utf16_lossy(&text))
     }
 
