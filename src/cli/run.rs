@@ -146,7 +146,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     if kernel.frames_shown() > 0 && !keeps_frames {
         let window = if args.headless { "" } else { " (Tandem has no window yet)" };
-        tracing::warn!("{} frames shown and not kept{window}: add --frames DIR to write them", kernel.frames_shown());
+        let frames = match kernel.frames_shown() {
+            1 => "1 frame".to_string(),
+            n => format!("{n} frames"),
+        };
+        tracing::warn!("{frames} shown and not kept{window}: add --frames DIR to write them");
     }
     let code = match outcome {
         RunOutcome::Exited => ExitCode::SUCCESS,

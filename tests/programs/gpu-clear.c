@@ -41,16 +41,6 @@ static uint32_t words[64];
 static uint32_t n;
 static void emit(uint32_t word) { words[n++] = word; }
 
-/* Byte `x` of row `y` in a block-linear surface `width_bytes` wide with blocks 2^block_height GOBs tall. */
-static uint64_t block_linear(uint32_t x, uint32_t y, uint32_t width_bytes, uint32_t block_height) {
-    uint32_t gobs_tall = 1u << block_height;
-    uint32_t blocks_across = (width_bytes + 63) / 64;
-    uint64_t block = (uint64_t)(y / (8 * gobs_tall)) * blocks_across + x / 64;
-    uint32_t gob = (y / 8) % gobs_tall;
-    uint32_t within = (x % 64) / 32 * 256 + (y % 8) / 2 * 64 + (x % 32) / 16 * 32 + (y % 2) * 16 + x % 16;
-    return block * 512 * gobs_tall + gob * 512 + within;
-}
-
 static void target(GpuChannel *gpu, uint64_t offset, uint32_t width, uint32_t height, uint32_t format, uint32_t memory) {
     uint64_t address = gpu->gpu_address + offset;
     emit(PB_INC(0, SET_COLOR_TARGET_A, 6));
@@ -73,10 +63,7 @@ static void clear(uint32_t r, uint32_t g, uint32_t b, uint32_t a, uint32_t surfa
 }
 
 static void run(GpuChannel *gpu, const char *what) {
-    NvFence fence = {0, 0};
-    int blocked;
-    expect(what, gpu_submit(gpu, words, n, NV_SUBMIT_FENCE_GET, &fence, 0), 0);
-    check(gpu_wait(gpu, fence, &blocked) == 0, "its fence");
+    expect(what, gpu_run(gpu, words, n), 0);
     n = 0;
 }
 
@@ -99,7 +86,7 @@ int main(void) {
     int wrong = 0;
     for (uint32_t y = 0; y < 20; y++)
         for (uint32_t x = 0; x < 40; x++)
-            wrong += memcmp(memory + PB_AREA + block_linear(4 * x, y, 160, 1), want, 4) != 0;
+            wrong += memcmp(memory + PB_AREA + block_linear_offset(4 * x, y, 160, 1), want, 4) != 0;
     check(wrong == 0, "every texel holds (51, 153, 204, 255) where the GOB layout puts it");
     print("texels wrong: ");
     print_u64((uint64_t)wrong);

@@ -1,6 +1,7 @@
 /* The copy engine (MAXWELL_DMA_COPY_A, open-gpu-doc clb0b5.h) driven from the guest: a pitch image swizzled into a
  * block-linear surface and back, a memset by component remap, and a swizzle of components, each checked from the
- * CPU: the block-linear bytes at the places the Tegra X1 TRM's GOB layout (written out here) gives them. */
+ * CPU: the block-linear bytes at the places the Tegra X1 TRM's GOB layout (the runtime's block_linear_offset)
+ * gives them. */
 #include "ipc.h"
 #include "nv.h"
 #include "tandem.h"
@@ -26,10 +27,7 @@ static void emit(uint32_t word) { words[n++] = word; }
 static GpuChannel gpu;
 
 static void run(const char *what) {
-    NvFence fence = {0, 0};
-    int blocked;
-    expect(what, gpu_submit(&gpu, words, n, NV_SUBMIT_FENCE_GET, &fence, 0), 0);
-    check(gpu_wait(&gpu, fence, &blocked) == 0, "its fence");
+    expect(what, gpu_run(&gpu, words, n), 0);
     n = 0;
 }
 
@@ -60,15 +58,6 @@ static void surface(uint32_t block_size_method, uint32_t width, uint32_t height,
     emit(0);
 }
 
-/* Byte (x, y) of a block-linear surface `width_bytes` wide, blocks 2^block_height GOBs tall. */
-static uint32_t block_linear(uint32_t x, uint32_t y, uint32_t width_bytes, uint32_t block_height) {
-    uint32_t gobs_tall = 1u << block_height;
-    uint32_t blocks_across = (width_bytes + 63) / 64;
-    uint32_t block = (y / (8 * gobs_tall)) * blocks_across + x / 64;
-    uint32_t within = (x % 64) / 32 * 256 + (y % 8) / 2 * 64 + (x % 32) / 16 * 32 + (y % 2) * 16 + x % 16;
-    return block * 512 * gobs_tall + (y / 8) % gobs_tall * 512 + within;
-}
-
 int main(void) {
     uint64_t heap;
     check(svc_set_heap_size(&heap, 0x800000) == 0, "SetHeapSize");
@@ -89,7 +78,7 @@ int main(void) {
     run("swizzle");
     int wrong = 0;
     for (uint32_t y = 0; y < 40; y++)
-        for (uint32_t x = 0; x < 200; x++) wrong += tiled[block_linear(x, y, 200, 1)] != image[y * 200 + x];
+        for (uint32_t x = 0; x < 200; x++) wrong += tiled[block_linear_offset(x, y, 200, 1)] != image[y * 200 + x];
     check(wrong == 0, "every byte where the GOB layout puts it");
     lines(PB_AREA + 0x4000, PB_AREA + 0x10000, 0, 200, 200, 40);
     surface(SET_SRC_BLOCK_SIZE, 200, 40, 1);

@@ -53,10 +53,7 @@ static void draw(GpuChannel *gpu, uint32_t offset, const uint32_t background[4],
     for (int i = 0; i < 4; i++) emit(box[i]);
     emit(PB_INC(0, 0x19D0, 1));
     emit(0xFu << 2);
-    NvFence fence = {0, 0};
-    int blocked;
-    expect("draw", gpu_submit(gpu, words, n, NV_SUBMIT_FENCE_GET, &fence, 0), 0);
-    check(gpu_wait(gpu, fence, &blocked) == 0, "the frame's fence");
+    expect("draw", gpu_run(gpu, words, n), 0);
 }
 
 int main(void) {

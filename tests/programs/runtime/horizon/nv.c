@@ -186,3 +186,19 @@ uint32_t gpu_wait(GpuChannel *gpu, NvFence fence, int *blocked) {
     nv_ioctl(gpu->nv, gpu->ctrl, CTRL_EVENT_UNREGISTER, &slot, 4, 0);
     return result;
 }
+
+uint32_t gpu_run(GpuChannel *gpu, const uint32_t *words, uint32_t count) {
+    NvFence fence = {0, 0};
+    int blocked;
+    uint32_t result = gpu_submit(gpu, words, count, NV_SUBMIT_FENCE_GET, &fence, 0);
+    return result != 0 ? result : gpu_wait(gpu, fence, &blocked);
+}
+
+uint64_t block_linear_offset(uint32_t x, uint32_t y, uint32_t width_bytes, uint32_t block_height) {
+    uint32_t gobs_tall = 1u << block_height;
+    uint32_t blocks_across = (width_bytes + 63) / 64;
+    uint64_t block = (uint64_t)(y / (8 * gobs_tall)) * blocks_across + x / 64;
+    uint32_t gob = (y / 8) % gobs_tall;
+    uint32_t within = (x % 64) / 32 * 256 + (y % 8) / 2 * 64 + (x % 32) / 16 * 32 + (y % 2) * 16 + x % 16;
+    return block * 512 * gobs_tall + gob * 512 + within;
+}

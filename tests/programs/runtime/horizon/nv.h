@@ -63,6 +63,14 @@ int gpu_open(GpuChannel *gpu, Handle nv, void *memory, uint64_t size);
 /* Copies `count` words into the pushbuffer area and submits them (SubmitGpfifo, or KickoffPb through Ioctl2 when
  * `kickoff`) with `flags` and `fence` in; the fence comes back in *fence. Returns the NvResult. */
 uint32_t gpu_submit(GpuChannel *gpu, const uint32_t *words, uint32_t count, uint32_t flags, NvFence *fence, int kickoff);
+/* Submits `count` words with FENCE_GET and waits for the fence: the NvResult of the first step that failed. */
+uint32_t gpu_run(GpuChannel *gpu, const uint32_t *words, uint32_t count);
+
+/* Byte (x, y) of a block-linear surface `width_bytes` wide with blocks 2^block_height GOBs tall, as the Tegra X1
+ * TRM describes the layout (64-byte x 8-row GOBs of 16-byte sectors, stacked into blocks, blocks row by row):
+ * written here independently of Tandem's own, for the test programs to check against. */
+uint64_t block_linear_offset(uint32_t x, uint32_t y, uint32_t width_bytes, uint32_t block_height);
+
 /* Waits for `fence` as libnx's nvFenceWait does (an event slot, QueryEvent, EventWaitAsync, then the event).
  * Returns the NvResult of the wait (0 when reached); *blocked says whether it had to wait on the event. */
 uint32_t gpu_wait(GpuChannel *gpu, NvFence fence, int *blocked);

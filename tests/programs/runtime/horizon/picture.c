@@ -12,13 +12,6 @@
 
 static uint32_t words[ROWS_PER_SUBMISSION * 320 + 64];
 
-static uint32_t submit(GpuChannel *gpu, uint32_t count) {
-    NvFence fence = {0, 0};
-    int blocked;
-    uint32_t result = gpu_submit(gpu, words, count, NV_SUBMIT_FENCE_GET, &fence, 0);
-    return result | gpu_wait(gpu, fence, &blocked);
-}
-
 int platform_show_picture(const uint32_t *rgba, uint32_t width, uint32_t height) {
     if (width > 320) return 1;
     uint64_t heap;
@@ -66,7 +59,7 @@ int platform_show_picture(const uint32_t *rgba, uint32_t width, uint32_t height)
     words[n++] = height;
     words[n++] = 1;
     words[n++] = 0;
-    if (submit(&gpu, n) != 0) return 1;
+    if (gpu_run(&gpu, words, n) != 0) return 1;
     for (uint32_t row = 0; row < height; row += ROWS_PER_SUBMISSION) {
         uint32_t rows = height - row < ROWS_PER_SUBMISSION ? height - row : ROWS_PER_SUBMISSION;
         n = 0;
@@ -81,7 +74,7 @@ int platform_show_picture(const uint32_t *rgba, uint32_t width, uint32_t height)
         words[n++] = PB_NONINC(2, 0x01B4, rows * width);
         memcpy(words + n, rgba + row * width, 4 * rows * width);
         n += rows * width;
-        if (submit(&gpu, n) != 0) return 1;
+        if (gpu_run(&gpu, words, n) != 0) return 1;
     }
     int failed = bq_queue_buffer(&layer, slot) != 0 || bq_disconnect(&layer, 2) != 0;
     vi_close(&layer);

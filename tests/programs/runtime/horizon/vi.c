@@ -110,6 +110,13 @@ static int32_t status_of(const uint8_t *data, uint32_t size) {
     return status;
 }
 
+/* Sends the parcel and returns the reply's status. */
+static int32_t transact_status(ViLayer *layer, uint32_t code) {
+    uint32_t size;
+    const uint8_t *data = transact(layer, code, &size);
+    return status_of(data, size);
+}
+
 int32_t bq_connect(ViLayer *layer, int32_t api, uint32_t *width, uint32_t *height) {
     begin();
     put_u32(0);
@@ -144,9 +151,7 @@ int32_t bq_set_preallocated_buffer(ViLayer *layer, int32_t slot, uint32_t nvmap_
     put_u32(sizeof buffer);
     put_u32(0);
     put(buffer, sizeof buffer);
-    uint32_t reply_size;
-    const uint8_t *data = transact(layer, 14, &reply_size);
-    return status_of(data, reply_size);
+    return transact_status(layer, 14);
 }
 
 int32_t bq_dequeue_buffer(ViLayer *layer, uint32_t width, uint32_t height, int32_t *slot) {
@@ -165,9 +170,7 @@ int32_t bq_dequeue_buffer(ViLayer *layer, uint32_t width, uint32_t height, int32
 int32_t bq_request_buffer(ViLayer *layer, int32_t slot) {
     begin();
     put_u32((uint32_t)slot);
-    uint32_t size;
-    const uint8_t *data = transact(layer, 1, &size);
-    return status_of(data, size);
+    return transact_status(layer, 1);
 }
 
 int32_t bq_queue_buffer(ViLayer *layer, int32_t slot) {
@@ -180,15 +183,11 @@ int32_t bq_queue_buffer(ViLayer *layer, int32_t slot) {
     put_u32(sizeof input);
     put_u32(0);
     put(input, sizeof input);
-    uint32_t size;
-    const uint8_t *data = transact(layer, 7, &size);
-    return status_of(data, size);
+    return transact_status(layer, 7);
 }
 
 int32_t bq_disconnect(ViLayer *layer, int32_t api) {
     begin();
     put_u32((uint32_t)api);
-    uint32_t size;
-    const uint8_t *data = transact(layer, 11, &size);
-    return status_of(data, size);
+    return transact_status(layer, 11);
 }
