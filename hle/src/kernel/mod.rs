@@ -64,6 +64,9 @@ const FIRST_THREAD_ID: u64 = 1;
 const TLS_SIZE: u64 = 0x200;
 /// Where in its thread-local region a thread finds its own handle.
 const TLS_THREAD_HANDLE: u64 = 0x110;
+/// The display's refresh: 60 Hz of the 19.2 MHz counter.
+const VSYNC_PERIOD_TICKS: u64 = 19_200_000 / 60;
+
 /// The preemption timer's period: 10 ms of guest ticks.
 const PREEMPTION_PERIOD_TICKS: u64 = tandem_reference::engine::COUNTER_FREQUENCY_HZ / 100;
 /// What a homebrew NRO gets without an NPDM: hbloader's (priorities 28-59, cores 0-2, main thread at 44 on core 0,
@@ -189,6 +192,8 @@ pub struct Kernel {
     timers: BTreeSet<(u64, u64, ThreadId)>,
     next_timer_sequence: u64,
     next_preemption_tick: u64,
+    /// The display's next vertical blank (every 1/60 s of guest time).
+    next_vsync_tick: u64,
     /// WaitProcessWideKeyAtomic waiters and WaitForAddress waiters, in arrival order (signals take them by key, then
     /// priority, then this order).
     condition_waiters: Vec<ThreadId>,
@@ -313,6 +318,7 @@ impl Kernel {
             timers: BTreeSet::new(),
             next_timer_sequence: 0,
             next_preemption_tick: PREEMPTION_PERIOD_TICKS,
+            next_vsync_tick: VSYNC_PERIOD_TICKS,
             condition_waiters: Vec::new(),
             address_waiters: Vec::new(),
             aliases: BTreeMap::new(),
@@ -439,8 +445,11 @@ impl Kernel {
                 }
             }
             if !any_ran {
-                // Every core is idle: jump to the next timer, or stop if nothing can ever happen.
-                match self.timers.first().and_then(|&(tick, _, _)| tick.checked_mul(INSTRUCTIONS_PER_TICK)) {
+                // Every core is idle: jump to the next timer (or vertical blank someone waits for), or stop if nothing
+                // can ever happen.
+                let timer = self.timers.first().map(|&(tick, _, _)| tick);
+                let vsync = self.vsync_awaited().then_some(self.next_vsync_tick);
+                match timer.into_iter().chain(vsync).min().and_then(|tick| tick.checked_mul(INSTRUCTIONS_PER_TICK)) {
                     Some(due) => self.now = self.now.max(due),
                     None => return self.deadlock(),
                 }
@@ -497,16 +506,36 @@ impl Kernel {
         Ok(ran)
     }
 
-    /// Instructions until the next timer or preemption tick (at least 1).
+    /// The kernel event of the display's vsync, once a program has asked for it (GetDisplayVsyncEvent).
+    fn vsync_event(&self) -> Option<u64> {
+        self.system.display.borrow().vsync.state().kernel_event
+    }
+
+    /// Whether a thread waits on the vsync event (so the next vertical blank can wake it).
+    fn vsync_awaited(&self) -> bool {
+        let Some(event) = self.vsync_event() else { return false };
+        self.events.get(&event).is_some_and(|event| !event.waiters.is_empty())
+    }
+
+    /// Instructions until the next timer, preemption tick or (once someone listens) vertical blank (at least 1).
     fn instructions_to_next_timer(&self) -> u64 {
         let next_tick = self.timers.first().map_or(self.next_preemption_tick, |&(tick, _, _)| tick);
         let next_tick = next_tick.min(self.next_preemption_tick);
+        let next_tick = if self.vsync_event().is_some() { next_tick.min(self.next_vsync_tick) } else { next_tick };
         next_tick.saturating_mul(INSTRUCTIONS_PER_TICK).saturating_sub(self.now).max(1)
     }
 
-    /// Ends the timed waits that are due, and rotates the preemption priorities when their period has passed.
+    /// Ends the timed waits that are due, rotates the preemption priorities when their period has passed, and
+    /// signals the display's vsync event at each vertical blank.
     fn fire_timers(&mut self) {
         let tick = self.tick();
+        if tick >= self.next_vsync_tick {
+            self.next_vsync_tick = (tick / VSYNC_PERIOD_TICKS + 1) * VSYNC_PERIOD_TICKS;
+            if self.vsync_event().is_some() {
+                self.system.display.borrow().vsync.signal();
+                self.carry_out_service_events();
+            }
+        }
         if tick >= self.next_preemption_tick {
             for core in 0..self.platform.cores {
                 self.scheduler.rotate(core, self.platform.preemption_priority(core));

@@ -346,7 +346,7 @@ impl Kernel {
 
     /// Carries the signals and clears services made into their kernel events (waking waiters); an event its
     /// service dropped loses its writer (and goes once its readable handles are closed).
-    fn carry_out_service_events(&mut self) {
+    pub(crate) fn carry_out_service_events(&mut self) {
         let mut index = 0;
         while index < self.service_events.len() {
             let (id, ref watched) = self.service_events[index];

@@ -3,8 +3,8 @@
 //! a queued buffer: the GPU back end reads its pixels and the frame goes to the frame sink (`--frames DIR`).
 //!
 //! Timing (Tandem's deterministic model): a queued buffer is shown at once and its slot is free again when the
-//! transaction returns; the vsync event is signalled with each frame shown. So a producer never waits for a
-//! buffer, and a run shows the same frames whatever the host's speed.
+//! transaction returns, so a producer never waits for a buffer; the vsync event is signalled by the kernel at every
+//! vertical blank, 60 times a second of guest time. A run shows the same frames whatever the host's speed.
 
 use super::parcel::{ParcelError, ParcelReader, ParcelWriter};
 use crate::service::ServiceEvent;
@@ -97,6 +97,7 @@ pub struct Display {
     queues: BTreeMap<u32, BufferQueue>,
     next_layer: u64,
     next_binder: u32,
+    /// Signalled by the kernel at each vertical blank.
     pub vsync: ServiceEvent,
     frames: u64,
     sink: Option<FrameSink>,
@@ -203,7 +204,6 @@ impl Display {
                 sink(self.frames, &frame);
             }
             self.frames += 1;
-            self.vsync.signal();
         }
         Ok(reply.finish())
     }

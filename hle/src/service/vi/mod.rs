@@ -174,7 +174,8 @@ impl ApplicationDisplayService {
         Ok(())
     }
 
-    /// GetDisplayVsyncEvent(u64 display) -> copied event (once per service), signalled at each frame shown.
+    /// GetDisplayVsyncEvent(u64 display) -> copied event (once per service), signalled at each vertical blank (60 Hz
+    /// of guest time).
     fn get_display_vsync_event(&mut self, call: &mut Call) -> Result<(), Failure> {
         self.check_display(call)?;
         if std::mem::replace(&mut self.vsync_given, true) {

@@ -54,6 +54,13 @@ int vi_open_stray_layer(ViLayer *layer) {
     return failed;
 }
 
+Result vi_get_vsync_event(ViLayer *layer, Handle *event) {
+    IpcRequest r = ipc_blank_request();
+    Result result = ipc_command(layer->display_service, 5202, &layer->display, 8, &r, 0, &reply);
+    *event = reply.num_copy_handles ? reply.copy_handles[0] : 0;
+    return result;
+}
+
 void vi_close(ViLayer *layer) {
     IpcRequest r = ipc_blank_request();
     check(ipc_command(layer->display_service, 2031, &layer->layer, 8, &r, 0, &reply) == 0, "DestroyStrayLayer");

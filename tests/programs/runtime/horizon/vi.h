@@ -15,6 +15,8 @@ typedef struct {
 /* vi:u, the display service, the relay, the default display and a stray layer on it; 0 when all worked. */
 int vi_open_stray_layer(ViLayer *layer);
 void vi_close(ViLayer *layer);
+/* GetDisplayVsyncEvent for the layer's display: the service's result; the event in *event. */
+Result vi_get_vsync_event(ViLayer *layer, Handle *event);
 
 /* Android's binder status codes. */
 #define BINDER_NO_ERROR 0
