@@ -1,5 +1,7 @@
-//! Texture memory: how the GPU lays surfaces out in memory (and later their formats and decoders).
+//! Texture memory: how the GPU lays surfaces out in memory, their formats, and the CPU decoders of compressed
+//! formats the reference back end uses.
 
+pub mod bc;
 pub mod block_linear;
 pub mod format;
 pub mod surface;

@@ -1,17 +1,17 @@
-//! Images for the reference back end: what the device itself makes of a clear, read back tightly packed. The
-//! device encodes the clear value in the image's format (its rounding, its float conversions), which is the
-//! point: the bytes are a real GPU's.
+//! Images for the reference back end and its tests: what the device itself makes of a clear, or of compressed
+//! texels, read back tightly packed. The device encodes the clear value in the image's format (its rounding, its
+//! float conversions) and decodes compressed blocks, which is the point: the bytes are a real GPU's.
 //!
 //! Like `dispatch`, each call builds what it needs, waits for the device, and destroys it all.
 
 use super::device::{State, lock};
-use super::{ComputeDevice, VulkanError};
+use super::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use std::time::Duration;
 
-/// How long one clear may take before the device is judged hung.
+/// How long one operation may take before the device is judged hung.
 const TIMEOUT: Duration = Duration::from_secs(20);
 
 /// What a clear writes.
@@ -24,8 +24,8 @@ enum Clear {
 /// The objects of one call, destroyed in reverse order however it ends; null handles are skipped.
 struct ImageObjects<'a> {
     device: &'a ComputeDevice,
-    image: vk::Image,
-    allocation: Option<Allocation>,
+    images: Vec<vk::Image>,
+    allocations: Vec<Allocation>,
     command_buffer: vk::CommandBuffer,
     pool: vk::CommandPool,
     fence: vk::Fence,
@@ -42,21 +42,163 @@ impl Drop for ImageObjects<'_> {
             if self.command_buffer != vk::CommandBuffer::null() {
                 device.free_command_buffers(self.pool, &[self.command_buffer]);
             }
-            device.destroy_image(self.image, None);
+            for &image in self.images.iter().rev() {
+                device.destroy_image(image, None);
+            }
         }
-        if let Some(allocation) = self.allocation.take()
-            && let Some(allocator) = lock(&shared.allocator).as_mut()
-        {
-            let _ = allocator.free(allocation);
+        if let Some(allocator) = lock(&shared.allocator).as_mut() {
+            for allocation in self.allocations.drain(..) {
+                let _ = allocator.free(allocation);
+            }
+        }
+    }
+}
+
+/// A barrier moving a whole single-level image from one layout to the next.
+fn transition<'a>(
+    image: vk::Image,
+    aspect: vk::ImageAspectFlags,
+    from: (vk::ImageLayout, vk::AccessFlags),
+    to: (vk::ImageLayout, vk::AccessFlags),
+) -> vk::ImageMemoryBarrier<'a> {
+    vk::ImageMemoryBarrier::default()
+        .src_access_mask(from.1)
+        .dst_access_mask(to.1)
+        .old_layout(from.0)
+        .new_layout(to.0)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .image(image)
+        .subresource_range(vk::ImageSubresourceRange::default().aspect_mask(aspect).level_count(1).layer_count(1))
+}
+
+const UNDEFINED: (vk::ImageLayout, vk::AccessFlags) = (vk::ImageLayout::UNDEFINED, vk::AccessFlags::empty());
+const WRITING: (vk::ImageLayout, vk::AccessFlags) =
+    (vk::ImageLayout::TRANSFER_DST_OPTIMAL, vk::AccessFlags::TRANSFER_WRITE);
+const READING: (vk::ImageLayout, vk::AccessFlags) =
+    (vk::ImageLayout::TRANSFER_SRC_OPTIMAL, vk::AccessFlags::TRANSFER_READ);
+
+fn layers(aspect: vk::ImageAspectFlags) -> vk::ImageSubresourceLayers {
+    vk::ImageSubresourceLayers::default().aspect_mask(aspect).layer_count(1)
+}
+
+impl ImageObjects<'_> {
+    /// A new `width` x `height` image of `format` in device memory, for transfers (and blits).
+    fn image(&mut self, format: vk::Format, width: u32, height: u32) -> Result<vk::Image, VulkanError> {
+        let shared = &self.device.shared;
+        let device = &shared.device;
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(format)
+            .extent(vk::Extent3D { width, height, depth: 1 })
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        // SAFETY: a valid create info; the image is destroyed by `self` after the work.
+        let image = unsafe { device.create_image(&info, None) }.map_err(VulkanError::call("vkCreateImage"))?;
+        self.images.push(image);
+        // SAFETY: an image of this device.
+        let requirements = unsafe { device.get_image_memory_requirements(image) };
+        let description = AllocationCreateDesc {
+            name: "tandem reference image",
+            requirements,
+            location: MemoryLocation::GpuOnly,
+            linear: false,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        };
+        let allocation = lock(&shared.allocator)
+            .as_mut()
+            .ok_or(VulkanError::Unusable)?
+            .allocate(&description)
+            .map_err(|source| VulkanError::Allocation { size: requirements.size, source })?;
+        // SAFETY: memory allocated for this image's requirements, bound once.
+        unsafe { device.bind_image_memory(image, allocation.memory(), allocation.offset()) }
+            .map_err(VulkanError::call("vkBindImageMemory"))?;
+        self.allocations.push(allocation);
+        Ok(image)
+    }
+
+    /// Records commands with `record`, submits them, and waits.
+    fn run(
+        mut self,
+        queue: &mut super::device::Queue,
+        record: impl FnOnce(&ash::Device, vk::CommandBuffer),
+    ) -> Result<(), VulkanError> {
+        let device = &self.device.shared.device;
+        // SAFETY (this block): valid infos; the command buffer and fence are destroyed by `self` after the wait.
+        unsafe {
+            let allocate = vk::CommandBufferAllocateInfo::default()
+                .command_pool(queue.pool)
+                .level(vk::CommandBufferLevel::PRIMARY)
+                .command_buffer_count(1);
+            let commands =
+                device.allocate_command_buffers(&allocate).map_err(VulkanError::call("vkAllocateCommandBuffers"))?[0];
+            self.command_buffer = commands;
+            let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            device.begin_command_buffer(commands, &begin).map_err(VulkanError::call("vkBeginCommandBuffer"))?;
+            record(device, commands);
+            // Whatever was copied into buffers, made visible to the host's reads after the fence.
+            let to_host = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ);
+            device.cmd_pipeline_barrier(
+                commands,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &[to_host],
+                &[],
+                &[],
+            );
+            device.end_command_buffer(commands).map_err(VulkanError::call("vkEndCommandBuffer"))?;
+            self.fence = device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .map_err(VulkanError::call("vkCreateFence"))?;
+            let command_buffers = [commands];
+            let submits = [vk::SubmitInfo::default().command_buffers(&command_buffers)];
+            device.queue_submit(queue.queue, &submits, self.fence).map_err(VulkanError::call("vkQueueSubmit"))?;
+            match device.wait_for_fences(&[self.fence], true, TIMEOUT.as_nanos() as u64) {
+                Ok(()) => Ok(()),
+                Err(vk::Result::ERROR_DEVICE_LOST) => Err(VulkanError::DeviceLost("vkWaitForFences")),
+                Err(result) => {
+                    queue.state = State::Wedged;
+                    std::mem::forget(self);
+                    Err(if result == vk::Result::TIMEOUT {
+                        VulkanError::Timeout(TIMEOUT)
+                    } else {
+                        VulkanError::call("vkWaitForFences")(result)
+                    })
+                }
+            }
         }
     }
 }
 
 impl ComputeDevice {
+    /// What the device can do with images of `format` in optimal tiling.
+    pub fn format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
+        self.shared.format_features(format)
+    }
+
     /// Whether the device can clear and copy images of `format` with optimal tiling.
     pub fn supports_transfer_format(&self, format: vk::Format) -> bool {
         let wanted = vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST;
-        self.shared.format_features(format).contains(wanted)
+        self.format_features(format).contains(wanted)
+    }
+
+    fn objects(&self, pool: vk::CommandPool) -> ImageObjects<'_> {
+        ImageObjects {
+            device: self,
+            images: Vec::new(),
+            allocations: Vec::new(),
+            command_buffer: vk::CommandBuffer::null(),
+            pool,
+            fence: vk::Fence::null(),
+        }
     }
 
     /// A `width` x `height` image of `format` cleared to `value` by the device, its texels read back row by row
@@ -103,151 +245,129 @@ impl ComputeDevice {
         }
         let size = u64::from(width) * u64::from(height) * bytes_per_texel;
         let readback = self.buffer(size.max(1))?;
-        let shared = &self.shared;
-        let device = &shared.device;
-        let info = vk::ImageCreateInfo::default()
-            .image_type(vk::ImageType::TYPE_2D)
-            .format(format)
-            .extent(vk::Extent3D { width, height, depth: 1 })
-            .mip_levels(1)
-            .array_layers(1)
-            .samples(vk::SampleCountFlags::TYPE_1)
-            .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC)
-            .sharing_mode(vk::SharingMode::EXCLUSIVE)
-            .initial_layout(vk::ImageLayout::UNDEFINED);
-        let mut queue = shared.ready()?;
-        let mut objects = ImageObjects {
-            device: self,
-            image: vk::Image::null(),
-            allocation: None,
-            command_buffer: vk::CommandBuffer::null(),
-            pool: queue.pool,
-            fence: vk::Fence::null(),
-        };
-        // SAFETY (this block): valid create infos; every object is destroyed by `objects` after the fence.
-        unsafe {
-            objects.image = device.create_image(&info, None).map_err(VulkanError::call("vkCreateImage"))?;
-            let requirements = device.get_image_memory_requirements(objects.image);
-            let description = AllocationCreateDesc {
-                name: "tandem reference clear",
-                requirements,
-                location: MemoryLocation::GpuOnly,
-                linear: false,
-                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-            };
-            let allocation = lock(&shared.allocator)
-                .as_mut()
-                .ok_or(VulkanError::Unusable)?
-                .allocate(&description)
-                .map_err(|source| VulkanError::Allocation { size: requirements.size, source })?;
-            let (memory, offset) = (allocation.memory(), allocation.offset());
-            objects.allocation = Some(allocation);
-            device.bind_image_memory(objects.image, memory, offset).map_err(VulkanError::call("vkBindImageMemory"))?;
-
-            let allocate = vk::CommandBufferAllocateInfo::default()
-                .command_pool(queue.pool)
-                .level(vk::CommandBufferLevel::PRIMARY)
-                .command_buffer_count(1);
-            let commands =
-                device.allocate_command_buffers(&allocate).map_err(VulkanError::call("vkAllocateCommandBuffers"))?[0];
-            objects.command_buffer = commands;
-            let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            device.begin_command_buffer(commands, &begin).map_err(VulkanError::call("vkBeginCommandBuffer"))?;
-            let range = vk::ImageSubresourceRange::default().aspect_mask(aspect).level_count(1).layer_count(1);
-            let to_clear = vk::ImageMemoryBarrier::default()
-                .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .old_layout(vk::ImageLayout::UNDEFINED)
-                .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .image(objects.image)
-                .subresource_range(range);
-            device.cmd_pipeline_barrier(
-                commands,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
-                &[to_clear],
-            );
-            match &value {
-                Clear::Color(color) => device.cmd_clear_color_image(
+        let mut queue = self.shared.ready()?;
+        let mut objects = self.objects(queue.pool);
+        let image = objects.image(format, width, height)?;
+        let range = vk::ImageSubresourceRange::default().aspect_mask(aspect).level_count(1).layer_count(1);
+        objects.run(&mut queue, |device, commands| {
+            // SAFETY: commands on objects of this device, recorded into a buffer being recorded.
+            unsafe {
+                let barrier = transition(image, aspect, UNDEFINED, WRITING);
+                let (top, transfer) = (vk::PipelineStageFlags::TOP_OF_PIPE, vk::PipelineStageFlags::TRANSFER);
+                device.cmd_pipeline_barrier(
                     commands,
-                    objects.image,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    color,
-                    &[range],
-                ),
-                Clear::Depth(depth) => device.cmd_clear_depth_stencil_image(
-                    commands,
-                    objects.image,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    depth,
-                    &[range],
-                ),
-            }
-            let to_copy = to_clear
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
-                .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-                .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
-            device.cmd_pipeline_barrier(
-                commands,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
-                &[to_copy],
-            );
-            let region = vk::BufferImageCopy::default()
-                .image_subresource(vk::ImageSubresourceLayers::default().aspect_mask(aspect).layer_count(1))
-                .image_extent(vk::Extent3D { width, height, depth: 1 });
-            device.cmd_copy_image_to_buffer(
-                commands,
-                objects.image,
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                readback.handle,
-                &[region],
-            );
-            let to_host = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            device.cmd_pipeline_barrier(
-                commands,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[to_host],
-                &[],
-                &[],
-            );
-            device.end_command_buffer(commands).map_err(VulkanError::call("vkEndCommandBuffer"))?;
-            objects.fence = device
-                .create_fence(&vk::FenceCreateInfo::default(), None)
-                .map_err(VulkanError::call("vkCreateFence"))?;
-            let command_buffers = [commands];
-            let submits = [vk::SubmitInfo::default().command_buffers(&command_buffers)];
-            device.queue_submit(queue.queue, &submits, objects.fence).map_err(VulkanError::call("vkQueueSubmit"))?;
-            match device.wait_for_fences(&[objects.fence], true, TIMEOUT.as_nanos() as u64) {
-                Ok(()) => {}
-                Err(vk::Result::ERROR_DEVICE_LOST) => return Err(VulkanError::DeviceLost("vkWaitForFences")),
-                Err(result) => {
-                    queue.state = State::Wedged;
-                    std::mem::forget(objects);
-                    return Err(if result == vk::Result::TIMEOUT {
-                        VulkanError::Timeout(TIMEOUT)
-                    } else {
-                        VulkanError::call("vkWaitForFences")(result)
-                    });
+                    top,
+                    transfer,
+                    vk::DependencyFlags::empty(),
+                    &[],
+                    &[],
+                    &[barrier],
+                );
+                match &value {
+                    Clear::Color(color) => device.cmd_clear_color_image(commands, image, WRITING.0, color, &[range]),
+                    Clear::Depth(depth) => {
+                        device.cmd_clear_depth_stencil_image(commands, image, WRITING.0, depth, &[range])
+                    }
                 }
+                let barrier = transition(image, aspect, WRITING, READING);
+                device.cmd_pipeline_barrier(
+                    commands,
+                    transfer,
+                    transfer,
+                    vk::DependencyFlags::empty(),
+                    &[],
+                    &[],
+                    &[barrier],
+                );
+                let region = vk::BufferImageCopy::default()
+                    .image_subresource(layers(aspect))
+                    .image_extent(vk::Extent3D { width, height, depth: 1 });
+                device.cmd_copy_image_to_buffer(commands, image, READING.0, readback.handle, &[region]);
             }
-        }
-        drop(objects);
+        })?;
         drop(queue);
-        let mut bytes = self.read(&readback)?;
+        self.read_exactly(&readback, size)
+    }
+
+    /// What the device makes of `width` x `height` texels of the block-compressed `format` (`blocks`, row by row):
+    /// the image blitted, nearest-texel, to RGBA32F, read back as four floats a texel.
+    pub fn decode_compressed_image(
+        &self,
+        format: vk::Format,
+        width: u32,
+        height: u32,
+        blocks: &[u8],
+    ) -> Result<Vec<[f32; 4]>, VulkanError> {
+        let decoded = vk::Format::R32G32B32A32_SFLOAT;
+        let can_blit = self.format_features(format).contains(vk::FormatFeatureFlags::BLIT_SRC)
+            && self.format_features(decoded).contains(vk::FormatFeatureFlags::BLIT_DST);
+        if !can_blit || !self.supports_transfer_format(format) {
+            return Err(VulkanError::UnsupportedFormat(format!("{format:?}")));
+        }
+        let upload = self.buffer(blocks.len().max(1) as u64)?;
+        self.write(&upload, 0, blocks)?;
+        let size = u64::from(width) * u64::from(height) * 16;
+        let readback = self.buffer(size.max(1))?;
+        let mut queue = self.shared.ready()?;
+        let mut objects = self.objects(queue.pool);
+        let compressed = objects.image(format, width, height)?;
+        let expanded = objects.image(decoded, width, height)?;
+        let color = vk::ImageAspectFlags::COLOR;
+        let extent = vk::Extent3D { width, height, depth: 1 };
+        objects.run(&mut queue, |device, commands| {
+            let transfer = vk::PipelineStageFlags::TRANSFER;
+            let none = vk::DependencyFlags::empty();
+            // SAFETY: commands on objects of this device, recorded into a buffer being recorded.
+            unsafe {
+                let barriers = [
+                    transition(compressed, color, UNDEFINED, WRITING),
+                    transition(expanded, color, UNDEFINED, WRITING),
+                ];
+                device.cmd_pipeline_barrier(
+                    commands,
+                    vk::PipelineStageFlags::TOP_OF_PIPE,
+                    transfer,
+                    none,
+                    &[],
+                    &[],
+                    &barriers,
+                );
+                let region = vk::BufferImageCopy::default().image_subresource(layers(color)).image_extent(extent);
+                device.cmd_copy_buffer_to_image(commands, upload.handle, compressed, WRITING.0, &[region]);
+                let barrier = transition(compressed, color, WRITING, READING);
+                device.cmd_pipeline_barrier(commands, transfer, transfer, none, &[], &[], &[barrier]);
+                let corners = [vk::Offset3D::default(), vk::Offset3D { x: width as i32, y: height as i32, z: 1 }];
+                let blit = vk::ImageBlit::default()
+                    .src_subresource(layers(color))
+                    .src_offsets(corners)
+                    .dst_subresource(layers(color))
+                    .dst_offsets(corners);
+                device.cmd_blit_image(
+                    commands,
+                    compressed,
+                    READING.0,
+                    expanded,
+                    WRITING.0,
+                    &[blit],
+                    vk::Filter::NEAREST,
+                );
+                let barrier = transition(expanded, color, WRITING, READING);
+                device.cmd_pipeline_barrier(commands, transfer, transfer, none, &[], &[], &[barrier]);
+                let region = vk::BufferImageCopy::default().image_subresource(layers(color)).image_extent(extent);
+                device.cmd_copy_image_to_buffer(commands, expanded, READING.0, readback.handle, &[region]);
+            }
+        })?;
+        drop(queue);
+        let bytes = self.read_exactly(&readback, size)?;
+        Ok(bytes
+            .chunks_exact(16)
+            .map(|texel| std::array::from_fn(|c| f32::from_le_bytes(texel[4 * c..4 * c + 4].try_into().expect("four"))))
+            .collect())
+    }
+
+    /// The first `size` bytes of `buffer`.
+    fn read_exactly(&self, buffer: &Buffer, size: u64) -> Result<Vec<u8>, VulkanError> {
+        let mut bytes = self.read(buffer)?;
         bytes.truncate(size as usize);
         Ok(bytes)
     }

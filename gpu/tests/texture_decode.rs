@@ -1,0 +1,82 @@
+//! The CPU decoders of block-compressed formats (`texture::bc`) against a GPU's own decoding: random blocks (and
+//! blocks steered into each mode) uploaded as Vulkan BC images and blitted to RGBA32F on the Vulkan device
+//! (lavapipe in CI; `TANDEM_VULKAN_DEVICE=NVIDIA` on the device machine).
+
+use ash::vk;
+use tandem_gpu::texture::bc::{Bc, decode_image};
+use tandem_gpu::vulkan::ComputeDevice;
+
+/// Implementations approximate the interpolations (lavapipe weighs BC1's thirds as 85/256 and 170/256 and
+/// truncates: up to 1.4 steps of 8 bits below the exact value); the comparison allows two 8-bit steps of the
+/// format (1/255 UNORM, 1/127 SNORM).
+fn tolerance(format: Bc) -> f32 {
+    let step =
+        if matches!(format, Bc::Bc4 { signed: true } | Bc::Bc5 { signed: true }) { 1.0 / 127.0 } else { 1.0 / 255.0 };
+    2.0 * step + 1e-6
+}
+
+fn blocks(format: Bc, count: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut data = Vec::new();
+    for index in 0..count {
+        let mut block: Vec<u8> = (0..format.block_bytes()).map(|_| next() as u8).collect();
+        // Every other block swaps its end points, so that both modes of BC1 and BC4/5 (and their SNORM forms) come up.
+        let end_points = match format {
+            Bc::Bc1 | Bc::Bc4 { .. } => vec![0],
+            Bc::Bc2 | Bc::Bc3 => vec![8],
+            Bc::Bc5 { .. } => vec![0, 8],
+        };
+        if index % 2 == 1 {
+            for at in end_points {
+                let width = if matches!(format, Bc::Bc1 | Bc::Bc2 | Bc::Bc3) { 2 } else { 1 };
+                for i in 0..width {
+                    block.swap(at + i, at + width + i);
+                }
+            }
+        }
+        data.extend(block);
+    }
+    data
+}
+
+#[test]
+fn bc1_to_bc5_decode_as_the_gpu_decodes() {
+    let device = ComputeDevice::new().expect("a Vulkan device (lavapipe: mesa-vulkan-drivers)");
+    let formats = [
+        (Bc::Bc1, vk::Format::BC1_RGBA_UNORM_BLOCK),
+        (Bc::Bc2, vk::Format::BC2_UNORM_BLOCK),
+        (Bc::Bc3, vk::Format::BC3_UNORM_BLOCK),
+        (Bc::Bc4 { signed: false }, vk::Format::BC4_UNORM_BLOCK),
+        (Bc::Bc4 { signed: true }, vk::Format::BC4_SNORM_BLOCK),
+        (Bc::Bc5 { signed: false }, vk::Format::BC5_UNORM_BLOCK),
+        (Bc::Bc5 { signed: true }, vk::Format::BC5_SNORM_BLOCK),
+    ];
+    let (width, height) = (64, 32);
+    for (seed, (format, vulkan)) in formats.into_iter().enumerate() {
+        let data = blocks(format, (width / 4 * height / 4) as usize, 0x9e37_79b9 + seed as u64);
+        let gpu = device.decode_compressed_image(vulkan, width, height, &data).unwrap();
+        let cpu = decode_image(format, width, height, &data).unwrap();
+        let mut worst = 0.0f32;
+        for (index, (ours, theirs)) in cpu.iter().zip(&gpu).enumerate() {
+            for channel in 0..4 {
+                let difference = (ours[channel] - theirs[channel]).abs();
+                worst = worst.max(difference);
+                assert!(
+                    difference <= tolerance(format),
+                    "{format:?} texel ({}, {}) channel {channel}: ours {}, the GPU's {}",
+                    index % width as usize,
+                    index / width as usize,
+                    ours[channel],
+                    theirs[channel]
+                );
+            }
+        }
+        eprintln!("{format:?}: largest difference {worst} ({} texels)", cpu.len());
+    }
+}
