@@ -6,13 +6,15 @@ use ash::vk;
 use tandem_gpu::texture::bc::{Bc, decode_image};
 use tandem_gpu::vulkan::ComputeDevice;
 
-/// Implementations approximate the interpolations (lavapipe weighs BC1's thirds as 85/256 and 170/256 and
-/// truncates: up to 1.4 steps of 8 bits below the exact value); the comparison allows two 8-bit steps of the
-/// format (1/255 UNORM, 1/127 SNORM).
+/// Hardware approximates the interpolations, which the CPU decoders compute exactly: lavapipe weighs BC1's thirds
+/// as 85/256 and 170/256 and truncates (up to 1.4 steps of 8 bits off); the H200 weighs them as 5/16 and 11/16 (up
+/// to |c1 - c0| / 48 off: 5.3 steps at most) and lands up to 6.5 steps off in BC4's six-value mode. The comparison
+/// allows eight steps of the format (1/255 UNORM, 1/127 SNORM): over 2048 random texels a wrong mode, index or end
+/// point is off by far more somewhere.
 fn tolerance(format: Bc) -> f32 {
     let step =
         if matches!(format, Bc::Bc4 { signed: true } | Bc::Bc5 { signed: true }) { 1.0 / 127.0 } else { 1.0 / 255.0 };
-    2.0 * step + 1e-6
+    8.0 * step + 1e-6
 }
 
 fn blocks(format: Bc, count: usize, seed: u64) -> Vec<u8> {
