@@ -148,14 +148,18 @@ impl LockstepEngine {
         // The block that ran last holds the instruction: recompile it shorter and shorter from the state before it.
         let mut instruction = differ;
         let mut block_listing = String::new();
+        // The differences right after the guilty instruction, as a block that ends there leaves them.
+        let mut differences_at = Vec::new();
         if let Some(block) = fast.last_block().filter(|block| block.retired_before + block.retired == differ) {
             let (before_block, _) = paths.compare(fast, cpu, memory, snapshot, block.retired_before, clock);
             let block_snapshot = Snapshot::capture(memory);
             for length in 1..=block.retired {
                 let Ok(mut short) = FastEngine::with_block_limit(length as u32) else { break };
                 let clock = GuestClock { instructions_before: clock.instructions_before + block.retired_before };
-                if !paths.compare(&mut short, &before_block, memory, &block_snapshot, length, clock).1.is_empty() {
+                let (_, found) = paths.compare(&mut short, &before_block, memory, &block_snapshot, length, clock);
+                if !found.is_empty() {
                     instruction = block.retired_before + length;
+                    differences_at = found;
                     break;
                 }
             }
@@ -163,7 +167,7 @@ impl LockstepEngine {
             block_listing = fast.listing(&paths.shadow, block.pc).unwrap_or_default();
         }
         let (before, _) = paths.compare(fast, cpu, memory, snapshot, instruction - 1, clock);
-        let (after, differences_at) = paths.compare(fast, cpu, memory, snapshot, instruction, clock);
+        let (after, _) = paths.compare(fast, cpu, memory, snapshot, instruction, clock);
         let differences = if differences_at.is_empty() { differences } else { differences_at };
         snapshot.restore(memory);
 

@@ -44,6 +44,6 @@ fn lockstep_pinpoints_a_planted_lifter_bug() {
         .split(" vs ")
         .map(|value| u64::from_str_radix(value.trim_start_matches("0x"), 16).unwrap())
         .collect();
-    assert_eq!(values[0].abs_diff(values[1]), 1, "{x9}");
+    assert_eq!(values[0].abs_diff(values[1]), 1, "{x9}\n{divergence}");
     assert!(divergence.contains("; Cranelift IR") && divergence.contains("; host code"), "{divergence}");
 }

@@ -38,7 +38,7 @@ pub fn run(command: GpuCommand) -> anyhow::Result<ExitCode> {
         trace::read(std::io::BufReader::new(file)).with_context(|| format!("reading {}", args.trace.display()))?;
     let mut gpu = Gpu::default();
     match args.backend {
-        BackendArg::Reference => gpu.set_backend_factory(super::reference_gpu()),
+        BackendArg::Reference => gpu.set_backend_factory(tandem_gpu::backend::reference::factory()),
     }
     if let Some(folder) = &args.frames {
         std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;

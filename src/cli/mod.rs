@@ -83,17 +83,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// The fast path with the code cache `TANDEM_CODE_CACHE` names (default `~/.cache/tandem/code`; `off` for none).
-/// The GPU's reference back end, opened when the program first gives the GPU work: the Vulkan device
-/// `TANDEM_VULKAN_DEVICE` names, else the best one (lavapipe on machines without a GPU).
-pub fn reference_gpu() -> tandem_gpu::front_end::BackendFactory {
-    Box::new(|| {
-        let device = tandem_gpu::vulkan::ComputeDevice::new().map_err(|error| error.to_string())?;
-        tracing::info!(device = device.name(), "the reference GPU back end renders on this Vulkan device");
-        Ok(Box::new(tandem_gpu::backend::reference::ReferenceBackend::new(device))
-            as Box<dyn tandem_gpu::backend::Backend>)
-    })
-}
-
 pub fn fast_engine() -> anyhow::Result<FastEngine> {
     let engine =
         FastEngine::with_defaults().context("starting the fast path; --cpu reference needs no code generator")?;

@@ -102,7 +102,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut kernel = Kernel::new(&program, output).with_context(|| format!("loading {}", program.source))?;
     kernel.set_max_instructions(args.max_instructions);
     kernel.set_save_folder(args.save_dir.or_else(default_save_dir));
-    kernel.set_gpu_backend_factory(super::reference_gpu());
     if let Some(path) = &args.record_trace {
         let file = std::fs::File::create(path).with_context(|| format!("creating the trace {}", path.display()))?;
         let recorder = tandem_gpu::trace::Recorder::new(Box::new(std::io::BufWriter::new(file)))

@@ -75,6 +75,16 @@ pub fn vulkan_format(format: &ColorFormat) -> Option<vk::Format> {
     })
 }
 
+/// Makes the reference back end on the Vulkan device `TANDEM_VULKAN_DEVICE` names, else the best one (lavapipe on
+/// machines without a GPU), when the GPU first needs it.
+pub fn factory() -> crate::front_end::BackendFactory {
+    Box::new(|| {
+        let device = ComputeDevice::new().map_err(|error| error.to_string())?;
+        tracing::info!(device = device.name(), "the reference GPU back end renders on this Vulkan device");
+        Ok(Box::new(ReferenceBackend::new(device)) as Box<dyn Backend>)
+    })
+}
+
 impl ReferenceBackend {
     pub fn new(device: ComputeDevice) -> ReferenceBackend {
         ReferenceBackend { device }

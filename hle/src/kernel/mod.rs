@@ -365,11 +365,6 @@ impl Kernel {
         Rc::get_mut(system).expect("system settings are set before any service is opened")
     }
 
-    /// How the GPU makes its back end once the program gives it work.
-    pub fn set_gpu_backend_factory(&mut self, factory: tandem_gpu::front_end::BackendFactory) {
-        self.system.gpu.borrow_mut().gpu.set_backend_factory(factory);
-    }
-
     /// Records the GPU's command trace from now on.
     pub fn start_gpu_trace(&mut self, recorder: tandem_gpu::trace::Recorder) {
         self.system.gpu.borrow_mut().gpu.start_recording(recorder);

@@ -47,8 +47,11 @@ impl Default for GpuHost {
         for id in RESERVED_SYNCPOINTS {
             owned[id as usize] = true;
         }
+        // The reference back end renders; it opens its Vulkan device when the program first gives the GPU work.
+        let mut gpu = Gpu::default();
+        gpu.set_backend_factory(tandem_gpu::backend::reference::factory());
         GpuHost {
-            gpu: Gpu::default(),
+            gpu,
             nvmap: super::nvmap::NvMap::default(),
             owned,
             events: (0..super::ctrl::EVENT_SLOTS).map(|_| None).collect(),
