@@ -117,7 +117,7 @@ fn lockstep(
         });
         let mut kernel = Kernel::new(&program, output).with_context(|| format!("loading {}", program.source))?;
         kernel.set_max_instructions(max_instructions);
-            match kernel.run(&mut engine) {
+        match kernel.run(&mut engine) {
             RunOutcome::Exited => None,
             RunOutcome::Stopped(report) => Some(report),
         }

@@ -1,6 +1,6 @@
-//! BC1-BC5 block decoders, the reference back end's CPU path for compressed textures (Khronos Data Format
-//! Specification 1.3, "S3TC Compressed Texture Image Formats" and "RGTC Compressed Texture Image Formats"). A block is
-//! 4 x 4 texels; a texel decodes to RGBA floats (normalised; SNORM formats to -1..1).
+//! BC1-BC5 and BC7 block decoders, the reference back end's CPU path for compressed textures (Khronos Data Format
+//! Specification, "S3TC", "RGTC" and "BPTC Compressed Texture Image Formats"; BC7 in `bc7.rs`). A block is 4 x 4
+//! texels; a texel decodes to RGBA floats (normalised; SNORM formats to -1..1).
 //!
 //! Interpolated values are exact fractions here (e.g. (2 c0 + c1) / 3); hardware may round intermediate results,
 //! within the tolerance the specification allows, so tests compare against a GPU with that tolerance.
@@ -18,13 +18,15 @@ pub enum Bc {
     Bc4 { signed: bool },
     /// BC5 (RGTC2): two BC4 blocks, red then green; 16 bytes.
     Bc5 { signed: bool },
+    /// BC7 (BPTC UNORM): eight modes of partitions and end points (`bc7.rs`); 16 bytes.
+    Bc7,
 }
 
 impl Bc {
     pub fn block_bytes(self) -> usize {
         match self {
             Bc::Bc1 | Bc::Bc4 { .. } => 8,
-            Bc::Bc2 | Bc::Bc3 | Bc::Bc5 { .. } => 16,
+            Bc::Bc2 | Bc::Bc3 | Bc::Bc5 { .. } | Bc::Bc7 => 16,
         }
     }
 }
@@ -122,6 +124,10 @@ pub fn decode_block(format: Bc, block: &[u8]) -> Texels {
         Bc::Bc5 { signed } => {
             let (red, green) = (channel_block(&block[..8], signed), channel_block(&block[8..16], signed));
             std::array::from_fn(|texel| [red[texel], green[texel], 0.0, 1.0])
+        }
+        Bc::Bc7 => {
+            let texels = super::bc7::decode_block(block[..16].try_into().expect("sixteen bytes"));
+            texels.map(|texel| texel.map(|channel| f32::from(channel) / 255.0))
         }
     }
 }

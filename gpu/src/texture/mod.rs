@@ -2,6 +2,7 @@
 //! formats the reference back end uses.
 
 pub mod bc;
+pub mod bc7;
 pub mod block_linear;
 pub mod format;
 pub mod surface;
