@@ -7,6 +7,7 @@
 #include "tandem.h"
 
 #define SM_ALREADY_REGISTERED 0x815u /* 21-4 */
+#define SM_NOT_REGISTERED 0xE15u /* 21-7 */
 #define CUSTOM_RESULT 0x1234u
 
 static IpcReply reply;
@@ -194,6 +195,19 @@ int main(void) {
     expect("the server ends when its clients are gone", thread_join(&thread), RESULT_SUCCESS);
     expect("ConnectToNamedPort(tdm:port) after it closed", svc_connect_to_named_port(&third, "tdm:port"),
            RESULT_NOT_FOUND);
+    uint64_t unregistered = ipc_service_name("tdm:none");
+    r = ipc_blank_request();
+    expect("UnregisterService(tdm:none)", ipc_command(sm, 3, &unregistered, 8, &r, 0, &reply), SM_NOT_REGISTERED);
+    Handle again;
+    expect("RegisterService(tdm:late)", register_service(sm, "tdm:late", &again), RESULT_SUCCESS);
+    uint64_t late = ipc_service_name("tdm:late");
+    r = ipc_blank_request();
+    expect("UnregisterService(tdm:late)", ipc_command(sm, 3, &late, 8, &r, 0, &reply), RESULT_SUCCESS);
+    r = ipc_blank_request();
+    expect("UnregisterService(tdm:late) again", ipc_command(sm, 3, &late, 8, &r, 0, &reply), SM_NOT_REGISTERED);
+    Handle once_more;
+    expect("RegisterService(tdm:late) after", register_service(sm, "tdm:late", &once_more), RESULT_SUCCESS);
+    check(svc_close_handle(again) == 0 && svc_close_handle(once_more) == 0, "close the ports");
     svc_close_handle(sm);
     print("server: ");
     print_u64((uint64_t)failures());

@@ -164,6 +164,8 @@ pub struct Call<'a> {
     pub connect_service: Option<String>,
     /// For the kernel: a port for the program to serve this service on, with its session limit (RegisterService).
     pub register_service: Option<(String, u32)>,
+    /// A name the program's service leaves sm with (UnregisterService); the kernel drops it.
+    pub unregister_service: Option<String>,
 }
 
 impl<'a> Call<'a> {
@@ -181,6 +183,7 @@ impl<'a> Call<'a> {
             copy_events: Vec::new(),
             connect_service: None,
             register_service: None,
+            unregister_service: None,
         }
     }
 

@@ -48,10 +48,11 @@ pub struct Dispatched {
     pub new_sessions: Vec<u64>,
     /// Events to give the client as copied handles, in order.
     pub copy_events: Vec<ServiceEvent>,
-    /// Services the program serves, to connect to or to register ([`Call::connect_service`],
-    /// [`Call::register_service`]).
+    /// Services the program serves, to connect to, register or unregister ([`Call::connect_service`],
+    /// [`Call::register_service`], [`Call::unregister_service`]).
     pub connect_service: Option<String>,
     pub register_service: Option<(String, u32)>,
+    pub unregister_service: Option<String>,
 }
 
 impl Dispatched {
@@ -64,6 +65,7 @@ impl Dispatched {
             copy_events: Vec::new(),
             connect_service: None,
             register_service: None,
+            unregister_service: None,
         }
     }
 }
@@ -165,6 +167,7 @@ impl Sessions {
             copy_events: call.copy_events,
             connect_service: call.connect_service,
             register_service: call.register_service,
+            unregister_service: call.unregister_service,
         })
     }
 

@@ -10,6 +10,7 @@ pub const INVALID_CLIENT: ResultCode = ResultCode::new(21, 2);
 pub const OUT_OF_SESSIONS: ResultCode = ResultCode::new(21, 3);
 pub const ALREADY_REGISTERED: ResultCode = ResultCode::new(21, 4);
 pub const INVALID_SERVICE_NAME: ResultCode = ResultCode::new(21, 6);
+pub const NOT_REGISTERED: ResultCode = ResultCode::new(21, 7);
 
 pub struct ServiceManager {
     system: Rc<System>,
@@ -56,6 +57,19 @@ impl ServiceManager {
     }
 }
 
+impl ServiceManager {
+    /// UnregisterService(u64 name): the name goes (the kernel answers NotRegistered when the program serves no such
+    /// service); the server's port stays open until its handle closes.
+    fn unregister_service(&mut self, call: &mut Call) -> Result<(), Failure> {
+        if !self.registered {
+            return Err(INVALID_CLIENT.into());
+        }
+        let name = service_name(call.u64(0)).ok_or(Failure::Result(INVALID_SERVICE_NAME))?;
+        call.unregister_service = Some(name);
+        Ok(())
+    }
+}
+
 /// A service name as sm reads it: up to eight characters, NUL-padded; empty, or a character after a NUL, is
 /// invalid.
 fn service_name(raw: u64) -> Option<String> {
@@ -74,6 +88,7 @@ impl Interface for ServiceManager {
         Command::new(0, "RegisterClient", Self::register_client).input(8).pid(),
         Command::new(1, "GetServiceHandle", Self::get_service_handle).input(8),
         Command::new(2, "RegisterService", Self::register_service).input(16),
+        Command::new(3, "UnregisterService", Self::unregister_service).input(8),
     ];
 }
 

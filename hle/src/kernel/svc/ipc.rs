@@ -309,6 +309,11 @@ impl Kernel {
                 reply.move_handles.push(handle);
             }
         }
+        if let Some(name) = &dispatched.unregister_service
+            && self.registered_services.remove(name).is_none()
+        {
+            reply.result = sm::NOT_REGISTERED;
+        }
         for event in &dispatched.copy_events {
             let id = self.kernel_event_of(event);
             self.events.get_mut(&id).expect("service events live on").readable_references += 1;
