@@ -19,18 +19,22 @@ const BUILD: &[Requirement] = &[
     Requirement { probe: "/usr/bin/cmake", package: "cmake", why: "builds Unicorn (the oracle)" },
     Requirement { probe: "/usr/bin/clang", package: "clang", why: "Unicorn's bindings and the guest test programs" },
     Requirement { probe: "/usr/lib/llvm-14/lib/libclang.so", package: "libclang-dev", why: "bindgen for Unicorn" },
+    Requirement {
+        probe: "/usr/lib/x86_64-linux-gnu/libvulkan.so.1",
+        package: "libvulkan1",
+        why: "the Vulkan loader (the GPU draws through Vulkan)",
+    },
+    Requirement {
+        probe: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
+        package: "mesa-vulkan-drivers",
+        why: "lavapipe, the CPU Vulkan driver the demo and the GPU tests run on where there is no GPU",
+    },
 ];
 
 const TESTS: &[Requirement] = &[
     Requirement { probe: "/usr/bin/ld.lld", package: "lld", why: "links the guest test programs" },
     Requirement { probe: "/usr/bin/llvm-mc", package: "llvm", why: "the disassembler's oracle" },
     Requirement { probe: "/usr/bin/qemu-aarch64", package: "qemu-user", why: "the test programs' oracle" },
-    Requirement { probe: "/usr/lib/x86_64-linux-gnu/libvulkan.so.1", package: "libvulkan1", why: "the Vulkan loader" },
-    Requirement {
-        probe: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
-        package: "mesa-vulkan-drivers",
-        why: "lavapipe, the CPU Vulkan driver the GPU tests run on",
-    },
     Requirement { probe: "/usr/bin/glslc", package: "glslc", why: "compiles the GPU tests' GLSL shaders" },
     Requirement { probe: "/usr/bin/spirv-val", package: "spirv-tools", why: "validates the translated shaders" },
     Requirement { probe: "/usr/bin/strace", package: "strace", why: "kills a run mid-commit in the save data test" },
