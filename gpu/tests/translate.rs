@@ -10,7 +10,9 @@ use common::{BUFFER_BYTES, LOCAL_BYTES, Run, compare, data, parameters, parse_ma
 use std::process::Command;
 use tandem_gpu::sass::cubin::{Cubin, KernelImage};
 use tandem_gpu::sass::exec::{Launch, driver_constants};
-use tandem_gpu::shader::{TranslateError, Translation, translate_compute};
+use tandem_gpu::shader::{
+    FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, TranslateError, Window, translate_compute,
+};
 use tandem_gpu::vulkan::ComputeDevice;
 
 /// Kernels that must translate (the rest report what stops them), for sm_86 and sm_53 code.
@@ -35,21 +37,55 @@ fn spirv_val(entry: &str, spirv: &[u32]) -> Result<(), String> {
     }
 }
 
-/// Runs the translated kernel on the Vulkan device; the out, in and gen buffers afterwards.
+/// Where the kernel finds the out, in and gen buffers.
+#[derive(Clone, Copy)]
+enum Placement {
+    /// At their device addresses, as CUDA gives them.
+    Device,
+    /// At these guest GPU addresses, the windows the back end would mirror; `None` leaves a buffer out of them.
+    Guest([Option<u64>; 3]),
+}
+
+/// What a dispatch left: the out, in and gen buffers, and whether an access fell outside every window.
+struct Outcome {
+    buffers: Vec<u8>,
+    faulted: bool,
+}
+
+/// Translates the kernel for `placement` and runs it on the Vulkan device.
 fn dispatch(
     device: &ComputeDevice,
     run: &Run,
     kernel: &KernelImage,
-    translation: &Translation,
     input: &[u8],
-) -> Result<Vec<u8>, String> {
+    placement: Placement,
+) -> Result<Outcome, String> {
     let error = |e: tandem_gpu::vulkan::VulkanError| e.to_string();
     let buffers = (0..3).map(|_| device.buffer(BUFFER_BYTES as u64)).collect::<Result<Vec<_>, _>>().map_err(error)?;
     device.write(&buffers[1], 0, input).map_err(error)?;
     if run.out_starts_as_input {
         device.write(&buffers[0], 0, input).map_err(error)?;
     }
-    let addresses = [buffers[0].address(), buffers[1].address(), buffers[2].address()];
+    let fault = device.buffer(FAULT_BYTES).map_err(error)?;
+    let (addresses, global) = match placement {
+        Placement::Device => ([buffers[0].address(), buffers[1].address(), buffers[2].address()], GlobalMemory::Device),
+        Placement::Guest(gpu) => {
+            let windows = (0..3)
+                .filter_map(|i| {
+                    let at = gpu[i]?;
+                    Some(Window { gpu: at, size: BUFFER_BYTES as u64, device: buffers[i].address() })
+                })
+                .collect();
+            // A buffer left out gets a GPU address no window covers.
+            let address = |i: usize| gpu[i].unwrap_or(0x7f_0000_0000 + i as u64 * 0x10_0000);
+            (
+                [address(0), address(1), address(2)],
+                GlobalMemory::Guest(GuestWindows { windows, fault: fault.address() }),
+            )
+        }
+    };
+    let translation = translate_compute(kernel, run.block, LOCAL_BYTES, &global).map_err(|e| e.to_string())?;
+    spirv_val(&run.entry, &translation.spirv)?;
     let launch =
         Launch { block: run.block, grid: run.grid, shared_bytes: kernel.shared_bytes, local_bytes: LOCAL_BYTES };
     let bank0 = driver_constants(kernel.isa, &launch, &parameters(run, addresses)).map_err(|e| e.to_string())?;
@@ -69,7 +105,35 @@ fn dispatch(
     for buffer in &buffers {
         result.extend(device.read(buffer).map_err(error)?);
     }
-    Ok(result)
+    let flag = FaultWord::Flag as usize * 4;
+    let faulted = device.read(&fault).map_err(error)?[flag..flag + 4] != [0; 4];
+    Ok(Outcome { buffers: result, faulted })
+}
+
+/// Kernels launched the way a guest launches them: their addresses are GPU virtual addresses, which the
+/// translation maps into the windows the back end mirrors (out and in adjacent, gen far above). They must leave
+/// what the NVIDIA GPU left, and reach nothing outside the windows; with `in` left out of the windows the
+/// kernel's reads of it are caught.
+#[test]
+fn kernels_reach_guest_gpu_addresses_through_windows() {
+    let data = data();
+    let runs = parse_manifest(&std::fs::read_to_string(data.join("runs.txt")).unwrap());
+    let input = std::fs::read(data.join("cuda/input.bin")).unwrap();
+    let device = ComputeDevice::new().expect("a Vulkan device (lavapipe: mesa-vulkan-drivers)");
+    let windows = [Some(0x5_0000_0000), Some(0x5_0000_0000 + BUFFER_BYTES as u64), Some(0x7_2000_0000)];
+    for (target, entry) in [("sm53", "matmul"), ("sm53", "compare_logic"), ("sm86", "hash64")] {
+        let run = runs.iter().find(|run| run.entry == entry).unwrap();
+        let cubin = std::fs::read(data.join(format!("{target}/{}.cubin", run.file))).unwrap();
+        let kernel = Cubin::parse(&cubin).and_then(|cubin| cubin.kernel(Some(entry))).unwrap();
+        let expected = std::fs::read(data.join(format!("cuda/results/{entry}.out"))).unwrap();
+        let outcome = dispatch(&device, run, &kernel, &input, Placement::Guest(windows)).unwrap();
+        let differences = compare(run, &outcome.buffers, &expected);
+        assert!(differences.is_empty(), "{target} {entry}: {}", differences.join("\n"));
+        assert!(!outcome.faulted, "{target} {entry}: an access fell outside the windows");
+        let without_in = Placement::Guest([windows[0], None, windows[2]]);
+        let outcome = dispatch(&device, run, &kernel, &input, without_in).unwrap();
+        assert!(outcome.faulted, "{target} {entry}: reads of `in` outside every window went unnoticed");
+    }
 }
 
 #[test]
@@ -94,8 +158,8 @@ fn check_translations(target: &str, must_translate: &[&str]) {
             continue; // PTX that targets sm_86 only has no sm_53 build.
         };
         let kernel = Cubin::parse(&cubin).and_then(|cubin| cubin.kernel(Some(&run.entry))).unwrap();
-        let translation = match translate_compute(&kernel, run.block, LOCAL_BYTES) {
-            Ok(translation) => translation,
+        match translate_compute(&kernel, run.block, LOCAL_BYTES, &GlobalMemory::Device) {
+            Ok(_) => {}
             Err(error @ TranslateError::Unimplemented { .. }) => {
                 if must_translate.contains(&run.entry.as_str()) {
                     failures.push(format!("{}: {error}", run.entry));
@@ -104,15 +168,11 @@ fn check_translations(target: &str, must_translate: &[&str]) {
                 continue;
             }
             Err(error) => panic!("{}: {error}", run.entry),
-        };
-        if let Err(error) = spirv_val(&run.entry, &translation.spirv) {
-            failures.push(format!("{}: {error}", run.entry));
-            continue;
         }
         let expected = std::fs::read(data.join(format!("cuda/results/{}.out", run.entry))).unwrap();
-        match dispatch(&device, run, &kernel, &translation, &input) {
-            Ok(got) => {
-                let differences = compare(run, &got, &expected);
+        match dispatch(&device, run, &kernel, &input, Placement::Device) {
+            Ok(outcome) => {
+                let differences = compare(run, &outcome.buffers, &expected);
                 if differences.is_empty() {
                     matched.push(run.entry.clone());
                 } else {

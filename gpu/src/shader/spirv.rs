@@ -27,6 +27,7 @@
 use super::ir::{
     BinOp, Block, Cmp, Conv, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp, Value,
 };
+use super::{FaultWord, GlobalMemory, GuestWindows};
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{
@@ -115,6 +116,7 @@ struct Emitter<'p> {
     t: Types,
     glsl: Word,
     program: &'p Program,
+    global: &'p GlobalMemory,
     values: HashMap<Value, Word>,
     registers: HashMap<u8, Word>,
     predicates: HashMap<u8, Word>,
@@ -134,7 +136,7 @@ struct Emitter<'p> {
 }
 
 /// Emits the SPIR-V of a compute shader with this workgroup size.
-pub fn emit_compute(program: &Program, local_size: [u32; 3]) -> Vec<u32> {
+pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemory) -> Vec<u32> {
     let mut b = Builder::new();
     b.set_version(1, 5);
     for capability in
@@ -219,6 +221,7 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3]) -> Vec<u32> {
         t,
         glsl,
         program,
+        global,
         values: HashMap::new(),
         registers: HashMap::new(),
         predicates: HashMap::new(),
@@ -898,6 +901,10 @@ impl Emitter<'_> {
     fn pointer(&mut self, space: Space, address: Word) -> (Word, (Option<MemoryAccess>, Vec<Operand>)) {
         match space {
             Space::Global => {
+                let address = match self.global {
+                    GlobalMemory::Device => address,
+                    GlobalMemory::Guest(windows) => self.guest_address(windows, address),
+                };
                 let pointer = self.b.convert_u_to_ptr(self.t.ptr_psb_u32, None, address).expect("in a block");
                 (pointer, (Some(MemoryAccess::ALIGNED), vec![Operand::LiteralBit32(4)]))
             }
@@ -913,6 +920,35 @@ impl Emitter<'_> {
                 (pointer, (None, Vec::new()))
             }
         }
+    }
+
+    /// The device address of guest GPU address `address`: a chain of selects over the windows (no control flow,
+    /// so that it fits anywhere in a block). Outside every window it is the fault buffer's sink word, and the
+    /// fault flag is set: every access stores to the flag word or to the spare one, whichever applies.
+    fn guest_address(&mut self, guest: &GuestWindows, address: Word) -> Word {
+        let (u64_, bool_) = (self.t.u64, self.t.bool);
+        let fault = |e: &mut Self, word: u64| e.b.constant_bit64(u64_, guest.fault + 4 * word);
+        let mut translated = fault(self, FaultWord::Sink as u64);
+        let mut mapped = self.b.constant_false(bool_);
+        for window in &guest.windows {
+            let (start, size, device) = (
+                self.b.constant_bit64(u64_, window.gpu),
+                self.b.constant_bit64(u64_, window.size),
+                self.b.constant_bit64(u64_, window.device),
+            );
+            let b = &mut self.b;
+            let offset = b.i_sub(u64_, None, address, start).expect("in a block");
+            let inside = b.u_less_than(bool_, None, offset, size).expect("in a block");
+            let there = b.i_add(u64_, None, device, offset).expect("in a block");
+            translated = b.select(u64_, None, inside, there, translated).expect("in a block");
+            mapped = b.logical_or(bool_, None, mapped, inside).expect("in a block");
+        }
+        let (flag, spare) = (fault(self, FaultWord::Flag as u64), fault(self, FaultWord::Spare as u64));
+        let flag_address = self.b.select(u64_, None, mapped, spare, flag).expect("in a block");
+        let flag_pointer = self.b.convert_u_to_ptr(self.t.ptr_psb_u32, None, flag_address).expect("in a block");
+        let one = self.u32_const(1);
+        self.b.store(flag_pointer, one, Some(MemoryAccess::ALIGNED), [Operand::LiteralBit32(4)]).expect("in a block");
+        translated
     }
 
     fn binary(&mut self, op: BinOp, ty: Type, rt: Word, x: Word, y: Word) -> Word {
