@@ -196,3 +196,34 @@ fn check_translations(target: &str, must_translate: &[&str]) {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A raw shader's length found from its code alone (as a GPU program region gives it) covers all of ptxas's
+/// code for each sm_53 kernel: past it lie only ptxas's padding, the branch-to-itself loop and `NOP`s.
+#[test]
+fn raw_sm53_programs_end_where_ptxas_padding_starts() {
+    use tandem_gpu::sass::sm5x::{BUNDLE_BYTES, decode_program, program_length};
+    let folder = data().join("sm53");
+    let mut names: Vec<_> = std::fs::read_dir(&folder).unwrap().map(|entry| entry.unwrap().path()).collect();
+    names.retain(|path| path.extension().is_some_and(|e| e == "cubin"));
+    names.sort();
+    for path in names {
+        let cubin = std::fs::read(&path).unwrap();
+        let cubin = Cubin::parse(&cubin).unwrap();
+        for name in cubin.kernel_names() {
+            let code = cubin.kernel(Some(&name)).unwrap().code;
+            let bundle = |offset: usize| code.get(offset..offset + BUNDLE_BYTES).map(|b| b.try_into().unwrap());
+            let length = program_length(bundle, code.len()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let rest = decode_program(&code[length..]).unwrap();
+            for instruction in rest {
+                let opcode = instruction.inst.encoding().opcode;
+                let text = tandem_gpu::sass::sm5x::text(&instruction);
+                // The loop: `BRA` to its own offset (a bundle's start stands for its first instruction).
+                let own = format!("BRA {:#x}", instruction.offset / BUNDLE_BYTES * BUNDLE_BYTES);
+                let own_slot = format!("BRA {:#x}", instruction.offset);
+                let is_loop = opcode == "BRA" && (text.ends_with(&own) || text.ends_with(&own_slot));
+                assert!(opcode == "NOP" || is_loop, "{name}: {text} after the end");
+            }
+            eprintln!("{name}: {length} of {} bytes", code.len());
+        }
+    }
+}

@@ -188,6 +188,11 @@ pub enum DecodeError {
     BadSchedulingWord { isa: Isa, offset: usize, word: u64 },
     #[error("{isa}: code of {len} bytes is not a whole number of {unit}-byte units")]
     Truncated { isa: Isa, len: usize, unit: usize },
+    #[error(
+        "{isa}: the code reaches offset {offset:#x} with no end (an EXIT or branch that every path stops at) before \
+         unreadable memory or the size limit"
+    )]
+    NoEnd { isa: Isa, offset: usize },
 }
 
 /// The 64-bit words of an instruction as `nvdisasm` lists them (low word first).
