@@ -66,6 +66,7 @@ fn kernel_programs_pass_their_checks_and_repeat_exactly() {
         "gpu-clear",
         "gpu-present",
         "gpu-copy",
+        "gpu-compute",
     ] {
         let run = || tandem(&["run", &program(&format!("{name}.nro")), "--state-hash"]);
         let first = run();
@@ -317,7 +318,7 @@ fn limits_are_loud() {
 
 /// The programs small enough to run on both paths in lockstep in CI (intloop's 100 M instructions are the
 /// benchmark's).
-const KERNEL_PROGRAMS: [&str; 21] = [
+const KERNEL_PROGRAMS: [&str; 22] = [
     "hello",
     "demo",
     "isa",
@@ -333,6 +334,7 @@ const KERNEL_PROGRAMS: [&str; 21] = [
     "gpu-clear",
     "gpu-present",
     "gpu-copy",
+    "gpu-compute",
     "crash_service",
     "crash_break",
     "crash_deadlock",

@@ -6,6 +6,7 @@
 //! resumes at the same word, so the result does not depend on when it was resumed.
 
 use crate::engine::maxwell_3d::Maxwell3D;
+use crate::engine::semaphore::{Reduction, ReductionOp, Release};
 use crate::engine::{Class, Context, EngineError, Method, inline_to_memory::InlineToMemory};
 use crate::fifo::{GpEntry, MethodCall, PushbufferDecoder, PushbufferError, Step};
 
@@ -103,6 +104,7 @@ struct HostRegisters {
 #[derive(Default)]
 pub struct Engines {
     pub maxwell_3d: Maxwell3D,
+    pub compute: crate::engine::compute::Compute,
     pub copy: crate::engine::copy::CopyEngine,
     pub inline_to_memory: InlineToMemory,
 }
@@ -249,6 +251,7 @@ impl Channel {
         }
         match class {
             Class::Maxwell3D => self.engines.maxwell_3d.call(offset, call.argument, context).map_err(engine_error)?,
+            Class::Compute => self.engines.compute.call(offset, call.argument, context).map_err(engine_error)?,
             Class::Copy => self.engines.copy.call(offset, call.argument, context).map_err(engine_error)?,
             Class::InlineToMemory if crate::engine::inline_to_memory::METHODS.contains(&offset) => {
                 self.engines.inline_to_memory.call(class, offset, call.argument, context).map_err(engine_error)?
@@ -319,16 +322,17 @@ impl Channel {
         let address = self.host.semaphore_address;
         let payload = self.host.semaphore_payload;
         match argument & 0x1f {
-            2 => {
-                let result = if argument >> 24 & 1 == 1 {
-                    context.write(address, &payload.to_le_bytes())
-                } else {
-                    let mut report = [0u8; 16];
-                    report[..4].copy_from_slice(&payload.to_le_bytes());
-                    report[8..].copy_from_slice(&context.timestamp.to_le_bytes());
-                    context.write(address, &report)
-                };
-                result.map_err(|e| format!("release: {e}"))?;
+            // RELEASE (RELEASE_SIZE 24:24: 4 or 16 bytes) and REDUCTION (REDUCTION 30:27 in the host's own order,
+            // FORMAT 31:31 signed when clear), which combines the payload with the word in memory.
+            operation @ (2 | 0x10) => {
+                let reduction = (operation == 0x10).then(|| {
+                    use ReductionOp::*;
+                    let op = [Min, Max, Xor, And, Or, Add, Inc, Dec][(argument >> 27 & 7) as usize];
+                    Reduction { op, signed: argument >> 31 == 0 }
+                });
+                let one_word = operation == 0x10 || argument >> 24 & 1 == 1;
+                let release = Release { address, payload, one_word, reduction };
+                release.write(context).map_err(|e| format!("release: {e}"))?;
                 Ok(None)
             }
             operation @ (1 | 4 | 8) => {
@@ -337,7 +341,6 @@ impl Channel {
                 let satisfied = acquire_satisfied(operation, u32::from_le_bytes(value), payload);
                 Ok((!satisfied).then_some(Wait::Semaphore { address, payload, operation }))
             }
-            0x10 => Err("reductions are not implemented by Tandem yet".into()),
             operation => {
                 Err(format!("operation {operation:#x} is not one of acquire, release, acq_geq, acq_and, reduction"))
             }

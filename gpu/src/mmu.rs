@@ -43,6 +43,18 @@ impl Mmu {
         (va < start + size).then_some((start, size, guest))
     }
 
+    /// The mapped GPU address ranges `(start, size)` in address order, ranges that touch merged into one.
+    pub fn windows(&self) -> Vec<(u64, u64)> {
+        let mut windows: Vec<(u64, u64)> = Vec::new();
+        for (&start, &(size, _)) in &self.ranges {
+            match windows.last_mut() {
+                Some((last, last_size)) if *last + *last_size == start => *last_size += size,
+                _ => windows.push((start, size)),
+            }
+        }
+        windows
+    }
+
     /// Maps `size` bytes at `va` to the guest's `guest`; all three page-aligned, and `va` free.
     pub fn map(&mut self, va: u64, guest: u64, size: u64) -> Result<(), MmuError> {
         let aligned = [va, guest, size].iter().all(|n| n.is_multiple_of(PAGE_SIZE));

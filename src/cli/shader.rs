@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use tandem_gpu::sass::cubin::{Cubin, KernelImage};
 use tandem_gpu::sass::exec::{ConstantBuffers, GlobalMemory, Kernel, Launch, driver_constants, run_compute};
 use tandem_gpu::sass::{Isa, sm5x, sm86};
-use tandem_gpu::shader::{GlobalMemory, translate_compute};
+use tandem_gpu::shader::{self, translate_compute};
 
 #[derive(Subcommand)]
 pub enum ShaderCommand {
@@ -209,7 +209,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
     let kernel = load(&args.input)?;
     let StageArg::Compute = args.stage;
     let block = dimensions(&args.block, "block")?;
-    let translation = translate_compute(&kernel, block, args.local_bytes, &GlobalMemory::Device)
+    let translation = translate_compute(&kernel, block, args.local_bytes, &shader::GlobalMemory::Device)
         .with_context(|| format!("translating {} ({})", kernel.name, kernel.isa))?;
     let bytes: Vec<u8> = translation.spirv.iter().flat_map(|word| word.to_le_bytes()).collect();
     std::fs::write(&args.output, &bytes).with_context(|| format!("writing {}", args.output.display()))?;

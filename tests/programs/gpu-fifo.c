@@ -14,6 +14,9 @@
 /* SEMAPHORED: OPERATION_RELEASE, RELEASE_SIZE_4BYTE. */
 #define SEMAPHORED_RELEASE_4 (2u | 1u << 24)
 #define SEMAPHORED_RELEASE_16 2u
+/* SEMAPHORED: OPERATION_REDUCTION with REDUCTION 30:27 (MIN 0 ... ADD 5, INC 6, DEC 7) and FORMAT 31:31
+ * (SIGNED 0, UNSIGNED 1). */
+#define SEMAPHORED_REDUCTION(reduction, is_unsigned) (0x10u | (uint32_t)(reduction) << 27 | (uint32_t)(is_unsigned) << 31)
 /* 3D class (NVB197_...). */
 #define LOAD_MME_INSTRUCTION_RAM_POINTER 0x0114u
 #define LOAD_MME_START_ADDRESS_RAM_POINTER 0x011Cu
@@ -83,6 +86,14 @@ int main(void) {
     emit(0xB197);
     release(&a, PB_AREA + 0x00, 0x12345678, SEMAPHORED_RELEASE_4);
     release(&a, PB_AREA + 0x10, 0xCAFEF00D, SEMAPHORED_RELEASE_16);
+    /* Reductions into words that start as 10, 10, 5 and -3: ADD 7, INC (wrapping at 10), DEC (wrapping at 9),
+     * MIN 2 signed. */
+    static const int32_t reduced[4] = {10, 10, 5, -3};
+    memcpy(a.memory + PB_AREA + 0x30, reduced, sizeof reduced);
+    release(&a, PB_AREA + 0x30, 7, SEMAPHORED_REDUCTION(5, 1));
+    release(&a, PB_AREA + 0x34, 10, SEMAPHORED_REDUCTION(6, 1));
+    release(&a, PB_AREA + 0x38, 9, SEMAPHORED_REDUCTION(7, 1));
+    release(&a, PB_AREA + 0x3C, 2, SEMAPHORED_REDUCTION(0, 0));
     NvFence fence = {0, 0};
     expect("SubmitGpfifo", gpu_submit(&a, words, n, NV_SUBMIT_FENCE_GET, &fence, 0), 0);
     check(fence.id == a.fence.id, "the fence is on the channel's syncpoint");
@@ -97,6 +108,10 @@ int main(void) {
     uint64_t timestamp;
     memcpy(&timestamp, a.memory + PB_AREA + 0x18, 8);
     check(timestamp != 0, "sixteen-byte release: the timestamp");
+    check(read_u32(&a, PB_AREA + 0x30) == 17, "reduction ADD");
+    check(read_u32(&a, PB_AREA + 0x34) == 0, "reduction INC: 0 once the value reaches the payload");
+    check(read_u32(&a, PB_AREA + 0x38) == 4, "reduction DEC: one less");
+    check(read_u32(&a, PB_AREA + 0x3C) == (uint32_t)-3, "reduction MIN, signed");
     check(syncpoint(&a, CTRL_SYNCPT_READ, fence.id) == fence.value, "SyncptRead: the fence's value");
     check(syncpoint(&a, CTRL_SYNCPT_READ_MAX, fence.id) == fence.value, "SyncptReadMax: nothing more to come");
 

@@ -54,6 +54,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("gpu-clear", Flavours::HorizonOnly),
     ("gpu-present", Flavours::HorizonOnly),
     ("gpu-copy", Flavours::HorizonOnly),
+    ("gpu-compute", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];

@@ -1,10 +1,11 @@
-//! The back ends' side of the GPU: what the engines ask of them (clears now; draws, dispatches and presents to
+//! The back ends' side of the GPU: what the engines ask of them (clears, compute dispatches, presents; draws to
 //! come), through a narrow trait, so that guest semantics stay in the engines (Dolphin's VideoCommon and
 //! back ends). `reference` is the straightforward Vulkan one.
 
 pub mod reference;
 
 use crate::mmu::{GuestMemory, Mmu, MmuError};
+use crate::sass::cubin::KernelImage;
 use crate::texture::format::{ColorFormat, DepthFormat};
 use crate::texture::surface::Surface;
 
@@ -81,6 +82,13 @@ pub enum BackendError {
     Unimplemented { backend: &'static str, what: String },
     #[error("writing the result to GPU memory: {0}")]
     Memory(#[from] MmuError),
+    #[error("translating the shader: {0}")]
+    Translate(#[from] crate::shader::TranslateError),
+    #[error(
+        "the shader at GPU address {program:#x} reached a GPU address nothing is mapped at (the hardware faults the \
+         channel); run with `--cpu reference` and RUST_LOG=gpu=debug to see the launch"
+    )]
+    ShaderFault { program: u64 },
 }
 
 /// A frame the display shows: a surface in guest memory (`surface.address` is a guest address, not a GPU one:
@@ -99,11 +107,34 @@ pub struct Frame {
     pub rgba: Vec<u8>,
 }
 
+/// A constant buffer a dispatch binds: `size` bytes at GPU address `address`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ConstantBuffer {
+    pub address: u64,
+    pub size: u32,
+}
+
+/// A compute grid: `grid` blocks of `block` threads running `kernel` (raw code, read from GPU memory), with
+/// `local_bytes` of local memory a thread and the constant buffers bound by slot (bank). The kernel's global
+/// addresses are GPU virtual addresses of the channel's address space.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Dispatch {
+    /// The GPU address of the kernel's code.
+    pub program: u64,
+    pub kernel: KernelImage,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub local_bytes: u32,
+    pub constant_buffers: [Option<ConstantBuffer>; 8],
+}
+
 /// What a back end does for the engines.
 pub trait Backend {
     fn name(&self) -> &'static str;
     fn clear_color(&mut self, clear: &ColorClear, memory: &GpuMemory) -> Result<(), BackendError>;
     fn clear_depth_stencil(&mut self, clear: &DepthStencilClear, memory: &GpuMemory) -> Result<(), BackendError>;
+    /// Runs a compute grid to completion; what it writes is in guest memory afterwards.
+    fn dispatch(&mut self, dispatch: &Dispatch, memory: &GpuMemory) -> Result<(), BackendError>;
     /// The pixels of a presented surface.
     fn present(&mut self, present: &Present, memory: &dyn GuestMemory) -> Result<Frame, BackendError>;
 }

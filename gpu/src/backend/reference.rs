@@ -6,8 +6,9 @@
 //! rounding, float conversion, sRGB — is the device's), and every texel of the rectangle takes those bytes in
 //! the channels the clear enables.
 
-use super::{Backend, BackendError, ColorClear, DepthStencilClear, Frame, GpuMemory, Present};
+use super::{Backend, BackendError, ColorClear, DepthStencilClear, Dispatch, Frame, GpuMemory, Present};
 use crate::mmu::GuestMemory;
+use crate::shader::{FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, Window, translate_compute};
 use crate::texture::format::{ColorFormat, Kind};
 use crate::vulkan::{ComputeDevice, VulkanError};
 use ash::vk;
@@ -181,6 +182,51 @@ impl Backend for ReferenceBackend {
         Ok(())
     }
 
+    /// Mirrors every mapped range of the address space into a device buffer, translates the kernel to reach the
+    /// guest's GPU addresses there, binds the constant buffers the kernel reads, runs the grid, and writes back
+    /// the bytes the grid changed.
+    fn dispatch(&mut self, dispatch: &Dispatch, memory: &GpuMemory) -> Result<(), BackendError> {
+        let program = &dispatch.kernel.name;
+        let mut mirrors = Vec::new();
+        let mut windows = Vec::new();
+        for (gpu, size) in memory.mmu.windows() {
+            let mut bytes = vec![0u8; size as usize];
+            memory.read(gpu, &mut bytes)?;
+            let buffer = self.device.buffer(size).map_err(failed)?;
+            self.device.write(&buffer, 0, &bytes).map_err(failed)?;
+            windows.push(Window { gpu, size, device: buffer.address() });
+            mirrors.push((gpu, bytes, buffer));
+        }
+        let fault = self.device.buffer(FAULT_BYTES).map_err(failed)?;
+        let global = GlobalMemory::Guest(GuestWindows { windows, fault: fault.address() });
+        let translation = translate_compute(&dispatch.kernel, dispatch.block, dispatch.local_bytes, &global)?;
+        let mut banks = Vec::new();
+        for &bank in &translation.constant_banks {
+            let Some(buffer) = dispatch.constant_buffers.get(usize::from(bank)).copied().flatten() else {
+                return Err(BackendError::Failed {
+                    backend: NAME,
+                    problem: format!("{program} reads constant buffer {bank}, which the launch does not bind"),
+                });
+            };
+            let mut bytes = vec![0u8; buffer.size as usize];
+            memory.read(buffer.address, &mut bytes)?;
+            let bound = self.device.buffer(u64::from(buffer.size.max(4)).next_multiple_of(4)).map_err(failed)?;
+            self.device.write(&bound, 0, &bytes).map_err(failed)?;
+            banks.push(bound);
+        }
+        let bindings: Vec<_> = banks.iter().collect();
+        self.device.dispatch(&translation.spirv, "main", &bindings, dispatch.grid).map_err(failed)?;
+        let flag = FaultWord::Flag as usize * 4;
+        if self.device.read(&fault).map_err(failed)?[flag..flag + 4] != [0; 4] {
+            return Err(BackendError::ShaderFault { program: dispatch.program });
+        }
+        for (gpu, before, buffer) in &mirrors {
+            let after = self.device.read(buffer).map_err(failed)?;
+            write_changes(memory, *gpu, before, &after)?;
+        }
+        Ok(())
+    }
+
     /// Reads every texel and widens it to RGBA8 (UNORM formats whose channels are 8 bits or fewer; a channel a
     /// format lacks reads as 0, alpha as 255).
     fn present(&mut self, present: &Present, memory: &dyn GuestMemory) -> Result<Frame, BackendError> {
@@ -223,4 +269,26 @@ impl Backend for ReferenceBackend {
         }
         Ok(Frame { width: surface.width, height: surface.height, rgba })
     }
+}
+
+/// Writes back the runs of bytes a grid changed in a mirrored window (only those: the guest's other bytes stay
+/// as they are, whatever the device holds). Pages that did not change are skipped whole.
+fn write_changes(memory: &GpuMemory, gpu: u64, before: &[u8], after: &[u8]) -> Result<(), BackendError> {
+    const PAGE: usize = 4096;
+    for (page, (old, new)) in before.chunks(PAGE).zip(after.chunks(PAGE)).enumerate() {
+        if old == new {
+            continue;
+        }
+        let mut at = 0;
+        while at < old.len() {
+            if old[at] == new[at] {
+                at += 1;
+                continue;
+            }
+            let end = (at..old.len()).find(|&i| old[i] == new[i]).unwrap_or(old.len());
+            memory.write(gpu + (page * PAGE + at) as u64, &new[at..end])?;
+            at = end;
+        }
+    }
+    Ok(())
 }

@@ -12,6 +12,7 @@
 
 use super::inline_to_memory::{self, InlineToMemory};
 use super::mme::{MacroEngine, MacroTarget};
+use super::semaphore::{Release, report_reduction};
 use super::{Class, Context, EngineError, Method};
 use crate::backend::{ColorClear, DepthStencilClear, GpuMemory, Rect};
 use crate::texture::format::{ColorFormat, DepthFormat};
@@ -405,21 +406,11 @@ impl Maxwell3D {
             | u64::from(self.register(SET_REPORT_SEMAPHORE_B));
         let payload = self.register(SET_REPORT_SEMAPHORE_C);
         let (operation, report, one_word) = (argument & 3, argument >> 23 & 0x1f, argument >> 28 & 1 == 1);
-        if argument >> 3 & 1 == 1 {
-            return Err(method.unimplemented("semaphore reductions"));
-        }
         match operation {
             // RELEASE, with REPORT NONE: the payload.
-            0 if report == 0 => {
-                if one_word {
-                    context.write(address, &payload.to_le_bytes()).map_err(|e| method.memory(e))
-                } else {
-                    let mut bytes = [0u8; 16];
-                    bytes[..4].copy_from_slice(&payload.to_le_bytes());
-                    bytes[8..].copy_from_slice(&context.timestamp.to_le_bytes());
-                    context.write(address, &bytes).map_err(|e| method.memory(e))
-                }
-            }
+            0 if report == 0 => Release { address, payload, one_word, reduction: report_reduction(argument) }
+                .write(context)
+                .map_err(|e| method.memory(e)),
             0 | 2 => Err(method.unimplemented(format!("report {report:#x} (counters)"))),
             1 => Err(method.unimplemented("semaphore acquire from the 3D engine")),
             _ => Err(method.unimplemented("semaphore trap")),

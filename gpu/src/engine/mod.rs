@@ -1,11 +1,13 @@
 //! The engines a channel's subchannels are bound to, each a class of NVIDIA's (open-gpu-doc `classes/`): their
 //! state and what their methods do. Guest semantics live here; drawing goes through a back end.
 
+pub mod compute;
 pub mod copy;
 pub mod inline_to_memory;
 pub mod maxwell_3d;
 pub mod methods;
 pub mod mme;
+pub mod semaphore;
 
 use crate::mmu::{GuestMemory, Mmu, MmuError};
 use crate::syncpoint::Syncpoints;

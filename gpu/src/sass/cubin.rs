@@ -31,7 +31,7 @@ pub struct Cubin<'a> {
 }
 
 /// One kernel of a cubin, ready to load.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelImage {
     pub name: String,
     pub isa: Isa,
