@@ -4,8 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Runs tandem; a run that opens a window gets SDL's offscreen video driver (no display is needed, and no window
+/// appears on a developer's screen).
 fn tandem(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tandem")).args(args).output().expect("tandem runs")
+    Command::new(env!("CARGO_BIN_EXE_tandem"))
+        .args(args)
+        .env("SDL_VIDEO_DRIVER", "offscreen")
+        .output()
+        .expect("tandem runs")
 }
 
 fn program(name: &str) -> String {
@@ -674,4 +680,31 @@ fn the_embedded_demo_shows_its_picture_through_the_gpu() {
         }
     }
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Without --headless, the first frame opens a window (SDL's offscreen driver here) and every frame goes to it;
+/// the run prints and ends as a headless one does. Where no video driver works at all, the run goes on without a
+/// window and says so.
+#[test]
+fn frames_go_to_a_window_unless_headless() {
+    let headless = tandem(&["run", &program("gpu-present.nro"), "--headless"]);
+    let output = Command::new(env!("CARGO_BIN_EXE_tandem"))
+        .args(["run", &program("gpu-present.nro")])
+        .env("SDL_VIDEO_DRIVER", "offscreen")
+        .env("RUST_LOG", "info")
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{}{stderr}", text(&output.stdout));
+    assert!(stderr.contains("window open") && stderr.contains("offscreen"), "{stderr}");
+    assert!(stderr.contains("frames=2"), "two frames shown: {stderr}");
+    assert_eq!(output.stdout, headless.stdout);
+    let no_display = Command::new(env!("CARGO_BIN_EXE_tandem"))
+        .args(["run", &program("gpu-present.nro")])
+        .env("SDL_VIDEO_DRIVER", "no-such-driver")
+        .output()
+        .unwrap();
+    assert!(no_display.status.success(), "{}", text(&no_display.stderr));
+    assert!(text(&no_display.stderr).contains("no window could open"), "{}", text(&no_display.stderr));
+    assert_eq!(no_display.stdout, headless.stdout);
 }

@@ -54,7 +54,7 @@ fuzz_target!(|transactions: Vec<Transaction>| {
     MEMORY.with(|memory| {
         for transaction in transactions.iter().take(32) {
             let code = u32::from(transaction.code % 20);
-            if let Ok(reply) = display.transact(binder, code, &parcel(transaction), memory, &mut gpu) {
+            if let Ok(reply) = display.transact(binder, code, &parcel(transaction), memory, &mut gpu, 0) {
                 assert!(reply.len() >= 16 + 4, "every reply carries at least its status");
             }
         }

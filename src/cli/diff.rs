@@ -118,7 +118,8 @@ fn lockstep(
         let mut kernel = Kernel::new(&program, output).with_context(|| format!("loading {}", program.source))?;
         kernel.set_max_instructions(max_instructions);
         match kernel.run(&mut engine) {
-            RunOutcome::Exited => None,
+            // No window opens in a lockstep run, so nothing interrupts it.
+            RunOutcome::Exited | RunOutcome::Interrupted => None,
             RunOutcome::Stopped(report) => Some(report),
         }
     };

@@ -10,6 +10,7 @@ mod linux;
 mod pack;
 mod run;
 mod shader;
+mod window;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -64,7 +65,9 @@ pub fn init_logging(verbose: u8) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    // Colours only for a person at a terminal: logs piped to a file or a test stay plain text.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).init();
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {

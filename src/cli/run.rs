@@ -1,11 +1,14 @@
 //! `tandem run`: run a program on a CPU path until it exits or stops.
 
 use super::CpuPath;
+use super::window::Window;
 use anyhow::Context;
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use tandem_hle::input_log::InputLog;
 use tandem_hle::kernel::{Kernel, RunOutcome};
 use tandem_hle::program::Program;
@@ -42,7 +45,7 @@ pub struct RunArgs {
     /// Repeat a recorded run exactly: take the host's inputs from this input log.
     #[arg(long)]
     pub replay: Option<PathBuf>,
-    /// Open no window (Tandem has none yet: without this, shown frames are only counted).
+    /// Open no window: frames go only where --frames says (without it, they are counted).
     #[arg(long)]
     pub headless: bool,
     /// Write every frame the program shows to DIR/frame-NNNNN.png (from 00000).
@@ -57,9 +60,9 @@ pub struct RunArgs {
 /// A frame sink that writes `DIR/frame-NNNNN.png`; a frame that cannot be written is logged, and the run goes on.
 fn png_frames(folder: PathBuf) -> anyhow::Result<tandem_hle::service::vi::display::FrameSink> {
     std::fs::create_dir_all(&folder).with_context(|| format!("creating the frames folder {}", folder.display()))?;
-    Ok(Box::new(move |number, frame| {
-        let path = folder.join(format!("frame-{number:05}.png"));
-        if let Err(error) = write_png(&path, frame) {
+    Ok(Box::new(move |shown| {
+        let path = folder.join(format!("frame-{:05}.png", shown.number));
+        if let Err(error) = write_png(&path, shown.frame) {
             tracing::error!("writing {}: {error:#}", path.display());
         }
     }))
@@ -109,8 +112,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         kernel.start_gpu_trace(recorder);
     }
     let keeps_frames = args.frames.is_some();
+    let mut sinks = Vec::new();
     if let Some(folder) = args.frames {
-        kernel.set_frame_sink(png_frames(folder)?);
+        sinks.push(png_frames(folder)?);
+    }
+    let window = (!args.headless).then(|| {
+        let closed = Arc::new(AtomicBool::new(false));
+        kernel.set_interrupt(closed.clone());
+        Window::new(closed)
+    });
+    if let Some(window) = &window {
+        sinks.push(window.frame_sink(format!("Tandem: {}", program.source)));
+    }
+    if !sinks.is_empty() {
+        kernel.set_frame_sink(Box::new(move |shown| sinks.iter_mut().for_each(|sink| sink(shown))));
     }
     let build_ids: Vec<[u8; 32]> = kernel.modules.iter().map(|module| module.build_id).collect();
     let log = match &args.replay {
@@ -143,16 +158,24 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.record_trace {
         kernel.finish_gpu_trace().with_context(|| format!("writing the trace {}", path.display()))?;
     }
-    if kernel.frames_shown() > 0 && !keeps_frames {
-        let window = if args.headless { "" } else { " (Tandem has no window yet)" };
+    if kernel.frames_shown() > 0 && !keeps_frames && args.headless {
         let frames = match kernel.frames_shown() {
             1 => "1 frame".to_string(),
             n => format!("{n} frames"),
         };
-        tracing::warn!("{frames} shown and not kept{window}: add --frames DIR to write them");
+        tracing::warn!("{frames} shown and not kept: add --frames DIR to write them");
     }
     let code = match outcome {
-        RunOutcome::Exited => ExitCode::SUCCESS,
+        RunOutcome::Exited => {
+            if let Some(window) = &window {
+                window.linger();
+            }
+            ExitCode::SUCCESS
+        }
+        RunOutcome::Interrupted => {
+            eprintln!("the window was closed: the run ended after {} instructions", kernel.retired());
+            ExitCode::SUCCESS
+        }
         RunOutcome::Stopped(report) => {
             eprintln!("{report}");
             ExitCode::FAILURE

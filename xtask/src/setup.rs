@@ -29,7 +29,18 @@ const BUILD: &[Requirement] = &[
         package: "mesa-vulkan-drivers",
         why: "lavapipe, the CPU Vulkan driver the demo and the GPU tests run on where there is no GPU",
     },
+    // SDL3 is built from its sources; its X11 video driver needs these headers (it loads the libraries at run time).
+    Requirement { probe: "/usr/include/X11/Xlib.h", package: "libx11-dev", why: SDL_X11 },
+    Requirement { probe: "/usr/include/X11/extensions/Xext.h", package: "libxext-dev", why: SDL_X11 },
+    Requirement { probe: "/usr/include/X11/Xcursor/Xcursor.h", package: "libxcursor-dev", why: SDL_X11 },
+    Requirement { probe: "/usr/include/X11/extensions/XInput2.h", package: "libxi-dev", why: SDL_X11 },
+    Requirement { probe: "/usr/include/X11/extensions/Xrandr.h", package: "libxrandr-dev", why: SDL_X11 },
+    Requirement { probe: "/usr/include/X11/extensions/scrnsaver.h", package: "libxss-dev", why: SDL_X11 },
+    Requirement { probe: "/usr/include/X11/extensions/XTest.h", package: "libxtst-dev", why: SDL_X11 },
+    Requirement { probe: "/usr/include/X11/extensions/Xfixes.h", package: "libxfixes-dev", why: SDL_X11 },
 ];
+
+const SDL_X11: &str = "SDL3's window on X11";
 
 const TESTS: &[Requirement] = &[
     Requirement { probe: "/usr/bin/ld.lld", package: "lld", why: "links the guest test programs" },

@@ -114,6 +114,8 @@ pub enum RunOutcome {
     Exited,
     /// The program stopped for a reason that needs a person's attention.
     Stopped(Box<StopReport>),
+    /// The host asked the run to end (the person closed the window).
+    Interrupted,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -211,6 +213,8 @@ pub struct Kernel {
     /// Instructions retired by all threads.
     retired: u64,
     max_instructions: Option<u64>,
+    /// Set by the host to end the run (`RunOutcome::Interrupted`) at the next round of the cores.
+    interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// The core running and the thread whose instructions or SVC are being handled.
     current: Option<(usize, ThreadId)>,
     output: OutputSink,
@@ -328,6 +332,7 @@ impl Kernel {
             now: 0,
             retired: 0,
             max_instructions: None,
+            interrupt: None,
             current: None,
             output,
             sessions: Sessions::default(),
@@ -395,6 +400,12 @@ impl Kernel {
         Self::system_before_services(&mut self.system).clock_epoch = seconds;
     }
 
+    /// Ends the run with `RunOutcome::Interrupted` once `flag` is set (from any thread); checked between rounds
+    /// of the cores, so the run ends between instructions, never inside an SVC.
+    pub fn set_interrupt(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.interrupt = Some(flag);
+    }
+
     /// Stops the run (with a report) once this many instructions have retired.
     pub fn set_max_instructions(&mut self, limit: Option<u64>) {
         self.max_instructions = limit;
@@ -432,6 +443,9 @@ impl Kernel {
     /// Runs the process on `engine` until it exits or stops.
     pub fn run(&mut self, engine: &mut dyn Engine) -> RunOutcome {
         loop {
+            if self.interrupt.as_ref().is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed)) {
+                return RunOutcome::Interrupted;
+            }
             let mut any_ran = false;
             for core in 0..self.platform.cores {
                 match self.run_core(core, engine) {

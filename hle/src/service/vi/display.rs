@@ -15,8 +15,17 @@ use tandem_gpu::texture::format::ColorFormat;
 use tandem_gpu::texture::surface::{Layout, Surface};
 use tandem_reference::memory::GuestMemory;
 
-/// Where frames go: each presented frame with its number (from 0).
-pub type FrameSink = Box<dyn FnMut(u64, &Frame)>;
+/// A frame as the display shows it.
+pub struct ShownFrame<'a> {
+    /// Frames shown before it (the first is 0).
+    pub number: u64,
+    /// Guest time when it was queued, in counter ticks (19.2 MHz).
+    pub ticks: u64,
+    pub frame: &'a Frame,
+}
+
+/// Where frames go (PNG files, a window).
+pub type FrameSink = Box<dyn FnMut(&ShownFrame)>;
 
 /// Binder status codes (Android's, as libnx `binderConvertErrorCode` reads them).
 mod status {
@@ -167,8 +176,8 @@ impl Display {
         self.queues.get(&binder).map(|queue| queue.buffer_free.clone())
     }
 
-    /// A transaction on the producer `binder`: the reply parcel (an unknown binder answers an empty one, as the
-    /// console's driver does). `Err`: a frame could not be shown.
+    /// A transaction on the producer `binder` at guest time `ticks`: the reply parcel (an unknown binder answers
+    /// an empty one, as the console's driver does). `Err`: a frame could not be shown.
     pub fn transact(
         &mut self,
         binder: u32,
@@ -176,6 +185,7 @@ impl Display {
         request: &[u8],
         memory: &GuestMemory,
         gpu: &mut GpuHost,
+        ticks: u64,
     ) -> Result<Vec<u8>, PresentError> {
         let Some(queue) = self.queues.get_mut(&binder) else {
             tracing::warn!(target: "guest::vi", binder, code, "a transaction for no producer");
@@ -201,7 +211,7 @@ impl Display {
             let frame = gpu.gpu.present(&present, visible_width, &crate::service::nvdrv::gpu_host::GpuView(memory))?;
             tracing::debug!(target: "guest::vi", frame = self.frames, width = frame.width, height = frame.height, "frame shown");
             if let Some(sink) = &mut self.sink {
-                sink(self.frames, &frame);
+                sink(&ShownFrame { number: self.frames, ticks, frame: &frame });
             }
             self.frames += 1;
         }

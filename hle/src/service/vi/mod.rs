@@ -264,13 +264,16 @@ impl Relay {
         let (binder, code) = (call.u32(0), call.u32(4));
         let request = call.read_buffer(0, MAX_PARCEL)?;
         let mut gpu = self.system.gpu.borrow_mut();
-        let reply = self.system.display.borrow_mut().transact(binder, code, &request, call.memory, &mut gpu).map_err(
-            |problem| Failure::Unimplemented {
+        let reply = self
+            .system
+            .display
+            .borrow_mut()
+            .transact(binder, code, &request, call.memory, &mut gpu, call.ticks)
+            .map_err(|problem| Failure::Unimplemented {
                 interface: Self::NAME,
                 command_id: 0,
                 what: Some(format!("showing a frame: {problem}")),
-            },
-        )?;
+            })?;
         drop(gpu);
         call.write_buffer(1, &reply)?;
         Ok(())
