@@ -20,6 +20,7 @@ fn run(name: &str, engine: &mut dyn Engine) -> (Vec<u8>, [u8; 32]) {
         RunOutcome::Stopped(report) => {
             panic!("{name} stopped:\n{}\n{report}", String::from_utf8_lossy(&output.borrow()))
         }
+        RunOutcome::Interrupted => panic!("{name}: nothing interrupts this run"),
     }
     let printed = output.borrow().clone();
     (printed, kernel.state_hash())

@@ -113,6 +113,18 @@ impl Gpu {
         Ok(())
     }
 
+    /// Makes `va..va + size` sparse (unmapped pages read as zeros) or, with `sparse` false, ordinary again.
+    pub fn set_sparse(&mut self, space: u32, va: u64, size: u64, sparse: bool) -> Result<(), MmuError> {
+        let mmu = self.address_spaces.get_mut(&space).ok_or(MmuError::Unmapped { va })?;
+        if sparse {
+            mmu.set_sparse(va, size)?
+        } else {
+            mmu.clear_sparse(va, size)?
+        }
+        self.record(Event::Sparse { space, va, size, sparse });
+        Ok(())
+    }
+
     pub fn create_channel(&mut self) -> u32 {
         let id = self.new_id();
         self.channels.insert(id, Channel::default());

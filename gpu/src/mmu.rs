@@ -34,6 +34,16 @@ pub enum MmuError {
 pub struct Mmu {
     /// Start -> (size, guest address of the first byte); ranges never overlap.
     ranges: BTreeMap<u64, (u64, u64)>,
+    /// Sparse ranges, start -> size (never overlapping): where nothing is mapped inside one, reads give zeros and
+    /// writes go nowhere, as the GPU's sparse page table entries make them; elsewhere an unmapped access faults.
+    sparse: BTreeMap<u64, u64>,
+}
+
+/// Where a piece of an access lands.
+#[derive(Clone, Copy)]
+enum Piece {
+    Guest(u64),
+    Sparse,
 }
 
 impl Mmu {
@@ -93,26 +103,67 @@ impl Mmu {
         Ok(())
     }
 
+    /// Makes `va..va + size` (page-aligned) sparse: its unmapped pages read as zeros and drop writes.
+    pub fn set_sparse(&mut self, va: u64, size: u64) -> Result<(), MmuError> {
+        if !va.is_multiple_of(PAGE_SIZE) || !size.is_multiple_of(PAGE_SIZE) || va.checked_add(size).is_none() {
+            return Err(MmuError::Misaligned { va, size });
+        }
+        self.clear_sparse(va, size)?;
+        self.sparse.insert(va, size);
+        Ok(())
+    }
+
+    /// Ends sparseness in `va..va + size` (page-aligned): unmapped pages there fault again.
+    pub fn clear_sparse(&mut self, va: u64, size: u64) -> Result<(), MmuError> {
+        if !va.is_multiple_of(PAGE_SIZE) || !size.is_multiple_of(PAGE_SIZE) || va.checked_add(size).is_none() {
+            return Err(MmuError::Misaligned { va, size });
+        }
+        let end = va + size;
+        let touched: Vec<(u64, u64)> =
+            self.sparse.range(..end).filter(|(start, length)| *start + *length > va).map(|(&s, &l)| (s, l)).collect();
+        for (start, length) in touched {
+            self.sparse.remove(&start);
+            if start < va {
+                self.sparse.insert(start, va - start);
+            }
+            if start + length > end {
+                self.sparse.insert(end, start + length - end);
+            }
+        }
+        Ok(())
+    }
+
     /// The guest address `va` maps to.
     pub fn translate(&self, va: u64) -> Option<u64> {
         self.range_of(va).map(|(start, _, guest)| guest + (va - start))
     }
 
-    /// Runs `step(va, guest, length)` over the mapped pieces of `va..va + length`, in order; fails at the first
-    /// unmapped byte.
+    /// Runs `step(va, piece, length)` over the pieces of `va..va + length`, in order: mapped ones and unmapped
+    /// ones in sparse ranges; fails at the first byte that is neither.
     fn for_each_piece(
         &self,
         va: u64,
         length: usize,
-        mut step: impl FnMut(u64, u64, usize) -> Result<(), MmuError>,
+        mut step: impl FnMut(u64, Piece, usize) -> Result<(), MmuError>,
     ) -> Result<(), MmuError> {
         let mut done = 0;
         while done < length {
             let at = va + done as u64;
-            let (start, size, guest) = self.range_of(at).ok_or(MmuError::Unmapped { va: at })?;
-            let piece = ((start + size - at) as usize).min(length - done);
-            step(at, guest + (at - start), piece)?;
-            done += piece;
+            let (piece, end) = match self.range_of(at) {
+                Some((start, size, guest)) => (Piece::Guest(guest + (at - start)), start + size),
+                None => {
+                    let (&start, &size) = self.sparse.range(..=at).next_back().ok_or(MmuError::Unmapped { va: at })?;
+                    if at >= start + size {
+                        return Err(MmuError::Unmapped { va: at });
+                    }
+                    // Up to the sparse range's end or the next mapping inside it.
+                    let next_mapping = self.ranges.range(at..).next().map_or(u64::MAX, |(&s, _)| s);
+                    (Piece::Sparse, (start + size).min(next_mapping))
+                }
+            };
+            let piece_length = ((end - at) as usize).min(length - done);
+            step(at, piece, piece_length)?;
+            done += piece_length;
         }
         Ok(())
     }
@@ -120,9 +171,12 @@ impl Mmu {
     /// Fills `buffer` from GPU address `va`, across mappings.
     pub fn read(&self, memory: &dyn GuestMemory, va: u64, buffer: &mut [u8]) -> Result<(), MmuError> {
         let mut offset = 0;
-        self.for_each_piece(va, buffer.len(), |va, guest, length| {
-            if !memory.read(guest, &mut buffer[offset..offset + length]) {
-                return Err(MmuError::GuestFault { va, guest });
+        self.for_each_piece(va, buffer.len(), |va, piece, length| {
+            let part = &mut buffer[offset..offset + length];
+            match piece {
+                Piece::Guest(guest) if !memory.read(guest, part) => return Err(MmuError::GuestFault { va, guest }),
+                Piece::Guest(_) => {}
+                Piece::Sparse => part.fill(0),
             }
             offset += length;
             Ok(())
@@ -133,8 +187,10 @@ impl Mmu {
     /// written.
     pub fn write(&self, memory: &dyn GuestMemory, va: u64, data: &[u8]) -> Result<(), MmuError> {
         let mut offset = 0;
-        self.for_each_piece(va, data.len(), |va, guest, length| {
-            if !memory.write(guest, &data[offset..offset + length]) {
+        self.for_each_piece(va, data.len(), |va, piece, length| {
+            if let Piece::Guest(guest) = piece
+                && !memory.write(guest, &data[offset..offset + length])
+            {
                 return Err(MmuError::GuestFault { va, guest });
             }
             offset += length;
@@ -236,6 +292,36 @@ mod tests {
         }
         let past = start + run * PAGE_SIZE;
         assert_eq!(mmu.read(&memory, past - 1, &mut [0; 2]), Err(MmuError::Unmapped { va: past }));
+    }
+
+    /// In a sparse range, pages with nothing mapped read as zeros and swallow writes; mapped pages inside it are
+    /// ordinary, and outside every sparse range an unmapped page faults again.
+    #[test]
+    fn sparse_ranges_read_zeros_where_nothing_is_mapped() {
+        let memory = FlatMemory::new(vec![0x55; 4 * PAGE_SIZE as usize]);
+        let mut mmu = Mmu::default();
+        let base = 0x40_0000_0000;
+        mmu.set_sparse(base, 8 * PAGE_SIZE).unwrap();
+        mmu.map(base + 2 * PAGE_SIZE, GUEST_BASE, PAGE_SIZE).unwrap();
+        let mut bytes = vec![0xaa; 4 * PAGE_SIZE as usize];
+        mmu.read(&memory, base + PAGE_SIZE, &mut bytes).unwrap();
+        let page = PAGE_SIZE as usize;
+        assert!(bytes[..page].iter().all(|&b| b == 0), "sparse before the mapping");
+        assert!(bytes[page..2 * page].iter().all(|&b| b == 0x55), "the mapped page");
+        assert!(bytes[2 * page..].iter().all(|&b| b == 0), "sparse after it");
+        mmu.write(&memory, base + 2 * PAGE_SIZE - 2, &[1, 2, 3, 4]).unwrap();
+        assert_eq!(memory.0.borrow()[..2], [3, 4], "the mapped part of a write lands");
+        assert!(memory.0.borrow()[2..].iter().all(|&b| b == 0x55));
+        mmu.clear_sparse(base + 4 * PAGE_SIZE, 4 * PAGE_SIZE).unwrap();
+        assert_eq!(
+            mmu.read(&memory, base + 4 * PAGE_SIZE, &mut [0; 4]),
+            Err(MmuError::Unmapped { va: base + 4 * PAGE_SIZE })
+        );
+        assert_eq!(
+            mmu.read(&memory, base + 8 * PAGE_SIZE, &mut [0; 4]),
+            Err(MmuError::Unmapped { va: base + 8 * PAGE_SIZE })
+        );
+        mmu.read(&memory, base, &mut [0; 4]).unwrap();
     }
 
     #[test]

@@ -44,6 +44,13 @@ pub enum Event {
         va: u64,
         size: u64,
     },
+    /// A range made sparse (`sparse`) or ordinary again.
+    Sparse {
+        space: u32,
+        va: u64,
+        size: u64,
+        sparse: bool,
+    },
     CreateChannel {
         id: u32,
     },
@@ -302,6 +309,13 @@ fn encode(event: &Event, out: &mut Vec<u8>) {
             out.push(11);
             put_u64(out, *timestamp);
         }
+        Event::Sparse { space, va, size, sparse } => {
+            out.push(13);
+            put_u32(out, *space);
+            put_u64(out, *va);
+            put_u64(out, *size);
+            out.push(u8::from(*sparse));
+        }
         Event::Present { present, width } => {
             out.push(12);
             let surface = &present.surface;
@@ -424,6 +438,7 @@ impl Cursor<'_> {
                 Event::Page { address, bytes }
             }
             11 => Event::Run { timestamp: self.u64()? },
+            13 => Event::Sparse { space: self.u32()?, va: self.u64()?, size: self.u64()?, sparse: self.u8()? != 0 },
             12 => {
                 let code = self.u32()?;
                 let format =
@@ -481,6 +496,9 @@ pub fn replay(
                 gpu.map(*space, *va, *guest, *size).map_err(|e| fail(e.to_string()))?
             }
             Event::Unmap { space, va, size } => gpu.unmap(*space, *va, *size).map_err(|e| fail(e.to_string()))?,
+            Event::Sparse { space, va, size, sparse } => {
+                gpu.set_sparse(*space, *va, *size, *sparse).map_err(|e| fail(e.to_string()))?
+            }
             Event::CreateChannel { id } => same(gpu.create_channel(), *id)?,
             Event::DestroyChannel { id } => gpu.destroy_channel(*id),
             Event::Bind { channel, space } => gpu.bind(*channel, *space),

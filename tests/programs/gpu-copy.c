@@ -1,7 +1,8 @@
 /* The copy engine (MAXWELL_DMA_COPY_A, open-gpu-doc clb0b5.h) driven from the guest: a pitch image swizzled into a
  * block-linear surface and back, a memset by component remap, and a swizzle of components, each checked from the
  * CPU: the block-linear bytes at the places the Tegra X1 TRM's GOB layout (the runtime's block_linear_offset)
- * gives them. */
+ * gives them. Then copies through a sparse reservation that nvhost-as-gpu's Remap maps pages into: a remapped page
+ * reads the memory behind it, a sparse page with nothing mapped reads zeros. */
 #include "ipc.h"
 #include "nv.h"
 #include "tandem.h"
@@ -9,6 +10,7 @@
 #define COPY 4u /* the subchannel libnx and NVN give the copy engine */
 #define OFFSET_IN_UPPER 0x0400u
 #define PITCH_IN 0x0410u
+#define LINE_LENGTH_IN 0x0418u
 #define LAUNCH_DMA 0x0300u
 #define SET_REMAP_CONST_A 0x0700u
 #define SET_DST_BLOCK_SIZE 0x070Cu
@@ -19,6 +21,12 @@
 #define DST_PITCH (1u << 8)
 #define MULTI_LINE (1u << 9)
 #define REMAP (1u << 10)
+
+#define AS_ALLOC_SPACE 0xC0184102u
+#define AS_FREE_SPACE 0xC0104103u
+/* Remap's size is that of its entries. */
+#define AS_REMAP(bytes) (0xC0004114u | (uint32_t)(bytes) << 16)
+#define SPARSE 2u
 
 static uint32_t words[96];
 static uint32_t n;
@@ -114,6 +122,68 @@ int main(void) {
     run("swizzle of components");
     static const uint8_t expected[8] = {4, 3, 0xEE, 1, 8, 7, 0xEE, 5};
     check(memcmp(swizzled, expected, 8) == 0, "components where the remap sends them");
+
+    print("-- a sparse reservation and Remap\n");
+    struct {
+        uint32_t pages, page_size, flags, padding;
+        uint64_t offset;
+    } space = {4, 0x20000, SPARSE, 0, 0x20000};
+    expect("AllocSpace(sparse, four 128 KiB pages)", nv_ioctl(nv, gpu.as, AS_ALLOC_SPACE, &space, sizeof space, 0), 0);
+    /* Entries {flags, kind, nvmap handle, object offset, GPU offset, size}, offsets and size in 64 KiB units:
+     * the channel memory's 64 KiB at 0x30000 as the reservation's second 64 KiB. */
+    struct {
+        uint16_t flags, kind;
+        uint32_t handle, object_offset, gpu_offset, pages;
+    } remap = {0, 0, gpu.nvmap_handle, 3, (uint32_t)(space.offset >> 16) + 1, 1};
+    expect("Remap", nv_ioctl(nv, gpu.as, AS_REMAP(sizeof remap), &remap, sizeof remap, 0), 0);
+    uint8_t *behind = memory + 0x30000, *landed = memory + 0x40000;
+    for (uint32_t i = 0; i < 256; i++) behind[i] = (uint8_t)(i * 13 + 1);
+    memset(landed, 0xEE, 512);
+    /* OFFSET_IN/OUT are GPU addresses: the remapped page, then the sparse page before it. */
+    uint64_t remapped = space.offset + 0x10000, out = gpu.gpu_address + 0x40000;
+    uint64_t copies[2][2] = {{remapped, out}, {space.offset, out + 256}};
+    for (int c = 0; c < 2; c++) {
+        emit(PB_INC(COPY, OFFSET_IN_UPPER, 4));
+        emit((uint32_t)(copies[c][0] >> 32));
+        emit((uint32_t)copies[c][0]);
+        emit((uint32_t)(copies[c][1] >> 32));
+        emit((uint32_t)copies[c][1]);
+        emit(PB_INC(COPY, LINE_LENGTH_IN, 2));
+        emit(256);
+        emit(1);
+        emit(PB_INC(COPY, LAUNCH_DMA, 1));
+        emit(TRANSFER | SRC_PITCH | DST_PITCH);
+    }
+    run("copies out of the reservation");
+    check(memcmp(landed, behind, 256) == 0, "the remapped page reads the memory Remap put there");
+    int zeros = 1;
+    for (int i = 256; i < 512; i++) zeros &= landed[i] == 0;
+    check(zeros, "a sparse page with nothing mapped reads zeros");
+    remap.handle = 0;
+    expect("Remap(unmap)", nv_ioctl(nv, gpu.as, AS_REMAP(sizeof remap), &remap, sizeof remap, 0), 0);
+    memset(landed, 0xEE, 256);
+    emit(PB_INC(COPY, OFFSET_IN_UPPER, 4));
+    emit((uint32_t)(remapped >> 32));
+    emit((uint32_t)remapped);
+    emit((uint32_t)(out >> 32));
+    emit((uint32_t)out);
+    emit(PB_INC(COPY, LAUNCH_DMA, 1));
+    emit(TRANSFER | SRC_PITCH | DST_PITCH);
+    run("a copy from the unmapped page");
+    check(landed[0] == 0 && landed[255] == 0, "unmapped again, the page reads zeros");
+    remap.handle = gpu.nvmap_handle;
+    remap.gpu_offset = (uint32_t)(gpu.gpu_address >> 16);
+    expect("Remap outside a sparse reservation", nv_ioctl(nv, gpu.as, AS_REMAP(sizeof remap), &remap, sizeof remap, 0),
+           NV_BAD_VALUE);
+    remap.gpu_offset = (uint32_t)(space.offset >> 16);
+    remap.object_offset = 0x100; /* past the object's end */
+    expect("Remap past the object", nv_ioctl(nv, gpu.as, AS_REMAP(sizeof remap), &remap, sizeof remap, 0),
+           NV_BAD_VALUE);
+    struct {
+        uint64_t offset;
+        uint32_t pages, page_size;
+    } freed = {space.offset, 4, 0x20000};
+    expect("FreeSpace", nv_ioctl(nv, gpu.as, AS_FREE_SPACE, &freed, sizeof freed, 0), 0);
 
     nv_close(nv, gpu.channel);
     svc_close_handle(nv);

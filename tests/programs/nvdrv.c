@@ -152,6 +152,18 @@ int main(void) {
     } tpc = {4, 0, 1, {0}};
     expect("GetTpcMasks", nv_ioctl(nv, gpu, CTRL_GPU_GET_TPC_MASKS, &tpc, sizeof tpc, 0), 0);
     check(tpc.masks[0] == 0x3, "both TPCs of the GPC");
+    Characteristics inline_characteristics;
+    memset(&inline_characteristics, 0, sizeof inline_characteristics);
+    query.size = sizeof(Characteristics);
+    expect("GetCharacteristics through Ioctl3",
+           nv_ioctl3(nv, gpu, CTRL_GPU_GET_CHARACTERISTICS, &query, sizeof query, &inline_characteristics,
+                     sizeof inline_characteristics),
+           0);
+    check(memcmp(&inline_characteristics, &GM20B, sizeof GM20B) == 0, "Ioctl3: the characteristics inline");
+    uint32_t inline_mask = 0;
+    expect("GetTpcMasks through Ioctl3",
+           nv_ioctl3(nv, gpu, CTRL_GPU_GET_TPC_MASKS, &tpc, sizeof tpc, &inline_mask, sizeof inline_mask), 0);
+    check(inline_mask == 0x3, "Ioctl3: the mask inline");
     expect("Close(/dev/nvhost-ctrl-gpu)", nv_close(nv, gpu), 0);
 
     print("-- nvhost-as-gpu\n");

@@ -23,8 +23,19 @@ fn svcs_outside_the_npdm_list_stop_the_program() {
             assert_eq!(report.word.map(|w| w & 0xffe0_001f), Some(0xd400_0001), "an SVC instruction");
             assert_eq!(report.thread, Some(FIRST_THREAD_ID));
         }
-        RunOutcome::Exited => panic!("the program ran an SVC its NPDM does not allow"),
+        outcome => panic!("the program ran an SVC its NPDM does not allow: {outcome:?}"),
     }
+}
+
+/// The host's interrupt flag (the window closing) ends a run between rounds of the cores, with nothing retired
+/// once it is set.
+#[test]
+fn an_interrupt_ends_the_run() {
+    let mut kernel = Kernel::new(&hello_exefs(None), Box::new(|_| {})).unwrap();
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    kernel.set_interrupt(flag);
+    assert!(matches!(kernel.run(&mut Interpreter::default()), RunOutcome::Interrupted));
+    assert_eq!(kernel.retired(), 0);
 }
 
 #[test]

@@ -15,8 +15,13 @@ const ALLOC_SPACE: u32 = 0xc018_4102;
 const FREE_SPACE: u32 = 0xc010_4103;
 const UNMAP_BUFFER: u32 = 0xc008_4105;
 const MAP_BUFFER_EX: u32 = 0xc028_4106;
-const GET_VA_REGIONS: u32 = 0xc040_4108;
+pub const GET_VA_REGIONS: u32 = 0xc040_4108;
 const INITIALIZE_EX: u32 = 0x4028_4109;
+/// Remap: direction in/out, group 'A', number 0x14; its size is that of the entries sent.
+const REMAP_NUMBER: u32 = 0x14;
+const REMAP_ENTRY: usize = 0x14;
+/// Remap counts offsets and sizes in 64 KiB units.
+const REMAP_PAGE_SHIFT: u32 = 16;
 
 const SMALL_PAGE: u64 = 0x1000;
 const SMALL_REGION: (u64, u64) = (0x100_0000, 0x4_0000_0000);
@@ -26,6 +31,8 @@ const BIG_PAGE_SIZES: [u32; 2] = [0x10000, 0x20000];
 const DEFAULT_BIG_PAGE: u32 = 0x20000;
 /// AllocSpace and MapBufferEx flag: the caller names the address.
 const FIXED_OFFSET: u32 = 1;
+/// AllocSpace flag: a sparse reservation (reads of its unmapped pages give zeros), the only kind Remap maps into.
+const SPARSE: u32 = 2;
 
 fn u32_at(argument: &[u8], offset: usize) -> u32 {
     u32::from_le_bytes(argument[offset..offset + 4].try_into().expect("the argument has the ioctl's size"))
@@ -53,8 +60,8 @@ pub struct AddressSpace {
     pub gpu_space: u32,
     /// InitializeEx's big page size (0: not initialised yet).
     big_page_size: u32,
-    /// Reserved ranges: start -> (size, page size).
-    reserved: BTreeMap<u64, (u64, u32)>,
+    /// Reserved ranges: start -> (size, page size, sparse).
+    reserved: BTreeMap<u64, (u64, u32, bool)>,
     pub mappings: BTreeMap<u64, Mapping>,
 }
 
@@ -69,7 +76,7 @@ impl AddressSpace {
         let result = match request {
             INITIALIZE_EX => self.initialize(&argument),
             _ if self.big_page_size == 0 => Err(NvResult::NotInitialized),
-            ALLOC_SPACE => self.alloc_space(&mut argument),
+            ALLOC_SPACE => self.alloc_space(&mut argument, gpu),
             FREE_SPACE => self.free_space(&argument, gpu),
             MAP_BUFFER_EX => self.map_buffer(&mut argument, nvmap, gpu),
             UNMAP_BUFFER => self.unmap_buffer(&argument, gpu),
@@ -77,6 +84,7 @@ impl AddressSpace {
                 self.va_regions(&mut argument);
                 Ok(())
             }
+            _ if request & 0xc000_ffff == 0xc000_4100 | REMAP_NUMBER => self.remap(&argument, nvmap, gpu),
             _ => return None,
         };
         Some(result.map(|()| argument))
@@ -110,7 +118,7 @@ impl AddressSpace {
         let end = start + size;
         let overlaps =
             |map: &BTreeMap<u64, u64>| map.range(..end).next_back().is_some_and(|(&s, &len)| s + len > start);
-        let reserved: BTreeMap<u64, u64> = self.reserved.iter().map(|(&s, &(len, _))| (s, len)).collect();
+        let reserved: BTreeMap<u64, u64> = self.reserved.iter().map(|(&s, &(len, ..))| (s, len)).collect();
         let mapped: BTreeMap<u64, u64> = self.mappings.iter().map(|(&s, m)| (s, m.size)).collect();
         !overlaps(&reserved) && !overlaps(&mapped)
     }
@@ -121,7 +129,7 @@ impl AddressSpace {
         let taken: Vec<(u64, u64)> = self
             .reserved
             .iter()
-            .map(|(&s, &(len, _))| (s, len))
+            .map(|(&s, &(len, ..))| (s, len))
             .chain(self.mappings.iter().map(|(&s, m)| (s, m.size)))
             .collect();
         loop {
@@ -137,7 +145,7 @@ impl AddressSpace {
     }
 
     /// AllocSpace {pages, page size, flags, padding, in alignment or fixed offset / out offset}.
-    fn alloc_space(&mut self, argument: &mut [u8]) -> Result<(), NvResult> {
+    fn alloc_space(&mut self, argument: &mut [u8], gpu: &mut Gpu) -> Result<(), NvResult> {
         let (pages, page_size, flags) = (u32_at(argument, 0), u32_at(argument, 4), u32_at(argument, 8));
         let region = self.region(u64::from(page_size)).ok_or(NvResult::BadValue)?;
         let size = u64::from(pages) * u64::from(page_size);
@@ -158,7 +166,11 @@ impl AddressSpace {
             }
             self.find_free(region, size, align).ok_or(NvResult::InsufficientMemory)?
         };
-        self.reserved.insert(offset, (size, page_size));
+        let sparse = flags & SPARSE != 0;
+        if sparse {
+            gpu.set_sparse(self.gpu_space, offset, size, true).expect("reservations are page-aligned");
+        }
+        self.reserved.insert(offset, (size, page_size, sparse));
         put(argument, 16, &offset.to_le_bytes());
         Ok(())
     }
@@ -167,19 +179,22 @@ impl AddressSpace {
     fn free_space(&mut self, argument: &[u8], gpu: &mut Gpu) -> Result<(), NvResult> {
         let (offset, pages, page_size) = (u64_at(argument, 0), u32_at(argument, 8), u32_at(argument, 12));
         let size = u64::from(pages) * u64::from(page_size);
-        if self.reserved.get(&offset) != Some(&(size, page_size)) {
+        let Some(&(_, _, sparse)) = self.reserved.get(&offset).filter(|&&(s, p, _)| (s, p) == (size, page_size)) else {
             return Err(NvResult::BadValue);
-        }
+        };
         self.reserved.remove(&offset);
         self.mappings.retain(|&va, _| va < offset || va >= offset + size);
         gpu.unmap(self.gpu_space, offset, size).expect("reservations are page-aligned");
+        if sparse {
+            gpu.set_sparse(self.gpu_space, offset, size, false).expect("reservations are page-aligned");
+        }
         Ok(())
     }
 
     /// The reservation `start..start + size` lies in, if any.
-    fn reservation_holding(&self, start: u64, size: u64) -> Option<(u64, u64, u32)> {
-        let (&base, &(length, page_size)) = self.reserved.range(..=start).next_back()?;
-        (start + size <= base + length).then_some((base, length, page_size))
+    fn reservation_holding(&self, start: u64, size: u64) -> Option<(u64, u64, u32, bool)> {
+        let (&base, &(length, page_size, sparse)) = self.reserved.range(..=start).next_back()?;
+        (start.checked_add(size)? <= base + length).then_some((base, length, page_size, sparse))
     }
 
     /// MapBufferEx {flags, kind, nvmap handle, page size (in/out), buffer offset, mapping size (0: the rest of the
@@ -196,7 +211,7 @@ impl AddressSpace {
         let size = size.next_multiple_of(SMALL_PAGE);
         let (offset, page_size) = if flags & FIXED_OFFSET != 0 {
             let offset = u64_at(argument, 32);
-            let (_, _, page_size) = self.reservation_holding(offset, size).ok_or(NvResult::BadValue)?;
+            let (_, _, page_size, _) = self.reservation_holding(offset, size).ok_or(NvResult::BadValue)?;
             let overlaps = self.mappings.range(..offset + size).next_back().is_some_and(|(&s, m)| s + m.size > offset);
             if !offset.is_multiple_of(SMALL_PAGE) || overlaps {
                 return Err(NvResult::BadValue);
@@ -222,6 +237,48 @@ impl AddressSpace {
         Ok(())
     }
 
+    /// Remap: entries of {u16 flags, u16 kind, u32 nvmap handle (0: unmap), u32 object offset, u32 GPU offset,
+    /// u32 size}, offsets and size in 64 KiB units (Ryujinx's `Remap` reads them so), each inside a sparse
+    /// reservation. A mapped entry replaces what was there; an unmapped one leaves the pages sparse. Every entry is
+    /// checked before any takes effect.
+    fn remap(&mut self, argument: &[u8], nvmap: &NvMap, gpu: &mut Gpu) -> Result<(), NvResult> {
+        if argument.is_empty() || !argument.len().is_multiple_of(REMAP_ENTRY) {
+            return Err(NvResult::InvalidSize);
+        }
+        let mut plan = Vec::new();
+        for entry in argument.chunks_exact(REMAP_ENTRY) {
+            let handle = u32_at(entry, 4);
+            let [object_offset, gpu_offset, size] =
+                [8, 12, 16].map(|at| u64::from(u32_at(entry, at)) << REMAP_PAGE_SHIFT);
+            let over_mapping = self
+                .mappings
+                .range(..gpu_offset.saturating_add(size))
+                .next_back()
+                .is_some_and(|(&start, mapping)| start + mapping.size > gpu_offset);
+            if size == 0 || over_mapping || !matches!(self.reservation_holding(gpu_offset, size), Some((.., true))) {
+                return Err(NvResult::BadValue);
+            }
+            let guest = match handle {
+                0 => None,
+                _ => {
+                    let (address, object_size) = nvmap.allocation(handle).ok_or(NvResult::BadValue)?;
+                    if object_offset.checked_add(size).is_none_or(|end| end > object_size) {
+                        return Err(NvResult::BadValue);
+                    }
+                    Some(address + object_offset)
+                }
+            };
+            plan.push((gpu_offset, size, guest));
+        }
+        for (gpu_offset, size, guest) in plan {
+            gpu.unmap(self.gpu_space, gpu_offset, size).expect("64 KiB units are page-aligned");
+            if let Some(guest) = guest {
+                gpu.map(self.gpu_space, gpu_offset, guest, size).expect("unmapped just before, page-aligned");
+            }
+        }
+        Ok(())
+    }
+
     /// GetVaRegions {unused, buffer size (in/out), padding, two regions {offset, page size, padding, pages}}.
     fn va_regions(&self, argument: &mut [u8]) {
         put(argument, 8, &0x30u32.to_le_bytes());
@@ -241,12 +298,12 @@ impl AddressSpace {
 mod tests {
     use super::*;
 
-    fn alloc(space: &mut AddressSpace, pages: u32, page_size: u32, align: u64) -> Result<u64, NvResult> {
+    fn alloc(space: &mut AddressSpace, gpu: &mut Gpu, pages: u32, page_size: u32, align: u64) -> Result<u64, NvResult> {
         let mut argument = vec![0u8; 0x18];
         put(&mut argument, 0, &pages.to_le_bytes());
         put(&mut argument, 4, &page_size.to_le_bytes());
         put(&mut argument, 16, &align.to_le_bytes());
-        space.alloc_space(&mut argument).map(|()| u64_at(&argument, 16))
+        space.alloc_space(&mut argument, gpu).map(|()| u64_at(&argument, 16))
     }
 
     /// Reservations of mixed sizes and alignments, some freed between: each lies in its page size's region,
@@ -273,7 +330,7 @@ mod tests {
             }
             let page = if seed & 1 == 0 { 0x1000 } else { DEFAULT_BIG_PAGE };
             let (pages, align) = ((seed >> 8) as u32 % 64 + 1, 1u64 << ((seed >> 20) % 20));
-            let offset = alloc(&mut space, pages, page, align).unwrap();
+            let offset = alloc(&mut space, &mut gpu, pages, page, align).unwrap();
             let size = u64::from(pages) * u64::from(page);
             let region = space.region(u64::from(page)).unwrap();
             assert!(offset >= region.0 && offset + size <= region.1);
@@ -285,10 +342,12 @@ mod tests {
 
     #[test]
     fn page_sizes_other_than_the_two_are_refused() {
-        let mut space = AddressSpace::new(0);
+        let mut gpu = Gpu::default();
+        let mut space = AddressSpace::new(gpu.create_address_space());
         space.initialize(&[0; 0x28]).unwrap();
-        assert_eq!(alloc(&mut space, 1, 0x10000, 0), Err(NvResult::BadValue), "64 KiB is not the big page chosen");
-        assert_eq!(alloc(&mut space, 1, 0x2000, 0), Err(NvResult::BadValue));
-        assert_eq!(alloc(&mut space, 0, 0x1000, 0), Err(NvResult::BadValue));
+        let gpu = &mut gpu;
+        assert_eq!(alloc(&mut space, gpu, 1, 0x10000, 0), Err(NvResult::BadValue), "64 KiB is not the big page chosen");
+        assert_eq!(alloc(&mut space, gpu, 1, 0x2000, 0), Err(NvResult::BadValue));
+        assert_eq!(alloc(&mut space, gpu, 0, 0x1000, 0), Err(NvResult::BadValue));
     }
 }

@@ -8,8 +8,8 @@ const ZCULL_GET_INFO: u32 = 0x8028_4702;
 /// libnx numbers ZbcSetTable as reading (0x802c4703), Linux's nvgpu as writing (0x402c4703); both come here.
 const ZBC_SET_TABLE: [u32; 2] = [0x802c_4703, 0x402c_4703];
 const ZBC_QUERY_TABLE: u32 = 0xc034_4704;
-const GET_CHARACTERISTICS: u32 = 0xc0b0_4705;
-const GET_TPC_MASKS: u32 = 0xc018_4706;
+pub const GET_CHARACTERISTICS: u32 = 0xc0b0_4705;
+pub const GET_TPC_MASKS: u32 = 0xc018_4706;
 const FLUSH_L2: u32 = 0x4008_4707;
 const ZBC_GET_ACTIVE_SLOT_MASK: u32 = 0x8008_4714;
 const GET_GPU_TIME: u32 = 0xc010_471c;

@@ -197,17 +197,35 @@ impl NvDrv {
     /// Ioctl(u32 fd, u32 request, in buffer, out buffer) -> u32 NvResult. The argument comes in when the number
     /// says so, and goes back (at the same size) when it says so.
     fn ioctl(&mut self, call: &mut Call) -> Result<(), Failure> {
-        self.ioctl_with(call, None)
+        self.ioctl_with(call, None).map(drop)
+    }
+
+    /// Ioctl3(u32 fd, u32 request, in buffer, out buffer, inline out buffer) -> u32 NvResult: Ioctl, and for the
+    /// ioctls whose results the driver also gives inline (ctrl-gpu GetCharacteristics and GetTpcMasks, as-gpu
+    /// GetVaRegions) those results in the third buffer.
+    fn ioctl3(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let request = call.u32(4);
+        let Some(argument) = self.ioctl_with(call, None)? else { return Ok(()) };
+        let inline = match request {
+            ctrl_gpu::GET_CHARACTERISTICS => &argument[0x10..0xb0],
+            ctrl_gpu::GET_TPC_MASKS => &argument[0x10..0x14],
+            as_gpu::GET_VA_REGIONS => &argument[0x10..0x40],
+            _ => return Ok(()),
+        };
+        let room = (call.buffer(2).size as usize).min(inline.len());
+        call.write_buffer(2, &inline[..room]).map(drop)
     }
 
     /// Ioctl2(u32 fd, u32 request, in buffer, extra in buffer, out buffer) -> u32 NvResult: KickoffPb's entries
     /// come in the extra buffer.
     fn ioctl2(&mut self, call: &mut Call) -> Result<(), Failure> {
         let extra = call.read_buffer(1, call.buffer(1).size.min(1 << 20) as usize)?;
-        self.ioctl_with(call, Some(extra))
+        self.ioctl_with(call, Some(extra)).map(drop)
     }
 
-    fn ioctl_with(&mut self, call: &mut Call, extra: Option<Vec<u8>>) -> Result<(), Failure> {
+    /// An ioctl with its argument from buffer 0 and back to the output buffer; the argument that went back, when
+    /// the ioctl succeeded.
+    fn ioctl_with(&mut self, call: &mut Call, extra: Option<Vec<u8>>) -> Result<Option<Vec<u8>>, Failure> {
         let (fd, request) = (call.u32(0), call.u32(4));
         let ioctl = Ioctl::decode(request);
         let output_buffer = if extra.is_some() { 2 } else { 1 };
@@ -234,7 +252,7 @@ impl NvDrv {
                 (result, argument)
             }
         };
-        if let Some(argument) = argument
+        if let Some(argument) = &argument
             && ioctl.output
         {
             call.write_buffer(output_buffer, &argument[..ioctl.size])?;
@@ -242,7 +260,7 @@ impl NvDrv {
         // Whatever the GPU did, events whose fences it reached are signalled.
         self.system.gpu.borrow_mut().run(call.memory, call.ticks).map_err(Failure::Gpu)?;
         call.push_u32(result as u32);
-        Ok(())
+        Ok(argument.filter(|_| result == NvResult::Success))
     }
 
     /// One device's answer: the result and the argument to pass back (`None`: nothing goes back); `Ok(None)` for
@@ -363,6 +381,11 @@ impl Interface for NvDrv {
         Command::new(11, "Ioctl2", Self::ioctl2).input(8).buffers(&[
             BufferKind::InAutoSelect,
             BufferKind::InAutoSelect,
+            BufferKind::OutAutoSelect,
+        ]),
+        Command::new(12, "Ioctl3", Self::ioctl3).input(8).buffers(&[
+            BufferKind::InAutoSelect,
+            BufferKind::OutAutoSelect,
             BufferKind::OutAutoSelect,
         ]),
     ];

@@ -56,6 +56,19 @@ uint32_t nv_ioctl2(Handle nv, uint32_t fd, uint32_t request, void *argument, uin
     return out_u32(0);
 }
 
+uint32_t nv_ioctl3(Handle nv, uint32_t fd, uint32_t request, void *argument, uint32_t size, void *inline_out,
+                   uint32_t inline_size) {
+    uint32_t words[2] = {fd, request};
+    IpcRequest r = ipc_blank_request();
+    r.num_sends = r.num_statics = 1;
+    r.num_receives = r.num_receive_list = 2;
+    r.sends[0] = (IpcBuffer){(uint64_t)argument, size};
+    r.receives[0] = (IpcBuffer){(uint64_t)argument, size};
+    r.receives[1] = (IpcBuffer){(uint64_t)inline_out, inline_size};
+    check(ipc_command(nv, 12, words, 8, &r, 4, &reply) == 0, "Ioctl3");
+    return out_u32(0);
+}
+
 uint32_t nv_close(Handle nv, uint32_t fd) {
     IpcRequest r = ipc_blank_request();
     check(ipc_command(nv, 2, &fd, 4, &r, 4, &reply) == 0, "Close");

@@ -39,6 +39,9 @@ uint32_t nv_open(Handle nv, const char *path, uint32_t *error);
 uint32_t nv_ioctl(Handle nv, uint32_t fd, uint32_t request, void *argument, uint32_t size, int pointer);
 uint32_t nv_ioctl2(Handle nv, uint32_t fd, uint32_t request, void *argument, uint32_t size, const void *extra,
                    uint32_t extra_size);
+/* Ioctl3: Ioctl, and the results some ioctls also give inline in a third buffer. */
+uint32_t nv_ioctl3(Handle nv, uint32_t fd, uint32_t request, void *argument, uint32_t size, void *inline_out,
+                   uint32_t inline_size);
 uint32_t nv_close(Handle nv, uint32_t fd);
 uint32_t nv_query_event(Handle nv, uint32_t fd, uint32_t id, Handle *event);
 /* sm, then nvdrv's Initialize with `transfer_size` bytes at `transfer` as its transfer memory. */
