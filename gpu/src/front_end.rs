@@ -586,6 +586,67 @@ mod tests {
         assert_eq!(setup.data_u32(0x400), 0x5ca1_ab1e);
     }
 
+    /// A QMD of version `major`.`minor` for one block of 32 threads running the program at SET_PROGRAM_REGION +
+    /// 0x100, with `shared` bytes of shared memory and release 0 writing 0x600d (one word) at DATA + 0x800; the
+    /// bits of clb1c0qmd.h.
+    fn qmd(major: u32, minor: u32, shared: u32) -> Vec<u8> {
+        let mut words = [0u32; 64];
+        let release = DATA + 0x800;
+        words[0x18 / 4] = 1 << 10;
+        words[0x20 / 4] = 0x100;
+        words[0x30 / 4] = 1;
+        words[0x34 / 4] = 1 | 1 << 16;
+        words[0x44 / 4] = shared;
+        words[0x48 / 4] = minor | major << 4 | 32 << 16;
+        words[0x4c / 4] = 1 | 1 << 16;
+        words[0x5c / 4] = release as u32;
+        words[0x60 / 4] = (release >> 32) as u32 | 1 << 31;
+        words[0x64 / 4] = 0x600d;
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// The compute class's launch: the program region (DATA), the QMD's address (DATA + 0x400) >> 8, and
+    /// SEND_SIGNALING_PCAS_B with SCHEDULE.
+    fn launch_words() -> Vec<u32> {
+        vec![
+            header::non_incrementing(1, 0, 1),
+            0xb1c0,
+            header::incrementing(1, 0x1608 / 4, 2),
+            (DATA >> 32) as u32,
+            DATA as u32,
+            header::incrementing(1, 0x2b4 / 4, 1),
+            ((DATA + 0x400) >> 8) as u32,
+            header::incrementing(1, 0x2bc / 4, 1),
+            2,
+        ]
+    }
+
+    /// A program that only exits runs through a QMD on the reference back end, and the QMD's release follows; a
+    /// block that asks for more shared memory than the device has is refused naming the limit; a QMD of another
+    /// version stops the channel naming it.
+    #[test]
+    fn compute_launches_read_their_qmd() {
+        let (mut setup, channel) = rendering_setup();
+        // One bundle: its scheduling word, EXIT and two NOPs (nvdisasm's words for them).
+        let program = [0x001f_8000_fc00_07e0u64, 0xe300_0000_0007_000f, 0x50b0_0000_0007_0f00, 0x50b0_0000_0007_0f00];
+        fill_data(&setup, 0x100, &program.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+        fill_data(&setup, 0x400, &qmd(1, 7, 0x100));
+        setup.submit(channel, &launch_words()).unwrap();
+        assert_eq!(setup.data_u32(0x800), 0x600d);
+
+        let (mut setup, channel) = rendering_setup();
+        fill_data(&setup, 0x100, &program.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+        fill_data(&setup, 0x400, &qmd(1, 7, 0x3_ffff));
+        let error = setup.submit(channel, &launch_words()).unwrap_err().to_string();
+        assert!(error.contains("maxComputeSharedMemorySize") && error.contains("262143"), "{error}");
+        assert_eq!(setup.data_u32(0x800), 0, "no release after a launch that failed");
+
+        let (mut setup, channel) = rendering_setup();
+        fill_data(&setup, 0x400, &qmd(2, 1, 0));
+        let error = setup.submit(channel, &launch_words()).unwrap_err().to_string();
+        assert!(error.contains("SEND_SIGNALING_PCAS_B") && error.contains("01_07"), "{error}");
+    }
+
     /// A Setup whose GPU renders with the reference back end on the Vulkan device (lavapipe in CI).
     fn rendering_setup() -> (Setup, u32) {
         let mut setup = Setup::new();

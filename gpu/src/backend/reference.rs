@@ -187,6 +187,19 @@ impl Backend for ReferenceBackend {
     /// the bytes the grid changed.
     fn dispatch(&mut self, dispatch: &Dispatch, memory: &GpuMemory) -> Result<(), BackendError> {
         let program = &dispatch.kernel.name;
+        // Maxwell gives a block up to 48 KiB of shared memory; a Vulkan device may offer less.
+        let limit = self.device.features().max_shared_memory;
+        if dispatch.kernel.shared_bytes > limit {
+            return Err(BackendError::Failed {
+                backend: NAME,
+                problem: format!(
+                    "{program} needs {} bytes of shared memory a block, and the Vulkan device {} offers {limit} \
+                     (maxComputeSharedMemorySize); pick another with TANDEM_VULKAN_DEVICE",
+                    dispatch.kernel.shared_bytes,
+                    self.device.name()
+                ),
+            });
+        }
         let mut mirrors = Vec::new();
         let mut windows = Vec::new();
         for (gpu, size) in memory.mmu.windows() {
