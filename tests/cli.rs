@@ -73,6 +73,7 @@ fn kernel_programs_pass_their_checks_and_repeat_exactly() {
         "gpu-present",
         "gpu-copy",
         "gpu-compute",
+        "hid",
     ] {
         let run = || tandem(&["run", &program(&format!("{name}.nro")), "--state-hash"]);
         let first = run();
@@ -234,7 +235,7 @@ fn crashing_programs_stop_with_a_report() {
         ("crash_svc.nro", vec!["SVC 0x7f (CallSecureMonitor) is not implemented", "svc #0x7f"]),
         (
             "crash_service.nro",
-            vec!["service `sm:` command 1 is not implemented", "GetServiceHandle(\"hid\")", "svc #0x21"],
+            vec!["service `sm:` command 1 is not implemented", "GetServiceHandle(\"audout:u\")", "svc #0x21"],
         ),
     ];
     for (name, expected) in cases {
@@ -324,7 +325,7 @@ fn limits_are_loud() {
 
 /// The programs small enough to run on both paths in lockstep in CI (intloop's 100 M instructions are the
 /// benchmark's).
-const KERNEL_PROGRAMS: [&str; 22] = [
+const KERNEL_PROGRAMS: [&str; 23] = [
     "hello",
     "demo",
     "isa",
@@ -341,6 +342,7 @@ const KERNEL_PROGRAMS: [&str; 22] = [
     "gpu-present",
     "gpu-copy",
     "gpu-compute",
+    "hid",
     "crash_service",
     "crash_break",
     "crash_deadlock",

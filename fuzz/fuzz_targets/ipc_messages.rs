@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(message) = Message::parse(buffer) else { return };
     assert!(message.data.end <= buffer.len());
     let system = Rc::new(System::default());
-    let objects = ["set", "set:sys", "lm", "fsp-srv", "time:u", "appletOE", "nvdrv"].map(|name| open_service(name, &system).expect("a Tandem service"));
+    let objects = ["set", "set:sys", "lm", "fsp-srv", "time:u", "appletOE", "nvdrv", "hid", "vi:u"].map(|name| open_service(name, &system).expect("a Tandem service"));
     let sm = open_named_port("sm:", &system).expect("sm:");
     MEMORY.with(|memory| {
         let mut sessions = Sessions::default();

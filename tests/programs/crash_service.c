@@ -15,8 +15,8 @@ int main(void) {
     r.data = &reserved;
     r.data_size = 8;
     check(ipc_call(sm, &r, 0, &reply) == 0 && reply.result == 0, "RegisterClient");
-    print("asking for hid\n");
-    uint64_t name = ipc_service_name("hid");
+    print("asking for audout:u\n");
+    uint64_t name = ipc_service_name("audout:u");
     r.command_id = 1;
     r.send_pid = 0;
     r.data = &name;

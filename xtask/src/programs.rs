@@ -46,6 +46,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("ipc", Flavours::HorizonOnly),
     ("fs", Flavours::HorizonOnly),
     ("time", Flavours::HorizonOnly),
+    ("hid", Flavours::HorizonOnly),
     ("applet", Flavours::HorizonOnly),
     ("shmem", Flavours::HorizonOnly),
     ("server", Flavours::HorizonOnly),

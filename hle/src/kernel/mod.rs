@@ -225,6 +225,8 @@ pub struct Kernel {
     /// Events services have handed out (the kernel event, and the service's), whose signals the kernel carries out
     /// after each request; an event the service dropped loses its writer.
     service_events: Vec<(u64, WatchedEvent)>,
+    /// Services' shared memory with kernel objects, kept in step by `sync_service_shared_memories`.
+    service_shared_memories: Vec<crate::service::ServiceSharedMemory>,
     shared_memories: BTreeMap<u64, svc::SharedMemory>,
     transfer_memories: BTreeMap<u64, svc::TransferMemory>,
     /// The id the next shared or transfer memory object gets.
@@ -337,6 +339,7 @@ impl Kernel {
             output,
             sessions: Sessions::default(),
             service_events: Vec::new(),
+            service_shared_memories: Vec::new(),
             shared_memories: BTreeMap::new(),
             transfer_memories: BTreeMap::new(),
             next_memory_object: 1,
@@ -534,16 +537,20 @@ impl Kernel {
         next_tick.saturating_mul(INSTRUCTIONS_PER_TICK).saturating_sub(self.now).max(1)
     }
 
-    /// Ends the timed waits that are due, rotates the preemption priorities when their period has passed, and
-    /// signals the display's vsync event at each vertical blank.
+    /// Ends the timed waits that are due, rotates the preemption priorities when their period has passed, and at
+    /// each vertical blank samples the controllers and signals the display's vsync event.
     fn fire_timers(&mut self) {
         let tick = self.tick();
         if tick >= self.next_vsync_tick {
-            self.next_vsync_tick = (tick / VSYNC_PERIOD_TICKS + 1) * VSYNC_PERIOD_TICKS;
+            // The controllers are sampled once a frame, every frame (an idle jump may pass several).
+            while tick >= self.next_vsync_tick {
+                self.system.hid.borrow_mut().sample();
+                self.next_vsync_tick += VSYNC_PERIOD_TICKS;
+            }
             if self.vsync_event().is_some() {
                 self.system.display.borrow().vsync.signal();
-                self.carry_out_service_events();
             }
+            self.carry_out_service_events();
         }
         if tick >= self.next_preemption_tick {
             for core in 0..self.platform.cores {

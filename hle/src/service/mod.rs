@@ -13,6 +13,7 @@
 
 pub mod am;
 pub mod fs;
+pub mod hid;
 pub mod lm;
 pub mod nvdrv;
 mod session;
@@ -160,6 +161,8 @@ pub struct Call<'a> {
     pub statics: Vec<Static>,
     /// Events the command gives the client (each becomes a copied handle to the event's readable side).
     pub copy_events: Vec<ServiceEvent>,
+    /// Shared memory the command gives the client (each becomes a copied handle), after the events.
+    pub copy_shared_memories: Vec<ServiceSharedMemory>,
     /// For the kernel: a session to the service of this name the program serves itself (sm's GetServiceHandle).
     pub connect_service: Option<String>,
     /// For the kernel: a port for the program to serve this service on, with its session limit (RegisterService).
@@ -181,6 +184,7 @@ impl<'a> Call<'a> {
             new_objects: Vec::new(),
             statics: Vec::new(),
             copy_events: Vec::new(),
+            copy_shared_memories: Vec::new(),
             connect_service: None,
             register_service: None,
             unregister_service: None,
@@ -355,6 +359,46 @@ impl WatchedEvent {
     }
 }
 
+/// Shared memory a service owns and writes (hid's input state), given to its client as a copied handle. The
+/// service's bytes are the truth: the client maps the memory read-only, and the kernel copies the bytes into its
+/// object (the client's mapping, when mapped) after each request and each input sample.
+#[derive(Clone)]
+pub struct ServiceSharedMemory(Rc<RefCell<ServiceSharedMemoryState>>);
+
+pub struct ServiceSharedMemoryState {
+    /// The kernel's object, once made.
+    pub kernel_object: Option<u64>,
+    pub bytes: Vec<u8>,
+    /// Written since the kernel last copied the bytes.
+    pub dirty: bool,
+}
+
+impl ServiceSharedMemory {
+    /// `size` bytes of zeros (a whole number of pages).
+    pub fn new(size: usize) -> ServiceSharedMemory {
+        ServiceSharedMemory(Rc::new(RefCell::new(ServiceSharedMemoryState {
+            kernel_object: None,
+            bytes: vec![0; size],
+            dirty: false,
+        })))
+    }
+
+    pub fn write(&self, offset: usize, data: &[u8]) {
+        let mut state = self.0.borrow_mut();
+        state.bytes[offset..offset + data.len()].copy_from_slice(data);
+        state.dirty = true;
+    }
+
+    pub fn read(&self, offset: usize, buffer: &mut [u8]) {
+        buffer.copy_from_slice(&self.0.borrow().bytes[offset..offset + buffer.len()]);
+    }
+
+    /// The kernel's side.
+    pub fn state(&self) -> std::cell::RefMut<'_, ServiceSharedMemoryState> {
+        self.0.borrow_mut()
+    }
+}
+
 /// The kernel's InvalidCurrentMemory: a buffer the client named is not mapped as it must be.
 pub const INVALID_CURRENT_MEMORY: ResultCode = ResultCode::new(1, 106);
 
@@ -391,6 +435,8 @@ pub struct System {
     pub gpu: RefCell<nvdrv::gpu_host::GpuHost>,
     /// Layers, their buffer queues, and where shown frames go.
     pub display: RefCell<vi::display::Display>,
+    /// The controllers: their configuration, shared memory and input.
+    pub hid: RefCell<hid::Hid>,
 }
 
 impl Default for System {
@@ -409,6 +455,7 @@ impl Default for System {
             open_saves: fs::save::OpenSaves::default(),
             gpu: RefCell::default(),
             display: RefCell::default(),
+            hid: RefCell::default(),
         }
     }
 }
@@ -423,6 +470,7 @@ pub fn open_service(name: &str, system: &Rc<System>) -> Option<SharedObject> {
         "appletOE" => Rc::new(RefCell::new(am::ApplicationProxyService::new(system.clone()))),
         "time:u" | "time:a" | "time:s" => Rc::new(RefCell::new(time::StaticService::new(system.clone()))),
         "fsp-srv" => Rc::new(RefCell::new(fs::FileSystemProxy::new(system.clone()))),
+        "hid" => Rc::new(RefCell::new(hid::HidServer::new(system.clone()))),
         "vi:u" => Rc::new(RefCell::new(vi::RootService::new(system.clone(), "vi:u"))),
         "vi:s" => Rc::new(RefCell::new(vi::RootService::new(system.clone(), "vi:s"))),
         "vi:m" => Rc::new(RefCell::new(vi::RootService::new(system.clone(), "vi:m"))),

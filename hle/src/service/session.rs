@@ -1,7 +1,7 @@
 //! Sessions to host services: each one serves an object, or (once converted) a domain of objects addressed by id.
 //! Control messages (domains, clones, the pointer buffer size) are answered here; requests go to the object.
 
-use super::{Call, Failure, ServiceEvent, SharedObject};
+use super::{Call, Failure, ServiceEvent, ServiceSharedMemory, SharedObject};
 use crate::ipc::cmif::{self, DomainAction, Kind, Reply};
 use crate::ipc::hipc::Message;
 use crate::ipc::{ResultCode, hipc_result, sf};
@@ -46,8 +46,9 @@ pub struct Dispatched {
     pub is_domain: bool,
     pub reply: Option<Reply>,
     pub new_sessions: Vec<u64>,
-    /// Events to give the client as copied handles, in order.
+    /// Events to give the client as copied handles, in order, then shared memory.
     pub copy_events: Vec<ServiceEvent>,
+    pub copy_shared_memories: Vec<ServiceSharedMemory>,
     /// Services the program serves, to connect to, register or unregister ([`Call::connect_service`],
     /// [`Call::register_service`], [`Call::unregister_service`]).
     pub connect_service: Option<String>,
@@ -63,6 +64,7 @@ impl Dispatched {
             reply: None,
             new_sessions: Vec::new(),
             copy_events: Vec::new(),
+            copy_shared_memories: Vec::new(),
             connect_service: None,
             register_service: None,
             unregister_service: None,
@@ -165,6 +167,7 @@ impl Sessions {
             reply: Some(reply),
             new_sessions,
             copy_events: call.copy_events,
+            copy_shared_memories: call.copy_shared_memories,
             connect_service: call.connect_service,
             register_service: call.register_service,
             unregister_service: call.unregister_service,

@@ -325,6 +325,12 @@ impl Kernel {
                 }
             }
         }
+        for memory in &dispatched.copy_shared_memories {
+            match self.service_shared_memory_handle(memory) {
+                Some(handle) => reply.copy_handles.push(handle),
+                None => return Svc::Return(KernelResult::OutOfHandles),
+            }
+        }
         self.carry_out_service_events();
         match cmif::write_reply(dispatched.kind, dispatched.is_domain, &reply, &mut buffer) {
             Ok(length) if self.memory.write(address, &buffer[..length]).is_ok() => Svc::Return(KernelResult::Success),
@@ -352,6 +358,7 @@ impl Kernel {
     /// Carries the signals and clears services made into their kernel events (waking waiters); an event its
     /// service dropped loses its writer (and goes once its readable handles are closed).
     pub(crate) fn carry_out_service_events(&mut self) {
+        self.sync_service_shared_memories();
         let mut index = 0;
         while index < self.service_events.len() {
             let (id, ref watched) = self.service_events[index];

@@ -12,6 +12,7 @@ use super::super::address_space::{
 use super::super::{Kernel, KernelObject, StopReason};
 use super::memory::check_range;
 use super::{KernelResult, Svc};
+use crate::service::ServiceSharedMemory;
 use tandem_reference::memory::Perm;
 
 /// CreateSharedMemory's remote permission meaning "whatever the mapper asks".
@@ -22,8 +23,11 @@ const MAX_SHARED_MEMORY: u64 = super::super::address_space::TOTAL_MEMORY;
 /// A shared memory object.
 #[derive(Debug)]
 pub struct SharedMemory {
-    /// The creator's (this process's) most permissive mapping.
+    /// The most permissive mapping this process may make: the creator's (CreateSharedMemory), or read-only for
+    /// memory a service owns.
     owner_perm: Perm,
+    /// A service's (hid's): the system's memory, not the application's, and kept in step with the service's bytes.
+    service_owned: bool,
     /// Its bytes while unmapped and once written (`None`: all zero, nothing allocated; while mapped, the mapping
     /// holds them).
     bytes: Option<Vec<u8>>,
@@ -68,7 +72,8 @@ impl Kernel {
         let id = self.next_memory_object;
         let handle = self.handles.add(KernelObject::SharedMemory(id)).ok_or(KernelResult::OutOfHandles)?;
         self.next_memory_object += 1;
-        let object = SharedMemory { owner_perm, bytes: None, size, mapped_at: None, references: 1 };
+        let object =
+            SharedMemory { owner_perm, service_owned: false, bytes: None, size, mapped_at: None, references: 1 };
         self.shared_memories.insert(id, object);
         self.set_output(1, u64::from(handle));
         Ok(())
@@ -76,7 +81,54 @@ impl Kernel {
 
     /// The bytes of every shared memory object.
     pub(super) fn shared_memory_size(&self) -> u64 {
-        self.shared_memories.values().map(|object| object.size).sum()
+        self.shared_memories.values().filter(|object| !object.service_owned).map(|object| object.size).sum()
+    }
+
+    /// A handle to the kernel object behind a service's shared memory, made when first given out.
+    pub(crate) fn service_shared_memory_handle(&mut self, memory: &ServiceSharedMemory) -> Option<u32> {
+        let existing = memory.state().kernel_object.filter(|id| self.shared_memories.contains_key(id));
+        let id = existing.unwrap_or_else(|| {
+            let id = self.next_memory_object;
+            self.next_memory_object += 1;
+            let mut state = memory.state();
+            let object = SharedMemory {
+                owner_perm: Perm::READ,
+                service_owned: true,
+                bytes: Some(state.bytes.clone()),
+                size: state.bytes.len() as u64,
+                mapped_at: None,
+                references: 0,
+            };
+            self.shared_memories.insert(id, object);
+            state.kernel_object = Some(id);
+            state.dirty = false;
+            self.service_shared_memories.push(memory.clone());
+            id
+        });
+        let handle = self.handles.add(KernelObject::SharedMemory(id))?;
+        self.shared_memories.get_mut(&id).expect("made above").references += 1;
+        Some(handle)
+    }
+
+    /// Copies what services wrote into their shared memory objects: into the guest's mapping, or the object's
+    /// bytes while unmapped.
+    pub(crate) fn sync_service_shared_memories(&mut self) {
+        let mut memories = std::mem::take(&mut self.service_shared_memories);
+        // Objects whose last handle and mapping are gone were dropped; a new handle makes another.
+        memories.retain(|memory| memory.state().kernel_object.is_some_and(|id| self.shared_memories.contains_key(&id)));
+        for memory in &memories {
+            let mut state = memory.state();
+            if !state.dirty {
+                continue;
+            }
+            state.dirty = false;
+            let Some(object) = state.kernel_object.and_then(|id| self.shared_memories.get_mut(&id)) else { continue };
+            match object.mapped_at {
+                Some(address) => self.memory.write_privileged(address, &state.bytes).expect("the mapping is there"),
+                None => object.bytes = Some(state.bytes.clone()),
+            }
+        }
+        self.service_shared_memories = memories;
     }
 
     /// The shared memory a handle names.

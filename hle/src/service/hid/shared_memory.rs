@@ -1,0 +1,179 @@
+//! hid's shared memory: the layout libnx's `HidSharedMemory` (switch/services/hid.h) describes and programs read
+//! directly, and what Tandem writes into its npad section.
+//!
+//! Each npad (10 entries of 0x5000 bytes from 0x9a00: No1-No8, Handheld, Other) holds its style set and colours,
+//! then a lifo per style: a header {unused, buffer count 17, tail, count} and 17 entries of {sampling number,
+//! state}, the state repeating the sampling number (a reader that sees the two differ knows it read a torn entry).
+//! The newest entry is at `tail`; `count` grows to 16 (one entry is always being written).
+
+use super::InputState;
+use crate::service::ServiceSharedMemory;
+
+pub const SIZE: usize = 0x40000;
+
+/// `HidNpadStyleTag` bits.
+pub const STYLE_FULL_KEY: u32 = 1 << 0;
+pub const STYLE_HANDHELD: u32 = 1 << 1;
+
+const NPAD_SECTION: usize = 0x9a00;
+const NPAD_ENTRY: usize = 0x5000;
+
+/// `HidNpadInternalState` fields.
+const STYLE_SET: usize = 0x0;
+const JOY_ASSIGNMENT_MODE: usize = 0x4;
+const FULL_KEY_COLOR: usize = 0x8;
+const FULL_KEY_LIFO: usize = 0x28;
+const HANDHELD_LIFO: usize = 0x378;
+const DEVICE_TYPE: usize = 0x4188;
+const SYSTEM_PROPERTIES: usize = 0x4190;
+const BATTERY_LEVEL: usize = 0x419c;
+const APPLET_FOOTER_UI_TYPE: usize = 0x41ac;
+
+const LIFO_HEADER: usize = 0x20;
+const LIFO_ENTRIES: u64 = 17;
+/// {u64 sampling number, HidNpadCommonState {u64 sampling number, u64 buttons, stick L, stick R, u32 attributes,
+/// u32 reserved}}.
+const LIFO_ENTRY: usize = 0x30;
+
+/// `HidNpadAttribute`: connected, and both Joy-Con (or the controller's two halves) connected.
+const ATTRIBUTES_CONNECTED: u32 = 1 << 0 | 1 << 2 | 1 << 4;
+/// `HidDeviceTypeBits`.
+const DEVICE_FULL_KEY: u32 = 1 << 0;
+const DEVICE_HANDHELD: u32 = 1 << 2 | 1 << 3;
+/// `HidNpadSystemProperties`: powered (bits 3-5, one per controller half), ABXY oriented (11), plus and minus
+/// available (13, 14), directional buttons available (15).
+const SYSTEM_PROPERTIES_VALUE: u64 = 0b111 << 3 | 1 << 11 | 1 << 13 | 1 << 14 | 1 << 15;
+/// `HidAppletFooterUiType`: HandheldJoyConLeftJoyConRight and SwitchProController.
+const FOOTER_HANDHELD: u8 = 4;
+const FOOTER_PRO_CONTROLLER: u8 = 12;
+/// `HidColorAttribute_ReadError`: Tandem has no controller colours to report.
+const COLOR_READ_ERROR: u32 = 1;
+/// The console's battery levels run 0 to 4.
+const BATTERY_FULL: u32 = 4;
+
+/// `HidNpadIdType`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NpadId {
+    No1,
+    No2,
+    No3,
+    No4,
+    No5,
+    No6,
+    No7,
+    No8,
+    Other,
+    Handheld,
+}
+
+impl NpadId {
+    pub fn from_u32(id: u32) -> Option<NpadId> {
+        use NpadId::*;
+        Some(match id {
+            0..=7 => [No1, No2, No3, No4, No5, No6, No7, No8][id as usize],
+            0x10 => Other,
+            0x20 => Handheld,
+            _ => return None,
+        })
+    }
+
+    /// The npad section's entry: No1-No8 first, then Handheld, then Other.
+    fn entry(self) -> usize {
+        use NpadId::*;
+        match self {
+            No1 => 0,
+            No2 => 1,
+            No3 => 2,
+            No4 => 3,
+            No5 => 4,
+            No6 => 5,
+            No7 => 6,
+            No8 => 7,
+            Handheld => 8,
+            Other => 9,
+        }
+    }
+
+    fn base(self) -> usize {
+        NPAD_SECTION + self.entry() * NPAD_ENTRY
+    }
+}
+
+/// Where the npads' next samples go.
+#[derive(Default)]
+pub struct SharedMemoryWriter {
+    /// The last sampling number written (the first sample is 1).
+    sampling_number: u64,
+}
+
+impl SharedMemoryWriter {
+    /// Writes who is connected: each npad's style set, assignment mode, colours, device type, power and footer;
+    /// the npads not in `connected` are cleared.
+    pub fn connect(&mut self, memory: &ServiceSharedMemory, connected: &[(NpadId, u32)]) {
+        for id in [NpadId::No1, NpadId::Handheld] {
+            let base = id.base();
+            let style = connected.iter().find(|&&(c, _)| c == id).map(|&(_, style)| style);
+            let Some(style) = style else {
+                memory.write(base + STYLE_SET, &0u32.to_le_bytes());
+                memory.write(base + DEVICE_TYPE, &0u32.to_le_bytes());
+                continue;
+            };
+            let handheld = style == STYLE_HANDHELD;
+            memory.write(base + STYLE_SET, &style.to_le_bytes());
+            // Dual: the two Joy-Con act as one controller.
+            memory.write(base + JOY_ASSIGNMENT_MODE, &0u32.to_le_bytes());
+            // HidNpadFullKeyColorState {attribute, main, sub} and HidNpadJoyColorState {attribute, left, right}.
+            let mut colors = [0u8; 32];
+            colors[..4].copy_from_slice(&COLOR_READ_ERROR.to_le_bytes());
+            colors[12..16].copy_from_slice(&COLOR_READ_ERROR.to_le_bytes());
+            memory.write(base + FULL_KEY_COLOR, &colors);
+            let device = if handheld { DEVICE_HANDHELD } else { DEVICE_FULL_KEY };
+            memory.write(base + DEVICE_TYPE, &device.to_le_bytes());
+            memory.write(base + SYSTEM_PROPERTIES, &SYSTEM_PROPERTIES_VALUE.to_le_bytes());
+            for half in 0..3 {
+                memory.write(base + BATTERY_LEVEL + 4 * half, &BATTERY_FULL.to_le_bytes());
+            }
+            let footer = if handheld { FOOTER_HANDHELD } else { FOOTER_PRO_CONTROLLER };
+            memory.write(base + APPLET_FOOTER_UI_TYPE, &[footer]);
+        }
+    }
+
+    /// One new entry in the lifo of each connected npad's style, holding `input`.
+    pub fn sample(&mut self, memory: &ServiceSharedMemory, connected: &[(NpadId, u32)], input: &InputState) {
+        self.sampling_number += 1;
+        let number = self.sampling_number;
+        for &(id, style) in connected {
+            let lifo = id.base() + if style == STYLE_HANDHELD { HANDHELD_LIFO } else { FULL_KEY_LIFO };
+            let mut header = [0u8; LIFO_HEADER];
+            memory.read(lifo, &mut header);
+            let word = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("eight bytes"));
+            let (tail, count) = (word(16), word(24));
+            let tail = if count == 0 { 0 } else { (tail + 1) % LIFO_ENTRIES };
+            let mut entry = [0u8; LIFO_ENTRY];
+            entry[..8].copy_from_slice(&number.to_le_bytes());
+            entry[8..16].copy_from_slice(&number.to_le_bytes());
+            entry[16..24].copy_from_slice(&(input.buttons | stick_buttons(input)).to_le_bytes());
+            for (at, value) in
+                [(24, input.stick_l.0), (28, input.stick_l.1), (32, input.stick_r.0), (36, input.stick_r.1)]
+            {
+                entry[at..at + 4].copy_from_slice(&value.to_le_bytes());
+            }
+            entry[40..44].copy_from_slice(&ATTRIBUTES_CONNECTED.to_le_bytes());
+            memory.write(lifo + LIFO_HEADER + tail as usize * LIFO_ENTRY, &entry);
+            header[8..16].copy_from_slice(&LIFO_ENTRIES.to_le_bytes());
+            header[16..24].copy_from_slice(&tail.to_le_bytes());
+            header[24..].copy_from_slice(&(count + 1).min(LIFO_ENTRIES - 1).to_le_bytes());
+            memory.write(lifo, &header);
+        }
+    }
+}
+
+/// The stick pseudo-buttons (`HidNpadButton_StickLLeft` at bit 16 ...): a stick past half way in a direction
+/// presses that direction's, as the console sets them.
+fn stick_buttons(input: &InputState) -> u64 {
+    const HALF: i32 = 0x7fff / 2;
+    let directions = |(x, y): (i32, i32)| -> u64 {
+        u64::from(x < -HALF) | u64::from(y > HALF) << 1 | u64::from(x > HALF) << 2 | u64::from(y < -HALF) << 3
+    };
+    directions(input.stick_l) << 16 | directions(input.stick_r) << 20
+}
