@@ -74,6 +74,7 @@ fn kernel_programs_pass_their_checks_and_repeat_exactly() {
         "gpu-copy",
         "gpu-compute",
         "hid",
+        "pad",
     ] {
         let run = || tandem(&["run", &program(&format!("{name}.nro")), "--state-hash"]);
         let first = run();
@@ -325,7 +326,7 @@ fn limits_are_loud() {
 
 /// The programs small enough to run on both paths in lockstep in CI (intloop's 100 M instructions are the
 /// benchmark's).
-const KERNEL_PROGRAMS: [&str; 23] = [
+const KERNEL_PROGRAMS: [&str; 24] = [
     "hello",
     "demo",
     "isa",
@@ -343,6 +344,7 @@ const KERNEL_PROGRAMS: [&str; 23] = [
     "gpu-copy",
     "gpu-compute",
     "hid",
+    "pad",
     "crash_service",
     "crash_break",
     "crash_deadlock",
@@ -709,4 +711,52 @@ fn frames_go_to_a_window_unless_headless() {
     assert!(no_display.status.success(), "{}", text(&no_display.stderr));
     assert!(text(&no_display.stderr).contains("no window could open"), "{}", text(&no_display.stderr));
     assert_eq!(no_display.stdout, headless.stdout);
+}
+
+/// Controller input comes from the input log: a replayed log's changes reach the program at the hid samples of
+/// the vertical blanks they name (sample n at counter tick 320000 n), stick pseudo-buttons included, the same on
+/// both CPU paths; a replay recorded again keeps them. A live headless run has no input and records none.
+#[test]
+fn pad_input_replays_from_the_input_log() {
+    let dir = std::env::temp_dir().join(format!("tandem-pad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let recorded = dir.join("recorded.log");
+    let live = tandem(&["run", &program("pad.nro"), "--headless", "--record", recorded.to_str().unwrap()]);
+    assert!(live.status.success(), "{}", text(&live.stderr));
+    assert_eq!(text(&live.stdout), "sample 1: buttons 0x0, left stick 0 0, right stick 0 0\npad: 0 failures\n");
+    let log = std::fs::read_to_string(&recorded).unwrap();
+    assert!(!log.contains("\npad "), "{log}");
+    // A pressed from vertical blank 3; plus, the left stick left and the right stick up from 5; nothing from 8.
+    let replayed = dir.join("replayed.log");
+    let input = "pad 960000 1 0 0 0 0\npad 1600000 400 -32767 0 0 32767\npad 2560000 0 0 0 0 0\n";
+    std::fs::write(&replayed, format!("{log}{input}")).unwrap();
+    let expected = "sample 1: buttons 0x0, left stick 0 0, right stick 0 0\n\
+                    sample 3: buttons 0x1, left stick 0 0, right stick 0 0\n\
+                    sample 5: buttons 0x210400, left stick -32767 0, right stick 0 32767\n\
+                    sample 8: buttons 0x0, left stick 0 0, right stick 0 0\n\
+                    pad: 0 failures\n";
+    let again = dir.join("again.log");
+    let mut hashes = Vec::new();
+    for cpu in ["reference", "fast"] {
+        let run = tandem(&[
+            "run",
+            &program("pad.nro"),
+            "--headless",
+            "--cpu",
+            cpu,
+            "--state-hash",
+            "--replay",
+            replayed.to_str().unwrap(),
+            "--record",
+            again.to_str().unwrap(),
+        ]);
+        let stdout = text(&run.stdout);
+        assert!(run.status.success(), "{cpu}: {stdout}{}", text(&run.stderr));
+        let (output, hash) = stdout.rsplit_once("state-hash: ").unwrap();
+        assert_eq!(output, expected, "{cpu}");
+        hashes.push(hash.to_string());
+        assert_eq!(std::fs::read_to_string(&again).unwrap(), format!("{log}{input}"), "{cpu}: the log kept");
+    }
+    assert_eq!(hashes[0], hashes[1], "both CPU paths end in the same state");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,13 +1,17 @@
 //! The input log: what enters a run from the host, so that `tandem run --replay LOG` repeats the run exactly
-//! (guest time comes from retired instructions, so everything else repeats by itself). Today the host gives the
-//! clocks' epoch; pad and touch input join this file, keyed by guest time, with the services that read them.
+//! (guest time comes from retired instructions, so everything else repeats by itself): the clocks' epoch, and the
+//! controllers' input, keyed by the guest time of the hid sample that first saw it.
 //!
 //! The file is text, a line per fact: the format line, the build id of each module of the program it was
-//! recorded with, then the inputs.
+//! recorded with, the clock epoch, then `pad TICK BUTTONS LX LY RX RY` lines in time order: from the sample at
+//! counter tick TICK on, the controllers report BUTTONS (hex, `HidNpadButton` bits) and the sticks' positions.
 
+use crate::service::hid::InputState;
 use std::fmt::Write as _;
 
 const FORMAT_LINE: &str = "tandem input log 1";
+/// A stick's reach each way (libnx's JOYSTICK_MAX).
+const STICK_MAX: i32 = 0x7fff;
 
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct InputLog {
@@ -15,6 +19,8 @@ pub struct InputLog {
     pub build_ids: Vec<[u8; 32]>,
     /// The system clocks at boot, in POSIX seconds.
     pub clock_epoch: u64,
+    /// The controllers' input as it changed: (counter tick of the sample, what they report from then on).
+    pub pad: Vec<(u64, InputState)>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -36,7 +42,17 @@ impl InputLog {
             let _ = writeln!(text, "build-id {}", hex(id));
         }
         let _ = writeln!(text, "clock-epoch {}", self.clock_epoch);
+        for (tick, state) in &self.pad {
+            let (l, r) = (state.stick_l, state.stick_r);
+            let _ = writeln!(text, "pad {tick} {:x} {} {} {} {}", state.buttons, l.0, l.1, r.0, r.1);
+        }
         text
+    }
+
+    /// What the controllers report at the sample at `tick`: the last change at or before it.
+    pub fn pad_at(&self, tick: u64) -> InputState {
+        let changes = self.pad.partition_point(|&(at, _)| at <= tick);
+        changes.checked_sub(1).map_or_else(InputState::default, |last| self.pad[last].1)
     }
 
     pub fn parse(text: &str) -> Result<InputLog, InputLogError> {
@@ -46,7 +62,7 @@ impl InputLog {
             Some((_, FORMAT_LINE)) => {}
             _ => return Err(malformed(1, &format!("not a Tandem input log (it must start with `{FORMAT_LINE}`)"))),
         }
-        let (mut build_ids, mut clock_epoch) = (Vec::new(), None);
+        let (mut build_ids, mut clock_epoch, mut pad) = (Vec::new(), None, Vec::<(u64, InputState)>::new());
         for (n, line) in lines {
             match line.split_once(' ') {
                 Some(("build-id", value)) => {
@@ -59,11 +75,32 @@ impl InputLog {
                 Some(("clock-epoch", value)) => {
                     clock_epoch = Some(value.parse().map_err(|_| malformed(n, "the clock epoch is POSIX seconds"))?);
                 }
+                Some(("pad", value)) => {
+                    let fields: Vec<&str> = value.split(' ').collect();
+                    let number = |at: usize| fields.get(at).and_then(|field| field.parse::<i32>().ok());
+                    let axis = |at: usize| number(at).filter(|value| value.abs() <= STICK_MAX);
+                    let parsed = (fields.len() == 6)
+                        .then(|| {
+                            let tick = fields[0].parse::<u64>().ok()?;
+                            let buttons = u64::from_str_radix(fields[1], 16).ok()?;
+                            let state =
+                                InputState { buttons, stick_l: (axis(2)?, axis(3)?), stick_r: (axis(4)?, axis(5)?) };
+                            Some((tick, state))
+                        })
+                        .flatten();
+                    let (tick, state) = parsed.ok_or_else(|| {
+                        malformed(n, "a pad line is `pad TICK BUTTONS LX LY RX RY` (sticks within ±32767)")
+                    })?;
+                    if pad.last().is_some_and(|&(last, _)| last >= tick) {
+                        return Err(malformed(n, "pad lines go forward in time"));
+                    }
+                    pad.push((tick, state));
+                }
                 _ => return Err(malformed(n, &format!("unknown entry `{line}`"))),
             }
         }
         let clock_epoch = clock_epoch.ok_or_else(|| malformed(0, "no clock-epoch line"))?;
-        Ok(InputLog { build_ids, clock_epoch })
+        Ok(InputLog { build_ids, clock_epoch, pad })
     }
 
     /// Refuses a log recorded with other modules than `running`'s.
@@ -82,8 +119,14 @@ mod tests {
 
     #[test]
     fn a_log_reads_back_what_it_wrote() {
-        let log = InputLog { build_ids: vec![[0xab; 32], [1; 32]], clock_epoch: 1_767_225_600 };
+        let pressed = InputState { buttons: 0x1001, stick_l: (-32767, 12), stick_r: (0, 32767) };
+        let pad = vec![(320_000, pressed), (640_000, InputState::default())];
+        let log = InputLog { build_ids: vec![[0xab; 32], [1; 32]], clock_epoch: 1_767_225_600, pad };
         assert_eq!(InputLog::parse(&log.to_text()), Ok(log.clone()));
+        assert_eq!(log.pad_at(319_999), InputState::default());
+        assert_eq!(log.pad_at(320_000), pressed);
+        assert_eq!(log.pad_at(639_999), pressed);
+        assert_eq!(log.pad_at(1 << 40), InputState::default());
         assert!(log.check_program(&[[0xab; 32], [1; 32]]).is_ok());
         assert!(matches!(log.check_program(&[[0xab; 32]]), Err(InputLogError::OtherProgram { .. })));
     }
@@ -98,6 +141,8 @@ mod tests {
         assert_eq!(bad("tandem input log 1\nbuild-id 12\nclock-epoch 5\n"), 2);
         assert_eq!(bad("tandem input log 1\nclock-epoch soon\n"), 2);
         assert_eq!(bad("tandem input log 1\npad 3\n"), 2);
+        assert_eq!(bad("tandem input log 1\nclock-epoch 5\npad 10 0 0 0 0 40000\n"), 3);
+        assert_eq!(bad("tandem input log 1\nclock-epoch 5\npad 10 1 0 0 0 0\npad 10 2 0 0 0 0\n"), 4);
         assert_eq!(bad("tandem input log 1\n"), 0);
     }
 }

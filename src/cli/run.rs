@@ -4,14 +4,17 @@ use super::CpuPath;
 use super::window::Window;
 use anyhow::Context;
 use clap::Args;
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use tandem_hle::input_log::InputLog;
 use tandem_hle::kernel::{Kernel, RunOutcome};
 use tandem_hle::program::Program;
+use tandem_hle::service::hid::InputState;
 
 /// The demo carried inside the binary, run when no program is given.
 pub const DEMO_NRO: &[u8] = include_bytes!("../../tests/programs/bin/demo.nro");
@@ -39,7 +42,8 @@ pub struct RunArgs {
     /// that read the clock repeat exactly.
     #[arg(long, conflicts_with = "replay")]
     pub clock_epoch: Option<u64>,
-    /// Write the run's input log (what came from the host: the clock) to this file, for --replay.
+    /// Write the run's input log (what came from the host: the clock and the controllers) to this file, for
+    /// --replay.
     #[arg(long)]
     pub record: Option<PathBuf>,
     /// Repeat a recorded run exactly: take the host's inputs from this input log.
@@ -138,16 +142,37 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         None => {
             let host_now =
                 || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-            InputLog { build_ids, clock_epoch: args.clock_epoch.unwrap_or_else(host_now) }
+            InputLog { build_ids, clock_epoch: args.clock_epoch.unwrap_or_else(host_now), pad: Vec::new() }
         }
     };
     kernel.set_clock_epoch(log.clock_epoch);
-    if let Some(path) = &args.record {
-        std::fs::write(path, log.to_text()).with_context(|| format!("writing the input log {}", path.display()))?;
+    // The controllers: a replay's from its log; a live run's from the window's keyboard, each change recorded
+    // with the sample that saw it.
+    let recorded = Rc::new(RefCell::new(Vec::new()));
+    if args.replay.is_some() {
+        let log = log.clone();
+        kernel.set_pad_source(Box::new(move |tick| log.pad_at(tick)));
+    } else if let Some(window) = &window {
+        let (keyboard, recorded) = (window.input(), recorded.clone());
+        kernel.set_pad_source(Box::new(move |tick| {
+            let state = keyboard.get();
+            let mut recorded = recorded.borrow_mut();
+            let last = recorded.last().map_or_else(InputState::default, |&(_, last)| last);
+            if state != last {
+                recorded.push((tick, state));
+            }
+            state
+        }));
     }
     let started = std::time::Instant::now();
     let outcome = kernel.run(engine.as_mut());
     let elapsed = started.elapsed();
+    if let Some(path) = &args.record {
+        // A replay recorded again keeps its log's input.
+        let pad = if args.replay.is_some() { log.pad.clone() } else { recorded.take() };
+        let log = InputLog { pad, ..log };
+        std::fs::write(path, log.to_text()).with_context(|| format!("writing the input log {}", path.display()))?;
+    }
     tracing::info!(
         frames = kernel.frames_shown(),
         instructions = kernel.retired(),

@@ -1,67 +1,18 @@
 /* hid as libnx's hidInitialize and padInitializeDefault drive it: IHidServer's CreateAppletResource, the shared
  * memory from IAppletResource mapped read-only, the supported styles and ids, ActivateNpad; then padUpdate's
- * reads. The shared memory's layout is written out here from libnx's structs (switch/services/hid.h:
- * HidSharedMemory, HidNpadInternalState, HidNpadCommonLifo), independently of Tandem's. The console Tandem models
+ * reads. The shared memory's layout is libnx's structs (switch/services/hid.h) written out in the runtime's pad.h,
+ * independently of Tandem's. The console Tandem models
  * is handheld: the Handheld npad is connected, and No1 as a Pro Controller when the program supports it; a sample
  * comes every vertical blank, nothing pressed (this run has no input). */
 #include "ipc.h"
+#include "pad.h"
 #include "tandem.h"
 
-#define HID_MEMORY ((uint8_t *)0x4000000000ull)
-#define HID_SIZE 0x40000u
-
-/* HidNpadStyleTag, HidNpadIdType, HidNpadAttribute, HidDeviceTypeBits. */
-#define STYLE_FULL_KEY 1u
-#define STYLE_HANDHELD 2u
-#define NPAD_NO1 0u
-#define NPAD_HANDHELD 0x20u
-#define ATTRIBUTE_IS_CONNECTED 1u
-#define DEVICE_FULL_KEY 1u
-#define DEVICE_HANDHELD_LEFT_RIGHT 0xCu
-
-typedef struct {
-    uint64_t unused, buffer_count, tail, count;
-} LifoHeader;
-
-typedef struct {
-    uint64_t sampling_number;
-    uint64_t buttons;
-    int32_t stick_l[2], stick_r[2];
-    uint32_t attributes, reserved;
-} NpadCommonState;
-
-typedef struct {
-    uint64_t sampling_number;
-    NpadCommonState state;
-} NpadCommonStorage;
-
-typedef struct {
-    LifoHeader header;
-    NpadCommonStorage storage[17];
-} NpadCommonLifo;
-
-_Static_assert(sizeof(NpadCommonLifo) == 0x350, "HidNpadCommonLifo");
-
-/* HidNpadInternalState, as far as padUpdate reads it: style set, assignment mode, colours, seven common lifos. */
-typedef struct {
-    uint32_t style_set, joy_assignment_mode;
-    uint8_t colors[0x20];
-    NpadCommonLifo full_key, handheld, joy_dual, joy_left, joy_right, palma, system_ext;
-} NpadState;
-
-/* HidSharedMemory.npad: 10 entries of 0x5000 bytes at 0x9A00 (No1-No8, Handheld, Other); device_type at 0x4188. */
-static const NpadState *npad(uint32_t entry) { return (const NpadState *)(HID_MEMORY + 0x9A00 + 0x5000 * entry); }
+/* device_type sits at 0x4188 of an npad entry. */
 static uint32_t device_type(uint32_t entry) {
     uint32_t value;
     memcpy(&value, HID_MEMORY + 0x9A00 + 0x5000 * entry + 0x4188, 4);
     return value;
-}
-
-/* libnx's _hidGetStates for the newest entry: the one at tail, its two sampling numbers equal. */
-static const NpadCommonState *newest(const NpadCommonLifo *lifo) {
-    if (lifo->header.count == 0) return 0;
-    const NpadCommonStorage *entry = &lifo->storage[lifo->header.tail % 17];
-    return entry->sampling_number == entry->state.sampling_number ? &entry->state : 0;
 }
 
 static IpcReply reply;

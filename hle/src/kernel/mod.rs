@@ -107,6 +107,9 @@ pub struct LoadedModule {
 /// Where guest text (OutputDebugString) goes.
 pub type OutputSink = Box<dyn FnMut(&[u8])>;
 
+/// The controllers' input at a hid sample (given its counter tick).
+pub type PadSource = Box<dyn FnMut(u64) -> crate::service::hid::InputState>;
+
 /// How a run ended.
 #[derive(Debug)]
 pub enum RunOutcome {
@@ -213,6 +216,8 @@ pub struct Kernel {
     /// Instructions retired by all threads.
     retired: u64,
     max_instructions: Option<u64>,
+    /// What the controllers report at the hid sample of a vertical blank (its counter tick); `None`: nothing pressed.
+    pad_source: Option<PadSource>,
     /// Set by the host to end the run (`RunOutcome::Interrupted`) at the next round of the cores.
     interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// The core running and the thread whose instructions or SVC are being handled.
@@ -335,6 +340,7 @@ impl Kernel {
             retired: 0,
             max_instructions: None,
             interrupt: None,
+            pad_source: None,
             current: None,
             output,
             sessions: Sessions::default(),
@@ -401,6 +407,12 @@ impl Kernel {
     /// The system clocks' time at boot (POSIX seconds).
     pub fn set_clock_epoch(&mut self, seconds: u64) {
         Self::system_before_services(&mut self.system).clock_epoch = seconds;
+    }
+
+    /// Where the controllers' input comes from: asked at each vertical blank's hid sample with its counter tick
+    /// (a replay answers from its input log, a live run from the window and records what it answered).
+    pub fn set_pad_source(&mut self, source: PadSource) {
+        self.pad_source = Some(source);
     }
 
     /// Ends the run with `RunOutcome::Interrupted` once `flag` is set (from any thread); checked between rounds
@@ -544,7 +556,12 @@ impl Kernel {
         if tick >= self.next_vsync_tick {
             // The controllers are sampled once a frame, every frame (an idle jump may pass several).
             while tick >= self.next_vsync_tick {
-                self.system.hid.borrow_mut().sample();
+                let mut hid = self.system.hid.borrow_mut();
+                if let Some(source) = &mut self.pad_source {
+                    hid.input = source(self.next_vsync_tick);
+                }
+                hid.sample();
+                drop(hid);
                 self.next_vsync_tick += VSYNC_PERIOD_TICKS;
             }
             if self.vsync_event().is_some() {
