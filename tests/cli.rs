@@ -110,8 +110,10 @@ fn services_answer_the_ipc_test_program() {
 /// a second run finds what the first committed and not what it wrote after its commit, on either CPU path.
 #[test]
 fn the_file_system_service_serves_the_romfs_and_keeps_committed_saves() {
+    let sd = scratch_dir("sdmc");
     let run = |saves: &Path, cpu: &str| {
-        let output = tandem(&["run", &program("fs.nro"), "--cpu", cpu, "--save-dir", &saves.display().to_string()]);
+        let (saves, sd) = (saves.display().to_string(), sd.display().to_string());
+        let output = tandem(&["run", &program("fs.nro"), "--cpu", cpu, "--save-dir", &saves, "--sd-dir", &sd]);
         let stdout = text(&output.stdout);
         assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
         assert!(stdout.ends_with("fs: 0 failures\n"), "{stdout}");
@@ -125,9 +127,14 @@ fn the_file_system_service_serves_the_romfs_and_keeps_committed_saves() {
     assert!(first.contains(&format!("romfs file: hello.txt = \"{hello}\"\n")), "{first}");
     assert!(first.contains(&format!("romfs file: digits.txt = \"{digits}\"\n")), "{first}");
     assert!(first.contains("save: none yet\n") && first.contains("progress: none\n"), "{first}");
-    assert_eq!(run(&fresh, "fast"), first, "the fast path on a fresh save folder");
+    // The SD card is the host folder: what the program wrote is there, and the next run reads it back.
+    assert!(first.contains("sd: note written\n"), "{first}");
+    assert_eq!(std::fs::read_to_string(sd.join("tandem/note.txt")).unwrap(), "written by fs.nro");
+    std::fs::remove_dir_all(&sd).unwrap();
+    assert_eq!(run(&fresh, "fast"), first, "the fast path on a fresh save folder and card");
     let second = run(&saves, "fast");
     assert!(second.contains("save: found\n") && second.contains("progress: runs=1\n"), "{second}");
+    assert!(second.contains("sd: note = \"written by fs.nro\"\n"), "{second}");
     assert!(second.contains("GetEntryType(/uncommitted): 0x202\n"), "an uncommitted file survived: {second}");
     let third = run(&saves, "reference");
     assert!(third.contains("progress: runs=2\n"), "{third}");

@@ -38,6 +38,10 @@ pub struct RunArgs {
     /// ~/.local/share/tandem/saves.
     #[arg(long)]
     pub save_dir: Option<PathBuf>,
+    /// The folder that is the console's SD card (libnx's sdmc:/). Default: $XDG_DATA_HOME/tandem/sdmc, else
+    /// ~/.local/share/tandem/sdmc.
+    #[arg(long)]
+    pub sd_dir: Option<PathBuf>,
     /// The guest's clock at boot, in POSIX seconds (UTC). Default: the host's time now. Give one to make runs
     /// that read the clock repeat exactly.
     #[arg(long, conflicts_with = "replay")]
@@ -82,11 +86,12 @@ pub fn write_png(path: &std::path::Path, frame: &tandem_gpu::backend::Frame) -> 
 }
 
 /// The save data folder when none is given.
-fn default_save_dir() -> Option<PathBuf> {
+/// `$XDG_DATA_HOME/tandem/NAME`, else `~/.local/share/tandem/NAME`.
+fn default_data_dir(name: &str) -> Option<PathBuf> {
     let data = std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/share")))?;
-    Some(data.join("tandem/saves"))
+    Some(data.join("tandem").join(name))
 }
 
 pub fn load(path: Option<&std::path::Path>, romfs: Option<&std::path::Path>) -> anyhow::Result<Program> {
@@ -108,7 +113,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     });
     let mut kernel = Kernel::new(&program, output).with_context(|| format!("loading {}", program.source))?;
     kernel.set_max_instructions(args.max_instructions);
-    kernel.set_save_folder(args.save_dir.or_else(default_save_dir));
+    kernel.set_save_folder(args.save_dir.or_else(|| default_data_dir("saves")));
+    kernel.set_sd_card_folder(args.sd_dir.or_else(|| default_data_dir("sdmc")));
     if let Some(path) = &args.record_trace {
         let file = std::fs::File::create(path).with_context(|| format!("creating the trace {}", path.display()))?;
         let recorder = tandem_gpu::trace::Recorder::new(Box::new(std::io::BufWriter::new(file)))

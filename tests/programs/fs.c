@@ -1,6 +1,7 @@
 /* fsp-srv: the RomFS through OpenDataStorageByCurrentProcess (parsed here from switchbrew's "RomFS" layout), and
  * save data: create, open, files, directories, commit, and the results Horizon gives for escapes, bad modes and
- * double opens (Atmosphère's fs_results: module 2). Run it twice on one save folder: the second run must find
+ * double opens (Atmosphère's fs_results: module 2); the SD card (OpenSdCardFileSystem, a host folder): a note
+ * written on a new card, read back on the next run. Run it twice on one save folder: the second run must find
  * what the first committed, and nothing it wrote after its commit. */
 #include "ipc.h"
 #include "tandem.h"
@@ -280,6 +281,32 @@ int main(void) {
         print("save: found\n");
     }
     use_save(fsp);
+
+    print("-- the SD card\n");
+    r = ipc_blank_request();
+    expect("OpenSdCardFileSystem", ipc_command(fsp, 18, 0, 0, &r, 0, &reply), RESULT_SUCCESS);
+    Handle sd = reply.move_handles[0];
+    Result exists = path_command(sd, 7, "/tandem/note.txt", 0, 0, 4);
+    if (exists != 0) {
+        expect("GetEntryType(/tandem/note.txt) on a new card", exists, FS_PATH_NOT_FOUND);
+        expect("CreateDirectory(/tandem)", path_command(sd, 2, "/tandem", 0, 0, 0), RESULT_SUCCESS);
+        uint64_t create[2] = {0, 0};
+        expect("CreateFile(/tandem/note.txt)", path_command(sd, 0, "/tandem/note.txt", create, 16, 0), RESULT_SUCCESS);
+        Handle note = open_file(sd, "/tandem/note.txt", MODE_WRITE | MODE_APPEND);
+        static const char words[] = "written by fs.nro";
+        expect("Write(/tandem/note.txt)", file_io(note, 1, 0, (void *)words, sizeof words - 1), RESULT_SUCCESS);
+        svc_close_handle(note);
+        print("sd: note written\n");
+    } else {
+        Handle note = open_file(sd, "/tandem/note.txt", MODE_READ);
+        memset(text, 0, sizeof text);
+        check(file_io(note, 0, 0, text, 64) == 0, "read the note");
+        print("sd: note = \"");
+        print((const char *)text);
+        print("\"\n");
+        svc_close_handle(note);
+    }
+    svc_close_handle(sd);
 
     svc_close_handle(fsp);
     svc_close_handle(sm);

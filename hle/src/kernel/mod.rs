@@ -404,6 +404,11 @@ impl Kernel {
         Self::system_before_services(&mut self.system).save_folder = folder;
     }
 
+    /// The host folder that is the SD card (`None`: no card inserted).
+    pub fn set_sd_card_folder(&mut self, folder: Option<PathBuf>) {
+        Self::system_before_services(&mut self.system).sd_card_folder = folder;
+    }
+
     /// The system clocks' time at boot (POSIX seconds).
     pub fn set_clock_epoch(&mut self, seconds: u64) {
         Self::system_before_services(&mut self.system).clock_epoch = seconds;

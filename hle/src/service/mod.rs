@@ -423,6 +423,8 @@ pub struct System {
     pub romfs: Option<Rc<RomFs>>,
     /// The host folder that holds save data (`fs::save`); `None`: save data is refused with a report.
     pub save_folder: Option<PathBuf>,
+    /// The host folder that is the SD card; `None`: no card is inserted.
+    pub sd_card_folder: Option<PathBuf>,
     /// The console's user (an AccountUid): the one the title is launched for.
     pub user: (u64, u64),
     /// Docked (console mode, boost performance) rather than handheld.
@@ -449,6 +451,7 @@ impl Default for System {
             program_id: 0,
             romfs: None,
             save_folder: None,
+            sd_card_folder: None,
             user: (1, 0),
             docked: false,
             clock_epoch: 0,

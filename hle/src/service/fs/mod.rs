@@ -23,6 +23,7 @@ pub mod results {
     pub const DIRECTORY_NOT_EMPTY: ResultCode = ResultCode::new(2, 8);
     pub const NOT_ENOUGH_FREE_SPACE: ResultCode = ResultCode::new(2, 30);
     pub const TARGET_NOT_FOUND: ResultCode = ResultCode::new(2, 1002);
+    pub const SD_CARD_NOT_PRESENT: ResultCode = ResultCode::new(2, 2001);
     pub const OUT_OF_RANGE: ResultCode = ResultCode::new(2, 3005);
     pub const UNEXPECTED: ResultCode = ResultCode::new(2, 5000);
     pub const INVALID_ARGUMENT: ResultCode = ResultCode::new(2, 6001);
@@ -151,6 +152,18 @@ impl FileSystemProxy {
         Ok(())
     }
 
+    /// OpenSdCardFileSystem() -> IFileSystem: the SD card, a host folder (made when first opened); with none, the
+    /// console has no card inserted.
+    fn open_sd_card_file_system(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let Some(folder) = &self.system.sd_card_folder else { return Err(results::SD_CARD_NOT_PRESENT.into()) };
+        std::fs::create_dir_all(folder).map_err(|error| {
+            tracing::warn!(target: "tandem::fs", %error, folder = %folder.display(), "cannot make the SD card folder");
+            Failure::Result(results::UNEXPECTED)
+        })?;
+        call.new_objects.push(Rc::new(RefCell::new(HostFileSystem::new(folder.clone(), None))));
+        Ok(())
+    }
+
     /// OpenDataStorageByCurrentProcess() -> IStorage: the title's RomFS image.
     fn open_data_storage_by_current_process(&mut self, call: &mut Call) -> Result<(), Failure> {
         let image = match (&self.romfs_image, &self.system.romfs) {
@@ -191,6 +204,7 @@ impl Interface for FileSystemProxy {
     const POINTER_BUFFER_SIZE: u16 = 0x800;
     const COMMANDS: &'static [Command<Self>] = &[
         Command::new(1, "SetCurrentProcess", Self::set_current_process).input(8).pid(),
+        Command::new(18, "OpenSdCardFileSystem", Self::open_sd_card_file_system),
         Command::new(22, "CreateSaveDataFileSystem", Self::create_save_data_file_system).input(0x90),
         Command::new(51, "OpenSaveDataFileSystem", Self::open_save_data_file_system).input(0x48),
         Command::new(200, "OpenDataStorageByCurrentProcess", Self::open_data_storage_by_current_process),
