@@ -1,5 +1,6 @@
 /* The time services: the steady clock (guest time), the user system clock (the epoch given with --clock-epoch plus
- * guest time), and UTC conversions both ways. The test compares every calendar line with GNU date's. */
+ * guest time), time's shared memory read as libnx's timeGetCurrentTime reads it, and UTC conversions both ways.
+ * The test compares every calendar line with GNU date's. */
 #include "ipc.h"
 #include "tandem.h"
 
@@ -86,6 +87,23 @@ int main(void) {
     print_u64(offset);
     print("\n");
     check(now - offset == u64_at(reply.data + 8), "now = context offset + steady time point");
+
+    /* libnx's _timeReadClockFromSharedMem: at 0x0 the steady clock (counter, padding, two copies of {base ns,
+     * source}), at 0x38 the local system clock's context (two copies of {offset, time point, source}); the
+     * counter's low bit picks the copy. Now = offset + (base + ticks in ns) / 1e9, if the sources agree. */
+    r = ipc_blank_request();
+    check(ipc_command(time, 20, 0, 0, &r, 0, &reply) == 0 && reply.num_copy_handles == 1, "GetSharedMemoryNativeHandle");
+    uint8_t *shared = (uint8_t *)0x4000000000ull;
+    check(svc_map_shared_memory(reply.copy_handles[0], shared, 0x1000, 1) == 0, "map time's shared memory");
+    uint32_t counter;
+    memcpy(&counter, shared, 4);
+    const uint8_t *steady_point = shared + 8 + (counter & 1) * 0x18;
+    memcpy(&counter, shared + 0x38, 4);
+    const uint8_t *context = shared + 0x38 + 8 + (counter & 1) * 0x20;
+    check(memcmp(steady_point + 8, context + 16, 16) == 0, "the clocks share a source");
+    uint64_t ticks = svc_get_system_tick();
+    uint64_t shared_now = u64_at(context) + (u64_at(steady_point) + ticks * 625 / 12) / 1000000000ull;
+    check(shared_now == now || shared_now == now + 1, "the shared memory's time is GetCurrentTime's");
 
     Handle zones = object(time, 3, "GetTimeZoneService");
     r = ipc_blank_request();

@@ -439,6 +439,8 @@ pub struct System {
     pub display: RefCell<vi::display::Display>,
     /// The controllers: their configuration, shared memory and input.
     pub hid: RefCell<hid::Hid>,
+    /// time's shared memory (the clocks' contexts).
+    pub time_shared_memory: ServiceSharedMemory,
 }
 
 impl Default for System {
@@ -459,6 +461,7 @@ impl Default for System {
             gpu: RefCell::default(),
             display: RefCell::default(),
             hid: RefCell::default(),
+            time_shared_memory: ServiceSharedMemory::new(0x1000),
         }
     }
 }

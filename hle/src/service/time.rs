@@ -47,6 +47,27 @@ impl StaticService {
         Ok(())
     }
 
+    /// GetSharedMemoryNativeHandle() -> copied handle: the clocks' contexts in time's shared memory, which libnx
+    /// reads instead of asking the clocks (its `_timeReadSharedmemObj`): at 0x0 the steady clock's base (0 ns:
+    /// the steady clock counts guest time since boot), at 0x38 and 0x80 the local and network system clocks'
+    /// contexts (the epoch as the offset), each object a u32 counter, padding, then two copies the counter's low
+    /// bit picks between.
+    fn shared_memory(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let memory = &self.system.time_shared_memory;
+        let mut steady = [0u8; 0x18];
+        steady[8..].copy_from_slice(&STEADY_CLOCK_SOURCE);
+        let mut context = [0u8; 0x20];
+        context[..8].copy_from_slice(&self.system.clock_epoch.to_le_bytes());
+        context[16..].copy_from_slice(&STEADY_CLOCK_SOURCE);
+        for (offset, object) in [(0x0, &steady[..]), (0x38, &context[..]), (0x80, &context[..])] {
+            memory.write(offset, &0u32.to_le_bytes());
+            memory.write(offset + 8, object);
+            memory.write(offset + 8 + object.len(), object);
+        }
+        call.copy_shared_memories.push(memory.clone());
+        Ok(())
+    }
+
     /// IsStandardUserSystemClockAutomaticCorrectionEnabled() -> bool: no network clock to correct from.
     fn is_automatic_correction_enabled(&mut self, call: &mut Call) -> Result<(), Failure> {
         call.push_u32(0);
@@ -62,6 +83,7 @@ impl Interface for StaticService {
         Command::new(2, "GetStandardSteadyClock", Self::steady_clock),
         Command::new(3, "GetTimeZoneService", Self::time_zone_service),
         Command::new(4, "GetStandardLocalSystemClock", Self::system_clock),
+        Command::new(20, "GetSharedMemoryNativeHandle", Self::shared_memory),
         Command::new(100, "IsStandardUserSystemClockAutomaticCorrectionEnabled", Self::is_automatic_correction_enabled),
     ];
 }
