@@ -1,6 +1,6 @@
-/* appletOE as an application starts: the proxy, the message queue and its event (switchbrew "Applet Manager
- * services": FocusStateChanged is message 15; an empty queue answers 128-3), focus, modes, the applet resource
- * user id (the process id), the desired language and EnsureSaveData. */
+/* appletOE as an application starts (libnx's appletInitialize): the proxy and its objects, the message queue and
+ * its event (switchbrew "Applet Manager services": FocusStateChanged is message 15; an empty queue answers 128-3),
+ * focus, modes, the applet resource user id (the process id), the desired language and EnsureSaveData. */
 #include "ipc.h"
 #include "tandem.h"
 
@@ -95,6 +95,18 @@ int main(void) {
     check(svc_get_process_id(&pid, CURRENT_PROCESS_HANDLE) == 0 && aruid == pid, "the ARUID is the process id");
     r = ipc_blank_request();
     expect("AcquireForegroundRights", ipc_command(window, 10, 0, 0, &r, 0, &reply), RESULT_SUCCESS);
+
+    /* The rest of what libnx's appletInitialize gets: the audio and display controllers, the library applet
+     * creator, the debug functions, and the suspended-tick event (never signalled: the application is never
+     * suspended). */
+    object(proxy, 3, "GetAudioController");
+    object(proxy, 4, "GetDisplayController");
+    object(proxy, 11, "GetLibraryAppletCreator");
+    object(proxy, 1000, "GetDebugFunctions");
+    r = ipc_blank_request();
+    expect("GetAccumulatedSuspendedTickChangedEvent", ipc_command(self, 91, 0, 0, &r, 0, &reply), RESULT_SUCCESS);
+    check(reply.num_copy_handles == 1, "an event");
+    expect("the suspended-tick event, unsignalled", wait_one(reply.copy_handles[0], 0), RESULT_TIMED_OUT);
 
     print("-- application functions\n");
     Handle functions = object(proxy, 20, "GetApplicationFunctions");

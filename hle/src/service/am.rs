@@ -30,6 +30,8 @@ struct AppletState {
     system: Rc<System>,
     messages: VecDeque<u32>,
     message_event: ServiceEvent,
+    /// Signalled when the time the application spent suspended changes: never, as it is never suspended.
+    suspended_tick_event: ServiceEvent,
     applet_resource_user_id: u64,
     /// The preselected user's launch parameter is still to be popped.
     preselected_user_pending: bool,
@@ -55,6 +57,7 @@ impl ApplicationProxyService {
             system: self.system.clone(),
             messages: VecDeque::from([MESSAGE_FOCUS_STATE_CHANGED]),
             message_event,
+            suspended_tick_event: ServiceEvent::default(),
             applet_resource_user_id: call.pid,
             preselected_user_pending: true,
         };
@@ -94,7 +97,43 @@ impl ApplicationProxy {
     fn get_application_functions(&mut self, call: &mut Call) -> Result<(), Failure> {
         hand_out(call, ApplicationFunctions(self.0.clone()))
     }
+
+    fn get_audio_controller(&mut self, call: &mut Call) -> Result<(), Failure> {
+        hand_out(call, AudioController)
+    }
+
+    fn get_display_controller(&mut self, call: &mut Call) -> Result<(), Failure> {
+        hand_out(call, DisplayController)
+    }
+
+    fn get_library_applet_creator(&mut self, call: &mut Call) -> Result<(), Failure> {
+        hand_out(call, LibraryAppletCreator)
+    }
+
+    fn get_debug_functions(&mut self, call: &mut Call) -> Result<(), Failure> {
+        hand_out(call, DebugFunctions)
+    }
 }
+
+/// Objects libnx's appletInitialize gets and keeps, and whose commands Tandem has none of yet: each one called
+/// stops the run naming it.
+macro_rules! object_without_commands {
+    ($($name:ident: $interface:literal),*) => {$(
+        pub struct $name;
+
+        impl Interface for $name {
+            const NAME: &'static str = $interface;
+            const COMMANDS: &'static [Command<Self>] = &[];
+        }
+    )*};
+}
+
+object_without_commands!(
+    AudioController: "appletOE::IAudioController",
+    DisplayController: "appletOE::IDisplayController",
+    LibraryAppletCreator: "appletOE::ILibraryAppletCreator",
+    DebugFunctions: "appletOE::IDebugFunctions"
+);
 
 impl Interface for ApplicationProxy {
     const NAME: &'static str = "appletOE::IApplicationProxy";
@@ -102,7 +141,11 @@ impl Interface for ApplicationProxy {
         Command::new(0, "GetCommonStateGetter", Self::get_common_state_getter),
         Command::new(1, "GetSelfController", Self::get_self_controller),
         Command::new(2, "GetWindowController", Self::get_window_controller),
+        Command::new(3, "GetAudioController", Self::get_audio_controller),
+        Command::new(4, "GetDisplayController", Self::get_display_controller),
+        Command::new(11, "GetLibraryAppletCreator", Self::get_library_applet_creator),
         Command::new(20, "GetApplicationFunctions", Self::get_application_functions),
+        Command::new(1000, "GetDebugFunctions", Self::get_debug_functions),
     ];
 }
 
@@ -171,6 +214,13 @@ impl SelfController {
         Ok(())
     }
 
+    /// GetAccumulatedSuspendedTickChangedEvent() -> event (never signalled: the application is never suspended).
+    fn suspended_tick_changed_event(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let event = self.0.borrow().suspended_tick_event.clone();
+        call.copy_events.push(event);
+        Ok(())
+    }
+
     fn setting(&mut self, call: &mut Call) -> Result<(), Failure> {
         let flags = call.argument_slice(0, 3.min(call.input_len()));
         tracing::debug!(target: "guest::am", ?flags, "ISelfController setting");
@@ -186,6 +236,7 @@ impl Interface for SelfController {
         Command::new(13, "SetFocusHandlingMode", Self::setting).input(3),
         Command::new(16, "SetOutOfFocusSuspendingEnabled", Self::setting).input(1),
         Command::new(40, "CreateManagedDisplayLayer", Self::create_managed_display_layer),
+        Command::new(91, "GetAccumulatedSuspendedTickChangedEvent", Self::suspended_tick_changed_event),
     ];
 }
 
