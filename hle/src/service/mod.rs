@@ -12,6 +12,7 @@
 //! error result would hide the second kind.
 
 pub mod am;
+pub mod apm;
 pub mod fs;
 pub mod hid;
 pub mod lm;
@@ -441,6 +442,8 @@ pub struct System {
     pub hid: RefCell<hid::Hid>,
     /// time's shared memory (the clocks' contexts).
     pub time_shared_memory: ServiceSharedMemory,
+    /// apm's performance configurations.
+    pub performance: RefCell<apm::Performance>,
 }
 
 impl Default for System {
@@ -462,6 +465,7 @@ impl Default for System {
             display: RefCell::default(),
             hid: RefCell::default(),
             time_shared_memory: ServiceSharedMemory::new(0x1000),
+            performance: RefCell::default(),
         }
     }
 }
@@ -477,6 +481,7 @@ pub fn open_service(name: &str, system: &Rc<System>) -> Option<SharedObject> {
         "time:u" | "time:a" | "time:s" => Rc::new(RefCell::new(time::StaticService::new(system.clone()))),
         "fsp-srv" => Rc::new(RefCell::new(fs::FileSystemProxy::new(system.clone()))),
         "hid" => Rc::new(RefCell::new(hid::HidServer::new(system.clone()))),
+        "apm" | "apm:am" => Rc::new(RefCell::new(apm::Manager::new(system.clone()))),
         "vi:u" => Rc::new(RefCell::new(vi::RootService::new(system.clone(), "vi:u"))),
         "vi:s" => Rc::new(RefCell::new(vi::RootService::new(system.clone(), "vi:s"))),
         "vi:m" => Rc::new(RefCell::new(vi::RootService::new(system.clone(), "vi:m"))),

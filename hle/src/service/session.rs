@@ -5,7 +5,9 @@ use super::{Call, Failure, ServiceEvent, ServiceSharedMemory, SharedObject};
 use crate::ipc::cmif::{self, DomainAction, Kind, Reply};
 use crate::ipc::hipc::Message;
 use crate::ipc::{ResultCode, hipc_result, sf};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use tandem_reference::memory::GuestMemory;
 
 /// Objects one domain may hold (Horizon's limit is per server; this one is per domain).
@@ -15,7 +17,8 @@ const FIRST_DOMAIN_OBJECT: u32 = 1;
 
 enum Session {
     Object(SharedObject),
-    Domain(Domain),
+    /// A domain; sessions cloned from it share it (their object ids are the same objects).
+    Domain(Rc<RefCell<Domain>>),
     /// The client sent Close; its handle stays until CloseHandle, but serves nothing.
     Closed,
 }
@@ -82,9 +85,13 @@ pub struct Sessions {
 impl Sessions {
     /// A new session serving `object`.
     pub fn open(&mut self, object: SharedObject) -> u64 {
+        self.insert(Session::Object(object))
+    }
+
+    fn insert(&mut self, session: Session) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
-        self.sessions.insert(id, Session::Object(object));
+        self.sessions.insert(id, session);
         id
     }
 
@@ -125,12 +132,13 @@ impl Sessions {
             (Kind::Control, ..) => return self.control(id, request.command_id, request.arguments),
             (_, Session::Object(object), _) => object.clone(),
             (_, Session::Domain(domain), Some(DomainAction::Close(object))) => {
-                return match domain.objects.remove(&object) {
+                return match domain.borrow_mut().objects.remove(&object) {
                     Some(_) => done(Reply::default()),
                     None => failed(hipc_result::DOMAIN_OBJECT_NOT_FOUND),
                 };
             }
             (_, Session::Domain(domain), Some(DomainAction::Send(object))) => {
+                let domain = domain.borrow();
                 if request.in_objects.iter().any(|id| !domain.objects.contains_key(id)) {
                     return failed(sf::INVALID_IN_OBJECT);
                 }
@@ -153,7 +161,7 @@ impl Sessions {
         match self.sessions.get_mut(&id) {
             Some(Session::Domain(domain)) => {
                 for object in call.new_objects {
-                    match domain.add(object) {
+                    match domain.borrow_mut().add(object) {
                         Ok(id) => reply.out_objects.push(id),
                         Err(result) => return failed(result),
                     }
@@ -185,37 +193,36 @@ impl Sessions {
             (0, Session::Object(object)) => {
                 let objects = BTreeMap::from([(FIRST_DOMAIN_OBJECT, object.clone())]);
                 let pointer_buffer_size = object.borrow().pointer_buffer_size();
-                *session = Session::Domain(Domain { objects, next_id: FIRST_DOMAIN_OBJECT + 1, pointer_buffer_size });
+                let domain = Domain { objects, next_id: FIRST_DOMAIN_OBJECT + 1, pointer_buffer_size };
+                *session = Session::Domain(Rc::new(RefCell::new(domain)));
                 reply.raw = FIRST_DOMAIN_OBJECT.to_le_bytes().to_vec();
             }
             (0, _) => reply.result = hipc_result::OUT_OF_DOMAINS,
             // CopyFromCurrentDomain(object id) -> a session to that object.
             (1, Session::Domain(domain)) => {
                 let object = arguments.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")));
-                match object.and_then(|object| domain.objects.get(&object)) {
-                    Some(object) => new_session = Some(object.clone()),
+                match object.and_then(|object| domain.borrow().objects.get(&object).cloned()) {
+                    Some(object) => new_session = Some(Session::Object(object)),
                     None if object.is_none() => reply.result = sf::INVALID_HEADER_SIZE,
                     None => reply.result = hipc_result::DOMAIN_OBJECT_NOT_FOUND,
                 }
             }
             (1, _) => reply.result = hipc_result::TARGET_NOT_DOMAIN,
-            // CloneCurrentObject, CloneCurrentObjectEx(tag) -> another session to the same object.
-            (2 | 4, Session::Object(object)) => new_session = Some(object.clone()),
-            (2 | 4, _) => {
-                return Err(Failure::Unimplemented {
-                    interface: "session control",
-                    command_id,
-                    what: Some("cloning a domain session".into()),
-                });
-            }
+            // CloneCurrentObject, CloneCurrentObjectEx(tag) -> another session to the same object; a domain's clone
+            // is a session to the same domain (Atmosphère's CloneCurrentObjectImpl clones the domain's holder).
+            (2 | 4, Session::Object(object)) => new_session = Some(Session::Object(object.clone())),
+            (2 | 4, Session::Domain(domain)) => new_session = Some(Session::Domain(domain.clone())),
+            (2 | 4, Session::Closed) => unreachable!("the kernel refuses requests on closed sessions"),
             // QueryPointerBufferSize -> u16.
             (3, Session::Object(object)) => {
                 reply.raw = u32::from(object.borrow().pointer_buffer_size()).to_le_bytes().to_vec();
             }
-            (3, Session::Domain(domain)) => reply.raw = u32::from(domain.pointer_buffer_size).to_le_bytes().to_vec(),
+            (3, Session::Domain(domain)) => {
+                reply.raw = u32::from(domain.borrow().pointer_buffer_size).to_le_bytes().to_vec()
+            }
             _ => reply.result = sf::UNKNOWN_COMMAND_ID,
         }
-        let new_sessions = new_session.map(|object| self.open(object)).into_iter().collect();
+        let new_sessions = new_session.map(|session| self.insert(session)).into_iter().collect();
         Ok(Dispatched { reply: Some(reply), new_sessions, ..Dispatched::empty(Kind::Control, is_domain) })
     }
 }
