@@ -164,6 +164,29 @@ int main(void) {
     expect("EnsureSaveData(user 1)", ipc_command(functions, 20, user, 16, &r, 8, &reply), RESULT_SUCCESS);
     check(out_u64() == 0, "no more space needed");
 
+    /* apm, which older libnx's appletInitialize opens: a session's performance configurations (kept per mode and
+     * read back), the mode (normal: handheld), and apm's InvalidParameters for a third mode. */
+    print("-- apm\n");
+    name = ipc_service_name("apm");
+    r = ipc_blank_request();
+    expect("GetServiceHandle(apm)", ipc_command(sm, 1, &name, 8, &r, 0, &reply), RESULT_SUCCESS);
+    Handle apm = reply.move_handles[0];
+    r = ipc_blank_request();
+    expect("GetPerformanceMode", ipc_command(apm, 1, 0, 0, &r, 4, &reply), RESULT_SUCCESS);
+    check(out_u32() == 0, "normal (handheld)");
+    Handle session = object(apm, 0, "OpenSession");
+    uint32_t configuration[2] = {0, 0x92220008};
+    r = ipc_blank_request();
+    expect("SetPerformanceConfiguration", ipc_command(session, 0, configuration, 8, &r, 0, &reply), RESULT_SUCCESS);
+    r = ipc_blank_request();
+    expect("GetPerformanceConfiguration", ipc_command(session, 1, configuration, 4, &r, 4, &reply), RESULT_SUCCESS);
+    check(out_u32() == 0x92220008, "the configuration set");
+    uint32_t third_mode = 2;
+    r = ipc_blank_request();
+    expect("GetPerformanceConfiguration(mode 2)", ipc_command(session, 1, &third_mode, 4, &r, 4, &reply), 0x294u);
+    svc_close_handle(session);
+    svc_close_handle(apm);
+
     Handle handles[] = {event, functions, window, self, state, proxy, applet, sm};
     for (unsigned i = 0; i < sizeof handles / sizeof handles[0]; i++) check(svc_close_handle(handles[i]) == 0, "close");
     print("applet: ");

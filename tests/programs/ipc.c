@@ -222,6 +222,25 @@ int main(void) {
     Handle set_clone = reply.move_handles[0];
     r = request(4);
     expect("GetRegionCode on the clone", call(set_clone, &r, 4, &reply), RESULT_SUCCESS);
+    /* A domain's clone is a session to the same domain: an object opened through one is there through the other. */
+    r = request(2);
+    r.type = IPC_TYPE_CONTROL;
+    expect("CloneCurrentObject(the lm domain)", call(lm, &r, 0, &reply), RESULT_SUCCESS);
+    Handle lm_clone = reply.move_handles[0];
+    r = request(0);
+    r.send_pid = 1;
+    r.data = &reserved;
+    r.data_size = 8;
+    r.domain_command = IPC_DOMAIN_SEND;
+    r.domain_object = lm_object;
+    expect("OpenLogger through the clone", call(lm_clone, &r, 0, &reply), RESULT_SUCCESS);
+    uint32_t shared_logger = reply.num_objects == 1 ? reply.objects[0] : 0;
+    r = request(1);
+    r.data = &destination;
+    r.data_size = 4;
+    r.domain_command = IPC_DOMAIN_SEND;
+    r.domain_object = shared_logger;
+    expect("SetDestination on it through the first session", call(lm, &r, 0, &reply), RESULT_SUCCESS);
 
     print("-- TIPC\n");
     Handle sm_tipc;
