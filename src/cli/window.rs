@@ -9,9 +9,11 @@
 //!
 //! The keyboard is the controller (physical keys, whatever the layout): arrows the D-pad, X/Z/C/V the A/B/X/Y
 //! buttons, Q/E L and R, 1/3 ZL and ZR, Enter plus, Backspace minus, W/A/S/D the left stick, I/J/K/L the right
-//! stick, F/H the sticks' clicks. Keys are read when a frame is shown.
+//! stick, F/H the sticks' clicks. Gamepads the host has (SDL's mappings) join it, by button position: east A,
+//! south B, north X, west Y, as on Nintendo's controllers. Input is read when a frame is shown.
 
 use sdl3::event::Event;
+use sdl3::gamepad::{Axis, Button, Gamepad};
 use sdl3::keyboard::Scancode;
 use sdl3::pixels::PixelFormat;
 use sdl3::render::{Texture, WindowCanvas};
@@ -32,6 +34,13 @@ struct Open {
     _video: sdl3::VideoSubsystem,
     canvas: WindowCanvas,
     events: sdl3::EventPump,
+    /// `None` where SDL's gamepad support could not start (the keyboard still works).
+    gamepad_subsystem: Option<sdl3::GamepadSubsystem>,
+    /// Open gamepads (SDL sends their events while they are open).
+    gamepads: Vec<Gamepad>,
+    /// What the keyboard and the gamepads report, each on its own.
+    keyboard: InputState,
+    gamepad: InputState,
     texture: Texture,
     size: (u32, u32),
     /// SDL's video driver ("x11", "wayland", "offscreen"...).
@@ -127,11 +136,19 @@ fn open(title: &str, shown: &ShownFrame) -> anyhow::Result<Open> {
     let texture =
         canvas.texture_creator().create_texture_streaming(PixelFormat::RGBA32, width.max(1), height.max(1))?;
     let events = sdl.event_pump()?;
+    let gamepad_subsystem = sdl
+        .gamepad()
+        .inspect_err(|error| tracing::warn!("no gamepads: SDL's gamepad support did not start ({error})"))
+        .ok();
     Ok(Open {
         _sdl: sdl,
         _video: video,
         canvas,
         events,
+        gamepad_subsystem,
+        gamepads: Vec::new(),
+        keyboard: InputState::default(),
+        gamepad: InputState::default(),
         texture,
         size: (width, height),
         driver,
@@ -155,17 +172,84 @@ fn show(open: &mut Open, shown: &ShownFrame, closed: &AtomicBool, input: &Cell<I
     open.canvas.clear();
     open.canvas.copy(&open.texture, None, None)?;
     open.canvas.present();
-    let mut state = input.get();
-    for event in open.events.poll_iter() {
+    let events: Vec<Event> = open.events.poll_iter().collect();
+    for event in events {
         match event {
             Event::Quit { .. } => closed.store(true, Ordering::Relaxed),
-            Event::KeyDown { scancode: Some(key), repeat: false, .. } => press(&mut state, key, true),
-            Event::KeyUp { scancode: Some(key), .. } => press(&mut state, key, false),
+            Event::KeyDown { scancode: Some(key), repeat: false, .. } => press(&mut open.keyboard, key, true),
+            Event::KeyUp { scancode: Some(key), .. } => press(&mut open.keyboard, key, false),
+            Event::GamepadAdded { which, .. } => {
+                let Some(subsystem) = &open.gamepad_subsystem else { continue };
+                match subsystem.open(which) {
+                    Ok(gamepad) => {
+                        tracing::info!(name = gamepad.name().unwrap_or_default(), "a gamepad joins the controller");
+                        open.gamepads.push(gamepad);
+                    }
+                    Err(error) => tracing::warn!("a gamepad could not be opened: {error}"),
+                }
+            }
+            Event::GamepadButtonDown { button, .. } => gamepad_button(&mut open.gamepad, button, true),
+            Event::GamepadButtonUp { button, .. } => gamepad_button(&mut open.gamepad, button, false),
+            Event::GamepadAxisMotion { axis, value, .. } => gamepad_axis(&mut open.gamepad, axis, value),
             _ => {}
         }
     }
-    input.set(state);
+    input.set(combined(&open.keyboard, &open.gamepad));
     Ok(())
+}
+
+/// The keyboard's and the gamepads' input as one controller: buttons from either, a stick from the gamepad
+/// where it is pushed.
+fn combined(keyboard: &InputState, gamepad: &InputState) -> InputState {
+    let stick = |pad: (i32, i32), keys: (i32, i32)| if pad != (0, 0) { pad } else { keys };
+    InputState {
+        buttons: keyboard.buttons | gamepad.buttons,
+        stick_l: stick(gamepad.stick_l, keyboard.stick_l),
+        stick_r: stick(gamepad.stick_r, keyboard.stick_r),
+    }
+}
+
+/// A gamepad button, by position: Nintendo's A is the east button.
+fn gamepad_button(state: &mut InputState, gamepad_button: Button, down: bool) {
+    let bit = match gamepad_button {
+        Button::East => button::A,
+        Button::South => button::B,
+        Button::North => button::X,
+        Button::West => button::Y,
+        Button::LeftStick => button::STICK_L,
+        Button::RightStick => button::STICK_R,
+        Button::LeftShoulder => button::L,
+        Button::RightShoulder => button::R,
+        Button::Start => button::PLUS,
+        Button::Back => button::MINUS,
+        Button::DPadLeft => button::LEFT,
+        Button::DPadUp => button::UP,
+        Button::DPadRight => button::RIGHT,
+        Button::DPadDown => button::DOWN,
+        _ => return,
+    };
+    if down { state.buttons |= bit } else { state.buttons &= !bit }
+}
+
+/// Stick positions within this of the centre read as centred (sticks at rest do not sit at exactly 0, and every
+/// change would go into the input log).
+const DEAD_ZONE: i32 = 0x1000;
+
+/// A gamepad axis: sticks (SDL's Y grows downwards, the Switch's upwards), and triggers past half way as ZL/ZR.
+fn gamepad_axis(state: &mut InputState, axis: Axis, value: i16) {
+    let value = i32::from(value).clamp(-STICK_MAX, STICK_MAX);
+    let stick = if value.abs() < DEAD_ZONE { 0 } else { value };
+    let mut trigger = |bit: u64| {
+        if value > STICK_MAX / 2 { state.buttons |= bit } else { state.buttons &= !bit }
+    };
+    match axis {
+        Axis::LeftX => state.stick_l.0 = stick,
+        Axis::LeftY => state.stick_l.1 = -stick,
+        Axis::RightX => state.stick_r.0 = stick,
+        Axis::RightY => state.stick_r.1 = -stick,
+        Axis::TriggerLeft => trigger(button::ZL),
+        Axis::TriggerRight => trigger(button::ZR),
+    }
 }
 
 /// `HidNpadButton` bits.
@@ -253,5 +337,29 @@ mod tests {
         press(&mut state, Scancode::D, false);
         press(&mut state, Scancode::I, true);
         assert_eq!((state.stick_l, state.stick_r), ((0, 0), (0, STICK_MAX)));
+    }
+
+    /// Gamepad buttons by position, sticks with the Switch's Y upwards and a dead zone, triggers as ZL/ZR; and the
+    /// keyboard's input joined with the gamepad's.
+    #[test]
+    fn gamepads_join_the_keyboard() {
+        let mut pad = InputState::default();
+        gamepad_button(&mut pad, Button::East, true);
+        gamepad_button(&mut pad, Button::South, true);
+        gamepad_button(&mut pad, Button::South, false);
+        assert_eq!(pad.buttons, button::A);
+        gamepad_axis(&mut pad, Axis::LeftY, -32768);
+        gamepad_axis(&mut pad, Axis::LeftX, 0x800);
+        assert_eq!(pad.stick_l, (0, STICK_MAX), "pushed up all the way; X inside the dead zone");
+        gamepad_axis(&mut pad, Axis::TriggerRight, 30000);
+        assert_eq!(pad.buttons, button::A | button::ZR);
+        gamepad_axis(&mut pad, Axis::TriggerRight, 100);
+        assert_eq!(pad.buttons, button::A);
+        let mut keys = InputState::default();
+        press(&mut keys, Scancode::Up, true);
+        press(&mut keys, Scancode::J, true);
+        let both = combined(&keys, &pad);
+        assert_eq!(both.buttons, button::A | button::UP);
+        assert_eq!((both.stick_l, both.stick_r), ((0, STICK_MAX), (-STICK_MAX, 0)));
     }
 }
