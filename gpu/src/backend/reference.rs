@@ -18,6 +18,8 @@ pub struct ReferenceBackend {
 }
 
 const NAME: &str = "reference";
+/// The largest frame a present reads: 8K RGBA64.
+const MAX_FRAME_BYTES: u64 = 7680 * 4320 * 8;
 
 fn failed(error: VulkanError) -> BackendError {
     BackendError::Failed { backend: NAME, problem: error.to_string() }
@@ -254,29 +256,61 @@ impl Backend for ReferenceBackend {
         }
         let surface = &present.surface;
         let bytes = format.bytes as usize;
+        // The whole layer at once (a read per texel would cost more than the rest of the present).
+        let span =
+            surface.layer_bytes().filter(|&span| span <= MAX_FRAME_BYTES).ok_or_else(|| BackendError::Failed {
+                backend: NAME,
+                problem: format!("a frame of {}x{} texels is larger than Tandem shows", surface.width, surface.height),
+            })?;
+        let mut image = vec![0u8; span as usize];
+        if !memory.read(surface.address, &mut image) {
+            return Err(BackendError::Failed {
+                backend: NAME,
+                problem: format!("the frame at guest address {:#x} (+{span:#x}) is not all mapped", surface.address),
+            });
+        }
+        // A texel's offset is its column's plus its row's (block-linear addresses add up too: the GOB swizzle puts
+        // x and y bits in different places; `texel_offsets_add_up` holds Surface to it).
+        let offsets = |count: u32, at: &dyn Fn(u32) -> Option<u64>| -> Vec<usize> {
+            (0..count).map(|i| at(i).expect("inside the surface") as usize).collect()
+        };
+        let columns = offsets(surface.width, &|x| surface.texel_offset(x, 0));
+        let rows = offsets(surface.height, &|y| surface.texel_offset(0, y));
+        // Each channel's widening to 8 bits, as a table over its raw values.
+        let widen: Vec<(u32, u64, Vec<u8>)> = format
+            .channels
+            .iter()
+            .enumerate()
+            .map(|(index, &(low, width))| {
+                let table = match width {
+                    0 if index == 3 => vec![255],
+                    0 => vec![0],
+                    // An n-bit UNORM widened to 8 bits as the value's fraction of its maximum, rounded.
+                    _ => {
+                        let max = (1u32 << width) - 1;
+                        (0..=max).map(|raw| ((raw * 255 * 2 + max) / (2 * max)) as u8).collect()
+                    }
+                };
+                (low, (1u64 << width) - 1, table)
+            })
+            .collect();
         let mut rgba = Vec::with_capacity(surface.width as usize * surface.height as usize * 4);
-        let mut texel = [0u8; 16];
-        for y in 0..surface.height {
-            for x in 0..surface.width {
-                let address = surface.texel_address(x, y, 0).expect("inside the surface");
-                if !memory.read(address, &mut texel[..bytes]) {
-                    return Err(BackendError::Failed {
-                        backend: NAME,
-                        problem: format!("the frame's texel ({x}, {y}) at guest address {address:#x} is not mapped"),
-                    });
+        // R, G, B, A in 8 bits each, in that byte order: the texel is the pixel.
+        let rgba8 = format.channels == [(0, 8), (8, 8), (16, 8), (24, 8)];
+        let mut texel = [0u8; 8];
+        for &row in &rows {
+            if rgba8 {
+                for &column in &columns {
+                    rgba.extend_from_slice(&image[row + column..row + column + 4]);
                 }
-                let value = u128::from_le_bytes(texel);
-                for (index, &(low, width)) in format.channels.iter().enumerate() {
-                    let channel = match width {
-                        0 if index == 3 => 255,
-                        0 => 0,
-                        // Widen an n-bit UNORM to 8 bits as the value's fraction of its maximum, rounded.
-                        _ => {
-                            let raw = (value >> low) & ((1 << width) - 1);
-                            ((raw * 255 * 2 + ((1 << width) - 1)) / (2 * ((1 << width) - 1))) as u8
-                        }
-                    };
-                    rgba.push(channel);
+                continue;
+            }
+            for &column in &columns {
+                let at = row + column;
+                texel[..bytes].copy_from_slice(&image[at..at + bytes]);
+                let value = u64::from_le_bytes(texel);
+                for (low, mask, table) in &widen {
+                    rgba.push(table[((value >> low) & mask) as usize]);
                 }
             }
         }
