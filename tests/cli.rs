@@ -559,6 +559,41 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
     assert!(!unsupported.status.success() && error.contains("kernel reduce_sum, offset 0x"), "{error}");
 }
 
+/// `tandem shader coverage` ends with one summary line per instruction set whose counts add up, and says which
+/// kernels verify an opcode: fp32's FFMA is verified on both (its translation matches the H200 on lavapipe); with
+/// `--no-gpu` nothing is verified and the translator column shows what translates.
+#[test]
+fn shader_coverage_ends_with_a_summary_line_per_isa() {
+    let summary = |line: &str| -> (String, [usize; 4]) {
+        let (name, counts) = line.split_once(": ").unwrap();
+        let numbers: Vec<usize> =
+            counts.split(", ").map(|part| part.rsplit(' ').next().unwrap().parse().unwrap()).collect();
+        let words: Vec<&str> = counts.split(", ").map(|part| part.rsplit_once(' ').unwrap().0).collect();
+        assert_eq!(words, ["opcodes", "verified", "implemented-only", "missing"], "{line}");
+        (name.to_string(), numbers.try_into().unwrap())
+    };
+    let run = tandem(&["shader", "coverage"]);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    let last = &lines[lines.len() - 2..];
+    for (line, isa) in last.iter().zip(["sm50", "sm86"]) {
+        let (name, [total, verified, only, missing]) = summary(line);
+        assert_eq!(name, isa);
+        assert_eq!(verified + only + missing, total, "{line}");
+        assert!(verified > 0, "{line}");
+    }
+    let ffma = lines.iter().filter(|line| line.split_whitespace().nth(1) == Some("FFMA")).collect::<Vec<_>>();
+    assert_eq!(ffma.len(), 2, "{stdout}");
+    assert!(ffma.iter().all(|line| line.contains(" verified ") && line.contains("fp32")), "{ffma:?}");
+
+    let run = tandem(&["shader", "coverage", "--isa", "sm86", "--no-gpu"]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let (name, [total, verified, only, _]) = summary(text(&run.stdout).lines().last().unwrap());
+    assert_eq!((name.as_str(), verified), ("sm86", 0));
+    assert!(only > 0 && only < total);
+}
+
 /// A PNG frame's pixels: (width, height, RGBA bytes).
 fn read_png(path: &Path) -> (u32, u32, Vec<u8>) {
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));

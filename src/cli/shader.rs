@@ -3,12 +3,15 @@
 
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tandem_gpu::sass::corpus::Corpus;
 use tandem_gpu::sass::cubin::{Cubin, KernelImage};
 use tandem_gpu::sass::exec::{ConstantBuffers, GlobalMemory, Kernel, Launch, driver_constants, run_compute};
-use tandem_gpu::sass::{Isa, sm5x, sm86};
+use tandem_gpu::sass::{Isa, coverage, sm5x, sm86};
 use tandem_gpu::shader::{self, translate_compute};
+use tandem_gpu::vulkan::ComputeDevice;
 
 #[derive(Subcommand)]
 pub enum ShaderCommand {
@@ -18,6 +21,23 @@ pub enum ShaderCommand {
     Run(RunArgs),
     /// Translate a kernel to SPIR-V (for spirv-val, spirv-dis, or a Vulkan back end).
     Translate(TranslateArgs),
+    /// Every opcode of both instruction sets with its evidence: the decoder against nvdisasm, the interpreter
+    /// and the translator against what an NVIDIA GPU computed for the oracle corpus's kernels.
+    Coverage(CoverageArgs),
+}
+
+#[derive(Args)]
+pub struct CoverageArgs {
+    /// The oracle corpus: `gpu/tests/sass` of a Tandem source tree (the one this binary was built from by
+    /// default).
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
+    /// Only this instruction set.
+    #[arg(long, value_enum)]
+    pub isa: Option<IsaArg>,
+    /// Translate without running the translations on a Vulkan device (no translator verification then).
+    #[arg(long)]
+    pub no_gpu: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -47,6 +67,15 @@ pub struct TranslateArgs {
 pub enum IsaArg {
     Sm5x,
     Sm86,
+}
+
+impl From<IsaArg> for Isa {
+    fn from(isa: IsaArg) -> Isa {
+        match isa {
+            IsaArg::Sm5x => Isa::Sm5x,
+            IsaArg::Sm86 => Isa::Sm86,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -88,6 +117,7 @@ pub fn run(command: ShaderCommand) -> anyhow::Result<ExitCode> {
         ShaderCommand::Disasm(args) => disasm(&args),
         ShaderCommand::Run(args) => run_kernel(&args),
         ShaderCommand::Translate(args) => translate(&args),
+        ShaderCommand::Coverage(args) => coverage(&args),
     }
 }
 
@@ -101,10 +131,7 @@ fn load(args: &InputArgs) -> anyhow::Result<KernelImage> {
     let Some(isa) = args.isa else {
         bail!("{} is not a cubin: say which instruction set its code is with --isa sm5x|sm86", args.file.display());
     };
-    let isa = match isa {
-        IsaArg::Sm5x => Isa::Sm5x,
-        IsaArg::Sm86 => Isa::Sm86,
-    };
+    let isa = isa.into();
     let name = args.file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());
     Ok(KernelImage { name, isa, code: bytes, constants: Vec::new(), shared_bytes: 0 })
 }
@@ -226,5 +253,70 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
         translation.spirv.len(),
         banks.collect::<Vec<_>>().join(", ")
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn coverage(args: &CoverageArgs) -> anyhow::Result<ExitCode> {
+    let dir = args.corpus.clone().unwrap_or_else(Corpus::source_tree);
+    let corpus = Corpus::open(&dir).with_context(|| {
+        format!("reading the oracle corpus {}: pass --corpus with a Tandem checkout's gpu/tests/sass", dir.display())
+    })?;
+    let device = if args.no_gpu {
+        None
+    } else {
+        let device = ComputeDevice::new().context(
+            "opening a Vulkan device to run the translations (install mesa-vulkan-drivers for lavapipe, or pass \
+             --no-gpu)",
+        )?;
+        Some(device)
+    };
+    let gpu = std::fs::read_to_string(dir.join("cuda/results/device.txt")).unwrap_or_default();
+    println!(
+        "oracle: {} kernels of {}, results from {}",
+        corpus.runs.len(),
+        dir.display(),
+        gpu.lines().next().unwrap_or("?")
+    );
+    match &device {
+        Some(device) => println!("translations run on: {}", device.name()),
+        None => println!("translations not run (--no-gpu): the translator column shows what translates"),
+    }
+    let isas = match args.isa {
+        Some(isa) => vec![isa.into()],
+        None => vec![Isa::Sm5x, Isa::Sm86],
+    };
+    let mut summaries = Vec::new();
+    for isa in isas {
+        let progress = ProgressBar::new(corpus.runs.len() as u64);
+        progress.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} kernels {msg}").expect("the template is well formed"),
+        );
+        let evidence = coverage::gather(isa, &corpus, device.as_ref(), |entry| {
+            progress.inc(1);
+            progress.set_message(format!("{isa} {entry}"));
+        })
+        .with_context(|| format!("gathering the {isa} evidence from {}", dir.display()))?;
+        progress.finish_and_clear();
+        println!("\n{isa}: kernels");
+        for kernel in &evidence.kernels {
+            let outcome = |result: &Result<(), String>| match result {
+                Ok(()) => "matches the GPU".to_string(),
+                Err(why) => why.clone(),
+            };
+            println!("  {:<16} interpreter: {}", kernel.entry, outcome(&kernel.interpreter));
+            if let Some(translator) = &kernel.translator {
+                println!("  {:<16} translator:  {}", "", outcome(translator));
+            }
+        }
+        println!(
+            "\n{isa}: opcodes (decoder: nvdisasm = every instance reads as nvdisasm's; interpreter, translator: gpu = in a kernel whose run matched the GPU's, yes = implemented)"
+        );
+        print!("{}", coverage::render(&evidence));
+        summaries.push(evidence.summary());
+    }
+    println!();
+    for summary in summaries {
+        println!("{summary}");
+    }
     Ok(ExitCode::SUCCESS)
 }

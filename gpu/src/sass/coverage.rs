@@ -8,11 +8,17 @@
 //! - **missing**: the table lists it under `@unencoded`: an opcode of the instruction set with no encoding yet,
 //!   which decodes as an unknown instruction.
 //!
-//! Later phases add their own evidence (the SASS interpreter, SPIR-V run on lavapipe, the device's GPU); this
-//! module only knows the disassembler's.
+//! [`gather`] adds the later phases' evidence: each kernel of the corpus run on the SASS interpreter and,
+//! translated, on a Vulkan device, against what the NVIDIA GPU computed; [`probe_program`]s for the opcodes no
+//! kernel contains. The summary line's status is the translator's (see [`OpcodeEvidence::status`]).
 
-use super::{DecodeError, Encoding, Family, Isa, sm5x, sm86};
-use std::collections::BTreeMap;
+use super::corpus::{Corpus, CorpusError, LOCAL_BYTES, Placement, compare, dispatch, interpret};
+use super::cubin::KernelImage;
+use super::exec::{self, ConstantBuffers, ExecError, Launch, run_compute_limited};
+use super::{Control, DecodeError, Encoding, Family, Instruction, Isa, sm5x, sm86};
+use crate::shader::{self, TranslateError, translate_compute};
+use crate::vulkan::ComputeDevice;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One oracle program: raw code and nvdisasm's listing of it (`nvdisasm -b SMxx -hex`, verbatim).
 pub struct Oracle<'a> {
@@ -66,15 +72,12 @@ impl Report {
         self.opcodes.iter().filter(|o| o.status == status).count()
     }
 
-    /// `sm50: opcodes T, verified V, implemented-only I, missing X` (`sm50` for the Maxwell line, as the
-    /// shader translator's issue names it; `sm86` for Ampere).
+    /// `sm50 decoder: opcodes T, verified V, implemented-only I, missing X` (`sm50` for the Maxwell line, as
+    /// the shader translator's issue names it; `sm86` for Ampere).
     pub fn summary(&self) -> String {
-        let name = match self.isa {
-            Isa::Sm5x => "sm50",
-            Isa::Sm86 => "sm86",
-        };
         format!(
-            "{name}: opcodes {}, verified {}, implemented-only {}, missing {}",
+            "{} decoder: opcodes {}, verified {}, implemented-only {}, missing {}",
+            summary_name(self.isa),
             self.opcodes.len(),
             self.count(Status::Verified),
             self.count(Status::ImplementedOnly),
@@ -196,9 +199,345 @@ fn nvdisasm_lines(listing: &str) -> BTreeMap<usize, String> {
     lines
 }
 
+// -----------------------------------------------------------------------------------------------------------
+// The whole report: decoder, interpreter and translator evidence per opcode.
+
+/// What one path (the SASS interpreter or the translator) has for an opcode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PathEvidence {
+    /// No semantics: the opcode is unencoded, or the path reports it as an unknown opcode.
+    Missing,
+    /// Semantics (for some or all of its forms), but no kernel that contains it was checked against the GPU.
+    Implemented,
+    /// A kernel that contains it ran on this path and left what the NVIDIA GPU left, bit for bit.
+    Gpu,
+}
+
+/// One opcode's evidence: the decoder against nvdisasm, the interpreter and the translator against the GPU.
+#[derive(Debug, Clone)]
+pub struct OpcodeEvidence {
+    pub decoder: OpcodeCoverage,
+    pub interpreter: PathEvidence,
+    pub translator: PathEvidence,
+    /// The kernels whose runs verified the translator's semantics for it (through the translator column).
+    pub verified_by: Vec<String>,
+}
+
+impl OpcodeEvidence {
+    /// The opcode's place in the summary line: verified (the translation of a kernel that contains it was
+    /// checked against the GPU), implemented-only (translated, not checked), or missing.
+    pub fn status(&self) -> Status {
+        match self.translator {
+            PathEvidence::Gpu => Status::Verified,
+            PathEvidence::Implemented => Status::ImplementedOnly,
+            PathEvidence::Missing => Status::Missing,
+        }
+    }
+}
+
+/// How one kernel of the corpus fared on each path.
+#[derive(Debug, Clone)]
+pub struct KernelOutcome {
+    pub entry: String,
+    pub interpreter: Result<(), String>,
+    /// `None` when no Vulkan device ran translations.
+    pub translator: Option<Result<(), String>>,
+}
+
+/// Every opcode of an instruction set with its evidence, and the kernels that gave it.
+#[derive(Debug, Clone)]
+pub struct Evidence {
+    pub isa: Isa,
+    pub opcodes: Vec<OpcodeEvidence>,
+    pub kernels: Vec<KernelOutcome>,
+    /// Instructions of the oracle listings that differ from nvdisasm's (the decoder check's failures).
+    pub decoder_mismatches: usize,
+}
+
+impl Evidence {
+    pub fn count(&self, status: Status) -> usize {
+        self.opcodes.iter().filter(|o| o.status() == status).count()
+    }
+
+    /// `sm50: opcodes T, verified V, implemented-only I, missing X` (`sm86: ...` for Ampere).
+    pub fn summary(&self) -> String {
+        format!(
+            "{}: opcodes {}, verified {}, implemented-only {}, missing {}",
+            summary_name(self.isa),
+            self.opcodes.len(),
+            self.count(Status::Verified),
+            self.count(Status::ImplementedOnly),
+            self.count(Status::Missing)
+        )
+    }
+}
+
+fn summary_name(isa: Isa) -> &'static str {
+    match isa {
+        Isa::Sm5x => "sm50",
+        Isa::Sm86 => "sm86",
+    }
+}
+
+/// Gathers the evidence for `isa` from the corpus: the decoder check on every listing, every kernel of the
+/// manifest on the interpreter and (with a device) translated and run through Vulkan, each compared with the
+/// GPU's results; and a probe of every encoding on both paths for the opcodes no kernel contains.
+pub fn gather(
+    isa: Isa,
+    corpus: &Corpus,
+    device: Option<&ComputeDevice>,
+    mut progress: impl FnMut(&str),
+) -> Result<Evidence, CorpusError> {
+    let listings = corpus.listings(isa)?;
+    let oracles: Vec<Oracle<'_>> =
+        listings.iter().map(|(_, code, listing)| Oracle { code, nvdisasm: listing }).collect();
+    let decoder = check(isa, &oracles).map_err(|source| CorpusError::Exec {
+        entry: format!("{} listings", Corpus::folder(isa)),
+        source: ExecError::Decode(source),
+    })?;
+
+    // Per opcode: the best evidence each path has from the kernels.
+    let mut interpreter: BTreeMap<&'static str, PathEvidence> = BTreeMap::new();
+    let mut translator: BTreeMap<&'static str, PathEvidence> = BTreeMap::new();
+    let mut verified_by: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
+    let mut kernels = Vec::new();
+    for run in &corpus.runs {
+        let Some(kernel) = corpus.kernel(isa, run)? else { continue };
+        progress(&run.entry);
+        let opcodes = kernel_opcodes(isa, &kernel.code)
+            .map_err(|source| CorpusError::Exec { entry: run.entry.clone(), source: ExecError::Decode(source) })?;
+        let expected = corpus.expected(run)?;
+        let agrees = |got: &[u8]| {
+            let differences = compare(run, got, &expected);
+            match differences.first() {
+                None => Ok(()),
+                Some(first) => Err(format!("{} words differ from the GPU's, first {first}", differences.len())),
+            }
+        };
+        let on_interpreter =
+            interpret(run, &kernel, &corpus.input).map_err(|e| e.to_string()).and_then(|got| agrees(&got));
+        // A kernel that translates has every opcode it contains implemented, whatever its run gives.
+        let (on_translator, translates) = match device {
+            Some(device) => match dispatch(device, run, &kernel, &corpus.input, Placement::Device) {
+                Ok(outcome) => (Some(agrees(&outcome.buffers)), true),
+                Err(error) => {
+                    let translated = !matches!(error, CorpusError::Translate { .. });
+                    (Some(Err(error.to_string())), translated)
+                }
+            },
+            None => (None, translate_compute(&kernel, run.block, LOCAL_BYTES, &shader::GlobalMemory::Device).is_ok()),
+        };
+        for &opcode in &opcodes {
+            if on_interpreter.is_ok() {
+                interpreter.insert(opcode, PathEvidence::Gpu);
+            }
+            match &on_translator {
+                Some(Ok(())) => {
+                    translator.insert(opcode, PathEvidence::Gpu);
+                    verified_by.entry(opcode).or_default().push(run.entry.clone());
+                }
+                _ if translates => {
+                    translator.entry(opcode).or_insert(PathEvidence::Implemented);
+                }
+                _ => {}
+            }
+        }
+        kernels.push(KernelOutcome {
+            entry: run.entry.clone(),
+            interpreter: on_interpreter,
+            translator: on_translator,
+        });
+    }
+
+    let opcodes = decoder
+        .opcodes
+        .iter()
+        .map(|coverage| {
+            let probe = |path: Path| match coverage.status {
+                Status::Missing => PathEvidence::Missing,
+                _ if probe_implements(isa, coverage.opcode, path) => PathEvidence::Implemented,
+                _ => PathEvidence::Missing,
+            };
+            let interpreter = interpreter.get(coverage.opcode).copied().unwrap_or_else(|| probe(Path::Interpreter));
+            let translator = translator.get(coverage.opcode).copied().unwrap_or_else(|| probe(Path::Translator));
+            OpcodeEvidence {
+                decoder: coverage.clone(),
+                interpreter,
+                translator,
+                verified_by: verified_by.remove(coverage.opcode).unwrap_or_default(),
+            }
+        })
+        .collect();
+    Ok(Evidence { isa, opcodes, kernels, decoder_mismatches: decoder.mismatches.len() })
+}
+
+/// The opcodes a kernel's code contains.
+fn kernel_opcodes(isa: Isa, code: &[u8]) -> Result<BTreeSet<&'static str>, DecodeError> {
+    Ok(match isa {
+        Isa::Sm5x => sm5x::decode_program(code)?.iter().map(|i| i.inst.encoding().opcode).collect(),
+        Isa::Sm86 => sm86::decode_program(code)?.iter().map(|i| i.inst.encoding().opcode).collect(),
+    })
+}
+
+#[derive(Clone, Copy)]
+enum Path {
+    Interpreter,
+    Translator,
+}
+
+/// Whether a path has semantics for some form of `opcode`: each of its table lines is tried as a program of
+/// that one instruction and an EXIT, and only an unknown-opcode error counts against it (any other outcome,
+/// a fault or an unimplemented form included, shows the path knows the opcode).
+fn probe_implements(isa: Isa, opcode: &str, path: Path) -> bool {
+    let encodings = match isa {
+        Isa::Sm5x => sm5x::ENCODINGS,
+        Isa::Sm86 => sm86::ENCODINGS,
+    };
+    encodings.iter().filter(|encoding| encoding.opcode == opcode).any(|encoding| {
+        let code = probe_program(isa, encoding);
+        match path {
+            Path::Interpreter => {
+                let launch = Launch { block: [1, 1, 1], grid: [1, 1, 1], shared_bytes: 0, local_bytes: 16 };
+                let kernel = exec::Kernel { isa, code: &code, entry: 0 };
+                let outcome = run_compute_limited(
+                    kernel,
+                    &launch,
+                    &ConstantBuffers::new(),
+                    &mut exec::GlobalMemory::new(),
+                    PROBE_STEPS,
+                );
+                !matches!(outcome, Err(ExecError::UnknownOpcode { .. }))
+            }
+            Path::Translator => {
+                let kernel = KernelImage {
+                    name: format!("probe of {}", encoding.name),
+                    isa,
+                    code,
+                    constants: Vec::new(),
+                    shared_bytes: 0,
+                };
+                let outcome = translate_compute(&kernel, [32, 1, 1], 16, &shader::GlobalMemory::Device);
+                !matches!(outcome, Err(TranslateError::UnknownOpcode { .. }))
+            }
+        }
+    })
+}
+
+/// Lane-instructions a probe may run (a branch to itself must stop).
+const PROBE_STEPS: u64 = 64;
+
+/// A program of the encoding with its guard and predicate source at PT (`pg`, `ps` = 7), a condition-code test
+/// of "always" (`cc_test` = 15) and every other field zero, followed by an unconditional EXIT.
+pub fn probe_program(isa: Isa, encoding: &Encoding) -> Vec<u8> {
+    let word = |encoding: &Encoding| {
+        let mut word = encoding.value;
+        for (name, value) in [("pg", 7), ("ps", 7), ("cc_test", 15)] {
+            if let Some(field) = encoding.field(name) {
+                word |= field.place(value);
+            }
+        }
+        word
+    };
+    let exit =
+        |encodings: &'static [Encoding]| encodings.iter().find(|e| e.name == "EXIT").expect("both tables have EXIT");
+    // Built from table lines, so they decode and encode; the scheduling bits stay zero.
+    const FROM_TABLE: &str = "a table line encodes";
+    match isa {
+        Isa::Sm5x => {
+            let nop = sm5x::ENCODINGS.iter().find(|e| e.name == "NOP").expect("the table has NOP");
+            let program: Vec<_> = [word(encoding), word(exit(sm5x::ENCODINGS)), word(nop)]
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| Instruction {
+                    offset: 8 + i * 8,
+                    inst: sm5x::decode(w as u64).expect(FROM_TABLE),
+                    control: Control::default(),
+                })
+                .collect();
+            sm5x::encode_program(&program).expect(FROM_TABLE)
+        }
+        Isa::Sm86 => {
+            let program: Vec<_> = [word(encoding), word(exit(sm86::ENCODINGS))]
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| Instruction {
+                    offset: i * 16,
+                    inst: sm86::decode(w).expect(FROM_TABLE),
+                    control: Control::default(),
+                })
+                .collect();
+            sm86::encode_program(&program).expect(FROM_TABLE)
+        }
+    }
+}
+
+/// The report as `tandem shader coverage` prints it: a line per opcode, then the summary line.
+pub fn render(evidence: &Evidence) -> String {
+    let mut text = String::new();
+    text.push_str(&format!(
+        "{:<10} {:<12} {:<9} {:<11} {:<11} {:<16} {}\n",
+        "family", "opcode", "decoder", "interpreter", "translator", "status", "verified by"
+    ));
+    for opcode in &evidence.opcodes {
+        let decoder = match opcode.decoder.status {
+            Status::Verified => "nvdisasm",
+            Status::ImplementedOnly if opcode.decoder.mismatched > 0 => "DIFFERS",
+            Status::ImplementedOnly => "table",
+            Status::Missing => "-",
+        };
+        let path = |evidence: PathEvidence| match evidence {
+            PathEvidence::Gpu => "gpu",
+            PathEvidence::Implemented => "yes",
+            PathEvidence::Missing => "-",
+        };
+        let status = match opcode.status() {
+            Status::Verified => "verified",
+            Status::ImplementedOnly => "implemented-only",
+            Status::Missing => "missing",
+        };
+        text.push_str(&format!(
+            "{:<10} {:<12} {:<9} {:<11} {:<11} {:<16} {}\n",
+            opcode.decoder.family,
+            opcode.decoder.opcode,
+            decoder,
+            path(opcode.interpreter),
+            path(opcode.translator),
+            status,
+            opcode.verified_by.join(",")
+        ));
+    }
+    text.push_str(&evidence.summary());
+    text.push('\n');
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn probes_are_the_instruction_under_pt_then_an_unconditional_exit() {
+        for (isa, encodings) in [(Isa::Sm5x, sm5x::ENCODINGS), (Isa::Sm86, sm86::ENCODINGS)] {
+            for encoding in encodings {
+                let code = probe_program(isa, encoding);
+                let (listing, first) = match isa {
+                    Isa::Sm5x => {
+                        let program = sm5x::decode_program(&code).unwrap();
+                        (sm5x::listing(&code).unwrap(), program[0].inst.encoding().name)
+                    }
+                    Isa::Sm86 => {
+                        let program = sm86::decode_program(&code).unwrap();
+                        (sm86::listing(&code).unwrap(), program[0].inst.encoding().name)
+                    }
+                };
+                assert_eq!(first, encoding.name);
+                let lines: Vec<&str> = listing.lines().collect();
+                assert!(!lines[0].contains('@'), "{}: {}", encoding.name, lines[0]);
+                let exit = lines[1].trim_end().trim_end_matches(';').trim_end();
+                assert!(exit.ends_with("  EXIT"), "{}: {}", encoding.name, lines[1]);
+            }
+        }
+    }
 
     #[test]
     fn nvdisasm_lines_lose_only_their_encoding_comments() {

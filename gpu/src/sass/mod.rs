@@ -7,6 +7,7 @@
 //! Each instruction set has one table (`sm5x.decode`, `sm86.decode`) from which `build.rs` generates the typed
 //! instructions (`Inst`), `decode` and `Inst::encode`. Nothing else tells instructions apart by their bits.
 
+pub mod corpus;
 pub mod coverage;
 pub mod cubin;
 pub mod exec;
@@ -107,6 +108,18 @@ impl Field {
             let bits = (word >> part.lsb) as u64 & ((1u64 << part.width) - 1);
             value << part.width | bits
         })
+    }
+
+    /// The bits of a word whose field holds `value` (the inverse of [`Field::extract`]; bits of `value` beyond
+    /// the field's width are dropped).
+    pub fn place(&self, value: u64) -> u128 {
+        let mut rest = value;
+        let mut word = 0u128;
+        for part in self.parts.iter().rev() {
+            word |= u128::from(rest & ((1u64 << part.width) - 1)) << part.lsb;
+            rest = rest.checked_shr(u32::from(part.width)).unwrap_or(0);
+        }
+        word
     }
 }
 

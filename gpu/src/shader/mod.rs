@@ -3,8 +3,8 @@
 //! executable spec the translation is checked against, on lavapipe and on NVIDIA hardware.
 //!
 //! So far: compute kernels of both instruction sets (SM5x lowered by `sm5x`, SM86 by `sm86`), with the
-//! instructions those list; everything else is a `TranslateError::Unimplemented` naming the instruction, the
-//! kernel and the offset.
+//! instructions those list; everything else is a `TranslateError` naming the instruction, the kernel and the
+//! offset: `UnknownOpcode` for an opcode with no lowering, `Unimplemented` for a form of one that has.
 
 pub mod ir;
 mod lower;
@@ -22,6 +22,9 @@ pub enum TranslateError {
     Decode(#[from] DecodeError),
     #[error("{isa}: {what} is not translated yet (kernel {kernel}, offset {offset:#x})")]
     Unimplemented { isa: Isa, what: String, kernel: String, offset: usize },
+    /// An opcode the translator has no lowering for at all (`Unimplemented` is a form of one it has).
+    #[error("{isa}: {opcode} is not translated yet: {text} (kernel {kernel}, offset {offset:#x})")]
+    UnknownOpcode { isa: Isa, opcode: &'static str, text: String, kernel: String, offset: usize },
 }
 
 /// A translated compute kernel and what a back end must bind for it.

@@ -1062,7 +1062,10 @@ impl Maxwell<'_, '_, '_> {
                 let value = self.bin(BinOp::Or, kept, inserted);
                 self.set_reg(v.get("rd"), value);
             }
-            _ => return self.unimplemented(v, format!("{opcode} ({})", Self::text(v))),
+            opcode => {
+                let (text, kernel, offset) = (Self::text(v), self.l.kernel_name.to_string(), v.offset);
+                return Err(TranslateError::UnknownOpcode { isa: Isa::Sm5x, opcode, text, kernel, offset });
+            }
         }
         Ok(())
     }

@@ -631,7 +631,13 @@ impl Lower<'_> {
             "F2I" => self.float_to_int(v)?,
             "LDG" | "STG" => self.global_access(v)?,
             "LDS" | "STS" | "LDL" | "STL" => self.local_access(v)?,
-            _ => return self.unimplemented(v, opcode),
+            opcode => {
+                let inst = crate::sass::sm86::decode(v.word).expect("the view was decoded");
+                let text =
+                    crate::sass::sm86::text(&crate::sass::Instruction { offset: v.offset, inst, control: v.control });
+                let (kernel, offset) = (self.kernel_name.to_string(), v.offset);
+                return Err(TranslateError::UnknownOpcode { isa: Isa::Sm86, opcode, text, kernel, offset });
+            }
         }
         Ok(())
     }

@@ -105,6 +105,9 @@ pub enum ExecError {
     Decode(#[from] DecodeError),
     #[error("{isa}: {what} is not implemented in the SASS interpreter (at offset {offset:#x})")]
     Unimplemented { isa: Isa, what: String, offset: usize },
+    /// An opcode the interpreter has no semantics for at all (`Unimplemented` is a form of one it has).
+    #[error("{isa}: {opcode} is not implemented in the SASS interpreter: {text} (at offset {offset:#x})")]
+    UnknownOpcode { isa: Isa, opcode: &'static str, text: String, offset: usize },
     #[error("{isa}: {space} {kind} of {size} bytes at {address:#x} is outside the memory (at offset {offset:#x})")]
     Fault { isa: Isa, space: &'static str, kind: &'static str, address: u64, size: usize, offset: usize },
     #[error("{isa}: misaligned {space} access of {size} bytes at {address:#x} (at offset {offset:#x})")]

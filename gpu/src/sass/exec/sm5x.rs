@@ -1048,7 +1048,9 @@ impl Exec<'_, '_> {
                     lane.set_pred(o.v.get("pd"), lane.barrier_result != 0);
                 })
             }
-            opcode => return self.unimplemented(format!("{opcode} ({})", self.text())),
+            opcode => {
+                return Err(ExecError::UnknownOpcode { isa: Isa::Sm5x, opcode, text: self.text(), offset: v.offset });
+            }
         }
         Ok(())
     }

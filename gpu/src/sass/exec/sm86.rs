@@ -568,7 +568,8 @@ impl Exec<'_, '_> {
             }
             "UIADD3" | "ULOP3" | "USHF" | "UIMAD" | "UFLO" => self.uniform()?,
             opcode => {
-                return self.unimplemented(format!("{opcode} ({})", crate::sass::sm86::text(&self.instruction())));
+                let text = crate::sass::sm86::text(&self.instruction());
+                return Err(ExecError::UnknownOpcode { isa: Isa::Sm86, opcode, text, offset: v.offset });
             }
         }
         Ok(())

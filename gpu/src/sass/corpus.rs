@@ -1,0 +1,409 @@
+//! The oracle corpus (`gpu/tests/sass/` in the source tree): kernels that ptxas compiled for sm_53 and sm_86,
+//! nvdisasm's listings of them, and what an NVIDIA GPU left in memory after running each (`runs.txt` says how
+//! each was launched). The tests and `tandem shader coverage` run our interpreter and our translations on the
+//! same launches and compare with the GPU's bytes.
+//!
+//! Each launch gets three 64 KiB buffers, `out`, `in` (a copy of `cuda/input.bin`) and `gen` (zeros); the GPU's
+//! result `cuda/results/ENTRY.out` is the three buffers afterwards, concatenated.
+
+use super::Isa;
+use super::cubin::{Cubin, CubinError, KernelImage};
+use super::exec::{self, ConstantBuffers, ExecError, Kernel, Launch, driver_constants, run_compute};
+use crate::shader::{FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, TranslateError, Window, translate_compute};
+use crate::vulkan::{ComputeDevice, VulkanError};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+pub const BUFFER_BYTES: usize = 64 * 1024;
+/// Where the interpreter maps the `out`, `in` and `gen` buffers.
+pub const BUFFER_ADDRESSES: [u64; 3] = [0x1_0000_0000, 0x2_0000_0000, 0x3_0000_0000];
+/// Local memory per thread: enough for the kernels' stacks.
+pub const LOCAL_BYTES: u32 = 4096;
+
+/// Why the corpus could not be read or a run could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum CorpusError {
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("runs.txt line {line}: {what}")]
+    Manifest { line: usize, what: String },
+    #[error("{file}: {source}")]
+    Cubin { file: String, source: CubinError },
+    #[error("{entry}: {source}")]
+    Exec { entry: String, source: ExecError },
+    #[error("{entry}: {source}")]
+    Translate { entry: String, source: TranslateError },
+    #[error("{entry}: {source}")]
+    Vulkan { entry: String, source: VulkanError },
+}
+
+/// One line of `runs.txt`: a kernel's entry point and how it is launched.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub file: String,
+    pub entry: String,
+    pub params: Vec<Parameter>,
+    pub block: [u32; 3],
+    pub grid: [u32; 3],
+    /// What `out` holds before the launch: zeros, or a copy of the input.
+    pub out_starts_as_input: bool,
+    /// The size of the record that repeats through `out` (one per thread).
+    pub stride: usize,
+    /// Byte offsets within a record that come from hardware approximations.
+    pub approx: BTreeSet<usize>,
+    /// Byte offsets within a record that differ between runs.
+    pub varies: BTreeSet<usize>,
+}
+
+/// A kernel parameter: a buffer's address plus an offset, or a 32-bit value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parameter {
+    Buffer { index: usize, offset: u64 },
+    Value(u32),
+}
+
+/// The corpus folder: its manifest and input.
+pub struct Corpus {
+    pub dir: PathBuf,
+    pub runs: Vec<Run>,
+    pub input: Vec<u8>,
+}
+
+impl Corpus {
+    /// The corpus of the source tree Tandem was built from.
+    pub fn source_tree() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sass")
+    }
+
+    pub fn open(dir: &Path) -> Result<Corpus, CorpusError> {
+        let runs = parse_manifest(&read_text(&dir.join("runs.txt"))?)?;
+        let input = read(&dir.join("cuda/input.bin"))?;
+        Ok(Corpus { dir: dir.to_path_buf(), runs, input })
+    }
+
+    /// The ISA's folder: `sm53` for Maxwell code, `sm86` for Ampere.
+    pub fn folder(isa: Isa) -> &'static str {
+        match isa {
+            Isa::Sm5x => "sm53",
+            Isa::Sm86 => "sm86",
+        }
+    }
+
+    /// The run's kernel compiled for `isa`, or `None` where its PTX has no build for it.
+    pub fn kernel(&self, isa: Isa, run: &Run) -> Result<Option<KernelImage>, CorpusError> {
+        let path = self.dir.join(Corpus::folder(isa)).join(format!("{}.cubin", run.file));
+        if !path.exists() {
+            return Ok(None);
+        }
+        let bytes = read(&path)?;
+        let cubin_error = |source| CorpusError::Cubin { file: path.display().to_string(), source };
+        let kernel = Cubin::parse(&bytes).and_then(|cubin| cubin.kernel(Some(&run.entry))).map_err(cubin_error)?;
+        Ok(Some(kernel))
+    }
+
+    /// What the GPU left in the three buffers.
+    pub fn expected(&self, run: &Run) -> Result<Vec<u8>, CorpusError> {
+        read(&self.dir.join(format!("cuda/results/{}.out", run.entry)))
+    }
+
+    /// The ISA's programs with nvdisasm's listings: (name, code, listing), by name.
+    pub fn listings(&self, isa: Isa) -> Result<Vec<(String, Vec<u8>, String)>, CorpusError> {
+        let dir = self.dir.join(Corpus::folder(isa));
+        let entries = std::fs::read_dir(&dir).map_err(|source| CorpusError::Io { path: dir.clone(), source })?;
+        let mut programs = Vec::new();
+        for entry in entries {
+            let path = entry.map_err(|source| CorpusError::Io { path: dir.clone(), source })?.path();
+            if path.extension().is_some_and(|e| e == "bin") {
+                let name = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+                programs.push((name, read(&path)?, read_text(&path.with_extension("sass"))?));
+            }
+        }
+        programs.sort();
+        Ok(programs)
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, CorpusError> {
+    std::fs::read(path).map_err(|source| CorpusError::Io { path: path.to_path_buf(), source })
+}
+
+fn read_text(path: &Path) -> Result<String, CorpusError> {
+    std::fs::read_to_string(path).map_err(|source| CorpusError::Io { path: path.to_path_buf(), source })
+}
+
+/// Reads `runs.txt` (its header comment documents the keys).
+pub fn parse_manifest(text: &str) -> Result<Vec<Run>, CorpusError> {
+    let mut runs = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = |what: String| CorpusError::Manifest { line: index + 1, what };
+        let mut words = line.split_whitespace();
+        let (Some(file), Some(entry)) = (words.next(), words.next()) else {
+            return Err(bad("a run needs a file and an entry point".into()));
+        };
+        let mut run = Run {
+            file: file.to_string(),
+            entry: entry.to_string(),
+            params: Vec::new(),
+            block: [1; 3],
+            grid: [1; 3],
+            out_starts_as_input: false,
+            stride: 0,
+            approx: BTreeSet::new(),
+            varies: BTreeSet::new(),
+        };
+        for word in words {
+            let (key, value) = word.split_once('=').ok_or_else(|| bad(format!("{word} is not key=value")))?;
+            let number = |text: &str| parse_number(text).ok_or_else(|| bad(format!("bad number {text}")));
+            let list = || value.split(',').filter(|item| !item.is_empty());
+            let dims = || -> Result<[u32; 3], CorpusError> {
+                let numbers = list().map(|n| number(n).map(|n| n as u32)).collect::<Result<Vec<_>, _>>()?;
+                numbers.try_into().map_err(|_| bad(format!("{key} needs three numbers")))
+            };
+            // OFFSET:BYTES ranges, as the set of byte offsets they cover.
+            let ranges = || -> Result<BTreeSet<usize>, CorpusError> {
+                let mut offsets = BTreeSet::new();
+                for item in list() {
+                    let (offset, bytes) = item.split_once(':').unwrap_or((item, "4"));
+                    let offset = number(offset)? as usize;
+                    offsets.extend(offset..offset + number(bytes)? as usize);
+                }
+                Ok(offsets)
+            };
+            match key {
+                "params" => {
+                    run.params = list()
+                        .map(|p| parse_parameter(p).ok_or_else(|| bad(format!("bad parameter {p}"))))
+                        .collect::<Result<_, _>>()?
+                }
+                "block" => run.block = dims()?,
+                "grid" => run.grid = dims()?,
+                "stride" => run.stride = number(value)? as usize,
+                "init" => run.out_starts_as_input = value == "in",
+                "approx" => run.approx = ranges()?,
+                "varies" => run.varies = ranges()?,
+                _ => {}
+            }
+        }
+        runs.push(run);
+    }
+    Ok(runs)
+}
+
+fn parse_number(text: &str) -> Option<u64> {
+    match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => text.parse().ok(),
+    }
+}
+
+fn parse_parameter(text: &str) -> Option<Parameter> {
+    if let Some(value) = text.strip_prefix("n=") {
+        return Some(Parameter::Value(parse_number(value)? as u32));
+    }
+    let (buffer, offset) = text.split_once('+').unwrap_or((text, "0"));
+    let index = ["out", "in", "gen"].iter().position(|name| *name == buffer)?;
+    Some(Parameter::Buffer { index, offset: parse_number(offset)? })
+}
+
+/// The kernel's parameter block: buffer addresses (8-byte aligned) and 32-bit values, in order.
+pub fn parameters(run: &Run, addresses: [u64; 3]) -> Vec<u8> {
+    let mut block = Vec::new();
+    for param in &run.params {
+        match *param {
+            Parameter::Buffer { index, offset } => {
+                block.resize(block.len().next_multiple_of(8), 0);
+                block.extend_from_slice(&(addresses[index] + offset).to_le_bytes());
+            }
+            Parameter::Value(value) => block.extend_from_slice(&value.to_le_bytes()),
+        }
+    }
+    block
+}
+
+/// Whether two FP32 approximations agree within the special function unit's error: 2e-6 relative, or absolute
+/// below 1 (SIN and COS are specified by their absolute error), or are both NaN.
+fn close_enough(got: u32, expected: u32) -> bool {
+    let (g, e) = (f32::from_bits(got), f32::from_bits(expected));
+    if g.is_nan() || e.is_nan() {
+        return g.is_nan() && e.is_nan();
+    }
+    g == e || (g - e).abs() <= 2e-6 * e.abs().max(1.0)
+}
+
+/// Whether the FP64 values of the 8-byte-aligned words around `at` agree to about 20 bits (MUFU.RCP64H seeds
+/// that are refined to less than full precision).
+fn close_enough64(got: &[u8], expected: &[u8], at: usize) -> bool {
+    let start = at & !7;
+    let value = |bytes: &[u8]| {
+        bytes.get(start..start + 8).map_or(f64::NAN, |b| f64::from_le_bytes(b.try_into().expect("8 bytes")))
+    };
+    let (g, e) = (value(got), value(expected));
+    (g.is_nan() && e.is_nan()) || g == e || (g - e).abs() <= e.abs() * 1e-6
+}
+
+/// Differences between buffers a run left and the GPU's, as readable lines (none: they agree).
+pub fn compare(run: &Run, got: &[u8], expected: &[u8]) -> Vec<String> {
+    let mut differences = Vec::new();
+    if got.len() != expected.len() {
+        differences.push(format!("{} bytes, the GPU's {}", got.len(), expected.len()));
+        return differences;
+    }
+    for (word, (g, e)) in got.chunks_exact(4).zip(expected.chunks_exact(4)).enumerate() {
+        let (g, e) =
+            (u32::from_le_bytes(g.try_into().expect("4 bytes")), u32::from_le_bytes(e.try_into().expect("4 bytes")));
+        if g == e {
+            continue;
+        }
+        let at = word * 4;
+        let buffer = at / BUFFER_BYTES;
+        let within = at % BUFFER_BYTES;
+        let (thread, field) = match within.checked_div(run.stride) {
+            Some(thread) => (thread, within % run.stride),
+            None => (0, within),
+        };
+        if buffer == 0 && (field..field + 4).any(|byte| run.varies.contains(&byte)) {
+            continue;
+        }
+        if buffer == 0
+            && (field..field + 4).any(|byte| run.approx.contains(&byte))
+            && (close_enough(g, e) || close_enough64(got, expected, at))
+        {
+            continue;
+        }
+        let name = ["out", "in", "gen"][buffer.min(2)];
+        differences
+            .push(format!("{name}+{within:#x} (thread {thread}, offset {field:#x}): got {g:#010x}, GPU {e:#010x}"));
+    }
+    differences
+}
+
+fn launch(run: &Run, kernel: &KernelImage) -> Launch {
+    Launch { block: run.block, grid: run.grid, shared_bytes: kernel.shared_bytes, local_bytes: LOCAL_BYTES }
+}
+
+/// Runs the kernel on the SASS interpreter; the three buffers afterwards.
+pub fn interpret(run: &Run, kernel: &KernelImage, input: &[u8]) -> Result<Vec<u8>, ExecError> {
+    let mut memory = exec::GlobalMemory::new();
+    memory.map(BUFFER_ADDRESSES[0], if run.out_starts_as_input { input.to_vec() } else { vec![0; BUFFER_BYTES] });
+    memory.map(BUFFER_ADDRESSES[1], input.to_vec());
+    memory.map(BUFFER_ADDRESSES[2], vec![0; BUFFER_BYTES]);
+    let launch = launch(run, kernel);
+    let mut cbufs = ConstantBuffers::new();
+    cbufs.set(0, driver_constants(kernel.isa, &launch, &parameters(run, BUFFER_ADDRESSES))?);
+    for (bank, bytes) in &kernel.constants {
+        cbufs.set(*bank as usize, bytes.clone());
+    }
+    run_compute(Kernel { isa: kernel.isa, code: &kernel.code, entry: 0 }, &launch, &cbufs, &mut memory)?;
+    Ok(BUFFER_ADDRESSES.iter().flat_map(|&address| memory.buffer(address).unwrap_or_default().to_vec()).collect())
+}
+
+/// Where a translated kernel finds the out, in and gen buffers.
+#[derive(Debug, Clone, Copy)]
+pub enum Placement {
+    /// At their device addresses, as CUDA gives them.
+    Device,
+    /// At these guest GPU addresses, the windows a back end would mirror; `None` leaves a buffer out of them.
+    Guest([Option<u64>; 3]),
+}
+
+/// What a translated kernel left: the three buffers, whether an access fell outside every window, and the
+/// SPIR-V that ran.
+pub struct Outcome {
+    pub buffers: Vec<u8>,
+    pub faulted: bool,
+    pub spirv: Vec<u32>,
+}
+
+/// Translates the kernel for `placement` and runs it on the Vulkan device.
+pub fn dispatch(
+    device: &ComputeDevice,
+    run: &Run,
+    kernel: &KernelImage,
+    input: &[u8],
+    placement: Placement,
+) -> Result<Outcome, CorpusError> {
+    let vulkan = |source| CorpusError::Vulkan { entry: run.entry.clone(), source };
+    let buffers = (0..3).map(|_| device.buffer(BUFFER_BYTES as u64)).collect::<Result<Vec<_>, _>>().map_err(vulkan)?;
+    device.write(&buffers[1], 0, input).map_err(vulkan)?;
+    if run.out_starts_as_input {
+        device.write(&buffers[0], 0, input).map_err(vulkan)?;
+    }
+    let fault = device.buffer(FAULT_BYTES).map_err(vulkan)?;
+    let (addresses, global) = match placement {
+        Placement::Device => ([buffers[0].address(), buffers[1].address(), buffers[2].address()], GlobalMemory::Device),
+        Placement::Guest(gpu) => {
+            let windows = (0..3)
+                .filter_map(|i| {
+                    let at = gpu[i]?;
+                    Some(Window { gpu: at, size: BUFFER_BYTES as u64, device: buffers[i].address() })
+                })
+                .collect();
+            // A buffer left out gets a GPU address no window covers.
+            let address = |i: usize| gpu[i].unwrap_or(0x7f_0000_0000 + i as u64 * 0x10_0000);
+            (
+                [address(0), address(1), address(2)],
+                GlobalMemory::Guest(GuestWindows { windows, fault: fault.address() }),
+            )
+        }
+    };
+    let translation = translate_compute(kernel, run.block, LOCAL_BYTES, &global)
+        .map_err(|source| CorpusError::Translate { entry: run.entry.clone(), source })?;
+    let launch = launch(run, kernel);
+    let bank0 = driver_constants(kernel.isa, &launch, &parameters(run, addresses))
+        .map_err(|source| CorpusError::Exec { entry: run.entry.clone(), source })?;
+    let mut banks = Vec::new();
+    for &bank in &translation.constant_banks {
+        let bytes = match bank {
+            0 => bank0.clone(),
+            _ => kernel.constants.iter().find(|(b, _)| *b == u32::from(bank)).map_or_else(Vec::new, |(_, b)| b.clone()),
+        };
+        let buffer = device.buffer(bytes.len().max(4).next_multiple_of(4) as u64).map_err(vulkan)?;
+        device.write(&buffer, 0, &bytes).map_err(vulkan)?;
+        banks.push(buffer);
+    }
+    let bindings: Vec<_> = banks.iter().collect();
+    device.dispatch(&translation.spirv, "main", &bindings, run.grid).map_err(vulkan)?;
+    let mut result = Vec::new();
+    for buffer in &buffers {
+        result.extend(device.read(buffer).map_err(vulkan)?);
+    }
+    let flag = FaultWord::Flag as usize * 4;
+    let faulted = device.read(&fault).map_err(vulkan)?.get(flag..flag + 4).is_some_and(|word| word != [0; 4]);
+    Ok(Outcome { buffers: result, faulted, spirv: translation.spirv })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_lines_give_launches_and_bad_ones_name_their_line() {
+        let runs = parse_manifest(
+            "# comment\nfp32 fp32_ops params=out,in+0x10,n=7 block=128,1,1 init=in stride=512 approx=8:8 varies=4\n",
+        )
+        .unwrap();
+        let run = &runs[0];
+        assert_eq!((run.file.as_str(), run.entry.as_str()), ("fp32", "fp32_ops"));
+        assert_eq!(
+            run.params,
+            [
+                Parameter::Buffer { index: 0, offset: 0 },
+                Parameter::Buffer { index: 1, offset: 16 },
+                Parameter::Value(7)
+            ]
+        );
+        assert_eq!((run.block, run.grid, run.out_starts_as_input, run.stride), ([128, 1, 1], [1, 1, 1], true, 512));
+        assert_eq!(run.approx, (8..16).collect());
+        assert_eq!(run.varies, (4..8).collect());
+        assert_eq!(
+            parameters(run, [0x100, 0x200, 0x300]),
+            [0x00, 1, 0, 0, 0, 0, 0, 0, 0x10, 2, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0]
+        );
+        let error = parse_manifest("\nk e params=bogus\n").unwrap_err();
+        assert_eq!(error.to_string(), "runs.txt line 2: bad parameter bogus");
+    }
+}
