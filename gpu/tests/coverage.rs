@@ -59,18 +59,17 @@ fn check(isa: Isa) {
             let opcode = error.split(": ").nth(2)?.split_whitespace().next()?;
             error.contains(&format!("{opcode} is not")).then(|| opcode.to_string())
         };
-        if let Err(error) = &kernel.interpreter {
-            if let Some(opcode) = unknown(error).filter(|_| error.contains("not implemented in the SASS interpreter:"))
-            {
-                assert_eq!(find(&opcode).interpreter, PathEvidence::Missing, "{error}");
-                unknown_opcodes_seen += 1;
-            }
+        if let Err(error) = &kernel.interpreter
+            && let Some(opcode) = unknown(error).filter(|_| error.contains("not implemented in the SASS interpreter:"))
+        {
+            assert_eq!(find(&opcode).interpreter, PathEvidence::Missing, "{error}");
+            unknown_opcodes_seen += 1;
         }
-        if let Err(error) = translator {
-            if let Some(opcode) = unknown(error).filter(|_| error.contains(" is not translated yet: ")) {
-                assert_eq!(find(&opcode).translator, PathEvidence::Missing, "{error}");
-                unknown_opcodes_seen += 1;
-            }
+        if let Err(error) = translator
+            && let Some(opcode) = unknown(error).filter(|_| error.contains(" is not translated yet: "))
+        {
+            assert_eq!(find(&opcode).translator, PathEvidence::Missing, "{error}");
+            unknown_opcodes_seen += 1;
         }
     }
     // The corpus has kernels that stop at unknown opcodes on both ISAs (sm53's memory at LD, sm86's ampere at
