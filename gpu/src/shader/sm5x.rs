@@ -430,7 +430,8 @@ impl Maxwell<'_, '_, '_> {
     fn body(&mut self, v: &View) -> Result {
         let opcode = v.encoding.opcode;
         let writes_cc = v.flag("cc");
-        if writes_cc && !matches!(opcode, "IADD" | "IADD32I" | "ISCADD" | "FSET" | "ISET" | "LEA") {
+        let cc_writers = ["IADD", "IADD32I", "ISCADD", "FSET", "ISET", "LEA", "I2I", "LOP", "LOP32I", "LOP3", "IMNMX"];
+        if writes_cc && !cc_writers.contains(&opcode) {
             return self.unimplemented(v, format!("{} writing the condition code", Self::text(v)));
         }
         match opcode {
@@ -451,6 +452,29 @@ impl Maxwell<'_, '_, '_> {
                     sr => return self.unimplemented(v, format!("special register {sr}")),
                 };
                 let value = self.op(Op::Special(special));
+                self.set_reg(v.get("rd"), value);
+            }
+            "IADD" | "IADD32I" if v.flag("sat") => {
+                if v.flag("x") || writes_cc {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                // .SAT: the exact signed sum, clamped to 32 bits.
+                let term = |l: &mut Self, slot: Value, negate: bool| {
+                    let wide = l.un(UnOp::ExtendS, slot);
+                    if negate {
+                        let zero = l.const64(0);
+                        l.bin(BinOp::Sub, zero, wide)
+                    } else {
+                        wide
+                    }
+                };
+                let (a, b) = (self.reg(v.get("ra")), self.b(v));
+                let (ta, tb) = (term(self, a, v.flag("neg_a")), term(self, b, v.flag("neg_b")));
+                let exact = self.bin(BinOp::Add, ta, tb);
+                let (high, low) = (self.const64(i32::MAX as u64), self.const64(i64::from(i32::MIN) as u64));
+                let clamped = self.bin(BinOp::MinS, exact, high);
+                let clamped = self.bin(BinOp::MaxS, clamped, low);
+                let value = self.un(UnOp::Truncate, clamped);
                 self.set_reg(v.get("rd"), value);
             }
             "IADD" | "IADD32I" | "ISCADD" | "ISCADD32I" => {
@@ -547,7 +571,8 @@ impl Maxwell<'_, '_, '_> {
                 self.set_reg(v.get("rd"), value);
             }
             "XMAD" => {
-                if (v.get("mode") > 2 && v.get("mode") != 4) || v.flag("x") {
+                // Modes: 0 C, 1 CLO, 2 CHI, 3 CSFU, 4 CBCC.
+                if v.get("mode") > 4 || v.flag("x") {
                     return self.unimplemented(v, Self::text(v));
                 }
                 let (a, b, c) = (self.reg(v.get("ra")), self.b(v), self.c(v));
@@ -579,6 +604,29 @@ impl Maxwell<'_, '_, '_> {
                         self.bin(BinOp::And, c, mask)
                     }
                     2 => self.bin(BinOp::ShrU, c, sixteen),
+                    3 => {
+                        // CSFU: C less 2^16 for each signed factor whose half is negative while the other
+                        // factor's unselected half is not zero (the interpreter's rule, which the H200 bears out).
+                        let mut fixes = self.const32(0);
+                        for (factor, signed, other, other_high) in [
+                            (fa, v.flag("signed_a"), b, v.flag("half_b")),
+                            (fb, v.flag("signed_b"), a, v.flag("half_a")),
+                        ] {
+                            if !signed {
+                                continue;
+                            }
+                            let zero = self.const32(0);
+                            let negative = self.cmp(Cmp::LtS, factor, zero);
+                            let unselected = half(self, other, !other_high, false);
+                            let counts = self.cmp(Cmp::Ne, unselected, zero);
+                            let f = self.bool(false);
+                            let fix = self.select(negative, counts, f);
+                            let fix = self.un(UnOp::BoolToU32, fix);
+                            fixes = self.bin(BinOp::Add, fixes, fix);
+                        }
+                        let fixes = self.bin(BinOp::Shl, fixes, sixteen);
+                        self.bin(BinOp::Sub, c, fixes)
+                    }
                     4 => {
                         let shifted = self.bin(BinOp::Shl, b, sixteen);
                         self.bin(BinOp::Add, c, shifted)
@@ -626,6 +674,7 @@ impl Maxwell<'_, '_, '_> {
                     }
                 };
                 self.set_reg(v.get("rd"), result);
+                self.result_flags(v, result);
                 if v.has("pd") && v.get("pred_op") != 0 {
                     let zero = self.const32(0);
                     let predicate = match v.get("pred_op") {
@@ -673,10 +722,11 @@ impl Maxwell<'_, '_, '_> {
                 self.set_reg(v.get("rd"), value);
             }
             "BFE" => {
+                let (mut a, b) = (self.reg(v.get("ra")), self.b(v));
+                // .BREV reverses the source's bits first.
                 if v.flag("brev") {
-                    return self.unimplemented(v, Self::text(v));
+                    a = self.un(UnOp::BitReverse, a);
                 }
-                let (a, b) = (self.reg(v.get("ra")), self.b(v));
                 let value = self.bit_field_extract(a, b, v.flag("signed"));
                 self.set_reg(v.get("rd"), value);
             }
@@ -717,14 +767,33 @@ impl Maxwell<'_, '_, '_> {
                 self.set_reg(v.get("rd"), value);
             }
             "IMNMX" => {
-                if v.get("mode") != 0 {
+                // Modes: 0 one 32-bit pair; a 64-bit minimum or maximum is 3 XHI on the high words, whose .CC
+                // tells XLO (1, on the low words, unsigned) how they compared: the interpreter's encoding of
+                // that comparison in the flags (ZERO: equal, SIGN: a below b).
+                let mode = v.get("mode");
+                if mode == 2 || (mode != 3 && writes_cc) {
                     return self.unimplemented(v, Self::text(v));
                 }
                 let (a, b) = (self.reg(v.get("ra")), self.b(v));
-                let (min, max) = if v.flag("signed") { (BinOp::MinS, BinOp::MaxS) } else { (BinOp::MinU, BinOp::MaxU) };
-                let (smaller, larger) = (self.bin(min, a, b), self.bin(max, a, b));
-                let p = self.pred_src(v, "ps");
-                let value = self.select(p, smaller, larger);
+                let below = self.cmp(if v.flag("signed") { Cmp::LtS } else { Cmp::LtU }, a, b);
+                let a_less = if mode == 1 {
+                    let cc = self.op(Op::GetCc);
+                    let (equal_high, below_high) = (self.flag_set(cc, ZERO), self.flag_set(cc, SIGN));
+                    let below_low = self.cmp(Cmp::LtU, a, b);
+                    self.select(equal_high, below_low, below_high)
+                } else {
+                    below
+                };
+                if writes_cc {
+                    let equal = self.cmp(Cmp::Eq, a, b);
+                    let f = self.bool(false);
+                    let flags = self.flags(equal, below, f, f);
+                    self.op(Op::SetCc(flags));
+                }
+                let minimum = self.pred_src(v, "ps");
+                let a_more = self.un(UnOp::LogicalNot, a_less);
+                let choose_a = self.select(minimum, a_less, a_more);
+                let value = self.select(choose_a, a, b);
                 self.set_reg(v.get("rd"), value);
             }
             "CSETP" => {
@@ -748,6 +817,26 @@ impl Maxwell<'_, '_, '_> {
                 let pq = self.boolean(v.get("bop"), not_first, ps);
                 self.set_pred(v.get("pd"), pd);
                 self.set_pred(v.get("pq"), pq);
+            }
+            "VABSDIFF" => {
+                // Modes 4 (.ACC: add c) and 7 (none); selectors 0-3 a byte, 4-5 a half, 6 the word.
+                if !matches!(v.get("mode"), 4 | 7) || v.get("sel_a") > 6 || v.get("sel_b") > 6 || v.flag("sat") {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let a = self.reg(v.get("ra"));
+                let b = self.reg(v.get("rb"));
+                let a = self.video_part(a, v.get("sel_a"), v.flag("signed_a"));
+                let b = self.video_part(b, v.get("sel_b"), v.flag("signed_b"));
+                // The parts as 64-bit integers: a signed and an unsigned word compare correctly only there.
+                let less = self.cmp(Cmp::LtS, a, b);
+                let (forward, backward) = (self.bin(BinOp::Sub, a, b), self.bin(BinOp::Sub, b, a));
+                let difference = self.select(less, backward, forward);
+                let mut value = self.un(UnOp::Truncate, difference);
+                if v.get("mode") == 4 {
+                    let c = self.reg(v.get("rc"));
+                    value = self.bin(BinOp::Add, value, c);
+                }
+                self.set_reg(v.get("rd"), value);
             }
             "POPC" | "FLO" => {
                 let mut b = self.b(v);
@@ -844,7 +933,8 @@ impl Maxwell<'_, '_, '_> {
                 }
             }
             "I2F" => {
-                if v.get("dst") != 2 || v.flag("neg_b") {
+                // A part of a 32- or 64-bit integer: ptxas never asks, and what the hardware does is not known.
+                if v.get("dst") != 2 || v.flag("neg_b") || (v.get("src") >= 2 && v.get("byte_b") != 0) {
                     return self.unimplemented(v, Self::text(v));
                 }
                 // An integer of 8 << src bits (its byte_b-th part), extended to 64 bits; .ABS on a signed one.
@@ -889,7 +979,7 @@ impl Maxwell<'_, '_, '_> {
             }
             "I2I" => {
                 // 32-bit sources to 8/16/32-bit destinations, with .SAT clamping, .ABS/.NEG on the source.
-                if v.get("src") != 2 || v.get("dst") == 3 || v.get("byte_b") != 0 || v.flag("cc") {
+                if v.get("src") != 2 || v.get("dst") == 3 || v.get("byte_b") != 0 {
                     return self.unimplemented(v, Self::text(v));
                 }
                 let (src_signed, dst_signed, size) = (v.flag("src_signed"), v.flag("dst_signed"), v.get("dst"));
@@ -929,12 +1019,14 @@ impl Maxwell<'_, '_, '_> {
                     word
                 };
                 self.set_reg(v.get("rd"), word);
+                // .CC: the flags of the result, e.g. to test a sign.
+                self.result_flags(v, word);
             }
             "F2F" if v.get("src") == 1 && v.get("dst") == 2 && !v.flag("round_int") && !v.flag("sat") => {
-                // FP16 (the half_b-th half) to FP32: exact; a NaN gives the canonical FP32 NaN.
+                // FP16 (the half_b-th half) to FP32: exact; a NaN gives the canonical FP32 NaN. (.FTZ is about
+                // FP32 denormals in all three conversions: FP16 ones are kept, as the interpreter keeps them.)
                 let b = self.reg(v.get("rb"));
                 let half = self.half_pair(b, if v.flag("half_b") { 3 } else { 0 }, v.flag("neg_b"), v.flag("abs_b"))[0];
-                let half = self.flush_half(half, v.flag("ftz"));
                 let wide = self.un(UnOp::HalfToF32, half);
                 let value = self.finish_float(wide, v.flag("ftz"), false);
                 self.set_reg(v.get("rd"), value);
@@ -945,7 +1037,6 @@ impl Maxwell<'_, '_, '_> {
                 let b = self.float_modifiers(b, v, "neg_b", "abs_b");
                 let b = self.flush(b, v.flag("ftz"));
                 let half = self.op(Op::F32ToHalf(Round::from_field(v.get("rnd")), b));
-                let half = self.flush_half(half, v.flag("ftz"));
                 let nan = self.un(UnOp::IsNan, b);
                 let canonical = self.const32(0x7fff);
                 let value = self.select(nan, canonical, half);
@@ -955,7 +1046,6 @@ impl Maxwell<'_, '_, '_> {
                 // FP16 to FP16: the half with its modifiers; a NaN gives the canonical 0x7fff.
                 let b = self.reg(v.get("rb"));
                 let half = self.half_pair(b, if v.flag("half_b") { 3 } else { 0 }, v.flag("neg_b"), v.flag("abs_b"))[0];
-                let half = self.flush_half(half, v.flag("ftz"));
                 let (magnitude_mask, infinity) = (self.const32(0x7fff), self.const32(0x7c00));
                 let magnitude = self.bin(BinOp::And, half, magnitude_mask);
                 let nan = self.cmp(Cmp::GtU, magnitude, infinity);
@@ -1068,6 +1158,26 @@ impl Maxwell<'_, '_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// A video instruction's operand part as a 64-bit integer: byte `selector` (0-3), half `selector - 4` (4, 5)
+    /// or the word (6), sign- or zero-extended.
+    fn video_part(&mut self, x: Value, selector: u64, signed: bool) -> Value {
+        let (shift, bits) = match selector {
+            0..=3 => (8 * selector as u32, 8),
+            4 | 5 => (16 * (selector as u32 - 4), 16),
+            _ => (0, 32),
+        };
+        let (right, extend) = if signed { (BinOp::ShrS, UnOp::ExtendS) } else { (BinOp::ShrU, UnOp::ExtendU) };
+        let part = if bits == 32 {
+            x
+        } else {
+            let up = self.const32(32 - bits - shift);
+            let down = self.const32(32 - bits);
+            let raised = self.bin(BinOp::Shl, x, up);
+            self.bin(right, raised, down)
+        };
+        self.un(extend, part)
     }
 
     /// `.CC` on an instruction with a 32-bit result: the zero and sign flags of the result.

@@ -139,9 +139,13 @@ struct Emitter<'p> {
 pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemory) -> Vec<u32> {
     let mut b = Builder::new();
     b.set_version(1, 5);
-    for capability in
-        [Capability::Shader, Capability::Int64, Capability::Float64, Capability::PhysicalStorageBufferAddresses]
-    {
+    for capability in [
+        Capability::Shader,
+        Capability::Int64,
+        Capability::Float64,
+        Capability::PhysicalStorageBufferAddresses,
+        Capability::SignedZeroInfNanPreserve,
+    ] {
         b.capability(capability);
     }
     b.memory_model(AddressingModel::PhysicalStorageBuffer64, MemoryModel::GLSL450);
@@ -250,6 +254,11 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
     e.b.end_function().expect("the function is open");
     e.b.entry_point(ExecutionModel::GLCompute, main, "main", interface);
     e.b.execution_mode(main, ExecutionMode::LocalSize, local_size);
+    // The exact arithmetic needs -0, infinities and NaNs kept: without this a driver may fold x + 0.0 to x
+    // (lavapipe does) and 0.0 * x to 0.0.
+    for width in [32, 64] {
+        e.b.execution_mode(main, ExecutionMode::SignedZeroInfNanPreserve, [width]);
+    }
     e.b.module().assemble()
 }
 
@@ -686,26 +695,86 @@ impl Emitter<'_> {
                 let odd = self.b.bitcast(f64_, None, odd).expect("in a block");
                 let finite = self.finite64(sum);
                 let adjust = self.b.logical_and(bool_, None, inexact, finite).expect("in a block");
-                let mut value = self.b.select(f64_, None, adjust, odd, sum).expect("in a block");
-                if round == Round::TowardNegative {
-                    // An exact zero sum is -0 when rounding down, unless both addends are +0.
-                    let is_zero = self.b.f_ord_equal(bool_, None, value, zero).expect("in a block");
-                    let (x_bits, y_bits) = (
-                        self.b.bitcast(u64_, None, x).expect("in a block"),
-                        self.b.bitcast(u64_, None, y).expect("in a block"),
-                    );
-                    let either = self.b.bitwise_or(u64_, None, x_bits, y_bits).expect("in a block");
-                    let zero_bits = self.b.constant_bit64(u64_, 0);
-                    let both_positive_zero = self.b.i_equal(bool_, None, either, zero_bits).expect("in a block");
-                    let negative_zero = self.b.constant_bit64(f64_, (-0.0f64).to_bits());
-                    let signed_zero =
-                        self.b.select(f64_, None, both_positive_zero, zero, negative_zero).expect("in a block");
-                    value = self.b.select(f64_, None, is_zero, signed_zero, value).expect("in a block");
-                }
-                value
+                self.b.select(f64_, None, adjust, odd, sum).expect("in a block")
             }
         };
+        let exact = self.exceptional_cases(kind, round, operands, format, exact);
         self.narrow_format(exact, round, format)
+    }
+
+    /// The IEEE results of zeros, infinities and NaNs, decided on the operands' bits: drivers fold `x + 0.0` to
+    /// `x` and `0.0 * x` to `0.0` when an operand is a constant (lavapipe does, even with
+    /// SignedZeroInfNanPreserve), which loses a zero's sign and the NaN of 0 x infinity. A zero result takes its
+    /// sign from the addends (both negative, or either when rounding down; a product's sign is its factors'
+    /// exclusive or); 0 x infinity, infinity - infinity and NaN operands give NaN.
+    fn exceptional_cases(
+        &mut self,
+        kind: FArith,
+        round: Round,
+        operands: [Word; 3],
+        format: Format,
+        value: Word,
+    ) -> Word {
+        let (u32_, f64_, bool_) = (self.t.u32, self.t.f64, self.t.bool);
+        let magnitude_mask = self.u32_const((1 << format.sign_bit()) - 1);
+        let infinity = self.u32_const(format.max_exponent() << format.mantissa);
+        let (zero32, one32) = (self.u32_const(0), self.u32_const(1));
+        let sign_shift = self.u32_const(format.sign_bit());
+        // (sign bit, zero, infinity, NaN) of an operand.
+        let classify = |e: &mut Self, x: Word| {
+            let magnitude = e.b.bitwise_and(u32_, None, x, magnitude_mask).expect("in a block");
+            let sign = e.b.shift_right_logical(u32_, None, x, sign_shift).expect("in a block");
+            let sign = e.b.bitwise_and(u32_, None, sign, one32).expect("in a block");
+            let zero = e.b.i_equal(bool_, None, magnitude, zero32).expect("in a block");
+            let inf = e.b.i_equal(bool_, None, magnitude, infinity).expect("in a block");
+            let nan = e.b.u_greater_than(bool_, None, magnitude, infinity).expect("in a block");
+            (sign, zero, inf, nan)
+        };
+        let or = |e: &mut Self, x: Word, y: Word| e.b.logical_or(bool_, None, x, y).expect("in a block");
+        let and = |e: &mut Self, x: Word, y: Word| e.b.logical_and(bool_, None, x, y).expect("in a block");
+        let [a, b, c] = operands;
+        let (sa, za, ia, na) = classify(self, a);
+        let (sb, zb, ib, nb) = classify(self, b);
+        // The first addend (the product for Mul and Fma) and the second (b for Add, c for Fma).
+        let (first, second) = match kind {
+            FArith::Add => ((sa, za, ia, na), Some((sb, zb, ib, nb))),
+            FArith::Mul | FArith::Fma => {
+                let sign = self.b.bitwise_xor(u32_, None, sa, sb).expect("in a block");
+                let zero = or(self, za, zb);
+                let infinite = or(self, ia, ib);
+                let zero_times_infinite = and(self, zero, infinite);
+                let nan = or(self, na, nb);
+                let nan = or(self, nan, zero_times_infinite);
+                let second = (kind == FArith::Fma).then(|| classify(self, c));
+                ((sign, zero, infinite, nan), second)
+            }
+        };
+        let (sx, _, ix, nx) = first;
+        let (sign, nan) = match second {
+            None => (sx, nx),
+            Some((sy, _, iy, ny)) => {
+                let opposite = self.b.i_not_equal(bool_, None, sx, sy).expect("in a block");
+                let infinities = and(self, ix, iy);
+                let cancelling = and(self, infinities, opposite);
+                let nan = or(self, nx, ny);
+                let nan = or(self, nan, cancelling);
+                let sign = if round == Round::TowardNegative {
+                    self.b.bitwise_or(u32_, None, sx, sy)
+                } else {
+                    self.b.bitwise_and(u32_, None, sx, sy)
+                }
+                .expect("in a block");
+                (sign, nan)
+            }
+        };
+        let zero64 = self.b.constant_bit64(f64_, 0);
+        let negative_zero = self.b.constant_bit64(f64_, (-0.0f64).to_bits());
+        let negative = self.b.i_not_equal(bool_, None, sign, zero32).expect("in a block");
+        let signed_zero = self.b.select(f64_, None, negative, negative_zero, zero64).expect("in a block");
+        let is_zero = self.b.f_ord_equal(bool_, None, value, zero64).expect("in a block");
+        let value = self.b.select(f64_, None, is_zero, signed_zero, value).expect("in a block");
+        let quiet_nan = self.b.constant_bit64(f64_, f64::NAN.to_bits());
+        self.b.select(f64_, None, nan, quiet_nan, value).expect("in a block")
     }
 
     /// An FP64 operation the driver must not rewrite (NoContraction: no fusing, no reassociation), as error-free
@@ -1004,7 +1073,14 @@ impl Emitter<'_> {
             UnOp::BitReverse => self.b.bit_reverse(rt, None, x).expect("in a block"),
             UnOp::FindMsbU => self.glsl(rt, glsl::FIND_U_MSB, &[x]),
             UnOp::ExtendU => self.b.u_convert(self.t.u64, None, x).expect("in a block"),
-            UnOp::ExtendS => self.b.s_convert(self.t.u64, None, x).expect("in a block"),
+            UnOp::ExtendS => {
+                // Shifts, not OpSConvert: Mesa 22's SPIR-V front end zero-extends an OpSConvert whose operand
+                // has an unsigned type (all of ours), which the differential test caught on lavapipe.
+                let wide = self.b.u_convert(self.t.u64, None, x).expect("in a block");
+                let thirty_two = self.u32_const(32);
+                let high = self.b.shift_left_logical(self.t.u64, None, wide, thirty_two).expect("in a block");
+                self.b.shift_right_arithmetic(self.t.u64, None, high, thirty_two).expect("in a block")
+            }
             UnOp::Truncate => self.b.u_convert(self.t.u32, None, x).expect("in a block"),
             UnOp::High => {
                 let thirty_two = self.u32_const(32);

@@ -84,6 +84,8 @@ pub struct Features {
     pub denorm_flush_to_zero_float32: bool,
     pub rounding_mode_rte_float32: bool,
     pub rounding_mode_rtz_float32: bool,
+    /// -0, infinities and NaNs kept through FP32 and FP64 arithmetic when a shader asks.
+    pub signed_zero_inf_nan_preserve: bool,
 
     pub max_workgroup_size: [u32; 3],
     pub max_workgroup_invocations: u32,
@@ -509,6 +511,8 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         denorm_flush_to_zero_float32: on(v12_properties.shader_denorm_flush_to_zero_float32),
         rounding_mode_rte_float32: on(v12_properties.shader_rounding_mode_rte_float32),
         rounding_mode_rtz_float32: on(v12_properties.shader_rounding_mode_rtz_float32),
+        signed_zero_inf_nan_preserve: on(v12_properties.shader_signed_zero_inf_nan_preserve_float32)
+            && on(v12_properties.shader_signed_zero_inf_nan_preserve_float64),
         max_workgroup_size: limits.max_compute_work_group_size,
         max_workgroup_invocations: limits.max_compute_work_group_invocations,
         max_workgroup_count: limits.max_compute_work_group_count,

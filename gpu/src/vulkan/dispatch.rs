@@ -36,6 +36,11 @@ fn missing(number: u32, f: &Features) -> Option<(&'static str, &'static str)> {
         capability::FLOAT64 => ("Float64", "shaderFloat64", f.shader_float64),
         // Only FP32 is ever asked for (the translator's one use).
         capability::DENORM_PRESERVE => ("DenormPreserve", "shaderDenormPreserveFloat32", f.denorm_preserve_float32),
+        capability::SIGNED_ZERO_INF_NAN_PRESERVE => (
+            "SignedZeroInfNanPreserve",
+            "shaderSignedZeroInfNanPreserveFloat32 and Float64",
+            f.signed_zero_inf_nan_preserve,
+        ),
         capability::INT16 => ("Int16", "shaderInt16", f.shader_int16),
         capability::INT8 => ("Int8", "shaderInt8", f.shader_int8),
         capability::INT64_ATOMICS => (

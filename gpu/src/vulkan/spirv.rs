@@ -96,6 +96,7 @@ pub(super) mod capability {
     pub const GROUP_NON_UNIFORM_QUAD: u32 = 68;
     pub const STORAGE_BUFFER_16BIT_ACCESS: u32 = 4433;
     pub const DENORM_PRESERVE: u32 = 4464;
+    pub const SIGNED_ZERO_INF_NAN_PRESERVE: u32 = 4466;
     pub const STORAGE_BUFFER_8BIT_ACCESS: u32 = 4448;
     pub const VULKAN_MEMORY_MODEL: u32 = 5345;
     pub const VULKAN_MEMORY_MODEL_DEVICE_SCOPE: u32 = 5346;

@@ -505,6 +505,8 @@ impl Exec<'_, '_> {
                 lane.set_pred(o.v.get("pd"), needs)
             }),
             "I2F" | "F2I" | "F2F" if v.flag("cc") => return self.unimplemented(self.text()),
+            // A part of a 32- or 64-bit integer: ptxas never asks, and what the hardware does is not known.
+            "I2F" | "I2I" if v.get("src") >= 2 && v.get("byte_b") != 0 => return self.unimplemented(self.text()),
             "I2F" | "F2I" | "I2I" | "F2F" => self.each(|lane, o| {
                 convert(lane, o);
                 // I2I.CC: the flags of the (32-bit) result, e.g. to test a sign.
