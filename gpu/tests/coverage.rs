@@ -10,7 +10,7 @@ use tandem_gpu::vulkan::ComputeDevice;
 fn check(isa: Isa) {
     let corpus = Corpus::open(&Corpus::source_tree()).unwrap();
     let device = ComputeDevice::new().expect("a Vulkan device (lavapipe: mesa-vulkan-drivers)");
-    let evidence = coverage::gather(isa, &corpus, Some(&device), |_| {}).unwrap();
+    let evidence = coverage::gather(isa, &corpus, Some(&device), 2, |_| {}).unwrap();
     let find = |opcode: &str| evidence.opcodes.iter().find(|o| o.decoder.opcode == opcode).unwrap();
     assert_eq!(evidence.decoder_mismatches, 0);
     let counts = [Status::Verified, Status::ImplementedOnly, Status::Missing].map(|s| evidence.count(s));

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use tandem_gpu::sass::corpus::Corpus;
 use tandem_gpu::sass::cubin::{Cubin, KernelImage};
 use tandem_gpu::sass::exec::{ConstantBuffers, GlobalMemory, Kernel, Launch, driver_constants, run_compute};
-use tandem_gpu::sass::{Isa, coverage, sm5x, sm86};
+use tandem_gpu::sass::{Isa, coverage, differential, sm5x, sm86};
 use tandem_gpu::shader::{self, translate_compute};
 use tandem_gpu::vulkan::ComputeDevice;
 
@@ -38,6 +38,9 @@ pub struct CoverageArgs {
     /// Translate without running the translations on a Vulkan device (no translator verification then).
     #[arg(long)]
     pub no_gpu: bool,
+    /// Random instances of each SM5x opcode translated and compared with the interpreter.
+    #[arg(long, default_value_t = 4)]
+    pub differential_cases: u64,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -287,11 +290,15 @@ fn coverage(args: &CoverageArgs) -> anyhow::Result<ExitCode> {
     };
     let mut summaries = Vec::new();
     for isa in isas {
-        let progress = ProgressBar::new(corpus.runs.len() as u64);
+        let differential_steps = match (&device, isa) {
+            (Some(_), Isa::Sm5x) if args.differential_cases > 0 => differential::tested_opcodes().len(),
+            _ => 0,
+        };
+        let progress = ProgressBar::new((corpus.runs.len() + differential_steps) as u64);
         progress.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} kernels {msg}").expect("the template is well formed"),
+            ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("the template is well formed"),
         );
-        let evidence = coverage::gather(isa, &corpus, device.as_ref(), |entry| {
+        let evidence = coverage::gather(isa, &corpus, device.as_ref(), args.differential_cases, |entry| {
             progress.inc(1);
             progress.set_message(format!("{isa} {entry}"));
         })
@@ -309,7 +316,9 @@ fn coverage(args: &CoverageArgs) -> anyhow::Result<ExitCode> {
             }
         }
         println!(
-            "\n{isa}: opcodes (decoder: nvdisasm = every instance reads as nvdisasm's; interpreter, translator: gpu = in a kernel whose run matched the GPU's, yes = implemented)"
+            "\n{isa}: opcodes (decoder: nvdisasm = every instance reads as nvdisasm's; interpreter, translator: gpu = \
+             in a kernel whose run matched the GPU's, interp = random instances matched the interpreter, yes = \
+             implemented)"
         );
         print!("{}", coverage::render(&evidence));
         summaries.push(evidence.summary());

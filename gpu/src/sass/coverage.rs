@@ -15,7 +15,7 @@
 use super::corpus::{Corpus, CorpusError, LOCAL_BYTES, Placement, compare, dispatch, interpret};
 use super::cubin::KernelImage;
 use super::exec::{self, ConstantBuffers, ExecError, Launch, run_compute_limited};
-use super::{Control, DecodeError, Encoding, Family, Instruction, Isa, sm5x, sm86};
+use super::{Control, DecodeError, Encoding, Family, Instruction, Isa, differential, sm5x, sm86};
 use crate::shader::{self, TranslateError, translate_compute};
 use crate::vulkan::ComputeDevice;
 use std::collections::{BTreeMap, BTreeSet};
@@ -209,6 +209,9 @@ pub enum PathEvidence {
     Missing,
     /// Semantics (for some or all of its forms), but no kernel that contains it was checked against the GPU.
     Implemented,
+    /// (The translator's column.) Random instances translated and run on the Vulkan device left what the
+    /// interpreter left (`sass::differential`), and no corpus kernel with it matched the GPU.
+    MatchesInterpreter,
     /// A kernel that contains it ran on this path and left what the NVIDIA GPU left, bit for bit.
     Gpu,
 }
@@ -221,6 +224,8 @@ pub struct OpcodeEvidence {
     pub translator: PathEvidence,
     /// The kernels whose runs verified the translator's semantics for it (through the translator column).
     pub verified_by: Vec<String>,
+    /// Random instances compared with the interpreter, and how many of them differed (SM5x, with a device).
+    pub differential: Option<(usize, usize)>,
 }
 
 impl OpcodeEvidence {
@@ -228,7 +233,7 @@ impl OpcodeEvidence {
     /// checked against the GPU), implemented-only (translated, not checked), or missing.
     pub fn status(&self) -> Status {
         match self.translator {
-            PathEvidence::Gpu => Status::Verified,
+            PathEvidence::Gpu | PathEvidence::MatchesInterpreter => Status::Verified,
             PathEvidence::Implemented => Status::ImplementedOnly,
             PathEvidence::Missing => Status::Missing,
         }
@@ -281,11 +286,14 @@ fn summary_name(isa: Isa) -> &'static str {
 
 /// Gathers the evidence for `isa` from the corpus: the decoder check on every listing, every kernel of the
 /// manifest on the interpreter and (with a device) translated and run through Vulkan, each compared with the
-/// GPU's results; and a probe of every encoding on both paths for the opcodes no kernel contains.
+/// GPU's results; `differential_cases` random instances of each opcode translated and compared with the
+/// interpreter (SM5x, with a device); and a probe of every encoding on both paths for the opcodes no kernel
+/// contains.
 pub fn gather(
     isa: Isa,
     corpus: &Corpus,
     device: Option<&ComputeDevice>,
+    differential_cases: u64,
     mut progress: impl FnMut(&str),
 ) -> Result<Evidence, CorpusError> {
     let listings = corpus.listings(isa)?;
@@ -349,6 +357,20 @@ pub fn gather(
         });
     }
 
+    let mut differential = match device {
+        Some(device) if isa == Isa::Sm5x && differential_cases > 0 => {
+            let outcome = differential::run(device, differential_cases, DIFFERENTIAL_SEED, |opcode| {
+                progress(&format!("differential {opcode}"))
+            })?;
+            let mut per_opcode: BTreeMap<&'static str, (usize, usize)> =
+                outcome.tallies.iter().map(|(opcode, tally)| (*opcode, (tally.compared, 0))).collect();
+            for difference in &outcome.differences {
+                per_opcode.entry(difference.opcode).or_default().1 += 1;
+            }
+            per_opcode
+        }
+        _ => BTreeMap::new(),
+    };
     let opcodes = decoder
         .opcodes
         .iter()
@@ -359,17 +381,27 @@ pub fn gather(
                 _ => PathEvidence::Missing,
             };
             let interpreter = interpreter.get(coverage.opcode).copied().unwrap_or_else(|| probe(Path::Interpreter));
-            let translator = translator.get(coverage.opcode).copied().unwrap_or_else(|| probe(Path::Translator));
+            let mut translator = translator.get(coverage.opcode).copied().unwrap_or_else(|| probe(Path::Translator));
+            let differential = differential.remove(coverage.opcode);
+            if let Some((compared, 0)) = differential
+                && compared > 0
+            {
+                translator = translator.max(PathEvidence::MatchesInterpreter);
+            }
             OpcodeEvidence {
                 decoder: coverage.clone(),
                 interpreter,
                 translator,
                 verified_by: verified_by.remove(coverage.opcode).unwrap_or_default(),
+                differential,
             }
         })
         .collect();
     Ok(Evidence { isa, opcodes, kernels, decoder_mismatches: decoder.mismatches.len() })
 }
+
+/// The differential's seed in coverage reports (the test uses its own).
+const DIFFERENTIAL_SEED: u64 = 0xc07e_4a6e;
 
 /// The opcodes a kernel's code contains.
 fn kernel_opcodes(isa: Isa, code: &[u8]) -> Result<BTreeSet<&'static str>, DecodeError> {
@@ -471,6 +503,20 @@ pub fn probe_program(isa: Isa, encoding: &Encoding) -> Vec<u8> {
     }
 }
 
+/// The kernels that verified an opcode's translation, and the differential's count (`differential 4/4`, or
+/// `differential 1 of 4 DIFFER`).
+fn verified_by(opcode: &OpcodeEvidence) -> String {
+    let mut parts = opcode.verified_by.clone();
+    match opcode.differential {
+        Some((compared, 0)) if compared > 0 => parts.push(format!("differential {compared}")),
+        Some((compared, differing)) if differing > 0 => {
+            parts.push(format!("differential {differing} of {compared} DIFFER"))
+        }
+        _ => {}
+    }
+    parts.join(",")
+}
+
 /// The report as `tandem shader coverage` prints it: a line per opcode, then the summary line.
 pub fn render(evidence: &Evidence) -> String {
     let mut text = String::new();
@@ -487,6 +533,7 @@ pub fn render(evidence: &Evidence) -> String {
         };
         let path = |evidence: PathEvidence| match evidence {
             PathEvidence::Gpu => "gpu",
+            PathEvidence::MatchesInterpreter => "interp",
             PathEvidence::Implemented => "yes",
             PathEvidence::Missing => "-",
         };
@@ -503,7 +550,7 @@ pub fn render(evidence: &Evidence) -> String {
             path(opcode.interpreter),
             path(opcode.translator),
             status,
-            opcode.verified_by.join(",")
+            verified_by(opcode)
         ));
     }
     text.push_str(&evidence.summary());

@@ -10,6 +10,7 @@
 pub mod corpus;
 pub mod coverage;
 pub mod cubin;
+pub mod differential;
 pub mod exec;
 pub mod sm5x;
 pub mod sm86;
