@@ -38,7 +38,7 @@ pub struct CoverageArgs {
     /// Translate without running the translations on a Vulkan device (no translator verification then).
     #[arg(long)]
     pub no_gpu: bool,
-    /// Random instances of each SM5x opcode translated and compared with the interpreter.
+    /// Random instances of each opcode translated and compared with the interpreter.
     #[arg(long, default_value_t = 4)]
     pub differential_cases: u64,
 }
@@ -290,8 +290,8 @@ fn coverage(args: &CoverageArgs) -> anyhow::Result<ExitCode> {
     };
     let mut summaries = Vec::new();
     for isa in isas {
-        let differential_steps = match (&device, isa) {
-            (Some(_), Isa::Sm5x) if args.differential_cases > 0 => differential::tested_opcodes().len(),
+        let differential_steps = match &device {
+            Some(_) if args.differential_cases > 0 => differential::tested_opcodes(isa).len(),
             _ => 0,
         };
         let progress = ProgressBar::new((corpus.runs.len() + differential_steps) as u64);

@@ -224,7 +224,7 @@ pub struct OpcodeEvidence {
     pub translator: PathEvidence,
     /// The kernels whose runs verified the translator's semantics for it (through the translator column).
     pub verified_by: Vec<String>,
-    /// Random instances compared with the interpreter, and how many of them differed (SM5x, with a device).
+    /// Random instances compared with the interpreter, and how many of them differed (with a device).
     pub differential: Option<(usize, usize)>,
 }
 
@@ -287,7 +287,7 @@ fn summary_name(isa: Isa) -> &'static str {
 /// Gathers the evidence for `isa` from the corpus: the decoder check on every listing, every kernel of the
 /// manifest on the interpreter and (with a device) translated and run through Vulkan, each compared with the
 /// GPU's results; `differential_cases` random instances of each opcode translated and compared with the
-/// interpreter (SM5x, with a device); and a probe of every encoding on both paths for the opcodes no kernel
+/// interpreter (with a device); and a probe of every encoding on both paths for the opcodes no kernel
 /// contains.
 pub fn gather(
     isa: Isa,
@@ -358,8 +358,8 @@ pub fn gather(
     }
 
     let mut differential = match device {
-        Some(device) if isa == Isa::Sm5x && differential_cases > 0 => {
-            let outcome = differential::run(device, differential_cases, DIFFERENTIAL_SEED, |opcode| {
+        Some(device) if differential_cases > 0 => {
+            let outcome = differential::run(isa, device, differential_cases, DIFFERENTIAL_SEED, None, |opcode| {
                 progress(&format!("differential {opcode}"))
             })?;
             let mut per_opcode: BTreeMap<&'static str, (usize, usize)> =

@@ -3,7 +3,8 @@
 //! registers and 7 predicates allows) run on 768 threads with random register and predicate inputs, once on the
 //! interpreter and once translated on a Vulkan device; every register and predicate must come out the same, bit
 //! for bit. A form either side does not implement is skipped and counted; approximations (MUFU, RRO) are left to
-//! the corpus kernels, which compare them within the unit's error. SM5x so far.
+//! the corpus kernels, which compare them within the unit's error. Both instruction sets (SM5x: the condition
+//! code too, set from R0 + R1 before the instruction).
 //!
 //! Each program: load R0-R15 and P0-P6 from the thread's 80-byte input record, set the condition code from R0 +
 //! R1, run the instruction, store R0-R15 and P0-P6 to the thread's output record. Scratch registers R16-R23 are
@@ -12,7 +13,9 @@
 
 use super::corpus::{BUFFER_BYTES, CorpusError, Parameter, Placement, Run, compare, dispatch, interpret};
 use super::cubin::KernelImage;
-use super::{Control, Encoding, Instruction, Isa, sm5x};
+use super::exec::{ExecError, parameter_offset};
+use super::{Control, Encoding, Family, Instruction, Isa, sm5x, sm86};
+use crate::shader::TranslateError;
 use crate::vulkan::ComputeDevice;
 use std::collections::BTreeMap;
 
@@ -77,13 +80,16 @@ impl Rng {
     }
 }
 
-fn encoding(name: &str) -> &'static Encoding {
-    sm5x::ENCODINGS.iter().find(|e| e.name == name).unwrap_or_else(|| panic!("no table line {name}"))
+fn tables(isa: Isa) -> (&'static [Encoding], &'static [Family]) {
+    match isa {
+        Isa::Sm5x => (sm5x::ENCODINGS, sm5x::FAMILIES),
+        Isa::Sm86 => (sm86::ENCODINGS, sm86::FAMILIES),
+    }
 }
 
 /// An instruction word of table line `name` with these fields (unnamed ones zero; the guard PT unless given).
-fn word(name: &str, fields: &[(&str, u64)]) -> u64 {
-    let encoding = encoding(name);
+fn word(isa: Isa, name: &str, fields: &[(&str, u64)]) -> u128 {
+    let encoding = tables(isa).0.iter().find(|e| e.name == name).unwrap_or_else(|| panic!("no {isa} line {name}"));
     let mut word = encoding.value;
     if !fields.iter().any(|(field, _)| *field == "pg") {
         word |= encoding.field("pg").expect("every line has a guard").place(7);
@@ -91,75 +97,187 @@ fn word(name: &str, fields: &[(&str, u64)]) -> u64 {
     for (field, value) in fields {
         word |= encoding.field(field).unwrap_or_else(|| panic!("{name} has no field {field}")).place(*value);
     }
-    word as u64
+    word
 }
 
 /// The thread's record address into R20/R21: `in` (parameter 0) or `out` (parameter 1).
-fn record_address(parameter: u64) -> Vec<u64> {
-    let word_offset = (0x140 + parameter * 8) / 4;
-    vec![
-        word("S2R", &[("rd", 16), ("sr", 33)]),
-        word("S2R", &[("rd", 17), ("sr", 37)]),
-        word("ISCADD.reg", &[("rd", 16), ("ra", 17), ("rb", 16), ("shift", 7)]),
-        word("XMAD.imm", &[("rd", 18), ("ra", 16), ("imm16", RECORD as u64), ("rc", 255)]),
-        word("IADD.cbuf", &[("rd", 20), ("ra", 18), ("cb_offset", word_offset), ("cc", 1)]),
-        word("IADD.cbuf", &[("rd", 21), ("ra", 255), ("cb_offset", word_offset + 1), ("x", 1)]),
-    ]
+fn record_address(isa: Isa, parameter: u64) -> Vec<u128> {
+    let w = |name, fields: &[(&str, u64)]| word(isa, name, fields);
+    let tid = [w("S2R", &[("rd", 16), ("sr", 33)]), w("S2R", &[("rd", 17), ("sr", 37)])];
+    match isa {
+        Isa::Sm5x => {
+            let word_offset = (parameter_offset(isa) as u64 + parameter * 8) / 4;
+            let mut words = tid.to_vec();
+            words.extend([
+                w("ISCADD.reg", &[("rd", 16), ("ra", 17), ("rb", 16), ("shift", 7)]),
+                w("XMAD.imm", &[("rd", 18), ("ra", 16), ("imm16", RECORD as u64), ("rc", 255)]),
+                w("IADD.cbuf", &[("rd", 20), ("ra", 18), ("cb_offset", word_offset), ("cc", 1)]),
+                w("IADD.cbuf", &[("rd", 21), ("ra", 255), ("cb_offset", word_offset + 1), ("x", 1)]),
+            ]);
+            words
+        }
+        Isa::Sm86 => {
+            let word_offset = (parameter_offset(isa) as u64 + parameter * 8) / 4;
+            // No carry in, no carry out: ps = !PT, pd = PT.
+            let plain = [("pd", 7), ("ps", 7), ("ps_not", 1)];
+            let mut words = tid.to_vec();
+            words.extend([
+                w(
+                    "IMAD.imm",
+                    &[&[("rd", 16), ("ra", 17), ("imm32", u64::from(BLOCK)), ("rc", 16)], &plain[..]].concat(),
+                ),
+                w("MOV.imm", &[("rd", 18), ("imm32", RECORD as u64), ("lanes", 0xf)]),
+                // IMAD.WIDE.U32 R20, R16, R18, c[0x0][parameter]
+                w(
+                    "IMAD.WIDE.cbuf_c",
+                    &[&[("rd", 20), ("ra", 16), ("rc", 18), ("cb_offset", word_offset)], &plain[..]].concat(),
+                ),
+            ]);
+            words
+        }
+    }
+}
+
+/// `LDG`/`STG` of `size` (4: 32 bits, 6: 128) between registers from `register` and [R20.64 + offset].
+fn global_access(isa: Isa, store: bool, register: u64, offset: u64, size: u64) -> u128 {
+    let data = match (isa, store) {
+        (Isa::Sm5x, true) => "rs",
+        (Isa::Sm86, true) => "rb",
+        (_, false) => "rd",
+    };
+    let common = [(data, register), ("ra", 20), ("offset", offset), ("e", 1), ("size", size)];
+    match (isa, store) {
+        (Isa::Sm5x, true) => word(isa, "STG", &common),
+        (Isa::Sm5x, false) => word(isa, "LDG", &common),
+        // As ptxas writes them: no uniform register, the default cache policy.
+        (Isa::Sm86, true) => word(isa, "STG", &[&common[..], &[("ur", 4), ("no_ur", 1), ("cache", 1)]].concat()),
+        (Isa::Sm86, false) => word(
+            isa,
+            "LDG.imm",
+            &[&common[..], &[("ur", 4), ("no_ur", 1), ("a64", 1), ("cache", 1), ("pd", 7)]].concat(),
+        ),
+    }
+}
+
+/// R22 = R19 & mask (`or`: R22 | mask), under guard `pg`.
+fn logic_immediate(isa: Isa, source: u64, mask: u64, or: bool, pg: u64) -> u128 {
+    match isa {
+        Isa::Sm5x => {
+            word(isa, "LOP32I", &[("rd", 22), ("ra", source), ("imm32", mask), ("op", u64::from(or)), ("pg", pg)])
+        }
+        Isa::Sm86 => {
+            let lut = if or { 0xfc } else { 0xc0 };
+            let fields = [
+                ("rd", 22),
+                ("ra", source),
+                ("imm32", mask),
+                ("rc", 255),
+                ("lut", lut),
+                ("pd", 7),
+                ("ps", 7),
+                ("ps_not", 1),
+                ("pg", pg),
+            ];
+            word(isa, "LOP3.imm", &fields)
+        }
+    }
+}
+
+/// Pn = R22 != 0.
+fn predicate_from_r22(isa: Isa, predicate: u64) -> u128 {
+    match isa {
+        // ISETP.NE.U32.AND Pn, PT, R22, RZ, PT
+        Isa::Sm5x => word(
+            isa,
+            "ISETP.reg",
+            &[("pd", predicate), ("pq", 7), ("ra", 22), ("rb", 255), ("ps", 7), ("cmp", 5), ("bop", 0)],
+        ),
+        Isa::Sm86 => word(
+            isa,
+            "ISETP.reg",
+            &[("pd", predicate), ("pq", 7), ("ra", 22), ("rb", 255), ("ps", 7), ("px", 7), ("bop_ex", 40)],
+        ),
+    }
 }
 
 /// The program around `tested`.
-fn program(tested: &[u64]) -> Vec<u8> {
-    let mut words = record_address(0);
+fn program(isa: Isa, tested: &[u128]) -> Vec<u8> {
+    let mut words = record_address(isa, 0);
     for (register, offset) in [(0, 0), (4, 0x10), (8, 0x20), (12, 0x30)] {
-        words.push(word("LDG", &[("rd", register), ("ra", 20), ("offset", offset), ("e", 1), ("size", 6)]));
+        words.push(global_access(isa, false, register, offset, 6));
     }
-    words.push(word("LDG", &[("rd", 19), ("ra", 20), ("offset", 0x40), ("e", 1), ("size", 4)]));
+    words.push(global_access(isa, false, 19, 0x40, 4));
     for predicate in 0..7 {
-        words.push(word("LOP32I", &[("rd", 22), ("ra", 19), ("imm32", 1 << predicate), ("op", 0)]));
-        // ISETP.NE.U32.AND Pn, PT, R22, RZ, PT
-        words.push(word(
-            "ISETP.reg",
-            &[("pd", predicate), ("pq", 7), ("ra", 22), ("rb", 255), ("ps", 7), ("cmp", 5), ("bop", 0)],
-        ));
+        words.push(logic_immediate(isa, 19, 1 << predicate, false, 7));
+        words.push(predicate_from_r22(isa, predicate));
     }
-    // A condition code that depends on the inputs (the address arithmetic's would differ between the paths,
-    // whose buffers lie at different addresses).
-    words.push(word("IADD.reg", &[("rd", 255), ("ra", 0), ("rb", 1), ("cc", 1)]));
+    if isa == Isa::Sm5x {
+        // A condition code that depends on the inputs (the address arithmetic's would differ between the
+        // paths, whose buffers lie at different addresses).
+        words.push(word(isa, "IADD.reg", &[("rd", 255), ("ra", 0), ("rb", 1), ("cc", 1)]));
+    }
     words.extend_from_slice(tested);
-    words.extend(record_address(1));
+    words.extend(record_address(isa, 1));
     for (register, offset) in [(0, 0), (4, 0x10), (8, 0x20), (12, 0x30)] {
-        words.push(word("STG", &[("rs", register), ("ra", 20), ("offset", offset), ("e", 1), ("size", 6)]));
+        words.push(global_access(isa, true, register, offset, 6));
     }
-    words.push(word("MOV32I", &[("rd", 22), ("imm32", 0), ("lanes", 0xf)]));
+    words.push(match isa {
+        Isa::Sm5x => word(isa, "MOV32I", &[("rd", 22), ("imm32", 0), ("lanes", 0xf)]),
+        Isa::Sm86 => word(isa, "MOV.imm", &[("rd", 22), ("imm32", 0), ("lanes", 0xf)]),
+    });
     for predicate in 0..7 {
-        words.push(word("LOP32I", &[("rd", 22), ("ra", 22), ("imm32", 1 << predicate), ("op", 1), ("pg", predicate)]));
+        words.push(logic_immediate(isa, 22, 1 << predicate, true, predicate));
     }
-    words.push(word("STG", &[("rs", 22), ("ra", 20), ("offset", 0x40), ("e", 1), ("size", 4)]));
-    words.push(word("EXIT", &[("cc_test", 15)]));
-    while !words.len().is_multiple_of(3) {
-        words.push(word("NOP", &[("cc_test", 15)]));
+    words.push(global_access(isa, true, 22, 0x40, 4));
+    match isa {
+        Isa::Sm5x => {
+            words.push(word(isa, "EXIT", &[("cc_test", 15)]));
+            while !words.len().is_multiple_of(3) {
+                words.push(word(isa, "NOP", &[("cc_test", 15)]));
+            }
+            let instructions: Vec<_> = words
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| Instruction {
+                    offset: (i / 3) * 32 + 8 + (i % 3) * 8,
+                    inst: sm5x::decode(w as u64).unwrap_or_else(|| panic!("{w:#018x} does not decode")),
+                    control: Control::default(),
+                })
+                .collect();
+            sm5x::encode_program(&instructions).expect("table lines encode")
+        }
+        Isa::Sm86 => {
+            words.push(word(isa, "EXIT", &[("ps", 7)]));
+            let instructions: Vec<_> = words
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| Instruction {
+                    offset: i * 16,
+                    inst: sm86::decode(w).unwrap_or_else(|| panic!("{w:#034x} does not decode")),
+                    control: Control::default(),
+                })
+                .collect();
+            sm86::encode_program(&instructions).expect("table lines encode")
+        }
     }
-    let instructions: Vec<_> = words
-        .iter()
-        .enumerate()
-        .map(|(i, &w)| Instruction {
-            offset: (i / 3) * 32 + 8 + (i % 3) * 8,
-            inst: sm5x::decode(w).unwrap_or_else(|| panic!("{w:#018x} does not decode")),
-            control: Control::default(),
-        })
-        .collect();
-    sm5x::encode_program(&instructions).unwrap()
 }
 
-/// A random instance of table line `encoding` that keeps to R0-R15 (or RZ), P0-P6 (or PT) and bank 0's launch
-/// words.
-fn random_instance(rng: &mut Rng, encoding: &Encoding) -> u64 {
+/// A random instance of table line `encoding` that keeps to R0-R15 (or RZ), P0-P6 (or PT), uniform registers
+/// UR0-UR15 (or URZ) and bank 0's launch words.
+fn random_instance(rng: &mut Rng, isa: Isa, encoding: &Encoding) -> u128 {
     let mut word = encoding.value;
     for field in encoding.fields {
         let value = match field.name {
             "rd" | "ra" | "rb" | "rc" | "rs" => {
                 if rng.below(8) == 0 {
                     255
+                } else {
+                    rng.below(16)
+                }
+            }
+            "urd" | "ura" | "urb" | "urc" => {
+                if rng.below(8) == 0 {
+                    63
                 } else {
                     rng.below(16)
                 }
@@ -172,23 +290,41 @@ fn random_instance(rng: &mut Rng, encoding: &Encoding) -> u64 {
                 }
             }
             "cb_bank" => 0,
-            // The block and grid sizes (bank 0 from 0x8): the same for both paths.
-            "cb_offset" => 2 + rng.below(6),
-            _ => rng.next() & ((1u64 << field.width()) - 1),
+            // The block and grid sizes (bank 0 from 0x8 on SM5x, 0x0 on SM86): the same for both paths.
+            "cb_offset" => match isa {
+                Isa::Sm5x => 2 + rng.below(6),
+                Isa::Sm86 => rng.below(6),
+            },
+            _ => u64::try_from(u128::from(rng.next()) & ((1u128 << field.width()) - 1)).expect("at most 64 bits"),
         };
         word |= field.place(value);
     }
-    word as u64
+    word
+}
+
+/// The instance as nvdisasm writes it.
+fn text(isa: Isa, word: u128) -> String {
+    match isa {
+        Isa::Sm5x => {
+            let inst = sm5x::decode(word as u64).expect("a table line decodes");
+            sm5x::text(&Instruction { offset: 0, inst, control: Control::default() })
+        }
+        Isa::Sm86 => {
+            let inst = sm86::decode(word).expect("a table line decodes");
+            sm86::text(&Instruction { offset: 0, inst, control: Control::default() })
+        }
+    }
 }
 
 /// The opcodes under test: the arithmetic, comparison, logic and conversion families, without the
 /// approximations and the instructions that read the machine (clocks, ids).
-pub fn tested_opcodes() -> Vec<&'static str> {
+pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
     let families = ["fp32", "fp64", "fp16", "integer", "compare", "logic", "convert"];
     let excluded = ["MUFU", "RRO", "S2R", "CS2R", "B2R", "R2B", "P2R", "R2P", "NOP"];
-    let mut opcodes: Vec<&str> = sm5x::ENCODINGS
+    let (encodings, family_table) = tables(isa);
+    let mut opcodes: Vec<&str> = encodings
         .iter()
-        .filter(|e| families.contains(&sm5x::FAMILIES[e.family].name) && !excluded.contains(&e.opcode))
+        .filter(|e| families.contains(&family_table[e.family].name) && !excluded.contains(&e.opcode))
         .map(|e| e.opcode)
         .collect();
     opcodes.dedup();
@@ -196,10 +332,19 @@ pub fn tested_opcodes() -> Vec<&'static str> {
 }
 
 /// How many instances of an opcode were compared, and how many were skipped (a form one side lacks).
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct Tally {
     pub compared: usize,
     pub skipped: usize,
+    /// Why instances were skipped: the side and what it does not implement, with counts.
+    pub skips: BTreeMap<String, usize>,
+}
+
+impl Tally {
+    fn skip(&mut self, why: String) {
+        self.skipped += 1;
+        *self.skips.entry(why).or_default() += 1;
+    }
 }
 
 /// An instance whose translation left different registers or predicates than the interpreter.
@@ -208,7 +353,7 @@ pub struct Difference {
     pub opcode: &'static str,
     /// The instance as nvdisasm writes it, and its word.
     pub text: String,
-    pub word: u64,
+    pub word: u128,
     pub differences: Vec<String>,
     pub spirv: Vec<u32>,
 }
@@ -220,15 +365,17 @@ pub struct Outcome {
     pub differences: Vec<Difference>,
 }
 
-/// Runs `cases` random instances of every tested opcode (cycling through its table lines), reproducibly from
-/// `seed`; `progress` hears each opcode as it starts.
+/// Runs `cases` random instances of every tested opcode (cycling through its table lines), or only of
+/// `only`, reproducibly from `seed` (each opcode's cases depend only on the seed and the opcode, so that a
+/// difference found in a whole run comes back with `only`); `progress` hears each opcode as it starts.
 pub fn run(
+    isa: Isa,
     device: &ComputeDevice,
     cases: u64,
     seed: u64,
+    only: Option<&str>,
     mut progress: impl FnMut(&str),
 ) -> Result<Outcome, CorpusError> {
-    let mut rng = Rng(seed);
     let run = Run {
         file: "differential".into(),
         entry: "differential".into(),
@@ -241,12 +388,14 @@ pub fn run(
         varies: Default::default(),
     };
     let mut outcome = Outcome::default();
-    for opcode in tested_opcodes() {
+    for opcode in tested_opcodes(isa).into_iter().filter(|opcode| only.is_none_or(|only| only == *opcode)) {
         progress(opcode);
-        let lines: Vec<&Encoding> = sm5x::ENCODINGS.iter().filter(|e| e.opcode == opcode).collect();
+        let mut rng =
+            Rng(opcode.bytes().fold(seed, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3)));
+        let lines: Vec<&Encoding> = tables(isa).0.iter().filter(|e| e.opcode == opcode).collect();
         for case in 0..cases {
             let line = lines[case as usize % lines.len()];
-            let tested = random_instance(&mut rng, line);
+            let tested = random_instance(&mut rng, isa, line);
             let mut input = vec![0u8; BUFFER_BYTES];
             for record in input.chunks_exact_mut(RECORD) {
                 for register in record[..64].chunks_exact_mut(4) {
@@ -256,20 +405,32 @@ pub fn run(
             }
             let kernel = KernelImage {
                 name: format!("{} case {case}", line.name),
-                isa: Isa::Sm5x,
-                code: program(&[tested]),
+                isa,
+                code: program(isa, &[tested]),
                 constants: Vec::new(),
                 shared_bytes: 0,
             };
             let tally = outcome.tallies.entry(opcode).or_default();
-            let Ok(expected) = interpret(&run, &kernel, &input) else {
-                tally.skipped += 1;
-                continue;
+            let expected = match interpret(&run, &kernel, &input) {
+                Ok(expected) => expected,
+                Err(ExecError::Unimplemented { what, .. }) => {
+                    tally.skip(format!("interpreter: {what}"));
+                    continue;
+                }
+                Err(ExecError::UnknownOpcode { opcode, .. }) => {
+                    tally.skip(format!("interpreter: {opcode}"));
+                    continue;
+                }
+                Err(source) => return Err(CorpusError::Exec { entry: kernel.name, source }),
             };
             let translated = match dispatch(device, &run, &kernel, &input, Placement::Device) {
                 Ok(translated) => translated,
-                Err(CorpusError::Translate { .. }) => {
-                    tally.skipped += 1;
+                Err(CorpusError::Translate { source: TranslateError::Unimplemented { what, .. }, .. }) => {
+                    tally.skip(format!("translator: {what}"));
+                    continue;
+                }
+                Err(CorpusError::Translate { source: TranslateError::UnknownOpcode { opcode, .. }, .. }) => {
+                    tally.skip(format!("translator: {opcode}"));
                     continue;
                 }
                 Err(error) => return Err(error),
@@ -277,8 +438,7 @@ pub fn run(
             tally.compared += 1;
             let differences = compare(&run, &translated.buffers, &expected);
             if !differences.is_empty() {
-                let inst = sm5x::decode(tested).expect("a table line decodes");
-                let text = sm5x::text(&Instruction { offset: 0, inst, control: Control::default() });
+                let text = text(isa, tested);
                 outcome.differences.push(Difference {
                     opcode,
                     text,

@@ -695,12 +695,16 @@ impl Lower<'_> {
         if form.starts_with("WIDE") || form.starts_with("HI") {
             // A 64-bit addend (a register pair, or the slot's pair) to the whole product.
             let c = if Self::c_form(v) { self.wide_slot64(v, signed) } else { self.reg64(v.get("rc")) };
+            // -C is ~C + 1 in 65 bits: negating zero carries out (a subtraction of 0 does not borrow).
+            let mut negated_zero = None;
             let c = if negated_c {
                 let all = self.const64(u64::MAX);
                 let inverted = self.bin(BinOp::Xor, c, all);
                 if extended {
                     inverted
                 } else {
+                    let zero = self.const64(0);
+                    negated_zero = Some(self.cmp(Cmp::Eq, c, zero));
                     let one = self.const64(1);
                     self.bin(BinOp::Add, inverted, one)
                 }
@@ -710,6 +714,10 @@ impl Lower<'_> {
             // The carry out of the 64-bit sum: it wrapped below an addend.
             let mut sum = self.bin(BinOp::Add, product, c);
             let mut carry_out = self.cmp(Cmp::LtU, sum, product);
+            if let Some(negated_zero) = negated_zero {
+                let t = self.bool(true);
+                carry_out = self.select(negated_zero, t, carry_out);
+            }
             if let Some(carry) = carry_in {
                 let before = sum;
                 sum = self.bin(BinOp::Add, sum, carry);

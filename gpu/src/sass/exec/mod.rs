@@ -285,6 +285,14 @@ impl Warp {
     }
 }
 
+/// Where the kernel's parameters start in constant bank 0.
+pub fn parameter_offset(isa: Isa) -> usize {
+    match isa {
+        Isa::Sm5x => sm5x::PARAMETERS,
+        Isa::Sm86 => sm86::PARAMETERS,
+    }
+}
+
 /// Constant bank 0 as the CUDA driver fills it for a launch: the block and grid sizes, the top of each thread's
 /// local memory stack and the parameter block (SM86: block 0x0, grid 0xc, the generic shared and local windows
 /// 0x18 and 0x20, stack 0x28, parameters 0x160; SM5x: block 0x8, grid 0x14, stack 0x20, parameters 0x140).
