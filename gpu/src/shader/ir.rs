@@ -229,6 +229,20 @@ pub enum Op {
         address: Value,
         value: Value,
     },
+    /// A byte or half (`bytes` 1 or 2, at an address aligned to it), zero-extended to U32.
+    LoadSub {
+        space: Space,
+        address: Value,
+        bytes: u8,
+    },
+    /// The low `bytes` (1 or 2) of `value` at `address`; the rest of the word is left alone, also when other
+    /// invocations store its other bytes at the same time.
+    StoreSub {
+        space: Space,
+        address: Value,
+        bytes: u8,
+        value: Value,
+    },
     Special(Special),
 }
 
@@ -238,11 +252,22 @@ impl Op {
         use BinOp::*;
         Some(match self {
             Op::Const(ty, _) => *ty,
-            Op::GetReg(_) | Op::GetUReg(_) | Op::GetCc | Op::Special(_) | Op::ConstantLoad { .. } | Op::Load { .. } => {
-                Type::U32
-            }
+            Op::GetReg(_)
+            | Op::GetUReg(_)
+            | Op::GetCc
+            | Op::Special(_)
+            | Op::ConstantLoad { .. }
+            | Op::Load { .. }
+            | Op::LoadSub { .. } => Type::U32,
             Op::GetPred(_) | Op::Compare(..) => Type::Bool,
-            Op::SetReg(..) | Op::SetPred(..) | Op::SetUReg(..) | Op::SetCc(_) | Op::Store { .. } => return None,
+            Op::SetReg(..)
+            | Op::SetPred(..)
+            | Op::SetUReg(..)
+            | Op::SetCc(_)
+            | Op::Store { .. }
+            | Op::StoreSub { .. } => {
+                return None;
+            }
             Op::Binary(MulHiU | MulHiS, _, _) => Type::U32,
             Op::Binary(_, a, _) => type_of(*a),
             Op::Unary(op, a) => match op {

@@ -2,7 +2,7 @@
 //! and the operations whose meaning does not depend on the encoding (LOP3 tables, byte permutes, funnel
 //! shifts, NVIDIA's FP32 finishing rules, comparisons, MIN/MAX), each ISA's lowering (`sm86`, `sm5x`) builds on.
 
-use super::ir::{BinOp, Cmp, Conv, FArith, Op, Program, Round, Stmt, Type, UnOp, Value};
+use super::ir::{BinOp, Cmp, Conv, FArith, Op, Program, Round, Space, Stmt, Type, UnOp, Value};
 use crate::sass::text::View;
 
 pub(super) struct Lower<'k> {
@@ -20,6 +20,40 @@ impl Lower<'_> {
         self.program.types.push(ty);
         self.stmts.last_mut().expect("inside a block").push(Stmt::Op(value, op));
         value
+    }
+
+    /// A load or store of `size` (the memory instructions' size field on both ISAs: 0 U8, 1 S8, 2 U16, 3 S16,
+    /// 4 one word, 5 two, 6 four) between registers from `register` and `address` (U64 for global memory).
+    pub(super) fn memory_access(&mut self, space: Space, address: Value, size: u64, load: bool, register: u64) {
+        if size < 4 {
+            let bytes = if size < 2 { 1 } else { 2 };
+            if load {
+                let value = self.op(Op::LoadSub { space, address, bytes });
+                let value = if size & 1 == 1 {
+                    let unused = self.const32(32 - 8 * u32::from(bytes));
+                    let up = self.bin(BinOp::Shl, value, unused);
+                    self.bin(BinOp::ShrS, up, unused)
+                } else {
+                    value
+                };
+                self.set_reg(register, value);
+            } else {
+                let value = self.reg(register);
+                self.op(Op::StoreSub { space, address, bytes, value });
+            }
+            return;
+        }
+        for i in 0..[1, 2, 4][size.min(6) as usize - 4] {
+            let step = if space == Space::Global { self.const64(4 * i) } else { self.const32(4 * i as u32) };
+            let at = self.bin(BinOp::Add, address, step);
+            if load {
+                let word = self.op(Op::Load { space, address: at });
+                self.set_reg(register + i, word);
+            } else {
+                let value = self.reg(register + i);
+                self.op(Op::Store { space, address: at, value });
+            }
+        }
     }
 
     pub(super) fn const32(&mut self, value: u32) -> Value {

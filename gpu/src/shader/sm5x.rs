@@ -1279,10 +1279,9 @@ impl Maxwell<'_, '_, '_> {
     fn memory(&mut self, v: &View) -> Result {
         let opcode = v.encoding.opcode;
         let size = v.get("size");
-        if !(4..=6).contains(&size) {
-            return self.unimplemented(v, format!("{} of a byte or half", Self::text(v)));
+        if size > 6 {
+            return self.unimplemented(v, Self::text(v));
         }
-        let words = [1, 2, 4][size as usize - 4];
         let load = opcode.starts_with("LD");
         let register = if load { v.get("rd") } else { v.get("rs") };
         let space = match opcode {
@@ -1304,17 +1303,7 @@ impl Maxwell<'_, '_, '_> {
             let offset = self.const32(v.signed("offset") as u32);
             self.bin(BinOp::Add, base, offset)
         };
-        for i in 0..words {
-            let step = if space == Space::Global { self.const64(4 * i) } else { self.const32(4 * i as u32) };
-            let at = self.bin(BinOp::Add, address, step);
-            if load {
-                let word = self.op(Op::Load { space, address: at });
-                self.set_reg(register + i, word);
-            } else {
-                let value = self.reg(register + i);
-                self.op(Op::Store { space, address: at, value });
-            }
-        }
+        self.memory_access(space, address, size, load, register);
         Ok(())
     }
 }

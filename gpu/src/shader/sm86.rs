@@ -903,45 +903,36 @@ impl Lower<'_> {
 
     fn global_access(&mut self, v: &View) -> Result<(), TranslateError> {
         let size = v.get("size");
-        if size < 4 {
-            return self.unimplemented(v, format!("{} of a byte or half", v.encoding.opcode));
+        if size > 6 {
+            return self.unimplemented(v, format!("{} of size {size}", v.encoding.opcode));
         }
-        let words = match size {
-            4 => 1,
-            5 => 2,
-            _ => 4,
-        };
         let address = self.global_address(v);
-        if v.encoding.opcode == "LDG" {
-            let predicate = 7 ^ v.get("ps_xor7");
-            if predicate != 7 || v.flag("ps_not") {
-                return self.unimplemented(v, "LDG with a predicate operand");
+        let load = v.encoding.opcode == "LDG";
+        let register = if load { v.get("rd") } else { v.get("rb") };
+        let predicate = 7 ^ v.get("ps_xor7");
+        if load && (predicate != 7 || v.flag("ps_not")) {
+            // LDG with a predicate operand: where it is false nothing is read and the registers get zeros.
+            let zero = self.const32(0);
+            for i in 0..[1, 1, 1, 1, 1, 2, 4][size as usize] {
+                self.set_reg(register + i, zero);
             }
-        }
-        for i in 0..words {
-            let step = self.const64(4 * i);
-            let at = self.bin(BinOp::Add, address, step);
-            if v.encoding.opcode == "LDG" {
-                let word = self.op(Op::Load { space: Space::Global, address: at });
-                self.set_reg(v.get("rd") + i, word);
-            } else {
-                let value = self.reg(v.get("rb") + i);
-                self.op(Op::Store { space: Space::Global, address: at, value });
-            }
+            let p = self.pred(predicate);
+            let enabled = if v.flag("ps_not") { self.un(UnOp::LogicalNot, p) } else { p };
+            self.stmts.push(Vec::new());
+            self.memory_access(Space::Global, address, size, load, register);
+            let body = self.stmts.pop().expect("pushed above");
+            self.stmts.last_mut().expect("inside a block").push(Stmt::If(enabled, body));
+        } else {
+            self.memory_access(Space::Global, address, size, load, register);
         }
         Ok(())
     }
 
     fn local_access(&mut self, v: &View) -> Result<(), TranslateError> {
         let size = v.get("size");
-        if size < 4 {
-            return self.unimplemented(v, format!("{} of a byte or half", v.encoding.opcode));
+        if size > 6 {
+            return self.unimplemented(v, format!("{} of size {size}", v.encoding.opcode));
         }
-        let words = match size {
-            4 => 1,
-            5 => 2,
-            _ => 4,
-        };
         let space = if matches!(v.encoding.opcode, "LDS" | "STS") { Space::Shared } else { Space::Local };
         let scale = match v.get("scale") {
             1 => 4,
@@ -959,17 +950,8 @@ impl Lower<'_> {
         let offset = self.const32(v.signed("offset") as u32);
         let address = self.bin(BinOp::Add, base, offset);
         let load = matches!(v.encoding.opcode, "LDS" | "LDL");
-        for i in 0..words {
-            let step = self.const32(4 * i as u32);
-            let at = self.bin(BinOp::Add, address, step);
-            if load {
-                let word = self.op(Op::Load { space, address: at });
-                self.set_reg(v.get("rd") + i, word);
-            } else {
-                let value = self.reg(v.get("rb") + i);
-                self.op(Op::Store { space, address: at, value });
-            }
-        }
+        let register = if load { v.get("rd") } else { v.get("rb") };
+        self.memory_access(space, address, size, load, register);
         Ok(())
     }
 }

@@ -278,7 +278,13 @@ fn places(program: &Program) -> (BTreeSet<u8>, BTreeSet<u8>, BTreeSet<u8>, bool)
                 Stmt::Op(_, Op::GetUReg(i) | Op::SetUReg(i, _)) => {
                     u.insert(*i);
                 }
-                Stmt::Op(_, Op::Load { space: Space::Local, .. } | Op::Store { space: Space::Local, .. }) => {
+                Stmt::Op(
+                    _,
+                    Op::Load { space: Space::Local, .. }
+                    | Op::Store { space: Space::Local, .. }
+                    | Op::LoadSub { space: Space::Local, .. }
+                    | Op::StoreSub { space: Space::Local, .. },
+                ) => {
                     *local = true;
                 }
                 Stmt::Op(..) => {}
@@ -630,6 +636,15 @@ impl Emitter<'_> {
                 let (address, value) = (v(self, address), v(self, value));
                 let (pointer, access) = self.pointer(*space, address);
                 self.b.store(pointer, value, access.0, access.1).expect("in a block");
+                return None;
+            }
+            Op::LoadSub { space, address, bytes } => {
+                let address = v(self, address);
+                self.load_sub(*space, address, *bytes)
+            }
+            Op::StoreSub { space, address, bytes, value } => {
+                let (address, value) = (v(self, address), v(self, value));
+                self.store_sub(*space, address, *bytes, value);
                 return None;
             }
             Op::Special(special) => {
@@ -988,6 +1003,80 @@ impl Emitter<'_> {
                 let pointer = self.b.access_chain(pointer_type, None, array, [index]).expect("in a block");
                 (pointer, (None, Vec::new()))
             }
+        }
+    }
+
+    /// The device pointer to a byte or half of global memory (8- or 16-bit storage access).
+    fn narrow_global_pointer(&mut self, address: Word, bytes: u8) -> (Word, Word) {
+        let address = match self.global {
+            GlobalMemory::Device => address,
+            GlobalMemory::Guest(windows) => self.guest_address(windows, address),
+        };
+        let (ty, capabilities) = if bytes == 1 {
+            (self.b.type_int(8, 0), [Capability::Int8, Capability::StorageBuffer8BitAccess])
+        } else {
+            (self.b.type_int(16, 0), [Capability::Int16, Capability::StorageBuffer16BitAccess])
+        };
+        for capability in capabilities {
+            self.b.capability(capability);
+        }
+        let pointer_type = self.b.type_pointer(None, StorageClass::PhysicalStorageBuffer, ty);
+        (self.b.convert_u_to_ptr(pointer_type, None, address).expect("in a block"), ty)
+    }
+
+    /// The word holding a byte or half of shared or local memory, the bit where it starts and its mask there.
+    fn sub_word(&mut self, address: Word, bytes: u8) -> (Word, Word) {
+        let u32_ = self.t.u32;
+        let (three, eight) = (self.u32_const(3), self.u32_const(8));
+        let byte = self.b.bitwise_and(u32_, None, address, three).expect("in a block");
+        let shift = self.b.i_mul(u32_, None, byte, eight).expect("in a block");
+        let mask = self.u32_const(if bytes == 1 { 0xff } else { 0xffff });
+        let mask = self.b.shift_left_logical(u32_, None, mask, shift).expect("in a block");
+        (shift, mask)
+    }
+
+    fn load_sub(&mut self, space: Space, address: Word, bytes: u8) -> Word {
+        let u32_ = self.t.u32;
+        if space == Space::Global {
+            let (pointer, ty) = self.narrow_global_pointer(address, bytes);
+            let access = Operand::LiteralBit32(u32::from(bytes));
+            let value = self.b.load(ty, None, pointer, Some(MemoryAccess::ALIGNED), [access]).expect("in a block");
+            return self.b.u_convert(u32_, None, value).expect("in a block");
+        }
+        let (pointer, access) = self.pointer(space, address);
+        let word = self.b.load(u32_, None, pointer, access.0, access.1).expect("in a block");
+        let (shift, _) = self.sub_word(address, bytes);
+        let moved = self.b.shift_right_logical(u32_, None, word, shift).expect("in a block");
+        let low = self.u32_const(if bytes == 1 { 0xff } else { 0xffff });
+        self.b.bitwise_and(u32_, None, moved, low).expect("in a block")
+    }
+
+    fn store_sub(&mut self, space: Space, address: Word, bytes: u8, value: Word) {
+        let u32_ = self.t.u32;
+        if space == Space::Global {
+            let (pointer, ty) = self.narrow_global_pointer(address, bytes);
+            let narrow = self.b.u_convert(ty, None, value).expect("in a block");
+            let access = Operand::LiteralBit32(u32::from(bytes));
+            self.b.store(pointer, narrow, Some(MemoryAccess::ALIGNED), [access]).expect("in a block");
+            return;
+        }
+        let (pointer, access) = self.pointer(space, address);
+        let (shift, mask) = self.sub_word(address, bytes);
+        let moved = self.b.shift_left_logical(u32_, None, value, shift).expect("in a block");
+        let bits = self.b.bitwise_and(u32_, None, moved, mask).expect("in a block");
+        let all = self.u32_const(u32::MAX);
+        let keep = self.b.bitwise_xor(u32_, None, mask, all).expect("in a block");
+        if space == Space::Shared {
+            // Other invocations may store the word's other bytes: clear and set ours with atomics.
+            let scope = self.u32_const(spirv::Scope::Workgroup as u32);
+            let semantics = self.u32_const(0);
+            self.b.atomic_and(u32_, None, pointer, scope, semantics, keep).expect("in a block");
+            self.b.atomic_or(u32_, None, pointer, scope, semantics, bits).expect("in a block");
+        } else {
+            let word = self.b.load(u32_, None, pointer, access.0.clone(), access.1.clone()).expect("in a block");
+            let kept = self.b.bitwise_and(u32_, None, word, keep).expect("in a block");
+            let merged = self.b.bitwise_or(u32_, None, kept, bits).expect("in a block");
+            self.b.store(pointer, merged, access.0, access.1).expect("in a block");
         }
     }
 
