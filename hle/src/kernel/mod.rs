@@ -559,7 +559,14 @@ impl Kernel {
     fn fire_timers(&mut self) {
         let tick = self.tick();
         if tick >= self.next_vsync_tick {
-            // The controllers are sampled once a frame, every frame (an idle jump may pass several).
+            // The controllers are sampled once a frame, every frame (an idle jump may pass several, or years of
+            // them: those before the last lifo's worth only count).
+            let frames = (tick - self.next_vsync_tick) / VSYNC_PERIOD_TICKS + 1;
+            let skipped = frames.saturating_sub(crate::service::hid::shared_memory::LIFO_ENTRIES);
+            if skipped > 0 {
+                self.system.hid.borrow_mut().skip(skipped);
+                self.next_vsync_tick += skipped * VSYNC_PERIOD_TICKS;
+            }
             while tick >= self.next_vsync_tick {
                 let mut hid = self.system.hid.borrow_mut();
                 if let Some(source) = &mut self.pad_source {

@@ -274,3 +274,31 @@ fn physical_memory_maps_into_the_alias_region_with_a_system_resource() {
     let registers = &kernel.threads[&FIRST_THREAD_ID].cpu.x;
     assert_eq!(registers[19], svc::KernelResult::InvalidState as u64, "no system resource");
 }
+
+/// A thread that sleeps for centuries (the fuzzer's find: SleepThread with an enormous timeout) lets guest time
+/// jump to its wake-up at once: the vertical blanks in between cost nothing (hid samples only the last lifo's
+/// worth), so the program exits promptly.
+#[test]
+fn sleeping_for_centuries_is_an_instant_jump() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/bin/hello.nro");
+    let mut image = std::fs::read(path).unwrap();
+    const CODE_START: usize = 0x80;
+    let nanoseconds: u64 = 0x7fff_ffff_ffff_ffff;
+    let mut code: Vec<u32> = (0..4)
+        .map(|half| {
+            let opcode = if half == 0 { 0xd280_0000 } else { 0xf280_0000 };
+            opcode | half << 21 | ((nanoseconds >> (16 * half)) as u32 & 0xffff) << 5
+        })
+        .collect();
+    code.push(0xd400_0001 | 0x0b << 5); // SleepThread(x0)
+    code.push(0xd400_0001 | 0x07 << 5); // ExitProcess
+    for (i, word) in code.iter().enumerate() {
+        image[CODE_START + 4 * i..CODE_START + 4 * i + 4].copy_from_slice(&word.to_le_bytes());
+    }
+    image[0..4].copy_from_slice(&(0x1400_0000u32 | (CODE_START / 4) as u32).to_le_bytes()); // b CODE_START
+    let program = Program::from_bytes("sleeper.nro", &image).unwrap().unwrap();
+    let mut kernel = Kernel::new(&program, Box::new(|_| {})).unwrap();
+    let outcome = kernel.run(&mut Interpreter::default());
+    assert!(matches!(outcome, RunOutcome::Exited), "{outcome:?}");
+    assert!(kernel.tick() >= nanoseconds / 1_000_000_000 * 19_200_000, "guest time jumped to the wake-up");
+}

@@ -80,6 +80,15 @@ impl Hid {
         self.style_set_update.signal();
     }
 
+    /// What `samples` samples leave besides their entries (an idle jump's frames before its last
+    /// [`shared_memory::LIFO_ENTRIES`], whose samples overwrite every entry).
+    pub fn skip(&mut self, samples: u64) {
+        if self.npad_active {
+            let connected = self.connected();
+            self.writer.skip(&self.shared_memory, &connected, samples);
+        }
+    }
+
     /// One sample (at each vertical blank): every connected npad's lifo gets the input as it is now.
     pub fn sample(&mut self) {
         if self.npad_active {

@@ -30,7 +30,7 @@ const BATTERY_LEVEL: usize = 0x419c;
 const APPLET_FOOTER_UI_TYPE: usize = 0x41ac;
 
 const LIFO_HEADER: usize = 0x20;
-const LIFO_ENTRIES: u64 = 17;
+pub const LIFO_ENTRIES: u64 = 17;
 /// {u64 sampling number, HidNpadCommonState {u64 sampling number, u64 buttons, stick L, stick R, u32 attributes,
 /// u32 reserved}}.
 const LIFO_ENTRY: usize = 0x30;
@@ -138,6 +138,28 @@ impl SharedMemoryWriter {
         }
     }
 
+    /// The lifo headers and sampling number as `samples` samples would leave them, without their entries: the
+    /// next `LIFO_ENTRIES` samples overwrite every entry anyway (for idle jumps of more frames than that).
+    pub fn skip(&mut self, memory: &ServiceSharedMemory, connected: &[(NpadId, u32)], samples: u64) {
+        if samples == 0 {
+            return;
+        }
+        self.sampling_number += samples;
+        for &(id, style) in connected {
+            let lifo = id.base() + if style == STYLE_HANDHELD { HANDHELD_LIFO } else { FULL_KEY_LIFO };
+            let mut header = [0u8; LIFO_HEADER];
+            memory.read(lifo, &mut header);
+            let word = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("eight bytes"));
+            let (tail, count) = (word(16), word(24));
+            // The first sample goes to entry 0, each later one to the next.
+            let tail = if count == 0 { (samples - 1) % LIFO_ENTRIES } else { (tail + samples) % LIFO_ENTRIES };
+            header[8..16].copy_from_slice(&LIFO_ENTRIES.to_le_bytes());
+            header[16..24].copy_from_slice(&tail.to_le_bytes());
+            header[24..].copy_from_slice(&count.saturating_add(samples).min(LIFO_ENTRIES - 1).to_le_bytes());
+            memory.write(lifo, &header);
+        }
+    }
+
     /// One new entry in the lifo of each connected npad's style, holding `input`.
     pub fn sample(&mut self, memory: &ServiceSharedMemory, connected: &[(NpadId, u32)], input: &InputState) {
         self.sampling_number += 1;
@@ -176,4 +198,43 @@ fn stick_buttons(input: &InputState) -> u64 {
         u64::from(x < -HALF) | u64::from(y > HALF) << 1 | u64::from(x > HALF) << 2 | u64::from(y < -HALF) << 3
     };
     directions(input.stick_l) << 16 | directions(input.stick_r) << 20
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Skipping k samples and then taking a lifo's worth leaves the shared memory exactly as taking all k + 17
+    /// would: every entry is overwritten, and the headers and sampling numbers agree.
+    #[test]
+    fn skipped_samples_leave_what_sampling_them_would() {
+        let connected = [(NpadId::Handheld, STYLE_HANDHELD), (NpadId::No1, STYLE_FULL_KEY)];
+        let input = |i: u64| InputState { buttons: i, stick_l: (i as i32, -(i as i32)), stick_r: (0, 1) };
+        for (before, skipped) in [(0, 1), (0, 40), (3, 17), (5, 1_000_003)] {
+            let sampled = ServiceSharedMemory::new(0x40000);
+            let mut all = SharedMemoryWriter::default();
+            let jumped = ServiceSharedMemory::new(0x40000);
+            let mut skipping = SharedMemoryWriter::default();
+            for (memory, writer) in [(&sampled, &mut all), (&jumped, &mut skipping)] {
+                writer.connect(memory, &connected);
+                for i in 0..before {
+                    writer.sample(memory, &connected, &input(i));
+                }
+            }
+            // Sampling a million frames one by one is what the skip avoids; the inputs of skipped frames are
+            // overwritten, so any will do for the reference.
+            for i in 0..skipped.min(40) {
+                all.sample(&sampled, &connected, &input(100 + i));
+            }
+            if skipped > 40 {
+                all.skip(&sampled, &connected, skipped - 40);
+            }
+            skipping.skip(&jumped, &connected, skipped);
+            for i in 0..LIFO_ENTRIES {
+                all.sample(&sampled, &connected, &input(1000 + i));
+                skipping.sample(&jumped, &connected, &input(1000 + i));
+            }
+            assert_eq!(sampled.state().bytes, jumped.state().bytes, "{before} then {skipped} skipped");
+        }
+    }
 }
