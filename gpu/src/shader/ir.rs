@@ -185,6 +185,9 @@ pub enum Special {
     CtaId(u8),
     /// The thread's index in its warp of 32.
     LaneId,
+    /// A U64 clock: the thread's own counter, increasing at every read (the SASS interpreter counts its warp's
+    /// instructions; both only promise that it increases, as the hardware's does).
+    Clock,
 }
 
 /// One operation. Its result (if any) is the `Value` of its index.
@@ -252,6 +255,7 @@ impl Op {
         use BinOp::*;
         Some(match self {
             Op::Const(ty, _) => *ty,
+            Op::Special(Special::Clock) => Type::U64,
             Op::GetReg(_)
             | Op::GetUReg(_)
             | Op::GetCc

@@ -2,7 +2,7 @@
 //! and the operations whose meaning does not depend on the encoding (LOP3 tables, byte permutes, funnel
 //! shifts, NVIDIA's FP32 finishing rules, comparisons, MIN/MAX), each ISA's lowering (`sm86`, `sm5x`) builds on.
 
-use super::ir::{BinOp, Cmp, Conv, FArith, Op, Program, Round, Space, Stmt, Type, UnOp, Value};
+use super::ir::{BinOp, Cmp, Conv, FArith, Op, Program, Round, Space, Special, Stmt, Type, UnOp, Value};
 use crate::sass::text::View;
 
 pub(super) struct Lower<'k> {
@@ -54,6 +54,48 @@ impl Lower<'_> {
                 self.op(Op::Store { space, address: at, value });
             }
         }
+    }
+
+    /// S2R's value of special register `sr`, as the interpreter models the machine (one SM running one CTA:
+    /// its configuration reads 0; clocks that only increase), or `None` where it has no model. The ISAs share
+    /// the numbering; `machine` lists the ISA's configuration registers that read 0.
+    pub(super) fn special_register(&mut self, sr: u64, machine: &[u64]) -> Option<Value> {
+        let special = |l: &mut Self, special| l.op(Op::Special(special));
+        Some(match sr {
+            0 => special(self, Special::LaneId),
+            33..=35 => special(self, Special::ThreadId(sr as u8 - 33)),
+            37..=39 => special(self, Special::CtaId(sr as u8 - 37)),
+            // The EQ, LT, LE, GT, GE masks of the lane.
+            56..=60 => {
+                let lane = special(self, Special::LaneId);
+                let one = self.const32(1);
+                let bit = self.bin(BinOp::Shl, one, lane);
+                let below = self.bin(BinOp::Sub, bit, one);
+                let all = self.const32(u32::MAX);
+                match sr {
+                    56 => bit,
+                    57 => below,
+                    58 => self.bin(BinOp::Or, below, bit),
+                    59 => {
+                        let at_or_below = self.bin(BinOp::Or, below, bit);
+                        self.bin(BinOp::Xor, at_or_below, all)
+                    }
+                    _ => self.bin(BinOp::Xor, below, all),
+                }
+            }
+            50 => self.const32(self.program.shared_bytes),
+            1 | 80 | 82 => {
+                let clock = special(self, Special::Clock);
+                self.un(UnOp::Truncate, clock)
+            }
+            81 | 83 => {
+                let clock = special(self, Special::Clock);
+                self.un(UnOp::High, clock)
+            }
+            255 => self.const32(0),
+            _ if machine.contains(&sr) => self.const32(0),
+            _ => return None,
+        })
     }
 
     pub(super) fn const32(&mut self, value: u32) -> Value {

@@ -8,7 +8,7 @@
 //! itself again when the entry was of another kind.
 
 use super::TranslateError;
-use super::ir::{BinOp, Block, Cmp, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, UnOp, Value};
+use super::ir::{BinOp, Block, Cmp, FArith, Op, Program, Round, Space, Stmt, Terminator, UnOp, Value};
 use super::lower::Lower;
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
@@ -444,14 +444,12 @@ impl Maxwell<'_, '_, '_> {
                 let value = self.b(v);
                 self.set_reg(v.get("rd"), value);
             }
-            "S2R" => {
-                let special = match v.get("sr") {
-                    0 => Special::LaneId,
-                    sr @ 33..=35 => Special::ThreadId(sr as u8 - 33),
-                    sr @ 37..=39 => Special::CtaId(sr as u8 - 37),
-                    sr => return self.unimplemented(v, format!("special register {sr}")),
+            "S2R" | "CS2R" => {
+                // The SM's configuration and counters, 2-11, 67 and 68, read 0 (the interpreter's model).
+                let machine = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 67, 68];
+                let Some(value) = self.special_register(v.get("sr"), &machine) else {
+                    return self.unimplemented(v, format!("special register {}", v.get("sr")));
                 };
-                let value = self.op(Op::Special(special));
                 self.set_reg(v.get("rd"), value);
             }
             "IADD" | "IADD32I" if v.flag("sat") => {

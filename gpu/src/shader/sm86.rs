@@ -277,52 +277,22 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "S2R" | "CS2R" => {
-                let lane_mask = |e: &mut Self, sr: u64| {
-                    // EQ, LT, LE, GT, GE masks of the lane.
-                    let lane = e.op(Op::Special(Special::LaneId));
-                    let one = e.const32(1);
-                    let bit = e.bin(BinOp::Shl, one, lane);
-                    let below = e.bin(BinOp::Sub, bit, one);
-                    let all = e.const32(u32::MAX);
-                    match sr {
-                        56 => bit,
-                        57 => below,
-                        58 => e.bin(BinOp::Or, below, bit),
-                        59 => {
-                            let at_or_below = e.bin(BinOp::Or, below, bit);
-                            e.bin(BinOp::Xor, at_or_below, all)
-                        }
-                        _ => e.bin(BinOp::Xor, below, all),
-                    }
-                };
-                if let sr @ 56..=60 = v.get("sr") {
-                    let value = lane_mask(self, sr);
-                    self.set_reg(v.get("rd"), value);
+                let (sr, rd) = (v.get("sr"), v.get("rd"));
+                if opcode == "CS2R" && v.flag("bits64") && matches!(sr, 1 | 80 | 82) {
+                    // A 64-bit clock read.
+                    let clock = self.op(Op::Special(Special::Clock));
+                    self.set_reg64(rd, clock);
                     return Ok(());
                 }
-                if matches!(v.get("sr"), 2 | 3 | 50 | 67 | 68) {
-                    // The SM's own configuration (virtual SM, CTA slot): the interpreter's one SM reads 0; the
-                    // shared memory size is the kernel's.
-                    let value = if v.get("sr") == 50 { self.program.shared_bytes } else { 0 };
-                    let value = self.const32(value);
-                    self.set_reg(v.get("rd"), value);
-                    return Ok(());
-                }
-                let special = match v.get("sr") {
-                    0 => Some(Special::LaneId),
-                    sr @ 33..=35 => Some(Special::ThreadId(sr as u8 - 33)),
-                    sr @ 37..=39 => Some(Special::CtaId(sr as u8 - 37)),
-                    255 => None,
-                    sr => return self.unimplemented(v, format!("special register {sr}")),
+                // The SM's configuration (2, 3, 67, 68) and performance counters (100-115) read 0.
+                let machine: Vec<u64> = [2, 3, 67, 68].into_iter().chain(100..=115).collect();
+                let Some(value) = self.special_register(sr, &machine) else {
+                    return self.unimplemented(v, format!("special register {sr}"));
                 };
-                let value = match special {
-                    Some(special) => self.op(Op::Special(special)),
-                    None => self.const32(0),
-                };
-                self.set_reg(v.get("rd"), value);
+                self.set_reg(rd, value);
                 if opcode == "CS2R" && v.flag("bits64") {
                     let zero = self.const32(0);
-                    self.set_reg(v.get("rd") + 1, zero);
+                    self.set_reg(rd + 1, zero);
                 }
             }
             "ULDC" => {

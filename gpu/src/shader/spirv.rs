@@ -133,6 +133,8 @@ struct Emitter<'p> {
     phases: Option<Phases>,
     /// Maxwell's condition code.
     cc: Word,
+    /// The thread's clock (`Special::Clock`).
+    clock: Word,
 }
 
 /// Emits the SPIR-V of a compute shader with this workgroup size.
@@ -241,6 +243,7 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
         switch_merge: 0,
         phases: None,
         cc: 0,
+        clock: 0,
     };
     e.declare_variables();
     if let Some(running) = running {
@@ -330,6 +333,9 @@ impl Emitter<'_> {
         self.block_id = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(entry));
         self.done = self.b.variable(self.t.ptr_function_bool, None, StorageClass::Function, Some(false_));
         self.cc = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
+        let ptr_function_u64 = self.b.type_pointer(None, StorageClass::Function, self.t.u64);
+        let zero64 = self.b.constant_bit64(self.t.u64, 0);
+        self.clock = self.b.variable(ptr_function_u64, None, StorageClass::Function, Some(zero64));
     }
 
     /// The function body: the dispatcher, inside the phase loop when the program has barriers.
@@ -647,11 +653,21 @@ impl Emitter<'_> {
                 self.store_sub(*space, address, *bytes, value);
                 return None;
             }
+            Op::Special(Special::Clock) => {
+                // Every read moves the clock on: loops that wait on it end.
+                let u64_ = self.t.u64;
+                let now = self.b.load(u64_, None, self.clock, None, []).expect("in a block");
+                let step = self.b.constant_bit64(u64_, 16);
+                let later = self.b.i_add(u64_, None, now, step).expect("in a block");
+                self.b.store(self.clock, later, None, []).expect("in a block");
+                later
+            }
             Op::Special(special) => {
                 let (variable, component) = match special {
                     Special::ThreadId(i) => (self.local_invocation_id, Some(*i)),
                     Special::CtaId(i) => (self.workgroup_id, Some(*i)),
                     Special::LaneId => (self.local_invocation_index, None),
+                    Special::Clock => unreachable!("the arm above reads the clock"),
                 };
                 match component {
                     Some(i) => {
