@@ -343,8 +343,9 @@ fn text(isa: Isa, word: u128) -> String {
 }
 
 /// The opcodes under test: the arithmetic, comparison, logic and conversion families, without the
-/// approximations and the instructions that read the machine (clocks, ids); and global loads and stores (of the
-/// thread's own record).
+/// approximations and the instructions that read the machine (clocks, ids); global loads and stores (of the
+/// thread's own record); and the warp exchanges whose results land in registers and predicates (SHFL, VOTE:
+/// every warp of the launch is whole, its lanes in step).
 pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
     let families = ["fp32", "fp64", "fp16", "integer", "compare", "logic", "convert"];
     let excluded = ["MUFU", "RRO", "S2R", "CS2R", "B2R", "R2B", "P2R", "R2P", "NOP"];
@@ -353,7 +354,8 @@ pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
         .iter()
         .filter(|e| {
             let family = family_table[e.family].name;
-            (families.contains(&family) && !excluded.contains(&e.opcode)) || matches!(e.opcode, "LDG" | "STG")
+            (families.contains(&family) && !excluded.contains(&e.opcode))
+                || matches!(e.opcode, "LDG" | "STG" | "SHFL" | "VOTE")
         })
         .map(|e| e.opcode)
         .collect();

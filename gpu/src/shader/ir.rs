@@ -247,6 +247,13 @@ pub enum Op {
         value: Value,
     },
     Special(Special),
+    /// Warp exchanges (SHFL, VOTE) at 32 lanes whatever the host's subgroups: a thread publishes a value for its
+    /// warp, the block ends at a `Barrier` (every thread meets there), and the block after it reads the values
+    /// its warp's lanes published (`WarpRead`, 0 from a lane that did not: `WarpPresent` says which did).
+    WarpPublish(Value),
+    /// The value lane `Value` (U32, 0-31) of the thread's warp published before the last barrier.
+    WarpRead(Value),
+    WarpPresent(Value),
 }
 
 impl Op {
@@ -263,13 +270,15 @@ impl Op {
             | Op::ConstantLoad { .. }
             | Op::Load { .. }
             | Op::LoadSub { .. } => Type::U32,
-            Op::GetPred(_) | Op::Compare(..) => Type::Bool,
+            Op::GetPred(_) | Op::Compare(..) | Op::WarpPresent(_) => Type::Bool,
+            Op::WarpRead(_) => Type::U32,
             Op::SetReg(..)
             | Op::SetPred(..)
             | Op::SetUReg(..)
             | Op::SetCc(_)
             | Op::Store { .. }
-            | Op::StoreSub { .. } => {
+            | Op::StoreSub { .. }
+            | Op::WarpPublish(_) => {
                 return None;
             }
             Op::Binary(MulHiU | MulHiS, _, _) => Type::U32,

@@ -2,7 +2,9 @@
 //! and the operations whose meaning does not depend on the encoding (LOP3 tables, byte permutes, funnel
 //! shifts, NVIDIA's FP32 finishing rules, comparisons, MIN/MAX), each ISA's lowering (`sm86`, `sm5x`) builds on.
 
-use super::ir::{BinOp, Cmp, Conv, FArith, Op, Program, Round, Space, Special, Stmt, Type, UnOp, Value};
+use super::ir::{
+    BinOp, Block, Cmp, Conv, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp, Value,
+};
 use crate::sass::text::View;
 
 pub(super) struct Lower<'k> {
@@ -96,6 +98,167 @@ impl Lower<'_> {
             _ if machine.contains(&sr) => self.const32(0),
             _ => return None,
         })
+    }
+
+    /// Whether `opcode` is a warp exchange [`Lower::warp_exchange`] lowers (the ISAs share the names and the
+    /// fields that matter).
+    pub(super) fn is_warp_exchange(opcode: &str) -> bool {
+        matches!(opcode, "SHFL" | "VOTE" | "REDUX")
+    }
+
+    /// A warp exchange at 32 lanes (SHFL, VOTE, REDUX): the thread publishes its value (under `guard`, computed
+    /// again in each block that needs it, except for SHFL); the block ends at a barrier; a block of its own at `offset + 1`
+    /// reads its warp's values and writes the results, then goes on at `next`.
+    pub(super) fn warp_exchange(
+        &mut self,
+        v: &View,
+        next: u32,
+        guard: &dyn Fn(&mut Self) -> Option<Value>,
+    ) -> Terminator {
+        let opcode = v.encoding.opcode;
+        let post = v.offset as u32 + 1;
+        // A shuffle reads its source lane's register even where that lane's guard is false (the interpreter's
+        // model; the hardware leaves it undefined): every lane offers its value. Votes and reductions count
+        // only the lanes that run the instruction.
+        let condition = if opcode == "SHFL" { None } else { guard(self) };
+        self.guarded(condition, |l| {
+            let value = if opcode == "VOTE" {
+                let p = l.pred_src(v, "ps");
+                l.un(UnOp::BoolToU32, p)
+            } else {
+                l.reg(v.get("ra"))
+            };
+            l.op(Op::WarpPublish(value));
+        });
+        self.stmts.push(Vec::new());
+        let condition = guard(self);
+        self.guarded(condition, |l| match opcode {
+            "SHFL" => l.shuffle_result(v),
+            "VOTE" => l.vote_result(v),
+            _ => l.reduce_result(v),
+        });
+        let body = self.stmts.pop().expect("pushed above");
+        self.program.blocks.push(Block { start: post, body, terminator: Terminator::Jump(next) });
+        Terminator::Barrier(post)
+    }
+
+    /// Runs `lower` into an `If` on `guard`, or directly without one.
+    fn guarded(&mut self, guard: Option<Value>, lower: impl FnOnce(&mut Self)) {
+        let Some(condition) = guard else { return lower(self) };
+        self.stmts.push(Vec::new());
+        lower(self);
+        let body = self.stmts.pop().expect("pushed above");
+        self.stmts.last_mut().expect("inside a block").push(Stmt::If(condition, body));
+    }
+
+    /// SHFL: the lane's source (the interpreter's `shuffle_source`: b the lane or offset, c the clamp in 4:0
+    /// and the segment mask in 12:8; modes IDX, UP, DOWN, BFLY), its value, and whether it was in range.
+    fn shuffle_result(&mut self, v: &View) {
+        let index = self.op(Op::Special(Special::LaneId));
+        let b = match ["imm5", "lane"].into_iter().find(|f| v.has(f)) {
+            Some(field) => self.const32(v.get(field) as u32),
+            None => self.reg(v.get("rb")),
+        };
+        let thirty_one = self.const32(31);
+        let b = self.bin(BinOp::And, b, thirty_one);
+        let c = match ["imm13", "clamp"].into_iter().find(|f| v.has(f)) {
+            Some(field) => self.const32(v.get(field) as u32),
+            None => self.reg(v.get("rc")),
+        };
+        let clamp = self.bin(BinOp::And, c, thirty_one);
+        let eight = self.const32(8);
+        let segment = self.bin(BinOp::ShrU, c, eight);
+        let segment = self.bin(BinOp::And, segment, thirty_one);
+        let all = self.const32(u32::MAX);
+        let outside = self.bin(BinOp::Xor, segment, all);
+        let min_lane = self.bin(BinOp::And, index, segment);
+        let clamp_part = self.bin(BinOp::And, clamp, outside);
+        let max_lane = self.bin(BinOp::Or, min_lane, clamp_part);
+        let (source, valid) = match v.get("mode") {
+            0 => {
+                let b_part = self.bin(BinOp::And, b, outside);
+                let j = self.bin(BinOp::Or, min_lane, b_part);
+                (j, self.cmp(Cmp::LeU, j, max_lane))
+            }
+            1 => {
+                let j = self.bin(BinOp::Sub, index, b);
+                (j, self.cmp(Cmp::GeS, j, max_lane))
+            }
+            2 => {
+                let j = self.bin(BinOp::Add, index, b);
+                (j, self.cmp(Cmp::LeU, j, max_lane))
+            }
+            _ => {
+                let j = self.bin(BinOp::Xor, index, b);
+                (j, self.cmp(Cmp::LeU, j, max_lane))
+            }
+        };
+        let source = self.select(valid, source, index);
+        let value = self.op(Op::WarpRead(source));
+        self.set_reg(v.get("rd"), value);
+        self.set_pred(v.get("pd"), valid);
+    }
+
+    /// The warp's lanes that published a true predicate (the ballot) and those that published at all.
+    fn ballot(&mut self) -> (Value, Value) {
+        let (mut ballot, mut active) = (self.const32(0), self.const32(0));
+        let zero = self.const32(0);
+        for lane in 0..32 {
+            let index = self.const32(lane);
+            let bit = self.const32(1 << lane);
+            let value = self.op(Op::WarpRead(index));
+            let set = self.cmp(Cmp::Ne, value, zero);
+            let vote = self.select(set, bit, zero);
+            ballot = self.bin(BinOp::Or, ballot, vote);
+            let present = self.op(Op::WarpPresent(index));
+            let member = self.select(present, bit, zero);
+            active = self.bin(BinOp::Or, active, member);
+        }
+        (ballot, active)
+    }
+
+    /// VOTE: the ballot in Rd, and ALL, ANY or EQ of it in Pd.
+    fn vote_result(&mut self, v: &View) {
+        let (ballot, active) = self.ballot();
+        let zero = self.const32(0);
+        let all = self.cmp(Cmp::Eq, ballot, active);
+        let any = self.cmp(Cmp::Ne, ballot, zero);
+        let result = match v.get("mode") {
+            0 => all,
+            1 => any,
+            _ => {
+                let none = self.un(UnOp::LogicalNot, any);
+                self.select(all, all, none)
+            }
+        };
+        self.set_reg(v.get("rd"), ballot);
+        self.set_pred(v.get("pd"), result);
+    }
+
+    /// REDUX: AND, OR, XOR, SUM, MIN or MAX of the warp's published values into a uniform register.
+    fn reduce_result(&mut self, v: &View) {
+        let op = v.get("op");
+        let signed = v.flag("signed");
+        let (combine, identity) = match op {
+            0 => (BinOp::And, u32::MAX),
+            1 => (BinOp::Or, 0),
+            2 => (BinOp::Xor, 0),
+            3 => (BinOp::Add, 0),
+            4 if signed => (BinOp::MinS, i32::MAX as u32),
+            4 => (BinOp::MinU, u32::MAX),
+            _ if signed => (BinOp::MaxS, i32::MIN as u32),
+            _ => (BinOp::MaxU, 0),
+        };
+        let identity = self.const32(identity);
+        let mut result = identity;
+        for lane in 0..32 {
+            let index = self.const32(lane);
+            let value = self.op(Op::WarpRead(index));
+            let present = self.op(Op::WarpPresent(index));
+            let value = self.select(present, value, identity);
+            result = self.bin(combine, result, value);
+        }
+        self.set_ureg(v.get("urd"), result);
     }
 
     pub(super) fn const32(&mut self, value: u32) -> Value {

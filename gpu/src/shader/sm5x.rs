@@ -122,7 +122,9 @@ impl Maxwell<'_, '_, '_> {
                 leaders.insert(i);
                 continue;
             }
-            if matches!(v.encoding.opcode, "BRA" | "CAL" | "EXIT" | "RET" | "SYNC" | "BRK" | "BPT" | "BAR") {
+            if matches!(v.encoding.opcode, "BRA" | "CAL" | "EXIT" | "RET" | "SYNC" | "BRK" | "BPT" | "BAR")
+                || Lower::is_warp_exchange(v.encoding.opcode)
+            {
                 leaders.insert(i + 1);
             }
             if matches!(v.encoding.opcode, "BRA" | "CAL" | "SSY" | "PBK") {
@@ -353,6 +355,16 @@ impl Maxwell<'_, '_, '_> {
             Some(cond) => Terminator::Branch(cond, target, next),
             None => Terminator::Jump(target),
         };
+        if Lower::is_warp_exchange(opcode) {
+            let (pg, pg_not) = (v.get("pg"), v.flag("pg_not"));
+            let guard = move |l: &mut Lower| {
+                (pg != 7 || pg_not).then(|| {
+                    let p = l.pred(pg);
+                    if pg_not { l.un(UnOp::LogicalNot, p) } else { p }
+                })
+            };
+            return Ok(Some(self.l.warp_exchange(v, next, &guard)));
+        }
         match opcode {
             "BRA" => {
                 if v.flag("u") || v.flag("lmt") {

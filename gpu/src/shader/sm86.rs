@@ -48,7 +48,9 @@ fn leaders(views: &[View]) -> BTreeSet<usize> {
             leaders.insert(i);
             continue;
         }
-        if matches!(v.encoding.opcode, "BRA" | "CALL" | "EXIT" | "RET" | "BPT" | "BAR") {
+        if matches!(v.encoding.opcode, "BRA" | "CALL" | "EXIT" | "RET" | "BPT" | "BAR")
+            || Lower::is_warp_exchange(v.encoding.opcode)
+        {
             leaders.insert(i + 1);
         }
         if matches!(v.encoding.opcode, "BRA" | "CALL") {
@@ -199,6 +201,18 @@ impl Lower<'_> {
         }
         if matches!(opcode, "BRA" | "EXIT" | "CALL" | "RET" | "BRX" | "BPT") {
             return self.control(v, guard, own_next).map(Some);
+        }
+        if Lower::is_warp_exchange(opcode) {
+            if opcode == "REDUX" && v.get("op") > 5 {
+                return self.unimplemented(v, format!("REDUX operation {}", v.get("op")));
+            }
+            let guard = move |l: &mut Lower| {
+                guarded.then(|| {
+                    let p = l.pred(pg);
+                    if pg_not { l.un(UnOp::LogicalNot, p) } else { p }
+                })
+            };
+            return Ok(Some(self.warp_exchange(v, own_next, &guard)));
         }
         match guard {
             Some(cond) => {

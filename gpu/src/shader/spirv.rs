@@ -135,6 +135,9 @@ struct Emitter<'p> {
     cc: Word,
     /// The thread's clock (`Special::Clock`).
     clock: Word,
+    /// The warp exchanges' workgroup array, and the threads of the workgroup.
+    warp: Option<Word>,
+    threads: u32,
 }
 
 /// Emits the SPIR-V of a compute shader with this workgroup size.
@@ -207,6 +210,16 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
         variable
     };
     let has_barriers = program.blocks.iter().any(|block| matches!(block.terminator, Terminator::Barrier(_)));
+    let threads = local_size.iter().product::<u32>();
+    // Two buffers (by phase parity) of (value, phase tag) per thread, for warp exchanges.
+    let warp = any_op(program, &|op| matches!(op, Op::WarpPublish(_))).then(|| {
+        let length = b.constant_bit32(u32_, 4 * threads);
+        let array = b.type_array(u32_, length);
+        let pointer = b.type_pointer(None, StorageClass::Workgroup, array);
+        let variable = b.variable(pointer, None, StorageClass::Workgroup, None);
+        interface.push(variable);
+        variable
+    });
     let running = has_barriers.then(|| {
         let three = b.constant_bit32(u32_, 3);
         let array = b.type_array(u32_, three);
@@ -244,6 +257,8 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
         phases: None,
         cc: 0,
         clock: 0,
+        warp,
+        threads,
     };
     e.declare_variables();
     if let Some(running) = running {
@@ -263,6 +278,17 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
         e.b.execution_mode(main, ExecutionMode::SignedZeroInfNanPreserve, [width]);
     }
     e.b.module().assemble()
+}
+
+/// Whether any statement of the program is an op `wanted` picks.
+fn any_op(program: &Program, wanted: &dyn Fn(&Op) -> bool) -> bool {
+    fn visit(stmts: &[Stmt], wanted: &dyn Fn(&Op) -> bool) -> bool {
+        stmts.iter().any(|stmt| match stmt {
+            Stmt::Op(_, op) => wanted(op),
+            Stmt::If(_, body) => visit(body, wanted),
+        })
+    }
+    program.blocks.iter().any(|block| visit(&block.body, wanted))
 }
 
 /// The guest state a program touches: registers, predicates, uniform registers, local memory (the condition
@@ -351,10 +377,18 @@ impl Emitter<'_> {
         let flag = |e: &mut Self, index: Word| e.b.access_chain(pointer, None, running, [index]).expect("in a block");
         let (zero, one, two, three) = (self.u32_const(0), self.u32_const(1), self.u32_const(2), self.u32_const(3));
         let (scope, semantics) = (self.u32_const(WORKGROUP_SCOPE), self.u32_const(BARRIER_SEMANTICS));
-        // Workgroup memory starts undefined: clear the flags, in step.
+        // Workgroup memory starts undefined: clear the flags, in step, and tag the warp exchange slots as
+        // published in no phase.
         for index in [zero, one, two] {
             let pointer = flag(self, index);
             self.b.store(pointer, zero, None, []).expect("in a block");
+        }
+        if self.warp.is_some() {
+            let never = self.u32_const(u32::MAX);
+            for buffer in [zero, one] {
+                let (_, tag) = self.warp_slot_of_thread(buffer);
+                self.b.store(tag, never, None, []).expect("in a block");
+            }
         }
         self.b.control_barrier(scope, scope, semantics).expect("in a block");
         let (header, body, continue_, merge) = (self.b.id(), self.b.id(), self.b.id(), self.b.id());
@@ -652,6 +686,27 @@ impl Emitter<'_> {
                 let (address, value) = (v(self, address), v(self, value));
                 self.store_sub(*space, address, *bytes, value);
                 return None;
+            }
+            Op::WarpPublish(value) => {
+                let value = v(self, value);
+                let phase = self.phase();
+                let one = self.u32_const(1);
+                let buffer = self.b.bitwise_and(self.t.u32, None, phase, one).expect("in a block");
+                let (slot, tag) = self.warp_slot_of_thread(buffer);
+                self.b.store(slot, value, None, []).expect("in a block");
+                self.b.store(tag, phase, None, []).expect("in a block");
+                return None;
+            }
+            Op::WarpRead(lane) => {
+                let lane = v(self, lane);
+                let (present, slot) = self.warp_lane(lane);
+                let value = self.b.load(self.t.u32, None, slot, None, []).expect("in a block");
+                let zero = self.u32_const(0);
+                self.b.select(self.t.u32, None, present, value, zero).expect("in a block")
+            }
+            Op::WarpPresent(lane) => {
+                let lane = v(self, lane);
+                self.warp_lane(lane).0
             }
             Op::Special(Special::Clock) => {
                 // Every read moves the clock on: loops that wait on it end.
@@ -1022,6 +1077,58 @@ impl Emitter<'_> {
         }
     }
 
+    /// The phase number (the warp exchanges' tag).
+    fn phase(&mut self) -> Word {
+        let count = self.phases.as_ref().expect("a program with warp exchanges has phases").count;
+        self.b.load(self.t.u32, None, count, None, []).expect("in a block")
+    }
+
+    /// Pointers to the value and the tag of warp exchange slot `thread` (a local invocation index) in `buffer`
+    /// (a U32 word, 0 or 1).
+    fn warp_slot(&mut self, buffer: Word, thread: Word) -> (Word, Word) {
+        let u32_ = self.t.u32;
+        let array = self.warp.expect("the program has warp exchanges");
+        let threads = self.u32_const(self.threads);
+        let (one, two) = (self.u32_const(1), self.u32_const(2));
+        let row = self.b.i_mul(u32_, None, buffer, threads).expect("in a block");
+        let index = self.b.i_add(u32_, None, row, thread).expect("in a block");
+        let value_index = self.b.i_mul(u32_, None, index, two).expect("in a block");
+        let tag_index = self.b.i_add(u32_, None, value_index, one).expect("in a block");
+        let pointer = self.b.type_pointer(None, StorageClass::Workgroup, u32_);
+        let value = self.b.access_chain(pointer, None, array, [value_index]).expect("in a block");
+        let tag = self.b.access_chain(pointer, None, array, [tag_index]).expect("in a block");
+        (value, tag)
+    }
+
+    /// This thread's slot in `buffer` (a U32 word).
+    fn warp_slot_of_thread(&mut self, buffer: Word) -> (Word, Word) {
+        let index = self.b.load(self.t.u32, None, self.local_invocation_index, None, []).expect("in a block");
+        self.warp_slot(buffer, index)
+    }
+
+    /// Whether lane `lane` (0-31) of this thread's warp published in the previous phase, and its value slot.
+    fn warp_lane(&mut self, lane: Word) -> (Word, Word) {
+        let (u32_, bool_) = (self.t.u32, self.t.bool);
+        let phase = self.phase();
+        let one = self.u32_const(1);
+        let published = self.b.i_sub(u32_, None, phase, one).expect("in a block");
+        let buffer = self.b.bitwise_and(u32_, None, published, one).expect("in a block");
+        let index = self.b.load(u32_, None, self.local_invocation_index, None, []).expect("in a block");
+        let warp_mask = self.u32_const(!31);
+        let warp_base = self.b.bitwise_and(u32_, None, index, warp_mask).expect("in a block");
+        let thirty_one = self.u32_const(31);
+        let lane = self.b.bitwise_and(u32_, None, lane, thirty_one).expect("in a block");
+        let thread = self.b.i_add(u32_, None, warp_base, lane).expect("in a block");
+        let threads = self.u32_const(self.threads);
+        let exists = self.b.u_less_than(bool_, None, thread, threads).expect("in a block");
+        let thread = self.b.select(u32_, None, exists, thread, index).expect("in a block");
+        let (value, tag) = self.warp_slot(buffer, thread);
+        let tag = self.b.load(u32_, None, tag, None, []).expect("in a block");
+        let current = self.b.i_equal(bool_, None, tag, published).expect("in a block");
+        let present = self.b.logical_and(bool_, None, exists, current).expect("in a block");
+        (present, value)
+    }
+
     /// The device pointer to a byte or half of global memory (8- or 16-bit storage access).
     fn narrow_global_pointer(&mut self, address: Word, bytes: u8) -> (Word, Word) {
         let address = match self.global {
@@ -1089,7 +1196,7 @@ impl Emitter<'_> {
             self.b.atomic_and(u32_, None, pointer, scope, semantics, keep).expect("in a block");
             self.b.atomic_or(u32_, None, pointer, scope, semantics, bits).expect("in a block");
         } else {
-            let word = self.b.load(u32_, None, pointer, access.0.clone(), access.1.clone()).expect("in a block");
+            let word = self.b.load(u32_, None, pointer, access.0, access.1.clone()).expect("in a block");
             let kept = self.b.bitwise_and(u32_, None, word, keep).expect("in a block");
             let merged = self.b.bitwise_or(u32_, None, kept, bits).expect("in a block");
             self.b.store(pointer, merged, access.0, access.1).expect("in a block");
