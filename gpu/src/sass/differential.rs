@@ -6,8 +6,9 @@
 //! the corpus kernels, which compare them within the unit's error. Both instruction sets (SM5x: the condition
 //! code too, set from R0 + R1 before the instruction).
 //!
-//! Each program: load R0-R15 and P0-P6 from the thread's 80-byte input record, set the condition code from R0 +
-//! R1, run the instruction, store R0-R15 and P0-P6 to the thread's output record. Scratch registers R16-R23 are
+//! Each program: load R0-R15 and P0-P6 from the thread's 144-byte input record, set the condition code from
+//! R0 + R1 (SM5x) or UR0-UR15 to random values of the program's (SM86), run the instruction, store R0-R15, P0-P6
+//! and UR0-UR15 to the thread's output record. Scratch registers R16-R23 are
 //! recomputed after the instruction, so that whatever it writes (a 64- or 128-bit destination too) cannot
 //! misplace the stores.
 
@@ -19,9 +20,9 @@ use crate::shader::TranslateError;
 use crate::vulkan::ComputeDevice;
 use std::collections::BTreeMap;
 
-const RECORD: usize = 80;
+const RECORD: usize = 144;
 const BLOCK: u32 = 128;
-const GRID: u32 = 6;
+const GRID: u32 = 3;
 
 /// splitmix64: reproducible cases from a seed.
 struct Rng(u64);
@@ -200,8 +201,9 @@ fn predicate_from_r22(isa: Isa, predicate: u64) -> u128 {
     }
 }
 
-/// The program around `tested`.
-fn program(isa: Isa, tested: &[u128]) -> Vec<u8> {
+/// The program around `tested`; `uniforms` are UR0-UR15's values before it (SM86: the uniform registers are
+/// the warp's, so each program gives its own, the same for every thread).
+fn program(isa: Isa, tested: &[u128], uniforms: &[u32; 16]) -> Vec<u8> {
     let mut words = record_address(isa, 0);
     for (register, offset) in [(0, 0), (4, 0x10), (8, 0x20), (12, 0x30)] {
         words.push(global_access(isa, false, register, offset, 6));
@@ -211,10 +213,15 @@ fn program(isa: Isa, tested: &[u128]) -> Vec<u8> {
         words.push(logic_immediate(isa, 19, 1 << predicate, false, 7));
         words.push(predicate_from_r22(isa, predicate));
     }
-    if isa == Isa::Sm5x {
+    match isa {
         // A condition code that depends on the inputs (the address arithmetic's would differ between the
         // paths, whose buffers lie at different addresses).
-        words.push(word(isa, "IADD.reg", &[("rd", 255), ("ra", 0), ("rb", 1), ("cc", 1)]));
+        Isa::Sm5x => words.push(word(isa, "IADD.reg", &[("rd", 255), ("ra", 0), ("rb", 1), ("cc", 1)])),
+        Isa::Sm86 => {
+            for (register, value) in uniforms.iter().enumerate() {
+                words.push(word(isa, "UMOV.imm", &[("urd", register as u64), ("imm32", u64::from(*value))]));
+            }
+        }
     }
     words.extend_from_slice(tested);
     words.extend(record_address(isa, 1));
@@ -229,6 +236,15 @@ fn program(isa: Isa, tested: &[u128]) -> Vec<u8> {
         words.push(logic_immediate(isa, 22, 1 << predicate, true, predicate));
     }
     words.push(global_access(isa, true, 22, 0x40, 4));
+    if isa == Isa::Sm86 {
+        // UR0-UR15 after the instruction, through R0-R15 (already stored), at 0x50.
+        for register in 0..16 {
+            words.push(word(isa, "MOV.ureg", &[("rd", register), ("urb", register), ("lanes", 0xf)]));
+        }
+        for (register, offset) in [(0, 0x50), (4, 0x60), (8, 0x70), (12, 0x80)] {
+            words.push(global_access(isa, true, register, offset, 6));
+        }
+    }
     match isa {
         Isa::Sm5x => {
             words.push(word(isa, "EXIT", &[("cc_test", 15)]));
@@ -347,7 +363,7 @@ fn text(isa: Isa, word: u128) -> String {
 /// thread's own record); and the warp exchanges whose results land in registers and predicates (SHFL, VOTE:
 /// every warp of the launch is whole, its lanes in step).
 pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
-    let families = ["fp32", "fp64", "fp16", "integer", "compare", "logic", "convert"];
+    let families = ["fp32", "fp64", "fp16", "integer", "compare", "logic", "convert", "uniform"];
     let excluded = ["MUFU", "RRO", "S2R", "CS2R", "B2R", "R2B", "P2R", "R2P", "NOP"];
     let (encodings, family_table) = tables(isa);
     let mut opcodes: Vec<&str> = encodings
@@ -440,7 +456,7 @@ pub fn run(
             let kernel = KernelImage {
                 name: format!("{} case {case}", line.name),
                 isa,
-                code: program(isa, &[tested]),
+                code: program(isa, &[tested], &std::array::from_fn(|_| rng.value())),
                 constants: Vec::new(),
                 shared_bytes: 0,
             };

@@ -333,6 +333,17 @@ impl Lower<'_> {
         }
     }
 
+    /// Uniform predicates UP0-UP6 (UPT = 7 reads true), kept after the predicates' places (8-14).
+    pub(super) fn upred(&mut self, index: u64) -> Value {
+        if index >= 7 { self.bool(true) } else { self.op(Op::GetPred(8 + index as u8)) }
+    }
+
+    pub(super) fn set_upred(&mut self, index: u64, value: Value) {
+        if index < 7 {
+            self.op(Op::SetPred(8 + index as u8, value));
+        }
+    }
+
     pub(super) fn ureg(&mut self, index: u64) -> Value {
         if index >= 63 { self.const32(0) } else { self.op(Op::GetUReg(index as u8)) }
     }

@@ -202,6 +202,9 @@ impl Lower<'_> {
         if matches!(opcode, "BRA" | "EXIT" | "CALL" | "RET" | "BRX" | "BPT") {
             return self.control(v, guard, own_next).map(Some);
         }
+        if crate::sass::sm86::UNIFORM_DATAPATH.contains(&opcode) && guarded {
+            return self.unimplemented(v, "a guarded uniform-datapath instruction (a uniform predicate's guard)");
+        }
         if Lower::is_warp_exchange(opcode) {
             if opcode == "REDUX" && v.get("op") > 5 {
                 return self.unimplemented(v, format!("REDUX operation {}", v.get("op")));
@@ -611,6 +614,8 @@ impl Lower<'_> {
                 };
                 self.set_reg(v.get("rd"), value);
             }
+            "UIADD3" => self.iadd3(v),
+            "UMOV" | "ULOP3" | "UIMAD" | "USHF" | "UFLO" => self.uniform(v)?,
             "I2F" | "I2FP" => self.int_to_float(v)?,
             "F2I" => self.float_to_int(v)?,
             "LDG" | "STG" => self.global_access(v)?,
@@ -626,11 +631,16 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// IADD3, or UIADD3 on the uniform registers and predicates.
     fn iadd3(&mut self, v: &View) {
+        let uniform = v.encoding.opcode == "UIADD3";
         let extended = v.flag("x");
-        let a = self.reg(v.get("ra"));
-        let b = self.slot_b(v);
-        let c = self.reg(v.get("rc"));
+        let (a, b, c) = if uniform {
+            let b = if v.has("imm32") { self.const32(v.get("imm32") as u32) } else { self.ureg(v.get("urb")) };
+            (self.ureg(v.get("ura")), b, self.ureg(v.get("urc")))
+        } else {
+            (self.reg(v.get("ra")), self.slot_b(v), self.reg(v.get("rc")))
+        };
         let terms = [
             self.term(a, v.flag("neg_a"), extended),
             self.term(b, Self::negated(v, 'b'), extended),
@@ -639,21 +649,70 @@ impl Lower<'_> {
         let mut sum = self.bin(BinOp::Add, terms[0], terms[1]);
         sum = self.bin(BinOp::Add, sum, terms[2]);
         if extended {
-            for field in ["ps", "px"] {
-                let p = self.pred_src(v, field);
+            for field in if uniform { ["ups", "upx"] } else { ["ps", "px"] } {
+                let p = if uniform {
+                    let p = self.upred(v.get(field));
+                    if v.flag(&format!("{field}_not")) { self.un(UnOp::LogicalNot, p) } else { p }
+                } else {
+                    self.pred_src(v, field)
+                };
                 let bit = self.un(UnOp::BoolToU32, p);
                 let bit = self.un(UnOp::ExtendU, bit);
                 sum = self.bin(BinOp::Add, sum, bit);
             }
         }
         let value = self.un(UnOp::Truncate, sum);
-        self.set_reg(v.get("rd"), value);
-        for (field, bit) in [("pd", 32), ("pq", 33)] {
+        let outputs = if uniform { [("upd", 32), ("upq", 33)] } else { [("pd", 32), ("pq", 33)] };
+        if uniform {
+            self.set_ureg(v.get("urd"), value);
+        } else {
+            self.set_reg(v.get("rd"), value);
+        }
+        for (field, bit) in outputs {
             if v.get(field) != 7 {
                 let carry = self.bit(sum, bit);
-                self.set_pred(v.get(field), carry);
+                if uniform {
+                    self.set_upred(v.get(field), carry);
+                } else {
+                    self.set_pred(v.get(field), carry);
+                }
             }
         }
+    }
+
+    /// The uniform datapath's other instructions, as the interpreter's `uniform` has them.
+    fn uniform(&mut self, v: &View) -> Result<(), TranslateError> {
+        let b = |l: &mut Self| if v.has("imm32") { l.const32(v.get("imm32") as u32) } else { l.ureg(v.get("urb")) };
+        let value = match v.encoding.opcode {
+            "UMOV" => b(self),
+            "ULOP3" => {
+                let (a, b, c) = (self.ureg(v.get("ura")), b(self), self.ureg(v.get("urc")));
+                self.lop3(v.get("lut") as u8, a, b, c)
+            }
+            "UIMAD" => {
+                if v.flag("x") || v.flag("neg_c") {
+                    return self.unimplemented(v, "UIMAD.X or with a negated addend");
+                }
+                // The imm_c form: the factors are ura and the 71:64 slot, the addend the immediate.
+                let (a, c, b) = (self.ureg(v.get("ura")), self.ureg(v.get("urc")), b(self));
+                let product = self.bin(BinOp::Mul, a, c);
+                self.bin(BinOp::Add, product, b)
+            }
+            "USHF" => {
+                let (a, amount, c) = (self.ureg(v.get("ura")), b(self), self.ureg(v.get("urc")));
+                self.funnel_shift(a, amount, c, v.get("ty"), v.flag("wrap"), v.flag("right"), v.flag("hi"))
+            }
+            _ => {
+                let mut value = self.ureg(v.get("urb"));
+                if v.flag("inv_b") {
+                    let all = self.const32(u32::MAX);
+                    value = self.bin(BinOp::Xor, value, all);
+                }
+                self.find_leading_one(value, v.flag("signed"), v.flag("sh"))
+            }
+        };
+        self.set_ureg(v.get("urd"), value);
+        Ok(())
     }
 
     fn imad(&mut self, v: &View) {

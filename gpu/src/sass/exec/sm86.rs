@@ -136,6 +136,13 @@ impl Exec<'_, '_> {
         if v.encoding.opcode == "FMNMX" && (v.flag("nan") || v.flag("xorsign")) {
             return self.unimplemented("FMNMX.NAN/.XORSIGN");
         }
+        if crate::sass::sm86::UNIFORM_DATAPATH.contains(&v.encoding.opcode) && (v.get("pg") != 7 || v.flag("pg_not")) {
+            return self.unimplemented(format!(
+                "a guarded uniform-datapath instruction (the guard would be a uniform predicate, which no oracle \
+                 program shows): {}",
+                crate::sass::sm86::text(&self.instruction())
+            ));
+        }
         match v.encoding.opcode {
             // Moves and special registers.
             "MOV" => self.each(|lane, o| {
