@@ -12,10 +12,30 @@ use tandem_gpu::shader::TranslateError;
 use tandem_gpu::vulkan::ComputeDevice;
 
 /// Kernels that must translate (the rest report what stops them), for sm_86 and sm_53 code.
-const MUST_TRANSLATE: &[&str] =
-    &["int_arith", "special_regs", "fp32", "fp16", "compare_logic", "control", "matmul", "grade", "hash64"];
-const MUST_TRANSLATE_SM53: &[&str] =
-    &["int_arith", "special_regs", "fp32", "fp16", "compare_logic", "control", "matmul", "grade", "hash64"];
+const MUST_TRANSLATE: &[&str] = &[
+    "int_arith",
+    "special_regs",
+    "reduce_sum",
+    "fp32",
+    "fp16",
+    "compare_logic",
+    "control",
+    "matmul",
+    "grade",
+    "hash64",
+];
+const MUST_TRANSLATE_SM53: &[&str] = &[
+    "int_arith",
+    "special_regs",
+    "reduce_sum",
+    "fp32",
+    "fp16",
+    "compare_logic",
+    "control",
+    "matmul",
+    "grade",
+    "hash64",
+];
 
 fn spirv_val(entry: &str, spirv: &[u32]) -> Result<(), String> {
     let path =

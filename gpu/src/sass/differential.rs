@@ -315,7 +315,7 @@ fn random_instance(rng: &mut Rng, isa: Isa, encoding: &Encoding) -> u128 {
         };
         word |= field.place(value);
     }
-    if matches!(encoding.opcode, "LDG" | "STG") {
+    if matches!(encoding.opcode, "LDG" | "STG" | "RED" | "ATOM" | "ATOMG") {
         word = global_access_instance(rng, encoding, word);
     }
     word
@@ -329,9 +329,11 @@ fn global_access_instance(rng: &mut Rng, encoding: &Encoding, mut word: u128) ->
             word = word & !field.place(u64::MAX) | field.place(value);
         }
     };
-    let size = rng.below(7);
+    let size = if encoding.field("size").is_some() { rng.below(7) } else { 5 };
     let bytes = [1, 1, 2, 2, 4, 8, 16][size as usize];
     set("size", size);
+    // Atomics: the uniform register left out (its value is the program's, not an address).
+    set("no_ur", 1);
     set("ra", 20);
     set("e", 1);
     set("a64", 1);
@@ -359,8 +361,8 @@ fn text(isa: Isa, word: u128) -> String {
 }
 
 /// The opcodes under test: the arithmetic, comparison, logic and conversion families, without the
-/// approximations and the instructions that read the machine (clocks, ids); global loads and stores (of the
-/// thread's own record); and the warp exchanges whose results land in registers and predicates (SHFL, VOTE:
+/// approximations and the instructions that read the machine (clocks, ids); global loads, stores and atomics
+/// (of the thread's own record); and the warp exchanges whose results land in registers and predicates (SHFL, VOTE:
 /// every warp of the launch is whole, its lanes in step).
 pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
     let families = ["fp32", "fp64", "fp16", "integer", "compare", "logic", "convert", "uniform"];
@@ -371,7 +373,7 @@ pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
         .filter(|e| {
             let family = family_table[e.family].name;
             (families.contains(&family) && !excluded.contains(&e.opcode))
-                || matches!(e.opcode, "LDG" | "STG" | "SHFL" | "VOTE")
+                || matches!(e.opcode, "LDG" | "STG" | "RED" | "ATOM" | "ATOMG" | "SHFL" | "VOTE")
         })
         .map(|e| e.opcode)
         .collect();

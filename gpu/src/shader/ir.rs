@@ -247,6 +247,14 @@ pub enum Op {
         value: Value,
     },
     Special(Special),
+    /// Compare-and-swap of the 32-bit word at `address` (Global: U64, Shared: U32): stores `value` where it holds
+    /// `compare`; the word it held, whichever happened.
+    AtomicCas {
+        space: Space,
+        address: Value,
+        compare: Value,
+        value: Value,
+    },
     /// Warp exchanges (SHFL, VOTE) at 32 lanes whatever the host's subgroups: a thread publishes a value for its
     /// warp, the block ends at a `Barrier` (every thread meets there), and the block after it reads the values
     /// its warp's lanes published (`WarpRead`, 0 from a lane that did not: `WarpPresent` says which did).
@@ -271,7 +279,7 @@ impl Op {
             | Op::Load { .. }
             | Op::LoadSub { .. } => Type::U32,
             Op::GetPred(_) | Op::Compare(..) | Op::WarpPresent(_) => Type::Bool,
-            Op::WarpRead(_) => Type::U32,
+            Op::WarpRead(_) | Op::AtomicCas { .. } => Type::U32,
             Op::SetReg(..)
             | Op::SetPred(..)
             | Op::SetUReg(..)

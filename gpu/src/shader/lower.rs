@@ -100,6 +100,74 @@ impl Lower<'_> {
         })
     }
 
+    /// A read-modify-write of the 32-bit word at `address` (atomics and reductions: `op` 0 ADD, 1 MIN, 2 MAX,
+    /// 3 INC, 4 DEC, 5 AND, 6 OR, 7 XOR, 8 EXCH on `ty` 0 U32, 1 S32, 3 F32.FTZ.RN, as the interpreter's
+    /// `atomic_op`) with the value of register `operand`, the old word into `result`: a block of its own at
+    /// `offset + 1` loads the word, computes the new one and compare-and-swaps it, again until no other thread
+    /// came between; then on to `next`. `address` is computed in that block (its registers stay as they were
+    /// until the swap succeeds). Entered where `guard` holds.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn atomic_update(
+        &mut self,
+        offset: usize,
+        next: u32,
+        guard: Option<Value>,
+        space: Space,
+        address: &dyn Fn(&mut Self) -> Value,
+        (op, ty): (u64, u64),
+        operand: u64,
+        result: Option<u64>,
+    ) -> Terminator {
+        let update = offset as u32 + 1;
+        self.stmts.push(Vec::new());
+        let at = address(self);
+        let old = self.op(Op::Load { space, address: at });
+        let b = self.reg(operand);
+        let signed = ty == 1;
+        let new = match op {
+            0 if ty == 3 => {
+                let (x, y) = (self.flush(old, true), self.flush(b, true));
+                let zero = self.const32(0);
+                let sum = self.op(Op::FArith(FArith::Add, Round::NearestEven, [x, y, zero]));
+                self.finish_float(sum, true, false)
+            }
+            0 => self.bin(BinOp::Add, old, b),
+            1 => self.bin(if signed { BinOp::MinS } else { BinOp::MinU }, old, b),
+            2 => self.bin(if signed { BinOp::MaxS } else { BinOp::MaxU }, old, b),
+            3 => {
+                let zero = self.const32(0);
+                let one = self.const32(1);
+                let wraps = self.cmp(Cmp::GeU, old, b);
+                let next_value = self.bin(BinOp::Add, old, one);
+                self.select(wraps, zero, next_value)
+            }
+            4 => {
+                let (zero, one) = (self.const32(0), self.const32(1));
+                let is_zero = self.cmp(Cmp::Eq, old, zero);
+                let above = self.cmp(Cmp::GtU, old, b);
+                let t = self.bool(true);
+                let reload = self.select(is_zero, t, above);
+                let lower = self.bin(BinOp::Sub, old, one);
+                self.select(reload, b, lower)
+            }
+            5 => self.bin(BinOp::And, old, b),
+            6 => self.bin(BinOp::Or, old, b),
+            7 => self.bin(BinOp::Xor, old, b),
+            _ => b,
+        };
+        let seen = self.op(Op::AtomicCas { space, address: at, compare: old, value: new });
+        let swapped = self.cmp(Cmp::Eq, seen, old);
+        if let Some(rd) = result {
+            self.guarded(Some(swapped), |l| l.set_reg(rd, old));
+        }
+        let body = self.stmts.pop().expect("pushed above");
+        self.program.blocks.push(Block { start: update, body, terminator: Terminator::Branch(swapped, next, update) });
+        match guard {
+            Some(condition) => Terminator::Branch(condition, update, next),
+            None => Terminator::Jump(update),
+        }
+    }
+
     /// Whether `opcode` is a warp exchange [`Lower::warp_exchange`] lowers (the ISAs share the names and the
     /// fields that matter).
     pub(super) fn is_warp_exchange(opcode: &str) -> bool {
@@ -143,7 +211,7 @@ impl Lower<'_> {
     }
 
     /// Runs `lower` into an `If` on `guard`, or directly without one.
-    fn guarded(&mut self, guard: Option<Value>, lower: impl FnOnce(&mut Self)) {
+    pub(super) fn guarded(&mut self, guard: Option<Value>, lower: impl FnOnce(&mut Self)) {
         let Some(condition) = guard else { return lower(self) };
         self.stmts.push(Vec::new());
         lower(self);

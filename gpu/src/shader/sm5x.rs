@@ -122,8 +122,10 @@ impl Maxwell<'_, '_, '_> {
                 leaders.insert(i);
                 continue;
             }
-            if matches!(v.encoding.opcode, "BRA" | "CAL" | "EXIT" | "RET" | "SYNC" | "BRK" | "BPT" | "BAR")
-                || Lower::is_warp_exchange(v.encoding.opcode)
+            if matches!(
+                v.encoding.opcode,
+                "BRA" | "CAL" | "EXIT" | "RET" | "SYNC" | "BRK" | "BPT" | "BAR" | "RED" | "ATOM"
+            ) || Lower::is_warp_exchange(v.encoding.opcode)
             {
                 leaders.insert(i + 1);
             }
@@ -355,6 +357,27 @@ impl Maxwell<'_, '_, '_> {
             Some(cond) => Terminator::Branch(cond, target, next),
             None => Terminator::Jump(target),
         };
+        if matches!(opcode, "RED" | "ATOM") && v.encoding.form() != "CAS" {
+            let (op, ty) = (v.get("op"), v.get("ty"));
+            if !matches!((op, ty), (0..=8, 0 | 1) | (0, 3)) {
+                return self.unimplemented(v, "an atomic other than a 32-bit integer operation or FP32 add");
+            }
+            let address = |l: &mut Lower| {
+                let base = if v.flag("e") {
+                    l.reg64(v.get("ra"))
+                } else {
+                    let base = l.reg(v.get("ra"));
+                    l.un(UnOp::ExtendU, base)
+                };
+                let offset = l.const64(v.signed("offset") as u64);
+                l.bin(BinOp::Add, base, offset)
+            };
+            let (operand, result) =
+                if opcode == "RED" { (v.get("rs"), None) } else { (v.get("rb"), Some(v.get("rd"))) };
+            let terminator =
+                self.l.atomic_update(v.offset, next, guard, Space::Global, &address, (op, ty), operand, result);
+            return Ok(Some(terminator));
+        }
         if Lower::is_warp_exchange(opcode) {
             let (pg, pg_not) = (v.get("pg"), v.flag("pg_not"));
             let guard = move |l: &mut Lower| {

@@ -48,7 +48,7 @@ fn leaders(views: &[View]) -> BTreeSet<usize> {
             leaders.insert(i);
             continue;
         }
-        if matches!(v.encoding.opcode, "BRA" | "CALL" | "EXIT" | "RET" | "BPT" | "BAR")
+        if matches!(v.encoding.opcode, "BRA" | "CALL" | "EXIT" | "RET" | "BPT" | "BAR" | "RED" | "ATOM" | "ATOMG")
             || Lower::is_warp_exchange(v.encoding.opcode)
         {
             leaders.insert(i + 1);
@@ -201,6 +201,46 @@ impl Lower<'_> {
         }
         if matches!(opcode, "BRA" | "EXIT" | "CALL" | "RET" | "BRX" | "BPT") {
             return self.control(v, guard, own_next).map(Some);
+        }
+        if matches!(opcode, "RED" | "ATOM" | "ATOMG") {
+            let cas = v.encoding.form() == "CAS";
+            let (op, ty) = (if cas { 8 } else { v.get("op") }, v.get("ty"));
+            if !matches!((op, ty), (0..=8, 0 | 1) | (0, 3)) || v.flag("cast") {
+                return self.unimplemented(v, "an atomic other than a 32-bit integer operation or FP32 add");
+            }
+            // The interpreter's address: 64 bits for .E, A64 and ATOMG; a uniform register's low word added.
+            let address = |l: &mut Lower| {
+                let wide = v.flag("a64") || v.flag("e") || v.encoding.opcode == "ATOMG";
+                let base = if wide {
+                    l.reg64(v.get("ra"))
+                } else {
+                    let base = l.reg(v.get("ra"));
+                    l.un(UnOp::ExtendU, base)
+                };
+                let mut address = base;
+                if v.has("no_ur") && !v.flag("no_ur") {
+                    let uniform = l.ureg(v.get("ur"));
+                    let uniform = l.un(UnOp::ExtendU, uniform);
+                    address = l.bin(BinOp::Add, address, uniform);
+                }
+                let offset = l.const64(v.signed("offset") as u64);
+                l.bin(BinOp::Add, address, offset)
+            };
+            let result = (opcode != "RED").then(|| v.get("rd"));
+            if cas {
+                // One compare-and-swap: rc where the word holds rb; the old word into rd.
+                let body = |l: &mut Lower| {
+                    let at = address(l);
+                    let (compare, value) = (l.reg(v.get("rb")), l.reg(v.get("rc")));
+                    let old = l.op(Op::AtomicCas { space: Space::Global, address: at, compare, value });
+                    l.set_reg(v.get("rd"), old);
+                };
+                self.guarded(guard, body);
+                return Ok(Some(Terminator::Jump(own_next)));
+            }
+            let terminator =
+                self.atomic_update(v.offset, own_next, guard, Space::Global, &address, (op, ty), v.get("rb"), result);
+            return Ok(Some(terminator));
         }
         if crate::sass::sm86::UNIFORM_DATAPATH.contains(&opcode) && guarded {
             return self.unimplemented(v, "a guarded uniform-datapath instruction (a uniform predicate's guard)");

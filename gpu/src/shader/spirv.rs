@@ -87,6 +87,8 @@ enum FloatOp {
 const BARRIER_SEMANTICS: u32 = 0x8 | 0x100;
 /// Scope::Workgroup.
 const WORKGROUP_SCOPE: u32 = 2;
+/// Scope Device: atomics on global memory.
+const DEVICE_SCOPE: u32 = 1;
 
 struct Types {
     void: Word,
@@ -686,6 +688,15 @@ impl Emitter<'_> {
                 let (address, value) = (v(self, address), v(self, value));
                 self.store_sub(*space, address, *bytes, value);
                 return None;
+            }
+            Op::AtomicCas { space, address, compare, value } => {
+                let (address, compare, value) = (v(self, address), v(self, compare), v(self, value));
+                let (pointer, _) = self.pointer(*space, address);
+                let scope = self.u32_const(if *space == Space::Global { DEVICE_SCOPE } else { WORKGROUP_SCOPE });
+                let relaxed = self.u32_const(0);
+                self.b
+                    .atomic_compare_exchange(self.t.u32, None, pointer, scope, relaxed, relaxed, value, compare)
+                    .expect("in a block")
             }
             Op::WarpPublish(value) => {
                 let value = v(self, value);
