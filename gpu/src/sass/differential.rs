@@ -362,7 +362,7 @@ fn text(isa: Isa, word: u128) -> String {
 
 /// The opcodes under test: the arithmetic, comparison, logic and conversion families, without the
 /// approximations and the instructions that read the machine (clocks, ids); global loads, stores and atomics
-/// (of the thread's own record); and the warp exchanges whose results land in registers and predicates (SHFL, VOTE:
+/// (of the thread's own record); and the warp exchanges whose results land in registers (SHFL, VOTE, VOTEU, MATCH, REDUX:
 /// every warp of the launch is whole, its lanes in step).
 pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
     let families = ["fp32", "fp64", "fp16", "integer", "compare", "logic", "convert", "uniform"];
@@ -373,7 +373,10 @@ pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
         .filter(|e| {
             let family = family_table[e.family].name;
             (families.contains(&family) && !excluded.contains(&e.opcode))
-                || matches!(e.opcode, "LDG" | "STG" | "RED" | "ATOM" | "ATOMG" | "SHFL" | "VOTE")
+                || matches!(
+                    e.opcode,
+                    "LDG" | "STG" | "RED" | "ATOM" | "ATOMG" | "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX"
+                )
         })
         .map(|e| e.opcode)
         .collect();

@@ -262,6 +262,12 @@ pub enum Op {
     /// The value lane `Value` (U32, 0-31) of the thread's warp published before the last barrier.
     WarpRead(Value),
     WarpPresent(Value),
+    /// A barrier reduction over every thread of the workgroup that published in the previous phase: 0 the count
+    /// of non-zero values, 1 whether all were non-zero, 2 whether any was (as 1 or 0).
+    BlockReduce(u8),
+    /// The result of the thread's last barrier reduction (what B2R.RESULT reads).
+    GetBarrierResult,
+    SetBarrierResult(Value),
 }
 
 impl Op {
@@ -279,14 +285,15 @@ impl Op {
             | Op::Load { .. }
             | Op::LoadSub { .. } => Type::U32,
             Op::GetPred(_) | Op::Compare(..) | Op::WarpPresent(_) => Type::Bool,
-            Op::WarpRead(_) | Op::AtomicCas { .. } => Type::U32,
+            Op::WarpRead(_) | Op::AtomicCas { .. } | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,
             Op::SetReg(..)
             | Op::SetPred(..)
             | Op::SetUReg(..)
             | Op::SetCc(_)
             | Op::Store { .. }
             | Op::StoreSub { .. }
-            | Op::WarpPublish(_) => {
+            | Op::WarpPublish(_)
+            | Op::SetBarrierResult(_) => {
                 return None;
             }
             Op::Binary(MulHiU | MulHiS, _, _) => Type::U32,

@@ -168,13 +168,67 @@ impl Lower<'_> {
         }
     }
 
+    /// BAR (both ISAs: `mode` 0 SYNC, 1 ARV, 2 RED with `red` 0 POPC, 1 AND, 2 OR of `predicate`). Every
+    /// barrier is the phase loop's: a thread that syncs pauses until every thread of the workgroup has paused or
+    /// exited, whatever the barrier's number and count (more waiting than the hardware's, the same results for
+    /// code without races); ARV does not wait. A reduction publishes the predicate and, in a block of its own at
+    /// `offset + 1`, keeps the reduction of what the workgroup published for B2R.RESULT. `None`: the instruction
+    /// does not end its block (ARV).
+    pub(super) fn barrier(
+        &mut self,
+        offset: usize,
+        next: u32,
+        guard: Option<Value>,
+        (mode, red): (u64, u64),
+        predicate: &dyn Fn(&mut Self) -> Value,
+    ) -> Option<Terminator> {
+        let after = offset as u32 + 1;
+        match mode {
+            1 => None,
+            0 => Some(match guard {
+                // Lanes whose guard fails go on; the others pause in a block of their own.
+                Some(condition) => {
+                    self.program.blocks.push(Block {
+                        start: after,
+                        body: Vec::new(),
+                        terminator: Terminator::Barrier(next),
+                    });
+                    Terminator::Branch(condition, after, next)
+                }
+                None => Terminator::Barrier(next),
+            }),
+            _ => {
+                self.guarded(guard, |l| {
+                    let p = predicate(l);
+                    let value = l.un(UnOp::BoolToU32, p);
+                    l.op(Op::WarpPublish(value));
+                });
+                self.stmts.push(Vec::new());
+                let result = self.op(Op::BlockReduce(red as u8));
+                self.op(Op::SetBarrierResult(result));
+                let body = self.stmts.pop().expect("pushed above");
+                self.program.blocks.push(Block { start: after, body, terminator: Terminator::Jump(next) });
+                Some(Terminator::Barrier(after))
+            }
+        }
+    }
+
+    /// B2R.RESULT: the last barrier reduction's result, and whether it is non-zero.
+    pub(super) fn barrier_result(&mut self, rd: u64, pd: u64) {
+        let result = self.op(Op::GetBarrierResult);
+        self.set_reg(rd, result);
+        let zero = self.const32(0);
+        let set = self.cmp(Cmp::Ne, result, zero);
+        self.set_pred(pd, set);
+    }
+
     /// Whether `opcode` is a warp exchange [`Lower::warp_exchange`] lowers (the ISAs share the names and the
     /// fields that matter).
     pub(super) fn is_warp_exchange(opcode: &str) -> bool {
-        matches!(opcode, "SHFL" | "VOTE" | "REDUX")
+        matches!(opcode, "SHFL" | "VOTE" | "VOTEU" | "REDUX" | "MATCH")
     }
 
-    /// A warp exchange at 32 lanes (SHFL, VOTE, REDUX): the thread publishes its value (under `guard`, computed
+    /// A warp exchange at 32 lanes (SHFL, VOTE, VOTEU, REDUX, MATCH): the thread publishes its value (under `guard`, computed
     /// again in each block that needs it, except for SHFL); the block ends at a barrier; a block of its own at `offset + 1`
     /// reads its warp's values and writes the results, then goes on at `next`.
     pub(super) fn warp_exchange(
@@ -190,7 +244,7 @@ impl Lower<'_> {
         // only the lanes that run the instruction.
         let condition = if opcode == "SHFL" { None } else { guard(self) };
         self.guarded(condition, |l| {
-            let value = if opcode == "VOTE" {
+            let value = if matches!(opcode, "VOTE" | "VOTEU") {
                 let p = l.pred_src(v, "ps");
                 l.un(UnOp::BoolToU32, p)
             } else {
@@ -199,10 +253,12 @@ impl Lower<'_> {
             l.op(Op::WarpPublish(value));
         });
         self.stmts.push(Vec::new());
-        let condition = guard(self);
+        // Results in uniform registers are the warp's: every lane's copy gets them, whatever its guard.
+        let condition = if matches!(opcode, "VOTEU" | "REDUX") { None } else { guard(self) };
         self.guarded(condition, |l| match opcode {
             "SHFL" => l.shuffle_result(v),
-            "VOTE" => l.vote_result(v),
+            "VOTE" | "VOTEU" => l.vote_result(v),
+            "MATCH" => l.match_result(v),
             _ => l.reduce_result(v),
         });
         let body = self.stmts.pop().expect("pushed above");
@@ -299,8 +355,45 @@ impl Lower<'_> {
                 self.select(all, all, none)
             }
         };
-        self.set_reg(v.get("rd"), ballot);
-        self.set_pred(v.get("pd"), result);
+        if v.encoding.opcode == "VOTEU" {
+            self.set_ureg(v.get("urd"), ballot);
+            self.set_upred(v.get("upd"), result);
+        } else {
+            self.set_reg(v.get("rd"), ballot);
+            self.set_pred(v.get("pd"), result);
+        }
+    }
+
+    /// MATCH (32-bit values): .ANY gives the lanes whose value equals this lane's; .ALL gives every lane when
+    /// all are equal (else 0) and whether they are.
+    fn match_result(&mut self, v: &View) {
+        let lane = self.op(Op::Special(Special::LaneId));
+        let mine = self.op(Op::WarpRead(lane));
+        let (zero, t) = (self.const32(0), self.bool(true));
+        let (mut same, mut active, mut all_equal) = (self.const32(0), self.const32(0), t);
+        for other in 0..32 {
+            let index = self.const32(other);
+            let bit = self.const32(1 << other);
+            let value = self.op(Op::WarpRead(index));
+            let present = self.op(Op::WarpPresent(index));
+            let equal = self.cmp(Cmp::Eq, value, mine);
+            let f = self.bool(false);
+            let matches = self.select(present, equal, f);
+            let member = self.select(matches, bit, zero);
+            same = self.bin(BinOp::Or, same, member);
+            let member = self.select(present, bit, zero);
+            active = self.bin(BinOp::Or, active, member);
+            let differs = self.un(UnOp::LogicalNot, equal);
+            let breaks = self.select(present, differs, f);
+            all_equal = self.select(breaks, f, all_equal);
+        }
+        if v.flag("any") {
+            self.set_reg(v.get("rd"), same);
+        } else {
+            let value = self.select(all_equal, active, zero);
+            self.set_reg(v.get("rd"), value);
+            self.set_pred(v.get("pd"), all_equal);
+        }
     }
 
     /// REDUX: AND, OR, XOR, SUM, MIN or MAX of the warp's published values into a uniform register.
@@ -318,14 +411,19 @@ impl Lower<'_> {
             _ => (BinOp::MaxU, 0),
         };
         let identity = self.const32(identity);
-        let mut result = identity;
+        let (mut result, mut any) = (identity, self.bool(false));
         for lane in 0..32 {
             let index = self.const32(lane);
             let value = self.op(Op::WarpRead(index));
             let present = self.op(Op::WarpPresent(index));
             let value = self.select(present, value, identity);
             result = self.bin(combine, result, value);
+            let t = self.bool(true);
+            any = self.select(present, t, any);
         }
+        // No lane ran it (all guards false): 0, as the interpreter has it.
+        let zero = self.const32(0);
+        let result = self.select(any, result, zero);
         self.set_ureg(v.get("urd"), result);
     }
 

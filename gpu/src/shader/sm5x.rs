@@ -443,10 +443,17 @@ impl Maxwell<'_, '_, '_> {
                 return Ok(Some(branch(offset | POP_BLOCK)));
             }
             "BAR" => {
-                if guard.is_some() || v.get("mode") != 0 || !v.flag("a_imm") || v.get("rb") != 0 {
-                    return self.unimplemented(v, "BAR other than an unguarded BAR.SYNC of all threads");
+                // Modes 0 SYNC, 1 ARV, 2 RED (0 POPC, 1 AND, 2 OR); with a register thread count the
+                // interpreter stops too.
+                let (mode, red) = (v.get("mode"), v.get("red"));
+                if mode > 2 || (mode == 2 && red > 2) || (v.get("rb") != 0 && !v.flag("b_imm")) {
+                    return self.unimplemented(v, Self::text(v));
                 }
-                return Ok(Some(Terminator::Barrier(next)));
+                let predicate = |l: &mut Lower| l.pred_src(v, "ps");
+                match self.l.barrier(v.offset, next, guard, (mode, red), &predicate) {
+                    Some(terminator) => return Ok(Some(terminator)),
+                    None => return Ok(None),
+                }
             }
             _ => {}
         }
@@ -851,6 +858,7 @@ impl Maxwell<'_, '_, '_> {
                 self.set_pred(v.get("pd"), pd);
                 self.set_pred(v.get("pq"), pq);
             }
+            "B2R" if v.get("mode") == 1 => self.barrier_result(v.get("rd"), v.get("pd")),
             "VABSDIFF" => {
                 // Modes 4 (.ACC: add c) and 7 (none); selectors 0-3 a byte, 4-5 a half, 6 the word.
                 if !matches!(v.get("mode"), 4 | 7) || v.get("sel_a") > 6 || v.get("sel_b") > 6 || v.flag("sat") {

@@ -194,10 +194,13 @@ impl Lower<'_> {
         };
         let own_next = (v.offset + INSTRUCTION_BYTES) as u32;
         if opcode == "BAR" {
-            if guarded || v.get("mode") != 0 || v.get("count") != 0 || !v.has("id") {
-                return self.unimplemented(v, "BAR other than an unguarded BAR.SYNC of all threads");
+            // Modes 0 SYNC, 1 ARV, 2 RED (0 POPC, 1 AND, 2 OR).
+            let (mode, red) = (v.get("mode"), v.get("red"));
+            if mode > 2 || (mode == 2 && red > 2) {
+                return self.unimplemented(v, format!("BAR mode {mode}"));
             }
-            return Ok(Some(Terminator::Barrier(own_next)));
+            let predicate = |l: &mut Lower| l.pred_src(v, "ps");
+            return Ok(self.barrier(v.offset, own_next, guard, (mode, red), &predicate));
         }
         if matches!(opcode, "BRA" | "EXIT" | "CALL" | "RET" | "BRX" | "BPT") {
             return self.control(v, guard, own_next).map(Some);
@@ -249,6 +252,9 @@ impl Lower<'_> {
             if opcode == "REDUX" && v.get("op") > 5 {
                 return self.unimplemented(v, format!("REDUX operation {}", v.get("op")));
             }
+            if opcode == "MATCH" && v.flag("wide") {
+                return self.unimplemented(v, "MATCH of 64-bit values");
+            }
             let guard = move |l: &mut Lower| {
                 guarded.then(|| {
                     let p = l.pred(pg);
@@ -284,12 +290,18 @@ impl Lower<'_> {
         }
         Ok(match v.encoding.opcode {
             "BRA" => {
-                if v.flag("ur_valid") || v.get("mode") != 0 {
-                    return self.unimplemented(v, "BRA.CONV/.DIV (convergence tests)");
-                }
-                match condition {
-                    Some(cond) => Terminator::Branch(cond, target, own_next),
-                    None => Terminator::Jump(target),
+                // .DIV (2) is taken when some lane of the mask is elsewhere, .CONV (3) when none is: either way
+                // the program computes the same, the branch only picks a faster path. A thread here cannot see
+                // its warp, so it always takes the path for a diverged warp, which is right in every case.
+                let may_take = match (v.get("mode"), v.flag("ur_valid")) {
+                    (0, false) | (2, true) => true,
+                    (3, true) => false,
+                    _ => return self.unimplemented(v, "BRA with this convergence mode"),
+                };
+                match (condition, may_take) {
+                    (_, false) => Terminator::Jump(own_next),
+                    (Some(cond), true) => Terminator::Branch(cond, target, own_next),
+                    (None, true) => Terminator::Jump(target),
                 }
             }
             // The return address is already in a register (ptxas writes it with MOV): a call is a jump.
@@ -655,6 +667,7 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "UIADD3" => self.iadd3(v),
+            "B2R" if v.get("mode") == 1 => self.barrier_result(v.get("rd"), v.get("pd")),
             "UMOV" | "ULOP3" | "UIMAD" | "USHF" | "UFLO" => self.uniform(v)?,
             "I2F" | "I2FP" => self.int_to_float(v)?,
             "F2I" => self.float_to_int(v)?,

@@ -140,6 +140,9 @@ struct Emitter<'p> {
     /// The warp exchanges' workgroup array, and the threads of the workgroup.
     warp: Option<Word>,
     threads: u32,
+    /// The last barrier reduction's result, and the counters of the reduction loop.
+    barrier_result: Word,
+    reduce_counters: [Word; 3],
 }
 
 /// Emits the SPIR-V of a compute shader with this workgroup size.
@@ -214,7 +217,7 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
     let has_barriers = program.blocks.iter().any(|block| matches!(block.terminator, Terminator::Barrier(_)));
     let threads = local_size.iter().product::<u32>();
     // Two buffers (by phase parity) of (value, phase tag) per thread, for warp exchanges.
-    let warp = any_op(program, &|op| matches!(op, Op::WarpPublish(_))).then(|| {
+    let warp = any_op(program, &|op| matches!(op, Op::WarpPublish(_) | Op::BlockReduce(_))).then(|| {
         let length = b.constant_bit32(u32_, 4 * threads);
         let array = b.type_array(u32_, length);
         let pointer = b.type_pointer(None, StorageClass::Workgroup, array);
@@ -261,6 +264,8 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
         clock: 0,
         warp,
         threads,
+        barrier_result: 0,
+        reduce_counters: [0; 3],
     };
     e.declare_variables();
     if let Some(running) = running {
@@ -364,6 +369,9 @@ impl Emitter<'_> {
         let ptr_function_u64 = self.b.type_pointer(None, StorageClass::Function, self.t.u64);
         let zero64 = self.b.constant_bit64(self.t.u64, 0);
         self.clock = self.b.variable(ptr_function_u64, None, StorageClass::Function, Some(zero64));
+        self.barrier_result = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
+        self.reduce_counters =
+            std::array::from_fn(|_| self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero)));
     }
 
     /// The function body: the dispatcher, inside the phase loop when the program has barriers.
@@ -714,6 +722,13 @@ impl Emitter<'_> {
                 let value = self.b.load(self.t.u32, None, slot, None, []).expect("in a block");
                 let zero = self.u32_const(0);
                 self.b.select(self.t.u32, None, present, value, zero).expect("in a block")
+            }
+            Op::BlockReduce(kind) => self.block_reduce(*kind),
+            Op::GetBarrierResult => self.b.load(self.t.u32, None, self.barrier_result, None, []).expect("in a block"),
+            Op::SetBarrierResult(value) => {
+                let value = v(self, value);
+                self.b.store(self.barrier_result, value, None, []).expect("in a block");
+                return None;
             }
             Op::WarpPresent(lane) => {
                 let lane = v(self, lane);
@@ -1115,6 +1130,59 @@ impl Emitter<'_> {
     fn warp_slot_of_thread(&mut self, buffer: Word) -> (Word, Word) {
         let index = self.b.load(self.t.u32, None, self.local_invocation_index, None, []).expect("in a block");
         self.warp_slot(buffer, index)
+    }
+
+    /// A barrier reduction (`Op::BlockReduce`): a loop over the workgroup's slots of the previous phase.
+    fn block_reduce(&mut self, kind: u8) -> Word {
+        let (u32_, bool_) = (self.t.u32, self.t.bool);
+        let [index, count, participants] = self.reduce_counters;
+        let (zero, one) = (self.u32_const(0), self.u32_const(1));
+        for counter in [index, count, participants] {
+            self.b.store(counter, zero, None, []).expect("in a block");
+        }
+        let phase = self.phase();
+        let published = self.b.i_sub(u32_, None, phase, one).expect("in a block");
+        let buffer = self.b.bitwise_and(u32_, None, published, one).expect("in a block");
+        let (header, body, work, continue_, merge) = (self.b.id(), self.b.id(), self.b.id(), self.b.id(), self.b.id());
+        self.b.branch(header).expect("in a block");
+        self.b.begin_block(Some(header)).expect("in a function");
+        self.b.loop_merge(merge, continue_, spirv::LoopControl::NONE, []).expect("in a block");
+        self.b.branch(body).expect("in a block");
+        self.b.begin_block(Some(body)).expect("in a function");
+        let i = self.b.load(u32_, None, index, None, []).expect("in a block");
+        let threads = self.u32_const(self.threads);
+        let more = self.b.u_less_than(bool_, None, i, threads).expect("in a block");
+        self.b.branch_conditional(more, work, merge, []).expect("in a block");
+        self.b.begin_block(Some(work)).expect("in a function");
+        let (value, tag) = self.warp_slot(buffer, i);
+        let (value, tag) = (
+            self.b.load(u32_, None, value, None, []).expect("in a block"),
+            self.b.load(u32_, None, tag, None, []).expect("in a block"),
+        );
+        let present = self.b.i_equal(bool_, None, tag, published).expect("in a block");
+        let set = self.b.i_not_equal(bool_, None, value, zero).expect("in a block");
+        let counted = self.b.logical_and(bool_, None, present, set).expect("in a block");
+        for (counter, condition) in [(count, counted), (participants, present)] {
+            let old = self.b.load(u32_, None, counter, None, []).expect("in a block");
+            let step = self.b.select(u32_, None, condition, one, zero).expect("in a block");
+            let new = self.b.i_add(u32_, None, old, step).expect("in a block");
+            self.b.store(counter, new, None, []).expect("in a block");
+        }
+        self.b.branch(continue_).expect("in a block");
+        self.b.begin_block(Some(continue_)).expect("in a function");
+        let next = self.b.i_add(u32_, None, i, one).expect("in a block");
+        self.b.store(index, next, None, []).expect("in a block");
+        self.b.branch(header).expect("in a block");
+        self.b.begin_block(Some(merge)).expect("in a function");
+        let count = self.b.load(u32_, None, count, None, []).expect("in a block");
+        let participants = self.b.load(u32_, None, participants, None, []).expect("in a block");
+        let holds = match kind {
+            0 => return count,
+            1 => self.b.i_equal(bool_, None, count, participants),
+            _ => self.b.i_not_equal(bool_, None, count, zero),
+        }
+        .expect("in a block");
+        self.b.select(u32_, None, holds, one, zero).expect("in a block")
     }
 
     /// Whether lane `lane` (0-31) of this thread's warp published in the previous phase, and its value slot.
