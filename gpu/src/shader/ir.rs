@@ -247,8 +247,8 @@ pub enum Op {
         value: Value,
     },
     Special(Special),
-    /// Compare-and-swap of the 32-bit word at `address` (Global: U64, Shared: U32): stores `value` where it holds
-    /// `compare`; the word it held, whichever happened.
+    /// Compare-and-swap of the word at `address` (Global: U64, Shared: U32), 32 or 64 bits as `value` is (64 in
+    /// global memory only): stores `value` where it holds `compare`; the word it held, whichever happened.
     AtomicCas {
         space: Space,
         address: Value,
@@ -285,7 +285,8 @@ impl Op {
             | Op::Load { .. }
             | Op::LoadSub { .. } => Type::U32,
             Op::GetPred(_) | Op::Compare(..) | Op::WarpPresent(_) => Type::Bool,
-            Op::WarpRead(_) | Op::AtomicCas { .. } | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,
+            Op::AtomicCas { value, .. } => type_of(*value),
+            Op::WarpRead(_) | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,
             Op::SetReg(..)
             | Op::SetPred(..)
             | Op::SetUReg(..)

@@ -100,9 +100,10 @@ impl Lower<'_> {
         })
     }
 
-    /// A read-modify-write of the 32-bit word at `address` (atomics and reductions: `op` 0 ADD, 1 MIN, 2 MAX,
-    /// 3 INC, 4 DEC, 5 AND, 6 OR, 7 XOR, 8 EXCH on `ty` 0 U32, 1 S32, 3 F32.FTZ.RN, as the interpreter's
-    /// `atomic_op`) with the value of register `operand`, the old word into `result`: a block of its own at
+    /// A read-modify-write of the word at `address` (atomics and reductions: `op` 0 ADD, 1 MIN, 2 MAX, 3 INC,
+    /// 4 DEC, 5 AND, 6 OR, 7 XOR, 8 EXCH on `ty` 0 U32, 1 S32, 2 U64, 3 F32.FTZ.RN, 5 S64, as the interpreter's
+    /// `atomic_op`; 64 bits in global memory only) with the value of register `operand` (a pair for 64 bits),
+    /// the old word into `result`: a block of its own at
     /// `offset + 1` loads the word, computes the new one and compare-and-swaps it, again until no other thread
     /// came between; then on to `next`. `address` is computed in that block (its registers stay as they were
     /// until the swap succeeds). Entered where `guard` holds.
@@ -119,11 +120,20 @@ impl Lower<'_> {
         result: Option<u64>,
     ) -> Terminator {
         let update = offset as u32 + 1;
+        let wide = matches!(ty, 2 | 5);
         self.stmts.push(Vec::new());
         let at = address(self);
-        let old = self.op(Op::Load { space, address: at });
-        let b = self.reg(operand);
-        let signed = ty == 1;
+        let (old, b) = if wide {
+            let low = self.op(Op::Load { space, address: at });
+            let four = self.const64(4);
+            let next_word = self.bin(BinOp::Add, at, four);
+            let high = self.op(Op::Load { space, address: next_word });
+            (self.pair(low, high), self.reg64(operand))
+        } else {
+            (self.op(Op::Load { space, address: at }), self.reg(operand))
+        };
+        let constant = |l: &mut Self, value: u64| if wide { l.const64(value) } else { l.const32(value as u32) };
+        let signed = matches!(ty, 1 | 5);
         let new = match op {
             0 if ty == 3 => {
                 let (x, y) = (self.flush(old, true), self.flush(b, true));
@@ -135,14 +145,13 @@ impl Lower<'_> {
             1 => self.bin(if signed { BinOp::MinS } else { BinOp::MinU }, old, b),
             2 => self.bin(if signed { BinOp::MaxS } else { BinOp::MaxU }, old, b),
             3 => {
-                let zero = self.const32(0);
-                let one = self.const32(1);
+                let (zero, one) = (constant(self, 0), constant(self, 1));
                 let wraps = self.cmp(Cmp::GeU, old, b);
                 let next_value = self.bin(BinOp::Add, old, one);
                 self.select(wraps, zero, next_value)
             }
             4 => {
-                let (zero, one) = (self.const32(0), self.const32(1));
+                let (zero, one) = (constant(self, 0), constant(self, 1));
                 let is_zero = self.cmp(Cmp::Eq, old, zero);
                 let above = self.cmp(Cmp::GtU, old, b);
                 let t = self.bool(true);
@@ -158,7 +167,7 @@ impl Lower<'_> {
         let seen = self.op(Op::AtomicCas { space, address: at, compare: old, value: new });
         let swapped = self.cmp(Cmp::Eq, seen, old);
         if let Some(rd) = result {
-            self.guarded(Some(swapped), |l| l.set_reg(rd, old));
+            self.guarded(Some(swapped), |l| if wide { l.set_reg64(rd, old) } else { l.set_reg(rd, old) });
         }
         let body = self.stmts.pop().expect("pushed above");
         self.program.blocks.push(Block { start: update, body, terminator: Terminator::Branch(swapped, next, update) });
@@ -226,6 +235,40 @@ impl Lower<'_> {
     /// fields that matter).
     pub(super) fn is_warp_exchange(opcode: &str) -> bool {
         matches!(opcode, "SHFL" | "VOTE" | "VOTEU" | "REDUX" | "MATCH")
+    }
+
+    /// A generic access (LD, ST): by the window the 64-bit address falls in, shared memory, local memory or
+    /// global memory (the windows the driver announces in constant bank 0: `exec::SHARED_WINDOW`,
+    /// `LOCAL_WINDOW`). A kernel without shared memory reads 0 there and stores nowhere.
+    pub(super) fn generic_memory_access(&mut self, address: Value, size: u64, load: bool, register: u64) {
+        use crate::sass::exec::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_BYTES};
+        let bytes = self.const64(WINDOW_BYTES);
+        let mut inside = Vec::new();
+        for (space, base) in [(Space::Shared, SHARED_WINDOW), (Space::Local, LOCAL_WINDOW)] {
+            let base = self.const64(base);
+            let offset = self.bin(BinOp::Sub, address, base);
+            let within = self.cmp(Cmp::LtU, offset, bytes);
+            let offset = self.un(UnOp::Truncate, offset);
+            inside.push(within);
+            let present = match space {
+                Space::Shared => self.program.shared_bytes > 0,
+                _ => self.program.local_bytes > 0,
+            };
+            self.guarded(Some(within), |l| {
+                if present {
+                    l.memory_access(space, offset, size, load, register);
+                } else if load {
+                    let zero = l.const32(0);
+                    for i in 0..[1, 1, 1, 1, 1, 2, 4][size.min(6) as usize] {
+                        l.set_reg(register + i, zero);
+                    }
+                }
+            });
+        }
+        let t = self.bool(true);
+        let in_window = self.select(inside[0], t, inside[1]);
+        let global = self.un(UnOp::LogicalNot, in_window);
+        self.guarded(Some(global), |l| l.memory_access(Space::Global, address, size, load, register));
     }
 
     /// A warp exchange at 32 lanes (SHFL, VOTE, VOTEU, REDUX, MATCH): the thread publishes its value (under `guard`, computed

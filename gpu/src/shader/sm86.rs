@@ -48,8 +48,10 @@ fn leaders(views: &[View]) -> BTreeSet<usize> {
             leaders.insert(i);
             continue;
         }
-        if matches!(v.encoding.opcode, "BRA" | "CALL" | "EXIT" | "RET" | "BPT" | "BAR" | "RED" | "ATOM" | "ATOMG")
-            || Lower::is_warp_exchange(v.encoding.opcode)
+        if matches!(
+            v.encoding.opcode,
+            "BRA" | "CALL" | "EXIT" | "RET" | "BPT" | "BAR" | "RED" | "ATOM" | "ATOMG" | "ATOMS"
+        ) || Lower::is_warp_exchange(v.encoding.opcode)
         {
             leaders.insert(i + 1);
         }
@@ -205,14 +207,25 @@ impl Lower<'_> {
         if matches!(opcode, "BRA" | "EXIT" | "CALL" | "RET" | "BRX" | "BPT") {
             return self.control(v, guard, own_next).map(Some);
         }
-        if matches!(opcode, "RED" | "ATOM" | "ATOMG") {
+        if matches!(opcode, "RED" | "ATOM" | "ATOMG" | "ATOMS") {
             let cas = v.encoding.form() == "CAS";
+            let shared = opcode == "ATOMS";
             let (op, ty) = (if cas { 8 } else { v.get("op") }, v.get("ty"));
-            if !matches!((op, ty), (0..=8, 0 | 1) | (0, 3)) || v.flag("cast") {
-                return self.unimplemented(v, "an atomic other than a 32-bit integer operation or FP32 add");
+            // ATOMS types: 0 U32, 1 S32, 2 U64 (64 bits only in global memory here).
+            if !matches!((op, ty), (0..=8, 0 | 1 | 2 | 5) | (0, 3)) || (shared && ty > 1) || (op == 8 && ty == 3) {
+                return self.unimplemented(v, "an atomic other than an integer operation or FP32 add");
             }
-            // The interpreter's address: 64 bits for .E, A64 and ATOMG; a uniform register's low word added.
-            let address = |l: &mut Lower| {
+            // The interpreter's addresses: shared ones ra * scale + offset in 32 bits; global ones 64 bits for
+            // .E, A64 and ATOMG, a uniform register's low word added.
+            let shared_address = |l: &mut Lower| {
+                let scale = [1, 4, 8, 16][v.get("scale") as usize & 3];
+                let base = l.reg(v.get("ra"));
+                let factor = l.const32(scale);
+                let scaled = l.bin(BinOp::Mul, base, factor);
+                let offset = l.const32(v.signed("offset") as u32);
+                l.bin(BinOp::Add, scaled, offset)
+            };
+            let global_address = |l: &mut Lower| {
                 let wide = v.flag("a64") || v.flag("e") || v.encoding.opcode == "ATOMG";
                 let base = if wide {
                     l.reg64(v.get("ra"))
@@ -229,20 +242,39 @@ impl Lower<'_> {
                 let offset = l.const64(v.signed("offset") as u64);
                 l.bin(BinOp::Add, address, offset)
             };
+            let (space, address): (Space, &dyn Fn(&mut Lower) -> Value) =
+                if shared { (Space::Shared, &shared_address) } else { (Space::Global, &global_address) };
             let result = (opcode != "RED").then(|| v.get("rd"));
             if cas {
-                // One compare-and-swap: rc where the word holds rb; the old word into rd.
+                // One compare-and-swap: rc where the word holds rb; the old word into rd, or for CAST whether
+                // it stored.
+                let wide = matches!(ty, 2 | 5);
                 let body = |l: &mut Lower| {
                     let at = address(l);
-                    let (compare, value) = (l.reg(v.get("rb")), l.reg(v.get("rc")));
-                    let old = l.op(Op::AtomicCas { space: Space::Global, address: at, compare, value });
-                    l.set_reg(v.get("rd"), old);
+                    let (compare, value) = if wide {
+                        (l.reg64(v.get("rb")), l.reg64(v.get("rc")))
+                    } else {
+                        (l.reg(v.get("rb")), l.reg(v.get("rc")))
+                    };
+                    let old = l.op(Op::AtomicCas { space, address: at, compare, value });
+                    let answer = if v.flag("cast") {
+                        let stored = l.cmp(Cmp::Eq, old, compare);
+                        let bit = l.un(UnOp::BoolToU32, stored);
+                        if wide { l.un(UnOp::ExtendU, bit) } else { bit }
+                    } else {
+                        old
+                    };
+                    if wide {
+                        l.set_reg64(v.get("rd"), answer);
+                    } else {
+                        l.set_reg(v.get("rd"), answer);
+                    }
                 };
                 self.guarded(guard, body);
                 return Ok(Some(Terminator::Jump(own_next)));
             }
             let terminator =
-                self.atomic_update(v.offset, own_next, guard, Space::Global, &address, (op, ty), v.get("rb"), result);
+                self.atomic_update(v.offset, own_next, guard, space, address, (op, ty), v.get("rb"), result);
             return Ok(Some(terminator));
         }
         if crate::sass::sm86::UNIFORM_DATAPATH.contains(&opcode) && guarded {
@@ -377,14 +409,31 @@ impl Lower<'_> {
                 }
             }
             "LDC" => {
-                if v.get("mode") != 0 || !matches!(v.get("size"), 4 | 5) {
-                    return self.unimplemented(v, "LDC of a byte or half, or with an indexed bank");
+                let size = v.get("size");
+                if v.get("mode") != 0 || size > 5 {
+                    return self.unimplemented(v, "LDC with an indexed bank");
                 }
                 let bank = v.get("cb_bank");
                 self.program.constant_banks.push(bank as u8);
                 let index = self.reg(v.get("ra"));
                 let offset = self.const32(v.signed("offset") as u32);
                 let address = self.bin(BinOp::Add, index, offset);
+                if size < 4 {
+                    // A byte or half (0 U8, 1 S8, 2 U16, 3 S16) of the word that holds it.
+                    let aligned_mask = self.const32(!3);
+                    let aligned = self.bin(BinOp::And, address, aligned_mask);
+                    let word = self.op(Op::ConstantLoad { bank: bank as u8, offset: aligned });
+                    let (three, eight) = (self.const32(3), self.const32(8));
+                    let byte = self.bin(BinOp::And, address, three);
+                    let shift = self.bin(BinOp::Mul, byte, eight);
+                    let moved = self.bin(BinOp::ShrU, word, shift);
+                    let width = if size < 2 { 8 } else { 16 };
+                    let unused = self.const32(32 - width);
+                    let up = self.bin(BinOp::Shl, moved, unused);
+                    let value = self.bin(if size & 1 == 1 { BinOp::ShrS } else { BinOp::ShrU }, up, unused);
+                    self.set_reg(v.get("rd"), value);
+                    return Ok(());
+                }
                 let words = if v.get("size") == 5 { 2 } else { 1 };
                 for i in 0..words {
                     let step = self.const32(4 * i);
@@ -666,12 +715,40 @@ impl Lower<'_> {
                 };
                 self.set_reg(v.get("rd"), value);
             }
+            "QSPC" => {
+                // Whether a generic address falls in the window asked for (space >> 1: 0 global, 1 local,
+                // 2 shared).
+                use crate::sass::exec::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_BYTES};
+                let base = self.reg64(v.get("ra"));
+                let offset = self.const64(v.signed("offset") as u64);
+                let address = self.bin(BinOp::Add, base, offset);
+                let bytes = self.const64(WINDOW_BYTES);
+                let within = |l: &mut Self, window: u64| {
+                    let start = l.const64(window);
+                    let relative = l.bin(BinOp::Sub, address, start);
+                    l.cmp(Cmp::LtU, relative, bytes)
+                };
+                let (shared, local) = (within(self, SHARED_WINDOW), within(self, LOCAL_WINDOW));
+                let holds = match v.get("space") >> 1 {
+                    0 => {
+                        let t = self.bool(true);
+                        let windowed = self.select(shared, t, local);
+                        self.un(UnOp::LogicalNot, windowed)
+                    }
+                    1 => local,
+                    2 => shared,
+                    _ => return self.unimplemented(v, "QSPC of this space"),
+                };
+                self.set_pred(v.get("pd"), holds);
+                let zero = self.const32(0);
+                self.set_reg(v.get("rd"), zero);
+            }
             "UIADD3" => self.iadd3(v),
             "B2R" if v.get("mode") == 1 => self.barrier_result(v.get("rd"), v.get("pd")),
             "UMOV" | "ULOP3" | "UIMAD" | "USHF" | "UFLO" => self.uniform(v)?,
             "I2F" | "I2FP" => self.int_to_float(v)?,
             "F2I" => self.float_to_int(v)?,
-            "LDG" | "STG" => self.global_access(v)?,
+            "LDG" | "STG" | "LD" | "ST" => self.global_access(v)?,
             "LDS" | "STS" | "LDL" | "STL" => self.local_access(v)?,
             opcode => {
                 let inst = crate::sass::sm86::decode(v.word).expect("the view was decoded");
@@ -977,8 +1054,17 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// LDG/STG reach global memory; LD/ST go by the address's window.
+    fn access_by_opcode(&mut self, v: &View, address: Value, size: u64, load: bool, register: u64) {
+        if matches!(v.encoding.opcode, "LD" | "ST") {
+            self.generic_memory_access(address, size, load, register);
+        } else {
+            self.memory_access(Space::Global, address, size, load, register);
+        }
+    }
+
     fn global_address(&mut self, v: &View) -> Value {
-        let wide = v.flag("a64") || v.encoding.opcode == "STG";
+        let wide = v.flag("a64") || matches!(v.encoding.opcode, "STG" | "ST");
         let base = if wide {
             self.reg64(v.get("ra"))
         } else {
@@ -1003,7 +1089,7 @@ impl Lower<'_> {
             return self.unimplemented(v, format!("{} of size {size}", v.encoding.opcode));
         }
         let address = self.global_address(v);
-        let load = v.encoding.opcode == "LDG";
+        let load = matches!(v.encoding.opcode, "LDG" | "LD");
         let register = if load { v.get("rd") } else { v.get("rb") };
         let predicate = 7 ^ v.get("ps_xor7");
         if load && (predicate != 7 || v.flag("ps_not")) {
@@ -1015,11 +1101,11 @@ impl Lower<'_> {
             let p = self.pred(predicate);
             let enabled = if v.flag("ps_not") { self.un(UnOp::LogicalNot, p) } else { p };
             self.stmts.push(Vec::new());
-            self.memory_access(Space::Global, address, size, load, register);
+            self.access_by_opcode(v, address, size, load, register);
             let body = self.stmts.pop().expect("pushed above");
             self.stmts.last_mut().expect("inside a block").push(Stmt::If(enabled, body));
         } else {
-            self.memory_access(Space::Global, address, size, load, register);
+            self.access_by_opcode(v, address, size, load, register);
         }
         Ok(())
     }

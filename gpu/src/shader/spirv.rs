@@ -697,13 +697,25 @@ impl Emitter<'_> {
                 self.store_sub(*space, address, *bytes, value);
                 return None;
             }
-            Op::AtomicCas { space, address, compare, value } => {
-                let (address, compare, value) = (v(self, address), v(self, compare), v(self, value));
-                let (pointer, _) = self.pointer(*space, address);
+            Op::AtomicCas { space, address, compare, value: new } => {
+                let wide = self.type_of(*new) == Type::U64;
+                let (address, compare, value) = (v(self, address), v(self, compare), v(self, new));
+                let (ty, pointer) = if wide {
+                    // A 64-bit word: global memory only (the lowering keeps to it).
+                    self.b.capability(Capability::Int64Atomics);
+                    let address = match self.global {
+                        GlobalMemory::Device => address,
+                        GlobalMemory::Guest(windows) => self.guest_address(windows, address),
+                    };
+                    let pointer_type = self.b.type_pointer(None, StorageClass::PhysicalStorageBuffer, self.t.u64);
+                    (self.t.u64, self.b.convert_u_to_ptr(pointer_type, None, address).expect("in a block"))
+                } else {
+                    (self.t.u32, self.pointer(*space, address).0)
+                };
                 let scope = self.u32_const(if *space == Space::Global { DEVICE_SCOPE } else { WORKGROUP_SCOPE });
                 let relaxed = self.u32_const(0);
                 self.b
-                    .atomic_compare_exchange(self.t.u32, None, pointer, scope, relaxed, relaxed, value, compare)
+                    .atomic_compare_exchange(ty, None, pointer, scope, relaxed, relaxed, value, compare)
                     .expect("in a block")
             }
             Op::WarpPublish(value) => {
