@@ -27,6 +27,21 @@ impl Lower<'_> {
     /// A load or store of `size` (the memory instructions' size field on both ISAs: 0 U8, 1 S8, 2 U16, 3 S16,
     /// 4 one word, 5 two, 6 four) between registers from `register` and `address` (U64 for global memory).
     pub(super) fn memory_access(&mut self, space: Space, address: Value, size: u64, load: bool, register: u64) {
+        let missing = match space {
+            Space::Shared => self.program.shared_bytes == 0,
+            Space::Local => self.program.local_bytes == 0,
+            Space::Global => false,
+        };
+        if missing {
+            // No memory there (the hardware would fault the access): loads give zeros, stores go nowhere.
+            if load {
+                let zero = self.const32(0);
+                for i in 0..[1, 1, 1, 1, 1, 2, 4][size.min(6) as usize] {
+                    self.set_reg(register + i, zero);
+                }
+            }
+            return;
+        }
         if size < 4 {
             let bytes = if size < 2 { 1 } else { 2 };
             if load {
@@ -239,7 +254,7 @@ impl Lower<'_> {
 
     /// A generic access (LD, ST): by the window the 64-bit address falls in, shared memory, local memory or
     /// global memory (the windows the driver announces in constant bank 0: `exec::SHARED_WINDOW`,
-    /// `LOCAL_WINDOW`). A kernel without shared memory reads 0 there and stores nowhere.
+    /// `LOCAL_WINDOW`).
     pub(super) fn generic_memory_access(&mut self, address: Value, size: u64, load: bool, register: u64) {
         use crate::sass::exec::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_BYTES};
         let bytes = self.const64(WINDOW_BYTES);
@@ -250,20 +265,7 @@ impl Lower<'_> {
             let within = self.cmp(Cmp::LtU, offset, bytes);
             let offset = self.un(UnOp::Truncate, offset);
             inside.push(within);
-            let present = match space {
-                Space::Shared => self.program.shared_bytes > 0,
-                _ => self.program.local_bytes > 0,
-            };
-            self.guarded(Some(within), |l| {
-                if present {
-                    l.memory_access(space, offset, size, load, register);
-                } else if load {
-                    let zero = l.const32(0);
-                    for i in 0..[1, 1, 1, 1, 1, 2, 4][size.min(6) as usize] {
-                        l.set_reg(register + i, zero);
-                    }
-                }
-            });
+            self.guarded(Some(within), |l| l.memory_access(space, offset, size, load, register));
         }
         let t = self.bool(true);
         let in_window = self.select(inside[0], t, inside[1]);

@@ -215,6 +215,9 @@ impl Lower<'_> {
             if !matches!((op, ty), (0..=8, 0 | 1 | 2 | 5) | (0, 3)) || (shared && ty > 1) || (op == 8 && ty == 3) {
                 return self.unimplemented(v, "an atomic other than an integer operation or FP32 add");
             }
+            if shared && self.program.shared_bytes == 0 {
+                return self.unimplemented(v, "a shared atomic in a kernel without shared memory (a fault)");
+            }
             // The interpreter's addresses: shared ones ra * scale + offset in 32 bits; global ones 64 bits for
             // .E, A64 and ATOMG, a uniform register's low word added.
             let shared_address = |l: &mut Lower| {
