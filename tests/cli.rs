@@ -546,17 +546,11 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
     let programs = sass.join("sm86/programs.cubin");
     let several = tandem(&["shader", "translate", programs.to_str().unwrap(), "-o", output.to_str().unwrap()]);
     assert!(!several.status.success() && text(&several.stderr).contains("choose one with --entry"));
-    let unsupported = tandem(&[
-        "shader",
-        "translate",
-        programs.to_str().unwrap(),
-        "--entry",
-        "reduce_sum",
-        "-o",
-        output.to_str().unwrap(),
-    ]);
+    // The FP64 family is not translated yet (MUFU.RCP64H first).
+    let fp64 = sass.join("sm86/fp64.cubin");
+    let unsupported = tandem(&["shader", "translate", fp64.to_str().unwrap(), "-o", output.to_str().unwrap()]);
     let error = text(&unsupported.stderr);
-    assert!(!unsupported.status.success() && error.contains("kernel reduce_sum, offset 0x"), "{error}");
+    assert!(!unsupported.status.success() && error.contains("kernel fp64, offset 0x"), "{error}");
 }
 
 /// `tandem shader coverage` ends with one summary line per instruction set whose counts add up, and says which

@@ -1,6 +1,8 @@
 //! The reference back end: straightforward and obviously right. Each operation reads what it needs from guest
 //! memory, has the Vulkan device do the work, and writes the result back to guest memory at once, in the
-//! layout the guest's GPU uses; nothing is kept between operations.
+//! layout the guest's GPU uses. What is kept between operations only saves work: the device buffers mirroring
+//! the guest's mapped GPU ranges (their contents written anew at every dispatch) and the kernels' translations,
+//! by `shader::cache_key`.
 //!
 //! Clears: the device clears a one-texel image of the target's format to the clear value (so the encoding —
 //! rounding, float conversion, sRGB — is the device's), and every texel of the rectangle takes those bytes in
@@ -8,16 +10,28 @@
 
 use super::{Backend, BackendError, ColorClear, DepthStencilClear, Dispatch, Frame, GpuMemory, Present};
 use crate::mmu::GuestMemory;
-use crate::shader::{FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, Window, translate_compute};
+use crate::shader::{
+    FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, Translation, Window, cache_key, translate_compute,
+};
 use crate::texture::format::{ColorFormat, Kind};
-use crate::vulkan::{ComputeDevice, VulkanError};
+use crate::vulkan::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
+use std::collections::HashMap;
 
 pub struct ReferenceBackend {
     device: ComputeDevice,
+    /// Device buffers that mirror the guest's mapped ranges, kept from one dispatch to the next (their contents
+    /// written anew each time) so that a kernel's translation, which builds their addresses in, can be reused.
+    mirrors: HashMap<(u64, u64), Buffer>,
+    fault: Option<Buffer>,
+    /// Translations by `shader::cache_key`, and how many were made.
+    translations: HashMap<[u8; 32], Translation>,
+    translated: usize,
 }
 
 const NAME: &str = "reference";
+/// Translations kept at most.
+const MAX_TRANSLATIONS: usize = 256;
 /// The largest frame a present reads: 8K RGBA64.
 const MAX_FRAME_BYTES: u64 = 7680 * 4320 * 8;
 
@@ -90,7 +104,12 @@ pub fn factory() -> crate::front_end::BackendFactory {
 
 impl ReferenceBackend {
     pub fn new(device: ComputeDevice) -> ReferenceBackend {
-        ReferenceBackend { device }
+        ReferenceBackend { device, mirrors: HashMap::new(), fault: None, translations: HashMap::new(), translated: 0 }
+    }
+
+    /// Kernels translated so far (a launch of a kernel already translated for the same memory reuses it).
+    pub fn translations_made(&self) -> usize {
+        self.translated
     }
 
     pub fn device(&self) -> &ComputeDevice {
@@ -204,17 +223,39 @@ impl Backend for ReferenceBackend {
         }
         let mut mirrors = Vec::new();
         let mut windows = Vec::new();
-        for (gpu, size) in memory.mmu.windows() {
+        let ranges = memory.mmu.windows();
+        // Buffers of ranges no longer mapped go; each range keeps its buffer while it stays mapped.
+        self.mirrors.retain(|range, _| ranges.contains(range));
+        for (gpu, size) in ranges {
             let mut bytes = vec![0u8; size as usize];
             memory.read(gpu, &mut bytes)?;
-            let buffer = self.device.buffer(size).map_err(failed)?;
-            self.device.write(&buffer, 0, &bytes).map_err(failed)?;
+            let buffer = match self.mirrors.entry((gpu, size)) {
+                std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+                std::collections::hash_map::Entry::Vacant(entry) => {
+                    entry.insert(self.device.buffer(size).map_err(failed)?)
+                }
+            };
+            self.device.write(buffer, 0, &bytes).map_err(failed)?;
             windows.push(Window { gpu, size, device: buffer.address() });
-            mirrors.push((gpu, bytes, buffer));
+            mirrors.push((gpu, bytes));
         }
-        let fault = self.device.buffer(FAULT_BYTES).map_err(failed)?;
+        let fault = match self.fault.take() {
+            Some(fault) => fault,
+            None => self.device.buffer(FAULT_BYTES).map_err(failed)?,
+        };
+        self.device.write(&fault, 0, &[0; FAULT_BYTES as usize]).map_err(failed)?;
         let global = GlobalMemory::Guest(GuestWindows { windows, fault: fault.address() });
-        let translation = translate_compute(&dispatch.kernel, dispatch.block, dispatch.local_bytes, &global)?;
+        let key = cache_key(&dispatch.kernel, dispatch.block, dispatch.local_bytes, &global);
+        if !self.translations.contains_key(&key) {
+            // Keys change with the mapped ranges too: keep the cache from growing without end.
+            if self.translations.len() >= MAX_TRANSLATIONS {
+                self.translations.clear();
+            }
+            let translation = translate_compute(&dispatch.kernel, dispatch.block, dispatch.local_bytes, &global)?;
+            self.translated += 1;
+            self.translations.insert(key, translation);
+        }
+        let translation = &self.translations[&key];
         let mut banks = Vec::new();
         for &bank in &translation.constant_banks {
             let Some(buffer) = dispatch.constant_buffers.get(usize::from(bank)).copied().flatten() else {
@@ -232,10 +273,13 @@ impl Backend for ReferenceBackend {
         let bindings: Vec<_> = banks.iter().collect();
         self.device.dispatch(&translation.spirv, "main", &bindings, dispatch.grid).map_err(failed)?;
         let flag = FaultWord::Flag as usize * 4;
-        if self.device.read(&fault).map_err(failed)?[flag..flag + 4] != [0; 4] {
+        let faulted = self.device.read(&fault).map_err(failed)?[flag..flag + 4] != [0; 4];
+        self.fault = Some(fault);
+        if faulted {
             return Err(BackendError::ShaderFault { program: dispatch.program });
         }
-        for (gpu, before, buffer) in &mirrors {
+        for (gpu, before) in &mirrors {
+            let buffer = &self.mirrors[&(*gpu, before.len() as u64)];
             let after = self.device.read(buffer).map_err(failed)?;
             write_changes(memory, *gpu, before, &after)?;
         }

@@ -76,6 +76,64 @@ pub enum FaultWord {
 
 pub const FAULT_BYTES: u64 = 16;
 
+/// The version of what the emitter and the shared lowering produce: bump it when a change there alters
+/// translations (it is part of every [`cache_key`]).
+pub const EMITTER_VERSION: u32 = 1;
+
+/// Opcodes whose lowering changed since the emitter's version was last bumped, with their own versions (every
+/// other opcode is at 1): bump an opcode's entry (add it at 2) when only its translation changes, so that a
+/// translator change invalidates only the cached translations of the kernels that contain that opcode.
+const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[];
+
+/// The version of the lowering of `opcode` in `isa` (see [`LOWERING_VERSIONS`]).
+pub fn lowering_version(isa: Isa, opcode: &str) -> u32 {
+    LOWERING_VERSIONS.iter().find(|&&(i, o, _)| i == isa && o == opcode).map_or(1, |&(_, _, version)| version)
+}
+
+/// What identifies a translation: SHA-256 of the emitter's version, the kernel's instruction set and the
+/// versions of the lowering of each opcode it contains, its code, shared memory, the workgroup size, local memory
+/// and where global memory is (with the guest windows' addresses, which a translation builds in).
+pub fn cache_key(kernel: &KernelImage, block: [u32; 3], local_bytes: u32, global: &GlobalMemory) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(b"tandem shader translation\0");
+    hash.update(EMITTER_VERSION.to_le_bytes());
+    hash.update(kernel.isa.to_string().as_bytes());
+    // The opcodes' versions (code that does not decode fails to translate whatever its key).
+    let opcodes: std::collections::BTreeSet<&str> = match kernel.isa {
+        Isa::Sm5x => crate::sass::sm5x::decode_program(&kernel.code)
+            .map(|program| program.iter().map(|i| i.inst.encoding().opcode).collect())
+            .unwrap_or_default(),
+        Isa::Sm86 => crate::sass::sm86::decode_program(&kernel.code)
+            .map(|program| program.iter().map(|i| i.inst.encoding().opcode).collect())
+            .unwrap_or_default(),
+    };
+    for opcode in opcodes {
+        hash.update(opcode.as_bytes());
+        hash.update(lowering_version(kernel.isa, opcode).to_le_bytes());
+    }
+    hash.update((kernel.code.len() as u64).to_le_bytes());
+    hash.update(&kernel.code);
+    hash.update(kernel.shared_bytes.to_le_bytes());
+    for n in block {
+        hash.update(n.to_le_bytes());
+    }
+    hash.update(local_bytes.to_le_bytes());
+    match global {
+        GlobalMemory::Device => hash.update(b"device"),
+        GlobalMemory::Guest(guest) => {
+            hash.update(b"guest");
+            hash.update(guest.fault.to_le_bytes());
+            for window in &guest.windows {
+                for value in [window.gpu, window.size, window.device] {
+                    hash.update(value.to_le_bytes());
+                }
+            }
+        }
+    }
+    hash.finalize().into()
+}
+
 /// Translates a compute kernel for a workgroup of `block` threads with `local_bytes` of local memory each.
 pub fn translate_compute(
     kernel: &KernelImage,
@@ -89,4 +147,42 @@ pub fn translate_compute(
     };
     let constant_banks = program.constant_banks.clone();
     Ok(Translation { spirv: spirv::emit_compute(&program, block, global), constant_banks })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key names everything a translation depends on, and nothing else.
+    #[test]
+    fn cache_keys_change_with_what_the_translation_depends_on() {
+        // EXIT, NOP: one SM86 program.
+        let exit = 0x000f_ea00_0380_0000_0000_0000_0000_794du128;
+        let nop = 0x000f_c000_0000_0000_0000_0000_0000_7918u128;
+        let kernel = |words: &[u128]| KernelImage {
+            name: "k".into(),
+            isa: Isa::Sm86,
+            code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            constants: Vec::new(),
+            shared_bytes: 0,
+        };
+        let guest = |device: u64| {
+            GlobalMemory::Guest(GuestWindows {
+                windows: vec![Window { gpu: 0x10_0000, size: 0x1000, device }],
+                fault: 8,
+            })
+        };
+        let key = cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x1000));
+        assert_eq!(key, cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x1000)));
+        for other in [
+            cache_key(&kernel(&[exit, nop]), [32, 1, 1], 16, &guest(0x1000)),
+            cache_key(&kernel(&[nop, exit]), [64, 1, 1], 16, &guest(0x1000)),
+            cache_key(&kernel(&[nop, exit]), [32, 1, 1], 32, &guest(0x1000)),
+            cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x2000)),
+            cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &GlobalMemory::Device),
+        ] {
+            assert_ne!(key, other);
+        }
+        assert_eq!(lowering_version(Isa::Sm86, "NOP"), 1);
+    }
 }
