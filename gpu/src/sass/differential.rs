@@ -375,7 +375,7 @@ pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
             (families.contains(&family) && !excluded.contains(&e.opcode))
                 || matches!(
                     e.opcode,
-                    "LDG" | "STG" | "RED" | "ATOM" | "ATOMG" | "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX"
+                    "LDG" | "STG" | "RED" | "ATOM" | "ATOMG" | "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX" | "R2UR"
                 )
         })
         .map(|e| e.opcode)

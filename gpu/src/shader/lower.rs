@@ -249,7 +249,7 @@ impl Lower<'_> {
     /// Whether `opcode` is a warp exchange [`Lower::warp_exchange`] lowers (the ISAs share the names and the
     /// fields that matter).
     pub(super) fn is_warp_exchange(opcode: &str) -> bool {
-        matches!(opcode, "SHFL" | "VOTE" | "VOTEU" | "REDUX" | "MATCH")
+        matches!(opcode, "SHFL" | "VOTE" | "VOTEU" | "REDUX" | "MATCH" | "R2UR")
     }
 
     /// A generic access (LD, ST): by the window the 64-bit address falls in, shared memory, local memory or
@@ -273,7 +273,7 @@ impl Lower<'_> {
         self.guarded(Some(global), |l| l.memory_access(Space::Global, address, size, load, register));
     }
 
-    /// A warp exchange at 32 lanes (SHFL, VOTE, VOTEU, REDUX, MATCH): the thread publishes its value (under `guard`, computed
+    /// A warp exchange at 32 lanes (SHFL, VOTE, VOTEU, REDUX, MATCH, R2UR): the thread publishes its value (under `guard`, computed
     /// again in each block that needs it, except for SHFL); the block ends at a barrier; a block of its own at `offset + 1`
     /// reads its warp's values and writes the results, then goes on at `next`.
     pub(super) fn warp_exchange(
@@ -299,11 +299,12 @@ impl Lower<'_> {
         });
         self.stmts.push(Vec::new());
         // Results in uniform registers are the warp's: every lane's copy gets them, whatever its guard.
-        let condition = if matches!(opcode, "VOTEU" | "REDUX") { None } else { guard(self) };
+        let condition = if matches!(opcode, "VOTEU" | "REDUX" | "R2UR") { None } else { guard(self) };
         self.guarded(condition, |l| match opcode {
             "SHFL" => l.shuffle_result(v),
             "VOTE" | "VOTEU" => l.vote_result(v),
             "MATCH" => l.match_result(v),
+            "R2UR" => l.first_lane_result(v),
             _ => l.reduce_result(v),
         });
         let body = self.stmts.pop().expect("pushed above");
@@ -407,6 +408,18 @@ impl Lower<'_> {
             self.set_reg(v.get("rd"), ballot);
             self.set_pred(v.get("pd"), result);
         }
+    }
+
+    /// R2UR: the value of the lowest lane that ran it, into a uniform register (left as it was when none did).
+    fn first_lane_result(&mut self, v: &View) {
+        let mut value = self.ureg(v.get("urd"));
+        for lane in (0..32).rev() {
+            let index = self.const32(lane);
+            let offered = self.op(Op::WarpRead(index));
+            let present = self.op(Op::WarpPresent(index));
+            value = self.select(present, offered, value);
+        }
+        self.set_ureg(v.get("urd"), value);
     }
 
     /// MATCH (32-bit values): .ANY gives the lanes whose value equals this lane's; .ALL gives every lane when

@@ -373,7 +373,7 @@ impl Lower<'_> {
     fn body(&mut self, v: &View) -> Result<(), TranslateError> {
         let opcode = v.encoding.opcode;
         match opcode {
-            "NOP" | "BSSY" | "BSYNC" | "WARPSYNC" | "DEPBAR" | "CCTL" | "ERRBAR" | "NANOSLEEP" => {}
+            "NOP" | "BSSY" | "BSYNC" | "WARPSYNC" | "DEPBAR" | "CCTL" | "ERRBAR" | "NANOSLEEP" | "LDGDEPBAR" => {}
             // Every guest memory access is coherent in the emitted SPIR-V; a fence adds nothing.
             "MEMBAR" => {}
             "MOV" => {
@@ -745,6 +745,15 @@ impl Lower<'_> {
                 self.set_pred(v.get("pd"), holds);
                 let zero = self.const32(0);
                 self.set_reg(v.get("rd"), zero);
+            }
+            "I2I" => {
+                // A signed word saturated to 8 or 16 bits (dst: 0 U8, 1 S8, 2 U16, 3 S16).
+                let (low, high) = [(0, 0xff), (-0x80, 0x7f), (0, 0xffff), (-0x8000, 0x7fff)][v.get("dst") as usize & 3];
+                let b = self.reg(v.get("rb"));
+                let (low, high) = (self.const32(low as u32), self.const32(high as u32));
+                let clamped = self.bin(BinOp::MaxS, b, low);
+                let clamped = self.bin(BinOp::MinS, clamped, high);
+                self.set_reg(v.get("rd"), clamped);
             }
             "UIADD3" => self.iadd3(v),
             "B2R" if v.get("mode") == 1 => self.barrier_result(v.get("rd"), v.get("pd")),
