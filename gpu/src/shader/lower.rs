@@ -854,6 +854,31 @@ impl Lower<'_> {
         self.select(nan_a, when_a_nan, when_a_number)
     }
 
+    /// HMNMX2's half (the interpreter's `min_max16`): NaN loses to a number (both NaN: the canonical 0x7fff), -0
+    /// is below +0, and the result is the chosen operand's own bits.
+    pub(super) fn half_min_max(&mut self, a: Value, b: Value, min: Value, ftz: bool) -> Value {
+        let (a, b) = (self.flush_half(a, ftz), self.flush_half(b, ftz));
+        let (x, y) = (self.un(UnOp::HalfToF32, a), self.un(UnOp::HalfToF32, b));
+        let (nan_a, nan_b) = (self.un(UnOp::IsNan, x), self.un(UnOp::IsNan, y));
+        let less = self.cmp(Cmp::FLt, x, y);
+        let greater = self.cmp(Cmp::FGt, x, y);
+        // Equal: a first when it is the negative one (-0 before +0).
+        let sign = self.const32(0x8000);
+        let a_sign = self.bin(BinOp::And, a, sign);
+        let zero = self.const32(0);
+        let a_negative = self.cmp(Cmp::Ne, a_sign, zero);
+        let f = self.bool(false);
+        let not_greater = self.select(greater, f, a_negative);
+        let t = self.bool(true);
+        let a_first = self.select(less, t, not_greater);
+        let pick_a = self.cmp(Cmp::Eq, a_first, min);
+        let number = self.select(pick_a, a, b);
+        let canonical = self.const32(0x7fff);
+        let when_a_nan = self.select(nan_b, canonical, b);
+        let when_a_number = self.select(nan_b, a, number);
+        self.select(nan_a, when_a_nan, when_a_number)
+    }
+
     /// FCHK.DIVIDE: whether a / b needs the exact slow path (the interpreter's rule,
     /// `float::division_needs_slow_path`).
     pub(super) fn division_needs_slow_path(&mut self, a: Value, b: Value) -> Value {

@@ -627,6 +627,65 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "HSETP2" => self.hsetp2(v),
+            "F2F" => {
+                // FP16 (the low half) and FP32 to each other (the interpreter's `f2f`: the source's modifiers act
+                // on the whole register, as for FP32); FP64 and BF16 are not translated yet.
+                let (src, dst) = (v.get("src"), v.get("dst"));
+                if v.encoding.form() != "reg" || v.flag("bf16") || !matches!((src, dst), (1, 2) | (2, 1) | (2, 2)) {
+                    return self.unimplemented(v, "F2F to or from FP64 or BF16");
+                }
+                let ftz = v.flag("ftz");
+                let b = self.float_b(v);
+                let value = match (src, dst) {
+                    (1, _) => {
+                        let mask = self.const32(0xffff);
+                        let half = self.bin(BinOp::And, b, mask);
+                        let wide = self.un(UnOp::HalfToF32, half);
+                        self.finish_float(wide, ftz, false)
+                    }
+                    (_, 1) => {
+                        let b = self.flush(b, ftz);
+                        let half = self.op(Op::F32ToHalf(Round::from_field(v.get("rnd")), b));
+                        let nan = self.un(UnOp::IsNan, b);
+                        let canonical = self.const32(0x7fff);
+                        self.select(nan, canonical, half)
+                    }
+                    _ => {
+                        let b = self.flush(b, ftz);
+                        self.finish_float(b, ftz, false)
+                    }
+                };
+                self.set_reg(v.get("rd"), value);
+            }
+            "F2IP" => {
+                // The single-value form ptxas emits for cvt.sat to 8 bits (the interpreter's): FP32 to a 64-bit
+                // integer, then saturated to a byte.
+                if v.get("ra") != 255 || v.get("rc") != 255 || v.flag("relu") {
+                    return self.unimplemented(v, "F2IP with a second value, a merge or .RELU");
+                }
+                let b = self.reg(v.get("rb"));
+                let wide = self.f32_to_int(b, 3, true, v.get("rnd"));
+                let (low, high) = if v.flag("signed") { (-128i64, 127i64) } else { (0, 255) };
+                let (low, high) = (self.const64(low as u64), self.const64(high as u64));
+                let clamped = self.bin(BinOp::MaxS, wide, low);
+                let clamped = self.bin(BinOp::MinS, clamped, high);
+                let value = self.un(UnOp::Truncate, clamped);
+                self.set_reg(v.get("rd"), value);
+            }
+            "HMNMX2" => {
+                if v.flag("bf16") || v.flag("nan") || v.flag("f32") {
+                    return self.unimplemented(v, "HMNMX2 of BF16, .NAN or .F32");
+                }
+                let a = self.reg(v.get("ra"));
+                let a = self.half_pair(a, v.get("swz_a"), v.flag("neg_a"), v.flag("abs_a"));
+                let b = self.reg(v.get("rb"));
+                let b = self.half_pair(b, v.get("swz_b"), v.flag("neg_b"), v.flag("abs_b"));
+                let min = self.pred_src(v, "ps");
+                let ftz = v.flag("ftz");
+                let [low, high] = [0, 1].map(|i| self.half_min_max(a[i], b[i], min, ftz));
+                let value = self.pack_halves(low, high);
+                self.set_reg(v.get("rd"), value);
+            }
             "F2FP" => {
                 if v.flag("merge_c") || v.get("kind") != 0 {
                     return self.unimplemented(v, "F2FP other than PACK_AB to FP16");
