@@ -39,7 +39,7 @@ pub struct CoverageArgs {
     #[arg(long)]
     pub no_gpu: bool,
     /// Random instances of each opcode translated and compared with the interpreter.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 12)]
     pub differential_cases: u64,
 }
 

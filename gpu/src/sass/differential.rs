@@ -315,7 +315,7 @@ fn random_instance(rng: &mut Rng, isa: Isa, encoding: &Encoding) -> u128 {
         };
         word |= field.place(value);
     }
-    if matches!(encoding.opcode, "LDG" | "STG" | "RED" | "ATOM" | "ATOMG") {
+    if matches!(encoding.opcode, "LDG" | "STG" | "LD" | "ST" | "RED" | "ATOM" | "ATOMG") {
         word = global_access_instance(rng, encoding, word);
     }
     word
@@ -361,8 +361,8 @@ fn text(isa: Isa, word: u128) -> String {
 }
 
 /// The opcodes under test: the arithmetic, comparison, logic and conversion families, without the
-/// approximations and the instructions that read the machine (clocks, ids); global loads, stores and atomics
-/// (of the thread's own record); and the warp exchanges whose results land in registers (SHFL, VOTE, VOTEU, MATCH, REDUX:
+/// approximations and the instructions that read the machine (clocks, ids); global and generic loads, stores and
+/// atomics (of the thread's own record), QSPC, and the fences and hints (which must change nothing); and the warp exchanges whose results land in registers (SHFL, VOTE, VOTEU, MATCH, REDUX:
 /// every warp of the launch is whole, its lanes in step).
 pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
     let families = ["fp32", "fp64", "fp16", "integer", "compare", "logic", "convert", "uniform"];
@@ -375,7 +375,10 @@ pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
             (families.contains(&family) && !excluded.contains(&e.opcode))
                 || matches!(
                     e.opcode,
-                    "LDG" | "STG" | "RED" | "ATOM" | "ATOMG" | "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX" | "R2UR"
+                    "LDG" | "STG" | "LD" | "ST" | "RED" | "ATOM" | "ATOMG" | "QSPC"
+                        | "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX" | "R2UR"
+                        // Fences and hints: nothing may change.
+                        | "MEMBAR" | "ERRBAR" | "CCTL" | "DEPBAR" | "NANOSLEEP" | "LDGDEPBAR"
                 )
         })
         .map(|e| e.opcode)
