@@ -566,7 +566,7 @@ fn shader_coverage_ends_with_a_summary_line_per_isa() {
         assert_eq!(words, ["opcodes", "verified", "implemented-only", "missing"], "{line}");
         (name.to_string(), numbers.try_into().unwrap())
     };
-    let run = tandem(&["shader", "coverage"]);
+    let run = tandem(&["shader", "coverage", "--differential-cases", "2"]);
     let stdout = text(&run.stdout);
     assert!(run.status.success(), "{}", text(&run.stderr));
     let lines: Vec<&str> = stdout.lines().collect();
