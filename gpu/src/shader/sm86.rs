@@ -463,6 +463,38 @@ impl Lower<'_> {
                 let value = self.select(p, min, max);
                 self.set_reg(v.get("rd"), value);
             }
+            "IDP" => {
+                // The interpreter's: c + the products of a's and b's bytes (dp4a), or of a's halves and b's low or
+                // high byte pair (dp2a), each part extended as the form says; the sum wraps.
+                let (a, b) = (self.reg(v.get("ra")), self.reg(v.get("rb")));
+                let part = |l: &mut Self, x: Value, index: u32, bits: u32, signed: bool| {
+                    let up = l.const32(32 - bits - index * bits);
+                    let down = l.const32(32 - bits);
+                    let raised = l.bin(BinOp::Shl, x, up);
+                    l.bin(if signed { BinOp::ShrS } else { BinOp::ShrU }, raised, down)
+                };
+                let (signed_a, signed_b) = (v.flag("signed_a"), v.flag("signed_b"));
+                let c = self.reg(v.get("rc"));
+                let mut sum = if v.flag("neg_c") {
+                    let zero = self.const32(0);
+                    self.bin(BinOp::Sub, zero, c)
+                } else {
+                    c
+                };
+                let pairs: Vec<(u32, u32, u32)> = if v.flag("two") {
+                    let first_byte = if v.flag("hi") { 2 } else { 0 };
+                    (0..2).map(|i| (i, 16, first_byte + i)).collect()
+                } else {
+                    (0..4).map(|i| (i, 8, i)).collect()
+                };
+                for (index_a, bits_a, index_b) in pairs {
+                    let x = part(self, a, index_a, bits_a, signed_a);
+                    let y = part(self, b, index_b, 8, signed_b);
+                    let product = self.bin(BinOp::Mul, x, y);
+                    sum = self.bin(BinOp::Add, sum, product);
+                }
+                self.set_reg(v.get("rd"), sum);
+            }
             "IABS" => {
                 let b = self.reg(v.get("rb"));
                 let zero = self.const32(0);
@@ -673,8 +705,8 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "HMNMX2" => {
-                if v.flag("bf16") || v.flag("nan") || v.flag("f32") {
-                    return self.unimplemented(v, "HMNMX2 of BF16, .NAN or .F32");
+                if v.flag("bf16") || v.flag("f32") {
+                    return self.unimplemented(v, "HMNMX2 of BF16 or .F32");
                 }
                 let a = self.reg(v.get("ra"));
                 let a = self.half_pair(a, v.get("swz_a"), v.flag("neg_a"), v.flag("abs_a"));
@@ -682,7 +714,22 @@ impl Lower<'_> {
                 let b = self.half_pair(b, v.get("swz_b"), v.flag("neg_b"), v.flag("abs_b"));
                 let min = self.pred_src(v, "ps");
                 let ftz = v.flag("ftz");
-                let [low, high] = [0, 1].map(|i| self.half_min_max(a[i], b[i], min, ftz));
+                let [low, high] = [0, 1].map(|i| {
+                    let value = self.half_min_max(a[i], b[i], min, ftz);
+                    if !v.flag("nan") {
+                        return value;
+                    }
+                    // .NAN: a NaN operand gives the canonical NaN.
+                    let (magnitude, infinity) = (self.const32(0x7fff), self.const32(0x7c00));
+                    let nan = |l: &mut Self, h: Value| {
+                        let m = l.bin(BinOp::And, h, magnitude);
+                        l.cmp(Cmp::GtU, m, infinity)
+                    };
+                    let (nan_a, nan_b) = (nan(self, a[i]), nan(self, b[i]));
+                    let t = self.bool(true);
+                    let either = self.select(nan_a, t, nan_b);
+                    self.select(either, magnitude, value)
+                });
                 let value = self.pack_halves(low, high);
                 self.set_reg(v.get("rd"), value);
             }

@@ -164,6 +164,25 @@ impl Exec<'_, '_> {
                 let min = o.pred_src(lane, "ps");
                 lane.set_reg(o.v.get("rd"), if a_less == min { a } else { b })
             }),
+            "IDP" => self.each(|lane, o| {
+                // dp4a: c + the products of a's and b's bytes; dp2a: c + a's halves times b's low (.LO) or high
+                // (.HI) byte pair. Each part sign- or zero-extended as the form says; the sum wraps.
+                let (a, b) = (o.reg(lane, "ra"), o.reg(lane, "rb"));
+                let part = |x: u32, index: u32, bits: u32, signed: bool| -> i64 {
+                    let raw = (x >> (index * bits)) & ((1u64 << bits) - 1) as u32;
+                    if signed { i64::from(((raw << (32 - bits)) as i32) >> (32 - bits)) } else { i64::from(raw) }
+                };
+                let (signed_a, signed_b) = (o.v.flag("signed_a"), o.v.flag("signed_b"));
+                let products: i64 = if o.v.flag("two") {
+                    let first_byte = if o.v.flag("hi") { 2 } else { 0 };
+                    (0..2).map(|i| part(a, i, 16, signed_a) * part(b, first_byte + i, 8, signed_b)).sum()
+                } else {
+                    (0..4).map(|i| part(a, i, 8, signed_a) * part(b, i, 8, signed_b)).sum()
+                };
+                let c = o.reg(lane, "rc");
+                let c = if o.v.flag("neg_c") { c.wrapping_neg() } else { c };
+                lane.set_reg(o.v.get("rd"), c.wrapping_add(products as u32))
+            }),
             "IABS" => {
                 self.each(|lane, o| lane.set_reg(o.v.get("rd"), (o.reg(lane, "rb") as i32).wrapping_abs() as u32))
             }
@@ -357,14 +376,22 @@ impl Exec<'_, '_> {
                 }
             }),
             "HMNMX2" => {
-                if v.flag("bf16") || v.flag("nan") || v.flag("f32") {
+                if v.flag("bf16") || v.flag("f32") {
                     return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
                 }
                 self.each(|lane, o| {
                     let (a, b) = (o.half_a(lane), o.half_b(lane));
                     let (min, ftz) = (o.pred_src(lane, "ps"), o.v.flag("ftz"));
-                    let low = float::min_max16(a[0], b[0], min, ftz);
-                    let high = float::min_max16(a[1], b[1], min, ftz);
+                    // .NAN: a NaN operand makes the result the canonical NaN (PTX's min.NaN/max.NaN).
+                    let pick = |x: u16, y: u16| {
+                        let nan = |h: u16| h & 0x7fff > 0x7c00;
+                        if o.v.flag("nan") && (nan(x) || nan(y)) {
+                            float::CANONICAL_NAN16
+                        } else {
+                            float::min_max16(x, y, min, ftz)
+                        }
+                    };
+                    let (low, high) = (pick(a[0], b[0]), pick(a[1], b[1]));
                     lane.set_reg(o.v.get("rd"), u32::from(high) << 16 | u32::from(low))
                 })
             }
