@@ -259,8 +259,10 @@ pub enum Op {
     /// warp, the block ends at a `Barrier` (every thread meets there), and the block after it reads the values
     /// its warp's lanes published (`WarpRead`, 0 from a lane that did not: `WarpPresent` says which did).
     WarpPublish(Value),
-    /// The value lane `Value` (U32, 0-31) of the thread's warp published before the last barrier.
+    /// The value lane `Value` (U32, 0-31) of the thread's warp published before the last barrier (its low word,
+    /// for a U64; `WarpReadHigh` reads the high one).
     WarpRead(Value),
+    WarpReadHigh(Value),
     WarpPresent(Value),
     /// A barrier reduction over every thread of the workgroup that published in the previous phase: 0 the count
     /// of non-zero values, 1 whether all were non-zero, 2 whether any was (as 1 or 0).
@@ -286,7 +288,7 @@ impl Op {
             | Op::LoadSub { .. } => Type::U32,
             Op::GetPred(_) | Op::Compare(..) | Op::WarpPresent(_) => Type::Bool,
             Op::AtomicCas { value, .. } => type_of(*value),
-            Op::WarpRead(_) | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,
+            Op::WarpRead(_) | Op::WarpReadHigh(_) | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,
             Op::SetReg(..)
             | Op::SetPred(..)
             | Op::SetUReg(..)

@@ -292,6 +292,8 @@ impl Lower<'_> {
             let value = if matches!(opcode, "VOTE" | "VOTEU") {
                 let p = l.pred_src(v, "ps");
                 l.un(UnOp::BoolToU32, p)
+            } else if opcode == "MATCH" && v.flag("wide") {
+                l.reg64(v.get("ra"))
             } else {
                 l.reg(v.get("ra"))
             };
@@ -422,11 +424,13 @@ impl Lower<'_> {
         self.set_ureg(v.get("urd"), value);
     }
 
-    /// MATCH (32-bit values): .ANY gives the lanes whose value equals this lane's; .ALL gives every lane when
-    /// all are equal (else 0) and whether they are.
+    /// MATCH (32- or 64-bit values): .ANY gives the lanes whose value equals this lane's; .ALL gives every lane
+    /// when all are equal (else 0) and whether they are.
     fn match_result(&mut self, v: &View) {
+        let wide = v.flag("wide");
         let lane = self.op(Op::Special(Special::LaneId));
         let mine = self.op(Op::WarpRead(lane));
+        let mine_high = wide.then(|| self.op(Op::WarpReadHigh(lane)));
         let (zero, t) = (self.const32(0), self.bool(true));
         let (mut same, mut active, mut all_equal) = (self.const32(0), self.const32(0), t);
         for other in 0..32 {
@@ -434,8 +438,13 @@ impl Lower<'_> {
             let bit = self.const32(1 << other);
             let value = self.op(Op::WarpRead(index));
             let present = self.op(Op::WarpPresent(index));
-            let equal = self.cmp(Cmp::Eq, value, mine);
+            let mut equal = self.cmp(Cmp::Eq, value, mine);
             let f = self.bool(false);
+            if let Some(mine_high) = mine_high {
+                let high = self.op(Op::WarpReadHigh(index));
+                let high_equal = self.cmp(Cmp::Eq, high, mine_high);
+                equal = self.select(equal, high_equal, f);
+            }
             let matches = self.select(present, equal, f);
             let member = self.select(matches, bit, zero);
             same = self.bin(BinOp::Or, same, member);

@@ -287,9 +287,6 @@ impl Lower<'_> {
             if opcode == "REDUX" && v.get("op") > 5 {
                 return self.unimplemented(v, format!("REDUX operation {}", v.get("op")));
             }
-            if opcode == "MATCH" && v.flag("wide") {
-                return self.unimplemented(v, "MATCH of 64-bit values");
-            }
             let guard = move |l: &mut Lower| {
                 guarded.then(|| {
                     let p = l.pred(pg);

@@ -87,6 +87,8 @@ enum FloatOp {
 const BARRIER_SEMANTICS: u32 = 0x8 | 0x100;
 /// Scope::Workgroup.
 const WORKGROUP_SCOPE: u32 = 2;
+/// Words of a warp exchange slot: the value's low and high words, and the phase tag.
+const WARP_SLOT_WORDS: u32 = 3;
 /// Scope Device: atomics on global memory.
 const DEVICE_SCOPE: u32 = 1;
 
@@ -218,7 +220,7 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
     let threads = local_size.iter().product::<u32>();
     // Two buffers (by phase parity) of (value, phase tag) per thread, for warp exchanges.
     let warp = any_op(program, &|op| matches!(op, Op::WarpPublish(_) | Op::BlockReduce(_))).then(|| {
-        let length = b.constant_bit32(u32_, 4 * threads);
+        let length = b.constant_bit32(u32_, 2 * WARP_SLOT_WORDS * threads);
         let array = b.type_array(u32_, length);
         let pointer = b.type_pointer(None, StorageClass::Workgroup, array);
         let variable = b.variable(pointer, None, StorageClass::Workgroup, None);
@@ -718,19 +720,32 @@ impl Emitter<'_> {
                     .atomic_compare_exchange(ty, None, pointer, scope, relaxed, relaxed, value, compare)
                     .expect("in a block")
             }
-            Op::WarpPublish(value) => {
-                let value = v(self, value);
+            Op::WarpPublish(value_id) => {
+                let value = v(self, value_id);
                 let phase = self.phase();
                 let one = self.u32_const(1);
                 let buffer = self.b.bitwise_and(self.t.u32, None, phase, one).expect("in a block");
-                let (slot, tag) = self.warp_slot_of_thread(buffer);
-                self.b.store(slot, value, None, []).expect("in a block");
+                let index = self.b.load(self.t.u32, None, self.local_invocation_index, None, []).expect("in a block");
+                let (low, high, tag) = self.warp_slot_words(buffer, index);
+                let (low_value, high_value) = if self.type_of(*value_id) == Type::U64 {
+                    let thirty_two = self.u32_const(32);
+                    let shifted = self.b.shift_right_logical(self.t.u64, None, value, thirty_two).expect("in a block");
+                    (
+                        self.b.u_convert(self.t.u32, None, value).expect("in a block"),
+                        self.b.u_convert(self.t.u32, None, shifted).expect("in a block"),
+                    )
+                } else {
+                    (value, self.u32_const(0))
+                };
+                self.b.store(low, low_value, None, []).expect("in a block");
+                self.b.store(high, high_value, None, []).expect("in a block");
                 self.b.store(tag, phase, None, []).expect("in a block");
                 return None;
             }
-            Op::WarpRead(lane) => {
+            Op::WarpRead(lane) | Op::WarpReadHigh(lane) => {
+                let high = matches!(op, Op::WarpReadHigh(_));
                 let lane = v(self, lane);
-                let (present, slot) = self.warp_lane(lane);
+                let (present, slot) = self.warp_lane(lane, high);
                 let value = self.b.load(self.t.u32, None, slot, None, []).expect("in a block");
                 let zero = self.u32_const(0);
                 self.b.select(self.t.u32, None, present, value, zero).expect("in a block")
@@ -744,7 +759,7 @@ impl Emitter<'_> {
             }
             Op::WarpPresent(lane) => {
                 let lane = v(self, lane);
-                self.warp_lane(lane).0
+                self.warp_lane(lane, false).0
             }
             Op::Special(Special::Clock) => {
                 // Every read moves the clock on: loops that wait on it end.
@@ -1124,18 +1139,25 @@ impl Emitter<'_> {
     /// Pointers to the value and the tag of warp exchange slot `thread` (a local invocation index) in `buffer`
     /// (a U32 word, 0 or 1).
     fn warp_slot(&mut self, buffer: Word, thread: Word) -> (Word, Word) {
+        let (value, _, tag) = self.warp_slot_words(buffer, thread);
+        (value, tag)
+    }
+
+    /// Pointers to the low word, the high word and the tag of a warp exchange slot.
+    fn warp_slot_words(&mut self, buffer: Word, thread: Word) -> (Word, Word, Word) {
         let u32_ = self.t.u32;
         let array = self.warp.expect("the program has warp exchanges");
         let threads = self.u32_const(self.threads);
-        let (one, two) = (self.u32_const(1), self.u32_const(2));
+        let (one, two, words) = (self.u32_const(1), self.u32_const(2), self.u32_const(WARP_SLOT_WORDS));
         let row = self.b.i_mul(u32_, None, buffer, threads).expect("in a block");
         let index = self.b.i_add(u32_, None, row, thread).expect("in a block");
-        let value_index = self.b.i_mul(u32_, None, index, two).expect("in a block");
-        let tag_index = self.b.i_add(u32_, None, value_index, one).expect("in a block");
+        let low_index = self.b.i_mul(u32_, None, index, words).expect("in a block");
+        let high_index = self.b.i_add(u32_, None, low_index, one).expect("in a block");
+        let tag_index = self.b.i_add(u32_, None, low_index, two).expect("in a block");
         let pointer = self.b.type_pointer(None, StorageClass::Workgroup, u32_);
-        let value = self.b.access_chain(pointer, None, array, [value_index]).expect("in a block");
-        let tag = self.b.access_chain(pointer, None, array, [tag_index]).expect("in a block");
-        (value, tag)
+        let [low, high, tag] = [low_index, high_index, tag_index]
+            .map(|i| self.b.access_chain(pointer, None, array, [i]).expect("in a block"));
+        (low, high, tag)
     }
 
     /// This thread's slot in `buffer` (a U32 word).
@@ -1197,8 +1219,9 @@ impl Emitter<'_> {
         self.b.select(u32_, None, holds, one, zero).expect("in a block")
     }
 
-    /// Whether lane `lane` (0-31) of this thread's warp published in the previous phase, and its value slot.
-    fn warp_lane(&mut self, lane: Word) -> (Word, Word) {
+    /// Whether lane `lane` (0-31) of this thread's warp published in the previous phase, and its value's low (or
+    /// `high`) word.
+    fn warp_lane(&mut self, lane: Word, high: bool) -> (Word, Word) {
         let (u32_, bool_) = (self.t.u32, self.t.bool);
         let phase = self.phase();
         let one = self.u32_const(1);
@@ -1213,11 +1236,11 @@ impl Emitter<'_> {
         let threads = self.u32_const(self.threads);
         let exists = self.b.u_less_than(bool_, None, thread, threads).expect("in a block");
         let thread = self.b.select(u32_, None, exists, thread, index).expect("in a block");
-        let (value, tag) = self.warp_slot(buffer, thread);
+        let (low, high_word, tag) = self.warp_slot_words(buffer, thread);
         let tag = self.b.load(u32_, None, tag, None, []).expect("in a block");
         let current = self.b.i_equal(bool_, None, tag, published).expect("in a block");
         let present = self.b.logical_and(bool_, None, exists, current).expect("in a block");
-        (present, value)
+        (present, if high { high_word } else { low })
     }
 
     /// The device pointer to a byte or half of global memory (8- or 16-bit storage access).
