@@ -116,7 +116,7 @@ impl Lower<'_> {
     }
 
     /// A read-modify-write of the word at `address` (atomics and reductions: `op` 0 ADD, 1 MIN, 2 MAX, 3 INC,
-    /// 4 DEC, 5 AND, 6 OR, 7 XOR, 8 EXCH on `ty` 0 U32, 1 S32, 2 U64, 3 F32.FTZ.RN, 5 S64, as the interpreter's
+    /// 4 DEC, 5 AND, 6 OR, 7 XOR, 8 EXCH on `ty` 0 U32, 1 S32, 2 U64, 3 F32.FTZ.RN, 4 F16x2.RN (ADD), 5 S64, as the interpreter's
     /// `atomic_op`; 64 bits in global memory only) with the value of register `operand` (a pair for 64 bits),
     /// the old word into `result`: a block of its own at
     /// `offset + 1` loads the word, computes the new one and compare-and-swaps it, again until no other thread
@@ -150,6 +150,13 @@ impl Lower<'_> {
         let constant = |l: &mut Self, value: u64| if wide { l.const64(value) } else { l.const32(value as u32) };
         let signed = matches!(ty, 1 | 5);
         let new = match op {
+            0 if ty == 4 => {
+                // F16x2.RN: each half added, no flushing (the interpreter's half_arith).
+                let zero = self.const32(0);
+                let (x, y) = (self.half_pair(old, 0, false, false), self.half_pair(b, 0, false, false));
+                let [low, high] = [0, 1].map(|i| self.half_arith(FArith::Add, [x[i], y[i], zero], false, false, false));
+                self.pack_halves(low, high)
+            }
             0 if ty == 3 => {
                 let (x, y) = (self.flush(old, true), self.flush(b, true));
                 let zero = self.const32(0);
