@@ -213,7 +213,7 @@ impl Lower<'_> {
             let (op, ty) = (if cas { 8 } else { v.get("op") }, v.get("ty"));
             // ATOMS types: 0 U32, 1 S32, 2 U64 (64 bits only in global memory here).
             if !matches!((op, ty), (0..=8, 0 | 1 | 2 | 5) | (0, 3 | 4)) || (shared && ty > 1) || (cas && ty >= 3) {
-                return self.unimplemented(v, "an atomic other than an integer operation or FP32 add");
+                return self.unimplemented(v, "an atomic other than an integer operation or an FP32 or F16x2 add");
             }
             if shared && self.program.shared_bytes == 0 {
                 return self.unimplemented(v, "a shared atomic in a kernel without shared memory (a fault)");
