@@ -6,11 +6,11 @@
 //! the corpus kernels, which compare them within the unit's error. Both instruction sets (SM5x: the condition
 //! code too, set from R0 + R1 before the instruction).
 //!
-//! Each program: load R0-R15 and P0-P6 from the thread's 144-byte input record, set the condition code from
-//! R0 + R1 (SM5x) or UR0-UR15 to random values of the program's (SM86), run the instruction, store R0-R15, P0-P6
-//! and UR0-UR15 to the thread's output record. Scratch registers R16-R23 are
-//! recomputed after the instruction, so that whatever it writes (a 64- or 128-bit destination too) cannot
-//! misplace the stores.
+//! Each program: load R0-R15 and P0-P6 from the thread's 160-byte input record, fill the thread's 16-byte shared
+//! slot (at R24) from R0-R3, set the condition code from R0 + R1 (SM5x) or UR0-UR15 to random values of the
+//! program's (SM86), run the instruction, store R0-R15, P0-P6, UR0-UR15 and the shared slot to the thread's
+//! output record. Scratch registers R16-R24 are out of the instruction's reach or recomputed after it, so that
+//! whatever it writes (a 64- or 128-bit destination too) cannot misplace the stores.
 
 use super::corpus::{BUFFER_BYTES, CorpusError, Parameter, Placement, Run, compare, dispatch, interpret};
 use super::cubin::KernelImage;
@@ -20,7 +20,9 @@ use crate::shader::TranslateError;
 use crate::vulkan::ComputeDevice;
 use std::collections::BTreeMap;
 
-const RECORD: usize = 144;
+const RECORD: usize = 160;
+/// Shared memory a thread owns (at its thread index times this, in R24).
+const SHARED_SLOT: u64 = 16;
 const BLOCK: u32 = 128;
 const GRID: u32 = 3;
 
@@ -160,6 +162,16 @@ fn global_access(isa: Isa, store: bool, register: u64, offset: u64, size: u64) -
     }
 }
 
+/// `LDS`/`STS` of `size` between registers from `register` and [R24].
+fn shared_access(isa: Isa, store: bool, register: u64, size: u64) -> u128 {
+    let data = match (isa, store) {
+        (Isa::Sm5x, true) => "rs",
+        (Isa::Sm86, true) => "rb",
+        (_, false) => "rd",
+    };
+    word(isa, if store { "STS" } else { "LDS" }, &[(data, register), ("ra", 24), ("size", size)])
+}
+
 /// R22 = R19 & mask (`or`: R22 | mask), under guard `pg`.
 fn logic_immediate(isa: Isa, source: u64, mask: u64, or: bool, pg: u64) -> u128 {
     match isa {
@@ -213,6 +225,17 @@ fn program(isa: Isa, tested: &[u128], uniforms: &[u32; 16]) -> Vec<u8> {
         words.push(logic_immediate(isa, 19, 1 << predicate, false, 7));
         words.push(predicate_from_r22(isa, predicate));
     }
+    // The thread's shared slot: R24 = tid.x * 16, filled from R0-R3 (shared memory starts undefined).
+    words.push(word(isa, "S2R", &[("rd", 24), ("sr", 33)]));
+    words.push(match isa {
+        Isa::Sm5x => word(isa, "XMAD.imm", &[("rd", 24), ("ra", 24), ("imm16", SHARED_SLOT), ("rc", 255)]),
+        Isa::Sm86 => word(
+            isa,
+            "IMAD.imm",
+            &[("rd", 24), ("ra", 24), ("imm32", SHARED_SLOT), ("rc", 255), ("pd", 7), ("ps", 7), ("ps_not", 1)],
+        ),
+    });
+    words.push(shared_access(isa, true, 0, 6));
     match isa {
         // A condition code that depends on the inputs (the address arithmetic's would differ between the
         // paths, whose buffers lie at different addresses).
@@ -236,6 +259,9 @@ fn program(isa: Isa, tested: &[u128], uniforms: &[u32; 16]) -> Vec<u8> {
         words.push(logic_immediate(isa, 22, 1 << predicate, true, predicate));
     }
     words.push(global_access(isa, true, 22, 0x40, 4));
+    // The shared slot after the instruction, through R0-R3 (already stored), at 0x90.
+    words.push(shared_access(isa, false, 0, 6));
+    words.push(global_access(isa, true, 0, 0x90, 6));
     if isa == Isa::Sm86 {
         // UR0-UR15 after the instruction, through R0-R15 (already stored), at 0x50.
         for register in 0..16 {
@@ -318,6 +344,9 @@ fn random_instance(rng: &mut Rng, isa: Isa, encoding: &Encoding) -> u128 {
     if matches!(encoding.opcode, "LDG" | "STG" | "LD" | "ST" | "RED" | "ATOM" | "ATOMG") {
         word = global_access_instance(rng, encoding, word);
     }
+    if matches!(encoding.opcode, "LDS" | "STS" | "ATOMS") {
+        word = shared_access_instance(rng, encoding, word);
+    }
     word
 }
 
@@ -346,6 +375,27 @@ fn global_access_instance(rng: &mut Rng, encoding: &Encoding, mut word: u128) ->
     word
 }
 
+/// A shared load, store or atomic of the thread's own 16-byte slot: [R24 + an offset aligned to the size].
+fn shared_access_instance(rng: &mut Rng, encoding: &Encoding, mut word: u128) -> u128 {
+    let mut set = |name: &str, value: u64| {
+        if let Some(field) = encoding.field(name) {
+            word = word & !field.place(u64::MAX) | field.place(value);
+        }
+    };
+    let size = if encoding.field("size").is_some() { rng.below(7) } else { 5 };
+    let bytes = [1, 1, 2, 2, 4, 8, 16][size as usize];
+    set("size", size);
+    set("ra", 24);
+    set("scale", 0);
+    set("offset", rng.below(SHARED_SLOT / bytes) * bytes);
+    let registers = (bytes / 4).max(1);
+    let register = rng.below(16 / registers) * registers;
+    for data in ["rd", "rs", "rb"] {
+        set(data, register);
+    }
+    word
+}
+
 /// The instance as nvdisasm writes it.
 fn text(isa: Isa, word: u128) -> String {
     match isa {
@@ -362,8 +412,9 @@ fn text(isa: Isa, word: u128) -> String {
 
 /// The opcodes under test: the arithmetic, comparison, logic and conversion families, without the
 /// approximations and the instructions that read the machine (clocks, ids); global and generic loads, stores and
-/// atomics (of the thread's own record), QSPC, and the fences and hints (which must change nothing); and the warp exchanges whose results land in registers (SHFL, VOTE, VOTEU, MATCH, REDUX:
-/// every warp of the launch is whole, its lanes in step).
+/// atomics (of the thread's own record) and shared ones (of its own slot); QSPC; the fences and hints (which must
+/// change nothing); and the warp exchanges whose results land in registers (SHFL, VOTE, VOTEU, MATCH, REDUX,
+/// R2UR: every warp of the launch is whole, its lanes in step).
 pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
     let families = ["fp32", "fp64", "fp16", "integer", "compare", "logic", "convert", "uniform"];
     let excluded = ["MUFU", "RRO", "S2R", "CS2R", "B2R", "R2B", "P2R", "R2P", "NOP"];
@@ -375,7 +426,7 @@ pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
             (families.contains(&family) && !excluded.contains(&e.opcode))
                 || matches!(
                     e.opcode,
-                    "LDG" | "STG" | "LD" | "ST" | "RED" | "ATOM" | "ATOMG" | "QSPC"
+                    "LDG" | "STG" | "LD" | "ST" | "RED" | "ATOM" | "ATOMG" | "QSPC" | "LDS" | "STS" | "ATOMS"
                         | "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX" | "R2UR"
                         // Fences and hints: nothing may change.
                         | "MEMBAR" | "ERRBAR" | "CCTL" | "DEPBAR" | "NANOSLEEP" | "LDGDEPBAR"
@@ -466,7 +517,7 @@ pub fn run(
                 isa,
                 code: program(isa, &[tested], &std::array::from_fn(|_| rng.value())),
                 constants: Vec::new(),
-                shared_bytes: 0,
+                shared_bytes: (u64::from(BLOCK) * SHARED_SLOT) as u32,
             };
             let tally = outcome.tallies.entry(opcode).or_default();
             let expected = match interpret(&run, &kernel, &input) {
