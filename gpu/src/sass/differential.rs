@@ -342,17 +342,18 @@ fn random_instance(rng: &mut Rng, isa: Isa, encoding: &Encoding) -> u128 {
         word |= field.place(value);
     }
     if matches!(encoding.opcode, "LDG" | "STG" | "LD" | "ST" | "RED" | "ATOM" | "ATOMG") {
-        word = global_access_instance(rng, encoding, word);
+        word = memory_instance(rng, encoding, word, false);
     }
     if matches!(encoding.opcode, "LDS" | "STS" | "ATOMS") {
-        word = shared_access_instance(rng, encoding, word);
+        word = memory_instance(rng, encoding, word, true);
     }
     word
 }
 
-/// A global load or store of the thread's own input record: [R20.64 + an offset aligned to the size], the data
-/// registers aligned to it too; the other fields stay random (a form a side lacks is skipped).
-fn global_access_instance(rng: &mut Rng, encoding: &Encoding, mut word: u128) -> u128 {
+/// A load, store or atomic of the thread's own memory: global ones of its input record ([R20.64 + an offset]
+/// within 0x44 bytes), shared ones of its 16-byte slot ([R24 + an offset]); offsets and data registers aligned to
+/// the size; the other fields stay random (a form a side lacks is skipped).
+fn memory_instance(rng: &mut Rng, encoding: &Encoding, mut word: u128, shared: bool) -> u128 {
     let mut set = |name: &str, value: u64| {
         if let Some(field) = encoding.field(name) {
             word = word & !field.place(u64::MAX) | field.place(value);
@@ -361,33 +362,19 @@ fn global_access_instance(rng: &mut Rng, encoding: &Encoding, mut word: u128) ->
     let size = if encoding.field("size").is_some() { rng.below(7) } else { 5 };
     let bytes = [1, 1, 2, 2, 4, 8, 16][size as usize];
     set("size", size);
-    // Atomics: the uniform register left out (its value is the program's, not an address).
-    set("no_ur", 1);
-    set("ra", 20);
-    set("e", 1);
-    set("a64", 1);
-    set("offset", rng.below(0x44 / bytes) * bytes);
-    let registers = (bytes / 4).max(1);
-    let register = rng.below(16 / registers) * registers;
-    for data in ["rd", "rs", "rb"] {
-        set(data, register);
-    }
-    word
-}
-
-/// A shared load, store or atomic of the thread's own 16-byte slot: [R24 + an offset aligned to the size].
-fn shared_access_instance(rng: &mut Rng, encoding: &Encoding, mut word: u128) -> u128 {
-    let mut set = |name: &str, value: u64| {
-        if let Some(field) = encoding.field(name) {
-            word = word & !field.place(u64::MAX) | field.place(value);
-        }
+    let span = if shared {
+        set("ra", 24);
+        set("scale", 0);
+        SHARED_SLOT
+    } else {
+        set("ra", 20);
+        set("e", 1);
+        set("a64", 1);
+        // Atomics: the uniform register left out (its value is the program's, not an address).
+        set("no_ur", 1);
+        0x44
     };
-    let size = if encoding.field("size").is_some() { rng.below(7) } else { 5 };
-    let bytes = [1, 1, 2, 2, 4, 8, 16][size as usize];
-    set("size", size);
-    set("ra", 24);
-    set("scale", 0);
-    set("offset", rng.below(SHARED_SLOT / bytes) * bytes);
+    set("offset", rng.below(span / bytes) * bytes);
     let registers = (bytes / 4).max(1);
     let register = rng.below(16 / registers) * registers;
     for data in ["rd", "rs", "rb"] {

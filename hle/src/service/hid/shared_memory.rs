@@ -146,17 +146,7 @@ impl SharedMemoryWriter {
         }
         self.sampling_number += samples;
         for &(id, style) in connected {
-            let lifo = id.base() + if style == STYLE_HANDHELD { HANDHELD_LIFO } else { FULL_KEY_LIFO };
-            let mut header = [0u8; LIFO_HEADER];
-            memory.read(lifo, &mut header);
-            let word = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("eight bytes"));
-            let (tail, count) = (word(16), word(24));
-            // The first sample goes to entry 0, each later one to the next.
-            let tail = if count == 0 { (samples - 1) % LIFO_ENTRIES } else { (tail + samples) % LIFO_ENTRIES };
-            header[8..16].copy_from_slice(&LIFO_ENTRIES.to_le_bytes());
-            header[16..24].copy_from_slice(&tail.to_le_bytes());
-            header[24..].copy_from_slice(&count.saturating_add(samples).min(LIFO_ENTRIES - 1).to_le_bytes());
-            memory.write(lifo, &header);
+            advance_lifo(memory, lifo(id, style), samples);
         }
     }
 
@@ -165,12 +155,8 @@ impl SharedMemoryWriter {
         self.sampling_number += 1;
         let number = self.sampling_number;
         for &(id, style) in connected {
-            let lifo = id.base() + if style == STYLE_HANDHELD { HANDHELD_LIFO } else { FULL_KEY_LIFO };
-            let mut header = [0u8; LIFO_HEADER];
-            memory.read(lifo, &mut header);
-            let word = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("eight bytes"));
-            let (tail, count) = (word(16), word(24));
-            let tail = if count == 0 { 0 } else { (tail + 1) % LIFO_ENTRIES };
+            let lifo = lifo(id, style);
+            let tail = advance_lifo(memory, lifo, 1);
             let mut entry = [0u8; LIFO_ENTRY];
             entry[..8].copy_from_slice(&number.to_le_bytes());
             entry[8..16].copy_from_slice(&number.to_le_bytes());
@@ -182,12 +168,28 @@ impl SharedMemoryWriter {
             }
             entry[40..44].copy_from_slice(&ATTRIBUTES_CONNECTED.to_le_bytes());
             memory.write(lifo + LIFO_HEADER + tail as usize * LIFO_ENTRY, &entry);
-            header[8..16].copy_from_slice(&LIFO_ENTRIES.to_le_bytes());
-            header[16..24].copy_from_slice(&tail.to_le_bytes());
-            header[24..].copy_from_slice(&(count + 1).min(LIFO_ENTRIES - 1).to_le_bytes());
-            memory.write(lifo, &header);
         }
     }
+}
+
+/// Where the lifo of an npad's style lies.
+fn lifo(id: NpadId, style: u32) -> usize {
+    id.base() + if style == STYLE_HANDHELD { HANDHELD_LIFO } else { FULL_KEY_LIFO }
+}
+
+/// Moves a lifo's header on by `samples` (at least one) samples: the first goes to entry 0, each later one to the
+/// next, and the count stops one short of the entries. The entry the last one goes to.
+fn advance_lifo(memory: &ServiceSharedMemory, lifo: usize, samples: u64) -> u64 {
+    let mut header = [0u8; LIFO_HEADER];
+    memory.read(lifo, &mut header);
+    let word = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("eight bytes"));
+    let (tail, count) = (word(16), word(24));
+    let tail = if count == 0 { (samples - 1) % LIFO_ENTRIES } else { (tail + samples) % LIFO_ENTRIES };
+    header[8..16].copy_from_slice(&LIFO_ENTRIES.to_le_bytes());
+    header[16..24].copy_from_slice(&tail.to_le_bytes());
+    header[24..].copy_from_slice(&count.saturating_add(samples).min(LIFO_ENTRIES - 1).to_le_bytes());
+    memory.write(lifo, &header);
+    tail
 }
 
 /// The stick pseudo-buttons (`HidNpadButton_StickLLeft` at bit 16 ...): a stick past half way in a direction
