@@ -35,10 +35,7 @@ impl Lower<'_> {
         if missing {
             // No memory there (the hardware would fault the access): loads give zeros, stores go nowhere.
             if load {
-                let zero = self.const32(0);
-                for i in 0..[1, 1, 1, 1, 1, 2, 4][size.min(6) as usize] {
-                    self.set_reg(register + i, zero);
-                }
+                self.zero_registers(register, size);
             }
             return;
         }
@@ -499,6 +496,14 @@ impl Lower<'_> {
         let zero = self.const32(0);
         let result = self.select(any, result, zero);
         self.set_ureg(v.get("urd"), result);
+    }
+
+    /// Zeros in the registers a load of `size` (the memory instructions' size field) writes from `register`.
+    pub(super) fn zero_registers(&mut self, register: u64, size: u64) {
+        let zero = self.const32(0);
+        for i in 0..[1, 1, 1, 1, 1, 2, 4][size.min(6) as usize] {
+            self.set_reg(register + i, zero);
+        }
     }
 
     pub(super) fn const32(&mut self, value: u32) -> Value {

@@ -85,6 +85,18 @@ impl DerefMut for Maxwell<'_, '_, '_> {
     }
 }
 
+/// A global address: ra (a register pair with .E) plus the signed offset.
+fn global_address(l: &mut Lower, v: &View) -> Value {
+    let base = if v.flag("e") {
+        l.reg64(v.get("ra"))
+    } else {
+        let base = l.reg(v.get("ra"));
+        l.un(UnOp::ExtendU, base)
+    };
+    let offset = l.const64(v.signed("offset") as u64);
+    l.bin(BinOp::Add, base, offset)
+}
+
 /// The name of the entry block (in front of the code: no guest offset is this large).
 const ENTRY_BLOCK: u32 = POP_BLOCK - 1;
 
@@ -362,16 +374,7 @@ impl Maxwell<'_, '_, '_> {
             if !matches!((op, ty), (0..=8, 0 | 1) | (0, 3)) {
                 return self.unimplemented(v, "an atomic other than a 32-bit integer operation or FP32 add");
             }
-            let address = |l: &mut Lower| {
-                let base = if v.flag("e") {
-                    l.reg64(v.get("ra"))
-                } else {
-                    let base = l.reg(v.get("ra"));
-                    l.un(UnOp::ExtendU, base)
-                };
-                let offset = l.const64(v.signed("offset") as u64);
-                l.bin(BinOp::Add, base, offset)
-            };
+            let address = |l: &mut Lower| global_address(l, v);
             let (operand, result) =
                 if opcode == "RED" { (v.get("rs"), None) } else { (v.get("rb"), Some(v.get("rd"))) };
             let terminator =
@@ -1331,14 +1334,7 @@ impl Maxwell<'_, '_, '_> {
             _ => Space::Local,
         };
         let address = if space == Space::Global {
-            let base = if v.flag("e") {
-                self.reg64(v.get("ra"))
-            } else {
-                let base = self.reg(v.get("ra"));
-                self.un(UnOp::ExtendU, base)
-            };
-            let offset = self.const64(v.signed("offset") as u64);
-            self.bin(BinOp::Add, base, offset)
+            global_address(self.l, v)
         } else {
             let base = self.reg(v.get("ra"));
             let offset = self.const32(v.signed("offset") as u32);

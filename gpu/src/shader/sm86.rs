@@ -1209,16 +1209,10 @@ impl Lower<'_> {
         let predicate = 7 ^ v.get("ps_xor7");
         if load && (predicate != 7 || v.flag("ps_not")) {
             // LDG with a predicate operand: where it is false nothing is read and the registers get zeros.
-            let zero = self.const32(0);
-            for i in 0..[1, 1, 1, 1, 1, 2, 4][size as usize] {
-                self.set_reg(register + i, zero);
-            }
+            self.zero_registers(register, size);
             let p = self.pred(predicate);
             let enabled = if v.flag("ps_not") { self.un(UnOp::LogicalNot, p) } else { p };
-            self.stmts.push(Vec::new());
-            self.access_by_opcode(v, address, size, load, register);
-            let body = self.stmts.pop().expect("pushed above");
-            self.stmts.last_mut().expect("inside a block").push(Stmt::If(enabled, body));
+            self.guarded(Some(enabled), |l| l.access_by_opcode(v, address, size, load, register));
         } else {
             self.access_by_opcode(v, address, size, load, register);
         }
