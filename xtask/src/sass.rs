@@ -193,6 +193,7 @@ fn generate(tools: &Tools, kernels: &Path, out: &Path) -> anyhow::Result<()> {
             std::fs::write(folder.join(format!("{name}.sass")), listing)?;
         }
     }
+    hand_built_words(tools, kernels, out)?;
     let mut versions = String::new();
     let clang = PathBuf::from("clang");
     for (label, program) in [
@@ -206,6 +207,48 @@ fn generate(tools: &Tools, kernels: &Path, out: &Path) -> anyhow::Result<()> {
         versions.push_str(&format!("{label}: {}\n", version.trim()));
     }
     std::fs::write(out.join("tools.txt"), versions)?;
+    Ok(())
+}
+
+/// The scheduling word of every hand-built bundle: one ptxas writes (nvdisasm refuses control instructions after
+/// an all-zero one).
+const HAND_BUILT_SCHEDULING: u64 = 0x001f_8000_fc00_07e0;
+
+/// `kernels/NAME.sm53.words` (instruction words no ptxas output holds, one hex word a line, `#` comments) into
+/// `sm53/NAME.bin`, three to a bundle, and nvdisasm's `sm53/NAME.sass` of it.
+fn hand_built_words(tools: &Tools, kernels: &Path, out: &Path) -> anyhow::Result<()> {
+    let mut sources: Vec<PathBuf> =
+        std::fs::read_dir(kernels)?.map(|entry| entry.map(|e| e.path())).collect::<Result<_, _>>()?;
+    sources.retain(|p| p.to_string_lossy().ends_with(".sm53.words"));
+    sources.sort();
+    let folder = out.join("sm53");
+    for source in &sources {
+        let text = std::fs::read_to_string(source)?;
+        let words = text
+            .lines()
+            .map(|line| line.split('#').next().unwrap_or("").trim())
+            .filter(|word| !word.is_empty())
+            .map(|word| u64::from_str_radix(word.trim_start_matches("0x"), 16))
+            .collect::<Result<Vec<u64>, _>>()
+            .with_context(|| format!("reading {}", source.display()))?;
+        if words.len() % 3 != 0 {
+            bail!("{}: {} words do not fill bundles of three", source.display(), words.len());
+        }
+        let mut code = Vec::new();
+        for bundle in words.chunks(3) {
+            code.extend_from_slice(&HAND_BUILT_SCHEDULING.to_le_bytes());
+            for word in bundle {
+                code.extend_from_slice(&word.to_le_bytes());
+            }
+        }
+        let file_name = source.file_name().and_then(|n| n.to_str()).context("words file name")?;
+        let name = file_name.trim_end_matches(".sm53.words");
+        std::fs::write(folder.join(format!("{name}.bin")), code)?;
+        let listing = util::output(
+            Command::new(&tools.nvdisasm_sm5x).current_dir(&folder).args(["-b", "SM53", "-hex"]).arg(format!("{name}.bin")),
+        )?;
+        std::fs::write(folder.join(format!("{name}.sass")), listing)?;
+    }
     Ok(())
 }
 

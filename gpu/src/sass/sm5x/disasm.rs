@@ -120,7 +120,7 @@ fn body(v: &View) -> String {
         "BRA" => bra(v),
         "BRX" => brx(v),
         "CAL" | "SSY" | "PBK" => relative_target(v),
-        "SYNC" | "BRK" | "RET" | "EXIT" => flow(v),
+        "SYNC" | "BRK" | "RET" | "EXIT" | "KIL" => flow(v),
         "BPT" => bpt(v),
         "NOP" => nop(v),
         "DEPBAR" => depbar(v),
@@ -128,6 +128,8 @@ fn body(v: &View) -> String {
         "B2R" => b2r(v),
         "VOTE" => vote(v),
         "SHFL" => shfl(v),
+        "ALD" | "AST" => attribute(v),
+        "IPA" => ipa(v),
         opcode => (format!("?{opcode}"), Vec::new()),
     };
     if operands.is_empty() { mnemonic } else { format!("{mnemonic} {}", operands.join(", ")) }
@@ -1177,6 +1179,62 @@ fn surface(v: &View) -> Parts {
     } else {
         vec![address, reg(v.get("rs"), 255), surface]
     };
+    (m, operands)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Graphics stages.
+
+/// `a[0xADDR]`, or `a[Ra]` for a physical (indexed) address.
+fn attribute_operand(v: &View, physical: bool) -> String {
+    if physical { format!("a[{}]", reg(v.get("ra"), 255)) } else { format!("a[{}]", hex(v.get("address") as i64)) }
+}
+
+/// ALD and AST: `ALD[.O][.P][.PHYS][.64|.96|.128] Rd, a[...][, Rb]`, `AST[.P]... a[...], Rs[, Rb]` (AST's bit 32
+/// prints nothing).
+fn attribute(v: &View) -> Parts {
+    const SIZE: &[&str] = &["", ".64", ".96", ".128"];
+    let load = v.encoding.opcode == "ALD";
+    let physical = v.get("ra") != 255;
+    let m = format!(
+        "{}{}{}{}{}",
+        v.encoding.opcode,
+        if load { v.suffix("output", ".O") } else { "" },
+        v.suffix("patch", ".P"),
+        if physical { ".PHYS" } else { "" },
+        v.choice("size", SIZE)
+    );
+    let mut operands = if load {
+        vec![reg(v.get("rd"), 255), attribute_operand(v, physical)]
+    } else {
+        vec![attribute_operand(v, physical), reg(v.get("rs"), 255)]
+    };
+    if v.get("rb") != 255 {
+        operands.push(reg(v.get("rb"), 255));
+    }
+    (m, operands)
+}
+
+/// `IPA[.IDX][.PASS|.CONSTANT|.SC][.CENTROID|.OFFSET][.SAT] Rd, a[...], Rb[, Rc][, Pp]`: the multiply mode has no
+/// suffix; the predicate operand shows unless it is PT (always in the indexed form).
+fn ipa(v: &View) -> Parts {
+    const MODE: &[&str] = &[".PASS", "", ".CONSTANT", ".SC"];
+    const SAMPLE: &[&str] = &["", ".CENTROID", ".OFFSET", ".???3"];
+    let indexed = v.flag("idx");
+    let m = format!(
+        "IPA{}{}{}{}",
+        if indexed { ".IDX" } else { "" },
+        v.choice("mode", MODE),
+        v.choice("sample", SAMPLE),
+        v.suffix("sat", ".SAT")
+    );
+    let mut operands = vec![reg(v.get("rd"), 255), attribute_operand(v, indexed), reg(v.get("rb"), 255)];
+    if v.get("rc") != 255 {
+        operands.push(reg(v.get("rc"), 255));
+    }
+    if indexed || v.get("ps") != 7 || v.flag("ps_not") {
+        operands.push(pred(v.get("ps"), v.flag("ps_not")));
+    }
     (m, operands)
 }
 
