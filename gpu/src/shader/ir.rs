@@ -176,6 +176,10 @@ pub enum Space {
     Shared,
     /// Byte offsets into the thread's local memory.
     Local,
+    /// Byte addresses of a graphics stage's input attributes (ALD, IPA: generics, position, vertex id...).
+    Attribute,
+    /// Byte addresses of a graphics stage's outputs (AST, ALD.O).
+    Output,
 }
 
 /// Special registers.
@@ -270,6 +274,9 @@ pub enum Op {
     /// The result of the thread's last barrier reduction (what B2R.RESULT reads).
     GetBarrierResult,
     SetBarrierResult(Value),
+    /// KIL: the fragment invocation becomes a helper (its outputs are dropped; it runs on, so that derivatives
+    /// stay valid: Maxwell's discard).
+    Demote,
 }
 
 impl Op {
@@ -296,7 +303,8 @@ impl Op {
             | Op::Store { .. }
             | Op::StoreSub { .. }
             | Op::WarpPublish(_)
-            | Op::SetBarrierResult(_) => {
+            | Op::SetBarrierResult(_)
+            | Op::Demote => {
                 return None;
             }
             Op::Binary(MulHiU | MulHiS, _, _) => Type::U32,

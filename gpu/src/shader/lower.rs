@@ -30,7 +30,7 @@ impl Lower<'_> {
         let missing = match space {
             Space::Shared => self.program.shared_bytes == 0,
             Space::Local => self.program.local_bytes == 0,
-            Space::Global => false,
+            Space::Global | Space::Attribute | Space::Output => false,
         };
         if missing {
             // No memory there (the hardware would fault the access): loads give zeros, stores go nowhere.

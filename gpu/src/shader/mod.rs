@@ -10,7 +10,10 @@ pub mod ir;
 mod lower;
 mod sm5x;
 mod sm86;
+pub mod sph;
 mod spirv;
+
+pub use spirv::{FragmentInterface, OutputKind, Stage, VertexInterface};
 
 use crate::sass::cubin::KernelImage;
 use crate::sass::{DecodeError, Isa};
@@ -147,6 +150,40 @@ pub fn translate_compute(
     };
     let constant_banks = program.constant_banks.clone();
     Ok(Translation { spirv: spirv::emit_compute(&program, block, global), constant_banks })
+}
+
+/// Translates a vertex or pixel program (`kernel.code`: the instructions after its header) for `stage`, with
+/// `local_bytes` of local memory a thread.
+pub fn translate_graphics(
+    kernel: &KernelImage,
+    stage: Stage,
+    local_bytes: u32,
+    global: &GlobalMemory,
+) -> Result<Translation, TranslateError> {
+    let program = match kernel.isa {
+        Isa::Sm86 => sm86::lower(kernel, local_bytes)?,
+        Isa::Sm5x => sm5x::lower(kernel, local_bytes)?,
+    };
+    let compute_only = |op: &ir::Op| {
+        matches!(
+            op,
+            ir::Op::WarpPublish(_)
+                | ir::Op::BlockReduce(_)
+                | ir::Op::Special(ir::Special::ThreadId(_) | ir::Special::CtaId(_) | ir::Special::LaneId)
+        )
+    };
+    if program.blocks.iter().any(|block| matches!(block.terminator, ir::Terminator::Barrier(_)))
+        || spirv::any_op(&program, &compute_only)
+    {
+        return Err(TranslateError::Unimplemented {
+            isa: kernel.isa,
+            what: "barriers, warp exchanges or thread and block ids in a graphics stage".into(),
+            kernel: kernel.name.clone(),
+            offset: 0,
+        });
+    }
+    let constant_banks = program.constant_banks.clone();
+    Ok(Translation { spirv: spirv::emit(&program, &stage, global), constant_banks })
 }
 
 #[cfg(test)]

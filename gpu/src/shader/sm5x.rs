@@ -960,6 +960,14 @@ impl Maxwell<'_, '_, '_> {
                 self.set_reg(v.get("rd"), value);
             }
             "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory(v)?,
+            "ALD" | "AST" => self.attribute_access(v)?,
+            "IPA" => self.interpolate(v)?,
+            "KIL" => {
+                if v.get("cc_test") != 15 {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                self.op(Op::Demote);
+            }
             "LDC" => {
                 if v.get("mode") != 0 || !matches!(v.get("size"), 4 | 5) {
                     return self.unimplemented(v, Self::text(v));
@@ -1318,6 +1326,49 @@ impl Maxwell<'_, '_, '_> {
         let whole = self.cmp(Cmp::GeU, length, thirty_two);
         let field = self.select(whole, moved, down);
         self.select(empty, zero, field)
+    }
+
+    /// ALD and AST: 1-4 words between registers from rd (rs) and the attribute space at the immediate address
+    /// (ALD.O reads the stage's own outputs). Per-patch and indexed addresses, and other vertices than the
+    /// stage's own (rb), belong to the tessellation and geometry stages.
+    fn attribute_access(&mut self, v: &View) -> Result {
+        if v.flag("patch") || v.get("ra") != 255 || v.get("rb") != 255 {
+            return self.unimplemented(v, Self::text(v));
+        }
+        let load = v.encoding.opcode == "ALD";
+        let space = if load && !v.flag("output") { Space::Attribute } else { Space::Output };
+        let register = if load { v.get("rd") } else { v.get("rs") };
+        for k in 0..=v.get("size") {
+            let address = self.const32(v.get("address") as u32 + 4 * k as u32);
+            if load {
+                let value = self.op(Op::Load { space, address });
+                self.set_reg(register + k, value);
+            } else {
+                let value = self.reg(register + k);
+                self.op(Op::Store { space, address, value });
+            }
+        }
+        Ok(())
+    }
+
+    /// IPA: the attribute as the pixel's interpolation gives it (see `spirv::graphics`), times rb in the multiply
+    /// mode, clamped with .SAT. Sample positions, indexed addresses and the SC mode are not translated.
+    fn interpolate(&mut self, v: &View) -> Result {
+        if v.flag("idx") || v.get("sample") != 0 || v.get("mode") == 3 || v.get("ps") != 7 || v.flag("ps_not") {
+            return self.unimplemented(v, Self::text(v));
+        }
+        let address = self.const32(v.get("address") as u32);
+        let mut value = self.op(Op::Load { space: Space::Attribute, address });
+        if v.get("mode") == 1 {
+            let multiplier = self.reg(v.get("rb"));
+            let product = self.op(Op::FArith(FArith::Mul, Round::NearestEven, [value, multiplier, multiplier]));
+            value = self.finish_float(product, false, false);
+        }
+        if v.flag("sat") {
+            value = self.finish_float(value, false, true);
+        }
+        self.set_reg(v.get("rd"), value);
+        Ok(())
     }
 
     fn memory(&mut self, v: &View) -> Result {

@@ -96,6 +96,12 @@ pub struct Features {
     pub max_storage_buffers: u32,
     /// Bytes one storage-buffer binding may span (addresses reach past it).
     pub max_storage_buffer_range: u32,
+
+    /// The queue draws too (a graphics queue) and the device has dynamic rendering (Vulkan 1.3): what
+    /// `ComputeDevice::draw` needs.
+    pub draws: bool,
+    /// Fragment shaders may demote an invocation to a helper (KIL: `shaderDemoteToHelperInvocation`).
+    pub demote_to_helper: bool,
 }
 
 impl Features {
@@ -415,13 +421,23 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
 
     let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
     let mut control = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
     let mut query = vk::PhysicalDeviceFeatures2::default().push_next(&mut v11).push_next(&mut v12);
-    if size_control {
+    // Vulkan 1.3 has subgroup size control among its own features (the extension's structure may not be chained
+    // beside them).
+    let vulkan_1_3 = properties.api_version >= vk::API_VERSION_1_3;
+    if vulkan_1_3 {
+        query = query.push_next(&mut v13);
+    } else if size_control {
         query = query.push_next(&mut control);
     }
     unsafe { instance.get_physical_device_features2(physical, &mut query) };
     let base = query.features;
+    if vulkan_1_3 {
+        control.subgroup_size_control = v13.subgroup_size_control;
+        control.compute_full_subgroups = v13.compute_full_subgroups;
+    }
 
     let mut v11_properties = vk::PhysicalDeviceVulkan11Properties::default();
     let mut v12_properties = vk::PhysicalDeviceVulkan12Properties::default();
@@ -440,9 +456,13 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         return Err(format!("{name}: no shaderInt64"));
     }
     let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
-    let queue_family = families
-        .iter()
-        .position(|family| family.queue_flags.contains(vk::QueueFlags::COMPUTE) && family.queue_count > 0)
+    // A family that draws as well where there is one.
+    let usable = |family: &&vk::QueueFamilyProperties, flags: vk::QueueFlags| {
+        family.queue_flags.contains(flags) && family.queue_count > 0
+    };
+    let graphics = families.iter().position(|family| usable(&family, vk::QueueFlags::COMPUTE | vk::QueueFlags::GRAPHICS));
+    let queue_family = graphics
+        .or_else(|| families.iter().position(|family| usable(&family, vk::QueueFlags::COMPUTE)))
         .ok_or_else(|| format!("{name}: no compute queue"))? as u32;
 
     let on = |flag: vk::Bool32| flag != vk::FALSE;
@@ -519,6 +539,8 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         max_shared_memory: limits.max_compute_shared_memory_size,
         max_storage_buffers: limits.max_per_stage_descriptor_storage_buffers,
         max_storage_buffer_range: limits.max_storage_buffer_range,
+        draws: graphics.is_some() && vulkan_1_3 && on(v13.dynamic_rendering),
+        demote_to_helper: vulkan_1_3 && on(v13.shader_demote_to_helper_invocation),
     };
     Ok(Candidate { physical, name, queue_family, size_control_extension, size_control, features })
 }
@@ -545,8 +567,15 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
     let mut control = vk::PhysicalDeviceSubgroupSizeControlFeatures::default()
         .subgroup_size_control(f.subgroup_size_control)
         .compute_full_subgroups(f.compute_full_subgroups);
+    let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
+        .subgroup_size_control(f.subgroup_size_control)
+        .compute_full_subgroups(f.compute_full_subgroups)
+        .dynamic_rendering(f.draws)
+        .shader_demote_to_helper_invocation(f.demote_to_helper);
     let mut features = vk::PhysicalDeviceFeatures2::default().features(base).push_next(&mut v11).push_next(&mut v12);
-    if candidate.size_control {
+    if f.api_version >= (1, 3, 0) {
+        features = features.push_next(&mut v13);
+    } else if candidate.size_control {
         features = features.push_next(&mut control);
     }
     let extensions =

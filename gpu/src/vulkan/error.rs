@@ -9,6 +9,11 @@ pub enum VulkanError {
     #[error("the Vulkan device cannot clear and copy images of format {0}")]
     UnsupportedFormat(String),
     #[error(
+        "the Vulkan device {0} cannot draw (it needs a graphics queue and Vulkan 1.3's dynamic rendering): pick another \
+         with TANDEM_VULKAN_DEVICE, or update its driver"
+    )]
+    NoDraws(String),
+    #[error(
         "no Vulkan loader found ({0}): install libvulkan1 and a driver: mesa-vulkan-drivers (lavapipe) or a GPU driver"
     )]
     NoLoader(String),

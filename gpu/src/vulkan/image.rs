@@ -22,10 +22,16 @@ enum Clear {
 }
 
 /// The objects of one call, destroyed in reverse order however it ends; null handles are skipped.
-struct ImageObjects<'a> {
-    device: &'a ComputeDevice,
+pub(super) struct ImageObjects<'a> {
+    pub device: &'a ComputeDevice,
     images: Vec<vk::Image>,
     allocations: Vec<Allocation>,
+    pub views: Vec<vk::ImageView>,
+    pub modules: Vec<vk::ShaderModule>,
+    pub set_layouts: Vec<vk::DescriptorSetLayout>,
+    pub pipeline_layout: vk::PipelineLayout,
+    pub pipeline: vk::Pipeline,
+    pub descriptor_pool: vk::DescriptorPool,
     command_buffer: vk::CommandBuffer,
     pool: vk::CommandPool,
     fence: vk::Fence,
@@ -42,6 +48,18 @@ impl Drop for ImageObjects<'_> {
             if self.command_buffer != vk::CommandBuffer::null() {
                 device.free_command_buffers(self.pool, &[self.command_buffer]);
             }
+            device.destroy_descriptor_pool(self.descriptor_pool, None);
+            device.destroy_pipeline(self.pipeline, None);
+            device.destroy_pipeline_layout(self.pipeline_layout, None);
+            for &layout in self.set_layouts.iter().rev() {
+                device.destroy_descriptor_set_layout(layout, None);
+            }
+            for &module in self.modules.iter().rev() {
+                device.destroy_shader_module(module, None);
+            }
+            for &view in self.views.iter().rev() {
+                device.destroy_image_view(view, None);
+            }
             for &image in self.images.iter().rev() {
                 device.destroy_image(image, None);
             }
@@ -55,7 +73,7 @@ impl Drop for ImageObjects<'_> {
 }
 
 /// A barrier moving a whole single-level image from one layout to the next.
-fn transition<'a>(
+pub(super) fn transition<'a>(
     image: vk::Image,
     aspect: vk::ImageAspectFlags,
     from: (vk::ImageLayout, vk::AccessFlags),
@@ -72,19 +90,31 @@ fn transition<'a>(
         .subresource_range(vk::ImageSubresourceRange::default().aspect_mask(aspect).level_count(1).layer_count(1))
 }
 
-const UNDEFINED: (vk::ImageLayout, vk::AccessFlags) = (vk::ImageLayout::UNDEFINED, vk::AccessFlags::empty());
-const WRITING: (vk::ImageLayout, vk::AccessFlags) =
+pub(super) const UNDEFINED: (vk::ImageLayout, vk::AccessFlags) =
+    (vk::ImageLayout::UNDEFINED, vk::AccessFlags::empty());
+pub(super) const WRITING: (vk::ImageLayout, vk::AccessFlags) =
     (vk::ImageLayout::TRANSFER_DST_OPTIMAL, vk::AccessFlags::TRANSFER_WRITE);
-const READING: (vk::ImageLayout, vk::AccessFlags) =
+pub(super) const READING: (vk::ImageLayout, vk::AccessFlags) =
     (vk::ImageLayout::TRANSFER_SRC_OPTIMAL, vk::AccessFlags::TRANSFER_READ);
 
-fn layers(aspect: vk::ImageAspectFlags) -> vk::ImageSubresourceLayers {
+pub(super) fn layers(aspect: vk::ImageAspectFlags) -> vk::ImageSubresourceLayers {
     vk::ImageSubresourceLayers::default().aspect_mask(aspect).layer_count(1)
 }
 
 impl ImageObjects<'_> {
     /// A new `width` x `height` image of `format` in device memory, for transfers (and blits).
     fn image(&mut self, format: vk::Format, width: u32, height: u32) -> Result<vk::Image, VulkanError> {
+        self.image_for(format, width, height, vk::ImageUsageFlags::empty())
+    }
+
+    /// The same, for transfers and `usage`.
+    pub fn image_for(
+        &mut self,
+        format: vk::Format,
+        width: u32,
+        height: u32,
+        usage: vk::ImageUsageFlags,
+    ) -> Result<vk::Image, VulkanError> {
         let shared = &self.device.shared;
         let device = &shared.device;
         let info = vk::ImageCreateInfo::default()
@@ -95,7 +125,7 @@ impl ImageObjects<'_> {
             .array_layers(1)
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC)
+            .usage(vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC | usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
         // SAFETY: a valid create info; the image is destroyed by `self` after the work.
@@ -123,7 +153,7 @@ impl ImageObjects<'_> {
     }
 
     /// Records commands with `record`, submits them, and waits.
-    fn run(
+    pub fn run(
         mut self,
         queue: &mut super::device::Queue,
         record: impl FnOnce(&ash::Device, vk::CommandBuffer),
@@ -190,11 +220,17 @@ impl ComputeDevice {
         self.format_features(format).contains(wanted)
     }
 
-    fn objects(&self, pool: vk::CommandPool) -> ImageObjects<'_> {
+    pub(super) fn objects(&self, pool: vk::CommandPool) -> ImageObjects<'_> {
         ImageObjects {
             device: self,
             images: Vec::new(),
             allocations: Vec::new(),
+            views: Vec::new(),
+            modules: Vec::new(),
+            set_layouts: Vec::new(),
+            pipeline_layout: vk::PipelineLayout::null(),
+            pipeline: vk::Pipeline::null(),
+            descriptor_pool: vk::DescriptorPool::null(),
             command_buffer: vk::CommandBuffer::null(),
             pool,
             fence: vk::Fence::null(),
@@ -366,7 +402,7 @@ impl ComputeDevice {
     }
 
     /// The first `size` bytes of `buffer`.
-    fn read_exactly(&self, buffer: &Buffer, size: u64) -> Result<Vec<u8>, VulkanError> {
+    pub(super) fn read_exactly(&self, buffer: &Buffer, size: u64) -> Result<Vec<u8>, VulkanError> {
         let mut bytes = self.read(buffer)?;
         bytes.truncate(size as usize);
         Ok(bytes)

@@ -18,12 +18,14 @@
 
 mod device;
 mod dispatch;
+mod draw;
 mod error;
 mod image;
 mod spirv;
 
 pub use device::{DeviceOptions, DeviceType, Features, SubgroupOperations};
 pub use dispatch::DispatchOptions;
+pub use draw::{Blend, ColorTarget, DrawJob};
 pub use error::VulkanError;
 
 use ash::vk;

@@ -24,6 +24,11 @@
 //! 64-bit physical storage buffer addresses (Vulkan's buffer device address); shared memory is a workgroup
 //! array, local memory a private array of the thread.
 
+mod graphics;
+
+pub use graphics::{FragmentInterface, OutputKind, Stage, VertexInterface};
+use graphics::{ATTRIBUTE_WORDS, StageIo, declare_fragment_io, declare_vertex_io};
+
 use super::ir::{
     BinOp, Block, Cmp, Conv, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp, Value,
 };
@@ -145,10 +150,25 @@ struct Emitter<'p> {
     /// The last barrier reduction's result, and the counters of the reduction loop.
     barrier_result: Word,
     reduce_counters: [Word; 3],
+    /// A graphics stage's interface variables, and its attribute spaces (function arrays of words by byte
+    /// address / 4): what the stage reads (ALD, IPA) and what it writes (AST; ALD.O reads it back).
+    io: Option<StageIo>,
+    attributes: Option<Word>,
+    outputs: Option<Word>,
 }
 
 /// Emits the SPIR-V of a compute shader with this workgroup size.
 pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemory) -> Vec<u32> {
+    emit(program, &Stage::Compute { local_size }, global)
+}
+
+/// Emits the SPIR-V of a shader of `stage`.
+pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory) -> Vec<u32> {
+    let local_size = match stage {
+        Stage::Compute { local_size } => *local_size,
+        _ => [1, 1, 1],
+    };
+    let compute = matches!(stage, Stage::Compute { .. });
     let mut b = Builder::new();
     b.set_version(1, 5);
     for capability in [
@@ -159,6 +179,10 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
         Capability::SignedZeroInfNanPreserve,
     ] {
         b.capability(capability);
+    }
+    if any_op(program, &|op| matches!(op, Op::Demote)) {
+        b.capability(Capability::DemoteToHelperInvocation);
+        b.extension("SPV_EXT_demote_to_helper_invocation");
     }
     b.memory_model(AddressingModel::PhysicalStorageBuffer64, MemoryModel::GLSL450);
     let glsl = b.ext_inst_import("GLSL.std.450");
@@ -193,9 +217,10 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
         b.member_decorate(block, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
         b.member_decorate(block, 0, Decoration::NonWritable, []);
         let pointer = b.type_pointer(None, StorageClass::StorageBuffer, block);
+        let set = if matches!(stage, Stage::Fragment(_)) { 1 } else { 0 };
         for (binding, &bank) in program.constant_banks.iter().enumerate() {
             let variable = b.variable(pointer, None, StorageClass::StorageBuffer, None);
-            b.decorate(variable, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+            b.decorate(variable, Decoration::DescriptorSet, [Operand::LiteralBit32(set)]);
             b.decorate(variable, Decoration::Binding, [Operand::LiteralBit32(binding as u32)]);
             banks.insert(bank, variable);
             interface.push(variable);
@@ -235,9 +260,20 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
         interface.push(variable);
         variable
     });
-    let local_invocation_id = builtin(&mut b, v3u32, BuiltIn::LocalInvocationId, &mut interface);
-    let workgroup_id = builtin(&mut b, v3u32, BuiltIn::WorkgroupId, &mut interface);
-    let local_invocation_index = builtin(&mut b, u32_, BuiltIn::LocalInvocationIndex, &mut interface);
+    let (local_invocation_id, workgroup_id, local_invocation_index) = if compute {
+        (
+            builtin(&mut b, v3u32, BuiltIn::LocalInvocationId, &mut interface),
+            builtin(&mut b, v3u32, BuiltIn::WorkgroupId, &mut interface),
+            builtin(&mut b, u32_, BuiltIn::LocalInvocationIndex, &mut interface),
+        )
+    } else {
+        (0, 0, 0)
+    };
+    let io = match stage {
+        Stage::Compute { .. } => None,
+        Stage::Vertex(vertex) => Some(declare_vertex_io(&mut b, &t, vertex, &mut interface)),
+        Stage::Fragment(fragment) => Some(declare_fragment_io(&mut b, &t, fragment, &mut interface)),
+    };
 
     let function_type = b.type_function(void, []);
     let main = b.begin_function(void, None, FunctionControl::NONE, function_type).expect("no function is open");
@@ -268,6 +304,9 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
         threads,
         barrier_result: 0,
         reduce_counters: [0; 3],
+        io,
+        attributes: None,
+        outputs: None,
     };
     e.declare_variables();
     if let Some(running) = running {
@@ -277,10 +316,19 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
         let paused = e.b.variable(e.t.ptr_function_bool, None, StorageClass::Function, Some(false_));
         e.phases = Some(Phases { running, count, paused });
     }
-    e.body();
+    e.body(stage);
     e.b.end_function().expect("the function is open");
-    e.b.entry_point(ExecutionModel::GLCompute, main, "main", interface);
-    e.b.execution_mode(main, ExecutionMode::LocalSize, local_size);
+    match stage {
+        Stage::Compute { .. } => {
+            e.b.entry_point(ExecutionModel::GLCompute, main, "main", interface);
+            e.b.execution_mode(main, ExecutionMode::LocalSize, local_size);
+        }
+        Stage::Vertex(_) => e.b.entry_point(ExecutionModel::Vertex, main, "main", interface),
+        Stage::Fragment(_) => {
+            e.b.entry_point(ExecutionModel::Fragment, main, "main", interface);
+            e.b.execution_mode(main, ExecutionMode::OriginUpperLeft, []);
+        }
+    }
     // The exact arithmetic needs -0, infinities and NaNs kept: without this a driver may fold x + 0.0 to x
     // (lavapipe does) and 0.0 * x to 0.0.
     for width in [32, 64] {
@@ -290,7 +338,7 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
 }
 
 /// Whether any statement of the program is an op `wanted` picks.
-fn any_op(program: &Program, wanted: &dyn Fn(&Op) -> bool) -> bool {
+pub(super) fn any_op(program: &Program, wanted: &dyn Fn(&Op) -> bool) -> bool {
     fn visit(stmts: &[Stmt], wanted: &dyn Fn(&Op) -> bool) -> bool {
         stmts.iter().any(|stmt| match stmt {
             Stmt::Op(_, op) => wanted(op),
@@ -364,6 +412,14 @@ impl Emitter<'_> {
             let pointer = self.b.type_pointer(None, StorageClass::Function, array);
             self.local = Some(self.b.variable(pointer, None, StorageClass::Function, None));
         }
+        if self.io.is_some() {
+            let length = self.u32_const(ATTRIBUTE_WORDS);
+            let array = self.b.type_array(self.t.u32, length);
+            let pointer = self.b.type_pointer(None, StorageClass::Function, array);
+            let null = self.b.constant_null(array);
+            self.attributes = Some(self.b.variable(pointer, None, StorageClass::Function, Some(null)));
+            self.outputs = Some(self.b.variable(pointer, None, StorageClass::Function, Some(null)));
+        }
         let entry = self.u32_const(self.program.entry);
         self.block_id = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(entry));
         self.done = self.b.variable(self.t.ptr_function_bool, None, StorageClass::Function, Some(false_));
@@ -376,10 +432,23 @@ impl Emitter<'_> {
             std::array::from_fn(|_| self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero)));
     }
 
-    /// The function body: the dispatcher, inside the phase loop when the program has barriers.
-    fn body(&mut self) {
+    /// The function body: the dispatcher, inside the phase loop when the program has barriers; graphics stages
+    /// fill their attribute inputs before it and hand their outputs on after it.
+    fn body(&mut self, stage: &Stage) {
         let Some(phases) = &self.phases else {
-            self.dispatcher();
+            match stage {
+                Stage::Compute { .. } => self.dispatcher(),
+                Stage::Vertex(vertex) => {
+                    self.vertex_prologue(vertex);
+                    self.dispatcher();
+                    self.vertex_epilogue(vertex);
+                }
+                Stage::Fragment(fragment) => {
+                    self.fragment_prologue(fragment);
+                    self.dispatcher();
+                    self.fragment_epilogue(fragment);
+                }
+            }
             self.b.ret().expect("in a block");
             return;
         };
@@ -757,6 +826,10 @@ impl Emitter<'_> {
                 self.b.store(self.barrier_result, value, None, []).expect("in a block");
                 return None;
             }
+            Op::Demote => {
+                self.b.demote_to_helper_invocation().expect("in a block");
+                return None;
+            }
             Op::WarpPresent(lane) => {
                 let lane = v(self, lane);
                 self.warp_lane(lane, false).0
@@ -1116,12 +1189,20 @@ impl Emitter<'_> {
                 let pointer = self.b.convert_u_to_ptr(self.t.ptr_psb_u32, None, address).expect("in a block");
                 (pointer, (Some(MemoryAccess::ALIGNED), vec![Operand::LiteralBit32(4)]))
             }
-            Space::Shared | Space::Local => {
+            Space::Shared | Space::Local | Space::Attribute | Space::Output => {
                 let two = self.u32_const(2);
-                let index = self.b.shift_right_logical(self.t.u32, None, address, two).expect("in a block");
+                let mut index = self.b.shift_right_logical(self.t.u32, None, address, two).expect("in a block");
                 let (array, class) = match space {
                     Space::Shared => (self.shared.expect("shared memory declared"), StorageClass::Workgroup),
-                    _ => (self.local.expect("local memory declared"), StorageClass::Function),
+                    Space::Local => (self.local.expect("local memory declared"), StorageClass::Function),
+                    Space::Attribute | Space::Output => {
+                        // 256 words: an address past them wraps instead of leaving the array.
+                        let last = self.u32_const(ATTRIBUTE_WORDS - 1);
+                        index = self.b.bitwise_and(self.t.u32, None, index, last).expect("in a block");
+                        let array = if space == Space::Attribute { self.attributes } else { self.outputs };
+                        (array.expect("a graphics stage declares its attribute spaces"), StorageClass::Function)
+                    }
+                    Space::Global => unreachable!("the outer match takes global memory"),
                 };
                 let pointer_type = self.b.type_pointer(None, class, self.t.u32);
                 let pointer = self.b.access_chain(pointer_type, None, array, [index]).expect("in a block");

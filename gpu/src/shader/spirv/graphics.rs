@@ -1,0 +1,364 @@
+//! The graphics stages' side of the emitter: where a vertex or pixel program's attributes come from and where
+//! its outputs go. A program reads and writes attributes by byte address (ALD, AST, IPA), so each stage keeps
+//! two arrays of 256 words, one per attribute space, filled before the dispatcher runs (the prologue) and read
+//! after it (the epilogue):
+//!
+//! - vertex: the attributes come from the vertex record the engine fetched (`engine::draw`, one per vertex,
+//!   reached through the push constant's address, indexed by `VertexIndex`); the outputs start as (0, 0, 0, 1)
+//!   per vector (Maxwell behaviour 1.2) and go to `Position` (declared `Invariant`: behaviour 1.8) and to one
+//!   `vec4` at `Location` i for generic i;
+//! - pixel: position is `FragCoord` (x, y at the pixel centre; w is 1/w_clip, as on the hardware), front facing
+//!   all ones or zero, and each generic component the header names is one float input (`Location` i, `Component`
+//!   c) interpolated as the header says. The hardware interpolates attribute / w for perspective inputs (the
+//!   program multiplies by w itself, IPA's multiply mode); the host gives the perspective-correct value, so a
+//!   perspective input is stored multiplied by FragCoord.w. At EXIT the registers the header assigns go to the
+//!   colour outputs (`Location` t) and to `FragDepth`.
+
+use super::{Emitter, Types};
+use crate::shader::sph::{Interpolation, ProgramHeader, attribute};
+use rspirv::dr::{Builder, Operand};
+use rspirv::spirv::{BuiltIn, Decoration, StorageClass, Word};
+
+/// Words of each attribute space.
+pub const ATTRIBUTE_WORDS: u32 = attribute::END / 4;
+/// Words of a vertex record (`engine::draw::VERTEX_RECORD_WORDS`): 32 generics, then vertex and instance ids.
+const RECORD_WORDS: u32 = 33 * 4;
+const RECORD_VERTEX_ID: u32 = 128;
+const RECORD_INSTANCE_ID: u32 = 129;
+const GENERICS: u32 = 32;
+const ONE: u32 = 0x3f80_0000;
+
+/// What a translation is for.
+#[derive(Clone, Copy, Debug)]
+pub enum Stage<'a> {
+    Compute { local_size: [u32; 3] },
+    Vertex(&'a VertexInterface),
+    Fragment(&'a FragmentInterface),
+}
+
+/// A vertex program's interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VertexInterface {
+    pub header: ProgramHeader,
+    /// The generics the next stage reads (bit i: generic i): declared as outputs whether or not the program writes
+    /// them, so that they read (0, 0, 0, 1) there.
+    pub next_stage_reads: u32,
+    /// z is clipped at -w (SET_VIEWPORT_Z_CLIP NEGATIVE_W_TO_POSITIVE_W): Vulkan clips at 0, so the position's z
+    /// becomes (z + w) / 2 and the back end doubles the depth range's scale.
+    pub depth_minus_one_to_one: bool,
+}
+
+/// The numeric type of a colour output (the render target's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OutputKind {
+    Float,
+    Uint,
+    Sint,
+}
+
+/// A pixel program's interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FragmentInterface {
+    pub header: ProgramHeader,
+    /// The render target each output goes to, by its numeric type; `None`: no target takes it.
+    pub targets: [Option<OutputKind>; 8],
+}
+
+impl FragmentInterface {
+    /// The generics the program reads (bit i: generic i).
+    pub fn generics_read(&self) -> u32 {
+        (0..GENERICS)
+            .filter(|&g| (0..4).any(|c| self.header.interpolation(g, c) != Interpolation::Unused))
+            .fold(0, |mask, g| mask | 1 << g)
+    }
+}
+
+/// The interface variables of a graphics stage.
+pub(super) enum StageIo {
+    Vertex {
+        vertex_index: Word,
+        /// The push constant block holding the vertex records' address.
+        records: Word,
+        position: Word,
+        /// Generic i's output vector.
+        generics: Vec<(u32, Word)>,
+    },
+    Fragment {
+        frag_coord: Word,
+        front_facing: Word,
+        /// Generic i component c's input, and how it is interpolated.
+        inputs: Vec<(u32, u32, Word, Interpolation)>,
+        /// Target t's output, its type and its first register.
+        colors: Vec<(u32, Word, OutputKind, u8)>,
+        depth: Option<(Word, u8)>,
+    },
+}
+
+fn variable(b: &mut Builder, class: StorageClass, ty: Word, interface: &mut Vec<Word>) -> Word {
+    let pointer = b.type_pointer(None, class, ty);
+    let variable = b.variable(pointer, None, class, None);
+    interface.push(variable);
+    variable
+}
+
+fn built_in(b: &mut Builder, variable: Word, which: BuiltIn) {
+    b.decorate(variable, Decoration::BuiltIn, [Operand::BuiltIn(which)]);
+}
+
+fn location(b: &mut Builder, variable: Word, location: u32) {
+    b.decorate(variable, Decoration::Location, [Operand::LiteralBit32(location)]);
+}
+
+pub(super) fn declare_vertex_io(
+    b: &mut Builder,
+    t: &Types,
+    vertex: &VertexInterface,
+    interface: &mut Vec<Word>,
+) -> StageIo {
+    let vertex_index = variable(b, StorageClass::Input, t.u32, interface);
+    built_in(b, vertex_index, BuiltIn::VertexIndex);
+    let block = b.type_struct([t.u64]);
+    b.decorate(block, Decoration::Block, []);
+    b.member_decorate(block, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+    let records = variable(b, StorageClass::PushConstant, block, interface);
+    let v4f32 = b.type_vector(t.f32, 4);
+    let position = variable(b, StorageClass::Output, v4f32, interface);
+    built_in(b, position, BuiltIn::Position);
+    b.decorate(position, Decoration::Invariant, []);
+    let generics = (0..GENERICS)
+        .filter(|&g| vertex.next_stage_reads >> g & 1 == 1 || writes_generic(&vertex.header, g))
+        .map(|g| {
+            let output = variable(b, StorageClass::Output, v4f32, interface);
+            location(b, output, g);
+            (g, output)
+        })
+        .collect();
+    StageIo::Vertex { vertex_index, records, position, generics }
+}
+
+fn writes_generic(header: &ProgramHeader, generic: u32) -> bool {
+    (0..4).any(|c| header.writes(attribute::GENERIC + 16 * generic + 4 * c))
+}
+
+fn reads_generic(header: &ProgramHeader, generic: u32) -> bool {
+    (0..4).any(|c| header.reads(attribute::GENERIC + 16 * generic + 4 * c))
+}
+
+pub(super) fn declare_fragment_io(
+    b: &mut Builder,
+    t: &Types,
+    fragment: &FragmentInterface,
+    interface: &mut Vec<Word>,
+) -> StageIo {
+    let v4f32 = b.type_vector(t.f32, 4);
+    let frag_coord = variable(b, StorageClass::Input, v4f32, interface);
+    built_in(b, frag_coord, BuiltIn::FragCoord);
+    let front_facing = variable(b, StorageClass::Input, t.bool, interface);
+    built_in(b, front_facing, BuiltIn::FrontFacing);
+    let mut inputs = Vec::new();
+    for g in 0..GENERICS {
+        for c in 0..4 {
+            let mode = fragment.header.interpolation(g, c);
+            if mode == Interpolation::Unused {
+                continue;
+            }
+            let input = variable(b, StorageClass::Input, t.f32, interface);
+            location(b, input, g);
+            b.decorate(input, Decoration::Component, [Operand::LiteralBit32(c)]);
+            match mode {
+                Interpolation::Constant => b.decorate(input, Decoration::Flat, []),
+                Interpolation::ScreenLinear => b.decorate(input, Decoration::NoPerspective, []),
+                _ => {}
+            }
+            inputs.push((g, c, input, mode));
+        }
+    }
+    let registers = fragment.header.output_registers();
+    let mut colors = Vec::new();
+    for (target, first) in registers.targets.iter().enumerate() {
+        let (Some(first), Some(kind)) = (*first, fragment.targets[target]) else { continue };
+        let element = match kind {
+            OutputKind::Float => t.f32,
+            OutputKind::Uint => t.u32,
+            OutputKind::Sint => b.type_int(32, 1),
+        };
+        let vector = b.type_vector(element, 4);
+        let output = variable(b, StorageClass::Output, vector, interface);
+        location(b, output, target as u32);
+        colors.push((target as u32, output, kind, first));
+    }
+    let depth = registers.depth.map(|register| {
+        let output = variable(b, StorageClass::Output, t.f32, interface);
+        built_in(b, output, BuiltIn::FragDepth);
+        (output, register)
+    });
+    StageIo::Fragment { frag_coord, front_facing, inputs, colors, depth }
+}
+
+impl Emitter<'_> {
+    /// A pointer to word `address / 4` of an attribute space.
+    fn attribute_word(&mut self, array: Word, address: u32) -> Word {
+        let pointer = self.b.type_pointer(None, StorageClass::Function, self.t.u32);
+        let index = self.u32_const(address / 4);
+        self.b.access_chain(pointer, None, array, [index]).expect("in a block")
+    }
+
+    fn attribute_space(&self, output: bool) -> Word {
+        if output { self.outputs } else { self.attributes }.expect("a graphics stage declares its attribute spaces")
+    }
+
+    fn store_attribute(&mut self, output: bool, address: u32, value: Word) {
+        let array = self.attribute_space(output);
+        let pointer = self.attribute_word(array, address);
+        self.b.store(pointer, value, None, []).expect("in a block");
+    }
+
+    fn load_attribute(&mut self, output: bool, address: u32) -> Word {
+        let array = self.attribute_space(output);
+        let pointer = self.attribute_word(array, address);
+        self.b.load(self.t.u32, None, pointer, None, []).expect("in a block")
+    }
+
+    fn io(&self) -> &StageIo {
+        self.io.as_ref().expect("a graphics stage has its interface")
+    }
+
+    /// The vertex's record into the attribute space; the outputs to (0, 0, 0, 1).
+    pub(super) fn vertex_prologue(&mut self, vertex: &VertexInterface) {
+        let &StageIo::Vertex { vertex_index, records, .. } = self.io() else { unreachable!("a vertex stage") };
+        let (u32_, u64_) = (self.t.u32, self.t.u64);
+        let pointer = self.b.type_pointer(None, StorageClass::PushConstant, u64_);
+        let zero = self.u32_const(0);
+        let member = self.b.access_chain(pointer, None, records, [zero]).expect("in a block");
+        let base = self.b.load(u64_, None, member, None, []).expect("in a block");
+        let index = self.b.load(u32_, None, vertex_index, None, []).expect("in a block");
+        let index = self.b.u_convert(u64_, None, index).expect("in a block");
+        let stride = self.b.constant_bit64(u64_, u64::from(RECORD_WORDS * 4));
+        let offset = self.b.i_mul(u64_, None, index, stride).expect("in a block");
+        let record = self.b.i_add(u64_, None, base, offset).expect("in a block");
+        let copy = |e: &mut Self, word: u32, address: u32| {
+            let at = e.b.constant_bit64(u64_, u64::from(word * 4));
+            let address_of = e.b.i_add(u64_, None, record, at).expect("in a block");
+            let pointer = e.b.convert_u_to_ptr(e.t.ptr_psb_u32, None, address_of).expect("in a block");
+            let access = [Operand::LiteralBit32(4)];
+            let value = e.b.load(u32_, None, pointer, Some(rspirv::spirv::MemoryAccess::ALIGNED), access);
+            let value = value.expect("in a block");
+            e.store_attribute(false, address, value);
+        };
+        for g in (0..GENERICS).filter(|&g| reads_generic(&vertex.header, g)) {
+            for c in 0..4 {
+                copy(self, 4 * g + c, attribute::GENERIC + 16 * g + 4 * c);
+            }
+        }
+        if vertex.header.reads(attribute::VERTEX_ID) {
+            copy(self, RECORD_VERTEX_ID, attribute::VERTEX_ID);
+        }
+        if vertex.header.reads(attribute::INSTANCE_ID) {
+            copy(self, RECORD_INSTANCE_ID, attribute::INSTANCE_ID);
+        }
+        let one = self.u32_const(ONE);
+        self.store_attribute(true, attribute::POSITION + 12, one);
+        for g in 0..GENERICS {
+            self.store_attribute(true, attribute::GENERIC + 16 * g + 12, one);
+        }
+    }
+
+    /// Four words of an attribute space as a vec4 of floats.
+    fn attribute_vector(&mut self, output: bool, address: u32) -> Word {
+        let f32_ = self.t.f32;
+        let words: Vec<Word> = (0..4)
+            .map(|c| {
+                let word = self.load_attribute(output, address + 4 * c);
+                self.b.bitcast(f32_, None, word).expect("in a block")
+            })
+            .collect();
+        let v4f32 = self.b.type_vector(f32_, 4);
+        self.b.composite_construct(v4f32, None, words).expect("in a block")
+    }
+
+    /// Position (z moved into Vulkan's clip range when the guest clips at -w) and the generics out.
+    pub(super) fn vertex_epilogue(&mut self, vertex: &VertexInterface) {
+        let StageIo::Vertex { position, generics, .. } = self.io() else { unreachable!("a vertex stage") };
+        let (position, generics) = (*position, generics.clone());
+        let mut value = self.attribute_vector(true, attribute::POSITION);
+        if vertex.depth_minus_one_to_one {
+            let f32_ = self.t.f32;
+            let z = self.b.composite_extract(f32_, None, value, [2]).expect("in a block");
+            let w = self.b.composite_extract(f32_, None, value, [3]).expect("in a block");
+            let sum = self.b.f_add(f32_, None, z, w).expect("in a block");
+            let half = self.b.constant_bit32(f32_, 0.5f32.to_bits());
+            let z = self.b.f_mul(f32_, None, sum, half).expect("in a block");
+            let v4f32 = self.b.type_vector(f32_, 4);
+            value = self.b.composite_insert(v4f32, None, z, value, [2]).expect("in a block");
+        }
+        self.b.store(position, value, None, []).expect("in a block");
+        for (g, output) in generics {
+            let value = self.attribute_vector(true, attribute::GENERIC + 16 * g);
+            self.b.store(output, value, None, []).expect("in a block");
+        }
+    }
+
+    /// FragCoord, front facing and the interpolated generics into the attribute space.
+    pub(super) fn fragment_prologue(&mut self, _fragment: &FragmentInterface) {
+        let StageIo::Fragment { frag_coord, front_facing, inputs, .. } = self.io() else {
+            unreachable!("a fragment stage")
+        };
+        let (frag_coord, front_facing, inputs) = (*frag_coord, *front_facing, inputs.clone());
+        let (f32_, u32_) = (self.t.f32, self.t.u32);
+        let v4f32 = self.b.type_vector(f32_, 4);
+        let coord = self.b.load(v4f32, None, frag_coord, None, []).expect("in a block");
+        for c in 0..4 {
+            let component = self.b.composite_extract(f32_, None, coord, [c]).expect("in a block");
+            let bits = self.b.bitcast(u32_, None, component).expect("in a block");
+            self.store_attribute(false, attribute::POSITION + 4 * c, bits);
+        }
+        let front = self.b.load(self.t.bool, None, front_facing, None, []).expect("in a block");
+        let (all, none) = (self.u32_const(u32::MAX), self.u32_const(0));
+        let facing = self.b.select(u32_, None, front, all, none).expect("in a block");
+        self.store_attribute(false, attribute::FRONT_FACING, facing);
+        let w = self.b.composite_extract(f32_, None, coord, [3]).expect("in a block");
+        for (g, c, input, mode) in inputs {
+            let mut value = self.b.load(f32_, None, input, None, []).expect("in a block");
+            if mode == Interpolation::Perspective {
+                value = self.b.f_mul(f32_, None, value, w).expect("in a block");
+            }
+            let bits = self.b.bitcast(u32_, None, value).expect("in a block");
+            self.store_attribute(false, attribute::GENERIC + 16 * g + 4 * c, bits);
+        }
+    }
+
+    /// A guest register's value at the end (0 if the program never touches it).
+    fn final_register(&mut self, register: u8) -> Word {
+        match self.registers.get(&register) {
+            Some(&variable) => self.b.load(self.t.u32, None, variable, None, []).expect("in a block"),
+            None => self.u32_const(0),
+        }
+    }
+
+    /// The registers the header names into the colour outputs and depth.
+    pub(super) fn fragment_epilogue(&mut self, _fragment: &FragmentInterface) {
+        let StageIo::Fragment { colors, depth, .. } = self.io() else { unreachable!("a fragment stage") };
+        let (colors, depth) = (colors.clone(), *depth);
+        for (_, output, kind, first) in colors {
+            let element = match kind {
+                OutputKind::Float => self.t.f32,
+                OutputKind::Uint => self.t.u32,
+                OutputKind::Sint => self.b.type_int(32, 1),
+            };
+            let components: Vec<Word> = (0..4)
+                .map(|c| {
+                    let bits = self.final_register(first + c);
+                    if kind == OutputKind::Uint { bits } else { self.b.bitcast(element, None, bits).expect("in a block") }
+                })
+                .collect();
+            let vector = self.b.type_vector(element, 4);
+            let value = self.b.composite_construct(vector, None, components).expect("in a block");
+            self.b.store(output, value, None, []).expect("in a block");
+        }
+        if let Some((output, register)) = depth {
+            let bits = self.final_register(register);
+            let value = self.b.bitcast(self.t.f32, None, bits).expect("in a block");
+            self.b.store(output, value, None, []).expect("in a block");
+        }
+    }
+}
