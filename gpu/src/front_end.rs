@@ -820,4 +820,97 @@ mod tests {
         assert!(matches!(error.source, ChannelError::PushbufferRead { .. }), "{error}");
         let _ = (Class::Maxwell3D, Wait::Syncpoint { id: 0, value: 0 });
     }
+
+    /// A vertex program passing generic 0 as the position and generic 1 on as output generic 0; a pixel program
+    /// interpolating it (perspective, as NVIDIA's compilers do: IPA.PASS of 1/w, its reciprocal, IPA multiplies).
+    const TRIANGLE_VERTEX: &str = "ALD rd=0 address=0x80 size=3\nALD rd=4 address=0x90 size=3\n\
+        AST rs=0 address=0x70 size=3\nAST rs=4 address=0x80 size=3\nEXIT";
+    const TRIANGLE_PIXEL: &str = "IPA rd=7 address=0x7c\nMUFU rd=7 ra=7 func=4\nIPA rd=0 address=0x80 rb=7 mode=1\n\
+        IPA rd=1 address=0x84 rb=7 mode=1\nIPA rd=2 address=0x88 rb=7 mode=1\nIPA rd=3 address=0x8c rb=7 mode=1\nEXIT";
+
+    /// The headers of the two programs (`sph.rs`'s layout).
+    fn triangle_programs() -> (Vec<u8>, Vec<u8>) {
+        use crate::shader::sph::{Interpolation, ProgramHeader, ShaderType};
+        let mut vertex = ProgramHeader::new(ShaderType::Vertex);
+        for address in (0x80..0xa0).step_by(4) {
+            vertex.set_bit(160 + address / 4, true);
+        }
+        for address in (0x70..0x90).step_by(4) {
+            vertex.set_bit(400 + address / 4, true);
+        }
+        let mut pixel = ProgramHeader::new(ShaderType::Pixel);
+        pixel.set_bit(191, true);
+        for c in 0..4 {
+            pixel.set_interpolation(0, c, Interpolation::Perspective);
+            pixel.set_bit(576 + c, true);
+        }
+        let program = |header: ProgramHeader, source: &str| {
+            let mut bytes = header.bytes().to_vec();
+            bytes.extend(crate::sass::assemble::sm5x(source).unwrap());
+            bytes
+        };
+        (program(vertex, TRIANGLE_VERTEX), program(pixel, TRIANGLE_PIXEL))
+    }
+
+    /// A triangle drawn into a 64 x 32 pitch A8B8G8R8 target covers exactly the pixels whose centres the edge
+    /// functions put inside it (vertices on a 1/16-pixel grid, none on an edge: no rounding and no tie rule), and
+    /// its colour is the UNORM8 encoding of the vertices' (Vulkan's round(f x 255)); the rest keeps its texels.
+    #[test]
+    fn a_triangle_covers_the_pixels_its_edge_functions_give() {
+        let (mut setup, channel) = rendering_setup();
+        let (vertex_program, pixel_program) = triangle_programs();
+        fill_data(&setup, 0x1000, &vertex_program);
+        fill_data(&setup, 0x1200, &pixel_program);
+        fill_data(&setup, 0x2000, &[0x11; 64 * 4 * 32]);
+        // Window coordinates in 1/16 pixel; NDC = (window - 32 or 16) / (32 or 16), exact.
+        let corners = [(81i64, 50i64), (931, 145), (324, 473)];
+        let colour = [0.2f32, 0.6, 0.8, 1.0];
+        let mut vertices = Vec::new();
+        for (x, y) in corners {
+            let ndc = [(x as f32 / 16.0 - 32.0) / 32.0, (y as f32 / 16.0 - 16.0) / 16.0, 0.5, 1.0];
+            vertices.extend(ndc.iter().chain(&colour).flat_map(|f| f.to_le_bytes()));
+        }
+        fill_data(&setup, 0x800, &vertices);
+        let at = |offset: u64| [((DATA + offset) >> 32) as u32, (DATA + offset) as u32];
+        let mut words = color_target(0x2000, 256, 32, 0xd5, 1 << 12);
+        let mut method = |offset: u32, values: &[u32]| {
+            words.push(header::incrementing(0, offset / 4, values.len() as u32));
+            words.extend_from_slice(values);
+        };
+        method(0x121c, &[1]);
+        method(0x1a00, &[0x1111]);
+        method(0x0a00, &[32f32, 16.0, 0.5, 32.0, 16.0, 0.5].map(f32::to_bits));
+        method(0x192c, &[1]);
+        method(0x0c00, &[64 << 16, 32 << 16]);
+        method(0x0ff4, &[64 << 16, 32 << 16]);
+        method(0x0d7c, &[1]);
+        method(0x037c, &[1]);
+        method(0x1608, &at(0x1000));
+        method(0x2040, &[1 | 1 << 4, 0]);
+        method(0x2140, &[1 | 5 << 4, 0x200]);
+        // Generic 0 at byte 0 and generic 1 at byte 16 of stream 0: four floats each.
+        method(0x1160, &[1 << 21 | 7 << 27, 16 << 7 | 1 << 21 | 7 << 27]);
+        let [high, low] = at(0x800);
+        method(0x1c00, &[32 | 1 << 12, high, low]);
+        method(0x1f00, &[high, low + 3 * 32 - 1]);
+        method(0x1618, &[4]);
+        method(0x0d74, &[0, 3]);
+        method(0x1614, &[0]);
+        setup.submit(channel, &words).unwrap();
+
+        let edge = |(ax, ay): (i64, i64), (bx, by): (i64, i64), (px, py): (i64, i64)| (bx - ax) * (py - ay) - (by - ay) * (px - ax);
+        let mut covered = 0;
+        for y in 0..32i64 {
+            for x in 0..64i64 {
+                let centre = (16 * x + 8, 16 * y + 8);
+                let e = [edge(corners[0], corners[1], centre), edge(corners[1], corners[2], centre), edge(corners[2], corners[0], centre)];
+                assert!(!e.contains(&0), "the fixture puts pixel ({x}, {y})'s centre on an edge");
+                let inside = e.iter().all(|&v| v > 0) || e.iter().all(|&v| v < 0);
+                covered += usize::from(inside);
+                let expected = if inside { [51, 153, 204, 255] } else { [0x11; 4] };
+                assert_eq!(setup.data(0x2000 + 256 * y as u64 + 4 * x as u64, 4), expected, "pixel ({x}, {y})");
+            }
+        }
+        assert!(covered > 300, "the triangle covers {covered} pixels");
+    }
 }

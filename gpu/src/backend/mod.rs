@@ -4,6 +4,8 @@
 
 pub mod reference;
 
+pub use crate::engine::draw::{BlendState, Cull, Draw, DrawTarget, Stage, Topology};
+
 use crate::mmu::{GuestMemory, Mmu, MmuError};
 use crate::sass::cubin::KernelImage;
 use crate::texture::format::{ColorFormat, DepthFormat};
@@ -133,6 +135,8 @@ pub trait Backend {
     fn name(&self) -> &'static str;
     fn clear_color(&mut self, clear: &ColorClear, memory: &GpuMemory) -> Result<(), BackendError>;
     fn clear_depth_stencil(&mut self, clear: &DepthStencilClear, memory: &GpuMemory) -> Result<(), BackendError>;
+    /// Draws; what it renders is in the targets in guest memory afterwards.
+    fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<(), BackendError>;
     /// Runs a compute grid to completion; what it writes is in guest memory afterwards.
     fn dispatch(&mut self, dispatch: &Dispatch, memory: &GpuMemory) -> Result<(), BackendError>;
     /// The pixels of a presented surface.

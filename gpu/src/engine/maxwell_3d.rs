@@ -10,6 +10,7 @@
 //! of its parameters, or when the channel has nothing left to do (the hardware's MME stalls on an empty
 //! parameter FIFO instead; both run the macro on the same parameters before any later method).
 
+use super::draw::DrawState;
 use super::inline_to_memory::{self, InlineToMemory};
 use super::mme::{MacroEngine, MacroTarget};
 use super::semaphore::{Release, report_reduction};
@@ -67,26 +68,11 @@ const UNIMPLEMENTED_ACTIONS: &[&str] = &[
     "NOTIFY",
     "PEER_SEMAPHORE_RELEASE",
     "DRAW_ZERO_INDEX",
-    "DRAW_VERTEX_ARRAY",
-    "DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_FIRST",
-    "DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_SUBSEQUENT",
     "DRAW_AUTO",
     "DRAW_INLINE_INDEX4X8",
     "DRAW_INLINE_INDEX",
     "DRAW_INLINE_INDEX2X16",
-    "END",
-    "BEGIN",
-    "SET_INDEX_BUFFER_F",
-    "DRAW_INDEX_BUFFER",
-    "DRAW_INDEX_BUFFER32_BEGIN_END_INSTANCE_FIRST",
-    "DRAW_INDEX_BUFFER16_BEGIN_END_INSTANCE_FIRST",
-    "DRAW_INDEX_BUFFER8_BEGIN_END_INSTANCE_FIRST",
-    "DRAW_INDEX_BUFFER32_BEGIN_END_INSTANCE_SUBSEQUENT",
-    "DRAW_INDEX_BUFFER16_BEGIN_END_INSTANCE_SUBSEQUENT",
-    "DRAW_INDEX_BUFFER8_BEGIN_END_INSTANCE_SUBSEQUENT",
     "CLEAR_CLIP_ID_SURFACE",
-    "LOAD_CONSTANT_BUFFER",
-    "BIND_GROUP_CONSTANT_BUFFER",
 ];
 
 /// SET_FALCON00 to SET_FALCON31: calls into the class's firmware, undocumented.
@@ -122,6 +108,7 @@ pub struct Maxwell3D {
     macros: MacroEngine,
     inline_to_memory: InlineToMemory,
     pending_macro: Option<PendingMacro>,
+    pub(super) draw: DrawState,
 }
 
 impl Default for Maxwell3D {
@@ -132,6 +119,7 @@ impl Default for Maxwell3D {
             macros: MacroEngine::default(),
             inline_to_memory: InlineToMemory::default(),
             pending_macro: None,
+            draw: DrawState::default(),
         };
         // Rendering is enabled until a program says otherwise (SET_RENDER_ENABLE_C MODE TRUE), as drivers leave it.
         engine.registers[SET_RENDER_ENABLE_C as usize / 4] = 1;
@@ -143,6 +131,13 @@ impl Maxwell3D {
     /// The value of the register at byte offset `offset`.
     pub fn register(&self, offset: u32) -> u32 {
         self.registers.get(offset as usize / 4).copied().unwrap_or(0)
+    }
+
+    /// Sets a register a method moves on by itself (LOAD_CONSTANT_BUFFER_OFFSET).
+    pub(super) fn set_register(&mut self, offset: u32, value: u32) {
+        if let Some(register) = self.registers.get_mut(offset as usize / 4) {
+            *register = value;
+        }
     }
 
     /// A method call from the pushbuffer: `offset` in bytes.
@@ -213,6 +208,7 @@ impl Maxwell3D {
             }
             SET_REPORT_SEMAPHORE_D => self.report_semaphore(argument, context)?,
             CLEAR_SURFACE => self.clear_surface(argument, context)?,
+            _ if self.draw_method(offset, argument, context)? => {}
             _ if inline_to_memory::METHODS.contains(&offset) => {
                 self.inline_to_memory.call(Class::Maxwell3D, offset, argument, context)?
             }
@@ -224,7 +220,7 @@ impl Maxwell3D {
 
     /// Whether rendering is on: SET_RENDER_ENABLE_OVERRIDE (always, never, or as SET_RENDER_ENABLE_C says), whose
     /// modes compare the two 64-bit values at the address in A and B and 16 bytes on.
-    fn render_enabled(&self, method: Method, context: &Context) -> Result<bool, EngineError> {
+    pub(super) fn render_enabled(&self, method: Method, context: &Context) -> Result<bool, EngineError> {
         match self.register(SET_RENDER_ENABLE_OVERRIDE) & 3 {
             1 => return Ok(true),
             2 => return Ok(false),
@@ -288,7 +284,7 @@ impl Maxwell3D {
         Ok(rect)
     }
 
-    fn backend<'c>(
+    pub(super) fn backend<'c>(
         method: Method,
         context: &'c mut Context,
     ) -> Result<(&'c mut (dyn crate::backend::Backend + 'static), GpuMemory<'c>), EngineError> {
@@ -307,13 +303,27 @@ impl Maxwell3D {
         context: &mut Context,
     ) -> Result<(), EngineError> {
         let target = if slot < 8 { self.register(SET_CT_SELECT) >> (4 + 3 * slot) & 7 } else { slot };
+        let Some((target_surface, format)) = self.color_target(method, target)? else { return Ok(()) };
+        let (width, height) = (target_surface.width, target_surface.height);
+        let rect = self.clear_rect(method, width, height)?;
+        if rect.is_empty() {
+            return Ok(());
+        }
+        let value = [0, 4, 8, 12].map(|at| self.register(SET_COLOR_CLEAR_VALUE + at));
+        let clear = ColorClear { target: target_surface, format, rect, layer, mask, value };
+        let (backend, memory) = Self::backend(method, context)?;
+        backend.clear_color(&clear, &memory).map_err(|source| EngineError::Backend { method, source })
+    }
+
+    /// Colour target `target`'s surface and format (SET_COLOR_TARGET_*); `None` when its format is 0 (disabled).
+    pub(super) fn color_target(&self, method: Method, target: u32) -> Result<Option<(Surface, ColorFormat)>, EngineError> {
         let registers = |offset: u32| self.register(SET_COLOR_TARGET_A + COLOR_TARGET_STRIDE * target + offset);
         let format_code = registers(0x10);
         if format_code == 0 {
-            return Ok(());
+            return Ok(None);
         }
         let format = ColorFormat::from_code(format_code)
-            .ok_or_else(|| method.unimplemented(format!("clears of colour target format {format_code:#x}")))?;
+            .ok_or_else(|| method.unimplemented(format!("colour target format {format_code:#x}")))?;
         let memory = registers(0x14);
         let (width, height) = (registers(0x08), registers(0x0c));
         let (layout, width) = if memory >> 12 & 1 == 1 {
@@ -325,7 +335,7 @@ impl Maxwell3D {
             }
             (Layout::BlockLinear { block_height: memory >> 4 & 0xf, block_depth: memory >> 8 & 0xf }, width)
         };
-        let target_surface = Surface {
+        let surface = Surface {
             address: u64::from(registers(0x00) & 0xff) << 32 | u64::from(registers(0x04)),
             width,
             height,
@@ -335,14 +345,7 @@ impl Maxwell3D {
             // ARRAY_PITCH counts 4-byte units.
             layer_stride: u64::from(registers(0x1c)) * 4,
         };
-        let rect = self.clear_rect(method, width, height)?;
-        if rect.is_empty() {
-            return Ok(());
-        }
-        let value = [0, 4, 8, 12].map(|at| self.register(SET_COLOR_CLEAR_VALUE + at));
-        let clear = ColorClear { target: target_surface, format, rect, layer, mask, value };
-        let (backend, memory) = Self::backend(method, context)?;
-        backend.clear_color(&clear, &memory).map_err(|source| EngineError::Backend { method, source })
+        Ok(Some((surface, format)))
     }
 
     /// A depth and/or stencil clear of the zeta target (SET_ZT_*; always block-linear), when one is selected

@@ -8,6 +8,7 @@
 //! instructions (`Inst`), `decode` and `Inst::encode`. Nothing else tells instructions apart by their bits.
 
 pub mod corpus;
+pub mod assemble;
 pub mod coverage;
 pub mod cubin;
 pub mod differential;

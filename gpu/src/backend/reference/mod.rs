@@ -8,7 +8,9 @@
 //! rounding, float conversion, sRGB — is the device's), and every texel of the rectangle takes those bytes in
 //! the channels the clear enables.
 
-use super::{Backend, BackendError, ColorClear, DepthStencilClear, Dispatch, Frame, GpuMemory, Present};
+mod draw;
+
+use super::{Backend, BackendError, ColorClear, DepthStencilClear, Dispatch, Draw, Frame, GpuMemory, Present};
 use crate::mmu::GuestMemory;
 use crate::shader::{
     FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, Translation, Window, cache_key, translate_compute,
@@ -201,6 +203,10 @@ impl Backend for ReferenceBackend {
             }
         }
         Ok(())
+    }
+
+    fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<(), BackendError> {
+        ReferenceBackend::draw(self, draw, memory)
     }
 
     /// Mirrors every mapped range of the address space into a device buffer, translates the kernel to reach the

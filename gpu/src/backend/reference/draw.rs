@@ -1,0 +1,296 @@
+//! The reference back end's draws: translate the two stages, upload the vertex records and the constant
+//! buffers, read the colour targets out of guest memory, let the Vulkan device draw, and write back the texels
+//! that changed. Every state the engine resolved maps to Vulkan's one to one; what has no such mapping yet is an
+//! `Unimplemented` error naming it.
+
+use super::{NAME, ReferenceBackend, failed, vulkan_format};
+use crate::backend::{BackendError, BlendState, Cull, Draw, DrawTarget, GpuMemory, Topology};
+use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
+use crate::sass::Isa;
+use crate::sass::cubin::KernelImage;
+use crate::shader::sph::Interpolation;
+use crate::shader::{
+    FAULT_BYTES, FaultWord, FragmentInterface, GlobalMemory, GuestWindows, OutputKind, Translation, VertexInterface,
+    translate_graphics,
+};
+use crate::texture::format::Kind;
+use crate::texture::surface::Surface;
+use crate::vulkan::{Blend, Buffer, ColorTarget, DrawJob};
+use ash::vk;
+
+fn unimplemented(what: impl Into<String>) -> BackendError {
+    BackendError::Unimplemented { backend: NAME, what: what.into() }
+}
+
+/// The host topology of a guest one, and the vertex order when the host lacks it (quads as triangle pairs, line
+/// loops closed).
+fn topology(draw: &Draw) -> Result<(vk::PrimitiveTopology, Option<Vec<usize>>), BackendError> {
+    use vk::PrimitiveTopology as T;
+    let count = draw.vertices.len() / VERTEX_RECORD_WORDS;
+    Ok(match draw.topology {
+        Topology::Lines => (T::LINE_LIST, None),
+        Topology::LineStrip => (T::LINE_STRIP, None),
+        Topology::LineLoop => (T::LINE_STRIP, Some((0..count).chain((count > 0).then_some(0)).collect())),
+        Topology::Triangles => (T::TRIANGLE_LIST, None),
+        Topology::TriangleStrip | Topology::QuadStrip => (T::TRIANGLE_STRIP, None),
+        Topology::TriangleFan | Topology::Polygon => (T::TRIANGLE_FAN, None),
+        Topology::Quads => {
+            let order = (0..count / 4).flat_map(|q| [0, 1, 2, 0, 2, 3].map(|k| 4 * q + k)).collect();
+            (T::TRIANGLE_LIST, Some(order))
+        }
+        other => return Err(unimplemented(format!("draw {other:?} primitives"))),
+    })
+}
+
+/// A blend coefficient (OGL or D3D value) as Vulkan's.
+fn blend_factor(value: u32) -> Option<vk::BlendFactor> {
+    use vk::BlendFactor as F;
+    Some(match value {
+        0x4000 | 1 => F::ZERO,
+        0x4001 | 2 => F::ONE,
+        0x4300 | 3 => F::SRC_COLOR,
+        0x4301 | 4 => F::ONE_MINUS_SRC_COLOR,
+        0x4302 | 5 => F::SRC_ALPHA,
+        0x4303 | 6 => F::ONE_MINUS_SRC_ALPHA,
+        0x4304 | 7 => F::DST_ALPHA,
+        0x4305 | 8 => F::ONE_MINUS_DST_ALPHA,
+        0x4306 | 9 => F::DST_COLOR,
+        0x4307 | 0xa => F::ONE_MINUS_DST_COLOR,
+        0x4308 | 0xb => F::SRC_ALPHA_SATURATE,
+        0xc001 | 0xe => F::CONSTANT_COLOR,
+        0xc002 | 0xf => F::ONE_MINUS_CONSTANT_COLOR,
+        0xc003 => F::CONSTANT_ALPHA,
+        0xc004 => F::ONE_MINUS_CONSTANT_ALPHA,
+        0xc900 | 0x10 => F::SRC1_COLOR,
+        0xc901 | 0x11 => F::ONE_MINUS_SRC1_COLOR,
+        0xc902 | 0x12 => F::SRC1_ALPHA,
+        0xc903 | 0x13 => F::ONE_MINUS_SRC1_ALPHA,
+        _ => return None,
+    })
+}
+
+fn blend_op(value: u32) -> Option<vk::BlendOp> {
+    use vk::BlendOp as O;
+    Some(match value {
+        0x8006 | 1 => O::ADD,
+        0x800a | 2 => O::SUBTRACT,
+        0x800b | 3 => O::REVERSE_SUBTRACT,
+        0x8007 | 4 => O::MIN,
+        0x8008 | 5 => O::MAX,
+        _ => return None,
+    })
+}
+
+fn blend(state: &BlendState) -> Result<Blend, BackendError> {
+    let equation = |[op, source, destination]: [u32; 3]| {
+        match (blend_factor(source), blend_factor(destination), blend_op(op)) {
+            (Some(s), Some(d), Some(o)) => Ok((s, d, o)),
+            _ => Err(unimplemented(format!("blend op {op:#x} with coefficients {source:#x}, {destination:#x}"))),
+        }
+    };
+    Ok(Blend { color: equation(state.color)?, alpha: equation(state.alpha)? })
+}
+
+/// The first layer's `width` x `height` texels of `surface`, row by row.
+fn read_texels(surface: &Surface, width: u32, height: u32, memory: &GpuMemory) -> Result<Vec<u8>, BackendError> {
+    let bytes = surface.bytes_per_texel as usize;
+    let mut texels = vec![0u8; width as usize * height as usize * bytes];
+    for y in 0..height {
+        for x in 0..width {
+            let address = surface.texel_address(x, y, 0).expect("inside the surface");
+            let at = (y as usize * width as usize + x as usize) * bytes;
+            memory.read(address, &mut texels[at..at + bytes])?;
+        }
+    }
+    Ok(texels)
+}
+
+/// The texels of `after` that differ from `before`, into `surface`.
+fn write_texels(
+    surface: &Surface,
+    width: u32,
+    before: &[u8],
+    after: &[u8],
+    memory: &GpuMemory,
+) -> Result<(), BackendError> {
+    let bytes = surface.bytes_per_texel as usize;
+    for (index, (old, new)) in before.chunks_exact(bytes).zip(after.chunks_exact(bytes)).enumerate() {
+        if old != new {
+            let (x, y) = ((index % width as usize) as u32, (index / width as usize) as u32);
+            memory.write(surface.texel_address(x, y, 0).expect("inside the surface"), new)?;
+        }
+    }
+    Ok(())
+}
+
+fn output_kind(target: &DrawTarget) -> OutputKind {
+    match target.format.kind {
+        Kind::Uint => OutputKind::Uint,
+        Kind::Sint => OutputKind::Sint,
+        _ => OutputKind::Float,
+    }
+}
+
+impl ReferenceBackend {
+    /// A graphics stage translated (by `cache_key`-like identity: the code and the interface).
+    fn translate_stage(
+        &mut self,
+        stage: &Stage,
+        interface: crate::shader::Stage,
+        global: &GlobalMemory,
+    ) -> Result<Translation, BackendError> {
+        let kernel = KernelImage {
+            name: format!("shader@{:#x}", stage.address),
+            isa: Isa::Sm5x,
+            code: stage.code.clone(),
+            constants: Vec::new(),
+            shared_bytes: 0,
+        };
+        Ok(translate_graphics(&kernel, interface, stage.header.local_memory_bytes(), global)?)
+    }
+
+    /// Buffers holding the constant buffers a translation reads, in its binding order (a slot nothing is bound
+    /// to reads zeros).
+    fn stage_banks(&self, translation: &Translation, stage: &Stage, memory: &GpuMemory) -> Result<Vec<Buffer>, BackendError> {
+        let mut banks = Vec::new();
+        for &bank in &translation.constant_banks {
+            let bound = stage.constant_buffers.get(usize::from(bank)).copied().flatten();
+            let size = bound.map_or(16, |buffer| buffer.size.max(4)).next_multiple_of(4);
+            let buffer = self.device.buffer(u64::from(size)).map_err(failed)?;
+            if let Some(bound) = bound {
+                let mut bytes = vec![0u8; bound.size as usize];
+                memory.read(bound.address, &mut bytes)?;
+                self.device.write(&buffer, 0, &bytes).map_err(failed)?;
+            }
+            banks.push(buffer);
+        }
+        Ok(banks)
+    }
+
+    pub(super) fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<(), BackendError> {
+        let (topology, order) = topology(draw)?;
+        let fragment_header = draw.fragment_shader.header;
+        let mut targets = [None; 8];
+        for target in &draw.targets {
+            targets[target.output as usize] = Some(output_kind(target));
+        }
+        let fragment = FragmentInterface { header: fragment_header, targets };
+        let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
+        if draw.provoking_last && flat {
+            return Err(unimplemented("flat-shaded draws with the last vertex provoking"));
+        }
+        let vertex = VertexInterface {
+            header: draw.vertex_shader.header,
+            next_stage_reads: fragment.generics_read(),
+            depth_minus_one_to_one: !draw.depth_zero_to_one,
+        };
+        // Graphics shaders reach no guest memory yet: any global access lands in the fault buffer.
+        let fault = self.device.buffer(FAULT_BYTES).map_err(failed)?;
+        let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: fault.address() });
+        let vertex_translation = self.translate_stage(&draw.vertex_shader, crate::shader::Stage::Vertex(&vertex), &global)?;
+        let fragment_translation =
+            self.translate_stage(&draw.fragment_shader, crate::shader::Stage::Fragment(&fragment), &global)?;
+        let vertex_banks = self.stage_banks(&vertex_translation, &draw.vertex_shader, memory)?;
+        let fragment_banks = self.stage_banks(&fragment_translation, &draw.fragment_shader, memory)?;
+
+        let mut records = Vec::new();
+        match &order {
+            Some(order) => {
+                for &vertex in order {
+                    records.extend_from_slice(&draw.vertices[vertex * VERTEX_RECORD_WORDS..(vertex + 1) * VERTEX_RECORD_WORDS]);
+                }
+            }
+            None => records.extend_from_slice(&draw.vertices),
+        }
+        let vertex_count = (records.len() / VERTEX_RECORD_WORDS) as u32;
+        let record_bytes: Vec<u8> = records.iter().flat_map(|word| word.to_le_bytes()).collect();
+        let record_buffer = self.device.buffer(record_bytes.len().max(4) as u64).map_err(failed)?;
+        self.device.write(&record_buffer, 0, &record_bytes).map_err(failed)?;
+
+        let (width, height) = (draw.width, draw.height);
+        let mut befores = Vec::new();
+        for target in &draw.targets {
+            befores.push(read_texels(&target.surface, width, height, memory)?);
+        }
+        let mut color_targets = Vec::new();
+        for (target, texels) in draw.targets.iter().zip(&befores) {
+            let format = vulkan_format(&target.format)
+                .ok_or_else(|| unimplemented(format!("draw to render targets of format {}", target.format.name)))?;
+            // Components the shader does not output keep their texels (Maxwell behaviour 1.1).
+            let written = fragment_header.target_components(target.output);
+            let mut write_mask = vk::ColorComponentFlags::empty();
+            for (c, flag) in [vk::ColorComponentFlags::R, vk::ColorComponentFlags::G, vk::ColorComponentFlags::B, vk::ColorComponentFlags::A]
+                .into_iter()
+                .enumerate()
+            {
+                if target.write[c] && written[c] {
+                    write_mask |= flag;
+                }
+            }
+            color_targets.push(ColorTarget {
+                format,
+                bytes_per_texel: u64::from(target.format.bytes),
+                texels,
+                write_mask,
+                blend: target.blend.as_ref().map(blend).transpose()?,
+            });
+        }
+        let [scale_x, scale_y, scale_z] = draw.viewport_scale;
+        let [offset_x, offset_y, offset_z] = draw.viewport_offset;
+        if scale_x <= 0.0 {
+            return Err(unimplemented(format!("draw with a viewport x scale of {scale_x} (a mirrored viewport)")));
+        }
+        let (min_depth, max_depth) = if draw.depth_zero_to_one {
+            (offset_z, offset_z + scale_z)
+        } else {
+            (offset_z - scale_z, offset_z + scale_z)
+        };
+        let viewport = vk::Viewport {
+            x: offset_x - scale_x,
+            y: offset_y - scale_y,
+            width: 2.0 * scale_x,
+            height: 2.0 * scale_y,
+            min_depth: min_depth.clamp(0.0, 1.0),
+            max_depth: max_depth.clamp(0.0, 1.0),
+        };
+        let scissor = vk::Rect2D {
+            offset: vk::Offset2D { x: draw.scissor.x0 as i32, y: draw.scissor.y0 as i32 },
+            extent: vk::Extent2D { width: draw.scissor.x1 - draw.scissor.x0, height: draw.scissor.y1 - draw.scissor.y0 },
+        };
+        let vertex_bindings: Vec<&Buffer> = vertex_banks.iter().collect();
+        let fragment_bindings: Vec<&Buffer> = fragment_banks.iter().collect();
+        let push_constants = record_buffer.address().to_le_bytes();
+        let job = DrawJob {
+            vertex_shader: &vertex_translation.spirv,
+            fragment_shader: &fragment_translation.spirv,
+            vertex_buffers: &vertex_bindings,
+            fragment_buffers: &fragment_bindings,
+            push_constants: &push_constants,
+            width,
+            height,
+            targets: color_targets,
+            topology,
+            vertex_count,
+            instance_count: 1,
+            viewport,
+            scissor,
+            cull_mode: match draw.cull {
+                Cull::None => vk::CullModeFlags::NONE,
+                Cull::Front => vk::CullModeFlags::FRONT,
+                Cull::Back => vk::CullModeFlags::BACK,
+                Cull::Both => vk::CullModeFlags::FRONT_AND_BACK,
+            },
+            front_face: if draw.front_ccw { vk::FrontFace::COUNTER_CLOCKWISE } else { vk::FrontFace::CLOCKWISE },
+            blend_constants: draw.blend_constant,
+        };
+        let afters = self.device.draw(&job).map_err(failed)?;
+        let flag = FaultWord::Flag as usize * 4;
+        if self.device.read(&fault).map_err(failed)?[flag..flag + 4] != [0; 4] {
+            return Err(unimplemented("graphics shaders that reach global memory"));
+        }
+        for ((target, before), after) in draw.targets.iter().zip(&befores).zip(&afters) {
+            write_texels(&target.surface, width, before, after, memory)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,673 @@
+//! Draws of the 3D engine: what BEGIN, the draw launches and END mean, the state a draw reads (resolved from the
+//! registers into a `backend::Draw`), constant buffer uploads and binds, and vertex fetch.
+//!
+//! Vertex fetch is guest semantics, so it is done here, on the CPU, for every back end: each vertex of a draw
+//! becomes a record of the 32 generic attributes as the vertex shader reads them (four 32-bit words each: floats
+//! as their bits, integers as raw bits — Maxwell behaviour 3.9), then the vertex and instance ids
+//! (`shader::VERTEX_RECORD_WORDS`). Facts from open-gpu-doc clb197.h; semantics as NVIDIA's own 3D driver
+//! (open-gpu-kernel-modules, nvidia-3d), NVK and deko3d program them.
+
+use super::maxwell_3d::Maxwell3D;
+use super::{Class, Context, EngineError, Method};
+use crate::backend::{ConstantBuffer, Rect};
+use crate::sass::sm5x;
+use crate::shader::sph::{ProgramHeader, attribute};
+
+pub const DRAW_VERTEX_ARRAY_START: u32 = 0x0d74;
+pub const DRAW_VERTEX_ARRAY: u32 = 0x0d78;
+pub const END: u32 = 0x1614;
+pub const BEGIN: u32 = 0x1618;
+pub const DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_FIRST: u32 = 0x1214;
+pub const DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_SUBSEQUENT: u32 = 0x1218;
+pub const SET_INDEX_BUFFER_A: u32 = 0x17c8;
+pub const SET_INDEX_BUFFER_F: u32 = 0x17dc;
+pub const DRAW_INDEX_BUFFER: u32 = 0x17e0;
+/// DRAW_INDEX_BUFFER{32,16,8}_BEGIN_END_INSTANCE_{FIRST,SUBSEQUENT}: 0x17e4 to 0x17f8.
+pub const DRAW_INDEX_BUFFER_BEGIN_END: std::ops::RangeInclusive<u32> = 0x17e4..=0x17f8;
+pub const SET_VERTEX_ATTRIBUTE_A: u32 = 0x1160;
+pub const SET_VERTEX_STREAM_A_FORMAT: u32 = 0x1c00;
+pub const SET_VERTEX_STREAM_LIMIT_A_A: u32 = 0x1f00;
+pub const SET_VERTEX_STREAM_INSTANCE_A: u32 = 0x1880;
+pub const SET_ATTRIBUTE_DEFAULT: u32 = 0x1610;
+pub const SET_GLOBAL_BASE_VERTEX_INDEX: u32 = 0x1434;
+pub const SET_GLOBAL_BASE_INSTANCE_INDEX: u32 = 0x1438;
+pub const SET_VERTEX_ID_BASE: u32 = 0x1118;
+pub const SET_DA_OUTPUT: u32 = 0x164c;
+pub const SET_DA_PRIMITIVE_RESTART: u32 = 0x1644;
+pub const SET_PROGRAM_REGION_A: u32 = 0x1608;
+pub const SET_PIPELINE_SHADER: u32 = 0x2000;
+pub const PIPELINE_STRIDE: u32 = 64;
+pub const SET_CONSTANT_BUFFER_SELECTOR_A: u32 = 0x2380;
+pub const LOAD_CONSTANT_BUFFER_OFFSET: u32 = 0x238c;
+pub const LOAD_CONSTANT_BUFFER: std::ops::RangeInclusive<u32> = 0x2390..=0x23cc;
+pub const BIND_GROUP_CONSTANT_BUFFER: u32 = 0x2410;
+pub const BIND_GROUP_STRIDE: u32 = 32;
+pub const SET_VIEWPORT_SCALE_X: u32 = 0x0a00;
+pub const SET_VIEWPORT_OFFSET_X: u32 = 0x0a0c;
+pub const SET_VIEWPORT_SCALE_OFFSET: u32 = 0x192c;
+pub const SET_VIEWPORT_Z_CLIP: u32 = 0x0d7c;
+pub const SET_VIEWPORT_CLIP_HORIZONTAL: u32 = 0x0c00;
+pub const SET_VIEWPORT_CLIP_VERTICAL: u32 = 0x0c04;
+pub const SET_SURFACE_CLIP_HORIZONTAL: u32 = 0x0ff4;
+pub const SET_SURFACE_CLIP_VERTICAL: u32 = 0x0ff8;
+pub const SET_WINDOW_ORIGIN: u32 = 0x13ac;
+pub const SET_CT_WRITE: u32 = 0x1a00;
+pub const SET_SINGLE_CT_WRITE_CONTROL: u32 = 0x0f90;
+pub const SET_BLEND: u32 = 0x1360;
+pub const SET_BLEND_STATE_PER_TARGET: u32 = 0x12e4;
+pub const SET_BLEND_SEPARATE_FOR_ALPHA: u32 = 0x133c;
+pub const SET_BLEND_COLOR_OP: u32 = 0x1340;
+pub const SET_BLEND_PER_TARGET_SEPARATE_FOR_ALPHA: u32 = 0x1e00;
+pub const SET_BLEND_CONST_RED: u32 = 0x131c;
+pub const SET_DEPTH_TEST: u32 = 0x12cc;
+pub const SET_STENCIL_TEST: u32 = 0x1380;
+pub const OGL_SET_CULL: u32 = 0x1918;
+pub const OGL_SET_FRONT_FACE: u32 = 0x191c;
+pub const OGL_SET_CULL_FACE: u32 = 0x1920;
+pub const SET_PROVOKING_VERTEX: u32 = 0x1684;
+pub const SET_RASTER_ENABLE: u32 = 0x037c;
+pub const SET_FRONT_POLYGON_MODE: u32 = 0x0dac;
+pub const SET_BACK_POLYGON_MODE: u32 = 0x0db0;
+
+/// Constant buffer slots a shader stage has (c[0x0] to c[0x11]).
+pub const CONSTANT_BUFFER_SLOTS: usize = 18;
+/// Bind groups: vertex, tessellation control, tessellation evaluation, geometry, fragment.
+pub const BIND_GROUPS: usize = 5;
+/// Bytes of the shader program header in front of a graphics program's code.
+pub const HEADER_BYTES: u64 = 0x50;
+/// The longest graphics program read (header included): a program's end is found by decoding.
+const MAX_PROGRAM_BYTES: usize = 1 << 20;
+
+/// BEGIN's OP field: the primitive topology.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Topology {
+    Points,
+    Lines,
+    LineLoop,
+    LineStrip,
+    Triangles,
+    TriangleStrip,
+    TriangleFan,
+    Quads,
+    QuadStrip,
+    Polygon,
+    LinesAdjacency,
+    LineStripAdjacency,
+    TrianglesAdjacency,
+    TriangleStripAdjacency,
+    Patches,
+}
+
+impl Topology {
+    pub fn from_op(op: u32) -> Option<Topology> {
+        use Topology::*;
+        [
+            Points,
+            Lines,
+            LineLoop,
+            LineStrip,
+            Triangles,
+            TriangleStrip,
+            TriangleFan,
+            Quads,
+            QuadStrip,
+            Polygon,
+            LinesAdjacency,
+            LineStripAdjacency,
+            TrianglesAdjacency,
+            TriangleStripAdjacency,
+            Patches,
+        ]
+        .get(op as usize)
+        .copied()
+    }
+}
+
+/// A graphics shader stage as a draw runs it: its header and code (read from GPU memory) and its constant buffers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stage {
+    /// The GPU address of the program (its header).
+    pub address: u64,
+    pub header: ProgramHeader,
+    /// The instructions after the header.
+    pub code: Vec<u8>,
+    pub constant_buffers: [Option<ConstantBuffer>; CONSTANT_BUFFER_SLOTS],
+}
+
+/// One colour target a draw renders to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrawTarget {
+    /// The fragment shader output (0-7) it takes.
+    pub output: u32,
+    pub surface: crate::texture::surface::Surface,
+    pub format: crate::texture::format::ColorFormat,
+    /// R, G, B, A written.
+    pub write: [bool; 4],
+    pub blend: Option<BlendState>,
+}
+
+/// One target's blend equation, as the registers give it (OGL or D3D enum values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlendState {
+    /// Op, source coefficient, destination coefficient.
+    pub color: [u32; 3],
+    pub alpha: [u32; 3],
+}
+
+/// Which faces are dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cull {
+    None,
+    Front,
+    Back,
+    Both,
+}
+
+/// Everything a back end needs for one draw launch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Draw {
+    pub topology: Topology,
+    /// The vertices in the order the primitives take them (indices resolved), `VERTEX_RECORD_WORDS` each.
+    pub vertices: Vec<u32>,
+    pub vertex_shader: Stage,
+    pub fragment_shader: Stage,
+    pub targets: Vec<DrawTarget>,
+    /// The size all targets share (the smallest of them).
+    pub width: u32,
+    pub height: u32,
+    /// Viewport 0: window = ndc * scale + offset (x, y, z).
+    pub viewport_scale: [f32; 3],
+    pub viewport_offset: [f32; 3],
+    /// z clipped at 0 (true) or at -w (false).
+    pub depth_zero_to_one: bool,
+    /// Pixels outside it are not drawn: the viewport's clip rectangle, the surface clip and scissor 0.
+    pub scissor: Rect,
+    pub cull: Cull,
+    /// Front faces wind counter-clockwise in window coordinates (y down).
+    pub front_ccw: bool,
+    pub provoking_last: bool,
+    pub blend_constant: [f32; 4],
+}
+
+/// The draw-related state the 3D engine keeps beyond its registers.
+#[derive(Clone, Debug, Default)]
+pub struct DrawState {
+    /// Bind groups' constant buffer slots.
+    pub bindings: [[Option<ConstantBuffer>; CONSTANT_BUFFER_SLOTS]; BIND_GROUPS],
+    /// The instance counter BEGIN's INSTANCE_ID sets (FIRST), increments (SUBSEQUENT) or keeps.
+    pub instance: u32,
+    pub topology: u32,
+}
+
+fn method(offset: u32) -> Method {
+    Method { class: Class::Maxwell3D, offset }
+}
+
+/// A 40-bit GPU address from an upper (7:0) and a lower register.
+pub fn address(upper: u32, lower: u32) -> u64 {
+    u64::from(upper & 0xff) << 32 | u64::from(lower)
+}
+
+/// How a launch names its vertices.
+#[derive(Clone, Copy, Debug)]
+enum Launch {
+    Array { first: u32, count: u32 },
+    Indexed { first: u32, count: u32 },
+}
+
+impl Maxwell3D {
+    /// The draw methods: BEGIN, the launches (and their one-method BEGIN_END forms), constant buffer loads and
+    /// binds. `Ok(false)` for any other method.
+    pub(super) fn draw_method(&mut self, offset: u32, argument: u32, context: &mut Context) -> Result<bool, EngineError> {
+        match offset {
+            BEGIN => self.begin(argument),
+            END => {}
+            DRAW_VERTEX_ARRAY => {
+                let first = self.register(DRAW_VERTEX_ARRAY_START);
+                self.launch(offset, Launch::Array { first, count: argument }, context)?;
+            }
+            DRAW_INDEX_BUFFER => {
+                let first = self.register(SET_INDEX_BUFFER_F);
+                self.launch(offset, Launch::Indexed { first, count: argument }, context)?;
+            }
+            DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_FIRST | DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_SUBSEQUENT => {
+                let subsequent = offset == DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_SUBSEQUENT;
+                self.begin(argument >> 28 | u32::from(subsequent) << 26);
+                let launch = Launch::Array { first: argument & 0xffff, count: argument >> 16 & 0xfff };
+                self.launch(offset, launch, context)?;
+            }
+            _ if DRAW_INDEX_BUFFER_BEGIN_END.contains(&offset) => {
+                let subsequent = offset >= 0x17f0;
+                self.begin(argument >> 28 | u32::from(subsequent) << 26);
+                let launch = Launch::Indexed { first: argument & 0xffff, count: argument >> 16 & 0xfff };
+                self.launch(offset, launch, context)?;
+            }
+            _ if LOAD_CONSTANT_BUFFER.contains(&offset) => self.load_constant(offset, argument, context)?,
+            _ if (BIND_GROUP_CONSTANT_BUFFER..BIND_GROUP_CONSTANT_BUFFER + BIND_GROUP_STRIDE * BIND_GROUPS as u32)
+                .contains(&offset)
+                && (offset - BIND_GROUP_CONSTANT_BUFFER) % BIND_GROUP_STRIDE == 0 =>
+            {
+                let group = ((offset - BIND_GROUP_CONSTANT_BUFFER) / BIND_GROUP_STRIDE) as usize;
+                self.bind_constant_buffer(offset, group, argument)?;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// BEGIN: the topology, and the instance counter (INSTANCE_ID 27:26: FIRST resets it, SUBSEQUENT adds one).
+    fn begin(&mut self, argument: u32) {
+        self.draw.topology = argument & 0xffff;
+        match argument >> 26 & 3 {
+            0 => self.draw.instance = 0,
+            1 => self.draw.instance = self.draw.instance.wrapping_add(1),
+            _ => {}
+        }
+    }
+
+    /// LOAD_CONSTANT_BUFFER(i): the word goes to the selected buffer at the load offset, which moves on by 4.
+    fn load_constant(&mut self, offset: u32, argument: u32, context: &mut Context) -> Result<(), EngineError> {
+        let size = self.register(SET_CONSTANT_BUFFER_SELECTOR_A) & 0x1_ffff;
+        let base = address(
+            self.register(SET_CONSTANT_BUFFER_SELECTOR_A + 4),
+            self.register(SET_CONSTANT_BUFFER_SELECTOR_A + 8),
+        );
+        let at = self.register(LOAD_CONSTANT_BUFFER_OFFSET) & 0xffff;
+        if at + 4 > size {
+            return Err(method(offset).bad_argument(argument, "constant buffer load past the selected buffer's size"));
+        }
+        context.write(base + u64::from(at), &argument.to_le_bytes()).map_err(|e| method(offset).memory(e))?;
+        self.set_register(LOAD_CONSTANT_BUFFER_OFFSET, at + 4);
+        Ok(())
+    }
+
+    /// BIND_GROUP_CONSTANT_BUFFER(group): VALID 0:0 binds the selected buffer to slot SHADER_SLOT 8:4, or empties it.
+    fn bind_constant_buffer(&mut self, offset: u32, group: usize, argument: u32) -> Result<(), EngineError> {
+        let slot = (argument >> 4 & 0x1f) as usize;
+        let buffer = ConstantBuffer {
+            address: address(
+                self.register(SET_CONSTANT_BUFFER_SELECTOR_A + 4),
+                self.register(SET_CONSTANT_BUFFER_SELECTOR_A + 8),
+            ),
+            size: self.register(SET_CONSTANT_BUFFER_SELECTOR_A) & 0x1_ffff,
+        };
+        let Some(entry) = self.draw.bindings[group].get_mut(slot) else {
+            return Err(method(offset).bad_argument(argument, "constant buffer slot past c[0x11]"));
+        };
+        *entry = (argument & 1 == 1).then_some(buffer);
+        Ok(())
+    }
+
+    fn float(&self, offset: u32) -> f32 {
+        f32::from_bits(self.register(offset))
+    }
+
+    /// The graphics stage in pipeline slot `slot` (1 vertex B, 5 pixel) with bind group `group`'s constant buffers,
+    /// read from GPU memory.
+    fn stage(&self, at: Method, slot: u32, group: usize, context: &Context) -> Result<Stage, EngineError> {
+        let shader = self.register(SET_PIPELINE_SHADER + PIPELINE_STRIDE * slot);
+        if shader & 1 == 0 {
+            return Err(at.unimplemented(format!("draws without a shader in pipeline slot {slot}")));
+        }
+        let region = address(self.register(SET_PROGRAM_REGION_A), self.register(SET_PROGRAM_REGION_A + 4));
+        let program = region + u64::from(self.register(SET_PIPELINE_SHADER + 4 + PIPELINE_STRIDE * slot));
+        let mut header = [0u8; HEADER_BYTES as usize];
+        context.read(program, &mut header).map_err(|e| at.memory(e))?;
+        let header = ProgramHeader::parse(&header)
+            .map_err(|problem| at.unimplemented(format!("the shader at {program:#x}: {problem}")))?;
+        let code_start = program + HEADER_BYTES;
+        let length = sm5x::program_length(
+            |offset| {
+                let mut bundle = [0u8; sm5x::BUNDLE_BYTES];
+                context.read(code_start + offset as u64, &mut bundle).ok().map(|()| bundle)
+            },
+            MAX_PROGRAM_BYTES,
+        )
+        .map_err(|error| at.unimplemented(format!("the shader at {program:#x}: {error}")))?;
+        let mut code = vec![0u8; length];
+        context.read(code_start, &mut code).map_err(|e| at.memory(e))?;
+        Ok(Stage { address: program, header, code, constant_buffers: self.draw.bindings[group] })
+    }
+}
+
+/// Words of a vertex record: the 32 generic attributes (4 words each), then the vertex id, the instance id and
+/// two unused words.
+pub const VERTEX_RECORD_WORDS: usize = 33 * 4;
+/// The most vertices one launch may fetch (a bad count should not exhaust the host's memory).
+const MAX_VERTICES: u32 = 1 << 22;
+
+impl Maxwell3D {
+    /// A draw launch: resolve the state, fetch the vertices, and have the back end draw.
+    fn launch(&mut self, offset: u32, launch: Launch, context: &mut Context) -> Result<(), EngineError> {
+        let at = method(offset);
+        if !self.render_enabled(at, context)? {
+            return Ok(());
+        }
+        let topology = Topology::from_op(self.draw.topology)
+            .ok_or_else(|| at.bad_argument(self.draw.topology, "BEGIN's topology is not one of the 15"))?;
+        if self.register(SET_RASTER_ENABLE) & 1 == 0 {
+            return Ok(());
+        }
+        for (register, what) in [(SET_DEPTH_TEST, "depth tests"), (SET_STENCIL_TEST, "stencil tests")] {
+            if self.register(register) & 1 == 1 {
+                return Err(at.unimplemented(format!("draws with {what}")));
+            }
+        }
+        for register in [SET_FRONT_POLYGON_MODE, SET_BACK_POLYGON_MODE] {
+            let mode = self.register(register);
+            if mode != 0 && mode != 0x1b02 {
+                return Err(at.unimplemented(format!("polygon mode {mode:#x} (only FILL is drawn)")));
+            }
+        }
+        let vertex_shader = self.stage(at, 1, 0, context)?;
+        let fragment_shader = self.stage(at, 5, 4, context)?;
+        for slot in [0, 2, 3, 4] {
+            if self.register(SET_PIPELINE_SHADER + PIPELINE_STRIDE * slot) & 1 == 1 {
+                return Err(at.unimplemented(format!("draws with a shader in pipeline slot {slot}")));
+            }
+        }
+        let targets = self.targets(at)?;
+        let (width, height) = targets
+            .iter()
+            .map(|target| (target.surface.width, target.surface.height))
+            .reduce(|a, b| (a.0.min(b.0), a.1.min(b.1)))
+            .unwrap_or((0, 0));
+        let vertices = self.fetch_vertices(at, launch, &vertex_shader.header, context)?;
+        let cull = match (self.register(OGL_SET_CULL) & 1, self.register(OGL_SET_CULL_FACE)) {
+            (0, _) => Cull::None,
+            (_, 0x404) => Cull::Front,
+            (_, 0x405) => Cull::Back,
+            (_, 0x408) => Cull::Both,
+            (_, face) => return Err(at.bad_argument(face, "OGL_SET_CULL_FACE is not FRONT, BACK or FRONT_AND_BACK")),
+        };
+        // FLIP_Y (4:4) turns the winding over.
+        let front_ccw = (self.register(OGL_SET_FRONT_FACE) == 0x901) != (self.register(SET_WINDOW_ORIGIN) >> 4 & 1 == 1);
+        if self.register(SET_WINDOW_ORIGIN) & 1 == 1 {
+            return Err(at.unimplemented("draws with the window origin at the lower left"));
+        }
+        if self.register(SET_VIEWPORT_SCALE_OFFSET) & 1 == 0 {
+            return Err(at.unimplemented("draws without the viewport transform (SET_VIEWPORT_SCALE_OFFSET FALSE)"));
+        }
+        let span = |register: u32| (register & 0xffff, register >> 16);
+        let rect = |(x, width): (u32, u32), (y, height): (u32, u32)| Rect { x0: x, y0: y, x1: x + width, y1: y + height };
+        let mut scissor = Rect { x0: 0, y0: 0, x1: width, y1: height }
+            .intersect(rect(
+                span(self.register(SET_VIEWPORT_CLIP_HORIZONTAL)),
+                span(self.register(SET_VIEWPORT_CLIP_VERTICAL)),
+            ))
+            .intersect(rect(
+                span(self.register(SET_SURFACE_CLIP_HORIZONTAL)),
+                span(self.register(SET_SURFACE_CLIP_VERTICAL)),
+            ));
+        if self.register(super::maxwell_3d::SET_SCISSOR_ENABLE) & 1 == 1 {
+            let ((x0, x1), (y0, y1)) = (
+                span(self.register(super::maxwell_3d::SET_SCISSOR_HORIZONTAL)),
+                span(self.register(super::maxwell_3d::SET_SCISSOR_VERTICAL)),
+            );
+            scissor = scissor.intersect(Rect { x0, y0, x1, y1 });
+        }
+        let draw = Draw {
+            topology,
+            vertices,
+            vertex_shader,
+            fragment_shader,
+            targets,
+            width,
+            height,
+            viewport_scale: [0, 4, 8].map(|at| self.float(SET_VIEWPORT_SCALE_X + at)),
+            viewport_offset: [0, 4, 8].map(|at| self.float(SET_VIEWPORT_OFFSET_X + at)),
+            depth_zero_to_one: self.register(SET_VIEWPORT_Z_CLIP) & 1 == 1,
+            scissor,
+            cull,
+            front_ccw,
+            provoking_last: self.register(SET_PROVOKING_VERTEX) & 1 == 1,
+            blend_constant: [0, 4, 8, 12].map(|at| self.float(SET_BLEND_CONST_RED + at)),
+        };
+        if draw.scissor.is_empty() || draw.vertices.is_empty() {
+            return Ok(());
+        }
+        let (backend, memory) = Self::backend(at, context)?;
+        backend.draw(&draw, &memory).map_err(|source| EngineError::Backend { method: at, source })
+    }
+
+    /// The colour targets of SET_CT_SELECT: output n to target TARGETn, with its write mask and blending.
+    fn targets(&self, at: Method) -> Result<Vec<DrawTarget>, EngineError> {
+        let select = self.register(super::maxwell_3d::SET_CT_SELECT);
+        let single_write = self.register(SET_SINGLE_CT_WRITE_CONTROL) & 1 == 1;
+        let per_target_blend = self.register(SET_BLEND_STATE_PER_TARGET) & 1 == 1;
+        let mut targets = Vec::new();
+        for output in 0..(select & 0xf).min(8) {
+            let slot = select >> (4 + 3 * output) & 7;
+            let Some((surface, format)) = self.color_target(at, slot)? else { continue };
+            let write_register = self.register(SET_CT_WRITE + 4 * if single_write { 0 } else { output });
+            let write = [0, 4, 8, 12].map(|bit| write_register >> bit & 1 == 1);
+            let blend = (self.register(SET_BLEND + 4 * output) & 1 == 1).then(|| {
+                if per_target_blend {
+                    let base = SET_BLEND_PER_TARGET_SEPARATE_FOR_ALPHA + 32 * output;
+                    let get = |k: u32| self.register(base + 4 * k);
+                    BlendState { color: [get(1), get(2), get(3)], alpha: [get(4), get(5), get(6)] }
+                } else {
+                    let get = |register: u32| self.register(register);
+                    let color = [get(SET_BLEND_COLOR_OP), get(SET_BLEND_COLOR_OP + 4), get(SET_BLEND_COLOR_OP + 8)];
+                    // Without SEPARATE_FOR_ALPHA alpha blends as colour does (NVIDIA's driver writes only colour).
+                    let alpha = if get(SET_BLEND_SEPARATE_FOR_ALPHA) & 1 == 1 {
+                        [get(SET_BLEND_COLOR_OP + 12), get(SET_BLEND_COLOR_OP + 16), get(SET_BLEND_COLOR_OP + 24)]
+                    } else {
+                        color
+                    };
+                    BlendState { color, alpha }
+                }
+            });
+            targets.push(DrawTarget { output, surface, format, write, blend });
+        }
+        Ok(targets)
+    }
+}
+
+/// A vertex attribute's component widths (SET_VERTEX_ATTRIBUTE's COMPONENT_BIT_WIDTHS), R first from bit 0.
+fn component_widths(code: u32) -> Option<&'static [u32]> {
+    Some(match code {
+        0x01 => &[32, 32, 32, 32],
+        0x02 => &[32, 32, 32],
+        0x03 => &[16, 16, 16, 16],
+        0x04 => &[32, 32],
+        0x05 => &[16, 16, 16],
+        0x0a | 0x2f | 0x33 => &[8, 8, 8, 8],
+        0x0f => &[16, 16],
+        0x12 => &[32],
+        0x13 => &[8, 8, 8],
+        0x18 | 0x32 => &[8, 8],
+        0x1b => &[16],
+        0x1d | 0x34 => &[8],
+        0x30 => &[10, 10, 10, 2],
+        0x31 => &[11, 11, 10],
+        _ => return None,
+    })
+}
+
+/// An unsigned float of `width` bits with a 5-bit exponent (FP16 without its sign, or the 11- and 10-bit floats
+/// of B10G11R11) as FP32 bits, exactly.
+fn small_float_to_f32(bits: u32, width: u32) -> u32 {
+    let mantissa_bits = width - 5;
+    let (exponent, mantissa) = (bits >> mantissa_bits & 0x1f, bits & ((1 << mantissa_bits) - 1));
+    let shift = 23 - mantissa_bits;
+    match exponent {
+        0 if mantissa == 0 => 0,
+        // A denormal: normalise.
+        0 => {
+            let top = 31 - mantissa.leading_zeros();
+            let exponent = 127 - 15 - (mantissa_bits - top) + 1;
+            exponent << 23 | (mantissa << (23 - top)) & 0x7f_ffff
+        }
+        0x1f => 0x7f80_0000 | mantissa << shift,
+        _ => (exponent + 127 - 15) << 23 | mantissa << shift,
+    }
+}
+
+/// A half (with its sign) as FP32 bits.
+fn half_to_f32(bits: u32) -> u32 {
+    (bits & 0x8000) << 16 | small_float_to_f32(bits & 0x7fff, 15)
+}
+
+/// Component values of one attribute element, as the shader reads them (SET_VERTEX_ATTRIBUTE's NUMERICAL_TYPE:
+/// 1 SNORM, 2 UNORM, 3 SINT, 4 UINT, 5 USCALED, 6 SSCALED, 7 FLOAT); components the format lacks read 0 and W 1.
+fn convert_attribute(bytes: &[u8], widths: &[u32], kind: u32) -> Result<[u32; 4], &'static str> {
+    let mut wide = [0u8; 16];
+    wide[..bytes.len()].copy_from_slice(bytes);
+    let packed = u128::from_le_bytes(wide);
+    let integer = matches!(kind, 3 | 4);
+    let mut out = [0, 0, 0, if integer { 1 } else { 0x3f80_0000 }];
+    let mut low = 0;
+    for (component, &width) in widths.iter().enumerate() {
+        let raw = (packed >> low & ((1u128 << width) - 1)) as u32;
+        low += width;
+        let signed = if width == 32 { raw as i32 } else { ((raw << (32 - width)) as i32) >> (32 - width) };
+        out[component] = match kind {
+            1 => ((f64::from(signed) / f64::from((1u32 << (width - 1)) - 1)).max(-1.0) as f32).to_bits(),
+            2 => ((f64::from(raw) / ((1u64 << width) - 1) as f64) as f32).to_bits(),
+            3 => signed as u32,
+            4 => raw,
+            5 => (raw as f32).to_bits(),
+            6 => (signed as f32).to_bits(),
+            7 => match width {
+                32 => raw,
+                16 => half_to_f32(raw),
+                11 | 10 => small_float_to_f32(raw, width),
+                _ => return Err("a float attribute of this width"),
+            },
+            _ => return Err("an attribute type that is not one of the seven"),
+        };
+    }
+    Ok(out)
+}
+
+impl Maxwell3D {
+    /// The vertex records of a launch, in the order its primitives take them.
+    fn fetch_vertices(
+        &self,
+        at: Method,
+        launch: Launch,
+        header: &ProgramHeader,
+        context: &Context,
+    ) -> Result<Vec<u32>, EngineError> {
+        let (first, count, indexed) = match launch {
+            Launch::Array { first, count } => (first, count, false),
+            Launch::Indexed { first, count } => (first, count, true),
+        };
+        if count > MAX_VERTICES {
+            return Err(at.bad_argument(count, "more vertices in one launch than Tandem fetches (4 Mi)"));
+        }
+        let generics: Vec<u32> =
+            (0..32).filter(|&g| (0..4).any(|c| header.reads(attribute::GENERIC + 16 * g + 4 * c))).collect();
+        let index_size = match self.register(SET_INDEX_BUFFER_A + 16) & 3 {
+            0 => 1u64,
+            1 => 2,
+            _ => 4,
+        };
+        let index_base = address(self.register(SET_INDEX_BUFFER_A), self.register(SET_INDEX_BUFFER_A + 4));
+        let index_limit = address(self.register(SET_INDEX_BUFFER_A + 8), self.register(SET_INDEX_BUFFER_A + 12));
+        let mut records = Vec::with_capacity(count as usize * VERTEX_RECORD_WORDS);
+        for k in 0..count {
+            let (element, vertex_id) = if indexed {
+                let at_index = index_base + (u64::from(first) + u64::from(k)) * index_size;
+                if at_index + index_size - 1 > index_limit {
+                    return Err(at.unimplemented(format!("an index at {at_index:#x}, past the index buffer's limit")));
+                }
+                let mut bytes = [0u8; 4];
+                context.read(at_index, &mut bytes[..index_size as usize]).map_err(|e| at.memory(e))?;
+                let index = u32::from_le_bytes(bytes);
+                (
+                    index.wrapping_add(self.register(SET_GLOBAL_BASE_VERTEX_INDEX)),
+                    index.wrapping_add(self.register(SET_VERTEX_ID_BASE)),
+                )
+            } else {
+                let uses_start = self.register(SET_DA_OUTPUT) >> 12 & 1 == 1;
+                (first.wrapping_add(k), if uses_start { first.wrapping_add(k) } else { k })
+            };
+            let mut record = [0u32; VERTEX_RECORD_WORDS];
+            for &g in &generics {
+                let value = self.fetch_attribute(at, g, element, context)?;
+                record[4 * g as usize..4 * g as usize + 4].copy_from_slice(&value);
+            }
+            record[128] = vertex_id;
+            record[129] = self.draw.instance;
+            records.extend_from_slice(&record);
+        }
+        Ok(records)
+    }
+
+    /// Generic attribute `generic` of vertex `element` (instance attributes: of the instance).
+    fn fetch_attribute(&self, at: Method, generic: u32, element: u32, context: &Context) -> Result<[u32; 4], EngineError> {
+        let register = self.register(SET_VERTEX_ATTRIBUTE_A + 4 * generic);
+        // Inactive attributes read SET_ATTRIBUTE_DEFAULT's vector: (0, 0, 0, 0) or (0, 0, 0, 1).
+        if register >> 6 & 1 == 1 {
+            let w = if self.register(SET_ATTRIBUTE_DEFAULT) >> 2 & 1 == 1 { 0x3f80_0000 } else { 0 };
+            return Ok([0, 0, 0, w]);
+        }
+        let stream = register & 0x1f;
+        let widths = component_widths(register >> 21 & 0x3f)
+            .ok_or_else(|| at.unimplemented(format!("vertex attribute {generic}: component widths {:#x}", register >> 21 & 0x3f)))?;
+        let format = self.register(SET_VERTEX_STREAM_A_FORMAT + 16 * stream);
+        if format >> 12 & 1 == 0 {
+            return Err(at.unimplemented(format!("vertex attribute {generic} reads vertex stream {stream}, which is disabled")));
+        }
+        let stride = u64::from(format & 0xfff);
+        let element = if self.register(SET_VERTEX_STREAM_INSTANCE_A + 4 * stream) & 1 == 1 {
+            let divisor = self.register(SET_VERTEX_STREAM_A_FORMAT + 12 + 16 * stream).max(1);
+            self.register(SET_GLOBAL_BASE_INSTANCE_INDEX).wrapping_add(self.draw.instance / divisor)
+        } else {
+            element
+        };
+        let location = address(
+            self.register(SET_VERTEX_STREAM_A_FORMAT + 4 + 16 * stream),
+            self.register(SET_VERTEX_STREAM_A_FORMAT + 8 + 16 * stream),
+        );
+        let limit = address(
+            self.register(SET_VERTEX_STREAM_LIMIT_A_A + 8 * stream),
+            self.register(SET_VERTEX_STREAM_LIMIT_A_A + 4 + 8 * stream),
+        );
+        let bytes = widths.iter().sum::<u32>().div_ceil(8) as usize;
+        let start = location + u64::from(element) * stride + u64::from(register >> 7 & 0x3fff);
+        let mut data = [0u8; 16];
+        // Past the stream's limit the fetch reads the substitute address, which drivers point at zeros.
+        if start + bytes as u64 - 1 <= limit {
+            context.read(start, &mut data[..bytes]).map_err(|e| at.memory(e))?;
+        }
+        let mut value = convert_attribute(&data[..bytes], widths, register >> 27 & 7)
+            .map_err(|what| at.unimplemented(format!("vertex attribute {generic}: {what}")))?;
+        if register >> 31 == 1 {
+            value.swap(0, 2);
+        }
+        Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Conversions by the formats' definitions (Vulkan's "Fixed-Point Data Conversions", IEEE 754 halves, the
+    /// 11- and 10-bit floats of B10G11R11): UNORM c / (2^n - 1), SNORM max(c / (2^(n-1) - 1), -1), integers as
+    /// raw bits, missing components (0, 0, 0, 1).
+    #[test]
+    fn attributes_convert_as_their_formats_define() {
+        let f = |x: f32| x.to_bits();
+        assert_eq!(convert_attribute(&[0, 255, 51, 128], &[8, 8, 8, 8], 2), Ok([f(0.0), f(1.0), f(0.2), f(128.0 / 255.0)]));
+        assert_eq!(convert_attribute(&[0x81, 0x7f], &[8, 8], 1), Ok([f(-1.0), f(1.0), 0, f(1.0)]));
+        assert_eq!(convert_attribute(&[0xfe, 0xff], &[16], 3), Ok([0xffff_fffe, 0, 0, 1]));
+        assert_eq!(convert_attribute(&[0xfe, 0xff], &[16], 4), Ok([0xfffe, 0, 0, 1]));
+        assert_eq!(convert_attribute(&[0xfe, 0xff], &[16], 6), Ok([f(-2.0), 0, 0, f(1.0)]));
+        // Halves: 1.0, -2.5, the smallest denormal, infinity.
+        let halves = [0x3c00u16, 0xc100, 0x0001, 0x7c00].iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<_>>();
+        assert_eq!(
+            convert_attribute(&halves, &[16, 16, 16, 16], 7),
+            Ok([f(1.0), f(-2.5), f(2f32.powi(-24)), f32::INFINITY.to_bits()])
+        );
+        // B10G11R11: R 11 bits = 1.0 (exponent 15, mantissa 0), G 11 bits = 0.5, B 10 bits = 2.0.
+        let packed: u32 = 15 << 6 | (14 << 6) << 11 | (16 << 5) << 22;
+        assert_eq!(convert_attribute(&packed.to_le_bytes(), &[11, 11, 10], 7), Ok([f(1.0), f(0.5), f(2.0), f(1.0)]));
+        // A2B10G10R10 UNORM: R 1023 = 1.0, A 1 of 3.
+        let packed: u32 = 1023 | 1 << 30;
+        assert_eq!(convert_attribute(&packed.to_le_bytes(), &[10, 10, 10, 2], 2), Ok([f(1.0), 0, 0, f(1.0 / 3.0)]));
+    }
+}

@@ -1,0 +1,97 @@
+//! A text assembler built on the decode tables, for test shaders: one instruction a line, as its table line's name
+//! and field values (`ALD rd=0 address=0x80 size=3`). Fields not given are 0, except the guard predicate `pg`
+//! (PT), the predicate sources `ps`/`pa`/`pb` (PT), the condition-code test `cc_test` (always) and register
+//! fields, which default to RZ (255). Each line is checked by decoding it back; `#` starts a comment.
+
+use super::Encoding;
+
+/// Why a line does not assemble.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {problem}")]
+pub struct AssembleError {
+    pub line: usize,
+    pub problem: String,
+}
+
+/// Register fields, which default to RZ.
+const REGISTER_FIELDS: &[&str] = &["rd", "ra", "rb", "rc", "rs"];
+
+fn word(encodings: &'static [Encoding], line: usize, text: &str) -> Result<u128, AssembleError> {
+    let error = |problem: String| AssembleError { line, problem };
+    let mut tokens = text.split_whitespace();
+    let name = tokens.next().ok_or_else(|| error("no instruction".into()))?;
+    let encoding = encodings
+        .iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| error(format!("no table line is named {name}")))?;
+    let mut given = Vec::new();
+    for token in tokens {
+        let (field, value) = token.split_once('=').ok_or_else(|| error(format!("{token}: not field=value")))?;
+        let value = match value.strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(hex, 16),
+            None => value.parse(),
+        }
+        .map_err(|_| error(format!("{token}: not a number")))?;
+        encoding.field(field).ok_or_else(|| error(format!("{name} has no field {field}")))?;
+        given.push((field, value));
+    }
+    let mut word = encoding.value;
+    for field in encoding.fields {
+        let default = match field.name {
+            "pg" | "ps" | "pa" | "pb" => 7,
+            "cc_test" => 15,
+            name if REGISTER_FIELDS.contains(&name) => 255,
+            _ => 0,
+        };
+        let value = given.iter().find(|(name, _)| *name == field.name).map_or(default, |&(_, value)| value);
+        let width: u32 = field.parts.iter().map(|part| u32::from(part.width)).sum();
+        if width < 64 && value >> width != 0 {
+            return Err(error(format!("{}={value:#x} does not fit in {width} bits", field.name)));
+        }
+        word |= field.place(value);
+    }
+    Ok(word)
+}
+
+/// Assembles SM5x lines into bundles (a zero scheduling word, three instructions; NOPs fill the last bundle).
+pub fn sm5x(source: &str) -> Result<Vec<u8>, AssembleError> {
+    use super::sm5x::{BUNDLE_BYTES, ENCODINGS, decode};
+    let mut words = Vec::new();
+    for (index, text) in source.lines().enumerate() {
+        let text = text.split('#').next().unwrap_or("").trim();
+        if text.is_empty() {
+            continue;
+        }
+        let word = word(ENCODINGS, index + 1, text)? as u64;
+        decode(word).ok_or_else(|| AssembleError { line: index + 1, problem: format!("{word:#018x} does not decode") })?;
+        words.push(word);
+    }
+    let nop = word(ENCODINGS, 0, "NOP").expect("the table has NOP") as u64;
+    while !words.len().is_multiple_of(3) {
+        words.push(nop);
+    }
+    let mut code = Vec::with_capacity(words.len() / 3 * BUNDLE_BYTES);
+    for bundle in words.chunks(3) {
+        code.extend_from_slice(&0u64.to_le_bytes());
+        for word in bundle {
+            code.extend_from_slice(&word.to_le_bytes());
+        }
+    }
+    Ok(code)
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines assemble to the words nvdisasm reads as these instructions (tests/sass/kernels/graphics.sm53.words).
+    #[test]
+    fn lines_assemble_to_nvdisasm_checked_words() {
+        let code = sm5x("ALD rd=0 address=0x80 size=3\nIPA rd=1 address=0x80 rb=0 mode=1\nKIL # discard\n").unwrap();
+        let word = |i: usize| u64::from_le_bytes(code[8 + 8 * i..16 + 8 * i].try_into().unwrap());
+        assert_eq!([word(0), word(1), word(2)], [0xefd9ff800807ff00, 0xe043ff880007ff01, 0xe33000000007000f]);
+        assert_eq!(sm5x("ALD rd=0x100").unwrap_err().to_string(), "line 1: rd=0x100 does not fit in 8 bits");
+        assert!(sm5x("ALD rq=1").unwrap_err().problem.contains("no field rq"));
+    }
+}
