@@ -809,9 +809,13 @@ mod tests {
         assert!(error.to_string().contains("MAXWELL_B method 0x010c (NOTIFY) is not implemented"), "{error}");
         assert!(matches!(error.source, ChannelError::Engine { source: EngineError::Unimplemented { .. }, .. }));
         let channel = setup.channel();
+        let words = [header::non_incrementing(0, 0, 1), 0xb197, header::incrementing(0, 0x123c / 4, 1), 7];
+        let error = setup.submit(channel, &words).unwrap_err();
+        assert!(error.to_string().contains("(DRAW_AUTO) is not implemented"), "{error}");
+        let channel = setup.channel();
         let words = [header::non_incrementing(0, 0, 1), 0xb197, header::incrementing(0, 0x2394 / 4, 1), 7];
         let error = setup.submit(channel, &words).unwrap_err();
-        assert!(error.to_string().contains("(LOAD_CONSTANT_BUFFER(1)) is not implemented"), "{error}");
+        assert!(error.to_string().contains("past the selected buffer's size"), "{error}");
         let channel = setup.gpu.create_channel();
         assert_eq!(setup.submit(channel, &[0]).unwrap_err().source, ChannelError::NoAddressSpace);
         let channel = setup.channel();

@@ -334,7 +334,7 @@ impl Maxwell3D {
 /// two unused words.
 pub const VERTEX_RECORD_WORDS: usize = 33 * 4;
 /// The most vertices one launch may fetch (a bad count should not exhaust the host's memory).
-const MAX_VERTICES: u32 = 1 << 22;
+const MAX_VERTICES: u32 = 1 << 20;
 
 impl Maxwell3D {
     /// A draw launch: resolve the state, fetch the vertices, and have the back end draw.
@@ -342,6 +342,9 @@ impl Maxwell3D {
         let at = method(offset);
         if !self.render_enabled(at, context)? {
             return Ok(());
+        }
+        if context.backend.is_none() {
+            return Err(EngineError::NoBackend { method: at });
         }
         let topology = Topology::from_op(self.draw.topology)
             .ok_or_else(|| at.bad_argument(self.draw.topology, "BEGIN's topology is not one of the 15"))?;
@@ -555,7 +558,7 @@ impl Maxwell3D {
             Launch::Indexed { first, count } => (first, count, true),
         };
         if count > MAX_VERTICES {
-            return Err(at.bad_argument(count, "more vertices in one launch than Tandem fetches (4 Mi)"));
+            return Err(at.bad_argument(count, "more vertices in one launch than Tandem fetches (1 Mi)"));
         }
         let generics: Vec<u32> =
             (0..32).filter(|&g| (0..4).any(|c| header.reads(attribute::GENERIC + 16 * g + 4 * c))).collect();
