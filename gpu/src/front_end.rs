@@ -825,35 +825,14 @@ mod tests {
         let _ = (Class::Maxwell3D, Wait::Syncpoint { id: 0, value: 0 });
     }
 
-    /// A vertex program passing generic 0 as the position and generic 1 on as output generic 0; a pixel program
-    /// interpolating it (perspective, as NVIDIA's compilers do: IPA.PASS of 1/w, its reciprocal, IPA multiplies).
-    const TRIANGLE_VERTEX: &str = "ALD rd=0 address=0x80 size=3\nALD rd=4 address=0x90 size=3\n\
-        AST rs=0 address=0x70 size=3\nAST rs=4 address=0x80 size=3\nEXIT";
-    const TRIANGLE_PIXEL: &str = "IPA rd=7 address=0x7c\nMUFU rd=7 ra=7 func=4\nIPA rd=0 address=0x80 rb=7 mode=1\n\
-        IPA rd=1 address=0x84 rb=7 mode=1\nIPA rd=2 address=0x88 rb=7 mode=1\nIPA rd=3 address=0x8c rb=7 mode=1\nEXIT";
-
-    /// The headers of the two programs (`sph.rs`'s layout).
+    /// The test programs' vertex program passing generic 0 as the position and generic 1 on, and pixel program
+    /// interpolating it with perspective.
     fn triangle_programs() -> (Vec<u8>, Vec<u8>) {
-        use crate::shader::sph::{Interpolation, ProgramHeader, ShaderType};
-        let mut vertex = ProgramHeader::new(ShaderType::Vertex);
-        for address in (0x80..0xa0).step_by(4) {
-            vertex.set_bit(160 + address / 4, true);
-        }
-        for address in (0x70..0x90).step_by(4) {
-            vertex.set_bit(400 + address / 4, true);
-        }
-        let mut pixel = ProgramHeader::new(ShaderType::Pixel);
-        pixel.set_bit(191, true);
-        for c in 0..4 {
-            pixel.set_interpolation(0, c, Interpolation::Perspective);
-            pixel.set_bit(576 + c, true);
-        }
-        let program = |header: ProgramHeader, source: &str| {
-            let mut bytes = header.bytes().to_vec();
-            bytes.extend(crate::sass::assemble::sm5x(source).unwrap());
-            bytes
-        };
-        (program(vertex, TRIANGLE_VERTEX), program(pixel, TRIANGLE_PIXEL))
+        let program = |source: &str| crate::sass::assemble::graphics_program(source).unwrap();
+        (
+            program(include_str!("../../tests/programs/shaders/pass.vs.sasm")),
+            program(include_str!("../../tests/programs/shaders/perspective.ps.sasm")),
+        )
     }
 
     /// A triangle drawn into a 64 x 32 pitch A8B8G8R8 target covers exactly the pixels whose centres the edge

@@ -53,6 +53,88 @@ fn word(encodings: &'static [Encoding], line: usize, text: &str) -> Result<u128,
     Ok(word)
 }
 
+/// Assembles a Maxwell graphics program: its shader program header from directives, then its code (`sm5x`).
+/// Directives (a line each, before or among the instructions):
+/// - `.stage vertex|pixel` (first; the header's type and stage),
+/// - `.reads FIRST-LAST`, `.writes FIRST-LAST`: the attribute words (byte addresses, inclusive) a vertex program
+///   reads and writes,
+/// - `.interpolate GENERIC COMPONENTS constant|perspective|linear`: how a pixel program interpolates generic
+///   input GENERIC's components (`xyzw`, `xy`...),
+/// - `.target T COMPONENTS`: the components (`rgba`, `rgb`...) of render target T a pixel program outputs,
+/// - `.bit N`: header bit N set (fields without a directive).
+pub fn graphics_program(source: &str) -> Result<Vec<u8>, AssembleError> {
+    use crate::shader::sph::{Interpolation, ProgramHeader, ShaderType};
+    let mut header: Option<ProgramHeader> = None;
+    let mut code = String::new();
+    for (index, raw) in source.lines().enumerate() {
+        let line = index + 1;
+        let error = |problem: String| AssembleError { line, problem };
+        let text = raw.split('#').next().unwrap_or("").trim();
+        let Some(directive) = text.strip_prefix('.') else {
+            code.push_str(raw);
+            code.push('\n');
+            continue;
+        };
+        code.push('\n');
+        let words: Vec<&str> = directive.split_whitespace().collect();
+        let number = |text: &str| -> Result<u32, AssembleError> {
+            match text.strip_prefix("0x") {
+                Some(hex) => u32::from_str_radix(hex, 16),
+                None => text.parse(),
+            }
+            .map_err(|_| error(format!("{text}: not a number")))
+        };
+        if let ["stage", stage] = words[..] {
+            let stage = match stage {
+                "vertex" => ShaderType::Vertex,
+                "pixel" => ShaderType::Pixel,
+                _ => return Err(error(format!("stage {stage}: vertex or pixel"))),
+            };
+            header = Some(ProgramHeader::new(stage));
+            continue;
+        }
+        let sph = header.as_mut().ok_or_else(|| error("a directive before .stage".into()))?;
+        let components = |text: &str, names: &str| -> Result<Vec<u32>, AssembleError> {
+            text.chars()
+                .map(|c| names.find(c).map(|i| i as u32).ok_or_else(|| error(format!("{text}: components of {names}"))))
+                .collect()
+        };
+        match words[..] {
+            [kind @ ("reads" | "writes"), range] => {
+                let (first, last) = range.split_once('-').ok_or_else(|| error(format!("{range}: FIRST-LAST")))?;
+                let base = if kind == "reads" { 160 } else { 400 };
+                for address in (number(first)?..=number(last)?).step_by(4) {
+                    sph.set_bit(base + address / 4, true);
+                }
+            }
+            ["interpolate", generic, which, mode] => {
+                let mode = match mode {
+                    "constant" => Interpolation::Constant,
+                    "perspective" => Interpolation::Perspective,
+                    "linear" => Interpolation::ScreenLinear,
+                    _ => return Err(error(format!("{mode}: constant, perspective or linear"))),
+                };
+                let generic = number(generic)?;
+                for c in components(which, "xyzw")? {
+                    sph.set_interpolation(generic, c, mode);
+                }
+            }
+            ["target", target, which] => {
+                let target = number(target)?;
+                for c in components(which, "rgba")? {
+                    sph.set_bit(576 + 4 * target + c, true);
+                }
+            }
+            ["bit", n] => sph.set_bit(number(n)?, true),
+            _ => return Err(error(format!(".{directive}: not a directive"))),
+        }
+    }
+    let header = header.ok_or(AssembleError { line: 1, problem: "no .stage".into() })?;
+    let mut program = header.bytes().to_vec();
+    program.extend(sm5x(&code)?);
+    Ok(program)
+}
+
 /// Assembles SM5x lines into bundles (a zero scheduling word, three instructions; NOPs fill the last bundle).
 pub fn sm5x(source: &str) -> Result<Vec<u8>, AssembleError> {
     use super::sm5x::{BUNDLE_BYTES, ENCODINGS, decode};

@@ -1,0 +1,63 @@
+//! The test programs' graphics shaders (`tests/programs/shaders/*.sasm`, assembled by `sass::assemble` into the
+//! `.bin` files the C programs include): each `.bin` is what its source assembles to (`TANDEM_BLESS=1` rewrites
+//! them), decodes to the source's instructions, and translates, as its stage, to SPIR-V that `spirv-val` accepts
+//! for Vulkan 1.3.
+
+use std::path::Path;
+use std::process::Command;
+use tandem_gpu::sass::assemble;
+use tandem_gpu::sass::cubin::KernelImage;
+use tandem_gpu::sass::Isa;
+use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType};
+use tandem_gpu::shader::{
+    FragmentInterface, GlobalMemory, GuestWindows, OutputKind, Stage, VertexInterface, translate_graphics,
+};
+
+fn spirv_val(name: &str, spirv: &[u32]) {
+    let path = std::env::temp_dir().join(format!("tandem-graphics-{}-{name}.spv", std::process::id()));
+    std::fs::write(&path, spirv.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+    let output = Command::new("spirv-val").args(["--target-env", "vulkan1.3"]).arg(&path).output();
+    let output = output.unwrap_or_else(|e| panic!("spirv-val (apt install spirv-tools): {e}"));
+    std::fs::remove_file(&path).unwrap();
+    assert!(output.status.success(), "{name}: {}", String::from_utf8_lossy(&output.stderr));
+}
+
+#[test]
+fn shaders_assemble_to_their_binaries_and_translate() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/shaders");
+    let bless = std::env::var_os("TANDEM_BLESS").is_some();
+    let mut sources: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|entry| entry.unwrap().path()).collect();
+    sources.retain(|path| path.extension().is_some_and(|e| e == "sasm"));
+    sources.sort();
+    assert!(!sources.is_empty());
+    for source in &sources {
+        let name = source.file_name().unwrap().to_string_lossy().into_owned();
+        let program = assemble::graphics_program(&std::fs::read_to_string(source).unwrap())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let binary = source.with_extension("bin");
+        if bless {
+            std::fs::write(&binary, &program).unwrap();
+        }
+        let committed = std::fs::read(&binary).unwrap_or_default();
+        assert!(committed == program, "{name}: the .bin is not what it assembles to; TANDEM_BLESS=1 rewrites it");
+
+        let header = ProgramHeader::parse(program[..HEADER_BYTES].try_into().unwrap()).unwrap();
+        let kernel = KernelImage {
+            name: name.clone(),
+            isa: Isa::Sm5x,
+            code: program[HEADER_BYTES..].to_vec(),
+            constants: Vec::new(),
+            shared_bytes: 0,
+        };
+        let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
+        let vertex = VertexInterface { header, next_stage_reads: 1, depth_minus_one_to_one: true };
+        let fragment = FragmentInterface { header, targets: [Some(OutputKind::Float); 8] };
+        let stage = match header.shader_type() {
+            Some(ShaderType::Vertex) => Stage::Vertex(&vertex),
+            Some(ShaderType::Pixel) => Stage::Fragment(&fragment),
+            other => panic!("{name}: a {other:?} program"),
+        };
+        let translation = translate_graphics(&kernel, stage, 0, &global).unwrap_or_else(|e| panic!("{name}: {e}"));
+        spirv_val(&name, &translation.spirv);
+    }
+}
