@@ -148,6 +148,22 @@ pub fn translate_compute(
         Isa::Sm86 => sm86::lower(kernel, local_bytes)?,
         Isa::Sm5x => sm5x::lower(kernel, local_bytes)?,
     };
+    let graphics_only = |op: &ir::Op| match op {
+        ir::Op::Demote => true,
+        ir::Op::Load { space, .. }
+        | ir::Op::Store { space, .. }
+        | ir::Op::LoadSub { space, .. }
+        | ir::Op::StoreSub { space, .. } => matches!(space, ir::Space::Attribute | ir::Space::Output),
+        _ => false,
+    };
+    if spirv::any_op(&program, &graphics_only) {
+        return Err(TranslateError::Unimplemented {
+            isa: kernel.isa,
+            what: "attributes, outputs or KIL in a compute kernel (they belong to graphics stages)".into(),
+            kernel: kernel.name.clone(),
+            offset: 0,
+        });
+    }
     let constant_banks = program.constant_banks.clone();
     Ok(Translation { spirv: spirv::emit_compute(&program, block, global), constant_banks })
 }

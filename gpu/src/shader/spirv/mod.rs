@@ -827,7 +827,10 @@ impl Emitter<'_> {
                 return None;
             }
             Op::Demote => {
-                self.b.demote_to_helper_invocation().expect("in a block");
+                // Not a terminator (the invocation runs on as a helper), though rspirv 0.13's builder ends the
+                // block at it: insert it as a plain instruction.
+                let demote = rspirv::dr::Instruction::new(spirv::Op::DemoteToHelperInvocation, None, None, vec![]);
+                self.b.insert_into_block(rspirv::dr::InsertPoint::End, demote).expect("in a block");
                 return None;
             }
             Op::WarpPresent(lane) => {
