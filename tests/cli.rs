@@ -73,6 +73,7 @@ fn kernel_programs_pass_their_checks_and_repeat_exactly() {
         "gpu-present",
         "gpu-copy",
         "gpu-compute",
+        "gpu-draw",
         "hid",
         "pad",
     ] {
@@ -333,7 +334,7 @@ fn limits_are_loud() {
 
 /// The programs small enough to run on both paths in lockstep in CI (intloop's 100 M instructions are the
 /// benchmark's).
-const KERNEL_PROGRAMS: [&str; 24] = [
+const KERNEL_PROGRAMS: [&str; 25] = [
     "hello",
     "demo",
     "isa",
@@ -350,6 +351,7 @@ const KERNEL_PROGRAMS: [&str; 24] = [
     "gpu-present",
     "gpu-copy",
     "gpu-compute",
+    "gpu-draw",
     "hid",
     "pad",
     "crash_service",

@@ -57,6 +57,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("gpu-present", Flavours::HorizonOnly),
     ("gpu-copy", Flavours::HorizonOnly),
     ("gpu-compute", Flavours::HorizonOnly),
+    ("gpu-draw", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];
