@@ -881,12 +881,18 @@ mod tests {
         method(0x1614, &[0]);
         setup.submit(channel, &words).unwrap();
 
-        let edge = |(ax, ay): (i64, i64), (bx, by): (i64, i64), (px, py): (i64, i64)| (bx - ax) * (py - ay) - (by - ay) * (px - ax);
+        let edge = |(ax, ay): (i64, i64), (bx, by): (i64, i64), (px, py): (i64, i64)| {
+            (bx - ax) * (py - ay) - (by - ay) * (px - ax)
+        };
         let mut covered = 0;
         for y in 0..32i64 {
             for x in 0..64i64 {
                 let centre = (16 * x + 8, 16 * y + 8);
-                let e = [edge(corners[0], corners[1], centre), edge(corners[1], corners[2], centre), edge(corners[2], corners[0], centre)];
+                let e = [
+                    edge(corners[0], corners[1], centre),
+                    edge(corners[1], corners[2], centre),
+                    edge(corners[2], corners[0], centre),
+                ];
                 assert!(!e.contains(&0), "the fixture puts pixel ({x}, {y})'s centre on an edge");
                 let inside = e.iter().all(|&v| v > 0) || e.iter().all(|&v| v < 0);
                 covered += usize::from(inside);

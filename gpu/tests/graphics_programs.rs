@@ -5,12 +5,12 @@
 
 use std::path::Path;
 use std::process::Command;
+use tandem_gpu::sass::Isa;
 use tandem_gpu::sass::assemble;
 use tandem_gpu::sass::cubin::KernelImage;
-use tandem_gpu::sass::Isa;
 use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType};
 use tandem_gpu::shader::{
-    FragmentInterface, GlobalMemory, GuestWindows, OutputKind, Stage, VertexInterface, translate_graphics,
+    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, VertexInterface, translate_graphics,
 };
 
 fn spirv_val(name: &str, spirv: &[u32]) {
@@ -51,13 +51,13 @@ fn shaders_assemble_to_their_binaries_and_translate() {
         };
         let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
         let vertex = VertexInterface { header, next_stage_reads: 1, depth_minus_one_to_one: true };
-        let fragment = FragmentInterface { header, targets: [Some(OutputKind::Float); 8] };
+        let fragment = FragmentInterface { header, targets: [Some(NumberKind::Float); 8] };
         let stage = match header.shader_type() {
             Some(ShaderType::Vertex) => Stage::Vertex(&vertex),
             Some(ShaderType::Pixel) => Stage::Fragment(&fragment),
             other => panic!("{name}: a {other:?} program"),
         };
-        let translation = translate_graphics(&kernel, stage, 0, &global).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let translation = translate_graphics(&kernel, stage, 0, &global, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
         spirv_val(&name, &translation.spirv);
     }
 }

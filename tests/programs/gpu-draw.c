@@ -9,7 +9,13 @@
  *   colour that is the same at every vertex cannot move it to another step; flat shading takes the first
  *   vertex's (SET_PROVOKING_VERTEX's default, FIRST); additive blending adds and clamps; write masks keep the
  *   channels they leave out;
- * - the pixels outside keep their bytes. */
+ * - the pixels outside keep their bytes;
+ * - textures (headers and samplers in pools as clb097tex.h lays them out, handles in the pixel stage's constant
+ *   buffer 0): each pixel of a quad reads the texel its texture coordinate falls in (nearest filtering, pixel
+ *   centres never on a texel edge), decoded by the format's definition (UNORM c / (2^n - 1), rounded to the
+ *   nearest single-precision value, computed here in integers) into a float target, swizzled as the header
+ *   says; block-linear texels are placed by the runtime's own block-linear formula, a level's block shrinking to
+ *   fit it; coordinates past the edge wrap, clamp or read the sampler's border colour. */
 #include "ipc.h"
 #include "nv.h"
 #include "tandem.h"
@@ -24,10 +30,17 @@ __asm__(".section .rodata\n"
         "perspective_ps_end:\n"
         "flat_ps: .incbin \"shaders/flat.ps.bin\"\n"
         "flat_ps_end:\n"
+        "texture_ps: .incbin \"shaders/texture.ps.bin\"\n"
+        "texture_ps_end:\n"
+        "texture_lod_ps: .incbin \"shaders/texture_lod.ps.bin\"\n"
+        "texture_lod_ps_end:\n"
+        "fetch_ps: .incbin \"shaders/fetch.ps.bin\"\n"
+        "fetch_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
-    perspective_ps_end[], flat_ps[], flat_ps_end[];
+    perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
+    texture_lod_ps_end[], fetch_ps[], fetch_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -53,6 +66,13 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SET_VERTEX_STREAM_A_FORMAT 0x1C00u
 #define SET_VERTEX_STREAM_LIMIT_A_A 0x1F00u
 #define SET_PIPELINE_SHADER 0x2000u
+#define SET_TEX_SAMPLER_POOL_A 0x155Cu
+#define SET_TEX_HEADER_POOL_A 0x1574u
+#define SET_CONSTANT_BUFFER_SELECTOR_A 0x2380u
+#define LOAD_CONSTANT_BUFFER_OFFSET 0x238Cu
+#define LOAD_CONSTANT_BUFFER 0x2390u
+#define BIND_GROUP_CONSTANT_BUFFER 0x2410u
+#define SET_BINDLESS_TEXTURE 0x2608u
 /* Values. */
 #define A8B8G8R8 0xD5u
 #define PITCH (1u << 12)
@@ -62,6 +82,26 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define FLOAT_R32_G32 (4u << 21 | 7u << 27)
 #define OGL_FUNC_ADD 0x8006u
 #define OGL_ONE 0x4001u
+#define RF32_GF32_BF32_AF32 0xC0u
+/* Texture header and sampler fields (clb097tex.h NVB097_TEXHEAD_BL_*, _PITCH_*, NVB097_TEXSAMP*). */
+#define TIC_A8B8G8R8 0x08u
+#define TIC_B5G6R5 0x15u
+#define TIC_UNORM 2u
+#define TIC_ZERO 0u
+#define TIC_R 2u
+#define TIC_G 3u
+#define TIC_B 4u
+#define TIC_A 5u
+#define TIC_ONE_FLOAT 7u
+#define TIC_PITCH 2u
+#define TIC_BLOCKLINEAR 3u
+#define TIC_TWO_D 1u
+#define TIC_TWO_D_NO_MIPMAP 7u
+#define TSC_WRAP 0u
+#define TSC_CLAMP_TO_EDGE 2u
+#define TSC_BORDER 3u
+#define TSC_MIP_NONE 1u
+#define TSC_MIP_POINT 2u
 
 /* Where things are in the channel's memory. */
 #define REGION 0x10000u /* the program region: a program every 0x200 bytes */
@@ -69,10 +109,18 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define OFFSET_VS 0x200u
 #define PERSPECTIVE_PS 0x400u
 #define FLAT_PS 0x600u
+#define TEXTURE_PS 0x800u
+#define TEXTURE_LOD_PS 0xA00u
+#define FETCH_PS 0xC00u
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
 #define INDICES 0x12800u
+#define TICS 0x13000u /* the texture header pool */
+#define TSCS 0x13400u /* the sampler pool */
+#define HANDLES 0x13800u /* the pixel stage's constant buffer 0: texture handles */
 #define TARGET 0x20000u /* 64 x 32 texels of 4 bytes, 256 bytes a row */
+#define FLOAT_TARGET 0x24000u /* 64 x 32 texels of four floats, 1024 bytes a row */
+#define TEXELS 0x30000u /* textures, 0x1000 bytes each */
 #define WIDTH 64
 #define HEIGHT 32
 
@@ -220,6 +268,233 @@ static void draw_arrays(uint32_t count, uint32_t instance_flags) {
     set(END, 0);
 }
 
+/* ---- Textures ------------------------------------------------------------------------------------------- */
+
+/* c / (2^bits - 1) as single-precision bits, rounded to nearest (the divisor is odd: no ties). */
+static uint32_t unorm_bits(uint32_t c, int bits) {
+    uint32_t d = (1u << bits) - 1;
+    if (c == 0) return 0;
+    if (c >= d) return F_1;
+    int e = 0; /* c / d = m 2^e, 1 <= m < 2 */
+    while (((uint64_t)c << -e) < d) e--;
+    uint64_t scaled = (uint64_t)c << (23 - e);
+    uint64_t q = scaled / d, r = scaled % d;
+    if (2 * r > d) q++;
+    if (q == 1u << 24) {
+        q >>= 1;
+        e++;
+    }
+    return (uint32_t)(127 + e) << 23 | (uint32_t)(q & 0x7FFFFFu);
+}
+
+/* Texture header `index`: `components` of UNORM data, swizzle sources x, y, z, w, at TEXELS + `at`, `width` x
+ * `height`, `levels` levels; `layout` is W3's layout bits (the pitch / 32, or the block height << 3). */
+static void put_header(uint32_t index, uint32_t components, const uint32_t swizzle[4], uint32_t version, uint32_t at,
+                       uint32_t layout, uint32_t levels, uint32_t width, uint32_t height, uint32_t type) {
+    uint32_t *w = (uint32_t *)(gpu.memory + TICS + 32 * index);
+    uint64_t address = gpu.gpu_address + TEXELS + at;
+    w[0] = components | TIC_UNORM << 7 | TIC_UNORM << 10 | TIC_UNORM << 13 | TIC_UNORM << 16 | swizzle[0] << 19 |
+           swizzle[1] << 22 | swizzle[2] << 25 | swizzle[3] << 28;
+    w[1] = (uint32_t)address;
+    w[2] = ((uint32_t)(address >> 32) & 0xFFFFu) | version << 21;
+    w[3] = layout | (levels - 1) << 28;
+    w[4] = (width - 1) | type << 23 | 7u << 29; /* BORDER_SIZE: the sampler's colour */
+    w[5] = (height - 1) | 1u << 31;             /* NORMALIZED_COORDS */
+    w[6] = 0;
+    w[7] = (levels - 1) << 4; /* the view: levels 0 to levels - 1 */
+}
+
+/* Sampler `index`: point filters, `mip` filtering, address mode `u` across and clamp to edge down. */
+static void put_sampler(uint32_t index, uint32_t u, uint32_t mip, const uint32_t border[4]) {
+    uint32_t *w = (uint32_t *)(gpu.memory + TSCS + 32 * index);
+    w[0] = u | TSC_CLAMP_TO_EDGE << 3 | TSC_CLAMP_TO_EDGE << 6 | 1u << 13;
+    w[1] = 1 | 1u << 4 | mip << 6;
+    w[2] = (15u * 256) << 12; /* levels 0 to 15 */
+    w[3] = 0;
+    for (int c = 0; c < 4; c++) w[4 + c] = border[c];
+}
+
+/* The texels of the 8 x 4 patterns, each unlike its neighbours in every channel. */
+static void rgba8_texel(uint32_t i, uint32_t j, uint8_t out[4]) {
+    out[0] = (uint8_t)(17 * i + 3);
+    out[1] = (uint8_t)(40 * j + 20);
+    out[2] = (uint8_t)(i * j * 9 + 5);
+    out[3] = (uint8_t)(255 - 16 * i - j);
+}
+static uint16_t b5g6r5_texel(uint32_t i, uint32_t j) {
+    return (uint16_t)(((i * 4 + j) & 31) | ((i * 8 + j * 3) & 63) << 5 | (31 - i * 3) << 11);
+}
+
+/* Counts the pixels of the float target whose four words are not what `expected` gives for them. */
+static uint32_t wrong_float_pixels(void (*expected)(uint32_t x, uint32_t y, uint32_t out[4])) {
+    uint32_t wrong = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) {
+            uint32_t want[4], got[4];
+            expected(x, y, want);
+            memcpy(got, gpu.memory + FLOAT_TARGET + 1024 * y + 16 * x, 16);
+            if (memcmp(got, want, 16) == 0) continue;
+            if (wrong++ == 0) {
+                print("   first wrong pixel (");
+                print_u64(x);
+                print(", ");
+                print_u64(y);
+                print("):");
+                for (int c = 0; c < 4; c++) {
+                    print(" ");
+                    print_hex(got[c]);
+                }
+                print(", not");
+                for (int c = 0; c < 4; c++) {
+                    print(" ");
+                    print_hex(want[c]);
+                }
+                print("\n");
+            }
+        }
+    return wrong;
+}
+
+static void report_float(const char *what, uint32_t wrong) {
+    check(wrong == 0, what);
+    print("   pixels wrong ");
+    print_u64(wrong);
+    print(" of 2048\n");
+}
+
+/* The quad over the whole target, texture coordinates (0, 0) to (`u`, 1). */
+static void draw_textured_quad(uint32_t u) {
+    const Vertex quad[4] = {
+        {0, 0, {F_0, F_0, F_0, F_1}},
+        {1024, 0, {u, F_0, F_0, F_1}},
+        {0, 512, {F_0, F_1, F_0, F_1}},
+        {1024, 512, {u, F_1, F_0, F_1}},
+    };
+    put_vertices(quad, 4);
+    set(BEGIN, TRIANGLES);
+    set(DRAW_INDEX_BUFFER, 6); /* the rectangle's indices: 0 1 2, 2 1 3 */
+    set(END, 0);
+}
+
+/* Each pixel's texel: (x / 8, y / 8) of the 8 x 4 patterns, or across twice the width, (x / 4, y / 8) wrapped,
+ * clamped, or past the edge the border. */
+static void expect_rgba8(uint32_t x, uint32_t y, uint32_t out[4]) {
+    uint8_t t[4];
+    rgba8_texel(x / 8, y / 8, t);
+    for (int c = 0; c < 4; c++) out[c] = unorm_bits(t[c], 8);
+}
+static void expect_bgr1(uint32_t x, uint32_t y, uint32_t out[4]) {
+    uint8_t t[4];
+    rgba8_texel(x / 8, y / 8, t);
+    out[0] = unorm_bits(t[2], 8);
+    out[1] = unorm_bits(t[1], 8);
+    out[2] = unorm_bits(t[0], 8);
+    out[3] = F_1;
+}
+static void expect_b5g6r5(uint32_t x, uint32_t y, uint32_t out[4]) {
+    uint16_t t = b5g6r5_texel(x / 8, y / 8);
+    out[0] = unorm_bits(t & 31u, 5);
+    out[1] = unorm_bits(t >> 5 & 63u, 6);
+    out[2] = unorm_bits(t >> 11, 5);
+    out[3] = F_1;
+}
+static void expect_wrapped(uint32_t x, uint32_t y, uint32_t out[4]) { expect_rgba8(8 * (x / 4 % 8), y, out); }
+static void expect_clamped(uint32_t x, uint32_t y, uint32_t out[4]) {
+    expect_rgba8(8 * (x / 4 < 8 ? x / 4 : 7), y, out);
+}
+static const uint32_t border[4] = {F_0_2, F_0_6, F_0_8, F_1};
+static void expect_border(uint32_t x, uint32_t y, uint32_t out[4]) {
+    if (x / 4 < 8) {
+        expect_rgba8(8 * (x / 4), y, out);
+        return;
+    }
+    memcpy(out, border, 16);
+}
+
+static void use_texture(uint32_t header, uint32_t sampler) {
+    uint32_t handle = header | sampler << 20;
+    set(LOAD_CONSTANT_BUFFER_OFFSET, 0);
+    uint32_t handles[2] = {handle, handle};
+    method(LOAD_CONSTANT_BUFFER, 2, handles);
+}
+
+static void textures(void) {
+    print("-- textures: headers and samplers from their pools, handles from constant buffer 0\n");
+    const uint32_t rgba[4] = {TIC_R, TIC_G, TIC_B, TIC_A}, bgr1[4] = {TIC_B, TIC_G, TIC_R, TIC_ONE_FLOAT};
+    const uint32_t rgb1[4] = {TIC_R, TIC_G, TIC_B, TIC_ONE_FLOAT}, none[4] = {0, 0, 0, 0};
+    /* Texture 0: the RGBA8 pattern, pitch (32 bytes a row). */
+    for (uint32_t j = 0; j < 4; j++)
+        for (uint32_t i = 0; i < 8; i++) rgba8_texel(i, j, gpu.memory + TEXELS + 32 * j + 4 * i);
+    put_header(0, TIC_A8B8G8R8, rgba, TIC_PITCH, 0, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
+    /* Texture 1: the same texels block-linear, blocks two GOBs tall, read B, G, R, 1. */
+    for (uint32_t j = 0; j < 4; j++)
+        for (uint32_t i = 0; i < 8; i++) rgba8_texel(i, j, gpu.memory + TEXELS + 0x1000 + block_linear_offset(4 * i, j, 32, 1));
+    put_header(1, TIC_A8B8G8R8, bgr1, TIC_BLOCKLINEAR, 0x1000, 1u << 3, 1, 8, 4, TIC_TWO_D);
+    /* Texture 2: B5G6R5, pitch. */
+    for (uint32_t j = 0; j < 4; j++)
+        for (uint32_t i = 0; i < 8; i++) {
+            uint16_t t = b5g6r5_texel(i, j);
+            memcpy(gpu.memory + TEXELS + 0x2000 + 32 * j + 2 * i, &t, 2);
+        }
+    put_header(2, TIC_B5G6R5, rgb1, TIC_PITCH, 0x2000, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
+    /* Texture 3: two levels, block-linear with blocks two GOBs tall: level 0 (16 x 8, one colour) is one GOB
+     * tall, so its block shrinks to one GOB and level 1 (8 x 4, the pattern) starts 512 bytes in. */
+    for (uint32_t j = 0; j < 8; j++)
+        for (uint32_t i = 0; i < 16; i++) {
+            const uint8_t flat[4] = {0x10, 0x20, 0x30, 0x40};
+            memcpy(gpu.memory + TEXELS + 0x3000 + block_linear_offset(4 * i, j, 64, 0), flat, 4);
+        }
+    for (uint32_t j = 0; j < 4; j++)
+        for (uint32_t i = 0; i < 8; i++) rgba8_texel(i, j, gpu.memory + TEXELS + 0x3000 + 512 + block_linear_offset(4 * i, j, 32, 0));
+    put_header(3, TIC_A8B8G8R8, rgba, TIC_BLOCKLINEAR, 0x3000, 1u << 3, 2, 16, 8, TIC_TWO_D);
+    put_sampler(0, TSC_WRAP, TSC_MIP_NONE, none);
+    put_sampler(1, TSC_CLAMP_TO_EDGE, TSC_MIP_NONE, none);
+    put_sampler(2, TSC_BORDER, TSC_MIP_NONE, border);
+    put_sampler(3, TSC_CLAMP_TO_EDGE, TSC_MIP_POINT, none);
+
+    set_address(SET_TEX_HEADER_POOL_A, TICS);
+    set(SET_TEX_HEADER_POOL_A + 8, 3);
+    set_address(SET_TEX_SAMPLER_POOL_A, TSCS);
+    set(SET_TEX_SAMPLER_POOL_A + 8, 3);
+    set(SET_BINDLESS_TEXTURE, 0);
+    uint32_t selector[3] = {256, (uint32_t)((gpu.gpu_address + HANDLES) >> 32), (uint32_t)(gpu.gpu_address + HANDLES)};
+    method(SET_CONSTANT_BUFFER_SELECTOR_A, 3, selector);
+    set(BIND_GROUP_CONSTANT_BUFFER + 32 * 4, 1); /* VALID, slot 0 of the pixel stage */
+    /* The float target, and generic 1 (texture coordinates) read as generic 0 by the pixel programs. */
+    set_address(SET_COLOR_TARGET_A, FLOAT_TARGET);
+    uint32_t target[4] = {WIDTH * 16, HEIGHT, RF32_GF32_BF32_AF32, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    copy_program(TEXTURE_PS, texture_ps, texture_ps_end);
+    copy_program(TEXTURE_LOD_PS, texture_lod_ps, texture_lod_ps_end);
+    copy_program(FETCH_PS, fetch_ps, fetch_ps_end);
+
+    struct {
+        const char *what;
+        uint32_t header, sampler, program, u;
+        void (*expected)(uint32_t, uint32_t, uint32_t[4]);
+    } cases[] = {
+        {"A8B8G8R8, pitch: every pixel its texel's UNORM values", 0, 1, TEXTURE_PS, F_1, expect_rgba8},
+        {"A8B8G8R8, block-linear, swizzled B G R 1", 1, 1, TEXTURE_PS, F_1, expect_bgr1},
+        {"B5G6R5: R in the low bits, 5/6/5-bit UNORM", 2, 1, TEXTURE_PS, F_1, expect_b5g6r5},
+        {"level 1 of two, by TEX.LL (its block shrunk to fit level 0)", 3, 3, TEXTURE_LOD_PS, F_1, expect_rgba8},
+        {"TLDS: the texel at integer coordinates", 0, 1, FETCH_PS, F_1, expect_rgba8},
+        {"coordinates to 2.0, WRAP", 0, 0, TEXTURE_PS, 0x40000000u, expect_wrapped},
+        {"coordinates to 2.0, CLAMP_TO_EDGE", 0, 1, TEXTURE_PS, 0x40000000u, expect_clamped},
+        {"coordinates to 2.0, BORDER: the sampler's colour past the edge", 0, 2, TEXTURE_PS, 0x40000000u, expect_border},
+    };
+    for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        print("-- ");
+        print(cases[k].what);
+        print("\n");
+        memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
+        use_texture(cases[k].header, cases[k].sampler);
+        use_programs(PASS_VS, cases[k].program);
+        draw_textured_quad(cases[k].u);
+        run("draw");
+        report_float(cases[k].what, wrong_float_pixels(cases[k].expected));
+    }
+}
+
 int main(void) {
     uint64_t heap;
     check(svc_set_heap_size(&heap, 0x800000) == 0, "SetHeapSize");
@@ -349,6 +624,8 @@ int main(void) {
     const uint8_t masked[4] = {51, 0x22, 0x33, 255};
     wrong = wrong_pixels(in_triangle, masked, background, &count);
     report("covered pixels take R and A, G and B keep the background's", wrong, count);
+
+    textures();
 
     nv_close(nv, gpu.channel);
     svc_close_handle(nv);

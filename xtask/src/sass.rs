@@ -245,7 +245,10 @@ fn hand_built_words(tools: &Tools, kernels: &Path, out: &Path) -> anyhow::Result
         let name = file_name.trim_end_matches(".sm53.words");
         std::fs::write(folder.join(format!("{name}.bin")), code)?;
         let listing = util::output(
-            Command::new(&tools.nvdisasm_sm5x).current_dir(&folder).args(["-b", "SM53", "-hex"]).arg(format!("{name}.bin")),
+            Command::new(&tools.nvdisasm_sm5x)
+                .current_dir(&folder)
+                .args(["-b", "SM53", "-hex"])
+                .arg(format!("{name}.bin")),
         )?;
         std::fs::write(folder.join(format!("{name}.sass")), listing)?;
     }

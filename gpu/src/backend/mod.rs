@@ -86,6 +86,10 @@ pub enum BackendError {
     Memory(#[from] MmuError),
     #[error("translating the shader: {0}")]
     Translate(#[from] crate::shader::TranslateError),
+    /// A texture the guest named is not there as named (an unbound handle buffer, an index past its pool, a
+    /// malformed header or sampler).
+    #[error("a texture: {0}")]
+    BadTexture(String),
     #[error(
         "the shader at GPU address {program:#x} reached a GPU address nothing is mapped at (the hardware faults the \
          channel); run with `--cpu reference` and RUST_LOG=gpu=debug to see the launch"

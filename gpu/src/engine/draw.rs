@@ -12,6 +12,8 @@ use super::{Class, Context, EngineError, Method};
 use crate::backend::{ConstantBuffer, Rect};
 use crate::sass::sm5x;
 use crate::shader::sph::{ProgramHeader, attribute};
+use crate::texture::descriptor::Pools;
+use crate::texture::texel::{self, Numeric};
 
 pub const DRAW_VERTEX_ARRAY_START: u32 = 0x0d74;
 pub const DRAW_VERTEX_ARRAY: u32 = 0x0d78;
@@ -67,6 +69,10 @@ pub const OGL_SET_CULL_FACE: u32 = 0x1920;
 pub const SET_PROVOKING_VERTEX: u32 = 0x1684;
 pub const SET_RASTER_ENABLE: u32 = 0x037c;
 pub const SET_FRONT_POLYGON_MODE: u32 = 0x0dac;
+pub const SET_TEX_SAMPLER_POOL_A: u32 = 0x155c;
+pub const SET_TEX_HEADER_POOL_A: u32 = 0x1574;
+pub const SET_SAMPLER_BINDING: u32 = 0x1234;
+pub const SET_BINDLESS_TEXTURE: u32 = 0x2608;
 pub const SET_BACK_POLYGON_MODE: u32 = 0x0db0;
 
 /// Constant buffer slots a shader stage has (c[0x0] to c[0x11]).
@@ -187,6 +193,10 @@ pub struct Draw {
     pub front_ccw: bool,
     pub provoking_last: bool,
     pub blend_constant: [f32; 4],
+    /// Where the shaders' textures are: the pools, and the constant buffer slot of each stage that holds the
+    /// handles of its bound texture instructions (SET_BINDLESS_TEXTURE).
+    pub texture_pools: Pools,
+    pub texture_buffer: usize,
 }
 
 /// The draw-related state the 3D engine keeps beyond its registers.
@@ -218,7 +228,12 @@ enum Launch {
 impl Maxwell3D {
     /// The draw methods: BEGIN, the launches (and their one-method BEGIN_END forms), constant buffer loads and
     /// binds. `Ok(false)` for any other method.
-    pub(super) fn draw_method(&mut self, offset: u32, argument: u32, context: &mut Context) -> Result<bool, EngineError> {
+    pub(super) fn draw_method(
+        &mut self,
+        offset: u32,
+        argument: u32,
+        context: &mut Context,
+    ) -> Result<bool, EngineError> {
         match offset {
             BEGIN => self.begin(argument),
             END => {}
@@ -384,7 +399,8 @@ impl Maxwell3D {
             (_, face) => return Err(at.bad_argument(face, "OGL_SET_CULL_FACE is not FRONT, BACK or FRONT_AND_BACK")),
         };
         // FLIP_Y (4:4) turns the winding over.
-        let front_ccw = (self.register(OGL_SET_FRONT_FACE) == 0x901) != (self.register(SET_WINDOW_ORIGIN) >> 4 & 1 == 1);
+        let front_ccw =
+            (self.register(OGL_SET_FRONT_FACE) == 0x901) != (self.register(SET_WINDOW_ORIGIN) >> 4 & 1 == 1);
         if self.register(SET_WINDOW_ORIGIN) & 1 == 1 {
             return Err(at.unimplemented("draws with the window origin at the lower left"));
         }
@@ -392,7 +408,8 @@ impl Maxwell3D {
             return Err(at.unimplemented("draws without the viewport transform (SET_VIEWPORT_SCALE_OFFSET FALSE)"));
         }
         let span = |register: u32| (register & 0xffff, register >> 16);
-        let rect = |(x, width): (u32, u32), (y, height): (u32, u32)| Rect { x0: x, y0: y, x1: x + width, y1: y + height };
+        let rect =
+            |(x, width): (u32, u32), (y, height): (u32, u32)| Rect { x0: x, y0: y, x1: x + width, y1: y + height };
         let mut scissor = Rect { x0: 0, y0: 0, x1: width, y1: height }
             .intersect(rect(
                 span(self.register(SET_VIEWPORT_CLIP_HORIZONTAL)),
@@ -425,12 +442,25 @@ impl Maxwell3D {
             front_ccw,
             provoking_last: self.register(SET_PROVOKING_VERTEX) & 1 == 1,
             blend_constant: [0, 4, 8, 12].map(|at| self.float(SET_BLEND_CONST_RED + at)),
+            texture_pools: self.texture_pools(),
+            texture_buffer: (self.register(SET_BINDLESS_TEXTURE) & 0x1f) as usize,
         };
         if draw.scissor.is_empty() || draw.vertices.is_empty() {
             return Ok(());
         }
         let (backend, memory) = Self::backend(at, context)?;
         backend.draw(&draw, &memory).map_err(|source| EngineError::Backend { method: at, source })
+    }
+
+    /// SET_TEX_HEADER_POOL_A-C, SET_TEX_SAMPLER_POOL_A-C and SET_SAMPLER_BINDING.
+    fn texture_pools(&self) -> Pools {
+        Pools {
+            headers: address(self.register(SET_TEX_HEADER_POOL_A), self.register(SET_TEX_HEADER_POOL_A + 4)),
+            header_maximum: self.register(SET_TEX_HEADER_POOL_A + 8) & 0x3f_ffff,
+            samplers: address(self.register(SET_TEX_SAMPLER_POOL_A), self.register(SET_TEX_SAMPLER_POOL_A + 4)),
+            sampler_maximum: self.register(SET_TEX_SAMPLER_POOL_A + 8) & 0xf_ffff,
+            sampler_via_header: self.register(SET_SAMPLER_BINDING) & 1 == 1,
+        }
     }
 
     /// The colour targets of SET_CT_SELECT: output n to target TARGETn, with its write mask and blending.
@@ -488,30 +518,6 @@ fn component_widths(code: u32) -> Option<&'static [u32]> {
     })
 }
 
-/// An unsigned float of `width` bits with a 5-bit exponent (FP16 without its sign, or the 11- and 10-bit floats
-/// of B10G11R11) as FP32 bits, exactly.
-fn small_float_to_f32(bits: u32, width: u32) -> u32 {
-    let mantissa_bits = width - 5;
-    let (exponent, mantissa) = (bits >> mantissa_bits & 0x1f, bits & ((1 << mantissa_bits) - 1));
-    let shift = 23 - mantissa_bits;
-    match exponent {
-        0 if mantissa == 0 => 0,
-        // A denormal: normalise.
-        0 => {
-            let top = 31 - mantissa.leading_zeros();
-            let exponent = 127 - 15 - (mantissa_bits - top) + 1;
-            exponent << 23 | (mantissa << (23 - top)) & 0x7f_ffff
-        }
-        0x1f => 0x7f80_0000 | mantissa << shift,
-        _ => (exponent + 127 - 15) << 23 | mantissa << shift,
-    }
-}
-
-/// A half (with its sign) as FP32 bits.
-fn half_to_f32(bits: u32) -> u32 {
-    (bits & 0x8000) << 16 | small_float_to_f32(bits & 0x7fff, 15)
-}
-
 /// Component values of one attribute element, as the shader reads them (SET_VERTEX_ATTRIBUTE's NUMERICAL_TYPE:
 /// 1 SNORM, 2 UNORM, 3 SINT, 4 UINT, 5 USCALED, 6 SSCALED, 7 FLOAT); components the format lacks read 0 and W 1.
 fn convert_attribute(bytes: &[u8], widths: &[u32], kind: u32) -> Result<[u32; 4], &'static str> {
@@ -520,26 +526,23 @@ fn convert_attribute(bytes: &[u8], widths: &[u32], kind: u32) -> Result<[u32; 4]
     let packed = u128::from_le_bytes(wide);
     let integer = matches!(kind, 3 | 4);
     let mut out = [0, 0, 0, if integer { 1 } else { 0x3f80_0000 }];
+    let numeric = [
+        Numeric::Snorm,
+        Numeric::Unorm,
+        Numeric::Sint,
+        Numeric::Uint,
+        Numeric::Uscaled,
+        Numeric::Sscaled,
+        Numeric::Float,
+    ]
+    .get((kind as usize).wrapping_sub(1))
+    .copied()
+    .ok_or("an attribute type that is not one of the seven")?;
     let mut low = 0;
     for (component, &width) in widths.iter().enumerate() {
         let raw = (packed >> low & ((1u128 << width) - 1)) as u32;
         low += width;
-        let signed = if width == 32 { raw as i32 } else { ((raw << (32 - width)) as i32) >> (32 - width) };
-        out[component] = match kind {
-            1 => ((f64::from(signed) / f64::from((1u32 << (width - 1)) - 1)).max(-1.0) as f32).to_bits(),
-            2 => ((f64::from(raw) / ((1u64 << width) - 1) as f64) as f32).to_bits(),
-            3 => signed as u32,
-            4 => raw,
-            5 => (raw as f32).to_bits(),
-            6 => (signed as f32).to_bits(),
-            7 => match width {
-                32 => raw,
-                16 => half_to_f32(raw),
-                11 | 10 => small_float_to_f32(raw, width),
-                _ => return Err("a float attribute of this width"),
-            },
-            _ => return Err("an attribute type that is not one of the seven"),
-        };
+        out[component] = texel::convert(raw, width, numeric).ok_or("a float attribute of this width")?;
     }
     Ok(out)
 }
@@ -600,7 +603,13 @@ impl Maxwell3D {
     }
 
     /// Generic attribute `generic` of vertex `element` (instance attributes: of the instance).
-    fn fetch_attribute(&self, at: Method, generic: u32, element: u32, context: &Context) -> Result<[u32; 4], EngineError> {
+    fn fetch_attribute(
+        &self,
+        at: Method,
+        generic: u32,
+        element: u32,
+        context: &Context,
+    ) -> Result<[u32; 4], EngineError> {
         let register = self.register(SET_VERTEX_ATTRIBUTE_A + 4 * generic);
         // Inactive attributes read SET_ATTRIBUTE_DEFAULT's vector: (0, 0, 0, 0) or (0, 0, 0, 1).
         if register >> 6 & 1 == 1 {
@@ -608,11 +617,14 @@ impl Maxwell3D {
             return Ok([0, 0, 0, w]);
         }
         let stream = register & 0x1f;
-        let widths = component_widths(register >> 21 & 0x3f)
-            .ok_or_else(|| at.unimplemented(format!("vertex attribute {generic}: component widths {:#x}", register >> 21 & 0x3f)))?;
+        let widths = component_widths(register >> 21 & 0x3f).ok_or_else(|| {
+            at.unimplemented(format!("vertex attribute {generic}: component widths {:#x}", register >> 21 & 0x3f))
+        })?;
         let format = self.register(SET_VERTEX_STREAM_A_FORMAT + 16 * stream);
         if format >> 12 & 1 == 0 {
-            return Err(at.unimplemented(format!("vertex attribute {generic} reads vertex stream {stream}, which is disabled")));
+            return Err(
+                at.unimplemented(format!("vertex attribute {generic} reads vertex stream {stream}, which is disabled"))
+            );
         }
         let stride = u64::from(format & 0xfff);
         let element = if self.register(SET_VERTEX_STREAM_INSTANCE_A + 4 * stream) & 1 == 1 {
@@ -655,7 +667,10 @@ mod tests {
     #[test]
     fn attributes_convert_as_their_formats_define() {
         let f = |x: f32| x.to_bits();
-        assert_eq!(convert_attribute(&[0, 255, 51, 128], &[8, 8, 8, 8], 2), Ok([f(0.0), f(1.0), f(0.2), f(128.0 / 255.0)]));
+        assert_eq!(
+            convert_attribute(&[0, 255, 51, 128], &[8, 8, 8, 8], 2),
+            Ok([f(0.0), f(1.0), f(0.2), f(128.0 / 255.0)])
+        );
         assert_eq!(convert_attribute(&[0x81, 0x7f], &[8, 8], 1), Ok([f(-1.0), f(1.0), 0, f(1.0)]));
         assert_eq!(convert_attribute(&[0xfe, 0xff], &[16], 3), Ok([0xffff_fffe, 0, 0, 1]));
         assert_eq!(convert_attribute(&[0xfe, 0xff], &[16], 4), Ok([0xfffe, 0, 0, 1]));

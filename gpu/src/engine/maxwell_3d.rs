@@ -316,7 +316,11 @@ impl Maxwell3D {
     }
 
     /// Colour target `target`'s surface and format (SET_COLOR_TARGET_*); `None` when its format is 0 (disabled).
-    pub(super) fn color_target(&self, method: Method, target: u32) -> Result<Option<(Surface, ColorFormat)>, EngineError> {
+    pub(super) fn color_target(
+        &self,
+        method: Method,
+        target: u32,
+    ) -> Result<Option<(Surface, ColorFormat)>, EngineError> {
         let registers = |offset: u32| self.register(SET_COLOR_TARGET_A + COLOR_TARGET_STRIDE * target + offset);
         let format_code = registers(0x10);
         if format_code == 0 {

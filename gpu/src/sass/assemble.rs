@@ -20,10 +20,8 @@ fn word(encodings: &'static [Encoding], line: usize, text: &str) -> Result<u128,
     let error = |problem: String| AssembleError { line, problem };
     let mut tokens = text.split_whitespace();
     let name = tokens.next().ok_or_else(|| error("no instruction".into()))?;
-    let encoding = encodings
-        .iter()
-        .find(|e| e.name == name)
-        .ok_or_else(|| error(format!("no table line is named {name}")))?;
+    let encoding =
+        encodings.iter().find(|e| e.name == name).ok_or_else(|| error(format!("no table line is named {name}")))?;
     let mut given = Vec::new();
     for token in tokens {
         let (field, value) = token.split_once('=').ok_or_else(|| error(format!("{token}: not field=value")))?;
@@ -145,7 +143,8 @@ pub fn sm5x(source: &str) -> Result<Vec<u8>, AssembleError> {
             continue;
         }
         let word = word(ENCODINGS, index + 1, text)? as u64;
-        decode(word).ok_or_else(|| AssembleError { line: index + 1, problem: format!("{word:#018x} does not decode") })?;
+        decode(word)
+            .ok_or_else(|| AssembleError { line: index + 1, problem: format!("{word:#018x} does not decode") })?;
         words.push(word);
     }
     let nop = word(ENCODINGS, 0, "NOP").expect("the table has NOP") as u64;
@@ -161,7 +160,6 @@ pub fn sm5x(source: &str) -> Result<Vec<u8>, AssembleError> {
     }
     Ok(code)
 }
-
 
 #[cfg(test)]
 mod tests {

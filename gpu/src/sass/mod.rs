@@ -7,8 +7,8 @@
 //! Each instruction set has one table (`sm5x.decode`, `sm86.decode`) from which `build.rs` generates the typed
 //! instructions (`Inst`), `decode` and `Inst::encode`. Nothing else tells instructions apart by their bits.
 
-pub mod corpus;
 pub mod assemble;
+pub mod corpus;
 pub mod coverage;
 pub mod cubin;
 pub mod differential;

@@ -17,6 +17,8 @@ pub enum Type {
     Bool,
     U32,
     U64,
+    /// Four U32 (a texture op's result: FP32 bits or integers, by the texture's number kind).
+    U32x4,
 }
 
 /// A value: the result of one op.
@@ -182,6 +184,48 @@ pub enum Space {
     Output,
 }
 
+/// A texture's shape as an instruction samples it: the instruction decides, whatever the header says
+/// (Maxwell behaviour 2.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TextureDim {
+    D1,
+    D2,
+    D3,
+    Cube,
+}
+
+impl TextureDim {
+    /// Coordinates a sample takes (a cube's direction has three).
+    pub fn coordinates(self) -> usize {
+        match self {
+            TextureDim::D1 => 1,
+            TextureDim::D2 => 2,
+            TextureDim::D3 | TextureDim::Cube => 3,
+        }
+    }
+}
+
+/// A texture a program reads: the handle at byte `handle_offset` of the stage's texture constant buffer
+/// (SET_BINDLESS_TEXTURE's slot), sampled as `dim` (an array when `array`). One binding per distinct use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TextureBinding {
+    pub handle_offset: u32,
+    pub dim: TextureDim,
+    pub array: bool,
+}
+
+/// How a sample picks its level of detail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lod {
+    /// From the derivatives (fragment stage; other stages take level 0).
+    Implicit,
+    Zero,
+    /// The implicit level plus an FP32 bias.
+    Bias(Value),
+    /// An FP32 level.
+    Level(Value),
+}
+
 /// Special registers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Special {
@@ -274,6 +318,23 @@ pub enum Op {
     /// The result of the thread's last barrier reduction (what B2R.RESULT reads).
     GetBarrierResult,
     SetBarrierResult(Value),
+    /// A filtered sample of texture binding `texture` at FP32 coordinates (`TextureDim::coordinates` of them)
+    /// and, for arrays, the layer (a U32 whose low 16 bits count): the texel's four components (U32x4).
+    TextureSample {
+        texture: u16,
+        coordinates: Vec<Value>,
+        layer: Option<Value>,
+        lod: Lod,
+    },
+    /// One texel of level `level` (U32) at integer coordinates (and layer) of binding `texture`, unfiltered.
+    TextureFetch {
+        texture: u16,
+        coordinates: Vec<Value>,
+        layer: Option<Value>,
+        level: Value,
+    },
+    /// Component 0-3 of a U32x4.
+    Component(Value, u8),
     /// KIL: the fragment invocation becomes a helper (its outputs are dropped; it runs on, so that derivatives
     /// stay valid: Maxwell's discard).
     Demote,
@@ -294,6 +355,8 @@ impl Op {
             | Op::Load { .. }
             | Op::LoadSub { .. } => Type::U32,
             Op::GetPred(_) | Op::Compare(..) | Op::WarpPresent(_) => Type::Bool,
+            Op::TextureSample { .. } | Op::TextureFetch { .. } => Type::U32x4,
+            Op::Component(..) => Type::U32,
             Op::AtomicCas { value, .. } => type_of(*value),
             Op::WarpRead(_) | Op::WarpReadHigh(_) | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,
             Op::SetReg(..)
@@ -364,4 +427,17 @@ pub struct Program {
     pub local_bytes: u32,
     /// Constant banks the program reads.
     pub constant_banks: Vec<u8>,
+    /// Textures it reads, by the index ops name them with.
+    pub textures: Vec<TextureBinding>,
+}
+
+impl Program {
+    /// The index of `binding` among the program's textures, added when it is new.
+    pub fn texture(&mut self, binding: TextureBinding) -> u16 {
+        let index = self.textures.iter().position(|b| *b == binding).unwrap_or_else(|| {
+            self.textures.push(binding);
+            self.textures.len() - 1
+        });
+        index as u16
+    }
 }

@@ -13,7 +13,8 @@ mod sm86;
 pub mod sph;
 mod spirv;
 
-pub use spirv::{FragmentInterface, OutputKind, Stage, VertexInterface};
+pub use crate::texture::format::NumberKind;
+pub use spirv::{FragmentInterface, Stage, VertexInterface};
 
 use crate::sass::cubin::KernelImage;
 use crate::sass::{DecodeError, Isa};
@@ -37,6 +38,8 @@ pub struct Translation {
     /// The constant banks the shader reads, in binding order: bank `constant_banks[i]` is the storage buffer
     /// at set 0, binding i.
     pub constant_banks: Vec<u8>,
+    /// The textures it reads, bound after the banks: texture i at binding `constant_banks.len() + i`.
+    pub textures: Vec<ir::TextureBinding>,
 }
 
 /// What a kernel's global addresses are.
@@ -144,10 +147,7 @@ pub fn translate_compute(
     local_bytes: u32,
     global: &GlobalMemory,
 ) -> Result<Translation, TranslateError> {
-    let program = match kernel.isa {
-        Isa::Sm86 => sm86::lower(kernel, local_bytes)?,
-        Isa::Sm5x => sm5x::lower(kernel, local_bytes)?,
-    };
+    let program = lower(kernel, local_bytes)?;
     let graphics_only = |op: &ir::Op| match op {
         ir::Op::Demote => true,
         ir::Op::Load { space, .. }
@@ -156,6 +156,14 @@ pub fn translate_compute(
         | ir::Op::StoreSub { space, .. } => matches!(space, ir::Space::Attribute | ir::Space::Output),
         _ => false,
     };
+    if !program.textures.is_empty() {
+        return Err(TranslateError::Unimplemented {
+            isa: kernel.isa,
+            what: "textures in a compute kernel".into(),
+            kernel: kernel.name.clone(),
+            offset: 0,
+        });
+    }
     if spirv::any_op(&program, &graphics_only) {
         return Err(TranslateError::Unimplemented {
             isa: kernel.isa,
@@ -164,22 +172,34 @@ pub fn translate_compute(
             offset: 0,
         });
     }
-    let constant_banks = program.constant_banks.clone();
-    Ok(Translation { spirv: spirv::emit_compute(&program, block, global), constant_banks })
+    let spirv = spirv::emit_compute(&program, block, global);
+    Ok(Translation { spirv, constant_banks: program.constant_banks, textures: Vec::new() })
+}
+
+fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<ir::Program, TranslateError> {
+    match kernel.isa {
+        Isa::Sm86 => sm86::lower(kernel, local_bytes),
+        Isa::Sm5x => sm5x::lower(kernel, local_bytes),
+    }
+}
+
+/// The textures a graphics program reads, in the order `translate_graphics` binds them: what a back end
+/// resolves (handle, header, sampler) before it translates.
+pub fn texture_bindings(kernel: &KernelImage) -> Result<Vec<ir::TextureBinding>, TranslateError> {
+    Ok(lower(kernel, 0)?.textures)
 }
 
 /// Translates a vertex or pixel program (`kernel.code`: the instructions after its header) for `stage`, with
-/// `local_bytes` of local memory a thread.
+/// `local_bytes` of local memory a thread; texture i (of `texture_bindings`) holds numbers of
+/// `texture_kinds[i]` (FP32 where the slice ends).
 pub fn translate_graphics(
     kernel: &KernelImage,
     stage: Stage,
     local_bytes: u32,
     global: &GlobalMemory,
+    texture_kinds: &[NumberKind],
 ) -> Result<Translation, TranslateError> {
-    let program = match kernel.isa {
-        Isa::Sm86 => sm86::lower(kernel, local_bytes)?,
-        Isa::Sm5x => sm5x::lower(kernel, local_bytes)?,
-    };
+    let program = lower(kernel, local_bytes)?;
     let compute_only = |op: &ir::Op| {
         matches!(
             op,
@@ -198,8 +218,8 @@ pub fn translate_graphics(
             offset: 0,
         });
     }
-    let constant_banks = program.constant_banks.clone();
-    Ok(Translation { spirv: spirv::emit(&program, &stage, global), constant_banks })
+    let spirv = spirv::emit(&program, &stage, global, texture_kinds);
+    Ok(Translation { spirv, constant_banks: program.constant_banks, textures: program.textures })
 }
 
 #[cfg(test)]

@@ -8,7 +8,10 @@
 //! itself again when the entry was of another kind.
 
 use super::TranslateError;
-use super::ir::{BinOp, Block, Cmp, FArith, Op, Program, Round, Space, Stmt, Terminator, UnOp, Value};
+use super::ir::{
+    BinOp, Block, Cmp, FArith, Lod, Op, Program, Round, Space, Stmt, Terminator, TextureBinding, TextureDim, UnOp,
+    Value,
+};
 use super::lower::Lower;
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
@@ -962,6 +965,8 @@ impl Maxwell<'_, '_, '_> {
             "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory(v)?,
             "ALD" | "AST" => self.attribute_access(v)?,
             "IPA" => self.interpolate(v)?,
+            "TEXS" | "TLDS" => self.texture_scalar(v)?,
+            "TEX" | "TLD" => self.texture_vector(v)?,
             "KIL" => {
                 if v.get("cc_test") != 15 {
                     return self.unimplemented(v, Self::text(v));
@@ -1369,6 +1374,136 @@ impl Maxwell<'_, '_, '_> {
         }
         self.set_reg(v.get("rd"), value);
         Ok(())
+    }
+
+    /// TEXS and TLDS: a sample or a fetch whose operands and results the mode field (56:53) and the component
+    /// code (52:50) place, as Mesa's `getTEXSTarget`/`getTLDSTarget`/`getTEXSMask` and envydis' tables agree:
+    /// two source pairs (ra, ra+1 and rb, rb+1), the chosen components to rd, rd+1, rd2, rd2+1. FP32 results only.
+    fn texture_scalar(&mut self, v: &View) -> Result {
+        if !v.flag("f32") {
+            return self.unimplemented(v, format!("{} (FP16 results)", Self::text(v)));
+        }
+        let (ra, rb) = (v.get("ra"), v.get("rb"));
+        let fetch = v.encoding.opcode == "TLDS";
+        // (dim, array, lod, the source registers in the order the op takes them).
+        enum Level {
+            Zero,
+            Implicit,
+            Register,
+        }
+        use TextureDim::*;
+        let (dim, array, level, sources): (TextureDim, bool, Level, Vec<u64>) = match (fetch, v.get("mode")) {
+            (false, 0) => (D1, false, Level::Zero, vec![ra]),
+            (false, 1) => (D2, false, Level::Implicit, vec![ra, rb]),
+            (false, 2) => (D2, false, Level::Zero, vec![ra, rb]),
+            (false, 3) => (D2, false, Level::Register, vec![ra, ra + 1, rb]),
+            (false, 7) => (D2, true, Level::Implicit, vec![ra + 1, rb, ra]),
+            (false, 8) => (D2, true, Level::Zero, vec![ra + 1, rb, ra]),
+            (false, 10) => (D3, false, Level::Implicit, vec![ra, ra + 1, rb]),
+            (false, 11) => (D3, false, Level::Zero, vec![ra, ra + 1, rb]),
+            (false, 12) => (Cube, false, Level::Implicit, vec![ra, ra + 1, rb]),
+            (false, 13) => (Cube, false, Level::Register, vec![ra, ra + 1, rb, rb + 1]),
+            (true, 0) => (D1, false, Level::Zero, vec![ra]),
+            (true, 1) => (D1, false, Level::Register, vec![ra, rb]),
+            (true, 2) => (D2, false, Level::Zero, vec![ra, rb]),
+            (true, 5) => (D2, false, Level::Register, vec![ra, ra + 1, rb]),
+            (true, 7) => (D3, false, Level::Zero, vec![ra, ra + 1, rb]),
+            (true, 8) => (D2, true, Level::Zero, vec![rb, rb + 1, ra]),
+            _ => {
+                return self
+                    .unimplemented(v, format!("{} (depth compares, offsets and multisample fetches)", Self::text(v)));
+            }
+        };
+        let count = dim.coordinates();
+        let coordinates: Vec<Value> = sources[..count].iter().map(|&r| self.reg(r)).collect();
+        let layer = array.then(|| self.reg(sources[count]));
+        let lod_register = matches!(level, Level::Register).then(|| self.reg(*sources.last().expect("a source")));
+        let texture = self.l.program.texture(TextureBinding { handle_offset: 4 * v.get("tex") as u32, dim, array });
+        let texel = if fetch {
+            let level = lod_register.unwrap_or_else(|| self.const32(0));
+            self.op(Op::TextureFetch { texture, coordinates, layer, level })
+        } else {
+            let lod = match (level, lod_register) {
+                (Level::Zero, _) => Lod::Zero,
+                (_, Some(lod)) => Lod::Level(lod),
+                _ => Lod::Implicit,
+            };
+            self.op(Op::TextureSample { texture, coordinates, layer, lod })
+        };
+        let rd2 = v.get("rd2");
+        const R: u8 = 1;
+        const G: u8 = 2;
+        const B: u8 = 4;
+        const A: u8 = 8;
+        let mask = if rd2 == 255 {
+            [R, G, B, A, R | G, R | A, G | A, B | A][v.get("swizzle") as usize]
+        } else {
+            match v.get("swizzle") {
+                code @ 0..=4 => [R | G | B, R | G | A, R | B | A, G | B | A, R | G | B | A][code as usize],
+                _ => return self.unimplemented(v, format!("{} (an undefined component code)", Self::text(v))),
+            }
+        };
+        let destinations = [v.get("rd"), v.get("rd") + 1, rd2, rd2 + 1];
+        self.write_components(texel, mask, &destinations);
+        Ok(())
+    }
+
+    /// TEX and TLD: the coordinates (after the layer, for arrays) from ra, then from rb the level (LL, LB), as
+    /// Mesa's `handleTEX` orders the sources; the components of the write mask (34:31) to rd, rd+1, ... in order.
+    fn texture_vector(&mut self, v: &View) -> Result {
+        let fetch = v.encoding.opcode == "TLD";
+        let unsupported =
+            if fetch { v.flag("aoffi") || v.flag("ms") || v.flag("cl") } else { v.flag("aoffi") || v.flag("dc") };
+        if unsupported {
+            return self.unimplemented(
+                v,
+                format!("{} (depth compares, offsets, multisample fetches and clamps)", Self::text(v)),
+            );
+        }
+        use TextureDim::*;
+        let (dim, array) = match v.get("target") {
+            0 => (D1, false),
+            1 => (D1, true),
+            2 => (D2, false),
+            3 => (D2, true),
+            4 => (D3, false),
+            6 => (Cube, false),
+            7 => (Cube, true),
+            _ => return self.unimplemented(v, format!("{} (a 3D array target, which does not exist)", Self::text(v))),
+        };
+        let ra = v.get("ra");
+        let first = ra + u64::from(array);
+        let layer = array.then(|| self.reg(ra));
+        let coordinates: Vec<Value> = (0..dim.coordinates() as u64).map(|k| self.reg(first + k)).collect();
+        let texture = self.l.program.texture(TextureBinding { handle_offset: 4 * v.get("tex") as u32, dim, array });
+        let rb = v.get("rb");
+        let texel = if fetch {
+            // Bit 55: 0 LZ, 1 LL.
+            let level = if v.get("lod") == 1 { self.reg(rb) } else { self.const32(0) };
+            self.op(Op::TextureFetch { texture, coordinates, layer, level })
+        } else {
+            let lod = match v.get("lod") {
+                0 => Lod::Implicit,
+                1 => Lod::Zero,
+                2 => Lod::Bias(self.reg(rb)),
+                3 => Lod::Level(self.reg(rb)),
+                _ => return self.unimplemented(v, format!("{} (LBA and LLA levels)", Self::text(v))),
+            };
+            self.op(Op::TextureSample { texture, coordinates, layer, lod })
+        };
+        let rd = v.get("rd");
+        self.write_components(texel, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);
+        Ok(())
+    }
+
+    /// The components of `texel` that `mask` (bit i: component i) chooses, in order, into `destinations`.
+    fn write_components(&mut self, texel: Value, mask: u8, destinations: &[u64; 4]) {
+        let chosen: Vec<u8> = (0..4).filter(|c| mask >> c & 1 == 1).collect();
+        // Every component is read before any register is written: a destination may be a source.
+        let values: Vec<Value> = chosen.iter().map(|&c| self.op(Op::Component(texel, c))).collect();
+        for (value, &register) in values.into_iter().zip(destinations) {
+            self.set_reg(register, value);
+        }
     }
 
     fn memory(&mut self, v: &View) -> Result {

@@ -56,7 +56,8 @@ impl ProgramHeader {
         let header = ProgramHeader { words };
         let sph_type = header.words[0] & 0x1f;
         let stage = header.words[0] >> 10 & 0xf;
-        let shader_type = header.shader_type().ok_or_else(|| format!("shader program header stage {stage} is not 1-5"))?;
+        let shader_type =
+            header.shader_type().ok_or_else(|| format!("shader program header stage {stage} is not 1-5"))?;
         let expected = if shader_type == ShaderType::Pixel { 2 } else { 1 };
         if sph_type != expected {
             return Err(format!(
@@ -99,7 +100,9 @@ impl ProgramHeader {
 
     pub fn shader_type(&self) -> Option<ShaderType> {
         use ShaderType::*;
-        [Vertex, TessellationInit, Tessellation, Geometry, Pixel].get((self.words[0] >> 10 & 0xf).checked_sub(1)? as usize).copied()
+        [Vertex, TessellationInit, Tessellation, Geometry, Pixel]
+            .get((self.words[0] >> 10 & 0xf).checked_sub(1)? as usize)
+            .copied()
     }
 
     /// KillsPixels: without it, KIL does nothing (and the hardware raises an exception).
@@ -201,12 +204,7 @@ mod tests {
     #[test]
     fn headers_read_as_mesa_writes_them() {
         // A vertex program reading generic 0 x, y and VertexId, writing position and generic 1.
-        let vertex = header(&[
-            (0, 0x20061 | 1 << 10),
-            (6, 0b11),
-            (10, 1 << 31),
-            (13, 0xf << 12 | 0xf << 20),
-        ]);
+        let vertex = header(&[(0, 0x20061 | 1 << 10), (6, 0b11), (10, 1 << 31), (13, 0xf << 12 | 0xf << 20)]);
         assert_eq!(vertex.shader_type(), Some(ShaderType::Vertex));
         assert!(vertex.reads(0x80) && vertex.reads(0x84) && !vertex.reads(0x88));
         assert!(vertex.reads(attribute::VERTEX_ID) && !vertex.reads(attribute::INSTANCE_ID));

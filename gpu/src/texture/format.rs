@@ -16,6 +16,24 @@ pub enum Kind {
     Srgb,
 }
 
+/// The numbers a shader exchanges with a texture or a render target: FP32, or 32-bit integers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum NumberKind {
+    Float,
+    Uint,
+    Sint,
+}
+
+impl Kind {
+    pub fn number_kind(self) -> NumberKind {
+        match self {
+            Kind::Uint => NumberKind::Uint,
+            Kind::Sint => NumberKind::Sint,
+            _ => NumberKind::Float,
+        }
+    }
+}
+
 /// A render target format: its name in the class header, the bytes of a texel, the bit range of R, G, B and A
 /// (low bit, width; width 0: absent), and how the bits read.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -4,5 +4,8 @@
 pub mod bc;
 pub mod bc7;
 pub mod block_linear;
+pub mod descriptor;
 pub mod format;
+pub mod layout;
 pub mod surface;
+pub mod texel;

@@ -44,7 +44,7 @@ pub enum DeviceType {
 
 /// What the chosen device offers beyond the requirements (Vulkan 1.2, `bufferDeviceAddress`, `shaderInt64`). Every
 /// optional feature listed here that the device has is enabled.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Features {
     /// The device's Vulkan version: (major, minor, patch).
     pub api_version: (u32, u32, u32),
@@ -102,6 +102,16 @@ pub struct Features {
     pub draws: bool,
     /// Fragment shaders may demote an invocation to a helper (KIL: `shaderDemoteToHelperInvocation`).
     pub demote_to_helper: bool,
+
+    /// Samplers: anisotropic filtering (with its largest ratio), MIRROR_CLAMP_TO_EDGE, minimum/maximum
+    /// reduction, any border colour (VK_EXT_custom_border_color, enabled when present), the largest LOD bias;
+    /// cube arrays.
+    pub sampler_anisotropy: Option<f32>,
+    pub sampler_mirror_clamp_to_edge: bool,
+    pub sampler_filter_minmax: bool,
+    pub custom_border_colors: bool,
+    pub max_sampler_lod_bias: f32,
+    pub image_cube_array: bool,
 }
 
 impl Features {
@@ -332,6 +342,11 @@ struct Candidate {
     features: Features,
 }
 
+/// Whether a feature structure's flag is set.
+fn on(flag: vk::Bool32) -> bool {
+    flag != vk::FALSE
+}
+
 /// Everything `ComputeDevice::new` sets up.
 pub(super) struct Opened {
     pub shared: Arc<Shared>,
@@ -423,7 +438,12 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
     let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
     let mut control = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
+    let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default();
     let mut query = vk::PhysicalDeviceFeatures2::default().push_next(&mut v11).push_next(&mut v12);
+    let border_extension = extensions.contains(ash::ext::custom_border_color::NAME.to_bytes());
+    if border_extension {
+        query = query.push_next(&mut border);
+    }
     // Vulkan 1.3 has subgroup size control among its own features (the extension's structure may not be chained
     // beside them).
     let vulkan_1_3 = properties.api_version >= vk::API_VERSION_1_3;
@@ -460,12 +480,12 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
     let usable = |family: &&vk::QueueFamilyProperties, flags: vk::QueueFlags| {
         family.queue_flags.contains(flags) && family.queue_count > 0
     };
-    let graphics = families.iter().position(|family| usable(&family, vk::QueueFlags::COMPUTE | vk::QueueFlags::GRAPHICS));
+    let graphics =
+        families.iter().position(|family| usable(&family, vk::QueueFlags::COMPUTE | vk::QueueFlags::GRAPHICS));
     let queue_family = graphics
         .or_else(|| families.iter().position(|family| usable(&family, vk::QueueFlags::COMPUTE)))
         .ok_or_else(|| format!("{name}: no compute queue"))? as u32;
 
-    let on = |flag: vk::Bool32| flag != vk::FALSE;
     let compute_subgroups = v11_properties.subgroup_supported_stages.contains(vk::ShaderStageFlags::COMPUTE);
     let operations = v11_properties.subgroup_supported_operations;
     let has = |operation: vk::SubgroupFeatureFlags| compute_subgroups && operations.contains(operation);
@@ -541,6 +561,12 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         max_storage_buffer_range: limits.max_storage_buffer_range,
         draws: graphics.is_some() && vulkan_1_3 && on(v13.dynamic_rendering),
         demote_to_helper: vulkan_1_3 && on(v13.shader_demote_to_helper_invocation),
+        sampler_anisotropy: on(base.sampler_anisotropy).then_some(limits.max_sampler_anisotropy),
+        sampler_mirror_clamp_to_edge: on(v12.sampler_mirror_clamp_to_edge),
+        sampler_filter_minmax: on(v12.sampler_filter_minmax),
+        custom_border_colors: border_extension && on(border.custom_border_colors),
+        max_sampler_lod_bias: limits.max_sampler_lod_bias,
+        image_cube_array: on(base.image_cube_array),
     };
     Ok(Candidate { physical, name, queue_family, size_control_extension, size_control, features })
 }
@@ -551,7 +577,9 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
     let base = vk::PhysicalDeviceFeatures::default()
         .shader_int64(true)
         .shader_float64(f.shader_float64)
-        .shader_int16(f.shader_int16);
+        .shader_int16(f.shader_int16)
+        .sampler_anisotropy(f.sampler_anisotropy.is_some())
+        .image_cube_array(f.image_cube_array);
     let mut v11 =
         vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(f.storage_buffer_16bit_access);
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
@@ -563,7 +591,10 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .shader_shared_int64_atomics(f.shader_shared_int64_atomics)
         .vulkan_memory_model(f.vulkan_memory_model)
         .vulkan_memory_model_device_scope(f.vulkan_memory_model_device_scope)
-        .shader_subgroup_extended_types(f.shader_subgroup_extended_types);
+        .shader_subgroup_extended_types(f.shader_subgroup_extended_types)
+        .sampler_mirror_clamp_to_edge(f.sampler_mirror_clamp_to_edge)
+        .sampler_filter_minmax(f.sampler_filter_minmax);
+    let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default().custom_border_colors(true);
     let mut control = vk::PhysicalDeviceSubgroupSizeControlFeatures::default()
         .subgroup_size_control(f.subgroup_size_control)
         .compute_full_subgroups(f.compute_full_subgroups);
@@ -578,8 +609,14 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
     } else if candidate.size_control {
         features = features.push_next(&mut control);
     }
-    let extensions =
-        if candidate.size_control_extension { vec![ash::ext::subgroup_size_control::NAME.as_ptr()] } else { vec![] };
+    let mut extensions = Vec::new();
+    if candidate.size_control_extension {
+        extensions.push(ash::ext::subgroup_size_control::NAME.as_ptr());
+    }
+    if f.custom_border_colors {
+        extensions.push(ash::ext::custom_border_color::NAME.as_ptr());
+        features = features.push_next(&mut border);
+    }
     let priorities = [1.0];
     let queues =
         [vk::DeviceQueueCreateInfo::default().queue_family_index(candidate.queue_family).queue_priorities(&priorities)];

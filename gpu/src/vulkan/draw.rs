@@ -3,8 +3,9 @@
 //! destroy it all (no caches, no state carried from one draw to the next).
 //!
 //! The interface the shaders meet: the vertex stage's storage buffers at set 0, the fragment stage's at set 1
-//! (binding = index), a push constant block for the vertex stage, colour output `Location` i for target i.
-//! No vertex input state: vertex shaders fetch their own attributes.
+//! (binding = index), then each stage's textures as combined image samplers in the same set (binding = the
+//! number of buffers + index), a push constant block for the vertex stage, colour output `Location` i for
+//! target i. No vertex input state: vertex shaders fetch their own attributes.
 
 use super::image::{READING, UNDEFINED, WRITING, layers, transition};
 use super::{Buffer, ComputeDevice, VulkanError};
@@ -29,6 +30,58 @@ pub struct Blend {
     pub alpha: (vk::BlendFactor, vk::BlendFactor, vk::BlendOp),
 }
 
+/// A texture a draw samples, with texels the caller decoded: level after level, each level's layers (or a 3D
+/// texture's slices) one after another, rows from the top, `bytes_per_texel` each.
+#[derive(Clone, Debug)]
+pub struct Texture<'a> {
+    pub format: vk::Format,
+    pub bytes_per_texel: u64,
+    pub view_type: vk::ImageViewType,
+    /// Level 0's size (depth: a 3D texture's slices, 1 otherwise).
+    pub width: u32,
+    pub height: u32,
+    pub depth: u32,
+    pub layers: u32,
+    pub levels: u32,
+    pub texels: &'a [u8],
+    pub sampling: Sampling,
+}
+
+impl Texture<'_> {
+    /// Level `level`'s size.
+    fn extent(&self, level: u32) -> vk::Extent3D {
+        let size = |n: u32| (n >> level).max(1);
+        vk::Extent3D { width: size(self.width), height: size(self.height), depth: size(self.depth) }
+    }
+
+    /// The bytes of level `level`, all layers.
+    fn level_bytes(&self, level: u32) -> u64 {
+        let extent = self.extent(level);
+        u64::from(extent.width)
+            * u64::from(extent.height)
+            * u64::from(extent.depth)
+            * u64::from(self.layers)
+            * self.bytes_per_texel
+    }
+}
+
+/// How a texture is sampled.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sampling {
+    pub mag: vk::Filter,
+    pub min: vk::Filter,
+    pub mipmap_mode: vk::SamplerMipmapMode,
+    /// U, V, W.
+    pub address: [vk::SamplerAddressMode; 3],
+    pub lod_bias: f32,
+    pub min_lod: f32,
+    pub max_lod: f32,
+    pub anisotropy: Option<f32>,
+    pub reduction: vk::SamplerReductionMode,
+    /// The border colour, as the texture's format holds numbers (FP32 bits or integers).
+    pub border: [u32; 4],
+}
+
 /// Everything a draw needs.
 #[derive(Clone, Debug)]
 pub struct DrawJob<'a> {
@@ -37,6 +90,8 @@ pub struct DrawJob<'a> {
     pub fragment_shader: &'a [u32],
     pub vertex_buffers: &'a [&'a Buffer],
     pub fragment_buffers: &'a [&'a Buffer],
+    pub vertex_textures: &'a [Texture<'a>],
+    pub fragment_textures: &'a [Texture<'a>],
     /// The vertex stage's push constants.
     pub push_constants: &'a [u8],
     pub width: u32,
@@ -52,7 +107,163 @@ pub struct DrawJob<'a> {
     pub blend_constants: [f32; 4],
 }
 
+/// A texture on the device: its image, view and sampler, and the buffer its texels come from.
+struct Sampled {
+    image: vk::Image,
+    view: vk::ImageView,
+    sampler: vk::Sampler,
+    /// The upload buffer (owned by the caller, which keeps it past the queue lock: dropping one takes the lock).
+    upload: vk::Buffer,
+    /// (buffer offset, level, extent) of each level.
+    regions: Vec<vk::BufferImageCopy>,
+    range: vk::ImageSubresourceRange,
+}
+
+impl Sampled {
+    /// Copies the texels in and leaves the image readable by the shaders.
+    ///
+    /// # Safety
+    /// `commands` is being recorded on the device that made the image and the buffer.
+    unsafe fn record_upload(&self, device: &ash::Device, commands: vk::CommandBuffer) {
+        let barrier = |from: (vk::ImageLayout, vk::AccessFlags), to: (vk::ImageLayout, vk::AccessFlags)| {
+            vk::ImageMemoryBarrier::default()
+                .src_access_mask(from.1)
+                .dst_access_mask(to.1)
+                .old_layout(from.0)
+                .new_layout(to.0)
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .image(self.image)
+                .subresource_range(self.range)
+        };
+        let none = vk::DependencyFlags::empty();
+        let transfer = vk::PipelineStageFlags::TRANSFER;
+        let shaders = vk::PipelineStageFlags::VERTEX_SHADER | vk::PipelineStageFlags::FRAGMENT_SHADER;
+        let readable = (vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL, vk::AccessFlags::SHADER_READ);
+        // SAFETY: as the caller promises.
+        unsafe {
+            device.cmd_pipeline_barrier(
+                commands,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                transfer,
+                none,
+                &[],
+                &[],
+                &[barrier(UNDEFINED, WRITING)],
+            );
+            device.cmd_copy_buffer_to_image(commands, self.upload, self.image, WRITING.0, &self.regions);
+            device.cmd_pipeline_barrier(commands, transfer, shaders, none, &[], &[], &[barrier(WRITING, readable)]);
+        }
+    }
+}
+
 impl ComputeDevice {
+    /// Buffers holding the texels of `textures` (before the queue is taken: writing a buffer takes it).
+    fn texture_uploads<'t>(&self, textures: impl Iterator<Item = &'t Texture<'t>>) -> Result<Vec<Buffer>, VulkanError> {
+        textures
+            .map(|texture| {
+                let size: u64 = (0..texture.levels).map(|level| texture.level_bytes(level)).sum();
+                if texture.texels.len() as u64 != size {
+                    return Err(VulkanError::OutOfBounds { offset: 0, len: texture.texels.len() as u64, size });
+                }
+                let upload = self.buffer(size.max(1))?;
+                self.write(&upload, 0, texture.texels)?;
+                Ok(upload)
+            })
+            .collect()
+    }
+
+    /// The images, views and samplers of `textures`, their texels from `uploads`.
+    fn textures<'t>(
+        &self,
+        objects: &mut super::image::ImageObjects,
+        textures: impl Iterator<Item = &'t Texture<'t>>,
+        uploads: &[Buffer],
+    ) -> Result<Vec<Sampled>, VulkanError> {
+        let device = &self.shared.device;
+        let mut sampled = Vec::new();
+        for (texture, upload) in textures.zip(uploads) {
+            let wanted = vk::FormatFeatureFlags::SAMPLED_IMAGE | vk::FormatFeatureFlags::TRANSFER_DST;
+            if !self.format_features(texture.format).contains(wanted) {
+                return Err(VulkanError::UnsupportedFormat(format!("{:?} (as a sampled texture)", texture.format)));
+            }
+            let cube = matches!(texture.view_type, vk::ImageViewType::CUBE | vk::ImageViewType::CUBE_ARRAY);
+            let image_type = match texture.view_type {
+                vk::ImageViewType::TYPE_1D | vk::ImageViewType::TYPE_1D_ARRAY => vk::ImageType::TYPE_1D,
+                vk::ImageViewType::TYPE_3D => vk::ImageType::TYPE_3D,
+                _ => vk::ImageType::TYPE_2D,
+            };
+            let info = vk::ImageCreateInfo::default()
+                .flags(if cube { vk::ImageCreateFlags::CUBE_COMPATIBLE } else { vk::ImageCreateFlags::empty() })
+                .image_type(image_type)
+                .format(texture.format)
+                .extent(texture.extent(0))
+                .mip_levels(texture.levels)
+                .array_layers(texture.layers)
+                .usage(vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST);
+            let image = objects.image_with(info)?;
+            let range = vk::ImageSubresourceRange::default()
+                .aspect_mask(vk::ImageAspectFlags::COLOR)
+                .level_count(texture.levels)
+                .layer_count(texture.layers);
+            let view_info = vk::ImageViewCreateInfo::default()
+                .image(image)
+                .view_type(texture.view_type)
+                .format(texture.format)
+                .subresource_range(range);
+            // SAFETY: the create infos and what they point to outlive each call; the objects are destroyed by
+            // `objects` after the work.
+            let view = unsafe { device.create_image_view(&view_info, None) }
+                .map_err(VulkanError::call("vkCreateImageView"))?;
+            objects.views.push(view);
+            let sampling = &texture.sampling;
+            let mut border = vk::SamplerCustomBorderColorCreateInfoEXT::default()
+                .custom_border_color(vk::ClearColorValue { uint32: sampling.border })
+                .format(texture.format);
+            let mut reduction = vk::SamplerReductionModeCreateInfo::default().reduction_mode(sampling.reduction);
+            let [u, v, w] = sampling.address;
+            let mut sampler_info = vk::SamplerCreateInfo::default()
+                .mag_filter(sampling.mag)
+                .min_filter(sampling.min)
+                .mipmap_mode(sampling.mipmap_mode)
+                .address_mode_u(u)
+                .address_mode_v(v)
+                .address_mode_w(w)
+                .mip_lod_bias(sampling.lod_bias)
+                .anisotropy_enable(sampling.anisotropy.is_some())
+                .max_anisotropy(sampling.anisotropy.unwrap_or(1.0))
+                .min_lod(sampling.min_lod)
+                .max_lod(sampling.max_lod);
+            if sampling.address.contains(&vk::SamplerAddressMode::CLAMP_TO_BORDER) {
+                sampler_info = sampler_info.border_color(vk::BorderColor::FLOAT_CUSTOM_EXT).push_next(&mut border);
+            }
+            if sampling.reduction != vk::SamplerReductionMode::WEIGHTED_AVERAGE {
+                sampler_info = sampler_info.push_next(&mut reduction);
+            }
+            let sampler =
+                unsafe { device.create_sampler(&sampler_info, None) }.map_err(VulkanError::call("vkCreateSampler"))?;
+            objects.samplers.push(sampler);
+            let mut offset = 0;
+            let regions = (0..texture.levels)
+                .map(|level| {
+                    let region = vk::BufferImageCopy::default()
+                        .buffer_offset(offset)
+                        .image_subresource(
+                            vk::ImageSubresourceLayers::default()
+                                .aspect_mask(vk::ImageAspectFlags::COLOR)
+                                .mip_level(level)
+                                .layer_count(texture.layers),
+                        )
+                        .image_extent(texture.extent(level));
+                    offset += texture.level_bytes(level);
+                    region
+                })
+                .collect();
+            sampled.push(Sampled { image, view, sampler, upload: upload.handle, regions, range });
+        }
+        Ok(sampled)
+    }
+
     /// Runs `job` and returns each target's texels after it, as they were given.
     pub fn draw(&self, job: &DrawJob) -> Result<Vec<Vec<u8>>, VulkanError> {
         if !self.features.draws {
@@ -80,6 +291,7 @@ impl ComputeDevice {
             transfers.push(buffer);
         }
 
+        let uploads = self.texture_uploads(job.vertex_textures.iter().chain(job.fragment_textures))?;
         let mut queue = self.shared.ready()?;
         let mut objects = self.objects(queue.pool);
         let device = &self.shared.device;
@@ -93,31 +305,45 @@ impl ComputeDevice {
         let color = vk::ImageAspectFlags::COLOR;
         // SAFETY (every call below): the create infos and what they point to outlive each call; every handle was
         // made from this device and lives until `objects` is dropped, after the work has finished.
+        let mut views = Vec::new();
         for (&image, target) in images.iter().zip(&job.targets) {
             let info = vk::ImageViewCreateInfo::default()
                 .image(image)
                 .view_type(vk::ImageViewType::TYPE_2D)
                 .format(target.format)
-                .subresource_range(vk::ImageSubresourceRange::default().aspect_mask(color).level_count(1).layer_count(1));
-            let view = unsafe { device.create_image_view(&info, None) }.map_err(VulkanError::call("vkCreateImageView"))?;
+                .subresource_range(
+                    vk::ImageSubresourceRange::default().aspect_mask(color).level_count(1).layer_count(1),
+                );
+            let view =
+                unsafe { device.create_image_view(&info, None) }.map_err(VulkanError::call("vkCreateImageView"))?;
             objects.views.push(view);
+            views.push(view);
         }
         for code in [job.vertex_shader, job.fragment_shader] {
             let info = vk::ShaderModuleCreateInfo::default().code(code);
-            let module =
-                unsafe { device.create_shader_module(&info, None) }.map_err(VulkanError::call("vkCreateShaderModule"))?;
+            let module = unsafe { device.create_shader_module(&info, None) }
+                .map_err(VulkanError::call("vkCreateShaderModule"))?;
             objects.modules.push(module);
         }
+        let sampled = self.textures(&mut objects, job.vertex_textures.iter().chain(job.fragment_textures), &uploads)?;
         let stages = [vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT];
-        for (buffers, &stage) in [job.vertex_buffers, job.fragment_buffers].iter().zip(&stages) {
-            let bindings: Vec<_> = (0..buffers.len() as u32)
-                .map(|binding| {
-                    vk::DescriptorSetLayoutBinding::default()
-                        .binding(binding)
-                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                        .descriptor_count(1)
-                        .stage_flags(stage)
-                })
+        let stage_textures = [job.vertex_textures.len(), job.fragment_textures.len()];
+        for ((buffers, &textures), &stage) in
+            [job.vertex_buffers, job.fragment_buffers].iter().zip(&stage_textures).zip(&stages)
+        {
+            let binding = |binding: u32, kind: vk::DescriptorType| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(binding)
+                    .descriptor_type(kind)
+                    .descriptor_count(1)
+                    .stage_flags(stage)
+            };
+            let buffer_count = buffers.len() as u32;
+            let bindings: Vec<_> = (0..buffer_count)
+                .map(|b| binding(b, vk::DescriptorType::STORAGE_BUFFER))
+                .chain(
+                    (0..textures as u32).map(|t| binding(buffer_count + t, vk::DescriptorType::COMBINED_IMAGE_SAMPLER)),
+                )
                 .collect();
             let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
             let layout = unsafe { device.create_descriptor_set_layout(&info, None) }
@@ -201,9 +427,17 @@ impl ComputeDevice {
             };
 
         let buffer_count = (job.vertex_buffers.len() + job.fragment_buffers.len()) as u32;
+        let texture_count = sampled.len() as u32;
         let mut sets = Vec::new();
-        if buffer_count > 0 {
-            let sizes = [vk::DescriptorPoolSize { ty: vk::DescriptorType::STORAGE_BUFFER, descriptor_count: buffer_count }];
+        if buffer_count + texture_count > 0 {
+            let sizes: Vec<_> = [
+                (vk::DescriptorType::STORAGE_BUFFER, buffer_count),
+                (vk::DescriptorType::COMBINED_IMAGE_SAMPLER, texture_count),
+            ]
+            .into_iter()
+            .filter(|&(_, count)| count > 0)
+            .map(|(ty, descriptor_count)| vk::DescriptorPoolSize { ty, descriptor_count })
+            .collect();
             let pool_info = vk::DescriptorPoolCreateInfo::default().max_sets(2).pool_sizes(&sizes);
             objects.descriptor_pool = unsafe { device.create_descriptor_pool(&pool_info, None) }
                 .map_err(VulkanError::call("vkCreateDescriptorPool"))?;
@@ -212,16 +446,37 @@ impl ComputeDevice {
                 .set_layouts(&objects.set_layouts);
             sets = unsafe { device.allocate_descriptor_sets(&allocate) }
                 .map_err(VulkanError::call("vkAllocateDescriptorSets"))?;
-            let infos: Vec<(vk::DescriptorSet, u32, [vk::DescriptorBufferInfo; 1])> = [job.vertex_buffers, job.fragment_buffers]
-                .iter()
-                .zip(&sets)
-                .flat_map(|(buffers, &set)| {
-                    buffers.iter().enumerate().map(move |(binding, buffer)| {
-                        (set, binding as u32, [vk::DescriptorBufferInfo { buffer: buffer.handle, offset: 0, range: vk::WHOLE_SIZE }])
+            let buffer_infos: Vec<(vk::DescriptorSet, u32, [vk::DescriptorBufferInfo; 1])> =
+                [job.vertex_buffers, job.fragment_buffers]
+                    .iter()
+                    .zip(&sets)
+                    .flat_map(|(buffers, &set)| {
+                        buffers.iter().enumerate().map(move |(binding, buffer)| {
+                            (
+                                set,
+                                binding as u32,
+                                [vk::DescriptorBufferInfo { buffer: buffer.handle, offset: 0, range: vk::WHOLE_SIZE }],
+                            )
+                        })
                     })
-                })
-                .collect();
-            let writes: Vec<_> = infos
+                    .collect();
+            let (vertex_sampled, fragment_sampled) = sampled.split_at(job.vertex_textures.len());
+            let image_infos: Vec<(vk::DescriptorSet, u32, [vk::DescriptorImageInfo; 1])> =
+                [(vertex_sampled, job.vertex_buffers.len()), (fragment_sampled, job.fragment_buffers.len())]
+                    .iter()
+                    .zip(&sets)
+                    .flat_map(|(&(textures, first), &set)| {
+                        textures.iter().enumerate().map(move |(index, texture)| {
+                            let info = vk::DescriptorImageInfo {
+                                sampler: texture.sampler,
+                                image_view: texture.view,
+                                image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                            };
+                            (set, (first + index) as u32, [info])
+                        })
+                    })
+                    .collect();
+            let writes: Vec<_> = buffer_infos
                 .iter()
                 .map(|(set, binding, info)| {
                     vk::WriteDescriptorSet::default()
@@ -230,27 +485,49 @@ impl ComputeDevice {
                         .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
                         .buffer_info(info)
                 })
+                .chain(image_infos.iter().map(|(set, binding, info)| {
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(*set)
+                        .dst_binding(*binding)
+                        .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                        .image_info(info)
+                }))
                 .collect();
             unsafe { device.update_descriptor_sets(&writes, &[]) };
         }
 
-        let views = objects.views.clone();
         let (pipeline, pipeline_layout) = (objects.pipeline, objects.pipeline_layout);
         let rendered = (extent.width, extent.height);
         objects.run(&mut queue, |device, commands| {
             let none = vk::DependencyFlags::empty();
             let transfer = vk::PipelineStageFlags::TRANSFER;
             let output = vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT;
-            let attachment = (vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL, vk::AccessFlags::COLOR_ATTACHMENT_WRITE | vk::AccessFlags::COLOR_ATTACHMENT_READ);
+            let attachment = (
+                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                vk::AccessFlags::COLOR_ATTACHMENT_WRITE | vk::AccessFlags::COLOR_ATTACHMENT_READ,
+            );
             let region = vk::BufferImageCopy::default().image_subresource(layers(color)).image_extent(extent);
             // SAFETY: commands on objects of this device, recorded into a buffer being recorded.
             unsafe {
-                let barriers: Vec<_> = images.iter().map(|&image| transition(image, color, UNDEFINED, WRITING)).collect();
-                device.cmd_pipeline_barrier(commands, vk::PipelineStageFlags::TOP_OF_PIPE, transfer, none, &[], &[], &barriers);
+                for texture in &sampled {
+                    texture.record_upload(device, commands);
+                }
+                let barriers: Vec<_> =
+                    images.iter().map(|&image| transition(image, color, UNDEFINED, WRITING)).collect();
+                device.cmd_pipeline_barrier(
+                    commands,
+                    vk::PipelineStageFlags::TOP_OF_PIPE,
+                    transfer,
+                    none,
+                    &[],
+                    &[],
+                    &barriers,
+                );
                 for (&image, upload) in images.iter().zip(&transfers) {
                     device.cmd_copy_buffer_to_image(commands, upload.handle, image, WRITING.0, &[region]);
                 }
-                let barriers: Vec<_> = images.iter().map(|&image| transition(image, color, WRITING, attachment)).collect();
+                let barriers: Vec<_> =
+                    images.iter().map(|&image| transition(image, color, WRITING, attachment)).collect();
                 device.cmd_pipeline_barrier(commands, transfer, output, none, &[], &[], &barriers);
                 let color_attachments: Vec<_> = views
                     .iter()
@@ -262,19 +539,37 @@ impl ComputeDevice {
                             .store_op(vk::AttachmentStoreOp::STORE)
                     })
                     .collect();
-                let area = vk::Rect2D { offset: vk::Offset2D::default(), extent: vk::Extent2D { width: rendered.0, height: rendered.1 } };
-                let rendering = vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&color_attachments);
+                let area = vk::Rect2D {
+                    offset: vk::Offset2D::default(),
+                    extent: vk::Extent2D { width: rendered.0, height: rendered.1 },
+                };
+                let rendering =
+                    vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&color_attachments);
                 device.cmd_begin_rendering(commands, &rendering);
                 device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::GRAPHICS, pipeline);
                 if !sets.is_empty() {
-                    device.cmd_bind_descriptor_sets(commands, vk::PipelineBindPoint::GRAPHICS, pipeline_layout, 0, &sets, &[]);
+                    device.cmd_bind_descriptor_sets(
+                        commands,
+                        vk::PipelineBindPoint::GRAPHICS,
+                        pipeline_layout,
+                        0,
+                        &sets,
+                        &[],
+                    );
                 }
                 if !job.push_constants.is_empty() {
-                    device.cmd_push_constants(commands, pipeline_layout, vk::ShaderStageFlags::VERTEX, 0, job.push_constants);
+                    device.cmd_push_constants(
+                        commands,
+                        pipeline_layout,
+                        vk::ShaderStageFlags::VERTEX,
+                        0,
+                        job.push_constants,
+                    );
                 }
                 device.cmd_draw(commands, job.vertex_count, job.instance_count, 0, 0);
                 device.cmd_end_rendering(commands);
-                let barriers: Vec<_> = images.iter().map(|&image| transition(image, color, attachment, READING)).collect();
+                let barriers: Vec<_> =
+                    images.iter().map(|&image| transition(image, color, attachment, READING)).collect();
                 device.cmd_pipeline_barrier(commands, output, transfer, none, &[], &[], &barriers);
                 for (&image, readback) in images.iter().zip(&transfers) {
                     device.cmd_copy_image_to_buffer(commands, image, READING.0, readback.handle, &[region]);
@@ -282,6 +577,10 @@ impl ComputeDevice {
             }
         })?;
         drop(queue);
-        job.targets.iter().zip(&transfers).map(|(target, buffer)| self.read_exactly(buffer, texels * target.bytes_per_texel)).collect()
+        job.targets
+            .iter()
+            .zip(&transfers)
+            .map(|(target, buffer)| self.read_exactly(buffer, texels * target.bytes_per_texel))
+            .collect()
     }
 }

@@ -27,6 +27,7 @@ pub(super) struct ImageObjects<'a> {
     images: Vec<vk::Image>,
     allocations: Vec<Allocation>,
     pub views: Vec<vk::ImageView>,
+    pub samplers: Vec<vk::Sampler>,
     pub modules: Vec<vk::ShaderModule>,
     pub set_layouts: Vec<vk::DescriptorSetLayout>,
     pub pipeline_layout: vk::PipelineLayout,
@@ -56,6 +57,9 @@ impl Drop for ImageObjects<'_> {
             }
             for &module in self.modules.iter().rev() {
                 device.destroy_shader_module(module, None);
+            }
+            for &sampler in self.samplers.iter().rev() {
+                device.destroy_sampler(sampler, None);
             }
             for &view in self.views.iter().rev() {
                 device.destroy_image_view(view, None);
@@ -90,8 +94,7 @@ pub(super) fn transition<'a>(
         .subresource_range(vk::ImageSubresourceRange::default().aspect_mask(aspect).level_count(1).layer_count(1))
 }
 
-pub(super) const UNDEFINED: (vk::ImageLayout, vk::AccessFlags) =
-    (vk::ImageLayout::UNDEFINED, vk::AccessFlags::empty());
+pub(super) const UNDEFINED: (vk::ImageLayout, vk::AccessFlags) = (vk::ImageLayout::UNDEFINED, vk::AccessFlags::empty());
 pub(super) const WRITING: (vk::ImageLayout, vk::AccessFlags) =
     (vk::ImageLayout::TRANSFER_DST_OPTIMAL, vk::AccessFlags::TRANSFER_WRITE);
 pub(super) const READING: (vk::ImageLayout, vk::AccessFlags) =
@@ -115,17 +118,24 @@ impl ImageObjects<'_> {
         height: u32,
         usage: vk::ImageUsageFlags,
     ) -> Result<vk::Image, VulkanError> {
-        let shared = &self.device.shared;
-        let device = &shared.device;
         let info = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
             .format(format)
             .extent(vk::Extent3D { width, height, depth: 1 })
             .mip_levels(1)
             .array_layers(1)
+            .usage(vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC | usage);
+        self.image_with(info)
+    }
+
+    /// An image as `info` describes it (optimal tiling, one sample, exclusive, undefined at first), in device
+    /// memory.
+    pub fn image_with(&mut self, info: vk::ImageCreateInfo) -> Result<vk::Image, VulkanError> {
+        let shared = &self.device.shared;
+        let device = &shared.device;
+        let info = info
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC | usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
         // SAFETY: a valid create info; the image is destroyed by `self` after the work.
@@ -226,6 +236,7 @@ impl ComputeDevice {
             images: Vec::new(),
             allocations: Vec::new(),
             views: Vec::new(),
+            samplers: Vec::new(),
             modules: Vec::new(),
             set_layouts: Vec::new(),
             pipeline_layout: vk::PipelineLayout::null(),

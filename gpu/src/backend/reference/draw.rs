@@ -3,17 +3,17 @@
 //! that changed. Every state the engine resolved maps to Vulkan's one to one; what has no such mapping yet is an
 //! `Unimplemented` error naming it.
 
+use super::texture::DecodedTexture;
 use super::{NAME, ReferenceBackend, failed, vulkan_format};
-use crate::backend::{BackendError, BlendState, Cull, Draw, DrawTarget, GpuMemory, Topology};
+use crate::backend::{BackendError, BlendState, Cull, Draw, GpuMemory, Topology};
 use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
 use crate::shader::sph::Interpolation;
 use crate::shader::{
-    FAULT_BYTES, FaultWord, FragmentInterface, GlobalMemory, GuestWindows, OutputKind, Translation, VertexInterface,
-    translate_graphics,
+    FAULT_BYTES, FaultWord, FragmentInterface, GlobalMemory, GuestWindows, Translation, VertexInterface,
+    texture_bindings, translate_graphics,
 };
-use crate::texture::format::Kind;
 use crate::texture::surface::Surface;
 use crate::vulkan::{Blend, Buffer, ColorTarget, DrawJob};
 use ash::vk;
@@ -82,12 +82,11 @@ fn blend_op(value: u32) -> Option<vk::BlendOp> {
 }
 
 fn blend(state: &BlendState) -> Result<Blend, BackendError> {
-    let equation = |[op, source, destination]: [u32; 3]| {
-        match (blend_factor(source), blend_factor(destination), blend_op(op)) {
+    let equation =
+        |[op, source, destination]: [u32; 3]| match (blend_factor(source), blend_factor(destination), blend_op(op)) {
             (Some(s), Some(d), Some(o)) => Ok((s, d, o)),
             _ => Err(unimplemented(format!("blend op {op:#x} with coefficients {source:#x}, {destination:#x}"))),
-        }
-    };
+        };
     Ok(Blend { color: equation(state.color)?, alpha: equation(state.alpha)? })
 }
 
@@ -123,22 +122,17 @@ fn write_texels(
     Ok(())
 }
 
-fn output_kind(target: &DrawTarget) -> OutputKind {
-    match target.format.kind {
-        Kind::Uint => OutputKind::Uint,
-        Kind::Sint => OutputKind::Sint,
-        _ => OutputKind::Float,
-    }
-}
-
 impl ReferenceBackend {
-    /// A graphics stage translated (by `cache_key`-like identity: the code and the interface).
+    /// A graphics stage translated, with the textures it reads decoded (their number kinds decide the
+    /// translation's sampled types).
     fn translate_stage(
         &mut self,
+        draw: &Draw,
         stage: &Stage,
         interface: crate::shader::Stage,
         global: &GlobalMemory,
-    ) -> Result<Translation, BackendError> {
+        memory: &GpuMemory,
+    ) -> Result<(Translation, Vec<DecodedTexture>), BackendError> {
         let kernel = KernelImage {
             name: format!("shader@{:#x}", stage.address),
             isa: Isa::Sm5x,
@@ -146,12 +140,20 @@ impl ReferenceBackend {
             constants: Vec::new(),
             shared_bytes: 0,
         };
-        Ok(translate_graphics(&kernel, interface, stage.header.local_memory_bytes(), global)?)
+        let textures = self.stage_textures(draw, stage, &texture_bindings(&kernel)?, memory)?;
+        let kinds: Vec<_> = textures.iter().map(|texture| texture.kind).collect();
+        let translation = translate_graphics(&kernel, interface, stage.header.local_memory_bytes(), global, &kinds)?;
+        Ok((translation, textures))
     }
 
     /// Buffers holding the constant buffers a translation reads, in its binding order (a slot nothing is bound
     /// to reads zeros).
-    fn stage_banks(&self, translation: &Translation, stage: &Stage, memory: &GpuMemory) -> Result<Vec<Buffer>, BackendError> {
+    fn stage_banks(
+        &self,
+        translation: &Translation,
+        stage: &Stage,
+        memory: &GpuMemory,
+    ) -> Result<Vec<Buffer>, BackendError> {
         let mut banks = Vec::new();
         for &bank in &translation.constant_banks {
             let bound = stage.constant_buffers.get(usize::from(bank)).copied().flatten();
@@ -172,7 +174,7 @@ impl ReferenceBackend {
         let fragment_header = draw.fragment_shader.header;
         let mut targets = [None; 8];
         for target in &draw.targets {
-            targets[target.output as usize] = Some(output_kind(target));
+            targets[target.output as usize] = Some(target.format.kind.number_kind());
         }
         let fragment = FragmentInterface { header: fragment_header, targets };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
@@ -187,9 +189,15 @@ impl ReferenceBackend {
         // Graphics shaders reach no guest memory yet: any global access lands in the fault buffer.
         let fault = self.device.buffer(FAULT_BYTES).map_err(failed)?;
         let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: fault.address() });
-        let vertex_translation = self.translate_stage(&draw.vertex_shader, crate::shader::Stage::Vertex(&vertex), &global)?;
-        let fragment_translation =
-            self.translate_stage(&draw.fragment_shader, crate::shader::Stage::Fragment(&fragment), &global)?;
+        let (vertex_translation, vertex_textures) =
+            self.translate_stage(draw, &draw.vertex_shader, crate::shader::Stage::Vertex(&vertex), &global, memory)?;
+        let (fragment_translation, fragment_textures) = self.translate_stage(
+            draw,
+            &draw.fragment_shader,
+            crate::shader::Stage::Fragment(&fragment),
+            &global,
+            memory,
+        )?;
         let vertex_banks = self.stage_banks(&vertex_translation, &draw.vertex_shader, memory)?;
         let fragment_banks = self.stage_banks(&fragment_translation, &draw.fragment_shader, memory)?;
 
@@ -197,7 +205,9 @@ impl ReferenceBackend {
         match &order {
             Some(order) => {
                 for &vertex in order {
-                    records.extend_from_slice(&draw.vertices[vertex * VERTEX_RECORD_WORDS..(vertex + 1) * VERTEX_RECORD_WORDS]);
+                    records.extend_from_slice(
+                        &draw.vertices[vertex * VERTEX_RECORD_WORDS..(vertex + 1) * VERTEX_RECORD_WORDS],
+                    );
                 }
             }
             None => records.extend_from_slice(&draw.vertices),
@@ -219,9 +229,14 @@ impl ReferenceBackend {
             // Components the shader does not output keep their texels (Maxwell behaviour 1.1).
             let written = fragment_header.target_components(target.output);
             let mut write_mask = vk::ColorComponentFlags::empty();
-            for (c, flag) in [vk::ColorComponentFlags::R, vk::ColorComponentFlags::G, vk::ColorComponentFlags::B, vk::ColorComponentFlags::A]
-                .into_iter()
-                .enumerate()
+            for (c, flag) in [
+                vk::ColorComponentFlags::R,
+                vk::ColorComponentFlags::G,
+                vk::ColorComponentFlags::B,
+                vk::ColorComponentFlags::A,
+            ]
+            .into_iter()
+            .enumerate()
             {
                 if target.write[c] && written[c] {
                     write_mask |= flag;
@@ -255,16 +270,23 @@ impl ReferenceBackend {
         };
         let scissor = vk::Rect2D {
             offset: vk::Offset2D { x: draw.scissor.x0 as i32, y: draw.scissor.y0 as i32 },
-            extent: vk::Extent2D { width: draw.scissor.x1 - draw.scissor.x0, height: draw.scissor.y1 - draw.scissor.y0 },
+            extent: vk::Extent2D {
+                width: draw.scissor.x1 - draw.scissor.x0,
+                height: draw.scissor.y1 - draw.scissor.y0,
+            },
         };
         let vertex_bindings: Vec<&Buffer> = vertex_banks.iter().collect();
         let fragment_bindings: Vec<&Buffer> = fragment_banks.iter().collect();
         let push_constants = record_buffer.address().to_le_bytes();
+        let vertex_textures: Vec<_> = vertex_textures.iter().map(DecodedTexture::texture).collect();
+        let fragment_textures: Vec<_> = fragment_textures.iter().map(DecodedTexture::texture).collect();
         let job = DrawJob {
             vertex_shader: &vertex_translation.spirv,
             fragment_shader: &fragment_translation.spirv,
             vertex_buffers: &vertex_bindings,
             fragment_buffers: &fragment_bindings,
+            vertex_textures: &vertex_textures,
+            fragment_textures: &fragment_textures,
             push_constants: &push_constants,
             width,
             height,

@@ -9,6 +9,7 @@
 //! the channels the clear enables.
 
 mod draw;
+mod texture;
 
 use super::{Backend, BackendError, ColorClear, DepthStencilClear, Dispatch, Draw, Frame, GpuMemory, Present};
 use crate::mmu::GuestMemory;

@@ -16,6 +16,7 @@
 
 use super::{Emitter, Types};
 use crate::shader::sph::{Interpolation, ProgramHeader, attribute};
+use crate::texture::format::NumberKind;
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, StorageClass, Word};
 
@@ -48,20 +49,12 @@ pub struct VertexInterface {
     pub depth_minus_one_to_one: bool,
 }
 
-/// The numeric type of a colour output (the render target's).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OutputKind {
-    Float,
-    Uint,
-    Sint,
-}
-
 /// A pixel program's interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FragmentInterface {
     pub header: ProgramHeader,
     /// The render target each output goes to, by its numeric type; `None`: no target takes it.
-    pub targets: [Option<OutputKind>; 8],
+    pub targets: [Option<NumberKind>; 8],
 }
 
 impl FragmentInterface {
@@ -89,7 +82,7 @@ pub(super) enum StageIo {
         /// Generic i component c's input, and how it is interpolated.
         inputs: Vec<(u32, u32, Word, Interpolation)>,
         /// Target t's output, its type and its first register.
-        colors: Vec<(u32, Word, OutputKind, u8)>,
+        colors: Vec<(u32, Word, NumberKind, u8)>,
         depth: Option<(Word, u8)>,
     },
 }
@@ -178,9 +171,9 @@ pub(super) fn declare_fragment_io(
     for (target, first) in registers.targets.iter().enumerate() {
         let (Some(first), Some(kind)) = (*first, fragment.targets[target]) else { continue };
         let element = match kind {
-            OutputKind::Float => t.f32,
-            OutputKind::Uint => t.u32,
-            OutputKind::Sint => b.type_int(32, 1),
+            NumberKind::Float => t.f32,
+            NumberKind::Uint => t.u32,
+            NumberKind::Sint => b.type_int(32, 1),
         };
         let vector = b.type_vector(element, 4);
         let output = variable(b, StorageClass::Output, vector, interface);
@@ -341,14 +334,18 @@ impl Emitter<'_> {
         let (colors, depth) = (colors.clone(), *depth);
         for (_, output, kind, first) in colors {
             let element = match kind {
-                OutputKind::Float => self.t.f32,
-                OutputKind::Uint => self.t.u32,
-                OutputKind::Sint => self.b.type_int(32, 1),
+                NumberKind::Float => self.t.f32,
+                NumberKind::Uint => self.t.u32,
+                NumberKind::Sint => self.b.type_int(32, 1),
             };
             let components: Vec<Word> = (0..4)
                 .map(|c| {
                     let bits = self.final_register(first + c);
-                    if kind == OutputKind::Uint { bits } else { self.b.bitcast(element, None, bits).expect("in a block") }
+                    if kind == NumberKind::Uint {
+                        bits
+                    } else {
+                        self.b.bitcast(element, None, bits).expect("in a block")
+                    }
                 })
                 .collect();
             let vector = self.b.type_vector(element, 4);

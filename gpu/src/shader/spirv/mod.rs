@@ -25,9 +25,12 @@
 //! array, local memory a private array of the thread.
 
 mod graphics;
+mod texture;
 
-pub use graphics::{FragmentInterface, OutputKind, Stage, VertexInterface};
+use crate::texture::format::NumberKind;
 use graphics::{ATTRIBUTE_WORDS, StageIo, declare_fragment_io, declare_vertex_io};
+pub use graphics::{FragmentInterface, Stage, VertexInterface};
+use texture::{TextureVariable, declare_textures};
 
 use super::ir::{
     BinOp, Block, Cmp, Conv, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp, Value,
@@ -155,15 +158,17 @@ struct Emitter<'p> {
     io: Option<StageIo>,
     attributes: Option<Word>,
     outputs: Option<Word>,
+    /// The program's textures, by index.
+    textures: Vec<TextureVariable>,
 }
 
 /// Emits the SPIR-V of a compute shader with this workgroup size.
 pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemory) -> Vec<u32> {
-    emit(program, &Stage::Compute { local_size }, global)
+    emit(program, &Stage::Compute { local_size }, global, &[])
 }
 
-/// Emits the SPIR-V of a shader of `stage`.
-pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory) -> Vec<u32> {
+/// Emits the SPIR-V of a shader of `stage`; texture i holds numbers of `texture_kinds[i]` (FP32 when absent).
+pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_kinds: &[NumberKind]) -> Vec<u32> {
     let local_size = match stage {
         Stage::Compute { local_size } => *local_size,
         _ => [1, 1, 1],
@@ -209,6 +214,7 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory) -> Vec<u32>
     // Interface: constant banks, shared memory, built-ins.
     let mut interface = Vec::new();
     let mut banks = HashMap::new();
+    let set = if matches!(stage, Stage::Fragment(_)) { 1 } else { 0 };
     if !program.constant_banks.is_empty() {
         let words = b.type_runtime_array(u32_);
         b.decorate(words, Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
@@ -217,7 +223,6 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory) -> Vec<u32>
         b.member_decorate(block, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
         b.member_decorate(block, 0, Decoration::NonWritable, []);
         let pointer = b.type_pointer(None, StorageClass::StorageBuffer, block);
-        let set = if matches!(stage, Stage::Fragment(_)) { 1 } else { 0 };
         for (binding, &bank) in program.constant_banks.iter().enumerate() {
             let variable = b.variable(pointer, None, StorageClass::StorageBuffer, None);
             b.decorate(variable, Decoration::DescriptorSet, [Operand::LiteralBit32(set)]);
@@ -226,6 +231,9 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory) -> Vec<u32>
             interface.push(variable);
         }
     }
+    let first_texture_binding = program.constant_banks.len() as u32;
+    let textures =
+        declare_textures(&mut b, &t, &program.textures, texture_kinds, set, first_texture_binding, &mut interface);
     let shared = (program.shared_bytes > 0).then(|| {
         let length = b.constant_bit32(u32_, program.shared_bytes.div_ceil(4));
         let array = b.type_array(u32_, length);
@@ -307,6 +315,7 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory) -> Vec<u32>
         io,
         attributes: None,
         outputs: None,
+        textures,
     };
     e.declare_variables();
     if let Some(running) = running {
@@ -619,12 +628,21 @@ impl Emitter<'_> {
         self.program.types[value.0 as usize]
     }
 
-    fn spirv_type(&self, ty: Type) -> Word {
+    fn spirv_type(&mut self, ty: Type) -> Word {
         match ty {
             Type::Bool => self.t.bool,
             Type::U32 => self.t.u32,
             Type::U64 => self.t.u64,
+            Type::U32x4 => self.v4u32(),
         }
+    }
+
+    fn v4u32(&mut self) -> Word {
+        self.b.type_vector(self.t.u32, 4)
+    }
+
+    fn is_fragment(&self) -> bool {
+        matches!(self.io, Some(StageIo::Fragment { .. }))
     }
 
     fn float(&mut self, bits: Word) -> Word {
@@ -666,7 +684,8 @@ impl Emitter<'_> {
 
     fn op(&mut self, op: &Op) -> Option<Word> {
         let v = |e: &Self, x: &Value| e.values[x];
-        let result_type = op.result_type(|x| self.type_of(x)).map(|ty| self.spirv_type(ty));
+        let result_type = op.result_type(|x| self.type_of(x));
+        let result_type = result_type.map(|ty| self.spirv_type(ty));
         let rt = result_type.unwrap_or(self.t.void);
         let b = &mut self.b;
         Some(match op {
@@ -679,6 +698,11 @@ impl Emitter<'_> {
             }
             Op::Const(Type::U32, x) => b.constant_bit32(self.t.u32, *x as u32),
             Op::Const(Type::U64, x) => b.constant_bit64(self.t.u64, *x),
+            // Each component the low word (no lowering makes one yet).
+            Op::Const(Type::U32x4, x) => {
+                let word = b.constant_bit32(self.t.u32, *x as u32);
+                b.constant_composite(rt, [word; 4])
+            }
             Op::GetReg(i) => b.load(self.t.u32, None, self.registers[i], None, []).expect("in a block"),
             Op::GetUReg(i) => b.load(self.t.u32, None, self.uniforms[i], None, []).expect("in a block"),
             Op::GetPred(i) => b.load(self.t.bool, None, self.predicates[i], None, []).expect("in a block"),
@@ -825,6 +849,16 @@ impl Emitter<'_> {
                 let value = v(self, value);
                 self.b.store(self.barrier_result, value, None, []).expect("in a block");
                 return None;
+            }
+            Op::TextureSample { texture, coordinates, layer, lod } => {
+                self.texture_sample(*texture, coordinates, *layer, *lod)
+            }
+            Op::TextureFetch { texture, coordinates, layer, level } => {
+                self.texture_fetch(*texture, coordinates, *layer, *level)
+            }
+            Op::Component(texel, component) => {
+                let texel = v(self, texel);
+                self.b.composite_extract(self.t.u32, None, texel, [u32::from(*component)]).expect("in a block")
             }
             Op::Demote => {
                 // Not a terminator (the invocation runs on as a helper), though rspirv 0.13's builder ends the

@@ -1,0 +1,278 @@
+//! The reference back end's textures: for each texture a stage's translation binds, the handle from the stage's
+//! texture constant buffer, its header and sampler from the pools, read when the draw runs (Maxwell behaviour
+//! 2.4); the texels of the levels the view names decoded on the CPU (`texture::texel`: every format the same
+//! way, whatever the host supports) into four 32-bit numbers a texel; the sampler mapped to Vulkan's.
+
+use super::{NAME, ReferenceBackend};
+use crate::backend::{BackendError, Draw, GpuMemory, Stage};
+use crate::shader::ir::{TextureBinding, TextureDim};
+use crate::texture::descriptor::{
+    AddressMode, DESCRIPTOR_BYTES, Filter, Handle, MipFilter, Sampler, TextureHeader, TextureType,
+};
+use crate::texture::format::NumberKind;
+use crate::texture::layout::level_surfaces;
+use crate::texture::texel::{self, TextureFormat, sampled_kind};
+use crate::vulkan::{Sampling, Texture};
+use ash::vk;
+
+fn unimplemented(what: impl Into<String>) -> BackendError {
+    BackendError::Unimplemented { backend: NAME, what: what.into() }
+}
+
+fn bad_texture(what: impl std::fmt::Display) -> BackendError {
+    BackendError::BadTexture(what.to_string())
+}
+
+/// A texture decoded for the device: what `vulkan::Texture` borrows.
+pub(super) struct DecodedTexture {
+    pub kind: NumberKind,
+    texels: Vec<u8>,
+    view_type: vk::ImageViewType,
+    width: u32,
+    height: u32,
+    layers: u32,
+    levels: u32,
+    sampling: Sampling,
+}
+
+impl DecodedTexture {
+    pub fn texture(&self) -> Texture<'_> {
+        Texture {
+            format: match self.kind {
+                NumberKind::Float => vk::Format::R32G32B32A32_SFLOAT,
+                NumberKind::Uint => vk::Format::R32G32B32A32_UINT,
+                NumberKind::Sint => vk::Format::R32G32B32A32_SINT,
+            },
+            bytes_per_texel: 16,
+            view_type: self.view_type,
+            width: self.width,
+            height: self.height,
+            depth: 1,
+            layers: self.layers,
+            levels: self.levels,
+            texels: &self.texels,
+            sampling: self.sampling,
+        }
+    }
+}
+
+fn read_descriptor(memory: &GpuMemory, address: u64) -> Result<[u32; 8], BackendError> {
+    let mut bytes = [0u8; DESCRIPTOR_BYTES as usize];
+    memory.read(address, &mut bytes)?;
+    Ok(std::array::from_fn(|i| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("four bytes"))))
+}
+
+impl ReferenceBackend {
+    /// The textures `bindings` name, for `stage` of `draw`.
+    pub(super) fn stage_textures(
+        &self,
+        draw: &Draw,
+        stage: &Stage,
+        bindings: &[TextureBinding],
+        memory: &GpuMemory,
+    ) -> Result<Vec<DecodedTexture>, BackendError> {
+        bindings.iter().map(|binding| self.texture(draw, stage, binding, memory)).collect()
+    }
+
+    fn texture(
+        &self,
+        draw: &Draw,
+        stage: &Stage,
+        binding: &TextureBinding,
+        memory: &GpuMemory,
+    ) -> Result<DecodedTexture, BackendError> {
+        let slot = draw.texture_buffer;
+        let buffer = stage.constant_buffers.get(slot).copied().flatten().ok_or_else(|| {
+            bad_texture(format!(
+                "the shader at {:#x} reads a texture handle from c[{slot:#x}], which is not bound",
+                stage.address
+            ))
+        })?;
+        if u64::from(binding.handle_offset) + 4 > u64::from(buffer.size) {
+            return Err(bad_texture(format!(
+                "a texture handle at c[{slot:#x}][{:#x}], past the buffer's {} bytes",
+                binding.handle_offset, buffer.size
+            )));
+        }
+        let mut raw = [0u8; 4];
+        memory.read(buffer.address + u64::from(binding.handle_offset), &mut raw)?;
+        let handle = Handle::split(u32::from_le_bytes(raw), draw.texture_pools.sampler_via_header);
+        let (header_address, sampler_address) = draw.texture_pools.addresses(handle).map_err(bad_texture)?;
+        let header =
+            TextureHeader::parse(handle.header, read_descriptor(memory, header_address)?).map_err(bad_texture)?;
+        let sampler = Sampler::parse(handle.sampler, read_descriptor(memory, sampler_address)?).map_err(bad_texture)?;
+        self.decode(&header, &sampler, binding, memory).map_err(|error| match error {
+            BackendError::Unimplemented { backend, what } => {
+                BackendError::Unimplemented { backend, what: format!("texture header {}: {what}", handle.header) }
+            }
+            other => other,
+        })
+    }
+
+    fn decode(
+        &self,
+        header: &TextureHeader,
+        sampler: &Sampler,
+        binding: &TextureBinding,
+        memory: &GpuMemory,
+    ) -> Result<DecodedTexture, BackendError> {
+        if header.multisample != 0 {
+            return Err(unimplemented("multisampled textures"));
+        }
+        if !header.normalized_coords || sampler.force_unnormalized {
+            return Err(unimplemented("unnormalised texture coordinates"));
+        }
+        let stored_dim = match header.texture_type {
+            TextureType::OneD | TextureType::OneDArray => TextureDim::D1,
+            TextureType::TwoD | TextureType::TwoDArray | TextureType::TwoDNoMipmap => TextureDim::D2,
+            TextureType::Cubemap | TextureType::CubemapArray => TextureDim::Cube,
+            TextureType::ThreeD => return Err(unimplemented("3D textures")),
+            TextureType::OneDBuffer => return Err(unimplemented("1D buffer textures")),
+        };
+        // The instruction decides the shape (behaviour 2.8): a cube may be read as a cube array, a 2D sample of an
+        // array reads layer 0; a cube read as 2D is a 2D array's first face.
+        if stored_dim != binding.dim {
+            return Err(unimplemented(format!("a {:?} texture sampled as {:?}", header.texture_type, binding.dim)));
+        }
+        let layers = match (binding.dim, binding.array) {
+            (_, true) => header.layers(),
+            (TextureDim::Cube, false) => 6,
+            _ => 1,
+        };
+        let view_type = match (binding.dim, binding.array) {
+            (TextureDim::D1, false) => vk::ImageViewType::TYPE_1D,
+            (TextureDim::D1, true) => vk::ImageViewType::TYPE_1D_ARRAY,
+            (TextureDim::D2, false) => vk::ImageViewType::TYPE_2D,
+            (TextureDim::D2, true) => vk::ImageViewType::TYPE_2D_ARRAY,
+            (TextureDim::Cube, false) => vk::ImageViewType::CUBE,
+            (TextureDim::Cube, true) => vk::ImageViewType::CUBE_ARRAY,
+            (TextureDim::D3, _) => vk::ImageViewType::TYPE_3D,
+        };
+        if view_type == vk::ImageViewType::CUBE_ARRAY && !self.device.features().image_cube_array {
+            return Err(unimplemented(format!("cube arrays on {}, which lacks imageCubeArray", self.device.name())));
+        }
+        let format = TextureFormat::from_code(header.components)
+            .ok_or_else(|| unimplemented(format!("texture format {:#04x} (COMPONENTS)", header.components)))?;
+        let surfaces = level_surfaces(header, format.storage.element()).ok_or_else(|| {
+            bad_texture(format!(
+                "a texture of {}x{} ({:?}) whose size overflows",
+                header.width, header.height, header.layout
+            ))
+        })?;
+        let (first, last) = header.view_levels;
+        let last = last.min(surfaces.len() as u32 - 1);
+        if first > last {
+            return Err(bad_texture(format!("a view of levels {first} to {last}: none")));
+        }
+        let kind = sampled_kind(header);
+        let mut texels = Vec::new();
+        for level in first..=last {
+            let surface = &surfaces[level as usize];
+            let (width, height, _) = crate::texture::layout::level_size(header, level);
+            for layer in 0..layers {
+                let span = surface.layer_bytes().ok_or_else(|| bad_texture("a level whose size overflows"))?;
+                let start =
+                    surface.texel_address(0, 0, layer).ok_or_else(|| bad_texture("a layer past the texture's"))?;
+                let mut bytes = vec![0u8; span as usize];
+                memory.read(start, &mut bytes)?;
+                // The level's elements, row by row.
+                let element = u64::from(surface.bytes_per_texel);
+                let mut elements =
+                    Vec::with_capacity((u64::from(surface.width) * u64::from(surface.height) * element) as usize);
+                for y in 0..surface.height {
+                    for x in 0..surface.width {
+                        let at = surface.texel_offset(x, y).expect("inside the surface") as usize;
+                        elements.extend_from_slice(&bytes[at..at + element as usize]);
+                    }
+                }
+                let values = texel::decode(header, sampler.srgb, width, height, &elements)
+                    .map_err(|e| unimplemented(e.to_string()))?;
+                texels.extend(values.iter().flatten().flat_map(|word| word.to_le_bytes()));
+            }
+        }
+        let (width, height, _) = crate::texture::layout::level_size(header, first);
+        Ok(DecodedTexture {
+            kind,
+            texels,
+            view_type,
+            width,
+            height,
+            layers,
+            levels: last - first + 1,
+            sampling: self.sampling(sampler, kind)?,
+        })
+    }
+
+    /// A TSC sampler as Vulkan's.
+    fn sampling(&self, sampler: &Sampler, kind: NumberKind) -> Result<Sampling, BackendError> {
+        let features = &self.device.features();
+        // Integer textures cannot be filtered; the hardware takes the nearest texel.
+        let filter = |filter: Filter| match (filter, kind) {
+            (Filter::Linear, NumberKind::Float) => vk::Filter::LINEAR,
+            _ => vk::Filter::NEAREST,
+        };
+        let nearest_only = sampler.mag == Filter::Nearest && sampler.min == Filter::Nearest;
+        let address = sampler.address.map(|mode| match mode {
+            AddressMode::Wrap => Ok(vk::SamplerAddressMode::REPEAT),
+            AddressMode::Mirror => Ok(vk::SamplerAddressMode::MIRRORED_REPEAT),
+            AddressMode::ClampToEdge => Ok(vk::SamplerAddressMode::CLAMP_TO_EDGE),
+            AddressMode::Border => Ok(vk::SamplerAddressMode::CLAMP_TO_BORDER),
+            // OpenGL's GL_CLAMP takes the edge texel wherever nearest filtering reads one.
+            AddressMode::ClampOgl if nearest_only => Ok(vk::SamplerAddressMode::CLAMP_TO_EDGE),
+            AddressMode::MirrorOnceClampToEdge if features.sampler_mirror_clamp_to_edge => {
+                Ok(vk::SamplerAddressMode::MIRROR_CLAMP_TO_EDGE)
+            }
+            other => {
+                Err(unimplemented(format!("the {other:?} address mode with these filters on {}", self.device.name())))
+            }
+        });
+        let [u, v, w] = address;
+        let (mipmap_mode, min_lod, max_lod) = match sampler.mip {
+            // The base level only: Vulkan's equivalent of no mipmapping (its specification's note on GL's).
+            MipFilter::None => (vk::SamplerMipmapMode::NEAREST, 0.0, 0.25),
+            MipFilter::Nearest => (vk::SamplerMipmapMode::NEAREST, sampler.min_lod, sampler.max_lod),
+            MipFilter::Linear if kind == NumberKind::Float => {
+                (vk::SamplerMipmapMode::LINEAR, sampler.min_lod, sampler.max_lod)
+            }
+            MipFilter::Linear => (vk::SamplerMipmapMode::NEAREST, sampler.min_lod, sampler.max_lod),
+        };
+        let anisotropy = match (sampler.anisotropic && sampler.max_anisotropy > 1, features.sampler_anisotropy) {
+            (true, Some(most)) => Some((sampler.max_anisotropy as f32).min(most)),
+            (true, None) => {
+                tracing::warn!(device = %self.device.name(), "anisotropic filtering without samplerAnisotropy: filtering linearly");
+                None
+            }
+            (false, _) => None,
+        };
+        let reduction = match sampler.reduction {
+            0 => vk::SamplerReductionMode::WEIGHTED_AVERAGE,
+            reduction if !features.sampler_filter_minmax => {
+                return Err(unimplemented(format!(
+                    "reduction filter {reduction} on {}, which lacks samplerFilterMinmax",
+                    self.device.name()
+                )));
+            }
+            1 => vk::SamplerReductionMode::MIN,
+            _ => vk::SamplerReductionMode::MAX,
+        };
+        if sampler.address.contains(&AddressMode::Border) && !features.custom_border_colors {
+            return Err(unimplemented(format!(
+                "border colours on {}, which lacks VK_EXT_custom_border_color",
+                self.device.name()
+            )));
+        }
+        let bound = features.max_sampler_lod_bias;
+        Ok(Sampling {
+            mag: filter(sampler.mag),
+            min: filter(sampler.min),
+            mipmap_mode,
+            address: [u?, v?, w?],
+            lod_bias: sampler.lod_bias.clamp(-bound, bound),
+            min_lod,
+            max_lod,
+            anisotropy,
+            reduction,
+            border: sampler.border,
+        })
+    }
+}

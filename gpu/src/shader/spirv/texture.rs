@@ -1,0 +1,161 @@
+//! Textures in the emitter: each of the program's `TextureBinding`s is a combined image sampler in the stage's
+//! descriptor set, after its constant banks (binding = the number of banks + the texture's index), whose sampled
+//! type is the number kind the back end says the texture holds. Samples and fetches give the texel as four
+//! U32 (FP32 bits or integers).
+
+use super::{Emitter, Types};
+use crate::shader::ir::{Lod, TextureBinding, TextureDim, Value};
+use crate::texture::format::NumberKind;
+use rspirv::dr::{Builder, Operand};
+use rspirv::spirv::{Capability, Decoration, Dim, ImageFormat, ImageOperands, StorageClass, Word};
+
+/// A texture's variable and types.
+#[derive(Clone, Copy)]
+pub(super) struct TextureVariable {
+    variable: Word,
+    sampled_image: Word,
+    image: Word,
+    /// The component type of the sampled result (the texture's number kind).
+    component: Word,
+}
+
+/// Declares the textures of a program whose constant banks take the first `first_binding` bindings of `set`.
+pub(super) fn declare_textures(
+    b: &mut Builder,
+    t: &Types,
+    textures: &[TextureBinding],
+    kinds: &[NumberKind],
+    set: u32,
+    first_binding: u32,
+    interface: &mut Vec<Word>,
+) -> Vec<TextureVariable> {
+    if textures.iter().any(|texture| texture.dim == TextureDim::D1) {
+        b.capability(Capability::Sampled1D);
+    }
+    if textures.iter().any(|texture| texture.dim == TextureDim::Cube && texture.array) {
+        b.capability(Capability::SampledCubeArray);
+    }
+    textures
+        .iter()
+        .enumerate()
+        .map(|(index, texture)| {
+            let kind = kinds.get(index).copied().unwrap_or(NumberKind::Float);
+            let component = match kind {
+                NumberKind::Float => t.f32,
+                NumberKind::Uint => t.u32,
+                NumberKind::Sint => b.type_int(32, 1),
+            };
+            let dim = match texture.dim {
+                TextureDim::D1 => Dim::Dim1D,
+                TextureDim::D2 => Dim::Dim2D,
+                TextureDim::D3 => Dim::Dim3D,
+                TextureDim::Cube => Dim::DimCube,
+            };
+            let image = b.type_image(component, dim, 0, u32::from(texture.array), 0, 1, ImageFormat::Unknown, None);
+            let sampled_image = b.type_sampled_image(image);
+            let pointer = b.type_pointer(None, StorageClass::UniformConstant, sampled_image);
+            let variable = b.variable(pointer, None, StorageClass::UniformConstant, None);
+            b.decorate(variable, Decoration::DescriptorSet, [Operand::LiteralBit32(set)]);
+            b.decorate(variable, Decoration::Binding, [Operand::LiteralBit32(first_binding + index as u32)]);
+            interface.push(variable);
+            TextureVariable { variable, sampled_image, image, component }
+        })
+        .collect()
+}
+
+impl Emitter<'_> {
+    /// `values` (U32 each) as a vector of `component`s (bitcast), or the scalar when there is one.
+    fn vector_of(&mut self, component: Word, values: &[Word]) -> Word {
+        let converted: Vec<Word> =
+            values.iter().map(|&value| self.b.bitcast(component, None, value).expect("in a block")).collect();
+        if let [scalar] = converted[..] {
+            return scalar;
+        }
+        let vector = self.b.type_vector(component, converted.len() as u32);
+        self.b.composite_construct(vector, None, converted).expect("in a block")
+    }
+
+    /// The coordinates, then the layer of an array access (the low 16 bits of its register; converted to FP32
+    /// for samples), as one vector of `component`s.
+    fn coordinate(&mut self, component: Word, coordinates: &[Value], layer: Option<Value>) -> Word {
+        let mut words: Vec<Word> = coordinates.iter().map(|value| self.values[value]).collect();
+        if let Some(layer) = layer {
+            let mask = self.u32_const(0xffff);
+            let layer = self.b.bitwise_and(self.t.u32, None, self.values[&layer], mask).expect("in a block");
+            words.push(if component == self.t.f32 {
+                let float = self.b.convert_u_to_f(self.t.f32, None, layer).expect("in a block");
+                self.b.bitcast(self.t.u32, None, float).expect("in a block")
+            } else {
+                layer
+            });
+        }
+        self.vector_of(component, &words)
+    }
+
+    /// The texel a sample or fetch returned (of `component`s), as four U32.
+    fn texel_bits(&mut self, component: Word, texel: Word) -> Word {
+        if component == self.t.u32 {
+            return texel;
+        }
+        let v4u32 = self.v4u32();
+        self.b.bitcast(v4u32, None, texel).expect("in a block")
+    }
+
+    pub(super) fn texture_sample(
+        &mut self,
+        texture: u16,
+        coordinates: &[Value],
+        layer: Option<Value>,
+        lod: Lod,
+    ) -> Word {
+        let TextureVariable { variable, sampled_image, component, .. } = self.textures[usize::from(texture)];
+        let coordinate = self.coordinate(self.t.f32, coordinates, layer);
+        let sampled = self.b.load(sampled_image, None, variable, None, []).expect("in a block");
+        let result = self.b.type_vector(component, 4);
+        let fragment = self.is_fragment();
+        let level = |e: &mut Self, value: Value| {
+            let bits = e.values[&value];
+            Operand::IdRef(e.b.bitcast(e.t.f32, None, bits).expect("in a block"))
+        };
+        // Stages without derivatives sample level 0 where the fragment stage would compute one.
+        let texel = match lod {
+            Lod::Implicit if fragment => self.b.image_sample_implicit_lod(result, None, sampled, coordinate, None, []),
+            Lod::Bias(bias) if fragment => {
+                let operands = [level(self, bias)];
+                self.b.image_sample_implicit_lod(result, None, sampled, coordinate, Some(ImageOperands::BIAS), operands)
+            }
+            Lod::Implicit | Lod::Zero => {
+                let operands = [Operand::IdRef(self.b.constant_bit32(self.t.f32, 0))];
+                self.b.image_sample_explicit_lod(result, None, sampled, coordinate, ImageOperands::LOD, operands)
+            }
+            Lod::Bias(value) | Lod::Level(value) => {
+                let operands = [level(self, value)];
+                self.b.image_sample_explicit_lod(result, None, sampled, coordinate, ImageOperands::LOD, operands)
+            }
+        }
+        .expect("in a block");
+        self.texel_bits(component, texel)
+    }
+
+    pub(super) fn texture_fetch(
+        &mut self,
+        texture: u16,
+        coordinates: &[Value],
+        layer: Option<Value>,
+        level: Value,
+    ) -> Word {
+        let TextureVariable { variable, sampled_image, image, component } = self.textures[usize::from(texture)];
+        let i32_ = self.b.type_int(32, 1);
+        let coordinate = self.coordinate(i32_, coordinates, layer);
+        let level = self.b.bitcast(i32_, None, self.values[&level]).expect("in a block");
+        let sampled = self.b.load(sampled_image, None, variable, None, []).expect("in a block");
+        let image = self.b.image(image, None, sampled).expect("in a block");
+        let result = self.b.type_vector(component, 4);
+        let operands = [Operand::IdRef(level)];
+        let texel = self
+            .b
+            .image_fetch(result, None, image, coordinate, Some(ImageOperands::LOD), operands)
+            .expect("in a block");
+        self.texel_bits(component, texel)
+    }
+}

@@ -1,0 +1,403 @@
+//! What texels mean: the texture formats of a texture header (its COMPONENTS field, open-gpu-doc
+//! `clb097tex.h` `NVB097_TEXHEAD_BL_COMPONENTS_SIZES_*`), and the conversions of a component's bits to the value a
+//! shader reads (Vulkan's "Fixed-Point Data Conversions", IEEE 754 halves, the 11- and 10-bit floats), shared with
+//! vertex fetch.
+//!
+//! NVIDIA names packed formats from the most significant bits down (`A8B8G8R8`: R in bits 7:0); components are
+//! R, G, B, A in that order, and the header's data types and swizzle name them so. Depth formats have depth as R
+//! and stencil as G.
+
+use super::bc::{self, Bc};
+use super::descriptor::{DataType, Source, TextureHeader};
+use super::format::NumberKind;
+
+/// How a component's bits read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Numeric {
+    Snorm,
+    Unorm,
+    Sint,
+    Uint,
+    /// The integer as a float.
+    Uscaled,
+    Sscaled,
+    Float,
+}
+
+/// The value a component of `width` bits (at most 32) holding `raw` reads as: FP32 bits, or the integer for
+/// SINT (sign-extended) and UINT. `None` for a float width that is not 32, 16, 11 or 10.
+pub fn convert(raw: u32, width: u32, numeric: Numeric) -> Option<u32> {
+    let signed = if width == 32 { raw as i32 } else { ((raw << (32 - width)) as i32) >> (32 - width) };
+    // Up to 24 bits both operands are exact FP32 values, so one FP32 division rounds the quotient correctly.
+    let quotient = |numerator: f64, denominator: f64| {
+        if width <= 24 { numerator as f32 / denominator as f32 } else { (numerator / denominator) as f32 }
+    };
+    Some(match numeric {
+        Numeric::Snorm => quotient(f64::from(signed), f64::from((1u32 << (width - 1)) - 1)).max(-1.0).to_bits(),
+        Numeric::Unorm => quotient(f64::from(raw), ((1u64 << width) - 1) as f64).to_bits(),
+        Numeric::Sint => signed as u32,
+        Numeric::Uint => raw,
+        Numeric::Uscaled => (raw as f32).to_bits(),
+        Numeric::Sscaled => (signed as f32).to_bits(),
+        Numeric::Float => match width {
+            32 => raw,
+            16 => half_to_f32(raw),
+            11 | 10 => small_float_to_f32(raw, width),
+            _ => return None,
+        },
+    })
+}
+
+/// An unsigned float of `width` bits with a 5-bit exponent (FP16 without its sign, or the 11- and 10-bit floats
+/// of B10G11R11) as FP32 bits, exactly.
+pub fn small_float_to_f32(bits: u32, width: u32) -> u32 {
+    let mantissa_bits = width - 5;
+    let (exponent, mantissa) = (bits >> mantissa_bits & 0x1f, bits & ((1 << mantissa_bits) - 1));
+    let shift = 23 - mantissa_bits;
+    match exponent {
+        0 if mantissa == 0 => 0,
+        // A denormal: normalise.
+        0 => {
+            let top = 31 - mantissa.leading_zeros();
+            let exponent = 127 - 15 - (mantissa_bits - top) + 1;
+            exponent << 23 | (mantissa << (23 - top)) & 0x7f_ffff
+        }
+        0x1f => 0x7f80_0000 | mantissa << shift,
+        _ => (exponent + 127 - 15) << 23 | mantissa << shift,
+    }
+}
+
+/// A half (with its sign) as FP32 bits.
+pub fn half_to_f32(bits: u32) -> u32 {
+    (bits & 0x8000) << 16 | small_float_to_f32(bits & 0x7fff, 15)
+}
+
+/// FP32 bits rounded to the nearest FP16 value (ties to even; FP16's range and denormals), as FP32 bits: what the
+/// FORCE_FP16 data types give.
+fn round_to_half_precision(bits: u32) -> u32 {
+    let value = f32::from_bits(bits);
+    if !value.is_finite() || value == 0.0 {
+        return bits;
+    }
+    // The spacing of FP16 values around `value`: 2^(e - 10), at least the denormals' 2^-24.
+    let exponent = value.abs().log2().floor().max(-14.0) as i32;
+    let step = 2f64.powi(exponent - 10);
+    let rounded = (f64::from(value) / step).round_ties_even() * step;
+    let rounded = if rounded.abs() > 65504.0 { f64::INFINITY.copysign(rounded) } else { rounded };
+    (rounded as f32).to_bits()
+}
+
+/// The sRGB transfer function, decoding (the 8-bit value's linear intensity).
+fn srgb_to_linear(bits: u32) -> u32 {
+    let c = f64::from(f32::from_bits(bits));
+    let linear = if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) };
+    (linear as f32).to_bits()
+}
+
+/// How a texture format's texels are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// `bytes` a texel, each component's (low bit, width) in R, G, B, A order (width 0: absent).
+    Plain { bytes: u32, components: [(u32, u32); 4] },
+    /// E5B9G9R9: three 9-bit mantissas sharing a 5-bit exponent.
+    SharedExponent,
+    /// 4 x 4 blocks.
+    Compressed(Bc),
+}
+
+impl Storage {
+    /// Texels a stored element covers (x, y), and the element's bytes.
+    pub fn element(&self) -> (u32, u32, u32) {
+        match self {
+            Storage::Plain { bytes, .. } => (1, 1, *bytes),
+            Storage::SharedExponent => (1, 1, 4),
+            Storage::Compressed(format) => (4, 4, format.block_bytes() as u32),
+        }
+    }
+}
+
+/// A texture format: its COMPONENTS value, name and storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextureFormat {
+    pub code: u32,
+    pub name: &'static str,
+    pub storage: Storage,
+}
+
+const fn plain(code: u32, name: &'static str, bytes: u32, components: [(u32, u32); 4]) -> TextureFormat {
+    TextureFormat { code, name, storage: Storage::Plain { bytes, components } }
+}
+
+/// Components of `size` bits each, R first from bit 0, `count` of them.
+const fn sizes(size: u32, count: u32) -> [(u32, u32); 4] {
+    const fn width(index: u32, size: u32, count: u32) -> u32 {
+        if index < count { size } else { 0 }
+    }
+    [
+        (0, width(0, size, count)),
+        (size, width(1, size, count)),
+        (2 * size, width(2, size, count)),
+        (3 * size, width(3, size, count)),
+    ]
+}
+
+/// The formats Tandem reads. BC1-BC3, BC7: UNORM (sRGB through the header's bit); BC4/BC5 signed by R's data type.
+pub const TEXTURE_FORMATS: &[TextureFormat] = &[
+    plain(0x01, "R32_G32_B32_A32", 16, sizes(32, 4)),
+    plain(0x02, "R32_G32_B32", 12, sizes(32, 3)),
+    plain(0x03, "R16_G16_B16_A16", 8, sizes(16, 4)),
+    plain(0x04, "R32_G32", 8, sizes(32, 2)),
+    plain(0x05, "R32_B24G8", 8, [(0, 32), (32, 8), (40, 24), (0, 0)]),
+    plain(0x07, "X8B8G8R8", 4, sizes(8, 3)),
+    plain(0x08, "A8B8G8R8", 4, sizes(8, 4)),
+    plain(0x09, "A2B10G10R10", 4, [(0, 10), (10, 10), (20, 10), (30, 2)]),
+    plain(0x0c, "R16_G16", 4, sizes(16, 2)),
+    plain(0x0d, "G8R24", 4, [(0, 24), (24, 8), (0, 0), (0, 0)]),
+    plain(0x0e, "G24R8", 4, [(0, 8), (8, 24), (0, 0), (0, 0)]),
+    plain(0x0f, "R32", 4, sizes(32, 1)),
+    plain(0x12, "A4B4G4R4", 2, sizes(4, 4)),
+    plain(0x13, "A5B5G5R1", 2, [(0, 1), (1, 5), (6, 5), (11, 5)]),
+    plain(0x14, "A1B5G5R5", 2, [(0, 5), (5, 5), (10, 5), (15, 1)]),
+    plain(0x15, "B5G6R5", 2, [(0, 5), (5, 6), (11, 5), (0, 0)]),
+    plain(0x16, "B6G5R5", 2, [(0, 5), (5, 5), (10, 6), (0, 0)]),
+    TextureFormat { code: 0x17, name: "BC7U", storage: Storage::Compressed(Bc::Bc7) },
+    plain(0x18, "G8R8", 2, sizes(8, 2)),
+    plain(0x1b, "R16", 2, sizes(16, 1)),
+    plain(0x1d, "R8", 1, sizes(8, 1)),
+    plain(0x1e, "G4R4", 1, sizes(4, 2)),
+    TextureFormat { code: 0x20, name: "E5B9G9R9_SHAREDEXP", storage: Storage::SharedExponent },
+    plain(0x21, "BF10GF11RF11", 4, [(0, 11), (11, 11), (22, 10), (0, 0)]),
+    TextureFormat { code: 0x24, name: "DXT1", storage: Storage::Compressed(Bc::Bc1) },
+    TextureFormat { code: 0x25, name: "DXT23", storage: Storage::Compressed(Bc::Bc2) },
+    TextureFormat { code: 0x26, name: "DXT45", storage: Storage::Compressed(Bc::Bc3) },
+    TextureFormat { code: 0x27, name: "DXN1", storage: Storage::Compressed(Bc::Bc4 { signed: false }) },
+    TextureFormat { code: 0x28, name: "DXN2", storage: Storage::Compressed(Bc::Bc5 { signed: false }) },
+    plain(0x29, "Z24S8", 4, [(8, 24), (0, 8), (0, 0), (0, 0)]),
+    plain(0x2a, "X8Z24", 4, [(0, 24), (0, 0), (0, 0), (0, 0)]),
+    plain(0x2b, "S8Z24", 4, [(0, 24), (24, 8), (0, 0), (0, 0)]),
+    plain(0x2f, "ZF32", 4, sizes(32, 1)),
+    plain(0x30, "ZF32_X24S8", 8, [(0, 32), (32, 8), (0, 0), (0, 0)]),
+    plain(0x3a, "Z16", 2, sizes(16, 1)),
+];
+
+impl TextureFormat {
+    pub fn from_code(code: u32) -> Option<TextureFormat> {
+        TEXTURE_FORMATS.iter().copied().find(|format| format.code == code)
+    }
+}
+
+/// The kind a texture samples as: its R component's (integers stay integers, everything else is float).
+pub fn sampled_kind(header: &TextureHeader) -> NumberKind {
+    match header.data_types[0] {
+        DataType::Uint => NumberKind::Uint,
+        DataType::Sint => NumberKind::Sint,
+        _ => NumberKind::Float,
+    }
+}
+
+fn numeric(data_type: DataType) -> Numeric {
+    match data_type {
+        DataType::Snorm | DataType::SnormForceFp16 => Numeric::Snorm,
+        DataType::Unorm | DataType::UnormForceFp16 => Numeric::Unorm,
+        DataType::Sint => Numeric::Sint,
+        DataType::Uint => Numeric::Uint,
+        DataType::Float => Numeric::Float,
+    }
+}
+
+/// Why texels cannot be decoded.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TexelError {
+    #[error("texture format {0:#04x} (COMPONENTS) is not implemented by Tandem yet")]
+    UnknownFormat(u32),
+    #[error("texture format {name}: a {width}-bit FLOAT component")]
+    FloatWidth { name: &'static str, width: u32 },
+    #[error("{got} bytes of texels for a {width} x {height} {name} image, which needs {needed}")]
+    Short { name: &'static str, width: u32, height: u32, got: usize, needed: usize },
+}
+
+/// The values a sample of each texel of a `width` x `height` image returns, rows from the top: components
+/// decoded by the header's data types, sRGB-decoded where the header and the sampler both say so (8-bit UNORM
+/// colour components, never alpha), then swizzled. `data` holds the image's elements row by row (4 x 4 blocks
+/// for compressed formats). Values are of `sampled_kind(header)`: FP32 bits, or integers; a component of the
+/// other kind is converted (integers to their float value, floats truncated). Components a format lacks read 0
+/// (alpha 1); the swizzle's constants are the bits they name (ONE_INT 1, ONE_FLOAT 1.0's bits), whatever the kind.
+pub fn decode(
+    header: &TextureHeader,
+    sampler_srgb: bool,
+    width: u32,
+    height: u32,
+    data: &[u8],
+) -> Result<Vec<[u32; 4]>, TexelError> {
+    let format = TextureFormat::from_code(header.components).ok_or(TexelError::UnknownFormat(header.components))?;
+    let (element_width, element_height, element_bytes) = format.storage.element();
+    let (across, down) = (width.div_ceil(element_width) as usize, height.div_ceil(element_height) as usize);
+    let needed = across * down * element_bytes as usize;
+    if data.len() < needed {
+        return Err(TexelError::Short { name: format.name, width, height, got: data.len(), needed });
+    }
+    let kind = sampled_kind(header);
+    let float_kind = kind == NumberKind::Float;
+    let one = if float_kind { 1f32.to_bits() } else { 1 };
+    // Each texel's components in R, G, B, A order, each as its own data type reads it, and whether it is float.
+    let texels: Vec<[(u32, bool); 4]> = match format.storage {
+        Storage::Plain { bytes, components } => {
+            let mut texels = Vec::with_capacity(across * down);
+            for element in data[..needed].chunks_exact(bytes as usize) {
+                let mut wide = [0u8; 16];
+                wide[..element.len()].copy_from_slice(element);
+                let packed = u128::from_le_bytes(wide);
+                let mut texel = [(0, float_kind), (0, float_kind), (0, float_kind), (one, float_kind)];
+                for (c, &(low, width)) in components.iter().enumerate() {
+                    if width == 0 {
+                        continue;
+                    }
+                    let raw = (packed >> low & ((1u128 << width) - 1)) as u32;
+                    let data_type = header.data_types[c];
+                    let mut value = convert(raw, width, numeric(data_type))
+                        .ok_or(TexelError::FloatWidth { name: format.name, width })?;
+                    if matches!(data_type, DataType::SnormForceFp16 | DataType::UnormForceFp16) {
+                        value = round_to_half_precision(value);
+                    }
+                    if header.srgb && sampler_srgb && c < 3 && width == 8 && data_type == DataType::Unorm {
+                        value = srgb_to_linear(value);
+                    }
+                    texel[c] = (value, !data_type.is_integer());
+                }
+                texels.push(texel);
+            }
+            texels
+        }
+        Storage::SharedExponent => data[..needed]
+            .chunks_exact(4)
+            .map(|element| {
+                let packed = u32::from_le_bytes(element.try_into().expect("four bytes"));
+                let scale = 2f64.powi((packed >> 27) as i32 - 15 - 9);
+                let channel = |c: u32| ((f64::from(packed >> (9 * c) & 0x1ff) * scale) as f32).to_bits();
+                [(channel(0), true), (channel(1), true), (channel(2), true), (1f32.to_bits(), true)]
+            })
+            .collect(),
+        Storage::Compressed(compressed) => {
+            let compressed = match compressed {
+                Bc::Bc4 { .. } => Bc::Bc4 { signed: header.data_types[0] == DataType::Snorm },
+                Bc::Bc5 { .. } => Bc::Bc5 { signed: header.data_types[0] == DataType::Snorm },
+                other => other,
+            };
+            let decoded = bc::decode_image(compressed, width, height, &data[..needed]).expect("the size was checked");
+            let srgb = header.srgb && sampler_srgb && !matches!(compressed, Bc::Bc4 { .. } | Bc::Bc5 { .. });
+            decoded
+                .into_iter()
+                .map(|texel| {
+                    std::array::from_fn(|c| {
+                        let value = texel[c].to_bits();
+                        (if srgb && c < 3 { srgb_to_linear(value) } else { value }, true)
+                    })
+                })
+                .collect()
+        }
+    };
+    let (plain_width, plain_height) = match format.storage {
+        Storage::Compressed(_) => (width as usize, height as usize),
+        _ => (across, down),
+    };
+    debug_assert_eq!(texels.len(), plain_width * plain_height);
+    let as_kind = |(value, is_float): (u32, bool)| match (float_kind, is_float) {
+        (true, false) => match kind {
+            NumberKind::Sint => (value as i32 as f32).to_bits(),
+            _ => (value as f32).to_bits(),
+        },
+        (false, true) => match kind {
+            NumberKind::Sint => f32::from_bits(value) as i32 as u32,
+            _ => f32::from_bits(value) as u32,
+        },
+        _ => value,
+    };
+    Ok(texels
+        .into_iter()
+        .map(|texel| {
+            header.swizzle.map(|source| match source {
+                Source::Zero => 0,
+                Source::Component(c) => as_kind(texel[usize::from(c)]),
+                Source::OneInt => 1,
+                Source::OneFloat => 1f32.to_bits(),
+            })
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::texture::descriptor::TextureType;
+    use crate::texture::surface::Layout;
+
+    fn header(components: u32, data_type: DataType, swizzle: [Source; 4]) -> TextureHeader {
+        TextureHeader {
+            components,
+            data_types: [data_type; 4],
+            swizzle,
+            address: 0,
+            layout: Layout::Pitch { pitch: 256 },
+            width: 2,
+            height: 1,
+            depth: 1,
+            texture_type: TextureType::TwoDNoMipmap,
+            srgb: false,
+            normalized_coords: true,
+            max_mip_level: 0,
+            view_levels: (0, 0),
+            multisample: 0,
+        }
+    }
+
+    const RGBA: [Source; 4] = [Source::Component(0), Source::Component(1), Source::Component(2), Source::Component(3)];
+
+    /// Components convert as their formats define (UNORM c / (2^n - 1), SNORM clamped at -1, B5G6R5's R in the
+    /// low bits), then the swizzle picks them or its constants.
+    #[test]
+    fn texels_decode_by_format_data_type_and_swizzle() {
+        let f = |x: f32| x.to_bits();
+        let rgba8 = decode(&header(0x08, DataType::Unorm, RGBA), false, 2, 1, &[0, 51, 255, 128, 1, 2, 3, 4]).unwrap();
+        assert_eq!(rgba8[0], [f(0.0), f(0.2), f(1.0), f(128.0 / 255.0)]);
+        // B5G6R5: R = 31 (bits 4:0), G = 0, B = 1 (bits 15:11); alpha absent reads 1.
+        let texel = (31u16 | 1 << 11).to_le_bytes();
+        let swizzle = [Source::Component(2), Source::Component(0), Source::Zero, Source::Component(3)];
+        let b5g6r5 = decode(&header(0x15, DataType::Unorm, swizzle), false, 1, 1, &texel).unwrap();
+        assert_eq!(b5g6r5[0], [f(1.0 / 31.0), f(1.0), 0, f(1.0)]);
+        let signed = decode(&header(0x18, DataType::Snorm, RGBA), false, 1, 1, &[0x80, 0x7f]).unwrap();
+        assert_eq!(signed[0], [f(-1.0), f(1.0), 0, f(1.0)]);
+        let integers = [Source::Component(0), Source::OneInt, Source::OneFloat, Source::Component(3)];
+        let uint = decode(&header(0x1d, DataType::Uint, integers), false, 1, 1, &[200]).unwrap();
+        assert_eq!(uint[0], [200, 1, f(1.0), 1]);
+        let short = decode(&header(0x08, DataType::Unorm, RGBA), false, 2, 1, &[0; 7]).unwrap_err();
+        assert!(short.to_string().contains("needs 8"), "{short}");
+        assert_eq!(
+            decode(&header(0x40, DataType::Unorm, RGBA), false, 1, 1, &[0; 16]),
+            Err(TexelError::UnknownFormat(0x40))
+        );
+    }
+
+    /// sRGB decoding (IEC 61966-2-1) applies to 8-bit UNORM colour only when both the header and the sampler ask.
+    #[test]
+    fn srgb_decodes_colour_when_header_and_sampler_agree() {
+        let mut srgb = header(0x08, DataType::Unorm, RGBA);
+        srgb.srgb = true;
+        let texel = [188, 10, 255, 188];
+        let decoded = decode(&srgb, true, 1, 1, &texel).unwrap()[0];
+        let expected = ((188.0f64 / 255.0 + 0.055) / 1.055).powf(2.4) as f32;
+        assert_eq!(f32::from_bits(decoded[0]), expected);
+        assert_eq!(f32::from_bits(decoded[1]), (10.0f64 / 255.0 / 12.92) as f32);
+        assert_eq!(f32::from_bits(decoded[3]), 188.0 / 255.0, "alpha is linear");
+        assert_eq!(decode(&srgb, false, 1, 1, &texel).unwrap()[0][0], (188.0f32 / 255.0).to_bits());
+    }
+
+    /// FORCE_FP16 rounds to the nearest half; the shared-exponent format scales its mantissas by 2^(e - 24).
+    #[test]
+    fn half_precision_and_shared_exponent() {
+        assert_eq!(f32::from_bits(round_to_half_precision(0.1f32.to_bits())), 0.099975586);
+        assert_eq!(f32::from_bits(round_to_half_precision(70000f32.to_bits())), f32::INFINITY);
+        let packed: u32 = 256 | 128 << 9 | 1 << 18 | 16 << 27;
+        let texel = decode(&header(0x20, DataType::Float, RGBA), false, 1, 1, &packed.to_le_bytes()).unwrap()[0];
+        assert_eq!(texel.map(f32::from_bits), [1.0, 0.5, 2f32.powi(-8), 1.0]);
+    }
+}
