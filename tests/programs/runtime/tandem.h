@@ -47,8 +47,9 @@ int failures(void);
 void platform_write(const char *s, size_t len);
 _Noreturn void platform_exit(int code);
 uint64_t platform_ticks(void);
-/* Shows an RGBA picture (R in the low byte, `width` <= 320) on the platform's display: on Horizon through the GPU
- * and vi (tandem run --headless --frames DIR writes it); Linux has none. 0 when shown, or when there is no display. */
-int platform_show_picture(const uint32_t *rgba, uint32_t width, uint32_t height);
+/* Shows an RGBA picture (R in the low byte), each pixel as a `scale` x `scale` block (`width * scale` <= 320), on the
+ * platform's display: on Horizon drawn by the GPU and shown through vi (tandem run --headless --frames DIR writes
+ * it); Linux has none. 0 when shown, or when there is no display. */
+int platform_show_picture(const uint32_t *rgba, uint32_t width, uint32_t height, uint32_t scale);
 
 #endif

@@ -43,9 +43,10 @@ uint64_t platform_ticks(void) {
 }
 
 /* A terminal has no display for pictures. */
-int platform_show_picture(const uint32_t *rgba, uint32_t width, uint32_t height) {
+int platform_show_picture(const uint32_t *rgba, uint32_t width, uint32_t height, uint32_t scale) {
     (void)rgba;
     (void)width;
     (void)height;
+    (void)scale;
     return 0;
 }
