@@ -15,7 +15,11 @@
  *   centres never on a texel edge), decoded by the format's definition (UNORM c / (2^n - 1), rounded to the
  *   nearest single-precision value, computed here in integers) into a float target, swizzled as the header
  *   says; block-linear texels are placed by the runtime's own block-linear formula, a level's block shrinking to
- *   fit it; coordinates past the edge wrap, clamp or read the sampler's border colour. */
+ *   fit it; coordinates past the edge wrap, clamp or read the sampler's border colour;
+ * - depth and stencil (a Z24S8 target, block-linear): a LESS test lets a primitive through where it is nearer
+ *   than what was drawn before (the depths far apart, so no rounding decides), a stencil pass REPLACE writes the
+ *   reference where a primitive covers and EQUAL draws only there; the target's untouched texels keep the clear's
+ *   depth and stencil, and the stencil bits hold the reference where written. */
 #include "ipc.h"
 #include "nv.h"
 #include "tandem.h"
@@ -73,6 +77,17 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define LOAD_CONSTANT_BUFFER 0x2390u
 #define BIND_GROUP_CONSTANT_BUFFER 0x2410u
 #define SET_BINDLESS_TEXTURE 0x2608u
+#define SET_ZT_A 0x0FE0u
+#define SET_ZT_SIZE_A 0x1228u
+#define SET_ZT_SELECT 0x1538u
+#define SET_Z_CLEAR_VALUE 0x0D90u
+#define SET_STENCIL_CLEAR_VALUE 0x0DA0u
+#define CLEAR_SURFACE 0x19D0u
+#define SET_DEPTH_TEST 0x12CCu
+#define SET_DEPTH_WRITE 0x12E8u
+#define SET_DEPTH_FUNC 0x130Cu
+#define SET_STENCIL_TEST 0x1380u
+#define SET_STENCIL_OP_FAIL 0x1384u
 /* Values. */
 #define A8B8G8R8 0xD5u
 #define PITCH (1u << 12)
@@ -83,6 +98,12 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define OGL_FUNC_ADD 0x8006u
 #define OGL_ONE 0x4001u
 #define RF32_GF32_BF32_AF32 0xC0u
+#define Z24S8 0x14u
+#define OGL_LESS 0x201u
+#define OGL_EQUAL 0x202u
+#define OGL_ALWAYS 0x207u
+#define OGL_KEEP 0x1E00u
+#define OGL_REPLACE 0x1E01u
 /* Texture header and sampler fields (clb097tex.h NVB097_TEXHEAD_BL_*, _PITCH_*, NVB097_TEXSAMP*). */
 #define TIC_A8B8G8R8 0x08u
 #define TIC_B5G6R5 0x15u
@@ -121,6 +142,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TARGET 0x20000u /* 64 x 32 texels of 4 bytes, 256 bytes a row */
 #define FLOAT_TARGET 0x24000u /* 64 x 32 texels of four floats, 1024 bytes a row */
 #define TEXELS 0x30000u /* textures, 0x1000 bytes each */
+#define ZETA 0x2C000u /* 64 x 32 Z24S8 texels, block-linear, blocks two GOBs tall */
 #define WIDTH 64
 #define HEIGHT 32
 
@@ -169,12 +191,15 @@ typedef struct {
     uint32_t colour[4];
 } Vertex;
 
+/* The vertices' z (normalised device coordinates): 0.5 unless a depth test case says otherwise. */
+static uint32_t vertex_z = 0x3F000000u;
+
 static void put_vertices(const Vertex *vertices, uint32_t count) {
     uint32_t *out = (uint32_t *)(gpu.memory + VERTICES);
     for (uint32_t i = 0; i < count; i++) {
         out[8 * i + 0] = float_bits(vertices[i].x - 512, 9);
         out[8 * i + 1] = float_bits(vertices[i].y - 256, 8);
-        out[8 * i + 2] = 0x3F000000u; /* z 0.5 */
+        out[8 * i + 2] = vertex_z;
         out[8 * i + 3] = F_1;
         for (int c = 0; c < 4; c++) out[8 * i + 4 + c] = vertices[i].colour[c];
     }
@@ -266,6 +291,117 @@ static void draw_arrays(uint32_t count, uint32_t instance_flags) {
     uint32_t range[2] = {0, count}; /* SET_VERTEX_ARRAY_START, DRAW_VERTEX_ARRAY */
     method(SET_VERTEX_ARRAY_START, 2, range);
     set(END, 0);
+}
+
+/* ---- Depth and stencil ------------------------------------------------------------------------------------ */
+
+/* A texel of the zeta target: depth in bits 31:8, stencil in 7:0 (Z24S8). */
+static uint32_t zeta_texel(uint32_t x, uint32_t y) {
+    uint32_t texel;
+    memcpy(&texel, gpu.memory + ZETA + block_linear_offset(4 * x, y, 4 * WIDTH, 1), 4);
+    return texel;
+}
+
+static int in_small(uint32_t x, uint32_t y) { return inside(small, x, y); }
+
+/* Drawn in this order under LESS: the rectangle at z 0.5 (colour A), the triangle at z 0.25 (B), the small
+ * triangle at z 0.75 (C): B wins where it covers, then A, then C where neither does. */
+static const uint8_t colour_a[4] = {153, 204, 51, 255}, colour_b[4] = {51, 153, 204, 255}, colour_c[4] = {204, 51, 153, 255};
+static void expected_by_depth(uint32_t x, uint32_t y, uint8_t out[4]) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    memcpy(out, in_triangle(x, y) ? colour_b : in_rectangle(x, y) ? colour_a : in_small(x, y) ? colour_c : background, 4);
+}
+
+static void draw_indexed_rectangle(void) {
+    const Vertex corners[4] = {
+        {165, 73, {F_0_6, F_0_8, F_0_2, F_1}},
+        {700, 73, {F_0_6, F_0_8, F_0_2, F_1}},
+        {165, 420, {F_0_6, F_0_8, F_0_2, F_1}},
+        {700, 420, {F_0_6, F_0_8, F_0_2, F_1}},
+    };
+    put_vertices(corners, 4);
+    set(BEGIN, TRIANGLES);
+    set(DRAW_INDEX_BUFFER, 6);
+    set(END, 0);
+}
+
+static void depth_and_stencil(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    set_address(SET_COLOR_TARGET_A, TARGET);
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    set_address(SET_ZT_A, ZETA);
+    uint32_t zeta[4] = {Z24S8, 1u << 4 /* blocks two GOBs tall */, 0};
+    method(SET_ZT_A + 8, 3, zeta);
+    uint32_t zeta_size[3] = {WIDTH, HEIGHT, 1};
+    method(SET_ZT_SIZE_A, 3, zeta_size);
+    set(SET_ZT_SELECT, 1);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+
+    print("-- the depth test: LESS, the nearest primitive's colour wherever several cover\n");
+    fill_target(background);
+    set(SET_Z_CLEAR_VALUE, F_1);
+    set(SET_STENCIL_CLEAR_VALUE, 0);
+    set(CLEAR_SURFACE, 3); /* depth and stencil */
+    set(SET_DEPTH_TEST, 1);
+    set(SET_DEPTH_WRITE, 1);
+    set(SET_DEPTH_FUNC, OGL_LESS);
+    run("clear and state");
+    vertex_z = 0x3F000000u; /* 0.5 */
+    draw_indexed_rectangle();
+    run("draw");
+    vertex_z = 0x3E800000u; /* 0.25 */
+    put_vertices(triangle, 3);
+    draw_arrays(3, 0);
+    run("draw");
+    vertex_z = 0x3F400000u; /* 0.75 */
+    put_vertices(small, 3);
+    draw_arrays(3, 0);
+    run("draw");
+    uint32_t wrong = 0, untouched = 0, kept = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) {
+            uint8_t want[4];
+            expected_by_depth(x, y, want);
+            wrong += memcmp(gpu.memory + TARGET + 256 * y + 4 * x, want, 4) != 0;
+            if (!in_triangle(x, y) && !in_rectangle(x, y) && !in_small(x, y)) {
+                untouched++;
+                kept += zeta_texel(x, y) == 0xFFFFFF00u;
+            }
+        }
+    report("each pixel the nearest covering primitive's colour", wrong, WIDTH * HEIGHT);
+    check(untouched > 50 && kept == untouched, "uncovered texels keep the clear's depth (1.0) and stencil (0)");
+
+    print("-- the stencil test: REPLACE where the small triangle covers, then EQUAL draws only there\n");
+    fill_target(background);
+    set(CLEAR_SURFACE, 3);
+    set(SET_DEPTH_TEST, 0);
+    set(SET_STENCIL_TEST, 1);
+    uint32_t write_reference[7] = {OGL_KEEP, OGL_KEEP, OGL_REPLACE, OGL_ALWAYS, 5, 0xFF, 0xFF};
+    method(SET_STENCIL_OP_FAIL, 7, write_reference); /* FAIL, ZFAIL, ZPASS, FUNC, REF, FUNC_MASK, MASK */
+    set(SET_CT_WRITE, 0);
+    vertex_z = 0x3F000000u;
+    put_vertices(small, 3);
+    draw_arrays(3, 0);
+    run("draw"); /* the vertices are in memory the next draw's replace */
+    set(SET_CT_WRITE, 0x1111);
+    uint32_t test_reference[7] = {OGL_KEEP, OGL_KEEP, OGL_KEEP, OGL_EQUAL, 5, 0xFF, 0xFF};
+    method(SET_STENCIL_OP_FAIL, 7, test_reference);
+    draw_indexed_rectangle();
+    set(SET_STENCIL_TEST, 0);
+    set(SET_ZT_SELECT, 0);
+    run("draws");
+    uint32_t count = 0, stencil_wrong = 0;
+    wrong = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) {
+            int both = in_small(x, y) && in_rectangle(x, y);
+            count += (uint32_t)both;
+            wrong += memcmp(gpu.memory + TARGET + 256 * y + 4 * x, both ? colour_a : background, 4) != 0;
+            stencil_wrong += zeta_texel(x, y) != (in_small(x, y) ? 0xFFFFFF05u : 0xFFFFFF00u);
+        }
+    report("the rectangle's colour where the stencil holds 5, the background elsewhere", wrong, count);
+    check(stencil_wrong == 0, "stencil 5 where the small triangle covers, 0 elsewhere, depth kept");
 }
 
 /* ---- Textures ------------------------------------------------------------------------------------------- */
@@ -625,6 +761,7 @@ int main(void) {
     wrong = wrong_pixels(in_triangle, masked, background, &count);
     report("covered pixels take R and A, G and B keep the background's", wrong, count);
 
+    depth_and_stencil();
     textures();
 
     nv_close(nv, gpu.channel);

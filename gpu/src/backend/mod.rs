@@ -4,7 +4,9 @@
 
 pub mod reference;
 
-pub use crate::engine::draw::{BlendState, Cull, Draw, DrawTarget, Stage, Topology};
+pub use crate::engine::draw::{
+    BlendState, Comparison, Cull, DepthStencil, Draw, DrawTarget, Stage, StencilFace, StencilOp, Topology,
+};
 
 use crate::mmu::{GuestMemory, Mmu, MmuError};
 use crate::sass::cubin::KernelImage;

@@ -62,7 +62,26 @@ pub const SET_BLEND_COLOR_OP: u32 = 0x1340;
 pub const SET_BLEND_PER_TARGET_SEPARATE_FOR_ALPHA: u32 = 0x1e00;
 pub const SET_BLEND_CONST_RED: u32 = 0x131c;
 pub const SET_DEPTH_TEST: u32 = 0x12cc;
+pub const SET_DEPTH_WRITE: u32 = 0x12e8;
+pub const SET_DEPTH_FUNC: u32 = 0x130c;
+pub const SET_ALPHA_TEST: u32 = 0x12ec;
+pub const SET_DEPTH_BOUNDS_TEST: u32 = 0x19bc;
+pub const SET_POLY_OFFSET_FILL: u32 = 0x0dc8;
 pub const SET_STENCIL_TEST: u32 = 0x1380;
+pub const SET_STENCIL_OP_FAIL: u32 = 0x1384;
+pub const SET_STENCIL_OP_ZFAIL: u32 = 0x1388;
+pub const SET_STENCIL_OP_ZPASS: u32 = 0x138c;
+pub const SET_STENCIL_FUNC: u32 = 0x1390;
+pub const SET_STENCIL_FUNC_REF: u32 = 0x1394;
+pub const SET_STENCIL_FUNC_MASK: u32 = 0x1398;
+pub const SET_TWO_SIDED_STENCIL_TEST: u32 = 0x1594;
+pub const SET_BACK_STENCIL_OP_FAIL: u32 = 0x1598;
+pub const SET_BACK_STENCIL_OP_ZFAIL: u32 = 0x159c;
+pub const SET_BACK_STENCIL_OP_ZPASS: u32 = 0x15a0;
+pub const SET_BACK_STENCIL_FUNC: u32 = 0x15a4;
+pub const SET_BACK_STENCIL_FUNC_REF: u32 = 0x0f54;
+pub const SET_BACK_STENCIL_MASK: u32 = 0x0f58;
+pub const SET_BACK_STENCIL_FUNC_MASK: u32 = 0x0f5c;
 pub const OGL_SET_CULL: u32 = 0x1918;
 pub const OGL_SET_FRONT_FACE: u32 = 0x191c;
 pub const OGL_SET_CULL_FACE: u32 = 0x1920;
@@ -197,6 +216,89 @@ pub struct Draw {
     /// handles of its bound texture instructions (SET_BINDLESS_TEXTURE).
     pub texture_pools: Pools,
     pub texture_buffer: usize,
+    /// The zeta target and its tests, when a target is selected and a test is on.
+    pub depth_stencil: Option<DepthStencil>,
+}
+
+/// A comparison of the depth or stencil test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    Never,
+    Less,
+    Equal,
+    LessOrEqual,
+    Greater,
+    NotEqual,
+    GreaterOrEqual,
+    Always,
+}
+
+impl Comparison {
+    /// SET_DEPTH_FUNC's and SET_STENCIL_FUNC's values: OpenGL's (0x200 NEVER to 0x207 ALWAYS) or D3D's (1 to 8).
+    fn from_register(value: u32) -> Option<Comparison> {
+        use Comparison::*;
+        let index = match value {
+            0x200..=0x207 => value - 0x200,
+            1..=8 => value - 1,
+            _ => return None,
+        };
+        Some([Never, Less, Equal, LessOrEqual, Greater, NotEqual, GreaterOrEqual, Always][index as usize])
+    }
+}
+
+/// What the stencil test does to a sample's stencil value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StencilOp {
+    Keep,
+    Zero,
+    Replace,
+    IncrementClamp,
+    DecrementClamp,
+    Invert,
+    IncrementWrap,
+    DecrementWrap,
+}
+
+impl StencilOp {
+    /// SET_STENCIL_OP_*'s values, OpenGL's or D3D's.
+    fn from_register(value: u32) -> Option<StencilOp> {
+        use StencilOp::*;
+        Some(match value {
+            0x1e00 | 1 => Keep,
+            0 | 2 => Zero,
+            0x1e01 | 3 => Replace,
+            0x1e02 | 4 => IncrementClamp,
+            0x1e03 | 5 => DecrementClamp,
+            0x150a | 6 => Invert,
+            0x8507 | 7 => IncrementWrap,
+            0x8508 | 8 => DecrementWrap,
+            _ => return None,
+        })
+    }
+}
+
+/// One face's stencil test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StencilFace {
+    pub fail: StencilOp,
+    pub depth_fail: StencilOp,
+    pub pass: StencilOp,
+    pub compare: Comparison,
+    pub reference: u8,
+    pub compare_mask: u8,
+    pub write_mask: u8,
+}
+
+/// The zeta target a draw tests and writes (its first layer), and the tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DepthStencil {
+    pub surface: crate::texture::surface::Surface,
+    pub format: crate::texture::format::DepthFormat,
+    /// The depth test's comparison, when it is on; whether passing samples write their depth.
+    pub depth_test: Option<Comparison>,
+    pub depth_write: bool,
+    /// Front and back faces' stencil tests, when it is on (the back takes the front's unless two-sided).
+    pub stencil: Option<[StencilFace; 2]>,
 }
 
 /// The draw-related state the 3D engine keeps beyond its registers.
@@ -366,7 +468,11 @@ impl Maxwell3D {
         if self.register(SET_RASTER_ENABLE) & 1 == 0 {
             return Ok(());
         }
-        for (register, what) in [(SET_DEPTH_TEST, "depth tests"), (SET_STENCIL_TEST, "stencil tests")] {
+        for (register, what) in [
+            (SET_POLY_OFFSET_FILL, "polygon offset"),
+            (SET_DEPTH_BOUNDS_TEST, "the depth bounds test"),
+            (SET_ALPHA_TEST, "the alpha test"),
+        ] {
             if self.register(register) & 1 == 1 {
                 return Err(at.unimplemented(format!("draws with {what}")));
             }
@@ -385,9 +491,12 @@ impl Maxwell3D {
             }
         }
         let targets = self.targets(at)?;
+        let depth_stencil = self.depth_stencil(at)?;
         let (width, height) = targets
             .iter()
-            .map(|target| (target.surface.width, target.surface.height))
+            .map(|target| &target.surface)
+            .chain(depth_stencil.as_ref().map(|zeta| &zeta.surface))
+            .map(|surface| (surface.width, surface.height))
             .reduce(|a, b| (a.0.min(b.0), a.1.min(b.1)))
             .unwrap_or((0, 0));
         let vertices = self.fetch_vertices(at, launch, &vertex_shader.header, context)?;
@@ -444,12 +553,78 @@ impl Maxwell3D {
             blend_constant: [0, 4, 8, 12].map(|at| self.float(SET_BLEND_CONST_RED + at)),
             texture_pools: self.texture_pools(),
             texture_buffer: (self.register(SET_BINDLESS_TEXTURE) & 0x1f) as usize,
+            depth_stencil,
         };
         if draw.scissor.is_empty() || draw.vertices.is_empty() {
             return Ok(());
         }
         let (backend, memory) = Self::backend(at, context)?;
         backend.draw(&draw, &memory).map_err(|source| EngineError::Backend { method: at, source })
+    }
+
+    /// The zeta target and the depth and stencil tests (SET_DEPTH_TEST, _WRITE, _FUNC; SET_STENCIL_*, the back
+    /// face's with SET_TWO_SIDED_STENCIL_TEST), or `None` when no target is selected or no test is on (then
+    /// nothing reads or writes depth and stencil).
+    fn depth_stencil(&self, at: Method) -> Result<Option<DepthStencil>, EngineError> {
+        let depth_on = self.register(SET_DEPTH_TEST) & 1 == 1;
+        let stencil_on = self.register(SET_STENCIL_TEST) & 1 == 1;
+        if !depth_on && !stencil_on {
+            return Ok(None);
+        }
+        let Some((surface, format)) = self.zeta_target(at, "draws")? else { return Ok(None) };
+        let comparison = |register: u32| {
+            let value = self.register(register);
+            Comparison::from_register(value).ok_or_else(|| at.bad_argument(value, "not a comparison function"))
+        };
+        let operation = |register: u32| {
+            let value = self.register(register);
+            StencilOp::from_register(value).ok_or_else(|| at.bad_argument(value, "not a stencil operation"))
+        };
+        let face =
+            |ops: [u32; 4], reference: u32, compare_mask: u32, write_mask: u32| -> Result<StencilFace, EngineError> {
+                Ok(StencilFace {
+                    fail: operation(ops[0])?,
+                    depth_fail: operation(ops[1])?,
+                    pass: operation(ops[2])?,
+                    compare: comparison(ops[3])?,
+                    reference: self.register(reference) as u8,
+                    compare_mask: self.register(compare_mask) as u8,
+                    write_mask: self.register(write_mask) as u8,
+                })
+            };
+        let stencil = if stencil_on {
+            let front = face(
+                [SET_STENCIL_OP_FAIL, SET_STENCIL_OP_ZFAIL, SET_STENCIL_OP_ZPASS, SET_STENCIL_FUNC],
+                SET_STENCIL_FUNC_REF,
+                SET_STENCIL_FUNC_MASK,
+                super::maxwell_3d::SET_STENCIL_MASK,
+            )?;
+            let back = if self.register(SET_TWO_SIDED_STENCIL_TEST) & 1 == 1 {
+                face(
+                    [
+                        SET_BACK_STENCIL_OP_FAIL,
+                        SET_BACK_STENCIL_OP_ZFAIL,
+                        SET_BACK_STENCIL_OP_ZPASS,
+                        SET_BACK_STENCIL_FUNC,
+                    ],
+                    SET_BACK_STENCIL_FUNC_REF,
+                    SET_BACK_STENCIL_FUNC_MASK,
+                    SET_BACK_STENCIL_MASK,
+                )?
+            } else {
+                front
+            };
+            Some([front, back])
+        } else {
+            None
+        };
+        Ok(Some(DepthStencil {
+            surface,
+            format,
+            depth_test: if depth_on { Some(comparison(SET_DEPTH_FUNC)?) } else { None },
+            depth_write: depth_on && self.register(SET_DEPTH_WRITE) & 1 == 1,
+            stencil,
+        }))
     }
 
     /// SET_TEX_HEADER_POOL_A-C, SET_TEX_SAMPLER_POOL_A-C and SET_SAMPLER_BINDING.

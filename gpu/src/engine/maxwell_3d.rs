@@ -352,9 +352,37 @@ impl Maxwell3D {
         Ok(Some((surface, format)))
     }
 
-    /// A depth and/or stencil clear of the zeta target (SET_ZT_*; always block-linear), when one is selected
-    /// (SET_ZT_SELECT). With RESPECT_STENCIL_MASK (SET_CLEAR_SURFACE_CONTROL 0) only SET_STENCIL_MASK's bits of
-    /// stencil change.
+    /// The zeta (depth/stencil) target of SET_ZT_*, always block-linear, when SET_ZT_SELECT selects one; `what`
+    /// names the operation in the errors.
+    pub(super) fn zeta_target(
+        &self,
+        method: Method,
+        what: &str,
+    ) -> Result<Option<(Surface, DepthFormat)>, EngineError> {
+        if self.register(SET_ZT_SELECT) & 1 == 0 {
+            return Ok(None);
+        }
+        let code = self.register(SET_ZT_FORMAT) & 0x1f;
+        let format = DepthFormat::from_code(code)
+            .ok_or_else(|| method.unimplemented(format!("{what} of depth target format {code:#x}")))?;
+        let block_size = self.register(SET_ZT_BLOCK_SIZE);
+        if block_size & 0xf != 0 {
+            return Err(method.unimplemented(format!("depth target block width {}", block_size & 0xf)));
+        }
+        let target = Surface {
+            address: u64::from(self.register(SET_ZT_A) & 0xff) << 32 | u64::from(self.register(SET_ZT_A + 4)),
+            width: self.register(SET_ZT_SIZE_A) & 0xfff_ffff,
+            height: self.register(SET_ZT_SIZE_B) & 0x1_ffff,
+            layers: (self.register(SET_ZT_SIZE_C) & 0xffff).max(1),
+            bytes_per_texel: format.bytes,
+            layout: Layout::BlockLinear { block_height: block_size >> 4 & 0xf, block_depth: block_size >> 8 & 0xf },
+            layer_stride: u64::from(self.register(SET_ZT_ARRAY_PITCH)) * 4,
+        };
+        Ok(Some((target, format)))
+    }
+
+    /// A depth and/or stencil clear of the zeta target, when one is selected. With RESPECT_STENCIL_MASK
+    /// (SET_CLEAR_SURFACE_CONTROL 0) only SET_STENCIL_MASK's bits of stencil change.
     fn clear_depth_stencil(
         &mut self,
         method: Method,
@@ -363,26 +391,8 @@ impl Maxwell3D {
         layer: u32,
         context: &mut Context,
     ) -> Result<(), EngineError> {
-        if self.register(SET_ZT_SELECT) & 1 == 0 {
-            return Ok(());
-        }
-        let code = self.register(SET_ZT_FORMAT) & 0x1f;
-        let format = DepthFormat::from_code(code)
-            .ok_or_else(|| method.unimplemented(format!("clears of depth target format {code:#x}")))?;
-        let block_size = self.register(SET_ZT_BLOCK_SIZE);
-        if block_size & 0xf != 0 {
-            return Err(method.unimplemented(format!("depth target block width {}", block_size & 0xf)));
-        }
-        let (width, height) = (self.register(SET_ZT_SIZE_A) & 0xfff_ffff, self.register(SET_ZT_SIZE_B) & 0x1_ffff);
-        let target = Surface {
-            address: u64::from(self.register(SET_ZT_A) & 0xff) << 32 | u64::from(self.register(SET_ZT_A + 4)),
-            width,
-            height,
-            layers: (self.register(SET_ZT_SIZE_C) & 0xffff).max(1),
-            bytes_per_texel: format.bytes,
-            layout: Layout::BlockLinear { block_height: block_size >> 4 & 0xf, block_depth: block_size >> 8 & 0xf },
-            layer_stride: u64::from(self.register(SET_ZT_ARRAY_PITCH)) * 4,
-        };
+        let Some((target, format)) = self.zeta_target(method, "clears")? else { return Ok(()) };
+        let (width, height) = (target.width, target.height);
         let rect = self.clear_rect(method, width, height)?;
         if rect.is_empty() {
             return Ok(());

@@ -82,6 +82,48 @@ pub struct Sampling {
     pub border: [u32; 4],
 }
 
+/// The depth/stencil attachment of a draw: its texels before the draw, per aspect as buffer copies lay them out
+/// for `format` (depth 2 or 4 bytes a texel, stencil 1; empty for an aspect the format lacks), rows from the top,
+/// and the tests.
+#[derive(Clone, Debug)]
+pub struct DepthAttachment<'a> {
+    pub format: vk::Format,
+    pub depth: &'a [u8],
+    pub stencil: &'a [u8],
+    /// The depth test's comparison (`None`: off) and whether passing samples write depth.
+    pub depth_test: Option<vk::CompareOp>,
+    pub depth_write: bool,
+    /// Front and back faces' stencil tests (`None`: off).
+    pub stencil_test: Option<[vk::StencilOpState; 2]>,
+}
+
+impl DepthAttachment<'_> {
+    /// The aspects the format has, with the bytes a texel of each takes in a buffer copy.
+    fn aspects(&self) -> Vec<(vk::ImageAspectFlags, u64)> {
+        use vk::Format as F;
+        let depth = match self.format {
+            F::D16_UNORM | F::D16_UNORM_S8_UINT => Some(2),
+            F::S8_UINT => None,
+            _ => Some(4),
+        };
+        let stencil =
+            matches!(self.format, F::S8_UINT | F::D16_UNORM_S8_UINT | F::D24_UNORM_S8_UINT | F::D32_SFLOAT_S8_UINT);
+        depth
+            .map(|bytes| (vk::ImageAspectFlags::DEPTH, bytes))
+            .into_iter()
+            .chain(stencil.then_some((vk::ImageAspectFlags::STENCIL, 1)))
+            .collect()
+    }
+}
+
+/// What a draw leaves: each colour target's texels, and the depth attachment's depth and stencil texels.
+#[derive(Clone, Debug, Default)]
+pub struct Drawn {
+    pub targets: Vec<Vec<u8>>,
+    pub depth: Vec<u8>,
+    pub stencil: Vec<u8>,
+}
+
 /// Everything a draw needs.
 #[derive(Clone, Debug)]
 pub struct DrawJob<'a> {
@@ -97,6 +139,7 @@ pub struct DrawJob<'a> {
     pub width: u32,
     pub height: u32,
     pub targets: Vec<ColorTarget<'a>>,
+    pub depth: Option<DepthAttachment<'a>>,
     pub topology: vk::PrimitiveTopology,
     pub vertex_count: u32,
     pub instance_count: u32,
@@ -265,7 +308,7 @@ impl ComputeDevice {
     }
 
     /// Runs `job` and returns each target's texels after it, as they were given.
-    pub fn draw(&self, job: &DrawJob) -> Result<Vec<Vec<u8>>, VulkanError> {
+    pub fn draw(&self, job: &DrawJob) -> Result<Drawn, VulkanError> {
         if !self.features.draws {
             return Err(VulkanError::NoDraws(self.name.clone()));
         }
@@ -291,6 +334,26 @@ impl ComputeDevice {
             transfers.push(buffer);
         }
 
+        // The depth attachment's aspects, each with its buffer (uploaded, then read back into).
+        let mut depth_buffers = Vec::new();
+        if let Some(depth) = &job.depth {
+            let wanted = vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT
+                | vk::FormatFeatureFlags::TRANSFER_SRC
+                | vk::FormatFeatureFlags::TRANSFER_DST;
+            if !self.format_features(depth.format).contains(wanted) {
+                return Err(VulkanError::UnsupportedFormat(format!("{:?} (as a depth target)", depth.format)));
+            }
+            for (aspect, bytes) in depth.aspects() {
+                let data = if aspect == vk::ImageAspectFlags::DEPTH { depth.depth } else { depth.stencil };
+                let size = texels * bytes;
+                if data.len() as u64 != size {
+                    return Err(VulkanError::OutOfBounds { offset: 0, len: data.len() as u64, size });
+                }
+                let buffer = self.buffer(size.max(1))?;
+                self.write(&buffer, 0, data)?;
+                depth_buffers.push((aspect, bytes, buffer));
+            }
+        }
         let uploads = self.texture_uploads(job.vertex_textures.iter().chain(job.fragment_textures))?;
         let mut queue = self.shared.ready()?;
         let mut objects = self.objects(queue.pool);
@@ -319,6 +382,36 @@ impl ComputeDevice {
             objects.views.push(view);
             views.push(view);
         }
+        let depth_aspects =
+            depth_buffers.iter().fold(vk::ImageAspectFlags::empty(), |aspects, (aspect, _, _)| aspects | *aspect);
+        let depth_image = match &job.depth {
+            Some(depth) => {
+                let info = vk::ImageCreateInfo::default()
+                    .image_type(vk::ImageType::TYPE_2D)
+                    .format(depth.format)
+                    .extent(extent)
+                    .mip_levels(1)
+                    .array_layers(1)
+                    .usage(
+                        vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+                            | vk::ImageUsageFlags::TRANSFER_SRC
+                            | vk::ImageUsageFlags::TRANSFER_DST,
+                    );
+                let image = objects.image_with(info)?;
+                let info = vk::ImageViewCreateInfo::default()
+                    .image(image)
+                    .view_type(vk::ImageViewType::TYPE_2D)
+                    .format(depth.format)
+                    .subresource_range(
+                        vk::ImageSubresourceRange::default().aspect_mask(depth_aspects).level_count(1).layer_count(1),
+                    );
+                let view =
+                    unsafe { device.create_image_view(&info, None) }.map_err(VulkanError::call("vkCreateImageView"))?;
+                objects.views.push(view);
+                Some((image, view))
+            }
+            None => None,
+        };
         for code in [job.vertex_shader, job.fragment_shader] {
             let info = vk::ShaderModuleCreateInfo::default().code(code);
             let module = unsafe { device.create_shader_module(&info, None) }
@@ -403,7 +496,24 @@ impl ComputeDevice {
             .blend_constants(job.blend_constants);
         let formats: Vec<_> = job.targets.iter().map(|target| target.format).collect();
         let mut rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
-        let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default();
+        let mut depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default();
+        if let Some(depth) = &job.depth {
+            if depth_aspects.contains(vk::ImageAspectFlags::DEPTH) {
+                rendering = rendering.depth_attachment_format(depth.format);
+            }
+            if depth_aspects.contains(vk::ImageAspectFlags::STENCIL) {
+                rendering = rendering.stencil_attachment_format(depth.format);
+            }
+            if let Some(compare) = depth.depth_test {
+                depth_stencil = depth_stencil
+                    .depth_test_enable(true)
+                    .depth_compare_op(compare)
+                    .depth_write_enable(depth.depth_write);
+            }
+            if let Some([front, back]) = depth.stencil_test {
+                depth_stencil = depth_stencil.stencil_test_enable(true).front(front).back(back);
+            }
+        }
         let pipeline_info = [vk::GraphicsPipelineCreateInfo::default()
             .stages(&shader_stages)
             .vertex_input_state(&vertex_input)
@@ -529,6 +639,30 @@ impl ComputeDevice {
                 let barriers: Vec<_> =
                     images.iter().map(|&image| transition(image, color, WRITING, attachment)).collect();
                 device.cmd_pipeline_barrier(commands, transfer, output, none, &[], &[], &barriers);
+                let depth_layout = (
+                    vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+                    vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_READ | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE,
+                );
+                let tests = vk::PipelineStageFlags::EARLY_FRAGMENT_TESTS | vk::PipelineStageFlags::LATE_FRAGMENT_TESTS;
+                if let Some((image, _)) = depth_image {
+                    let to_write = [transition(image, depth_aspects, UNDEFINED, WRITING)];
+                    device.cmd_pipeline_barrier(
+                        commands,
+                        vk::PipelineStageFlags::TOP_OF_PIPE,
+                        transfer,
+                        none,
+                        &[],
+                        &[],
+                        &to_write,
+                    );
+                    for (aspect, _, buffer) in &depth_buffers {
+                        let region =
+                            vk::BufferImageCopy::default().image_subresource(layers(*aspect)).image_extent(extent);
+                        device.cmd_copy_buffer_to_image(commands, buffer.handle, image, WRITING.0, &[region]);
+                    }
+                    let to_test = [transition(image, depth_aspects, WRITING, depth_layout)];
+                    device.cmd_pipeline_barrier(commands, transfer, tests, none, &[], &[], &to_test);
+                }
                 let color_attachments: Vec<_> = views
                     .iter()
                     .map(|&view| {
@@ -543,8 +677,23 @@ impl ComputeDevice {
                     offset: vk::Offset2D::default(),
                     extent: vk::Extent2D { width: rendered.0, height: rendered.1 },
                 };
-                let rendering =
+                let depth_attachment = depth_image.map(|(_, view)| {
+                    vk::RenderingAttachmentInfo::default()
+                        .image_view(view)
+                        .image_layout(depth_layout.0)
+                        .load_op(vk::AttachmentLoadOp::LOAD)
+                        .store_op(vk::AttachmentStoreOp::STORE)
+                });
+                let mut rendering =
                     vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&color_attachments);
+                if let Some(attachment) = &depth_attachment {
+                    if depth_aspects.contains(vk::ImageAspectFlags::DEPTH) {
+                        rendering = rendering.depth_attachment(attachment);
+                    }
+                    if depth_aspects.contains(vk::ImageAspectFlags::STENCIL) {
+                        rendering = rendering.stencil_attachment(attachment);
+                    }
+                }
                 device.cmd_begin_rendering(commands, &rendering);
                 device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::GRAPHICS, pipeline);
                 if !sets.is_empty() {
@@ -574,13 +723,30 @@ impl ComputeDevice {
                 for (&image, readback) in images.iter().zip(&transfers) {
                     device.cmd_copy_image_to_buffer(commands, image, READING.0, readback.handle, &[region]);
                 }
+                if let Some((image, _)) = depth_image {
+                    let to_read = [transition(image, depth_aspects, depth_layout, READING)];
+                    device.cmd_pipeline_barrier(commands, tests, transfer, none, &[], &[], &to_read);
+                    for (aspect, _, buffer) in &depth_buffers {
+                        let region =
+                            vk::BufferImageCopy::default().image_subresource(layers(*aspect)).image_extent(extent);
+                        device.cmd_copy_image_to_buffer(commands, image, READING.0, buffer.handle, &[region]);
+                    }
+                }
             }
         })?;
         drop(queue);
-        job.targets
-            .iter()
-            .zip(&transfers)
-            .map(|(target, buffer)| self.read_exactly(buffer, texels * target.bytes_per_texel))
-            .collect()
+        let mut drawn = Drawn::default();
+        for (target, buffer) in job.targets.iter().zip(&transfers) {
+            drawn.targets.push(self.read_exactly(buffer, texels * target.bytes_per_texel)?);
+        }
+        for (aspect, bytes, buffer) in &depth_buffers {
+            let texels = self.read_exactly(buffer, texels * bytes)?;
+            if *aspect == vk::ImageAspectFlags::DEPTH {
+                drawn.depth = texels;
+            } else {
+                drawn.stencil = texels;
+            }
+        }
+        Ok(drawn)
     }
 }

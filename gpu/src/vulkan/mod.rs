@@ -25,7 +25,7 @@ mod spirv;
 
 pub use device::{DeviceOptions, DeviceType, Features, SubgroupOperations};
 pub use dispatch::DispatchOptions;
-pub use draw::{Blend, ColorTarget, DrawJob, Sampling, Texture};
+pub use draw::{Blend, ColorTarget, DepthAttachment, DrawJob, Drawn, Sampling, Texture};
 pub use error::VulkanError;
 
 use ash::vk;

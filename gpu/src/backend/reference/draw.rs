@@ -250,6 +250,14 @@ impl ReferenceBackend {
                 blend: target.blend.as_ref().map(blend).transpose()?,
             });
         }
+        let zeta = match &draw.depth_stencil {
+            Some(zeta) => {
+                let before = read_texels(&zeta.surface, width, height, memory)?;
+                let host = self.split_depth(zeta, &before)?;
+                Some((zeta, before, host))
+            }
+            None => None,
+        };
         let [scale_x, scale_y, scale_z] = draw.viewport_scale;
         let [offset_x, offset_y, offset_z] = draw.viewport_offset;
         if scale_x <= 0.0 {
@@ -291,6 +299,7 @@ impl ReferenceBackend {
             width,
             height,
             targets: color_targets,
+            depth: zeta.as_ref().map(|(zeta, _, host)| self.depth_attachment(zeta, host)),
             topology,
             vertex_count,
             instance_count: 1,
@@ -305,13 +314,17 @@ impl ReferenceBackend {
             front_face: if draw.front_ccw { vk::FrontFace::COUNTER_CLOCKWISE } else { vk::FrontFace::CLOCKWISE },
             blend_constants: draw.blend_constant,
         };
-        let afters = self.device.draw(&job).map_err(failed)?;
+        let drawn = self.device.draw(&job).map_err(failed)?;
         let flag = FaultWord::Flag as usize * 4;
         if self.device.read(&fault).map_err(failed)?[flag..flag + 4] != [0; 4] {
             return Err(unimplemented("graphics shaders that reach global memory"));
         }
-        for ((target, before), after) in draw.targets.iter().zip(&befores).zip(&afters) {
+        for ((target, before), after) in draw.targets.iter().zip(&befores).zip(&drawn.targets) {
             write_texels(&target.surface, width, before, after, memory)?;
+        }
+        if let Some((zeta, before, host)) = &zeta {
+            let after = super::depth::merge(&zeta.format, host.format, before, &drawn.depth, &drawn.stencil);
+            write_texels(&zeta.surface, width, before, &after, memory)?;
         }
         Ok(())
     }

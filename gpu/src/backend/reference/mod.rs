@@ -8,6 +8,7 @@
 //! rounding, float conversion, sRGB — is the device's), and every texel of the rectangle takes those bytes in
 //! the channels the clear enables.
 
+mod depth;
 mod draw;
 mod texture;
 

@@ -1,0 +1,227 @@
+//! The reference back end's depth/stencil attachment: the zeta target's texels as the host format's aspects,
+//! and back. Each guest format draws on the host format with the same depth bits where the device has it
+//! (D24 natively: behaviour 1.7), else on D32_SFLOAT(_S8_UINT), to which 24-bit depth converts exactly both ways
+//! (d / (2^24 - 1) rounded to FP32 is within half a step of d).
+
+use super::{NAME, ReferenceBackend};
+use crate::backend::{BackendError, Comparison, DepthStencil, StencilFace, StencilOp};
+use crate::texture::format::DepthFormat;
+use crate::vulkan::DepthAttachment;
+use ash::vk;
+
+/// A zeta target's texels as a host format's aspects: depth (2 or 4 bytes a texel), stencil (1).
+pub(super) struct HostDepth {
+    pub format: vk::Format,
+    pub depth: Vec<u8>,
+    pub stencil: Vec<u8>,
+}
+
+const D24_MAX: u32 = (1 << 24) - 1;
+
+fn compare_op(comparison: Comparison) -> vk::CompareOp {
+    use vk::CompareOp as C;
+    match comparison {
+        Comparison::Never => C::NEVER,
+        Comparison::Less => C::LESS,
+        Comparison::Equal => C::EQUAL,
+        Comparison::LessOrEqual => C::LESS_OR_EQUAL,
+        Comparison::Greater => C::GREATER,
+        Comparison::NotEqual => C::NOT_EQUAL,
+        Comparison::GreaterOrEqual => C::GREATER_OR_EQUAL,
+        Comparison::Always => C::ALWAYS,
+    }
+}
+
+fn stencil_op(op: StencilOp) -> vk::StencilOp {
+    use vk::StencilOp as S;
+    match op {
+        StencilOp::Keep => S::KEEP,
+        StencilOp::Zero => S::ZERO,
+        StencilOp::Replace => S::REPLACE,
+        StencilOp::IncrementClamp => S::INCREMENT_AND_CLAMP,
+        StencilOp::DecrementClamp => S::DECREMENT_AND_CLAMP,
+        StencilOp::Invert => S::INVERT,
+        StencilOp::IncrementWrap => S::INCREMENT_AND_WRAP,
+        StencilOp::DecrementWrap => S::DECREMENT_AND_WRAP,
+    }
+}
+
+fn stencil_state(face: &StencilFace) -> vk::StencilOpState {
+    vk::StencilOpState {
+        fail_op: stencil_op(face.fail),
+        pass_op: stencil_op(face.pass),
+        depth_fail_op: stencil_op(face.depth_fail),
+        compare_op: compare_op(face.compare),
+        compare_mask: u32::from(face.compare_mask),
+        write_mask: u32::from(face.write_mask),
+        reference: u32::from(face.reference),
+    }
+}
+
+/// Bits `low..low + width` of a texel.
+fn field(texel: u128, (low, width): (u32, u32)) -> u32 {
+    (texel >> low & ((1u128 << width) - 1)) as u32
+}
+
+impl ReferenceBackend {
+    fn supports_depth_format(&self, format: vk::Format) -> bool {
+        let wanted = vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT
+            | vk::FormatFeatureFlags::TRANSFER_SRC
+            | vk::FormatFeatureFlags::TRANSFER_DST;
+        self.device.format_features(format).contains(wanted)
+    }
+
+    /// The host format a guest zeta format draws on.
+    fn host_depth_format(&self, format: &DepthFormat) -> Result<vk::Format, BackendError> {
+        use vk::Format as F;
+        let stencil = format.stencil.1 > 0;
+        let wanted = match (format.depth.1, format.float_depth, stencil) {
+            (0, _, _) => F::S8_UINT,
+            (_, true, false) => F::D32_SFLOAT,
+            (_, true, true) => F::D32_SFLOAT_S8_UINT,
+            (16, false, _) => F::D16_UNORM,
+            (_, false, false) => F::X8_D24_UNORM_PACK32,
+            (_, false, true) => F::D24_UNORM_S8_UINT,
+        };
+        let fallback = match wanted {
+            F::X8_D24_UNORM_PACK32 => F::D32_SFLOAT,
+            F::D24_UNORM_S8_UINT | F::S8_UINT => F::D32_SFLOAT_S8_UINT,
+            other => other,
+        };
+        let host = [wanted, fallback].into_iter().find(|&host| self.supports_depth_format(host));
+        tracing::debug!(guest = format.name, ?host, "the depth target's host format");
+        host.ok_or_else(|| BackendError::Unimplemented {
+            backend: NAME,
+            what: format!(
+                "draw with a {} depth target on {}, which has neither {wanted:?} nor {fallback:?}",
+                format.name,
+                self.device.name()
+            ),
+        })
+    }
+
+    /// The zeta target's texels (`texels`, as `read_texels` gives them) as the host's aspects.
+    pub(super) fn split_depth(&self, zeta: &DepthStencil, texels: &[u8]) -> Result<HostDepth, BackendError> {
+        Ok(split(&zeta.format, self.host_depth_format(&zeta.format)?, texels))
+    }
+
+    /// The attachment the Vulkan draw takes for `zeta`, whose texels `host` holds.
+    pub(super) fn depth_attachment<'h>(&self, zeta: &DepthStencil, host: &'h HostDepth) -> DepthAttachment<'h> {
+        DepthAttachment {
+            format: host.format,
+            depth: &host.depth,
+            stencil: &host.stencil,
+            depth_test: zeta.depth_test.map(compare_op),
+            depth_write: zeta.depth_write,
+            stencil_test: zeta.stencil.map(|faces| faces.map(|face| stencil_state(&face))),
+        }
+    }
+}
+
+/// Guest zeta texels of `format` as the aspects of `host`.
+fn split(format: &DepthFormat, host: vk::Format, texels: &[u8]) -> HostDepth {
+    let host_float = matches!(host, vk::Format::D32_SFLOAT | vk::Format::D32_SFLOAT_S8_UINT);
+    let has_stencil =
+        matches!(host, vk::Format::S8_UINT | vk::Format::D24_UNORM_S8_UINT | vk::Format::D32_SFLOAT_S8_UINT);
+    let (mut depth, mut stencil) = (Vec::new(), Vec::new());
+    for texel in texels.chunks_exact(format.bytes as usize) {
+        let mut wide = [0u8; 16];
+        wide[..texel.len()].copy_from_slice(texel);
+        let texel = u128::from_le_bytes(wide);
+        let raw = field(texel, format.depth);
+        match (format.depth.1, host_float && !format.float_depth) {
+            (0, _) => {}
+            (16, _) => depth.extend_from_slice(&(raw as u16).to_le_bytes()),
+            // 24-bit depth on a float format: its value, rounded once.
+            (_, true) => depth.extend_from_slice(&(raw as f32 / D24_MAX as f32).to_bits().to_le_bytes()),
+            _ => depth.extend_from_slice(&raw.to_le_bytes()),
+        }
+        if has_stencil {
+            stencil.push(if format.stencil.1 > 0 { field(texel, format.stencil) as u8 } else { 0 });
+        }
+    }
+    HostDepth { format: host, depth, stencil }
+}
+
+/// `before` (guest zeta texels of `format`) with the depth and stencil a draw left in the aspects of `host`.
+pub(super) fn merge(format: &DepthFormat, host: vk::Format, before: &[u8], depth: &[u8], stencil: &[u8]) -> Vec<u8> {
+    let host_float = matches!(host, vk::Format::D32_SFLOAT | vk::Format::D32_SFLOAT_S8_UINT);
+    let depth_bytes = if host == vk::Format::D16_UNORM { 2 } else { 4 };
+    let bytes = format.bytes as usize;
+    let mut after = before.to_vec();
+    for (index, texel) in after.chunks_exact_mut(bytes).enumerate() {
+        let mut wide = [0u8; 16];
+        wide[..bytes].copy_from_slice(texel);
+        let mut value = u128::from_le_bytes(wide);
+        let mut put = |(low, width): (u32, u32), field: u32| {
+            let mask = ((1u128 << width) - 1) << low;
+            value = (value & !mask) | (u128::from(field) << low & mask);
+        };
+        if format.depth.1 > 0 {
+            let at = index * depth_bytes;
+            let mut raw = [0u8; 4];
+            raw[..depth_bytes].copy_from_slice(&depth[at..at + depth_bytes]);
+            let raw = u32::from_le_bytes(raw);
+            let guest = if host_float && !format.float_depth {
+                (f32::from_bits(raw).clamp(0.0, 1.0) as f64 * f64::from(D24_MAX)).round() as u32
+            } else {
+                raw
+            };
+            put(format.depth, guest);
+        }
+        if format.stencil.1 > 0 && !stencil.is_empty() {
+            put(format.stencil, u32::from(stencil[index]));
+        }
+        texel.copy_from_slice(&value.to_le_bytes()[..bytes]);
+    }
+    after
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every guest format's depth and stencil come back as they went, on the host format it draws on and on the
+    /// float fallback: 24-bit depth survives FP32 (d / (2^24 - 1) rounded is within half a step of d).
+    #[test]
+    fn zeta_texels_survive_the_host_formats() {
+        use vk::Format as F;
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as u8
+        };
+        for format in crate::texture::format::DEPTH_FORMATS {
+            let hosts: &[vk::Format] = match (format.depth.1, format.float_depth, format.stencil.1 > 0) {
+                (0, _, _) => &[F::S8_UINT, F::D32_SFLOAT_S8_UINT],
+                (_, true, false) => &[F::D32_SFLOAT],
+                (_, true, true) => &[F::D32_SFLOAT_S8_UINT],
+                (16, false, _) => &[F::D16_UNORM],
+                (_, false, false) => &[F::X8_D24_UNORM_PACK32, F::D32_SFLOAT],
+                (_, false, true) => &[F::D24_UNORM_S8_UINT, F::D32_SFLOAT_S8_UINT],
+            };
+            for &host in hosts {
+                // Float depth stays within 0..1 (a draw writes no other), as FP32 bits of one.
+                let texels: Vec<u8> = (0..256 * format.bytes).map(|_| next()).collect();
+                let texels = if format.float_depth {
+                    texels
+                        .chunks_exact(format.bytes as usize)
+                        .flat_map(|texel| {
+                            let mut texel = texel.to_vec();
+                            let value = f32::from(texel[0]) / 255.0;
+                            texel[..4].copy_from_slice(&value.to_bits().to_le_bytes());
+                            texel
+                        })
+                        .collect()
+                } else {
+                    texels
+                };
+                let split = split(format, host, &texels);
+                let merged = merge(format, host, &texels, &split.depth, &split.stencil);
+                assert_eq!(merged, texels, "{} on {host:?}", format.name);
+            }
+        }
+    }
+}
