@@ -553,6 +553,26 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
     let unsupported = tandem(&["shader", "translate", fp64.to_str().unwrap(), "-o", output.to_str().unwrap()]);
     let error = text(&unsupported.stderr);
     assert!(!unsupported.status.success() && error.contains("kernel fp64, offset 0x"), "{error}");
+
+    // A pixel program (its header, then its code) translates with its texture bound after the banks; a vertex
+    // program is not a pixel one.
+    let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/shaders");
+    let pixel = shaders.join("texture.ps.bin");
+    let args = ["shader", "translate", pixel.to_str().unwrap(), "--isa", "sm5x", "--stage", "pixel", "-o"];
+    let run = tandem(&[&args[..], &[output.to_str().unwrap()]].concat());
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stdout).ends_with("set 1: texture c[bindless][0x0] (D2) at binding 0\n"),
+        "{}",
+        text(&run.stdout)
+    );
+    let validation = Command::new("spirv-val").args(["--target-env", "vulkan1.3"]).arg(&output).output().unwrap();
+    assert!(validation.status.success(), "{}", text(&validation.stderr));
+    std::fs::remove_file(&output).unwrap();
+    let vertex = shaders.join("pass.vs.bin");
+    let args = ["shader", "translate", vertex.to_str().unwrap(), "--isa", "sm5x", "--stage", "pixel", "-o"];
+    let wrong = tandem(&[&args[..], &[output.to_str().unwrap()]].concat());
+    assert!(!wrong.status.success() && text(&wrong.stderr).contains("a Vertex program's, not a Pixel program's"));
 }
 
 /// `tandem shader coverage` ends with one summary line per instruction set whose counts add up, and says which

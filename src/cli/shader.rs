@@ -43,16 +43,22 @@ pub struct CoverageArgs {
     pub differential_cases: u64,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StageArg {
     Compute,
+    /// A Maxwell vertex program: its shader program header (0x50 bytes), then its code, as the 3D engine reads
+    /// it from the program region.
+    Vertex,
+    /// A Maxwell pixel program, header first likewise.
+    Pixel,
 }
 
 #[derive(Args)]
 pub struct TranslateArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// The pipeline stage the shader runs in.
+    /// The pipeline stage the shader runs in. Vertex and pixel programs are raw SM5x code behind their shader
+    /// program header; the pixel stage's targets take floats, its textures hold floats.
     #[arg(long, value_enum, default_value = "compute")]
     pub stage: StageArg,
     /// Threads per block (the workgroup size): X[,Y[,Z]].
@@ -236,27 +242,70 @@ fn run_kernel(args: &RunArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
-    let kernel = load(&args.input)?;
-    let StageArg::Compute = args.stage;
-    let block = dimensions(&args.block, "block")?;
-    let translation = translate_compute(&kernel, block, args.local_bytes, &shader::GlobalMemory::Device)
-        .with_context(|| format!("translating {} ({})", kernel.name, kernel.isa))?;
+    let mut kernel = load(&args.input)?;
+    let translation = match args.stage {
+        StageArg::Compute => {
+            let block = dimensions(&args.block, "block")?;
+            translate_compute(&kernel, block, args.local_bytes, &shader::GlobalMemory::Device)
+        }
+        StageArg::Vertex | StageArg::Pixel => {
+            let header = graphics_header(&mut kernel, args.stage)?;
+            let global = shader::GlobalMemory::Device;
+            let local_bytes = header.local_memory_bytes();
+            let vertex = shader::VertexInterface { header, next_stage_reads: 0, depth_minus_one_to_one: false };
+            let fragment = shader::FragmentInterface { header, targets: [Some(shader::NumberKind::Float); 8] };
+            let stage = match args.stage {
+                StageArg::Vertex => shader::Stage::Vertex(&vertex),
+                _ => shader::Stage::Fragment(&fragment),
+            };
+            shader::translate_graphics(&kernel, stage, local_bytes, &global, &[])
+        }
+    }
+    .with_context(|| format!("translating {} ({})", kernel.name, kernel.isa))?;
     let bytes: Vec<u8> = translation.spirv.iter().flat_map(|word| word.to_le_bytes()).collect();
     std::fs::write(&args.output, &bytes).with_context(|| format!("writing {}", args.output.display()))?;
-    let banks = translation
-        .constant_banks
-        .iter()
-        .enumerate()
-        .map(|(binding, bank)| format!("c[{bank:#x}] at binding {binding}"));
+    let banks = translation.constant_banks.iter().map(|bank| format!("c[{bank:#x}]"));
+    let textures = translation.textures.iter().map(|texture| {
+        format!(
+            "texture c[bindless][{:#x}] ({:?}{})",
+            texture.handle_offset,
+            texture.dim,
+            if texture.array { " array" } else { "" }
+        )
+    });
+    let bindings: Vec<String> =
+        banks.chain(textures).enumerate().map(|(binding, what)| format!("{what} at binding {binding}")).collect();
+    let set = if args.stage == StageArg::Pixel { 1 } else { 0 };
     println!(
-        "translate: {} ({}) -> {} ({} words); set 0: {}",
+        "translate: {} ({}) -> {} ({} words); set {set}: {}",
         kernel.name,
         kernel.isa,
         args.output.display(),
         translation.spirv.len(),
-        banks.collect::<Vec<_>>().join(", ")
+        if bindings.is_empty() { "no bindings".to_string() } else { bindings.join(", ") }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// A graphics program's header, taken off the front of `kernel`'s code, checked against the stage asked for.
+fn graphics_header(kernel: &mut KernelImage, stage: StageArg) -> anyhow::Result<shader::sph::ProgramHeader> {
+    use shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType};
+    if kernel.isa != Isa::Sm5x {
+        bail!("{}: vertex and pixel programs are translated from Maxwell code (--isa sm5x) for now", kernel.name);
+    }
+    let Some(header) = kernel.code.get(..HEADER_BYTES) else {
+        bail!("{}: {} bytes, shorter than a shader program header ({HEADER_BYTES})", kernel.name, kernel.code.len());
+    };
+    let header = ProgramHeader::parse(header.try_into().expect("the header's length"))
+        .map_err(|problem| anyhow::anyhow!("{}: its shader program header: {problem}", kernel.name))?;
+    let wanted = if stage == StageArg::Vertex { ShaderType::Vertex } else { ShaderType::Pixel };
+    match header.shader_type() {
+        Some(found) if found == wanted => {}
+        Some(found) => bail!("{}: its header is a {found:?} program's, not a {wanted:?} program's", kernel.name),
+        None => bail!("{}: its header names no stage Tandem knows", kernel.name),
+    }
+    kernel.code.drain(..HEADER_BYTES);
+    Ok(header)
 }
 
 fn coverage(args: &CoverageArgs) -> anyhow::Result<ExitCode> {
