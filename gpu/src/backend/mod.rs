@@ -4,8 +4,10 @@
 
 pub mod reference;
 
+pub use crate::texture::descriptor::Comparison;
+
 pub use crate::engine::draw::{
-    BlendState, Comparison, Cull, DepthStencil, Draw, DrawTarget, Stage, StencilFace, StencilOp, Topology,
+    BlendState, Cull, DepthStencil, Draw, DrawTarget, Stage, StencilFace, StencilOp, Topology,
 };
 
 use crate::mmu::{GuestMemory, Mmu, MmuError};

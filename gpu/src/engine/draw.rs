@@ -12,7 +12,7 @@ use super::{Class, Context, EngineError, Method};
 use crate::backend::{ConstantBuffer, Rect};
 use crate::sass::sm5x;
 use crate::shader::sph::{ProgramHeader, attribute};
-use crate::texture::descriptor::Pools;
+use crate::texture::descriptor::{Comparison, Pools};
 use crate::texture::texel::{self, Numeric};
 
 pub const DRAW_VERTEX_ARRAY_START: u32 = 0x0d74;
@@ -220,29 +220,13 @@ pub struct Draw {
     pub depth_stencil: Option<DepthStencil>,
 }
 
-/// A comparison of the depth or stencil test.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Comparison {
-    Never,
-    Less,
-    Equal,
-    LessOrEqual,
-    Greater,
-    NotEqual,
-    GreaterOrEqual,
-    Always,
-}
-
-impl Comparison {
-    /// SET_DEPTH_FUNC's and SET_STENCIL_FUNC's values: OpenGL's (0x200 NEVER to 0x207 ALWAYS) or D3D's (1 to 8).
-    fn from_register(value: u32) -> Option<Comparison> {
-        use Comparison::*;
-        let index = match value {
-            0x200..=0x207 => value - 0x200,
-            1..=8 => value - 1,
-            _ => return None,
-        };
-        Some([Never, Less, Equal, LessOrEqual, Greater, NotEqual, GreaterOrEqual, Always][index as usize])
+/// SET_DEPTH_FUNC's and SET_STENCIL_FUNC's comparisons: OpenGL's values (0x200 NEVER to 0x207 ALWAYS) or D3D's
+/// (1 to 8).
+fn comparison(value: u32) -> Option<Comparison> {
+    match value {
+        0x200..=0x207 => Comparison::from_index(value - 0x200),
+        1..=8 => Comparison::from_index(value - 1),
+        _ => None,
     }
 }
 
@@ -572,9 +556,9 @@ impl Maxwell3D {
             return Ok(None);
         }
         let Some((surface, format)) = self.zeta_target(at, "draws")? else { return Ok(None) };
-        let comparison = |register: u32| {
+        let comparison_of = |register: u32| {
             let value = self.register(register);
-            Comparison::from_register(value).ok_or_else(|| at.bad_argument(value, "not a comparison function"))
+            comparison(value).ok_or_else(|| at.bad_argument(value, "not a comparison function"))
         };
         let operation = |register: u32| {
             let value = self.register(register);
@@ -586,7 +570,7 @@ impl Maxwell3D {
                     fail: operation(ops[0])?,
                     depth_fail: operation(ops[1])?,
                     pass: operation(ops[2])?,
-                    compare: comparison(ops[3])?,
+                    compare: comparison_of(ops[3])?,
                     reference: self.register(reference) as u8,
                     compare_mask: self.register(compare_mask) as u8,
                     write_mask: self.register(write_mask) as u8,
@@ -621,7 +605,7 @@ impl Maxwell3D {
         Ok(Some(DepthStencil {
             surface,
             format,
-            depth_test: if depth_on { Some(comparison(SET_DEPTH_FUNC)?) } else { None },
+            depth_test: if depth_on { Some(comparison_of(SET_DEPTH_FUNC)?) } else { None },
             depth_write: depth_on && self.register(SET_DEPTH_WRITE) & 1 == 1,
             stencil,
         }))

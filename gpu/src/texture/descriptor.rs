@@ -297,9 +297,9 @@ pub enum MipFilter {
     Linear,
 }
 
-/// The depth comparison of a sampler (DEPTH_COMPARE_FUNC: the OpenGL order, NEVER first).
+/// A comparison: a sampler's depth compare (DEPTH_COMPARE_FUNC), and the 3D class's depth and stencil tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Compare {
+pub enum Comparison {
     Never,
     Less,
     Equal,
@@ -310,12 +310,21 @@ pub enum Compare {
     Always,
 }
 
+impl Comparison {
+    /// By its index in OpenGL's order (NEVER 0 to ALWAYS 7), which every comparison field of these classes
+    /// follows.
+    pub fn from_index(index: u32) -> Option<Comparison> {
+        use Comparison::*;
+        [Never, Less, Equal, LessOrEqual, Greater, NotEqual, GreaterOrEqual, Always].get(index as usize).copied()
+    }
+}
+
 /// A sampler (TSC entry).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sampler {
     /// U, V, P.
     pub address: [AddressMode; 3],
-    pub compare: Option<Compare>,
+    pub compare: Option<Comparison>,
     /// S_R_G_B_CONVERSION: the header's sRGB decode happens only when this is set too.
     pub srgb: bool,
     /// MAX_ANISOTROPY as a ratio (1 to 16).
@@ -342,10 +351,7 @@ impl Sampler {
         let bad = |problem: String| DescriptorError::BadSampler { index, problem };
         let w = words;
         let address = [bits(w[0], 2, 0), bits(w[0], 5, 3), bits(w[0], 8, 6)].map(AddressMode::from_field);
-        let compare = (bits(w[0], 9, 9) == 1).then(|| {
-            use Compare::*;
-            [Never, Less, Equal, LessOrEqual, Greater, NotEqual, GreaterOrEqual, Always][bits(w[0], 12, 10) as usize]
-        });
+        let compare = (bits(w[0], 9, 9) == 1).then(|| Comparison::from_index(bits(w[0], 12, 10))).flatten();
         let mag = match bits(w[1], 2, 0) {
             1 => Filter::Nearest,
             2 => Filter::Linear,
@@ -448,7 +454,7 @@ mod tests {
         w[4..8].copy_from_slice(&[0x3f00_0000, 0, 0x3f80_0000, 1]);
         let sampler = Sampler::parse(0, w).unwrap();
         assert_eq!(sampler.address, [AddressMode::Border, AddressMode::ClampToEdge, AddressMode::MirrorOnceBorder]);
-        assert_eq!(sampler.compare, Some(Compare::LessOrEqual));
+        assert_eq!(sampler.compare, Some(Comparison::LessOrEqual));
         assert!(sampler.srgb && sampler.seamless_cube && sampler.anisotropic);
         assert_eq!(sampler.max_anisotropy, 8);
         assert_eq!((sampler.mag, sampler.min, sampler.mip), (Filter::Linear, Filter::Linear, MipFilter::Linear));

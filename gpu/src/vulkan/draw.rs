@@ -249,16 +249,7 @@ impl ComputeDevice {
                 .aspect_mask(vk::ImageAspectFlags::COLOR)
                 .level_count(texture.levels)
                 .layer_count(texture.layers);
-            let view_info = vk::ImageViewCreateInfo::default()
-                .image(image)
-                .view_type(texture.view_type)
-                .format(texture.format)
-                .subresource_range(range);
-            // SAFETY: the create infos and what they point to outlive each call; the objects are destroyed by
-            // `objects` after the work.
-            let view = unsafe { device.create_image_view(&view_info, None) }
-                .map_err(VulkanError::call("vkCreateImageView"))?;
-            objects.views.push(view);
+            let view = objects.view(image, texture.view_type, texture.format, range)?;
             let sampling = &texture.sampling;
             let mut border = vk::SamplerCustomBorderColorCreateInfoEXT::default()
                 .custom_border_color(vk::ClearColorValue { uint32: sampling.border })
@@ -368,19 +359,10 @@ impl ComputeDevice {
         let color = vk::ImageAspectFlags::COLOR;
         // SAFETY (every call below): the create infos and what they point to outlive each call; every handle was
         // made from this device and lives until `objects` is dropped, after the work has finished.
+        let single = |aspect| vk::ImageSubresourceRange::default().aspect_mask(aspect).level_count(1).layer_count(1);
         let mut views = Vec::new();
         for (&image, target) in images.iter().zip(&job.targets) {
-            let info = vk::ImageViewCreateInfo::default()
-                .image(image)
-                .view_type(vk::ImageViewType::TYPE_2D)
-                .format(target.format)
-                .subresource_range(
-                    vk::ImageSubresourceRange::default().aspect_mask(color).level_count(1).layer_count(1),
-                );
-            let view =
-                unsafe { device.create_image_view(&info, None) }.map_err(VulkanError::call("vkCreateImageView"))?;
-            objects.views.push(view);
-            views.push(view);
+            views.push(objects.view(image, vk::ImageViewType::TYPE_2D, target.format, single(color))?);
         }
         let depth_aspects =
             depth_buffers.iter().fold(vk::ImageAspectFlags::empty(), |aspects, (aspect, _, _)| aspects | *aspect);
@@ -398,16 +380,7 @@ impl ComputeDevice {
                             | vk::ImageUsageFlags::TRANSFER_DST,
                     );
                 let image = objects.image_with(info)?;
-                let info = vk::ImageViewCreateInfo::default()
-                    .image(image)
-                    .view_type(vk::ImageViewType::TYPE_2D)
-                    .format(depth.format)
-                    .subresource_range(
-                        vk::ImageSubresourceRange::default().aspect_mask(depth_aspects).level_count(1).layer_count(1),
-                    );
-                let view =
-                    unsafe { device.create_image_view(&info, None) }.map_err(VulkanError::call("vkCreateImageView"))?;
-                objects.views.push(view);
+                let view = objects.view(image, vk::ImageViewType::TYPE_2D, depth.format, single(depth_aspects))?;
                 Some((image, view))
             }
             None => None,

@@ -162,6 +162,26 @@ impl ImageObjects<'_> {
         Ok(image)
     }
 
+    /// A view of `range` of `image` (one of `self`'s), destroyed with `self`.
+    pub fn view(
+        &mut self,
+        image: vk::Image,
+        view_type: vk::ImageViewType,
+        format: vk::Format,
+        range: vk::ImageSubresourceRange,
+    ) -> Result<vk::ImageView, VulkanError> {
+        let info = vk::ImageViewCreateInfo::default()
+            .image(image)
+            .view_type(view_type)
+            .format(format)
+            .subresource_range(range);
+        // SAFETY: a valid create info for an image of this device; the view is destroyed by `self` after the work.
+        let view = unsafe { self.device.shared.device.create_image_view(&info, None) }
+            .map_err(VulkanError::call("vkCreateImageView"))?;
+        self.views.push(view);
+        Ok(view)
+    }
+
     /// Records commands with `record`, submits them, and waits.
     pub fn run(
         mut self,
