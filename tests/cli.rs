@@ -74,6 +74,7 @@ fn kernel_programs_pass_their_checks_and_repeat_exactly() {
         "gpu-copy",
         "gpu-compute",
         "gpu-draw",
+        "gpu-blit",
         "hid",
         "pad",
     ] {
@@ -334,7 +335,7 @@ fn limits_are_loud() {
 
 /// The programs small enough to run on both paths in lockstep in CI (intloop's 100 M instructions are the
 /// benchmark's).
-const KERNEL_PROGRAMS: [&str; 25] = [
+const KERNEL_PROGRAMS: [&str; 26] = [
     "hello",
     "demo",
     "isa",
@@ -352,6 +353,7 @@ const KERNEL_PROGRAMS: [&str; 25] = [
     "gpu-copy",
     "gpu-compute",
     "gpu-draw",
+    "gpu-blit",
     "hid",
     "pad",
     "crash_service",

@@ -106,6 +106,7 @@ pub struct Engines {
     pub maxwell_3d: Maxwell3D,
     pub compute: crate::engine::compute::Compute,
     pub copy: crate::engine::copy::CopyEngine,
+    pub twod: crate::engine::twod::TwoD,
     pub inline_to_memory: InlineToMemory,
 }
 
@@ -253,6 +254,7 @@ impl Channel {
             Class::Maxwell3D => self.engines.maxwell_3d.call(offset, call.argument, context).map_err(engine_error)?,
             Class::Compute => self.engines.compute.call(offset, call.argument, context).map_err(engine_error)?,
             Class::Copy => self.engines.copy.call(offset, call.argument, context).map_err(engine_error)?,
+            Class::TwoD => self.engines.twod.call(offset, call.argument, context).map_err(engine_error)?,
             Class::InlineToMemory if crate::engine::inline_to_memory::METHODS.contains(&offset) => {
                 self.engines.inline_to_memory.call(class, offset, call.argument, context).map_err(engine_error)?
             }

@@ -58,6 +58,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("gpu-copy", Flavours::HorizonOnly),
     ("gpu-compute", Flavours::HorizonOnly),
     ("gpu-draw", Flavours::HorizonOnly),
+    ("gpu-blit", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];

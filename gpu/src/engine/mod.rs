@@ -9,6 +9,7 @@ pub mod maxwell_3d;
 pub mod methods;
 pub mod mme;
 pub mod semaphore;
+pub mod twod;
 
 use crate::mmu::{GuestMemory, Mmu, MmuError};
 use crate::syncpoint::Syncpoints;
