@@ -7,8 +7,8 @@
  *   tie rule decides anything (checked here too);
  * - colours: UNORM8 encodings of the vertices' colours (Vulkan's round(f x 255)), chosen so that interpolating a
  *   colour that is the same at every vertex cannot move it to another step; flat shading takes the first
- *   vertex's (SET_PROVOKING_VERTEX's default, FIRST); additive blending adds and clamps; write masks keep the
- *   channels they leave out;
+ *   vertex's (SET_PROVOKING_VERTEX's default, FIRST), or with LAST the last's; additive blending adds and
+ *   clamps; write masks keep the channels they leave out;
  * - the pixels outside keep their bytes;
  * - textures (headers and samplers in pools as clb097tex.h lays them out, handles in the pixel stage's constant
  *   buffer 0): each pixel of a quad reads the texel its texture coordinate falls in (nearest filtering, pixel
@@ -59,6 +59,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SET_CT_SELECT 0x121Cu
 #define SET_BLEND_COLOR_OP 0x1340u
 #define SET_BLEND 0x1360u
+#define SET_PROVOKING_VERTEX 0x1684u
 #define SET_VERTEX_STREAM_INSTANCE_A 0x1880u
 #define SET_PROGRAM_REGION_A 0x1608u
 #define END 0x1614u
@@ -681,10 +682,10 @@ int main(void) {
     print("-- flat shading: the first vertex's colour\n");
     fill_target(background);
     Vertex coloured[3] = {triangle[0], triangle[1], triangle[2]};
-    uint32_t firsts[4] = {F_1, F_0, F_0_2, F_1}, others[4] = {F_0, F_1, F_0, F_0_6};
+    uint32_t firsts[4] = {F_1, F_0, F_0_2, F_1}, others[4] = {F_0, F_1, F_0, F_0_6}, lasts[4] = {F_0, F_0_2, F_1, F_1};
     memcpy(coloured[0].colour, firsts, 16);
     memcpy(coloured[1].colour, others, 16);
-    memcpy(coloured[2].colour, others, 16);
+    memcpy(coloured[2].colour, lasts, 16);
     put_vertices(coloured, 3);
     use_programs(PASS_VS, FLAT_PS);
     draw_arrays(3, 0);
@@ -692,6 +693,16 @@ int main(void) {
     const uint8_t first_colour[4] = {255, 0, 51, 255};
     wrong = wrong_pixels(in_triangle, first_colour, background, &count);
     report("every covered pixel takes the provoking (first) vertex's (255, 0, 51, 255)", wrong, count);
+
+    print("-- flat shading, SET_PROVOKING_VERTEX LAST (NVN's): the last vertex's colour\n");
+    fill_target(background);
+    set(SET_PROVOKING_VERTEX, 1);
+    draw_arrays(3, 0);
+    set(SET_PROVOKING_VERTEX, 0);
+    run("draw");
+    const uint8_t last_colour[4] = {0, 51, 255, 255};
+    wrong = wrong_pixels(in_triangle, last_colour, background, &count);
+    report("every covered pixel takes the last vertex's (0, 51, 255, 255)", wrong, count);
 
     print("-- an indexed rectangle: two triangles sharing an edge, 16-bit indices\n");
     fill_target(background);

@@ -23,10 +23,14 @@ fn unimplemented(what: impl Into<String>) -> BackendError {
 }
 
 /// The host topology of a guest one, and the vertex order when the host lacks it (quads as triangle pairs, line
-/// loops closed).
-fn topology(draw: &Draw) -> Result<(vk::PrimitiveTopology, Option<Vec<usize>>), BackendError> {
+/// loops closed). A flat-shaded draw goes as a list whose primitives each start with their provoking vertex
+/// (`flat_order`), so that Vulkan's first-vertex rule picks the vertex the guest's does.
+fn topology(draw: &Draw, flat: bool) -> Result<(vk::PrimitiveTopology, Option<Vec<usize>>), BackendError> {
     use vk::PrimitiveTopology as T;
     let count = draw.vertices.len() / VERTEX_RECORD_WORDS;
+    if flat {
+        return flat_order(draw.topology, count, draw.provoking_last).map(|(topology, order)| (topology, Some(order)));
+    }
     Ok(match draw.topology {
         Topology::Lines => (T::LINE_LIST, None),
         Topology::LineStrip => (T::LINE_STRIP, None),
@@ -40,6 +44,71 @@ fn topology(draw: &Draw) -> Result<(vk::PrimitiveTopology, Option<Vec<usize>>), 
         }
         other => return Err(unimplemented(format!("draw {other:?} primitives"))),
     })
+}
+
+/// The primitives of `count` vertices of `topology` as a line or triangle list, each primitive's provoking vertex
+/// first and its winding kept (OpenGL's table of provoking vertices, "Flatshading": the first or, with `last`, the
+/// last vertex of each line, triangle and quad; a fan's triangle i provokes with vertex i + 1 or i + 2, a quad
+/// strip's quad q with 2q or 2q + 3; a polygon always with its first).
+fn flat_order(
+    topology: Topology,
+    count: usize,
+    last: bool,
+) -> Result<(vk::PrimitiveTopology, Vec<usize>), BackendError> {
+    use vk::PrimitiveTopology as T;
+    // A primitive, winding kept, rotated so that vertex `provoking` (an index into it) comes first.
+    let rotate = |vertices: &[usize], provoking: usize| -> Vec<usize> {
+        (0..vertices.len()).map(|k| vertices[(provoking + k) % vertices.len()]).collect()
+    };
+    let pick = |first: usize, last_index: usize| if last { last_index } else { first };
+    let (host, primitives): (T, Vec<Vec<usize>>) = match topology {
+        Topology::Lines => (T::LINE_LIST, (0..count / 2).map(|i| rotate(&[2 * i, 2 * i + 1], pick(0, 1))).collect()),
+        Topology::LineStrip | Topology::LineLoop => {
+            let segments = match (topology, count) {
+                (_, 0 | 1) => 0,
+                (Topology::LineLoop, _) => count,
+                _ => count - 1,
+            };
+            (T::LINE_LIST, (0..segments).map(|i| rotate(&[i, (i + 1) % count], pick(0, 1))).collect())
+        }
+        Topology::Triangles => {
+            (T::TRIANGLE_LIST, (0..count / 3).map(|i| rotate(&[3 * i, 3 * i + 1, 3 * i + 2], pick(0, 2))).collect())
+        }
+        Topology::TriangleStrip => {
+            let triangles = count.saturating_sub(2);
+            let triangle = |i: usize| {
+                // Odd triangles wind the other way; the provoking vertex is i (first) or i + 2 (last).
+                if i % 2 == 0 { rotate(&[i, i + 1, i + 2], pick(0, 2)) } else { rotate(&[i + 1, i, i + 2], pick(1, 2)) }
+            };
+            (T::TRIANGLE_LIST, (0..triangles).map(triangle).collect())
+        }
+        Topology::TriangleFan => {
+            let triangles = count.saturating_sub(2);
+            (T::TRIANGLE_LIST, (0..triangles).map(|i| rotate(&[0, i + 1, i + 2], pick(1, 2))).collect())
+        }
+        Topology::Polygon => {
+            let triangles = count.saturating_sub(2);
+            (T::TRIANGLE_LIST, (0..triangles).map(|i| vec![0, i + 1, i + 2]).collect())
+        }
+        Topology::Quads => {
+            let quad = |q: usize| {
+                let [a, b, c, d] = [4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3];
+                // Split from the provoking corner, both halves starting there.
+                if last { [vec![d, a, b], vec![d, b, c]] } else { [vec![a, b, c], vec![a, c, d]] }
+            };
+            (T::TRIANGLE_LIST, (0..count / 4).flat_map(quad).collect())
+        }
+        Topology::QuadStrip => {
+            let quad = |q: usize| {
+                // Around the quad: 2q, 2q + 1, 2q + 3, 2q + 2; it provokes with 2q (first) or 2q + 3 (last).
+                let [a, b, c, d] = [2 * q, 2 * q + 1, 2 * q + 3, 2 * q + 2];
+                if last { [vec![c, d, a], vec![c, a, b]] } else { [vec![a, b, c], vec![a, c, d]] }
+            };
+            (T::TRIANGLE_LIST, (0..count.saturating_sub(2) / 2).flat_map(quad).collect())
+        }
+        other => return Err(unimplemented(format!("draw {other:?} primitives"))),
+    };
+    Ok((host, primitives.concat()))
 }
 
 /// A blend coefficient (OGL or D3D value) as Vulkan's.
@@ -170,7 +239,6 @@ impl ReferenceBackend {
     }
 
     pub(super) fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<(), BackendError> {
-        let (topology, order) = topology(draw)?;
         let fragment_header = draw.fragment_shader.header;
         let mut targets = [None; 8];
         for target in &draw.targets {
@@ -178,9 +246,7 @@ impl ReferenceBackend {
         }
         let fragment = FragmentInterface { header: fragment_header, targets };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
-        if draw.provoking_last && flat {
-            return Err(unimplemented("flat-shaded draws with the last vertex provoking"));
-        }
+        let (topology, order) = topology(draw, flat)?;
         let vertex = VertexInterface {
             header: draw.vertex_shader.header,
             next_stage_reads: fragment.generics_read(),
@@ -327,5 +393,29 @@ impl ReferenceBackend {
             write_texels(&zeta.surface, width, before, &after, memory)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each primitive starts with the vertex OpenGL's provoking-vertex table names (0-based here), and the
+    /// triangles wind as the guest's do (a rotation of each, strips' odd ones turned).
+    #[test]
+    fn flat_primitives_start_with_their_provoking_vertex() {
+        let order = |topology, count, last| flat_order(topology, count, last).unwrap().1;
+        assert_eq!(order(Topology::Triangles, 6, true), [2, 0, 1, 5, 3, 4]);
+        assert_eq!(order(Topology::Triangles, 3, false), [0, 1, 2]);
+        assert_eq!(order(Topology::TriangleStrip, 5, true), [2, 0, 1, 3, 2, 1, 4, 2, 3]);
+        assert_eq!(order(Topology::TriangleStrip, 4, false), [0, 1, 2, 1, 3, 2]);
+        assert_eq!(order(Topology::TriangleFan, 4, false), [1, 2, 0, 2, 3, 0]);
+        assert_eq!(order(Topology::TriangleFan, 4, true), [2, 0, 1, 3, 0, 2]);
+        assert_eq!(order(Topology::Quads, 4, true), [3, 0, 1, 3, 1, 2]);
+        assert_eq!(order(Topology::QuadStrip, 4, true), [3, 2, 0, 3, 0, 1]);
+        assert_eq!(order(Topology::QuadStrip, 4, false), [0, 1, 3, 0, 3, 2]);
+        assert_eq!(order(Topology::Polygon, 5, true), [0, 1, 2, 0, 2, 3, 0, 3, 4]);
+        assert_eq!(order(Topology::LineLoop, 3, true), [1, 0, 2, 1, 0, 2]);
+        assert_eq!(order(Topology::LineStrip, 3, false), [0, 1, 1, 2]);
     }
 }
