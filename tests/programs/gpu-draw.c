@@ -108,6 +108,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 /* Texture header and sampler fields (clb097tex.h NVB097_TEXHEAD_BL_*, _PITCH_*, NVB097_TEXSAMP*). */
 #define TIC_A8B8G8R8 0x08u
 #define TIC_B5G6R5 0x15u
+#define TIC_ASTC_2D_4X4 0x40u
 #define TIC_UNORM 2u
 #define TIC_ZERO 0u
 #define TIC_R 2u
@@ -548,6 +549,12 @@ static void expect_border(uint32_t x, uint32_t y, uint32_t out[4]) {
     memcpy(out, border, 16);
 }
 
+static void expect_astc(uint32_t x, uint32_t y, uint32_t out[4]) {
+    (void)y;
+    const uint32_t left[4] = {F_1, 0x3F000000u, 0x3E800000u, 0}, right[4] = {0, 0x3E800000u, 0x3F000000u, F_1};
+    memcpy(out, x < 32 ? left : right, 16);
+}
+
 static void use_texture(uint32_t header, uint32_t sampler) {
     uint32_t handle = header | sampler << 20;
     set(LOAD_CONSTANT_BUFFER_OFFSET, 0);
@@ -584,13 +591,23 @@ static void textures(void) {
     for (uint32_t j = 0; j < 4; j++)
         for (uint32_t i = 0; i < 8; i++) rgba8_texel(i, j, gpu.memory + TEXELS + 0x3000 + 512 + block_linear_offset(4 * i, j, 32, 0));
     put_header(3, TIC_A8B8G8R8, rgba, TIC_BLOCKLINEAR, 0x3000, 1u << 3, 2, 16, 8, TIC_TWO_D);
+    /* Texture 4: ASTC 4x4, pitch, two void-extent blocks (one UNORM16 colour each, read as FP16: 1.0, 0.5, 0.25,
+     * 0 on the left, the reverse on the right). */
+    const uint16_t left[4] = {0xFFFF, 0x8000, 0x4000, 0x0000}, right[4] = {0x0000, 0x4000, 0x8000, 0xFFFF};
+    for (int b = 0; b < 2; b++) {
+        uint8_t *block = gpu.memory + TEXELS + 0x4000 + 16 * b;
+        uint64_t low = 0x1FC | 3u << 10 | 0xFFFFFFFFFFFFFull << 12; /* LDR, reserved bits, no extent */
+        memcpy(block, &low, 8);
+        memcpy(block + 8, b == 0 ? left : right, 8);
+    }
+    put_header(4, TIC_ASTC_2D_4X4, rgba, TIC_PITCH, 0x4000, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
     put_sampler(0, TSC_WRAP, TSC_MIP_NONE, none);
     put_sampler(1, TSC_CLAMP_TO_EDGE, TSC_MIP_NONE, none);
     put_sampler(2, TSC_BORDER, TSC_MIP_NONE, border);
     put_sampler(3, TSC_CLAMP_TO_EDGE, TSC_MIP_POINT, none);
 
     set_address(SET_TEX_HEADER_POOL_A, TICS);
-    set(SET_TEX_HEADER_POOL_A + 8, 3);
+    set(SET_TEX_HEADER_POOL_A + 8, 4);
     set_address(SET_TEX_SAMPLER_POOL_A, TSCS);
     set(SET_TEX_SAMPLER_POOL_A + 8, 3);
     set(SET_BINDLESS_TEXTURE, 0);
@@ -615,6 +632,7 @@ static void textures(void) {
         {"B5G6R5: R in the low bits, 5/6/5-bit UNORM", 2, 1, TEXTURE_PS, F_1, expect_b5g6r5},
         {"level 1 of two, by TEX.LL (its block shrunk to fit level 0)", 3, 3, TEXTURE_LOD_PS, F_1, expect_rgba8},
         {"TLDS: the texel at integer coordinates", 0, 1, FETCH_PS, F_1, expect_rgba8},
+        {"ASTC 4x4: two void-extent blocks' colours, as FP16", 4, 1, TEXTURE_PS, F_1, expect_astc},
         {"coordinates to 2.0, WRAP", 0, 0, TEXTURE_PS, 0x40000000u, expect_wrapped},
         {"coordinates to 2.0, CLAMP_TO_EDGE", 0, 1, TEXTURE_PS, 0x40000000u, expect_clamped},
         {"coordinates to 2.0, BORDER: the sampler's colour past the edge", 0, 2, TEXTURE_PS, 0x40000000u, expect_border},

@@ -49,6 +49,7 @@ const TESTS: &[Requirement] = &[
     Requirement { probe: "/usr/bin/glslc", package: "glslc", why: "compiles the GPU tests' GLSL shaders" },
     Requirement { probe: "/usr/bin/spirv-val", package: "spirv-tools", why: "validates the translated shaders" },
     Requirement { probe: "/usr/bin/strace", package: "strace", why: "kills a run mid-commit in the save data test" },
+    Requirement { probe: "/usr/bin/astcenc", package: "astcenc", why: "ARM's ASTC codec, the ASTC decoder's oracle" },
 ];
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {

@@ -1,6 +1,7 @@
 //! Texture memory: how the GPU lays surfaces out in memory, their formats, and the CPU decoders of compressed
 //! formats the reference back end uses.
 
+pub mod astc;
 pub mod bc;
 pub mod bc7;
 pub mod block_linear;

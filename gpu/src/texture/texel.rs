@@ -7,6 +7,7 @@
 //! R, G, B, A in that order, and the header's data types and swizzle name them so. Depth formats have depth as R
 //! and stencil as G.
 
+use super::astc;
 use super::bc::{self, Bc};
 use super::descriptor::{DataType, Source, TextureHeader};
 use super::format::NumberKind;
@@ -103,6 +104,8 @@ pub enum Storage {
     SharedExponent,
     /// 4 x 4 blocks.
     Compressed(Bc),
+    /// ASTC blocks of 16 bytes, `width` x `height` texels each.
+    Astc { width: u32, height: u32 },
 }
 
 impl Storage {
@@ -112,6 +115,7 @@ impl Storage {
             Storage::Plain { bytes, .. } => (1, 1, *bytes),
             Storage::SharedExponent => (1, 1, 4),
             Storage::Compressed(format) => (4, 4, format.block_bytes() as u32),
+            Storage::Astc { width, height } => (*width, *height, 16),
         }
     }
 }
@@ -141,7 +145,8 @@ const fn sizes(size: u32, count: u32) -> [(u32, u32); 4] {
     ]
 }
 
-/// The formats Tandem reads. BC1-BC3, BC7: UNORM (sRGB through the header's bit); BC4/BC5 signed by R's data type.
+/// The formats Tandem reads. BC1-BC3, BC7 and ASTC (LDR): UNORM (sRGB through the header's bit); BC4/BC5 signed by
+/// R's data type.
 pub const TEXTURE_FORMATS: &[TextureFormat] = &[
     plain(0x01, "R32_G32_B32_A32", 16, sizes(32, 4)),
     plain(0x02, "R32_G32_B32", 12, sizes(32, 3)),
@@ -178,7 +183,25 @@ pub const TEXTURE_FORMATS: &[TextureFormat] = &[
     plain(0x2f, "ZF32", 4, sizes(32, 1)),
     plain(0x30, "ZF32_X24S8", 8, [(0, 32), (32, 8), (0, 0), (0, 0)]),
     plain(0x3a, "Z16", 2, sizes(16, 1)),
+    astc(0x40, "ASTC_2D_4X4", 4, 4),
+    astc(0x50, "ASTC_2D_5X4", 5, 4),
+    astc(0x41, "ASTC_2D_5X5", 5, 5),
+    astc(0x51, "ASTC_2D_6X5", 6, 5),
+    astc(0x42, "ASTC_2D_6X6", 6, 6),
+    astc(0x55, "ASTC_2D_8X5", 8, 5),
+    astc(0x52, "ASTC_2D_8X6", 8, 6),
+    astc(0x44, "ASTC_2D_8X8", 8, 8),
+    astc(0x56, "ASTC_2D_10X5", 10, 5),
+    astc(0x57, "ASTC_2D_10X6", 10, 6),
+    astc(0x53, "ASTC_2D_10X8", 10, 8),
+    astc(0x45, "ASTC_2D_10X10", 10, 10),
+    astc(0x54, "ASTC_2D_12X10", 12, 10),
+    astc(0x46, "ASTC_2D_12X12", 12, 12),
 ];
+
+const fn astc(code: u32, name: &'static str, width: u32, height: u32) -> TextureFormat {
+    TextureFormat { code, name, storage: Storage::Astc { width, height } }
+}
 
 impl TextureFormat {
     pub fn from_code(code: u32) -> Option<TextureFormat> {
@@ -277,6 +300,36 @@ pub fn decode(
                 [(channel(0), true), (channel(1), true), (channel(2), true), (1f32.to_bits(), true)]
             })
             .collect(),
+        Storage::Astc { width: block_width, height: block_height } => {
+            // Each texel's UNORM16 channels as the FP16 decode gives them; sRGB colour from their top 8 bits.
+            let srgb = header.srgb && sampler_srgb;
+            let magenta = [1f32, 0.0, 1.0, 1.0].map(|c| (c.to_bits(), true));
+            let mut texels = vec![magenta; width as usize * height as usize];
+            for (index, block) in data[..needed].chunks_exact(16).enumerate() {
+                let (block_x, block_y) =
+                    ((index % across) as u32 * block_width, (index / across) as u32 * block_height);
+                let decoded =
+                    astc::decode_block(block.try_into().expect("sixteen bytes"), block_width, block_height, srgb);
+                for (k, texel) in decoded.into_iter().enumerate() {
+                    let (x, y) = (block_x + k as u32 % block_width, block_y + k as u32 / block_width);
+                    if x >= width || y >= height {
+                        continue;
+                    }
+                    let Some(channels) = texel else { continue };
+                    texels[(y * width + x) as usize] = std::array::from_fn(|c| {
+                        let value = if srgb && c < 3 {
+                            srgb_to_linear((f32::from((channels[c] >> 8) as u8) / 255.0).to_bits())
+                        } else if srgb {
+                            (f32::from((channels[c] >> 8) as u8) / 255.0).to_bits()
+                        } else {
+                            astc::unorm16_to_f32(channels[c])
+                        };
+                        (value, true)
+                    });
+                }
+            }
+            texels
+        }
         Storage::Compressed(compressed) => {
             let compressed = match compressed {
                 Bc::Bc4 { .. } => Bc::Bc4 { signed: header.data_types[0] == DataType::Snorm },
@@ -297,7 +350,7 @@ pub fn decode(
         }
     };
     let (plain_width, plain_height) = match format.storage {
-        Storage::Compressed(_) => (width as usize, height as usize),
+        Storage::Compressed(_) | Storage::Astc { .. } => (width as usize, height as usize),
         _ => (across, down),
     };
     debug_assert_eq!(texels.len(), plain_width * plain_height);
