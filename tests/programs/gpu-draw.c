@@ -19,7 +19,9 @@
  * - depth and stencil (a Z24S8 target, block-linear): a LESS test lets a primitive through where it is nearer
  *   than what was drawn before (the depths far apart, so no rounding decides), a stencil pass REPLACE writes the
  *   reference where a primitive covers and EQUAL draws only there; the target's untouched texels keep the clear's
- *   depth and stencil, and the stencil bits hold the reference where written. */
+ *   depth and stencil, and the stencil bits hold the reference where written;
+ * - counters: the samples that passed (SET_ZPASS_PIXEL_COUNT) are the pixels the edge functions say were drawn and
+ *   not hidden, the data assembler's vertices and primitives those launched, written by report semaphores. */
 #include "ipc.h"
 #include "nv.h"
 #include "tandem.h"
@@ -89,6 +91,15 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SET_DEPTH_FUNC 0x130Cu
 #define SET_STENCIL_TEST 0x1380u
 #define SET_STENCIL_OP_FAIL 0x1384u
+#define SET_ZPASS_PIXEL_COUNT 0x1514u
+#define SET_STATISTICS_COUNTER 0x0D68u
+#define CLEAR_REPORT_VALUE 0x1530u
+#define SET_REPORT_SEMAPHORE_A 0x1B00u
+/* SET_REPORT_SEMAPHORE_D: REPORT_ONLY, four words, of REPORT 27:23. */
+#define REPORT_ONLY 2u
+#define REPORT_DA_VERTICES_GENERATED 0x01u
+#define REPORT_DA_PRIMITIVES_GENERATED 0x03u
+#define REPORT_ZPASS_PIXEL_CNT64 0x15u
 /* Values. */
 #define A8B8G8R8 0xD5u
 #define PITCH (1u << 12)
@@ -145,6 +156,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define FLOAT_TARGET 0x24000u /* 64 x 32 texels of four floats, 1024 bytes a row */
 #define TEXELS 0x30000u /* textures, 0x1000 bytes each */
 #define ZETA 0x2C000u /* 64 x 32 Z24S8 texels, block-linear, blocks two GOBs tall */
+#define REPORTS 0x13C00u /* counter reports, 16 bytes each */
 #define WIDTH 64
 #define HEIGHT 32
 
@@ -327,6 +339,18 @@ static void draw_indexed_rectangle(void) {
     set(END, 0);
 }
 
+/* A counter's report (REPORT_ONLY, four words: the 64-bit value, then the timestamp) at REPORTS + 16 * `slot`. */
+static void report_counter(uint32_t counter, uint32_t slot) {
+    set_address(SET_REPORT_SEMAPHORE_A, REPORTS + 16 * slot);
+    set(SET_REPORT_SEMAPHORE_A + 12, REPORT_ONLY | counter << 23);
+}
+
+static uint64_t reported(uint32_t slot) {
+    uint64_t value;
+    memcpy(&value, gpu.memory + REPORTS + 16 * slot, 8);
+    return value;
+}
+
 static void depth_and_stencil(void) {
     const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
     set_address(SET_COLOR_TARGET_A, TARGET);
@@ -348,6 +372,11 @@ static void depth_and_stencil(void) {
     set(SET_DEPTH_TEST, 1);
     set(SET_DEPTH_WRITE, 1);
     set(SET_DEPTH_FUNC, OGL_LESS);
+    set(SET_ZPASS_PIXEL_COUNT, 1);
+    set(SET_STATISTICS_COUNTER, 3); /* vertices and primitives generated */
+    set(CLEAR_REPORT_VALUE, 0x01);
+    set(CLEAR_REPORT_VALUE, 0x12);
+    set(CLEAR_REPORT_VALUE, 0x13);
     run("clear and state");
     vertex_z = 0x3F000000u; /* 0.5 */
     draw_indexed_rectangle();
@@ -359,6 +388,11 @@ static void depth_and_stencil(void) {
     vertex_z = 0x3F400000u; /* 0.75 */
     put_vertices(small, 3);
     draw_arrays(3, 0);
+    report_counter(REPORT_ZPASS_PIXEL_CNT64, 0);
+    report_counter(REPORT_DA_VERTICES_GENERATED, 1);
+    report_counter(REPORT_DA_PRIMITIVES_GENERATED, 2);
+    set(SET_ZPASS_PIXEL_COUNT, 0);
+    set(SET_STATISTICS_COUNTER, 0);
     run("draw");
     uint32_t wrong = 0, untouched = 0, kept = 0;
     for (uint32_t y = 0; y < HEIGHT; y++)
@@ -372,6 +406,24 @@ static void depth_and_stencil(void) {
             }
         }
     report("each pixel the nearest covering primitive's colour", wrong, WIDTH * HEIGHT);
+    /* Samples that passed: all of the rectangle's and the triangle's (each nearer than what it covered), the
+     * small triangle's where neither covers. */
+    uint64_t passed = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++)
+            passed += (uint64_t)in_rectangle(x, y) + (uint64_t)in_triangle(x, y) +
+                      (uint64_t)(in_small(x, y) && !in_rectangle(x, y) && !in_triangle(x, y));
+    check(reported(0) == passed, "ZPASS_PIXEL_CNT64: the samples that passed the depth test");
+    check(reported(1) == 12 && reported(2) == 4, "DA_VERTICES_GENERATED 12 (6 + 3 + 3), DA_PRIMITIVES_GENERATED 4");
+    print("   samples passed ");
+    print_u64(reported(0));
+    print(" of ");
+    print_u64(passed);
+    print(", vertices ");
+    print_u64(reported(1));
+    print(", primitives ");
+    print_u64(reported(2));
+    print("\n");
     check(untouched > 50 && kept == untouched, "uncovered texels keep the clear's depth (1.0) and stencil (0)");
 
     print("-- the stencil test: REPLACE where the small triangle covers, then EQUAL draws only there\n");

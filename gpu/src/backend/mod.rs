@@ -143,8 +143,9 @@ pub trait Backend {
     fn name(&self) -> &'static str;
     fn clear_color(&mut self, clear: &ColorClear, memory: &GpuMemory) -> Result<(), BackendError>;
     fn clear_depth_stencil(&mut self, clear: &DepthStencilClear, memory: &GpuMemory) -> Result<(), BackendError>;
-    /// Draws; what it renders is in the targets in guest memory afterwards.
-    fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<(), BackendError>;
+    /// Draws; what it renders is in the targets in guest memory afterwards. Returns the samples that passed the
+    /// depth and stencil tests when `draw.count_samples`, else 0.
+    fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<u64, BackendError>;
     /// Runs a compute grid to completion; what it writes is in guest memory afterwards.
     fn dispatch(&mut self, dispatch: &Dispatch, memory: &GpuMemory) -> Result<(), BackendError>;
     /// The pixels of a presented surface.

@@ -92,6 +92,8 @@ pub const SET_TEX_SAMPLER_POOL_A: u32 = 0x155c;
 pub const SET_TEX_HEADER_POOL_A: u32 = 0x1574;
 pub const SET_SAMPLER_BINDING: u32 = 0x1234;
 pub const SET_BINDLESS_TEXTURE: u32 = 0x2608;
+pub const SET_ZPASS_PIXEL_COUNT: u32 = 0x1514;
+pub const SET_STATISTICS_COUNTER: u32 = 0x0d68;
 pub const SET_BACK_POLYGON_MODE: u32 = 0x0db0;
 
 /// Constant buffer slots a shader stage has (c[0x0] to c[0x11]).
@@ -218,6 +220,8 @@ pub struct Draw {
     pub texture_buffer: usize,
     /// The zeta target and its tests, when a target is selected and a test is on.
     pub depth_stencil: Option<DepthStencil>,
+    /// Count the samples that pass (SET_ZPASS_PIXEL_COUNT).
+    pub count_samples: bool,
 }
 
 /// SET_DEPTH_FUNC's and SET_STENCIL_FUNC's comparisons: OpenGL's values (0x200 NEVER to 0x207 ALWAYS) or D3D's
@@ -293,6 +297,40 @@ pub struct DrawState {
     /// The instance counter BEGIN's INSTANCE_ID sets (FIRST), increments (SUBSEQUENT) or keeps.
     pub instance: u32,
     pub topology: u32,
+    pub counters: Counters,
+}
+
+/// The counters the report semaphore reads and CLEAR_REPORT_VALUE zeroes: samples that passed the depth and
+/// stencil tests while SET_ZPASS_PIXEL_COUNT was on, and the data assembler's vertices and primitives while
+/// SET_STATISTICS_COUNTER's bits for them were.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub samples_passed: u64,
+    pub vertices: u64,
+    pub primitives: u64,
+}
+
+impl Topology {
+    /// The primitives `vertices` vertices of this topology make.
+    fn primitives(self, vertices: u64) -> u64 {
+        use Topology::*;
+        match self {
+            Points | Patches => vertices,
+            Lines => vertices / 2,
+            LineStrip => vertices.saturating_sub(1),
+            LineLoop if vertices >= 2 => vertices,
+            LineLoop => 0,
+            Triangles => vertices / 3,
+            TriangleStrip | TriangleFan => vertices.saturating_sub(2),
+            Quads => vertices / 4,
+            QuadStrip => vertices.saturating_sub(2) / 2,
+            Polygon => u64::from(vertices >= 3),
+            LinesAdjacency => vertices / 4,
+            LineStripAdjacency => vertices.saturating_sub(3),
+            TrianglesAdjacency => vertices / 6,
+            TriangleStripAdjacency => vertices.saturating_sub(4) / 2,
+        }
+    }
 }
 
 fn method(offset: u32) -> Method {
@@ -449,6 +487,15 @@ impl Maxwell3D {
         }
         let topology = Topology::from_op(self.draw.topology)
             .ok_or_else(|| at.bad_argument(self.draw.topology, "BEGIN's topology is not one of the 15"))?;
+        // The data assembler counts what it assembles, drawn or not.
+        let (Launch::Array { count, .. } | Launch::Indexed { count, .. }) = launch;
+        let statistics = self.register(SET_STATISTICS_COUNTER);
+        if statistics & 1 == 1 {
+            self.draw.counters.vertices += u64::from(count);
+        }
+        if statistics >> 1 & 1 == 1 {
+            self.draw.counters.primitives += topology.primitives(u64::from(count));
+        }
         if self.register(SET_RASTER_ENABLE) & 1 == 0 {
             return Ok(());
         }
@@ -538,12 +585,15 @@ impl Maxwell3D {
             texture_pools: self.texture_pools(),
             texture_buffer: (self.register(SET_BINDLESS_TEXTURE) & 0x1f) as usize,
             depth_stencil,
+            count_samples: self.register(SET_ZPASS_PIXEL_COUNT) & 1 == 1,
         };
         if draw.scissor.is_empty() || draw.vertices.is_empty() {
             return Ok(());
         }
         let (backend, memory) = Self::backend(at, context)?;
-        backend.draw(&draw, &memory).map_err(|source| EngineError::Backend { method: at, source })
+        let samples = backend.draw(&draw, &memory).map_err(|source| EngineError::Backend { method: at, source })?;
+        self.draw.counters.samples_passed += samples;
+        Ok(())
     }
 
     /// The zeta target and the depth and stencil tests (SET_DEPTH_TEST, _WRITE, _FUNC; SET_STENCIL_*, the back

@@ -58,6 +58,12 @@ pub const SET_ZT_SIZE_B: u32 = 0x122c;
 pub const SET_ZT_SIZE_C: u32 = 0x1230;
 pub const SET_STENCIL_MASK: u32 = 0x139c;
 pub const SET_ZT_SELECT: u32 = 0x1538;
+pub const CLEAR_REPORT_VALUE: u32 = 0x1530;
+/// SET_REPORT_SEMAPHORE_D's REPORT values Tandem counts.
+const REPORT_DA_VERTICES_GENERATED: u32 = 0x01;
+const REPORT_ZPASS_PIXEL_CNT: u32 = 0x02;
+const REPORT_DA_PRIMITIVES_GENERATED: u32 = 0x03;
+const REPORT_ZPASS_PIXEL_CNT64: u32 = 0x15;
 /// `CALL_MME_MACRO(j)` at 0x3800 + 8j, `CALL_MME_DATA(j)` at 0x3804 + 8j.
 pub const CALL_MME_MACRO: u32 = 0x3800;
 
@@ -207,6 +213,13 @@ impl Maxwell3D {
                     .map_err(|_| method.bad_argument(argument, "no such syncpoint (the host1x has 192)"))?;
             }
             SET_REPORT_SEMAPHORE_D => self.report_semaphore(argument, context)?,
+            // TYPE 4:0: ZPASS_PIXEL_CNT 1, DA_VERTICES_GENERATED 0x12, DA_PRIMITIVES_GENERATED 0x13.
+            CLEAR_REPORT_VALUE => match argument & 0x1f {
+                0x01 => self.draw.counters.samples_passed = 0,
+                0x12 => self.draw.counters.vertices = 0,
+                0x13 => self.draw.counters.primitives = 0,
+                kind => return Err(method.unimplemented(format!("clearing counter {kind:#x}"))),
+            },
             CLEAR_SURFACE => self.clear_surface(argument, context)?,
             _ if self.draw_method(offset, argument, context)? => {}
             _ if inline_to_memory::METHODS.contains(&offset) => {
@@ -428,7 +441,23 @@ impl Maxwell3D {
             0 if report == 0 => Release { address, payload, one_word, reduction: report_reduction(argument) }
                 .write(context)
                 .map_err(|e| method.memory(e)),
-            0 | 2 => Err(method.unimplemented(format!("report {report:#x} (counters)"))),
+            // A counter: its value (its low word alone with ONE_WORD), then the timestamp.
+            0 | 2 => {
+                let counters = &self.draw.counters;
+                let value = match report {
+                    REPORT_ZPASS_PIXEL_CNT | REPORT_ZPASS_PIXEL_CNT64 => counters.samples_passed,
+                    REPORT_DA_VERTICES_GENERATED => counters.vertices,
+                    REPORT_DA_PRIMITIVES_GENERATED => counters.primitives,
+                    _ => return Err(method.unimplemented(format!("report {report:#x} (this counter)"))),
+                };
+                let mut bytes = value.to_le_bytes().to_vec();
+                if one_word {
+                    bytes.truncate(4);
+                } else {
+                    bytes.extend_from_slice(&context.timestamp.to_le_bytes());
+                }
+                context.write(address, &bytes).map_err(|e| method.memory(e))
+            }
             1 => Err(method.unimplemented("semaphore acquire from the 3D engine")),
             _ => Err(method.unimplemented("semaphore trap")),
         }

@@ -112,6 +112,8 @@ pub struct Features {
     pub custom_border_colors: bool,
     pub max_sampler_lod_bias: f32,
     pub image_cube_array: bool,
+    /// Occlusion queries count samples exactly (`occlusionQueryPrecise`): the 3D class's ZPASS_PIXEL_CNT.
+    pub occlusion_query_precise: bool,
 }
 
 impl Features {
@@ -567,6 +569,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         custom_border_colors: border_extension && on(border.custom_border_colors),
         max_sampler_lod_bias: limits.max_sampler_lod_bias,
         image_cube_array: on(base.image_cube_array),
+        occlusion_query_precise: on(base.occlusion_query_precise),
     };
     Ok(Candidate { physical, name, queue_family, size_control_extension, size_control, features })
 }
@@ -579,7 +582,8 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .shader_float64(f.shader_float64)
         .shader_int16(f.shader_int16)
         .sampler_anisotropy(f.sampler_anisotropy.is_some())
-        .image_cube_array(f.image_cube_array);
+        .image_cube_array(f.image_cube_array)
+        .occlusion_query_precise(f.occlusion_query_precise);
     let mut v11 =
         vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(f.storage_buffer_16bit_access);
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default()

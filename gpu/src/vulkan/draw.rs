@@ -122,6 +122,8 @@ pub struct Drawn {
     pub targets: Vec<Vec<u8>>,
     pub depth: Vec<u8>,
     pub stencil: Vec<u8>,
+    /// With `DrawJob::count_samples`: the samples that passed.
+    pub samples_passed: u64,
 }
 
 /// Everything a draw needs.
@@ -148,6 +150,8 @@ pub struct DrawJob<'a> {
     pub cull_mode: vk::CullModeFlags,
     pub front_face: vk::FrontFace,
     pub blend_constants: [f32; 4],
+    /// Count the samples that pass the depth and stencil tests (a precise occlusion query).
+    pub count_samples: bool,
 }
 
 /// A texture on the device: its image, view and sampler, and the buffer its texels come from.
@@ -346,6 +350,8 @@ impl ComputeDevice {
             }
         }
         let uploads = self.texture_uploads(job.vertex_textures.iter().chain(job.fragment_textures))?;
+        // Where the occlusion query's result lands (dropped after the queue lock: dropping a buffer takes it).
+        let samples_buffer = if job.count_samples { Some(self.buffer(8)?) } else { None };
         let mut queue = self.shared.ready()?;
         let mut objects = self.objects(queue.pool);
         let device = &self.shared.device;
@@ -579,6 +585,15 @@ impl ComputeDevice {
             unsafe { device.update_descriptor_sets(&writes, &[]) };
         }
 
+        if job.count_samples {
+            if !self.features.occlusion_query_precise {
+                return Err(VulkanError::NoPreciseOcclusion(self.name.clone()));
+            }
+            let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::OCCLUSION).query_count(1);
+            objects.query_pool =
+                unsafe { device.create_query_pool(&info, None) }.map_err(VulkanError::call("vkCreateQueryPool"))?;
+        }
+        let query_pool = objects.query_pool;
         let (pipeline, pipeline_layout) = (objects.pipeline, objects.pipeline_layout);
         let rendered = (extent.width, extent.height);
         objects.run(&mut queue, |device, commands| {
@@ -646,6 +661,9 @@ impl ComputeDevice {
                             .store_op(vk::AttachmentStoreOp::STORE)
                     })
                     .collect();
+                if job.count_samples {
+                    device.cmd_reset_query_pool(commands, query_pool, 0, 1);
+                }
                 let area = vk::Rect2D {
                     offset: vk::Offset2D::default(),
                     extent: vk::Extent2D { width: rendered.0, height: rendered.1 },
@@ -688,7 +706,15 @@ impl ComputeDevice {
                         job.push_constants,
                     );
                 }
+                if job.count_samples {
+                    device.cmd_begin_query(commands, query_pool, 0, vk::QueryControlFlags::PRECISE);
+                }
                 device.cmd_draw(commands, job.vertex_count, job.instance_count, 0, 0);
+                if let Some(buffer) = &samples_buffer {
+                    device.cmd_end_query(commands, query_pool, 0);
+                    let flags = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT;
+                    device.cmd_copy_query_pool_results(commands, query_pool, 0, 1, buffer.handle, 0, 8, flags);
+                }
                 device.cmd_end_rendering(commands);
                 let barriers: Vec<_> =
                     images.iter().map(|&image| transition(image, color, attachment, READING)).collect();
@@ -709,6 +735,10 @@ impl ComputeDevice {
         })?;
         drop(queue);
         let mut drawn = Drawn::default();
+        if let Some(buffer) = &samples_buffer {
+            let bytes = self.read_exactly(buffer, 8)?;
+            drawn.samples_passed = u64::from_le_bytes(bytes.try_into().expect("eight bytes"));
+        }
         for (target, buffer) in job.targets.iter().zip(&transfers) {
             drawn.targets.push(self.read_exactly(buffer, texels * target.bytes_per_texel)?);
         }

@@ -14,6 +14,11 @@ pub enum VulkanError {
     )]
     NoDraws(String),
     #[error(
+        "the Vulkan device {0} cannot count samples exactly (occlusionQueryPrecise), which a counter report needs: \
+         pick another with TANDEM_VULKAN_DEVICE"
+    )]
+    NoPreciseOcclusion(String),
+    #[error(
         "no Vulkan loader found ({0}): install libvulkan1 and a driver: mesa-vulkan-drivers (lavapipe) or a GPU driver"
     )]
     NoLoader(String),

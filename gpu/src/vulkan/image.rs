@@ -33,6 +33,7 @@ pub(super) struct ImageObjects<'a> {
     pub pipeline_layout: vk::PipelineLayout,
     pub pipeline: vk::Pipeline,
     pub descriptor_pool: vk::DescriptorPool,
+    pub query_pool: vk::QueryPool,
     command_buffer: vk::CommandBuffer,
     pool: vk::CommandPool,
     fence: vk::Fence,
@@ -49,6 +50,7 @@ impl Drop for ImageObjects<'_> {
             if self.command_buffer != vk::CommandBuffer::null() {
                 device.free_command_buffers(self.pool, &[self.command_buffer]);
             }
+            device.destroy_query_pool(self.query_pool, None);
             device.destroy_descriptor_pool(self.descriptor_pool, None);
             device.destroy_pipeline(self.pipeline, None);
             device.destroy_pipeline_layout(self.pipeline_layout, None);
@@ -262,6 +264,7 @@ impl ComputeDevice {
             pipeline_layout: vk::PipelineLayout::null(),
             pipeline: vk::Pipeline::null(),
             descriptor_pool: vk::DescriptorPool::null(),
+            query_pool: vk::QueryPool::null(),
             command_buffer: vk::CommandBuffer::null(),
             pool,
             fence: vk::Fence::null(),

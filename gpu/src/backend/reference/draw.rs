@@ -238,7 +238,7 @@ impl ReferenceBackend {
         Ok(banks)
     }
 
-    pub(super) fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<(), BackendError> {
+    pub(super) fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<u64, BackendError> {
         let fragment_header = draw.fragment_shader.header;
         let mut targets = [None; 8];
         for target in &draw.targets {
@@ -379,6 +379,7 @@ impl ReferenceBackend {
             },
             front_face: if draw.front_ccw { vk::FrontFace::COUNTER_CLOCKWISE } else { vk::FrontFace::CLOCKWISE },
             blend_constants: draw.blend_constant,
+            count_samples: draw.count_samples,
         };
         let drawn = self.device.draw(&job).map_err(failed)?;
         let flag = FaultWord::Flag as usize * 4;
@@ -392,7 +393,7 @@ impl ReferenceBackend {
             let after = super::depth::merge(&zeta.format, host.format, before, &drawn.depth, &drawn.stencil);
             write_texels(&zeta.surface, width, before, &after, memory)?;
         }
-        Ok(())
+        Ok(drawn.samples_passed)
     }
 }
 

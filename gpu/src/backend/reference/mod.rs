@@ -207,7 +207,7 @@ impl Backend for ReferenceBackend {
         Ok(())
     }
 
-    fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<(), BackendError> {
+    fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<u64, BackendError> {
         ReferenceBackend::draw(self, draw, memory)
     }
 
