@@ -1,6 +1,6 @@
-//! BC1-BC5 and BC7 block decoders, the reference back end's CPU path for compressed textures (Khronos Data Format
-//! Specification, "S3TC", "RGTC" and "BPTC Compressed Texture Image Formats"; BC7 in `bc7.rs`). A block is 4 x 4
-//! texels; a texel decodes to RGBA floats (normalised; SNORM formats to -1..1).
+//! BC1-BC7 block decoders, the reference back end's CPU path for compressed textures (Khronos Data Format
+//! Specification, "S3TC", "RGTC" and "BPTC Compressed Texture Image Formats"; BC6H in `bc6h.rs`, BC7 in `bc7.rs`).
+//! A block is 4 x 4 texels; a texel decodes to RGBA floats (normalised; SNORM formats to -1..1; BC6H to halves).
 //!
 //! Interpolated values are exact fractions here (e.g. (2 c0 + c1) / 3); hardware may round intermediate results,
 //! within the tolerance the specification allows, so tests compare against a GPU with that tolerance.
@@ -18,6 +18,8 @@ pub enum Bc {
     Bc4 { signed: bool },
     /// BC5 (RGTC2): two BC4 blocks, red then green; 16 bytes.
     Bc5 { signed: bool },
+    /// BC6H (BPTC float), unsigned or signed: fourteen modes of half-float end points (`bc6h.rs`); 16 bytes.
+    Bc6h { signed: bool },
     /// BC7 (BPTC UNORM): eight modes of partitions and end points (`bc7.rs`); 16 bytes.
     Bc7,
 }
@@ -26,7 +28,7 @@ impl Bc {
     pub fn block_bytes(self) -> usize {
         match self {
             Bc::Bc1 | Bc::Bc4 { .. } => 8,
-            Bc::Bc2 | Bc::Bc3 | Bc::Bc5 { .. } | Bc::Bc7 => 16,
+            Bc::Bc2 | Bc::Bc3 | Bc::Bc5 { .. } | Bc::Bc6h { .. } | Bc::Bc7 => 16,
         }
     }
 }
@@ -124,6 +126,10 @@ pub fn decode_block(format: Bc, block: &[u8]) -> Texels {
         Bc::Bc5 { signed } => {
             let (red, green) = (channel_block(&block[..8], signed), channel_block(&block[8..16], signed));
             std::array::from_fn(|texel| [red[texel], green[texel], 0.0, 1.0])
+        }
+        Bc::Bc6h { signed } => {
+            let texels = super::bc6h::decode_block(block[..16].try_into().expect("sixteen bytes"), signed);
+            texels.map(|texel| texel.map(|half| f32::from_bits(super::texel::half_to_f32(u32::from(half)))))
         }
         Bc::Bc7 => {
             let texels = super::bc7::decode_block(block[..16].try_into().expect("sixteen bytes"));

@@ -60,7 +60,7 @@ const WEIGHTS_2: [u16; 4] = [0, 21, 43, 64];
 const WEIGHTS_3: [u16; 8] = [0, 9, 18, 27, 37, 46, 55, 64];
 const WEIGHTS_4: [u16; 16] = [0, 4, 9, 13, 17, 21, 26, 30, 34, 38, 43, 47, 51, 55, 60, 64];
 
-fn weight(bits: u32, index: u32) -> u16 {
+pub(super) fn weight(bits: u32, index: u32) -> u16 {
     match bits {
         2 => WEIGHTS_2[index as usize],
         3 => WEIGHTS_3[index as usize],
@@ -69,7 +69,7 @@ fn weight(bits: u32, index: u32) -> u16 {
 }
 
 /// Two-subset partitions, 2 bits a texel: the subset of texel t (x + 4 y) is `(word >> 2t) & 3`.
-const PARTITIONS_2_PACKED: [u32; 64] = [
+pub(super) const PARTITIONS_2_PACKED: [u32; 64] = [
     0x50505050, 0x40404040, 0x54545454, 0x54505040, // 0..3
     0x50404000, 0x55545450, 0x55545040, 0x54504000, // 4..7
     0x50400000, 0x55555450, 0x55544000, 0x54400000, // 8..11
@@ -109,7 +109,7 @@ const PARTITIONS_3_PACKED: [u32; 64] = [
 ];
 
 /// The anchor texel of subset 1 of a two-subset partition (subset 0's is texel 0).
-const ANCHOR_2: [u8; 64] = [
+pub(super) const ANCHOR_2: [u8; 64] = [
     15, 15, 15, 15, 15, 15, 15, 15, // 0..7
     15, 15, 15, 15, 15, 15, 15, 15, // 8..15
     15, 2, 8, 2, 2, 8, 8, 15, // 16..23
@@ -144,13 +144,13 @@ const ANCHOR_3_THIRD: [u8; 64] = [
 ];
 
 /// Reads a block's fields from its low bit up.
-struct Bits {
-    value: u128,
-    at: u32,
+pub(super) struct Bits {
+    pub value: u128,
+    pub at: u32,
 }
 
 impl Bits {
-    fn take(&mut self, count: u32) -> u32 {
+    pub fn take(&mut self, count: u32) -> u32 {
         let field = (self.value >> self.at) as u32 & ((1u64 << count) - 1) as u32;
         self.at += count;
         field

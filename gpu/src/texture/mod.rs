@@ -3,6 +3,7 @@
 
 pub mod astc;
 pub mod bc;
+pub mod bc6h;
 pub mod bc7;
 pub mod block_linear;
 pub mod descriptor;

@@ -160,6 +160,8 @@ pub const TEXTURE_FORMATS: &[TextureFormat] = &[
     plain(0x0d, "G8R24", 4, [(0, 24), (24, 8), (0, 0), (0, 0)]),
     plain(0x0e, "G24R8", 4, [(0, 8), (8, 24), (0, 0), (0, 0)]),
     plain(0x0f, "R32", 4, sizes(32, 1)),
+    TextureFormat { code: 0x10, name: "BC6H_SF16", storage: Storage::Compressed(Bc::Bc6h { signed: true }) },
+    TextureFormat { code: 0x11, name: "BC6H_UF16", storage: Storage::Compressed(Bc::Bc6h { signed: false }) },
     plain(0x12, "A4B4G4R4", 2, sizes(4, 4)),
     plain(0x13, "A5B5G5R1", 2, [(0, 1), (1, 5), (6, 5), (11, 5)]),
     plain(0x14, "A1B5G5R5", 2, [(0, 5), (5, 5), (10, 5), (15, 1)]),
@@ -337,7 +339,8 @@ pub fn decode(
                 other => other,
             };
             let decoded = bc::decode_image(compressed, width, height, &data[..needed]).expect("the size was checked");
-            let srgb = header.srgb && sampler_srgb && !matches!(compressed, Bc::Bc4 { .. } | Bc::Bc5 { .. });
+            let srgb =
+                header.srgb && sampler_srgb && !matches!(compressed, Bc::Bc4 { .. } | Bc::Bc5 { .. } | Bc::Bc6h { .. });
             decoded
                 .into_iter()
                 .map(|texel| {
