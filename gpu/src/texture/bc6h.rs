@@ -260,3 +260,27 @@ pub fn decode_block(block: &[u8; 16], signed: bool) -> [[u16; 4]; 16] {
         [channel(0), channel(1), channel(2), one]
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every layout fills the bits before the indices exactly: 82 with two subsets, 65 with one.
+    #[test]
+    fn layouts_end_where_the_indices_begin() {
+        for mode in &MODES {
+            let bits: i32 = mode
+                .layout
+                .split(' ')
+                .map(|item| {
+                    let range = item.split_once('.').expect("name.range").1;
+                    match range.split_once("..") {
+                        Some((a, b)) => (a.parse::<i32>().unwrap() - b.parse::<i32>().unwrap()).abs() + 1,
+                        None => 1,
+                    }
+                })
+                .sum();
+            assert_eq!(bits, if mode.subsets == 1 { 65 } else { 82 }, "mode {}", mode.number);
+        }
+    }
+}
