@@ -20,6 +20,9 @@
  *   than what was drawn before (the depths far apart, so no rounding decides), a stencil pass REPLACE writes the
  *   reference where a primitive covers and EQUAL draws only there; the target's untouched texels keep the clear's
  *   depth and stencil, and the stencil bits hold the reference where written;
+ * - polygon offset: a draw's depths move, against the same draw without it, by its units (half SET_DEPTH_BIAS)
+ *   in D24 steps, by the slope factor times the depth slope, or by no more than the clamp; the depth bounds test
+ *   lets a primitive through only where the stored depth is within the bounds, writing no depth;
  * - counters: the samples that passed (SET_ZPASS_PIXEL_COUNT) are the pixels the edge functions say were drawn and
  *   not hidden, the data assembler's vertices and primitives those launched, written by report semaphores. */
 #include "ipc.h"
@@ -89,6 +92,12 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SET_DEPTH_TEST 0x12CCu
 #define SET_DEPTH_WRITE 0x12E8u
 #define SET_DEPTH_FUNC 0x130Cu
+#define SET_POLY_OFFSET_FILL 0x0DC8u
+#define SET_SLOPE_SCALE_DEPTH_BIAS 0x156Cu
+#define SET_DEPTH_BIAS 0x15BCu
+#define SET_DEPTH_BIAS_CLAMP 0x187Cu
+#define SET_DEPTH_BOUNDS_MIN 0x0F9Cu
+#define SET_DEPTH_BOUNDS_TEST 0x19BCu
 #define SET_STENCIL_TEST 0x1380u
 #define SET_STENCIL_OP_FAIL 0x1384u
 #define SET_ZPASS_PIXEL_COUNT 0x1514u
@@ -326,7 +335,8 @@ static void expected_by_depth(uint32_t x, uint32_t y, uint8_t out[4]) {
     memcpy(out, in_triangle(x, y) ? colour_b : in_rectangle(x, y) ? colour_a : in_small(x, y) ? colour_c : background, 4);
 }
 
-static void draw_indexed_rectangle(void) {
+/* The rectangle (colour A) with z `left` at its left corners and `right` at its right ones. */
+static void draw_indexed_rectangle_sloped(uint32_t left, uint32_t right) {
     const Vertex corners[4] = {
         {165, 73, {F_0_6, F_0_8, F_0_2, F_1}},
         {700, 73, {F_0_6, F_0_8, F_0_2, F_1}},
@@ -334,10 +344,15 @@ static void draw_indexed_rectangle(void) {
         {700, 420, {F_0_6, F_0_8, F_0_2, F_1}},
     };
     put_vertices(corners, 4);
+    uint32_t *out = (uint32_t *)(gpu.memory + VERTICES);
+    out[8 * 0 + 2] = out[8 * 2 + 2] = left;
+    out[8 * 1 + 2] = out[8 * 3 + 2] = right;
     set(BEGIN, TRIANGLES);
     set(DRAW_INDEX_BUFFER, 6);
     set(END, 0);
 }
+
+static void draw_indexed_rectangle(void) { draw_indexed_rectangle_sloped(vertex_z, vertex_z); }
 
 /* A counter's report (REPORT_ONLY, four words: the 64-bit value, then the timestamp) at REPORTS + 16 * `slot`. */
 static void report_counter(uint32_t counter, uint32_t slot) {
@@ -456,6 +471,112 @@ static void depth_and_stencil(void) {
         }
     report("the rectangle's colour where the stencil holds 5, the background elsewhere", wrong, count);
     check(stencil_wrong == 0, "stencil 5 where the small triangle covers, 0 elsewhere, depth kept");
+}
+
+/* ---- Polygon offset and the depth bounds test ------------------------------------------------------------ */
+
+/* The depth of each texel of the zeta target a draw without polygon offset left. */
+static uint32_t depths_before[WIDTH * HEIGHT];
+
+/* Draws the rectangle from z `left` to `right` under ALWAYS, once without polygon offset and once with the
+ * offset registers given, and counts the rectangle's texels whose depth moved by other than `steps` (D24 steps;
+ * within `slack`). Depths are chosen off the half steps, so that an offset of whole steps rounds one way. */
+static uint32_t offset_misses(uint32_t left, uint32_t right, uint32_t units, uint32_t slope, uint32_t clamp,
+                              uint32_t steps, uint32_t slack) {
+    set(CLEAR_SURFACE, 3);
+    set(SET_POLY_OFFSET_FILL, 0);
+    draw_indexed_rectangle_sloped(left, right);
+    run("draw");
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) depths_before[WIDTH * y + x] = zeta_texel(x, y) >> 8;
+    set(CLEAR_SURFACE, 3);
+    set(SET_POLY_OFFSET_FILL, 1);
+    set(SET_DEPTH_BIAS, units);
+    set(SET_SLOPE_SCALE_DEPTH_BIAS, slope);
+    set(SET_DEPTH_BIAS_CLAMP, clamp);
+    draw_indexed_rectangle_sloped(left, right);
+    set(SET_POLY_OFFSET_FILL, 0);
+    run("draw");
+    uint32_t misses = 0, covered = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) {
+            if (!in_rectangle(x, y)) continue;
+            covered++;
+            int64_t moved = (int64_t)(zeta_texel(x, y) >> 8) - (int64_t)depths_before[WIDTH * y + x];
+            misses += moved < (int64_t)steps - (int64_t)slack || moved > (int64_t)steps + (int64_t)slack;
+        }
+    check(covered > 50, "the rectangle covers pixels");
+    return misses;
+}
+
+static void report_misses(const char *what, uint32_t misses) {
+    check(misses == 0, what);
+    print("   texels off ");
+    print_u64(misses);
+    print("\n");
+}
+
+/* Where the depth bounds test lets the triangle (colour B) through onto the rectangle at window depth 0.5 (A)
+ * over a clear of 1.0: inside the rectangle when the bounds hold 0.5 (`inner`), outside it otherwise. */
+static int bounds_inner;
+static void expected_by_bounds(uint32_t x, uint32_t y, uint8_t out[4]) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    int in_bounds = in_rectangle(x, y) == bounds_inner;
+    memcpy(out, in_triangle(x, y) && in_bounds ? colour_b : in_rectangle(x, y) ? colour_a : background, 4);
+}
+
+static void polygon_offset_and_depth_bounds(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    set(SET_ZT_SELECT, 1);
+    set(SET_DEPTH_TEST, 1);
+    set(SET_DEPTH_WRITE, 1);
+    set(SET_DEPTH_FUNC, OGL_ALWAYS);
+    /* SET_DEPTH_BIAS holds twice the API's units (behaviour 5.5): 32.0 is 16 steps of D24. Window depth 0.75
+     * (z 0.5) is 12582911.25 steps. */
+    print("-- polygon offset: SET_DEPTH_BIAS 32.0 moves a flat rectangle's depth by 16 steps of D24\n");
+    report_misses("each texel 16 steps further", offset_misses(0x3F000000u, 0x3F000000u, 0x42000000u, 0, 0, 16, 0));
+    /* Window depth from 0.5 to 0.75 over the rectangle's 535/16 pixels: a slope of 4/535 a pixel; a factor of
+     * 1/64 moves depth by 1/8560, 1959.95 steps. */
+    print("-- polygon offset: a slope factor of 1/64 on a rectangle sloped 4/535 a pixel moves it by 1960 steps\n");
+    report_misses("each texel 1960 steps further, give or take 2",
+                  offset_misses(0x00000000u, 0x3F000000u, 0, 0x3C800000u, 0, 1960, 2));
+    print("-- polygon offset: 1000 units clamped to 10 steps (5.96e-7)\n");
+    report_misses("each texel 10 steps further",
+                  offset_misses(0x3F000000u, 0x3F000000u, 0x44FA0000u, 0, 0x35200000u, 10, 0));
+
+    uint32_t bounds[2][2] = {{0x3E800000u, 0x3F200000u} /* 0.25..0.625 */, {0x3F19999Au, F_1} /* 0.6..1 */};
+    for (int inner = 1; inner >= 0; inner--) {
+        print(inner ? "-- the depth bounds test, 0.25 to 0.625: the triangle draws only over the rectangle (0.5)\n"
+                    : "-- the depth bounds test, 0.6 to 1: the triangle draws only off the rectangle (cleared 1.0)\n");
+        fill_target(background);
+        set(CLEAR_SURFACE, 3);
+        set(SET_DEPTH_TEST, 1);
+        vertex_z = 0x00000000u; /* window depth 0.5 */
+        draw_indexed_rectangle();
+        run("draw"); /* the vertices are in memory the next draw's replace */
+        set(SET_DEPTH_TEST, 0);
+        method(SET_DEPTH_BOUNDS_MIN, 2, bounds[1 - inner]);
+        set(SET_DEPTH_BOUNDS_TEST, 1);
+        vertex_z = 0x3F000000u;
+        put_vertices(triangle, 3);
+        draw_arrays(3, 0);
+        set(SET_DEPTH_BOUNDS_TEST, 0);
+        run("draws");
+        bounds_inner = inner;
+        uint32_t wrong = 0, depth_kept = 1;
+        for (uint32_t y = 0; y < HEIGHT; y++)
+            for (uint32_t x = 0; x < WIDTH; x++) {
+                uint8_t want[4];
+                expected_by_bounds(x, y, want);
+                wrong += memcmp(gpu.memory + TARGET + 256 * y + 4 * x, want, 4) != 0;
+                depth_kept &= in_rectangle(x, y) || zeta_texel(x, y) == 0xFFFFFF00u;
+            }
+        report(inner ? "B over the rectangle inside the triangle, A elsewhere on it, the background off it"
+                     : "B off the rectangle inside the triangle, A on it, the background elsewhere",
+               wrong, WIDTH * HEIGHT);
+        check(depth_kept, "the bounds test writes no depth: off the rectangle the clear's 1.0 stays");
+    }
+    set(SET_ZT_SELECT, 0);
 }
 
 /* ---- Textures ------------------------------------------------------------------------------------------- */
@@ -843,6 +964,7 @@ int main(void) {
     report("covered pixels take R and A, G and B keep the background's", wrong, count);
 
     depth_and_stencil();
+    polygon_offset_and_depth_bounds();
     textures();
 
     nv_close(nv, gpu.channel);

@@ -67,6 +67,11 @@ pub const SET_DEPTH_FUNC: u32 = 0x130c;
 pub const SET_ALPHA_TEST: u32 = 0x12ec;
 pub const SET_DEPTH_BOUNDS_TEST: u32 = 0x19bc;
 pub const SET_POLY_OFFSET_FILL: u32 = 0x0dc8;
+pub const SET_SLOPE_SCALE_DEPTH_BIAS: u32 = 0x156c;
+pub const SET_DEPTH_BIAS: u32 = 0x15bc;
+pub const SET_DEPTH_BIAS_CLAMP: u32 = 0x187c;
+pub const SET_DEPTH_BOUNDS_MIN: u32 = 0x0f9c;
+pub const SET_DEPTH_BOUNDS_MAX: u32 = 0x0fa0;
 pub const SET_STENCIL_TEST: u32 = 0x1380;
 pub const SET_STENCIL_OP_FAIL: u32 = 0x1384;
 pub const SET_STENCIL_OP_ZFAIL: u32 = 0x1388;
@@ -277,8 +282,20 @@ pub struct StencilFace {
     pub write_mask: u8,
 }
 
+/// Polygon offset (SET_POLY_OFFSET_FILL): a filled triangle's depth moves by `slope_factor` times its largest
+/// depth slope plus `units` of the zeta format's resolution (2^-24 for D24, 2^-16 for Z16, 2^(e - 23) for Z32F
+/// with e the triangle's largest exponent), limited to `clamp` when that is not 0.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DepthBias {
+    /// SET_DEPTH_BIAS halved: the register holds twice the API's units (Maxwell behaviour 5.5; NVN, deko3d and
+    /// NVIDIA's drivers write `units * 2`).
+    pub units: f32,
+    pub slope_factor: f32,
+    pub clamp: f32,
+}
+
 /// The zeta target a draw tests and writes (its first layer), and the tests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DepthStencil {
     pub surface: crate::texture::surface::Surface,
     pub format: crate::texture::format::DepthFormat,
@@ -287,6 +304,9 @@ pub struct DepthStencil {
     pub depth_write: bool,
     /// Front and back faces' stencil tests, when it is on (the back takes the front's unless two-sided).
     pub stencil: Option<[StencilFace; 2]>,
+    pub bias: Option<DepthBias>,
+    /// The depth bounds test, when it is on: samples whose stored depth lies outside [min, max] are discarded.
+    pub bounds: Option<[f32; 2]>,
 }
 
 /// The draw-related state the 3D engine keeps beyond its registers.
@@ -499,14 +519,8 @@ impl Maxwell3D {
         if self.register(SET_RASTER_ENABLE) & 1 == 0 {
             return Ok(());
         }
-        for (register, what) in [
-            (SET_POLY_OFFSET_FILL, "polygon offset"),
-            (SET_DEPTH_BOUNDS_TEST, "the depth bounds test"),
-            (SET_ALPHA_TEST, "the alpha test"),
-        ] {
-            if self.register(register) & 1 == 1 {
-                return Err(at.unimplemented(format!("draws with {what}")));
-            }
+        if self.register(SET_ALPHA_TEST) & 1 == 1 {
+            return Err(at.unimplemented("draws with the alpha test"));
         }
         for register in [SET_FRONT_POLYGON_MODE, SET_BACK_POLYGON_MODE] {
             let mode = self.register(register);
@@ -596,19 +610,31 @@ impl Maxwell3D {
         Ok(())
     }
 
-    /// The zeta target and the depth and stencil tests (SET_DEPTH_TEST, _WRITE, _FUNC; SET_STENCIL_*, the back
-    /// face's with SET_TWO_SIDED_STENCIL_TEST), or `None` when no target is selected or no test is on (then
-    /// nothing reads or writes depth and stencil).
+    /// The zeta target and the depth, stencil and depth bounds tests (SET_DEPTH_TEST, _WRITE, _FUNC;
+    /// SET_STENCIL_*, the back face's with SET_TWO_SIDED_STENCIL_TEST; SET_DEPTH_BOUNDS_*) with polygon offset,
+    /// or `None` when no target is selected or no test is on (then nothing reads or writes depth and stencil).
+    ///
+    /// SET_DEPTH_BIAS_CONTROL's DEPTH_FORMAT_DEPENDENT is not read: the units are the zeta format's resolution
+    /// either way, as the drivers that program it (and Ryujinx and yuzu) have them.
     fn depth_stencil(&self, at: Method) -> Result<Option<DepthStencil>, EngineError> {
         let depth_on = self.register(SET_DEPTH_TEST) & 1 == 1;
         let stencil_on = self.register(SET_STENCIL_TEST) & 1 == 1;
-        if !depth_on && !stencil_on {
+        let bounds_on = self.register(SET_DEPTH_BOUNDS_TEST) & 1 == 1;
+        if !depth_on && !stencil_on && !bounds_on {
             return Ok(None);
         }
         let Some((surface, format)) = self.zeta_target(at, "draws")? else { return Ok(None) };
         let comparison_of = |register: u32| {
             let value = self.register(register);
             comparison(value).ok_or_else(|| at.bad_argument(value, "not a comparison function"))
+        };
+        let finite = |register: u32| {
+            let value = self.float(register);
+            if value.is_finite() {
+                Ok(value)
+            } else {
+                Err(at.bad_argument(self.register(register), "an infinite or NaN depth bias or bound"))
+            }
         };
         let operation = |register: u32| {
             let value = self.register(register);
@@ -658,6 +684,16 @@ impl Maxwell3D {
             depth_test: if depth_on { Some(comparison_of(SET_DEPTH_FUNC)?) } else { None },
             depth_write: depth_on && self.register(SET_DEPTH_WRITE) & 1 == 1,
             stencil,
+            bias: if self.register(SET_POLY_OFFSET_FILL) & 1 == 1 {
+                Some(DepthBias {
+                    units: finite(SET_DEPTH_BIAS)? / 2.0,
+                    slope_factor: finite(SET_SLOPE_SCALE_DEPTH_BIAS)?,
+                    clamp: finite(SET_DEPTH_BIAS_CLAMP)?,
+                })
+            } else {
+                None
+            },
+            bounds: if bounds_on { Some([finite(SET_DEPTH_BOUNDS_MIN)?, finite(SET_DEPTH_BOUNDS_MAX)?]) } else { None },
         }))
     }
 

@@ -114,6 +114,9 @@ pub struct Features {
     pub image_cube_array: bool,
     /// Occlusion queries count samples exactly (`occlusionQueryPrecise`): the 3D class's ZPASS_PIXEL_CNT.
     pub occlusion_query_precise: bool,
+    /// Polygon offset's clamp, and the depth bounds test.
+    pub depth_bias_clamp: bool,
+    pub depth_bounds: bool,
 }
 
 impl Features {
@@ -570,6 +573,8 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         max_sampler_lod_bias: limits.max_sampler_lod_bias,
         image_cube_array: on(base.image_cube_array),
         occlusion_query_precise: on(base.occlusion_query_precise),
+        depth_bias_clamp: on(base.depth_bias_clamp),
+        depth_bounds: on(base.depth_bounds),
     };
     Ok(Candidate { physical, name, queue_family, size_control_extension, size_control, features })
 }
@@ -583,7 +588,9 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .shader_int16(f.shader_int16)
         .sampler_anisotropy(f.sampler_anisotropy.is_some())
         .image_cube_array(f.image_cube_array)
-        .occlusion_query_precise(f.occlusion_query_precise);
+        .occlusion_query_precise(f.occlusion_query_precise)
+        .depth_bias_clamp(f.depth_bias_clamp)
+        .depth_bounds(f.depth_bounds);
     let mut v11 =
         vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(f.storage_buffer_16bit_access);
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default()

@@ -95,6 +95,10 @@ pub struct DepthAttachment<'a> {
     pub depth_write: bool,
     /// Front and back faces' stencil tests (`None`: off).
     pub stencil_test: Option<[vk::StencilOpState; 2]>,
+    /// Depth bias (`None`: off) as vkCmdSetDepthBias takes it: constant factor, clamp, slope factor.
+    pub bias: Option<[f32; 3]>,
+    /// The depth bounds test's range (`None`: off).
+    pub bounds: Option<[f32; 2]>,
 }
 
 impl DepthAttachment<'_> {
@@ -303,9 +307,22 @@ impl ComputeDevice {
     }
 
     /// Runs `job` and returns each target's texels after it, as they were given.
+    /// `Ok` when the device has a feature (`has`), else the error naming it and what needs it.
+    fn require(&self, has: bool, feature: &'static str, needed_by: &'static str) -> Result<(), VulkanError> {
+        if has { Ok(()) } else { Err(VulkanError::MissingFeature { device: self.name.clone(), feature, needed_by }) }
+    }
+
     pub fn draw(&self, job: &DrawJob) -> Result<Drawn, VulkanError> {
         if !self.features.draws {
             return Err(VulkanError::NoDraws(self.name.clone()));
+        }
+        if let Some(depth) = &job.depth {
+            if depth.bias.is_some_and(|[_, clamp, _]| clamp != 0.0) {
+                self.require(self.features.depth_bias_clamp, "depthBiasClamp", "polygon offset with a clamp")?;
+            }
+            if depth.bounds.is_some() {
+                self.require(self.features.depth_bounds, "depthBounds", "the depth bounds test")?;
+            }
         }
         for buffer in job.vertex_buffers.iter().chain(job.fragment_buffers) {
             self.owns(buffer)?;
@@ -445,11 +462,18 @@ impl ComputeDevice {
         let viewports = [job.viewport];
         let scissors = [job.scissor];
         let viewport_state = vk::PipelineViewportStateCreateInfo::default().viewports(&viewports).scissors(&scissors);
-        let raster = vk::PipelineRasterizationStateCreateInfo::default()
+        let mut raster = vk::PipelineRasterizationStateCreateInfo::default()
             .polygon_mode(vk::PolygonMode::FILL)
             .cull_mode(job.cull_mode)
             .front_face(job.front_face)
             .line_width(1.0);
+        if let Some([constant, clamp, slope]) = job.depth.as_ref().and_then(|depth| depth.bias) {
+            raster = raster
+                .depth_bias_enable(true)
+                .depth_bias_constant_factor(constant)
+                .depth_bias_clamp(clamp)
+                .depth_bias_slope_factor(slope);
+        }
         let multisample =
             vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
         let attachments: Vec<_> = job
@@ -491,6 +515,10 @@ impl ComputeDevice {
             }
             if let Some([front, back]) = depth.stencil_test {
                 depth_stencil = depth_stencil.stencil_test_enable(true).front(front).back(back);
+            }
+            if let Some([min, max]) = depth.bounds {
+                depth_stencil =
+                    depth_stencil.depth_bounds_test_enable(true).min_depth_bounds(min).max_depth_bounds(max);
             }
         }
         let pipeline_info = [vk::GraphicsPipelineCreateInfo::default()
@@ -586,9 +614,7 @@ impl ComputeDevice {
         }
 
         if job.count_samples {
-            if !self.features.occlusion_query_precise {
-                return Err(VulkanError::NoPreciseOcclusion(self.name.clone()));
-            }
+            self.require(self.features.occlusion_query_precise, "occlusionQueryPrecise", "a sample counter report")?;
             let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::OCCLUSION).query_count(1);
             objects.query_pool =
                 unsafe { device.create_query_pool(&info, None) }.map_err(VulkanError::call("vkCreateQueryPool"))?;

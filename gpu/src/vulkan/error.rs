@@ -14,10 +14,9 @@ pub enum VulkanError {
     )]
     NoDraws(String),
     #[error(
-        "the Vulkan device {0} cannot count samples exactly (occlusionQueryPrecise), which a counter report needs: \
-         pick another with TANDEM_VULKAN_DEVICE"
+        "the Vulkan device {device} lacks {feature}, which {needed_by} needs: pick another with TANDEM_VULKAN_DEVICE"
     )]
-    NoPreciseOcclusion(String),
+    MissingFeature { device: String, feature: &'static str, needed_by: &'static str },
     #[error(
         "no Vulkan loader found ({0}): install libvulkan1 and a driver: mesa-vulkan-drivers (lavapipe) or a GPU driver"
     )]

@@ -21,6 +21,7 @@ mod dispatch;
 mod draw;
 mod error;
 mod image;
+mod probe;
 mod spirv;
 
 pub use device::{DeviceOptions, DeviceType, Features, SubgroupOperations};

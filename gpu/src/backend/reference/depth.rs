@@ -106,16 +106,96 @@ impl ReferenceBackend {
     }
 
     /// The attachment the Vulkan draw takes for `zeta`, whose texels `host` holds.
-    pub(super) fn depth_attachment<'h>(&self, zeta: &DepthStencil, host: &'h HostDepth) -> DepthAttachment<'h> {
-        DepthAttachment {
+    ///
+    /// Polygon offset is Vulkan's depth bias, whose units are the host format's resolution r. Maxwell's are
+    /// 2^-n for an n-bit format; Vulkan lets r be up to twice that, so the units are scaled by what the device
+    /// measures (`ComputeDevice::depth_bias_steps`). A D24 target held as D32_SFLOAT would count them in float
+    /// steps (behaviour 1.7), so that case says so instead of drawing.
+    pub(super) fn depth_attachment<'h>(
+        &mut self,
+        zeta: &DepthStencil,
+        host: &'h HostDepth,
+    ) -> Result<DepthAttachment<'h>, BackendError> {
+        let bias = match zeta.bias {
+            None => None,
+            Some(bias) => {
+                let host_float = matches!(host.format, vk::Format::D32_SFLOAT | vk::Format::D32_SFLOAT_S8_UINT);
+                let steps = match (host_float, zeta.format.float_depth) {
+                    (true, true) => 1.0,
+                    (true, false) => {
+                        return Err(BackendError::Unimplemented {
+                            backend: NAME,
+                            what: format!(
+                                "polygon offset on a {} depth target, which {} holds as {:?} (its units would be \
+                                 float steps)",
+                                zeta.format.name,
+                                self.device.name(),
+                                host.format
+                            ),
+                        });
+                    }
+                    (false, _) => self.bias_steps(host.format)?,
+                };
+                Some([(f64::from(bias.units) / steps) as f32, bias.clamp, bias.slope_factor])
+            }
+        };
+        Ok(DepthAttachment {
             format: host.format,
             depth: &host.depth,
             stencil: &host.stencil,
             depth_test: zeta.depth_test.map(compare_op),
             depth_write: zeta.depth_write,
             stencil_test: zeta.stencil.map(|faces| faces.map(|face| stencil_state(&face))),
-        }
+            bias,
+            // Vulkan takes bounds within 0..1 (without VK_EXT_depth_range_unrestricted); stored depths are there.
+            bounds: zeta.bounds.map(|bounds| bounds.map(|bound| bound.clamp(0.0, 1.0))),
+        })
     }
+
+    /// The device's depth bias steps a unit on `format`, measured once.
+    fn bias_steps(&mut self, format: vk::Format) -> Result<f64, BackendError> {
+        if let Some(&steps) = self.bias_steps.get(&format) {
+            return Ok(steps);
+        }
+        let steps = self.device.depth_bias_steps(format).map_err(|error| BackendError::Failed {
+            backend: NAME,
+            problem: format!("measuring depth bias on {format:?}: {error}"),
+        })?;
+        if !(0.5..=2.5).contains(&steps) {
+            return Err(BackendError::Unimplemented {
+                backend: NAME,
+                what: format!(
+                    "polygon offset on {}, whose depth bias moves {format:?} by {steps} steps a unit (Vulkan allows 1 \
+                     to 2)",
+                    self.device.name()
+                ),
+            });
+        }
+        tracing::info!(?format, steps, "the device's depth bias steps a unit");
+        self.bias_steps.insert(format, steps);
+        Ok(steps)
+    }
+}
+
+/// Which of the guest zeta texels `texels` (of `format`) hold a depth outside `[min, max]` (each clamped to
+/// 0..1, as the Vulkan test takes them).
+pub(super) fn outside_bounds(format: &DepthFormat, texels: &[u8], [min, max]: [f32; 2]) -> Vec<bool> {
+    let (min, max) = (min.clamp(0.0, 1.0), max.clamp(0.0, 1.0));
+    texels
+        .chunks_exact(format.bytes as usize)
+        .map(|texel| {
+            let mut wide = [0u8; 16];
+            wide[..texel.len()].copy_from_slice(texel);
+            let raw = field(u128::from_le_bytes(wide), format.depth);
+            let depth = match (format.float_depth, format.depth.1) {
+                // A stencil-only target has no depth to test.
+                (_, 0) => return false,
+                (true, _) => f32::from_bits(raw),
+                (false, bits) => (f64::from(raw) / ((1u64 << bits) - 1) as f64) as f32,
+            };
+            !(min..=max).contains(&depth)
+        })
+        .collect()
 }
 
 /// Guest zeta texels of `format` as the aspects of `host`.

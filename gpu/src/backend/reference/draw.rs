@@ -5,7 +5,7 @@
 
 use super::texture::DecodedTexture;
 use super::{NAME, ReferenceBackend, failed, vulkan_format};
-use crate::backend::{BackendError, BlendState, Cull, Draw, GpuMemory, Topology};
+use crate::backend::{BackendError, BlendState, Cull, DepthStencil, Draw, GpuMemory, Topology};
 use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
@@ -316,11 +316,28 @@ impl ReferenceBackend {
                 blend: target.blend.as_ref().map(blend).transpose()?,
             });
         }
-        let zeta = match &draw.depth_stencil {
+        // The depth bounds test on a device without depthBounds is done here: where the draw writes no depth
+        // or stencil and counts no samples, a sample the test discards would change nothing, and the depth it
+        // tests is the one stored before the draw, so putting back each texel outside the bounds is the test.
+        let bounds_here = match &draw.depth_stencil {
+            Some(zeta) if zeta.bounds.is_some() && !self.device.features().depth_bounds => {
+                if zeta.depth_write || zeta.stencil.is_some() || draw.count_samples {
+                    return Err(unimplemented(format!(
+                        "draw with the depth bounds test and depth writes, the stencil test or sample counting on \
+                         {}, which lacks depthBounds",
+                        self.device.name()
+                    )));
+                }
+                zeta.bounds
+            }
+            _ => None,
+        };
+        let zeta = match draw.depth_stencil {
             Some(zeta) => {
                 let before = read_texels(&zeta.surface, width, height, memory)?;
-                let host = self.split_depth(zeta, &before)?;
-                Some((zeta, before, host))
+                let host = self.split_depth(&zeta, &before)?;
+                let on_host = DepthStencil { bounds: if bounds_here.is_some() { None } else { zeta.bounds }, ..zeta };
+                Some((on_host, before, host))
             }
             None => None,
         };
@@ -365,7 +382,10 @@ impl ReferenceBackend {
             width,
             height,
             targets: color_targets,
-            depth: zeta.as_ref().map(|(zeta, _, host)| self.depth_attachment(zeta, host)),
+            depth: match &zeta {
+                Some((zeta, _, host)) => Some(self.depth_attachment(zeta, host)?),
+                None => None,
+            },
             topology,
             vertex_count,
             instance_count: 1,
@@ -386,8 +406,23 @@ impl ReferenceBackend {
         if self.device.read(&fault).map_err(failed)?[flag..flag + 4] != [0; 4] {
             return Err(unimplemented("graphics shaders that reach global memory"));
         }
+        let outside = match (bounds_here, &zeta) {
+            (Some(bounds), Some((zeta, before, _))) => Some(super::depth::outside_bounds(&zeta.format, before, bounds)),
+            _ => None,
+        };
         for ((target, before), after) in draw.targets.iter().zip(&befores).zip(&drawn.targets) {
-            write_texels(&target.surface, width, before, after, memory)?;
+            match &outside {
+                Some(outside) => {
+                    let bytes = target.format.bytes as usize;
+                    let mut kept = after.clone();
+                    for (texel, _) in outside.iter().enumerate().filter(|(_, outside)| **outside) {
+                        let at = texel * bytes..(texel + 1) * bytes;
+                        kept[at.clone()].copy_from_slice(&before[at]);
+                    }
+                    write_texels(&target.surface, width, before, &kept, memory)?;
+                }
+                None => write_texels(&target.surface, width, before, after, memory)?,
+            }
         }
         if let Some((zeta, before, host)) = &zeta {
             let after = super::depth::merge(&zeta.format, host.format, before, &drawn.depth, &drawn.stencil);

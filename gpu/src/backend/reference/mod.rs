@@ -31,6 +31,9 @@ pub struct ReferenceBackend {
     /// Translations by `shader::cache_key`, and how many were made.
     translations: HashMap<[u8; 32], Translation>,
     translated: usize,
+    /// The device's depth bias steps a unit by fixed-point host depth format (`ComputeDevice::depth_bias_steps`),
+    /// measured at the first polygon offset on each.
+    bias_steps: HashMap<ash::vk::Format, f64>,
 }
 
 const NAME: &str = "reference";
@@ -108,7 +111,14 @@ pub fn factory() -> crate::front_end::BackendFactory {
 
 impl ReferenceBackend {
     pub fn new(device: ComputeDevice) -> ReferenceBackend {
-        ReferenceBackend { device, mirrors: HashMap::new(), fault: None, translations: HashMap::new(), translated: 0 }
+        ReferenceBackend {
+            device,
+            mirrors: HashMap::new(),
+            fault: None,
+            translations: HashMap::new(),
+            translated: 0,
+            bias_steps: HashMap::new(),
+        }
     }
 
     /// Kernels translated so far (a launch of a kernel already translated for the same memory reuses it).
