@@ -20,8 +20,8 @@
  *   than what was drawn before (the depths far apart, so no rounding decides), a stencil pass REPLACE writes the
  *   reference where a primitive covers and EQUAL draws only there; the target's untouched texels keep the clear's
  *   depth and stencil, and the stencil bits hold the reference where written;
- * - polygon offset: a draw's depths move, against the same draw without it, by its units (half SET_DEPTH_BIAS)
- *   in D24 steps, by the slope factor times the depth slope, or by no more than the clamp; the depth bounds test
+ * - polygon offset: a draw's depths move, against the same draw without it, by SET_DEPTH_BIAS in D24 steps
+ *   (as NVIDIA's Vulkan driver on the H200 moves them by twice its units, the register's value), by the slope factor times the depth slope, or by no more than the clamp; the depth bounds test
  *   lets a primitive through only where the stored depth is within the bounds, writing no depth;
  * - counters: the samples that passed (SET_ZPASS_PIXEL_COUNT) are the pixels the edge functions say were drawn and
  *   not hidden, the data assembler's vertices and primitives those launched, written by report semaphores. */
@@ -531,10 +531,10 @@ static void polygon_offset_and_depth_bounds(void) {
     set(SET_DEPTH_TEST, 1);
     set(SET_DEPTH_WRITE, 1);
     set(SET_DEPTH_FUNC, OGL_ALWAYS);
-    /* SET_DEPTH_BIAS holds twice the API's units (behaviour 5.5): 32.0 is 16 steps of D24. Window depth 0.75
-     * (z 0.5) is 12582911.25 steps. */
-    print("-- polygon offset: SET_DEPTH_BIAS 32.0 moves a flat rectangle's depth by 16 steps of D24\n");
-    report_misses("each texel 16 steps further", offset_misses(0x3F000000u, 0x3F000000u, 0x42000000u, 0, 0, 16, 0));
+    /* SET_DEPTH_BIAS counts steps of the format, twice the API's units (behaviour 5.5): 32.0 is 32 steps of
+     * D24. Window depth 0.75 (z 0.5) is 12582911.25 steps. */
+    print("-- polygon offset: SET_DEPTH_BIAS 32.0 moves a flat rectangle's depth by 32 steps of D24\n");
+    report_misses("each texel 32 steps further", offset_misses(0x3F000000u, 0x3F000000u, 0x42000000u, 0, 0, 32, 0));
     /* Window depth from 0.5 to 0.75 over the rectangle's 535/16 pixels: a slope of 4/535 a pixel; a factor of
      * 1/64 moves depth by 1/8560, 1959.95 steps. */
     print("-- polygon offset: a slope factor of 1/64 on a rectangle sloped 4/535 a pixel moves it by 1960 steps\n");

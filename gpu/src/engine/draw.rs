@@ -70,6 +70,7 @@ pub const SET_POLY_OFFSET_FILL: u32 = 0x0dc8;
 pub const SET_SLOPE_SCALE_DEPTH_BIAS: u32 = 0x156c;
 pub const SET_DEPTH_BIAS: u32 = 0x15bc;
 pub const SET_DEPTH_BIAS_CLAMP: u32 = 0x187c;
+pub const SET_DEPTH_BIAS_CONTROL: u32 = 0x1110;
 pub const SET_DEPTH_BOUNDS_MIN: u32 = 0x0f9c;
 pub const SET_DEPTH_BOUNDS_MAX: u32 = 0x0fa0;
 pub const SET_STENCIL_TEST: u32 = 0x1380;
@@ -283,12 +284,13 @@ pub struct StencilFace {
 }
 
 /// Polygon offset (SET_POLY_OFFSET_FILL): a filled triangle's depth moves by `slope_factor` times its largest
-/// depth slope plus `units` of the zeta format's resolution (2^-24 for D24, 2^-16 for Z16, 2^(e - 23) for Z32F
-/// with e the triangle's largest exponent), limited to `clamp` when that is not 0.
+/// depth slope plus `units` steps of the zeta format (2^-24 for D24, 2^-16 for Z16, 2^(e - 23) for Z32F with e
+/// the triangle's largest exponent), limited to `clamp` when that is not 0.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DepthBias {
-    /// SET_DEPTH_BIAS halved: the register holds twice the API's units (Maxwell behaviour 5.5; NVN, deko3d and
-    /// NVIDIA's drivers write `units * 2`).
+    /// SET_DEPTH_BIAS, in steps of the format: twice the API's units (Maxwell behaviour 5.5), whose r NVIDIA's
+    /// drivers make 2 x 2^-n (NVN, deko3d and NVIDIA's own drivers write `units * 2`; NVIDIA's Vulkan driver
+    /// moves D24 depth two steps a unit on the H200).
     pub units: f32,
     pub slope_factor: f32,
     pub clamp: f32,
@@ -614,8 +616,9 @@ impl Maxwell3D {
     /// SET_STENCIL_*, the back face's with SET_TWO_SIDED_STENCIL_TEST; SET_DEPTH_BOUNDS_*) with polygon offset,
     /// or `None` when no target is selected or no test is on (then nothing reads or writes depth and stencil).
     ///
-    /// SET_DEPTH_BIAS_CONTROL's DEPTH_FORMAT_DEPENDENT is not read: the units are the zeta format's resolution
-    /// either way, as the drivers that program it (and Ryujinx and yuzu) have them.
+    /// SET_DEPTH_BIAS_CONTROL's DEPTH_FORMAT_DEPENDENT FALSE counts the units in 24-bit UNORM steps whatever the
+    /// format (NVK programs it for VK_DEPTH_BIAS_REPRESENTATION_LEAST_REPRESENTABLE_VALUE_FORCE_UNORM_EXT): the
+    /// same on D24 targets; on others it stops naming itself.
     fn depth_stencil(&self, at: Method) -> Result<Option<DepthStencil>, EngineError> {
         let depth_on = self.register(SET_DEPTH_TEST) & 1 == 1;
         let stencil_on = self.register(SET_STENCIL_TEST) & 1 == 1;
@@ -685,8 +688,15 @@ impl Maxwell3D {
             depth_write: depth_on && self.register(SET_DEPTH_WRITE) & 1 == 1,
             stencil,
             bias: if self.register(SET_POLY_OFFSET_FILL) & 1 == 1 {
+                let d24 = format.depth.1 == 24 && !format.float_depth;
+                if self.register(SET_DEPTH_BIAS_CONTROL) & 1 == 0 && !d24 {
+                    return Err(at.unimplemented(format!(
+                        "polygon offset in 24-bit UNORM steps (SET_DEPTH_BIAS_CONTROL FALSE) on a {} depth target",
+                        format.name
+                    )));
+                }
                 Some(DepthBias {
-                    units: finite(SET_DEPTH_BIAS)? / 2.0,
+                    units: finite(SET_DEPTH_BIAS)?,
                     slope_factor: finite(SET_SLOPE_SCALE_DEPTH_BIAS)?,
                     clamp: finite(SET_DEPTH_BIAS_CLAMP)?,
                 })

@@ -2,8 +2,9 @@
 //! device itself.
 //!
 //! Depth bias: Vulkan lets an implementation's minimum resolvable difference r of a fixed-point depth format be
-//! anything up to 2 x 2^-n (lavapipe uses about 2^-23 for 24-bit depth; NVIDIA 2^-24), where Maxwell's is 2^-n.
-//! `depth_bias_steps` measures it, so that a back end can scale the units it asks for.
+//! anything from 2^-n to 2 x 2^-n (lavapipe and NVIDIA's driver on the H200 both use 2^-23 for 24-bit depth;
+//! NVK 2^-24), where Maxwell's register counts steps of 2^-n. `depth_bias_steps` measures it, so that a back end
+//! can scale the units it asks for.
 
 use super::draw::{DepthAttachment, DrawJob};
 use super::{ComputeDevice, VulkanError};

@@ -107,9 +107,9 @@ impl ReferenceBackend {
 
     /// The attachment the Vulkan draw takes for `zeta`, whose texels `host` holds.
     ///
-    /// Polygon offset is Vulkan's depth bias, whose units are the host format's resolution r. Maxwell's are
-    /// 2^-n for an n-bit format; Vulkan lets r be up to twice that, so the units are scaled by what the device
-    /// measures (`ComputeDevice::depth_bias_steps`). A D24 target held as D32_SFLOAT would count them in float
+    /// Polygon offset is Vulkan's depth bias, whose units are the host format's resolution r. Maxwell counts
+    /// steps of 2^-n for an n-bit format; Vulkan lets r be 2^-n to twice that, so the units are scaled by what
+    /// the device measures (`ComputeDevice::depth_bias_steps`). A D24 target held as D32_SFLOAT would count them in float
     /// steps (behaviour 1.7), so that case says so instead of drawing.
     pub(super) fn depth_attachment<'h>(
         &mut self,
