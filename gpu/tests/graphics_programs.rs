@@ -1,7 +1,7 @@
 //! The test programs' graphics shaders (`tests/programs/shaders/*.sasm`, assembled by `sass::assemble` into the
 //! `.bin` files the C programs include): each `.bin` is what its source assembles to (`TANDEM_BLESS=1` rewrites
 //! them), decodes to the source's instructions, and translates, as its stage, to SPIR-V that `spirv-val` accepts
-//! for Vulkan 1.3.
+//! for Vulkan 1.3 (pixel programs also with the alpha test, which the translation adds).
 
 use std::path::Path;
 use std::process::Command;
@@ -12,6 +12,7 @@ use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType};
 use tandem_gpu::shader::{
     FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, VertexInterface, translate_graphics,
 };
+use tandem_gpu::texture::descriptor::Comparison;
 
 fn spirv_val(name: &str, spirv: &[u32]) {
     let path = std::env::temp_dir().join(format!("tandem-graphics-{}-{name}.spv", std::process::id()));
@@ -51,13 +52,17 @@ fn shaders_assemble_to_their_binaries_and_translate() {
         };
         let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
         let vertex = VertexInterface { header, next_stage_reads: 1, depth_minus_one_to_one: true };
-        let fragment = FragmentInterface { header, targets: [Some(NumberKind::Float); 8] };
-        let stage = match header.shader_type() {
-            Some(ShaderType::Vertex) => Stage::Vertex(&vertex),
-            Some(ShaderType::Pixel) => Stage::Fragment(&fragment),
+        let fragments = [None, Some((Comparison::Greater, 0.5f32.to_bits())), Some((Comparison::Never, 0))]
+            .map(|alpha_test| FragmentInterface { header, targets: [Some(NumberKind::Float); 8], alpha_test });
+        let stages: Vec<Stage> = match header.shader_type() {
+            Some(ShaderType::Vertex) => vec![Stage::Vertex(&vertex)],
+            Some(ShaderType::Pixel) => fragments.iter().map(Stage::Fragment).collect(),
             other => panic!("{name}: a {other:?} program"),
         };
-        let translation = translate_graphics(&kernel, stage, 0, &global, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
-        spirv_val(&name, &translation.spirv);
+        for stage in stages {
+            let translation =
+                translate_graphics(&kernel, stage, 0, &global, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            spirv_val(&name, &translation.spirv);
+        }
     }
 }

@@ -23,6 +23,7 @@
  * - polygon offset: a draw's depths move, against the same draw without it, by SET_DEPTH_BIAS in D24 steps
  *   (as NVIDIA's Vulkan driver on the H200 moves them by twice its units, the register's value), by the slope factor times the depth slope, or by no more than the clamp; the depth bounds test
  *   lets a primitive through only where the stored depth is within the bounds, writing no depth;
+ * - the alpha test: a primitive whose colour output 0 alpha fails the comparison with the reference draws nothing;
  * - counters: the samples that passed (SET_ZPASS_PIXEL_COUNT) are the pixels the edge functions say were drawn and
  *   not hidden, the data assembler's vertices and primitives those launched, written by report semaphores. */
 #include "ipc.h"
@@ -92,6 +93,9 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SET_DEPTH_TEST 0x12CCu
 #define SET_DEPTH_WRITE 0x12E8u
 #define SET_DEPTH_FUNC 0x130Cu
+#define SET_ALPHA_TEST 0x12ECu
+#define SET_ALPHA_REF 0x1310u
+#define SET_ALPHA_FUNC 0x1314u
 #define SET_POLY_OFFSET_FILL 0x0DC8u
 #define SET_SLOPE_SCALE_DEPTH_BIAS 0x156Cu
 #define SET_DEPTH_BIAS 0x15BCu
@@ -122,6 +126,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define Z24S8 0x14u
 #define OGL_LESS 0x201u
 #define OGL_EQUAL 0x202u
+#define OGL_GREATER 0x204u
 #define OGL_ALWAYS 0x207u
 #define OGL_KEEP 0x1E00u
 #define OGL_REPLACE 0x1E01u
@@ -579,6 +584,47 @@ static void polygon_offset_and_depth_bounds(void) {
     set(SET_ZT_SELECT, 0);
 }
 
+/* ---- The alpha test --------------------------------------------------------------------------------------- */
+
+/* The triangle at alpha 0.8 and then the small triangle at alpha 0.2, under the alpha test `function` 0.5: with
+ * GREATER only the triangle draws, with LESS only the small one. */
+static void alpha_test(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    const uint32_t functions[2] = {OGL_GREATER, OGL_LESS};
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    for (int k = 0; k < 2; k++) {
+        print(k == 0 ? "-- the alpha test, GREATER 0.5: a triangle of alpha 0.8 draws, one of alpha 0.2 does not\n"
+                     : "-- the alpha test, LESS 0.5: a triangle of alpha 0.2 draws, one of alpha 0.8 does not\n");
+        fill_target(background);
+        set(SET_ALPHA_TEST, 1);
+        set(SET_ALPHA_REF, 0x3F000000u);
+        set(SET_ALPHA_FUNC, functions[k]);
+        Vertex opaque[3], faint[3];
+        for (int i = 0; i < 3; i++) {
+            opaque[i] = triangle[i];
+            opaque[i].colour[3] = F_0_8;
+            faint[i] = small[i];
+            faint[i].colour[3] = F_0_2;
+        }
+        put_vertices(opaque, 3);
+        draw_arrays(3, 0);
+        run("draw"); /* the vertices are in memory the next draw's replace */
+        put_vertices(faint, 3);
+        draw_arrays(3, 0);
+        set(SET_ALPHA_TEST, 0);
+        run("draw");
+        const uint8_t triangle_colour[4] = {51, 153, 204, 204}, small_colour[4] = {204, 51, 153, 51};
+        uint32_t count, wrong;
+        if (k == 0) {
+            wrong = wrong_pixels(in_triangle, triangle_colour, background, &count);
+            report("the alpha 0.8 triangle's pixels, the background elsewhere", wrong, count);
+        } else {
+            wrong = wrong_pixels(in_small, small_colour, background, &count);
+            report("the alpha 0.2 triangle's pixels, the background elsewhere", wrong, count);
+        }
+    }
+}
+
 /* ---- Textures ------------------------------------------------------------------------------------------- */
 
 /* c / (2^bits - 1) as single-precision bits, rounded to nearest (the divisor is odd: no ties). */
@@ -965,6 +1011,7 @@ int main(void) {
 
     depth_and_stencil();
     polygon_offset_and_depth_bounds();
+    alpha_test();
     textures();
 
     nv_close(nv, gpu.channel);

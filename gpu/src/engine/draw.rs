@@ -65,6 +65,8 @@ pub const SET_DEPTH_TEST: u32 = 0x12cc;
 pub const SET_DEPTH_WRITE: u32 = 0x12e8;
 pub const SET_DEPTH_FUNC: u32 = 0x130c;
 pub const SET_ALPHA_TEST: u32 = 0x12ec;
+pub const SET_ALPHA_REF: u32 = 0x1310;
+pub const SET_ALPHA_FUNC: u32 = 0x1314;
 pub const SET_DEPTH_BOUNDS_TEST: u32 = 0x19bc;
 pub const SET_POLY_OFFSET_FILL: u32 = 0x0dc8;
 pub const SET_SLOPE_SCALE_DEPTH_BIAS: u32 = 0x156c;
@@ -228,6 +230,9 @@ pub struct Draw {
     pub depth_stencil: Option<DepthStencil>,
     /// Count the samples that pass (SET_ZPASS_PIXEL_COUNT).
     pub count_samples: bool,
+    /// The alpha test (SET_ALPHA_TEST, _FUNC, _REF), when it is on: a sample whose colour output 0 has an alpha
+    /// that fails `alpha comparison reference` is discarded.
+    pub alpha_test: Option<(Comparison, f32)>,
 }
 
 /// SET_DEPTH_FUNC's and SET_STENCIL_FUNC's comparisons: OpenGL's values (0x200 NEVER to 0x207 ALWAYS) or D3D's
@@ -521,9 +526,6 @@ impl Maxwell3D {
         if self.register(SET_RASTER_ENABLE) & 1 == 0 {
             return Ok(());
         }
-        if self.register(SET_ALPHA_TEST) & 1 == 1 {
-            return Err(at.unimplemented("draws with the alpha test"));
-        }
         for register in [SET_FRONT_POLYGON_MODE, SET_BACK_POLYGON_MODE] {
             let mode = self.register(register);
             if mode != 0 && mode != 0x1b02 {
@@ -602,6 +604,7 @@ impl Maxwell3D {
             texture_buffer: (self.register(SET_BINDLESS_TEXTURE) & 0x1f) as usize,
             depth_stencil,
             count_samples: self.register(SET_ZPASS_PIXEL_COUNT) & 1 == 1,
+            alpha_test: self.alpha_test(at)?,
         };
         if draw.scissor.is_empty() || draw.vertices.is_empty() {
             return Ok(());
@@ -705,6 +708,21 @@ impl Maxwell3D {
             },
             bounds: if bounds_on { Some([finite(SET_DEPTH_BOUNDS_MIN)?, finite(SET_DEPTH_BOUNDS_MAX)?]) } else { None },
         }))
+    }
+
+    /// SET_ALPHA_TEST, SET_ALPHA_FUNC and SET_ALPHA_REF.
+    fn alpha_test(&self, at: Method) -> Result<Option<(Comparison, f32)>, EngineError> {
+        if self.register(SET_ALPHA_TEST) & 1 == 0 {
+            return Ok(None);
+        }
+        let function = self.register(SET_ALPHA_FUNC);
+        let comparison =
+            comparison(function).ok_or_else(|| at.bad_argument(function, "SET_ALPHA_FUNC is not a comparison"))?;
+        let reference = self.float(SET_ALPHA_REF);
+        if reference.is_nan() {
+            return Err(at.bad_argument(self.register(SET_ALPHA_REF), "SET_ALPHA_REF is NaN"));
+        }
+        Ok(Some((comparison, reference)))
     }
 
     /// SET_TEX_HEADER_POOL_A-C, SET_TEX_SAMPLER_POOL_A-C and SET_SAMPLER_BINDING.

@@ -298,7 +298,7 @@ pub enum MipFilter {
 }
 
 /// A comparison: a sampler's depth compare (DEPTH_COMPARE_FUNC), and the 3D class's depth and stencil tests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Comparison {
     Never,
     Less,

@@ -14,6 +14,7 @@ use crate::shader::{
     FAULT_BYTES, FaultWord, FragmentInterface, GlobalMemory, GuestWindows, Translation, VertexInterface,
     texture_bindings, translate_graphics,
 };
+use crate::texture::format::NumberKind;
 use crate::texture::surface::Surface;
 use crate::vulkan::{Blend, Buffer, ColorTarget, DrawJob};
 use ash::vk;
@@ -244,7 +245,14 @@ impl ReferenceBackend {
         for target in &draw.targets {
             targets[target.output as usize] = Some(target.format.kind.number_kind());
         }
-        let fragment = FragmentInterface { header: fragment_header, targets };
+        if draw.alpha_test.is_some() && targets[0].is_some_and(|kind| kind != NumberKind::Float) {
+            return Err(unimplemented("draw with the alpha test on an integer render target 0"));
+        }
+        let fragment = FragmentInterface {
+            header: fragment_header,
+            targets,
+            alpha_test: draw.alpha_test.map(|(comparison, reference)| (comparison, reference.to_bits())),
+        };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
         let (topology, order) = topology(draw, flat)?;
         let vertex = VertexInterface {

@@ -16,6 +16,7 @@
 
 use super::{Emitter, Types};
 use crate::shader::sph::{Interpolation, ProgramHeader, attribute};
+use crate::texture::descriptor::Comparison;
 use crate::texture::format::NumberKind;
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, StorageClass, Word};
@@ -55,6 +56,10 @@ pub struct FragmentInterface {
     pub header: ProgramHeader,
     /// The render target each output goes to, by its numeric type; `None`: no target takes it.
     pub targets: [Option<NumberKind>; 8],
+    /// The alpha test, with the reference's float bits: the invocation is killed unless colour output 0's alpha
+    /// (0.0 when the program has no output 0) passes `alpha comparison reference`. Vulkan has no fixed-function
+    /// alpha test, so it is here.
+    pub alpha_test: Option<(Comparison, u32)>,
 }
 
 impl FragmentInterface {
@@ -328,8 +333,42 @@ impl Emitter<'_> {
         }
     }
 
-    /// The registers the header names into the colour outputs and depth.
-    pub(super) fn fragment_epilogue(&mut self, _fragment: &FragmentInterface) {
+    /// The alpha test, as a branch to OpKill when it fails.
+    fn alpha_test(&mut self, fragment: &FragmentInterface) {
+        let Some((comparison, reference)) = fragment.alpha_test else { return };
+        let (f32_, bool_) = (self.t.f32, self.t.bool);
+        let alpha = match fragment.header.output_registers().targets[0] {
+            Some(first) => {
+                let bits = self.final_register(first + 3);
+                self.b.bitcast(f32_, None, bits).expect("in a block")
+            }
+            None => self.b.constant_bit32(f32_, 0),
+        };
+        let reference = self.b.constant_bit32(f32_, reference);
+        let b = &mut self.b;
+        let pass = match comparison {
+            Comparison::Always => return,
+            Comparison::Never => b.constant_false(bool_),
+            Comparison::Less => b.f_ord_less_than(bool_, None, alpha, reference).expect("in a block"),
+            Comparison::Equal => b.f_ord_equal(bool_, None, alpha, reference).expect("in a block"),
+            Comparison::LessOrEqual => b.f_ord_less_than_equal(bool_, None, alpha, reference).expect("in a block"),
+            Comparison::Greater => b.f_ord_greater_than(bool_, None, alpha, reference).expect("in a block"),
+            Comparison::NotEqual => b.f_unord_not_equal(bool_, None, alpha, reference).expect("in a block"),
+            Comparison::GreaterOrEqual => {
+                b.f_ord_greater_than_equal(bool_, None, alpha, reference).expect("in a block")
+            }
+        };
+        let (kill, merge) = (b.id(), b.id());
+        b.selection_merge(merge, rspirv::spirv::SelectionControl::NONE).expect("in a block");
+        b.branch_conditional(pass, merge, kill, []).expect("in a block");
+        b.begin_block(Some(kill)).expect("in a function");
+        b.kill().expect("in a block");
+        b.begin_block(Some(merge)).expect("in a function");
+    }
+
+    /// The alpha test, then the registers the header names into the colour outputs and depth.
+    pub(super) fn fragment_epilogue(&mut self, fragment: &FragmentInterface) {
+        self.alpha_test(fragment);
         let StageIo::Fragment { colors, depth, .. } = self.io() else { unreachable!("a fragment stage") };
         let (colors, depth) = (colors.clone(), *depth);
         for (_, output, kind, first) in colors {
