@@ -127,13 +127,20 @@ impl LockstepEngine {
         budget: u64,
         clock: GuestClock,
     ) -> String {
-        // An engine that returns to its dispatcher after every block, so that it can say which block ran last.
-        let mut unchained = match FastEngine::with_block_limit(MAX_BLOCK_INSTRUCTIONS) {
-            Ok(engine) => engine,
+        // Engines that return to their dispatcher after every block, so that they can say which block ran last:
+        // straight regions where they reproduce the divergence (their blocks run in address order, so a shorter
+        // block pinpoints the instruction), regions lifted as graphs otherwise (then the divergence lies in how
+        // a region carries the guest state between its labels).
+        let engines = FastEngine::with_block_limit(MAX_BLOCK_INSTRUCTIONS).and_then(|straight| {
+            Ok((straight.straight_regions(), FastEngine::with_block_limit(MAX_BLOCK_INSTRUCTIONS)?))
+        });
+        let (mut straight, mut graphs) = match engines {
+            Ok(engines) => engines,
             Err(error) => return format!("lockstep: the paths part, and bisecting needs a fast path: {error}\n"),
         };
-        let fast = &mut unchained;
         let paths = &mut self.paths;
+        let straight_differs = !paths.compare(&mut straight, cpu, memory, snapshot, budget, clock).1.is_empty();
+        let fast = if straight_differs { &mut straight } else { &mut graphs };
         // The fewest instructions after which the results differ.
         let (mut agree, mut differ) = (0, budget);
         while differ - agree > 1 {
@@ -153,8 +160,13 @@ impl LockstepEngine {
         if let Some(block) = fast.last_block().filter(|block| block.retired_before + block.retired == differ) {
             let (before_block, _) = paths.compare(fast, cpu, memory, snapshot, block.retired_before, clock);
             let block_snapshot = Snapshot::capture(memory);
-            for length in 1..=block.retired {
-                let Ok(mut short) = FastEngine::with_block_limit(length as u32) else { break };
+            // Straight blocks: a shorter one then ends inside the block's path, which it pinpoints (a block that
+            // went round a loop is pinpointed only when its first pass already differs).
+            for length in 1..=block.retired.min(u64::from(MAX_BLOCK_INSTRUCTIONS)) {
+                let Ok(mut short) = FastEngine::with_block_limit(length as u32).map(FastEngine::straight_regions)
+                else {
+                    break;
+                };
                 let clock = GuestClock { instructions_before: clock.instructions_before + block.retired_before };
                 let (_, found) = paths.compare(&mut short, &before_block, memory, &block_snapshot, length, clock);
                 if !found.is_empty() {
@@ -181,6 +193,10 @@ impl LockstepEngine {
             None => writeln!(report, "  {:#x}: (not readable)", before.pc),
         }
         .unwrap();
+        if !straight_differs {
+            writeln!(report, "  (only with regions lifted as graphs: look at what the block carries between labels)")
+                .unwrap();
+        }
         writeln!(report, "state before:\n{}", describe_state(&before)).unwrap();
         writeln!(report, "reference after:\n{}", describe_state(&after)).unwrap();
         writeln!(report, "reference vs fast:").unwrap();

@@ -54,7 +54,7 @@ impl CodeCache {
     }
 
     /// The key of the block of at most `limit` instructions at `pc`.
-    pub fn key(&self, memory: &GuestMemory, pc: u64, limit: u32) -> Key {
+    pub fn key(&self, memory: &GuestMemory, pc: u64, limit: u32, graphs: bool) -> Key {
         let mut bytes = vec![0; PAGE_SIZE as usize];
         // The page is mapped (the engine compiles only from mapped executable pages); if not, the zeros still
         // make a key, and the block lifted from that memory will fail its own fetch.
@@ -62,6 +62,7 @@ impl CodeCache {
         let mut hasher = Sha256::new();
         hasher.update(self.fingerprint);
         hasher.update(limit.to_le_bytes());
+        hasher.update([u8::from(graphs)]);
         hasher.update(pc.to_le_bytes());
         hasher.update(&bytes);
         hasher.finalize().into()

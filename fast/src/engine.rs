@@ -97,6 +97,8 @@ pub struct FastEngine {
     last_unpredictable: Option<(u64, Unpredictable)>,
     /// The most instructions a block may hold (lockstep bisection compiles shorter blocks to pinpoint one).
     block_limit: u32,
+    /// Whether regions are lifted as graphs, loops included, or as straight paths (`lift::region`).
+    graphs: bool,
     last_block: Option<BlockRun>,
 }
 
@@ -143,6 +145,7 @@ impl FastEngine {
             }),
             last_unpredictable: None,
             block_limit: MAX_BLOCK_INSTRUCTIONS,
+            graphs: true,
             last_block: None,
         })
     }
@@ -154,6 +157,13 @@ impl FastEngine {
         engine.block_limit = limit.max(1);
         engine.chaining = false;
         Ok(engine)
+    }
+
+    /// Compiles each region as one straight path, which every branch off it leaves: then a block's run retires
+    /// at most its instructions, in address order, which lockstep bisection needs to pinpoint one.
+    pub fn straight_regions(mut self) -> FastEngine {
+        self.graphs = false;
+        self
     }
 
     /// Compiles every region the first time it is reached, instead of after `DEFAULT_COMPILE_THRESHOLD` visits:
@@ -174,7 +184,7 @@ impl FastEngine {
     /// Compiles (or loads) the block at `pc` ahead of running it, and returns where execution may go from it:
     /// its successors and the address after it.
     pub fn precompile(&mut self, memory: &GuestMemory, pc: u64) -> Vec<u64> {
-        let Some(lifted) = lift_block(memory, pc, self.block_limit, &*self.isa) else {
+        let Some(lifted) = lift_block(memory, pc, self.block_limit, self.graphs, &*self.isa) else {
             // The reference runs this instruction; a block may start after it.
             return vec![pc.wrapping_add(4)];
         };
@@ -257,7 +267,7 @@ impl FastEngine {
 
     fn compile(&mut self, memory: &GuestMemory, pc: u64) -> Result<Block, String> {
         let started = Instant::now();
-        let key = self.disk.as_ref().map(|disk| disk.key(memory, pc, self.block_limit));
+        let key = self.disk.as_ref().map(|disk| disk.key(memory, pc, self.block_limit, self.graphs));
         if let (Some(disk), Some(key)) = (&self.disk, &key)
             && let Some(cached) = disk.load(key)
         {
@@ -267,7 +277,8 @@ impl FastEngine {
             self.stats.load_time += started.elapsed();
             return Ok(Block::Compiled { code: start as u64, instructions: cached.instructions });
         }
-        let Some(LiftedBlock { function, instructions, .. }) = lift_block(memory, pc, self.block_limit, &*self.isa)
+        let Some(LiftedBlock { function, instructions, .. }) =
+            lift_block(memory, pc, self.block_limit, self.graphs, &*self.isa)
         else {
             return Ok(Block::Interpreted);
         };
@@ -327,7 +338,8 @@ impl FastEngine {
 
     /// The Cranelift IR and host code of the block at `pc`, for divergence reports (`tandem diff lockstep`).
     pub fn listing(&self, memory: &GuestMemory, pc: u64) -> Option<String> {
-        let LiftedBlock { function, instructions, .. } = lift_block(memory, pc, self.block_limit, &*self.isa)?;
+        let LiftedBlock { function, instructions, .. } =
+            lift_block(memory, pc, self.block_limit, self.graphs, &*self.isa)?;
         let clif = function.display().to_string();
         let mut context = cranelift_codegen::Context::for_function(function);
         context.set_disasm(true);

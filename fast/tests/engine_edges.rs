@@ -45,3 +45,87 @@ fn a_misaligned_pc_is_left_to_the_reference() {
         assert_same(&memory, pc, 5);
     }
 }
+
+/// Loops inside one region (`lift::region`): nested loops with labels at conditional branches' targets, merge
+/// points that carry NZCV (`b.ne` after a label reads the `tst` before it), a store and a load, a SIMD&FP
+/// instruction that the reference runs in place and one that sets NZCV, a branch into the middle of a run
+/// already lifted, and a loop that enters at its end. For every budget up to the end and past it, and for
+/// regions with room for everything or for a few instructions only, the fast path ends where the reference
+/// does, with the same registers and memory.
+#[test]
+fn graph_regions_keep_budgets_and_state_exact() {
+    const LOOPS: [u32; 39] = [
+        0xd2a00045, // mov x5, #0x20000
+        0xd2800000, // mov x0, #0
+        0xd28000e1, // mov x1, #7
+        0x1e6e1001, // fmov d1, #1.0
+        0xd28000a2, // outer: mov x2, #5
+        0x8b020000, // inner: add x0, x0, x2
+        0x1e612800, // fadd d0, d0, d1
+        0xf240001f, // tst x0, #1
+        0x54000060, // b.eq even
+        0xd27c0000, // eor x0, x0, #0x10
+        0xf82278a0, // str x0, [x5, x2, lsl #3]
+        0x54000041, // even: b.ne odd_seen
+        0x91000863, // add x3, x3, #2
+        0xf1000c5f, // odd_seen: cmp x2, #3
+        0x54000041, // b.ne skip
+        0x91000463, // add x3, x3, #1
+        0xf1000442, // skip: subs x2, x2, #1
+        0x54fffe81, // b.ne inner
+        0xf94004a4, // ldr x4, [x5, #8]
+        0x8b040000, // add x0, x0, x4
+        0x1e612000, // fcmp d0, d1
+        0x9a9fd7ea, // cset x10, gt
+        0xeb01001f, // cmp x0, x1
+        0x9a818006, // csel x6, x0, x1, hi
+        0xf1000421, // subs x1, x1, #1
+        0x54fffd6c, // b.gt outer
+        0xd2800008, // mov x8, #0
+        0x91000508, // again: add x8, x8, #1
+        0x8b080129, // middle: add x9, x9, x8
+        0xf103213f, // cmp x9, #200
+        0x54ffffcb, // b.lt middle
+        0xf1000d1f, // cmp x8, #3
+        0x54ffff6b, // b.lt again
+        0x14000002, // b over
+        0x91000ce7, // back: add x7, x7, #3
+        0x910004e7, // over: add x7, x7, #1
+        0xf10050ff, // cmp x7, #20
+        0x54ffffab, // b.lt back
+        0xd4000001, // svc #0
+    ];
+    let program = || {
+        let mut memory = code_memory(1);
+        let code: Vec<u8> = LOOPS.iter().flat_map(|w| w.to_le_bytes()).collect();
+        memory.write_privileged(0x10000, &code).unwrap();
+        memory.map(0x20000, PAGE_SIZE, Perm::RW).unwrap();
+        memory
+    };
+    let run = |engine: &mut dyn Engine, budget: u64| {
+        let memory = program();
+        let mut cpu = CpuState { pc: 0x10000, ..CpuState::default() };
+        let result = engine.run(&mut cpu, &memory, budget, GuestClock::default());
+        let mut data = vec![0; PAGE_SIZE as usize];
+        memory.read_privileged(0x20000, &mut data).unwrap();
+        (result, cpu, data)
+    };
+    let whole = run(&mut Interpreter::default(), u64::MAX).0.retired;
+    assert!(whole > 500, "the program runs its loops ({whole} instructions)");
+    // Chained blocks with room for the whole program, and unchained ones with room for a few instructions. An
+    // engine keeps what it compiled from one run to the next: every run's memory holds the same code.
+    let engines = [
+        ("chained", FastEngine::with_defaults().unwrap().compiling_at_first_use()),
+        ("limit 9", FastEngine::with_block_limit(9).unwrap()),
+        ("limit 2", FastEngine::with_block_limit(2).unwrap()),
+    ];
+    for (name, mut fast_engine) in engines {
+        for budget in 1..=whole + 1 {
+            let reference = run(&mut Interpreter::default(), budget);
+            let fast = run(&mut fast_engine, budget);
+            assert_eq!(fast.0, reference.0, "{name}, budget {budget}");
+            assert_eq!(fast.1, reference.1, "{name}, budget {budget}");
+            assert!(fast.2 == reference.2, "{name}, budget {budget}: memory differs");
+        }
+    }
+}

@@ -63,7 +63,7 @@ fn lift(test: &FileTest) -> String {
     let code: Vec<u8> = test.words.iter().flat_map(|word| word.to_le_bytes()).collect();
     memory.write_privileged(test.pc, &code).unwrap();
     let isa = host_isa().unwrap();
-    match lift_block(&memory, test.pc, MAX_BLOCK_INSTRUCTIONS, &*isa) {
+    match lift_block(&memory, test.pc, MAX_BLOCK_INSTRUCTIONS, true, &*isa) {
         Some(block) => format!("; {} instructions\n{}", block.instructions, block.function.display()),
         None => "; not lifted\n".to_string(),
     }

@@ -1,8 +1,7 @@
-//! The lifter: one region of guest code to one Cranelift function. A region starts at a guest address and goes
-//! on in a straight line, following unconditional direct branches (B, BL) within its page and the fall-through
-//! of conditional ones (a taken conditional branch leaves the region, chaining to its target), until an indirect
-//! branch, an instruction it leaves to the reference, an instruction it already holds, the end of the page or
-//! the instruction limit. Single entry, many exits: guest registers stay plain SSA values throughout.
+//! The lifter: one region of guest code to one Cranelift function. Which instructions a region holds, and how
+//! control moves between them (a straight path, or a graph of labels with loops inside), is `region`'s job; this
+//! module lifts instructions and keeps the guest state along a run: guest registers are plain SSA values, NZCV
+//! is lazy, and every exit writes back what changed.
 //!
 //! The compiled function uses Cranelift's `tail` calling convention: `fn(cpu: *mut CpuState, memory: *mut u8,
 //! pages: *const u8, runtime: *const Runtime, chain: *const ChainEntry, budget: u64) -> u64`. `budget` is how many
@@ -14,9 +13,9 @@
 //! trampoline (`trampoline`) in the host's C calling convention.
 //!
 //! Invariants:
-//! - Guest registers live in SSA values inside a block and are written back to the `CpuState` at every exit,
-//!   side exits included; NZCV is kept as the operands of the last flag-setting instruction and computed only
-//!   where it is read or at an exit.
+//! - Guest registers live in SSA values inside a block (carried between a graph region's labels as block
+//!   parameters) and are written back to the `CpuState` at every exit, side exits included; NZCV is kept as the
+//!   operands of the last flag-setting instruction and computed only where it is read or at an exit.
 //! - Every inline memory check happens before the instruction changes anything, so a side exit leaves the state
 //!   exactly as it was before that instruction, with the instructions before it retired.
 //! - The generated code has no relocations: it addresses only its arguments and calls helpers only through the
@@ -28,20 +27,22 @@ mod atomic;
 mod branch;
 mod data;
 mod load_store;
+mod region;
 mod simd_integer;
 mod simd_moves;
 
 use crate::runtime::Runtime;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, Function, InstBuilder, MemFlagsData, Signature, Type, UserFuncName, Value, types,
+    AbiParam, Block, Function, InstBuilder, MemFlagsData, Signature, Type, UserFuncName, Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+pub use region::lift_block;
 use std::mem::offset_of;
 use tandem_reference::CpuState;
-use tandem_reference::decode::{ENCODINGS, Inst, decode};
-use tandem_reference::memory::{ADDRESS_SPACE_BITS, GuestMemory, PAGE_COUNT, PAGE_SIZE, Perm};
+use tandem_reference::decode::{ENCODINGS, Inst};
+use tandem_reference::memory::{ADDRESS_SPACE_BITS, PAGE_COUNT, PAGE_SIZE, Perm};
 
 /// Set in a block's return value when the reference interpreter must execute the instruction at the new PC.
 pub const INTERPRET_NEXT: u64 = 1 << 63;
@@ -107,81 +108,6 @@ pub struct LiftedBlock {
     pub successors: Vec<u64>,
 }
 
-/// Lifts the block of at most `limit` instructions starting at `pc`, or `None` when its first instruction is one
-/// the lifter leaves to the reference. The caller has checked that the page is executable and not writable.
-pub fn lift_block(memory: &GuestMemory, pc: u64, limit: u32, isa: &dyn TargetIsa) -> Option<LiftedBlock> {
-    let mut function = Function::with_name_signature(UserFuncName::user(0, 0), block_signature());
-    let mut builder_context = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut function, &mut builder_context);
-    let entry = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    let [cpu, memory_base, pages, runtime, chain, budget] = b.block_params(entry).try_into().expect("six parameters");
-    let mut lifter = Lifter {
-        b,
-        cpu,
-        memory_base,
-        pages,
-        runtime,
-        chain,
-        budget,
-        call_conv: isa.default_call_conv(),
-        pc,
-        retired: 0,
-        registers: [None; 32],
-        dirty: 0,
-        flags: FlagsState::InCpu,
-        flags_dirty: false,
-        successors: Vec::new(),
-    };
-    let page = pc & !(PAGE_SIZE - 1)..(pc | (PAGE_SIZE - 1)).saturating_add(1);
-    let mut visited = Vec::new();
-    // How the region ends when it does not end in a branch: at `lifter.pc`, through the reference or not.
-    let mut open_end = Some(false);
-    // A misaligned PC would read a word across the page's end: the reference fetches those.
-    while lifter.retired < limit && lifter.pc % 4 == 0 && page.contains(&lifter.pc) && !visited.contains(&lifter.pc) {
-        let Ok(word) = memory.fetch(lifter.pc) else { break };
-        let Some(inst) = decode(word) else {
-            open_end = Some(true);
-            break;
-        };
-        let saved = lifter.snapshot();
-        match lifter.lift(inst, word) {
-            Ok(flow) => {
-                visited.push(lifter.pc);
-                lifter.retired += 1;
-                match flow {
-                    Flow::Next => lifter.pc += 4,
-                    Flow::Jump(target) => lifter.pc = target,
-                    Flow::Ended => {
-                        open_end = None;
-                        break;
-                    }
-                }
-            }
-            Err(Unlifted) => {
-                lifter.restore(saved);
-                open_end = Some(true);
-                break;
-            }
-        }
-    }
-    if lifter.retired == 0 {
-        return None;
-    }
-    let instructions = lifter.retired;
-    if let Some(interpret) = open_end {
-        // Fell off the region: continue at the next instruction, through the reference when the lifter left it.
-        let next = lifter.b.ins().iconst(types::I64, lifter.pc as i64);
-        lifter.exit_to(next, lifter.retired, interpret);
-        lifter.successors.push(if interpret { lifter.pc.wrapping_add(4) } else { lifter.pc });
-    }
-    let successors = std::mem::take(&mut lifter.successors);
-    lifter.b.seal_all_blocks();
-    lifter.b.finalize(isa.frontend_config());
-    Some(LiftedBlock { function, instructions, successors })
-}
-
 /// Why an instruction was not lifted: the reference executes it.
 pub(crate) struct Unlifted;
 
@@ -202,6 +128,16 @@ pub(crate) enum Flow {
 enum FlagsState {
     /// Still in `CpuState::nzcv`, unread.
     InCpu,
+    /// Computed in the block, kept lazily.
+    Lazy(LazyFlags),
+    /// At a label of a region lifted as a graph (`region`): still in the `CpuState` when `in_cpu` (an i8) holds,
+    /// otherwise `carried` from the edge that came there.
+    AtLabel { in_cpu: Value, carried: LazyFlags },
+}
+
+/// NZCV computed in the block, kept as what it is computed from.
+#[derive(Clone, Copy)]
+enum LazyFlags {
     /// The packed NZCV value (bits 31..28).
     Packed(Value),
     /// Flags of `a - b` (SUBS, CMP), with its result; operands are i32 or i64.
@@ -210,6 +146,51 @@ enum FlagsState {
     Add { a: Value, b: Value, result: Value },
     /// Flags of a logical operation (ANDS, BICS, TST): N and Z from the result, C and V clear.
     Logic { result: Value },
+}
+
+impl LazyFlags {
+    fn values(self) -> Vec<Value> {
+        match self {
+            LazyFlags::Packed(packed) => vec![packed],
+            LazyFlags::Sub { a, b, result } | LazyFlags::Add { a, b, result } => vec![a, b, result],
+            LazyFlags::Logic { result } => vec![result],
+        }
+    }
+}
+
+/// The kind of NZCV a label of a region lifted as a graph carries, and the types of what it is computed from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum FlagsShape {
+    InCpu,
+    Packed,
+    Sub(Type),
+    Add(Type),
+    Logic(Type),
+}
+
+impl FlagsShape {
+    /// The block parameters of a label that carry these flags: `in_cpu`, then the lazy flags' values.
+    fn parameter_types(self) -> Vec<Type> {
+        match self {
+            FlagsShape::InCpu => vec![],
+            FlagsShape::Packed => vec![types::I8, types::I32],
+            FlagsShape::Sub(ty) | FlagsShape::Add(ty) => vec![types::I8, ty, ty, ty],
+            FlagsShape::Logic(ty) => vec![types::I8, ty],
+        }
+    }
+
+    /// The flags at a label from its parameters (as `parameter_types` lists them).
+    fn at_label(self, parameters: &[Value]) -> FlagsState {
+        let carried = match (self, parameters) {
+            (FlagsShape::InCpu, _) => return FlagsState::InCpu,
+            (FlagsShape::Packed, &[_, packed]) => LazyFlags::Packed(packed),
+            (FlagsShape::Sub(_), &[_, a, b, result]) => LazyFlags::Sub { a, b, result },
+            (FlagsShape::Add(_), &[_, a, b, result]) => LazyFlags::Add { a, b, result },
+            (FlagsShape::Logic(_), &[_, result]) => LazyFlags::Logic { result },
+            _ => unreachable!("a label has the parameters its flags' shape lists"),
+        };
+        FlagsState::AtLabel { in_cpu: parameters[0], carried }
+    }
 }
 
 struct Snapshot {
@@ -235,14 +216,23 @@ pub(crate) struct Lifter<'a> {
     call_conv: CallConv,
     /// The address of the instruction being lifted.
     pub(crate) pc: u64,
-    /// Instructions of this block before the one being lifted.
+    /// Instructions of this run (since the region's start, or its label) before the one being lifted, and of
+    /// the whole region; the page the region lies in and the most instructions it may hold.
     retired: u32,
+    count: u32,
+    page: std::ops::Range<u64>,
+    limit: u32,
     /// X0-X30 and SP (index 31) as i64 values, once read or written.
     registers: [Option<Value>; 32],
     /// Registers written in this block (bit n for index n).
     dirty: u32,
     flags: FlagsState,
     flags_dirty: bool,
+    /// Registers the instructions read or write, and those they write, anywhere in the region (`RegionPlan`).
+    touched: u32,
+    written: u32,
+    /// The labels of a region lifted as a graph; `None` for a straight one.
+    graph: Option<region::Graph>,
     pub(crate) successors: Vec<u64>,
 }
 
@@ -387,15 +377,19 @@ impl Lifter<'_> {
         }
     }
 
-    /// Runs `word` through the reference's `interpret` helper inside the block: the block's registers and flags
-    /// go to the `CpuState` first and are read from it again after. When the reference does not retire it (an
-    /// UNDEFINED encoding), the block leaves before it, as for a failed memory check.
+    /// Runs `word` through the reference's `interpret` helper inside the block. When its family reads or writes
+    /// general-purpose registers or NZCV, the block's registers and flags go to the `CpuState` first and are read
+    /// from it again after; the others touch only the SIMD&FP registers, FPCR and FPSR, which live in the
+    /// `CpuState` anyway. When the reference does not retire it (an UNDEFINED encoding), the block leaves before
+    /// it, as for a failed memory check.
     fn interpret_in_place(&mut self, word: u32) -> Lift {
-        self.write_back();
-        self.registers = [None; 32];
-        self.dirty = 0;
-        self.flags = FlagsState::InCpu;
-        self.flags_dirty = false;
+        if touches_general_state(word) {
+            self.write_back();
+            self.registers = [None; 32];
+            self.dirty = 0;
+            self.flags = FlagsState::InCpu;
+            self.flags_dirty = false;
+        }
         let word = self.iconst(types::I32, u64::from(word));
         let pc = self.iconst(types::I64, self.pc);
         let args = [self.runtime, self.cpu, word, pc];
@@ -420,6 +414,7 @@ impl Lifter<'_> {
     // --- Registers --------------------------------------------------------------------------------------------
 
     fn register64(&mut self, index: u32) -> Value {
+        self.touched |= 1 << index;
         if let Some(value) = self.registers[index as usize] {
             return value;
         }
@@ -464,6 +459,8 @@ impl Lifter<'_> {
         };
         self.registers[index as usize] = Some(value);
         self.dirty |= 1 << index;
+        self.touched |= 1 << index;
+        self.written |= 1 << index;
     }
 
     /// A constant of type `ty` (I8 to I64) holding the low bits of `value`.
@@ -516,29 +513,29 @@ impl Lifter<'_> {
     // --- Flags ------------------------------------------------------------------------------------------------
 
     pub(crate) fn set_flags_sub(&mut self, a: Value, b: Value, result: Value) {
-        self.flags = FlagsState::Sub { a, b, result };
+        self.flags = FlagsState::Lazy(LazyFlags::Sub { a, b, result });
         self.flags_dirty = true;
     }
 
     pub(crate) fn set_flags_add(&mut self, a: Value, b: Value, result: Value) {
-        self.flags = FlagsState::Add { a, b, result };
+        self.flags = FlagsState::Lazy(LazyFlags::Add { a, b, result });
         self.flags_dirty = true;
     }
 
     pub(crate) fn set_flags_logic(&mut self, result: Value) {
-        self.flags = FlagsState::Logic { result };
+        self.flags = FlagsState::Lazy(LazyFlags::Logic { result });
         self.flags_dirty = true;
     }
 
     pub(crate) fn set_flags_packed(&mut self, packed: Value) {
-        self.flags = FlagsState::Packed(packed);
+        self.flags = FlagsState::Lazy(LazyFlags::Packed(packed));
         self.flags_dirty = true;
     }
 
     /// NZCV packed in bits 31..28 of an i32, remembered for the rest of the block.
     pub(crate) fn packed_flags(&mut self) -> Value {
         let packed = self.compute_packed_flags();
-        self.flags = FlagsState::Packed(packed);
+        self.flags = FlagsState::Lazy(LazyFlags::Packed(packed));
         packed
     }
 
@@ -546,16 +543,44 @@ impl Lifter<'_> {
     /// they emit does not dominate the rest of the block).
     fn compute_packed_flags(&mut self) -> Value {
         match self.flags {
-            FlagsState::InCpu => {
-                self.b.ins().load(types::I32, host_flags(), self.cpu, offset_of!(CpuState, nzcv) as i32)
+            FlagsState::InCpu => self.stored_flags(),
+            FlagsState::Lazy(lazy) => self.pack_lazy_flags(lazy),
+            FlagsState::AtLabel { in_cpu, carried } => {
+                let stored = self.stored_flags();
+                let carried = self.pack_lazy_flags(carried);
+                self.b.ins().select(in_cpu, stored, carried)
             }
-            FlagsState::Packed(packed) => packed,
-            FlagsState::Sub { a, b, result } => self.flags_of_sub(a, b, result),
-            FlagsState::Add { a, b, result } => self.flags_of_add(a, b, result),
-            FlagsState::Logic { result } => {
+        }
+    }
+
+    fn stored_flags(&mut self) -> Value {
+        self.b.ins().load(types::I32, host_flags(), self.cpu, offset_of!(CpuState, nzcv) as i32)
+    }
+
+    fn pack_lazy_flags(&mut self, lazy: LazyFlags) -> Value {
+        match lazy {
+            LazyFlags::Packed(packed) => packed,
+            LazyFlags::Sub { a, b, result } => self.flags_of_sub(a, b, result),
+            LazyFlags::Add { a, b, result } => self.flags_of_add(a, b, result),
+            LazyFlags::Logic { result } => {
                 let zero = self.b.ins().iconst(types::I8, 0);
                 self.pack_flags(result, zero, zero)
             }
+        }
+    }
+
+    /// The shape of NZCV as the block knows it now, as a loop would carry it.
+    fn flags_shape(&self) -> FlagsShape {
+        let ty = |value: Value| self.b.func.dfg.value_type(value);
+        let lazy = match self.flags {
+            FlagsState::InCpu => return FlagsShape::InCpu,
+            FlagsState::Lazy(lazy) | FlagsState::AtLabel { carried: lazy, .. } => lazy,
+        };
+        match lazy {
+            LazyFlags::Packed(_) => FlagsShape::Packed,
+            LazyFlags::Sub { result, .. } => FlagsShape::Sub(ty(result)),
+            LazyFlags::Add { result, .. } => FlagsShape::Add(ty(result)),
+            LazyFlags::Logic { result } => FlagsShape::Logic(ty(result)),
         }
     }
 
@@ -609,7 +634,7 @@ impl Lifter<'_> {
         }
         let invert = cond & 1 == 1;
         let direct = match self.flags {
-            FlagsState::Sub { a, b, result } => match cond >> 1 {
+            FlagsState::Lazy(LazyFlags::Sub { a, b, result }) => match cond >> 1 {
                 0b000 => Some(self.b.ins().icmp(IntCC::Equal, a, b)),
                 0b001 => Some(self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, b)),
                 0b010 => Some(self.b.ins().icmp_imm_s(IntCC::SignedLessThan, result, 0)),
@@ -618,7 +643,7 @@ impl Lifter<'_> {
                 0b110 => Some(self.b.ins().icmp(IntCC::SignedGreaterThan, a, b)),
                 _ => None,
             },
-            FlagsState::Logic { result } => {
+            FlagsState::Lazy(LazyFlags::Logic { result }) => {
                 // C and V are clear: HS and VS never hold, HI never, GE is N clear, GT is N and Z clear.
                 let always_false = |b: &mut FunctionBuilder| b.ins().iconst(types::I8, 0);
                 match cond >> 1 {
@@ -679,37 +704,55 @@ impl Lifter<'_> {
     /// Checks inline that `size` bytes at guest `address` lie in one page with permission `need`, leaving the
     /// block to the reference otherwise, and returns the host address.
     pub(crate) fn guest_address(&mut self, address: Value, size: u32, need: Perm) -> Value {
-        let ok = self.access_allowed(address, size, need);
-        self.side_exit_unless(ok);
+        self.check_access(address, size, need, false);
         self.b.ins().iadd(self.memory_base, address)
     }
 
     /// As `guest_address`, for accesses the architecture requires to be aligned to their size (exclusives,
     /// acquire/release, atomics): a misaligned one is left to the reference, which raises the Alignment fault.
     pub(crate) fn aligned_guest_address(&mut self, address: Value, size: u32, need: Perm) -> Value {
-        let allowed = self.access_allowed(address, size, need);
-        let misalignment = self.b.ins().band_imm_u(address, i64::from(size - 1));
-        let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, misalignment, 0);
-        let ok = self.b.ins().band(allowed, aligned);
-        self.side_exit_unless(ok);
+        self.check_access(address, size, need, true);
         self.b.ins().iadd(self.memory_base, address)
     }
 
-    /// Whether `size` bytes at `address` lie in one page that grants `need`.
-    fn access_allowed(&mut self, address: Value, size: u32, need: Perm) -> Value {
+    /// Leaves the block before the current instruction, for the reference, unless `size` bytes at `address` lie
+    /// in the address space, inside one page (at a multiple of `size` when `aligned`: a power of two no larger
+    /// than a page, so inside one page too) that grants `need`. Each test branches to the same cold exit on its
+    /// own, so that the host checks them side by side instead of combining booleans; the page table is read
+    /// only after the address is known to be in the space, which bounds the index by the table's size.
+    fn check_access(&mut self, address: Value, size: u32, need: Perm, aligned: bool) {
+        const _: () = assert!(PAGE_COUNT as u64 == 1 << ADDRESS_SPACE_BITS >> PAGE_SIZE.trailing_zeros());
+        let exit = self.b.create_block();
+        self.b.set_cold_block(exit);
+        let high = self.b.ins().ushr_imm_u(address, i64::from(ADDRESS_SPACE_BITS));
+        self.exit_unless_zero(high, exit);
+        if aligned {
+            let misalignment = self.b.ins().band_imm_u(address, i64::from(size - 1));
+            self.exit_unless_zero(misalignment, exit);
+        } else if size > 1 {
+            let offset = self.b.ins().band_imm_u(address, (PAGE_SIZE - 1) as i64);
+            let crosses =
+                self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, offset, (PAGE_SIZE - u64::from(size)) as i64);
+            self.exit_unless_zero(crosses, exit);
+        }
         let page = self.b.ins().ushr_imm_u(address, PAGE_SIZE.trailing_zeros() as i64);
-        let page = self.b.ins().band_imm_u(page, (PAGE_COUNT - 1) as i64);
         let entry_address = self.b.ins().iadd(self.pages, page);
         let entry = self.b.ins().load(types::I8, host_flags(), entry_address, 0);
-        let granted = self.b.ins().band_imm_u(entry, i64::from(need.bits()));
-        let permitted = self.b.ins().icmp_imm_s(IntCC::Equal, granted, i64::from(need.bits()));
-        let high = self.b.ins().ushr_imm_u(address, i64::from(ADDRESS_SPACE_BITS));
-        let in_space = self.b.ins().icmp_imm_s(IntCC::Equal, high, 0);
-        let offset = self.b.ins().band_imm_u(address, (PAGE_SIZE - 1) as i64);
-        let in_page =
-            self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, offset, (PAGE_SIZE - u64::from(size)) as i64);
-        let ok = self.b.ins().band(permitted, in_space);
-        self.b.ins().band(ok, in_page)
+        let missing = self.b.ins().band_imm_u(entry, i64::from(need.bits()));
+        let missing = self.b.ins().bxor_imm_u(missing, i64::from(need.bits()));
+        let allowed = self.b.create_block();
+        self.b.ins().brif(missing, exit, &[], allowed, &[]);
+        self.b.switch_to_block(exit);
+        let pc = self.b.ins().iconst(types::I64, self.pc as i64);
+        self.exit_to(pc, self.retired, true);
+        self.b.switch_to_block(allowed);
+    }
+
+    /// Goes on when `value` is zero, to `exit` otherwise.
+    fn exit_unless_zero(&mut self, value: Value, exit: Block) {
+        let next = self.b.create_block();
+        self.b.ins().brif(value, exit, &[], next, &[]);
+        self.b.switch_to_block(next);
     }
 
     pub(crate) fn host_load(&mut self, ty: Type, host_address: Value) -> Value {
@@ -753,15 +796,14 @@ impl Lifter<'_> {
         Ok(Flow::Ended)
     }
 
-    /// Leaves the region after the current instruction (a conditional branch) for `target` when `taken` holds,
-    /// and goes on with the next instruction otherwise.
+    /// Goes to `target` after the current instruction (a conditional branch) when `taken` holds (`transfer`),
+    /// and on with the next instruction otherwise.
     pub(crate) fn exit_if(&mut self, taken: Value, target: u64) {
         let exit = self.b.create_block();
         let next = self.b.create_block();
         self.b.ins().brif(taken, exit, &[], next, &[]);
         self.b.switch_to_block(exit);
-        let target = self.iconst(types::I64, target);
-        self.exit_to(target, self.retired + 1, false);
+        self.transfer(target, self.retired + 1);
         self.b.switch_to_block(next);
     }
 
@@ -812,14 +854,36 @@ impl Lifter<'_> {
     }
 }
 
+/// The family of the decode table `word` belongs to.
+fn family_name(word: u32) -> Option<&'static str> {
+    ENCODINGS.iter().find(|encoding| encoding.matches(word)).map(|encoding| encoding.family().name)
+}
+
 /// Whether `word` belongs to a family that computes only on registers (FP, Advanced SIMD and crypto data
 /// processing: no memory, no PC, no clock), which the reference can execute inside a block.
 fn computes_in_registers(word: u32) -> bool {
-    let Some(encoding) = ENCODINGS.iter().find(|encoding| encoding.matches(word)) else { return false };
-    let family = encoding.family().name;
+    let Some(family) = family_name(word) else { return false };
     family.starts_with("fp_")
         || family.starts_with("crypto_")
         || (family.starts_with("simd_") && !family.starts_with("simd_ldst") && !family.starts_with("simd_fp_"))
+}
+
+/// Whether an instruction that `computes_in_registers` may read or write a general-purpose register or NZCV:
+/// the FP compares and conditional selects, conversions between FP and integer registers, and the Advanced SIMD
+/// copies to and from general-purpose registers (DUP, INS, SMOV, UMOV). The rest read and write only the
+/// SIMD&FP registers, FPCR and FPSR.
+fn touches_general_state(word: u32) -> bool {
+    matches!(
+        family_name(word),
+        Some(
+            "fp_compare"
+                | "fp_cond_compare"
+                | "fp_cond_select"
+                | "fp_fixed_conversion"
+                | "fp_integer_conversion"
+                | "simd_copy"
+        ) | None
+    )
 }
 
 /// The second operand of a conditional compare.

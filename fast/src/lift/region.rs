@@ -1,0 +1,439 @@
+//! Regions: which guest instructions one compiled block holds, and how control moves between them.
+//!
+//! A **straight** region is one path: it follows unconditional direct branches within its page, and every other
+//! branch leaves it (chaining to the block at the target). A region lifted as a **graph** also keeps the taken
+//! side of conditional branches, and the targets of direct branches, inside the block while they lie in its page
+//! and it has room: each such target is a *label*, a Cranelift block whose parameters are the guest state the
+//! region carries (the registers its instructions use, NZCV in the label's shape, the budget left). Loops then run
+//! inside one block with the guest registers in host registers, instead of writing everything back and chaining
+//! at every turn.
+//!
+//! Invariants of a graph region:
+//! - Every instruction is lifted once, in the run of one label; a branch into the middle of another label's run
+//!   leaves the region (the second lifting makes that address a label of its own).
+//! - Budgets stay exact: the dispatcher and chained blocks enter a region only when the budget left admits all
+//!   of its instructions. An edge to a label whose run is already lifted (the only kind that can close a cycle,
+//!   since every other edge goes to a label lifted later) goes there only when the budget left again admits all
+//!   of them, and leaves the region otherwise; between two such edges a run retires each instruction at most once.
+//! - At a label, every carried register the region writes counts as changed (exits store it, changed or not), and
+//!   NZCV counts as changed unless its shape says it is in the `CpuState`. An edge goes to a label only when it has
+//!   written no register the region does not carry and its NZCV converts to the label's shape; otherwise it leaves.
+//! - The first lifting carries every register and learns what the instructions use (`RegionPlan`); the second,
+//!   which is compiled, carries only that. Both are correct on their own: the plan makes the second cheaper.
+
+use super::{FlagsShape, FlagsState, Flow, Lifter, Unlifted, block_signature, cpu_offset_of_register, host_flags};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{Block, BlockArg, Function, InstBuilder, UserFuncName, Value, types};
+use cranelift_codegen::isa::TargetIsa;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::mem::offset_of;
+use tandem_reference::CpuState;
+use tandem_reference::decode::decode;
+use tandem_reference::memory::{GuestMemory, PAGE_SIZE};
+
+use super::LiftedBlock;
+
+/// Lifts the block of at most `limit` instructions starting at `pc`, or `None` when its first instruction is one
+/// the lifter leaves to the reference. The caller has checked that the page is executable and not writable.
+/// `graph` lifts the region as a graph of labels, otherwise as one straight path (see the module's comment).
+pub fn lift_block(memory: &GuestMemory, pc: u64, limit: u32, graph: bool, isa: &dyn TargetIsa) -> Option<LiftedBlock> {
+    if !graph {
+        return lift_region(memory, pc, limit, None, isa).map(|(block, _)| block);
+    }
+    let (_, plan) = lift_region(memory, pc, limit, Some(RegionPlan::carrying_everything()), isa)?;
+    lift_region(memory, pc, limit, Some(plan), isa).map(|(block, _)| block)
+}
+
+/// What a lifting of a region as a graph learnt, for the next lifting of it.
+#[derive(Clone, Default)]
+struct RegionPlan {
+    /// The registers the labels carry (bit n for index n), and those of them the instructions write.
+    registers: u32,
+    written: u32,
+    /// NZCV's shape at each label: the first shape other than "in the `CpuState`" that an edge brought there.
+    label_flags: HashMap<u64, FlagsShape>,
+    /// Addresses a branch reached in the middle of another label's run, which become labels of their own.
+    split_at: HashSet<u64>,
+    /// Whether a branch inside the region goes back to its start. When none does, the start's run is lifted in
+    /// the entry block as a straight region's is (registers loaded where first read, exits storing only what
+    /// changed), and only the other labels carry state.
+    start_is_target: bool,
+}
+
+impl RegionPlan {
+    fn carrying_everything() -> RegionPlan {
+        RegionPlan { registers: u32::MAX, written: u32::MAX, start_is_target: true, ..RegionPlan::default() }
+    }
+}
+
+/// The labels of a region lifted as a graph.
+pub(super) struct Graph {
+    plan: RegionPlan,
+    labels: HashMap<u64, Label>,
+    /// Labels whose runs are still to be lifted, taken lowest address first: compilers lay a loop's body out in
+    /// address order, so the region's room goes to it before code further away.
+    worklist: BTreeSet<u64>,
+    /// Every address lifted, and whether it starts a label's run.
+    lifted: HashSet<u64>,
+    /// The region's instruction count, patched in when the lifting ends (`iconst` in the entry block).
+    total: Value,
+    /// What this lifting learns for the next (`RegionPlan`'s fields): also every address a run branched to.
+    label_flags: HashMap<u64, FlagsShape>,
+    split_at: HashSet<u64>,
+    targets: HashSet<u64>,
+}
+
+#[derive(Clone, Copy)]
+struct Label {
+    block: Block,
+    flags: FlagsShape,
+    /// Whether its run has been lifted, or is being lifted.
+    lifted: bool,
+}
+
+/// One lifting of the region at `pc`: straight without a plan, as a graph with one. Also what it learnt.
+fn lift_region(
+    memory: &GuestMemory,
+    pc: u64,
+    limit: u32,
+    plan: Option<RegionPlan>,
+    isa: &dyn TargetIsa,
+) -> Option<(LiftedBlock, RegionPlan)> {
+    let mut function = Function::with_name_signature(UserFuncName::user(0, 0), block_signature());
+    let mut builder_context = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut function, &mut builder_context);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let [cpu, memory_base, pages, runtime, chain, budget] = b.block_params(entry).try_into().expect("six parameters");
+    let mut lifter = Lifter {
+        b,
+        cpu,
+        memory_base,
+        pages,
+        runtime,
+        chain,
+        budget,
+        call_conv: isa.default_call_conv(),
+        pc,
+        retired: 0,
+        count: 0,
+        page: pc & !(PAGE_SIZE - 1)..(pc | (PAGE_SIZE - 1)).saturating_add(1),
+        limit,
+        registers: [None; 32],
+        dirty: 0,
+        flags: FlagsState::InCpu,
+        flags_dirty: false,
+        touched: 0,
+        written: 0,
+        graph: None,
+        successors: Vec::new(),
+    };
+    match plan {
+        None => lifter.lift_run(memory, pc),
+        Some(plan) => {
+            if !lifter.enter_graph(plan) {
+                lifter.lift_run(memory, pc);
+            }
+            while let Some(address) = lifter.next_label() {
+                lifter.lift_run(memory, address);
+            }
+            lifter.close_graph();
+        }
+    }
+    if lifter.count == 0 {
+        return None;
+    }
+    let learnt = match lifter.graph.take() {
+        Some(graph) => RegionPlan {
+            registers: lifter.touched,
+            written: lifter.written,
+            label_flags: graph.label_flags,
+            split_at: graph.split_at,
+            start_is_target: graph.targets.contains(&pc),
+        },
+        None => RegionPlan::default(),
+    };
+    let instructions = lifter.count;
+    let successors = std::mem::take(&mut lifter.successors);
+    lifter.b.seal_all_blocks();
+    lifter.b.finalize(isa.frontend_config());
+    Some((LiftedBlock { function, instructions, successors }, learnt))
+}
+
+/// The registers of a mask (bit n for index n).
+fn register_indices(mask: u32) -> impl Iterator<Item = u32> {
+    (0..32).filter(move |index| mask & 1 << index != 0)
+}
+
+impl Lifter<'_> {
+    /// Lifts one run from `start` (the region's start, or a label's): instructions in a straight line until a
+    /// branch, an instruction left to the reference, the end of the page or of the region's room, or (in a graph)
+    /// a label's address.
+    fn lift_run(&mut self, memory: &GuestMemory, start: u64) {
+        self.pc = start;
+        let mut visited = Vec::new();
+        // How the run ends when it does not end in a branch: at `self.pc`, through the reference or not.
+        let mut open_end = Some(false);
+        loop {
+            let in_graph = self.graph.as_ref();
+            let at_label = in_graph.is_some_and(|graph| {
+                self.pc != start && (graph.labels.contains_key(&self.pc) || graph.plan.split_at.contains(&self.pc))
+            });
+            let lifted = in_graph.is_some_and(|graph| graph.lifted.contains(&self.pc)) || visited.contains(&self.pc);
+            // A misaligned PC would read a word across the page's end: the reference fetches those.
+            if at_label || lifted || self.count >= self.limit || self.pc % 4 != 0 || !self.page.contains(&self.pc) {
+                break;
+            }
+            let Ok(word) = memory.fetch(self.pc) else { break };
+            let Some(inst) = decode(word) else {
+                open_end = Some(true);
+                break;
+            };
+            let saved = self.snapshot();
+            match self.lift(inst, word) {
+                Ok(flow) => {
+                    visited.push(self.pc);
+                    if let Some(graph) = &mut self.graph {
+                        graph.lifted.insert(self.pc);
+                    }
+                    self.retired += 1;
+                    self.count += 1;
+                    match flow {
+                        Flow::Next => self.pc += 4,
+                        // A graph keeps the target as a label; a straight region goes on there.
+                        Flow::Jump(target) if self.graph.is_some() => {
+                            self.transfer(target, self.retired);
+                            open_end = None;
+                            break;
+                        }
+                        Flow::Jump(target) => self.pc = target,
+                        Flow::Ended => {
+                            open_end = None;
+                            break;
+                        }
+                    }
+                }
+                Err(Unlifted) => {
+                    self.restore(saved);
+                    open_end = Some(true);
+                    break;
+                }
+            }
+        }
+        match open_end {
+            // Continue at the next instruction through the reference, which executes the one the lifter left.
+            Some(true) => {
+                let next = self.b.ins().iconst(types::I64, self.pc as i64);
+                self.exit_to(next, self.retired, true);
+                self.successors.push(self.pc.wrapping_add(4));
+            }
+            Some(false) => {
+                self.transfer(self.pc, self.retired);
+                self.successors.push(self.pc);
+            }
+            None => {}
+        }
+    }
+
+    /// Goes to `target` after `retired` instructions of this run: to its label where the region holds it
+    /// (`Graph`), otherwise out of the region (chaining to the block there). Ends the current Cranelift block.
+    pub(super) fn transfer(&mut self, target: u64, retired: u32) {
+        if let Some(label) = self.label_for(target)
+            && self.jump_to_label(label, retired)
+        {
+            return;
+        }
+        let target = self.iconst(types::I64, target);
+        self.exit_to(target, retired, false);
+    }
+
+    /// The label at `target`, made when the region may hold it; `None` in a straight region, outside the page,
+    /// in the middle of another label's run, or past the region's room.
+    fn label_for(&mut self, target: u64) -> Option<Label> {
+        let shape = self.flags_shape();
+        let graph = self.graph.as_mut()?;
+        graph.targets.insert(target);
+        if shape != FlagsShape::InCpu {
+            graph.label_flags.entry(target).or_insert(shape);
+        }
+        if let Some(&label) = graph.labels.get(&target) {
+            return Some(label);
+        }
+        if target % 4 != 0 || !self.page.contains(&target) || self.count >= self.limit {
+            return None;
+        }
+        if graph.lifted.contains(&target) {
+            graph.split_at.insert(target);
+            return None;
+        }
+        let flags = graph.plan.label_flags.get(&target).copied().unwrap_or(shape);
+        let block = self.b.create_block();
+        for _ in register_indices(graph.plan.registers) {
+            self.b.append_block_param(block, types::I64);
+        }
+        for ty in flags.parameter_types() {
+            self.b.append_block_param(block, ty);
+        }
+        self.b.append_block_param(block, types::I64);
+        let label = Label { block, flags, lifted: false };
+        graph.labels.insert(target, label);
+        graph.worklist.insert(target);
+        Some(label)
+    }
+
+    /// Jumps to `label` with the state after `retired` instructions of this run, when the state fits its
+    /// parameters; to a label already lifted only when the budget left admits the whole region again (otherwise
+    /// control falls through to what the caller emits next, in a new block). Returns whether the jump is
+    /// unconditional. Changes nothing the rest of the block may use.
+    fn jump_to_label(&mut self, label: Label, retired: u32) -> bool {
+        let graph = self.graph.as_ref().expect("labels belong to graphs");
+        let (carried, total) = (graph.plan.registers, graph.total);
+        // A run that lifted nothing (the region had no more room) must not go round to a lifted label: no progress.
+        if self.dirty & !carried != 0 || (label.lifted && retired == 0) {
+            return false;
+        }
+        let Some(flags) = self.flag_arguments(label.flags) else { return false };
+        let mut arguments = Vec::new();
+        for index in register_indices(carried) {
+            arguments.push(match self.registers[index as usize] {
+                Some(value) => value,
+                // Not read yet, or written back and dropped by a call into the reference: in the `CpuState`.
+                None => self.b.ins().load(types::I64, host_flags(), self.cpu, cpu_offset_of_register(index)),
+            });
+        }
+        arguments.extend(flags);
+        let left = self.b.ins().iadd_imm_s(self.budget, -i64::from(retired));
+        arguments.push(left);
+        let arguments: Vec<BlockArg> = arguments.into_iter().map(BlockArg::Value).collect();
+        if !label.lifted {
+            self.b.ins().jump(label.block, &arguments);
+            return true;
+        }
+
+        let fits = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, left, total);
+        let leave = self.b.create_block();
+        self.b.ins().brif(fits, label.block, &arguments, leave, &[]);
+        self.b.switch_to_block(leave);
+        false
+    }
+
+    /// NZCV as the parameters of a label of `shape`, converted from the block's flags where they can be; `None`
+    /// where they cannot (lazy flags of another kind). Changes nothing the rest of the block may use.
+    fn flag_arguments(&mut self, shape: FlagsShape) -> Option<Vec<Value>> {
+        let (in_cpu, carried) = match self.flags {
+            FlagsState::InCpu => (None, None),
+            FlagsState::Lazy(lazy) => (None, Some(lazy)),
+            FlagsState::AtLabel { in_cpu, carried } => (Some(in_cpu), Some(carried)),
+        };
+        let same_kind = self.flags_shape() == shape;
+        match shape {
+            FlagsShape::InCpu => {
+                if carried.is_some() {
+                    let packed = self.compute_packed_flags();
+                    self.b.ins().store(host_flags(), packed, self.cpu, offset_of!(CpuState, nzcv) as i32);
+                }
+                Some(vec![])
+            }
+            _ if carried.is_none() => {
+                // Still in the `CpuState`: `in_cpu` set, the carried values unused.
+                let types = shape.parameter_types();
+                Some(
+                    types
+                        .iter()
+                        .enumerate()
+                        .map(|(position, &ty)| self.b.ins().iconst(ty, i64::from(position == 0)))
+                        .collect(),
+                )
+            }
+            _ if same_kind => {
+                let in_cpu = in_cpu.unwrap_or_else(|| self.b.ins().iconst(types::I8, 0));
+                Some(std::iter::once(in_cpu).chain(carried.expect("lazy flags").values()).collect())
+            }
+            FlagsShape::Packed => {
+                let packed = self.compute_packed_flags();
+                Some(vec![self.b.ins().iconst(types::I8, 0), packed])
+            }
+            _ => None,
+        }
+    }
+
+    /// Starts lifting a graph: when a branch goes back to the start (`RegionPlan::start_is_target`), the entry
+    /// block loads the carried registers and goes to the start as its first label, and this returns true;
+    /// otherwise the caller lifts the start's run right in the entry block.
+    fn enter_graph(&mut self, plan: RegionPlan) -> bool {
+        let start = self.pc;
+        let total = self.b.ins().iconst(types::I64, 0);
+        let start_is_label = plan.start_is_target;
+        if start_is_label {
+            for index in register_indices(plan.registers) {
+                let value = self.b.ins().load(types::I64, host_flags(), self.cpu, cpu_offset_of_register(index));
+                self.registers[index as usize] = Some(value);
+            }
+        }
+        self.graph = Some(Graph {
+            plan,
+            labels: HashMap::new(),
+            worklist: BTreeSet::new(),
+            lifted: HashSet::new(),
+            total,
+            label_flags: HashMap::new(),
+            split_at: HashSet::new(),
+            targets: HashSet::new(),
+        });
+        if start_is_label {
+            self.transfer(start, 0);
+            // Only branches inside the region count as targets.
+            self.graph.as_mut().expect("a graph region").targets.clear();
+        }
+        start_is_label
+    }
+
+    /// The next label whose run is to be lifted, with the block switched to it and the state its parameters.
+    fn next_label(&mut self) -> Option<u64> {
+        let graph = self.graph.as_mut()?;
+        let address = graph.worklist.pop_first()?;
+        let label = graph.labels.get_mut(&address).expect("worklist entries are labels");
+        label.lifted = true;
+        let label = *label;
+        self.enter_label(label);
+        Some(address)
+    }
+
+    fn enter_label(&mut self, label: Label) {
+        let graph = self.graph.as_ref().expect("labels belong to graphs");
+        let (carried, written) = (graph.plan.registers, graph.plan.written);
+        self.b.switch_to_block(label.block);
+        let parameters = self.b.block_params(label.block).to_vec();
+        self.registers = [None; 32];
+        for (index, &value) in register_indices(carried).zip(&parameters) {
+            self.registers[index as usize] = Some(value);
+        }
+        let flags_at = carried.count_ones() as usize;
+        let flags_count = label.flags.parameter_types().len();
+        self.flags = label.flags.at_label(&parameters[flags_at..flags_at + flags_count]);
+        self.flags_dirty = label.flags != FlagsShape::InCpu;
+        self.dirty = written & carried;
+        self.budget = *parameters.last().expect("a label's last parameter is the budget");
+        self.retired = 0;
+    }
+
+    /// Ends the labels the region had no room for with exits to their addresses, and writes the region's
+    /// instruction count into the budget checks.
+    fn close_graph(&mut self) {
+        let graph = self.graph.as_mut().expect("a graph region");
+        let mut unlifted: Vec<(u64, Label)> =
+            graph.labels.iter().filter(|(_, label)| !label.lifted).map(|(&address, &label)| (address, label)).collect();
+        // In address order: the same bytes give the same code.
+        unlifted.sort_by_key(|&(address, _)| address);
+        for (address, label) in unlifted {
+            self.enter_label(label);
+            let address = self.iconst(types::I64, address);
+            self.exit_to(address, 0, false);
+        }
+        let graph = self.graph.as_ref().expect("a graph region");
+        let total = self.b.func.dfg.value_def(graph.total).unwrap_inst();
+        self.b.func.replace(total).iconst(types::I64, i64::from(self.count));
+    }
+}
