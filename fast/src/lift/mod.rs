@@ -26,6 +26,7 @@
 mod atomic;
 mod branch;
 mod data;
+mod fp_arith;
 mod load_store;
 mod region;
 mod simd_integer;
@@ -231,6 +232,8 @@ pub(crate) struct Lifter<'a> {
     /// Registers the instructions read or write, and those they write, anywhere in the region (`RegionPlan`).
     touched: u32,
     written: u32,
+    /// Whether the host has a fused multiply-add (`fp_arith` needs it for double precision).
+    host_has_fma: bool,
     /// The labels of a region lifted as a graph; `None` for a straight one.
     graph: Option<region::Graph>,
     pub(crate) successors: Vec<u64>,
@@ -281,6 +284,9 @@ impl Lifter<'_> {
             // Natively where the bits or lanes are all that matters; on the reference in place otherwise.
             FpDataProcessing1 { m, s, ftype, opcode, rn, rd } => self
                 .fp_data_processing_1_source(m, s, ftype, opcode, rn, rd)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
+            FpDataProcessing2 { m, s, ftype, rm, opcode, rn, rd } => self
+                .fp_arithmetic(m, s, ftype, rm, opcode, rn, rd, word)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             FpIntegerConversion { sf, s, ftype, rmode, opcode, rn, rd } => self
                 .fp_integer_conversion(sf, s, ftype, rmode, opcode, rn, rd)

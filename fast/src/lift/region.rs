@@ -127,6 +127,7 @@ fn lift_region(
         flags_dirty: false,
         touched: 0,
         written: 0,
+        host_has_fma: isa.isa_flags().iter().any(|flag| flag.name == "has_fma" && flag.as_bool() == Some(true)),
         graph: None,
         successors: Vec::new(),
     };
