@@ -130,11 +130,12 @@ fn graph_regions_keep_budgets_and_state_exact() {
     }
 }
 
-/// FADD, FSUB, FMUL and FDIV (scalar, single and double precision), which the fast path computes with host float
-/// operations where they give the Arm result (`lift::fp_arith`), against the reference on operands of every kind:
-/// random bits, normal numbers near one and near the ends of the range (where results overflow, underflow or
-/// round to the smallest normal), zeros, infinities, NaNs and subnormals; FPCR mostly in its default mode, and
-/// in the others (flush to zero, default NaN, directed rounding). Results, FPSR flags and all.
+/// The scalar FP instructions the fast path computes with host float operations where they give the Arm result
+/// (`lift::fp_arith`: FADD, FSUB, FMUL, FDIV, FCMP, FCMPE, SCVTF, UCVTF, FCVTZS, FCVTZU, single and double
+/// precision), against the reference on operands of every kind: random bits, normal numbers near one, near the
+/// ends of the range (where results overflow, underflow or round to the smallest normal) and near the integer
+/// formats' bounds, zeros, infinities, NaNs and subnormals, integers of every size; FPCR mostly in its default
+/// mode, and in the others (flush to zero, default NaN, directed rounding). Results, NZCV, FPSR flags and all.
 #[test]
 fn fp_arithmetic_matches_the_reference() {
     let memory = code_memory(1);
@@ -157,13 +158,38 @@ fn fp_arithmetic_matches_the_reference() {
                 4 => return sign << (exponent_bits + mantissa_bits),
                 5 => max_exponent,
                 6 => 0,
-                _ => (max_exponent >> 1) + (bits >> 40) % 61 - 30,
+                // From 2^-4 to 2^66: the integer formats' bounds, with few or many fraction bits.
+                _ => (max_exponent >> 1) + (bits >> 40) % 71 - 4,
             };
-            (sign << exponent_bits | exponent) << mantissa_bits | mantissa
+            let mantissa = if bits >> 32 & 1 == 0 { mantissa } else { mantissa & !((1 << (bits >> 33) % 60) - 1) };
+            (sign << exponent_bits | exponent) << mantissa_bits | mantissa & ((1 << mantissa_bits) - 1)
         };
-        for opcode in 0..4u32 {
-            // FMUL/FDIV/FADD/FSUB V0, V1, V2, then SVC #0.
-            let word = 0x1e20_0800 | ftype << 22 | 2 << 16 | opcode << 12 | 1 << 5;
+        let integer = |random: &mut u64, kind: u64| -> u64 {
+            let bits = xorshift(random);
+            match kind % 4 {
+                0 => bits,
+                1 => (bits % 2001).wrapping_sub(1000),
+                // Near the formats' precision (2^24, 2^53) and beyond, of either sign.
+                2 => (1u64 << [24, 25, 53, 54, 31, 63][(bits % 6) as usize]) + (bits >> 8) % 5 - 2,
+                _ => (bits >> 40 | 1) << (bits % 40),
+            }
+            .wrapping_mul(if bits >> 62 & 1 == 1 { u64::MAX } else { 1 })
+        };
+        let mut words = Vec::new();
+        // FMUL/FDIV/FADD/FSUB V0, V1, V2.
+        words.extend((0..4u32).map(|opcode| 0x1e20_0800 | ftype << 22 | 2 << 16 | opcode << 12 | 1 << 5));
+        // FCMP/FCMPE V1, V2 and V1, #0.0.
+        words.extend(
+            [0, 0b10000, 0b01000, 0b11000].map(|opcode2| 0x1e20_2000 | ftype << 22 | 2 << 16 | 1 << 5 | opcode2),
+        );
+        // SCVTF/UCVTF V0, W1/X1 and FCVTZS/FCVTZU W0/X0, V1.
+        for sf in [0u32, 1] {
+            for (rmode, opcode) in [(0b00u32, 0b010u32), (0b00, 0b011), (0b11, 0b000), (0b11, 0b001)] {
+                words.push(0x1e20_0000 | sf << 31 | ftype << 22 | rmode << 19 | opcode << 16 | 1 << 5);
+            }
+        }
+        for word in words {
+            // The instruction, then SVC #0.
             let code: Vec<u8> = [word, 0xd400_0001].iter().flat_map(|w| w.to_le_bytes()).collect();
             memory.write_privileged(0x10000, &code).unwrap();
             fast_engine.invalidate(0x10000, PAGE_SIZE);
@@ -176,14 +202,17 @@ fn fp_arithmetic_matches_the_reference() {
                     _ => 0,
                 };
                 let fpsr = (xorshift(&mut random) & 0x9f) as u32;
-                let mut start = CpuState { pc: 0x10000, fpcr, fpsr, ..CpuState::default() };
+                let nzcv = (xorshift(&mut random) as u32 & 0xf) << 28;
+                let mut start = CpuState { pc: 0x10000, fpcr, fpsr, nzcv, ..CpuState::default() };
                 start.v[1] = u128::from(a) | u128::from(xorshift(&mut random)) << 64;
                 start.v[2] = u128::from(b);
                 start.v[0] = u128::from(xorshift(&mut random)) << 64 | u128::from(xorshift(&mut random));
+                start.x[0] = xorshift(&mut random);
+                start.x[1] = integer(&mut random, case);
+                let what = format!("{word:#010x} on {a:#x}, {b:#x}, x1 {:#x}, FPCR {fpcr:#x}", start.x[1]);
                 let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
                 let reference = interpreter.run(&mut reference_cpu, &memory, 2, GuestClock::default());
                 let fast = fast_engine.run(&mut fast_cpu, &memory, 2, GuestClock::default());
-                let what = format!("{word:#010x} on {a:#x}, {b:#x}, FPCR {fpcr:#x}");
                 assert_eq!(fast, reference, "{what}");
                 assert_eq!(fast_cpu, reference_cpu, "{what}");
             }

@@ -290,6 +290,10 @@ impl Lifter<'_> {
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             FpIntegerConversion { sf, s, ftype, rmode, opcode, rn, rd } => self
                 .fp_integer_conversion(sf, s, ftype, rmode, opcode, rn, rd)
+                .or_else(|Unlifted| self.fp_convert(sf, s, ftype, rmode, opcode, rn, rd, word))
+                .or_else(|Unlifted| self.interpret_in_place(word)),
+            FpCompare { m, s, ftype, rm, op, rn, opcode2 } => self
+                .fp_compare(m, s, ftype, rm, op, rn, opcode2, word)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdCopy { q, op, imm5, imm4, rn, rd } => {
                 self.simd_copy(q, op, imm5, imm4, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
@@ -396,6 +400,13 @@ impl Lifter<'_> {
             self.flags = FlagsState::InCpu;
             self.flags_dirty = false;
         }
+        self.call_interpret(word);
+        Ok(Flow::Next)
+    }
+
+    /// Calls the reference's `interpret` helper on `word` (on the `CpuState` as it is), leaving the block before
+    /// the instruction when the reference does not retire it.
+    fn call_interpret(&mut self, word: u32) {
         let word = self.iconst(types::I32, u64::from(word));
         let pc = self.iconst(types::I64, self.pc);
         let args = [self.runtime, self.cpu, word, pc];
@@ -403,7 +414,6 @@ impl Lifter<'_> {
         let status = self.call_runtime(offset, &[types::I64, types::I64, types::I32, types::I64], types::I32, &args);
         let retired = self.b.ins().icmp_imm_s(IntCC::Equal, status, 0);
         self.side_exit_unless(retired);
-        Ok(Flow::Next)
     }
 
     fn snapshot(&self) -> Snapshot {
