@@ -735,13 +735,14 @@ impl Lifter<'_> {
     /// in the address space, inside one page (at a multiple of `size` when `aligned`: a power of two no larger
     /// than a page, so inside one page too) that grants `need`. Each test branches to the same cold exit on its
     /// own, so that the host checks them side by side instead of combining booleans; the page table is read
-    /// only after the address is known to be in the space, which bounds the index by the table's size.
+    /// only after the page number is known to be inside it (the address space's pages are the table's entries).
     fn check_access(&mut self, address: Value, size: u32, need: Perm, aligned: bool) {
         const _: () = assert!(PAGE_COUNT as u64 == 1 << ADDRESS_SPACE_BITS >> PAGE_SIZE.trailing_zeros());
         let exit = self.b.create_block();
         self.b.set_cold_block(exit);
-        let high = self.b.ins().ushr_imm_u(address, i64::from(ADDRESS_SPACE_BITS));
-        self.exit_unless_zero(high, exit);
+        let page = self.b.ins().ushr_imm_u(address, PAGE_SIZE.trailing_zeros() as i64);
+        let outside = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, page, PAGE_COUNT as i64);
+        self.exit_unless_zero(outside, exit);
         if aligned {
             let misalignment = self.b.ins().band_imm_u(address, i64::from(size - 1));
             self.exit_unless_zero(misalignment, exit);
@@ -751,13 +752,17 @@ impl Lifter<'_> {
                 self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, offset, (PAGE_SIZE - u64::from(size)) as i64);
             self.exit_unless_zero(crosses, exit);
         }
-        let page = self.b.ins().ushr_imm_u(address, PAGE_SIZE.trailing_zeros() as i64);
         let entry_address = self.b.ins().iadd(self.pages, page);
         let entry = self.b.ins().load(types::I8, host_flags(), entry_address, 0);
-        let missing = self.b.ins().band_imm_u(entry, i64::from(need.bits()));
-        let missing = self.b.ins().bxor_imm_u(missing, i64::from(need.bits()));
+        let granted = self.b.ins().band_imm_u(entry, i64::from(need.bits()));
         let allowed = self.b.create_block();
-        self.b.ins().brif(missing, exit, &[], allowed, &[]);
+        if need.bits().count_ones() == 1 {
+            // One permission bit: a test of the entry.
+            self.b.ins().brif(granted, allowed, &[], exit, &[]);
+        } else {
+            let missing = self.b.ins().bxor_imm_u(granted, i64::from(need.bits()));
+            self.b.ins().brif(missing, exit, &[], allowed, &[]);
+        }
         self.b.switch_to_block(exit);
         let pc = self.b.ins().iconst(types::I64, self.pc as i64);
         self.exit_to(pc, self.retired, true);
