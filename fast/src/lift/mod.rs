@@ -232,6 +232,10 @@ pub(crate) struct Lifter<'a> {
     /// Registers the instructions read or write, and those they write, anywhere in the region (`RegionPlan`).
     touched: u32,
     written: u32,
+    /// Registers written since the current label (or since a call into the reference wrote them all back), and
+    /// whether `dirty` still holds the label's own (`RegionPlan::label_dirty`).
+    written_in_run: u32,
+    dirty_from_label: bool,
     /// Whether the host has a fused multiply-add (`fp_arith` needs it for double precision).
     host_has_fma: bool,
     /// The labels of a region lifted as a graph; `None` for a straight one.
@@ -397,6 +401,8 @@ impl Lifter<'_> {
             self.write_back();
             self.registers = [None; 32];
             self.dirty = 0;
+            self.written_in_run = 0;
+            self.dirty_from_label = false;
             self.flags = FlagsState::InCpu;
             self.flags_dirty = false;
         }
@@ -477,6 +483,7 @@ impl Lifter<'_> {
         self.dirty |= 1 << index;
         self.touched |= 1 << index;
         self.written |= 1 << index;
+        self.written_in_run |= 1 << index;
     }
 
     /// A constant of type `ty` (I8 to I64) holding the low bits of `value`.

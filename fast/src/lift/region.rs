@@ -15,9 +15,11 @@
 //!   of its instructions. An edge to a label whose run is already lifted (the only kind that can close a cycle,
 //!   since every other edge goes to a label lifted later) goes there only when the budget left again admits all
 //!   of them, and leaves the region otherwise; between two such edges a run retires each instruction at most once.
-//! - At a label, every carried register the region writes counts as changed (exits store it, changed or not), and
-//!   NZCV counts as changed unless its shape says it is in the `CpuState`. An edge goes to a label only when it has
-//!   written no register the region does not carry and its NZCV converts to the label's shape; otherwise it leaves.
+//! - At a label, the carried registers that some edge may bring changed count as changed (exits store them,
+//!   changed or not: `RegionPlan::label_dirty`, a fixpoint over the first lifting's edges), and NZCV counts as
+//!   changed unless its shape says it is in the `CpuState`. An edge goes to a label only when every register it
+//!   has changed is one the label counts as changed, and its NZCV converts to the label's shape; otherwise it
+//!   leaves the region.
 //! - The first lifting carries every register and learns what the instructions use (`RegionPlan`); the second,
 //!   which is compiled, carries only that. Both are correct on their own: the plan makes the second cheaper.
 
@@ -55,6 +57,9 @@ struct RegionPlan {
     label_flags: HashMap<u64, FlagsShape>,
     /// Addresses a branch reached in the middle of another label's run, which become labels of their own.
     split_at: HashSet<u64>,
+    /// The registers that may have changed since the block's entry when control reaches each label (the
+    /// union over the edges that reach it); the others an exit need not store.
+    label_dirty: HashMap<u64, u32>,
     /// Whether a branch inside the region goes back to its start. When none does, the start's run is lifted in
     /// the entry block as a straight region's is (registers loaded where first read, exits storing only what
     /// changed), and only the other labels carry state.
@@ -78,16 +83,54 @@ pub(super) struct Graph {
     lifted: HashSet<u64>,
     /// The region's instruction count, patched in when the lifting ends (`iconst` in the entry block).
     total: Value,
-    /// What this lifting learns for the next (`RegionPlan`'s fields): also every address a run branched to.
+    /// What this lifting learns for the next (`RegionPlan`'s fields): also every address a run branched to,
+    /// and each edge taken to a label, for `label_dirty`.
     label_flags: HashMap<u64, FlagsShape>,
     split_at: HashSet<u64>,
     targets: HashSet<u64>,
+    edges: Vec<Edge>,
+    /// The label whose run is being lifted; `None` in the entry block.
+    current: Option<u64>,
+}
+
+/// An edge to a label: from the run of `from` (`None`: the entry block), with the registers the run wrote
+/// before it, and whether the registers changed at `from` were still unwritten back there.
+struct Edge {
+    from: Option<u64>,
+    to: u64,
+    written: u32,
+    inherits: bool,
+}
+
+impl Graph {
+    /// Each label's `RegionPlan::label_dirty`: the least sets that hold what every edge brings (a fixpoint over
+    /// the loops).
+    fn label_dirty(&self) -> HashMap<u64, u32> {
+        let mut dirty: HashMap<u64, u32> = self.labels.keys().map(|&address| (address, 0)).collect();
+        loop {
+            let mut changed = false;
+            for edge in &self.edges {
+                let inherited = edge.from.filter(|_| edge.inherits).map_or(0, |from| dirty[&from]);
+                let arriving = edge.written | inherited;
+                let at = dirty.get_mut(&edge.to).expect("edges go to labels");
+                if *at | arriving != *at {
+                    *at |= arriving;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return dirty;
+            }
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
 struct Label {
     block: Block,
     flags: FlagsShape,
+    /// The registers that may have changed since the block's entry when control is here (among those carried).
+    dirty: u32,
     /// Whether its run has been lifted, or is being lifted.
     lifted: bool,
 }
@@ -127,6 +170,8 @@ fn lift_region(
         flags_dirty: false,
         touched: 0,
         written: 0,
+        written_in_run: 0,
+        dirty_from_label: false,
         host_has_fma: isa.isa_flags().iter().any(|flag| flag.name == "has_fma" && flag.as_bool() == Some(true)),
         graph: None,
         successors: Vec::new(),
@@ -150,6 +195,7 @@ fn lift_region(
         Some(graph) => RegionPlan {
             registers: lifter.touched,
             written: lifter.written,
+            label_dirty: graph.label_dirty(),
             label_flags: graph.label_flags,
             split_at: graph.split_at,
             start_is_target: graph.targets.contains(&pc),
@@ -242,7 +288,7 @@ impl Lifter<'_> {
     /// (`Graph`), otherwise out of the region (chaining to the block there). Ends the current Cranelift block.
     pub(super) fn transfer(&mut self, target: u64, retired: u32) {
         if let Some(label) = self.label_for(target)
-            && self.jump_to_label(label, retired)
+            && self.jump_to_label(target, label, retired)
         {
             return;
         }
@@ -270,6 +316,8 @@ impl Lifter<'_> {
             return None;
         }
         let flags = graph.plan.label_flags.get(&target).copied().unwrap_or(shape);
+        let changed = graph.plan.label_dirty.get(&target).copied().unwrap_or(graph.plan.written);
+        let dirty = changed & graph.plan.written & graph.plan.registers;
         let block = self.b.create_block();
         for _ in register_indices(graph.plan.registers) {
             self.b.append_block_param(block, types::I64);
@@ -278,21 +326,22 @@ impl Lifter<'_> {
             self.b.append_block_param(block, ty);
         }
         self.b.append_block_param(block, types::I64);
-        let label = Label { block, flags, lifted: false };
+        let label = Label { block, flags, dirty, lifted: false };
         graph.labels.insert(target, label);
         graph.worklist.insert(target);
         Some(label)
     }
 
-    /// Jumps to `label` with the state after `retired` instructions of this run, when the state fits its
+    /// Jumps to `label` (at `target`) with the state after `retired` instructions of this run, when the state fits its
     /// parameters; to a label already lifted only when the budget left admits the whole region again (otherwise
     /// control falls through to what the caller emits next, in a new block). Returns whether the jump is
     /// unconditional. Changes nothing the rest of the block may use.
-    fn jump_to_label(&mut self, label: Label, retired: u32) -> bool {
+    fn jump_to_label(&mut self, target: u64, label: Label, retired: u32) -> bool {
         let graph = self.graph.as_ref().expect("labels belong to graphs");
         let (carried, total) = (graph.plan.registers, graph.total);
-        // A run that lifted nothing (the region had no more room) must not go round to a lifted label: no progress.
-        if self.dirty & !carried != 0 || (label.lifted && retired == 0) {
+        // The label must know of every register changed on the way (its `dirty`, within the carried ones). A run
+        // that lifted nothing (the region had no more room) must not go round to a lifted label: no progress.
+        if self.dirty & !label.dirty != 0 || (label.lifted && retired == 0) {
             return false;
         }
         let Some(flags) = self.flag_arguments(label.flags) else { return false };
@@ -308,6 +357,13 @@ impl Lifter<'_> {
         let left = self.b.ins().iadd_imm_s(self.budget, -i64::from(retired));
         arguments.push(left);
         let arguments: Vec<BlockArg> = arguments.into_iter().map(BlockArg::Value).collect();
+        let graph = self.graph.as_mut().expect("labels belong to graphs");
+        graph.edges.push(Edge {
+            from: graph.current,
+            to: target,
+            written: self.written_in_run,
+            inherits: self.dirty_from_label,
+        });
         if !label.lifted {
             self.b.ins().jump(label.block, &arguments);
             return true;
@@ -382,6 +438,8 @@ impl Lifter<'_> {
             label_flags: HashMap::new(),
             split_at: HashSet::new(),
             targets: HashSet::new(),
+            edges: Vec::new(),
+            current: None,
         });
         if start_is_label {
             self.transfer(start, 0);
@@ -398,13 +456,14 @@ impl Lifter<'_> {
         let label = graph.labels.get_mut(&address).expect("worklist entries are labels");
         label.lifted = true;
         let label = *label;
+        graph.current = Some(address);
         self.enter_label(label);
         Some(address)
     }
 
     fn enter_label(&mut self, label: Label) {
         let graph = self.graph.as_ref().expect("labels belong to graphs");
-        let (carried, written) = (graph.plan.registers, graph.plan.written);
+        let carried = graph.plan.registers;
         self.b.switch_to_block(label.block);
         let parameters = self.b.block_params(label.block).to_vec();
         self.registers = [None; 32];
@@ -415,7 +474,9 @@ impl Lifter<'_> {
         let flags_count = label.flags.parameter_types().len();
         self.flags = label.flags.at_label(&parameters[flags_at..flags_at + flags_count]);
         self.flags_dirty = label.flags != FlagsShape::InCpu;
-        self.dirty = written & carried;
+        self.dirty = label.dirty;
+        self.written_in_run = 0;
+        self.dirty_from_label = true;
         self.budget = *parameters.last().expect("a label's last parameter is the budget");
         self.retired = 0;
     }
