@@ -83,11 +83,12 @@ pub(super) struct Graph {
     lifted: HashSet<u64>,
     /// The region's instruction count, patched in when the lifting ends (`iconst` in the entry block).
     total: Value,
-    /// What this lifting learns for the next (`RegionPlan`'s fields): also every address a run branched to,
-    /// and each edge taken to a label, for `label_dirty`.
+    /// What this lifting learns for the next (`RegionPlan`'s fields): also whether a run branched to the
+    /// region's start, and each edge taken to a label, for `label_dirty`.
     label_flags: HashMap<u64, FlagsShape>,
     split_at: HashSet<u64>,
-    targets: HashSet<u64>,
+    start: u64,
+    start_targeted: bool,
     edges: Vec<Edge>,
     /// The label whose run is being lifted; `None` in the entry block.
     current: Option<u64>,
@@ -198,7 +199,7 @@ fn lift_region(
             label_dirty: graph.label_dirty(),
             label_flags: graph.label_flags,
             split_at: graph.split_at,
-            start_is_target: graph.targets.contains(&pc),
+            start_is_target: graph.start_targeted,
         },
         None => RegionPlan::default(),
     };
@@ -301,7 +302,7 @@ impl Lifter<'_> {
     fn label_for(&mut self, target: u64) -> Option<Label> {
         let shape = self.flags_shape();
         let graph = self.graph.as_mut()?;
-        graph.targets.insert(target);
+        graph.start_targeted |= target == graph.start;
         if shape != FlagsShape::InCpu {
             graph.label_flags.entry(target).or_insert(shape);
         }
@@ -437,14 +438,15 @@ impl Lifter<'_> {
             total,
             label_flags: HashMap::new(),
             split_at: HashSet::new(),
-            targets: HashSet::new(),
+            start,
+            start_targeted: false,
             edges: Vec::new(),
             current: None,
         });
         if start_is_label {
             self.transfer(start, 0);
-            // Only branches inside the region count as targets.
-            self.graph.as_mut().expect("a graph region").targets.clear();
+            // Only branches inside the region count.
+            self.graph.as_mut().expect("a graph region").start_targeted = false;
         }
         start_is_label
     }

@@ -1,0 +1,270 @@
+//! NZCV inside a region: kept lazily as what it is computed from (the operands of the last SUBS/ADDS, the result
+//! of the last ANDS, a packed value, or "still in the `CpuState`"), packed only where an instruction reads it
+//! whole or an exit stores it, and read by conditions straight from the operands where it can be. Labels of a
+//! region lifted as a graph carry it in a fixed `FlagsShape`.
+
+use super::{Lifter, host_flags};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
+use cranelift_frontend::FunctionBuilder;
+use std::mem::offset_of;
+use tandem_reference::CpuState;
+
+/// NZCV as the block knows it.
+#[derive(Clone, Copy)]
+pub(super) enum FlagsState {
+    /// Still in `CpuState::nzcv`, unread.
+    InCpu,
+    /// Computed in the block, kept lazily.
+    Lazy(LazyFlags),
+    /// At a label of a region lifted as a graph (`region`): still in the `CpuState` when `in_cpu` (an i8) holds,
+    /// otherwise `carried` from the edge that came there.
+    AtLabel { in_cpu: Value, carried: LazyFlags },
+}
+
+/// NZCV computed in the block, kept as what it is computed from.
+#[derive(Clone, Copy)]
+pub(super) enum LazyFlags {
+    /// The packed NZCV value (bits 31..28).
+    Packed(Value),
+    /// Flags of `a - b` (SUBS, CMP), with its result; operands are i32 or i64.
+    Sub { a: Value, b: Value, result: Value },
+    /// Flags of `a + b` (ADDS, CMN).
+    Add { a: Value, b: Value, result: Value },
+    /// Flags of a logical operation (ANDS, BICS, TST): N and Z from the result, C and V clear.
+    Logic { result: Value },
+}
+
+impl LazyFlags {
+    pub(super) fn values(self) -> Vec<Value> {
+        match self {
+            LazyFlags::Packed(packed) => vec![packed],
+            LazyFlags::Sub { a, b, result } | LazyFlags::Add { a, b, result } => vec![a, b, result],
+            LazyFlags::Logic { result } => vec![result],
+        }
+    }
+}
+
+/// The kind of NZCV a label of a region lifted as a graph carries, and the types of what it is computed from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum FlagsShape {
+    InCpu,
+    Packed,
+    Sub(Type),
+    Add(Type),
+    Logic(Type),
+}
+
+impl FlagsShape {
+    /// The block parameters of a label that carry these flags: `in_cpu`, then the lazy flags' values.
+    pub(super) fn parameter_types(self) -> Vec<Type> {
+        match self {
+            FlagsShape::InCpu => vec![],
+            FlagsShape::Packed => vec![types::I8, types::I32],
+            FlagsShape::Sub(ty) | FlagsShape::Add(ty) => vec![types::I8, ty, ty, ty],
+            FlagsShape::Logic(ty) => vec![types::I8, ty],
+        }
+    }
+
+    /// The flags at a label from its parameters (as `parameter_types` lists them).
+    pub(super) fn at_label(self, parameters: &[Value]) -> FlagsState {
+        let carried = match (self, parameters) {
+            (FlagsShape::InCpu, _) => return FlagsState::InCpu,
+            (FlagsShape::Packed, &[_, packed]) => LazyFlags::Packed(packed),
+            (FlagsShape::Sub(_), &[_, a, b, result]) => LazyFlags::Sub { a, b, result },
+            (FlagsShape::Add(_), &[_, a, b, result]) => LazyFlags::Add { a, b, result },
+            (FlagsShape::Logic(_), &[_, result]) => LazyFlags::Logic { result },
+            _ => unreachable!("a label has the parameters its flags' shape lists"),
+        };
+        FlagsState::AtLabel { in_cpu: parameters[0], carried }
+    }
+}
+
+impl Lifter<'_> {
+    pub(crate) fn set_flags_sub(&mut self, a: Value, b: Value, result: Value) {
+        self.flags = FlagsState::Lazy(LazyFlags::Sub { a, b, result });
+        self.flags_dirty = true;
+    }
+
+    pub(crate) fn set_flags_add(&mut self, a: Value, b: Value, result: Value) {
+        self.flags = FlagsState::Lazy(LazyFlags::Add { a, b, result });
+        self.flags_dirty = true;
+    }
+
+    pub(crate) fn set_flags_logic(&mut self, result: Value) {
+        self.flags = FlagsState::Lazy(LazyFlags::Logic { result });
+        self.flags_dirty = true;
+    }
+
+    pub(crate) fn set_flags_packed(&mut self, packed: Value) {
+        self.flags = FlagsState::Lazy(LazyFlags::Packed(packed));
+        self.flags_dirty = true;
+    }
+
+    /// NZCV packed in bits 31..28 of an i32, remembered for the rest of the block.
+    pub(crate) fn packed_flags(&mut self) -> Value {
+        let packed = self.compute_packed_flags();
+        self.flags = FlagsState::Lazy(LazyFlags::Packed(packed));
+        packed
+    }
+
+    /// NZCV packed in bits 31..28 of an i32, emitted at the current point and not remembered (exits use it: what
+    /// they emit does not dominate the rest of the block).
+    pub(super) fn compute_packed_flags(&mut self) -> Value {
+        match self.flags {
+            FlagsState::InCpu => self.stored_flags(),
+            FlagsState::Lazy(lazy) => self.pack_lazy_flags(lazy),
+            FlagsState::AtLabel { in_cpu, carried } => {
+                let stored = self.stored_flags();
+                let carried = self.pack_lazy_flags(carried);
+                self.b.ins().select(in_cpu, stored, carried)
+            }
+        }
+    }
+
+    fn stored_flags(&mut self) -> Value {
+        self.b.ins().load(types::I32, host_flags(), self.cpu, offset_of!(CpuState, nzcv) as i32)
+    }
+
+    fn pack_lazy_flags(&mut self, lazy: LazyFlags) -> Value {
+        match lazy {
+            LazyFlags::Packed(packed) => packed,
+            LazyFlags::Sub { a, b, result } => self.flags_of_sub(a, b, result),
+            LazyFlags::Add { a, b, result } => self.flags_of_add(a, b, result),
+            LazyFlags::Logic { result } => {
+                let zero = self.b.ins().iconst(types::I8, 0);
+                self.pack_flags(result, zero, zero)
+            }
+        }
+    }
+
+    /// The shape of NZCV as the block knows it now, as a loop would carry it.
+    pub(super) fn flags_shape(&self) -> FlagsShape {
+        let ty = |value: Value| self.b.func.dfg.value_type(value);
+        let lazy = match self.flags {
+            FlagsState::InCpu => return FlagsShape::InCpu,
+            FlagsState::Lazy(lazy) | FlagsState::AtLabel { carried: lazy, .. } => lazy,
+        };
+        match lazy {
+            LazyFlags::Packed(_) => FlagsShape::Packed,
+            LazyFlags::Sub { result, .. } => FlagsShape::Sub(ty(result)),
+            LazyFlags::Add { result, .. } => FlagsShape::Add(ty(result)),
+            LazyFlags::Logic { result } => FlagsShape::Logic(ty(result)),
+        }
+    }
+
+    /// Packed NZCV of `a - b = result` (`AddWithCarry(a, NOT(b), 1)`).
+    pub(crate) fn flags_of_sub(&mut self, a: Value, b: Value, result: Value) -> Value {
+        let c = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, b);
+        let overflow = self.signed_overflow_sub(a, b, result);
+        self.pack_flags(result, c, overflow)
+    }
+
+    /// Packed NZCV of `a + b = result`.
+    pub(crate) fn flags_of_add(&mut self, a: Value, b: Value, result: Value) -> Value {
+        let c = self.b.ins().icmp(IntCC::UnsignedLessThan, result, a);
+        let overflow = self.signed_overflow_add(a, b, result);
+        self.pack_flags(result, c, overflow)
+    }
+
+    /// V of `a + b = result`: the operands agree in sign and the result does not.
+    pub(crate) fn signed_overflow_add(&mut self, a: Value, b: Value, result: Value) -> Value {
+        let ra = self.b.ins().bxor(result, a);
+        let rb = self.b.ins().bxor(result, b);
+        let both = self.b.ins().band(ra, rb);
+        self.b.ins().icmp_imm_s(IntCC::SignedLessThan, both, 0)
+    }
+
+    /// V of `a - b = result`: the operands differ in sign and the result's sign differs from `a`'s.
+    fn signed_overflow_sub(&mut self, a: Value, b: Value, result: Value) -> Value {
+        let ab = self.b.ins().bxor(a, b);
+        let ar = self.b.ins().bxor(a, result);
+        let both = self.b.ins().band(ab, ar);
+        self.b.ins().icmp_imm_s(IntCC::SignedLessThan, both, 0)
+    }
+
+    /// NZCV from a result (N and Z) and the C and V booleans.
+    pub(crate) fn pack_flags(&mut self, result: Value, c: Value, v: Value) -> Value {
+        let n = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, result, 0);
+        let z = self.b.ins().icmp_imm_s(IntCC::Equal, result, 0);
+        let mut packed = self.b.ins().iconst(types::I32, 0);
+        for (flag, bit) in [(n, 31), (z, 30), (c, 29), (v, 28)] {
+            let wide = self.b.ins().uextend(types::I32, flag);
+            let shifted = self.b.ins().ishl_imm_u(wide, bit);
+            packed = self.b.ins().bor(packed, shifted);
+        }
+        packed
+    }
+
+    /// `ConditionHolds(cond)` as an i8 boolean, straight from the last flag-setting operation where it can.
+    pub(crate) fn condition_holds(&mut self, cond: u32) -> Value {
+        if cond >> 1 == 0b111 {
+            return self.b.ins().iconst(types::I8, 1);
+        }
+        let invert = cond & 1 == 1;
+        let direct = match self.flags {
+            FlagsState::Lazy(LazyFlags::Sub { a, b, result }) => match cond >> 1 {
+                0b000 => Some(self.b.ins().icmp(IntCC::Equal, a, b)),
+                0b001 => Some(self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, b)),
+                0b010 => Some(self.b.ins().icmp_imm_s(IntCC::SignedLessThan, result, 0)),
+                0b100 => Some(self.b.ins().icmp(IntCC::UnsignedGreaterThan, a, b)),
+                0b101 => Some(self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, a, b)),
+                0b110 => Some(self.b.ins().icmp(IntCC::SignedGreaterThan, a, b)),
+                _ => None,
+            },
+            FlagsState::Lazy(LazyFlags::Logic { result }) => {
+                // C and V are clear: HS and VS never hold, HI never, GE is N clear, GT is N and Z clear.
+                let always_false = |b: &mut FunctionBuilder| b.ins().iconst(types::I8, 0);
+                match cond >> 1 {
+                    0b000 => Some(self.b.ins().icmp_imm_s(IntCC::Equal, result, 0)),
+                    0b001 | 0b011 | 0b100 => Some(always_false(&mut self.b)),
+                    0b010 => Some(self.b.ins().icmp_imm_s(IntCC::SignedLessThan, result, 0)),
+                    0b101 => Some(self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, result, 0)),
+                    0b110 => Some(self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, result, 0)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let holds = match direct {
+            Some(holds) => holds,
+            None => {
+                let packed = self.packed_flags();
+                self.condition_from_packed(packed, cond >> 1)
+            }
+        };
+        if invert { self.b.ins().bxor_imm_u(holds, 1) } else { holds }
+    }
+
+    /// `ConditionHolds` on packed NZCV for `cond<3:1>`.
+    fn condition_from_packed(&mut self, packed: Value, base: u32) -> Value {
+        let bit = |b: &mut FunctionBuilder, n: i64| {
+            let shifted = b.ins().ushr_imm_u(packed, n);
+            let one = b.ins().band_imm_u(shifted, 1);
+            b.ins().icmp_imm_s(IntCC::NotEqual, one, 0)
+        };
+        let b = &mut self.b;
+        match base {
+            0b000 => bit(b, 30),
+            0b001 => bit(b, 29),
+            0b010 => bit(b, 31),
+            0b011 => bit(b, 28),
+            0b100 => {
+                let c = bit(b, 29);
+                let z = bit(b, 30);
+                b.ins().band_not(c, z)
+            }
+            _ => {
+                let n = bit(b, 31);
+                let v = bit(b, 28);
+                let n_equals_v = b.ins().icmp(IntCC::Equal, n, v);
+                if base == 0b101 {
+                    n_equals_v
+                } else {
+                    let z = bit(b, 30);
+                    b.ins().band_not(n_equals_v, z)
+                }
+            }
+        }
+    }
+}
