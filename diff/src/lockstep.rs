@@ -8,13 +8,13 @@
 //! stops the run with `Exit::EngineStopped`; `divergence()` holds the report.
 
 use crate::a64::{Compared, cpu_differences};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use tandem_fast::lift::MAX_BLOCK_INSTRUCTIONS;
 use tandem_fast::{FastEngine, FastError};
 use tandem_reference::disasm::disassemble;
 use tandem_reference::engine::{Engine, Exit, GuestClock, RunResult};
-use tandem_reference::memory::{GuestMemory, MapError, PAGE_SIZE, Perm, Region};
+use tandem_reference::memory::{GuestMemory, MapError, PAGE_SIZE, Perm, Region, SharedPages};
 use tandem_reference::{CpuState, Interpreter};
 
 /// Every mapped byte of a guest memory, by region.
@@ -75,7 +75,9 @@ pub enum LockstepError {
 pub struct LockstepEngine {
     fast: FastEngine,
     paths: Comparison,
-    shadow_regions: Vec<Region>,
+    shadow_layout: Layout,
+    /// The shadow's own shared pages, by the id of the kernel memory's pages they stand for.
+    shadow_pages: HashMap<u64, SharedPages>,
     every: u64,
     stats: LockstepStats,
     divergence: Option<String>,
@@ -88,7 +90,8 @@ impl LockstepEngine {
             // Every region compiled at first use, so that code that runs once is checked compiled too.
             fast: FastEngine::with_defaults()?.compiling_at_first_use(),
             paths: Comparison { reference: Interpreter::default(), shadow: GuestMemory::new()? },
-            shadow_regions: Vec::new(),
+            shadow_layout: Layout::default(),
+            shadow_pages: HashMap::new(),
             every: every.max(1),
             stats: LockstepStats::default(),
             divergence: None,
@@ -104,15 +107,21 @@ impl LockstepEngine {
         self.divergence.as_deref()
     }
 
-    /// Gives the shadow the kernel memory's regions (mapping, unmapping and protecting only the pages that
-    /// changed) and bytes. Compiled blocks stay valid: code changes reach `invalidate` as for the kernel's memory.
+    /// Gives the shadow the kernel memory's layout (mapping, unmapping and protecting only the pages that
+    /// changed; addresses that share pages there share pages in the shadow too) and bytes. Compiled blocks stay
+    /// valid: code changes reach `invalidate` as for the kernel's memory.
     fn sync_shadow(&mut self, memory: &GuestMemory, snapshot: &Snapshot) -> Result<(), MapError> {
-        let regions: Vec<Region> = snapshot.regions.iter().map(|(region, _)| *region).collect();
-        if regions != self.shadow_regions {
-            remap(&mut self.paths.shadow, &self.shadow_regions, &regions)?;
-            self.shadow_regions = regions;
+        let layout = Layout {
+            regions: snapshot.regions.iter().map(|(region, _)| *region).collect(),
+            shared: memory.shared_runs().into_iter().map(|run| (run.address, run.size, run.pages.id(), run.offset)).collect(),
+            sizes: memory.shared_runs().into_iter().map(|run| (run.pages.id(), run.pages.size())).collect(),
+        };
+        if layout != self.shadow_layout {
+            let (old, new) = (self.shadow_layout.pages(), layout.pages());
+            remap(&mut self.paths.shadow, &mut self.shadow_pages, &layout, &old, &new)?;
+            self.shadow_pages.retain(|id, _| layout.sizes.contains_key(id));
+            self.shadow_layout = layout;
         }
-        debug_assert_eq!(memory.regions(), self.shadow_regions);
         snapshot.restore(&self.paths.shadow);
         Ok(())
     }
@@ -279,40 +288,90 @@ impl Engine for LockstepEngine {
     }
 }
 
-/// Every mapped page of `regions` with its permission.
-fn page_perms(regions: &[Region]) -> BTreeMap<u64, Perm> {
-    regions
-        .iter()
-        .flat_map(|region| (region.address..region.address + region.size).step_by(PAGE_SIZE as usize))
-        .zip(regions.iter().flat_map(|region| std::iter::repeat_n(region.perm, (region.size / PAGE_SIZE) as usize)))
-        .collect()
+/// A memory's layout as the shadow copies it: its regions and its views of shared pages (address, size, the
+/// pages' id, offset), with each shared pages' size.
+#[derive(Default, PartialEq)]
+struct Layout {
+    regions: Vec<Region>,
+    shared: Vec<(u64, u64, u64, u64)>,
+    sizes: BTreeMap<u64, u64>,
 }
 
-/// Changes `shadow` from the layout `old` to `new`, one run of consecutive pages per call.
-fn remap(shadow: &mut GuestMemory, old: &[Region], new: &[Region]) -> Result<(), MapError> {
-    let (old, new) = (page_perms(old), page_perms(new));
-    let gone = old.keys().filter(|page| !new.contains_key(page)).map(|&page| (page, Perm::NONE));
-    for (address, size, _) in runs(gone) {
+/// A mapped page: its permission and, for a view of shared pages, their id and the page's offset in them.
+type Page = (Perm, Option<(u64, u64)>);
+
+impl Layout {
+    /// Every mapped page, by address.
+    fn pages(&self) -> BTreeMap<u64, Page> {
+        let mut pages: BTreeMap<u64, Page> = BTreeMap::new();
+        for region in &self.regions {
+            for address in (region.address..region.address + region.size).step_by(PAGE_SIZE as usize) {
+                pages.insert(address, (region.perm, None));
+            }
+        }
+        for &(address, size, id, offset) in &self.shared {
+            for delta in (0..size).step_by(PAGE_SIZE as usize) {
+                if let Some(page) = pages.get_mut(&(address + delta)) {
+                    page.1 = Some((id, offset + delta));
+                }
+            }
+        }
+        pages
+    }
+}
+
+/// Changes `shadow` from the layout `old` to `new` (pages of `layout`), one run of consecutive pages per call;
+/// views of shared pages become views of the shadow's own pages for the same id.
+fn remap(
+    shadow: &mut GuestMemory,
+    shadow_pages: &mut HashMap<u64, SharedPages>,
+    layout: &Layout,
+    old: &BTreeMap<u64, Page>,
+    new: &BTreeMap<u64, Page>,
+) -> Result<(), MapError> {
+    let moved = |page: &u64| old.get(page).map(|was| was.1) != new.get(page).map(|now| now.1);
+    let gone = old.iter().filter(|(page, _)| moved(page));
+    for (address, size, _) in runs(gone.map(|(&page, &state)| (page, state))) {
         shadow.unmap(address, size)?;
     }
-    let added = new.iter().filter(|(page, _)| !old.contains_key(page)).map(|(&page, &perm)| (page, perm));
-    for (address, size, perm) in runs(added) {
-        shadow.map(address, size, perm)?;
+    let added = new.iter().filter(|(page, _)| moved(page));
+    for (address, size, (perm, backing)) in runs(added.map(|(&page, &state)| (page, state))) {
+        match backing {
+            None => shadow.map(address, size, perm)?,
+            Some((id, offset)) => {
+                let pages = match shadow_pages.get(&id) {
+                    Some(pages) => pages.clone(),
+                    None => {
+                        let pages = SharedPages::new(layout.sizes[&id])?;
+                        shadow_pages.insert(id, pages.clone());
+                        pages
+                    }
+                };
+                shadow.map_shared(address, size, perm, &pages, offset)?;
+            }
+        }
     }
-    let changed = new.iter().filter(|(page, perm)| old.get(page).is_some_and(|was| was != *perm));
-    for (address, size, perm) in runs(changed.map(|(&page, &perm)| (page, perm))) {
+    let changed = new.iter().filter(|(page, state)| !moved(page) && old.get(page).is_some_and(|was| was.0 != state.0));
+    for (address, size, (perm, _)) in runs(changed.map(|(&page, &(perm, _))| (page, (perm, None)))) {
         shadow.protect(address, size, perm)?;
     }
     Ok(())
 }
 
-/// Consecutive pages of equal permission, in ascending order, merged into (address, size, permission) runs.
-fn runs(pages: impl Iterator<Item = (u64, Perm)>) -> Vec<(u64, u64, Perm)> {
-    let mut runs: Vec<(u64, u64, Perm)> = Vec::new();
-    for (page, perm) in pages {
+/// Consecutive pages of equal permission (and, for views, consecutive offsets of the same shared pages), in
+/// ascending order, merged into (address, size, first page's state) runs.
+fn runs(pages: impl Iterator<Item = (u64, Page)>) -> Vec<(u64, u64, Page)> {
+    let mut runs: Vec<(u64, u64, Page)> = Vec::new();
+    for (page, state) in pages {
         match runs.last_mut() {
-            Some((address, size, run_perm)) if *address + *size == page && *run_perm == perm => *size += PAGE_SIZE,
-            _ => runs.push((page, PAGE_SIZE, perm)),
+            Some((address, size, (perm, backing)))
+                if *address + *size == page
+                    && *perm == state.0
+                    && backing.map(|(id, offset)| (id, offset + *size)) == state.1 =>
+            {
+                *size += PAGE_SIZE
+            }
+            _ => runs.push((page, PAGE_SIZE, state)),
         }
     }
     runs

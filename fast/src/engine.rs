@@ -77,7 +77,9 @@ pub struct FastEngine {
     runtime: Box<Runtime>,
     trampoline: Trampoline,
     /// Blocks by guest start address. A block never leaves its page, and is compiled only from a page that is
-    /// executable and not writable, so guest stores cannot change it; `invalidate` drops it when the page changes.
+    /// executable, not writable and no view of shared pages, so guest stores cannot change it; `invalidate` drops
+    /// it when the page changes. (Code that a guest JIT writes through code memory's other view runs on the
+    /// reference, which fetches every instruction.)
     blocks: HashMap<u64, Block, BuildHasherDefault<PcHasher>>,
     /// The chain table: a direct-mapped cache of `blocks` that both the dispatcher and compiled code (to link
     /// blocks) look up. Boxed: compiled code holds its address.
@@ -239,7 +241,7 @@ impl FastEngine {
             return Some(block);
         }
         let perm = memory.perm_at(pc)?;
-        if !perm.contains(Perm::EXECUTE) || perm.contains(Perm::WRITE) {
+        if !perm.contains(Perm::EXECUTE) || perm.contains(Perm::WRITE) || memory.is_shared(pc) {
             return None;
         }
         // Code that runs only a few times costs less to interpret than to compile (~100 µs a region).

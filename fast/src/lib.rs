@@ -6,8 +6,9 @@
 //!   interpreter, one instruction at a time.
 //! - Only `code_memory`, the block call and entry-point cast in `engine`, and the SSE4.2 helper in `runtime` are
 //!   `unsafe`.
-//! - Compiled code depends only on guest bytes of pages that are executable and not writable; anything that
-//!   changes such bytes or permissions must call `Engine::invalidate`.
+//! - Compiled code depends only on guest bytes of pages that are executable, not writable and not views of shared
+//!   pages (which another, writable address may change: code memory); anything that changes such bytes or
+//!   permissions must call `Engine::invalidate`.
 
 pub mod code_cache;
 mod code_memory;

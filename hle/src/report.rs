@@ -44,6 +44,8 @@ pub enum StopReason {
     AllThreadsBlocked(Vec<String>),
     /// Something Horizon allows that Tandem cannot do yet (named in the text).
     Unsupported(&'static str),
+    /// The host refused memory the guest's request needs (a shared memory file or mapping).
+    HostMemory(tandem_reference::memory::MapError),
     /// A service command (or a whole service) Tandem does not implement yet.
     UnimplementedService {
         interface: &'static str,
@@ -119,6 +121,7 @@ impl fmt::Display for StopReason {
                 Ok(())
             }
             StopReason::Unsupported(what) => write!(f, "not supported by Tandem yet: {what}"),
+            StopReason::HostMemory(error) => write!(f, "the host refused memory the program asked for: {error}"),
             StopReason::Gpu(error) => write!(f, "the GPU stopped: {error}"),
             StopReason::UnimplementedService { interface, command_id, what } => {
                 write!(f, "service `{interface}` command {command_id} is not implemented by Tandem yet")?;
@@ -147,6 +150,7 @@ impl StopReason {
                 "rerun with --cpu reference to compare paths, or `tandem disasm` around the address to see the code"
             }
             StopReason::SvcNotAllowed(_) => "check the title's main.npdm; Horizon refuses this call too",
+            StopReason::HostMemory(_) => "the host ran out of memory or file descriptors: free some and rerun",
             StopReason::InstructionLimit(_) => "raise --max-instructions, or check the program for an endless loop",
             StopReason::EngineStopped => "read the divergence report above it",
             StopReason::UnknownSyscall { .. } => {

@@ -1,12 +1,16 @@
-/* Shared and transfer memory: CreateSharedMemory, MapSharedMemory, UnmapSharedMemory and CreateTransferMemory with
- * the results Horizon gives (switchbrew "SVC"; mesosphère's checks): a shared memory object keeps its bytes across
- * mappings, transfer memory locks heap pages until its handle closes. */
+/* Shared, transfer and code memory with the results Horizon gives (switchbrew "SVC"; mesosphère's checks, in its
+ * order): a shared memory object keeps its bytes across mappings and shows one set of bytes in all of them at once;
+ * transfer memory locks heap pages until its handle closes and MapTransferMemory shows them read-write elsewhere;
+ * code memory locks heap pages (filled with 0xFF), and a JIT writes code through its read-write view and runs it
+ * through its executable view, rewriting it between runs. QueryMemory's types: SharedTransfered 0x0E, CodeOut
+ * 0x15, GeneratedCode 0x14 (mesosphère's KMemoryState). */
 #include "ipc.h"
 #include "tandem.h"
 
 /* Free addresses inside the ASLR region, outside the heap, alias and stack regions. */
 #define SHARED_A ((void *)0x4000000000ull)
 #define SHARED_B ((void *)0x4000100000ull)
+#define SHARED_C ((void *)0x4000200000ull)
 #define SIZE 0x2000u
 
 static MemoryInfo query(const void *address) {
@@ -28,6 +32,23 @@ static void print_block(const char *what, const void *address) {
     print(", size ");
     print_hex(info.size);
     print("\n");
+}
+
+/* Checks the block holding `address` (type, permission, attribute) and prints it. */
+static void expect_block(const char *what, const void *address, uint32_t type, uint32_t permission,
+                         uint32_t attribute) {
+    print_block(what, address);
+    MemoryInfo info = query(address);
+    check(info.type == type && info.permission == permission && info.attribute == attribute, what);
+}
+
+/* `mov w0, #value; ret` at `writable`, then the cache maintenance a JIT does (libnx's jitTransitionToExecutable):
+ * clean the data cache to the point of unification, invalidate the instruction cache at the executable address. */
+static void write_function(volatile uint32_t *writable, const void *executable, uint32_t value) {
+    writable[0] = 0x52800000u | value << 5;
+    writable[1] = 0xd65f03c0u;
+    __asm__ volatile("dc cvau, %0\n\tdsb ish\n\tic ivau, %1\n\tdsb ish\n\tisb" : : "r"(writable), "r"(executable)
+                     : "memory");
 }
 
 int main(void) {
@@ -66,6 +87,11 @@ int main(void) {
     uint32_t kept = 1;
     for (uint32_t i = 0; i < SIZE / 4; i++) kept &= words[i] == i * 0x9e3779b9u;
     check(kept, "the object kept its bytes");
+    expect("MapSharedMemory(a second mapping)", svc_map_shared_memory(memory, SHARED_A, SIZE, 3), RESULT_SUCCESS);
+    ((volatile uint32_t *)SHARED_A)[3] = 0x600dcafe;
+    check(words[3] == 0x600dcafe, "both mappings show the same bytes");
+    expect("UnmapSharedMemory(the second)", svc_unmap_shared_memory(memory, SHARED_A, SIZE), RESULT_SUCCESS);
+    check(words[3] == 0x600dcafe, "the first mapping keeps them");
     expect("UnmapSharedMemory", svc_unmap_shared_memory(memory, SHARED_B, SIZE), RESULT_SUCCESS);
     expect("CloseHandle", svc_close_handle(memory), RESULT_SUCCESS);
 
@@ -98,6 +124,98 @@ int main(void) {
     expect("CloseHandle", svc_close_handle(transfer), RESULT_SUCCESS);
     print_block("given back", (void *)heap);
     check(bytes[0x1000] == 0x5a, "the heap kept its bytes");
+
+    print("-- transfer memory, mapped\n");
+    Handle lent;
+    void *in_heap_region = (void *)(heap_region + 0x1000000);
+    expect("CreateTransferMemory(r--)", svc_create_transfer_memory(&lent, (void *)heap, SIZE, 1), RESULT_SUCCESS);
+    expect("MapTransferMemory(r-x)", svc_map_transfer_memory(lent, SHARED_A, SIZE, 5), RESULT_INVALID_STATE);
+    expect("MapTransferMemory(a thread handle)", svc_map_transfer_memory(__tandem_main_thread_handle, SHARED_A, SIZE, 1),
+           RESULT_INVALID_HANDLE);
+    expect("MapTransferMemory(in the heap region)", svc_map_transfer_memory(lent, in_heap_region, SIZE, 1),
+           RESULT_INVALID_MEMORY_REGION);
+    expect("MapTransferMemory(wrong size)", svc_map_transfer_memory(lent, SHARED_A, SIZE / 2, 1), RESULT_INVALID_SIZE);
+    expect("MapTransferMemory(not the creator's permission)", svc_map_transfer_memory(lent, SHARED_A, SIZE, 3),
+           RESULT_INVALID_STATE);
+    expect("MapTransferMemory", svc_map_transfer_memory(lent, SHARED_A, SIZE, 1), RESULT_SUCCESS);
+    expect_block("transfer memory's view", SHARED_A, 0x0e, 3, 0);
+    expect_block("its heap", (void *)heap, 0x05, 1, 1);
+    expect("MapTransferMemory(twice)", svc_map_transfer_memory(lent, SHARED_B, SIZE, 1), RESULT_INVALID_STATE);
+    volatile uint8_t *view = (volatile uint8_t *)SHARED_A;
+    check(view[0x1000] == 0x5a, "the view shows the heap's bytes");
+    view[0x1001] = 0x33;
+    check(bytes[0x1001] == 0x33, "the heap shows what was written through the view");
+    expect("UnmapTransferMemory(elsewhere)", svc_unmap_transfer_memory(lent, SHARED_B, SIZE),
+           RESULT_INVALID_CURRENT_MEMORY);
+    expect("UnmapTransferMemory", svc_unmap_transfer_memory(lent, SHARED_A, SIZE), RESULT_SUCCESS);
+    expect_block("unmapped", SHARED_A, 0, 0, 0);
+    expect("CloseHandle", svc_close_handle(lent), RESULT_SUCCESS);
+    expect_block("given back", (void *)heap, 0x05, 3, 0);
+
+    print("-- code memory\n");
+    void *source = (void *)(heap + 0x10000);
+    Handle code;
+    expect("CreateCodeMemory(misaligned)", svc_create_code_memory(&code, (char *)source + 8, SIZE),
+           RESULT_INVALID_ADDRESS);
+    expect("CreateCodeMemory(size 0)", svc_create_code_memory(&code, source, 0), RESULT_INVALID_SIZE);
+    expect("CreateCodeMemory(the program's code)", svc_create_code_memory(&code, __module_start, 0x1000),
+           RESULT_INVALID_CURRENT_MEMORY);
+    expect("CreateCodeMemory", svc_create_code_memory(&code, source, SIZE), RESULT_SUCCESS);
+    expect_block("code memory's heap", source, 0x05, 0, 1);
+    Handle twice;
+    expect("CreateCodeMemory(the same pages)", svc_create_code_memory(&twice, source, SIZE),
+           RESULT_INVALID_CURRENT_MEMORY);
+    void *writable = SHARED_A, *executable = SHARED_B;
+    expect("ControlCodeMemory(operation 4)", svc_control_code_memory(code, 4, writable, SIZE, 3),
+           RESULT_INVALID_ENUM_VALUE);
+    expect("ControlCodeMemory(a thread handle)",
+           svc_control_code_memory(__tandem_main_thread_handle, CODE_MEMORY_MAP, writable, SIZE, 3),
+           RESULT_INVALID_HANDLE);
+    expect("ControlCodeMemory(map in the heap region)",
+           svc_control_code_memory(code, CODE_MEMORY_MAP, in_heap_region, SIZE, 3), RESULT_INVALID_MEMORY_REGION);
+    expect("ControlCodeMemory(map r-x)", svc_control_code_memory(code, CODE_MEMORY_MAP, writable, SIZE, 5),
+           RESULT_INVALID_NEW_MEMORY_PERMISSION);
+    expect("ControlCodeMemory(map, wrong size)", svc_control_code_memory(code, CODE_MEMORY_MAP, writable, SIZE / 2, 3),
+           RESULT_INVALID_SIZE);
+    expect("ControlCodeMemory(map)", svc_control_code_memory(code, CODE_MEMORY_MAP, writable, SIZE, 3), RESULT_SUCCESS);
+    expect("ControlCodeMemory(map twice)", svc_control_code_memory(code, CODE_MEMORY_MAP, SHARED_C, SIZE, 3),
+           RESULT_INVALID_STATE);
+    expect("ControlCodeMemory(map to owner rw-)",
+           svc_control_code_memory(code, CODE_MEMORY_MAP_TO_OWNER, executable, SIZE, 3),
+           RESULT_INVALID_NEW_MEMORY_PERMISSION);
+    expect("ControlCodeMemory(map to owner over the other view)",
+           svc_control_code_memory(code, CODE_MEMORY_MAP_TO_OWNER, writable, SIZE, 5), RESULT_INVALID_CURRENT_MEMORY);
+    expect("ControlCodeMemory(map to owner)",
+           svc_control_code_memory(code, CODE_MEMORY_MAP_TO_OWNER, executable, SIZE, 5), RESULT_SUCCESS);
+    expect_block("writable view", writable, 0x15, 3, 0);
+    expect_block("executable view", executable, 0x14, 5, 0);
+    volatile uint32_t *code_words = (volatile uint32_t *)writable;
+    check(code_words[0] == 0xffffffffu && code_words[SIZE / 4 - 1] == 0xffffffffu, "code memory starts as 0xFF");
+    /* Each function runs often enough for the fast path to want to compile it; each rewrite must still show. */
+    uint32_t (*function)(void) = (uint32_t (*)(void))executable;
+    uint32_t sum = 0;
+    for (uint32_t value = 1; value <= 3; value++) {
+        write_function(code_words, executable, value);
+        for (int i = 0; i < 20; i++) sum += function();
+    }
+    print("the JIT's functions returned ");
+    print_u64(sum);
+    print("\n");
+    check(sum == 20 * (1 + 2 + 3), "the executable view runs what the writable view wrote, every time");
+    expect("ControlCodeMemory(unmap elsewhere)", svc_control_code_memory(code, CODE_MEMORY_UNMAP, SHARED_C, SIZE, 0),
+           RESULT_INVALID_CURRENT_MEMORY);
+    expect("ControlCodeMemory(unmap with rw-)", svc_control_code_memory(code, CODE_MEMORY_UNMAP, writable, SIZE, 3),
+           RESULT_INVALID_NEW_MEMORY_PERMISSION);
+    expect("ControlCodeMemory(unmap the executable view as the writable)",
+           svc_control_code_memory(code, CODE_MEMORY_UNMAP, executable, SIZE, 0), RESULT_INVALID_CURRENT_MEMORY);
+    expect("ControlCodeMemory(unmap)", svc_control_code_memory(code, CODE_MEMORY_UNMAP, writable, SIZE, 0),
+           RESULT_SUCCESS);
+    expect("ControlCodeMemory(unmap from owner)",
+           svc_control_code_memory(code, CODE_MEMORY_UNMAP_FROM_OWNER, executable, SIZE, 0), RESULT_SUCCESS);
+    expect_block("views unmapped", executable, 0, 0, 0);
+    expect("CloseHandle", svc_close_handle(code), RESULT_SUCCESS);
+    expect_block("given back", source, 0x05, 3, 0);
+    check(((volatile uint32_t *)source)[0] == 0x52800060u, "the heap keeps what the JIT wrote");
     check(svc_set_heap_size(&heap, 0) == 0, "SetHeapSize(0)");
 
     print("shmem: ");

@@ -5,9 +5,11 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The workspace root (the folder above xtask/).
+/// The workspace root (the folder above xtask/). Read at run time from what `cargo run` sets: checkouts that
+/// share one target folder share one xtask binary, and the path compiled into it may be another checkout's.
 pub fn project_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives inside the workspace").to_path_buf()
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), PathBuf::from);
+    manifest_dir.parent().expect("xtask lives inside the workspace").to_path_buf()
 }
 
 /// Cargo's target folder: `CARGO_TARGET_DIR` when set, else `target/` in the workspace.

@@ -58,6 +58,12 @@ pub enum MemoryState {
     ThreadLocal = 0x0400_000c,
     /// A shared memory object's mapping (MapSharedMemory).
     Shared = 0x0440_2006,
+    /// Transfer memory mapped by MapTransferMemory when its creator kept no access, and when it kept some.
+    Transfered = 0x055c_3c0d,
+    SharedTransfered = 0x045c_380e,
+    /// Code memory's read-only or executable view (ControlCodeMemory operation 1), and its read-write one (0).
+    GeneratedCode = 0x0440_2214,
+    CodeOut = 0x0440_2015,
     /// Outside the address space.
     Inaccessible = 0x0000_0010,
 }

@@ -92,14 +92,9 @@ impl Kernel {
         if message.receive_list == ReceiveList::MessageBuffer {
             return Some("pointer data received into the message buffer between threads of the program");
         }
-        let copyable = |handle: &u32| {
-            !matches!(
-                self.handles.get(*handle),
-                Some(KernelObject::Session(_) | KernelObject::SharedMemory(_) | KernelObject::TransferMemory(_))
-            )
-        };
+        let copyable = |handle: &u32| !matches!(self.handles.get(*handle), Some(KernelObject::Session(_)));
         if !message.copy_handles.iter().all(copyable) {
-            return Some("copying a handle to a host session or a memory object between threads of the program");
+            return Some("copying a handle to a host session between threads of the program");
         }
         None
     }
@@ -196,10 +191,11 @@ impl Kernel {
             KernelObject::ClientSession(id) => self.guest_sessions.get_mut(&id).expect("live").client_references += 1,
             KernelObject::ServerSession(id) => self.guest_sessions.get_mut(&id).expect("live").server_references += 1,
             KernelObject::ServerPort(id) => self.ports.get_mut(&id).expect("live").references += 1,
-            // The sender's check refused these; a handle closed since then names nothing copyable.
-            KernelObject::Session(_) | KernelObject::SharedMemory(_) | KernelObject::TransferMemory(_) => {
-                return Err(KernelResult::InvalidHandle);
+            KernelObject::SharedMemory(_) | KernelObject::TransferMemory(_) | KernelObject::CodeMemory(_) => {
+                self.reference_memory_object(object)
             }
+            // The sender's check refused these; a handle closed since then names nothing copyable.
+            KernelObject::Session(_) => return Err(KernelResult::InvalidHandle),
         }
         match self.handles.add(object) {
             Some(copy) => Ok(copy),

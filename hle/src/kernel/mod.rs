@@ -150,6 +150,7 @@ enum KernelObject {
     Session(u64),
     SharedMemory(u64),
     TransferMemory(u64),
+    CodeMemory(u64),
     /// A port the program serves (ManageNamedPort, sm's RegisterService): AcceptSession, ReplyAndReceive.
     ServerPort(u64),
     /// The sides of a session between threads of the program.
@@ -234,6 +235,7 @@ pub struct Kernel {
     service_shared_memories: Vec<crate::service::ServiceSharedMemory>,
     shared_memories: BTreeMap<u64, svc::SharedMemory>,
     transfer_memories: BTreeMap<u64, svc::TransferMemory>,
+    code_memories: BTreeMap<u64, svc::CodeMemory>,
     /// The id the next shared or transfer memory object gets.
     next_memory_object: u64,
     ports: BTreeMap<u64, guest_ipc::Port>,
@@ -348,6 +350,7 @@ impl Kernel {
             service_shared_memories: Vec::new(),
             shared_memories: BTreeMap::new(),
             transfer_memories: BTreeMap::new(),
+            code_memories: BTreeMap::new(),
             next_memory_object: 1,
             ports: BTreeMap::new(),
             guest_sessions: BTreeMap::new(),

@@ -1,19 +1,21 @@
-//! Shared memory (CreateSharedMemory, MapSharedMemory, UnmapSharedMemory) and transfer memory
-//! (CreateTransferMemory), with Horizon's checks in Horizon's order.
+//! Shared memory (CreateSharedMemory, MapSharedMemory, UnmapSharedMemory), transfer memory (CreateTransferMemory,
+//! MapTransferMemory, UnmapTransferMemory) and code memory (CreateCodeMemory, ControlCodeMemory), with Horizon's
+//! checks in Horizon's (mesosphère's) order.
 //!
-//! A shared memory object holds its bytes while unmapped and lends them to its one mapping while mapped (one
-//! process, and Tandem's guest memory has no page aliasing, so a second simultaneous mapping stops the run with a
-//! report). Transfer memory locks heap pages with the permission the owner keeps, until its last handle closes;
-//! host services read it where it is.
+//! A shared memory object's bytes are `SharedPages`: every mapping of it is a view of the same pages, as many
+//! as the program makes. Transfer and code memory lock heap pages and map them a second time (guest memory's
+//! page aliasing), so the program's two addresses see each other's writes, as on the console: a JIT writes
+//! through code memory's read-write view and runs what it wrote through the executable one. Host services read
+//! transfer memory where it is.
 
 use super::super::address_space::{
-    ALIAS_REGION, ASLR_REGION, Block, HEAP_REGION, MemoryAttribute, MemoryState, STACK_REGION,
+    ADDRESS_SPACE, ALIAS_REGION, ASLR_REGION, Block, HEAP_REGION, MemoryAttribute, MemoryState, STACK_REGION,
 };
 use super::super::{Kernel, KernelObject, StopReason};
 use super::memory::check_range;
 use super::{KernelResult, Svc};
 use crate::service::ServiceSharedMemory;
-use tandem_reference::memory::Perm;
+use tandem_reference::memory::{Perm, SharedPages};
 
 /// CreateSharedMemory's remote permission meaning "whatever the mapper asks".
 const DONT_CARE: u32 = 0x1000_0000;
@@ -28,22 +30,42 @@ pub struct SharedMemory {
     owner_perm: Perm,
     /// A service's (hid's): the system's memory, not the application's, and kept in step with the service's bytes.
     service_owned: bool,
-    /// Its bytes while unmapped and once written (`None`: all zero, nothing allocated; while mapped, the mapping
-    /// holds them).
-    bytes: Option<Vec<u8>>,
+    pages: SharedPages,
     size: u64,
-    mapped_at: Option<u64>,
+    /// Where the program has it mapped.
+    mappings: Vec<u64>,
     /// Handles to it.
     references: u32,
 }
 
-/// A transfer memory object: heap pages locked while it lives.
+/// A transfer memory object: heap pages locked while it lives, which the program may map once more.
 #[derive(Debug)]
 pub struct TransferMemory {
     address: u64,
     size: u64,
+    /// What the creator kept of the pages (---, r-- or rw-); MapTransferMemory must name it.
+    owner_perm: Perm,
+    mapped_at: Option<u64>,
     references: u32,
 }
+
+/// A code memory object: heap pages locked (and filled with 0xFF) while it lives, mapped at most once
+/// read-write (CodeOut, ControlCodeMemory's operation 0) and once read-only or executable (GeneratedCode,
+/// operation 1).
+#[derive(Debug)]
+pub struct CodeMemory {
+    address: u64,
+    size: u64,
+    writable_view: Option<u64>,
+    executable_view: Option<u64>,
+    references: u32,
+}
+
+/// ControlCodeMemory's operations (mesosphère's names; libnx calls 0 and 1 MapOwner and MapSlave).
+const CODE_MEMORY_MAP: u32 = 0;
+const CODE_MEMORY_MAP_TO_OWNER: u32 = 1;
+const CODE_MEMORY_UNMAP: u32 = 2;
+const CODE_MEMORY_UNMAP_FROM_OWNER: u32 = 3;
 
 /// `r--` or `rw-` from a permission argument.
 fn read_or_read_write(perm: u32) -> Option<Perm> {
@@ -69,11 +91,11 @@ impl Kernel {
         if self.shared_memory_size() + self.heap_size + size > MAX_SHARED_MEMORY {
             return Err(KernelResult::LimitReached);
         }
+        let pages = SharedPages::new(size).map_err(|_| KernelResult::OutOfMemory)?;
         let id = self.next_memory_object;
         let handle = self.handles.add(KernelObject::SharedMemory(id)).ok_or(KernelResult::OutOfHandles)?;
         self.next_memory_object += 1;
-        let object =
-            SharedMemory { owner_perm, service_owned: false, bytes: None, size, mapped_at: None, references: 1 };
+        let object = SharedMemory { owner_perm, service_owned: false, pages, size, mappings: Vec::new(), references: 1 };
         self.shared_memories.insert(id, object);
         self.set_output(1, u64::from(handle));
         Ok(())
@@ -87,31 +109,35 @@ impl Kernel {
     /// A handle to the kernel object behind a service's shared memory, made when first given out.
     pub(crate) fn service_shared_memory_handle(&mut self, memory: &ServiceSharedMemory) -> Option<u32> {
         let existing = memory.state().kernel_object.filter(|id| self.shared_memories.contains_key(id));
-        let id = existing.unwrap_or_else(|| {
-            let id = self.next_memory_object;
-            self.next_memory_object += 1;
-            let mut state = memory.state();
-            let object = SharedMemory {
-                owner_perm: Perm::READ,
-                service_owned: true,
-                bytes: Some(state.bytes.clone()),
-                size: state.bytes.len() as u64,
-                mapped_at: None,
-                references: 0,
-            };
-            self.shared_memories.insert(id, object);
-            state.kernel_object = Some(id);
-            state.dirty = false;
-            self.service_shared_memories.push(memory.clone());
-            id
-        });
+        let id = match existing {
+            Some(id) => id,
+            None => {
+                let mut state = memory.state();
+                let pages = SharedPages::new(state.bytes.len() as u64).ok()?;
+                pages.write(0, &state.bytes).ok()?;
+                let id = self.next_memory_object;
+                self.next_memory_object += 1;
+                let object = SharedMemory {
+                    owner_perm: Perm::READ,
+                    service_owned: true,
+                    pages,
+                    size: state.bytes.len() as u64,
+                    mappings: Vec::new(),
+                    references: 0,
+                };
+                self.shared_memories.insert(id, object);
+                state.kernel_object = Some(id);
+                state.dirty = false;
+                self.service_shared_memories.push(memory.clone());
+                id
+            }
+        };
         let handle = self.handles.add(KernelObject::SharedMemory(id))?;
         self.shared_memories.get_mut(&id).expect("made above").references += 1;
         Some(handle)
     }
 
-    /// Copies what services wrote into their shared memory objects: into the guest's mapping, or the object's
-    /// bytes while unmapped.
+    /// Copies what services wrote into their shared memory objects (and so into every mapping of them).
     pub(crate) fn sync_service_shared_memories(&mut self) {
         let mut memories = std::mem::take(&mut self.service_shared_memories);
         // Objects whose last handle and mapping are gone were dropped; a new handle makes another.
@@ -122,11 +148,8 @@ impl Kernel {
                 continue;
             }
             state.dirty = false;
-            let Some(object) = state.kernel_object.and_then(|id| self.shared_memories.get_mut(&id)) else { continue };
-            match object.mapped_at {
-                Some(address) => self.memory.write_privileged(address, &state.bytes).expect("the mapping is there"),
-                None => object.bytes = Some(state.bytes.clone()),
-            }
+            let Some(object) = state.kernel_object.and_then(|id| self.shared_memories.get(&id)) else { continue };
+            object.pages.write(0, &state.bytes).expect("the service's bytes are the object's size");
         }
         self.service_shared_memories = memories;
     }
@@ -139,8 +162,9 @@ impl Kernel {
         }
     }
 
-    /// Where shared memory may go: inside the ASLR region, outside the heap, alias and stack regions.
-    fn check_shared_memory_region(address: u64, size: u64) -> Result<(), KernelResult> {
+    /// Where shared, transfer and code memory views may go: inside the ASLR region, outside the heap, alias and
+    /// stack regions.
+    fn check_view_region(address: u64, size: u64) -> Result<(), KernelResult> {
         let overlaps =
             |region: super::super::address_space::Region| address < region.end() && address + size > region.base;
         if !ASLR_REGION.contains(address, size) || [HEAP_REGION, ALIAS_REGION, STACK_REGION].into_iter().any(overlaps) {
@@ -155,7 +179,7 @@ impl Kernel {
         check_range(address, size)?;
         let perm = read_or_read_write(perm).ok_or(KernelResult::InvalidNewMemoryPermission)?;
         let id = self.shared_memory_of(handle)?;
-        Self::check_shared_memory_region(address, size)?;
+        Self::check_view_region(address, size)?;
         let object = &self.shared_memories[&id];
         if size != object.size {
             return Err(KernelResult::InvalidSize);
@@ -164,17 +188,10 @@ impl Kernel {
             return Err(KernelResult::InvalidNewMemoryPermission);
         }
         self.uniform_block(address, size, 0, |block| block == Block::FREE)?;
-        if object.mapped_at.is_some() {
-            let what = "mapping one shared memory object at two addresses (Tandem's guest memory has no aliasing)";
-            return Ok(Svc::End(self.stop_at_svc(StopReason::Unsupported(what))));
+        if let Err(error) = self.memory.map_shared(address, size, perm, &object.pages, 0) {
+            return Ok(Svc::End(self.stop_at_svc(StopReason::HostMemory(error))));
         }
-        self.memory.map(address, size, perm).map_err(|_| KernelResult::InvalidCurrentMemory)?;
-        let object = self.shared_memories.get_mut(&id).expect("checked above");
-        let bytes = object.bytes.take();
-        object.mapped_at = Some(address);
-        if let Some(bytes) = bytes {
-            self.memory.write_privileged(address, &bytes).expect("mapped just now");
-        }
+        self.shared_memories.get_mut(&id).expect("checked above").mappings.push(address);
         self.map.insert(address, size, MemoryState::Shared, perm);
         Ok(Svc::Return(KernelResult::Success))
     }
@@ -184,24 +201,16 @@ impl Kernel {
         let (handle, address, size) = (self.arg32(0), self.arg(1), self.arg(2));
         check_range(address, size)?;
         let id = self.shared_memory_of(handle)?;
-        Self::check_shared_memory_region(address, size)?;
-        let object = &self.shared_memories[&id];
-        if object.mapped_at != Some(address) || object.size != size {
+        Self::check_view_region(address, size)?;
+        let object = self.shared_memories.get_mut(&id).expect("a handle keeps its object");
+        let Some(at) = object.mappings.iter().position(|&mapping| mapping == address).filter(|_| object.size == size)
+        else {
             return Err(KernelResult::InvalidMemoryRegion);
-        }
-        self.unmap_shared(id);
-        Ok(())
-    }
-
-    fn unmap_shared(&mut self, id: u64) {
-        let object = self.shared_memories.get_mut(&id).expect("callers check the id");
-        let Some(address) = object.mapped_at.take() else { return };
-        let mut bytes = vec![0; object.size as usize];
-        self.memory.read_privileged(address, &mut bytes).expect("the mapping is there");
-        object.bytes = Some(bytes);
-        let size = object.size;
+        };
+        object.mappings.swap_remove(at);
         self.memory.unmap(address, size).expect("the mapping is there");
         self.map.remove(address, size);
+        Ok(())
     }
 
     /// A handle to a shared memory object is gone; the object goes with the last (its mapping stays mapped until
@@ -209,7 +218,7 @@ impl Kernel {
     pub(super) fn release_shared_memory(&mut self, id: u64) {
         let object = self.shared_memories.get_mut(&id).expect("a handle keeps its object");
         object.references -= 1;
-        if object.references == 0 && object.mapped_at.is_none() {
+        if object.references == 0 && object.mappings.is_empty() {
             self.shared_memories.remove(&id);
         }
     }
@@ -234,20 +243,203 @@ impl Kernel {
         self.next_memory_object += 1;
         self.memory.protect(address, size, perm).map_err(|_| KernelResult::InvalidCurrentMemory)?;
         self.map.update(address, size, |block| Block { perm, attr: MemoryAttribute::LOCKED, ..block });
-        self.transfer_memories.insert(id, TransferMemory { address, size, references: 1 });
+        let object = TransferMemory { address, size, owner_perm: perm, mapped_at: None, references: 1 };
+        self.transfer_memories.insert(id, object);
         self.set_output(1, u64::from(handle));
         Ok(())
     }
 
-    /// A handle to transfer memory is gone; with the last, the pages are the owner's again (read-write, unlocked).
+    /// MapTransferMemory(handle, address, size, permission): the locked pages once more, read-write whatever the
+    /// permission (which must be the one the creator kept): Transfered when the creator kept none, else
+    /// SharedTransfered.
+    pub(super) fn map_transfer_memory(&mut self) -> Result<Svc, KernelResult> {
+        let (handle, address, size, perm) = (self.arg32(0), self.arg(1), self.arg(2), self.arg32(3));
+        check_range(address, size)?;
+        let perm = match perm {
+            0 => Perm::NONE,
+            perm => read_or_read_write(perm).ok_or(KernelResult::InvalidState)?,
+        };
+        let id = self.transfer_memory_of(handle)?;
+        Self::check_view_region(address, size)?;
+        let object = &self.transfer_memories[&id];
+        if size != object.size {
+            return Err(KernelResult::InvalidSize);
+        }
+        if perm != object.owner_perm || object.mapped_at.is_some() {
+            return Err(KernelResult::InvalidState);
+        }
+        self.uniform_block(address, size, 0, |block| block == Block::FREE)?;
+        let state = if perm == Perm::NONE { MemoryState::Transfered } else { MemoryState::SharedTransfered };
+        let source = object.address;
+        if let Err(error) = self.memory.map_alias(address, source, size, Perm::RW) {
+            return Ok(Svc::End(self.stop_at_svc(StopReason::HostMemory(error))));
+        }
+        self.transfer_memories.get_mut(&id).expect("checked above").mapped_at = Some(address);
+        self.map.insert(address, size, state, Perm::RW);
+        Ok(Svc::Return(KernelResult::Success))
+    }
+
+    /// UnmapTransferMemory(handle, address, size).
+    pub(super) fn unmap_transfer_memory(&mut self) -> Result<(), KernelResult> {
+        let (handle, address, size) = (self.arg32(0), self.arg(1), self.arg(2));
+        check_range(address, size)?;
+        let id = self.transfer_memory_of(handle)?;
+        Self::check_view_region(address, size)?;
+        let object = &self.transfer_memories[&id];
+        if size != object.size {
+            return Err(KernelResult::InvalidSize);
+        }
+        let state = if object.owner_perm == Perm::NONE { MemoryState::Transfered } else { MemoryState::SharedTransfered };
+        self.uniform_block(address, size, 0, |block| block.state == state && block.attr == MemoryAttribute::NONE)?;
+        if object.mapped_at != Some(address) {
+            return Err(KernelResult::InvalidCurrentMemory);
+        }
+        self.unmap_view(address, size);
+        self.transfer_memories.get_mut(&id).expect("checked above").mapped_at = None;
+        Ok(())
+    }
+
+    fn transfer_memory_of(&self, handle: u32) -> Result<u64, KernelResult> {
+        match self.handles.get(handle) {
+            Some(KernelObject::TransferMemory(id)) => Ok(id),
+            _ => Err(KernelResult::InvalidHandle),
+        }
+    }
+
+    /// A handle to transfer memory is gone; with the last, the pages are the owner's again (read-write, unlocked)
+    /// unless the program still maps them (then they stay locked, as in Horizon).
     pub(super) fn release_transfer_memory(&mut self, id: u64) {
         let object = self.transfer_memories.get_mut(&id).expect("a handle keeps its object");
         object.references -= 1;
         if object.references > 0 {
             return;
         }
-        let TransferMemory { address, size, .. } = self.transfer_memories.remove(&id).expect("present");
-        self.memory.protect(address, size, Perm::RW).expect("transfer memory stays mapped");
+        let TransferMemory { address, size, mapped_at, .. } = self.transfer_memories.remove(&id).expect("present");
+        if mapped_at.is_none() {
+            self.unlock_heap(address, size);
+        }
+    }
+
+    /// CreateCodeMemory(address, size) -> (result, handle): read-write heap or module data with no attribute
+    /// becomes Locked with no permission, filled with 0xFF.
+    pub(super) fn create_code_memory(&mut self) -> Result<(), KernelResult> {
+        let (address, size) = (self.arg(1), self.arg(2));
+        check_range(address, size)?;
+        if !ADDRESS_SPACE.contains(address, size) {
+            return Err(KernelResult::InvalidCurrentMemory);
+        }
+        self.uniform_block(address, size, 0, |block| {
+            matches!(block.state, MemoryState::Heap | MemoryState::CodeData)
+                && block.perm == Perm::RW
+                && block.attr == MemoryAttribute::NONE
+        })?;
+        let id = self.next_memory_object;
+        let handle = self.handles.add(KernelObject::CodeMemory(id)).ok_or(KernelResult::OutOfHandles)?;
+        self.next_memory_object += 1;
+        self.memory.write_privileged(address, &vec![0xff; size as usize]).expect("checked mapped above");
+        self.memory.protect(address, size, Perm::NONE).expect("checked mapped above");
+        self.map.update(address, size, |block| Block { perm: Perm::NONE, attr: MemoryAttribute::LOCKED, ..block });
+        let object = CodeMemory { address, size, writable_view: None, executable_view: None, references: 1 };
+        self.code_memories.insert(id, object);
+        self.set_output(1, u64::from(handle));
+        Ok(())
+    }
+
+    /// ControlCodeMemory(handle, operation, address, size, permission): maps or unmaps the read-write view
+    /// (operations 0 and 2, permission rw- and ---) or the read-only/executable one (1 and 3: r-- or r-x, ---).
+    pub(super) fn control_code_memory(&mut self) -> Result<Svc, KernelResult> {
+        let (handle, operation, address, size, perm) =
+            (self.arg32(0), self.arg32(1), self.arg(2), self.arg(3), self.arg32(4));
+        check_range(address, size)?;
+        let id = match self.handles.get(handle) {
+            Some(KernelObject::CodeMemory(id)) => id,
+            _ => return Err(KernelResult::InvalidHandle),
+        };
+        // The view's state and the permissions the operation accepts (--- only, to unmap).
+        let (state, accepted): (MemoryState, &[u32]) = match operation {
+            CODE_MEMORY_MAP => (MemoryState::CodeOut, &[3]),
+            CODE_MEMORY_MAP_TO_OWNER => (MemoryState::GeneratedCode, &[1, 5]),
+            CODE_MEMORY_UNMAP => (MemoryState::CodeOut, &[0]),
+            CODE_MEMORY_UNMAP_FROM_OWNER => (MemoryState::GeneratedCode, &[0]),
+            _ => return Err(KernelResult::InvalidEnumValue),
+        };
+        Self::check_view_region(address, size)?;
+        if !accepted.contains(&perm) {
+            return Err(KernelResult::InvalidNewMemoryPermission);
+        }
+        let object = &self.code_memories[&id];
+        if size != object.size {
+            return Err(KernelResult::InvalidSize);
+        }
+        let view = if state == MemoryState::CodeOut { object.writable_view } else { object.executable_view };
+        if perm == 0 {
+            self.uniform_block(address, size, 0, |block| block.state == state && block.attr == MemoryAttribute::NONE)?;
+            if view != Some(address) {
+                return Err(KernelResult::InvalidCurrentMemory);
+            }
+            self.unmap_view(address, size);
+            self.set_code_memory_view(id, state, None);
+            return Ok(Svc::Return(KernelResult::Success));
+        }
+        if view.is_some() {
+            return Err(KernelResult::InvalidState);
+        }
+        self.uniform_block(address, size, 0, |block| block == Block::FREE)?;
+        let perm = match perm {
+            1 => Perm::READ,
+            3 => Perm::RW,
+            _ => Perm::RX,
+        };
+        if let Err(error) = self.memory.map_alias(address, object.address, size, perm) {
+            return Ok(Svc::End(self.stop_at_svc(StopReason::HostMemory(error))));
+        }
+        self.set_code_memory_view(id, state, Some(address));
+        self.map.insert(address, size, state, perm);
+        Ok(Svc::Return(KernelResult::Success))
+    }
+
+    /// Another handle to a shared, transfer or code memory object (a handle copied in a message).
+    pub(in super::super) fn reference_memory_object(&mut self, object: KernelObject) {
+        let references = match object {
+            KernelObject::SharedMemory(id) => self.shared_memories.get_mut(&id).map(|object| &mut object.references),
+            KernelObject::TransferMemory(id) => self.transfer_memories.get_mut(&id).map(|object| &mut object.references),
+            KernelObject::CodeMemory(id) => self.code_memories.get_mut(&id).map(|object| &mut object.references),
+            _ => None,
+        };
+        *references.expect("a handle keeps its object") += 1;
+    }
+
+    fn set_code_memory_view(&mut self, id: u64, state: MemoryState, view: Option<u64>) {
+        let object = self.code_memories.get_mut(&id).expect("callers check the id");
+        match state {
+            MemoryState::CodeOut => object.writable_view = view,
+            _ => object.executable_view = view,
+        }
+    }
+
+    /// A handle to code memory is gone; with the last, the pages are the owner's again (read-write, unlocked,
+    /// with what the program wrote) if neither view is mapped (else they stay locked, as in Horizon).
+    pub(super) fn release_code_memory(&mut self, id: u64) {
+        let object = self.code_memories.get_mut(&id).expect("a handle keeps its object");
+        object.references -= 1;
+        if object.references > 0 {
+            return;
+        }
+        let object = self.code_memories.remove(&id).expect("present");
+        if object.writable_view.is_none() && object.executable_view.is_none() {
+            self.unlock_heap(object.address, object.size);
+        }
+    }
+
+    /// Unmaps a view of transfer or code memory.
+    fn unmap_view(&mut self, address: u64, size: u64) {
+        self.memory.unmap(address, size).expect("the view is mapped");
+        self.map.remove(address, size);
+    }
+
+    /// Heap pages that transfer or code memory locked are read-write and unlocked again.
+    fn unlock_heap(&mut self, address: u64, size: u64) {
+        self.memory.protect(address, size, Perm::RW).expect("locked memory stays mapped");
         self.map.update(address, size, |block| Block { perm: Perm::RW, attr: MemoryAttribute::NONE, ..block });
     }
 }

@@ -12,7 +12,7 @@ mod memory;
 mod memory_objects;
 
 pub(super) use ipc::MAX_MESSAGE_SIZE;
-pub use memory_objects::{SharedMemory, TransferMemory};
+pub use memory_objects::{CodeMemory, SharedMemory, TransferMemory};
 mod sync;
 mod thread;
 
@@ -235,7 +235,11 @@ impl Kernel {
             0x45 => self.create_event().into(),
             0x2c => self.map_physical_memory().into(),
             0x2d => self.unmap_physical_memory().into(),
+            0x4b => self.create_code_memory().into(),
+            0x4c => self.control_code_memory().into(),
             0x50 => self.create_shared_memory().into(),
+            0x51 => self.map_transfer_memory().into(),
+            0x52 => self.unmap_transfer_memory().into(),
             0x71 => self.manage_named_port().into(),
             _ => Svc::End(self.stop_at_svc(StopReason::UnhandledSvc(number))),
         };

@@ -25,6 +25,7 @@ impl Kernel {
             KernelObject::Session(id) => self.sessions.close(id),
             KernelObject::SharedMemory(id) => self.release_shared_memory(id),
             KernelObject::TransferMemory(id) => self.release_transfer_memory(id),
+            KernelObject::CodeMemory(id) => self.release_code_memory(id),
             KernelObject::ServerPort(id) => self.release_port(id),
             KernelObject::ClientSession(id) => self.release_client_session(id),
             KernelObject::ServerSession(id) => self.release_server_session(id),

@@ -194,6 +194,18 @@ Result svc_map_shared_memory(Handle memory, void *address, uint64_t size, uint32
 Result svc_unmap_shared_memory(Handle memory, void *address, uint64_t size);
 /* 0x15: x1 = heap address, x2 = size, w3 = the permission the owner keeps (0, r, rw) -> w1 = handle. */
 Result svc_create_transfer_memory(Handle *out, void *address, uint64_t size, uint32_t perm);
+/* 0x51, 0x52: the permission must be the one the creator kept; the mapping is read-write whatever it is. */
+Result svc_map_transfer_memory(Handle memory, void *address, uint64_t size, uint32_t perm);
+Result svc_unmap_transfer_memory(Handle memory, void *address, uint64_t size);
+/* 0x4B: x1 = heap address, x2 = size -> w1 = handle. */
+Result svc_create_code_memory(Handle *out, void *address, uint64_t size);
+/* 0x4C: operations 0/2 map/unmap the read-write view (rw-, then ---), 1/3 the read-only or executable one
+ * (r-- or r-x, then ---). libnx calls 0 and 1 MapOwner and MapSlave. */
+Result svc_control_code_memory(Handle memory, uint32_t operation, void *address, uint64_t size, uint32_t perm);
+#define CODE_MEMORY_MAP 0
+#define CODE_MEMORY_MAP_TO_OWNER 1
+#define CODE_MEMORY_UNMAP 2
+#define CODE_MEMORY_UNMAP_FROM_OWNER 3
 
 /* 0x1F: x1 = name (at most 11 characters and a NUL) -> w0, w1 = session handle. */
 Result svc_connect_to_named_port(Handle *out, const char *name);

@@ -263,6 +263,34 @@ SVC_FUNCTION svc_create_transfer_memory
     ret
 SVC_END svc_create_transfer_memory
 
+// Result svc_map_transfer_memory(Handle memory, void *address, uint64_t size, uint32_t perm): w0, x1, x2, w3 -> w0.
+SVC_FUNCTION svc_map_transfer_memory
+    svc #0x51
+    ret
+SVC_END svc_map_transfer_memory
+
+// Result svc_unmap_transfer_memory(Handle memory, void *address, uint64_t size): w0, x1, x2 -> w0.
+SVC_FUNCTION svc_unmap_transfer_memory
+    svc #0x52
+    ret
+SVC_END svc_unmap_transfer_memory
+
+// Result svc_create_code_memory(Handle *out, void *address, uint64_t size): x1, x2 -> w0, w1 = handle.
+SVC_FUNCTION svc_create_code_memory
+    str x0, [sp, #-16]!
+    svc #0x4b
+    ldr x2, [sp], #16
+    str w1, [x2]
+    ret
+SVC_END svc_create_code_memory
+
+// Result svc_control_code_memory(Handle memory, uint32_t operation, void *address, uint64_t size, uint32_t perm):
+// w0, w1, x2, x3, w4 -> w0.
+SVC_FUNCTION svc_control_code_memory
+    svc #0x4c
+    ret
+SVC_END svc_control_code_memory
+
 // ---- IPC -----------------------------------------------------------------------------------------------------------
 
 // Result svc_connect_to_named_port(Handle *out, const char *name): x1 = name -> w0, w1 = session handle.

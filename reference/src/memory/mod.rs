@@ -1,7 +1,10 @@
 //! Guest memory: one reserved host range of 2^39 bytes, plus a table of guest permissions per 4 KiB page.
 //!
-//! Invariants (this module is the only place with `unsafe` in the reference path):
+//! Invariants (this module and its `shared` are the only places with `unsafe` in the reference path):
 //! - `base` points to a reservation of `ADDRESS_SPACE_SIZE` bytes; guest address `a` lives at `base + a`.
+//! - Pages are private anonymous host memory, except the runs listed in `shared`: views of `SharedPages` placed
+//!   over the reservation, which other guest addresses may view too (page aliasing). Unmapping a view puts a
+//!   private, inaccessible reservation back in its place.
 //! - A page is host read/write exactly when its permission byte has `Perm::MAPPED`; every other page is
 //!   `PROT_NONE`. So a checked access (every page of the access mapped) never touches a host page that is absent.
 //! - Guest permissions are checked here for every checked access; the kernel's privileged accessors only check
@@ -9,6 +12,9 @@
 //! - Mapping changes need `&mut self`, so no engine runs while the map changes. Data reads and writes take `&self`
 //!   because the CPU paths and the GPU all read the same bytes.
 
+mod shared;
+
+pub use shared::SharedPages;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ptr::NonNull;
@@ -104,7 +110,7 @@ pub struct MemoryFault {
 }
 
 /// Errors of mapping operations (kernel and loader bugs or hostile requests, not guest faults).
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum MapError {
     #[error("range {address:#x}+{size:#x} is not page aligned")]
     Unaligned { address: u64, size: u64 },
@@ -116,6 +122,16 @@ pub enum MapError {
     NotMapped { page: u64 },
     #[error("the host refused to reserve guest memory: {0}")]
     Host(String),
+}
+
+/// Guest pages that are a view of shared pages, as `GuestMemory::shared_runs` lists them.
+#[derive(Clone, Debug)]
+pub struct SharedRun {
+    pub address: u64,
+    pub size: u64,
+    pub pages: SharedPages,
+    /// Where in `pages` the run's first page is.
+    pub offset: u64,
 }
 
 /// A run of mapped pages with one permission, as `GuestMemory::regions` lists them.
@@ -132,6 +148,8 @@ pub struct GuestMemory {
     perms: NonNull<u8>,
     /// Mapped ranges (start page address -> end), kept merged, so that listing and hashing need not scan `perms`.
     mapped: BTreeMap<u64, u64>,
+    /// The runs that are views of shared pages, by start address (never overlapping).
+    shared: BTreeMap<u64, SharedRun>,
 }
 
 // SAFETY: the reservation is owned by this value and freed only in Drop; moving it between threads is sound.
@@ -149,7 +167,7 @@ impl GuestMemory {
                 return Err(error);
             }
         };
-        Ok(GuestMemory { base, perms, mapped: BTreeMap::new() })
+        Ok(GuestMemory { base, perms, mapped: BTreeMap::new(), shared: BTreeMap::new() })
     }
 
     /// Host pointer to guest address 0, for engines that access memory directly (the fast path).
@@ -167,14 +185,44 @@ impl GuestMemory {
     /// Maps zero-filled pages with `perm`. The range must be page aligned and not mapped yet.
     pub fn map(&mut self, address: u64, size: u64, perm: Perm) -> Result<(), MapError> {
         let pages = page_range(address, size)?;
-        if let Some(page) = pages.clone().find(|&page| self.page_byte(page) & Perm::MAPPED != 0) {
-            return Err(MapError::AlreadyMapped { page: page * PAGE_SIZE });
-        }
+        self.require_unmapped(pages.clone())?;
         self.host_protect(address, size, libc::PROT_READ | libc::PROT_WRITE)?;
-        for page in pages {
-            self.set_page_byte(page, perm.0 | Perm::MAPPED);
+        self.mark_mapped(pages, perm);
+        Ok(())
+    }
+
+    /// Maps `size` bytes of `pages` from `offset` at `address` with `perm`: the guest sees what every other view
+    /// of those pages sees. The range must be page aligned and not mapped yet.
+    pub fn map_shared(
+        &mut self,
+        address: u64,
+        size: u64,
+        perm: Perm,
+        pages: &SharedPages,
+        offset: u64,
+    ) -> Result<(), MapError> {
+        let range = page_range(address, size)?;
+        if !offset.is_multiple_of(PAGE_SIZE) || offset.checked_add(size).is_none_or(|end| end > pages.size()) {
+            return Err(MapError::OutOfRange { address: offset, size });
         }
-        self.insert_mapped(address, address + size);
+        self.require_unmapped(range.clone())?;
+        self.place_view(SharedRun { address, size, pages: pages.clone(), offset })?;
+        self.mark_mapped(range, perm);
+        Ok(())
+    }
+
+    /// Maps the pages at `source..source + size` a second time, at `alias` with `perm`: both addresses then hold
+    /// the same bytes. Pages of `source` that no other address shares become shared pages first, contents kept.
+    /// `source` must be mapped and `alias` not.
+    pub fn map_alias(&mut self, alias: u64, source: u64, size: u64, perm: Perm) -> Result<(), MapError> {
+        let alias_pages = page_range(alias, size)?;
+        let source_pages = page_range(source, size)?;
+        self.require_mapped(source_pages)?;
+        self.require_unmapped(alias_pages.clone())?;
+        for run in self.share(source, size)? {
+            self.place_view(SharedRun { address: alias + (run.address - source), ..run })?;
+        }
+        self.mark_mapped(alias_pages, perm);
         Ok(())
     }
 
@@ -192,6 +240,10 @@ impl GuestMemory {
     pub fn unmap(&mut self, address: u64, size: u64) -> Result<(), MapError> {
         let pages = page_range(address, size)?;
         self.require_mapped(pages.clone())?;
+        for run in self.shared_runs_in(address, address + size) {
+            reserve_at(self.base.as_ptr().wrapping_add(run.address as usize), run.size)?;
+        }
+        self.forget_shared(address, address + size);
         // SAFETY: the range is inside the reservation (checked by `page_range`); MADV_DONTNEED on an anonymous
         // private mapping only drops its contents.
         unsafe { libc::madvise(self.base.as_ptr().add(address as usize).cast(), size as usize, libc::MADV_DONTNEED) };
@@ -210,6 +262,16 @@ impl GuestMemory {
         }
         let byte = self.page_byte(address / PAGE_SIZE);
         (byte & Perm::MAPPED != 0).then_some(Perm(byte & !Perm::MAPPED))
+    }
+
+    /// The runs of guest pages that are views of shared pages, in address order.
+    pub fn shared_runs(&self) -> Vec<SharedRun> {
+        self.shared.values().cloned().collect()
+    }
+
+    /// Whether the page holding `address` is a view of shared pages (another address may change its bytes).
+    pub fn is_shared(&self, address: u64) -> bool {
+        self.shared.range(..=address).next_back().is_some_and(|(_, run)| address < run.address + run.size)
     }
 
     /// The mapped memory as runs of equal permission, in address order.
@@ -343,6 +405,116 @@ impl GuestMemory {
         unsafe { *self.perms.as_ptr().add(page as usize) = byte }
     }
 
+    fn require_unmapped(&self, mut pages: std::ops::Range<u64>) -> Result<(), MapError> {
+        match pages.find(|&page| self.page_byte(page) & Perm::MAPPED != 0) {
+            Some(page) => Err(MapError::AlreadyMapped { page: page * PAGE_SIZE }),
+            None => Ok(()),
+        }
+    }
+
+    fn mark_mapped(&mut self, pages: std::ops::Range<u64>, perm: Perm) {
+        let (start, end) = (pages.start * PAGE_SIZE, pages.end * PAGE_SIZE);
+        for page in pages {
+            self.set_page_byte(page, perm.0 | Perm::MAPPED);
+        }
+        self.insert_mapped(start, end);
+    }
+
+    /// The shared runs of `start..end`, clipped to it.
+    fn shared_runs_in(&self, start: u64, end: u64) -> Vec<SharedRun> {
+        let first = self.shared.range(..=start).next_back().map_or(start, |(&address, _)| address);
+        self.shared
+            .range(first..end)
+            .map(|(_, run)| run)
+            .filter(|run| run.address + run.size > start)
+            .map(|run| {
+                let address = run.address.max(start);
+                let size = (run.address + run.size).min(end) - address;
+                SharedRun { address, size, pages: run.pages.clone(), offset: run.offset + (address - run.address) }
+            })
+            .collect()
+    }
+
+    /// Drops the shared runs' records of `start..end` (keeping the parts of runs outside it).
+    fn forget_shared(&mut self, start: u64, end: u64) {
+        let first = self.shared.range(..=start).next_back().map_or(start, |(&address, _)| address);
+        let overlapping: Vec<u64> = self
+            .shared
+            .range(first..end)
+            .filter(|(_, run)| run.address + run.size > start)
+            .map(|(&address, _)| address)
+            .collect();
+        for address in overlapping {
+            let run = self.shared.remove(&address).expect("listed above");
+            let run_end = run.address + run.size;
+            if run.address < start {
+                let head = SharedRun { size: start - run.address, pages: run.pages.clone(), ..run };
+                self.shared.insert(head.address, head);
+            }
+            if run_end > end {
+                let tail = SharedRun { address: end, size: run_end - end, offset: run.offset + (end - run.address), ..run };
+                self.shared.insert(end, tail);
+            }
+        }
+    }
+
+    /// The mapped range `address..address + size` as shared runs, making its private pages shared first.
+    fn share(&mut self, address: u64, size: u64) -> Result<Vec<SharedRun>, MapError> {
+        let end = address + size;
+        let mut runs = Vec::new();
+        let mut at = address;
+        for run in self.shared_runs_in(address, end) {
+            if run.address > at {
+                runs.push(self.make_shared(at, run.address - at)?);
+            }
+            at = run.address + run.size;
+            runs.push(run);
+        }
+        if at < end {
+            runs.push(self.make_shared(at, end - at)?);
+        }
+        Ok(runs)
+    }
+
+    /// Moves mapped private pages into new shared pages, in place, contents kept.
+    fn make_shared(&mut self, address: u64, size: u64) -> Result<SharedRun, MapError> {
+        let pages = SharedPages::new(size)?;
+        let mut page = vec![0u8; PAGE_SIZE as usize];
+        for offset in (0..size).step_by(PAGE_SIZE as usize) {
+            self.copy_out(address + offset, &mut page);
+            // Untouched pages stay unallocated in the new pages too.
+            if page.iter().any(|&byte| byte != 0) {
+                pages.write(offset, &page)?;
+            }
+        }
+        let run = SharedRun { address, size, pages, offset: 0 };
+        self.place_view(run.clone())?;
+        Ok(run)
+    }
+
+    /// Puts a read-write host view of `run.pages` at `run.address` and records it.
+    fn place_view(&mut self, run: SharedRun) -> Result<(), MapError> {
+        let at = self.base.as_ptr().wrapping_add(run.address as usize);
+        // SAFETY: the run is page aligned and inside the reservation (callers check with `page_range`), and
+        // nothing refers to the host pages it replaces (the guest pages there are unmapped, or `make_shared`
+        // copied them out first).
+        let pointer = unsafe {
+            libc::mmap(
+                at.cast(),
+                run.size as usize,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_FIXED,
+                run.pages.raw_fd(),
+                run.offset as libc::off_t,
+            )
+        };
+        if pointer != at.cast() {
+            return Err(MapError::Host(format!("mmap of shared pages: {}", std::io::Error::last_os_error())));
+        }
+        self.shared.insert(run.address, run);
+        Ok(())
+    }
+
     fn require_mapped(&self, mut pages: std::ops::Range<u64>) -> Result<(), MapError> {
         match pages.find(|&page| self.page_byte(page) & Perm::MAPPED == 0) {
             Some(page) => Err(MapError::NotMapped { page: page * PAGE_SIZE }),
@@ -413,6 +585,26 @@ fn page_range(address: u64, size: u64) -> Result<std::ops::Range<u64>, MapError>
     }
 }
 
+/// Puts an inaccessible private reservation over `size` bytes at `at`, inside the guest reservation.
+fn reserve_at(at: *mut u8, size: u64) -> Result<(), MapError> {
+    // SAFETY: callers pass a page-aligned range inside the guest reservation whose old host pages nothing
+    // refers to any more.
+    let pointer = unsafe {
+        libc::mmap(
+            at.cast(),
+            size as usize,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+            -1,
+            0,
+        )
+    };
+    if pointer != at.cast() {
+        return Err(MapError::Host(std::io::Error::last_os_error().to_string()));
+    }
+    Ok(())
+}
+
 fn reserve(len: usize, prot: libc::c_int) -> Result<NonNull<u8>, MapError> {
     // SAFETY: an anonymous private mapping at an address of the kernel's choosing aliases nothing.
     let pointer = unsafe {
@@ -477,5 +669,61 @@ mod tests {
         for address in [ADDRESS_SPACE_SIZE - 2, ADDRESS_SPACE_SIZE, u64::MAX - 1] {
             assert_eq!(memory.read_le(address, 4).unwrap_err().reason, FaultReason::Unmapped);
         }
+    }
+
+    #[test]
+    fn aliases_share_bytes_both_ways_and_outlive_each_other() {
+        let mut memory = GuestMemory::new().unwrap();
+        memory.map(0x10000, 0x3000, Perm::RW).unwrap();
+        memory.write(0x11008, &[7; 8]).unwrap();
+        memory.map_alias(0x40000, 0x10000, 0x3000, Perm::RX).unwrap();
+        assert_eq!(memory.read_le(0x41008, 1).unwrap(), 7, "the alias shows the source's bytes");
+        memory.write(0x12000, &[1, 2]).unwrap();
+        assert_eq!(memory.read_le(0x42000, 2).unwrap(), 0x0201, "a write through one address shows at the other");
+        assert_eq!(memory.write(0x40000, &[0]).unwrap_err().reason, FaultReason::Permission);
+        memory.write_privileged(0x40000, &[9]).unwrap();
+        assert_eq!(memory.read_le(0x10000, 1).unwrap(), 9);
+        assert!(memory.is_shared(0x42fff) && memory.is_shared(0x10000) && !memory.is_shared(0x13000));
+
+        // Unmapping the middle page of the alias keeps the rest of both, and the source's middle page.
+        memory.unmap(0x41000, 0x1000).unwrap();
+        assert_eq!(memory.read_le(0x11008, 1).unwrap(), 7);
+        memory.write(0x10001, &[5]).unwrap();
+        assert_eq!(memory.read_le(0x40001, 1).unwrap(), 5);
+        assert_eq!(memory.shared_runs().len(), 3, "source (one run) and the alias's two pieces");
+        // The source goes; the alias keeps the bytes; a new mapping where the alias was is private and zero.
+        memory.unmap(0x10000, 0x3000).unwrap();
+        assert_eq!(memory.read_le(0x42000, 2).unwrap(), 0x0201);
+        memory.map(0x41000, 0x1000, Perm::RW).unwrap();
+        memory.write(0x41000, &[3]).unwrap();
+        memory.map(0x10000, 0x3000, Perm::RW).unwrap();
+        assert_eq!(memory.read_le(0x10000, 8).unwrap(), 0, "a fresh mapping is zero filled, not the old view");
+        assert!(!memory.is_shared(0x41000) && !memory.is_shared(0x10000));
+    }
+
+    #[test]
+    fn shared_pages_show_in_every_mapping_and_in_their_own_accessors() {
+        let mut memory = GuestMemory::new().unwrap();
+        let pages = SharedPages::new(0x2000).unwrap();
+        pages.write(0x1ffc, &[1, 2, 3, 4]).unwrap();
+        memory.map_shared(0x20000, 0x2000, Perm::RW, &pages, 0).unwrap();
+        memory.map_shared(0x30000, 0x1000, Perm::READ, &pages, 0x1000).unwrap();
+        assert_eq!(memory.read_le(0x21ffc, 4).unwrap(), 0x0403_0201);
+        assert_eq!(memory.read_le(0x30ffc, 4).unwrap(), 0x0403_0201);
+        memory.write(0x21000, &[8]).unwrap();
+        assert_eq!(memory.read_le(0x30000, 1).unwrap(), 8);
+        let mut byte = [0];
+        pages.read(0x1000, &mut byte).unwrap();
+        assert_eq!(byte, [8]);
+        assert!(pages.write(0x1fff, &[0, 0]).is_err(), "writes past the end are refused");
+        assert!(memory.map_shared(0x50000, 0x2000, Perm::RW, &pages, 0x1000).is_err());
+        assert_eq!(memory.map_shared(0x21000, 0x1000, Perm::RW, &pages, 0), Err(MapError::AlreadyMapped { page: 0x21000 }));
+        // Aliasing a range that is partly a view already maps the view's pages, not a copy.
+        memory.map(0x22000, 0x1000, Perm::RW).unwrap();
+        memory.map_alias(0x60000, 0x21000, 0x2000, Perm::RW).unwrap();
+        pages.write(0x1000, &[6]).unwrap();
+        assert_eq!(memory.read_le(0x60000, 1).unwrap(), 6);
+        memory.write(0x61000, &[4]).unwrap();
+        assert_eq!(memory.read_le(0x22000, 1).unwrap(), 4);
     }
 }
