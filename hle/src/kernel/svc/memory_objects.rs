@@ -15,7 +15,7 @@ use super::super::{Kernel, KernelObject, StopReason};
 use super::memory::check_range;
 use super::{KernelResult, Svc};
 use crate::service::ServiceSharedMemory;
-use tandem_reference::memory::{Perm, SharedPages};
+use tandem_reference::memory::{PAGE_SIZE, Perm, SharedPages};
 
 /// CreateSharedMemory's remote permission meaning "whatever the mapper asks".
 const DONT_CARE: u32 = 0x1000_0000;
@@ -80,7 +80,7 @@ impl Kernel {
     /// CreateSharedMemory(size, owner permission, remote permission) -> (result, handle).
     pub(super) fn create_shared_memory(&mut self) -> Result<(), KernelResult> {
         let (size, owner_perm, remote_perm) = (self.arg(1), self.arg32(2), self.arg32(3));
-        if size == 0 || !size.is_multiple_of(tandem_reference::memory::PAGE_SIZE) || size > MAX_SHARED_MEMORY {
+        if size == 0 || !size.is_multiple_of(PAGE_SIZE) || size > MAX_SHARED_MEMORY {
             return Err(KernelResult::InvalidSize);
         }
         let owner_perm = read_or_read_write(owner_perm).ok_or(KernelResult::InvalidNewMemoryPermission)?;
@@ -336,7 +336,10 @@ impl Kernel {
         let id = self.next_memory_object;
         let handle = self.handles.add(KernelObject::CodeMemory(id)).ok_or(KernelResult::OutOfHandles)?;
         self.next_memory_object += 1;
-        self.memory.write_privileged(address, &vec![0xff; size as usize]).expect("checked mapped above");
+        let filled = [0xff; PAGE_SIZE as usize];
+        for page in (address..address + size).step_by(PAGE_SIZE as usize) {
+            self.memory.write_privileged(page, &filled).expect("checked mapped above");
+        }
         self.memory.protect(address, size, Perm::NONE).expect("checked mapped above");
         self.map.update(address, size, |block| Block { perm: Perm::NONE, attr: MemoryAttribute::LOCKED, ..block });
         let object = CodeMemory { address, size, writable_view: None, executable_view: None, references: 1 };
