@@ -335,8 +335,9 @@ fn limits_are_loud() {
 
 /// The programs small enough to run on both paths in lockstep in CI (intloop's 100 M instructions are the
 /// benchmark's).
-const KERNEL_PROGRAMS: [&str; 26] = [
+const KERNEL_PROGRAMS: [&str; 27] = [
     "hello",
+    "time",
     "demo",
     "isa",
     "threads",
@@ -364,12 +365,16 @@ const KERNEL_PROGRAMS: [&str; 26] = [
     "crash_udf",
 ];
 
+/// Each program runs on the reference with its input (the host's clock, controllers) recorded, then on the fast
+/// path from that log: the output and the final state hash must be the same.
 #[test]
 fn both_cpu_paths_print_the_same_and_end_in_the_same_state() {
+    let dir = scratch_dir("cross-path-logs");
     for name in KERNEL_PROGRAMS {
         let path = program(&format!("{name}.nro"));
-        let reference = tandem(&["run", &path, "--cpu", "reference", "--state-hash"]);
-        let fast = tandem(&["run", &path, "--cpu", "fast", "--state-hash"]);
+        let log = dir.join(format!("{name}.log")).display().to_string();
+        let reference = tandem(&["run", &path, "--cpu", "reference", "--state-hash", "--record", &log]);
+        let fast = tandem(&["run", &path, "--cpu", "fast", "--state-hash", "--replay", &log]);
         assert!(text(&reference.stdout).contains("state-hash: "), "{name}");
         assert_eq!(text(&fast.stdout), text(&reference.stdout), "{name}: output or final state differ");
         assert_eq!(fast.status.code(), reference.status.code(), "{name}");
