@@ -283,9 +283,18 @@ fn an_exefs_folder_runs_from_its_main_nso() {
     std::fs::rename(&nso, folder.join("main")).unwrap();
     let folder_arg = folder.display().to_string();
 
+    // The title's control data beside it: the name in language entry 0 (0x0), the publisher (0x200) and the
+    // display version (0x3060), at switchbrew's NACP offsets.
+    let mut nacp = vec![0u8; 0x4000];
+    nacp[..5].copy_from_slice(b"Hello");
+    nacp[0x200..0x206].copy_from_slice(b"Tandem");
+    nacp[0x3060..0x3065].copy_from_slice(b"9.8.7");
+    std::fs::write(folder.join("control.nacp"), nacp).unwrap();
+
     let info = text(&tandem(&["info", &folder_arg]).stdout);
     assert!(info.contains(": ExeFS") && info.contains("module main (Nso)"), "{info}");
     assert!(info.contains("sha-256 verified") && info.contains("R-X"), "{info}");
+    assert!(info.contains("nacp: \"Hello\" by \"Tandem\", version \"9.8.7\""), "{info}");
 
     let run = tandem(&["run", &folder_arg]);
     assert!(run.status.success(), "{}", text(&run.stderr));

@@ -21,8 +21,17 @@ pub struct PackArgs {
     #[arg(long)]
     pub romfs: Option<PathBuf>,
     /// A control.nacp to embed in the NRO.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["title", "author", "version"])]
     pub nacp: Option<PathBuf>,
+    /// Embed a control.nacp with this title (in every language), as nacptool makes one.
+    #[arg(long)]
+    pub title: Option<String>,
+    /// The NACP's publisher (with --title).
+    #[arg(long, requires = "title")]
+    pub author: Option<String>,
+    /// The NACP's display version (with --title), what the program reads back through GetDisplayVersion.
+    #[arg(long, requires = "title")]
+    pub version: Option<String>,
     /// A 256x256 JPEG icon to embed in the NRO.
     #[arg(long)]
     pub icon: Option<PathBuf>,
@@ -49,14 +58,22 @@ pub fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
                 Some(folder) => build_romfs(folder)?,
                 None => Vec::new(),
             };
-            let (nacp, icon) = (read_optional(&args.nacp)?, read_optional(&args.icon)?);
+            let nacp = match &args.title {
+                Some(title) => nro::write_nacp(&nro::NacpInfo {
+                    title: title.clone(),
+                    author: args.author.clone().unwrap_or_default(),
+                    display_version: args.version.clone().unwrap_or_default(),
+                })?,
+                None => read_optional(&args.nacp)?,
+            };
+            let icon = read_optional(&args.icon)?;
             let assets = NroAssetData { icon: &icon, nacp: &nacp, romfs: &romfs };
             let any_asset = !(icon.is_empty() && nacp.is_empty() && romfs.is_empty());
             nro::write(&module, any_asset.then_some(&assets))?
         }
         Some("nso") => {
-            if args.romfs.is_some() || args.nacp.is_some() || args.icon.is_some() {
-                bail!("an NSO carries no assets: --romfs, --nacp and --icon are for .nro outputs");
+            if args.romfs.is_some() || args.nacp.is_some() || args.icon.is_some() || args.title.is_some() {
+                bail!("an NSO carries no assets: --romfs, --nacp, --title and --icon are for .nro outputs");
             }
             nso::write(&module, true)?
         }

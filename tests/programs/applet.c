@@ -1,6 +1,7 @@
 /* appletOE as an application starts (libnx's appletInitialize): the proxy and its objects, the message queue and
  * its event (switchbrew "Applet Manager services": FocusStateChanged is message 15; an empty queue answers 128-3),
- * focus, modes, the applet resource user id (the process id), the desired language and EnsureSaveData. */
+ * focus, modes, the applet resource user id (the process id), the desired language, the display version (from the
+ * NACP) and EnsureSaveData. */
 #include "ipc.h"
 #include "tandem.h"
 
@@ -119,6 +120,15 @@ int main(void) {
     print("desired language: ");
     print(language);
     print("\n");
+    /* The NACP's display version (xtask packs this program with version 1.2.3), NUL padded to 16 bytes. */
+    r = ipc_blank_request();
+    expect("GetDisplayVersion", ipc_command(functions, 23, 0, 0, &r, 16, &reply), RESULT_SUCCESS);
+    char version[17] = {0};
+    memcpy(version, reply.data, 16);
+    print("display version: ");
+    print(version);
+    print("\n");
+    check(memcmp(version, "1.2.3\0\0\0\0\0\0\0\0\0\0\0", 16) == 0, "the NACP's display version");
     print("-- launch parameters\n");
     uint32_t kind = 2;
     r = ipc_blank_request();

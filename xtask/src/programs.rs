@@ -66,6 +66,9 @@ const PROGRAMS: &[(&str, Flavours)] = &[
 /// Programs whose NRO carries a RomFS: the folder (under `tests/programs`) it is built from.
 const ROMFS: &[(&str, &str)] = &[("fs", "romfs/fs")];
 
+/// Programs whose NRO carries a NACP: its title, publisher and display version (`tandem pack --title`).
+const NACP: &[(&str, [&str; 3])] = &[("applet", ["Tandem applet test", "Tandem", "1.2.3"])];
+
 /// The program `tandem` embeds (`include_bytes!`), so it must exist before `tandem` can be built.
 const EMBEDDED: &str = "demo.nro";
 
@@ -218,6 +221,9 @@ fn build_all(build: &Build, tandem: &Path) -> anyhow::Result<()> {
                     pack.arg("pack").arg(&elf).arg("-o").arg(&nro);
                     if let Some((_, folder)) = ROMFS.iter().find(|(program, _)| *program == name) {
                         pack.arg("--romfs").arg(build.sources.join(folder));
+                    }
+                    if let Some((_, [title, author, version])) = NACP.iter().find(|(program, _)| *program == name) {
+                        pack.args(["--title", title, "--author", author, "--version", version]);
                     }
                     util::run(&mut pack)?;
                 }

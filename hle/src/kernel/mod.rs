@@ -360,6 +360,7 @@ impl Kernel {
             system: Rc::new(System {
                 program_id: limits.program_id,
                 romfs: program.romfs.clone(),
+                display_version: program.nacp.as_ref().map(|nacp| nacp.display_version.clone()).unwrap_or_default(),
                 ..System::default()
             }),
         };

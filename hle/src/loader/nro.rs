@@ -53,6 +53,8 @@ const NACP_NAME_SIZE: u64 = 0x200;
 const NACP_PUBLISHER_SIZE: u64 = 0x100;
 const NACP_DISPLAY_VERSION: u64 = 0x3060;
 const NACP_DISPLAY_VERSION_SIZE: u64 = 0x10;
+/// A whole control.nacp (switchbrew "NACP").
+pub const NACP_SIZE: usize = 0x4000;
 
 /// A parsed NRO file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,6 +194,28 @@ pub fn read_nacp(file: &str, bytes: &[u8]) -> Result<NacpInfo, LoadError> {
     Ok(NacpInfo { title: String::new(), author: String::new(), display_version })
 }
 
+/// A control.nacp naming `info`'s title and publisher in every language entry (as switch-tools' nacptool does)
+/// and its display version; every other field zero. Strings longer than their field are refused.
+pub fn write_nacp(info: &NacpInfo) -> Result<Vec<u8>, LoadError> {
+    let mut nacp = vec![0u8; NACP_SIZE];
+    let mut put = |at: u64, size: u64, text: &str, what: &str| {
+        // Each field keeps a terminating NUL.
+        if text.len() as u64 >= size {
+            let problem = Problem::CannotWrite(format!("{what} {text:?} is longer than {} bytes", size - 1));
+            return Err(LoadError::without_offset("control.nacp", "NACP writer", problem));
+        }
+        nacp[at as usize..at as usize + text.len()].copy_from_slice(text.as_bytes());
+        Ok(())
+    };
+    for language in 0..NACP_LANGUAGES {
+        let entry = language * NACP_TITLE_ENTRY_SIZE;
+        put(entry, NACP_NAME_SIZE, &info.title, "the title")?;
+        put(entry + NACP_NAME_SIZE, NACP_PUBLISHER_SIZE, &info.author, "the publisher")?;
+    }
+    put(NACP_DISPLAY_VERSION, NACP_DISPLAY_VERSION_SIZE, &info.display_version, "the display version")?;
+    Ok(nacp)
+}
+
 /// Writes `module` as an NRO, followed by an asset section when `assets` is given.
 ///
 /// The file is the module's memory image up to the end of `.data`; bytes 0x10..0x80 of `.text` are overwritten with
@@ -327,6 +351,20 @@ mod tests {
         let mut module = sample();
         module.segments[0].bytes.truncate(0x7F);
         assert!(matches!(write(&module, None).unwrap_err().problem, Problem::CannotWrite(_)));
+    }
+
+    #[test]
+    fn written_nacps_put_each_field_at_switchbrews_offset() {
+        let info = NacpInfo { title: "Tandem".into(), author: "Tandem Team".into(), display_version: "1.2.3".into() };
+        let nacp = write_nacp(&info).unwrap();
+        assert_eq!(nacp.len(), 0x4000);
+        // Language 15's entry (the last, at 0x2D00) too, and the display version at 0x3060.
+        assert_eq!(&nacp[0x2d00..0x2d07], b"Tandem\0");
+        assert_eq!(&nacp[0x2f00..0x2f0c], b"Tandem Team\0");
+        assert_eq!(&nacp[0x3060..0x3066], b"1.2.3\0");
+        assert_eq!(read_nacp("control.nacp", &nacp).unwrap(), info);
+        let long = NacpInfo { display_version: "1234567890123456".into(), ..info };
+        assert!(matches!(write_nacp(&long).unwrap_err().problem, Problem::CannotWrite(_)));
     }
 
     #[test]

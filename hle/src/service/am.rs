@@ -322,6 +322,19 @@ impl ApplicationFunctions {
         Ok(())
     }
 
+    /// GetDisplayVersion() -> 16 bytes: the NACP's display version, NUL padded (all NUL for a program that came
+    /// without control data).
+    fn get_display_version(&mut self, call: &mut Call) -> Result<(), Failure> {
+        let mut version = [0u8; 16];
+        let state = self.0.borrow();
+        let text = state.system.display_version.as_bytes();
+        // The loader read it from a 16-byte field that keeps a NUL.
+        let length = text.len().min(15);
+        version[..length].copy_from_slice(&text[..length]);
+        call.push_bytes(&version);
+        Ok(())
+    }
+
     /// SetTerminateResult(u32 result): what the program ends with, for the log.
     fn set_terminate_result(&mut self, call: &mut Call) -> Result<(), Failure> {
         tracing::info!(target: "guest::am", result = %ResultCode(call.u32(0)), "terminate result set");
@@ -336,6 +349,7 @@ impl Interface for ApplicationFunctions {
         Command::new(20, "EnsureSaveData", Self::ensure_save_data).input(16),
         Command::new(21, "GetDesiredLanguage", Self::get_desired_language),
         Command::new(22, "SetTerminateResult", Self::set_terminate_result).input(4),
+        Command::new(23, "GetDisplayVersion", Self::get_display_version),
         Command::new(40, "NotifyRunning", Self::notify_running),
     ];
 }

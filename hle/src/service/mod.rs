@@ -280,6 +280,10 @@ impl<'a> Call<'a> {
         self.output.extend_from_slice(&value.to_le_bytes());
     }
 
+    pub fn push_bytes(&mut self, bytes: &[u8]) {
+        self.output.extend_from_slice(bytes);
+    }
+
     /// The `n`-th declared buffer.
     pub fn buffer(&self, n: usize) -> GuestBuffer {
         self.buffers[n]
@@ -422,6 +426,8 @@ pub struct System {
     pub program_id: u64,
     /// The running title's RomFS.
     pub romfs: Option<Rc<RomFs>>,
+    /// The running title's display version, from its NACP (empty without one).
+    pub display_version: String,
     /// The host folder that holds save data (`fs::save`); `None`: save data is refused with a report.
     pub save_folder: Option<PathBuf>,
     /// The host folder that is the SD card; `None`: no card is inserted.
@@ -455,6 +461,7 @@ impl Default for System {
             firmware: set::FirmwareVersion::new(18, 1, 0),
             program_id: 0,
             romfs: None,
+            display_version: String::new(),
             save_folder: None,
             sd_card_folder: None,
             user: (1, 0),
