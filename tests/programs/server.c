@@ -1,7 +1,7 @@
 /* A server in guest code: a thread registers a service with sm: (RegisterService) and a named port
  * (ManageNamedPort), accepts sessions and answers requests with ReplyAndReceive; the main thread is its client.
  * Checks the kernel's copy of requests and replies (the process id filled in, copied handles, map-alias buffers,
- * pointer data into each side's receive list, results) and the results Horizon gives for names taken twice, full
+ * pointer data into each side's receive list or the client's message buffer, results) and the results Horizon gives for names taken twice, full
  * ports and closed sessions. */
 #include "ipc.h"
 #include "tandem.h"
@@ -179,6 +179,34 @@ int main(void) {
     print(back);
     print("\n");
     check(memcmp(back, "pong from the server", 21) == 0, "the client's receive list has the server's data");
+    /* Receive-list mode 1: the server's pointer data lands in this thread's message buffer, at the first 16-byte
+     * boundary after the reply (mesosphère's ReceiveList::GetBuffer), and the reply's descriptor says where. */
+    r = ipc_blank_request();
+    r.receive_into_message_buffer = 1;
+    expect("pointer data into the message buffer", ipc_command(echo, 5, &value, 8, &r, 0, &reply), RESULT_SUCCESS);
+    const uint32_t *message = (const uint32_t *)thread_local_area();
+    uint64_t reply_end = (uint64_t)message + 4 * (2 + 2 * (message[0] >> 16 & 0xf) + (message[1] & 0x3ff));
+    check(reply.num_statics == 1 && reply.statics[0].address == ((reply_end + 15) & ~15ull) &&
+              reply.statics[0].size == sizeof pong,
+          "the pointer data follows the reply");
+    check(memcmp((const void *)reply.statics[0].address, "pong from the server", 21) == 0,
+          "the message buffer has the server's data");
+    /* A receive-list entry too small for the pointer data: the client's request fails with OutOfResource (the
+     * server's reply still succeeds, and it goes on serving). */
+    static char small[8];
+    r = ipc_blank_request();
+    r.num_receive_list = 1;
+    r.receive_list[0] = (IpcBuffer){(uint64_t)small, sizeof small};
+    r.type = IPC_TYPE_REQUEST;
+    r.command_id = 5;
+    r.data = &value;
+    r.data_size = 8;
+    expect("pointer data into a receive buffer too small", ipc_call(echo, &r, 0, &reply), RESULT_OUT_OF_RESOURCE);
+    value = 41;
+    r = ipc_blank_request();
+    expect("the server answers after that", ipc_command(echo, 0, &value, 8, &r, 8, &reply), RESULT_SUCCESS);
+    memcpy(&value, reply.data, 8);
+    check(value == 42, "41 + 1");
 
     Handle direct, second, third;
     expect("ConnectToNamedPort(tdm:port)", svc_connect_to_named_port(&direct, "tdm:port"), RESULT_SUCCESS);

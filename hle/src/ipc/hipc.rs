@@ -33,13 +33,28 @@ pub struct ReceiveEntry {
     pub size: u16,
 }
 
-/// Where pointer replies go (the header's receive-static mode).
+/// Where pointer data sent to this message's owner goes (the header's receive-static mode).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum ReceiveList {
+    /// Mode 0: nowhere (only empty pointers can be received).
     None,
-    /// Into the message buffer itself, after the message.
+    /// Mode 1: into the message buffer itself, after the message.
     MessageBuffer,
-    Entries(Vec<ReceiveEntry>),
+    /// Mode 2: one buffer that the pointers fill one after another.
+    Single(ReceiveEntry),
+    /// Modes 3 and up: `mode - 2` buffers, one per pointer index.
+    Indexed(Vec<ReceiveEntry>),
+}
+
+impl ReceiveList {
+    /// The receive-list entries (host services take the n-th as the n-th output pointer buffer).
+    pub fn entries(&self) -> &[ReceiveEntry] {
+        match self {
+            ReceiveList::Single(entry) => std::slice::from_ref(entry),
+            ReceiveList::Indexed(entries) => entries,
+            ReceiveList::None | ReceiveList::MessageBuffer => &[],
+        }
+    }
 }
 
 /// A parsed message: what the header says and where everything lies.
@@ -174,8 +189,11 @@ impl Message {
                             size: (word >> 16) as u16,
                         })
                     })
-                    .collect::<Result<_, HipcError>>()?;
-                ReceiveList::Entries(entries)
+                    .collect::<Result<Vec<_>, HipcError>>()?;
+                match entries.as_slice() {
+                    [single] if mode == 2 => ReceiveList::Single(*single),
+                    _ => ReceiveList::Indexed(entries),
+                }
             }
         };
         Ok(Message {

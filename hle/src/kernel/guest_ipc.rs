@@ -89,9 +89,6 @@ impl Kernel {
 
     /// What a message between threads of the program uses that Tandem cannot carry yet, if anything.
     pub(super) fn unsupported_in_guest_message(&self, message: &Message) -> Option<&'static str> {
-        if message.receive_list == ReceiveList::MessageBuffer {
-            return Some("pointer data received into the message buffer between threads of the program");
-        }
         let copyable = |handle: &u32| !matches!(self.handles.get(*handle), Some(KernelObject::Session(_)));
         if !message.copy_handles.iter().all(copyable) {
             return Some("copying a handle to a host session between threads of the program");
@@ -134,9 +131,12 @@ impl Kernel {
         Ok(())
     }
 
-    /// Copies each pointer (X) buffer of `message` into the receive list of the message now at `to` (the
-    /// receiver's: a server's last reply, or a client's request) and points its descriptor (in `descriptors`)
-    /// there. One entry takes every buffer, one after another; several take one each, by the buffer's index.
+    /// Copies each pointer (X) buffer of `message` to where the receiver's receive list (in the message now at
+    /// `to`: a server's last reply, or a client's request) says, and points its descriptor (in `descriptors`)
+    /// there, as mesosphère does: mode 1 packs the buffers into the receiver's message buffer after the message,
+    /// mode 2 into its one entry, each at the next 16-byte boundary; modes 3 and up put each at the start of the
+    /// entry its index names. An empty pointer takes no room and lands at 0; one that finds no room is
+    /// OutOfResource.
     fn copy_pointer_data(
         &self,
         message: &Message,
@@ -146,29 +146,35 @@ impl Kernel {
     ) -> Result<(), KernelResult> {
         let mut current = vec![0u8; to_size.min(super::svc::MAX_MESSAGE_SIZE) as usize];
         self.memory.read(to, &mut current).map_err(|_| KernelResult::InvalidCurrentMemory)?;
-        let entries = match Message::parse(&current).map(|m| m.receive_list) {
-            Ok(ReceiveList::Entries(entries)) => entries,
-            _ => Vec::new(),
-        };
-        let mut packed = 0u64;
+        let receive_list = Message::parse(&current).map_or(ReceiveList::None, |m| m.receive_list);
+        let message_end = to + message.data.end as u64;
+        // Bytes of the packed modes' buffer used so far.
+        let mut used = 0;
         for (n, pointer) in message.statics.iter().enumerate() {
             let size = u64::from(pointer.size);
-            let (address, room) = match entries.as_slice() {
-                [single] => (single.address + packed, u64::from(single.size).saturating_sub(packed)),
-                several => match several.get(usize::from(pointer.index)) {
-                    Some(entry) => (entry.address, u64::from(entry.size)),
-                    None => return Err(KernelResult::MessageTooLarge),
-                },
+            let index = pointer.index & 0xf;
+            let address = if size == 0 {
+                0
+            } else {
+                let place = match &receive_list {
+                    ReceiveList::None => None,
+                    ReceiveList::MessageBuffer => pack(message_end, to + to_size, &mut used, size),
+                    ReceiveList::Single(entry) => {
+                        pack(entry.address, entry.address + u64::from(entry.size), &mut used, size)
+                    }
+                    ReceiveList::Indexed(entries) => entries
+                        .get(usize::from(index))
+                        .filter(|entry| u64::from(entry.size) >= size)
+                        .map(|entry| entry.address),
+                };
+                let address = place.ok_or(KernelResult::OutOfResource)?;
+                let mut data = vec![0u8; size as usize];
+                self.memory.read(pointer.address, &mut data).map_err(|_| KernelResult::InvalidCurrentMemory)?;
+                self.memory.write(address, &data).map_err(|_| KernelResult::InvalidCurrentMemory)?;
+                address
             };
-            if size > room {
-                return Err(KernelResult::MessageTooLarge);
-            }
-            let mut data = vec![0u8; size as usize];
-            self.memory.read(pointer.address, &mut data).map_err(|_| KernelResult::InvalidCurrentMemory)?;
-            self.memory.write(address, &data).map_err(|_| KernelResult::InvalidCurrentMemory)?;
-            packed += size.next_multiple_of(16);
-            let word = u32::from(pointer.index & 0x3f)
-                | ((address >> 36) as u32 & 0x3f) << 6
+            let word = u32::from(index)
+                | ((address >> 36) as u32 & 0x7) << 6
                 | ((address >> 32) as u32 & 0xf) << 12
                 | u32::from(pointer.size) << 16;
             descriptors[8 * n..8 * n + 4].copy_from_slice(&word.to_le_bytes());
@@ -307,4 +313,15 @@ impl Kernel {
     pub(super) fn wait_for_reply(&mut self, client: ThreadId, session: u64) {
         self.begin_wait(client, Wait::IpcReply(session), None);
     }
+}
+
+/// Places `size` bytes at the first 16-byte boundary at or after `start + *used` that leaves them inside
+/// `start..end`, and counts them as used.
+fn pack(start: u64, end: u64, used: &mut u64, size: u64) -> Option<u64> {
+    let address = start.checked_add(*used)?.checked_next_multiple_of(16)?;
+    let last = address.checked_add(size)?;
+    (last <= end).then(|| {
+        *used = last - start;
+        address
+    })
 }

@@ -25,7 +25,7 @@ pub mod vi;
 
 pub use session::{Dispatched, Sessions};
 
-use crate::ipc::hipc::{Buffer as MapAlias, Message, ReceiveEntry, ReceiveList, Static};
+use crate::ipc::hipc::{Buffer as MapAlias, Message, ReceiveEntry, Static};
 use crate::ipc::{ResultCode, sf};
 use crate::loader::romfs::RomFs;
 use std::cell::RefCell;
@@ -202,10 +202,7 @@ impl<'a> Call<'a> {
         if pid {
             self.pid = self.message.pid.ok_or(Failure::Result(sf::INVALID_HEADER_SIZE))?;
         }
-        let receive_entries: &[ReceiveEntry] = match &self.message.receive_list {
-            ReceiveList::Entries(entries) => entries,
-            ReceiveList::None | ReceiveList::MessageBuffer => &[],
-        };
+        let receive_entries: &[ReceiveEntry] = self.message.receive_list.entries();
         let (mut sends, mut receives, mut statics, mut entries) = (0, 0, 0, 0);
         let map_alias = |list: &[MapAlias], next: &mut usize| {
             let buffer = list.get(*next).copied();

@@ -11,7 +11,7 @@ use super::super::thread::Wait;
 use super::super::{Event, Kernel, KernelObject, PROCESS_ID, StopReason, SyncObject};
 use super::{KernelResult, Svc};
 use crate::ipc::cmif;
-use crate::ipc::hipc::{MESSAGE_BUFFER_SIZE, Message, ReceiveList};
+use crate::ipc::hipc::{MESSAGE_BUFFER_SIZE, Message};
 use crate::kernel::handle_table::{CURRENT_PROCESS, CURRENT_THREAD};
 use crate::service::{Failure, ServiceEvent, open_named_port, sm};
 use tandem_reference::memory::{Access, PAGE_SIZE};
@@ -384,10 +384,8 @@ impl Kernel {
     /// Every buffer a message names must be mapped for its direction: sends and pointers readable, receives and
     /// receive-list entries writable, exchanges both.
     fn check_message_memory(&self, message: &Message) -> Result<(), KernelResult> {
-        let receive_entries = match &message.receive_list {
-            ReceiveList::Entries(entries) => entries.iter().map(|e| (e.address, u64::from(e.size))).collect(),
-            ReceiveList::None | ReceiveList::MessageBuffer => Vec::new(),
-        };
+        let receive_entries: Vec<(u64, u64)> =
+            message.receive_list.entries().iter().map(|e| (e.address, u64::from(e.size))).collect();
         let regions = message
             .statics
             .iter()

@@ -32,6 +32,7 @@ pub enum KernelResult {
     Success = 0,
     InvalidSize = 101 << 9 | 1,
     InvalidAddress = 102 << 9 | 1,
+    OutOfResource = 103 << 9 | 1,
     OutOfMemory = 104 << 9 | 1,
     OutOfHandles = 105 << 9 | 1,
     InvalidCurrentMemory = 106 << 9 | 1,

@@ -18,6 +18,7 @@ typedef uint32_t Handle;
 #define RESULT_SUCCESS 0u
 #define RESULT_INVALID_SIZE 0xCA01u                   /* description 101 */
 #define RESULT_INVALID_ADDRESS 0xCC01u                /* 102 */
+#define RESULT_OUT_OF_RESOURCE 0xCE01u                /* 103 */
 #define RESULT_INVALID_CURRENT_MEMORY 0xD401u         /* 106 */
 #define RESULT_INVALID_NEW_MEMORY_PERMISSION 0xD801u  /* 108 */
 #define RESULT_INVALID_MEMORY_REGION 0xDC01u          /* 110 */

@@ -74,8 +74,8 @@ void ipc_build(void *buffer, const IpcRequest *r) {
         at = put(at, (uint32_t)(a >> 32 & 0xffff) | (uint32_t)r->receive_list[i].size << 16);
     }
     base[0] = r->type | r->num_statics << 16 | r->num_sends << 20 | r->num_receives << 24;
-    /* Receive-static mode: 0 none; 2 + n for n entries (libnx's choice). */
-    uint32_t receive_mode = r->num_receive_list ? 2 + r->num_receive_list : 0;
+    /* Receive-static mode: 0 none; 1 the message buffer; 2 + n for n entries (libnx's choice). */
+    uint32_t receive_mode = r->receive_into_message_buffer ? 1 : r->num_receive_list ? 2 + r->num_receive_list : 0;
     base[1] = data_words | receive_mode << 10 | (special ? 1u : 0u) << 31;
 }
 
@@ -97,7 +97,11 @@ void ipc_parse(const void *buffer, uint32_t type, int domain, uint32_t out_size,
             if (i < IPC_MAX) reply->move_handles[i] = h;
         }
     }
-    at += 2 * (base[0] >> 16 & 0xf);
+    reply->num_statics = base[0] >> 16 & 0xf;
+    for (uint32_t i = 0; i < reply->num_statics; i++, at += 2) {
+        uint64_t high = (uint64_t)(at[0] >> 6 & 0x7) << 36 | (uint64_t)(at[0] >> 12 & 0xf) << 32;
+        if (i < IPC_MAX) reply->statics[i] = (IpcBuffer){high | at[1], at[0] >> 16};
+    }
     at += 3 * ((base[0] >> 20 & 0xf) + (base[0] >> 24 & 0xf) + (base[0] >> 28 & 0xf));
     if (type >= 16) {
         reply->result = at[0];

@@ -38,6 +38,8 @@ typedef struct {
     IpcBuffer receives[IPC_MAX]; /* B */
     IpcBuffer statics[IPC_MAX];  /* X (size < 64 KiB) */
     IpcBuffer receive_list[IPC_MAX]; /* C (size < 64 KiB) */
+    /* Non-zero: receive-list mode 1, pointer data of the reply into the message buffer (no C entries). */
+    int receive_into_message_buffer;
     /* Non-zero: a domain message (IPC_DOMAIN_SEND or IPC_DOMAIN_CLOSE) for object `domain_object`. */
     uint32_t domain_command;
     uint32_t domain_object;
@@ -57,6 +59,9 @@ typedef struct {
     Handle move_handles[IPC_MAX], copy_handles[IPC_MAX];
     uint32_t num_objects;
     const uint32_t *objects; /* domain object ids after `out_size` bytes of outputs */
+    /* The reply's pointer (X) descriptors: where the kernel put the server's pointer data for us. */
+    uint32_t num_statics;
+    IpcBuffer statics[IPC_MAX];
 } IpcReply;
 
 /* Writes the request into `buffer` (the thread-local area for svc_send_sync_request). */
