@@ -34,7 +34,7 @@ fn a_request_parses_as_switchbrew_lays_it_out() {
     assert_eq!(message.receives, [Buffer { address: 0x7f_ffff_f000, size: 0x40, mode: 0 }]);
     assert!(message.exchanges.is_empty());
     assert_eq!(message.data, 0x3c..0x64);
-    assert_eq!(message.receive_list, ReceiveList::Single(ReceiveEntry { address: 0x1_2345_0000, size: 0x300 }));
+    assert_eq!(message.receive_list, ReceiveList::Indexed(vec![ReceiveEntry { address: 0x1_2345_0000, size: 0x300 }]));
 
     let request = cmif::parse(&buffer, &message, false).unwrap();
     assert_eq!((request.kind, request.command_id, request.domain), (Kind::Request, 7, None));
