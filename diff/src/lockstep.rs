@@ -113,7 +113,11 @@ impl LockstepEngine {
     fn sync_shadow(&mut self, memory: &GuestMemory, snapshot: &Snapshot) -> Result<(), MapError> {
         let layout = Layout {
             regions: snapshot.regions.iter().map(|(region, _)| *region).collect(),
-            shared: memory.shared_runs().into_iter().map(|run| (run.address, run.size, run.pages.id(), run.offset)).collect(),
+            shared: memory
+                .shared_runs()
+                .into_iter()
+                .map(|run| (run.address, run.size, run.pages.id(), run.offset))
+                .collect(),
             sizes: memory.shared_runs().into_iter().map(|run| (run.pages.id(), run.pages.size())).collect(),
         };
         if layout != self.shadow_layout {

@@ -135,9 +135,15 @@ impl Program {
         let npdm = if npdm_path.is_file() { Some(npdm::read("main.npdm", &read(&npdm_path)?)?) } else { None };
         // The title's control data, when the user dumped it beside the ExeFS.
         let nacp_path = folder.join("control.nacp");
-        let nacp =
-            if nacp_path.is_file() { Some(nro::read_nacp("control.nacp", &read(&nacp_path)?)?) } else { None };
-        Ok(Program { format: ProgramFormat::ExeFs, source: folder.display().to_string(), modules, npdm, romfs: None, nacp })
+        let nacp = if nacp_path.is_file() { Some(nro::read_nacp("control.nacp", &read(&nacp_path)?)?) } else { None };
+        Ok(Program {
+            format: ProgramFormat::ExeFs,
+            source: folder.display().to_string(),
+            modules,
+            npdm,
+            romfs: None,
+            nacp,
+        })
     }
 }
 

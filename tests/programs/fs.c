@@ -1,8 +1,11 @@
 /* fsp-srv: the RomFS through OpenDataStorageByCurrentProcess (parsed here from switchbrew's "RomFS" layout), and
  * save data: create, open, files, directories, commit, and the results Horizon gives for escapes, bad modes and
  * double opens (Atmosphère's fs_results: module 2); the SD card (OpenSdCardFileSystem, a host folder): a note
- * written on a new card, read back on the next run. Run it twice on one save folder: the second run must find
- * what the first committed, and nothing it wrote after its commit. */
+ * written on a new card, read back on the next run; a package (an .nsp, switchbrew's PFS0 layout) written to the
+ * card and opened with OpenFileSystemWithId (commands 8 and 10), with the results Horizon's file system service
+ * (LibHac's NcaFileSystemServiceImpl and PartitionFileSystem) gives for bad types, ids, mounts and paths. Run it
+ * twice on one save folder: the second run must find what the first committed, and nothing it wrote after its
+ * commit. */
 #include "ipc.h"
 #include "tandem.h"
 
@@ -20,6 +23,14 @@
 #define FS_FILE_EXTENSION_WITHOUT_OPEN_MODE_ALLOW_APPEND 0x307202u     /* 2-6201 */
 #define FS_READ_NOT_PERMITTED 0x307402u                                /* 2-6202 */
 #define FS_WRITE_NOT_PERMITTED 0x307602u                               /* 2-6203 */
+#define FS_INVALID_ARGUMENT 0x2EE202u                                  /* 2-6001 */
+#define FS_PERMISSION_DENIED 0x320002u                                 /* 2-6400 */
+#define FS_UNEXPECTED_IN_NCA_FILE_SYSTEM_SERVICE_IMPL_A 0x299002u      /* 2-5320 */
+#define FS_INVALID_PARTITION_FILE_SYSTEM_MAGIC 0x244802u               /* 2-4644 */
+#define FS_UNSUPPORTED_WRITE_FOR_PARTITION_FILE_SYSTEM 0x31CC02u       /* 2-6374 */
+#define FS_TYPE_CONTROL 3u
+#define FS_TYPE_META 5u
+#define FS_TYPE_PACKAGE 7u
 
 #define MODE_READ 1u
 #define MODE_WRITE 2u
@@ -247,6 +258,105 @@ static void use_save(Handle fsp) {
     svc_close_handle(fs);
 }
 
+/* A PFS0 of two files: hello.txt (20 bytes) and meta.cnmt (4 bytes). Header, two 0x18-byte entries (data offset,
+ * size, name offset), a 0x20-byte string table, the data. */
+static uint8_t package[0x10 + 2 * 0x18 + 0x20 + 24];
+
+static void make_package(void) {
+    uint32_t header[4] = {0x30534650u /* "PFS0" */, 2, 0x20, 0};
+    memcpy(package, header, sizeof header);
+    uint64_t entries[6] = {0, 20, 0, 20, 4, 10};
+    for (int i = 0; i < 2; i++) {
+        memcpy(package + 0x10 + 0x18 * i, &entries[3 * i], 16);
+        uint32_t name[2] = {(uint32_t)entries[3 * i + 2], 0};
+        memcpy(package + 0x10 + 0x18 * i + 16, name, 8);
+    }
+    memcpy(package + 0x40, "hello.txt\0meta.cnmt\0", 20);
+    memcpy(package + 0x60, "hello from a package\x01\x02\x03\x04", 24);
+}
+
+/* Writes `bytes` as a new file at `path` on the card (replacing what was there). */
+static void write_file(Handle sd, const char *path, const void *bytes, uint64_t size) {
+    path_command(sd, 1, path, 0, 0, 0);
+    uint64_t create[2] = {0, 0};
+    expect("CreateFile", path_command(sd, 0, path, create, 16, 0), RESULT_SUCCESS);
+    Handle file = open_file(sd, path, MODE_WRITE | MODE_APPEND);
+    expect("Write", file_io(file, 1, 0, (void *)bytes, size), RESULT_SUCCESS);
+    svc_close_handle(file);
+}
+
+/* OpenFileSystemWithId: command 8 (type, id) or 10 (content attributes, type, id), and the content path. */
+static Result open_with_id(Handle fsp, uint32_t command, uint32_t type, uint64_t id, const char *path) {
+    struct {
+        uint32_t first, second;
+        uint64_t id;
+    } arguments = {command == 8 ? type : 0, command == 8 ? 0 : type, id};
+    return path_command(fsp, command, path, &arguments, sizeof arguments, 0);
+}
+
+static void open_packages(Handle fsp, Handle sd) {
+    make_package();
+    write_file(sd, "/tandem/package.nsp", package, sizeof package);
+    write_file(sd, "/tandem/broken.nsp", "HFS1 is not a PFS0", 18);
+    const char *path = "@Sdcard:/tandem/package.nsp";
+    expect("OpenFileSystemWithId(type Rom)", open_with_id(fsp, 8, 1, 0, path), FS_INVALID_ARGUMENT);
+    expect("OpenFileSystemWithId(Control, id -1)", open_with_id(fsp, 8, FS_TYPE_CONTROL, ~0ull, path),
+           FS_INVALID_ARGUMENT);
+    expect("OpenFileSystemWithId(an unknown mount)", open_with_id(fsp, 8, FS_TYPE_PACKAGE, 0, "@Nowhere:/a.nsp"),
+           FS_PATH_NOT_FOUND);
+    expect("OpenFileSystemWithId(a directory)", open_with_id(fsp, 8, FS_TYPE_PACKAGE, 0, "@Sdcard:/tandem/"),
+           FS_PERMISSION_DENIED);
+    expect("OpenFileSystemWithId(not a package)", open_with_id(fsp, 8, FS_TYPE_PACKAGE, 0, "@Sdcard:/tandem/note.txt"),
+           FS_PATH_NOT_FOUND);
+    expect("OpenFileSystemWithId(a package as Meta)", open_with_id(fsp, 8, FS_TYPE_META, 0, path), FS_INVALID_ARGUMENT);
+    expect("OpenFileSystemWithId(an NCA on the card)",
+           open_with_id(fsp, 8, FS_TYPE_META, 0, "@Sdcard:/tandem/content.nca"),
+           FS_UNEXPECTED_IN_NCA_FILE_SYSTEM_SERVICE_IMPL_A);
+    expect("OpenFileSystemWithId(a missing package)",
+           open_with_id(fsp, 8, FS_TYPE_PACKAGE, 0, "@Sdcard:/tandem/missing.nsp"), FS_PATH_NOT_FOUND);
+    expect("OpenFileSystemWithId(not a PFS0)", open_with_id(fsp, 8, FS_TYPE_PACKAGE, 0, "@Sdcard:/tandem/broken.nsp"),
+           FS_INVALID_PARTITION_FILE_SYSTEM_MAGIC);
+    expect("OpenFileSystemWithId(command 10)", open_with_id(fsp, 10, FS_TYPE_PACKAGE, 0, path), RESULT_SUCCESS);
+    svc_close_handle(reply.move_handles[0]);
+    expect("OpenFileSystemWithId(command 8)", open_with_id(fsp, 8, FS_TYPE_PACKAGE, 0, path), RESULT_SUCCESS);
+    Handle fs = reply.move_handles[0];
+    uint32_t files = 2;
+    expect("OpenDirectory(/)", path_command(fs, 9, "/", &files, 4, 0), RESULT_SUCCESS);
+    Handle directory = reply.move_handles[0];
+    static uint8_t entries[4][0x310];
+    IpcRequest r = ipc_blank_request();
+    r.num_receives = 1;
+    r.receives[0] = (IpcBuffer){(uint64_t)entries, sizeof entries};
+    expect("IDirectory::Read", ipc_command(directory, 0, 0, 0, &r, 8, &reply), RESULT_SUCCESS);
+    uint64_t count = out_u64(), size;
+    for (uint64_t i = 0; i < count; i++) {
+        memcpy(&size, entries[i] + 0x308, 8);
+        print("package entry: ");
+        print((const char *)entries[i]);
+        print(", ");
+        print_u64(size);
+        print(" bytes\n");
+    }
+    check(count == 2 && memcmp(entries[0], "hello.txt", 10) == 0 && memcmp(entries[1], "meta.cnmt", 10) == 0,
+          "the package lists its files in order");
+    svc_close_handle(directory);
+    expect("GetEntryType(/meta.cnmt)", path_command(fs, 7, "/meta.cnmt", 0, 0, 4), RESULT_SUCCESS);
+    expect("GetEntryType(/nothing)", path_command(fs, 7, "/nothing", 0, 0, 4), FS_PATH_NOT_FOUND);
+    uint64_t create[2] = {0, 0};
+    expect("CreateFile in a package", path_command(fs, 0, "/new", create, 16, 0),
+           FS_UNSUPPORTED_WRITE_FOR_PARTITION_FILE_SYSTEM);
+    Handle hello = open_file(fs, "/hello.txt", MODE_READ);
+    memset(text, 0, sizeof text);
+    expect("Read(/hello.txt)", file_io(hello, 0, 6, text, 64), RESULT_SUCCESS);
+    check(out_u64() == 14 && memcmp(text, "from a package", 15) == 0, "the file's bytes from offset 6");
+    print("package file: \"");
+    print((const char *)text);
+    print("\"\n");
+    expect("Write(/hello.txt) opened for reading", file_io(hello, 1, 0, text, 1), FS_WRITE_NOT_PERMITTED);
+    svc_close_handle(hello);
+    svc_close_handle(fs);
+}
+
 int main(void) {
     Handle sm, fsp;
     uint64_t reserved = 0;
@@ -306,6 +416,8 @@ int main(void) {
         print("\"\n");
         svc_close_handle(note);
     }
+    print("-- packages\n");
+    open_packages(fsp, sd);
     svc_close_handle(sd);
 
     svc_close_handle(fsp);

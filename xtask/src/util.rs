@@ -8,7 +8,8 @@ use std::process::Command;
 /// The workspace root (the folder above xtask/). Read at run time from what `cargo run` sets: checkouts that
 /// share one target folder share one xtask binary, and the path compiled into it may be another checkout's.
 pub fn project_root() -> PathBuf {
-    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), PathBuf::from);
+    let manifest_dir =
+        std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), PathBuf::from);
     manifest_dir.parent().expect("xtask lives inside the workspace").to_path_buf()
 }
 

@@ -12,6 +12,7 @@ pub mod elf;
 pub mod npdm;
 pub mod nro;
 pub mod nso;
+pub mod pfs0;
 pub mod romfs;
 
 use std::fmt;

@@ -452,7 +452,8 @@ impl GuestMemory {
                 self.shared.insert(head.address, head);
             }
             if run_end > end {
-                let tail = SharedRun { address: end, size: run_end - end, offset: run.offset + (end - run.address), ..run };
+                let tail =
+                    SharedRun { address: end, size: run_end - end, offset: run.offset + (end - run.address), ..run };
                 self.shared.insert(end, tail);
             }
         }
@@ -717,7 +718,10 @@ mod tests {
         assert_eq!(byte, [8]);
         assert!(pages.write(0x1fff, &[0, 0]).is_err(), "writes past the end are refused");
         assert!(memory.map_shared(0x50000, 0x2000, Perm::RW, &pages, 0x1000).is_err());
-        assert_eq!(memory.map_shared(0x21000, 0x1000, Perm::RW, &pages, 0), Err(MapError::AlreadyMapped { page: 0x21000 }));
+        assert_eq!(
+            memory.map_shared(0x21000, 0x1000, Perm::RW, &pages, 0),
+            Err(MapError::AlreadyMapped { page: 0x21000 })
+        );
         // Aliasing a range that is partly a view already maps the view's pages, not a copy.
         memory.map(0x22000, 0x1000, Perm::RW).unwrap();
         memory.map_alias(0x60000, 0x21000, 0x2000, Perm::RW).unwrap();

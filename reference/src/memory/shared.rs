@@ -58,7 +58,12 @@ impl SharedPages {
             let rest = &mut buf[done..];
             // SAFETY: `rest` is writable for its length; the offset is inside the file (checked above).
             let read = unsafe {
-                libc::pread(self.0.fd.as_raw_fd(), rest.as_mut_ptr().cast(), rest.len(), (offset as usize + done) as i64)
+                libc::pread(
+                    self.0.fd.as_raw_fd(),
+                    rest.as_mut_ptr().cast(),
+                    rest.len(),
+                    (offset as usize + done) as i64,
+                )
             };
             if read <= 0 {
                 return Err(host_error("pread"));

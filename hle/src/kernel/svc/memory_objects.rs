@@ -95,7 +95,8 @@ impl Kernel {
         let id = self.next_memory_object;
         let handle = self.handles.add(KernelObject::SharedMemory(id)).ok_or(KernelResult::OutOfHandles)?;
         self.next_memory_object += 1;
-        let object = SharedMemory { owner_perm, service_owned: false, pages, size, mappings: Vec::new(), references: 1 };
+        let object =
+            SharedMemory { owner_perm, service_owned: false, pages, size, mappings: Vec::new(), references: 1 };
         self.shared_memories.insert(id, object);
         self.set_output(1, u64::from(handle));
         Ok(())
@@ -289,7 +290,8 @@ impl Kernel {
         if size != object.size {
             return Err(KernelResult::InvalidSize);
         }
-        let state = if object.owner_perm == Perm::NONE { MemoryState::Transfered } else { MemoryState::SharedTransfered };
+        let state =
+            if object.owner_perm == Perm::NONE { MemoryState::Transfered } else { MemoryState::SharedTransfered };
         self.uniform_block(address, size, 0, |block| block.state == state && block.attr == MemoryAttribute::NONE)?;
         if object.mapped_at != Some(address) {
             return Err(KernelResult::InvalidCurrentMemory);
@@ -405,7 +407,9 @@ impl Kernel {
     pub(in super::super) fn reference_memory_object(&mut self, object: KernelObject) {
         let references = match object {
             KernelObject::SharedMemory(id) => self.shared_memories.get_mut(&id).map(|object| &mut object.references),
-            KernelObject::TransferMemory(id) => self.transfer_memories.get_mut(&id).map(|object| &mut object.references),
+            KernelObject::TransferMemory(id) => {
+                self.transfer_memories.get_mut(&id).map(|object| &mut object.references)
+            }
             KernelObject::CodeMemory(id) => self.code_memories.get_mut(&id).map(|object| &mut object.references),
             _ => None,
         };

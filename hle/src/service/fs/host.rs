@@ -15,12 +15,12 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 /// OpenFile's mode bits.
-const MODE_READ: u32 = 1;
-const MODE_WRITE: u32 = 2;
+pub(super) const MODE_READ: u32 = 1;
+pub(super) const MODE_WRITE: u32 = 2;
 const MODE_APPEND: u32 = 4;
 /// OpenDirectory's mode bits.
 const LIST_DIRECTORIES: u32 = 1;
-const LIST_FILES: u32 = 2;
+pub(super) const LIST_FILES: u32 = 2;
 /// Bytes of a directory entry: name[0x301], 3 bytes of padding, type, 3 bytes of padding, size.
 const DIRECTORY_ENTRY_SIZE: usize = 0x310;
 /// Reads go to the guest in pieces of this size.
@@ -30,7 +30,7 @@ const READ_CHUNK: u64 = 1 << 20;
 const TOTAL_SPACE: u64 = 512 << 20;
 
 /// A host I/O error as the file system service reports it.
-fn io_result(error: &std::io::Error) -> ResultCode {
+pub(super) fn io_result(error: &std::io::Error) -> ResultCode {
     match error.kind() {
         ErrorKind::NotFound => results::PATH_NOT_FOUND,
         ErrorKind::AlreadyExists => results::PATH_ALREADY_EXISTS,
@@ -41,6 +41,19 @@ fn io_result(error: &std::io::Error) -> ResultCode {
             results::UNEXPECTED
         }
     }
+}
+
+/// `root` joined with normalised `components`, none of which may be a symbolic link (a link could lead out).
+pub(super) fn confined_path(root: &Path, components: Vec<String>) -> Result<PathBuf, Failure> {
+    let mut path = root.to_path_buf();
+    for component in components {
+        path.push(component);
+        if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            tracing::warn!(target: "tandem::fs", path = %path.display(), "a symbolic link was refused");
+            return Err(results::PATH_NOT_FOUND.into());
+        }
+    }
+    Ok(path)
 }
 
 /// A file system rooted at a host folder; save data file systems also commit.
@@ -56,16 +69,7 @@ impl HostFileSystem {
 
     /// The host path of the path in pointer buffer `n`; no component of it may be a symbolic link.
     fn host_path(&self, call: &Call, n: usize) -> Result<PathBuf, Failure> {
-        let components = normalize(&call.read_buffer(n, PATH_BUFFER_SIZE)?)?;
-        let mut path = self.root.clone();
-        for component in components {
-            path.push(component);
-            if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
-                tracing::warn!(target: "tandem::fs", path = %path.display(), "a symbolic link was refused");
-                return Err(results::PATH_NOT_FOUND.into());
-            }
-        }
-        Ok(path)
+        confined_path(&self.root, normalize(&call.read_buffer(n, PATH_BUFFER_SIZE)?)?)
     }
 
     fn is_root(&self, path: &Path) -> bool {
@@ -206,7 +210,7 @@ impl HostFileSystem {
             }
         }
         entries.sort();
-        call.new_objects.push(Rc::new(RefCell::new(HostDirectory { entries, next: 0 })));
+        call.new_objects.push(Rc::new(RefCell::new(DirectoryListing::new(entries))));
         Ok(())
     }
 
@@ -284,7 +288,7 @@ pub struct HostFile {
 }
 
 /// A Read or Write request's offset and size (after the u32 option word), checked as Horizon checks them.
-fn offset_and_size(call: &Call) -> Result<(u64, u64), Failure> {
+pub(super) fn offset_and_size(call: &Call) -> Result<(u64, u64), Failure> {
     let (offset, size) = (call.u64(8) as i64, call.u64(16) as i64);
     if offset < 0 {
         return Err(results::INVALID_OFFSET.into());
@@ -306,17 +310,8 @@ impl HostFile {
             return Err(results::READ_NOT_PERMITTED.into());
         }
         let (offset, size) = offset_and_size(call)?;
-        let available = self.length()?.saturating_sub(offset).min(size);
-        let mut chunk = vec![0; available.min(READ_CHUNK) as usize];
-        let mut done = 0;
-        while done < available {
-            let piece = &mut chunk[..(available - done).min(READ_CHUNK) as usize];
-            self.file.read_exact_at(piece, offset + done).map_err(|e| io_result(&e))?;
-            call.write_buffer_at(0, done, piece)?;
-            done += piece.len() as u64;
-        }
-        call.push_u64(available);
-        Ok(())
+        let length = self.length()?;
+        read_to_guest(call, &self.file, 0, length, offset, size)
     }
 
     /// Write(u32 option, u64 offset, u64 size, in buffer): past the end only with the append mode.
@@ -359,6 +354,29 @@ impl HostFile {
     }
 }
 
+/// Read's answer for a file of `length` bytes at `start` in `file`: up to `size` bytes from `offset` into the
+/// output buffer, in pieces, and how many there were.
+pub(super) fn read_to_guest(
+    call: &mut Call,
+    file: &File,
+    start: u64,
+    length: u64,
+    offset: u64,
+    size: u64,
+) -> Result<(), Failure> {
+    let available = length.saturating_sub(offset).min(size);
+    let mut chunk = vec![0; available.min(READ_CHUNK) as usize];
+    let mut done = 0;
+    while done < available {
+        let piece = &mut chunk[..(available - done).min(READ_CHUNK) as usize];
+        file.read_exact_at(piece, start + offset + done).map_err(|e| io_result(&e))?;
+        call.write_buffer_at(0, done, piece)?;
+        done += piece.len() as u64;
+    }
+    call.push_u64(available);
+    Ok(())
+}
+
 impl Interface for HostFile {
     const NAME: &'static str = "fsp-srv::IFile";
     const COMMANDS: &'static [Command<Self>] = &[
@@ -371,13 +389,17 @@ impl Interface for HostFile {
 }
 
 /// IDirectory: a listing taken when it was opened, read in order.
-pub struct HostDirectory {
-    /// (name, is a directory, size), sorted by name.
+pub struct DirectoryListing {
+    /// (name, is a directory, size).
     entries: Vec<(String, bool, u64)>,
     next: usize,
 }
 
-impl HostDirectory {
+impl DirectoryListing {
+    pub(super) fn new(entries: Vec<(String, bool, u64)>) -> DirectoryListing {
+        DirectoryListing { entries, next: 0 }
+    }
+
     /// Read(out buffer of entries) -> u64 entries read.
     fn read(&mut self, call: &mut Call) -> Result<(), Failure> {
         let room = call.buffer(0).size as usize / DIRECTORY_ENTRY_SIZE;
@@ -404,7 +426,7 @@ impl HostDirectory {
     }
 }
 
-impl Interface for HostDirectory {
+impl Interface for DirectoryListing {
     const NAME: &'static str = "fsp-srv::IDirectory";
     const COMMANDS: &'static [Command<Self>] = &[
         Command::new(0, "Read", Self::read).buffers(&[BufferKind::OutMapAlias]),

@@ -1,7 +1,9 @@
-//! `fsp-srv`, the file system proxy (switchbrew "Filesystem services"): the title's RomFS as a storage, and save
-//! data as file systems on host folders ([`save`], [`host`]).
+//! `fsp-srv`, the file system proxy (switchbrew "Filesystem services"): the title's RomFS as a storage, save
+//! data and the SD card as file systems on host folders ([`save`], [`host`]), and packages on the SD card opened
+//! by content path ([`package`]).
 
 mod host;
+mod package;
 mod path;
 pub mod save;
 
@@ -36,6 +38,8 @@ pub mod results {
     pub const INVALID_OFFSET: ResultCode = ResultCode::new(2, 6061);
     pub const INVALID_SIZE: ResultCode = ResultCode::new(2, 6062);
     pub const INVALID_SAVE_DATA_SPACE_ID: ResultCode = ResultCode::new(2, 6082);
+    pub const PERMISSION_DENIED: ResultCode = ResultCode::new(2, 6400);
+    pub const UNEXPECTED_IN_NCA_FILE_SYSTEM_SERVICE_IMPL_A: ResultCode = ResultCode::new(2, 5320);
     pub const FILE_EXTENSION_WITHOUT_OPEN_MODE_ALLOW_APPEND: ResultCode = ResultCode::new(2, 6201);
     pub const READ_NOT_PERMITTED: ResultCode = ResultCode::new(2, 6202);
     pub const WRITE_NOT_PERMITTED: ResultCode = ResultCode::new(2, 6203);
@@ -49,6 +53,25 @@ const MAX_ACCESS_LOG_LINE: usize = 0x1000;
 const SAVE_DATA_KINDS: [&str; 7] = ["system", "account", "bcat", "device", "temporary", "cache", "system-bcat"];
 /// Save data spaces a program may name: System, User, SdSystem, Temporary, SdUser, ProperSystem, SafeMode.
 const SAVE_DATA_SPACES: [u8; 7] = [0, 1, 2, 3, 4, 100, 101];
+
+/// OpenFileSystemWithId's file system types (FileSystemProxyType) it accepts: Logo, Control, Manual, Meta, Data
+/// and Package (Code, Rom and the update partition are refused with InvalidArgument).
+const CONTENT_TYPES: std::ops::RangeInclusive<u32> = 2..=7;
+const PACKAGE: u32 = 7;
+const META: u32 = 5;
+/// The content mount names a content path may start with, besides `@Sdcard` (fs_common_mount_name.hpp) and the
+/// game card's `@Gc...`: the console's content storages and partitions.
+const CONSOLE_MOUNTS: [&str; 9] = [
+    "@SystemContent",
+    "@UserContent",
+    "@SdCardContent",
+    "@System",
+    "@User",
+    "@Safe",
+    "@CalibFile",
+    "@Host",
+    "@RegUpdate",
+];
 
 /// Which save: the fields of a SaveDataAttribute that tell saves apart.
 #[derive(Clone, Copy, Default, Debug)]
@@ -164,6 +187,67 @@ impl FileSystemProxy {
         Ok(())
     }
 
+    /// OpenFileSystemWithId(u32 type, u64 program id, path) -> IFileSystem (command 8, firmware 2.0.0-15.0.1).
+    fn open_file_system_with_id(&mut self, call: &mut Call) -> Result<(), Failure> {
+        self.open_content(call, 8, call.u32(0), call.u64(8))
+    }
+
+    /// OpenFileSystemWithId(u8 content attributes, u32 type, u64 program id, path) -> IFileSystem (command 10,
+    /// firmware 16.0.0 and later).
+    fn open_file_system_with_id_and_attributes(&mut self, call: &mut Call) -> Result<(), Failure> {
+        self.open_content(call, 10, call.u32(4), call.u64(8))
+    }
+
+    /// Opens content by path, checked in the order Horizon's file system service checks it (LibHac's
+    /// `NcaFileSystemServiceImpl`): the type, the id, the mount name, a directory, the extension, then the file.
+    /// A package (`.nsp`, type Package) on the SD card opens as its PFS0; NCAs are encrypted with the console's
+    /// keys, and the console's content storages are not Tandem's to have, so those stop the run naming the path.
+    fn open_content(&mut self, call: &mut Call, command_id: u32, kind: u32, id: u64) -> Result<(), Failure> {
+        if !CONTENT_TYPES.contains(&kind) || (id == u64::MAX && kind != META) {
+            return Err(results::INVALID_ARGUMENT.into());
+        }
+        let buffer = call.read_buffer(0, path::PATH_BUFFER_SIZE)?;
+        let length = buffer.iter().position(|&b| b == 0).ok_or(Failure::Result(results::TOO_LONG_PATH))?;
+        let text = String::from_utf8_lossy(&buffer[..length]).replace('\\', "/");
+        let Some((mount, rest)) = text.split_once(':') else { return Err(results::PATH_NOT_FOUND.into()) };
+        let known = mount == "@Sdcard" || CONSOLE_MOUNTS.contains(&mount) || mount.starts_with("@Gc");
+        if !known || rest.is_empty() {
+            return Err(results::PATH_NOT_FOUND.into());
+        }
+        if rest.ends_with('/') {
+            return Err(results::PERMISSION_DENIED.into());
+        }
+        let lower = rest.to_ascii_lowercase();
+        let (is_package, is_nca) = (lower.ends_with(".nsp"), lower.ends_with(".nca"));
+        if rest.len() <= 4 || !(is_package || is_nca) {
+            return Err(results::PATH_NOT_FOUND.into());
+        }
+        if is_package != (kind == PACKAGE) {
+            return Err(results::INVALID_ARGUMENT.into());
+        }
+        let unimplemented =
+            |what: String| Failure::Unimplemented { interface: Self::NAME, command_id, what: Some(what) };
+        if mount != "@Sdcard" {
+            return Err(unimplemented(format!(
+                "{text}: the console's content storages and game card ({mount}) are not in Tandem; packages on the \
+                 SD card (@Sdcard:/....nsp) open"
+            )));
+        }
+        if is_nca {
+            return Err(results::UNEXPECTED_IN_NCA_FILE_SYSTEM_SERVICE_IMPL_A.into());
+        }
+        let Some(folder) = &self.system.sd_card_folder else { return Err(results::SD_CARD_NOT_PRESENT.into()) };
+        let mut inside = rest.as_bytes().to_vec();
+        inside.push(0);
+        let host = host::confined_path(folder, path::normalize(&inside)?)?;
+        if !host.is_file() {
+            return Err(results::PATH_NOT_FOUND.into());
+        }
+        let package = package::PackageFileSystem::open(&host)?;
+        call.new_objects.push(Rc::new(RefCell::new(package)));
+        Ok(())
+    }
+
     /// OpenDataStorageByCurrentProcess() -> IStorage: the title's RomFS image.
     fn open_data_storage_by_current_process(&mut self, call: &mut Call) -> Result<(), Failure> {
         let image = match (&self.romfs_image, &self.system.romfs) {
@@ -204,6 +288,12 @@ impl Interface for FileSystemProxy {
     const POINTER_BUFFER_SIZE: u16 = 0x800;
     const COMMANDS: &'static [Command<Self>] = &[
         Command::new(1, "SetCurrentProcess", Self::set_current_process).input(8).pid(),
+        Command::new(8, "OpenFileSystemWithId", Self::open_file_system_with_id)
+            .input(16)
+            .buffers(&[BufferKind::InPointer]),
+        Command::new(10, "OpenFileSystemWithId", Self::open_file_system_with_id_and_attributes)
+            .input(16)
+            .buffers(&[BufferKind::InPointer]),
         Command::new(18, "OpenSdCardFileSystem", Self::open_sd_card_file_system),
         Command::new(22, "CreateSaveDataFileSystem", Self::create_save_data_file_system).input(0x90),
         Command::new(51, "OpenSaveDataFileSystem", Self::open_save_data_file_system).input(0x48),
