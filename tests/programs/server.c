@@ -202,6 +202,18 @@ int main(void) {
     r.data = &value;
     r.data_size = 8;
     expect("pointer data into a receive buffer too small", ipc_call(echo, &r, 0, &reply), RESULT_OUT_OF_RESOURCE);
+    /* Pointer data larger than the server's receive buffer: this request fails with OutOfResource, and the server,
+     * which never saw it, goes on waiting for the next. */
+    static char large[0x200];
+    r = ipc_blank_request();
+    r.num_statics = 1;
+    r.statics[0] = (IpcBuffer){(uint64_t)large, sizeof large};
+    r.type = IPC_TYPE_REQUEST;
+    r.command_id = 4;
+    r.data = &value;
+    r.data_size = 8;
+    expect("pointer data larger than the server's receive buffer", ipc_call(echo, &r, 8, &reply),
+           RESULT_OUT_OF_RESOURCE);
     value = 41;
     r = ipc_blank_request();
     expect("the server answers after that", ipc_command(echo, 0, &value, 8, &r, 8, &reply), RESULT_SUCCESS);

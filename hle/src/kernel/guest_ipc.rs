@@ -213,7 +213,8 @@ impl Kernel {
     }
 
     /// Hands the session's next request to the server thread `server` (its message buffer), or SessionClosed when
-    /// the client has gone and nothing waits.
+    /// the client has gone and nothing waits. A request the server cannot take (its pointer data finds no room)
+    /// fails for its client, and the server gets NotFound: as in mesosphère, it goes on waiting.
     pub(super) fn receive_request(&mut self, server: ThreadId, session: u64) -> Result<(), KernelResult> {
         let state = self.guest_sessions.get_mut(&session).expect("live");
         let Some(request) = state.requests.pop_front() else {
@@ -227,8 +228,9 @@ impl Kernel {
             // The client learns why its request went nowhere.
             self.guest_sessions.get_mut(&session).expect("live").received = None;
             self.end_wait(request.client, Some(result));
+            return Err(KernelResult::NotFound);
         }
-        copied
+        Ok(())
     }
 
     /// The server's side of a session closed for good: every client request in it ends with SessionClosed.

@@ -140,14 +140,17 @@ impl Kernel {
                 _ => None,
             };
             let Some(index) = index else { continue };
-            self.thread_mut(waiter).cpu.x[1] = index as u64;
             let result = match object {
                 SyncObject::ServerSession(session) if self.is_receiving(waiter) => {
                     self.receive_request(waiter, session).err().unwrap_or(KernelResult::Success)
                 }
                 _ => KernelResult::Success,
             };
-            self.end_wait(waiter, Some(result));
+            // NotFound: the request failed for its client and the server goes on waiting.
+            if result != KernelResult::NotFound {
+                self.thread_mut(waiter).cpu.x[1] = index as u64;
+                self.end_wait(waiter, Some(result));
+            }
         }
     }
 

@@ -139,14 +139,16 @@ impl Kernel {
                 _ => Err(KernelResult::InvalidHandle),
             })
             .collect::<Result<Vec<SyncObject>, KernelResult>>()?;
-        if let Some(index) = objects.iter().position(|&object| self.is_signaled(object)) {
-            self.set_output(1, index as u64);
-            return Ok(Svc::Return(match objects[index] {
-                SyncObject::ServerSession(session) => {
-                    self.receive_request(id, session).err().unwrap_or(KernelResult::Success)
-                }
-                _ => KernelResult::Success,
-            }));
+        // A request the server could not take failed for its client; the next one (or the wait) follows.
+        while let Some(index) = objects.iter().position(|&object| self.is_signaled(object)) {
+            let result = match objects[index] {
+                SyncObject::ServerSession(session) => self.receive_request(id, session).err(),
+                _ => None,
+            };
+            if result != Some(KernelResult::NotFound) {
+                self.set_output(1, index as u64);
+                return Ok(Svc::Return(result.unwrap_or(KernelResult::Success)));
+            }
         }
         if timeout == 0 {
             return Err(KernelResult::TimedOut);
