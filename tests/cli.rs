@@ -819,11 +819,19 @@ fn pad_input_replays_from_the_input_log() {
     assert!(!log.contains("\npad "), "{log}");
     // A pressed from vertical blank 3; plus, the left stick left and the right stick up from 5; nothing from 8.
     let replayed = dir.join("replayed.log");
-    let input = "pad 960000 1 0 0 0 0\npad 1600000 400 -32767 0 0 32767\npad 2560000 0 0 0 0 0\n";
+    // A finger down at 100, 200 from vertical blank 4, moved to 1279, 719 at 5, lifted at 6: the touch screen
+    // shows it from those samples, its first with the start attribute, and the one after it left with the end
+    // attribute at the last place it was.
+    let input = "pad 960000 1 0 0 0 0\ntouch 1280000 100 200\npad 1600000 400 -32767 0 0 32767\n\
+                 touch 1600000 1279 719\ntouch 1920000 up\npad 2560000 0 0 0 0 0\n";
     std::fs::write(&replayed, format!("{log}{input}")).unwrap();
     let expected = "sample 1: buttons 0x0, left stick 0 0, right stick 0 0\n\
                     sample 3: buttons 0x1, left stick 0 0, right stick 0 0\n\
+                    sample 4: touch 100 200 start\n\
                     sample 5: buttons 0x210400, left stick -32767 0, right stick 0 32767\n\
+                    sample 5: touch 1279 719\n\
+                    sample 6: touch 1279 719 end\n\
+                    sample 7: no touch\n\
                     sample 8: buttons 0x0, left stick 0 0, right stick 0 0\n\
                     pad: 0 failures\n";
     let again = dir.join("again.log");

@@ -3,8 +3,10 @@
 //! controllers' input, keyed by the guest time of the hid sample that first saw it.
 //!
 //! The file is text, a line per fact: the format line, the build id of each module of the program it was
-//! recorded with, the clock epoch, then `pad TICK BUTTONS LX LY RX RY` lines in time order: from the sample at
-//! counter tick TICK on, the controllers report BUTTONS (hex, `HidNpadButton` bits) and the sticks' positions.
+//! recorded with, the clock epoch, then in time order `pad TICK BUTTONS LX LY RX RY` lines (from the sample at
+//! counter tick TICK on, the controllers report BUTTONS, hex `HidNpadButton` bits, and the sticks' positions)
+//! and `touch TICK X Y` or `touch TICK up` lines (a finger on the touch screen at X, Y of its 1280x720 pixels
+//! from that sample on, or none).
 
 use crate::service::hid::InputState;
 use std::fmt::Write as _;
@@ -19,7 +21,8 @@ pub struct InputLog {
     pub build_ids: Vec<[u8; 32]>,
     /// The system clocks at boot, in POSIX seconds.
     pub clock_epoch: u64,
-    /// The controllers' input as it changed: (counter tick of the sample, what they report from then on).
+    /// The controllers' and the touch screen's input as it changed: (counter tick of the sample, what they report
+    /// from then on).
     pub pad: Vec<(u64, InputState)>,
 }
 
@@ -35,6 +38,20 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The input from `tick` on, to change: a new entry (a copy of the last) unless the last is at `tick` already;
+/// `None` if the last is later.
+fn change(changes: &mut Vec<(u64, InputState)>, tick: u64) -> Option<&mut InputState> {
+    match changes.last() {
+        Some(&(last, _)) if last > tick => return None,
+        Some(&(last, _)) if last == tick => {}
+        last => {
+            let state = last.map_or_else(InputState::default, |&(_, state)| state);
+            changes.push((tick, state));
+        }
+    }
+    changes.last_mut().map(|(_, state)| state)
+}
+
 impl InputLog {
     pub fn to_text(&self) -> String {
         let mut text = format!("{FORMAT_LINE}\n");
@@ -42,9 +59,18 @@ impl InputLog {
             let _ = writeln!(text, "build-id {}", hex(id));
         }
         let _ = writeln!(text, "clock-epoch {}", self.clock_epoch);
+        let mut last = InputState::default();
         for (tick, state) in &self.pad {
             let (l, r) = (state.stick_l, state.stick_r);
-            let _ = writeln!(text, "pad {tick} {:x} {} {} {} {}", state.buttons, l.0, l.1, r.0, r.1);
+            if (state.buttons, l, r) != (last.buttons, last.stick_l, last.stick_r) {
+                let _ = writeln!(text, "pad {tick} {:x} {} {} {} {}", state.buttons, l.0, l.1, r.0, r.1);
+            }
+            match state.touch {
+                _ if state.touch == last.touch => {}
+                Some((x, y)) => _ = writeln!(text, "touch {tick} {x} {y}"),
+                None => _ = writeln!(text, "touch {tick} up"),
+            }
+            last = *state;
         }
         text
     }
@@ -83,18 +109,32 @@ impl InputLog {
                         .then(|| {
                             let tick = fields[0].parse::<u64>().ok()?;
                             let buttons = u64::from_str_radix(fields[1], 16).ok()?;
-                            let state =
-                                InputState { buttons, stick_l: (axis(2)?, axis(3)?), stick_r: (axis(4)?, axis(5)?) };
-                            Some((tick, state))
+                            Some((tick, buttons, (axis(2)?, axis(3)?), (axis(4)?, axis(5)?)))
                         })
                         .flatten();
-                    let (tick, state) = parsed.ok_or_else(|| {
+                    let (tick, buttons, stick_l, stick_r) = parsed.ok_or_else(|| {
                         malformed(n, "a pad line is `pad TICK BUTTONS LX LY RX RY` (sticks within ±32767)")
                     })?;
-                    if pad.last().is_some_and(|&(last, _)| last >= tick) {
-                        return Err(malformed(n, "pad lines go forward in time"));
-                    }
-                    pad.push((tick, state));
+                    let state = change(&mut pad, tick).ok_or_else(|| malformed(n, "input lines go forward in time"))?;
+                    (state.buttons, state.stick_l, state.stick_r) = (buttons, stick_l, stick_r);
+                }
+                Some(("touch", value)) => {
+                    let fields: Vec<&str> = value.split(' ').collect();
+                    let coordinate = |at: usize, limit: u32| {
+                        fields.get(at).and_then(|field| field.parse::<u32>().ok()).filter(|&c| c < limit)
+                    };
+                    let parsed = match fields.as_slice() {
+                        [tick, "up"] => tick.parse::<u64>().ok().map(|tick| (tick, None)),
+                        [tick, _, _] => tick
+                            .parse::<u64>()
+                            .ok()
+                            .and_then(|tick| Some((tick, Some((coordinate(1, 1280)?, coordinate(2, 720)?))))),
+                        _ => None,
+                    };
+                    let (tick, touch) = parsed.ok_or_else(|| {
+                        malformed(n, "a touch line is `touch TICK X Y` (within 1280x720) or `touch TICK up`")
+                    })?;
+                    change(&mut pad, tick).ok_or_else(|| malformed(n, "input lines go forward in time"))?.touch = touch;
                 }
                 _ => return Err(malformed(n, &format!("unknown entry `{line}`"))),
             }
@@ -119,13 +159,20 @@ mod tests {
 
     #[test]
     fn a_log_reads_back_what_it_wrote() {
-        let pressed = InputState { buttons: 0x1001, stick_l: (-32767, 12), stick_r: (0, 32767) };
-        let pad = vec![(320_000, pressed), (640_000, InputState::default())];
+        let pressed = InputState { buttons: 0x1001, stick_l: (-32767, 12), stick_r: (0, 32767), touch: None };
+        let touched = InputState { touch: Some((1279, 0)), ..pressed };
+        let pad = vec![
+            (320_000, pressed),
+            (480_000, touched),
+            (560_000, InputState { touch: Some((3, 719)), ..touched }),
+            (640_000, InputState::default()),
+        ];
         let log = InputLog { build_ids: vec![[0xab; 32], [1; 32]], clock_epoch: 1_767_225_600, pad };
         assert_eq!(InputLog::parse(&log.to_text()), Ok(log.clone()));
         assert_eq!(log.pad_at(319_999), InputState::default());
         assert_eq!(log.pad_at(320_000), pressed);
-        assert_eq!(log.pad_at(639_999), pressed);
+        assert_eq!(log.pad_at(479_999), pressed);
+        assert_eq!(log.pad_at(639_999).touch, Some((3, 719)));
         assert_eq!(log.pad_at(1 << 40), InputState::default());
         assert!(log.check_program(&[[0xab; 32], [1; 32]]).is_ok());
         assert!(matches!(log.check_program(&[[0xab; 32]]), Err(InputLogError::OtherProgram { .. })));
@@ -142,7 +189,10 @@ mod tests {
         assert_eq!(bad("tandem input log 1\nclock-epoch soon\n"), 2);
         assert_eq!(bad("tandem input log 1\npad 3\n"), 2);
         assert_eq!(bad("tandem input log 1\nclock-epoch 5\npad 10 0 0 0 0 40000\n"), 3);
-        assert_eq!(bad("tandem input log 1\nclock-epoch 5\npad 10 1 0 0 0 0\npad 10 2 0 0 0 0\n"), 4);
+        assert_eq!(bad("tandem input log 1\nclock-epoch 5\npad 10 1 0 0 0 0\npad 9 2 0 0 0 0\n"), 4);
+        assert_eq!(bad("tandem input log 1\nclock-epoch 5\ntouch 10 1280 5\n"), 3);
+        assert_eq!(bad("tandem input log 1\nclock-epoch 5\ntouch 10 down\n"), 3);
+        assert_eq!(bad("tandem input log 1\nclock-epoch 5\npad 10 1 0 0 0 0\ntouch 9 up\n"), 4);
         assert_eq!(bad("tandem input log 1\n"), 0);
     }
 }

@@ -15,6 +15,7 @@
 use sdl3::event::Event;
 use sdl3::gamepad::{Axis, Button, Gamepad};
 use sdl3::keyboard::Scancode;
+use sdl3::mouse::MouseButton;
 use sdl3::pixels::PixelFormat;
 use sdl3::render::{Texture, WindowCanvas};
 use std::cell::{Cell, RefCell};
@@ -41,6 +42,8 @@ struct Open {
     /// What the keyboard and the gamepads report, each on its own.
     keyboard: InputState,
     gamepad: InputState,
+    /// The mouse, held down on the picture: a finger on the touch screen.
+    touch: Option<(u32, u32)>,
     texture: Texture,
     size: (u32, u32),
     /// SDL's video driver ("x11", "wayland", "offscreen"...).
@@ -149,6 +152,7 @@ fn open(title: &str, shown: &ShownFrame) -> anyhow::Result<Open> {
         gamepads: Vec::new(),
         keyboard: InputState::default(),
         gamepad: InputState::default(),
+        touch: None,
         texture,
         size: (width, height),
         driver,
@@ -173,8 +177,17 @@ fn show(open: &mut Open, shown: &ShownFrame, closed: &AtomicBool, input: &Cell<I
     open.canvas.copy(&open.texture, None, None)?;
     open.canvas.present();
     let events: Vec<Event> = open.events.poll_iter().collect();
-    for event in events {
+    for mut event in events {
+        // Mouse positions in the picture's pixels, wherever the window letterboxes it.
+        event.convert_coords(&open.canvas);
         match event {
+            Event::MouseButtonDown { mouse_btn: MouseButton::Left, x, y, .. } => {
+                open.touch = touch_point(x, y, open.size);
+            }
+            Event::MouseMotion { mousestate, x, y, .. } if mousestate.left() => {
+                open.touch = touch_point(x, y, open.size)
+            }
+            Event::MouseButtonUp { mouse_btn: MouseButton::Left, .. } => open.touch = None,
             Event::Quit { .. } => closed.store(true, Ordering::Relaxed),
             Event::KeyDown { scancode: Some(key), repeat: false, .. } => press(&mut open.keyboard, key, true),
             Event::KeyUp { scancode: Some(key), .. } => press(&mut open.keyboard, key, false),
@@ -194,8 +207,16 @@ fn show(open: &mut Open, shown: &ShownFrame, closed: &AtomicBool, input: &Cell<I
             _ => {}
         }
     }
-    input.set(combined(&open.keyboard, &open.gamepad));
+    input.set(InputState { touch: open.touch, ..combined(&open.keyboard, &open.gamepad) });
     Ok(())
+}
+
+/// Where a point of the picture (`size` pixels) lies on the console's 1280x720 touch screen; off the picture, no
+/// finger touches it.
+fn touch_point(x: f32, y: f32, size: (u32, u32)) -> Option<(u32, u32)> {
+    let (width, height) = (size.0 as f32, size.1 as f32);
+    let inside = (0.0..width).contains(&x) && (0.0..height).contains(&y);
+    inside.then(|| ((x * 1280.0 / width) as u32, (y * 720.0 / height) as u32))
 }
 
 /// The keyboard's and the gamepads' input as one controller: buttons from either, a stick from the gamepad
@@ -206,6 +227,7 @@ fn combined(keyboard: &InputState, gamepad: &InputState) -> InputState {
         buttons: keyboard.buttons | gamepad.buttons,
         stick_l: stick(gamepad.stick_l, keyboard.stick_l),
         stick_r: stick(gamepad.stick_r, keyboard.stick_r),
+        touch: None,
     }
 }
 

@@ -568,8 +568,12 @@ impl Kernel {
             let frames = (tick - self.next_vsync_tick) / VSYNC_PERIOD_TICKS + 1;
             let skipped = frames.saturating_sub(crate::service::hid::shared_memory::LIFO_ENTRIES);
             if skipped > 0 {
-                self.system.hid.borrow_mut().skip(skipped);
+                let mut hid = self.system.hid.borrow_mut();
                 self.next_vsync_tick += skipped * VSYNC_PERIOD_TICKS;
+                if let Some(source) = &mut self.pad_source {
+                    hid.input = source(self.next_vsync_tick - VSYNC_PERIOD_TICKS);
+                }
+                hid.skip(skipped);
             }
             while tick >= self.next_vsync_tick {
                 let mut hid = self.system.hid.borrow_mut();

@@ -4,7 +4,8 @@
 //!
 //! The console Tandem models is a handheld Switch with its Joy-Con attached: the Handheld npad is connected, and
 //! so is No1 as a Pro Controller (FullKey) when the program supports that style, both fed by the same input. The
-//! input is Tandem's `InputState` (the window's keys), so runs repeat as their input log says.
+//! input is Tandem's `InputState` (the window's keys, and the mouse as a finger on the touch screen), so runs
+//! repeat as their input log says.
 
 pub mod shared_memory;
 
@@ -17,12 +18,14 @@ use std::rc::Rc;
 /// hid's InvalidNpadIdType (the value Ryujinx's `ResultCode.InvalidNpadIdType` records).
 const INVALID_NPAD_ID: ResultCode = ResultCode::new(202, 123);
 
-/// What a controller reports at one sample: buttons (`HidNpadButton` bits) and the two sticks (-0x7fff..=0x7fff).
+/// What the controllers and the touch screen report at one sample: buttons (`HidNpadButton` bits), the two sticks
+/// (-0x7fff..=0x7fff), and a finger on the touch screen, if one is there (x, y in the screen's 1280x720 pixels).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct InputState {
     pub buttons: u64,
     pub stick_l: (i32, i32),
     pub stick_r: (i32, i32),
+    pub touch: Option<(u32, u32)>,
 }
 
 /// The hid state every session shares: the configuration programs set and the shared memory.
@@ -34,6 +37,8 @@ pub struct Hid {
     supported_ids: Vec<NpadId>,
     /// ActivateNpad came: samples are written from now on.
     npad_active: bool,
+    /// ActivateTouchScreen came: touch samples are written from now on.
+    touch_active: bool,
     hold_type: u64,
     handheld_activation_mode: u64,
     /// Signalled when a controller's style changes (the connections are made once, at activation).
@@ -50,6 +55,7 @@ impl Default for Hid {
             supported_styles: 0,
             supported_ids: Vec::new(),
             npad_active: false,
+            touch_active: false,
             hold_type: 0,
             handheld_activation_mode: 0,
             style_set_update: ServiceEvent::default(),
@@ -80,21 +86,18 @@ impl Hid {
         self.style_set_update.signal();
     }
 
-    /// What `samples` samples leave besides their entries (an idle jump's frames before its last
+    /// What `samples` samples of the input as it is now leave besides their entries (an idle jump's frames before its last
     /// [`shared_memory::LIFO_ENTRIES`], whose samples overwrite every entry).
     pub fn skip(&mut self, samples: u64) {
-        if self.npad_active {
-            let connected = self.connected();
-            self.writer.skip(&self.shared_memory, &connected, samples);
-        }
+        let connected = if self.npad_active { self.connected() } else { Vec::new() };
+        self.writer.skip(&self.shared_memory, &connected, self.touch_active, &self.input, samples);
     }
 
-    /// One sample (at each vertical blank): every connected npad's lifo gets the input as it is now.
+    /// One sample (at each vertical blank): every connected npad's lifo, and the touch screen's once activated,
+    /// get the input as it is now.
     pub fn sample(&mut self) {
-        if self.npad_active {
-            let connected = self.connected();
-            self.writer.sample(&self.shared_memory, &connected, &self.input);
-        }
+        let connected = if self.npad_active { self.connected() } else { Vec::new() };
+        self.writer.sample(&self.shared_memory, &connected, self.touch_active, &self.input);
     }
 }
 
@@ -118,9 +121,14 @@ impl HidServer {
         Ok(())
     }
 
-    /// Activate{DebugPad,TouchScreen,Mouse,Keyboard}(u64 aruid, pid): those devices' sections stay empty (none is
-    /// attached).
+    /// Activate{DebugPad,Mouse,Keyboard}(u64 aruid, pid): those devices' sections stay empty (none is attached).
     fn activate_device(&mut self, _call: &mut Call) -> Result<(), Failure> {
+        Ok(())
+    }
+
+    /// ActivateTouchScreen(u64 aruid, pid): the touch screen's lifo gets a sample at every vertical blank.
+    fn activate_touch_screen(&mut self, _call: &mut Call) -> Result<(), Failure> {
+        self.hid().touch_active = true;
         Ok(())
     }
 
@@ -214,7 +222,7 @@ impl Interface for HidServer {
     const COMMANDS: &'static [Command<Self>] = &[
         Command::new(0, "CreateAppletResource", Self::create_applet_resource).input(8).pid(),
         Command::new(1, "ActivateDebugPad", Self::activate_device).input(8).pid(),
-        Command::new(11, "ActivateTouchScreen", Self::activate_device).input(8).pid(),
+        Command::new(11, "ActivateTouchScreen", Self::activate_touch_screen).input(8).pid(),
         Command::new(21, "ActivateMouse", Self::activate_device).input(8).pid(),
         Command::new(31, "ActivateKeyboard", Self::activate_device).input(8).pid(),
         Command::new(100, "SetSupportedNpadStyleSet", Self::set_supported_style_set).input(16).pid(),

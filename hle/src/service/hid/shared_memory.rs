@@ -4,7 +4,9 @@
 //! Each npad (10 entries of 0x5000 bytes from 0x9a00: No1-No8, Handheld, Other) holds its style set and colours,
 //! then a lifo per style: a header {unused, buffer count 17, tail, count} and 17 entries of {sampling number,
 //! state}, the state repeating the sampling number (a reader that sees the two differ knows it read a torn entry).
-//! The newest entry is at `tail`; `count` grows to 16 (one entry is always being written).
+//! The newest entry is at `tail`; `count` grows to 16 (one entry is always being written). The touch screen's
+//! section (at 0x400) is one lifo of the same kind, each entry {sampling number, HidTouchScreenState {sampling
+//! number, count, reserved, 16 HidTouchState}}.
 
 use super::InputState;
 use crate::service::ServiceSharedMemory;
@@ -15,6 +17,18 @@ pub const SIZE: usize = 0x40000;
 pub const STYLE_FULL_KEY: u32 = 1 << 0;
 pub const STYLE_HANDHELD: u32 = 1 << 1;
 
+const TOUCH_SECTION: usize = 0x400;
+const TOUCH_ENTRY: usize = 0x298;
+/// `HidTouchState` {u64 delta time, u32 attributes, u32 finger id, u32 x, u32 y, u32 diameter x, u32 diameter y,
+/// u32 rotation angle, u32 reserved}, after the state's {u64 sampling number, s32 count, u32 reserved}.
+const TOUCH_STATE: usize = 0x18;
+/// `HidTouchAttribute`: the finger came down, or went up, at this sample.
+const TOUCH_START: u32 = 1;
+const TOUCH_END: u32 = 2;
+/// A mouse pointer touches one pixel.
+const TOUCH_DIAMETER: u32 = 1;
+/// Between two samples (the vertical blanks), in nanoseconds.
+const SAMPLE_INTERVAL_NS: u64 = 1_000_000_000 / 60;
 const NPAD_SECTION: usize = 0x9a00;
 const NPAD_ENTRY: usize = 0x5000;
 
@@ -99,11 +113,13 @@ impl NpadId {
     }
 }
 
-/// Where the npads' next samples go.
+/// Where the npads' and the touch screen's next samples go.
 #[derive(Default)]
 pub struct SharedMemoryWriter {
     /// The last sampling number written (the first sample is 1).
     sampling_number: u64,
+    /// Where the finger was at the last touch sample.
+    last_touch: Option<(u32, u32)>,
 }
 
 impl SharedMemoryWriter {
@@ -138,20 +154,39 @@ impl SharedMemoryWriter {
         }
     }
 
-    /// The lifo headers and sampling number as `samples` samples would leave them, without their entries: the
-    /// next `LIFO_ENTRIES` samples overwrite every entry anyway (for idle jumps of more frames than that).
-    pub fn skip(&mut self, memory: &ServiceSharedMemory, connected: &[(NpadId, u32)], samples: u64) {
+    /// The lifo headers and sampling number as `samples` samples of `input` would leave them, without their
+    /// entries: the next `LIFO_ENTRIES` samples overwrite every entry anyway (for idle jumps of more frames than
+    /// that).
+    pub fn skip(
+        &mut self,
+        memory: &ServiceSharedMemory,
+        connected: &[(NpadId, u32)],
+        touch: bool,
+        input: &InputState,
+        samples: u64,
+    ) {
         if samples == 0 {
             return;
         }
         self.sampling_number += samples;
+        self.last_touch = input.touch;
         for &(id, style) in connected {
             advance_lifo(memory, lifo(id, style), samples);
         }
+        if touch {
+            advance_lifo(memory, TOUCH_SECTION, samples);
+        }
     }
 
-    /// One new entry in the lifo of each connected npad's style, holding `input`.
-    pub fn sample(&mut self, memory: &ServiceSharedMemory, connected: &[(NpadId, u32)], input: &InputState) {
+    /// One new entry in the lifo of each connected npad's style, and of the touch screen when `touch`, holding
+    /// `input`.
+    pub fn sample(
+        &mut self,
+        memory: &ServiceSharedMemory,
+        connected: &[(NpadId, u32)],
+        touch: bool,
+        input: &InputState,
+    ) {
         self.sampling_number += 1;
         let number = self.sampling_number;
         for &(id, style) in connected {
@@ -169,6 +204,36 @@ impl SharedMemoryWriter {
             entry[40..44].copy_from_slice(&ATTRIBUTES_CONNECTED.to_le_bytes());
             memory.write(lifo + LIFO_HEADER + tail as usize * LIFO_ENTRY, &entry);
         }
+        if touch {
+            self.sample_touch(memory, input.touch);
+        }
+    }
+
+    /// The touch screen's entry: the finger where it is (Start at the sample it came down), or where it was with
+    /// End at the sample after it went up, or no finger.
+    fn sample_touch(&mut self, memory: &ServiceSharedMemory, touch: Option<(u32, u32)>) {
+        let number = self.sampling_number;
+        let tail = advance_lifo(memory, TOUCH_SECTION, 1);
+        let mut entry = [0u8; TOUCH_ENTRY];
+        entry[..8].copy_from_slice(&number.to_le_bytes());
+        entry[8..16].copy_from_slice(&number.to_le_bytes());
+        let finger = match (touch, self.last_touch) {
+            (Some(at), None) => Some((at, TOUCH_START, 0)),
+            (Some(at), Some(_)) => Some((at, 0, SAMPLE_INTERVAL_NS)),
+            (None, Some(at)) => Some((at, TOUCH_END, SAMPLE_INTERVAL_NS)),
+            (None, None) => None,
+        };
+        if let Some(((x, y), attributes, delta_time)) = finger {
+            entry[16..20].copy_from_slice(&1u32.to_le_bytes());
+            let state = &mut entry[TOUCH_STATE..TOUCH_STATE + 0x28];
+            state[..8].copy_from_slice(&delta_time.to_le_bytes());
+            for (at, value) in [(8, attributes), (12, 0), (16, x), (20, y), (24, TOUCH_DIAMETER), (28, TOUCH_DIAMETER)]
+            {
+                state[at..at + 4].copy_from_slice(&value.to_le_bytes());
+            }
+        }
+        memory.write(TOUCH_SECTION + LIFO_HEADER + tail as usize * TOUCH_ENTRY, &entry);
+        self.last_touch = touch;
     }
 }
 
@@ -211,7 +276,12 @@ mod tests {
     #[test]
     fn skipped_samples_leave_what_sampling_them_would() {
         let connected = [(NpadId::Handheld, STYLE_HANDHELD), (NpadId::No1, STYLE_FULL_KEY)];
-        let input = |i: u64| InputState { buttons: i, stick_l: (i as i32, -(i as i32)), stick_r: (0, 1) };
+        let input = |i: u64| InputState {
+            buttons: i,
+            stick_l: (i as i32, -(i as i32)),
+            stick_r: (0, 1),
+            touch: (i % 3 != 0).then_some((i as u32, 7)),
+        };
         for (before, skipped) in [(0, 1), (0, 40), (3, 17), (5, 1_000_003)] {
             let sampled = ServiceSharedMemory::new(0x40000);
             let mut all = SharedMemoryWriter::default();
@@ -220,21 +290,22 @@ mod tests {
             for (memory, writer) in [(&sampled, &mut all), (&jumped, &mut skipping)] {
                 writer.connect(memory, &connected);
                 for i in 0..before {
-                    writer.sample(memory, &connected, &input(i));
+                    writer.sample(memory, &connected, true, &input(i));
                 }
             }
-            // Sampling a million frames one by one is what the skip avoids; the inputs of skipped frames are
-            // overwritten, so any will do for the reference.
-            for i in 0..skipped.min(40) {
-                all.sample(&sampled, &connected, &input(100 + i));
+            // Sampling a million frames one by one is what the skip avoids. The skipped frames all see one input
+            // (an idle jump's), whose finger the samples after them continue or lift.
+            let held = input(7);
+            for _ in 0..skipped.min(40) {
+                all.sample(&sampled, &connected, true, &held);
             }
             if skipped > 40 {
-                all.skip(&sampled, &connected, skipped - 40);
+                all.skip(&sampled, &connected, true, &held, skipped - 40);
             }
-            skipping.skip(&jumped, &connected, skipped);
+            skipping.skip(&jumped, &connected, true, &held, skipped);
             for i in 0..LIFO_ENTRIES {
-                all.sample(&sampled, &connected, &input(1000 + i));
-                skipping.sample(&jumped, &connected, &input(1000 + i));
+                all.sample(&sampled, &connected, true, &input(1000 + i));
+                skipping.sample(&jumped, &connected, true, &input(1000 + i));
             }
             assert_eq!(sampled.state().bytes, jumped.state().bytes, "{before} then {skipped} skipped");
         }

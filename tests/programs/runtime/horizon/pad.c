@@ -3,7 +3,8 @@
 #include "tandem.h"
 
 /* libnx's order: sm, CreateAppletResource, GetSharedMemoryHandle, the mapping, SetSupportedNpadStyleSet,
- * SetSupportedNpadIdType, ActivateNpadWithRevision. Raw data ends with the applet resource user id (0). */
+ * SetSupportedNpadIdType, ActivateNpadWithRevision; then hidInitializeTouchScreen's ActivateTouchScreen. Raw data
+ * ends with the applet resource user id (0). */
 void pad_open(uint32_t styles) {
     static IpcReply reply;
     Handle sm;
@@ -37,4 +38,7 @@ void pad_open(uint32_t styles) {
     r = ipc_blank_request();
     r.send_pid = 1;
     check(ipc_command(hid, 109, revision, sizeof revision, &r, 0, &reply) == 0, "ActivateNpadWithRevision");
+    r = ipc_blank_request();
+    r.send_pid = 1;
+    check(ipc_command(hid, 11, zero, 8, &r, 0, &reply) == 0, "ActivateTouchScreen");
 }

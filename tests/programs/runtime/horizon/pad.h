@@ -60,7 +60,44 @@ static inline const NpadCommonState *newest(const NpadCommonLifo *lifo) {
     return entry->sampling_number == entry->state.sampling_number ? &entry->state : 0;
 }
 
-/* hid, its shared memory mapped at HID_MEMORY, `styles` supported on No1 and Handheld, the npads activated. */
+/* HidTouchState, HidTouchScreenState, HidTouchScreenLifo: the touch screen's section at 0x400. */
+#define TOUCH_START 1u
+#define TOUCH_END 2u
+
+typedef struct {
+    uint64_t delta_time;
+    uint32_t attributes, finger_id, x, y, diameter_x, diameter_y, rotation_angle, reserved;
+} TouchState;
+
+typedef struct {
+    uint64_t sampling_number;
+    int32_t count;
+    uint32_t reserved;
+    TouchState touches[16];
+} TouchScreenState;
+
+typedef struct {
+    uint64_t sampling_number;
+    TouchScreenState state;
+} TouchScreenStorage;
+
+typedef struct {
+    LifoHeader header;
+    TouchScreenStorage storage[17];
+} TouchScreenLifo;
+
+_Static_assert(sizeof(TouchScreenLifo) == 0x2C38, "HidTouchScreenLifo");
+
+/* The touch screen's newest entry, as `newest` reads an npad's. */
+static inline const TouchScreenState *newest_touch(void) {
+    const TouchScreenLifo *lifo = (const TouchScreenLifo *)(HID_MEMORY + 0x400);
+    if (lifo->header.count == 0) return 0;
+    const TouchScreenStorage *entry = &lifo->storage[lifo->header.tail % 17];
+    return entry->sampling_number == entry->state.sampling_number ? &entry->state : 0;
+}
+
+/* hid, its shared memory mapped at HID_MEMORY, `styles` supported on No1 and Handheld, the npads and the touch
+ * screen activated. */
 void pad_open(uint32_t styles);
 
 #endif
