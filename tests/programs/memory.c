@@ -7,7 +7,8 @@
  * - MapMemory aliases heap into free memory of the stack region: the alias is Stack rw-, the source Locked with no
  *   permission, the bytes the same; UnmapMemory (of the whole alias or a part, at matching offsets) gives the
  *   source back with whatever was written through the alias;
- * - SetHeapSize refuses to shrink over heap that is not plain rw-. */
+ * - SetHeapSize refuses to shrink over heap that is not plain rw-;
+ * - Map/UnmapPhysicalMemory refuse a process without a system resource (a homebrew NRO) with InvalidState. */
 #include "horizon.h"
 #include "tandem.h"
 
@@ -239,6 +240,17 @@ int main(void) {
     map_memory();
     expect_result("SetHeapSize(2 MiB)", svc_set_heap_size(&heap, 2 * MIB), RESULT_SUCCESS);
     check(block_is(query(heap), heap, 2 * MIB, MEMORY_TYPE_HEAP, RW, 0), "a 2 MiB heap");
+    /* Map/UnmapPhysicalMemory need a system resource, which only an NPDM gives (the kernel's unit tests map with
+     * one): a homebrew NRO's are refused with InvalidState, after the address and size checks. */
+    uint64_t alias_region;
+    check(svc_get_info(&alias_region, INFO_ALIAS_REGION_ADDRESS, CURRENT_PROCESS_HANDLE, 0) == 0, "alias region");
+    expect_result("MapPhysicalMemory(misaligned)", svc_map_physical_memory((void *)(alias_region + 8), PAGE),
+                  RESULT_INVALID_ADDRESS);
+    expect_result("MapPhysicalMemory(size 0)", svc_map_physical_memory((void *)alias_region, 0), RESULT_INVALID_SIZE);
+    expect_result("MapPhysicalMemory(no system resource)", svc_map_physical_memory((void *)alias_region, 4 * PAGE),
+                  RESULT_INVALID_STATE);
+    expect_result("UnmapPhysicalMemory(no system resource)",
+                  svc_unmap_physical_memory((void *)alias_region, 4 * PAGE), RESULT_INVALID_STATE);
     print("memory: ");
     print_u64((uint64_t)failures());
     print(" failures\n");

@@ -195,6 +195,9 @@ Result svc_map_shared_memory(Handle memory, void *address, uint64_t size, uint32
 Result svc_unmap_shared_memory(Handle memory, void *address, uint64_t size);
 /* 0x15: x1 = heap address, x2 = size, w3 = the permission the owner keeps (0, r, rw) -> w1 = handle. */
 Result svc_create_transfer_memory(Handle *out, void *address, uint64_t size, uint32_t perm);
+/* 0x2C, 0x2D: pages of the alias region, for processes with a system resource (an NPDM's). */
+Result svc_map_physical_memory(void *address, uint64_t size);
+Result svc_unmap_physical_memory(void *address, uint64_t size);
 /* 0x51, 0x52: the permission must be the one the creator kept; the mapping is read-write whatever it is. */
 Result svc_map_transfer_memory(Handle memory, void *address, uint64_t size, uint32_t perm);
 Result svc_unmap_transfer_memory(Handle memory, void *address, uint64_t size);

@@ -263,6 +263,18 @@ SVC_FUNCTION svc_create_transfer_memory
     ret
 SVC_END svc_create_transfer_memory
 
+// Result svc_map_physical_memory(void *address, uint64_t size): x0, x1 -> w0.
+SVC_FUNCTION svc_map_physical_memory
+    svc #0x2c
+    ret
+SVC_END svc_map_physical_memory
+
+// Result svc_unmap_physical_memory(void *address, uint64_t size): x0, x1 -> w0.
+SVC_FUNCTION svc_unmap_physical_memory
+    svc #0x2d
+    ret
+SVC_END svc_unmap_physical_memory
+
 // Result svc_map_transfer_memory(Handle memory, void *address, uint64_t size, uint32_t perm): w0, x1, x2, w3 -> w0.
 SVC_FUNCTION svc_map_transfer_memory
     svc #0x51
