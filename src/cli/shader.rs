@@ -253,8 +253,12 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
             let global = shader::GlobalMemory::Device;
             let local_bytes = header.local_memory_bytes();
             let vertex = shader::VertexInterface { header, next_stage_reads: 0, depth_minus_one_to_one: false };
-            let fragment =
-                shader::FragmentInterface { header, targets: [Some(shader::NumberKind::Float); 8], alpha_test: None };
+            let fragment = shader::FragmentInterface {
+                header,
+                targets: [Some(shader::NumberKind::Float); 8],
+                alpha_test: None,
+                saturate: [None; 8],
+            };
             let stage = match args.stage {
                 StageArg::Vertex => shader::Stage::Vertex(&vertex),
                 _ => shader::Stage::Fragment(&fragment),

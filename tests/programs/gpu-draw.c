@@ -8,7 +8,8 @@
  * - colours: UNORM8 encodings of the vertices' colours (Vulkan's round(f x 255)), chosen so that interpolating a
  *   colour that is the same at every vertex cannot move it to another step; flat shading takes the first
  *   vertex's (SET_PROVOKING_VERTEX's default, FIRST), or with LAST the last's; additive blending adds and
- *   clamps; write masks keep the channels they leave out;
+ *   clamps; write masks keep the channels they leave out; a logic op (SET_LOGIC_OP) combines the colour's UNORM8
+ *   bits with the target's (XOR: s ^ d; COPY_INVERTED: ~s);
  * - the pixels outside keep their bytes;
  * - textures (headers and samplers in pools as clb097tex.h lays them out, handles in the pixel stage's constant
  *   buffer 0): each pixel of a quad reads the texel its texture coordinate falls in (nearest filtering, pixel
@@ -24,6 +25,8 @@
  *   (as NVIDIA's Vulkan driver on the H200 moves them by twice its units, the register's value), by the slope factor times the depth slope, or by no more than the clamp; the depth bounds test
  *   lets a primitive through only where the stored depth is within the bounds, writing no depth;
  * - the alpha test: a primitive whose colour output 0 alpha fails the comparison with the reference draws nothing;
+ * - SET_PS_SATURATE: a float target takes colour output 0 as it is, or clamped to [0, 1] or [-1, 1] when the
+ *   register says so for output 0 (and not when it says so only for output 1);
  * - counters: the samples that passed (SET_ZPASS_PIXEL_COUNT) are the pixels the edge functions say were drawn and
  *   not hidden, the data assembler's vertices and primitives those launched, written by report semaphores. */
 #include "ipc.h"
@@ -65,6 +68,11 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SET_CT_SELECT 0x121Cu
 #define SET_BLEND_COLOR_OP 0x1340u
 #define SET_BLEND 0x1360u
+#define SET_PS_SATURATE 0x13A8u
+#define SET_LOGIC_OP 0x19C4u
+#define SET_LOGIC_OP_FUNC 0x19C8u
+#define OGL_XOR 0x1506u
+#define OGL_COPY_INVERTED 0x150Cu
 #define SET_PROVOKING_VERTEX 0x1684u
 #define SET_VERTEX_STREAM_INSTANCE_A 0x1880u
 #define SET_PROGRAM_REGION_A 0x1608u
@@ -869,6 +877,52 @@ static void textures(void) {
     }
 }
 
+/* What every pixel of the float target must hold in `ps_saturate`'s current case. */
+static uint32_t saturated[4];
+static void expect_saturated(uint32_t x, uint32_t y, uint32_t out[4]) {
+    (void)x;
+    (void)y;
+    memcpy(out, saturated, 16);
+}
+
+/* The whole float target drawn in one flat colour out of [-1, 1], under each SET_PS_SATURATE setting. */
+static void ps_saturate(void) {
+    const uint32_t half = 0x3F000000u, minus_half = 0xBF000000u, two = 0x40000000u, minus_two = 0xC0000000u;
+    const uint32_t minus_one = 0xBF800000u;
+    struct {
+        const char *what;
+        uint32_t value, expected[4];
+    } cases[] = {
+        {"no SET_PS_SATURATE: the float target takes (2, -0.5, 0.5, -2) as the program wrote it", 0,
+         {two, minus_half, half, minus_two}},
+        {"SET_PS_SATURATE output 0, ZERO_TO_PLUS_ONE: (1, 0, 0.5, 0)", 0x1, {F_1, F_0, half, F_0}},
+        {"SET_PS_SATURATE output 0, MINUS_ONE_TO_PLUS_ONE: (1, -0.5, 0.5, -1)", 0x3, {F_1, minus_half, half, minus_one}},
+        {"SET_PS_SATURATE output 1 only: output 0 unclamped", 0x10, {two, minus_half, half, minus_two}},
+    };
+    const Vertex quad[4] = {
+        {0, 0, {two, minus_half, half, minus_two}},
+        {1024, 0, {two, minus_half, half, minus_two}},
+        {0, 512, {two, minus_half, half, minus_two}},
+        {1024, 512, {two, minus_half, half, minus_two}},
+    };
+    use_programs(PASS_VS, FLAT_PS);
+    for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        print("-- ");
+        print(cases[k].what);
+        print("\n");
+        memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
+        memcpy(saturated, cases[k].expected, 16);
+        set(SET_PS_SATURATE, cases[k].value);
+        put_vertices(quad, 4);
+        set(BEGIN, TRIANGLES);
+        set(DRAW_INDEX_BUFFER, 6); /* the rectangle's indices: 0 1 2, 2 1 3 */
+        set(END, 0);
+        run("draw");
+        report_float(cases[k].what, wrong_float_pixels(expect_saturated));
+    }
+    set(SET_PS_SATURATE, 0);
+}
+
 int main(void) {
     uint64_t heap;
     check(svc_set_heap_size(&heap, 0x800000) == 0, "SetHeapSize");
@@ -1009,10 +1063,29 @@ int main(void) {
     wrong = wrong_pixels(in_triangle, masked, background, &count);
     report("covered pixels take R and A, G and B keep the background's", wrong, count);
 
+    print("-- logic ops on the target's bits: XOR with the background, then COPY_INVERTED\n");
+    fill_target(background);
+    set(SET_LOGIC_OP, 1);
+    set(SET_LOGIC_OP_FUNC, OGL_XOR);
+    draw_arrays(3, 0);
+    run("draw");
+    const uint8_t xored[4] = {51 ^ 0x11, 153 ^ 0x22, 204 ^ 0x33, 255 ^ 0x44};
+    wrong = wrong_pixels(in_triangle, xored, background, &count);
+    report("covered pixels hold the colour XOR the background", wrong, count);
+    fill_target(background);
+    set(SET_LOGIC_OP_FUNC, OGL_COPY_INVERTED);
+    draw_arrays(3, 0);
+    set(SET_LOGIC_OP, 0);
+    run("draw");
+    const uint8_t inverted[4] = {255 - 51, 255 - 153, 255 - 204, 0};
+    wrong = wrong_pixels(in_triangle, inverted, background, &count);
+    report("covered pixels hold the colour's bits inverted", wrong, count);
+
     depth_and_stencil();
     polygon_offset_and_depth_bounds();
     alpha_test();
     textures();
+    ps_saturate();
 
     nv_close(nv, gpu.channel);
     svc_close_handle(nv);

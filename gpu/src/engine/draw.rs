@@ -103,6 +103,9 @@ pub const SET_BINDLESS_TEXTURE: u32 = 0x2608;
 pub const SET_ZPASS_PIXEL_COUNT: u32 = 0x1514;
 pub const SET_STATISTICS_COUNTER: u32 = 0x0d68;
 pub const SET_BACK_POLYGON_MODE: u32 = 0x0db0;
+pub const SET_LOGIC_OP: u32 = 0x19c4;
+pub const SET_PS_SATURATE: u32 = 0x13a8;
+pub const SET_LOGIC_OP_FUNC: u32 = 0x19c8;
 
 /// Constant buffer slots a shader stage has (c[0x0] to c[0x11]).
 pub const CONSTANT_BUFFER_SLOTS: usize = 18;
@@ -233,7 +236,18 @@ pub struct Draw {
     /// The alpha test (SET_ALPHA_TEST, _FUNC, _REF), when it is on: a sample whose colour output 0 has an alpha
     /// that fails `alpha comparison reference` is discarded.
     pub alpha_test: Option<(Comparison, f32)>,
+    /// The logic op on the colour targets (SET_LOGIC_OP, _FUNC), when it is on.
+    pub logic_op: Option<LogicOp>,
+    /// SET_PS_SATURATE as the register holds it: bit 4n clamps colour output n, bit 4n + 1 to [-1, 1] rather
+    /// than [0, 1].
+    pub ps_saturate: u32,
 }
+
+/// SET_LOGIC_OP_FUNC's operation, as its index in OpenGL's list (0x1500 CLEAR, AND, AND_REVERSE, COPY,
+/// AND_INVERTED, NOOP, XOR, OR, NOR, EQUIV, INVERT, OR_REVERSE, COPY_INVERTED, OR_INVERTED, NAND, 0x150f SET),
+/// which is also Vulkan's `VkLogicOp` order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LogicOp(pub u8);
 
 /// SET_DEPTH_FUNC's and SET_STENCIL_FUNC's comparisons: OpenGL's values (0x200 NEVER to 0x207 ALWAYS) or D3D's
 /// (1 to 8).
@@ -605,6 +619,8 @@ impl Maxwell3D {
             depth_stencil,
             count_samples: self.register(SET_ZPASS_PIXEL_COUNT) & 1 == 1,
             alpha_test: self.alpha_test(at)?,
+            logic_op: self.logic_op(at)?,
+            ps_saturate: self.register(SET_PS_SATURATE),
         };
         if draw.scissor.is_empty() || draw.vertices.is_empty() {
             return Ok(());
@@ -711,6 +727,17 @@ impl Maxwell3D {
     }
 
     /// SET_ALPHA_TEST, SET_ALPHA_FUNC and SET_ALPHA_REF.
+    /// SET_LOGIC_OP and SET_LOGIC_OP_FUNC (OpenGL's values only, as the class defines them).
+    fn logic_op(&self, at: Method) -> Result<Option<LogicOp>, EngineError> {
+        if self.register(SET_LOGIC_OP) & 1 == 0 {
+            return Ok(None);
+        }
+        match self.register(SET_LOGIC_OP_FUNC) {
+            function @ 0x1500..=0x150f => Ok(Some(LogicOp((function - 0x1500) as u8))),
+            function => Err(at.bad_argument(function, "SET_LOGIC_OP_FUNC is not an OpenGL logic op (0x1500-0x150f)")),
+        }
+    }
+
     fn alpha_test(&self, at: Method) -> Result<Option<(Comparison, f32)>, EngineError> {
         if self.register(SET_ALPHA_TEST) & 1 == 0 {
             return Ok(None);

@@ -117,6 +117,8 @@ pub struct Features {
     /// Polygon offset's clamp, and the depth bounds test.
     pub depth_bias_clamp: bool,
     pub depth_bounds: bool,
+    /// Logic ops on colour targets.
+    pub logic_op: bool,
 }
 
 impl Features {
@@ -575,6 +577,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         occlusion_query_precise: on(base.occlusion_query_precise),
         depth_bias_clamp: on(base.depth_bias_clamp),
         depth_bounds: on(base.depth_bounds),
+        logic_op: on(base.logic_op),
     };
     Ok(Candidate { physical, name, queue_family, size_control_extension, size_control, features })
 }
@@ -590,7 +593,8 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .image_cube_array(f.image_cube_array)
         .occlusion_query_precise(f.occlusion_query_precise)
         .depth_bias_clamp(f.depth_bias_clamp)
-        .depth_bounds(f.depth_bounds);
+        .depth_bounds(f.depth_bounds)
+        .logic_op(f.logic_op);
     let mut v11 =
         vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(f.storage_buffer_16bit_access);
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default()

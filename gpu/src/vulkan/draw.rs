@@ -154,6 +154,8 @@ pub struct DrawJob<'a> {
     pub cull_mode: vk::CullModeFlags,
     pub front_face: vk::FrontFace,
     pub blend_constants: [f32; 4],
+    /// A logic op on every colour target instead of blending (normalised and integer formats only).
+    pub logic_op: Option<vk::LogicOp>,
     /// Count the samples that pass the depth and stencil tests (a precise occlusion query).
     pub count_samples: bool,
 }
@@ -494,9 +496,13 @@ impl ComputeDevice {
                 }
             })
             .collect();
-        let blend_state = vk::PipelineColorBlendStateCreateInfo::default()
+        let mut blend_state = vk::PipelineColorBlendStateCreateInfo::default()
             .attachments(&attachments)
             .blend_constants(job.blend_constants);
+        if let Some(op) = job.logic_op {
+            self.require(self.features.logic_op, "logicOp", "a logic op on colour targets")?;
+            blend_state = blend_state.logic_op_enable(true).logic_op(op);
+        }
         let formats: Vec<_> = job.targets.iter().map(|target| target.format).collect();
         let mut rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
         let mut depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default();

@@ -125,6 +125,7 @@ impl ComputeDevice {
                 cull_mode: vk::CullModeFlags::NONE,
                 front_face: vk::FrontFace::COUNTER_CLOCKWISE,
                 blend_constants: [0.0; 4],
+                logic_op: None,
                 count_samples: false,
             };
             let drawn = self.draw(&job)?;

@@ -11,7 +11,7 @@ use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
 use crate::shader::sph::Interpolation;
 use crate::shader::{
-    FAULT_BYTES, FaultWord, FragmentInterface, GlobalMemory, GuestWindows, Translation, VertexInterface,
+    FAULT_BYTES, FaultWord, FragmentInterface, GlobalMemory, GuestWindows, Saturate, Translation, VertexInterface,
     texture_bindings, translate_graphics,
 };
 use crate::texture::format::NumberKind;
@@ -252,6 +252,7 @@ impl ReferenceBackend {
             header: fragment_header,
             targets,
             alpha_test: draw.alpha_test.map(|(comparison, reference)| (comparison, reference.to_bits())),
+            saturate: Saturate::from_register(draw.ps_saturate),
         };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
         let (topology, order) = topology(draw, flat)?;
@@ -407,6 +408,7 @@ impl ReferenceBackend {
             },
             front_face: if draw.front_ccw { vk::FrontFace::COUNTER_CLOCKWISE } else { vk::FrontFace::CLOCKWISE },
             blend_constants: draw.blend_constant,
+            logic_op: draw.logic_op.map(|op| vk::LogicOp::from_raw(i32::from(op.0))),
             count_samples: draw.count_samples,
         };
         let drawn = self.device.draw(&job).map_err(failed)?;

@@ -60,6 +60,27 @@ pub struct FragmentInterface {
     /// (0.0 when the program has no output 0) passes `alpha comparison reference`. Vulkan has no fixed-function
     /// alpha test, so it is here.
     pub alpha_test: Option<(Comparison, u32)>,
+    /// The colour outputs the fixed function clamps on their way to float targets (SET_PS_SATURATE), and to
+    /// what: each component to [0, 1] or [-1, 1], NaN to the low end (as .SAT does).
+    pub saturate: [Option<Saturate>; 8],
+}
+
+/// SET_PS_SATURATE's clamp range of one colour output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Saturate {
+    ZeroToOne,
+    MinusOneToOne,
+}
+
+impl Saturate {
+    /// The outputs SET_PS_SATURATE clamps: bit 4n for output n, and bit 4n + 1 for [-1, 1] rather than [0, 1].
+    pub fn from_register(value: u32) -> [Option<Saturate>; 8] {
+        std::array::from_fn(|n| match value >> (4 * n) & 0b11 {
+            0b01 => Some(Saturate::ZeroToOne),
+            0b11 => Some(Saturate::MinusOneToOne),
+            _ => None,
+        })
+    }
 }
 
 impl FragmentInterface {
@@ -371,19 +392,26 @@ impl Emitter<'_> {
         self.alpha_test(fragment);
         let StageIo::Fragment { colors, depth, .. } = self.io() else { unreachable!("a fragment stage") };
         let (colors, depth) = (colors.clone(), *depth);
-        for (_, output, kind, first) in colors {
+        for (target, output, kind, first) in colors {
             let element = match kind {
                 NumberKind::Float => self.t.f32,
                 NumberKind::Uint => self.t.u32,
                 NumberKind::Sint => self.b.type_int(32, 1),
             };
+            let clamp = fragment.saturate[target as usize].filter(|_| kind == NumberKind::Float).map(|range| {
+                let low = if range == Saturate::ZeroToOne { 0.0f32 } else { -1.0 };
+                (self.b.constant_bit32(self.t.f32, low.to_bits()), self.b.constant_bit32(self.t.f32, 1.0f32.to_bits()))
+            });
             let components: Vec<Word> = (0..4)
                 .map(|c| {
                     let bits = self.final_register(first + c);
                     if kind == NumberKind::Uint {
-                        bits
-                    } else {
-                        self.b.bitcast(element, None, bits).expect("in a block")
+                        return bits;
+                    }
+                    let value = self.b.bitcast(element, None, bits).expect("in a block");
+                    match clamp {
+                        Some((low, high)) => self.glsl(self.t.f32, super::glsl::N_CLAMP, &[value, low, high]),
+                        None => value,
                     }
                 })
                 .collect();

@@ -29,7 +29,7 @@ mod texture;
 
 use crate::texture::format::NumberKind;
 use graphics::{ATTRIBUTE_WORDS, StageIo, declare_fragment_io, declare_vertex_io};
-pub use graphics::{FragmentInterface, Stage, VertexInterface};
+pub use graphics::{FragmentInterface, Saturate, Stage, VertexInterface};
 use texture::{TextureVariable, declare_textures};
 
 use super::ir::{
@@ -57,6 +57,7 @@ mod glsl {
     pub const SQRT: u32 = 31;
     pub const INVERSE_SQRT: u32 = 32;
     pub const FIND_U_MSB: u32 = 75;
+    pub const N_CLAMP: u32 = 81;
 }
 
 /// A binary floating-point format narrower than FP64: FP32 or FP16 (bits in the low end of a U32).
