@@ -25,6 +25,9 @@
  *   (as NVIDIA's Vulkan driver on the H200 moves them by twice its units, the register's value), by the slope factor times the depth slope, or by no more than the clamp; the depth bounds test
  *   lets a primitive through only where the stored depth is within the bounds, writing no depth;
  * - the alpha test: a primitive whose colour output 0 alpha fails the comparison with the reference draws nothing;
+ * - primitive restart: a strip whose index is SET_DA_PRIMITIVE_RESTART_INDEX (compared as read: 0xFFFF among
+ *   16-bit indices, 9 among 32-bit ones; a non-indexed launch's vertex number with _VERTEX_ARRAY) ends there and
+ *   a new strip starts after it, so two rectangles are drawn and nothing joins them;
  * - SET_PS_SATURATE: a float target takes colour output 0 as it is, or clamped to [0, 1] or [-1, 1] when the
  *   register says so for output 0 (and not when it says so only for output 1);
  * - counters: the samples that passed (SET_ZPASS_PIXEL_COUNT) are the pixels the edge functions say were drawn and
@@ -69,6 +72,10 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SET_BLEND_COLOR_OP 0x1340u
 #define SET_BLEND 0x1360u
 #define SET_PS_SATURATE 0x13A8u
+#define SET_DA_PRIMITIVE_RESTART 0x1644u
+#define SET_DA_PRIMITIVE_RESTART_INDEX 0x1648u
+#define SET_DA_PRIMITIVE_RESTART_VERTEX_ARRAY 0x0DE8u
+#define TRIANGLE_STRIP 5u
 #define SET_LOGIC_OP 0x19C4u
 #define SET_LOGIC_OP_FUNC 0x19C8u
 #define OGL_XOR 0x1506u
@@ -293,6 +300,11 @@ static int in_rectangle(uint32_t x, uint32_t y) {
     return cx > 165 && cx < 700 && cy > 73 && cy < 420;
 }
 
+/* Rectangles x 41..441 and 601..1001, y 73..420 (1/16 pixel), each drawn as a strip of two triangles. */
+static int in_two_rectangles(uint32_t x, uint32_t y) {
+    uint32_t cx = 16 * x + 8, cy = 16 * y + 8;
+    return ((cx > 41 && cx < 441) || (cx > 601 && cx < 1001)) && cy > 73 && cy < 420;
+}
 /* A smaller triangle drawn twice: instance 1 moved by (16, 4) pixels (NDC 0.5, 0.25). */
 static const Vertex small[3] = {
     {33, 41, {F_0_8, F_0_2, F_0_6, F_1}},
@@ -1018,6 +1030,59 @@ int main(void) {
     const uint8_t rectangle_colour[4] = {153, 204, 51, 255};
     wrong = wrong_pixels(in_rectangle, rectangle_colour, background, &count);
     report("the rectangle's pixels, each drawn once, and nothing else", wrong, count);
+
+    print("-- primitive restart: strips cut in two by 0xFFFF (16-bit indices), by 9 (32-bit), at vertex 4 (arrays)\n");
+    const Vertex strips[9] = {
+        {41, 73, {F_0_6, F_0_8, F_0_2, F_1}},
+        {441, 73, {F_0_6, F_0_8, F_0_2, F_1}},
+        {41, 420, {F_0_6, F_0_8, F_0_2, F_1}},
+        {441, 420, {F_0_6, F_0_8, F_0_2, F_1}},
+        {512, 256, {F_1, F_1, F_1, F_1}}, /* vertex 4: only the non-indexed launch reaches it, as its restart */
+        {601, 73, {F_0_6, F_0_8, F_0_2, F_1}},
+        {1001, 73, {F_0_6, F_0_8, F_0_2, F_1}},
+        {601, 420, {F_0_6, F_0_8, F_0_2, F_1}},
+        {1001, 420, {F_0_6, F_0_8, F_0_2, F_1}},
+    };
+    put_vertices(strips, 9);
+    stream(0, VERTICES, 32, 32 * 9);
+    const uint16_t short_strips[9] = {0, 1, 2, 3, 0xFFFF, 5, 6, 7, 8};
+    const uint32_t long_strips[9] = {0, 1, 2, 3, 9, 5, 6, 7, 8};
+    memcpy(gpu.memory + INDICES, short_strips, sizeof short_strips);
+    memcpy(gpu.memory + INDICES + 0x100, long_strips, sizeof long_strips);
+    set(SET_DA_PRIMITIVE_RESTART, 1);
+    for (int k = 0; k < 3; k++) {
+        fill_target(background);
+        set(BEGIN, TRIANGLE_STRIP);
+        if (k < 2) {
+            uint32_t at = k == 0 ? INDICES : INDICES + 0x100, size = k == 0 ? 2 : 4;
+            set(SET_DA_PRIMITIVE_RESTART_INDEX, k == 0 ? 0xFFFF : 9);
+            set_address(SET_INDEX_BUFFER_A, at);
+            set_address(SET_INDEX_BUFFER_A + 8, at + 9 * size - 1);
+            uint32_t format[2] = {size / 2 /* TWO_BYTES, FOUR_BYTES */, 0 /* FIRST */};
+            method(SET_INDEX_BUFFER_A + 16, 2, format);
+            set(DRAW_INDEX_BUFFER, 9);
+        } else {
+            set(SET_DA_PRIMITIVE_RESTART_INDEX, 4);
+            set(SET_DA_PRIMITIVE_RESTART_VERTEX_ARRAY, 1);
+            uint32_t range[2] = {0, 9};
+            method(SET_VERTEX_ARRAY_START, 2, range);
+        }
+        set(END, 0);
+        run("draw");
+        wrong = wrong_pixels(in_two_rectangles, rectangle_colour, background, &count);
+        report(k == 0 ? "two rectangles, 0xFFFF among 16-bit indices"
+                      : k == 1 ? "two rectangles, 9 among 32-bit indices" : "two rectangles, vertex 4 of an array",
+               wrong, count);
+    }
+    set(SET_DA_PRIMITIVE_RESTART, 0);
+    set(SET_DA_PRIMITIVE_RESTART_VERTEX_ARRAY, 0);
+    /* The rectangle's index buffer again, as the later cases use it. */
+    memcpy(gpu.memory + INDICES, indices, sizeof indices);
+    set_address(SET_INDEX_BUFFER_A, INDICES);
+    set_address(SET_INDEX_BUFFER_A + 8, INDICES + sizeof indices - 1);
+    method(SET_INDEX_BUFFER_A + 16, 2, index_format);
+    stream(0, VERTICES, 32, 32 * 4);
+    run("the rectangle's indices and vertex stream");
 
     print("-- two instances: BEGIN FIRST, then SUBSEQUENT, with a per-instance offset stream\n");
     fill_target(background);

@@ -36,6 +36,9 @@ pub const SET_GLOBAL_BASE_INSTANCE_INDEX: u32 = 0x1438;
 pub const SET_VERTEX_ID_BASE: u32 = 0x1118;
 pub const SET_DA_OUTPUT: u32 = 0x164c;
 pub const SET_DA_PRIMITIVE_RESTART: u32 = 0x1644;
+pub const SET_DA_PRIMITIVE_RESTART_INDEX: u32 = 0x1648;
+pub const SET_DA_PRIMITIVE_RESTART_VERTEX_ARRAY: u32 = 0x0de8;
+pub const SET_DA_PRIMITIVE_RESTART_TOPOLOGY_CHANGE: u32 = 0x0748;
 pub const SET_PROGRAM_REGION_A: u32 = 0x1608;
 pub const SET_PIPELINE_SHADER: u32 = 0x2000;
 pub const PIPELINE_STRIDE: u32 = 64;
@@ -158,6 +161,12 @@ impl Topology {
         ]
         .get(op as usize)
         .copied()
+    }
+
+    /// Each primitive takes its own vertices (no vertex is shared with the next primitive).
+    pub fn is_list(self) -> bool {
+        use Topology::*;
+        matches!(self, Points | Lines | Triangles | Quads | LinesAdjacency | TrianglesAdjacency | Patches)
     }
 }
 
@@ -562,7 +571,8 @@ impl Maxwell3D {
             .map(|surface| (surface.width, surface.height))
             .reduce(|a, b| (a.0.min(b.0), a.1.min(b.1)))
             .unwrap_or((0, 0));
-        let vertices = self.fetch_vertices(at, launch, &vertex_shader.header, context)?;
+        let mut segments = self.fetch_vertices(at, launch, topology, &vertex_shader.header, context)?.into_iter();
+        let vertices = segments.next().unwrap_or_default();
         let cull = match (self.register(OGL_SET_CULL) & 1, self.register(OGL_SET_CULL_FACE)) {
             (0, _) => Cull::None,
             (_, 0x404) => Cull::Front,
@@ -622,13 +632,23 @@ impl Maxwell3D {
             logic_op: self.logic_op(at)?,
             ps_saturate: self.register(SET_PS_SATURATE),
         };
-        if draw.scissor.is_empty() || draw.vertices.is_empty() {
+        if draw.scissor.is_empty() {
             return Ok(());
         }
-        let (backend, memory) = Self::backend(at, context)?;
-        let samples = backend.draw(&draw, &memory).map_err(|source| EngineError::Backend { method: at, source })?;
-        self.draw.counters.samples_passed += samples;
-        Ok(())
+        // Each run of vertices between primitive restarts is drawn on its own, in order.
+        let mut draw = draw;
+        loop {
+            if !draw.vertices.is_empty() {
+                let (backend, memory) = Self::backend(at, context)?;
+                let samples =
+                    backend.draw(&draw, &memory).map_err(|source| EngineError::Backend { method: at, source })?;
+                self.draw.counters.samples_passed += samples;
+            }
+            match segments.next() {
+                Some(vertices) => draw.vertices = vertices,
+                None => return Ok(()),
+            }
+        }
     }
 
     /// The zeta target and the depth, stencil and depth bounds tests (SET_DEPTH_TEST, _WRITE, _FUNC;
@@ -848,14 +868,18 @@ fn convert_attribute(bytes: &[u8], widths: &[u32], kind: u32) -> Result<[u32; 4]
 }
 
 impl Maxwell3D {
-    /// The vertex records of a launch, in the order its primitives take them.
+    /// The vertex records of a launch, in the order its primitives take them: one run of them, or, where
+    /// primitive restart cuts the launch (SET_DA_PRIMITIVE_RESTART: an index equal to SET_DA_PRIMITIVE_RESTART_INDEX,
+    /// compared as read, whatever its size; with SET_DA_PRIMITIVE_RESTART_VERTEX_ARRAY also a non-indexed
+    /// launch's vertex number), the runs between the cuts.
     fn fetch_vertices(
         &self,
         at: Method,
         launch: Launch,
+        topology: Topology,
         header: &ProgramHeader,
         context: &Context,
-    ) -> Result<Vec<u32>, EngineError> {
+    ) -> Result<Vec<Vec<u32>>, EngineError> {
         let (first, count, indexed) = match launch {
             Launch::Array { first, count } => (first, count, false),
             Launch::Indexed { first, count } => (first, count, true),
@@ -863,6 +887,15 @@ impl Maxwell3D {
         if count > MAX_VERTICES {
             return Err(at.bad_argument(count, "more vertices in one launch than Tandem fetches (1 Mi)"));
         }
+        let restart = self.register(SET_DA_PRIMITIVE_RESTART) & 1 == 1
+            && (indexed || self.register(SET_DA_PRIMITIVE_RESTART_VERTEX_ARRAY) & 1 == 1);
+        if restart && topology.is_list() && self.register(SET_DA_PRIMITIVE_RESTART_TOPOLOGY_CHANGE) & 1 == 0 {
+            return Err(at.unimplemented(format!(
+                "primitive restart in a {topology:?} launch without SET_DA_PRIMITIVE_RESTART_TOPOLOGY_CHANGE (what \
+                 the hardware does with the restart index there is not known)"
+            )));
+        }
+        let restart_index = self.register(SET_DA_PRIMITIVE_RESTART_INDEX);
         let generics: Vec<u32> =
             (0..32).filter(|&g| (0..4).any(|c| header.reads(attribute::GENERIC + 16 * g + 4 * c))).collect();
         let index_size = match self.register(SET_INDEX_BUFFER_A + 16) & 3 {
@@ -872,9 +905,9 @@ impl Maxwell3D {
         };
         let index_base = address(self.register(SET_INDEX_BUFFER_A), self.register(SET_INDEX_BUFFER_A + 4));
         let index_limit = address(self.register(SET_INDEX_BUFFER_A + 8), self.register(SET_INDEX_BUFFER_A + 12));
-        let mut records = Vec::with_capacity(count as usize * VERTEX_RECORD_WORDS);
+        let mut segments = vec![Vec::with_capacity(count as usize * VERTEX_RECORD_WORDS)];
         for k in 0..count {
-            let (element, vertex_id) = if indexed {
+            let (raw, element, vertex_id) = if indexed {
                 let at_index = index_base + (u64::from(first) + u64::from(k)) * index_size;
                 if at_index + index_size - 1 > index_limit {
                     return Err(at.unimplemented(format!("an index at {at_index:#x}, past the index buffer's limit")));
@@ -883,13 +916,19 @@ impl Maxwell3D {
                 context.read(at_index, &mut bytes[..index_size as usize]).map_err(|e| at.memory(e))?;
                 let index = u32::from_le_bytes(bytes);
                 (
+                    index,
                     index.wrapping_add(self.register(SET_GLOBAL_BASE_VERTEX_INDEX)),
                     index.wrapping_add(self.register(SET_VERTEX_ID_BASE)),
                 )
             } else {
                 let uses_start = self.register(SET_DA_OUTPUT) >> 12 & 1 == 1;
-                (first.wrapping_add(k), if uses_start { first.wrapping_add(k) } else { k })
+                let element = first.wrapping_add(k);
+                (element, element, if uses_start { element } else { k })
             };
+            if restart && raw == restart_index {
+                segments.push(Vec::new());
+                continue;
+            }
             let mut record = [0u32; VERTEX_RECORD_WORDS];
             for &g in &generics {
                 let value = self.fetch_attribute(at, g, element, context)?;
@@ -897,9 +936,9 @@ impl Maxwell3D {
             }
             record[128] = vertex_id;
             record[129] = self.draw.instance;
-            records.extend_from_slice(&record);
+            segments.last_mut().expect("one at least").extend_from_slice(&record);
         }
-        Ok(records)
+        Ok(segments)
     }
 
     /// Generic attribute `generic` of vertex `element` (instance attributes: of the instance).
