@@ -51,7 +51,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             shared_bytes: 0,
         };
         let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
-        let vertex = VertexInterface { header, next_stage_reads: 1, depth_minus_one_to_one: true };
+        let vertex = VertexInterface { header, next_stage_reads: 1, depth_minus_one_to_one: true, point_size: None };
         let fragments =
             [None, Some((Comparison::Greater, 0.5f32.to_bits())), Some((Comparison::Never, 0))].map(|alpha_test| {
                 FragmentInterface { header, targets: [Some(NumberKind::Float); 8], alpha_test, saturate: [None; 8] }

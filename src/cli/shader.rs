@@ -252,7 +252,12 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
             let header = graphics_header(&mut kernel, args.stage)?;
             let global = shader::GlobalMemory::Device;
             let local_bytes = header.local_memory_bytes();
-            let vertex = shader::VertexInterface { header, next_stage_reads: 0, depth_minus_one_to_one: false };
+            let vertex = shader::VertexInterface {
+                header,
+                next_stage_reads: 0,
+                depth_minus_one_to_one: false,
+                point_size: None,
+            };
             let fragment = shader::FragmentInterface {
                 header,
                 targets: [Some(shader::NumberKind::Float); 8],

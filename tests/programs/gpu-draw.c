@@ -28,6 +28,8 @@
  * - primitive restart: a strip whose index is SET_DA_PRIMITIVE_RESTART_INDEX (compared as read: 0xFFFF among
  *   16-bit indices, 9 among 32-bit ones; a non-indexed launch's vertex number with _VERTEX_ARRAY) ends there and
  *   a new strip starts after it, so two rectangles are drawn and nothing joins them;
+ * - points: SET_POINT_SIZE sizes them when the vertex program writes no size: squares of that side centred on
+ *   the vertex (odd sizes at pixel centres, even ones at pixel corners, where every rule for points agrees);
  * - SET_PS_SATURATE: a float target takes colour output 0 as it is, or clamped to [0, 1] or [-1, 1] when the
  *   register says so for output 0 (and not when it says so only for output 1);
  * - counters: the samples that passed (SET_ZPASS_PIXEL_COUNT) are the pixels the edge functions say were drawn and
@@ -76,6 +78,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SET_DA_PRIMITIVE_RESTART_INDEX 0x1648u
 #define SET_DA_PRIMITIVE_RESTART_VERTEX_ARRAY 0x0DE8u
 #define TRIANGLE_STRIP 5u
+#define POINTS 0u
+#define SET_POINT_SIZE 0x1518u
 #define SET_LOGIC_OP 0x19C4u
 #define SET_LOGIC_OP_FUNC 0x19C8u
 #define OGL_XOR 0x1506u
@@ -304,6 +308,18 @@ static int in_rectangle(uint32_t x, uint32_t y) {
 static int in_two_rectangles(uint32_t x, uint32_t y) {
     uint32_t cx = 16 * x + 8, cy = 16 * y + 8;
     return ((cx > 41 && cx < 441) || (cx > 601 && cx < 1001)) && cy > 73 && cy < 420;
+}
+/* Three points (1/16 pixel): at the centres of pixels (3, 4), (30, 20), (60, 9), then at the corners (4, 4),
+ * (31, 20), (60, 28); each covers the pixels whose centres lie within `point_size` / 2 of it on both axes. */
+static const int32_t point_x[2][3] = {{56, 488, 968}, {64, 496, 960}}, point_y[2][3] = {{72, 328, 152}, {64, 320, 448}};
+static int point_size, point_corner;
+static int in_points(uint32_t x, uint32_t y) {
+    int64_t cx = 16 * (int64_t)x + 8, cy = 16 * (int64_t)y + 8, half = 8 * point_size;
+    for (int i = 0; i < 3; i++) {
+        int64_t dx = cx - point_x[point_corner][i], dy = cy - point_y[point_corner][i];
+        if (dx > -half && dx < half && dy > -half && dy < half) return 1;
+    }
+    return 0;
 }
 /* A smaller triangle drawn twice: instance 1 moved by (16, 4) pixels (NDC 0.5, 0.25). */
 static const Vertex small[3] = {
@@ -1083,6 +1099,28 @@ int main(void) {
     method(SET_INDEX_BUFFER_A + 16, 2, index_format);
     stream(0, VERTICES, 32, 32 * 4);
     run("the rectangle's indices and vertex stream");
+
+    print("-- points of SET_POINT_SIZE 5 at pixel centres, then of size 6 at pixel corners\n");
+    for (int k = 0; k < 2; k++) {
+        fill_target(background);
+        const Vertex points[3] = {
+            {point_x[k][0], point_y[k][0], {F_0_6, F_0_8, F_0_2, F_1}},
+            {point_x[k][1], point_y[k][1], {F_0_6, F_0_8, F_0_2, F_1}},
+            {point_x[k][2], point_y[k][2], {F_0_6, F_0_8, F_0_2, F_1}},
+        };
+        put_vertices(points, 3);
+        point_size = k == 0 ? 5 : 6;
+        set(SET_POINT_SIZE, k == 0 ? 0x40A00000u /* 5.0 */ : 0x40C00000u /* 6.0 */);
+        set(BEGIN, POINTS);
+        uint32_t range[2] = {0, 3};
+        method(SET_VERTEX_ARRAY_START, 2, range);
+        set(END, 0);
+        point_corner = k;
+        run("draw");
+        wrong = wrong_pixels(in_points, rectangle_colour, background, &count);
+        report(k == 0 ? "5 x 5 squares around each centre" : "6 x 6 squares around each corner", wrong, count);
+    }
+    set(SET_POINT_SIZE, F_1);
 
     print("-- two instances: BEGIN FIRST, then SUBSEQUENT, with a per-instance offset stream\n");
     fill_target(background);

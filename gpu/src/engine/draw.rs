@@ -108,6 +108,8 @@ pub const SET_STATISTICS_COUNTER: u32 = 0x0d68;
 pub const SET_BACK_POLYGON_MODE: u32 = 0x0db0;
 pub const SET_LOGIC_OP: u32 = 0x19c4;
 pub const SET_PS_SATURATE: u32 = 0x13a8;
+pub const SET_POINT_SIZE: u32 = 0x1518;
+pub const SET_ATTRIBUTE_POINT_SIZE: u32 = 0x1910;
 pub const SET_LOGIC_OP_FUNC: u32 = 0x19c8;
 
 /// Constant buffer slots a shader stage has (c[0x0] to c[0x11]).
@@ -250,6 +252,10 @@ pub struct Draw {
     /// SET_PS_SATURATE as the register holds it: bit 4n clamps colour output n, bit 4n + 1 to [-1, 1] rather
     /// than [0, 1].
     pub ps_saturate: u32,
+    /// Points' size (SET_POINT_SIZE), unless `program_point_size` and the vertex program writes its own.
+    pub point_size: f32,
+    /// SET_ATTRIBUTE_POINT_SIZE: the vertex program's point size output, where it writes one, sizes points.
+    pub program_point_size: bool,
 }
 
 /// SET_LOGIC_OP_FUNC's operation, as its index in OpenGL's list (0x1500 CLEAR, AND, AND_REVERSE, COPY,
@@ -631,6 +637,8 @@ impl Maxwell3D {
             alpha_test: self.alpha_test(at)?,
             logic_op: self.logic_op(at)?,
             ps_saturate: self.register(SET_PS_SATURATE),
+            point_size: self.float(SET_POINT_SIZE),
+            program_point_size: self.register(SET_ATTRIBUTE_POINT_SIZE) & 1 == 1,
         };
         if draw.scissor.is_empty() {
             return Ok(());

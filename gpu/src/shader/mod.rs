@@ -14,7 +14,7 @@ pub mod sph;
 mod spirv;
 
 pub use crate::texture::format::NumberKind;
-pub use spirv::{FragmentInterface, Saturate, Stage, VertexInterface};
+pub use spirv::{FragmentInterface, PointSize, Saturate, Stage, VertexInterface};
 
 use crate::sass::cubin::KernelImage;
 use crate::sass::{DecodeError, Isa};

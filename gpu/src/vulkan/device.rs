@@ -119,6 +119,8 @@ pub struct Features {
     pub depth_bounds: bool,
     /// Logic ops on colour targets.
     pub logic_op: bool,
+    /// Points of other sizes than 1.
+    pub large_points: bool,
 }
 
 impl Features {
@@ -578,6 +580,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         depth_bias_clamp: on(base.depth_bias_clamp),
         depth_bounds: on(base.depth_bounds),
         logic_op: on(base.logic_op),
+        large_points: on(base.large_points),
     };
     Ok(Candidate { physical, name, queue_family, size_control_extension, size_control, features })
 }
@@ -594,7 +597,8 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .occlusion_query_precise(f.occlusion_query_precise)
         .depth_bias_clamp(f.depth_bias_clamp)
         .depth_bounds(f.depth_bounds)
-        .logic_op(f.logic_op);
+        .logic_op(f.logic_op)
+        .large_points(f.large_points);
     let mut v11 =
         vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(f.storage_buffer_16bit_access);
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default()

@@ -9,10 +9,10 @@ use crate::backend::{BackendError, BlendState, Cull, DepthStencil, Draw, GpuMemo
 use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
-use crate::shader::sph::Interpolation;
+use crate::shader::sph::{Interpolation, attribute};
 use crate::shader::{
-    FAULT_BYTES, FaultWord, FragmentInterface, GlobalMemory, GuestWindows, Saturate, Translation, VertexInterface,
-    texture_bindings, translate_graphics,
+    FAULT_BYTES, FaultWord, FragmentInterface, GlobalMemory, GuestWindows, PointSize, Saturate, Translation,
+    VertexInterface, texture_bindings, translate_graphics,
 };
 use crate::texture::format::NumberKind;
 use crate::texture::surface::Surface;
@@ -33,6 +33,7 @@ fn topology(draw: &Draw, flat: bool) -> Result<(vk::PrimitiveTopology, Option<Ve
         return flat_order(draw.topology, count, draw.provoking_last).map(|(topology, order)| (topology, Some(order)));
     }
     Ok(match draw.topology {
+        Topology::Points => (T::POINT_LIST, None),
         Topology::Lines => (T::LINE_LIST, None),
         Topology::LineStrip => (T::LINE_STRIP, None),
         Topology::LineLoop => (T::LINE_STRIP, Some((0..count).chain((count > 0).then_some(0)).collect())),
@@ -63,6 +64,7 @@ fn flat_order(
     };
     let pick = |first: usize, last_index: usize| if last { last_index } else { first };
     let (host, primitives): (T, Vec<Vec<usize>>) = match topology {
+        Topology::Points => (T::POINT_LIST, (0..count).map(|i| vec![i]).collect()),
         Topology::Lines => (T::LINE_LIST, (0..count / 2).map(|i| rotate(&[2 * i, 2 * i + 1], pick(0, 1))).collect()),
         Topology::LineStrip | Topology::LineLoop => {
             let segments = match (topology, count) {
@@ -256,10 +258,28 @@ impl ReferenceBackend {
         };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
         let (topology, order) = topology(draw, flat)?;
+        // Points take the program's size where it writes one and SET_ATTRIBUTE_POINT_SIZE says so, else
+        // SET_POINT_SIZE (Maxwell behaviour 5.3); the host needs PointSize written either way.
+        let point_size = (topology == vk::PrimitiveTopology::POINT_LIST).then(|| {
+            if draw.program_point_size && draw.vertex_shader.header.writes(attribute::POINT_SIZE) {
+                PointSize::Program
+            } else {
+                PointSize::Fixed(draw.point_size.to_bits())
+            }
+        });
+        if point_size.is_some_and(|size| size != PointSize::Fixed(1.0f32.to_bits()))
+            && !self.device.features().large_points
+        {
+            return Err(unimplemented(format!(
+                "points of other sizes than 1 on {}, which lacks largePoints",
+                self.device.name()
+            )));
+        }
         let vertex = VertexInterface {
             header: draw.vertex_shader.header,
             next_stage_reads: fragment.generics_read(),
             depth_minus_one_to_one: !draw.depth_zero_to_one,
+            point_size,
         };
         // Graphics shaders reach no guest memory yet: any global access lands in the fault buffer.
         let fault = self.device.buffer(FAULT_BYTES).map_err(failed)?;

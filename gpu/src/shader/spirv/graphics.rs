@@ -48,6 +48,17 @@ pub struct VertexInterface {
     /// z is clipped at -w (SET_VIEWPORT_Z_CLIP NEGATIVE_W_TO_POSITIVE_W): Vulkan clips at 0, so the position's z
     /// becomes (z + w) / 2 and the back end doubles the depth range's scale.
     pub depth_minus_one_to_one: bool,
+    /// For point draws (the host needs `PointSize` written then): where the points' size comes from.
+    pub point_size: Option<PointSize>,
+}
+
+/// A point draw's point size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PointSize {
+    /// What the program writes to its point size attribute (0x6c).
+    Program,
+    /// A fixed size (float bits): SET_POINT_SIZE.
+    Fixed(u32),
 }
 
 /// A pixel program's interface.
@@ -99,6 +110,8 @@ pub(super) enum StageIo {
         /// The push constant block holding the vertex records' address.
         records: Word,
         position: Word,
+        /// The `PointSize` output of point draws.
+        point_size: Option<Word>,
         /// Generic i's output vector.
         generics: Vec<(u32, Word)>,
     },
@@ -144,6 +157,11 @@ pub(super) fn declare_vertex_io(
     let position = variable(b, StorageClass::Output, v4f32, interface);
     built_in(b, position, BuiltIn::Position);
     b.decorate(position, Decoration::Invariant, []);
+    let point_size = vertex.point_size.map(|_| {
+        let output = variable(b, StorageClass::Output, t.f32, interface);
+        built_in(b, output, BuiltIn::PointSize);
+        output
+    });
     let generics = (0..GENERICS)
         .filter(|&g| vertex.next_stage_reads >> g & 1 == 1 || writes_generic(&vertex.header, g))
         .map(|g| {
@@ -152,7 +170,7 @@ pub(super) fn declare_vertex_io(
             (g, output)
         })
         .collect();
-    StageIo::Vertex { vertex_index, records, position, generics }
+    StageIo::Vertex { vertex_index, records, position, point_size, generics }
 }
 
 fn writes_generic(header: &ProgramHeader, generic: u32) -> bool {
@@ -295,10 +313,19 @@ impl Emitter<'_> {
         self.b.composite_construct(v4f32, None, words).expect("in a block")
     }
 
-    /// Position (z moved into Vulkan's clip range when the guest clips at -w) and the generics out.
+    /// Position (z moved into Vulkan's clip range when the guest clips at -w), a point draw's size and the
+    /// generics out.
     pub(super) fn vertex_epilogue(&mut self, vertex: &VertexInterface) {
-        let StageIo::Vertex { position, generics, .. } = self.io() else { unreachable!("a vertex stage") };
-        let (position, generics) = (*position, generics.clone());
+        let StageIo::Vertex { position, point_size, generics, .. } = self.io() else { unreachable!("a vertex stage") };
+        let (position, point_size, generics) = (*position, *point_size, generics.clone());
+        if let (Some(output), Some(size)) = (point_size, vertex.point_size) {
+            let bits = match size {
+                PointSize::Program => self.load_attribute(true, attribute::POINT_SIZE),
+                PointSize::Fixed(bits) => self.u32_const(bits),
+            };
+            let value = self.b.bitcast(self.t.f32, None, bits).expect("in a block");
+            self.b.store(output, value, None, []).expect("in a block");
+        }
         let mut value = self.attribute_vector(true, attribute::POSITION);
         if vertex.depth_minus_one_to_one {
             let f32_ = self.t.f32;
