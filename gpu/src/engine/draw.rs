@@ -1034,5 +1034,20 @@ mod tests {
         // A2B10G10R10 UNORM: R 1023 = 1.0, A 1 of 3.
         let packed: u32 = 1023 | 1 << 30;
         assert_eq!(convert_attribute(&packed.to_le_bytes(), &[10, 10, 10, 2], 2), Ok([f(1.0), 0, 0, f(1.0 / 3.0)]));
+        // A2B10G10R10 SNORM: R 511 = 1.0, G -512 clamps to -1.0, B -1 = -1/511, A 2-bit -1 = -1.0.
+        let packed: u32 = 511 | 512 << 10 | 1023 << 20 | 3 << 30;
+        assert_eq!(
+            convert_attribute(&packed.to_le_bytes(), &[10, 10, 10, 2], 1),
+            Ok([f(1.0), f(-1.0), f(-1.0 / 511.0), f(-1.0)])
+        );
+        // A2B10G10R10 USCALED and SSCALED: the integers as floats.
+        let packed: u32 = 1023 | 7 << 10 | 3 << 30;
+        assert_eq!(convert_attribute(&packed.to_le_bytes(), &[10, 10, 10, 2], 5), Ok([f(1023.0), f(7.0), 0, f(3.0)]));
+        assert_eq!(convert_attribute(&packed.to_le_bytes(), &[10, 10, 10, 2], 6), Ok([f(-1.0), f(7.0), 0, f(-1.0)]));
+        // 32-bit SSCALED: -3, and 2^24 + 1, which rounds to the nearest float (2^24).
+        let words = [(-3i32) as u32, (1 << 24) + 1].iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>();
+        assert_eq!(convert_attribute(&words, &[32, 32], 6), Ok([f(-3.0), f(16_777_216.0), 0, f(1.0)]));
+        // Three 8-bit UNORM components: w is 1.0.
+        assert_eq!(convert_attribute(&[255, 0, 51], &[8, 8, 8], 2), Ok([f(1.0), 0, f(0.2), f(1.0)]));
     }
 }
