@@ -30,6 +30,8 @@
  *   a new strip starts after it, so two rectangles are drawn and nothing joins them;
  * - points: SET_POINT_SIZE sizes them when the vertex program writes no size: squares of that side centred on
  *   the vertex (odd sizes at pixel centres, even ones at pixel corners, where every rule for points agrees);
+ * - depth clamp: a triangle beyond the far plane (window z 1.25) is clipped away while SET_VIEWPORT_CLIP_CONTROL
+ *   clips z, and drawn with depth 1.0 (D24 0xFFFFFF) once it clamps z instead;
  * - SET_PS_SATURATE: a float target takes colour output 0 as it is, or clamped to [0, 1] or [-1, 1] when the
  *   register says so for output 0 (and not when it says so only for output 1);
  * - counters: the samples that passed (SET_ZPASS_PIXEL_COUNT) are the pixels the edge functions say were drawn and
@@ -80,6 +82,11 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TRIANGLE_STRIP 5u
 #define POINTS 0u
 #define SET_POINT_SIZE 0x1518u
+#define SET_VIEWPORT_CLIP_CONTROL 0x193Cu
+/* SET_VIEWPORT_CLIP_CONTROL as NVN sets it with depth clamp off (GEOMETRY_CLIP FRUSTUM_XYZ_CLIP, PIXEL_MIN_Z and
+ * PIXEL_MAX_Z CLAMP, z range 0..1, guard bands), and the same with GEOMETRY_CLIP FRUSTUM_XY_CLIP: z unclipped. */
+#define CLIP_CONTROL_Z_CLIPPED 0x181Du
+#define CLIP_CONTROL_Z_CLAMPED 0x101Du
 #define SET_LOGIC_OP 0x19C4u
 #define SET_LOGIC_OP_FUNC 0x19C8u
 #define OGL_XOR 0x1506u
@@ -405,6 +412,46 @@ static uint64_t reported(uint32_t slot) {
     uint64_t value;
     memcpy(&value, gpu.memory + REPORTS + 16 * slot, 8);
     return value;
+}
+
+/* A triangle at NDC z 1.5 (window z 1.25, past the far plane) under a depth test that always passes and writes. */
+static void depth_clamp(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    set(SET_ZT_SELECT, 1);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    set(SET_DEPTH_TEST, 1);
+    set(SET_DEPTH_WRITE, 1);
+    set(SET_DEPTH_FUNC, OGL_ALWAYS);
+    vertex_z = 0x3FC00000u; /* 1.5 */
+    put_vertices(triangle, 3);
+    for (int clamp = 0; clamp < 2; clamp++) {
+        print(clamp ? "-- depth clamp: the triangle past the far plane drawn at depth 1.0\n"
+                    : "-- depth clip: the triangle past the far plane clipped away\n");
+        fill_target(background);
+        set(SET_Z_CLEAR_VALUE, F_0);
+        set(CLEAR_SURFACE, 3);
+        set(SET_VIEWPORT_CLIP_CONTROL, clamp ? CLIP_CONTROL_Z_CLAMPED : CLIP_CONTROL_Z_CLIPPED);
+        draw_arrays(3, 0);
+        run("draw");
+        uint32_t count, wrong_depth = 0;
+        const uint8_t colour[4] = {51, 153, 204, 255};
+        uint32_t wrong = clamp ? wrong_pixels(in_triangle, colour, background, &count)
+                               : wrong_pixels(in_triangle, background, background, &count);
+        for (uint32_t y = 0; y < HEIGHT; y++)
+            for (uint32_t x = 0; x < WIDTH; x++)
+                wrong_depth += zeta_texel(x, y) != (clamp && in_triangle(x, y) ? 0xFFFFFF00u : 0u);
+        report(clamp ? "the triangle's pixels drawn, nothing else" : "no pixel drawn", wrong, count);
+        check(wrong_depth == 0, clamp ? "depth 1.0 where the triangle covers, the clear's 0 elsewhere"
+                                      : "the clear's depth 0 everywhere");
+    }
+    /* The state the depth and stencil cases left, which the next cases build on. */
+    vertex_z = 0x3F000000u;
+    set(SET_VIEWPORT_CLIP_CONTROL, CLIP_CONTROL_Z_CLIPPED);
+    set(SET_Z_CLEAR_VALUE, F_1);
+    set(SET_DEPTH_FUNC, OGL_LESS);
+    set(SET_DEPTH_TEST, 0);
+    set(SET_ZT_SELECT, 0);
+    run("state back");
 }
 
 static void depth_and_stencil(void) {
@@ -1185,6 +1232,7 @@ int main(void) {
     report("covered pixels hold the colour's bits inverted", wrong, count);
 
     depth_and_stencil();
+    depth_clamp();
     polygon_offset_and_depth_bounds();
     alpha_test();
     textures();

@@ -109,6 +109,7 @@ pub const SET_BACK_POLYGON_MODE: u32 = 0x0db0;
 pub const SET_LOGIC_OP: u32 = 0x19c4;
 pub const SET_PS_SATURATE: u32 = 0x13a8;
 pub const SET_POINT_SIZE: u32 = 0x1518;
+pub const SET_VIEWPORT_CLIP_CONTROL: u32 = 0x193c;
 pub const SET_ATTRIBUTE_POINT_SIZE: u32 = 0x1910;
 pub const SET_LOGIC_OP_FUNC: u32 = 0x19c8;
 
@@ -256,6 +257,8 @@ pub struct Draw {
     pub point_size: f32,
     /// SET_ATTRIBUTE_POINT_SIZE: the vertex program's point size output, where it writes one, sizes points.
     pub program_point_size: bool,
+    /// Depth is clamped to the viewport's range, and primitives are not clipped there (SET_VIEWPORT_CLIP_CONTROL).
+    pub depth_clamp: bool,
 }
 
 /// SET_LOGIC_OP_FUNC's operation, as its index in OpenGL's list (0x1500 CLEAR, AND, AND_REVERSE, COPY,
@@ -639,6 +642,7 @@ impl Maxwell3D {
             ps_saturate: self.register(SET_PS_SATURATE),
             point_size: self.float(SET_POINT_SIZE),
             program_point_size: self.register(SET_ATTRIBUTE_POINT_SIZE) & 1 == 1,
+            depth_clamp: self.depth_clamp(at)?,
         };
         if draw.scissor.is_empty() {
             return Ok(());
@@ -755,6 +759,23 @@ impl Maxwell3D {
     }
 
     /// SET_ALPHA_TEST, SET_ALPHA_FUNC and SET_ALPHA_REF.
+    /// Whether SET_VIEWPORT_CLIP_CONTROL clamps depth: its geometry clip (GEOMETRY_CLIP, bits 11-13) leaves z
+    /// unclipped (every mode but FRUSTUM_XYZ_CLIP and FRUSTUM_Z_CLIP) and PIXEL_MIN_Z and PIXEL_MAX_Z (bits 3
+    /// and 4) CLAMP. Where the geometry is clipped in z, or the pixel stage CLIPs (discards) both ends, depth
+    /// outside the range never reaches a pixel: the host's clipping is the same.
+    fn depth_clamp(&self, at: Method) -> Result<bool, EngineError> {
+        let control = self.register(SET_VIEWPORT_CLIP_CONTROL);
+        let (clamp_min, clamp_max) = (control >> 3 & 1 == 1, control >> 4 & 1 == 1);
+        let z_clipped = matches!(control >> 11 & 7, 3 | 5);
+        match (z_clipped, clamp_min, clamp_max) {
+            (true, _, _) | (false, false, false) => Ok(false),
+            (false, true, true) => Ok(true),
+            _ => Err(at.unimplemented(format!(
+                "SET_VIEWPORT_CLIP_CONTROL {control:#x}: depth clamped at one end of the range and clipped at the other"
+            ))),
+        }
+    }
+
     /// SET_LOGIC_OP and SET_LOGIC_OP_FUNC (OpenGL's values only, as the class defines them).
     fn logic_op(&self, at: Method) -> Result<Option<LogicOp>, EngineError> {
         if self.register(SET_LOGIC_OP) & 1 == 0 {

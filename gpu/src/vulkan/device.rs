@@ -121,6 +121,8 @@ pub struct Features {
     pub logic_op: bool,
     /// Points of other sizes than 1.
     pub large_points: bool,
+    /// Depth clamped to the viewport's range instead of clipped.
+    pub depth_clamp: bool,
 }
 
 impl Features {
@@ -581,6 +583,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         depth_bounds: on(base.depth_bounds),
         logic_op: on(base.logic_op),
         large_points: on(base.large_points),
+        depth_clamp: on(base.depth_clamp),
     };
     Ok(Candidate { physical, name, queue_family, size_control_extension, size_control, features })
 }
@@ -598,7 +601,8 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .depth_bias_clamp(f.depth_bias_clamp)
         .depth_bounds(f.depth_bounds)
         .logic_op(f.logic_op)
-        .large_points(f.large_points);
+        .large_points(f.large_points)
+        .depth_clamp(f.depth_clamp);
     let mut v11 =
         vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(f.storage_buffer_16bit_access);
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default()

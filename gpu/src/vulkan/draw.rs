@@ -156,6 +156,8 @@ pub struct DrawJob<'a> {
     pub blend_constants: [f32; 4],
     /// A logic op on every colour target instead of blending (normalised and integer formats only).
     pub logic_op: Option<vk::LogicOp>,
+    /// Depth clamped to the viewport's depth range rather than primitives clipped there.
+    pub depth_clamp: bool,
     /// Count the samples that pass the depth and stencil tests (a precise occlusion query).
     pub count_samples: bool,
 }
@@ -469,6 +471,10 @@ impl ComputeDevice {
             .cull_mode(job.cull_mode)
             .front_face(job.front_face)
             .line_width(1.0);
+        if job.depth_clamp {
+            self.require(self.features.depth_clamp, "depthClamp", "depth clamping (SET_VIEWPORT_CLIP_CONTROL)")?;
+            raster = raster.depth_clamp_enable(true);
+        }
         if let Some([constant, clamp, slope]) = job.depth.as_ref().and_then(|depth| depth.bias) {
             raster = raster
                 .depth_bias_enable(true)

@@ -126,6 +126,7 @@ impl ComputeDevice {
                 front_face: vk::FrontFace::COUNTER_CLOCKWISE,
                 blend_constants: [0.0; 4],
                 logic_op: None,
+                depth_clamp: false,
                 count_samples: false,
             };
             let drawn = self.draw(&job)?;

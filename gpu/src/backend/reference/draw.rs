@@ -429,6 +429,7 @@ impl ReferenceBackend {
             front_face: if draw.front_ccw { vk::FrontFace::COUNTER_CLOCKWISE } else { vk::FrontFace::CLOCKWISE },
             blend_constants: draw.blend_constant,
             logic_op: draw.logic_op.map(|op| vk::LogicOp::from_raw(i32::from(op.0))),
+            depth_clamp: draw.depth_clamp,
             count_samples: draw.count_samples,
         };
         let drawn = self.device.draw(&job).map_err(failed)?;
