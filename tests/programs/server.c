@@ -114,6 +114,16 @@ static void server(void *argument) {
     svc_close_handle(sm);
 }
 
+/* Command `command` with the 8 bytes at `argument`, returning the kernel's result (which `ipc_command` would count
+ * as a failure when it refuses the request). */
+static Result kernel_call(Handle session, IpcRequest *r, uint32_t command, uint64_t *argument, uint32_t out_size) {
+    r->type = IPC_TYPE_REQUEST;
+    r->command_id = command;
+    r->data = argument;
+    r->data_size = 8;
+    return ipc_call(session, r, out_size, &reply);
+}
+
 static uint8_t server_stack[0x4000] __attribute__((aligned(16)));
 static uint8_t bytes[256];
 
@@ -197,22 +207,14 @@ int main(void) {
     r = ipc_blank_request();
     r.num_receive_list = 1;
     r.receive_list[0] = (IpcBuffer){(uint64_t)small, sizeof small};
-    r.type = IPC_TYPE_REQUEST;
-    r.command_id = 5;
-    r.data = &value;
-    r.data_size = 8;
-    expect("pointer data into a receive buffer too small", ipc_call(echo, &r, 0, &reply), RESULT_OUT_OF_RESOURCE);
+    expect("pointer data into a receive buffer too small", kernel_call(echo, &r, 5, &value, 0), RESULT_OUT_OF_RESOURCE);
     /* Pointer data larger than the server's receive buffer: this request fails with OutOfResource, and the server,
      * which never saw it, goes on waiting for the next. */
     static char large[0x200];
     r = ipc_blank_request();
     r.num_statics = 1;
     r.statics[0] = (IpcBuffer){(uint64_t)large, sizeof large};
-    r.type = IPC_TYPE_REQUEST;
-    r.command_id = 4;
-    r.data = &value;
-    r.data_size = 8;
-    expect("pointer data larger than the server's receive buffer", ipc_call(echo, &r, 8, &reply),
+    expect("pointer data larger than the server's receive buffer", kernel_call(echo, &r, 4, &value, 8),
            RESULT_OUT_OF_RESOURCE);
     value = 41;
     r = ipc_blank_request();
