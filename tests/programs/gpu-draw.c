@@ -30,6 +30,8 @@
  *   a new strip starts after it, so two rectangles are drawn and nothing joins them;
  * - points: SET_POINT_SIZE sizes them when the vertex program writes no size: squares of that side centred on
  *   the vertex (odd sizes at pixel centres, even ones at pixel corners, where every rule for points agrees);
+ * - culling: with back faces culled, the triangle is drawn under exactly one of the two front-face windings, and
+ *   SET_WINDOW_ORIGIN's FLIP_Y swaps which (it turns the winding over; NVN sets it for GL's lower-left origin);
  * - depth clamp: a triangle beyond the far plane (window z 1.25) is clipped away while SET_VIEWPORT_CLIP_CONTROL
  *   clips z, and drawn with depth 1.0 (D24 0xFFFFFF) once it clamps z instead;
  * - SET_PS_SATURATE: a float target takes colour output 0 as it is, or clamped to [0, 1] or [-1, 1] when the
@@ -83,6 +85,14 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define POINTS 0u
 #define SET_POINT_SIZE 0x1518u
 #define SET_VIEWPORT_CLIP_CONTROL 0x193Cu
+#define SET_WINDOW_ORIGIN 0x13ACu
+#define WINDOW_ORIGIN_FLIP_Y 0x10u
+#define OGL_SET_CULL 0x1918u
+#define OGL_SET_FRONT_FACE 0x191Cu
+#define OGL_SET_CULL_FACE 0x1920u
+#define OGL_CW 0x900u
+#define OGL_CCW 0x901u
+#define OGL_BACK 0x405u
 /* SET_VIEWPORT_CLIP_CONTROL as NVN sets it with depth clamp off (GEOMETRY_CLIP FRUSTUM_XYZ_CLIP, PIXEL_MIN_Z and
  * PIXEL_MAX_Z CLAMP, z range 0..1, guard bands), and the same with GEOMETRY_CLIP FRUSTUM_XY_CLIP: z unclipped. */
 #define CLIP_CONTROL_Z_CLIPPED 0x181Du
@@ -1168,6 +1178,36 @@ int main(void) {
         report(k == 0 ? "5 x 5 squares around each centre" : "6 x 6 squares around each corner", wrong, count);
     }
     set(SET_POINT_SIZE, F_1);
+
+    print("-- back faces culled: the triangle drawn under one front-face winding, and under the other with FLIP_Y\n");
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    set(OGL_SET_CULL, 1);
+    set(OGL_SET_CULL_FACE, OGL_BACK);
+    int drawn[2][2];
+    for (int flip = 0; flip < 2; flip++)
+        for (int ccw = 0; ccw < 2; ccw++) {
+            fill_target(background);
+            set(SET_WINDOW_ORIGIN, flip ? WINDOW_ORIGIN_FLIP_Y : 0);
+            set(OGL_SET_FRONT_FACE, ccw ? OGL_CCW : OGL_CW);
+            draw_arrays(3, 0);
+            run("draw");
+            uint32_t whole = wrong_pixels(in_triangle, colour, background, &count);
+            uint32_t none = wrong_pixels(in_triangle, background, background, &count);
+            check(whole == 0 || none == 0, "the triangle is drawn whole or not at all");
+            drawn[flip][ccw] = whole == 0;
+        }
+    set(OGL_SET_CULL, 0);
+    set(SET_WINDOW_ORIGIN, 0);
+    set(OGL_SET_FRONT_FACE, OGL_CCW);
+    run("state back");
+    check(drawn[0][0] != drawn[0][1], "drawn under exactly one winding");
+    check(drawn[1][0] == drawn[0][1] && drawn[1][1] == drawn[0][0], "FLIP_Y swaps the windings");
+    print("   drawn as front face: ");
+    print(drawn[0][1] ? "CCW" : "CW");
+    print(", with FLIP_Y: ");
+    print(drawn[1][1] ? "CCW" : "CW");
+    print("\n");
 
     print("-- two instances: BEGIN FIRST, then SUBSEQUENT, with a per-instance offset stream\n");
     fill_target(background);
