@@ -32,6 +32,7 @@
  *   the vertex (odd sizes at pixel centres, even ones at pixel corners, where every rule for points agrees);
  * - culling: with back faces culled, the triangle is drawn under exactly one of the two front-face windings, and
  *   SET_WINDOW_ORIGIN's FLIP_Y swaps which (it turns the winding over; NVN sets it for GL's lower-left origin);
+ * - a draw with no target bound still runs over viewport 0's area: the samples it counts are the triangle's pixels;
  * - depth clamp: a triangle beyond the far plane (window z 1.25) is clipped away while SET_VIEWPORT_CLIP_CONTROL
  *   clips z, and drawn with depth 1.0 (D24 0xFFFFFF) once it clamps z instead;
  * - SET_PS_SATURATE: a float target takes colour output 0 as it is, or clamped to [0, 1] or [-1, 1] when the
@@ -1270,6 +1271,27 @@ int main(void) {
     const uint8_t inverted[4] = {255 - 51, 255 - 153, 255 - 204, 0};
     wrong = wrong_pixels(in_triangle, inverted, background, &count);
     report("covered pixels hold the colour's bits inverted", wrong, count);
+
+    print("-- no render target: the triangle's samples still pass and count, over viewport 0's area\n");
+    set(SET_CT_SELECT, 0);
+    set(SET_ZPASS_PIXEL_COUNT, 1);
+    set(CLEAR_REPORT_VALUE, 0x01);
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    draw_arrays(3, 0);
+    report_counter(REPORT_ZPASS_PIXEL_CNT64, 0);
+    set(SET_ZPASS_PIXEL_COUNT, 0);
+    set(SET_CT_SELECT, 1);
+    run("draw");
+    uint32_t covered = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) covered += (uint32_t)in_triangle(x, y);
+    check(reported(0) == covered, "ZPASS_PIXEL_CNT64 counts the triangle's pixels with no target bound");
+    print("   samples passed ");
+    print_u64(reported(0));
+    print(" of ");
+    print_u64(covered);
+    print("\n");
 
     depth_and_stencil();
     depth_clamp();

@@ -573,13 +573,18 @@ impl Maxwell3D {
         }
         let targets = self.targets(at)?;
         let depth_stencil = self.depth_stencil(at)?;
+        // With no target at all the draw still runs, over viewport 0's clip rectangle (Maxwell behaviour 1.14):
+        // its samples count, and its programs run.
         let (width, height) = targets
             .iter()
             .map(|target| &target.surface)
             .chain(depth_stencil.as_ref().map(|zeta| &zeta.surface))
             .map(|surface| (surface.width, surface.height))
             .reduce(|a, b| (a.0.min(b.0), a.1.min(b.1)))
-            .unwrap_or((0, 0));
+            .unwrap_or_else(|| {
+                let end = |register: u32| (register & 0xffff) + (register >> 16);
+                (end(self.register(SET_VIEWPORT_CLIP_HORIZONTAL)), end(self.register(SET_VIEWPORT_CLIP_VERTICAL)))
+            });
         let mut segments = self.fetch_vertices(at, launch, topology, &vertex_shader.header, context)?.into_iter();
         let vertices = segments.next().unwrap_or_default();
         let cull = match (self.register(OGL_SET_CULL) & 1, self.register(OGL_SET_CULL_FACE)) {
