@@ -340,6 +340,19 @@ fn press(state: &mut InputState, key: Scancode, down: bool) {
 mod tests {
     use super::*;
 
+    /// A point of the picture lands on the 1280x720 touch screen in proportion, whatever the picture's size; a
+    /// point off the picture touches nothing.
+    #[test]
+    fn picture_points_map_onto_the_touch_screen() {
+        assert_eq!(touch_point(0.0, 0.0, (1280, 720)), Some((0, 0)));
+        assert_eq!(touch_point(1279.5, 719.5, (1280, 720)), Some((1279, 719)));
+        assert_eq!(touch_point(960.0, 540.0, (1920, 1080)), Some((640, 360)));
+        assert_eq!(touch_point(1919.9, 0.0, (1920, 1080)), Some((1279, 0)));
+        for (x, y) in [(-0.5, 10.0), (10.0, -0.5), (1280.0, 10.0), (10.0, 720.0)] {
+            assert_eq!(touch_point(x, y, (1280, 720)), None, "({x}, {y})");
+        }
+    }
+
     /// Keys hold their buttons while down; a stick follows the last of its two opposite keys pressed, and lets go
     /// only when the key holding it does.
     #[test]
