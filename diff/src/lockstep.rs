@@ -111,14 +111,11 @@ impl LockstepEngine {
     /// changed; addresses that share pages there share pages in the shadow too) and bytes. Compiled blocks stay
     /// valid: code changes reach `invalidate` as for the kernel's memory.
     fn sync_shadow(&mut self, memory: &GuestMemory, snapshot: &Snapshot) -> Result<(), MapError> {
+        let shared_runs = memory.shared_runs();
         let layout = Layout {
             regions: snapshot.regions.iter().map(|(region, _)| *region).collect(),
-            shared: memory
-                .shared_runs()
-                .into_iter()
-                .map(|run| (run.address, run.size, run.pages.id(), run.offset))
-                .collect(),
-            sizes: memory.shared_runs().into_iter().map(|run| (run.pages.id(), run.pages.size())).collect(),
+            shared: shared_runs.iter().map(|run| (run.address, run.size, run.pages.id(), run.offset)).collect(),
+            sizes: shared_runs.iter().map(|run| (run.pages.id(), run.pages.size())).collect(),
         };
         if layout != self.shadow_layout {
             let (old, new) = (self.shadow_layout.pages(), layout.pages());

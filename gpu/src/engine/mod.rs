@@ -10,6 +10,7 @@ pub mod methods;
 pub mod mme;
 pub mod semaphore;
 pub mod twod;
+mod vertex_fetch;
 
 use crate::mmu::{GuestMemory, Mmu, MmuError};
 use crate::syncpoint::Syncpoints;

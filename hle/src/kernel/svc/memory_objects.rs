@@ -155,10 +155,14 @@ impl Kernel {
         self.service_shared_memories = memories;
     }
 
-    /// The shared memory a handle names.
-    fn shared_memory_of(&self, handle: u32) -> Result<u64, KernelResult> {
+    /// The memory object of `kind` (`KernelObject::SharedMemory`, ...) a handle names.
+    fn memory_object_of(&self, handle: u32, kind: fn(u64) -> KernelObject) -> Result<u64, KernelResult> {
         match self.handles.get(handle) {
-            Some(KernelObject::SharedMemory(id)) => Ok(id),
+            Some(
+                object @ (KernelObject::SharedMemory(id)
+                | KernelObject::TransferMemory(id)
+                | KernelObject::CodeMemory(id)),
+            ) if object == kind(id) => Ok(id),
             _ => Err(KernelResult::InvalidHandle),
         }
     }
@@ -179,7 +183,7 @@ impl Kernel {
         let (handle, address, size, perm) = (self.arg32(0), self.arg(1), self.arg(2), self.arg32(3));
         check_range(address, size)?;
         let perm = read_or_read_write(perm).ok_or(KernelResult::InvalidNewMemoryPermission)?;
-        let id = self.shared_memory_of(handle)?;
+        let id = self.memory_object_of(handle, KernelObject::SharedMemory)?;
         Self::check_view_region(address, size)?;
         let object = &self.shared_memories[&id];
         if size != object.size {
@@ -201,7 +205,7 @@ impl Kernel {
     pub(super) fn unmap_shared_memory(&mut self) -> Result<(), KernelResult> {
         let (handle, address, size) = (self.arg32(0), self.arg(1), self.arg(2));
         check_range(address, size)?;
-        let id = self.shared_memory_of(handle)?;
+        let id = self.memory_object_of(handle, KernelObject::SharedMemory)?;
         Self::check_view_region(address, size)?;
         let object = self.shared_memories.get_mut(&id).expect("a handle keeps its object");
         let Some(at) = object.mappings.iter().position(|&mapping| mapping == address).filter(|_| object.size == size)
@@ -209,8 +213,7 @@ impl Kernel {
             return Err(KernelResult::InvalidMemoryRegion);
         };
         object.mappings.swap_remove(at);
-        self.memory.unmap(address, size).expect("the mapping is there");
-        self.map.remove(address, size);
+        self.unmap_view(address, size);
         Ok(())
     }
 
@@ -260,7 +263,7 @@ impl Kernel {
             0 => Perm::NONE,
             perm => read_or_read_write(perm).ok_or(KernelResult::InvalidState)?,
         };
-        let id = self.transfer_memory_of(handle)?;
+        let id = self.memory_object_of(handle, KernelObject::TransferMemory)?;
         Self::check_view_region(address, size)?;
         let object = &self.transfer_memories[&id];
         if size != object.size {
@@ -284,7 +287,7 @@ impl Kernel {
     pub(super) fn unmap_transfer_memory(&mut self) -> Result<(), KernelResult> {
         let (handle, address, size) = (self.arg32(0), self.arg(1), self.arg(2));
         check_range(address, size)?;
-        let id = self.transfer_memory_of(handle)?;
+        let id = self.memory_object_of(handle, KernelObject::TransferMemory)?;
         Self::check_view_region(address, size)?;
         let object = &self.transfer_memories[&id];
         if size != object.size {
@@ -299,13 +302,6 @@ impl Kernel {
         self.unmap_view(address, size);
         self.transfer_memories.get_mut(&id).expect("checked above").mapped_at = None;
         Ok(())
-    }
-
-    fn transfer_memory_of(&self, handle: u32) -> Result<u64, KernelResult> {
-        match self.handles.get(handle) {
-            Some(KernelObject::TransferMemory(id)) => Ok(id),
-            _ => Err(KernelResult::InvalidHandle),
-        }
     }
 
     /// A handle to transfer memory is gone; with the last, the pages are the owner's again (read-write, unlocked)
@@ -356,10 +352,7 @@ impl Kernel {
         let (handle, operation, address, size, perm) =
             (self.arg32(0), self.arg32(1), self.arg(2), self.arg(3), self.arg32(4));
         check_range(address, size)?;
-        let id = match self.handles.get(handle) {
-            Some(KernelObject::CodeMemory(id)) => id,
-            _ => return Err(KernelResult::InvalidHandle),
-        };
+        let id = self.memory_object_of(handle, KernelObject::CodeMemory)?;
         // The view's state and the permissions the operation accepts (--- only, to unmap).
         let (state, accepted): (MemoryState, &[u32]) = match operation {
             CODE_MEMORY_MAP => (MemoryState::CodeOut, &[3]),
@@ -438,7 +431,7 @@ impl Kernel {
         }
     }
 
-    /// Unmaps a view of transfer or code memory.
+    /// Unmaps a view of shared, transfer or code memory.
     fn unmap_view(&mut self, address: u64, size: u64) {
         self.memory.unmap(address, size).expect("the view is mapped");
         self.map.remove(address, size);
