@@ -37,6 +37,7 @@
  *   clips z, and drawn with depth 1.0 (D24 0xFFFFFF) once it clamps z instead;
  * - SET_PS_SATURATE: a float target takes colour output 0 as it is, or clamped to [0, 1] or [-1, 1] when the
  *   register says so for output 0 (and not when it says so only for output 1);
+ * - one texture at two colour slots: each slot writes only the channels its SET_CT_WRITE enables;
  * - counters: the samples that passed (SET_ZPASS_PIXEL_COUNT) are the pixels the edge functions say were drawn and
  *   not hidden, the data assembler's vertices and primitives those launched, written by report semaphores. */
 #include "ipc.h"
@@ -59,11 +60,13 @@ __asm__(".section .rodata\n"
         "texture_lod_ps_end:\n"
         "fetch_ps: .incbin \"shaders/fetch.ps.bin\"\n"
         "fetch_ps_end:\n"
+        "two_ps: .incbin \"shaders/two.ps.bin\"\n"
+        "two_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
-    texture_lod_ps_end[], fetch_ps[], fetch_ps_end[];
+    texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -197,6 +200,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TEXTURE_PS 0x800u
 #define TEXTURE_LOD_PS 0xA00u
 #define FETCH_PS 0xC00u
+#define TWO_PS 0xE00u
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
 #define INDICES 0x12800u
@@ -373,6 +377,43 @@ static void draw_arrays(uint32_t count, uint32_t instance_flags) {
     uint32_t range[2] = {0, count}; /* SET_VERTEX_ARRAY_START, DRAW_VERTEX_ARRAY */
     method(SET_VERTEX_ARRAY_START, 2, range);
     set(END, 0);
+}
+
+/* One texture at colour slots 0 and 1 (the two-output program's targets): each slot writes only the channels its
+ * SET_CT_WRITE enables, so with one slot's mask 0 the texture holds the other's output, and with the channels
+ * split between them it holds some of each. */
+static void one_texture_two_slots(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    struct {
+        const char *what;
+        uint32_t masks[2];
+        uint8_t expected[4];
+    } cases[] = {
+        {"slot 0 writes RGBA, slot 1 nothing: output 0's colour", {0x1111, 0}, {51, 153, 204, 255}},
+        {"slot 0 writes nothing, slot 1 RGBA: output 1's (1, 0, 1, 0)", {0, 0x1111}, {255, 0, 255, 0}},
+        {"slot 0 writes R and G, slot 1 B and A: some of each", {0x0011, 0x1100}, {51, 153, 255, 0}},
+    };
+    set_address(SET_COLOR_TARGET_A + 64, TARGET);
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
+    method(SET_COLOR_TARGET_A + 64 + 8, 4, target);
+    set(SET_CT_SELECT, 2 | 0u << 4 | 1u << 7); /* outputs 0 and 1 to slots 0 and 1 */
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, TWO_PS);
+    for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        print("-- one texture at two colour slots, ");
+        print(cases[k].what);
+        print("\n");
+        fill_target(background);
+        method(SET_CT_WRITE, 2, cases[k].masks);
+        draw_arrays(3, 0);
+        run("draw");
+        uint32_t count, wrong = wrong_pixels(in_triangle, cases[k].expected, background, &count);
+        report(cases[k].what, wrong, count);
+    }
+    uint32_t masks[2] = {0x1111, 0};
+    method(SET_CT_WRITE, 2, masks);
+    set(SET_CT_SELECT, 1);
+    run("state back");
 }
 
 /* ---- Depth and stencil ------------------------------------------------------------------------------------ */
@@ -1018,6 +1059,7 @@ int main(void) {
     copy_program(OFFSET_VS, offset_vs, offset_vs_end);
     copy_program(PERSPECTIVE_PS, perspective_ps, perspective_ps_end);
     copy_program(FLAT_PS, flat_ps, flat_ps_end);
+    copy_program(TWO_PS, two_ps, two_ps_end);
 
     /* The state every draw shares: target 0 (pitch A8B8G8R8), the viewport, the program region, generic 0 and 1
      * as four floats each from stream 0. */
@@ -1293,6 +1335,7 @@ int main(void) {
     print_u64(covered);
     print("\n");
 
+    one_texture_two_slots();
     depth_and_stencil();
     depth_clamp();
     polygon_offset_and_depth_bounds();

@@ -176,7 +176,9 @@ fn read_texels(surface: &Surface, width: u32, height: u32, memory: &GpuMemory) -
     Ok(texels)
 }
 
-/// The texels of `after` that differ from `before`, into `surface`.
+/// The bits of `after` that differ from `before`, into `surface`; every other bit keeps what memory holds now.
+/// A target's masked channels never change, so where two targets are one texture (Maxwell behaviour 1.10) each
+/// writes only the channels it enabled, whatever the other wrote before it.
 fn write_texels(
     surface: &Surface,
     width: u32,
@@ -185,10 +187,16 @@ fn write_texels(
     memory: &GpuMemory,
 ) -> Result<(), BackendError> {
     let bytes = surface.bytes_per_texel as usize;
+    let mut texel = vec![0u8; bytes];
     for (index, (old, new)) in before.chunks_exact(bytes).zip(after.chunks_exact(bytes)).enumerate() {
         if old != new {
             let (x, y) = ((index % width as usize) as u32, (index / width as usize) as u32);
-            memory.write(surface.texel_address(x, y, 0).expect("inside the surface"), new)?;
+            let address = surface.texel_address(x, y, 0).expect("inside the surface");
+            memory.read(address, &mut texel)?;
+            for ((now, old), new) in texel.iter_mut().zip(old).zip(new) {
+                *now ^= (*now ^ new) & (old ^ new);
+            }
+            memory.write(address, &texel)?;
         }
     }
     Ok(())
