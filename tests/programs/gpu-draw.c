@@ -37,6 +37,8 @@
  *   clips z, and drawn with depth 1.0 (D24 0xFFFFFF) once it clamps z instead;
  * - SET_PS_SATURATE: a float target takes colour output 0 as it is, or clamped to [0, 1] or [-1, 1] when the
  *   register says so for output 0 (and not when it says so only for output 1);
+ * - lines: an aliased line covers as many pixels of each column (row) as its width, rounded, says, by
+ *   OpenGL's rule (SET_ALIASED_LINE_WIDTH_FLOAT when SET_ALIASED_LINE_WIDTH_ENABLE is on, else SET_LINE_WIDTH_FLOAT);
  * - one texture at two colour slots: each slot writes only the channels its SET_CT_WRITE enables;
  * - counters: the samples that passed (SET_ZPASS_PIXEL_COUNT) are the pixels the edge functions say were drawn and
  *   not hidden, the data assembler's vertices and primitives those launched, written by report semaphores. */
@@ -87,6 +89,10 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SET_DA_PRIMITIVE_RESTART_VERTEX_ARRAY 0x0DE8u
 #define TRIANGLE_STRIP 5u
 #define POINTS 0u
+#define LINES 1u
+#define SET_LINE_WIDTH_FLOAT 0x13B0u
+#define SET_ALIASED_LINE_WIDTH_FLOAT 0x13B4u
+#define SET_ALIASED_LINE_WIDTH_ENABLE 0x020Cu
 #define SET_POINT_SIZE 0x1518u
 #define SET_VIEWPORT_CLIP_CONTROL 0x193Cu
 #define SET_WINDOW_ORIGIN 0x13ACu
@@ -377,6 +383,56 @@ static void draw_arrays(uint32_t count, uint32_t instance_flags) {
     uint32_t range[2] = {0, count}; /* SET_VERTEX_ARRAY_START, DRAW_VERTEX_ARRAY */
     method(SET_VERTEX_ARRAY_START, 2, range);
     set(END, 0);
+}
+
+/* Two aliased lines right across the target: one along y = 10.25 pixels, one along x = 30.25. A line `width`
+ * pixels wide covers that many rows of each column (columns of each row) centred on the row (column) the line
+ * crosses, by OpenGL's rule for wide aliased lines, which also rounds the width to the nearest integer. */
+static uint32_t line_width;
+static int in_lines(uint32_t x, uint32_t y) {
+    uint32_t half = line_width / 2;
+    return (y + half >= 10 && y <= 10 + half) || (x + half >= 30 && x <= 30 + half);
+}
+
+static void lines(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44}, colour[4] = {153, 204, 51, 255};
+    struct {
+        const char *what;
+        uint32_t separate, width, aliased_width, pixels;
+    } cases[] = {
+        {"SET_LINE_WIDTH_FLOAT 1: one pixel wide", 0, F_1, F_1, 1},
+        {"SET_LINE_WIDTH_FLOAT 3, no separate aliased width: three pixels wide", 0, 0x40400000u, F_1, 3},
+        {"SET_ALIASED_LINE_WIDTH_FLOAT 2.6 (SET_ALIASED_LINE_WIDTH_ENABLE), rounded: three pixels wide", 1, F_1,
+         0x40266666u, 3},
+    };
+    const Vertex ends[4] = {
+        {-160, 164, {F_0_6, F_0_8, F_0_2, F_1}},
+        {1184, 164, {F_0_6, F_0_8, F_0_2, F_1}},
+        {484, -160, {F_0_6, F_0_8, F_0_2, F_1}},
+        {484, 672, {F_0_6, F_0_8, F_0_2, F_1}},
+    };
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        print("-- lines, ");
+        print(cases[k].what);
+        print("\n");
+        fill_target(background);
+        put_vertices(ends, 4);
+        set(SET_ALIASED_LINE_WIDTH_ENABLE, cases[k].separate);
+        set(SET_LINE_WIDTH_FLOAT, cases[k].width);
+        set(SET_ALIASED_LINE_WIDTH_FLOAT, cases[k].aliased_width);
+        set(BEGIN, LINES);
+        uint32_t range[2] = {0, 4};
+        method(SET_VERTEX_ARRAY_START, 2, range);
+        set(END, 0);
+        run("draw");
+        line_width = cases[k].pixels;
+        uint32_t count, wrong = wrong_pixels(in_lines, colour, background, &count);
+        report(cases[k].what, wrong, count);
+    }
+    set(SET_ALIASED_LINE_WIDTH_ENABLE, 0);
+    set(SET_LINE_WIDTH_FLOAT, F_1);
+    run("state back");
 }
 
 /* One texture at colour slots 0 and 1 (the two-output program's targets): each slot writes only the channels its
@@ -1335,6 +1391,7 @@ int main(void) {
     print_u64(covered);
     print("\n");
 
+    lines();
     one_texture_two_slots();
     depth_and_stencil();
     depth_clamp();

@@ -107,6 +107,10 @@ pub const SET_PS_SATURATE: u32 = 0x13a8;
 pub const SET_POINT_SIZE: u32 = 0x1518;
 pub const SET_ATTRIBUTE_POINT_SIZE: u32 = 0x1910;
 pub const SET_VIEWPORT_CLIP_CONTROL: u32 = 0x193c;
+pub const SET_LINE_WIDTH_FLOAT: u32 = 0x13b0;
+pub const SET_ALIASED_LINE_WIDTH_FLOAT: u32 = 0x13b4;
+pub const SET_ALIASED_LINE_WIDTH_ENABLE: u32 = 0x020c;
+pub const SET_ANTI_ALIASED_LINE: u32 = 0x1570;
 
 /// Constant buffer slots a shader stage has (c[0x0] to c[0x11]).
 pub const CONSTANT_BUFFER_SLOTS: usize = 18;
@@ -254,6 +258,17 @@ pub struct Draw {
     pub program_point_size: bool,
     /// Depth is clamped to the viewport's range, and primitives are not clipped there (SET_VIEWPORT_CLIP_CONTROL).
     pub depth_clamp: bool,
+    pub lines: Lines,
+}
+
+/// How lines are drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Lines {
+    /// Aliased lines (OpenGL's, "Wide Lines"): `width` pixels in each column of an x-major line (each row of a
+    /// y-major one), the width rounded to the nearest integer and at least 1.
+    Aliased { width: u32 },
+    /// Anti-aliased lines (SET_ANTI_ALIASED_LINE): rectangles `width` wide, each pixel's coverage in its alpha.
+    Smooth { width: f32 },
 }
 
 /// SET_LOGIC_OP_FUNC's operation, as its index in OpenGL's list (0x1500 CLEAR, AND, AND_REVERSE, COPY,
@@ -640,6 +655,7 @@ impl Maxwell3D {
             point_size: self.float(SET_POINT_SIZE),
             program_point_size: self.register(SET_ATTRIBUTE_POINT_SIZE) & 1 == 1,
             depth_clamp: self.depth_clamp(at)?,
+            lines: self.lines(at)?,
         };
         if draw.scissor.is_empty() {
             return Ok(());
@@ -764,6 +780,23 @@ impl Maxwell3D {
                 "SET_VIEWPORT_CLIP_CONTROL {control:#x}: depth clamped at one end of the range and clipped at the other"
             ))),
         }
+    }
+
+    /// The line width and mode: anti-aliased lines (SET_ANTI_ALIASED_LINE) take SET_LINE_WIDTH_FLOAT; aliased ones
+    /// SET_ALIASED_LINE_WIDTH_FLOAT when SET_ALIASED_LINE_WIDTH_ENABLE says so (NVK and nouveau turn it on and
+    /// write each width to its register), else SET_LINE_WIDTH_FLOAT as well.
+    fn lines(&self, at: Method) -> Result<Lines, EngineError> {
+        let smooth = self.register(SET_ANTI_ALIASED_LINE) & 1 == 1;
+        let register = if !smooth && self.register(SET_ALIASED_LINE_WIDTH_ENABLE) & 1 == 1 {
+            SET_ALIASED_LINE_WIDTH_FLOAT
+        } else {
+            SET_LINE_WIDTH_FLOAT
+        };
+        let width = self.float(register);
+        if !(width >= 0.0 && width.is_finite()) {
+            return Err(at.bad_argument(self.register(register), "a negative, infinite or NaN line width"));
+        }
+        Ok(if smooth { Lines::Smooth { width: width.max(1.0) } } else { Lines::Aliased { width: (width.round() as u32).max(1) } })
     }
 
     /// SET_LOGIC_OP and SET_LOGIC_OP_FUNC (OpenGL's values only, as the class defines them).

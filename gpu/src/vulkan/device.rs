@@ -123,6 +123,12 @@ pub struct Features {
     pub large_points: bool,
     /// Depth clamped to the viewport's range instead of clipped.
     pub depth_clamp: bool,
+    /// Lines wider than one pixel (`wideLines`), with the widths the device draws (`lineWidthRange`).
+    pub wide_lines: Option<[f32; 2]>,
+    /// VK_EXT_line_rasterization (enabled when present): OpenGL's aliased lines (`bresenhamLines`) and
+    /// anti-aliased ones (`smoothLines`).
+    pub bresenham_lines: bool,
+    pub smooth_lines: bool,
 }
 
 impl Features {
@@ -450,10 +456,15 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
     let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
     let mut control = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
     let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default();
+    let mut line = vk::PhysicalDeviceLineRasterizationFeaturesEXT::default();
     let mut query = vk::PhysicalDeviceFeatures2::default().push_next(&mut v11).push_next(&mut v12);
     let border_extension = extensions.contains(ash::ext::custom_border_color::NAME.to_bytes());
     if border_extension {
         query = query.push_next(&mut border);
+    }
+    let line_extension = extensions.contains(ash::ext::line_rasterization::NAME.to_bytes());
+    if line_extension {
+        query = query.push_next(&mut line);
     }
     // Vulkan 1.3 has subgroup size control among its own features (the extension's structure may not be chained
     // beside them).
@@ -584,6 +595,9 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         logic_op: on(base.logic_op),
         large_points: on(base.large_points),
         depth_clamp: on(base.depth_clamp),
+        wide_lines: on(base.wide_lines).then_some(limits.line_width_range),
+        bresenham_lines: line_extension && on(line.bresenham_lines),
+        smooth_lines: line_extension && on(line.smooth_lines),
     };
     Ok(Candidate { physical, name, queue_family, size_control_extension, size_control, features })
 }
@@ -602,7 +616,8 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .depth_bounds(f.depth_bounds)
         .logic_op(f.logic_op)
         .large_points(f.large_points)
-        .depth_clamp(f.depth_clamp);
+        .depth_clamp(f.depth_clamp)
+        .wide_lines(f.wide_lines.is_some());
     let mut v11 =
         vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(f.storage_buffer_16bit_access);
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
@@ -639,6 +654,13 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
     if f.custom_border_colors {
         extensions.push(ash::ext::custom_border_color::NAME.as_ptr());
         features = features.push_next(&mut border);
+    }
+    let mut line = vk::PhysicalDeviceLineRasterizationFeaturesEXT::default()
+        .bresenham_lines(f.bresenham_lines)
+        .smooth_lines(f.smooth_lines);
+    if f.bresenham_lines || f.smooth_lines {
+        extensions.push(ash::ext::line_rasterization::NAME.as_ptr());
+        features = features.push_next(&mut line);
     }
     let priorities = [1.0];
     let queues =

@@ -160,6 +160,15 @@ pub struct DrawJob<'a> {
     pub depth_clamp: bool,
     /// Count the samples that pass the depth and stencil tests (a precise occlusion query).
     pub count_samples: bool,
+    /// How a draw of lines rasterises them (`None` for other primitives).
+    pub lines: Option<LineRasterization>,
+}
+
+/// Lines' width and VK_EXT_line_rasterization's mode for them (DEFAULT: the device's own lines).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LineRasterization {
+    pub width: f32,
+    pub mode: vk::LineRasterizationModeEXT,
 }
 
 /// A texture on the device: its image, view and sampler, and the buffer its texels come from.
@@ -474,6 +483,25 @@ impl ComputeDevice {
         if job.depth_clamp {
             self.require(self.features.depth_clamp, "depthClamp", "depth clamping (SET_VIEWPORT_CLIP_CONTROL)")?;
             raster = raster.depth_clamp_enable(true);
+        }
+        let mut line_state = vk::PipelineRasterizationLineStateCreateInfoEXT::default();
+        if let Some(lines) = job.lines {
+            if lines.width != 1.0 {
+                self.require(self.features.wide_lines.is_some(), "wideLines", "lines wider than one pixel")?;
+            }
+            raster = raster.line_width(lines.width);
+            use vk::LineRasterizationModeEXT as Mode;
+            match lines.mode {
+                Mode::BRESENHAM => self.require(self.features.bresenham_lines, "bresenhamLines", "aliased lines")?,
+                Mode::RECTANGULAR_SMOOTH => {
+                    self.require(self.features.smooth_lines, "smoothLines", "anti-aliased lines")?
+                }
+                _ => {}
+            }
+            if lines.mode != Mode::DEFAULT {
+                line_state = line_state.line_rasterization_mode(lines.mode);
+                raster = raster.push_next(&mut line_state);
+            }
         }
         if let Some([constant, clamp, slope]) = job.depth.as_ref().and_then(|depth| depth.bias) {
             raster = raster

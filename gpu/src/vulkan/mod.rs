@@ -26,7 +26,7 @@ mod spirv;
 
 pub use device::{DeviceOptions, DeviceType, Features, SubgroupOperations};
 pub use dispatch::DispatchOptions;
-pub use draw::{Blend, ColorTarget, DepthAttachment, DrawJob, Drawn, Sampling, Texture};
+pub use draw::{Blend, ColorTarget, DepthAttachment, DrawJob, Drawn, LineRasterization, Sampling, Texture};
 pub use error::VulkanError;
 
 use ash::vk;

@@ -128,6 +128,7 @@ impl ComputeDevice {
                 logic_op: None,
                 depth_clamp: false,
                 count_samples: false,
+                lines: None,
             };
             let drawn = self.draw(&job)?;
             let mut texel = [0u8; 4];

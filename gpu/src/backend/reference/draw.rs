@@ -5,7 +5,7 @@
 
 use super::texture::DecodedTexture;
 use super::{NAME, ReferenceBackend, failed, vulkan_format};
-use crate::backend::{BackendError, BlendState, Cull, DepthStencil, Draw, GpuMemory, Topology};
+use crate::backend::{BackendError, BlendState, Cull, DepthStencil, Draw, GpuMemory, Lines, Topology};
 use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
@@ -16,7 +16,7 @@ use crate::shader::{
 };
 use crate::texture::format::NumberKind;
 use crate::texture::surface::Surface;
-use crate::vulkan::{Blend, Buffer, ColorTarget, DrawJob};
+use crate::vulkan::{Blend, Buffer, ColorTarget, DrawJob, LineRasterization};
 use ash::vk;
 
 fn unimplemented(what: impl Into<String>) -> BackendError {
@@ -203,6 +203,32 @@ fn write_texels(
 }
 
 impl ReferenceBackend {
+    /// Lines as the device draws them (Maxwell behaviour 5.4): aliased ones by OpenGL's rule (Vulkan's Bresenham
+    /// lines), the device's own lines where it lacks them, logged once; anti-aliased ones as smooth rectangles.
+    /// A width the device cannot draw becomes the nearest it can, as in OpenGL.
+    fn lines(&mut self, lines: Lines) -> LineRasterization {
+        use vk::LineRasterizationModeEXT as Mode;
+        let drawable = |width: f32| match self.device.features().wide_lines {
+            Some([min, max]) => width.clamp(min, max),
+            None => width,
+        };
+        let mut line = match lines {
+            Lines::Aliased { width } => {
+                let bresenham = self.device.features().bresenham_lines;
+                if !bresenham && !std::mem::replace(&mut self.warned_about_lines, true) {
+                    tracing::warn!(
+                        device = %self.device.name(),
+                        "no bresenhamLines (VK_EXT_line_rasterization): aliased lines drawn as the device draws lines"
+                    );
+                }
+                LineRasterization { width: width as f32, mode: if bresenham { Mode::BRESENHAM } else { Mode::DEFAULT } }
+            }
+            Lines::Smooth { width } => LineRasterization { width, mode: Mode::RECTANGULAR_SMOOTH },
+        };
+        line.width = drawable(line.width);
+        line
+    }
+
     /// A graphics stage translated, with the textures it reads decoded (their number kinds decide the
     /// translation's sampled types).
     fn translate_stage(
@@ -439,6 +465,8 @@ impl ReferenceBackend {
             logic_op: draw.logic_op.map(|op| vk::LogicOp::from_raw(i32::from(op.0))),
             depth_clamp: draw.depth_clamp,
             count_samples: draw.count_samples,
+            lines: matches!(topology, vk::PrimitiveTopology::LINE_LIST | vk::PrimitiveTopology::LINE_STRIP)
+                .then(|| self.lines(draw.lines)),
         };
         let drawn = self.device.draw(&job).map_err(failed)?;
         let flag = FaultWord::Flag as usize * 4;

@@ -34,6 +34,8 @@ pub struct ReferenceBackend {
     /// The device's depth bias steps a unit by fixed-point host depth format (`ComputeDevice::depth_bias_steps`),
     /// measured at the first polygon offset on each.
     bias_steps: HashMap<ash::vk::Format, f64>,
+    /// Whether the device's lack of OpenGL's aliased lines has been logged.
+    warned_about_lines: bool,
 }
 
 const NAME: &str = "reference";
@@ -118,6 +120,7 @@ impl ReferenceBackend {
             translations: HashMap::new(),
             translated: 0,
             bias_steps: HashMap::new(),
+            warned_about_lines: false,
         }
     }
 
