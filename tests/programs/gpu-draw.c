@@ -39,6 +39,8 @@
  *   register says so for output 0 (and not when it says so only for output 1);
  * - lines: an aliased line covers as many pixels of each column (row) as its width, rounded, says, by
  *   OpenGL's rule (SET_ALIASED_LINE_WIDTH_FLOAT when SET_ALIASED_LINE_WIDTH_ENABLE is on, else SET_LINE_WIDTH_FLOAT);
+ * - targets without alpha (X8B8G8R8, X8R8G8B8): destination alpha reads 1.0 in blending, and the unused byte is
+ *   kept;
  * - one texture at two colour slots: each slot writes only the channels its SET_CT_WRITE enables;
  * - counters: the samples that passed (SET_ZPASS_PIXEL_COUNT) are the pixels the edge functions say were drawn and
  *   not hidden, the data assembler's vertices and primitives those launched, written by report semaphores. */
@@ -161,6 +163,11 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define REPORT_ZPASS_PIXEL_CNT64 0x15u
 /* Values. */
 #define A8B8G8R8 0xD5u
+#define X8B8G8R8 0xF9u
+#define X8R8G8B8 0xE6u
+#define SET_COLOR_CLEAR_VALUE 0x0D80u
+#define OGL_DST_ALPHA 0x4304u
+#define OGL_ONE_MINUS_DST_ALPHA 0x4305u
 #define PITCH (1u << 12)
 #define TRIANGLES 4u
 #define INSTANCE_SUBSEQUENT (1u << 26)
@@ -432,6 +439,50 @@ static void lines(void) {
     }
     set(SET_ALIASED_LINE_WIDTH_ENABLE, 0);
     set(SET_LINE_WIDTH_FLOAT, F_1);
+    run("state back");
+}
+
+static int everywhere(uint32_t x, uint32_t y) {
+    (void)x;
+    (void)y;
+    return 1;
+}
+
+/* Targets without alpha: an X8B8G8R8 target (its top byte unused) blends as if destination alpha were 1.0, so
+ * (DST_ALPHA, ONE_MINUS_DST_ALPHA) takes the source's colour whatever the unused byte holds; an X8R8G8B8 target
+ * cleared takes B, G, R bytes. Nothing defines what lands in the unused byte (the class has Z and O formats for
+ * zeros and ones); Tandem keeps it. */
+static void targets_without_alpha(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, X8B8G8R8, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    print("-- X8B8G8R8, blending (DST_ALPHA, ONE_MINUS_DST_ALPHA): destination alpha reads 1.0\n");
+    fill_target(background);
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    uint32_t equation[3] = {OGL_FUNC_ADD, OGL_DST_ALPHA, OGL_ONE_MINUS_DST_ALPHA};
+    method(SET_BLEND_COLOR_OP, 3, equation);
+    set(SET_BLEND, 1);
+    draw_arrays(3, 0);
+    set(SET_BLEND, 0);
+    run("draw");
+    const uint8_t drawn[4] = {51, 153, 204, 0x44};
+    uint32_t count, wrong = wrong_pixels(in_triangle, drawn, background, &count);
+    report("covered pixels take the source's (51, 153, 204), the unused byte kept", wrong, count);
+
+    print("-- X8R8G8B8 cleared to (0.2, 0.6, 0.8, 0)\n");
+    target[2] = X8R8G8B8;
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    fill_target(background);
+    uint32_t clear[4] = {F_0_2, F_0_6, F_0_8, F_0};
+    method(SET_COLOR_CLEAR_VALUE, 4, clear);
+    set(CLEAR_SURFACE, 0x3C); /* R, G, B, A */
+    run("clear");
+    const uint8_t cleared[4] = {204, 153, 51, 0x44};
+    wrong = wrong_pixels(everywhere, cleared, background, &count);
+    report("every texel holds bytes B, G, R (204, 153, 51), the unused byte kept", wrong, count);
+    target[2] = A8B8G8R8;
+    method(SET_COLOR_TARGET_A + 8, 4, target);
     run("state back");
 }
 
@@ -1392,6 +1443,7 @@ int main(void) {
     print("\n");
 
     lines();
+    targets_without_alpha();
     one_texture_two_slots();
     depth_and_stencil();
     depth_clamp();

@@ -64,11 +64,16 @@ const fn rgba(size: u32, count: u32) -> [(u32, u32); 4] {
 
 /// B, G, R, A bytes (the `A8R8G8B8` family).
 const BGRA8: [(u32, u32); 4] = [(16, 8), (8, 8), (0, 8), (24, 8)];
+/// B, G, R bytes and an unused one (`X8R8G8B8`).
+const BGRX8: [(u32, u32); 4] = [(16, 8), (8, 8), (0, 8), (0, 0)];
 
 pub const FORMATS: &[ColorFormat] = &[
     format(0xc0, "RF32_GF32_BF32_AF32", 16, rgba(32, 4), Kind::Float),
     format(0xc1, "RS32_GS32_BS32_AS32", 16, rgba(32, 4), Kind::Sint),
     format(0xc2, "RU32_GU32_BU32_AU32", 16, rgba(32, 4), Kind::Uint),
+    format(0xc3, "RF32_GF32_BF32_X32", 16, rgba(32, 3), Kind::Float),
+    format(0xc4, "RS32_GS32_BS32_X32", 16, rgba(32, 3), Kind::Sint),
+    format(0xc5, "RU32_GU32_BU32_X32", 16, rgba(32, 3), Kind::Uint),
     format(0xc6, "R16_G16_B16_A16", 8, rgba(16, 4), Kind::Unorm),
     format(0xc7, "RN16_GN16_BN16_AN16", 8, rgba(16, 4), Kind::Snorm),
     format(0xc8, "RS16_GS16_BS16_AS16", 8, rgba(16, 4), Kind::Sint),
@@ -77,6 +82,7 @@ pub const FORMATS: &[ColorFormat] = &[
     format(0xcb, "RF32_GF32", 8, rgba(32, 2), Kind::Float),
     format(0xcc, "RS32_GS32", 8, rgba(32, 2), Kind::Sint),
     format(0xcd, "RU32_GU32", 8, rgba(32, 2), Kind::Uint),
+    format(0xce, "RF16_GF16_BF16_X16", 8, rgba(16, 3), Kind::Float),
     format(0xcf, "A8R8G8B8", 4, BGRA8, Kind::Unorm),
     format(0xd0, "A8RL8GL8BL8", 4, BGRA8, Kind::Srgb),
     format(0xd1, "A2B10G10R10", 4, [(0, 10), (10, 10), (20, 10), (30, 2)], Kind::Unorm),
@@ -96,6 +102,8 @@ pub const FORMATS: &[ColorFormat] = &[
     format(0xe3, "RS32", 4, rgba(32, 1), Kind::Sint),
     format(0xe4, "RU32", 4, rgba(32, 1), Kind::Uint),
     format(0xe5, "RF32", 4, rgba(32, 1), Kind::Float),
+    format(0xe6, "X8R8G8B8", 4, BGRX8, Kind::Unorm),
+    format(0xe7, "X8RL8GL8BL8", 4, BGRX8, Kind::Srgb),
     format(0xe8, "R5G6B5", 2, [(11, 5), (5, 6), (0, 5), (0, 0)], Kind::Unorm),
     format(0xe9, "A1R5G5B5", 2, [(10, 5), (5, 5), (0, 5), (15, 1)], Kind::Unorm),
     format(0xea, "G8R8", 2, rgba(8, 2), Kind::Unorm),
@@ -111,8 +119,11 @@ pub const FORMATS: &[ColorFormat] = &[
     format(0xf4, "RN8", 1, rgba(8, 1), Kind::Snorm),
     format(0xf5, "RS8", 1, rgba(8, 1), Kind::Sint),
     format(0xf6, "RU8", 1, rgba(8, 1), Kind::Uint),
-    // X8B8G8R8: the A8B8G8R8 layout with its top byte unused.
+    // The X formats: an A format's layout with the alpha bits unused. Nothing defines what a write leaves in
+    // them (the class has Z and O variants that fill them with zeros or ones), so writes keep what memory holds.
+    format(0xf8, "X1R5G5B5", 2, [(10, 5), (5, 5), (0, 5), (0, 0)], Kind::Unorm),
     format(0xf9, "X8B8G8R8", 4, rgba(8, 3), Kind::Unorm),
+    format(0xfa, "X8BL8GL8RL8", 4, rgba(8, 3), Kind::Srgb),
 ];
 
 impl ColorFormat {
@@ -127,6 +138,11 @@ impl ColorFormat {
             .zip(mask)
             .filter(|&(&(_, width), enabled)| enabled && width > 0)
             .fold(0, |bits, (&(low, width), _)| bits | ((1u128 << width) - 1) << low)
+    }
+
+    /// Whether the format stores alpha (the X formats read it as 1.0).
+    pub fn has_alpha(&self) -> bool {
+        self.channels[3].1 > 0
     }
 
     /// Every bit of a texel.

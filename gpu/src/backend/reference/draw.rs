@@ -153,10 +153,19 @@ fn blend_op(value: u32) -> Option<vk::BlendOp> {
     })
 }
 
-fn blend(state: &BlendState) -> Result<Blend, BackendError> {
+/// A target's blending. On a target without alpha, destination alpha reads 1.0 (Maxwell behaviour 5.12): the
+/// factors that read it become the constants they then are, as the host's alpha holds the unused bits.
+fn blend(state: &BlendState, target_has_alpha: bool) -> Result<Blend, BackendError> {
+    let without_destination_alpha = |factor: vk::BlendFactor| match factor {
+        _ if target_has_alpha => factor,
+        vk::BlendFactor::DST_ALPHA => vk::BlendFactor::ONE,
+        // min(source alpha, 1 - 1)
+        vk::BlendFactor::ONE_MINUS_DST_ALPHA | vk::BlendFactor::SRC_ALPHA_SATURATE => vk::BlendFactor::ZERO,
+        other => other,
+    };
     let equation =
         |[op, source, destination]: [u32; 3]| match (blend_factor(source), blend_factor(destination), blend_op(op)) {
-            (Some(s), Some(d), Some(o)) => Ok((s, d, o)),
+            (Some(s), Some(d), Some(o)) => Ok((without_destination_alpha(s), without_destination_alpha(d), o)),
             _ => Err(unimplemented(format!("blend op {op:#x} with coefficients {source:#x}, {destination:#x}"))),
         };
     Ok(Blend { color: equation(state.color)?, alpha: equation(state.alpha)? })
@@ -355,7 +364,8 @@ impl ReferenceBackend {
         for (target, texels) in draw.targets.iter().zip(&befores) {
             let format = vulkan_format(&target.format)
                 .ok_or_else(|| unimplemented(format!("draw to render targets of format {}", target.format.name)))?;
-            // Components the shader does not output keep their texels (Maxwell behaviour 1.1).
+            // Components the shader does not output keep their texels (Maxwell behaviour 1.1), as do an X
+            // format's unused bits.
             let written = fragment_header.target_components(target.output);
             let mut write_mask = vk::ColorComponentFlags::empty();
             for (c, flag) in [
@@ -367,7 +377,7 @@ impl ReferenceBackend {
             .into_iter()
             .enumerate()
             {
-                if target.write[c] && written[c] {
+                if target.write[c] && written[c] && (c < 3 || target.format.has_alpha()) {
                     write_mask |= flag;
                 }
             }
@@ -376,7 +386,7 @@ impl ReferenceBackend {
                 bytes_per_texel: u64::from(target.format.bytes),
                 texels,
                 write_mask,
-                blend: target.blend.as_ref().map(blend).transpose()?,
+                blend: target.blend.as_ref().map(|state| blend(state, target.format.has_alpha())).transpose()?,
             });
         }
         // The depth bounds test on a device without depthBounds is done here: where the draw writes no depth

@@ -48,10 +48,20 @@ fn failed(error: VulkanError) -> BackendError {
     BackendError::Failed { backend: NAME, problem: error.to_string() }
 }
 
-/// The Vulkan format with the same bits in the same places as a render target format.
+/// The Vulkan format with the same bits in the same places as a render target format (an X format's unused bits
+/// where the host format keeps alpha).
 pub fn vulkan_format(format: &ColorFormat) -> Option<vk::Format> {
     use vk::Format as F;
     Some(match format.name {
+        "RF32_GF32_BF32_X32" => F::R32G32B32A32_SFLOAT,
+        "RS32_GS32_BS32_X32" => F::R32G32B32A32_SINT,
+        "RU32_GU32_BU32_X32" => F::R32G32B32A32_UINT,
+        "RF16_GF16_BF16_X16" => F::R16G16B16A16_SFLOAT,
+        "X8R8G8B8" => F::B8G8R8A8_UNORM,
+        "X8RL8GL8BL8" => F::B8G8R8A8_SRGB,
+        "X1R5G5B5" => F::A1R5G5B5_UNORM_PACK16,
+        "X8B8G8R8" => F::R8G8B8A8_UNORM,
+        "X8BL8GL8RL8" => F::R8G8B8A8_SRGB,
         "RF32_GF32_BF32_AF32" => F::R32G32B32A32_SFLOAT,
         "RS32_GS32_BS32_AS32" => F::R32G32B32A32_SINT,
         "RU32_GU32_BU32_AU32" => F::R32G32B32A32_UINT,
