@@ -1,7 +1,8 @@
 //! The test programs' graphics shaders (`tests/programs/shaders/*.sasm`, assembled by `sass::assemble` into the
 //! `.bin` files the C programs include): each `.bin` is what its source assembles to (`TANDEM_BLESS=1` rewrites
 //! them), decodes to the source's instructions, and translates, as its stage, to SPIR-V that `spirv-val` accepts
-//! for Vulkan 1.3 (pixel programs also with the alpha test, which the translation adds).
+//! for Vulkan 1.3 (pixel programs also with the alpha test, which the translation adds, and with output 1 as
+//! target 0's second blend source).
 
 use std::path::Path;
 use std::process::Command;
@@ -52,10 +53,19 @@ fn shaders_assemble_to_their_binaries_and_translate() {
         };
         let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
         let vertex = VertexInterface { header, next_stage_reads: 1, depth_minus_one_to_one: true, point_size: None };
-        let fragments =
-            [None, Some((Comparison::Greater, 0.5f32.to_bits())), Some((Comparison::Never, 0))].map(|alpha_test| {
-                FragmentInterface { header, targets: [Some(NumberKind::Float); 8], alpha_test, saturate: [None; 8] }
-            });
+        let fragment = |alpha_test, dual_source| FragmentInterface {
+            header,
+            targets: [Some(NumberKind::Float); 8],
+            alpha_test,
+            saturate: [None; 8],
+            dual_source,
+        };
+        let fragments = [
+            fragment(None, false),
+            fragment(Some((Comparison::Greater, 0.5f32.to_bits())), false),
+            fragment(Some((Comparison::Never, 0)), false),
+            fragment(None, true),
+        ];
         let stages: Vec<Stage> = match header.shader_type() {
             Some(ShaderType::Vertex) => vec![Stage::Vertex(&vertex)],
             Some(ShaderType::Pixel) => fragments.iter().map(Stage::Fragment).collect(),

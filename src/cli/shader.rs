@@ -263,6 +263,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 targets: [Some(shader::NumberKind::Float); 8],
                 alpha_test: None,
                 saturate: [None; 8],
+                dual_source: false,
             };
             let stage = match args.stage {
                 StageArg::Vertex => shader::Stage::Vertex(&vertex),

@@ -41,6 +41,7 @@
  *   OpenGL's rule (SET_ALIASED_LINE_WIDTH_FLOAT when SET_ALIASED_LINE_WIDTH_ENABLE is on, else SET_LINE_WIDTH_FLOAT);
  * - targets without alpha (X8B8G8R8, X8R8G8B8): destination alpha reads 1.0 in blending, and the unused byte is
  *   kept;
+ * - dual-source blending: SRC1 factors read colour output 1;
  * - one texture at two colour slots: each slot writes only the channels its SET_CT_WRITE enables;
  * - counters: the samples that passed (SET_ZPASS_PIXEL_COUNT) are the pixels the edge functions say were drawn and
  *   not hidden, the data assembler's vertices and primitives those launched, written by report semaphores. */
@@ -167,6 +168,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define X8R8G8B8 0xE6u
 #define SET_COLOR_CLEAR_VALUE 0x0D80u
 #define OGL_DST_ALPHA 0x4304u
+#define OGL_SRC1_COLOR 0xC900u
+#define OGL_ONE_MINUS_SRC1_COLOR 0xC901u
 #define OGL_ONE_MINUS_DST_ALPHA 0x4305u
 #define PITCH (1u << 12)
 #define TRIANGLES 4u
@@ -521,6 +524,25 @@ static void one_texture_two_slots(void) {
     method(SET_CT_WRITE, 2, masks);
     set(SET_CT_SELECT, 1);
     run("state back");
+}
+
+/* Dual-source blending: (SRC1_COLOR, ONE_MINUS_SRC1_COLOR) reads colour output 1, the two-output program's
+ * (1, 0, 1, 0), as the second source, so target 0 takes output 0's R and B and keeps its G and A. */
+static void dual_source_blending(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    print("-- dual-source blending: SRC1_COLOR (1, 0, 1, 0) picks output 0's R and B, the target's G and A\n");
+    fill_target(background);
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, TWO_PS);
+    uint32_t equation[3] = {OGL_FUNC_ADD, OGL_SRC1_COLOR, OGL_ONE_MINUS_SRC1_COLOR};
+    method(SET_BLEND_COLOR_OP, 3, equation);
+    set(SET_BLEND, 1);
+    draw_arrays(3, 0);
+    set(SET_BLEND, 0);
+    run("draw");
+    const uint8_t blended[4] = {51, 0x22, 204, 0x44};
+    uint32_t count, wrong = wrong_pixels(in_triangle, blended, background, &count);
+    report("covered pixels hold (51, 0x22, 204, 0x44)", wrong, count);
 }
 
 /* ---- Depth and stencil ------------------------------------------------------------------------------------ */
@@ -1445,6 +1467,7 @@ int main(void) {
     lines();
     targets_without_alpha();
     one_texture_two_slots();
+    dual_source_blending();
     depth_and_stencil();
     depth_clamp();
     polygon_offset_and_depth_bounds();

@@ -119,6 +119,8 @@ pub struct Features {
     pub depth_bounds: bool,
     /// Logic ops on colour targets.
     pub logic_op: bool,
+    /// Blending with a second source (SRC1 factors).
+    pub dual_src_blend: bool,
     /// Points of other sizes than 1.
     pub large_points: bool,
     /// Depth clamped to the viewport's range instead of clipped.
@@ -593,6 +595,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         depth_bias_clamp: on(base.depth_bias_clamp),
         depth_bounds: on(base.depth_bounds),
         logic_op: on(base.logic_op),
+        dual_src_blend: on(base.dual_src_blend),
         large_points: on(base.large_points),
         depth_clamp: on(base.depth_clamp),
         wide_lines: on(base.wide_lines).then_some(limits.line_width_range),
@@ -615,6 +618,7 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .depth_bias_clamp(f.depth_bias_clamp)
         .depth_bounds(f.depth_bounds)
         .logic_op(f.logic_op)
+        .dual_src_blend(f.dual_src_blend)
         .large_points(f.large_points)
         .depth_clamp(f.depth_clamp)
         .wide_lines(f.wide_lines.is_some());

@@ -30,6 +30,16 @@ pub struct Blend {
     pub alpha: (vk::BlendFactor, vk::BlendFactor, vk::BlendOp),
 }
 
+impl Blend {
+    /// Whether a factor reads the fragment's second colour (dual-source blending).
+    pub fn reads_second_source(&self) -> bool {
+        use vk::BlendFactor as F;
+        [self.color.0, self.color.1, self.alpha.0, self.alpha.1].into_iter().any(|factor| {
+            matches!(factor, F::SRC1_COLOR | F::ONE_MINUS_SRC1_COLOR | F::SRC1_ALPHA | F::ONE_MINUS_SRC1_ALPHA)
+        })
+    }
+}
+
 /// A texture a draw samples, with texels the caller decoded: level after level, each level's layers (or a 3D
 /// texture's slices) one after another, rows from the top, `bytes_per_texel` each.
 #[derive(Clone, Debug)]
@@ -336,6 +346,9 @@ impl ComputeDevice {
             if depth.bounds.is_some() {
                 self.require(self.features.depth_bounds, "depthBounds", "the depth bounds test")?;
             }
+        }
+        if job.targets.iter().filter_map(|target| target.blend).any(|blend| blend.reads_second_source()) {
+            self.require(self.features.dual_src_blend, "dualSrcBlend", "blending with SRC1 factors")?;
         }
         for buffer in job.vertex_buffers.iter().chain(job.fragment_buffers) {
             self.owns(buffer)?;

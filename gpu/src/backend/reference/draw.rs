@@ -293,11 +293,28 @@ impl ReferenceBackend {
         if draw.alpha_test.is_some() && targets[0].is_some_and(|kind| kind != NumberKind::Float) {
             return Err(unimplemented("draw with the alpha test on an integer render target 0"));
         }
+        // Dual-source blending (Maxwell behaviour 5.6): colour output 1 is the second source of output 0's
+        // target, the only one that may blend with it (Vulkan's maxFragmentDualSrcAttachments is 1 at least).
+        let mut dual_source = false;
+        for target in &draw.targets {
+            let Some(state) = &target.blend else { continue };
+            if !blend(state, true)?.reads_second_source() {
+                continue;
+            }
+            if target.output != 0 {
+                return Err(unimplemented(format!("dual-source blending on colour output {}", target.output)));
+            }
+            if targets[1].is_some() {
+                return Err(unimplemented("dual-source blending with a colour target at output 1"));
+            }
+            dual_source = true;
+        }
         let fragment = FragmentInterface {
             header: fragment_header,
             targets,
             alpha_test: draw.alpha_test.map(|(comparison, reference)| (comparison, reference.to_bits())),
             saturate: Saturate::from_register(draw.ps_saturate),
+            dual_source,
         };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
         let (topology, order) = topology(draw, flat)?;

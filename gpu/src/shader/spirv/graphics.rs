@@ -74,6 +74,9 @@ pub struct FragmentInterface {
     /// The colour outputs the fixed function clamps on their way to float targets (SET_PS_SATURATE), and to
     /// what: each component to [0, 1] or [-1, 1], NaN to the low end (as .SAT does).
     pub saturate: [Option<Saturate>; 8],
+    /// Target 0 blends with two sources (SRC1 factors): colour output 1 is its second source (`Location` 0,
+    /// `Index` 1), of target 0's type, and no target takes it.
+    pub dual_source: bool,
 }
 
 /// SET_PS_SATURATE's clamp range of one colour output.
@@ -213,7 +216,9 @@ pub(super) fn declare_fragment_io(
     let registers = fragment.header.output_registers();
     let mut colors = Vec::new();
     for (target, first) in registers.targets.iter().enumerate() {
-        let (Some(first), Some(kind)) = (*first, fragment.targets[target]) else { continue };
+        let second_source = fragment.dual_source && target == 1;
+        let kind = if second_source { fragment.targets[0] } else { fragment.targets[target] };
+        let (Some(first), Some(kind)) = (*first, kind) else { continue };
         let element = match kind {
             NumberKind::Float => t.f32,
             NumberKind::Uint => t.u32,
@@ -221,7 +226,12 @@ pub(super) fn declare_fragment_io(
         };
         let vector = b.type_vector(element, 4);
         let output = variable(b, StorageClass::Output, vector, interface);
-        location(b, output, target as u32);
+        if second_source {
+            location(b, output, 0);
+            b.decorate(output, Decoration::Index, [Operand::LiteralBit32(1)]);
+        } else {
+            location(b, output, target as u32);
+        }
         colors.push((target as u32, output, kind, first));
     }
     let depth = registers.depth.map(|register| {
