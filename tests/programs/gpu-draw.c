@@ -41,6 +41,7 @@
  *   OpenGL's rule (SET_ALIASED_LINE_WIDTH_FLOAT when SET_ALIASED_LINE_WIDTH_ENABLE is on, else SET_LINE_WIDTH_FLOAT);
  * - targets without alpha (X8B8G8R8, X8R8G8B8): destination alpha reads 1.0 in blending, and the unused byte is
  *   kept;
+ * - an sRGB target stores the colour encoded by the sRGB transfer function, and blends in linear space;
  * - dual-source blending: SRC1 factors read colour output 1;
  * - one texture at two colour slots: each slot writes only the channels its SET_CT_WRITE enables;
  * - counters: the samples that passed (SET_ZPASS_PIXEL_COUNT) are the pixels the edge functions say were drawn and
@@ -165,6 +166,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 /* Values. */
 #define A8B8G8R8 0xD5u
 #define X8B8G8R8 0xF9u
+#define A8BL8GL8RL8 0xD6u
 #define X8R8G8B8 0xE6u
 #define SET_COLOR_CLEAR_VALUE 0x0D80u
 #define OGL_DST_ALPHA 0x4304u
@@ -484,6 +486,44 @@ static void targets_without_alpha(void) {
     const uint8_t cleared[4] = {204, 153, 51, 0x44};
     wrong = wrong_pixels(everywhere, cleared, background, &count);
     report("every texel holds bytes B, G, R (204, 153, 51), the unused byte kept", wrong, count);
+    target[2] = A8B8G8R8;
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    run("state back");
+}
+
+/* An sRGB target (A8BL8GL8RL8): the colour (0.8, 0.1, 0.25, 1) is stored encoded by the sRGB transfer function
+ * (IEC 61966-2-1: 1.055 c^(1/2.4) - 0.055, x 255 and rounded; alpha stays linear), and additive blending adds in
+ * linear space: the target's bytes decoded ((b / 255 + 0.055) / 1.055)^2.4, the sum encoded. The values, worked
+ * out in double precision by the formulas, are each at least 0.38 from a rounding tie:
+ * 0.8 -> 231.115, 0.1 -> 89.044, 0.25 -> 136.960; 0.8 + 0x14 -> 232.005, 0.1 + 0x20 -> 95.003,
+ * 0.25 + 0x1D -> 140.009. */
+static void srgb_target(void) {
+    const uint8_t background[4] = {0x14, 0x20, 0x1D, 0x44};
+    const uint32_t colour[4] = {F_0_8, 0x3DCCCCCDu /* 0.1 */, 0x3E800000u /* 0.25 */, F_1};
+    Vertex coloured[3] = {triangle[0], triangle[1], triangle[2]};
+    for (int i = 0; i < 3; i++) memcpy(coloured[i].colour, colour, 16);
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8BL8GL8RL8, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    put_vertices(coloured, 3);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    for (int blended = 0; blended < 2; blended++) {
+        print(blended ? "-- an sRGB target, additive blending in linear space\n"
+                      : "-- an sRGB target: the colour stored sRGB-encoded\n");
+        fill_target(background);
+        if (blended) {
+            uint32_t equation[3] = {OGL_FUNC_ADD, OGL_ONE, OGL_ONE};
+            method(SET_BLEND_COLOR_OP, 3, equation);
+            set(SET_BLEND, 1);
+        }
+        draw_arrays(3, 0);
+        set(SET_BLEND, 0);
+        run("draw");
+        const uint8_t encoded[4] = {231, 89, 137, 255}, sums[4] = {232, 95, 140, 255};
+        uint32_t count, wrong = wrong_pixels(in_triangle, blended ? sums : encoded, background, &count);
+        report(blended ? "covered pixels hold the encoded linear sums (232, 95, 140, 255)"
+                       : "covered pixels hold (231, 89, 137, 255)",
+               wrong, count);
+    }
     target[2] = A8B8G8R8;
     method(SET_COLOR_TARGET_A + 8, 4, target);
     run("state back");
@@ -1466,6 +1506,7 @@ int main(void) {
 
     lines();
     targets_without_alpha();
+    srgb_target();
     one_texture_two_slots();
     dual_source_blending();
     depth_and_stencil();
