@@ -560,7 +560,17 @@ static void one_texture_two_slots(void) {
         uint32_t count, wrong = wrong_pixels(in_triangle, cases[k].expected, background, &count);
         report(cases[k].what, wrong, count);
     }
-    uint32_t masks[2] = {0x1111, 0};
+    print("-- output 0 to slot 2, which has no format, output 1 to the texture: output 1's (1, 0, 1, 0) lands\n");
+    fill_target(background);
+    uint32_t masks[2] = {0x1111, 0x1111};
+    method(SET_CT_WRITE, 2, masks);
+    set(SET_CT_SELECT, 2 | 2u << 4 | 1u << 7);
+    draw_arrays(3, 0);
+    run("draw");
+    const uint8_t second[4] = {255, 0, 255, 0};
+    uint32_t count, wrong = wrong_pixels(in_triangle, second, background, &count);
+    report("covered pixels hold output 1's colour", wrong, count);
+    masks[1] = 0;
     method(SET_CT_WRITE, 2, masks);
     set(SET_CT_SELECT, 1);
     run("state back");

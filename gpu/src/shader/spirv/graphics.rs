@@ -12,7 +12,8 @@
 //!   c) interpolated as the header says. The hardware interpolates attribute / w for perspective inputs (the
 //!   program multiplies by w itself, IPA's multiply mode); the host gives the perspective-correct value, so a
 //!   perspective input is stored multiplied by FragCoord.w. At EXIT the registers the header assigns go to the
-//!   colour outputs (`Location` t) and to `FragDepth`.
+//!   colour outputs and to `FragDepth`. Colour output t is `Location` n, n the number of outputs before it that
+//!   have a target: the host's attachments are the draw's targets, in output order, with no gaps.
 
 use super::{Emitter, Types};
 use crate::shader::sph::{Interpolation, ProgramHeader, attribute};
@@ -65,7 +66,8 @@ pub enum PointSize {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FragmentInterface {
     pub header: ProgramHeader,
-    /// The render target each output goes to, by its numeric type; `None`: no target takes it.
+    /// The render target each output goes to, by its numeric type; `None`: no target takes it. The targets are
+    /// the host's attachments in this order.
     pub targets: [Option<NumberKind>; 8],
     /// The alpha test, with the reference's float bits: the invocation is killed unless colour output 0's alpha
     /// (0.0 when the program has no output 0) passes `alpha comparison reference`. Vulkan has no fixed-function
@@ -230,7 +232,8 @@ pub(super) fn declare_fragment_io(
             location(b, output, 0);
             b.decorate(output, Decoration::Index, [Operand::LiteralBit32(1)]);
         } else {
-            location(b, output, target as u32);
+            let targets_before = fragment.targets[..target].iter().filter(|kind| kind.is_some()).count();
+            location(b, output, targets_before as u32);
         }
         colors.push((target as u32, output, kind, first));
     }
