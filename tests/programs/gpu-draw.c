@@ -37,6 +37,7 @@
  *   clips z, and drawn with depth 1.0 (D24 0xFFFFFF) once it clamps z instead;
  * - SET_PS_SATURATE: a float target takes colour output 0 as it is, or clamped to [0, 1] or [-1, 1] when the
  *   register says so for output 0 (and not when it says so only for output 1);
+ * - viewports: a vertex program's viewport index picks the viewport (its transform and its scissor) per primitive;
  * - lines: an aliased line covers as many pixels of each column (row) as its width, rounded, says, by
  *   OpenGL's rule (SET_ALIASED_LINE_WIDTH_FLOAT when SET_ALIASED_LINE_WIDTH_ENABLE is on, else SET_LINE_WIDTH_FLOAT);
  * - targets without alpha (X8B8G8R8, X8R8G8B8): destination alpha reads 1.0 in blending, and the unused byte is
@@ -68,11 +69,13 @@ __asm__(".section .rodata\n"
         "fetch_ps_end:\n"
         "two_ps: .incbin \"shaders/two.ps.bin\"\n"
         "two_ps_end:\n"
+        "viewport_vs: .incbin \"shaders/viewport.vs.bin\"\n"
+        "viewport_vs_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
-    texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[];
+    texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -178,6 +181,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define INSTANCE_SUBSEQUENT (1u << 26)
 #define FLOAT_R32_G32_B32_A32 (1u << 21 | 7u << 27)
 #define FLOAT_R32_G32 (4u << 21 | 7u << 27)
+#define UINT_R32 (0x12u << 21 | 4u << 27)
+#define SET_SCISSOR_ENABLE 0x0E00u
 #define OGL_FUNC_ADD 0x8006u
 #define OGL_ONE 0x4001u
 #define RF32_GF32_BF32_AF32 0xC0u
@@ -219,6 +224,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TEXTURE_LOD_PS 0xA00u
 #define FETCH_PS 0xC00u
 #define TWO_PS 0xE00u
+#define VIEWPORT_VS 0x1000u
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
 #define INDICES 0x12800u
@@ -526,6 +532,45 @@ static void srgb_target(void) {
     }
     target[2] = A8B8G8R8;
     method(SET_COLOR_TARGET_A + 8, 4, target);
+    run("state back");
+}
+
+/* The viewport index: the small triangle twice in one draw, the first copy's vertices naming viewport 0, the
+ * second's viewport 1, whose offset is (16, 4) pixels further and whose scissor ends at x = 40. */
+static int in_viewports(uint32_t x, uint32_t y) {
+    Vertex moved[3];
+    for (int i = 0; i < 3; i++) moved[i] = (Vertex){small[i].x + 256, small[i].y + 64, {0}};
+    return inside(small, x, y) || (inside(moved, x, y) && x < 40);
+}
+
+static void viewports(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    print("-- the viewport index: a triangle through viewport 0, its copy through viewport 1 (moved, scissored)\n");
+    fill_target(background);
+    Vertex both[6];
+    for (int i = 0; i < 6; i++) both[i] = small[i % 3];
+    put_vertices(both, 6);
+    stream(0, VERTICES, 32, 32 * 6);
+    uint32_t *index = (uint32_t *)(gpu.memory + INSTANCES);
+    for (int i = 0; i < 6; i++) index[i] = i < 3 ? 0 : 1;
+    set(SET_VERTEX_ATTRIBUTE_A + 8, 1 | UINT_R32); /* generic 2: stream 1, a word a vertex */
+    stream(1, INSTANCES, 4, 24);
+    set(SET_VERTEX_STREAM_INSTANCE_A + 4, 0);
+    uint32_t viewport[6] = {float_bits(32, 0), float_bits(16, 0), 0x3F000000u,
+                            float_bits(48, 0), float_bits(20, 0), 0x3F000000u};
+    method(SET_VIEWPORT_SCALE_X + 32, 6, viewport);
+    uint32_t clip[2] = {(uint32_t)WIDTH << 16, (uint32_t)HEIGHT << 16};
+    method(SET_VIEWPORT_CLIP_HORIZONTAL + 16, 2, clip);
+    uint32_t scissor[3] = {1, 40u << 16, (uint32_t)HEIGHT << 16}; /* ENABLE, HORIZONTAL (x 0-40), VERTICAL */
+    method(SET_SCISSOR_ENABLE + 16, 3, scissor);
+    use_programs(VIEWPORT_VS, PERSPECTIVE_PS);
+    draw_arrays(6, 0);
+    run("draw");
+    const uint8_t small_colour[4] = {204, 51, 153, 255};
+    uint32_t count, wrong = wrong_pixels(in_viewports, small_colour, background, &count);
+    report("the triangle, and its copy 16 pixels right and 4 down cut at x = 40", wrong, count);
+    set(SET_SCISSOR_ENABLE + 16, 0);
+    stream(0, VERTICES, 32, 32 * 4);
     run("state back");
 }
 
@@ -1239,6 +1284,7 @@ int main(void) {
     copy_program(PERSPECTIVE_PS, perspective_ps, perspective_ps_end);
     copy_program(FLAT_PS, flat_ps, flat_ps_end);
     copy_program(TWO_PS, two_ps, two_ps_end);
+    copy_program(VIEWPORT_VS, viewport_vs, viewport_vs_end);
 
     /* The state every draw shares: target 0 (pitch A8B8G8R8), the viewport, the program region, generic 0 and 1
      * as four floats each from stream 0. */
@@ -1515,6 +1561,7 @@ int main(void) {
     print("\n");
 
     lines();
+    viewports();
     targets_without_alpha();
     srgb_target();
     one_texture_two_slots();

@@ -7,7 +7,7 @@ use super::maxwell_3d::Maxwell3D;
 use super::{Class, Context, EngineError, Method};
 use crate::backend::{ConstantBuffer, Rect};
 use crate::sass::sm5x;
-use crate::shader::sph::ProgramHeader;
+use crate::shader::sph::{ProgramHeader, attribute};
 use crate::texture::descriptor::{Comparison, Pools};
 
 pub const DRAW_VERTEX_ARRAY_START: u32 = 0x0d74;
@@ -224,13 +224,10 @@ pub struct Draw {
     /// The size all targets share (the smallest of them).
     pub width: u32,
     pub height: u32,
-    /// Viewport 0: window = ndc * scale + offset (x, y, z).
-    pub viewport_scale: [f32; 3],
-    pub viewport_offset: [f32; 3],
+    /// Viewport 0, or all 16 when the vertex program writes the viewport index.
+    pub viewports: Vec<Viewport>,
     /// z clipped at 0 (true) or at -w (false).
     pub depth_zero_to_one: bool,
-    /// Pixels outside it are not drawn: the viewport's clip rectangle, the surface clip and scissor 0.
-    pub scissor: Rect,
     pub cull: Cull,
     /// Front faces wind counter-clockwise in window coordinates (y down).
     pub front_ccw: bool,
@@ -259,6 +256,19 @@ pub struct Draw {
     /// Depth is clamped to the viewport's range, and primitives are not clipped there (SET_VIEWPORT_CLIP_CONTROL).
     pub depth_clamp: bool,
     pub lines: Lines,
+}
+
+/// Viewports a draw may pick from (SET_VIEWPORT_SCALE_X(j) and the rest of viewport j's registers).
+pub const VIEWPORTS: u32 = 16;
+
+/// One viewport: window = ndc * scale + offset (x, y, z), and the pixels it may draw.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Viewport {
+    pub scale: [f32; 3],
+    pub offset: [f32; 3],
+    /// Pixels outside it are not drawn: the targets' size, the viewport's clip rectangle, the surface clip and
+    /// the viewport's scissor.
+    pub scissor: Rect,
 }
 
 /// How lines are drawn.
@@ -610,25 +620,9 @@ impl Maxwell3D {
         if self.register(SET_VIEWPORT_SCALE_OFFSET) & 1 == 0 {
             return Err(at.unimplemented("draws without the viewport transform (SET_VIEWPORT_SCALE_OFFSET FALSE)"));
         }
-        let span = |register: u32| (register & 0xffff, register >> 16);
-        let rect =
-            |(x, width): (u32, u32), (y, height): (u32, u32)| Rect { x0: x, y0: y, x1: x + width, y1: y + height };
-        let mut scissor = Rect { x0: 0, y0: 0, x1: width, y1: height }
-            .intersect(rect(
-                span(self.register(SET_VIEWPORT_CLIP_HORIZONTAL)),
-                span(self.register(SET_VIEWPORT_CLIP_VERTICAL)),
-            ))
-            .intersect(rect(
-                span(self.register(SET_SURFACE_CLIP_HORIZONTAL)),
-                span(self.register(SET_SURFACE_CLIP_VERTICAL)),
-            ));
-        if self.register(super::maxwell_3d::SET_SCISSOR_ENABLE) & 1 == 1 {
-            let ((x0, x1), (y0, y1)) = (
-                span(self.register(super::maxwell_3d::SET_SCISSOR_HORIZONTAL)),
-                span(self.register(super::maxwell_3d::SET_SCISSOR_VERTICAL)),
-            );
-            scissor = scissor.intersect(Rect { x0, y0, x1, y1 });
-        }
+        // A vertex program that writes the viewport index picks one of the 16 viewports per primitive.
+        let viewport_count = if vertex_shader.header.writes(attribute::VIEWPORT_INDEX) { VIEWPORTS } else { 1 };
+        let viewports: Vec<Viewport> = (0..viewport_count).map(|j| self.viewport(j, width, height)).collect();
         let mut draw = Draw {
             topology,
             vertices: Vec::new(),
@@ -637,10 +631,8 @@ impl Maxwell3D {
             targets,
             width,
             height,
-            viewport_scale: [0, 4, 8].map(|at| self.float(SET_VIEWPORT_SCALE_X + at)),
-            viewport_offset: [0, 4, 8].map(|at| self.float(SET_VIEWPORT_OFFSET_X + at)),
+            viewports,
             depth_zero_to_one: self.register(SET_VIEWPORT_Z_CLIP) & 1 == 1,
-            scissor,
             cull,
             front_ccw,
             provoking_last: self.register(SET_PROVOKING_VERTEX) & 1 == 1,
@@ -657,7 +649,7 @@ impl Maxwell3D {
             depth_clamp: self.depth_clamp(at)?,
             lines: self.lines(at)?,
         };
-        if draw.scissor.is_empty() {
+        if draw.viewports.iter().all(|viewport| viewport.scissor.is_empty()) {
             return Ok(());
         }
         // Each run of vertices between primitive restarts is drawn on its own, in order.
@@ -668,6 +660,35 @@ impl Maxwell3D {
             self.draw.counters.samples_passed += samples;
         }
         Ok(())
+    }
+
+    /// Viewport `j` (its registers 32 bytes apart, its clip rectangle and scissor 16 apart) over targets of
+    /// `width` x `height`.
+    fn viewport(&self, j: u32, width: u32, height: u32) -> Viewport {
+        let span = |register: u32| (register & 0xffff, register >> 16);
+        let rect =
+            |(x, width): (u32, u32), (y, height): (u32, u32)| Rect { x0: x, y0: y, x1: x + width, y1: y + height };
+        let mut scissor = Rect { x0: 0, y0: 0, x1: width, y1: height }
+            .intersect(rect(
+                span(self.register(SET_VIEWPORT_CLIP_HORIZONTAL + 16 * j)),
+                span(self.register(SET_VIEWPORT_CLIP_VERTICAL + 16 * j)),
+            ))
+            .intersect(rect(
+                span(self.register(SET_SURFACE_CLIP_HORIZONTAL)),
+                span(self.register(SET_SURFACE_CLIP_VERTICAL)),
+            ));
+        if self.register(super::maxwell_3d::SET_SCISSOR_ENABLE + 16 * j) & 1 == 1 {
+            let ((x0, x1), (y0, y1)) = (
+                span(self.register(super::maxwell_3d::SET_SCISSOR_HORIZONTAL + 16 * j)),
+                span(self.register(super::maxwell_3d::SET_SCISSOR_VERTICAL + 16 * j)),
+            );
+            scissor = scissor.intersect(Rect { x0, y0, x1, y1 });
+        }
+        Viewport {
+            scale: [0, 4, 8].map(|at| self.float(SET_VIEWPORT_SCALE_X + 32 * j + at)),
+            offset: [0, 4, 8].map(|at| self.float(SET_VIEWPORT_OFFSET_X + 32 * j + at)),
+            scissor,
+        }
     }
 
     /// The zeta target and the depth, stencil and depth bounds tests (SET_DEPTH_TEST, _WRITE, _FUNC;

@@ -121,6 +121,9 @@ pub struct Features {
     pub logic_op: bool,
     /// Blending with a second source (SRC1 factors).
     pub dual_src_blend: bool,
+    /// Several viewports in a draw, picked by the vertex shader's `ViewportIndex` (`multiViewport`,
+    /// `shaderOutputViewportIndex`).
+    pub viewport_index: bool,
     /// Points of other sizes than 1.
     pub large_points: bool,
     /// Depth clamped to the viewport's range instead of clipped.
@@ -596,6 +599,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         depth_bounds: on(base.depth_bounds),
         logic_op: on(base.logic_op),
         dual_src_blend: on(base.dual_src_blend),
+        viewport_index: on(base.multi_viewport) && on(v12.shader_output_viewport_index),
         large_points: on(base.large_points),
         depth_clamp: on(base.depth_clamp),
         wide_lines: on(base.wide_lines).then_some(limits.line_width_range),
@@ -619,6 +623,7 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .depth_bounds(f.depth_bounds)
         .logic_op(f.logic_op)
         .dual_src_blend(f.dual_src_blend)
+        .multi_viewport(f.viewport_index)
         .large_points(f.large_points)
         .depth_clamp(f.depth_clamp)
         .wide_lines(f.wide_lines.is_some());
@@ -635,7 +640,8 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .vulkan_memory_model_device_scope(f.vulkan_memory_model_device_scope)
         .shader_subgroup_extended_types(f.shader_subgroup_extended_types)
         .sampler_mirror_clamp_to_edge(f.sampler_mirror_clamp_to_edge)
-        .sampler_filter_minmax(f.sampler_filter_minmax);
+        .sampler_filter_minmax(f.sampler_filter_minmax)
+        .shader_output_viewport_index(f.viewport_index);
     let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default().custom_border_colors(true);
     let mut control = vk::PhysicalDeviceSubgroupSizeControlFeatures::default()
         .subgroup_size_control(f.subgroup_size_control)

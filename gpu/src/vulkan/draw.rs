@@ -159,8 +159,9 @@ pub struct DrawJob<'a> {
     pub topology: vk::PrimitiveTopology,
     pub vertex_count: u32,
     pub instance_count: u32,
-    pub viewport: vk::Viewport,
-    pub scissor: vk::Rect2D,
+    /// One viewport and scissor, or several (as many each) that the vertex shader's `ViewportIndex` picks from.
+    pub viewports: Vec<vk::Viewport>,
+    pub scissors: Vec<vk::Rect2D>,
     pub cull_mode: vk::CullModeFlags,
     pub front_face: vk::FrontFace,
     pub blend_constants: [f32; 4],
@@ -485,9 +486,15 @@ impl ComputeDevice {
             .collect();
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
         let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(job.topology);
-        let viewports = [job.viewport];
-        let scissors = [job.scissor];
-        let viewport_state = vk::PipelineViewportStateCreateInfo::default().viewports(&viewports).scissors(&scissors);
+        if job.viewports.len() > 1 {
+            self.require(
+                self.features.viewport_index,
+                "multiViewport and shaderOutputViewportIndex",
+                "a vertex program that writes the viewport index",
+            )?;
+        }
+        let viewport_state =
+            vk::PipelineViewportStateCreateInfo::default().viewports(&job.viewports).scissors(&job.scissors);
         let mut raster = vk::PipelineRasterizationStateCreateInfo::default()
             .polygon_mode(vk::PolygonMode::FILL)
             .cull_mode(job.cull_mode)

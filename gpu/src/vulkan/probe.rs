@@ -117,11 +117,18 @@ impl ComputeDevice {
                 topology: vk::PrimitiveTopology::TRIANGLE_LIST,
                 vertex_count: 3,
                 instance_count: 1,
-                viewport: vk::Viewport { x: 0.0, y: 0.0, width: 1.0, height: 1.0, min_depth: 0.0, max_depth: 1.0 },
-                scissor: vk::Rect2D {
+                viewports: vec![vk::Viewport {
+                    x: 0.0,
+                    y: 0.0,
+                    width: 1.0,
+                    height: 1.0,
+                    min_depth: 0.0,
+                    max_depth: 1.0,
+                }],
+                scissors: vec![vk::Rect2D {
                     offset: vk::Offset2D { x: 0, y: 0 },
                     extent: vk::Extent2D { width: 1, height: 1 },
-                },
+                }],
                 cull_mode: vk::CullModeFlags::NONE,
                 front_face: vk::FrontFace::COUNTER_CLOCKWISE,
                 blend_constants: [0.0; 4],

@@ -5,7 +5,7 @@
 
 use super::texture::DecodedTexture;
 use super::{NAME, ReferenceBackend, failed, vulkan_format};
-use crate::backend::{BackendError, BlendState, Cull, DepthStencil, Draw, GpuMemory, Lines, Topology};
+use crate::backend::{BackendError, BlendState, Cull, DepthStencil, Draw, GpuMemory, Lines, Rect, Topology, Viewport};
 use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
@@ -112,6 +112,35 @@ fn flat_order(
         other => return Err(unimplemented(format!("draw {other:?} primitives"))),
     };
     Ok((host, primitives.concat()))
+}
+
+/// A viewport and its scissor as Vulkan's. One that was never set (x scale 0) draws nothing: an empty scissor
+/// over a placeholder viewport (Vulkan's may not be empty).
+fn host_viewport(viewport: &Viewport, depth_zero_to_one: bool) -> Result<(vk::Viewport, vk::Rect2D), BackendError> {
+    let [scale_x, scale_y, scale_z] = viewport.scale;
+    let [offset_x, offset_y, offset_z] = viewport.offset;
+    let scissor = |rect: Rect| vk::Rect2D {
+        offset: vk::Offset2D { x: rect.x0 as i32, y: rect.y0 as i32 },
+        extent: vk::Extent2D { width: rect.x1 - rect.x0, height: rect.y1 - rect.y0 },
+    };
+    if scale_x == 0.0 {
+        let placeholder = vk::Viewport { width: 1.0, height: 1.0, max_depth: 1.0, ..Default::default() };
+        return Ok((placeholder, scissor(Rect { x0: 0, y0: 0, x1: 0, y1: 0 })));
+    }
+    if scale_x < 0.0 || scale_x.is_nan() {
+        return Err(unimplemented(format!("draw with a viewport x scale of {scale_x} (a mirrored viewport)")));
+    }
+    let (min_depth, max_depth) =
+        if depth_zero_to_one { (offset_z, offset_z + scale_z) } else { (offset_z - scale_z, offset_z + scale_z) };
+    let vulkan = vk::Viewport {
+        x: offset_x - scale_x,
+        y: offset_y - scale_y,
+        width: 2.0 * scale_x,
+        height: 2.0 * scale_y,
+        min_depth: min_depth.clamp(0.0, 1.0),
+        max_depth: max_depth.clamp(0.0, 1.0),
+    };
+    Ok((vulkan, scissor(viewport.scissor)))
 }
 
 /// A blend coefficient (OGL or D3D value) as Vulkan's.
@@ -431,31 +460,13 @@ impl ReferenceBackend {
             }
             None => None,
         };
-        let [scale_x, scale_y, scale_z] = draw.viewport_scale;
-        let [offset_x, offset_y, offset_z] = draw.viewport_offset;
-        if scale_x <= 0.0 {
-            return Err(unimplemented(format!("draw with a viewport x scale of {scale_x} (a mirrored viewport)")));
+        let mut viewports = Vec::new();
+        let mut scissors = Vec::new();
+        for viewport in &draw.viewports {
+            let (vulkan, scissor) = host_viewport(viewport, draw.depth_zero_to_one)?;
+            viewports.push(vulkan);
+            scissors.push(scissor);
         }
-        let (min_depth, max_depth) = if draw.depth_zero_to_one {
-            (offset_z, offset_z + scale_z)
-        } else {
-            (offset_z - scale_z, offset_z + scale_z)
-        };
-        let viewport = vk::Viewport {
-            x: offset_x - scale_x,
-            y: offset_y - scale_y,
-            width: 2.0 * scale_x,
-            height: 2.0 * scale_y,
-            min_depth: min_depth.clamp(0.0, 1.0),
-            max_depth: max_depth.clamp(0.0, 1.0),
-        };
-        let scissor = vk::Rect2D {
-            offset: vk::Offset2D { x: draw.scissor.x0 as i32, y: draw.scissor.y0 as i32 },
-            extent: vk::Extent2D {
-                width: draw.scissor.x1 - draw.scissor.x0,
-                height: draw.scissor.y1 - draw.scissor.y0,
-            },
-        };
         let vertex_bindings: Vec<&Buffer> = vertex_banks.iter().collect();
         let fragment_bindings: Vec<&Buffer> = fragment_banks.iter().collect();
         let push_constants = record_buffer.address().to_le_bytes();
@@ -479,8 +490,8 @@ impl ReferenceBackend {
             topology,
             vertex_count,
             instance_count: 1,
-            viewport,
-            scissor,
+            viewports,
+            scissors,
             cull_mode: match draw.cull {
                 Cull::None => vk::CullModeFlags::NONE,
                 Cull::Front => vk::CullModeFlags::FRONT,

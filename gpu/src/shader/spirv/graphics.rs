@@ -20,7 +20,7 @@ use crate::shader::sph::{Interpolation, ProgramHeader, attribute};
 use crate::texture::descriptor::Comparison;
 use crate::texture::format::NumberKind;
 use rspirv::dr::{Builder, Operand};
-use rspirv::spirv::{BuiltIn, Decoration, StorageClass, Word};
+use rspirv::spirv::{BuiltIn, Capability, Decoration, StorageClass, Word};
 
 /// Words of each attribute space.
 pub const ATTRIBUTE_WORDS: u32 = attribute::END / 4;
@@ -117,6 +117,8 @@ pub(super) enum StageIo {
         position: Word,
         /// The `PointSize` output of point draws.
         point_size: Option<Word>,
+        /// The `ViewportIndex` output of a program that writes the viewport index.
+        viewport_index: Option<Word>,
         /// Generic i's output vector.
         generics: Vec<(u32, Word)>,
     },
@@ -167,6 +169,13 @@ pub(super) fn declare_vertex_io(
         built_in(b, output, BuiltIn::PointSize);
         output
     });
+    let viewport_index = vertex.header.writes(attribute::VIEWPORT_INDEX).then(|| {
+        b.capability(Capability::ShaderViewportIndex);
+        let int = b.type_int(32, 1);
+        let output = variable(b, StorageClass::Output, int, interface);
+        built_in(b, output, BuiltIn::ViewportIndex);
+        output
+    });
     let generics = (0..GENERICS)
         .filter(|&g| vertex.next_stage_reads >> g & 1 == 1 || writes_generic(&vertex.header, g))
         .map(|g| {
@@ -175,7 +184,7 @@ pub(super) fn declare_vertex_io(
             (g, output)
         })
         .collect();
-    StageIo::Vertex { vertex_index, records, position, point_size, generics }
+    StageIo::Vertex { vertex_index, records, position, point_size, viewport_index, generics }
 }
 
 fn writes_generic(header: &ProgramHeader, generic: u32) -> bool {
@@ -326,11 +335,23 @@ impl Emitter<'_> {
         self.b.composite_construct(v4f32, None, words).expect("in a block")
     }
 
-    /// Position (z moved into Vulkan's clip range when the guest clips at -w), a point draw's size and the
-    /// generics out.
+    /// Position (z moved into Vulkan's clip range when the guest clips at -w), a point draw's size, the viewport
+    /// index and the generics out.
     pub(super) fn vertex_epilogue(&mut self, vertex: &VertexInterface) {
-        let StageIo::Vertex { position, point_size, generics, .. } = self.io() else { unreachable!("a vertex stage") };
-        let (position, point_size, generics) = (*position, *point_size, generics.clone());
+        let StageIo::Vertex { position, point_size, viewport_index, generics, .. } = self.io() else {
+            unreachable!("a vertex stage")
+        };
+        let (position, point_size, viewport_index, generics) =
+            (*position, *point_size, *viewport_index, generics.clone());
+        if let Some(output) = viewport_index {
+            // The low four bits pick one of the 16 viewports (the host has exactly 16, so any index is defined).
+            let word = self.load_attribute(true, attribute::VIEWPORT_INDEX);
+            let mask = self.u32_const(0xf);
+            let index = self.b.bitwise_and(self.t.u32, None, word, mask).expect("in a block");
+            let int = self.b.type_int(32, 1);
+            let value = self.b.bitcast(int, None, index).expect("in a block");
+            self.b.store(output, value, None, []).expect("in a block");
+        }
         if let (Some(output), Some(size)) = (point_size, vertex.point_size) {
             let bits = match size {
                 PointSize::Program => self.load_attribute(true, attribute::POINT_SIZE),
