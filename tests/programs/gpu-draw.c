@@ -33,6 +33,11 @@
  * - culling: with back faces culled, the triangle is drawn under exactly one of the two front-face windings, and
  *   SET_WINDOW_ORIGIN's FLIP_Y swaps which (it turns the winding over; NVN sets it for GL's lower-left origin);
  * - a draw with no target bound still runs over viewport 0's area: the samples it counts are the triangle's pixels;
+ * - depth modes: under SET_VIEWPORT_Z_CLIP -w..w, NDC z -0.5 and 0.5 land at depths 0.25 and 0.75; a position
+ *   computed by two programs gives the same depth (EQUAL passes everywhere the first draw wrote);
+ * - a program that outputs only some components of a target leaves the others, blending or not;
+ * - SET_SINGLE_CT_WRITE_CONTROL masks every target with SET_CT_WRITE(0);
+ * - quads, quad strips and polygons cover what their triangles do;
  * - depth clamp: a triangle beyond the far plane (window z 1.25) is clipped away while SET_VIEWPORT_CLIP_CONTROL
  *   clips z, and drawn with depth 1.0 (D24 0xFFFFFF) once it clamps z instead;
  * - SET_PS_SATURATE: a float target takes colour output 0 as it is, or clamped to [0, 1] or [-1, 1] when the
@@ -71,11 +76,13 @@ __asm__(".section .rodata\n"
         "two_ps_end:\n"
         "viewport_vs: .incbin \"shaders/viewport.vs.bin\"\n"
         "viewport_vs_end:\n"
+        "rg_ps: .incbin \"shaders/rg.ps.bin\"\n"
+        "rg_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
-    texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[];
+    texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -97,6 +104,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TRIANGLE_STRIP 5u
 #define POINTS 0u
 #define LINES 1u
+#define LINE_LOOP 2u
 #define SET_LINE_WIDTH_FLOAT 0x13B0u
 #define SET_ALIASED_LINE_WIDTH_FLOAT 0x13B4u
 #define SET_ALIASED_LINE_WIDTH_ENABLE 0x020Cu
@@ -183,6 +191,11 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define FLOAT_R32_G32 (4u << 21 | 7u << 27)
 #define UINT_R32 (0x12u << 21 | 4u << 27)
 #define SET_SCISSOR_ENABLE 0x0E00u
+#define SET_SINGLE_CT_WRITE_CONTROL 0x0F90u
+#define QUADS 7u
+#define QUAD_STRIP 8u
+#define POLYGON 9u
+#define SECOND_TARGET 0x22000u /* another 64 x 32 texels of 4 bytes */
 #define OGL_FUNC_ADD 0x8006u
 #define OGL_ONE 0x4001u
 #define RF32_GF32_BF32_AF32 0xC0u
@@ -225,6 +238,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define FETCH_PS 0xC00u
 #define TWO_PS 0xE00u
 #define VIEWPORT_VS 0x1000u
+#define RG_PS 0x1200u
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
 #define INDICES 0x12800u
@@ -412,6 +426,10 @@ static int in_lines(uint32_t x, uint32_t y) {
     return (y + half >= 10 && y <= 10 + half) || (x + half >= 30 && x <= 30 + half);
 }
 
+static int in_outline(uint32_t x, uint32_t y) {
+    return x >= 10 && x <= 40 && y >= 5 && y <= 20 && (x == 10 || x == 40 || y == 5 || y == 20);
+}
+
 static void lines(void) {
     const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44}, colour[4] = {153, 204, 51, 255};
     struct {
@@ -451,6 +469,27 @@ static void lines(void) {
     set(SET_ALIASED_LINE_WIDTH_ENABLE, 0);
     set(SET_LINE_WIDTH_FLOAT, F_1);
     run("state back");
+
+    /* A loop through (10.375, 5.1875), (40.375, 5.1875), (40.375, 20.1875), (10.375, 20.1875) pixels, each
+     * corner inside its pixel's diamond: by the diamond-exit rule each side covers the pixels from the one it
+     * starts in to the one before the one it ends in, so the closing side makes the outline of pixels 10-40 x
+     * 5-20 whole. */
+    print("-- a line loop: the outline of a rectangle, closed\n");
+    fill_target(background);
+    const Vertex loop[4] = {
+        {166, 83, {F_0_6, F_0_8, F_0_2, F_1}},
+        {646, 83, {F_0_6, F_0_8, F_0_2, F_1}},
+        {646, 323, {F_0_6, F_0_8, F_0_2, F_1}},
+        {166, 323, {F_0_6, F_0_8, F_0_2, F_1}},
+    };
+    put_vertices(loop, 4);
+    set(BEGIN, LINE_LOOP);
+    uint32_t range[2] = {0, 4};
+    method(SET_VERTEX_ARRAY_START, 2, range);
+    set(END, 0);
+    run("draw");
+    uint32_t count, wrong = wrong_pixels(in_outline, colour, background, &count);
+    report("the outline's pixels, and nothing else", wrong, count);
 }
 
 static int everywhere(uint32_t x, uint32_t y) {
@@ -640,6 +679,93 @@ static void dual_source_blending(void) {
     report("covered pixels hold (51, 0x22, 204, 0x44)", wrong, count);
 }
 
+/* SET_SINGLE_CT_WRITE_CONTROL: SET_CT_WRITE(0) masks every target. Two targets (slots 0 and 1, two textures)
+ * with entry 0 enabling R and G and entry 1 everything: both take only R and G of their outputs. */
+static void single_write_control(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    print("-- SET_SINGLE_CT_WRITE_CONTROL: entry 0's mask (R, G) for both targets\n");
+    set_address(SET_COLOR_TARGET_A + 64, SECOND_TARGET);
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
+    method(SET_COLOR_TARGET_A + 64 + 8, 4, target);
+    set(SET_CT_SELECT, 2 | 0u << 4 | 1u << 7);
+    fill_target(background);
+    for (uint32_t i = 0; i < WIDTH * HEIGHT; i++) memcpy(gpu.memory + SECOND_TARGET + 4 * i, background, 4);
+    uint32_t masks[2] = {0x0011, 0x1111};
+    method(SET_CT_WRITE, 2, masks);
+    set(SET_SINGLE_CT_WRITE_CONTROL, 1);
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, TWO_PS);
+    draw_arrays(3, 0);
+    set(SET_SINGLE_CT_WRITE_CONTROL, 0);
+    masks[0] = 0x1111;
+    masks[1] = 0;
+    method(SET_CT_WRITE, 2, masks);
+    set(SET_CT_SELECT, 1);
+    run("draw");
+    const uint8_t first[4] = {51, 153, 0x33, 0x44}, second[4] = {255, 0, 0x33, 0x44};
+    uint32_t count, wrong = wrong_pixels(in_triangle, first, background, &count);
+    report("target 0: output 0's R and G", wrong, count);
+    memcpy(gpu.memory + TARGET, gpu.memory + SECOND_TARGET, WIDTH * HEIGHT * 4);
+    wrong = wrong_pixels(in_triangle, second, background, &count);
+    report("target 1: output 1's R and G", wrong, count);
+}
+
+/* A program that outputs only R and G of target 0 (the constant (1, 0)), drawn with additive blending: R and G
+ * blend, B and A keep their texels as if masked off. */
+static void unwritten_components(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    print("-- a program without B and A outputs, blending (ONE, ONE): B and A keep their texels\n");
+    fill_target(background);
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, RG_PS);
+    uint32_t equation[3] = {OGL_FUNC_ADD, OGL_ONE, OGL_ONE};
+    method(SET_BLEND_COLOR_OP, 3, equation);
+    set(SET_BLEND, 1);
+    draw_arrays(3, 0);
+    set(SET_BLEND, 0);
+    run("draw");
+    const uint8_t blended[4] = {255, 0x22, 0x33, 0x44};
+    uint32_t count, wrong = wrong_pixels(in_triangle, blended, background, &count);
+    report("covered pixels hold (255, 0x22, 0x33, 0x44)", wrong, count);
+}
+
+/* Quads, a quad strip and a polygon, each the rectangle's four corners: the rectangle's pixels, each once. */
+static void quads_and_polygons(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44}, colour[4] = {153, 204, 51, 255};
+    const Vertex around[4] = {
+        {165, 73, {F_0_6, F_0_8, F_0_2, F_1}},
+        {700, 73, {F_0_6, F_0_8, F_0_2, F_1}},
+        {700, 420, {F_0_6, F_0_8, F_0_2, F_1}},
+        {165, 420, {F_0_6, F_0_8, F_0_2, F_1}},
+    };
+    /* A quad strip takes 0, 1, 3, 2 around its first quad. */
+    const Vertex strip[4] = {around[0], around[1], around[3], around[2]};
+    struct {
+        const char *what;
+        uint32_t topology;
+        const Vertex *vertices;
+    } cases[] = {
+        {"a quad (QUADS)", QUADS, around},
+        {"a quad strip of one quad (QUAD_STRIP)", QUAD_STRIP, strip},
+        {"a four-cornered polygon (POLYGON)", POLYGON, around},
+    };
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        print("-- ");
+        print(cases[k].what);
+        print("\n");
+        fill_target(background);
+        put_vertices(cases[k].vertices, 4);
+        set(BEGIN, cases[k].topology);
+        uint32_t range[2] = {0, 4};
+        method(SET_VERTEX_ARRAY_START, 2, range);
+        set(END, 0);
+        run("draw");
+        uint32_t count, wrong = wrong_pixels(in_rectangle, colour, background, &count);
+        report("the rectangle's pixels, and nothing else", wrong, count);
+    }
+}
+
 /* ---- Depth and stencil ------------------------------------------------------------------------------------ */
 
 /* A texel of the zeta target: depth in bits 31:8, stencil in 7:0 (Z24S8). */
@@ -724,6 +850,74 @@ static void depth_clamp(void) {
     vertex_z = 0x3F000000u;
     set(SET_VIEWPORT_CLIP_CONTROL, CLIP_CONTROL_Z_CLIPPED);
     set(SET_Z_CLEAR_VALUE, F_1);
+    set(SET_DEPTH_FUNC, OGL_LESS);
+    set(SET_DEPTH_TEST, 0);
+    set(SET_ZT_SELECT, 0);
+    run("state back");
+}
+
+/* SET_VIEWPORT_Z_CLIP NEGATIVE_W_TO_POSITIVE_W: the viewport maps NDC z from [-1, 1], so z -0.5 and 0.5 land at
+ * depth 0.25 and 0.75 (scale and offset 0.5): D24 0.25 x (2^24 - 1) = 4194303.75 -> 0x400000 and 12582911.25 ->
+ * 0xBFFFFF. Then the same position from two programs gives the same depth: the triangle drawn by pass.vs under
+ * LESS, then by offset.vs (adding a zero offset) under EQUAL, passes at every pixel it covers. */
+static void depth_range_and_invariance(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    set(SET_ZT_SELECT, 1);
+    set(SET_DEPTH_TEST, 1);
+    set(SET_DEPTH_WRITE, 1);
+    set(SET_DEPTH_FUNC, OGL_ALWAYS);
+    set(SET_VIEWPORT_Z_CLIP, 0);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    const uint32_t zs[2] = {0xBF000000u /* -0.5 */, 0x3F000000u /* 0.5 */}, depths[2] = {0x400000u, 0xBFFFFFu};
+    for (int k = 0; k < 2; k++) {
+        print(k ? "-- depth mode -w..w: NDC z 0.5 at depth 0.75 (D24 0xBFFFFF)\n"
+                : "-- depth mode -w..w: NDC z -0.5 at depth 0.25 (D24 0x400000)\n");
+        fill_target(background);
+        set(SET_Z_CLEAR_VALUE, F_1);
+        set(CLEAR_SURFACE, 3);
+        vertex_z = zs[k];
+        put_vertices(triangle, 3);
+        draw_arrays(3, 0);
+        run("draw");
+        uint32_t wrong = 0, count = 0;
+        for (uint32_t y = 0; y < HEIGHT; y++)
+            for (uint32_t x = 0; x < WIDTH; x++) {
+                count += (uint32_t)in_triangle(x, y);
+                wrong += zeta_texel(x, y) != (in_triangle(x, y) ? depths[k] << 8 : 0xFFFFFF00u);
+            }
+        report(k ? "the triangle's texels hold 0xBFFFFF, the rest the clear's 0xFFFFFF"
+                 : "the triangle's texels hold 0x400000, the rest the clear's 0xFFFFFF",
+               wrong, count);
+    }
+    set(SET_VIEWPORT_Z_CLIP, 1);
+
+    print("-- one position from two programs: EQUAL passes wherever the first drew\n");
+    fill_target(background);
+    set(CLEAR_SURFACE, 3);
+    set(SET_DEPTH_FUNC, OGL_LESS);
+    vertex_z = 0x3E99999Au; /* 0.3 */
+    put_vertices(triangle, 3);
+    draw_arrays(3, 0);
+    run("draw");
+    Vertex recoloured[3] = {triangle[0], triangle[1], triangle[2]};
+    const uint32_t other[4] = {F_0_6, F_0_8, F_0_2, F_1};
+    for (int i = 0; i < 3; i++) memcpy(recoloured[i].colour, other, 16);
+    put_vertices(recoloured, 3);
+    uint32_t *offsets = (uint32_t *)(gpu.memory + INSTANCES);
+    for (int i = 0; i < 6; i++) offsets[i] = F_0;
+    set(SET_VERTEX_ATTRIBUTE_A + 8, 1 | FLOAT_R32_G32); /* generic 2: a zero offset from stream 1 */
+    stream(1, INSTANCES, 8, 24);
+    set(SET_DEPTH_FUNC, OGL_EQUAL);
+    set(SET_DEPTH_WRITE, 0);
+    use_programs(OFFSET_VS, PERSPECTIVE_PS);
+    draw_arrays(3, 0);
+    run("draw");
+    const uint8_t second[4] = {153, 204, 51, 255};
+    uint32_t count, wrong = wrong_pixels(in_triangle, second, background, &count);
+    report("every covered pixel takes the second draw's (153, 204, 51, 255)", wrong, count);
+
+    vertex_z = 0x3F000000u;
+    set(SET_DEPTH_WRITE, 1);
     set(SET_DEPTH_FUNC, OGL_LESS);
     set(SET_DEPTH_TEST, 0);
     set(SET_ZT_SELECT, 0);
@@ -1285,6 +1479,7 @@ int main(void) {
     copy_program(FLAT_PS, flat_ps, flat_ps_end);
     copy_program(TWO_PS, two_ps, two_ps_end);
     copy_program(VIEWPORT_VS, viewport_vs, viewport_vs_end);
+    copy_program(RG_PS, rg_ps, rg_ps_end);
 
     /* The state every draw shares: target 0 (pitch A8B8G8R8), the viewport, the program region, generic 0 and 1
      * as four floats each from stream 0. */
@@ -1566,8 +1761,12 @@ int main(void) {
     srgb_target();
     one_texture_two_slots();
     dual_source_blending();
+    single_write_control();
+    unwritten_components();
+    quads_and_polygons();
     depth_and_stencil();
     depth_clamp();
+    depth_range_and_invariance();
     polygon_offset_and_depth_bounds();
     alpha_test();
     textures();
