@@ -37,6 +37,7 @@
  *   computed by two programs gives the same depth (EQUAL passes everywhere the first draw wrote);
  * - a program that outputs only some components of a target leaves the others, blending or not;
  * - SET_SINGLE_CT_WRITE_CONTROL masks every target with SET_CT_WRITE(0);
+ * - conditional rendering: RENDER_IF_EQUAL and _NOT_EQUAL draw or not as the two 64-bit values compare;
  * - quads, quad strips and polygons cover what their triangles do;
  * - depth clamp: a triangle beyond the far plane (window z 1.25) is clipped away while SET_VIEWPORT_CLIP_CONTROL
  *   clips z, and drawn with depth 1.0 (D24 0xFFFFFF) once it clamps z instead;
@@ -195,6 +196,12 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define QUADS 7u
 #define QUAD_STRIP 8u
 #define POLYGON 9u
+#define SET_RENDER_ENABLE_A 0x1550u
+#define SET_RENDER_ENABLE_C 0x1558u
+#define RENDER_TRUE 1u
+#define RENDER_IF_EQUAL 3u
+#define RENDER_IF_NOT_EQUAL 4u
+#define CONDITION 0x13F00u /* two 64-bit values, 16 bytes apart, for conditional rendering */
 #define SECOND_TARGET 0x22000u /* another 64 x 32 texels of 4 bytes */
 #define OGL_FUNC_ADD 0x8006u
 #define OGL_ONE 0x4001u
@@ -763,6 +770,41 @@ static void quads_and_polygons(void) {
         run("draw");
         uint32_t count, wrong = wrong_pixels(in_rectangle, colour, background, &count);
         report("the rectangle's pixels, and nothing else", wrong, count);
+    }
+}
+
+/* Conditional rendering: with SET_RENDER_ENABLE_C RENDER_IF_EQUAL (NOT_EQUAL) a draw happens only when the 64-bit
+ * values at the address and 16 bytes on are equal (differ), as they are in memory when the draw comes. */
+static void conditional_rendering(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44}, colour[4] = {51, 153, 204, 255};
+    struct {
+        const char *what;
+        uint32_t mode;
+        uint64_t second;
+        int drawn;
+    } cases[] = {
+        {"RENDER_IF_EQUAL, the values equal: drawn", RENDER_IF_EQUAL, 0x500000005ull, 1},
+        {"RENDER_IF_EQUAL, the values differ in their high words: not drawn", RENDER_IF_EQUAL, 0x600000005ull, 0},
+        {"RENDER_IF_NOT_EQUAL, the values differ: drawn", RENDER_IF_NOT_EQUAL, 0x600000005ull, 1},
+        {"RENDER_IF_NOT_EQUAL, the values equal: not drawn", RENDER_IF_NOT_EQUAL, 0x500000005ull, 0},
+    };
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    set_address(SET_RENDER_ENABLE_A, CONDITION);
+    for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        print("-- conditional rendering, ");
+        print(cases[k].what);
+        print("\n");
+        fill_target(background);
+        uint64_t first = 0x500000005ull;
+        memcpy(gpu.memory + CONDITION, &first, 8);
+        memcpy(gpu.memory + CONDITION + 16, &cases[k].second, 8);
+        set(SET_RENDER_ENABLE_C, cases[k].mode);
+        draw_arrays(3, 0);
+        set(SET_RENDER_ENABLE_C, RENDER_TRUE);
+        run("draw");
+        uint32_t count, wrong = wrong_pixels(in_triangle, cases[k].drawn ? colour : background, background, &count);
+        report(cases[k].what, wrong, count);
     }
 }
 
@@ -1764,6 +1806,7 @@ int main(void) {
     single_write_control();
     unwritten_components();
     quads_and_polygons();
+    conditional_rendering();
     depth_and_stencil();
     depth_clamp();
     depth_range_and_invariance();

@@ -44,6 +44,9 @@ pub const BIND_GROUP_CONSTANT_BUFFER: u32 = 0x2410;
 pub const BIND_GROUP_STRIDE: u32 = 32;
 pub const SET_VIEWPORT_SCALE_X: u32 = 0x0a00;
 pub const SET_VIEWPORT_OFFSET_X: u32 = 0x0a0c;
+pub const SET_VIEWPORT_COORDINATE_SWIZZLE: u32 = 0x0a18;
+/// SET_VIEWPORT_COORDINATE_SWIZZLE's X, Y, Z, W (bits 2:0, 6:4, 10:8, 14:12) as POS_X, POS_Y, POS_Z, POS_W.
+pub const IDENTITY_SWIZZLE: u32 = 0x6420;
 pub const SET_VIEWPORT_SCALE_OFFSET: u32 = 0x192c;
 pub const SET_VIEWPORT_Z_CLIP: u32 = 0x0d7c;
 pub const SET_VIEWPORT_CLIP_HORIZONTAL: u32 = 0x0c00;
@@ -622,7 +625,8 @@ impl Maxwell3D {
         }
         // A vertex program that writes the viewport index picks one of the 16 viewports per primitive.
         let viewport_count = if vertex_shader.header.writes(attribute::VIEWPORT_INDEX) { VIEWPORTS } else { 1 };
-        let viewports: Vec<Viewport> = (0..viewport_count).map(|j| self.viewport(j, width, height)).collect();
+        let viewports =
+            (0..viewport_count).map(|j| self.viewport(at, j, width, height)).collect::<Result<Vec<_>, _>>()?;
         let mut draw = Draw {
             topology,
             vertices: Vec::new(),
@@ -663,8 +667,12 @@ impl Maxwell3D {
     }
 
     /// Viewport `j` (its registers 32 bytes apart, its clip rectangle and scissor 16 apart) over targets of
-    /// `width` x `height`.
-    fn viewport(&self, j: u32, width: u32, height: u32) -> Viewport {
+    /// `width` x `height`. A coordinate swizzle other than the identity stops the draw naming it.
+    fn viewport(&self, at: Method, j: u32, width: u32, height: u32) -> Result<Viewport, EngineError> {
+        let swizzle = self.register(SET_VIEWPORT_COORDINATE_SWIZZLE + 32 * j);
+        if swizzle & 0x7777 != IDENTITY_SWIZZLE {
+            return Err(at.unimplemented(format!("viewport {j}'s coordinate swizzle {swizzle:#x}")));
+        }
         let span = |register: u32| (register & 0xffff, register >> 16);
         let rect =
             |(x, width): (u32, u32), (y, height): (u32, u32)| Rect { x0: x, y0: y, x1: x + width, y1: y + height };
@@ -684,11 +692,11 @@ impl Maxwell3D {
             );
             scissor = scissor.intersect(Rect { x0, y0, x1, y1 });
         }
-        Viewport {
+        Ok(Viewport {
             scale: [0, 4, 8].map(|at| self.float(SET_VIEWPORT_SCALE_X + 32 * j + at)),
             offset: [0, 4, 8].map(|at| self.float(SET_VIEWPORT_OFFSET_X + 32 * j + at)),
             scissor,
-        }
+        })
     }
 
     /// The zeta target and the depth, stencil and depth bounds tests (SET_DEPTH_TEST, _WRITE, _FUNC;

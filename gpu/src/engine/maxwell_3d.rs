@@ -129,6 +129,12 @@ impl Default for Maxwell3D {
         };
         // Rendering is enabled until a program says otherwise (SET_RENDER_ENABLE_C MODE TRUE), as drivers leave it.
         engine.registers[SET_RENDER_ENABLE_C as usize / 4] = 1;
+        // Viewports start unswizzled (SET_VIEWPORT_COORDINATE_SWIZZLE POS_X, POS_Y, POS_Z, POS_W), as drivers that
+        // never write them expect.
+        for j in 0..super::draw::VIEWPORTS {
+            engine.registers[(super::draw::SET_VIEWPORT_COORDINATE_SWIZZLE + 32 * j) as usize / 4] =
+                super::draw::IDENTITY_SWIZZLE;
+        }
         engine
     }
 }
