@@ -16,7 +16,8 @@
  *   centres never on a texel edge), decoded by the format's definition (UNORM c / (2^n - 1), rounded to the
  *   nearest single-precision value, computed here in integers) into a float target, swizzled as the header
  *   says; block-linear texels are placed by the runtime's own block-linear formula, a level's block shrinking to
- *   fit it; coordinates past the edge wrap, clamp or read the sampler's border colour;
+ *   fit it; coordinates past the edge wrap, clamp or read the sampler's border colour; a depth compare (TEX.DC)
+ *   gives 1.0 where the reference passes the sampler's comparison with the texel's depth, else 0.0;
  * - depth and stencil (a Z24S8 target, block-linear): a LESS test lets a primitive through where it is nearer
  *   than what was drawn before (the depths far apart, so no rounding decides), a stencil pass REPLACE writes the
  *   reference where a primitive covers and EQUAL draws only there; the target's untouched texels keep the clear's
@@ -79,11 +80,13 @@ __asm__(".section .rodata\n"
         "viewport_vs_end:\n"
         "rg_ps: .incbin \"shaders/rg.ps.bin\"\n"
         "rg_ps_end:\n"
+        "shadow_ps: .incbin \"shaders/shadow.ps.bin\"\n"
+        "shadow_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
-    texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[];
+    texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -217,6 +220,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TIC_A8B8G8R8 0x08u
 #define TIC_B5G6R5 0x15u
 #define TIC_ASTC_2D_4X4 0x40u
+#define TIC_Z24S8 0x29u
 #define TIC_UNORM 2u
 #define TIC_ZERO 0u
 #define TIC_R 2u
@@ -246,6 +250,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TWO_PS 0xE00u
 #define VIEWPORT_VS 0x1000u
 #define RG_PS 0x1200u
+#define SHADOW_PS 0x1400u
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
 #define INDICES 0x12800u
@@ -1369,6 +1374,15 @@ static void expect_astc(uint32_t x, uint32_t y, uint32_t out[4]) {
     memcpy(out, x < 32 ? left : right, 16);
 }
 
+/* The depth compare's result: 0.51 <= (i + 8j) x 2^19 / (2^24 - 1), true from i + 8j = 17 on (16 gives 0.5000000298),
+ * at the texel (x / 8, y / 8), in R; then 0, 0, 1. */
+static void expect_shadow(uint32_t x, uint32_t y, uint32_t out[4]) {
+    out[0] = x / 8 + 8 * (y / 8) >= 17 ? F_1 : F_0;
+    out[1] = F_0;
+    out[2] = F_0;
+    out[3] = F_1;
+}
+
 static void use_texture(uint32_t header, uint32_t sampler) {
     uint32_t handle = header | sampler << 20;
     set(LOAD_CONSTANT_BUFFER_OFFSET, 0);
@@ -1420,10 +1434,21 @@ static void textures(void) {
     put_sampler(2, TSC_BORDER, TSC_MIP_NONE, border);
     put_sampler(3, TSC_CLAMP_TO_EDGE, TSC_MIP_POINT, none);
 
+    /* Texture 5: Z24S8 depths, pitch: texel (i, j) holds D24 (i + 8j) x 2^19, about (i + 8j) / 32. Sampler 4
+     * compares (DEPTH_COMPARE, LEQUAL) with point filters. */
+    for (uint32_t j = 0; j < 4; j++)
+        for (uint32_t i = 0; i < 8; i++) {
+            uint32_t texel = (i + 8 * j) << 19 << 8;
+            memcpy(gpu.memory + TEXELS + 0x5000 + 32 * j + 4 * i, &texel, 4);
+        }
+    put_header(5, TIC_Z24S8, rgba, TIC_PITCH, 0x5000, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
+    put_sampler(4, TSC_CLAMP_TO_EDGE, TSC_MIP_NONE, none);
+    *(uint32_t *)(gpu.memory + TSCS + 32 * 4) |= 1u << 9 | 3u << 10; /* DEPTH_COMPARE, LEQUAL */
+
     set_address(SET_TEX_HEADER_POOL_A, TICS);
-    set(SET_TEX_HEADER_POOL_A + 8, 4);
+    set(SET_TEX_HEADER_POOL_A + 8, 5);
     set_address(SET_TEX_SAMPLER_POOL_A, TSCS);
-    set(SET_TEX_SAMPLER_POOL_A + 8, 3);
+    set(SET_TEX_SAMPLER_POOL_A + 8, 4);
     set(SET_BINDLESS_TEXTURE, 0);
     uint32_t selector[3] = {256, (uint32_t)((gpu.gpu_address + HANDLES) >> 32), (uint32_t)(gpu.gpu_address + HANDLES)};
     method(SET_CONSTANT_BUFFER_SELECTOR_A, 3, selector);
@@ -1435,6 +1460,7 @@ static void textures(void) {
     copy_program(TEXTURE_PS, texture_ps, texture_ps_end);
     copy_program(TEXTURE_LOD_PS, texture_lod_ps, texture_lod_ps_end);
     copy_program(FETCH_PS, fetch_ps, fetch_ps_end);
+    copy_program(SHADOW_PS, shadow_ps, shadow_ps_end);
 
     struct {
         const char *what;
@@ -1450,6 +1476,7 @@ static void textures(void) {
         {"coordinates to 2.0, WRAP", 0, 0, TEXTURE_PS, 0x40000000u, expect_wrapped},
         {"coordinates to 2.0, CLAMP_TO_EDGE", 0, 1, TEXTURE_PS, 0x40000000u, expect_clamped},
         {"coordinates to 2.0, BORDER: the sampler's colour past the edge", 0, 2, TEXTURE_PS, 0x40000000u, expect_border},
+        {"a depth compare (TEX.DC, LEQUAL): 0.51 <= the texel's depth, 1.0 or 0.0", 5, 4, SHADOW_PS, F_1, expect_shadow},
     };
     for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         print("-- ");

@@ -212,6 +212,8 @@ pub struct TextureBinding {
     pub handle_offset: u32,
     pub dim: TextureDim,
     pub array: bool,
+    /// Sampled with a depth compare (a depth texture, and a sampler that compares).
+    pub depth_compare: bool,
 }
 
 /// How a sample picks its level of detail.
@@ -325,6 +327,9 @@ pub enum Op {
         coordinates: Vec<Value>,
         layer: Option<Value>,
         lod: Lod,
+        /// A depth compare's FP32 reference (the binding compares): the texel is the filtered result of the
+        /// comparisons, 0.0 to 1.0, in component 0 (the others 0.0, 0.0, 1.0).
+        reference: Option<Value>,
     },
     /// One texel of level `level` (U32) at integer coordinates (and layer) of binding `texture`, unfiltered.
     TextureFetch {

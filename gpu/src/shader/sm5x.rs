@@ -1414,11 +1414,17 @@ impl Maxwell<'_, '_, '_> {
                     .unimplemented(v, format!("{} (depth compares, offsets and multisample fetches)", Self::text(v)));
             }
         };
+        let reference = None;
         let count = dim.coordinates();
         let coordinates: Vec<Value> = sources[..count].iter().map(|&r| self.reg(r)).collect();
         let layer = array.then(|| self.reg(sources[count]));
         let lod_register = matches!(level, Level::Register).then(|| self.reg(*sources.last().expect("a source")));
-        let texture = self.l.program.texture(TextureBinding { handle_offset: 4 * v.get("tex") as u32, dim, array });
+        let texture = self.l.program.texture(TextureBinding {
+            handle_offset: 4 * v.get("tex") as u32,
+            dim,
+            array,
+            depth_compare: reference.is_some(),
+        });
         let texel = if fetch {
             let level = lod_register.unwrap_or_else(|| self.const32(0));
             self.op(Op::TextureFetch { texture, coordinates, layer, level })
@@ -1428,7 +1434,7 @@ impl Maxwell<'_, '_, '_> {
                 (_, Some(lod)) => Lod::Level(lod),
                 _ => Lod::Implicit,
             };
-            self.op(Op::TextureSample { texture, coordinates, layer, lod })
+            self.op(Op::TextureSample { texture, coordinates, layer, lod, reference })
         };
         let rd2 = v.get("rd2");
         const R: u8 = 1;
@@ -1452,13 +1458,9 @@ impl Maxwell<'_, '_, '_> {
     /// Mesa's `handleTEX` orders the sources; the components of the write mask (34:31) to rd, rd+1, ... in order.
     fn texture_vector(&mut self, v: &View) -> Result {
         let fetch = v.encoding.opcode == "TLD";
-        let unsupported =
-            if fetch { v.flag("aoffi") || v.flag("ms") || v.flag("cl") } else { v.flag("aoffi") || v.flag("dc") };
+        let unsupported = if fetch { v.flag("aoffi") || v.flag("ms") || v.flag("cl") } else { v.flag("aoffi") };
         if unsupported {
-            return self.unimplemented(
-                v,
-                format!("{} (depth compares, offsets, multisample fetches and clamps)", Self::text(v)),
-            );
+            return self.unimplemented(v, format!("{} (offsets, multisample fetches and clamps)", Self::text(v)));
         }
         use TextureDim::*;
         let (dim, array) = match v.get("target") {
@@ -1475,8 +1477,16 @@ impl Maxwell<'_, '_, '_> {
         let first = ra + u64::from(array);
         let layer = array.then(|| self.reg(ra));
         let coordinates: Vec<Value> = (0..dim.coordinates() as u64).map(|k| self.reg(first + k)).collect();
-        let texture = self.l.program.texture(TextureBinding { handle_offset: 4 * v.get("tex") as u32, dim, array });
         let rb = v.get("rb");
+        // After the level (LB, LL) in rb's registers, a depth compare's reference.
+        let level_registers = u64::from(!fetch && matches!(v.get("lod"), 2 | 3));
+        let reference = (!fetch && v.flag("dc")).then(|| self.reg(rb + level_registers));
+        let texture = self.l.program.texture(TextureBinding {
+            handle_offset: 4 * v.get("tex") as u32,
+            dim,
+            array,
+            depth_compare: reference.is_some(),
+        });
         let texel = if fetch {
             // Bit 55: 0 LZ, 1 LL.
             let level = if v.get("lod") == 1 { self.reg(rb) } else { self.const32(0) };
@@ -1489,7 +1499,7 @@ impl Maxwell<'_, '_, '_> {
                 3 => Lod::Level(self.reg(rb)),
                 _ => return self.unimplemented(v, format!("{} (LBA and LLA levels)", Self::text(v))),
             };
-            self.op(Op::TextureSample { texture, coordinates, layer, lod })
+            self.op(Op::TextureSample { texture, coordinates, layer, lod, reference })
         };
         let rd = v.get("rd");
         self.write_components(texel, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);

@@ -90,6 +90,8 @@ pub struct Sampling {
     pub reduction: vk::SamplerReductionMode,
     /// The border colour, as the texture's format holds numbers (FP32 bits or integers).
     pub border: [u32; 4],
+    /// Samples compare their reference with the texels (a depth texture's): `reference OP texel`.
+    pub compare: Option<vk::CompareOp>,
 }
 
 /// The depth/stencil attachment of a draw: its texels before the draw, per aspect as buffer copies lay them out
@@ -277,8 +279,14 @@ impl ComputeDevice {
                 .array_layers(texture.layers)
                 .usage(vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST);
             let image = objects.image_with(info)?;
+            // A depth format's texels are its depth aspect (textures that compare are uploaded so).
+            let aspect = if texture.format == vk::Format::D32_SFLOAT {
+                vk::ImageAspectFlags::DEPTH
+            } else {
+                vk::ImageAspectFlags::COLOR
+            };
             let range = vk::ImageSubresourceRange::default()
-                .aspect_mask(vk::ImageAspectFlags::COLOR)
+                .aspect_mask(aspect)
                 .level_count(texture.levels)
                 .layer_count(texture.layers);
             let view = objects.view(image, texture.view_type, texture.format, range)?;
@@ -306,6 +314,9 @@ impl ComputeDevice {
             if sampling.reduction != vk::SamplerReductionMode::WEIGHTED_AVERAGE {
                 sampler_info = sampler_info.push_next(&mut reduction);
             }
+            if let Some(compare) = sampling.compare {
+                sampler_info = sampler_info.compare_enable(true).compare_op(compare);
+            }
             let sampler =
                 unsafe { device.create_sampler(&sampler_info, None) }.map_err(VulkanError::call("vkCreateSampler"))?;
             objects.samplers.push(sampler);
@@ -316,7 +327,7 @@ impl ComputeDevice {
                         .buffer_offset(offset)
                         .image_subresource(
                             vk::ImageSubresourceLayers::default()
-                                .aspect_mask(vk::ImageAspectFlags::COLOR)
+                                .aspect_mask(aspect)
                                 .mip_level(level)
                                 .layer_count(texture.layers),
                         )

@@ -18,7 +18,7 @@ pub(super) struct HostDepth {
 
 const D24_MAX: u32 = (1 << 24) - 1;
 
-fn compare_op(comparison: Comparison) -> vk::CompareOp {
+pub(super) fn compare_op(comparison: Comparison) -> vk::CompareOp {
     use vk::CompareOp as C;
     match comparison {
         Comparison::Never => C::NEVER,

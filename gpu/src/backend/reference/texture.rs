@@ -33,17 +33,20 @@ pub(super) struct DecodedTexture {
     layers: u32,
     levels: u32,
     sampling: Sampling,
+    /// The texels are depths (one FP32 each) that samples compare with.
+    compared: bool,
 }
 
 impl DecodedTexture {
     pub fn texture(&self) -> Texture<'_> {
         Texture {
             format: match self.kind {
+                _ if self.compared => vk::Format::D32_SFLOAT,
                 NumberKind::Float => vk::Format::R32G32B32A32_SFLOAT,
                 NumberKind::Uint => vk::Format::R32G32B32A32_UINT,
                 NumberKind::Sint => vk::Format::R32G32B32A32_SINT,
             },
-            bytes_per_texel: 16,
+            bytes_per_texel: if self.compared { 4 } else { 16 },
             view_type: self.view_type,
             width: self.width,
             height: self.height,
@@ -165,6 +168,14 @@ impl ReferenceBackend {
             return Err(bad_texture(format!("a view of levels {first} to {last}: none")));
         }
         let kind = sampled_kind(header);
+        // A depth compare (Maxwell behaviour 2.12) compares the reference with each texel's first component, as
+        // the sampler's DEPTH_COMPARE_FUNC says, before filtering.
+        let compare = match (binding.depth_compare, sampler.compare) {
+            (false, _) => None,
+            (true, Some(comparison)) if kind == NumberKind::Float => Some(super::depth::compare_op(comparison)),
+            (true, Some(_)) => return Err(unimplemented("a depth compare of an integer texture")),
+            (true, None) => return Err(unimplemented("a depth compare through a sampler whose DEPTH_COMPARE is off")),
+        };
         let mut texels = Vec::new();
         for level in first..=last {
             let surface = &surfaces[level as usize];
@@ -187,7 +198,13 @@ impl ReferenceBackend {
                 }
                 let values = texel::decode(header, sampler.srgb, width, height, &elements)
                     .map_err(|e| unimplemented(e.to_string()))?;
-                texels.extend(values.iter().flatten().flat_map(|word| word.to_le_bytes()));
+                if compare.is_some() {
+                    // Depth images hold [0, 1] (what depth formats decode to; ZF32 beyond it is clamped).
+                    let depth = |texel: &[u32; 4]| f32::from_bits(texel[0]).clamp(0.0, 1.0).to_le_bytes();
+                    texels.extend(values.iter().flat_map(depth));
+                } else {
+                    texels.extend(values.iter().flatten().flat_map(|word| word.to_le_bytes()));
+                }
             }
         }
         let (width, height, _) = crate::texture::layout::level_size(header, first);
@@ -199,7 +216,8 @@ impl ReferenceBackend {
             height,
             layers,
             levels: last - first + 1,
-            sampling: self.sampling(sampler, kind)?,
+            sampling: Sampling { compare, ..self.sampling(sampler, kind)? },
+            compared: compare.is_some(),
         })
     }
 
@@ -273,6 +291,7 @@ impl ReferenceBackend {
             anisotropy,
             reduction,
             border: sampler.border,
+            compare: None,
         })
     }
 }

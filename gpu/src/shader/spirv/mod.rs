@@ -851,8 +851,8 @@ impl Emitter<'_> {
                 self.b.store(self.barrier_result, value, None, []).expect("in a block");
                 return None;
             }
-            Op::TextureSample { texture, coordinates, layer, lod } => {
-                self.texture_sample(*texture, coordinates, *layer, *lod)
+            Op::TextureSample { texture, coordinates, layer, lod, reference } => {
+                self.texture_sample(*texture, coordinates, *layer, *lod, *reference)
             }
             Op::TextureFetch { texture, coordinates, layer, level } => {
                 self.texture_fetch(*texture, coordinates, *layer, *level)

@@ -51,7 +51,9 @@ pub(super) fn declare_textures(
                 TextureDim::D3 => Dim::Dim3D,
                 TextureDim::Cube => Dim::DimCube,
             };
-            let image = b.type_image(component, dim, 0, u32::from(texture.array), 0, 1, ImageFormat::Unknown, None);
+            let depth = u32::from(texture.depth_compare);
+            let image =
+                b.type_image(component, dim, depth, u32::from(texture.array), 0, 1, ImageFormat::Unknown, None);
             let sampled_image = b.type_sampled_image(image);
             let pointer = b.type_pointer(None, StorageClass::UniformConstant, sampled_image);
             let variable = b.variable(pointer, None, StorageClass::UniformConstant, None);
@@ -107,34 +109,51 @@ impl Emitter<'_> {
         coordinates: &[Value],
         layer: Option<Value>,
         lod: Lod,
+        reference: Option<Value>,
     ) -> Word {
         let TextureVariable { variable, sampled_image, component, .. } = self.textures[usize::from(texture)];
         let coordinate = self.coordinate(self.t.f32, coordinates, layer);
         let sampled = self.b.load(sampled_image, None, variable, None, []).expect("in a block");
-        let result = self.b.type_vector(component, 4);
         let fragment = self.is_fragment();
-        let level = |e: &mut Self, value: Value| {
+        let float = |e: &mut Self, value: Value| {
             let bits = e.values[&value];
-            Operand::IdRef(e.b.bitcast(e.t.f32, None, bits).expect("in a block"))
+            e.b.bitcast(e.t.f32, None, bits).expect("in a block")
         };
         // Stages without derivatives sample level 0 where the fragment stage would compute one.
-        let texel = match lod {
-            Lod::Implicit if fragment => self.b.image_sample_implicit_lod(result, None, sampled, coordinate, None, []),
-            Lod::Bias(bias) if fragment => {
-                let operands = [level(self, bias)];
-                self.b.image_sample_implicit_lod(result, None, sampled, coordinate, Some(ImageOperands::BIAS), operands)
+        let (operands, implicit) = match lod {
+            Lod::Implicit if fragment => (None, true),
+            Lod::Bias(bias) if fragment => (Some((ImageOperands::BIAS, float(self, bias))), true),
+            Lod::Implicit | Lod::Zero => (Some((ImageOperands::LOD, self.b.constant_bit32(self.t.f32, 0))), false),
+            Lod::Bias(value) | Lod::Level(value) => (Some((ImageOperands::LOD, float(self, value))), false),
+        };
+        let (mask, operands) = match operands {
+            Some((mask, operand)) => (Some(mask), vec![Operand::IdRef(operand)]),
+            None => (None, Vec::new()),
+        };
+        let Some(reference) = reference else {
+            let result = self.b.type_vector(component, 4);
+            let texel = if implicit {
+                self.b.image_sample_implicit_lod(result, None, sampled, coordinate, mask, operands)
+            } else {
+                let mask = mask.expect("an explicit level");
+                self.b.image_sample_explicit_lod(result, None, sampled, coordinate, mask, operands)
             }
-            Lod::Implicit | Lod::Zero => {
-                let operands = [Operand::IdRef(self.b.constant_bit32(self.t.f32, 0))];
-                self.b.image_sample_explicit_lod(result, None, sampled, coordinate, ImageOperands::LOD, operands)
-            }
-            Lod::Bias(value) | Lod::Level(value) => {
-                let operands = [level(self, value)];
-                self.b.image_sample_explicit_lod(result, None, sampled, coordinate, ImageOperands::LOD, operands)
-            }
+            .expect("in a block");
+            return self.texel_bits(component, texel);
+        };
+        let reference = float(self, reference);
+        let f32_ = self.t.f32;
+        let compared = if implicit {
+            self.b.image_sample_dref_implicit_lod(f32_, None, sampled, coordinate, reference, mask, operands)
+        } else {
+            let mask = mask.expect("an explicit level");
+            self.b.image_sample_dref_explicit_lod(f32_, None, sampled, coordinate, reference, mask, operands)
         }
         .expect("in a block");
-        self.texel_bits(component, texel)
+        let (zero, one) = (self.b.constant_bit32(f32_, 0), self.b.constant_bit32(f32_, 1.0f32.to_bits()));
+        let vector = self.b.type_vector(f32_, 4);
+        let texel = self.b.composite_construct(vector, None, [compared, zero, zero, one]).expect("in a block");
+        self.texel_bits(f32_, texel)
     }
 
     pub(super) fn texture_fetch(
