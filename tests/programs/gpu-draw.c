@@ -82,11 +82,13 @@ __asm__(".section .rodata\n"
         "rg_ps_end:\n"
         "shadow_ps: .incbin \"shaders/shadow.ps.bin\"\n"
         "shadow_ps_end:\n"
+        "shadow_scalar_ps: .incbin \"shaders/shadow_scalar.ps.bin\"\n"
+        "shadow_scalar_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
-    texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[];
+    texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[], shadow_scalar_ps[], shadow_scalar_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -251,6 +253,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define VIEWPORT_VS 0x1000u
 #define RG_PS 0x1200u
 #define SHADOW_PS 0x1400u
+#define SHADOW_SCALAR_PS 0x1600u
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
 #define INDICES 0x12800u
@@ -1461,6 +1464,7 @@ static void textures(void) {
     copy_program(TEXTURE_LOD_PS, texture_lod_ps, texture_lod_ps_end);
     copy_program(FETCH_PS, fetch_ps, fetch_ps_end);
     copy_program(SHADOW_PS, shadow_ps, shadow_ps_end);
+    copy_program(SHADOW_SCALAR_PS, shadow_scalar_ps, shadow_scalar_ps_end);
 
     struct {
         const char *what;
@@ -1477,6 +1481,7 @@ static void textures(void) {
         {"coordinates to 2.0, CLAMP_TO_EDGE", 0, 1, TEXTURE_PS, 0x40000000u, expect_clamped},
         {"coordinates to 2.0, BORDER: the sampler's colour past the edge", 0, 2, TEXTURE_PS, 0x40000000u, expect_border},
         {"a depth compare (TEX.DC, LEQUAL): 0.51 <= the texel's depth, 1.0 or 0.0", 5, 4, SHADOW_PS, F_1, expect_shadow},
+        {"a depth compare through TEXS (2D LZ DC)", 5, 4, SHADOW_SCALAR_PS, F_1, expect_shadow},
     };
     for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         print("-- ");

@@ -328,7 +328,7 @@ pub enum Op {
         layer: Option<Value>,
         lod: Lod,
         /// A depth compare's FP32 reference (the binding compares): the texel is the filtered result of the
-        /// comparisons, 0.0 to 1.0, in component 0 (the others 0.0, 0.0, 1.0).
+        /// comparisons, 0.0 to 1.0, in components 0 to 2 (3 is 1.0).
         reference: Option<Value>,
     },
     /// One texel of level `level` (U32) at integer coordinates (and layer) of binding `texture`, unfiltered.

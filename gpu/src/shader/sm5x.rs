@@ -1385,20 +1385,28 @@ impl Maxwell<'_, '_, '_> {
         }
         let (ra, rb) = (v.get("ra"), v.get("rb"));
         let fetch = v.encoding.opcode == "TLDS";
-        // (dim, array, lod, the source registers in the order the op takes them).
+        // (dim, array, lod, the source registers in the order the op takes them: coordinates, layer, level, and
+        // a depth compare's reference last).
         enum Level {
             Zero,
             Implicit,
             Register,
         }
         use TextureDim::*;
-        let (dim, array, level, sources): (TextureDim, bool, Level, Vec<u64>) = match (fetch, v.get("mode")) {
+        let mode = v.get("mode");
+        let compares = !fetch && matches!(mode, 4 | 5 | 6 | 9);
+        let (dim, array, level, sources): (TextureDim, bool, Level, Vec<u64>) = match (fetch, mode) {
             (false, 0) => (D1, false, Level::Zero, vec![ra]),
             (false, 1) => (D2, false, Level::Implicit, vec![ra, rb]),
             (false, 2) => (D2, false, Level::Zero, vec![ra, rb]),
             (false, 3) => (D2, false, Level::Register, vec![ra, ra + 1, rb]),
+            (false, 4) => (D2, false, Level::Implicit, vec![ra, ra + 1, rb]),
+            // The level, then the reference, as Mesa's getTEXSTarget and yuzu read it (Ryujinx swaps them).
+            (false, 5) => (D2, false, Level::Register, vec![ra, ra + 1, rb, rb + 1]),
+            (false, 6) => (D2, false, Level::Zero, vec![ra, ra + 1, rb]),
             (false, 7) => (D2, true, Level::Implicit, vec![ra + 1, rb, ra]),
             (false, 8) => (D2, true, Level::Zero, vec![ra + 1, rb, ra]),
+            (false, 9) => (D2, true, Level::Zero, vec![ra + 1, rb, ra, rb + 1]),
             (false, 10) => (D3, false, Level::Implicit, vec![ra, ra + 1, rb]),
             (false, 11) => (D3, false, Level::Zero, vec![ra, ra + 1, rb]),
             (false, 12) => (Cube, false, Level::Implicit, vec![ra, ra + 1, rb]),
@@ -1410,15 +1418,15 @@ impl Maxwell<'_, '_, '_> {
             (true, 7) => (D3, false, Level::Zero, vec![ra, ra + 1, rb]),
             (true, 8) => (D2, true, Level::Zero, vec![rb, rb + 1, ra]),
             _ => {
-                return self
-                    .unimplemented(v, format!("{} (depth compares, offsets and multisample fetches)", Self::text(v)));
+                return self.unimplemented(v, format!("{} (offsets and multisample fetches)", Self::text(v)));
             }
         };
-        let reference = None;
         let count = dim.coordinates();
         let coordinates: Vec<Value> = sources[..count].iter().map(|&r| self.reg(r)).collect();
         let layer = array.then(|| self.reg(sources[count]));
-        let lod_register = matches!(level, Level::Register).then(|| self.reg(*sources.last().expect("a source")));
+        let after_layer = count + usize::from(array);
+        let lod_register = matches!(level, Level::Register).then(|| self.reg(sources[after_layer]));
+        let reference = compares.then(|| self.reg(*sources.last().expect("a source")));
         let texture = self.l.program.texture(TextureBinding {
             handle_offset: 4 * v.get("tex") as u32,
             dim,

@@ -150,9 +150,10 @@ impl Emitter<'_> {
             self.b.image_sample_dref_explicit_lod(f32_, None, sampled, coordinate, reference, mask, operands)
         }
         .expect("in a block");
-        let (zero, one) = (self.b.constant_bit32(f32_, 0), self.b.constant_bit32(f32_, 1.0f32.to_bits()));
+        let one = self.b.constant_bit32(f32_, 1.0f32.to_bits());
         let vector = self.b.type_vector(f32_, 4);
-        let texel = self.b.composite_construct(vector, None, [compared, zero, zero, one]).expect("in a block");
+        // (r, r, r, 1), as yuzu gives it (Ryujinx puts r in all four; no source says what the hardware does).
+        let texel = self.b.composite_construct(vector, None, [compared, compared, compared, one]).expect("in a block");
         self.texel_bits(f32_, texel)
     }
 
