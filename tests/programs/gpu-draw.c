@@ -84,11 +84,14 @@ __asm__(".section .rodata\n"
         "shadow_ps_end:\n"
         "shadow_scalar_ps: .incbin \"shaders/shadow_scalar.ps.bin\"\n"
         "shadow_scalar_ps_end:\n"
+        "gradient_ps: .incbin \"shaders/gradient.ps.bin\"\n"
+        "gradient_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
-    texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[], shadow_scalar_ps[], shadow_scalar_ps_end[];
+    texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[], shadow_scalar_ps[], shadow_scalar_ps_end[], gradient_ps[],
+    gradient_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -254,6 +257,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define RG_PS 0x1200u
 #define SHADOW_PS 0x1400u
 #define SHADOW_SCALAR_PS 0x1600u
+#define GRADIENT_PS 0x1800u
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
 #define INDICES 0x12800u
@@ -1465,6 +1469,7 @@ static void textures(void) {
     copy_program(FETCH_PS, fetch_ps, fetch_ps_end);
     copy_program(SHADOW_PS, shadow_ps, shadow_ps_end);
     copy_program(SHADOW_SCALAR_PS, shadow_scalar_ps, shadow_scalar_ps_end);
+    copy_program(GRADIENT_PS, gradient_ps, gradient_ps_end);
 
     struct {
         const char *what;
@@ -1475,6 +1480,7 @@ static void textures(void) {
         {"A8B8G8R8, block-linear, swizzled B G R 1", 1, 1, TEXTURE_PS, F_1, expect_bgr1},
         {"B5G6R5: R in the low bits, 5/6/5-bit UNORM", 2, 1, TEXTURE_PS, F_1, expect_b5g6r5},
         {"level 1 of two, by TEX.LL (its block shrunk to fit level 0)", 3, 3, TEXTURE_LOD_PS, F_1, expect_rgba8},
+        {"level 1 of two, by TXD's derivatives (two texels a pixel on level 0)", 3, 3, GRADIENT_PS, F_1, expect_rgba8},
         {"TLDS: the texel at integer coordinates", 0, 1, FETCH_PS, F_1, expect_rgba8},
         {"ASTC 4x4: two void-extent blocks' colours, as FP16", 4, 1, TEXTURE_PS, F_1, expect_astc},
         {"coordinates to 2.0, WRAP", 0, 0, TEXTURE_PS, 0x40000000u, expect_wrapped},

@@ -226,6 +226,8 @@ pub enum Lod {
     Bias(Value),
     /// An FP32 level.
     Level(Value),
+    /// From explicit derivatives: d/dx and d/dy of each coordinate (the first of each pair alone for 1D).
+    Gradients { x: [Value; 2], y: [Value; 2] },
 }
 
 /// Special registers.

@@ -967,6 +967,7 @@ impl Maxwell<'_, '_, '_> {
             "IPA" => self.interpolate(v)?,
             "TEXS" | "TLDS" => self.texture_scalar(v)?,
             "TEX" | "TLD" => self.texture_vector(v)?,
+            "TXD" => self.texture_gradients(v)?,
             "KIL" => {
                 if v.get("cc_test") != 15 {
                     return self.unimplemented(v, Self::text(v));
@@ -1509,6 +1510,42 @@ impl Maxwell<'_, '_, '_> {
             };
             self.op(Op::TextureSample { texture, coordinates, layer, lod, reference })
         };
+        let rd = v.get("rd");
+        self.write_components(texel, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);
+        Ok(())
+    }
+
+    /// TXD: a sample at the level the explicit derivatives give. The coordinates from ra (for arrays, then a word
+    /// with the layer in bits 15:0), the derivatives from rb per coordinate: d/dx then d/dy of u, then of v (Mesa's
+    /// `handleTXD` and yuzu agree; Ryujinx reads all of d/dx first; Maxwell behaviour 2.13). 1D and 2D only, as
+    /// Mesa emits it (3D and cubes it computes by hand).
+    fn texture_gradients(&mut self, v: &View) -> Result {
+        if v.flag("aoffi") {
+            return self.unimplemented(v, format!("{} (offsets)", Self::text(v)));
+        }
+        use TextureDim::*;
+        let (dim, array) = match v.get("target") {
+            0 => (D1, false),
+            1 => (D1, true),
+            2 => (D2, false),
+            3 => (D2, true),
+            _ => return self.unimplemented(v, format!("{} (3D and cube targets)", Self::text(v))),
+        };
+        let (ra, rb) = (v.get("ra"), v.get("rb"));
+        let count = dim.coordinates() as u64;
+        let coordinates: Vec<Value> = (0..count).map(|k| self.reg(ra + k)).collect();
+        let layer = array.then(|| self.reg(ra + count));
+        let derivative = |e: &mut Self, coordinate: u64, y: u64| e.reg(rb + 2 * coordinate.min(count - 1) + y);
+        let x = [derivative(self, 0, 0), derivative(self, 1, 0)];
+        let y = [derivative(self, 0, 1), derivative(self, 1, 1)];
+        let texture = self.l.program.texture(TextureBinding {
+            handle_offset: 4 * v.get("tex") as u32,
+            dim,
+            array,
+            depth_compare: false,
+        });
+        let texel =
+            self.op(Op::TextureSample { texture, coordinates, layer, lod: Lod::Gradients { x, y }, reference: None });
         let rd = v.get("rd");
         self.write_components(texel, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);
         Ok(())

@@ -122,12 +122,21 @@ impl Emitter<'_> {
         // Stages without derivatives sample level 0 where the fragment stage would compute one.
         let (operands, implicit) = match lod {
             Lod::Implicit if fragment => (None, true),
-            Lod::Bias(bias) if fragment => (Some((ImageOperands::BIAS, float(self, bias))), true),
-            Lod::Implicit | Lod::Zero => (Some((ImageOperands::LOD, self.b.constant_bit32(self.t.f32, 0))), false),
-            Lod::Bias(value) | Lod::Level(value) => (Some((ImageOperands::LOD, float(self, value))), false),
+            Lod::Bias(bias) if fragment => (Some((ImageOperands::BIAS, vec![float(self, bias)])), true),
+            Lod::Implicit | Lod::Zero => (Some((ImageOperands::LOD, vec![self.b.constant_bit32(self.t.f32, 0)])), false),
+            Lod::Bias(value) | Lod::Level(value) => (Some((ImageOperands::LOD, vec![float(self, value)])), false),
+            Lod::Gradients { x, y } => {
+                let count = coordinates.len();
+                let mut derivatives = |values: [Value; 2]| {
+                    let words: Vec<Word> = values[..count].iter().map(|value| self.values[value]).collect();
+                    self.vector_of(self.t.f32, &words)
+                };
+                let (x, y) = (derivatives(x), derivatives(y));
+                (Some((ImageOperands::GRAD, vec![x, y])), false)
+            }
         };
         let (mask, operands) = match operands {
-            Some((mask, operand)) => (Some(mask), vec![Operand::IdRef(operand)]),
+            Some((mask, operands)) => (Some(mask), operands.into_iter().map(Operand::IdRef).collect()),
             None => (None, Vec::new()),
         };
         let Some(reference) = reference else {
