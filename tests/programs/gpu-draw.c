@@ -17,7 +17,9 @@
  *   nearest single-precision value, computed here in integers) into a float target, swizzled as the header
  *   says; block-linear texels are placed by the runtime's own block-linear formula, a level's block shrinking to
  *   fit it; coordinates past the edge wrap, clamp or read the sampler's border colour; a depth compare (TEX.DC)
- *   gives 1.0 where the reference passes the sampler's comparison with the texel's depth, else 0.0;
+ *   gives 1.0 where the reference passes the sampler's comparison with the texel's depth, else 0.0; a gather
+ *   (TLD4S) gives one component of the 2x2 texels a bilinear sample reads; explicit derivatives (TXD) pick the
+ *   level they span;
  * - depth and stencil (a Z24S8 target, block-linear): a LESS test lets a primitive through where it is nearer
  *   than what was drawn before (the depths far apart, so no rounding decides), a stencil pass REPLACE writes the
  *   reference where a primitive covers and EQUAL draws only there; the target's untouched texels keep the clear's
@@ -86,12 +88,14 @@ __asm__(".section .rodata\n"
         "shadow_scalar_ps_end:\n"
         "gradient_ps: .incbin \"shaders/gradient.ps.bin\"\n"
         "gradient_ps_end:\n"
+        "gather_ps: .incbin \"shaders/gather.ps.bin\"\n"
+        "gather_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
     texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[], shadow_scalar_ps[], shadow_scalar_ps_end[], gradient_ps[],
-    gradient_ps_end[];
+    gradient_ps_end[], gather_ps[], gather_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -258,6 +262,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SHADOW_PS 0x1400u
 #define SHADOW_SCALAR_PS 0x1600u
 #define GRADIENT_PS 0x1800u
+#define GATHER_PS 0x1A00u
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
 #define INDICES 0x12800u
@@ -1390,6 +1395,21 @@ static void expect_shadow(uint32_t x, uint32_t y, uint32_t out[4]) {
     out[3] = F_1;
 }
 
+/* A gather at pixel (x, y) of the 8 x 4 pattern drawn over 64 x 32 pixels: the texel coordinate is
+ * (x + 0.5) / 8 - 0.5, so i0 = floor((2x - 7) / 16) (never a whole number: no tie), i1 = i0 + 1, clamped to the
+ * edge, the same down; R of (i0, j1), (i1, j1), (i1, j0), (i0, j0), as Vulkan's and OpenGL's gathers order them. */
+static int32_t floor_div16(int32_t n) { return n >= 0 ? n / 16 : -((15 - n) / 16); }
+static uint32_t clamp_to(int32_t value, int32_t last) { return (uint32_t)(value < 0 ? 0 : value > last ? last : value); }
+static void expect_gather(uint32_t x, uint32_t y, uint32_t out[4]) {
+    int32_t i0 = floor_div16(2 * (int32_t)x - 7), j0 = floor_div16(2 * (int32_t)y - 7);
+    const int32_t corners[4][2] = {{i0, j0 + 1}, {i0 + 1, j0 + 1}, {i0 + 1, j0}, {i0, j0}};
+    for (int c = 0; c < 4; c++) {
+        uint8_t t[4];
+        rgba8_texel(clamp_to(corners[c][0], 7), clamp_to(corners[c][1], 3), t);
+        out[c] = unorm_bits(t[0], 8);
+    }
+}
+
 static void use_texture(uint32_t header, uint32_t sampler) {
     uint32_t handle = header | sampler << 20;
     set(LOAD_CONSTANT_BUFFER_OFFSET, 0);
@@ -1470,6 +1490,7 @@ static void textures(void) {
     copy_program(SHADOW_PS, shadow_ps, shadow_ps_end);
     copy_program(SHADOW_SCALAR_PS, shadow_scalar_ps, shadow_scalar_ps_end);
     copy_program(GRADIENT_PS, gradient_ps, gradient_ps_end);
+    copy_program(GATHER_PS, gather_ps, gather_ps_end);
 
     struct {
         const char *what;
@@ -1488,6 +1509,7 @@ static void textures(void) {
         {"coordinates to 2.0, BORDER: the sampler's colour past the edge", 0, 2, TEXTURE_PS, 0x40000000u, expect_border},
         {"a depth compare (TEX.DC, LEQUAL): 0.51 <= the texel's depth, 1.0 or 0.0", 5, 4, SHADOW_PS, F_1, expect_shadow},
         {"a depth compare through TEXS (2D LZ DC)", 5, 4, SHADOW_SCALAR_PS, F_1, expect_shadow},
+        {"a gather of R (TLD4S): the 2x2 texels a bilinear sample would read", 0, 1, GATHER_PS, F_1, expect_gather},
     };
     for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         print("-- ");

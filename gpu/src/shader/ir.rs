@@ -340,6 +340,16 @@ pub enum Op {
         layer: Option<Value>,
         level: Value,
     },
+    /// The 2x2 texels a bilinear sample of level 0 at FP32 coordinates would read, component `component` of
+    /// each (with `reference`, the binding's comparisons with them instead), in the order (i0, j1), (i1, j1),
+    /// (i1, j0), (i0, j0).
+    TextureGather {
+        texture: u16,
+        coordinates: Vec<Value>,
+        layer: Option<Value>,
+        component: u8,
+        reference: Option<Value>,
+    },
     /// Component 0-3 of a U32x4.
     Component(Value, u8),
     /// KIL: the fragment invocation becomes a helper (its outputs are dropped; it runs on, so that derivatives
@@ -362,7 +372,7 @@ impl Op {
             | Op::Load { .. }
             | Op::LoadSub { .. } => Type::U32,
             Op::GetPred(_) | Op::Compare(..) | Op::WarpPresent(_) => Type::Bool,
-            Op::TextureSample { .. } | Op::TextureFetch { .. } => Type::U32x4,
+            Op::TextureSample { .. } | Op::TextureFetch { .. } | Op::TextureGather { .. } => Type::U32x4,
             Op::Component(..) => Type::U32,
             Op::AtomicCas { value, .. } => type_of(*value),
             Op::WarpRead(_) | Op::WarpReadHigh(_) | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,

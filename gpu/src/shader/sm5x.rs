@@ -968,6 +968,7 @@ impl Maxwell<'_, '_, '_> {
             "TEXS" | "TLDS" => self.texture_scalar(v)?,
             "TEX" | "TLD" => self.texture_vector(v)?,
             "TXD" => self.texture_gradients(v)?,
+            "TLD4S" => self.texture_gather_scalar(v)?,
             "KIL" => {
                 if v.get("cc_test") != 15 {
                     return self.unimplemented(v, Self::text(v));
@@ -1548,6 +1549,31 @@ impl Maxwell<'_, '_, '_> {
             self.op(Op::TextureSample { texture, coordinates, layer, lod: Lod::Gradients { x, y }, reference: None });
         let rd = v.get("rd");
         self.write_components(texel, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);
+        Ok(())
+    }
+
+    /// TLD4S: a 2D gather of component `component` (53:52), or with DC of the comparisons with the reference:
+    /// x, y from ra (ra+1 too with DC), then rb holds y or, with DC, the reference (Mesa, yuzu and Ryujinx
+    /// agree); the four texels to rd, rd+1, rd2, rd2+1 (rd2 RZ: the first two only).
+    fn texture_gather_scalar(&mut self, v: &View) -> Result {
+        if v.flag("f16") || v.flag("aoffi") {
+            return self.unimplemented(v, format!("{} (offsets and FP16 results)", Self::text(v)));
+        }
+        let (ra, rb) = (v.get("ra"), v.get("rb"));
+        let compares = v.flag("dc");
+        let coordinates = if compares { vec![self.reg(ra), self.reg(ra + 1)] } else { vec![self.reg(ra), self.reg(rb)] };
+        let reference = compares.then(|| self.reg(rb));
+        let texture = self.l.program.texture(TextureBinding {
+            handle_offset: 4 * v.get("tex") as u32,
+            dim: TextureDim::D2,
+            array: false,
+            depth_compare: compares,
+        });
+        let component = v.get("component") as u8;
+        let texels = self.op(Op::TextureGather { texture, coordinates, layer: None, component, reference });
+        let (rd, rd2) = (v.get("rd"), v.get("rd2"));
+        let mask = if rd2 == 255 { 0b0011 } else { 0b1111 };
+        self.write_components(texels, mask, &[rd, rd + 1, rd2, rd2 + 1]);
         Ok(())
     }
 

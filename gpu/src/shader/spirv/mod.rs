@@ -857,6 +857,9 @@ impl Emitter<'_> {
             Op::TextureFetch { texture, coordinates, layer, level } => {
                 self.texture_fetch(*texture, coordinates, *layer, *level)
             }
+            Op::TextureGather { texture, coordinates, layer, component, reference } => {
+                self.texture_gather(*texture, coordinates, *layer, *component, *reference)
+            }
             Op::Component(texel, component) => {
                 let texel = v(self, texel);
                 self.b.composite_extract(self.t.u32, None, texel, [u32::from(*component)]).expect("in a block")

@@ -166,6 +166,32 @@ impl Emitter<'_> {
         self.texel_bits(f32_, texel)
     }
 
+    pub(super) fn texture_gather(
+        &mut self,
+        texture: u16,
+        coordinates: &[Value],
+        layer: Option<Value>,
+        component: u8,
+        reference: Option<Value>,
+    ) -> Word {
+        let TextureVariable { variable, sampled_image, component: kind, .. } = self.textures[usize::from(texture)];
+        let coordinate = self.coordinate(self.t.f32, coordinates, layer);
+        let sampled = self.b.load(sampled_image, None, variable, None, []).expect("in a block");
+        let result = self.b.type_vector(kind, 4);
+        let texels = match reference {
+            Some(reference) => {
+                let reference = self.b.bitcast(self.t.f32, None, self.values[&reference]).expect("in a block");
+                self.b.image_dref_gather(result, None, sampled, coordinate, reference, None, [])
+            }
+            None => {
+                let component = self.u32_const(u32::from(component));
+                self.b.image_gather(result, None, sampled, coordinate, component, None, [])
+            }
+        }
+        .expect("in a block");
+        self.texel_bits(kind, texels)
+    }
+
     pub(super) fn texture_fetch(
         &mut self,
         texture: u16,
