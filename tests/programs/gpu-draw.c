@@ -441,6 +441,24 @@ static void draw_arrays(uint32_t count, uint32_t instance_flags) {
     set(END, 0);
 }
 
+/* The triangle drawn by `program` onto the background with blending (ADD, `source`, `destination`), then its
+ * pixels checked against `expected` and the rest against the background. */
+static void blended_triangle(const char *what, uint32_t program, uint32_t source, uint32_t destination,
+                             const uint8_t expected[4]) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    fill_target(background);
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, program);
+    uint32_t equation[3] = {OGL_FUNC_ADD, source, destination};
+    method(SET_BLEND_COLOR_OP, 3, equation);
+    set(SET_BLEND, 1);
+    draw_arrays(3, 0);
+    set(SET_BLEND, 0);
+    run("draw");
+    uint32_t count, wrong = wrong_pixels(in_triangle, expected, background, &count);
+    report(what, wrong, count);
+}
+
 /* Two aliased lines right across the target: one along y = 10.25 pixels, one along x = 30.25. A line `width`
  * pixels wide covers that many rows of each column (columns of each row) centred on the row (column) the line
  * crosses, by OpenGL's rule for wide aliased lines, which also rounds the width to the nearest integer. */
@@ -531,18 +549,9 @@ static void targets_without_alpha(void) {
     uint32_t target[4] = {WIDTH * 4, HEIGHT, X8B8G8R8, PITCH};
     method(SET_COLOR_TARGET_A + 8, 4, target);
     print("-- X8B8G8R8, blending (DST_ALPHA, ONE_MINUS_DST_ALPHA): destination alpha reads 1.0\n");
-    fill_target(background);
-    put_vertices(triangle, 3);
-    use_programs(PASS_VS, PERSPECTIVE_PS);
-    uint32_t equation[3] = {OGL_FUNC_ADD, OGL_DST_ALPHA, OGL_ONE_MINUS_DST_ALPHA};
-    method(SET_BLEND_COLOR_OP, 3, equation);
-    set(SET_BLEND, 1);
-    draw_arrays(3, 0);
-    set(SET_BLEND, 0);
-    run("draw");
     const uint8_t drawn[4] = {51, 153, 204, 0x44};
-    uint32_t count, wrong = wrong_pixels(in_triangle, drawn, background, &count);
-    report("covered pixels take the source's (51, 153, 204), the unused byte kept", wrong, count);
+    blended_triangle("covered pixels take the source's (51, 153, 204), the unused byte kept", PERSPECTIVE_PS,
+                     OGL_DST_ALPHA, OGL_ONE_MINUS_DST_ALPHA, drawn);
 
     print("-- X8R8G8B8 cleared to (0.2, 0.6, 0.8, 0)\n");
     target[2] = X8R8G8B8;
@@ -553,7 +562,7 @@ static void targets_without_alpha(void) {
     set(CLEAR_SURFACE, 0x3C); /* R, G, B, A */
     run("clear");
     const uint8_t cleared[4] = {204, 153, 51, 0x44};
-    wrong = wrong_pixels(everywhere, cleared, background, &count);
+    uint32_t count, wrong = wrong_pixels(everywhere, cleared, background, &count);
     report("every texel holds bytes B, G, R (204, 153, 51), the unused byte kept", wrong, count);
     target[2] = A8B8G8R8;
     method(SET_COLOR_TARGET_A + 8, 4, target);
@@ -687,20 +696,10 @@ static void one_texture_two_slots(void) {
 /* Dual-source blending: (SRC1_COLOR, ONE_MINUS_SRC1_COLOR) reads colour output 1, the two-output program's
  * (1, 0, 1, 0), as the second source, so target 0 takes output 0's R and B and keeps its G and A. */
 static void dual_source_blending(void) {
-    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
     print("-- dual-source blending: SRC1_COLOR (1, 0, 1, 0) picks output 0's R and B, the target's G and A\n");
-    fill_target(background);
-    put_vertices(triangle, 3);
-    use_programs(PASS_VS, TWO_PS);
-    uint32_t equation[3] = {OGL_FUNC_ADD, OGL_SRC1_COLOR, OGL_ONE_MINUS_SRC1_COLOR};
-    method(SET_BLEND_COLOR_OP, 3, equation);
-    set(SET_BLEND, 1);
-    draw_arrays(3, 0);
-    set(SET_BLEND, 0);
-    run("draw");
     const uint8_t blended[4] = {51, 0x22, 204, 0x44};
-    uint32_t count, wrong = wrong_pixels(in_triangle, blended, background, &count);
-    report("covered pixels hold (51, 0x22, 204, 0x44)", wrong, count);
+    blended_triangle("covered pixels hold (51, 0x22, 204, 0x44)", TWO_PS, OGL_SRC1_COLOR, OGL_ONE_MINUS_SRC1_COLOR,
+                     blended);
 }
 
 /* SET_SINGLE_CT_WRITE_CONTROL: SET_CT_WRITE(0) masks every target. Two targets (slots 0 and 1, two textures)
@@ -737,20 +736,9 @@ static void single_write_control(void) {
 /* A program that outputs only R and G of target 0 (the constant (1, 0)), drawn with additive blending: R and G
  * blend, B and A keep their texels as if masked off. */
 static void unwritten_components(void) {
-    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
     print("-- a program without B and A outputs, blending (ONE, ONE): B and A keep their texels\n");
-    fill_target(background);
-    put_vertices(triangle, 3);
-    use_programs(PASS_VS, RG_PS);
-    uint32_t equation[3] = {OGL_FUNC_ADD, OGL_ONE, OGL_ONE};
-    method(SET_BLEND_COLOR_OP, 3, equation);
-    set(SET_BLEND, 1);
-    draw_arrays(3, 0);
-    set(SET_BLEND, 0);
-    run("draw");
     const uint8_t blended[4] = {255, 0x22, 0x33, 0x44};
-    uint32_t count, wrong = wrong_pixels(in_triangle, blended, background, &count);
-    report("covered pixels hold (255, 0x22, 0x33, 0x44)", wrong, count);
+    blended_triangle("covered pixels hold (255, 0x22, 0x33, 0x44)", RG_PS, OGL_ONE, OGL_ONE, blended);
 }
 
 /* Quads, a quad strip and a polygon, each the rectangle's four corners: the rectangle's pixels, each once. */
@@ -1795,18 +1783,9 @@ int main(void) {
     report("the triangle and its copy 16 pixels right and 4 down", wrong, count);
 
     print("-- additive blending (ONE, ONE, ADD) onto the background\n");
-    fill_target(background);
-    put_vertices(triangle, 3);
-    use_programs(PASS_VS, PERSPECTIVE_PS);
-    uint32_t equation[3] = {OGL_FUNC_ADD, OGL_ONE, OGL_ONE};
-    method(SET_BLEND_COLOR_OP, 3, equation);
-    set(SET_BLEND, 1);
-    draw_arrays(3, 0);
-    set(SET_BLEND, 0);
-    run("draw");
     const uint8_t sum[4] = {51 + 0x11, 153 + 0x22, 255, 255};
-    wrong = wrong_pixels(in_triangle, sum, background, &count);
-    report("covered pixels hold the sums (68, 187, 255, 255), clamped", wrong, count);
+    blended_triangle("covered pixels hold the sums (68, 187, 255, 255), clamped", PERSPECTIVE_PS, OGL_ONE, OGL_ONE,
+                     sum);
 
     print("-- a write mask of R and A\n");
     fill_target(background);
