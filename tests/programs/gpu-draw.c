@@ -434,12 +434,15 @@ static void stream(uint32_t stream, uint32_t offset, uint32_t stride, uint32_t s
     set_address(SET_VERTEX_STREAM_LIMIT_A_A + 8 * stream, offset + size - 1);
 }
 
-static void draw_arrays(uint32_t count, uint32_t instance_flags) {
-    set(BEGIN, TRIANGLES | instance_flags);
+/* Vertices 0 to `count` - 1 drawn as `topology` (BEGIN's OP, with its instance flags). */
+static void draw_primitives(uint32_t topology, uint32_t count) {
+    set(BEGIN, topology);
     uint32_t range[2] = {0, count}; /* SET_VERTEX_ARRAY_START, DRAW_VERTEX_ARRAY */
     method(SET_VERTEX_ARRAY_START, 2, range);
     set(END, 0);
 }
+
+static void draw_arrays(uint32_t count, uint32_t instance_flags) { draw_primitives(TRIANGLES | instance_flags, count); }
 
 /* The triangle drawn by `program` onto the background with blending (ADD, `source`, `destination`), then its
  * pixels checked against `expected` and the rest against the background. */
@@ -499,10 +502,7 @@ static void lines(void) {
         set(SET_ALIASED_LINE_WIDTH_ENABLE, cases[k].separate);
         set(SET_LINE_WIDTH_FLOAT, cases[k].width);
         set(SET_ALIASED_LINE_WIDTH_FLOAT, cases[k].aliased_width);
-        set(BEGIN, LINES);
-        uint32_t range[2] = {0, 4};
-        method(SET_VERTEX_ARRAY_START, 2, range);
-        set(END, 0);
+        draw_primitives(LINES, 4);
         run("draw");
         line_width = cases[k].pixels;
         uint32_t count, wrong = wrong_pixels(in_lines, colour, background, &count);
@@ -525,10 +525,7 @@ static void lines(void) {
         {166, 323, {F_0_6, F_0_8, F_0_2, F_1}},
     };
     put_vertices(loop, 4);
-    set(BEGIN, LINE_LOOP);
-    uint32_t range[2] = {0, 4};
-    method(SET_VERTEX_ARRAY_START, 2, range);
-    set(END, 0);
+    draw_primitives(LINE_LOOP, 4);
     run("draw");
     uint32_t count, wrong = wrong_pixels(in_outline, colour, background, &count);
     report("the outline's pixels, and nothing else", wrong, count);
@@ -768,10 +765,7 @@ static void quads_and_polygons(void) {
         print("\n");
         fill_target(background);
         put_vertices(cases[k].vertices, 4);
-        set(BEGIN, cases[k].topology);
-        uint32_t range[2] = {0, 4};
-        method(SET_VERTEX_ARRAY_START, 2, range);
-        set(END, 0);
+        draw_primitives(cases[k].topology, 4);
         run("draw");
         uint32_t count, wrong = wrong_pixels(in_rectangle, colour, background, &count);
         report("the rectangle's pixels, and nothing else", wrong, count);
@@ -1721,10 +1715,7 @@ int main(void) {
         put_vertices(points, 3);
         point_size = k == 0 ? 5 : 6;
         set(SET_POINT_SIZE, k == 0 ? 0x40A00000u /* 5.0 */ : 0x40C00000u /* 6.0 */);
-        set(BEGIN, POINTS);
-        uint32_t range[2] = {0, 3};
-        method(SET_VERTEX_ARRAY_START, 2, range);
-        set(END, 0);
+        draw_primitives(POINTS, 3);
         point_corner = k;
         run("draw");
         wrong = wrong_pixels(in_points, rectangle_colour, background, &count);
