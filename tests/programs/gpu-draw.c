@@ -90,12 +90,15 @@ __asm__(".section .rodata\n"
         "gradient_ps_end:\n"
         "gather_ps: .incbin \"shaders/gather.ps.bin\"\n"
         "gather_ps_end:\n"
+        "gather_offset_ps: .incbin \"shaders/gather_offset.ps.bin\"\n"
+        "gather_offset_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
     texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[], shadow_scalar_ps[], shadow_scalar_ps_end[], gradient_ps[],
-    gradient_ps_end[], gather_ps[], gather_ps_end[];
+    gradient_ps_end[], gather_ps[], gather_ps_end[], gather_offset_ps[],
+    gather_offset_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -263,6 +266,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SHADOW_SCALAR_PS 0x1600u
 #define GRADIENT_PS 0x1800u
 #define GATHER_PS 0x1A00u
+#define GATHER_OFFSET_PS 0x1C00u
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
 #define INDICES 0x12800u
@@ -1382,14 +1386,24 @@ static void expect_shadow(uint32_t x, uint32_t y, uint32_t out[4]) {
  * edge, the same down; R of (i0, j1), (i1, j1), (i1, j0), (i0, j0), as Vulkan's and OpenGL's gathers order them. */
 static int32_t floor_div16(int32_t n) { return n >= 0 ? n / 16 : -((15 - n) / 16); }
 static uint32_t clamp_to(int32_t value, int32_t last) { return (uint32_t)(value < 0 ? 0 : value > last ? last : value); }
+static int32_t gather_offset[2];
 static void expect_gather(uint32_t x, uint32_t y, uint32_t out[4]) {
-    int32_t i0 = floor_div16(2 * (int32_t)x - 7), j0 = floor_div16(2 * (int32_t)y - 7);
+    int32_t i0 = floor_div16(2 * (int32_t)x - 7) + gather_offset[0];
+    int32_t j0 = floor_div16(2 * (int32_t)y - 7) + gather_offset[1];
     const int32_t corners[4][2] = {{i0, j0 + 1}, {i0 + 1, j0 + 1}, {i0 + 1, j0}, {i0, j0}};
     for (int c = 0; c < 4; c++) {
         uint8_t t[4];
         rgba8_texel(clamp_to(corners[c][0], 7), clamp_to(corners[c][1], 3), t);
         out[c] = unorm_bits(t[0], 8);
     }
+}
+
+/* The same with the footprint moved by (+1, -1) texels before clamping. */
+static void expect_gather_offset(uint32_t x, uint32_t y, uint32_t out[4]) {
+    gather_offset[0] = 1;
+    gather_offset[1] = -1;
+    expect_gather(x, y, out);
+    gather_offset[0] = gather_offset[1] = 0;
 }
 
 static void use_texture(uint32_t header, uint32_t sampler) {
@@ -1473,6 +1487,7 @@ static void textures(void) {
     copy_program(SHADOW_SCALAR_PS, shadow_scalar_ps, shadow_scalar_ps_end);
     copy_program(GRADIENT_PS, gradient_ps, gradient_ps_end);
     copy_program(GATHER_PS, gather_ps, gather_ps_end);
+    copy_program(GATHER_OFFSET_PS, gather_offset_ps, gather_offset_ps_end);
 
     struct {
         const char *what;
@@ -1492,6 +1507,7 @@ static void textures(void) {
         {"a depth compare (TEX.DC, LEQUAL): 0.51 <= the texel's depth, 1.0 or 0.0", 5, 4, SHADOW_PS, F_1, expect_shadow},
         {"a depth compare through TEXS (2D LZ DC)", 5, 4, SHADOW_SCALAR_PS, F_1, expect_shadow},
         {"a gather of R (TLD4S): the 2x2 texels a bilinear sample would read", 0, 1, GATHER_PS, F_1, expect_gather},
+        {"a gather with offsets (+1, -1) (TLD4S.AOFFI)", 0, 1, GATHER_OFFSET_PS, F_1, expect_gather_offset},
     };
     for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         print("-- ");

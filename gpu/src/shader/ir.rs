@@ -214,6 +214,8 @@ pub struct TextureBinding {
     pub array: bool,
     /// Sampled with a depth compare (a depth texture, and a sampler that compares).
     pub depth_compare: bool,
+    /// Gathered with offsets from a register (the host needs `shaderImageGatherExtended`).
+    pub gather_offsets: bool,
 }
 
 /// How a sample picks its level of detail.
@@ -349,6 +351,8 @@ pub enum Op {
         layer: Option<Value>,
         component: u8,
         reference: Option<Value>,
+        /// Texel offsets added to the 2x2 footprint: signed 6-bit x in bits 5:0, y in bits 13:8 (AOFFI).
+        offsets: Option<Value>,
     },
     /// Component 0-3 of a U32x4.
     Component(Value, u8),

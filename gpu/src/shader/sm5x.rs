@@ -1434,6 +1434,7 @@ impl Maxwell<'_, '_, '_> {
             dim,
             array,
             depth_compare: reference.is_some(),
+            gather_offsets: false,
         });
         let texel = if fetch {
             let level = lod_register.unwrap_or_else(|| self.const32(0));
@@ -1496,6 +1497,7 @@ impl Maxwell<'_, '_, '_> {
             dim,
             array,
             depth_compare: reference.is_some(),
+            gather_offsets: false,
         });
         let texel = if fetch {
             // Bit 55: 0 LZ, 1 LL.
@@ -1544,6 +1546,7 @@ impl Maxwell<'_, '_, '_> {
             dim,
             array,
             depth_compare: false,
+            gather_offsets: false,
         });
         let texel =
             self.op(Op::TextureSample { texture, coordinates, layer, lod: Lod::Gradients { x, y }, reference: None });
@@ -1553,24 +1556,28 @@ impl Maxwell<'_, '_, '_> {
     }
 
     /// TLD4S: a 2D gather of component `component` (53:52), or with DC of the comparisons with the reference:
-    /// x, y from ra (ra+1 too with DC), then rb holds y or, with DC, the reference (Mesa, yuzu and Ryujinx
-    /// agree); the four texels to rd, rd+1, rd2, rd2+1 (rd2 RZ: the first two only).
+    /// x and y from ra and rb, or from ra and ra+1 when rb holds more: AOFFI's packed offsets, then DC's
+    /// reference (Mesa, yuzu and Ryujinx agree); the four texels to rd, rd+1, rd2, rd2+1 (rd2 RZ: the first two
+    /// only).
     fn texture_gather_scalar(&mut self, v: &View) -> Result {
-        if v.flag("f16") || v.flag("aoffi") {
-            return self.unimplemented(v, format!("{} (offsets and FP16 results)", Self::text(v)));
+        if v.flag("f16") {
+            return self.unimplemented(v, format!("{} (FP16 results)", Self::text(v)));
         }
         let (ra, rb) = (v.get("ra"), v.get("rb"));
-        let compares = v.flag("dc");
-        let coordinates = if compares { vec![self.reg(ra), self.reg(ra + 1)] } else { vec![self.reg(ra), self.reg(rb)] };
-        let reference = compares.then(|| self.reg(rb));
+        let (compares, offset) = (v.flag("dc"), v.flag("aoffi"));
+        let y = if compares || offset { ra + 1 } else { rb };
+        let coordinates = vec![self.reg(ra), self.reg(y)];
+        let offsets = offset.then(|| self.reg(rb));
+        let reference = compares.then(|| self.reg(rb + u64::from(offset)));
         let texture = self.l.program.texture(TextureBinding {
             handle_offset: 4 * v.get("tex") as u32,
             dim: TextureDim::D2,
             array: false,
             depth_compare: compares,
+            gather_offsets: offset,
         });
         let component = v.get("component") as u8;
-        let texels = self.op(Op::TextureGather { texture, coordinates, layer: None, component, reference });
+        let texels = self.op(Op::TextureGather { texture, coordinates, layer: None, component, reference, offsets });
         let (rd, rd2) = (v.get("rd"), v.get("rd2"));
         let mask = if rd2 == 255 { 0b0011 } else { 0b1111 };
         self.write_components(texels, mask, &[rd, rd + 1, rd2, rd2 + 1]);

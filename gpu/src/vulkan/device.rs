@@ -121,6 +121,8 @@ pub struct Features {
     pub logic_op: bool,
     /// Blending with a second source (SRC1 factors).
     pub dual_src_blend: bool,
+    /// Gathers with offsets that are not constants (`shaderImageGatherExtended`).
+    pub image_gather_extended: bool,
     /// Several viewports in a draw, picked by the vertex shader's `ViewportIndex` (`multiViewport`,
     /// `shaderOutputViewportIndex`).
     pub viewport_index: bool,
@@ -599,6 +601,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         depth_bounds: on(base.depth_bounds),
         logic_op: on(base.logic_op),
         dual_src_blend: on(base.dual_src_blend),
+        image_gather_extended: on(base.shader_image_gather_extended),
         viewport_index: on(base.multi_viewport) && on(v12.shader_output_viewport_index),
         large_points: on(base.large_points),
         depth_clamp: on(base.depth_clamp),
@@ -623,6 +626,7 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .depth_bounds(f.depth_bounds)
         .logic_op(f.logic_op)
         .dual_src_blend(f.dual_src_blend)
+        .shader_image_gather_extended(f.image_gather_extended)
         .multi_viewport(f.viewport_index)
         .large_points(f.large_points)
         .depth_clamp(f.depth_clamp)

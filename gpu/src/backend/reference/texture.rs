@@ -122,6 +122,12 @@ impl ReferenceBackend {
         if header.multisample != 0 {
             return Err(unimplemented("multisampled textures"));
         }
+        if binding.gather_offsets && !self.device.features().image_gather_extended {
+            return Err(unimplemented(format!(
+                "gathers with offsets from registers on {}, which lacks shaderImageGatherExtended",
+                self.device.name()
+            )));
+        }
         if !header.normalized_coords || sampler.force_unnormalized {
             return Err(unimplemented("unnormalised texture coordinates"));
         }

@@ -857,8 +857,8 @@ impl Emitter<'_> {
             Op::TextureFetch { texture, coordinates, layer, level } => {
                 self.texture_fetch(*texture, coordinates, *layer, *level)
             }
-            Op::TextureGather { texture, coordinates, layer, component, reference } => {
-                self.texture_gather(*texture, coordinates, *layer, *component, *reference)
+            Op::TextureGather { texture, coordinates, layer, component, reference, offsets } => {
+                self.texture_gather(*texture, coordinates, *layer, *component, *reference, *offsets)
             }
             Op::Component(texel, component) => {
                 let texel = v(self, texel);

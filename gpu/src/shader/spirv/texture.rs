@@ -173,19 +173,36 @@ impl Emitter<'_> {
         layer: Option<Value>,
         component: u8,
         reference: Option<Value>,
+        offsets: Option<Value>,
     ) -> Word {
         let TextureVariable { variable, sampled_image, component: kind, .. } = self.textures[usize::from(texture)];
         let coordinate = self.coordinate(self.t.f32, coordinates, layer);
         let sampled = self.b.load(sampled_image, None, variable, None, []).expect("in a block");
         let result = self.b.type_vector(kind, 4);
+        let (mask, operands) = match offsets {
+            Some(offsets) => {
+                self.b.capability(Capability::ImageGatherExtended);
+                let i32_ = self.b.type_int(32, 1);
+                let packed = self.b.bitcast(i32_, None, self.values[&offsets]).expect("in a block");
+                let six = self.u32_const(6);
+                let [x, y] = [0u32, 8].map(|low| {
+                    let low = self.u32_const(low);
+                    self.b.bit_field_s_extract(i32_, None, packed, low, six).expect("in a block")
+                });
+                let vector = self.b.type_vector(i32_, 2);
+                let offset = self.b.composite_construct(vector, None, [x, y]).expect("in a block");
+                (Some(ImageOperands::OFFSET), vec![Operand::IdRef(offset)])
+            }
+            None => (None, Vec::new()),
+        };
         let texels = match reference {
             Some(reference) => {
                 let reference = self.b.bitcast(self.t.f32, None, self.values[&reference]).expect("in a block");
-                self.b.image_dref_gather(result, None, sampled, coordinate, reference, None, [])
+                self.b.image_dref_gather(result, None, sampled, coordinate, reference, mask, operands)
             }
             None => {
                 let component = self.u32_const(u32::from(component));
-                self.b.image_gather(result, None, sampled, coordinate, component, None, [])
+                self.b.image_gather(result, None, sampled, coordinate, component, mask, operands)
             }
         }
         .expect("in a block");
