@@ -23,6 +23,9 @@
 #define SET_SCISSOR_ENABLE 0x0E00u
 #define SET_CLEAR_SURFACE_CONTROL 0x10F8u
 #define CLEAR_SURFACE 0x19D0u
+#define SET_CT_SELECT 0x121Cu
+#define SET_VIEWPORT_CLIP_HORIZONTAL 0x0C00u
+#define COLOR_TARGET_STRIDE 64u
 /* SET_COLOR_TARGET_FORMAT values. */
 #define A8B8G8R8 0xD5u
 #define R5G6B5 0xE8u
@@ -117,6 +120,44 @@ int main(void) {
     check(wrong == 0, "R and B set inside x 4..12, y 1..5; G, A and the rest untouched");
     emit(PB_INC(0, SET_CLEAR_SURFACE_CONTROL, 1));
     emit(0);
+
+    print("-- layer 1 of the target output 1 names (MRT_SELECT, RT_ARRAY_INDEX), cut by viewport 0's clip\n");
+    /* Slot 2: 8 x 4 texels, pitch, two layers 128 bytes apart (ARRAY_PITCH counts 4-byte units); output 1 to
+     * slot 2. Viewport 0's clip: x 2, width 4; y 1, height 2. */
+    uint8_t *layers = memory + PB_AREA + 0x30000;
+    memset(layers, 0x11, 2 * 128);
+    uint64_t layered = gpu.gpu_address + PB_AREA + 0x30000;
+    emit(PB_INC(0, SET_COLOR_TARGET_A + 2 * COLOR_TARGET_STRIDE, 8));
+    emit((uint32_t)(layered >> 32));
+    emit((uint32_t)layered);
+    emit(8 * 4);
+    emit(4);
+    emit(A8B8G8R8);
+    emit(PITCH);
+    emit(2);        /* THIRD_DIMENSION: two layers */
+    emit(128 / 4);  /* ARRAY_PITCH */
+    emit(PB_INC(0, SET_CT_SELECT, 1));
+    emit(2 | 0u << 4 | 2u << 7);
+    emit(PB_INC(0, SET_VIEWPORT_CLIP_HORIZONTAL, 2));
+    emit(2 | 4u << 16);
+    emit(1 | 2u << 16);
+    emit(PB_INC(0, SET_CLEAR_SURFACE_CONTROL, 1));
+    emit(1u << 12); /* USE_VIEWPORT_CLIP0 */
+    clear(F_0_2, F_0_6, F_0_8, F_1, RGBA | 1u << 6 | 1u << 10);
+    emit(PB_INC(0, SET_CLEAR_SURFACE_CONTROL, 1));
+    emit(0);
+    emit(PB_INC(0, SET_CT_SELECT, 1));
+    emit(1);
+    run(&gpu, "clear");
+    wrong = 0;
+    for (uint32_t layer = 0; layer < 2; layer++)
+        for (uint32_t y = 0; y < 4; y++)
+            for (uint32_t x = 0; x < 8; x++) {
+                int inside = layer == 1 && x >= 2 && x < 6 && y >= 1 && y < 3;
+                const uint8_t cleared[4] = {51, 153, 204, 255}, kept[4] = {0x11, 0x11, 0x11, 0x11};
+                wrong += memcmp(layers + 128 * layer + 32 * y + 4 * x, inside ? cleared : kept, 4) != 0;
+            }
+    check(wrong == 0, "layer 1 cleared inside x 2..6, y 1..3; layer 0 and the rest untouched");
 
     print("-- R5G6B5 and RF32\n");
     target(&gpu, PB_AREA + 0x20000, 16, 2, R5G6B5, PITCH);

@@ -281,9 +281,10 @@ impl Maxwell3D {
         Ok(())
     }
 
-    /// The rectangle a clear of a `width` x `height` target covers: cut by the clear rectangle and scissor 0 when
-    /// SET_CLEAR_SURFACE_CONTROL asks (USE_CLEAR_RECT 4, USE_SCISSOR0 8).
-    fn clear_rect(&self, method: Method, width: u32, height: u32) -> Result<Rect, EngineError> {
+    /// The rectangle a clear of a `width` x `height` target covers: cut by the clear rectangle, scissor 0 and
+    /// viewport 0's clip rectangle when SET_CLEAR_SURFACE_CONTROL asks (USE_CLEAR_RECT 4, USE_SCISSOR0 8,
+    /// USE_VIEWPORT_CLIP0 12).
+    fn clear_rect(&self, width: u32, height: u32) -> Rect {
         let mut rect = Rect { x0: 0, y0: 0, x1: width, y1: height };
         let control = self.register(SET_CLEAR_SURFACE_CONTROL);
         let span = |register: u32| (register & 0xffff, register >> 16);
@@ -298,9 +299,14 @@ impl Maxwell3D {
             rect = rect.intersect(Rect { x0, y0, x1, y1 });
         }
         if control >> 12 & 1 == 1 {
-            return Err(method.unimplemented("clears cut by viewport 0's clip (USE_VIEWPORT_CLIP0)"));
+            // X0 and WIDTH, Y0 and HEIGHT.
+            let ((x, width), (y, height)) = (
+                span(self.register(super::draw::SET_VIEWPORT_CLIP_HORIZONTAL)),
+                span(self.register(super::draw::SET_VIEWPORT_CLIP_VERTICAL)),
+            );
+            rect = rect.intersect(Rect { x0: x, y0: y, x1: x + width, y1: y + height });
         }
-        Ok(rect)
+        rect
     }
 
     pub(super) fn backend<'c>(
@@ -324,7 +330,7 @@ impl Maxwell3D {
         let target = if slot < 8 { self.register(SET_CT_SELECT) >> (4 + 3 * slot) & 7 } else { slot };
         let Some((target_surface, format)) = self.color_target(method, target)? else { return Ok(()) };
         let (width, height) = (target_surface.width, target_surface.height);
-        let rect = self.clear_rect(method, width, height)?;
+        let rect = self.clear_rect(width, height);
         if rect.is_empty() {
             return Ok(());
         }
@@ -412,7 +418,7 @@ impl Maxwell3D {
     ) -> Result<(), EngineError> {
         let Some((target, format)) = self.zeta_target(method, "clears")? else { return Ok(()) };
         let (width, height) = (target.width, target.height);
-        let rect = self.clear_rect(method, width, height)?;
+        let rect = self.clear_rect(width, height);
         if rect.is_empty() {
             return Ok(());
         }
