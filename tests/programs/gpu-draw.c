@@ -54,6 +54,7 @@
  * - an sRGB target stores the colour encoded by the sRGB transfer function, and blends in linear space;
  * - dual-source blending: SRC1 factors read colour output 1;
  * - one texture at two colour slots: each slot writes only the channels its SET_CT_WRITE enables;
+ * - a pixel program's atomic adds to memory count the pixels it ran for;
  * - counters: the samples that passed (SET_ZPASS_PIXEL_COUNT) are the pixels the edge functions say were drawn and
  *   not hidden, the data assembler's vertices and primitives those launched, written by report semaphores. */
 #include "ipc.h"
@@ -92,13 +93,15 @@ __asm__(".section .rodata\n"
         "gather_ps_end:\n"
         "gather_offset_ps: .incbin \"shaders/gather_offset.ps.bin\"\n"
         "gather_offset_ps_end:\n"
+        "count_ps: .incbin \"shaders/count.ps.bin\"\n"
+        "count_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
     texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[], shadow_scalar_ps[], shadow_scalar_ps_end[], gradient_ps[],
     gradient_ps_end[], gather_ps[], gather_ps_end[], gather_offset_ps[],
-    gather_offset_ps_end[];
+    gather_offset_ps_end[], count_ps[], count_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -267,6 +270,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define GRADIENT_PS 0x1800u
 #define GATHER_PS 0x1A00u
 #define GATHER_OFFSET_PS 0x1C00u
+#define COUNT_PS 0x1E00u
+#define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
 #define INDICES 0x12800u
@@ -1488,6 +1493,7 @@ static void textures(void) {
     copy_program(GRADIENT_PS, gradient_ps, gradient_ps_end);
     copy_program(GATHER_PS, gather_ps, gather_ps_end);
     copy_program(GATHER_OFFSET_PS, gather_offset_ps, gather_offset_ps_end);
+    copy_program(COUNT_PS, count_ps, count_ps_end);
 
     struct {
         const char *what;
@@ -1520,6 +1526,39 @@ static void textures(void) {
         run("draw");
         report_float(cases[k].what, wrong_float_pixels(cases[k].expected));
     }
+}
+
+/* A pixel program that reaches global memory: each pixel the triangle covers adds 1 to a word whose address
+ * the program reads from its constant buffer (RED.E.ADD), so the word ends as the pixel count by the edge
+ * functions, for a draw with a target and one with none; the program outputs nothing, so the target keeps its
+ * texels. */
+static void global_memory_from_pixels(void) {
+    print("-- a pixel program adding 1 to a word in memory for each pixel it runs for\n");
+    uint64_t counter = gpu.gpu_address + COUNTER;
+    memcpy(gpu.memory + HANDLES + 0x10, &counter, 8);
+    memset(gpu.memory + COUNTER, 0, 4);
+    memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, COUNT_PS);
+    draw_arrays(3, 0);
+    set(SET_CT_SELECT, 0); /* and again with no target at all: the program still runs for each pixel */
+    draw_arrays(3, 0);
+    set(SET_CT_SELECT, 1);
+    run("draws");
+    uint32_t counted, covered = 0;
+    memcpy(&counted, gpu.memory + COUNTER, 4);
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) covered += (uint32_t)in_triangle(x, y);
+    covered *= 2;
+    check(counted == covered && covered > 100, "the word counts the triangle's pixels, twice");
+    print("   counted ");
+    print_u64(counted);
+    print(" of ");
+    print_u64(covered);
+    print("\n");
+    uint32_t untouched = 0;
+    for (uint32_t i = 0; i < WIDTH * HEIGHT * 4; i++) untouched += ((uint32_t *)(gpu.memory + FLOAT_TARGET))[i] == 0;
+    check(untouched == WIDTH * HEIGHT * 4, "the target keeps its texels");
 }
 
 /* What every pixel of the float target must hold in `ps_saturate`'s current case. */
@@ -1859,6 +1898,7 @@ int main(void) {
     polygon_offset_and_depth_bounds();
     alpha_test();
     textures();
+    global_memory_from_pixels();
     ps_saturate();
 
     nv_close(nv, gpu.channel);

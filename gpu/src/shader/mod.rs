@@ -183,14 +183,35 @@ fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<ir::Program, Translat
     }
 }
 
-/// The textures a graphics program reads, in the order `translate_graphics` binds them: what a back end
-/// resolves (handle, header, sampler) before it translates.
-pub fn texture_bindings(kernel: &KernelImage) -> Result<Vec<ir::TextureBinding>, TranslateError> {
-    Ok(lower(kernel, 0)?.textures)
+/// What a graphics program needs from its back end before it is translated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProgramNeeds {
+    /// The textures it reads, in the order `translate_graphics` binds them (the back end resolves each handle,
+    /// header and sampler).
+    pub textures: Vec<ir::TextureBinding>,
+    /// It loads, stores or updates global memory (the back end mirrors the guest's mapped ranges for it).
+    pub global_memory: bool,
+}
+
+pub fn program_needs(kernel: &KernelImage) -> Result<ProgramNeeds, TranslateError> {
+    let program = lower(kernel, 0)?;
+    let global = |op: &ir::Op| {
+        use ir::Op::*;
+        matches!(
+            op,
+            Load { space: ir::Space::Global, .. }
+                | Store { space: ir::Space::Global, .. }
+                | LoadSub { space: ir::Space::Global, .. }
+                | StoreSub { space: ir::Space::Global, .. }
+                | AtomicCas { space: ir::Space::Global, .. }
+        )
+    };
+    let global_memory = spirv::any_op(&program, &global);
+    Ok(ProgramNeeds { textures: program.textures, global_memory })
 }
 
 /// Translates a vertex or pixel program (`kernel.code`: the instructions after its header) for `stage`, with
-/// `local_bytes` of local memory a thread; texture i (of `texture_bindings`) holds numbers of
+/// `local_bytes` of local memory a thread; texture i (of `ProgramNeeds::textures`) holds numbers of
 /// `texture_kinds[i]` (FP32 where the slice ends).
 pub fn translate_graphics(
     kernel: &KernelImage,

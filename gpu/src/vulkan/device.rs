@@ -123,6 +123,10 @@ pub struct Features {
     pub dual_src_blend: bool,
     /// Gathers with offsets that are not constants (`shaderImageGatherExtended`).
     pub image_gather_extended: bool,
+    /// Vertex and fragment shaders may store to memory (`vertexPipelineStoresAndAtomics`,
+    /// `fragmentStoresAndAtomics`).
+    pub vertex_stores: bool,
+    pub fragment_stores: bool,
     /// Several viewports in a draw, picked by the vertex shader's `ViewportIndex` (`multiViewport`,
     /// `shaderOutputViewportIndex`).
     pub viewport_index: bool,
@@ -602,6 +606,8 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         logic_op: on(base.logic_op),
         dual_src_blend: on(base.dual_src_blend),
         image_gather_extended: on(base.shader_image_gather_extended),
+        vertex_stores: on(base.vertex_pipeline_stores_and_atomics),
+        fragment_stores: on(base.fragment_stores_and_atomics),
         viewport_index: on(base.multi_viewport) && on(v12.shader_output_viewport_index),
         large_points: on(base.large_points),
         depth_clamp: on(base.depth_clamp),
@@ -627,6 +633,8 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .logic_op(f.logic_op)
         .dual_src_blend(f.dual_src_blend)
         .shader_image_gather_extended(f.image_gather_extended)
+        .vertex_pipeline_stores_and_atomics(f.vertex_stores)
+        .fragment_stores_and_atomics(f.fragment_stores)
         .multi_viewport(f.viewport_index)
         .large_points(f.large_points)
         .depth_clamp(f.depth_clamp)

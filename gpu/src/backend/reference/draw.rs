@@ -11,8 +11,8 @@ use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
 use crate::shader::sph::{Interpolation, attribute};
 use crate::shader::{
-    FAULT_BYTES, FaultWord, FragmentInterface, GlobalMemory, GuestWindows, PointSize, Saturate, Translation,
-    VertexInterface, texture_bindings, translate_graphics,
+    FragmentInterface, GlobalMemory, GuestWindows, PointSize, ProgramNeeds, Saturate, Translation, VertexInterface,
+    program_needs, translate_graphics,
 };
 use crate::texture::format::NumberKind;
 use crate::texture::surface::Surface;
@@ -272,21 +272,14 @@ impl ReferenceBackend {
     fn translate_stage(
         &mut self,
         draw: &Draw,
-        stage: &Stage,
+        (stage, kernel, needs): (&Stage, &KernelImage, &ProgramNeeds),
         interface: crate::shader::Stage,
         global: &GlobalMemory,
         memory: &GpuMemory,
     ) -> Result<(Translation, Vec<DecodedTexture>), BackendError> {
-        let kernel = KernelImage {
-            name: format!("shader@{:#x}", stage.address),
-            isa: Isa::Sm5x,
-            code: stage.code.clone(),
-            constants: Vec::new(),
-            shared_bytes: 0,
-        };
-        let textures = self.stage_textures(draw, stage, &texture_bindings(&kernel)?, memory)?;
+        let textures = self.stage_textures(draw, stage, &needs.textures, memory)?;
         let kinds: Vec<_> = textures.iter().map(|texture| texture.kind).collect();
-        let translation = translate_graphics(&kernel, interface, stage.header.local_memory_bytes(), global, &kinds)?;
+        let translation = translate_graphics(kernel, interface, stage.header.local_memory_bytes(), global, &kinds)?;
         Ok((translation, textures))
     }
 
@@ -370,14 +363,46 @@ impl ReferenceBackend {
             depth_minus_one_to_one: !draw.depth_zero_to_one,
             point_size,
         };
-        // Graphics shaders reach no guest memory yet: any global access lands in the fault buffer.
-        let fault = self.device.buffer(FAULT_BYTES).map_err(failed)?;
-        let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: fault.address() });
-        let (vertex_translation, vertex_textures) =
-            self.translate_stage(draw, &draw.vertex_shader, crate::shader::Stage::Vertex(&vertex), &global, memory)?;
+        let kernel = |stage: &Stage| KernelImage {
+            name: format!("shader@{:#x}", stage.address),
+            isa: Isa::Sm5x,
+            code: stage.code.clone(),
+            constants: Vec::new(),
+            shared_bytes: 0,
+        };
+        let kernels = [kernel(&draw.vertex_shader), kernel(&draw.fragment_shader)];
+        let needs = [program_needs(&kernels[0])?, program_needs(&kernels[1])?];
+        // Programs that reach global memory (storage buffers, as NVN gives them) see the guest's mapped ranges,
+        // as compute grids do; the bytes they change go back after the draw.
+        let features = self.device.features();
+        for (needs, has, feature) in [
+            (&needs[0], features.vertex_stores, "vertexPipelineStoresAndAtomics"),
+            (&needs[1], features.fragment_stores, "fragmentStoresAndAtomics"),
+        ] {
+            if needs.global_memory && !has {
+                return Err(unimplemented(format!(
+                    "graphics programs that reach global memory on {}, which lacks {feature}",
+                    self.device.name()
+                )));
+            }
+        }
+        let (mirrors, windows) = if needs.iter().any(|needs| needs.global_memory) {
+            self.mirror_guest_memory(memory)?
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let fault = self.fault_buffer()?;
+        let global = GlobalMemory::Guest(GuestWindows { windows, fault: fault.address() });
+        let (vertex_translation, vertex_textures) = self.translate_stage(
+            draw,
+            (&draw.vertex_shader, &kernels[0], &needs[0]),
+            crate::shader::Stage::Vertex(&vertex),
+            &global,
+            memory,
+        )?;
         let (fragment_translation, fragment_textures) = self.translate_stage(
             draw,
-            &draw.fragment_shader,
+            (&draw.fragment_shader, &kernels[1], &needs[1]),
             crate::shader::Stage::Fragment(&fragment),
             &global,
             memory,
@@ -507,10 +532,11 @@ impl ReferenceBackend {
                 .then(|| self.lines(draw.lines)),
         };
         let drawn = self.device.draw(&job).map_err(failed)?;
-        let flag = FaultWord::Flag as usize * 4;
-        if self.device.read(&fault).map_err(failed)?[flag..flag + 4] != [0; 4] {
-            return Err(unimplemented("graphics shaders that reach global memory"));
+        if self.faulted(fault)? {
+            let stage = if needs[0].global_memory { &draw.vertex_shader } else { &draw.fragment_shader };
+            return Err(BackendError::ShaderFault { program: stage.address });
         }
+        self.write_back_mirrors(&mirrors, memory)?;
         let outside = match (bounds_here, &zeta) {
             (Some(bounds), Some((zeta, before, _))) => Some(super::depth::outside_bounds(&zeta.format, before, bounds)),
             _ => None,

@@ -158,6 +158,63 @@ impl ReferenceBackend {
     }
 }
 
+/// Guest memory as shaders reach it: each mapped range's bytes as read before the work, at its GPU address.
+type Mirrors = Vec<(u64, Vec<u8>)>;
+
+impl ReferenceBackend {
+    /// The guest's mapped GPU ranges copied into device buffers (each range keeps its buffer while it stays
+    /// mapped, so that translations that build the addresses in stay valid), with the windows shaders reach them
+    /// through.
+    fn mirror_guest_memory(&mut self, memory: &GpuMemory) -> Result<(Mirrors, Vec<Window>), BackendError> {
+        let mut mirrors = Vec::new();
+        let mut windows = Vec::new();
+        let ranges = memory.mmu.windows();
+        self.mirrors.retain(|range, _| ranges.contains(range));
+        for (gpu, size) in ranges {
+            let mut bytes = vec![0u8; size as usize];
+            memory.read(gpu, &mut bytes)?;
+            let buffer = match self.mirrors.entry((gpu, size)) {
+                std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+                std::collections::hash_map::Entry::Vacant(entry) => {
+                    entry.insert(self.device.buffer(size).map_err(failed)?)
+                }
+            };
+            self.device.write(buffer, 0, &bytes).map_err(failed)?;
+            windows.push(Window { gpu, size, device: buffer.address() });
+            mirrors.push((gpu, bytes));
+        }
+        Ok((mirrors, windows))
+    }
+
+    /// The bytes the work changed in the mirrors, into guest memory.
+    fn write_back_mirrors(&self, mirrors: &Mirrors, memory: &GpuMemory) -> Result<(), BackendError> {
+        for (gpu, before) in mirrors {
+            let buffer = &self.mirrors[&(*gpu, before.len() as u64)];
+            let after = self.device.read(buffer).map_err(failed)?;
+            write_changes(memory, *gpu, before, &after)?;
+        }
+        Ok(())
+    }
+
+    /// The buffer accesses outside every window land in, zeroed (one kept between uses).
+    fn fault_buffer(&mut self) -> Result<Buffer, BackendError> {
+        let fault = match self.fault.take() {
+            Some(fault) => fault,
+            None => self.device.buffer(FAULT_BYTES).map_err(failed)?,
+        };
+        self.device.write(&fault, 0, &[0; FAULT_BYTES as usize]).map_err(failed)?;
+        Ok(fault)
+    }
+
+    /// Whether an access missed every window (the hardware would fault the channel); the buffer is kept.
+    fn faulted(&mut self, fault: Buffer) -> Result<bool, BackendError> {
+        let flag = FaultWord::Flag as usize * 4;
+        let faulted = self.device.read(&fault).map_err(failed)?[flag..flag + 4] != [0; 4];
+        self.fault = Some(fault);
+        Ok(faulted)
+    }
+}
+
 impl Backend for ReferenceBackend {
     fn name(&self) -> &'static str {
         NAME
@@ -252,29 +309,8 @@ impl Backend for ReferenceBackend {
                 ),
             });
         }
-        let mut mirrors = Vec::new();
-        let mut windows = Vec::new();
-        let ranges = memory.mmu.windows();
-        // Buffers of ranges no longer mapped go; each range keeps its buffer while it stays mapped.
-        self.mirrors.retain(|range, _| ranges.contains(range));
-        for (gpu, size) in ranges {
-            let mut bytes = vec![0u8; size as usize];
-            memory.read(gpu, &mut bytes)?;
-            let buffer = match self.mirrors.entry((gpu, size)) {
-                std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
-                std::collections::hash_map::Entry::Vacant(entry) => {
-                    entry.insert(self.device.buffer(size).map_err(failed)?)
-                }
-            };
-            self.device.write(buffer, 0, &bytes).map_err(failed)?;
-            windows.push(Window { gpu, size, device: buffer.address() });
-            mirrors.push((gpu, bytes));
-        }
-        let fault = match self.fault.take() {
-            Some(fault) => fault,
-            None => self.device.buffer(FAULT_BYTES).map_err(failed)?,
-        };
-        self.device.write(&fault, 0, &[0; FAULT_BYTES as usize]).map_err(failed)?;
+        let (mirrors, windows) = self.mirror_guest_memory(memory)?;
+        let fault = self.fault_buffer()?;
         let global = GlobalMemory::Guest(GuestWindows { windows, fault: fault.address() });
         let key = cache_key(&dispatch.kernel, dispatch.block, dispatch.local_bytes, &global);
         if !self.translations.contains_key(&key) {
@@ -303,18 +339,10 @@ impl Backend for ReferenceBackend {
         }
         let bindings: Vec<_> = banks.iter().collect();
         self.device.dispatch(&translation.spirv, "main", &bindings, dispatch.grid).map_err(failed)?;
-        let flag = FaultWord::Flag as usize * 4;
-        let faulted = self.device.read(&fault).map_err(failed)?[flag..flag + 4] != [0; 4];
-        self.fault = Some(fault);
-        if faulted {
+        if self.faulted(fault)? {
             return Err(BackendError::ShaderFault { program: dispatch.program });
         }
-        for (gpu, before) in &mirrors {
-            let buffer = &self.mirrors[&(*gpu, before.len() as u64)];
-            let after = self.device.read(buffer).map_err(failed)?;
-            write_changes(memory, *gpu, before, &after)?;
-        }
-        Ok(())
+        self.write_back_mirrors(&mirrors, memory)
     }
 
     /// Reads every texel and widens it to RGBA8 (UNORM formats whose channels are 8 bits or fewer; a channel a
