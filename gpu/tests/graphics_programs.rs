@@ -75,6 +75,16 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             let translation =
                 translate_graphics(&kernel, stage, 0, &global, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
             spirv_val(&name, &translation.spirv);
+            // A pixel program's global compare-and-swap (count.ps's RED becomes a loop of them) must not spin in
+            // helper invocations, whose atomics do nothing: NVIDIA's driver hung there until they were told
+            // apart (OpIsHelperInvocationEXT).
+            if name == "count.ps.sasm" {
+                const IS_HELPER_INVOCATION: u32 = 5381;
+                assert!(
+                    translation.spirv.iter().any(|&word| word == (3 << 16 | IS_HELPER_INVOCATION)),
+                    "{name}: helper invocations are not told apart"
+                );
+            }
         }
     }
 }

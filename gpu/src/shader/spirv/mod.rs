@@ -186,7 +186,10 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_kin
     ] {
         b.capability(capability);
     }
-    if any_op(program, &|op| matches!(op, Op::Demote)) {
+    let fragment = matches!(stage, Stage::Fragment(_));
+    if any_op(program, &|op| matches!(op, Op::Demote))
+        || (fragment && any_op(program, &|op| matches!(op, Op::AtomicCas { space: Space::Global, .. })))
+    {
         b.capability(Capability::DemoteToHelperInvocation);
         b.extension("SPV_EXT_demote_to_helper_invocation");
     }
@@ -810,9 +813,17 @@ impl Emitter<'_> {
                 };
                 let scope = self.u32_const(if *space == Space::Global { DEVICE_SCOPE } else { WORKGROUP_SCOPE });
                 let relaxed = self.u32_const(0);
-                self.b
+                let held = self
+                    .b
                     .atomic_compare_exchange(ty, None, pointer, scope, relaxed, relaxed, value, compare)
-                    .expect("in a block")
+                    .expect("in a block");
+                if !self.is_fragment() || *space != Space::Global {
+                    return Some(held);
+                }
+                // A helper invocation's atomics change nothing (on Maxwell too) and return undefined values
+                // (Vulkan): it gets `compare`, as if its swap succeeded, so that a compare-and-swap loop ends.
+                let helper = self.b.is_helper_invocation_ext(self.t.bool, None).expect("in a block");
+                self.b.select(ty, None, helper, compare, held).expect("in a block")
             }
             Op::WarpPublish(value_id) => {
                 let value = v(self, value_id);
