@@ -825,7 +825,11 @@ impl Maxwell3D {
         if !(width >= 0.0 && width.is_finite()) {
             return Err(at.bad_argument(self.register(register), "a negative, infinite or NaN line width"));
         }
-        Ok(if smooth { Lines::Smooth { width: width.max(1.0) } } else { Lines::Aliased { width: (width.round() as u32).max(1) } })
+        Ok(if smooth {
+            Lines::Smooth { width: width.max(1.0) }
+        } else {
+            Lines::Aliased { width: (width.round() as u32).max(1) }
+        })
     }
 
     /// SET_LOGIC_OP and SET_LOGIC_OP_FUNC (OpenGL's values only, as the class defines them).

@@ -229,7 +229,10 @@ pub enum Lod {
     /// An FP32 level.
     Level(Value),
     /// From explicit derivatives: d/dx and d/dy of each coordinate (the first of each pair alone for 1D).
-    Gradients { x: [Value; 2], y: [Value; 2] },
+    Gradients {
+        x: [Value; 2],
+        y: [Value; 2],
+    },
 }
 
 /// Special registers.

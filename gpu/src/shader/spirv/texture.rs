@@ -52,8 +52,7 @@ pub(super) fn declare_textures(
                 TextureDim::Cube => Dim::DimCube,
             };
             let depth = u32::from(texture.depth_compare);
-            let image =
-                b.type_image(component, dim, depth, u32::from(texture.array), 0, 1, ImageFormat::Unknown, None);
+            let image = b.type_image(component, dim, depth, u32::from(texture.array), 0, 1, ImageFormat::Unknown, None);
             let sampled_image = b.type_sampled_image(image);
             let pointer = b.type_pointer(None, StorageClass::UniformConstant, sampled_image);
             let variable = b.variable(pointer, None, StorageClass::UniformConstant, None);
@@ -123,7 +122,9 @@ impl Emitter<'_> {
         let (operands, implicit) = match lod {
             Lod::Implicit if fragment => (None, true),
             Lod::Bias(bias) if fragment => (Some((ImageOperands::BIAS, vec![float(self, bias)])), true),
-            Lod::Implicit | Lod::Zero => (Some((ImageOperands::LOD, vec![self.b.constant_bit32(self.t.f32, 0)])), false),
+            Lod::Implicit | Lod::Zero => {
+                (Some((ImageOperands::LOD, vec![self.b.constant_bit32(self.t.f32, 0)])), false)
+            }
             Lod::Bias(value) | Lod::Level(value) => (Some((ImageOperands::LOD, vec![float(self, value)])), false),
             Lod::Gradients { x, y } => {
                 let count = coordinates.len();

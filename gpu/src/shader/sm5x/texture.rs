@@ -1,0 +1,218 @@
+//! The texture instructions (TEXS, TLDS, TEX, TLD, TXD, TLD4S): which registers hold the coordinates, layer,
+//! level, offsets and depth-compare reference of each form, as Mesa's `handleTEX`/`handleTXD`/`getTEXSTarget`,
+//! yuzu and Ryujinx read them (where they disagree, the comment says so), and where the texels go.
+
+use super::{Maxwell, Result};
+use crate::sass::text::View;
+use crate::shader::ir::{Lod, Op, TextureBinding, TextureDim, Value};
+
+/// TEX's, TLD's and TXD's TARGET field (30:28): the dimension, and whether it is an array (5, a 3D array, does
+/// not exist).
+fn texture_target(code: u64) -> Option<(TextureDim, bool)> {
+    use TextureDim::*;
+    Some(match code {
+        0 => (D1, false),
+        1 => (D1, true),
+        2 => (D2, false),
+        3 => (D2, true),
+        4 => (D3, false),
+        6 => (Cube, false),
+        7 => (Cube, true),
+        _ => return None,
+    })
+}
+
+impl Maxwell<'_, '_, '_> {
+    /// TEXS and TLDS: a sample or a fetch whose operands and results the mode field (56:53) and the component
+    /// code (52:50) place, as Mesa's `getTEXSTarget`/`getTLDSTarget`/`getTEXSMask` and envydis' tables agree:
+    /// two source pairs (ra, ra+1 and rb, rb+1), the chosen components to rd, rd+1, rd2, rd2+1. FP32 results only.
+    pub(super) fn texture_scalar(&mut self, v: &View) -> Result {
+        if !v.flag("f32") {
+            return self.unimplemented(v, format!("{} (FP16 results)", Self::text(v)));
+        }
+        let (ra, rb) = (v.get("ra"), v.get("rb"));
+        let fetch = v.encoding.opcode == "TLDS";
+        // (dim, array, lod, the source registers in the order the op takes them: coordinates, layer, level, and
+        // a depth compare's reference last).
+        enum Level {
+            Zero,
+            Implicit,
+            Register,
+        }
+        use TextureDim::*;
+        let mode = v.get("mode");
+        let compares = !fetch && matches!(mode, 4 | 5 | 6 | 9);
+        let (dim, array, level, sources): (TextureDim, bool, Level, Vec<u64>) = match (fetch, mode) {
+            (false, 0) => (D1, false, Level::Zero, vec![ra]),
+            (false, 1) => (D2, false, Level::Implicit, vec![ra, rb]),
+            (false, 2) => (D2, false, Level::Zero, vec![ra, rb]),
+            (false, 3) => (D2, false, Level::Register, vec![ra, ra + 1, rb]),
+            (false, 4) => (D2, false, Level::Implicit, vec![ra, ra + 1, rb]),
+            // The level, then the reference, as Mesa's getTEXSTarget and yuzu read it (Ryujinx swaps them).
+            (false, 5) => (D2, false, Level::Register, vec![ra, ra + 1, rb, rb + 1]),
+            (false, 6) => (D2, false, Level::Zero, vec![ra, ra + 1, rb]),
+            (false, 7) => (D2, true, Level::Implicit, vec![ra + 1, rb, ra]),
+            (false, 8) => (D2, true, Level::Zero, vec![ra + 1, rb, ra]),
+            (false, 9) => (D2, true, Level::Zero, vec![ra + 1, rb, ra, rb + 1]),
+            (false, 10) => (D3, false, Level::Implicit, vec![ra, ra + 1, rb]),
+            (false, 11) => (D3, false, Level::Zero, vec![ra, ra + 1, rb]),
+            (false, 12) => (Cube, false, Level::Implicit, vec![ra, ra + 1, rb]),
+            (false, 13) => (Cube, false, Level::Register, vec![ra, ra + 1, rb, rb + 1]),
+            (true, 0) => (D1, false, Level::Zero, vec![ra]),
+            (true, 1) => (D1, false, Level::Register, vec![ra, rb]),
+            (true, 2) => (D2, false, Level::Zero, vec![ra, rb]),
+            (true, 5) => (D2, false, Level::Register, vec![ra, ra + 1, rb]),
+            (true, 7) => (D3, false, Level::Zero, vec![ra, ra + 1, rb]),
+            (true, 8) => (D2, true, Level::Zero, vec![rb, rb + 1, ra]),
+            _ => {
+                return self.unimplemented(v, format!("{} (offsets and multisample fetches)", Self::text(v)));
+            }
+        };
+        let count = dim.coordinates();
+        let coordinates: Vec<Value> = sources[..count].iter().map(|&r| self.reg(r)).collect();
+        let layer = array.then(|| self.reg(sources[count]));
+        let after_layer = count + usize::from(array);
+        let lod_register = matches!(level, Level::Register).then(|| self.reg(sources[after_layer]));
+        let reference = compares.then(|| self.reg(*sources.last().expect("a source")));
+        let texture = self.bind_texture(v, dim, array, reference.is_some(), false);
+        let texel = if fetch {
+            let level = lod_register.unwrap_or_else(|| self.const32(0));
+            self.op(Op::TextureFetch { texture, coordinates, layer, level })
+        } else {
+            let lod = match (level, lod_register) {
+                (Level::Zero, _) => Lod::Zero,
+                (_, Some(lod)) => Lod::Level(lod),
+                _ => Lod::Implicit,
+            };
+            self.op(Op::TextureSample { texture, coordinates, layer, lod, reference })
+        };
+        let rd2 = v.get("rd2");
+        const R: u8 = 1;
+        const G: u8 = 2;
+        const B: u8 = 4;
+        const A: u8 = 8;
+        let mask = if rd2 == 255 {
+            [R, G, B, A, R | G, R | A, G | A, B | A][v.get("swizzle") as usize]
+        } else {
+            match v.get("swizzle") {
+                code @ 0..=4 => [R | G | B, R | G | A, R | B | A, G | B | A, R | G | B | A][code as usize],
+                _ => return self.unimplemented(v, format!("{} (an undefined component code)", Self::text(v))),
+            }
+        };
+        let destinations = [v.get("rd"), v.get("rd") + 1, rd2, rd2 + 1];
+        self.write_components(texel, mask, &destinations);
+        Ok(())
+    }
+
+    /// TEX and TLD: the coordinates (after the layer, for arrays) from ra, then from rb the level (LL, LB), as
+    /// Mesa's `handleTEX` orders the sources; the components of the write mask (34:31) to rd, rd+1, ... in order.
+    pub(super) fn texture_vector(&mut self, v: &View) -> Result {
+        let fetch = v.encoding.opcode == "TLD";
+        let unsupported = if fetch { v.flag("aoffi") || v.flag("ms") || v.flag("cl") } else { v.flag("aoffi") };
+        if unsupported {
+            return self.unimplemented(v, format!("{} (offsets, multisample fetches and clamps)", Self::text(v)));
+        }
+        let Some((dim, array)) = texture_target(v.get("target")) else {
+            return self.unimplemented(v, format!("{} (a 3D array target, which does not exist)", Self::text(v)));
+        };
+        let ra = v.get("ra");
+        let first = ra + u64::from(array);
+        let layer = array.then(|| self.reg(ra));
+        let coordinates: Vec<Value> = (0..dim.coordinates() as u64).map(|k| self.reg(first + k)).collect();
+        let rb = v.get("rb");
+        // After the level (LB, LL) in rb's registers, a depth compare's reference.
+        let level_registers = u64::from(!fetch && matches!(v.get("lod"), 2 | 3));
+        let reference = (!fetch && v.flag("dc")).then(|| self.reg(rb + level_registers));
+        let texture = self.bind_texture(v, dim, array, reference.is_some(), false);
+        let texel = if fetch {
+            // Bit 55: 0 LZ, 1 LL.
+            let level = if v.get("lod") == 1 { self.reg(rb) } else { self.const32(0) };
+            self.op(Op::TextureFetch { texture, coordinates, layer, level })
+        } else {
+            let lod = match v.get("lod") {
+                0 => Lod::Implicit,
+                1 => Lod::Zero,
+                2 => Lod::Bias(self.reg(rb)),
+                3 => Lod::Level(self.reg(rb)),
+                _ => return self.unimplemented(v, format!("{} (LBA and LLA levels)", Self::text(v))),
+            };
+            self.op(Op::TextureSample { texture, coordinates, layer, lod, reference })
+        };
+        let rd = v.get("rd");
+        self.write_components(texel, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);
+        Ok(())
+    }
+
+    /// TXD: a sample at the level the explicit derivatives give. The coordinates from ra (for arrays, then a word
+    /// with the layer in bits 15:0), the derivatives from rb per coordinate: d/dx then d/dy of u, then of v (Mesa's
+    /// `handleTXD` and yuzu agree; Ryujinx reads all of d/dx first; Maxwell behaviour 2.13). 1D and 2D only, as
+    /// Mesa emits it (3D and cubes it computes by hand).
+    pub(super) fn texture_gradients(&mut self, v: &View) -> Result {
+        if v.flag("aoffi") {
+            return self.unimplemented(v, format!("{} (offsets)", Self::text(v)));
+        }
+        let (dim, array) = match texture_target(v.get("target")) {
+            Some((dim @ (TextureDim::D1 | TextureDim::D2), array)) => (dim, array),
+            _ => return self.unimplemented(v, format!("{} (3D and cube targets)", Self::text(v))),
+        };
+        let (ra, rb) = (v.get("ra"), v.get("rb"));
+        let count = dim.coordinates() as u64;
+        let coordinates: Vec<Value> = (0..count).map(|k| self.reg(ra + k)).collect();
+        let layer = array.then(|| self.reg(ra + count));
+        let derivative = |e: &mut Self, coordinate: u64, y: u64| e.reg(rb + 2 * coordinate.min(count - 1) + y);
+        let x = [derivative(self, 0, 0), derivative(self, 1, 0)];
+        let y = [derivative(self, 0, 1), derivative(self, 1, 1)];
+        let texture = self.bind_texture(v, dim, array, false, false);
+        let texel =
+            self.op(Op::TextureSample { texture, coordinates, layer, lod: Lod::Gradients { x, y }, reference: None });
+        let rd = v.get("rd");
+        self.write_components(texel, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);
+        Ok(())
+    }
+
+    /// TLD4S: a 2D gather of component `component` (53:52), or with DC of the comparisons with the reference:
+    /// x and y from ra and rb, or from ra and ra+1 when rb holds more: AOFFI's packed offsets, then DC's
+    /// reference (Mesa, yuzu and Ryujinx agree); the four texels to rd, rd+1, rd2, rd2+1 (rd2 RZ: the first two
+    /// only).
+    pub(super) fn texture_gather_scalar(&mut self, v: &View) -> Result {
+        if v.flag("f16") {
+            return self.unimplemented(v, format!("{} (FP16 results)", Self::text(v)));
+        }
+        let (ra, rb) = (v.get("ra"), v.get("rb"));
+        let (compares, offset) = (v.flag("dc"), v.flag("aoffi"));
+        let y = if compares || offset { ra + 1 } else { rb };
+        let coordinates = vec![self.reg(ra), self.reg(y)];
+        let offsets = offset.then(|| self.reg(rb));
+        let reference = compares.then(|| self.reg(rb + u64::from(offset)));
+        let texture = self.bind_texture(v, TextureDim::D2, false, compares, offset);
+        let component = v.get("component") as u8;
+        let texels = self.op(Op::TextureGather { texture, coordinates, layer: None, component, reference, offsets });
+        let (rd, rd2) = (v.get("rd"), v.get("rd2"));
+        let mask = if rd2 == 255 { 0b0011 } else { 0b1111 };
+        self.write_components(texels, mask, &[rd, rd + 1, rd2, rd2 + 1]);
+        Ok(())
+    }
+
+    /// The binding of the texture whose handle is word TEX (48:36) of the stage's texture constant buffer.
+    fn bind_texture(
+        &mut self,
+        v: &View,
+        dim: TextureDim,
+        array: bool,
+        depth_compare: bool,
+        gather_offsets: bool,
+    ) -> u16 {
+        let handle_offset = 4 * v.get("tex") as u32;
+        self.l.program.texture(TextureBinding { handle_offset, dim, array, depth_compare, gather_offsets })
+    }
+
+    /// The components of `texel` that `mask` (bit i: component i) chooses, in order, into `destinations`.
+    fn write_components(&mut self, texel: Value, mask: u8, destinations: &[u64; 4]) {
+        let chosen: Vec<u8> = (0..4).filter(|c| mask >> c & 1 == 1).collect();
+        // Every component is read before any register is written: a destination may be a source.
+        let values: Vec<Value> = chosen.iter().map(|&c| self.op(Op::Component(texel, c))).collect();
+        for (value, &register) in values.into_iter().zip(destinations) {
+            self.set_reg(register, value);
+        }
+    }
+}
