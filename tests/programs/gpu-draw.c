@@ -42,6 +42,9 @@
  * - SET_SINGLE_CT_WRITE_CONTROL masks every target with SET_CT_WRITE(0);
  * - conditional rendering: RENDER_IF_EQUAL and _NOT_EQUAL draw or not as the two 64-bit values compare;
  * - quads, quad strips and polygons cover what their triangles do;
+ * - indirect draws: a macro (as drivers write them) draws with the counts, first vertex or index, vertex offset and
+ *   first instance of an indirect buffer that a GPFIFO entry of its own hands it as parameters, written by the
+ *   CPU or by a semaphore release;
  * - depth clamp: a triangle beyond the far plane (window z 1.25) is clipped away while SET_VIEWPORT_CLIP_CONTROL
  *   clips z, and drawn with depth 1.0 (D24 0xFFFFFF) once it clamps z instead;
  * - SET_PS_SATURATE: a float target takes colour output 0 as it is, or clamped to [0, 1] or [-1, 1] when the
@@ -853,6 +856,174 @@ static void draw_indexed_rectangle_sloped(uint32_t left, uint32_t right) {
 }
 
 static void draw_indexed_rectangle(void) { draw_indexed_rectangle_sloped(vertex_z, vertex_z); }
+
+/* Macro instructions, fields as envytools' MME documentation lays them out (gpu/src/engine/mme.rs's table):
+ * add-immediate (opcode 1) with a result operation, bitfield replace (opcode 2) and branches (opcode 7). */
+#define MME_FETCH 0u           /* dst = the next parameter */
+#define MME_MOVE 1u            /* dst = result */
+#define MME_MOVE_SET_METHOD 2u /* dst = result; the method address = result */
+#define MME_MOVE_SEND 4u       /* dst = result; send result to the method address, which steps by its increment */
+#define MME_ADDI(result, dst, a, immediate) \
+    ((uint32_t)(immediate) << 14 | (uint32_t)(a) << 11 | (uint32_t)(dst) << 8 | (result) << 4 | 1u)
+#define MME_SET_METHOD(method, increment) MME_ADDI(MME_MOVE_SET_METHOD, 0, 0, (increment) << 12 | (method) >> 2)
+#define MME_SEND(a) MME_ADDI(MME_MOVE_SEND, 0, a, 0)
+/* dst = a with bits [to, to + size) replaced by b's bits from `from`. */
+#define MME_REPLACE(dst, a, b, to, size, from)                                                               \
+    ((uint32_t)(to) << 27 | (uint32_t)(size) << 22 | (uint32_t)(from) << 17 | (uint32_t)(b) << 14 | \
+     (uint32_t)(a) << 11 | (uint32_t)(dst) << 8 | MME_MOVE << 4 | 2u)
+/* Jumps by `offset` instructions when a is zero (or non-zero), with no delay slot. */
+#define MME_BRANCH(a, if_non_zero, offset) \
+    ((uint32_t)(offset) << 14 | (uint32_t)(a) << 11 | 1u << 5 | (uint32_t)(if_non_zero) << 4 | 7u)
+#define MME_EXIT (MME_ADDI(MME_MOVE, 0, 0, 0) | 1u << 7)
+#define MME_NOP MME_ADDI(MME_MOVE, 0, 0, 0)
+#define LOAD_MME_INSTRUCTION_RAM_POINTER 0x0114u
+#define LOAD_MME_START_ADDRESS_RAM_POINTER 0x011Cu
+#define CALL_MME_MACRO(j) (0x3800u + 8u * (j))
+#define SET_GLOBAL_BASE_VERTEX_INDEX 0x1434u
+#define SET_GLOBAL_BASE_INSTANCE_INDEX 0x1438u
+#define SET_INDEX_BUFFER_F 0x17DCu
+#define INDIRECT 0x13F60u /* draw parameters for indirect draws, 32 bytes */
+
+/* The macro an indirect draw calls, as a driver writes one (a Maxwell GPU has no indirect draw method: NVN's
+ * macros take the topology from the command buffer and the draw's words from a GPFIFO entry that points at the
+ * indirect buffer). Parameters: BEGIN's topology, then the indirect buffer's words as Vulkan lays them out: for
+ * arrays vertex count, instance count, first vertex, first instance; indexed, index count, instance count, first
+ * index, vertex offset, first instance. One launch per instance, the first with INSTANCE_ID FIRST and the others
+ * SUBSEQUENT, with the base vertex and instance in SET_GLOBAL_BASE_VERTEX_INDEX and _INSTANCE_INDEX.
+ * Registers: r1 topology, r2 count, r3 instances left, r4 first, r5 base instance, r6 base vertex, r7 = 1. */
+static uint32_t indirect_draw_macro(uint32_t *code, int indexed) {
+    uint32_t k = 0;
+    code[k++] = MME_ADDI(MME_FETCH, 2, 0, 0);
+    code[k++] = MME_ADDI(MME_FETCH, 3, 0, 0);
+    code[k++] = MME_ADDI(MME_FETCH, 4, 0, 0);
+    if (indexed) {
+        code[k++] = MME_ADDI(MME_FETCH, 6, 0, 0);
+        code[k++] = MME_SET_METHOD(SET_GLOBAL_BASE_VERTEX_INDEX, 0);
+        code[k++] = MME_SEND(6);
+    }
+    code[k++] = MME_ADDI(MME_FETCH, 5, 0, 0);
+    code[k++] = MME_SET_METHOD(SET_GLOBAL_BASE_INSTANCE_INDEX, 0);
+    code[k++] = MME_SEND(5);
+    code[k++] = MME_ADDI(MME_MOVE, 7, 0, 1);
+    uint32_t skip = k;
+    code[k++] = 0; /* to the exit when no instances are asked for: filled in below */
+    uint32_t loop = k;
+    code[k++] = MME_SET_METHOD(BEGIN, 0);
+    code[k++] = MME_SEND(1);
+    /* SET_VERTEX_ARRAY_START then DRAW_VERTEX_ARRAY, or SET_INDEX_BUFFER_F then DRAW_INDEX_BUFFER. */
+    code[k++] = MME_SET_METHOD(indexed ? SET_INDEX_BUFFER_F : SET_VERTEX_ARRAY_START, 1);
+    code[k++] = MME_SEND(4);
+    code[k++] = MME_SEND(2);
+    code[k++] = MME_SET_METHOD(END, 0);
+    code[k++] = MME_SEND(0);
+    code[k++] = MME_REPLACE(1, 1, 7, 26, 2, 0); /* INSTANCE_ID = SUBSEQUENT */
+    code[k++] = MME_ADDI(MME_MOVE, 3, 3, -1);
+    code[k] = MME_BRANCH(3, 1, (int32_t)loop - (int32_t)k);
+    k++;
+    code[skip] = MME_BRANCH(3, 0, k - skip);
+    code[k++] = MME_EXIT;
+    code[k++] = MME_NOP;
+    return k;
+}
+
+/* Uploads the two indirect draw macros: arrays as macro 0, indexed as macro 1. */
+static void upload_indirect_draw_macros(void) {
+    uint32_t code[2][32], length[2];
+    for (int indexed = 0; indexed < 2; indexed++) length[indexed] = indirect_draw_macro(code[indexed], indexed);
+    set(LOAD_MME_START_ADDRESS_RAM_POINTER, 0);
+    words[n++] = PB_NONINC(0, LOAD_MME_START_ADDRESS_RAM_POINTER + 4, 2);
+    words[n++] = 0;
+    words[n++] = length[0];
+    set(LOAD_MME_INSTRUCTION_RAM_POINTER, 0);
+    words[n++] = PB_NONINC(0, LOAD_MME_INSTRUCTION_RAM_POINTER + 4, length[0] + length[1]);
+    for (int indexed = 0; indexed < 2; indexed++)
+        for (uint32_t i = 0; i < length[indexed]; i++) words[n++] = code[indexed][i];
+}
+
+/* An indirect draw as a driver submits one: the commands so far and the macro call with its topology in one
+ * GPFIFO entry, the call's other parameters in a second entry that is the indirect buffer itself (`words` long,
+ * at INDIRECT), and the END of the batch in a third. */
+static void draw_indirect(uint32_t macro, uint32_t topology, uint32_t indirect_words) {
+    words[n++] = PB_ONEINC(0, CALL_MME_MACRO(macro), 1 + indirect_words);
+    words[n++] = topology;
+    uint64_t entries[2] = {gpu_push(&gpu, words, n), gpu_entry(&gpu, INDIRECT, indirect_words)};
+    n = 0;
+    expect("an indirect draw's GPFIFO entries", gpu_run_entries(&gpu, entries, 2), 0);
+}
+
+static int in_moved_rectangle(uint32_t x, uint32_t y) { return x >= 16 && y >= 4 && in_rectangle(x - 16, y - 4); }
+
+/* Indirect draws through macros: the draw's counts come from memory the command buffer points at, written by the
+ * CPU or by the GPU before. */
+static void indirect_draws(void) {
+    print("-- indirect draws: two instances from vertex 3, then indexed from index 6 at vertex offset 4 and "
+          "instance 1\n");
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    uint32_t count, wrong;
+    upload_indirect_draw_macros();
+    run("the indirect draw macros");
+    fill_target(background);
+    /* Vertices 0-2 are junk the draw must skip: a triangle covering everything. */
+    const Vertex junk = {0, 0, {F_1, F_1, F_1, F_1}};
+    Vertex vertices[6] = {junk, {1024, 0, {0}}, {0, 512, {0}}, small[0], small[1], small[2]};
+    put_vertices(vertices, 6);
+    stream(0, VERTICES, 32, 32 * 6);
+    uint32_t *offsets = (uint32_t *)(gpu.memory + INSTANCES);
+    offsets[0] = F_0;
+    offsets[1] = F_0;
+    offsets[2] = 0x3F000000u; /* 0.5 */
+    offsets[3] = 0x3E800000u; /* 0.25 */
+    set(SET_VERTEX_ATTRIBUTE_A + 8, 1 | FLOAT_R32_G32); /* generic 2: stream 1 */
+    stream(1, INSTANCES, 8, 16);
+    set(SET_VERTEX_STREAM_A_FORMAT + 16 + 12, 1); /* FREQUENCY: a new element every instance */
+    set(SET_VERTEX_STREAM_INSTANCE_A + 4, 1);
+    use_programs(OFFSET_VS, PERSPECTIVE_PS);
+    uint32_t *indirect = (uint32_t *)(gpu.memory + INDIRECT);
+    const uint32_t arrays[4] = {3, 2, 3, 0};
+    memcpy(indirect, arrays, sizeof arrays);
+    draw_indirect(0, TRIANGLES, 4);
+    const uint8_t small_colour[4] = {204, 51, 153, 255};
+    wrong = wrong_pixels(in_instances, small_colour, background, &count);
+    report("the triangle and its second instance 16 pixels right and 4 down", wrong, count);
+
+    /* The rectangle's vertices at 4-7, its indices at 6-11; the index count is the GPU's: a semaphore release
+     * writes it in an earlier submission. */
+    fill_target(background);
+    const Vertex corners[8] = {
+        junk, junk, junk, junk,
+        {165, 73, {F_0_6, F_0_8, F_0_2, F_1}},
+        {700, 73, {F_0_6, F_0_8, F_0_2, F_1}},
+        {165, 420, {F_0_6, F_0_8, F_0_2, F_1}},
+        {700, 420, {F_0_6, F_0_8, F_0_2, F_1}},
+    };
+    put_vertices(corners, 8);
+    stream(0, VERTICES, 32, 32 * 8);
+    const uint16_t indices[12] = {3, 2, 1, 3, 2, 1, 0, 1, 2, 2, 1, 3};
+    memcpy(gpu.memory + INDICES, indices, sizeof indices);
+    set_address(SET_INDEX_BUFFER_A, INDICES);
+    set_address(SET_INDEX_BUFFER_A + 8, INDICES + sizeof indices - 1);
+    set(SET_INDEX_BUFFER_A + 16, 1 /* TWO_BYTES */);
+    const uint32_t indexed[5] = {0, 1, 6, 4, 1};
+    memcpy(indirect, indexed, sizeof indexed);
+    set_address(SET_REPORT_SEMAPHORE_A, INDIRECT);
+    set(SET_REPORT_SEMAPHORE_A + 8, 6);
+    set(SET_REPORT_SEMAPHORE_A + 12, 1u << 28); /* RELEASE, ONE_WORD */
+    run("the index count written by the GPU");
+    check(indirect[0] == 6, "the semaphore release wrote the index count");
+    draw_indirect(1, TRIANGLES, 5);
+    const uint8_t rectangle_colour[4] = {153, 204, 51, 255};
+    wrong = wrong_pixels(in_moved_rectangle, rectangle_colour, background, &count);
+    report("the rectangle of indices 6-11 at vertex offset 4, moved as instance 1", wrong, count);
+
+    /* Back as the later cases expect: the rectangle's six indices from index 0, four vertices, no bases. */
+    set(SET_GLOBAL_BASE_VERTEX_INDEX, 0);
+    set(SET_GLOBAL_BASE_INSTANCE_INDEX, 0);
+    set(SET_INDEX_BUFFER_F, 0);
+    memcpy(gpu.memory + INDICES, indices + 6, 12);
+    set_address(SET_INDEX_BUFFER_A + 8, INDICES + 11);
+    stream(0, VERTICES, 32, 32 * 4);
+    run("state back");
+}
 
 /* A counter's report (REPORT_ONLY, four words: the 64-bit value, then the timestamp) at REPORTS + 16 * `slot`. */
 static void report_counter(uint32_t counter, uint32_t slot) {
@@ -1892,6 +2063,7 @@ int main(void) {
     unwritten_components();
     quads_and_polygons();
     conditional_rendering();
+    indirect_draws();
     depth_and_stencil();
     depth_clamp();
     depth_range_and_invariance();

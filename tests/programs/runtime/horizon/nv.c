@@ -151,30 +151,46 @@ int gpu_open(GpuChannel *gpu, Handle nv, void *memory, uint64_t size) {
     return failed != 0;
 }
 
-uint32_t gpu_submit(GpuChannel *gpu, const uint32_t *words, uint32_t count, uint32_t flags, NvFence *fence, int kickoff) {
-    if (gpu->pushbuffer_used + 4 * count > PB_AREA) gpu->pushbuffer_used = 0;
-    uint32_t offset = gpu->pushbuffer_used;
-    memcpy(gpu->memory + offset, words, 4 * count);
-    gpu->pushbuffer_used += (4 * count + 15) & ~15u;
+uint64_t gpu_entry(const GpuChannel *gpu, uint32_t offset, uint32_t count) {
     uint64_t address = gpu->gpu_address + offset;
     /* GPFIFO entry: GET 31:2 and GET_HI 39:32 of the address, LENGTH 62:42 in words. */
-    uint64_t entry = (address & 0xFFFFFFFFFCull) | (uint64_t)count << 42;
+    return (address & 0xFFFFFFFFFCull) | (uint64_t)count << 42;
+}
+
+uint32_t gpu_submit_entries(GpuChannel *gpu, const uint64_t *entries, uint32_t count, uint32_t flags, NvFence *fence,
+                            int kickoff) {
+    if (count > GPU_MAX_ENTRIES) return NV_BAD_PARAMETER;
     struct {
         uint64_t gpfifo;
         uint32_t num_entries, flags;
         NvFence fence;
-        uint64_t entries[1];
-    } submit = {0, 1, flags, *fence, {entry}};
+        uint64_t entries[GPU_MAX_ENTRIES];
+    } submit = {0, count, flags, *fence, {0}};
+    memcpy(submit.entries, entries, 8 * count);
     uint32_t result;
     if (kickoff) {
-        result = nv_ioctl2(gpu->nv, gpu->channel, CHANNEL_KICKOFF_PB, &submit, 0x18, submit.entries, 8);
+        result = nv_ioctl2(gpu->nv, gpu->channel, CHANNEL_KICKOFF_PB, &submit, 0x18, submit.entries, 8 * count);
     } else {
         /* SubmitGpfifo: the size field counts the header and the entries after it. */
-        uint32_t request = 0xC0000000u | (uint32_t)sizeof submit << 16 | 0x4808u;
-        result = nv_ioctl(gpu->nv, gpu->channel, request, &submit, sizeof submit, 0);
+        uint32_t size = 0x18 + 8 * count;
+        uint32_t request = 0xC0000000u | size << 16 | 0x4808u;
+        result = nv_ioctl(gpu->nv, gpu->channel, request, &submit, size, 0);
     }
     *fence = submit.fence;
     return result;
+}
+
+uint64_t gpu_push(GpuChannel *gpu, const uint32_t *words, uint32_t count) {
+    if (gpu->pushbuffer_used + 4 * count > PB_AREA) gpu->pushbuffer_used = 0;
+    uint32_t offset = gpu->pushbuffer_used;
+    memcpy(gpu->memory + offset, words, 4 * count);
+    gpu->pushbuffer_used += (4 * count + 15) & ~15u;
+    return gpu_entry(gpu, offset, count);
+}
+
+uint32_t gpu_submit(GpuChannel *gpu, const uint32_t *words, uint32_t count, uint32_t flags, NvFence *fence, int kickoff) {
+    uint64_t entry = gpu_push(gpu, words, count);
+    return gpu_submit_entries(gpu, &entry, 1, flags, fence, kickoff);
 }
 
 uint32_t gpu_wait(GpuChannel *gpu, NvFence fence, int *blocked) {
@@ -200,11 +216,16 @@ uint32_t gpu_wait(GpuChannel *gpu, NvFence fence, int *blocked) {
     return result;
 }
 
-uint32_t gpu_run(GpuChannel *gpu, const uint32_t *words, uint32_t count) {
+uint32_t gpu_run_entries(GpuChannel *gpu, const uint64_t *entries, uint32_t count) {
     NvFence fence = {0, 0};
     int blocked;
-    uint32_t result = gpu_submit(gpu, words, count, NV_SUBMIT_FENCE_GET, &fence, 0);
+    uint32_t result = gpu_submit_entries(gpu, entries, count, NV_SUBMIT_FENCE_GET, &fence, 0);
     return result != 0 ? result : gpu_wait(gpu, fence, &blocked);
+}
+
+uint32_t gpu_run(GpuChannel *gpu, const uint32_t *words, uint32_t count) {
+    uint64_t entry = gpu_push(gpu, words, count);
+    return gpu_run_entries(gpu, &entry, 1);
 }
 
 uint64_t block_linear_offset(uint32_t x, uint32_t y, uint32_t width_bytes, uint32_t block_height) {

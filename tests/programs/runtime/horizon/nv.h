@@ -66,6 +66,16 @@ int gpu_open(GpuChannel *gpu, Handle nv, void *memory, uint64_t size);
 /* Copies `count` words into the pushbuffer area and submits them (SubmitGpfifo, or KickoffPb through Ioctl2 when
  * `kickoff`) with `flags` and `fence` in; the fence comes back in *fence. Returns the NvResult. */
 uint32_t gpu_submit(GpuChannel *gpu, const uint32_t *words, uint32_t count, uint32_t flags, NvFence *fence, int kickoff);
+/* The GPFIFO entry for `count` pushbuffer words at `offset` in the channel's memory. */
+uint64_t gpu_entry(const GpuChannel *gpu, uint32_t offset, uint32_t count);
+/* Copies `count` words into the pushbuffer area: their GPFIFO entry. */
+uint64_t gpu_push(GpuChannel *gpu, const uint32_t *words, uint32_t count);
+/* Submits up to GPU_MAX_ENTRIES GPFIFO entries as gpu_submit does one. */
+#define GPU_MAX_ENTRIES 8u
+uint32_t gpu_submit_entries(GpuChannel *gpu, const uint64_t *entries, uint32_t count, uint32_t flags, NvFence *fence,
+                            int kickoff);
+/* Submits `count` entries with FENCE_GET and waits for the fence, as gpu_run does. */
+uint32_t gpu_run_entries(GpuChannel *gpu, const uint64_t *entries, uint32_t count);
 /* Submits `count` words with FENCE_GET and waits for the fence: the NvResult of the first step that failed. */
 uint32_t gpu_run(GpuChannel *gpu, const uint32_t *words, uint32_t count);
 
