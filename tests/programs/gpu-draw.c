@@ -19,7 +19,7 @@
  *   fit it; coordinates past the edge wrap, clamp or read the sampler's border colour; a depth compare (TEX.DC)
  *   gives 1.0 where the reference passes the sampler's comparison with the texel's depth, else 0.0; a gather
  *   (TLD4S) gives one component of the 2x2 texels a bilinear sample reads; explicit derivatives (TXD) pick the
- *   level they span;
+ *   level they span; a target a draw rendered, sampled after INVALIDATE_TEXTURE_DATA_CACHE, reads as drawn;
  * - depth and stencil (a Z24S8 target, block-linear): a LESS test lets a primitive through where it is nearer
  *   than what was drawn before (the depths far apart, so no rounding decides), a stencil pass REPLACE writes the
  *   reference where a primitive covers and EQUAL draws only there; the target's untouched texels keep the clear's
@@ -167,6 +167,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define LOAD_CONSTANT_BUFFER 0x2390u
 #define BIND_GROUP_CONSTANT_BUFFER 0x2410u
 #define SET_BINDLESS_TEXTURE 0x2608u
+#define INVALIDATE_TEXTURE_DATA_CACHE 0x1338u
 #define SET_ZT_A 0x0FE0u
 #define SET_ZT_SIZE_A 0x1228u
 #define SET_ZT_SELECT 0x1538u
@@ -1418,12 +1419,12 @@ static uint32_t unorm_bits(uint32_t c, int bits) {
     return (uint32_t)(127 + e) << 23 | (uint32_t)(q & 0x7FFFFFu);
 }
 
-/* Texture header `index`: `components` of UNORM data, swizzle sources x, y, z, w, at TEXELS + `at`, `width` x
+/* Texture header `index`: `components` of UNORM data, swizzle sources x, y, z, w, at `at` in memory, `width` x
  * `height`, `levels` levels; `layout` is W3's layout bits (the pitch / 32, or the block height << 3). */
 static void put_header(uint32_t index, uint32_t components, const uint32_t swizzle[4], uint32_t version, uint32_t at,
                        uint32_t layout, uint32_t levels, uint32_t width, uint32_t height, uint32_t type) {
     uint32_t *w = (uint32_t *)(gpu.memory + TICS + 32 * index);
-    uint64_t address = gpu.gpu_address + TEXELS + at;
+    uint64_t address = gpu.gpu_address + at;
     w[0] = components | TIC_UNORM << 7 | TIC_UNORM << 10 | TIC_UNORM << 13 | TIC_UNORM << 16 | swizzle[0] << 19 |
            swizzle[1] << 22 | swizzle[2] << 25 | swizzle[3] << 28;
     w[1] = (uint32_t)address;
@@ -1589,6 +1590,40 @@ static void use_texture(uint32_t header, uint32_t sampler) {
     method(LOAD_CONSTANT_BUFFER, 2, handles);
 }
 
+/* The target after the triangle: its colour where the edge functions say, the background elsewhere. */
+static const uint8_t triangle_colour[4] = {51, 153, 204, 255}, target_background[4] = {0x11, 0x22, 0x33, 0x44};
+static void expect_rendered(uint32_t x, uint32_t y, uint32_t out[4]) {
+    const uint8_t *texel = in_triangle(x, y) ? triangle_colour : target_background;
+    for (int c = 0; c < 4; c++) out[c] = unorm_bits(texel[c], 8);
+}
+
+/* A texture a draw rendered (BEHAVIOURS 1.9): the triangle drawn into the A8B8G8R8 target, then, after
+ * INVALIDATE_TEXTURE_DATA_CACHE (NVN's barrier between rendering to a texture and sampling it), the target read
+ * as texture 6 texel for texel into the float target. */
+static void render_to_texture(void) {
+    print("-- render to texture: the triangle drawn, INVALIDATE_TEXTURE_DATA_CACHE, the target sampled\n");
+    const uint32_t rgba[4] = {TIC_R, TIC_G, TIC_B, TIC_A};
+    put_header(6, TIC_A8B8G8R8, rgba, TIC_PITCH, TARGET, (WIDTH * 4) >> 5, 1, WIDTH, HEIGHT, TIC_TWO_D_NO_MIPMAP);
+    fill_target(target_background);
+    set_address(SET_COLOR_TARGET_A, TARGET);
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    draw_arrays(3, 0);
+    run("the triangle into the target");
+    set(INVALIDATE_TEXTURE_DATA_CACHE, 0); /* LINES ALL */
+    set_address(SET_COLOR_TARGET_A, FLOAT_TARGET);
+    uint32_t float_target[4] = {WIDTH * 16, HEIGHT, RF32_GF32_BF32_AF32, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, float_target);
+    memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
+    use_texture(6, 1);
+    use_programs(PASS_VS, TEXTURE_PS);
+    draw_textured_quad(F_1);
+    run("the target sampled");
+    report_float("each pixel the texel the triangle's draw left there", wrong_float_pixels(expect_rendered));
+}
+
 static void textures(void) {
     print("-- textures: headers and samplers from their pools, handles from constant buffer 0\n");
     const uint32_t rgba[4] = {TIC_R, TIC_G, TIC_B, TIC_A}, bgr1[4] = {TIC_B, TIC_G, TIC_R, TIC_ONE_FLOAT};
@@ -1596,18 +1631,18 @@ static void textures(void) {
     /* Texture 0: the RGBA8 pattern, pitch (32 bytes a row). */
     for (uint32_t j = 0; j < 4; j++)
         for (uint32_t i = 0; i < 8; i++) rgba8_texel(i, j, gpu.memory + TEXELS + 32 * j + 4 * i);
-    put_header(0, TIC_A8B8G8R8, rgba, TIC_PITCH, 0, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
+    put_header(0, TIC_A8B8G8R8, rgba, TIC_PITCH, TEXELS, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
     /* Texture 1: the same texels block-linear, blocks two GOBs tall, read B, G, R, 1. */
     for (uint32_t j = 0; j < 4; j++)
         for (uint32_t i = 0; i < 8; i++) rgba8_texel(i, j, gpu.memory + TEXELS + 0x1000 + block_linear_offset(4 * i, j, 32, 1));
-    put_header(1, TIC_A8B8G8R8, bgr1, TIC_BLOCKLINEAR, 0x1000, 1u << 3, 1, 8, 4, TIC_TWO_D);
+    put_header(1, TIC_A8B8G8R8, bgr1, TIC_BLOCKLINEAR, TEXELS + 0x1000, 1u << 3, 1, 8, 4, TIC_TWO_D);
     /* Texture 2: B5G6R5, pitch. */
     for (uint32_t j = 0; j < 4; j++)
         for (uint32_t i = 0; i < 8; i++) {
             uint16_t t = b5g6r5_texel(i, j);
             memcpy(gpu.memory + TEXELS + 0x2000 + 32 * j + 2 * i, &t, 2);
         }
-    put_header(2, TIC_B5G6R5, rgb1, TIC_PITCH, 0x2000, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
+    put_header(2, TIC_B5G6R5, rgb1, TIC_PITCH, TEXELS + 0x2000, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
     /* Texture 3: two levels, block-linear with blocks two GOBs tall: level 0 (16 x 8, one colour) is one GOB
      * tall, so its block shrinks to one GOB and level 1 (8 x 4, the pattern) starts 512 bytes in. */
     for (uint32_t j = 0; j < 8; j++)
@@ -1617,7 +1652,7 @@ static void textures(void) {
         }
     for (uint32_t j = 0; j < 4; j++)
         for (uint32_t i = 0; i < 8; i++) rgba8_texel(i, j, gpu.memory + TEXELS + 0x3000 + 512 + block_linear_offset(4 * i, j, 32, 0));
-    put_header(3, TIC_A8B8G8R8, rgba, TIC_BLOCKLINEAR, 0x3000, 1u << 3, 2, 16, 8, TIC_TWO_D);
+    put_header(3, TIC_A8B8G8R8, rgba, TIC_BLOCKLINEAR, TEXELS + 0x3000, 1u << 3, 2, 16, 8, TIC_TWO_D);
     /* Texture 4: ASTC 4x4, pitch, two void-extent blocks (one UNORM16 colour each, read as FP16: 1.0, 0.5, 0.25,
      * 0 on the left, the reverse on the right). */
     const uint16_t left[4] = {0xFFFF, 0x8000, 0x4000, 0x0000}, right[4] = {0x0000, 0x4000, 0x8000, 0xFFFF};
@@ -1627,7 +1662,7 @@ static void textures(void) {
         memcpy(block, &low, 8);
         memcpy(block + 8, b == 0 ? left : right, 8);
     }
-    put_header(4, TIC_ASTC_2D_4X4, rgba, TIC_PITCH, 0x4000, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
+    put_header(4, TIC_ASTC_2D_4X4, rgba, TIC_PITCH, TEXELS + 0x4000, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
     put_sampler(0, TSC_WRAP, TSC_MIP_NONE, none);
     put_sampler(1, TSC_CLAMP_TO_EDGE, TSC_MIP_NONE, none);
     put_sampler(2, TSC_BORDER, TSC_MIP_NONE, border);
@@ -1640,12 +1675,12 @@ static void textures(void) {
             uint32_t texel = (i + 8 * j) << 19 << 8;
             memcpy(gpu.memory + TEXELS + 0x5000 + 32 * j + 4 * i, &texel, 4);
         }
-    put_header(5, TIC_Z24S8, rgba, TIC_PITCH, 0x5000, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
+    put_header(5, TIC_Z24S8, rgba, TIC_PITCH, TEXELS + 0x5000, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
     put_sampler(4, TSC_CLAMP_TO_EDGE, TSC_MIP_NONE, none);
     *(uint32_t *)(gpu.memory + TSCS + 32 * 4) |= 1u << 9 | 3u << 10; /* DEPTH_COMPARE, LEQUAL */
 
     set_address(SET_TEX_HEADER_POOL_A, TICS);
-    set(SET_TEX_HEADER_POOL_A + 8, 5);
+    set(SET_TEX_HEADER_POOL_A + 8, 6);
     set_address(SET_TEX_SAMPLER_POOL_A, TSCS);
     set(SET_TEX_SAMPLER_POOL_A + 8, 4);
     set(SET_BINDLESS_TEXTURE, 0);
@@ -1697,6 +1732,7 @@ static void textures(void) {
         run("draw");
         report_float(cases[k].what, wrong_float_pixels(cases[k].expected));
     }
+    render_to_texture();
 }
 
 /* A pixel program that reaches global memory: each pixel the triangle covers adds 1 to a word whose address
