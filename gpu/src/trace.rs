@@ -15,7 +15,7 @@ use crate::channel::Segment;
 use crate::fifo::GpEntry;
 use crate::mmu::GuestMemory;
 use crate::texture::format::ColorFormat;
-use crate::texture::surface::{Layout, Surface};
+use crate::texture::surface::{Layout, Slices, Surface};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -336,7 +336,12 @@ fn encode(event: &Event, out: &mut Vec<u8>) {
                     put_u32(out, block_depth);
                 }
             }
-            put_u64(out, surface.layer_stride);
+            // A presented frame is one 2D layer: the stride is all there is to its third dimension.
+            let stride = match surface.slices {
+                Slices::Layers { stride } => stride,
+                Slices::Depth => 0,
+            };
+            put_u64(out, stride);
             put_u32(out, *width);
         }
     }
@@ -450,8 +455,8 @@ impl Cursor<'_> {
                     (1, block_height, block_depth) => Layout::BlockLinear { block_height, block_depth },
                     (kind, ..) => return Err(self.malformed(format!("layout {kind}"))),
                 };
-                let layer_stride = self.u64()?;
-                let surface = Surface { address, width, height, layers, bytes_per_texel, layout, layer_stride };
+                let slices = Slices::Layers { stride: self.u64()? };
+                let surface = Surface { address, width, height, layers, bytes_per_texel, layout, slices };
                 Event::Present { present: Present { surface, format }, width: self.u32()? }
             }
             tag => return Err(self.malformed(format!("unknown event tag {tag}"))),

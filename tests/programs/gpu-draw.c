@@ -42,6 +42,8 @@
  * - SET_SINGLE_CT_WRITE_CONTROL masks every target with SET_CT_WRITE(0);
  * - conditional rendering: RENDER_IF_EQUAL and _NOT_EQUAL draw or not as the two 64-bit values compare;
  * - quads, quad strips and polygons cover what their triangles do;
+ * - 3D and array targets: SET_COLOR_TARGET_LAYER picks the slice of a volume (placed by the block-linear volume
+ *   layout) or the layer of an array the triangle lands in, and the others keep their bytes;
  * - indirect draws: a macro (as drivers write them) draws with the counts, first vertex or index, vertex offset and
  *   first instance of an indirect buffer that a GPFIFO entry of its own hands it as parameters, written by the
  *   CPU or by a semaphore release;
@@ -394,6 +396,8 @@ static const Vertex triangle[3] = {
     {324, 473, {F_0_2, F_0_6, F_0_8, F_1}},
 };
 static int in_triangle(uint32_t x, uint32_t y) { return inside(triangle, x, y); }
+/* The colour the perspective program draws the triangle in, and the background the tests fill targets with. */
+static const uint8_t triangle_colour[4] = {51, 153, 204, 255}, target_background[4] = {0x11, 0x22, 0x33, 0x44};
 
 /* The rectangle x 165..700, y 73..420 (1/16 pixel) as two indexed triangles. */
 static int in_rectangle(uint32_t x, uint32_t y) {
@@ -857,6 +861,85 @@ static void draw_indexed_rectangle_sloped(uint32_t left, uint32_t right) {
 }
 
 static void draw_indexed_rectangle(void) { draw_indexed_rectangle_sloped(vertex_z, vertex_z); }
+
+#define VOLUME 0x40000u /* a 64 x 32 x 4 block-linear volume of 4-byte texels (32 KiB), then a 2-layer array */
+#define VOLUME_ARRAY (VOLUME + 0x8000u)
+#define THIRD_DIMENSION_DEFINES_DEPTH_SIZE (1u << 16)
+
+/* Slice (or layer) `slice`'s own background: every slice unlike the others. */
+static void slice_background(uint32_t slice, uint8_t out[4]) {
+    for (int c = 0; c < 4; c++) out[c] = (uint8_t)(0x21 * (slice + 1) + 0x10 * c);
+}
+
+/* The texels of `slices` slices (or layers) at `at`, each its background, but for `drawn`, where the triangle
+ * covers: `address` gives each texel's place. Returns the texels that are not so. */
+static uint32_t wrong_slices(uint32_t slices, uint32_t drawn, uint64_t (*address)(uint32_t, uint32_t, uint32_t)) {
+    uint32_t wrong = 0;
+    for (uint32_t z = 0; z < slices; z++)
+        for (uint32_t y = 0; y < HEIGHT; y++)
+            for (uint32_t x = 0; x < WIDTH; x++) {
+                uint8_t expected[4];
+                slice_background(z, expected);
+                if (z == drawn && in_triangle(x, y)) memcpy(expected, triangle_colour, 4);
+                wrong += memcmp(gpu.memory + address(x, y, z), expected, 4) != 0;
+            }
+    return wrong;
+}
+
+static void fill_slices(uint32_t slices, uint64_t (*address)(uint32_t, uint32_t, uint32_t)) {
+    for (uint32_t z = 0; z < slices; z++)
+        for (uint32_t y = 0; y < HEIGHT; y++)
+            for (uint32_t x = 0; x < WIDTH; x++) slice_background(z, gpu.memory + address(x, y, z));
+}
+
+/* The volume: blocks two GOBs tall and two deep. The array: blocks two GOBs tall, layers 0x2000 bytes apart. */
+static uint64_t volume_texel(uint32_t x, uint32_t y, uint32_t z) {
+    return VOLUME + block_linear_offset_3d(4 * x, y, z, 4 * WIDTH, HEIGHT, 1, 1);
+}
+static uint64_t array_texel(uint32_t x, uint32_t y, uint32_t layer) {
+    return VOLUME_ARRAY + 0x2000u * layer + block_linear_offset(4 * x, y, 4 * WIDTH, 1);
+}
+
+/* Target 0 at `at`: block-linear A8B8G8R8 with `memory`'s block shape and third-dimension control, `third`
+ * layers or slices, `array_pitch` bytes apart, drawn from `layer` (SET_COLOR_TARGET_LAYER). */
+static void block_linear_target(uint32_t at, uint32_t memory, uint32_t third, uint32_t array_pitch, uint32_t layer) {
+    set_address(SET_COLOR_TARGET_A, at);
+    uint32_t target[7] = {WIDTH, HEIGHT, A8B8G8R8, memory, third, array_pitch / 4, layer};
+    method(SET_COLOR_TARGET_A + 8, 7, target);
+}
+
+/* Rendering into one slice of a 3D texture (BEHAVIOURS 1.13) and one layer of an array, chosen by
+ * SET_COLOR_TARGET_LAYER as NVK binds a view of one slice: the triangle lands in that slice, placed by the
+ * volume's block-linear layout (GOBs stacked down, then back, inside each block), and every other slice keeps
+ * its bytes. */
+static void volume_and_array_targets(void) {
+    print("-- a 3D target (64 x 32 x 4, blocks 2 GOBs tall and deep): the triangle into slice 2 (LAYER 2)\n");
+    fill_slices(4, volume_texel);
+    block_linear_target(VOLUME, 1u << 4 | 1u << 8 | THIRD_DIMENSION_DEFINES_DEPTH_SIZE, 4, 0, 2);
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    draw_arrays(3, 0);
+    run("draw");
+    uint32_t wrong = wrong_slices(4, 2, volume_texel);
+    check(wrong == 0, "slice 2 holds the triangle over its background, the other slices theirs");
+    print("   texels wrong ");
+    print_u64(wrong);
+    print(" of 8192\n");
+
+    print("-- an array target of 2 layers: the triangle into layer 1 (LAYER 1)\n");
+    fill_slices(2, array_texel);
+    block_linear_target(VOLUME_ARRAY, 1u << 4, 2, 0x2000, 1);
+    draw_arrays(3, 0);
+    block_linear_target(TARGET, 0, 0, 0, 0);
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    run("draw");
+    wrong = wrong_slices(2, 1, array_texel);
+    check(wrong == 0, "layer 1 holds the triangle over its background, layer 0 its own");
+    print("   texels wrong ");
+    print_u64(wrong);
+    print(" of 4096\n");
+}
 
 /* Macro instructions, fields as envytools' MME documentation lays them out (gpu/src/engine/mme.rs's table):
  * add-immediate (opcode 1) with a result operation, bitfield replace (opcode 2) and branches (opcode 7). */
@@ -1591,7 +1674,6 @@ static void use_texture(uint32_t header, uint32_t sampler) {
 }
 
 /* The target after the triangle: its colour where the edge functions say, the background elsewhere. */
-static const uint8_t triangle_colour[4] = {51, 153, 204, 255}, target_background[4] = {0x11, 0x22, 0x33, 0x44};
 static void expect_rendered(uint32_t x, uint32_t y, uint32_t out[4]) {
     const uint8_t *texel = in_triangle(x, y) ? triangle_colour : target_background;
     for (int c = 0; c < 4; c++) out[c] = unorm_bits(texel[c], 8);
@@ -2100,6 +2182,7 @@ int main(void) {
     quads_and_polygons();
     conditional_rendering();
     indirect_draws();
+    volume_and_array_targets();
     depth_and_stencil();
     depth_clamp();
     depth_range_and_invariance();

@@ -193,6 +193,8 @@ pub struct DrawTarget {
     pub output: u32,
     pub surface: crate::texture::surface::Surface,
     pub format: crate::texture::format::ColorFormat,
+    /// The layer (or depth slice) drawn into.
+    pub layer: u32,
     /// R, G, B, A written.
     pub write: [bool; 4],
     pub blend: Option<BlendState>,
@@ -356,11 +358,13 @@ pub struct DepthBias {
     pub clamp: f32,
 }
 
-/// The zeta target a draw tests and writes (its first layer), and the tests.
+/// The zeta target a draw tests and writes, and the tests.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DepthStencil {
     pub surface: crate::texture::surface::Surface,
     pub format: crate::texture::format::DepthFormat,
+    /// The layer drawn into.
+    pub layer: u32,
     /// The depth test's comparison, when it is on; whether passing samples write their depth.
     pub depth_test: Option<Comparison>,
     pub depth_write: bool,
@@ -713,7 +717,8 @@ impl Maxwell3D {
         if !depth_on && !stencil_on && !bounds_on {
             return Ok(None);
         }
-        let Some((surface, format)) = self.zeta_target(at, "draws")? else { return Ok(None) };
+        let Some((surface, format, first_layer)) = self.zeta_target(at, "draws")? else { return Ok(None) };
+        let layer = super::maxwell_3d::target_layer(at, &surface, first_layer, 0)?;
         let comparison_of = |register: u32| {
             let value = self.register(register);
             comparison(value).ok_or_else(|| at.bad_argument(value, "not a comparison function"))
@@ -770,6 +775,7 @@ impl Maxwell3D {
         };
         Ok(Some(DepthStencil {
             surface,
+            layer,
             format,
             depth_test: if depth_on { Some(comparison_of(SET_DEPTH_FUNC)?) } else { None },
             depth_write: depth_on && self.register(SET_DEPTH_WRITE) & 1 == 1,
@@ -877,7 +883,9 @@ impl Maxwell3D {
         let mut targets = Vec::new();
         for output in 0..(select & 0xf).min(8) {
             let slot = select >> (4 + 3 * output) & 7;
-            let Some((surface, format)) = self.color_target(at, slot)? else { continue };
+            let Some((surface, format, first_layer)) = self.color_target(at, slot)? else { continue };
+            // Layer 0 of the draw: no program chooses another yet (its layer output is not translated).
+            let layer = super::maxwell_3d::target_layer(at, &surface, first_layer, 0)?;
             let write_register = self.register(SET_CT_WRITE + 4 * if single_write { 0 } else { output });
             let write = [0, 4, 8, 12].map(|bit| write_register >> bit & 1 == 1);
             let blend = (self.register(SET_BLEND + 4 * output) & 1 == 1).then(|| {
@@ -897,7 +905,7 @@ impl Maxwell3D {
                     BlendState { color, alpha }
                 }
             });
-            targets.push(DrawTarget { output, surface, format, write, blend });
+            targets.push(DrawTarget { output, surface, format, layer, write, blend });
         }
         Ok(targets)
     }

@@ -17,7 +17,7 @@ use super::semaphore::{Release, report_reduction};
 use super::{Class, Context, EngineError, Method};
 use crate::backend::{ColorClear, DepthStencilClear, GpuMemory, Rect};
 use crate::texture::format::{ColorFormat, DepthFormat};
-use crate::texture::surface::{Layout, Surface};
+use crate::texture::surface::{Layout, Slices, Surface};
 
 /// Registers: every method below the macro calls (byte offsets 0 to 0x37fc).
 pub const REGISTER_COUNT: usize = 0xe00;
@@ -56,6 +56,7 @@ pub const SET_ZT_ARRAY_PITCH: u32 = 0x0ff0;
 pub const SET_ZT_SIZE_A: u32 = 0x1228;
 pub const SET_ZT_SIZE_B: u32 = 0x122c;
 pub const SET_ZT_SIZE_C: u32 = 0x1230;
+pub const SET_ZT_LAYER: u32 = 0x179c;
 pub const SET_STENCIL_MASK: u32 = 0x139c;
 pub const SET_ZT_SELECT: u32 = 0x1538;
 pub const CLEAR_REPORT_VALUE: u32 = 0x1530;
@@ -328,7 +329,8 @@ impl Maxwell3D {
         context: &mut Context,
     ) -> Result<(), EngineError> {
         let target = if slot < 8 { self.register(SET_CT_SELECT) >> (4 + 3 * slot) & 7 } else { slot };
-        let Some((target_surface, format)) = self.color_target(method, target)? else { return Ok(()) };
+        let Some((target_surface, format, first_layer)) = self.color_target(method, target)? else { return Ok(()) };
+        let layer = target_layer(method, &target_surface, first_layer, layer)?;
         let (width, height) = (target_surface.width, target_surface.height);
         let rect = self.clear_rect(width, height);
         if rect.is_empty() {
@@ -340,12 +342,15 @@ impl Maxwell3D {
         backend.clear_color(&clear, &memory).map_err(|source| EngineError::Backend { method, source })
     }
 
-    /// Colour target `target`'s surface and format (SET_COLOR_TARGET_*); `None` when its format is 0 (disabled).
+    /// Colour target `target`'s surface, format and first layer (SET_COLOR_TARGET_*); `None` when its format is
+    /// 0 (disabled). THIRD_DIMENSION counts its layers, or with MEMORY's THIRD_DIMENSION_CONTROL its depth slices
+    /// (a 3D texture's level, rendered a slice at a time); LAYER is the layer (slice) that layer 0 of a draw or a
+    /// clear's RT_ARRAY_INDEX 0 lands in, as NVK binds a view whose first layer is not the texture's.
     pub(super) fn color_target(
         &self,
         method: Method,
         target: u32,
-    ) -> Result<Option<(Surface, ColorFormat)>, EngineError> {
+    ) -> Result<Option<(Surface, ColorFormat, u32)>, EngineError> {
         let registers = |offset: u32| self.register(SET_COLOR_TARGET_A + COLOR_TARGET_STRIDE * target + offset);
         let format_code = registers(0x10);
         if format_code == 0 {
@@ -355,6 +360,7 @@ impl Maxwell3D {
             .ok_or_else(|| method.unimplemented(format!("colour target format {format_code:#x}")))?;
         let memory = registers(0x14);
         let (width, height) = (registers(0x08), registers(0x0c));
+        let depth_slices = memory >> 16 & 1 == 1;
         let (layout, width) = if memory >> 12 & 1 == 1 {
             // Pitch targets give their pitch in bytes as the width.
             (Layout::Pitch { pitch: width }, width / format.bytes)
@@ -368,22 +374,27 @@ impl Maxwell3D {
             address: u64::from(registers(0x00) & 0xff) << 32 | u64::from(registers(0x04)),
             width,
             height,
-            layers: registers(0x18).max(1),
+            layers: (registers(0x18) & 0xfff_ffff).max(1),
             bytes_per_texel: format.bytes,
             layout,
-            // ARRAY_PITCH counts 4-byte units.
-            layer_stride: u64::from(registers(0x1c)) * 4,
+            slices: match (depth_slices, layout) {
+                (false, _) => Slices::Layers { stride: u64::from(registers(0x1c)) * 4 }, // ARRAY_PITCH: 4-byte units
+                (true, Layout::BlockLinear { .. }) => Slices::Depth,
+                (true, Layout::Pitch { .. }) => {
+                    return Err(method.bad_argument(memory, "a pitch colour target with depth slices"));
+                }
+            },
         };
-        Ok(Some((surface, format)))
+        Ok(Some((surface, format, registers(0x20) & 0xffff)))
     }
 
-    /// The zeta (depth/stencil) target of SET_ZT_*, always block-linear, when SET_ZT_SELECT selects one; `what`
-    /// names the operation in the errors.
+    /// The zeta (depth/stencil) target of SET_ZT_*, always block-linear, and its first layer (SET_ZT_LAYER, as
+    /// a colour target's LAYER), when SET_ZT_SELECT selects one; `what` names the operation in the errors.
     pub(super) fn zeta_target(
         &self,
         method: Method,
         what: &str,
-    ) -> Result<Option<(Surface, DepthFormat)>, EngineError> {
+    ) -> Result<Option<(Surface, DepthFormat, u32)>, EngineError> {
         if self.register(SET_ZT_SELECT) & 1 == 0 {
             return Ok(None);
         }
@@ -394,16 +405,21 @@ impl Maxwell3D {
         if block_size & 0xf != 0 {
             return Err(method.unimplemented(format!("depth target block width {}", block_size & 0xf)));
         }
+        let size_c = self.register(SET_ZT_SIZE_C);
         let target = Surface {
             address: u64::from(self.register(SET_ZT_A) & 0xff) << 32 | u64::from(self.register(SET_ZT_A + 4)),
             width: self.register(SET_ZT_SIZE_A) & 0xfff_ffff,
             height: self.register(SET_ZT_SIZE_B) & 0x1_ffff,
-            layers: (self.register(SET_ZT_SIZE_C) & 0xffff).max(1),
+            // CONTROL (16) ARRAY_SIZE_IS_ONE, or THIRD_DIMENSION (15:0) layers.
+            layers: match size_c >> 16 & 1 {
+                1 => 1,
+                _ => (size_c & 0xffff).max(1),
+            },
             bytes_per_texel: format.bytes,
             layout: Layout::BlockLinear { block_height: block_size >> 4 & 0xf, block_depth: block_size >> 8 & 0xf },
-            layer_stride: u64::from(self.register(SET_ZT_ARRAY_PITCH)) * 4,
+            slices: Slices::Layers { stride: u64::from(self.register(SET_ZT_ARRAY_PITCH)) * 4 },
         };
-        Ok(Some((target, format)))
+        Ok(Some((target, format, self.register(SET_ZT_LAYER) & 0xffff)))
     }
 
     /// A depth and/or stencil clear of the zeta target, when one is selected. With RESPECT_STENCIL_MASK
@@ -416,7 +432,8 @@ impl Maxwell3D {
         layer: u32,
         context: &mut Context,
     ) -> Result<(), EngineError> {
-        let Some((target, format)) = self.zeta_target(method, "clears")? else { return Ok(()) };
+        let Some((target, format, first_layer)) = self.zeta_target(method, "clears")? else { return Ok(()) };
+        let layer = target_layer(method, &target, first_layer, layer)?;
         let (width, height) = (target.width, target.height);
         let rect = self.clear_rect(width, height);
         if rect.is_empty() {
@@ -474,6 +491,19 @@ impl Maxwell3D {
             _ => Err(method.unimplemented("semaphore trap")),
         }
     }
+}
+
+/// The layer (or depth slice) of `surface` that `layer` of an operation lands in, counted from the target's
+/// `first_layer`; a layer past the surface's is an error.
+pub(super) fn target_layer(
+    method: Method,
+    surface: &Surface,
+    first_layer: u32,
+    layer: u32,
+) -> Result<u32, EngineError> {
+    first_layer.checked_add(layer).filter(|&absolute| absolute < surface.layers).ok_or_else(|| {
+        method.bad_argument(layer, "a layer past the target's last (THIRD_DIMENSION), counted from its first (LAYER)")
+    })
 }
 
 /// The 3D engine as a running macro sees it: `Read` reads registers, `send` calls methods.

@@ -108,8 +108,7 @@ impl TwoD {
             Layout::BlockLinear { block_height: block >> 4 & 7, block_depth: block >> 8 & 7 }
         };
         let address = u64::from(register(OFFSET_UPPER) & 0xff) << 32 | u64::from(register(OFFSET_UPPER + 4));
-        let surface =
-            Surface { address, width, height, layers: 1, bytes_per_texel: format.bytes, layout, layer_stride: 0 };
+        let surface = Surface::single_layer(address, width, height, format.bytes, layout);
         Ok(Side { surface, format })
     }
 

@@ -6,7 +6,7 @@
 
 use super::block_linear::{BlockLinear, GOB_HEIGHT, GOB_SIZE};
 use super::descriptor::{TextureHeader, TextureType};
-use super::surface::{Layout, Surface};
+use super::surface::{Layout, Slices, Surface};
 
 /// ceil(log2(n)), 0 for n <= 1.
 fn ceil_log2(n: u32) -> u32 {
@@ -32,15 +32,7 @@ pub fn level_surfaces(header: &TextureHeader, element: (u32, u32, u32)) -> Optio
     match header.layout {
         Layout::Pitch { pitch } => {
             let (width, height, _) = elements(0);
-            Some(vec![Surface {
-                address: header.address,
-                width,
-                height,
-                layers: 1,
-                bytes_per_texel: element_bytes,
-                layout: Layout::Pitch { pitch },
-                layer_stride: 0,
-            }])
+            Some(vec![Surface::single_layer(header.address, width, height, element_bytes, Layout::Pitch { pitch })])
         }
         Layout::BlockLinear { block_height, block_depth } => {
             // Each level's block shape and size.
@@ -70,7 +62,7 @@ pub fn level_surfaces(header: &TextureHeader, element: (u32, u32, u32)) -> Optio
                         layers: header.layers(),
                         bytes_per_texel: element_bytes,
                         layout: Layout::BlockLinear { block_height: level_height, block_depth: level_depth },
-                        layer_stride,
+                        slices: Slices::Layers { stride: layer_stride },
                     };
                     offset += size;
                     surface
@@ -121,7 +113,7 @@ mod tests {
             surfaces.iter().map(|s| (s.width, s.height)).collect::<Vec<_>>(),
             [(100, 70), (50, 35), (25, 17), (12, 8)]
         );
-        assert!(surfaces.iter().all(|s| s.layer_stride == 0x14000 && s.layers == 2));
+        assert!(surfaces.iter().all(|s| s.slices == Slices::Layers { stride: 0x14000 } && s.layers == 2));
     }
 
     /// BC1's 4 x 4 blocks: a 100-wide level 2 is 25 texels, 7 blocks.

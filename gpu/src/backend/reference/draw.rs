@@ -200,13 +200,19 @@ fn blend(state: &BlendState, target_has_alpha: bool) -> Result<Blend, BackendErr
     Ok(Blend { color: equation(state.color)?, alpha: equation(state.alpha)? })
 }
 
-/// The first layer's `width` x `height` texels of `surface`, row by row.
-fn read_texels(surface: &Surface, width: u32, height: u32, memory: &GpuMemory) -> Result<Vec<u8>, BackendError> {
+/// The `width` x `height` texels of `layer` of `surface`, row by row.
+fn read_texels(
+    surface: &Surface,
+    layer: u32,
+    width: u32,
+    height: u32,
+    memory: &GpuMemory,
+) -> Result<Vec<u8>, BackendError> {
     let bytes = surface.bytes_per_texel as usize;
     let mut texels = vec![0u8; width as usize * height as usize * bytes];
     for y in 0..height {
         for x in 0..width {
-            let address = surface.texel_address(x, y, 0).expect("inside the surface");
+            let address = surface.texel_address(x, y, layer).expect("inside the surface");
             let at = (y as usize * width as usize + x as usize) * bytes;
             memory.read(address, &mut texels[at..at + bytes])?;
         }
@@ -214,11 +220,13 @@ fn read_texels(surface: &Surface, width: u32, height: u32, memory: &GpuMemory) -
     Ok(texels)
 }
 
-/// The bits of `after` that differ from `before`, into `surface`; every other bit keeps what memory holds now.
+/// The bits of `after` that differ from `before`, into `layer` of `surface`; every other bit keeps what memory
+/// holds now.
 /// A target's masked channels never change, so where two targets are one texture (Maxwell behaviour 1.10) each
 /// writes only the channels it enabled, whatever the other wrote before it.
 fn write_texels(
     surface: &Surface,
+    layer: u32,
     width: u32,
     before: &[u8],
     after: &[u8],
@@ -229,7 +237,7 @@ fn write_texels(
     for (index, (old, new)) in before.chunks_exact(bytes).zip(after.chunks_exact(bytes)).enumerate() {
         if old != new {
             let (x, y) = ((index % width as usize) as u32, (index / width as usize) as u32);
-            let address = surface.texel_address(x, y, 0).expect("inside the surface");
+            let address = surface.texel_address(x, y, layer).expect("inside the surface");
             memory.read(address, &mut texel)?;
             for ((now, old), new) in texel.iter_mut().zip(old).zip(new) {
                 *now ^= (*now ^ new) & (old ^ new);
@@ -429,7 +437,7 @@ impl ReferenceBackend {
         let (width, height) = (draw.width, draw.height);
         let mut befores = Vec::new();
         for target in &draw.targets {
-            befores.push(read_texels(&target.surface, width, height, memory)?);
+            befores.push(read_texels(&target.surface, target.layer, width, height, memory)?);
         }
         let mut color_targets = Vec::new();
         for (target, texels) in draw.targets.iter().zip(&befores) {
@@ -478,7 +486,7 @@ impl ReferenceBackend {
         };
         let zeta = match draw.depth_stencil {
             Some(zeta) => {
-                let before = read_texels(&zeta.surface, width, height, memory)?;
+                let before = read_texels(&zeta.surface, zeta.layer, width, height, memory)?;
                 let host = self.split_depth(&zeta, &before)?;
                 let on_host = DepthStencil { bounds: if bounds_here.is_some() { None } else { zeta.bounds }, ..zeta };
                 Some((on_host, before, host))
@@ -550,14 +558,14 @@ impl ReferenceBackend {
                         let at = texel * bytes..(texel + 1) * bytes;
                         kept[at.clone()].copy_from_slice(&before[at]);
                     }
-                    write_texels(&target.surface, width, before, &kept, memory)?;
+                    write_texels(&target.surface, target.layer, width, before, &kept, memory)?;
                 }
-                None => write_texels(&target.surface, width, before, after, memory)?,
+                None => write_texels(&target.surface, target.layer, width, before, after, memory)?,
             }
         }
         if let Some((zeta, before, host)) = &zeta {
             let after = super::depth::merge(&zeta.format, host.format, before, &drawn.depth, &drawn.stencil);
-            write_texels(&zeta.surface, width, before, &after, memory)?;
+            write_texels(&zeta.surface, zeta.layer, width, before, &after, memory)?;
         }
         Ok(drawn.samples_passed)
     }

@@ -422,14 +422,6 @@ fn present_of(buffer: &[u8], gpu: &GpuHost) -> Result<(Present, u32), PresentErr
         Layout::BlockLinear { .. } => pitch / format.bytes,
         Layout::Pitch { .. } => width,
     };
-    let surface = Surface {
-        address: address + u64::from(offset),
-        width: addressed_width,
-        height,
-        layers: 1,
-        bytes_per_texel: format.bytes,
-        layout,
-        layer_stride: 0,
-    };
+    let surface = Surface::single_layer(address + u64::from(offset), addressed_width, height, format.bytes, layout);
     Ok((Present { surface, format }, width))
 }

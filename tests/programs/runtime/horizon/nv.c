@@ -228,11 +228,18 @@ uint32_t gpu_run(GpuChannel *gpu, const uint32_t *words, uint32_t count) {
     return gpu_run_entries(gpu, &entry, 1);
 }
 
-uint64_t block_linear_offset(uint32_t x, uint32_t y, uint32_t width_bytes, uint32_t block_height) {
-    uint32_t gobs_tall = 1u << block_height;
-    uint32_t blocks_across = (width_bytes + 63) / 64;
-    uint64_t block = (uint64_t)(y / (8 * gobs_tall)) * blocks_across + x / 64;
-    uint32_t gob = (y / 8) % gobs_tall;
+uint64_t block_linear_offset_3d(uint32_t x, uint32_t y, uint32_t z, uint32_t width_bytes, uint32_t height,
+                               uint32_t block_height, uint32_t block_depth) {
+    uint32_t gobs_tall = 1u << block_height, gobs_deep = 1u << block_depth;
+    uint32_t blocks_across = (width_bytes + 63) / 64, blocks_down = (height + 8 * gobs_tall - 1) / (8 * gobs_tall);
+    /* Blocks row by row, then slab by slab (a slab: the slices one block deep spans). */
+    uint64_t block = ((uint64_t)(z / gobs_deep) * blocks_down + y / (8 * gobs_tall)) * blocks_across + x / 64;
+    /* In a block, GOBs top to bottom, then front to back. */
+    uint32_t gob = (z % gobs_deep) * gobs_tall + (y / 8) % gobs_tall;
     uint32_t within = (x % 64) / 32 * 256 + (y % 8) / 2 * 64 + (x % 32) / 16 * 32 + (y % 2) * 16 + x % 16;
-    return block * 512 * gobs_tall + gob * 512 + within;
+    return block * 512 * gobs_tall * gobs_deep + gob * 512 + within;
+}
+
+uint64_t block_linear_offset(uint32_t x, uint32_t y, uint32_t width_bytes, uint32_t block_height) {
+    return block_linear_offset_3d(x, y, 0, width_bytes, y + 1, block_height, 0);
 }

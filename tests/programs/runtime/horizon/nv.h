@@ -83,6 +83,10 @@ uint32_t gpu_run(GpuChannel *gpu, const uint32_t *words, uint32_t count);
  * TRM describes the layout (64-byte x 8-row GOBs of 16-byte sectors, stacked into blocks, blocks row by row):
  * written here independently of Tandem's own, for the test programs to check against. */
 uint64_t block_linear_offset(uint32_t x, uint32_t y, uint32_t width_bytes, uint32_t block_height);
+/* Byte (x, y) of slice z of a block-linear volume `width_bytes` x `height` with blocks 2^block_height GOBs tall
+ * and 2^block_depth deep (GOBs stacked down, then back, inside a block). */
+uint64_t block_linear_offset_3d(uint32_t x, uint32_t y, uint32_t z, uint32_t width_bytes, uint32_t height,
+                               uint32_t block_height, uint32_t block_depth);
 
 /* Waits for `fence` as libnx's nvFenceWait does (an event slot, QueryEvent, EventWaitAsync, then the event).
  * Returns the NvResult of the wait (0 when reached); *blocked says whether it had to wait on the event. */
