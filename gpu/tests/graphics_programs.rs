@@ -2,7 +2,7 @@
 //! `.bin` files the C programs include): each `.bin` is what its source assembles to (`TANDEM_BLESS=1` rewrites
 //! them), decodes to the source's instructions, and translates, as its stage, to SPIR-V that `spirv-val` accepts
 //! for Vulkan 1.3 (pixel programs also with the alpha test, which the translation adds, and with output 1 as
-//! target 0's second blend source).
+//! target 0's second blend source; vertex programs also with stream output capturing some of their words).
 
 use std::path::Path;
 use std::process::Command;
@@ -52,7 +52,18 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             shared_bytes: 0,
         };
         let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
-        let vertex = VertexInterface { header, next_stage_reads: 1, depth_minus_one_to_one: true, point_size: None };
+        let vertex = VertexInterface {
+            header,
+            next_stage_reads: 1,
+            depth_minus_one_to_one: true,
+            point_size: None,
+            capture: Default::default(),
+        };
+        // Stream output capturing position and generic 0's x and y (words 28-33) and the viewport index (26).
+        let mut capture = [0u32; 8];
+        capture[0] = 0xfc00_0000 | 1 << 26;
+        capture[1] = 0b11;
+        let capturing = VertexInterface { capture, ..vertex };
         let fragment = |alpha_test, dual_source| FragmentInterface {
             header,
             targets: [Some(NumberKind::Float); 8],
@@ -67,7 +78,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             fragment(None, true),
         ];
         let stages: Vec<Stage> = match header.shader_type() {
-            Some(ShaderType::Vertex) => vec![Stage::Vertex(&vertex)],
+            Some(ShaderType::Vertex) => vec![Stage::Vertex(&vertex), Stage::Vertex(&capturing)],
             Some(ShaderType::Pixel) => fragments.iter().map(Stage::Fragment).collect(),
             other => panic!("{name}: a {other:?} program"),
         };

@@ -44,6 +44,9 @@
  * - quads, quad strips and polygons cover what their triangles do;
  * - 3D and array targets: SET_COLOR_TARGET_LAYER picks the slice of a volume (placed by the block-linear volume
  *   layout) or the layer of an array the triangle lands in, and the others keep their bytes;
+ * - stream output: a strip's triangles land whole in the buffers in the order Vulkan captures them, the words
+ *   the layout selects name, a primitive that does not fit one buffer in none; rasterisation off draws nothing
+ *   but still captures; DRAW_AUTO draws as many vertices as the byte count report says;
  * - indirect draws: a macro (as drivers write them) draws with the counts, first vertex or index, vertex offset and
  *   first instance of an indirect buffer that a GPFIFO entry of its own hands it as parameters, written by the
  *   CPU or by a semaphore release;
@@ -1121,6 +1124,132 @@ static uint64_t reported(uint32_t slot) {
     return value;
 }
 
+#define SET_STREAM_OUT_BUFFER_ENABLE 0x0380u /* then _ADDRESS_A, _B, _SIZE, _LOAD_WRITE_POINTER; 32 bytes a buffer */
+#define SET_STREAM_OUT_CONTROL_STREAM 0x0700u /* then _COMPONENT_COUNT, _STRIDE; 16 bytes a buffer */
+#define SET_STREAM_OUTPUT 0x0744u
+#define SET_STREAM_OUT_LAYOUT_SELECT 0x2800u /* 128 bytes a buffer */
+#define DRAW_AUTO 0x123Cu
+#define SET_DRAW_AUTO_STRIDE 0x1318u
+#define SET_DRAW_AUTO_START 0x13A4u
+#define REPORT_STREAMING_PRIMITIVES_SUCCEEDED 0x0Bu
+#define REPORT_STREAMING_PRIMITIVES_NEEDED 0x0Du
+#define REPORT_STREAMING_BYTE_COUNT 0x1Au
+#define XFB 0x4C000u /* stream output buffer 0 (0x100 bytes), then buffer 1 */
+#define XFB_STRIDE 28u
+
+/* Stream output buffer `j` at `at`: `size` bytes, vertices `stride` bytes apart taking `count` selects. */
+static void stream_out_buffer(uint32_t j, uint32_t at, uint32_t size, uint32_t stride, uint32_t count,
+                              const uint32_t *selects) {
+    uint64_t address = gpu.gpu_address + at;
+    uint32_t buffer[5] = {1, (uint32_t)(address >> 32), (uint32_t)address, size, 0 /* write pointer */};
+    method(SET_STREAM_OUT_BUFFER_ENABLE + 32 * j, 5, buffer);
+    uint32_t control[3] = {0 /* stream 0 */, count, stride};
+    method(SET_STREAM_OUT_CONTROL_STREAM + 16 * j, 3, control);
+    method(SET_STREAM_OUT_LAYOUT_SELECT + 128 * j, (count + 3) / 4, selects);
+}
+
+/* A STREAMING_BYTE_COUNT report of buffer `j` (one word: its write pointer) at REPORTS + 16 * `slot`. */
+static void report_byte_count(uint32_t j, uint32_t slot) {
+    set_address(SET_REPORT_SEMAPHORE_A, REPORTS + 16 * slot);
+    set(SET_REPORT_SEMAPHORE_A + 12, REPORT_ONLY | REPORT_STREAMING_BYTE_COUNT << 23 | j << 5 | 1u << 28);
+}
+
+static int in_strip(uint32_t x, uint32_t y) { return in_rectangle(x, y); }
+
+/* Checks `vertices` captured vertices at buffer 0 (XFB) against the vertex buffer's words of the strip's
+ * vertices `order` (position, then colour R, G, then the skipped word untouched), and the bytes after them. */
+static uint32_t wrong_captured(const uint32_t *order, uint32_t vertices) {
+    const uint32_t *captured = (const uint32_t *)(gpu.memory + XFB), *input = (const uint32_t *)(gpu.memory + VERTICES);
+    uint32_t wrong = 0;
+    for (uint32_t v = 0; v < 0x100 / 4; v++) {
+        uint32_t k = v % 7, expected = 0xABABABABu;
+        if (v / 7 < vertices && k < 6) expected = input[8 * order[v / 7] + k];
+        wrong += captured[v] != expected;
+    }
+    return wrong;
+}
+
+/* Stream output (transform feedback, BEHAVIOURS 5.10): a strip's vertices as pass.vs outputs them, written by
+ * the rules (NVK's and nvc0's programming, the Vulkan order of a strip's triangles): buffer 0 takes position
+ * (words 28-31) and generic 0's R and G (32, 33), then a skipped word (0xFF) it leaves as it was, 28 bytes a
+ * vertex; buffer 1 generic 0's B, 12 bytes in all. The strip's second triangle does not fit buffer 1, so it goes
+ * to neither; with buffer 1 off and rasterisation off (SET_RASTER_ENABLE), both triangles go to buffer 0 after
+ * the first and the target keeps its texels; then DRAW_AUTO draws the nine vertices buffer 0 holds, its byte
+ * count a report that a GPFIFO entry of its own hands to the method. */
+static void stream_output(void) {
+    print("-- stream output: a strip's triangles captured whole, buffer 1 full after one\n");
+    const uint32_t c[4] = {F_0_2, F_0_6, F_0_8, F_1};
+    Vertex strip[4] = {{165, 73, {0}}, {700, 73, {0}}, {165, 420, {0}}, {700, 420, {0}}};
+    for (int i = 0; i < 4; i++) memcpy(strip[i].colour, c, 16);
+    put_vertices(strip, 4);
+    memset(gpu.memory + XFB, 0xAB, 0x200);
+    memset(gpu.memory + REPORTS, 0, 0x100);
+    const uint32_t selects0[2] = {0x1F1E1D1Cu, 0x00FF2120u}, selects1[1] = {0x22u};
+    stream_out_buffer(0, XFB, 0x100, XFB_STRIDE, 7, selects0);
+    stream_out_buffer(1, XFB + 0x100, 12, 4, 1, selects1);
+    set(CLEAR_REPORT_VALUE, 0x10);
+    set(CLEAR_REPORT_VALUE, 0x11);
+    set(SET_STREAM_OUTPUT, 1);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    fill_target(target_background);
+    draw_primitives(TRIANGLE_STRIP, 4);
+    report_counter(REPORT_STREAMING_PRIMITIVES_SUCCEEDED, 0);
+    report_counter(REPORT_STREAMING_PRIMITIVES_NEEDED, 1);
+    report_byte_count(0, 2);
+    report_byte_count(1, 3);
+    run("draw");
+    const uint32_t first[3] = {0, 1, 2}, all[9] = {0, 1, 2, 0, 1, 2, 1, 3, 2};
+    uint32_t wrong = wrong_captured(first, 3);
+    const uint32_t *input = (const uint32_t *)(gpu.memory + VERTICES), *blues = (const uint32_t *)(gpu.memory + XFB + 0x100);
+    for (uint32_t v = 0; v < 4; v++) wrong += blues[v] != (v < 3 ? input[8 * v + 6] : 0xABABABABu);
+    check(wrong == 0, "buffer 0 holds triangle (0, 1, 2) and buffer 1 its blues, nothing after");
+    check(reported(0) == 1 && reported(1) == 2, "one primitive succeeded of two needed");
+    check(*(uint32_t *)(gpu.memory + REPORTS + 32) == 3 * XFB_STRIDE && *(uint32_t *)(gpu.memory + REPORTS + 48) == 12,
+          "the byte counts are the write pointers: 84 and 12");
+    print("   words wrong ");
+    print_u64(wrong);
+    print(", primitives ");
+    print_u64(reported(0));
+    print(" of ");
+    print_u64(reported(1));
+    print("\n");
+
+    print("-- stream output with rasterisation off: both triangles after the first, the target untouched\n");
+    fill_target(target_background);
+    set(SET_STREAM_OUT_BUFFER_ENABLE + 32, 0);
+    set(SET_RASTER_ENABLE, 0);
+    draw_primitives(TRIANGLE_STRIP, 4);
+    set(SET_RASTER_ENABLE, 1);
+    report_counter(REPORT_STREAMING_PRIMITIVES_SUCCEEDED, 0);
+    report_byte_count(0, 2);
+    run("draw");
+    uint32_t count;
+    wrong = wrong_captured(all, 9);
+    check(wrong == 0, "buffer 0 holds the nine vertices in the strip's triangle order (0 1 2, 1 3 2)");
+    check(reported(0) == 3 && *(uint32_t *)(gpu.memory + REPORTS + 32) == 9 * XFB_STRIDE, "three written, 252 bytes");
+    wrong = wrong_pixels(in_strip, target_background, target_background, &count);
+    report("the target keeps every texel", wrong, count);
+
+    print("-- DRAW_AUTO: buffer 0's vertices drawn, as many as its byte count says\n");
+    set(SET_STREAM_OUTPUT, 0);
+    stream(0, XFB, XFB_STRIDE, 9 * XFB_STRIDE);
+    set(SET_VERTEX_ATTRIBUTE_A + 4, 16u << 7 | FLOAT_R32_G32); /* generic 1: R and G at byte 16 */
+    set(SET_DRAW_AUTO_STRIDE, XFB_STRIDE);
+    set(SET_DRAW_AUTO_START, 0);
+    set(BEGIN, TRIANGLES);
+    words[n++] = PB_INC(0, DRAW_AUTO, 1);
+    const uint32_t end[2] = {PB_INC(0, END, 1), 0};
+    uint64_t entries[3] = {gpu_push(&gpu, words, n), gpu_entry(&gpu, REPORTS + 32, 1), gpu_push(&gpu, end, 2)};
+    n = 0;
+    expect("DRAW_AUTO's GPFIFO entries", gpu_run_entries(&gpu, entries, 3), 0);
+    const uint8_t drawn[4] = {51, 153, 0, 255}; /* B and A absent from the stream: 0 and 1 */
+    wrong = wrong_pixels(in_strip, drawn, target_background, &count);
+    report("the strip's rectangle in the captured R and G", wrong, count);
+    set(SET_VERTEX_ATTRIBUTE_A + 4, 16u << 7 | FLOAT_R32_G32_B32_A32);
+    stream(0, VERTICES, 32, 32 * 4);
+    run("state back");
+}
+
 /* A triangle at NDC z 1.5 (window z 1.25, past the far plane) under a depth test that always passes and writes. */
 static void depth_clamp(void) {
     const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
@@ -2183,6 +2312,7 @@ int main(void) {
     conditional_rendering();
     indirect_draws();
     volume_and_array_targets();
+    stream_output();
     depth_and_stencil();
     depth_clamp();
     depth_range_and_invariance();

@@ -138,14 +138,22 @@ pub struct Dispatch {
     pub constant_buffers: [Option<ConstantBuffer>; 8],
 }
 
+/// What a draw gives back besides its targets.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Drawn {
+    /// The samples that passed the depth and stencil tests when `draw.count_samples`, else 0.
+    pub samples_passed: u64,
+    /// Each vertex's words of `draw.capture` (ascending), vertex after vertex in `draw.vertices`' order.
+    pub captured: Vec<u32>,
+}
+
 /// What a back end does for the engines.
 pub trait Backend {
     fn name(&self) -> &'static str;
     fn clear_color(&mut self, clear: &ColorClear, memory: &GpuMemory) -> Result<(), BackendError>;
     fn clear_depth_stencil(&mut self, clear: &DepthStencilClear, memory: &GpuMemory) -> Result<(), BackendError>;
-    /// Draws; what it renders is in the targets in guest memory afterwards. Returns the samples that passed the
-    /// depth and stencil tests when `draw.count_samples`, else 0.
-    fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<u64, BackendError>;
+    /// Draws; what it renders is in the targets in guest memory afterwards.
+    fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<Drawn, BackendError>;
     /// Runs a compute grid to completion; what it writes is in guest memory afterwards.
     fn dispatch(&mut self, dispatch: &Dispatch, memory: &GpuMemory) -> Result<(), BackendError>;
     /// The pixels of a presented surface.

@@ -4,6 +4,10 @@
 //! deko3d program them.
 
 use super::maxwell_3d::Maxwell3D;
+use super::stream_out::{
+    BUFFER_STRIDE as STREAM_OUT_BUFFER_STRIDE, DRAW_AUTO, SET_DRAW_AUTO_START, SET_DRAW_AUTO_STRIDE,
+    SET_STREAM_OUT_BUFFER_LOAD_WRITE_POINTER, StreamOut, StreamOutState,
+};
 use super::{Class, Context, EngineError, Method};
 use crate::backend::{ConstantBuffer, Rect};
 use crate::sass::sm5x;
@@ -261,6 +265,10 @@ pub struct Draw {
     /// Depth is clamped to the viewport's range, and primitives are not clipped there (SET_VIEWPORT_CLIP_CONTROL).
     pub depth_clamp: bool,
     pub lines: Lines,
+    /// The output words stream output captures of each vertex (none when it is off), and whether primitives
+    /// go on to the rasteriser (SET_RASTER_ENABLE): a draw may only capture.
+    pub capture: crate::shader::CapturedWords,
+    pub rasterize: bool,
 }
 
 /// Viewports a draw may pick from (SET_VIEWPORT_SCALE_X(j) and the rest of viewport j's registers).
@@ -384,6 +392,7 @@ pub struct DrawState {
     pub instance: u32,
     pub topology: u32,
     pub counters: Counters,
+    pub stream_out: StreamOutState,
 }
 
 /// The counters the report semaphore reads and CLEAR_REPORT_VALUE zeroes: samples that passed the depth and
@@ -454,6 +463,24 @@ impl Maxwell3D {
             DRAW_INDEX_BUFFER => {
                 let first = self.register(SET_INDEX_BUFFER_F);
                 self.launch(offset, Launch::Indexed { first, count: argument }, context)?;
+            }
+            // BYTE_COUNT: the bytes stream output wrote (a report the driver points the method's data at), of
+            // which the vertices past SET_DRAW_AUTO_START, SET_DRAW_AUTO_STRIDE bytes each, are drawn.
+            DRAW_AUTO => {
+                let stride = self.register(SET_DRAW_AUTO_STRIDE) & 0xfff;
+                if stride == 0 {
+                    return Err(method(offset).bad_argument(argument, "DRAW_AUTO with SET_DRAW_AUTO_STRIDE 0"));
+                }
+                let count = argument.saturating_sub(self.register(SET_DRAW_AUTO_START)) / stride;
+                self.launch(offset, Launch::Array { first: 0, count }, context)?;
+            }
+            _ if (SET_STREAM_OUT_BUFFER_LOAD_WRITE_POINTER
+                ..SET_STREAM_OUT_BUFFER_LOAD_WRITE_POINTER + 4 * STREAM_OUT_BUFFER_STRIDE)
+                .contains(&offset)
+                && (offset - SET_STREAM_OUT_BUFFER_LOAD_WRITE_POINTER) % STREAM_OUT_BUFFER_STRIDE == 0 =>
+            {
+                let buffer = ((offset - SET_STREAM_OUT_BUFFER_LOAD_WRITE_POINTER) / STREAM_OUT_BUFFER_STRIDE) as usize;
+                self.draw.stream_out.write_pointers[buffer] = argument;
             }
             DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_FIRST | DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_SUBSEQUENT => {
                 let subsequent = offset == DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_SUBSEQUENT;
@@ -580,7 +607,9 @@ impl Maxwell3D {
         if statistics >> 1 & 1 == 1 {
             self.draw.counters.primitives += topology.primitives(u64::from(count));
         }
-        if self.register(SET_RASTER_ENABLE) & 1 == 0 {
+        let stream_out = StreamOut::from_registers(|offset| self.register(offset));
+        let rasterize = self.register(SET_RASTER_ENABLE) & 1 == 1;
+        if !rasterize && stream_out.is_none() {
             return Ok(());
         }
         for register in [SET_FRONT_POLYGON_MODE, SET_BACK_POLYGON_MODE] {
@@ -656,16 +685,26 @@ impl Maxwell3D {
             program_point_size: self.register(SET_ATTRIBUTE_POINT_SIZE) & 1 == 1,
             depth_clamp: self.depth_clamp(at)?,
             lines: self.lines(at)?,
+            capture: stream_out.as_ref().map(|stream_out| stream_out.capture).unwrap_or_default(),
+            rasterize,
         };
         if draw.viewports.iter().all(|viewport| viewport.scissor.is_empty()) {
-            return Ok(());
+            // Nothing to rasterise: the draw only captures, if stream output is on.
+            if stream_out.is_none() {
+                return Ok(());
+            }
+            draw.rasterize = false;
         }
         // Each run of vertices between primitive restarts is drawn on its own, in order.
         for vertices in runs.into_iter().filter(|run| !run.is_empty()) {
             draw.vertices = vertices;
             let (backend, memory) = Self::backend(at, context)?;
-            let samples = backend.draw(&draw, &memory).map_err(|source| EngineError::Backend { method: at, source })?;
-            self.draw.counters.samples_passed += samples;
+            let drawn = backend.draw(&draw, &memory).map_err(|source| EngineError::Backend { method: at, source })?;
+            self.draw.counters.samples_passed += drawn.samples_passed;
+            if let Some(stream_out) = &stream_out {
+                let state = &mut self.draw.stream_out;
+                stream_out.write(at, topology, draw.provoking_last, &drawn.captured, state, context)?;
+            }
         }
         Ok(())
     }

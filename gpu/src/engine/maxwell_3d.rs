@@ -65,6 +65,9 @@ const REPORT_DA_VERTICES_GENERATED: u32 = 0x01;
 const REPORT_ZPASS_PIXEL_CNT: u32 = 0x02;
 const REPORT_DA_PRIMITIVES_GENERATED: u32 = 0x03;
 const REPORT_ZPASS_PIXEL_CNT64: u32 = 0x15;
+const REPORT_STREAMING_PRIMITIVES_SUCCEEDED: u32 = 0x0b;
+const REPORT_STREAMING_PRIMITIVES_NEEDED: u32 = 0x0d;
+const REPORT_STREAMING_BYTE_COUNT: u32 = 0x1a;
 /// `CALL_MME_MACRO(j)` at 0x3800 + 8j, `CALL_MME_DATA(j)` at 0x3804 + 8j.
 pub const CALL_MME_MACRO: u32 = 0x3800;
 
@@ -220,9 +223,12 @@ impl Maxwell3D {
                     .map_err(|_| method.bad_argument(argument, "no such syncpoint (the host1x has 192)"))?;
             }
             SET_REPORT_SEMAPHORE_D => self.report_semaphore(argument, context)?,
-            // TYPE 4:0: ZPASS_PIXEL_CNT 1, DA_VERTICES_GENERATED 0x12, DA_PRIMITIVES_GENERATED 0x13.
+            // TYPE 4:0: ZPASS_PIXEL_CNT 1, STREAMING_PRIMITIVES_SUCCEEDED 0x10, _NEEDED 0x11,
+            // DA_VERTICES_GENERATED 0x12, DA_PRIMITIVES_GENERATED 0x13.
             CLEAR_REPORT_VALUE => match argument & 0x1f {
                 0x01 => self.draw.counters.samples_passed = 0,
+                0x10 => self.draw.stream_out.primitives_succeeded = 0,
+                0x11 => self.draw.stream_out.primitives_needed = 0,
                 0x12 => self.draw.counters.vertices = 0,
                 0x13 => self.draw.counters.primitives = 0,
                 kind => return Err(method.unimplemented(format!("clearing counter {kind:#x}"))),
@@ -470,13 +476,31 @@ impl Maxwell3D {
             0 if report == 0 => Release { address, payload, one_word, reduction: report_reduction(argument) }
                 .write(context)
                 .map_err(|e| method.memory(e)),
-            // A counter: its value (its low word alone with ONE_WORD), then the timestamp.
+            // A counter: its value (its low word alone with ONE_WORD), then the timestamp. SUB_REPORT (7:5)
+            // names the stream of the stream output counters (only stream 0 has primitives here), and the
+            // buffer whose write pointer STREAMING_BYTE_COUNT gives.
             0 | 2 => {
-                let counters = &self.draw.counters;
+                let (counters, stream_out) = (&self.draw.counters, &self.draw.stream_out);
+                let sub_report = argument >> 5 & 7;
+                let stream_zero = |count: u64| if sub_report == 0 { count } else { 0 };
                 let value = match report {
                     REPORT_ZPASS_PIXEL_CNT | REPORT_ZPASS_PIXEL_CNT64 => counters.samples_passed,
                     REPORT_DA_VERTICES_GENERATED => counters.vertices,
                     REPORT_DA_PRIMITIVES_GENERATED => counters.primitives,
+                    REPORT_STREAMING_PRIMITIVES_SUCCEEDED => stream_zero(stream_out.primitives_succeeded),
+                    REPORT_STREAMING_PRIMITIVES_NEEDED => stream_zero(stream_out.primitives_needed),
+                    REPORT_STREAMING_BYTE_COUNT if one_word => {
+                        let pointer = stream_out.write_pointers.get(sub_report as usize).copied().ok_or_else(|| {
+                            method.bad_argument(argument, "STREAMING_BYTE_COUNT of a stream output buffer past 3")
+                        })?;
+                        u64::from(pointer)
+                    }
+                    REPORT_STREAMING_BYTE_COUNT => {
+                        return Err(method.unimplemented(
+                            "STREAMING_BYTE_COUNT as a four-word report (what its first words hold is documented \
+                             nowhere; NVK asks for one word)",
+                        ));
+                    }
                     _ => return Err(method.unimplemented(format!("report {report:#x} (this counter)"))),
                 };
                 let mut bytes = value.to_le_bytes().to_vec();

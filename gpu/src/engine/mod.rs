@@ -9,6 +9,7 @@ pub mod maxwell_3d;
 pub mod methods;
 pub mod mme;
 pub mod semaphore;
+pub mod stream_out;
 pub mod twod;
 mod vertex_fetch;
 

@@ -14,7 +14,7 @@ pub mod sph;
 mod spirv;
 
 pub use crate::texture::format::NumberKind;
-pub use spirv::{FragmentInterface, PointSize, Saturate, Stage, VertexInterface};
+pub use spirv::{CapturedWords, FragmentInterface, PointSize, Saturate, Stage, VertexInterface, captured_words};
 
 use crate::sass::cubin::KernelImage;
 use crate::sass::{DecodeError, Isa};

@@ -175,6 +175,8 @@ pub struct DrawJob<'a> {
     pub count_samples: bool,
     /// How a draw of lines rasterises them (`None` for other primitives).
     pub lines: Option<LineRasterization>,
+    /// Primitives stop before the rasteriser: only the vertex stage runs.
+    pub rasterizer_discard: bool,
 }
 
 /// Lines' width and VK_EXT_line_rasterization's mode for them (DEFAULT: the device's own lines).
@@ -510,6 +512,7 @@ impl ComputeDevice {
             .polygon_mode(vk::PolygonMode::FILL)
             .cull_mode(job.cull_mode)
             .front_face(job.front_face)
+            .rasterizer_discard_enable(job.rasterizer_discard)
             .line_width(1.0);
         if job.depth_clamp {
             self.require(self.features.depth_clamp, "depthClamp", "depth clamping (SET_VIEWPORT_CLIP_CONTROL)")?;

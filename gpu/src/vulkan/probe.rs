@@ -136,6 +136,7 @@ impl ComputeDevice {
                 depth_clamp: false,
                 count_samples: false,
                 lines: None,
+                rasterizer_discard: false,
             };
             let drawn = self.draw(&job)?;
             let mut texel = [0u8; 4];

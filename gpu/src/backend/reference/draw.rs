@@ -5,14 +5,16 @@
 
 use super::texture::DecodedTexture;
 use super::{NAME, ReferenceBackend, failed, vulkan_format};
-use crate::backend::{BackendError, BlendState, Cull, DepthStencil, Draw, GpuMemory, Lines, Rect, Topology, Viewport};
+use crate::backend::{
+    BackendError, BlendState, Cull, DepthStencil, Draw, Drawn, GpuMemory, Lines, Rect, Topology, Viewport,
+};
 use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
 use crate::shader::sph::{Interpolation, attribute};
 use crate::shader::{
     FragmentInterface, GlobalMemory, GuestWindows, PointSize, ProgramNeeds, Saturate, Translation, VertexInterface,
-    program_needs, translate_graphics,
+    captured_words, program_needs, translate_graphics,
 };
 use crate::texture::format::NumberKind;
 use crate::texture::surface::Surface;
@@ -248,6 +250,22 @@ fn write_texels(
     Ok(())
 }
 
+/// Captured words stored per drawn vertex (`per_vertex` each, in the host's vertex order) as the guest's
+/// vertices had them: vertex v's are those of the first host vertex that was v (`order` names them; `None`: the
+/// same order). A vertex the host never drew is in no whole primitive, so stream output never writes its zeros.
+fn in_vertex_order(words: &[u32], per_vertex: usize, order: Option<&[usize]>, vertices: usize) -> Vec<u32> {
+    let Some(order) = order else { return words.to_vec() };
+    let mut ordered = vec![0; vertices * per_vertex];
+    let mut seen = vec![false; vertices];
+    for (host, &vertex) in order.iter().enumerate() {
+        if !std::mem::replace(&mut seen[vertex], true) {
+            ordered[vertex * per_vertex..(vertex + 1) * per_vertex]
+                .copy_from_slice(&words[host * per_vertex..(host + 1) * per_vertex]);
+        }
+    }
+    ordered
+}
+
 impl ReferenceBackend {
     /// Lines as the device draws them (Maxwell behaviour 5.4): aliased ones by OpenGL's rule (Vulkan's Bresenham
     /// lines), the device's own lines where it lacks them, logged once; anti-aliased ones as smooth rectangles.
@@ -314,7 +332,7 @@ impl ReferenceBackend {
         Ok(banks)
     }
 
-    pub(super) fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<u64, BackendError> {
+    pub(super) fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<Drawn, BackendError> {
         let fragment_header = draw.fragment_shader.header;
         let mut targets = [None; 8];
         for target in &draw.targets {
@@ -370,6 +388,7 @@ impl ReferenceBackend {
             next_stage_reads: fragment.generics_read(),
             depth_minus_one_to_one: !draw.depth_zero_to_one,
             point_size,
+            capture: draw.capture,
         };
         let kernel = |stage: &Stage| KernelImage {
             name: format!("shader@{:#x}", stage.address),
@@ -393,6 +412,14 @@ impl ReferenceBackend {
                     self.device.name()
                 )));
             }
+        }
+        let captured_per_vertex = captured_words(&draw.capture).count();
+        if captured_per_vertex > 0 && !features.vertex_stores {
+            return Err(unimplemented(format!(
+                "stream output on {}, which lacks vertexPipelineStoresAndAtomics (the vertex stage stores what it \
+                 captures)",
+                self.device.name()
+            )));
         }
         let (mirrors, windows) = if needs.iter().any(|needs| needs.global_memory) {
             self.mirror_guest_memory(memory)?
@@ -502,7 +529,15 @@ impl ReferenceBackend {
         }
         let vertex_bindings: Vec<&Buffer> = vertex_banks.iter().collect();
         let fragment_bindings: Vec<&Buffer> = fragment_banks.iter().collect();
-        let push_constants = record_buffer.address().to_le_bytes();
+        // The records' address, then where the vertex stage stores the words stream output captures.
+        let capture_buffer = match captured_per_vertex {
+            0 => None,
+            words => Some(self.device.buffer(u64::from(vertex_count) * 4 * words as u64).map_err(failed)?),
+        };
+        let mut push_constants = record_buffer.address().to_le_bytes().to_vec();
+        if let Some(buffer) = &capture_buffer {
+            push_constants.extend_from_slice(&buffer.address().to_le_bytes());
+        }
         let vertex_textures: Vec<_> = vertex_textures.iter().map(DecodedTexture::texture).collect();
         let fragment_textures: Vec<_> = fragment_textures.iter().map(DecodedTexture::texture).collect();
         let job = DrawJob {
@@ -538,6 +573,7 @@ impl ReferenceBackend {
             count_samples: draw.count_samples,
             lines: matches!(topology, vk::PrimitiveTopology::LINE_LIST | vk::PrimitiveTopology::LINE_STRIP)
                 .then(|| self.lines(draw.lines)),
+            rasterizer_discard: !draw.rasterize,
         };
         let drawn = self.device.draw(&job).map_err(failed)?;
         if self.faulted(fault)? {
@@ -567,7 +603,21 @@ impl ReferenceBackend {
             let after = super::depth::merge(&zeta.format, host.format, before, &drawn.depth, &drawn.stencil);
             write_texels(&zeta.surface, zeta.layer, width, before, &after, memory)?;
         }
-        Ok(drawn.samples_passed)
+        let captured = match &capture_buffer {
+            Some(buffer) => {
+                let bytes = self.device.read(buffer).map_err(failed)?;
+                let words: Vec<u32> =
+                    bytes.chunks_exact(4).map(|word| u32::from_le_bytes(word.try_into().expect("four"))).collect();
+                in_vertex_order(
+                    &words,
+                    captured_per_vertex,
+                    order.as_deref(),
+                    draw.vertices.len() / VERTEX_RECORD_WORDS,
+                )
+            }
+            None => Vec::new(),
+        };
+        Ok(Drawn { samples_passed: drawn.samples_passed, captured })
     }
 }
 

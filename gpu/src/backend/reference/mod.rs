@@ -12,7 +12,7 @@ mod depth;
 mod draw;
 mod texture;
 
-use super::{Backend, BackendError, ColorClear, DepthStencilClear, Dispatch, Draw, Frame, GpuMemory, Present};
+use super::{Backend, BackendError, ColorClear, DepthStencilClear, Dispatch, Draw, Drawn, Frame, GpuMemory, Present};
 use crate::mmu::GuestMemory;
 use crate::shader::{
     FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, Translation, Window, cache_key, translate_compute,
@@ -287,7 +287,7 @@ impl Backend for ReferenceBackend {
         Ok(())
     }
 
-    fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<u64, BackendError> {
+    fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<Drawn, BackendError> {
         ReferenceBackend::draw(self, draw, memory)
     }
 

@@ -51,6 +51,19 @@ pub struct VertexInterface {
     pub depth_minus_one_to_one: bool,
     /// For point draws (the host needs `PointSize` written then): where the points' size comes from.
     pub point_size: Option<PointSize>,
+    /// The output attribute words stream output captures (bit w of word w / 32: the word at byte address 4w),
+    /// all zero when it captures none. Each vertex stores them, in ascending order, at the capture address (the
+    /// push constant's second member) plus its `VertexIndex` times their size, as the program left them: before
+    /// the epilogue moves z for the host's clip range.
+    pub capture: CapturedWords,
+}
+
+/// A set of output attribute words (bit w of element w / 32: the word at byte address 4w).
+pub type CapturedWords = [u32; ATTRIBUTE_WORDS as usize / 32];
+
+/// The words of `capture`, ascending: a captured vertex's layout.
+pub fn captured_words(capture: &CapturedWords) -> impl Iterator<Item = u32> + '_ {
+    (0..ATTRIBUTE_WORDS).filter(|&w| capture[(w / 32) as usize] >> (w % 32) & 1 == 1)
 }
 
 /// A point draw's point size.
@@ -156,9 +169,14 @@ pub(super) fn declare_vertex_io(
 ) -> StageIo {
     let vertex_index = variable(b, StorageClass::Input, t.u32, interface);
     built_in(b, vertex_index, BuiltIn::VertexIndex);
-    let block = b.type_struct([t.u64]);
+    // The vertex records' address, then where captured vertices go when stream output captures any.
+    let capturing = captured_words(&vertex.capture).next().is_some();
+    let block = if capturing { b.type_struct([t.u64, t.u64]) } else { b.type_struct([t.u64]) };
     b.decorate(block, Decoration::Block, []);
     b.member_decorate(block, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+    if capturing {
+        b.member_decorate(block, 1, Decoration::Offset, [Operand::LiteralBit32(8)]);
+    }
     let records = variable(b, StorageClass::PushConstant, block, interface);
     let v4f32 = b.type_vector(t.f32, 4);
     let position = variable(b, StorageClass::Output, v4f32, interface);
@@ -335,14 +353,16 @@ impl Emitter<'_> {
         self.b.composite_construct(v4f32, None, words).expect("in a block")
     }
 
-    /// Position (z moved into Vulkan's clip range when the guest clips at -w), a point draw's size, the viewport
-    /// index and the generics out.
+    /// The captured words to the capture address, then position (z moved into Vulkan's clip range when the
+    /// guest clips at -w), a point draw's size, the viewport index and the generics out.
     pub(super) fn vertex_epilogue(&mut self, vertex: &VertexInterface) {
-        let StageIo::Vertex { position, point_size, viewport_index, generics, .. } = self.io() else {
+        let StageIo::Vertex { vertex_index, records, position, point_size, viewport_index, generics } = self.io()
+        else {
             unreachable!("a vertex stage")
         };
-        let (position, point_size, viewport_index, generics) =
-            (*position, *point_size, *viewport_index, generics.clone());
+        let (vertex_index, records, position, point_size, viewport_index, generics) =
+            (*vertex_index, *records, *position, *point_size, *viewport_index, generics.clone());
+        self.store_captured_words(&vertex.capture, vertex_index, records);
         if let Some(output) = viewport_index {
             // The low four bits pick one of the 16 viewports (the host has exactly 16, so any index is defined).
             let word = self.load_attribute(true, attribute::VIEWPORT_INDEX);
@@ -375,6 +395,32 @@ impl Emitter<'_> {
         for (g, output) in generics {
             let value = self.attribute_vector(true, attribute::GENERIC + 16 * g);
             self.b.store(output, value, None, []).expect("in a block");
+        }
+    }
+
+    /// Stream output's words of this vertex to the capture address + `VertexIndex` x their size.
+    fn store_captured_words(&mut self, capture: &CapturedWords, vertex_index: Word, records: Word) {
+        let words: Vec<u32> = captured_words(capture).collect();
+        if words.is_empty() {
+            return;
+        }
+        let (u32_, u64_) = (self.t.u32, self.t.u64);
+        let pointer = self.b.type_pointer(None, StorageClass::PushConstant, u64_);
+        let one = self.u32_const(1);
+        let member = self.b.access_chain(pointer, None, records, [one]).expect("in a block");
+        let base = self.b.load(u64_, None, member, None, []).expect("in a block");
+        let index = self.b.load(u32_, None, vertex_index, None, []).expect("in a block");
+        let index = self.b.u_convert(u64_, None, index).expect("in a block");
+        let size = self.b.constant_bit64(u64_, 4 * words.len() as u64);
+        let offset = self.b.i_mul(u64_, None, index, size).expect("in a block");
+        let vertex_base = self.b.i_add(u64_, None, base, offset).expect("in a block");
+        for (k, word) in words.into_iter().enumerate() {
+            let value = self.load_attribute(true, 4 * word);
+            let at = self.b.constant_bit64(u64_, 4 * k as u64);
+            let address = self.b.i_add(u64_, None, vertex_base, at).expect("in a block");
+            let pointer = self.b.convert_u_to_ptr(self.t.ptr_psb_u32, None, address).expect("in a block");
+            let access = [Operand::LiteralBit32(4)];
+            self.b.store(pointer, value, Some(rspirv::spirv::MemoryAccess::ALIGNED), access).expect("in a block");
         }
     }
 

@@ -29,7 +29,7 @@ mod texture;
 
 use crate::texture::format::NumberKind;
 use graphics::{ATTRIBUTE_WORDS, StageIo, declare_fragment_io, declare_vertex_io};
-pub use graphics::{FragmentInterface, PointSize, Saturate, Stage, VertexInterface};
+pub use graphics::{CapturedWords, FragmentInterface, PointSize, Saturate, Stage, VertexInterface, captured_words};
 use texture::{TextureVariable, declare_textures};
 
 use super::ir::{
