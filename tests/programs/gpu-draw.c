@@ -19,7 +19,8 @@
  *   fit it; coordinates past the edge wrap, clamp or read the sampler's border colour; a depth compare (TEX.DC)
  *   gives 1.0 where the reference passes the sampler's comparison with the texel's depth, else 0.0; a gather
  *   (TLD4S) gives one component of the 2x2 texels a bilinear sample reads; explicit derivatives (TXD) pick the
- *   level they span; a target a draw rendered, sampled after INVALIDATE_TEXTURE_DATA_CACHE, reads as drawn;
+ *   level they span; a target a draw rendered, sampled after INVALIDATE_TEXTURE_DATA_CACHE, reads as drawn, a
+ *   2D target and a slice of a 3D one alike;
  * - depth and stencil (a Z24S8 target, block-linear): a LESS test lets a primitive through where it is nearer
  *   than what was drawn before (the depths far apart, so no rounding decides), a stencil pass REPLACE writes the
  *   reference where a primitive covers and EQUAL draws only there; the target's untouched texels keep the clear's
@@ -103,13 +104,15 @@ __asm__(".section .rodata\n"
         "gather_offset_ps_end:\n"
         "count_ps: .incbin \"shaders/count.ps.bin\"\n"
         "count_ps_end:\n"
+        "volume_ps: .incbin \"shaders/volume.ps.bin\"\n"
+        "volume_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
     texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[], shadow_scalar_ps[], shadow_scalar_ps_end[], gradient_ps[],
     gradient_ps_end[], gather_ps[], gather_ps_end[], gather_offset_ps[],
-    gather_offset_ps_end[], count_ps[], count_ps_end[];
+    gather_offset_ps_end[], count_ps[], count_ps_end[], volume_ps[], volume_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -255,6 +258,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TIC_PITCH 2u
 #define TIC_BLOCKLINEAR 3u
 #define TIC_TWO_D 1u
+#define TIC_THREE_D 2u
 #define TIC_TWO_D_NO_MIPMAP 7u
 #define TSC_WRAP 0u
 #define TSC_CLAMP_TO_EDGE 2u
@@ -280,6 +284,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define GATHER_PS 0x1A00u
 #define GATHER_OFFSET_PS 0x1C00u
 #define COUNT_PS 0x1E00u
+#define VOLUME_PS 0x4000u /* past the vertices and the words after them */
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -1707,12 +1712,13 @@ static void report_float(const char *what, uint32_t wrong) {
 }
 
 /* The quad over the whole target, texture coordinates (0, 0) to (`u`, 1). */
+static uint32_t quad_w = F_0; /* the coordinates' third component, for 3D textures */
 static void draw_textured_quad(uint32_t u) {
     const Vertex quad[4] = {
-        {0, 0, {F_0, F_0, F_0, F_1}},
-        {1024, 0, {u, F_0, F_0, F_1}},
-        {0, 512, {F_0, F_1, F_0, F_1}},
-        {1024, 512, {u, F_1, F_0, F_1}},
+        {0, 0, {F_0, F_0, quad_w, F_1}},
+        {1024, 0, {u, F_0, quad_w, F_1}},
+        {0, 512, {F_0, F_1, quad_w, F_1}},
+        {1024, 512, {u, F_1, quad_w, F_1}},
     };
     put_vertices(quad, 4);
     set(BEGIN, TRIANGLES);
@@ -1808,6 +1814,15 @@ static void expect_rendered(uint32_t x, uint32_t y, uint32_t out[4]) {
     for (int c = 0; c < 4; c++) out[c] = unorm_bits(texel[c], 8);
 }
 
+/* The volume's slice `volume_slice` after the triangle was drawn into slice 2. */
+static uint32_t volume_slice;
+static void expect_slice(uint32_t x, uint32_t y, uint32_t out[4]) {
+    uint8_t texel[4];
+    slice_background(volume_slice, texel);
+    if (volume_slice == 2 && in_triangle(x, y)) memcpy(texel, triangle_colour, 4);
+    for (int c = 0; c < 4; c++) out[c] = unorm_bits(texel[c], 8);
+}
+
 /* A texture a draw rendered (BEHAVIOURS 1.9): the triangle drawn into the A8B8G8R8 target, then, after
  * INVALIDATE_TEXTURE_DATA_CACHE (NVN's barrier between rendering to a texture and sampling it), the target read
  * as texture 6 texel for texel into the float target. */
@@ -1833,6 +1848,34 @@ static void render_to_texture(void) {
     draw_textured_quad(F_1);
     run("the target sampled");
     report_float("each pixel the texel the triangle's draw left there", wrong_float_pixels(expect_rendered));
+
+    print("-- a 3D texture a draw rendered: the triangle into slice 2, then slices 2 and 1 sampled (TEXS 3D)\n");
+    fill_slices(4, volume_texel);
+    block_linear_target(VOLUME, 1u << 4 | 1u << 8 | THIRD_DIMENSION_DEFINES_DEPTH_SIZE, 4, 0, 2);
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    draw_arrays(3, 0);
+    run("the triangle into slice 2");
+    /* Texture 7: the volume, blocks two GOBs tall and two deep, four slices. */
+    put_header(7, TIC_A8B8G8R8, rgba, TIC_BLOCKLINEAR, VOLUME, 1u << 3 | 1u << 6, 1, WIDTH, HEIGHT, TIC_THREE_D);
+    *(uint32_t *)(gpu.memory + TICS + 32 * 7 + 20) |= (4 - 1) << 16; /* DEPTH_MINUS_ONE */
+    set(INVALIDATE_TEXTURE_DATA_CACHE, 0);
+    set_address(SET_COLOR_TARGET_A, FLOAT_TARGET);
+    method(SET_COLOR_TARGET_A + 8, 4, float_target);
+    uint32_t zero_layer[3] = {0, 0, 0}; /* THIRD_DIMENSION, ARRAY_PITCH, LAYER as the float target had them */
+    method(SET_COLOR_TARGET_A + 0x18, 3, zero_layer);
+    copy_program(VOLUME_PS, volume_ps, volume_ps_end);
+    use_texture(7, 1);
+    use_programs(PASS_VS, VOLUME_PS);
+    for (volume_slice = 2; volume_slice >= 1; volume_slice--) {
+        memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
+        quad_w = volume_slice == 2 ? 0x3F200000u /* 0.625 */ : 0x3EC00000u /* 0.375 */;
+        draw_textured_quad(F_1);
+        run("the volume sampled");
+        report_float(volume_slice == 2 ? "slice 2: the triangle over its background" : "slice 1: its background",
+                     wrong_float_pixels(expect_slice));
+    }
+    quad_w = F_0;
 }
 
 static void textures(void) {
@@ -1891,7 +1934,7 @@ static void textures(void) {
     *(uint32_t *)(gpu.memory + TSCS + 32 * 4) |= 1u << 9 | 3u << 10; /* DEPTH_COMPARE, LEQUAL */
 
     set_address(SET_TEX_HEADER_POOL_A, TICS);
-    set(SET_TEX_HEADER_POOL_A + 8, 6);
+    set(SET_TEX_HEADER_POOL_A + 8, 7);
     set_address(SET_TEX_SAMPLER_POOL_A, TSCS);
     set(SET_TEX_SAMPLER_POOL_A + 8, 4);
     set(SET_BINDLESS_TEXTURE, 0);

@@ -2,7 +2,8 @@
 //! another, each in whole blocks whose height (and depth) the texture unit shrinks to fit the level (envytools'
 //! "auto-sizing"; Mesa nil's `Tiling::clamp`, "done by the hardware at each LOD"): a level's block is
 //! `min(header's, ceil(log2(its height in GOBs)))` GOBs tall. Layers are the levels' total apart, rounded up to
-//! level 0's (shrunk) block. Pitch textures have one level and one layer.
+//! level 0's (shrunk) block; a 3D texture's level is one volume whose slices lie inside its blocks. Pitch textures
+//! have one level and one layer.
 
 use super::block_linear::{BlockLinear, GOB_HEIGHT, GOB_SIZE};
 use super::descriptor::{TextureHeader, TextureType};
@@ -54,15 +55,20 @@ pub fn level_surfaces(header: &TextureHeader, element: (u32, u32, u32)) -> Optio
                 .iter()
                 .enumerate()
                 .map(|(level, &(level_height, level_depth, size))| {
-                    let (width, height, _) = elements(level as u32);
+                    let (width, height, depth) = elements(level as u32);
+                    // A 3D texture's level is one volume, its slices inside the blocks.
+                    let (layers, slices) = match header.texture_type {
+                        TextureType::ThreeD => (depth, Slices::Depth),
+                        _ => (header.layers(), Slices::Layers { stride: layer_stride }),
+                    };
                     let surface = Surface {
                         address: header.address + offset,
                         width,
                         height,
-                        layers: header.layers(),
+                        layers,
                         bytes_per_texel: element_bytes,
                         layout: Layout::BlockLinear { block_height: level_height, block_depth: level_depth },
-                        slices: Slices::Layers { stride: layer_stride },
+                        slices,
                     };
                     offset += size;
                     surface

@@ -30,6 +30,8 @@ pub(super) struct DecodedTexture {
     view_type: vk::ImageViewType,
     width: u32,
     height: u32,
+    /// A 3D texture's slices (1 otherwise).
+    depth: u32,
     layers: u32,
     levels: u32,
     sampling: Sampling,
@@ -50,7 +52,7 @@ impl DecodedTexture {
             view_type: self.view_type,
             width: self.width,
             height: self.height,
-            depth: 1,
+            depth: self.depth,
             layers: self.layers,
             levels: self.levels,
             texels: &self.texels,
@@ -135,7 +137,7 @@ impl ReferenceBackend {
             TextureType::OneD | TextureType::OneDArray => TextureDim::D1,
             TextureType::TwoD | TextureType::TwoDArray | TextureType::TwoDNoMipmap => TextureDim::D2,
             TextureType::Cubemap | TextureType::CubemapArray => TextureDim::Cube,
-            TextureType::ThreeD => return Err(unimplemented("3D textures")),
+            TextureType::ThreeD => TextureDim::D3,
             TextureType::OneDBuffer => return Err(unimplemented("1D buffer textures")),
         };
         // The instruction decides the shape (behaviour 2.8): a cube may be read as a cube array, a 2D sample of an
@@ -185,41 +187,48 @@ impl ReferenceBackend {
         let mut texels = Vec::new();
         for level in first..=last {
             let surface = &surfaces[level as usize];
-            let (width, height, _) = crate::texture::layout::level_size(header, level);
+            let (width, height, depth) = crate::texture::layout::level_size(header, level);
+            // A layer's bytes (or a volume's, whose slices interleave), read once for its slices.
+            let slices = if stored_dim == TextureDim::D3 { depth } else { 1 };
             for layer in 0..layers {
                 let span = surface.layer_bytes().ok_or_else(|| bad_texture("a level whose size overflows"))?;
                 let start =
                     surface.texel_address(0, 0, layer).ok_or_else(|| bad_texture("a layer past the texture's"))?;
                 let mut bytes = vec![0u8; span as usize];
                 memory.read(start, &mut bytes)?;
-                // The level's elements, row by row.
-                let element = u64::from(surface.bytes_per_texel);
-                let mut elements =
-                    Vec::with_capacity((u64::from(surface.width) * u64::from(surface.height) * element) as usize);
-                for y in 0..surface.height {
-                    for x in 0..surface.width {
-                        let at = surface.texel_offset(x, y).expect("inside the surface") as usize;
-                        elements.extend_from_slice(&bytes[at..at + element as usize]);
+                for slice in 0..slices {
+                    // The surface's third coordinate: the layer, or a volume's slice.
+                    let index = if slices > 1 { slice } else { layer };
+                    // The slice's elements, row by row.
+                    let element = surface.bytes_per_texel as usize;
+                    let mut elements = Vec::with_capacity(surface.width as usize * surface.height as usize * element);
+                    for y in 0..surface.height {
+                        for x in 0..surface.width {
+                            let address = surface.texel_address(x, y, index).expect("inside the surface");
+                            let at = (address - start) as usize;
+                            elements.extend_from_slice(&bytes[at..at + element]);
+                        }
                     }
-                }
-                let values = texel::decode(header, sampler.srgb, width, height, &elements)
-                    .map_err(|e| unimplemented(e.to_string()))?;
-                if compare.is_some() {
-                    // Depth images hold [0, 1] (what depth formats decode to; ZF32 beyond it is clamped).
-                    let depth = |texel: &[u32; 4]| f32::from_bits(texel[0]).clamp(0.0, 1.0).to_le_bytes();
-                    texels.extend(values.iter().flat_map(depth));
-                } else {
-                    texels.extend(values.iter().flatten().flat_map(|word| word.to_le_bytes()));
+                    let values = texel::decode(header, sampler.srgb, width, height, &elements)
+                        .map_err(|e| unimplemented(e.to_string()))?;
+                    if compare.is_some() {
+                        // Depth images hold [0, 1] (what depth formats decode to; ZF32 beyond it is clamped).
+                        let depth = |texel: &[u32; 4]| f32::from_bits(texel[0]).clamp(0.0, 1.0).to_le_bytes();
+                        texels.extend(values.iter().flat_map(depth));
+                    } else {
+                        texels.extend(values.iter().flatten().flat_map(|word| word.to_le_bytes()));
+                    }
                 }
             }
         }
-        let (width, height, _) = crate::texture::layout::level_size(header, first);
+        let (width, height, depth) = crate::texture::layout::level_size(header, first);
         Ok(DecodedTexture {
             kind,
             texels,
             view_type,
             width,
             height,
+            depth,
             layers,
             levels: last - first + 1,
             sampling: Sampling { compare, ..self.sampling(sampler, kind)? },
