@@ -57,13 +57,15 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             next_stage_reads: 1,
             depth_minus_one_to_one: true,
             point_size: None,
+            layer: false,
             capture: Default::default(),
         };
         // Stream output capturing position and generic 0's x and y (words 28-33) and the viewport index (26).
         let mut capture = [0u32; 8];
         capture[0] = 0xfc00_0000 | 1 << 26;
         capture[1] = 0b11;
-        let capturing = VertexInterface { capture, ..vertex };
+        // And with the layer output picking the layer (layer.vs writes it).
+        let capturing = VertexInterface { capture, layer: header.writes(0x64), ..vertex };
         let fragment = |alpha_test, dual_source| FragmentInterface {
             header,
             targets: [Some(NumberKind::Float); 8],

@@ -257,6 +257,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 next_stage_reads: 0,
                 depth_minus_one_to_one: false,
                 point_size: None,
+                layer: false,
                 capture: Default::default(),
             };
             let fragment = shader::FragmentInterface {

@@ -106,13 +106,15 @@ __asm__(".section .rodata\n"
         "count_ps_end:\n"
         "volume_ps: .incbin \"shaders/volume.ps.bin\"\n"
         "volume_ps_end:\n"
+        "layer_vs: .incbin \"shaders/layer.vs.bin\"\n"
+        "layer_vs_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
     texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[], shadow_scalar_ps[], shadow_scalar_ps_end[], gradient_ps[],
     gradient_ps_end[], gather_ps[], gather_ps_end[], gather_offset_ps[],
-    gather_offset_ps_end[], count_ps[], count_ps_end[], volume_ps[], volume_ps_end[];
+    gather_offset_ps_end[], count_ps[], count_ps_end[], volume_ps[], volume_ps_end[], layer_vs[], layer_vs_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -285,6 +287,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define GATHER_OFFSET_PS 0x1C00u
 #define COUNT_PS 0x1E00u
 #define VOLUME_PS 0x4000u /* past the vertices and the words after them */
+#define LAYER_VS 0x4200u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -873,25 +876,43 @@ static void draw_indexed_rectangle(void) { draw_indexed_rectangle_sloped(vertex_
 #define VOLUME 0x40000u /* a 64 x 32 x 4 block-linear volume of 4-byte texels (32 KiB), then a 2-layer array */
 #define VOLUME_ARRAY (VOLUME + 0x8000u)
 #define THIRD_DIMENSION_DEFINES_DEPTH_SIZE (1u << 16)
+#define SET_RT_LAYER 0x15CCu
 
 /* Slice (or layer) `slice`'s own background: every slice unlike the others. */
 static void slice_background(uint32_t slice, uint8_t out[4]) {
     for (int c = 0; c < 4; c++) out[c] = (uint8_t)(0x21 * (slice + 1) + 0x10 * c);
 }
 
-/* The texels of `slices` slices (or layers) at `at`, each its background, but for `drawn`, where the triangle
- * covers: `address` gives each texel's place. Returns the texels that are not so. */
-static uint32_t wrong_slices(uint32_t slices, uint32_t drawn, uint64_t (*address)(uint32_t, uint32_t, uint32_t)) {
+/* The texels of `slices` slices (or layers), each its background but where `covered` says the triangle's
+ * colour: `address` gives each texel's place. Returns the texels that are not so. */
+static uint32_t wrong_slices(uint32_t slices, int (*covered)(uint32_t, uint32_t, uint32_t),
+                             uint64_t (*address)(uint32_t, uint32_t, uint32_t)) {
     uint32_t wrong = 0;
     for (uint32_t z = 0; z < slices; z++)
         for (uint32_t y = 0; y < HEIGHT; y++)
             for (uint32_t x = 0; x < WIDTH; x++) {
                 uint8_t expected[4];
                 slice_background(z, expected);
-                if (z == drawn && in_triangle(x, y)) memcpy(expected, triangle_colour, 4);
+                if (covered(x, y, z)) memcpy(expected, triangle_colour, 4);
                 wrong += memcmp(gpu.memory + address(x, y, z), expected, 4) != 0;
             }
     return wrong;
+}
+
+/* The triangle in slice `drawn_slice` alone; or in every layer z, moved by instance z's offset (16, 4) x z. */
+static uint32_t drawn_slice;
+static int in_drawn_slice(uint32_t x, uint32_t y, uint32_t z) { return z == drawn_slice && in_triangle(x, y); }
+static int in_instance_layer(uint32_t x, uint32_t y, uint32_t z) {
+    return x >= 16 * z && y >= 4 * z && in_triangle(x - 16 * z, y - 4 * z);
+}
+
+static void report_texels(const char *what, uint32_t wrong, uint32_t of) {
+    check(wrong == 0, what);
+    print("   texels wrong ");
+    print_u64(wrong);
+    print(" of ");
+    print_u64(of);
+    print("\n");
 }
 
 static void fill_slices(uint32_t slices, uint64_t (*address)(uint32_t, uint32_t, uint32_t)) {
@@ -928,25 +949,41 @@ static void volume_and_array_targets(void) {
     use_programs(PASS_VS, PERSPECTIVE_PS);
     draw_arrays(3, 0);
     run("draw");
-    uint32_t wrong = wrong_slices(4, 2, volume_texel);
-    check(wrong == 0, "slice 2 holds the triangle over its background, the other slices theirs");
-    print("   texels wrong ");
-    print_u64(wrong);
-    print(" of 8192\n");
+    drawn_slice = 2;
+    report_texels("slice 2 holds the triangle over its background, the other slices theirs",
+                  wrong_slices(4, in_drawn_slice, volume_texel), 4 * WIDTH * HEIGHT);
 
     print("-- an array target of 2 layers: the triangle into layer 1 (LAYER 1)\n");
     fill_slices(2, array_texel);
     block_linear_target(VOLUME_ARRAY, 1u << 4, 2, 0x2000, 1);
     draw_arrays(3, 0);
+    run("draw");
+    drawn_slice = 1;
+    report_texels("layer 1 holds the triangle over its background, layer 0 its own",
+                  wrong_slices(2, in_drawn_slice, array_texel), 2 * WIDTH * HEIGHT);
+
+    print("-- the program picks the layer (SET_RT_LAYER GEOMETRY_SHADER_SELECTS_LAYER): instance i into layer i\n");
+    fill_slices(2, array_texel);
+    block_linear_target(VOLUME_ARRAY, 1u << 4, 2, 0x2000, 0);
+    uint32_t *offsets = (uint32_t *)(gpu.memory + INSTANCES);
+    const uint32_t instance_offsets[4] = {F_0, F_0, 0x3F000000u /* 0.5 */, 0x3E800000u /* 0.25 */};
+    memcpy(offsets, instance_offsets, sizeof instance_offsets);
+    set(SET_VERTEX_ATTRIBUTE_A + 8, 1 | FLOAT_R32_G32); /* generic 2: stream 1, a new element every instance */
+    stream(1, INSTANCES, 8, 16);
+    set(SET_VERTEX_STREAM_A_FORMAT + 16 + 12, 1);
+    set(SET_VERTEX_STREAM_INSTANCE_A + 4, 1);
+    copy_program(LAYER_VS, layer_vs, layer_vs_end);
+    use_programs(LAYER_VS, PERSPECTIVE_PS);
+    set(SET_RT_LAYER, 1u << 16);
+    draw_arrays(3, 0);
+    draw_arrays(3, INSTANCE_SUBSEQUENT);
+    set(SET_RT_LAYER, 0);
     block_linear_target(TARGET, 0, 0, 0, 0);
     uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
     method(SET_COLOR_TARGET_A + 8, 4, target);
-    run("draw");
-    wrong = wrong_slices(2, 1, array_texel);
-    check(wrong == 0, "layer 1 holds the triangle over its background, layer 0 its own");
-    print("   texels wrong ");
-    print_u64(wrong);
-    print(" of 4096\n");
+    run("draws");
+    report_texels("layer 0 holds instance 0, layer 1 instance 1 (moved by 16, 4)",
+                  wrong_slices(2, in_instance_layer, array_texel), 2 * WIDTH * HEIGHT);
 }
 
 /* Macro instructions, fields as envytools' MME documentation lays them out (gpu/src/engine/mme.rs's table):

@@ -100,6 +100,7 @@ pub const OGL_SET_FRONT_FACE: u32 = 0x191c;
 pub const OGL_SET_CULL_FACE: u32 = 0x1920;
 pub const SET_PROVOKING_VERTEX: u32 = 0x1684;
 pub const SET_RASTER_ENABLE: u32 = 0x037c;
+pub const SET_RT_LAYER: u32 = 0x15cc;
 pub const SET_FRONT_POLYGON_MODE: u32 = 0x0dac;
 pub const SET_TEX_SAMPLER_POOL_A: u32 = 0x155c;
 pub const SET_TEX_HEADER_POOL_A: u32 = 0x1574;
@@ -269,6 +270,10 @@ pub struct Draw {
     /// go on to the rasteriser (SET_RASTER_ENABLE): a draw may only capture.
     pub capture: crate::shader::CapturedWords,
     pub rasterize: bool,
+    /// The vertex program's layer output picks each primitive's layer among `layers` layers of every target,
+    /// counted from its `layer` (SET_RT_LAYER); otherwise `layers` is 1.
+    pub program_layer: bool,
+    pub layers: u32,
 }
 
 /// Viewports a draw may pick from (SET_VIEWPORT_SCALE_X(j) and the rest of viewport j's registers).
@@ -625,8 +630,24 @@ impl Maxwell3D {
                 return Err(at.unimplemented(format!("draws with a shader in pipeline slot {slot}")));
             }
         }
-        let targets = self.targets(at)?;
-        let depth_stencil = self.depth_stencil(at)?;
+        // SET_RT_LAYER: with CONTROL (16) GEOMETRY_SHADER_SELECTS_LAYER the program's layer output picks each
+        // primitive's layer (layer 0 where it writes none), else V (15:0) is every primitive's.
+        let rt_layer = self.register(SET_RT_LAYER);
+        let program_layer = rt_layer >> 16 & 1 == 1 && vertex_shader.header.writes(attribute::LAYER);
+        let base_layer = if rt_layer >> 16 & 1 == 1 { 0 } else { rt_layer & 0xffff };
+        let targets = self.targets(at, base_layer)?;
+        let depth_stencil = self.depth_stencil(at, base_layer)?;
+        // A program that picks the layer reaches every layer all the targets have from their first on.
+        let layers = match program_layer {
+            false => 1,
+            true => targets
+                .iter()
+                .map(|target| (&target.surface, target.layer))
+                .chain(depth_stencil.as_ref().map(|zeta| (&zeta.surface, zeta.layer)))
+                .map(|(surface, layer)| surface.layers - layer)
+                .min()
+                .unwrap_or(1),
+        };
         // With no target at all the draw still runs, over viewport 0's clip rectangle (Maxwell behaviour 1.14):
         // its samples count, and its programs run.
         let (width, height) = targets
@@ -687,6 +708,8 @@ impl Maxwell3D {
             lines: self.lines(at)?,
             capture: stream_out.as_ref().map(|stream_out| stream_out.capture).unwrap_or_default(),
             rasterize,
+            program_layer,
+            layers,
         };
         if draw.viewports.iter().all(|viewport| viewport.scissor.is_empty()) {
             // Nothing to rasterise: the draw only captures, if stream output is on.
@@ -749,7 +772,7 @@ impl Maxwell3D {
     /// SET_DEPTH_BIAS_CONTROL's DEPTH_FORMAT_DEPENDENT FALSE counts the units in 24-bit UNORM steps whatever the
     /// format (NVK programs it for VK_DEPTH_BIAS_REPRESENTATION_LEAST_REPRESENTABLE_VALUE_FORCE_UNORM_EXT): the
     /// same on D24 targets; on others it stops naming itself.
-    fn depth_stencil(&self, at: Method) -> Result<Option<DepthStencil>, EngineError> {
+    fn depth_stencil(&self, at: Method, base_layer: u32) -> Result<Option<DepthStencil>, EngineError> {
         let depth_on = self.register(SET_DEPTH_TEST) & 1 == 1;
         let stencil_on = self.register(SET_STENCIL_TEST) & 1 == 1;
         let bounds_on = self.register(SET_DEPTH_BOUNDS_TEST) & 1 == 1;
@@ -757,7 +780,7 @@ impl Maxwell3D {
             return Ok(None);
         }
         let Some((surface, format, first_layer)) = self.zeta_target(at, "draws")? else { return Ok(None) };
-        let layer = super::maxwell_3d::target_layer(at, &surface, first_layer, 0)?;
+        let layer = super::maxwell_3d::target_layer(at, &surface, first_layer, base_layer)?;
         let comparison_of = |register: u32| {
             let value = self.register(register);
             comparison(value).ok_or_else(|| at.bad_argument(value, "not a comparison function"))
@@ -915,7 +938,7 @@ impl Maxwell3D {
     }
 
     /// The colour targets of SET_CT_SELECT: output n to target TARGETn, with its write mask and blending.
-    fn targets(&self, at: Method) -> Result<Vec<DrawTarget>, EngineError> {
+    fn targets(&self, at: Method, base_layer: u32) -> Result<Vec<DrawTarget>, EngineError> {
         let select = self.register(super::maxwell_3d::SET_CT_SELECT);
         let single_write = self.register(SET_SINGLE_CT_WRITE_CONTROL) & 1 == 1;
         let per_target_blend = self.register(SET_BLEND_STATE_PER_TARGET) & 1 == 1;
@@ -923,8 +946,7 @@ impl Maxwell3D {
         for output in 0..(select & 0xf).min(8) {
             let slot = select >> (4 + 3 * output) & 7;
             let Some((surface, format, first_layer)) = self.color_target(at, slot)? else { continue };
-            // Layer 0 of the draw: no program chooses another yet (its layer output is not translated).
-            let layer = super::maxwell_3d::target_layer(at, &surface, first_layer, 0)?;
+            let layer = super::maxwell_3d::target_layer(at, &surface, first_layer, base_layer)?;
             let write_register = self.register(SET_CT_WRITE + 4 * if single_write { 0 } else { output });
             let write = [0, 4, 8, 12].map(|bit| write_register >> bit & 1 == 1);
             let blend = (self.register(SET_BLEND + 4 * output) & 1 == 1).then(|| {

@@ -33,6 +33,7 @@ pub enum Interpolation {
 
 /// Attribute byte addresses the stages share (ALD, AST and IPA operands).
 pub mod attribute {
+    pub const LAYER: u32 = 0x64;
     pub const VIEWPORT_INDEX: u32 = 0x68;
     pub const POINT_SIZE: u32 = 0x6c;
     pub const POSITION: u32 = 0x70;

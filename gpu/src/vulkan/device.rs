@@ -130,6 +130,8 @@ pub struct Features {
     /// Several viewports in a draw, picked by the vertex shader's `ViewportIndex` (`multiViewport`,
     /// `shaderOutputViewportIndex`).
     pub viewport_index: bool,
+    /// The vertex shader's `Layer` picks a layer of the targets (`shaderOutputLayer`).
+    pub output_layer: bool,
     /// Points of other sizes than 1.
     pub large_points: bool,
     /// Depth clamped to the viewport's range instead of clipped.
@@ -609,6 +611,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         vertex_stores: on(base.vertex_pipeline_stores_and_atomics),
         fragment_stores: on(base.fragment_stores_and_atomics),
         viewport_index: on(base.multi_viewport) && on(v12.shader_output_viewport_index),
+        output_layer: on(v12.shader_output_layer),
         large_points: on(base.large_points),
         depth_clamp: on(base.depth_clamp),
         wide_lines: on(base.wide_lines).then_some(limits.line_width_range),
@@ -653,7 +656,8 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .shader_subgroup_extended_types(f.shader_subgroup_extended_types)
         .sampler_mirror_clamp_to_edge(f.sampler_mirror_clamp_to_edge)
         .sampler_filter_minmax(f.sampler_filter_minmax)
-        .shader_output_viewport_index(f.viewport_index);
+        .shader_output_viewport_index(f.viewport_index)
+        .shader_output_layer(f.output_layer);
     let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default().custom_border_colors(true);
     let mut control = vk::PhysicalDeviceSubgroupSizeControlFeatures::default()
         .subgroup_size_control(f.subgroup_size_control)

@@ -7,7 +7,7 @@
 //! number of buffers + index), a push constant block for the vertex stage, colour output `Location` i for
 //! target i. No vertex input state: vertex shaders fetch their own attributes.
 
-use super::image::{READING, UNDEFINED, WRITING, layers, transition};
+use super::image::{READING, UNDEFINED, WRITING, first_layers, transition};
 use super::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
 use std::ffi::CString;
@@ -177,6 +177,8 @@ pub struct DrawJob<'a> {
     pub lines: Option<LineRasterization>,
     /// Primitives stop before the rasteriser: only the vertex stage runs.
     pub rasterizer_discard: bool,
+    /// Layers of the targets (their texels layer after layer), which the vertex stage's `Layer` picks from.
+    pub layers: u32,
 }
 
 /// Lines' width and VK_EXT_line_rasterization's mode for them (DEFAULT: the device's own lines).
@@ -368,7 +370,11 @@ impl ComputeDevice {
             self.owns(buffer)?;
         }
         let extent = vk::Extent3D { width: job.width.max(1), height: job.height.max(1), depth: 1 };
-        let texels = u64::from(extent.width) * u64::from(extent.height);
+        let target_layers = job.layers.max(1);
+        if target_layers > 1 {
+            self.require(self.features.output_layer, "shaderOutputLayer", "a vertex program that picks the layer")?;
+        }
+        let texels = u64::from(extent.width) * u64::from(extent.height) * u64::from(target_layers);
         let mut transfers = Vec::new();
         for target in &job.targets {
             let size = texels * target.bytes_per_texel;
@@ -416,16 +422,19 @@ impl ComputeDevice {
             .targets
             .iter()
             .map(|target| {
-                objects.image_for(target.format, extent.width, extent.height, vk::ImageUsageFlags::COLOR_ATTACHMENT)
+                let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT;
+                objects.layered_image_for(target.format, extent.width, extent.height, target_layers, usage)
             })
             .collect::<Result<Vec<_>, _>>()?;
         let color = vk::ImageAspectFlags::COLOR;
         // SAFETY (every call below): the create infos and what they point to outlive each call; every handle was
         // made from this device and lives until `objects` is dropped, after the work has finished.
-        let single = |aspect| vk::ImageSubresourceRange::default().aspect_mask(aspect).level_count(1).layer_count(1);
+        let all_layers =
+            |aspect| vk::ImageSubresourceRange::default().aspect_mask(aspect).level_count(1).layer_count(target_layers);
+        let view_type = if target_layers > 1 { vk::ImageViewType::TYPE_2D_ARRAY } else { vk::ImageViewType::TYPE_2D };
         let mut views = Vec::new();
         for (&image, target) in images.iter().zip(&job.targets) {
-            views.push(objects.view(image, vk::ImageViewType::TYPE_2D, target.format, single(color))?);
+            views.push(objects.view(image, view_type, target.format, all_layers(color))?);
         }
         let depth_aspects =
             depth_buffers.iter().fold(vk::ImageAspectFlags::empty(), |aspects, (aspect, _, _)| aspects | *aspect);
@@ -436,14 +445,14 @@ impl ComputeDevice {
                     .format(depth.format)
                     .extent(extent)
                     .mip_levels(1)
-                    .array_layers(1)
+                    .array_layers(target_layers)
                     .usage(
                         vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
                             | vk::ImageUsageFlags::TRANSFER_SRC
                             | vk::ImageUsageFlags::TRANSFER_DST,
                     );
                 let image = objects.image_with(info)?;
-                let view = objects.view(image, vk::ImageViewType::TYPE_2D, depth.format, single(depth_aspects))?;
+                let view = objects.view(image, view_type, depth.format, all_layers(depth_aspects))?;
                 Some((image, view))
             }
             None => None,
@@ -704,7 +713,9 @@ impl ComputeDevice {
                 vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
                 vk::AccessFlags::COLOR_ATTACHMENT_WRITE | vk::AccessFlags::COLOR_ATTACHMENT_READ,
             );
-            let region = vk::BufferImageCopy::default().image_subresource(layers(color)).image_extent(extent);
+            let region = vk::BufferImageCopy::default()
+                .image_subresource(first_layers(color, target_layers))
+                .image_extent(extent);
             // SAFETY: commands on objects of this device, recorded into a buffer being recorded.
             unsafe {
                 for texture in &sampled {
@@ -744,8 +755,9 @@ impl ComputeDevice {
                         &to_write,
                     );
                     for (aspect, _, buffer) in &depth_buffers {
-                        let region =
-                            vk::BufferImageCopy::default().image_subresource(layers(*aspect)).image_extent(extent);
+                        let region = vk::BufferImageCopy::default()
+                            .image_subresource(first_layers(*aspect, target_layers))
+                            .image_extent(extent);
                         device.cmd_copy_buffer_to_image(commands, buffer.handle, image, WRITING.0, &[region]);
                     }
                     let to_test = [transition(image, depth_aspects, WRITING, depth_layout)];
@@ -775,8 +787,10 @@ impl ComputeDevice {
                         .load_op(vk::AttachmentLoadOp::LOAD)
                         .store_op(vk::AttachmentStoreOp::STORE)
                 });
-                let mut rendering =
-                    vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&color_attachments);
+                let mut rendering = vk::RenderingInfo::default()
+                    .render_area(area)
+                    .layer_count(target_layers)
+                    .color_attachments(&color_attachments);
                 if let Some(attachment) = &depth_attachment {
                     if depth_aspects.contains(vk::ImageAspectFlags::DEPTH) {
                         rendering = rendering.depth_attachment(attachment);
@@ -826,8 +840,9 @@ impl ComputeDevice {
                     let to_read = [transition(image, depth_aspects, depth_layout, READING)];
                     device.cmd_pipeline_barrier(commands, tests, transfer, none, &[], &[], &to_read);
                     for (aspect, _, buffer) in &depth_buffers {
-                        let region =
-                            vk::BufferImageCopy::default().image_subresource(layers(*aspect)).image_extent(extent);
+                        let region = vk::BufferImageCopy::default()
+                            .image_subresource(first_layers(*aspect, target_layers))
+                            .image_extent(extent);
                         device.cmd_copy_image_to_buffer(commands, image, READING.0, buffer.handle, &[region]);
                     }
                 }

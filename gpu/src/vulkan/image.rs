@@ -93,7 +93,12 @@ pub(super) fn transition<'a>(
         .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .image(image)
-        .subresource_range(vk::ImageSubresourceRange::default().aspect_mask(aspect).level_count(1).layer_count(1))
+        .subresource_range(
+            vk::ImageSubresourceRange::default()
+                .aspect_mask(aspect)
+                .level_count(1)
+                .layer_count(vk::REMAINING_ARRAY_LAYERS),
+        )
 }
 
 pub(super) const UNDEFINED: (vk::ImageLayout, vk::AccessFlags) = (vk::ImageLayout::UNDEFINED, vk::AccessFlags::empty());
@@ -103,7 +108,12 @@ pub(super) const READING: (vk::ImageLayout, vk::AccessFlags) =
     (vk::ImageLayout::TRANSFER_SRC_OPTIMAL, vk::AccessFlags::TRANSFER_READ);
 
 pub(super) fn layers(aspect: vk::ImageAspectFlags) -> vk::ImageSubresourceLayers {
-    vk::ImageSubresourceLayers::default().aspect_mask(aspect).layer_count(1)
+    first_layers(aspect, 1)
+}
+
+/// Layers 0 to `count` - 1 of level 0.
+pub(super) fn first_layers(aspect: vk::ImageAspectFlags, count: u32) -> vk::ImageSubresourceLayers {
+    vk::ImageSubresourceLayers::default().aspect_mask(aspect).layer_count(count)
 }
 
 impl ImageObjects<'_> {
@@ -120,12 +130,24 @@ impl ImageObjects<'_> {
         height: u32,
         usage: vk::ImageUsageFlags,
     ) -> Result<vk::Image, VulkanError> {
+        self.layered_image_for(format, width, height, 1, usage)
+    }
+
+    /// The same, of `layers` layers.
+    pub fn layered_image_for(
+        &mut self,
+        format: vk::Format,
+        width: u32,
+        height: u32,
+        layers: u32,
+        usage: vk::ImageUsageFlags,
+    ) -> Result<vk::Image, VulkanError> {
         let info = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
             .format(format)
             .extent(vk::Extent3D { width, height, depth: 1 })
             .mip_levels(1)
-            .array_layers(1)
+            .array_layers(layers)
             .usage(vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC | usage);
         self.image_with(info)
     }

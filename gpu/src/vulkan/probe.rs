@@ -137,6 +137,7 @@ impl ComputeDevice {
                 count_samples: false,
                 lines: None,
                 rasterizer_discard: false,
+                layers: 1,
             };
             let drawn = self.draw(&job)?;
             let mut texel = [0u8; 4];

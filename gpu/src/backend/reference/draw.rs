@@ -202,34 +202,36 @@ fn blend(state: &BlendState, target_has_alpha: bool) -> Result<Blend, BackendErr
     Ok(Blend { color: equation(state.color)?, alpha: equation(state.alpha)? })
 }
 
-/// The `width` x `height` texels of `layer` of `surface`, row by row.
+/// The `width` x `height` texels of `layers` layers of `surface` from `first`, row by row, layer after layer.
 fn read_texels(
     surface: &Surface,
-    layer: u32,
+    (first, layers): (u32, u32),
     width: u32,
     height: u32,
     memory: &GpuMemory,
 ) -> Result<Vec<u8>, BackendError> {
     let bytes = surface.bytes_per_texel as usize;
-    let mut texels = vec![0u8; width as usize * height as usize * bytes];
-    for y in 0..height {
-        for x in 0..width {
-            let address = surface.texel_address(x, y, layer).expect("inside the surface");
-            let at = (y as usize * width as usize + x as usize) * bytes;
-            memory.read(address, &mut texels[at..at + bytes])?;
+    let mut texels = vec![0u8; layers as usize * height as usize * width as usize * bytes];
+    for layer in 0..layers {
+        for y in 0..height {
+            for x in 0..width {
+                let address = surface.texel_address(x, y, first + layer).expect("inside the surface");
+                let at = ((layer as usize * height as usize + y as usize) * width as usize + x as usize) * bytes;
+                memory.read(address, &mut texels[at..at + bytes])?;
+            }
         }
     }
     Ok(texels)
 }
 
-/// The bits of `after` that differ from `before`, into `layer` of `surface`; every other bit keeps what memory
-/// holds now.
+/// The bits of `after` that differ from `before` (layers of `width` x `height` texels from `first`, as
+/// `read_texels` gives them), into `surface`; every other bit keeps what memory holds now.
 /// A target's masked channels never change, so where two targets are one texture (Maxwell behaviour 1.10) each
 /// writes only the channels it enabled, whatever the other wrote before it.
 fn write_texels(
     surface: &Surface,
-    layer: u32,
-    width: u32,
+    first: u32,
+    (width, height): (u32, u32),
     before: &[u8],
     after: &[u8],
     memory: &GpuMemory,
@@ -238,7 +240,8 @@ fn write_texels(
     let mut texel = vec![0u8; bytes];
     for (index, (old, new)) in before.chunks_exact(bytes).zip(after.chunks_exact(bytes)).enumerate() {
         if old != new {
-            let (x, y) = ((index % width as usize) as u32, (index / width as usize) as u32);
+            let (x, row) = ((index % width as usize) as u32, (index / width as usize) as u32);
+            let (y, layer) = (row % height, first + row / height);
             let address = surface.texel_address(x, y, layer).expect("inside the surface");
             memory.read(address, &mut texel)?;
             for ((now, old), new) in texel.iter_mut().zip(old).zip(new) {
@@ -388,6 +391,7 @@ impl ReferenceBackend {
             next_stage_reads: fragment.generics_read(),
             depth_minus_one_to_one: !draw.depth_zero_to_one,
             point_size,
+            layer: draw.program_layer,
             capture: draw.capture,
         };
         let kernel = |stage: &Stage| KernelImage {
@@ -464,7 +468,7 @@ impl ReferenceBackend {
         let (width, height) = (draw.width, draw.height);
         let mut befores = Vec::new();
         for target in &draw.targets {
-            befores.push(read_texels(&target.surface, target.layer, width, height, memory)?);
+            befores.push(read_texels(&target.surface, (target.layer, draw.layers), width, height, memory)?);
         }
         let mut color_targets = Vec::new();
         for (target, texels) in draw.targets.iter().zip(&befores) {
@@ -513,7 +517,7 @@ impl ReferenceBackend {
         };
         let zeta = match draw.depth_stencil {
             Some(zeta) => {
-                let before = read_texels(&zeta.surface, zeta.layer, width, height, memory)?;
+                let before = read_texels(&zeta.surface, (zeta.layer, draw.layers), width, height, memory)?;
                 let host = self.split_depth(&zeta, &before)?;
                 let on_host = DepthStencil { bounds: if bounds_here.is_some() { None } else { zeta.bounds }, ..zeta };
                 Some((on_host, before, host))
@@ -574,6 +578,7 @@ impl ReferenceBackend {
             lines: matches!(topology, vk::PrimitiveTopology::LINE_LIST | vk::PrimitiveTopology::LINE_STRIP)
                 .then(|| self.lines(draw.lines)),
             rasterizer_discard: !draw.rasterize,
+            layers: draw.layers,
         };
         let drawn = self.device.draw(&job).map_err(failed)?;
         if self.faulted(fault)? {
@@ -594,14 +599,14 @@ impl ReferenceBackend {
                         let at = texel * bytes..(texel + 1) * bytes;
                         kept[at.clone()].copy_from_slice(&before[at]);
                     }
-                    write_texels(&target.surface, target.layer, width, before, &kept, memory)?;
+                    write_texels(&target.surface, target.layer, (width, height), before, &kept, memory)?;
                 }
-                None => write_texels(&target.surface, target.layer, width, before, after, memory)?,
+                None => write_texels(&target.surface, target.layer, (width, height), before, after, memory)?,
             }
         }
         if let Some((zeta, before, host)) = &zeta {
             let after = super::depth::merge(&zeta.format, host.format, before, &drawn.depth, &drawn.stencil);
-            write_texels(&zeta.surface, zeta.layer, width, before, &after, memory)?;
+            write_texels(&zeta.surface, zeta.layer, (width, height), before, &after, memory)?;
         }
         let captured = match &capture_buffer {
             Some(buffer) => {

@@ -51,6 +51,9 @@ pub struct VertexInterface {
     pub depth_minus_one_to_one: bool,
     /// For point draws (the host needs `PointSize` written then): where the points' size comes from.
     pub point_size: Option<PointSize>,
+    /// The program's layer output (0x64) picks the targets' layer (SET_RT_LAYER's CONTROL says so): it goes to
+    /// `Layer`.
+    pub layer: bool,
     /// The output attribute words stream output captures (bit w of word w / 32: the word at byte address 4w),
     /// all zero when it captures none. Each vertex stores them, in ascending order, at the capture address (the
     /// push constant's second member) plus its `VertexIndex` times their size, as the program left them: before
@@ -132,6 +135,8 @@ pub(super) enum StageIo {
         point_size: Option<Word>,
         /// The `ViewportIndex` output of a program that writes the viewport index.
         viewport_index: Option<Word>,
+        /// The `Layer` output of a program whose layer output picks the layer.
+        layer: Option<Word>,
         /// Generic i's output vector.
         generics: Vec<(u32, Word)>,
     },
@@ -194,6 +199,13 @@ pub(super) fn declare_vertex_io(
         built_in(b, output, BuiltIn::ViewportIndex);
         output
     });
+    let layer = vertex.layer.then(|| {
+        b.capability(Capability::ShaderLayer);
+        let int = b.type_int(32, 1);
+        let output = variable(b, StorageClass::Output, int, interface);
+        built_in(b, output, BuiltIn::Layer);
+        output
+    });
     let generics = (0..GENERICS)
         .filter(|&g| vertex.next_stage_reads >> g & 1 == 1 || writes_generic(&vertex.header, g))
         .map(|g| {
@@ -202,7 +214,7 @@ pub(super) fn declare_vertex_io(
             (g, output)
         })
         .collect();
-    StageIo::Vertex { vertex_index, records, position, point_size, viewport_index, generics }
+    StageIo::Vertex { vertex_index, records, position, point_size, viewport_index, layer, generics }
 }
 
 fn writes_generic(header: &ProgramHeader, generic: u32) -> bool {
@@ -356,13 +368,21 @@ impl Emitter<'_> {
     /// The captured words to the capture address, then position (z moved into Vulkan's clip range when the
     /// guest clips at -w), a point draw's size, the viewport index and the generics out.
     pub(super) fn vertex_epilogue(&mut self, vertex: &VertexInterface) {
-        let StageIo::Vertex { vertex_index, records, position, point_size, viewport_index, generics } = self.io()
+        let StageIo::Vertex { vertex_index, records, position, point_size, viewport_index, layer, generics } =
+            self.io()
         else {
             unreachable!("a vertex stage")
         };
-        let (vertex_index, records, position, point_size, viewport_index, generics) =
-            (*vertex_index, *records, *position, *point_size, *viewport_index, generics.clone());
+        let (vertex_index, records, position, point_size, viewport_index, layer, generics) =
+            (*vertex_index, *records, *position, *point_size, *viewport_index, *layer, generics.clone());
         self.store_captured_words(&vertex.capture, vertex_index, records);
+        if let Some(output) = layer {
+            // The word as written (RT_ARRAY_INDEX counts layers from the targets' first).
+            let word = self.load_attribute(true, attribute::LAYER);
+            let int = self.b.type_int(32, 1);
+            let value = self.b.bitcast(int, None, word).expect("in a block");
+            self.b.store(output, value, None, []).expect("in a block");
+        }
         if let Some(output) = viewport_index {
             // The low four bits pick one of the 16 viewports (the host has exactly 16, so any index is defined).
             let word = self.load_attribute(true, attribute::VIEWPORT_INDEX);
