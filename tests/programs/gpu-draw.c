@@ -44,7 +44,8 @@
  * - conditional rendering: RENDER_IF_EQUAL and _NOT_EQUAL draw or not as the two 64-bit values compare;
  * - quads, quad strips and polygons cover what their triangles do;
  * - 3D and array targets: SET_COLOR_TARGET_LAYER picks the slice of a volume (placed by the block-linear volume
- *   layout) or the layer of an array the triangle lands in, and the others keep their bytes;
+ *   layout) or the layer of an array the triangle lands in, and the others keep their bytes; a program's layer
+ *   output (SET_RT_LAYER) sends each instance to its own layer;
  * - stream output: a strip's triangles land whole in the buffers in the order Vulkan captures them, the words
  *   the layout selects name, a primitive that does not fit one buffer in none; rasterisation off draws nothing
  *   but still captures; DRAW_AUTO draws as many vertices as the byte count report says;
