@@ -811,7 +811,10 @@ mod tests {
         let channel = setup.channel();
         let words = [header::non_incrementing(0, 0, 1), 0xb197, header::incrementing(0, 0x123c / 4, 1), 7];
         let error = setup.submit(channel, &words).unwrap_err();
-        assert!(error.to_string().contains("(DRAW_AUTO) is not implemented"), "{error}");
+        assert!(
+            error.to_string().contains("(DRAW_AUTO) with argument 0x7: DRAW_AUTO with SET_DRAW_AUTO_STRIDE 0"),
+            "{error}"
+        );
         let channel = setup.channel();
         let words = [header::non_incrementing(0, 0, 1), 0xb197, header::incrementing(0, 0x2394 / 4, 1), 7];
         let error = setup.submit(channel, &words).unwrap_err();

@@ -463,6 +463,17 @@ static void stream(uint32_t stream, uint32_t offset, uint32_t stride, uint32_t s
     set_address(SET_VERTEX_STREAM_LIMIT_A_A + 8 * stream, offset + size - 1);
 }
 
+/* Generic 2 from stream 1, a new element every instance: instance 0's offset (0, 0), instance 1's (0.5, 0.25)
+ * (16 and 4 pixels), which offset.vs and layer.vs add to the position. */
+static void instance_offsets(void) {
+    const uint32_t offsets[4] = {F_0, F_0, 0x3F000000u /* 0.5 */, 0x3E800000u /* 0.25 */};
+    memcpy(gpu.memory + INSTANCES, offsets, sizeof offsets);
+    set(SET_VERTEX_ATTRIBUTE_A + 8, 1 | FLOAT_R32_G32);
+    stream(1, INSTANCES, 8, 16);
+    set(SET_VERTEX_STREAM_A_FORMAT + 16 + 12, 1); /* FREQUENCY: a new element every instance */
+    set(SET_VERTEX_STREAM_INSTANCE_A + 4, 1);
+}
+
 /* Vertices 0 to `count` - 1 drawn as `topology` (BEGIN's OP, with its instance flags). */
 static void draw_primitives(uint32_t topology, uint32_t count) {
     set(BEGIN, topology);
@@ -966,13 +977,7 @@ static void volume_and_array_targets(void) {
     print("-- the program picks the layer (SET_RT_LAYER GEOMETRY_SHADER_SELECTS_LAYER): instance i into layer i\n");
     fill_slices(2, array_texel);
     block_linear_target(VOLUME_ARRAY, 1u << 4, 2, 0x2000, 0);
-    uint32_t *offsets = (uint32_t *)(gpu.memory + INSTANCES);
-    const uint32_t instance_offsets[4] = {F_0, F_0, 0x3F000000u /* 0.5 */, 0x3E800000u /* 0.25 */};
-    memcpy(offsets, instance_offsets, sizeof instance_offsets);
-    set(SET_VERTEX_ATTRIBUTE_A + 8, 1 | FLOAT_R32_G32); /* generic 2: stream 1, a new element every instance */
-    stream(1, INSTANCES, 8, 16);
-    set(SET_VERTEX_STREAM_A_FORMAT + 16 + 12, 1);
-    set(SET_VERTEX_STREAM_INSTANCE_A + 4, 1);
+    instance_offsets();
     copy_program(LAYER_VS, layer_vs, layer_vs_end);
     use_programs(LAYER_VS, PERSPECTIVE_PS);
     set(SET_RT_LAYER, 1u << 16);
@@ -1098,15 +1103,7 @@ static void indirect_draws(void) {
     Vertex vertices[6] = {junk, {1024, 0, {0}}, {0, 512, {0}}, small[0], small[1], small[2]};
     put_vertices(vertices, 6);
     stream(0, VERTICES, 32, 32 * 6);
-    uint32_t *offsets = (uint32_t *)(gpu.memory + INSTANCES);
-    offsets[0] = F_0;
-    offsets[1] = F_0;
-    offsets[2] = 0x3F000000u; /* 0.5 */
-    offsets[3] = 0x3E800000u; /* 0.25 */
-    set(SET_VERTEX_ATTRIBUTE_A + 8, 1 | FLOAT_R32_G32); /* generic 2: stream 1 */
-    stream(1, INSTANCES, 8, 16);
-    set(SET_VERTEX_STREAM_A_FORMAT + 16 + 12, 1); /* FREQUENCY: a new element every instance */
-    set(SET_VERTEX_STREAM_INSTANCE_A + 4, 1);
+    instance_offsets();
     use_programs(OFFSET_VS, PERSPECTIVE_PS);
     uint32_t *indirect = (uint32_t *)(gpu.memory + INDIRECT);
     const uint32_t arrays[4] = {3, 2, 3, 0};
@@ -2310,15 +2307,7 @@ int main(void) {
     print("-- two instances: BEGIN FIRST, then SUBSEQUENT, with a per-instance offset stream\n");
     fill_target(background);
     put_vertices(small, 3);
-    uint32_t *offsets = (uint32_t *)(gpu.memory + INSTANCES);
-    offsets[0] = F_0;
-    offsets[1] = F_0;
-    offsets[2] = 0x3F000000u; /* 0.5 */
-    offsets[3] = 0x3E800000u; /* 0.25 */
-    set(SET_VERTEX_ATTRIBUTE_A + 8, 1 | FLOAT_R32_G32); /* generic 2: stream 1 */
-    stream(1, INSTANCES, 8, 16);
-    set(SET_VERTEX_STREAM_A_FORMAT + 16 + 12, 1); /* FREQUENCY: a new element every instance */
-    set(SET_VERTEX_STREAM_INSTANCE_A + 4, 1);
+    instance_offsets();
     use_programs(OFFSET_VS, PERSPECTIVE_PS);
     draw_arrays(3, 0);
     draw_arrays(3, INSTANCE_SUBSEQUENT);

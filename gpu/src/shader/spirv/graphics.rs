@@ -316,15 +316,7 @@ impl Emitter<'_> {
     pub(super) fn vertex_prologue(&mut self, vertex: &VertexInterface) {
         let &StageIo::Vertex { vertex_index, records, .. } = self.io() else { unreachable!("a vertex stage") };
         let (u32_, u64_) = (self.t.u32, self.t.u64);
-        let pointer = self.b.type_pointer(None, StorageClass::PushConstant, u64_);
-        let zero = self.u32_const(0);
-        let member = self.b.access_chain(pointer, None, records, [zero]).expect("in a block");
-        let base = self.b.load(u64_, None, member, None, []).expect("in a block");
-        let index = self.b.load(u32_, None, vertex_index, None, []).expect("in a block");
-        let index = self.b.u_convert(u64_, None, index).expect("in a block");
-        let stride = self.b.constant_bit64(u64_, u64::from(RECORD_WORDS * 4));
-        let offset = self.b.i_mul(u64_, None, index, stride).expect("in a block");
-        let record = self.b.i_add(u64_, None, base, offset).expect("in a block");
+        let record = self.vertex_element(records, 0, vertex_index, u64::from(RECORD_WORDS * 4));
         let copy = |e: &mut Self, word: u32, address: u32| {
             let at = e.b.constant_bit64(u64_, u64::from(word * 4));
             let address_of = e.b.i_add(u64_, None, record, at).expect("in a block");
@@ -418,22 +410,29 @@ impl Emitter<'_> {
         }
     }
 
+    /// The address of this vertex's element of the array of `size`-byte elements whose address is member
+    /// `member` of the push constant block: the address plus `VertexIndex` x `size`.
+    fn vertex_element(&mut self, records: Word, member: u32, vertex_index: Word, size: u64) -> Word {
+        let (u32_, u64_) = (self.t.u32, self.t.u64);
+        let pointer = self.b.type_pointer(None, StorageClass::PushConstant, u64_);
+        let member = self.u32_const(member);
+        let member = self.b.access_chain(pointer, None, records, [member]).expect("in a block");
+        let base = self.b.load(u64_, None, member, None, []).expect("in a block");
+        let index = self.b.load(u32_, None, vertex_index, None, []).expect("in a block");
+        let index = self.b.u_convert(u64_, None, index).expect("in a block");
+        let size = self.b.constant_bit64(u64_, size);
+        let offset = self.b.i_mul(u64_, None, index, size).expect("in a block");
+        self.b.i_add(u64_, None, base, offset).expect("in a block")
+    }
+
     /// Stream output's words of this vertex to the capture address + `VertexIndex` x their size.
     fn store_captured_words(&mut self, capture: &CapturedWords, vertex_index: Word, records: Word) {
         let words: Vec<u32> = captured_words(capture).collect();
         if words.is_empty() {
             return;
         }
-        let (u32_, u64_) = (self.t.u32, self.t.u64);
-        let pointer = self.b.type_pointer(None, StorageClass::PushConstant, u64_);
-        let one = self.u32_const(1);
-        let member = self.b.access_chain(pointer, None, records, [one]).expect("in a block");
-        let base = self.b.load(u64_, None, member, None, []).expect("in a block");
-        let index = self.b.load(u32_, None, vertex_index, None, []).expect("in a block");
-        let index = self.b.u_convert(u64_, None, index).expect("in a block");
-        let size = self.b.constant_bit64(u64_, 4 * words.len() as u64);
-        let offset = self.b.i_mul(u64_, None, index, size).expect("in a block");
-        let vertex_base = self.b.i_add(u64_, None, base, offset).expect("in a block");
+        let u64_ = self.t.u64;
+        let vertex_base = self.vertex_element(records, 1, vertex_index, 4 * words.len() as u64);
         for (k, word) in words.into_iter().enumerate() {
             let value = self.load_attribute(true, 4 * word);
             let at = self.b.constant_bit64(u64_, 4 * k as u64);
