@@ -46,7 +46,6 @@ use std::collections::{BTreeSet, HashMap};
 
 /// GLSL.std.450 extended instructions used.
 mod glsl {
-    pub const ROUND_EVEN: u32 = 2;
     pub const TRUNC: u32 = 3;
     pub const FLOOR: u32 = 8;
     pub const CEIL: u32 = 9;
@@ -1065,6 +1064,26 @@ impl Emitter<'_> {
 
     /// FP32 bits widened to FP64, exactly and without FP32 arithmetic (a host that flushes FP32 denormals, as
     /// NVIDIA's Vulkan driver does, would flush them in a conversion).
+    /// FP64 `x` rounded to the nearest integral value, ties to even, from its floor: exact, as a difference
+    /// of an FP64 value and its floor is. (GLSL's RoundEven on FP64 is not used: lavapipe in Mesa
+    /// 22.3.6-1+deb12u2 rounds 3.5 to 3.0 with it and drops the sign of -0.3's zero.)
+    fn round_even_f64(&mut self, x: Word) -> Word {
+        let (f64_, bool_) = (self.t.f64, self.t.bool);
+        let floor = self.glsl(f64_, glsl::FLOOR, &[x]);
+        let fraction = self.b.f_sub(f64_, None, x, floor).expect("in a block");
+        let (half, one) = (self.b.constant_bit64(f64_, 0.5f64.to_bits()), self.b.constant_bit64(f64_, 1f64.to_bits()));
+        let above = self.b.f_ord_greater_than(bool_, None, fraction, half).expect("in a block");
+        let tie = self.b.f_ord_equal(bool_, None, fraction, half).expect("in a block");
+        // The floor is odd when half of it is not integral.
+        let halved = self.b.f_mul(f64_, None, floor, half).expect("in a block");
+        let halved_floor = self.glsl(f64_, glsl::FLOOR, &[halved]);
+        let odd = self.b.f_ord_not_equal(bool_, None, halved, halved_floor).expect("in a block");
+        let tie_to_even = self.b.logical_and(bool_, None, tie, odd).expect("in a block");
+        let up = self.b.logical_or(bool_, None, above, tie_to_even).expect("in a block");
+        let next = self.b.f_add(f64_, None, floor, one).expect("in a block");
+        self.b.select(f64_, None, up, next, floor).expect("in a block")
+    }
+
     fn widen(&mut self, x: Word) -> Word {
         self.widen_format(x, F32)
     }
@@ -1557,16 +1576,25 @@ impl Emitter<'_> {
             UnOp::RoundEven | UnOp::Floor | UnOp::Ceil | UnOp::Trunc => {
                 // In FP64 from the exact widening, so that denormal operands are not flushed; the integral
                 // result is exact in FP32.
-                let instruction = match op {
-                    UnOp::RoundEven => glsl::ROUND_EVEN,
-                    UnOp::Floor => glsl::FLOOR,
-                    UnOp::Ceil => glsl::CEIL,
-                    _ => glsl::TRUNC,
-                };
                 let wide = self.widen(x);
                 let f64_ = self.t.f64;
-                let rounded = self.glsl(f64_, instruction, &[wide]);
-                self.narrow(rounded, Round::NearestEven)
+                let rounded = match op {
+                    UnOp::RoundEven => self.round_even_f64(wide),
+                    UnOp::Floor => self.glsl(f64_, glsl::FLOOR, &[wide]),
+                    UnOp::Ceil => self.glsl(f64_, glsl::CEIL, &[wide]),
+                    _ => self.glsl(f64_, glsl::TRUNC, &[wide]),
+                };
+                let narrowed = self.narrow(rounded, Round::NearestEven);
+                // Rounding to an integral value keeps the operand's sign, a zero result's too (-0.3 rounds to
+                // -0.0, as NVIDIA's GPUs give it), which additions in FP64 do not keep: a zero result takes the
+                // operand's sign bit.
+                let (u32_, bool_) = (self.t.u32, self.t.bool);
+                let (magnitude_mask, sign_mask) = (self.u32_const(0x7fff_ffff), self.u32_const(0x8000_0000));
+                let magnitude = self.b.bitwise_and(u32_, None, narrowed, magnitude_mask).expect("in a block");
+                let zero = self.u32_const(0);
+                let is_zero = self.b.i_equal(bool_, None, magnitude, zero).expect("in a block");
+                let sign = self.b.bitwise_and(u32_, None, x, sign_mask).expect("in a block");
+                self.b.select(u32_, None, is_zero, sign, narrowed).expect("in a block")
             }
             UnOp::SinTurns | UnOp::CosTurns => {
                 let f = self.float(x);
