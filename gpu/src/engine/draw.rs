@@ -598,6 +598,7 @@ impl Maxwell3D {
         if !self.render_enabled(at, context)? {
             return Ok(());
         }
+        self.single_sampled(at)?;
         if context.backend.is_none() {
             return Err(EngineError::NoBackend { method: at });
         }
