@@ -109,8 +109,8 @@ impl StreamOut {
         (!buffers.is_empty()).then_some(StreamOut { buffers, capture })
     }
 
-    /// Writes the primitives of `vertex_count` vertices of `topology` into the buffers: `captured` holds each
-    /// vertex's captured words (`capture`'s, ascending), vertex after vertex.
+    /// Writes the primitives of a run of `topology` into the buffers: `captured` holds each vertex's captured
+    /// words (`capture`'s, ascending), vertex after vertex.
     pub fn write(
         &self,
         at: Method,
@@ -120,13 +120,21 @@ impl StreamOut {
         state: &mut StreamOutState,
         context: &mut Context,
     ) -> Result<(), EngineError> {
-        let per_vertex = crate::shader::captured_words(&self.capture).count();
+        // A vertex's captured words, ascending, and where each buffer's selects find theirs among them.
+        let captured_order: Vec<u32> = crate::shader::captured_words(&self.capture).collect();
+        let per_vertex = captured_order.len();
         let vertex_count = captured.len().checked_div(per_vertex).unwrap_or(0);
         let (size, order) = captured_primitives(topology, vertex_count, provoking_last).ok_or_else(|| {
             at.unimplemented(format!("stream output of {topology:?} (no source gives the order of its vertices)"))
         })?;
-        // Where each captured word sits in a vertex's captured words.
-        let position = |word: u32| crate::shader::captured_words(&self.capture).position(|w| w == word);
+        let layouts: Vec<Vec<(u32, usize)>> = self
+            .buffers
+            .iter()
+            .map(|buffer| {
+                let slot = |word: u32| captured_order.binary_search(&word).expect("a captured word");
+                buffer.words.iter().map(|&(offset, word)| (offset, slot(word))).collect()
+            })
+            .collect();
         for primitive in order.chunks_exact(size) {
             state.primitives_needed += 1;
             let fits = self.buffers.iter().all(|buffer| {
@@ -139,10 +147,10 @@ impl StreamOut {
             state.primitives_succeeded += 1;
             for &vertex in primitive {
                 let words = &captured[vertex * per_vertex..(vertex + 1) * per_vertex];
-                for buffer in &self.buffers {
+                for (buffer, layout) in self.buffers.iter().zip(&layouts) {
                     let pointer = &mut state.write_pointers[buffer.index];
-                    for &(offset, word) in &buffer.words {
-                        let value = words[position(word).expect("a captured word")];
+                    for &(offset, slot) in layout {
+                        let value = words[slot];
                         let address = buffer.address + u64::from(*pointer) + u64::from(offset);
                         context.write(address, &value.to_le_bytes()).map_err(|e| at.memory(e))?;
                     }
