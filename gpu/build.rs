@@ -9,6 +9,9 @@
 //! - `fn decode(word) -> Option<Inst>`: the first line whose fixed bits match, in table order;
 //! - `Inst::encode`: the assembler, the inverse of `decode`;
 //! - `Inst::guard`: the guard predicate of lines that have the `pg`/`pg_not` fields.
+//!
+//! It also compiles the host's own GLSL shaders (`../shaders/`, the Vulkan back end's helpers) to SPIR-V with
+//! `glslc` (`$OUT_DIR/<file name>.spv`, included by `src/vulkan/`).
 
 use std::fmt::Write as _;
 use std::{env, fs, path::Path};
@@ -68,6 +71,32 @@ fn main() {
         let code = generate(isa, &families, &lines, &unencoded);
         let out = Path::new(&env::var("OUT_DIR").unwrap()).join(format!("{}_decode.rs", isa.name));
         fs::write(out, code).expect("write generated decoder");
+    }
+    compile_host_shaders();
+}
+
+/// Every GLSL file in `../shaders/` to SPIR-V for Vulkan 1.2, with `glslc` (`cargo xtask setup` installs it).
+fn compile_host_shaders() {
+    let folder = Path::new("../shaders");
+    println!("cargo::rerun-if-changed={}", folder.display());
+    let out = env::var("OUT_DIR").unwrap();
+    let mut sources: Vec<_> =
+        fs::read_dir(folder).expect("read ../shaders").map(|entry| entry.unwrap().path()).collect();
+    sources.sort();
+    for source in sources {
+        println!("cargo::rerun-if-changed={}", source.display());
+        let name = source.file_name().unwrap().to_string_lossy().into_owned();
+        let output = std::process::Command::new("glslc")
+            .args(["--target-env=vulkan1.2", "-Werror", "-o"])
+            .arg(Path::new(&out).join(format!("{name}.spv")))
+            .arg(&source)
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("cannot run glslc for {name} ({e}): `cargo xtask setup` installs it (Debian: glslc)")
+            });
+        if !output.status.success() {
+            panic!("glslc {name}:\n{}", String::from_utf8_lossy(&output.stderr));
+        }
     }
 }
 

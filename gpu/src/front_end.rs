@@ -815,18 +815,18 @@ mod tests {
             error.to_string().contains("(DRAW_AUTO) with argument 0x7: DRAW_AUTO with SET_DRAW_AUTO_STRIDE 0"),
             "{error}"
         );
-        // A clear of multisampled targets (SET_ANTI_ALIAS 2X2) names the mode.
+        // A clear under a SET_ANTI_ALIAS that names no mode.
         let channel = setup.channel();
         let words = [
             header::non_incrementing(0, 0, 1),
             0xb197,
             header::incrementing(0, 0x15d0 / 4, 1),
-            2,
+            7,
             header::incrementing(0, 0x19d0 / 4, 1),
             0x3c,
         ];
         let error = setup.submit(channel, &words).unwrap_err();
-        assert!(error.to_string().contains("multisampled targets (SET_ANTI_ALIAS SAMPLES 0x2)"), "{error}");
+        assert!(error.to_string().contains("with argument 0x7: SET_ANTI_ALIAS SAMPLES is not a mode"), "{error}");
         let channel = setup.channel();
         let words = [header::non_incrementing(0, 0, 1), 0xb197, header::incrementing(0, 0x2394 / 4, 1), 7];
         let error = setup.submit(channel, &words).unwrap_err();

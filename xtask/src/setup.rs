@@ -29,6 +29,11 @@ const BUILD: &[Requirement] = &[
         package: "mesa-vulkan-drivers",
         why: "lavapipe, the CPU Vulkan driver the demo and the GPU tests run on where there is no GPU",
     },
+    Requirement {
+        probe: "/usr/bin/glslc",
+        package: "glslc",
+        why: "compiles the Vulkan back end's and the GPU tests' GLSL shaders",
+    },
     // SDL3 is built from its sources; its X11 video driver needs these headers (it loads the libraries at run time).
     Requirement { probe: "/usr/include/X11/Xlib.h", package: "libx11-dev", why: SDL_X11 },
     Requirement { probe: "/usr/include/X11/extensions/Xext.h", package: "libxext-dev", why: SDL_X11 },
@@ -46,7 +51,6 @@ const TESTS: &[Requirement] = &[
     Requirement { probe: "/usr/bin/ld.lld", package: "lld", why: "links the guest test programs" },
     Requirement { probe: "/usr/bin/llvm-mc", package: "llvm", why: "the disassembler's oracle" },
     Requirement { probe: "/usr/bin/qemu-aarch64", package: "qemu-user", why: "the test programs' oracle" },
-    Requirement { probe: "/usr/bin/glslc", package: "glslc", why: "compiles the GPU tests' GLSL shaders" },
     Requirement { probe: "/usr/bin/spirv-val", package: "spirv-tools", why: "validates the translated shaders" },
     Requirement { probe: "/usr/bin/strace", package: "strace", why: "kills a run mid-commit in the save data test" },
     Requirement { probe: "/usr/bin/astcenc", package: "astcenc", why: "ARM's ASTC codec, the ASTC decoder's oracle" },

@@ -4,6 +4,7 @@
 //! deko3d program them.
 
 use super::maxwell_3d::Maxwell3D;
+use super::multisample::Multisample;
 use super::stream_out::{
     BUFFER_STRIDE as STREAM_OUT_BUFFER_STRIDE, DRAW_AUTO, SET_DRAW_AUTO_START, SET_DRAW_AUTO_STRIDE,
     SET_STREAM_OUT_BUFFER_LOAD_WRITE_POINTER, StreamOut, StreamOutState,
@@ -231,7 +232,7 @@ pub struct Draw {
     pub vertex_shader: Stage,
     pub fragment_shader: Stage,
     pub targets: Vec<DrawTarget>,
-    /// The size all targets share (the smallest of them).
+    /// The size in pixels all targets share (the smallest of them).
     pub width: u32,
     pub height: u32,
     /// Viewport 0, or all 16 when the vertex program writes the viewport index.
@@ -274,6 +275,9 @@ pub struct Draw {
     /// counted from its `layer` (SET_RT_LAYER); otherwise `layers` is 1.
     pub program_layer: bool,
     pub layers: u32,
+    /// How the targets are multisampled (`None`: one sample a pixel). `width` and `height` count pixels; the
+    /// targets' surfaces are the enlarged ones.
+    pub multisample: Option<Multisample>,
 }
 
 /// Viewports a draw may pick from (SET_VIEWPORT_SCALE_X(j) and the rest of viewport j's registers).
@@ -598,7 +602,7 @@ impl Maxwell3D {
         if !self.render_enabled(at, context)? {
             return Ok(());
         }
-        self.single_sampled(at)?;
+        let multisample = self.multisample(at)?;
         if context.backend.is_none() {
             return Err(EngineError::NoBackend { method: at });
         }
@@ -650,12 +654,13 @@ impl Maxwell3D {
                 .unwrap_or(1),
         };
         // With no target at all the draw still runs, over viewport 0's clip rectangle (Maxwell behaviour 1.14):
-        // its samples count, and its programs run.
+        // its samples count, and its programs run. Multisampled targets count samples: pixels are blocks.
+        let (sx, sy) = multisample.map_or((1, 1), |multisample| multisample.block);
         let (width, height) = targets
             .iter()
             .map(|target| &target.surface)
             .chain(depth_stencil.as_ref().map(|zeta| &zeta.surface))
-            .map(|surface| (surface.width, surface.height))
+            .map(|surface| (surface.width / sx, surface.height / sy))
             .reduce(|a, b| (a.0.min(b.0), a.1.min(b.1)))
             .unwrap_or_else(|| {
                 let end = |register: u32| (register & 0xffff) + (register >> 16);
@@ -711,6 +716,7 @@ impl Maxwell3D {
             rasterize,
             program_layer,
             layers,
+            multisample,
         };
         if draw.viewports.iter().all(|viewport| viewport.scissor.is_empty()) {
             // Nothing to rasterise: the draw only captures, if stream output is on.

@@ -278,32 +278,27 @@ impl Maxwell3D {
         if !self.render_enabled(method, context)? {
             return Ok(());
         }
-        self.single_sampled(method)?;
         let layer = argument >> 10 & 0xffff;
+        let block = self.sample_block(method)?;
         let mask = [2, 3, 4, 5].map(|bit| argument >> bit & 1 == 1);
         if mask.contains(&true) {
-            self.clear_color(method, argument >> 6 & 0xf, layer, mask, context)?;
+            self.clear_color(method, (argument >> 6 & 0xf, layer, block), mask, context)?;
         }
         if argument & 3 != 0 {
-            self.clear_depth_stencil(method, argument & 1 == 1, argument >> 1 & 1 == 1, layer, context)?;
+            self.clear_depth_stencil(method, (argument & 1 == 1, argument >> 1 & 1 == 1), (layer, block), context)?;
         }
         Ok(())
     }
 
-    /// Multisampled targets (SET_ANTI_ALIAS's SAMPLES other than 1X1: each pixel a block of samples of the
-    /// enlarged surface) are not drawn or cleared yet: such a method stops naming the mode
-    /// (`gpu/research/msaa.md` has what they need).
-    pub(super) fn single_sampled(&self, method: Method) -> Result<(), EngineError> {
-        match self.register(SET_ANTI_ALIAS) & 0xf {
-            0 => Ok(()),
-            mode => Err(method.unimplemented(format!("multisampled targets (SET_ANTI_ALIAS SAMPLES {mode:#x})"))),
-        }
+    /// The texels a clear of `surface` covers: its pixels cut by the clear rectangle, scissor 0 and viewport 0's
+    /// clip rectangle when SET_CLEAR_SURFACE_CONTROL asks (USE_CLEAR_RECT 4, USE_SCISSOR0 8, USE_VIEWPORT_CLIP0
+    /// 12), each pixel the `(sx, sy)` block of texels its samples are in a multisampled target.
+    fn clear_rect(&self, surface: &Surface, (sx, sy): (u32, u32)) -> Rect {
+        let rect = self.clear_pixels(surface.width / sx, surface.height / sy);
+        Rect { x0: rect.x0 * sx, y0: rect.y0 * sy, x1: rect.x1 * sx, y1: rect.y1 * sy }
     }
 
-    /// The rectangle a clear of a `width` x `height` target covers: cut by the clear rectangle, scissor 0 and
-    /// viewport 0's clip rectangle when SET_CLEAR_SURFACE_CONTROL asks (USE_CLEAR_RECT 4, USE_SCISSOR0 8,
-    /// USE_VIEWPORT_CLIP0 12).
-    fn clear_rect(&self, width: u32, height: u32) -> Rect {
+    fn clear_pixels(&self, width: u32, height: u32) -> Rect {
         let mut rect = Rect { x0: 0, y0: 0, x1: width, y1: height };
         let control = self.register(SET_CLEAR_SURFACE_CONTROL);
         let span = |register: u32| (register & 0xffff, register >> 16);
@@ -337,20 +332,18 @@ impl Maxwell3D {
         Ok((backend, memory))
     }
 
-    /// A colour clear of the target in slot `slot`.
+    /// A colour clear of the target in slot `slot` (MRT_SELECT), layer `layer`, `block` texels a pixel.
     fn clear_color(
         &mut self,
         method: Method,
-        slot: u32,
-        layer: u32,
+        (slot, layer, block): (u32, u32, (u32, u32)),
         mask: [bool; 4],
         context: &mut Context,
     ) -> Result<(), EngineError> {
         let target = if slot < 8 { self.register(SET_CT_SELECT) >> (4 + 3 * slot) & 7 } else { slot };
         let Some((target_surface, format, first_layer)) = self.color_target(method, target)? else { return Ok(()) };
         let layer = target_layer(method, &target_surface, first_layer, layer)?;
-        let (width, height) = (target_surface.width, target_surface.height);
-        let rect = self.clear_rect(width, height);
+        let rect = self.clear_rect(&target_surface, block);
         if rect.is_empty() {
             return Ok(());
         }
@@ -445,15 +438,13 @@ impl Maxwell3D {
     fn clear_depth_stencil(
         &mut self,
         method: Method,
-        depth: bool,
-        stencil: bool,
-        layer: u32,
+        (depth, stencil): (bool, bool),
+        (layer, block): (u32, (u32, u32)),
         context: &mut Context,
     ) -> Result<(), EngineError> {
         let Some((target, format, first_layer)) = self.zeta_target(method, "clears")? else { return Ok(()) };
         let layer = target_layer(method, &target, first_layer, layer)?;
-        let (width, height) = (target.width, target.height);
-        let rect = self.clear_rect(width, height);
+        let rect = self.clear_rect(&target, block);
         if rect.is_empty() {
             return Ok(());
         }

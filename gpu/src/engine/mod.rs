@@ -8,6 +8,7 @@ pub mod inline_to_memory;
 pub mod maxwell_3d;
 pub mod methods;
 pub mod mme;
+pub mod multisample;
 pub mod semaphore;
 pub mod stream_out;
 pub mod twod;

@@ -134,6 +134,9 @@ pub struct Features {
     pub output_layer: bool,
     /// Points of other sizes than 1.
     pub large_points: bool,
+    /// Multisampled targets as the reference back end draws them: sample shading (`sampleRateShading`, which
+    /// copies each sample in) and the samples at the standard locations (`standardSampleLocations`).
+    pub multisampling: bool,
     /// Depth clamped to the viewport's range instead of clipped.
     pub depth_clamp: bool,
     /// Lines wider than one pixel (`wideLines`), with the widths the device draws (`lineWidthRange`).
@@ -198,6 +201,27 @@ impl Shared {
         // SAFETY: a physical device of this instance.
         unsafe { self.instance.instance.get_physical_device_format_properties(self.physical, format) }
             .optimal_tiling_features
+    }
+
+    /// The sample counts 2D images of `format` with `usage` and `flags` may have (none where they cannot exist).
+    pub fn image_sample_counts(
+        &self,
+        format: vk::Format,
+        usage: vk::ImageUsageFlags,
+        flags: vk::ImageCreateFlags,
+    ) -> vk::SampleCountFlags {
+        // SAFETY: a physical device of this instance.
+        unsafe {
+            self.instance.instance.get_physical_device_image_format_properties(
+                self.physical,
+                format,
+                vk::ImageType::TYPE_2D,
+                vk::ImageTiling::OPTIMAL,
+                usage,
+                flags,
+            )
+        }
+        .map_or(vk::SampleCountFlags::empty(), |properties| properties.sample_counts)
     }
 
     /// The queue, if the device can still take work.
@@ -613,6 +637,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         viewport_index: on(base.multi_viewport) && on(v12.shader_output_viewport_index),
         output_layer: on(v12.shader_output_layer),
         large_points: on(base.large_points),
+        multisampling: on(base.sample_rate_shading) && on(limits.standard_sample_locations),
         depth_clamp: on(base.depth_clamp),
         wide_lines: on(base.wide_lines).then_some(limits.line_width_range),
         bresenham_lines: line_extension && on(line.bresenham_lines),
@@ -640,6 +665,7 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .fragment_stores_and_atomics(f.fragment_stores)
         .multi_viewport(f.viewport_index)
         .large_points(f.large_points)
+        .sample_rate_shading(f.multisampling)
         .depth_clamp(f.depth_clamp)
         .wide_lines(f.wide_lines.is_some());
     let mut v11 =

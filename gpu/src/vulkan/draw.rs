@@ -8,11 +8,13 @@
 //! target i. No vertex input state: vertex shaders fetch their own attributes.
 
 use super::image::{READING, UNDEFINED, WRITING, first_layers, transition};
+use super::multisample::{self, Multisampling, RawTarget};
 use super::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
 use std::ffi::CString;
 
-/// A colour target: its texels before the draw, row by row from the top with no padding.
+/// A colour target: its texels before the draw, row by row from the top with no padding (multisampled: each
+/// pixel's samples in order).
 #[derive(Clone, Debug)]
 pub struct ColorTarget<'a> {
     pub format: vk::Format,
@@ -179,6 +181,8 @@ pub struct DrawJob<'a> {
     pub rasterizer_discard: bool,
     /// Layers of the targets (their texels layer after layer), which the vertex stage's `Layer` picks from.
     pub layers: u32,
+    /// Multisampled colour targets (`None`: one sample a pixel).
+    pub multisample: Option<Multisampling>,
 }
 
 /// Lines' width and VK_EXT_line_rasterization's mode for them (DEFAULT: the device's own lines).
@@ -374,7 +378,31 @@ impl ComputeDevice {
         if target_layers > 1 {
             self.require(self.features.output_layer, "shaderOutputLayer", "a vertex program that picks the layer")?;
         }
-        let texels = u64::from(extent.width) * u64::from(extent.height) * u64::from(target_layers);
+        let samples = job.multisample.map_or(1, |multisample| multisample.samples);
+        let texels = u64::from(extent.width) * u64::from(extent.height) * u64::from(target_layers) * u64::from(samples);
+        if let Some(multisample) = &job.multisample {
+            self.require(
+                self.features.multisampling,
+                "sampleRateShading and standardSampleLocations",
+                "multisampled targets",
+            )?;
+            if let Some(depth) = &job.depth {
+                return Err(VulkanError::UnsupportedFormat(format!(
+                    "{:?} (as a multisampled depth target: its samples are not copied in and out yet)",
+                    depth.format
+                )));
+            }
+            for target in &job.targets {
+                if !self.color_sample_counts(target.format).contains(multisample.count())
+                    || multisample::raw_format(target.bytes_per_texel).is_none()
+                {
+                    return Err(VulkanError::UnsupportedFormat(format!(
+                        "{:?} (as a colour target of {} samples a pixel)",
+                        target.format, multisample.samples
+                    )));
+                }
+            }
+        }
         let mut transfers = Vec::new();
         for target in &job.targets {
             let size = texels * target.bytes_per_texel;
@@ -387,8 +415,13 @@ impl ComputeDevice {
             if !self.format_features(target.format).contains(wanted) {
                 return Err(VulkanError::UnsupportedFormat(format!("{:?} (as a colour target)", target.format)));
             }
-            let buffer = self.buffer(size.max(1))?;
-            self.write(&buffer, 0, target.texels)?;
+            // Multisampled targets' samples go through shaders, a word or more each.
+            let bytes = match job.multisample {
+                Some(_) => multisample::widen(target.texels, target.bytes_per_texel),
+                None => target.texels.to_vec(),
+            };
+            let buffer = self.buffer((bytes.len() as u64).max(1))?;
+            self.write(&buffer, 0, &bytes)?;
             transfers.push(buffer);
         }
 
@@ -421,9 +454,23 @@ impl ComputeDevice {
         let images = job
             .targets
             .iter()
-            .map(|target| {
-                let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT;
-                objects.layered_image_for(target.format, extent.width, extent.height, target_layers, usage)
+            .map(|target| match &job.multisample {
+                None => {
+                    let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT;
+                    objects.layered_image_for(target.format, extent.width, extent.height, target_layers, usage)
+                }
+                // Seen through raw views too, which the passes that copy its samples render to and sample.
+                Some(multisample) => objects.image_with(
+                    vk::ImageCreateInfo::default()
+                        .flags(vk::ImageCreateFlags::MUTABLE_FORMAT | vk::ImageCreateFlags::EXTENDED_USAGE)
+                        .image_type(vk::ImageType::TYPE_2D)
+                        .format(target.format)
+                        .extent(extent)
+                        .mip_levels(1)
+                        .array_layers(target_layers)
+                        .samples(multisample.count())
+                        .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED),
+                ),
             })
             .collect::<Result<Vec<_>, _>>()?;
         let color = vk::ImageAspectFlags::COLOR;
@@ -436,6 +483,31 @@ impl ComputeDevice {
         for (&image, target) in images.iter().zip(&job.targets) {
             views.push(objects.view(image, view_type, target.format, all_layers(color))?);
         }
+        let mut raw_targets = Vec::new();
+        if job.multisample.is_some() {
+            for ((&image, target), buffer) in images.iter().zip(&job.targets).zip(&transfers) {
+                let format = multisample::raw_format(target.bytes_per_texel).expect("checked above");
+                let mut layer_views = Vec::new();
+                for layer in 0..target_layers {
+                    let range = vk::ImageSubresourceRange::default()
+                        .aspect_mask(color)
+                        .base_array_layer(layer)
+                        .level_count(1)
+                        .layer_count(1);
+                    layer_views.push(objects.view(image, vk::ImageViewType::TYPE_2D, format, range)?);
+                }
+                raw_targets.push(RawTarget {
+                    views: layer_views,
+                    format,
+                    words_per_sample: multisample::words_per_sample(target.bytes_per_texel) as u32,
+                    address: buffer.address(),
+                });
+            }
+        }
+        let sample_copies = match &job.multisample {
+            Some(multisample) => Some(self.sample_copies(&mut objects, &raw_targets, multisample.count())?),
+            None => None,
+        };
         let depth_aspects =
             depth_buffers.iter().fold(vk::ImageAspectFlags::empty(), |aspects, (aspect, _, _)| aspects | *aspect);
         let depth_image = match &job.depth {
@@ -457,11 +529,13 @@ impl ComputeDevice {
             }
             None => None,
         };
+        let mut modules = Vec::new();
         for code in [job.vertex_shader, job.fragment_shader] {
             let info = vk::ShaderModuleCreateInfo::default().code(code);
             let module = unsafe { device.create_shader_module(&info, None) }
                 .map_err(VulkanError::call("vkCreateShaderModule"))?;
             objects.modules.push(module);
+            modules.push(module);
         }
         let sampled = self.textures(&mut objects, job.vertex_textures.iter().chain(job.fragment_textures), &uploads)?;
         let stages = [vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT];
@@ -498,8 +572,7 @@ impl ComputeDevice {
             .map_err(VulkanError::call("vkCreatePipelineLayout"))?;
 
         let main = CString::new("main").expect("no NUL");
-        let shader_stages: Vec<_> = objects
-            .modules
+        let shader_stages: Vec<_> = modules
             .iter()
             .zip(stages)
             .map(|(&module, stage)| {
@@ -553,8 +626,13 @@ impl ComputeDevice {
                 .depth_bias_clamp(clamp)
                 .depth_bias_slope_factor(slope);
         }
-        let multisample =
-            vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let sample_mask = [job.multisample.map_or(1, |multisample| multisample.mask)];
+        let mut multisample = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(job.multisample.map_or(vk::SampleCountFlags::TYPE_1, |m| m.count()))
+            .sample_mask(&sample_mask);
+        if let Some(fraction) = job.multisample.and_then(|multisample| multisample.min_sample_shading) {
+            multisample = multisample.sample_shading_enable(true).min_sample_shading(fraction);
+        }
         let attachments: Vec<_> = job
             .targets
             .iter()
@@ -721,23 +799,37 @@ impl ComputeDevice {
                 for texture in &sampled {
                     texture.record_upload(device, commands);
                 }
-                let barriers: Vec<_> =
-                    images.iter().map(|&image| transition(image, color, UNDEFINED, WRITING)).collect();
-                device.cmd_pipeline_barrier(
-                    commands,
-                    vk::PipelineStageFlags::TOP_OF_PIPE,
-                    transfer,
-                    none,
-                    &[],
-                    &[],
-                    &barriers,
-                );
-                for (&image, upload) in images.iter().zip(&transfers) {
-                    device.cmd_copy_buffer_to_image(commands, upload.handle, image, WRITING.0, &[region]);
+                match &sample_copies {
+                    None => {
+                        let barriers: Vec<_> =
+                            images.iter().map(|&image| transition(image, color, UNDEFINED, WRITING)).collect();
+                        device.cmd_pipeline_barrier(
+                            commands,
+                            vk::PipelineStageFlags::TOP_OF_PIPE,
+                            transfer,
+                            none,
+                            &[],
+                            &[],
+                            &barriers,
+                        );
+                        for (&image, upload) in images.iter().zip(&transfers) {
+                            device.cmd_copy_buffer_to_image(commands, upload.handle, image, WRITING.0, &[region]);
+                        }
+                        let barriers: Vec<_> =
+                            images.iter().map(|&image| transition(image, color, WRITING, attachment)).collect();
+                        device.cmd_pipeline_barrier(commands, transfer, output, none, &[], &[], &barriers);
+                    }
+                    Some(copies) => {
+                        let barriers: Vec<_> =
+                            images.iter().map(|&image| transition(image, color, UNDEFINED, attachment)).collect();
+                        let top = vk::PipelineStageFlags::TOP_OF_PIPE;
+                        device.cmd_pipeline_barrier(commands, top, output, none, &[], &[], &barriers);
+                        copies.record_load(device, commands, &raw_targets, (rendered.0, rendered.1, samples));
+                        let barriers: Vec<_> =
+                            images.iter().map(|&image| transition(image, color, attachment, attachment)).collect();
+                        device.cmd_pipeline_barrier(commands, output, output, none, &[], &[], &barriers);
+                    }
                 }
-                let barriers: Vec<_> =
-                    images.iter().map(|&image| transition(image, color, WRITING, attachment)).collect();
-                device.cmd_pipeline_barrier(commands, transfer, output, none, &[], &[], &barriers);
                 let depth_layout = (
                     vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
                     vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_READ | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE,
@@ -830,11 +922,23 @@ impl ComputeDevice {
                     device.cmd_copy_query_pool_results(commands, query_pool, 0, 1, buffer.handle, 0, 8, flags);
                 }
                 device.cmd_end_rendering(commands);
-                let barriers: Vec<_> =
-                    images.iter().map(|&image| transition(image, color, attachment, READING)).collect();
-                device.cmd_pipeline_barrier(commands, output, transfer, none, &[], &[], &barriers);
-                for (&image, readback) in images.iter().zip(&transfers) {
-                    device.cmd_copy_image_to_buffer(commands, image, READING.0, readback.handle, &[region]);
+                match &sample_copies {
+                    None => {
+                        let barriers: Vec<_> =
+                            images.iter().map(|&image| transition(image, color, attachment, READING)).collect();
+                        device.cmd_pipeline_barrier(commands, output, transfer, none, &[], &[], &barriers);
+                        for (&image, readback) in images.iter().zip(&transfers) {
+                            device.cmd_copy_image_to_buffer(commands, image, READING.0, readback.handle, &[region]);
+                        }
+                    }
+                    Some(copies) => {
+                        let sampled = (vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL, vk::AccessFlags::SHADER_READ);
+                        let barriers: Vec<_> =
+                            images.iter().map(|&image| transition(image, color, attachment, sampled)).collect();
+                        let compute = vk::PipelineStageFlags::COMPUTE_SHADER;
+                        device.cmd_pipeline_barrier(commands, output, compute, none, &[], &[], &barriers);
+                        copies.record_store(device, commands, &raw_targets, (rendered.0, rendered.1, samples));
+                    }
                 }
                 if let Some((image, _)) = depth_image {
                     let to_read = [transition(image, depth_aspects, depth_layout, READING)];
@@ -855,7 +959,13 @@ impl ComputeDevice {
             drawn.samples_passed = u64::from_le_bytes(bytes.try_into().expect("eight bytes"));
         }
         for (target, buffer) in job.targets.iter().zip(&transfers) {
-            drawn.targets.push(self.read_exactly(buffer, texels * target.bytes_per_texel)?);
+            drawn.targets.push(match job.multisample {
+                None => self.read_exactly(buffer, texels * target.bytes_per_texel)?,
+                Some(_) => {
+                    let words = multisample::words_per_sample(target.bytes_per_texel);
+                    multisample::narrow(&self.read_exactly(buffer, texels * words * 4)?, target.bytes_per_texel)
+                }
+            });
         }
         for (aspect, bytes, buffer) in &depth_buffers {
             let texels = self.read_exactly(buffer, texels * bytes)?;

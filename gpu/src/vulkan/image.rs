@@ -21,6 +21,15 @@ enum Clear {
     Depth(vk::ClearDepthStencilValue),
 }
 
+/// Pipelines beside a call's own one, and what they use.
+#[derive(Default)]
+pub(super) struct Helpers {
+    pub pipelines: Vec<vk::Pipeline>,
+    pub pipeline_layouts: Vec<vk::PipelineLayout>,
+    pub set_layouts: Vec<vk::DescriptorSetLayout>,
+    pub descriptor_pools: Vec<vk::DescriptorPool>,
+}
+
 /// The objects of one call, destroyed in reverse order however it ends; null handles are skipped.
 pub(super) struct ImageObjects<'a> {
     pub device: &'a ComputeDevice,
@@ -34,6 +43,8 @@ pub(super) struct ImageObjects<'a> {
     pub pipeline: vk::Pipeline,
     pub descriptor_pool: vk::DescriptorPool,
     pub query_pool: vk::QueryPool,
+    /// What the passes around a draw's own use (`multisample`).
+    pub helpers: Helpers,
     command_buffer: vk::CommandBuffer,
     pool: vk::CommandPool,
     fence: vk::Fence,
@@ -51,6 +62,19 @@ impl Drop for ImageObjects<'_> {
                 device.free_command_buffers(self.pool, &[self.command_buffer]);
             }
             device.destroy_query_pool(self.query_pool, None);
+            let helpers = &self.helpers;
+            for &pool in helpers.descriptor_pools.iter().rev() {
+                device.destroy_descriptor_pool(pool, None);
+            }
+            for &pipeline in helpers.pipelines.iter().rev() {
+                device.destroy_pipeline(pipeline, None);
+            }
+            for &layout in helpers.pipeline_layouts.iter().rev() {
+                device.destroy_pipeline_layout(layout, None);
+            }
+            for &layout in helpers.set_layouts.iter().rev() {
+                device.destroy_descriptor_set_layout(layout, None);
+            }
             device.destroy_descriptor_pool(self.descriptor_pool, None);
             device.destroy_pipeline(self.pipeline, None);
             device.destroy_pipeline_layout(self.pipeline_layout, None);
@@ -152,13 +176,14 @@ impl ImageObjects<'_> {
         self.image_with(info)
     }
 
-    /// An image as `info` describes it (optimal tiling, one sample, exclusive, undefined at first), in device
-    /// memory.
+    /// An image as `info` describes it (optimal tiling, one sample unless it says otherwise, exclusive, undefined
+    /// at first), in device memory.
     pub fn image_with(&mut self, info: vk::ImageCreateInfo) -> Result<vk::Image, VulkanError> {
         let shared = &self.device.shared;
         let device = &shared.device;
+        let samples = if info.samples.is_empty() { vk::SampleCountFlags::TYPE_1 } else { info.samples };
         let info = info
-            .samples(vk::SampleCountFlags::TYPE_1)
+            .samples(samples)
             .tiling(vk::ImageTiling::OPTIMAL)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
@@ -287,6 +312,7 @@ impl ComputeDevice {
             pipeline: vk::Pipeline::null(),
             descriptor_pool: vk::DescriptorPool::null(),
             query_pool: vk::QueryPool::null(),
+            helpers: Helpers::default(),
             command_buffer: vk::CommandBuffer::null(),
             pool,
             fence: vk::Fence::null(),

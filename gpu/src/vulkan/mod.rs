@@ -21,6 +21,7 @@ mod dispatch;
 mod draw;
 mod error;
 mod image;
+mod multisample;
 mod probe;
 mod spirv;
 
@@ -28,6 +29,7 @@ pub use device::{DeviceOptions, DeviceType, Features, SubgroupOperations};
 pub use dispatch::DispatchOptions;
 pub use draw::{Blend, ColorTarget, DepthAttachment, DrawJob, Drawn, LineRasterization, Sampling, Texture};
 pub use error::VulkanError;
+pub use multisample::Multisampling;
 
 use ash::vk;
 use device::{Shared, State, lock};

@@ -62,7 +62,7 @@ fn covering_triangle(z: f32) -> Result<Vec<u32>, Error> {
 }
 
 /// A fragment shader that writes nothing.
-fn no_outputs() -> Result<Vec<u32>, Error> {
+pub(super) fn no_outputs() -> Result<Vec<u32>, Error> {
     let mut b = builder();
     let void = b.type_void();
     let main_type = b.type_function(void, []);
@@ -75,7 +75,7 @@ fn no_outputs() -> Result<Vec<u32>, Error> {
     Ok(b.module().assemble())
 }
 
-fn built(module: Result<Vec<u32>, Error>) -> Result<Vec<u32>, VulkanError> {
+pub(super) fn built(module: Result<Vec<u32>, Error>) -> Result<Vec<u32>, VulkanError> {
     module.map_err(|error| VulkanError::InvalidSpirv { at: 0, reason: format!("the probe's module: {error}") })
 }
 
@@ -138,6 +138,7 @@ impl ComputeDevice {
                 lines: None,
                 rasterizer_discard: false,
                 layers: 1,
+                multisample: None,
             };
             let drawn = self.draw(&job)?;
             let mut texel = [0u8; 4];

@@ -9,6 +9,7 @@ use crate::backend::{
     BackendError, BlendState, Cull, DepthStencil, Draw, Drawn, GpuMemory, Lines, Rect, Topology, Viewport,
 };
 use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
+use crate::engine::multisample::Multisample;
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
 use crate::shader::sph::{Interpolation, attribute};
@@ -18,7 +19,7 @@ use crate::shader::{
 };
 use crate::texture::format::NumberKind;
 use crate::texture::surface::Surface;
-use crate::vulkan::{Blend, Buffer, ColorTarget, DrawJob, LineRasterization};
+use crate::vulkan::{Blend, Buffer, ColorTarget, DrawJob, LineRasterization, Multisampling};
 use ash::vk;
 
 fn unimplemented(what: impl Into<String>) -> BackendError {
@@ -202,36 +203,60 @@ fn blend(state: &BlendState, target_has_alpha: bool) -> Result<Blend, BackendErr
     Ok(Blend { color: equation(state.color)?, alpha: equation(state.alpha)? })
 }
 
-/// The `width` x `height` texels of `layers` layers of `surface` from `first`, row by row, layer after layer.
-fn read_texels(
-    surface: &Surface,
-    (first, layers): (u32, u32),
+/// A draw's texels of one target as the host holds them: `layers` layers from `first` of `width` x `height`
+/// pixels, rows from the top, each pixel's samples in order (one, or `multisample`'s).
+#[derive(Clone, Copy)]
+struct TargetGrid<'a> {
+    first: u32,
+    layers: u32,
     width: u32,
     height: u32,
-    memory: &GpuMemory,
-) -> Result<Vec<u8>, BackendError> {
-    let bytes = surface.bytes_per_texel as usize;
-    let mut texels = vec![0u8; layers as usize * height as usize * width as usize * bytes];
-    for layer in 0..layers {
-        for y in 0..height {
-            for x in 0..width {
-                let address = surface.texel_address(x, y, first + layer).expect("inside the surface");
-                let at = ((layer as usize * height as usize + y as usize) * width as usize + x as usize) * bytes;
-                memory.read(address, &mut texels[at..at + bytes])?;
+    multisample: Option<&'a Multisample>,
+}
+
+impl TargetGrid<'_> {
+    fn samples(&self) -> usize {
+        self.multisample.map_or(1, |multisample| multisample.offsets.len())
+    }
+
+    fn len(&self) -> usize {
+        self.layers as usize * self.height as usize * self.width as usize * self.samples()
+    }
+
+    /// The surface's texel (x, y, layer) that host texel `index` is: sample s of pixel (x, y) is texel
+    /// (x sx + offsets[s].0, y sy + offsets[s].1) of a multisampled target's enlarged surface.
+    fn texel(&self, index: usize) -> (u32, u32, u32) {
+        let (sample, pixel) = (index % self.samples(), index / self.samples());
+        let (x, row) = ((pixel % self.width as usize) as u32, (pixel / self.width as usize) as u32);
+        let (y, layer) = (row % self.height, self.first + row / self.height);
+        match self.multisample {
+            None => (x, y, layer),
+            Some(multisample) => {
+                let ((sx, sy), (bx, by)) = (multisample.block, multisample.offsets[sample]);
+                (x * sx + bx, y * sy + by, layer)
             }
         }
+    }
+}
+
+/// The texels of `surface` that `grid` names, in its order.
+fn read_texels(surface: &Surface, grid: TargetGrid, memory: &GpuMemory) -> Result<Vec<u8>, BackendError> {
+    let bytes = surface.bytes_per_texel as usize;
+    let mut texels = vec![0u8; grid.len() * bytes];
+    for (index, texel) in texels.chunks_exact_mut(bytes).enumerate() {
+        let (x, y, layer) = grid.texel(index);
+        memory.read(surface.texel_address(x, y, layer).expect("inside the surface"), texel)?;
     }
     Ok(texels)
 }
 
-/// The bits of `after` that differ from `before` (layers of `width` x `height` texels from `first`, as
-/// `read_texels` gives them), into `surface`; every other bit keeps what memory holds now.
+/// The bits of `after` that differ from `before` (the texels of `grid`, as `read_texels` gives them), into
+/// `surface`; every other bit keeps what memory holds now.
 /// A target's masked channels never change, so where two targets are one texture (Maxwell behaviour 1.10) each
 /// writes only the channels it enabled, whatever the other wrote before it.
 fn write_texels(
     surface: &Surface,
-    first: u32,
-    (width, height): (u32, u32),
+    grid: TargetGrid,
     before: &[u8],
     after: &[u8],
     memory: &GpuMemory,
@@ -240,8 +265,7 @@ fn write_texels(
     let mut texel = vec![0u8; bytes];
     for (index, (old, new)) in before.chunks_exact(bytes).zip(after.chunks_exact(bytes)).enumerate() {
         if old != new {
-            let (x, row) = ((index % width as usize) as u32, (index / width as usize) as u32);
-            let (y, layer) = (row % height, first + row / height);
+            let (x, y, layer) = grid.texel(index);
             let address = surface.texel_address(x, y, layer).expect("inside the surface");
             memory.read(address, &mut texel)?;
             for ((now, old), new) in texel.iter_mut().zip(old).zip(new) {
@@ -466,9 +490,16 @@ impl ReferenceBackend {
         self.device.write(&record_buffer, 0, &record_bytes).map_err(failed)?;
 
         let (width, height) = (draw.width, draw.height);
+        let grid = |first: u32| TargetGrid {
+            first,
+            layers: draw.layers,
+            width,
+            height,
+            multisample: draw.multisample.as_ref(),
+        };
         let mut befores = Vec::new();
         for target in &draw.targets {
-            befores.push(read_texels(&target.surface, (target.layer, draw.layers), width, height, memory)?);
+            befores.push(read_texels(&target.surface, grid(target.layer), memory)?);
         }
         let mut color_targets = Vec::new();
         for (target, texels) in draw.targets.iter().zip(&befores) {
@@ -515,9 +546,12 @@ impl ReferenceBackend {
             }
             _ => None,
         };
+        if draw.multisample.is_some() && draw.depth_stencil.is_some() {
+            return Err(unimplemented("draw with a multisampled depth or stencil test (only colour targets are)"));
+        }
         let zeta = match draw.depth_stencil {
             Some(zeta) => {
-                let before = read_texels(&zeta.surface, (zeta.layer, draw.layers), width, height, memory)?;
+                let before = read_texels(&zeta.surface, grid(zeta.layer), memory)?;
                 let host = self.split_depth(&zeta, &before)?;
                 let on_host = DepthStencil { bounds: if bounds_here.is_some() { None } else { zeta.bounds }, ..zeta };
                 Some((on_host, before, host))
@@ -579,6 +613,11 @@ impl ReferenceBackend {
                 .then(|| self.lines(draw.lines)),
             rasterizer_discard: !draw.rasterize,
             layers: draw.layers,
+            multisample: draw.multisample.map(|multisample| Multisampling {
+                samples: multisample.samples(),
+                mask: multisample.mask,
+                min_sample_shading: multisample.min_sample_shading,
+            }),
         };
         let drawn = self.device.draw(&job).map_err(failed)?;
         if self.faulted(fault)? {
@@ -599,14 +638,14 @@ impl ReferenceBackend {
                         let at = texel * bytes..(texel + 1) * bytes;
                         kept[at.clone()].copy_from_slice(&before[at]);
                     }
-                    write_texels(&target.surface, target.layer, (width, height), before, &kept, memory)?;
+                    write_texels(&target.surface, grid(target.layer), before, &kept, memory)?;
                 }
-                None => write_texels(&target.surface, target.layer, (width, height), before, after, memory)?,
+                None => write_texels(&target.surface, grid(target.layer), before, after, memory)?,
             }
         }
         if let Some((zeta, before, host)) = &zeta {
             let after = super::depth::merge(&zeta.format, host.format, before, &drawn.depth, &drawn.stencil);
-            write_texels(&zeta.surface, zeta.layer, (width, height), before, &after, memory)?;
+            write_texels(&zeta.surface, grid(zeta.layer), before, &after, memory)?;
         }
         let captured = match &capture_buffer {
             Some(buffer) => {
