@@ -995,145 +995,6 @@ static void volume_and_array_targets(void) {
                   wrong_slices(2, in_instance_layer, array_texel), 2 * WIDTH * HEIGHT);
 }
 
-#define MULTISAMPLED 0x50000u /* a 64 x 32 target at 2X2: 128 x 64 texels, block-linear, blocks 2 GOBs tall */
-#define SET_ANTI_ALIAS 0x15D0u
-#define SET_ANTI_ALIAS_ENABLE 0x1534u
-#define SET_ANTI_ALIAS_SAMPLE_POSITIONS 0x11E0u
-#define SET_SAMPLE_MASK_X0_Y0 0x0FBCu
-#define SET_CLEAR_SURFACE_CONTROL 0x10F8u
-#define SET_CLEAR_RECT_HORIZONTAL 0x0D6Cu
-#define ANTI_ALIAS_2X2 2u
-#define TWOD 3u /* the 2D engine's subchannel */
-#define TWOD_SET_DST_FORMAT 0x0200u
-#define TWOD_SET_SRC_FORMAT 0x0230u
-#define TWOD_SET_OPERATION 0x02ACu
-#define TWOD_SET_SAMPLE_MODE 0x088Cu
-#define TWOD_SET_DST_X0 0x08B0u
-
-/* 2X2's samples: positions in 1/16 pixel (Vulkan's standard ones, which deko3d programs), and the texel of the
- * pixel's 2 x 2 block each lies in (gpu/research/msaa.md: NIL's SampleLayout, envytools' surface tables). */
-static const uint32_t sample_x[4] = {6, 14, 2, 10}, sample_y[4] = {2, 6, 10, 14};
-static const uint32_t block_x[4] = {0, 1, 0, 1}, block_y[4] = {0, 0, 1, 1};
-
-static void set_twod(uint32_t offset, uint32_t value) { method_on(TWOD, offset, 1, &value); }
-
-static uint8_t *multisampled_texel(uint32_t i, uint32_t j) {
-    return gpu.memory + MULTISAMPLED + block_linear_offset(4 * i, j, 4 * 2 * WIDTH, 1);
-}
-
-/* Whether the triangle covers the point (px, py) in 1/16 pixel; a point on an edge fails the test's premise. */
-static int covers(const Vertex *t, int64_t px, int64_t py) {
-    int64_t e0 = edge(&t[0], &t[1], px, py), e1 = edge(&t[1], &t[2], px, py), e2 = edge(&t[2], &t[0], px, py);
-    check(e0 != 0 && e1 != 0 && e2 != 0, "no sample on an edge");
-    return (e0 > 0 && e1 > 0 && e2 > 0) || (e0 < 0 && e1 < 0 && e2 < 0);
-}
-
-/* Multisampled rendering (BEHAVIOURS 1.19) as deko3d sets it up: SET_ANTI_ALIAS 2X2 over a target whose WIDTH and
- * HEIGHT count samples, the standard positions, every sample enabled. Each sample of each pixel takes the triangle's
- * colour exactly where the triangle covers its position, so pixels along the edges are partly covered; a clear
- * fills the pixels' blocks; and the 2D engine resolves the target as deko3d's Downsample does (DU_DX = 2,
- * SRC_X0 = 0.5, CENTER, BILINEAR): each pixel the average of its four samples. */
-static void multisampled_target(void) {
-    print("-- a 2X2 multisampled target (128 x 64 samples): the triangle, sample by sample\n");
-    /* A background whose difference from the triangle's colour is a multiple of 4 in each channel, so that the
-     * resolve's averages are exact. */
-    const uint8_t background[4] = {19, 105, 104, 255};
-    for (uint32_t j = 0; j < 2 * HEIGHT; j++)
-        for (uint32_t i = 0; i < 2 * WIDTH; i++) memcpy(multisampled_texel(i, j), background, 4);
-    block_linear_target(MULTISAMPLED, 1u << 4, 1, 0, 0);
-    uint32_t size[2] = {2 * WIDTH, 2 * HEIGHT};
-    method(SET_COLOR_TARGET_A + 8, 2, size);
-    set(SET_ANTI_ALIAS, ANTI_ALIAS_2X2);
-    set(SET_ANTI_ALIAS_ENABLE, 1);
-    uint32_t positions[4], masks[4] = {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF};
-    for (int w = 0; w < 4; w++) {
-        positions[w] = 0;
-        for (int b = 0; b < 4; b++) positions[w] |= (sample_x[b] | sample_y[b] << 4) << (8 * b);
-    }
-    method(SET_ANTI_ALIAS_SAMPLE_POSITIONS, 4, positions);
-    method(SET_SAMPLE_MASK_X0_Y0, 4, masks);
-    put_vertices(triangle, 3);
-    use_programs(PASS_VS, PERSPECTIVE_PS);
-    draw_arrays(3, 0);
-    run("draw");
-    uint32_t wrong = 0, covered = 0, partial = 0;
-    uint8_t coverage[HEIGHT][WIDTH];
-    for (uint32_t y = 0; y < HEIGHT; y++)
-        for (uint32_t x = 0; x < WIDTH; x++) {
-            coverage[y][x] = 0;
-            for (int s = 0; s < 4; s++) {
-                int in = covers(triangle, 16 * (int64_t)x + sample_x[s], 16 * (int64_t)y + sample_y[s]);
-                coverage[y][x] += (uint8_t)in;
-                covered += (uint32_t)in;
-                const uint8_t *texel = multisampled_texel(2 * x + block_x[s], 2 * y + block_y[s]);
-                wrong += memcmp(texel, in ? triangle_colour : background, 4) != 0;
-            }
-            partial += coverage[y][x] != 0 && coverage[y][x] != 4;
-        }
-    check(partial > 20, "pixels along the edges are partly covered");
-    report_texels("each sample holds the colour where the triangle covers its position, else the background",
-                  wrong, covered);
-
-    print("-- the 2D engine resolves it (DU_DX 2, SRC_X0 0.5, CENTER, BILINEAR) into the pitch target\n");
-    fill_target(target_background);
-    words[n++] = PB_NONINC(TWOD, SET_OBJECT, 1);
-    words[n++] = 0x902D;
-    set_twod(TWOD_SET_OPERATION, 3 /* SRCCOPY */);
-    uint64_t source = gpu.gpu_address + MULTISAMPLED, destination = gpu.gpu_address + TARGET;
-    /* FORMAT, MEMORY_LAYOUT, BLOCK_SIZE, DEPTH, LAYER, PITCH, WIDTH, HEIGHT, OFFSET_UPPER, OFFSET_LOWER */
-    uint32_t source_surface[10] = {A8B8G8R8, 0, 1u << 4, 1, 0, 0, 2 * WIDTH, 2 * HEIGHT,
-                                   (uint32_t)(source >> 32), (uint32_t)source};
-    uint32_t destination_surface[10] = {A8B8G8R8, 1, 0, 1, 0, 4 * WIDTH, WIDTH, HEIGHT,
-                                        (uint32_t)(destination >> 32), (uint32_t)destination};
-    method_on(TWOD, TWOD_SET_SRC_FORMAT, 10, source_surface);
-    method_on(TWOD, TWOD_SET_DST_FORMAT, 10, destination_surface);
-    set_twod(TWOD_SET_SAMPLE_MODE, 1u << 4 /* ORIGIN CENTER, FILTER BILINEAR */);
-    /* DST_X0, DST_Y0, DST_WIDTH, DST_HEIGHT, then DU_DX, DV_DY, SRC_X0, SRC_Y0 as (FRAC, INT); SRC_Y0_INT last. */
-    uint32_t resolve[12] = {0, 0, WIDTH, HEIGHT, 0, 2, 0, 2, 0x80000000u, 0, 0x80000000u, 0};
-    method_on(TWOD, TWOD_SET_DST_X0, 12, resolve);
-    run("resolve");
-    wrong = 0;
-    for (uint32_t y = 0; y < HEIGHT; y++)
-        for (uint32_t x = 0; x < WIDTH; x++) {
-            uint8_t want[4];
-            for (int c = 0; c < 4; c++)
-                want[c] = (uint8_t)(background[c] + coverage[y][x] * (triangle_colour[c] - background[c]) / 4);
-            wrong += memcmp(gpu.memory + TARGET + 256 * y + 4 * x, want, 4) != 0;
-        }
-    report("each pixel the average of its samples", wrong, WIDTH * HEIGHT);
-
-    print("-- a clear of pixels (4, 2)-(12, 6) of the multisampled target fills their 2 x 2 blocks\n");
-    uint32_t rect[2] = {4 | 12u << 16, 2 | 6u << 16}, white[4] = {F_1, F_1, F_1, F_1};
-    method(SET_CLEAR_RECT_HORIZONTAL, 2, rect);
-    set(SET_CLEAR_SURFACE_CONTROL, 1u << 4 /* USE_CLEAR_RECT */);
-    method(SET_COLOR_CLEAR_VALUE, 4, white);
-    set(CLEAR_SURFACE, 0x3C);
-    set(SET_CLEAR_SURFACE_CONTROL, 0);
-    run("clear");
-    wrong = 0;
-    const uint8_t all_ones[4] = {255, 255, 255, 255};
-    for (uint32_t j = 0; j < 2 * HEIGHT; j++)
-        for (uint32_t i = 0; i < 2 * WIDTH; i++) {
-            uint32_t x = i / 2, y = j / 2;
-            if (x >= 4 && x < 12 && y >= 2 && y < 6) {
-                wrong += memcmp(multisampled_texel(i, j), all_ones, 4) != 0;
-            } else {
-                /* Untouched: the draw's sample there. */
-                int s = (int)(i % 2 + 2 * (j % 2));
-                int in = covers(triangle, 16 * (int64_t)x + sample_x[s], 16 * (int64_t)y + sample_y[s]);
-                wrong += memcmp(multisampled_texel(i, j), in ? triangle_colour : background, 4) != 0;
-            }
-        }
-    report_texels("the 8 x 4 pixels' 16 x 8 texels are white, every other texel as drawn", wrong, 4 * WIDTH * HEIGHT);
-
-    set(SET_ANTI_ALIAS, 0);
-    set(SET_ANTI_ALIAS_ENABLE, 0);
-    block_linear_target(TARGET, 0, 0, 0, 0);
-    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
-    method(SET_COLOR_TARGET_A + 8, 4, target);
-    run("single-sampled again");
-}
-
 /* Macro instructions, fields as envytools' MME documentation lays them out (gpu/src/engine/mme.rs's table):
  * add-immediate (opcode 1) with a result operation, bitfield replace (opcode 2) and branches (opcode 7). */
 #define MME_FETCH 0u           /* dst = the next parameter */
@@ -1430,6 +1291,194 @@ static void stream_output(void) {
     set(SET_VERTEX_ATTRIBUTE_A + 4, 16u << 7 | FLOAT_R32_G32_B32_A32);
     stream(0, VERTICES, 32, 32 * 4);
     run("state back");
+}
+
+#define MULTISAMPLED 0x50000u /* a 64 x 32 target at 2X2: 128 x 64 texels, block-linear, blocks 2 GOBs tall */
+#define MULTISAMPLED_ZETA 0x58000u /* its Z24S8 depth target, laid out the same */
+#define SET_ANTI_ALIAS 0x15D0u
+#define SET_ANTI_ALIAS_ENABLE 0x1534u
+#define SET_ANTI_ALIAS_SAMPLE_POSITIONS 0x11E0u
+#define SET_SAMPLE_MASK_X0_Y0 0x0FBCu
+#define SET_CLEAR_SURFACE_CONTROL 0x10F8u
+#define SET_CLEAR_RECT_HORIZONTAL 0x0D6Cu
+#define ANTI_ALIAS_2X2 2u
+#define TWOD 3u /* the 2D engine's subchannel */
+#define TWOD_SET_DST_FORMAT 0x0200u
+#define TWOD_SET_SRC_FORMAT 0x0230u
+#define TWOD_SET_OPERATION 0x02ACu
+#define TWOD_SET_SAMPLE_MODE 0x088Cu
+#define TWOD_SET_DST_X0 0x08B0u
+
+/* 2X2's samples: positions in 1/16 pixel (Vulkan's standard ones, which deko3d programs), and the texel of the
+ * pixel's 2 x 2 block each lies in (gpu/research/msaa.md: NIL's SampleLayout, envytools' surface tables). */
+static const uint32_t sample_x[4] = {6, 14, 2, 10}, sample_y[4] = {2, 6, 10, 14};
+static const uint32_t block_x[4] = {0, 1, 0, 1}, block_y[4] = {0, 0, 1, 1};
+
+static void set_twod(uint32_t offset, uint32_t value) { method_on(TWOD, offset, 1, &value); }
+
+static uint8_t *multisampled_texel(uint32_t i, uint32_t j) {
+    return gpu.memory + MULTISAMPLED + block_linear_offset(4 * i, j, 4 * 2 * WIDTH, 1);
+}
+
+/* Whether the triangle covers the point (px, py) in 1/16 pixel; a point on an edge fails the test's premise. */
+static int covers(const Vertex *t, int64_t px, int64_t py) {
+    int64_t e0 = edge(&t[0], &t[1], px, py), e1 = edge(&t[1], &t[2], px, py), e2 = edge(&t[2], &t[0], px, py);
+    check(e0 != 0 && e1 != 0 && e2 != 0, "no sample on an edge");
+    return (e0 > 0 && e1 > 0 && e2 > 0) || (e0 < 0 && e1 < 0 && e2 < 0);
+}
+
+/* Multisampled rendering (BEHAVIOURS 1.19) as deko3d sets it up: SET_ANTI_ALIAS 2X2 over a target whose WIDTH and
+ * HEIGHT count samples, the standard positions, every sample enabled. Each sample of each pixel takes the triangle's
+ * colour exactly where the triangle covers its position, so pixels along the edges are partly covered; a clear
+ * fills the pixels' blocks; and the 2D engine resolves the target as deko3d's Downsample does (DU_DX = 2,
+ * SRC_X0 = 0.5, CENTER, BILINEAR): each pixel the average of its four samples. */
+static void multisampled_target(void) {
+    print("-- a 2X2 multisampled target (128 x 64 samples): the triangle, sample by sample\n");
+    /* A background whose difference from the triangle's colour is a multiple of 4 in each channel, so that the
+     * resolve's averages are exact. */
+    const uint8_t background[4] = {19, 105, 104, 255};
+    for (uint32_t j = 0; j < 2 * HEIGHT; j++)
+        for (uint32_t i = 0; i < 2 * WIDTH; i++) memcpy(multisampled_texel(i, j), background, 4);
+    block_linear_target(MULTISAMPLED, 1u << 4, 1, 0, 0);
+    uint32_t size[2] = {2 * WIDTH, 2 * HEIGHT};
+    method(SET_COLOR_TARGET_A + 8, 2, size);
+    set(SET_ANTI_ALIAS, ANTI_ALIAS_2X2);
+    set(SET_ANTI_ALIAS_ENABLE, 1);
+    uint32_t positions[4], masks[4] = {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF};
+    for (int w = 0; w < 4; w++) {
+        positions[w] = 0;
+        for (int b = 0; b < 4; b++) positions[w] |= (sample_x[b] | sample_y[b] << 4) << (8 * b);
+    }
+    method(SET_ANTI_ALIAS_SAMPLE_POSITIONS, 4, positions);
+    method(SET_SAMPLE_MASK_X0_Y0, 4, masks);
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    draw_arrays(3, 0);
+    run("draw");
+    uint32_t wrong = 0, covered = 0, partial = 0;
+    uint8_t coverage[HEIGHT][WIDTH];
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) {
+            coverage[y][x] = 0;
+            for (int s = 0; s < 4; s++) {
+                int in = covers(triangle, 16 * (int64_t)x + sample_x[s], 16 * (int64_t)y + sample_y[s]);
+                coverage[y][x] += (uint8_t)in;
+                covered += (uint32_t)in;
+                const uint8_t *texel = multisampled_texel(2 * x + block_x[s], 2 * y + block_y[s]);
+                wrong += memcmp(texel, in ? triangle_colour : background, 4) != 0;
+            }
+            partial += coverage[y][x] != 0 && coverage[y][x] != 4;
+        }
+    check(partial > 20, "pixels along the edges are partly covered");
+    report_texels("each sample holds the colour where the triangle covers its position, else the background",
+                  wrong, covered);
+
+    print("-- the 2D engine resolves it (DU_DX 2, SRC_X0 0.5, CENTER, BILINEAR) into the pitch target\n");
+    fill_target(target_background);
+    words[n++] = PB_NONINC(TWOD, SET_OBJECT, 1);
+    words[n++] = 0x902D;
+    set_twod(TWOD_SET_OPERATION, 3 /* SRCCOPY */);
+    uint64_t source = gpu.gpu_address + MULTISAMPLED, destination = gpu.gpu_address + TARGET;
+    /* FORMAT, MEMORY_LAYOUT, BLOCK_SIZE, DEPTH, LAYER, PITCH, WIDTH, HEIGHT, OFFSET_UPPER, OFFSET_LOWER */
+    uint32_t source_surface[10] = {A8B8G8R8, 0, 1u << 4, 1, 0, 0, 2 * WIDTH, 2 * HEIGHT,
+                                   (uint32_t)(source >> 32), (uint32_t)source};
+    uint32_t destination_surface[10] = {A8B8G8R8, 1, 0, 1, 0, 4 * WIDTH, WIDTH, HEIGHT,
+                                        (uint32_t)(destination >> 32), (uint32_t)destination};
+    method_on(TWOD, TWOD_SET_SRC_FORMAT, 10, source_surface);
+    method_on(TWOD, TWOD_SET_DST_FORMAT, 10, destination_surface);
+    set_twod(TWOD_SET_SAMPLE_MODE, 1u << 4 /* ORIGIN CENTER, FILTER BILINEAR */);
+    /* DST_X0, DST_Y0, DST_WIDTH, DST_HEIGHT, then DU_DX, DV_DY, SRC_X0, SRC_Y0 as (FRAC, INT); SRC_Y0_INT last. */
+    uint32_t resolve[12] = {0, 0, WIDTH, HEIGHT, 0, 2, 0, 2, 0x80000000u, 0, 0x80000000u, 0};
+    method_on(TWOD, TWOD_SET_DST_X0, 12, resolve);
+    run("resolve");
+    wrong = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) {
+            uint8_t want[4];
+            for (int c = 0; c < 4; c++)
+                want[c] = (uint8_t)(background[c] + coverage[y][x] * (triangle_colour[c] - background[c]) / 4);
+            wrong += memcmp(gpu.memory + TARGET + 256 * y + 4 * x, want, 4) != 0;
+        }
+    report("each pixel the average of its samples", wrong, WIDTH * HEIGHT);
+
+    print("-- a clear of pixels (4, 2)-(12, 6) of the multisampled target fills their 2 x 2 blocks\n");
+    uint32_t rect[2] = {4 | 12u << 16, 2 | 6u << 16}, white[4] = {F_1, F_1, F_1, F_1};
+    method(SET_CLEAR_RECT_HORIZONTAL, 2, rect);
+    set(SET_CLEAR_SURFACE_CONTROL, 1u << 4 /* USE_CLEAR_RECT */);
+    method(SET_COLOR_CLEAR_VALUE, 4, white);
+    set(CLEAR_SURFACE, 0x3C);
+    set(SET_CLEAR_SURFACE_CONTROL, 0);
+    run("clear");
+    wrong = 0;
+    const uint8_t all_ones[4] = {255, 255, 255, 255};
+    for (uint32_t j = 0; j < 2 * HEIGHT; j++)
+        for (uint32_t i = 0; i < 2 * WIDTH; i++) {
+            uint32_t x = i / 2, y = j / 2;
+            if (x >= 4 && x < 12 && y >= 2 && y < 6) {
+                wrong += memcmp(multisampled_texel(i, j), all_ones, 4) != 0;
+            } else {
+                /* Untouched: the draw's sample there. */
+                int s = (int)(i % 2 + 2 * (j % 2));
+                int in = covers(triangle, 16 * (int64_t)x + sample_x[s], 16 * (int64_t)y + sample_y[s]);
+                wrong += memcmp(multisampled_texel(i, j), in ? triangle_colour : background, 4) != 0;
+            }
+        }
+    report_texels("the 8 x 4 pixels' 16 x 8 texels are white, every other texel as drawn", wrong, 4 * WIDTH * HEIGHT);
+
+    print("-- a 2X2 multisampled Z24S8 target: depth 1.0, 0.25 over pixels (4, 2)-(12, 6), the triangle at 0.75 "
+          "under LESS\n");
+    for (uint32_t j = 0; j < 2 * HEIGHT; j++)
+        for (uint32_t i = 0; i < 2 * WIDTH; i++) memcpy(multisampled_texel(i, j), background, 4);
+    set_address(SET_ZT_A, MULTISAMPLED_ZETA);
+    uint32_t zeta[3] = {Z24S8, 1u << 4 /* blocks two GOBs tall */, 0}, zeta_size[3] = {2 * WIDTH, 2 * HEIGHT, 1};
+    method(SET_ZT_A + 8, 3, zeta);
+    method(SET_ZT_SIZE_A, 3, zeta_size);
+    set(SET_ZT_SELECT, 1);
+    set(SET_Z_CLEAR_VALUE, F_1);
+    set(SET_STENCIL_CLEAR_VALUE, 0);
+    set(CLEAR_SURFACE, 3);
+    set(SET_Z_CLEAR_VALUE, 0x3E800000u /* 0.25 */);
+    set(SET_CLEAR_SURFACE_CONTROL, 1u << 4 /* USE_CLEAR_RECT */);
+    set(CLEAR_SURFACE, 1);
+    set(SET_CLEAR_SURFACE_CONTROL, 0);
+    set(SET_DEPTH_TEST, 1);
+    set(SET_DEPTH_WRITE, 1);
+    set(SET_DEPTH_FUNC, OGL_LESS);
+    set(SET_ZPASS_PIXEL_COUNT, 1);
+    set(CLEAR_REPORT_VALUE, 0x01);
+    vertex_z = 0x3F000000u; /* window depth 0.75 */
+    draw_arrays(3, 0);
+    report_counter(REPORT_ZPASS_PIXEL_CNT64, 0);
+    set(SET_ZPASS_PIXEL_COUNT, 0);
+    set(SET_DEPTH_TEST, 0);
+    set(SET_DEPTH_WRITE, 0);
+    set(SET_ZT_SELECT, 0);
+    run("clears and draw");
+    wrong = 0;
+    uint64_t passed = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++)
+            for (int s = 0; s < 4; s++) {
+                int in = covers(triangle, 16 * (int64_t)x + sample_x[s], 16 * (int64_t)y + sample_y[s]);
+                int held = x >= 4 && x < 12 && y >= 2 && y < 6;
+                uint32_t i = 2 * x + block_x[s], j = 2 * y + block_y[s], texel;
+                memcpy(&texel, gpu.memory + MULTISAMPLED_ZETA + block_linear_offset(4 * i, j, 4 * 2 * WIDTH, 1), 4);
+                /* D24: 0.25 and 0.75 of 2^24 - 1, rounded to nearest (neither is a tie). */
+                uint32_t depth = held ? 4194304u : in ? 12582911u : 0xFFFFFFu;
+                passed += (uint64_t)(in && !held);
+                wrong += texel != depth << 8;
+                wrong += memcmp(multisampled_texel(i, j), in && !held ? triangle_colour : background, 4) != 0;
+            }
+    check(reported(0) == passed, "ZPASS_PIXEL_CNT64 counts the samples that passed");
+    report_texels("each sample's depth and colour: the clears', or the triangle's where it covers and is nearer",
+                  wrong, 4 * WIDTH * HEIGHT);
+
+    set(SET_ANTI_ALIAS, 0);
+    set(SET_ANTI_ALIAS_ENABLE, 0);
+    block_linear_target(TARGET, 0, 0, 0, 0);
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    run("single-sampled again");
 }
 
 /* A triangle at NDC z 1.5 (window z 1.25, past the far plane) under a depth test that always passes and writes. */

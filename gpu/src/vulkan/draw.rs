@@ -8,7 +8,7 @@
 //! target i. No vertex input state: vertex shaders fetch their own attributes.
 
 use super::image::{READING, UNDEFINED, WRITING, first_layers, transition};
-use super::multisample::{self, Multisampling, RawTarget};
+use super::multisample::{self, Grid, Multisampling, RawDepth, RawTarget};
 use super::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
 use std::ffi::CString;
@@ -387,10 +387,23 @@ impl ComputeDevice {
                 "multisampled targets",
             )?;
             if let Some(depth) = &job.depth {
-                return Err(VulkanError::UnsupportedFormat(format!(
-                    "{:?} (as a multisampled depth target: its samples are not copied in and out yet)",
-                    depth.format
-                )));
+                if !multisample::depth_through_float(depth.format) {
+                    return Err(VulkanError::UnsupportedFormat(format!(
+                        "{:?} (as a multisampled depth target: its depth does not survive FP32 copies on every device; \
+                         D32_SFLOAT does)",
+                        depth.format
+                    )));
+                }
+                if !self.depth_sample_counts(depth.format).contains(multisample.count()) {
+                    return Err(VulkanError::UnsupportedFormat(format!(
+                        "{:?} (as a depth target of {} samples a pixel)",
+                        depth.format, multisample.samples
+                    )));
+                }
+                if depth.aspects().iter().any(|(aspect, _)| *aspect == vk::ImageAspectFlags::STENCIL) {
+                    let needed_by = "multisampled stencil targets (their samples are copied in by a shader)";
+                    self.require(self.features.stencil_export, "VK_EXT_shader_stencil_export", needed_by)?;
+                }
             }
             for target in &job.targets {
                 if !self.color_sample_counts(target.format).contains(multisample.count())
@@ -440,8 +453,14 @@ impl ComputeDevice {
                 if data.len() as u64 != size {
                     return Err(VulkanError::OutOfBounds { offset: 0, len: data.len() as u64, size });
                 }
-                let buffer = self.buffer(size.max(1))?;
-                self.write(&buffer, 0, data)?;
+                // Multisampled depth goes through shaders as FP32 bits, stencil as words.
+                let contents = match (job.multisample, aspect) {
+                    (None, _) => data.to_vec(),
+                    (Some(_), vk::ImageAspectFlags::DEPTH) => multisample::depth_to_float(depth.format, data),
+                    (Some(_), _) => multisample::widen(data, 1),
+                };
+                let buffer = self.buffer((contents.len() as u64).max(1))?;
+                self.write(&buffer, 0, &contents)?;
                 depth_buffers.push((aspect, bytes, buffer));
             }
         }
@@ -504,10 +523,6 @@ impl ComputeDevice {
                 });
             }
         }
-        let sample_copies = match &job.multisample {
-            Some(multisample) => Some(self.sample_copies(&mut objects, &raw_targets, multisample.count())?),
-            None => None,
-        };
         let depth_aspects =
             depth_buffers.iter().fold(vk::ImageAspectFlags::empty(), |aspects, (aspect, _, _)| aspects | *aspect);
         let depth_image = match &job.depth {
@@ -517,17 +532,63 @@ impl ComputeDevice {
                     .format(depth.format)
                     .extent(extent)
                     .mip_levels(1)
-                    .array_layers(target_layers)
-                    .usage(
+                    .array_layers(target_layers);
+                let info = match &job.multisample {
+                    None => info.usage(
                         vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
                             | vk::ImageUsageFlags::TRANSFER_SRC
                             | vk::ImageUsageFlags::TRANSFER_DST,
-                    );
+                    ),
+                    // Its samples are read by sampling each aspect.
+                    Some(multisample) => info
+                        .samples(multisample.count())
+                        .usage(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED),
+                };
                 let image = objects.image_with(info)?;
                 let view = objects.view(image, view_type, depth.format, all_layers(depth_aspects))?;
                 Some((image, view))
             }
             None => None,
+        };
+        let sample_copies = match (&job.multisample, &job.depth, depth_image) {
+            (None, ..) => None,
+            (Some(multisample), depth, image) => {
+                let raw_depth = match (depth, image) {
+                    (Some(depth), Some((image, _))) => {
+                        let mut layer_views = |aspect| -> Result<Vec<vk::ImageView>, VulkanError> {
+                            (0..target_layers)
+                                .map(|layer| {
+                                    let range = vk::ImageSubresourceRange::default()
+                                        .aspect_mask(aspect)
+                                        .base_array_layer(layer)
+                                        .level_count(1)
+                                        .layer_count(1);
+                                    objects.view(image, vk::ImageViewType::TYPE_2D, depth.format, range)
+                                })
+                                .collect()
+                        };
+                        let attachments = layer_views(depth_aspects)?;
+                        let mut aspect = |aspect: vk::ImageAspectFlags| -> Result<_, VulkanError> {
+                            let buffer = depth_buffers.iter().find(|(a, _, _)| *a == aspect);
+                            Ok(match buffer {
+                                Some((_, _, buffer)) => Some((layer_views(aspect)?, buffer.address())),
+                                None => None,
+                            })
+                        };
+                        let depth_aspect = aspect(vk::ImageAspectFlags::DEPTH)?;
+                        let stencil_aspect = aspect(vk::ImageAspectFlags::STENCIL)?;
+                        Some(RawDepth {
+                            format: depth.format,
+                            attachments,
+                            depth: depth_aspect,
+                            stencil: stencil_aspect,
+                        })
+                    }
+                    _ => None,
+                };
+                let grid = Grid { width: extent.width, height: extent.height, samples: multisample.samples };
+                Some(self.sample_copies(&mut objects, &raw_targets, raw_depth.as_ref(), grid)?)
+            }
         };
         let mut modules = Vec::new();
         for code in [job.vertex_shader, job.fragment_shader] {
@@ -799,6 +860,19 @@ impl ComputeDevice {
                 for texture in &sampled {
                     texture.record_upload(device, commands);
                 }
+                let depth_layout = (
+                    vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+                    vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_READ | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE,
+                );
+                let tests = vk::PipelineStageFlags::EARLY_FRAGMENT_TESTS | vk::PipelineStageFlags::LATE_FRAGMENT_TESTS;
+                // Multisampled targets' images (colour and depth) in and out of their attachment layouts.
+                let multisampled = |from_color, to_color, from_depth, to_depth| -> Vec<vk::ImageMemoryBarrier> {
+                    images
+                        .iter()
+                        .map(|&image| transition(image, color, from_color, to_color))
+                        .chain(depth_image.map(|(image, _)| transition(image, depth_aspects, from_depth, to_depth)))
+                        .collect()
+                };
                 match &sample_copies {
                     None => {
                         let barriers: Vec<_> =
@@ -820,22 +894,23 @@ impl ComputeDevice {
                         device.cmd_pipeline_barrier(commands, transfer, output, none, &[], &[], &barriers);
                     }
                     Some(copies) => {
-                        let barriers: Vec<_> =
-                            images.iter().map(|&image| transition(image, color, UNDEFINED, attachment)).collect();
+                        let barriers = multisampled(UNDEFINED, attachment, UNDEFINED, depth_layout);
                         let top = vk::PipelineStageFlags::TOP_OF_PIPE;
-                        device.cmd_pipeline_barrier(commands, top, output, none, &[], &[], &barriers);
-                        copies.record_load(device, commands, &raw_targets, (rendered.0, rendered.1, samples));
-                        let barriers: Vec<_> =
-                            images.iter().map(|&image| transition(image, color, attachment, attachment)).collect();
-                        device.cmd_pipeline_barrier(commands, output, output, none, &[], &[], &barriers);
+                        device.cmd_pipeline_barrier(commands, top, output | tests, none, &[], &[], &barriers);
+                        copies.record_load(device, commands);
+                        let barriers = multisampled(attachment, attachment, depth_layout, depth_layout);
+                        device.cmd_pipeline_barrier(
+                            commands,
+                            output | tests,
+                            output | tests,
+                            none,
+                            &[],
+                            &[],
+                            &barriers,
+                        );
                     }
                 }
-                let depth_layout = (
-                    vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
-                    vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_READ | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE,
-                );
-                let tests = vk::PipelineStageFlags::EARLY_FRAGMENT_TESTS | vk::PipelineStageFlags::LATE_FRAGMENT_TESTS;
-                if let Some((image, _)) = depth_image {
+                if let (Some((image, _)), None) = (depth_image, &sample_copies) {
                     let to_write = [transition(image, depth_aspects, UNDEFINED, WRITING)];
                     device.cmd_pipeline_barrier(
                         commands,
@@ -933,14 +1008,13 @@ impl ComputeDevice {
                     }
                     Some(copies) => {
                         let sampled = (vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL, vk::AccessFlags::SHADER_READ);
-                        let barriers: Vec<_> =
-                            images.iter().map(|&image| transition(image, color, attachment, sampled)).collect();
+                        let barriers = multisampled(attachment, sampled, depth_layout, sampled);
                         let compute = vk::PipelineStageFlags::COMPUTE_SHADER;
-                        device.cmd_pipeline_barrier(commands, output, compute, none, &[], &[], &barriers);
-                        copies.record_store(device, commands, &raw_targets, (rendered.0, rendered.1, samples));
+                        device.cmd_pipeline_barrier(commands, output | tests, compute, none, &[], &[], &barriers);
+                        copies.record_store(device, commands);
                     }
                 }
-                if let Some((image, _)) = depth_image {
+                if let (Some((image, _)), None) = (depth_image, &sample_copies) {
                     let to_read = [transition(image, depth_aspects, depth_layout, READING)];
                     device.cmd_pipeline_barrier(commands, tests, transfer, none, &[], &[], &to_read);
                     for (aspect, _, buffer) in &depth_buffers {
@@ -968,7 +1042,13 @@ impl ComputeDevice {
             });
         }
         for (aspect, bytes, buffer) in &depth_buffers {
-            let texels = self.read_exactly(buffer, texels * bytes)?;
+            let texels = match (job.multisample, *aspect, &job.depth) {
+                (None, ..) => self.read_exactly(buffer, texels * bytes)?,
+                (Some(_), vk::ImageAspectFlags::DEPTH, Some(depth)) => {
+                    multisample::depth_from_float(depth.format, &self.read_exactly(buffer, texels * 4)?)
+                }
+                (Some(_), ..) => multisample::narrow(&self.read_exactly(buffer, texels * 4)?, 1),
+            };
             if *aspect == vk::ImageAspectFlags::DEPTH {
                 drawn.depth = texels;
             } else {

@@ -77,18 +77,9 @@ pub(super) fn narrow(words: &[u8], bytes: u64) -> Vec<u8> {
     }
 }
 
-/// The push constants both passes take: the layer's first word's address, the width, the samples and the
-/// words a sample (and the height, which the fragment pass does not read).
-fn grid(address: u64, width: u32, samples: u32, words: u32, height: u32) -> Vec<u8> {
-    [address as u32, (address >> 32) as u32, width, samples, words, height]
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .collect()
-}
-
 const PUSH_BYTES: u32 = 24;
 
-/// A multisampled colour target as the two passes reach it: a raw view of each layer, and where its words are.
+/// A multisampled colour target as the passes reach it: a raw view of each layer, and where its words are.
 pub(super) struct RawTarget {
     pub views: Vec<vk::ImageView>,
     pub format: vk::Format,
@@ -97,14 +88,56 @@ pub(super) struct RawTarget {
     pub address: u64,
 }
 
-/// The pipelines of the two passes and the descriptor sets of the second, made for one draw.
+/// A multisampled depth/stencil target as the passes reach it: per layer, a view of its aspects (to load) and
+/// views of the depth and of the stencil aspect (to read), and where each aspect's words are (one a sample:
+/// depth as FP32 bits, stencil zero-extended).
+pub(super) struct RawDepth {
+    pub format: vk::Format,
+    pub attachments: Vec<vk::ImageView>,
+    pub depth: Option<(Vec<vk::ImageView>, u64)>,
+    pub stencil: Option<(Vec<vk::ImageView>, u64)>,
+}
+
+/// What one layer of one target's load pass renders to.
+enum LoadTarget {
+    Color(vk::ImageView),
+    DepthStencil { view: vk::ImageView, depth: bool, stencil: bool },
+}
+
+struct LoadJob {
+    pipeline: vk::Pipeline,
+    target: LoadTarget,
+    push: Vec<u8>,
+}
+
+struct StoreJob {
+    pipeline: vk::Pipeline,
+    set: vk::DescriptorSet,
+    push: Vec<u8>,
+}
+
+/// The passes that copy a draw's multisampled targets in and out, made for one draw.
 pub(super) struct SampleCopies {
-    loads: Vec<vk::Pipeline>,
     load_layout: vk::PipelineLayout,
-    store: vk::Pipeline,
     store_layout: vk::PipelineLayout,
-    /// Per target, per layer.
-    sets: Vec<Vec<vk::DescriptorSet>>,
+    loads: Vec<LoadJob>,
+    stores: Vec<StoreJob>,
+    extent: vk::Extent2D,
+}
+
+/// Every target's grid: `width` x `height` pixels of `samples` samples.
+#[derive(Clone, Copy)]
+pub(super) struct Grid {
+    pub width: u32,
+    pub height: u32,
+    pub samples: u32,
+}
+
+impl Grid {
+    /// The byte offset of layer `layer`'s words in a buffer of `words` words a sample.
+    fn layer_offset(&self, layer: usize, words: u32) -> u64 {
+        layer as u64 * u64::from(self.width) * u64::from(self.height) * u64::from(self.samples) * u64::from(words) * 4
+    }
 }
 
 impl ComputeDevice {
@@ -117,27 +150,34 @@ impl ComputeDevice {
         )
     }
 
-    /// The pipelines and descriptor sets that copy `targets`' samples in and out at `samples` a pixel.
+    /// The sample counts a depth/stencil target of `format` may have, read back by sampling.
+    pub(super) fn depth_sample_counts(&self, format: vk::Format) -> vk::SampleCountFlags {
+        self.shared.image_sample_counts(
+            format,
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED,
+            vk::ImageCreateFlags::empty(),
+        )
+    }
+
+    /// The passes that copy the samples of `targets` and `depth` in and out.
     pub(super) fn sample_copies(
         &self,
         objects: &mut ImageObjects,
         targets: &[RawTarget],
-        samples: vk::SampleCountFlags,
+        depth: Option<&RawDepth>,
+        grid: Grid,
     ) -> Result<SampleCopies, VulkanError> {
         let device = &self.shared.device;
         let main = CString::new("main").expect("no NUL");
         let module = |objects: &mut ImageObjects, code: &[u32]| -> Result<vk::ShaderModule, VulkanError> {
             let info = vk::ShaderModuleCreateInfo::default().code(code);
-            // SAFETY: SPIR-V glslc made and spirv-val accepts (the build compiles it, `graphics_programs` validates).
+            // SAFETY: SPIR-V that glslc made from shaders/ at build time.
             let module = unsafe { device.create_shader_module(&info, None) }
                 .map_err(VulkanError::call("vkCreateShaderModule"))?;
             objects.modules.push(module);
             Ok(module)
         };
-        let vertex = module(objects, &host_shader!("fullscreen.vert"))?;
-        let fragment = module(objects, &host_shader!("load_samples.frag"))?;
-        let compute = module(objects, &host_shader!("store_samples.comp"))?;
-
+        let samples = vk::SampleCountFlags::from_raw(grid.samples);
         let push = |stages| [vk::PushConstantRange::default().stage_flags(stages).size(PUSH_BYTES)];
         let load_push = push(vk::ShaderStageFlags::FRAGMENT);
         let info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&load_push);
@@ -146,13 +186,10 @@ impl ComputeDevice {
         let load_layout = unsafe { device.create_pipeline_layout(&info, None) }
             .map_err(VulkanError::call("vkCreatePipelineLayout"))?;
         objects.helpers.pipeline_layouts.push(load_layout);
-        let stages = [
-            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::VERTEX).module(vertex).name(&main),
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .module(fragment)
-                .name(&main),
-        ];
+
+        // The load passes: a full-screen triangle, every sample shaded on its own (the shaders read SampleId,
+        // which asks for it as well).
+        let vertex = module(objects, &host_shader!("fullscreen.vert"))?;
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
         let assembly =
             vk::PipelineInputAssemblyStateCreateInfo::default().topology(vk::PrimitiveTopology::TRIANGLE_LIST);
@@ -161,20 +198,28 @@ impl ComputeDevice {
             .polygon_mode(vk::PolygonMode::FILL)
             .cull_mode(vk::CullModeFlags::NONE)
             .line_width(1.0);
-        // Every sample shaded on its own (the shader reads SampleId, which asks for it as well).
         let multisample = vk::PipelineMultisampleStateCreateInfo::default()
             .rasterization_samples(samples)
             .sample_shading_enable(true)
             .min_sample_shading(1.0);
-        let attachment =
-            [vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)];
-        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachment);
         let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
         let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
-        let mut loads = Vec::new();
-        for target in targets {
-            let formats = [target.format];
-            let mut rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+        let load_pipeline = |objects: &mut ImageObjects,
+                             fragment: vk::ShaderModule,
+                             rendering: &mut vk::PipelineRenderingCreateInfo,
+                             blend: &vk::PipelineColorBlendStateCreateInfo,
+                             depth_stencil: &vk::PipelineDepthStencilStateCreateInfo|
+         -> Result<vk::Pipeline, VulkanError> {
+            let stages = [
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::VERTEX)
+                    .module(vertex)
+                    .name(&main),
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::FRAGMENT)
+                    .module(fragment)
+                    .name(&main),
+            ];
             let info = [vk::GraphicsPipelineCreateInfo::default()
                 .stages(&stages)
                 .vertex_input_state(&vertex_input)
@@ -182,15 +227,94 @@ impl ComputeDevice {
                 .viewport_state(&viewport_state)
                 .rasterization_state(&raster)
                 .multisample_state(&multisample)
-                .color_blend_state(&blend)
+                .color_blend_state(blend)
+                .depth_stencil_state(depth_stencil)
                 .dynamic_state(&dynamic)
                 .layout(load_layout)
-                .push_next(&mut rendering)];
-            let pipeline =
-                self.helper_pipeline(objects, |cache| unsafe { device.create_graphics_pipelines(cache, &info, None) })?;
-            loads.push(pipeline);
+                .push_next(rendering)];
+            helper_pipeline(objects, unsafe {
+                device.create_graphics_pipelines(vk::PipelineCache::null(), &info, None)
+            })
+        };
+        let mut loads = Vec::new();
+        if !targets.is_empty() {
+            let fragment = module(objects, &host_shader!("load_samples.frag"))?;
+            let attachment =
+                [vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)];
+            let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachment);
+            for target in targets {
+                let formats = [target.format];
+                let mut rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+                let none = vk::PipelineDepthStencilStateCreateInfo::default();
+                let pipeline = load_pipeline(objects, fragment, &mut rendering, &blend, &none)?;
+                for (layer, &view) in target.views.iter().enumerate() {
+                    let address = target.address + grid.layer_offset(layer, target.words_per_sample);
+                    let push = words(&[
+                        address as u32,
+                        (address >> 32) as u32,
+                        grid.width,
+                        grid.samples,
+                        target.words_per_sample,
+                        grid.height,
+                    ]);
+                    loads.push(LoadJob { pipeline, target: LoadTarget::Color(view), push });
+                }
+            }
+        }
+        if let Some(zeta) = depth {
+            let stencil = zeta.stencil.is_some();
+            let fragment = match stencil {
+                false => module(objects, &host_shader!("load_depth.frag"))?,
+                true => module(objects, &host_shader!("load_depth_stencil.frag"))?,
+            };
+            let mut rendering = vk::PipelineRenderingCreateInfo::default();
+            if zeta.depth.is_some() {
+                rendering = rendering.depth_attachment_format(zeta.format);
+            }
+            if stencil {
+                rendering = rendering.stencil_attachment_format(zeta.format);
+            }
+            // Every sample takes the shader's depth and stencil reference.
+            let replace = vk::StencilOpState {
+                fail_op: vk::StencilOp::REPLACE,
+                pass_op: vk::StencilOp::REPLACE,
+                depth_fail_op: vk::StencilOp::REPLACE,
+                compare_op: vk::CompareOp::ALWAYS,
+                compare_mask: 0xff,
+                write_mask: 0xff,
+                reference: 0,
+            };
+            let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default()
+                .depth_test_enable(zeta.depth.is_some())
+                .depth_write_enable(zeta.depth.is_some())
+                .depth_compare_op(vk::CompareOp::ALWAYS)
+                .stencil_test_enable(stencil)
+                .front(replace)
+                .back(replace);
+            let blend = vk::PipelineColorBlendStateCreateInfo::default();
+            let pipeline = load_pipeline(objects, fragment, &mut rendering, &blend, &depth_stencil)?;
+            // A stencil-only target's depth words are its stencil words (the depth written goes nowhere).
+            let address = |aspect: &Option<(Vec<vk::ImageView>, u64)>, layer: usize| {
+                aspect.as_ref().map(|(_, address)| address + grid.layer_offset(layer, 1))
+            };
+            for (layer, &view) in zeta.attachments.iter().enumerate() {
+                let stencil_address = address(&zeta.stencil, layer);
+                let depth_address = address(&zeta.depth, layer).or(stencil_address).unwrap_or(0);
+                let stencil_address = stencil_address.unwrap_or(depth_address);
+                let push = words(&[
+                    depth_address as u32,
+                    (depth_address >> 32) as u32,
+                    stencil_address as u32,
+                    (stencil_address >> 32) as u32,
+                    grid.width,
+                    grid.samples,
+                ]);
+                let target = LoadTarget::DepthStencil { view, depth: zeta.depth.is_some(), stencil };
+                loads.push(LoadJob { pipeline, target, push });
+            }
         }
 
+        // The store passes: a compute grid a layer and aspect, fetching each sample of the image bound at 0.
         let binding = [vk::DescriptorSetLayoutBinding::default()
             .binding(0)
             .descriptor_type(vk::DescriptorType::SAMPLED_IMAGE)
@@ -206,144 +330,175 @@ impl ComputeDevice {
         let store_layout = unsafe { device.create_pipeline_layout(&info, None) }
             .map_err(VulkanError::call("vkCreatePipelineLayout"))?;
         objects.helpers.pipeline_layouts.push(store_layout);
-        let info = [vk::ComputePipelineCreateInfo::default()
-            .stage(
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::COMPUTE)
-                    .module(compute)
-                    .name(&main),
-            )
-            .layout(store_layout)];
-        let store =
-            self.helper_pipeline(objects, |cache| unsafe { device.create_compute_pipelines(cache, &info, None) })?;
-
-        let set_count: u32 = targets.iter().map(|target| target.views.len() as u32).sum();
+        let compute_pipeline = |objects: &mut ImageObjects, code: &[u32]| -> Result<vk::Pipeline, VulkanError> {
+            let compute = module(objects, code)?;
+            let info = [vk::ComputePipelineCreateInfo::default()
+                .stage(
+                    vk::PipelineShaderStageCreateInfo::default()
+                        .stage(vk::ShaderStageFlags::COMPUTE)
+                        .module(compute)
+                        .name(&main),
+                )
+                .layout(store_layout)];
+            helper_pipeline(objects, unsafe { device.create_compute_pipelines(vk::PipelineCache::null(), &info, None) })
+        };
+        // (pipeline, view, the layer's address, words a sample) of each layer and aspect.
+        let layers = |views: &[vk::ImageView], address: u64, words: u32| -> Vec<(vk::ImageView, u64, u32)> {
+            views
+                .iter()
+                .enumerate()
+                .map(|(layer, &view)| (view, address + grid.layer_offset(layer, words), words))
+                .collect()
+        };
+        let mut raw_reads: Vec<_> =
+            targets.iter().flat_map(|target| layers(&target.views, target.address, target.words_per_sample)).collect();
+        if let Some((views, address)) = depth.and_then(|zeta| zeta.stencil.as_ref()) {
+            raw_reads.extend(layers(views, *address, 1));
+        }
+        let mut reads = Vec::new();
+        if !raw_reads.is_empty() {
+            let pipeline = compute_pipeline(objects, &host_shader!("store_samples.comp"))?;
+            reads.extend(raw_reads.into_iter().map(|(view, address, words)| (pipeline, view, address, words)));
+        }
+        if let Some((views, address)) = depth.and_then(|zeta| zeta.depth.as_ref()) {
+            let pipeline = compute_pipeline(objects, &host_shader!("store_depth.comp"))?;
+            reads.extend(
+                layers(views, *address, 1).into_iter().map(|(view, address, words)| (pipeline, view, address, words)),
+            );
+        }
+        let set_count = reads.len() as u32;
         let sizes = [vk::DescriptorPoolSize { ty: vk::DescriptorType::SAMPLED_IMAGE, descriptor_count: set_count }];
         let info = vk::DescriptorPoolCreateInfo::default().max_sets(set_count).pool_sizes(&sizes);
         let pool = unsafe { device.create_descriptor_pool(&info, None) }
             .map_err(VulkanError::call("vkCreateDescriptorPool"))?;
         objects.helpers.descriptor_pools.push(pool);
-        let layouts = vec![set_layout; set_count as usize];
+        let layouts = vec![set_layout; reads.len()];
         let allocate = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts);
-        let mut all_sets = unsafe { device.allocate_descriptor_sets(&allocate) }
-            .map_err(VulkanError::call("vkAllocateDescriptorSets"))?
-            .into_iter();
-        let mut sets = Vec::new();
-        for target in targets {
-            let target_sets: Vec<_> = all_sets.by_ref().take(target.views.len()).collect();
-            for (&set, &view) in target_sets.iter().zip(&target.views) {
-                let image = [vk::DescriptorImageInfo {
-                    sampler: vk::Sampler::null(),
-                    image_view: view,
-                    image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-                }];
-                let write = vk::WriteDescriptorSet::default()
-                    .dst_set(set)
-                    .dst_binding(0)
-                    .descriptor_type(vk::DescriptorType::SAMPLED_IMAGE)
-                    .image_info(&image);
-                unsafe { device.update_descriptor_sets(&[write], &[]) };
-            }
-            sets.push(target_sets);
+        let sets = unsafe { device.allocate_descriptor_sets(&allocate) }
+            .map_err(VulkanError::call("vkAllocateDescriptorSets"))?;
+        let mut stores = Vec::new();
+        for ((pipeline, view, address, words_per_sample), set) in reads.into_iter().zip(sets) {
+            let image = [vk::DescriptorImageInfo {
+                sampler: vk::Sampler::null(),
+                image_view: view,
+                image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+            }];
+            let write = vk::WriteDescriptorSet::default()
+                .dst_set(set)
+                .dst_binding(0)
+                .descriptor_type(vk::DescriptorType::SAMPLED_IMAGE)
+                .image_info(&image);
+            unsafe { device.update_descriptor_sets(&[write], &[]) };
+            let push = words(&[
+                address as u32,
+                (address >> 32) as u32,
+                grid.width,
+                grid.samples,
+                words_per_sample,
+                grid.height,
+            ]);
+            stores.push(StoreJob { pipeline, set, push });
         }
-        Ok(SampleCopies { loads, load_layout, store, store_layout, sets })
+        let extent = vk::Extent2D { width: grid.width, height: grid.height };
+        Ok(SampleCopies { load_layout, store_layout, loads, stores, extent })
     }
+}
 
-    /// One pipeline made by `create`, kept by `objects`.
-    fn helper_pipeline(
-        &self,
-        objects: &mut ImageObjects,
-        create: impl FnOnce(vk::PipelineCache) -> Result<Vec<vk::Pipeline>, (Vec<vk::Pipeline>, vk::Result)>,
-    ) -> Result<vk::Pipeline, VulkanError> {
-        match create(vk::PipelineCache::null()) {
-            Ok(pipelines) => {
-                objects.helpers.pipelines.extend(&pipelines);
-                Ok(pipelines[0])
-            }
-            Err((pipelines, result)) => {
-                objects.helpers.pipelines.extend(pipelines.into_iter().filter(|p| *p != vk::Pipeline::null()));
-                Err(VulkanError::Pipeline { entry: "main (a multisampled target's copy)".into(), result })
-            }
+fn words(values: &[u32; 6]) -> Vec<u8> {
+    values.iter().flat_map(|word| word.to_le_bytes()).collect()
+}
+
+/// The one pipeline a create call made, kept by `objects` (as is any it made before failing).
+fn helper_pipeline(
+    objects: &mut ImageObjects,
+    created: Result<Vec<vk::Pipeline>, (Vec<vk::Pipeline>, vk::Result)>,
+) -> Result<vk::Pipeline, VulkanError> {
+    match created {
+        Ok(pipelines) => {
+            objects.helpers.pipelines.extend(&pipelines);
+            Ok(pipelines[0])
+        }
+        Err((pipelines, result)) => {
+            objects.helpers.pipelines.extend(pipelines.into_iter().filter(|p| *p != vk::Pipeline::null()));
+            Err(VulkanError::Pipeline { entry: "main (a multisampled target's copy)".into(), result })
         }
     }
 }
 
 impl SampleCopies {
-    /// Records the pass that writes every sample of `targets` (each layer's images in COLOR_ATTACHMENT_OPTIMAL)
-    /// from their buffers; `width` x `height` pixels a layer.
+    /// Records the passes that write every sample of the targets (their images in COLOR_ATTACHMENT_OPTIMAL and
+    /// DEPTH_STENCIL_ATTACHMENT_OPTIMAL) from their buffers.
     ///
     /// # Safety
     /// `commands` is being recorded on the device that made everything here.
-    pub unsafe fn record_load(
-        &self,
-        device: &ash::Device,
-        commands: vk::CommandBuffer,
-        targets: &[RawTarget],
-        (width, height, samples): (u32, u32, u32),
-    ) {
-        let extent = vk::Extent2D { width, height };
-        let area = vk::Rect2D { offset: vk::Offset2D::default(), extent };
-        let viewport =
-            vk::Viewport { width: width as f32, height: height as f32, max_depth: 1.0, ..Default::default() };
-        for (target, &pipeline) in targets.iter().zip(&self.loads) {
-            let layer_words =
-                u64::from(width) * u64::from(height) * u64::from(samples) * u64::from(target.words_per_sample);
-            for (layer, &view) in target.views.iter().enumerate() {
-                let attachment = [vk::RenderingAttachmentInfo::default()
+    pub unsafe fn record_load(&self, device: &ash::Device, commands: vk::CommandBuffer) {
+        let area = vk::Rect2D { offset: vk::Offset2D::default(), extent: self.extent };
+        let viewport = vk::Viewport {
+            width: self.extent.width as f32,
+            height: self.extent.height as f32,
+            max_depth: 1.0,
+            ..Default::default()
+        };
+        for job in &self.loads {
+            let attachment = |view, layout| {
+                vk::RenderingAttachmentInfo::default()
                     .image_view(view)
-                    .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                    .image_layout(layout)
                     .load_op(vk::AttachmentLoadOp::DONT_CARE)
-                    .store_op(vk::AttachmentStoreOp::STORE)];
-                let rendering =
-                    vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&attachment);
-                let address = target.address + layer as u64 * layer_words * 4;
-                let push = grid(address, width, samples, target.words_per_sample, height);
-                // SAFETY: as the caller promises.
-                unsafe {
-                    device.cmd_begin_rendering(commands, &rendering);
-                    device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::GRAPHICS, pipeline);
-                    device.cmd_set_viewport(commands, 0, &[viewport]);
-                    device.cmd_set_scissor(commands, 0, &[area]);
-                    device.cmd_push_constants(commands, self.load_layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
-                    device.cmd_draw(commands, 3, 1, 0, 0);
-                    device.cmd_end_rendering(commands);
+                    .store_op(vk::AttachmentStoreOp::STORE)
+            };
+            let color;
+            let depth_stencil;
+            let mut rendering = vk::RenderingInfo::default().render_area(area).layer_count(1);
+            match job.target {
+                LoadTarget::Color(view) => {
+                    color = [attachment(view, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
+                    rendering = rendering.color_attachments(&color);
                 }
+                LoadTarget::DepthStencil { view, depth, stencil } => {
+                    depth_stencil = attachment(view, vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
+                    if depth {
+                        rendering = rendering.depth_attachment(&depth_stencil);
+                    }
+                    if stencil {
+                        rendering = rendering.stencil_attachment(&depth_stencil);
+                    }
+                }
+            }
+            // SAFETY: as the caller promises.
+            unsafe {
+                device.cmd_begin_rendering(commands, &rendering);
+                device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::GRAPHICS, job.pipeline);
+                device.cmd_set_viewport(commands, 0, &[viewport]);
+                device.cmd_set_scissor(commands, 0, &[area]);
+                device.cmd_push_constants(commands, self.load_layout, vk::ShaderStageFlags::FRAGMENT, 0, &job.push);
+                device.cmd_draw(commands, 3, 1, 0, 0);
+                device.cmd_end_rendering(commands);
             }
         }
     }
 
-    /// Records the pass that reads every sample of `targets` (their images in SHADER_READ_ONLY_OPTIMAL) into
+    /// Records the passes that read every sample of the targets (their images in SHADER_READ_ONLY_OPTIMAL) into
     /// their buffers, and makes the words visible to the host.
     ///
     /// # Safety
     /// As `record_load`.
-    pub unsafe fn record_store(
-        &self,
-        device: &ash::Device,
-        commands: vk::CommandBuffer,
-        targets: &[RawTarget],
-        (width, height, samples): (u32, u32, u32),
-    ) {
+    pub unsafe fn record_store(&self, device: &ash::Device, commands: vk::CommandBuffer) {
+        let (width, height) = (self.extent.width, self.extent.height);
         // SAFETY: as the caller promises.
         unsafe {
-            device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, self.store);
-            for (target, layer_sets) in targets.iter().zip(&self.sets) {
-                let layer_words =
-                    u64::from(width) * u64::from(height) * u64::from(samples) * u64::from(target.words_per_sample);
-                for (layer, &set) in layer_sets.iter().enumerate() {
-                    let address = target.address + layer as u64 * layer_words * 4;
-                    let push = grid(address, width, samples, target.words_per_sample, height);
-                    device.cmd_bind_descriptor_sets(
-                        commands,
-                        vk::PipelineBindPoint::COMPUTE,
-                        self.store_layout,
-                        0,
-                        &[set],
-                        &[],
-                    );
-                    device.cmd_push_constants(commands, self.store_layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
-                    device.cmd_dispatch(commands, width.div_ceil(8), height.div_ceil(8), 1);
-                }
+            for job in &self.stores {
+                device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, job.pipeline);
+                device.cmd_bind_descriptor_sets(
+                    commands,
+                    vk::PipelineBindPoint::COMPUTE,
+                    self.store_layout,
+                    0,
+                    &[job.set],
+                    &[],
+                );
+                device.cmd_push_constants(commands, self.store_layout, vk::ShaderStageFlags::COMPUTE, 0, &job.push);
+                device.cmd_dispatch(commands, width.div_ceil(8), height.div_ceil(8), 1);
             }
             let to_host = vk::MemoryBarrier::default()
                 .src_access_mask(vk::AccessFlags::SHADER_WRITE)
@@ -361,13 +516,113 @@ impl SampleCopies {
     }
 }
 
+/// Whether depth of `format` goes in and out of a multisampled image exactly through FP32: not 24-bit depth,
+/// which lavapipe's conversions leave a step off for some values (16-bit depth has margin to spare).
+pub(super) fn depth_through_float(format: vk::Format) -> bool {
+    !matches!(format, vk::Format::X8_D24_UNORM_PACK32 | vk::Format::D24_UNORM_S8_UINT)
+}
+
+/// The depth texels of `format` as a buffer copy lays them out (2 or 4 bytes each) as FP32 bits, one word each:
+/// unsigned normalised depth as its value (d / (2^n - 1), rounded once), float depth as it is.
+pub(super) fn depth_to_float(format: vk::Format, texels: &[u8]) -> Vec<u8> {
+    use vk::Format as F;
+    let value = |texel: &[u8]| -> u32 {
+        match format {
+            F::D16_UNORM | F::D16_UNORM_S8_UINT => {
+                (f64::from(u16::from_le_bytes([texel[0], texel[1]])) / 65535.0) as f32
+            }
+            F::X8_D24_UNORM_PACK32 | F::D24_UNORM_S8_UINT => {
+                let raw = u32::from_le_bytes([texel[0], texel[1], texel[2], texel[3]]) & 0xff_ffff;
+                (f64::from(raw) / f64::from(0xff_ffffu32)) as f32
+            }
+            _ => return u32::from_le_bytes([texel[0], texel[1], texel[2], texel[3]]),
+        }
+        .to_bits()
+    };
+    texels.chunks_exact(depth_bytes(format)).flat_map(|texel| value(texel).to_le_bytes()).collect()
+}
+
+/// The inverse of `depth_to_float`: unsigned normalised depth rounded to the nearest step.
+pub(super) fn depth_from_float(format: vk::Format, words: &[u8]) -> Vec<u8> {
+    use vk::Format as F;
+    words
+        .chunks_exact(4)
+        .flat_map(|word| {
+            let bits = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+            let unorm = |max: f64| (f64::from(f32::from_bits(bits)).clamp(0.0, 1.0) * max).round() as u32;
+            match format {
+                F::D16_UNORM | F::D16_UNORM_S8_UINT => (unorm(65535.0) as u16).to_le_bytes().to_vec(),
+                F::X8_D24_UNORM_PACK32 | F::D24_UNORM_S8_UINT => unorm(f64::from(0xff_ffffu32)).to_le_bytes().to_vec(),
+                _ => bits.to_le_bytes().to_vec(),
+            }
+        })
+        .collect()
+}
+
+/// Bytes a depth texel of `format` takes in a buffer copy.
+pub(super) fn depth_bytes(format: vk::Format) -> usize {
+    match format {
+        vk::Format::D16_UNORM | vk::Format::D16_UNORM_S8_UINT => 2,
+        _ => 4,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vulkan::{ColorTarget, DrawJob};
+    use crate::vulkan::{ColorTarget, DepthAttachment, DrawJob};
 
-    /// A draw that covers nothing leaves every sample of a multisampled target as it came in, whatever the texel
-    /// size: the copies in and out move the bits unchanged, in the order the buffers lay out.
+    fn random_bytes(seed: &mut u64, count: u64) -> Vec<u8> {
+        (0..count)
+            .map(|_| {
+                *seed ^= *seed << 13;
+                *seed ^= *seed >> 7;
+                *seed ^= *seed << 17;
+                *seed as u8
+            })
+            .collect()
+    }
+
+    /// A draw of `width` x `height` pixels of four samples that covers nothing, over `targets` and `depth`.
+    fn draw_nothing<'a>(
+        shaders: (&'a [u32], &'a [u32]),
+        targets: Vec<ColorTarget<'a>>,
+        depth: Option<DepthAttachment<'a>>,
+        (width, height): (u32, u32),
+    ) -> DrawJob<'a> {
+        DrawJob {
+            vertex_shader: shaders.0,
+            fragment_shader: shaders.1,
+            vertex_buffers: &[],
+            fragment_buffers: &[],
+            vertex_textures: &[],
+            fragment_textures: &[],
+            push_constants: &[],
+            width,
+            height,
+            targets,
+            depth,
+            topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+            vertex_count: 0,
+            instance_count: 1,
+            viewports: vec![vk::Viewport { width: 1.0, height: 1.0, max_depth: 1.0, ..Default::default() }],
+            scissors: vec![vk::Rect2D::default()],
+            cull_mode: vk::CullModeFlags::NONE,
+            front_face: vk::FrontFace::COUNTER_CLOCKWISE,
+            blend_constants: [0.0; 4],
+            logic_op: None,
+            depth_clamp: false,
+            count_samples: false,
+            lines: None,
+            rasterizer_discard: false,
+            layers: 1,
+            multisample: Some(Multisampling { samples: 4, mask: 0xf, min_sample_shading: None }),
+        }
+    }
+
+    /// A draw that covers nothing leaves every sample of multisampled colour and depth/stencil targets as they
+    /// came in, whatever the texel size and depth format: the copies in and out move the bits unchanged (depth
+    /// through FP32 exactly), in the order the buffers lay out.
     #[test]
     fn samples_go_in_and_come_back_unchanged() {
         let device = match ComputeDevice::new() {
@@ -376,7 +631,8 @@ mod tests {
         };
         let vertex = host_shader!("fullscreen.vert");
         let fragment = super::super::probe::built(super::super::probe::no_outputs()).unwrap();
-        let (width, height, samples) = (5u32, 3u32, 4u32);
+        let (width, height) = (5u32, 3u32);
+        let samples = u64::from(width * height * 4);
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for (format, bytes) in [
             (vk::Format::R8_UNORM, 1u64),
@@ -385,50 +641,72 @@ mod tests {
             (vk::Format::R16G16B16A16_SFLOAT, 8),
             (vk::Format::R32G32B32A32_UINT, 16),
         ] {
-            let texels: Vec<u8> = (0..u64::from(width * height * samples) * bytes)
-                .map(|_| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    seed as u8
-                })
-                .collect();
-            let job = DrawJob {
-                vertex_shader: &vertex,
-                fragment_shader: &fragment,
-                vertex_buffers: &[],
-                fragment_buffers: &[],
-                vertex_textures: &[],
-                fragment_textures: &[],
-                push_constants: &[],
-                width,
-                height,
-                targets: vec![ColorTarget {
-                    format,
-                    bytes_per_texel: bytes,
-                    texels: &texels,
-                    write_mask: vk::ColorComponentFlags::empty(),
-                    blend: None,
-                }],
-                depth: None,
-                topology: vk::PrimitiveTopology::TRIANGLE_LIST,
-                vertex_count: 0,
-                instance_count: 1,
-                viewports: vec![vk::Viewport { width: 1.0, height: 1.0, max_depth: 1.0, ..Default::default() }],
-                scissors: vec![vk::Rect2D::default()],
-                cull_mode: vk::CullModeFlags::NONE,
-                front_face: vk::FrontFace::COUNTER_CLOCKWISE,
-                blend_constants: [0.0; 4],
-                logic_op: None,
-                depth_clamp: false,
-                count_samples: false,
-                lines: None,
-                rasterizer_discard: false,
-                layers: 1,
-                multisample: Some(Multisampling { samples, mask: 0xf, min_sample_shading: None }),
+            let texels = random_bytes(&mut seed, samples * bytes);
+            let target = ColorTarget {
+                format,
+                bytes_per_texel: bytes,
+                texels: &texels,
+                write_mask: vk::ColorComponentFlags::empty(),
+                blend: None,
             };
+            let job = draw_nothing((&vertex, &fragment), vec![target], None, (width, height));
             let drawn = device.draw(&job).unwrap_or_else(|error| panic!("{format:?}: {error}"));
             assert_eq!(drawn.targets[0], texels, "{format:?}");
+        }
+        for format in [
+            vk::Format::D16_UNORM,
+            vk::Format::X8_D24_UNORM_PACK32,
+            vk::Format::D24_UNORM_S8_UINT,
+            vk::Format::D32_SFLOAT,
+            vk::Format::D32_SFLOAT_S8_UINT,
+        ] {
+            if !device.depth_sample_counts(format).contains(vk::SampleCountFlags::TYPE_4) {
+                continue;
+            }
+            let mut depth = random_bytes(&mut seed, samples * depth_bytes(format) as u64);
+            for texel in depth.chunks_exact_mut(4) {
+                match format {
+                    // Depth within 0..1; the unused high byte of D24 zero, as copies give it back.
+                    vk::Format::D32_SFLOAT | vk::Format::D32_SFLOAT_S8_UINT => {
+                        let value = f32::from(texel[0]) / 255.0 + f32::from(texel[1]) / 65536.0;
+                        texel.copy_from_slice(&value.min(1.0).to_bits().to_le_bytes());
+                    }
+                    vk::Format::X8_D24_UNORM_PACK32 | vk::Format::D24_UNORM_S8_UINT => texel[3] = 0,
+                    _ => {}
+                }
+            }
+            if !depth_through_float(format) {
+                let job = draw_nothing((&vertex, &fragment), Vec::new(), None, (width, height));
+                let attachment = DepthAttachment {
+                    format,
+                    depth: &depth,
+                    stencil: &[],
+                    depth_test: None,
+                    depth_write: false,
+                    stencil_test: None,
+                    bias: None,
+                    bounds: None,
+                };
+                let error = device.draw(&DrawJob { depth: Some(attachment), ..job }).unwrap_err();
+                assert!(error.to_string().contains("multisampled"), "{format:?}: {error}");
+                continue;
+            }
+            let has_stencil = matches!(format, vk::Format::D24_UNORM_S8_UINT | vk::Format::D32_SFLOAT_S8_UINT);
+            let stencil = if has_stencil { random_bytes(&mut seed, samples) } else { Vec::new() };
+            let attachment = DepthAttachment {
+                format,
+                depth: &depth,
+                stencil: &stencil,
+                depth_test: None,
+                depth_write: false,
+                stencil_test: None,
+                bias: None,
+                bounds: None,
+            };
+            let job = draw_nothing((&vertex, &fragment), Vec::new(), Some(attachment), (width, height));
+            let drawn = device.draw(&job).unwrap_or_else(|error| panic!("{format:?}: {error}"));
+            assert_eq!(drawn.depth, depth, "{format:?} depth");
+            assert_eq!(drawn.stencil, stencil, "{format:?} stencil");
         }
     }
 }

@@ -71,8 +71,10 @@ impl ReferenceBackend {
         self.device.format_features(format).contains(wanted)
     }
 
-    /// The host format a guest zeta format draws on.
-    fn host_depth_format(&self, format: &DepthFormat) -> Result<vk::Format, BackendError> {
+    /// The host format a guest zeta format draws on. Multisampled 24-bit depth draws on the float format: its
+    /// samples go in and out through shaders as FP32, which do not carry 24-bit depth exactly on every device
+    /// (lavapipe's conversions are a step off for some values).
+    fn host_depth_format(&self, format: &DepthFormat, multisampled: bool) -> Result<vk::Format, BackendError> {
         use vk::Format as F;
         let stencil = format.stencil.1 > 0;
         let wanted = match (format.depth.1, format.float_depth, stencil) {
@@ -88,7 +90,8 @@ impl ReferenceBackend {
             F::D24_UNORM_S8_UINT | F::S8_UINT => F::D32_SFLOAT_S8_UINT,
             other => other,
         };
-        let host = [wanted, fallback].into_iter().find(|&host| self.supports_depth_format(host));
+        let candidates = if multisampled { vec![fallback] } else { vec![wanted, fallback] };
+        let host = candidates.into_iter().find(|&host| self.supports_depth_format(host));
         tracing::debug!(guest = format.name, ?host, "the depth target's host format");
         host.ok_or_else(|| BackendError::Unimplemented {
             backend: NAME,
@@ -101,8 +104,13 @@ impl ReferenceBackend {
     }
 
     /// The zeta target's texels (`texels`, as `read_texels` gives them) as the host's aspects.
-    pub(super) fn split_depth(&self, zeta: &DepthStencil, texels: &[u8]) -> Result<HostDepth, BackendError> {
-        Ok(split(&zeta.format, self.host_depth_format(&zeta.format)?, texels))
+    pub(super) fn split_depth(
+        &self,
+        zeta: &DepthStencil,
+        texels: &[u8],
+        multisampled: bool,
+    ) -> Result<HostDepth, BackendError> {
+        Ok(split(&zeta.format, self.host_depth_format(&zeta.format, multisampled)?, texels))
     }
 
     /// The attachment the Vulkan draw takes for `zeta`, whose texels `host` holds.

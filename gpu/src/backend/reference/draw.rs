@@ -546,13 +546,10 @@ impl ReferenceBackend {
             }
             _ => None,
         };
-        if draw.multisample.is_some() && draw.depth_stencil.is_some() {
-            return Err(unimplemented("draw with a multisampled depth or stencil test (only colour targets are)"));
-        }
         let zeta = match draw.depth_stencil {
             Some(zeta) => {
                 let before = read_texels(&zeta.surface, grid(zeta.layer), memory)?;
-                let host = self.split_depth(&zeta, &before)?;
+                let host = self.split_depth(&zeta, &before, draw.multisample.is_some())?;
                 let on_host = DepthStencil { bounds: if bounds_here.is_some() { None } else { zeta.bounds }, ..zeta };
                 Some((on_host, before, host))
             }
