@@ -1,5 +1,6 @@
 // Writes every sample's depth of a multisampled depth target from a buffer of FP32 bits, laid out as
-// load_samples.frag's words (one word a sample); drawn with the depth test ALWAYS and depth writes on.
+// load_samples.frag's words (one word a sample); drawn with the depth test ALWAYS and depth writes on, its
+// stencil (if any) cleared for load_stencil.frag's passes.
 #version 450
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
@@ -10,7 +11,6 @@ layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer Wor
 
 layout(push_constant) uniform Grid {
     uvec2 depth;
-    uvec2 stencil;
     uint width;
     uint samples;
 };

@@ -137,8 +137,6 @@ pub struct Features {
     /// Multisampled targets as the reference back end draws them: sample shading (`sampleRateShading`, which
     /// copies each sample in) and the samples at the standard locations (`standardSampleLocations`).
     pub multisampling: bool,
-    /// Fragment shaders may write the stencil reference (VK_EXT_shader_stencil_export, enabled when present).
-    pub stencil_export: bool,
     /// Depth clamped to the viewport's range instead of clipped.
     pub depth_clamp: bool,
     /// Lines wider than one pixel (`wideLines`), with the widths the device draws (`lineWidthRange`).
@@ -502,7 +500,6 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         query = query.push_next(&mut border);
     }
     let line_extension = extensions.contains(ash::ext::line_rasterization::NAME.to_bytes());
-    let stencil_export = extensions.contains(ash::ext::shader_stencil_export::NAME.to_bytes());
     if line_extension {
         query = query.push_next(&mut line);
     }
@@ -641,7 +638,6 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         output_layer: on(v12.shader_output_layer),
         large_points: on(base.large_points),
         multisampling: on(base.sample_rate_shading) && on(limits.standard_sample_locations),
-        stencil_export,
         depth_clamp: on(base.depth_clamp),
         wide_lines: on(base.wide_lines).then_some(limits.line_width_range),
         bresenham_lines: line_extension && on(line.bresenham_lines),
@@ -717,9 +713,6 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
     if f.bresenham_lines || f.smooth_lines {
         extensions.push(ash::ext::line_rasterization::NAME.as_ptr());
         features = features.push_next(&mut line);
-    }
-    if f.stencil_export {
-        extensions.push(ash::ext::shader_stencil_export::NAME.as_ptr());
     }
     let priorities = [1.0];
     let queues =

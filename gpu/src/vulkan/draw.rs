@@ -400,10 +400,6 @@ impl ComputeDevice {
                         depth.format, multisample.samples
                     )));
                 }
-                if depth.aspects().iter().any(|(aspect, _)| *aspect == vk::ImageAspectFlags::STENCIL) {
-                    let needed_by = "multisampled stencil targets (their samples are copied in by a shader)";
-                    self.require(self.features.stencil_export, "VK_EXT_shader_stencil_export", needed_by)?;
-                }
             }
             for target in &job.targets {
                 if !self.color_sample_counts(target.format).contains(multisample.count())

@@ -1,8 +1,11 @@
-//! Multisampled colour targets of a draw. Vulkan copies no buffer into a multisampled image and none back, so
-//! each target's samples go in through a pass that writes every sample from a buffer (`shaders/load_samples.frag`,
+//! Multisampled targets of a draw. Vulkan copies no buffer into a multisampled image and none back, so each
+//! target's samples go in through a pass that writes every sample from a buffer (`shaders/load_samples.frag`,
 //! with sample shading) and come back through a compute pass that fetches each one (`shaders/store_samples.comp`).
-//! Both see the image through a view in an unsigned-integer format of the texel's size, so that the bits go
-//! through unchanged whatever the format (Vulkan's compatible formats: one size class, the same bits).
+//! Colour passes see the image through a view in an unsigned-integer format of the texel's size, so that the bits
+//! go through unchanged whatever the format (Vulkan's compatible formats: one size class, the same bits). Depth
+//! goes in as FragDepth and comes back sampled, as FP32 (exact for 16- and 32-bit depth, not for 24-bit:
+//! `depth_through_float`); stencil goes in a bit a pass (`load_stencil.frag`: NVIDIA's driver has no
+//! VK_EXT_shader_stencil_export) and comes back through the stencil aspect's view.
 //!
 //! The buffers hold pixel after pixel of a layer, rows from the top, each pixel's samples in order, each sample
 //! one 32-bit word or more (`words_per_sample`; texels of 1 or 2 bytes zero-extended to a word).
@@ -101,7 +104,13 @@ pub(super) struct RawDepth {
 /// What one layer of one target's load pass renders to.
 enum LoadTarget {
     Color(vk::ImageView),
-    DepthStencil { view: vk::ImageView, depth: bool, stencil: bool },
+    /// The depth pass (stencil cleared to 0), or with `stencil_bit` the pass that sets that bit of the stencil.
+    DepthStencil {
+        view: vk::ImageView,
+        depth: bool,
+        stencil: bool,
+        stencil_bit: Option<u32>,
+    },
 }
 
 struct LoadJob {
@@ -204,11 +213,12 @@ impl ComputeDevice {
             .min_sample_shading(1.0);
         let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
         let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
-        let load_pipeline = |objects: &mut ImageObjects,
-                             fragment: vk::ShaderModule,
-                             rendering: &mut vk::PipelineRenderingCreateInfo,
-                             blend: &vk::PipelineColorBlendStateCreateInfo,
-                             depth_stencil: &vk::PipelineDepthStencilStateCreateInfo|
+        let load_pipeline_with = |objects: &mut ImageObjects,
+                                  fragment: vk::ShaderModule,
+                                  rendering: &mut vk::PipelineRenderingCreateInfo,
+                                  blend: &vk::PipelineColorBlendStateCreateInfo,
+                                  depth_stencil: &vk::PipelineDepthStencilStateCreateInfo,
+                                  dynamic: &vk::PipelineDynamicStateCreateInfo|
          -> Result<vk::Pipeline, VulkanError> {
             let stages = [
                 vk::PipelineShaderStageCreateInfo::default()
@@ -229,12 +239,19 @@ impl ComputeDevice {
                 .multisample_state(&multisample)
                 .color_blend_state(blend)
                 .depth_stencil_state(depth_stencil)
-                .dynamic_state(&dynamic)
+                .dynamic_state(dynamic)
                 .layout(load_layout)
                 .push_next(rendering)];
             helper_pipeline(objects, unsafe {
                 device.create_graphics_pipelines(vk::PipelineCache::null(), &info, None)
             })
+        };
+        let load_pipeline = |objects: &mut ImageObjects,
+                             fragment,
+                             rendering: &mut vk::PipelineRenderingCreateInfo,
+                             blend: &vk::PipelineColorBlendStateCreateInfo,
+                             depth_stencil: &vk::PipelineDepthStencilStateCreateInfo| {
+            load_pipeline_with(objects, fragment, rendering, blend, depth_stencil, &dynamic)
         };
         let mut loads = Vec::new();
         if !targets.is_empty() {
@@ -262,55 +279,64 @@ impl ComputeDevice {
             }
         }
         if let Some(zeta) = depth {
-            let stencil = zeta.stencil.is_some();
-            let fragment = match stencil {
-                false => module(objects, &host_shader!("load_depth.frag"))?,
-                true => module(objects, &host_shader!("load_depth_stencil.frag"))?,
-            };
+            let (has_depth, has_stencil) = (zeta.depth.is_some(), zeta.stencil.is_some());
             let mut rendering = vk::PipelineRenderingCreateInfo::default();
-            if zeta.depth.is_some() {
+            if has_depth {
                 rendering = rendering.depth_attachment_format(zeta.format);
             }
-            if stencil {
+            if has_stencil {
                 rendering = rendering.stencil_attachment_format(zeta.format);
             }
-            // Every sample takes the shader's depth and stencil reference.
-            let replace = vk::StencilOpState {
-                fail_op: vk::StencilOp::REPLACE,
-                pass_op: vk::StencilOp::REPLACE,
-                depth_fail_op: vk::StencilOp::REPLACE,
-                compare_op: vk::CompareOp::ALWAYS,
-                compare_mask: 0xff,
-                write_mask: 0xff,
-                reference: 0,
-            };
-            let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default()
-                .depth_test_enable(zeta.depth.is_some())
-                .depth_write_enable(zeta.depth.is_some())
-                .depth_compare_op(vk::CompareOp::ALWAYS)
-                .stencil_test_enable(stencil)
-                .front(replace)
-                .back(replace);
             let blend = vk::PipelineColorBlendStateCreateInfo::default();
-            let pipeline = load_pipeline(objects, fragment, &mut rendering, &blend, &depth_stencil)?;
-            // A stencil-only target's depth words are its stencil words (the depth written goes nowhere).
-            let address = |aspect: &Option<(Vec<vk::ImageView>, u64)>, layer: usize| {
-                aspect.as_ref().map(|(_, address)| address + grid.layer_offset(layer, 1))
+            // Depth: the shader's, every sample (stencil is cleared to 0 by the same pass's attachment).
+            let depth_state = vk::PipelineDepthStencilStateCreateInfo::default()
+                .depth_test_enable(has_depth)
+                .depth_write_enable(has_depth)
+                .depth_compare_op(vk::CompareOp::ALWAYS);
+            let fragment = module(objects, &host_shader!("load_depth.frag"))?;
+            let depth_pipeline = load_pipeline(objects, fragment, &mut rendering, &blend, &depth_state)?;
+            // Stencil: a pass a bit, 0xFF through that bit of the write mask where the sample's bit is set.
+            let stencil_pipeline = match has_stencil {
+                false => None,
+                true => {
+                    let set_bit = vk::StencilOpState {
+                        fail_op: vk::StencilOp::KEEP,
+                        pass_op: vk::StencilOp::REPLACE,
+                        depth_fail_op: vk::StencilOp::REPLACE,
+                        compare_op: vk::CompareOp::ALWAYS,
+                        compare_mask: 0xff,
+                        write_mask: 0,
+                        reference: 0xff,
+                    };
+                    let state = vk::PipelineDepthStencilStateCreateInfo::default()
+                        .stencil_test_enable(true)
+                        .front(set_bit)
+                        .back(set_bit);
+                    let fragment = module(objects, &host_shader!("load_stencil.frag"))?;
+                    let mut dynamic_states = dynamic_states.to_vec();
+                    dynamic_states.push(vk::DynamicState::STENCIL_WRITE_MASK);
+                    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+                    Some(load_pipeline_with(objects, fragment, &mut rendering, &blend, &state, &dynamic)?)
+                }
+            };
+            let layer_address = |aspect: &Option<(Vec<vk::ImageView>, u64)>, layer: usize| {
+                aspect.as_ref().map_or(0, |(_, address)| address + grid.layer_offset(layer, 1))
             };
             for (layer, &view) in zeta.attachments.iter().enumerate() {
-                let stencil_address = address(&zeta.stencil, layer);
-                let depth_address = address(&zeta.depth, layer).or(stencil_address).unwrap_or(0);
-                let stencil_address = stencil_address.unwrap_or(depth_address);
-                let push = words(&[
-                    depth_address as u32,
-                    (depth_address >> 32) as u32,
-                    stencil_address as u32,
-                    (stencil_address >> 32) as u32,
-                    grid.width,
-                    grid.samples,
-                ]);
-                let target = LoadTarget::DepthStencil { view, depth: zeta.depth.is_some(), stencil };
-                loads.push(LoadJob { pipeline, target, push });
+                let depth_address = layer_address(&zeta.depth, layer);
+                let push = words(&[depth_address as u32, (depth_address >> 32) as u32, grid.width, grid.samples, 0, 0]);
+                let target =
+                    LoadTarget::DepthStencil { view, depth: has_depth, stencil: has_stencil, stencil_bit: None };
+                loads.push(LoadJob { pipeline: depth_pipeline, target, push });
+                if let Some(pipeline) = stencil_pipeline {
+                    let address = layer_address(&zeta.stencil, layer);
+                    for bit in 0..8 {
+                        let push = words(&[address as u32, (address >> 32) as u32, grid.width, grid.samples, bit, 0]);
+                        let target =
+                            LoadTarget::DepthStencil { view, depth: has_depth, stencil: true, stencil_bit: Some(bit) };
+                        loads.push(LoadJob { pipeline, target, push });
+                    }
+                }
             }
         }
 
@@ -448,21 +474,33 @@ impl SampleCopies {
                     .store_op(vk::AttachmentStoreOp::STORE)
             };
             let color;
-            let depth_stencil;
+            let (depth_attachment, stencil_attachment);
             let mut rendering = vk::RenderingInfo::default().render_area(area).layer_count(1);
+            let mut stencil_write_mask = None;
             match job.target {
                 LoadTarget::Color(view) => {
                     color = [attachment(view, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
                     rendering = rendering.color_attachments(&color);
                 }
-                LoadTarget::DepthStencil { view, depth, stencil } => {
-                    depth_stencil = attachment(view, vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
+                LoadTarget::DepthStencil { view, depth, stencil, stencil_bit } => {
+                    let layout = vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+                    // The depth pass writes every depth sample and clears stencil; the bit passes keep both.
+                    let kept = attachment(view, layout).load_op(vk::AttachmentLoadOp::LOAD);
+                    depth_attachment = if stencil_bit.is_some() { kept } else { attachment(view, layout) };
+                    stencil_attachment =
+                        match stencil_bit {
+                            Some(_) => kept,
+                            None => attachment(view, layout).load_op(vk::AttachmentLoadOp::CLEAR).clear_value(
+                                vk::ClearValue { depth_stencil: vk::ClearDepthStencilValue { depth: 0.0, stencil: 0 } },
+                            ),
+                        };
                     if depth {
-                        rendering = rendering.depth_attachment(&depth_stencil);
+                        rendering = rendering.depth_attachment(&depth_attachment);
                     }
                     if stencil {
-                        rendering = rendering.stencil_attachment(&depth_stencil);
+                        rendering = rendering.stencil_attachment(&stencil_attachment);
                     }
+                    stencil_write_mask = stencil_bit.map(|bit| 1u32 << bit);
                 }
             }
             // SAFETY: as the caller promises.
@@ -471,6 +509,9 @@ impl SampleCopies {
                 device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::GRAPHICS, job.pipeline);
                 device.cmd_set_viewport(commands, 0, &[viewport]);
                 device.cmd_set_scissor(commands, 0, &[area]);
+                if let Some(mask) = stencil_write_mask {
+                    device.cmd_set_stencil_write_mask(commands, vk::StencilFaceFlags::FRONT_AND_BACK, mask);
+                }
                 device.cmd_push_constants(commands, self.load_layout, vk::ShaderStageFlags::FRAGMENT, 0, &job.push);
                 device.cmd_draw(commands, 3, 1, 0, 0);
                 device.cmd_end_rendering(commands);
@@ -583,12 +624,12 @@ mod tests {
             .collect()
     }
 
-    /// A draw of `width` x `height` pixels of four samples that covers nothing, over `targets` and `depth`.
+    /// A draw of `width` x `height` pixels of `samples` samples that covers nothing, over `targets` and `depth`.
     fn draw_nothing<'a>(
         shaders: (&'a [u32], &'a [u32]),
         targets: Vec<ColorTarget<'a>>,
         depth: Option<DepthAttachment<'a>>,
-        (width, height): (u32, u32),
+        (width, height, samples): (u32, u32, u32),
     ) -> DrawJob<'a> {
         DrawJob {
             vertex_shader: shaders.0,
@@ -616,23 +657,36 @@ mod tests {
             lines: None,
             rasterizer_discard: false,
             layers: 1,
-            multisample: Some(Multisampling { samples: 4, mask: 0xf, min_sample_shading: None }),
+            multisample: Some(Multisampling { samples, mask: 0xff, min_sample_shading: None }),
         }
     }
 
     /// A draw that covers nothing leaves every sample of multisampled colour and depth/stencil targets as they
-    /// came in, whatever the texel size and depth format: the copies in and out move the bits unchanged (depth
-    /// through FP32 exactly), in the order the buffers lay out.
+    /// came in, whatever the texel size, depth format and sample count the device has (lavapipe: 4; NVIDIA: 2, 4
+    /// and 8): the copies in and out move the bits unchanged (depth through FP32 exactly, stencil bit by bit), in
+    /// the order the buffers lay out.
     #[test]
     fn samples_go_in_and_come_back_unchanged() {
         let device = match ComputeDevice::new() {
             Ok(device) => device,
             Err(error) => panic!("a Vulkan device (cargo xtask setup installs lavapipe): {error}"),
         };
+        let mut tried = 0;
+        for count in [2, 4, 8] {
+            tried += usize::from(copies_round_trip(&device, count));
+        }
+        assert!(tried > 0, "{} draws none of 2, 4 or 8 samples", device.name());
+    }
+
+    /// `samples_go_in_and_come_back_unchanged` at `count` samples a pixel; false when the device has no format
+    /// at that count.
+    fn copies_round_trip(device: &ComputeDevice, count: u32) -> bool {
         let vertex = host_shader!("fullscreen.vert");
         let fragment = super::super::probe::built(super::super::probe::no_outputs()).unwrap();
         let (width, height) = (5u32, 3u32);
-        let samples = u64::from(width * height * 4);
+        let samples = u64::from(width * height * count);
+        let has = |counts: vk::SampleCountFlags| counts.contains(vk::SampleCountFlags::from_raw(count));
+        let mut tried = false;
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for (format, bytes) in [
             (vk::Format::R8_UNORM, 1u64),
@@ -641,6 +695,10 @@ mod tests {
             (vk::Format::R16G16B16A16_SFLOAT, 8),
             (vk::Format::R32G32B32A32_UINT, 16),
         ] {
+            if !has(device.color_sample_counts(format)) {
+                continue;
+            }
+            tried = true;
             let texels = random_bytes(&mut seed, samples * bytes);
             let target = ColorTarget {
                 format,
@@ -649,9 +707,9 @@ mod tests {
                 write_mask: vk::ColorComponentFlags::empty(),
                 blend: None,
             };
-            let job = draw_nothing((&vertex, &fragment), vec![target], None, (width, height));
-            let drawn = device.draw(&job).unwrap_or_else(|error| panic!("{format:?}: {error}"));
-            assert_eq!(drawn.targets[0], texels, "{format:?}");
+            let job = draw_nothing((&vertex, &fragment), vec![target], None, (width, height, count));
+            let drawn = device.draw(&job).unwrap_or_else(|error| panic!("{format:?} x{count}: {error}"));
+            assert_eq!(drawn.targets[0], texels, "{format:?} x{count}");
         }
         for format in [
             vk::Format::D16_UNORM,
@@ -660,7 +718,7 @@ mod tests {
             vk::Format::D32_SFLOAT,
             vk::Format::D32_SFLOAT_S8_UINT,
         ] {
-            if !device.depth_sample_counts(format).contains(vk::SampleCountFlags::TYPE_4) {
+            if !has(device.depth_sample_counts(format)) {
                 continue;
             }
             let mut depth = random_bytes(&mut seed, samples * depth_bytes(format) as u64);
@@ -676,7 +734,7 @@ mod tests {
                 }
             }
             if !depth_through_float(format) {
-                let job = draw_nothing((&vertex, &fragment), Vec::new(), None, (width, height));
+                let job = draw_nothing((&vertex, &fragment), Vec::new(), None, (width, height, count));
                 let attachment = DepthAttachment {
                     format,
                     depth: &depth,
@@ -703,10 +761,11 @@ mod tests {
                 bias: None,
                 bounds: None,
             };
-            let job = draw_nothing((&vertex, &fragment), Vec::new(), Some(attachment), (width, height));
-            let drawn = device.draw(&job).unwrap_or_else(|error| panic!("{format:?}: {error}"));
-            assert_eq!(drawn.depth, depth, "{format:?} depth");
-            assert_eq!(drawn.stencil, stencil, "{format:?} stencil");
+            let job = draw_nothing((&vertex, &fragment), Vec::new(), Some(attachment), (width, height, count));
+            let drawn = device.draw(&job).unwrap_or_else(|error| panic!("{format:?} x{count}: {error}"));
+            assert_eq!(drawn.depth, depth, "{format:?} x{count} depth");
+            assert_eq!(drawn.stencil, stencil, "{format:?} x{count} stencil");
         }
+        tried
     }
 }
