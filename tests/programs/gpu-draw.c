@@ -109,13 +109,16 @@ __asm__(".section .rodata\n"
         "volume_ps_end:\n"
         "layer_vs: .incbin \"shaders/layer.vs.bin\"\n"
         "layer_vs_end:\n"
+        "sample_ps: .incbin \"shaders/sample.ps.bin\"\n"
+        "sample_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
     texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[], shadow_scalar_ps[], shadow_scalar_ps_end[], gradient_ps[],
     gradient_ps_end[], gather_ps[], gather_ps_end[], gather_offset_ps[],
-    gather_offset_ps_end[], count_ps[], count_ps_end[], volume_ps[], volume_ps_end[], layer_vs[], layer_vs_end[];
+    gather_offset_ps_end[], count_ps[], count_ps_end[], volume_ps[], volume_ps_end[], layer_vs[], layer_vs_end[], sample_ps[],
+    sample_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -289,6 +292,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define COUNT_PS 0x1E00u
 #define VOLUME_PS 0x4000u /* past the vertices and the words after them */
 #define LAYER_VS 0x4200u
+#define SAMPLE_PS 0x4400u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -1327,23 +1331,14 @@ static int covers(const Vertex *t, int64_t px, int64_t py) {
     return (e0 > 0 && e1 > 0 && e2 > 0) || (e0 < 0 && e1 < 0 && e2 < 0);
 }
 
-/* Multisampled rendering (BEHAVIOURS 1.19) as deko3d sets it up: SET_ANTI_ALIAS 2X2 over a target whose WIDTH and
- * HEIGHT count samples, the standard positions, every sample enabled. Each sample of each pixel takes the triangle's
- * colour exactly where the triangle covers its position, so pixels along the edges are partly covered; a clear
- * fills the pixels' blocks; and the 2D engine resolves the target as deko3d's Downsample does (DU_DX = 2,
- * SRC_X0 = 0.5, CENTER, BILINEAR): each pixel the average of its four samples. */
-static void multisampled_target(void) {
-    print("-- a 2X2 multisampled target (128 x 64 samples): the triangle, sample by sample\n");
-    /* A background whose difference from the triangle's colour is a multiple of 4 in each channel, so that the
-     * resolve's averages are exact. */
-    const uint8_t background[4] = {19, 105, 104, 255};
-    for (uint32_t j = 0; j < 2 * HEIGHT; j++)
-        for (uint32_t i = 0; i < 2 * WIDTH; i++) memcpy(multisampled_texel(i, j), background, 4);
-    block_linear_target(MULTISAMPLED, 1u << 4, 1, 0, 0);
-    uint32_t size[2] = {2 * WIDTH, 2 * HEIGHT};
-    method(SET_COLOR_TARGET_A + 8, 2, size);
-    set(SET_ANTI_ALIAS, ANTI_ALIAS_2X2);
-    set(SET_ANTI_ALIAS_ENABLE, 1);
+/* A background whose difference from the triangle's colour is a multiple of 4 in each channel, so that the
+ * resolve's averages are exact. */
+static const uint8_t multisampled_background[4] = {19, 105, 104, 255};
+
+/* SET_ANTI_ALIAS `mode` (2X2 or 1X1) with multisample rasterisation, 2X2's positions and every sample enabled. */
+static void multisampling(uint32_t mode) {
+    set(SET_ANTI_ALIAS, mode);
+    set(SET_ANTI_ALIAS_ENABLE, mode != 0);
     uint32_t positions[4], masks[4] = {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF};
     for (int w = 0; w < 4; w++) {
         positions[w] = 0;
@@ -1351,10 +1346,43 @@ static void multisampled_target(void) {
     }
     method(SET_ANTI_ALIAS_SAMPLE_POSITIONS, 4, positions);
     method(SET_SAMPLE_MASK_X0_Y0, 4, masks);
+}
+
+/* Target 0 the pitch A8B8G8R8 one, as most cases draw. */
+static void single_sampled_target(void) {
+    block_linear_target(TARGET, 0, 0, 0, 0);
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+}
+
+/* The triangle drawn into the 2X2 multisampled target over its background, as deko3d sets multisampling up:
+ * SET_ANTI_ALIAS 2X2 over a target whose WIDTH and HEIGHT count samples, the standard positions, every sample
+ * enabled; then single-sampled again, target 0 the pitch one. */
+static void draw_multisampled_triangle(void) {
+    for (uint32_t j = 0; j < 2 * HEIGHT; j++)
+        for (uint32_t i = 0; i < 2 * WIDTH; i++) memcpy(multisampled_texel(i, j), multisampled_background, 4);
+    block_linear_target(MULTISAMPLED, 1u << 4, 1, 0, 0);
+    uint32_t size[2] = {2 * WIDTH, 2 * HEIGHT};
+    method(SET_COLOR_TARGET_A + 8, 2, size);
+    multisampling(ANTI_ALIAS_2X2);
     put_vertices(triangle, 3);
     use_programs(PASS_VS, PERSPECTIVE_PS);
     draw_arrays(3, 0);
-    run("draw");
+    multisampling(0);
+    single_sampled_target();
+    run("the triangle at 2X2");
+}
+
+/* Multisampled rendering (BEHAVIOURS 1.19) as deko3d sets it up: SET_ANTI_ALIAS 2X2 over a target whose WIDTH and
+ * HEIGHT count samples, the standard positions, every sample enabled. Each sample of each pixel takes the triangle's
+ * colour exactly where the triangle covers its position, so pixels along the edges are partly covered; a clear
+ * fills the pixels' blocks; and the 2D engine resolves the target as deko3d's Downsample does (DU_DX = 2,
+ * SRC_X0 = 0.5, CENTER, BILINEAR): each pixel the average of its four samples. */
+static void multisampled_target(void) {
+    print("-- a 2X2 multisampled target (128 x 64 samples): the triangle, sample by sample\n");
+    const uint8_t *background = multisampled_background;
+    draw_multisampled_triangle();
+    uint32_t size[2] = {2 * WIDTH, 2 * HEIGHT};
     uint32_t wrong = 0, covered = 0, partial = 0;
     uint8_t coverage[HEIGHT][WIDTH];
     for (uint32_t y = 0; y < HEIGHT; y++)
@@ -1402,6 +1430,9 @@ static void multisampled_target(void) {
     report("each pixel the average of its samples", wrong, WIDTH * HEIGHT);
 
     print("-- a clear of pixels (4, 2)-(12, 6) of the multisampled target fills their 2 x 2 blocks\n");
+    block_linear_target(MULTISAMPLED, 1u << 4, 1, 0, 0);
+    method(SET_COLOR_TARGET_A + 8, 2, size);
+    multisampling(ANTI_ALIAS_2X2);
     uint32_t rect[2] = {4 | 12u << 16, 2 | 6u << 16}, white[4] = {F_1, F_1, F_1, F_1};
     method(SET_CLEAR_RECT_HORIZONTAL, 2, rect);
     set(SET_CLEAR_SURFACE_CONTROL, 1u << 4 /* USE_CLEAR_RECT */);
@@ -1473,11 +1504,8 @@ static void multisampled_target(void) {
     report_texels("each sample's depth and colour: the clears', or the triangle's where it covers and is nearer",
                   wrong, 4 * WIDTH * HEIGHT);
 
-    set(SET_ANTI_ALIAS, 0);
-    set(SET_ANTI_ALIAS_ENABLE, 0);
-    block_linear_target(TARGET, 0, 0, 0, 0);
-    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
-    method(SET_COLOR_TARGET_A + 8, 4, target);
+    multisampling(0);
+    single_sampled_target();
     run("single-sampled again");
 }
 
@@ -2049,6 +2077,13 @@ static void expect_slice(uint32_t x, uint32_t y, uint32_t out[4]) {
     for (int c = 0; c < 4; c++) out[c] = unorm_bits(texel[c], 8);
 }
 
+/* Sample x & 3 of pixel (x, y) of the multisampled triangle. */
+static void expect_sample(uint32_t x, uint32_t y, uint32_t out[4]) {
+    uint32_t s = x & 3;
+    int in = covers(triangle, 16 * (int64_t)x + sample_x[s], 16 * (int64_t)y + sample_y[s]);
+    for (int c = 0; c < 4; c++) out[c] = unorm_bits((in ? triangle_colour : multisampled_background)[c], 8);
+}
+
 /* A texture a draw rendered (BEHAVIOURS 1.9): the triangle drawn into the A8B8G8R8 target, then, after
  * INVALIDATE_TEXTURE_DATA_CACHE (NVN's barrier between rendering to a texture and sampling it), the target read
  * as texture 6 texel for texel into the float target. */
@@ -2102,6 +2137,24 @@ static void render_to_texture(void) {
                      wrong_float_pixels(expect_slice));
     }
     quad_w = F_0;
+
+    print("-- a multisampled texture a draw rendered: the triangle at 2X2, then sample x & 3 of each pixel (TLDS MS)\n");
+    draw_multisampled_triangle();
+    /* Texture 6: the 2X2 target's pixels (64 x 32; the memory holds 128 x 64 texels), MULTI_SAMPLE_COUNT 2X2. */
+    put_header(6, TIC_A8B8G8R8, rgba, TIC_BLOCKLINEAR, MULTISAMPLED, 1u << 3, 1, WIDTH, HEIGHT, TIC_TWO_D);
+    *(uint32_t *)(gpu.memory + TICS + 32 * 6 + 28) |= ANTI_ALIAS_2X2 << 8;
+    set(INVALIDATE_TEXTURE_DATA_CACHE, 0);
+    set_address(SET_COLOR_TARGET_A, FLOAT_TARGET);
+    method(SET_COLOR_TARGET_A + 8, 4, float_target);
+    method(SET_COLOR_TARGET_A + 0x18, 3, zero_layer);
+    memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
+    copy_program(SAMPLE_PS, sample_ps, sample_ps_end);
+    use_texture(6, 1);
+    use_programs(PASS_VS, SAMPLE_PS);
+    draw_textured_quad(F_1);
+    run("the samples fetched");
+    report_float("each pixel sample x & 3 of its pixel: the triangle's colour where it covers the sample's position",
+                 wrong_float_pixels(expect_sample));
 }
 
 static void textures(void) {

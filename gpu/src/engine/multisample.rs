@@ -96,6 +96,12 @@ impl Multisample {
     }
 }
 
+/// The block one pixel owns and each sample's texel in it, for a mode code (SET_ANTI_ALIAS's, or a texture
+/// header's MULTI_SAMPLE_COUNT) whose sample order is known.
+pub fn sample_layout(code: u32) -> Option<((u32, u32), &'static [(u32, u32)])> {
+    MODES.iter().find(|mode| mode.code == code && !mode.offsets.is_empty()).map(|mode| (mode.block, mode.offsets))
+}
+
 impl Maxwell3D {
     fn anti_alias_mode(&self, at: Method) -> Result<Option<&'static Mode>, EngineError> {
         match self.register(SET_ANTI_ALIAS) & 0xf {

@@ -216,6 +216,9 @@ pub struct TextureBinding {
     pub depth_compare: bool,
     /// Gathered with offsets from a register (the host needs `shaderImageGatherExtended`).
     pub gather_offsets: bool,
+    /// Fetched by sample (TLD.MS, TLDS's multisample mode) from a multisampled 2D texture, which the host holds
+    /// as a 2D array of one layer a sample: the binding is `array`, and the sample index is the layer.
+    pub multisample: bool,
 }
 
 /// How a sample picks its level of detail.

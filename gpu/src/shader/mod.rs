@@ -89,7 +89,11 @@ pub const EMITTER_VERSION: u32 = 1;
 /// Opcodes whose lowering changed since the emitter's version was last bumped, with their own versions (every
 /// other opcode is at 1): bump an opcode's entry (add it at 2) when only its translation changes, so that a
 /// translator change invalidates only the cached translations of the kernels that contain that opcode.
-const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[];
+const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[
+    // Multisample fetches (TLD.MS, TLDS 2D MS) translated instead of refused.
+    (Isa::Sm5x, "TLD", 2),
+    (Isa::Sm5x, "TLDS", 2),
+];
 
 /// The version of the lowering of `opcode` in `isa` (see [`LOWERING_VERSIONS`]).
 pub fn lowering_version(isa: Isa, opcode: &str) -> u32 {

@@ -121,8 +121,14 @@ impl ReferenceBackend {
         binding: &TextureBinding,
         memory: &GpuMemory,
     ) -> Result<DecodedTexture, BackendError> {
-        if header.multisample != 0 {
-            return Err(unimplemented("multisampled textures"));
+        match (binding.multisample, header.multisample) {
+            (true, _) => return self.decode_multisampled(header, sampler, binding, memory),
+            (false, 0) => {}
+            (false, mode) => {
+                return Err(unimplemented(format!(
+                    "a multisampled texture (MULTI_SAMPLE_COUNT {mode:#x}) read other than by sample (TLD.MS, TLDS)"
+                )));
+            }
         }
         if binding.gather_offsets && !self.device.features().image_gather_extended {
             return Err(unimplemented(format!(
@@ -233,6 +239,62 @@ impl ReferenceBackend {
             levels: last - first + 1,
             sampling: Sampling { compare, ..self.sampling(sampler, kind)? },
             compared: compare.is_some(),
+        })
+    }
+
+    /// A multisampled 2D texture fetched by sample, as a 2D array of one layer a sample: its memory is the
+    /// enlarged surface (each pixel a block of texels, as a multisampled target's: `engine::multisample`), decoded
+    /// as a plain 2D texture of that size, each sample's texels then gathered into its layer.
+    fn decode_multisampled(
+        &self,
+        header: &TextureHeader,
+        sampler: &Sampler,
+        binding: &TextureBinding,
+        memory: &GpuMemory,
+    ) -> Result<DecodedTexture, BackendError> {
+        if header.texture_type != TextureType::TwoD {
+            return Err(unimplemented(format!("{:?} multisampled textures", header.texture_type)));
+        }
+        if binding.depth_compare {
+            return Err(unimplemented("depth compares of multisampled textures"));
+        }
+        let ((sx, sy), offsets) = crate::engine::multisample::sample_layout(header.multisample).ok_or_else(|| {
+            unimplemented(format!(
+                "multisampled textures of MULTI_SAMPLE_COUNT {:#x} (its sample order is not known)",
+                header.multisample
+            ))
+        })?;
+        let enlarged = TextureHeader {
+            width: header.width * sx,
+            height: header.height * sy,
+            multisample: 0,
+            max_mip_level: 0,
+            view_levels: (0, 0),
+            ..*header
+        };
+        let plain = TextureBinding { array: false, multisample: false, ..*binding };
+        let whole = self.decode(&enlarged, sampler, &plain, memory)?;
+        let (width, height) = (header.width as usize, header.height as usize);
+        let texel_bytes = whole.texels.len() / (width * sx as usize * height * sy as usize);
+        let mut texels = Vec::with_capacity(whole.texels.len());
+        for &(bx, by) in offsets {
+            for y in 0..height {
+                for x in 0..width {
+                    let (i, j) = (x * sx as usize + bx as usize, y * sy as usize + by as usize);
+                    let at = (j * width * sx as usize + i) * texel_bytes;
+                    texels.extend_from_slice(&whole.texels[at..at + texel_bytes]);
+                }
+            }
+        }
+        Ok(DecodedTexture {
+            texels,
+            view_type: vk::ImageViewType::TYPE_2D_ARRAY,
+            width: header.width,
+            height: header.height,
+            depth: 1,
+            layers: offsets.len() as u32,
+            levels: 1,
+            ..whole
         })
     }
 

@@ -62,6 +62,14 @@ impl Maxwell<'_, '_, '_> {
             (true, 1) => (D1, false, Level::Register, vec![ra, rb]),
             (true, 2) => (D2, false, Level::Zero, vec![ra, rb]),
             (true, 5) => (D2, false, Level::Register, vec![ra, ra + 1, rb]),
+            (true, 6) => {
+                // 2D, multisampled: x and y from ra and ra+1, the sample index from rb (yuzu's
+                // texture_load_swizzled; Mesa's getTLDSTarget calls it TEX_TARGET_2D_MS).
+                let coordinates = vec![self.reg(ra), self.reg(ra + 1)];
+                let sample = self.reg(rb);
+                let texel = self.fetch_sample(v, coordinates, sample);
+                return self.write_scalar_components(v, texel);
+            }
             (true, 7) => (D3, false, Level::Zero, vec![ra, ra + 1, rb]),
             (true, 8) => (D2, true, Level::Zero, vec![rb, rb + 1, ra]),
             _ => {
@@ -74,7 +82,7 @@ impl Maxwell<'_, '_, '_> {
         let after_layer = count + usize::from(array);
         let lod_register = matches!(level, Level::Register).then(|| self.reg(sources[after_layer]));
         let reference = compares.then(|| self.reg(*sources.last().expect("a source")));
-        let texture = self.bind_texture(v, dim, array, reference.is_some(), false);
+        let texture = self.bind_texture(TextureBinding { depth_compare: compares, ..Self::binding(v, dim, array) });
         let texel = if fetch {
             let level = lod_register.unwrap_or_else(|| self.const32(0));
             self.op(Op::TextureFetch { texture, coordinates, layer, level })
@@ -86,6 +94,11 @@ impl Maxwell<'_, '_, '_> {
             };
             self.op(Op::TextureSample { texture, coordinates, layer, lod, reference })
         };
+        self.write_scalar_components(v, texel)
+    }
+
+    /// TEXS's and TLDS's results: the components the component code (52:50) chooses to rd, rd+1, rd2, rd2+1.
+    fn write_scalar_components(&mut self, v: &View, texel: Value) -> Result {
         let rd2 = v.get("rd2");
         const R: u8 = 1;
         const G: u8 = 2;
@@ -108,9 +121,22 @@ impl Maxwell<'_, '_, '_> {
     /// Mesa's `handleTEX` orders the sources; the components of the write mask (34:31) to rd, rd+1, ... in order.
     pub(super) fn texture_vector(&mut self, v: &View) -> Result {
         let fetch = v.encoding.opcode == "TLD";
-        let unsupported = if fetch { v.flag("aoffi") || v.flag("ms") || v.flag("cl") } else { v.flag("aoffi") };
+        let unsupported = if fetch { v.flag("aoffi") || v.flag("cl") } else { v.flag("aoffi") };
         if unsupported {
-            return self.unimplemented(v, format!("{} (offsets, multisample fetches and clamps)", Self::text(v)));
+            return self.unimplemented(v, format!("{} (offsets and clamps)", Self::text(v)));
+        }
+        if fetch && v.flag("ms") {
+            // The sample index follows the level (LL) in rb's registers (yuzu's texture_load; Mesa's handleTEX).
+            if texture_target(v.get("target")) != Some((TextureDim::D2, false)) {
+                return self.unimplemented(v, format!("{} (multisample fetches other than 2D)", Self::text(v)));
+            }
+            let (ra, rb) = (v.get("ra"), v.get("rb"));
+            let coordinates = vec![self.reg(ra), self.reg(ra + 1)];
+            let sample = self.reg(rb + u64::from(v.get("lod") == 1));
+            let texel = self.fetch_sample(v, coordinates, sample);
+            let rd = v.get("rd");
+            self.write_components(texel, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);
+            return Ok(());
         }
         let Some((dim, array)) = texture_target(v.get("target")) else {
             return self.unimplemented(v, format!("{} (a 3D array target, which does not exist)", Self::text(v)));
@@ -123,7 +149,8 @@ impl Maxwell<'_, '_, '_> {
         // After the level (LB, LL) in rb's registers, a depth compare's reference.
         let level_registers = u64::from(!fetch && matches!(v.get("lod"), 2 | 3));
         let reference = (!fetch && v.flag("dc")).then(|| self.reg(rb + level_registers));
-        let texture = self.bind_texture(v, dim, array, reference.is_some(), false);
+        let texture =
+            self.bind_texture(TextureBinding { depth_compare: reference.is_some(), ..Self::binding(v, dim, array) });
         let texel = if fetch {
             // Bit 55: 0 LZ, 1 LL.
             let level = if v.get("lod") == 1 { self.reg(rb) } else { self.const32(0) };
@@ -162,7 +189,7 @@ impl Maxwell<'_, '_, '_> {
         let derivative = |e: &mut Self, coordinate: u64, y: u64| e.reg(rb + 2 * coordinate.min(count - 1) + y);
         let x = [derivative(self, 0, 0), derivative(self, 1, 0)];
         let y = [derivative(self, 0, 1), derivative(self, 1, 1)];
-        let texture = self.bind_texture(v, dim, array, false, false);
+        let texture = self.bind_texture(Self::binding(v, dim, array));
         let texel =
             self.op(Op::TextureSample { texture, coordinates, layer, lod: Lod::Gradients { x, y }, reference: None });
         let rd = v.get("rd");
@@ -184,7 +211,8 @@ impl Maxwell<'_, '_, '_> {
         let coordinates = vec![self.reg(ra), self.reg(y)];
         let offsets = offset.then(|| self.reg(rb));
         let reference = compares.then(|| self.reg(rb + u64::from(offset)));
-        let texture = self.bind_texture(v, TextureDim::D2, false, compares, offset);
+        let binding = Self::binding(v, TextureDim::D2, false);
+        let texture = self.bind_texture(TextureBinding { depth_compare: compares, gather_offsets: offset, ..binding });
         let component = v.get("component") as u8;
         let texels = self.op(Op::TextureGather { texture, coordinates, layer: None, component, reference, offsets });
         let (rd, rd2) = (v.get("rd"), v.get("rd2"));
@@ -193,17 +221,30 @@ impl Maxwell<'_, '_, '_> {
         Ok(())
     }
 
-    /// The binding of the texture whose handle is word TEX (48:36) of the stage's texture constant buffer.
-    fn bind_texture(
-        &mut self,
-        v: &View,
-        dim: TextureDim,
-        array: bool,
-        depth_compare: bool,
-        gather_offsets: bool,
-    ) -> u16 {
-        let handle_offset = 4 * v.get("tex") as u32;
-        self.l.program.texture(TextureBinding { handle_offset, dim, array, depth_compare, gather_offsets })
+    /// The binding of a texture of `dim` (`array`) whose handle is word TEX (48:36) of the stage's texture
+    /// constant buffer, read plainly (no compare, offsets or samples).
+    fn binding(v: &View, dim: TextureDim, array: bool) -> TextureBinding {
+        TextureBinding {
+            handle_offset: 4 * v.get("tex") as u32,
+            dim,
+            array,
+            depth_compare: false,
+            gather_offsets: false,
+            multisample: false,
+        }
+    }
+
+    fn bind_texture(&mut self, binding: TextureBinding) -> u16 {
+        self.l.program.texture(binding)
+    }
+
+    /// A fetch of sample `sample` of texel `coordinates` of a multisampled 2D texture: layer `sample` of the
+    /// array the host holds it as (`TextureBinding::multisample`).
+    fn fetch_sample(&mut self, v: &View, coordinates: Vec<Value>, sample: Value) -> Value {
+        let binding = TextureBinding { multisample: true, ..Self::binding(v, TextureDim::D2, true) };
+        let texture = self.bind_texture(binding);
+        let level = self.const32(0);
+        self.op(Op::TextureFetch { texture, coordinates, layer: Some(sample), level })
     }
 
     /// The components of `texel` that `mask` (bit i: component i) chooses, in order, into `destinations`.
