@@ -235,20 +235,7 @@ impl ComputeDevice {
                 );
             }
             device.cmd_dispatch(commands, groups[0], groups[1], groups[2]);
-            // The shader's writes, made visible to the host's reads after the fence (host writes before the submit
-            // are visible to the shader without a barrier: the memory is coherent and submission orders them).
-            let barrier = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            device.cmd_pipeline_barrier(
-                commands,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[barrier],
-                &[],
-                &[],
-            );
+            super::image::record_shader_writes_to_host(device, commands);
         }
         unsafe { device.end_command_buffer(commands) }.map_err(VulkanError::call("vkEndCommandBuffer"))?;
 

@@ -131,6 +131,30 @@ pub(super) const WRITING: (vk::ImageLayout, vk::AccessFlags) =
 pub(super) const READING: (vk::ImageLayout, vk::AccessFlags) =
     (vk::ImageLayout::TRANSFER_SRC_OPTIMAL, vk::AccessFlags::TRANSFER_READ);
 
+/// Records the barrier that makes compute shaders' writes visible to the host's reads after the fence (host
+/// writes before the submit are visible to shaders without one: the memory is coherent and submission orders
+/// them).
+///
+/// # Safety
+/// `commands` is being recorded on `device`.
+pub(super) unsafe fn record_shader_writes_to_host(device: &ash::Device, commands: vk::CommandBuffer) {
+    let barrier = vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+        .dst_access_mask(vk::AccessFlags::HOST_READ);
+    // SAFETY: as the caller promises.
+    unsafe {
+        device.cmd_pipeline_barrier(
+            commands,
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &[barrier],
+            &[],
+            &[],
+        );
+    }
+}
+
 pub(super) fn layers(aspect: vk::ImageAspectFlags) -> vk::ImageSubresourceLayers {
     first_layers(aspect, 1)
 }

@@ -541,18 +541,7 @@ impl SampleCopies {
                 device.cmd_push_constants(commands, self.store_layout, vk::ShaderStageFlags::COMPUTE, 0, &job.push);
                 device.cmd_dispatch(commands, width.div_ceil(8), height.div_ceil(8), 1);
             }
-            let to_host = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            device.cmd_pipeline_barrier(
-                commands,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[to_host],
-                &[],
-                &[],
-            );
+            super::image::record_shader_writes_to_host(device, commands);
         }
     }
 }
