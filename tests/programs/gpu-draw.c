@@ -1504,6 +1504,27 @@ static void multisampled_target(void) {
     report_texels("each sample's depth and colour: the clears', or the triangle's where it covers and is nearer",
                   wrong, 4 * WIDTH * HEIGHT);
 
+    print("-- SET_SAMPLE_MASK 0x5 (every pixel of the quad): the triangle into samples 0 and 2 only\n");
+    for (uint32_t j = 0; j < 2 * HEIGHT; j++)
+        for (uint32_t i = 0; i < 2 * WIDTH; i++) memcpy(multisampled_texel(i, j), background, 4);
+    uint32_t masks[4] = {0x5, 0x5, 0x5, 0x5};
+    method(SET_SAMPLE_MASK_X0_Y0, 4, masks);
+    draw_arrays(3, 0);
+    run("draw");
+    wrong = 0;
+    covered = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++)
+            for (int s = 0; s < 4; s++) {
+                int in = (s == 0 || s == 2) &&
+                         covers(triangle, 16 * (int64_t)x + sample_x[s], 16 * (int64_t)y + sample_y[s]);
+                covered += (uint32_t)in;
+                const uint8_t *texel = multisampled_texel(2 * x + block_x[s], 2 * y + block_y[s]);
+                wrong += memcmp(texel, in ? triangle_colour : background, 4) != 0;
+            }
+    report_texels("samples 0 and 2 hold the colour where the triangle covers them; samples 1 and 3 the background",
+                  wrong, covered);
+
     multisampling(0);
     single_sampled_target();
     run("single-sampled again");
