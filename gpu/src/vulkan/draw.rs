@@ -452,7 +452,7 @@ impl ComputeDevice {
                 // Multisampled depth goes through shaders as FP32 bits, stencil as words.
                 let contents = match (job.multisample, aspect) {
                     (None, _) => data.to_vec(),
-                    (Some(_), vk::ImageAspectFlags::DEPTH) => multisample::depth_to_float(depth.format, data),
+                    (Some(_), vk::ImageAspectFlags::DEPTH) => multisample::depth_to_float(depth.format, bytes, data),
                     (Some(_), _) => multisample::widen(data, 1),
                 };
                 let buffer = self.buffer((contents.len() as u64).max(1))?;
@@ -498,27 +498,6 @@ impl ComputeDevice {
         for (&image, target) in images.iter().zip(&job.targets) {
             views.push(objects.view(image, view_type, target.format, all_layers(color))?);
         }
-        let mut raw_targets = Vec::new();
-        if job.multisample.is_some() {
-            for ((&image, target), buffer) in images.iter().zip(&job.targets).zip(&transfers) {
-                let format = multisample::raw_format(target.bytes_per_texel).expect("checked above");
-                let mut layer_views = Vec::new();
-                for layer in 0..target_layers {
-                    let range = vk::ImageSubresourceRange::default()
-                        .aspect_mask(color)
-                        .base_array_layer(layer)
-                        .level_count(1)
-                        .layer_count(1);
-                    layer_views.push(objects.view(image, vk::ImageViewType::TYPE_2D, format, range)?);
-                }
-                raw_targets.push(RawTarget {
-                    views: layer_views,
-                    format,
-                    words_per_sample: multisample::words_per_sample(target.bytes_per_texel) as u32,
-                    address: buffer.address(),
-                });
-            }
-        }
         let depth_aspects =
             depth_buffers.iter().fold(vk::ImageAspectFlags::empty(), |aspects, (aspect, _, _)| aspects | *aspect);
         let depth_image = match &job.depth {
@@ -546,39 +525,26 @@ impl ComputeDevice {
             }
             None => None,
         };
-        let sample_copies = match (&job.multisample, &job.depth, depth_image) {
-            (None, ..) => None,
-            (Some(multisample), depth, image) => {
-                let raw_depth = match (depth, image) {
+        let mut raw_targets = Vec::new();
+        let sample_copies = match &job.multisample {
+            None => None,
+            Some(multisample) => {
+                let colors = images.iter().zip(&job.targets).zip(&transfers);
+                for ((&image, target), buffer) in colors {
+                    raw_targets.push(RawTarget::new(
+                        &mut objects,
+                        image,
+                        target.bytes_per_texel,
+                        buffer,
+                        target_layers,
+                    )?);
+                }
+                let raw_depth = match (&job.depth, depth_image) {
                     (Some(depth), Some((image, _))) => {
-                        let mut layer_views = |aspect| -> Result<Vec<vk::ImageView>, VulkanError> {
-                            (0..target_layers)
-                                .map(|layer| {
-                                    let range = vk::ImageSubresourceRange::default()
-                                        .aspect_mask(aspect)
-                                        .base_array_layer(layer)
-                                        .level_count(1)
-                                        .layer_count(1);
-                                    objects.view(image, vk::ImageViewType::TYPE_2D, depth.format, range)
-                                })
-                                .collect()
-                        };
-                        let attachments = layer_views(depth_aspects)?;
-                        let mut aspect = |aspect: vk::ImageAspectFlags| -> Result<_, VulkanError> {
-                            let buffer = depth_buffers.iter().find(|(a, _, _)| *a == aspect);
-                            Ok(match buffer {
-                                Some((_, _, buffer)) => Some((layer_views(aspect)?, buffer.address())),
-                                None => None,
-                            })
-                        };
-                        let depth_aspect = aspect(vk::ImageAspectFlags::DEPTH)?;
-                        let stencil_aspect = aspect(vk::ImageAspectFlags::STENCIL)?;
-                        Some(RawDepth {
-                            format: depth.format,
-                            attachments,
-                            depth: depth_aspect,
-                            stencil: stencil_aspect,
-                        })
+                        let buffer =
+                            |wanted| depth_buffers.iter().find(|(aspect, _, _)| *aspect == wanted).map(|(_, _, b)| b);
+                        let buffers = (buffer(vk::ImageAspectFlags::DEPTH), buffer(vk::ImageAspectFlags::STENCIL));
+                        Some(RawDepth::new(&mut objects, image, depth.format, buffers, target_layers)?)
                     }
                     _ => None,
                 };

@@ -11,7 +11,7 @@
 //! one 32-bit word or more (`words_per_sample`; texels of 1 or 2 bytes zero-extended to a word).
 
 use super::image::ImageObjects;
-use super::{ComputeDevice, VulkanError};
+use super::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
 use std::ffi::CString;
 
@@ -91,6 +91,46 @@ pub(super) struct RawTarget {
     pub address: u64,
 }
 
+impl RawTarget {
+    /// `image`'s raw views, layer by layer, and `buffer` (its words) for a target of `bytes_per_texel`.
+    pub fn new(
+        objects: &mut ImageObjects,
+        image: vk::Image,
+        bytes_per_texel: u64,
+        buffer: &Buffer,
+        layers: u32,
+    ) -> Result<RawTarget, VulkanError> {
+        let format = raw_format(bytes_per_texel)
+            .ok_or_else(|| VulkanError::UnsupportedFormat(format!("{bytes_per_texel}-byte texels, multisampled")))?;
+        Ok(RawTarget {
+            views: layer_views(objects, image, format, vk::ImageAspectFlags::COLOR, layers)?,
+            format,
+            words_per_sample: words_per_sample(bytes_per_texel) as u32,
+            address: buffer.address(),
+        })
+    }
+}
+
+/// A view of each of the first `layers` layers of `image`, of `aspect`, in `format`.
+fn layer_views(
+    objects: &mut ImageObjects,
+    image: vk::Image,
+    format: vk::Format,
+    aspect: vk::ImageAspectFlags,
+    layers: u32,
+) -> Result<Vec<vk::ImageView>, VulkanError> {
+    (0..layers)
+        .map(|layer| {
+            let range = vk::ImageSubresourceRange::default()
+                .aspect_mask(aspect)
+                .base_array_layer(layer)
+                .level_count(1)
+                .layer_count(1);
+            objects.view(image, vk::ImageViewType::TYPE_2D, format, range)
+        })
+        .collect()
+}
+
 /// A multisampled depth/stencil target as the passes reach it: per layer, a view of its aspects (to load) and
 /// views of the depth and of the stencil aspect (to read), and where each aspect's words are (one a sample:
 /// depth as FP32 bits, stencil zero-extended).
@@ -99,6 +139,32 @@ pub(super) struct RawDepth {
     pub attachments: Vec<vk::ImageView>,
     pub depth: Option<(Vec<vk::ImageView>, u64)>,
     pub stencil: Option<(Vec<vk::ImageView>, u64)>,
+}
+
+impl RawDepth {
+    /// `image`'s views, layer by layer, with the buffers of its depth and stencil words (`None`: the format
+    /// lacks that aspect).
+    pub fn new(
+        objects: &mut ImageObjects,
+        image: vk::Image,
+        format: vk::Format,
+        (depth, stencil): (Option<&Buffer>, Option<&Buffer>),
+        layers: u32,
+    ) -> Result<RawDepth, VulkanError> {
+        let present = |buffer: Option<&Buffer>, aspect| buffer.map(|_| aspect);
+        let aspects = present(depth, vk::ImageAspectFlags::DEPTH).unwrap_or_default()
+            | present(stencil, vk::ImageAspectFlags::STENCIL).unwrap_or_default();
+        let mut aspect = |buffer: Option<&Buffer>, aspect| -> Result<_, VulkanError> {
+            match buffer {
+                Some(buffer) => Ok(Some((layer_views(objects, image, format, aspect, layers)?, buffer.address()))),
+                None => Ok(None),
+            }
+        };
+        let depth = aspect(depth, vk::ImageAspectFlags::DEPTH)?;
+        let stencil = aspect(stencil, vk::ImageAspectFlags::STENCIL)?;
+        let attachments = layer_views(objects, image, format, aspects, layers)?;
+        Ok(RawDepth { format, attachments, depth, stencil })
+    }
 }
 
 /// What one layer of one target's load pass renders to.
@@ -552,9 +618,9 @@ pub(super) fn depth_through_float(format: vk::Format) -> bool {
     !matches!(format, vk::Format::X8_D24_UNORM_PACK32 | vk::Format::D24_UNORM_S8_UINT)
 }
 
-/// The depth texels of `format` as a buffer copy lays them out (2 or 4 bytes each) as FP32 bits, one word each:
-/// unsigned normalised depth as its value (d / (2^n - 1), rounded once), float depth as it is.
-pub(super) fn depth_to_float(format: vk::Format, texels: &[u8]) -> Vec<u8> {
+/// The depth texels of `format` as a buffer copy lays them out (`bytes` each: 2 or 4) as FP32 bits, one word
+/// each: unsigned normalised depth as its value (d / (2^n - 1), rounded once), float depth as it is.
+pub(super) fn depth_to_float(format: vk::Format, bytes: u64, texels: &[u8]) -> Vec<u8> {
     use vk::Format as F;
     let value = |texel: &[u8]| -> u32 {
         match format {
@@ -569,7 +635,7 @@ pub(super) fn depth_to_float(format: vk::Format, texels: &[u8]) -> Vec<u8> {
         }
         .to_bits()
     };
-    texels.chunks_exact(depth_bytes(format)).flat_map(|texel| value(texel).to_le_bytes()).collect()
+    texels.chunks_exact(bytes as usize).flat_map(|texel| value(texel).to_le_bytes()).collect()
 }
 
 /// The inverse of `depth_to_float`: unsigned normalised depth rounded to the nearest step.
@@ -587,14 +653,6 @@ pub(super) fn depth_from_float(format: vk::Format, words: &[u8]) -> Vec<u8> {
             }
         })
         .collect()
-}
-
-/// Bytes a depth texel of `format` takes in a buffer copy.
-pub(super) fn depth_bytes(format: vk::Format) -> usize {
-    match format {
-        vk::Format::D16_UNORM | vk::Format::D16_UNORM_S8_UINT => 2,
-        _ => 4,
-    }
 }
 
 #[cfg(test)]
@@ -710,7 +768,8 @@ mod tests {
             if !has(device.depth_sample_counts(format)) {
                 continue;
             }
-            let mut depth = random_bytes(&mut seed, samples * depth_bytes(format) as u64);
+            let depth_bytes = if format == vk::Format::D16_UNORM { 2 } else { 4 };
+            let mut depth = random_bytes(&mut seed, samples * depth_bytes);
             for texel in depth.chunks_exact_mut(4) {
                 match format {
                     // Depth within 0..1; the unused high byte of D24 zero, as copies give it back.
