@@ -18,7 +18,8 @@
  *   says; block-linear texels are placed by the runtime's own block-linear formula, a level's block shrinking to
  *   fit it; coordinates past the edge wrap, clamp or read the sampler's border colour; a depth compare (TEX.DC)
  *   gives 1.0 where the reference passes the sampler's comparison with the texel's depth, else 0.0; a gather
- *   (TLD4S) gives one component of the 2x2 texels a bilinear sample reads; explicit derivatives (TXD) pick the
+ *   (TLD4S, TLD4) gives one component of the 2x2 texels a bilinear sample reads (with per-texel offsets, PTP,
+ *   each the first texel of its own moved footprint; from a layer of a 2D array); explicit derivatives (TXD) pick the
  *   level they span; a target a draw rendered, sampled after INVALIDATE_TEXTURE_DATA_CACHE, reads as drawn, a
  *   2D target and a slice of a 3D one alike;
  * - depth and stencil (a Z24S8 target, block-linear): a LESS test lets a primitive through where it is nearer
@@ -111,6 +112,12 @@ __asm__(".section .rodata\n"
         "layer_vs_end:\n"
         "sample_ps: .incbin \"shaders/sample.ps.bin\"\n"
         "sample_ps_end:\n"
+        "gather_ptp_ps: .incbin \"shaders/gather_ptp.ps.bin\"\n"
+        "gather_ptp_ps_end:\n"
+        "gather_ptp_compare_ps: .incbin \"shaders/gather_ptp_compare.ps.bin\"\n"
+        "gather_ptp_compare_ps_end:\n"
+        "gather_layer_ps: .incbin \"shaders/gather_layer.ps.bin\"\n"
+        "gather_layer_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -118,7 +125,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[], shadow_scalar_ps[], shadow_scalar_ps_end[], gradient_ps[],
     gradient_ps_end[], gather_ps[], gather_ps_end[], gather_offset_ps[],
     gather_offset_ps_end[], count_ps[], count_ps_end[], volume_ps[], volume_ps_end[], layer_vs[], layer_vs_end[], sample_ps[],
-    sample_ps_end[];
+    sample_ps_end[], gather_ptp_ps[], gather_ptp_ps_end[], gather_ptp_compare_ps[], gather_ptp_compare_ps_end[],
+    gather_layer_ps[], gather_layer_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -265,6 +273,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TIC_BLOCKLINEAR 3u
 #define TIC_TWO_D 1u
 #define TIC_THREE_D 2u
+#define TIC_TWO_D_ARRAY 5u
 #define TIC_TWO_D_NO_MIPMAP 7u
 #define TSC_WRAP 0u
 #define TSC_CLAMP_TO_EDGE 2u
@@ -293,6 +302,9 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define VOLUME_PS 0x4000u /* past the vertices and the words after them */
 #define LAYER_VS 0x4200u
 #define SAMPLE_PS 0x4400u
+#define GATHER_PTP_PS 0x4600u
+#define GATHER_PTP_COMPARE_PS 0x4800u
+#define GATHER_LAYER_PS 0x4A00u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2057,15 +2069,58 @@ static void expect_shadow(uint32_t x, uint32_t y, uint32_t out[4]) {
 static int32_t floor_div16(int32_t n) { return n >= 0 ? n / 16 : -((15 - n) / 16); }
 static uint32_t clamp_to(int32_t value, int32_t last) { return (uint32_t)(value < 0 ? 0 : value > last ? last : value); }
 static int32_t gather_offset[2];
+/* The footprint's (i0, j0) at pixel (x, y), before offsets and clamping. */
+static void footprint(uint32_t x, uint32_t y, int32_t *i0, int32_t *j0) {
+    *i0 = floor_div16(2 * (int32_t)x - 7);
+    *j0 = floor_div16(2 * (int32_t)y - 7);
+}
 static void expect_gather(uint32_t x, uint32_t y, uint32_t out[4]) {
-    int32_t i0 = floor_div16(2 * (int32_t)x - 7) + gather_offset[0];
-    int32_t j0 = floor_div16(2 * (int32_t)y - 7) + gather_offset[1];
+    int32_t i0, j0;
+    footprint(x, y, &i0, &j0);
+    i0 += gather_offset[0];
+    j0 += gather_offset[1];
     const int32_t corners[4][2] = {{i0, j0 + 1}, {i0 + 1, j0 + 1}, {i0 + 1, j0}, {i0, j0}};
     for (int c = 0; c < 4; c++) {
         uint8_t t[4];
         rgba8_texel(clamp_to(corners[c][0], 7), clamp_to(corners[c][1], 3), t);
         out[c] = unorm_bits(t[0], 8);
     }
+}
+
+/* Per-texel offsets (TLD4.PTP, as gather_ptp.ps packs them): component k is the (i0, j0) texel of the footprint
+ * moved by pair k, as GLSL's textureGatherOffsets defines it; R of it, or with `ptp_compares` the depth compare of
+ * texture 5 (0.51 <= the texel's depth: from i + 8j = 17 on, as in expect_shadow). */
+static const int32_t ptp_offsets[4][2] = {{1, -1}, {0, 0}, {-2, 1}, {3, 2}};
+static int ptp_compares;
+static void expect_gather_ptp(uint32_t x, uint32_t y, uint32_t out[4]) {
+    int32_t i0, j0;
+    footprint(x, y, &i0, &j0);
+    for (int k = 0; k < 4; k++) {
+        uint32_t i = clamp_to(i0 + ptp_offsets[k][0], 7), j = clamp_to(j0 + ptp_offsets[k][1], 3);
+        uint8_t t[4];
+        rgba8_texel(i, j, t);
+        out[k] = ptp_compares ? (i + 8 * j >= 17 ? F_1 : F_0) : unorm_bits(t[0], 8);
+    }
+}
+static void expect_gather_ptp_compare(uint32_t x, uint32_t y, uint32_t out[4]) {
+    ptp_compares = 1;
+    expect_gather_ptp(x, y, out);
+    ptp_compares = 0;
+}
+
+/* Layer 1 of texture 6 (a 2D array whose layer 1 is the pattern turned half round), gathered with offsets
+ * (-1, +1): G of components 0, (i0, j1), and 3, (i0, j0), packed into R and G; then 0.25 and 2.0. */
+static void layer1_texel(uint32_t i, uint32_t j, uint8_t out[4]) { rgba8_texel(7 - i, 3 - j, out); }
+static void expect_gather_layer(uint32_t x, uint32_t y, uint32_t out[4]) {
+    int32_t i0, j0;
+    footprint(x, y, &i0, &j0);
+    uint8_t t[4];
+    layer1_texel(clamp_to(i0 - 1, 7), clamp_to(j0 + 2, 3), t);
+    out[0] = unorm_bits(t[1], 8);
+    layer1_texel(clamp_to(i0 - 1, 7), clamp_to(j0 + 1, 3), t);
+    out[1] = unorm_bits(t[1], 8);
+    out[2] = 0x3E800000u;
+    out[3] = 0x40000000u;
 }
 
 /* The same with the footprint moved by (+1, -1) texels before clamping. */
@@ -2230,6 +2285,17 @@ static void textures(void) {
             memcpy(gpu.memory + TEXELS + 0x5000 + 32 * j + 4 * i, &texel, 4);
         }
     put_header(5, TIC_Z24S8, rgba, TIC_PITCH, TEXELS + 0x5000, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
+    /* Texture 6 (until the draws below render into it): a 2D array of two 8 x 4 layers, block-linear, blocks one
+     * GOB tall, so each layer is one 512-byte GOB: layer 0 the pattern, layer 1 the pattern turned half round. */
+    for (uint32_t layer = 0; layer < 2; layer++)
+        for (uint32_t j = 0; j < 4; j++)
+            for (uint32_t i = 0; i < 8; i++) {
+                uint8_t *texel = gpu.memory + TEXELS + 0x6000 + 512 * layer + block_linear_offset(4 * i, j, 32, 0);
+                if (layer == 0) rgba8_texel(i, j, texel);
+                else layer1_texel(i, j, texel);
+            }
+    put_header(6, TIC_A8B8G8R8, rgba, TIC_BLOCKLINEAR, TEXELS + 0x6000, 0, 1, 8, 4, TIC_TWO_D_ARRAY);
+    *(uint32_t *)(gpu.memory + TICS + 32 * 6 + 20) |= (2 - 1) << 16; /* DEPTH_MINUS_ONE: two layers */
     put_sampler(4, TSC_CLAMP_TO_EDGE, TSC_MIP_NONE, none);
     *(uint32_t *)(gpu.memory + TSCS + 32 * 4) |= 1u << 9 | 3u << 10; /* DEPTH_COMPARE, LEQUAL */
 
@@ -2254,6 +2320,9 @@ static void textures(void) {
     copy_program(GATHER_PS, gather_ps, gather_ps_end);
     copy_program(GATHER_OFFSET_PS, gather_offset_ps, gather_offset_ps_end);
     copy_program(COUNT_PS, count_ps, count_ps_end);
+    copy_program(GATHER_PTP_PS, gather_ptp_ps, gather_ptp_ps_end);
+    copy_program(GATHER_PTP_COMPARE_PS, gather_ptp_compare_ps, gather_ptp_compare_ps_end);
+    copy_program(GATHER_LAYER_PS, gather_layer_ps, gather_layer_ps_end);
 
     struct {
         const char *what;
@@ -2274,6 +2343,11 @@ static void textures(void) {
         {"a depth compare through TEXS (2D LZ DC)", 5, 4, SHADOW_SCALAR_PS, F_1, expect_shadow},
         {"a gather of R (TLD4S): the 2x2 texels a bilinear sample would read", 0, 1, GATHER_PS, F_1, expect_gather},
         {"a gather with offsets (+1, -1) (TLD4S.AOFFI)", 0, 1, GATHER_OFFSET_PS, F_1, expect_gather_offset},
+        {"a gather with an offset per texel (TLD4.PTP)", 0, 1, GATHER_PTP_PS, F_1, expect_gather_ptp},
+        {"a depth-compare gather with an offset per texel (TLD4.PTP.DC)", 5, 4, GATHER_PTP_COMPARE_PS, F_1,
+         expect_gather_ptp_compare},
+        {"layer 1 of a 2D array gathered with offsets, mask 0x9 (TLD4.G.AOFFI ARRAY_2D)", 6, 1, GATHER_LAYER_PS, F_1,
+         expect_gather_layer},
     };
     for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         print("-- ");

@@ -967,6 +967,7 @@ impl Maxwell<'_, '_, '_> {
             "TEXS" | "TLDS" => self.texture_scalar(v)?,
             "TEX" | "TLD" => self.texture_vector(v)?,
             "TXD" => self.texture_gradients(v)?,
+            "TLD4" => self.texture_gather(v)?,
             "TLD4S" => self.texture_gather_scalar(v)?,
             "KIL" => {
                 if v.get("cc_test") != 15 {

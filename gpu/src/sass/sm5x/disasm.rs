@@ -113,6 +113,7 @@ fn body(v: &View) -> String {
         "TEX" => tex(v),
         "TEXS" | "TLDS" => texs(v),
         "TLD" => tld(v),
+        "TLD4" => tld4(v),
         "TLD4S" => tld4s(v),
         "TXD" => txd(v),
         "TXQ" => txq(v),
@@ -977,6 +978,8 @@ fn membar(v: &View) -> Parts {
 // ---------------------------------------------------------------------------------------------------------------
 // Textures and surfaces.
 
+/// The component a gather (TLD4, TLD4S) reads.
+const GATHER_COMPONENT: &[&str] = &[".R", ".G", ".B", ".A"];
 const TEX_TARGET: &[&str] = &["1D", "ARRAY_1D", "2D", "ARRAY_2D", "3D", "ARRAY_3D", "CUBE", "ARRAY_CUBE"];
 
 /// `.T` or `.P`: texture instructions keep the texture phase in the scheduling word's reuse bits.
@@ -1107,12 +1110,27 @@ fn texs(v: &View) -> Parts {
     (m, operands)
 }
 
+fn tld4(v: &View) -> Parts {
+    let m = format!(
+        "TLD4{}{}{}{}{}{}",
+        v.choice("component", GATHER_COMPONENT),
+        v.choice("offsets", &["", ".AOFFI", ".PTP", ".INVALIDBTOFF03"]),
+        v.suffix("dc", ".DC"),
+        v.suffix("ndv", ".NDV"),
+        v.suffix("nodep", ".NODEP"),
+        phase(v)
+    );
+    let mut operands = vec![reg(v.get("rd"), 255)];
+    operands.extend(tex_sources(v));
+    operands.extend([hex(v.get("tex") as i64), v.choice("target", TEX_TARGET), hex(v.get("mask") as i64)]);
+    (m, operands)
+}
+
 fn tld4s(v: &View) -> Parts {
-    const COMPONENT: &[&str] = &[".R", ".G", ".B", ".A"];
     let m = format!(
         "TLD4S{}{}{}{}{}{}",
         v.suffix("f16", ".F16"),
-        v.choice("component", COMPONENT),
+        v.choice("component", GATHER_COMPONENT),
         v.suffix("aoffi", ".AOFFI"),
         v.suffix("dc", ".DC"),
         v.suffix("nodep", ".NODEP"),

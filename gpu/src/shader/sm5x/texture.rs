@@ -1,10 +1,10 @@
-//! The texture instructions (TEXS, TLDS, TEX, TLD, TXD, TLD4S): which registers hold the coordinates, layer,
+//! The texture instructions (TEXS, TLDS, TEX, TLD, TXD, TLD4, TLD4S): which registers hold the coordinates, layer,
 //! level, offsets and depth-compare reference of each form, as Mesa's `handleTEX`/`handleTXD`/`getTEXSTarget`,
 //! yuzu and Ryujinx read them (where they disagree, the comment says so), and where the texels go.
 
 use super::{Maxwell, Result};
 use crate::sass::text::View;
-use crate::shader::ir::{Lod, Op, TextureBinding, TextureDim, Value};
+use crate::shader::ir::{BinOp, Lod, Op, TextureBinding, TextureDim, Value};
 
 /// TEX's, TLD's and TXD's TARGET field (30:28): the dimension, and whether it is an array (5, a 3D array, does
 /// not exist).
@@ -221,6 +221,70 @@ impl Maxwell<'_, '_, '_> {
         Ok(())
     }
 
+    /// TLD4: a gather of component `component` (57:56), or with DC of the comparisons with the reference, from
+    /// a 2D, 2D array, cube or cube array texture. The layer and the coordinates come from ra's registers; rb's
+    /// hold the offsets (AOFFI: one register; PTP: two), then DC's reference (yuzu, Ryujinx and Mesa agree;
+    /// `gpu/research/tld4.md`). The components of the write mask (34:31) go to rd, rd+1, ... in order.
+    pub(super) fn texture_gather(&mut self, v: &View) -> Result {
+        let (dim, array) = match texture_target(v.get("target")) {
+            Some((dim @ (TextureDim::D2 | TextureDim::Cube), array)) => (dim, array),
+            _ => return self.unimplemented(v, format!("{} (1D and 3D gathers, which SPIR-V lacks)", Self::text(v))),
+        };
+        let (offset_registers, per_texel) = match v.get("offsets") {
+            0 => (0, false),
+            1 => (1, false),
+            2 => (2, true),
+            _ => {
+                return self
+                    .unimplemented(v, format!("{} (offset mode 3, which nvdisasm calls invalid)", Self::text(v)));
+            }
+        };
+        if offset_registers > 0 && dim == TextureDim::Cube {
+            return self.unimplemented(v, format!("{} (offsets on a cube, which SPIR-V forbids)", Self::text(v)));
+        }
+        let (ra, rb) = (v.get("ra"), v.get("rb"));
+        let layer = array.then(|| self.reg(ra));
+        let first = ra + u64::from(array);
+        let coordinates: Vec<Value> = (0..dim.coordinates() as u64).map(|k| self.reg(first + k)).collect();
+        let reference = v.flag("dc").then(|| self.reg(rb + offset_registers));
+        let binding = TextureBinding {
+            depth_compare: reference.is_some(),
+            gather_offsets: offset_registers > 0,
+            ..Self::binding(v, dim, array)
+        };
+        let texture = self.bind_texture(binding);
+        let component = v.get("component") as u8;
+        let mask = v.get("mask") as u8;
+        let rd = v.get("rd");
+        let destinations = [rd, rd + 1, rd + 2, rd + 3];
+        if !per_texel {
+            let offsets = (offset_registers == 1).then(|| self.reg(rb));
+            let gather = Op::TextureGather { texture, coordinates, layer, component, reference, offsets };
+            let texels = self.op(gather);
+            self.write_components(texels, mask, &destinations);
+            return Ok(());
+        }
+        // PTP: result component k is the (i0, j0) texel (component 3) of the footprint moved by offset pair k,
+        // as GLSL's textureGatherOffsets defines it. Pair k is a byte pair of register rb + k / 2, the low half
+        // for even k, in AOFFI's layout (x in bits 5:0, y in 13:8): one gather with AOFFI offsets per component.
+        let words = [self.reg(rb), self.reg(rb + 1)];
+        let sixteen = self.const32(16);
+        let values: Vec<Value> = (0..4u8)
+            .filter(|k| mask >> k & 1 == 1)
+            .map(|k| {
+                let word = words[usize::from(k / 2)];
+                let pair = if k % 2 == 1 { self.bin(BinOp::ShrU, word, sixteen) } else { word };
+                let coordinates = coordinates.clone();
+                let gather =
+                    Op::TextureGather { texture, coordinates, layer, component, reference, offsets: Some(pair) };
+                let texels = self.op(gather);
+                self.op(Op::Component(texels, 3))
+            })
+            .collect();
+        self.write_in_order(values, &destinations);
+        Ok(())
+    }
+
     /// The binding of a texture of `dim` (`array`) whose handle is word TEX (48:36) of the stage's texture
     /// constant buffer, read plainly (no compare, offsets or samples).
     fn binding(v: &View, dim: TextureDim, array: bool) -> TextureBinding {
@@ -250,8 +314,13 @@ impl Maxwell<'_, '_, '_> {
     /// The components of `texel` that `mask` (bit i: component i) chooses, in order, into `destinations`.
     fn write_components(&mut self, texel: Value, mask: u8, destinations: &[u64; 4]) {
         let chosen: Vec<u8> = (0..4).filter(|c| mask >> c & 1 == 1).collect();
-        // Every component is read before any register is written: a destination may be a source.
         let values: Vec<Value> = chosen.iter().map(|&c| self.op(Op::Component(texel, c))).collect();
+        self.write_in_order(values, destinations);
+    }
+
+    /// `values` into the first of `destinations`, in order. Every value is read before this (a destination may
+    /// be a source).
+    fn write_in_order(&mut self, values: Vec<Value>, destinations: &[u64; 4]) {
         for (value, &register) in values.into_iter().zip(destinations) {
             self.set_reg(register, value);
         }
