@@ -24,6 +24,19 @@ fn spirv_val(name: &str, spirv: &[u32]) {
     assert!(output.status.success(), "{name}: {}", String::from_utf8_lossy(&output.stderr));
 }
 
+/// An assembled graphics program's header and its code as a kernel to translate.
+fn graphics_kernel(name: &str, program: &[u8]) -> (ProgramHeader, KernelImage) {
+    let header = ProgramHeader::parse(program[..HEADER_BYTES].try_into().unwrap()).unwrap();
+    let kernel = KernelImage {
+        name: name.to_string(),
+        isa: Isa::Sm5x,
+        code: program[HEADER_BYTES..].to_vec(),
+        constants: Vec::new(),
+        shared_bytes: 0,
+    };
+    (header, kernel)
+}
+
 #[test]
 fn shaders_assemble_to_their_binaries_and_translate() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/shaders");
@@ -43,14 +56,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
         let committed = std::fs::read(&binary).unwrap_or_default();
         assert!(committed == program, "{name}: the .bin is not what it assembles to; TANDEM_BLESS=1 rewrites it");
 
-        let header = ProgramHeader::parse(program[..HEADER_BYTES].try_into().unwrap()).unwrap();
-        let kernel = KernelImage {
-            name: name.clone(),
-            isa: Isa::Sm5x,
-            code: program[HEADER_BYTES..].to_vec(),
-            constants: Vec::new(),
-            shared_bytes: 0,
-        };
+        let (header, kernel) = graphics_kernel(&name, &program);
         let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
         let vertex = VertexInterface {
             header,
@@ -99,5 +105,60 @@ fn shaders_assemble_to_their_binaries_and_translate() {
                 );
             }
         }
+    }
+}
+
+/// The pixel program `body` (after a header and generic 0's (x, y) in R0, R1) translated for target 0.
+fn translate_pixel_body(body: &str) -> Result<Vec<u32>, String> {
+    let source = format!(
+        ".stage pixel\n.interpolate 0 xy linear\n.target 0 rgba\nIPA rd=0 address=0x80\nIPA rd=1 address=0x84\n\
+         {body}\nEXIT\n"
+    );
+    let program = assemble::graphics_program(&source).map_err(|e| e.to_string())?;
+    let (header, kernel) = graphics_kernel("offsets", &program);
+    let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
+    let fragment = FragmentInterface {
+        header,
+        targets: [Some(NumberKind::Float); 8],
+        alpha_test: None,
+        saturate: [None; 8],
+        dual_source: false,
+    };
+    let translation =
+        translate_graphics(&kernel, Stage::Fragment(&fragment), 0, &global, &[]).map_err(|e| e.to_string())?;
+    Ok(translation.spirv)
+}
+
+/// Vulkan takes a sample's texel offsets (TEX.AOFFI) only as constants: offsets the translator can follow to an
+/// immediate in the same block become ConstOffset; offsets it cannot (a guarded write between, a constant
+/// buffer) stop the translation naming the instruction and why, instead of being dropped.
+#[test]
+fn sample_offsets_must_be_known_when_translating() {
+    const TEX: &str = "TEX rd=0 ra=0 rb=2 target=2 mask=15 lod=1 tex=0 aoffi=1";
+    const CONST_OFFSET: u32 = 0x8;
+    let known = translate_pixel_body(&format!(
+        "MOV32I rd=2 imm32=0x000000f1 lanes=15\nMOV32I rd=3 imm32=0x00000011 lanes=15 pg=0\n{TEX}"
+    ))
+    .unwrap();
+    spirv_val("offsets", &known);
+    // The instructions after the module's five-word header, each its word count in the high half of its first.
+    const IMAGE_SAMPLE_EXPLICIT_LOD: u32 = 88;
+    let mut at = 5;
+    let mut image_operands = None;
+    while at < known.len() {
+        if known[at] & 0xffff == IMAGE_SAMPLE_EXPLICIT_LOD {
+            image_operands = Some(known[at + 5]);
+        }
+        at += (known[at] >> 16).max(1) as usize;
+    }
+    let image_operands = image_operands.expect("a sample");
+    assert_eq!(image_operands & CONST_OFFSET, CONST_OFFSET, "the offsets are a ConstOffset operand");
+
+    for body in [
+        format!("MOV32I rd=2 imm32=0x000000f1 lanes=15\nMOV32I rd=2 imm32=0x00000011 lanes=15 pg=0\n{TEX}"),
+        format!("MOV.cbuf rd=2 cb_offset=8 cb_bank=0 lanes=15\n{TEX}"),
+    ] {
+        let error = translate_pixel_body(&body).unwrap_err();
+        assert!(error.contains("TEX.LZ.AOFFI") && error.contains("run time"), "{error}");
     }
 }

@@ -118,6 +118,12 @@ __asm__(".section .rodata\n"
         "gather_ptp_compare_ps_end:\n"
         "gather_layer_ps: .incbin \"shaders/gather_layer.ps.bin\"\n"
         "gather_layer_ps_end:\n"
+        "texture_offset_ps: .incbin \"shaders/texture_offset.ps.bin\"\n"
+        "texture_offset_ps_end:\n"
+        "fetch_offset_ps: .incbin \"shaders/fetch_offset.ps.bin\"\n"
+        "fetch_offset_ps_end:\n"
+        "fetch_offset_scalar_ps: .incbin \"shaders/fetch_offset_scalar.ps.bin\"\n"
+        "fetch_offset_scalar_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -126,7 +132,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     gradient_ps_end[], gather_ps[], gather_ps_end[], gather_offset_ps[],
     gather_offset_ps_end[], count_ps[], count_ps_end[], volume_ps[], volume_ps_end[], layer_vs[], layer_vs_end[], sample_ps[],
     sample_ps_end[], gather_ptp_ps[], gather_ptp_ps_end[], gather_ptp_compare_ps[], gather_ptp_compare_ps_end[],
-    gather_layer_ps[], gather_layer_ps_end[];
+    gather_layer_ps[], gather_layer_ps_end[], texture_offset_ps[], texture_offset_ps_end[], fetch_offset_ps[],
+    fetch_offset_ps_end[], fetch_offset_scalar_ps[], fetch_offset_scalar_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -305,6 +312,9 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define GATHER_PTP_PS 0x4600u
 #define GATHER_PTP_COMPARE_PS 0x4800u
 #define GATHER_LAYER_PS 0x4A00u
+#define TEXTURE_OFFSET_PS 0x4C00u
+#define FETCH_OFFSET_PS 0x4E00u
+#define FETCH_OFFSET_SCALAR_PS 0x5000u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2068,6 +2078,20 @@ static void expect_shadow(uint32_t x, uint32_t y, uint32_t out[4]) {
  * edge, the same down; R of (i0, j1), (i1, j1), (i1, j0), (i0, j0), as Vulkan's and OpenGL's gathers order them. */
 static int32_t floor_div16(int32_t n) { return n >= 0 ? n / 16 : -((15 - n) / 16); }
 static uint32_t clamp_to(int32_t value, int32_t last) { return (uint32_t)(value < 0 ? 0 : value > last ? last : value); }
+
+/* AOFFI's offsets: a sample moved by (+1, -1) texels, clamped to the edge; fetches at (x / 16, y / 16) moved by
+ * (+3, +2). */
+static void expect_offset_sample(uint32_t x, uint32_t y, uint32_t out[4]) {
+    uint8_t t[4];
+    rgba8_texel(clamp_to((int32_t)(x / 8) + 1, 7), clamp_to((int32_t)(y / 8) - 1, 3), t);
+    for (int c = 0; c < 4; c++) out[c] = unorm_bits(t[c], 8);
+}
+static void expect_offset_fetch(uint32_t x, uint32_t y, uint32_t out[4]) {
+    uint8_t t[4];
+    rgba8_texel(x / 16 + 3, y / 16 + 2, t);
+    for (int c = 0; c < 4; c++) out[c] = unorm_bits(t[c], 8);
+}
+
 static int32_t gather_offset[2];
 /* The footprint's (i0, j0) at pixel (x, y), before offsets and clamping. */
 static void footprint(uint32_t x, uint32_t y, int32_t *i0, int32_t *j0) {
@@ -2323,6 +2347,11 @@ static void textures(void) {
     copy_program(GATHER_PTP_PS, gather_ptp_ps, gather_ptp_ps_end);
     copy_program(GATHER_PTP_COMPARE_PS, gather_ptp_compare_ps, gather_ptp_compare_ps_end);
     copy_program(GATHER_LAYER_PS, gather_layer_ps, gather_layer_ps_end);
+    copy_program(TEXTURE_OFFSET_PS, texture_offset_ps, texture_offset_ps_end);
+    copy_program(FETCH_OFFSET_PS, fetch_offset_ps, fetch_offset_ps_end);
+    copy_program(FETCH_OFFSET_SCALAR_PS, fetch_offset_scalar_ps, fetch_offset_scalar_ps_end);
+    const uint32_t fetch_offsets = 0x23; /* (+3, +2), read by fetch_offset.ps from c[0x0][0x20] */
+    memcpy(gpu.memory + HANDLES + 0x20, &fetch_offsets, 4);
 
     struct {
         const char *what;
@@ -2335,6 +2364,11 @@ static void textures(void) {
         {"level 1 of two, by TEX.LL (its block shrunk to fit level 0)", 3, 3, TEXTURE_LOD_PS, F_1, expect_rgba8},
         {"level 1 of two, by TXD's derivatives (two texels a pixel on level 0)", 3, 3, GRADIENT_PS, F_1, expect_rgba8},
         {"TLDS: the texel at integer coordinates", 0, 1, FETCH_PS, F_1, expect_rgba8},
+        {"a sample moved by constant offsets (+1, -1) (TEX.LZ.AOFFI)", 0, 1, TEXTURE_OFFSET_PS, F_1,
+         expect_offset_sample},
+        {"a fetch moved by offsets read from a constant buffer (TLD.LL.AOFFI)", 0, 1, FETCH_OFFSET_PS, F_1,
+         expect_offset_fetch},
+        {"a fetch moved by offsets (TLDS 2D.LZ.AOFFI)", 0, 1, FETCH_OFFSET_SCALAR_PS, F_1, expect_offset_fetch},
         {"ASTC 4x4: two void-extent blocks' colours, as FP16", 4, 1, TEXTURE_PS, F_1, expect_astc},
         {"coordinates to 2.0, WRAP", 0, 0, TEXTURE_PS, 0x40000000u, expect_wrapped},
         {"coordinates to 2.0, CLAMP_TO_EDGE", 0, 1, TEXTURE_PS, 0x40000000u, expect_clamped},

@@ -340,6 +340,8 @@ pub enum Op {
         /// A depth compare's FP32 reference (the binding compares): the texel is the filtered result of the
         /// comparisons, 0.0 to 1.0, in components 0 to 2 (3 is 1.0).
         reference: Option<Value>,
+        /// Texel offsets (x, y, z; as many as the coordinates), fixed when translating (AOFFI).
+        offset: Option<[i8; 3]>,
     },
     /// One texel of level `level` (U32) at integer coordinates (and layer) of binding `texture`, unfiltered.
     TextureFetch {

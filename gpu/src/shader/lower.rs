@@ -11,6 +11,10 @@ pub(super) struct Lower<'k> {
     pub(super) program: Program,
     /// The statement lists being filled, innermost last.
     pub(super) stmts: Vec<Vec<Stmt>>,
+    /// How many of the innermost `stmts` are the bodies of guards (`guarded`) rather than blocks of their own.
+    /// Invariant: lists that become blocks of their own are opened only outside guards, so the last
+    /// `open_guards + 1` lists are one block's statements up to this point, outermost first.
+    pub(super) open_guards: usize,
     pub(super) kernel_name: &'k str,
 }
 
@@ -321,9 +325,21 @@ impl Lower<'_> {
     /// Runs `lower` into an `If` on `guard`, or directly without one.
     pub(super) fn guarded(&mut self, guard: Option<Value>, lower: impl FnOnce(&mut Self)) {
         let Some(condition) = guard else { return lower(self) };
-        self.stmts.push(Vec::new());
+        self.open_guard();
         lower(self);
-        let body = self.stmts.pop().expect("pushed above");
+        self.close_guard(condition);
+    }
+
+    /// Starts the body of a guard, which `close_guard` ends.
+    pub(super) fn open_guard(&mut self) {
+        self.stmts.push(Vec::new());
+        self.open_guards += 1;
+    }
+
+    /// Ends the body `open_guard` started as an `If` on `condition`.
+    pub(super) fn close_guard(&mut self, condition: Value) {
+        self.open_guards -= 1;
+        let body = self.stmts.pop().expect("opened by open_guard");
         self.stmts.last_mut().expect("inside a block").push(Stmt::If(condition, body));
     }
 
@@ -504,6 +520,46 @@ impl Lower<'_> {
         for i in 0..[1, 1, 1, 1, 1, 2, 4][size.min(6) as usize] {
             self.set_reg(register + i, zero);
         }
+    }
+
+    /// The U32 that `value` is wherever it is computed, when the statements of its block before it fix it: a
+    /// constant, a register the block set outside any guard to such a value, or an integer operation on such
+    /// values. `None` when it depends on anything else (an earlier block, memory, a guarded write). Sample
+    /// offsets use it: Vulkan takes them only as constants, and shaders load them into registers as immediates.
+    pub(super) fn known_constant(&self, value: Value) -> Option<u32> {
+        let lists = &self.stmts[self.stmts.len() - 1 - self.open_guards..];
+        for (depth, list) in lists.iter().enumerate().rev() {
+            let Some(position) = list.iter().position(|s| matches!(s, Stmt::Op(v, _) if *v == value)) else {
+                continue;
+            };
+            let Stmt::Op(_, op) = &list[position] else { unreachable!("matched an op above") };
+            return match *op {
+                Op::Const(Type::U32, bits) => Some(bits as u32),
+                Op::GetReg(register) => self.known_register(lists, register, depth, position),
+                Op::Binary(op, a, b) if self.program.types[value.0 as usize] == Type::U32 => {
+                    fold_u32(op, self.known_constant(a)?, self.known_constant(b)?)
+                }
+                _ => None,
+            };
+        }
+        None
+    }
+
+    /// The known U32 in `register` before statement `position` of `lists[depth]` (see `known_constant`).
+    fn known_register(&self, lists: &[Vec<Stmt>], register: u8, depth: usize, position: usize) -> Option<u32> {
+        let mut end = position;
+        for depth in (0..=depth).rev() {
+            for stmt in lists[depth][..end].iter().rev() {
+                match stmt {
+                    Stmt::Op(_, Op::SetReg(r, value)) if *r == register => return self.known_constant(*value),
+                    Stmt::If(_, body) if writes_register(body, register) => return None,
+                    _ => {}
+                }
+            }
+            // The guard body at `depth` is not in its parent list until it closes: all of the parent precedes it.
+            end = depth.checked_sub(1).map_or(0, |parent| lists[parent].len());
+        }
+        None
     }
 
     pub(super) fn const32(&mut self, value: u32) -> Value {
@@ -1163,4 +1219,29 @@ impl Lower<'_> {
         self.set_pred(v.get("pd"), pd);
         self.set_pred(v.get("pq"), pq);
     }
+}
+
+/// Whether any statement of `body` (or of a guard within it) writes `register`.
+fn writes_register(body: &[Stmt], register: u8) -> bool {
+    body.iter().any(|stmt| match stmt {
+        Stmt::Op(_, Op::SetReg(r, _)) => *r == register,
+        Stmt::If(_, inner) => writes_register(inner, register),
+        Stmt::Op(..) => false,
+    })
+}
+
+/// `op` on two U32 as the emitter computes it (shifts past the width give 0, or the sign); `None` for the
+/// operations no offset packing uses.
+fn fold_u32(op: BinOp, a: u32, b: u32) -> Option<u32> {
+    Some(match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Shl => a.checked_shl(b).unwrap_or(0),
+        BinOp::ShrU => a.checked_shr(b).unwrap_or(0),
+        BinOp::ShrS => (a as i32).checked_shr(b).unwrap_or((a as i32) >> 31) as u32,
+        _ => return None,
+    })
 }

@@ -10,7 +10,7 @@
 mod texture;
 
 use super::TranslateError;
-use super::ir::{BinOp, Block, Cmp, FArith, Op, Program, Round, Space, Stmt, Terminator, UnOp, Value};
+use super::ir::{BinOp, Block, Cmp, FArith, Op, Program, Round, Space, Terminator, UnOp, Value};
 use super::lower::Lower;
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
@@ -48,7 +48,7 @@ pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program> {
         })
         .collect();
     let stack_base = local_bytes.next_multiple_of(4);
-    let mut lower = Lower { program: Program::default(), stmts: Vec::new(), kernel_name: &kernel.name };
+    let mut lower = Lower { program: Program::default(), stmts: Vec::new(), open_guards: 0, kernel_name: &kernel.name };
     lower.program.entry = ENTRY_BLOCK;
     lower.program.shared_bytes = kernel.shared_bytes;
     lower.program.local_bytes = stack_base + STACK_BYTES;
@@ -464,10 +464,9 @@ impl Maxwell<'_, '_, '_> {
         }
         match guard {
             Some(cond) => {
-                self.stmts.push(Vec::new());
+                self.open_guard();
                 self.body(v)?;
-                let body = self.stmts.pop().expect("pushed above");
-                self.stmts.last_mut().expect("inside a block").push(Stmt::If(cond, body));
+                self.close_guard(cond);
             }
             None => self.body(v)?,
         }

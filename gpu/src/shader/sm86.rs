@@ -2,7 +2,7 @@
 //! interpreter (`sass::exec::sm86`, the executable spec this is checked against) do.
 
 use super::TranslateError;
-use super::ir::{BinOp, Block, Cmp, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, UnOp, Value};
+use super::ir::{BinOp, Block, Cmp, FArith, Op, Program, Round, Space, Special, Terminator, UnOp, Value};
 use super::lower::Lower;
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
@@ -23,7 +23,7 @@ pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program, Translat
         })
         .collect();
     let leaders = leaders(&views);
-    let mut lower = Lower { program: Program::default(), stmts: Vec::new(), kernel_name: &kernel.name };
+    let mut lower = Lower { program: Program::default(), stmts: Vec::new(), open_guards: 0, kernel_name: &kernel.name };
     lower.program.entry = 0;
     lower.program.shared_bytes = kernel.shared_bytes;
     lower.program.local_bytes = local_bytes;
@@ -297,10 +297,9 @@ impl Lower<'_> {
         }
         match guard {
             Some(cond) => {
-                self.stmts.push(Vec::new());
+                self.open_guard();
                 self.body(v)?;
-                let body = self.stmts.pop().expect("pushed above");
-                self.stmts.last_mut().expect("inside a block").push(Stmt::If(cond, body));
+                self.close_guard(cond);
             }
             None => self.body(v)?,
         }

@@ -6,6 +6,12 @@ use super::{Maxwell, Result};
 use crate::sass::text::View;
 use crate::shader::ir::{BinOp, Lod, Op, TextureBinding, TextureDim, Value};
 
+/// AOFFI's texel offsets of TEX and TLD: signed 4-bit x, y and z in bits 3:0, 7:4 and 11:8 (ptxas packs them
+/// with `BFI ..., 0x404, ...`; TLD4's are 6-bit, in bytes).
+fn texel_offsets(packed: u32) -> [i8; 3] {
+    [0, 1, 2].map(|k| ((packed << (28 - 4 * k)) as i32 >> 28) as i8)
+}
+
 /// TEX's, TLD's and TXD's TARGET field (30:28): the dimension, and whether it is an array (5, a 3D array, does
 /// not exist).
 fn texture_target(code: u64) -> Option<(TextureDim, bool)> {
@@ -61,7 +67,10 @@ impl Maxwell<'_, '_, '_> {
             (true, 0) => (D1, false, Level::Zero, vec![ra]),
             (true, 1) => (D1, false, Level::Register, vec![ra, rb]),
             (true, 2) => (D2, false, Level::Zero, vec![ra, rb]),
+            // 2D with AOFFI's offsets after the level: LZ (4) and LL (12), as ptxas fills TLDS.LZ.AOFFI's rb.
+            (true, 4) => (D2, false, Level::Zero, vec![ra, ra + 1, rb]),
             (true, 5) => (D2, false, Level::Register, vec![ra, ra + 1, rb]),
+            (true, 12) => (D2, false, Level::Register, vec![ra, ra + 1, rb, rb + 1]),
             (true, 6) => {
                 // 2D, multisampled: x and y from ra and ra+1, the sample index from rb (yuzu's
                 // texture_load_swizzled; Mesa's getTLDSTarget calls it TEX_TARGET_2D_MS).
@@ -73,7 +82,7 @@ impl Maxwell<'_, '_, '_> {
             (true, 7) => (D3, false, Level::Zero, vec![ra, ra + 1, rb]),
             (true, 8) => (D2, true, Level::Zero, vec![rb, rb + 1, ra]),
             _ => {
-                return self.unimplemented(v, format!("{} (offsets and multisample fetches)", Self::text(v)));
+                return self.unimplemented(v, format!("{} (an undefined mode)", Self::text(v)));
             }
         };
         let count = dim.coordinates();
@@ -85,6 +94,12 @@ impl Maxwell<'_, '_, '_> {
         let texture = self.bind_texture(TextureBinding { depth_compare: compares, ..Self::binding(v, dim, array) });
         let texel = if fetch {
             let level = lod_register.unwrap_or_else(|| self.const32(0));
+            let coordinates = if matches!(mode, 4 | 12) {
+                let packed = self.reg(*sources.last().expect("a source"));
+                self.offset_coordinates(coordinates, packed)
+            } else {
+                coordinates
+            };
             self.op(Op::TextureFetch { texture, coordinates, layer, level })
         } else {
             let lod = match (level, lod_register) {
@@ -92,7 +107,7 @@ impl Maxwell<'_, '_, '_> {
                 (_, Some(lod)) => Lod::Level(lod),
                 _ => Lod::Implicit,
             };
-            self.op(Op::TextureSample { texture, coordinates, layer, lod, reference })
+            self.op(Op::TextureSample { texture, coordinates, layer, lod, reference, offset: None })
         };
         self.write_scalar_components(v, texel)
     }
@@ -117,57 +132,99 @@ impl Maxwell<'_, '_, '_> {
         Ok(())
     }
 
-    /// TEX and TLD: the coordinates (after the layer, for arrays) from ra, then from rb the level (LL, LB), as
-    /// Mesa's `handleTEX` orders the sources; the components of the write mask (34:31) to rd, rd+1, ... in order.
+    /// TEX and TLD: the coordinates (after the layer, for arrays) from ra; from rb, in order, the level (TEX's
+    /// LB, LL; TLD's LL), AOFFI's packed offsets, then TEX's depth-compare reference or TLD.MS's sample index:
+    /// the order ptxas fills them in (`gpu/tests/sass/sm53/texture.sass`) and Mesa's `handleTEX` reads them. The
+    /// components of the write mask (34:31) go to rd, rd+1, ... in order.
     pub(super) fn texture_vector(&mut self, v: &View) -> Result {
         let fetch = v.encoding.opcode == "TLD";
-        let unsupported = if fetch { v.flag("aoffi") || v.flag("cl") } else { v.flag("aoffi") };
-        if unsupported {
-            return self.unimplemented(v, format!("{} (offsets and clamps)", Self::text(v)));
-        }
-        if fetch && v.flag("ms") {
-            // The sample index follows the level (LL) in rb's registers (yuzu's texture_load; Mesa's handleTEX).
-            if texture_target(v.get("target")) != Some((TextureDim::D2, false)) {
-                return self.unimplemented(v, format!("{} (multisample fetches other than 2D)", Self::text(v)));
-            }
-            let (ra, rb) = (v.get("ra"), v.get("rb"));
-            let coordinates = vec![self.reg(ra), self.reg(ra + 1)];
-            let sample = self.reg(rb + u64::from(v.get("lod") == 1));
-            let texel = self.fetch_sample(v, coordinates, sample);
-            let rd = v.get("rd");
-            self.write_components(texel, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);
-            return Ok(());
+        if fetch && v.flag("cl") {
+            return self.unimplemented(v, format!("{} (level clamps)", Self::text(v)));
         }
         let Some((dim, array)) = texture_target(v.get("target")) else {
             return self.unimplemented(v, format!("{} (a 3D array target, which does not exist)", Self::text(v)));
         };
-        let ra = v.get("ra");
+        let (ra, rb) = (v.get("ra"), v.get("rb"));
+        let mut next = rb;
+        let mut take = |present: bool| {
+            next += u64::from(present);
+            present.then_some(next - 1)
+        };
+        let level_register = take(if fetch { v.get("lod") == 1 } else { matches!(v.get("lod"), 2 | 3) });
+        let offsets_register = take(v.flag("aoffi"));
+        let last_register = take(if fetch { v.flag("ms") } else { v.flag("dc") });
         let first = ra + u64::from(array);
         let layer = array.then(|| self.reg(ra));
         let coordinates: Vec<Value> = (0..dim.coordinates() as u64).map(|k| self.reg(first + k)).collect();
-        let rb = v.get("rb");
-        // After the level (LB, LL) in rb's registers, a depth compare's reference.
-        let level_registers = u64::from(!fetch && matches!(v.get("lod"), 2 | 3));
-        let reference = (!fetch && v.flag("dc")).then(|| self.reg(rb + level_registers));
-        let texture =
-            self.bind_texture(TextureBinding { depth_compare: reference.is_some(), ..Self::binding(v, dim, array) });
         let texel = if fetch {
-            // Bit 55: 0 LZ, 1 LL.
-            let level = if v.get("lod") == 1 { self.reg(rb) } else { self.const32(0) };
-            self.op(Op::TextureFetch { texture, coordinates, layer, level })
+            // Offsets move a fetch's integer coordinates, whether or not they are known when translating.
+            let coordinates = match offsets_register {
+                Some(register) => {
+                    let packed = self.reg(register);
+                    self.offset_coordinates(coordinates, packed)
+                }
+                None => coordinates,
+            };
+            if let Some(sample) = last_register {
+                if (dim, array) != (TextureDim::D2, false) {
+                    return self.unimplemented(v, format!("{} (multisample fetches other than 2D)", Self::text(v)));
+                }
+                let sample = self.reg(sample);
+                self.fetch_sample(v, coordinates, sample)
+            } else {
+                let texture = self.bind_texture(Self::binding(v, dim, array));
+                let level = match level_register {
+                    Some(register) => self.reg(register),
+                    None => self.const32(0),
+                };
+                self.op(Op::TextureFetch { texture, coordinates, layer, level })
+            }
         } else {
-            let lod = match v.get("lod") {
-                0 => Lod::Implicit,
-                1 => Lod::Zero,
-                2 => Lod::Bias(self.reg(rb)),
-                3 => Lod::Level(self.reg(rb)),
+            let offset = match offsets_register {
+                Some(_) if dim == TextureDim::Cube => {
+                    return self.unimplemented(v, format!("{} (offsets on a cube)", Self::text(v)));
+                }
+                Some(register) => {
+                    let packed = self.reg(register);
+                    match self.known_constant(packed) {
+                        Some(bits) => Some(texel_offsets(bits)),
+                        None => {
+                            let why = "offsets computed at run time: Vulkan takes a sample's offsets only as constants";
+                            return self.unimplemented(v, format!("{} ({why})", Self::text(v)));
+                        }
+                    }
+                }
+                None => None,
+            };
+            let lod = match (v.get("lod"), level_register) {
+                (0, _) => Lod::Implicit,
+                (1, _) => Lod::Zero,
+                (2, Some(register)) => Lod::Bias(self.reg(register)),
+                (3, Some(register)) => Lod::Level(self.reg(register)),
                 _ => return self.unimplemented(v, format!("{} (LBA and LLA levels)", Self::text(v))),
             };
-            self.op(Op::TextureSample { texture, coordinates, layer, lod, reference })
+            let reference = last_register.map(|register| self.reg(register));
+            let binding = TextureBinding { depth_compare: reference.is_some(), ..Self::binding(v, dim, array) };
+            let texture = self.bind_texture(binding);
+            self.op(Op::TextureSample { texture, coordinates, layer, lod, reference, offset })
         };
         let rd = v.get("rd");
         self.write_components(texel, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);
         Ok(())
+    }
+
+    /// `coordinates` (integers) moved by the texel offsets AOFFI packs into `packed` (see [`texel_offsets`]).
+    fn offset_coordinates(&mut self, coordinates: Vec<Value>, packed: Value) -> Vec<Value> {
+        let down = self.const32(28);
+        (0..coordinates.len() as u32)
+            .zip(coordinates)
+            .map(|(k, coordinate)| {
+                let up = self.const32(28 - 4 * k);
+                let field = self.bin(BinOp::Shl, packed, up);
+                let offset = self.bin(BinOp::ShrS, field, down);
+                self.bin(BinOp::Add, coordinate, offset)
+            })
+            .collect()
     }
 
     /// TXD: a sample at the level the explicit derivatives give. The coordinates from ra (for arrays, then a word
@@ -190,8 +247,8 @@ impl Maxwell<'_, '_, '_> {
         let x = [derivative(self, 0, 0), derivative(self, 1, 0)];
         let y = [derivative(self, 0, 1), derivative(self, 1, 1)];
         let texture = self.bind_texture(Self::binding(v, dim, array));
-        let texel =
-            self.op(Op::TextureSample { texture, coordinates, layer, lod: Lod::Gradients { x, y }, reference: None });
+        let lod = Lod::Gradients { x, y };
+        let texel = self.op(Op::TextureSample { texture, coordinates, layer, lod, reference: None, offset: None });
         let rd = v.get("rd");
         self.write_components(texel, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);
         Ok(())

@@ -861,8 +861,8 @@ impl Emitter<'_> {
                 self.b.store(self.barrier_result, value, None, []).expect("in a block");
                 return None;
             }
-            Op::TextureSample { texture, coordinates, layer, lod, reference } => {
-                self.texture_sample(*texture, coordinates, *layer, *lod, *reference)
+            Op::TextureSample { texture, coordinates, layer, lod, reference, offset } => {
+                self.texture_sample(*texture, coordinates, *layer, *lod, *reference, *offset)
             }
             Op::TextureFetch { texture, coordinates, layer, level } => {
                 self.texture_fetch(*texture, coordinates, *layer, *level)

@@ -109,6 +109,7 @@ impl Emitter<'_> {
         layer: Option<Value>,
         lod: Lod,
         reference: Option<Value>,
+        offset: Option<[i8; 3]>,
     ) -> Word {
         let TextureVariable { variable, sampled_image, component, .. } = self.textures[usize::from(texture)];
         let coordinate = self.coordinate(self.t.f32, coordinates, layer);
@@ -136,10 +137,27 @@ impl Emitter<'_> {
                 (Some((ImageOperands::GRAD, vec![x, y])), false)
             }
         };
-        let (mask, operands) = match operands {
+        let (mut mask, mut operands): (Option<ImageOperands>, Vec<Operand>) = match operands {
             Some((mask, operands)) => (Some(mask), operands.into_iter().map(Operand::IdRef).collect()),
             None => (None, Vec::new()),
         };
+        if let Some(offset) = offset {
+            // ConstOffset's bit (0x8) is above those of Bias, Lod and Grad, so its operand follows theirs.
+            let i32_ = self.b.type_int(32, 1);
+            let words: Vec<Word> = offset[..coordinates.len()]
+                .iter()
+                .map(|&texels| self.b.constant_bit32(i32_, i32::from(texels) as u32))
+                .collect();
+            let constant = match words[..] {
+                [scalar] => scalar,
+                _ => {
+                    let vector = self.b.type_vector(i32_, words.len() as u32);
+                    self.b.constant_composite(vector, words)
+                }
+            };
+            mask = Some(mask.unwrap_or(ImageOperands::NONE) | ImageOperands::CONST_OFFSET);
+            operands.push(Operand::IdRef(constant));
+        }
         let Some(reference) = reference else {
             let result = self.b.type_vector(component, 4);
             let texel = if implicit {
