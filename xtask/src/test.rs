@@ -19,6 +19,7 @@ const FUZZ_TARGETS: &[(&str, bool)] = &[
     ("svc_sequences", true),
     ("gpu_commands", false),
     ("vi_parcels", false),
+    ("shader_translate", true),
 ];
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {

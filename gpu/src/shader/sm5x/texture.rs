@@ -147,8 +147,9 @@ impl Maxwell<'_, '_, '_> {
         let (ra, rb) = (v.get("ra"), v.get("rb"));
         let mut next = rb;
         let mut take = |present: bool| {
+            let register = next;
             next += u64::from(present);
-            present.then_some(next - 1)
+            present.then_some(register)
         };
         let level_register = take(if fetch { v.get("lod") == 1 } else { matches!(v.get("lod"), 2 | 3) });
         let offsets_register = take(v.flag("aoffi"));

@@ -1,0 +1,60 @@
+//! The shader translator on any code: random SM5x or SM86 instruction words translate as a compute kernel, and
+//! SM5x words after a random program header as the vertex or pixel stage that header names, or stop with a typed
+//! error naming what and where: never a panic.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use tandem_gpu::sass::Isa;
+use tandem_gpu::sass::cubin::KernelImage;
+use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType};
+use tandem_gpu::shader::{
+    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, VertexInterface, translate_compute,
+    translate_graphics,
+};
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    sm86: bool,
+    header: [u8; HEADER_BYTES],
+    local_bytes: u16,
+    words: Vec<u64>,
+}
+
+fuzz_target!(|input: Input| {
+    let isa = if input.sm86 { Isa::Sm86 } else { Isa::Sm5x };
+    let code: Vec<u8> = input.words.iter().take(256).flat_map(|word| word.to_le_bytes()).collect();
+    let kernel = KernelImage { name: "fuzz".into(), isa, code, constants: Vec::new(), shared_bytes: 0 };
+    let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
+    let local_bytes = u32::from(input.local_bytes);
+    let _ = translate_compute(&kernel, [32, 1, 1], local_bytes, &global);
+    if input.sm86 {
+        return;
+    }
+    let Ok(header) = ProgramHeader::parse(&input.header) else { return };
+    let kinds = [NumberKind::Float, NumberKind::Uint, NumberKind::Sint];
+    match header.shader_type() {
+        Some(ShaderType::Vertex) => {
+            let vertex = VertexInterface {
+                header,
+                next_stage_reads: u32::MAX,
+                depth_minus_one_to_one: true,
+                point_size: None,
+                layer: true,
+                capture: Default::default(),
+            };
+            let _ = translate_graphics(&kernel, Stage::Vertex(&vertex), local_bytes, &global, &kinds);
+        }
+        Some(ShaderType::Pixel) => {
+            let fragment = FragmentInterface {
+                header,
+                targets: [Some(NumberKind::Float); 8],
+                alpha_test: None,
+                saturate: [None; 8],
+                dual_source: false,
+            };
+            let _ = translate_graphics(&kernel, Stage::Fragment(&fragment), local_bytes, &global, &kinds);
+        }
+        _ => {}
+    }
+});
