@@ -124,6 +124,10 @@ __asm__(".section .rodata\n"
         "fetch_offset_ps_end:\n"
         "fetch_offset_scalar_ps: .incbin \"shaders/fetch_offset_scalar.ps.bin\"\n"
         "fetch_offset_scalar_ps_end:\n"
+        "texture_half_ps: .incbin \"shaders/texture_half.ps.bin\"\n"
+        "texture_half_ps_end:\n"
+        "gather_half_ps: .incbin \"shaders/gather_half.ps.bin\"\n"
+        "gather_half_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -133,7 +137,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     gather_offset_ps_end[], count_ps[], count_ps_end[], volume_ps[], volume_ps_end[], layer_vs[], layer_vs_end[], sample_ps[],
     sample_ps_end[], gather_ptp_ps[], gather_ptp_ps_end[], gather_ptp_compare_ps[], gather_ptp_compare_ps_end[],
     gather_layer_ps[], gather_layer_ps_end[], texture_offset_ps[], texture_offset_ps_end[], fetch_offset_ps[],
-    fetch_offset_ps_end[], fetch_offset_scalar_ps[], fetch_offset_scalar_ps_end[];
+    fetch_offset_ps_end[], fetch_offset_scalar_ps[], fetch_offset_scalar_ps_end[], texture_half_ps[],
+    texture_half_ps_end[], gather_half_ps[], gather_half_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -315,6 +320,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TEXTURE_OFFSET_PS 0x4C00u
 #define FETCH_OFFSET_PS 0x4E00u
 #define FETCH_OFFSET_SCALAR_PS 0x5000u
+#define TEXTURE_HALF_PS 0x5200u
+#define GATHER_HALF_PS 0x5400u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2147,6 +2154,33 @@ static void expect_gather_layer(uint32_t x, uint32_t y, uint32_t out[4]) {
     out[3] = 0x40000000u;
 }
 
+/* FP16 bits of an FP32 in FP16's normal range, rounded to nearest even (IEEE 754). */
+static uint32_t half_bits(uint32_t f) {
+    uint32_t exponent = (f >> 23 & 0xFFu) - 127 + 15, mantissa = f & 0x7FFFFFu;
+    uint32_t half = exponent << 10 | mantissa >> 13, rest = mantissa & 0x1FFFu;
+    if (rest > 0x1000u || (rest == 0x1000u && (half & 1))) half++;
+    return (f >> 16 & 0x8000u) | half;
+}
+
+/* FP16 results (TEXS.F16, TLD4S.F16): the four FP32 values a program would have had, packed in pairs (the first
+ * in the low half) into R and B; G and A keep the 0.5 and 2.0 the program put there. */
+static void pack_halves(const uint32_t values[4], uint32_t out[4]) {
+    out[0] = half_bits(values[0]) | half_bits(values[1]) << 16;
+    out[1] = 0x3F000000u;
+    out[2] = half_bits(values[2]) | half_bits(values[3]) << 16;
+    out[3] = 0x40000000u;
+}
+static void expect_rgba8_halves(uint32_t x, uint32_t y, uint32_t out[4]) {
+    uint32_t texel[4];
+    expect_rgba8(x, y, texel);
+    pack_halves(texel, out);
+}
+static void expect_gather_halves(uint32_t x, uint32_t y, uint32_t out[4]) {
+    uint32_t texels[4];
+    expect_gather(x, y, texels);
+    pack_halves(texels, out);
+}
+
 /* The same with the footprint moved by (+1, -1) texels before clamping. */
 static void expect_gather_offset(uint32_t x, uint32_t y, uint32_t out[4]) {
     gather_offset[0] = 1;
@@ -2350,6 +2384,8 @@ static void textures(void) {
     copy_program(TEXTURE_OFFSET_PS, texture_offset_ps, texture_offset_ps_end);
     copy_program(FETCH_OFFSET_PS, fetch_offset_ps, fetch_offset_ps_end);
     copy_program(FETCH_OFFSET_SCALAR_PS, fetch_offset_scalar_ps, fetch_offset_scalar_ps_end);
+    copy_program(TEXTURE_HALF_PS, texture_half_ps, texture_half_ps_end);
+    copy_program(GATHER_HALF_PS, gather_half_ps, gather_half_ps_end);
     const uint32_t fetch_offsets = 0x23; /* (+3, +2), read by fetch_offset.ps from c[0x0][0x20] */
     memcpy(gpu.memory + HANDLES + 0x20, &fetch_offsets, 4);
 
@@ -2369,6 +2405,7 @@ static void textures(void) {
         {"a fetch moved by offsets read from a constant buffer (TLD.LL.AOFFI)", 0, 1, FETCH_OFFSET_PS, F_1,
          expect_offset_fetch},
         {"a fetch moved by offsets (TLDS 2D.LZ.AOFFI)", 0, 1, FETCH_OFFSET_SCALAR_PS, F_1, expect_offset_fetch},
+        {"FP16 results packed in pairs into rd and rd2 (TEXS.F16)", 0, 1, TEXTURE_HALF_PS, F_1, expect_rgba8_halves},
         {"ASTC 4x4: two void-extent blocks' colours, as FP16", 4, 1, TEXTURE_PS, F_1, expect_astc},
         {"coordinates to 2.0, WRAP", 0, 0, TEXTURE_PS, 0x40000000u, expect_wrapped},
         {"coordinates to 2.0, CLAMP_TO_EDGE", 0, 1, TEXTURE_PS, 0x40000000u, expect_clamped},
@@ -2378,6 +2415,8 @@ static void textures(void) {
         {"a gather of R (TLD4S): the 2x2 texels a bilinear sample would read", 0, 1, GATHER_PS, F_1, expect_gather},
         {"a gather with offsets (+1, -1) (TLD4S.AOFFI)", 0, 1, GATHER_OFFSET_PS, F_1, expect_gather_offset},
         {"a gather with an offset per texel (TLD4.PTP)", 0, 1, GATHER_PTP_PS, F_1, expect_gather_ptp},
+        {"a gather's FP16 results packed in pairs into rd and rd2 (TLD4S.F16)", 0, 1, GATHER_HALF_PS, F_1,
+         expect_gather_halves},
         {"a depth-compare gather with an offset per texel (TLD4.PTP.DC)", 5, 4, GATHER_PTP_COMPARE_PS, F_1,
          expect_gather_ptp_compare},
         {"layer 1 of a 2D array gathered with offsets, mask 0x9 (TLD4.G.AOFFI ARRAY_2D)", 6, 1, GATHER_LAYER_PS, F_1,

@@ -4,7 +4,7 @@
 
 use super::{Maxwell, Result};
 use crate::sass::text::View;
-use crate::shader::ir::{BinOp, Lod, Op, TextureBinding, TextureDim, Value};
+use crate::shader::ir::{BinOp, Lod, Op, Round, TextureBinding, TextureDim, Value};
 
 /// AOFFI's texel offsets of TEX and TLD: signed 4-bit x, y and z in bits 3:0, 7:4 and 11:8 (ptxas packs them
 /// with `BFI ..., 0x404, ...`; TLD4's are 6-bit, in bytes).
@@ -31,11 +31,9 @@ fn texture_target(code: u64) -> Option<(TextureDim, bool)> {
 impl Maxwell<'_, '_, '_> {
     /// TEXS and TLDS: a sample or a fetch whose operands and results the mode field (56:53) and the component
     /// code (52:50) place, as Mesa's `getTEXSTarget`/`getTLDSTarget`/`getTEXSMask` and envydis' tables agree:
-    /// two source pairs (ra, ra+1 and rb, rb+1), the chosen components to rd, rd+1, rd2, rd2+1. FP32 results only.
+    /// two source pairs (ra, ra+1 and rb, rb+1), the chosen components to rd, rd+1, rd2, rd2+1 (or, for FP16
+    /// results, packed into rd and rd2).
     pub(super) fn texture_scalar(&mut self, v: &View) -> Result {
-        if !v.flag("f32") {
-            return self.unimplemented(v, format!("{} (FP16 results)", Self::text(v)));
-        }
         let (ra, rb) = (v.get("ra"), v.get("rb"));
         let fetch = v.encoding.opcode == "TLDS";
         // (dim, array, lod, the source registers in the order the op takes them: coordinates, layer, level, and
@@ -112,7 +110,8 @@ impl Maxwell<'_, '_, '_> {
         self.write_scalar_components(v, texel)
     }
 
-    /// TEXS's and TLDS's results: the components the component code (52:50) chooses to rd, rd+1, rd2, rd2+1.
+    /// TEXS's and TLDS's results: the components the component code (52:50) chooses to rd, rd+1, rd2, rd2+1, or
+    /// with F32 (59) clear as FP16 pairs to rd and rd2.
     fn write_scalar_components(&mut self, v: &View, texel: Value) -> Result {
         let rd2 = v.get("rd2");
         const R: u8 = 1;
@@ -127,9 +126,32 @@ impl Maxwell<'_, '_, '_> {
                 _ => return self.unimplemented(v, format!("{} (an undefined component code)", Self::text(v))),
             }
         };
+        if !v.flag("f32") {
+            self.write_half_components(texel, mask, v.get("rd"), rd2);
+            return Ok(());
+        }
         let destinations = [v.get("rd"), v.get("rd") + 1, rd2, rd2 + 1];
         self.write_components(texel, mask, &destinations);
         Ok(())
+    }
+
+    /// FP16 results (TEXS and TLDS with F32 clear, TLD4S.F16): the components of `texel` that `mask` chooses,
+    /// converted to FP16 and packed in pairs, the first in the low half: the first pair to rd, the second to rd2
+    /// (a missing high half 0); rd+1 and rd2+1 are not written. yuzu and Ryujinx agree, nxgpucatch's hardware
+    /// tests and ptxas's code around TEXS.F16 confirm the registers (`gpu/research/texture-f16.md`). The rounding
+    /// (to nearest even, as ptxas converts with F2F.F16.F32) and the zero halves are unverified on hardware.
+    fn write_half_components(&mut self, texel: Value, mask: u8, rd: u64, rd2: u64) {
+        let halves: Vec<Value> = (0..4)
+            .filter(|c| mask >> c & 1 == 1)
+            .map(|c| {
+                let value = self.op(Op::Component(texel, c));
+                self.op(Op::F32ToHalf(Round::NearestEven, value))
+            })
+            .collect();
+        let zero = self.const32(0);
+        let words: Vec<Value> =
+            halves.chunks(2).map(|pair| self.pack_halves(pair[0], pair.get(1).copied().unwrap_or(zero))).collect();
+        self.write_in_order(words, &[rd, rd2, 255, 255]);
     }
 
     /// TEX and TLD: the coordinates (after the layer, for arrays) from ra; from rb, in order, the level (TEX's
@@ -258,11 +280,8 @@ impl Maxwell<'_, '_, '_> {
     /// TLD4S: a 2D gather of component `component` (53:52), or with DC of the comparisons with the reference:
     /// x and y from ra and rb, or from ra and ra+1 when rb holds more: AOFFI's packed offsets, then DC's
     /// reference (Mesa, yuzu and Ryujinx agree); the four texels to rd, rd+1, rd2, rd2+1 (rd2 RZ: the first two
-    /// only).
+    /// only), or with F16 as FP16 pairs to rd and rd2.
     pub(super) fn texture_gather_scalar(&mut self, v: &View) -> Result {
-        if v.flag("f16") {
-            return self.unimplemented(v, format!("{} (FP16 results)", Self::text(v)));
-        }
         let (ra, rb) = (v.get("ra"), v.get("rb"));
         let (compares, offset) = (v.flag("dc"), v.flag("aoffi"));
         let y = if compares || offset { ra + 1 } else { rb };
@@ -274,6 +293,10 @@ impl Maxwell<'_, '_, '_> {
         let component = v.get("component") as u8;
         let texels = self.op(Op::TextureGather { texture, coordinates, layer: None, component, reference, offsets });
         let (rd, rd2) = (v.get("rd"), v.get("rd2"));
+        if v.flag("f16") {
+            self.write_half_components(texels, 0b1111, rd, rd2);
+            return Ok(());
+        }
         let mask = if rd2 == 255 { 0b0011 } else { 0b1111 };
         self.write_components(texels, mask, &[rd, rd + 1, rd2, rd2 + 1]);
         Ok(())
