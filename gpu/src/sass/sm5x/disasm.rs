@@ -991,6 +991,11 @@ fn phase(v: &View) -> &'static str {
     }
 }
 
+/// `.B` for the bindless forms, which take the handle from a register (their `tex` reads 0).
+fn bindless(v: &View) -> &'static str {
+    if form(v) == "B" { ".B" } else { "" }
+}
+
 /// Source registers of a texture instruction: the second is left out when it is RZ.
 fn tex_sources(v: &View) -> Vec<String> {
     let mut operands = vec![reg(v.get("ra"), 255)];
@@ -1003,7 +1008,8 @@ fn tex_sources(v: &View) -> Vec<String> {
 fn tex(v: &View) -> Parts {
     const LOD: &[&str] = &["", ".LZ", ".LB", ".LL", ".INVALIDBLOD4", ".INVALIDBLOD5", ".LBA", ".LLA"];
     let m = format!(
-        "TEX{}{}{}{}{}{}",
+        "TEX{}{}{}{}{}{}{}",
+        bindless(v),
         v.choice("lod", LOD),
         v.suffix("aoffi", ".AOFFI"),
         v.suffix("dc", ".DC"),
@@ -1019,7 +1025,8 @@ fn tex(v: &View) -> Parts {
 
 fn tld(v: &View) -> Parts {
     let m = format!(
-        "TLD{}{}{}{}{}{}",
+        "TLD{}{}{}{}{}{}{}",
+        bindless(v),
         if v.flag("lod") { ".LL" } else { ".LZ" },
         v.suffix("aoffi", ".AOFFI"),
         v.suffix("ms", ".MS"),
@@ -1034,7 +1041,7 @@ fn tld(v: &View) -> Parts {
 }
 
 fn txd(v: &View) -> Parts {
-    let m = format!("TXD{}{}{}", v.suffix("aoffi", ".AOFFI"), v.suffix("nodep", ".NODEP"), phase(v));
+    let m = format!("TXD{}{}{}{}", bindless(v), v.suffix("aoffi", ".AOFFI"), v.suffix("nodep", ".NODEP"), phase(v));
     let mut operands = vec![reg(v.get("rd"), 255)];
     operands.extend(tex_sources(v));
     operands.extend([hex(v.get("tex") as i64), v.choice("target", TEX_TARGET), hex(v.get("mask") as i64)]);
@@ -1052,7 +1059,7 @@ fn txq(v: &View) -> Parts {
         22 => "TEX_SAMPLER_BORDER_COLOR".to_string(),
         other => format!("INVALID{other}"),
     };
-    let m = format!("TXQ{}{}", v.suffix("nodep", ".NODEP"), phase(v));
+    let m = format!("TXQ{}{}{}", bindless(v), v.suffix("nodep", ".NODEP"), phase(v));
     let operands =
         vec![reg(v.get("rd"), 255), reg(v.get("ra"), 255), query, hex(v.get("tex") as i64), hex(v.get("mask") as i64)];
     (m, operands)
@@ -1112,8 +1119,9 @@ fn texs(v: &View) -> Parts {
 
 fn tld4(v: &View) -> Parts {
     let m = format!(
-        "TLD4{}{}{}{}{}{}",
+        "TLD4{}{}{}{}{}{}{}",
         v.choice("component", GATHER_COMPONENT),
+        bindless(v),
         v.choice("offsets", &["", ".AOFFI", ".PTP", ".INVALIDBTOFF03"]),
         v.suffix("dc", ".DC"),
         v.suffix("ndv", ".NDV"),
