@@ -11,7 +11,7 @@ use tandem_gpu::sass::assemble;
 use tandem_gpu::sass::cubin::KernelImage;
 use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType};
 use tandem_gpu::shader::{
-    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, VertexInterface, translate_graphics,
+    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, Translation, VertexInterface, translate_graphics,
 };
 use tandem_gpu::texture::descriptor::Comparison;
 
@@ -109,7 +109,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
 }
 
 /// The pixel program `body` (after a header and generic 0's (x, y) in R0, R1) translated for target 0.
-fn translate_pixel_body(body: &str) -> Result<Vec<u32>, String> {
+fn translate_pixel_body(body: &str) -> Result<Translation, String> {
     let source = format!(
         ".stage pixel\n.interpolate 0 xy linear\n.target 0 rgba\nIPA rd=0 address=0x80\nIPA rd=1 address=0x84\n\
          {body}\nEXIT\n"
@@ -124,9 +124,7 @@ fn translate_pixel_body(body: &str) -> Result<Vec<u32>, String> {
         saturate: [None; 8],
         dual_source: false,
     };
-    let translation =
-        translate_graphics(&kernel, Stage::Fragment(&fragment), 0, &global, &[]).map_err(|e| e.to_string())?;
-    Ok(translation.spirv)
+    translate_graphics(&kernel, Stage::Fragment(&fragment), 0, &global, &[]).map_err(|e| e.to_string())
 }
 
 /// Vulkan takes a sample's texel offsets (TEX.AOFFI) only as constants: offsets the translator can follow to an
@@ -139,7 +137,8 @@ fn sample_offsets_must_be_known_when_translating() {
     let known = translate_pixel_body(&format!(
         "MOV32I rd=2 imm32=0x000000f1 lanes=15\nMOV32I rd=3 imm32=0x00000011 lanes=15 pg=0\n{TEX}"
     ))
-    .unwrap();
+    .unwrap()
+    .spirv;
     spirv_val("offsets", &known);
     // The instructions after the module's five-word header, each its word count in the high half of its first.
     const IMAGE_SAMPLE_EXPLICIT_LOD: u32 = 88;
@@ -160,5 +159,31 @@ fn sample_offsets_must_be_known_when_translating() {
     ] {
         let error = translate_pixel_body(&body).unwrap_err();
         assert!(error.contains("TEX.LZ.AOFFI") && error.contains("run time"), "{error}");
+    }
+}
+
+/// A bindless instruction's handle is traced back to the constant-buffer words it was made of (NVN's shapes: a
+/// word loaded whole, or separate texture and sampler handles masked, shifted and ORed), which the back end reads
+/// when the draw runs; a handle made any other way stops the translation naming the instruction.
+#[test]
+fn bindless_handles_trace_to_constant_buffer_words() {
+    const TEX: &str = "TEX.B rd=0 ra=0 rb=2 target=2 mask=15 lod=1";
+    let traced = |body: String| {
+        let translation = translate_pixel_body(&format!("{body}\n{TEX}")).unwrap();
+        spirv_val("bindless", &translation.spirv);
+        translation.textures.iter().map(|texture| texture.handle.to_string()).collect::<Vec<_>>()
+    };
+    assert_eq!(traced("MOV.cbuf rd=2 cb_offset=10 cb_bank=3 lanes=15".into()), ["c[0x3][0x28]"]);
+    let pair = "MOV.cbuf rd=2 cb_offset=11 cb_bank=0 lanes=15\nLOP32I rd=2 ra=2 imm32=0x000fffff op=0\n\
+                MOV.cbuf rd=3 cb_offset=12 cb_bank=0 lanes=15\nSHL.imm rd=3 ra=3 imm20=20\nLOP.reg rd=2 ra=2 rb=3 op=1";
+    assert_eq!(traced(pair.into()), ["(c[0x0][0x2c] & 0xfffff) | c[0x0][0x30] << 20"]);
+
+    for body in [
+        // An interpolated attribute, and an immediate handle (no constant-buffer word to read).
+        "IPA rd=2 address=0x88",
+        "MOV32I rd=2 imm32=0x00100001 lanes=15",
+    ] {
+        let error = translate_pixel_body(&format!("{body}\n{TEX}")).unwrap_err();
+        assert!(error.contains("TEX.B.LZ") && error.contains("not traced"), "{error}");
     }
 }

@@ -279,12 +279,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
     std::fs::write(&args.output, &bytes).with_context(|| format!("writing {}", args.output.display()))?;
     let banks = translation.constant_banks.iter().map(|bank| format!("c[{bank:#x}]"));
     let textures = translation.textures.iter().map(|texture| {
-        format!(
-            "texture c[bindless][{:#x}] ({:?}{})",
-            texture.handle_offset,
-            texture.dim,
-            if texture.array { " array" } else { "" }
-        )
+        format!("texture {} ({:?}{})", texture.handle, texture.dim, if texture.array { " array" } else { "" })
     });
     let bindings: Vec<String> =
         banks.chain(textures).enumerate().map(|(binding, what)| format!("{what} at binding {binding}")).collect();

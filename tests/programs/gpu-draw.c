@@ -128,6 +128,10 @@ __asm__(".section .rodata\n"
         "texture_half_ps_end:\n"
         "gather_half_ps: .incbin \"shaders/gather_half.ps.bin\"\n"
         "gather_half_ps_end:\n"
+        "bindless_ps: .incbin \"shaders/bindless.ps.bin\"\n"
+        "bindless_ps_end:\n"
+        "bindless_pair_ps: .incbin \"shaders/bindless_pair.ps.bin\"\n"
+        "bindless_pair_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -138,7 +142,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     sample_ps_end[], gather_ptp_ps[], gather_ptp_ps_end[], gather_ptp_compare_ps[], gather_ptp_compare_ps_end[],
     gather_layer_ps[], gather_layer_ps_end[], texture_offset_ps[], texture_offset_ps_end[], fetch_offset_ps[],
     fetch_offset_ps_end[], fetch_offset_scalar_ps[], fetch_offset_scalar_ps_end[], texture_half_ps[],
-    texture_half_ps_end[], gather_half_ps[], gather_half_ps_end[];
+    texture_half_ps_end[], gather_half_ps[], gather_half_ps_end[], bindless_ps[], bindless_ps_end[], bindless_pair_ps[],
+    bindless_pair_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -322,6 +327,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define FETCH_OFFSET_SCALAR_PS 0x5000u
 #define TEXTURE_HALF_PS 0x5200u
 #define GATHER_HALF_PS 0x5400u
+#define BINDLESS_PS 0x5600u
+#define BINDLESS_PAIR_PS 0x5800u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2100,6 +2107,7 @@ static void expect_offset_fetch(uint32_t x, uint32_t y, uint32_t out[4]) {
 }
 
 static int32_t gather_offset[2];
+static int gather_channel; /* the texel channel the gather reads */
 /* The footprint's (i0, j0) at pixel (x, y), before offsets and clamping. */
 static void footprint(uint32_t x, uint32_t y, int32_t *i0, int32_t *j0) {
     *i0 = floor_div16(2 * (int32_t)x - 7);
@@ -2114,8 +2122,17 @@ static void expect_gather(uint32_t x, uint32_t y, uint32_t out[4]) {
     for (int c = 0; c < 4; c++) {
         uint8_t t[4];
         rgba8_texel(clamp_to(corners[c][0], 7), clamp_to(corners[c][1], 3), t);
-        out[c] = unorm_bits(t[0], 8);
+        out[c] = unorm_bits(t[gather_channel], 8);
     }
+}
+
+/* Texture 1 (its R is the texel's B) gathered with offsets (+1, -1), through a bindless handle. */
+static void expect_bindless_gather(uint32_t x, uint32_t y, uint32_t out[4]) {
+    gather_channel = 2;
+    gather_offset[0] = 1;
+    gather_offset[1] = -1;
+    expect_gather(x, y, out);
+    gather_channel = gather_offset[0] = gather_offset[1] = 0;
 }
 
 /* Per-texel offsets (TLD4.PTP, as gather_ptp.ps packs them): component k is the (i0, j0) texel of the footprint
@@ -2386,8 +2403,13 @@ static void textures(void) {
     copy_program(FETCH_OFFSET_SCALAR_PS, fetch_offset_scalar_ps, fetch_offset_scalar_ps_end);
     copy_program(TEXTURE_HALF_PS, texture_half_ps, texture_half_ps_end);
     copy_program(GATHER_HALF_PS, gather_half_ps, gather_half_ps_end);
-    const uint32_t fetch_offsets = 0x23; /* (+3, +2), read by fetch_offset.ps from c[0x0][0x20] */
-    memcpy(gpu.memory + HANDLES + 0x20, &fetch_offsets, 4);
+    copy_program(BINDLESS_PS, bindless_ps, bindless_ps_end);
+    copy_program(BINDLESS_PAIR_PS, bindless_pair_ps, bindless_pair_ps_end);
+    /* c[0x0][0x20]: offsets (+3, +2) for fetch_offset.ps; 0x28: a bindless handle (header 1, sampler 1) for
+     * bindless.ps; 0x2c and 0x30: separate texture (header 1, junk above bit 19) and sampler (1) handles for
+     * bindless_pair.ps. */
+    const uint32_t constants[5] = {0x23, 0, 1u | 1u << 20, 0xABC00001u, 1};
+    memcpy(gpu.memory + HANDLES + 0x20, constants, sizeof constants);
 
     struct {
         const char *what;
@@ -2406,6 +2428,9 @@ static void textures(void) {
          expect_offset_fetch},
         {"a fetch moved by offsets (TLDS 2D.LZ.AOFFI)", 0, 1, FETCH_OFFSET_SCALAR_PS, F_1, expect_offset_fetch},
         {"FP16 results packed in pairs into rd and rd2 (TEXS.F16)", 0, 1, TEXTURE_HALF_PS, F_1, expect_rgba8_halves},
+        {"texture 1 through a bindless handle from a constant buffer (TEX.B)", 0, 1, BINDLESS_PS, F_1, expect_bgr1},
+        {"a gather through a handle ORed from texture and sampler handles (TLD4.B.AOFFI)", 0, 1, BINDLESS_PAIR_PS,
+         F_1, expect_bindless_gather},
         {"ASTC 4x4: two void-extent blocks' colours, as FP16", 4, 1, TEXTURE_PS, F_1, expect_astc},
         {"coordinates to 2.0, WRAP", 0, 0, TEXTURE_PS, 0x40000000u, expect_wrapped},
         {"coordinates to 2.0, CLAMP_TO_EDGE", 0, 1, TEXTURE_PS, 0x40000000u, expect_clamped},

@@ -205,11 +205,60 @@ impl TextureDim {
     }
 }
 
-/// A texture a program reads: the handle at byte `handle_offset` of the stage's texture constant buffer
-/// (SET_BINDLESS_TEXTURE's slot), sampled as `dim` (an array when `array`). One binding per distinct use.
+/// Where a texture's handle (header index in bits 19:0, sampler index in 31:20) comes from when a draw runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TextureHandle {
+    /// The word at this byte offset of the stage's texture constant buffer (SET_BINDLESS_TEXTURE's slot): the
+    /// bound instructions' `tex` field.
+    Bound(u32),
+    /// A bindless instruction's handle register, traced back to constant-buffer words: the OR of its parts (a
+    /// handle loaded whole is one part; NVN's separate texture and sampler handles are two).
+    Traced([Option<HandlePart>; 2]),
+}
+
+/// `(word & mask) << shift`, the word at byte `offset` of constant bank `bank` (`shift` past 31 gives 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HandlePart {
+    pub bank: u8,
+    pub offset: u32,
+    pub mask: u32,
+    pub shift: u32,
+}
+
+impl fmt::Display for TextureHandle {
+    /// `c[bindless][0x8]`, or the traced expression: `c[0x0][0x28]`, `(c[0x0][0x2c] & 0xfffff) | c[0x0][0x30] << 20`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts = match self {
+            TextureHandle::Bound(offset) => return write!(f, "c[bindless][{offset:#x}]"),
+            TextureHandle::Traced(parts) => parts,
+        };
+        for (index, part) in parts.iter().flatten().enumerate() {
+            if index > 0 {
+                write!(f, " | ")?;
+            }
+            let word = format!("c[{:#x}][{:#x}]", part.bank, part.offset);
+            match (part.mask, part.shift) {
+                (u32::MAX, 0) => write!(f, "{word}")?,
+                (u32::MAX, shift) => write!(f, "{word} << {shift}")?,
+                (mask, 0) => write!(f, "({word} & {mask:#x})")?,
+                (mask, shift) => write!(f, "({word} & {mask:#x}) << {shift}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl HandlePart {
+    pub fn apply(&self, word: u32) -> u32 {
+        (word & self.mask).checked_shl(self.shift).unwrap_or(0)
+    }
+}
+
+/// A texture a program reads through `handle`, sampled as `dim` (an array when `array`). One binding per
+/// distinct use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TextureBinding {
-    pub handle_offset: u32,
+    pub handle: TextureHandle,
     pub dim: TextureDim,
     pub array: bool,
     /// Sampled with a depth compare (a depth texture, and a sampler that compares).

@@ -3,7 +3,8 @@
 //! shifts, NVIDIA's FP32 finishing rules, comparisons, MIN/MAX), each ISA's lowering (`sm86`, `sm5x`) builds on.
 
 use super::ir::{
-    BinOp, Block, Cmp, Conv, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp, Value,
+    BinOp, Block, Cmp, Conv, FArith, HandlePart, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp,
+    Value,
 };
 use crate::sass::text::View;
 
@@ -527,6 +528,53 @@ impl Lower<'_> {
     /// values. `None` when it depends on anything else (an earlier block, memory, a guarded write). Sample
     /// offsets use it: Vulkan takes them only as constants, and shaders load them into registers as immediates.
     pub(super) fn known_constant(&self, value: Value) -> Option<u32> {
+        match *self.definition(value)? {
+            Op::Const(Type::U32, bits) => Some(bits as u32),
+            Op::Binary(op, a, b) if self.program.types[value.0 as usize] == Type::U32 => {
+                fold_u32(op, self.known_constant(a)?, self.known_constant(b)?)
+            }
+            _ => None,
+        }
+    }
+
+    /// The constant-buffer words a bindless texture handle `value` is made of, when the statements of its block
+    /// before it fix them (as `known_constant` follows registers): one word loaded whole, or an OR of two, each
+    /// masked (AND with a known constant) and shifted (SHL by one) along the way, the shapes yuzu and Ryujinx
+    /// recognise in NVN's code (`gpu/research/bindless.md`). `None` for anything else.
+    pub(super) fn traced_handle(&self, value: Value) -> Option<[Option<HandlePart>; 2]> {
+        match *self.definition(value)? {
+            Op::ConstantLoad { bank, offset } => {
+                let part = HandlePart { bank, offset: self.known_constant(offset)?, mask: u32::MAX, shift: 0 };
+                Some([Some(part), None])
+            }
+            Op::Binary(BinOp::Or, a, b) => match (self.traced_handle(a)?, self.traced_handle(b)?) {
+                ([first, None], [second, None]) => Some([first, second]),
+                _ => None,
+            },
+            Op::Binary(op @ (BinOp::And | BinOp::Shl), a, b) => {
+                let (traced, amount) = match (self.known_constant(a), self.known_constant(b)) {
+                    (None, Some(constant)) => (a, constant),
+                    (Some(constant), None) if op == BinOp::And => (b, constant),
+                    _ => return None,
+                };
+                let parts = self.traced_handle(traced)?;
+                Some(parts.map(|part| {
+                    part.map(|part| match op {
+                        // (w & m) << s & k is (w & (m & k >> s)) << s.
+                        BinOp::And => {
+                            HandlePart { mask: part.mask & amount.checked_shr(part.shift).unwrap_or(0), ..part }
+                        }
+                        _ => HandlePart { shift: part.shift.saturating_add(amount).min(32), ..part },
+                    })
+                }))
+            }
+            _ => None,
+        }
+    }
+
+    /// The op that computes `value`, seen through register reads to what the block last wrote there (outside
+    /// any guard): the definitions `known_constant` and `traced_handle` follow.
+    fn definition(&self, value: Value) -> Option<&Op> {
         let lists = &self.stmts[self.stmts.len() - 1 - self.open_guards..];
         for (depth, list) in lists.iter().enumerate().rev() {
             let Some(position) = list.iter().position(|s| matches!(s, Stmt::Op(v, _) if *v == value)) else {
@@ -534,24 +582,21 @@ impl Lower<'_> {
             };
             let Stmt::Op(_, op) = &list[position] else { unreachable!("matched an op above") };
             return match *op {
-                Op::Const(Type::U32, bits) => Some(bits as u32),
-                Op::GetReg(register) => self.known_register(lists, register, depth, position),
-                Op::Binary(op, a, b) if self.program.types[value.0 as usize] == Type::U32 => {
-                    fold_u32(op, self.known_constant(a)?, self.known_constant(b)?)
-                }
-                _ => None,
+                Op::GetReg(register) => self.definition(self.register_source(lists, register, depth, position)?),
+                _ => Some(op),
             };
         }
         None
     }
 
-    /// The known U32 in `register` before statement `position` of `lists[depth]` (see `known_constant`).
-    fn known_register(&self, lists: &[Vec<Stmt>], register: u8, depth: usize, position: usize) -> Option<u32> {
+    /// The value the block last wrote to `register` before statement `position` of `lists[depth]` (see
+    /// `known_constant`).
+    fn register_source(&self, lists: &[Vec<Stmt>], register: u8, depth: usize, position: usize) -> Option<Value> {
         let mut end = position;
         for depth in (0..=depth).rev() {
             for stmt in lists[depth][..end].iter().rev() {
                 match stmt {
-                    Stmt::Op(_, Op::SetReg(r, value)) if *r == register => return self.known_constant(*value),
+                    Stmt::Op(_, Op::SetReg(r, value)) if *r == register => return Some(*value),
                     Stmt::If(_, body) if writes_register(body, register) => return None,
                     _ => {}
                 }

@@ -5,7 +5,7 @@
 
 use super::{NAME, ReferenceBackend};
 use crate::backend::{BackendError, Draw, GpuMemory, Stage};
-use crate::shader::ir::{TextureBinding, TextureDim};
+use crate::shader::ir::{TextureBinding, TextureDim, TextureHandle};
 use crate::texture::descriptor::{
     AddressMode, DESCRIPTOR_BYTES, Filter, Handle, MipFilter, Sampler, TextureHeader, TextureType,
 };
@@ -67,6 +67,25 @@ fn read_descriptor(memory: &GpuMemory, address: u64) -> Result<[u32; 8], Backend
     Ok(std::array::from_fn(|i| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("four bytes"))))
 }
 
+/// The word at byte `offset` of constant buffer `slot` of `stage`, where a texture handle (or part of one) is.
+fn handle_word(stage: &Stage, slot: usize, offset: u32, memory: &GpuMemory) -> Result<u32, BackendError> {
+    let buffer = stage.constant_buffers.get(slot).copied().flatten().ok_or_else(|| {
+        bad_texture(format!(
+            "the shader at {:#x} reads a texture handle from c[{slot:#x}], which is not bound",
+            stage.address
+        ))
+    })?;
+    if u64::from(offset) + 4 > u64::from(buffer.size) {
+        return Err(bad_texture(format!(
+            "a texture handle at c[{slot:#x}][{offset:#x}], past the buffer's {} bytes",
+            buffer.size
+        )));
+    }
+    let mut raw = [0u8; 4];
+    memory.read(buffer.address + u64::from(offset), &mut raw)?;
+    Ok(u32::from_le_bytes(raw))
+}
+
 impl ReferenceBackend {
     /// The textures `bindings` name, for `stage` of `draw`.
     pub(super) fn stage_textures(
@@ -86,22 +105,14 @@ impl ReferenceBackend {
         binding: &TextureBinding,
         memory: &GpuMemory,
     ) -> Result<DecodedTexture, BackendError> {
-        let slot = draw.texture_buffer;
-        let buffer = stage.constant_buffers.get(slot).copied().flatten().ok_or_else(|| {
-            bad_texture(format!(
-                "the shader at {:#x} reads a texture handle from c[{slot:#x}], which is not bound",
-                stage.address
-            ))
-        })?;
-        if u64::from(binding.handle_offset) + 4 > u64::from(buffer.size) {
-            return Err(bad_texture(format!(
-                "a texture handle at c[{slot:#x}][{:#x}], past the buffer's {} bytes",
-                binding.handle_offset, buffer.size
-            )));
-        }
-        let mut raw = [0u8; 4];
-        memory.read(buffer.address + u64::from(binding.handle_offset), &mut raw)?;
-        let handle = Handle::split(u32::from_le_bytes(raw), draw.texture_pools.sampler_via_header);
+        let raw = match binding.handle {
+            TextureHandle::Bound(offset) => handle_word(stage, draw.texture_buffer, offset, memory)?,
+            TextureHandle::Traced(parts) => parts.iter().flatten().try_fold(0, |raw, part| {
+                let word = handle_word(stage, usize::from(part.bank), part.offset, memory)?;
+                Ok::<u32, BackendError>(raw | part.apply(word))
+            })?,
+        };
+        let handle = Handle::split(raw, draw.texture_pools.sampler_via_header);
         let (header_address, sampler_address) = draw.texture_pools.addresses(handle).map_err(bad_texture)?;
         let header =
             TextureHeader::parse(handle.header, read_descriptor(memory, header_address)?).map_err(bad_texture)?;

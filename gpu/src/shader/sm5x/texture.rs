@@ -4,7 +4,7 @@
 
 use super::{Maxwell, Result};
 use crate::sass::text::View;
-use crate::shader::ir::{BinOp, Lod, Op, Round, TextureBinding, TextureDim, Value};
+use crate::shader::ir::{BinOp, Lod, Op, Round, TextureBinding, TextureDim, TextureHandle, Value};
 
 /// AOFFI's texel offsets of TEX and TLD: signed 4-bit x, y and z in bits 3:0, 7:4 and 11:8 (ptxas packs them
 /// with `BFI ..., 0x404, ...`; TLD4's are 6-bit, in bytes).
@@ -35,6 +35,7 @@ impl Maxwell<'_, '_, '_> {
     /// results, packed into rd and rd2).
     pub(super) fn texture_scalar(&mut self, v: &View) -> Result {
         let (ra, rb) = (v.get("ra"), v.get("rb"));
+        let handle = self.texture_handle(v, rb)?;
         let fetch = v.encoding.opcode == "TLDS";
         // (dim, array, lod, the source registers in the order the op takes them: coordinates, layer, level, and
         // a depth compare's reference last).
@@ -74,7 +75,7 @@ impl Maxwell<'_, '_, '_> {
                 // texture_load_swizzled; Mesa's getTLDSTarget calls it TEX_TARGET_2D_MS).
                 let coordinates = vec![self.reg(ra), self.reg(ra + 1)];
                 let sample = self.reg(rb);
-                let texel = self.fetch_sample(v, coordinates, sample);
+                let texel = self.fetch_sample(handle, coordinates, sample);
                 return self.write_scalar_components(v, texel);
             }
             (true, 7) => (D3, false, Level::Zero, vec![ra, ra + 1, rb]),
@@ -89,7 +90,8 @@ impl Maxwell<'_, '_, '_> {
         let after_layer = count + usize::from(array);
         let lod_register = matches!(level, Level::Register).then(|| self.reg(sources[after_layer]));
         let reference = compares.then(|| self.reg(*sources.last().expect("a source")));
-        let texture = self.bind_texture(TextureBinding { depth_compare: compares, ..Self::binding(v, dim, array) });
+        let texture =
+            self.bind_texture(TextureBinding { depth_compare: compares, ..Self::binding(handle, dim, array) });
         let texel = if fetch {
             let level = lod_register.unwrap_or_else(|| self.const32(0));
             let coordinates = if matches!(mode, 4 | 12) {
@@ -173,6 +175,11 @@ impl Maxwell<'_, '_, '_> {
             next += u64::from(present);
             present.then_some(register)
         };
+        // A bindless form's handle comes first.
+        let handle = match take(v.encoding.form() == "B") {
+            Some(register) => self.texture_handle(v, register)?,
+            None => self.texture_handle(v, rb)?,
+        };
         let level_register = take(if fetch { v.get("lod") == 1 } else { matches!(v.get("lod"), 2 | 3) });
         let offsets_register = take(v.flag("aoffi"));
         let last_register = take(if fetch { v.flag("ms") } else { v.flag("dc") });
@@ -193,9 +200,9 @@ impl Maxwell<'_, '_, '_> {
                     return self.unimplemented(v, format!("{} (multisample fetches other than 2D)", Self::text(v)));
                 }
                 let sample = self.reg(sample);
-                self.fetch_sample(v, coordinates, sample)
+                self.fetch_sample(handle, coordinates, sample)
             } else {
-                let texture = self.bind_texture(Self::binding(v, dim, array));
+                let texture = self.bind_texture(Self::binding(handle, dim, array));
                 let level = match level_register {
                     Some(register) => self.reg(register),
                     None => self.const32(0),
@@ -227,7 +234,7 @@ impl Maxwell<'_, '_, '_> {
                 _ => return self.unimplemented(v, format!("{} (LBA and LLA levels)", Self::text(v))),
             };
             let reference = last_register.map(|register| self.reg(register));
-            let binding = TextureBinding { depth_compare: reference.is_some(), ..Self::binding(v, dim, array) };
+            let binding = TextureBinding { depth_compare: reference.is_some(), ..Self::binding(handle, dim, array) };
             let texture = self.bind_texture(binding);
             self.op(Op::TextureSample { texture, coordinates, layer, lod, reference, offset })
         };
@@ -263,13 +270,16 @@ impl Maxwell<'_, '_, '_> {
             _ => return self.unimplemented(v, format!("{} (3D and cube targets)", Self::text(v))),
         };
         let (ra, rb) = (v.get("ra"), v.get("rb"));
+        // A bindless form's handle comes before the coordinates.
+        let handle = self.texture_handle(v, ra)?;
+        let first = ra + u64::from(v.encoding.form() == "B");
         let count = dim.coordinates() as u64;
-        let coordinates: Vec<Value> = (0..count).map(|k| self.reg(ra + k)).collect();
-        let layer = array.then(|| self.reg(ra + count));
+        let coordinates: Vec<Value> = (0..count).map(|k| self.reg(first + k)).collect();
+        let layer = array.then(|| self.reg(first + count));
         let derivative = |e: &mut Self, coordinate: u64, y: u64| e.reg(rb + 2 * coordinate.min(count - 1) + y);
         let x = [derivative(self, 0, 0), derivative(self, 1, 0)];
         let y = [derivative(self, 0, 1), derivative(self, 1, 1)];
-        let texture = self.bind_texture(Self::binding(v, dim, array));
+        let texture = self.bind_texture(Self::binding(handle, dim, array));
         let lod = Lod::Gradients { x, y };
         let texel = self.op(Op::TextureSample { texture, coordinates, layer, lod, reference: None, offset: None });
         let rd = v.get("rd");
@@ -288,7 +298,7 @@ impl Maxwell<'_, '_, '_> {
         let coordinates = vec![self.reg(ra), self.reg(y)];
         let offsets = offset.then(|| self.reg(rb));
         let reference = compares.then(|| self.reg(rb + u64::from(offset)));
-        let binding = Self::binding(v, TextureDim::D2, false);
+        let binding = Self::binding(self.texture_handle(v, rb)?, TextureDim::D2, false);
         let texture = self.bind_texture(TextureBinding { depth_compare: compares, gather_offsets: offset, ..binding });
         let component = v.get("component") as u8;
         let texels = self.op(Op::TextureGather { texture, coordinates, layer: None, component, reference, offsets });
@@ -323,7 +333,10 @@ impl Maxwell<'_, '_, '_> {
         if offset_registers > 0 && dim == TextureDim::Cube {
             return self.unimplemented(v, format!("{} (offsets on a cube, which SPIR-V forbids)", Self::text(v)));
         }
-        let (ra, rb) = (v.get("ra"), v.get("rb"));
+        let (ra, handle_register) = (v.get("ra"), v.get("rb"));
+        let handle = self.texture_handle(v, handle_register)?;
+        // A bindless form's handle comes first in rb's registers.
+        let rb = handle_register + u64::from(v.encoding.form() == "B");
         let layer = array.then(|| self.reg(ra));
         let first = ra + u64::from(array);
         let coordinates: Vec<Value> = (0..dim.coordinates() as u64).map(|k| self.reg(first + k)).collect();
@@ -331,7 +344,7 @@ impl Maxwell<'_, '_, '_> {
         let binding = TextureBinding {
             depth_compare: reference.is_some(),
             gather_offsets: offset_registers > 0,
-            ..Self::binding(v, dim, array)
+            ..Self::binding(handle, dim, array)
         };
         let texture = self.bind_texture(binding);
         let component = v.get("component") as u8;
@@ -366,17 +379,28 @@ impl Maxwell<'_, '_, '_> {
         Ok(())
     }
 
-    /// The binding of a texture of `dim` (`array`) whose handle is word TEX (48:36) of the stage's texture
-    /// constant buffer, read plainly (no compare, offsets or samples).
-    fn binding(v: &View, dim: TextureDim, array: bool) -> TextureBinding {
-        TextureBinding {
-            handle_offset: 4 * v.get("tex") as u32,
-            dim,
-            array,
-            depth_compare: false,
-            gather_offsets: false,
-            multisample: false,
+    /// The handle of the texture `v` reads: word TEX (48:36) of the stage's texture constant buffer for the
+    /// bound forms; for the bindless ones (.B), register `bindless_register`, traced back to the constant-buffer
+    /// words it was made of in its block (`Lower::traced_handle`). A handle traced nowhere stops the translation
+    /// naming the instruction: it would need the whole pools as descriptor arrays.
+    fn texture_handle(&mut self, v: &View, bindless_register: u64) -> Result<TextureHandle> {
+        if v.encoding.form() != "B" {
+            return Ok(TextureHandle::Bound(4 * v.get("tex") as u32));
         }
+        let handle = self.reg(bindless_register);
+        match self.traced_handle(handle) {
+            Some(parts) => Ok(TextureHandle::Traced(parts)),
+            None => self.unimplemented(
+                v,
+                format!("{} (a bindless handle not traced to constant-buffer words in its block)", Self::text(v)),
+            ),
+        }
+    }
+
+    /// The binding of a texture of `dim` (`array`) whose handle is `handle`, read plainly (no compare, offsets
+    /// or samples).
+    fn binding(handle: TextureHandle, dim: TextureDim, array: bool) -> TextureBinding {
+        TextureBinding { handle, dim, array, depth_compare: false, gather_offsets: false, multisample: false }
     }
 
     fn bind_texture(&mut self, binding: TextureBinding) -> u16 {
@@ -385,8 +409,8 @@ impl Maxwell<'_, '_, '_> {
 
     /// A fetch of sample `sample` of texel `coordinates` of a multisampled 2D texture: layer `sample` of the
     /// array the host holds it as (`TextureBinding::multisample`).
-    fn fetch_sample(&mut self, v: &View, coordinates: Vec<Value>, sample: Value) -> Value {
-        let binding = TextureBinding { multisample: true, ..Self::binding(v, TextureDim::D2, true) };
+    fn fetch_sample(&mut self, handle: TextureHandle, coordinates: Vec<Value>, sample: Value) -> Value {
+        let binding = TextureBinding { multisample: true, ..Self::binding(handle, TextureDim::D2, true) };
         let texture = self.bind_texture(binding);
         let level = self.const32(0);
         self.op(Op::TextureFetch { texture, coordinates, layer: Some(sample), level })
