@@ -9,9 +9,10 @@ use tandem_gpu::sass::Isa;
 use tandem_gpu::sass::cubin::KernelImage;
 use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType};
 use tandem_gpu::shader::{
-    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, VertexInterface, translate_compute,
+    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, TextureView, VertexInterface, translate_compute,
     translate_graphics,
 };
+use tandem_gpu::shader::ir::TextureDim;
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -32,7 +33,11 @@ fuzz_target!(|input: Input| {
         return;
     }
     let Ok(header) = ProgramHeader::parse(&input.header) else { return };
-    let kinds = [NumberKind::Float, NumberKind::Uint, NumberKind::Sint];
+    let views = [
+        TextureView { kind: NumberKind::Float, dim: TextureDim::D2, array: true },
+        TextureView { kind: NumberKind::Uint, dim: TextureDim::D1, array: false },
+        TextureView { kind: NumberKind::Sint, dim: TextureDim::D3, array: false },
+    ];
     match header.shader_type() {
         Some(ShaderType::Vertex) => {
             let vertex = VertexInterface {
@@ -43,7 +48,7 @@ fuzz_target!(|input: Input| {
                 layer: true,
                 capture: Default::default(),
             };
-            let _ = translate_graphics(&kernel, Stage::Vertex(&vertex), local_bytes, &global, &kinds);
+            let _ = translate_graphics(&kernel, Stage::Vertex(&vertex), local_bytes, &global, &views);
         }
         Some(ShaderType::Pixel) => {
             let fragment = FragmentInterface {
@@ -53,7 +58,7 @@ fuzz_target!(|input: Input| {
                 saturate: [None; 8],
                 dual_source: false,
             };
-            let _ = translate_graphics(&kernel, Stage::Fragment(&fragment), local_bytes, &global, &kinds);
+            let _ = translate_graphics(&kernel, Stage::Fragment(&fragment), local_bytes, &global, &views);
         }
         _ => {}
     }

@@ -132,6 +132,10 @@ __asm__(".section .rodata\n"
         "bindless_ps_end:\n"
         "bindless_pair_ps: .incbin \"shaders/bindless_pair.ps.bin\"\n"
         "bindless_pair_ps_end:\n"
+        "txq_ps: .incbin \"shaders/txq.ps.bin\"\n"
+        "txq_ps_end:\n"
+        "txq_bindless_ps: .incbin \"shaders/txq_bindless.ps.bin\"\n"
+        "txq_bindless_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -143,7 +147,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     gather_layer_ps[], gather_layer_ps_end[], texture_offset_ps[], texture_offset_ps_end[], fetch_offset_ps[],
     fetch_offset_ps_end[], fetch_offset_scalar_ps[], fetch_offset_scalar_ps_end[], texture_half_ps[],
     texture_half_ps_end[], gather_half_ps[], gather_half_ps_end[], bindless_ps[], bindless_ps_end[], bindless_pair_ps[],
-    bindless_pair_ps_end[];
+    bindless_pair_ps_end[], txq_ps[], txq_ps_end[], txq_bindless_ps[], txq_bindless_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -329,6 +333,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define GATHER_HALF_PS 0x5400u
 #define BINDLESS_PS 0x5600u
 #define BINDLESS_PAIR_PS 0x5800u
+#define TXQ_PS 0x5A00u
+#define TXQ_BINDLESS_PS 0x5C00u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2126,6 +2132,27 @@ static void expect_gather(uint32_t x, uint32_t y, uint32_t out[4]) {
     }
 }
 
+/* Size queries (TXQ), as nxgpucatch's hardware tests have them: width, height, then depth or a 2D array's
+ * layers (0 for a 2D texture), then the levels; all but the levels 0 past the last level. */
+static void expect_query(const float size[4], uint32_t out[4]) {
+    for (int c = 0; c < 4; c++) memcpy(&out[c], &size[c], 4);
+}
+static void expect_level_1_size(uint32_t x, uint32_t y, uint32_t out[4]) {
+    (void)x, (void)y;
+    const float size[4] = {8, 4, 0, 2}; /* texture 3: 16 x 8, two levels */
+    expect_query(size, out);
+}
+static void expect_past_last_level(uint32_t x, uint32_t y, uint32_t out[4]) {
+    (void)x, (void)y;
+    const float size[4] = {0, 0, 0, 1}; /* texture 6: a 2D array of one level */
+    expect_query(size, out);
+}
+static void expect_array_size_masked(uint32_t x, uint32_t y, uint32_t out[4]) {
+    (void)x, (void)y;
+    const float size[4] = {8, 4, 1, 0.5f}; /* texture 6's width, height and levels (mask 0xb), then R3's 0.5 */
+    expect_query(size, out);
+}
+
 /* Texture 1 (its R is the texel's B) gathered with offsets (+1, -1), through a bindless handle. */
 static void expect_bindless_gather(uint32_t x, uint32_t y, uint32_t out[4]) {
     gather_channel = 2;
@@ -2405,10 +2432,12 @@ static void textures(void) {
     copy_program(GATHER_HALF_PS, gather_half_ps, gather_half_ps_end);
     copy_program(BINDLESS_PS, bindless_ps, bindless_ps_end);
     copy_program(BINDLESS_PAIR_PS, bindless_pair_ps, bindless_pair_ps_end);
+    copy_program(TXQ_PS, txq_ps, txq_ps_end);
+    copy_program(TXQ_BINDLESS_PS, txq_bindless_ps, txq_bindless_ps_end);
     /* c[0x0][0x20]: offsets (+3, +2) for fetch_offset.ps; 0x28: a bindless handle (header 1, sampler 1) for
      * bindless.ps; 0x2c and 0x30: separate texture (header 1, junk above bit 19) and sampler (1) handles for
-     * bindless_pair.ps. */
-    const uint32_t constants[5] = {0x23, 0, 1u | 1u << 20, 0xABC00001u, 1};
+     * bindless_pair.ps; 0x34: texture 6's handle for txq_bindless.ps. */
+    const uint32_t constants[6] = {0x23, 0, 1u | 1u << 20, 0xABC00001u, 1, 6u | 1u << 20};
     memcpy(gpu.memory + HANDLES + 0x20, constants, sizeof constants);
 
     struct {
@@ -2429,6 +2458,10 @@ static void textures(void) {
         {"a fetch moved by offsets (TLDS 2D.LZ.AOFFI)", 0, 1, FETCH_OFFSET_SCALAR_PS, F_1, expect_offset_fetch},
         {"FP16 results packed in pairs into rd and rd2 (TEXS.F16)", 0, 1, TEXTURE_HALF_PS, F_1, expect_rgba8_halves},
         {"texture 1 through a bindless handle from a constant buffer (TEX.B)", 0, 1, BINDLESS_PS, F_1, expect_bgr1},
+        {"TXQ: level 1 of a two-level 16 x 8 texture is 8 x 4", 3, 3, TXQ_PS, F_1, expect_level_1_size},
+        {"TXQ: past a 2D array's last level, zeros and its level count", 6, 1, TXQ_PS, F_1, expect_past_last_level},
+        {"TXQ.B: a 2D array's width, height and levels, packed by mask 0xb", 0, 1, TXQ_BINDLESS_PS, F_1,
+         expect_array_size_masked},
         {"a gather through a handle ORed from texture and sampler handles (TLD4.B.AOFFI)", 0, 1, BINDLESS_PAIR_PS,
          F_1, expect_bindless_gather},
         {"ASTC 4x4: two void-extent blocks' colours, as FP16", 4, 1, TEXTURE_PS, F_1, expect_astc},

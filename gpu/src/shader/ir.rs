@@ -268,6 +268,18 @@ pub struct TextureBinding {
     /// Fetched by sample (TLD.MS, TLDS's multisample mode) from a multisampled 2D texture, which the host holds
     /// as a 2D array of one layer a sample: the binding is `array`, and the sample index is the layer.
     pub multisample: bool,
+    /// Queried for its size (TXQ), which has no target: the texture header's own dimension and arrayness, which
+    /// only the back end knows (`TextureView`), decide the image's type; `dim` and `array` are placeholders.
+    pub query: bool,
+}
+
+/// What the back end found a texture binding reads: its number kind, and its header's shape (which a size
+/// query's image takes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextureView {
+    pub kind: crate::texture::format::NumberKind,
+    pub dim: TextureDim,
+    pub array: bool,
 }
 
 /// How a sample picks its level of detail.
@@ -411,6 +423,13 @@ pub enum Op {
         /// Texel offsets added to the 2x2 footprint: signed 6-bit x in bits 5:0, y in bits 13:8 (AOFFI).
         offsets: Option<Value>,
     },
+    /// TXQ TEX_HEADER_DIMENSION of a `query` binding at level `level` (U32): width, then height or a 1D array's
+    /// layers, then depth or a 2D array's layers (0 where the shape has none), then the levels; the first three
+    /// 0 for a level past the last (nxgpucatch's hardware tests).
+    TextureQuery {
+        texture: u16,
+        level: Value,
+    },
     /// Component 0-3 of a U32x4.
     Component(Value, u8),
     /// KIL: the fragment invocation becomes a helper (its outputs are dropped; it runs on, so that derivatives
@@ -433,7 +452,9 @@ impl Op {
             | Op::Load { .. }
             | Op::LoadSub { .. } => Type::U32,
             Op::GetPred(_) | Op::Compare(..) | Op::WarpPresent(_) => Type::Bool,
-            Op::TextureSample { .. } | Op::TextureFetch { .. } | Op::TextureGather { .. } => Type::U32x4,
+            Op::TextureSample { .. } | Op::TextureFetch { .. } | Op::TextureGather { .. } | Op::TextureQuery { .. } => {
+                Type::U32x4
+            }
             Op::Component(..) => Type::U32,
             Op::AtomicCas { value, .. } => type_of(*value),
             Op::WarpRead(_) | Op::WarpReadHigh(_) | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,

@@ -14,6 +14,7 @@ pub mod sph;
 mod spirv;
 
 pub use crate::texture::format::NumberKind;
+pub use ir::TextureView;
 pub use spirv::{CapturedWords, FragmentInterface, PointSize, Saturate, Stage, VertexInterface, captured_words};
 
 use crate::sass::cubin::KernelImage;
@@ -215,14 +216,14 @@ pub fn program_needs(kernel: &KernelImage) -> Result<ProgramNeeds, TranslateErro
 }
 
 /// Translates a vertex or pixel program (`kernel.code`: the instructions after its header) for `stage`, with
-/// `local_bytes` of local memory a thread; texture i (of `ProgramNeeds::textures`) holds numbers of
-/// `texture_kinds[i]` (FP32 where the slice ends).
+/// `local_bytes` of local memory a thread; texture i (of `ProgramNeeds::textures`) is what `texture_views[i]`
+/// says (FP32 numbers of the binding's own shape where the slice ends).
 pub fn translate_graphics(
     kernel: &KernelImage,
     stage: Stage,
     local_bytes: u32,
     global: &GlobalMemory,
-    texture_kinds: &[NumberKind],
+    texture_views: &[TextureView],
 ) -> Result<Translation, TranslateError> {
     let program = lower(kernel, local_bytes)?;
     let compute_only = |op: &ir::Op| {
@@ -243,7 +244,7 @@ pub fn translate_graphics(
             offset: 0,
         });
     }
-    let spirv = spirv::emit(&program, &stage, global, texture_kinds);
+    let spirv = spirv::emit(&program, &stage, global, texture_views);
     Ok(Translation { spirv, constant_banks: program.constant_banks, textures: program.textures })
 }
 

@@ -331,8 +331,8 @@ impl ReferenceBackend {
         memory: &GpuMemory,
     ) -> Result<(Translation, Vec<DecodedTexture>), BackendError> {
         let textures = self.stage_textures(draw, stage, &needs.textures, memory)?;
-        let kinds: Vec<_> = textures.iter().map(|texture| texture.kind).collect();
-        let translation = translate_graphics(kernel, interface, stage.header.local_memory_bytes(), global, &kinds)?;
+        let views: Vec<_> = textures.iter().map(|texture| texture.view()).collect();
+        let translation = translate_graphics(kernel, interface, stage.header.local_memory_bytes(), global, &views)?;
         Ok((translation, textures))
     }
 

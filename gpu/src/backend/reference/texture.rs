@@ -5,7 +5,7 @@
 
 use super::{NAME, ReferenceBackend};
 use crate::backend::{BackendError, Draw, GpuMemory, Stage};
-use crate::shader::ir::{TextureBinding, TextureDim, TextureHandle};
+use crate::shader::ir::{TextureBinding, TextureDim, TextureHandle, TextureView};
 use crate::texture::descriptor::{
     AddressMode, DESCRIPTOR_BYTES, Filter, Handle, MipFilter, Sampler, TextureHeader, TextureType,
 };
@@ -24,6 +24,22 @@ fn bad_texture(what: impl std::fmt::Display) -> BackendError {
 }
 
 /// A texture decoded for the device: what `vulkan::Texture` borrows.
+impl DecodedTexture {
+    /// What the translation needs to know of it: its number kind and shape.
+    pub(super) fn view(&self) -> TextureView {
+        let (dim, array) = match self.view_type {
+            vk::ImageViewType::TYPE_1D => (TextureDim::D1, false),
+            vk::ImageViewType::TYPE_1D_ARRAY => (TextureDim::D1, true),
+            vk::ImageViewType::TYPE_2D_ARRAY => (TextureDim::D2, true),
+            vk::ImageViewType::CUBE => (TextureDim::Cube, false),
+            vk::ImageViewType::CUBE_ARRAY => (TextureDim::Cube, true),
+            vk::ImageViewType::TYPE_3D => (TextureDim::D3, false),
+            _ => (TextureDim::D2, false),
+        };
+        TextureView { kind: self.kind, dim, array }
+    }
+}
+
 pub(super) struct DecodedTexture {
     pub kind: NumberKind,
     texels: Vec<u8>,
@@ -156,6 +172,18 @@ impl ReferenceBackend {
             TextureType::Cubemap | TextureType::CubemapArray => TextureDim::Cube,
             TextureType::ThreeD => TextureDim::D3,
             TextureType::OneDBuffer => return Err(unimplemented("1D buffer textures")),
+        };
+        // A size query (TXQ) has no target: it takes the header's own shape.
+        let shaped;
+        let binding = if binding.query {
+            if header.texture_type == TextureType::CubemapArray {
+                return Err(unimplemented("TXQ of a cube array (whether its depth counts cubes or faces is unknown)"));
+            }
+            let array = matches!(header.texture_type, TextureType::OneDArray | TextureType::TwoDArray);
+            shaped = TextureBinding { dim: stored_dim, array, ..*binding };
+            &shaped
+        } else {
+            binding
         };
         // The instruction decides the shape (behaviour 2.8): a cube may be read as a cube array, a 2D sample of an
         // array reads layer 0; a cube read as 2D is a 2D array's first face.

@@ -1,4 +1,4 @@
-//! The texture instructions (TEXS, TLDS, TEX, TLD, TXD, TLD4, TLD4S): which registers hold the coordinates, layer,
+//! The texture instructions (TEXS, TLDS, TEX, TLD, TXD, TLD4, TLD4S, TXQ): which registers hold the coordinates, layer,
 //! level, offsets and depth-compare reference of each form, as Mesa's `handleTEX`/`handleTXD`/`getTEXSTarget`,
 //! yuzu and Ryujinx read them (where they disagree, the comment says so), and where the texels go.
 
@@ -379,6 +379,24 @@ impl Maxwell<'_, '_, '_> {
         Ok(())
     }
 
+    /// TXQ TEX_HEADER_DIMENSION: the size of level `ra` (TXQ.B: the handle in ra, the level in ra+1) of the
+    /// texture as its header shapes it, the components of the write mask (34:31) to rd, rd+1, ... in order
+    /// (nxgpucatch's hardware tests: `Op::TextureQuery`). The other queries stop naming themselves.
+    pub(super) fn texture_query(&mut self, v: &View) -> Result {
+        if v.get("query") != 1 {
+            return self.unimplemented(v, format!("{} (queries other than TEX_HEADER_DIMENSION)", Self::text(v)));
+        }
+        let ra = v.get("ra");
+        let handle = self.texture_handle(v, ra)?;
+        let level = self.reg(ra + u64::from(v.encoding.form() == "B"));
+        let binding = TextureBinding { query: true, ..Self::binding(handle, TextureDim::D2, false) };
+        let texture = self.bind_texture(binding);
+        let size = self.op(Op::TextureQuery { texture, level });
+        let rd = v.get("rd");
+        self.write_components(size, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);
+        Ok(())
+    }
+
     /// The handle of the texture `v` reads: word TEX (48:36) of the stage's texture constant buffer for the
     /// bound forms; for the bindless ones (.B), register `bindless_register`, traced back to the constant-buffer
     /// words it was made of in its block (`Lower::traced_handle`). A handle traced nowhere stops the translation
@@ -400,7 +418,15 @@ impl Maxwell<'_, '_, '_> {
     /// The binding of a texture of `dim` (`array`) whose handle is `handle`, read plainly (no compare, offsets
     /// or samples).
     fn binding(handle: TextureHandle, dim: TextureDim, array: bool) -> TextureBinding {
-        TextureBinding { handle, dim, array, depth_compare: false, gather_offsets: false, multisample: false }
+        TextureBinding {
+            handle,
+            dim,
+            array,
+            depth_compare: false,
+            gather_offsets: false,
+            multisample: false,
+            query: false,
+        }
     }
 
     fn bind_texture(&mut self, binding: TextureBinding) -> u16 {

@@ -27,7 +27,7 @@
 mod graphics;
 mod texture;
 
-use crate::texture::format::NumberKind;
+use crate::shader::ir::TextureView;
 use graphics::{ATTRIBUTE_WORDS, StageIo, declare_fragment_io, declare_vertex_io};
 pub use graphics::{CapturedWords, FragmentInterface, PointSize, Saturate, Stage, VertexInterface, captured_words};
 use texture::{TextureVariable, declare_textures};
@@ -167,8 +167,9 @@ pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemo
     emit(program, &Stage::Compute { local_size }, global, &[])
 }
 
-/// Emits the SPIR-V of a shader of `stage`; texture i holds numbers of `texture_kinds[i]` (FP32 when absent).
-pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_kinds: &[NumberKind]) -> Vec<u32> {
+/// Emits the SPIR-V of a shader of `stage`; texture i is what `texture_views[i]` says (FP32 numbers of the
+/// binding's own shape when absent).
+pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_views: &[TextureView]) -> Vec<u32> {
     let local_size = match stage {
         Stage::Compute { local_size } => *local_size,
         _ => [1, 1, 1],
@@ -236,7 +237,7 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_kin
     }
     let first_texture_binding = program.constant_banks.len() as u32;
     let textures =
-        declare_textures(&mut b, &t, &program.textures, texture_kinds, set, first_texture_binding, &mut interface);
+        declare_textures(&mut b, &t, &program.textures, texture_views, set, first_texture_binding, &mut interface);
     let shared = (program.shared_bytes > 0).then(|| {
         let length = b.constant_bit32(u32_, program.shared_bytes.div_ceil(4));
         let array = b.type_array(u32_, length);
@@ -870,6 +871,7 @@ impl Emitter<'_> {
             Op::TextureGather { texture, coordinates, layer, component, reference, offsets } => {
                 self.texture_gather(*texture, coordinates, *layer, *component, *reference, *offsets)
             }
+            Op::TextureQuery { texture, level } => self.texture_query(*texture, *level),
             Op::Component(texel, component) => {
                 let texel = v(self, texel);
                 self.b.composite_extract(self.t.u32, None, texel, [u32::from(*component)]).expect("in a block")

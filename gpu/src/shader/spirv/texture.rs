@@ -4,7 +4,7 @@
 //! U32 (FP32 bits or integers).
 
 use super::{Emitter, Types};
-use crate::shader::ir::{Lod, TextureBinding, TextureDim, Value};
+use crate::shader::ir::{Lod, TextureBinding, TextureDim, TextureView, Value};
 use crate::texture::format::NumberKind;
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{Capability, Decoration, Dim, ImageFormat, ImageOperands, StorageClass, Word};
@@ -17,49 +17,69 @@ pub(super) struct TextureVariable {
     image: Word,
     /// The component type of the sampled result (the texture's number kind).
     component: Word,
+    /// The components of the image's size (OpImageQuerySizeLod): its coordinates, and its layers for arrays.
+    size_components: u32,
 }
 
-/// Declares the textures of a program whose constant banks take the first `first_binding` bindings of `set`.
+/// Declares the textures of a program whose constant banks take the first `first_binding` bindings of `set`; a
+/// size query's image takes the shape its view says.
 pub(super) fn declare_textures(
     b: &mut Builder,
     t: &Types,
     textures: &[TextureBinding],
-    kinds: &[NumberKind],
+    views: &[TextureView],
     set: u32,
     first_binding: u32,
     interface: &mut Vec<Word>,
 ) -> Vec<TextureVariable> {
-    if textures.iter().any(|texture| texture.dim == TextureDim::D1) {
+    let shapes: Vec<(TextureDim, bool)> = textures
+        .iter()
+        .enumerate()
+        .map(|(index, texture)| match views.get(index) {
+            Some(view) if texture.query => (view.dim, view.array),
+            _ => (texture.dim, texture.array),
+        })
+        .collect();
+    if shapes.iter().any(|&(dim, _)| dim == TextureDim::D1) {
         b.capability(Capability::Sampled1D);
     }
-    if textures.iter().any(|texture| texture.dim == TextureDim::Cube && texture.array) {
+    if shapes.iter().any(|&shape| shape == (TextureDim::Cube, true)) {
         b.capability(Capability::SampledCubeArray);
+    }
+    if textures.iter().any(|texture| texture.query) {
+        b.capability(Capability::ImageQuery);
     }
     textures
         .iter()
+        .zip(shapes)
         .enumerate()
-        .map(|(index, texture)| {
-            let kind = kinds.get(index).copied().unwrap_or(NumberKind::Float);
+        .map(|(index, (texture, (dim, array)))| {
+            let kind = views.get(index).map_or(NumberKind::Float, |view| view.kind);
             let component = match kind {
                 NumberKind::Float => t.f32,
                 NumberKind::Uint => t.u32,
                 NumberKind::Sint => b.type_int(32, 1),
             };
-            let dim = match texture.dim {
+            let size_components = match dim {
+                TextureDim::D1 => 1,
+                TextureDim::D2 | TextureDim::Cube => 2,
+                TextureDim::D3 => 3,
+            } + u32::from(array && dim != TextureDim::D3);
+            let dim = match dim {
                 TextureDim::D1 => Dim::Dim1D,
                 TextureDim::D2 => Dim::Dim2D,
                 TextureDim::D3 => Dim::Dim3D,
                 TextureDim::Cube => Dim::DimCube,
             };
             let depth = u32::from(texture.depth_compare);
-            let image = b.type_image(component, dim, depth, u32::from(texture.array), 0, 1, ImageFormat::Unknown, None);
+            let image = b.type_image(component, dim, depth, u32::from(array), 0, 1, ImageFormat::Unknown, None);
             let sampled_image = b.type_sampled_image(image);
             let pointer = b.type_pointer(None, StorageClass::UniformConstant, sampled_image);
             let variable = b.variable(pointer, None, StorageClass::UniformConstant, None);
             b.decorate(variable, Decoration::DescriptorSet, [Operand::LiteralBit32(set)]);
             b.decorate(variable, Decoration::Binding, [Operand::LiteralBit32(first_binding + index as u32)]);
             interface.push(variable);
-            TextureVariable { variable, sampled_image, image, component }
+            TextureVariable { variable, sampled_image, image, component, size_components }
         })
         .collect()
 }
@@ -235,7 +255,7 @@ impl Emitter<'_> {
         layer: Option<Value>,
         level: Value,
     ) -> Word {
-        let TextureVariable { variable, sampled_image, image, component } = self.textures[usize::from(texture)];
+        let TextureVariable { variable, sampled_image, image, component, .. } = self.textures[usize::from(texture)];
         let i32_ = self.b.type_int(32, 1);
         let coordinate = self.coordinate(i32_, coordinates, layer);
         let level = self.b.bitcast(i32_, None, self.values[&level]).expect("in a block");
@@ -248,5 +268,47 @@ impl Emitter<'_> {
             .image_fetch(result, None, image, coordinate, Some(ImageOperands::LOD), operands)
             .expect("in a block");
         self.texel_bits(component, texel)
+    }
+
+    /// TXQ TEX_HEADER_DIMENSION (`Op::TextureQuery`): the size of level `level` (the last level's when past it,
+    /// so that the query stays defined, then zeros), padded with zeros to three, and the levels.
+    pub(super) fn texture_query(&mut self, texture: u16, level: Value) -> Word {
+        let TextureVariable { variable, sampled_image, image, size_components, .. } =
+            self.textures[usize::from(texture)];
+        let u32_ = self.t.u32;
+        let i32_ = self.b.type_int(32, 1);
+        let sampled = self.b.load(sampled_image, None, variable, None, []).expect("in a block");
+        let image = self.b.image(image, None, sampled).expect("in a block");
+        let levels = self.b.image_query_levels(i32_, None, image).expect("in a block");
+        let levels = self.b.bitcast(u32_, None, levels).expect("in a block");
+        let level = self.values[&level];
+        let in_range = self.b.u_less_than(self.t.bool, None, level, levels).expect("in a block");
+        let one = self.u32_const(1);
+        let last = self.b.i_sub(u32_, None, levels, one).expect("in a block");
+        let lod = self.b.select(u32_, None, in_range, level, last).expect("in a block");
+        let lod = self.b.bitcast(i32_, None, lod).expect("in a block");
+        let size_type = match size_components {
+            1 => i32_,
+            n => self.b.type_vector(i32_, n),
+        };
+        let size = self.b.image_query_size_lod(size_type, None, image, lod).expect("in a block");
+        let zero = self.u32_const(0);
+        let mut components: Vec<Word> = (0..3)
+            .map(|k| {
+                if k >= size_components {
+                    return zero;
+                }
+                let value = if size_components == 1 {
+                    size
+                } else {
+                    self.b.composite_extract(i32_, None, size, [k]).expect("in a block")
+                };
+                let value = self.b.bitcast(u32_, None, value).expect("in a block");
+                self.b.select(u32_, None, in_range, value, zero).expect("in a block")
+            })
+            .collect();
+        components.push(levels);
+        let v4u32 = self.v4u32();
+        self.b.composite_construct(v4u32, None, components).expect("in a block")
     }
 }
