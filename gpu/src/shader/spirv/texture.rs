@@ -43,7 +43,7 @@ pub(super) fn declare_textures(
     if shapes.iter().any(|&(dim, _)| dim == TextureDim::D1) {
         b.capability(Capability::Sampled1D);
     }
-    if shapes.iter().any(|&shape| shape == (TextureDim::Cube, true)) {
+    if shapes.contains(&(TextureDim::Cube, true)) {
         b.capability(Capability::SampledCubeArray);
     }
     if textures.iter().any(|texture| texture.query) {
