@@ -117,6 +117,7 @@ fn body(v: &View) -> String {
         "TLD4S" => tld4s(v),
         "TXD" => txd(v),
         "TXQ" => txq(v),
+        "TMML" => tmml(v),
         "SULD" | "SUST" | "SURED" => surface(v),
         "BRA" => bra(v),
         "BRX" => brx(v),
@@ -1044,6 +1045,17 @@ fn txd(v: &View) -> Parts {
     let m = format!("TXD{}{}{}{}", bindless(v), v.suffix("aoffi", ".AOFFI"), v.suffix("nodep", ".NODEP"), phase(v));
     let mut operands = vec![reg(v.get("rd"), 255)];
     operands.extend(tex_sources(v));
+    operands.extend([hex(v.get("tex") as i64), v.choice("target", TEX_TARGET), hex(v.get("mask") as i64)]);
+    (m, operands)
+}
+
+/// TMML (always `.LOD`): rd, ra, then the bindless form's rb, the texture, target and mask.
+fn tmml(v: &View) -> Parts {
+    let m = format!("TMML{}.LOD{}{}{}", bindless(v), v.suffix("ndv", ".NDV"), v.suffix("nodep", ".NODEP"), phase(v));
+    let mut operands = vec![reg(v.get("rd"), 255), reg(v.get("ra"), 255)];
+    if form(v) == "B" {
+        operands.push(reg(v.get("rb"), 255));
+    }
     operands.extend([hex(v.get("tex") as i64), v.choice("target", TEX_TARGET), hex(v.get("mask") as i64)]);
     (m, operands)
 }
