@@ -136,6 +136,8 @@ __asm__(".section .rodata\n"
         "txq_ps_end:\n"
         "txq_bindless_ps: .incbin \"shaders/txq_bindless.ps.bin\"\n"
         "txq_bindless_ps_end:\n"
+        "lod_query_ps: .incbin \"shaders/lod_query.ps.bin\"\n"
+        "lod_query_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -147,7 +149,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     gather_layer_ps[], gather_layer_ps_end[], texture_offset_ps[], texture_offset_ps_end[], fetch_offset_ps[],
     fetch_offset_ps_end[], fetch_offset_scalar_ps[], fetch_offset_scalar_ps_end[], texture_half_ps[],
     texture_half_ps_end[], gather_half_ps[], gather_half_ps_end[], bindless_ps[], bindless_ps_end[], bindless_pair_ps[],
-    bindless_pair_ps_end[], txq_ps[], txq_ps_end[], txq_bindless_ps[], txq_bindless_ps_end[];
+    bindless_pair_ps_end[], txq_ps[], txq_ps_end[], txq_bindless_ps[], txq_bindless_ps_end[], lod_query_ps[],
+    lod_query_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -335,6 +338,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define BINDLESS_PAIR_PS 0x5800u
 #define TXQ_PS 0x5A00u
 #define TXQ_BINDLESS_PS 0x5C00u
+#define LOD_QUERY_PS 0x5E00u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2153,6 +2157,21 @@ static void expect_array_size_masked(uint32_t x, uint32_t y, uint32_t out[4]) {
     expect_query(size, out);
 }
 
+/* TMML over texture 3 (16 x 8, two levels) with u to 8.0 across the 64 pixels: 2 texels a pixel across and 0.25
+ * down, so the level is log2(2) = 1 (Vulkan's and OpenGL's scale factor: the larger), and level 1 is the one
+ * accessed: 1.0 each in 8.8 fixed point (256), then 0.25 and 2.0. */
+static void expect_lod_query(uint32_t x, uint32_t y, uint32_t out[4]) {
+    (void)x, (void)y;
+    const float lod[4] = {256, 256, 0.25f, 2};
+    expect_query(lod, out);
+}
+/* The same over texture 0 (8 x 4, one level) with u to 16.0: level 1 computed, level 0 the only one accessed. */
+static void expect_lod_query_one_level(uint32_t x, uint32_t y, uint32_t out[4]) {
+    (void)x, (void)y;
+    const float lod[4] = {256, 0, 0.25f, 2};
+    expect_query(lod, out);
+}
+
 /* Texture 1 (its R is the texel's B) gathered with offsets (+1, -1), through a bindless handle. */
 static void expect_bindless_gather(uint32_t x, uint32_t y, uint32_t out[4]) {
     gather_channel = 2;
@@ -2434,6 +2453,7 @@ static void textures(void) {
     copy_program(BINDLESS_PAIR_PS, bindless_pair_ps, bindless_pair_ps_end);
     copy_program(TXQ_PS, txq_ps, txq_ps_end);
     copy_program(TXQ_BINDLESS_PS, txq_bindless_ps, txq_bindless_ps_end);
+    copy_program(LOD_QUERY_PS, lod_query_ps, lod_query_ps_end);
     /* c[0x0][0x20]: offsets (+3, +2) for fetch_offset.ps; 0x28: a bindless handle (header 1, sampler 1) for
      * bindless.ps; 0x2c and 0x30: separate texture (header 1, junk above bit 19) and sampler (1) handles for
      * bindless_pair.ps; 0x34: texture 6's handle for txq_bindless.ps. */
@@ -2462,6 +2482,9 @@ static void textures(void) {
         {"TXQ: past a 2D array's last level, zeros and its level count", 6, 1, TXQ_PS, F_1, expect_past_last_level},
         {"TXQ.B: a 2D array's width, height and levels, packed by mask 0xb", 0, 1, TXQ_BINDLESS_PS, F_1,
          expect_array_size_masked},
+        {"TMML: two texels a pixel across level 0 is level 1", 3, 3, LOD_QUERY_PS, 0x41000000u, expect_lod_query},
+        {"TMML: level 1 computed, level 0 accessed of a texture with one", 0, 1, LOD_QUERY_PS, 0x41800000u,
+         expect_lod_query_one_level},
         {"a gather through a handle ORed from texture and sampler handles (TLD4.B.AOFFI)", 0, 1, BINDLESS_PAIR_PS,
          F_1, expect_bindless_gather},
         {"ASTC 4x4: two void-extent blocks' colours, as FP16", 4, 1, TEXTURE_PS, F_1, expect_astc},

@@ -430,6 +430,13 @@ pub enum Op {
         texture: u16,
         level: Value,
     },
+    /// TMML (fragment stage): the level of detail a sample of binding `texture` at FP32 `coordinates` would
+    /// compute, as signed 8.8 fixed point in bits 15:0 of component 0, and the level it would access, unsigned
+    /// 8.8 in component 1 (the reverse of SPIR-V's order: `gpu/research/tmml-lc.md`); components 2 and 3 are 0.
+    TextureLodQuery {
+        texture: u16,
+        coordinates: Vec<Value>,
+    },
     /// Component 0-3 of a U32x4.
     Component(Value, u8),
     /// KIL: the fragment invocation becomes a helper (its outputs are dropped; it runs on, so that derivatives
@@ -452,9 +459,11 @@ impl Op {
             | Op::Load { .. }
             | Op::LoadSub { .. } => Type::U32,
             Op::GetPred(_) | Op::Compare(..) | Op::WarpPresent(_) => Type::Bool,
-            Op::TextureSample { .. } | Op::TextureFetch { .. } | Op::TextureGather { .. } | Op::TextureQuery { .. } => {
-                Type::U32x4
-            }
+            Op::TextureSample { .. }
+            | Op::TextureFetch { .. }
+            | Op::TextureGather { .. }
+            | Op::TextureQuery { .. }
+            | Op::TextureLodQuery { .. } => Type::U32x4,
             Op::Component(..) => Type::U32,
             Op::AtomicCas { value, .. } => type_of(*value),
             Op::WarpRead(_) | Op::WarpReadHigh(_) | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,

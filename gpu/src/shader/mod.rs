@@ -244,6 +244,16 @@ pub fn translate_graphics(
             offset: 0,
         });
     }
+    // A level-of-detail query needs the derivatives only the fragment stage has.
+    if matches!(stage, Stage::Vertex(_)) && spirv::any_op(&program, &|op| matches!(op, ir::Op::TextureLodQuery { .. }))
+    {
+        return Err(TranslateError::Unimplemented {
+            isa: kernel.isa,
+            what: "TMML in a vertex program (no derivatives: what it gives there is unknown)".into(),
+            kernel: kernel.name.clone(),
+            offset: 0,
+        });
+    }
     let spirv = spirv::emit(&program, &stage, global, texture_views);
     Ok(Translation { spirv, constant_banks: program.constant_banks, textures: program.textures })
 }

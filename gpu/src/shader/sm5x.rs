@@ -968,6 +968,7 @@ impl Maxwell<'_, '_, '_> {
             "TXD" => self.texture_gradients(v)?,
             "TLD4" => self.texture_gather(v)?,
             "TXQ" => self.texture_query(v)?,
+            "TMML" => self.texture_lod_query(v)?,
             "TLD4S" => self.texture_gather_scalar(v)?,
             "KIL" => {
                 if v.get("cc_test") != 15 {

@@ -397,6 +397,28 @@ impl Maxwell<'_, '_, '_> {
         Ok(())
     }
 
+    /// TMML (always .LOD): the level of detail a sample at the coordinates in ra's registers (after the layer,
+    /// for arrays, which the query ignores) would take, of the texture TEX names or, for TMML.B, whose handle is
+    /// rb: components 0 and 1 as `Op::TextureLodQuery` gives them, by the write mask to rd, rd+1. Components 2
+    /// and 3, which no source describes, stop naming themselves.
+    pub(super) fn texture_lod_query(&mut self, v: &View) -> Result {
+        let mask = v.get("mask") as u8;
+        if mask & 0b1100 != 0 {
+            return self.unimplemented(v, format!("{} (components 2 and 3, which no source describes)", Self::text(v)));
+        }
+        let Some((dim, array)) = texture_target(v.get("target")) else {
+            return self.unimplemented(v, format!("{} (a 3D array target, which does not exist)", Self::text(v)));
+        };
+        let handle = self.texture_handle(v, v.get("rb"))?;
+        let first = v.get("ra") + u64::from(array);
+        let coordinates: Vec<Value> = (0..dim.coordinates() as u64).map(|k| self.reg(first + k)).collect();
+        let texture = self.bind_texture(Self::binding(handle, dim, array));
+        let lod = self.op(Op::TextureLodQuery { texture, coordinates });
+        let rd = v.get("rd");
+        self.write_components(lod, mask, &[rd, rd + 1, rd + 2, rd + 3]);
+        Ok(())
+    }
+
     /// The handle of the texture `v` reads: word TEX (48:36) of the stage's texture constant buffer for the
     /// bound forms; for the bindless ones (.B), register `bindless_register`, traced back to the constant-buffer
     /// words it was made of in its block (`Lower::traced_handle`). A handle traced nowhere stops the translation

@@ -193,6 +193,11 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
         b.capability(Capability::DemoteToHelperInvocation);
         b.extension("SPV_EXT_demote_to_helper_invocation");
     }
+    if program.textures.iter().any(|texture| texture.query)
+        || any_op(program, &|op| matches!(op, Op::TextureLodQuery { .. }))
+    {
+        b.capability(Capability::ImageQuery);
+    }
     b.memory_model(AddressingModel::PhysicalStorageBuffer64, MemoryModel::GLSL450);
     let glsl = b.ext_inst_import("GLSL.std.450");
     let void = b.type_void();
@@ -872,6 +877,7 @@ impl Emitter<'_> {
                 self.texture_gather(*texture, coordinates, *layer, *component, *reference, *offsets)
             }
             Op::TextureQuery { texture, level } => self.texture_query(*texture, *level),
+            Op::TextureLodQuery { texture, coordinates } => self.texture_lod_query(*texture, coordinates),
             Op::Component(texel, component) => {
                 let texel = v(self, texel);
                 self.b.composite_extract(self.t.u32, None, texel, [u32::from(*component)]).expect("in a block")

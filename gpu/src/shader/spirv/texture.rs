@@ -46,9 +46,6 @@ pub(super) fn declare_textures(
     if shapes.contains(&(TextureDim::Cube, true)) {
         b.capability(Capability::SampledCubeArray);
     }
-    if textures.iter().any(|texture| texture.query) {
-        b.capability(Capability::ImageQuery);
-    }
     textures
         .iter()
         .zip(shapes)
@@ -310,5 +307,33 @@ impl Emitter<'_> {
         components.push(levels);
         let v4u32 = self.v4u32();
         self.b.composite_construct(v4u32, None, components).expect("in a block")
+    }
+
+    /// TMML (`Op::TextureLodQuery`): OpImageQueryLod's computed level (its y) as signed 8.8 fixed point, clamped
+    /// to 16 bits, in component 0, and its accessed level (its x) as unsigned 8.8 in component 1, each
+    /// truncated toward zero as Ryujinx converts them.
+    pub(super) fn texture_lod_query(&mut self, texture: u16, coordinates: &[Value]) -> Word {
+        let TextureVariable { variable, sampled_image, .. } = self.textures[usize::from(texture)];
+        let (u32_, f32_) = (self.t.u32, self.t.f32);
+        let i32_ = self.b.type_int(32, 1);
+        let coordinate = self.coordinate(f32_, coordinates, None);
+        let sampled = self.b.load(sampled_image, None, variable, None, []).expect("in a block");
+        let v2f32 = self.b.type_vector(f32_, 2);
+        let lod = self.b.image_query_lod(v2f32, None, sampled, coordinate).expect("in a block");
+        let scale = self.b.constant_bit32(f32_, 256.0f32.to_bits());
+        let [accessed, computed] = [0, 1].map(|component| {
+            let value = self.b.composite_extract(f32_, None, lod, [component]).expect("in a block");
+            self.b.f_mul(f32_, None, value, scale).expect("in a block")
+        });
+        let [low, high] = [i16::MIN, i16::MAX].map(|bound| self.b.constant_bit32(f32_, f32::from(bound).to_bits()));
+        let computed = self.glsl(f32_, super::glsl::N_CLAMP, &[computed, low, high]);
+        let computed = self.b.convert_f_to_s(i32_, None, computed).expect("in a block");
+        let computed = self.b.bitcast(u32_, None, computed).expect("in a block");
+        let mask = self.u32_const(0xffff);
+        let computed = self.b.bitwise_and(u32_, None, computed, mask).expect("in a block");
+        let accessed = self.b.convert_f_to_u(u32_, None, accessed).expect("in a block");
+        let zero = self.u32_const(0);
+        let v4u32 = self.v4u32();
+        self.b.composite_construct(v4u32, None, [computed, accessed, zero, zero]).expect("in a block")
     }
 }
