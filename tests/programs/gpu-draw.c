@@ -138,6 +138,8 @@ __asm__(".section .rodata\n"
         "txq_bindless_ps_end:\n"
         "lod_query_ps: .incbin \"shaders/lod_query.ps.bin\"\n"
         "lod_query_ps_end:\n"
+        "txq_level0_ps: .incbin \"shaders/txq_level0.ps.bin\"\n"
+        "txq_level0_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -150,7 +152,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     fetch_offset_ps_end[], fetch_offset_scalar_ps[], fetch_offset_scalar_ps_end[], texture_half_ps[],
     texture_half_ps_end[], gather_half_ps[], gather_half_ps_end[], bindless_ps[], bindless_ps_end[], bindless_pair_ps[],
     bindless_pair_ps_end[], txq_ps[], txq_ps_end[], txq_bindless_ps[], txq_bindless_ps_end[], lod_query_ps[],
-    lod_query_ps_end[];
+    lod_query_ps_end[], txq_level0_ps[], txq_level0_ps_end[];
 
 /* 3D class methods (NVB197_...). */
 #define SET_OBJECT 0x0000u
@@ -299,6 +301,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TIC_THREE_D 2u
 #define TIC_TWO_D_ARRAY 5u
 #define TIC_TWO_D_NO_MIPMAP 7u
+#define TIC_CUBEMAP_ARRAY 8u
 #define TSC_WRAP 0u
 #define TSC_CLAMP_TO_EDGE 2u
 #define TSC_BORDER 3u
@@ -339,6 +342,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TXQ_PS 0x5A00u
 #define TXQ_BINDLESS_PS 0x5C00u
 #define LOD_QUERY_PS 0x5E00u
+#define TXQ_LEVEL0_PS 0x6000u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2151,6 +2155,11 @@ static void expect_past_last_level(uint32_t x, uint32_t y, uint32_t out[4]) {
     const float size[4] = {0, 0, 0, 1}; /* texture 6: a 2D array of one level */
     expect_query(size, out);
 }
+static void expect_cube_array_size(uint32_t x, uint32_t y, uint32_t out[4]) {
+    (void)x, (void)y;
+    const float size[4] = {8, 8, 2, 1}; /* texture 7: two cubes of 8 x 8 faces, one level */
+    expect_query(size, out);
+}
 static void expect_array_size_masked(uint32_t x, uint32_t y, uint32_t out[4]) {
     (void)x, (void)y;
     const float size[4] = {8, 4, 1, 0.5f}; /* texture 6's width, height and levels (mask 0xb), then R3's 0.5 */
@@ -2417,6 +2426,10 @@ static void textures(void) {
             }
     put_header(6, TIC_A8B8G8R8, rgba, TIC_BLOCKLINEAR, TEXELS + 0x6000, 0, 1, 8, 4, TIC_TWO_D_ARRAY);
     *(uint32_t *)(gpu.memory + TICS + 32 * 6 + 20) |= (2 - 1) << 16; /* DEPTH_MINUS_ONE: two layers */
+    /* Texture 7 (until the volume below takes the slot): a cube array of two cubes, 8 x 8 faces, block-linear with
+     * one-GOB blocks (12 faces of 512 bytes; their texels do not matter: only queried). DEPTH counts cubes. */
+    put_header(7, TIC_A8B8G8R8, rgba, TIC_BLOCKLINEAR, TEXELS + 0x7000, 0, 1, 8, 8, TIC_CUBEMAP_ARRAY);
+    *(uint32_t *)(gpu.memory + TICS + 32 * 7 + 20) |= (2 - 1) << 16;
     put_sampler(4, TSC_CLAMP_TO_EDGE, TSC_MIP_NONE, none);
     *(uint32_t *)(gpu.memory + TSCS + 32 * 4) |= 1u << 9 | 3u << 10; /* DEPTH_COMPARE, LEQUAL */
 
@@ -2454,6 +2467,7 @@ static void textures(void) {
     copy_program(TXQ_PS, txq_ps, txq_ps_end);
     copy_program(TXQ_BINDLESS_PS, txq_bindless_ps, txq_bindless_ps_end);
     copy_program(LOD_QUERY_PS, lod_query_ps, lod_query_ps_end);
+    copy_program(TXQ_LEVEL0_PS, txq_level0_ps, txq_level0_ps_end);
     /* c[0x0][0x20]: offsets (+3, +2) for fetch_offset.ps; 0x28: a bindless handle (header 1, sampler 1) for
      * bindless.ps; 0x2c and 0x30: separate texture (header 1, junk above bit 19) and sampler (1) handles for
      * bindless_pair.ps; 0x34: texture 6's handle for txq_bindless.ps. */
@@ -2480,6 +2494,7 @@ static void textures(void) {
         {"texture 1 through a bindless handle from a constant buffer (TEX.B)", 0, 1, BINDLESS_PS, F_1, expect_bgr1},
         {"TXQ: level 1 of a two-level 16 x 8 texture is 8 x 4", 3, 3, TXQ_PS, F_1, expect_level_1_size},
         {"TXQ: past a 2D array's last level, zeros and its level count", 6, 1, TXQ_PS, F_1, expect_past_last_level},
+        {"TXQ: a cube array's faces, cubes and levels", 7, 1, TXQ_LEVEL0_PS, F_1, expect_cube_array_size},
         {"TXQ.B: a 2D array's width, height and levels, packed by mask 0xb", 0, 1, TXQ_BINDLESS_PS, F_1,
          expect_array_size_masked},
         {"TMML: two texels a pixel across level 0 is level 1", 3, 3, LOD_QUERY_PS, 0x41000000u, expect_lod_query},

@@ -173,13 +173,14 @@ impl ReferenceBackend {
             TextureType::ThreeD => TextureDim::D3,
             TextureType::OneDBuffer => return Err(unimplemented("1D buffer textures")),
         };
-        // A size query (TXQ) has no target: it takes the header's own shape.
+        // A size query (TXQ) has no target: it takes the header's own shape (a cube array's third component counts
+        // cubes, as Vulkan's query does: deko3d writes cubes into DEPTH, `gpu/research/tmml-lc.md` §3).
         let shaped;
         let binding = if binding.query {
-            if header.texture_type == TextureType::CubemapArray {
-                return Err(unimplemented("TXQ of a cube array (whether its depth counts cubes or faces is unknown)"));
-            }
-            let array = matches!(header.texture_type, TextureType::OneDArray | TextureType::TwoDArray);
+            let array = matches!(
+                header.texture_type,
+                TextureType::OneDArray | TextureType::TwoDArray | TextureType::CubemapArray
+            );
             shaped = TextureBinding { dim: stored_dim, array, ..*binding };
             &shaped
         } else {
