@@ -7,6 +7,7 @@
 //! offset: `UnknownOpcode` for an opcode with no lowering, `Unimplemented` for a form of one that has.
 
 pub mod ir;
+mod known;
 mod lower;
 mod sm5x;
 mod sm86;

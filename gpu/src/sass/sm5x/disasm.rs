@@ -1006,6 +1006,19 @@ fn tex_sources(v: &View) -> Vec<String> {
     operands
 }
 
+/// The operands of TEX, TLD, TLD4 and TXD: rd, the sources, then the texture, target and mask.
+fn vector_texture_operands(v: &View) -> Vec<String> {
+    let mut operands = vec![reg(v.get("rd"), 255)];
+    operands.extend(tex_sources(v));
+    operands.extend(texture_target_mask(v));
+    operands
+}
+
+/// The texture (`0x0` for the bindless forms), the target and the write mask.
+fn texture_target_mask(v: &View) -> [String; 3] {
+    [hex(v.get("tex") as i64), v.choice("target", TEX_TARGET), hex(v.get("mask") as i64)]
+}
+
 fn tex(v: &View) -> Parts {
     const LOD: &[&str] = &["", ".LZ", ".LB", ".LL", ".INVALIDBLOD4", ".INVALIDBLOD5", ".LBA", ".LLA"];
     let m = format!(
@@ -1018,10 +1031,7 @@ fn tex(v: &View) -> Parts {
         v.suffix("nodep", ".NODEP"),
         phase(v)
     );
-    let mut operands = vec![reg(v.get("rd"), 255)];
-    operands.extend(tex_sources(v));
-    operands.extend([hex(v.get("tex") as i64), v.choice("target", TEX_TARGET), hex(v.get("mask") as i64)]);
-    (m, operands)
+    (m, vector_texture_operands(v))
 }
 
 fn tld(v: &View) -> Parts {
@@ -1035,18 +1045,12 @@ fn tld(v: &View) -> Parts {
         v.suffix("nodep", ".NODEP"),
         phase(v)
     );
-    let mut operands = vec![reg(v.get("rd"), 255)];
-    operands.extend(tex_sources(v));
-    operands.extend([hex(v.get("tex") as i64), v.choice("target", TEX_TARGET), hex(v.get("mask") as i64)]);
-    (m, operands)
+    (m, vector_texture_operands(v))
 }
 
 fn txd(v: &View) -> Parts {
     let m = format!("TXD{}{}{}{}", bindless(v), v.suffix("aoffi", ".AOFFI"), v.suffix("nodep", ".NODEP"), phase(v));
-    let mut operands = vec![reg(v.get("rd"), 255)];
-    operands.extend(tex_sources(v));
-    operands.extend([hex(v.get("tex") as i64), v.choice("target", TEX_TARGET), hex(v.get("mask") as i64)]);
-    (m, operands)
+    (m, vector_texture_operands(v))
 }
 
 /// TMML (always `.LOD`): rd, ra, then the bindless form's rb, the texture, target and mask.
@@ -1056,7 +1060,7 @@ fn tmml(v: &View) -> Parts {
     if form(v) == "B" {
         operands.push(reg(v.get("rb"), 255));
     }
-    operands.extend([hex(v.get("tex") as i64), v.choice("target", TEX_TARGET), hex(v.get("mask") as i64)]);
+    operands.extend(texture_target_mask(v));
     (m, operands)
 }
 
@@ -1140,10 +1144,7 @@ fn tld4(v: &View) -> Parts {
         v.suffix("nodep", ".NODEP"),
         phase(v)
     );
-    let mut operands = vec![reg(v.get("rd"), 255)];
-    operands.extend(tex_sources(v));
-    operands.extend([hex(v.get("tex") as i64), v.choice("target", TEX_TARGET), hex(v.get("mask") as i64)]);
-    (m, operands)
+    (m, vector_texture_operands(v))
 }
 
 fn tld4s(v: &View) -> Parts {

@@ -6,6 +6,11 @@ use super::{Maxwell, Result};
 use crate::sass::text::View;
 use crate::shader::ir::{BinOp, Lod, Op, Round, TextureBinding, TextureDim, TextureHandle, Value};
 
+/// A bindless form (.B): the texture's handle is in a register instead of the TEX field.
+fn is_bindless(v: &View) -> bool {
+    v.encoding.form() == "B"
+}
+
 /// AOFFI's texel offsets of TEX and TLD: signed 4-bit x, y and z in bits 3:0, 7:4 and 11:8 (ptxas packs them
 /// with `BFI ..., 0x404, ...`; TLD4's are 6-bit, in bytes).
 fn texel_offsets(packed: u32) -> [i8; 3] {
@@ -176,7 +181,7 @@ impl Maxwell<'_, '_, '_> {
             present.then_some(register)
         };
         // A bindless form's handle comes first.
-        let handle = match take(v.encoding.form() == "B") {
+        let handle = match take(is_bindless(v)) {
             Some(register) => self.texture_handle(v, register)?,
             None => self.texture_handle(v, rb)?,
         };
@@ -272,7 +277,7 @@ impl Maxwell<'_, '_, '_> {
         let (ra, rb) = (v.get("ra"), v.get("rb"));
         // A bindless form's handle comes before the coordinates.
         let handle = self.texture_handle(v, ra)?;
-        let first = ra + u64::from(v.encoding.form() == "B");
+        let first = ra + u64::from(is_bindless(v));
         let count = dim.coordinates() as u64;
         let coordinates: Vec<Value> = (0..count).map(|k| self.reg(first + k)).collect();
         let layer = array.then(|| self.reg(first + count));
@@ -336,7 +341,7 @@ impl Maxwell<'_, '_, '_> {
         let (ra, handle_register) = (v.get("ra"), v.get("rb"));
         let handle = self.texture_handle(v, handle_register)?;
         // A bindless form's handle comes first in rb's registers.
-        let rb = handle_register + u64::from(v.encoding.form() == "B");
+        let rb = handle_register + u64::from(is_bindless(v));
         let layer = array.then(|| self.reg(ra));
         let first = ra + u64::from(array);
         let coordinates: Vec<Value> = (0..dim.coordinates() as u64).map(|k| self.reg(first + k)).collect();
@@ -388,7 +393,7 @@ impl Maxwell<'_, '_, '_> {
         }
         let ra = v.get("ra");
         let handle = self.texture_handle(v, ra)?;
-        let level = self.reg(ra + u64::from(v.encoding.form() == "B"));
+        let level = self.reg(ra + u64::from(is_bindless(v)));
         let binding = TextureBinding { query: true, ..Self::binding(handle, TextureDim::D2, false) };
         let texture = self.bind_texture(binding);
         let size = self.op(Op::TextureQuery { texture, level });
@@ -424,7 +429,7 @@ impl Maxwell<'_, '_, '_> {
     /// words it was made of in its block (`Lower::traced_handle`). A handle traced nowhere stops the translation
     /// naming the instruction: it would need the whole pools as descriptor arrays.
     fn texture_handle(&mut self, v: &View, bindless_register: u64) -> Result<TextureHandle> {
-        if v.encoding.form() != "B" {
+        if !is_bindless(v) {
             return Ok(TextureHandle::Bound(4 * v.get("tex") as u32));
         }
         let handle = self.reg(bindless_register);
