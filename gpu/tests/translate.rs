@@ -19,6 +19,7 @@ const MUST_TRANSLATE: &[&str] = &[
     "barrier_warp",
     "fp32",
     "fp16",
+    "fp64",
     "compare_logic",
     "control",
     "matmul",

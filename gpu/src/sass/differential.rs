@@ -83,6 +83,39 @@ impl Rng {
     }
 }
 
+impl Rng {
+    /// An FP64 register pair's value: often a special one (zeros, denormals, the ends of the normal range,
+    /// infinities, NaNs), or one of few significant bits or an exponent near 1's or the range's ends, so that
+    /// sums cancel, products land on ties and results overflow or turn denormal.
+    fn double(&mut self) -> u64 {
+        const SPECIAL: &[u64] = &[
+            0,
+            1,
+            0x000f_ffff_ffff_ffff,
+            0x0010_0000_0000_0000,
+            0x7fef_ffff_ffff_ffff,
+            0x7ff0_0000_0000_0000,
+            0x7ff8_0000_0000_0000,
+            0x7ff0_0000_0000_0001,
+            0x3ff0_0000_0000_0000,
+            0x3fe0_0000_0000_0000,
+            0x3ff8_0000_0000_0000,
+            0x4330_0000_0000_0000,
+        ];
+        const EXPONENTS: &[u64] = &[1, 2, 52, 54, 1000, 1022, 1023, 1024, 1075, 2000, 2045, 2046];
+        let sign = (self.next() & 1) << 63;
+        let exponent = EXPONENTS[self.below(EXPONENTS.len() as u64) as usize];
+        let fraction = self.next() & ((1 << 52) - 1);
+        match self.below(5) {
+            0 => sign | SPECIAL[self.below(SPECIAL.len() as u64) as usize],
+            1 => sign | exponent << 52 | fraction,
+            2 => sign | exponent << 52 | fraction & !((1u64 << self.below(53)) - 1),
+            3 => sign | fraction >> self.below(52),
+            _ => self.next(),
+        }
+    }
+}
+
 fn tables(isa: Isa) -> (&'static [Encoding], &'static [Family]) {
     match isa {
         Isa::Sm5x => (sm5x::ENCODINGS, sm5x::FAMILIES),
@@ -489,13 +522,21 @@ pub fn run(
         // SM86's LDG.reg addresses 32 bits only, where no buffer lies.
         let lines: Vec<&Encoding> =
             tables(isa).0.iter().filter(|e| e.opcode == opcode && !(isa == Isa::Sm86 && e.name == "LDG.reg")).collect();
+        // FP64 instructions read register pairs: they get FP64-shaped values.
+        let fp64 = lines.iter().any(|line| tables(isa).1[line.family].name == "fp64");
         for case in 0..cases {
             let line = lines[case as usize % lines.len()];
             let tested = random_instance(&mut rng, isa, line);
             let mut input = vec![0u8; BUFFER_BYTES];
             for record in input.chunks_exact_mut(RECORD) {
-                for register in record[..64].chunks_exact_mut(4) {
-                    register.copy_from_slice(&rng.value().to_le_bytes());
+                if fp64 {
+                    for pair in record[..64].chunks_exact_mut(8) {
+                        pair.copy_from_slice(&rng.double().to_le_bytes());
+                    }
+                } else {
+                    for register in record[..64].chunks_exact_mut(4) {
+                        register.copy_from_slice(&rng.value().to_le_bytes());
+                    }
                 }
                 record[64..68].copy_from_slice(&(rng.next() as u32 & 0x7f).to_le_bytes());
             }

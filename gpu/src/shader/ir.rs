@@ -52,8 +52,8 @@ pub enum BinOp {
     MinS,
     MaxU,
     MaxS,
-    /// FP32 divide on the bits of U32 values, as MUFU's reciprocals are built (not bit-exact: MUFU is an
-    /// approximation).
+    /// FP32 (FP64) divide on the bits of U32 (U64) values, as MUFU's reciprocals are built (not bit-exact:
+    /// MUFU is an approximation).
     FDiv,
 }
 
@@ -92,6 +92,14 @@ pub enum UnOp {
     /// An FP16 (low 16 bits) to FP32, exactly.
     HalfToF32,
     IsNan,
+}
+
+impl UnOp {
+    /// Whether the operation is FP64 on a U64 operand (IsNan, the roundings to integral values and
+    /// InverseSqrt: MUFU's FP64 seed); the others take U64 as integers.
+    pub fn is_float(self) -> bool {
+        matches!(self, UnOp::IsNan | UnOp::RoundEven | UnOp::Floor | UnOp::Ceil | UnOp::Trunc | UnOp::InverseSqrt)
+    }
 }
 
 /// FP32 operations with one rounding: a + b, a * b, a * b + c (fused). Unused operands are ignored.
@@ -141,7 +149,8 @@ pub enum Cmp {
     LeS,
     GtS,
     GeS,
-    /// FP32 ordered comparisons (false when either is NaN) and unordered ones (true then).
+    /// Float ordered comparisons (false when either is NaN) and unordered ones (true then): FP32 of U32
+    /// operands, FP64 of U64 ones.
     FLt,
     FLe,
     FGt,
@@ -330,8 +339,8 @@ pub enum Op {
     Select(Value, Value, Value),
     Compare(Cmp, Value, Value),
     Convert(Conv, Value),
-    /// FP32 arithmetic on the bits of U32 values, rounded once in the given mode (IEEE results: NVIDIA's NaN
-    /// and flushing are the lowering's business).
+    /// FP32 (FP64) arithmetic on the bits of U32 (U64) values, rounded once in the given mode (IEEE results:
+    /// NVIDIA's NaN and flushing are the lowering's business; a NaN operand gives some NaN).
     FArith(FArith, Round, [Value; 3]),
     /// The same on FP16 values (low 16 bits of U32s), rounded to nearest even.
     HalfArith(FArith, [Value; 3]),
@@ -488,7 +497,8 @@ impl Op {
             },
             Op::Select(_, a, _) => type_of(*a),
             Op::Convert(Conv::FToS64 | Conv::FToU64, _) => Type::U64,
-            Op::Convert(..) | Op::FArith(..) | Op::HalfArith(..) | Op::F32ToHalf(..) => Type::U32,
+            Op::FArith(_, _, [a, ..]) => type_of(*a),
+            Op::Convert(..) | Op::HalfArith(..) | Op::F32ToHalf(..) => Type::U32,
         })
     }
 }

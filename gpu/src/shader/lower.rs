@@ -951,8 +951,11 @@ impl Lower<'_> {
     }
 
     /// MUFU's functions in the order of its `func` field (0 COS, 1 SIN, 2 EX2, 3 LG2, 4 RCP, 5 RSQ, 8 SQRT),
-    /// on flushed operands, flushed; `None` for the others.
+    /// on flushed operands, flushed, and the FP64 seeds (6 RCP64H, 7 RSQ64H); `None` for the others.
     pub(super) fn special_function(&mut self, func: u64, x: Value) -> Option<Value> {
+        if matches!(func, 6 | 7) {
+            return self.special_function64h(func, x);
+        }
         let x = self.un(UnOp::FlushDenormal, x);
         let result = match func {
             0 => self.un(UnOp::CosTurns, x),
@@ -1005,7 +1008,7 @@ impl Lower<'_> {
         }
     }
 
-    /// FP32 rounded to an integral value in mode `rnd` (nearest even, floor, ceil, trunc).
+    /// FP32 (FP64, of a U64) rounded to an integral value in mode `rnd` (nearest even, floor, ceil, trunc).
     pub(super) fn round_integral(&mut self, x: Value, rnd: u64) -> Value {
         match rnd {
             0 => self.un(UnOp::RoundEven, x),
@@ -1040,6 +1043,109 @@ impl Lower<'_> {
         let value = self.select(above, high_int, converted);
         let value = self.select(below, low_int, value);
         self.select(nan, nan_value, value)
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // FP64: U64 values (register pairs, the low word first).
+
+    /// `.ABS` then `.NEG` of FP64 bits: the sign bit.
+    pub(super) fn float64_modifiers(&mut self, value: Value, neg: bool, abs: bool) -> Value {
+        let mut value = value;
+        if abs {
+            let mask = self.const64(!(1 << 63));
+            value = self.bin(BinOp::And, value, mask);
+        }
+        if neg {
+            let sign = self.const64(1 << 63);
+            value = self.bin(BinOp::Xor, value, sign);
+        }
+        value
+    }
+
+    /// DADD, DMUL and DFMA (the interpreter's `arith64`): the IEEE result rounded in mode `rnd`, except that a
+    /// NaN operand passes on, quieted, as the register held it before the modifiers: b's first, then the
+    /// addend's, then a's. A NaN the operation makes (infinity - infinity, 0 x infinity) is the canonical one.
+    pub(super) fn double_arith(&mut self, kind: FArith, rnd: u64, operands: [Value; 3], raw: [Value; 3]) -> Value {
+        let mut value = self.op(Op::FArith(kind, Round::from_field(rnd), operands));
+        let quiet = self.const64(1 << 51);
+        // The least preferred first, so that the most preferred NaN is selected last.
+        for index in [0, 2, 1] {
+            if index == 2 && kind != FArith::Fma {
+                continue;
+            }
+            let nan = self.un(UnOp::IsNan, raw[index]);
+            let quieted = self.bin(BinOp::Or, raw[index], quiet);
+            value = self.select(nan, quieted, value);
+        }
+        value
+    }
+
+    /// DMNMX's choice (the interpreter's `min_max64_choice`): whether min (`min` holds) or max returns `a` (a
+    /// number beats NaN, -0 is below +0), and whether both are NaN.
+    pub(super) fn double_min_max_choice(&mut self, a: Value, b: Value, min: Value) -> (Value, Value) {
+        let (nan_a, nan_b) = (self.un(UnOp::IsNan, a), self.un(UnOp::IsNan, b));
+        let less = self.cmp(Cmp::FLt, a, b);
+        let greater = self.cmp(Cmp::FGt, a, b);
+        let zero = self.const64(0);
+        let a_negative = self.cmp(Cmp::LtS, a, zero);
+        let equal_pick = self.cmp(Cmp::Eq, a_negative, min);
+        let max = self.un(UnOp::LogicalNot, min);
+        let ordered_pick = self.select(greater, max, equal_pick);
+        let pick = self.select(less, min, ordered_pick);
+        let (t, f) = (self.bool(true), self.bool(false));
+        let pick = self.select(nan_b, t, pick);
+        let pick = self.select(nan_a, f, pick);
+        let both_nan = self.select(nan_a, nan_b, f);
+        (pick, both_nan)
+    }
+
+    /// DMNMX: the chosen operand; both NaN give the canonical NaN.
+    pub(super) fn double_min_max(&mut self, a: Value, b: Value, min: Value) -> Value {
+        let (pick_a, both_nan) = self.double_min_max_choice(a, b, min);
+        let chosen = self.select(pick_a, a, b);
+        let canonical = self.const64(0x7fff_ffff_ffff_ffff);
+        self.select(both_nan, canonical, chosen)
+    }
+
+    /// MUFU.RCP64H (func 6) and MUFU.RSQ64H (7): the high word of 1/x (1/sqrt(x)) for the FP64 x whose high word
+    /// is `high` and low word 0, a seed for the Newton iterations ptxas writes after it (the host's FP64, as the
+    /// unit is an approximation too); NaN gives 0x7fffffff.
+    pub(super) fn special_function64h(&mut self, func: u64, high: Value) -> Option<Value> {
+        let zero = self.const32(0);
+        let x = self.pair(zero, high);
+        let result = match func {
+            6 => {
+                let one = self.const64(1f64.to_bits());
+                self.bin(BinOp::FDiv, one, x)
+            }
+            7 => self.un(UnOp::InverseSqrt, x),
+            _ => return None,
+        };
+        let nan = self.un(UnOp::IsNan, result);
+        let high = self.un(UnOp::High, result);
+        let canonical = self.const32(0x7fff_ffff);
+        Some(self.select(nan, canonical, high))
+    }
+
+    /// FP64 rounded to an integral value in mode `rnd` (nearest even, floor, ceil, trunc), after flushing a
+    /// denormal operand with `ftz`; a NaN passes on quieted.
+    pub(super) fn round_integral64(&mut self, x: Value, rnd: u64, ftz: bool) -> Value {
+        let x = if ftz {
+            let exponent = self.const64(0x7ff0_0000_0000_0000);
+            let field = self.bin(BinOp::And, x, exponent);
+            let zero = self.const64(0);
+            let denormal = self.cmp(Cmp::Eq, field, zero);
+            let sign = self.const64(1 << 63);
+            let signed_zero = self.bin(BinOp::And, x, sign);
+            self.select(denormal, signed_zero, x)
+        } else {
+            x
+        };
+        let rounded = self.round_integral(x, rnd);
+        let nan = self.un(UnOp::IsNan, x);
+        let quiet = self.const64(1 << 51);
+        let quieted = self.bin(BinOp::Or, x, quiet);
+        self.select(nan, quieted, rounded)
     }
 
     // -----------------------------------------------------------------------------------------------------------

@@ -95,6 +95,20 @@ const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[
     // Multisample fetches (TLD.MS, TLDS 2D MS) translated instead of refused.
     (Isa::Sm5x, "TLD", 2),
     (Isa::Sm5x, "TLDS", 2),
+    // FP64 arithmetic, comparisons, integral rounding and MUFU's FP64 seeds translated instead of refused.
+    (Isa::Sm5x, "DADD", 2),
+    (Isa::Sm5x, "DMUL", 2),
+    (Isa::Sm5x, "DFMA", 2),
+    (Isa::Sm5x, "DMNMX", 2),
+    (Isa::Sm5x, "DSETP", 2),
+    (Isa::Sm5x, "F2F", 2),
+    (Isa::Sm5x, "MUFU", 2),
+    (Isa::Sm86, "DADD", 2),
+    (Isa::Sm86, "DMUL", 2),
+    (Isa::Sm86, "DFMA", 2),
+    (Isa::Sm86, "DSETP", 2),
+    (Isa::Sm86, "FRND", 2),
+    (Isa::Sm86, "MUFU", 2),
 ];
 
 /// The version of the lowering of `opcode` in `isa` (see [`LOWERING_VERSIONS`]).

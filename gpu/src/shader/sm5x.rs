@@ -280,6 +280,30 @@ impl Maxwell<'_, '_, '_> {
         self.float_modifiers(c, v, "neg_c", "abs_c")
     }
 
+    /// The second source as FP64 bits, before its modifiers: a register pair, a constant pair, or the 20-bit
+    /// immediate's sign and the top 19 bits of the rest.
+    fn double_b(&mut self, v: &View) -> Value {
+        if v.has("imm20") {
+            let imm = v.get("imm20");
+            self.const64((imm >> 19) << 63 | (imm & 0x7ffff) << 44)
+        } else if v.has("cb_offset") && Self::form(v) != "cbuf_c" {
+            self.constant_pair(v)
+        } else {
+            self.reg64(v.get("rb"))
+        }
+    }
+
+    fn double_c(&mut self, v: &View) -> Value {
+        if Self::form(v) == "cbuf_c" { self.constant_pair(v) } else { self.reg64(v.get("rc")) }
+    }
+
+    fn constant_pair(&mut self, v: &View) -> Value {
+        let offset = (v.signed("cb_offset") * 4) as u64;
+        let low = self.constant(v.get("cb_bank"), offset);
+        let high = self.constant(v.get("cb_bank"), offset + 4);
+        self.pair(low, high)
+    }
+
     fn flag_set(&mut self, flags: Value, bit: u32) -> Value {
         let mask = self.const32(bit);
         let masked = self.bin(BinOp::And, flags, mask);
@@ -917,6 +941,49 @@ impl Maxwell<'_, '_, '_> {
                 let value = self.finish_float(result, ftz, v.flag("sat"));
                 self.set_reg(v.get("rd"), value);
             }
+            "DADD" | "DMUL" | "DFMA" => {
+                if v.flag("cc") {
+                    return self.unimplemented(v, format!("{} (.CC)", Self::text(v)));
+                }
+                let raw_a = self.reg64(v.get("ra"));
+                let raw_b = self.double_b(v);
+                let raw_c = if opcode == "DFMA" { self.double_c(v) } else { raw_b };
+                let a = self.float64_modifiers(raw_a, v.flag("neg_a"), v.flag("abs_a"));
+                let b = self.float64_modifiers(raw_b, v.flag("neg_b"), v.flag("abs_b"));
+                let c = self.float64_modifiers(raw_c, v.flag("neg_c"), false);
+                let kind = match opcode {
+                    "DADD" => FArith::Add,
+                    "DMUL" => FArith::Mul,
+                    _ => FArith::Fma,
+                };
+                let value = self.double_arith(kind, v.get("rnd"), [a, b, c], [raw_a, raw_b, raw_c]);
+                self.set_reg64(v.get("rd"), value);
+            }
+            "DMNMX" => {
+                if v.flag("cc") {
+                    return self.unimplemented(v, format!("{} (.CC)", Self::text(v)));
+                }
+                let a = self.reg64(v.get("ra"));
+                let a = self.float64_modifiers(a, v.flag("neg_a"), v.flag("abs_a"));
+                let b = self.double_b(v);
+                let b = self.float64_modifiers(b, v.flag("neg_b"), v.flag("abs_b"));
+                let min = self.pred_src(v, "ps");
+                let value = self.double_min_max(a, b, min);
+                self.set_reg64(v.get("rd"), value);
+            }
+            "DSETP" => {
+                let a = self.reg64(v.get("ra"));
+                let a = self.float64_modifiers(a, v.flag("neg_a"), v.flag("abs_a"));
+                let b = self.double_b(v);
+                let b = self.float64_modifiers(b, v.flag("neg_b"), v.flag("abs_b"));
+                let holds = self.float_compare(a, b, v.get("cmp"));
+                let not_holds = self.un(UnOp::LogicalNot, holds);
+                let (op, ps) = (v.get("bop"), self.pred_src(v, "ps"));
+                let first = self.boolean(op, holds, ps);
+                let second = self.boolean(op, not_holds, ps);
+                self.set_pred(v.get("pd"), first);
+                self.set_pred(v.get("pq"), second);
+            }
             "FMNMX" => {
                 let ftz = v.flag("ftz");
                 let a = self.float_a(v);
@@ -1148,6 +1215,12 @@ impl Maxwell<'_, '_, '_> {
                 self.set_reg(rd, value);
             }
             "HSETP2" => self.hsetp2(v),
+            "F2F" if v.get("src") == 3 && v.get("dst") == 3 && v.flag("round_int") && !v.flag("sat") => {
+                let b = self.reg64(v.get("rb"));
+                let b = self.float64_modifiers(b, v.flag("neg_b"), v.flag("abs_b"));
+                let value = self.round_integral64(b, v.get("rnd"), v.flag("ftz"));
+                self.set_reg64(v.get("rd"), value);
+            }
             "F2F" => {
                 // FP32 to FP32 only: rounding to an integral value (.ROUND), or a copy with .FTZ/.SAT.
                 if v.get("src") != 2 || v.get("dst") != 2 {

@@ -177,6 +177,41 @@ impl Lower<'_> {
         }
     }
 
+    /// The 63:32 slot as FP64 bits: a register, constant or uniform pair, or an immediate holding the high word.
+    fn wide_slot_double(&mut self, v: &View) -> Value {
+        if v.has("imm32") {
+            self.const64(v.get("imm32") << 32)
+        } else {
+            self.wide_slot64(v, false)
+        }
+    }
+
+    /// FP64 a (its register pair, with its modifiers).
+    fn double_a(&mut self, v: &View) -> Value {
+        let a = self.reg64(v.get("ra"));
+        self.float64_modifiers(a, v.flag("neg_a"), v.flag("abs_a"))
+    }
+
+    /// FP64 b and c as (value after the modifiers, register bits before them); the `_c` forms swap the slots,
+    /// as for FP32.
+    fn double_b(&mut self, v: &View) -> (Value, Value) {
+        let (raw, neg, abs) = if Self::c_form(v) {
+            (self.reg64(v.get("rc")), "neg_c", "abs_c")
+        } else {
+            (self.wide_slot_double(v), "neg_b", "abs_b")
+        };
+        (self.float64_modifiers(raw, v.flag(neg), v.flag(abs)), raw)
+    }
+
+    fn double_c(&mut self, v: &View) -> (Value, Value) {
+        let (raw, neg, abs) = if Self::c_form(v) {
+            (self.wide_slot_double(v), "neg_b", "abs_b")
+        } else {
+            (self.reg64(v.get("rc")), "neg_c", "abs_c")
+        };
+        (self.float64_modifiers(raw, v.flag(neg), v.flag(abs)), raw)
+    }
+
     // -----------------------------------------------------------------------------------------------------------
     // FP32 in NVIDIA's terms on top of the IR's IEEE operations.
 
@@ -637,6 +672,45 @@ impl Lower<'_> {
                 let value = self.finish_float(result, ftz, v.flag("sat"));
                 self.set_reg(v.get("rd"), value);
             }
+            "DADD" | "DMUL" | "DFMA" => {
+                let raw_a = self.reg64(v.get("ra"));
+                let a = self.float64_modifiers(raw_a, v.flag("neg_a"), v.flag("abs_a"));
+                // DADD's second operand sits in the C slot.
+                let (kind, (b, raw_b), (c, raw_c)) = match opcode {
+                    "DADD" => {
+                        let b = self.double_c(v);
+                        (FArith::Add, b, b)
+                    }
+                    "DMUL" => {
+                        let b = self.double_b(v);
+                        (FArith::Mul, b, b)
+                    }
+                    _ => (FArith::Fma, self.double_b(v), self.double_c(v)),
+                };
+                let value = self.double_arith(kind, v.get("rnd"), [a, b, c], [raw_a, raw_b, raw_c]);
+                self.set_reg64(v.get("rd"), value);
+            }
+            "DSETP" => {
+                let a = self.double_a(v);
+                let (b, _) = self.double_b(v);
+                let (first, second) = match v.get("cmp") {
+                    // .MIN and .MAX (in place of .F and .T) pick the operand min/max.f64 returns: the first
+                    // predicate says "the first operand", the second "both are NaN".
+                    cmp @ (0 | 15) => {
+                        let min = self.bool(cmp == 0);
+                        self.double_min_max_choice(a, b, min)
+                    }
+                    cmp => {
+                        let holds = self.float_compare(a, b, cmp);
+                        (holds, self.un(UnOp::LogicalNot, holds))
+                    }
+                };
+                let (op, ps) = (v.get("bop"), self.pred_src(v, "ps"));
+                let first = self.boolean(op, first, ps);
+                let second = self.boolean(op, second, ps);
+                self.set_pred(v.get("pd"), first);
+                self.set_pred(v.get("pq"), second);
+            }
             "HADD2" | "HMUL2" | "HFMA2" => {
                 if v.flag("bf16") || [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) {
                     return self.unimplemented(v, format!("{opcode} with BF16 or an FP32 operand"));
@@ -763,9 +837,15 @@ impl Lower<'_> {
                 let slow = self.division_needs_slow_path(a, b);
                 self.set_pred(v.get("pd"), slow);
             }
+            "FRND" if v.get("src") == 3 => {
+                // The interpreter's: the register pair as it is (FRND.F64 has no modifiers).
+                let b = self.wide_slot_double(v);
+                let value = self.round_integral64(b, v.get("rnd"), v.flag("ftz"));
+                self.set_reg64(v.get("rd"), value);
+            }
             "FRND" => {
                 if v.get("src") != 2 || v.get("dst") != 2 {
-                    return self.unimplemented(v, "FRND other than FP32");
+                    return self.unimplemented(v, "FRND other than FP32 or FP64");
                 }
                 let ftz = v.flag("ftz");
                 let b = self.float_b(v);

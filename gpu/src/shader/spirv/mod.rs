@@ -24,6 +24,7 @@
 //! 64-bit physical storage buffer addresses (Vulkan's buffer device address); shared memory is a workgroup
 //! array, local memory a private array of the thread.
 
+mod float64;
 mod graphics;
 mod texture;
 
@@ -160,6 +161,8 @@ struct Emitter<'p> {
     outputs: Option<Word>,
     /// The program's textures, by index.
     textures: Vec<TextureVariable>,
+    /// The FP64 fused multiply-add function, once a statement calls it (`float64`).
+    fused64: Option<Word>,
 }
 
 /// Emits the SPIR-V of a compute shader with this workgroup size.
@@ -325,6 +328,7 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
         attributes: None,
         outputs: None,
         textures,
+        fused64: None,
     };
     e.declare_variables();
     if let Some(running) = running {
@@ -336,6 +340,7 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
     }
     e.body(stage);
     e.b.end_function().expect("the function is open");
+    e.emit_fused64();
     match stage {
         Stage::Compute { .. } => {
             e.b.entry_point(ExecutionModel::GLCompute, main, "main", interface);
@@ -742,7 +747,11 @@ impl Emitter<'_> {
                 return Some(self.binary(*op, ty, rt, x, y));
             }
             Op::Unary(op, x) => {
+                let double = self.type_of(*x) == Type::U64;
                 let x = v(self, x);
+                if double && op.is_float() {
+                    return Some(self.unary64(*op, x));
+                }
                 return Some(self.unary(*op, rt, x));
             }
             Op::Select(c, x, y) => {
@@ -759,7 +768,11 @@ impl Emitter<'_> {
                 return Some(self.convert(*conv, x));
             }
             Op::FArith(kind, round, operands) => {
+                let double = self.type_of(operands[0]) == Type::U64;
                 let operands = operands.map(|x| v(self, &x));
+                if double {
+                    return Some(self.float64_arith(*kind, *round, operands));
+                }
                 return Some(self.float_arith(*kind, *round, operands, F32));
             }
             Op::F32ToHalf(round, x) => {
@@ -1535,6 +1548,7 @@ impl Emitter<'_> {
                 let (first, second) = if matches!(op, BinOp::MinU | BinOp::MinS) { (x, y) } else { (y, x) };
                 b.select(rt, None, less, first, second)
             }
+            BinOp::FDiv if ty == Type::U64 => return self.float64_divide(x, y),
             BinOp::FDiv => {
                 let (x, y) = (self.float(x), self.float(y));
                 let f32_ = self.t.f32;
@@ -1660,6 +1674,9 @@ impl Emitter<'_> {
                 | Cmp::FEqU
                 | Cmp::FNeU
         );
+        if is_float && ty == Type::U64 {
+            return self.compare64(cmp, x, y);
+        }
         // Floats are compared in FP64 after the exact widening: a host that flushes FP32 denormals would
         // compare them as zeros.
         let (x, y) = if is_float { (self.widen(x), self.widen(y)) } else { (x, y) };
