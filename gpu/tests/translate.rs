@@ -20,6 +20,7 @@ const MUST_TRANSLATE: &[&str] = &[
     "fp32",
     "fp16",
     "fp64",
+    "convert",
     "compare_logic",
     "control",
     "matmul",

@@ -53,6 +53,9 @@ pub struct Run {
     pub approx: BTreeSet<usize>,
     /// Byte offsets within a record that differ between runs.
     pub varies: BTreeSet<usize>,
+    /// (offset, bytes) of the FP16, FP32 or FP64 values within a record whose NaN is the implementation's: any
+    /// NaN matches a NaN there.
+    pub nan: Vec<(usize, usize)>,
 }
 
 /// A kernel parameter: a buffer's address plus an offset, or a 32-bit value.
@@ -154,6 +157,7 @@ pub fn parse_manifest(text: &str) -> Result<Vec<Run>, CorpusError> {
             stride: 0,
             approx: BTreeSet::new(),
             varies: BTreeSet::new(),
+            nan: Vec::new(),
         };
         for word in words {
             let (key, value) = word.split_once('=').ok_or_else(|| bad(format!("{word} is not key=value")))?;
@@ -163,15 +167,18 @@ pub fn parse_manifest(text: &str) -> Result<Vec<Run>, CorpusError> {
                 let numbers = list().map(|n| number(n).map(|n| n as u32)).collect::<Result<Vec<_>, _>>()?;
                 numbers.try_into().map_err(|_| bad(format!("{key} needs three numbers")))
             };
-            // OFFSET:BYTES ranges, as the set of byte offsets they cover.
+            // OFFSET:BYTES ranges (BYTES 4 when left out).
+            let pairs = || -> Result<Vec<(usize, usize)>, CorpusError> {
+                list()
+                    .map(|item| {
+                        let (offset, bytes) = item.split_once(':').unwrap_or((item, "4"));
+                        Ok((number(offset)? as usize, number(bytes)? as usize))
+                    })
+                    .collect()
+            };
+            // The same as the set of byte offsets they cover.
             let ranges = || -> Result<BTreeSet<usize>, CorpusError> {
-                let mut offsets = BTreeSet::new();
-                for item in list() {
-                    let (offset, bytes) = item.split_once(':').unwrap_or((item, "4"));
-                    let offset = number(offset)? as usize;
-                    offsets.extend(offset..offset + number(bytes)? as usize);
-                }
-                Ok(offsets)
+                Ok(pairs()?.into_iter().flat_map(|(offset, bytes)| offset..offset + bytes).collect())
             };
             match key {
                 "params" => {
@@ -185,6 +192,12 @@ pub fn parse_manifest(text: &str) -> Result<Vec<Run>, CorpusError> {
                 "init" => run.out_starts_as_input = value == "in",
                 "approx" => run.approx = ranges()?,
                 "varies" => run.varies = ranges()?,
+                "nan" => {
+                    run.nan = pairs()?;
+                    if let Some((_, bytes)) = run.nan.iter().find(|(_, bytes)| ![2, 4, 8].contains(bytes)) {
+                        return Err(bad(format!("nan= takes FP16, FP32 or FP64 values (2, 4 or 8 bytes), not {bytes}")));
+                    }
+                }
                 _ => {}
             }
         }
@@ -245,6 +258,25 @@ fn close_enough64(got: &[u8], expected: &[u8], at: usize) -> bool {
     (g.is_nan() && e.is_nan()) || g == e || (g - e).abs() <= e.abs() * 1e-6
 }
 
+/// Whether every byte where `got` and `expected` differ in the word at `at` of `out` lies in a `nan=` value that
+/// is a NaN in both.
+fn nan_equivalent(run: &Run, got: &[u8], expected: &[u8], at: usize) -> bool {
+    let record = at - at % run.stride.max(1);
+    let is_nan = |bytes: &[u8]| match *bytes {
+        [a, b] => u16::from_le_bytes([a, b]) & 0x7fff > 0x7c00,
+        [a, b, c, d] => f32::from_le_bytes([a, b, c, d]).is_nan(),
+        _ => bytes.try_into().is_ok_and(|b: [u8; 8]| f64::from_le_bytes(b).is_nan()),
+    };
+    (at..at + 4).filter(|&byte| got[byte] != expected[byte]).all(|byte| {
+        run.nan.iter().any(|&(offset, bytes)| {
+            let start = record + offset;
+            (start..start + bytes).contains(&byte)
+                && got.get(start..start + bytes).is_some_and(is_nan)
+                && expected.get(start..start + bytes).is_some_and(is_nan)
+        })
+    })
+}
+
 /// Differences between buffers a run left and the GPU's, as readable lines (none: they agree).
 pub fn compare(run: &Run, got: &[u8], expected: &[u8]) -> Vec<String> {
     let mut differences = Vec::new();
@@ -266,6 +298,9 @@ pub fn compare(run: &Run, got: &[u8], expected: &[u8]) -> Vec<String> {
             None => (0, within),
         };
         if buffer == 0 && (field..field + 4).any(|byte| run.varies.contains(&byte)) {
+            continue;
+        }
+        if buffer == 0 && !run.nan.is_empty() && nan_equivalent(run, got, expected, at) {
             continue;
         }
         if buffer == 0
@@ -383,7 +418,7 @@ mod tests {
     #[test]
     fn manifest_lines_give_launches_and_bad_ones_name_their_line() {
         let runs = parse_manifest(
-            "# comment\nfp32 fp32_ops params=out,in+0x10,n=7 block=128,1,1 init=in stride=512 approx=8:8 varies=4\n",
+            "# comment\nfp32 fp32_ops params=out,in+0x10,n=7 block=128,1,1 init=in stride=512 approx=8:8 varies=4 nan=16:8,30:2\n",
         )
         .unwrap();
         let run = &runs[0];
@@ -399,6 +434,7 @@ mod tests {
         assert_eq!((run.block, run.grid, run.out_starts_as_input, run.stride), ([128, 1, 1], [1, 1, 1], true, 512));
         assert_eq!(run.approx, (8..16).collect());
         assert_eq!(run.varies, (4..8).collect());
+        assert_eq!(run.nan, [(16, 8), (30, 2)]);
         assert_eq!(
             parameters(run, [0x100, 0x200, 0x300]),
             [0x00, 1, 0, 0, 0, 0, 0, 0, 0x10, 2, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0]

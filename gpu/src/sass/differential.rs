@@ -513,6 +513,7 @@ pub fn run(
         stride: RECORD,
         approx: Default::default(),
         varies: Default::default(),
+        nan: Vec::new(),
     };
     let mut outcome = Outcome::default();
     for opcode in tested_opcodes(isa).into_iter().filter(|opcode| only.is_none_or(|only| only == *opcode)) {
@@ -522,10 +523,13 @@ pub fn run(
         // SM86's LDG.reg addresses 32 bits only, where no buffer lies.
         let lines: Vec<&Encoding> =
             tables(isa).0.iter().filter(|e| e.opcode == opcode && !(isa == Isa::Sm86 && e.name == "LDG.reg")).collect();
-        // FP64 instructions read register pairs: they get FP64-shaped values.
+        // FP64 instructions read register pairs: they get FP64-shaped values, and so do every other case of the
+        // conversions (which read FP64 sources in some forms).
         let fp64 = lines.iter().any(|line| tables(isa).1[line.family].name == "fp64");
+        let conversion = matches!(opcode, "F2F" | "F2I" | "I2F" | "FRND");
         for case in 0..cases {
             let line = lines[case as usize % lines.len()];
+            let fp64 = fp64 || (conversion && case % 2 == 1);
             let tested = random_instance(&mut rng, isa, line);
             let mut input = vec![0u8; BUFFER_BYTES];
             for record in input.chunks_exact_mut(RECORD) {

@@ -91,6 +91,8 @@ pub enum UnOp {
     FlushDenormal,
     /// An FP16 (low 16 bits) to FP32, exactly.
     HalfToF32,
+    /// FP32 to FP64 (a U64), exactly (a NaN's payload moved up, not quieted: NaN rules are the lowering's).
+    F32ToF64,
     IsNan,
 }
 
@@ -165,13 +167,16 @@ pub enum Cmp {
     FNeU,
 }
 
-/// Conversions between integers and FP32 (the FP32 side as U32 bits).
+/// Conversions between integers and floats (FP32 as U32 bits, FP64 as U64 bits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Conv {
-    /// U32/I32 or U64/I64 (by the operand's type) to FP32, rounded to nearest even.
+    /// U32/I32 or U64/I64 (by the operand's type) to FP32 (FP64), rounded to nearest even.
     UToF,
     SToF,
-    /// FP32 to U32/I32 or to I64 (the caller has already rounded and saturated: out of range is undefined).
+    UToF64,
+    SToF64,
+    /// FP32 (FP64, of a U64) to U32/I32 or to I64 (the caller has already rounded and saturated: out of range is
+    /// undefined).
     FToU,
     FToS,
     FToS64,
@@ -344,9 +349,11 @@ pub enum Op {
     FArith(FArith, Round, [Value; 3]),
     /// The same on FP16 values (low 16 bits of U32s), rounded to nearest even.
     HalfArith(FArith, [Value; 3]),
-    /// FP32 to FP16 (low 16 bits), rounded in the mode (a NaN quieted, the top of its payload kept: NaN rules
-    /// are the lowering's).
+    /// FP32 (FP64, of a U64) to FP16 (low 16 bits), rounded in the mode (a NaN quieted, the top of its payload
+    /// kept: NaN rules are the lowering's).
     F32ToHalf(Round, Value),
+    /// FP64 (a U64) to FP32, rounded in the mode (NaN as for `F32ToHalf`).
+    F64ToF32(Round, Value),
     /// A 32-bit word of a constant bank at a byte offset (U32, a multiple of 4).
     ConstantLoad {
         bank: u8,
@@ -490,15 +497,15 @@ impl Op {
             Op::Binary(MulHiU | MulHiS, _, _) => Type::U32,
             Op::Binary(_, a, _) => type_of(*a),
             Op::Unary(op, a) => match op {
-                UnOp::ExtendU | UnOp::ExtendS => Type::U64,
+                UnOp::ExtendU | UnOp::ExtendS | UnOp::F32ToF64 => Type::U64,
                 UnOp::Truncate | UnOp::High | UnOp::BoolToU32 | UnOp::PopCount | UnOp::FindMsbU => Type::U32,
                 UnOp::IsNan => Type::Bool,
                 _ => type_of(*a),
             },
             Op::Select(_, a, _) => type_of(*a),
-            Op::Convert(Conv::FToS64 | Conv::FToU64, _) => Type::U64,
+            Op::Convert(Conv::FToS64 | Conv::FToU64 | Conv::UToF64 | Conv::SToF64, _) => Type::U64,
             Op::FArith(_, _, [a, ..]) => type_of(*a),
-            Op::Convert(..) | Op::HalfArith(..) | Op::F32ToHalf(..) => Type::U32,
+            Op::Convert(..) | Op::HalfArith(..) | Op::F32ToHalf(..) | Op::F64ToF32(..) => Type::U32,
         })
     }
 }

@@ -28,6 +28,10 @@ impl Lower<'_> {
         value
     }
 
+    pub(super) fn type_of(&self, value: Value) -> Type {
+        self.program.types[value.0 as usize]
+    }
+
     /// A load or store of `size` (the memory instructions' size field on both ISAs: 0 U8, 1 S8, 2 U16, 3 S16,
     /// 4 one word, 5 two, 6 four) between registers from `register` and `address` (U64 for global memory).
     pub(super) fn memory_access(&mut self, space: Space, address: Value, size: u64, load: bool, register: u64) {
@@ -973,16 +977,23 @@ impl Lower<'_> {
         Some(self.finish_float(result, true, false))
     }
 
-    /// A 64-bit integer (already extended) to FP32 in rounding mode `rnd` (nearest, down, up, toward zero).
-    /// Directed rounding steps one unit from the nearest where the nearest went the other way; the FP32
-    /// result is integral, so converting it back compares exactly, except at 2^64 (2^63 signed), which only
-    /// rounding up reaches.
-    pub(super) fn int_to_f32(&mut self, wide: Value, signed: bool, rnd: u64) -> Value {
-        let converted = self.op(Op::Convert(if signed { Conv::SToF } else { Conv::UToF }, wide));
+    /// A 64-bit integer (already extended) to FP32 (FP64, as a U64, with `double`) in rounding mode `rnd`
+    /// (nearest, down, up, toward zero). Directed rounding steps one unit from the nearest where the nearest went
+    /// the other way; the result is integral, so converting it back compares exactly, except at 2^64 (2^63
+    /// signed), which only rounding up reaches.
+    pub(super) fn integer_to_float(&mut self, wide: Value, signed: bool, rnd: u64, double: bool) -> Value {
+        let conversion = match (signed, double) {
+            (false, false) => Conv::UToF,
+            (true, false) => Conv::SToF,
+            (false, true) => Conv::UToF64,
+            (true, true) => Conv::SToF64,
+        };
+        let converted = self.op(Op::Convert(conversion, wide));
         if rnd == 0 {
             return converted;
         }
-        let limit = self.const32(if signed { 0x5f00_0000 } else { 0x5f80_0000 });
+        let float = |l: &mut Self, bits32: u32, bits64: u64| if double { l.const64(bits64) } else { l.const32(bits32) };
+        let limit = if signed { float(self, 0x5f00_0000, 0x43e0_0000_0000_0000) } else { float(self, 0x5f80_0000, 0x43f0_0000_0000_0000) };
         let at_limit = self.cmp(Cmp::FGe, converted, limit);
         let back = self.op(Op::Convert(if signed { Conv::FToS64 } else { Conv::FToU64 }, converted));
         let (greater, less) = if signed { (Cmp::GtS, Cmp::LtS) } else { (Cmp::GtU, Cmp::LtU) };
@@ -992,9 +1003,8 @@ impl Lower<'_> {
         let below = self.cmp(less, back, wide);
         let f = self.bool(false);
         let below = self.select(at_limit, f, below);
-        let one = self.const32(1);
+        let (one, zero) = (float(self, 1, 1), float(self, 0, 0));
         let (plus, minus) = (self.bin(BinOp::Add, converted, one), self.bin(BinOp::Sub, converted, one));
-        let zero = self.const32(0);
         let negative = self.cmp(Cmp::LtS, converted, zero);
         // One unit up (toward +inf) is one more in magnitude for a positive value, one less for a negative.
         let (up, down) = (self.select(negative, minus, plus), self.select(negative, plus, minus));
@@ -1018,27 +1028,77 @@ impl Lower<'_> {
         }
     }
 
-    /// FP32 to an integer of `8 << size` bits, rounded in mode `rnd`, saturating (out-of-range conversions are
-    /// undefined in SPIR-V, so the bounds, powers of two exact in FP32, are tested first). NaN gives 0, or the
-    /// top bit alone for 64-bit integers (as the H200 does). A U64 value for 64 bits, else U32.
-    pub(super) fn f32_to_int(&mut self, x: Value, size: u64, signed: bool, rnd: u64) -> Value {
+    /// An integer source of 8 << `size` bits extended to 64: register pair `rb`, or the `byte`-th part (in
+    /// bytes) of register `rb`.
+    pub(super) fn integer_source(&mut self, rb: u64, size: u64, byte: u64, signed: bool) -> Value {
+        if size == 3 {
+            return self.reg64(rb);
+        }
+        let b = self.reg(rb);
+        let shift = self.const32(8 * byte as u32);
+        let part = self.bin(BinOp::ShrU, b, shift);
+        let unused = self.const32(32 - (8u32 << size));
+        let up = self.bin(BinOp::Shl, part, unused);
+        let down = self.bin(if signed { BinOp::ShrS } else { BinOp::ShrU }, up, unused);
+        self.un(if signed { UnOp::ExtendS } else { UnOp::ExtendU }, down)
+    }
+
+    /// I2F's result: the 64-bit integer (already extended) as a float of type `dst` (1 FP16, 2 FP32, 3 FP64) in
+    /// mode `rnd`, into register `rd` (a pair for FP64). FP16 goes through FP32 rounded to nearest: exact for
+    /// integers below 2^24, and those above are past FP16's range, whose result does not depend on FP32's rounding.
+    pub(super) fn integer_result(&mut self, wide: Value, signed: bool, dst: u64, rnd: u64, rd: u64) {
+        match dst {
+            3 => {
+                let value = self.integer_to_float(wide, signed, rnd, true);
+                self.set_reg64(rd, value);
+            }
+            1 => {
+                let single = self.integer_to_float(wide, signed, 0, false);
+                let half = self.op(Op::F32ToHalf(Round::from_field(rnd), single));
+                self.set_reg(rd, half);
+            }
+            _ => {
+                let value = self.integer_to_float(wide, signed, rnd, false);
+                self.set_reg(rd, value);
+            }
+        }
+    }
+
+    /// FP32 (FP64, of a U64) to an integer of `8 << size` bits, rounded in mode `rnd`, saturating (out-of-range
+    /// conversions are undefined in SPIR-V, so the bounds, powers of two exact in both formats, are tested first).
+    /// NaN gives 0, or the top bit alone from FP64 or to 64-bit integers (as the H200 does; sign-extended for
+    /// signed bytes and halves). A U64 value for 64 bits, else U32.
+    pub(super) fn float_to_integer(&mut self, x: Value, size: u64, signed: bool, rnd: u64) -> Value {
         let width = 8u32 << size;
+        let double = self.type_of(x) == Type::U64;
         let rounded = self.round_integral(x, rnd);
-        let power = |exponent: u32| (127 + exponent) << 23;
-        let (low, high) = if signed { (power(width - 1) | 0x8000_0000, power(width - 1)) } else { (0, power(width)) };
-        let (low, high) = (self.const32(low), self.const32(high));
+        let power = |l: &mut Self, exponent: u32, negative: bool| {
+            if double {
+                l.const64(u64::from(negative) << 63 | u64::from(1023 + exponent) << 52)
+            } else {
+                l.const32(u32::from(negative) << 31 | (127 + exponent) << 23)
+            }
+        };
+        let (low, high) = if signed {
+            (power(self, width - 1, true), power(self, width - 1, false))
+        } else {
+            (if double { self.const64(0) } else { self.const32(0) }, power(self, width, false))
+        };
         let below = self.cmp(Cmp::FLe, rounded, low);
         let above = self.cmp(Cmp::FGe, rounded, high);
         let nan = self.un(UnOp::IsNan, rounded);
         let max = |bits: u32| if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
         let (low_int, high_int) =
             if signed { ((1u64 << (width - 1)).wrapping_neg(), max(width - 1)) } else { (0, max(width)) };
+        // A signed byte or half comes sign-extended, its NaN too.
+        let top_bits = if signed { u64::MAX << (width - 1) } else { 1 << (width - 1) };
+        let nan_bits = if double || width == 64 { top_bits } else { 0 };
         let (converted, low_int, high_int, nan_value) = if width == 64 {
             let converted = self.op(Op::Convert(if signed { Conv::FToS64 } else { Conv::FToU64 }, rounded));
-            (converted, self.const64(low_int), self.const64(high_int), self.const64(1 << 63))
+            (converted, self.const64(low_int), self.const64(high_int), self.const64(nan_bits))
         } else {
             let converted = self.op(Op::Convert(if signed { Conv::FToS } else { Conv::FToU }, rounded));
-            (converted, self.const32(low_int as u32), self.const32(high_int as u32), self.const32(0))
+            (converted, self.const32(low_int as u32), self.const32(high_int as u32), self.const32(nan_bits as u32))
         };
         let value = self.select(above, high_int, converted);
         let value = self.select(below, low_int, value);
@@ -1127,20 +1187,102 @@ impl Lower<'_> {
         Some(self.select(nan, canonical, high))
     }
 
+    /// F2F between FP64 and FP16 (1), FP32 (2) or FP64 (3) (the interpreter's `float_to_float`): `x` a U32 (FP16
+    /// in the low bits, FP32) or U64, rounded in mode `rnd`; `.FTZ` flushes FP32 and FP64 operands and results. A
+    /// NaN keeps its sign and the top of its payload, quieted.
+    pub(super) fn float64_conversion(&mut self, x: Value, src: u64, dst: u64, rnd: u64, ftz: bool) -> Value {
+        // The invalid type 0 reads as FP32, as in the interpreter.
+        let float_type = |ty: u64| if ty == 0 { 2 } else { ty };
+        let (src, dst) = (float_type(src), float_type(dst));
+        let x = match src {
+            3 => self.flush64(x, ftz),
+            2 => self.flush(x, ftz),
+            _ => x,
+        };
+        let round = Round::from_field(rnd);
+        let value = match (src, dst) {
+            (1, _) => {
+                let single = self.un(UnOp::HalfToF32, x);
+                self.un(UnOp::F32ToF64, single)
+            }
+            (2, _) => self.un(UnOp::F32ToF64, x),
+            (_, 1) => self.op(Op::F32ToHalf(round, x)),
+            (_, 2) => {
+                let single = self.op(Op::F64ToF32(round, x));
+                self.flush(single, ftz)
+            }
+            _ => self.flush64(x, ftz),
+        };
+        // (mantissa bits, exponent and quiet bit, width) of each format.
+        let format = |ty: u64| match ty {
+            1 => (10u32, 0x7e00u64, 16u32),
+            3 => (52, 0x7ff8_0000_0000_0000, 64),
+            _ => (23, 0x7fc0_0000, 32),
+        };
+        let ((from_bits, _, from_width), (to_bits, quiet, to_width)) = (format(src), format(dst));
+        let wide = if src == 3 { x } else { self.un(UnOp::ExtendU, x) };
+        let sign_shift = self.const32(from_width - 1);
+        let sign = self.bin(BinOp::ShrU, wide, sign_shift);
+        let one = self.const64(1);
+        let sign = self.bin(BinOp::And, sign, one);
+        let to_sign_shift = self.const32(to_width - 1);
+        let sign = self.bin(BinOp::Shl, sign, to_sign_shift);
+        let payload_mask = self.const64((1 << from_bits) - 1);
+        let payload = self.bin(BinOp::And, wide, payload_mask);
+        let payload = if to_bits >= from_bits {
+            let up = self.const32(to_bits - from_bits);
+            self.bin(BinOp::Shl, payload, up)
+        } else {
+            let down = self.const32(from_bits - to_bits);
+            self.bin(BinOp::ShrU, payload, down)
+        };
+        let quiet = self.const64(quiet);
+        let nan_bits = self.bin(BinOp::Or, sign, quiet);
+        let nan_bits = self.bin(BinOp::Or, nan_bits, payload);
+        let nan_bits = if dst == 3 { nan_bits } else { self.un(UnOp::Truncate, nan_bits) };
+        let nan = if src == 1 {
+            let (magnitude, infinity) = (self.const32(0x7fff), self.const32(0x7c00));
+            let magnitude = self.bin(BinOp::And, x, magnitude);
+            self.cmp(Cmp::GtU, magnitude, infinity)
+        } else {
+            self.un(UnOp::IsNan, x)
+        };
+        self.select(nan, nan_bits, value)
+    }
+
+    /// F2I's source register rb as FP32 (the invalid type 0 too, as the interpreter reads it) or, with `double`,
+    /// FP64 (a pair), after `.ABS`/`.NEG` (abs_b, neg_b) and `.FTZ`.
+    pub(super) fn float_source(&mut self, v: &View, double: bool) -> Value {
+        let (neg, abs, ftz) = (v.flag("neg_b"), v.flag("abs_b"), v.flag("ftz"));
+        if double {
+            let b = self.reg64(v.get("rb"));
+            let b = self.float64_modifiers(b, neg, abs);
+            self.flush64(b, ftz)
+        } else {
+            let b = self.reg(v.get("rb"));
+            let b = self.float_modifiers(b, v, "neg_b", "abs_b");
+            self.flush(b, ftz)
+        }
+    }
+
+    /// `.FTZ` of FP64 bits: a denormal becomes the zero of its sign.
+    pub(super) fn flush64(&mut self, x: Value, ftz: bool) -> Value {
+        if !ftz {
+            return x;
+        }
+        let exponent = self.const64(0x7ff0_0000_0000_0000);
+        let field = self.bin(BinOp::And, x, exponent);
+        let zero = self.const64(0);
+        let denormal = self.cmp(Cmp::Eq, field, zero);
+        let sign = self.const64(1 << 63);
+        let signed_zero = self.bin(BinOp::And, x, sign);
+        self.select(denormal, signed_zero, x)
+    }
+
     /// FP64 rounded to an integral value in mode `rnd` (nearest even, floor, ceil, trunc), after flushing a
     /// denormal operand with `ftz`; a NaN passes on quieted.
     pub(super) fn round_integral64(&mut self, x: Value, rnd: u64, ftz: bool) -> Value {
-        let x = if ftz {
-            let exponent = self.const64(0x7ff0_0000_0000_0000);
-            let field = self.bin(BinOp::And, x, exponent);
-            let zero = self.const64(0);
-            let denormal = self.cmp(Cmp::Eq, field, zero);
-            let sign = self.const64(1 << 63);
-            let signed_zero = self.bin(BinOp::And, x, sign);
-            self.select(denormal, signed_zero, x)
-        } else {
-            x
-        };
+        let x = self.flush64(x, ftz);
         let rounded = self.round_integral(x, rnd);
         let nan = self.un(UnOp::IsNan, x);
         let quiet = self.const64(1 << 51);

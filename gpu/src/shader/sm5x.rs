@@ -1061,23 +1061,12 @@ impl Maxwell<'_, '_, '_> {
             }
             "I2F" => {
                 // A part of a 32- or 64-bit integer: ptxas never asks, and what the hardware does is not known.
-                if v.get("dst") != 2 || v.flag("neg_b") || (v.get("src") >= 2 && v.get("byte_b") != 0) {
+                if v.get("dst") == 0 || v.flag("neg_b") || (v.get("src") >= 2 && v.get("byte_b") != 0) {
                     return self.unimplemented(v, Self::text(v));
                 }
-                // An integer of 8 << src bits (its byte_b-th part), extended to 64 bits; .ABS on a signed one.
-                let (size, signed) = (v.get("src"), v.flag("src_signed"));
-                let wide = if size == 3 {
-                    self.reg64(v.get("rb"))
-                } else {
-                    let b = self.reg(v.get("rb"));
-                    let shift = self.const32(8 * v.get("byte_b") as u32);
-                    let part = self.bin(BinOp::ShrU, b, shift);
-                    let bits = 8u32 << size;
-                    let unused = self.const32(32 - bits);
-                    let up = self.bin(BinOp::Shl, part, unused);
-                    let down = self.bin(if signed { BinOp::ShrS } else { BinOp::ShrU }, up, unused);
-                    self.un(if signed { UnOp::ExtendS } else { UnOp::ExtendU }, down)
-                };
+                // .ABS on a signed source.
+                let signed = v.flag("src_signed");
+                let wide = self.integer_source(v.get("rb"), v.get("src"), v.get("byte_b"), signed);
                 let wide = if v.flag("abs_b") && signed {
                     let zero = self.const64(0);
                     let negative = self.cmp(Cmp::LtS, wide, zero);
@@ -1086,18 +1075,21 @@ impl Maxwell<'_, '_, '_> {
                 } else {
                     wide
                 };
-                let value = self.int_to_f32(wide, signed, v.get("rnd"));
-                self.set_reg(v.get("rd"), value);
+                self.integer_result(wide, signed, v.get("dst"), v.get("rnd"), v.get("rd"));
             }
             "F2I" => {
-                if v.get("src") != 2 {
-                    return self.unimplemented(v, Self::text(v));
-                }
-                let b = self.reg(v.get("rb"));
-                let b = self.float_modifiers(b, v, "neg_b", "abs_b");
-                let b = self.flush(b, v.flag("ftz"));
+                let b = match v.get("src") {
+                    // FP16 exactly in FP32 (an FP16 is never an FP32 denormal).
+                    1 => {
+                        let b = self.reg(v.get("rb"));
+                        let (neg, abs) = (v.flag("neg_b"), v.flag("abs_b"));
+                        let half = self.half_pair(b, if v.flag("half_b") { 3 } else { 0 }, neg, abs)[0];
+                        self.un(UnOp::HalfToF32, half)
+                    }
+                    src => self.float_source(v, src == 3),
+                };
                 let (size, signed) = (v.get("dst"), v.flag("dst_signed"));
-                let value = self.f32_to_int(b, size, signed, v.get("rnd"));
+                let value = self.float_to_integer(b, size, signed, v.get("rnd"));
                 if size == 3 {
                     self.set_reg64(v.get("rd"), value);
                 } else {
@@ -1105,13 +1097,13 @@ impl Maxwell<'_, '_, '_> {
                 }
             }
             "I2I" => {
-                // 32-bit sources to 8/16/32-bit destinations, with .SAT clamping, .ABS/.NEG on the source.
-                if v.get("src") != 2 || v.get("dst") == 3 || v.get("byte_b") != 0 {
+                // 8/16/32-bit sources (a register's byte_b-th part) to 8/16/32-bit destinations, with .SAT
+                // clamping, .ABS/.NEG on the source.
+                if v.get("src") == 3 || v.get("dst") == 3 || (v.get("src") == 2 && v.get("byte_b") != 0) {
                     return self.unimplemented(v, Self::text(v));
                 }
                 let (src_signed, dst_signed, size) = (v.flag("src_signed"), v.flag("dst_signed"), v.get("dst"));
-                let b = self.reg(v.get("rb"));
-                let mut wide = self.un(if src_signed { UnOp::ExtendS } else { UnOp::ExtendU }, b);
+                let mut wide = self.integer_source(v.get("rb"), v.get("src"), v.get("byte_b"), src_signed);
                 let zero = self.const64(0);
                 if v.flag("abs_b") {
                     let negative = self.cmp(Cmp::LtS, wide, zero);
@@ -1215,6 +1207,28 @@ impl Maxwell<'_, '_, '_> {
                 self.set_reg(rd, value);
             }
             "HSETP2" => self.hsetp2(v),
+            "F2F" if (v.get("src") == 3 || v.get("dst") == 3) && !v.flag("round_int") => {
+                let (src, dst) = (v.get("src"), v.get("dst"));
+                let (neg, abs) = (v.flag("neg_b"), v.flag("abs_b"));
+                let b = match src {
+                    3 => {
+                        let b = self.reg64(v.get("rb"));
+                        self.float64_modifiers(b, neg, abs)
+                    }
+                    1 => {
+                        let b = self.reg(v.get("rb"));
+                        self.half_pair(b, if v.flag("half_b") { 3 } else { 0 }, neg, abs)[0]
+                    }
+                    _ => self.float_b(v),
+                };
+                let value = self.float64_conversion(b, src, dst, v.get("rnd"), v.flag("ftz"));
+                if dst == 3 {
+                    self.set_reg64(v.get("rd"), value);
+                } else {
+                    let value = if v.flag("sat") && dst == 2 { self.finish_float(value, false, true) } else { value };
+                    self.set_reg(v.get("rd"), value);
+                }
+            }
             "F2F" if v.get("src") == 3 && v.get("dst") == 3 && v.flag("round_int") && !v.flag("sat") => {
                 let b = self.reg64(v.get("rb"));
                 let b = self.float64_modifiers(b, v.flag("neg_b"), v.flag("abs_b"));

@@ -729,12 +729,34 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "HSETP2" => self.hsetp2(v),
+            "F2F" if !v.flag("bf16") && (v.get("src") == 3 || v.get("dst") == 3) => {
+                let (src, dst) = (v.get("src"), v.get("dst"));
+                let b = match src {
+                    3 => {
+                        let b = self.wide_slot_double(v);
+                        self.float64_modifiers(b, v.flag("neg_b"), v.flag("abs_b"))
+                    }
+                    // The modifiers act on the whole register, as for FP32 (the interpreter's `f2f`).
+                    1 => {
+                        let b = self.float_b(v);
+                        let mask = self.const32(0xffff);
+                        self.bin(BinOp::And, b, mask)
+                    }
+                    _ => self.float_b(v),
+                };
+                let value = self.float64_conversion(b, src, dst, v.get("rnd"), v.flag("ftz"));
+                if dst == 3 {
+                    self.set_reg64(v.get("rd"), value);
+                } else {
+                    self.set_reg(v.get("rd"), value);
+                }
+            }
             "F2F" => {
                 // FP16 (the low half) and FP32 to each other (the interpreter's `f2f`: the source's modifiers act
-                // on the whole register, as for FP32); FP64 and BF16 are not translated yet.
+                // on the whole register, as for FP32); BF16 is not translated yet.
                 let (src, dst) = (v.get("src"), v.get("dst"));
                 if v.encoding.form() != "reg" || v.flag("bf16") || !matches!((src, dst), (1, 2) | (2, 1) | (2, 2)) {
-                    return self.unimplemented(v, "F2F to or from FP64 or BF16");
+                    return self.unimplemented(v, "F2F to or from BF16");
                 }
                 let ftz = v.flag("ftz");
                 let b = self.float_b(v);
@@ -766,7 +788,7 @@ impl Lower<'_> {
                     return self.unimplemented(v, "F2IP with a second value, a merge or .RELU");
                 }
                 let b = self.reg(v.get("rb"));
-                let wide = self.f32_to_int(b, 3, true, v.get("rnd"));
+                let wide = self.float_to_integer(b, 3, true, v.get("rnd"));
                 let (low, high) = if v.flag("signed") { (-128i64, 127i64) } else { (0, 255) };
                 let (low, high) = (self.const64(low as u64), self.const64(high as u64));
                 let clamped = self.bin(BinOp::MaxS, wide, low);
@@ -1209,37 +1231,33 @@ impl Lower<'_> {
     fn int_to_float(&mut self, v: &View) -> Result<(), TranslateError> {
         let opcode = v.encoding.opcode;
         let (size, signed) = if opcode == "I2FP" { (2, v.flag("signed")) } else { (v.get("src"), v.flag("signed")) };
-        if v.get("dst") != 2 {
-            return self.unimplemented(v, format!("{opcode} to a float other than FP32"));
+        if v.get("dst") == 0 {
+            return self.unimplemented(v, format!("{opcode} to an invalid float type"));
         }
-        // The integer, extended to 64 bits: a pair, or (8, 16, 32 bits) the byte_b-th part of the register.
-        let wide = if size == 3 {
-            self.reg64(v.get("rb"))
-        } else {
-            let b = self.reg(v.get("rb"));
-            let shift = self.const32(8 * v.get("byte_b") as u32);
-            let part = self.bin(BinOp::ShrU, b, shift);
-            let bits = 8u32 << size;
-            let unused = self.const32(32 - bits);
-            let up = self.bin(BinOp::Shl, part, unused);
-            let down = self.bin(if signed { BinOp::ShrS } else { BinOp::ShrU }, up, unused);
-            self.un(if signed { UnOp::ExtendS } else { UnOp::ExtendU }, down)
-        };
-        let value = self.int_to_f32(wide, signed, v.get("rnd"));
-        self.set_reg(v.get("rd"), value);
+        let wide = self.integer_source(v.get("rb"), size, v.get("byte_b"), signed);
+        let dst = if opcode == "I2FP" { 2 } else { v.get("dst") };
+        self.integer_result(wide, signed, dst, v.get("rnd"), v.get("rd"));
         Ok(())
     }
 
     fn float_to_int(&mut self, v: &View) -> Result<(), TranslateError> {
-        if v.get("src") != 2 {
-            return self.unimplemented(v, "F2I from a float other than FP32");
-        }
+        let b = match v.get("src") {
+            // The half_b-th half after the modifiers, which act on the whole register (the interpreter's `f2i`);
+            // exactly in FP32.
+            1 => {
+                let b = self.reg(v.get("rb"));
+                let b = self.float_modifiers(b, v, "neg_b", "abs_b");
+                let shift = self.const32(if v.get("half_b") == 1 { 16 } else { 0 });
+                let shifted = self.bin(BinOp::ShrU, b, shift);
+                let mask = self.const32(0xffff);
+                let half = self.bin(BinOp::And, shifted, mask);
+                self.un(UnOp::HalfToF32, half)
+            }
+            src => self.float_source(v, src == 3),
+        };
         let (signed, size) = (v.flag("signed"), v.get("dst"));
         let width = 8u32 << size;
-        let b = self.reg(v.get("rb"));
-        let b = self.float_modifiers(b, v, "neg_b", "abs_b");
-        let b = self.flush(b, v.flag("ftz"));
-        let value = self.f32_to_int(b, size, signed, v.get("rnd"));
+        let value = self.float_to_integer(b, size, signed, v.get("rnd"));
         if width == 64 {
             self.set_reg64(v.get("rd"), value);
         } else {

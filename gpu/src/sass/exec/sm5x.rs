@@ -1208,10 +1208,13 @@ fn convert_value(lane: &Lane, o: &Operands) -> u64 {
             } else {
                 result
             }
-        } else if v.flag("round_int") {
-            float::round_integral(bits, src, round, v.flag("ftz"))
         } else {
-            let result = float::float_to_float(bits, src, dst, round, v.flag("ftz"));
+            let result = if v.flag("round_int") {
+                float::round_integral(bits, src, round, v.flag("ftz"))
+            } else {
+                float::float_to_float(bits, src, dst, round, v.flag("ftz"))
+            };
+            // .SAT clamps an FP32 result, rounded to an integral value or not (PTX's cvt.rni.sat.f32.f32).
             if v.flag("sat") && dst == 2 { u64::from(float::saturate32(result as u32)) } else { result }
         }
     } else {

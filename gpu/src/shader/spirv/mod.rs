@@ -764,8 +764,9 @@ impl Emitter<'_> {
                 return Some(self.compare(*cmp, ty, x, y));
             }
             Op::Convert(conv, x) => {
+                let double = self.type_of(*x) == Type::U64;
                 let x = v(self, x);
-                return Some(self.convert(*conv, x));
+                return Some(self.convert(*conv, x, double));
             }
             Op::FArith(kind, round, operands) => {
                 let double = self.type_of(operands[0]) == Type::U64;
@@ -776,9 +777,15 @@ impl Emitter<'_> {
                 return Some(self.float_arith(*kind, *round, operands, F32));
             }
             Op::F32ToHalf(round, x) => {
+                let double = self.type_of(*x) == Type::U64;
                 let x = v(self, x);
-                let wide = self.widen(x);
+                let wide = if double { self.b.bitcast(self.t.f64, None, x).expect("in a block") } else { self.widen(x) };
                 return Some(self.narrow_format(wide, *round, F16));
+            }
+            Op::F64ToF32(round, x) => {
+                let x = v(self, x);
+                let wide = self.b.bitcast(self.t.f64, None, x).expect("in a block");
+                return Some(self.narrow_format(wide, *round, F32));
             }
             Op::HalfArith(kind, operands) => {
                 let operands = operands.map(|x| v(self, &x));
@@ -1228,8 +1235,11 @@ impl Emitter<'_> {
         let magnitude = self.b.select(u32_, None, overflows, infinity, magnitude).expect("in a block");
         let inexact = self.b.logical_or(bool_, None, inexact, overflows).expect("in a block");
         let nearest = self.b.bitwise_or(u32_, None, sign, magnitude).expect("in a block");
-        // Zero, infinity and NaN inputs map directly.
-        let zero_input = self.b.i_equal(bool_, None, exponent, zero32).expect("in a block");
+        // Zero, infinity and NaN inputs map directly (an FP64 denormal, far below the format's, is rounded from a
+        // significand whose bits are all sticky).
+        let zero_exponent = self.b.i_equal(bool_, None, exponent, zero32).expect("in a block");
+        let zero_mantissa = self.b.i_equal(bool_, None, mantissa, zero64).expect("in a block");
+        let zero_input = self.b.logical_and(bool_, None, zero_exponent, zero_mantissa).expect("in a block");
         let special_input = self.b.i_equal(bool_, None, exponent, exponent_mask).expect("in a block");
         let nan = self.b.i_not_equal(bool_, None, mantissa, zero64).expect("in a block");
         let nan = self.b.logical_and(bool_, None, special_input, nan).expect("in a block");
@@ -1641,6 +1651,10 @@ impl Emitter<'_> {
                 let wide = self.widen_format(x, F16);
                 self.narrow(wide, Round::NearestEven)
             }
+            UnOp::F32ToF64 => {
+                let wide = self.widen(x);
+                self.b.bitcast(self.t.u64, None, wide).expect("in a block")
+            }
             UnOp::IsNan => {
                 let magnitude_mask = self.u32_const(0x7fff_ffff);
                 let magnitude = self.b.bitwise_and(self.t.u32, None, x, magnitude_mask).expect("in a block");
@@ -1708,8 +1722,9 @@ impl Emitter<'_> {
         .expect("in a block")
     }
 
-    fn convert(&mut self, conv: Conv, x: Word) -> Word {
-        let f32_ = self.t.f32;
+    /// `conv` of `x`; `double` says a float operand is FP64 (U64 bits).
+    fn convert(&mut self, conv: Conv, x: Word, double: bool) -> Word {
+        let (f32_, f64_) = (self.t.f32, self.t.f64);
         match conv {
             Conv::UToF | Conv::SToF => {
                 let f = if conv == Conv::UToF {
@@ -1720,8 +1735,18 @@ impl Emitter<'_> {
                 .expect("in a block");
                 self.bits(f)
             }
+            Conv::UToF64 | Conv::SToF64 => {
+                let f = if conv == Conv::UToF64 {
+                    self.b.convert_u_to_f(f64_, None, x)
+                } else {
+                    self.b.convert_s_to_f(f64_, None, x)
+                }
+                .expect("in a block");
+                self.b.bitcast(self.t.u64, None, f).expect("in a block")
+            }
             Conv::FToU | Conv::FToS | Conv::FToS64 | Conv::FToU64 => {
-                let f = self.widen(x);
+                // The caller converts integral values in range only, never FP64 denormals.
+                let f = if double { self.b.bitcast(f64_, None, x).expect("in a block") } else { self.widen(x) };
                 match conv {
                     Conv::FToU => self.b.convert_f_to_u(self.t.u32, None, f),
                     Conv::FToS => self.b.convert_f_to_s(self.t.u32, None, f),
