@@ -109,6 +109,13 @@ const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[
     (Isa::Sm86, "DSETP", 2),
     (Isa::Sm86, "FRND", 2),
     (Isa::Sm86, "MUFU", 2),
+    // Conversions to and from FP64 and FP16, and I2I of byte and half parts, translated instead of refused.
+    (Isa::Sm5x, "F2I", 2),
+    (Isa::Sm5x, "I2F", 2),
+    (Isa::Sm5x, "I2I", 2),
+    (Isa::Sm86, "F2F", 2),
+    (Isa::Sm86, "F2I", 2),
+    (Isa::Sm86, "I2F", 2),
 ];
 
 /// The version of the lowering of `opcode` in `isa` (see [`LOWERING_VERSIONS`]).
