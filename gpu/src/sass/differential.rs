@@ -375,10 +375,10 @@ fn random_instance(rng: &mut Rng, isa: Isa, encoding: &Encoding) -> u128 {
         word |= field.place(value);
     }
     if matches!(encoding.opcode, "LDG" | "STG" | "LD" | "ST" | "RED" | "ATOM" | "ATOMG") {
-        word = memory_instance(rng, encoding, word, false);
+        word = memory_instance(rng, isa, encoding, word, false);
     }
     if matches!(encoding.opcode, "LDS" | "STS" | "ATOMS") {
-        word = memory_instance(rng, encoding, word, true);
+        word = memory_instance(rng, isa, encoding, word, true);
     }
     word
 }
@@ -386,7 +386,7 @@ fn random_instance(rng: &mut Rng, isa: Isa, encoding: &Encoding) -> u128 {
 /// A load, store or atomic of the thread's own memory: global ones of its input record ([R20.64 + an offset]
 /// within 0x44 bytes), shared ones of its 16-byte slot ([R24 + an offset]); offsets and data registers aligned to
 /// the size; the other fields stay random (a form a side lacks is skipped).
-fn memory_instance(rng: &mut Rng, encoding: &Encoding, mut word: u128, shared: bool) -> u128 {
+fn memory_instance(rng: &mut Rng, isa: Isa, encoding: &Encoding, mut word: u128, shared: bool) -> u128 {
     let mut set = |name: &str, value: u64| {
         if let Some(field) = encoding.field(name) {
             word = word & !field.place(u64::MAX) | field.place(value);
@@ -407,7 +407,9 @@ fn memory_instance(rng: &mut Rng, encoding: &Encoding, mut word: u128, shared: b
         set("no_ur", 1);
         0x44
     };
-    set("offset", rng.below(span / bytes) * bytes);
+    // SM5x's ATOMS counts its offset in words.
+    let unit = if isa == Isa::Sm5x && encoding.opcode == "ATOMS" { 4 } else { 1 };
+    set("offset", rng.below(span / bytes) * bytes / unit);
     let registers = (bytes / 4).max(1);
     let register = rng.below(16 / registers) * registers;
     for data in ["rd", "rs", "rb"] {

@@ -140,7 +140,7 @@ impl Lower<'_> {
         result: Option<u64>,
     ) -> Terminator {
         let update = offset as u32 + 1;
-        let wide = matches!(ty, 2 | 5);
+        let wide = matches!(ty, 2 | 5 | 6);
         self.stmts.push(Vec::new());
         let at = address(self);
         let (old, b) = if wide {
@@ -162,6 +162,8 @@ impl Lower<'_> {
                 let [low, high] = [0, 1].map(|i| self.half_arith(FArith::Add, [x[i], y[i], zero], false, false, false));
                 self.pack_halves(low, high)
             }
+            // F64.RN (the interpreter's `arith64`: a NaN operand passes on quieted).
+            0 if ty == 6 => self.double_arith(FArith::Add, 0, [old, b, b], [old, b, b]),
             0 if ty == 3 => {
                 let (x, y) = (self.flush(old, true), self.flush(b, true));
                 let zero = self.const32(0);
@@ -201,6 +203,62 @@ impl Lower<'_> {
         match guard {
             Some(condition) => Terminator::Branch(condition, update, next),
             None => Terminator::Jump(update),
+        }
+    }
+
+    /// LDC: `size` (0 U8, 1 S8, 2 U16, 3 S16, 4 a word, 5 two) from bank `bank` at byte `index + offset` into
+    /// registers from `rd`; a byte or half comes from the word that holds it, extended.
+    pub(super) fn constant_register_load(&mut self, bank: u64, index: Value, offset: i64, size: u64, rd: u64) {
+        self.program.constant_banks.push(bank as u8);
+        let offset = self.const32(offset as u32);
+        let address = self.bin(BinOp::Add, index, offset);
+        let bank = bank as u8;
+        if size < 4 {
+            let aligned_mask = self.const32(!3);
+            let aligned = self.bin(BinOp::And, address, aligned_mask);
+            let word = self.op(Op::ConstantLoad { bank, offset: aligned });
+            let (three, eight) = (self.const32(3), self.const32(8));
+            let byte = self.bin(BinOp::And, address, three);
+            let shift = self.bin(BinOp::Mul, byte, eight);
+            let moved = self.bin(BinOp::ShrU, word, shift);
+            let unused = self.const32(32 - if size < 2 { 8 } else { 16 });
+            let up = self.bin(BinOp::Shl, moved, unused);
+            let value = self.bin(if size & 1 == 1 { BinOp::ShrS } else { BinOp::ShrU }, up, unused);
+            self.set_reg(rd, value);
+            return;
+        }
+        for i in 0..if size == 5 { 2 } else { 1 } {
+            let step = self.const32(4 * i);
+            let at = self.bin(BinOp::Add, address, step);
+            let word = self.op(Op::ConstantLoad { bank, offset: at });
+            self.set_reg(rd + u64::from(i), word);
+        }
+    }
+
+    /// One compare-and-swap of the word (`wide`: pair) at `address`: register (pair) `value` stored where it holds
+    /// register (pair) `compare`; the old contents into `rd`, or with `cast` whether it stored (1 or 0).
+    pub(super) fn compare_and_swap(
+        &mut self,
+        space: Space,
+        address: Value,
+        wide: bool,
+        (compare, value, rd): (u64, u64, u64),
+        cast: bool,
+    ) {
+        let (compare, value) =
+            if wide { (self.reg64(compare), self.reg64(value)) } else { (self.reg(compare), self.reg(value)) };
+        let old = self.op(Op::AtomicCas { space, address, compare, value });
+        let answer = if cast {
+            let stored = self.cmp(Cmp::Eq, old, compare);
+            let bit = self.un(UnOp::BoolToU32, stored);
+            if wide { self.un(UnOp::ExtendU, bit) } else { bit }
+        } else {
+            old
+        };
+        if wide {
+            self.set_reg64(rd, answer);
+        } else {
+            self.set_reg(rd, answer);
         }
     }
 

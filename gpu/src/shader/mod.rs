@@ -116,6 +116,20 @@ const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[
     (Isa::Sm86, "F2F", 2),
     (Isa::Sm86, "F2I", 2),
     (Isa::Sm86, "I2F", 2),
+    // LEA.HI's predicate is the shared-window test (Plg), not the carry; generic and shared memory, CAS, byte and
+    // half constant loads translated instead of refused.
+    (Isa::Sm5x, "LEA", 2),
+    (Isa::Sm5x, "LD", 2),
+    (Isa::Sm5x, "ST", 2),
+    (Isa::Sm5x, "ATOM", 2),
+    (Isa::Sm5x, "ATOMS", 2),
+    (Isa::Sm5x, "LDC", 2),
+    (Isa::Sm5x, "CCTL", 2),
+    // FMNMX.NAN/.XORSIGN and FP64 atomic adds translated instead of refused.
+    (Isa::Sm86, "FMNMX", 2),
+    (Isa::Sm86, "ATOM", 2),
+    (Isa::Sm86, "ATOMG", 2),
+    (Isa::Sm86, "RED", 2),
 ];
 
 /// The version of the lowering of `opcode` in `isa` (see [`LOWERING_VERSIONS`]).

@@ -138,7 +138,7 @@ impl Maxwell<'_, '_, '_> {
             }
             if matches!(
                 v.encoding.opcode,
-                "BRA" | "CAL" | "EXIT" | "RET" | "SYNC" | "BRK" | "BPT" | "BAR" | "RED" | "ATOM"
+                "BRA" | "CAL" | "EXIT" | "RET" | "SYNC" | "BRK" | "BPT" | "BAR" | "RED" | "ATOM" | "ATOMS"
             ) || Lower::is_warp_exchange(v.encoding.opcode)
             {
                 leaders.insert(i + 1);
@@ -395,10 +395,51 @@ impl Maxwell<'_, '_, '_> {
             Some(cond) => Terminator::Branch(cond, target, next),
             None => Terminator::Jump(target),
         };
-        if matches!(opcode, "RED" | "ATOM") && v.encoding.form() != "CAS" {
+        if opcode == "ATOMS" {
+            // Shared: [ra + offset * 4]; types 0 U32, 1 S32 (64 bits only in global memory here); CAS modes 0
+            // CAST and 1 CAST.SPIN (whether it stored) and 2 CAS (the old word).
+            let cas = v.encoding.form() == "CAS";
+            let (op, ty) = if cas { (8, 0) } else { (v.get("op"), v.get("ty")) };
+            if op > 8 || ty > 1 || (cas && (v.flag("wide") || v.get("mode") > 2)) {
+                return self.unimplemented(v, format!("{} (64-bit shared atomics)", Self::text(v)));
+            }
+            if self.program.shared_bytes == 0 {
+                return self.unimplemented(v, "a shared atomic in a kernel without shared memory (a fault)");
+            }
+            let address = |l: &mut Lower| {
+                let base = l.reg(v.get("ra"));
+                let offset = l.const32((v.signed("offset") * 4) as u32);
+                l.bin(BinOp::Add, base, offset)
+            };
+            if cas {
+                let rb = v.get("rb");
+                let registers = (rb, if rb == 255 { 255 } else { rb + 1 }, v.get("rd"));
+                self.guarded(guard, |l| {
+                    let at = address(l);
+                    l.compare_and_swap(Space::Shared, at, false, registers, v.get("mode") < 2);
+                });
+                return Ok(Some(Terminator::Jump(next)));
+            }
+            let result = Some(v.get("rd"));
+            let terminator =
+                self.l.atomic_update(v.offset, next, guard, Space::Shared, &address, (op, ty), v.get("rb"), result);
+            return Ok(Some(terminator));
+        }
+        if opcode == "ATOM" && v.encoding.form() == "CAS" {
+            // rb + 1 (the pair after rb's for .64) where the word holds rb; the old word into rd.
+            let wide = v.flag("wide");
+            let rb = v.get("rb");
+            let registers = (rb, if rb == 255 { 255 } else { rb + if wide { 2 } else { 1 } }, v.get("rd"));
+            self.guarded(guard, |l| {
+                let at = global_address(l, v);
+                l.compare_and_swap(Space::Global, at, wide, registers, false);
+            });
+            return Ok(Some(Terminator::Jump(next)));
+        }
+        if matches!(opcode, "RED" | "ATOM") {
             let (op, ty) = (v.get("op"), v.get("ty"));
-            if !matches!((op, ty), (0..=8, 0 | 1) | (0, 3)) {
-                return self.unimplemented(v, "an atomic other than a 32-bit integer operation or FP32 add");
+            if !matches!((op, ty), (0..=8, 0 | 1 | 2 | 5) | (0, 3)) {
+                return self.unimplemented(v, "an atomic other than an integer operation or FP32 add");
             }
             let address = |l: &mut Lower| global_address(l, v);
             let (operand, result) =
@@ -505,7 +546,8 @@ impl Maxwell<'_, '_, '_> {
             return self.unimplemented(v, format!("{} writing the condition code", Self::text(v)));
         }
         match opcode {
-            "NOP" | "DEPBAR" | "MEMBAR" => {
+            // CCTL: cache prefetches and invalidations, which change nothing in coherent memory.
+            "NOP" | "DEPBAR" | "MEMBAR" | "CCTL" => {
                 if v.has("cc_test") && v.get("cc_test") != 15 && opcode == "NOP" {
                     return self.unimplemented(v, Self::text(v));
                 }
@@ -568,8 +610,9 @@ impl Maxwell<'_, '_, '_> {
                 }
             }
             "LEA" => {
-                // (a << shift) + b, or for .HI the high word of ({c, a} << shift) + b; .X adds the carry; the
-                // predicate result is the carry out.
+                // (a << shift) + b, or for .HI the high word of ({c, a} << shift) + b; .X adds the carry. The
+                // predicate result (the interpreter's): for .HI whether the address is outside the shared window
+                // (Plg, which generic LD/ST/ATOM take), else the carry out.
                 let mut a = self.reg(v.get("ra"));
                 if v.flag("neg_a") {
                     a = if v.flag("x") {
@@ -596,8 +639,13 @@ impl Maxwell<'_, '_, '_> {
                     self.op(Op::SetCc(flags));
                 }
                 if v.get("pd") != 7 {
-                    let carry = self.flag_set(flags, CARRY);
-                    self.set_pred(v.get("pd"), carry);
+                    let predicate = if v.encoding.form().starts_with("HI") {
+                        let window = self.const32((crate::sass::exec::SHARED_WINDOW >> 32) as u32);
+                        self.cmp(Cmp::Ne, sum, window)
+                    } else {
+                        self.flag_set(flags, CARRY)
+                    };
+                    self.set_pred(v.get("pd"), predicate);
                 }
             }
             "IADD3" => {
@@ -1027,7 +1075,7 @@ impl Maxwell<'_, '_, '_> {
                 let value = self.select(holds, a, b);
                 self.set_reg(v.get("rd"), value);
             }
-            "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory(v)?,
+            "LD" | "ST" | "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory(v)?,
             "ALD" | "AST" => self.attribute_access(v)?,
             "IPA" => self.interpolate(v)?,
             "TEXS" | "TLDS" => self.texture_scalar(v)?,
@@ -1044,20 +1092,11 @@ impl Maxwell<'_, '_, '_> {
                 self.op(Op::Demote);
             }
             "LDC" => {
-                if v.get("mode") != 0 || !matches!(v.get("size"), 4 | 5) {
+                if v.get("mode") != 0 || v.get("size") > 5 {
                     return self.unimplemented(v, Self::text(v));
                 }
-                let bank = v.get("cb_bank");
-                self.program.constant_banks.push(bank as u8);
                 let index = self.reg(v.get("ra"));
-                let offset = self.const32(v.signed("offset") as u32);
-                let address = self.bin(BinOp::Add, index, offset);
-                for i in 0..if v.get("size") == 5 { 2 } else { 1 } {
-                    let step = self.const32(4 * i);
-                    let at = self.bin(BinOp::Add, address, step);
-                    let word = self.op(Op::ConstantLoad { bank: bank as u8, offset: at });
-                    self.set_reg(v.get("rd") + u64::from(i), word);
-                }
+                self.constant_register_load(v.get("cb_bank"), index, v.signed("offset"), v.get("size"), v.get("rd"));
             }
             "I2F" => {
                 // A part of a 32- or 64-bit integer: ptxas never asks, and what the hardware does is not known.
@@ -1474,6 +1513,12 @@ impl Maxwell<'_, '_, '_> {
         }
         let load = opcode.starts_with("LD");
         let register = if load { v.get("rd") } else { v.get("rs") };
+        if matches!(opcode, "LD" | "ST") {
+            // Generic addresses: the window the address falls in decides (the ps operand only hints at it).
+            let address = global_address(self.l, v);
+            self.generic_memory_access(address, size, load, register);
+            return Ok(());
+        }
         let space = match opcode {
             "LDG" | "STG" => Space::Global,
             "LDS" | "STS" => Space::Shared,

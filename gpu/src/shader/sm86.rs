@@ -246,9 +246,13 @@ impl Lower<'_> {
             let cas = v.encoding.form() == "CAS";
             let shared = opcode == "ATOMS";
             let (op, ty) = (if cas { 8 } else { v.get("op") }, v.get("ty"));
-            // ATOMS types: 0 U32, 1 S32, 2 U64 (64 bits only in global memory here).
-            if !matches!((op, ty), (0..=8, 0 | 1 | 2 | 5) | (0, 3 | 4)) || (shared && ty > 1) || (cas && ty >= 3) {
-                return self.unimplemented(v, "an atomic other than an integer operation or an FP32 or F16x2 add");
+            // Types: 0 U32, 1 S32, 2 U64, 3 F32.FTZ.RN, 4 F16x2.RN, 5 S64, 6 F64.RN (ATOMS: 0 U32, 1 S32, 2 U64;
+            // 64 bits only in global memory here).
+            if !matches!((op, ty), (0..=8, 0 | 1 | 2 | 5) | (0, 3 | 4 | 6)) || (shared && ty > 1) || (cas && ty >= 3) {
+                return self.unimplemented(
+                    v,
+                    "an atomic other than an integer operation or an FP32, F16x2 or FP64 add (or a 64-bit shared one)",
+                );
             }
             if shared && self.program.shared_bytes == 0 {
                 return self.unimplemented(v, "a shared atomic in a kernel without shared memory (a fault)");
@@ -284,29 +288,12 @@ impl Lower<'_> {
                 if shared { (Space::Shared, &shared_address) } else { (Space::Global, &global_address) };
             let result = (opcode != "RED").then(|| v.get("rd"));
             if cas {
-                // One compare-and-swap: rc where the word holds rb; the old word into rd, or for CAST whether
-                // it stored.
+                // rc where the word holds rb; the old word into rd, or for CAST whether it stored.
                 let wide = matches!(ty, 2 | 5);
+                let registers = (v.get("rb"), v.get("rc"), v.get("rd"));
                 let body = |l: &mut Lower| {
                     let at = address(l);
-                    let (compare, value) = if wide {
-                        (l.reg64(v.get("rb")), l.reg64(v.get("rc")))
-                    } else {
-                        (l.reg(v.get("rb")), l.reg(v.get("rc")))
-                    };
-                    let old = l.op(Op::AtomicCas { space, address: at, compare, value });
-                    let answer = if v.flag("cast") {
-                        let stored = l.cmp(Cmp::Eq, old, compare);
-                        let bit = l.un(UnOp::BoolToU32, stored);
-                        if wide { l.un(UnOp::ExtendU, bit) } else { bit }
-                    } else {
-                        old
-                    };
-                    if wide {
-                        l.set_reg64(v.get("rd"), answer);
-                    } else {
-                        l.set_reg(v.get("rd"), answer);
-                    }
+                    l.compare_and_swap(space, at, wide, registers, v.flag("cast"));
                 };
                 self.guarded(guard, body);
                 return Ok(Some(Terminator::Jump(own_next)));
@@ -443,38 +430,11 @@ impl Lower<'_> {
                 }
             }
             "LDC" => {
-                let size = v.get("size");
-                if v.get("mode") != 0 || size > 5 {
-                    return self.unimplemented(v, "LDC with an indexed bank");
+                if v.get("mode") != 0 || v.get("size") > 5 {
+                    return self.unimplemented(v, "LDC with an indexed bank or of 128 bits");
                 }
-                let bank = v.get("cb_bank");
-                self.program.constant_banks.push(bank as u8);
                 let index = self.reg(v.get("ra"));
-                let offset = self.const32(v.signed("offset") as u32);
-                let address = self.bin(BinOp::Add, index, offset);
-                if size < 4 {
-                    // A byte or half (0 U8, 1 S8, 2 U16, 3 S16) of the word that holds it.
-                    let aligned_mask = self.const32(!3);
-                    let aligned = self.bin(BinOp::And, address, aligned_mask);
-                    let word = self.op(Op::ConstantLoad { bank: bank as u8, offset: aligned });
-                    let (three, eight) = (self.const32(3), self.const32(8));
-                    let byte = self.bin(BinOp::And, address, three);
-                    let shift = self.bin(BinOp::Mul, byte, eight);
-                    let moved = self.bin(BinOp::ShrU, word, shift);
-                    let width = if size < 2 { 8 } else { 16 };
-                    let unused = self.const32(32 - width);
-                    let up = self.bin(BinOp::Shl, moved, unused);
-                    let value = self.bin(if size & 1 == 1 { BinOp::ShrS } else { BinOp::ShrU }, up, unused);
-                    self.set_reg(v.get("rd"), value);
-                    return Ok(());
-                }
-                let words = if v.get("size") == 5 { 2 } else { 1 };
-                for i in 0..words {
-                    let step = self.const32(4 * i);
-                    let at = self.bin(BinOp::Add, address, step);
-                    let word = self.op(Op::ConstantLoad { bank: bank as u8, offset: at });
-                    self.set_reg(v.get("rd") + u64::from(i), word);
-                }
+                self.constant_register_load(v.get("cb_bank"), index, v.signed("offset"), v.get("size"), v.get("rd"));
             }
             "SEL" => {
                 let p = self.pred_src(v, "ps");
@@ -903,16 +863,30 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "FMNMX" => {
-                if v.flag("nan") || v.flag("xorsign") {
-                    return self.unimplemented(v, "FMNMX.NAN/.XORSIGN");
-                }
                 let ftz = v.flag("ftz");
                 let a = self.float_a(v);
                 let a = self.flush(a, ftz);
                 let b = self.float_b(v);
                 let b = self.flush(b, ftz);
                 let p = self.pred_src(v, "ps");
-                let value = self.float_min_max(a, b, p);
+                let mut value = self.float_min_max(a, b, p);
+                if v.flag("nan") {
+                    // .NAN: a NaN operand gives the canonical NaN (PTX's min.NaN).
+                    let (nan_a, nan_b) = (self.un(UnOp::IsNan, a), self.un(UnOp::IsNan, b));
+                    let t = self.bool(true);
+                    let either = self.select(nan_a, t, nan_b);
+                    let canonical = self.const32(0x7fff_ffff);
+                    value = self.select(either, canonical, value);
+                }
+                if v.flag("xorsign") {
+                    // .XORSIGN: the sign is the exclusive or of the registers' signs, before the modifiers.
+                    let (raw_a, raw_b) = (self.reg(v.get("ra")), self.slot_b(v));
+                    let signs = self.bin(BinOp::Xor, raw_a, raw_b);
+                    let (sign, magnitude) = (self.const32(0x8000_0000), self.const32(0x7fff_ffff));
+                    let sign = self.bin(BinOp::And, signs, sign);
+                    let value_magnitude = self.bin(BinOp::And, value, magnitude);
+                    value = self.bin(BinOp::Or, value_magnitude, sign);
+                }
                 self.set_reg(v.get("rd"), value);
             }
             "MUFU" => {

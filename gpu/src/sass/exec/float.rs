@@ -107,6 +107,18 @@ pub fn fma32(a: u32, b: u32, c: u32, fmz: bool, mode: Mode) -> u32 {
 }
 
 /// FMNMX: the smaller (`min`) or larger of the two; NaN loses to a number; -0 < +0.
+/// SM86's FMNMX: `min_max32`, then with `nan` (.NAN, PTX's min.NaN) a NaN operand gives the canonical NaN, and
+/// with `xorsign` (.XORSIGN, PTX's max.xorsign.abs) the result takes the sign bit of those bits: the exclusive or
+/// of the registers before the operands' modifiers.
+pub fn fmnmx(a: u32, b: u32, min: bool, ftz: bool, nan: bool, xorsign: Option<u32>) -> u32 {
+    let is_nan = |bits: u32| bits & 0x7fff_ffff > 0x7f80_0000;
+    let value = if nan && (is_nan(a) || is_nan(b)) { CANONICAL_NAN32 } else { min_max32(a, b, min, ftz) };
+    match xorsign {
+        Some(signs) => value & 0x7fff_ffff | signs & 0x8000_0000,
+        None => value,
+    }
+}
+
 pub fn min_max32(a: u32, b: u32, min: bool, ftz: bool) -> u32 {
     let (a, b) = (if ftz { flush32(a) } else { a }, if ftz { flush32(b) } else { b });
     let (x, y) = (single(a), single(b));
@@ -536,6 +548,26 @@ mod tests {
         assert_eq!(min_max32(CANONICAL_NAN32, 3.0f32.to_bits(), true, false), 3.0f32.to_bits());
         assert_eq!(min_max32(0, 0x8000_0000, true, false), 0x8000_0000);
         assert_eq!(min_max32(0, 0x8000_0000, false, false), 0);
+    }
+
+    /// The H200's min.NaN.f32 and max.xorsign.abs.f32 (ptxas: FMNMX.NAN and FMNMX.XORSIGN with |a|, |b|) of the
+    /// ampere kernel's 128 threads (`tests/sass/cuda/results/ampere.out`), NaNs among them.
+    #[test]
+    fn fmnmx_nan_and_xorsign_give_what_the_h200_gave() {
+        let path = crate::sass::corpus::Corpus::source_tree().join("cuda/results/ampere.out");
+        let results = std::fs::read(path).unwrap();
+        let (out, input) = (&results[..0x10000], &results[0x10000..0x20000]);
+        let word = |bytes: &[u8], at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        let mut nans = 0;
+        for thread in 0..128 {
+            let [f1, f2, f3, f4] = [0, 4, 8, 12].map(|i| word(input, 4096 + 16 * thread + i));
+            let (min_nan, max_xorsign) = (word(out, 512 * thread + 208), word(out, 512 * thread + 212));
+            nans += [f1, f2, f3, f4].iter().filter(|&&x| single(x).is_nan()).count();
+            assert_eq!(fmnmx(f1, f2, true, false, true, None), min_nan, "thread {thread}: min.NaN");
+            let (a, b) = (f3 & 0x7fff_ffff, f4 & 0x7fff_ffff);
+            assert_eq!(fmnmx(a, b, false, false, false, Some(f3 ^ f4)), max_xorsign, "thread {thread}: xorsign");
+        }
+        assert!(nans > 10, "the inputs hold NaNs");
     }
 
     #[test]

@@ -3,7 +3,10 @@
 //! encoding.
 
 use super::float::{self, Mode};
-use super::{ExecError, GlobalMemory, LOCAL_WINDOW, Lane, SHARED_WINDOW, WARP_SIZE, WINDOW_BYTES, load, store};
+use super::{
+    ConstantBuffers, ExecError, GlobalMemory, LOCAL_WINDOW, Lane, SHARED_WINDOW, WARP_SIZE, WINDOW_BYTES, load, store,
+};
+use crate::sass::text::View;
 use crate::sass::Isa;
 
 type Result<T = ()> = std::result::Result<T, ExecError>;
@@ -123,6 +126,19 @@ pub(super) fn extend(value: u64, size: u64) -> u64 {
         2 => value & 0xffff,
         3 => value as u16 as i16 as i32 as u32 as u64,
         _ => value & 0xffff_ffff,
+    }
+}
+
+/// LDC (both ISAs): `size` (0 U8, 1 S8, 2 U16, 3 S16, 4 a word, 5 two) at byte `index + offset` (within the
+/// bank's 64 KiB) of bank `cb_bank` into registers from rd; a byte or half comes from the word that holds it,
+/// extended.
+pub(super) fn constant_load(lane: &mut Lane, cbufs: &ConstantBuffers, v: &View, index: u32) {
+    let address = u64::from(index).wrapping_add(v.signed("offset") as u64) & 0xffff;
+    let bank = v.get("cb_bank");
+    let low = u64::from(cbufs.read_u32(bank, address & !3) >> (8 * (address & 3)));
+    match v.get("size") {
+        5 => lane.set_reg64(v.get("rd"), low | u64::from(cbufs.read_u32(bank, address + 4)) << 32),
+        size => lane.set_reg(v.get("rd"), extend(low, size) as u32),
     }
 }
 

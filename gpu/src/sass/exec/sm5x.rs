@@ -9,7 +9,7 @@
 
 use super::float::{self, Mode};
 use super::ops::{
-    Memories, access_bytes, atomic_op, boolean, find_leading_one, lanes, lop3, permute, shuffle_source, stored_value,
+    Memories, access_bytes, constant_load, atomic_op, boolean, find_leading_one, lanes, lop3, permute, shuffle_source, stored_value,
     write_loaded,
 };
 use super::{ExecError, Lane, LaneStatus, Step, SyncKind, load, store};
@@ -311,7 +311,8 @@ impl Exec<'_, '_> {
             return self.unimplemented(format!("{} writing the condition code", self.text()));
         }
         match v.encoding.opcode {
-            "NOP" | "DEPBAR" | "MEMBAR" => {
+            // CCTL: cache prefetches and invalidations, which change nothing in coherent memory.
+            "NOP" | "DEPBAR" | "MEMBAR" | "CCTL" => {
                 if v.get("cc_test") != 15 && v.has("cc_test") && v.encoding.opcode == "NOP" {
                     return self.unimplemented(self.text());
                 }
@@ -573,8 +574,12 @@ impl Exec<'_, '_> {
                     };
                     let (sum, cc) = add(shifted, false, o.b(lane), false, v.flag("x"), lane.cc);
                     lane.set_reg(v.get("rd"), sum);
-                    // The predicate result is the carry out.
-                    lane.set_pred(v.get("pd"), cc & CARRY != 0);
+                    // The predicate result: for .HI, whether the address (its high word, the sum) lies outside the
+                    // shared window (Plg in NVIDIA's SASS reference, which generic LD/ST and ptxas's branch between
+                    // ATOM and ATOMS take); else the carry out.
+                    let outside_shared = sum != (super::SHARED_WINDOW >> 32) as u32;
+                    let hi = v.encoding.form().starts_with("HI");
+                    lane.set_pred(v.get("pd"), if hi { outside_shared } else { cc & CARRY != 0 });
                     if v.flag("cc") {
                         lane.cc = cc;
                     }
@@ -583,24 +588,64 @@ impl Exec<'_, '_> {
             "ATOM" | "RED" => {
                 let (op, ty) = (v.get("op"), v.get("ty"));
                 let cas = v.encoding.form() == "CAS";
-                if cas || op > 8 || ty == 4 || ty > 5 {
+                if !cas && (op > 8 || ty == 4 || ty > 5) {
                     return self.unimplemented(self.text());
                 }
-                let bytes = if matches!(ty, 2 | 5) { 8 } else { 4 };
+                let bytes = if matches!(ty, 2 | 5) || (cas && v.flag("wide")) { 8 } else { 4 };
                 self.try_each(|lane, o, memories| {
                     let base =
                         if o.v.flag("e") { lane.reg64(o.v.get("ra")) } else { u64::from(lane.reg(o.v.get("ra"))) };
                     let address = base.wrapping_add(o.v.signed("offset") as u64);
                     let source = if o.v.encoding.opcode == "RED" { o.v.get("rs") } else { o.v.get("rb") };
-                    let operand = if bytes == 8 { lane.reg64(source) } else { u64::from(lane.reg(source)) };
+                    let read = |register: u64| atomic_operand(lane, register, bytes);
+                    let operand = read(source);
                     let old = memories.global_load(address, bytes)? as u64;
-                    memories.global_store(address, bytes, u128::from(atomic_op(op, ty, old, operand)))?;
+                    let new = if cas {
+                        // CAS: the register (pair) after rb's is stored where the word holds rb's.
+                        let value = read(if source >= 255 { 255 } else { source + bytes as u64 / 4 });
+                        if old == operand { value } else { old }
+                    } else {
+                        atomic_op(op, ty, old, operand)
+                    };
+                    memories.global_store(address, bytes, u128::from(new))?;
                     if o.v.encoding.opcode == "ATOM" {
                         if bytes == 8 {
                             lane.set_reg64(o.v.get("rd"), old);
                         } else {
                             lane.set_reg(o.v.get("rd"), old as u32);
                         }
+                    }
+                    Ok(())
+                })?
+            }
+            "ATOMS" => {
+                // Types 0 U32, 1 S32, 2 U64; CAS modes 0 CAST, 1 CAST.SPIN (answering whether it stored) and 2 CAS.
+                let cas = v.encoding.form() == "CAS";
+                let (op, ty) = if cas { (u64::MAX, 0) } else { (v.get("op"), v.get("ty")) };
+                if (!cas && (op > 8 || ty > 2)) || (cas && v.get("mode") > 2) {
+                    return self.unimplemented(self.text());
+                }
+                let bytes = if ty == 2 || (cas && v.flag("wide")) { 8 } else { 4 };
+                self.try_each(|lane, o, memories| {
+                    let base = u64::from(lane.reg(o.v.get("ra")));
+                    let address = base.wrapping_add((o.v.signed("offset") * 4) as u64) & 0xffff_ffff;
+                    memories.access("shared", "atomic", address, bytes)?;
+                    let old = load(memories.shared, address, bytes).unwrap_or(0) as u64;
+                    let read = |register: u64| atomic_operand(lane, register, bytes);
+                    let rb = o.v.get("rb");
+                    let operand = read(rb);
+                    let new = if cas {
+                        let value = read(if rb >= 255 { 255 } else { rb + bytes as u64 / 4 });
+                        if old == operand { value } else { old }
+                    } else {
+                        atomic_op(op, ty, old, operand)
+                    };
+                    store(memories.shared, address, bytes, u128::from(new));
+                    let answer = if cas && o.v.get("mode") < 2 { u64::from(old == operand) } else { old };
+                    if bytes == 8 {
+                        lane.set_reg64(o.v.get("rd"), answer);
+                    } else {
+                        lane.set_reg(o.v.get("rd"), answer as u32);
                     }
                     Ok(())
                 })?
@@ -899,19 +944,12 @@ impl Exec<'_, '_> {
                 let value = if holds { o.reg(lane, "ra") } else { o.b(lane) };
                 lane.set_reg(o.v.get("rd"), value)
             }),
-            "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory()?,
+            "LD" | "ST" | "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory()?,
             "LDC" => {
-                if v.get("mode") != 0 || !matches!(v.get("size"), 4 | 5) {
+                if v.get("mode") != 0 || v.get("size") > 5 {
                     return self.unimplemented(self.text());
                 }
-                self.each(|lane, o| {
-                    let address = u64::from(o.reg(lane, "ra")).wrapping_add(o.v.signed("offset") as u64) & 0xffff;
-                    let bank = o.v.get("cb_bank");
-                    lane.set_reg(o.v.get("rd"), o.cbufs.read_u32(bank, address));
-                    if o.v.get("size") == 5 {
-                        lane.set_reg(o.v.get("rd") + 1, o.cbufs.read_u32(bank, address + 4));
-                    }
-                })
+                self.each(|lane, o| constant_load(lane, o.cbufs, o.v, o.reg(lane, "ra")))
             }
             // Control flow.
             "BRA" => {
@@ -1069,12 +1107,22 @@ impl Exec<'_, '_> {
         self.try_each(|lane, o, memories| {
             let base = match opcode {
                 // .E: a 64-bit address in a register pair.
-                "LDG" | "STG" if o.v.flag("e") => lane.reg64(o.v.get("ra")),
+                "LDG" | "STG" | "LD" | "ST" if o.v.flag("e") => lane.reg64(o.v.get("ra")),
                 _ => u64::from(lane.reg(o.v.get("ra"))),
             };
             let address = base.wrapping_add(o.v.signed("offset") as u64);
             let register = if load_op { o.v.get("rd") } else { o.v.get("rs") };
             match (opcode, load_op) {
+                // Generic addresses: the window the address falls in decides. (The ps operand, Plg in NVIDIA's SASS
+                // reference, only hints at it: true for global or local memory, false for the shared window.)
+                ("LD", _) => {
+                    let value = memories.generic_load(&lane.local, address, bytes)?;
+                    write_loaded(lane, register, size, value);
+                }
+                ("ST", _) => {
+                    let value = stored_value(lane, register, size);
+                    memories.generic_store(&mut lane.local, address, bytes, value)?;
+                }
                 ("LDG", _) => {
                     let value = memories.global_load(address, bytes)?;
                     write_loaded(lane, register, size, value);
@@ -1105,6 +1153,15 @@ impl Exec<'_, '_> {
             }
             Ok(())
         })
+    }
+}
+
+/// An atomic's register operand of `bytes` (a pair for 8); RZ reads 0.
+fn atomic_operand(lane: &Lane, register: u64, bytes: usize) -> u64 {
+    match register {
+        255.. => 0,
+        _ if bytes == 8 => lane.reg64(register),
+        _ => u64::from(lane.reg(register)),
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::float::{self, Mode};
 use super::ops::{
-    Memories, access_bytes, atomic_op, boolean, extend, find_leading_one, funnel_shift, lanes, lop3, permute,
+    Memories, access_bytes, constant_load, atomic_op, boolean, extend, find_leading_one, funnel_shift, lanes, lop3, permute,
     shuffle_source, stored_value, write_loaded,
 };
 use super::{ExecError, Lane, LaneStatus, Step, WARP_SIZE, WARPSYNC_BARRIER, load, store};
@@ -133,9 +133,6 @@ impl Exec<'_, '_> {
 
     fn run(&mut self) -> Result {
         let v = self.v;
-        if v.encoding.opcode == "FMNMX" && (v.flag("nan") || v.flag("xorsign")) {
-            return self.unimplemented("FMNMX.NAN/.XORSIGN");
-        }
         if crate::sass::sm86::UNIFORM_DATAPATH.contains(&v.encoding.opcode) && (v.get("pg") != 7 || v.flag("pg_not")) {
             return self.unimplemented(format!(
                 "a guarded uniform-datapath instruction (the guard would be a uniform predicate, which no oracle \
@@ -256,7 +253,9 @@ impl Exec<'_, '_> {
             "FMNMX" => self.each(|lane, o| {
                 let (a, b) = (o.float_a(lane), o.float_b(lane));
                 let min = o.pred_src(lane, "ps");
-                lane.set_reg(o.v.get("rd"), float::min_max32(a, b, min, o.v.flag("ftz")))
+                let signs = o.v.flag("xorsign").then(|| o.reg(lane, "ra") ^ o.slot_b(lane));
+                let value = float::fmnmx(a, b, min, o.v.flag("ftz"), o.v.flag("nan"), signs);
+                lane.set_reg(o.v.get("rd"), value)
             }),
             "FSEL" => self.each(|lane, o| {
                 let value = if o.pred_src(lane, "ps") { o.float_a(lane) } else { o.float_b(lane) };
@@ -431,16 +430,10 @@ impl Exec<'_, '_> {
                 if v.get("mode") != 0 {
                     return self.unimplemented("LDC with an indexed bank (.IL/.IS/.ISL)");
                 }
-                let size = v.get("size");
-                self.each(|lane, o| {
-                    let address = u64::from(o.reg(lane, "ra")).wrapping_add(o.v.signed("offset") as u64) & 0xffff;
-                    let bank = o.v.get("cb_bank");
-                    let low = u64::from(o.cbufs.read_u32(bank, address & !3) >> (8 * (address & 3)));
-                    match size {
-                        5 => lane.set_reg64(o.v.get("rd"), low | u64::from(o.cbufs.read_u32(bank, address + 4)) << 32),
-                        _ => lane.set_reg(o.v.get("rd"), extend(low, size) as u32),
-                    }
-                })
+                if v.get("size") > 5 {
+                    return self.unimplemented("LDC of 128 bits");
+                }
+                self.each(|lane, o| constant_load(lane, o.cbufs, o.v, o.reg(lane, "ra")))
             }
             "ULDC" => {
                 let (urd, bank, offset) = (v.get("urd"), v.get("cb_bank"), v.signed("offset") as u64);
