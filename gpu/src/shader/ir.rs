@@ -79,6 +79,7 @@ pub enum UnOp {
     InverseSqrt,
     Exp2,
     Log2,
+    Tanh,
     /// Of the argument in turns (SIN(x) is sin(2 pi x)).
     SinTurns,
     CosTurns,
@@ -119,6 +120,31 @@ impl FArith {
             "HADD2" => FArith::Add,
             "HMUL2" => FArith::Mul,
             _ => FArith::Fma,
+        }
+    }
+}
+
+/// The 16-bit float formats of the packed-half instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HalfFormat {
+    F16,
+    /// An FP32's top half (.BF16_V2).
+    Bf16,
+}
+
+impl HalfFormat {
+    /// The bits of infinity and of 1.0.
+    pub fn infinity(self) -> u32 {
+        match self {
+            HalfFormat::F16 => 0x7c00,
+            HalfFormat::Bf16 => 0x7f80,
+        }
+    }
+
+    pub fn one(self) -> u32 {
+        match self {
+            HalfFormat::F16 => 0x3c00,
+            HalfFormat::Bf16 => 0x3f80,
         }
     }
 }
@@ -347,8 +373,8 @@ pub enum Op {
     /// FP32 (FP64) arithmetic on the bits of U32 (U64) values, rounded once in the given mode (IEEE results:
     /// NVIDIA's NaN and flushing are the lowering's business; a NaN operand gives some NaN).
     FArith(FArith, Round, [Value; 3]),
-    /// The same on FP16 values (low 16 bits of U32s), rounded to nearest even.
-    HalfArith(FArith, [Value; 3]),
+    /// The same on FP16 or BF16 values (low 16 bits of U32s), rounded to nearest even.
+    HalfArith(HalfFormat, FArith, [Value; 3]),
     /// FP32 (FP64, of a U64) to FP16 (low 16 bits), rounded in the mode (a NaN quieted, the top of its payload
     /// kept: NaN rules are the lowering's).
     F32ToHalf(Round, Value),

@@ -3,7 +3,8 @@
 //! shifts, NVIDIA's FP32 finishing rules, comparisons, MIN/MAX), each ISA's lowering (`sm86`, `sm5x`) builds on.
 
 use super::ir::{
-    BinOp, Block, Cmp, Conv, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp, Value,
+    BinOp, Block, Cmp, Conv, FArith, HalfFormat, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp,
+    Value,
 };
 use crate::sass::text::View;
 
@@ -159,7 +160,9 @@ impl Lower<'_> {
                 // F16x2.RN: each half added, no flushing (the interpreter's half_arith).
                 let zero = self.const32(0);
                 let (x, y) = (self.half_pair(old, 0, false, false), self.half_pair(b, 0, false, false));
-                let [low, high] = [0, 1].map(|i| self.half_arith(FArith::Add, [x[i], y[i], zero], false, false, false));
+                let [low, high] = [0, 1].map(|i| {
+                    self.half_arith(HalfFormat::F16, FArith::Add, [x[i], y[i], zero], (false, false, false))
+                });
                 self.pack_halves(low, high)
             }
             // F64.RN (the interpreter's `arith64`: a NaN operand passes on quieted).
@@ -955,9 +958,17 @@ impl Lower<'_> {
 
     /// HMNMX2's half (the interpreter's `min_max16`): NaN loses to a number (both NaN: the canonical 0x7fff), -0
     /// is below +0, and the result is the chosen operand's own bits.
-    pub(super) fn half_min_max(&mut self, a: Value, b: Value, min: Value, ftz: bool) -> Value {
+    pub(super) fn half_min_max(&mut self, a: Value, b: Value, min: Value, ftz: bool, format: HalfFormat) -> Value {
         let (a, b) = (self.flush_half(a, ftz), self.flush_half(b, ftz));
-        let (x, y) = (self.un(UnOp::HalfToF32, a), self.un(UnOp::HalfToF32, b));
+        // Compared as FP32: a BF16 is an FP32's top half.
+        let widen = |l: &mut Self, h: Value| match format {
+            HalfFormat::F16 => l.un(UnOp::HalfToF32, h),
+            HalfFormat::Bf16 => {
+                let sixteen = l.const32(16);
+                l.bin(BinOp::Shl, h, sixteen)
+            }
+        };
+        let (x, y) = (widen(self, a), widen(self, b));
         let (nan_a, nan_b) = (self.un(UnOp::IsNan, x), self.un(UnOp::IsNan, y));
         let less = self.cmp(Cmp::FLt, x, y);
         let greater = self.cmp(Cmp::FGt, x, y);
@@ -1012,7 +1023,7 @@ impl Lower<'_> {
         slow
     }
 
-    /// MUFU's functions in the order of its `func` field (0 COS, 1 SIN, 2 EX2, 3 LG2, 4 RCP, 5 RSQ, 8 SQRT),
+    /// MUFU's functions in the order of its `func` field (0 COS, 1 SIN, 2 EX2, 3 LG2, 4 RCP, 5 RSQ, 8 SQRT, 9 TANH),
     /// on flushed operands, flushed, and the FP64 seeds (6 RCP64H, 7 RSQ64H); `None` for the others.
     pub(super) fn special_function(&mut self, func: u64, x: Value) -> Option<Value> {
         if matches!(func, 6 | 7) {
@@ -1030,6 +1041,7 @@ impl Lower<'_> {
             }
             5 => self.un(UnOp::InverseSqrt, x),
             8 => self.un(UnOp::Sqrt, x),
+            9 => self.un(UnOp::Tanh, x),
             _ => return None,
         };
         Some(self.finish_float(result, true, false))
@@ -1422,29 +1434,83 @@ impl Lower<'_> {
 
     /// A half's arithmetic, finished as NVIDIA does: the canonical NaN 0x7fff; .FTZ; .SAT and .RELU (negative
     /// results, -0 and NaN to +0; .SAT also caps at 1.0).
-    pub(super) fn half_arith(&mut self, kind: FArith, operands: [Value; 3], ftz: bool, sat: bool, relu: bool) -> Value {
+    /// One half of HADD2, HMUL2 or HFMA2 in `format`: NaN gives the canonical 0x7fff; `.FTZ` (FP16 only) flushes
+    /// operands and result, `.SAT` clamps to [0, 1] (NaN to +0), `.RELU` makes negative results +0 (a NaN stays
+    /// NaN: what an H200's fma.rn.relu gives).
+    pub(super) fn half_arith(
+        &mut self,
+        format: HalfFormat,
+        kind: FArith,
+        operands: [Value; 3],
+        (ftz, sat, relu): (bool, bool, bool),
+    ) -> Value {
         let operands = operands.map(|x| self.flush_half(x, ftz));
-        let result = self.op(Op::HalfArith(kind, operands));
-        let (magnitude_mask, infinity) = (self.const32(0x7fff), self.const32(0x7c00));
+        let result = self.op(Op::HalfArith(format, kind, operands));
+        let (magnitude_mask, infinity) = (self.const32(0x7fff), self.const32(format.infinity()));
         let magnitude = self.bin(BinOp::And, result, magnitude_mask);
         let nan = self.cmp(Cmp::GtU, magnitude, infinity);
         let canonical = self.const32(0x7fff);
         let mut result = self.select(nan, canonical, result);
         result = self.flush_half(result, ftz);
         if sat || relu {
+            // The canonical NaN is not negative.
             let (sign, zero) = (self.const32(0x8000), self.const32(0));
             let sign_bit = self.bin(BinOp::And, result, sign);
             let negative = self.cmp(Cmp::Ne, sign_bit, zero);
-            let t = self.bool(true);
-            let drop = self.select(nan, t, negative);
+            let drop = if sat {
+                let t = self.bool(true);
+                self.select(nan, t, negative)
+            } else {
+                negative
+            };
             result = self.select(drop, zero, result);
             if sat {
-                let one = self.const32(0x3c00);
+                let one = self.const32(format.one());
                 let above = self.cmp(Cmp::GtU, result, one);
                 result = self.select(above, one, result);
             }
         }
         result
+    }
+
+    /// FP32 to BF16 (its top half) rounded in mode `rnd` (the interpreter's `f32_to_bf16`): the top half, one unit
+    /// further from zero when the mode asks (a carry into the exponent makes infinity); NaN gives 0x7fff.
+    pub(super) fn f32_to_bf16(&mut self, x: Value, rnd: u64) -> Value {
+        let sixteen = self.const32(16);
+        let kept = self.bin(BinOp::ShrU, x, sixteen);
+        let low_mask = self.const32(0xffff);
+        let low = self.bin(BinOp::And, x, low_mask);
+        let zero = self.const32(0);
+        let inexact = self.cmp(Cmp::Ne, low, zero);
+        let negative = self.cmp(Cmp::LtS, x, zero);
+        let up = match rnd {
+            0 => {
+                let half = self.const32(0x8000);
+                let above = self.cmp(Cmp::GtU, low, half);
+                let tie = self.cmp(Cmp::Eq, low, half);
+                let one = self.const32(1);
+                let odd = self.bin(BinOp::And, kept, one);
+                let odd = self.cmp(Cmp::Ne, odd, zero);
+                let f = self.bool(false);
+                let tie_up = self.select(tie, odd, f);
+                let t = self.bool(true);
+                self.select(above, t, tie_up)
+            }
+            1 => {
+                let f = self.bool(false);
+                self.select(negative, inexact, f)
+            }
+            2 => {
+                let f = self.bool(false);
+                self.select(negative, f, inexact)
+            }
+            _ => self.bool(false),
+        };
+        let step = self.un(UnOp::BoolToU32, up);
+        let rounded = self.bin(BinOp::Add, kept, step);
+        let nan = self.un(UnOp::IsNan, x);
+        let canonical = self.const32(0x7fff);
+        self.select(nan, canonical, rounded)
     }
 
     /// Two halves packed into a word.

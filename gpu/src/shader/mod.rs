@@ -108,12 +108,12 @@ const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[
     (Isa::Sm86, "DFMA", 2),
     (Isa::Sm86, "DSETP", 2),
     (Isa::Sm86, "FRND", 2),
-    (Isa::Sm86, "MUFU", 2),
+    (Isa::Sm86, "MUFU", 3),
     // Conversions to and from FP64 and FP16, and I2I of byte and half parts, translated instead of refused.
     (Isa::Sm5x, "F2I", 2),
     (Isa::Sm5x, "I2F", 2),
     (Isa::Sm5x, "I2I", 2),
-    (Isa::Sm86, "F2F", 2),
+    (Isa::Sm86, "F2F", 3),
     (Isa::Sm86, "F2I", 2),
     (Isa::Sm86, "I2F", 2),
     // LEA.HI's predicate is the shared-window test (Plg), not the carry; generic and shared memory, CAS, byte and
@@ -130,6 +130,13 @@ const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[
     (Isa::Sm86, "ATOM", 2),
     (Isa::Sm86, "ATOMG", 2),
     (Isa::Sm86, "RED", 2),
+    // BF16 arithmetic, min/max and packing; .RELU keeps a NaN (as an H200 does); MUFU.TANH, and MUFU.F16 refused
+    // (it was translated as FP32); F2F to BF16.
+    (Isa::Sm86, "HADD2", 2),
+    (Isa::Sm86, "HMUL2", 2),
+    (Isa::Sm86, "HFMA2", 2),
+    (Isa::Sm86, "HMNMX2", 2),
+    (Isa::Sm86, "F2FP", 2),
 ];
 
 /// The version of the lowering of `opcode` in `isa` (see [`LOWERING_VERSIONS`]).

@@ -10,7 +10,7 @@
 mod texture;
 
 use super::TranslateError;
-use super::ir::{BinOp, Block, Cmp, FArith, Op, Program, Round, Space, Terminator, UnOp, Value};
+use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Terminator, UnOp, Value};
 use super::lower::Lower;
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
@@ -1223,8 +1223,9 @@ impl Maxwell<'_, '_, '_> {
                 let value = match v.get("out") {
                     1 => self.half_arith_f32(kind, [a[0], b[0], c[0]], ftz, sat),
                     out => {
-                        let low = self.half_arith(kind, [a[0], b[0], c[0]], ftz, sat, false);
-                        let high = self.half_arith(kind, [a[1], b[1], c[1]], ftz, sat, false);
+                        let finish = (ftz, sat, false);
+                        let low = self.half_arith(HalfFormat::F16, kind, [a[0], b[0], c[0]], finish);
+                        let high = self.half_arith(HalfFormat::F16, kind, [a[1], b[1], c[1]], finish);
                         // MRG_H0 / MRG_H1: the low result into one half of the destination, the other kept.
                         let old = self.reg(rd);
                         let (low_mask, high_mask, sixteen) =

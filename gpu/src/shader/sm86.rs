@@ -2,7 +2,7 @@
 //! interpreter (`sass::exec::sm86`, the executable spec this is checked against) do.
 
 use super::TranslateError;
-use super::ir::{BinOp, Block, Cmp, FArith, Op, Program, Round, Space, Special, Terminator, UnOp, Value};
+use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Special, Terminator, UnOp, Value};
 use super::lower::Lower;
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
@@ -672,9 +672,12 @@ impl Lower<'_> {
                 self.set_pred(v.get("pq"), second);
             }
             "HADD2" | "HMUL2" | "HFMA2" => {
-                if v.flag("bf16") || [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) {
-                    return self.unimplemented(v, format!("{opcode} with BF16 or an FP32 operand"));
+                // BF16 (.BF16_V2) without .FTZ or .F32, as the interpreter takes it.
+                let odd_bf16 = v.flag("bf16") && (v.flag("ftz") || v.flag("f32"));
+                if odd_bf16 || [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) {
+                    return self.unimplemented(v, format!("{opcode} with an FP32 operand, or BF16 with .FTZ or .F32"));
                 }
+                let format = if v.flag("bf16") { HalfFormat::Bf16 } else { HalfFormat::F16 };
                 let immediate = v.has("imm_lo").then(|| [v.get("imm_lo") as u32, v.get("imm_hi") as u32]);
                 let [a, b, c] = self.half_operands(v, opcode, immediate);
                 let (ftz, sat, relu) = (v.flag("ftz"), v.flag("sat"), v.flag("relu"));
@@ -682,8 +685,9 @@ impl Lower<'_> {
                 let value = if v.flag("f32") {
                     self.half_arith_f32(kind, [a[0], b[0], c[0]], ftz, sat)
                 } else {
-                    let low = self.half_arith(kind, [a[0], b[0], c[0]], ftz, sat, relu);
-                    let high = self.half_arith(kind, [a[1], b[1], c[1]], ftz, sat, relu);
+                    let finish = (ftz, sat, relu);
+                    let low = self.half_arith(format, kind, [a[0], b[0], c[0]], finish);
+                    let high = self.half_arith(format, kind, [a[1], b[1], c[1]], finish);
                     self.pack_halves(low, high)
                 };
                 self.set_reg(v.get("rd"), value);
@@ -711,12 +715,21 @@ impl Lower<'_> {
                     self.set_reg(v.get("rd"), value);
                 }
             }
+            "F2F" if v.flag("bf16") => {
+                // FP32 to BF16 in the low half (the interpreter's `f2f`: the modifiers on the whole register).
+                if v.get("src") != 2 {
+                    return self.unimplemented(v, "F2F to BF16 from a float other than FP32");
+                }
+                let b = self.float_b(v);
+                let value = self.f32_to_bf16(b, v.get("rnd"));
+                self.set_reg(v.get("rd"), value);
+            }
             "F2F" => {
                 // FP16 (the low half) and FP32 to each other (the interpreter's `f2f`: the source's modifiers act
-                // on the whole register, as for FP32); BF16 is not translated yet.
+                // on the whole register, as for FP32).
                 let (src, dst) = (v.get("src"), v.get("dst"));
-                if v.encoding.form() != "reg" || v.flag("bf16") || !matches!((src, dst), (1, 2) | (2, 1) | (2, 2)) {
-                    return self.unimplemented(v, "F2F to or from BF16");
+                if v.encoding.form() != "reg" || !matches!((src, dst), (1, 2) | (2, 1) | (2, 2)) {
+                    return self.unimplemented(v, "F2F from FP16 to FP16, or of the invalid float type 0");
                 }
                 let ftz = v.flag("ftz");
                 let b = self.float_b(v);
@@ -757,9 +770,10 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "HMNMX2" => {
-                if v.flag("bf16") || v.flag("f32") {
-                    return self.unimplemented(v, "HMNMX2 of BF16 or .F32");
+                if (v.flag("bf16") && v.flag("ftz")) || v.flag("f32") {
+                    return self.unimplemented(v, "HMNMX2 .F32, or of BF16 with .FTZ");
                 }
+                let format = if v.flag("bf16") { HalfFormat::Bf16 } else { HalfFormat::F16 };
                 let a = self.reg(v.get("ra"));
                 let a = self.half_pair(a, v.get("swz_a"), v.flag("neg_a"), v.flag("abs_a"));
                 let b = self.reg(v.get("rb"));
@@ -767,12 +781,12 @@ impl Lower<'_> {
                 let min = self.pred_src(v, "ps");
                 let ftz = v.flag("ftz");
                 let [low, high] = [0, 1].map(|i| {
-                    let value = self.half_min_max(a[i], b[i], min, ftz);
+                    let value = self.half_min_max(a[i], b[i], min, ftz, format);
                     if !v.flag("nan") {
                         return value;
                     }
                     // .NAN: a NaN operand gives the canonical NaN.
-                    let (magnitude, infinity) = (self.const32(0x7fff), self.const32(0x7c00));
+                    let (magnitude, infinity) = (self.const32(0x7fff), self.const32(format.infinity()));
                     let nan = |l: &mut Self, h: Value| {
                         let m = l.bin(BinOp::And, h, magnitude);
                         l.cmp(Cmp::GtU, m, infinity)
@@ -786,17 +800,28 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "F2FP" => {
-                if v.flag("merge_c") || v.get("kind") != 0 {
-                    return self.unimplemented(v, "F2FP other than PACK_AB to FP16");
+                // Kinds: 0 PACK_AB (FP16), 2 BF16.PACK_AB, 3 RELU.BF16.PACK_AB (negative results +0).
+                let kind = v.get("kind");
+                if v.flag("merge_c") || !matches!(kind, 0 | 2 | 3) {
+                    return self.unimplemented(v, "F2FP other than PACK_AB to FP16 or BF16");
                 }
-                let round = Round::from_field(v.get("rnd"));
-                // Two FP32 to an FP16 pair: a in the high half, b in the low; a NaN gives the canonical 0x7fff.
+                // Two FP32 to a pair: a in the high half, b in the low; a NaN gives the canonical 0x7fff.
                 let halves = [v.get("rb"), v.get("ra")].map(|r| {
                     let x = self.reg(r);
-                    let nan = self.un(UnOp::IsNan, x);
-                    let half = self.op(Op::F32ToHalf(round, x));
-                    let canonical = self.const32(0x7fff);
-                    self.select(nan, canonical, half)
+                    if kind == 0 {
+                        let nan = self.un(UnOp::IsNan, x);
+                        let half = self.op(Op::F32ToHalf(Round::from_field(v.get("rnd")), x));
+                        let canonical = self.const32(0x7fff);
+                        return self.select(nan, canonical, half);
+                    }
+                    let value = self.f32_to_bf16(x, v.get("rnd"));
+                    if kind == 2 {
+                        return value;
+                    }
+                    let (sign, zero) = (self.const32(0x8000), self.const32(0));
+                    let sign_bit = self.bin(BinOp::And, value, sign);
+                    let negative = self.cmp(Cmp::Ne, sign_bit, zero);
+                    self.select(negative, zero, value)
                 });
                 let value = self.pack_halves(halves[0], halves[1]);
                 self.set_reg(v.get("rd"), value);
@@ -890,6 +915,9 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "MUFU" => {
+                if v.flag("f16") {
+                    return self.unimplemented(v, format!("MUFU function {}.F16", v.get("func")));
+                }
                 let x = self.float_b(v);
                 let Some(value) = self.special_function(v.get("func"), x) else {
                     return self.unimplemented(v, format!("MUFU function {}", v.get("func")));

@@ -385,12 +385,15 @@ pub enum ArithOp {
     Fma,
 }
 
-/// How a half result is finished: `.FTZ`, `.SAT`, `.RELU` (negative results and NaN become +0).
+/// How a half result is finished: `.FTZ`, `.SAT` (clamped to [0, 1], NaN to +0), `.RELU` (negative results
+/// become +0; NaN stays the canonical NaN, as an H200 gives it); `bf16`: the halves are BF16 (.BF16_V2), else
+/// FP16.
 #[derive(Debug, Clone, Copy)]
 pub struct HalfMode {
     pub ftz: bool,
     pub sat: bool,
     pub relu: bool,
+    pub bf16: bool,
 }
 
 pub fn flush16(bits: u16) -> u16 {
@@ -401,28 +404,37 @@ fn half(bits: u16, ftz: bool) -> Half {
     Half::from_bits(u128::from(if ftz { flush16(bits) } else { bits }))
 }
 
+/// One half of HADD2, HMUL2 or HFMA2: exact, rounded to nearest even once (FP16, or BF16 with `mode.bf16`).
 pub fn half_arith(op: ArithOp, a: u16, b: u16, c: u16, mode: HalfMode) -> u16 {
-    let (a, b, c) = (half(a, mode.ftz), half(b, mode.ftz), half(c, mode.ftz));
+    if mode.bf16 {
+        let value = |bits: u16| BFloat::from_bits(u128::from(bits));
+        let result = arith(op, [value(a), value(b), value(c)]);
+        finish_half(result, result.to_bits() as u16, BFloat::from_u128(1).value, 0x3f80, mode)
+    } else {
+        let result = arith(op, [a, b, c].map(|x| half(x, mode.ftz)));
+        let bits = result.to_bits() as u16;
+        finish_half(result, if mode.ftz { flush16(bits) } else { bits }, Half::from_u128(1).value, 0x3c00, mode)
+    }
+}
+
+fn arith<F: Float>(op: ArithOp, [a, b, c]: [F; 3]) -> F {
     let round = Round::NearestTiesToEven;
-    let result = match op {
+    match op {
         ArithOp::Add => a.add_r(b, round).value,
         ArithOp::Mul => a.mul_r(b, round).value,
         ArithOp::Fma => a.mul_add_r(b, c, round).value,
-    };
-    if result.is_nan() {
-        return if mode.sat || mode.relu { 0 } else { CANONICAL_NAN16 };
     }
-    let mut bits = result.to_bits() as u16;
-    if mode.ftz {
-        bits = flush16(bits);
+}
+
+/// A half result's `bits` (of `result`) after NaN canonicalisation, .SAT and .RELU (`one`: 1.0, its bits).
+fn finish_half<F: Float>(result: F, bits: u16, one: F, one_bits: u16, mode: HalfMode) -> u16 {
+    if result.is_nan() {
+        return if mode.sat { 0 } else { CANONICAL_NAN16 };
     }
     if (mode.sat || mode.relu) && result.is_negative() {
-        bits = 0;
+        return 0;
     }
-    if mode.sat && result > Half::from_u128(1).value {
-        bits = 0x3c00;
-    }
-    bits
+    if mode.sat && result > one { one_bits } else { bits }
 }
 
 /// The same operation on the halves widened to FP32 (the `.F32` forms, which produce one FP32 result).
@@ -444,9 +456,13 @@ pub fn order16(a: u16, b: u16, ftz: bool) -> Option<Ordering> {
 }
 
 /// HMNMX2 on one half: as [`min_max32`], on FP16.
-pub fn min_max16(a: u16, b: u16, min: bool, ftz: bool) -> u16 {
+pub fn min_max16(a: u16, b: u16, min: bool, ftz: bool, bf16: bool) -> u16 {
     let (a, b) = (if ftz { flush16(a) } else { a }, if ftz { flush16(b) } else { b });
-    let (x, y) = (half(a, false), half(b, false));
+    // Compared as FP32, exactly: a BF16 is an FP32's top half.
+    let value = |bits: u16| -> Single {
+        if bf16 { single(u32::from(bits) << 16) } else { half(bits, false).convert(&mut false).value }
+    };
+    let (x, y) = (value(a), value(b));
     match (x.is_nan(), y.is_nan()) {
         (true, true) => CANONICAL_NAN16,
         (true, false) => b,
@@ -550,24 +566,80 @@ mod tests {
         assert_eq!(min_max32(0, 0x8000_0000, false, false), 0);
     }
 
-    /// The H200's min.NaN.f32 and max.xorsign.abs.f32 (ptxas: FMNMX.NAN and FMNMX.XORSIGN with |a|, |b|) of the
-    /// ampere kernel's 128 threads (`tests/sass/cuda/results/ampere.out`), NaNs among them.
-    #[test]
-    fn fmnmx_nan_and_xorsign_give_what_the_h200_gave() {
+    /// The ampere kernel's H200 results (`tests/sass/cuda/results/ampere.out`): for each of its 128 threads, the
+    /// words of its input record (`in + 16 * thread`, then the FP32 operands at `+ 4096`) and the word at `offset`
+    /// of its output record, which the PTX computed from them.
+    fn ampere_results(offset: usize) -> Vec<([u32; 4], [u32; 4], u32)> {
         let path = crate::sass::corpus::Corpus::source_tree().join("cuda/results/ampere.out");
         let results = std::fs::read(path).unwrap();
-        let (out, input) = (&results[..0x10000], &results[0x10000..0x20000]);
-        let word = |bytes: &[u8], at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
-        let mut nans = 0;
-        for thread in 0..128 {
-            let [f1, f2, f3, f4] = [0, 4, 8, 12].map(|i| word(input, 4096 + 16 * thread + i));
-            let (min_nan, max_xorsign) = (word(out, 512 * thread + 208), word(out, 512 * thread + 212));
-            nans += [f1, f2, f3, f4].iter().filter(|&&x| single(x).is_nan()).count();
-            assert_eq!(fmnmx(f1, f2, true, false, true, None), min_nan, "thread {thread}: min.NaN");
-            let (a, b) = (f3 & 0x7fff_ffff, f4 & 0x7fff_ffff);
-            assert_eq!(fmnmx(a, b, false, false, false, Some(f3 ^ f4)), max_xorsign, "thread {thread}: xorsign");
+        let word = |at: usize| u32::from_le_bytes(results[at..at + 4].try_into().unwrap());
+        (0..128)
+            .map(|t| {
+                let input = 0x10000 + 16 * t;
+                ([0, 4, 8, 12].map(|i| word(input + i)), [0, 4, 8, 12].map(|i| word(input + 4096 + i)), word(512 * t + offset))
+            })
+            .collect()
+    }
+
+    fn halves(word: u32) -> [u16; 2] {
+        [word as u16, (word >> 16) as u16]
+    }
+
+    /// FMNMX.NAN and FMNMX.XORSIGN (ptxas's min.NaN.f32 and max.xorsign.abs.f32), NaNs among the operands.
+    #[test]
+    fn fmnmx_nan_and_xorsign_give_what_the_h200_gave() {
+        for (_, [f1, f2, _, _], min_nan) in ampere_results(208) {
+            assert_eq!(fmnmx(f1, f2, true, false, true, None), min_nan, "min.NaN of {f1:#x}, {f2:#x}");
         }
-        assert!(nans > 10, "the inputs hold NaNs");
+        for (_, [_, _, f3, f4], max_xorsign) in ampere_results(212) {
+            let (a, b) = (f3 & 0x7fff_ffff, f4 & 0x7fff_ffff);
+            assert_eq!(fmnmx(a, b, false, false, false, Some(f3 ^ f4)), max_xorsign, "xorsign of {f3:#x}, {f4:#x}");
+        }
+    }
+
+    /// HFMA2.RELU (fma.rn.relu.f16x2: NaN stays NaN), HFMA2.BF16_V2 (fma.rn.bf16x2), HMNMX2 (min.f16x2),
+    /// HMNMX2.NAN (max.NaN.f16x2) and HMNMX2.BF16_V2 (min.bf16x2), each half.
+    #[test]
+    fn packed_half_arithmetic_gives_what_the_h200_gave() {
+        let mode = |relu: bool, bf16: bool| HalfMode { ftz: false, sat: false, relu, bf16 };
+        let fma = |[a, b, c]: [u32; 3], i: usize, mode: HalfMode| {
+            half_arith(ArithOp::Fma, halves(a)[i], halves(b)[i], halves(c)[i], mode)
+        };
+        check_halves(60, |[r2, r3, r4, _], i| fma([r2, r3, r4], i, mode(true, false)));
+        check_halves(64, |[_, r3, r4, r5], i| fma([r3, r4, r5], i, mode(false, true)));
+        check_halves(52, |[r2, r3, _, _], i| min_max16(halves(r2)[i], halves(r3)[i], true, false, false));
+        check_halves(56, |[_, r3, r4, _], i| {
+            let (x, y) = (halves(r3)[i], halves(r4)[i]);
+            let nan = |h: u16| h & 0x7fff > 0x7c00;
+            if nan(x) || nan(y) { CANONICAL_NAN16 } else { min_max16(x, y, false, false, false) }
+        });
+        check_halves(68, |[r2, _, _, r5], i| min_max16(halves(r2)[i], halves(r5)[i], true, false, true));
+    }
+
+    /// Each half of the word at `offset` of every thread's record against `expected` of its input words.
+    fn check_halves(offset: usize, expected: impl Fn([u32; 4], usize) -> u16) {
+        for (input, _, result) in ampere_results(offset) {
+            for i in 0..2 {
+                assert_eq!(expected(input, i), halves(result)[i], "out+{offset:#x}, half {i} of {input:x?}");
+            }
+        }
+    }
+
+    /// F2FP.RELU.BF16.PACK_AB (cvt.rn.relu.bf16x2.f32: negative results +0, NaN the canonical NaN) and
+    /// F2FP.PACK_AB (cvt.rn.f16x2.f32); the first operand in the high half.
+    #[test]
+    fn packing_conversions_give_what_the_h200_gave() {
+        let relu_bf16 = |x: u32| {
+            let value = f32_to_bf16(x, Round::NearestTiesToEven);
+            if value & 0x8000 != 0 { 0 } else { value }
+        };
+        for (_, [_, _, f3, f4], packed) in ampere_results(76) {
+            assert_eq!([relu_bf16(f4), relu_bf16(f3)], halves(packed), "{f3:#x}, {f4:#x}");
+        }
+        let f16 = |x: u32| float_to_float(u64::from(x), 2, 1, Round::NearestTiesToEven, false) as u16;
+        for (_, [f1, f2, _, _], packed) in ampere_results(72) {
+            assert_eq!([f16(f2), f16(f1)], halves(packed), "{f1:#x}, {f2:#x}");
+        }
     }
 
     #[test]

@@ -164,7 +164,7 @@ pub(super) fn atomic_op(op: u64, ty: u64, old: u64, b: u64) -> u64 {
     let mask = if wide { u64::MAX } else { 0xffff_ffff };
     (match (op, ty) {
         (0, 4) => {
-            let mode = float::HalfMode { ftz: false, sat: false, relu: false };
+            let mode = float::HalfMode { ftz: false, sat: false, relu: false, bf16: false };
             let half = |shift: u32| {
                 let (x, y) = ((old >> shift) as u16, (b >> shift) as u16);
                 u64::from(float::half_arith(float::ArithOp::Add, x, y, 0, mode)) << shift

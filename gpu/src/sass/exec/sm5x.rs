@@ -1358,7 +1358,7 @@ fn half_arithmetic(lane: &mut Lane, o: &Operands) {
     };
     let c = if op == float::ArithOp::Fma { o.half_pair(o.reg(lane, "rc"), "swz_c", "neg_c", "abs_c") } else { [0; 2] };
     let ftz = v.flag("ftz") || v.get("fmz") == 1;
-    let mode = float::HalfMode { ftz, sat: v.flag("sat"), relu: false };
+    let mode = float::HalfMode { ftz, sat: v.flag("sat"), relu: false, bf16: false };
     let rd = v.get("rd");
     match v.get("out") {
         1 => lane.set_reg(rd, float::half_arith_to_f32(op, a[0], b[0], c[0], mode)),

@@ -355,7 +355,9 @@ impl Exec<'_, '_> {
                 })
             }
             "HADD2" | "HMUL2" | "HFMA2" => {
-                if v.flag("bf16") || [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) {
+                // BF16 (.BF16_V2) without .FTZ or .F32, whose meanings there no oracle program shows.
+                let odd_bf16 = v.flag("bf16") && (v.flag("ftz") || v.flag("f32"));
+                if odd_bf16 || [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) {
                     return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
                 }
                 self.each(half_arithmetic)
@@ -375,19 +377,21 @@ impl Exec<'_, '_> {
                 }
             }),
             "HMNMX2" => {
-                if v.flag("bf16") || v.flag("f32") {
+                if (v.flag("bf16") && v.flag("ftz")) || v.flag("f32") {
                     return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
                 }
                 self.each(|lane, o| {
                     let (a, b) = (o.half_a(lane), o.half_b(lane));
                     let (min, ftz) = (o.pred_src(lane, "ps"), o.v.flag("ftz"));
                     // .NAN: a NaN operand makes the result the canonical NaN (PTX's min.NaN/max.NaN).
+                    let bf16 = o.v.flag("bf16");
                     let pick = |x: u16, y: u16| {
-                        let nan = |h: u16| h & 0x7fff > 0x7c00;
+                        let infinity = if bf16 { 0x7f80 } else { 0x7c00 };
+                        let nan = |h: u16| h & 0x7fff > infinity;
                         if o.v.flag("nan") && (nan(x) || nan(y)) {
                             float::CANONICAL_NAN16
                         } else {
-                            float::min_max16(x, y, min, ftz)
+                            float::min_max16(x, y, min, ftz, bf16)
                         }
                     };
                     let (low, high) = (pick(a[0], b[0]), pick(a[1], b[1]));
@@ -405,16 +409,18 @@ impl Exec<'_, '_> {
                 lane.set_reg(o.v.get("rd"), value.clamp(low, high) as u32)
             }),
             "F2FP" => {
-                if v.flag("merge_c") || v.get("kind") & !2 != 0 {
+                // Kinds: 0 PACK_AB (FP16), 2 BF16.PACK_AB, 3 RELU.BF16.PACK_AB (negative results +0; NaN the
+                // canonical NaN, as an H200 gives it).
+                if v.flag("merge_c") || v.get("kind") & !3 != 0 || v.get("kind") == 1 {
                     return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
                 }
                 self.each(|lane, o| {
                     let round = float::rounding(o.v.get("rnd"));
-                    let half = |bits: u32| {
-                        if o.v.get("kind") == 2 {
-                            float::f32_to_bf16(bits, round)
-                        } else {
-                            float::float_to_float(u64::from(bits), 2, 1, round, false) as u16
+                    let half = |bits: u32| match o.v.get("kind") {
+                        0 => float::float_to_float(u64::from(bits), 2, 1, round, false) as u16,
+                        kind => {
+                            let value = float::f32_to_bf16(bits, round);
+                            if kind == 3 && value & 0x8000 != 0 { 0 } else { value }
                         }
                     };
                     let (a, b) = (o.reg(lane, "ra"), o.reg(lane, "rb"));
@@ -1427,7 +1433,8 @@ fn half_arithmetic(lane: &mut Lane, o: &Operands) {
     };
     let (a, b) = (o.half_a(lane), o.half_b(lane));
     let c = if op == float::ArithOp::Fma { o.half_c(lane) } else { [0; 2] };
-    let mode = float::HalfMode { ftz: v.flag("ftz"), sat: v.flag("sat"), relu: v.flag("relu") };
+    let (ftz, sat, relu, bf16) = (v.flag("ftz"), v.flag("sat"), v.flag("relu"), v.flag("bf16"));
+    let mode = float::HalfMode { ftz, sat, relu, bf16 };
     if v.flag("f32") {
         lane.set_reg(v.get("rd"), float::half_arith_to_f32(op, a[0], b[0], c[0], mode));
     } else {

@@ -34,7 +34,8 @@ pub use graphics::{CapturedWords, FragmentInterface, PointSize, Saturate, Stage,
 use texture::{TextureVariable, declare_textures};
 
 use super::ir::{
-    BinOp, Block, Cmp, Conv, FArith, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp, Value,
+    BinOp, Block, Cmp, Conv, FArith, HalfFormat, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp,
+    Value,
 };
 use super::{FaultWord, GlobalMemory, GuestWindows};
 use rspirv::binary::Assemble;
@@ -52,6 +53,7 @@ mod glsl {
     pub const CEIL: u32 = 9;
     pub const SIN: u32 = 13;
     pub const COS: u32 = 14;
+    pub const TANH: u32 = 21;
     pub const EXP2: u32 = 29;
     pub const LOG2: u32 = 30;
     pub const SQRT: u32 = 31;
@@ -60,7 +62,7 @@ mod glsl {
     pub const N_CLAMP: u32 = 81;
 }
 
-/// A binary floating-point format narrower than FP64: FP32 or FP16 (bits in the low end of a U32).
+/// A binary floating-point format narrower than FP64: FP32, FP16 or BF16 (bits in the low end of a U32).
 #[derive(Clone, Copy)]
 struct Format {
     mantissa: u32,
@@ -69,6 +71,7 @@ struct Format {
 
 const F32: Format = Format { mantissa: 23, exponent_bits: 8 };
 const F16: Format = Format { mantissa: 10, exponent_bits: 5 };
+const BF16: Format = Format { mantissa: 7, exponent_bits: 8 };
 
 impl Format {
     fn bias(self) -> u32 {
@@ -787,9 +790,10 @@ impl Emitter<'_> {
                 let wide = self.b.bitcast(self.t.f64, None, x).expect("in a block");
                 return Some(self.narrow_format(wide, *round, F32));
             }
-            Op::HalfArith(kind, operands) => {
+            Op::HalfArith(format, kind, operands) => {
                 let operands = operands.map(|x| v(self, &x));
-                return Some(self.float_arith(*kind, Round::NearestEven, operands, F16));
+                let format = if *format == HalfFormat::Bf16 { BF16 } else { F16 };
+                return Some(self.float_arith(*kind, Round::NearestEven, operands, format));
             }
             Op::ConstantLoad { bank, offset } => {
                 let offset = v(self, offset);
@@ -1605,6 +1609,7 @@ impl Emitter<'_> {
             UnOp::InverseSqrt => float_function(self, glsl::INVERSE_SQRT, x),
             UnOp::Exp2 => float_function(self, glsl::EXP2, x),
             UnOp::Log2 => float_function(self, glsl::LOG2, x),
+            UnOp::Tanh => float_function(self, glsl::TANH, x),
             UnOp::RoundEven | UnOp::Floor | UnOp::Ceil | UnOp::Trunc => {
                 // In FP64 from the exact widening, so that denormal operands are not flushed; the integral
                 // result is exact in FP32.
