@@ -522,9 +522,7 @@ pub fn run(
         progress(opcode);
         let mut rng =
             Rng(opcode.bytes().fold(seed, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3)));
-        // SM86's LDG.reg addresses 32 bits only, where no buffer lies.
-        let lines: Vec<&Encoding> =
-            tables(isa).0.iter().filter(|e| e.opcode == opcode && !(isa == Isa::Sm86 && e.name == "LDG.reg")).collect();
+        let lines: Vec<&Encoding> = tables(isa).0.iter().filter(|e| e.opcode == opcode).collect();
         // FP64 instructions read register pairs: they get FP64-shaped values, and so do every other case of the
         // conversions (which read FP64 sources in some forms).
         let fp64 = lines.iter().any(|line| tables(isa).1[line.family].name == "fp64");

@@ -93,3 +93,12 @@ mod tests {
         assert_eq!(error.to_string(), "sm86: unknown instruction 0xffffffffffffffff 0xffffffffffffffff at offset 0x0");
     }
 }
+
+/// Whether a global load or store takes its address from a register pair: STG and ST always, the uniform forms
+/// with .64 (`a64`), and LDG's register form with .E (ptxas's sm_86 code builds a 64-bit pointer for
+/// `LDG.E R6, [R2]` in R2:R3, and uses the same pair for ATOMG.E).
+pub(crate) fn wide_global_address(v: &crate::sass::text::View) -> bool {
+    v.flag("a64")
+        || matches!(v.encoding.opcode, "STG" | "ST")
+        || (v.encoding.opcode == "LDG" && v.encoding.form() == "reg" && v.flag("e"))
+}

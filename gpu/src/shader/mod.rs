@@ -108,7 +108,7 @@ const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[
     (Isa::Sm86, "DFMA", 2),
     (Isa::Sm86, "DSETP", 2),
     (Isa::Sm86, "FRND", 2),
-    (Isa::Sm86, "MUFU", 3),
+    (Isa::Sm86, "MUFU", 4),
     // Conversions to and from FP64 and FP16, and I2I of byte and half parts, translated instead of refused.
     (Isa::Sm5x, "F2I", 2),
     (Isa::Sm5x, "I2F", 2),
@@ -137,6 +137,8 @@ const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[
     (Isa::Sm86, "HFMA2", 2),
     (Isa::Sm86, "HMNMX2", 2),
     (Isa::Sm86, "F2FP", 2),
+    // LDG's register form with .E addresses 64 bits; MUFU .F16 translated.
+    (Isa::Sm86, "LDG", 2),
 ];
 
 /// The version of the lowering of `opcode` in `isa` (see [`LOWERING_VERSIONS`]).

@@ -915,12 +915,27 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "MUFU" => {
-                if v.flag("f16") {
-                    return self.unimplemented(v, format!("MUFU function {}.F16", v.get("func")));
-                }
-                let x = self.float_b(v);
-                let Some(value) = self.special_function(v.get("func"), x) else {
-                    return self.unimplemented(v, format!("MUFU function {}", v.get("func")));
+                let func = v.get("func");
+                let value = if v.flag("f16") {
+                    // .F16: of the half_b-th FP16 half, an FP16 result in the low half (the interpreter's).
+                    if matches!(func, 6 | 7) || v.get("half_b") > 1 {
+                        return self.unimplemented(v, format!("MUFU function {func}.F16"));
+                    }
+                    let b = self.reg(v.get("rb"));
+                    let half = self.half_pair(b, 0, v.flag("neg_b"), v.flag("abs_b"))[v.get("half_b") as usize];
+                    let wide = self.un(UnOp::HalfToF32, half);
+                    self.special_function(func, wide).map(|result| {
+                        let nan = self.un(UnOp::IsNan, result);
+                        let narrowed = self.op(Op::F32ToHalf(Round::NearestEven, result));
+                        let canonical = self.const32(0x7fff);
+                        self.select(nan, canonical, narrowed)
+                    })
+                } else {
+                    let x = self.float_b(v);
+                    self.special_function(func, x)
+                };
+                let Some(value) = value else {
+                    return self.unimplemented(v, format!("MUFU function {func}"));
                 };
                 self.set_reg(v.get("rd"), value);
             }
@@ -1278,7 +1293,7 @@ impl Lower<'_> {
     }
 
     fn global_address(&mut self, v: &View) -> Value {
-        let wide = v.flag("a64") || matches!(v.encoding.opcode, "STG" | "ST");
+        let wide = crate::sass::sm86::wide_global_address(v);
         let base = if wide {
             self.reg64(v.get("ra"))
         } else {

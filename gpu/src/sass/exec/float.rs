@@ -504,6 +504,17 @@ pub fn special_function(func: u64, x: u32) -> Option<u32> {
     Some(if result.is_nan() { CANONICAL_NAN32 } else { flush32(bits) })
 }
 
+/// MUFU's functions with .F16: of an FP16 value, the FP32 function's value rounded to FP16 (nearest even); NaN
+/// gives the canonical 0x7fff.
+pub fn special_function16(func: u64, x: u16) -> Option<u16> {
+    let wide = float_to_float(u64::from(x), 1, 2, Round::NearestTiesToEven, false) as u32;
+    let result = special_function(func, wide)?;
+    if single(result).is_nan() {
+        return Some(CANONICAL_NAN16);
+    }
+    Some(float_to_float(u64::from(result), 2, 1, Round::NearestTiesToEven, false) as u16)
+}
+
 /// MUFU.RCP64H and MUFU.RSQ64H: the high word of an FP64 reciprocal (square root) seed from the high word of
 /// the operand; the low word of the result is zero.
 pub fn special_function64h(func: u64, high: u32) -> Option<u32> {

@@ -279,15 +279,21 @@ impl Exec<'_, '_> {
             }),
             "MUFU" => {
                 let func = v.get("func");
-                if v.flag("f16") || func > 9 {
-                    return self
-                        .unimplemented(format!("MUFU function {func}{}", if v.flag("f16") { ".F16" } else { "" }));
+                let f16 = v.flag("f16");
+                if func > 9 || (f16 && (matches!(func, 6 | 7) || v.get("half_b") > 1)) {
+                    return self.unimplemented(format!("MUFU function {func}{}", if f16 { ".F16" } else { "" }));
                 }
                 self.each(|lane, o| {
-                    let x = o.float_b(lane);
-                    let result = match func {
-                        6 | 7 => float::special_function64h(func, x),
-                        _ => float::special_function(func, x),
+                    let result = if o.v.flag("f16") {
+                        // .F16: of the half_b-th FP16 half, an FP16 result in the low half.
+                        let half = o.half_b(lane)[o.v.get("half_b") as usize];
+                        float::special_function16(func, half).map(u32::from)
+                    } else {
+                        let x = o.float_b(lane);
+                        match func {
+                            6 | 7 => float::special_function64h(func, x),
+                            _ => float::special_function(func, x),
+                        }
                     };
                     lane.set_reg(o.v.get("rd"), result.unwrap_or(float::CANONICAL_NAN32))
                 })
@@ -722,7 +728,7 @@ impl Exec<'_, '_> {
 
     fn global_address(o: &Operands, lane: &Lane, warp_ur: &[u32; 64]) -> u64 {
         let v = o.v;
-        let wide = v.flag("a64") || matches!(v.encoding.opcode, "STG" | "ST");
+        let wide = crate::sass::sm86::wide_global_address(v);
         let base = if wide { lane.reg64(v.get("ra")) } else { u64::from(lane.reg(v.get("ra"))) };
         let uniform = if v.has("no_ur") && !v.flag("no_ur") {
             let ur = v.get("ur");
