@@ -374,6 +374,32 @@ pub fn round_integral(bits: u64, ty: u64, round: Round, ftz: bool) -> u64 {
     }
 }
 
+/// One FP64 operand of a warp-wide instruction: its value after the modifiers, and the register's bits before them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Operand64 {
+    pub value: u64,
+    pub raw: u64,
+}
+
+/// DMMA.884 (mma.m8n8k4 of FP64) for a whole warp: lane l holds A[l / 4][l % 4], B[l % 4][l / 4] and C[l / 4][2 (l % 4)
+/// + i] (i = 0, 1); D[r][c] is C[r][c] followed by the fused multiply-adds of A[r][k] x B[k][c] in k order, each
+/// rounded in `round` with DFMA's NaN rules (an H200 gives exactly this chain). Lane l's two results, as C's.
+pub fn dmma_884(a: &[Operand64; 32], b: &[Operand64; 32], c: &[[Operand64; 2]; 32], round: Round) -> [[u64; 2]; 32] {
+    std::array::from_fn(|lane| {
+        let row = lane / 4;
+        std::array::from_fn(|i| {
+            let column = 2 * (lane % 4) + i;
+            (0..4).fold(c[lane][i], |accumulator, k| {
+                let (x, y) = (a[4 * row + k], b[4 * column + k]);
+                let operands = [x.value, y.value, accumulator.value];
+                let value = arith64(ArithOp::Fma, operands, [x.raw, y.raw, accumulator.raw], round);
+                Operand64 { value, raw: value }
+            })
+            .value
+        })
+    })
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // FP16 pairs (HADD2, HMUL2, HFMA2): each half computed exactly and rounded to nearest even once.
 
@@ -625,6 +651,29 @@ mod tests {
             if nan(x) || nan(y) { CANONICAL_NAN16 } else { min_max16(x, y, false, false, false) }
         });
         check_halves(68, |[r2, _, _, r5], i| min_max16(halves(r2)[i], halves(r5)[i], true, false, true));
+    }
+
+    /// DMMA.884 (mma.m8n8k4.f64 of fd1 as A and C's first, fd2 as B and C's second, from in + 8192 + 16 * thread),
+    /// every warp, NaNs among the operands, bit for bit.
+    #[test]
+    fn dmma_gives_what_the_h200_gave() {
+        let path = crate::sass::corpus::Corpus::source_tree().join("cuda/results/ampere.out");
+        let results = std::fs::read(path).unwrap();
+        let double = |at: usize| u64::from_le_bytes(results[at..at + 8].try_into().unwrap());
+        for warp in 0..4 {
+            let thread = |lane: usize| 32 * warp + lane;
+            let operand = |lane: usize, which: usize| {
+                let bits = double(0x10000 + 8192 + 16 * thread(lane) + 8 * which);
+                Operand64 { value: bits, raw: bits }
+            };
+            let (a, b) = (std::array::from_fn(|l| operand(l, 0)), std::array::from_fn(|l| operand(l, 1)));
+            let c = std::array::from_fn(|l| [operand(l, 0), operand(l, 1)]);
+            let d = dmma_884(&a, &b, &c, Round::NearestTiesToEven);
+            for lane in 0..32 {
+                let gpu = [0, 1].map(|i| double(512 * thread(lane) + 280 + 8 * i));
+                assert_eq!(d[lane], gpu, "warp {warp} lane {lane}");
+            }
+        }
     }
 
     /// Each half of the word at `offset` of every thread's record against `expected` of its input words.

@@ -592,6 +592,8 @@ impl Exec<'_, '_> {
             "VOTE" | "VOTEU" => self.vote(),
             "SHFL" => self.shuffle(),
             "REDUX" => self.redux()?,
+            "DMMA" => self.dmma()?,
+            "LDGSTS" => self.copy_global_to_shared()?,
             "MATCH" => self.match_values(),
             "R2UR" => {
                 if let Some(first) = lanes(self.active).next() {
@@ -981,6 +983,68 @@ impl Exec<'_, '_> {
         });
         self.step.warp.set_ureg(v.get("urd"), result.unwrap_or(0));
         self.advance_all();
+        Ok(())
+    }
+
+    /// LDGSTS (cp.async): `size` bytes from global [ra.64 + ur + offset_g] to shared [rd + offset_s], done at once
+    /// (LDGDEPBAR and DEPBAR then have nothing to wait for). A false predicate copies nothing, or with .ZFILL stores
+    /// zeros (cp.async's src-size 0). With .ZFILL the global address's bits below the size count the trailing bytes
+    /// to zero instead of copy: ptxas adds (size - src-size) mod size to the source address for cp.async's
+    /// src-size operand.
+    fn copy_global_to_shared(&mut self) -> Result {
+        let size = self.v.get("size");
+        let ur = self.step.warp.ur;
+        self.try_each(|lane, o, memories| {
+            let v = o.v;
+            let bytes = access_bytes(size);
+            let uniform = if v.flag("no_ur") {
+                0
+            } else {
+                let index = v.get("ur") as usize;
+                let word = |i: usize| u64::from(if i >= 63 { 0 } else { ur[i] });
+                word(index) | word(index + 1) << 32
+            };
+            let global = lane.reg64(v.get("ra")).wrapping_add(uniform).wrapping_add(v.signed("offset_g") as u64);
+            let base = if v.get("rd") == 255 { 0 } else { u64::from(lane.reg(v.get("rd"))) };
+            let shared = base.wrapping_add(v.signed("offset_s") as u64) & 0xffff_ffff;
+            let value = match (o.pred_src(lane, "ps"), v.flag("zfill")) {
+                (true, true) => {
+                    let zeros = (global % bytes as u64) as usize;
+                    let copied = memories.global_load(global - zeros as u64, bytes)?;
+                    copied & (u128::MAX >> (128 - 8 * (bytes - zeros)))
+                }
+                (true, false) => memories.global_load(global, bytes)?,
+                (false, true) => 0,
+                (false, false) => return Ok(()),
+            };
+            memories.access("shared", "store", shared, bytes)?;
+            store(memories.shared, shared, bytes, value);
+            Ok(())
+        })
+    }
+
+    /// DMMA.884 (`float::dmma_884`): a, b and c from register pairs ra, rb and rc, rc + 2 with their modifiers,
+    /// the results into rd, rd + 2. mma.sync is the whole warp's.
+    fn dmma(&mut self) -> Result {
+        if self.active != u32::MAX {
+            return self.unimplemented("DMMA with lanes of the warp inactive (mma.sync needs all 32)");
+        }
+        let v = self.v;
+        let lanes = &self.step.warp.lanes;
+        let operand = |lane: usize, register: u64, neg: &str, abs: &str| {
+            let raw = lanes[lane].reg64(register);
+            let magnitude = if v.flag(abs) { raw & !(1 << 63) } else { raw };
+            float::Operand64 { value: if v.flag(neg) { magnitude ^ 1 << 63 } else { magnitude }, raw }
+        };
+        let a = std::array::from_fn(|l| operand(l, v.get("ra"), "neg_a", "abs_a"));
+        let b = std::array::from_fn(|l| operand(l, v.get("rb"), "neg_b", "abs_b"));
+        let c = std::array::from_fn(|l| [0, 2].map(|i| operand(l, v.get("rc") + i, "neg_c", "abs_c")));
+        let d = float::dmma_884(&a, &b, &c, float::rounding(v.get("rnd")));
+        self.each(|lane, o| {
+            let index = (lane.linear_id % 32) as usize;
+            lane.set_reg64(o.v.get("rd"), d[index][0]);
+            lane.set_reg64(o.v.get("rd") + 2, d[index][1]);
+        });
         Ok(())
     }
 
