@@ -564,11 +564,11 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
     let programs = sass.join("sm86/programs.cubin");
     let several = tandem(&["shader", "translate", programs.to_str().unwrap(), "-o", output.to_str().unwrap()]);
     assert!(!several.status.success() && text(&several.stderr).contains("choose one with --entry"));
-    // The FP64 family is not translated yet (MUFU.RCP64H first).
-    let fp64 = sass.join("sm86/fp64.cubin");
-    let unsupported = tandem(&["shader", "translate", fp64.to_str().unwrap(), "-o", output.to_str().unwrap()]);
+    // 64-bit shared atomics are not translated yet (ATOMS.CAS.64 in the memory kernel).
+    let memory = sass.join("sm86/memory.cubin");
+    let unsupported = tandem(&["shader", "translate", memory.to_str().unwrap(), "-o", output.to_str().unwrap()]);
     let error = text(&unsupported.stderr);
-    assert!(!unsupported.status.success() && error.contains("kernel fp64, offset 0x"), "{error}");
+    assert!(!unsupported.status.success() && error.contains("kernel memory, offset 0x890"), "{error}");
 
     // A pixel program (its header, then its code) translates with its texture bound after the banks; a vertex
     // program is not a pixel one.
