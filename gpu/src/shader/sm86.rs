@@ -717,8 +717,8 @@ impl Lower<'_> {
             }
             "F2F" if v.flag("bf16") => {
                 // FP32 to BF16 in the low half (the interpreter's `f2f`: the modifiers on the whole register).
-                if v.get("src") != 2 {
-                    return self.unimplemented(v, "F2F to BF16 from a float other than FP32");
+                if v.get("src") != 2 || v.get("dst") == 3 {
+                    return self.unimplemented(v, "F2F to BF16 from a float other than FP32, or into a pair");
                 }
                 let b = self.float_b(v);
                 let value = self.f32_to_bf16(b, v.get("rnd"));

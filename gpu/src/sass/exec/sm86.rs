@@ -347,6 +347,10 @@ impl Exec<'_, '_> {
                 let round = float::rounding(o.v.get("rnd"));
                 lane.set_reg(o.v.get("rd"), float::int_to_float(value, signed, 2, round) as u32)
             }),
+            // BF16 results are 16 bits: a pair destination (dst 3) with .BF16 is no form ptxas writes.
+            "F2F" if v.flag("bf16") && v.get("dst") == 3 => {
+                return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+            }
             "F2F" => self.each(f2f),
             "F2IP" => {
                 // Only the single-value form ptxas emits for cvt.sat to 8 bits: no second value, nothing merged.
