@@ -14,13 +14,15 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use tandem_reference::memory::{GuestMemory, PAGE_SIZE};
 
-const MAGIC: &[u8; 8] = b"TNDMBLK1";
+const MAGIC: &[u8; 8] = b"TNDMBLK2";
 const HEADER: usize = MAGIC.len() + 32 + 4 + 4;
 
 /// A block as the cache holds it.
 pub struct CachedBlock {
     pub instructions: u32,
     pub code: Vec<u8>,
+    /// Host offsets of its guest accesses that may fault (`fault`).
+    pub sites: Vec<u32>,
 }
 
 pub type Key = [u8; 32];
@@ -87,15 +89,8 @@ impl CodeCache {
         }
     }
 
-    pub fn store(&self, key: &Key, instructions: u32, code: &[u8]) -> std::io::Result<()> {
-        let mut bytes = Vec::with_capacity(HEADER + code.len() + 32);
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(key);
-        bytes.extend_from_slice(&instructions.to_le_bytes());
-        bytes.extend_from_slice(&(code.len() as u32).to_le_bytes());
-        bytes.extend_from_slice(code);
-        let checksum: [u8; 32] = Sha256::digest(&bytes).into();
-        bytes.extend_from_slice(&checksum);
+    pub fn store(&self, key: &Key, instructions: u32, code: &[u8], sites: &[u32]) -> std::io::Result<()> {
+        let bytes = file_bytes(key, instructions, code, sites);
         let path = self.path(key);
         let dir = path.parent().expect("cache paths have a parent");
         std::fs::create_dir_all(dir)?;
@@ -103,6 +98,24 @@ impl CodeCache {
         std::fs::write(&temporary, &bytes)?;
         std::fs::rename(&temporary, &path)
     }
+}
+
+/// A cache file: header (magic, key, instruction count, code length), code, the count and host offsets of the
+/// guest accesses, SHA-256 of all that.
+fn file_bytes(key: &Key, instructions: u32, code: &[u8], sites: &[u32]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(HEADER + code.len() + 4 + 4 * sites.len() + 32);
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(key);
+    bytes.extend_from_slice(&instructions.to_le_bytes());
+    bytes.extend_from_slice(&(code.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(code);
+    bytes.extend_from_slice(&(sites.len() as u32).to_le_bytes());
+    for site in sites {
+        bytes.extend_from_slice(&site.to_le_bytes());
+    }
+    let checksum: [u8; 32] = Sha256::digest(&bytes).into();
+    bytes.extend_from_slice(&checksum);
+    bytes
 }
 
 /// Checks a cache file; `Err` says what is wrong with it.
@@ -120,12 +133,19 @@ fn parse(bytes: &[u8], key: &Key) -> Result<CachedBlock, &'static str> {
     if &body[8..40] != key {
         return Err("the file holds another block");
     }
-    let instructions = u32::from_le_bytes(body[40..44].try_into().expect("4 bytes"));
-    let length = u32::from_le_bytes(body[44..48].try_into().expect("4 bytes")) as usize;
-    if body.len() != HEADER + length || instructions == 0 {
+    let word = |at: usize| u32::from_le_bytes(body[at..at + 4].try_into().expect("4 bytes"));
+    let instructions = word(40);
+    let length = word(44) as usize;
+    let sites_at = HEADER + length;
+    if body.len() < sites_at + 4 || instructions == 0 {
         return Err("the lengths do not match");
     }
-    Ok(CachedBlock { instructions, code: body[HEADER..].to_vec() })
+    let count = word(sites_at) as usize;
+    if body.len() != sites_at + 4 + 4 * count {
+        return Err("the lengths do not match");
+    }
+    let sites = (0..count).map(|index| word(sites_at + 4 + 4 * index)).collect();
+    Ok(CachedBlock { instructions, code: body[HEADER..sites_at].to_vec(), sites })
 }
 
 #[cfg(test)]
@@ -135,15 +155,9 @@ mod tests {
     #[test]
     fn damaged_files_are_refused() {
         let key = [7u8; 32];
-        let mut bytes = Vec::new();
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&key);
-        bytes.extend_from_slice(&3u32.to_le_bytes());
-        bytes.extend_from_slice(&4u32.to_le_bytes());
-        bytes.extend_from_slice(&[0xc3, 0x90, 0x90, 0x90]);
-        let checksum: [u8; 32] = Sha256::digest(&bytes).into();
-        bytes.extend_from_slice(&checksum);
-        assert_eq!(parse(&bytes, &key).unwrap().code, [0xc3, 0x90, 0x90, 0x90]);
+        let bytes = file_bytes(&key, 3, &[0xc3, 0x90, 0x90, 0x90], &[1, 3]);
+        let parsed = parse(&bytes, &key).unwrap();
+        assert_eq!((parsed.code, parsed.sites), (vec![0xc3, 0x90, 0x90, 0x90], vec![1, 3]));
         assert_eq!(parse(&bytes, &[8u8; 32]).err(), Some("the file holds another block"));
         for at in 0..bytes.len() {
             let mut damaged = bytes.clone();

@@ -2,8 +2,10 @@
 
 use crate::code_cache::CodeCache;
 use crate::code_memory::{CodeMemory, CodeMemoryError};
+use crate::fault::SiteIndex;
 use crate::lift::{
-    CHAIN_ENTRIES, ChainEntry, INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, lift_block, trampoline,
+    CHAIN_ENTRIES, ChainEntry, EntryArgs, GUEST_ACCESS, INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, REPLAY,
+    lift_block, trampoline,
 };
 use crate::runtime::Runtime;
 use cranelift_codegen::control::ControlPlane;
@@ -20,11 +22,6 @@ use tandem_reference::{CpuState, Interpreter, Unpredictable};
 
 /// Visits to an address before the dispatcher compiles a region there.
 const DEFAULT_COMPILE_THRESHOLD: u32 = 4;
-
-/// The trampoline into compiled code: (block code, cpu, memory base, page table, runtime, chain table, budget)
-/// -> budget left, with `INTERPRET_NEXT` (see `lift`).
-type Trampoline =
-    unsafe extern "C" fn(u64, *mut CpuState, *mut u8, *const u8, *const Runtime, *const ChainEntry, u64) -> u64;
 
 #[derive(Clone, Copy, Default)]
 enum Block {
@@ -75,7 +72,10 @@ pub struct FastEngine {
     disk: Option<CodeCache>,
     /// Boxed: compiled code holds its address for the length of a call.
     runtime: Box<Runtime>,
-    trampoline: Trampoline,
+    /// The trampoline's code (`lift::trampoline`), entered through `fault::enter`.
+    trampoline: usize,
+    /// The trap sites of every block installed, for the fault handler.
+    sites: SiteIndex,
     /// Blocks by guest start address. A block never leaves its page, and is compiled only from a page that is
     /// executable, not writable and no view of shared pages, so guest stores cannot change it; `invalidate` drops
     /// it when the page changes. (Code that a guest JIT writes through code memory's other view runs on the
@@ -123,10 +123,7 @@ impl FastEngine {
         let compiled = context
             .compile(&*isa, &mut ControlPlane::default())
             .map_err(|error| FastError::Host(format!("compiling the trampoline: {:?}", error.inner)))?;
-        let start = code.install(compiled.code_buffer())?;
-        // SAFETY: `start` holds the trampoline Cranelift compiled for exactly `Trampoline`'s signature in the
-        // host's C calling convention, without relocations, in memory that lives as long as the engine.
-        let trampoline = unsafe { std::mem::transmute::<*const u8, Trampoline>(start) };
+        let trampoline = code.install(compiled.code_buffer())? as usize;
         Ok(FastEngine {
             interpreter: Interpreter::new(identity, keys),
             isa,
@@ -134,6 +131,7 @@ impl FastEngine {
             disk: None,
             runtime: Box::new(Runtime::for_host(identity, keys)),
             trampoline,
+            sites: SiteIndex::default(),
             blocks: HashMap::default(),
             chain: vec![ChainEntry::EMPTY; CHAIN_ENTRIES].into_boxed_slice(),
             chaining: true,
@@ -156,7 +154,7 @@ impl FastEngine {
     /// each block, so that `last_block` says which ran last.
     pub fn with_block_limit(limit: u32) -> Result<FastEngine, FastError> {
         let mut engine = FastEngine::with_defaults()?.compiling_at_first_use();
-        engine.block_limit = limit.max(1);
+        engine.block_limit = limit.clamp(1, MAX_BLOCK_INSTRUCTIONS);
         engine.chaining = false;
         Ok(engine)
     }
@@ -274,6 +272,7 @@ impl FastEngine {
             && let Some(cached) = disk.load(key)
         {
             let start = self.code.install(&cached.code).map_err(|error| error.to_string())?;
+            self.sites.insert(start as u64, cached.code.len() as u32, cached.sites);
             self.perf_map_entry(start, cached.code.len(), pc);
             self.stats.loaded += 1;
             self.stats.load_time += started.elapsed();
@@ -291,19 +290,29 @@ impl FastEngine {
         let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             context
                 .compile(isa, &mut ControlPlane::default())
-                .map(|compiled| (compiled.code_buffer().to_vec(), compiled.buffer.relocs().is_empty()))
+                .map(|compiled| {
+                    let sites: Vec<u32> = compiled
+                        .buffer
+                        .traps()
+                        .iter()
+                        .filter(|trap| trap.code == GUEST_ACCESS)
+                        .map(|trap| trap.offset)
+                        .collect();
+                    (compiled.code_buffer().to_vec(), compiled.buffer.relocs().is_empty(), sites)
+                })
                 .map_err(|error| format!("Cranelift rejected the lifted block: {:?}", error.inner))
         }))
         .map_err(|_| "Cranelift panicked on the lifted block".to_string())??;
-        let (code, relocation_free) = compiled;
+        let (code, relocation_free, sites) = compiled;
         if !relocation_free {
             return Err("the lifted block needs relocations".into());
         }
         let code = &code[..];
         let start = self.code.install(code).map_err(|error| error.to_string())?;
+        self.sites.insert(start as u64, code.len() as u32, sites.clone());
         self.perf_map_entry(start, code.len(), pc);
         if let (Some(disk), Some(key)) = (&self.disk, &key)
-            && let Err(error) = disk.store(key, instructions, code)
+            && let Err(error) = disk.store(key, instructions, code, &sites)
         {
             tracing::warn!("code cache: could not store the block at {pc:#x}: {error}");
         }
@@ -322,16 +331,17 @@ impl FastEngine {
         }
     }
 
-    /// One instruction on the reference interpreter, with the clock it would see.
-    fn interpret_one(
+    /// Up to `count` instructions on the reference interpreter, with the clock it would see.
+    fn interpret(
         &mut self,
         cpu: &mut CpuState,
         memory: &GuestMemory,
         clock: GuestClock,
         retired: u64,
+        count: u64,
     ) -> RunResult {
         let clock = GuestClock { instructions_before: clock.instructions_before + retired };
-        let result = self.interpreter.run(cpu, memory, 1, clock);
+        let result = self.interpreter.run(cpu, memory, count, clock);
         if let Some(case) = self.interpreter.last_unpredictable {
             self.last_unpredictable = Some(case);
         }
@@ -373,23 +383,24 @@ impl FastEngine {
     /// Runs the compiled block at `code`, and the blocks it chains to, with `budget` instructions to spend.
     fn call_block(&self, code: u64, cpu: &mut CpuState, memory: &GuestMemory, budget: u64) -> u64 {
         let chain = if self.chaining { &self.chain } else { &self.no_chain };
+        let cpu: *mut CpuState = cpu;
+        let args = EntryArgs {
+            code,
+            cpu,
+            memory: memory.guarded_base(),
+            pages: memory.host_page_table(),
+            runtime: &*self.runtime,
+            chain: chain.as_ptr(),
+            budget,
+        };
         // SAFETY: `code` is a block compiled (or loaded from the checksummed, generator-keyed cache) for the
-        // `tail` block signature the trampoline calls. Compiled code reads and writes only `CpuState` fields
-        // (at `offset_of!` offsets), the page table (index masked to its size), the chain table (index masked to
-        // its size) and guest bytes at `host_base() + address` after checking inline that their page is mapped,
-        // hence host accessible; it calls only the `Runtime` helpers (safe functions) and blocks of the chain
-        // table, which hold the same promises. `cpu` is exclusively borrowed for the call.
-        unsafe {
-            (self.trampoline)(
-                code,
-                cpu,
-                memory.host_base(),
-                memory.host_page_table(),
-                &*self.runtime,
-                chain.as_ptr(),
-                budget,
-            )
-        }
+        // `tail` block signature the trampoline calls, and `self.sites` holds the trap sites of every block. Compiled
+        // code reads and writes only `CpuState` fields (at `offset_of!` offsets), the runtime's fault record, the
+        // chain table (index masked to its size) and guest bytes at `guarded_base() + address` for addresses
+        // checked to be inside the address space, where a host fault is caught at its trap site (`fault`); it
+        // calls only the `Runtime` helpers (safe functions) and blocks of the chain table, which hold the same
+        // promises. `cpu` is exclusively borrowed for the call.
+        unsafe { crate::fault::enter(self.trampoline, (&raw const args).cast(), cpu, &self.runtime, &self.sites) }
     }
 }
 
@@ -416,20 +427,30 @@ impl FastEngine {
                 && u64::from(instructions) <= budget - retired
             {
                 let pc = cpu.pc;
-                // Compiled code returns what is left with `INTERPRET_NEXT` (bit 63) beside it: hand it less than
-                // that (a larger budget is only spent over several calls).
-                let left = (budget - retired).min(INTERPRET_NEXT - 1);
+                // Compiled code returns what is left with `INTERPRET_NEXT` and `REPLAY` (bits 63 and 62) beside
+                // it: hand it less than that (a larger budget is only spent over several calls).
+                let left = (budget - retired).min(REPLAY - 1);
                 let status = self.call_block(code, cpu, memory, left);
-                let ran = left - (status & !INTERPRET_NEXT);
+                let ran = left - (status & !(INTERPRET_NEXT | REPLAY));
                 if !self.chaining {
                     self.last_block = Some(BlockRun { pc, retired_before: retired, retired: ran });
                 }
                 retired += ran;
+                if status & REPLAY != 0 {
+                    // The host refused a guest access: the reference reruns from the replay point to the fault
+                    // (or, where the host was stricter than the guest, on to the end of the budget).
+                    let step = self.interpret(cpu, memory, clock, retired, budget - retired);
+                    retired += step.retired;
+                    if step.exit != Exit::BudgetSpent {
+                        return RunResult { exit: step.exit, retired };
+                    }
+                    continue;
+                }
                 if status & INTERPRET_NEXT == 0 || retired == budget {
                     continue;
                 }
             }
-            let step = self.interpret_one(cpu, memory, clock, retired);
+            let step = self.interpret(cpu, memory, clock, retired, 1);
             retired += step.retired;
             if step.exit != Exit::BudgetSpent {
                 return RunResult { exit: step.exit, retired };

@@ -2,10 +2,10 @@
 //!
 //! Architecture invariants:
 //! - `FastEngine` is an `Engine`: for any state, memory and budget it returns what `Interpreter` returns, with
-//!   the same retired count. Whatever the lifter does not compile (or cannot check inline) runs on the reference
-//!   interpreter, one instruction at a time.
-//! - Only `code_memory`, the block call and entry-point cast in `engine`, and the SSE4.2 helper in `runtime` are
-//!   `unsafe`.
+//!   the same retired count. Whatever the lifter does not compile runs on the reference interpreter, one
+//!   instruction at a time; a guest access the host refuses is rerun there from the last replay point (`fault`).
+//! - Only `code_memory`, `fault` (the entry stub and the signal handler), the block call in `engine`, and the
+//!   SSE4.2 helper in `runtime` are `unsafe`.
 //! - Compiled code depends only on guest bytes of pages that are executable, not writable and not views of shared
 //!   pages (which another, writable address may change: code memory); anything that changes such bytes or
 //!   permissions must call `Engine::invalidate`.
@@ -13,6 +13,7 @@
 pub mod code_cache;
 mod code_memory;
 mod engine;
+mod fault;
 pub mod lift;
 pub mod runtime;
 

@@ -5,6 +5,7 @@
 //! instruction on the reference, on the `CpuState`: the block writes its registers back before the call and
 //! reads them again after it.
 
+use crate::fault::FaultRecord;
 use std::cell::Cell;
 use tandem_reference::engine::GuestClock;
 use tandem_reference::memory::GuestMemory;
@@ -21,6 +22,8 @@ pub struct Runtime {
     /// Executes `word` at `pc` on the reference (FP and SIMD arithmetic, which touch no memory): 0 when it
     /// retired, 1 when it did not (it changed nothing; the block leaves it to the dispatcher).
     pub interpret: extern "C" fn(runtime: *const Runtime, cpu: *mut CpuState, word: u32, pc: u64) -> u32,
+    /// What compiled code records for the fault handler (`fault`).
+    pub fault: FaultRecord,
     identity: CpuIdentity,
     keys: PointerAuthKeys,
     /// The guest memory of the run in progress (null outside `FastEngine::run`).
@@ -33,6 +36,7 @@ impl Runtime {
             crc32,
             crc32c: if std::arch::is_x86_feature_detected!("sse4.2") { crc32c_sse42 } else { crc32c },
             interpret,
+            fault: FaultRecord::default(),
             identity,
             keys,
             memory: Cell::new(std::ptr::null()),

@@ -95,11 +95,21 @@ fn graph_regions_keep_budgets_and_state_exact() {
         0x54ffffab, // b.lt back
         0xd4000001, // svc #0
     ];
+    let whole = assert_same_for_every_budget("loops", &LOOPS, |memory| {
+        memory.map(0x20000, PAGE_SIZE, Perm::RW).unwrap();
+    });
+    assert!(whole > 500, "the program runs its loops ({whole} instructions)");
+}
+
+/// Runs `code` (at 0x10000, with the data pages `data` maps) on the reference and on fast engines with regions
+/// of every size, for every budget up to its end and well past it, and asserts the same result, registers and data
+/// page at 0x20000. Returns how many instructions the whole program retires.
+fn assert_same_for_every_budget(name: &str, code: &[u32], data: impl Fn(&mut GuestMemory)) -> u64 {
     let program = || {
         let mut memory = code_memory(1);
-        let code: Vec<u8> = LOOPS.iter().flat_map(|w| w.to_le_bytes()).collect();
-        memory.write_privileged(0x10000, &code).unwrap();
-        memory.map(0x20000, PAGE_SIZE, Perm::RW).unwrap();
+        let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+        memory.write_privileged(0x10000, &bytes).unwrap();
+        data(&mut memory);
         memory
     };
     let run = |engine: &mut dyn Engine, budget: u64| {
@@ -111,7 +121,6 @@ fn graph_regions_keep_budgets_and_state_exact() {
         (result, cpu, data)
     };
     let whole = run(&mut Interpreter::default(), u64::MAX).0.retired;
-    assert!(whole > 500, "the program runs its loops ({whole} instructions)");
     // Chained blocks with room for the whole program, and unchained ones with room for a few instructions. An
     // engine keeps what it compiled from one run to the next: every run's memory holds the same code.
     let engines = [
@@ -119,14 +128,189 @@ fn graph_regions_keep_budgets_and_state_exact() {
         ("limit 9", FastEngine::with_block_limit(9).unwrap()),
         ("limit 2", FastEngine::with_block_limit(2).unwrap()),
     ];
-    for (name, mut fast_engine) in engines {
-        for budget in 1..=whole + 1 {
+    for (engine_name, mut fast_engine) in engines {
+        // Past the end too, so that the last region runs compiled with room to spare (a fault there is the host's).
+        for budget in (1..=whole + 1).chain([whole + 100, u64::MAX]) {
             let reference = run(&mut Interpreter::default(), budget);
             let fast = run(&mut fast_engine, budget);
-            assert_eq!(fast.0, reference.0, "{name}, budget {budget}");
-            assert_eq!(fast.1, reference.1, "{name}, budget {budget}");
-            assert!(fast.2 == reference.2, "{name}, budget {budget}: memory differs");
+            assert_eq!(fast.0, reference.0, "{name}, {engine_name}, budget {budget}");
+            assert_eq!(fast.1, reference.1, "{name}, {engine_name}, budget {budget}");
+            assert!(fast.2 == reference.2, "{name}, {engine_name}, budget {budget}: memory differs");
         }
+    }
+    whole
+}
+
+/// Guest accesses the host refuses in the guarded view (`tandem_fast::fault`) end where the reference's fault
+/// does, with the same registers, NZCV (lazy from a CMP, or carried to a loop's label), budget and memory: a
+/// store walking into a read-only page, a load walking into an execute-only one (alone, and with a vector register
+/// counting in the loop, which a rerun from too early would count twice), a pair store and a 16-byte
+/// store crossing into a read-only page (nothing of them may land), a SIMD pair load whose second half is
+/// unreadable (neither register may change), an atomic and a store-exclusive whose read the host allows and
+/// whose write it refuses, counters in memory (plain and atomic) that a rerun from too early would count twice,
+/// and addresses past, across the end of, and far outside the address space.
+#[test]
+fn host_faults_leave_the_exact_state() {
+    // 0x20000: read/write; 0x21000: read-only, with data; 0x22000: execute-only.
+    let data = |memory: &mut GuestMemory| {
+        memory.map(0x20000, 3 * PAGE_SIZE, Perm::RW).unwrap();
+        let words: Vec<u8> = (0..PAGE_SIZE / 8).flat_map(|i| (i * 0x0101_0101 + 3).to_le_bytes()).collect();
+        memory.write(0x21000, &words).unwrap();
+        memory.protect(0x21000, PAGE_SIZE, Perm::READ).unwrap();
+        memory.protect(0x22000, PAGE_SIZE, Perm::EXECUTE).unwrap();
+    };
+    let programs: [(&str, &[u32]); 13] = [
+        (
+            "store walk",
+            &[
+                0xd2a00040, // mov x0, #0x20000
+                0xd2800001, // mov x1, #0
+                0x91000c21, // loop: add x1, x1, #3
+                0xf114003f, // cmp x1, #0x500
+                0xf8008401, // str x1, [x0], #8
+                0x54ffffa1, // b.ne loop
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "load walk",
+            &[
+                0xd2a00040, // mov x0, #0x20000
+                0xf2820000, // movk x0, #0x1000
+                0xd2800003, // mov x3, #0
+                0xf8408402, // loop: ldr x2, [x0], #8
+                0x8b020063, // add x3, x3, x2
+                0xb1000464, // adds x4, x3, #1
+                0x54ffffa1, // b.ne loop
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "load walk with a vector accumulator",
+            &[
+                0xd2a00040, // mov x0, #0x20000
+                0xf2820000, // movk x0, #0x1000
+                0x4f00e421, // movi v1.16b, #1
+                0xf8408402, // loop: ldr x2, [x0], #8
+                0x4ee18400, // add v0.2d, v0.2d, v1.2d
+                0xb5ffffc0, // cbnz x0, loop
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "counter then load walk",
+            &[
+                0xd2a00040, // mov x0, #0x20000
+                0xd2a00044, // mov x4, #0x20000
+                0xf2820004, // movk x4, #0x1000
+                0xf9400002, // loop: ldr x2, [x0]
+                0x91000442, // add x2, x2, #1
+                0xf9000002, // str x2, [x0]
+                0xf8408483, // ldr x3, [x4], #8
+                0xb5ffff84, // cbnz x4, loop
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "atomic counter then load walk",
+            &[
+                0xd2a00040, // mov x0, #0x20000
+                0xd2a00044, // mov x4, #0x20000
+                0xf2820004, // movk x4, #0x1000
+                0xd2800021, // mov x1, #1
+                0xf8210002, // loop: ldadd x1, x2, [x0]
+                0xf8408483, // ldr x3, [x4], #8
+                0xb5ffffc4, // cbnz x4, loop
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "load past the address space",
+            &[
+                0xd2800021, // mov x1, #1
+                0xd3585c21, // lsl x1, x1, #40
+                0xf9400425, // ldr x5, [x1, #8]
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "load across the end of the address space",
+            &[
+                0xd2800022, // mov x2, #1
+                0xd3596042, // lsl x2, x2, #39
+                0xd1001042, // sub x2, x2, #4
+                0xf9400045, // ldr x5, [x2]
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "store to a non-canonical address",
+            &[
+                0xd2ffffe3, // mov x3, #0xffff000000000000
+                0xf9000065, // str x5, [x3]
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "pair store",
+            &[
+                0xd2a00040, // mov x0, #0x20000
+                0xf281ff00, // movk x0, #0xff8
+                0xd28000a1, // mov x1, #5
+                0xd28000c2, // mov x2, #6
+                0xeb02003f, // cmp x1, x2
+                0xa9000801, // stp x1, x2, [x0]
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "simd pair load",
+            &[
+                0xd2a00040, // mov x0, #0x20000
+                0xf283fe00, // movk x0, #0x1ff0
+                0x4f00e4e0, // movi v0.16b, #7
+                0x4f00e521, // movi v1.16b, #9
+                0xd1000409, // sub x9, x0, #1
+                0xad400400, // ldp q0, q1, [x0]
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "atomic",
+            &[
+                0xd2a00040, // mov x0, #0x20000
+                0xf2820100, // movk x0, #0x1008
+                0xd2800081, // mov x1, #4
+                0xf1001025, // subs x5, x1, #4
+                0xf8210002, // ldadd x1, x2, [x0]
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "exclusive",
+            &[
+                0xd2a00040, // mov x0, #0x20000
+                0xf2820200, // movk x0, #0x1010
+                0xc85f7c02, // ldxr x2, [x0]
+                0x91000442, // add x2, x2, #1
+                0xc8037c02, // stxr w3, x2, [x0]
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "q store",
+            &[
+                0xd2a00040, // mov x0, #0x20000
+                0xf281ff00, // movk x0, #0xff8
+                0x4f00e460, // movi v0.16b, #3
+                0x91000807, // add x7, x0, #2
+                0x3d800000, // str q0, [x0]
+                0xd4000001, // svc #0
+            ],
+        ),
+    ];
+    for (name, code) in programs {
+        assert_same_for_every_budget(name, code, data);
     }
 }
 

@@ -3,8 +3,8 @@
 //!
 //! Guest cores take turns on one host thread, so every access completes in program order and no other core runs
 //! between two instructions: plain host loads and stores give exactly the guest's ordering and atomicity, and the
-//! exclusive monitor is the `CpuState`'s, as in the reference. Every alignment, translation and permission check
-//! an instruction makes happens before it changes anything; when one fails the block leaves to the reference,
+//! exclusive monitor is the `CpuState`'s, as in the reference. Every inline check an instruction makes, and the
+//! host fault of its first access, happens before it changes anything; then the block leaves to the reference,
 //! which reports the fault the pseudocode's order of checks gives.
 
 use super::{Flow, Lift, Lifter, Unlifted, access_type};
@@ -70,6 +70,8 @@ impl Lifter<'_> {
         let defined = self.b.ins().band_not(aligned, size_mismatch);
         self.side_exit_unless(defined);
         let passes = self.b.ins().band(marked, same_size);
+        // The fault point comes before the branch: what it stores must hold on both sides.
+        let host = self.guest_address(address, bytes, Perm::WRITE);
 
         let store = self.b.create_block();
         let join = self.b.create_block();
@@ -77,7 +79,6 @@ impl Lifter<'_> {
         let failed = self.iconst(types::I32, 1);
         self.b.ins().brif(passes, store, &[], join, &[failed.into()]);
         self.b.switch_to_block(store);
-        let host = self.guest_address(address, bytes, Perm::WRITE);
         self.host_store(data, host, 0);
         let stored = self.iconst(types::I32, 0);
         self.b.ins().jump(join, &[stored.into()]);

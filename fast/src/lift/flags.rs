@@ -4,6 +4,7 @@
 //! region lifted as a graph carry it in a fixed `FlagsShape`.
 
 use super::{Lifter, host_flags};
+use crate::fault::flags_kind;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
@@ -84,21 +85,63 @@ impl Lifter<'_> {
     pub(crate) fn set_flags_sub(&mut self, a: Value, b: Value, result: Value) {
         self.flags = FlagsState::Lazy(LazyFlags::Sub { a, b, result });
         self.flags_dirty = true;
+        self.recorded.flags = false;
     }
 
     pub(crate) fn set_flags_add(&mut self, a: Value, b: Value, result: Value) {
         self.flags = FlagsState::Lazy(LazyFlags::Add { a, b, result });
         self.flags_dirty = true;
+        self.recorded.flags = false;
     }
 
     pub(crate) fn set_flags_logic(&mut self, result: Value) {
         self.flags = FlagsState::Lazy(LazyFlags::Logic { result });
         self.flags_dirty = true;
+        self.recorded.flags = false;
     }
 
     pub(crate) fn set_flags_packed(&mut self, packed: Value) {
         self.flags = FlagsState::Lazy(LazyFlags::Packed(packed));
         self.flags_dirty = true;
+        self.recorded.flags = false;
+    }
+
+    /// NZCV as `fault::FaultRecord` holds it: the kind (an i32, `fault::flags_kind`) and the values `a` and `b`
+    /// it names, zero-extended to i64 (`None`: not needed).
+    pub(super) fn flags_record(&mut self) -> (Value, Option<Value>, Option<Value>) {
+        let (in_cpu, lazy) = match self.flags {
+            FlagsState::InCpu => return (self.b.ins().iconst(types::I32, i64::from(flags_kind::IN_CPU)), None, None),
+            FlagsState::Lazy(lazy) => (None, lazy),
+            FlagsState::AtLabel { in_cpu, carried } => (Some(in_cpu), carried),
+        };
+        let wide = |lifter: &mut Self, value: Value| {
+            if lifter.b.func.dfg.value_type(value) == types::I64 {
+                value
+            } else {
+                lifter.b.ins().uextend(types::I64, value)
+            }
+        };
+        let is64 = |lifter: &Self, value: Value| lifter.b.func.dfg.value_type(value) == types::I64;
+        let (kind, a, b) = match lazy {
+            LazyFlags::Packed(packed) => (flags_kind::PACKED, packed, None),
+            LazyFlags::Sub { a, b, .. } => {
+                (if is64(self, a) { flags_kind::SUB64 } else { flags_kind::SUB32 }, a, Some(b))
+            }
+            LazyFlags::Add { a, b, .. } => {
+                (if is64(self, a) { flags_kind::ADD64 } else { flags_kind::ADD32 }, a, Some(b))
+            }
+            LazyFlags::Logic { result } => {
+                (if is64(self, result) { flags_kind::LOGIC64 } else { flags_kind::LOGIC32 }, result, None)
+            }
+        };
+        let mut kind = self.b.ins().iconst(types::I32, i64::from(kind));
+        if let Some(in_cpu) = in_cpu {
+            let stored = self.b.ins().iconst(types::I32, i64::from(flags_kind::IN_CPU));
+            kind = self.b.ins().select(in_cpu, stored, kind);
+        }
+        let a = wide(self, a);
+        let b = b.map(|b| wide(self, b));
+        (kind, Some(a), b)
     }
 
     /// NZCV packed in bits 31..28 of an i32, remembered for the rest of the block.

@@ -1,8 +1,8 @@
 //! Loads and stores of general-purpose and SIMD&FP registers (single, register offset, pair, literal).
 //!
-//! Each access is checked inline (`guest_address`): mapped with the permission it needs and inside one page.
-//! Anything else (page-crossing accesses, faults) leaves the block before the instruction, and the reference
-//! performs it or reports the fault. Constrained-unpredictable register overlaps are the reference's too.
+//! Each access is an unchecked host access in the guarded view of guest memory (`guest_address`): where the host
+//! faults, the block leaves before the instruction (`fault`), and the reference performs it or reports the
+//! fault. Constrained-unpredictable register overlaps are the reference's too.
 
 use super::{Flow, Lift, Lifter, Unlifted, access_type};
 use cranelift_codegen::ir::{InstBuilder, Value, types};
@@ -58,10 +58,18 @@ impl Lifter<'_> {
         self.host_store(value, host, offset);
     }
 
-    fn load_v(&mut self, host: Value, offset: i32, bytes: u32, rt: u32) {
-        let host = if offset == 0 { host } else { self.b.ins().iadd_imm_s(host, i64::from(offset)) };
-        let data = self.host_load(access_type(bytes), host);
-        self.set_v(rt, data);
+    /// Loads `bytes` into SIMD&FP registers `rt` (and the ones after, at `bytes` apart): every load happens
+    /// before any register changes, since those live in the `CpuState`, which a faulting load must leave as it was.
+    fn load_v(&mut self, host: Value, offset: i32, bytes: u32, registers: &[u32]) {
+        let mut loaded = Vec::new();
+        for (index, &register) in registers.iter().enumerate() {
+            let offset = offset + (index as u32 * bytes) as i32;
+            let host = if offset == 0 { host } else { self.b.ins().iadd_imm_s(host, i64::from(offset)) };
+            loaded.push((register, self.host_load(access_type(bytes), host)));
+        }
+        for (register, data) in loaded {
+            self.set_v(register, data);
+        }
     }
 
     fn store_v(&mut self, host: Value, offset: i32, bytes: u32, rt: u32) {
@@ -156,7 +164,7 @@ impl Lifter<'_> {
             let (address, writeback) = address(self);
             let host = self.guest_address(address, bytes, if is_load { Perm::READ } else { Perm::WRITE });
             if is_load {
-                self.load_v(host, 0, bytes, rt)
+                self.load_v(host, 0, bytes, &[rt])
             } else {
                 self.store_v(host, 0, bytes, rt)
             }
@@ -202,7 +210,7 @@ impl Lifter<'_> {
         let address = self.iconst(types::I64, self.pc.wrapping_add(sign_extend(u64::from(imm19) << 2, 21)));
         let host = self.guest_address(address, bytes, Perm::READ);
         if simd_fp {
-            self.load_v(host, 0, bytes, rt)
+            self.load_v(host, 0, bytes, &[rt])
         } else {
             self.load_x(host, 0, bytes, rt, 64, signed)
         }
@@ -228,9 +236,13 @@ impl Lifter<'_> {
         let address = self.x_or_sp(rn, 64);
         let is_load = l == 1;
         let host = self.guest_address(address, total, if is_load { Perm::READ } else { Perm::WRITE });
-        for register in 0..registers {
-            let (t, offset) = ((rt + register) % 32, (register * bytes) as i32);
-            if is_load { self.load_v(host, offset, bytes, t) } else { self.store_v(host, offset, bytes, t) }
+        let targets: Vec<u32> = (0..registers).map(|register| (rt + register) % 32).collect();
+        if is_load {
+            self.load_v(host, 0, bytes, &targets);
+        } else {
+            for (index, &t) in targets.iter().enumerate() {
+                self.store_v(host, (index as u32 * bytes) as i32, bytes, t);
+            }
         }
         if let Some(rm) = post_index {
             let step = if rm == 31 { self.iconst(types::I64, u64::from(total)) } else { self.x(rm, 64) };
@@ -272,10 +284,7 @@ impl Lifter<'_> {
         let host = self.guest_address(address, 2 * bytes, if is_load { Perm::READ } else { Perm::WRITE });
         let second = bytes as i32;
         match (simd_fp, is_load) {
-            (true, true) => {
-                self.load_v(host, 0, bytes, rt);
-                self.load_v(host, second, bytes, rt2);
-            }
+            (true, true) => self.load_v(host, 0, bytes, &[rt, rt2]),
             (true, false) => {
                 self.store_v(host, 0, bytes, rt);
                 self.store_v(host, second, bytes, rt2);

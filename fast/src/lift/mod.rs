@@ -4,20 +4,23 @@
 //! is lazy, and every exit writes back what changed.
 //!
 //! The compiled function uses Cranelift's `tail` calling convention: `fn(cpu: *mut CpuState, memory: *mut u8,
-//! pages: *const u8, runtime: *const Runtime, chain: *const ChainEntry, budget: u64) -> u64`. `budget` is how many
-//! instructions may still retire. At its end a block looks its successor up in the chain table and, when it is
-//! there and fits in what is left of the budget, tail-calls it (block linking without the dispatcher). It
-//! returns the budget left, with `INTERPRET_NEXT` set when the instruction at the new PC must be executed by the
-//! reference interpreter (one the lifter leaves to it, or a memory access whose inline check failed: the
-//! reference then reports the exact fault, or performs the rare access exactly). Rust enters through a
-//! trampoline (`trampoline`) in the host's C calling convention.
+//! pages: *const u8, runtime: *const Runtime, chain: *const ChainEntry, budget: u64) -> u64`, `memory` being the
+//! guarded view of guest memory and `pages` its permission table. `budget` is how many instructions may still retire. At its end a block looks its successor up in
+//! the chain table and, when it is there and fits in what is left of the budget, tail-calls it (block linking
+//! without the dispatcher). It returns the budget left, with `INTERPRET_NEXT` set when the instruction at the new
+//! PC must be executed by the reference interpreter (one the lifter leaves to it, or a memory access the host
+//! refused or an inline check stopped: the reference then reports the exact fault, or performs the rare access
+//! exactly). Rust enters through `fault::enter` and a trampoline (`trampoline`) in the host's C calling convention.
 //!
 //! Invariants:
 //! - Guest registers live in SSA values inside a block (carried between a graph region's labels as block
 //!   parameters) and are written back to the `CpuState` at every exit, side exits included; NZCV is kept as the
 //!   operands of the last flag-setting instruction and computed only where it is read or at an exit.
-//! - Every inline memory check happens before the instruction changes anything, so a side exit leaves the state
-//!   exactly as it was before that instruction, with the instructions before it retired.
+//! - Every guest access is a fault point (`fault_point`): the registers changed since the last one are stored
+//!   first, and the host access carries a trap code naming the instruction, so that a host fault there leaves the
+//!   state exactly as it was before that instruction, with the instructions before it retired (`fault`). Every
+//!   inline check (address space, alignment, page-crossing stores) happens before the instruction changes
+//!   anything, with the same result.
 //! - The generated code has no relocations: it addresses only its arguments and calls helpers only through the
 //!   `Runtime` table, so it can be copied anywhere (and, later, stored on disk).
 //! - Constrained-unpredictable cases, pair exclusives and CASP, most system registers, FP and SIMD arithmetic are
@@ -33,10 +36,11 @@ mod region;
 mod simd_integer;
 mod simd_moves;
 
+use crate::fault::FaultRecord;
 use crate::runtime::Runtime;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, Block, Function, InstBuilder, MemFlagsData, Signature, Type, UserFuncName, Value, types,
+    AbiParam, Block, Function, InstBuilder, MemFlagsData, Signature, TrapCode, Type, UserFuncName, Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -45,10 +49,18 @@ pub use region::lift_block;
 use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::decode::{ENCODINGS, Inst};
-use tandem_reference::memory::{ADDRESS_SPACE_BITS, PAGE_COUNT, PAGE_SIZE, Perm};
+use tandem_reference::memory::{ADDRESS_SPACE_SIZE, PAGE_SIZE, Perm};
+
+/// Above this many registers changed since the last fault point, a guest access is checked inline instead of
+/// storing them (`Lifter::guarded_address`).
+const MAX_STORES_FOR_A_FAULT_POINT: u32 = 6;
 
 /// Set in a block's return value when the reference interpreter must execute the instruction at the new PC.
 pub const INTERPRET_NEXT: u64 = 1 << 63;
+
+/// Set (by the fault handler, with `INTERPRET_NEXT`) when the reference must run from the new PC until it
+/// exits: the state is a replay point before a guest access the host refused (`fault`).
+pub const REPLAY: u64 = 1 << 62;
 
 /// Entries of the chain table (a power of two), indexed by `(pc / 4) % CHAIN_ENTRIES`.
 pub const CHAIN_ENTRIES: usize = 1 << 14;
@@ -77,11 +89,25 @@ fn block_signature() -> Signature {
     signature
 }
 
-/// The function Rust calls to enter compiled code: `extern "C" fn(code, cpu, memory, pages, runtime, chain,
-/// budget) -> u64` calls the block at `code` with the other arguments and returns what it returns.
+/// What the trampoline reads its block's arguments from (`trampoline`).
+#[repr(C)]
+pub struct EntryArgs {
+    pub code: u64,
+    pub cpu: *mut CpuState,
+    /// The guarded view of guest memory (`GuestMemory::guarded_base`) and its permission table
+    /// (`GuestMemory::host_page_table`).
+    pub memory: *mut u8,
+    pub pages: *const u8,
+    pub runtime: *const Runtime,
+    pub chain: *const ChainEntry,
+    pub budget: u64,
+}
+
+/// The function Rust calls to enter compiled code (through `fault::enter`): `extern "C" fn(args: *const
+/// EntryArgs) -> u64` calls the block at `args.code` with the other arguments and returns what it returns.
 pub fn trampoline(isa: &dyn TargetIsa) -> Function {
     let mut signature = Signature::new(isa.default_call_conv());
-    signature.params.extend([AbiParam::new(types::I64); 7]);
+    signature.params.push(AbiParam::new(types::I64));
     signature.returns.push(AbiParam::new(types::I64));
     let mut function = Function::with_name_signature(UserFuncName::user(0, 1), signature);
     let mut builder_context = FunctionBuilderContext::new();
@@ -89,9 +115,20 @@ pub fn trampoline(isa: &dyn TargetIsa) -> Function {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
-    let params = b.block_params(entry).to_vec();
+    let args = b.block_params(entry)[0];
+    let field = |b: &mut FunctionBuilder, offset: usize| b.ins().load(types::I64, host_flags(), args, offset as i32);
+    let code = field(&mut b, offset_of!(EntryArgs, code));
+    let arguments = [
+        offset_of!(EntryArgs, cpu),
+        offset_of!(EntryArgs, memory),
+        offset_of!(EntryArgs, pages),
+        offset_of!(EntryArgs, runtime),
+        offset_of!(EntryArgs, chain),
+        offset_of!(EntryArgs, budget),
+    ]
+    .map(|offset| field(&mut b, offset));
     let block = b.import_signature(block_signature());
-    let call = b.ins().call_indirect(block, params[0], &params[1..]);
+    let call = b.ins().call_indirect(block, code, &arguments);
     let result = b.inst_results(call)[0];
     b.ins().return_(&[result]);
     b.seal_all_blocks();
@@ -110,6 +147,9 @@ pub struct LiftedBlock {
     /// sites, the instruction after one left to the reference); `tandem aot` follows them.
     pub successors: Vec<u64>,
 }
+
+/// The trap code of guest accesses that may fault (`fault`).
+pub const GUEST_ACCESS: TrapCode = TrapCode::unwrap_user(1);
 
 /// Why an instruction was not lifted: the reference executes it.
 pub(crate) struct Unlifted;
@@ -131,6 +171,23 @@ struct Snapshot {
     dirty: u32,
     flags: FlagsState,
     flags_dirty: bool,
+    recorded: Recorded,
+}
+
+/// What the `CpuState` and `Runtime::fault` hold of the block's state, for the fault handler (`sync`).
+#[derive(Clone, Copy, Default)]
+struct Recorded {
+    /// Registers changed since they were last stored into the `CpuState` (a subset of `Lifter::dirty`).
+    unsynced: u32,
+    /// Whether the record and the `CpuState` hold a replay point on every path here: the exact state at an
+    /// earlier instruction of this run of the block, with nothing since that a rerun from there would not redo
+    /// the same way (no write to the `CpuState`, no store after a load).
+    replay: bool,
+    /// Whether the record holds NZCV as the block knows it now.
+    flags: bool,
+    /// Whether a guest load may have happened since the replay point: a store after one is not replayable (the
+    /// rerun's load would read what the store wrote), so it makes a replay point of its own.
+    loaded: bool,
 }
 
 /// Register number 31 read as SP.
@@ -161,6 +218,9 @@ pub(crate) struct Lifter<'a> {
     dirty: u32,
     flags: FlagsState,
     flags_dirty: bool,
+    recorded: Recorded,
+    /// Whether the access being lifted may fault (a fault point), or was checked inline.
+    may_fault: bool,
     /// Registers the instructions read or write, and those they write, anywhere in the region (`RegionPlan`).
     touched: u32,
     written: u32,
@@ -337,6 +397,9 @@ impl Lifter<'_> {
             self.dirty_from_label = false;
             self.flags = FlagsState::InCpu;
             self.flags_dirty = false;
+            self.recorded.unsynced = 0;
+            self.recorded.flags = false;
+            self.recorded.replay = false;
         }
         self.call_interpret(word);
         Ok(Flow::Next)
@@ -350,12 +413,20 @@ impl Lifter<'_> {
         let args = [self.runtime, self.cpu, word, pc];
         let offset = offset_of!(Runtime, interpret);
         let status = self.call_runtime(offset, &[types::I64, types::I64, types::I32, types::I64], types::I32, &args);
+        // The reference changed the `CpuState`.
+        self.recorded.replay = false;
         let retired = self.b.ins().icmp_imm_s(IntCC::Equal, status, 0);
         self.side_exit_unless(retired);
     }
 
     fn snapshot(&self) -> Snapshot {
-        Snapshot { registers: self.registers, dirty: self.dirty, flags: self.flags, flags_dirty: self.flags_dirty }
+        Snapshot {
+            registers: self.registers,
+            dirty: self.dirty,
+            flags: self.flags,
+            flags_dirty: self.flags_dirty,
+            recorded: self.recorded,
+        }
     }
 
     fn restore(&mut self, saved: Snapshot) {
@@ -363,6 +434,13 @@ impl Lifter<'_> {
         self.dirty = saved.dirty;
         self.flags = saved.flags;
         self.flags_dirty = saved.flags_dirty;
+        // What the abandoned lifting emitted stays in the function: keep the record's state no better than both.
+        self.recorded = Recorded {
+            unsynced: saved.recorded.unsynced | self.recorded.unsynced,
+            replay: saved.recorded.replay && self.recorded.replay,
+            flags: saved.recorded.flags && self.recorded.flags,
+            loaded: saved.recorded.loaded || self.recorded.loaded,
+        };
     }
 
     // --- Registers --------------------------------------------------------------------------------------------
@@ -413,6 +491,7 @@ impl Lifter<'_> {
         };
         self.registers[index as usize] = Some(value);
         self.dirty |= 1 << index;
+        self.recorded.unsynced |= 1 << index;
         self.touched |= 1 << index;
         self.written |= 1 << index;
         self.written_in_run |= 1 << index;
@@ -444,8 +523,10 @@ impl Lifter<'_> {
         self.b.ins().load(ty, host_flags(), self.cpu, offset as i32)
     }
 
+    /// Writes a `CpuState` field: a rerun from a replay point before it would read the new value.
     pub(crate) fn set_cpu_field(&mut self, value: Value, offset: usize) {
         self.b.ins().store(host_flags(), value, self.cpu, offset as i32);
+        self.recorded.replay = false;
     }
 
     /// Loads the low `ty` bits of V[n].
@@ -461,62 +542,106 @@ impl Lifter<'_> {
         } else {
             self.b.ins().uextend(types::I128, value)
         };
-        let offset = (offset_of!(CpuState, v) + 16 * n as usize) as i32;
-        self.b.ins().store(host_flags(), value, self.cpu, offset);
+        self.set_cpu_field(value, offset_of!(CpuState, v) + 16 * n as usize);
     }
 
     // --- Memory -----------------------------------------------------------------------------------------------
 
-    /// Checks inline that `size` bytes at guest `address` lie in one page with permission `need`, leaving the
-    /// block to the reference otherwise, and returns the host address.
+    /// The host address of guest `address` in the guarded view, for an access of `size` bytes that needs `need`,
+    /// made a fault point where that costs little (`sync`): the host access faults where the guest's would (an
+    /// address outside the address space is clamped to its end, which the view's guard makes fault too), and only
+    /// a store of several host accesses that crosses a page (its first part could land before the second
+    /// faults) leaves the block inline, for the reference. Where a fault point would have to store many
+    /// registers, checking the page inline (`check_page`) costs less, and the access is checked instead.
     pub(crate) fn guest_address(&mut self, address: Value, size: u32, need: Perm) -> Value {
-        self.check_access(address, size, need, false);
-        self.b.ins().iadd(self.memory_base, address)
+        self.guarded_address(address, size, need, false)
     }
 
     /// As `guest_address`, for accesses the architecture requires to be aligned to their size (exclusives,
     /// acquire/release, atomics): a misaligned one is left to the reference, which raises the Alignment fault.
     pub(crate) fn aligned_guest_address(&mut self, address: Value, size: u32, need: Perm) -> Value {
-        self.check_access(address, size, need, true);
-        self.b.ins().iadd(self.memory_base, address)
+        self.guarded_address(address, size, need, true)
     }
 
-    /// Leaves the block before the current instruction, for the reference, unless `size` bytes at `address` lie
-    /// in the address space, inside one page (at a multiple of `size` when `aligned`: a power of two no larger
-    /// than a page, so inside one page too) that grants `need`. Each test branches to the same cold exit on its
-    /// own, so that the host checks them side by side instead of combining booleans; the page table is read
-    /// only after the page number is known to be inside it (the address space's pages are the table's entries).
-    fn check_access(&mut self, address: Value, size: u32, need: Perm, aligned: bool) {
-        const _: () = assert!(PAGE_COUNT as u64 == 1 << ADDRESS_SPACE_BITS >> PAGE_SIZE.trailing_zeros());
-        let exit = self.b.create_block();
-        self.b.set_cold_block(exit);
-        let page = self.b.ins().ushr_imm_u(address, PAGE_SIZE.trailing_zeros() as i64);
-        let outside = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, page, PAGE_COUNT as i64);
-        self.exit_unless_zero(outside, exit);
-        if aligned {
-            let misalignment = self.b.ins().band_imm_u(address, i64::from(size - 1));
-            self.exit_unless_zero(misalignment, exit);
-        } else if size > 1 {
-            let offset = self.b.ins().band_imm_u(address, (PAGE_SIZE - 1) as i64);
-            let crosses =
-                self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, offset, (PAGE_SIZE - u64::from(size)) as i64);
-            self.exit_unless_zero(crosses, exit);
+    fn guarded_address(&mut self, address: Value, size: u32, need: Perm, aligned: bool) -> Value {
+        let (reads, writes) = (need.contains(Perm::READ), need.contains(Perm::WRITE));
+        // A store after a load (its own, for an atomic) is not replayable from an earlier point.
+        let needs_sync = !self.recorded.replay || (writes && (self.recorded.loaded || reads));
+        let checked = needs_sync && self.recorded.unsynced.count_ones() > MAX_STORES_FOR_A_FAULT_POINT;
+        let end = self.iconst(types::I64, ADDRESS_SPACE_SIZE);
+        let clamped = self.b.ins().umin(address, end);
+        let split = size > 1 && (checked || (writes && size > 8));
+        if aligned || split || checked {
+            let exit = self.b.create_block();
+            self.b.set_cold_block(exit);
+            if aligned {
+                let misalignment = self.b.ins().band_imm_u(address, i64::from(size - 1));
+                self.exit_unless_zero(misalignment, exit);
+            } else if split {
+                let offset = self.b.ins().band_imm_u(address, (PAGE_SIZE - 1) as i64);
+                let crosses =
+                    self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, offset, (PAGE_SIZE - u64::from(size)) as i64);
+                self.exit_unless_zero(crosses, exit);
+            }
+            if checked {
+                self.check_page(clamped, need, exit);
+            }
+            // The exit is taken before the fault point's stores: it writes back what they would.
+            let inside = self.b.current_block().expect("lifting inside a block");
+            self.b.switch_to_block(exit);
+            let pc = self.b.ins().iconst(types::I64, self.pc as i64);
+            self.exit_to(pc, self.retired, true);
+            self.b.switch_to_block(inside);
         }
+        self.may_fault = !checked;
+        if needs_sync && !checked {
+            self.sync(self.pc, self.retired);
+        }
+        self.recorded.loaded |= reads;
+        if reads && writes {
+            // A rerun of a read-modify-write from its own start would read what it wrote.
+            self.recorded.replay = false;
+        }
+        self.b.ins().iadd(self.memory_base, clamped)
+    }
+
+    /// Goes on when the page table grants the page of `address` (at most `ADDRESS_SPACE_SIZE`, whose entry is
+    /// zero) `need`, to `exit` otherwise. Read permission is required too: a page the guest may write but not read is inaccessible in
+    /// the guarded view.
+    fn check_page(&mut self, address: Value, need: Perm, exit: Block) {
+        let need = (need | Perm::READ).bits();
+        let page = self.b.ins().ushr_imm_u(address, PAGE_SIZE.trailing_zeros() as i64);
         let entry_address = self.b.ins().iadd(self.pages, page);
         let entry = self.b.ins().load(types::I8, host_flags(), entry_address, 0);
-        let granted = self.b.ins().band_imm_u(entry, i64::from(need.bits()));
-        let allowed = self.b.create_block();
-        if need.bits().count_ones() == 1 {
-            // One permission bit: a test of the entry.
-            self.b.ins().brif(granted, allowed, &[], exit, &[]);
-        } else {
-            let missing = self.b.ins().bxor_imm_u(granted, i64::from(need.bits()));
-            self.b.ins().brif(missing, exit, &[], allowed, &[]);
+        let granted = self.b.ins().band_imm_u(entry, i64::from(need));
+        let missing = self.b.ins().bxor_imm_u(granted, i64::from(need));
+        self.exit_unless_zero(missing, exit);
+    }
+
+    /// Makes the state at `pc` (after `retired` instructions of this run) a replay point (`fault`): the registers
+    /// changed since the last one go to the `CpuState`, and `pc`, the budget left there and NZCV (when changed
+    /// since the last) to `Runtime::fault`.
+    pub(super) fn sync(&mut self, pc: u64, retired: u32) {
+        for index in 0..32 {
+            if self.recorded.unsynced & 1 << index != 0 {
+                let value = self.registers[index as usize].expect("changed registers have values");
+                self.b.ins().store(host_flags(), value, self.cpu, cpu_offset_of_register(index));
+            }
         }
-        self.b.switch_to_block(exit);
-        let pc = self.b.ins().iconst(types::I64, self.pc as i64);
-        self.exit_to(pc, self.retired, true);
-        self.b.switch_to_block(allowed);
+        let record = offset_of!(Runtime, fault);
+        let pc = self.iconst(types::I64, pc);
+        let left = self.b.ins().iadd_imm_s(self.budget, -i64::from(retired));
+        let mut fields = vec![(pc, offset_of!(FaultRecord, pc)), (left, offset_of!(FaultRecord, budget))];
+        if !self.recorded.flags {
+            let (kind, a, b) = self.flags_record();
+            fields.push((kind, offset_of!(FaultRecord, flags_kind)));
+            fields.extend(a.map(|a| (a, offset_of!(FaultRecord, flags_a))));
+            fields.extend(b.map(|b| (b, offset_of!(FaultRecord, flags_b))));
+        }
+        for (value, field) in fields {
+            self.b.ins().store(host_flags(), value, self.runtime, (record + field) as i32);
+        }
+        self.recorded = Recorded { unsynced: 0, replay: true, flags: true, loaded: false };
     }
 
     /// Goes on when `value` is zero, to `exit` otherwise.
@@ -526,12 +651,21 @@ impl Lifter<'_> {
         self.b.switch_to_block(next);
     }
 
+    /// Loads from the host address of the guest access being lifted.
     pub(crate) fn host_load(&mut self, ty: Type, host_address: Value) -> Value {
-        self.b.ins().load(ty, host_flags(), host_address, 0)
+        let flags = self.guest_flags();
+        self.b.ins().load(ty, flags, host_address, 0)
     }
 
+    /// Stores to the host address of the guest access being lifted.
     pub(crate) fn host_store(&mut self, value: Value, host_address: Value, offset: i32) {
-        self.b.ins().store(host_flags(), value, host_address, offset);
+        let flags = self.guest_flags();
+        self.b.ins().store(flags, value, host_address, offset);
+    }
+
+    /// Accesses at fault points may fault, with the trap code the handler knows them by; checked ones cannot.
+    fn guest_flags(&self) -> MemFlagsData {
+        if self.may_fault { MemFlagsData::new().with_trap_code(Some(GUEST_ACCESS)) } else { host_flags() }
     }
 
     // --- Runtime helpers --------------------------------------------------------------------------------------
@@ -578,10 +712,11 @@ impl Lifter<'_> {
         self.b.switch_to_block(next);
     }
 
-    /// Stores the registers and flags the block changed into the `CpuState` (the block's view stays valid).
+    /// Stores the registers and flags the block changed into the `CpuState` (the block's view stays valid):
+    /// registers a fault point stored already and left unchanged since are there.
     fn write_back(&mut self) {
         for index in 0..32 {
-            if self.dirty & 1 << index != 0 {
+            if self.dirty & self.recorded.unsynced & 1 << index != 0 {
                 let value = self.registers[index as usize].expect("dirty registers have values");
                 self.b.ins().store(host_flags(), value, self.cpu, cpu_offset_of_register(index));
             }

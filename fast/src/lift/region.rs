@@ -23,7 +23,9 @@
 //! - The first lifting carries every register and learns what the instructions use (`RegionPlan`); the second,
 //!   which is compiled, carries only that. Both are correct on their own: the plan makes the second cheaper.
 
-use super::{FlagsShape, FlagsState, Flow, Lifter, Unlifted, block_signature, cpu_offset_of_register, host_flags};
+use super::{
+    FlagsShape, FlagsState, Flow, Lifter, Recorded, Unlifted, block_signature, cpu_offset_of_register, host_flags,
+};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, BlockArg, Function, InstBuilder, UserFuncName, Value, types};
 use cranelift_codegen::isa::TargetIsa;
@@ -169,6 +171,8 @@ fn lift_region(
         dirty: 0,
         flags: FlagsState::InCpu,
         flags_dirty: false,
+        recorded: Recorded::default(),
+        may_fault: false,
         touched: 0,
         written: 0,
         written_in_run: 0,
@@ -345,7 +349,14 @@ impl Lifter<'_> {
         if self.dirty & !label.dirty != 0 || (label.lifted && retired == 0) {
             return false;
         }
+        // The edge may be a side path (a conditional branch's): what it stores must not change the record's
+        // state for the code after it.
+        let recorded = self.recorded;
         let Some(flags) = self.flag_arguments(label.flags) else { return false };
+        if !self.recorded.replay {
+            self.sync(target, retired);
+        }
+        self.recorded = recorded;
         let mut arguments = Vec::new();
         for index in register_indices(carried) {
             arguments.push(match self.registers[index as usize] {
@@ -390,7 +401,7 @@ impl Lifter<'_> {
             FlagsShape::InCpu => {
                 if carried.is_some() {
                     let packed = self.compute_packed_flags();
-                    self.b.ins().store(host_flags(), packed, self.cpu, offset_of!(CpuState, nzcv) as i32);
+                    self.set_cpu_field(packed, offset_of!(CpuState, nzcv));
                 }
                 Some(vec![])
             }
@@ -477,6 +488,9 @@ impl Lifter<'_> {
         self.flags = label.flags.at_label(&parameters[flags_at..flags_at + flags_count]);
         self.flags_dirty = label.flags != FlagsShape::InCpu;
         self.dirty = label.dirty;
+        // Registers may reach the label changed and not yet stored; every edge made a replay point on its way,
+        // and may have loaded since.
+        self.recorded = Recorded { unsynced: label.dirty, replay: true, flags: false, loaded: true };
         self.written_in_run = 0;
         self.dirty_from_label = true;
         self.budget = *parameters.last().expect("a label's last parameter is the budget");

@@ -46,10 +46,10 @@ impl Lifter<'_> {
 
     /// V[d] = `value` (128 bits), or its low 64 bits zero-extended when `q` is 0.
     fn set_vector(&mut self, d: u32, value: Value, q: u32) {
-        self.b.ins().store(super::host_flags(), value, self.cpu, v_offset(d));
+        self.set_cpu_field(value, v_offset(d) as usize);
         if q == 0 {
             let zero = self.iconst(types::I64, 0);
-            self.b.ins().store(super::host_flags(), zero, self.cpu, v_offset(d) + 8);
+            self.set_cpu_field(zero, v_offset(d) as usize + 8);
         }
     }
 
@@ -175,7 +175,7 @@ impl Lifter<'_> {
                     }
                 }
             };
-            self.b.ins().store(super::host_flags(), value, self.cpu, offset);
+            self.set_cpu_field(value, offset as usize);
         }
         Ok(Flow::Next)
     }

@@ -1,12 +1,19 @@
-//! Guest memory: one reserved host range of 2^39 bytes, plus a table of guest permissions per 4 KiB page.
+//! Guest memory: two host views of 2^39 bytes each of the same pages, plus a table of guest permissions per
+//! 4 KiB page.
 //!
 //! Invariants (this module and its `shared` are the only places with `unsafe` in the reference path):
-//! - `base` points to a reservation of `ADDRESS_SPACE_SIZE` bytes; guest address `a` lives at `base + a`.
-//! - Pages are private anonymous host memory, except the runs listed in `shared`: views of `SharedPages` placed
-//!   over the reservation, which other guest addresses may view too (page aliasing). Unmapping a view puts a
-//!   private, inaccessible reservation back in its place.
-//! - A page is host read/write exactly when its permission byte has `Perm::MAPPED`; every other page is
-//!   `PROT_NONE`. So a checked access (every page of the access mapped) never touches a host page that is absent.
+//! - `base` and `guarded` each point to a view of `ADDRESS_SPACE_SIZE` bytes; guest address `a` lives at
+//!   `base + a` and, the same bytes, at `guarded + a`.
+//! - Pages are the `backing` file at their own address, except the runs listed in `shared`: views of other
+//!   `SharedPages` placed over both views, which other guest addresses may view too (page aliasing). Unmapping
+//!   a run puts the backing back in its place, its contents dropped.
+//! - In `base`, a page is host read/write exactly when its permission byte has `Perm::MAPPED`; every other page
+//!   is `PROT_NONE`. So a checked access (every page of the access mapped) never touches a host page that is
+//!   absent.
+//! - In `guarded`, a page is host readable exactly when the guest may read it, and writable exactly when the
+//!   guest may read and write it (`guarded_prot`); every other page is `PROT_NONE`. So an access through it
+//!   that the host allows is one the guest's permissions allow: the fast path accesses memory there unchecked
+//!   and turns the host's faults into the reference's (`tandem_fast::fault`).
 //! - Guest permissions are checked here for every checked access; the kernel's privileged accessors only check
 //!   that the pages are mapped.
 //! - Mapping changes need `&mut self`, so no engine runs while the map changes. Data reads and writes take `&self`
@@ -23,8 +30,16 @@ use std::ptr::NonNull;
 pub const ADDRESS_SPACE_BITS: u32 = 39;
 pub const ADDRESS_SPACE_SIZE: u64 = 1 << ADDRESS_SPACE_BITS;
 pub const PAGE_SIZE: u64 = 0x1000;
-/// Entries of the page table `GuestMemory::host_page_table` points to.
+/// Entries of the page table `GuestMemory::host_page_table` points to, for the pages of the address space; one
+/// more entry follows them, always zero (the page of an address clamped to `ADDRESS_SPACE_SIZE`).
 pub const PAGE_COUNT: usize = (ADDRESS_SPACE_SIZE / PAGE_SIZE) as usize;
+/// Inaccessible bytes after each host view of the address space: an access of at most this many bytes at an
+/// address clamped to `ADDRESS_SPACE_SIZE` faults on the host (the fast path clamps addresses outside the space).
+pub const VIEW_GUARD: u64 = 0x10000;
+/// Bytes of the page table's reservation.
+const PAGE_TABLE_SIZE: usize = PAGE_COUNT + 1;
+/// Bytes of each view's reservation.
+const VIEW_SIZE: usize = (ADDRESS_SPACE_SIZE + VIEW_GUARD) as usize;
 /// The bit of a page table entry that says the page is mapped; the low bits are its `Perm`.
 pub const PAGE_MAPPED_BIT: u8 = Perm::MAPPED;
 
@@ -144,6 +159,9 @@ pub struct Region {
 
 pub struct GuestMemory {
     base: NonNull<u8>,
+    guarded: NonNull<u8>,
+    /// The pages that are not views of other shared pages, at offset = guest address.
+    backing: SharedPages,
     /// One byte per page: `Perm` bits plus `Perm::MAPPED`. A sparse anonymous mapping: untouched parts cost nothing.
     perms: NonNull<u8>,
     /// Mapped ranges (start page address -> end), kept merged, so that listing and hashing need not scan `perms`.
@@ -156,28 +174,36 @@ pub struct GuestMemory {
 unsafe impl Send for GuestMemory {}
 
 impl GuestMemory {
-    /// Reserves the whole guest address space (no host memory is committed until pages are mapped).
+    /// Reserves the whole guest address space (no host memory is committed until pages are written).
     pub fn new() -> Result<GuestMemory, MapError> {
-        let base = reserve(ADDRESS_SPACE_SIZE as usize, libc::PROT_NONE)?;
-        let perms = match reserve(PAGE_COUNT, libc::PROT_READ | libc::PROT_WRITE) {
-            Ok(perms) => perms,
-            Err(error) => {
-                // SAFETY: `base` came from `reserve` with this size and is not used after this.
-                unsafe { libc::munmap(base.as_ptr().cast(), ADDRESS_SPACE_SIZE as usize) };
-                return Err(error);
-            }
+        let backing = SharedPages::new(ADDRESS_SPACE_SIZE)?;
+        let base = view_of(&backing)?;
+        let unmap = |view: NonNull<u8>| {
+            // SAFETY: `view` came from `view_of` with this size and is not used after this.
+            unsafe { libc::munmap(view.as_ptr().cast(), VIEW_SIZE) };
         };
-        Ok(GuestMemory { base, perms, mapped: BTreeMap::new(), shared: BTreeMap::new() })
+        let guarded = view_of(&backing).inspect_err(|_| unmap(base))?;
+        let perms = reserve(PAGE_TABLE_SIZE, libc::PROT_READ | libc::PROT_WRITE).inspect_err(|_| {
+            unmap(base);
+            unmap(guarded);
+        })?;
+        Ok(GuestMemory { base, guarded, backing, perms, mapped: BTreeMap::new(), shared: BTreeMap::new() })
     }
 
-    /// Host pointer to guest address 0, for engines that access memory directly (the fast path).
+    /// Host pointer to guest address 0, for engines that access memory directly (Unicorn).
     pub fn host_base(&self) -> *mut u8 {
         self.base.as_ptr()
     }
 
-    /// Host pointer to the permission table, one byte per guest page (`PAGE_COUNT` bytes): the page's `Perm` bits,
-    /// plus `PAGE_MAPPED_BIT` when it is mapped. For engines that check guest permissions inline (the fast path);
-    /// valid as long as this `GuestMemory`, and it changes only through `&mut self`.
+    /// Host pointer to guest address 0 in the view whose host protections are the guest's data permissions (see
+    /// the module's invariants), for the fast path's unchecked accesses.
+    pub fn guarded_base(&self) -> *mut u8 {
+        self.guarded.as_ptr()
+    }
+
+    /// Host pointer to the permission table, one byte per guest page (`PAGE_COUNT` bytes, and a zero after them):
+    /// the page's `Perm` bits, plus `PAGE_MAPPED_BIT` when it is mapped. For engines that check guest permissions
+    /// inline (the fast path); valid as long as this `GuestMemory`, and it changes only through `&mut self`.
     pub fn host_page_table(&self) -> *const u8 {
         self.perms.as_ptr()
     }
@@ -187,8 +213,7 @@ impl GuestMemory {
         let pages = page_range(address, size)?;
         self.require_unmapped(pages.clone())?;
         self.host_protect(address, size, libc::PROT_READ | libc::PROT_WRITE)?;
-        self.mark_mapped(pages, perm);
-        Ok(())
+        self.mark_mapped(pages, perm)
     }
 
     /// Maps `size` bytes of `pages` from `offset` at `address` with `perm`: the guest sees what every other view
@@ -207,8 +232,7 @@ impl GuestMemory {
         }
         self.require_unmapped(range.clone())?;
         self.place_view(SharedRun { address, size, pages: pages.clone(), offset })?;
-        self.mark_mapped(range, perm);
-        Ok(())
+        self.mark_mapped(range, perm)
     }
 
     /// Maps the pages at `source..source + size` a second time, at `alias` with `perm`: both addresses then hold
@@ -222,8 +246,7 @@ impl GuestMemory {
         for run in self.share(source, size)? {
             self.place_view(SharedRun { address: alias + (run.address - source), ..run })?;
         }
-        self.mark_mapped(alias_pages, perm);
-        Ok(())
+        self.mark_mapped(alias_pages, perm)
     }
 
     /// Changes the permission of mapped pages.
@@ -233,7 +256,7 @@ impl GuestMemory {
         for page in pages {
             self.set_page_byte(page, perm.0 | Perm::MAPPED);
         }
-        Ok(())
+        self.guard(address, size)
     }
 
     /// Unmaps pages, dropping their contents. Every page must be mapped.
@@ -241,18 +264,16 @@ impl GuestMemory {
         let pages = page_range(address, size)?;
         self.require_mapped(pages.clone())?;
         for run in self.shared_runs_in(address, address + size) {
-            reserve_at(self.base.as_ptr().wrapping_add(run.address as usize), run.size)?;
+            self.place_backing(run.address, run.size)?;
         }
         self.forget_shared(address, address + size);
-        // SAFETY: the range is inside the reservation (checked by `page_range`); MADV_DONTNEED on an anonymous
-        // private mapping only drops its contents.
-        unsafe { libc::madvise(self.base.as_ptr().add(address as usize).cast(), size as usize, libc::MADV_DONTNEED) };
+        self.backing.discard(address, size)?;
         self.host_protect(address, size, libc::PROT_NONE)?;
         for page in pages {
             self.set_page_byte(page, 0);
         }
         self.remove_mapped(address, address + size);
-        Ok(())
+        self.guard(address, size)
     }
 
     /// The guest permission of the page holding `address`, or `None` if it is not mapped.
@@ -412,12 +433,32 @@ impl GuestMemory {
         }
     }
 
-    fn mark_mapped(&mut self, pages: std::ops::Range<u64>, perm: Perm) {
+    fn mark_mapped(&mut self, pages: std::ops::Range<u64>, perm: Perm) -> Result<(), MapError> {
         let (start, end) = (pages.start * PAGE_SIZE, pages.end * PAGE_SIZE);
         for page in pages {
             self.set_page_byte(page, perm.0 | Perm::MAPPED);
         }
         self.insert_mapped(start, end);
+        self.guard(start, end - start)
+    }
+
+    /// Gives the pages of `address..address + size` their protections in the guarded view (`guarded_prot`).
+    fn guard(&self, address: u64, size: u64) -> Result<(), MapError> {
+        let mut run_start = address;
+        let mut run_prot = None;
+        for page in address / PAGE_SIZE..(address + size) / PAGE_SIZE {
+            let prot = guarded_prot(self.page_byte(page));
+            if run_prot != Some(prot) {
+                if let Some(prot) = run_prot {
+                    protect_view(self.guarded, run_start, page * PAGE_SIZE - run_start, prot)?;
+                }
+                (run_start, run_prot) = (page * PAGE_SIZE, Some(prot));
+            }
+        }
+        match run_prot {
+            Some(prot) => protect_view(self.guarded, run_start, address + size - run_start, prot),
+            None => Ok(()),
+        }
     }
 
     /// The shared runs of `start..end`, clipped to it.
@@ -490,30 +531,45 @@ impl GuestMemory {
         }
         let run = SharedRun { address, size, pages, offset: 0 };
         self.place_view(run.clone())?;
+        self.backing.discard(address, size)?;
         Ok(run)
     }
 
-    /// Puts a read-write host view of `run.pages` at `run.address` and records it.
+    /// Puts host views of `run.pages` at `run.address` (read-write in `base`, with the pages' guarded protections
+    /// in `guarded`) and records it.
     fn place_view(&mut self, run: SharedRun) -> Result<(), MapError> {
-        let at = self.base.as_ptr().wrapping_add(run.address as usize);
-        // SAFETY: the run is page aligned and inside the reservation (callers check with `page_range`), and
-        // nothing refers to the host pages it replaces (the guest pages there are unmapped, or `make_shared`
-        // copied them out first).
-        let pointer = unsafe {
-            libc::mmap(
-                at.cast(),
-                run.size as usize,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_FIXED,
-                run.pages.raw_fd(),
-                run.offset as libc::off_t,
-            )
-        };
-        if pointer != at.cast() {
-            return Err(MapError::Host(format!("mmap of shared pages: {}", std::io::Error::last_os_error())));
-        }
+        self.place(run.address, run.size, &run.pages, run.offset)?;
         self.shared.insert(run.address, run);
         Ok(())
+    }
+
+    /// Puts the backing file's own pages back at `address..address + size` in both views.
+    fn place_backing(&self, address: u64, size: u64) -> Result<(), MapError> {
+        self.place(address, size, &self.backing, address)
+    }
+
+    /// Maps `size` bytes of `pages` from `offset` at `address` in both views.
+    fn place(&self, address: u64, size: u64, pages: &SharedPages, offset: u64) -> Result<(), MapError> {
+        for (view, prot) in [(self.base, libc::PROT_READ | libc::PROT_WRITE), (self.guarded, libc::PROT_NONE)] {
+            let at = view.as_ptr().wrapping_add(address as usize);
+            // SAFETY: the range is page aligned and inside the view (callers check with `page_range`), and
+            // nothing refers to the host pages it replaces (the guest pages there are unmapped, or `make_shared`
+            // copied them out first).
+            let pointer = unsafe {
+                libc::mmap(
+                    at.cast(),
+                    size as usize,
+                    prot,
+                    libc::MAP_SHARED | libc::MAP_FIXED | libc::MAP_NORESERVE,
+                    pages.raw_fd(),
+                    offset as libc::off_t,
+                )
+            };
+            if pointer != at.cast() {
+                return Err(MapError::Host(format!("mmap of shared pages: {}", std::io::Error::last_os_error())));
+            }
+        }
+        self.guard(address, size)
     }
 
     fn require_mapped(&self, mut pages: std::ops::Range<u64>) -> Result<(), MapError> {
@@ -523,13 +579,9 @@ impl GuestMemory {
         }
     }
 
+    /// Sets the host protection of `address..address + size` in `base`.
     fn host_protect(&self, address: u64, size: u64, prot: libc::c_int) -> Result<(), MapError> {
-        // SAFETY: the range is page aligned and inside the reservation (checked by `page_range`).
-        let result = unsafe { libc::mprotect(self.base.as_ptr().add(address as usize).cast(), size as usize, prot) };
-        if result != 0 {
-            return Err(MapError::Host(std::io::Error::last_os_error().to_string()));
-        }
-        Ok(())
+        protect_view(self.base, address, size, prot)
     }
 
     fn insert_mapped(&mut self, mut start: u64, mut end: u64) {
@@ -562,10 +614,11 @@ impl GuestMemory {
 
 impl Drop for GuestMemory {
     fn drop(&mut self) {
-        // SAFETY: both ranges came from `reserve` with these sizes and nothing refers to them after drop.
+        // SAFETY: the ranges came from `view_of` and `reserve` with these sizes and nothing refers to them after drop.
         unsafe {
-            libc::munmap(self.base.as_ptr().cast(), ADDRESS_SPACE_SIZE as usize);
-            libc::munmap(self.perms.as_ptr().cast(), PAGE_COUNT);
+            libc::munmap(self.base.as_ptr().cast(), VIEW_SIZE);
+            libc::munmap(self.guarded.as_ptr().cast(), VIEW_SIZE);
+            libc::munmap(self.perms.as_ptr().cast(), PAGE_TABLE_SIZE);
         }
     }
 }
@@ -586,24 +639,49 @@ fn page_range(address: u64, size: u64) -> Result<std::ops::Range<u64>, MapError>
     }
 }
 
-/// Puts an inaccessible private reservation over `size` bytes at `at`, inside the guest reservation.
-fn reserve_at(at: *mut u8, size: u64) -> Result<(), MapError> {
-    // SAFETY: callers pass a page-aligned range inside the guest reservation whose old host pages nothing
-    // refers to any more.
+/// A view of all of `backing` (`ADDRESS_SPACE_SIZE` bytes) followed by `VIEW_GUARD` reserved bytes, all
+/// inaccessible until pages are mapped.
+fn view_of(backing: &SharedPages) -> Result<NonNull<u8>, MapError> {
+    let view = reserve(VIEW_SIZE, libc::PROT_NONE)?;
+    // SAFETY: a shared mapping of a file this process owns, over the start of the reservation just made.
     let pointer = unsafe {
         libc::mmap(
-            at.cast(),
-            size as usize,
+            view.as_ptr().cast(),
+            ADDRESS_SPACE_SIZE as usize,
             libc::PROT_NONE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
-            -1,
+            libc::MAP_SHARED | libc::MAP_NORESERVE | libc::MAP_FIXED,
+            backing.raw_fd(),
             0,
         )
     };
-    if pointer != at.cast() {
+    if pointer != view.as_ptr().cast() {
+        let error = std::io::Error::last_os_error();
+        // SAFETY: the reservation made above, not used after this.
+        unsafe { libc::munmap(view.as_ptr().cast(), VIEW_SIZE) };
+        return Err(MapError::Host(format!("mmap of the guest address space: {error}")));
+    }
+    Ok(view)
+}
+
+/// Sets the host protection of `address..address + size` in `view`.
+fn protect_view(view: NonNull<u8>, address: u64, size: u64, prot: libc::c_int) -> Result<(), MapError> {
+    // SAFETY: the range is page aligned and inside the view (callers derive it from `page_range`).
+    let result = unsafe { libc::mprotect(view.as_ptr().add(address as usize).cast(), size as usize, prot) };
+    if result != 0 {
         return Err(MapError::Host(std::io::Error::last_os_error().to_string()));
     }
     Ok(())
+}
+
+/// The host protection of a page in the guarded view, from its permission byte: the host cannot make a page
+/// writable but not readable, so a page the guest may write but not read is inaccessible there.
+fn guarded_prot(byte: u8) -> libc::c_int {
+    let perm = Perm(byte);
+    match (byte & Perm::MAPPED != 0, perm.contains(Perm::READ), perm.contains(Perm::WRITE)) {
+        (true, true, true) => libc::PROT_READ | libc::PROT_WRITE,
+        (true, true, false) => libc::PROT_READ,
+        _ => libc::PROT_NONE,
+    }
 }
 
 fn reserve(len: usize, prot: libc::c_int) -> Result<NonNull<u8>, MapError> {
@@ -729,5 +807,58 @@ mod tests {
         assert_eq!(memory.read_le(0x60000, 1).unwrap(), 6);
         memory.write(0x61000, &[4]).unwrap();
         assert_eq!(memory.read_le(0x22000, 1).unwrap(), 4);
+    }
+
+    /// The host protection ("rw", "r-" or "--") of the page at `pointer`, from the kernel's own list of this
+    /// process's mappings.
+    fn host_protection(pointer: *const u8) -> String {
+        let address = pointer as u64;
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        for line in maps.lines() {
+            let (range, rest) = line.split_once(' ').unwrap();
+            let (start, end) = range.split_once('-').unwrap();
+            let (start, end) = (u64::from_str_radix(start, 16).unwrap(), u64::from_str_radix(end, 16).unwrap());
+            if (start..end).contains(&address) {
+                return rest[..2].to_string();
+            }
+        }
+        panic!("{address:#x} is in no mapping");
+    }
+
+    #[test]
+    fn the_guarded_view_has_the_guests_data_permissions_and_the_same_bytes() {
+        let mut memory = GuestMemory::new().unwrap();
+        let (guarded_base, host_base) = (memory.guarded_base(), memory.host_base());
+        let guarded = |address: u64| guarded_base.wrapping_add(address as usize).cast_const();
+        let base = |address: u64| host_base.wrapping_add(address as usize).cast_const();
+        memory.map(0x10000, 0x5000, Perm::RW).unwrap();
+        memory.write(0x10008, &[7]).unwrap();
+        memory.protect(0x11000, 0x1000, Perm::READ).unwrap();
+        memory.protect(0x12000, 0x1000, Perm::EXECUTE).unwrap();
+        memory.protect(0x13000, 0x1000, Perm::WRITE).unwrap();
+        memory.protect(0x14000, 0x1000, Perm::NONE).unwrap();
+        let expected = [(0x10000, "rw"), (0x11000, "r-"), (0x12000, "--"), (0x13000, "--"), (0x14000, "--")];
+        for (address, protection) in expected {
+            assert_eq!(host_protection(guarded(address)), protection, "guarded view at {address:#x}");
+            assert_eq!(host_protection(base(address)), "rw", "privileged view at {address:#x}");
+        }
+        assert_eq!(host_protection(guarded(0x15000)), "--", "unmapped");
+        // SAFETY: the page is guest readable, so host readable in the guarded view (checked above).
+        assert_eq!(unsafe { *guarded(0x10008) }, 7);
+
+        // Aliases and shared pages show the same bytes there, with the alias's own permissions.
+        memory.map_alias(0x40000, 0x10000, 0x2000, Perm::READ).unwrap();
+        assert_eq!(host_protection(guarded(0x40000)), "r-");
+        memory.write(0x10009, &[9]).unwrap();
+        // SAFETY: as above.
+        assert_eq!(unsafe { *guarded(0x40009) }, 9);
+
+        // Unmapping drops the bytes (a new mapping reads zero) and makes the pages inaccessible in both views.
+        memory.unmap(0x10000, 0x5000).unwrap();
+        assert_eq!(host_protection(guarded(0x10000)), "--");
+        assert_eq!(host_protection(base(0x10000)), "--");
+        assert_eq!(memory.read_le(0x40009, 1).unwrap(), 9, "the alias keeps the pages");
+        memory.map(0x10000, 0x1000, Perm::RW).unwrap();
+        assert_eq!(memory.read_le(0x10008, 1).unwrap(), 0);
     }
 }

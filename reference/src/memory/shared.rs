@@ -91,6 +91,25 @@ impl SharedPages {
         Ok(())
     }
 
+    /// Drops the contents of `size` bytes at `offset` (page aligned): they read as zero again, in every view,
+    /// and hold no host memory.
+    pub(super) fn discard(&self, offset: u64, size: u64) -> Result<(), MapError> {
+        self.check_span(offset, size as usize)?;
+        // SAFETY: plain system call on a descriptor this value owns; the span is inside the file.
+        let result = unsafe {
+            libc::fallocate(
+                self.0.fd.as_raw_fd(),
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                offset as libc::off_t,
+                size as libc::off_t,
+            )
+        };
+        if result != 0 {
+            return Err(host_error("fallocate"));
+        }
+        Ok(())
+    }
+
     pub(super) fn raw_fd(&self) -> i32 {
         self.0.fd.as_raw_fd()
     }
