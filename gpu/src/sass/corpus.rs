@@ -195,7 +195,9 @@ pub fn parse_manifest(text: &str) -> Result<Vec<Run>, CorpusError> {
                 "nan" => {
                     run.nan = pairs()?;
                     if let Some((_, bytes)) = run.nan.iter().find(|(_, bytes)| ![2, 4, 8].contains(bytes)) {
-                        return Err(bad(format!("nan= takes FP16, FP32 or FP64 values (2, 4 or 8 bytes), not {bytes}")));
+                        return Err(bad(format!(
+                            "nan= takes FP16, FP32 or FP64 values (2, 4 or 8 bytes), not {bytes}"
+                        )));
                     }
                 }
                 _ => {}

@@ -160,9 +160,8 @@ impl Lower<'_> {
                 // F16x2.RN: each half added, no flushing (the interpreter's half_arith).
                 let zero = self.const32(0);
                 let (x, y) = (self.half_pair(old, 0, false, false), self.half_pair(b, 0, false, false));
-                let [low, high] = [0, 1].map(|i| {
-                    self.half_arith(HalfFormat::F16, FArith::Add, [x[i], y[i], zero], (false, false, false))
-                });
+                let [low, high] = [0, 1]
+                    .map(|i| self.half_arith(HalfFormat::F16, FArith::Add, [x[i], y[i], zero], (false, false, false)));
                 self.pack_halves(low, high)
             }
             // F64.RN (the interpreter's `arith64`: a NaN operand passes on quieted).
@@ -1063,7 +1062,11 @@ impl Lower<'_> {
             return converted;
         }
         let float = |l: &mut Self, bits32: u32, bits64: u64| if double { l.const64(bits64) } else { l.const32(bits32) };
-        let limit = if signed { float(self, 0x5f00_0000, 0x43e0_0000_0000_0000) } else { float(self, 0x5f80_0000, 0x43f0_0000_0000_0000) };
+        let limit = if signed {
+            float(self, 0x5f00_0000, 0x43e0_0000_0000_0000)
+        } else {
+            float(self, 0x5f80_0000, 0x43f0_0000_0000_0000)
+        };
         let at_limit = self.cmp(Cmp::FGe, converted, limit);
         let back = self.op(Op::Convert(if signed { Conv::FToS64 } else { Conv::FToU64 }, converted));
         let (greater, less) = if signed { (Cmp::GtS, Cmp::LtS) } else { (Cmp::GtU, Cmp::LtU) };

@@ -179,11 +179,7 @@ impl Lower<'_> {
 
     /// The 63:32 slot as FP64 bits: a register, constant or uniform pair, or an immediate holding the high word.
     fn wide_slot_double(&mut self, v: &View) -> Value {
-        if v.has("imm32") {
-            self.const64(v.get("imm32") << 32)
-        } else {
-            self.wide_slot64(v, false)
-        }
+        if v.has("imm32") { self.const64(v.get("imm32") << 32) } else { self.wide_slot64(v, false) }
     }
 
     /// FP64 a (its register pair, with its modifiers).

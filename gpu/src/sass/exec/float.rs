@@ -389,13 +389,14 @@ pub fn dmma_884(a: &[Operand64; 32], b: &[Operand64; 32], c: &[[Operand64; 2]; 3
         let row = lane / 4;
         std::array::from_fn(|i| {
             let column = 2 * (lane % 4) + i;
-            (0..4).fold(c[lane][i], |accumulator, k| {
-                let (x, y) = (a[4 * row + k], b[4 * column + k]);
-                let operands = [x.value, y.value, accumulator.value];
-                let value = arith64(ArithOp::Fma, operands, [x.raw, y.raw, accumulator.raw], round);
-                Operand64 { value, raw: value }
-            })
-            .value
+            (0..4)
+                .fold(c[lane][i], |accumulator, k| {
+                    let (x, y) = (a[4 * row + k], b[4 * column + k]);
+                    let operands = [x.value, y.value, accumulator.value];
+                    let value = arith64(ArithOp::Fma, operands, [x.raw, y.raw, accumulator.raw], round);
+                    Operand64 { value, raw: value }
+                })
+                .value
         })
     })
 }
@@ -613,7 +614,11 @@ mod tests {
         (0..128)
             .map(|t| {
                 let input = 0x10000 + 16 * t;
-                ([0, 4, 8, 12].map(|i| word(input + i)), [0, 4, 8, 12].map(|i| word(input + 4096 + i)), word(512 * t + offset))
+                (
+                    [0, 4, 8, 12].map(|i| word(input + i)),
+                    [0, 4, 8, 12].map(|i| word(input + 4096 + i)),
+                    word(512 * t + offset),
+                )
             })
             .collect()
     }

@@ -6,8 +6,8 @@ use super::float::{self, Mode};
 use super::{
     ConstantBuffers, ExecError, GlobalMemory, LOCAL_WINDOW, Lane, SHARED_WINDOW, WARP_SIZE, WINDOW_BYTES, load, store,
 };
-use crate::sass::text::View;
 use crate::sass::Isa;
+use crate::sass::text::View;
 
 type Result<T = ()> = std::result::Result<T, ExecError>;
 

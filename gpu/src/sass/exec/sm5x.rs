@@ -9,8 +9,8 @@
 
 use super::float::{self, Mode};
 use super::ops::{
-    Memories, access_bytes, constant_load, atomic_op, boolean, find_leading_one, lanes, lop3, permute, shuffle_source, stored_value,
-    write_loaded,
+    Memories, access_bytes, atomic_op, boolean, constant_load, find_leading_one, lanes, lop3, permute, shuffle_source,
+    stored_value, write_loaded,
 };
 use super::{ExecError, Lane, LaneStatus, Step, SyncKind, load, store};
 use crate::sass::Isa;

@@ -5,8 +5,8 @@
 
 use super::float::{self, Mode};
 use super::ops::{
-    Memories, access_bytes, constant_load, atomic_op, boolean, extend, find_leading_one, funnel_shift, lanes, lop3, permute,
-    shuffle_source, stored_value, write_loaded,
+    Memories, access_bytes, atomic_op, boolean, constant_load, extend, find_leading_one, funnel_shift, lanes, lop3,
+    permute, shuffle_source, stored_value, write_loaded,
 };
 use super::{ExecError, Lane, LaneStatus, Step, WARP_SIZE, WARPSYNC_BARRIER, load, store};
 pub(super) use crate::sass::sm86::INSTRUCTION_BYTES;

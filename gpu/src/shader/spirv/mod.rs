@@ -782,7 +782,8 @@ impl Emitter<'_> {
             Op::F32ToHalf(round, x) => {
                 let double = self.type_of(*x) == Type::U64;
                 let x = v(self, x);
-                let wide = if double { self.b.bitcast(self.t.f64, None, x).expect("in a block") } else { self.widen(x) };
+                let wide =
+                    if double { self.b.bitcast(self.t.f64, None, x).expect("in a block") } else { self.widen(x) };
                 return Some(self.narrow_format(wide, *round, F16));
             }
             Op::F64ToF32(round, x) => {
