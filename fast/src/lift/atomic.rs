@@ -70,7 +70,7 @@ impl Lifter<'_> {
         let defined = self.b.ins().band_not(aligned, size_mismatch);
         self.side_exit_unless(defined);
         let passes = self.b.ins().band(marked, same_size);
-        // The fault point comes before the branch: what it stores must hold on both sides.
+        // The replay point comes before the branch: what it stores must hold on both sides.
         let host = self.guest_address(address, bytes, Perm::WRITE);
 
         let store = self.b.create_block();

@@ -5,22 +5,23 @@
 //!
 //! The compiled function uses Cranelift's `tail` calling convention: `fn(cpu: *mut CpuState, memory: *mut u8,
 //! pages: *const u8, runtime: *const Runtime, chain: *const ChainEntry, budget: u64) -> u64`, `memory` being the
-//! guarded view of guest memory and `pages` its permission table. `budget` is how many instructions may still retire. At its end a block looks its successor up in
-//! the chain table and, when it is there and fits in what is left of the budget, tail-calls it (block linking
-//! without the dispatcher). It returns the budget left, with `INTERPRET_NEXT` set when the instruction at the new
-//! PC must be executed by the reference interpreter (one the lifter leaves to it, or a memory access the host
-//! refused or an inline check stopped: the reference then reports the exact fault, or performs the rare access
-//! exactly). Rust enters through `fault::enter` and a trampoline (`trampoline`) in the host's C calling convention.
+//! guarded view of guest memory and `pages` its permission table. `budget` is how many instructions may still
+//! retire. At its end a block looks its successor up in the chain table and, when it is there and fits in what
+//! is left of the budget, tail-calls it (block linking without the dispatcher). It returns the budget left, with
+//! `INTERPRET_NEXT` set when the instruction at the new PC must be executed by the reference interpreter (one the
+//! lifter leaves to it, or an access an inline check stopped: the reference then reports the exact fault, or
+//! performs the rare access exactly), and `REPLAY` too when the host refused an access (`fault`). Rust enters
+//! through `fault::enter` and a trampoline (`trampoline`) in the host's C calling convention.
 //!
 //! Invariants:
 //! - Guest registers live in SSA values inside a block (carried between a graph region's labels as block
 //!   parameters) and are written back to the `CpuState` at every exit, side exits included; NZCV is kept as the
 //!   operands of the last flag-setting instruction and computed only where it is read or at an exit.
-//! - Every guest access is a fault point (`fault_point`): the registers changed since the last one are stored
-//!   first, and the host access carries a trap code naming the instruction, so that a host fault there leaves the
-//!   state exactly as it was before that instruction, with the instructions before it retired (`fault`). Every
-//!   inline check (address space, alignment, page-crossing stores) happens before the instruction changes
-//!   anything, with the same result.
+//! - Every guest access that may fault has a replay point before it on every path (`sync`; see `fault` for what
+//!   makes one valid), and its host access carries trap code `GUEST_ACCESS`; every inline check (alignment,
+//!   page-crossing stores, the page table where a replay point would cost more) happens before the instruction
+//!   changes anything, so a side exit leaves the state exactly as it was before that instruction, with the
+//!   instructions before it retired.
 //! - The generated code has no relocations: it addresses only its arguments and calls helpers only through the
 //!   `Runtime` table, so it can be copied anywhere (and, later, stored on disk).
 //! - Constrained-unpredictable cases, pair exclusives and CASP, most system registers, FP and SIMD arithmetic are
@@ -51,7 +52,7 @@ use tandem_reference::CpuState;
 use tandem_reference::decode::{ENCODINGS, Inst};
 use tandem_reference::memory::{ADDRESS_SPACE_SIZE, PAGE_SIZE, Perm};
 
-/// Above this many registers changed since the last fault point, a guest access is checked inline instead of
+/// Above this many registers changed since the last replay point, a guest access is checked inline instead of
 /// storing them (`Lifter::guarded_address`).
 const MAX_STORES_FOR_A_FAULT_POINT: u32 = 6;
 
@@ -219,7 +220,7 @@ pub(crate) struct Lifter<'a> {
     flags: FlagsState,
     flags_dirty: bool,
     recorded: Recorded,
-    /// Whether the access being lifted may fault (a fault point), or was checked inline.
+    /// Whether the access being lifted may fault, or was checked inline.
     may_fault: bool,
     /// Registers the instructions read or write, and those they write, anywhere in the region (`RegionPlan`).
     touched: u32,
@@ -547,12 +548,12 @@ impl Lifter<'_> {
 
     // --- Memory -----------------------------------------------------------------------------------------------
 
-    /// The host address of guest `address` in the guarded view, for an access of `size` bytes that needs `need`,
-    /// made a fault point where that costs little (`sync`): the host access faults where the guest's would (an
-    /// address outside the address space is clamped to its end, which the view's guard makes fault too), and only
-    /// a store of several host accesses that crosses a page (its first part could land before the second
-    /// faults) leaves the block inline, for the reference. Where a fault point would have to store many
-    /// registers, checking the page inline (`check_page`) costs less, and the access is checked instead.
+    /// The host address of guest `address` in the guarded view, for an access of `size` bytes that needs `need`.
+    /// The access may fault where a replay point before it costs little (`sync`): the host access faults where
+    /// the guest's would (an address outside the address space is clamped to its end, which the view's guard
+    /// makes fault too), and only a store of several host accesses that crosses a page (its first part could land
+    /// before the second faults) leaves the block inline, for the reference. Where a replay point would have to
+    /// store many registers, checking the page inline (`check_page`) costs less, and the access is checked.
     pub(crate) fn guest_address(&mut self, address: Value, size: u32, need: Perm) -> Value {
         self.guarded_address(address, size, need, false)
     }
@@ -586,7 +587,7 @@ impl Lifter<'_> {
             if checked {
                 self.check_page(clamped, need, exit);
             }
-            // The exit is taken before the fault point's stores: it writes back what they would.
+            // The exit is taken before the replay point's stores: it writes back what they would.
             let inside = self.b.current_block().expect("lifting inside a block");
             self.b.switch_to_block(exit);
             let pc = self.b.ins().iconst(types::I64, self.pc as i64);
@@ -606,8 +607,8 @@ impl Lifter<'_> {
     }
 
     /// Goes on when the page table grants the page of `address` (at most `ADDRESS_SPACE_SIZE`, whose entry is
-    /// zero) `need`, to `exit` otherwise. Read permission is required too: a page the guest may write but not read is inaccessible in
-    /// the guarded view.
+    /// zero) `need`, to `exit` otherwise. Read permission is required too: a page the guest may write but not
+    /// read is inaccessible in the guarded view.
     fn check_page(&mut self, address: Value, need: Perm, exit: Block) {
         let need = (need | Perm::READ).bits();
         let page = self.b.ins().ushr_imm_u(address, PAGE_SIZE.trailing_zeros() as i64);
@@ -663,7 +664,7 @@ impl Lifter<'_> {
         self.b.ins().store(flags, value, host_address, offset);
     }
 
-    /// Accesses at fault points may fault, with the trap code the handler knows them by; checked ones cannot.
+    /// Unchecked accesses may fault, with the trap code the handler knows them by; checked ones cannot.
     fn guest_flags(&self) -> MemFlagsData {
         if self.may_fault { MemFlagsData::new().with_trap_code(Some(GUEST_ACCESS)) } else { host_flags() }
     }
@@ -713,7 +714,7 @@ impl Lifter<'_> {
     }
 
     /// Stores the registers and flags the block changed into the `CpuState` (the block's view stays valid):
-    /// registers a fault point stored already and left unchanged since are there.
+    /// registers a replay point stored already and left unchanged since are there.
     fn write_back(&mut self) {
         for index in 0..32 {
             if self.dirty & self.recorded.unsynced & 1 << index != 0 {

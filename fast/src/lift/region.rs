@@ -4,9 +4,9 @@
 //! branch leaves it (chaining to the block at the target). A region lifted as a **graph** also keeps the taken
 //! side of conditional branches, and the targets of direct branches, inside the block while they lie in its page
 //! and it has room: each such target is a *label*, a Cranelift block whose parameters are the guest state the
-//! region carries (the registers its instructions use, NZCV in the label's shape, the budget left). Loops then run
-//! inside one block with the guest registers in host registers, instead of writing everything back and chaining
-//! at every turn.
+//! region carries (the registers its instructions write, NZCV in the label's shape, the budget left). Loops then
+//! run inside one block with the guest registers in host registers, instead of writing everything back and
+//! chaining at every turn.
 //!
 //! Invariants of a graph region:
 //! - Every instruction is lifted once, in the run of one label; a branch into the middle of another label's run
@@ -52,7 +52,7 @@ pub fn lift_block(memory: &GuestMemory, pc: u64, limit: u32, graph: bool, isa: &
 /// What a lifting of a region as a graph learnt, for the next lifting of it.
 #[derive(Clone, Default)]
 struct RegionPlan {
-    /// The registers the labels carry (bit n for index n), and those of them the instructions write.
+    /// The registers the instructions use (bit n for index n), and those of them they write.
     registers: u32,
     written: u32,
     /// NZCV's shape at each label: the first shape other than "in the `CpuState`" that an edge brought there.
@@ -71,6 +71,13 @@ struct RegionPlan {
 impl RegionPlan {
     fn carrying_everything() -> RegionPlan {
         RegionPlan { registers: u32::MAX, written: u32::MAX, start_is_target: true, ..RegionPlan::default() }
+    }
+
+    /// The registers labels carry as parameters: those the region writes. The others keep their value from the
+    /// region's entry, in the `CpuState`, where each run reads them when it needs them (fewer values live across
+    /// the region's loops).
+    fn carried(&self) -> u32 {
+        self.registers & self.written
     }
 }
 
@@ -322,9 +329,9 @@ impl Lifter<'_> {
         }
         let flags = graph.plan.label_flags.get(&target).copied().unwrap_or(shape);
         let changed = graph.plan.label_dirty.get(&target).copied().unwrap_or(graph.plan.written);
-        let dirty = changed & graph.plan.written & graph.plan.registers;
+        let dirty = changed & graph.plan.carried();
         let block = self.b.create_block();
-        for _ in register_indices(graph.plan.registers) {
+        for _ in register_indices(graph.plan.carried()) {
             self.b.append_block_param(block, types::I64);
         }
         for ty in flags.parameter_types() {
@@ -343,7 +350,7 @@ impl Lifter<'_> {
     /// unconditional. Changes nothing the rest of the block may use.
     fn jump_to_label(&mut self, target: u64, label: Label, retired: u32) -> bool {
         let graph = self.graph.as_ref().expect("labels belong to graphs");
-        let (carried, total) = (graph.plan.registers, graph.total);
+        let (carried, total) = (graph.plan.carried(), graph.total);
         // The label must know of every register changed on the way (its `dirty`, within the carried ones). A run
         // that lifted nothing (the region had no more room) must not go round to a lifted label: no progress.
         if self.dirty & !label.dirty != 0 || (label.lifted && retired == 0) {
@@ -436,7 +443,7 @@ impl Lifter<'_> {
         let total = self.b.ins().iconst(types::I64, 0);
         let start_is_label = plan.start_is_target;
         if start_is_label {
-            for index in register_indices(plan.registers) {
+            for index in register_indices(plan.carried()) {
                 let value = self.b.ins().load(types::I64, host_flags(), self.cpu, cpu_offset_of_register(index));
                 self.registers[index as usize] = Some(value);
             }
@@ -476,7 +483,7 @@ impl Lifter<'_> {
 
     fn enter_label(&mut self, label: Label) {
         let graph = self.graph.as_ref().expect("labels belong to graphs");
-        let carried = graph.plan.registers;
+        let carried = graph.plan.carried();
         self.b.switch_to_block(label.block);
         let parameters = self.b.block_params(label.block).to_vec();
         self.registers = [None; 32];
