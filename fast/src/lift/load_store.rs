@@ -5,6 +5,12 @@
 //! fault. Constrained-unpredictable register overlaps are the reference's too.
 
 use super::{Flow, Lift, Lifter, Unlifted, access_type};
+
+/// The Cranelift IR type of a SIMD&FP register access of `bytes` bytes: a vector for a whole register, so that
+/// the host moves it with one instruction.
+fn vector_access_type(bytes: u32) -> cranelift_codegen::ir::Type {
+    if bytes == 16 { types::I8X16 } else { access_type(bytes) }
+}
 use cranelift_codegen::ir::{InstBuilder, Value, types};
 use tandem_reference::interp::pseudocode::sign_extend;
 use tandem_reference::interp::shared_decode::{MemOp, decode_single, multiple_structures_decode};
@@ -65,7 +71,7 @@ impl Lifter<'_> {
         for (index, &register) in registers.iter().enumerate() {
             let offset = offset + (index as u32 * bytes) as i32;
             let host = if offset == 0 { host } else { self.b.ins().iadd_imm_s(host, i64::from(offset)) };
-            loaded.push((register, self.host_load(access_type(bytes), host)));
+            loaded.push((register, self.host_load(vector_access_type(bytes), host)));
         }
         for (register, data) in loaded {
             self.set_v(register, data);
@@ -73,7 +79,7 @@ impl Lifter<'_> {
     }
 
     fn store_v(&mut self, host: Value, offset: i32, bytes: u32, rt: u32) {
-        let value = self.v_low(rt, access_type(bytes));
+        let value = self.v_low(rt, vector_access_type(bytes));
         self.host_store(value, host, offset);
     }
 
@@ -235,7 +241,11 @@ impl Lifter<'_> {
         let total = registers * bytes;
         let address = self.x_or_sp(rn, 64);
         let is_load = l == 1;
-        let host = self.guest_address(address, total, if is_load { Perm::READ } else { Perm::WRITE });
+        let host = if is_load || registers == 1 {
+            self.guest_address(address, total, if is_load { Perm::READ } else { Perm::WRITE })
+        } else {
+            self.guest_address_in_parts(address, total, Perm::WRITE)
+        };
         let targets: Vec<u32> = (0..registers).map(|register| (rt + register) % 32).collect();
         if is_load {
             self.load_v(host, 0, bytes, &targets);
@@ -281,23 +291,44 @@ impl Lifter<'_> {
         let bytes = 1u32 << scale;
         let offset = sign_extend(u64::from(imm7), 7) << scale;
         let (address, written) = self.indexed_address(rn, offset, writeback, postindex);
-        let host = self.guest_address(address, 2 * bytes, if is_load { Perm::READ } else { Perm::WRITE });
         let second = bytes as i32;
-        match (simd_fp, is_load) {
-            (true, true) => self.load_v(host, 0, bytes, &[rt, rt2]),
-            (true, false) => {
-                self.store_v(host, 0, bytes, rt);
-                self.store_v(host, second, bytes, rt2);
-            }
-            (false, true) => {
+        if is_load {
+            let host = self.guest_address(address, 2 * bytes, Perm::READ);
+            if simd_fp {
+                self.load_v(host, 0, bytes, &[rt, rt2]);
+            } else {
                 let regsize = if signed { 64 } else { 8 * bytes };
                 self.load_x(host, 0, bytes, rt, regsize, signed);
                 self.load_x(host, second, bytes, rt2, regsize, signed);
             }
-            (false, false) => {
-                self.store_x(host, 0, bytes, rt);
-                self.store_x(host, second, bytes, rt2);
-            }
+        } else if bytes == 16 {
+            let host = self.guest_address_in_parts(address, 2 * bytes, Perm::WRITE);
+            self.store_v(host, 0, bytes, rt);
+            self.store_v(host, second, bytes, rt2);
+        } else {
+            // One host store for both registers: all of it lands, or none.
+            let ty = access_type(bytes);
+            let (first, second) = if simd_fp {
+                (self.v_low(rt, ty), self.v_low(rt2, ty))
+            } else {
+                let (first, second) = (self.x(rt, 64), self.x(rt2, 64));
+                if bytes == 8 {
+                    (first, second)
+                } else {
+                    (self.b.ins().ireduce(ty, first), self.b.ins().ireduce(ty, second))
+                }
+            };
+            let pair = if bytes == 8 {
+                let vector = self.b.ins().scalar_to_vector(types::I64X2, first);
+                self.b.ins().insertlane(vector, second, 1)
+            } else {
+                let low = self.b.ins().uextend(types::I64, first);
+                let high = self.b.ins().uextend(types::I64, second);
+                let high = self.b.ins().ishl_imm_u(high, 32);
+                self.b.ins().bor(low, high)
+            };
+            let host = self.guest_address(address, 2 * bytes, Perm::WRITE);
+            self.host_store(pair, host, 0);
         }
         if let Some(written) = written {
             self.set_x_or_sp(rn, written);

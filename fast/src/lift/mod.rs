@@ -538,7 +538,7 @@ impl Lifter<'_> {
 
     /// Writes V[n] = zero-extended `value`.
     pub(crate) fn set_v(&mut self, n: u32, value: Value) {
-        let value = if self.b.func.dfg.value_type(value) == types::I128 {
+        let value = if self.b.func.dfg.value_type(value).bits() == 128 {
             value
         } else {
             self.b.ins().uextend(types::I128, value)
@@ -548,37 +548,44 @@ impl Lifter<'_> {
 
     // --- Memory -----------------------------------------------------------------------------------------------
 
-    /// The host address of guest `address` in the guarded view, for an access of `size` bytes that needs `need`.
-    /// The access may fault where a replay point before it costs little (`sync`): the host access faults where
-    /// the guest's would (an address outside the address space is clamped to its end, which the view's guard
-    /// makes fault too), and only a store of several host accesses that crosses a page (its first part could land
-    /// before the second faults) leaves the block inline, for the reference. Where a replay point would have to
-    /// store many registers, checking the page inline (`check_page`) costs less, and the access is checked.
+    /// The host address of guest `address` in the guarded view, for an access of `size` bytes that needs `need`
+    /// and that the caller performs as one host access (all of it or nothing happens, fault or not). The access
+    /// may fault where a replay point before it costs little (`sync`): the host access faults where the guest's
+    /// would (an address outside the address space is clamped to its end, which the view's guard makes fault
+    /// too). Where a replay point would have to store many registers, checking the page inline (`check_page`)
+    /// costs less, and the access is checked; a failed check leaves the block, for the reference.
     pub(crate) fn guest_address(&mut self, address: Value, size: u32, need: Perm) -> Value {
-        self.guarded_address(address, size, need, false)
+        self.guarded_address(address, size, need, Alignment::Any)
+    }
+
+    /// As `guest_address`, for an access the caller performs as several host accesses: a store that crosses a
+    /// page leaves the block inline (its first part could land before the second faults).
+    pub(crate) fn guest_address_in_parts(&mut self, address: Value, size: u32, need: Perm) -> Value {
+        self.guarded_address(address, size, need, Alignment::InOnePage)
     }
 
     /// As `guest_address`, for accesses the architecture requires to be aligned to their size (exclusives,
     /// acquire/release, atomics): a misaligned one is left to the reference, which raises the Alignment fault.
     pub(crate) fn aligned_guest_address(&mut self, address: Value, size: u32, need: Perm) -> Value {
-        self.guarded_address(address, size, need, true)
+        self.guarded_address(address, size, need, Alignment::ToSize)
     }
 
-    fn guarded_address(&mut self, address: Value, size: u32, need: Perm, aligned: bool) -> Value {
+    fn guarded_address(&mut self, address: Value, size: u32, need: Perm, alignment: Alignment) -> Value {
         let (reads, writes) = (need.contains(Perm::READ), need.contains(Perm::WRITE));
         // A store after a load (its own, for an atomic) is not replayable from an earlier point.
         let needs_sync = !self.recorded.replay || (writes && (self.recorded.loaded || reads));
         let checked = needs_sync && self.recorded.unsynced.count_ones() > MAX_STORES_FOR_A_FAULT_POINT;
         let end = self.iconst(types::I64, ADDRESS_SPACE_SIZE);
         let clamped = self.b.ins().umin(address, end);
-        let split = size > 1 && (checked || (writes && size > 8));
-        if aligned || split || checked {
+        let aligned = alignment == Alignment::ToSize;
+        let split = size > 1 && (checked || (writes && alignment == Alignment::InOnePage));
+        if aligned || split {
             let exit = self.b.create_block();
             self.b.set_cold_block(exit);
             if aligned {
                 let misalignment = self.b.ins().band_imm_u(address, i64::from(size - 1));
                 self.exit_unless_zero(misalignment, exit);
-            } else if split {
+            } else {
                 let offset = self.b.ins().band_imm_u(address, (PAGE_SIZE - 1) as i64);
                 let crosses =
                     self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, offset, (PAGE_SIZE - u64::from(size)) as i64);
@@ -798,6 +805,16 @@ fn touches_general_state(word: u32) -> bool {
 pub(crate) enum Operand {
     Register(u32),
     Immediate(u32),
+}
+
+/// What an access needs of its address besides permission, checked inline.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Alignment {
+    Any,
+    /// Inside one page, for stores made of several host accesses.
+    InOnePage,
+    /// A multiple of the access size (exclusives, acquire/release, atomics).
+    ToSize,
 }
 
 /// The Cranelift IR type of an access of `bytes` bytes.
