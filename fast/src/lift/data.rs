@@ -1,6 +1,7 @@
 //! Data processing (immediate and register), hints and barriers. Encodings the reference treats as unallocated
 //! are left to it (`Unlifted`), so the UNDEFINED exit comes from one place.
 
+use super::flags::LazyFlags;
 use super::{Flow, Lift, Lifter, Operand, Unlifted};
 use crate::runtime::Runtime;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -363,16 +364,10 @@ impl Lifter<'_> {
             Operand::Register(m) => self.x(m, width),
             Operand::Immediate(imm) => self.iconst(Self::int_type(width), u64::from(imm)),
         };
-        let compared = if op == 1 {
-            let result = self.b.ins().isub(a, b);
-            self.flags_of_sub(a, b, result)
-        } else {
-            let result = self.b.ins().iadd(a, b);
-            self.flags_of_add(a, b, result)
-        };
-        let otherwise = self.iconst(types::I32, u64::from(nzcv) << 28);
-        let packed = self.b.ins().select(holds, compared, otherwise);
-        self.set_flags_packed(packed);
+        let subtract = op == 1;
+        let result = if subtract { self.b.ins().isub(a, b) } else { self.b.ins().iadd(a, b) };
+        // Kept lazy: a condition that reads it is a select between the compare's and the constant's.
+        self.set_flags_select(LazyFlags::Select { holds, subtract, a, b, result, otherwise: nzcv });
         Ok(Flow::Next)
     }
 

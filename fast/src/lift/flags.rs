@@ -10,6 +10,8 @@ use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use std::mem::offset_of;
 use tandem_reference::CpuState;
+use tandem_reference::interp::pseudocode::condition_holds;
+use tandem_reference::state::Flags;
 
 /// NZCV as the block knows it.
 #[derive(Clone, Copy)]
@@ -34,6 +36,9 @@ pub(super) enum LazyFlags {
     Add { a: Value, b: Value, result: Value },
     /// Flags of a logical operation (ANDS, BICS, TST): N and Z from the result, C and V clear.
     Logic { result: Value },
+    /// Flags of a conditional compare (CCMP, CCMN): those of `a - b` (`subtract`) or `a + b` when `holds` (an
+    /// i8) is set, the instruction's constant NZCV (bits 3..0) otherwise.
+    Select { holds: Value, subtract: bool, a: Value, b: Value, result: Value, otherwise: u32 },
 }
 
 impl LazyFlags {
@@ -42,6 +47,8 @@ impl LazyFlags {
             LazyFlags::Packed(packed) => vec![packed],
             LazyFlags::Sub { a, b, result } | LazyFlags::Add { a, b, result } => vec![a, b, result],
             LazyFlags::Logic { result } => vec![result],
+            // Labels carry these packed (`flags_shape`).
+            LazyFlags::Select { .. } => unreachable!("a conditional compare's flags are carried packed"),
         }
     }
 }
@@ -100,6 +107,12 @@ impl Lifter<'_> {
         self.recorded.flags = false;
     }
 
+    pub(super) fn set_flags_select(&mut self, flags: LazyFlags) {
+        self.flags = FlagsState::Lazy(flags);
+        self.flags_dirty = true;
+        self.recorded.flags = false;
+    }
+
     pub(crate) fn set_flags_packed(&mut self, packed: Value) {
         self.flags = FlagsState::Lazy(LazyFlags::Packed(packed));
         self.flags_dirty = true;
@@ -124,6 +137,7 @@ impl Lifter<'_> {
         let is64 = |lifter: &Self, value: Value| lifter.b.func.dfg.value_type(value) == types::I64;
         let (kind, a, b) = match lazy {
             LazyFlags::Packed(packed) => (flags_kind::PACKED, packed, None),
+            LazyFlags::Select { .. } => (flags_kind::PACKED, self.pack_lazy_flags(lazy), None),
             LazyFlags::Sub { a, b, .. } => {
                 (if is64(self, a) { flags_kind::SUB64 } else { flags_kind::SUB32 }, a, Some(b))
             }
@@ -178,6 +192,11 @@ impl Lifter<'_> {
                 let zero = self.b.ins().iconst(types::I8, 0);
                 self.pack_flags(result, zero, zero)
             }
+            LazyFlags::Select { holds, subtract, a, b, result, otherwise } => {
+                let compared = if subtract { self.flags_of_sub(a, b, result) } else { self.flags_of_add(a, b, result) };
+                let otherwise = self.b.ins().iconst(types::I32, i64::from(otherwise) << 28);
+                self.b.ins().select(holds, compared, otherwise)
+            }
         }
     }
 
@@ -193,6 +212,7 @@ impl Lifter<'_> {
             LazyFlags::Sub { result, .. } => FlagsShape::Sub(ty(result)),
             LazyFlags::Add { result, .. } => FlagsShape::Add(ty(result)),
             LazyFlags::Logic { result } => FlagsShape::Logic(ty(result)),
+            LazyFlags::Select { .. } => FlagsShape::Packed,
         }
     }
 
@@ -245,8 +265,41 @@ impl Lifter<'_> {
             return self.b.ins().iconst(types::I8, 1);
         }
         let invert = cond & 1 == 1;
-        let direct = match self.flags {
-            FlagsState::Lazy(LazyFlags::Sub { a, b, result }) => match cond >> 1 {
+        let holds = match self.flags {
+            FlagsState::Lazy(LazyFlags::Select { holds, subtract, a, b, result, otherwise }) => {
+                // Either side straight from what it is computed from: the compare's operands, or a constant.
+                let compared = if subtract { LazyFlags::Sub { a, b, result } } else { LazyFlags::Add { a, b, result } };
+                let compared = match self.direct_condition(compared, cond >> 1) {
+                    Some(holds) => holds,
+                    None => {
+                        let packed = self.pack_lazy_flags(compared);
+                        self.condition_from_packed(packed, cond >> 1)
+                    }
+                };
+                // The pseudocode's own ConditionHolds, on the constant, while lifting (cond<0> inverts below).
+                let constant = condition_holds(cond & !1, Flags::from_imm4(otherwise));
+                let constant = self.b.ins().iconst(types::I8, i64::from(constant));
+                self.b.ins().select(holds, compared, constant)
+            }
+            FlagsState::Lazy(lazy) => match self.direct_condition(lazy, cond >> 1) {
+                Some(holds) => holds,
+                None => {
+                    let packed = self.packed_flags();
+                    self.condition_from_packed(packed, cond >> 1)
+                }
+            },
+            _ => {
+                let packed = self.packed_flags();
+                self.condition_from_packed(packed, cond >> 1)
+            }
+        };
+        if invert { self.b.ins().bxor_imm_u(holds, 1) } else { holds }
+    }
+
+    /// `ConditionHolds` for `cond<3:1>` straight from what `lazy` is computed from, where it can be.
+    fn direct_condition(&mut self, lazy: LazyFlags, base: u32) -> Option<Value> {
+        match lazy {
+            LazyFlags::Sub { a, b, result } => match base {
                 0b000 => Some(self.b.ins().icmp(IntCC::Equal, a, b)),
                 0b001 => Some(self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, b)),
                 0b010 => Some(self.b.ins().icmp_imm_s(IntCC::SignedLessThan, result, 0)),
@@ -255,12 +308,11 @@ impl Lifter<'_> {
                 0b110 => Some(self.b.ins().icmp(IntCC::SignedGreaterThan, a, b)),
                 _ => None,
             },
-            FlagsState::Lazy(LazyFlags::Logic { result }) => {
+            LazyFlags::Logic { result } => {
                 // C and V are clear: HS and VS never hold, HI never, GE is N clear, GT is N and Z clear.
-                let always_false = |b: &mut FunctionBuilder| b.ins().iconst(types::I8, 0);
-                match cond >> 1 {
+                match base {
                     0b000 => Some(self.b.ins().icmp_imm_s(IntCC::Equal, result, 0)),
-                    0b001 | 0b011 | 0b100 => Some(always_false(&mut self.b)),
+                    0b001 | 0b011 | 0b100 => Some(self.b.ins().iconst(types::I8, 0)),
                     0b010 => Some(self.b.ins().icmp_imm_s(IntCC::SignedLessThan, result, 0)),
                     0b101 => Some(self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, result, 0)),
                     0b110 => Some(self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, result, 0)),
@@ -268,15 +320,7 @@ impl Lifter<'_> {
                 }
             }
             _ => None,
-        };
-        let holds = match direct {
-            Some(holds) => holds,
-            None => {
-                let packed = self.packed_flags();
-                self.condition_from_packed(packed, cond >> 1)
-            }
-        };
-        if invert { self.b.ins().bxor_imm_u(holds, 1) } else { holds }
+        }
     }
 
     /// `ConditionHolds` on packed NZCV for `cond<3:1>`.

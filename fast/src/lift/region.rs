@@ -423,13 +423,14 @@ impl Lifter<'_> {
                         .collect(),
                 )
             }
-            _ if same_kind => {
-                let in_cpu = in_cpu.unwrap_or_else(|| self.b.ins().iconst(types::I8, 0));
-                Some(std::iter::once(in_cpu).chain(carried.expect("lazy flags").values()).collect())
-            }
+            // Packed from whatever kind (a conditional compare's flags have this shape, and no values of their own).
             FlagsShape::Packed => {
                 let packed = self.compute_packed_flags();
                 Some(vec![self.b.ins().iconst(types::I8, 0), packed])
+            }
+            _ if same_kind => {
+                let in_cpu = in_cpu.unwrap_or_else(|| self.b.ins().iconst(types::I8, 0));
+                Some(std::iter::once(in_cpu).chain(carried.expect("lazy flags").values()).collect())
             }
             _ => None,
         }
