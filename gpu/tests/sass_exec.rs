@@ -8,10 +8,7 @@ use tandem_gpu::sass::corpus::{Corpus, compare, interpret};
 
 /// Kernels the interpreter does not yet reproduce, and why. The test fails when one of them starts to match
 /// (take it off this list) as surely as when any other kernel stops matching.
-const NOT_YET: &[(&str, &str)] = &[(
-    "ampere",
-    "LDSM and the tensor-core HMMA, IMMA and BMMA are not implemented (DMMA is, checked by float.rs's unit test)",
-)];
+const NOT_YET: &[(&str, &str)] = &[];
 
 /// Maxwell kernels the interpreter does not yet reproduce, and why (the same rule as `NOT_YET`).
 const NOT_YET_SM53: &[(&str, &str)] = &[];

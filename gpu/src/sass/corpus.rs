@@ -49,8 +49,10 @@ pub struct Run {
     pub out_starts_as_input: bool,
     /// The size of the record that repeats through `out` (one per thread).
     pub stride: usize,
-    /// Byte offsets within a record that come from hardware approximations.
+    /// Byte offsets within a record that come from hardware approximations: FP32 (or FP64) values, and pairs of
+    /// FP16 values.
     pub approx: BTreeSet<usize>,
+    pub approx16: BTreeSet<usize>,
     /// Byte offsets within a record that differ between runs.
     pub varies: BTreeSet<usize>,
     /// (offset, bytes) of the FP16, FP32 or FP64 values within a record whose NaN is the implementation's: any
@@ -156,6 +158,7 @@ pub fn parse_manifest(text: &str) -> Result<Vec<Run>, CorpusError> {
             out_starts_as_input: false,
             stride: 0,
             approx: BTreeSet::new(),
+            approx16: BTreeSet::new(),
             varies: BTreeSet::new(),
             nan: Vec::new(),
         };
@@ -191,6 +194,7 @@ pub fn parse_manifest(text: &str) -> Result<Vec<Run>, CorpusError> {
                 "stride" => run.stride = number(value)? as usize,
                 "init" => run.out_starts_as_input = value == "in",
                 "approx" => run.approx = ranges()?,
+                "approx16" => run.approx16 = ranges()?,
                 "varies" => run.varies = ranges()?,
                 "nan" => {
                     run.nan = pairs()?;
@@ -247,6 +251,18 @@ fn close_enough(got: u32, expected: u32) -> bool {
         return g.is_nan() && e.is_nan();
     }
     g == e || (g - e).abs() <= 2e-6 * e.abs().max(1.0)
+}
+
+/// Whether both FP16 halves of two words agree within one unit in the last place (the special function unit's
+/// FP16 results), or are both NaN.
+fn close_enough16(got: u32, expected: u32) -> bool {
+    [0, 16].into_iter().all(|shift| {
+        let (g, e) = ((got >> shift) as u16, (expected >> shift) as u16);
+        let is_nan = |half: u16| half & 0x7fff > 0x7c00;
+        // Sign and magnitude to one ordered line, where neighbouring values are one apart.
+        let ordered = |half: u16| if half & 0x8000 != 0 { -i32::from(half & 0x7fff) } else { i32::from(half) };
+        (is_nan(g) && is_nan(e)) || (!is_nan(g) && !is_nan(e) && (ordered(g) - ordered(e)).abs() <= 1)
+    })
 }
 
 /// Whether the FP64 values of the 8-byte-aligned words around `at` agree to about 20 bits (MUFU.RCP64H seeds
@@ -309,6 +325,9 @@ pub fn compare(run: &Run, got: &[u8], expected: &[u8]) -> Vec<String> {
             && (field..field + 4).any(|byte| run.approx.contains(&byte))
             && (close_enough(g, e) || close_enough64(got, expected, at))
         {
+            continue;
+        }
+        if buffer == 0 && (field..field + 4).any(|byte| run.approx16.contains(&byte)) && close_enough16(g, e) {
             continue;
         }
         let name = ["out", "in", "gen"][buffer.min(2)];

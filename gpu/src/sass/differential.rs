@@ -514,6 +514,7 @@ pub fn run(
         out_starts_as_input: false,
         stride: RECORD,
         approx: Default::default(),
+        approx16: Default::default(),
         varies: Default::default(),
         nan: Vec::new(),
     };

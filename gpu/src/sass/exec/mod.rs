@@ -17,6 +17,7 @@
 //! - Everything is deterministic: warps run in order, lanes in order.
 
 mod float;
+mod mma;
 mod ops;
 mod sm5x;
 mod sm86;

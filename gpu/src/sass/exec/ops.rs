@@ -174,7 +174,12 @@ pub(super) fn atomic_op(op: u64, ty: u64, old: u64, b: u64) -> u64 {
         (0, 3) => {
             u64::from(float::add32(old as u32, b as u32, Mode { round: float::rounding(0), ftz: true, sat: false }))
         }
-        (0, 6) => float::arith64(float::ArithOp::Add, [old, b, 0], [old, b, 0], float::rounding(0)),
+        // The H200's FP64 atomic add passes a NaN operand on as it is, signalling ones unquieted, the added
+        // value's before the one in memory.
+        (0, 6) => match [b, old].into_iter().find(|&x| f64::from_bits(x).is_nan()) {
+            Some(nan) => nan,
+            None => float::arith64(float::ArithOp::Add, [old, b, 0], [old, b, 0], float::rounding(0)),
+        },
         (0, _) => old.wrapping_add(b),
         (1, _) if signed => as_signed(old).min(as_signed(b)) as u64,
         (1, _) => old.min(b),

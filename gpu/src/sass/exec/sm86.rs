@@ -4,6 +4,7 @@
 //! the `_c` forms, whose second source is the 71:64 register and third the 63:32 slot.
 
 use super::float::{self, Mode};
+use super::mma;
 use super::ops::{
     Memories, access_bytes, atomic_op, boolean, constant_load, extend, find_leading_one, funnel_shift, lanes, lop3,
     permute, shuffle_source, stored_value, write_loaded,
@@ -597,6 +598,10 @@ impl Exec<'_, '_> {
             "SHFL" => self.shuffle(),
             "REDUX" => self.redux()?,
             "DMMA" => self.dmma()?,
+            "LDSM" => self.load_matrices()?,
+            "IMMA" => self.integer_mma()?,
+            "BMMA" => self.bit_mma()?,
+            "HMMA" => self.float_mma()?,
             "LDGSTS" => self.copy_global_to_shared()?,
             "MATCH" => self.match_values(),
             "R2UR" => {
@@ -1049,6 +1054,141 @@ impl Exec<'_, '_> {
             lane.set_reg64(o.v.get("rd"), d[index][0]);
             lane.set_reg64(o.v.get("rd") + 2, d[index][1]);
         });
+        Ok(())
+    }
+
+    /// The `count` registers from `first` of every lane of the warp (mma.sync reads them all).
+    fn warp_registers(&self, first: u64, count: usize) -> mma::WarpRegisters {
+        std::array::from_fn(|lane| {
+            std::array::from_fn(|i| if i < count { self.step.warp.lanes[lane].reg(first + i as u64) } else { 0 })
+        })
+    }
+
+    /// Writes `count` registers from `first` of every lane and moves the warp on.
+    fn set_warp_registers(&mut self, first: u64, count: usize, values: &mma::WarpRegisters) {
+        self.each(|lane, _| {
+            let held = &values[(lane.linear_id % 32) as usize];
+            for (i, &value) in held.iter().enumerate().take(count) {
+                lane.set_reg(first + i as u64, value);
+            }
+        });
+    }
+
+    fn require_whole_warp(&self, what: &str) -> Result {
+        if self.active != u32::MAX {
+            return self.unimplemented(format!("{what} with lanes of the warp inactive (the whole warp's)"));
+        }
+        Ok(())
+    }
+
+    /// LDSM.16.M88 / .MT88 (ldmatrix .m8n8 .b16): 1, 2 or 4 matrices of 8 rows of 16 bytes from shared memory,
+    /// row r of matrix j at the address lane 8j + r gives; every lane gets one word of each (`mma::matrix_word`).
+    fn load_matrices(&mut self) -> Result {
+        self.require_whole_warp("LDSM")?;
+        let v = self.v;
+        if v.get("shape") != 0 || v.get("count") > 2 {
+            return self.unimplemented(format!("LDSM shape {} count {}", v.get("shape"), v.get("count")));
+        }
+        let count = 1 << v.get("count");
+        let mut rows = vec![[0u8; 16]; 8 * count];
+        let memories =
+            Memories { isa: Isa::Sm86, shared: self.step.shared, global: self.step.memory, offset: v.offset };
+        for (lane, row) in rows.iter_mut().enumerate() {
+            let base = if v.get("ra") == 255 { 0 } else { u64::from(self.step.warp.lanes[lane].reg(v.get("ra"))) };
+            let address = base.wrapping_add(v.signed("offset") as u64) & 0xffff_ffff;
+            memories.access("shared", "load", address, 16)?;
+            let start = address as usize;
+            row.copy_from_slice(&memories.shared[start..start + 16]);
+        }
+        let transpose = v.flag("trans");
+        let words: mma::WarpRegisters = std::array::from_fn(|lane| {
+            std::array::from_fn(|j| if j < count { mma::matrix_word(&rows, j, lane, transpose) } else { 0 })
+        });
+        self.set_warp_registers(v.get("rd"), count, &words);
+        Ok(())
+    }
+
+    /// IMMA (`mma::integer_mma`): A row-major and B column-major, of 8- or 4-bit integers.
+    fn integer_mma(&mut self) -> Result {
+        self.require_whole_warp("IMMA")?;
+        let v = self.v;
+        let (a_type, b_type) = (v.get("a_type"), v.get("b_type"));
+        let four_bit = a_type & 4 != 0;
+        if v.flag("col_a") || !v.flag("col_b") || (a_type | b_type) & 2 != 0 || (b_type & 4 != 0) != four_bit {
+            return self.unimplemented(format!("IMMA with a_type {a_type}, b_type {b_type} or A not .ROW, B not .COL"));
+        }
+        let bits = if four_bit { 4 } else { 8 };
+        let shape = match (v.get("shape"), bits) {
+            (0, 8) => mma::Shape { m: 8, k: 16, bits },
+            (4, _) => mma::Shape { m: 16, k: 16, bits },
+            (5, _) => mma::Shape { m: 16, k: 32, bits },
+            (6, _) => mma::Shape { m: 16, k: 64, bits },
+            (other, _) => return self.unimplemented(format!("IMMA shape {other} with {bits}-bit elements")),
+        };
+        let a = shape.matrix_a(&self.warp_registers(v.get("ra"), shape.a_registers()));
+        let b = shape.matrix_b(&self.warp_registers(v.get("rb"), shape.b_registers()));
+        let c = shape.matrix_c(&self.warp_registers(v.get("rc"), shape.c_registers()));
+        let d = mma::integer_mma(shape, &a, &b, &c, (a_type & 1 != 0, b_type & 1 != 0), v.flag("sat"));
+        self.set_warp_registers(v.get("rd"), shape.c_registers(), &shape.registers_of_d(&d));
+        Ok(())
+    }
+
+    /// HMMA (`mma::float_mma`): .1688 and .16816 of FP16, BF16 or TF32 operands, into FP16 or FP32.
+    fn float_mma(&mut self) -> Result {
+        self.require_whole_warp("HMMA")?;
+        let v = self.v;
+        let f32_accumulator = v.flag("f32");
+        let (inputs, bits) = match v.get("ab_type") {
+            0 => (mma::F16, 16),
+            1 if f32_accumulator => (mma::BF16, 16),
+            2 if f32_accumulator => (mma::F32, 32),
+            other => return self.unimplemented(format!("HMMA of element type {other} (f32 {f32_accumulator})")),
+        };
+        let k = match (v.get("shape"), bits) {
+            (0, _) => 8,
+            (1, 16) => 16,
+            (shape, _) => return self.unimplemented(format!("HMMA shape {shape} with {bits}-bit elements")),
+        };
+        if v.flag("neg_a") || v.flag("neg_b") {
+            return self.unimplemented("HMMA with a negated operand");
+        }
+        let shape = mma::Shape { m: 16, k, bits };
+        let a = shape.matrix_a(&self.warp_registers(v.get("ra"), shape.a_registers()));
+        let b = shape.matrix_b(&self.warp_registers(v.get("rb"), shape.b_registers()));
+        if f32_accumulator {
+            let c = shape.matrix_c(&self.warp_registers(v.get("rc"), shape.c_registers()));
+            let d = mma::float_mma(shape, &a, &b, &c, inputs, mma::F32);
+            self.set_warp_registers(v.get("rd"), shape.c_registers(), &shape.registers_of_d(&d));
+        } else {
+            let c = shape.matrix_c16(&self.warp_registers(v.get("rc"), shape.c16_registers()));
+            let d = mma::float_mma(shape, &a, &b, &c, inputs, mma::F16);
+            self.set_warp_registers(v.get("rd"), shape.c16_registers(), &shape.registers_of_d16(&d));
+        }
+        Ok(())
+    }
+
+    /// BMMA.168256 .XOR/.AND .POPC (`mma::bit_mma`).
+    fn bit_mma(&mut self) -> Result {
+        self.require_whole_warp("BMMA")?;
+        let v = self.v;
+        if v.get("shape") != 2
+            || !v.flag("popc")
+            || !matches!(v.get("op"), 0 | 2)
+            || v.flag("col_a")
+            || !v.flag("col_b")
+        {
+            return self.unimplemented(format!(
+                "BMMA shape {} op {} without .POPC or other layouts",
+                v.get("shape"),
+                v.get("op")
+            ));
+        }
+        let shape = mma::Shape { m: 16, k: 256, bits: 1 };
+        let a = shape.matrix_a(&self.warp_registers(v.get("ra"), shape.a_registers()));
+        let b = shape.matrix_b(&self.warp_registers(v.get("rb"), shape.b_registers()));
+        let c = shape.matrix_c(&self.warp_registers(v.get("rc"), shape.c_registers()));
+        let d = mma::bit_mma(shape, &a, &b, &c, v.get("op") == 2);
+        self.set_warp_registers(v.get("rd"), shape.c_registers(), &shape.registers_of_d(&d));
         Ok(())
     }
 
