@@ -164,8 +164,13 @@ impl Lower<'_> {
                     .map(|i| self.half_arith(HalfFormat::F16, FArith::Add, [x[i], y[i], zero], (false, false, false)));
                 self.pack_halves(low, high)
             }
-            // F64.RN (the interpreter's `arith64`: a NaN operand passes on quieted).
-            0 if ty == 6 => self.double_arith(FArith::Add, 0, [old, b, b], [old, b, b]),
+            // F64.RN; a NaN operand passes on as it is, the added value's first (the interpreter's `atomic_op`).
+            0 if ty == 6 => {
+                let sum = self.double_arith(FArith::Add, 0, [old, b, b], [old, b, b]);
+                let (old_nan, b_nan) = (self.un(UnOp::IsNan, old), self.un(UnOp::IsNan, b));
+                let either = self.select(old_nan, old, sum);
+                self.select(b_nan, b, either)
+            }
             0 if ty == 3 => {
                 let (x, y) = (self.flush(old, true), self.flush(b, true));
                 let zero = self.const32(0);

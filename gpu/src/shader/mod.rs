@@ -125,11 +125,12 @@ const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[
     (Isa::Sm5x, "ATOMS", 2),
     (Isa::Sm5x, "LDC", 2),
     (Isa::Sm5x, "CCTL", 2),
-    // FMNMX.NAN/.XORSIGN and FP64 atomic adds translated instead of refused.
+    // FMNMX.NAN/.XORSIGN translated instead of refused; FP64 atomic adds translated, then (3) passing a NaN
+    // operand on unquieted, as the H200 does.
     (Isa::Sm86, "FMNMX", 2),
-    (Isa::Sm86, "ATOM", 2),
-    (Isa::Sm86, "ATOMG", 2),
-    (Isa::Sm86, "RED", 2),
+    (Isa::Sm86, "ATOM", 3),
+    (Isa::Sm86, "ATOMG", 3),
+    (Isa::Sm86, "RED", 3),
     // BF16 arithmetic, min/max and packing; .RELU keeps a NaN (as an H200 does); MUFU.TANH, and MUFU.F16 refused
     // (it was translated as FP32); F2F to BF16.
     (Isa::Sm86, "HADD2", 2),
