@@ -388,7 +388,6 @@ impl FastEngine {
             code,
             cpu,
             memory: memory.guarded_base(),
-            pages: memory.host_page_table(),
             runtime: &*self.runtime,
             chain: chain.as_ptr(),
             budget,

@@ -4,10 +4,10 @@
 //! is lazy, and every exit writes back what changed.
 //!
 //! The compiled function uses Cranelift's `tail` calling convention: `fn(cpu: *mut CpuState, memory: *mut u8,
-//! pages: *const u8, runtime: *const Runtime, chain: *const ChainEntry, budget: u64) -> u64`, `memory` being the
-//! guarded view of guest memory and `pages` its permission table. `budget` is how many instructions may still
-//! retire. At its end a block looks its successor up in the chain table and, when it is there and fits in what
-//! is left of the budget, tail-calls it (block linking without the dispatcher). It returns the budget left, with
+//! runtime: *const Runtime, chain: *const ChainEntry, budget: u64) -> u64`, `memory` being the guarded view of
+//! guest memory. `budget` is how many instructions may still retire. At its end a block looks its successor up in
+//! the chain table and, when it is there and fits in what is left of the budget, tail-calls it (block linking
+//! without the dispatcher). It returns the budget left, with
 //! `INTERPRET_NEXT` set when the instruction at the new PC must be executed by the reference interpreter (one the
 //! lifter leaves to it, or an access an inline check stopped: the reference then reports the exact fault, or
 //! performs the rare access exactly), and `REPLAY` too when the host refused an access (`fault`). Rust enters
@@ -19,7 +19,7 @@
 //!   operands of the last flag-setting instruction and computed only where it is read or at an exit.
 //! - Every guest access that may fault has a replay point before it on every path (`sync`; see `fault` for what
 //!   makes one valid), and its host access carries trap code `GUEST_ACCESS`; every inline check (alignment,
-//!   page-crossing stores, the page table where a replay point would cost more) happens before the instruction
+//!   page-crossing stores of several host accesses) happens before the instruction
 //!   changes anything, so a side exit leaves the state exactly as it was before that instruction, with the
 //!   instructions before it retired.
 //! - The generated code has no relocations: it addresses only its arguments and calls helpers only through the
@@ -52,10 +52,6 @@ use tandem_reference::CpuState;
 use tandem_reference::decode::{ENCODINGS, Inst};
 use tandem_reference::memory::{ADDRESS_SPACE_SIZE, PAGE_SIZE, Perm};
 
-/// Above this many registers changed since the last replay point, a guest access is checked inline instead of
-/// storing them (`Lifter::guarded_address`).
-const MAX_STORES_FOR_A_FAULT_POINT: u32 = 6;
-
 /// Set in a block's return value when the reference interpreter must execute the instruction at the new PC.
 pub const INTERPRET_NEXT: u64 = 1 << 63;
 
@@ -85,7 +81,7 @@ impl ChainEntry {
 /// The signature of every compiled block.
 fn block_signature() -> Signature {
     let mut signature = Signature::new(CallConv::Tail);
-    signature.params.extend([AbiParam::new(types::I64); 6]);
+    signature.params.extend([AbiParam::new(types::I64); 5]);
     signature.returns.push(AbiParam::new(types::I64));
     signature
 }
@@ -95,10 +91,8 @@ fn block_signature() -> Signature {
 pub struct EntryArgs {
     pub code: u64,
     pub cpu: *mut CpuState,
-    /// The guarded view of guest memory (`GuestMemory::guarded_base`) and its permission table
-    /// (`GuestMemory::host_page_table`).
+    /// The guarded view of guest memory (`GuestMemory::guarded_base`).
     pub memory: *mut u8,
-    pub pages: *const u8,
     pub runtime: *const Runtime,
     pub chain: *const ChainEntry,
     pub budget: u64,
@@ -122,7 +116,6 @@ pub fn trampoline(isa: &dyn TargetIsa) -> Function {
     let arguments = [
         offset_of!(EntryArgs, cpu),
         offset_of!(EntryArgs, memory),
-        offset_of!(EntryArgs, pages),
         offset_of!(EntryArgs, runtime),
         offset_of!(EntryArgs, chain),
         offset_of!(EntryArgs, budget),
@@ -198,7 +191,6 @@ pub(crate) struct Lifter<'a> {
     pub(crate) b: FunctionBuilder<'a>,
     cpu: Value,
     memory_base: Value,
-    pages: Value,
     /// The `Runtime` table.
     pub(crate) runtime: Value,
     /// The chain table, and the budget left when the block started.
@@ -220,8 +212,6 @@ pub(crate) struct Lifter<'a> {
     flags: FlagsState,
     flags_dirty: bool,
     recorded: Recorded,
-    /// Whether the access being lifted may fault, or was checked inline.
-    may_fault: bool,
     /// Registers the instructions read or write, and those they write, anywhere in the region (`RegionPlan`).
     touched: u32,
     written: u32,
@@ -552,8 +542,7 @@ impl Lifter<'_> {
     /// and that the caller performs as one host access (all of it or nothing happens, fault or not). The access
     /// may fault where a replay point before it costs little (`sync`): the host access faults where the guest's
     /// would (an address outside the address space is clamped to its end, which the view's guard makes fault
-    /// too). Where a replay point would have to store many registers, checking the page inline (`check_page`)
-    /// costs less, and the access is checked; a failed check leaves the block, for the reference.
+    /// too).
     pub(crate) fn guest_address(&mut self, address: Value, size: u32, need: Perm) -> Value {
         self.guarded_address(address, size, need, Alignment::Any)
     }
@@ -572,27 +561,20 @@ impl Lifter<'_> {
 
     fn guarded_address(&mut self, address: Value, size: u32, need: Perm, alignment: Alignment) -> Value {
         let (reads, writes) = (need.contains(Perm::READ), need.contains(Perm::WRITE));
-        // A store after a load (its own, for an atomic) is not replayable from an earlier point.
-        let needs_sync = !self.recorded.replay || (writes && (self.recorded.loaded || reads));
-        let checked = needs_sync && self.recorded.unsynced.count_ones() > MAX_STORES_FOR_A_FAULT_POINT;
         let end = self.iconst(types::I64, ADDRESS_SPACE_SIZE);
         let clamped = self.b.ins().umin(address, end);
-        let aligned = alignment == Alignment::ToSize;
-        let split = size > 1 && (checked || (writes && alignment == Alignment::InOnePage));
-        if aligned || split {
+        let split = size > 1 && writes && alignment == Alignment::InOnePage;
+        if alignment == Alignment::ToSize || split {
             let exit = self.b.create_block();
             self.b.set_cold_block(exit);
-            if aligned {
-                let misalignment = self.b.ins().band_imm_u(address, i64::from(size - 1));
-                self.exit_unless_zero(misalignment, exit);
-            } else {
+            if split {
                 let offset = self.b.ins().band_imm_u(address, (PAGE_SIZE - 1) as i64);
                 let crosses =
                     self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, offset, (PAGE_SIZE - u64::from(size)) as i64);
                 self.exit_unless_zero(crosses, exit);
-            }
-            if checked {
-                self.check_page(clamped, need, exit);
+            } else {
+                let misalignment = self.b.ins().band_imm_u(address, i64::from(size - 1));
+                self.exit_unless_zero(misalignment, exit);
             }
             // The exit is taken before the replay point's stores: it writes back what they would.
             let inside = self.b.current_block().expect("lifting inside a block");
@@ -601,8 +583,8 @@ impl Lifter<'_> {
             self.exit_to(pc, self.retired, true);
             self.b.switch_to_block(inside);
         }
-        self.may_fault = !checked;
-        if needs_sync && !checked {
+        // A store after a load (its own, for an atomic) is not replayable from an earlier point.
+        if !self.recorded.replay || (writes && (self.recorded.loaded || reads)) {
             self.sync(self.pc, self.retired);
         }
         self.recorded.loaded |= reads;
@@ -611,19 +593,6 @@ impl Lifter<'_> {
             self.recorded.replay = false;
         }
         self.b.ins().iadd(self.memory_base, clamped)
-    }
-
-    /// Goes on when the page table grants the page of `address` (at most `ADDRESS_SPACE_SIZE`, whose entry is
-    /// zero) `need`, to `exit` otherwise. Read permission is required too: a page the guest may write but not
-    /// read is inaccessible in the guarded view.
-    fn check_page(&mut self, address: Value, need: Perm, exit: Block) {
-        let need = (need | Perm::READ).bits();
-        let page = self.b.ins().ushr_imm_u(address, PAGE_SIZE.trailing_zeros() as i64);
-        let entry_address = self.b.ins().iadd(self.pages, page);
-        let entry = self.b.ins().load(types::I8, host_flags(), entry_address, 0);
-        let granted = self.b.ins().band_imm_u(entry, i64::from(need));
-        let missing = self.b.ins().bxor_imm_u(granted, i64::from(need));
-        self.exit_unless_zero(missing, exit);
     }
 
     /// Makes the state at `pc` (after `retired` instructions of this run) a replay point (`fault`): the registers
@@ -671,9 +640,9 @@ impl Lifter<'_> {
         self.b.ins().store(flags, value, host_address, offset);
     }
 
-    /// Unchecked accesses may fault, with the trap code the handler knows them by; checked ones cannot.
+    /// Guest accesses may fault, with the trap code the handler knows them by.
     fn guest_flags(&self) -> MemFlagsData {
-        if self.may_fault { MemFlagsData::new().with_trap_code(Some(GUEST_ACCESS)) } else { host_flags() }
+        MemFlagsData::new().with_trap_code(Some(GUEST_ACCESS))
     }
 
     // --- Runtime helpers --------------------------------------------------------------------------------------
@@ -761,7 +730,7 @@ impl Lifter<'_> {
         self.b.ins().brif(chain, linked, &[], back, &[]);
         self.b.switch_to_block(linked);
         let signature = self.b.import_signature(block_signature());
-        let args = [self.cpu, self.memory_base, self.pages, self.runtime, self.chain, left];
+        let args = [self.cpu, self.memory_base, self.runtime, self.chain, left];
         self.b.ins().return_call_indirect(signature, code, &args);
         self.b.switch_to_block(back);
         self.b.ins().return_(&[left]);

@@ -159,12 +159,11 @@ fn lift_region(
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
-    let [cpu, memory_base, pages, runtime, chain, budget] = b.block_params(entry).try_into().expect("six parameters");
+    let [cpu, memory_base, runtime, chain, budget] = b.block_params(entry).try_into().expect("five parameters");
     let mut lifter = Lifter {
         b,
         cpu,
         memory_base,
-        pages,
         runtime,
         chain,
         budget,
@@ -179,7 +178,6 @@ fn lift_region(
         flags: FlagsState::InCpu,
         flags_dirty: false,
         recorded: Recorded::default(),
-        may_fault: false,
         touched: 0,
         written: 0,
         written_in_run: 0,

@@ -30,18 +30,13 @@ use std::ptr::NonNull;
 pub const ADDRESS_SPACE_BITS: u32 = 39;
 pub const ADDRESS_SPACE_SIZE: u64 = 1 << ADDRESS_SPACE_BITS;
 pub const PAGE_SIZE: u64 = 0x1000;
-/// Entries of the page table `GuestMemory::host_page_table` points to, for the pages of the address space; one
-/// more entry follows them, always zero (the page of an address clamped to `ADDRESS_SPACE_SIZE`).
+/// Entries of the page-permission table: one per page of the address space.
 pub const PAGE_COUNT: usize = (ADDRESS_SPACE_SIZE / PAGE_SIZE) as usize;
 /// Inaccessible bytes after each host view of the address space: an access of at most this many bytes at an
 /// address clamped to `ADDRESS_SPACE_SIZE` faults on the host (the fast path clamps addresses outside the space).
 pub const VIEW_GUARD: u64 = 0x10000;
-/// Bytes of the page table's reservation.
-const PAGE_TABLE_SIZE: usize = PAGE_COUNT + 1;
 /// Bytes of each view's reservation.
 const VIEW_SIZE: usize = (ADDRESS_SPACE_SIZE + VIEW_GUARD) as usize;
-/// The bit of a page table entry that says the page is mapped; the low bits are its `Perm`.
-pub const PAGE_MAPPED_BIT: u8 = Perm::MAPPED;
 
 /// Guest page permissions.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -183,7 +178,7 @@ impl GuestMemory {
             unsafe { libc::munmap(view.as_ptr().cast(), VIEW_SIZE) };
         };
         let guarded = view_of(&backing).inspect_err(|_| unmap(base))?;
-        let perms = reserve(PAGE_TABLE_SIZE, libc::PROT_READ | libc::PROT_WRITE).inspect_err(|_| {
+        let perms = reserve(PAGE_COUNT, libc::PROT_READ | libc::PROT_WRITE).inspect_err(|_| {
             unmap(base);
             unmap(guarded);
         })?;
@@ -199,13 +194,6 @@ impl GuestMemory {
     /// the module's invariants), for the fast path's unchecked accesses.
     pub fn guarded_base(&self) -> *mut u8 {
         self.guarded.as_ptr()
-    }
-
-    /// Host pointer to the permission table, one byte per guest page (`PAGE_COUNT` bytes, and a zero after them):
-    /// the page's `Perm` bits, plus `PAGE_MAPPED_BIT` when it is mapped. For engines that check guest permissions
-    /// inline (the fast path); valid as long as this `GuestMemory`, and it changes only through `&mut self`.
-    pub fn host_page_table(&self) -> *const u8 {
-        self.perms.as_ptr()
     }
 
     /// Maps zero-filled pages with `perm`. The range must be page aligned and not mapped yet.
@@ -618,7 +606,7 @@ impl Drop for GuestMemory {
         unsafe {
             libc::munmap(self.base.as_ptr().cast(), VIEW_SIZE);
             libc::munmap(self.guarded.as_ptr().cast(), VIEW_SIZE);
-            libc::munmap(self.perms.as_ptr().cast(), PAGE_TABLE_SIZE);
+            libc::munmap(self.perms.as_ptr().cast(), PAGE_COUNT);
         }
     }
 }
