@@ -367,7 +367,7 @@ impl Lifter<'_> {
         let subtract = op == 1;
         let result = if subtract { self.b.ins().isub(a, b) } else { self.b.ins().iadd(a, b) };
         // Kept lazy: a condition that reads it is a select between the compare's and the constant's.
-        self.set_flags_select(LazyFlags::Select { holds, subtract, a, b, result, otherwise: nzcv });
+        self.set_lazy_flags(LazyFlags::Select { holds, subtract, a, b, result, otherwise: nzcv });
         Ok(Flow::Next)
     }
 

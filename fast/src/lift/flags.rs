@@ -90,31 +90,24 @@ impl FlagsShape {
 
 impl Lifter<'_> {
     pub(crate) fn set_flags_sub(&mut self, a: Value, b: Value, result: Value) {
-        self.flags = FlagsState::Lazy(LazyFlags::Sub { a, b, result });
-        self.flags_dirty = true;
-        self.recorded.flags = false;
+        self.set_lazy_flags(LazyFlags::Sub { a, b, result });
     }
 
     pub(crate) fn set_flags_add(&mut self, a: Value, b: Value, result: Value) {
-        self.flags = FlagsState::Lazy(LazyFlags::Add { a, b, result });
-        self.flags_dirty = true;
-        self.recorded.flags = false;
+        self.set_lazy_flags(LazyFlags::Add { a, b, result });
     }
 
     pub(crate) fn set_flags_logic(&mut self, result: Value) {
-        self.flags = FlagsState::Lazy(LazyFlags::Logic { result });
-        self.flags_dirty = true;
-        self.recorded.flags = false;
-    }
-
-    pub(super) fn set_flags_select(&mut self, flags: LazyFlags) {
-        self.flags = FlagsState::Lazy(flags);
-        self.flags_dirty = true;
-        self.recorded.flags = false;
+        self.set_lazy_flags(LazyFlags::Logic { result });
     }
 
     pub(crate) fn set_flags_packed(&mut self, packed: Value) {
-        self.flags = FlagsState::Lazy(LazyFlags::Packed(packed));
+        self.set_lazy_flags(LazyFlags::Packed(packed));
+    }
+
+    /// NZCV is now `flags`, to be written back at exits and recorded at the next replay point.
+    pub(super) fn set_lazy_flags(&mut self, flags: LazyFlags) {
+        self.flags = FlagsState::Lazy(flags);
         self.flags_dirty = true;
         self.recorded.flags = false;
     }

@@ -7,11 +7,11 @@
 //! runtime: *const Runtime, chain: *const ChainEntry, budget: u64) -> u64`, `memory` being the guarded view of
 //! guest memory. `budget` is how many instructions may still retire. At its end a block looks its successor up in
 //! the chain table and, when it is there and fits in what is left of the budget, tail-calls it (block linking
-//! without the dispatcher). It returns the budget left, with
-//! `INTERPRET_NEXT` set when the instruction at the new PC must be executed by the reference interpreter (one the
-//! lifter leaves to it, or an access an inline check stopped: the reference then reports the exact fault, or
-//! performs the rare access exactly), and `REPLAY` too when the host refused an access (`fault`). Rust enters
-//! through `fault::enter` and a trampoline (`trampoline`) in the host's C calling convention.
+//! without the dispatcher). It returns the budget left, with `INTERPRET_NEXT` set when the instruction at the new
+//! PC must be executed by the reference interpreter (one the lifter leaves to it, or an access an inline check
+//! stopped: the reference then reports the exact fault, or performs the rare access exactly), and `REPLAY` too
+//! when the host refused an access (`fault`). Rust enters through `fault::enter` and a trampoline (`trampoline`)
+//! in the host's C calling convention.
 //!
 //! Invariants:
 //! - Guest registers live in SSA values inside a block (carried between a graph region's labels as block
@@ -19,9 +19,8 @@
 //!   operands of the last flag-setting instruction and computed only where it is read or at an exit.
 //! - Every guest access that may fault has a replay point before it on every path (`sync`; see `fault` for what
 //!   makes one valid), and its host access carries trap code `GUEST_ACCESS`; every inline check (alignment,
-//!   page-crossing stores of several host accesses) happens before the instruction
-//!   changes anything, so a side exit leaves the state exactly as it was before that instruction, with the
-//!   instructions before it retired.
+//!   page-crossing stores of several host accesses) happens before the instruction changes anything, so a side
+//!   exit leaves the state exactly as it was before that instruction, with the instructions before it retired.
 //! - The generated code has no relocations: it addresses only its arguments and calls helpers only through the
 //!   `Runtime` table, so it can be copied anywhere (and, later, stored on disk).
 //! - Constrained-unpredictable cases, pair exclusives and CASP, most system registers, FP and SIMD arithmetic are
@@ -539,10 +538,10 @@ impl Lifter<'_> {
     // --- Memory -----------------------------------------------------------------------------------------------
 
     /// The host address of guest `address` in the guarded view, for an access of `size` bytes that needs `need`
-    /// and that the caller performs as one host access (all of it or nothing happens, fault or not). The access
-    /// may fault where a replay point before it costs little (`sync`): the host access faults where the guest's
-    /// would (an address outside the address space is clamped to its end, which the view's guard makes fault
-    /// too).
+    /// and that the caller performs as one host access (all of it or nothing happens, fault or not). The host
+    /// access faults where the guest's would (an address outside the address space is clamped to its end, which
+    /// the view's guard makes fault too), and a replay point before it (`sync`, where the last one no longer
+    /// serves) lets the fault handler rerun the reference up to it.
     pub(crate) fn guest_address(&mut self, address: Value, size: u32, need: Perm) -> Value {
         self.guarded_address(address, size, need, Alignment::Any)
     }
