@@ -843,7 +843,7 @@ mod tests {
     /// The test programs' vertex program passing generic 0 as the position and generic 1 on, and pixel program
     /// interpolating it with perspective.
     fn triangle_programs() -> (Vec<u8>, Vec<u8>) {
-        let program = |source: &str| crate::sass::assemble::graphics_program(source).unwrap();
+        let program = |source: &str| crate::sass::assemble::program(source).unwrap();
         (
             program(include_str!("../../tests/programs/shaders/pass.vs.sasm")),
             program(include_str!("../../tests/programs/shaders/perspective.ps.sasm")),

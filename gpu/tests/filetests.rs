@@ -103,7 +103,7 @@ fn translations_match_their_filetests() {
         let (code, texts) = assemble(&case);
         let kernel =
             KernelImage { name: name.to_string(), isa: case.isa, code, constants: Vec::new(), shared_bytes: 0 };
-        let translation = translate_compute(&kernel, case.block, 4096, &GlobalMemory::Device)
+        let translation = translate_compute(&kernel, case.block, 4096, &GlobalMemory::Device, &[])
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let bytes: Vec<u8> = translation.spirv.iter().flat_map(|word| word.to_le_bytes()).collect();
         run_tool("spirv-val", &["--target-env", "vulkan1.2"], &bytes);

@@ -1,8 +1,9 @@
-//! The test programs' graphics shaders (`tests/programs/shaders/*.sasm`, assembled by `sass::assemble` into the
-//! `.bin` files the C programs include): each `.bin` is what its source assembles to (`TANDEM_BLESS=1` rewrites
-//! them), decodes to the source's instructions, and translates, as its stage, to SPIR-V that `spirv-val` accepts
-//! for Vulkan 1.3 (pixel programs also with the alpha test, which the translation adds, and with output 1 as
-//! target 0's second blend source; vertex programs also with stream output capturing some of their words).
+//! The test programs' shaders (`tests/programs/shaders/*.sasm`, assembled by `sass::assemble` into the `.bin`
+//! files the C programs include; `.cs` ones are compute kernels): each `.bin` is what its source assembles to
+//! (`TANDEM_BLESS=1` rewrites them), decodes to the source's instructions, and translates, as its stage, to
+//! SPIR-V that `spirv-val` accepts for Vulkan 1.3 (pixel programs also with the alpha test, which the translation
+//! adds, and with output 1 as target 0's second blend source; vertex programs also with stream output capturing
+//! some of their words).
 
 use std::path::Path;
 use std::process::Command;
@@ -11,7 +12,8 @@ use tandem_gpu::sass::assemble;
 use tandem_gpu::sass::cubin::KernelImage;
 use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType};
 use tandem_gpu::shader::{
-    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, Translation, VertexInterface, translate_graphics,
+    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, Translation, VertexInterface, translate_compute,
+    translate_graphics,
 };
 use tandem_gpu::texture::descriptor::Comparison;
 
@@ -47,8 +49,8 @@ fn shaders_assemble_to_their_binaries_and_translate() {
     assert!(!sources.is_empty());
     for source in &sources {
         let name = source.file_name().unwrap().to_string_lossy().into_owned();
-        let program = assemble::graphics_program(&std::fs::read_to_string(source).unwrap())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let program =
+            assemble::program(&std::fs::read_to_string(source).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
         let binary = source.with_extension("bin");
         if bless {
             std::fs::write(&binary, &program).unwrap();
@@ -56,8 +58,21 @@ fn shaders_assemble_to_their_binaries_and_translate() {
         let committed = std::fs::read(&binary).unwrap_or_default();
         assert!(committed == program, "{name}: the .bin is not what it assembles to; TANDEM_BLESS=1 rewrites it");
 
-        let (header, kernel) = graphics_kernel(&name, &program);
         let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
+        if name.ends_with(".cs.sasm") {
+            let kernel = KernelImage {
+                name: name.clone(),
+                isa: Isa::Sm5x,
+                code: program,
+                constants: Vec::new(),
+                shared_bytes: 0,
+            };
+            let translation =
+                translate_compute(&kernel, [64, 1, 1], 0, &global, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            spirv_val(&name, &translation.spirv);
+            continue;
+        }
+        let (header, kernel) = graphics_kernel(&name, &program);
         let vertex = VertexInterface {
             header,
             next_stage_reads: 1,
@@ -114,7 +129,7 @@ fn translate_pixel_body(body: &str) -> Result<Translation, String> {
         ".stage pixel\n.interpolate 0 xy linear\n.target 0 rgba\nIPA rd=0 address=0x80\nIPA rd=1 address=0x84\n\
          {body}\nEXIT\n"
     );
-    let program = assemble::graphics_program(&source).map_err(|e| e.to_string())?;
+    let program = assemble::program(&source).map_err(|e| e.to_string())?;
     let (header, kernel) = graphics_kernel("offsets", &program);
     let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
     let fragment = FragmentInterface {

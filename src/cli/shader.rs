@@ -246,7 +246,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
     let translation = match args.stage {
         StageArg::Compute => {
             let block = dimensions(&args.block, "block")?;
-            translate_compute(&kernel, block, args.local_bytes, &shader::GlobalMemory::Device)
+            translate_compute(&kernel, block, args.local_bytes, &shader::GlobalMemory::Device, &[])
         }
         StageArg::Vertex | StageArg::Pixel => {
             let header = graphics_header(&mut kernel, args.stage)?;

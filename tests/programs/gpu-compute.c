@@ -6,10 +6,18 @@
  * The program is ptxas's sm_53 code for gpu/tests/sass/kernels/compare_logic.ptx, its input the one its run on an
  * NVIDIA GPU was given, and the output must be what that GPU wrote (gpu/tests/sass/cuda/results): 128 threads,
  * one block, each writing its 512-byte record. A second launch, of a grid with no blocks, runs nothing and still
- * releases its semaphore. */
+ * releases its semaphore.
+ *
+ * Then textures in a grid (shaders/sample.cs.sasm): 64 threads each fetch a texel of an RGBA8 pitch texture and
+ * sample a B5G6R5 block-linear one at a texel's centre, the handles in the constant buffer slot
+ * SET_BINDLESS_TEXTURE names, the headers and samplers in the pools SET_TEX_HEADER_POOL_A and
+ * SET_TEX_SAMPLER_POOL_A give; every value must be the texel's by its format's definition (UNORM c / (2^n - 1)).
+ * Launched again with the QMD's SAMPLER_INDEX VIA_HEADER_INDEX, the handle's sampler bits (pointing at a zeroed
+ * sampler) are ignored and the results are the same. */
 #include "ipc.h"
 #include "nv.h"
 #include "tandem.h"
+#include "texture.h"
 
 /* The kernel, its input and the GPU's output (the first 64 KiB of the result file: the out buffer). */
 __asm__(".section .rodata\n"
@@ -18,19 +26,27 @@ __asm__(".section .rodata\n"
         "kernel_end:\n"
         ".balign 4\n"
         "kernel_size: .word kernel_end - kernel_code\n"
+        ".balign 256\n"
+        "sample_code: .incbin \"shaders/sample.cs.bin\"\n"
+        "sample_end:\n"
+        ".balign 4\n"
+        "sample_size: .word sample_end - sample_code\n"
         ".balign 16\n"
         "kernel_input: .incbin \"../../gpu/tests/sass/cuda/input.bin\"\n"
         "gpu_output: .incbin \"../../gpu/tests/sass/cuda/results/compare_logic.out\", 0, 65536\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
-HIDDEN extern const uint8_t kernel_code[], kernel_input[], gpu_output[];
-HIDDEN extern const uint32_t kernel_size;
+HIDDEN extern const uint8_t kernel_code[], kernel_input[], gpu_output[], sample_code[];
+HIDDEN extern const uint32_t kernel_size, sample_size;
 
 #define COMPUTE 1u /* the subchannel NVN gives the compute class */
 #define SET_OBJECT 0x0000u
 #define SEND_PCAS_A 0x02B4u
 #define SEND_SIGNALING_PCAS_B 0x02BCu
 #define SET_PROGRAM_REGION_A 0x1608u
+#define SET_TEX_SAMPLER_POOL_A 0x155Cu
+#define SET_TEX_HEADER_POOL_A 0x1574u
+#define SET_BINDLESS_TEXTURE 0x2608u
 /* SEND_SIGNALING_PCAS_B: INVALIDATE 0:0, SCHEDULE 1:1. */
 #define INVALIDATE_AND_SCHEDULE 3u
 
@@ -43,6 +59,13 @@ HIDDEN extern const uint32_t kernel_size;
 #define CONSTANTS 0x14000u
 #define QMD 0x14400u
 #define SEMAPHORE 0x14800u
+#define SAMPLE_OFFSET 0x2000u /* sample.cs in the program region */
+#define HANDLES 0x14C00u      /* constant buffer 2: the texture handles */
+#define TICS 0x15000u
+#define TSCS 0x15400u
+#define RGBA8_TEXELS 0x15800u /* 8 x 8, pitch 32 */
+#define B5G6R5_TEXELS 0x15C00u /* 8 x 8, block-linear, one GOB tall */
+#define TEXTURE_SLOT 2u
 #define OUT 0x20000u
 #define IN (OUT + BUFFER)
 #define GEN (IN + BUFFER)
@@ -56,16 +79,16 @@ static GpuChannel gpu;
 static void put_u32(uint8_t *at, uint32_t value) { memcpy(at, &value, 4); }
 static void put_u64(uint8_t *at, uint64_t value) { memcpy(at, &value, 8); }
 
-/* A version 01_07 QMD for `grid` blocks of 128 x 1 x 1 threads, constant buffer 0 at CONSTANTS, and release 0
- * writing `payload` (one word) at SEMAPHORE. */
-static void build_qmd(uint8_t *qmd, uint32_t grid, uint32_t payload) {
+/* A version 01_07 QMD for `grid` blocks of `threads` x 1 x 1 threads of the program at `program`, constant
+ * buffer 0 at CONSTANTS, and release 0 writing `payload` (one word) at SEMAPHORE. */
+static void build_qmd(uint8_t *qmd, uint32_t program, uint32_t grid, uint32_t threads, uint32_t payload) {
     memset(qmd, 0, 0x100);
     uint64_t constants = gpu.gpu_address + CONSTANTS, semaphore = gpu.gpu_address + SEMAPHORE;
     put_u32(qmd + 0x18, 1u << 10 | 1u << 6);       /* SEMAPHORE_RELEASE_ENABLE0, SM_GLOBAL_CACHING_ENABLE */
-    put_u32(qmd + 0x20, PROGRAM_OFFSET);            /* PROGRAM_OFFSET */
+    put_u32(qmd + 0x20, program);                   /* PROGRAM_OFFSET */
     put_u32(qmd + 0x30, grid);                      /* CTA_RASTER_WIDTH */
     put_u32(qmd + 0x34, 1u | 1u << 16);             /* CTA_RASTER_HEIGHT, _DEPTH */
-    put_u32(qmd + 0x48, 7u | 1u << 4 | 128u << 16); /* QMD_VERSION 7, QMD_MAJOR_VERSION 1, CTA_THREAD_DIMENSION0 */
+    put_u32(qmd + 0x48, 7u | 1u << 4 | threads << 16); /* QMD_VERSION 7, QMD_MAJOR_VERSION 1, CTA_THREAD_DIMENSION0 */
     put_u32(qmd + 0x4C, 1u | 1u << 16);             /* CTA_THREAD_DIMENSION1, 2 */
     put_u32(qmd + 0x50, 1u | 3u << 29);             /* CONSTANT_BUFFER_VALID(0), L1_CONFIGURATION 48 KiB */
     put_u32(qmd + 0x5C, (uint32_t)semaphore);       /* RELEASE0_ADDRESS_LOWER */
@@ -98,6 +121,102 @@ static uint32_t semaphore(void) {
     return value;
 }
 
+/* The texels of the two textures, each unlike its neighbours in every channel. */
+static void rgba8_texel(uint32_t x, uint32_t y, uint8_t out[4]) {
+    out[0] = (uint8_t)(31 * x + 7);
+    out[1] = (uint8_t)(29 * y + 11);
+    out[2] = (uint8_t)(x * y * 5 + 1);
+    out[3] = (uint8_t)(250 - 9 * x - 20 * y);
+}
+static uint16_t b5g6r5_texel(uint32_t x, uint32_t y) {
+    return (uint16_t)(((3 * x + y) & 31) | ((5 * y + x + 9) & 63) << 5 | (31 - 2 * x - y) << 11);
+}
+
+/* Counts the threads of sample.cs whose two results are not the texels' values. */
+static uint32_t wrong_samples(const uint8_t *memory) {
+    uint32_t wrong = 0;
+    for (uint32_t t = 0; t < 64; t++) {
+        uint32_t x = t & 7, y = t >> 3, want[8], got[8];
+        uint8_t c[4];
+        rgba8_texel(x, y, c);
+        for (int i = 0; i < 4; i++) want[i] = unorm_bits(c[i], 8);
+        uint16_t p = b5g6r5_texel(x, y);
+        want[4] = unorm_bits(p & 31u, 5);
+        want[5] = unorm_bits(p >> 5 & 63u, 6);
+        want[6] = unorm_bits(p >> 11, 5);
+        want[7] = F_1;
+        memcpy(got, memory + OUT + 32 * t, 32);
+        wrong += memcmp(got, want, 32) != 0;
+    }
+    return wrong;
+}
+
+static void textures_in_a_grid(uint8_t *memory) {
+    print("-- textures in a grid\n");
+    const uint32_t rgba[4] = {TIC_R, TIC_G, TIC_B, TIC_A}, rgb1[4] = {TIC_R, TIC_G, TIC_B, TIC_ONE_FLOAT};
+    const uint32_t none[4] = {0, 0, 0, 0};
+    for (uint32_t y = 0; y < 8; y++)
+        for (uint32_t x = 0; x < 8; x++) {
+            rgba8_texel(x, y, memory + RGBA8_TEXELS + 32 * y + 4 * x);
+            uint16_t p = b5g6r5_texel(x, y);
+            memcpy(memory + B5G6R5_TEXELS + block_linear_offset(2 * x, y, 16, 0), &p, 2);
+        }
+    memset(memory + TICS, 0, 0x800);
+    write_texture_header((uint32_t *)(memory + TICS), gpu.gpu_address + RGBA8_TEXELS, TIC_A8B8G8R8, rgba, TIC_PITCH,
+                         32 >> 5, 1, 8, 8, TIC_TWO_D_NO_MIPMAP);
+    write_texture_header((uint32_t *)(memory + TICS + 32), gpu.gpu_address + B5G6R5_TEXELS, TIC_B5G6R5, rgb1,
+                         TIC_BLOCKLINEAR, 0, 1, 8, 8, TIC_TWO_D);
+    for (uint32_t index = 0; index < 4; index++)
+        write_sampler((uint32_t *)(memory + TSCS + 32 * index), TSC_CLAMP_TO_EDGE, TSC_MIP_NONE, none);
+    memcpy(memory + PROGRAM_REGION + SAMPLE_OFFSET, sample_code, sample_size);
+    /* Bound handles: texture n's at byte 4n of the slot; TIC index 19:0, TSC index 31:20. */
+    memset(memory + HANDLES, 0, 0x100);
+    put_u32(memory + HANDLES + 4, 0u | 3u << 20);
+    put_u32(memory + HANDLES + 8, 1u | 1u << 20);
+
+    uint64_t tics = gpu.gpu_address + TICS, tscs = gpu.gpu_address + TSCS, handles = gpu.gpu_address + HANDLES;
+    for (int via_header = 0; via_header < 2; via_header++) {
+        if (via_header) {
+            /* Sampler 3 zeroed (an undefined filter: reading it stops the launch). Through the header index,
+             * texture 1 takes sampler 0 and texture 2 sampler 1, whatever their handles name. */
+            put_u32(memory + HANDLES + 8, 1u | 3u << 20);
+            memset(memory + TSCS + 32 * 3, 0, 32);
+        }
+        memset(memory + OUT, 0xEE, 64 * 32);
+        build_qmd(memory + QMD, SAMPLE_OFFSET, 1, 64, 0x7E + (uint32_t)via_header);
+        uint8_t *qmd = memory + QMD;
+        put_u32(qmd + 0x2C, (uint32_t)via_header << 30); /* SAMPLER_INDEX */
+        put_u32(qmd + 0x50, 1u | 1u << TEXTURE_SLOT | 3u << 29); /* CONSTANT_BUFFER_VALID(0, 2) */
+        put_u32(qmd + 0x74 + 8 * TEXTURE_SLOT, (uint32_t)handles);
+        put_u32(qmd + 0x78 + 8 * TEXTURE_SLOT, (uint32_t)(handles >> 32) | 0x100u << 15);
+        n = 0;
+        emit(PB_INC(COMPUTE, SET_OBJECT, 1));
+        emit(0xB1C0);
+        emit(PB_INC(COMPUTE, SET_TEX_SAMPLER_POOL_A, 3));
+        emit((uint32_t)(tscs >> 32));
+        emit((uint32_t)tscs);
+        emit(7); /* MAXIMUM_INDEX */
+        emit(PB_INC(COMPUTE, SET_TEX_HEADER_POOL_A, 3));
+        emit((uint32_t)(tics >> 32));
+        emit((uint32_t)tics);
+        emit(7);
+        emit(PB_INC(COMPUTE, SET_BINDLESS_TEXTURE, 1));
+        emit(TEXTURE_SLOT);
+        check(gpu_run(&gpu, words, n) == 0, "the pools and the handles' slot are set");
+        put_u64(memory + CONSTANTS + 0x140, gpu.gpu_address + OUT);
+        check(launch() == 0, via_header ? "the launch with samplers by header index runs"
+                                          : "the launch with independent samplers runs");
+        check(semaphore() == 0x7E + (uint32_t)via_header, "its release after the grid");
+        uint32_t wrong = wrong_samples(memory);
+        check(wrong == 0, "every thread's fetched and sampled texel by the formats' definitions");
+        if (wrong) {
+            print("   threads that differ: ");
+            print_u64(wrong);
+            print("\n");
+        }
+    }
+}
+
 int main(void) {
     uint64_t heap;
     check(svc_set_heap_size(&heap, 0x800000) == 0, "SetHeapSize");
@@ -126,7 +245,7 @@ int main(void) {
     put_u32(constants + 0x20, 4096); /* local memory a thread */
     put_u64(constants + 0x140, gpu.gpu_address + OUT);
     put_u64(constants + 0x148, gpu.gpu_address + IN);
-    build_qmd(memory + QMD, 1, 0x600D);
+    build_qmd(memory + QMD, PROGRAM_OFFSET, 1, 128, 0x600D);
     check(launch() == 0, "the launch runs and its fence is reached");
     check(semaphore() == 0x600D, "the QMD's release after the grid");
     uint32_t wrong_records = 0;
@@ -142,12 +261,14 @@ int main(void) {
 
     print("-- a grid of no blocks\n");
     memset(memory + OUT, 0, BUFFER);
-    build_qmd(memory + QMD, 0, 0xE);
+    build_qmd(memory + QMD, PROGRAM_OFFSET, 0, 128, 0xE);
     check(launch() == 0, "the launch runs");
     check(semaphore() == 0xE, "its release still comes");
     uint32_t written = 0;
     for (uint32_t i = 0; i < BUFFER; i++) written += memory[OUT + i] != 0;
     check(written == 0, "and nothing ran");
+
+    textures_in_a_grid(memory);
 
     nv_close(nv, gpu.channel);
     svc_close_handle(nv);

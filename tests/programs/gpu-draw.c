@@ -71,6 +71,7 @@
 #include "ipc.h"
 #include "nv.h"
 #include "tandem.h"
+#include "texture.h"
 
 __asm__(".section .rodata\n"
         ".balign 16\n"
@@ -283,30 +284,6 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define OGL_ALWAYS 0x207u
 #define OGL_KEEP 0x1E00u
 #define OGL_REPLACE 0x1E01u
-/* Texture header and sampler fields (clb097tex.h NVB097_TEXHEAD_BL_*, _PITCH_*, NVB097_TEXSAMP*). */
-#define TIC_A8B8G8R8 0x08u
-#define TIC_B5G6R5 0x15u
-#define TIC_ASTC_2D_4X4 0x40u
-#define TIC_Z24S8 0x29u
-#define TIC_UNORM 2u
-#define TIC_ZERO 0u
-#define TIC_R 2u
-#define TIC_G 3u
-#define TIC_B 4u
-#define TIC_A 5u
-#define TIC_ONE_FLOAT 7u
-#define TIC_PITCH 2u
-#define TIC_BLOCKLINEAR 3u
-#define TIC_TWO_D 1u
-#define TIC_THREE_D 2u
-#define TIC_TWO_D_ARRAY 5u
-#define TIC_TWO_D_NO_MIPMAP 7u
-#define TIC_CUBEMAP_ARRAY 8u
-#define TSC_WRAP 0u
-#define TSC_CLAMP_TO_EDGE 2u
-#define TSC_BORDER 3u
-#define TSC_MIP_NONE 1u
-#define TSC_MIP_POINT 2u
 
 /* Where things are in the channel's memory. */
 #define REGION 0x10000u /* the program region: a program every 0x200 bytes */
@@ -397,7 +374,6 @@ static uint32_t float_bits(int32_t value, int shift) {
 #define F_0_2 0x3E4CCCCDu
 #define F_0_6 0x3F19999Au
 #define F_0_8 0x3F4CCCCDu
-#define F_1 0x3F800000u
 
 /* A vertex: window position in 1/16 pixel (x, y), colour. Viewport: scale (32, 16), offset (32, 16), so
  * NDC x = (x - 512) / 512 and y = (y - 256) / 256, exactly. */
@@ -1944,48 +1920,16 @@ static void alpha_test(void) {
 
 /* ---- Textures ------------------------------------------------------------------------------------------- */
 
-/* c / (2^bits - 1) as single-precision bits, rounded to nearest (the divisor is odd: no ties). */
-static uint32_t unorm_bits(uint32_t c, int bits) {
-    uint32_t d = (1u << bits) - 1;
-    if (c == 0) return 0;
-    if (c >= d) return F_1;
-    int e = 0; /* c / d = m 2^e, 1 <= m < 2 */
-    while (((uint64_t)c << -e) < d) e--;
-    uint64_t scaled = (uint64_t)c << (23 - e);
-    uint64_t q = scaled / d, r = scaled % d;
-    if (2 * r > d) q++;
-    if (q == 1u << 24) {
-        q >>= 1;
-        e++;
-    }
-    return (uint32_t)(127 + e) << 23 | (uint32_t)(q & 0x7FFFFFu);
-}
-
-/* Texture header `index`: `components` of UNORM data, swizzle sources x, y, z, w, at `at` in memory, `width` x
- * `height`, `levels` levels; `layout` is W3's layout bits (the pitch / 32, or the block height << 3). */
+/* Texture header `index` of the pool (`write_texture_header`), its texels at `at` in the channel's memory. */
 static void put_header(uint32_t index, uint32_t components, const uint32_t swizzle[4], uint32_t version, uint32_t at,
                        uint32_t layout, uint32_t levels, uint32_t width, uint32_t height, uint32_t type) {
-    uint32_t *w = (uint32_t *)(gpu.memory + TICS + 32 * index);
-    uint64_t address = gpu.gpu_address + at;
-    w[0] = components | TIC_UNORM << 7 | TIC_UNORM << 10 | TIC_UNORM << 13 | TIC_UNORM << 16 | swizzle[0] << 19 |
-           swizzle[1] << 22 | swizzle[2] << 25 | swizzle[3] << 28;
-    w[1] = (uint32_t)address;
-    w[2] = ((uint32_t)(address >> 32) & 0xFFFFu) | version << 21;
-    w[3] = layout | (levels - 1) << 28;
-    w[4] = (width - 1) | type << 23 | 7u << 29; /* BORDER_SIZE: the sampler's colour */
-    w[5] = (height - 1) | 1u << 31;             /* NORMALIZED_COORDS */
-    w[6] = 0;
-    w[7] = (levels - 1) << 4; /* the view: levels 0 to levels - 1 */
+    write_texture_header((uint32_t *)(gpu.memory + TICS + 32 * index), gpu.gpu_address + at, components, swizzle,
+                         version, layout, levels, width, height, type);
 }
 
-/* Sampler `index`: point filters, `mip` filtering, address mode `u` across and clamp to edge down. */
+/* Sampler `index` of the pool (`write_sampler`). */
 static void put_sampler(uint32_t index, uint32_t u, uint32_t mip, const uint32_t border[4]) {
-    uint32_t *w = (uint32_t *)(gpu.memory + TSCS + 32 * index);
-    w[0] = u | TSC_CLAMP_TO_EDGE << 3 | TSC_CLAMP_TO_EDGE << 6 | 1u << 13;
-    w[1] = 1 | 1u << 4 | mip << 6;
-    w[2] = (15u * 256) << 12; /* levels 0 to 15 */
-    w[3] = 0;
-    for (int c = 0; c < 4; c++) w[4 + c] = border[c];
+    write_sampler((uint32_t *)(gpu.memory + TSCS + 32 * index), u, mip, border);
 }
 
 /* The texels of the 8 x 4 patterns, each unlike its neighbours in every channel. */

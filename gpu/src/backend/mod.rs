@@ -125,8 +125,9 @@ pub struct ConstantBuffer {
 }
 
 /// A compute grid: `grid` blocks of `block` threads running `kernel` (raw code, read from GPU memory), with
-/// `local_bytes` of local memory a thread and the constant buffers bound by slot (bank). The kernel's global
-/// addresses are GPU virtual addresses of the channel's address space.
+/// `local_bytes` of local memory a thread, the constant buffers bound by slot (bank) and the texture pools its
+/// texture instructions read. The kernel's global addresses are GPU virtual addresses of the channel's address
+/// space.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Dispatch {
     /// The GPU address of the kernel's code.
@@ -136,6 +137,9 @@ pub struct Dispatch {
     pub block: [u32; 3],
     pub local_bytes: u32,
     pub constant_buffers: [Option<ConstantBuffer>; 8],
+    pub texture_pools: crate::texture::descriptor::Pools,
+    /// The constant buffer slot holding the handles of its bound texture instructions (SET_BINDLESS_TEXTURE).
+    pub texture_buffer: usize,
 }
 
 /// What a draw gives back besides its targets.

@@ -12,6 +12,7 @@ use super::inline_to_memory::{self, InlineToMemory};
 use super::semaphore::{Reduction, ReductionOp, Release, report_reduction};
 use super::{Class, Context, EngineError, Method};
 use crate::backend::{ConstantBuffer, Dispatch};
+use crate::engine::draw::{SET_BINDLESS_TEXTURE, texture_pools};
 use crate::sass::cubin::KernelImage;
 use crate::sass::{Isa, sm5x};
 
@@ -127,6 +128,9 @@ impl Compute {
             block: qmd.block,
             local_bytes: qmd.local_bytes,
             constant_buffers: qmd.constant_buffers,
+            texture_pools: texture_pools(|offset| self.register(offset), qmd.sampler_via_header),
+            // CONSTANT_BUFFER_SLOT_SELECT 2:0.
+            texture_buffer: (self.register(SET_BINDLESS_TEXTURE) & 7) as usize,
         };
         tracing::debug!(target: "gpu", program, grid = ?dispatch.grid, block = ?dispatch.block, "compute launch");
         if dispatch.grid.contains(&0) {
@@ -153,6 +157,8 @@ pub struct Qmd {
     pub local_bytes: u32,
     pub constant_buffers: [Option<ConstantBuffer>; 8],
     pub releases: [Option<Release>; 2],
+    /// SAMPLER_INDEX: handles pick their sampler by their header index (VIA_HEADER_INDEX).
+    pub sampler_via_header: bool,
 }
 
 impl Qmd {
@@ -206,6 +212,8 @@ impl Qmd {
             local_bytes: bits(0xb4, 23, 0),
             constant_buffers,
             releases,
+            // SAMPLER_INDEX 30:30 at 0x2c (bit 382).
+            sampler_via_header: bits(0x2c, 30, 30) == 1,
         })
     }
 }
@@ -229,6 +237,7 @@ mod tests {
     fn a_qmd_gives_the_grid_block_buffers_and_releases() {
         let parsed = Qmd::parse(&qmd(&[
             (0x18, 1 << 11),                                      // SEMAPHORE_RELEASE_ENABLE1
+            (0x2c, 1 << 30),                                      // SAMPLER_INDEX VIA_HEADER_INDEX
             (0x20, 0x1230),                                       // PROGRAM_OFFSET
             (0x30, 40),                                           // CTA_RASTER_WIDTH
             (0x34, 3 | 2 << 16),                                  // HEIGHT, DEPTH
@@ -254,6 +263,8 @@ mod tests {
         assert_eq!(parsed.constant_buffers[7], Some(ConstantBuffer { address: 0x6000, size: 0x100 }));
         assert_eq!(parsed.constant_buffers.iter().flatten().count(), 2);
         assert_eq!(parsed.releases[0], None);
+        assert!(parsed.sampler_via_header);
+        assert!(!Qmd::parse(&qmd(&[])).unwrap().sampler_via_header);
         let reduction = Some(Reduction { op: ReductionOp::Inc, signed: true });
         assert_eq!(
             parsed.releases[1],

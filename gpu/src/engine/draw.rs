@@ -442,6 +442,19 @@ fn method(offset: u32) -> Method {
 }
 
 /// A 40-bit GPU address from an upper (7:0) and a lower register.
+/// The pools SET_TEX_HEADER_POOL_A-C and SET_TEX_SAMPLER_POOL_A-C name, from a class's `register` (the 3D and
+/// compute classes have them at the same offsets); whether handles pick samplers by their header index is
+/// SET_SAMPLER_BINDING's (3D) or the QMD's SAMPLER_INDEX (compute).
+pub(super) fn texture_pools(register: impl Fn(u32) -> u32, sampler_via_header: bool) -> Pools {
+    Pools {
+        headers: address(register(SET_TEX_HEADER_POOL_A), register(SET_TEX_HEADER_POOL_A + 4)),
+        header_maximum: register(SET_TEX_HEADER_POOL_A + 8) & 0x3f_ffff,
+        samplers: address(register(SET_TEX_SAMPLER_POOL_A), register(SET_TEX_SAMPLER_POOL_A + 4)),
+        sampler_maximum: register(SET_TEX_SAMPLER_POOL_A + 8) & 0xf_ffff,
+        sampler_via_header,
+    }
+}
+
 pub fn address(upper: u32, lower: u32) -> u64 {
     u64::from(upper & 0xff) << 32 | u64::from(lower)
 }
@@ -935,13 +948,7 @@ impl Maxwell3D {
 
     /// SET_TEX_HEADER_POOL_A-C, SET_TEX_SAMPLER_POOL_A-C and SET_SAMPLER_BINDING.
     fn texture_pools(&self) -> Pools {
-        Pools {
-            headers: address(self.register(SET_TEX_HEADER_POOL_A), self.register(SET_TEX_HEADER_POOL_A + 4)),
-            header_maximum: self.register(SET_TEX_HEADER_POOL_A + 8) & 0x3f_ffff,
-            samplers: address(self.register(SET_TEX_SAMPLER_POOL_A), self.register(SET_TEX_SAMPLER_POOL_A + 4)),
-            sampler_maximum: self.register(SET_TEX_SAMPLER_POOL_A + 8) & 0xf_ffff,
-            sampler_via_header: self.register(SET_SAMPLER_BINDING) & 1 == 1,
-        }
+        texture_pools(|offset| self.register(offset), self.register(SET_SAMPLER_BINDING) & 1 == 1)
     }
 
     /// The colour targets of SET_CT_SELECT: output n to target TARGETn, with its write mask and blending.

@@ -51,18 +51,19 @@ fn word(encodings: &'static [Encoding], line: usize, text: &str) -> Result<u128,
     Ok(word)
 }
 
-/// Assembles a Maxwell graphics program: its shader program header from directives, then its code (`sm5x`).
-/// Directives (a line each, before or among the instructions):
-/// - `.stage vertex|pixel` (first; the header's type and stage),
+/// Assembles a Maxwell program: a graphics program's shader program header from directives, then its code
+/// (`sm5x`); a compute program is its code alone. Directives (a line each, before or among the instructions):
+/// - `.stage vertex|pixel|compute` (first; a graphics header's type and stage),
 /// - `.reads FIRST-LAST`, `.writes FIRST-LAST`: the attribute words (byte addresses, inclusive) a vertex program
 ///   reads and writes,
 /// - `.interpolate GENERIC COMPONENTS constant|perspective|linear`: how a pixel program interpolates generic
 ///   input GENERIC's components (`xyzw`, `xy`...),
 /// - `.target T COMPONENTS`: the components (`rgba`, `rgb`...) of render target T a pixel program outputs,
 /// - `.bit N`: header bit N set (fields without a directive).
-pub fn graphics_program(source: &str) -> Result<Vec<u8>, AssembleError> {
+pub fn program(source: &str) -> Result<Vec<u8>, AssembleError> {
     use crate::shader::sph::{Interpolation, ProgramHeader, ShaderType};
-    let mut header: Option<ProgramHeader> = None;
+    // None before `.stage`; Some(None) for a compute program.
+    let mut header: Option<Option<ProgramHeader>> = None;
     let mut code = String::new();
     for (index, raw) in source.lines().enumerate() {
         let line = index + 1;
@@ -84,14 +85,19 @@ pub fn graphics_program(source: &str) -> Result<Vec<u8>, AssembleError> {
         };
         if let ["stage", stage] = words[..] {
             let stage = match stage {
-                "vertex" => ShaderType::Vertex,
-                "pixel" => ShaderType::Pixel,
-                _ => return Err(error(format!("stage {stage}: vertex or pixel"))),
+                "vertex" => Some(ShaderType::Vertex),
+                "pixel" => Some(ShaderType::Pixel),
+                "compute" => None,
+                _ => return Err(error(format!("stage {stage}: vertex, pixel or compute"))),
             };
-            header = Some(ProgramHeader::new(stage));
+            header = Some(stage.map(ProgramHeader::new));
             continue;
         }
-        let sph = header.as_mut().ok_or_else(|| error("a directive before .stage".into()))?;
+        let sph = match header.as_mut() {
+            None => return Err(error("a directive before .stage".into())),
+            Some(None) => return Err(error(format!(".{directive}: a compute program has no header"))),
+            Some(Some(sph)) => sph,
+        };
         let components = |text: &str, names: &str| -> Result<Vec<u32>, AssembleError> {
             text.chars()
                 .map(|c| names.find(c).map(|i| i as u32).ok_or_else(|| error(format!("{text}: components of {names}"))))
@@ -128,7 +134,7 @@ pub fn graphics_program(source: &str) -> Result<Vec<u8>, AssembleError> {
         }
     }
     let header = header.ok_or(AssembleError { line: 1, problem: "no .stage".into() })?;
-    let mut program = header.bytes().to_vec();
+    let mut program = header.map_or_else(Vec::new, |header| header.bytes().to_vec());
     program.extend(sm5x(&code)?);
     Ok(program)
 }

@@ -406,7 +406,7 @@ pub fn dispatch(
             )
         }
     };
-    let translation = translate_compute(kernel, run.block, LOCAL_BYTES, &global)
+    let translation = translate_compute(kernel, run.block, LOCAL_BYTES, &global, &[])
         .map_err(|source| CorpusError::Translate { entry: run.entry.clone(), source })?;
     let launch = launch(run, kernel);
     let bank0 = driver_constants(kernel.isa, &launch, &parameters(run, addresses))

@@ -333,7 +333,9 @@ pub fn gather(
                     (Some(Err(error.to_string())), translated)
                 }
             },
-            None => (None, translate_compute(&kernel, run.block, LOCAL_BYTES, &shader::GlobalMemory::Device).is_ok()),
+            None => {
+                (None, translate_compute(&kernel, run.block, LOCAL_BYTES, &shader::GlobalMemory::Device, &[]).is_ok())
+            }
         };
         for &opcode in &opcodes {
             if on_interpreter.is_ok() {
@@ -448,7 +450,7 @@ fn probe_implements(isa: Isa, opcode: &str, path: Path) -> bool {
                     constants: Vec::new(),
                     shared_bytes: 0,
                 };
-                let outcome = translate_compute(&kernel, [32, 1, 1], 16, &shader::GlobalMemory::Device);
+                let outcome = translate_compute(&kernel, [32, 1, 1], 16, &shader::GlobalMemory::Device, &[]);
                 !matches!(outcome, Err(TranslateError::UnknownOpcode { .. }))
             }
         }

@@ -149,8 +149,15 @@ pub fn lowering_version(isa: Isa, opcode: &str) -> u32 {
 
 /// What identifies a translation: SHA-256 of the emitter's version, the kernel's instruction set and the
 /// versions of the lowering of each opcode it contains, its code, shared memory, the workgroup size, local memory
-/// and where global memory is (with the guest windows' addresses, which a translation builds in).
-pub fn cache_key(kernel: &KernelImage, block: [u32; 3], local_bytes: u32, global: &GlobalMemory) -> [u8; 32] {
+/// where global memory is (with the guest windows' addresses, which a translation builds in) and what its
+/// textures hold.
+pub fn cache_key(
+    kernel: &KernelImage,
+    block: [u32; 3],
+    local_bytes: u32,
+    global: &GlobalMemory,
+    texture_views: &[TextureView],
+) -> [u8; 32] {
     use sha2::{Digest, Sha256};
     let mut hash = Sha256::new();
     hash.update(b"tandem shader translation\0");
@@ -176,6 +183,9 @@ pub fn cache_key(kernel: &KernelImage, block: [u32; 3], local_bytes: u32, global
         hash.update(n.to_le_bytes());
     }
     hash.update(local_bytes.to_le_bytes());
+    for view in texture_views {
+        hash.update(format!("{view:?};").as_bytes());
+    }
     match global {
         GlobalMemory::Device => hash.update(b"device"),
         GlobalMemory::Guest(guest) => {
@@ -191,12 +201,14 @@ pub fn cache_key(kernel: &KernelImage, block: [u32; 3], local_bytes: u32, global
     hash.finalize().into()
 }
 
-/// Translates a compute kernel for a workgroup of `block` threads with `local_bytes` of local memory each.
+/// Translates a compute kernel for a workgroup of `block` threads with `local_bytes` of local memory each;
+/// texture i (of `ProgramNeeds::textures`) is what `texture_views[i]` says, as for `translate_graphics`.
 pub fn translate_compute(
     kernel: &KernelImage,
     block: [u32; 3],
     local_bytes: u32,
     global: &GlobalMemory,
+    texture_views: &[TextureView],
 ) -> Result<Translation, TranslateError> {
     let program = lower(kernel, local_bytes)?;
     let graphics_only = |op: &ir::Op| match op {
@@ -207,14 +219,6 @@ pub fn translate_compute(
         | ir::Op::StoreSub { space, .. } => matches!(space, ir::Space::Attribute | ir::Space::Output),
         _ => false,
     };
-    if !program.textures.is_empty() {
-        return Err(TranslateError::Unimplemented {
-            isa: kernel.isa,
-            what: "textures in a compute kernel".into(),
-            kernel: kernel.name.clone(),
-            offset: 0,
-        });
-    }
     if spirv::any_op(&program, &graphics_only) {
         return Err(TranslateError::Unimplemented {
             isa: kernel.isa,
@@ -223,8 +227,22 @@ pub fn translate_compute(
             offset: 0,
         });
     }
-    let spirv = spirv::emit_compute(&program, block, global);
-    Ok(Translation { spirv, constant_banks: program.constant_banks, textures: Vec::new() })
+    refuse_lod_queries(kernel, &program, "a compute kernel")?;
+    let spirv = spirv::emit(&program, &Stage::Compute { local_size: block }, global, texture_views);
+    Ok(Translation { spirv, constant_banks: program.constant_banks, textures: program.textures })
+}
+
+/// A level-of-detail query needs the derivatives only the fragment stage has: elsewhere it is refused.
+fn refuse_lod_queries(kernel: &KernelImage, program: &ir::Program, stage: &str) -> Result<(), TranslateError> {
+    if spirv::any_op(program, &|op| matches!(op, ir::Op::TextureLodQuery { .. })) {
+        return Err(TranslateError::Unimplemented {
+            isa: kernel.isa,
+            what: format!("TMML in {stage} (no derivatives: what it gives there is unknown)"),
+            kernel: kernel.name.clone(),
+            offset: 0,
+        });
+    }
+    Ok(())
 }
 
 fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<ir::Program, TranslateError> {
@@ -290,15 +308,8 @@ pub fn translate_graphics(
             offset: 0,
         });
     }
-    // A level-of-detail query needs the derivatives only the fragment stage has.
-    if matches!(stage, Stage::Vertex(_)) && spirv::any_op(&program, &|op| matches!(op, ir::Op::TextureLodQuery { .. }))
-    {
-        return Err(TranslateError::Unimplemented {
-            isa: kernel.isa,
-            what: "TMML in a vertex program (no derivatives: what it gives there is unknown)".into(),
-            kernel: kernel.name.clone(),
-            offset: 0,
-        });
+    if matches!(stage, Stage::Vertex(_)) {
+        refuse_lod_queries(kernel, &program, "a vertex program")?;
     }
     let spirv = spirv::emit(&program, &stage, global, texture_views);
     Ok(Translation { spirv, constant_banks: program.constant_banks, textures: program.textures })
@@ -327,14 +338,17 @@ mod tests {
                 fault: 8,
             })
         };
-        let key = cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x1000));
-        assert_eq!(key, cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x1000)));
+        let uint_2d =
+            TextureView { kind: crate::texture::format::NumberKind::Uint, dim: ir::TextureDim::D2, array: false };
+        let key = cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x1000), &[]);
+        assert_eq!(key, cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x1000), &[]));
         for other in [
-            cache_key(&kernel(&[exit, nop]), [32, 1, 1], 16, &guest(0x1000)),
-            cache_key(&kernel(&[nop, exit]), [64, 1, 1], 16, &guest(0x1000)),
-            cache_key(&kernel(&[nop, exit]), [32, 1, 1], 32, &guest(0x1000)),
-            cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x2000)),
-            cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &GlobalMemory::Device),
+            cache_key(&kernel(&[exit, nop]), [32, 1, 1], 16, &guest(0x1000), &[]),
+            cache_key(&kernel(&[nop, exit]), [64, 1, 1], 16, &guest(0x1000), &[]),
+            cache_key(&kernel(&[nop, exit]), [32, 1, 1], 32, &guest(0x1000), &[]),
+            cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x2000), &[]),
+            cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &GlobalMemory::Device, &[]),
+            cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x1000), &[uint_2d]),
         ] {
             assert_ne!(key, other);
         }

@@ -1,9 +1,10 @@
 //! `ComputeDevice::dispatch`: check the module against the device and the buffers, build a pipeline and a
-//! descriptor set, run, wait, and destroy it all.
+//! descriptor set, run, wait, and destroy it all. The interface: storage buffer i at set 0, binding i, then
+//! (`dispatch_sampling`) texture j as a combined image sampler at binding (number of buffers + j).
 
 use super::device::{Features, Queue, State};
 use super::spirv::{self, ResourceKind, capability};
-use super::{Buffer, ComputeDevice, VulkanError};
+use super::{Buffer, ComputeDevice, Texture, VulkanError};
 use ash::vk;
 use std::ffi::CString;
 use std::time::Duration;
@@ -100,28 +101,50 @@ impl ComputeDevice {
         groups: [u32; 3],
         options: &DispatchOptions,
     ) -> Result<(), VulkanError> {
-        let local_size = self.check(spirv, entry, bindings, groups, options)?;
+        self.dispatch_sampling(spirv, entry, bindings, &[], groups, options)
+    }
+
+    /// `dispatch_with` with `textures` bound after the buffers, uploaded before the grid runs.
+    pub fn dispatch_sampling(
+        &self,
+        spirv: &[u32],
+        entry: &str,
+        bindings: &[&Buffer],
+        textures: &[Texture],
+        groups: [u32; 3],
+        options: &DispatchOptions,
+    ) -> Result<(), VulkanError> {
+        let local_size = self.check(spirv, entry, (bindings, textures.len()), groups, options)?;
+        // Before the queue is taken: writing a buffer takes it.
+        let uploads = self.texture_uploads(textures.iter())?;
         let mut queue = self.shared.ready()?;
-        tracing::debug!(entry, ?groups, ?local_size, bindings = bindings.len(), "dispatch");
-        let result = self.run(&mut queue, spirv, entry, bindings, groups, options);
+        tracing::debug!(entry, ?groups, ?local_size, bindings = bindings.len(), textures = textures.len(), "dispatch");
+        let result = self.run(&mut queue, spirv, entry, bindings, (textures, &uploads), groups, options);
         if let Err(VulkanError::DeviceLost(_)) = result {
             queue.state = State::Lost;
         }
+        // The uploads are dropped after the queue's lock: dropping a buffer takes it.
+        drop(queue);
         result
     }
 
-    /// Builds, runs and waits for a dispatch that `check` accepted; `queue` is the locked queue.
+    /// Builds, runs and waits for a dispatch that `check` accepted; `queue` is the locked queue; `textures` come
+    /// with their texels' upload buffers.
+    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
         queue: &mut Queue,
         spirv: &[u32],
         entry: &str,
         bindings: &[&Buffer],
+        (textures, uploads): (&[Texture], &[Buffer]),
         groups: [u32; 3],
         options: &DispatchOptions,
     ) -> Result<(), VulkanError> {
         let device = &self.shared.device;
         let mut objects = Objects::new(device, queue.pool);
+        let mut images = self.objects(queue.pool);
+        let sampled = self.textures(&mut images, textures.iter(), uploads)?;
 
         // SAFETY (every call below): the create infos and the slices they point to outlive each call, and every
         // handle used was made from this device and is still alive (`objects` destroys them at the end).
@@ -129,11 +152,16 @@ impl ComputeDevice {
         objects.module = unsafe { device.create_shader_module(&module_info, None) }
             .map_err(VulkanError::call("vkCreateShaderModule"))?;
 
-        let layout_bindings: Vec<vk::DescriptorSetLayoutBinding> = (0..bindings.len() as u32)
+        let buffer_count = bindings.len() as u32;
+        let layout_bindings: Vec<vk::DescriptorSetLayoutBinding> = (0..buffer_count + sampled.len() as u32)
             .map(|binding| {
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(binding)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .descriptor_type(if binding < buffer_count {
+                        vk::DescriptorType::STORAGE_BUFFER
+                    } else {
+                        vk::DescriptorType::COMBINED_IMAGE_SAMPLER
+                    })
                     .descriptor_count(1)
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })
@@ -178,13 +206,17 @@ impl ComputeDevice {
                 }
             };
 
-        let set = if bindings.is_empty() {
+        let set = if layout_bindings.is_empty() {
             vk::DescriptorSet::null()
         } else {
-            let sizes = [vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: bindings.len() as u32,
-            }];
+            let sizes: Vec<vk::DescriptorPoolSize> = [
+                (vk::DescriptorType::STORAGE_BUFFER, bindings.len()),
+                (vk::DescriptorType::COMBINED_IMAGE_SAMPLER, sampled.len()),
+            ]
+            .into_iter()
+            .filter(|&(_, count)| count > 0)
+            .map(|(ty, count)| vk::DescriptorPoolSize { ty, descriptor_count: count as u32 })
+            .collect();
             let pool_info = vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes);
             objects.descriptor_pool = unsafe { device.create_descriptor_pool(&pool_info, None) }
                 .map_err(VulkanError::call("vkCreateDescriptorPool"))?;
@@ -197,6 +229,8 @@ impl ComputeDevice {
                 .iter()
                 .map(|buffer| [vk::DescriptorBufferInfo { buffer: buffer.handle, offset: 0, range: vk::WHOLE_SIZE }])
                 .collect();
+            let image_infos: Vec<[vk::DescriptorImageInfo; 1]> =
+                sampled.iter().map(|sampled| [sampled.descriptor()]).collect();
             let writes: Vec<vk::WriteDescriptorSet> = infos
                 .iter()
                 .enumerate()
@@ -207,6 +241,13 @@ impl ComputeDevice {
                         .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
                         .buffer_info(info)
                 })
+                .chain(image_infos.iter().enumerate().map(|(index, info)| {
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(set)
+                        .dst_binding(buffer_count + index as u32)
+                        .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                        .image_info(info)
+                }))
                 .collect();
             unsafe { device.update_descriptor_sets(&writes, &[]) };
             set
@@ -222,6 +263,9 @@ impl ComputeDevice {
         let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         unsafe { device.begin_command_buffer(commands, &begin) }.map_err(VulkanError::call("vkBeginCommandBuffer"))?;
         unsafe {
+            for texture in &sampled {
+                texture.record_upload(device, commands, vk::PipelineStageFlags::COMPUTE_SHADER);
+            }
             device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, objects.pipeline);
             if set != vk::DescriptorSet::null() {
                 let sets = [set];
@@ -253,6 +297,7 @@ impl ComputeDevice {
                 // The shader may still be running (or nobody can tell): nothing it uses may be destroyed.
                 queue.state = State::Wedged;
                 std::mem::forget(objects);
+                std::mem::forget(images);
                 if result == vk::Result::TIMEOUT {
                     tracing::error!(entry, ?groups, "a dispatch did not finish within {:?}", options.timeout);
                     Err(VulkanError::Timeout(options.timeout))
@@ -268,7 +313,7 @@ impl ComputeDevice {
         &self,
         words: &[u32],
         entry: &str,
-        bindings: &[&Buffer],
+        (bindings, textures): (&[&Buffer], usize),
         groups: [u32; 3],
         options: &DispatchOptions,
     ) -> Result<Option<[u32; 3]>, VulkanError> {
@@ -304,6 +349,11 @@ impl ComputeDevice {
                 }
                 (ResourceKind::StorageBuffer, set, binding) => {
                     format!("a storage buffer at set {}, binding {}", show(set), show(binding))
+                }
+                (ResourceKind::Opaque, Some(0), Some(binding))
+                    if (bindings.len()..bindings.len() + textures).contains(&(binding as usize)) =>
+                {
+                    continue;
                 }
                 (ResourceKind::UniformBuffer, ..) => "a uniform buffer".to_string(),
                 (ResourceKind::Opaque, ..) => "an image, sampler or other opaque resource".to_string(),

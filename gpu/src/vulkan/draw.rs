@@ -193,7 +193,7 @@ pub struct LineRasterization {
 }
 
 /// A texture on the device: its image, view and sampler, and the buffer its texels come from.
-struct Sampled {
+pub(super) struct Sampled {
     image: vk::Image,
     view: vk::ImageView,
     sampler: vk::Sampler,
@@ -205,11 +205,25 @@ struct Sampled {
 }
 
 impl Sampled {
-    /// Copies the texels in and leaves the image readable by the shaders.
+    /// What a combined image sampler descriptor of it holds.
+    pub(super) fn descriptor(&self) -> vk::DescriptorImageInfo {
+        vk::DescriptorImageInfo {
+            sampler: self.sampler,
+            image_view: self.view,
+            image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+        }
+    }
+
+    /// Copies the texels in and leaves the image readable by the shaders of the `shaders` stages.
     ///
     /// # Safety
     /// `commands` is being recorded on the device that made the image and the buffer.
-    unsafe fn record_upload(&self, device: &ash::Device, commands: vk::CommandBuffer) {
+    pub(super) unsafe fn record_upload(
+        &self,
+        device: &ash::Device,
+        commands: vk::CommandBuffer,
+        shaders: vk::PipelineStageFlags,
+    ) {
         let barrier = |from: (vk::ImageLayout, vk::AccessFlags), to: (vk::ImageLayout, vk::AccessFlags)| {
             vk::ImageMemoryBarrier::default()
                 .src_access_mask(from.1)
@@ -223,7 +237,7 @@ impl Sampled {
         };
         let none = vk::DependencyFlags::empty();
         let transfer = vk::PipelineStageFlags::TRANSFER;
-        let shaders = vk::PipelineStageFlags::VERTEX_SHADER | vk::PipelineStageFlags::FRAGMENT_SHADER;
+
         let readable = (vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL, vk::AccessFlags::SHADER_READ);
         // SAFETY: as the caller promises.
         unsafe {
@@ -244,7 +258,10 @@ impl Sampled {
 
 impl ComputeDevice {
     /// Buffers holding the texels of `textures` (before the queue is taken: writing a buffer takes it).
-    fn texture_uploads<'t>(&self, textures: impl Iterator<Item = &'t Texture<'t>>) -> Result<Vec<Buffer>, VulkanError> {
+    pub(super) fn texture_uploads<'t>(
+        &self,
+        textures: impl Iterator<Item = &'t Texture<'t>>,
+    ) -> Result<Vec<Buffer>, VulkanError> {
         textures
             .map(|texture| {
                 let size: u64 = (0..texture.levels).map(|level| texture.level_bytes(level)).sum();
@@ -259,7 +276,7 @@ impl ComputeDevice {
     }
 
     /// The images, views and samplers of `textures`, their texels from `uploads`.
-    fn textures<'t>(
+    pub(super) fn textures<'t>(
         &self,
         objects: &mut super::image::ImageObjects,
         textures: impl Iterator<Item = &'t Texture<'t>>,
@@ -767,14 +784,10 @@ impl ComputeDevice {
                     .iter()
                     .zip(&sets)
                     .flat_map(|(&(textures, first), &set)| {
-                        textures.iter().enumerate().map(move |(index, texture)| {
-                            let info = vk::DescriptorImageInfo {
-                                sampler: texture.sampler,
-                                image_view: texture.view,
-                                image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-                            };
-                            (set, (first + index) as u32, [info])
-                        })
+                        textures
+                            .iter()
+                            .enumerate()
+                            .map(move |(index, texture)| (set, (first + index) as u32, [texture.descriptor()]))
                     })
                     .collect();
             let writes: Vec<_> = buffer_infos
@@ -820,7 +833,11 @@ impl ComputeDevice {
             // SAFETY: commands on objects of this device, recorded into a buffer being recorded.
             unsafe {
                 for texture in &sampled {
-                    texture.record_upload(device, commands);
+                    texture.record_upload(
+                        device,
+                        commands,
+                        vk::PipelineStageFlags::VERTEX_SHADER | vk::PipelineStageFlags::FRAGMENT_SHADER,
+                    );
                 }
                 let depth_layout = (
                     vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,

@@ -3,7 +3,7 @@
 //! that changed. Every state the engine resolved maps to Vulkan's one to one; what has no such mapping yet is an
 //! `Unimplemented` error naming it.
 
-use super::texture::DecodedTexture;
+use super::texture::{DecodedTexture, TextureSource};
 use super::{NAME, ReferenceBackend, failed, vulkan_format};
 use crate::backend::{
     BackendError, BlendState, Cull, DepthStencil, Draw, Drawn, GpuMemory, Lines, Rect, Topology, Viewport,
@@ -330,7 +330,13 @@ impl ReferenceBackend {
         global: &GlobalMemory,
         memory: &GpuMemory,
     ) -> Result<(Translation, Vec<DecodedTexture>), BackendError> {
-        let textures = self.stage_textures(draw, stage, &needs.textures, memory)?;
+        let source = TextureSource {
+            program: stage.address,
+            constant_buffers: &stage.constant_buffers,
+            texture_buffer: draw.texture_buffer,
+            pools: draw.texture_pools,
+        };
+        let textures = self.textures(&source, &needs.textures, memory)?;
         let views: Vec<_> = textures.iter().map(|texture| texture.view()).collect();
         let translation = translate_graphics(kernel, interface, stage.header.local_memory_bytes(), global, &views)?;
         Ok((translation, textures))

@@ -15,12 +15,14 @@ mod texture;
 use super::{Backend, BackendError, ColorClear, DepthStencilClear, Dispatch, Draw, Drawn, Frame, GpuMemory, Present};
 use crate::mmu::GuestMemory;
 use crate::shader::{
-    FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, Translation, Window, cache_key, translate_compute,
+    FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, Translation, Window, cache_key, program_needs,
+    translate_compute,
 };
 use crate::texture::format::{ColorFormat, Kind};
 use crate::vulkan::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
 use std::collections::HashMap;
+use texture::TextureSource;
 
 pub struct ReferenceBackend {
     device: ComputeDevice,
@@ -292,8 +294,8 @@ impl Backend for ReferenceBackend {
     }
 
     /// Mirrors every mapped range of the address space into a device buffer, translates the kernel to reach the
-    /// guest's GPU addresses there, binds the constant buffers the kernel reads, runs the grid, and writes back
-    /// the bytes the grid changed.
+    /// guest's GPU addresses there, binds the constant buffers and textures the kernel reads, runs the grid, and
+    /// writes back the bytes the grid changed.
     fn dispatch(&mut self, dispatch: &Dispatch, memory: &GpuMemory) -> Result<(), BackendError> {
         let program = &dispatch.kernel.name;
         // Maxwell gives a block up to 48 KiB of shared memory; a Vulkan device may offer less.
@@ -309,16 +311,26 @@ impl Backend for ReferenceBackend {
                 ),
             });
         }
+        // The textures, read as the grid starts (the kernel lowered once more to find which).
+        let source = TextureSource {
+            program: dispatch.program,
+            constant_buffers: &dispatch.constant_buffers,
+            texture_buffer: dispatch.texture_buffer,
+            pools: dispatch.texture_pools,
+        };
+        let textures = self.textures(&source, &program_needs(&dispatch.kernel)?.textures, memory)?;
+        let views: Vec<_> = textures.iter().map(|texture| texture.view()).collect();
         let (mirrors, windows) = self.mirror_guest_memory(memory)?;
         let fault = self.fault_buffer()?;
         let global = GlobalMemory::Guest(GuestWindows { windows, fault: fault.address() });
-        let key = cache_key(&dispatch.kernel, dispatch.block, dispatch.local_bytes, &global);
+        let key = cache_key(&dispatch.kernel, dispatch.block, dispatch.local_bytes, &global, &views);
         if !self.translations.contains_key(&key) {
             // Keys change with the mapped ranges too: keep the cache from growing without end.
             if self.translations.len() >= MAX_TRANSLATIONS {
                 self.translations.clear();
             }
-            let translation = translate_compute(&dispatch.kernel, dispatch.block, dispatch.local_bytes, &global)?;
+            let translation =
+                translate_compute(&dispatch.kernel, dispatch.block, dispatch.local_bytes, &global, &views)?;
             self.translated += 1;
             self.translations.insert(key, translation);
         }
@@ -338,7 +350,10 @@ impl Backend for ReferenceBackend {
             banks.push(bound);
         }
         let bindings: Vec<_> = banks.iter().collect();
-        self.device.dispatch(&translation.spirv, "main", &bindings, dispatch.grid).map_err(failed)?;
+        let sampled: Vec<_> = textures.iter().map(|texture| texture.texture()).collect();
+        self.device
+            .dispatch_sampling(&translation.spirv, "main", &bindings, &sampled, dispatch.grid, &Default::default())
+            .map_err(failed)?;
         if self.faulted(fault)? {
             return Err(BackendError::ShaderFault { program: dispatch.program });
         }

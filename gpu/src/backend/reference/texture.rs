@@ -4,10 +4,10 @@
 //! way, whatever the host supports) into four 32-bit numbers a texel; the sampler mapped to Vulkan's.
 
 use super::{NAME, ReferenceBackend};
-use crate::backend::{BackendError, Draw, GpuMemory, Stage};
+use crate::backend::{BackendError, ConstantBuffer, GpuMemory};
 use crate::shader::ir::{TextureBinding, TextureDim, TextureHandle, TextureView};
 use crate::texture::descriptor::{
-    AddressMode, DESCRIPTOR_BYTES, Filter, Handle, MipFilter, Sampler, TextureHeader, TextureType,
+    AddressMode, DESCRIPTOR_BYTES, Filter, Handle, MipFilter, Pools, Sampler, TextureHeader, TextureType,
 };
 use crate::texture::format::NumberKind;
 use crate::texture::layout::level_surfaces;
@@ -83,53 +83,63 @@ fn read_descriptor(memory: &GpuMemory, address: u64) -> Result<[u32; 8], Backend
     Ok(std::array::from_fn(|i| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("four bytes"))))
 }
 
-/// The word at byte `offset` of constant buffer `slot` of `stage`, where a texture handle (or part of one) is.
-fn handle_word(stage: &Stage, slot: usize, offset: u32, memory: &GpuMemory) -> Result<u32, BackendError> {
-    let buffer = stage.constant_buffers.get(slot).copied().flatten().ok_or_else(|| {
-        bad_texture(format!(
-            "the shader at {:#x} reads a texture handle from c[{slot:#x}], which is not bound",
-            stage.address
-        ))
-    })?;
-    if u64::from(offset) + 4 > u64::from(buffer.size) {
-        return Err(bad_texture(format!(
-            "a texture handle at c[{slot:#x}][{offset:#x}], past the buffer's {} bytes",
-            buffer.size
-        )));
+/// Where a program's texture instructions find their textures when it runs: the handles in its constant
+/// buffers (those of bound instructions in slot `texture_buffer`), the headers and samplers in the pools.
+pub(super) struct TextureSource<'a> {
+    /// The program's GPU address (for errors).
+    pub program: u64,
+    pub constant_buffers: &'a [Option<ConstantBuffer>],
+    pub texture_buffer: usize,
+    pub pools: Pools,
+}
+
+impl TextureSource<'_> {
+    /// The word at byte `offset` of constant buffer `slot`, where a texture handle (or part of one) is.
+    fn handle_word(&self, slot: usize, offset: u32, memory: &GpuMemory) -> Result<u32, BackendError> {
+        let buffer = self.constant_buffers.get(slot).copied().flatten().ok_or_else(|| {
+            bad_texture(format!(
+                "the shader at {:#x} reads a texture handle from c[{slot:#x}], which is not bound",
+                self.program
+            ))
+        })?;
+        if u64::from(offset) + 4 > u64::from(buffer.size) {
+            return Err(bad_texture(format!(
+                "a texture handle at c[{slot:#x}][{offset:#x}], past the buffer's {} bytes",
+                buffer.size
+            )));
+        }
+        let mut raw = [0u8; 4];
+        memory.read(buffer.address + u64::from(offset), &mut raw)?;
+        Ok(u32::from_le_bytes(raw))
     }
-    let mut raw = [0u8; 4];
-    memory.read(buffer.address + u64::from(offset), &mut raw)?;
-    Ok(u32::from_le_bytes(raw))
 }
 
 impl ReferenceBackend {
-    /// The textures `bindings` name, for `stage` of `draw`.
-    pub(super) fn stage_textures(
+    /// The textures `bindings` name, found through `source`.
+    pub(super) fn textures(
         &self,
-        draw: &Draw,
-        stage: &Stage,
+        source: &TextureSource,
         bindings: &[TextureBinding],
         memory: &GpuMemory,
     ) -> Result<Vec<DecodedTexture>, BackendError> {
-        bindings.iter().map(|binding| self.texture(draw, stage, binding, memory)).collect()
+        bindings.iter().map(|binding| self.texture(source, binding, memory)).collect()
     }
 
     fn texture(
         &self,
-        draw: &Draw,
-        stage: &Stage,
+        source: &TextureSource,
         binding: &TextureBinding,
         memory: &GpuMemory,
     ) -> Result<DecodedTexture, BackendError> {
         let raw = match binding.handle {
-            TextureHandle::Bound(offset) => handle_word(stage, draw.texture_buffer, offset, memory)?,
+            TextureHandle::Bound(offset) => source.handle_word(source.texture_buffer, offset, memory)?,
             TextureHandle::Traced(parts) => parts.iter().flatten().try_fold(0, |raw, part| {
-                let word = handle_word(stage, usize::from(part.bank), part.offset, memory)?;
+                let word = source.handle_word(usize::from(part.bank), part.offset, memory)?;
                 Ok::<u32, BackendError>(raw | part.apply(word))
             })?,
         };
-        let handle = Handle::split(raw, draw.texture_pools.sampler_via_header);
-        let (header_address, sampler_address) = draw.texture_pools.addresses(handle).map_err(bad_texture)?;
+        let handle = Handle::split(raw, source.pools.sampler_via_header);
+        let (header_address, sampler_address) = source.pools.addresses(handle).map_err(bad_texture)?;
         let header =
             TextureHeader::parse(handle.header, read_descriptor(memory, header_address)?).map_err(bad_texture)?;
         let sampler = Sampler::parse(handle.sampler, read_descriptor(memory, sampler_address)?).map_err(bad_texture)?;

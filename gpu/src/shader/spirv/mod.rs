@@ -168,11 +168,6 @@ struct Emitter<'p> {
     fused64: Option<Word>,
 }
 
-/// Emits the SPIR-V of a compute shader with this workgroup size.
-pub fn emit_compute(program: &Program, local_size: [u32; 3], global: &GlobalMemory) -> Vec<u32> {
-    emit(program, &Stage::Compute { local_size }, global, &[])
-}
-
 /// Emits the SPIR-V of a shader of `stage`; texture i is what `texture_views[i]` says (FP32 numbers of the
 /// binding's own shape when absent).
 pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_views: &[TextureView]) -> Vec<u32> {
