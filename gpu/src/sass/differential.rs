@@ -439,7 +439,7 @@ fn text(isa: Isa, word: u128) -> String {
 /// R2UR: every warp of the launch is whole, its lanes in step).
 pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
     let families = ["fp32", "fp64", "fp16", "integer", "compare", "logic", "convert", "uniform"];
-    let excluded = ["MUFU", "RRO", "S2R", "CS2R", "B2R", "R2B", "P2R", "R2P", "NOP"];
+    let excluded = ["MUFU", "RRO", "S2R", "CS2R", "B2R", "R2B", "NOP"];
     let (encodings, family_table) = tables(isa);
     let mut opcodes: Vec<&str> = encodings
         .iter()

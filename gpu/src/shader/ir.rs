@@ -117,8 +117,8 @@ impl FArith {
     /// The operation of a packed-half instruction: HADD2, HMUL2 or HFMA2.
     pub fn of_half_opcode(opcode: &str) -> FArith {
         match opcode {
-            "HADD2" => FArith::Add,
-            "HMUL2" => FArith::Mul,
+            "HADD2" | "HADD2_32I" => FArith::Add,
+            "HMUL2" | "HMUL2_32I" => FArith::Mul,
             _ => FArith::Fma,
         }
     }

@@ -1409,9 +1409,9 @@ impl Lower<'_> {
         self.select(denormal, signed_zero, half)
     }
 
-    /// The operand pairs of HADD2, HMUL2 or HFMA2: a, b (a register or the ISA's two immediate halves) and c
-    /// (b again unless a fused multiply-add), each with its swizzle and modifiers.
-    pub(super) fn half_operands(&mut self, v: &View, opcode: &str, immediate: Option<[u32; 2]>) -> [[Value; 2]; 3] {
+    /// The first two operand pairs of a half instruction: a, and b (a register or the immediate's halves), each
+    /// with its swizzle and modifiers.
+    pub(super) fn half_sources(&mut self, v: &View, immediate: Option<[u32; 2]>) -> [[Value; 2]; 2] {
         let a = self.reg(v.get("ra"));
         let a = self.half_pair(a, v.get("swz_a"), v.flag("neg_a"), v.flag("abs_a"));
         let b = match immediate {
@@ -1421,8 +1421,15 @@ impl Lower<'_> {
                 self.half_pair(b, v.get("swz_b"), v.flag("neg_b"), v.flag("abs_b"))
             }
         };
+        [a, b]
+    }
+
+    /// The operand pairs of HADD2, HMUL2 or HFMA2: `half_sources` and c (b again unless a fused multiply-add;
+    /// HFMA2_32I adds its destination).
+    pub(super) fn half_operands(&mut self, v: &View, opcode: &str, immediate: Option<[u32; 2]>) -> [[Value; 2]; 3] {
+        let [a, b] = self.half_sources(v, immediate);
         let c = if FArith::of_half_opcode(opcode) == FArith::Fma {
-            let c = self.reg(v.get("rc"));
+            let c = self.reg(v.get(if v.has("rc") { "rc" } else { "rd" }));
             self.half_pair(c, v.get("swz_c"), v.flag("neg_c"), v.flag("abs_c"))
         } else {
             b
@@ -1538,10 +1545,7 @@ impl Lower<'_> {
     /// HSETP2 (the same fields in both ISAs): a comparison of each half, or of both together (.H_AND),
     /// combined with a predicate into two.
     pub(super) fn hsetp2(&mut self, v: &View) {
-        let a = self.reg(v.get("ra"));
-        let a = self.half_pair(a, v.get("swz_a"), v.flag("neg_a"), v.flag("abs_a"));
-        let b = self.reg(v.get("rb"));
-        let b = self.half_pair(b, v.get("swz_b"), v.flag("neg_b"), v.flag("abs_b"));
+        let [a, b] = self.half_sources(v, None);
         let (cmp, ftz) = (v.get("cmp"), v.flag("ftz"));
         let low = self.half_compare(a[0], b[0], cmp, ftz);
         let high = self.half_compare(a[1], b[1], cmp, ftz);

@@ -256,8 +256,14 @@ impl Maxwell<'_, '_, '_> {
         }
     }
 
+    /// The third source: `rc`, or the constant in `cbuf_c` forms; the 32-bit-immediate forms (FFMA32I) add
+    /// their destination.
     fn c(&mut self, v: &View) -> Value {
-        if Self::form(v) == "cbuf_c" { self.cbuf(v) } else { self.reg(v.get("rc")) }
+        match Self::form(v) {
+            "cbuf_c" => self.cbuf(v),
+            _ if v.has("rc") => self.reg(v.get("rc")),
+            _ => self.reg(v.get("rd")),
+        }
     }
 
     fn float_a(&mut self, v: &View) -> Value {
@@ -541,7 +547,10 @@ impl Maxwell<'_, '_, '_> {
     fn body(&mut self, v: &View) -> Result {
         let opcode = v.encoding.opcode;
         let writes_cc = v.flag("cc");
-        let cc_writers = ["IADD", "IADD32I", "ISCADD", "FSET", "ISET", "LEA", "I2I", "LOP", "LOP32I", "LOP3", "IMNMX"];
+        let cc_writers = [
+            "IADD", "IADD32I", "ISCADD", "FSET", "ISET", "DSET", "CSET", "PSET", "LEA", "I2I", "LOP", "LOP32I", "LOP3",
+            "IMNMX",
+        ];
         if writes_cc && !cc_writers.contains(&opcode) {
             return self.unimplemented(v, format!("{} writing the condition code", Self::text(v)));
         }
@@ -861,11 +870,7 @@ impl Maxwell<'_, '_, '_> {
                 let op = v.get("bop");
                 if opcode == "ISET" {
                     let result = self.boolean(op, holds, ps);
-                    let one = self.const32(if v.flag("bf") { 0x3f80_0000 } else { u32::MAX });
-                    let zero = self.const32(0);
-                    let value = self.select(result, one, zero);
-                    self.set_reg(v.get("rd"), value);
-                    self.result_flags(v, value);
+                    self.set_boolean(v, result);
                 } else {
                     let not_holds = self.un(UnOp::LogicalNot, holds);
                     let first = self.boolean(op, holds, ps);
@@ -873,6 +878,75 @@ impl Maxwell<'_, '_, '_> {
                     self.set_pred(v.get("pd"), first);
                     self.set_pred(v.get("pq"), second);
                 }
+            }
+            "P2R" => {
+                // P0-P6 (or the condition code's four flags) into byte `byte` of a, under the mask's low byte.
+                let bits = if v.flag("cc_mode") {
+                    self.op(Op::GetCc)
+                } else {
+                    let mut bits = self.const32(0);
+                    for i in 0..7 {
+                        let p = self.pred(i);
+                        let bit = self.un(UnOp::BoolToU32, p);
+                        let shift = self.const32(i as u32);
+                        let bit = self.bin(BinOp::Shl, bit, shift);
+                        bits = self.bin(BinOp::Or, bits, bit);
+                    }
+                    bits
+                };
+                let (shift, byte) = (self.const32(8 * v.get("byte") as u32), self.const32(0xff));
+                let mask = self.b(v);
+                let mask = self.bin(BinOp::And, mask, byte);
+                let inserted = self.bin(BinOp::And, bits, mask);
+                let inserted = self.bin(BinOp::Shl, inserted, shift);
+                let cleared = self.bin(BinOp::Shl, mask, shift);
+                let all = self.const32(u32::MAX);
+                let kept = self.bin(BinOp::Xor, cleared, all);
+                let a = self.reg(v.get("ra"));
+                let a = self.bin(BinOp::And, a, kept);
+                let value = self.bin(BinOp::Or, a, inserted);
+                self.set_reg(v.get("rd"), value);
+            }
+            "R2P" => {
+                // Bit i of a's byte `byte` into P_i (or flag i) where mask bit i is set.
+                let a = self.reg(v.get("ra"));
+                let shift = self.const32(8 * v.get("byte") as u32);
+                let value = self.bin(BinOp::ShrU, a, shift);
+                let mask = self.b(v);
+                if v.flag("cc_mode") {
+                    let flags = self.const32(0xf);
+                    let mask = self.bin(BinOp::And, mask, flags);
+                    let taken = self.bin(BinOp::And, value, mask);
+                    let all = self.const32(u32::MAX);
+                    let unmasked = self.bin(BinOp::Xor, mask, all);
+                    let cc = self.op(Op::GetCc);
+                    let kept = self.bin(BinOp::And, cc, unmasked);
+                    let cc = self.bin(BinOp::Or, kept, taken);
+                    self.op(Op::SetCc(cc));
+                } else {
+                    for i in 0..7 {
+                        let (bit, zero) = (self.const32(1 << i), self.const32(0));
+                        let selected = self.bin(BinOp::And, mask, bit);
+                        let selected = self.cmp(Cmp::Ne, selected, zero);
+                        let set = self.bin(BinOp::And, value, bit);
+                        let set = self.cmp(Cmp::Ne, set, zero);
+                        let old = self.pred(i);
+                        let new = self.select(selected, set, old);
+                        self.set_pred(i, new);
+                    }
+                }
+            }
+            "IMUL" | "IMUL32I" => {
+                // The 64-bit product of the operands, each widened by its signedness (exact: it fits in 64 bits).
+                let widen =
+                    |l: &mut Self, x: Value, signed: bool| l.un(if signed { UnOp::ExtendS } else { UnOp::ExtendU }, x);
+                let a = self.reg(v.get("ra"));
+                let a = widen(self, a, v.flag("signed_a"));
+                let b = self.b(v);
+                let b = widen(self, b, v.flag("signed_b"));
+                let product = self.bin(BinOp::Mul, a, b);
+                let value = self.un(if v.flag("hi") { UnOp::High } else { UnOp::Truncate }, product);
+                self.set_reg(v.get("rd"), value);
             }
             "ICMP" => {
                 let c = self.c(v);
@@ -912,22 +986,32 @@ impl Maxwell<'_, '_, '_> {
                 let value = self.select(choose_a, a, b);
                 self.set_reg(v.get("rd"), value);
             }
-            "CSETP" => {
+            "CSETP" | "CSET" => {
                 let cc = self.op(Op::GetCc);
                 let Some(holds) = self.cc_holds(cc, v.get("cc_test")) else {
                     return self.unimplemented(v, Self::text(v));
                 };
                 let ps = self.pred_src(v, "ps");
+                if opcode == "CSET" {
+                    let result = self.boolean(v.get("bop"), holds, ps);
+                    self.set_boolean(v, result);
+                    return Ok(());
+                }
                 let not_holds = self.un(UnOp::LogicalNot, holds);
                 let pd = self.boolean(v.get("bop"), holds, ps);
                 let pq = self.boolean(v.get("bop"), not_holds, ps);
                 self.set_pred(v.get("pd"), pd);
                 self.set_pred(v.get("pq"), pq);
             }
-            "PSETP" => {
+            "PSETP" | "PSET" => {
                 let (a, b) = (self.pred_src(v, "pa"), self.pred_src(v, "pb"));
                 let first = self.boolean(v.get("bop_ab"), a, b);
                 let ps = self.pred_src(v, "ps");
+                if opcode == "PSET" {
+                    let result = self.boolean(v.get("bop"), first, ps);
+                    self.set_boolean(v, result);
+                    return Ok(());
+                }
                 let not_first = self.un(UnOp::LogicalNot, first);
                 let pd = self.boolean(v.get("bop"), first, ps);
                 let pq = self.boolean(v.get("bop"), not_first, ps);
@@ -968,7 +1052,7 @@ impl Maxwell<'_, '_, '_> {
                 };
                 self.set_reg(v.get("rd"), value);
             }
-            "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" => {
+            "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" => {
                 if v.get("scale") != 0 || v.get("fmz") > 1 {
                     return self.unimplemented(v, format!("{} (FMZ or a scale)", Self::text(v)));
                 }
@@ -1019,12 +1103,18 @@ impl Maxwell<'_, '_, '_> {
                 let value = self.double_min_max(a, b, min);
                 self.set_reg64(v.get("rd"), value);
             }
-            "DSETP" => {
+            "DSETP" | "DSET" => {
                 let a = self.reg64(v.get("ra"));
                 let a = self.float64_modifiers(a, v.flag("neg_a"), v.flag("abs_a"));
                 let b = self.double_b(v);
                 let b = self.float64_modifiers(b, v.flag("neg_b"), v.flag("abs_b"));
                 let holds = self.float_compare(a, b, v.get("cmp"));
+                if opcode == "DSET" {
+                    let ps = self.pred_src(v, "ps");
+                    let result = self.boolean(v.get("bop"), holds, ps);
+                    self.set_boolean(v, result);
+                    return Ok(());
+                }
                 let not_holds = self.un(UnOp::LogicalNot, holds);
                 let (op, ps) = (v.get("bop"), self.pred_src(v, "ps"));
                 let first = self.boolean(op, holds, ps);
@@ -1053,11 +1143,7 @@ impl Maxwell<'_, '_, '_> {
                 let op = v.get("bop");
                 if opcode == "FSET" {
                     let result = self.boolean(op, holds, ps);
-                    let one = self.const32(if v.flag("bf") { 0x3f80_0000 } else { u32::MAX });
-                    let zero = self.const32(0);
-                    let value = self.select(result, one, zero);
-                    self.set_reg(v.get("rd"), value);
-                    self.result_flags(v, value);
+                    self.set_boolean(v, result);
                 } else {
                     let not_holds = self.un(UnOp::LogicalNot, holds);
                     let first = self.boolean(op, holds, ps);
@@ -1210,13 +1296,11 @@ impl Maxwell<'_, '_, '_> {
                 let value = self.select(nan, magnitude_mask, half);
                 self.set_reg(v.get("rd"), value);
             }
-            "HADD2" | "HMUL2" | "HFMA2" => {
+            "HADD2" | "HMUL2" | "HFMA2" | "HADD2_32I" | "HMUL2_32I" | "HFMA2_32I" => {
                 if [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) || v.get("fmz") > 1 {
                     return self.unimplemented(v, Self::text(v));
                 }
-                // Each 10-bit immediate is a sign and the top nine bits of an FP16 value.
-                let half = |raw: u64| ((raw >> 9) << 15 | (raw & 0x1ff) << 6) as u32;
-                let immediate = v.has("imm_lo").then(|| [half(v.get("imm_lo")), half(v.get("imm_hi"))]);
+                let immediate = immediate_halves(v);
                 let [a, b, c] = self.half_operands(v, opcode, immediate);
                 let (ftz, sat) = (v.flag("ftz") || v.get("fmz") == 1, v.flag("sat"));
                 let (kind, rd) = (FArith::of_half_opcode(opcode), v.get("rd"));
@@ -1247,6 +1331,22 @@ impl Maxwell<'_, '_, '_> {
                 self.set_reg(rd, value);
             }
             "HSETP2" => self.hsetp2(v),
+            "HSET2" => {
+                // Each half: all ones (1.0 with .BF) where its comparison, combined with the predicate, holds.
+                if [v.get("swz_a"), v.get("swz_b")].contains(&1) {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let [a, b] = self.half_sources(v, immediate_halves(v));
+                let ps = self.pred_src(v, "ps");
+                let (one, zero) = (self.const32(if v.flag("bf") { 0x3c00 } else { 0xffff }), self.const32(0));
+                let halves = [0, 1].map(|i| {
+                    let holds = self.half_compare(a[i], b[i], v.get("cmp"), v.flag("ftz"));
+                    let result = self.boolean(v.get("bop"), holds, ps);
+                    self.select(result, one, zero)
+                });
+                let value = self.pack_halves(halves[0], halves[1]);
+                self.set_reg(v.get("rd"), value);
+            }
             "F2F" if (v.get("src") == 3 || v.get("dst") == 3) && !v.flag("round_int") => {
                 let (src, dst) = (v.get("src"), v.get("dst"));
                 let (neg, abs) = (v.flag("neg_b"), v.flag("abs_b"));
@@ -1368,6 +1468,16 @@ impl Maxwell<'_, '_, '_> {
     }
 
     /// `.CC` on an instruction with a 32-bit result: the zero and sign flags of the result.
+    /// A comparison's result as a register (ISET, FSET, DSET, CSET, PSET): all ones, or 1.0 with .BF, where it
+    /// holds, else 0; with .CC, the flags of that value.
+    fn set_boolean(&mut self, v: &View, result: Value) {
+        let one = self.const32(if v.flag("bf") { 0x3f80_0000 } else { u32::MAX });
+        let zero = self.const32(0);
+        let value = self.select(result, one, zero);
+        self.set_reg(v.get("rd"), value);
+        self.result_flags(v, value);
+    }
+
     fn result_flags(&mut self, v: &View, value: Value) {
         if v.flag("cc") {
             let zero = self.const32(0);
@@ -1534,5 +1644,19 @@ impl Maxwell<'_, '_, '_> {
         };
         self.memory_access(space, address, size, load, register);
         Ok(())
+    }
+}
+
+/// The FP16 pair an immediate form holds (low half first): the 32-bit forms' two halves, or the 10-bit forms'
+/// signs and top nine bits of each; `None` for a register form.
+fn immediate_halves(v: &View) -> Option<[u32; 2]> {
+    if v.has("imm32") {
+        let imm = v.get("imm32") as u32;
+        Some([imm & 0xffff, imm >> 16])
+    } else if v.has("imm_lo") {
+        let half = |raw: u64| ((raw >> 9) << 15 | (raw & 0x1ff) << 6) as u32;
+        Some([half(v.get("imm_lo")), half(v.get("imm_hi"))])
+    } else {
+        None
     }
 }

@@ -146,9 +146,34 @@ impl Operands<'_> {
         }
     }
 
-    /// The third source: `rc`, or the constant in `cbuf_c` forms.
+    /// The third source: `rc`, or the constant in `cbuf_c` forms; the 32-bit-immediate forms (FFMA32I,
+    /// HFMA2_32I) add their destination.
     fn c(&self, lane: &Lane) -> u32 {
-        if self.form() == "cbuf_c" { self.constant() } else { lane.reg(self.v.get("rc")) }
+        match self.form() {
+            "cbuf_c" => self.constant(),
+            _ if self.v.has("rc") => lane.reg(self.v.get("rc")),
+            _ => lane.reg(self.v.get("rd")),
+        }
+    }
+
+    /// The FP16 pair an immediate form holds (low half first): the 32-bit forms' two halves, or the 10-bit
+    /// forms' signs and top nine bits of each; `None` for a register form.
+    fn immediate_halves(&self) -> Option<[u16; 2]> {
+        let v = self.v;
+        if v.has("imm32") {
+            let imm = v.get("imm32");
+            Some([imm as u16, (imm >> 16) as u16])
+        } else if v.has("imm_lo") {
+            let half = |raw: u64| ((raw >> 9) << 15 | (raw & 0x1ff) << 6) as u16;
+            Some([half(v.get("imm_lo")), half(v.get("imm_hi"))])
+        } else {
+            None
+        }
+    }
+
+    /// The second FP16 pair: an immediate's, or rb's after its swizzle and modifiers.
+    fn half_b(&self, lane: &Lane) -> [u16; 2] {
+        self.immediate_halves().unwrap_or_else(|| self.half_pair(self.reg(lane, "rb"), "swz_b", "neg_b", "abs_b"))
     }
 
     /// The second source as an FP32: a 20-bit immediate holds the top bits of the float.
@@ -306,7 +331,10 @@ impl Exec<'_, '_> {
 
     fn run(&mut self) -> Result {
         let v = self.v;
-        let writes_cc = ["IADD", "IADD32I", "ISCADD", "LOP", "LOP32I", "LOP3", "LEA", "FSET", "ISET", "I2I", "IMNMX"];
+        let writes_cc = [
+            "IADD", "IADD32I", "ISCADD", "LOP", "LOP32I", "LOP3", "LEA", "FSET", "ISET", "DSET", "CSET", "PSET", "I2I",
+            "IMNMX",
+        ];
         if v.flag("cc") && !writes_cc.contains(&v.encoding.opcode) {
             return self.unimplemented(format!("{} writing the condition code", self.text()));
         }
@@ -544,7 +572,7 @@ impl Exec<'_, '_> {
                     lane.set_pred(o.v.get("pd"), result);
                 })
             }
-            "CSETP" => {
+            "CSETP" | "CSET" => {
                 let test = v.get("cc_test");
                 if cc_holds(0, test).is_none() {
                     return self.unimplemented(self.text());
@@ -552,10 +580,44 @@ impl Exec<'_, '_> {
                 self.each(|lane, o| {
                     let holds = cc_holds(lane.cc, o.v.get("cc_test")).unwrap_or(false);
                     let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
-                    lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
-                    lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
+                    if o.v.encoding.opcode == "CSET" {
+                        set_boolean(lane, o, boolean(op, holds, ps));
+                    } else {
+                        lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
+                        lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
+                    }
                 })
             }
+            "P2R" => self.each(|lane, o| {
+                // P0-P6 (or the condition code's four flags) into byte `byte` of a, under the mask's low byte.
+                let bits = if o.v.flag("cc_mode") {
+                    u32::from(lane.cc)
+                } else {
+                    (0..7).filter(|&i| lane.pred(i)).fold(0, |bits, i| bits | 1 << i)
+                };
+                let (shift, mask) = (8 * o.v.get("byte") as u32, o.b(lane) & 0xff);
+                let value = o.reg(lane, "ra") & !(mask << shift) | (bits & mask) << shift;
+                lane.set_reg(o.v.get("rd"), value)
+            }),
+            "R2P" => self.each(|lane, o| {
+                // Bit i of a's byte `byte` into P_i (or flag i) where mask bit i is set.
+                let (value, mask) = (o.reg(lane, "ra") >> (8 * o.v.get("byte")), o.b(lane));
+                if o.v.flag("cc_mode") {
+                    let kept = lane.cc & !(mask as u8 & 0xf);
+                    lane.cc = kept | (value & mask) as u8 & 0xf;
+                } else {
+                    for i in (0..7).filter(|&i| mask >> i & 1 == 1) {
+                        lane.set_pred(i, value >> i & 1 == 1);
+                    }
+                }
+            }),
+            "IMUL" | "IMUL32I" => self.each(|lane, o| {
+                let widen = |x: u32, signed: bool| if signed { i128::from(x as i32) } else { i128::from(x) };
+                let a = widen(o.reg(lane, "ra"), o.v.flag("signed_a"));
+                let b = widen(o.b(lane), o.v.flag("signed_b"));
+                let product = a * b;
+                lane.set_reg(o.v.get("rd"), if o.v.flag("hi") { (product >> 32) as u32 } else { product as u32 })
+            }),
             "LEA" => {
                 self.each(|lane, o| {
                     // (a << shift) + b, or for .HI the high word of ({c, a} << shift) + b; .X adds the carry.
@@ -780,16 +842,7 @@ impl Exec<'_, '_> {
                 let holds = integer_compare(lane, o);
                 let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
                 if o.v.encoding.opcode == "ISET" {
-                    let result = boolean(op, holds, ps);
-                    let value = match (result, o.v.flag("bf")) {
-                        (true, true) => 0x3f80_0000,
-                        (true, false) => u32::MAX,
-                        _ => 0,
-                    };
-                    lane.set_reg(o.v.get("rd"), value);
-                    if o.v.flag("cc") {
-                        lane.cc = condition_code(value, false, false);
-                    }
+                    set_boolean(lane, o, boolean(op, holds, ps));
                 } else {
                     lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
                     lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
@@ -827,10 +880,13 @@ impl Exec<'_, '_> {
                     lane.set_reg(o.v.get("rd"), if a_less == min { a } else { b })
                 })
             }
-            "PSETP" => self.each(|lane, o| {
+            "PSETP" | "PSET" => self.each(|lane, o| {
                 let (a, b) = (o.pred_src(lane, "pa"), o.pred_src(lane, "pb"));
                 let first = boolean(o.v.get("bop_ab"), a, b);
                 let ps = o.pred_src(lane, "ps");
+                if o.v.encoding.opcode == "PSET" {
+                    return set_boolean(lane, o, boolean(o.v.get("bop"), first, ps));
+                }
                 lane.set_pred(o.v.get("pd"), boolean(o.v.get("bop"), first, ps));
                 lane.set_pred(o.v.get("pq"), boolean(o.v.get("bop"), !first, ps));
             }),
@@ -842,7 +898,7 @@ impl Exec<'_, '_> {
                 let b = o.b(lane) ^ if o.v.flag("inv_b") { u32::MAX } else { 0 };
                 lane.set_reg(o.v.get("rd"), find_leading_one(b, o.v.flag("signed"), o.v.flag("sh")))
             }),
-            "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" => {
+            "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" => {
                 let fmz = v.get("fmz");
                 if v.get("scale") != 0 || fmz > 2 {
                     return self.unimplemented(self.text());
@@ -884,22 +940,40 @@ impl Exec<'_, '_> {
                 };
                 lane.set_reg64(o.v.get("rd"), value)
             }),
-            "DSETP" => self.each(|lane, o| {
+            "DSETP" | "DSET" => self.each(|lane, o| {
                 let (a, b) = (o.double_a(lane).1, o.double_b(lane).1);
                 let holds = float::compare(float::order64(a, b), o.v.get("cmp"));
                 let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
+                if o.v.encoding.opcode == "DSET" {
+                    return set_boolean(lane, o, boolean(op, holds, ps));
+                }
                 lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
                 lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
             }),
-            "HADD2" | "HMUL2" | "HFMA2" => {
+            "HADD2" | "HMUL2" | "HFMA2" | "HADD2_32I" | "HMUL2_32I" | "HFMA2_32I" => {
                 if [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) || v.get("fmz") > 1 {
                     return self.unimplemented(self.text());
                 }
                 self.each(half_arithmetic)
             }
+            "HSET2" => self.each(|lane, o| {
+                // Each half: all ones (1.0 with .BF) where its comparison, combined with the predicate, holds.
+                let a = o.half_pair(o.reg(lane, "ra"), "swz_a", "neg_a", "abs_a");
+                let b = o.half_b(lane);
+                let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
+                let half = |i: usize| {
+                    let holds = float::compare(float::order16(a[i], b[i], o.v.flag("ftz")), o.v.get("cmp"));
+                    match (boolean(op, holds, ps), o.v.flag("bf")) {
+                        (true, true) => 0x3c00,
+                        (true, false) => 0xffff,
+                        _ => 0,
+                    }
+                };
+                lane.set_reg(o.v.get("rd"), half(1) << 16 | half(0))
+            }),
             "HSETP2" => self.each(|lane, o| {
                 let a = o.half_pair(o.reg(lane, "ra"), "swz_a", "neg_a", "abs_a");
-                let b = o.half_pair(o.reg(lane, "rb"), "swz_b", "neg_b", "abs_b");
+                let b = o.half_b(lane);
                 let ftz = o.v.flag("ftz");
                 let holds = |i: usize| float::compare(float::order16(a[i], b[i], ftz), o.v.get("cmp"));
                 let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
@@ -922,16 +996,7 @@ impl Exec<'_, '_> {
                 let holds = float::compare(order, o.v.get("cmp"));
                 let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
                 if o.v.encoding.opcode == "FSET" {
-                    let result = boolean(op, holds, ps);
-                    let value = match (result, o.v.flag("bf")) {
-                        (true, true) => 0x3f80_0000,
-                        (true, false) => u32::MAX,
-                        _ => 0,
-                    };
-                    lane.set_reg(o.v.get("rd"), value);
-                    if o.v.flag("cc") {
-                        lane.cc = condition_code(value, false, false);
-                    }
+                    set_boolean(lane, o, boolean(op, holds, ps));
                 } else {
                     lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
                     lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
@@ -1339,24 +1404,32 @@ fn cc_holds(cc: u8, test: u64) -> Option<bool> {
     })
 }
 
-/// HADD2, HMUL2, HFMA2 on FP16 pairs. Output modes: 0 the pair, 1 one FP32 (from the low halves), 2 and 3 the
+/// A comparison's result as a register (ISET, FSET, DSET, CSET, PSET): all ones, or 1.0 with .BF, where it
+/// holds, else 0; with .CC, the flags of that value.
+fn set_boolean(lane: &mut Lane, o: &Operands, result: bool) {
+    let value = match (result, o.v.flag("bf")) {
+        (true, true) => 0x3f80_0000,
+        (true, false) => u32::MAX,
+        _ => 0,
+    };
+    lane.set_reg(o.v.get("rd"), value);
+    if o.v.flag("cc") {
+        lane.cc = condition_code(value, false, false);
+    }
+}
+
+/// HADD2, HMUL2, HFMA2 (and their 32-bit-immediate forms) on FP16 pairs. Output modes: 0 the pair, 1 one FP32 (from the low halves), 2 and 3 the
 /// low result merged into the destination's low (MRG_H0) or high (MRG_H1) half.
 fn half_arithmetic(lane: &mut Lane, o: &Operands) {
     let v = o.v;
     let op = match v.encoding.opcode {
-        "HADD2" => float::ArithOp::Add,
-        "HMUL2" => float::ArithOp::Mul,
+        "HADD2" | "HADD2_32I" => float::ArithOp::Add,
+        "HMUL2" | "HMUL2_32I" => float::ArithOp::Mul,
         _ => float::ArithOp::Fma,
     };
     let a = o.half_pair(o.reg(lane, "ra"), "swz_a", "neg_a", "abs_a");
-    let b = if v.has("imm_lo") {
-        // Each 10-bit immediate is a sign and the top nine bits of an FP16 value.
-        let half = |raw: u64| ((raw >> 9) << 15 | (raw & 0x1ff) << 6) as u16;
-        [half(v.get("imm_lo")), half(v.get("imm_hi"))]
-    } else {
-        o.half_pair(o.reg(lane, "rb"), "swz_b", "neg_b", "abs_b")
-    };
-    let c = if op == float::ArithOp::Fma { o.half_pair(o.reg(lane, "rc"), "swz_c", "neg_c", "abs_c") } else { [0; 2] };
+    let b = o.half_b(lane);
+    let c = if op == float::ArithOp::Fma { o.half_pair(o.c(lane), "swz_c", "neg_c", "abs_c") } else { [0; 2] };
     let ftz = v.flag("ftz") || v.get("fmz") == 1;
     let mode = float::HalfMode { ftz, sat: v.flag("sat"), relu: false, bf16: false };
     let rd = v.get("rd");

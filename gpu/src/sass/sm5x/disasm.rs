@@ -51,6 +51,7 @@ fn body(v: &View) -> String {
         "FMUL" => fmul(v),
         "FMUL32I" => fmul32i(v),
         "FFMA" => ffma(v),
+        "FFMA32I" => ffma32i(v),
         "FMNMX" => fmnmx(v),
         "FSET" => fset(v),
         "FSETP" => fsetp(v),
@@ -63,16 +64,20 @@ fn body(v: &View) -> String {
         "DFMA" => dfma(v),
         "DMNMX" => dmnmx(v),
         "DSETP" => dsetp(v),
+        "DSET" => dset(v),
         "HADD2" => hadd2(v),
         "HMUL2" => hmul2(v),
         "HFMA2" => hfma2(v),
         "HSETP2" => hsetp2(v),
+        "HSET2" => hset2(v),
+        "HADD2_32I" | "HMUL2_32I" | "HFMA2_32I" => half_arithmetic_32i(v),
         "IADD" => iadd(v),
         "IADD3" => iadd3(v),
         "IADD32I" => iadd32i(v),
         "ISCADD" => iscadd(v),
         "ISCADD32I" => iscadd32i(v),
         "XMAD" => xmad(v),
+        "IMUL" | "IMUL32I" => imul(v),
         "IMNMX" => imnmx(v),
         "LEA" => lea(v),
         "POPC" => popc(v),
@@ -84,6 +89,8 @@ fn body(v: &View) -> String {
         "SEL" => sel(v),
         "PSETP" => psetp(v),
         "CSETP" => csetp(v),
+        "CSET" => cset(v),
+        "PSET" => pset(v),
         "LOP" => lop(v),
         "LOP32I" => lop32i(v),
         "LOP3" => lop3(v),
@@ -99,6 +106,8 @@ fn body(v: &View) -> String {
         "I2I" => i2i(v),
         "MOV" => mov(v),
         "MOV32I" => mov32i(v),
+        "P2R" => p2r(v),
+        "R2P" => r2p(v),
         "S2R" | "CS2R" => (v.encoding.opcode.to_string(), vec![reg(v.get("rd"), 255), special_register(v.get("sr"))]),
         "LD" => ld(v),
         "ST" => st(v),
@@ -304,6 +313,13 @@ fn ffma(v: &View) -> Parts {
     (m, vec![dst(v), src_a(v), src_b(v, Imm::F32), src_c(v)])
 }
 
+/// FFMA32I: the addend is the destination register.
+fn ffma32i(v: &View) -> Parts {
+    let m = format!("FFMA32I{}{}", v.choice("fmz", FTZ_FMZ), v.suffix("sat", ".SAT"));
+    let c = register_operand(v, "rd", 2, v.flag("neg_c"), false, "");
+    (m, vec![dst(v), src_a(v), float32(v.get("imm32") as u32), c])
+}
+
 fn fmnmx(v: &View) -> Parts {
     (format!("FMNMX{}", v.suffix("ftz", ".FTZ")), vec![dst(v), src_a(v), src_b(v, Imm::F32), pred_src(v, "ps")])
 }
@@ -371,6 +387,11 @@ fn dsetp(v: &View) -> Parts {
     (m, vec![pred_dst(v, "pd"), pred_dst(v, "pq"), src_a(v), src_b(v, Imm::F64), pred_src(v, "ps")])
 }
 
+fn dset(v: &View) -> Parts {
+    let m = format!("DSET{}{}{}", v.suffix("bf", ".BF"), v.choice("cmp", FLOAT_CMP), v.choice("bop", BOOL_OP));
+    (m, vec![dst(v), src_a(v), src_b(v, Imm::F64), pred_src(v, "ps")])
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Pairs of halves.
 
@@ -412,6 +433,39 @@ fn hfma2(v: &View) -> Parts {
     let mut operands = vec![reg(v.get("rd"), 255), half_operand(v, "ra", 0, "neg_a", "abs_a", "swz_a")];
     operands.extend(half_b(v));
     operands.push(half_operand(v, "rc", 2, "neg_c", "abs_c", "swz_c"));
+    (m, operands)
+}
+
+/// HADD2_32I, HMUL2_32I and HFMA2_32I: the immediate's two halves, the high one first; HFMA2_32I adds the
+/// destination register.
+fn half_arithmetic_32i(v: &View) -> Parts {
+    let opcode = v.encoding.opcode;
+    let modifiers = if v.has("fmz") { v.choice("fmz", FTZ_FMZ) } else { v.suffix("ftz", ".FTZ").to_string() };
+    let m = format!("{opcode}{modifiers}{}", v.suffix("sat", ".SAT"));
+    let imm = v.get("imm32");
+    let mut operands = vec![
+        reg(v.get("rd"), 255),
+        half_operand(v, "ra", 0, "neg_a", "abs_a", "swz_a"),
+        text::float16((imm >> 16) as u16),
+        text::float16(imm as u16),
+    ];
+    if opcode == "HFMA2_32I" {
+        operands.push(register_operand(v, "rd", 2, v.flag("neg_c"), false, ""));
+    }
+    (m, operands)
+}
+
+fn hset2(v: &View) -> Parts {
+    let m = format!(
+        "HSET2{}{}{}{}",
+        v.suffix("bf", ".BF"),
+        v.choice("cmp", FLOAT_CMP),
+        v.suffix("ftz", ".FTZ"),
+        v.choice("bop", BOOL_OP)
+    );
+    let mut operands = vec![reg(v.get("rd"), 255), half_operand(v, "ra", 0, "neg_a", "abs_a", "swz_a")];
+    operands.extend(half_b(v));
+    operands.push(pred_src(v, "ps"));
     (m, operands)
 }
 
@@ -617,6 +671,16 @@ fn psetp(v: &View) -> Parts {
     (m, vec![pred_dst(v, "pd"), pred_dst(v, "pq"), pred_src(v, "pa"), pred_src(v, "pb"), pred_src(v, "ps")])
 }
 
+fn cset(v: &View) -> Parts {
+    let m = format!("CSET{}.{}{}", v.suffix("bf", ".BF"), v.choice("cc_test", CC_TEST), v.choice("bop", BOOL_OP));
+    (m, vec![dst(v), "CC".into(), pred_src(v, "ps")])
+}
+
+fn pset(v: &View) -> Parts {
+    let m = format!("PSET{}{}{}", v.suffix("bf", ".BF"), v.choice("bop_ab", BOOL_OP), v.choice("bop", BOOL_OP));
+    (m, vec![dst(v), pred_src(v, "pa"), pred_src(v, "pb"), pred_src(v, "ps")])
+}
+
 fn csetp(v: &View) -> Parts {
     let m = format!("CSETP.{}{}", v.choice("cc_test", CC_TEST), v.choice("bop", BOOL_OP));
     (m, vec![pred_dst(v, "pd"), pred_dst(v, "pq"), "CC".into(), pred_src(v, "ps")])
@@ -637,6 +701,18 @@ fn lop(v: &View) -> Parts {
     let a = format!("{}{}", if v.flag("inv_a") { "~" } else { "" }, register_operand(v, "ra", 0, false, false, ""));
     operands.extend([dst(v), a, inverted_b(v)]);
     (m, operands)
+}
+
+/// IMUL and IMUL32I: the operand types, omitted when both are signed; a 32-bit immediate prints signed.
+fn imul(v: &View) -> Parts {
+    let types = match (v.flag("signed_a"), v.flag("signed_b")) {
+        (true, true) => "",
+        (true, false) => ".S32.U32",
+        (false, true) => ".U32.S32",
+        (false, false) => ".U32.U32",
+    };
+    let b = if v.has("imm32") { hex(i64::from(v.get("imm32") as u32 as i32)) } else { src_b(v, Imm::Signed) };
+    (format!("{}{types}{}", v.encoding.opcode, v.suffix("hi", ".HI")), vec![dst(v), src_a(v), b])
 }
 
 fn lop32i(v: &View) -> Parts {
@@ -778,6 +854,24 @@ fn mov(v: &View) -> Parts {
         operands.push(hex(v.get("lanes") as i64));
     }
     ("MOV".into(), operands)
+}
+
+const BYTE: &[&str] = &["", ".B1", ".B2", ".B3"];
+
+/// P2R: the predicates (or the condition code) into byte `byte` of ra's value under the mask.
+fn p2r(v: &View) -> Parts {
+    let source = if v.flag("cc_mode") { "CC" } else { "PR" };
+    (
+        format!("P2R{}", v.choice("byte", BYTE)),
+        vec![reg(v.get("rd"), 255), source.into(), src_a(v), src_b(v, Imm::Signed)],
+    )
+}
+
+/// R2P: the bits of ra's byte `byte` under the mask into the predicates (or the condition code).
+fn r2p(v: &View) -> Parts {
+    let target = if v.flag("cc_mode") { "CC" } else { "PR" };
+    let a = register_operand(v, "ra", 0, false, false, BYTE[v.get("byte") as usize & 3]);
+    ("R2P".into(), vec![target.into(), a, src_b(v, Imm::Unsigned)])
 }
 
 fn mov32i(v: &View) -> Parts {
