@@ -62,7 +62,7 @@ pub fn program_length(
                 offset,
             };
             let opcode = encoding.opcode;
-            if matches!(opcode, "BRA" | "SSY" | "PBK" | "CAL") {
+            if matches!(opcode, "BRA" | "SSY" | "PBK" | "PCNT" | "CAL") {
                 // Relative to the next instruction.
                 let target = (offset as i64 + 8 + view.signed("offset")).max(0) as usize;
                 furthest_target = furthest_target.max(target);

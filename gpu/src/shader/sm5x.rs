@@ -29,6 +29,7 @@ const POP_BLOCK: u32 = 1 << 30;
 const SYNC_KIND: u32 = 0;
 const BREAK_KIND: u32 = 1;
 const CALL_KIND: u32 = 2;
+const CONTINUE_KIND: u32 = 3;
 
 /// Condition code bits.
 const ZERO: u32 = 1;
@@ -138,12 +139,12 @@ impl Maxwell<'_, '_, '_> {
             }
             if matches!(
                 v.encoding.opcode,
-                "BRA" | "CAL" | "EXIT" | "RET" | "SYNC" | "BRK" | "BPT" | "BAR" | "RED" | "ATOM" | "ATOMS"
+                "BRA" | "CAL" | "EXIT" | "RET" | "SYNC" | "BRK" | "CONT" | "BPT" | "BAR" | "RED" | "ATOM" | "ATOMS"
             ) || Lower::is_warp_exchange(v.encoding.opcode)
             {
                 leaders.insert(i + 1);
             }
-            if matches!(v.encoding.opcode, "BRA" | "CAL" | "SSY" | "PBK") {
+            if matches!(v.encoding.opcode, "BRA" | "CAL" | "SSY" | "PBK" | "PCNT") {
                 let target = Self::target(v) as usize;
                 if let Some(index) = self.views.iter().position(|w| w.offset == target) {
                     leaders.insert(index);
@@ -494,8 +495,12 @@ impl Maxwell<'_, '_, '_> {
                 return Ok(Some(Terminator::JumpIndirect(target)));
             }
             "BPT" if v.get("mode") == 3 => return Ok(Some(Terminator::Exit(guard.map(|cond| (cond, next))))),
-            "SSY" | "PBK" => {
-                let kind = if opcode == "SSY" { SYNC_KIND } else { BREAK_KIND };
+            "SSY" | "PBK" | "PCNT" => {
+                let kind = match opcode {
+                    "SSY" => SYNC_KIND,
+                    "PBK" => BREAK_KIND,
+                    _ => CONTINUE_KIND,
+                };
                 let target = Self::target(v);
                 self.push(kind, target);
                 return Ok(None);
@@ -507,10 +512,11 @@ impl Maxwell<'_, '_, '_> {
                 self.push(CALL_KIND, next);
                 return Ok(Some(Terminator::Jump(Self::target(v))));
             }
-            "SYNC" | "BRK" | "RET" => {
+            "SYNC" | "BRK" | "CONT" | "RET" => {
                 let kind = match opcode {
                     "SYNC" => SYNC_KIND,
                     "BRK" => BREAK_KIND,
+                    "CONT" => CONTINUE_KIND,
                     _ => CALL_KIND,
                 };
                 let offset = v.offset as u32;

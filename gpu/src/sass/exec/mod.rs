@@ -165,16 +165,30 @@ struct Lane {
     linear_id: u32,
     /// The result of the last `BAR.RED` the lane took part in.
     barrier_result: u32,
-    /// SM5x: the condition code (zero, sign, carry, overflow) and the reconvergence stack (SSY/PBK targets).
+    /// SM5x: the condition code (zero, sign, carry, overflow) and the reconvergence stack (SSY/PBK/PCNT
+    /// targets).
     cc: u8,
     sync: Vec<(SyncKind, usize)>,
 }
 
-/// What an SM5x reconvergence stack entry was pushed by: SSY (left by SYNC) or PBK (left by BRK).
+/// What an SM5x reconvergence stack entry was pushed by: SSY (left by SYNC), PBK (left by BRK) or PCNT (left
+/// by CONT).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum SyncKind {
     Sync,
     Break,
+    Continue,
+}
+
+impl SyncKind {
+    /// The kind an SSY, PBK or PCNT pushes, or a SYNC, BRK or CONT unwinds to.
+    fn of(opcode: &str) -> SyncKind {
+        match opcode {
+            "SSY" | "SYNC" => SyncKind::Sync,
+            "PBK" | "BRK" => SyncKind::Break,
+            _ => SyncKind::Continue,
+        }
+    }
 }
 
 impl Lane {

@@ -1040,23 +1040,24 @@ impl Exec<'_, '_> {
                     lane.pc = self.program.index(target, v.offset)?;
                 }
             }
-            "SSY" | "PBK" => {
+            "SSY" | "PBK" | "PCNT" => {
                 let target = self.target()?;
-                let kind = if v.encoding.opcode == "SSY" { SyncKind::Sync } else { SyncKind::Break };
+                let kind = SyncKind::of(v.encoding.opcode);
                 for i in lanes(self.active) {
                     let lane = &mut self.step.warp.lanes[i];
                     lane.sync.push((kind, target));
                     lane.pc += 1;
                 }
             }
-            "SYNC" | "BRK" => {
+            "SYNC" | "BRK" | "CONT" => {
                 if v.get("cc_test") != 15 {
                     return self.unimplemented(self.text());
                 }
-                let kind = if v.encoding.opcode == "SYNC" { SyncKind::Sync } else { SyncKind::Break };
+                let kind = SyncKind::of(v.encoding.opcode);
                 for i in lanes(self.active) {
                     let lane = &mut self.step.warp.lanes[i];
-                    // Unwind to the innermost entry of the kind (a BRK leaves the SSYs inside the loop).
+                    // Unwind to the innermost entry of the kind (a BRK leaves the SSYs and the PCNT inside the
+                    // loop).
                     let target = loop {
                         match lane.sync.pop() {
                             Some((entry, target)) if entry == kind => break Some(target),
@@ -1069,7 +1070,7 @@ impl Exec<'_, '_> {
                         None => {
                             return Err(ExecError::Trap {
                                 isa: Isa::Sm5x,
-                                what: format!("{} with no matching SSY/PBK", self.text()),
+                                what: format!("{} with no matching SSY/PBK/PCNT", self.text()),
                                 offset: v.offset,
                             });
                         }

@@ -1,0 +1,102 @@
+//! SM5x control flow that ptxas never emits but NVN's compiler does: loops whose `continue` is PCNT/CONT, with
+//! PBK/BRK breaks, diverging across the lanes of two warps. The interpreter and the translation (run on the
+//! Vulkan device) must both leave each thread the value its loop defines.
+
+use std::collections::BTreeSet;
+use tandem_gpu::sass::Isa;
+use tandem_gpu::sass::assemble;
+use tandem_gpu::sass::corpus::{BUFFER_BYTES, Parameter, Placement, Run, dispatch, interpret};
+use tandem_gpu::sass::cubin::KernelImage;
+use tandem_gpu::vulkan::ComputeDevice;
+
+/// Thread t: for i from 0 while i < t + 3, stopping at i = 20 (BRK), skipping odd i (CONT), sum += i; the sum
+/// at out + 4t. The body ends in an unconditional CONT, as NVN's loops do.
+const SUM_OF_EVENS: &str = "
+S2R rd=0 sr=0x21
+MOV32I rd=1 imm32=0 lanes=15
+MOV32I rd=2 imm32=0 lanes=15
+IADD32I rd=3 ra=0 imm32=3
+PBK offset={done}
+loop:
+PCNT offset={next}
+ISETP.reg pd=0 pq=7 ra=1 rb=3 cmp=6 signed=1
+BRK pg=0
+ISETP.imm pd=1 pq=7 ra=1 imm20=20 cmp=2 signed=1
+BRK pg=1
+LOP32I rd=4 ra=1 imm32=1 op=0
+ISETP.imm pd=2 pq=7 ra=4 imm20=0 cmp=5 signed=1
+CONT pg=2
+IADD.reg rd=2 ra=2 rb=1
+CONT
+next:
+IADD32I rd=1 ra=1 imm32=1
+BRA offset={loop}
+done:
+SHL.imm rd=6 ra=0 imm20=2
+IADD.cbuf rd=6 ra=6 cb_bank=0 cb_offset=0x50 cc=1
+IADD.cbuf rd=7 ra=255 cb_bank=0 cb_offset=0x51 x=1
+STG rs=2 ra=6 e=1 size=4
+EXIT
+";
+
+/// Assembles SM5x lines with labels (`name:` lines; `{name}` in an offset field is the branch offset to it, from
+/// the instruction after the branch).
+fn assemble_with_labels(source: &str) -> Vec<u8> {
+    // The address of instruction k: three to a 32-byte bundle, after its scheduling word.
+    let address = |k: usize| (32 * (k / 3) + 8 + 8 * (k % 3)) as i64;
+    let mut labels = std::collections::HashMap::new();
+    let mut lines = Vec::new();
+    for line in source.lines().map(str::trim).filter(|line| !line.is_empty()) {
+        match line.strip_suffix(':') {
+            Some(label) => {
+                labels.insert(label.to_string(), lines.len());
+            }
+            None => lines.push(line.to_string()),
+        }
+    }
+    let resolved: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .map(|(k, line)| {
+            let Some((before, rest)) = line.split_once('{') else { return line.clone() };
+            let (label, after) = rest.split_once('}').unwrap();
+            let offset = address(labels[label]) - (address(k) + 8);
+            format!("{before}{:#x}{after}", offset & 0xff_ffff)
+        })
+        .collect();
+    assemble::sm5x(&resolved.join("\n")).unwrap()
+}
+
+#[test]
+fn continue_and_break_leave_each_thread_its_loop_sum() {
+    let kernel = KernelImage {
+        name: "sum_of_evens".into(),
+        isa: Isa::Sm5x,
+        code: assemble_with_labels(SUM_OF_EVENS),
+        constants: Vec::new(),
+        shared_bytes: 0,
+    };
+    let run = Run {
+        file: "control_flow".into(),
+        entry: "sum_of_evens".into(),
+        params: vec![Parameter::Buffer { index: 0, offset: 0 }],
+        block: [64, 1, 1],
+        grid: [1, 1, 1],
+        out_starts_as_input: false,
+        stride: 4,
+        approx: BTreeSet::new(),
+        approx16: BTreeSet::new(),
+        varies: BTreeSet::new(),
+        nan: Vec::new(),
+    };
+    let expected: Vec<u32> = (0..64u32).map(|t| (0..(t + 3).min(20)).filter(|i| i % 2 == 0).sum()).collect();
+    let input = vec![0u8; BUFFER_BYTES];
+    let sums = |buffers: &[u8]| -> Vec<u32> {
+        buffers[..4 * 64].chunks(4).map(|word| u32::from_le_bytes(word.try_into().unwrap())).collect()
+    };
+    let interpreted = interpret(&run, &kernel, &input).unwrap();
+    assert_eq!(sums(&interpreted), expected, "the interpreter");
+    let device = ComputeDevice::new().expect("a Vulkan device (lavapipe: mesa-vulkan-drivers)");
+    let translated = dispatch(&device, &run, &kernel, &input, Placement::Device).unwrap();
+    assert_eq!(sums(&translated.buffers), expected, "the translation");
+}
