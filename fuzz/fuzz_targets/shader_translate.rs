@@ -28,7 +28,7 @@ fuzz_target!(|input: Input| {
     let kernel = KernelImage { name: "fuzz".into(), isa, code, constants: Vec::new(), shared_bytes: 0 };
     let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
     let local_bytes = u32::from(input.local_bytes);
-    let _ = translate_compute(&kernel, [32, 1, 1], local_bytes, &global);
+    let _ = translate_compute(&kernel, [32, 1, 1], local_bytes, &global, &[]);
     if input.sm86 {
         return;
     }

@@ -942,16 +942,44 @@ impl Maxwell<'_, '_, '_> {
                     }
                 }
             }
-            "IMUL" | "IMUL32I" => {
-                // The 64-bit product of the operands, each widened by its signedness (exact: it fits in 64 bits).
+            "IMUL" | "IMUL32I" | "IMAD" | "IMAD32I" => {
+                // The interpreter's: the 64-bit product of the operands, each widened by its signedness (exact:
+                // it fits in 64 bits), negated with neg_ab; its low or high word, then (IMAD) + c, negated with
+                // neg_c (both: .PO, plus one), + the carry flag with .X.
+                if v.flag("sat") || (v.flag("hi") && v.flag("neg_ab")) {
+                    return self.unimplemented(v, Self::text(v));
+                }
                 let widen =
                     |l: &mut Self, x: Value, signed: bool| l.un(if signed { UnOp::ExtendS } else { UnOp::ExtendU }, x);
                 let a = self.reg(v.get("ra"));
                 let a = widen(self, a, v.flag("signed_a"));
                 let b = self.b(v);
                 let b = widen(self, b, v.flag("signed_b"));
-                let product = self.bin(BinOp::Mul, a, b);
-                let value = self.un(if v.flag("hi") { UnOp::High } else { UnOp::Truncate }, product);
+                let mut product = self.bin(BinOp::Mul, a, b);
+                let plus_one = v.flag("neg_ab") && v.flag("neg_c");
+                if v.flag("neg_ab") && !plus_one {
+                    let zero = self.const64(0);
+                    product = self.bin(BinOp::Sub, zero, product);
+                }
+                let mut value = self.un(if v.flag("hi") { UnOp::High } else { UnOp::Truncate }, product);
+                if opcode.starts_with("IMAD") {
+                    let mut c = self.c(v);
+                    if v.flag("neg_c") && !plus_one {
+                        let zero = self.const32(0);
+                        c = self.bin(BinOp::Sub, zero, c);
+                    }
+                    value = self.bin(BinOp::Add, value, c);
+                }
+                if plus_one {
+                    let one = self.const32(1);
+                    value = self.bin(BinOp::Add, value, one);
+                }
+                if v.flag("x") {
+                    let cc = self.op(Op::GetCc);
+                    let carry = self.flag_set(cc, CARRY);
+                    let carry = self.un(UnOp::BoolToU32, carry);
+                    value = self.bin(BinOp::Add, value, carry);
+                }
                 self.set_reg(v.get("rd"), value);
             }
             "ICMP" => {

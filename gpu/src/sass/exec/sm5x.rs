@@ -611,13 +611,27 @@ impl Exec<'_, '_> {
                     }
                 }
             }),
-            "IMUL" | "IMUL32I" => self.each(|lane, o| {
-                let widen = |x: u32, signed: bool| if signed { i128::from(x as i32) } else { i128::from(x) };
-                let a = widen(o.reg(lane, "ra"), o.v.flag("signed_a"));
-                let b = widen(o.b(lane), o.v.flag("signed_b"));
-                let product = a * b;
-                lane.set_reg(o.v.get("rd"), if o.v.flag("hi") { (product >> 32) as u32 } else { product as u32 })
-            }),
+            "IMUL" | "IMUL32I" | "IMAD" | "IMAD32I" => {
+                // The high word of a negated product, or with .PO, is not documented anywhere; .SAT neither.
+                if v.flag("sat") || (v.flag("hi") && v.flag("neg_ab")) {
+                    return self.unimplemented(self.text());
+                }
+                self.each(|lane, o| {
+                    // The exact product of the operands widened by their signedness; its low or high word, then
+                    // (IMAD) + c, negated as the fields say (both: .PO, plus one), + the carry flag with .X.
+                    let widen = |x: u32, signed: bool| if signed { i128::from(x as i32) } else { i128::from(x) };
+                    let a = widen(o.reg(lane, "ra"), o.v.flag("signed_a"));
+                    let b = widen(o.b(lane), o.v.flag("signed_b"));
+                    let plus_one = o.v.flag("neg_ab") && o.v.flag("neg_c");
+                    let product = if o.v.flag("neg_ab") && !plus_one { -(a * b) } else { a * b };
+                    let part = if o.v.flag("hi") { (product >> 32) as u32 } else { product as u32 };
+                    let c = if o.v.encoding.opcode.starts_with("IMAD") { o.c(lane) } else { 0 };
+                    let c = if o.v.flag("neg_c") && !plus_one { c.wrapping_neg() } else { c };
+                    let carry = o.v.flag("x") && lane.cc & CARRY != 0;
+                    let value = part.wrapping_add(c).wrapping_add(u32::from(plus_one) + u32::from(carry));
+                    lane.set_reg(o.v.get("rd"), value)
+                })
+            }
             "LEA" => {
                 self.each(|lane, o| {
                     // (a << shift) + b, or for .HI the high word of ({c, a} << shift) + b; .X adds the carry.

@@ -77,7 +77,7 @@ fn body(v: &View) -> String {
         "ISCADD" => iscadd(v),
         "ISCADD32I" => iscadd32i(v),
         "XMAD" => xmad(v),
-        "IMUL" | "IMUL32I" => imul(v),
+        "IMUL" | "IMUL32I" | "IMAD" | "IMAD32I" => integer_multiply(v),
         "IMNMX" => imnmx(v),
         "LEA" => lea(v),
         "POPC" => popc(v),
@@ -703,16 +703,37 @@ fn lop(v: &View) -> Parts {
     (m, operands)
 }
 
-/// IMUL and IMUL32I: the operand types, omitted when both are signed; a 32-bit immediate prints signed.
-fn imul(v: &View) -> Parts {
+/// IMUL, IMUL32I, IMAD and IMAD32I: the operand types, omitted when both are signed; a 32-bit immediate prints
+/// signed; the multiply-adds' negations (of a, of c, or both: .PO) and their addend (IMAD32I's is rd).
+fn integer_multiply(v: &View) -> Parts {
     let types = match (v.flag("signed_a"), v.flag("signed_b")) {
         (true, true) => "",
         (true, false) => ".S32.U32",
         (false, true) => ".U32.S32",
         (false, false) => ".U32.U32",
     };
+    let plus_one = v.flag("neg_ab") && v.flag("neg_c");
+    let m = format!(
+        "{}{types}{}{}{}{}",
+        v.encoding.opcode,
+        v.suffix("hi", ".HI"),
+        v.suffix("x", ".X"),
+        v.suffix("sat", ".SAT"),
+        if plus_one { ".PO" } else { "" }
+    );
+    let a = register_operand(v, "ra", 0, v.flag("neg_ab") && !plus_one, false, "");
     let b = if v.has("imm32") { hex(i64::from(v.get("imm32") as u32 as i32)) } else { src_b(v, Imm::Signed) };
-    (format!("{}{types}{}", v.encoding.opcode, v.suffix("hi", ".HI")), vec![dst(v), src_a(v), b])
+    let mut operands = vec![dst(v), a, b];
+    if v.encoding.opcode.starts_with("IMAD") {
+        let c_field = if v.has("rc") { "rc" } else { "rd" };
+        let c = if form(v) == "cbuf_c" {
+            cbuf(v)
+        } else {
+            register_operand(v, c_field, 2, v.flag("neg_c") && !plus_one, false, "")
+        };
+        operands.push(c);
+    }
+    (m, operands)
 }
 
 fn lop32i(v: &View) -> Parts {
