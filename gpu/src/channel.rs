@@ -101,13 +101,27 @@ struct HostRegisters {
 }
 
 /// The engines of one channel (each channel has its own state of every class).
-#[derive(Default)]
 pub struct Engines {
     pub maxwell_3d: Maxwell3D,
     pub compute: crate::engine::compute::Compute,
+    pub ampere_compute: crate::engine::compute::Compute,
     pub copy: crate::engine::copy::CopyEngine,
     pub twod: crate::engine::twod::TwoD,
     pub inline_to_memory: InlineToMemory,
+}
+
+impl Default for Engines {
+    fn default() -> Engines {
+        use crate::engine::compute::Compute;
+        Engines {
+            maxwell_3d: Maxwell3D::default(),
+            compute: Compute::default(),
+            ampere_compute: Compute::new(Class::AmpereCompute),
+            copy: Default::default(),
+            twod: Default::default(),
+            inline_to_memory: InlineToMemory::default(),
+        }
+    }
 }
 
 pub struct Channel {
@@ -253,6 +267,9 @@ impl Channel {
         match class {
             Class::Maxwell3D => self.engines.maxwell_3d.call(offset, call.argument, context).map_err(engine_error)?,
             Class::Compute => self.engines.compute.call(offset, call.argument, context).map_err(engine_error)?,
+            Class::AmpereCompute => {
+                self.engines.ampere_compute.call(offset, call.argument, context).map_err(engine_error)?
+            }
             Class::Copy => self.engines.copy.call(offset, call.argument, context).map_err(engine_error)?,
             Class::TwoD => self.engines.twod.call(offset, call.argument, context).map_err(engine_error)?,
             Class::InlineToMemory if crate::engine::inline_to_memory::METHODS.contains(&offset) => {

@@ -13,7 +13,12 @@
  * SET_BINDLESS_TEXTURE names, the headers and samplers in the pools SET_TEX_HEADER_POOL_A and
  * SET_TEX_SAMPLER_POOL_A give; every value must be the texel's by its format's definition (UNORM c / (2^n - 1)).
  * Launched again with the QMD's SAMPLER_INDEX VIA_HEADER_INDEX, the handle's sampler bits (pointing at a zeroed
- * sampler) are ignored and the results are the same. */
+ * sampler) are ignored and the results are the same.
+ *
+ * Last, the Switch 2's compute class (AMPERE_COMPUTE_B, open-gpu-doc clc7c0.h): the same kernel compiled by ptxas
+ * for sm_86, launched through a QMD of version 03_00 (clc7c0qmd.h: the program's own address, no program region)
+ * with SEND_SIGNALING_PCAS2_B, constant buffer 0 as CUDA's driver lays it out for sm_86 (the parameters at
+ * 0x160); the records must again be what the NVIDIA GPU wrote. */
 #include "ipc.h"
 #include "nv.h"
 #include "tandem.h"
@@ -27,6 +32,11 @@ __asm__(".section .rodata\n"
         ".balign 4\n"
         "kernel_size: .word kernel_end - kernel_code\n"
         ".balign 256\n"
+        "ampere_code: .incbin \"../../gpu/tests/sass/sm86/compare_logic.bin\"\n"
+        "ampere_end:\n"
+        ".balign 4\n"
+        "ampere_size: .word ampere_end - ampere_code\n"
+        ".balign 256\n"
         "sample_code: .incbin \"shaders/sample.cs.bin\"\n"
         "sample_end:\n"
         ".balign 4\n"
@@ -36,13 +46,14 @@ __asm__(".section .rodata\n"
         "gpu_output: .incbin \"../../gpu/tests/sass/cuda/results/compare_logic.out\", 0, 65536\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
-HIDDEN extern const uint8_t kernel_code[], kernel_input[], gpu_output[], sample_code[];
-HIDDEN extern const uint32_t kernel_size, sample_size;
+HIDDEN extern const uint8_t kernel_code[], kernel_input[], gpu_output[], sample_code[], ampere_code[];
+HIDDEN extern const uint32_t kernel_size, sample_size, ampere_size;
 
 #define COMPUTE 1u /* the subchannel NVN gives the compute class */
 #define SET_OBJECT 0x0000u
 #define SEND_PCAS_A 0x02B4u
 #define SEND_SIGNALING_PCAS_B 0x02BCu
+#define SEND_SIGNALING_PCAS2_B 0x02C0u /* AMPERE_COMPUTE_B's; PCAS_ACTION 3:0, 2 SCHEDULE */
 #define SET_PROGRAM_REGION_A 0x1608u
 #define SET_TEX_SAMPLER_POOL_A 0x155Cu
 #define SET_TEX_HEADER_POOL_A 0x1574u
@@ -66,6 +77,7 @@ HIDDEN extern const uint32_t kernel_size, sample_size;
 #define RGBA8_TEXELS 0x15800u /* 8 x 8, pitch 32 */
 #define B5G6R5_TEXELS 0x15C00u /* 8 x 8, block-linear, one GOB tall */
 #define TEXTURE_SLOT 2u
+#define AMPERE_PROGRAM 0x16000u /* the sm_86 kernel, at its own address */
 #define OUT 0x20000u
 #define IN (OUT + BUFFER)
 #define GEN (IN + BUFFER)
@@ -217,6 +229,68 @@ static void textures_in_a_grid(uint8_t *memory) {
     }
 }
 
+/* A version 03_00 QMD (AMPERE_COMPUTE_B's) for one block of 128 x 1 x 1 threads of the program at `program`,
+ * constant buffer 0 at CONSTANTS, and release 0 writing `payload` (one word) at SEMAPHORE. */
+static void build_qmd_v3(uint8_t *qmd, uint64_t program, uint32_t payload) {
+    memset(qmd, 0, 0x100);
+    uint64_t constants = gpu.gpu_address + CONSTANTS, semaphore = gpu.gpu_address + SEMAPHORE;
+    put_u32(qmd + 0x30, 1);                          /* CTA_RASTER_WIDTH */
+    put_u32(qmd + 0x34, 1);                          /* CTA_RASTER_HEIGHT */
+    put_u32(qmd + 0x38, 1);                          /* CTA_RASTER_DEPTH */
+    put_u32(qmd + 0x48, 0u | 3u << 4 | 128u << 16);  /* QMD_VERSION 0, QMD_MAJOR_VERSION 3, CTA_THREAD_DIMENSION0 */
+    put_u32(qmd + 0x4C, 1u | 1u << 16);              /* CTA_THREAD_DIMENSION1, 2 */
+    put_u32(qmd + 0x50, 1u);                         /* CONSTANT_BUFFER_VALID(0) */
+    put_u32(qmd + 0x5C, 4096u);                      /* SHADER_LOCAL_MEMORY_LOW_SIZE */
+    put_u32(qmd + 0x60, (uint32_t)semaphore);        /* RELEASE0_ADDRESS_LOWER */
+    put_u32(qmd + 0x64, (uint32_t)(semaphore >> 32) | 1u << 23 | 1u << 30); /* _UPPER, RELEASE0_ENABLE, ONE_WORD */
+    put_u32(qmd + 0x68, payload);                    /* RELEASE0_PAYLOAD_LOWER */
+    put_u32(qmd + 0x80, (uint32_t)constants);        /* CONSTANT_BUFFER_ADDR_LOWER(0) */
+    put_u32(qmd + 0x84, (uint32_t)(constants >> 32) | (0x200u >> 4) << 19); /* _UPPER(0), SIZE_SHIFTED4(0) */
+    put_u32(qmd + 0xC0, (uint32_t)program);          /* PROGRAM_ADDRESS_LOWER */
+    put_u32(qmd + 0xC4, (uint32_t)(program >> 32));  /* PROGRAM_ADDRESS_UPPER */
+}
+
+static void ampere_compute(uint8_t *memory) {
+    print("-- compare_logic on AMPERE_COMPUTE_B\n");
+    struct {
+        uint32_t class_number, flags;
+        uint64_t object;
+    } object = {0xC7C0, 0, 0};
+    check(nv_ioctl(gpu.nv, gpu.channel, CHANNEL_ALLOC_OBJ_CTX, &object, sizeof object, 0) == 0, "AllocObjCtx C7C0");
+    memcpy(memory + AMPERE_PROGRAM, ampere_code, ampere_size);
+    memset(memory + OUT, 0, BUFFER);
+    /* Constant buffer 0 for sm_86: the block and grid at 0x0 and 0xc, the shared and local windows at 0x18 and
+     * 0x20, local memory a thread at 0x28, the parameters at 0x160. */
+    uint8_t *constants = memory + CONSTANTS;
+    memset(constants, 0, 0x200);
+    put_u32(constants + 0x00, 128);
+    put_u32(constants + 0x04, 1);
+    put_u32(constants + 0x08, 1);
+    put_u32(constants + 0x0C, 1);
+    put_u32(constants + 0x10, 1);
+    put_u32(constants + 0x14, 1);
+    put_u64(constants + 0x18, 1ull << 48);
+    put_u64(constants + 0x20, 2ull << 48);
+    put_u32(constants + 0x28, 4096);
+    put_u64(constants + 0x160, gpu.gpu_address + OUT);
+    put_u64(constants + 0x168, gpu.gpu_address + IN);
+    build_qmd_v3(memory + QMD, gpu.gpu_address + AMPERE_PROGRAM, 0xA4);
+    uint64_t qmd = gpu.gpu_address + QMD;
+    n = 0;
+    emit(PB_INC(COMPUTE, SET_OBJECT, 1));
+    emit(0xC7C0);
+    emit(PB_INC(COMPUTE, SEND_PCAS_A, 1));
+    emit((uint32_t)(qmd >> 8));
+    emit(PB_INC(COMPUTE, SEND_SIGNALING_PCAS2_B, 1));
+    emit(2); /* SCHEDULE */
+    check(gpu_run(&gpu, words, n) == 0, "the launch runs and its fence is reached");
+    check(semaphore() == 0xA4, "the QMD's release after the grid");
+    uint32_t wrong_records = 0;
+    for (uint32_t thread = 0; thread < 128; thread++)
+        wrong_records += memcmp(memory + OUT + 512 * thread, gpu_output + 512 * thread, 512) != 0;
+    check(wrong_records == 0, "every thread's record as the NVIDIA GPU wrote it");
+}
+
 int main(void) {
     uint64_t heap;
     check(svc_set_heap_size(&heap, 0x800000) == 0, "SetHeapSize");
@@ -269,6 +343,7 @@ int main(void) {
     check(written == 0, "and nothing ran");
 
     textures_in_a_grid(memory);
+    ampere_compute(memory);
 
     nv_close(nv, gpu.channel);
     svc_close_handle(nv);

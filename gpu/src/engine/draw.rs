@@ -11,7 +11,7 @@ use super::stream_out::{
 };
 use super::{Class, Context, EngineError, Method};
 use crate::backend::{ConstantBuffer, Rect};
-use crate::sass::sm5x;
+use crate::sass::Isa;
 use crate::shader::sph::{ProgramHeader, attribute};
 use crate::texture::descriptor::{Comparison, Pools};
 
@@ -590,14 +590,9 @@ impl Maxwell3D {
         let header = ProgramHeader::parse(&header)
             .map_err(|problem| at.unimplemented(format!("the shader at {program:#x}: {problem}")))?;
         let code_start = program + HEADER_BYTES;
-        let length = sm5x::program_length(
-            |offset| {
-                let mut bundle = [0u8; sm5x::BUNDLE_BYTES];
-                context.read(code_start + offset as u64, &mut bundle).ok().map(|()| bundle)
-            },
-            MAX_PROGRAM_BYTES,
-        )
-        .map_err(|error| at.unimplemented(format!("the shader at {program:#x}: {error}")))?;
+        let read = |offset: usize, buffer: &mut [u8]| context.read(code_start + offset as u64, buffer).is_ok();
+        let length = crate::sass::program_length(Isa::Sm5x, read, MAX_PROGRAM_BYTES)
+            .map_err(|error| at.unimplemented(format!("the shader at {program:#x}: {error}")))?;
         let mut code = vec![0u8; length];
         context.read(code_start, &mut code).map_err(|e| at.memory(e))?;
         Ok(Stage { address: program, header, code, constant_buffers: self.draw.bindings[group] })

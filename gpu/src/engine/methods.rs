@@ -74,6 +74,7 @@ pub fn table(class: Option<Class>) -> &'static MethodTable {
             include_str!("../../classes/b0b5.methods"),
             include_str!("../../classes/902d.methods"),
             include_str!("../../classes/a140.methods"),
+            include_str!("../../classes/c7c0.methods"),
         ]
         .into_iter()
         .map(MethodTable::parse)
@@ -99,5 +100,6 @@ mod tests {
         assert_eq!(three_d.offset("SET_REPORT_SEMAPHORE_D", 0), Some(0x1b0c));
         assert_eq!(table(None).name(0x78).as_deref(), Some("WFI"));
         assert_eq!(table(Some(Class::InlineToMemory)).offset("LAUNCH_DMA", 0), Some(0x1b0));
+        assert_eq!(table(Some(Class::AmpereCompute)).name(0x02c0).as_deref(), Some("SEND_SIGNALING_PCAS2_B"));
     }
 }

@@ -30,10 +30,13 @@ pub enum Class {
     TwoD,
     /// `KEPLER_INLINE_TO_MEMORY_B` (A140).
     InlineToMemory,
+    /// `AMPERE_COMPUTE_B` (C7C0): the Switch 2's compute class.
+    AmpereCompute,
 }
 
 impl Class {
-    pub const ALL: [Class; 5] = [Class::Maxwell3D, Class::Compute, Class::Copy, Class::TwoD, Class::InlineToMemory];
+    pub const ALL: [Class; 6] =
+        [Class::Maxwell3D, Class::Compute, Class::Copy, Class::TwoD, Class::InlineToMemory, Class::AmpereCompute];
 
     pub fn id(self) -> u32 {
         match self {
@@ -42,6 +45,7 @@ impl Class {
             Class::Copy => 0xb0b5,
             Class::TwoD => 0x902d,
             Class::InlineToMemory => 0xa140,
+            Class::AmpereCompute => 0xc7c0,
         }
     }
 
@@ -56,6 +60,7 @@ impl Class {
             Class::Copy => "MAXWELL_DMA_COPY_A",
             Class::TwoD => "FERMI_TWOD_A",
             Class::InlineToMemory => "KEPLER_INLINE_TO_MEMORY_B",
+            Class::AmpereCompute => "AMPERE_COMPUTE_B",
         }
     }
 }

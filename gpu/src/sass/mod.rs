@@ -38,6 +38,77 @@ impl fmt::Display for Isa {
     }
 }
 
+impl Isa {
+    /// The bytes decoded together: SM5x's 32-byte bundles (a scheduling word and three instructions), SM86's
+    /// 16-byte instructions.
+    pub fn fetch_unit(self) -> usize {
+        match self {
+            Isa::Sm5x => sm5x::BUNDLE_BYTES,
+            Isa::Sm86 => sm86::INSTRUCTION_BYTES,
+        }
+    }
+}
+
+/// The length of a raw program whose size nothing records (a program in GPU memory): up to the end of the fetch
+/// unit holding an unconditional `EXIT` or `BRA` that no branch or reconvergence point before it (SM5x: BRA, SSY,
+/// PBK, PCNT, CAL; SM86: BRA, BSSY, CALL) targets past. `read(offset, buffer)` fills `buffer` (one fetch unit)
+/// from `offset`, false where nothing is readable; at most `limit` bytes.
+pub fn program_length(
+    isa: Isa,
+    mut read: impl FnMut(usize, &mut [u8]) -> bool,
+    limit: usize,
+) -> Result<usize, DecodeError> {
+    let unit = isa.fetch_unit();
+    let mut buffer = vec![0u8; unit];
+    let mut furthest_target = 0;
+    for base in (0..limit).step_by(unit) {
+        if !read(base, &mut buffer) {
+            return Err(DecodeError::NoEnd { isa, offset: base });
+        }
+        let views: Vec<text::View> = match isa {
+            Isa::Sm5x => sm5x::decode_program(&buffer)?
+                .iter()
+                .map(|i| text::View {
+                    encoding: i.inst.encoding(),
+                    word: u128::from(i.inst.encode().expect("a decoded instruction encodes")),
+                    control: i.control,
+                    offset: base + i.offset,
+                })
+                .collect(),
+            Isa::Sm86 => sm86::decode_program(&buffer)?
+                .iter()
+                .map(|i| text::View {
+                    encoding: i.inst.encoding(),
+                    word: i.inst.encode().expect("a decoded instruction encodes"),
+                    control: i.control,
+                    offset: base + i.offset,
+                })
+                .collect(),
+        };
+        let mut ends = false;
+        for view in &views {
+            let opcode = view.encoding.opcode;
+            if matches!(opcode, "BRA" | "SSY" | "PBK" | "PCNT" | "CAL" | "BSSY" | "CALL") {
+                // Relative to the next instruction: in bytes on SM5x, in words on SM86.
+                let target = match isa {
+                    Isa::Sm5x => view.offset as i64 + 8 + view.signed("offset"),
+                    Isa::Sm86 => view.offset as i64 + 16 + 4 * view.signed("offset"),
+                };
+                furthest_target = furthest_target.max(target.max(0) as usize);
+            }
+            let always = |field: &str| !view.has(field) || view.get(field) == 7 && !view.flag(&format!("{field}_not"));
+            let unconditional = always("pg") && always("ps") && (!view.has("cc_test") || view.get("cc_test") == 15);
+            if matches!(opcode, "EXIT" | "BRA") && unconditional && view.offset >= furthest_target {
+                ends = true;
+            }
+        }
+        if ends {
+            return Ok(base + unit);
+        }
+    }
+    Err(DecodeError::NoEnd { isa, offset: limit })
+}
+
 /// An instruction family of a table (`@family`): the unit the coverage report groups opcodes by.
 #[derive(Debug)]
 pub struct Family {

@@ -3,7 +3,6 @@
 //! The scheduling word holds 21 bits of [`Control`] per instruction (bits 0..21 for the first, 21..42, 42..63);
 //! bit 63 is zero. Instructions are decoded by the generated `decode` from `sm5x.decode`.
 
-use super::text::View;
 use super::{BitRange, Control, DecodeError, EncodeError, Encoding, Family, Field, Instruction, Isa, Words, read_u64};
 
 mod disasm;
@@ -39,45 +38,6 @@ pub fn decode_program(code: &[u8]) -> Result<Vec<Instruction<Inst>>, DecodeError
         }
     }
     Ok(program)
-}
-
-/// The length of a raw shader whose size nothing records (a program in a GPU program region): up to the end of
-/// the bundle holding an unconditional `EXIT` or `BRA` that no branch, `SSY`, `PBK` or `CAL` before it targets
-/// past. `bundle(offset)` reads 32 bytes at `offset`, `None` where nothing is readable; at most `limit` bytes.
-pub fn program_length(
-    mut bundle: impl FnMut(usize) -> Option<[u8; BUNDLE_BYTES]>,
-    limit: usize,
-) -> Result<usize, DecodeError> {
-    let mut furthest_target = 0;
-    for base in (0..limit).step_by(BUNDLE_BYTES) {
-        let bytes = bundle(base).ok_or(DecodeError::NoEnd { isa: Isa::Sm5x, offset: base })?;
-        let mut ends = false;
-        for instruction in decode_program(&bytes)? {
-            let offset = base + instruction.offset;
-            let encoding = instruction.inst.encoding();
-            let view = View {
-                encoding,
-                word: u128::from(instruction.inst.encode().expect("a decoded instruction encodes")),
-                control: instruction.control,
-                offset,
-            };
-            let opcode = encoding.opcode;
-            if matches!(opcode, "BRA" | "SSY" | "PBK" | "PCNT" | "CAL") {
-                // Relative to the next instruction.
-                let target = (offset as i64 + 8 + view.signed("offset")).max(0) as usize;
-                furthest_target = furthest_target.max(target);
-            }
-            let unconditional = (!view.has("pg") || view.get("pg") == 7 && !view.flag("pg_not"))
-                && (!view.has("cc_test") || view.get("cc_test") == 15);
-            if matches!(opcode, "EXIT" | "BRA") && unconditional && offset >= furthest_target {
-                ends = true;
-            }
-        }
-        if ends {
-            return Ok(base + BUNDLE_BYTES);
-        }
-    }
-    Err(DecodeError::NoEnd { isa: Isa::Sm5x, offset: limit })
 }
 
 /// Encodes instructions back into bundles (the assembler): the inverse of [`decode_program`].

@@ -35,8 +35,8 @@ const FENCE_GET: u32 = 1 << 1;
 const SUPPRESS_WFI: u32 = 1 << 4;
 const INCREMENT_BY_VALUE: u32 = 1 << 8;
 
-/// Classes a channel's objects may be.
-const CLASSES: [u32; 6] = [0x902d, 0xb197, 0xb1c0, 0xa140, 0xb0b5, 0xb06f];
+/// Classes a channel's objects may be (AMPERE_COMPUTE_B, C7C0, too: the Switch 2's compute class).
+const CLASSES: [u32; 7] = [0x902d, 0xb197, 0xb1c0, 0xa140, 0xb0b5, 0xb06f, 0xc7c0];
 /// Host method offsets (words) of the fence sequences.
 const SYNCPOINTA: u32 = 0x70 / 4;
 const SYNCPOINTB: u32 = 0x74 / 4;
