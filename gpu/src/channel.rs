@@ -106,6 +106,7 @@ pub struct Engines {
     pub compute: crate::engine::compute::Compute,
     pub ampere_compute: crate::engine::compute::Compute,
     pub copy: crate::engine::copy::CopyEngine,
+    pub ampere_copy: crate::engine::copy::CopyEngine,
     pub twod: crate::engine::twod::TwoD,
     pub inline_to_memory: InlineToMemory,
 }
@@ -118,6 +119,7 @@ impl Default for Engines {
             compute: Compute::default(),
             ampere_compute: Compute::new(Class::AmpereCompute),
             copy: Default::default(),
+            ampere_copy: crate::engine::copy::CopyEngine::new(Class::AmpereCopy),
             twod: Default::default(),
             inline_to_memory: InlineToMemory::default(),
         }
@@ -271,6 +273,7 @@ impl Channel {
                 self.engines.ampere_compute.call(offset, call.argument, context).map_err(engine_error)?
             }
             Class::Copy => self.engines.copy.call(offset, call.argument, context).map_err(engine_error)?,
+            Class::AmpereCopy => self.engines.ampere_copy.call(offset, call.argument, context).map_err(engine_error)?,
             Class::TwoD => self.engines.twod.call(offset, call.argument, context).map_err(engine_error)?,
             Class::InlineToMemory if crate::engine::inline_to_memory::METHODS.contains(&offset) => {
                 self.engines.inline_to_memory.call(class, offset, call.argument, context).map_err(engine_error)?

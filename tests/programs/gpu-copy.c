@@ -2,7 +2,9 @@
  * block-linear surface and back, a memset by component remap, and a swizzle of components, each checked from the
  * CPU: the block-linear bytes at the places the Tegra X1 TRM's GOB layout (the runtime's block_linear_offset)
  * gives them. Then copies through a sparse reservation that nvhost-as-gpu's Remap maps pages into: a remapped page
- * reads the memory behind it, a sparse page with nothing mapped reads zeros. */
+ * reads the memory behind it, a sparse page with nothing mapped reads zeros. Last, the Switch 2's copy class
+ * (AMPERE_DMA_COPY_B, clc7b5.h: the same methods) swizzles another image into a surface of blocks four GOBs
+ * tall. */
 #include "ipc.h"
 #include "nv.h"
 #include "tandem.h"
@@ -184,6 +186,20 @@ int main(void) {
         uint32_t pages, page_size;
     } freed = {space.offset, 4, 0x20000};
     expect("FreeSpace", nv_ioctl(nv, gpu.as, AS_FREE_SPACE, &freed, sizeof freed, 0), 0);
+
+    print("-- the same on AMPERE_DMA_COPY_B\n");
+    emit(PB_NONINC(COPY, 0x0000, 1));
+    emit(0xC7B5);
+    for (uint32_t i = 0; i < 200 * 40; i++) image[i] = (uint8_t)(i * 13 + i / 200 * 3);
+    lines(PB_AREA, PB_AREA + 0x4000, 200, 0, 200, 40);
+    surface(SET_DST_BLOCK_SIZE, 200, 40, 2);
+    emit(PB_INC(COPY, LAUNCH_DMA, 1));
+    emit(TRANSFER | SRC_PITCH | MULTI_LINE);
+    run("swizzle on C7B5");
+    wrong = 0;
+    for (uint32_t y = 0; y < 40; y++)
+        for (uint32_t x = 0; x < 200; x++) wrong += tiled[block_linear_offset(x, y, 200, 2)] != image[y * 200 + x];
+    check(wrong == 0, "every byte where the GOB layout puts it, blocks four GOBs tall");
 
     nv_close(nv, gpu.channel);
     svc_close_handle(nv);

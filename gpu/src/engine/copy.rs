@@ -1,6 +1,8 @@
-//! The copy engine, `MAXWELL_DMA_COPY_A` (B0B5, open-gpu-doc `classes/dma-copy/clb0b5.h`): copies between pitch
-//! and block-linear surfaces in GPU memory, with an optional component remap (which also makes it the driver's
-//! memset: every destination component from a constant), then an optional semaphore release.
+//! The copy engines, `MAXWELL_DMA_COPY_A` (B0B5, open-gpu-doc `classes/dma-copy/clb0b5.h`) and the Switch 2's
+//! `AMPERE_DMA_COPY_B` (C7B5, `clc7b5.h`: the same methods at the same offsets, LAUNCH_DMA with a few more
+//! fields): copies between pitch and block-linear surfaces in GPU memory, with an optional component remap (which
+//! also makes it the driver's memset: every destination component from a constant), then an optional semaphore
+//! release.
 //!
 //! Units: without remap an element is one byte; with it, a source element is `NUM_SRC_COMPONENTS` components of
 //! `COMPONENT_SIZE` bytes and a destination element `NUM_DST_COMPONENTS` of them, and `LINE_LENGTH_IN`, the
@@ -36,12 +38,14 @@ const ORIGIN: u32 = 20;
 
 /// The engine's registers (its method space up to the source surface's origin).
 pub struct CopyEngine {
+    /// `Class::Copy` (Maxwell) or `Class::AmpereCopy`.
+    class: Class,
     registers: Vec<u32>,
 }
 
 impl Default for CopyEngine {
     fn default() -> CopyEngine {
-        CopyEngine { registers: vec![0; 0x740 / 4] }
+        CopyEngine::new(Class::Copy)
     }
 }
 
@@ -74,8 +78,12 @@ impl CopyEngine {
         u64::from(self.register(upper) & 0xff) << 32 | u64::from(self.register(upper + 4))
     }
 
+    pub fn new(class: Class) -> CopyEngine {
+        CopyEngine { class, registers: vec![0; 0x740 / 4] }
+    }
+
     pub fn call(&mut self, offset: u32, argument: u32, context: &mut Context) -> Result<(), EngineError> {
-        let method = Method { class: Class::Copy, offset };
+        let method = Method { class: self.class, offset };
         if let Some(register) = self.registers.get_mut(offset as usize / 4) {
             *register = argument;
         }
@@ -125,10 +133,18 @@ impl CopyEngine {
     }
 
     /// LAUNCH_DMA: DATA_TRANSFER_TYPE 1:0 (0: none), SEMAPHORE_TYPE 4:3, SRC/DST_MEMORY_LAYOUT 7, 8 (1 pitch),
-    /// MULTI_LINE_ENABLE 9, REMAP_ENABLE 10, SRC/DST_TYPE 12, 13 (1 physical), SEMAPHORE_REDUCTION_ENABLE 19.
+    /// MULTI_LINE_ENABLE 9, REMAP_ENABLE 10, SRC/DST_TYPE 12, 13 (1 physical), SEMAPHORE_REDUCTION_ENABLE 19;
+    /// C7B5's VPRMODE 23:22 (protected memory) and SEMAPHORE_PAYLOAD_SIZE 27 (64 bits) are refused by name, its
+    /// flush and L2 hints (FLUSH_TYPE 25, DISABLE_PLC 26) change nothing here.
     fn launch(&mut self, method: Method, launch: u32, context: &mut Context) -> Result<(), EngineError> {
         if launch >> 12 & 3 != 0 {
             return Err(method.unimplemented("physical addresses (SRC_TYPE/DST_TYPE)"));
+        }
+        if self.class == Class::AmpereCopy && launch >> 22 & 3 != 0 {
+            return Err(method.unimplemented("copies of protected memory (VPRMODE)"));
+        }
+        if self.class == Class::AmpereCopy && launch >> 27 & 1 != 0 {
+            return Err(method.unimplemented("64-bit semaphore payloads (SEMAPHORE_PAYLOAD_SIZE)"));
         }
         if launch & 3 != 0 {
             self.copy(method, launch, context)?;

@@ -75,6 +75,7 @@ pub fn table(class: Option<Class>) -> &'static MethodTable {
             include_str!("../../classes/902d.methods"),
             include_str!("../../classes/a140.methods"),
             include_str!("../../classes/c7c0.methods"),
+            include_str!("../../classes/c7b5.methods"),
         ]
         .into_iter()
         .map(MethodTable::parse)
@@ -101,5 +102,6 @@ mod tests {
         assert_eq!(table(None).name(0x78).as_deref(), Some("WFI"));
         assert_eq!(table(Some(Class::InlineToMemory)).offset("LAUNCH_DMA", 0), Some(0x1b0));
         assert_eq!(table(Some(Class::AmpereCompute)).name(0x02c0).as_deref(), Some("SEND_SIGNALING_PCAS2_B"));
+        assert_eq!(table(Some(Class::AmpereCopy)).offset("LAUNCH_DMA", 0), Some(0x300));
     }
 }

@@ -32,11 +32,20 @@ pub enum Class {
     InlineToMemory,
     /// `AMPERE_COMPUTE_B` (C7C0): the Switch 2's compute class.
     AmpereCompute,
+    /// `AMPERE_DMA_COPY_B` (C7B5): the Switch 2's copy class.
+    AmpereCopy,
 }
 
 impl Class {
-    pub const ALL: [Class; 6] =
-        [Class::Maxwell3D, Class::Compute, Class::Copy, Class::TwoD, Class::InlineToMemory, Class::AmpereCompute];
+    pub const ALL: [Class; 7] = [
+        Class::Maxwell3D,
+        Class::Compute,
+        Class::Copy,
+        Class::TwoD,
+        Class::InlineToMemory,
+        Class::AmpereCompute,
+        Class::AmpereCopy,
+    ];
 
     pub fn id(self) -> u32 {
         match self {
@@ -46,6 +55,7 @@ impl Class {
             Class::TwoD => 0x902d,
             Class::InlineToMemory => 0xa140,
             Class::AmpereCompute => 0xc7c0,
+            Class::AmpereCopy => 0xc7b5,
         }
     }
 
@@ -61,6 +71,7 @@ impl Class {
             Class::TwoD => "FERMI_TWOD_A",
             Class::InlineToMemory => "KEPLER_INLINE_TO_MEMORY_B",
             Class::AmpereCompute => "AMPERE_COMPUTE_B",
+            Class::AmpereCopy => "AMPERE_DMA_COPY_B",
         }
     }
 }
