@@ -1,8 +1,9 @@
 //! The translator against the SASS interpreter, instruction by instruction (`sass::differential`): random
 //! instances of every arithmetic, comparison, logic and conversion opcode of SM5x and SM86 on 768 random register and
 //! predicate states, run on lavapipe (here and in CI) and on the interpreter, must agree bit for bit.
-//! `TANDEM_DIFF_CASES` sets the instances per opcode (12 by default; thousands find more), `TANDEM_DIFF_OPCODE`
-//! runs one opcode's (the same instances as in a whole run).
+//! `TANDEM_DIFF_CASES` sets the instances compared per opcode (12 by default; thousands find more; a form a side
+//! does not implement is drawn again, up to four times a case), `TANDEM_DIFF_OPCODE` runs one opcode's (the same
+//! instances as in a whole run).
 
 use tandem_gpu::sass::{Isa, differential};
 use tandem_gpu::vulkan::ComputeDevice;
