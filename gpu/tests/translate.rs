@@ -126,33 +126,49 @@ fn check_translations(isa: Isa, must_translate: &[&str]) {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// A raw shader's length found from its code alone (as a GPU program region gives it) covers all of ptxas's
-/// code for each sm_53 kernel: past it lie only ptxas's padding, the branch-to-itself loop and `NOP`s.
+/// A raw shader's length found from its code alone (as a GPU program region or an Ampere QMD gives it) covers all
+/// of ptxas's code for each sm_53 and sm_86 kernel: past it lie only ptxas's padding, the branch-to-itself loop
+/// and `NOP`s.
 #[test]
-fn raw_sm53_programs_end_where_ptxas_padding_starts() {
-    use tandem_gpu::sass::sm5x::{BUNDLE_BYTES, decode_program, program_length};
-    let folder = Corpus::source_tree().join("sm53");
-    let mut names: Vec<_> = std::fs::read_dir(&folder).unwrap().map(|entry| entry.unwrap().path()).collect();
-    names.retain(|path| path.extension().is_some_and(|e| e == "cubin"));
-    names.sort();
-    for path in names {
-        let cubin = std::fs::read(&path).unwrap();
-        let cubin = Cubin::parse(&cubin).unwrap();
-        for name in cubin.kernel_names() {
-            let code = cubin.kernel(Some(&name)).unwrap().code;
-            let bundle = |offset: usize| code.get(offset..offset + BUNDLE_BYTES).map(|b| b.try_into().unwrap());
-            let length = program_length(bundle, code.len()).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let rest = decode_program(&code[length..]).unwrap();
-            for instruction in rest {
-                let opcode = instruction.inst.encoding().opcode;
-                let text = tandem_gpu::sass::sm5x::text(&instruction);
-                // The loop: `BRA` to its own offset (a bundle's start stands for its first instruction).
-                let own = format!("BRA {:#x}", instruction.offset / BUNDLE_BYTES * BUNDLE_BYTES);
-                let own_slot = format!("BRA {:#x}", instruction.offset);
-                let is_loop = opcode == "BRA" && (text.ends_with(&own) || text.ends_with(&own_slot));
-                assert!(opcode == "NOP" || is_loop, "{name}: {text} after the end");
+fn raw_programs_end_where_ptxas_padding_starts() {
+    use tandem_gpu::sass::{program_length, sm5x, sm86};
+    for (isa, folder) in [(Isa::Sm5x, "sm53"), (Isa::Sm86, "sm86")] {
+        let folder = Corpus::source_tree().join(folder);
+        let mut names: Vec<_> = std::fs::read_dir(&folder).unwrap().map(|entry| entry.unwrap().path()).collect();
+        names.retain(|path| path.extension().is_some_and(|e| e == "cubin"));
+        names.sort();
+        for path in names {
+            let cubin = std::fs::read(&path).unwrap();
+            let cubin = Cubin::parse(&cubin).unwrap();
+            for name in cubin.kernel_names() {
+                let code = cubin.kernel(Some(&name)).unwrap().code;
+                let read = |offset: usize, buffer: &mut [u8]| {
+                    code.get(offset..offset + buffer.len()).map(|bytes| buffer.copy_from_slice(bytes)).is_some()
+                };
+                let length = program_length(isa, read, code.len()).unwrap_or_else(|e| panic!("{name}: {e}"));
+                // Each instruction after the end: its opcode, its text and its offset in the code.
+                let rest: Vec<(&str, String, usize)> = match isa {
+                    Isa::Sm5x => sm5x::decode_program(&code[length..])
+                        .unwrap()
+                        .iter()
+                        .map(|i| (i.inst.encoding().opcode, sm5x::text(i), length + i.offset))
+                        .collect(),
+                    Isa::Sm86 => sm86::decode_program(&code[length..])
+                        .unwrap()
+                        .iter()
+                        .map(|i| (i.inst.encoding().opcode, sm86::text(i), length + i.offset))
+                        .collect(),
+                };
+                for (opcode, text, offset) in rest {
+                    // The loop: `BRA` to its own offset (on SM5x a bundle's start stands for its first
+                    // instruction; the text's target is relative to the decoded slice's start).
+                    let own = |at: usize| format!("BRA {:#x}", at - length);
+                    let bundle = offset / sm5x::BUNDLE_BYTES * sm5x::BUNDLE_BYTES;
+                    let is_loop = opcode == "BRA" && (text.ends_with(&own(offset)) || text.ends_with(&own(bundle)));
+                    assert!(opcode == "NOP" || is_loop, "{name} ({isa}): {text} after the end");
+                }
+                eprintln!("{name} ({isa}): {length} of {} bytes", code.len());
             }
-            eprintln!("{name}: {length} of {} bytes", code.len());
         }
     }
 }
