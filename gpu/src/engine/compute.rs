@@ -171,6 +171,9 @@ impl Compute {
     }
 }
 
+const QUEUE_QMD: &str = "a queue QMD (IS_QUEUE) is not implemented by Tandem yet";
+const DEPENDENT_QMD: &str = "dependent QMD scheduling is not implemented by Tandem yet";
+
 /// What a launch takes from its QMD.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Qmd {
@@ -189,18 +192,18 @@ pub struct Qmd {
 impl Qmd {
     /// Decodes a version 01_07 QMD; the features Tandem does not carry out are refused by name.
     pub fn parse(bytes: &[u8; QMD_BYTES]) -> Result<Qmd, &'static str> {
-        let word = |byte: usize| u32::from_le_bytes(bytes[byte..byte + 4].try_into().expect("four bytes"));
-        let bits = |byte: usize, high: u32, low: u32| word(byte) >> low & (u32::MAX >> (31 - (high - low)));
+        let word = |byte| qmd_word(bytes, byte);
+        let bits = |byte, high, low| qmd_word(bytes, byte) >> low & (u32::MAX >> (31 - (high - low)));
         // QMD_VERSION 3:0 and QMD_MAJOR_VERSION 7:4 at 0x48.
         if (bits(0x48, 7, 4), bits(0x48, 3, 0)) != (1, 7) {
             return Err("the QMD is not version 01_07 (the one MAXWELL_COMPUTE_B reads)");
         }
         // IS_QUEUE 8:8 and DEPENDENT_QMD_SCHEDULE_ENABLE 13:13 at 0x18.
         if bits(0x18, 8, 8) == 1 {
-            return Err("a queue QMD (IS_QUEUE) is not implemented by Tandem yet");
+            return Err(QUEUE_QMD);
         }
         if bits(0x18, 13, 13) == 1 {
-            return Err("dependent QMD scheduling is not implemented by Tandem yet");
+            return Err(DEPENDENT_QMD);
         }
         let constant_buffers = std::array::from_fn(|i| {
             // CONSTANT_BUFFER_VALID 7:0 at 0x50; buffer i: ADDR_LOWER at 0x74 + 8i, ADDR_UPPER 7:0 and SIZE 31:15
@@ -244,18 +247,18 @@ impl Qmd {
 
     /// Decodes a version 03_00 QMD (Ampere's); the features Tandem does not carry out are refused by name.
     pub fn parse_v3(bytes: &[u8; QMD_BYTES]) -> Result<Qmd, &'static str> {
-        let word = |byte: usize| u32::from_le_bytes(bytes[byte..byte + 4].try_into().expect("four bytes"));
-        let bits = |byte: usize, high: u32, low: u32| word(byte) >> low & (u32::MAX >> (31 - (high - low)));
+        let word = |byte| qmd_word(bytes, byte);
+        let bits = |byte, high, low| qmd_word(bytes, byte) >> low & (u32::MAX >> (31 - (high - low)));
         // QMD_VERSION 579:576 and QMD_MAJOR_VERSION 583:580.
         if (bits(0x48, 7, 4), bits(0x48, 3, 0)) != (3, 0) {
             return Err("the QMD is not version 03_00 (the one AMPERE_COMPUTE_B reads)");
         }
         // IS_QUEUE 136, DEPENDENT_QMD0_ENABLE 512, DEPENDENT_QMD1_ENABLE 517.
         if bits(0x10, 8, 8) == 1 {
-            return Err("a queue QMD (IS_QUEUE) is not implemented by Tandem yet");
+            return Err(QUEUE_QMD);
         }
         if bits(0x40, 0, 0) == 1 || bits(0x40, 5, 5) == 1 {
-            return Err("dependent QMD scheduling is not implemented by Tandem yet");
+            return Err(DEPENDENT_QMD);
         }
         let constant_buffers = std::array::from_fn(|i| {
             // CONSTANT_BUFFER_VALID(i) 640 + i; buffer i: ADDR_LOWER at 1024 + 64i, ADDR_UPPER 16:0 and
@@ -304,6 +307,11 @@ impl Qmd {
             sampler_via_header: bits(0x2c, 30, 30) == 1,
         })
     }
+}
+
+/// The QMD's 32-bit word at byte `byte`.
+fn qmd_word(bytes: &[u8; QMD_BYTES], byte: usize) -> u32 {
+    u32::from_le_bytes(bytes[byte..byte + 4].try_into().expect("four bytes"))
 }
 
 #[cfg(test)]

@@ -872,18 +872,7 @@ impl Maxwell<'_, '_, '_> {
             "ISETP" | "ISET" => {
                 let (a, b) = (self.reg(v.get("ra")), self.b(v));
                 let holds = self.integer_compare(a, b, v.get("cmp"), v.flag("signed"), v.flag("x"));
-                let ps = self.pred_src(v, "ps");
-                let op = v.get("bop");
-                if opcode == "ISET" {
-                    let result = self.boolean(op, holds, ps);
-                    self.set_boolean(v, result);
-                } else {
-                    let not_holds = self.un(UnOp::LogicalNot, holds);
-                    let first = self.boolean(op, holds, ps);
-                    let second = self.boolean(op, not_holds, ps);
-                    self.set_pred(v.get("pd"), first);
-                    self.set_pred(v.get("pq"), second);
-                }
+                self.set_comparison(v, holds);
             }
             "P2R" => {
                 // P0-P6 (or the condition code's four flags) into byte `byte` of a, under the mask's low byte.
@@ -1025,32 +1014,12 @@ impl Maxwell<'_, '_, '_> {
                 let Some(holds) = self.cc_holds(cc, v.get("cc_test")) else {
                     return self.unimplemented(v, Self::text(v));
                 };
-                let ps = self.pred_src(v, "ps");
-                if opcode == "CSET" {
-                    let result = self.boolean(v.get("bop"), holds, ps);
-                    self.set_boolean(v, result);
-                    return Ok(());
-                }
-                let not_holds = self.un(UnOp::LogicalNot, holds);
-                let pd = self.boolean(v.get("bop"), holds, ps);
-                let pq = self.boolean(v.get("bop"), not_holds, ps);
-                self.set_pred(v.get("pd"), pd);
-                self.set_pred(v.get("pq"), pq);
+                self.set_comparison(v, holds);
             }
             "PSETP" | "PSET" => {
                 let (a, b) = (self.pred_src(v, "pa"), self.pred_src(v, "pb"));
                 let first = self.boolean(v.get("bop_ab"), a, b);
-                let ps = self.pred_src(v, "ps");
-                if opcode == "PSET" {
-                    let result = self.boolean(v.get("bop"), first, ps);
-                    self.set_boolean(v, result);
-                    return Ok(());
-                }
-                let not_first = self.un(UnOp::LogicalNot, first);
-                let pd = self.boolean(v.get("bop"), first, ps);
-                let pq = self.boolean(v.get("bop"), not_first, ps);
-                self.set_pred(v.get("pd"), pd);
-                self.set_pred(v.get("pq"), pq);
+                self.set_comparison(v, first);
             }
             "B2R" if v.get("mode") == 1 => self.barrier_result(v.get("rd"), v.get("pd")),
             "VABSDIFF" => {
@@ -1143,18 +1112,7 @@ impl Maxwell<'_, '_, '_> {
                 let b = self.double_b(v);
                 let b = self.float64_modifiers(b, v.flag("neg_b"), v.flag("abs_b"));
                 let holds = self.float_compare(a, b, v.get("cmp"));
-                if opcode == "DSET" {
-                    let ps = self.pred_src(v, "ps");
-                    let result = self.boolean(v.get("bop"), holds, ps);
-                    self.set_boolean(v, result);
-                    return Ok(());
-                }
-                let not_holds = self.un(UnOp::LogicalNot, holds);
-                let (op, ps) = (v.get("bop"), self.pred_src(v, "ps"));
-                let first = self.boolean(op, holds, ps);
-                let second = self.boolean(op, not_holds, ps);
-                self.set_pred(v.get("pd"), first);
-                self.set_pred(v.get("pq"), second);
+                self.set_comparison(v, holds);
             }
             "FMNMX" => {
                 let ftz = v.flag("ftz");
@@ -1173,18 +1131,7 @@ impl Maxwell<'_, '_, '_> {
                 let b = self.float_b(v);
                 let b = self.flush(b, ftz);
                 let holds = self.float_compare(a, b, v.get("cmp"));
-                let ps = self.pred_src(v, "ps");
-                let op = v.get("bop");
-                if opcode == "FSET" {
-                    let result = self.boolean(op, holds, ps);
-                    self.set_boolean(v, result);
-                } else {
-                    let not_holds = self.un(UnOp::LogicalNot, holds);
-                    let first = self.boolean(op, holds, ps);
-                    let second = self.boolean(op, not_holds, ps);
-                    self.set_pred(v.get("pd"), first);
-                    self.set_pred(v.get("pq"), second);
-                }
+                self.set_comparison(v, holds);
             }
             "FCMP" => {
                 let c = self.c(v);
@@ -1502,9 +1449,20 @@ impl Maxwell<'_, '_, '_> {
     }
 
     /// `.CC` on an instruction with a 32-bit result: the zero and sign flags of the result.
-    /// A comparison's result as a register (ISET, FSET, DSET, CSET, PSET): all ones, or 1.0 with .BF, where it
-    /// holds, else 0; with .CC, the flags of that value.
-    fn set_boolean(&mut self, v: &View, result: Value) {
+    /// The interpreter's `set_comparison`: the outcome combined with the predicate source by the boolean op, as
+    /// a register for the SET forms (all ones, or 1.0 with .BF, where it holds, else 0; .CC's flags of that
+    /// value) or as two predicates for the SETP forms (the outcome's and its negation's).
+    fn set_comparison(&mut self, v: &View, holds: Value) {
+        let (op, ps) = (v.get("bop"), self.pred_src(v, "ps"));
+        if !v.has("rd") {
+            let not_holds = self.un(UnOp::LogicalNot, holds);
+            let first = self.boolean(op, holds, ps);
+            let second = self.boolean(op, not_holds, ps);
+            self.set_pred(v.get("pd"), first);
+            self.set_pred(v.get("pq"), second);
+            return;
+        }
+        let result = self.boolean(op, holds, ps);
         let one = self.const32(if v.flag("bf") { 0x3f80_0000 } else { u32::MAX });
         let zero = self.const32(0);
         let value = self.select(result, one, zero);

@@ -579,13 +579,7 @@ impl Exec<'_, '_> {
                 }
                 self.each(|lane, o| {
                     let holds = cc_holds(lane.cc, o.v.get("cc_test")).unwrap_or(false);
-                    let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
-                    if o.v.encoding.opcode == "CSET" {
-                        set_boolean(lane, o, boolean(op, holds, ps));
-                    } else {
-                        lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
-                        lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
-                    }
+                    set_comparison(lane, o, holds)
                 })
             }
             "P2R" => self.each(|lane, o| {
@@ -854,13 +848,7 @@ impl Exec<'_, '_> {
             }
             "ISETP" | "ISET" => self.each(|lane, o| {
                 let holds = integer_compare(lane, o);
-                let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
-                if o.v.encoding.opcode == "ISET" {
-                    set_boolean(lane, o, boolean(op, holds, ps));
-                } else {
-                    lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
-                    lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
-                }
+                set_comparison(lane, o, holds)
             }),
             "ICMP" => self.each(|lane, o| {
                 // c compared with zero selects a or b.
@@ -896,13 +884,7 @@ impl Exec<'_, '_> {
             }
             "PSETP" | "PSET" => self.each(|lane, o| {
                 let (a, b) = (o.pred_src(lane, "pa"), o.pred_src(lane, "pb"));
-                let first = boolean(o.v.get("bop_ab"), a, b);
-                let ps = o.pred_src(lane, "ps");
-                if o.v.encoding.opcode == "PSET" {
-                    return set_boolean(lane, o, boolean(o.v.get("bop"), first, ps));
-                }
-                lane.set_pred(o.v.get("pd"), boolean(o.v.get("bop"), first, ps));
-                lane.set_pred(o.v.get("pq"), boolean(o.v.get("bop"), !first, ps));
+                set_comparison(lane, o, boolean(o.v.get("bop_ab"), a, b))
             }),
             "POPC" => self.each(|lane, o| {
                 let b = o.b(lane) ^ if o.v.flag("inv_b") { u32::MAX } else { 0 };
@@ -956,13 +938,7 @@ impl Exec<'_, '_> {
             }),
             "DSETP" | "DSET" => self.each(|lane, o| {
                 let (a, b) = (o.double_a(lane).1, o.double_b(lane).1);
-                let holds = float::compare(float::order64(a, b), o.v.get("cmp"));
-                let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
-                if o.v.encoding.opcode == "DSET" {
-                    return set_boolean(lane, o, boolean(op, holds, ps));
-                }
-                lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
-                lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
+                set_comparison(lane, o, float::compare(float::order64(a, b), o.v.get("cmp")))
             }),
             "HADD2" | "HMUL2" | "HFMA2" | "HADD2_32I" | "HMUL2_32I" | "HFMA2_32I" => {
                 if [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) || v.get("fmz") > 1 {
@@ -1007,14 +983,7 @@ impl Exec<'_, '_> {
             }),
             "FSETP" | "FSET" => self.each(|lane, o| {
                 let order = float::order32(o.float_a(lane), o.float_b(lane), o.v.flag("ftz"));
-                let holds = float::compare(order, o.v.get("cmp"));
-                let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
-                if o.v.encoding.opcode == "FSET" {
-                    set_boolean(lane, o, boolean(op, holds, ps));
-                } else {
-                    lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
-                    lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
-                }
+                set_comparison(lane, o, float::compare(order, o.v.get("cmp")))
             }),
             "FCMP" => self.each(|lane, o| {
                 // c compared with zero selects a or b.
@@ -1419,10 +1388,17 @@ fn cc_holds(cc: u8, test: u64) -> Option<bool> {
     })
 }
 
-/// A comparison's result as a register (ISET, FSET, DSET, CSET, PSET): all ones, or 1.0 with .BF, where it
-/// holds, else 0; with .CC, the flags of that value.
-fn set_boolean(lane: &mut Lane, o: &Operands, result: bool) {
-    let value = match (result, o.v.flag("bf")) {
+/// A comparison's outcome combined with the predicate source by the boolean op: as a register for the SET forms
+/// (ISET, FSET, DSET, CSET, PSET: all ones, or 1.0 with .BF, where it holds, else 0; with .CC, the flags of that
+/// value), or as two predicates for the SETP forms (the outcome's and its negation's).
+fn set_comparison(lane: &mut Lane, o: &Operands, holds: bool) {
+    let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
+    if !o.v.has("rd") {
+        lane.set_pred(o.v.get("pd"), boolean(op, holds, ps));
+        lane.set_pred(o.v.get("pq"), boolean(op, !holds, ps));
+        return;
+    }
+    let value = match (boolean(op, holds, ps), o.v.flag("bf")) {
         (true, true) => 0x3f80_0000,
         (true, false) => u32::MAX,
         _ => 0,
