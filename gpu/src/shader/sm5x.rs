@@ -307,7 +307,7 @@ impl Maxwell<'_, '_, '_> {
     fn constant_pair(&mut self, v: &View) -> Value {
         let offset = (v.signed("cb_offset") * 4) as u64;
         let low = self.constant(v.get("cb_bank"), offset);
-        let high = self.constant(v.get("cb_bank"), offset + 4);
+        let high = self.constant(v.get("cb_bank"), offset.saturating_add(4));
         self.pair(low, high)
     }
 

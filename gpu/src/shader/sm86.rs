@@ -421,7 +421,7 @@ impl Lower<'_> {
                 let low = self.constant(v.get("cb_bank"), offset);
                 self.set_ureg(v.get("urd"), low);
                 if v.get("size") == 5 {
-                    let high = self.constant(v.get("cb_bank"), offset + 4);
+                    let high = self.constant(v.get("cb_bank"), offset.saturating_add(4));
                     self.set_ureg(v.get("urd") + 1, high);
                 }
             }

@@ -198,7 +198,7 @@ impl Operands<'_> {
         } else if v.has("cb_offset") && self.form() != "cbuf_c" {
             let offset = (v.signed("cb_offset") * 4) as u64;
             u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset))
-                | u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset + 4)) << 32
+                | u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset.saturating_add(4))) << 32
         } else {
             lane.reg64(v.get("rb"))
         };
@@ -210,7 +210,7 @@ impl Operands<'_> {
         let raw = if self.form() == "cbuf_c" {
             let offset = (v.signed("cb_offset") * 4) as u64;
             u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset))
-                | u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset + 4)) << 32
+                | u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset.saturating_add(4))) << 32
         } else {
             lane.reg64(v.get("rc"))
         };

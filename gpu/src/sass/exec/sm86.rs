@@ -458,7 +458,7 @@ impl Exec<'_, '_> {
                 let low = self.step.cbufs.read_u32(bank, offset);
                 warp.set_ureg(urd, low);
                 if v.get("size") == 5 {
-                    warp.set_ureg(urd + 1, self.step.cbufs.read_u32(bank, offset + 4));
+                    warp.set_ureg(urd + 1, self.step.cbufs.read_u32(bank, offset.saturating_add(4)));
                 }
                 self.advance_all();
             }
