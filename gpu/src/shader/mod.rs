@@ -13,6 +13,7 @@ mod sm5x;
 mod sm86;
 pub mod sph;
 mod spirv;
+mod texture;
 
 pub use crate::texture::format::NumberKind;
 pub use ir::TextureView;

@@ -1,0 +1,294 @@
+//! What the texture instructions both ISAs have (TEX, TLD, TLD4, TXD, TXQ) mean once an ISA has found their
+//! operands. Maxwell and Ampere read the same operands in the same order (Mesa's NAK builds one source list for
+//! SM50 and SM70 alike); they differ in the fields, in where the handle comes from and in which registers hold
+//! the operands and take the results, which `sm5x/texture.rs` and `sm86.rs` work out.
+//!
+//! The operand order: the layer of an array, the coordinates, then (bindless Maxwell forms: the handle first) a
+//! sample's bias or level or a fetch's level, AOFFI's packed offsets (TLD4.PTP: two registers of them), and last
+//! a depth compare's reference or a multisample fetch's sample index.
+
+use super::ir::{BinOp, Lod, Op, Round, TextureBinding, TextureDim, TextureHandle, Value};
+use super::lower::Lower;
+
+/// How a TEX picks its level of detail; a TLD takes level 0 (`Zero`) or a register's (`Explicit`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Level {
+    Implicit,
+    Zero,
+    Bias,
+    Explicit,
+}
+
+/// A TEX or TLD of either ISA.
+pub(super) struct TextureRead {
+    pub handle: TextureHandle,
+    pub dim: TextureDim,
+    pub array: bool,
+    /// TLD: texels by integer coordinates; else a filtered sample.
+    pub fetch: bool,
+    pub level: Level,
+    /// AOFFI: texel offsets packed into one register (see [`texel_offsets`]).
+    pub offsets: bool,
+    /// TEX.DC's depth-compare reference, or TLD.MS's sample index.
+    pub last: bool,
+}
+
+impl TextureRead {
+    /// How many registers the read takes: the layer and coordinates, then the level, offsets and last operand.
+    pub fn operand_counts(&self) -> (usize, usize) {
+        let level = matches!(self.level, Level::Bias | Level::Explicit);
+        (
+            usize::from(self.array) + self.dim.coordinates(),
+            [level, self.offsets, self.last].into_iter().filter(|&b| b).count(),
+        )
+    }
+}
+
+/// A TLD4 of either ISA: a gather of `component`, or with `compare` of the comparisons with a reference.
+pub(super) struct TextureGather {
+    pub handle: TextureHandle,
+    pub dim: TextureDim,
+    pub array: bool,
+    pub component: u8,
+    /// Registers of offsets: 0, 1 (AOFFI) or 2 (PTP: a pair of offsets per texel).
+    pub offset_registers: usize,
+    pub compare: bool,
+}
+
+impl TextureGather {
+    /// How many registers the gather takes: the layer and coordinates, then the offsets and the reference.
+    pub fn operand_counts(&self) -> (usize, usize) {
+        (usize::from(self.array) + self.dim.coordinates(), self.offset_registers + usize::from(self.compare))
+    }
+}
+
+/// AOFFI's texel offsets of TEX and TLD: signed 4-bit x, y and z in bits 3:0, 7:4 and 11:8 (ptxas packs them
+/// with `BFI ..., 0x404, ...`; TLD4's are 6-bit, in bytes).
+fn texel_offsets(packed: u32) -> [i8; 3] {
+    [0, 1, 2].map(|k| ((packed << (28 - 4 * k)) as i32 >> 28) as i8)
+}
+
+impl Lower<'_> {
+    /// The texel `read` gives, its operands in the registers `sources` (in `operand_counts` order). Err: why it
+    /// cannot be translated.
+    pub(super) fn texture_read(&mut self, read: &TextureRead, sources: &[u64]) -> Result<Value, String> {
+        let (dim, array) = (read.dim, read.array);
+        let count = dim.coordinates();
+        let layer = array.then(|| self.reg(sources[0]));
+        let first = usize::from(array);
+        let coordinates: Vec<Value> = sources[first..first + count].iter().map(|&r| self.reg(r)).collect();
+        let mut rest = sources[first + count..].iter().copied();
+        let level_register = matches!(read.level, Level::Bias | Level::Explicit).then(|| rest.next()).flatten();
+        let offsets_register = read.offsets.then(|| rest.next()).flatten();
+        let last_register = read.last.then(|| rest.next()).flatten();
+        if read.fetch {
+            // Offsets move a fetch's integer coordinates, whether or not they are known when translating.
+            let coordinates = match offsets_register {
+                Some(register) => {
+                    let packed = self.reg(register);
+                    self.offset_coordinates(coordinates, packed)
+                }
+                None => coordinates,
+            };
+            if let Some(sample) = last_register {
+                if (dim, array) != (TextureDim::D2, false) {
+                    return Err("multisample fetches other than 2D".into());
+                }
+                let sample = self.reg(sample);
+                return Ok(self.fetch_sample(read.handle, coordinates, sample));
+            }
+            let texture = self.bind_texture(binding(read.handle, dim, array));
+            let level = match level_register {
+                Some(register) => self.reg(register),
+                None => self.const32(0),
+            };
+            return Ok(self.op(Op::TextureFetch { texture, coordinates, layer, level }));
+        }
+        let offset = match offsets_register {
+            Some(_) if dim == TextureDim::Cube => return Err("offsets on a cube".into()),
+            Some(register) => {
+                let packed = self.reg(register);
+                match self.known_constant(packed) {
+                    Some(bits) => Some(texel_offsets(bits)),
+                    None => {
+                        return Err(
+                            "offsets computed at run time: Vulkan takes a sample's offsets only as constants".into()
+                        );
+                    }
+                }
+            }
+            None => None,
+        };
+        let lod = match (read.level, level_register) {
+            (Level::Implicit, _) => Lod::Implicit,
+            (Level::Zero, _) => Lod::Zero,
+            (Level::Bias, Some(register)) => Lod::Bias(self.reg(register)),
+            (Level::Explicit, Some(register)) => Lod::Level(self.reg(register)),
+            _ => unreachable!("operand_counts gives a level register to Bias and Explicit"),
+        };
+        let reference = last_register.map(|register| self.reg(register));
+        let binding = TextureBinding { depth_compare: reference.is_some(), ..binding(read.handle, dim, array) };
+        let texture = self.bind_texture(binding);
+        Ok(self.op(Op::TextureSample { texture, coordinates, layer, lod, reference, offset }))
+    }
+
+    /// The components of the gather `gather` that `mask` chooses, in order, its operands in the registers
+    /// `sources` (in `operand_counts` order). Err: why it cannot be translated.
+    pub(super) fn texture_gather(
+        &mut self,
+        gather: &TextureGather,
+        sources: &[u64],
+        mask: u8,
+    ) -> Result<Vec<Value>, String> {
+        let (dim, array) = (gather.dim, gather.array);
+        if !matches!(dim, TextureDim::D2 | TextureDim::Cube) {
+            return Err("1D and 3D gathers, which SPIR-V lacks".into());
+        }
+        if gather.offset_registers > 0 && dim == TextureDim::Cube {
+            return Err("offsets on a cube, which SPIR-V forbids".into());
+        }
+        let layer = array.then(|| self.reg(sources[0]));
+        let first = usize::from(array);
+        let count = dim.coordinates();
+        let coordinates: Vec<Value> = sources[first..first + count].iter().map(|&r| self.reg(r)).collect();
+        let rest = &sources[first + count..];
+        let reference = gather.compare.then(|| self.reg(rest[gather.offset_registers]));
+        let binding = TextureBinding {
+            depth_compare: reference.is_some(),
+            gather_offsets: gather.offset_registers > 0,
+            ..binding(gather.handle, dim, array)
+        };
+        let texture = self.bind_texture(binding);
+        let component = gather.component;
+        if gather.offset_registers < 2 {
+            let offsets = (gather.offset_registers == 1).then(|| self.reg(rest[0]));
+            let texels = self.op(Op::TextureGather { texture, coordinates, layer, component, reference, offsets });
+            return Ok(self.components(texels, mask));
+        }
+        // PTP: result component k is the (i0, j0) texel (component 3) of the footprint moved by offset pair k,
+        // as GLSL's textureGatherOffsets defines it. Pair k is a byte pair of the offset register k / 2, the low
+        // half for even k, in AOFFI's layout (x in bits 5:0, y in 13:8): one gather with AOFFI offsets per
+        // component.
+        let words = [self.reg(rest[0]), self.reg(rest[1])];
+        let sixteen = self.const32(16);
+        Ok((0..4u8)
+            .filter(|k| mask >> k & 1 == 1)
+            .map(|k| {
+                let word = words[usize::from(k / 2)];
+                let pair = if k % 2 == 1 { self.bin(BinOp::ShrU, word, sixteen) } else { word };
+                let coordinates = coordinates.clone();
+                let gather =
+                    Op::TextureGather { texture, coordinates, layer, component, reference, offsets: Some(pair) };
+                let texels = self.op(gather);
+                self.op(Op::Component(texels, 3))
+            })
+            .collect())
+    }
+
+    /// TXD: a sample at the level the explicit derivatives give: the coordinates from `coordinates` on (for
+    /// arrays, then a word with the layer in bits 15:0), the derivatives from `derivatives` on, per coordinate
+    /// d/dx then d/dy of u, then of v (Mesa's `handleTXD` and yuzu agree; Ryujinx reads all of d/dx first;
+    /// Maxwell behaviour 2.13; ptxas fills sm_86's TXD so too). 1D and 2D only, as Mesa emits it (3D and cubes
+    /// it computes by hand, as ptxas does for sm_86).
+    pub(super) fn texture_gradients(
+        &mut self,
+        handle: TextureHandle,
+        (dim, array): (TextureDim, bool),
+        coordinates: u64,
+        derivatives: u64,
+    ) -> Result<Value, String> {
+        if !matches!(dim, TextureDim::D1 | TextureDim::D2) {
+            return Err("3D and cube targets".into());
+        }
+        let count = dim.coordinates() as u64;
+        let values: Vec<Value> = (0..count).map(|k| self.reg(coordinates + k)).collect();
+        let layer = array.then(|| self.reg(coordinates + count));
+        let derivative = |l: &mut Self, coordinate: u64, y: u64| l.reg(derivatives + 2 * coordinate.min(count - 1) + y);
+        let x = [derivative(self, 0, 0), derivative(self, 1, 0)];
+        let y = [derivative(self, 0, 1), derivative(self, 1, 1)];
+        let texture = self.bind_texture(binding(handle, dim, array));
+        let lod = Lod::Gradients { x, y };
+        Ok(self.op(Op::TextureSample { texture, coordinates: values, layer, lod, reference: None, offset: None }))
+    }
+
+    /// TXQ TEX_HEADER_DIMENSION: the size of level `level` of the texture as its header shapes it (nxgpucatch's
+    /// hardware tests: `Op::TextureQuery`).
+    pub(super) fn texture_size(&mut self, handle: TextureHandle, level: Value) -> Value {
+        let binding = TextureBinding { query: true, ..binding(handle, TextureDim::D2, false) };
+        let texture = self.bind_texture(binding);
+        self.op(Op::TextureQuery { texture, level })
+    }
+
+    /// `coordinates` (integers) moved by the texel offsets AOFFI packs into `packed` (see [`texel_offsets`]).
+    pub(super) fn offset_coordinates(&mut self, coordinates: Vec<Value>, packed: Value) -> Vec<Value> {
+        let down = self.const32(28);
+        (0..coordinates.len() as u32)
+            .zip(coordinates)
+            .map(|(k, coordinate)| {
+                let up = self.const32(28 - 4 * k);
+                let field = self.bin(BinOp::Shl, packed, up);
+                let offset = self.bin(BinOp::ShrS, field, down);
+                self.bin(BinOp::Add, coordinate, offset)
+            })
+            .collect()
+    }
+
+    pub(super) fn bind_texture(&mut self, binding: TextureBinding) -> u16 {
+        self.program.texture(binding)
+    }
+
+    /// A fetch of sample `sample` of texel `coordinates` of a multisampled 2D texture: layer `sample` of the
+    /// array the host holds it as (`TextureBinding::multisample`).
+    pub(super) fn fetch_sample(&mut self, handle: TextureHandle, coordinates: Vec<Value>, sample: Value) -> Value {
+        let binding = TextureBinding { multisample: true, ..binding(handle, TextureDim::D2, true) };
+        let texture = self.bind_texture(binding);
+        let level = self.const32(0);
+        self.op(Op::TextureFetch { texture, coordinates, layer: Some(sample), level })
+    }
+
+    /// The components of `texel` that `mask` (bit i: component i) chooses, in order.
+    pub(super) fn components(&mut self, texel: Value, mask: u8) -> Vec<Value> {
+        (0..4).filter(|c| mask >> c & 1 == 1).map(|c| self.op(Op::Component(texel, c))).collect()
+    }
+
+    /// The components of `texel` that `mask` chooses, in order, into `destinations`.
+    pub(super) fn write_components(&mut self, texel: Value, mask: u8, destinations: &[u64; 4]) {
+        let values = self.components(texel, mask);
+        self.write_in_order(values, destinations);
+    }
+
+    /// FP16 results (Maxwell's TEXS and TLDS with F32 clear, TLD4S.F16; sm_86's .F16 forms): the components of
+    /// `texel` that `mask` chooses, converted to FP16 and packed in pairs, the first in the low half: the first
+    /// pair to rd, the second to rd2 (a missing high half 0); rd+1 and rd2+1 are not written. yuzu and Ryujinx
+    /// agree, nxgpucatch's hardware tests and ptxas's code around TEXS.F16 and sm_86's TEX.F16 confirm the
+    /// registers (`gpu/research/texture-f16.md`). The rounding (to nearest even, as ptxas converts with
+    /// F2F.F16.F32) and the zero halves are unverified on hardware.
+    pub(super) fn write_half_components(&mut self, texel: Value, mask: u8, rd: u64, rd2: u64) {
+        let values = self.components(texel, mask);
+        self.write_halves(values, rd, rd2);
+    }
+
+    /// `values` as FP16, packed in pairs into rd and rd2 as `write_half_components` describes.
+    pub(super) fn write_halves(&mut self, values: Vec<Value>, rd: u64, rd2: u64) {
+        let halves: Vec<Value> =
+            values.into_iter().map(|value| self.op(Op::F32ToHalf(Round::NearestEven, value))).collect();
+        let zero = self.const32(0);
+        let words: Vec<Value> =
+            halves.chunks(2).map(|pair| self.pack_halves(pair[0], pair.get(1).copied().unwrap_or(zero))).collect();
+        self.write_in_order(words, &[rd, rd2, 255, 255]);
+    }
+
+    /// `values` into the first of `destinations`, in order. Every value is read before this (a destination may
+    /// be a source).
+    pub(super) fn write_in_order(&mut self, values: Vec<Value>, destinations: &[u64; 4]) {
+        for (value, &register) in values.into_iter().zip(destinations) {
+            self.set_reg(register, value);
+        }
+    }
+}
+
+/// The binding of a texture of `dim` (`array`) whose handle is `handle`, read plainly (no compare, offsets or
+/// samples).
+pub(super) fn binding(handle: TextureHandle, dim: TextureDim, array: bool) -> TextureBinding {
+    TextureBinding { handle, dim, array, depth_compare: false, gather_offsets: false, multisample: false, query: false }
+}
