@@ -9,8 +9,11 @@
 use super::Isa;
 use super::cubin::{Cubin, CubinError, KernelImage};
 use super::exec::{self, ConstantBuffers, ExecError, Kernel, Launch, driver_constants, run_compute};
+use crate::shader::ir::{HandlePart, TextureBinding, TextureDim, TextureHandle, TextureView};
 use crate::shader::{FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, TranslateError, Window, translate_compute};
-use crate::vulkan::{ComputeDevice, VulkanError};
+use crate::texture::format::NumberKind;
+use crate::vulkan::{ComputeDevice, DispatchOptions, Sampling, Texture, VulkanError};
+use ash::vk;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -35,6 +38,8 @@ pub enum CorpusError {
     Translate { entry: String, source: TranslateError },
     #[error("{entry}: {source}")]
     Vulkan { entry: String, source: VulkanError },
+    #[error("{entry}: {what}")]
+    Texture { entry: String, what: String },
 }
 
 /// One line of `runs.txt`: a kernel's entry point and how it is launched.
@@ -58,13 +63,76 @@ pub struct Run {
     /// (offset, bytes) of the FP16, FP32 or FP64 values within a record whose NaN is the implementation's: any
     /// NaN matches a NaN there.
     pub nan: Vec<(usize, usize)>,
+    /// The textures the run binds (`tex=N` parameters name them by position).
+    pub textures: Vec<RunTexture>,
 }
 
-/// A kernel parameter: a buffer's address plus an offset, or a 32-bit value.
+/// A texture of RGBA32F texels that a run binds, read with point filtering, clamped addressing and normalized
+/// coordinates: `textures=KIND:WxHxD:LAYERS:LEVELS` (KIND 2d, 3d or cube; D is a 3D texture's depth, 1
+/// otherwise; a cube has six faces a layer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunTexture {
+    pub dim: crate::shader::ir::TextureDim,
+    pub size: [u32; 3],
+    pub layers: u32,
+    pub levels: u32,
+}
+
+impl RunTexture {
+    fn parse(text: &str) -> Option<RunTexture> {
+        use crate::shader::ir::TextureDim;
+        let mut fields = text.split(':');
+        let dim = match fields.next()? {
+            "2d" => TextureDim::D2,
+            "3d" => TextureDim::D3,
+            "cube" => TextureDim::Cube,
+            _ => return None,
+        };
+        let size: Vec<u32> =
+            fields.next()?.split('x').map(|n| parse_number(n).map(|n| n as u32)).collect::<Option<_>>()?;
+        let layers = parse_number(fields.next()?)? as u32;
+        let levels = parse_number(fields.next()?)? as u32;
+        let size: [u32; 3] = size.try_into().ok()?;
+        let sane =
+            size.iter().all(|&n| (1..=4096).contains(&n)) && (1..=64).contains(&layers) && (1..=13).contains(&levels);
+        (sane && fields.next().is_none()).then_some(RunTexture { dim, size, layers, levels })
+    }
+
+    /// The layers the image holds: a cube's six faces a layer.
+    pub fn image_layers(&self) -> u32 {
+        if self.dim == crate::shader::ir::TextureDim::Cube { 6 * self.layers } else { self.layers }
+    }
+
+    /// Level `level`'s width, height and depth.
+    pub fn extent(&self, level: u32) -> [u32; 3] {
+        self.size.map(|n| (n >> level).max(1))
+    }
+
+    /// The texels of the run's texture `number`, levels in order, each level's layers (faces), slices, rows and
+    /// texels in order: word k is the FP32 value `number * 4096 + k + 0.25` (distinct and exact in FP32 and, for
+    /// the first levels, in FP16), as `cuda/runner.cu` fills the GPU's.
+    pub fn texels(&self, number: usize) -> Vec<u8> {
+        let words: u64 = (0..self.levels)
+            .map(|level| {
+                let [w, h, d] = self.extent(level);
+                u64::from(w) * u64::from(h) * u64::from(d) * u64::from(self.image_layers()) * 4
+            })
+            .sum();
+        (0..words).flat_map(|k| ((number as u64 * 4096 + k) as f32 + 0.25).to_le_bytes()).collect()
+    }
+}
+
+/// A kernel parameter: a buffer's address plus an offset, a 32-bit value, or a texture's 64-bit handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Parameter {
-    Buffer { index: usize, offset: u64 },
+    Buffer {
+        index: usize,
+        offset: u64,
+    },
     Value(u32),
+    /// `tex=N`: the run's texture N. Its handle here is N (header N, sampler 0); on the GPU, CUDA's texture
+    /// object.
+    Texture(u32),
 }
 
 /// The corpus folder: its manifest and input.
@@ -161,6 +229,7 @@ pub fn parse_manifest(text: &str) -> Result<Vec<Run>, CorpusError> {
             approx16: BTreeSet::new(),
             varies: BTreeSet::new(),
             nan: Vec::new(),
+            textures: Vec::new(),
         };
         for word in words {
             let (key, value) = word.split_once('=').ok_or_else(|| bad(format!("{word} is not key=value")))?;
@@ -196,6 +265,11 @@ pub fn parse_manifest(text: &str) -> Result<Vec<Run>, CorpusError> {
                 "approx" => run.approx = ranges()?,
                 "approx16" => run.approx16 = ranges()?,
                 "varies" => run.varies = ranges()?,
+                "textures" => {
+                    run.textures = list()
+                        .map(|t| RunTexture::parse(t).ok_or_else(|| bad(format!("bad texture {t}"))))
+                        .collect::<Result<_, _>>()?
+                }
                 "nan" => {
                     run.nan = pairs()?;
                     if let Some((_, bytes)) = run.nan.iter().find(|(_, bytes)| ![2, 4, 8].contains(bytes)) {
@@ -206,6 +280,14 @@ pub fn parse_manifest(text: &str) -> Result<Vec<Run>, CorpusError> {
                 }
                 _ => {}
             }
+        }
+        if let Some(&Parameter::Texture(number)) =
+            run.params.iter().find(|p| matches!(p, Parameter::Texture(n) if *n as usize >= run.textures.len()))
+        {
+            return Err(CorpusError::Manifest {
+                line: index + 1,
+                what: format!("tex={number}, but textures= lists {} textures", run.textures.len()),
+            });
         }
         runs.push(run);
     }
@@ -223,6 +305,9 @@ fn parse_parameter(text: &str) -> Option<Parameter> {
     if let Some(value) = text.strip_prefix("n=") {
         return Some(Parameter::Value(parse_number(value)? as u32));
     }
+    if let Some(number) = text.strip_prefix("tex=") {
+        return Some(Parameter::Texture(parse_number(number)?.try_into().ok()?));
+    }
     let (buffer, offset) = text.split_once('+').unwrap_or((text, "0"));
     let index = ["out", "in", "gen"].iter().position(|name| *name == buffer)?;
     Some(Parameter::Buffer { index, offset: parse_number(offset)? })
@@ -238,6 +323,10 @@ pub fn parameters(run: &Run, addresses: [u64; 3]) -> Vec<u8> {
                 block.extend_from_slice(&(addresses[index] + offset).to_le_bytes());
             }
             Parameter::Value(value) => block.extend_from_slice(&value.to_le_bytes()),
+            Parameter::Texture(number) => {
+                block.resize(block.len().next_multiple_of(8), 0);
+                block.extend_from_slice(&u64::from(number).to_le_bytes());
+            }
         }
     }
     block
@@ -406,23 +495,72 @@ pub fn dispatch(
             )
         }
     };
-    let translation = translate_compute(kernel, run.block, LOCAL_BYTES, &global, &[])
-        .map_err(|source| CorpusError::Translate { entry: run.entry.clone(), source })?;
     let launch = launch(run, kernel);
     let bank0 = driver_constants(kernel.isa, &launch, &parameters(run, addresses))
         .map_err(|source| CorpusError::Exec { entry: run.entry.clone(), source })?;
+    let bank = |bank: u8| match bank {
+        0 => bank0.clone(),
+        _ => kernel.constants.iter().find(|(b, _)| *b == u32::from(bank)).map_or_else(Vec::new, |(_, b)| b.clone()),
+    };
+    let translate_error = |source| CorpusError::Translate { entry: run.entry.clone(), source };
+    let textures = if run.textures.is_empty() {
+        Vec::new()
+    } else {
+        let needs = crate::shader::program_needs(kernel).map_err(translate_error)?;
+        needs.textures.iter().map(|binding| run_texture(run, binding, &bank)).collect::<Result<Vec<_>, _>>()?
+    };
+    let views: Vec<TextureView> = textures
+        .iter()
+        .map(|(_, texture)| TextureView { kind: NumberKind::Float, dim: texture.dim, array: texture.layers > 1 })
+        .collect();
+    let translation = translate_compute(kernel, run.block, LOCAL_BYTES, &global, &views).map_err(translate_error)?;
     let mut banks = Vec::new();
-    for &bank in &translation.constant_banks {
-        let bytes = match bank {
-            0 => bank0.clone(),
-            _ => kernel.constants.iter().find(|(b, _)| *b == u32::from(bank)).map_or_else(Vec::new, |(_, b)| b.clone()),
-        };
+    for &number in &translation.constant_banks {
+        let bytes = bank(number);
         let buffer = device.buffer(bytes.len().max(4).next_multiple_of(4) as u64).map_err(vulkan)?;
         device.write(&buffer, 0, &bytes).map_err(vulkan)?;
         banks.push(buffer);
     }
+    let texels: Vec<Vec<u8>> = textures.iter().map(|&(number, texture)| texture.texels(number)).collect();
+    let sampling = |texture: &RunTexture| Sampling {
+        mag: vk::Filter::NEAREST,
+        min: vk::Filter::NEAREST,
+        mipmap_mode: vk::SamplerMipmapMode::NEAREST,
+        address: [vk::SamplerAddressMode::CLAMP_TO_EDGE; 3],
+        lod_bias: 0.0,
+        min_lod: 0.0,
+        max_lod: (texture.levels - 1) as f32,
+        anisotropy: None,
+        reduction: vk::SamplerReductionMode::WEIGHTED_AVERAGE,
+        border: [0; 4],
+        compare: None,
+    };
+    let images: Vec<Texture> = textures
+        .iter()
+        .zip(&texels)
+        .map(|(&(_, texture), texels)| Texture {
+            format: vk::Format::R32G32B32A32_SFLOAT,
+            bytes_per_texel: 16,
+            view_type: match (texture.dim, texture.layers > 1) {
+                (TextureDim::D3, _) => vk::ImageViewType::TYPE_3D,
+                (TextureDim::Cube, false) => vk::ImageViewType::CUBE,
+                (TextureDim::Cube, true) => vk::ImageViewType::CUBE_ARRAY,
+                (_, false) => vk::ImageViewType::TYPE_2D,
+                (_, true) => vk::ImageViewType::TYPE_2D_ARRAY,
+            },
+            width: texture.size[0],
+            height: texture.size[1],
+            depth: texture.size[2],
+            layers: texture.image_layers(),
+            levels: texture.levels,
+            texels,
+            sampling: sampling(&texture),
+        })
+        .collect();
     let bindings: Vec<_> = banks.iter().collect();
-    device.dispatch(&translation.spirv, "main", &bindings, run.grid).map_err(vulkan)?;
+    device
+        .dispatch_sampling(&translation.spirv, "main", &bindings, &images, run.grid, &DispatchOptions::default())
+        .map_err(vulkan)?;
     let mut result = Vec::new();
     for buffer in &buffers {
         result.extend(device.read(buffer).map_err(vulkan)?);
@@ -430,6 +568,31 @@ pub fn dispatch(
     let flag = FaultWord::Flag as usize * 4;
     let faulted = device.read(&fault).map_err(vulkan)?.get(flag..flag + 4).is_some_and(|word| word != [0; 4]);
     Ok(Outcome { buffers: result, faulted, spirv: translation.spirv })
+}
+
+/// The run's texture that `binding`'s handle names (its header index, bits 19:0), read from the constant-buffer
+/// words it comes from.
+fn run_texture(
+    run: &Run,
+    binding: &TextureBinding,
+    bank: &impl Fn(u8) -> Vec<u8>,
+) -> Result<(usize, RunTexture), CorpusError> {
+    let bad = |what: String| CorpusError::Texture { entry: run.entry.clone(), what };
+    // Bound instructions read the compute texture buffer, which CUDA's driver points at c[0x0].
+    let parts = match binding.handle {
+        TextureHandle::Traced(parts) => parts,
+        TextureHandle::Bound(offset) => [Some(HandlePart { bank: 0, offset, mask: u32::MAX, shift: 0 }), None],
+    };
+    let mut handle = 0;
+    for part in parts.iter().flatten() {
+        let bytes = bank(part.bank);
+        let at = part.offset as usize;
+        let word = bytes.get(at..at + 4).ok_or_else(|| bad(format!("a texture handle outside c[{:#x}]", part.bank)))?;
+        handle |= part.apply(u32::from_le_bytes(word.try_into().expect("four bytes")));
+    }
+    let number = (handle & 0xf_ffff) as usize;
+    let texture = run.textures.get(number).ok_or_else(|| bad(format!("texture {number}, which textures= lacks")))?;
+    Ok((number, *texture))
 }
 
 #[cfg(test)]
@@ -462,5 +625,26 @@ mod tests {
         );
         let error = parse_manifest("\nk e params=bogus\n").unwrap_err();
         assert_eq!(error.to_string(), "runs.txt line 2: bad parameter bogus");
+    }
+
+    #[test]
+    fn textures_are_declared_named_by_parameters_and_filled_by_their_rule() {
+        use crate::shader::ir::TextureDim;
+        let runs = parse_manifest("t t params=out,tex=1 textures=2d:8x4x1:1:3,cube:2x2x1:2:1\n").unwrap();
+        let run = &runs[0];
+        let cube = RunTexture { dim: TextureDim::Cube, size: [2, 2, 1], layers: 2, levels: 1 };
+        assert_eq!(run.textures[1], cube);
+        assert_eq!(run.textures[0].extent(2), [2, 1, 1]);
+        assert_eq!(run.params[1], Parameter::Texture(1));
+        // The handle: texture 1's header, sampler 0, as a 64-bit parameter after the 8-byte address.
+        assert_eq!(parameters(run, [0, 0, 0])[8..], [1, 0, 0, 0, 0, 0, 0, 0]);
+        // Twelve faces of four RGBA texels; word k is 4096 + k + 0.25.
+        let texels = cube.texels(1);
+        assert_eq!(texels.len(), 12 * 4 * 16);
+        assert_eq!(texels[4..8], 4097.25f32.to_le_bytes());
+        let error = parse_manifest("t t params=out,tex=2 textures=3d:4x4x4:1:1\n").unwrap_err();
+        assert_eq!(error.to_string(), "runs.txt line 1: tex=2, but textures= lists 1 textures");
+        let error = parse_manifest("t t textures=2d:0x4x1:1:1\n").unwrap_err();
+        assert_eq!(error.to_string(), "runs.txt line 1: bad texture 2d:0x4x1:1:1");
     }
 }

@@ -10,6 +10,8 @@ use crate::sass::sm86::{INSTRUCTION_BYTES, decode_program};
 use crate::sass::text::View;
 use std::collections::BTreeSet;
 
+mod texture;
+
 /// Lowers a kernel's code into IR.
 pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program, TranslateError> {
     let decoded = decode_program(&kernel.code)?;
@@ -979,6 +981,7 @@ impl Lower<'_> {
             "F2I" => self.float_to_int(v)?,
             "LDG" | "STG" | "LD" | "ST" => self.global_access(v)?,
             "LDS" | "STS" | "LDL" | "STL" => self.local_access(v)?,
+            "TEX" | "TLD" | "TLD4" | "TXD" | "TXQ" => self.texture(v)?,
             opcode => {
                 let inst = crate::sass::sm86::decode(v.word).expect("the view was decoded");
                 let text =

@@ -31,6 +31,10 @@ pub(super) struct TextureRead {
     pub offsets: bool,
     /// TEX.DC's depth-compare reference, or TLD.MS's sample index.
     pub last: bool,
+    /// TLD.CL: the level clamped to the texture's last (ptxas sets it on every fetch by level, as CUDA's
+    /// `tex.level` clamps to the mipmap range; `gpu/tests/sass/kernels/sampling.ptx` fetches past the last level
+    /// on an NVIDIA GPU).
+    pub clamp_level: bool,
 }
 
 impl TextureRead {
@@ -98,10 +102,18 @@ impl Lower<'_> {
                 return Ok(self.fetch_sample(read.handle, coordinates, sample));
             }
             let texture = self.bind_texture(binding(read.handle, dim, array));
-            let level = match level_register {
+            let mut level = match level_register {
                 Some(register) => self.reg(register),
                 None => self.const32(0),
             };
+            if read.clamp_level {
+                let zero = self.const32(0);
+                let size = self.texture_size(read.handle, zero);
+                let levels = self.op(Op::Component(size, 3));
+                let one = self.const32(1);
+                let last = self.bin(BinOp::Sub, levels, one);
+                level = self.bin(BinOp::MinU, level, last);
+            }
             return Ok(self.op(Op::TextureFetch { texture, coordinates, layer, level }));
         }
         let offset = match offsets_register {

@@ -276,9 +276,11 @@ fn float_b_reusing(v: &View, wide: bool, slot: u32) -> String {
     }
 }
 
-/// The register in the 71:64 slot of a float instruction.
+/// The register in the 71:64 slot of a float instruction; in `_c` forms it is the second source, and nvdisasm
+/// marks it with the second reuse flag.
 fn float_c(v: &View) -> String {
-    operand(v, "rc", 2, v.flag("neg_c"), v.flag("abs_c"), "")
+    let slot = if c_form(v) { 1 } else { 2 };
+    operand(v, "rc", slot, v.flag("neg_c"), v.flag("abs_c"), "")
 }
 
 /// The operand of the 63:32 slot of an arithmetic instruction: register, signed immediate, constant buffer,

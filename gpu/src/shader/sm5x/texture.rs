@@ -143,9 +143,6 @@ impl Maxwell<'_, '_, '_> {
     /// them. The components of the write mask (34:31) go to rd, rd+1, ... in order.
     pub(super) fn texture_vector(&mut self, v: &View) -> Result {
         let fetch = v.encoding.opcode == "TLD";
-        if fetch && v.flag("cl") {
-            return self.unimplemented(v, format!("{} (level clamps)", Self::text(v)));
-        }
         let Some((dim, array)) = texture_target(v.get("target")) else {
             return self.unimplemented(v, format!("{} (a 3D array target, which does not exist)", Self::text(v)));
         };
@@ -163,7 +160,8 @@ impl Maxwell<'_, '_, '_> {
         let handle = self.texture_handle(v, rb)?;
         let rb = rb + u64::from(is_bindless(v));
         let last = if fetch { v.flag("ms") } else { v.flag("dc") };
-        let read = TextureRead { handle, dim, array, fetch, level, offsets: v.flag("aoffi"), last };
+        let clamp_level = fetch && v.flag("cl");
+        let read = TextureRead { handle, dim, array, fetch, level, offsets: v.flag("aoffi"), last, clamp_level };
         let (in_a, in_b) = read.operand_counts();
         let sources: Vec<u64> = (ra..ra + in_a as u64).chain(rb..rb + in_b as u64).collect();
         let texel = match self.texture_read(&read, &sources) {

@@ -9,6 +9,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,11 +20,18 @@
 
 static const size_t kBufferSize = 64 * 1024;
 
+// textures=KIND:WxHxD:LAYERS:LEVELS (runs.txt): RGBA32F texels, KIND 2d, 3d or cube.
+struct Texture {
+    std::string kind;
+    unsigned width = 1, height = 1, depth = 1, layers = 1, levels = 1;
+};
+
 struct Run {
     std::string file, entry;
     std::vector<std::string> params;
     unsigned block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
     bool init_in = false;
+    std::vector<Texture> textures;
 };
 
 static bool read_file(const std::string &path, std::string &contents) {
@@ -66,7 +74,18 @@ static std::vector<Run> parse_runs(const std::string &text) {
                 run.init_in = value == "in";
                 ok = run.init_in || value == "zero";
             }
-            else ok = key == "stride" || key == "approx" || key == "varies";
+            else if (key == "textures") {
+                for (const std::string &item : split(value, ',')) {
+                    Texture texture;
+                    char kind[8] = "";
+                    ok = ok && sscanf(item.c_str(), "%7[a-z0-9]:%ux%ux%u:%u:%u", kind, &texture.width, &texture.height,
+                                      &texture.depth, &texture.layers, &texture.levels) == 6;
+                    texture.kind = kind;
+                    ok = ok && (texture.kind == "2d" || texture.kind == "3d" || texture.kind == "cube");
+                    run.textures.push_back(texture);
+                }
+            }
+            else ok = key == "stride" || key == "approx" || key == "approx16" || key == "varies" || key == "nan";
         }
         if (!ok) {
             fprintf(stderr, "runs.txt:%d: cannot read this line\n", number);
@@ -84,6 +103,55 @@ static bool check(CUresult result, const Run &run, const char *what) {
     cuGetErrorString(result, &description);
     fprintf(stderr, "%s: %s: %s (%s)\n", run.entry.c_str(), what, name, description);
     return false;
+}
+
+// Creates texture `number` of the run as a mipmapped array and a texture object (point filtering, clamped
+// addressing, normalized coordinates). Word k of its texels (levels in order, each level's layers or cube faces,
+// slices, rows and texels in order) is the FP32 value number * 4096 + k + 0.25, as gpu/src/sass/corpus.rs makes
+// them.
+static bool make_texture(const Run &run, unsigned number, CUmipmappedArray *array, CUtexObject *object) {
+    const Texture &texture = run.textures[number];
+    bool cube = texture.kind == "cube", volume = texture.kind == "3d";
+    unsigned faces = cube ? 6 : 1;
+    CUDA_ARRAY3D_DESCRIPTOR shape = {};
+    shape.Width = texture.width;
+    shape.Height = texture.height;
+    shape.Depth = volume ? texture.depth : (cube || texture.layers > 1 ? texture.layers * faces : 0);
+    shape.Format = CU_AD_FORMAT_FLOAT;
+    shape.NumChannels = 4;
+    shape.Flags = (texture.layers > 1 ? CUDA_ARRAY3D_LAYERED : 0) | (cube ? CUDA_ARRAY3D_CUBEMAP : 0);
+    if (!check(cuMipmappedArrayCreate(array, &shape, texture.levels), run, "creating a texture")) return false;
+    uint32_t word = 0;
+    for (unsigned level = 0; level < texture.levels; level++) {
+        size_t width = std::max(texture.width >> level, 1u), height = std::max(texture.height >> level, 1u);
+        size_t slices = (volume ? std::max(texture.depth >> level, 1u) : 1) * texture.layers * faces;
+        std::vector<float> texels(width * height * slices * 4);
+        for (float &texel : texels) texel = float(number * 4096 + word++) + 0.25f;
+        CUarray level_array;
+        if (!check(cuMipmappedArrayGetLevel(&level_array, *array, level), run, "finding a texture level"))
+            return false;
+        CUDA_MEMCPY3D copy = {};
+        copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+        copy.srcHost = texels.data();
+        copy.srcPitch = width * 16;
+        copy.srcHeight = height;
+        copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+        copy.dstArray = level_array;
+        copy.WidthInBytes = width * 16;
+        copy.Height = height;
+        copy.Depth = slices;
+        if (!check(cuMemcpy3D(&copy), run, "filling a texture")) return false;
+    }
+    CUDA_RESOURCE_DESC resource = {};
+    resource.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+    resource.res.mipmap.hMipmappedArray = *array;
+    CUDA_TEXTURE_DESC sampler = {};
+    for (CUaddress_mode &mode : sampler.addressMode) mode = CU_TR_ADDRESS_MODE_CLAMP;
+    sampler.filterMode = CU_TR_FILTER_MODE_POINT;
+    sampler.mipmapFilterMode = CU_TR_FILTER_MODE_POINT;
+    sampler.flags = CU_TRSF_NORMALIZED_COORDINATES;
+    sampler.maxMipmapLevelClamp = float(texture.levels - 1);
+    return check(cuTexObjectCreate(object, &resource, &sampler, nullptr), run, "creating a texture object");
 }
 
 // One launch; writes OUTDIR/ENTRY.out. False (with a message) if anything failed.
@@ -111,11 +179,15 @@ static bool execute(CUdevice device, const std::string &sass_dir, const std::str
               check(cuModuleGetFunction(&function, module, run.entry.c_str()), run, "finding the entry");
     if (!ok && log[0]) fprintf(stderr, "%s\n", log);
     for (int i = 0; ok && i < 3; i++) ok = check(cuMemAlloc(&buffers[i], kBufferSize), run, "allocating");
+    std::vector<CUmipmappedArray> arrays(run.textures.size(), nullptr);
+    std::vector<CUtexObject> objects(run.textures.size(), 0);
+    for (unsigned i = 0; ok && i < run.textures.size(); i++) ok = make_texture(run, i, &arrays[i], &objects[i]);
     ok = ok && check(cuMemcpyHtoD(buffers[0], run.init_in ? input.data() : zeros.data(), kBufferSize), run, "copying") &&
          check(cuMemcpyHtoD(buffers[1], input.data(), kBufferSize), run, "copying") &&
          check(cuMemcpyHtoD(buffers[2], zeros.data(), kBufferSize), run, "copying");
 
-    // Every parameter is a 64-bit address or a 32-bit value; the driver takes each one's size from the kernel.
+    // Every parameter is a 64-bit address or texture object or a 32-bit value; the driver takes each one's size from
+    // the kernel.
     std::vector<uint64_t> arguments(run.params.size());
     std::vector<void *> pointers(run.params.size());
     for (size_t i = 0; ok && i < run.params.size(); i++) {
@@ -124,6 +196,8 @@ static bool execute(CUdevice device, const std::string &sass_dir, const std::str
         std::string buffer = param.substr(0, plus);
         uint64_t offset = plus == std::string::npos ? 0 : strtoull(param.c_str() + plus + 1, nullptr, 0);
         if (param.compare(0, 2, "n=") == 0) arguments[i] = strtoul(param.c_str() + 2, nullptr, 0);
+        else if (param.compare(0, 4, "tex=") == 0 && strtoul(param.c_str() + 4, nullptr, 0) < objects.size())
+            arguments[i] = objects[strtoul(param.c_str() + 4, nullptr, 0)];
         else if (buffer == "out") arguments[i] = buffers[0] + offset;
         else if (buffer == "in") arguments[i] = buffers[1] + offset;
         else if (buffer == "gen") arguments[i] = buffers[2] + offset;
@@ -151,6 +225,8 @@ static bool execute(CUdevice device, const std::string &sass_dir, const std::str
     }
     if (ok) {
         for (CUdeviceptr buffer : buffers) cuMemFree(buffer);
+        for (CUtexObject object : objects) cuTexObjectDestroy(object);
+        for (CUmipmappedArray array : arrays) cuMipmappedArrayDestroy(array);
         cuModuleUnload(module);
         cuDevicePrimaryCtxRelease(device);
     } else {
