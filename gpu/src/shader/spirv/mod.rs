@@ -58,6 +58,7 @@ mod glsl {
     pub const LOG2: u32 = 30;
     pub const SQRT: u32 = 31;
     pub const INVERSE_SQRT: u32 = 32;
+    pub const U_MAX: u32 = 41;
     pub const FIND_U_MSB: u32 = 75;
     pub const N_CLAMP: u32 = 81;
 }

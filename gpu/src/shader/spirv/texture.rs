@@ -19,6 +19,8 @@ pub(super) struct TextureVariable {
     component: Word,
     /// The components of the image's size (OpImageQuerySizeLod): its coordinates, and its layers for arrays.
     size_components: u32,
+    /// How many of them halve from level to level (all but the layers).
+    level_components: u32,
 }
 
 /// Declares the textures of a program whose constant banks take the first `first_binding` bindings of `set`; a
@@ -57,11 +59,12 @@ pub(super) fn declare_textures(
                 NumberKind::Uint => t.u32,
                 NumberKind::Sint => b.type_int(32, 1),
             };
-            let size_components = match dim {
+            let level_components = match dim {
                 TextureDim::D1 => 1,
                 TextureDim::D2 | TextureDim::Cube => 2,
                 TextureDim::D3 => 3,
-            } + u32::from(array && dim != TextureDim::D3);
+            };
+            let size_components = level_components + u32::from(array && dim != TextureDim::D3);
             let dim = match dim {
                 TextureDim::D1 => Dim::Dim1D,
                 TextureDim::D2 => Dim::Dim2D,
@@ -76,7 +79,7 @@ pub(super) fn declare_textures(
             b.decorate(variable, Decoration::DescriptorSet, [Operand::LiteralBit32(set)]);
             b.decorate(variable, Decoration::Binding, [Operand::LiteralBit32(first_binding + index as u32)]);
             interface.push(variable);
-            TextureVariable { variable, sampled_image, image, component, size_components }
+            TextureVariable { variable, sampled_image, image, component, size_components, level_components }
         })
         .collect()
 }
@@ -270,7 +273,7 @@ impl Emitter<'_> {
     /// TXQ TEX_HEADER_DIMENSION (`Op::TextureQuery`): the size of level `level` (the last level's when past it,
     /// so that the query stays defined, then zeros), padded with zeros to three, and the levels.
     pub(super) fn texture_query(&mut self, texture: u16, level: Value) -> Word {
-        let TextureVariable { variable, sampled_image, image, size_components, .. } =
+        let TextureVariable { variable, sampled_image, image, size_components, level_components, .. } =
             self.textures[usize::from(texture)];
         let u32_ = self.t.u32;
         let i32_ = self.b.type_int(32, 1);
@@ -288,7 +291,11 @@ impl Emitter<'_> {
             1 => i32_,
             n => self.b.type_vector(i32_, n),
         };
-        let size = self.b.image_query_size_lod(size_type, None, image, lod).expect("in a block");
+        // Level `lod`'s size from level 0's, each coordinate halved `lod` times down to 1, as Vulkan sizes a mip
+        // chain: lavapipe (Mesa 22.3) answers a query at any level with level 0's size.
+        let base = self.b.constant_bit32(i32_, 0);
+        let size = self.b.image_query_size_lod(size_type, None, image, base).expect("in a block");
+        let one = self.u32_const(1);
         let zero = self.u32_const(0);
         let mut components: Vec<Word> = (0..3)
             .map(|k| {
@@ -300,7 +307,11 @@ impl Emitter<'_> {
                 } else {
                     self.b.composite_extract(i32_, None, size, [k]).expect("in a block")
                 };
-                let value = self.b.bitcast(u32_, None, value).expect("in a block");
+                let mut value = self.b.bitcast(u32_, None, value).expect("in a block");
+                if k < level_components {
+                    let halved = self.b.shift_right_logical(u32_, None, value, lod).expect("in a block");
+                    value = self.glsl(u32_, super::glsl::U_MAX, &[halved, one]);
+                }
                 self.b.select(u32_, None, in_range, value, zero).expect("in a block")
             })
             .collect();
