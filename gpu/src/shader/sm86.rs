@@ -10,8 +10,6 @@ use crate::sass::sm86::{INSTRUCTION_BYTES, decode_program};
 use crate::sass::text::View;
 use std::collections::BTreeSet;
 
-mod texture;
-
 /// Lowers a kernel's code into IR.
 pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program, TranslateError> {
     let decoded = decode_program(&kernel.code)?;
@@ -991,6 +989,19 @@ impl Lower<'_> {
             }
         }
         Ok(())
+    }
+
+    /// TEX, TLD, TLD4, TXD and TXQ, as `sass::texture::sm86` reads them.
+    fn texture(&mut self, v: &View) -> Result<(), TranslateError> {
+        match crate::sass::texture::sm86(v).and_then(|texture| self.texture_instruction(&texture)) {
+            Ok(()) => Ok(()),
+            Err(why) => {
+                let inst = crate::sass::sm86::decode(v.word).expect("the view was decoded");
+                let text =
+                    crate::sass::sm86::text(&crate::sass::Instruction { offset: v.offset, inst, control: v.control });
+                self.unimplemented(v, format!("{text} ({why})"))
+            }
+        }
     }
 
     /// IADD3, or UIADD3 on the uniform registers and predicates.

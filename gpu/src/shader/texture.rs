@@ -1,69 +1,19 @@
-//! What the texture instructions both ISAs have (TEX, TLD, TLD4, TXD, TXQ) mean once an ISA has found their
-//! operands. Maxwell and Ampere read the same operands in the same order (Mesa's NAK builds one source list for
-//! SM50 and SM70 alike); they differ in the fields, in where the handle comes from and in which registers hold
-//! the operands and take the results, which `sm5x/texture.rs` and `sm86.rs` work out.
-//!
-//! The operand order: the layer of an array, the coordinates, then (bindless Maxwell forms: the handle first) a
-//! sample's bias or level or a fetch's level, AOFFI's packed offsets (TLD4.PTP: two registers of them), and last
-//! a depth compare's reference or a multisample fetch's sample index.
+//! What the texture instructions both ISAs have (TEX, TLD, TLD4, TXD, TXQ) mean in IR, once `sass::texture` has
+//! read an instruction's fields (Maxwell's forms: `sm5x/texture.rs`): the operands in the order both ISAs read them
+//! (Mesa's NAK builds one source list for SM50 and SM70 alike), the handle, and where the results go.
 
-use super::ir::{BinOp, Lod, Op, Round, TextureBinding, TextureDim, TextureHandle, Value};
+use super::ir::{BinOp, HandlePart, Lod, Op, Round, TextureBinding, TextureDim, TextureHandle, Value};
 use super::lower::Lower;
+use crate::sass::texture::{HandleSource, Level, Operation, TextureInstruction};
 
-/// How a TEX picks its level of detail; a TLD takes level 0 (`Zero`) or a register's (`Explicit`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Level {
-    Implicit,
-    Zero,
-    Bias,
-    Explicit,
-}
-
-/// A TEX or TLD of either ISA.
-pub(super) struct TextureRead {
-    pub handle: TextureHandle,
-    pub dim: TextureDim,
-    pub array: bool,
-    /// TLD: texels by integer coordinates; else a filtered sample.
-    pub fetch: bool,
-    pub level: Level,
-    /// AOFFI: texel offsets packed into one register (see [`texel_offsets`]).
-    pub offsets: bool,
-    /// TEX.DC's depth-compare reference, or TLD.MS's sample index.
-    pub last: bool,
-    /// TLD.CL: the level clamped to the texture's last (ptxas sets it on every fetch by level, as CUDA's
-    /// `tex.level` clamps to the mipmap range; `gpu/tests/sass/kernels/sampling.ptx` fetches past the last level
-    /// on an NVIDIA GPU).
-    pub clamp_level: bool,
-}
-
-impl TextureRead {
-    /// How many registers the read takes: the layer and coordinates, then the level, offsets and last operand.
-    pub fn operand_counts(&self) -> (usize, usize) {
-        let level = matches!(self.level, Level::Bias | Level::Explicit);
-        (
-            usize::from(self.array) + self.dim.coordinates(),
-            [level, self.offsets, self.last].into_iter().filter(|&b| b).count(),
-        )
-    }
-}
-
-/// A TLD4 of either ISA: a gather of `component`, or with `compare` of the comparisons with a reference.
-pub(super) struct TextureGather {
-    pub handle: TextureHandle,
-    pub dim: TextureDim,
-    pub array: bool,
-    pub component: u8,
-    /// Registers of offsets: 0, 1 (AOFFI) or 2 (PTP: a pair of offsets per texel).
-    pub offset_registers: usize,
-    pub compare: bool,
-}
-
-impl TextureGather {
-    /// How many registers the gather takes: the layer and coordinates, then the offsets and the reference.
-    pub fn operand_counts(&self) -> (usize, usize) {
-        (usize::from(self.array) + self.dim.coordinates(), self.offset_registers + usize::from(self.compare))
-    }
+/// A TEX's or TLD's form (`Operation::Read`'s fields).
+#[derive(Clone, Copy)]
+struct Read {
+    fetch: bool,
+    level: Level,
+    offsets: bool,
+    last: bool,
+    clamp_level: bool,
 }
 
 /// AOFFI's texel offsets of TEX and TLD: signed 4-bit x, y and z in bits 3:0, 7:4 and 11:8 (ptxas packs them
@@ -73,10 +23,58 @@ fn texel_offsets(packed: u32) -> [i8; 3] {
 }
 
 impl Lower<'_> {
-    /// The texel `read` gives, its operands in the registers `sources` (in `operand_counts` order). Err: why it
-    /// cannot be translated.
-    pub(super) fn texture_read(&mut self, read: &TextureRead, sources: &[u64]) -> Result<Value, String> {
-        let (dim, array) = (read.dim, read.array);
+    /// Carries out `t`: its results into its destinations. Err: why it cannot be translated.
+    pub(super) fn texture_instruction(&mut self, t: &TextureInstruction) -> Result<(), String> {
+        let handle = self.texture_handle(t.handle)?;
+        let values = match t.operation {
+            Operation::Read { fetch, level, offsets, last, clamp_level } => {
+                let read = Read { fetch, level, offsets, last, clamp_level };
+                let texel = self.texture_read(handle, t, read)?;
+                self.components(texel, t.mask)
+            }
+            Operation::Gather { component, offset_registers, compare } => {
+                self.texture_gather(handle, t, component, offset_registers, compare)?
+            }
+            Operation::Gradients => {
+                let texel = self.texture_gradients(handle, t)?;
+                self.components(texel, t.mask)
+            }
+            Operation::Size => {
+                let level = self.reg(t.sources[0]);
+                let size = self.texture_size(handle, level);
+                self.components(size, t.mask)
+            }
+        };
+        if t.half {
+            self.write_halves(values, t.destinations[0], t.destinations[2]);
+        } else {
+            self.write_in_order(values, &t.destinations);
+        }
+        Ok(())
+    }
+
+    /// The handle as the IR names it: a bindless register's traced back to the constant-buffer words it was made
+    /// of in its block (`Lower::traced_handle`); one traced nowhere is refused (it would need the whole pools as
+    /// descriptor arrays).
+    pub(super) fn texture_handle(&mut self, source: HandleSource) -> Result<TextureHandle, String> {
+        Ok(match source {
+            HandleSource::Constant { bank, offset } => {
+                TextureHandle::Traced([Some(HandlePart { bank, offset, mask: u32::MAX, shift: 0 }), None])
+            }
+            HandleSource::Slot(offset) => TextureHandle::Bound(offset),
+            HandleSource::Register(register) => {
+                let handle = self.reg(register);
+                let parts = self
+                    .traced_handle(handle)
+                    .ok_or("a bindless handle not traced to constant-buffer words in its block")?;
+                TextureHandle::Traced(parts)
+            }
+        })
+    }
+
+    /// A TEX or TLD: the texel.
+    fn texture_read(&mut self, handle: TextureHandle, t: &TextureInstruction, read: Read) -> Result<Value, String> {
+        let (dim, array, sources) = (t.dim, t.array, &t.sources);
         let count = dim.coordinates();
         let layer = array.then(|| self.reg(sources[0]));
         let first = usize::from(array);
@@ -99,16 +97,16 @@ impl Lower<'_> {
                     return Err("multisample fetches other than 2D".into());
                 }
                 let sample = self.reg(sample);
-                return Ok(self.fetch_sample(read.handle, coordinates, sample));
+                return Ok(self.fetch_sample(handle, coordinates, sample));
             }
-            let texture = self.bind_texture(binding(read.handle, dim, array));
+            let texture = self.bind_texture(binding(handle, dim, array));
             let mut level = match level_register {
                 Some(register) => self.reg(register),
                 None => self.const32(0),
             };
             if read.clamp_level {
                 let zero = self.const32(0);
-                let size = self.texture_size(read.handle, zero);
+                let size = self.texture_size(handle, zero);
                 let levels = self.op(Op::Component(size, 3));
                 let one = self.const32(1);
                 let last = self.bin(BinOp::Sub, levels, one);
@@ -139,24 +137,25 @@ impl Lower<'_> {
             _ => unreachable!("operand_counts gives a level register to Bias and Explicit"),
         };
         let reference = last_register.map(|register| self.reg(register));
-        let binding = TextureBinding { depth_compare: reference.is_some(), ..binding(read.handle, dim, array) };
+        let binding = TextureBinding { depth_compare: reference.is_some(), ..binding(handle, dim, array) };
         let texture = self.bind_texture(binding);
         Ok(self.op(Op::TextureSample { texture, coordinates, layer, lod, reference, offset }))
     }
 
-    /// The components of the gather `gather` that `mask` chooses, in order, its operands in the registers
-    /// `sources` (in `operand_counts` order). Err: why it cannot be translated.
-    pub(super) fn texture_gather(
+    /// A TLD4: the components the mask chooses, in order.
+    fn texture_gather(
         &mut self,
-        gather: &TextureGather,
-        sources: &[u64],
-        mask: u8,
+        handle: TextureHandle,
+        t: &TextureInstruction,
+        component: u8,
+        offset_registers: usize,
+        compare: bool,
     ) -> Result<Vec<Value>, String> {
-        let (dim, array) = (gather.dim, gather.array);
+        let (dim, array, sources, mask) = (t.dim, t.array, &t.sources, t.mask);
         if !matches!(dim, TextureDim::D2 | TextureDim::Cube) {
             return Err("1D and 3D gathers, which SPIR-V lacks".into());
         }
-        if gather.offset_registers > 0 && dim == TextureDim::Cube {
+        if offset_registers > 0 && dim == TextureDim::Cube {
             return Err("offsets on a cube, which SPIR-V forbids".into());
         }
         let layer = array.then(|| self.reg(sources[0]));
@@ -164,16 +163,15 @@ impl Lower<'_> {
         let count = dim.coordinates();
         let coordinates: Vec<Value> = sources[first..first + count].iter().map(|&r| self.reg(r)).collect();
         let rest = &sources[first + count..];
-        let reference = gather.compare.then(|| self.reg(rest[gather.offset_registers]));
+        let reference = compare.then(|| self.reg(rest[offset_registers]));
         let binding = TextureBinding {
             depth_compare: reference.is_some(),
-            gather_offsets: gather.offset_registers > 0,
-            ..binding(gather.handle, dim, array)
+            gather_offsets: offset_registers > 0,
+            ..binding(handle, dim, array)
         };
         let texture = self.bind_texture(binding);
-        let component = gather.component;
-        if gather.offset_registers < 2 {
-            let offsets = (gather.offset_registers == 1).then(|| self.reg(rest[0]));
+        if offset_registers < 2 {
+            let offsets = (offset_registers == 1).then(|| self.reg(rest[0]));
             let texels = self.op(Op::TextureGather { texture, coordinates, layer, component, reference, offsets });
             return Ok(self.components(texels, mask));
         }
@@ -197,25 +195,22 @@ impl Lower<'_> {
             .collect())
     }
 
-    /// TXD: a sample at the level the explicit derivatives give: the coordinates from `coordinates` on (for
-    /// arrays, then a word with the layer in bits 15:0), the derivatives from `derivatives` on, per coordinate
-    /// d/dx then d/dy of u, then of v (Mesa's `handleTXD` and yuzu agree; Ryujinx reads all of d/dx first;
-    /// Maxwell behaviour 2.13; ptxas fills sm_86's TXD so too). 1D and 2D only, as Mesa emits it (3D and cubes
-    /// it computes by hand, as ptxas does for sm_86).
-    pub(super) fn texture_gradients(
-        &mut self,
-        handle: TextureHandle,
-        (dim, array): (TextureDim, bool),
-        coordinates: u64,
-        derivatives: u64,
-    ) -> Result<Value, String> {
+    /// TXD: a sample at the level the explicit derivatives give: the coordinates, for arrays a word with the
+    /// layer in bits 15:0, then per coordinate d/dx and d/dy (Mesa's `handleTXD` and yuzu agree; Ryujinx reads
+    /// all of d/dx first; Maxwell behaviour 2.13; ptxas fills sm_86's TXD so too). 1D and 2D only, as Mesa emits
+    /// it (3D and cubes it computes by hand, as ptxas does for sm_86).
+    fn texture_gradients(&mut self, handle: TextureHandle, t: &TextureInstruction) -> Result<Value, String> {
+        let (dim, array) = (t.dim, t.array);
         if !matches!(dim, TextureDim::D1 | TextureDim::D2) {
             return Err("3D and cube targets".into());
         }
-        let count = dim.coordinates() as u64;
-        let values: Vec<Value> = (0..count).map(|k| self.reg(coordinates + k)).collect();
-        let layer = array.then(|| self.reg(coordinates + count));
-        let derivative = |l: &mut Self, coordinate: u64, y: u64| l.reg(derivatives + 2 * coordinate.min(count - 1) + y);
+        let count = dim.coordinates();
+        let values: Vec<Value> = t.sources[..count].iter().map(|&r| self.reg(r)).collect();
+        let layer = array.then(|| self.reg(t.sources[count]));
+        let derivatives = &t.sources[count + usize::from(array)..];
+        // 1D: the one coordinate's derivatives stand for both.
+        let derivative =
+            |l: &mut Self, coordinate: usize, y: usize| l.reg(derivatives[2 * coordinate.min(count - 1) + y]);
         let x = [derivative(self, 0, 0), derivative(self, 1, 0)];
         let y = [derivative(self, 0, 1), derivative(self, 1, 1)];
         let texture = self.bind_texture(binding(handle, dim, array));

@@ -5,8 +5,9 @@
 
 use super::{Maxwell, Result};
 use crate::sass::text::View;
+use crate::sass::texture::{HandleSource, Level, Operation, TextureInstruction};
 use crate::shader::ir::{Lod, Op, TextureBinding, TextureDim, TextureHandle, Value};
-use crate::shader::texture::{self, TextureGather, TextureRead, binding};
+use crate::shader::texture::binding;
 
 /// A bindless form (.B): the texture's handle is in a register instead of the TEX field.
 fn is_bindless(v: &View) -> bool {
@@ -143,55 +144,28 @@ impl Maxwell<'_, '_, '_> {
     /// them. The components of the write mask (34:31) go to rd, rd+1, ... in order.
     pub(super) fn texture_vector(&mut self, v: &View) -> Result {
         let fetch = v.encoding.opcode == "TLD";
-        let Some((dim, array)) = texture_target(v.get("target")) else {
-            return self.unimplemented(v, format!("{} (a 3D array target, which does not exist)", Self::text(v)));
-        };
         let level = match (fetch, v.get("lod")) {
-            (true, 0) => texture::Level::Zero,
-            (true, _) => texture::Level::Explicit,
-            (false, 0) => texture::Level::Implicit,
-            (false, 1) => texture::Level::Zero,
-            (false, 2) => texture::Level::Bias,
-            (false, 3) => texture::Level::Explicit,
+            (true, 0) => Level::Zero,
+            (true, _) => Level::Explicit,
+            (false, 0) => Level::Implicit,
+            (false, 1) => Level::Zero,
+            (false, 2) => Level::Bias,
+            (false, 3) => Level::Explicit,
             _ => return self.unimplemented(v, format!("{} (LBA and LLA levels)", Self::text(v))),
         };
-        let (ra, rb) = (v.get("ra"), v.get("rb"));
-        // A bindless form's handle comes first in rb's registers.
-        let handle = self.texture_handle(v, rb)?;
-        let rb = rb + u64::from(is_bindless(v));
         let last = if fetch { v.flag("ms") } else { v.flag("dc") };
         let clamp_level = fetch && v.flag("cl");
-        let read = TextureRead { handle, dim, array, fetch, level, offsets: v.flag("aoffi"), last, clamp_level };
-        let (in_a, in_b) = read.operand_counts();
-        let sources: Vec<u64> = (ra..ra + in_a as u64).chain(rb..rb + in_b as u64).collect();
-        let texel = match self.texture_read(&read, &sources) {
-            Ok(texel) => texel,
-            Err(why) => return self.unimplemented(v, format!("{} ({why})", Self::text(v))),
-        };
-        let rd = v.get("rd");
-        self.write_components(texel, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);
-        Ok(())
+        let operation = Operation::Read { fetch, level, offsets: v.flag("aoffi"), last, clamp_level };
+        self.texture_instruction_sm5x(v, operation, v.get("rb"))
     }
 
-    /// TXD: `texture_gradients`, with the handle of a bindless form before the coordinates in ra's registers
-    /// and the derivatives from rb.
+    /// TXD: the handle of a bindless form, then the coordinates and layer in ra's registers; the derivatives
+    /// from rb.
     pub(super) fn texture_gradients(&mut self, v: &View) -> Result {
         if v.flag("aoffi") {
             return self.unimplemented(v, format!("{} (offsets)", Self::text(v)));
         }
-        let Some(target) = texture_target(v.get("target")) else {
-            return self.unimplemented(v, format!("{} (a 3D array target, which does not exist)", Self::text(v)));
-        };
-        let ra = v.get("ra");
-        let handle = self.texture_handle(v, ra)?;
-        let first = ra + u64::from(is_bindless(v));
-        let texel = match self.l.texture_gradients(handle, target, first, v.get("rb")) {
-            Ok(texel) => texel,
-            Err(why) => return self.unimplemented(v, format!("{} ({why})", Self::text(v))),
-        };
-        let rd = v.get("rd");
-        self.write_components(texel, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);
-        Ok(())
+        self.texture_instruction_sm5x(v, Operation::Gradients, v.get("ra"))
     }
 
     /// TLD4S: a 2D gather of component `component` (53:52), or with DC of the comparisons with the reference:
@@ -202,27 +176,25 @@ impl Maxwell<'_, '_, '_> {
         let (ra, rb) = (v.get("ra"), v.get("rb"));
         let (compare, offset) = (v.flag("dc"), v.flag("aoffi"));
         let y = if compare || offset { ra + 1 } else { rb };
-        let gather = TextureGather {
-            handle: self.texture_handle(v, rb)?,
+        let (rd, rd2, half) = (v.get("rd"), v.get("rd2"), v.flag("f16"));
+        let texture = TextureInstruction {
+            operation: Operation::Gather {
+                component: v.get("component") as u8,
+                offset_registers: usize::from(offset),
+                compare,
+            },
+            handle: self.handle_source(v, rb),
             dim: TextureDim::D2,
             array: false,
-            component: v.get("component") as u8,
-            offset_registers: usize::from(offset),
-            compare,
+            sources: vec![ra, y, rb, rb + u64::from(offset)],
+            destinations: [rd, rd + 1, rd2, rd2 + 1],
+            mask: if half || rd2 != 255 { 0b1111 } else { 0b0011 },
+            half,
         };
-        let (rd, rd2) = (v.get("rd"), v.get("rd2"));
-        let sources = [ra, y, rb, rb + u64::from(offset)];
-        let mask = if v.flag("f16") || rd2 != 255 { 0b1111 } else { 0b0011 };
-        let texels = match self.l.texture_gather(&gather, &sources, mask) {
-            Ok(texels) => texels,
-            Err(why) => return self.unimplemented(v, format!("{} ({why})", Self::text(v))),
-        };
-        if v.flag("f16") {
-            self.write_halves(texels, rd, rd2);
-            return Ok(());
+        match self.l.texture_instruction(&texture) {
+            Ok(()) => Ok(()),
+            Err(why) => self.unimplemented(v, format!("{} ({why})", Self::text(v))),
         }
-        self.write_in_order(texels, &[rd, rd + 1, rd2, rd2 + 1]);
-        Ok(())
     }
 
     /// TLD4: a gather of component `component` (57:56), or with DC of the comparisons with the reference, from
@@ -231,9 +203,6 @@ impl Maxwell<'_, '_, '_> {
     /// Ryujinx and Mesa agree; `gpu/research/tld4.md`). The components of the write mask (34:31) go to rd,
     /// rd+1, ... in order.
     pub(super) fn texture_gather(&mut self, v: &View) -> Result {
-        let Some((dim, array)) = texture_target(v.get("target")) else {
-            return self.unimplemented(v, format!("{} (a 3D array target, which does not exist)", Self::text(v)));
-        };
         let offset_registers = match v.get("offsets") {
             code @ 0..=2 => code as usize,
             _ => {
@@ -241,35 +210,63 @@ impl Maxwell<'_, '_, '_> {
                     .unimplemented(v, format!("{} (offset mode 3, which nvdisasm calls invalid)", Self::text(v)));
             }
         };
-        let (ra, rb) = (v.get("ra"), v.get("rb"));
-        let handle = self.texture_handle(v, rb)?;
-        let rb = rb + u64::from(is_bindless(v));
-        let component = v.get("component") as u8;
-        let gather = TextureGather { handle, dim, array, component, offset_registers, compare: v.flag("dc") };
-        let (in_a, in_b) = gather.operand_counts();
-        let sources: Vec<u64> = (ra..ra + in_a as u64).chain(rb..rb + in_b as u64).collect();
-        let values = match self.l.texture_gather(&gather, &sources, v.get("mask") as u8) {
-            Ok(values) => values,
-            Err(why) => return self.unimplemented(v, format!("{} ({why})", Self::text(v))),
-        };
-        let rd = v.get("rd");
-        self.write_in_order(values, &[rd, rd + 1, rd + 2, rd + 3]);
-        Ok(())
+        let operation =
+            Operation::Gather { component: v.get("component") as u8, offset_registers, compare: v.flag("dc") };
+        self.texture_instruction_sm5x(v, operation, v.get("rb"))
     }
 
-    /// TXQ TEX_HEADER_DIMENSION: `texture_size` of level `ra` (TXQ.B: the handle in ra, the level in ra+1), the
+    /// TXQ TEX_HEADER_DIMENSION: the size of level `ra` (TXQ.B: the handle in ra, the level in ra+1), the
     /// components of the write mask (34:31) to rd, rd+1, ... in order. The other queries stop naming themselves.
     pub(super) fn texture_query(&mut self, v: &View) -> Result {
         if v.get("query") != 1 {
             return self.unimplemented(v, format!("{} (queries other than TEX_HEADER_DIMENSION)", Self::text(v)));
         }
-        let ra = v.get("ra");
-        let handle = self.texture_handle(v, ra)?;
-        let level = self.reg(ra + u64::from(is_bindless(v)));
-        let size = self.texture_size(handle, level);
+        self.texture_instruction_sm5x(v, Operation::Size, v.get("ra"))
+    }
+
+    /// TEX, TLD, TLD4, TXD and TXQ: the operands of `operation` from ra's registers and rb's (or for TXD and TXQ
+    /// from ra's alone), after the handle of a bindless form in `handle_register`, the first of them; the
+    /// results to rd, rd+1, ... in order.
+    fn texture_instruction_sm5x(&mut self, v: &View, operation: Operation, handle_register: u64) -> Result {
+        let (dim, array) = if operation == Operation::Size {
+            (TextureDim::D2, false)
+        } else {
+            match texture_target(v.get("target")) {
+                Some(target) => target,
+                None => {
+                    let why = "a 3D array target, which does not exist";
+                    return self.unimplemented(v, format!("{} ({why})", Self::text(v)));
+                }
+            }
+        };
+        let bindless = is_bindless(v);
+        let handle = self.handle_source(v, handle_register);
+        let (in_a, in_b) = operation.operand_counts(dim, array);
+        let (ra, rb) = (v.get("ra"), v.get("rb"));
+        let after_handle = |register: u64| register + u64::from(bindless);
+        let sources: Vec<u64> = match operation {
+            // TXD: the handle, the coordinates and the layer from ra on; TXQ: the handle, then the level.
+            Operation::Gradients => {
+                (after_handle(ra)..after_handle(ra) + in_a as u64).chain(rb..rb + in_b as u64).collect()
+            }
+            Operation::Size => vec![after_handle(ra)],
+            _ => (ra..ra + in_a as u64).chain(after_handle(rb)..after_handle(rb) + in_b as u64).collect(),
+        };
         let rd = v.get("rd");
-        self.write_components(size, v.get("mask") as u8, &[rd, rd + 1, rd + 2, rd + 3]);
-        Ok(())
+        let texture = TextureInstruction {
+            operation,
+            handle,
+            dim,
+            array,
+            sources,
+            destinations: [rd, rd + 1, rd + 2, rd + 3],
+            mask: v.get("mask") as u8,
+            half: false,
+        };
+        match self.l.texture_instruction(&texture) {
+            Ok(()) => Ok(()),
+            Err(why) => self.unimplemented(v, format!("{} ({why})", Self::text(v))),
+        }
     }
 
     /// TMML (always .LOD): the level of detail a sample at the coordinates in ra's registers (after the layer,
@@ -294,21 +291,24 @@ impl Maxwell<'_, '_, '_> {
         Ok(())
     }
 
-    /// The handle of the texture `v` reads: word TEX (48:36) of the stage's texture constant buffer for the
-    /// bound forms; for the bindless ones (.B), register `bindless_register`, traced back to the constant-buffer
+    /// Where the texture `v` reads has its handle: word TEX (48:36) of the stage's texture constant buffer for
+    /// the bound forms, register `bindless_register` for the bindless ones (.B).
+    fn handle_source(&self, v: &View, bindless_register: u64) -> HandleSource {
+        if is_bindless(v) {
+            HandleSource::Register(bindless_register)
+        } else {
+            HandleSource::Slot(4 * v.get("tex") as u32)
+        }
+    }
+
+    /// The handle of the texture `v` reads (`handle_source`), a bindless one traced back to the constant-buffer
     /// words it was made of in its block (`Lower::traced_handle`). A handle traced nowhere stops the translation
     /// naming the instruction: it would need the whole pools as descriptor arrays.
     fn texture_handle(&mut self, v: &View, bindless_register: u64) -> Result<TextureHandle> {
-        if !is_bindless(v) {
-            return Ok(TextureHandle::Bound(4 * v.get("tex") as u32));
-        }
-        let handle = self.reg(bindless_register);
-        match self.traced_handle(handle) {
-            Some(parts) => Ok(TextureHandle::Traced(parts)),
-            None => self.unimplemented(
-                v,
-                format!("{} (a bindless handle not traced to constant-buffer words in its block)", Self::text(v)),
-            ),
+        let source = self.handle_source(v, bindless_register);
+        match self.l.texture_handle(source) {
+            Ok(handle) => Ok(handle),
+            Err(why) => self.unimplemented(v, format!("{} ({why})", Self::text(v))),
         }
     }
 }

@@ -1,0 +1,195 @@
+//! What a texture instruction asks for, read from its fields once for the interpreter and the translator: the
+//! operation, the texture's shape, where its handle is, which registers hold its operands (in the order both ISAs
+//! read them: the layer of an array, the coordinates, then a level, offsets and a depth-compare reference or
+//! sample index) and which take its results.
+//!
+//! SM86 (TEX, TLD, TLD4, TXD, TXQ of the constant-buffer forms), as ptxas fills them (`gpu/research/sm86-texture.md`):
+//! without .SCR the layer and coordinates from ra on and the rest from rb on, as on Maxwell; with .SCR the whole
+//! sequence in two pairs: the first operand (the first two, when there are more than two) from ra, ra+1, the
+//! rest from rb, rb+1. The handle is the word at c[bank (58:54)][4 * tex (53:40)]. The results go to rd, rd+1,
+//! then rd2 (71:64), rd2+1, the components of the write mask (75:72) in order, or with .F16 as FP16 pairs to rd
+//! and rd2 (Mesa's NAK splits them so too).
+
+use super::text::View;
+use crate::shader::ir::TextureDim;
+
+/// How a sample picks its level of detail; a fetch takes level 0 (`Zero`) or a register's (`Explicit`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Level {
+    /// From the derivatives (fragment stage; level 0 elsewhere).
+    Implicit,
+    Zero,
+    /// The implicit level plus an FP32 bias.
+    Bias,
+    /// An FP32 level (a fetch's: an integer).
+    Explicit,
+}
+
+/// What the instruction does.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Operation {
+    /// TEX (a filtered sample) or TLD (`fetch`: texels by integer coordinates).
+    Read {
+        fetch: bool,
+        level: Level,
+        /// AOFFI: texel offsets packed into one register (4-bit x, y, z in bits 3:0, 7:4, 11:8).
+        offsets: bool,
+        /// TEX.DC's depth-compare reference, or TLD.MS's sample index.
+        last: bool,
+        /// TLD.CL: the level clamped to the texture's last (ptxas sets it on every fetch by level, as CUDA's
+        /// `tex.level` clamps to the mipmap range).
+        clamp_level: bool,
+    },
+    /// TLD4: the 2x2 footprint's `component`, or with `compare` the comparisons with a reference.
+    Gather {
+        component: u8,
+        /// Registers of offsets: 0, 1 (AOFFI: 6-bit x, y in bits 5:0 and 13:8) or 2 (PTP: an offset pair per
+        /// texel, a 16-bit half each).
+        offset_registers: usize,
+        compare: bool,
+    },
+    /// TXD: a sample at the level explicit derivatives give.
+    Gradients,
+    /// TXQ TEX_HEADER_DIMENSION: a level's width, height, depth (or layers) and the texture's levels.
+    Size,
+}
+
+impl Operation {
+    /// How many operand registers it takes for a texture of `dim` (`array`): the layer and coordinates, then the
+    /// rest. TXD: the coordinates, the layer, then d/dx and d/dy of each coordinate in turn (per coordinate, as
+    /// Maxwell behaviour 2.13 orders them); TXQ: the level.
+    pub fn operand_counts(self, dim: TextureDim, array: bool) -> (usize, usize) {
+        let coordinates = dim.coordinates();
+        match self {
+            Operation::Read { level, offsets, last, .. } => {
+                let level = matches!(level, Level::Bias | Level::Explicit);
+                (usize::from(array) + coordinates, [level, offsets, last].into_iter().filter(|&b| b).count())
+            }
+            Operation::Gather { offset_registers, compare, .. } => {
+                (usize::from(array) + coordinates, offset_registers + usize::from(compare))
+            }
+            Operation::Gradients => (coordinates + usize::from(array), 2 * coordinates),
+            Operation::Size => (1, 0),
+        }
+    }
+}
+
+/// Where a texture instruction finds its texture's handle (header index in bits 19:0, sampler index in 31:20).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum HandleSource {
+    /// The word at c[bank][offset] (SM86's forms).
+    Constant { bank: u8, offset: u32 },
+    /// The word at this byte offset of the stage's texture constant buffer (Maxwell's bound forms).
+    Slot(u32),
+    /// A register (the bindless forms).
+    Register(u64),
+}
+
+/// A texture instruction, ISA-independent.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct TextureInstruction {
+    pub operation: Operation,
+    pub handle: HandleSource,
+    pub dim: TextureDim,
+    pub array: bool,
+    /// The operand registers, in `Operation::operand_counts` order.
+    pub sources: Vec<u64>,
+    /// Where the chosen components go, in order (RZ: nowhere).
+    pub destinations: [u64; 4],
+    /// The components chosen (bit i: component i).
+    pub mask: u8,
+    /// FP16 results: the chosen components in pairs into the first two destinations.
+    pub half: bool,
+}
+
+/// SM86's TARGET field (63:61): the dimension, and whether it is an array (6 is invalid).
+fn sm86_target(code: u64) -> Option<(TextureDim, bool)> {
+    use TextureDim::*;
+    Some(match code {
+        0 => (D1, false),
+        1 => (D2, false),
+        2 => (D3, false),
+        3 => (Cube, false),
+        4 => (D1, true),
+        5 => (D2, true),
+        7 => (Cube, true),
+        _ => return None,
+    })
+}
+
+/// An SM86 texture instruction's meaning; Err: what it uses that neither the interpreter nor the translator
+/// carries out.
+pub(crate) fn sm86(v: &View) -> Result<TextureInstruction, String> {
+    let opcode = v.encoding.opcode;
+    if v.has("pd") && v.get("pd") != 7 {
+        return Err("a residency predicate (sparse textures)".into());
+    }
+    if (v.has("scr") && v.get("scr") & 1 != 0) || v.flag("bindless") {
+        return Err("a bindless form (.B)".into());
+    }
+    let rd2 = if opcode == "TXQ" { v.get("rc") } else { v.get("rd2") };
+    let destinations = [v.get("rd"), v.get("rd") + 1, rd2, rd2 + 1];
+    let handle = HandleSource::Constant { bank: v.get("bank") as u8, offset: 4 * v.get("tex") as u32 };
+    let mask = v.get("mask") as u8;
+    if opcode == "TXQ" {
+        if v.get("query") != 0 {
+            return Err("queries other than TEX_HEADER_DIMENSION".into());
+        }
+        let (dim, array) = (TextureDim::D2, false);
+        let sources = vec![v.get("ra")];
+        return Ok(TextureInstruction {
+            operation: Operation::Size,
+            handle,
+            dim,
+            array,
+            sources,
+            destinations,
+            mask,
+            half: false,
+        });
+    }
+    let (dim, array) = sm86_target(v.get("target")).ok_or("the invalid target 6")?;
+    let half = match v.get("f16") {
+        0 => false,
+        1 => true,
+        _ => return Err("FP16 results rounded other than to nearest".into()),
+    };
+    let operation = match opcode {
+        "TEX" | "TLD" => {
+            let fetch = opcode == "TLD";
+            let level = match (fetch, v.get("lod")) {
+                (false, 0) => Level::Implicit,
+                (_, 1) => Level::Zero,
+                (false, 2) => Level::Bias,
+                (_, 3) => Level::Explicit,
+                _ => return Err("level clamps (.LC) and invalid level modes".into()),
+            };
+            let last = if fetch { v.flag("ms") } else { v.flag("dc") };
+            let clamp_level = fetch && v.flag("cl");
+            Operation::Read { fetch, level, offsets: v.flag("aoffi"), last, clamp_level }
+        }
+        "TLD4" => {
+            let offset_registers = match v.get("offsets") {
+                code @ 0..=2 => code as usize,
+                _ => return Err("offset mode 3, which nvdisasm calls invalid".into()),
+            };
+            Operation::Gather { component: v.get("component") as u8, offset_registers, compare: v.flag("dc") }
+        }
+        _ if v.flag("aoffi") => return Err("offsets".into()),
+        _ => Operation::Gradients,
+    };
+    let (in_a, in_b) = operation.operand_counts(dim, array);
+    let (ra, rb) = (v.get("ra"), v.get("rb"));
+    // TXD has no .SCR.
+    let sources = if operation == Operation::Gradients || v.get("scr") & 2 == 0 {
+        (ra..ra + in_a as u64).chain(rb..rb + in_b as u64).collect()
+    } else {
+        let count = in_a + in_b;
+        if count > 4 {
+            return Err("more than four operands with .SCR".into());
+        }
+        let in_ra = if count <= 2 { 1 } else { 2 };
+        (ra..ra + in_ra as u64).chain(rb..rb + (count - in_ra) as u64).collect()
+    };
+    Ok(TextureInstruction { operation, handle, dim, array, sources, destinations, mask, half })
+}
