@@ -219,8 +219,14 @@ fn run_kernel(args: &RunArgs) -> anyhow::Result<ExitCode> {
     for (bank, bytes) in &kernel.constants {
         cbufs.set(*bank as usize, bytes.clone());
     }
-    let stats = run_compute(Kernel { isa: kernel.isa, code: &kernel.code, entry: 0 }, &launch, &cbufs, &mut memory)
-        .with_context(|| format!("running {} on the SASS interpreter", kernel.name))?;
+    let stats = run_compute(
+        Kernel { isa: kernel.isa, code: &kernel.code, entry: 0 },
+        &launch,
+        &cbufs,
+        &tandem_gpu::sass::exec::Textures::default(),
+        &mut memory,
+    )
+    .with_context(|| format!("running {} on the SASS interpreter", kernel.name))?;
     if let Some(dir) = &args.dump {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for (index, address) in buffers.iter().enumerate() {

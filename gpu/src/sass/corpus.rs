@@ -8,7 +8,9 @@
 
 use super::Isa;
 use super::cubin::{Cubin, CubinError, KernelImage};
-use super::exec::{self, ConstantBuffers, ExecError, Kernel, Launch, driver_constants, run_compute};
+use super::exec::{
+    self, ConstantBuffers, ExecError, Kernel, Launch, Sampler, TextureImage, Textures, driver_constants, run_compute,
+};
 use crate::shader::ir::{HandlePart, TextureBinding, TextureDim, TextureHandle, TextureView};
 use crate::shader::{FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, TranslateError, Window, translate_compute};
 use crate::texture::format::NumberKind;
@@ -106,6 +108,21 @@ impl RunTexture {
     /// Level `level`'s width, height and depth.
     pub fn extent(&self, level: u32) -> [u32; 3] {
         self.size.map(|n| (n >> level).max(1))
+    }
+
+    /// The texture `number` for the interpreter.
+    pub fn image(&self, number: usize) -> TextureImage {
+        let texels = self.texels(number);
+        TextureImage {
+            dim: self.dim,
+            size: self.size,
+            layers: self.image_layers(),
+            levels: self.levels,
+            texels: texels
+                .chunks_exact(16)
+                .map(|t| std::array::from_fn(|c| u32::from_le_bytes(t[4 * c..4 * c + 4].try_into().expect("4 bytes"))))
+                .collect(),
+        }
     }
 
     /// The texels of the run's texture `number`, levels in order, each level's layers (faces), slices, rows and
@@ -442,7 +459,12 @@ pub fn interpret(run: &Run, kernel: &KernelImage, input: &[u8]) -> Result<Vec<u8
     for (bank, bytes) in &kernel.constants {
         cbufs.set(*bank as usize, bytes.clone());
     }
-    run_compute(Kernel { isa: kernel.isa, code: &kernel.code, entry: 0 }, &launch, &cbufs, &mut memory)?;
+    let textures = Textures {
+        headers: run.textures.iter().enumerate().map(|(number, texture)| Some(texture.image(number))).collect(),
+        samplers: vec![Some(Sampler::POINT_CLAMP)],
+        slot_bank: 0,
+    };
+    run_compute(Kernel { isa: kernel.isa, code: &kernel.code, entry: 0 }, &launch, &cbufs, &textures, &mut memory)?;
     Ok(BUFFER_ADDRESSES.iter().flat_map(|&address| memory.buffer(address).unwrap_or_default().to_vec()).collect())
 }
 

@@ -437,6 +437,7 @@ fn probe_implements(isa: Isa, opcode: &str, path: Path) -> bool {
                     kernel,
                     &launch,
                     &ConstantBuffers::new(),
+                    &exec::Textures::default(),
                     &mut exec::GlobalMemory::new(),
                     PROBE_STEPS,
                 );

@@ -193,3 +193,162 @@ pub(crate) fn sm86(v: &View) -> Result<TextureInstruction, String> {
     };
     Ok(TextureInstruction { operation, handle, dim, array, sources, destinations, mask, half })
 }
+
+/// Maxwell's TARGET field of TEX, TLD, TLD4 and TXD (30:28): the dimension, and whether it is an array (5, a 3D
+/// array, does not exist).
+pub(crate) fn sm5x_target(code: u64) -> Option<(TextureDim, bool)> {
+    use TextureDim::*;
+    Some(match code {
+        0 => (D1, false),
+        1 => (D1, true),
+        2 => (D2, false),
+        3 => (D2, true),
+        4 => (D3, false),
+        6 => (Cube, false),
+        7 => (Cube, true),
+        _ => return None,
+    })
+}
+
+/// A Maxwell texture instruction's meaning (TEX, TLD, TLD4, TXD, TXQ and the scalar TEXS, TLDS, TLD4S), as
+/// Mesa's `handleTEX`/`handleTXD`/`getTEXSTarget`, yuzu and Ryujinx read the registers (where they disagree, the
+/// comment says so); Err: what it uses that neither the interpreter nor the translator carries out.
+pub(crate) fn sm5x(v: &View) -> Result<TextureInstruction, String> {
+    let opcode = v.encoding.opcode;
+    let bindless = v.encoding.form() == "B";
+    let (ra, rb, rd) = (v.get("ra"), v.get("rb"), v.get("rd"));
+    // A bound form's handle is word TEX (48:36) of the stage's texture constant buffer; a bindless form's is a
+    // register, the first of its vector.
+    let handle = |register: u64| {
+        if bindless { HandleSource::Register(register) } else { HandleSource::Slot(4 * v.get("tex") as u32) }
+    };
+    let after_handle = |register: u64| register + u64::from(bindless);
+    if matches!(opcode, "TEXS" | "TLDS" | "TLD4S") {
+        return sm5x_scalar(v, handle(rb));
+    }
+    let operation = match opcode {
+        "TEX" | "TLD" => {
+            let fetch = opcode == "TLD";
+            let level = match (fetch, v.get("lod")) {
+                (true, 0) => Level::Zero,
+                (true, _) => Level::Explicit,
+                (false, 0) => Level::Implicit,
+                (false, 1) => Level::Zero,
+                (false, 2) => Level::Bias,
+                (false, 3) => Level::Explicit,
+                _ => return Err("LBA and LLA levels".into()),
+            };
+            let last = if fetch { v.flag("ms") } else { v.flag("dc") };
+            let clamp_level = fetch && v.flag("cl");
+            Operation::Read { fetch, level, offsets: v.flag("aoffi"), last, clamp_level }
+        }
+        "TLD4" => {
+            let offset_registers = match v.get("offsets") {
+                code @ 0..=2 => code as usize,
+                _ => return Err("offset mode 3, which nvdisasm calls invalid".into()),
+            };
+            Operation::Gather { component: v.get("component") as u8, offset_registers, compare: v.flag("dc") }
+        }
+        "TXD" if v.flag("aoffi") => return Err("offsets".into()),
+        "TXD" => Operation::Gradients,
+        _ if v.get("query") != 1 => return Err("queries other than TEX_HEADER_DIMENSION".into()),
+        _ => Operation::Size,
+    };
+    let (dim, array) = match operation {
+        Operation::Size => (TextureDim::D2, false),
+        _ => sm5x_target(v.get("target")).ok_or("a 3D array target, which does not exist")?,
+    };
+    let (in_a, in_b) = operation.operand_counts(dim, array);
+    let (handle, sources) = match operation {
+        // TXD: the handle, the coordinates and the layer from ra on, the derivatives from rb; TXQ: the handle,
+        // then the level.
+        Operation::Gradients => {
+            (handle(ra), (after_handle(ra)..after_handle(ra) + in_a as u64).chain(rb..rb + in_b as u64).collect())
+        }
+        Operation::Size => (handle(ra), vec![after_handle(ra)]),
+        _ => (handle(rb), (ra..ra + in_a as u64).chain(after_handle(rb)..after_handle(rb) + in_b as u64).collect()),
+    };
+    let destinations = [rd, rd + 1, rd + 2, rd + 3];
+    Ok(TextureInstruction {
+        operation,
+        handle,
+        dim,
+        array,
+        sources,
+        destinations,
+        mask: v.get("mask") as u8,
+        half: false,
+    })
+}
+
+/// TEXS, TLDS and TLD4S: operands in two register pairs (ra, ra+1 and rb, rb+1) that the mode field (56:53)
+/// places, as Mesa's `getTEXSTarget`/`getTLDSTarget`/`getTEXSMask` and envydis' tables agree; the components the
+/// component code (52:50) chooses to rd, rd+1, rd2, rd2+1, or with F32 (59) clear as FP16 pairs to rd and rd2.
+/// TLD4S: x and y from ra and rb, or from ra and ra+1 when rb holds more: AOFFI's packed offsets, then DC's
+/// reference (Mesa, yuzu and Ryujinx agree); the four texels to rd, rd+1, rd2, rd2+1 (rd2 RZ: the first two), or
+/// with F16 as FP16 pairs to rd and rd2.
+fn sm5x_scalar(v: &View, handle: HandleSource) -> Result<TextureInstruction, String> {
+    use TextureDim::*;
+    let (ra, rb, rd, rd2) = (v.get("ra"), v.get("rb"), v.get("rd"), v.get("rd2"));
+    let destinations = [rd, rd + 1, rd2, rd2 + 1];
+    if v.encoding.opcode == "TLD4S" {
+        let (compare, offset) = (v.flag("dc"), v.flag("aoffi"));
+        let y = if compare || offset { ra + 1 } else { rb };
+        let half = v.flag("f16");
+        let operation =
+            Operation::Gather { component: v.get("component") as u8, offset_registers: usize::from(offset), compare };
+        let mut sources = vec![ra, y];
+        sources.extend((rb..).take(usize::from(offset) + usize::from(compare)));
+        let mask = if half || rd2 != 255 { 0b1111 } else { 0b0011 };
+        return Ok(TextureInstruction { operation, handle, dim: D2, array: false, sources, destinations, mask, half });
+    }
+    let fetch = v.encoding.opcode == "TLDS";
+    let mode = v.get("mode");
+    let sample = |level, last| Operation::Read { fetch: false, level, offsets: false, last, clamp_level: false };
+    let load = |level, offsets, last| Operation::Read { fetch: true, level, offsets, last, clamp_level: false };
+    // (dim, array, the operation, the operand registers in the order it takes them: the layer, the coordinates,
+    // the level, offsets, and a depth compare's reference or a sample index last).
+    let (dim, array, operation, sources): (TextureDim, bool, Operation, Vec<u64>) = match (fetch, mode) {
+        (false, 0) => (D1, false, sample(Level::Zero, false), vec![ra]),
+        (false, 1) => (D2, false, sample(Level::Implicit, false), vec![ra, rb]),
+        (false, 2) => (D2, false, sample(Level::Zero, false), vec![ra, rb]),
+        (false, 3) => (D2, false, sample(Level::Explicit, false), vec![ra, ra + 1, rb]),
+        (false, 4) => (D2, false, sample(Level::Implicit, true), vec![ra, ra + 1, rb]),
+        // The level, then the reference, as Mesa's getTEXSTarget and yuzu read it (Ryujinx swaps them).
+        (false, 5) => (D2, false, sample(Level::Explicit, true), vec![ra, ra + 1, rb, rb + 1]),
+        (false, 6) => (D2, false, sample(Level::Zero, true), vec![ra, ra + 1, rb]),
+        (false, 7) => (D2, true, sample(Level::Implicit, false), vec![ra, ra + 1, rb]),
+        (false, 8) => (D2, true, sample(Level::Zero, false), vec![ra, ra + 1, rb]),
+        (false, 9) => (D2, true, sample(Level::Zero, true), vec![ra, ra + 1, rb, rb + 1]),
+        (false, 10) => (D3, false, sample(Level::Implicit, false), vec![ra, ra + 1, rb]),
+        (false, 11) => (D3, false, sample(Level::Zero, false), vec![ra, ra + 1, rb]),
+        (false, 12) => (Cube, false, sample(Level::Implicit, false), vec![ra, ra + 1, rb]),
+        (false, 13) => (Cube, false, sample(Level::Explicit, false), vec![ra, ra + 1, rb, rb + 1]),
+        (true, 0) => (D1, false, load(Level::Zero, false, false), vec![ra]),
+        (true, 1) => (D1, false, load(Level::Explicit, false, false), vec![ra, rb]),
+        (true, 2) => (D2, false, load(Level::Zero, false, false), vec![ra, rb]),
+        // 2D with AOFFI's offsets after the level: LZ (4) and LL (12), as ptxas fills TLDS.LZ.AOFFI's rb.
+        (true, 4) => (D2, false, load(Level::Zero, true, false), vec![ra, ra + 1, rb]),
+        (true, 5) => (D2, false, load(Level::Explicit, false, false), vec![ra, ra + 1, rb]),
+        (true, 12) => (D2, false, load(Level::Explicit, true, false), vec![ra, ra + 1, rb, rb + 1]),
+        // 2D, multisampled: x and y from ra and ra+1, the sample index from rb (yuzu's texture_load_swizzled;
+        // Mesa's getTLDSTarget calls it TEX_TARGET_2D_MS).
+        (true, 6) => (D2, false, load(Level::Zero, false, true), vec![ra, ra + 1, rb]),
+        (true, 7) => (D3, false, load(Level::Zero, false, false), vec![ra, ra + 1, rb]),
+        (true, 8) => (D2, true, load(Level::Zero, false, false), vec![ra, rb, rb + 1]),
+        _ => return Err("an undefined mode".into()),
+    };
+    const R: u8 = 1;
+    const G: u8 = 2;
+    const B: u8 = 4;
+    const A: u8 = 8;
+    let mask = if rd2 == 255 {
+        [R, G, B, A, R | G, R | A, G | A, B | A][v.get("swizzle") as usize]
+    } else {
+        match v.get("swizzle") {
+            code @ 0..=4 => [R | G | B, R | G | A, R | B | A, G | B | A, R | G | B | A][code as usize],
+            _ => return Err("an undefined component code".into()),
+        }
+    };
+    Ok(TextureInstruction { operation, handle, dim, array, sources, destinations, mask, half: !v.flag("f32") })
+}

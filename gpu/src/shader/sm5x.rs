@@ -1145,13 +1145,8 @@ impl Maxwell<'_, '_, '_> {
             "LD" | "ST" | "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory(v)?,
             "ALD" | "AST" => self.attribute_access(v)?,
             "IPA" => self.interpolate(v)?,
-            "TEXS" | "TLDS" => self.texture_scalar(v)?,
-            "TEX" | "TLD" => self.texture_vector(v)?,
-            "TXD" => self.texture_gradients(v)?,
-            "TLD4" => self.texture_gather(v)?,
-            "TXQ" => self.texture_query(v)?,
+            "TEXS" | "TLDS" | "TEX" | "TLD" | "TXD" | "TLD4" | "TXQ" | "TLD4S" => self.texture(v)?,
             "TMML" => self.texture_lod_query(v)?,
-            "TLD4S" => self.texture_gather_scalar(v)?,
             "KIL" => {
                 if v.get("cc_test") != 15 {
                     return self.unimplemented(v, Self::text(v));

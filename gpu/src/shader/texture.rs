@@ -264,18 +264,12 @@ impl Lower<'_> {
         self.write_in_order(values, destinations);
     }
 
-    /// FP16 results (Maxwell's TEXS and TLDS with F32 clear, TLD4S.F16; sm_86's .F16 forms): the components of
-    /// `texel` that `mask` chooses, converted to FP16 and packed in pairs, the first in the low half: the first
-    /// pair to rd, the second to rd2 (a missing high half 0); rd+1 and rd2+1 are not written. yuzu and Ryujinx
-    /// agree, nxgpucatch's hardware tests and ptxas's code around TEXS.F16 and sm_86's TEX.F16 confirm the
-    /// registers (`gpu/research/texture-f16.md`). The rounding (to nearest even, as ptxas converts with
-    /// F2F.F16.F32) and the zero halves are unverified on hardware.
-    pub(super) fn write_half_components(&mut self, texel: Value, mask: u8, rd: u64, rd2: u64) {
-        let values = self.components(texel, mask);
-        self.write_halves(values, rd, rd2);
-    }
-
-    /// `values` as FP16, packed in pairs into rd and rd2 as `write_half_components` describes.
+    /// FP16 results (Maxwell's TEXS and TLDS with F32 clear, TLD4S.F16; sm_86's .F16 forms): `values`
+    /// converted to FP16 and packed in pairs, the first in the low half: the first pair to rd, the second to rd2
+    /// (a missing high half 0); rd+1 and rd2+1 are not written. yuzu and Ryujinx agree, nxgpucatch's hardware
+    /// tests and ptxas's code around TEXS.F16 and sm_86's TEX.F16 confirm the registers
+    /// (`gpu/research/texture-f16.md`). The rounding (to nearest even, as ptxas converts with F2F.F16.F32) and
+    /// the zero halves are unverified on hardware.
     pub(super) fn write_halves(&mut self, values: Vec<Value>, rd: u64, rd2: u64) {
         let halves: Vec<Value> =
             values.into_iter().map(|value| self.op(Op::F32ToHalf(Round::NearestEven, value))).collect();

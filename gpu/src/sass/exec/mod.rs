@@ -21,6 +21,9 @@ mod mma;
 mod ops;
 mod sm5x;
 mod sm86;
+mod texture;
+
+pub use texture::{Sampler, TextureImage, Textures};
 
 use super::{DecodeError, Isa};
 use std::fmt;
@@ -380,9 +383,10 @@ pub fn run_compute(
     kernel: Kernel<'_>,
     launch: &Launch,
     cbufs: &ConstantBuffers,
+    textures: &Textures,
     memory: &mut GlobalMemory,
 ) -> Result<Stats, ExecError> {
-    run_compute_limited(kernel, launch, cbufs, memory, DEFAULT_STEP_LIMIT)
+    run_compute_limited(kernel, launch, cbufs, textures, memory, DEFAULT_STEP_LIMIT)
 }
 
 /// [`run_compute`] with a limit on retired lane-instructions.
@@ -390,6 +394,7 @@ pub fn run_compute_limited(
     kernel: Kernel<'_>,
     launch: &Launch,
     cbufs: &ConstantBuffers,
+    textures: &Textures,
     memory: &mut GlobalMemory,
     step_limit: u64,
 ) -> Result<Stats, ExecError> {
@@ -409,7 +414,7 @@ pub fn run_compute_limited(
         for y in 0..launch.grid[1] {
             for x in 0..launch.grid[0] {
                 let mut cta = Cta::new(launch, [x, y, z], program.entry_index());
-                cta.run(&program, cbufs, memory, &mut stats, step_limit)?;
+                cta.run(&program, cbufs, textures, memory, &mut stats, step_limit)?;
             }
         }
     }
@@ -487,6 +492,7 @@ impl<'l> Cta<'l> {
         &mut self,
         program: &Program,
         cbufs: &ConstantBuffers,
+        textures: &Textures,
         memory: &mut GlobalMemory,
         stats: &mut Stats,
         step_limit: u64,
@@ -503,6 +509,7 @@ impl<'l> Cta<'l> {
                         barriers: &mut self.barriers,
                         memory,
                         cbufs,
+                        textures,
                         launch: self.launch,
                         ctaid: self.ctaid,
                         warp_index: w,
@@ -591,6 +598,7 @@ struct Step<'s> {
     barriers: &'s mut [Barrier; 16],
     memory: &'s mut GlobalMemory,
     cbufs: &'s ConstantBuffers,
+    textures: &'s Textures,
     launch: &'s Launch,
     ctaid: [u32; 3],
     warp_index: usize,

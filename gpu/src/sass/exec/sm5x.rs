@@ -297,6 +297,25 @@ impl Exec<'_, '_> {
         crate::sass::sm5x::text(&crate::sass::Instruction { offset: self.v.offset, inst, control: self.v.control })
     }
 
+    /// The texture instructions, as `sass::texture::sm5x` reads them, through the texture unit.
+    fn texture(&mut self) -> Result {
+        let t = match crate::sass::texture::sm5x(self.v) {
+            Ok(t) => t,
+            Err(why) => return self.unimplemented(format!("{} ({why})", self.text())),
+        };
+        let (textures, cbufs) = (self.step.textures, self.step.cbufs);
+        let mut failure = None;
+        self.each(|lane, _| {
+            if failure.is_none() {
+                failure = super::texture::run_lane(&t, textures, cbufs, lane).err();
+            }
+        });
+        match failure {
+            Some(why) => self.unimplemented(format!("{} ({why})", self.text())),
+            None => Ok(()),
+        }
+    }
+
     fn each(&mut self, mut f: impl FnMut(&mut Lane, &Operands)) {
         let operands = Operands { v: self.v, cbufs: self.step.cbufs };
         for i in lanes(self.active) {
@@ -993,6 +1012,7 @@ impl Exec<'_, '_> {
                 lane.set_reg(o.v.get("rd"), value)
             }),
             "LD" | "ST" | "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory()?,
+            "TEXS" | "TLDS" | "TEX" | "TLD" | "TXD" | "TLD4" | "TXQ" | "TLD4S" => self.texture()?,
             "LDC" => {
                 if v.get("mode") != 0 || v.get("size") > 5 {
                     return self.unimplemented(self.text());

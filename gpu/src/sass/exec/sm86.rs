@@ -440,6 +440,7 @@ impl Exec<'_, '_> {
             }
             // Memory.
             "LDG" | "LD" => self.global_load()?,
+            "TEX" | "TLD" | "TLD4" | "TXD" | "TXQ" => self.texture()?,
             "STG" | "ST" => self.global_store()?,
             "LDS" | "LDL" => self.local_load()?,
             "STS" | "STL" => self.local_store()?,
@@ -1209,6 +1210,25 @@ impl Exec<'_, '_> {
                 lane.set_pred(o.v.get("pd"), all_equal);
             }
         });
+    }
+
+    /// TEX, TLD, TLD4, TXD and TXQ, as `sass::texture::sm86` reads them, through the texture unit.
+    fn texture(&mut self) -> Result {
+        let t = match crate::sass::texture::sm86(self.v) {
+            Ok(t) => t,
+            Err(why) => return self.unimplemented(format!("{} ({why})", crate::sass::sm86::text(&self.instruction()))),
+        };
+        let (textures, cbufs) = (self.step.textures, self.step.cbufs);
+        let mut failure = None;
+        self.each(|lane, _| {
+            if failure.is_none() {
+                failure = super::texture::run_lane(&t, textures, cbufs, lane).err();
+            }
+        });
+        match failure {
+            Some(why) => self.unimplemented(format!("{} ({why})", crate::sass::sm86::text(&self.instruction()))),
+            None => Ok(()),
+        }
     }
 
     fn uniform(&mut self) -> Result {

@@ -1,0 +1,271 @@
+//! The interpreter's texture unit: what TEX, TLD, TLD4, TXD and TXQ (`sass::texture::TextureInstruction`) give
+//! one lane, from textures of four 32-bit numbers a texel, as the Vulkan specification's texel selection
+//! describes it (nearest texels, nearest levels, cube face selection, gather footprints). What it does not do
+//! yet (linear filtering, addressing other than clamping to the edge, depth compare, multisample fetches, gather
+//! offsets per texel) stops the launch naming it.
+
+use crate::sass::texture::{HandleSource, Level, Operation, TextureInstruction};
+use crate::shader::ir::TextureDim;
+
+/// The textures a launch reads, by the handle's header index (bits 19:0), and the samplers by its sampler index
+/// (bits 31:20).
+#[derive(Debug, Default, Clone)]
+pub struct Textures {
+    pub headers: Vec<Option<TextureImage>>,
+    pub samplers: Vec<Option<Sampler>>,
+    /// The constant bank bound instructions (Maxwell's `Slot` handles) read: compute grids' texture buffer.
+    pub slot_bank: u8,
+}
+
+/// A texture's texels: levels in order, each level's layers (a cube's six faces a layer), slices, rows and
+/// texels in order, four 32-bit numbers each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextureImage {
+    pub dim: TextureDim,
+    /// Level 0's width, height and depth (1 but for 3D).
+    pub size: [u32; 3],
+    /// Layers as the image holds them (a cube's faces included).
+    pub layers: u32,
+    pub levels: u32,
+    pub texels: Vec<[u32; 4]>,
+}
+
+/// How a texture is sampled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sampler {
+    pub linear: bool,
+    pub clamp_to_edge: bool,
+    pub normalized: bool,
+}
+
+impl Sampler {
+    /// Point filtering, nearest levels, clamped to the edge, normalized coordinates.
+    pub const POINT_CLAMP: Sampler = Sampler { linear: false, clamp_to_edge: true, normalized: true };
+}
+
+impl TextureImage {
+    fn extent(&self, level: u32) -> [u32; 3] {
+        self.size.map(|n| (n >> level).max(1))
+    }
+
+    /// The texel at (x, y, z) of layer `layer` of level `level`, or `None` outside the image.
+    fn texel(&self, level: u32, layer: u32, [x, y, z]: [i64; 3]) -> Option<[u32; 4]> {
+        let [w, h, d] = self.extent(level);
+        let inside = |n: i64, size: u32| (0..i64::from(size)).contains(&n);
+        if level >= self.levels || layer >= self.layers || !inside(x, w) || !inside(y, h) || !inside(z, d) {
+            return None;
+        }
+        let level_start: u64 = (0..level)
+            .map(|l| self.extent(l).iter().map(|&n| u64::from(n)).product::<u64>() * u64::from(self.layers))
+            .sum();
+        let slice = u64::from(w) * u64::from(h);
+        let index = level_start
+            + u64::from(layer) * slice * u64::from(d)
+            + z as u64 * slice
+            + y as u64 * u64::from(w)
+            + x as u64;
+        self.texels.get(index as usize).copied()
+    }
+}
+
+/// What one lane's texture instruction gives: the chosen components in order.
+fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &[u32]) -> Result<Vec<u32>, String> {
+    let image = textures
+        .headers
+        .get((handle & 0xf_ffff) as usize)
+        .and_then(Option::as_ref)
+        .ok_or_else(|| format!("texture header {:#x}, which the launch does not bind", handle & 0xf_ffff))?;
+    let sampler = *textures
+        .samplers
+        .get((handle >> 20) as usize)
+        .and_then(Option::as_ref)
+        .ok_or_else(|| format!("sampler {:#x}, which the launch does not bind", handle >> 20))?;
+    if sampler.linear || !sampler.clamp_to_edge || !sampler.normalized {
+        return Err("samplers other than point filtering, clamping to the edge and normalized coordinates".into());
+    }
+    let count = t.dim.coordinates();
+    let layer = |index: usize| t.array.then(|| operands[index]);
+    let texel = match t.operation {
+        Operation::Read { fetch: true, level, offsets, last, clamp_level } => {
+            if last {
+                return Err("multisample fetches".into());
+            }
+            let first = usize::from(t.array);
+            let mut rest = operands[first + count..].iter().copied();
+            let mut level = if level == Level::Explicit { rest.next().unwrap_or(0) } else { 0 };
+            if clamp_level {
+                level = level.min(image.levels - 1);
+            }
+            let packed = if offsets { rest.next().unwrap_or(0) } else { 0 };
+            let mut position = [0i64; 3];
+            for k in 0..count {
+                let offset = i64::from(((packed << (28 - 4 * k)) as i32) >> 28);
+                position[k] = i64::from(operands[first + k] as i32) + offset;
+            }
+            let layer = layer(0).unwrap_or(0);
+            image.texel(level, layer, position).unwrap_or([0; 4])
+        }
+        Operation::Read { fetch: false, level, offsets, last, .. } => {
+            if last {
+                return Err("depth-compare samples".into());
+            }
+            let first = usize::from(t.array);
+            let mut rest = operands[first + count..].iter().copied();
+            let lod = match level {
+                Level::Implicit | Level::Zero => 0.0,
+                Level::Bias | Level::Explicit => f32::from_bits(rest.next().unwrap_or(0)),
+            };
+            if offsets {
+                return Err("samples with offsets".into());
+            }
+            let coordinates: Vec<f32> = operands[first..first + count].iter().map(|&c| f32::from_bits(c)).collect();
+            sample(image, t.dim, layer(0), &coordinates, nearest_level(image, lod))
+        }
+        Operation::Gather { component, offset_registers, compare } => {
+            if compare || offset_registers > 1 {
+                return Err("gathers that compare or take an offset per texel".into());
+            }
+            let first = usize::from(t.array);
+            let coordinates: Vec<f32> = operands[first..first + count].iter().map(|&c| f32::from_bits(c)).collect();
+            let packed = if offset_registers == 1 { operands[first + count] } else { 0 };
+            let offsets = [packed as u8 as i8, (packed >> 8) as u8 as i8].map(|o| i64::from((o << 2) >> 2));
+            gather(image, t.dim, layer(0), &coordinates, offsets, component)?
+        }
+        Operation::Gradients => {
+            if !matches!(t.dim, TextureDim::D1 | TextureDim::D2) {
+                return Err("gradients on 3D and cube textures".into());
+            }
+            let coordinates: Vec<f32> = operands[..count].iter().map(|&c| f32::from_bits(c)).collect();
+            let layer = t.array.then(|| operands[count] & 0xffff);
+            let derivatives: Vec<f32> =
+                operands[count + usize::from(t.array)..].iter().map(|&c| f32::from_bits(c)).collect();
+            // Vulkan's scale factor: the longer of the footprint's x and y steps, in texels of level 0.
+            let [w, h, _] = image.extent(0);
+            let step = |y: usize| {
+                let du = derivatives[y] * w as f32;
+                let dv = if count > 1 { derivatives[2 + y] * h as f32 } else { 0.0 };
+                (du * du + dv * dv).sqrt()
+            };
+            let lod = step(0).max(step(1)).log2();
+            sample(image, t.dim, layer, &coordinates, nearest_level(image, lod))
+        }
+        Operation::Size => {
+            let level = operands[0];
+            if level >= image.levels {
+                [0, 0, 0, image.levels]
+            } else {
+                let [w, h, d] = image.extent(level);
+                // As the translation's size query gives it: the coordinates the texture has, then its layers.
+                let (w, h, third) = match image.dim {
+                    TextureDim::D1 => (w, 0, if image.layers > 1 { image.layers } else { 0 }),
+                    TextureDim::D3 => (w, h, d),
+                    TextureDim::Cube => (w, h, if image.layers > 6 { image.layers / 6 } else { 0 }),
+                    TextureDim::D2 => (w, h, if image.layers > 1 { image.layers } else { 0 }),
+                };
+                [w, h, third, image.levels]
+            }
+        }
+    };
+    Ok((0..4).filter(|c| t.mask >> c & 1 == 1).map(|c| texel[c]).collect())
+}
+
+/// The level a sample at level of detail `lod` reads: the nearest (a tie rounds down, as Vulkan's
+/// `ceil(lod + 0.5) - 1`), clamped to the texture's levels.
+fn nearest_level(image: &TextureImage, lod: f32) -> u32 {
+    let lod = lod.clamp(0.0, (image.levels - 1) as f32);
+    ((lod + 0.5).ceil() - 1.0).max(0.0) as u32
+}
+
+/// Where normalized coordinates land: the image layer (a cube's face included) and the coordinates on it.
+fn place(image: &TextureImage, dim: TextureDim, layer: Option<u32>, coordinates: &[f32]) -> (u32, Vec<f32>) {
+    let layer = layer.unwrap_or(0);
+    if dim != TextureDim::Cube {
+        return (layer.min(image.layers - 1), coordinates.to_vec());
+    }
+    // Vulkan's cube map face selection: the major axis picks the face; sc and tc over it give the coordinates.
+    let [x, y, z] = [coordinates[0], coordinates[1], coordinates[2]];
+    let (face, sc, tc, major) = if z.abs() >= x.abs() && z.abs() >= y.abs() {
+        if z >= 0.0 { (4, x, -y, z) } else { (5, -x, -y, z) }
+    } else if y.abs() >= x.abs() {
+        if y >= 0.0 { (2, x, z, y) } else { (3, x, -z, y) }
+    } else if x >= 0.0 {
+        (0, -z, -y, x)
+    } else {
+        (1, z, -y, x)
+    };
+    let major = major.abs();
+    let faces = image.layers / 6;
+    (6 * layer.min(faces - 1) + face, vec![0.5 * (sc / major) + 0.5, 0.5 * (tc / major) + 0.5])
+}
+
+/// A point sample of level `level`.
+fn sample(image: &TextureImage, dim: TextureDim, layer: Option<u32>, coordinates: &[f32], level: u32) -> [u32; 4] {
+    let (layer, coordinates) = place(image, dim, layer, coordinates);
+    let extent = image.extent(level);
+    let mut position = [0i64; 3];
+    for (k, &c) in coordinates.iter().enumerate() {
+        let size = extent[k];
+        position[k] = ((c * size as f32).floor() as i64).clamp(0, i64::from(size) - 1);
+    }
+    image.texel(level, layer, position).unwrap_or([0; 4])
+}
+
+/// A gather of `component` from level 0's 2x2 footprint around the coordinates, moved by `offsets`: the texels
+/// (i0, j1), (i1, j1), (i1, j0), (i0, j0), each clamped to the edge.
+fn gather(
+    image: &TextureImage,
+    dim: TextureDim,
+    layer: Option<u32>,
+    coordinates: &[f32],
+    offsets: [i64; 2],
+    component: u8,
+) -> Result<[u32; 4], String> {
+    if !matches!(dim, TextureDim::D2 | TextureDim::Cube) {
+        return Err("1D and 3D gathers".into());
+    }
+    let (layer, coordinates) = place(image, dim, layer, coordinates);
+    let [w, h, _] = image.extent(0);
+    let corner = |c: f32, size: u32, offset: i64| (c * size as f32 - 0.5).floor() as i64 + offset;
+    let (i0, j0) = (corner(coordinates[0], w, offsets[0]), corner(coordinates[1], h, offsets[1]));
+    let clamp = |n: i64, size: u32| n.clamp(0, i64::from(size) - 1);
+    let at = |i: i64, j: i64| {
+        image.texel(0, layer, [clamp(i, w), clamp(j, h), 0]).map_or(0, |texel| texel[usize::from(component)])
+    };
+    Ok([at(i0, j0 + 1), at(i0 + 1, j0 + 1), at(i0 + 1, j0), at(i0, j0)])
+}
+
+/// Runs `t` for one lane: its operands and handle from the lane's registers and the constant buffers, the
+/// results into its registers. Err: what the texture unit does not do.
+pub(super) fn run_lane(
+    t: &TextureInstruction,
+    textures: &Textures,
+    cbufs: &super::ConstantBuffers,
+    lane: &mut super::Lane,
+) -> Result<(), String> {
+    let operands: Vec<u32> = t.sources.iter().map(|&r| lane.reg(r)).collect();
+    let handle = match t.handle {
+        HandleSource::Constant { bank, offset } => cbufs.read_u32(u64::from(bank), u64::from(offset)),
+        HandleSource::Slot(offset) => cbufs.read_u32(u64::from(textures.slot_bank), u64::from(offset)),
+        HandleSource::Register(register) => lane.reg(register),
+    };
+    let values = execute(t, textures, handle, &operands)?;
+    if t.half {
+        let words = half_pairs(&values);
+        for (value, register) in words.into_iter().zip([t.destinations[0], t.destinations[2]]) {
+            lane.set_reg(register, value);
+        }
+    } else {
+        for (value, register) in values.into_iter().zip(t.destinations) {
+            lane.set_reg(register, value);
+        }
+    }
+    Ok(())
+}
+
+/// FP32 values as FP16 (to nearest even), packed in pairs, the first in the low half (a missing high half 0).
+fn half_pairs(values: &[u32]) -> Vec<u32> {
+    let half = |bits: u32| {
+        super::float::float_to_float(u64::from(bits), 2, 1, super::float::rounding(0), false) as u32 & 0xffff
+    };
+    values.chunks(2).map(|pair| half(pair[0]) | pair.get(1).map_or(0, |&high| half(high) << 16)).collect()
+}
