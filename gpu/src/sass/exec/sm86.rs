@@ -1218,16 +1218,9 @@ impl Exec<'_, '_> {
             Ok(t) => t,
             Err(why) => return self.unimplemented(format!("{} ({why})", crate::sass::sm86::text(&self.instruction()))),
         };
-        let (textures, cbufs) = (self.step.textures, self.step.cbufs);
-        let mut failure = None;
-        self.each(|lane, _| {
-            if failure.is_none() {
-                failure = super::texture::run_lane(&t, textures, cbufs, lane).err();
-            }
-        });
-        match failure {
-            Some(why) => self.unimplemented(format!("{} ({why})", crate::sass::sm86::text(&self.instruction()))),
-            None => Ok(()),
+        match super::texture::run_warp(&t, self.step, self.active) {
+            Ok(()) => Ok(()),
+            Err(why) => self.unimplemented(format!("{} ({why})", crate::sass::sm86::text(&self.instruction()))),
         }
     }
 

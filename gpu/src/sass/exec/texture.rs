@@ -234,9 +234,21 @@ fn gather(
     Ok([at(i0, j0 + 1), at(i0 + 1, j0 + 1), at(i0 + 1, j0), at(i0, j0)])
 }
 
+/// Runs `t` on the `active` lanes of `step`'s warp and moves them to the next instruction (a failure leaves
+/// every lane where it was).
+pub(super) fn run_warp(t: &TextureInstruction, step: &mut super::Step, active: u32) -> Result<(), String> {
+    for i in super::ops::lanes(active) {
+        run_lane(t, step.textures, step.cbufs, &mut step.warp.lanes[i])?;
+    }
+    for i in super::ops::lanes(active) {
+        step.warp.lanes[i].pc += 1;
+    }
+    Ok(())
+}
+
 /// Runs `t` for one lane: its operands and handle from the lane's registers and the constant buffers, the
 /// results into its registers. Err: what the texture unit does not do.
-pub(super) fn run_lane(
+fn run_lane(
     t: &TextureInstruction,
     textures: &Textures,
     cbufs: &super::ConstantBuffers,
