@@ -26,6 +26,7 @@ const MUST_TRANSLATE: &[&str] = &[
     "matmul",
     "grade",
     "hash64",
+    "sampling",
 ];
 
 fn spirv_val(entry: &str, spirv: &[u32]) -> Result<(), String> {

@@ -36,9 +36,9 @@ pub enum Operation {
         offsets: bool,
         /// TEX.DC's depth-compare reference, or TLD.MS's sample index.
         last: bool,
-        /// TLD.CL: the level clamped to the texture's last (ptxas sets it on every fetch by level, as CUDA's
-        /// `tex.level` clamps to the mipmap range).
-        clamp_level: bool,
+        /// TLD.CL: a level past the texture's last gives zeros (an H200 fetching level 5 of a texture of four
+        /// levels, `gpu/tests/sass/kernels/sampling.ptx`; ptxas sets .CL on every fetch by level).
+        checked_level: bool,
     },
     /// TLD4: the 2x2 footprint's `component`, or with `compare` the comparisons with a reference.
     Gather {
@@ -165,8 +165,8 @@ pub(crate) fn sm86(v: &View) -> Result<TextureInstruction, String> {
                 _ => return Err("level clamps (.LC) and invalid level modes".into()),
             };
             let last = if fetch { v.flag("ms") } else { v.flag("dc") };
-            let clamp_level = fetch && v.flag("cl");
-            Operation::Read { fetch, level, offsets: v.flag("aoffi"), last, clamp_level }
+            let checked_level = fetch && v.flag("cl");
+            Operation::Read { fetch, level, offsets: v.flag("aoffi"), last, checked_level }
         }
         "TLD4" => {
             let offset_registers = match v.get("offsets") {
@@ -239,8 +239,8 @@ pub(crate) fn sm5x(v: &View) -> Result<TextureInstruction, String> {
                 _ => return Err("LBA and LLA levels".into()),
             };
             let last = if fetch { v.flag("ms") } else { v.flag("dc") };
-            let clamp_level = fetch && v.flag("cl");
-            Operation::Read { fetch, level, offsets: v.flag("aoffi"), last, clamp_level }
+            let checked_level = fetch && v.flag("cl");
+            Operation::Read { fetch, level, offsets: v.flag("aoffi"), last, checked_level }
         }
         "TLD4" => {
             let offset_registers = match v.get("offsets") {
@@ -304,8 +304,8 @@ fn sm5x_scalar(v: &View, handle: HandleSource) -> Result<TextureInstruction, Str
     }
     let fetch = v.encoding.opcode == "TLDS";
     let mode = v.get("mode");
-    let sample = |level, last| Operation::Read { fetch: false, level, offsets: false, last, clamp_level: false };
-    let load = |level, offsets, last| Operation::Read { fetch: true, level, offsets, last, clamp_level: false };
+    let sample = |level, last| Operation::Read { fetch: false, level, offsets: false, last, checked_level: false };
+    let load = |level, offsets, last| Operation::Read { fetch: true, level, offsets, last, checked_level: false };
     // (dim, array, the operation, the operand registers in the order it takes them: the layer, the coordinates,
     // the level, offsets, and a depth compare's reference or a sample index last).
     let (dim, array, operation, sources): (TextureDim, bool, Operation, Vec<u64>) = match (fetch, mode) {

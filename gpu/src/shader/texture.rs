@@ -2,7 +2,7 @@
 //! read an instruction's fields (Maxwell's forms: `sm5x/texture.rs`): the operands in the order both ISAs read them
 //! (Mesa's NAK builds one source list for SM50 and SM70 alike), the handle, and where the results go.
 
-use super::ir::{BinOp, HandlePart, Lod, Op, Round, TextureBinding, TextureDim, TextureHandle, Value};
+use super::ir::{BinOp, Cmp, HandlePart, Lod, Op, Round, TextureBinding, TextureDim, TextureHandle, Value};
 use super::lower::Lower;
 use crate::sass::texture::{HandleSource, Level, Operation, TextureInstruction};
 
@@ -13,7 +13,7 @@ struct Read {
     level: Level,
     offsets: bool,
     last: bool,
-    clamp_level: bool,
+    checked_level: bool,
 }
 
 /// AOFFI's texel offsets of TEX and TLD: signed 4-bit x, y and z in bits 3:0, 7:4 and 11:8 (ptxas packs them
@@ -27,10 +27,17 @@ impl Lower<'_> {
     pub(super) fn texture_instruction(&mut self, t: &TextureInstruction) -> Result<(), String> {
         let handle = self.texture_handle(t.handle)?;
         let values = match t.operation {
-            Operation::Read { fetch, level, offsets, last, clamp_level } => {
-                let read = Read { fetch, level, offsets, last, clamp_level };
-                let texel = self.texture_read(handle, t, read)?;
-                self.components(texel, t.mask)
+            Operation::Read { fetch, level, offsets, last, checked_level } => {
+                let read = Read { fetch, level, offsets, last, checked_level };
+                let (texel, valid) = self.texture_read(handle, t, read)?;
+                let values = self.components(texel, t.mask);
+                match valid {
+                    Some(valid) => {
+                        let zero = self.const32(0);
+                        values.into_iter().map(|value| self.select(valid, value, zero)).collect()
+                    }
+                    None => values,
+                }
             }
             Operation::Gather { component, offset_registers, compare } => {
                 self.texture_gather(handle, t, component, offset_registers, compare)?
@@ -72,8 +79,13 @@ impl Lower<'_> {
         })
     }
 
-    /// A TEX or TLD: the texel.
-    fn texture_read(&mut self, handle: TextureHandle, t: &TextureInstruction, read: Read) -> Result<Value, String> {
+    /// A TEX or TLD: the texel, and for a checked level when the level exists (else the results are zeros).
+    fn texture_read(
+        &mut self,
+        handle: TextureHandle,
+        t: &TextureInstruction,
+        read: Read,
+    ) -> Result<(Value, Option<Value>), String> {
         let (dim, array, sources) = (t.dim, t.array, &t.sources);
         let count = dim.coordinates();
         let layer = array.then(|| self.reg(sources[0]));
@@ -97,22 +109,26 @@ impl Lower<'_> {
                     return Err("multisample fetches other than 2D".into());
                 }
                 let sample = self.reg(sample);
-                return Ok(self.fetch_sample(handle, coordinates, sample));
+                return Ok((self.fetch_sample(handle, coordinates, sample), None));
             }
             let texture = self.bind_texture(binding(handle, dim, array));
             let mut level = match level_register {
                 Some(register) => self.reg(register),
                 None => self.const32(0),
             };
-            if read.clamp_level {
+            // A checked level past the last gives zeros; the fetch itself reads the last (Vulkan leaves a fetch
+            // past it undefined).
+            let mut valid = None;
+            if read.checked_level {
                 let zero = self.const32(0);
                 let size = self.texture_size(handle, zero);
                 let levels = self.op(Op::Component(size, 3));
+                valid = Some(self.cmp(Cmp::LtU, level, levels));
                 let one = self.const32(1);
                 let last = self.bin(BinOp::Sub, levels, one);
                 level = self.bin(BinOp::MinU, level, last);
             }
-            return Ok(self.op(Op::TextureFetch { texture, coordinates, layer, level }));
+            return Ok((self.op(Op::TextureFetch { texture, coordinates, layer, level }), valid));
         }
         let offset = match offsets_register {
             Some(_) if dim == TextureDim::Cube => return Err("offsets on a cube".into()),
@@ -139,7 +155,7 @@ impl Lower<'_> {
         let reference = last_register.map(|register| self.reg(register));
         let binding = TextureBinding { depth_compare: reference.is_some(), ..binding(handle, dim, array) };
         let texture = self.bind_texture(binding);
-        Ok(self.op(Op::TextureSample { texture, coordinates, layer, lod, reference, offset }))
+        Ok((self.op(Op::TextureSample { texture, coordinates, layer, lod, reference, offset }), None))
     }
 
     /// A TLD4: the components the mask chooses, in order.

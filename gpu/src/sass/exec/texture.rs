@@ -86,16 +86,14 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
     let count = t.dim.coordinates();
     let layer = |index: usize| t.array.then(|| operands[index]);
     let texel = match t.operation {
-        Operation::Read { fetch: true, level, offsets, last, clamp_level } => {
+        Operation::Read { fetch: true, level, offsets, last, .. } => {
             if last {
                 return Err("multisample fetches".into());
             }
             let first = usize::from(t.array);
             let mut rest = operands[first + count..].iter().copied();
-            let mut level = if level == Level::Explicit { rest.next().unwrap_or(0) } else { 0 };
-            if clamp_level {
-                level = level.min(image.levels - 1);
-            }
+            // A level past the last reads zeros, as TLD.CL does on an H200 (`TextureImage::texel`).
+            let level = if level == Level::Explicit { rest.next().unwrap_or(0) } else { 0 };
             let packed = if offsets { rest.next().unwrap_or(0) } else { 0 };
             let mut position = [0i64; 3];
             for k in 0..count {
@@ -234,8 +232,8 @@ fn gather(
     Ok([at(i0, j0 + 1), at(i0 + 1, j0 + 1), at(i0 + 1, j0), at(i0, j0)])
 }
 
-/// Runs `t` on the `active` lanes of `step`'s warp and moves them to the next instruction (a failure leaves
-/// every lane where it was).
+/// Runs `t` on the `active` lanes of `step`'s warp and moves them to the next instruction (a failure stops the
+/// launch, the lanes still at the instruction).
 pub(super) fn run_warp(t: &TextureInstruction, step: &mut super::Step, active: u32) -> Result<(), String> {
     for i in super::ops::lanes(active) {
         run_lane(t, step.textures, step.cbufs, &mut step.warp.lanes[i])?;
