@@ -3,12 +3,13 @@
 //! read them: the layer of an array, the coordinates, then a level, offsets and a depth-compare reference or
 //! sample index) and which take its results.
 //!
-//! SM86 (TEX, TLD, TLD4, TXD, TXQ of the constant-buffer forms), as ptxas fills them (`gpu/research/sm86-texture.md`):
-//! without .SCR the layer and coordinates from ra on and the rest from rb on, as on Maxwell; with .SCR the whole
-//! sequence in two pairs: the first operand (the first two, when there are more than two) from ra, ra+1, the
-//! rest from rb, rb+1. The handle is the word at c[bank (58:54)][4 * tex (53:40)]. The results go to rd, rd+1,
-//! then rd2 (71:64), rd2+1, the components of the write mask (75:72) in order, or with .F16 as FP16 pairs to rd
-//! and rd2 (Mesa's NAK splits them so too).
+//! SM86 (TEX, TLD, TLD4, TXD, TXQ), as ptxas fills them (`gpu/research/sm86-texture.md`): without .SCR the
+//! layer and coordinates from ra on and the rest from rb on, as on Maxwell; with .SCR the whole sequence in two
+//! pairs: the first operand (the first two, when there are more than two) from ra, ra+1, the rest from rb, rb+1.
+//! The handle is the word at c[bank (58:54)][4 * tex (53:40)], or for the bindless forms (.B) a register: the
+//! first of rb's operands (TXD and TXQ: of ra's), as on Maxwell. The results go to rd, rd+1, then rd2 (71:64),
+//! rd2+1, the components of the write mask (75:72) in order, or with .F16 as FP16 pairs to rd and rd2 (Mesa's
+//! NAK splits them so too).
 
 use super::text::View;
 use crate::shader::ir::TextureDim;
@@ -124,19 +125,20 @@ pub(crate) fn sm86(v: &View) -> Result<TextureInstruction, String> {
     if v.has("pd") && v.get("pd") != 7 {
         return Err("a residency predicate (sparse textures)".into());
     }
-    if (v.has("scr") && v.get("scr") & 1 != 0) || v.flag("bindless") {
-        return Err("a bindless form (.B)".into());
-    }
+    let bindless = v.encoding.form() == "B";
     let rd2 = if opcode == "TXQ" { v.get("rc") } else { v.get("rd2") };
     let destinations = [v.get("rd"), v.get("rd") + 1, rd2, rd2 + 1];
-    let handle = HandleSource::Constant { bank: v.get("bank") as u8, offset: 4 * v.get("tex") as u32 };
+    let constant = || HandleSource::Constant { bank: v.get("bank") as u8, offset: 4 * v.get("tex") as u32 };
     let mask = v.get("mask") as u8;
+    let (ra, rb) = (v.get("ra"), v.get("rb"));
     if opcode == "TXQ" {
         if v.get("query") != 0 {
             return Err("queries other than TEX_HEADER_DIMENSION".into());
         }
         let (dim, array) = (TextureDim::D2, false);
-        let sources = vec![v.get("ra")];
+        // TXQ.B: the handle in ra, the level in ra+1.
+        let (handle, sources) =
+            if bindless { (HandleSource::Register(ra), vec![ra + 1]) } else { (constant(), vec![ra]) };
         return Ok(TextureInstruction {
             operation: Operation::Size,
             handle,
@@ -179,19 +181,26 @@ pub(crate) fn sm86(v: &View) -> Result<TextureInstruction, String> {
         _ => Operation::Gradients,
     };
     let (in_a, in_b) = operation.operand_counts(dim, array);
-    let (ra, rb) = (v.get("ra"), v.get("rb"));
-    // TXD has no .SCR.
-    let sources = if operation == Operation::Gradients || v.get("scr") & 2 == 0 {
-        (ra..ra + in_a as u64).chain(rb..rb + in_b as u64).collect()
+    if operation == Operation::Gradients {
+        // TXD has no .SCR: the handle of TXD.B, the coordinates and the layer from ra, the derivatives from rb.
+        let (handle, first) = if bindless { (HandleSource::Register(ra), ra + 1) } else { (constant(), ra) };
+        let sources = (first..first + in_a as u64).chain(rb..rb + in_b as u64).collect();
+        return Ok(TextureInstruction { operation, handle, dim, array, sources, destinations, mask, half });
+    }
+    // The registers of the whole sequence, the handle of a bindless form first among rb's operands.
+    let handles = usize::from(bindless);
+    let mut registers: Vec<u64> = if v.get("scr") & 2 == 0 {
+        (ra..ra + in_a as u64).chain(rb..rb + (handles + in_b) as u64).collect()
     } else {
-        let count = in_a + in_b;
+        let count = in_a + handles + in_b;
         if count > 4 {
             return Err("more than four operands with .SCR".into());
         }
         let in_ra = if count <= 2 { 1 } else { 2 };
         (ra..ra + in_ra as u64).chain(rb..rb + (count - in_ra) as u64).collect()
     };
-    Ok(TextureInstruction { operation, handle, dim, array, sources, destinations, mask, half })
+    let handle = if bindless { HandleSource::Register(registers.remove(in_a)) } else { constant() };
+    Ok(TextureInstruction { operation, handle, dim, array, sources: registers, destinations, mask, half })
 }
 
 /// Maxwell's TARGET field of TEX, TLD, TLD4 and TXD (30:28): the dimension, and whether it is an array (5, a 3D

@@ -1283,7 +1283,10 @@ fn texture(v: &View) -> Parts {
     if v.get("rb") != 255 || opcode == "TXD" {
         operands.push(register(v, "rb", 1));
     }
-    operands.extend([hex(v.get("bank") as i64), hex(v.get("tex") as i64), pick(v, "target", TEX_TARGET)]);
+    if v.has("tex") {
+        operands.extend([hex(v.get("bank") as i64), hex(v.get("tex") as i64)]);
+    }
+    operands.push(pick(v, "target", TEX_TARGET));
     if v.get("mask") != 15 {
         operands.push(hex(v.get("mask") as i64));
     }
@@ -1293,15 +1296,12 @@ fn texture(v: &View) -> Parts {
 fn txq(v: &View) -> Parts {
     const QUERY: &[&str] = &["TEX_HEADER_DIMENSION", "TEX_HEADER_TEXTURE_TYPE", "TEX_HEADER_SAMPLER_POS", "INVALID3"];
     let m = format!("TXQ{}{}", v.suffix("bindless", ".B"), v.suffix("nodep", ".NODEP"));
-    let operands = vec![
-        reg(v.get("rc"), 255),
-        dst(v),
-        register(v, "ra", 0),
-        QUERY[v.get("query") as usize & 3].to_string(),
-        hex(v.get("bank") as i64),
-        hex(v.get("tex") as i64),
-        hex(v.get("mask") as i64),
-    ];
+    let mut operands =
+        vec![reg(v.get("rc"), 255), dst(v), register(v, "ra", 0), QUERY[v.get("query") as usize & 3].to_string()];
+    if v.has("tex") {
+        operands.extend([hex(v.get("bank") as i64), hex(v.get("tex") as i64)]);
+    }
+    operands.push(hex(v.get("mask") as i64));
     (m, operands)
 }
 
