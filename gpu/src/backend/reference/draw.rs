@@ -15,7 +15,7 @@ use crate::sass::cubin::KernelImage;
 use crate::shader::sph::{Interpolation, attribute};
 use crate::shader::{
     FragmentInterface, GlobalMemory, GuestWindows, PointSize, ProgramNeeds, Saturate, Translation, VertexInterface,
-    captured_words, program_needs, translate_graphics,
+    captured_words, translate_graphics,
 };
 use crate::texture::format::NumberKind;
 use crate::texture::surface::Surface;
@@ -432,7 +432,7 @@ impl ReferenceBackend {
             shared_bytes: 0,
         };
         let kernels = [kernel(&draw.vertex_shader), kernel(&draw.fragment_shader)];
-        let needs = [program_needs(&kernels[0])?, program_needs(&kernels[1])?];
+        let needs = [self.program_needs(&kernels[0])?, self.program_needs(&kernels[1])?];
         // Programs that reach global memory (storage buffers, as NVN gives them) see the guest's mapped ranges,
         // as compute grids do; the bytes they change go back after the draw.
         let features = self.device.features();

@@ -14,8 +14,10 @@ mod texture;
 
 use super::{Backend, BackendError, ColorClear, DepthStencilClear, Dispatch, Draw, Drawn, Frame, GpuMemory, Present};
 use crate::mmu::GuestMemory;
+use crate::sass::Isa;
+use crate::sass::cubin::KernelImage;
 use crate::shader::{
-    FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, Translation, Window, cache_key, program_needs,
+    FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, ProgramNeeds, Translation, Window, cache_key, program_needs,
     translate_compute,
 };
 use crate::texture::format::{ColorFormat, Kind};
@@ -32,6 +34,9 @@ pub struct ReferenceBackend {
     fault: Option<Buffer>,
     /// Translations by `shader::cache_key`, and how many were made.
     translations: HashMap<[u8; 32], Translation>,
+    /// What each program needs (its textures, whether it reaches global memory), by instruction set and code:
+    /// known before the translation cache can be consulted, whose keys name the textures' views.
+    needs: HashMap<(Isa, Vec<u8>), ProgramNeeds>,
     translated: usize,
     /// The device's depth bias steps a unit by fixed-point host depth format (`ComputeDevice::depth_bias_steps`),
     /// measured at the first polygon offset on each.
@@ -130,10 +135,25 @@ impl ReferenceBackend {
             mirrors: HashMap::new(),
             fault: None,
             translations: HashMap::new(),
+            needs: HashMap::new(),
             translated: 0,
             bias_steps: HashMap::new(),
             warned_about_lines: false,
         }
+    }
+
+    /// What `kernel` needs, lowered once per program.
+    fn program_needs(&mut self, kernel: &KernelImage) -> Result<ProgramNeeds, BackendError> {
+        let key = (kernel.isa, kernel.code.clone());
+        if let Some(needs) = self.needs.get(&key) {
+            return Ok(needs.clone());
+        }
+        if self.needs.len() >= MAX_TRANSLATIONS {
+            self.needs.clear();
+        }
+        let needs = program_needs(kernel)?;
+        self.needs.insert(key, needs.clone());
+        Ok(needs)
     }
 
     /// Kernels translated so far (a launch of a kernel already translated for the same memory reuses it).
@@ -311,14 +331,15 @@ impl Backend for ReferenceBackend {
                 ),
             });
         }
-        // The textures, read as the grid starts (the kernel lowered once more to find which).
+        // The textures, read as the grid starts.
         let source = TextureSource {
             program: dispatch.program,
             constant_buffers: &dispatch.constant_buffers,
             texture_buffer: dispatch.texture_buffer,
             pools: dispatch.texture_pools,
         };
-        let textures = self.textures(&source, &program_needs(&dispatch.kernel)?.textures, memory)?;
+        let needs = self.program_needs(&dispatch.kernel)?;
+        let textures = self.textures(&source, &needs.textures, memory)?;
         let views: Vec<_> = textures.iter().map(|texture| texture.view()).collect();
         let (mirrors, windows) = self.mirror_guest_memory(memory)?;
         let fault = self.fault_buffer()?;
