@@ -170,7 +170,7 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
 /// The level a sample at level of detail `lod` reads: the nearest (a tie rounds down, as Vulkan's
 /// `ceil(lod + 0.5) - 1`), clamped to the texture's levels.
 fn nearest_level(image: &TextureImage, lod: f32) -> u32 {
-    let lod = lod.clamp(0.0, (image.levels - 1) as f32);
+    let lod = lod.clamp(0.0, image.levels.saturating_sub(1) as f32);
     ((lod + 0.5).ceil() - 1.0).max(0.0) as u32
 }
 
@@ -178,7 +178,7 @@ fn nearest_level(image: &TextureImage, lod: f32) -> u32 {
 fn place(image: &TextureImage, dim: TextureDim, layer: Option<u32>, coordinates: &[f32]) -> (u32, Vec<f32>) {
     let layer = layer.unwrap_or(0);
     if dim != TextureDim::Cube {
-        return (layer.min(image.layers - 1), coordinates.to_vec());
+        return (layer.min(image.layers.saturating_sub(1)), coordinates.to_vec());
     }
     // Vulkan's cube map face selection: the major axis picks the face; sc and tc over it give the coordinates.
     let [x, y, z] = [coordinates[0], coordinates[1], coordinates[2]];
@@ -193,7 +193,7 @@ fn place(image: &TextureImage, dim: TextureDim, layer: Option<u32>, coordinates:
     };
     let major = major.abs();
     let faces = image.layers / 6;
-    (6 * layer.min(faces - 1) + face, vec![0.5 * (sc / major) + 0.5, 0.5 * (tc / major) + 0.5])
+    (6 * layer.min(faces.saturating_sub(1)) + face, vec![0.5 * (sc / major) + 0.5, 0.5 * (tc / major) + 0.5])
 }
 
 /// A point sample of level `level`.
