@@ -103,19 +103,47 @@ pub struct TextureInstruction {
     pub half: bool,
 }
 
-/// SM86's TARGET field (63:61): the dimension, and whether it is an array (6 is invalid).
-fn sm86_target(code: u64) -> Option<(TextureDim, bool)> {
-    use TextureDim::*;
-    Some(match code {
-        0 => (D1, false),
-        1 => (D2, false),
-        2 => (D3, false),
-        3 => (Cube, false),
-        4 => (D1, true),
-        5 => (D2, true),
-        7 => (Cube, true),
-        _ => return None,
-    })
+/// A TARGET field's meaning by its value: the dimension, and whether it is an array (`None`: invalid).
+pub(crate) type Targets = [Option<(TextureDim, bool)>; 8];
+
+/// SM86's TARGET (63:61); 6 is invalid.
+const SM86_TARGETS: Targets = [
+    Some((TextureDim::D1, false)),
+    Some((TextureDim::D2, false)),
+    Some((TextureDim::D3, false)),
+    Some((TextureDim::Cube, false)),
+    Some((TextureDim::D1, true)),
+    Some((TextureDim::D2, true)),
+    None,
+    Some((TextureDim::Cube, true)),
+];
+
+/// Maxwell's TARGET of TEX, TLD, TLD4, TXD and TMML (30:28); 5, a 3D array, does not exist.
+pub(crate) const SM5X_TARGETS: Targets = [
+    Some((TextureDim::D1, false)),
+    Some((TextureDim::D1, true)),
+    Some((TextureDim::D2, false)),
+    Some((TextureDim::D2, true)),
+    Some((TextureDim::D3, false)),
+    None,
+    Some((TextureDim::Cube, false)),
+    Some((TextureDim::Cube, true)),
+];
+
+/// TEX (`fetch` clear) or TLD at `level`, with the fields both ISAs name alike: AOFFI, DC or TLD's MS, TLD's CL.
+fn read(v: &View, fetch: bool, level: Level) -> Operation {
+    let last = if fetch { v.flag("ms") } else { v.flag("dc") };
+    let checked_level = fetch && v.flag("cl");
+    Operation::Read { fetch, level, offsets: v.flag("aoffi"), last, checked_level }
+}
+
+/// TLD4, whose fields both ISAs name alike.
+fn gather(v: &View) -> Result<Operation, String> {
+    let offset_registers = match v.get("offsets") {
+        code @ 0..=2 => code as usize,
+        _ => return Err("offset mode 3, which nvdisasm calls invalid".into()),
+    };
+    Ok(Operation::Gather { component: v.get("component") as u8, offset_registers, compare: v.flag("dc") })
 }
 
 /// An SM86 texture instruction's meaning; Err: what it uses that neither the interpreter nor the translator
@@ -150,7 +178,7 @@ pub(crate) fn sm86(v: &View) -> Result<TextureInstruction, String> {
             half: false,
         });
     }
-    let (dim, array) = sm86_target(v.get("target")).ok_or("the invalid target 6")?;
+    let (dim, array) = SM86_TARGETS[v.get("target") as usize & 7].ok_or("the invalid target 6")?;
     let half = match v.get("f16") {
         0 => false,
         1 => true,
@@ -166,17 +194,9 @@ pub(crate) fn sm86(v: &View) -> Result<TextureInstruction, String> {
                 (_, 3) => Level::Explicit,
                 _ => return Err("level clamps (.LC) and invalid level modes".into()),
             };
-            let last = if fetch { v.flag("ms") } else { v.flag("dc") };
-            let checked_level = fetch && v.flag("cl");
-            Operation::Read { fetch, level, offsets: v.flag("aoffi"), last, checked_level }
+            read(v, fetch, level)
         }
-        "TLD4" => {
-            let offset_registers = match v.get("offsets") {
-                code @ 0..=2 => code as usize,
-                _ => return Err("offset mode 3, which nvdisasm calls invalid".into()),
-            };
-            Operation::Gather { component: v.get("component") as u8, offset_registers, compare: v.flag("dc") }
-        }
+        "TLD4" => gather(v)?,
         _ if v.flag("aoffi") => return Err("offsets".into()),
         _ => Operation::Gradients,
     };
@@ -201,22 +221,6 @@ pub(crate) fn sm86(v: &View) -> Result<TextureInstruction, String> {
     };
     let handle = if bindless { HandleSource::Register(registers.remove(in_a)) } else { constant() };
     Ok(TextureInstruction { operation, handle, dim, array, sources: registers, destinations, mask, half })
-}
-
-/// Maxwell's TARGET field of TEX, TLD, TLD4 and TXD (30:28): the dimension, and whether it is an array (5, a 3D
-/// array, does not exist).
-pub(crate) fn sm5x_target(code: u64) -> Option<(TextureDim, bool)> {
-    use TextureDim::*;
-    Some(match code {
-        0 => (D1, false),
-        1 => (D1, true),
-        2 => (D2, false),
-        3 => (D2, true),
-        4 => (D3, false),
-        6 => (Cube, false),
-        7 => (Cube, true),
-        _ => return None,
-    })
 }
 
 /// A Maxwell texture instruction's meaning (TEX, TLD, TLD4, TXD, TXQ and the scalar TEXS, TLDS, TLD4S), as
@@ -247,17 +251,9 @@ pub(crate) fn sm5x(v: &View) -> Result<TextureInstruction, String> {
                 (false, 3) => Level::Explicit,
                 _ => return Err("LBA and LLA levels".into()),
             };
-            let last = if fetch { v.flag("ms") } else { v.flag("dc") };
-            let checked_level = fetch && v.flag("cl");
-            Operation::Read { fetch, level, offsets: v.flag("aoffi"), last, checked_level }
+            read(v, fetch, level)
         }
-        "TLD4" => {
-            let offset_registers = match v.get("offsets") {
-                code @ 0..=2 => code as usize,
-                _ => return Err("offset mode 3, which nvdisasm calls invalid".into()),
-            };
-            Operation::Gather { component: v.get("component") as u8, offset_registers, compare: v.flag("dc") }
-        }
+        "TLD4" => gather(v)?,
         "TXD" if v.flag("aoffi") => return Err("offsets".into()),
         "TXD" => Operation::Gradients,
         _ if v.get("query") != 1 => return Err("queries other than TEX_HEADER_DIMENSION".into()),
@@ -265,7 +261,7 @@ pub(crate) fn sm5x(v: &View) -> Result<TextureInstruction, String> {
     };
     let (dim, array) = match operation {
         Operation::Size => (TextureDim::D2, false),
-        _ => sm5x_target(v.get("target")).ok_or("a 3D array target, which does not exist")?,
+        _ => SM5X_TARGETS[v.get("target") as usize & 7].ok_or("a 3D array target, which does not exist")?,
     };
     let (in_a, in_b) = operation.operand_counts(dim, array);
     let (handle, sources) = match operation {

@@ -6,16 +6,6 @@ use super::ir::{BinOp, Cmp, HandlePart, Lod, Op, Round, TextureBinding, TextureD
 use super::lower::Lower;
 use crate::sass::texture::{HandleSource, Level, Operation, TextureInstruction};
 
-/// A TEX's or TLD's form (`Operation::Read`'s fields).
-#[derive(Clone, Copy)]
-struct Read {
-    fetch: bool,
-    level: Level,
-    offsets: bool,
-    last: bool,
-    checked_level: bool,
-}
-
 /// AOFFI's texel offsets of TEX and TLD: signed 4-bit x, y and z in bits 3:0, 7:4 and 11:8 (ptxas packs them
 /// with `BFI ..., 0x404, ...`; TLD4's are 6-bit, in bytes).
 fn texel_offsets(packed: u32) -> [i8; 3] {
@@ -27,9 +17,8 @@ impl Lower<'_> {
     pub(super) fn texture_instruction(&mut self, t: &TextureInstruction) -> Result<(), String> {
         let handle = self.texture_handle(t.handle)?;
         let values = match t.operation {
-            Operation::Read { fetch, level, offsets, last, checked_level } => {
-                let read = Read { fetch, level, offsets, last, checked_level };
-                let (texel, valid) = self.texture_read(handle, t, read)?;
+            Operation::Read { .. } => {
+                let (texel, valid) = self.texture_read(handle, t)?;
                 let values = self.components(texel, t.mask);
                 match valid {
                     Some(valid) => {
@@ -79,23 +68,26 @@ impl Lower<'_> {
         })
     }
 
-    /// A TEX or TLD: the texel, and for a checked level when the level exists (else the results are zeros).
+    /// A TEX or TLD (`t.operation` is a `Read`): the texel, and for a checked level when the level exists (else
+    /// the results are zeros).
     fn texture_read(
         &mut self,
         handle: TextureHandle,
         t: &TextureInstruction,
-        read: Read,
     ) -> Result<(Value, Option<Value>), String> {
+        let Operation::Read { fetch, level: mode, offsets, last, checked_level } = t.operation else {
+            unreachable!("texture_instruction reads only through texture_read")
+        };
         let (dim, array, sources) = (t.dim, t.array, &t.sources);
         let count = dim.coordinates();
         let layer = array.then(|| self.reg(sources[0]));
         let first = usize::from(array);
         let coordinates: Vec<Value> = sources[first..first + count].iter().map(|&r| self.reg(r)).collect();
         let mut rest = sources[first + count..].iter().copied();
-        let level_register = matches!(read.level, Level::Bias | Level::Explicit).then(|| rest.next()).flatten();
-        let offsets_register = read.offsets.then(|| rest.next()).flatten();
-        let last_register = read.last.then(|| rest.next()).flatten();
-        if read.fetch {
+        let level_register = matches!(mode, Level::Bias | Level::Explicit).then(|| rest.next()).flatten();
+        let offsets_register = offsets.then(|| rest.next()).flatten();
+        let last_register = last.then(|| rest.next()).flatten();
+        if fetch {
             // Offsets move a fetch's integer coordinates, whether or not they are known when translating.
             let coordinates = match offsets_register {
                 Some(register) => {
@@ -119,7 +111,7 @@ impl Lower<'_> {
             // A checked level past the last gives zeros; the fetch itself reads the last (Vulkan leaves a fetch
             // past it undefined).
             let mut valid = None;
-            if read.checked_level {
+            if checked_level {
                 let zero = self.const32(0);
                 let size = self.texture_size(handle, zero);
                 let levels = self.op(Op::Component(size, 3));
@@ -145,7 +137,7 @@ impl Lower<'_> {
             }
             None => None,
         };
-        let lod = match (read.level, level_register) {
+        let lod = match (mode, level_register) {
             (Level::Implicit, _) => Lod::Implicit,
             (Level::Zero, _) => Lod::Zero,
             (Level::Bias, Some(register)) => Lod::Bias(self.reg(register)),

@@ -84,7 +84,8 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
         return Err("samplers other than point filtering, clamping to the edge and normalized coordinates".into());
     }
     let count = t.dim.coordinates();
-    let layer = |index: usize| t.array.then(|| operands[index]);
+    // The layer of an array: its first operand (TXD's comes after the coordinates).
+    let layer = t.array.then(|| operands[0]);
     let texel = match t.operation {
         Operation::Read { fetch: true, level, offsets, last, .. } => {
             if last {
@@ -100,7 +101,7 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
                 let offset = i64::from(((packed << (28 - 4 * k)) as i32) >> 28);
                 position[k] = i64::from(operands[first + k] as i32) + offset;
             }
-            let layer = layer(0).unwrap_or(0);
+            let layer = layer.unwrap_or(0);
             image.texel(level, layer, position).unwrap_or([0; 4])
         }
         Operation::Read { fetch: false, level, offsets, last, .. } => {
@@ -117,7 +118,7 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
                 return Err("samples with offsets".into());
             }
             let coordinates: Vec<f32> = operands[first..first + count].iter().map(|&c| f32::from_bits(c)).collect();
-            sample(image, t.dim, layer(0), &coordinates, nearest_level(image, lod))
+            sample(image, t.dim, layer, &coordinates, nearest_level(image, lod))
         }
         Operation::Gather { component, offset_registers, compare } => {
             if compare || offset_registers > 1 {
@@ -127,7 +128,7 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
             let coordinates: Vec<f32> = operands[first..first + count].iter().map(|&c| f32::from_bits(c)).collect();
             let packed = if offset_registers == 1 { operands[first + count] } else { 0 };
             let offsets = [packed as u8 as i8, (packed >> 8) as u8 as i8].map(|o| i64::from((o << 2) >> 2));
-            gather(image, t.dim, layer(0), &coordinates, offsets, component)?
+            gather(image, t.dim, layer, &coordinates, offsets, component)?
         }
         Operation::Gradients => {
             if !matches!(t.dim, TextureDim::D1 | TextureDim::D2) {

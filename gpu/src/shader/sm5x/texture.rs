@@ -26,7 +26,7 @@ impl Maxwell<'_, '_, '_> {
         if mask & 0b1100 != 0 {
             return self.unimplemented(v, format!("{} (components 2 and 3, which no source describes)", Self::text(v)));
         }
-        let Some((dim, array)) = crate::sass::texture::sm5x_target(v.get("target")) else {
+        let Some((dim, array)) = crate::sass::texture::SM5X_TARGETS[v.get("target") as usize & 7] else {
             return self.unimplemented(v, format!("{} (a 3D array target, which does not exist)", Self::text(v)));
         };
         let bindless = v.encoding.form() == "B";
