@@ -88,7 +88,7 @@ fn continue_and_break_leave_each_thread_its_loop_sum() {
         approx16: BTreeSet::new(),
         varies: BTreeSet::new(),
         nan: Vec::new(),
-        textures: Vec::new(),
+        ..Run::default()
     };
     let expected: Vec<u32> = (0..64u32).map(|t| (0..(t + 3).min(20)).filter(|i| i % 2 == 0).sum()).collect();
     let input = vec![0u8; BUFFER_BYTES];

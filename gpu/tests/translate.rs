@@ -27,6 +27,7 @@ const MUST_TRANSLATE: &[&str] = &[
     "grade",
     "hash64",
     "sampling",
+    "surfaces",
 ];
 
 fn spirv_val(entry: &str, spirv: &[u32]) -> Result<(), String> {

@@ -287,8 +287,19 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
     let textures = translation.textures.iter().map(|texture| {
         format!("texture {} ({:?}{})", texture.handle, texture.dim, if texture.array { " array" } else { "" })
     });
-    let bindings: Vec<String> =
-        banks.chain(textures).enumerate().map(|(binding, what)| format!("{what} at binding {binding}")).collect();
+    let surfaces = translation.surfaces.iter().map(|surface| {
+        let view = match surface.texel_bytes {
+            0 => "its own format".to_string(),
+            bytes => format!("{bytes}-byte texels"),
+        };
+        format!("surface {} ({:?}{}, {view})", surface.handle, surface.dim, if surface.array { " array" } else { "" })
+    });
+    let bindings: Vec<String> = banks
+        .chain(textures)
+        .chain(surfaces)
+        .enumerate()
+        .map(|(binding, what)| format!("{what} at binding {binding}"))
+        .collect();
     let set = if args.stage == StageArg::Pixel { 1 } else { 0 };
     println!(
         "translate: {} ({}) -> {} ({} words); set {set}: {}",

@@ -11,10 +11,10 @@ use super::cubin::{Cubin, CubinError, KernelImage};
 use super::exec::{
     self, ConstantBuffers, ExecError, Kernel, Launch, Sampler, TextureImage, Textures, driver_constants, run_compute,
 };
-use crate::shader::ir::{HandlePart, TextureBinding, TextureDim, TextureHandle, TextureView};
+use crate::shader::ir::{HandlePart, SurfaceBinding, TextureBinding, TextureDim, TextureHandle, TextureView};
 use crate::shader::{FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, TranslateError, Window, translate_compute};
 use crate::texture::format::NumberKind;
-use crate::vulkan::{ComputeDevice, DispatchOptions, Sampling, Texture, VulkanError};
+use crate::vulkan::{ComputeDevice, DispatchOptions, Sampling, StorageImage, Texture, VulkanError};
 use ash::vk;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -45,7 +45,7 @@ pub enum CorpusError {
 }
 
 /// One line of `runs.txt`: a kernel's entry point and how it is launched.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Run {
     pub file: String,
     pub entry: String,
@@ -67,6 +67,8 @@ pub struct Run {
     pub nan: Vec<(usize, usize)>,
     /// The textures the run binds (`tex=N` parameters name them by position).
     pub textures: Vec<RunTexture>,
+    /// The surfaces the run binds (`surf=N`).
+    pub surfaces: Vec<RunSurface>,
 }
 
 /// A texture of RGBA32F texels that a run binds, read with point filtering, clamped addressing and normalized
@@ -90,13 +92,9 @@ impl RunTexture {
             "cube" => TextureDim::Cube,
             _ => return None,
         };
-        let size: Vec<u32> =
-            fields.next()?.split('x').map(|n| parse_number(n).map(|n| n as u32)).collect::<Option<_>>()?;
-        let layers = parse_number(fields.next()?)? as u32;
+        let (size, layers) = parse_shape(&mut fields)?;
         let levels = parse_number(fields.next()?)? as u32;
-        let size: [u32; 3] = size.try_into().ok()?;
-        let sane =
-            size.iter().all(|&n| (1..=4096).contains(&n)) && (1..=64).contains(&layers) && (1..=13).contains(&levels);
+        let sane = (1..=13).contains(&levels);
         (sane && fields.next().is_none()).then_some(RunTexture { dim, size, layers, levels })
     }
 
@@ -139,6 +137,60 @@ impl RunTexture {
     }
 }
 
+/// A surface of unsigned integer texels that a run binds: `surfaces=KIND:WxHxD:LAYERS:FORMAT` (KIND 1d, 2d or 3d;
+/// FORMAT r8, r16, r32, rg32 or rgba32).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunSurface {
+    pub dim: crate::shader::ir::TextureDim,
+    pub size: [u32; 3],
+    pub layers: u32,
+    pub format: exec::SurfaceFormat,
+}
+
+impl RunSurface {
+    fn parse(text: &str) -> Option<RunSurface> {
+        use crate::shader::ir::TextureDim;
+        let mut fields = text.split(':');
+        let dim = match fields.next()? {
+            "1d" => TextureDim::D1,
+            "2d" => TextureDim::D2,
+            "3d" => TextureDim::D3,
+            _ => return None,
+        };
+        let (size, layers) = parse_shape(&mut fields)?;
+        let (channels, channel_bytes) = match fields.next()? {
+            "r8" => (1, 1),
+            "r16" => (1, 2),
+            "r32" => (1, 4),
+            "rg32" => (2, 4),
+            "rgba32" => (4, 4),
+            _ => return None,
+        };
+        // What the shape has no use for is 1.
+        let sane = size.iter().skip(dim.coordinates()).all(|&n| n == 1);
+        let format = exec::SurfaceFormat { channels, channel_bytes };
+        (sane && fields.next().is_none()).then_some(RunSurface { dim, size, layers, format })
+    }
+
+    /// The bytes of its texels.
+    pub fn bytes(&self) -> usize {
+        self.size.iter().map(|&n| n as usize).product::<usize>()
+            * self.layers as usize
+            * self.format.texel_bytes() as usize
+    }
+
+    /// The texels of the run's surface `number` before the launch, layers, slices, rows and texels in order:
+    /// byte k is `(7k + 16 * number + 3) mod 251`, as `cuda/runner.cu` fills the GPU's.
+    pub fn texels(&self, number: usize) -> Vec<u8> {
+        (0..self.bytes()).map(|k| ((7 * k + 16 * number + 3) % 251) as u8).collect()
+    }
+}
+
+/// Where the interpreter maps surface `number`'s texels.
+fn surface_address(number: usize) -> u64 {
+    0x10_0000_0000 + number as u64 * 0x1000_0000
+}
+
 /// A kernel parameter: a buffer's address plus an offset, a 32-bit value, or a texture's 64-bit handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Parameter {
@@ -150,6 +202,9 @@ pub enum Parameter {
     /// `tex=N`: the run's texture N. Its handle here is N (header N, sampler 0); on the GPU, CUDA's texture
     /// object.
     Texture(u32),
+    /// `surf=N`: the run's surface N. Its handle here is the header after the textures'; on the GPU, CUDA's
+    /// surface object.
+    Surface(u32),
 }
 
 /// The corpus folder: its manifest and input.
@@ -234,20 +289,8 @@ pub fn parse_manifest(text: &str) -> Result<Vec<Run>, CorpusError> {
         let (Some(file), Some(entry)) = (words.next(), words.next()) else {
             return Err(bad("a run needs a file and an entry point".into()));
         };
-        let mut run = Run {
-            file: file.to_string(),
-            entry: entry.to_string(),
-            params: Vec::new(),
-            block: [1; 3],
-            grid: [1; 3],
-            out_starts_as_input: false,
-            stride: 0,
-            approx: BTreeSet::new(),
-            approx16: BTreeSet::new(),
-            varies: BTreeSet::new(),
-            nan: Vec::new(),
-            textures: Vec::new(),
-        };
+        let mut run =
+            Run { file: file.to_string(), entry: entry.to_string(), block: [1; 3], grid: [1; 3], ..Run::default() };
         for word in words {
             let (key, value) = word.split_once('=').ok_or_else(|| bad(format!("{word} is not key=value")))?;
             let number = |text: &str| parse_number(text).ok_or_else(|| bad(format!("bad number {text}")));
@@ -287,6 +330,11 @@ pub fn parse_manifest(text: &str) -> Result<Vec<Run>, CorpusError> {
                         .map(|t| RunTexture::parse(t).ok_or_else(|| bad(format!("bad texture {t}"))))
                         .collect::<Result<_, _>>()?
                 }
+                "surfaces" => {
+                    run.surfaces = list()
+                        .map(|t| RunSurface::parse(t).ok_or_else(|| bad(format!("bad surface {t}"))))
+                        .collect::<Result<_, _>>()?
+                }
                 "nan" => {
                     run.nan = pairs()?;
                     if let Some((_, bytes)) = run.nan.iter().find(|(_, bytes)| ![2, 4, 8].contains(bytes)) {
@@ -298,17 +346,30 @@ pub fn parse_manifest(text: &str) -> Result<Vec<Run>, CorpusError> {
                 _ => {}
             }
         }
-        if let Some(&Parameter::Texture(number)) =
-            run.params.iter().find(|p| matches!(p, Parameter::Texture(n) if *n as usize >= run.textures.len()))
-        {
-            return Err(CorpusError::Manifest {
-                line: index + 1,
-                what: format!("tex={number}, but textures= lists {} textures", run.textures.len()),
-            });
+        for param in &run.params {
+            let what = match *param {
+                Parameter::Texture(n) if n as usize >= run.textures.len() => {
+                    format!("tex={n}, but textures= lists {} textures", run.textures.len())
+                }
+                Parameter::Surface(n) if n as usize >= run.surfaces.len() => {
+                    format!("surf={n}, but surfaces= lists {} surfaces", run.surfaces.len())
+                }
+                _ => continue,
+            };
+            return Err(CorpusError::Manifest { line: index + 1, what });
         }
         runs.push(run);
     }
     Ok(runs)
+}
+
+/// `WxHxD:LAYERS`, each size 1 to 4096 and 1 to 64 layers.
+fn parse_shape<'t>(fields: &mut impl Iterator<Item = &'t str>) -> Option<([u32; 3], u32)> {
+    let size: Vec<u32> = fields.next()?.split('x').map(|n| parse_number(n).map(|n| n as u32)).collect::<Option<_>>()?;
+    let size: [u32; 3] = size.try_into().ok()?;
+    let layers = parse_number(fields.next()?)? as u32;
+    let sane = size.iter().all(|&n| (1..=4096).contains(&n)) && (1..=64).contains(&layers);
+    sane.then_some((size, layers))
 }
 
 fn parse_number(text: &str) -> Option<u64> {
@@ -324,6 +385,9 @@ fn parse_parameter(text: &str) -> Option<Parameter> {
     }
     if let Some(number) = text.strip_prefix("tex=") {
         return Some(Parameter::Texture(parse_number(number)?.try_into().ok()?));
+    }
+    if let Some(number) = text.strip_prefix("surf=") {
+        return Some(Parameter::Surface(parse_number(number)?.try_into().ok()?));
     }
     let (buffer, offset) = text.split_once('+').unwrap_or((text, "0"));
     let index = ["out", "in", "gen"].iter().position(|name| *name == buffer)?;
@@ -343,6 +407,10 @@ pub fn parameters(run: &Run, addresses: [u64; 3]) -> Vec<u8> {
             Parameter::Texture(number) => {
                 block.resize(block.len().next_multiple_of(8), 0);
                 block.extend_from_slice(&u64::from(number).to_le_bytes());
+            }
+            Parameter::Surface(number) => {
+                block.resize(block.len().next_multiple_of(8), 0);
+                block.extend_from_slice(&(run.textures.len() as u64 + u64::from(number)).to_le_bytes());
             }
         }
     }
@@ -436,23 +504,41 @@ pub fn compare(run: &Run, got: &[u8], expected: &[u8]) -> Vec<String> {
         if buffer == 0 && (field..field + 4).any(|byte| run.approx16.contains(&byte)) && close_enough16(g, e) {
             continue;
         }
-        let name = ["out", "in", "gen"][buffer.min(2)];
+        if buffer >= 3 {
+            differences.push(surface_difference(run, at - 3 * BUFFER_BYTES, g, e));
+            continue;
+        }
+        let name = ["out", "in", "gen"][buffer];
         differences
             .push(format!("{name}+{within:#x} (thread {thread}, offset {field:#x}): got {g:#010x}, GPU {e:#010x}"));
     }
     differences
 }
 
+/// A difference at byte `at` of the surfaces' texels that follow the buffers.
+fn surface_difference(run: &Run, mut at: usize, got: u32, expected: u32) -> String {
+    for (number, surface) in run.surfaces.iter().enumerate() {
+        if at < surface.bytes() {
+            return format!("surface {number}+{at:#x}: got {got:#010x}, GPU {expected:#010x}");
+        }
+        at -= surface.bytes();
+    }
+    format!("past the surfaces: got {got:#010x}, GPU {expected:#010x}")
+}
+
 fn launch(run: &Run, kernel: &KernelImage) -> Launch {
     Launch { block: run.block, grid: run.grid, shared_bytes: kernel.shared_bytes, local_bytes: LOCAL_BYTES }
 }
 
-/// Runs the kernel on the SASS interpreter; the three buffers afterwards.
+/// Runs the kernel on the SASS interpreter; the three buffers afterwards, then each surface's texels.
 pub fn interpret(run: &Run, kernel: &KernelImage, input: &[u8]) -> Result<Vec<u8>, ExecError> {
     let mut memory = exec::GlobalMemory::new();
     memory.map(BUFFER_ADDRESSES[0], if run.out_starts_as_input { input.to_vec() } else { vec![0; BUFFER_BYTES] });
     memory.map(BUFFER_ADDRESSES[1], input.to_vec());
     memory.map(BUFFER_ADDRESSES[2], vec![0; BUFFER_BYTES]);
+    for (number, surface) in run.surfaces.iter().enumerate() {
+        memory.map(surface_address(number), surface.texels(number));
+    }
     let launch = launch(run, kernel);
     let mut cbufs = ConstantBuffers::new();
     cbufs.set(0, driver_constants(kernel.isa, &launch, &parameters(run, BUFFER_ADDRESSES))?);
@@ -463,9 +549,26 @@ pub fn interpret(run: &Run, kernel: &KernelImage, input: &[u8]) -> Result<Vec<u8
         headers: run.textures.iter().enumerate().map(|(number, texture)| Some(texture.image(number))).collect(),
         samplers: vec![Some(Sampler::POINT_CLAMP)],
         slot_bank: 0,
+        // Surface headers follow the textures' (`Parameter::Surface`).
+        surfaces: std::iter::repeat_n(None, run.textures.len())
+            .chain(run.surfaces.iter().enumerate().map(|(number, surface)| {
+                Some(exec::Surface {
+                    dim: surface.dim,
+                    size: surface.size,
+                    layers: surface.layers,
+                    format: surface.format,
+                    address: surface_address(number),
+                })
+            }))
+            .collect(),
     };
     run_compute(Kernel { isa: kernel.isa, code: &kernel.code, entry: 0 }, &launch, &cbufs, &textures, &mut memory)?;
-    Ok(BUFFER_ADDRESSES.iter().flat_map(|&address| memory.buffer(address).unwrap_or_default().to_vec()).collect())
+    let surfaces = (0..run.surfaces.len()).map(surface_address);
+    Ok(BUFFER_ADDRESSES
+        .into_iter()
+        .chain(surfaces)
+        .flat_map(|address| memory.buffer(address).unwrap_or_default().to_vec())
+        .collect())
 }
 
 /// Where a translated kernel finds the out, in and gen buffers.
@@ -525,12 +628,14 @@ pub fn dispatch(
         _ => kernel.constants.iter().find(|(b, _)| *b == u32::from(bank)).map_or_else(Vec::new, |(_, b)| b.clone()),
     };
     let translate_error = |source| CorpusError::Translate { entry: run.entry.clone(), source };
-    let textures = if run.textures.is_empty() {
-        Vec::new()
+    let needs = if run.textures.is_empty() && run.surfaces.is_empty() {
+        crate::shader::ProgramNeeds::default()
     } else {
-        let needs = crate::shader::program_needs(kernel).map_err(translate_error)?;
-        needs.textures.iter().map(|binding| run_texture(run, binding, &bank)).collect::<Result<Vec<_>, _>>()?
+        crate::shader::program_needs(kernel).map_err(translate_error)?
     };
+    let textures =
+        needs.textures.iter().map(|binding| run_texture(run, binding, &bank)).collect::<Result<Vec<_>, _>>()?;
+    let (surfaces, image_bindings) = run_surfaces(run, &needs.surfaces, &bank)?;
     let views: Vec<TextureView> = textures
         .iter()
         .map(|(_, texture)| TextureView { kind: NumberKind::Float, dim: texture.dim, array: texture.layers > 1 })
@@ -580,16 +685,99 @@ pub fn dispatch(
         })
         .collect();
     let bindings: Vec<_> = banks.iter().collect();
+    let (numbers, mut storage): (Vec<usize>, Vec<StorageImage>) = surfaces.into_iter().unzip();
+    let options = DispatchOptions::default();
+    let storage_images = (&mut storage[..], &image_bindings[..]);
     device
-        .dispatch_sampling(&translation.spirv, "main", &bindings, &images, run.grid, &DispatchOptions::default())
+        .dispatch_images(&translation.spirv, "main", &bindings, &images, storage_images, run.grid, &options)
         .map_err(vulkan)?;
     let mut result = Vec::new();
     for buffer in &buffers {
         result.extend(device.read(buffer).map_err(vulkan)?);
     }
+    // Each surface's texels after the launch: as the dispatch left them, or as they were where it bound none.
+    for (number, surface) in run.surfaces.iter().enumerate() {
+        match numbers.iter().position(|&bound| bound == number) {
+            Some(index) => result.extend(std::mem::take(&mut storage[index].texels)),
+            None => result.extend(surface.texels(number)),
+        }
+    }
     let flag = FaultWord::Flag as usize * 4;
     let faulted = device.read(&fault).map_err(vulkan)?.get(flag..flag + 4).is_some_and(|word| word != [0; 4]);
     Ok(Outcome { buffers: result, faulted, spirv: translation.spirv })
+}
+
+/// The run's surfaces that `bindings` name (by header index, after the textures'), as storage images in their
+/// own formats (the number of each), and which of them each binding is: one whose raw accesses move as many bytes
+/// as a texel has, or a formatted one.
+fn run_surfaces(
+    run: &Run,
+    bindings: &[SurfaceBinding],
+    bank: &impl Fn(u8) -> Vec<u8>,
+) -> Result<(Vec<(usize, StorageImage)>, Vec<usize>), CorpusError> {
+    let bad = |what: String| CorpusError::Texture { entry: run.entry.clone(), what };
+    let mut images: Vec<(usize, StorageImage)> = Vec::new();
+    let mut image_bindings = Vec::new();
+    for binding in bindings {
+        let header = handle_of(run, binding.handle, bank)? as usize;
+        let number = header.checked_sub(run.textures.len()).filter(|&n| n < run.surfaces.len());
+        let number = number.ok_or_else(|| bad(format!("surface header {header}, which surfaces= lacks")))?;
+        let surface = &run.surfaces[number];
+        let own = surface.format.texel_bytes();
+        if binding.texel_bytes != 0 && u32::from(binding.texel_bytes) != own {
+            return Err(bad(format!(
+                "surface {number} has texels of {own} bytes; the kernel accesses it {} bytes at a time",
+                binding.texel_bytes
+            )));
+        }
+        if let Some(index) = images.iter().position(|(bound, _)| *bound == number) {
+            image_bindings.push(index);
+            continue;
+        }
+        image_bindings.push(images.len());
+        let format = match (surface.format.channels, surface.format.channel_bytes) {
+            (1, 1) => vk::Format::R8_UINT,
+            (1, 2) => vk::Format::R16_UINT,
+            (1, _) => vk::Format::R32_UINT,
+            (2, _) => vk::Format::R32G32_UINT,
+            _ => vk::Format::R32G32B32A32_UINT,
+        };
+        let view_type = match (surface.dim, surface.layers > 1) {
+            (TextureDim::D1, false) => vk::ImageViewType::TYPE_1D,
+            (TextureDim::D1, true) => vk::ImageViewType::TYPE_1D_ARRAY,
+            (TextureDim::D3, _) => vk::ImageViewType::TYPE_3D,
+            (_, false) => vk::ImageViewType::TYPE_2D,
+            (_, true) => vk::ImageViewType::TYPE_2D_ARRAY,
+        };
+        let image = StorageImage {
+            format,
+            bytes_per_texel: u64::from(own),
+            view_type,
+            size: surface.size,
+            layers: surface.layers,
+            texels: surface.texels(number),
+        };
+        images.push((number, image));
+    }
+    Ok((images, image_bindings))
+}
+
+/// The handle `handle` names, read from the constant-buffer words it comes from (bound instructions read the
+/// compute texture buffer, which CUDA's driver points at c[0x0]).
+fn handle_of(run: &Run, handle: TextureHandle, bank: &impl Fn(u8) -> Vec<u8>) -> Result<u32, CorpusError> {
+    let bad = |what: String| CorpusError::Texture { entry: run.entry.clone(), what };
+    let parts = match handle {
+        TextureHandle::Traced(parts) => parts,
+        TextureHandle::Bound(offset) => [Some(HandlePart { bank: 0, offset, mask: u32::MAX, shift: 0 }), None],
+    };
+    let mut value = 0;
+    for part in parts.iter().flatten() {
+        let bytes = bank(part.bank);
+        let at = part.offset as usize;
+        let word = bytes.get(at..at + 4).ok_or_else(|| bad(format!("a handle outside c[{:#x}]", part.bank)))?;
+        value |= part.apply(u32::from_le_bytes(word.try_into().expect("four bytes")));
+    }
+    Ok(value & 0xf_ffff)
 }
 
 /// The run's texture that `binding`'s handle names (its header index, bits 19:0), read from the constant-buffer
@@ -600,19 +788,7 @@ fn run_texture(
     bank: &impl Fn(u8) -> Vec<u8>,
 ) -> Result<(usize, RunTexture), CorpusError> {
     let bad = |what: String| CorpusError::Texture { entry: run.entry.clone(), what };
-    // Bound instructions read the compute texture buffer, which CUDA's driver points at c[0x0].
-    let parts = match binding.handle {
-        TextureHandle::Traced(parts) => parts,
-        TextureHandle::Bound(offset) => [Some(HandlePart { bank: 0, offset, mask: u32::MAX, shift: 0 }), None],
-    };
-    let mut handle = 0;
-    for part in parts.iter().flatten() {
-        let bytes = bank(part.bank);
-        let at = part.offset as usize;
-        let word = bytes.get(at..at + 4).ok_or_else(|| bad(format!("a texture handle outside c[{:#x}]", part.bank)))?;
-        handle |= part.apply(u32::from_le_bytes(word.try_into().expect("four bytes")));
-    }
-    let number = (handle & 0xf_ffff) as usize;
+    let number = handle_of(run, binding.handle, bank)? as usize;
     let texture = run.textures.get(number).ok_or_else(|| bad(format!("texture {number}, which textures= lacks")))?;
     Ok((number, *texture))
 }
@@ -668,5 +844,25 @@ mod tests {
         assert_eq!(error.to_string(), "runs.txt line 1: tex=2, but textures= lists 1 textures");
         let error = parse_manifest("t t textures=2d:0x4x1:1:1\n").unwrap_err();
         assert_eq!(error.to_string(), "runs.txt line 1: bad texture 2d:0x4x1:1:1");
+    }
+
+    #[test]
+    fn surfaces_are_declared_named_after_the_textures_and_filled_by_their_rule() {
+        use crate::shader::ir::TextureDim;
+        let text = "s s params=out,tex=0,surf=1 textures=2d:4x4x1:1:1 surfaces=1d:8x1x1:1:r32,2d:4x4x1:2:rgba32\n";
+        let run = &parse_manifest(text).unwrap()[0];
+        let format = exec::SurfaceFormat { channels: 4, channel_bytes: 4 };
+        assert_eq!(run.surfaces[1], RunSurface { dim: TextureDim::D2, size: [4, 4, 1], layers: 2, format });
+        assert_eq!(run.params[2], Parameter::Surface(1));
+        // Surface 1's handle is header 2, after the one texture's.
+        assert_eq!(parameters(run, [0, 0, 0])[16..], [2, 0, 0, 0, 0, 0, 0, 0]);
+        // 32 texels of 16 bytes; byte k is (7k + 16 + 3) mod 251.
+        let texels = run.surfaces[1].texels(1);
+        assert_eq!((texels.len(), texels[0], texels[1], texels[40]), (512, 19, 26, 48));
+        let error = parse_manifest("s s params=surf=2 surfaces=1d:8x1x1:1:r8,1d:8x1x1:1:r8\n").unwrap_err();
+        assert_eq!(error.to_string(), "runs.txt line 1: surf=2, but surfaces= lists 2 surfaces");
+        // A 1D surface has no height.
+        let error = parse_manifest("s s surfaces=1d:8x2x1:1:r32\n").unwrap_err();
+        assert_eq!(error.to_string(), "runs.txt line 1: bad surface 1d:8x2x1:1:r32");
     }
 }

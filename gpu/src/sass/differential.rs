@@ -519,7 +519,7 @@ pub fn run(
         approx16: Default::default(),
         varies: Default::default(),
         nan: Vec::new(),
-        textures: Vec::new(),
+        ..Run::default()
     };
     let mut outcome = Outcome::default();
     for opcode in tested_opcodes(isa).into_iter().filter(|opcode| only.is_none_or(|only| only == *opcode)) {

@@ -15,6 +15,7 @@ pub mod differential;
 pub mod exec;
 pub mod sm5x;
 pub mod sm86;
+pub mod surface;
 pub mod texture;
 
 pub(crate) mod text;

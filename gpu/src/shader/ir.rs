@@ -322,6 +322,45 @@ pub struct TextureView {
     pub array: bool,
 }
 
+/// A surface a program loads, stores or reduces through `handle`, shaped `dim` (an array when `array`) and
+/// viewed as texels of `texel_bytes` (1, 2, 4, 8 or 16: unsigned integer channels, R8, R16, R32, RG32 or RGBA32):
+/// the size its direct accesses move, in which a byte-addressed x counts; 0 for formatted stores, whose view has
+/// the surface's own format (integer channels: the channels are written as U32). One binding per distinct use;
+/// the back end binds the surface's image through a view of that format (the same texel size).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SurfaceBinding {
+    pub handle: TextureHandle,
+    pub dim: TextureDim,
+    pub array: bool,
+    pub texel_bytes: u8,
+}
+
+impl SurfaceBinding {
+    /// The view's channels and their width in bits.
+    pub fn channels(&self) -> (u32, u32) {
+        match self.texel_bytes {
+            1 => (1, 8),
+            2 => (1, 16),
+            8 => (2, 32),
+            16 => (4, 32),
+            _ => (1, 32),
+        }
+    }
+}
+
+/// SURED's reductions as the host's image atomics have them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reduction {
+    Add,
+    MinU,
+    MinS,
+    MaxU,
+    MaxS,
+    And,
+    Or,
+    Xor,
+}
+
 /// How a sample picks its level of detail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lod {
@@ -479,6 +518,31 @@ pub enum Op {
         texture: u16,
         coordinates: Vec<Value>,
     },
+    /// The texel of surface binding `surface` at integer `coordinates` (x, then y, then z or the layer), inside
+    /// the surface (the caller checks): its channels as four U32 (those the view lacks 0, 0, 1).
+    SurfaceLoad {
+        surface: u16,
+        coordinates: Vec<Value>,
+    },
+    /// Writes `channels` (a U32 for each of the view's, or four for a formatted view) to the texel at
+    /// `coordinates`, inside the surface.
+    SurfaceStore {
+        surface: u16,
+        coordinates: Vec<Value>,
+        channels: Vec<Value>,
+    },
+    /// An atomic reduction of the texel (the view is R32) at `coordinates`, inside the surface, with U32 `value`.
+    SurfaceReduce {
+        surface: u16,
+        coordinates: Vec<Value>,
+        reduction: Reduction,
+        value: Value,
+    },
+    /// The surface's size as U32x4: its width, its height (a 1D array's layers), its depth (a 2D array's
+    /// layers), 0 where the shape has none.
+    SurfaceSize {
+        surface: u16,
+    },
     /// Component 0-3 of a U32x4.
     Component(Value, u8),
     /// KIL: the fragment invocation becomes a helper (its outputs are dropped; it runs on, so that derivatives
@@ -505,7 +569,9 @@ impl Op {
             | Op::TextureFetch { .. }
             | Op::TextureGather { .. }
             | Op::TextureQuery { .. }
-            | Op::TextureLodQuery { .. } => Type::U32x4,
+            | Op::TextureLodQuery { .. }
+            | Op::SurfaceLoad { .. }
+            | Op::SurfaceSize { .. } => Type::U32x4,
             Op::Component(..) => Type::U32,
             Op::AtomicCas { value, .. } => type_of(*value),
             Op::WarpRead(_) | Op::WarpReadHigh(_) | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,
@@ -517,6 +583,8 @@ impl Op {
             | Op::StoreSub { .. }
             | Op::WarpPublish(_)
             | Op::SetBarrierResult(_)
+            | Op::SurfaceStore { .. }
+            | Op::SurfaceReduce { .. }
             | Op::Demote => {
                 return None;
             }
@@ -580,6 +648,8 @@ pub struct Program {
     pub constant_banks: Vec<u8>,
     /// Textures it reads, by the index ops name them with.
     pub textures: Vec<TextureBinding>,
+    /// Surfaces it loads, stores or reduces, by the index ops name them with.
+    pub surfaces: Vec<SurfaceBinding>,
 }
 
 impl Program {
@@ -588,6 +658,15 @@ impl Program {
         let index = self.textures.iter().position(|b| *b == binding).unwrap_or_else(|| {
             self.textures.push(binding);
             self.textures.len() - 1
+        });
+        index as u16
+    }
+
+    /// The index of `binding` among the program's surfaces, added when it is new.
+    pub fn surface(&mut self, binding: SurfaceBinding) -> u16 {
+        let index = self.surfaces.iter().position(|b| *b == binding).unwrap_or_else(|| {
+            self.surfaces.push(binding);
+            self.surfaces.len() - 1
         });
         index as u16
     }

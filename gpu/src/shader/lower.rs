@@ -228,9 +228,7 @@ impl Lower<'_> {
             let byte = self.bin(BinOp::And, address, three);
             let shift = self.bin(BinOp::Mul, byte, eight);
             let moved = self.bin(BinOp::ShrU, word, shift);
-            let unused = self.const32(32 - if size < 2 { 8 } else { 16 });
-            let up = self.bin(BinOp::Shl, moved, unused);
-            let value = self.bin(if size & 1 == 1 { BinOp::ShrS } else { BinOp::ShrU }, up, unused);
+            let value = self.extend_part(moved, size);
             self.set_reg(rd, value);
             return;
         }
@@ -1113,6 +1111,11 @@ impl Lower<'_> {
             return self.reg64(rb);
         }
         let b = self.reg(rb);
+        self.integer_part(b, size, byte, signed)
+    }
+
+    /// Byte `byte` on of the 32-bit `b`, `size` (0 8-bit, 1 16-bit, 2 32-bit) wide, extended to 64 bits.
+    pub(super) fn integer_part(&mut self, b: Value, size: u64, byte: u64, signed: bool) -> Value {
         let shift = self.const32(8 * byte as u32);
         let part = self.bin(BinOp::ShrU, b, shift);
         let unused = self.const32(32 - (8u32 << size));

@@ -13,6 +13,7 @@ mod sm5x;
 mod sm86;
 pub mod sph;
 mod spirv;
+mod surface;
 mod texture;
 
 pub use crate::texture::format::NumberKind;
@@ -43,6 +44,9 @@ pub struct Translation {
     pub constant_banks: Vec<u8>,
     /// The textures it reads, bound after the banks: texture i at binding `constant_banks.len() + i`.
     pub textures: Vec<ir::TextureBinding>,
+    /// The surfaces it reaches, bound after the textures: surface i at binding `constant_banks.len() +
+    /// textures.len() + i`, a storage image.
+    pub surfaces: Vec<ir::SurfaceBinding>,
 }
 
 /// What a kernel's global addresses are.
@@ -230,7 +234,12 @@ pub fn translate_compute(
     }
     refuse_lod_queries(kernel, &program, "a compute kernel")?;
     let spirv = spirv::emit(&program, &Stage::Compute { local_size: block }, global, texture_views);
-    Ok(Translation { spirv, constant_banks: program.constant_banks, textures: program.textures })
+    Ok(Translation {
+        spirv,
+        constant_banks: program.constant_banks,
+        textures: program.textures,
+        surfaces: program.surfaces,
+    })
 }
 
 /// A level-of-detail query needs the derivatives only the fragment stage has: elsewhere it is refused.
@@ -254,11 +263,13 @@ fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<ir::Program, Translat
 }
 
 /// What a graphics program needs from its back end before it is translated.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ProgramNeeds {
     /// The textures it reads, in the order `translate_graphics` binds them (the back end resolves each handle,
     /// header and sampler).
     pub textures: Vec<ir::TextureBinding>,
+    /// The surfaces it loads, stores or reduces, in the order the translation binds them after the textures.
+    pub surfaces: Vec<ir::SurfaceBinding>,
     /// It loads, stores or updates global memory (the back end mirrors the guest's mapped ranges for it).
     pub global_memory: bool,
 }
@@ -277,7 +288,7 @@ pub fn program_needs(kernel: &KernelImage) -> Result<ProgramNeeds, TranslateErro
         )
     };
     let global_memory = spirv::any_op(&program, &global);
-    Ok(ProgramNeeds { textures: program.textures, global_memory })
+    Ok(ProgramNeeds { textures: program.textures, surfaces: program.surfaces, global_memory })
 }
 
 /// Translates a vertex or pixel program (`kernel.code`: the instructions after its header) for `stage`, with
@@ -313,7 +324,12 @@ pub fn translate_graphics(
         refuse_lod_queries(kernel, &program, "a vertex program")?;
     }
     let spirv = spirv::emit(&program, &stage, global, texture_views);
-    Ok(Translation { spirv, constant_banks: program.constant_banks, textures: program.textures })
+    Ok(Translation {
+        spirv,
+        constant_banks: program.constant_banks,
+        textures: program.textures,
+        surfaces: program.surfaces,
+    })
 }
 
 #[cfg(test)]

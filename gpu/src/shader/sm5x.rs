@@ -1145,7 +1145,12 @@ impl Maxwell<'_, '_, '_> {
             "LD" | "ST" | "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory(v)?,
             "ALD" | "AST" => self.attribute_access(v)?,
             "IPA" => self.interpolate(v)?,
-            "TEXS" | "TLDS" | "TEX" | "TLD" | "TXD" | "TLD4" | "TXQ" | "TLD4S" => self.texture(v)?,
+            "TEXS" | "TLDS" | "TEX" | "TLD" | "TXD" | "TLD4" | "TXQ" | "TLD4S" => {
+                self.through_unit(v, crate::sass::texture::sm5x, Lower::texture_instruction)?
+            }
+            "SULD" | "SUST" | "SURED" => {
+                self.through_unit(v, crate::sass::surface::sm5x, Lower::surface_instruction)?
+            }
             "TMML" => self.texture_lod_query(v)?,
             "KIL" => {
                 if v.get("cc_test") != 15 {
@@ -1167,7 +1172,14 @@ impl Maxwell<'_, '_, '_> {
                 }
                 // .ABS on a signed source.
                 let signed = v.flag("src_signed");
-                let wide = self.integer_source(v.get("rb"), v.get("src"), v.get("byte_b"), signed);
+                let wide = match (Self::form(v), v.get("src")) {
+                    ("reg", src) => self.integer_source(v.get("rb"), src, v.get("byte_b"), signed),
+                    (_, 3) => return self.unimplemented(v, Self::text(v)),
+                    (_, src) => {
+                        let b = self.b(v);
+                        self.integer_part(b, src, v.get("byte_b"), signed)
+                    }
+                };
                 let wide = if v.flag("abs_b") && signed {
                     let zero = self.const64(0);
                     let negative = self.cmp(Cmp::LtS, wide, zero);

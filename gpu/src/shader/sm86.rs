@@ -979,7 +979,10 @@ impl Lower<'_> {
             "F2I" => self.float_to_int(v)?,
             "LDG" | "STG" | "LD" | "ST" => self.global_access(v)?,
             "LDS" | "STS" | "LDL" | "STL" => self.local_access(v)?,
-            "TEX" | "TLD" | "TLD4" | "TXD" | "TXQ" => self.texture(v)?,
+            "TEX" | "TLD" | "TLD4" | "TXD" | "TXQ" => {
+                self.through_unit(v, crate::sass::texture::sm86, Self::texture_instruction)?
+            }
+            "SULD" | "SUST" | "SURED" => self.through_unit(v, crate::sass::surface::sm86, Self::surface_instruction)?,
             opcode => {
                 let inst = crate::sass::sm86::decode(v.word).expect("the view was decoded");
                 let text =
@@ -991,9 +994,15 @@ impl Lower<'_> {
         Ok(())
     }
 
-    /// TEX, TLD, TLD4, TXD and TXQ, as `sass::texture::sm86` reads them.
-    fn texture(&mut self, v: &View) -> Result<(), TranslateError> {
-        match crate::sass::texture::sm86(v).and_then(|texture| self.texture_instruction(&texture)) {
+    /// An instruction of a unit's (textures, surfaces): `read` gives its meaning (`sass::texture`,
+    /// `sass::surface`), `lower` carries it out; what either refuses names the instruction and why.
+    fn through_unit<T>(
+        &mut self,
+        v: &View,
+        read: fn(&View) -> std::result::Result<T, String>,
+        lower: fn(&mut Self, &T) -> std::result::Result<(), String>,
+    ) -> Result<(), TranslateError> {
+        match read(v).and_then(|instruction| lower(self, &instruction)) {
             Ok(()) => Ok(()),
             Err(why) => {
                 let inst = crate::sass::sm86::decode(v.word).expect("the view was decoded");
@@ -1261,7 +1270,14 @@ impl Lower<'_> {
         if v.get("dst") == 0 {
             return self.unimplemented(v, format!("{opcode} to an invalid float type"));
         }
-        let wide = self.integer_source(v.get("rb"), size, v.get("byte_b"), signed);
+        let wide = match (v.has("rb"), size) {
+            (true, _) => self.integer_source(v.get("rb"), size, v.get("byte_b"), signed),
+            (false, 3) => return self.unimplemented(v, format!("{opcode} of a 64-bit constant or immediate")),
+            (false, _) => {
+                let b = self.slot_b(v);
+                self.integer_part(b, size, 0, signed)
+            }
+        };
         let dst = if opcode == "I2FP" { 2 } else { v.get("dst") };
         self.integer_result(wide, signed, dst, v.get("rnd"), v.get("rd"));
         Ok(())

@@ -123,6 +123,9 @@ pub struct Features {
     pub dual_src_blend: bool,
     /// Gathers with offsets that are not constants (`shaderImageGatherExtended`).
     pub image_gather_extended: bool,
+    /// Storage images of the extended formats (R8ui, R16ui, Rg32ui...) and written without a format.
+    pub storage_image_extended_formats: bool,
+    pub storage_image_write_without_format: bool,
     /// Vertex and fragment shaders may store to memory (`vertexPipelineStoresAndAtomics`,
     /// `fragmentStoresAndAtomics`).
     pub vertex_stores: bool,
@@ -632,6 +635,8 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         logic_op: on(base.logic_op),
         dual_src_blend: on(base.dual_src_blend),
         image_gather_extended: on(base.shader_image_gather_extended),
+        storage_image_extended_formats: on(base.shader_storage_image_extended_formats),
+        storage_image_write_without_format: on(base.shader_storage_image_write_without_format),
         vertex_stores: on(base.vertex_pipeline_stores_and_atomics),
         fragment_stores: on(base.fragment_stores_and_atomics),
         viewport_index: on(base.multi_viewport) && on(v12.shader_output_viewport_index),
@@ -661,6 +666,8 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .logic_op(f.logic_op)
         .dual_src_blend(f.dual_src_blend)
         .shader_image_gather_extended(f.image_gather_extended)
+        .shader_storage_image_extended_formats(f.storage_image_extended_formats)
+        .shader_storage_image_write_without_format(f.storage_image_write_without_format)
         .vertex_pipeline_stores_and_atomics(f.vertex_stores)
         .fragment_stores_and_atomics(f.fragment_stores)
         .multi_viewport(f.viewport_index)

@@ -1,9 +1,11 @@
 //! `ComputeDevice::dispatch`: check the module against the device and the buffers, build a pipeline and a
 //! descriptor set, run, wait, and destroy it all. The interface: storage buffer i at set 0, binding i, then
-//! (`dispatch_sampling`) texture j as a combined image sampler at binding (number of buffers + j).
+//! (`dispatch_sampling`) texture j as a combined image sampler at binding (number of buffers + j), then
+//! (`dispatch_images`) storage image binding k at binding (number of buffers + number of textures + k).
 
 use super::device::{Features, Queue, State};
 use super::spirv::{self, ResourceKind, capability};
+use super::storage::StorageImage;
 use super::{Buffer, ComputeDevice, Texture, VulkanError};
 use ash::vk;
 use std::ffi::CString;
@@ -44,6 +46,14 @@ fn missing(number: u32, f: &Features) -> Option<(&'static str, &'static str)> {
         ),
         capability::INT16 => ("Int16", "shaderInt16", f.shader_int16),
         capability::INT8 => ("Int8", "shaderInt8", f.shader_int8),
+        capability::STORAGE_IMAGE_EXTENDED_FORMATS => {
+            ("StorageImageExtendedFormats", "shaderStorageImageExtendedFormats", f.storage_image_extended_formats)
+        }
+        capability::STORAGE_IMAGE_WRITE_WITHOUT_FORMAT => (
+            "StorageImageWriteWithoutFormat",
+            "shaderStorageImageWriteWithoutFormat",
+            f.storage_image_write_without_format,
+        ),
         capability::INT64_ATOMICS => (
             "Int64Atomics",
             "shaderBufferInt64Atomics or shaderSharedInt64Atomics",
@@ -114,22 +124,50 @@ impl ComputeDevice {
         groups: [u32; 3],
         options: &DispatchOptions,
     ) -> Result<(), VulkanError> {
-        let local_size = self.check(spirv, entry, (bindings, textures.len()), groups, options)?;
+        self.dispatch_images(spirv, entry, bindings, textures, (&mut [], &[]), groups, options)
+    }
+
+    /// `dispatch_sampling` with storage images bound after the textures: binding k is `images[image_bindings[k]]`
+    /// (an image may be bound more than once), uploaded before the grid runs and read back into its `texels`
+    /// after it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dispatch_images(
+        &self,
+        spirv: &[u32],
+        entry: &str,
+        bindings: &[&Buffer],
+        textures: &[Texture],
+        (images, image_bindings): (&mut [StorageImage], &[usize]),
+        groups: [u32; 3],
+        options: &DispatchOptions,
+    ) -> Result<(), VulkanError> {
+        if let Some(&index) = image_bindings.iter().find(|&&index| index >= images.len()) {
+            return Err(VulkanError::OutOfBounds { offset: index as u64, len: 1, size: images.len() as u64 });
+        }
+        let local_size =
+            self.check(spirv, entry, (bindings, textures.len() + image_bindings.len()), groups, options)?;
         // Before the queue is taken: writing a buffer takes it.
         let uploads = self.texture_uploads(textures.iter())?;
+        let transfers = self.storage_transfers(images)?;
         let mut queue = self.shared.ready()?;
         tracing::debug!(entry, ?groups, ?local_size, bindings = bindings.len(), textures = textures.len(), "dispatch");
-        let result = self.run(&mut queue, spirv, entry, bindings, (textures, &uploads), groups, options);
+        let resources = Resources { textures, uploads: &uploads, images, image_bindings, transfers: &transfers };
+        let result = self.run(&mut queue, spirv, entry, bindings, &resources, groups, options);
         if let Err(VulkanError::DeviceLost(_)) = result {
             queue.state = State::Lost;
         }
-        // The uploads are dropped after the queue's lock: dropping a buffer takes it.
+        // The buffers are read and dropped after the queue's lock: both take it.
         drop(queue);
-        result
+        result?;
+        for (image, transfer) in images.iter_mut().zip(&transfers) {
+            let mut texels = self.read(transfer)?;
+            texels.truncate(image.texels.len());
+            image.texels = texels;
+        }
+        Ok(())
     }
 
-    /// Builds, runs and waits for a dispatch that `check` accepted; `queue` is the locked queue; `textures` come
-    /// with their texels' upload buffers.
+    /// Builds, runs and waits for a dispatch that `check` accepted; `queue` is the locked queue.
     #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
@@ -137,14 +175,15 @@ impl ComputeDevice {
         spirv: &[u32],
         entry: &str,
         bindings: &[&Buffer],
-        (textures, uploads): (&[Texture], &[Buffer]),
+        resources: &Resources,
         groups: [u32; 3],
         options: &DispatchOptions,
     ) -> Result<(), VulkanError> {
         let device = &self.shared.device;
         let mut objects = Objects::new(device, queue.pool);
         let mut images = self.objects(queue.pool);
-        let sampled = self.textures(&mut images, textures.iter(), uploads)?;
+        let sampled = self.textures(&mut images, resources.textures.iter(), resources.uploads)?;
+        let stored = self.storage_images(&mut images, resources.images, resources.transfers)?;
 
         // SAFETY (every call below): the create infos and the slices they point to outlive each call, and every
         // handle used was made from this device and is still alive (`objects` destroys them at the end).
@@ -153,15 +192,22 @@ impl ComputeDevice {
             .map_err(VulkanError::call("vkCreateShaderModule"))?;
 
         let buffer_count = bindings.len() as u32;
-        let layout_bindings: Vec<vk::DescriptorSetLayoutBinding> = (0..buffer_count + sampled.len() as u32)
+        let texture_end = buffer_count + sampled.len() as u32;
+        let descriptor_type = |binding: u32| {
+            if binding < buffer_count {
+                vk::DescriptorType::STORAGE_BUFFER
+            } else if binding < texture_end {
+                vk::DescriptorType::COMBINED_IMAGE_SAMPLER
+            } else {
+                vk::DescriptorType::STORAGE_IMAGE
+            }
+        };
+        let image_bindings = resources.image_bindings;
+        let layout_bindings: Vec<vk::DescriptorSetLayoutBinding> = (0..texture_end + image_bindings.len() as u32)
             .map(|binding| {
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(binding)
-                    .descriptor_type(if binding < buffer_count {
-                        vk::DescriptorType::STORAGE_BUFFER
-                    } else {
-                        vk::DescriptorType::COMBINED_IMAGE_SAMPLER
-                    })
+                    .descriptor_type(descriptor_type(binding))
                     .descriptor_count(1)
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })
@@ -212,6 +258,7 @@ impl ComputeDevice {
             let sizes: Vec<vk::DescriptorPoolSize> = [
                 (vk::DescriptorType::STORAGE_BUFFER, bindings.len()),
                 (vk::DescriptorType::COMBINED_IMAGE_SAMPLER, sampled.len()),
+                (vk::DescriptorType::STORAGE_IMAGE, image_bindings.len()),
             ]
             .into_iter()
             .filter(|&(_, count)| count > 0)
@@ -229,8 +276,11 @@ impl ComputeDevice {
                 .iter()
                 .map(|buffer| [vk::DescriptorBufferInfo { buffer: buffer.handle, offset: 0, range: vk::WHOLE_SIZE }])
                 .collect();
-            let image_infos: Vec<[vk::DescriptorImageInfo; 1]> =
-                sampled.iter().map(|sampled| [sampled.descriptor()]).collect();
+            let image_infos: Vec<[vk::DescriptorImageInfo; 1]> = sampled
+                .iter()
+                .map(|sampled| [sampled.descriptor()])
+                .chain(image_bindings.iter().map(|&index| [stored[index].descriptor()]))
+                .collect();
             let writes: Vec<vk::WriteDescriptorSet> = infos
                 .iter()
                 .enumerate()
@@ -242,10 +292,11 @@ impl ComputeDevice {
                         .buffer_info(info)
                 })
                 .chain(image_infos.iter().enumerate().map(|(index, info)| {
+                    let binding = buffer_count + index as u32;
                     vk::WriteDescriptorSet::default()
                         .dst_set(set)
-                        .dst_binding(buffer_count + index as u32)
-                        .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                        .dst_binding(binding)
+                        .descriptor_type(descriptor_type(binding))
                         .image_info(info)
                 }))
                 .collect();
@@ -266,6 +317,9 @@ impl ComputeDevice {
             for texture in &sampled {
                 texture.record_upload(device, commands, vk::PipelineStageFlags::COMPUTE_SHADER);
             }
+            for image in &stored {
+                image.record_upload(device, commands);
+            }
             device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, objects.pipeline);
             if set != vk::DescriptorSet::null() {
                 let sets = [set];
@@ -280,6 +334,9 @@ impl ComputeDevice {
             }
             device.cmd_dispatch(commands, groups[0], groups[1], groups[2]);
             super::image::record_shader_writes_to_host(device, commands);
+            for image in &stored {
+                image.record_readback(device, commands);
+            }
         }
         unsafe { device.end_command_buffer(commands) }.map_err(VulkanError::call("vkEndCommandBuffer"))?;
 
@@ -431,6 +488,16 @@ impl ComputeDevice {
         }
         Ok(local_size)
     }
+}
+
+/// What a dispatch binds besides its storage buffers: textures with their texels' upload buffers, storage images
+/// with their transfer buffers, and which image each storage image binding is.
+struct Resources<'r> {
+    textures: &'r [Texture<'r>],
+    uploads: &'r [Buffer],
+    images: &'r [StorageImage],
+    image_bindings: &'r [usize],
+    transfers: &'r [Buffer],
 }
 
 fn show(value: Option<u32>) -> String {

@@ -24,12 +24,14 @@ mod image;
 mod multisample;
 mod probe;
 mod spirv;
+mod storage;
 
 pub use device::{DeviceOptions, DeviceType, Features, SubgroupOperations};
 pub use dispatch::DispatchOptions;
 pub use draw::{Blend, ColorTarget, DepthAttachment, DrawJob, Drawn, LineRasterization, Sampling, Texture};
 pub use error::VulkanError;
 pub use multisample::Multisampling;
+pub use storage::StorageImage;
 
 use ash::vk;
 use device::{Shared, State, lock};

@@ -152,6 +152,16 @@ impl ReferenceBackend {
             self.needs.clear();
         }
         let needs = program_needs(kernel)?;
+        if let Some(surface) = needs.surfaces.first() {
+            return Err(BackendError::Unimplemented {
+                backend: NAME,
+                what: format!(
+                    "{} reaches surface {} (SULD, SUST, SURED): storage images from the guest's texture headers are \
+                     not bound yet",
+                    kernel.name, surface.handle
+                ),
+            });
+        }
         self.needs.insert(key, needs.clone());
         Ok(needs)
     }

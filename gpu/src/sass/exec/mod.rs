@@ -21,8 +21,11 @@ mod mma;
 mod ops;
 mod sm5x;
 mod sm86;
+mod surface;
 mod texture;
 
+pub(crate) use ops::access_bytes;
+pub use surface::{Surface, SurfaceFormat};
 pub use texture::{Sampler, TextureImage, Textures};
 
 use super::{DecodeError, Isa};

@@ -108,7 +108,7 @@ impl Memories<'_> {
 }
 
 /// Bytes moved by a memory access of size code `size` (0 U8, 1 S8, 2 U16, 3 S16, 4 32, 5 64, 6 128).
-pub(super) fn access_bytes(size: u64) -> usize {
+pub(crate) fn access_bytes(size: u64) -> usize {
     match size {
         0 | 1 => 1,
         2 | 3 => 2,

@@ -297,16 +297,15 @@ impl Exec<'_, '_> {
         crate::sass::sm5x::text(&crate::sass::Instruction { offset: self.v.offset, inst, control: self.v.control })
     }
 
-    /// The texture instructions, as `sass::texture::sm5x` reads them, through the texture unit.
-    fn texture(&mut self) -> Result {
-        let t = match crate::sass::texture::sm5x(self.v) {
-            Ok(t) => t,
-            Err(why) => return self.unimplemented(format!("{} ({why})", self.text())),
-        };
-        match super::texture::run_warp(&t, self.step, self.active) {
-            Ok(()) => Ok(()),
-            Err(why) => self.unimplemented(format!("{} ({why})", self.text())),
-        }
+    /// An instruction of a unit's (textures, surfaces): `read` gives its meaning, `run` carries it out for the
+    /// warp; what either refuses stops the launch naming the instruction and why.
+    fn through_unit<T>(
+        &mut self,
+        read: fn(&View) -> std::result::Result<T, String>,
+        run: fn(&T, &mut super::Step, u32) -> std::result::Result<(), String>,
+    ) -> Result {
+        let outcome = read(self.v).and_then(|t| run(&t, self.step, self.active));
+        outcome.or_else(|why| self.unimplemented(format!("{} ({why})", self.text())))
     }
 
     fn each(&mut self, mut f: impl FnMut(&mut Lane, &Operands)) {
@@ -546,6 +545,8 @@ impl Exec<'_, '_> {
                 lane.set_pred(o.v.get("pd"), needs)
             }),
             "I2F" | "F2I" | "F2F" if v.flag("cc") => return self.unimplemented(self.text()),
+            // A 64-bit source from a constant or an immediate: ptxas never asks.
+            "I2F" if v.get("src") == 3 && v.encoding.form() != "reg" => return self.unimplemented(self.text()),
             // A part of a 32- or 64-bit integer: ptxas never asks, and what the hardware does is not known.
             "I2F" | "I2I" if v.get("src") >= 2 && v.get("byte_b") != 0 => return self.unimplemented(self.text()),
             "I2F" | "F2I" | "I2I" | "F2F" => self.each(|lane, o| {
@@ -1005,7 +1006,10 @@ impl Exec<'_, '_> {
                 lane.set_reg(o.v.get("rd"), value)
             }),
             "LD" | "ST" | "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory()?,
-            "TEXS" | "TLDS" | "TEX" | "TLD" | "TXD" | "TLD4" | "TXQ" | "TLD4S" => self.texture()?,
+            "TEXS" | "TLDS" | "TEX" | "TLD" | "TXD" | "TLD4" | "TXQ" | "TLD4S" => {
+                self.through_unit(crate::sass::texture::sm5x, super::texture::run_warp)?
+            }
+            "SULD" | "SUST" | "SURED" => self.through_unit(crate::sass::surface::sm5x, super::surface::run_warp)?,
             "LDC" => {
                 if v.get("mode") != 0 || v.get("size") > 5 {
                     return self.unimplemented(self.text());
@@ -1306,8 +1310,8 @@ fn convert_value(lane: &Lane, o: &Operands) -> u64 {
     let (src, dst) = (v.get("src"), v.get("dst"));
     let rb = v.get("rb");
     let round = float::rounding(v.get("rnd"));
-    // The source: a register pair for 64 bits, else the register's selected part.
-    let raw = if src == 3 { lane.reg64(rb) } else { u64::from(lane.reg(rb)) };
+    // The source: a register pair for 64 bits, else the register's (constant's, immediate's) selected part.
+    let raw = if src == 3 { lane.reg64(rb) } else { u64::from(o.b(lane)) };
     let float_source = matches!(opcode, "F2I" | "F2F");
 
     if float_source {

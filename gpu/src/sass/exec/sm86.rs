@@ -340,6 +340,10 @@ impl Exec<'_, '_> {
             }),
             // Conversions.
             "F2I" => self.each(f2i),
+            // A 64-bit source from a constant or an immediate: ptxas never asks.
+            "I2F" if v.get("src") == 3 && !v.has("rb") => {
+                return self.unimplemented("I2F of a 64-bit constant or immediate");
+            }
             "I2F" => self.each(i2f),
             "I2FP" => self.each(|lane, o| {
                 let b = o.reg(lane, "rb");
@@ -440,7 +444,10 @@ impl Exec<'_, '_> {
             }
             // Memory.
             "LDG" | "LD" => self.global_load()?,
-            "TEX" | "TLD" | "TLD4" | "TXD" | "TXQ" => self.texture()?,
+            "TEX" | "TLD" | "TLD4" | "TXD" | "TXQ" => {
+                self.through_unit(crate::sass::texture::sm86, super::texture::run_warp)?
+            }
+            "SULD" | "SUST" | "SURED" => self.through_unit(crate::sass::surface::sm86, super::surface::run_warp)?,
             "STG" | "ST" => self.global_store()?,
             "LDS" | "LDL" => self.local_load()?,
             "STS" | "STL" => self.local_store()?,
@@ -1212,16 +1219,15 @@ impl Exec<'_, '_> {
         });
     }
 
-    /// TEX, TLD, TLD4, TXD and TXQ, as `sass::texture::sm86` reads them, through the texture unit.
-    fn texture(&mut self) -> Result {
-        let t = match crate::sass::texture::sm86(self.v) {
-            Ok(t) => t,
-            Err(why) => return self.unimplemented(format!("{} ({why})", crate::sass::sm86::text(&self.instruction()))),
-        };
-        match super::texture::run_warp(&t, self.step, self.active) {
-            Ok(()) => Ok(()),
-            Err(why) => self.unimplemented(format!("{} ({why})", crate::sass::sm86::text(&self.instruction()))),
-        }
+    /// An instruction of a unit's (textures, surfaces): `read` gives its meaning, `run` carries it out for the
+    /// warp; what either refuses stops the launch naming the instruction and why.
+    fn through_unit<T>(
+        &mut self,
+        read: fn(&View) -> std::result::Result<T, String>,
+        run: fn(&T, &mut super::Step, u32) -> std::result::Result<(), String>,
+    ) -> Result {
+        let outcome = read(self.v).and_then(|t| run(&t, self.step, self.active));
+        outcome.or_else(|why| self.unimplemented(format!("{} ({why})", crate::sass::sm86::text(&self.instruction()))))
     }
 
     fn uniform(&mut self) -> Result {
@@ -1637,7 +1643,8 @@ fn i2f(lane: &mut Lane, o: &Operands) {
     let value = if size == 3 {
         lane.reg64(v.get("rb"))
     } else {
-        let word = o.reg(lane, "rb") >> (8 * v.get("byte_b"));
+        // A register's selected byte on, or an immediate or constant whole.
+        let word = if v.has("rb") { o.reg(lane, "rb") >> (8 * v.get("byte_b")) } else { o.slot_b(lane) };
         let bits = 8 << size;
         let raw = if bits == 32 { u64::from(word) } else { u64::from(word) & ((1 << bits) - 1) };
         if signed { ((raw << (64 - bits)) as i64 >> (64 - bits)) as u64 } else { raw }

@@ -15,6 +15,8 @@ pub struct Textures {
     pub samplers: Vec<Option<Sampler>>,
     /// The constant bank bound instructions (Maxwell's `Slot` handles) read: compute grids' texture buffer.
     pub slot_bank: u8,
+    /// The surfaces surface instructions reach, by the handle's header index (bits 19:0).
+    pub surfaces: Vec<Option<super::Surface>>,
 }
 
 /// A texture's texels: levels in order, each level's layers (a cube's six faces a layer), slices, rows and
@@ -254,12 +256,7 @@ fn run_lane(
     lane: &mut super::Lane,
 ) -> Result<(), String> {
     let operands: Vec<u32> = t.sources.iter().map(|&r| lane.reg(r)).collect();
-    let handle = match t.handle {
-        HandleSource::Constant { bank, offset } => cbufs.read_u32(u64::from(bank), u64::from(offset)),
-        HandleSource::Slot(offset) => cbufs.read_u32(u64::from(textures.slot_bank), u64::from(offset)),
-        HandleSource::Register(register) => lane.reg(register),
-    };
-    let values = execute(t, textures, handle, &operands)?;
+    let values = execute(t, textures, handle(t.handle, textures, cbufs, lane), &operands)?;
     if t.half {
         let words = half_pairs(&values);
         for (value, register) in words.into_iter().zip([t.destinations[0], t.destinations[2]]) {
@@ -271,6 +268,20 @@ fn run_lane(
         }
     }
     Ok(())
+}
+
+/// The handle a lane's texture or surface instruction names.
+pub(super) fn handle(
+    source: HandleSource,
+    textures: &Textures,
+    cbufs: &super::ConstantBuffers,
+    lane: &super::Lane,
+) -> u32 {
+    match source {
+        HandleSource::Constant { bank, offset } => cbufs.read_u32(u64::from(bank), u64::from(offset)),
+        HandleSource::Slot(offset) => cbufs.read_u32(u64::from(textures.slot_bank), u64::from(offset)),
+        HandleSource::Register(register) => lane.reg(register),
+    }
 }
 
 /// FP32 values as FP16 (to nearest even), packed in pairs, the first in the low half (a missing high half 0).

@@ -819,7 +819,10 @@ fn convert_source(v: &View, selector: &str) -> String {
         "byte_b" => BYTE[v.get("byte_b") as usize & 3],
         _ => "",
     };
-    register_operand(v, "rb", 1, v.flag("neg_b"), v.flag("abs_b"), suffix)
+    match form(v) {
+        "reg" => register_operand(v, "rb", 1, v.flag("neg_b"), v.flag("abs_b"), suffix),
+        _ => src_b(v, Imm::Signed),
+    }
 }
 
 fn f2f(v: &View) -> Parts {

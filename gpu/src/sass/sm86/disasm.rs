@@ -566,7 +566,9 @@ fn f2i(v: &View) -> Parts {
 fn i2f(v: &View) -> Parts {
     const BYTE: &[&str] = &["", ".B1", ".B2", ".B3"];
     let m = format!("I2F{}{}{}", pick(v, "dst", FLOAT_TYPE), int_type(v, "src", "signed"), pick(v, "rnd", ROUND));
-    (m, vec![dst(v), operand(v, "rb", 1, false, false, BYTE[v.get("byte_b") as usize & 3])])
+    let source =
+        if v.has("rb") { operand(v, "rb", 1, false, false, BYTE[v.get("byte_b") as usize & 3]) } else { bits_b(v) };
+    (m, vec![dst(v), source])
 }
 
 fn i2i(v: &View) -> Parts {

@@ -1,17 +1,24 @@
-//! Maxwell's texture instructions: TEX, TLD, TLD4, TXD, TXQ and the scalar TEXS, TLDS, TLD4S as
-//! `sass::texture::sm5x` reads them, carried out by `shader/texture.rs`; TMML, which the interpreter does not
-//! have, here.
+//! Maxwell's texture and surface instructions: TEX, TLD, TLD4, TXD, TXQ, the scalar TEXS, TLDS, TLD4S, SULD,
+//! SUST and SURED as `sass::texture::sm5x` and `sass::surface::sm5x` read them, carried out by
+//! `shader/texture.rs` and `shader/surface.rs`; TMML, which the interpreter does not have, here.
 
 use super::{Maxwell, Result};
 use crate::sass::text::View;
 use crate::sass::texture::HandleSource;
 use crate::shader::ir::{Op, Value};
+use crate::shader::lower::Lower;
 use crate::shader::texture::binding;
 
-impl Maxwell<'_, '_, '_> {
-    /// TEX, TLD, TLD4, TXD, TXQ, TEXS, TLDS and TLD4S.
-    pub(super) fn texture(&mut self, v: &View) -> Result {
-        match crate::sass::texture::sm5x(v).and_then(|texture| self.l.texture_instruction(&texture)) {
+impl<'k> Maxwell<'_, 'k, '_> {
+    /// An instruction of a unit's (textures, surfaces): `read` gives its meaning, `lower` carries it out; what
+    /// either refuses names the instruction and why.
+    pub(super) fn through_unit<T>(
+        &mut self,
+        v: &View,
+        read: fn(&View) -> std::result::Result<T, String>,
+        lower: fn(&mut Lower<'k>, &T) -> std::result::Result<(), String>,
+    ) -> Result {
+        match read(v).and_then(|instruction| lower(self.l, &instruction)) {
             Ok(()) => Ok(()),
             Err(why) => self.unimplemented(v, format!("{} ({why})", Self::text(v))),
         }

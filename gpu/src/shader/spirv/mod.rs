@@ -26,11 +26,13 @@
 
 mod float64;
 mod graphics;
+mod surface;
 mod texture;
 
 use crate::shader::ir::TextureView;
 use graphics::{ATTRIBUTE_WORDS, StageIo, declare_fragment_io, declare_vertex_io};
 pub use graphics::{CapturedWords, FragmentInterface, PointSize, Saturate, Stage, VertexInterface, captured_words};
+use surface::{SurfaceVariable, declare_surfaces};
 use texture::{TextureVariable, declare_textures};
 
 use super::ir::{
@@ -165,6 +167,8 @@ struct Emitter<'p> {
     outputs: Option<Word>,
     /// The program's textures, by index.
     textures: Vec<TextureVariable>,
+    /// The program's surfaces, by index.
+    surfaces: Vec<SurfaceVariable>,
     /// The FP64 fused multiply-add function, once a statement calls it (`float64`).
     fused64: Option<Word>,
 }
@@ -245,6 +249,8 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
     let first_texture_binding = program.constant_banks.len() as u32;
     let textures =
         declare_textures(&mut b, &t, &program.textures, texture_views, set, first_texture_binding, &mut interface);
+    let first_surface_binding = first_texture_binding + program.textures.len() as u32;
+    let surfaces = declare_surfaces(&mut b, u32_, &program.surfaces, set, first_surface_binding, &mut interface);
     let shared = (program.shared_bytes > 0).then(|| {
         let length = b.constant_bit32(u32_, program.shared_bytes.div_ceil(4));
         let array = b.type_array(u32_, length);
@@ -327,6 +333,7 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
         attributes: None,
         outputs: None,
         textures,
+        surfaces,
         fused64: None,
     };
     e.declare_variables();
@@ -899,6 +906,16 @@ impl Emitter<'_> {
             }
             Op::TextureQuery { texture, level } => self.texture_query(*texture, *level),
             Op::TextureLodQuery { texture, coordinates } => self.texture_lod_query(*texture, coordinates),
+            Op::SurfaceLoad { surface, coordinates } => self.surface_load(*surface, coordinates),
+            Op::SurfaceStore { surface, coordinates, channels } => {
+                self.surface_store(*surface, coordinates, channels);
+                return None;
+            }
+            Op::SurfaceReduce { surface, coordinates, reduction, value } => {
+                self.surface_reduce(*surface, coordinates, *reduction, *value);
+                return None;
+            }
+            Op::SurfaceSize { surface } => self.surface_size(*surface),
             Op::Component(texel, component) => {
                 let texel = v(self, texel);
                 self.b.composite_extract(self.t.u32, None, texel, [u32::from(*component)]).expect("in a block")

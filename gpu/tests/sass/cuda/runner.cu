@@ -1,5 +1,6 @@
 // Runs the kernels of gpu/tests/sass on a real GPU as runs.txt describes, and writes what each launch leaves in
-// its buffers: OUTDIR/ENTRY.out = out, in and gen after the launch, 64 KiB each, concatenated.
+// its buffers: OUTDIR/ENTRY.out = out, in and gen after the launch, 64 KiB each, then each surface's texels,
+// concatenated.
 //
 //   runner SASS_DIR OUTDIR      (SASS_DIR: gpu/tests/sass; built and run by run-on-device.sh)
 //
@@ -26,12 +27,24 @@ struct Texture {
     unsigned width = 1, height = 1, depth = 1, layers = 1, levels = 1;
 };
 
+// surfaces=KIND:WxHxD:LAYERS:FORMAT (runs.txt): KIND 1d, 2d or 3d; FORMAT r8, r16, r32, rg32 or rgba32 (unsigned
+// integer channels).
+struct Surface {
+    std::string kind, format;
+    unsigned width = 1, height = 1, depth = 1, layers = 1;
+    unsigned texel_bytes() const {
+        return format == "r8" ? 1 : format == "r16" ? 2 : format == "r32" ? 4 : format == "rg32" ? 8 : 16;
+    }
+    size_t bytes() const { return size_t(width) * height * depth * layers * texel_bytes(); }
+};
+
 struct Run {
     std::string file, entry;
     std::vector<std::string> params;
     unsigned block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
     bool init_in = false;
     std::vector<Texture> textures;
+    std::vector<Surface> surfaces;
 };
 
 static bool read_file(const std::string &path, std::string &contents) {
@@ -83,6 +96,20 @@ static std::vector<Run> parse_runs(const std::string &text) {
                     texture.kind = kind;
                     ok = ok && (texture.kind == "2d" || texture.kind == "3d" || texture.kind == "cube");
                     run.textures.push_back(texture);
+                }
+            }
+            else if (key == "surfaces") {
+                for (const std::string &item : split(value, ',')) {
+                    Surface surface;
+                    char kind[8] = "", format[8] = "";
+                    ok = ok && sscanf(item.c_str(), "%7[a-z0-9]:%ux%ux%u:%u:%7[a-z0-9]", kind, &surface.width,
+                                      &surface.height, &surface.depth, &surface.layers, format) == 6;
+                    surface.kind = kind;
+                    surface.format = format;
+                    ok = ok && (surface.kind == "1d" || surface.kind == "2d" || surface.kind == "3d");
+                    ok = ok && (surface.format == "r8" || surface.format == "r16" || surface.format == "r32" ||
+                                surface.format == "rg32" || surface.format == "rgba32");
+                    run.surfaces.push_back(surface);
                 }
             }
             else ok = key == "stride" || key == "approx" || key == "approx16" || key == "varies" || key == "nan";
@@ -154,6 +181,55 @@ static bool make_texture(const Run &run, unsigned number, CUmipmappedArray *arra
     return check(cuTexObjectCreate(object, &resource, &sampler, nullptr), run, "creating a texture object");
 }
 
+// Copies surface `surface`'s texels between its array and `bytes` (layers, slices, rows and texels in order).
+static bool copy_surface(const Run &run, const Surface &surface, CUarray array, std::vector<uint8_t> &bytes,
+                         bool to_array) {
+    CUDA_MEMCPY3D copy = {};
+    size_t row = size_t(surface.width) * surface.texel_bytes();
+    if (to_array) {
+        copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+        copy.srcHost = bytes.data();
+        copy.srcPitch = row;
+        copy.srcHeight = surface.height;
+        copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+        copy.dstArray = array;
+    } else {
+        copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+        copy.srcArray = array;
+        copy.dstMemoryType = CU_MEMORYTYPE_HOST;
+        copy.dstHost = bytes.data();
+        copy.dstPitch = row;
+        copy.dstHeight = surface.height;
+    }
+    copy.WidthInBytes = row;
+    copy.Height = surface.height;
+    copy.Depth = surface.depth * surface.layers;
+    return check(cuMemcpy3D(&copy), run, to_array ? "filling a surface" : "reading back a surface");
+}
+
+// Creates surface `number` of the run as an array and a surface object. Byte k of its texels (layers, slices, rows
+// and texels in order) is (7k + 16 * number + 3) mod 251, as gpu/src/sass/corpus.rs makes them.
+static bool make_surface(const Run &run, unsigned number, CUarray *array, CUsurfObject *object) {
+    const Surface &surface = run.surfaces[number];
+    CUDA_ARRAY3D_DESCRIPTOR shape = {};
+    shape.Width = surface.width;
+    shape.Height = surface.kind == "1d" ? 0 : surface.height;
+    shape.Depth = surface.kind == "3d" ? surface.depth : (surface.layers > 1 ? surface.layers : 0);
+    unsigned bytes = surface.texel_bytes();
+    shape.Format = bytes == 1 ? CU_AD_FORMAT_UNSIGNED_INT8 : bytes == 2 ? CU_AD_FORMAT_UNSIGNED_INT16
+                                                                         : CU_AD_FORMAT_UNSIGNED_INT32;
+    shape.NumChannels = bytes <= 4 ? 1 : bytes / 4;
+    shape.Flags = CUDA_ARRAY3D_SURFACE_LDST | (surface.layers > 1 ? CUDA_ARRAY3D_LAYERED : 0);
+    if (!check(cuArray3DCreate(array, &shape), run, "creating a surface")) return false;
+    std::vector<uint8_t> texels(surface.bytes());
+    for (size_t k = 0; k < texels.size(); k++) texels[k] = uint8_t((7 * k + 16 * number + 3) % 251);
+    if (!copy_surface(run, surface, *array, texels, true)) return false;
+    CUDA_RESOURCE_DESC resource = {};
+    resource.resType = CU_RESOURCE_TYPE_ARRAY;
+    resource.res.array.hArray = *array;
+    return check(cuSurfObjectCreate(object, &resource), run, "creating a surface object");
+}
+
 // One launch; writes OUTDIR/ENTRY.out. False (with a message) if anything failed.
 static bool execute(CUdevice device, const std::string &sass_dir, const std::string &out_dir, const Run &run,
                     const std::string &input) {
@@ -182,11 +258,15 @@ static bool execute(CUdevice device, const std::string &sass_dir, const std::str
     std::vector<CUmipmappedArray> arrays(run.textures.size(), nullptr);
     std::vector<CUtexObject> objects(run.textures.size(), 0);
     for (unsigned i = 0; ok && i < run.textures.size(); i++) ok = make_texture(run, i, &arrays[i], &objects[i]);
+    std::vector<CUarray> surface_arrays(run.surfaces.size(), nullptr);
+    std::vector<CUsurfObject> surfaces(run.surfaces.size(), 0);
+    for (unsigned i = 0; ok && i < run.surfaces.size(); i++)
+        ok = make_surface(run, i, &surface_arrays[i], &surfaces[i]);
     ok = ok && check(cuMemcpyHtoD(buffers[0], run.init_in ? input.data() : zeros.data(), kBufferSize), run, "copying") &&
          check(cuMemcpyHtoD(buffers[1], input.data(), kBufferSize), run, "copying") &&
          check(cuMemcpyHtoD(buffers[2], zeros.data(), kBufferSize), run, "copying");
 
-    // Every parameter is a 64-bit address or texture object or a 32-bit value; the driver takes each one's size from
+    // Every parameter is a 64-bit address, texture or surface object, or a 32-bit value; the driver takes each one's size from
     // the kernel.
     std::vector<uint64_t> arguments(run.params.size());
     std::vector<void *> pointers(run.params.size());
@@ -198,6 +278,8 @@ static bool execute(CUdevice device, const std::string &sass_dir, const std::str
         if (param.compare(0, 2, "n=") == 0) arguments[i] = strtoul(param.c_str() + 2, nullptr, 0);
         else if (param.compare(0, 4, "tex=") == 0 && strtoul(param.c_str() + 4, nullptr, 0) < objects.size())
             arguments[i] = objects[strtoul(param.c_str() + 4, nullptr, 0)];
+        else if (param.compare(0, 5, "surf=") == 0 && strtoul(param.c_str() + 5, nullptr, 0) < surfaces.size())
+            arguments[i] = surfaces[strtoul(param.c_str() + 5, nullptr, 0)];
         else if (buffer == "out") arguments[i] = buffers[0] + offset;
         else if (buffer == "in") arguments[i] = buffers[1] + offset;
         else if (buffer == "gen") arguments[i] = buffers[2] + offset;
@@ -214,6 +296,11 @@ static bool execute(CUdevice device, const std::string &sass_dir, const std::str
          check(cuCtxSynchronize(), run, "running");
     for (int i = 0; ok && i < 3; i++)
         ok = check(cuMemcpyDtoH(&results[i * kBufferSize], buffers[i], kBufferSize), run, "reading back");
+    for (unsigned i = 0; ok && i < run.surfaces.size(); i++) {
+        std::vector<uint8_t> texels(run.surfaces[i].bytes());
+        ok = copy_surface(run, run.surfaces[i], surface_arrays[i], texels, false);
+        results.insert(results.end(), texels.begin(), texels.end());
+    }
     if (ok) {
         std::string path = out_dir + "/" + run.entry + ".out";
         std::ofstream file(path, std::ios::binary);
@@ -227,6 +314,8 @@ static bool execute(CUdevice device, const std::string &sass_dir, const std::str
         for (CUdeviceptr buffer : buffers) cuMemFree(buffer);
         for (CUtexObject object : objects) cuTexObjectDestroy(object);
         for (CUmipmappedArray array : arrays) cuMipmappedArrayDestroy(array);
+        for (CUsurfObject surface : surfaces) cuSurfObjectDestroy(surface);
+        for (CUarray array : surface_arrays) cuArrayDestroy(array);
         cuModuleUnload(module);
         cuDevicePrimaryCtxRelease(device);
     } else {

@@ -1,0 +1,175 @@
+//! What a surface instruction (SULD, SUST, SURED) asks for, read from its fields once for the interpreter and the
+//! translator: the operation, the surface's shape, where its handle is, the coordinate and data registers, and
+//! what an access past the edge does.
+//!
+//! Both ISAs lay the fields out alike: the handle is the word at c[bank][4 * surf] (SM86) or word `surf` of the
+//! stage's texture constant buffer (Maxwell); the coordinates are consecutive registers from ra: x (in bytes
+//! with .BA, else in texels), then y, then z or the array's layer; the data are consecutive registers from rd
+//! (SULD) or rb (Maxwell: rs). A direct (.D) access moves 1, 2, 4, 8 or 16 bytes (the size codes of LDG); a
+//! formatted (.P) one the components of its mask, converted to the surface's format.
+
+use super::text::View;
+use super::texture::HandleSource;
+use crate::shader::ir::TextureDim;
+
+/// What the instruction does.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SurfaceOperation {
+    Load,
+    Store,
+    /// SURED: a reduction into the texel, ATOM's operation code (0 ADD, 1 MIN, 2 MAX, 3 INC, 4 DEC, 5 AND, 6 OR,
+    /// 7 XOR) on 32-bit integers, `signed` for .S32.
+    Reduce {
+        op: u64,
+        signed: bool,
+    },
+}
+
+/// What an access moves.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SurfaceData {
+    /// .D: bytes as they are, LDG's size code (0 U8, 1 S8, 2 U16, 3 S16, 4 32, 5 64, 6 128).
+    Raw { size: u64 },
+    /// .P: the components of `mask` (bit i: component i), one register each, converted from and to the format.
+    Formatted { mask: u8 },
+}
+
+/// What an access with a coordinate outside the surface does (CLAMP: 0 .IGN, 1 nothing printed, 2 .TRAP).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Edge {
+    /// Loads give zeros; stores and reductions do nothing.
+    Zero,
+    /// The coordinate moves to the nearest texel inside.
+    Clamp,
+    /// The GPU faults.
+    Trap,
+}
+
+/// A surface instruction, ISA-independent.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SurfaceInstruction {
+    pub operation: SurfaceOperation,
+    pub data: SurfaceData,
+    /// .BA: x counts bytes, not texels.
+    pub byte_addressed: bool,
+    pub handle: HandleSource,
+    pub dim: TextureDim,
+    pub array: bool,
+    pub edge: Edge,
+    /// x, y, then z or the layer (as many as the shape has).
+    pub coordinates: Vec<u64>,
+    /// The first of the data registers (loaded into or stored from).
+    pub data_register: u64,
+}
+
+impl SurfaceInstruction {
+    /// How many registers the data take.
+    pub fn data_registers(&self) -> u64 {
+        match self.data {
+            SurfaceData::Raw { size } => (super::exec::access_bytes(size) as u64).div_ceil(4),
+            SurfaceData::Formatted { mask } => u64::from(mask.count_ones()),
+        }
+    }
+}
+
+/// TARGET (both ISAs): the shape; Err for 1D_BUFFER (a texel buffer) and the invalid codes.
+fn target(v: &View) -> Result<(TextureDim, bool), String> {
+    match v.get("target") {
+        0 => Ok((TextureDim::D1, false)),
+        2 => Ok((TextureDim::D1, true)),
+        3 => Ok((TextureDim::D2, false)),
+        4 => Ok((TextureDim::D2, true)),
+        5 => Ok((TextureDim::D3, false)),
+        1 => Err("1D_BUFFER surfaces (texel buffers)".into()),
+        code => Err(format!("the invalid target {code}")),
+    }
+}
+
+/// The instruction from what both ISAs share; `data` is the size field (SURED: the type field), `direct` whether
+/// it is .D, `byte_addressed` its .BA.
+fn read(
+    v: &View,
+    handle: HandleSource,
+    code: u64,
+    direct: bool,
+    byte_addressed: bool,
+    data_register: u64,
+) -> Result<SurfaceInstruction, String> {
+    let (dim, array) = target(v)?;
+    let edge = match v.get("clamp") {
+        0 => Edge::Zero,
+        1 => Edge::Clamp,
+        2 => Edge::Trap,
+        _ => return Err("the invalid clamp mode 3".into()),
+    };
+    let (operation, data) = match v.encoding.opcode {
+        "SURED" => {
+            let signed = match code {
+                0 => false,
+                1 => true,
+                _ => return Err("reductions of other than 32-bit integers".into()),
+            };
+            match v.get("op") {
+                op @ 0..=7 => (SurfaceOperation::Reduce { op, signed }, SurfaceData::Raw { size: 4 }),
+                op => return Err(format!("the reduction {op}")),
+            }
+        }
+        "SULD" => (SurfaceOperation::Load, data(code, direct)?),
+        _ => (SurfaceOperation::Store, data(code, direct)?),
+    };
+    if !direct && v.encoding.opcode != "SUST" {
+        return Err("formatted loads and reductions (.P)".into());
+    }
+    let ra = v.get("ra");
+    let count = dim.coordinates() + usize::from(array);
+    Ok(SurfaceInstruction {
+        operation,
+        data,
+        byte_addressed,
+        handle,
+        dim,
+        array,
+        edge,
+        coordinates: (ra..ra + count as u64).collect(),
+        data_register,
+    })
+}
+
+fn data(code: u64, direct: bool) -> Result<SurfaceData, String> {
+    match (direct, code) {
+        (true, size @ 0..=6) => Ok(SurfaceData::Raw { size }),
+        (true, _) => Err("the invalid size 7".into()),
+        (false, 0) => Err("a formatted access of no components".into()),
+        (false, mask) => Ok(SurfaceData::Formatted { mask: mask as u8 }),
+    }
+}
+
+/// An SM86 surface instruction's meaning; Err: what it uses that neither the interpreter nor the translator
+/// carries out.
+pub(crate) fn sm86(v: &View) -> Result<SurfaceInstruction, String> {
+    if v.has("pd") && v.get("pd") != 7 {
+        return Err("a predicate destination".into());
+    }
+    let handle = HandleSource::Constant { bank: v.get("bank") as u8, offset: 4 * v.get("surf") as u32 };
+    let direct = v.encoding.form() != "P";
+    // The size (SURED: type) field: .BA in bit 0, the code above it; a formatted access's is its mask.
+    let field = if v.encoding.opcode == "SURED" { v.get("ty") } else { v.get("size") };
+    let (code, byte_addressed) = if direct { (field >> 1, field & 1 != 0) } else { (field, false) };
+    let data_register = if v.encoding.opcode == "SULD" { v.get("rd") } else { v.get("rb") };
+    read(v, handle, code, direct, byte_addressed, data_register)
+}
+
+/// A Maxwell surface instruction's meaning; Err: what it uses that neither the interpreter nor the translator
+/// carries out.
+pub(crate) fn sm5x(v: &View) -> Result<SurfaceInstruction, String> {
+    if v.has("pd_xor7") && v.get("pd_xor7") != 0 {
+        return Err("a predicate destination".into());
+    }
+    let handle = HandleSource::Slot(4 * v.get("surf") as u32);
+    let direct = v.flag("d");
+    // The size (SURED: type) field: .BA in bit 3, the code below it; a formatted access's is its mask.
+    let field = if v.encoding.opcode == "SURED" { v.get("ty") } else { v.get("size") };
+    let (code, byte_addressed) = if direct { (field & 7, field & 8 != 0) } else { (field, false) };
+    let data_register = if v.encoding.opcode == "SULD" { v.get("rd") } else { v.get("rs") };
+    read(v, handle, code, direct, byte_addressed, data_register)
+}

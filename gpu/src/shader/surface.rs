@@ -1,0 +1,122 @@
+//! What the surface instructions both ISAs have (SULD, SUST, SURED) mean in IR, once `sass::surface` has read an
+//! instruction's fields: a storage image viewed as texels of the access's size (`SurfaceBinding`), a byte-
+//! addressed x turned into texels of that size, and the edge mode carried out against the image's size.
+//!
+//! Past the edge, .IGN loads zeros and drops stores and reductions, the default mode clamps each coordinate to
+//! the nearest texel inside (an H200 does both: `gpu/tests/sass/kernels/surfaces.ptx`), and .TRAP, which faults
+//! the GPU, drops the access as .IGN does: the host has no fault to raise (the interpreter stops the launch).
+
+use super::ir::{BinOp, Cmp, Op, Reduction, SurfaceBinding, Value};
+use super::lower::Lower;
+use crate::sass::exec::access_bytes;
+use crate::sass::surface::{Edge, SurfaceData, SurfaceInstruction, SurfaceOperation};
+
+impl Lower<'_> {
+    /// Carries out `s`. Err: why it cannot be translated.
+    pub(super) fn surface_instruction(&mut self, s: &SurfaceInstruction) -> Result<(), String> {
+        let handle = self.texture_handle(s.handle)?;
+        // A formatted store's channels are whole texels of the surface's format: all four, or the first alone.
+        let (size, texel_bytes) = match s.data {
+            SurfaceData::Raw { size } => (size, access_bytes(size) as u8),
+            SurfaceData::Formatted { mask: 0b1111 | 0b0001 } => (4, 0),
+            SurfaceData::Formatted { mask } => {
+                return Err(format!("formatted stores of channels {mask:#x}: the host writes whole texels"));
+            }
+        };
+        let reduction = match s.operation {
+            SurfaceOperation::Reduce { op, signed } => Some(match (op, signed) {
+                (0, _) => Reduction::Add,
+                (1, false) => Reduction::MinU,
+                (1, true) => Reduction::MinS,
+                (2, false) => Reduction::MaxU,
+                (2, true) => Reduction::MaxS,
+                (5, _) => Reduction::And,
+                (6, _) => Reduction::Or,
+                (7, _) => Reduction::Xor,
+                _ => return Err("SURED.INC and .DEC, which no host image atomic has".into()),
+            }),
+            _ => None,
+        };
+        let binding = SurfaceBinding { handle, dim: s.dim, array: s.array, texel_bytes };
+        let surface = self.program.surface(binding);
+        let mut coordinates: Vec<Value> = s.coordinates.iter().map(|&r| self.reg(r)).collect();
+        if s.byte_addressed && texel_bytes > 1 {
+            let shift = self.const32(texel_bytes.trailing_zeros());
+            coordinates[0] = self.bin(BinOp::ShrS, coordinates[0], shift);
+        }
+        // The size's components line up with the coordinates: width, height or a 1D array's layers, depth or a
+        // 2D array's layers.
+        let size_of = self.op(Op::SurfaceSize { surface });
+        let limits: Vec<Value> = (0..coordinates.len() as u8).map(|k| self.op(Op::Component(size_of, k))).collect();
+        let inside = match s.edge {
+            Edge::Clamp => {
+                let (zero, one) = (self.const32(0), self.const32(1));
+                for (coordinate, &limit) in coordinates.iter_mut().zip(&limits) {
+                    let last = self.bin(BinOp::Sub, limit, one);
+                    let above = self.bin(BinOp::MaxS, *coordinate, zero);
+                    *coordinate = self.bin(BinOp::MinS, above, last);
+                }
+                None
+            }
+            Edge::Zero | Edge::Trap => {
+                // Unsigned, so that a negative coordinate is outside too.
+                let mut inside = self.bool(true);
+                for (&coordinate, &limit) in coordinates.iter().zip(&limits) {
+                    let within = self.cmp(Cmp::LtU, coordinate, limit);
+                    let no = self.bool(false);
+                    inside = self.select(within, inside, no);
+                }
+                Some(inside)
+            }
+        };
+        let registers = match s.data {
+            SurfaceData::Formatted { mask } => u64::from(mask.count_ones()),
+            SurfaceData::Raw { .. } => (texel_bytes as u64).div_ceil(4),
+        };
+        let data = s.data_register;
+        match (s.operation, reduction) {
+            (SurfaceOperation::Load, _) => {
+                if inside.is_some() {
+                    let zero = self.const32(0);
+                    for k in 0..registers {
+                        self.set_reg(data + k, zero);
+                    }
+                }
+                self.guarded(inside, |l| {
+                    let texel = l.op(Op::SurfaceLoad { surface, coordinates });
+                    for k in 0..registers {
+                        let channel = l.op(Op::Component(texel, k as u8));
+                        // A byte or half, extended as its size code says (the view's channel is zero-extended).
+                        let value = if size < 4 { l.extend_part(channel, size) } else { channel };
+                        l.set_reg(data + k, value);
+                    }
+                });
+            }
+            (SurfaceOperation::Store, _) => {
+                let mut channels: Vec<Value> = (0..registers).map(|k| self.reg(data + k)).collect();
+                if (1..4).contains(&texel_bytes) {
+                    let mask = self.const32((1u32 << (8 * texel_bytes)) - 1);
+                    channels[0] = self.bin(BinOp::And, channels[0], mask);
+                }
+                self.guarded(inside, |l| {
+                    l.op(Op::SurfaceStore { surface, coordinates, channels });
+                });
+            }
+            (SurfaceOperation::Reduce { .. }, Some(reduction)) => {
+                let value = self.reg(data);
+                self.guarded(inside, |l| {
+                    l.op(Op::SurfaceReduce { surface, coordinates, reduction, value });
+                });
+            }
+            (SurfaceOperation::Reduce { .. }, None) => unreachable!("a reduction has its reduction"),
+        }
+        Ok(())
+    }
+
+    /// The low byte (size code 0, 1) or half (2, 3) of `value`, sign-extended for the odd codes.
+    pub(super) fn extend_part(&mut self, value: Value, size: u64) -> Value {
+        let unused = self.const32(if size < 2 { 24 } else { 16 });
+        let up = self.bin(BinOp::Shl, value, unused);
+        self.bin(if size & 1 == 1 { BinOp::ShrS } else { BinOp::ShrU }, up, unused)
+    }
+}
