@@ -707,6 +707,9 @@ pub fn dispatch(
     Ok(Outcome { buffers: result, faulted, spirv: translation.spirv })
 }
 
+/// Storage images with the number of the run's surface each holds.
+type NumberedImages = Vec<(usize, StorageImage)>;
+
 /// The run's surfaces that `bindings` name (by header index, after the textures'), as storage images in their
 /// own formats (the number of each), and which of them each binding is: one whose raw accesses move as many bytes
 /// as a texel has, or a formatted one.
@@ -714,7 +717,7 @@ fn run_surfaces(
     run: &Run,
     bindings: &[SurfaceBinding],
     bank: &impl Fn(u8) -> Vec<u8>,
-) -> Result<(Vec<(usize, StorageImage)>, Vec<usize>), CorpusError> {
+) -> Result<(NumberedImages, Vec<usize>), CorpusError> {
     let bad = |what: String| CorpusError::Texture { entry: run.entry.clone(), what };
     let mut images: Vec<(usize, StorageImage)> = Vec::new();
     let mut image_bindings = Vec::new();

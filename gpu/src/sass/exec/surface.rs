@@ -93,7 +93,7 @@ fn address(s: &SurfaceInstruction, surface: &Surface, lane: &super::Lane) -> Res
         _ => position,
     };
     let [_, height, depth] = surface.size.map(u64::from);
-    let slices = u64::from(layer) * depth + third;
+    let slices = layer * depth + third;
     Ok(Some(surface.address + (slices * height + y) * row + x))
 }
 
@@ -127,13 +127,12 @@ fn run_lane(
                 return Err("formatted stores to channels narrower than 32 bits".into());
             }
             // Component i from the next register of the mask's, into channel i if the format has one.
-            let mut register = s.data_register;
-            for component in (0..4).filter(|c| mask >> c & 1 == 1) {
+            let components = (0..4).filter(|c| mask >> c & 1 == 1);
+            for (register, component) in (s.data_register..).zip(components) {
                 if component < surface.format.channels {
-                    let at = 4 * component as u64;
+                    let at = 4 * u64::from(component);
                     super::store(texels, at, 4, u128::from(lane.reg(register)));
                 }
-                register += 1;
             }
         }
         (SurfaceOperation::Reduce { op, signed }, _) => {
