@@ -210,45 +210,63 @@ fn generate(tools: &Tools, kernels: &Path, out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The scheduling word of every hand-built bundle: one ptxas writes (nvdisasm refuses control instructions after
-/// an all-zero one).
+/// The scheduling word of every hand-built SM53 bundle: one ptxas writes (nvdisasm refuses control instructions
+/// after an all-zero one).
 const HAND_BUILT_SCHEDULING: u64 = 0x001f_8000_fc00_07e0;
 
-/// `kernels/NAME.sm53.words` (instruction words no ptxas output holds, one hex word a line, `#` comments) into
-/// `sm53/NAME.bin`, three to a bundle, and nvdisasm's `sm53/NAME.sass` of it.
+/// `kernels/NAME.sm53.words` and `kernels/NAME.sm86.words` (instructions no ptxas output holds, `#` comments)
+/// into `smXX/NAME.bin` and nvdisasm's `smXX/NAME.sass` of it. SM53: one hex word a line, three to a bundle
+/// after `HAND_BUILT_SCHEDULING`; SM86: a line's two hex words, the instruction's low and high 64 bits (its
+/// scheduling bits included).
 fn hand_built_words(tools: &Tools, kernels: &Path, out: &Path) -> anyhow::Result<()> {
     let mut sources: Vec<PathBuf> =
         std::fs::read_dir(kernels)?.map(|entry| entry.map(|e| e.path())).collect::<Result<_, _>>()?;
-    sources.retain(|p| p.to_string_lossy().ends_with(".sm53.words"));
+    sources.retain(|p| p.to_string_lossy().ends_with(".words"));
     sources.sort();
-    let folder = out.join("sm53");
     for source in &sources {
+        let file_name = source.file_name().and_then(|n| n.to_str()).context("words file name")?;
+        let (name, sm86) = match (file_name.strip_suffix(".sm53.words"), file_name.strip_suffix(".sm86.words")) {
+            (Some(name), _) => (name, false),
+            (_, Some(name)) => (name, true),
+            _ => bail!("{}: a words file is NAME.sm53.words or NAME.sm86.words", source.display()),
+        };
         let text = std::fs::read_to_string(source)?;
-        let words = text
+        let lines: Vec<Vec<u64>> = text
             .lines()
-            .map(|line| line.split('#').next().unwrap_or("").trim())
-            .filter(|word| !word.is_empty())
-            .map(|word| u64::from_str_radix(word.trim_start_matches("0x"), 16))
-            .collect::<Result<Vec<u64>, _>>()
+            .map(|line| line.split('#').next().unwrap_or("").split_whitespace())
+            .map(|words| words.map(|word| u64::from_str_radix(word.trim_start_matches("0x"), 16)).collect())
+            .collect::<Result<Vec<Vec<u64>>, _>>()
             .with_context(|| format!("reading {}", source.display()))?;
-        if words.len() % 3 != 0 {
-            bail!("{}: {} words do not fill bundles of three", source.display(), words.len());
+        let lines: Vec<Vec<u64>> = lines.into_iter().filter(|words| !words.is_empty()).collect();
+        let per_line = if sm86 { 2 } else { 1 };
+        if let Some(line) = lines.iter().find(|words| words.len() != per_line) {
+            bail!("{}: {line:x?} is not {per_line} word(s)", source.display());
         }
+        let words: Vec<u64> = lines.concat();
         let mut code = Vec::new();
-        for bundle in words.chunks(3) {
-            code.extend_from_slice(&HAND_BUILT_SCHEDULING.to_le_bytes());
-            for word in bundle {
+        if sm86 {
+            for word in &words {
                 code.extend_from_slice(&word.to_le_bytes());
             }
+        } else {
+            if words.len() % 3 != 0 {
+                bail!("{}: {} words do not fill bundles of three", source.display(), words.len());
+            }
+            for bundle in words.chunks(3) {
+                code.extend_from_slice(&HAND_BUILT_SCHEDULING.to_le_bytes());
+                for word in bundle {
+                    code.extend_from_slice(&word.to_le_bytes());
+                }
+            }
         }
-        let file_name = source.file_name().and_then(|n| n.to_str()).context("words file name")?;
-        let name = file_name.trim_end_matches(".sm53.words");
+        let (folder, nvdisasm, arch) = if sm86 {
+            (out.join("sm86"), &tools.nvdisasm_sm86, "SM86")
+        } else {
+            (out.join("sm53"), &tools.nvdisasm_sm5x, "SM53")
+        };
         std::fs::write(folder.join(format!("{name}.bin")), code)?;
         let listing = util::output(
-            Command::new(&tools.nvdisasm_sm5x)
-                .current_dir(&folder)
-                .args(["-b", "SM53", "-hex"])
-                .arg(format!("{name}.bin")),
+            Command::new(nvdisasm).current_dir(&folder).args(["-b", arch, "-hex"]).arg(format!("{name}.bin")),
         )?;
         std::fs::write(folder.join(format!("{name}.sass")), listing)?;
     }

@@ -105,6 +105,12 @@ fn body(v: &View) -> String {
         "TEX" | "TLD" | "TLD4" | "TXD" => texture(v),
         "TXQ" => txq(v),
         "SULD" | "SUST" | "SURED" => surface(v),
+        "ALD" | "AST" => attribute(v),
+        "IPA" => ipa(v),
+        "OUT" => out(v),
+        "PIXLD" => pixld(v),
+        "ISBERD" => isberd(v),
+        "AL2P" => al2p(v),
         "BRA" => bra(v),
         "BRX" => brx(v),
         "BSSY" => bssy(v),
@@ -248,8 +254,9 @@ fn with_modifiers(operand: String, neg: bool, abs: bool) -> String {
     }
 }
 
+/// `c[bank][offset]`, the offset signed as nvdisasm prints it (`c[0x0][-0x8000]`).
 fn cbuf(v: &View) -> String {
-    format!("c[{:#x}][{:#x}]", v.get("cb_bank"), v.get("cb_offset") * 4)
+    format!("c[{:#x}][{}]", v.get("cb_bank"), hex(v.signed("cb_offset") * 4))
 }
 
 /// A float source of the A slot.
@@ -1359,6 +1366,123 @@ fn surface(v: &View) -> Parts {
         operands
     } else {
         vec![address, register(v, "rb", 1), bank, surface]
+    };
+    (m, operands)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Graphics stages.
+
+const VECTOR_SIZE: &[&str] = &["", ".64", ".96", ".128"];
+
+/// An attribute address: `a[0x80]` (ra RZ: 10 bits unsigned), `a[R2+0x10]` or `a[R2+-0x1]` (a signed 11-bit
+/// offset on ra, none printed when 0), `a[R2]` for .PHYS.
+fn attribute_address(v: &View) -> String {
+    let ra = if v.has("ra") { v.get("ra") } else { 255 };
+    match (ra, v.has("address")) {
+        (_, false) => format!("a[{}]", reg(ra, 255)),
+        (255, true) => format!("a[{}]", hex((v.get("address") & 0x3ff) as i64)),
+        (_, true) => match v.signed("address") {
+            0 => format!("a[{}]", reg(ra, 255)),
+            offset => format!("a[{}+{}]", reg(ra, 255), hex(offset)),
+        },
+    }
+}
+
+/// ALD and AST: `ALD[.O][.P|.PHYS][.64|.96|.128] Rd, a[...][, Rb]`, `AST[.P|.PHYS][...] a[...], Rs[, Rb]` (the
+/// vertex register rb only when not RZ).
+fn attribute(v: &View) -> Parts {
+    let load = v.encoding.opcode == "ALD";
+    let form = match v.encoding.form() {
+        "" => String::new(),
+        form => format!(".{form}"),
+    };
+    let size = if v.has("size") { pick(v, "size", VECTOR_SIZE) } else { String::new() };
+    let m = format!("{}{}{form}{size}", v.encoding.opcode, if load { v.suffix("output", ".O") } else { "" });
+    let mut operands =
+        if load { vec![dst(v), attribute_address(v)] } else { vec![attribute_address(v), reg(v.get("rs"), 255)] };
+    if v.has("rb") && v.get("rb") != 255 {
+        operands.push(reg(v.get("rb"), 255));
+    }
+    (m, operands)
+}
+
+/// `IPA.mode[.CENTROID|.OFFSET] Rd[, Pd], a[0xADDR][, offset]`: the address in words, indexed by a uniform
+/// register in the immediate form (bit 91); the offset (a register, an unsigned immediate or a constant) only
+/// with .OFFSET.
+fn ipa(v: &View) -> Parts {
+    const MODE: &[&str] = &[".PASS", ".CONSTANT", ".STATE", ".INVALID3"];
+    const SAMPLE: &[&str] = &["", ".CENTROID", ".OFFSET"];
+    let offset_form = !v.has("sample");
+    let sample = if offset_form { ".OFFSET".to_string() } else { pick(v, "sample", SAMPLE) };
+    let mut operands = vec![dst(v)];
+    optional_pred(v, "pd", &mut operands);
+    let address = hex(4 * v.get("address") as i64);
+    operands.push(match v.has("ur_valid") && v.flag("ur_valid") {
+        false => format!("a[{address}]"),
+        true if v.get("address") == 0 => format!("a[{}]", ureg(v.get("ur"))),
+        true => format!("a[{}+{address}]", ureg(v.get("ur"))),
+    });
+    if v.has("imm32") {
+        operands.push(hex(v.get("imm32") as i64));
+    } else if v.has("cb_bank") {
+        operands.push(cbuf(v));
+    } else if sample == ".OFFSET" {
+        operands.push(reg(v.get("rb"), 255));
+    }
+    (format!("IPA{}{sample}", pick(v, "mode", MODE)), operands)
+}
+
+/// `OUT.FINAL Ra`, `OUT.CUT Rd, Ra, RZ`, `OUT.EMIT[_THEN_CUT] Rd, Ra, Rb|imm` (the immediate signed).
+fn out(v: &View) -> Parts {
+    let ra = reg(v.get("ra"), 255);
+    match v.encoding.form() {
+        "final" => ("OUT.FINAL".into(), vec![ra]),
+        "cut" => ("OUT.CUT".into(), vec![dst(v), ra, "RZ".into()]),
+        _ => {
+            let kind = if v.flag("cut") { "OUT.EMIT_THEN_CUT" } else { "OUT.EMIT" };
+            let stream = if v.has("imm32") { hex(v.get("imm32") as u32 as i32 as i64) } else { reg(v.get("rb"), 255) };
+            (kind.into(), vec![dst(v), ra, stream])
+        }
+    }
+}
+
+/// `PIXLD[.mode] Rd[, Pd]`.
+fn pixld(v: &View) -> Parts {
+    const MODE: &[&str] =
+        &["", ".COVMASK", ".CENTROID_OFFSET", ".MY_INDEX", ".INNER_COVERAGE", ".???5", ".???6", ".???7"];
+    let mut operands = vec![dst(v)];
+    optional_pred(v, "pd", &mut operands);
+    (format!("PIXLD{}", pick(v, "mode", MODE)), operands)
+}
+
+/// `ISBERD[.O][.PATCH|.PRIM|.ATTR][.SKEW][.U16|.32] Rd, [Ra+offset]` (`[RZ]`, `[0x10]` without a register).
+fn isberd(v: &View) -> Parts {
+    const SIZE: &[&str] = &["", ".U16", ".32", ".INVALID3"];
+    const MODE: &[&str] = &["", ".PATCH", ".PRIM", ".ATTR"];
+    let m = format!(
+        "ISBERD{}{}{}{}",
+        v.suffix("output", ".O"),
+        pick(v, "mode", MODE),
+        v.suffix("skew", ".SKEW"),
+        pick(v, "size", SIZE)
+    );
+    let (ra, offset) = (v.get("ra"), v.get("offset") as i64);
+    let address = match (ra, offset) {
+        (_, 0) => format!("[{}]", reg(ra, 255)),
+        (255, _) => format!("[{}]", hex(offset)),
+        _ => format!("[{}+{}]", reg(ra, 255), hex(offset)),
+    };
+    (m, vec![dst(v), address])
+}
+
+/// `AL2P[.O][.64|.96|.128] Rd, Ra, offset` (a signed 11-bit offset), or `AL2P Rd, offset` (10 bits unsigned)
+/// when ra is RZ.
+fn al2p(v: &View) -> Parts {
+    let m = format!("AL2P{}{}", v.suffix("output", ".O"), pick(v, "size", VECTOR_SIZE));
+    let operands = match v.get("ra") {
+        255 => vec![dst(v), hex((v.get("address") & 0x3ff) as i64)],
+        ra => vec![dst(v), reg(ra, 255), hex(v.signed("address"))],
     };
     (m, operands)
 }
