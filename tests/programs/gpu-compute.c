@@ -15,6 +15,10 @@
  * Launched again with the QMD's SAMPLER_INDEX VIA_HEADER_INDEX, the handle's sampler bits (pointing at a zeroed
  * sampler) are ignored and the results are the same.
  *
+ * Then a surface in a grid (shaders/surface.cs.sasm): 64 threads each load a texel of a 32-bit block-linear surface
+ * (SULD), store it plus the thread's number (SUST) and add 0x100 to it (SURED); the loads and the texels after the
+ * grid, in the surface's layout, must be what those instructions make of the texels.
+ *
  * Last, the Switch 2's compute class (AMPERE_COMPUTE_B, open-gpu-doc clc7c0.h): the same kernel compiled by ptxas
  * for sm_86, launched through a QMD of version 03_00 (clc7c0qmd.h: the program's own address, no program region)
  * with SEND_SIGNALING_PCAS2_B, constant buffer 0 as CUDA's driver lays it out for sm_86 (the parameters at
@@ -41,13 +45,18 @@ __asm__(".section .rodata\n"
         "sample_end:\n"
         ".balign 4\n"
         "sample_size: .word sample_end - sample_code\n"
+        ".balign 256\n"
+        "surface_code: .incbin \"shaders/surface.cs.bin\"\n"
+        "surface_end:\n"
+        ".balign 4\n"
+        "surface_size: .word surface_end - surface_code\n"
         ".balign 16\n"
         "kernel_input: .incbin \"../../gpu/tests/sass/cuda/input.bin\"\n"
         "gpu_output: .incbin \"../../gpu/tests/sass/cuda/results/compare_logic.out\", 0, 65536\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
-HIDDEN extern const uint8_t kernel_code[], kernel_input[], gpu_output[], sample_code[], ampere_code[];
-HIDDEN extern const uint32_t kernel_size, sample_size, ampere_size;
+HIDDEN extern const uint8_t kernel_code[], kernel_input[], gpu_output[], sample_code[], surface_code[], ampere_code[];
+HIDDEN extern const uint32_t kernel_size, sample_size, surface_size, ampere_size;
 
 #define COMPUTE 1u /* the subchannel NVN gives the compute class */
 #define SET_OBJECT 0x0000u
@@ -71,11 +80,13 @@ HIDDEN extern const uint32_t kernel_size, sample_size, ampere_size;
 #define QMD 0x14400u
 #define SEMAPHORE 0x14800u
 #define SAMPLE_OFFSET 0x2000u /* sample.cs in the program region */
+#define SURFACE_OFFSET 0x3000u /* surface.cs in the program region */
 #define HANDLES 0x14C00u      /* constant buffer 2: the texture handles */
 #define TICS 0x15000u
 #define TSCS 0x15400u
 #define RGBA8_TEXELS 0x15800u /* 8 x 8, pitch 32 */
 #define B5G6R5_TEXELS 0x15C00u /* 8 x 8, block-linear, one GOB tall */
+#define R32_TEXELS 0x15E00u    /* 8 x 8, block-linear, one GOB tall: the surface */
 #define TEXTURE_SLOT 2u
 #define AMPERE_PROGRAM 0x16000u /* the sm_86 kernel, at its own address */
 #define OUT 0x20000u
@@ -229,6 +240,40 @@ static void textures_in_a_grid(uint8_t *memory) {
     }
 }
 
+/* The surface's texels before the grid. */
+static uint32_t r32_texel(uint32_t x, uint32_t y) { return 0x9E3779B9u * (8 * y + x + 1); }
+
+/* After textures_in_a_grid, whose pools and handle slot it keeps. */
+static void surface_in_a_grid(uint8_t *memory) {
+    print("-- a surface in a grid\n");
+    const uint32_t red[4] = {TIC_R, TIC_ZERO, TIC_ZERO, TIC_ONE_FLOAT};
+    for (uint32_t y = 0; y < 8; y++)
+        for (uint32_t x = 0; x < 8; x++) put_u32(memory + R32_TEXELS + block_linear_offset(4 * x, y, 32, 0), r32_texel(x, y));
+    write_texture_header((uint32_t *)(memory + TICS + 64), gpu.gpu_address + R32_TEXELS, TIC_R32, red, TIC_BLOCKLINEAR,
+                         0, 1, 8, 8, TIC_TWO_D);
+    put_u32(memory + HANDLES + 12, 2u); /* header 2; a surface has no sampler */
+    memcpy(memory + PROGRAM_REGION + SURFACE_OFFSET, surface_code, surface_size);
+    memset(memory + OUT, 0xEE, 64 * 4);
+    uint64_t handles = gpu.gpu_address + HANDLES;
+    build_qmd(memory + QMD, SURFACE_OFFSET, 1, 64, 0x5F);
+    uint8_t *qmd = memory + QMD;
+    put_u32(qmd + 0x50, 1u | 1u << TEXTURE_SLOT | 3u << 29); /* CONSTANT_BUFFER_VALID(0, 2) */
+    put_u32(qmd + 0x74 + 8 * TEXTURE_SLOT, (uint32_t)handles);
+    put_u32(qmd + 0x78 + 8 * TEXTURE_SLOT, (uint32_t)(handles >> 32) | 0x100u << 15);
+    check(launch() == 0, "the launch runs");
+    check(semaphore() == 0x5F, "its release after the grid");
+    uint32_t wrong_loads = 0, wrong_texels = 0;
+    for (uint32_t t = 0; t < 64; t++) {
+        uint32_t x = t & 7, y = t >> 3, loaded, texel;
+        memcpy(&loaded, memory + OUT + 4 * t, 4);
+        memcpy(&texel, memory + R32_TEXELS + block_linear_offset(4 * x, y, 32, 0), 4);
+        wrong_loads += loaded != r32_texel(x, y);
+        wrong_texels += texel != r32_texel(x, y) + t + 0x100u;
+    }
+    check(wrong_loads == 0, "every thread loaded its texel (SULD)");
+    check(wrong_texels == 0, "every texel is its value plus the thread's number and 0x100 (SUST, SURED), in place");
+}
+
 /* A version 03_00 QMD (AMPERE_COMPUTE_B's) for one block of 128 x 1 x 1 threads of the program at `program`,
  * constant buffer 0 at CONSTANTS, and release 0 writing `payload` (one word) at SEMAPHORE. */
 static void build_qmd_v3(uint8_t *qmd, uint64_t program, uint32_t payload) {
@@ -343,6 +388,7 @@ int main(void) {
     check(written == 0, "and nothing ran");
 
     textures_in_a_grid(memory);
+    surface_in_a_grid(memory);
     ampere_compute(memory);
 
     nv_close(nv, gpu.channel);

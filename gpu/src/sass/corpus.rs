@@ -11,7 +11,7 @@ use super::cubin::{Cubin, CubinError, KernelImage};
 use super::exec::{
     self, ConstantBuffers, ExecError, Kernel, Launch, Sampler, TextureImage, Textures, driver_constants, run_compute,
 };
-use crate::shader::ir::{HandlePart, SurfaceBinding, TextureBinding, TextureDim, TextureHandle, TextureView};
+use crate::shader::ir::{HandlePart, SurfaceBinding, TextureBinding, TextureHandle, TextureView};
 use crate::shader::{FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, TranslateError, Window, translate_compute};
 use crate::texture::format::NumberKind;
 use crate::vulkan::{ComputeDevice, DispatchOptions, Sampling, StorageImage, Texture, VulkanError};
@@ -668,13 +668,7 @@ pub fn dispatch(
         .map(|(&(_, texture), texels)| Texture {
             format: vk::Format::R32G32B32A32_SFLOAT,
             bytes_per_texel: 16,
-            view_type: match (texture.dim, texture.layers > 1) {
-                (TextureDim::D3, _) => vk::ImageViewType::TYPE_3D,
-                (TextureDim::Cube, false) => vk::ImageViewType::CUBE,
-                (TextureDim::Cube, true) => vk::ImageViewType::CUBE_ARRAY,
-                (_, false) => vk::ImageViewType::TYPE_2D,
-                (_, true) => vk::ImageViewType::TYPE_2D_ARRAY,
-            },
+            view_type: crate::vulkan::view_type(texture.dim, texture.layers > 1),
             width: texture.size[0],
             height: texture.size[1],
             depth: texture.size[2],
@@ -745,17 +739,10 @@ fn run_surfaces(
             (2, _) => vk::Format::R32G32_UINT,
             _ => vk::Format::R32G32B32A32_UINT,
         };
-        let view_type = match (surface.dim, surface.layers > 1) {
-            (TextureDim::D1, false) => vk::ImageViewType::TYPE_1D,
-            (TextureDim::D1, true) => vk::ImageViewType::TYPE_1D_ARRAY,
-            (TextureDim::D3, _) => vk::ImageViewType::TYPE_3D,
-            (_, false) => vk::ImageViewType::TYPE_2D,
-            (_, true) => vk::ImageViewType::TYPE_2D_ARRAY,
-        };
         let image = StorageImage {
             format,
             bytes_per_texel: u64::from(own),
-            view_type,
+            view_type: crate::vulkan::view_type(surface.dim, surface.layers > 1),
             size: surface.size,
             layers: surface.layers,
             texels: surface.texels(number),

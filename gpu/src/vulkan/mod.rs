@@ -40,6 +40,20 @@ use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use std::fmt;
 use std::sync::Arc;
 
+/// The image view type of an image of `dim`, an array when `array` (a 3D image is never one).
+pub fn view_type(dim: crate::shader::ir::TextureDim, array: bool) -> vk::ImageViewType {
+    use crate::shader::ir::TextureDim;
+    match (dim, array) {
+        (TextureDim::D1, false) => vk::ImageViewType::TYPE_1D,
+        (TextureDim::D1, true) => vk::ImageViewType::TYPE_1D_ARRAY,
+        (TextureDim::D2, false) => vk::ImageViewType::TYPE_2D,
+        (TextureDim::D2, true) => vk::ImageViewType::TYPE_2D_ARRAY,
+        (TextureDim::Cube, false) => vk::ImageViewType::CUBE,
+        (TextureDim::Cube, true) => vk::ImageViewType::CUBE_ARRAY,
+        (TextureDim::D3, _) => vk::ImageViewType::TYPE_3D,
+    }
+}
+
 /// Every buffer's device address is a multiple of this, whatever the driver's own alignment.
 pub const ADDRESS_ALIGNMENT: u64 = 256;
 

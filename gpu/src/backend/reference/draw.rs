@@ -336,6 +336,15 @@ impl ReferenceBackend {
             texture_buffer: draw.texture_buffer,
             pools: draw.texture_pools,
         };
+        if let Some(surface) = needs.surfaces.first() {
+            return Err(BackendError::Unimplemented {
+                backend: NAME,
+                what: format!(
+                    "{} reaches surface {} (SULD, SUST, SURED): graphics stages bind no storage images yet",
+                    kernel.name, surface.handle
+                ),
+            });
+        }
         let textures = self.textures(&source, &needs.textures, memory)?;
         let views: Vec<_> = textures.iter().map(|texture| texture.view()).collect();
         let translation = translate_graphics(kernel, interface, stage.header.local_memory_bytes(), global, &views)?;

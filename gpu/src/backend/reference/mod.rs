@@ -10,6 +10,7 @@
 
 mod depth;
 mod draw;
+mod surface;
 mod texture;
 
 use super::{Backend, BackendError, ColorClear, DepthStencilClear, Dispatch, Draw, Drawn, Frame, GpuMemory, Present};
@@ -152,16 +153,6 @@ impl ReferenceBackend {
             self.needs.clear();
         }
         let needs = program_needs(kernel)?;
-        if let Some(surface) = needs.surfaces.first() {
-            return Err(BackendError::Unimplemented {
-                backend: NAME,
-                what: format!(
-                    "{} reaches surface {} (SULD, SUST, SURED): storage images from the guest's texture headers are \
-                     not bound yet",
-                    kernel.name, surface.handle
-                ),
-            });
-        }
         self.needs.insert(key, needs.clone());
         Ok(needs)
     }
@@ -324,8 +315,8 @@ impl Backend for ReferenceBackend {
     }
 
     /// Mirrors every mapped range of the address space into a device buffer, translates the kernel to reach the
-    /// guest's GPU addresses there, binds the constant buffers and textures the kernel reads, runs the grid, and
-    /// writes back the bytes the grid changed.
+    /// guest's GPU addresses there, binds the constant buffers, textures and surfaces the kernel reaches, runs the
+    /// grid, and writes back the bytes the grid changed (the surfaces' texels too).
     fn dispatch(&mut self, dispatch: &Dispatch, memory: &GpuMemory) -> Result<(), BackendError> {
         let program = &dispatch.kernel.name;
         // Maxwell gives a block up to 48 KiB of shared memory; a Vulkan device may offer less.
@@ -350,6 +341,7 @@ impl Backend for ReferenceBackend {
         };
         let needs = self.program_needs(&dispatch.kernel)?;
         let textures = self.textures(&source, &needs.textures, memory)?;
+        let mut surfaces = self.surfaces(&source, &needs.surfaces, memory)?;
         let views: Vec<_> = textures.iter().map(|texture| texture.view()).collect();
         let (mirrors, windows) = self.mirror_guest_memory(memory)?;
         let fault = self.fault_buffer()?;
@@ -382,13 +374,23 @@ impl Backend for ReferenceBackend {
         }
         let bindings: Vec<_> = banks.iter().collect();
         let sampled: Vec<_> = textures.iter().map(|texture| texture.texture()).collect();
+        let storage = (&mut surfaces.images[..], &surfaces.bindings[..]);
         self.device
-            .dispatch_sampling(&translation.spirv, "main", &bindings, &sampled, dispatch.grid, &Default::default())
+            .dispatch_images(
+                &translation.spirv,
+                "main",
+                &bindings,
+                &sampled,
+                storage,
+                dispatch.grid,
+                &Default::default(),
+            )
             .map_err(failed)?;
         if self.faulted(fault)? {
             return Err(BackendError::ShaderFault { program: dispatch.program });
         }
-        self.write_back_mirrors(&mirrors, memory)
+        self.write_back_mirrors(&mirrors, memory)?;
+        self.write_back_surfaces(&surfaces, memory)
     }
 
     /// Reads every texel and widens it to RGBA8 (UNORM formats whose channels are 8 bits or fewer; a channel a

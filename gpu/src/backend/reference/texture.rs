@@ -77,7 +77,7 @@ impl DecodedTexture {
     }
 }
 
-fn read_descriptor(memory: &GpuMemory, address: u64) -> Result<[u32; 8], BackendError> {
+pub(super) fn read_descriptor(memory: &GpuMemory, address: u64) -> Result<[u32; 8], BackendError> {
     let mut bytes = [0u8; DESCRIPTOR_BYTES as usize];
     memory.read(address, &mut bytes)?;
     Ok(std::array::from_fn(|i| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("four bytes"))))
@@ -94,6 +94,18 @@ pub(super) struct TextureSource<'a> {
 }
 
 impl TextureSource<'_> {
+    /// The handle (header index in bits 19:0, sampler index in 31:20) that `handle` names, read from the
+    /// constant buffers.
+    pub(super) fn handle(&self, handle: TextureHandle, memory: &GpuMemory) -> Result<u32, BackendError> {
+        match handle {
+            TextureHandle::Bound(offset) => self.handle_word(self.texture_buffer, offset, memory),
+            TextureHandle::Traced(parts) => parts.iter().flatten().try_fold(0, |raw, part| {
+                let word = self.handle_word(usize::from(part.bank), part.offset, memory)?;
+                Ok::<u32, BackendError>(raw | part.apply(word))
+            }),
+        }
+    }
+
     /// The word at byte `offset` of constant buffer `slot`, where a texture handle (or part of one) is.
     fn handle_word(&self, slot: usize, offset: u32, memory: &GpuMemory) -> Result<u32, BackendError> {
         let buffer = self.constant_buffers.get(slot).copied().flatten().ok_or_else(|| {
@@ -131,13 +143,7 @@ impl ReferenceBackend {
         binding: &TextureBinding,
         memory: &GpuMemory,
     ) -> Result<DecodedTexture, BackendError> {
-        let raw = match binding.handle {
-            TextureHandle::Bound(offset) => source.handle_word(source.texture_buffer, offset, memory)?,
-            TextureHandle::Traced(parts) => parts.iter().flatten().try_fold(0, |raw, part| {
-                let word = source.handle_word(usize::from(part.bank), part.offset, memory)?;
-                Ok::<u32, BackendError>(raw | part.apply(word))
-            })?,
-        };
+        let raw = source.handle(binding.handle, memory)?;
         let handle = Handle::split(raw, source.pools.sampler_via_header);
         let (header_address, sampler_address) = source.pools.addresses(handle).map_err(bad_texture)?;
         let header =
@@ -206,15 +212,7 @@ impl ReferenceBackend {
             (TextureDim::Cube, false) => 6,
             _ => 1,
         };
-        let view_type = match (binding.dim, binding.array) {
-            (TextureDim::D1, false) => vk::ImageViewType::TYPE_1D,
-            (TextureDim::D1, true) => vk::ImageViewType::TYPE_1D_ARRAY,
-            (TextureDim::D2, false) => vk::ImageViewType::TYPE_2D,
-            (TextureDim::D2, true) => vk::ImageViewType::TYPE_2D_ARRAY,
-            (TextureDim::Cube, false) => vk::ImageViewType::CUBE,
-            (TextureDim::Cube, true) => vk::ImageViewType::CUBE_ARRAY,
-            (TextureDim::D3, _) => vk::ImageViewType::TYPE_3D,
-        };
+        let view_type = crate::vulkan::view_type(binding.dim, binding.array);
         if view_type == vk::ImageViewType::CUBE_ARRAY && !self.device.features().image_cube_array {
             return Err(unimplemented(format!("cube arrays on {}, which lacks imageCubeArray", self.device.name())));
         }

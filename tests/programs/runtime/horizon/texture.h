@@ -6,6 +6,7 @@
 /* Texture header and sampler fields (clb097tex.h NVB097_TEXHEAD_BL_*, _PITCH_*, NVB097_TEXSAMP*). */
 #define TIC_A8B8G8R8 0x08u
 #define TIC_B5G6R5 0x15u
+#define TIC_R32 0x0Fu
 #define TIC_ASTC_2D_4X4 0x40u
 #define TIC_Z24S8 0x29u
 #define TIC_UNORM 2u
