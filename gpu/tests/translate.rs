@@ -28,6 +28,7 @@ const MUST_TRANSLATE: &[&str] = &[
     "hash64",
     "sampling",
     "surfaces",
+    "pack",
 ];
 
 fn spirv_val(entry: &str, spirv: &[u32]) -> Result<(), String> {

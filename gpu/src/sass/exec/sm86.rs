@@ -93,6 +93,11 @@ impl Exec<'_, '_> {
         Err(ExecError::Unimplemented { isa: Isa::Sm86, what: what.into(), offset: self.v.offset })
     }
 
+    /// The instruction as nvdisasm writes it, for errors.
+    fn text(&self) -> String {
+        crate::sass::sm86::text(&self.instruction())
+    }
+
     /// Runs `f` on every active lane and moves it to the next instruction.
     fn each(&mut self, mut f: impl FnMut(&mut Lane, &Operands)) {
         let operands = Operands { v: self.v, ur: self.step.warp.ur, up: self.step.warp.up, cbufs: self.step.cbufs };
@@ -138,7 +143,7 @@ impl Exec<'_, '_> {
             return self.unimplemented(format!(
                 "a guarded uniform-datapath instruction (the guard would be a uniform predicate, which no oracle \
                  program shows): {}",
-                crate::sass::sm86::text(&self.instruction())
+                self.text()
             ));
         }
         match v.encoding.opcode {
@@ -207,6 +212,17 @@ impl Exec<'_, '_> {
                     _ => value & ((1 << bits) - 1),
                 };
                 lane.set_reg(o.v.get("rd"), result)
+            }),
+            // The accumulating form alone (what ptxas makes of vabsdiff4 ... .add): c plus the bytes' distances.
+            "VABSDIFF4" if !v.flag("acc") || v.get("pd") != 7 => return self.unimplemented(self.text()),
+            "VABSDIFF4" => self.each(|lane, o| {
+                let (a, b, c) = (o.reg(lane, "ra"), o.reg(lane, "rb"), o.reg(lane, "rc"));
+                let byte = |word: u32, k: u32| {
+                    let byte = (word >> (8 * k)) as u8;
+                    if o.v.flag("signed") { i32::from(byte as i8) } else { i32::from(byte) }
+                };
+                let sum: u32 = (0..4).map(|k| byte(a, k).abs_diff(byte(b, k))).sum();
+                lane.set_reg(o.v.get("rd"), c.wrapping_add(sum))
             }),
             "VABSDIFF" => self.each(|lane, o| {
                 let (a, b, c) = (o.reg(lane, "ra"), o.reg(lane, "rb"), o.reg(lane, "rc"));
@@ -345,6 +361,24 @@ impl Exec<'_, '_> {
                 return self.unimplemented("I2F of a 64-bit constant or immediate");
             }
             "I2F" => self.each(i2f),
+            // .SAT into 8- or 16-bit lanes, c's low half (what ptxas makes of cvt.pack.sat).
+            "I2IP" if v.get("sat") != 0 || v.get("dst") > 3 || v.get("half_c") != 0 => {
+                return self.unimplemented(self.text());
+            }
+            "I2IP" => self.each(|lane, o| {
+                let (a, b, c) = (o.reg(lane, "ra"), o.reg(lane, "rb"), o.reg(lane, "rc"));
+                let dst = o.v.get("dst");
+                let bits = if dst < 2 { 8 } else { 16 };
+                let (low, high) = if dst & 1 == 1 {
+                    (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+                } else {
+                    (0, (1i64 << bits) - 1)
+                };
+                let lane_of = |x: u32| (i64::from(x as i32).clamp(low, high) as u32) & ((1u32 << bits) - 1);
+                // a above b; two bytes leave the upper half to c's low half.
+                let packed = lane_of(a) << bits | lane_of(b);
+                lane.set_reg(o.v.get("rd"), if bits == 8 { c << 16 | packed } else { packed })
+            }),
             "I2FP" => self.each(|lane, o| {
                 let b = o.reg(lane, "rb");
                 let signed = o.v.flag("signed");
@@ -354,13 +388,13 @@ impl Exec<'_, '_> {
             }),
             // BF16 results are 16 bits: a pair destination (dst 3) with .BF16 is no form ptxas writes.
             "F2F" if v.flag("bf16") && v.get("dst") == 3 => {
-                return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                return self.unimplemented(self.text());
             }
             "F2F" => self.each(f2f),
             "F2IP" => {
                 // Only the single-value form ptxas emits for cvt.sat to 8 bits: no second value, nothing merged.
                 if v.get("ra") != 255 || v.get("rc") != 255 || v.flag("relu") {
-                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                    return self.unimplemented(self.text());
                 }
                 self.each(|lane, o| {
                     let (signed, round) = (o.v.flag("signed"), float::rounding(o.v.get("rnd")));
@@ -373,7 +407,7 @@ impl Exec<'_, '_> {
                 // BF16 (.BF16_V2) without .FTZ or .F32, whose meanings there no oracle program shows.
                 let odd_bf16 = v.flag("bf16") && (v.flag("ftz") || v.flag("f32"));
                 if odd_bf16 || [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) {
-                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                    return self.unimplemented(self.text());
                 }
                 self.each(half_arithmetic)
             }
@@ -393,7 +427,7 @@ impl Exec<'_, '_> {
             }),
             "HMNMX2" => {
                 if (v.flag("bf16") && v.flag("ftz")) || v.flag("f32") {
-                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                    return self.unimplemented(self.text());
                 }
                 self.each(|lane, o| {
                     let (a, b) = (o.half_a(lane), o.half_b(lane));
@@ -427,7 +461,7 @@ impl Exec<'_, '_> {
                 // Kinds: 0 PACK_AB (FP16), 2 BF16.PACK_AB, 3 RELU.BF16.PACK_AB (negative results +0; NaN the
                 // canonical NaN, as an H200 gives it).
                 if v.flag("merge_c") || v.get("kind") & !3 != 0 || v.get("kind") == 1 {
-                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                    return self.unimplemented(self.text());
                 }
                 self.each(|lane, o| {
                     let round = float::rounding(o.v.get("rnd"));
@@ -477,7 +511,7 @@ impl Exec<'_, '_> {
                     0 => "global",
                     1 => "local",
                     2 => "shared",
-                    _ => return self.unimplemented(crate::sass::sm86::text(&self.instruction())),
+                    _ => return self.unimplemented(self.text()),
                 };
                 self.each(|lane, o| {
                     let address = lane.reg64(o.v.get("ra")).wrapping_add(o.v.signed("offset") as u64);
@@ -499,7 +533,7 @@ impl Exec<'_, '_> {
                         let taken = converged == (mode == 3);
                         self.branch(|lane, o| (taken && o.pred_src(lane, "ps")).then_some(target));
                     }
-                    _ => return self.unimplemented(crate::sass::sm86::text(&self.instruction())),
+                    _ => return self.unimplemented(self.text()),
                 }
             }
             "BRX" => {
@@ -517,7 +551,7 @@ impl Exec<'_, '_> {
             }
             "RET" => {
                 if v.flag("abs") || v.flag("uniform") {
-                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                    return self.unimplemented(self.text());
                 }
                 // The return address is in a register, relative to the code section (ptxas writes it with MOV):
                 // the encoded displacement takes this instruction back to the section's start.
@@ -539,11 +573,7 @@ impl Exec<'_, '_> {
             }
             "BPT" => {
                 if self.active != 0 {
-                    return Err(ExecError::Trap {
-                        isa: Isa::Sm86,
-                        what: crate::sass::sm86::text(&self.instruction()),
-                        offset: v.offset,
-                    });
+                    return Err(ExecError::Trap { isa: Isa::Sm86, what: self.text(), offset: v.offset });
                 }
             }
             "BSSY" => {
@@ -594,7 +624,7 @@ impl Exec<'_, '_> {
             "BAR" => self.barrier()?,
             "B2R" => {
                 if v.get("mode") != 1 {
-                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                    return self.unimplemented(self.text());
                 }
                 // The result of the lane's last barrier reduction: the count, or the AND/OR as 0 or 1.
                 self.each(|lane, o| {
@@ -626,7 +656,7 @@ impl Exec<'_, '_> {
             }
             "UIADD3" | "ULOP3" | "USHF" | "UIMAD" | "UFLO" => self.uniform()?,
             opcode => {
-                let text = crate::sass::sm86::text(&self.instruction());
+                let text = self.text();
                 return Err(ExecError::UnknownOpcode { isa: Isa::Sm86, opcode, text, offset: v.offset });
             }
         }
@@ -729,10 +759,7 @@ impl Exec<'_, '_> {
         for i in lanes(self.active) {
             let lane = &self.step.warp.lanes[i];
             let Some(value) = value_of(lane, i) else {
-                return self.unimplemented(format!(
-                    "special register {sr} ({})",
-                    crate::sass::sm86::text(&self.instruction())
-                ));
+                return self.unimplemented(format!("special register {sr} ({})", self.text()));
             };
             let lane = &mut self.step.warp.lanes[i];
             if pair {
@@ -855,7 +882,7 @@ impl Exec<'_, '_> {
             || (!cas && op > 8)
             || (opcode == "RED" && op > 7)
         {
-            return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+            return self.unimplemented(self.text());
         }
         let shared = opcode == "ATOMS";
         let ur = self.step.warp.ur;
@@ -912,7 +939,7 @@ impl Exec<'_, '_> {
         let v = self.v;
         let mode = v.get("mode");
         if mode > 2 || (mode == 2 && v.get("red") > 2) {
-            return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+            return self.unimplemented(self.text());
         }
         // The barrier number is an immediate or a (warp-uniform) register.
         let id = match lanes(self.active).next() {
@@ -984,7 +1011,7 @@ impl Exec<'_, '_> {
         let v = self.v;
         let op = v.get("op");
         if op > 5 {
-            return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+            return self.unimplemented(self.text());
         }
         let signed = v.flag("signed");
         let values: Vec<u32> = lanes(self.active).map(|i| self.step.warp.lanes[i].reg(v.get("ra"))).collect();
@@ -1227,7 +1254,7 @@ impl Exec<'_, '_> {
         run: fn(&T, &mut super::Step, u32) -> std::result::Result<(), String>,
     ) -> Result {
         let outcome = read(self.v).and_then(|t| run(&t, self.step, self.active));
-        outcome.or_else(|why| self.unimplemented(format!("{} ({why})", crate::sass::sm86::text(&self.instruction()))))
+        outcome.or_else(|why| self.unimplemented(format!("{} ({why})", self.text())))
     }
 
     fn uniform(&mut self) -> Result {
@@ -1254,7 +1281,7 @@ impl Exec<'_, '_> {
             }
             "UIMAD" => {
                 if v.flag("x") || v.flag("neg_c") {
-                    return self.unimplemented(crate::sass::sm86::text(&self.instruction()));
+                    return self.unimplemented(self.text());
                 }
                 // imm_c form: the second factor is urc's slot... the table names the 71:64 slot `urc`.
                 let result = ur("ura").wrapping_mul(ur("urc")).wrapping_add(b);

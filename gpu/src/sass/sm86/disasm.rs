@@ -64,6 +64,7 @@ fn body(v: &View) -> String {
         "I2F" => i2f(v),
         "I2I" => i2i(v),
         "I2FP" => i2fp(v),
+        "I2IP" => i2ip(v),
         "F2FP" => f2fp(v),
         "F2IP" => f2ip(v),
         "MOV" => mov(v),
@@ -76,6 +77,7 @@ fn body(v: &View) -> String {
         "IABS" => ("IABS".into(), vec![reg(v.get("rd"), 255), register(v, "rb", 1)]),
         "IDP" => idp(v),
         "VABSDIFF" => vabsdiff(v),
+        "VABSDIFF4" => vabsdiff4(v),
         "POPC" => popc(v),
         "FLO" => flo(v),
         "BREV" => ("BREV".into(), vec![reg(v.get("rd"), 255), register(v, "rb", 1)]),
@@ -583,6 +585,16 @@ fn i2i(v: &View) -> Parts {
     (format!("I2I{}.S32.SAT", pick(v, "dst", TYPE)), vec![dst(v), register(v, "rb", 1)])
 }
 
+/// `I2IP.dst.S32[.SAT|.SATRELU] Rd, Ra, Rb, Rc[.H1]`.
+fn i2ip(v: &View) -> Parts {
+    const DST: &[&str] = &[".U8", ".S8", ".U16", ".S16", ".U2", ".S2", ".U4", ".S4"];
+    const SAT: &[&str] = &[".SAT", "", ".SATRELU", ".INVALID3"];
+    const HALF: &[&str] = &["", ".H1", ".???2", ".???3"];
+    let c = operand(v, "rc", 2, false, false, HALF[v.get("half_c") as usize & 3]);
+    let m = format!("I2IP{}.S32{}", pick(v, "dst", DST), pick(v, "sat", SAT));
+    (m, vec![dst(v), register(v, "ra", 0), register(v, "rb", 1), c])
+}
+
 fn i2fp(v: &View) -> Parts {
     let dst_type = match v.get("dst") {
         2 => ".F32".to_string(),
@@ -861,6 +873,15 @@ fn vabsdiff(v: &View) -> Parts {
     optional_pred(v, "pd", &mut operands);
     operands.extend([register(v, "ra", 0), register(v, "rb", 1), register(v, "rc", 2)]);
     (format!("VABSDIFF{}", if v.flag("signed") { "" } else { ".U32" }), operands)
+}
+
+/// `VABSDIFF4[.U8][.ACC] Rd[, Pd], Ra, Rb, Rc`: signed bytes print no type.
+fn vabsdiff4(v: &View) -> Parts {
+    let mut operands = vec![dst(v)];
+    optional_pred(v, "pd", &mut operands);
+    operands.extend([register(v, "ra", 0), register(v, "rb", 1), register(v, "rc", 2)]);
+    let m = format!("VABSDIFF4{}{}", if v.flag("signed") { "" } else { ".U8" }, v.suffix("acc", ".ACC"));
+    (m, operands)
 }
 
 fn popc(v: &View) -> Parts {
