@@ -29,6 +29,7 @@ const MUST_TRANSLATE: &[&str] = &[
     "sampling",
     "surfaces",
     "pack",
+    "half_set",
 ];
 
 fn spirv_val(entry: &str, spirv: &[u32]) -> Result<(), String> {

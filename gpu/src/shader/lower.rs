@@ -1545,6 +1545,21 @@ impl Lower<'_> {
         self.float_compare(a, b, cmp)
     }
 
+    /// HSET2 (the same fields in both ISAs; `immediate`: Maxwell's immediate pair): each half all ones (1.0 with
+    /// .BF) where its comparison, combined with the predicate, holds.
+    pub(super) fn hset2(&mut self, v: &View, immediate: Option<[u32; 2]>) {
+        let [a, b] = self.half_sources(v, immediate);
+        let ps = self.pred_src(v, "ps");
+        let (one, zero) = (self.const32(if v.flag("bf") { 0x3c00 } else { 0xffff }), self.const32(0));
+        let halves = [0, 1].map(|i| {
+            let holds = self.half_compare(a[i], b[i], v.get("cmp"), v.flag("ftz"));
+            let result = self.boolean(v.get("bop"), holds, ps);
+            self.select(result, one, zero)
+        });
+        let value = self.pack_halves(halves[0], halves[1]);
+        self.set_reg(v.get("rd"), value);
+    }
+
     /// HSETP2 (the same fields in both ISAs): a comparison of each half, or of both together (.H_AND),
     /// combined with a predicate into two.
     pub(super) fn hsetp2(&mut self, v: &View) {

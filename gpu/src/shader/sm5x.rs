@@ -1319,22 +1319,8 @@ impl Maxwell<'_, '_, '_> {
                 self.set_reg(rd, value);
             }
             "HSETP2" => self.hsetp2(v),
-            "HSET2" => {
-                // Each half: all ones (1.0 with .BF) where its comparison, combined with the predicate, holds.
-                if [v.get("swz_a"), v.get("swz_b")].contains(&1) {
-                    return self.unimplemented(v, Self::text(v));
-                }
-                let [a, b] = self.half_sources(v, immediate_halves(v));
-                let ps = self.pred_src(v, "ps");
-                let (one, zero) = (self.const32(if v.flag("bf") { 0x3c00 } else { 0xffff }), self.const32(0));
-                let halves = [0, 1].map(|i| {
-                    let holds = self.half_compare(a[i], b[i], v.get("cmp"), v.flag("ftz"));
-                    let result = self.boolean(v.get("bop"), holds, ps);
-                    self.select(result, one, zero)
-                });
-                let value = self.pack_halves(halves[0], halves[1]);
-                self.set_reg(v.get("rd"), value);
-            }
+            "HSET2" if [v.get("swz_a"), v.get("swz_b")].contains(&1) => return self.unimplemented(v, Self::text(v)),
+            "HSET2" => self.hset2(v, immediate_halves(v)),
             "F2F" if (v.get("src") == 3 || v.get("dst") == 3) && !v.flag("round_int") => {
                 let (src, dst) = (v.get("src"), v.get("dst"));
                 let (neg, abs) = (v.flag("neg_b"), v.flag("abs_b"));

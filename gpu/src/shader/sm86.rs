@@ -742,6 +742,11 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "HSETP2" => self.hsetp2(v),
+            // F32 operands (swizzle 1) are HADD2's and HMUL2's, not a comparison's.
+            "HSET2" if [v.get("swz_a"), v.get("swz_b")].contains(&1) => {
+                return self.unimplemented(v, "HSET2 of an F32 operand");
+            }
+            "HSET2" => self.hset2(v, None),
             "F2F" if !v.flag("bf16") && (v.get("src") == 3 || v.get("dst") == 3) => {
                 let (src, dst) = (v.get("src"), v.get("dst"));
                 let b = match src {

@@ -298,3 +298,17 @@ pub(super) fn shuffle_source(index: u32, b: u32, c: u32, mode: u64) -> (usize, b
     };
     (if valid { source as usize } else { index as usize }, valid)
 }
+
+/// HSET2 (both ISAs' fields): each half all ones (1.0 with .BF) where its comparison of `a` and `b`, combined
+/// with the predicate `ps`, holds.
+pub(super) fn hset2(v: &crate::sass::text::View, a: [u16; 2], b: [u16; 2], ps: bool) -> u32 {
+    let half = |i: usize| {
+        let holds = super::float::compare(super::float::order16(a[i], b[i], v.flag("ftz")), v.get("cmp"));
+        match (boolean(v.get("bop"), holds, ps), v.flag("bf")) {
+            (true, true) => 0x3c00,
+            (true, false) => 0xffff,
+            _ => 0,
+        }
+    };
+    half(1) << 16 | half(0)
+}

@@ -960,19 +960,9 @@ impl Exec<'_, '_> {
                 self.each(half_arithmetic)
             }
             "HSET2" => self.each(|lane, o| {
-                // Each half: all ones (1.0 with .BF) where its comparison, combined with the predicate, holds.
                 let a = o.half_pair(o.reg(lane, "ra"), "swz_a", "neg_a", "abs_a");
-                let b = o.half_b(lane);
-                let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
-                let half = |i: usize| {
-                    let holds = float::compare(float::order16(a[i], b[i], o.v.flag("ftz")), o.v.get("cmp"));
-                    match (boolean(op, holds, ps), o.v.flag("bf")) {
-                        (true, true) => 0x3c00,
-                        (true, false) => 0xffff,
-                        _ => 0,
-                    }
-                };
-                lane.set_reg(o.v.get("rd"), half(1) << 16 | half(0))
+                let value = super::ops::hset2(o.v, a, o.half_b(lane), o.pred_src(lane, "ps"));
+                lane.set_reg(o.v.get("rd"), value)
             }),
             "HSETP2" => self.each(|lane, o| {
                 let a = o.half_pair(o.reg(lane, "ra"), "swz_a", "neg_a", "abs_a");

@@ -425,6 +425,11 @@ impl Exec<'_, '_> {
                     lane.set_pred(o.v.get("pq"), boolean(op, holds(1), ps));
                 }
             }),
+            "HSET2" if [v.get("swz_a"), v.get("swz_b")].contains(&1) => return self.unimplemented(self.text()),
+            "HSET2" => self.each(|lane, o| {
+                let value = super::ops::hset2(o.v, o.half_a(lane), o.half_b(lane), o.pred_src(lane, "ps"));
+                lane.set_reg(o.v.get("rd"), value)
+            }),
             "HMNMX2" => {
                 if (v.flag("bf16") && v.flag("ftz")) || v.flag("f32") {
                     return self.unimplemented(self.text());

@@ -57,7 +57,7 @@ fn body(v: &View) -> String {
         "DFMA" => dfma(v),
         "DSETP" => dsetp(v),
         "HADD2" | "HMUL2" | "HFMA2" => half_arithmetic(v),
-        "HSETP2" => hsetp2(v),
+        "HSETP2" | "HSET2" => half_set(v),
         "HMNMX2" => hmnmx2(v),
         "F2F" => f2f(v),
         "F2I" => f2i(v),
@@ -499,21 +499,24 @@ fn half_arithmetic(v: &View) -> Parts {
     (m, operands)
 }
 
-fn hsetp2(v: &View) -> Parts {
+/// `HSETP2.cmp[.FTZ][.H_AND].bop Pd, Pq, a, b, Ps` and `HSET2[.BF].cmp[.FTZ].bop Rd, a, b, Ps`.
+fn half_set(v: &View) -> Parts {
+    let predicates = v.encoding.opcode == "HSETP2";
+    let bf = if predicates { "" } else { v.suffix("bf", ".BF") };
+    let h_and = if predicates { v.suffix("h_and", ".H_AND") } else { "" };
     let m = format!(
-        "HSETP2{}{}{}{}",
+        "{}{bf}{}{}{h_and}{}",
+        v.encoding.opcode,
         pick(v, "cmp", FLOAT_CMP),
         v.suffix("ftz", ".FTZ"),
-        v.suffix("h_and", ".H_AND"),
         pick(v, "bop", BOOL_OP)
     );
-    let operands = vec![
-        pred(v.get("pd"), false),
-        pred(v.get("pq"), false),
+    let mut operands = if predicates { vec![pred(v.get("pd"), false), pred(v.get("pq"), false)] } else { vec![dst(v)] };
+    operands.extend([
         half(v, "ra", 0, "neg_a", "abs_a", "swz_a"),
         half(v, "rb", 2, "neg_b", "abs_b", "swz_b"),
         pred_src(v, "ps"),
-    ];
+    ]);
     (m, operands)
 }
 
