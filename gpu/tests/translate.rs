@@ -30,6 +30,7 @@ const MUST_TRANSLATE: &[&str] = &[
     "surfaces",
     "pack",
     "half_set",
+    "movmatrix",
 ];
 
 fn spirv_val(entry: &str, spirv: &[u32]) -> Result<(), String> {

@@ -324,7 +324,7 @@ impl Lower<'_> {
     /// Whether `opcode` is a warp exchange [`Lower::warp_exchange`] lowers (the ISAs share the names and the
     /// fields that matter).
     pub(super) fn is_warp_exchange(opcode: &str) -> bool {
-        matches!(opcode, "SHFL" | "VOTE" | "VOTEU" | "REDUX" | "MATCH" | "R2UR")
+        matches!(opcode, "SHFL" | "VOTE" | "VOTEU" | "REDUX" | "MATCH" | "R2UR" | "MOVM")
     }
 
     /// A generic access (LD, ST): by the window the 64-bit address falls in, shared memory, local memory or
@@ -348,7 +348,7 @@ impl Lower<'_> {
         self.guarded(Some(global), |l| l.memory_access(Space::Global, address, size, load, register));
     }
 
-    /// A warp exchange at 32 lanes (SHFL, VOTE, VOTEU, REDUX, MATCH, R2UR): the thread publishes its value (under `guard`, computed
+    /// A warp exchange at 32 lanes (SHFL, VOTE, VOTEU, REDUX, MATCH, R2UR, MOVM): the thread publishes its value (under `guard`, computed
     /// again in each block that needs it, except for SHFL); the block ends at a barrier; a block of its own at `offset + 1`
     /// reads its warp's values and writes the results, then goes on at `next`.
     pub(super) fn warp_exchange(
@@ -382,11 +382,39 @@ impl Lower<'_> {
             "VOTE" | "VOTEU" => l.vote_result(v),
             "MATCH" => l.match_result(v),
             "R2UR" => l.first_lane_result(v),
+            "MOVM" => l.transpose_result(v),
             _ => l.reduce_result(v),
         });
         let body = self.stmts.pop().expect("pushed above");
         self.program.blocks.push(Block { start: post, body, terminator: Terminator::Jump(next) });
         Terminator::Barrier(post)
+    }
+
+    /// MOVM.16.MT88 (the interpreter's `transpose_matrix`): lane i's row i / 4, columns c = 2 (i % 4) and c + 1
+    /// of the transpose, element (r, c) being half c % 2 of lane 4 r + c / 2's published word.
+    fn transpose_result(&mut self, v: &View) {
+        let index = self.op(Op::Special(Special::LaneId));
+        let (two, three, four, sixteen) = (self.const32(2), self.const32(3), self.const32(4), self.const32(16));
+        let quarter = self.bin(BinOp::And, index, three);
+        let column = self.bin(BinOp::Mul, quarter, two);
+        let row = self.bin(BinOp::ShrU, index, two);
+        let one = self.const32(1);
+        // Elements (column, row) and (column + 1, row): lanes 4 column + row / 2 and 4 more, half row % 2.
+        let base = self.bin(BinOp::Mul, column, four);
+        let pair = self.bin(BinOp::ShrU, row, one);
+        let first = self.bin(BinOp::Add, base, pair);
+        let second = self.bin(BinOp::Add, first, four);
+        let parity = self.bin(BinOp::And, row, one);
+        let shift = self.bin(BinOp::Mul, parity, sixteen);
+        let mask = self.const32(0xffff);
+        let [low, high] = [first, second].map(|lane| {
+            let word = self.op(Op::WarpRead(lane));
+            let moved = self.bin(BinOp::ShrU, word, shift);
+            self.bin(BinOp::And, moved, mask)
+        });
+        let high = self.bin(BinOp::Shl, high, sixteen);
+        let value = self.bin(BinOp::Or, low, high);
+        self.set_reg(v.get("rd"), value);
     }
 
     /// Runs `lower` into an `If` on `guard`, or directly without one.

@@ -305,6 +305,9 @@ impl Lower<'_> {
             if opcode == "REDUX" && v.get("op") > 5 {
                 return self.unimplemented(v, format!("REDUX operation {}", v.get("op")));
             }
+            if opcode == "MOVM" && v.get("shape") != 0 {
+                return self.unimplemented(v, "MOVM of a shape other than .MT88");
+            }
             let guard = move |l: &mut Lower| {
                 guarded.then(|| {
                     let p = l.pred(pg);

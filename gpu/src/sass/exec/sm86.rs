@@ -639,6 +639,8 @@ impl Exec<'_, '_> {
             }
             "VOTE" | "VOTEU" => self.vote(),
             "SHFL" => self.shuffle(),
+            "MOVM" if v.get("shape") != 0 => return self.unimplemented(self.text()),
+            "MOVM" => self.transpose_matrix(),
             "REDUX" => self.redux()?,
             "DMMA" => self.dmma()?,
             "LDSM" => self.load_matrices()?,
@@ -1009,6 +1011,21 @@ impl Exec<'_, '_> {
             let (source, valid) = shuffle_source(index, b, c, o.v.get("mode"));
             lane.set_reg(o.v.get("rd"), values.get(source).copied().unwrap_or(0));
             lane.set_pred(o.v.get("pd"), valid);
+        });
+    }
+
+    /// MOVM.16.MT88: the 8x8 matrix of 16-bit elements whose row i / 4, columns 2 (i % 4) and 2 (i % 4) + 1 lane i
+    /// holds, transposed (movmatrix's layout; an H200 agrees: `kernels/movmatrix.ptx`).
+    fn transpose_matrix(&mut self) {
+        let v = self.v;
+        let values: Vec<u32> = self.step.warp.lanes.iter().map(|lane| lane.reg(v.get("ra"))).collect();
+        self.each(|lane, o| {
+            let index = lane_index(lane) as usize;
+            let (row, column) = (index / 4, 2 * (index % 4));
+            // Element (r, c) is half c % 2 of lane 4 r + c / 2.
+            let element =
+                |r: usize, c: usize| values.get(4 * r + c / 2).map_or(0, |word| word >> (16 * (c % 2)) & 0xffff);
+            lane.set_reg(o.v.get("rd"), element(column, row) | element(column + 1, row) << 16);
         });
     }
 

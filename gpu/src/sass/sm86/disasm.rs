@@ -128,6 +128,10 @@ fn body(v: &View) -> String {
         "B2R" => b2r(v),
         "VOTE" | "VOTEU" => vote(v),
         "SHFL" => shfl(v),
+        "MOVM" => {
+            const SHAPE: &[&str] = &[".MT88", ".M832", ".M864"];
+            (format!("MOVM.16{}", pick(v, "shape", SHAPE)), vec![dst(v), register(v, "ra", 0)])
+        }
         "MATCH" => match_(v),
         "REDUX" => redux(v),
         "R2UR" => r2ur(v),
