@@ -721,6 +721,12 @@ fn run_surfaces(
         let number = number.ok_or_else(|| bad(format!("surface header {header}, which surfaces= lacks")))?;
         let surface = &run.surfaces[number];
         let own = surface.format.texel_bytes();
+        if binding.formatted_channels != 0 && u32::from(binding.formatted_channels) < surface.format.channels {
+            return Err(bad(format!(
+                "surface {number} has {} channels; the kernel stores {} of them formatted",
+                surface.format.channels, binding.formatted_channels
+            )));
+        }
         if binding.texel_bytes != 0 && u32::from(binding.texel_bytes) != own {
             return Err(bad(format!(
                 "surface {number} has texels of {own} bytes; the kernel accesses it {} bytes at a time",

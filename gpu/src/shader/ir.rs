@@ -333,19 +333,9 @@ pub struct SurfaceBinding {
     pub dim: TextureDim,
     pub array: bool,
     pub texel_bytes: u8,
-}
-
-impl SurfaceBinding {
-    /// The view's channels and their width in bits.
-    pub fn channels(&self) -> (u32, u32) {
-        match self.texel_bytes {
-            1 => (1, 8),
-            2 => (1, 16),
-            8 => (2, 32),
-            16 => (4, 32),
-            _ => (1, 32),
-        }
-    }
+    /// A formatted store's channels (1 or 4), the first of each texel: the host writes whole texels, so the
+    /// surface may have no more than these. 0 for direct accesses.
+    pub formatted_channels: u8,
 }
 
 /// SURED's reductions as the host's image atomics have them.

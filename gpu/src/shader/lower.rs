@@ -1142,6 +1142,13 @@ impl Lower<'_> {
         self.integer_part(b, size, byte, signed)
     }
 
+    /// The low byte (size code 0, 1) or half (2, 3) of `value`, sign-extended for the odd codes.
+    pub(super) fn extend_part(&mut self, value: Value, size: u64) -> Value {
+        let unused = self.const32(if size < 2 { 24 } else { 16 });
+        let up = self.bin(BinOp::Shl, value, unused);
+        self.bin(if size & 1 == 1 { BinOp::ShrS } else { BinOp::ShrU }, up, unused)
+    }
+
     /// Byte `byte` on of the 32-bit `b`, `size` (0 8-bit, 1 16-bit, 2 32-bit) wide, extended to 64 bits.
     pub(super) fn integer_part(&mut self, b: Value, size: u64, byte: u64, signed: bool) -> Value {
         let shift = self.const32(8 * byte as u32);

@@ -16,9 +16,9 @@ impl Lower<'_> {
     pub(super) fn surface_instruction(&mut self, s: &SurfaceInstruction) -> Result<(), String> {
         let handle = self.texture_handle(s.handle)?;
         // A formatted store's channels are whole texels of the surface's format: all four, or the first alone.
-        let (size, texel_bytes) = match s.data {
-            SurfaceData::Raw { size } => (size, access_bytes(size) as u8),
-            SurfaceData::Formatted { mask: 0b1111 | 0b0001 } => (4, 0),
+        let (size, texel_bytes, formatted_channels) = match s.data {
+            SurfaceData::Raw { size } => (size, access_bytes(size) as u8, 0),
+            SurfaceData::Formatted { mask: mask @ (0b1111 | 0b0001) } => (4, 0, mask.count_ones() as u8),
             SurfaceData::Formatted { mask } => {
                 return Err(format!("formatted stores of channels {mask:#x}: the host writes whole texels"));
             }
@@ -37,7 +37,7 @@ impl Lower<'_> {
             }),
             _ => None,
         };
-        let binding = SurfaceBinding { handle, dim: s.dim, array: s.array, texel_bytes };
+        let binding = SurfaceBinding { handle, dim: s.dim, array: s.array, texel_bytes, formatted_channels };
         let surface = self.program.surface(binding);
         let mut coordinates: Vec<Value> = s.coordinates.iter().map(|&r| self.reg(r)).collect();
         if s.byte_addressed && texel_bytes > 1 {
@@ -111,12 +111,5 @@ impl Lower<'_> {
             (SurfaceOperation::Reduce { .. }, None) => unreachable!("a reduction has its reduction"),
         }
         Ok(())
-    }
-
-    /// The low byte (size code 0, 1) or half (2, 3) of `value`, sign-extended for the odd codes.
-    pub(super) fn extend_part(&mut self, value: Value, size: u64) -> Value {
-        let unused = self.const32(if size < 2 { 24 } else { 16 });
-        let up = self.bin(BinOp::Shl, value, unused);
-        self.bin(if size & 1 == 1 { BinOp::ShrS } else { BinOp::ShrU }, up, unused)
     }
 }

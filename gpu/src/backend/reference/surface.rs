@@ -41,21 +41,24 @@ impl ReferenceBackend {
         let mut bound = BoundSurfaces::default();
         for binding in bindings {
             let index = source.handle(binding.handle, memory)? & 0xf_ffff;
-            if let Some(image) = bound.places.iter().position(|place| place.0 == index) {
-                bound.bindings.push(image);
-                continue;
-            }
             // A surface has no sampler: only the header's place in its pool matters.
             let handle = Handle { header: index, sampler: 0 };
             let (address, _) = source.pools.addresses(handle).map_err(|e| BackendError::BadTexture(e.to_string()))?;
             let header = TextureHeader::parse(index, read_descriptor(memory, address)?)
                 .map_err(|e| BackendError::BadTexture(e.to_string()))?;
-            let (image, place) = surface(&header, binding, memory).map_err(|error| match error {
+            let named = |error| match error {
                 BackendError::Unimplemented { backend, what } => {
                     BackendError::Unimplemented { backend, what: format!("surface header {index}: {what}") }
                 }
                 other => other,
-            })?;
+            };
+            // Every binding's access is checked against the header, also where an earlier one bound its image.
+            let (format, bytes) = accessed_format(&header, binding).map_err(named)?;
+            if let Some(image) = bound.places.iter().position(|place| place.0 == index) {
+                bound.bindings.push(image);
+                continue;
+            }
+            let (image, place) = surface(&header, format, bytes, binding, memory).map_err(named)?;
             bound.bindings.push(bound.images.len());
             bound.images.push(image);
             bound.places.push((index, place.0, place.1, place.2));
@@ -88,23 +91,25 @@ impl ReferenceBackend {
 /// Where a storage image's texels lie: level 0's surface, its slices, and the texels as read.
 type Place = (Surface, u32, Vec<u8>);
 
-/// The storage image of `header`'s level 0 that `binding` reaches, and where its texels lie: the level's surface,
-/// its slices and the texels as read.
-fn surface(
-    header: &TextureHeader,
-    binding: &SurfaceBinding,
-    memory: &GpuMemory,
-) -> Result<(StorageImage, Place), BackendError> {
+/// The format of `header`, and its bytes a texel, when `binding`'s accesses can reach it: direct ones of its
+/// texel size, formatted stores of all its channels (32-bit integers, which the stores write as U32).
+fn accessed_format(header: &TextureHeader, binding: &SurfaceBinding) -> Result<(TextureFormat, u32), BackendError> {
     let format = TextureFormat::from_code(header.components)
         .ok_or_else(|| unimplemented(format!("texture format {:#04x} (COMPONENTS)", header.components)))?;
     let Storage::Plain { bytes, components } = format.storage else {
         return Err(unimplemented(format!("a surface of {}, a compressed format", format.name)));
     };
     if binding.texel_bytes == 0 {
-        // A formatted store writes the channels as U32: the texels must be 32-bit integers.
         let integers = sampled_kind(header) != NumberKind::Float;
-        if !integers || components.iter().any(|&(_, width)| !matches!(width, 0 | 32)) {
-            return Err(unimplemented(format!("formatted stores (SUST.P) to a surface of {}", format.name)));
+        let channels = components.iter().filter(|&&(_, width)| width != 0).count();
+        if !integers
+            || components.iter().any(|&(_, width)| !matches!(width, 0 | 32))
+            || channels > usize::from(binding.formatted_channels)
+        {
+            return Err(unimplemented(format!(
+                "formatted stores (SUST.P) of {} channels to a surface of {}",
+                binding.formatted_channels, format.name
+            )));
         }
     } else if u32::from(binding.texel_bytes) != bytes {
         return Err(unimplemented(format!(
@@ -112,6 +117,18 @@ fn surface(
             binding.texel_bytes, format.name
         )));
     }
+    Ok((format, bytes))
+}
+
+/// The storage image of `header`'s level 0 (of `format`, `bytes` a texel) that `binding` reaches, and where its
+/// texels lie: the level's surface, its slices and the texels as read.
+fn surface(
+    header: &TextureHeader,
+    format: TextureFormat,
+    bytes: u32,
+    binding: &SurfaceBinding,
+    memory: &GpuMemory,
+) -> Result<(StorageImage, Place), BackendError> {
     let vk_format = match bytes {
         1 => vk::Format::R8_UINT,
         2 => vk::Format::R16_UINT,
