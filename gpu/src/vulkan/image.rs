@@ -138,14 +138,28 @@ pub(super) const READING: (vk::ImageLayout, vk::AccessFlags) =
 /// # Safety
 /// `commands` is being recorded on `device`.
 pub(super) unsafe fn record_shader_writes_to_host(device: &ash::Device, commands: vk::CommandBuffer) {
-    let barrier = vk::MemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-        .dst_access_mask(vk::AccessFlags::HOST_READ);
+    // SAFETY: as the caller promises.
+    unsafe {
+        record_writes_to_host(device, commands, vk::PipelineStageFlags::COMPUTE_SHADER, vk::AccessFlags::SHADER_WRITE)
+    }
+}
+
+/// Records the barrier that makes `stage`'s `writes` visible to the host's reads after the fence.
+///
+/// # Safety
+/// `commands` is being recorded on `device`.
+pub(super) unsafe fn record_writes_to_host(
+    device: &ash::Device,
+    commands: vk::CommandBuffer,
+    stage: vk::PipelineStageFlags,
+    writes: vk::AccessFlags,
+) {
+    let barrier = vk::MemoryBarrier::default().src_access_mask(writes).dst_access_mask(vk::AccessFlags::HOST_READ);
     // SAFETY: as the caller promises.
     unsafe {
         device.cmd_pipeline_barrier(
             commands,
-            vk::PipelineStageFlags::COMPUTE_SHADER,
+            stage,
             vk::PipelineStageFlags::HOST,
             vk::DependencyFlags::empty(),
             &[barrier],

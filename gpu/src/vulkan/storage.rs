@@ -1,7 +1,7 @@
 //! Storage images a dispatch reads and writes (what the translator makes of surfaces): uploaded before the grid
 //! runs, held in the GENERAL layout while it runs, and copied back into `StorageImage::texels` after it.
 
-use super::image::{ImageObjects, READING, UNDEFINED, WRITING, transition};
+use super::image::{ImageObjects, READING, UNDEFINED, WRITING, record_writes_to_host, transition};
 use super::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
 
@@ -100,9 +100,6 @@ impl Stored {
         let none = vk::DependencyFlags::empty();
         let (transfer, compute) = (vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::COMPUTE_SHADER);
         let color = vk::ImageAspectFlags::COLOR;
-        let to_host = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ);
         // SAFETY: as the caller promises.
         unsafe {
             device.cmd_pipeline_barrier(
@@ -115,7 +112,7 @@ impl Stored {
                 &[transition(self.image, color, GENERAL, READING)],
             );
             device.cmd_copy_image_to_buffer(commands, self.image, READING.0, self.transfer, &[self.region]);
-            device.cmd_pipeline_barrier(commands, transfer, vk::PipelineStageFlags::HOST, none, &[to_host], &[], &[]);
+            record_writes_to_host(device, commands, transfer, vk::AccessFlags::TRANSFER_WRITE);
         }
     }
 }
