@@ -1035,7 +1035,7 @@ impl Lower<'_> {
             }
             "UIADD3" => self.iadd3(v),
             "B2R" if v.get("mode") == 1 => self.barrier_result(v.get("rd"), v.get("pd")),
-            "UMOV" | "ULOP3" | "UIMAD" | "USHF" | "UFLO" => self.uniform(v)?,
+            "UMOV" | "ULOP3" | "UIMAD" | "USHF" | "UFLO" | "UPRMT" => self.uniform(v)?,
             "I2F" | "I2FP" => self.int_to_float(v)?,
             "F2I" => self.float_to_int(v)?,
             "LDG" | "STG" | "LD" | "ST" => self.global_access(v)?,
@@ -1141,6 +1141,10 @@ impl Lower<'_> {
                 let product = self.bin(BinOp::Mul, a, c);
                 self.bin(BinOp::Add, product, b)
             }
+            "UPRMT" => {
+                let (a, selector, c) = (self.ureg(v.get("ura")), b(self), self.ureg(v.get("urc")));
+                self.permute(a, selector, c, 0)
+            }
             "USHF" => {
                 let (a, amount, c) = (self.ureg(v.get("ura")), b(self), self.ureg(v.get("urc")));
                 self.funnel_shift(a, amount, c, v.get("ty"), v.flag("wrap"), v.flag("right"), v.flag("hi"))
@@ -1238,19 +1242,27 @@ impl Lower<'_> {
         }
     }
 
+    /// LEA's source negation: two's complement, or under .X a bitwise inversion.
+    fn lea_negated(&mut self, value: Value, negated: bool, extended: bool) -> Value {
+        match (negated, extended) {
+            (false, _) => value,
+            (true, true) => {
+                let all = self.const32(u32::MAX);
+                self.bin(BinOp::Xor, value, all)
+            }
+            (true, false) => {
+                let zero = self.const32(0);
+                self.bin(BinOp::Sub, zero, value)
+            }
+        }
+    }
+
     fn lea(&mut self, v: &View) {
         let shift = v.get("shift") as u32;
-        let mut a = self.reg(v.get("ra"));
-        if v.flag("neg_a") {
-            a = if v.flag("x") {
-                let all = self.const32(u32::MAX);
-                self.bin(BinOp::Xor, a, all)
-            } else {
-                let zero = self.const32(0);
-                self.bin(BinOp::Sub, zero, a)
-            };
-        }
+        let a = self.reg(v.get("ra"));
+        let a = self.lea_negated(a, v.flag("neg_a"), v.flag("x"));
         let b = self.slot_b(v);
+        let b = self.lea_negated(b, v.flag("neg_b"), v.flag("x"));
         let shifted = if v.flag("hi") {
             let high = if v.flag("sx32") {
                 let thirty_one = self.const32(31);

@@ -661,7 +661,7 @@ impl Exec<'_, '_> {
                 self.step.warp.set_ureg(v.get("urd"), v.get("imm32") as u32);
                 self.advance_all();
             }
-            "UIADD3" | "ULOP3" | "USHF" | "UIMAD" | "UFLO" => self.uniform()?,
+            "UIADD3" | "ULOP3" | "USHF" | "UIMAD" | "UFLO" | "UPRMT" => self.uniform()?,
             opcode => {
                 let text = self.text();
                 return Err(ExecError::UnknownOpcode { isa: Isa::Sm86, opcode, text, offset: v.offset });
@@ -1309,6 +1309,7 @@ impl Exec<'_, '_> {
                 let result = ur("ura").wrapping_mul(ur("urc")).wrapping_add(b);
                 warp.set_ureg(v.get("urd"), result);
             }
+            "UPRMT" => warp.set_ureg(v.get("urd"), permute(ur("ura"), b, ur("urc"), 0)),
             "USHF" => {
                 let result =
                     funnel_shift(ur("ura"), b, ur("urc"), v.get("ty"), v.flag("wrap"), v.flag("right"), v.flag("hi"));
@@ -1580,11 +1581,14 @@ fn imad(lane: &mut Lane, o: &Operands) {
 fn lea(lane: &mut Lane, o: &Operands) {
     let v = o.v;
     let shift = v.get("shift") as u32;
-    let mut a = o.reg(lane, "ra");
-    if v.flag("neg_a") {
-        a = if v.flag("x") { !a } else { a.wrapping_neg() };
-    }
-    let b = o.slot_b(lane);
+    // A negated source: two's complement, or under .X a bitwise inversion.
+    let source = |value: u32, field: &str| match (v.flag(field), v.flag("x")) {
+        (false, _) => value,
+        (true, true) => !value,
+        (true, false) => value.wrapping_neg(),
+    };
+    let a = source(o.reg(lane, "ra"), "neg_a");
+    let b = source(o.slot_b(lane), "neg_b");
     let shifted = if v.flag("hi") {
         let high = if v.flag("sx32") { ((a as i32) >> 31) as u32 } else { lane.reg(v.get("rc")) };
         ((u64::from(high) << 32 | u64::from(a)) << shift >> 32) as u32

@@ -82,7 +82,11 @@ fn body(v: &View) -> String {
         "LEA" => lea(v),
         "POPC" => popc(v),
         "FLO" => flo(v),
-        "VABSDIFF" => vabsdiff(v),
+        "VADD" | "VABSDIFF" | "VMNMX" | "VSHL" | "VSHR" => video(v),
+        "VMAD" => vmad(v),
+        "VSET" => vset(v),
+        "VSETP" => vsetp(v),
+        "VABSDIFF4" => vabsdiff4(v),
         "ISETP" => isetp(v),
         "ISET" => iset(v),
         "ICMP" => icmp(v),
@@ -609,25 +613,101 @@ fn flo(v: &View) -> Parts {
     (m, vec![dst(v), inverted_b(v)])
 }
 
-fn vabsdiff(v: &View) -> Parts {
-    const MODE: &[&str] = &[".MRG_16H", ".MRG_16L", ".MRG_8B0", ".MRG_8B2", ".ACC", ".MIN", ".MAX", ""];
-    // A source's selector: bytes 0-3, halves 0-1, the whole word; the part shows as a register suffix.
-    let part = |signed: &str, selector: &str| -> (String, &'static str) {
-        let sign = if v.flag(signed) { "S" } else { "U" };
-        match v.get(selector) {
-            s @ 0..=3 => (format!("{sign}8"), [("", ""), (".B1", ""), (".B2", ""), (".B3", "")][s as usize].0),
-            4 => (format!("{sign}16"), ""),
-            5 => (format!("{sign}16"), ".H1"),
-            6 => (format!("{sign}32"), ""),
-            _ => (format!("INVALIDSEL{}", if v.flag(signed) { 7 } else { 6 }), ""),
-        }
+// The video instructions. a and b are parts of their registers, named by their type (`U8`, `S16`...) and a
+// register suffix (`.B1`, `.H1`); an immediate b is 16 bits. The types are left out when both are the signed word
+// (an immediate, signed or a shift amount, counts as one).
+
+const VIDEO_MODE: &[&str] = &[".MRG_16H", ".MRG_16L", ".MRG_8B0", ".MRG_8B2", ".ACC", ".MIN", ".MAX", ""];
+
+/// A register part's type and suffix from its selector (bytes 0-3, halves 4-5, the word 6).
+fn video_part(signed: bool, selector: u64) -> (String, &'static str) {
+    let sign = if signed { "S" } else { "U" };
+    match selector {
+        0 => (format!("{sign}8"), ""),
+        1..=3 => (format!("{sign}8"), [".B1", ".B2", ".B3"][selector as usize - 1]),
+        4 => (format!("{sign}16"), ""),
+        5 => (format!("{sign}16"), ".H1"),
+        6 => (format!("{sign}32"), ""),
+        _ => (format!("INVALIDSEL{}", if signed { 7 } else { 6 }), ""),
+    }
+}
+
+/// The types' text and the operands a and b (with a's negation, if any, for VADD and VMAD).
+fn video_sources(v: &View, neg_a: bool, neg_b: bool) -> (String, String, String) {
+    let shift = matches!(v.encoding.opcode, "VSHL" | "VSHR");
+    let (type_a, suffix_a) = video_part(v.flag("signed_a"), v.get("sel_a"));
+    let a = register_operand(v, "ra", 0, neg_a, false, suffix_a);
+    let b_signed = v.flag("signed_b") && !shift;
+    let (type_b, b, b_default) = if form(v) == "imm" {
+        let imm = format!("{}{:#x}", if neg_b { "-" } else { "" }, v.get("imm16"));
+        (format!("{}16", if b_signed { "S" } else { "U" }), imm, b_signed || shift)
+    } else {
+        let (type_b, suffix_b) = video_part(b_signed, v.get("sel_b"));
+        let b = register_operand(v, "rb", 1, neg_b, false, suffix_b);
+        (type_b, b, v.get("sel_b") == 6 && (b_signed || shift))
     };
-    let (type_a, suffix_a) = part("signed_a", "sel_a");
-    let (type_b, suffix_b) = part("signed_b", "sel_b");
-    let types = if type_a == "S32" && type_b == "S32" { String::new() } else { format!(".{type_a}.{type_b}") };
-    let m = format!("VABSDIFF{}{types}{}{}", v.suffix("sd", ".SD"), v.suffix("sat", ".SAT"), v.choice("mode", MODE));
-    let a = register_operand(v, "ra", 0, false, false, suffix_a);
-    let b = register_operand(v, "rb", 1, false, false, suffix_b);
+    let types = if type_a == "S32" && b_default { String::new() } else { format!(".{type_a}.{type_b}") };
+    (types, a, b)
+}
+
+/// `VADD`, `VABSDIFF`, `VMNMX`, `VSHL`, `VSHR`: `[.UD|.SD]` (VABSDIFF names a signed result, the others an
+/// unsigned one), the types, `.PO` (VADD's two negations at once: plus one), `.MX` (VMNMX's maximum), `.W` (a
+/// shift's wrapped amount), `.SAT`, the mode.
+fn video(v: &View) -> Parts {
+    let signedness = match v.encoding.opcode {
+        "VABSDIFF" => v.suffix("sd", ".SD"),
+        _ if v.flag("sd") => "",
+        _ => ".UD",
+    };
+    let plus_one = v.flag("neg_a") && v.flag("neg_b");
+    let (types, a, b) = video_sources(v, v.flag("neg_a") && !plus_one, v.flag("neg_b") && !plus_one);
+    let m = format!(
+        "{}{signedness}{types}{}{}{}{}{}",
+        v.encoding.opcode,
+        if plus_one { ".PO" } else { "" },
+        v.suffix("mx", ".MX"),
+        v.suffix("wrap", ".W"),
+        v.suffix("sat", ".SAT"),
+        v.choice("mode", VIDEO_MODE)
+    );
+    (m, vec![dst(v), a, b, register_operand(v, "rc", 2, false, false, "")])
+}
+
+/// `VMAD[types][.PO][.SHR_7|.SHR_15][.SAT] Rd, [-]a, b, [-]c`: both negations at once are `.PO` (plus one).
+fn vmad(v: &View) -> Parts {
+    const SHIFT: &[&str] = &["", ".SHR_7", ".SHR_15", ".INVALIDVMADSCALE3"];
+    let plus_one = v.flag("neg_ab") && v.flag("neg_c");
+    let (types, a, b) = video_sources(v, v.flag("neg_ab") && !plus_one, false);
+    let m = format!(
+        "VMAD{types}{}{}{}",
+        if plus_one { ".PO" } else { "" },
+        v.choice("shift", SHIFT),
+        v.suffix("sat", ".SAT")
+    );
+    let c = register_operand(v, "rc", 2, v.flag("neg_c") && !plus_one, false, "");
+    (m, vec![dst(v), a, b, c])
+}
+
+fn vset(v: &View) -> Parts {
+    let (types, a, b) = video_sources(v, false, false);
+    let m = format!("VSET{}{types}{}", v.choice("cmp", INT_CMP), v.choice("mode", VIDEO_MODE));
+    (m, vec![dst(v), a, b, register_operand(v, "rc", 2, false, false, "")])
+}
+
+fn vsetp(v: &View) -> Parts {
+    let (types, a, b) = video_sources(v, false, false);
+    let m = format!("VSETP{}{types}{}", v.choice("cmp", INT_CMP), v.choice("bop", BOOL_OP));
+    (m, vec![pred_dst(v, "pd"), pred_dst(v, "pq"), a, b, pred_src(v, "ps")])
+}
+
+/// `VABSDIFF4[.SD][types][.SAT][.ACC]`: the types (bytes) are left out when both are signed.
+fn vabsdiff4(v: &View) -> Parts {
+    const MODE: &[&str] = &["", ".ACC", ".INVALIDRED2", ".INVALIDRED3"];
+    let byte = |signed: bool| if signed { "S8" } else { "U8" };
+    let (signed_a, signed_b) = (v.flag("signed_a"), v.flag("signed_b"));
+    let types = if signed_a && signed_b { String::new() } else { format!(".{}.{}", byte(signed_a), byte(signed_b)) };
+    let m = format!("VABSDIFF4{}{types}{}{}", v.suffix("sd", ".SD"), v.suffix("sat", ".SAT"), v.choice("mode", MODE));
+    let (a, b) = (src_a(v), register_operand(v, "rb", 1, false, false, ""));
     (m, vec![dst(v), a, b, register_operand(v, "rc", 2, false, false, "")])
 }
 

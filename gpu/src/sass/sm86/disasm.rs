@@ -140,6 +140,7 @@ fn body(v: &View) -> String {
         "ULOP3" => ulop3(v),
         "UMOV" => ("UMOV".into(), vec![ureg(v.get("urd")), hex(v.get("imm32") as i64)]),
         "USHF" => ushf(v),
+        "UPRMT" => uprmt(v),
         "UFLO" => uflo(v),
         "HMMA" => hmma(v),
         "IMMA" => imma(v),
@@ -766,6 +767,8 @@ fn iadd3(v: &View) -> Parts {
         hex(v.get("imm32") as u32 as i32 as i64)
     } else if v.has("cb_bank") {
         cbuf(v)
+    } else if v.has("urb") {
+        ureg(v.get("urb"))
     } else {
         register(v, "rb", 1)
     };
@@ -838,7 +841,9 @@ fn lea(v: &View) -> Parts {
     let mut operands = vec![dst(v)];
     optional_pred(v, "pd", &mut operands);
     operands.push(format!("{}{}", if v.flag("neg_a") { "-" } else { "" }, register(v, "ra", 0)));
-    operands.push(bits_b(v));
+    // .X turns b's negation into a bitwise inversion.
+    let b = bits_b(v);
+    operands.push(if v.flag("x") { b.replacen('-', "~", 1) } else { b });
     if hi && !v.flag("sx32") {
         operands.push(register(v, "rc", 2));
     }
@@ -1744,6 +1749,12 @@ fn uimad(v: &View) -> Parts {
     let operands =
         vec![ureg(v.get("urd")), ureg(v.get("ura")), ureg(v.get("urc")), hex(v.get("imm32") as u32 as i32 as i64)];
     (m, operands)
+}
+
+/// `UPRMT URd, URa, selector, URc`: PRMT's default mode on uniform registers (nvdisasm knows no other).
+fn uprmt(v: &View) -> Parts {
+    let selector = if v.has("imm32") { hex(v.get("imm32") as i64) } else { ureg(v.get("urb")) };
+    ("UPRMT".into(), vec![ureg(v.get("urd")), ureg(v.get("ura")), selector, ureg(v.get("urc"))])
 }
 
 fn ulop3(v: &View) -> Parts {
