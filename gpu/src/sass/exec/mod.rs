@@ -23,6 +23,7 @@ mod sm5x;
 mod sm86;
 mod surface;
 mod texture;
+mod video;
 
 pub(crate) use ops::access_bytes;
 pub use surface::{Surface, SurfaceFormat};

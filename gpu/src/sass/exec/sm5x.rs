@@ -12,6 +12,7 @@ use super::ops::{
     Memories, access_bytes, atomic_op, boolean, constant_load, find_leading_one, lanes, lop3, permute, shuffle_source,
     stored_value, write_loaded,
 };
+use super::video;
 use super::{ExecError, Lane, LaneStatus, Step, SyncKind, load, store};
 use crate::sass::Isa;
 use crate::sass::sm5x::decode_program;
@@ -445,28 +446,55 @@ impl Exec<'_, '_> {
                     lane.set_reg(o.v.get("rd"), first.wrapping_add(c) as u32);
                 })
             }
-            "VABSDIFF" => {
-                // Modes 4 (.ACC: add c) and 7 (none); selectors 0-3 a byte, 4-5 a half, 6 the word.
-                if !matches!(v.get("mode"), 4 | 7) || v.get("sel_a") > 6 || v.get("sel_b") > 6 || v.flag("sat") {
-                    return self.unimplemented(self.text());
-                }
-                self.each(|lane, o| {
-                    let part = |x: u32, selector: u64, signed: bool| -> i64 {
-                        let (shift, bits) = match selector {
-                            0..=3 => (8 * selector as u32, 8),
-                            4 | 5 => (16 * (selector as u32 - 4), 16),
-                            _ => (0, 32),
-                        };
-                        let raw = u64::from(x >> shift) & ((1u64 << bits) - 1);
-                        if signed { ((raw << (64 - bits)) as i64) >> (64 - bits) } else { raw as i64 }
-                    };
-                    let a = part(o.reg(lane, "ra"), o.v.get("sel_a"), o.v.flag("signed_a"));
-                    let b = part(o.reg(lane, "rb"), o.v.get("sel_b"), o.v.flag("signed_b"));
-                    let difference = (a - b).unsigned_abs() as u32;
-                    let accumulate = if o.v.get("mode") == 4 { o.reg(lane, "rc") } else { 0 };
-                    lane.set_reg(o.v.get("rd"), difference.wrapping_add(accumulate))
-                })
+            "VADD" | "VABSDIFF" | "VMNMX" | "VSHL" | "VSHR" | "VSET" | "VSETP" | "VMAD" | "VABSDIFF4"
+                if v.flag("cc") =>
+            {
+                return self.unimplemented(self.text());
             }
+            "VABSDIFF4" if v.get("mode") != 1 || v.flag("sat") || v.flag("sd") => {
+                return self.unimplemented(self.text());
+            }
+            "VABSDIFF4" => self.each(|lane, o| {
+                let (a, b, c) = (o.reg(lane, "ra"), o.reg(lane, "rb"), o.reg(lane, "rc"));
+                let signs = (o.v.flag("signed_a"), o.v.flag("signed_b"));
+                lane.set_reg(o.v.get("rd"), video::byte_distances(a, b, c, signs))
+            }),
+            "VSETP" => self.each(|lane, o| {
+                let (a, b) = video_sources(lane, o);
+                set_comparison(lane, o, holds(a.cmp(&b), o.v.get("cmp")))
+            }),
+            "VMAD" => self.each(|lane, o| {
+                let v = o.v;
+                let (a, b) = video_sources(lane, o);
+                let signs = (v.flag("signed_a"), v.flag("signed_b"));
+                let negations = (v.flag("neg_ab"), v.flag("neg_c"));
+                let c = o.reg(lane, "rc");
+                let result = video::multiply_add(a, b, c, signs, negations, v.get("shift"), v.flag("sat"));
+                lane.set_reg(v.get("rd"), result)
+            }),
+            "VADD" | "VABSDIFF" | "VMNMX" | "VSHL" | "VSHR" | "VSET" => self.each(|lane, o| {
+                let v = o.v;
+                let (a, b) = video_sources(lane, o);
+                let value = match v.encoding.opcode {
+                    // Both negations at once are .PO: plus one.
+                    "VADD" if v.flag("neg_a") && v.flag("neg_b") => a + b + 1,
+                    "VADD" => {
+                        let term = |x: i128, negated: bool| if negated { -x } else { x };
+                        term(a, v.flag("neg_a")) + term(b, v.flag("neg_b"))
+                    }
+                    "VABSDIFF" => (a - b).abs(),
+                    "VMNMX" if v.flag("mx") => a.max(b),
+                    "VMNMX" => a.min(b),
+                    "VSHL" => a << video::shift_amount(b, v.flag("wrap")),
+                    "VSHR" => a >> video::shift_amount(b, v.flag("wrap")),
+                    _ => i128::from(holds(a.cmp(&b), v.get("cmp"))),
+                };
+                // VSET's result is unsigned and never saturated.
+                let signed = v.flag("sd");
+                let mode = video::Mode::from_field(v.get("mode"));
+                let value = if v.flag("sat") { video::saturate(value, signed, mode) } else { value };
+                lane.set_reg(v.get("rd"), video::finish(value, o.reg(lane, "rc"), signed, mode))
+            }),
             "XMAD" => {
                 // Modes: 0 C, 1 CLO, 2 CHI, 3 CSFU, 4 CBCC.
                 if v.get("mode") > 4 || v.flag("x") || v.flag("cc") {
@@ -1241,7 +1269,11 @@ fn logic_predicate(lane: &mut Lane, o: &Operands, result: u32) {
 
 /// The comparison field of ISETP/ISET/ICMP: F, LT, EQ, LE, GT, NE, GE, T.
 fn compare_ints(a: u32, b: u32, cmp: u64, signed: bool) -> bool {
-    let order = if signed { (a as i32).cmp(&(b as i32)) } else { a.cmp(&b) };
+    holds(if signed { (a as i32).cmp(&(b as i32)) } else { a.cmp(&b) }, cmp)
+}
+
+/// Whether an integer comparison (F, LT, EQ, LE, GT, NE, GE, T) holds for the order of its operands.
+fn holds(order: std::cmp::Ordering, cmp: u64) -> bool {
     use std::cmp::Ordering::*;
     match cmp {
         0 => false,
@@ -1398,6 +1430,14 @@ fn cc_holds(cc: u8, test: u64) -> Option<bool> {
 /// A comparison's outcome combined with the predicate source by the boolean op: as a register for the SET forms
 /// (ISET, FSET, DSET, CSET, PSET: all ones, or 1.0 with .BF, where it holds, else 0; with .CC, the flags of that
 /// value), or as two predicates for the SETP forms (the outcome's and its negation's).
+/// A video instruction's a and b: parts of their registers, or b a 16-bit immediate (shift amounts unsigned).
+fn video_sources(lane: &Lane, o: &Operands) -> (i128, i128) {
+    let v = o.v;
+    let a = video::part(o.reg(lane, "ra"), v.get("sel_a"), v.flag("signed_a"));
+    let (b, selector) = if v.has("imm16") { (v.get("imm16") as u32, 4) } else { (o.reg(lane, "rb"), v.get("sel_b")) };
+    (a, video::part(b, selector, v.flag("signed_b")))
+}
+
 fn set_comparison(lane: &mut Lane, o: &Operands, holds: bool) {
     let (op, ps) = (o.v.get("bop"), o.pred_src(lane, "ps"));
     if !o.v.has("rd") {
