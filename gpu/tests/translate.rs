@@ -31,6 +31,7 @@ const MUST_TRANSLATE: &[&str] = &[
     "pack",
     "half_set",
     "movmatrix",
+    "video",
 ];
 
 fn spirv_val(entry: &str, spirv: &[u32]) -> Result<(), String> {

@@ -8,6 +8,7 @@
 //! itself again when the entry was of another kind.
 
 mod texture;
+mod video;
 
 use super::TranslateError;
 use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Terminator, UnOp, Value};
@@ -1022,25 +1023,8 @@ impl Maxwell<'_, '_, '_> {
                 self.set_comparison(v, first);
             }
             "B2R" if v.get("mode") == 1 => self.barrier_result(v.get("rd"), v.get("pd")),
-            "VABSDIFF" => {
-                // Modes 4 (.ACC: add c) and 7 (none); selectors 0-3 a byte, 4-5 a half, 6 the word.
-                if !matches!(v.get("mode"), 4 | 7) || v.get("sel_a") > 6 || v.get("sel_b") > 6 || v.flag("sat") {
-                    return self.unimplemented(v, Self::text(v));
-                }
-                let a = self.reg(v.get("ra"));
-                let b = self.reg(v.get("rb"));
-                let a = self.video_part(a, v.get("sel_a"), v.flag("signed_a"));
-                let b = self.video_part(b, v.get("sel_b"), v.flag("signed_b"));
-                // The parts as 64-bit integers: a signed and an unsigned word compare correctly only there.
-                let less = self.cmp(Cmp::LtS, a, b);
-                let (forward, backward) = (self.bin(BinOp::Sub, a, b), self.bin(BinOp::Sub, b, a));
-                let difference = self.select(less, backward, forward);
-                let mut value = self.un(UnOp::Truncate, difference);
-                if v.get("mode") == 4 {
-                    let c = self.reg(v.get("rc"));
-                    value = self.bin(BinOp::Add, value, c);
-                }
-                self.set_reg(v.get("rd"), value);
+            "VADD" | "VABSDIFF" | "VMNMX" | "VSHL" | "VSHR" | "VSET" | "VSETP" | "VMAD" | "VABSDIFF4" => {
+                self.video(v)?
             }
             "POPC" | "FLO" => {
                 let mut b = self.b(v);
@@ -1419,26 +1403,6 @@ impl Maxwell<'_, '_, '_> {
             }
         }
         Ok(())
-    }
-
-    /// A video instruction's operand part as a 64-bit integer: byte `selector` (0-3), half `selector - 4` (4, 5)
-    /// or the word (6), sign- or zero-extended.
-    fn video_part(&mut self, x: Value, selector: u64, signed: bool) -> Value {
-        let (shift, bits) = match selector {
-            0..=3 => (8 * selector as u32, 8),
-            4 | 5 => (16 * (selector as u32 - 4), 16),
-            _ => (0, 32),
-        };
-        let (right, extend) = if signed { (BinOp::ShrS, UnOp::ExtendS) } else { (BinOp::ShrU, UnOp::ExtendU) };
-        let part = if bits == 32 {
-            x
-        } else {
-            let up = self.const32(32 - bits - shift);
-            let down = self.const32(32 - bits);
-            let raised = self.bin(BinOp::Shl, x, up);
-            self.bin(right, raised, down)
-        };
-        self.un(extend, part)
     }
 
     /// `.CC` on an instruction with a 32-bit result: the zero and sign flags of the result.
