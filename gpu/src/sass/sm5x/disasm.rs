@@ -639,7 +639,12 @@ fn video_sources(v: &View, neg_a: bool, neg_b: bool) -> (String, String, String)
     let a = register_operand(v, "ra", 0, neg_a, false, suffix_a);
     let b_signed = v.flag("signed_b") && !shift;
     let (type_b, b, b_default) = if form(v) == "imm" {
-        let imm = format!("{}{:#x}", if neg_b { "-" } else { "" }, v.get("imm16"));
+        // A signed immediate prints as a negative number, but where a minus sign means negation (VADD, VMAD).
+        let imm = if b_signed && !v.has("neg_b") && v.encoding.opcode != "VMAD" {
+            hex(v.signed("imm16"))
+        } else {
+            format!("{}{:#x}", if neg_b { "-" } else { "" }, v.get("imm16"))
+        };
         (format!("{}16", if b_signed { "S" } else { "U" }), imm, b_signed || shift)
     } else {
         let (type_b, suffix_b) = video_part(b_signed, v.get("sel_b"));
