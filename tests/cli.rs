@@ -589,6 +589,19 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
     let args = ["shader", "translate", vertex.to_str().unwrap(), "--isa", "sm5x", "--stage", "pixel", "-o"];
     let wrong = tandem(&[&args[..], &[output.to_str().unwrap()]].concat());
     assert!(!wrong.status.success() && text(&wrong.stderr).contains("a Vertex program's, not a Pixel program's"));
+
+    // An SM86 pixel program (a version 4 header, 0x80 bytes) translates; Maxwell's version 3 header is not one.
+    let pixel = shaders.join("perspective86.ps.bin");
+    let args = ["shader", "translate", pixel.to_str().unwrap(), "--isa", "sm86", "--stage", "pixel", "-o"];
+    let run = tandem(&[&args[..], &[output.to_str().unwrap()]].concat());
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let validation = Command::new("spirv-val").args(["--target-env", "vulkan1.3"]).arg(&output).output().unwrap();
+    assert!(validation.status.success(), "{}", text(&validation.stderr));
+    std::fs::remove_file(&output).unwrap();
+    let maxwell = shaders.join("perspective.ps.bin");
+    let args = ["shader", "translate", maxwell.to_str().unwrap(), "--isa", "sm86", "--stage", "pixel", "-o"];
+    let wrong = tandem(&[&args[..], &[output.to_str().unwrap()]].concat());
+    assert!(!wrong.status.success() && text(&wrong.stderr).contains("header is version 4, this one version 3"));
 }
 
 /// `tandem shader coverage` ends with one summary line per instruction set whose counts add up, and says which

@@ -10,7 +10,7 @@ use std::process::Command;
 use tandem_gpu::sass::Isa;
 use tandem_gpu::sass::assemble;
 use tandem_gpu::sass::cubin::KernelImage;
-use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType};
+use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType, header_bytes, parse_program_header};
 use tandem_gpu::shader::{
     FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, Translation, VertexInterface, translate_compute,
     translate_graphics,
@@ -26,13 +26,16 @@ fn spirv_val(name: &str, spirv: &[u32]) {
     assert!(output.status.success(), "{name}: {}", String::from_utf8_lossy(&output.stderr));
 }
 
-/// An assembled graphics program's header and its code as a kernel to translate.
+/// An assembled graphics program's header and its code as a kernel to translate: SM86 code behind a version 4
+/// header, Maxwell's behind version 3.
 fn graphics_kernel(name: &str, program: &[u8]) -> (ProgramHeader, KernelImage) {
-    let header = ProgramHeader::parse(program[..HEADER_BYTES].try_into().unwrap()).unwrap();
+    let version = ProgramHeader::parse(program[..HEADER_BYTES].try_into().unwrap()).unwrap().version();
+    let isa = if version == 4 { Isa::Sm86 } else { Isa::Sm5x };
+    let header = parse_program_header(isa, program).unwrap();
     let kernel = KernelImage {
         name: name.to_string(),
-        isa: Isa::Sm5x,
-        code: program[HEADER_BYTES..].to_vec(),
+        isa,
+        code: program[header_bytes(isa)..].to_vec(),
         constants: Vec::new(),
         shared_bytes: 0,
     };

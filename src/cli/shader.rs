@@ -314,14 +314,8 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
 
 /// A graphics program's header, taken off the front of `kernel`'s code, checked against the stage asked for.
 fn graphics_header(kernel: &mut KernelImage, stage: StageArg) -> anyhow::Result<shader::sph::ProgramHeader> {
-    use shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType};
-    if kernel.isa != Isa::Sm5x {
-        bail!("{}: vertex and pixel programs are translated from Maxwell code (--isa sm5x) for now", kernel.name);
-    }
-    let Some(header) = kernel.code.get(..HEADER_BYTES) else {
-        bail!("{}: {} bytes, shorter than a shader program header ({HEADER_BYTES})", kernel.name, kernel.code.len());
-    };
-    let header = ProgramHeader::parse(header.try_into().expect("the header's length"))
+    use shader::sph::{ShaderType, header_bytes, parse_program_header};
+    let header = parse_program_header(kernel.isa, &kernel.code)
         .map_err(|problem| anyhow::anyhow!("{}: its shader program header: {problem}", kernel.name))?;
     let wanted = if stage == StageArg::Vertex { ShaderType::Vertex } else { ShaderType::Pixel };
     match header.shader_type() {
@@ -329,7 +323,7 @@ fn graphics_header(kernel: &mut KernelImage, stage: StageArg) -> anyhow::Result<
         Some(found) => bail!("{}: its header is a {found:?} program's, not a {wanted:?} program's", kernel.name),
         None => bail!("{}: its header names no stage Tandem knows", kernel.name),
     }
-    kernel.code.drain(..HEADER_BYTES);
+    kernel.code.drain(..header_bytes(kernel.isa));
     Ok(header)
 }
 

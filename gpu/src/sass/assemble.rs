@@ -3,7 +3,7 @@
 //! (PT), the predicate sources `ps`/`pa`/`pb` (PT), the condition-code test `cc_test` (always) and register
 //! fields, which default to RZ (255). Each line is checked by decoding it back; `#` starts a comment.
 
-use super::Encoding;
+use super::{Encoding, Isa};
 
 /// Why a line does not assemble.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -51,8 +51,10 @@ fn word(encodings: &'static [Encoding], line: usize, text: &str) -> Result<u128,
     Ok(word)
 }
 
-/// Assembles a Maxwell program: a graphics program's shader program header from directives, then its code
-/// (`sm5x`); a compute program is its code alone. Directives (a line each, before or among the instructions):
+/// Assembles a program: a graphics program's shader program header from directives, then its code (`sm5x`, or
+/// `sm86` after `.isa sm86`, with a version 4 header); a compute program is its code alone. Directives (a line
+/// each, before or among the instructions):
+/// - `.isa sm5x|sm86` (before `.stage`; sm5x when absent),
 /// - `.stage vertex|pixel|compute` (first; a graphics header's type and stage),
 /// - `.reads FIRST-LAST`, `.writes FIRST-LAST`: the attribute words (byte addresses, inclusive) a vertex program
 ///   reads and writes,
@@ -64,6 +66,7 @@ pub fn program(source: &str) -> Result<Vec<u8>, AssembleError> {
     use crate::shader::sph::{Interpolation, ProgramHeader, ShaderType};
     // None before `.stage`; Some(None) for a compute program.
     let mut header: Option<Option<ProgramHeader>> = None;
+    let mut isa = Isa::Sm5x;
     let mut code = String::new();
     for (index, raw) in source.lines().enumerate() {
         let line = index + 1;
@@ -83,6 +86,17 @@ pub fn program(source: &str) -> Result<Vec<u8>, AssembleError> {
             }
             .map_err(|_| error(format!("{text}: not a number")))
         };
+        if let ["isa", name] = words[..] {
+            if header.is_some() {
+                return Err(error(".isa after .stage".into()));
+            }
+            isa = match name {
+                "sm5x" => Isa::Sm5x,
+                "sm86" => Isa::Sm86,
+                _ => return Err(error(format!("isa {name}: sm5x or sm86"))),
+            };
+            continue;
+        }
         if let ["stage", stage] = words[..] {
             let stage = match stage {
                 "vertex" => Some(ShaderType::Vertex),
@@ -90,7 +104,13 @@ pub fn program(source: &str) -> Result<Vec<u8>, AssembleError> {
                 "compute" => None,
                 _ => return Err(error(format!("stage {stage}: vertex, pixel or compute"))),
             };
-            header = Some(stage.map(ProgramHeader::new));
+            header = Some(stage.map(|stage| {
+                let mut header = ProgramHeader::new(stage);
+                if isa == Isa::Sm86 {
+                    header.set_version(4);
+                }
+                header
+            }));
             continue;
         }
         let sph = match header.as_mut() {
@@ -134,9 +154,34 @@ pub fn program(source: &str) -> Result<Vec<u8>, AssembleError> {
         }
     }
     let header = header.ok_or(AssembleError { line: 1, problem: "no .stage".into() })?;
-    let mut program = header.map_or_else(Vec::new, |header| header.bytes().to_vec());
-    program.extend(sm5x(&code)?);
+    let mut program = header.map_or_else(Vec::new, |header| header.image(isa));
+    program.extend(match isa {
+        Isa::Sm5x => sm5x(&code)?,
+        Isa::Sm86 => sm86(&code)?,
+    });
     Ok(program)
+}
+
+/// The scheduling of every assembled SM86 instruction (bits 105-125): a stall of one cycle, the yield bit, no
+/// read or write barrier, no waits; what ptxas writes for an instruction nothing waits on (nvdisasm refuses some
+/// instructions, AST among them, with barrier 0).
+const SM86_SCHEDULING: u128 = 0xfe2 << 104;
+
+/// Assembles SM86 lines into 16-byte instructions, each with `SM86_SCHEDULING`.
+pub fn sm86(source: &str) -> Result<Vec<u8>, AssembleError> {
+    use super::sm86::{ENCODINGS, decode};
+    let mut code = Vec::new();
+    for (index, text) in source.lines().enumerate() {
+        let text = text.split('#').next().unwrap_or("").trim();
+        if text.is_empty() {
+            continue;
+        }
+        let word = word(ENCODINGS, index + 1, text)? | SM86_SCHEDULING;
+        decode(word)
+            .ok_or_else(|| AssembleError { line: index + 1, problem: format!("{word:#034x} does not decode") })?;
+        code.extend_from_slice(&word.to_le_bytes());
+    }
+    Ok(code)
 }
 
 /// Assembles SM5x lines into bundles (a zero scheduling word, three instructions; NOPs fill the last bundle).

@@ -910,6 +910,41 @@ impl Lower<'_> {
         result
     }
 
+    /// ALD and AST of both ISAs: `size` + 1 words between registers from rd (rs) and the attribute space at the
+    /// byte address (ALD.O reads the stage's own outputs; AST writes them).
+    pub(super) fn attribute_words(&mut self, v: &View) {
+        let load = v.encoding.opcode == "ALD";
+        let space = if load && !v.flag("output") { Space::Attribute } else { Space::Output };
+        let register = if load { v.get("rd") } else { v.get("rs") };
+        for k in 0..=v.get("size") {
+            let address = self.const32(v.get("address") as u32 + 4 * k as u32);
+            if load {
+                let value = self.op(Op::Load { space, address });
+                self.set_reg(register + k, value);
+            } else {
+                let value = self.reg(register + k);
+                self.op(Op::Store { space, address, value });
+            }
+        }
+    }
+
+    /// An input attribute word as IPA reads it: the pixel's interpolation of it (see `spirv::graphics`).
+    pub(super) fn attribute(&mut self, byte_address: u32) -> Value {
+        let address = self.const32(byte_address);
+        self.op(Op::Load { space: Space::Attribute, address })
+    }
+
+    /// A count of bit positions as SGXT, BMSK and the video shifts read one: wrapped to 0-31, or clamped at 32.
+    pub(super) fn bit_count(&mut self, count: Value, wrap: bool) -> Value {
+        if wrap {
+            let mask = self.const32(31);
+            self.bin(BinOp::And, count, mask)
+        } else {
+            let limit = self.const32(32);
+            self.bin(BinOp::MinU, count, limit)
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn funnel_shift(
         &mut self,

@@ -1529,19 +1529,7 @@ impl Maxwell<'_, '_, '_> {
         if v.flag("patch") || v.get("ra") != 255 || v.get("rb") != 255 {
             return self.unimplemented(v, Self::text(v));
         }
-        let load = v.encoding.opcode == "ALD";
-        let space = if load && !v.flag("output") { Space::Attribute } else { Space::Output };
-        let register = if load { v.get("rd") } else { v.get("rs") };
-        for k in 0..=v.get("size") {
-            let address = self.const32(v.get("address") as u32 + 4 * k as u32);
-            if load {
-                let value = self.op(Op::Load { space, address });
-                self.set_reg(register + k, value);
-            } else {
-                let value = self.reg(register + k);
-                self.op(Op::Store { space, address, value });
-            }
-        }
+        self.attribute_words(v);
         Ok(())
     }
 
@@ -1551,8 +1539,7 @@ impl Maxwell<'_, '_, '_> {
         if v.flag("idx") || v.get("sample") != 0 || v.get("mode") == 3 || v.get("ps") != 7 || v.flag("ps_not") {
             return self.unimplemented(v, Self::text(v));
         }
-        let address = self.const32(v.get("address") as u32);
-        let mut value = self.op(Op::Load { space: Space::Attribute, address });
+        let mut value = self.attribute(v.get("address") as u32);
         if v.get("mode") == 1 {
             let multiplier = self.reg(v.get("rb"));
             let product = self.op(Op::FArith(FArith::Mul, Round::NearestEven, [value, multiplier, multiplier]));

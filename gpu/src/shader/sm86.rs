@@ -89,6 +89,12 @@ impl Lower<'_> {
         Ok(Block { start, body, terminator })
     }
 
+    /// The instruction as nvdisasm prints it, for errors.
+    fn text(v: &View) -> String {
+        let inst = crate::sass::sm86::decode(v.word).expect("the view was decoded");
+        crate::sass::sm86::text(&crate::sass::Instruction { offset: v.offset, inst, control: v.control })
+    }
+
     fn unimplemented<T>(&self, v: &View, what: impl Into<String>) -> Result<T, TranslateError> {
         Err(TranslateError::Unimplemented {
             isa: Isa::Sm86,
@@ -573,22 +579,10 @@ impl Lower<'_> {
             }
             "SGXT" | "BMSK" => {
                 let (a, b) = (self.reg(v.get("ra")), self.slot_b(v));
-                let b = if v.flag("wrap") {
-                    let mask = self.const32(31);
-                    self.bin(BinOp::And, b, mask)
-                } else {
-                    let limit = self.const32(32);
-                    self.bin(BinOp::MinU, b, limit)
-                };
+                let b = self.bit_count(b, v.flag("wrap"));
                 let value = if opcode == "BMSK" {
                     // (2^width - 1) << position, a being the position and b the width.
-                    let a = if v.flag("wrap") {
-                        let mask = self.const32(31);
-                        self.bin(BinOp::And, a, mask)
-                    } else {
-                        let limit = self.const32(32);
-                        self.bin(BinOp::MinU, a, limit)
-                    };
+                    let a = self.bit_count(a, v.flag("wrap"));
                     let (one, all) = (self.const32(1), self.const32(u32::MAX));
                     let power = self.bin(BinOp::Shl, one, b);
                     let mask = self.bin(BinOp::Sub, power, one);
@@ -1033,6 +1027,16 @@ impl Lower<'_> {
                 let clamped = self.bin(BinOp::MinS, clamped, high);
                 self.set_reg(v.get("rd"), clamped);
             }
+            // The stage's own vertex (rb RZ) at an immediate address; other vertices, patches and computed
+            // addresses (.P, .PHYS) belong to the tessellation and geometry stages.
+            "ALD" | "AST" if v.encoding.form() == "" && v.get("rb") == 255 => self.attribute_words(v),
+            // PASS (interpolated as the header says; a perspective input arrives divided by w, which the program
+            // multiplies back itself) and CONSTANT; at the pixel centre only.
+            "IPA" if v.encoding.form() == "reg" && v.get("mode") < 2 && v.get("sample") == 0 && v.get("pd") == 7 => {
+                let value = self.attribute(4 * v.get("address") as u32);
+                self.set_reg(v.get("rd"), value);
+            }
+            "ALD" | "AST" | "IPA" => return self.unimplemented(v, Self::text(v)),
             "UIADD3" => self.iadd3(v),
             "B2R" if v.get("mode") == 1 => self.barrier_result(v.get("rd"), v.get("pd")),
             "UMOV" | "ULOP3" | "UIMAD" | "USHF" | "UFLO" | "UPRMT" => self.uniform(v)?,
@@ -1045,9 +1049,7 @@ impl Lower<'_> {
             }
             "SULD" | "SUST" | "SURED" => self.through_unit(v, crate::sass::surface::sm86, Self::surface_instruction)?,
             opcode => {
-                let inst = crate::sass::sm86::decode(v.word).expect("the view was decoded");
-                let text =
-                    crate::sass::sm86::text(&crate::sass::Instruction { offset: v.offset, inst, control: v.control });
+                let text = Self::text(v);
                 let (kernel, offset) = (self.kernel_name.to_string(), v.offset);
                 return Err(TranslateError::UnknownOpcode { isa: Isa::Sm86, opcode, text, kernel, offset });
             }
@@ -1065,12 +1067,7 @@ impl Lower<'_> {
     ) -> Result<(), TranslateError> {
         match read(v).and_then(|instruction| lower(self, &instruction)) {
             Ok(()) => Ok(()),
-            Err(why) => {
-                let inst = crate::sass::sm86::decode(v.word).expect("the view was decoded");
-                let text =
-                    crate::sass::sm86::text(&crate::sass::Instruction { offset: v.offset, inst, control: v.control });
-                self.unimplemented(v, format!("{text} ({why})"))
-            }
+            Err(why) => self.unimplemented(v, format!("{} ({why})", Self::text(v))),
         }
     }
 

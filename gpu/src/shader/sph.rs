@@ -2,14 +2,49 @@
 //! which stage the program is, which attributes it reads and writes, and (pixel shaders) how each input is
 //! interpolated and which render target components its registers hold at EXIT.
 //!
+//! Ampere's (SM86) programs carry version 4 (0x80 bytes: the same twenty words, then twelve more).
+//!
 //! Layout from open-gpu-doc's `Shader-Program-Header` and `classes/3d/cla097sph.h` (bit n of the header is bit
 //! n % 32 of word n / 32): words 0-4 are common; type 1 (vertex, tessellation, geometry) has one input bit and
 //! one output bit per attribute word (bit 160 + A/4 and 400 + A/4 for the attribute at byte address A); type 2
 //! (pixel) has two bits per generic input component (bit 192 + 8i + 2c: how it is interpolated), the targets'
 //! components at bit 576 + 4t + c, the sample mask at 608 and depth at 609.
 
-/// Bytes of a header.
+use crate::sass::Isa;
+
+/// Bytes of a header (version 3, in front of Maxwell programs).
 pub const HEADER_BYTES: usize = 0x50;
+
+/// Bytes of a version 4 header (Turing and later: in front of SM86 programs): version 3's twenty words, then twelve
+/// more that map pixel programs' per-vertex inputs (words 21-24, NAK's `sph.rs`), which Tandem does not take.
+pub const HEADER_BYTES_V4: usize = 0x80;
+
+/// Bytes of the header in front of a graphics program of `isa`.
+pub fn header_bytes(isa: Isa) -> usize {
+    match isa {
+        Isa::Sm5x => HEADER_BYTES,
+        Isa::Sm86 => HEADER_BYTES_V4,
+    }
+}
+
+/// Reads the header at the front of a graphics program of `isa` (at least `header_bytes(isa)` bytes): an SM86
+/// program's must be version 4, its words past the twentieth zero.
+pub fn parse_program_header(isa: Isa, program: &[u8]) -> Result<ProgramHeader, String> {
+    let size = header_bytes(isa);
+    let bytes = program
+        .get(..size)
+        .ok_or_else(|| format!("{} bytes, shorter than an {isa} program's header ({size:#x})", program.len()))?;
+    let header = ProgramHeader::parse(bytes[..HEADER_BYTES].try_into().expect("twenty words"))?;
+    if isa == Isa::Sm86 {
+        if header.version() != 4 {
+            return Err(format!("an SM86 program's header is version 4, this one version {}", header.version()));
+        }
+        if let Some(word) = (HEADER_BYTES..size).step_by(4).find(|&at| bytes[at..at + 4] != [0; 4]) {
+            return Err(format!("header word {} is not zero: per-vertex pixel inputs are not implemented", word / 4));
+        }
+    }
+    Ok(header)
+}
 
 /// The stage a program is (ShaderType, word 0 bits 13:10).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,6 +117,22 @@ impl ProgramHeader {
         let mut words = [0; 20];
         words[0] = sph_type | 3 << 5 | stage << 10 | 1 << 17;
         ProgramHeader { words }
+    }
+
+    /// The header's version (word 0 bits 9:5): 3 for Maxwell, 4 for Turing and later.
+    pub fn version(&self) -> u32 {
+        self.words[0] >> 5 & 0x1f
+    }
+
+    pub fn set_version(&mut self, version: u32) {
+        self.words[0] = self.words[0] & !(0x1f << 5) | (version & 0x1f) << 5;
+    }
+
+    /// The header as it sits in front of a program of `isa` (a version 4 header's last twelve words zero).
+    pub fn image(&self, isa: Isa) -> Vec<u8> {
+        let mut image = self.bytes().to_vec();
+        image.resize(header_bytes(isa), 0);
+        image
     }
 
     pub fn bytes(&self) -> [u8; HEADER_BYTES] {

@@ -150,14 +150,9 @@ impl Maxwell<'_, '_, '_> {
     /// its size matters: only a left shift by 32 of a word at or above 2^31 leaves 64 bits, and any value that
     /// large saturates and compares as 2^40 does.
     fn video_shift(&mut self, v: &View, a: Value, b: Value) -> (Value, Value) {
-        let amount = if v.flag("wrap") {
-            let mask = self.const64(31);
-            self.bin(BinOp::And, b, mask)
-        } else {
-            let limit = self.const64(32);
-            self.bin(BinOp::MinU, b, limit)
-        };
-        let amount = self.un(UnOp::Truncate, amount);
+        // b is an unsigned part: its low word is all of it.
+        let b = self.un(UnOp::Truncate, b);
+        let amount = self.bit_count(b, v.flag("wrap"));
         if v.encoding.opcode == "VSHR" {
             let shifted = self.bin(BinOp::ShrS, a, amount);
             return (shifted, shifted);
