@@ -13,7 +13,7 @@ The recorded commit is `--commit`, else HEAD of `--git-dir`, else "unknown".
 The tables in this folder were made with:
     python3 gpu/classes/generate.py --git-dir OPEN_GPU_DOC classes/host/clb06f.h classes/3d/clb197.h \
         classes/compute/clb1c0.h classes/dma-copy/clb0b5.h classes/twod/cl902d.h \
-        classes/inline-to-memory/cla140.h
+        classes/inline-to-memory/cla140.h classes/compute/clc7c0.h classes/dma-copy/clc7b5.h classes/3d/clc797.h
 
 Standard library only. See `FORMAT` below for the output format and how array element counts are derived.
 """

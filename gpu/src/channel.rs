@@ -103,6 +103,7 @@ struct HostRegisters {
 /// The engines of one channel (each channel has its own state of every class).
 pub struct Engines {
     pub maxwell_3d: Maxwell3D,
+    pub ampere_3d: Maxwell3D,
     pub compute: crate::engine::compute::Compute,
     pub ampere_compute: crate::engine::compute::Compute,
     pub copy: crate::engine::copy::CopyEngine,
@@ -116,6 +117,7 @@ impl Default for Engines {
         use crate::engine::compute::Compute;
         Engines {
             maxwell_3d: Maxwell3D::default(),
+            ampere_3d: Maxwell3D::new(Class::Ampere3D),
             compute: Compute::default(),
             ampere_compute: Compute::new(Class::AmpereCompute),
             copy: Default::default(),
@@ -185,6 +187,7 @@ impl Channel {
         self.waiting = None;
         self.decoder = PushbufferDecoder::new();
         self.engines.maxwell_3d.discard_pending_macro();
+        self.engines.ampere_3d.discard_pending_macro();
     }
 
     /// Where the channel is in its work: (entries queued, words of the front one done, waiting); any change
@@ -244,10 +247,11 @@ impl Channel {
             self.words_done = 0;
         }
         // Nothing more comes for a macro whose parameters were being collected.
-        self.engines
-            .maxwell_3d
-            .flush_macro(&mut context)
-            .map_err(|source| ChannelError::Engine { address: self.macro_call_address, source })?;
+        for engine in [&mut self.engines.maxwell_3d, &mut self.engines.ampere_3d] {
+            engine
+                .flush_macro(&mut context)
+                .map_err(|source| ChannelError::Engine { address: self.macro_call_address, source })?;
+        }
         Ok(Progress::Idle)
     }
 
@@ -263,11 +267,12 @@ impl Channel {
             offset,
         })?;
         let engine_error = |source| ChannelError::Engine { address: call.address, source };
-        if class == Class::Maxwell3D && offset >= crate::engine::maxwell_3d::CALL_MME_MACRO {
+        if matches!(class, Class::Maxwell3D | Class::Ampere3D) && offset >= crate::engine::maxwell_3d::CALL_MME_MACRO {
             self.macro_call_address = call.address;
         }
         match class {
             Class::Maxwell3D => self.engines.maxwell_3d.call(offset, call.argument, context).map_err(engine_error)?,
+            Class::Ampere3D => self.engines.ampere_3d.call(offset, call.argument, context).map_err(engine_error)?,
             Class::Compute => self.engines.compute.call(offset, call.argument, context).map_err(engine_error)?,
             Class::AmpereCompute => {
                 self.engines.ampere_compute.call(offset, call.argument, context).map_err(engine_error)?

@@ -841,13 +841,19 @@ mod tests {
     }
 
     /// The test programs' vertex program passing generic 0 as the position and generic 1 on, and pixel program
-    /// interpolating it with perspective.
-    fn triangle_programs() -> (Vec<u8>, Vec<u8>) {
+    /// interpolating it with perspective: Maxwell's, or their SM86 twins for Ampere's 3D class.
+    fn triangle_programs(class: Class) -> (Vec<u8>, Vec<u8>) {
         let program = |source: &str| crate::sass::assemble::program(source).unwrap();
-        (
-            program(include_str!("../../tests/programs/shaders/pass.vs.sasm")),
-            program(include_str!("../../tests/programs/shaders/perspective.ps.sasm")),
-        )
+        match class {
+            Class::Ampere3D => (
+                program(include_str!("../../tests/programs/shaders/pass86.vs.sasm")),
+                program(include_str!("../../tests/programs/shaders/perspective86.ps.sasm")),
+            ),
+            _ => (
+                program(include_str!("../../tests/programs/shaders/pass.vs.sasm")),
+                program(include_str!("../../tests/programs/shaders/perspective.ps.sasm")),
+            ),
+        }
     }
 
     /// A triangle drawn into a 64 x 32 pitch A8B8G8R8 target covers exactly the pixels whose centres the edge
@@ -855,8 +861,19 @@ mod tests {
     /// its colour is the UNORM8 encoding of the vertices' (Vulkan's round(f x 255)); the rest keeps its texels.
     #[test]
     fn a_triangle_covers_the_pixels_its_edge_functions_give() {
+        draw_triangle(Class::Maxwell3D);
+    }
+
+    /// The same triangle through Ampere's 3D class (C797): the programs are SM86 behind version 4 headers, found by
+    /// their addresses (SET_PIPELINE_PROGRAM_ADDRESS), and the vertex stream is bounded by its size.
+    #[test]
+    fn ampere_draws_the_triangle_with_sm86_programs() {
+        draw_triangle(Class::Ampere3D);
+    }
+
+    fn draw_triangle(class: Class) {
         let (mut setup, channel) = rendering_setup();
-        let (vertex_program, pixel_program) = triangle_programs();
+        let (vertex_program, pixel_program) = triangle_programs(class);
         fill_data(&setup, 0x1000, &vertex_program);
         fill_data(&setup, 0x1200, &pixel_program);
         fill_data(&setup, 0x2000, &[0x11; 64 * 4 * 32]);
@@ -871,6 +888,7 @@ mod tests {
         fill_data(&setup, 0x800, &vertices);
         let at = |offset: u64| [((DATA + offset) >> 32) as u32, (DATA + offset) as u32];
         let mut words = color_target(0x2000, 256, 32, 0xd5, 1 << 12);
+        words[1] = class.id();
         let mut method = |offset: u32, values: &[u32]| {
             words.push(header::incrementing(0, offset / 4, values.len() as u32));
             words.extend_from_slice(values);
@@ -883,14 +901,23 @@ mod tests {
         method(0x0ff4, &[64 << 16, 32 << 16]);
         method(0x0d7c, &[1]);
         method(0x037c, &[1]);
-        method(0x1608, &at(0x1000));
-        method(0x2040, &[1 | 1 << 4, 0]);
-        method(0x2140, &[1 | 5 << 4, 0x200]);
         // Generic 0 at byte 0 and generic 1 at byte 16 of stream 0: four floats each.
         method(0x1160, &[1 << 21 | 7 << 27, 16 << 7 | 1 << 21 | 7 << 27]);
         let [high, low] = at(0x800);
         method(0x1c00, &[32 | 1 << 12, high, low]);
-        method(0x1f00, &[high, low + 3 * 32 - 1]);
+        if class == Class::Ampere3D {
+            // Pipeline slots 1 (vertex B) and 5 (pixel): enabled with their type, then the programs' addresses.
+            method(0x2040, &[1 | 1 << 4]);
+            method(0x2054, &at(0x1000));
+            method(0x2140, &[1 | 5 << 4]);
+            method(0x2154, &at(0x1200));
+            method(0x0600, &[0, 3 * 32]);
+        } else {
+            method(0x1608, &at(0x1000));
+            method(0x2040, &[1 | 1 << 4, 0]);
+            method(0x2140, &[1 | 5 << 4, 0x200]);
+            method(0x1f00, &[high, low + 3 * 32 - 1]);
+        }
         method(0x1618, &[4]);
         method(0x0d74, &[0, 3]);
         method(0x1614, &[0]);

@@ -9,10 +9,10 @@ use super::stream_out::{
     BUFFER_STRIDE as STREAM_OUT_BUFFER_STRIDE, DRAW_AUTO, SET_DRAW_AUTO_START, SET_DRAW_AUTO_STRIDE,
     SET_STREAM_OUT_BUFFER_LOAD_WRITE_POINTER, StreamOut, StreamOutState,
 };
-use super::{Class, Context, EngineError, Method};
+use super::{Context, EngineError, Method};
 use crate::backend::{ConstantBuffer, Rect};
 use crate::sass::Isa;
-use crate::shader::sph::{ProgramHeader, attribute};
+use crate::shader::sph::{ProgramHeader, attribute, header_bytes, parse_program_header};
 use crate::texture::descriptor::{Comparison, Pools};
 
 pub const DRAW_VERTEX_ARRAY_START: u32 = 0x0d74;
@@ -23,12 +23,16 @@ pub const DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_FIRST: u32 = 0x1214;
 pub const DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_SUBSEQUENT: u32 = 0x1218;
 pub const SET_INDEX_BUFFER_A: u32 = 0x17c8;
 pub const SET_INDEX_BUFFER_F: u32 = 0x17dc;
+/// Ampere (C797): the index buffer's size in bytes (upper, lower), where Maxwell has its last byte's address.
+pub const SET_INDEX_BUFFER_SIZE_A: u32 = 0x0238;
 pub const DRAW_INDEX_BUFFER: u32 = 0x17e0;
 /// DRAW_INDEX_BUFFER{32,16,8}_BEGIN_END_INSTANCE_{FIRST,SUBSEQUENT}: 0x17e4 to 0x17f8.
 pub const DRAW_INDEX_BUFFER_BEGIN_END: std::ops::RangeInclusive<u32> = 0x17e4..=0x17f8;
 pub const SET_VERTEX_ATTRIBUTE_A: u32 = 0x1160;
 pub const SET_VERTEX_STREAM_A_FORMAT: u32 = 0x1c00;
 pub const SET_VERTEX_STREAM_LIMIT_A_A: u32 = 0x1f00;
+/// Ampere (C797): a vertex stream's size in bytes (upper, lower), where Maxwell has its last byte's address.
+pub const SET_VERTEX_STREAM_SIZE_A: u32 = 0x0600;
 pub const SET_VERTEX_STREAM_INSTANCE_A: u32 = 0x1880;
 pub const SET_ATTRIBUTE_DEFAULT: u32 = 0x1610;
 pub const SET_GLOBAL_BASE_VERTEX_INDEX: u32 = 0x1434;
@@ -40,6 +44,9 @@ pub const SET_DA_PRIMITIVE_RESTART_INDEX: u32 = 0x1648;
 pub const SET_DA_PRIMITIVE_RESTART_VERTEX_ARRAY: u32 = 0x0de8;
 pub const SET_DA_PRIMITIVE_RESTART_TOPOLOGY_CHANGE: u32 = 0x0748;
 pub const SET_PROGRAM_REGION_A: u32 = 0x1608;
+/// Ampere (C797): a pipeline slot's program address (upper byte, then lower word), where Maxwell has an offset into
+/// the program region.
+pub const SET_PIPELINE_PROGRAM_ADDRESS_A: u32 = 0x2014;
 pub const SET_PIPELINE_SHADER: u32 = 0x2000;
 pub const PIPELINE_STRIDE: u32 = 64;
 pub const SET_CONSTANT_BUFFER_SELECTOR_A: u32 = 0x2380;
@@ -125,8 +132,6 @@ pub const SET_ANTI_ALIASED_LINE: u32 = 0x1570;
 pub const CONSTANT_BUFFER_SLOTS: usize = 18;
 /// Bind groups: vertex, tessellation control, tessellation evaluation, geometry, fragment.
 pub const BIND_GROUPS: usize = 5;
-/// Bytes of the shader program header in front of a graphics program's code.
-pub const HEADER_BYTES: u64 = 0x50;
 /// The longest graphics program read (header included): a program's end is found by decoding.
 const MAX_PROGRAM_BYTES: usize = 1 << 20;
 
@@ -186,6 +191,8 @@ impl Topology {
 pub struct Stage {
     /// The GPU address of the program (its header).
     pub address: u64,
+    /// Maxwell's (the 3D class B197) or SM86 (C797).
+    pub isa: Isa,
     pub header: ProgramHeader,
     /// The instructions after the header.
     pub code: Vec<u8>,
@@ -437,10 +444,6 @@ impl Topology {
     }
 }
 
-fn method(offset: u32) -> Method {
-    Method { class: Class::Maxwell3D, offset }
-}
-
 /// A 40-bit GPU address from an upper (7:0) and a lower register.
 /// The pools SET_TEX_HEADER_POOL_A-C and SET_TEX_SAMPLER_POOL_A-C name, from a class's `register` (the 3D and
 /// compute classes have them at the same offsets); whether handles pick samplers by their header index is
@@ -491,7 +494,7 @@ impl Maxwell3D {
             DRAW_AUTO => {
                 let stride = self.register(SET_DRAW_AUTO_STRIDE) & 0xfff;
                 if stride == 0 {
-                    return Err(method(offset).bad_argument(argument, "DRAW_AUTO with SET_DRAW_AUTO_STRIDE 0"));
+                    return Err(self.method(offset).bad_argument(argument, "DRAW_AUTO with SET_DRAW_AUTO_STRIDE 0"));
                 }
                 let count = argument.saturating_sub(self.register(SET_DRAW_AUTO_START)) / stride;
                 self.launch(offset, Launch::Array { first: 0, count }, context)?;
@@ -548,9 +551,11 @@ impl Maxwell3D {
         );
         let at = self.register(LOAD_CONSTANT_BUFFER_OFFSET) & 0xffff;
         if at + 4 > size {
-            return Err(method(offset).bad_argument(argument, "constant buffer load past the selected buffer's size"));
+            return Err(self
+                .method(offset)
+                .bad_argument(argument, "constant buffer load past the selected buffer's size"));
         }
-        context.write(base + u64::from(at), &argument.to_le_bytes()).map_err(|e| method(offset).memory(e))?;
+        context.write(base + u64::from(at), &argument.to_le_bytes()).map_err(|e| self.method(offset).memory(e))?;
         self.set_register(LOAD_CONSTANT_BUFFER_OFFSET, at + 4);
         Ok(())
     }
@@ -566,7 +571,7 @@ impl Maxwell3D {
             size: self.register(SET_CONSTANT_BUFFER_SELECTOR_A) & 0x1_ffff,
         };
         let Some(entry) = self.draw.bindings[group].get_mut(slot) else {
-            return Err(method(offset).bad_argument(argument, "constant buffer slot past c[0x11]"));
+            return Err(self.method(offset).bad_argument(argument, "constant buffer slot past c[0x11]"));
         };
         *entry = (argument & 1 == 1).then_some(buffer);
         Ok(())
@@ -583,19 +588,25 @@ impl Maxwell3D {
         if shader & 1 == 0 {
             return Err(at.unimplemented(format!("draws without a shader in pipeline slot {slot}")));
         }
-        let region = address(self.register(SET_PROGRAM_REGION_A), self.register(SET_PROGRAM_REGION_A + 4));
-        let program = region + u64::from(self.register(SET_PIPELINE_SHADER + 4 + PIPELINE_STRIDE * slot));
-        let mut header = [0u8; HEADER_BYTES as usize];
+        // Maxwell: an offset into the program region; Ampere: the program's own address.
+        let (program, isa) = if self.ampere() {
+            let program_address = SET_PIPELINE_PROGRAM_ADDRESS_A + PIPELINE_STRIDE * slot;
+            (address(self.register(program_address), self.register(program_address + 4)), Isa::Sm86)
+        } else {
+            let region = address(self.register(SET_PROGRAM_REGION_A), self.register(SET_PROGRAM_REGION_A + 4));
+            (region + u64::from(self.register(SET_PIPELINE_SHADER + 4 + PIPELINE_STRIDE * slot)), Isa::Sm5x)
+        };
+        let mut header = vec![0u8; header_bytes(isa)];
         context.read(program, &mut header).map_err(|e| at.memory(e))?;
-        let header = ProgramHeader::parse(&header)
+        let header = parse_program_header(isa, &header)
             .map_err(|problem| at.unimplemented(format!("the shader at {program:#x}: {problem}")))?;
-        let code_start = program + HEADER_BYTES;
+        let code_start = program + header_bytes(isa) as u64;
         let read = |offset: usize, buffer: &mut [u8]| context.read(code_start + offset as u64, buffer).is_ok();
-        let length = crate::sass::program_length(Isa::Sm5x, read, MAX_PROGRAM_BYTES)
+        let length = crate::sass::program_length(isa, read, MAX_PROGRAM_BYTES)
             .map_err(|error| at.unimplemented(format!("the shader at {program:#x}: {error}")))?;
         let mut code = vec![0u8; length];
         context.read(code_start, &mut code).map_err(|e| at.memory(e))?;
-        Ok(Stage { address: program, header, code, constant_buffers: self.draw.bindings[group] })
+        Ok(Stage { address: program, isa, header, code, constant_buffers: self.draw.bindings[group] })
     }
 }
 
@@ -606,7 +617,7 @@ pub const VERTEX_RECORD_WORDS: usize = 33 * 4;
 impl Maxwell3D {
     /// A draw launch: resolve the state, fetch the vertices, and have the back end draw.
     fn launch(&mut self, offset: u32, launch: Launch, context: &mut Context) -> Result<(), EngineError> {
-        let at = method(offset);
+        let at = self.method(offset);
         if !self.render_enabled(at, context)? {
             return Ok(());
         }

@@ -114,6 +114,8 @@ struct PendingMacro {
 }
 
 pub struct Maxwell3D {
+    /// `Class::Maxwell3D`, or `Class::Ampere3D`: the same engine with Ampere's differences.
+    class: Class,
     registers: Box<[u32; REGISTER_COUNT]>,
     shadow: Box<[u32; REGISTER_COUNT]>,
     macros: MacroEngine,
@@ -124,7 +126,14 @@ pub struct Maxwell3D {
 
 impl Default for Maxwell3D {
     fn default() -> Maxwell3D {
+        Maxwell3D::new(Class::Maxwell3D)
+    }
+}
+
+impl Maxwell3D {
+    pub fn new(class: Class) -> Maxwell3D {
         let mut engine = Maxwell3D {
+            class,
             registers: Box::new([0; REGISTER_COUNT]),
             shadow: Box::new([0; REGISTER_COUNT]),
             macros: MacroEngine::default(),
@@ -142,9 +151,17 @@ impl Default for Maxwell3D {
         }
         engine
     }
-}
 
-impl Maxwell3D {
+    /// Whether this is Ampere's 3D class (`AMPERE_B`).
+    pub(super) fn ampere(&self) -> bool {
+        self.class == Class::Ampere3D
+    }
+
+    /// The method at `offset` of this engine's class, for errors.
+    pub(super) fn method(&self, offset: u32) -> Method {
+        Method { class: self.class, offset }
+    }
+
     /// The value of the register at byte offset `offset`.
     pub fn register(&self, offset: u32) -> u32 {
         self.registers.get(offset as usize / 4).copied().unwrap_or(0)
@@ -191,7 +208,7 @@ impl Maxwell3D {
 
     /// A method's effect, from the pushbuffer or from a macro's `send`.
     fn write(&mut self, offset: u32, argument: u32, context: &mut Context) -> Result<(), EngineError> {
-        let method = Method { class: Class::Maxwell3D, offset };
+        let method = self.method(offset);
         let index = offset as usize / 4;
         if index >= REGISTER_COUNT {
             return Err(method.bad_argument(argument, "method beyond the 3D class's method space"));
@@ -237,7 +254,7 @@ impl Maxwell3D {
             CLEAR_SURFACE => self.clear_surface(argument, context)?,
             _ if self.draw_method(offset, argument, context)? => {}
             _ if inline_to_memory::METHODS.contains(&offset) => {
-                self.inline_to_memory.call(Class::Maxwell3D, offset, argument, context)?
+                self.inline_to_memory.call(self.class, offset, argument, context)?
             }
             _ if is_unimplemented_action(offset) => return Err(method.unimplemented("")),
             _ => {}
@@ -274,7 +291,7 @@ impl Maxwell3D {
     /// CLEAR_SURFACE: Z_ENABLE 0, STENCIL_ENABLE 1, R/G/B/A_ENABLE 2-5, MRT_SELECT 9:6 (a slot of SET_CT_SELECT),
     /// RT_ARRAY_INDEX 25:10.
     fn clear_surface(&mut self, argument: u32, context: &mut Context) -> Result<(), EngineError> {
-        let method = Method { class: Class::Maxwell3D, offset: CLEAR_SURFACE };
+        let method = self.method(CLEAR_SURFACE);
         if !self.render_enabled(method, context)? {
             return Ok(());
         }
@@ -469,7 +486,7 @@ impl Maxwell3D {
     /// `SET_REPORT_SEMAPHORE_D`: a release writes the payload (one word) or a four-word report (payload, zero,
     /// timestamp) at the address in A and B, once the work before is done (it is, here).
     fn report_semaphore(&mut self, argument: u32, context: &mut Context) -> Result<(), EngineError> {
-        let method = Method { class: Class::Maxwell3D, offset: SET_REPORT_SEMAPHORE_D };
+        let method = self.method(SET_REPORT_SEMAPHORE_D);
         let address = u64::from(self.register(SET_REPORT_SEMAPHORE_A) & 0xff) << 32
             | u64::from(self.register(SET_REPORT_SEMAPHORE_B));
         let payload = self.register(SET_REPORT_SEMAPHORE_C);
@@ -548,7 +565,7 @@ impl MacroTarget for MacroWrites<'_, '_, '_> {
     fn send(&mut self, method: u32, argument: u32) -> Result<(), EngineError> {
         let offset = method * 4;
         if offset >= CALL_MME_MACRO {
-            return Err(Method { class: Class::Maxwell3D, offset }.unimplemented("a macro calling a macro"));
+            return Err(self.engine.method(offset).unimplemented("a macro calling a macro"));
         }
         self.engine.write(offset, argument, self.context)
     }

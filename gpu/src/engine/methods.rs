@@ -76,6 +76,7 @@ pub fn table(class: Option<Class>) -> &'static MethodTable {
             include_str!("../../classes/a140.methods"),
             include_str!("../../classes/c7c0.methods"),
             include_str!("../../classes/c7b5.methods"),
+            include_str!("../../classes/c797.methods"),
         ]
         .into_iter()
         .map(MethodTable::parse)
@@ -103,5 +104,9 @@ mod tests {
         assert_eq!(table(Some(Class::InlineToMemory)).offset("LAUNCH_DMA", 0), Some(0x1b0));
         assert_eq!(table(Some(Class::AmpereCompute)).name(0x02c0).as_deref(), Some("SEND_SIGNALING_PCAS2_B"));
         assert_eq!(table(Some(Class::AmpereCopy)).offset("LAUNCH_DMA", 0), Some(0x300));
+        let ampere = table(Some(Class::Ampere3D));
+        assert_eq!(ampere.name(0x2054).as_deref(), Some("SET_PIPELINE_PROGRAM_ADDRESS_A(1)"));
+        assert_eq!(ampere.offset("SET_VERTEX_STREAM_SIZE_B", 2), Some(0x0614));
+        assert_eq!(ampere.offset("SET_INDEX_BUFFER_SIZE_A", 0), Some(0x0238));
     }
 }

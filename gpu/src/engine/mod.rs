@@ -34,10 +34,13 @@ pub enum Class {
     AmpereCompute,
     /// `AMPERE_DMA_COPY_B` (C7B5): the Switch 2's copy class.
     AmpereCopy,
+    /// `AMPERE_B` (C797): the Switch 2's 3D class. Maxwell B's methods at the same offsets, but programs by address
+    /// (SM86 behind version 4 headers), vertex streams and index buffers by size.
+    Ampere3D,
 }
 
 impl Class {
-    pub const ALL: [Class; 7] = [
+    pub const ALL: [Class; 8] = [
         Class::Maxwell3D,
         Class::Compute,
         Class::Copy,
@@ -45,6 +48,7 @@ impl Class {
         Class::InlineToMemory,
         Class::AmpereCompute,
         Class::AmpereCopy,
+        Class::Ampere3D,
     ];
 
     pub fn id(self) -> u32 {
@@ -56,6 +60,7 @@ impl Class {
             Class::InlineToMemory => 0xa140,
             Class::AmpereCompute => 0xc7c0,
             Class::AmpereCopy => 0xc7b5,
+            Class::Ampere3D => 0xc797,
         }
     }
 
@@ -72,6 +77,7 @@ impl Class {
             Class::InlineToMemory => "KEPLER_INLINE_TO_MEMORY_B",
             Class::AmpereCompute => "AMPERE_COMPUTE_B",
             Class::AmpereCopy => "AMPERE_DMA_COPY_B",
+            Class::Ampere3D => "AMPERE_B",
         }
     }
 }

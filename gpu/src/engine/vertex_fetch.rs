@@ -6,9 +6,9 @@
 use super::draw::{
     Launch, SET_ATTRIBUTE_DEFAULT, SET_DA_OUTPUT, SET_DA_PRIMITIVE_RESTART, SET_DA_PRIMITIVE_RESTART_INDEX,
     SET_DA_PRIMITIVE_RESTART_TOPOLOGY_CHANGE, SET_DA_PRIMITIVE_RESTART_VERTEX_ARRAY, SET_GLOBAL_BASE_INSTANCE_INDEX,
-    SET_GLOBAL_BASE_VERTEX_INDEX, SET_INDEX_BUFFER_A, SET_VERTEX_ATTRIBUTE_A, SET_VERTEX_ID_BASE,
-    SET_VERTEX_STREAM_A_FORMAT, SET_VERTEX_STREAM_INSTANCE_A, SET_VERTEX_STREAM_LIMIT_A_A, Topology,
-    VERTEX_RECORD_WORDS, address,
+    SET_GLOBAL_BASE_VERTEX_INDEX, SET_INDEX_BUFFER_A, SET_INDEX_BUFFER_SIZE_A, SET_VERTEX_ATTRIBUTE_A,
+    SET_VERTEX_ID_BASE, SET_VERTEX_STREAM_A_FORMAT, SET_VERTEX_STREAM_INSTANCE_A, SET_VERTEX_STREAM_LIMIT_A_A,
+    SET_VERTEX_STREAM_SIZE_A, Topology, VERTEX_RECORD_WORDS, address,
 };
 use super::maxwell_3d::Maxwell3D;
 use super::{Context, EngineError, Method};
@@ -105,7 +105,13 @@ impl Maxwell3D {
             _ => 4,
         };
         let index_base = address(self.register(SET_INDEX_BUFFER_A), self.register(SET_INDEX_BUFFER_A + 4));
-        let index_limit = address(self.register(SET_INDEX_BUFFER_A + 8), self.register(SET_INDEX_BUFFER_A + 12));
+        // Maxwell gives the last byte's address, Ampere the size.
+        let index_limit = if self.ampere() {
+            let size = address(self.register(SET_INDEX_BUFFER_SIZE_A), self.register(SET_INDEX_BUFFER_SIZE_A + 4));
+            (index_base + size).wrapping_sub(1)
+        } else {
+            address(self.register(SET_INDEX_BUFFER_A + 8), self.register(SET_INDEX_BUFFER_A + 12))
+        };
         let mut runs = vec![Vec::with_capacity(count as usize * VERTEX_RECORD_WORDS)];
         for k in 0..count {
             let (raw, element, vertex_id) = if indexed {
@@ -177,10 +183,18 @@ impl Maxwell3D {
             self.register(SET_VERTEX_STREAM_A_FORMAT + 4 + 16 * stream),
             self.register(SET_VERTEX_STREAM_A_FORMAT + 8 + 16 * stream),
         );
-        let limit = address(
-            self.register(SET_VERTEX_STREAM_LIMIT_A_A + 8 * stream),
-            self.register(SET_VERTEX_STREAM_LIMIT_A_A + 4 + 8 * stream),
-        );
+        let limit = if self.ampere() {
+            let size = address(
+                self.register(SET_VERTEX_STREAM_SIZE_A + 8 * stream),
+                self.register(SET_VERTEX_STREAM_SIZE_A + 4 + 8 * stream),
+            );
+            (location + size).wrapping_sub(1)
+        } else {
+            address(
+                self.register(SET_VERTEX_STREAM_LIMIT_A_A + 8 * stream),
+                self.register(SET_VERTEX_STREAM_LIMIT_A_A + 4 + 8 * stream),
+            )
+        };
         let bytes = widths.iter().sum::<u32>().div_ceil(8) as usize;
         let start = location + u64::from(element) * stride + u64::from(register >> 7 & 0x3fff);
         let mut data = [0u8; 16];

@@ -10,7 +10,6 @@ use crate::backend::{
 };
 use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
 use crate::engine::multisample::Multisample;
-use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
 use crate::shader::sph::{Interpolation, attribute};
 use crate::shader::{
@@ -435,7 +434,7 @@ impl ReferenceBackend {
         };
         let kernel = |stage: &Stage| KernelImage {
             name: format!("shader@{:#x}", stage.address),
-            isa: Isa::Sm5x,
+            isa: stage.isa,
             code: stage.code.clone(),
             constants: Vec::new(),
             shared_bytes: 0,
