@@ -573,34 +573,32 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
     // A pixel program (its header, then its code) translates with its texture bound after the banks; a vertex
     // program is not a pixel one.
     let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/shaders");
-    let pixel = shaders.join("texture.ps.bin");
-    let args = ["shader", "translate", pixel.to_str().unwrap(), "--isa", "sm5x", "--stage", "pixel", "-o"];
-    let run = tandem(&[&args[..], &[output.to_str().unwrap()]].concat());
+    let translate = |file: &str, isa: &str, stage: &str| {
+        let program = shaders.join(file);
+        let args = ["shader", "translate", program.to_str().unwrap(), "--isa", isa, "--stage", stage, "-o"];
+        tandem(&[&args[..], &[output.to_str().unwrap()]].concat())
+    };
+    let valid_and_removed = || {
+        let validation = Command::new("spirv-val").args(["--target-env", "vulkan1.3"]).arg(&output).output().unwrap();
+        assert!(validation.status.success(), "{}", text(&validation.stderr));
+        std::fs::remove_file(&output).unwrap();
+    };
+    let run = translate("texture.ps.bin", "sm5x", "pixel");
     assert!(run.status.success(), "{}", text(&run.stderr));
     assert!(
         text(&run.stdout).ends_with("set 1: texture c[bindless][0x0] (D2) at binding 0\n"),
         "{}",
         text(&run.stdout)
     );
-    let validation = Command::new("spirv-val").args(["--target-env", "vulkan1.3"]).arg(&output).output().unwrap();
-    assert!(validation.status.success(), "{}", text(&validation.stderr));
-    std::fs::remove_file(&output).unwrap();
-    let vertex = shaders.join("pass.vs.bin");
-    let args = ["shader", "translate", vertex.to_str().unwrap(), "--isa", "sm5x", "--stage", "pixel", "-o"];
-    let wrong = tandem(&[&args[..], &[output.to_str().unwrap()]].concat());
+    valid_and_removed();
+    let wrong = translate("pass.vs.bin", "sm5x", "pixel");
     assert!(!wrong.status.success() && text(&wrong.stderr).contains("a Vertex program's, not a Pixel program's"));
 
     // An SM86 pixel program (a version 4 header, 0x80 bytes) translates; Maxwell's version 3 header is not one.
-    let pixel = shaders.join("perspective86.ps.bin");
-    let args = ["shader", "translate", pixel.to_str().unwrap(), "--isa", "sm86", "--stage", "pixel", "-o"];
-    let run = tandem(&[&args[..], &[output.to_str().unwrap()]].concat());
+    let run = translate("perspective86.ps.bin", "sm86", "pixel");
     assert!(run.status.success(), "{}", text(&run.stderr));
-    let validation = Command::new("spirv-val").args(["--target-env", "vulkan1.3"]).arg(&output).output().unwrap();
-    assert!(validation.status.success(), "{}", text(&validation.stderr));
-    std::fs::remove_file(&output).unwrap();
-    let maxwell = shaders.join("perspective.ps.bin");
-    let args = ["shader", "translate", maxwell.to_str().unwrap(), "--isa", "sm86", "--stage", "pixel", "-o"];
-    let wrong = tandem(&[&args[..], &[output.to_str().unwrap()]].concat());
+    valid_and_removed();
+    let wrong = translate("perspective.ps.bin", "sm86", "pixel");
     assert!(!wrong.status.success() && text(&wrong.stderr).contains("header is version 4, this one version 3"));
 }
 

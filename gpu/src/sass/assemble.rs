@@ -171,31 +171,30 @@ const SM86_SCHEDULING: u128 = 0xfe2 << 104;
 pub fn sm86(source: &str) -> Result<Vec<u8>, AssembleError> {
     use super::sm86::{ENCODINGS, decode};
     let mut code = Vec::new();
-    for (index, text) in source.lines().enumerate() {
-        let text = text.split('#').next().unwrap_or("").trim();
-        if text.is_empty() {
-            continue;
-        }
-        let word = word(ENCODINGS, index + 1, text)? | SM86_SCHEDULING;
-        decode(word)
-            .ok_or_else(|| AssembleError { line: index + 1, problem: format!("{word:#034x} does not decode") })?;
+    for (line, text) in instruction_lines(source) {
+        let word = word(ENCODINGS, line, text)? | SM86_SCHEDULING;
+        decode(word).ok_or_else(|| AssembleError { line, problem: format!("{word:#034x} does not decode") })?;
         code.extend_from_slice(&word.to_le_bytes());
     }
     Ok(code)
+}
+
+/// The lines that hold an instruction, numbered from 1, without their comments.
+fn instruction_lines(source: &str) -> impl Iterator<Item = (usize, &str)> {
+    source
+        .lines()
+        .enumerate()
+        .map(|(index, text)| (index + 1, text.split('#').next().unwrap_or("").trim()))
+        .filter(|(_, text)| !text.is_empty())
 }
 
 /// Assembles SM5x lines into bundles (a zero scheduling word, three instructions; NOPs fill the last bundle).
 pub fn sm5x(source: &str) -> Result<Vec<u8>, AssembleError> {
     use super::sm5x::{BUNDLE_BYTES, ENCODINGS, decode};
     let mut words = Vec::new();
-    for (index, text) in source.lines().enumerate() {
-        let text = text.split('#').next().unwrap_or("").trim();
-        if text.is_empty() {
-            continue;
-        }
-        let word = word(ENCODINGS, index + 1, text)? as u64;
-        decode(word)
-            .ok_or_else(|| AssembleError { line: index + 1, problem: format!("{word:#018x} does not decode") })?;
+    for (line, text) in instruction_lines(source) {
+        let word = word(ENCODINGS, line, text)? as u64;
+        decode(word).ok_or_else(|| AssembleError { line, problem: format!("{word:#018x} does not decode") })?;
         words.push(word);
     }
     let nop = word(ENCODINGS, 0, "NOP").expect("the table has NOP") as u64;
