@@ -367,6 +367,8 @@ fn random_instance(rng: &mut Rng, isa: Isa, encoding: &Encoding) -> u128 {
                 }
             }
             "cb_bank" => 0,
+            // S2UR: the special registers every lane shares (the block's id, the shared memory size, SRZ).
+            "sr" if encoding.opcode == "S2UR" => [37, 38, 39, 50, 255][rng.below(5) as usize],
             // The block and grid sizes (bank 0 from 0x8 on SM5x, 0x0 on SM86): the same for both paths.
             "cb_offset" => match isa {
                 Isa::Sm5x => 2 + rng.below(6),

@@ -934,6 +934,48 @@ impl Lower<'_> {
         self.op(Op::Load { space: Space::Attribute, address })
     }
 
+    /// P0-P6 as bits 0-6 (what P2R packs).
+    pub(super) fn predicate_bits(&mut self) -> Value {
+        let mut bits = self.const32(0);
+        for i in 0..7 {
+            let p = self.pred(i);
+            let bit = self.un(UnOp::BoolToU32, p);
+            let shift = self.const32(i as u32);
+            let bit = self.bin(BinOp::Shl, bit, shift);
+            bits = self.bin(BinOp::Or, bits, bit);
+        }
+        bits
+    }
+
+    /// P2R as the interpreter's `predicates_into`: `bits` into byte `byte` of a under the mask's low byte.
+    pub(super) fn predicates_into(&mut self, a: Value, bits: Value, mask: Value, byte: u64) -> Value {
+        let (shift, low_byte) = (self.const32(8 * byte as u32), self.const32(0xff));
+        let mask = self.bin(BinOp::And, mask, low_byte);
+        let inserted = self.bin(BinOp::And, bits, mask);
+        let inserted = self.bin(BinOp::Shl, inserted, shift);
+        let cleared = self.bin(BinOp::Shl, mask, shift);
+        let all = self.const32(u32::MAX);
+        let kept = self.bin(BinOp::Xor, cleared, all);
+        let a = self.bin(BinOp::And, a, kept);
+        self.bin(BinOp::Or, a, inserted)
+    }
+
+    /// R2P as the interpreter's `predicates_from`: bit i of a's byte `byte` into P_i where mask bit i is set.
+    pub(super) fn predicates_from(&mut self, a: Value, mask: Value, byte: u64) {
+        let shift = self.const32(8 * byte as u32);
+        let value = self.bin(BinOp::ShrU, a, shift);
+        for i in 0..7 {
+            let (bit, zero) = (self.const32(1 << i), self.const32(0));
+            let selected = self.bin(BinOp::And, mask, bit);
+            let selected = self.cmp(Cmp::Ne, selected, zero);
+            let set = self.bin(BinOp::And, value, bit);
+            let set = self.cmp(Cmp::Ne, set, zero);
+            let old = self.pred(i);
+            let new = self.select(selected, set, old);
+            self.set_pred(i, new);
+        }
+    }
+
     /// A count of bit positions as SGXT, BMSK and the video shifts read one: wrapped to 0-31, or clamped at 32.
     pub(super) fn bit_count(&mut self, count: Value, wrap: bool) -> Value {
         if wrap {

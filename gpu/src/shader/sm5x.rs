@@ -877,39 +877,18 @@ impl Maxwell<'_, '_, '_> {
             }
             "P2R" => {
                 // P0-P6 (or the condition code's four flags) into byte `byte` of a, under the mask's low byte.
-                let bits = if v.flag("cc_mode") {
-                    self.op(Op::GetCc)
-                } else {
-                    let mut bits = self.const32(0);
-                    for i in 0..7 {
-                        let p = self.pred(i);
-                        let bit = self.un(UnOp::BoolToU32, p);
-                        let shift = self.const32(i as u32);
-                        let bit = self.bin(BinOp::Shl, bit, shift);
-                        bits = self.bin(BinOp::Or, bits, bit);
-                    }
-                    bits
-                };
-                let (shift, byte) = (self.const32(8 * v.get("byte") as u32), self.const32(0xff));
-                let mask = self.b(v);
-                let mask = self.bin(BinOp::And, mask, byte);
-                let inserted = self.bin(BinOp::And, bits, mask);
-                let inserted = self.bin(BinOp::Shl, inserted, shift);
-                let cleared = self.bin(BinOp::Shl, mask, shift);
-                let all = self.const32(u32::MAX);
-                let kept = self.bin(BinOp::Xor, cleared, all);
-                let a = self.reg(v.get("ra"));
-                let a = self.bin(BinOp::And, a, kept);
-                let value = self.bin(BinOp::Or, a, inserted);
+                let bits = if v.flag("cc_mode") { self.op(Op::GetCc) } else { self.predicate_bits() };
+                let (a, mask) = (self.reg(v.get("ra")), self.b(v));
+                let value = self.predicates_into(a, bits, mask, v.get("byte"));
                 self.set_reg(v.get("rd"), value);
             }
             "R2P" => {
                 // Bit i of a's byte `byte` into P_i (or flag i) where mask bit i is set.
                 let a = self.reg(v.get("ra"));
-                let shift = self.const32(8 * v.get("byte") as u32);
-                let value = self.bin(BinOp::ShrU, a, shift);
                 let mask = self.b(v);
                 if v.flag("cc_mode") {
+                    let shift = self.const32(8 * v.get("byte") as u32);
+                    let value = self.bin(BinOp::ShrU, a, shift);
                     let flags = self.const32(0xf);
                     let mask = self.bin(BinOp::And, mask, flags);
                     let taken = self.bin(BinOp::And, value, mask);
@@ -920,16 +899,7 @@ impl Maxwell<'_, '_, '_> {
                     let cc = self.bin(BinOp::Or, kept, taken);
                     self.op(Op::SetCc(cc));
                 } else {
-                    for i in 0..7 {
-                        let (bit, zero) = (self.const32(1 << i), self.const32(0));
-                        let selected = self.bin(BinOp::And, mask, bit);
-                        let selected = self.cmp(Cmp::Ne, selected, zero);
-                        let set = self.bin(BinOp::And, value, bit);
-                        let set = self.cmp(Cmp::Ne, set, zero);
-                        let old = self.pred(i);
-                        let new = self.select(selected, set, old);
-                        self.set_pred(i, new);
-                    }
+                    self.predicates_from(a, mask, v.get("byte"));
                 }
             }
             "IMUL" | "IMUL32I" | "IMAD" | "IMAD32I" => {

@@ -1037,9 +1037,18 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), value);
             }
             "ALD" | "AST" | "IPA" => return self.unimplemented(v, Self::text(v)),
+            "P2R" => {
+                let (a, mask, bits) = (self.reg(v.get("ra")), self.slot_b(v), self.predicate_bits());
+                let value = self.predicates_into(a, bits, mask, v.get("byte"));
+                self.set_reg(v.get("rd"), value);
+            }
+            "R2P" => {
+                let (a, mask) = (self.reg(v.get("ra")), self.slot_b(v));
+                self.predicates_from(a, mask, v.get("byte"));
+            }
             "UIADD3" => self.iadd3(v),
             "B2R" if v.get("mode") == 1 => self.barrier_result(v.get("rd"), v.get("pd")),
-            "UMOV" | "ULOP3" | "UIMAD" | "USHF" | "UFLO" | "UPRMT" => self.uniform(v)?,
+            "UMOV" | "ULOP3" | "UIMAD" | "USHF" | "UFLO" | "UPRMT" | "S2UR" => self.uniform(v)?,
             "I2F" | "I2FP" => self.int_to_float(v)?,
             "F2I" => self.float_to_int(v)?,
             "LDG" | "STG" | "LD" | "ST" => self.global_access(v)?,
@@ -1142,6 +1151,11 @@ impl Lower<'_> {
                 let (a, selector, c) = (self.ureg(v.get("ura")), b(self), self.ureg(v.get("urc")));
                 self.permute(a, selector, c, 0)
             }
+            // The interpreter's: the registers the same for every lane (the block's id, its shared memory size, SRZ).
+            "S2UR" => match v.get("sr") {
+                sr @ (37..=39 | 50 | 255) => self.special_register(sr, &[]).expect("a register every lane shares"),
+                _ => return self.unimplemented(v, Self::text(v)),
+            },
             "USHF" => {
                 let (a, amount, c) = (self.ureg(v.get("ura")), b(self), self.ureg(v.get("urc")));
                 self.funnel_shift(a, amount, c, v.get("ty"), v.flag("wrap"), v.flag("right"), v.flag("hi"))

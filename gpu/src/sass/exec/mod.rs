@@ -224,6 +224,11 @@ impl Lane {
         index >= 7 || self.p >> index & 1 != 0
     }
 
+    /// P0-P6 as bits 0-6 (what P2R packs).
+    fn predicate_bits(&self) -> u32 {
+        (0..7).filter(|&i| self.pred(i)).fold(0, |bits, i| bits | 1 << i)
+    }
+
     fn set_pred(&mut self, index: u64, value: bool) {
         if index < 7 {
             self.p = self.p & !(1 << index) | u8::from(value) << index;

@@ -237,6 +237,18 @@ pub(super) fn find_leading_one(value: u32, signed: bool, shift_amount: bool) -> 
     }
 }
 
+/// P2R: predicate bits (bit i for P_i) into byte `byte` of a, where the mask's low byte has a bit set.
+pub(super) fn predicates_into(a: u32, predicates: u32, mask: u32, byte: u64) -> u32 {
+    let (shift, mask) = (8 * byte as u32, mask & 0xff);
+    a & !(mask << shift) | (predicates & mask) << shift
+}
+
+/// R2P: (i, bit i of a's byte `byte`) for each of P0-P6 whose mask bit is set.
+pub(super) fn predicates_from(a: u32, mask: u32, byte: u64) -> impl Iterator<Item = (u64, bool)> {
+    let value = a >> (8 * byte);
+    (0..7).filter(move |&i| mask >> i & 1 == 1).map(move |i| (i, value >> i & 1 == 1))
+}
+
 /// PRMT: picks bytes of the pair {c, a} (a is bytes 0-3) by the selector's nibbles, or by one of the modes.
 pub(super) fn permute(a: u32, selector: u32, c: u32, mode: u64) -> u32 {
     let bytes = u64::from(c) << 32 | u64::from(a);

@@ -9,8 +9,8 @@
 
 use super::float::{self, Mode};
 use super::ops::{
-    Memories, access_bytes, atomic_op, boolean, constant_load, find_leading_one, lanes, lop3, permute, shuffle_source,
-    stored_value, write_loaded,
+    Memories, access_bytes, atomic_op, boolean, constant_load, find_leading_one, lanes, lop3, permute, predicates_from,
+    predicates_into, shuffle_source, stored_value, write_loaded,
 };
 use super::video;
 use super::{ExecError, Lane, LaneStatus, Step, SyncKind, load, store};
@@ -625,24 +625,20 @@ impl Exec<'_, '_> {
             }
             "P2R" => self.each(|lane, o| {
                 // P0-P6 (or the condition code's four flags) into byte `byte` of a, under the mask's low byte.
-                let bits = if o.v.flag("cc_mode") {
-                    u32::from(lane.cc)
-                } else {
-                    (0..7).filter(|&i| lane.pred(i)).fold(0, |bits, i| bits | 1 << i)
-                };
-                let (shift, mask) = (8 * o.v.get("byte") as u32, o.b(lane) & 0xff);
-                let value = o.reg(lane, "ra") & !(mask << shift) | (bits & mask) << shift;
+                let bits = if o.v.flag("cc_mode") { u32::from(lane.cc) } else { lane.predicate_bits() };
+                let value = predicates_into(o.reg(lane, "ra"), bits, o.b(lane), o.v.get("byte"));
                 lane.set_reg(o.v.get("rd"), value)
             }),
             "R2P" => self.each(|lane, o| {
                 // Bit i of a's byte `byte` into P_i (or flag i) where mask bit i is set.
-                let (value, mask) = (o.reg(lane, "ra") >> (8 * o.v.get("byte")), o.b(lane));
+                let (a, mask, byte) = (o.reg(lane, "ra"), o.b(lane), o.v.get("byte"));
                 if o.v.flag("cc_mode") {
+                    let value = a >> (8 * byte);
                     let kept = lane.cc & !(mask as u8 & 0xf);
                     lane.cc = kept | (value & mask) as u8 & 0xf;
                 } else {
-                    for i in (0..7).filter(|&i| mask >> i & 1 == 1) {
-                        lane.set_pred(i, value >> i & 1 == 1);
+                    for (i, set) in predicates_from(a, mask, byte) {
+                        lane.set_pred(i, set);
                     }
                 }
             }),

@@ -7,7 +7,7 @@ use super::float::{self, Mode};
 use super::mma;
 use super::ops::{
     Memories, access_bytes, atomic_op, boolean, constant_load, extend, find_leading_one, funnel_shift, lanes, lop3,
-    permute, shuffle_source, stored_value, write_loaded,
+    permute, predicates_from, predicates_into, shuffle_source, stored_value, write_loaded,
 };
 use super::{ExecError, Lane, LaneStatus, Step, WARP_SIZE, WARPSYNC_BARRIER, load, store};
 pub(super) use crate::sass::sm86::INSTRUCTION_BYTES;
@@ -153,6 +153,15 @@ impl Exec<'_, '_> {
                 lane.set_reg(o.v.get("rd"), value)
             }),
             "S2R" | "CS2R" => self.special_register()?,
+            "P2R" => self.each(|lane, o| {
+                let value = predicates_into(o.reg(lane, "ra"), lane.predicate_bits(), o.slot_b(lane), o.v.get("byte"));
+                lane.set_reg(o.v.get("rd"), value)
+            }),
+            "R2P" => self.each(|lane, o| {
+                for (i, set) in predicates_from(o.reg(lane, "ra"), o.slot_b(lane), o.v.get("byte")) {
+                    lane.set_pred(i, set);
+                }
+            }),
             "SEL" => self.each(|lane, o| {
                 let value = if o.pred_src(lane, "ps") { o.reg(lane, "ra") } else { o.slot_b(lane) };
                 lane.set_reg(o.v.get("rd"), value)
@@ -661,7 +670,7 @@ impl Exec<'_, '_> {
                 self.step.warp.set_ureg(v.get("urd"), v.get("imm32") as u32);
                 self.advance_all();
             }
-            "UIADD3" | "ULOP3" | "USHF" | "UIMAD" | "UFLO" | "UPRMT" => self.uniform()?,
+            "UIADD3" | "ULOP3" | "USHF" | "UIMAD" | "UFLO" | "UPRMT" | "S2UR" => self.uniform()?,
             opcode => {
                 let text = self.text();
                 return Err(ExecError::UnknownOpcode { isa: Isa::Sm86, opcode, text, offset: v.offset });
@@ -1281,6 +1290,7 @@ impl Exec<'_, '_> {
 
     fn uniform(&mut self) -> Result {
         let v = self.v;
+        let (ctaid, shared_bytes) = (self.step.ctaid, self.step.launch.shared_bytes);
         let warp = &mut *self.step.warp;
         let ur = |field: &str| warp.ureg(v.get(field));
         let b = if v.has("imm32") { v.get("imm32") as u32 } else { ur("urb") };
@@ -1310,6 +1320,13 @@ impl Exec<'_, '_> {
                 warp.set_ureg(v.get("urd"), result);
             }
             "UPRMT" => warp.set_ureg(v.get("urd"), permute(ur("ura"), b, ur("urc"), 0)),
+            // The registers the same for every lane: the block's id, its shared memory size, SRZ.
+            "S2UR" => match v.get("sr") {
+                sr @ 37..=39 => warp.set_ureg(v.get("urd"), ctaid[sr as usize - 37]),
+                50 => warp.set_ureg(v.get("urd"), shared_bytes),
+                255 => warp.set_ureg(v.get("urd"), 0),
+                _ => return self.unimplemented(self.text()),
+            },
             "USHF" => {
                 let result =
                     funnel_shift(ur("ura"), b, ur("urc"), v.get("ty"), v.flag("wrap"), v.flag("right"), v.flag("hi"));

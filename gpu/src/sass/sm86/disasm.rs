@@ -69,6 +69,7 @@ fn body(v: &View) -> String {
         "F2IP" => f2ip(v),
         "MOV" => mov(v),
         "S2R" => ("S2R".into(), vec![reg(v.get("rd"), 255), special_register(v.get("sr"))]),
+        "S2UR" => ("S2UR".into(), vec![ureg(v.get("urd")), special_register(v.get("sr"))]),
         "CS2R" => cs2r(v),
         "IADD3" => iadd3(v),
         "IMAD" => imad(v),
@@ -141,6 +142,8 @@ fn body(v: &View) -> String {
         "UMOV" => ("UMOV".into(), vec![ureg(v.get("urd")), hex(v.get("imm32") as i64)]),
         "USHF" => ushf(v),
         "UPRMT" => uprmt(v),
+        "P2R" => p2r(v),
+        "R2P" => r2p(v),
         "UFLO" => uflo(v),
         "HMMA" => hmma(v),
         "IMMA" => imma(v),
@@ -580,8 +583,10 @@ fn f2i(v: &View) -> Parts {
     (m, vec![dst(v), source])
 }
 
+/// A byte of a register: its suffix.
+const BYTE: &[&str] = &["", ".B1", ".B2", ".B3"];
+
 fn i2f(v: &View) -> Parts {
-    const BYTE: &[&str] = &["", ".B1", ".B2", ".B3"];
     let m = format!("I2F{}{}{}", pick(v, "dst", FLOAT_TYPE), int_type(v, "src", "signed"), pick(v, "rnd", ROUND));
     let source =
         if v.has("rb") { operand(v, "rb", 1, false, false, BYTE[v.get("byte_b") as usize & 3]) } else { bits_b(v) };
@@ -1749,6 +1754,17 @@ fn uimad(v: &View) -> Parts {
     let operands =
         vec![ureg(v.get("urd")), ureg(v.get("ura")), ureg(v.get("urc")), hex(v.get("imm32") as u32 as i32 as i64)];
     (m, operands)
+}
+
+/// `P2R[.Bn] Rd, PR, Ra, mask`: the predicates into byte n of ra under the mask.
+fn p2r(v: &View) -> Parts {
+    (format!("P2R{}", pick(v, "byte", BYTE)), vec![dst(v), "PR".into(), register(v, "ra", 0), bits_b(v)])
+}
+
+/// `R2P PR, Ra[.Bn], mask`: the bits of ra's byte n under the mask into the predicates.
+fn r2p(v: &View) -> Parts {
+    let a = operand(v, "ra", 0, false, false, BYTE[v.get("byte") as usize & 3]);
+    ("R2P".into(), vec!["PR".into(), a, bits_b(v)])
 }
 
 /// `UPRMT URd, URa, selector, URc`: PRMT's default mode on uniform registers (nvdisasm knows no other).
