@@ -1048,7 +1048,9 @@ impl Lower<'_> {
             }
             "UIADD3" => self.iadd3(v),
             "B2R" if v.get("mode") == 1 => self.barrier_result(v.get("rd"), v.get("pd")),
-            "UMOV" | "ULOP3" | "UIMAD" | "USHF" | "UFLO" | "UPRMT" | "S2UR" => self.uniform(v)?,
+            "UMOV" | "ULOP3" | "UIMAD" | "USHF" | "UFLO" | "UPRMT" | "S2UR" | "UBREV" | "UPOPC" | "USEL" => {
+                self.uniform(v)?
+            }
             "I2F" | "I2FP" => self.int_to_float(v)?,
             "F2I" => self.float_to_int(v)?,
             "LDG" | "STG" | "LD" | "ST" => self.global_access(v)?,
@@ -1150,6 +1152,24 @@ impl Lower<'_> {
             "UPRMT" => {
                 let (a, selector, c) = (self.ureg(v.get("ura")), b(self), self.ureg(v.get("urc")));
                 self.permute(a, selector, c, 0)
+            }
+            "UBREV" => {
+                let b = b(self);
+                self.un(UnOp::BitReverse, b)
+            }
+            "UPOPC" => {
+                let mut b = b(self);
+                if v.flag("inv_b") {
+                    let all = self.const32(u32::MAX);
+                    b = self.bin(BinOp::Xor, b, all);
+                }
+                self.un(UnOp::PopCount, b)
+            }
+            "USEL" => {
+                let (a, b) = (self.ureg(v.get("ura")), b(self));
+                let p = self.upred(v.get("ups"));
+                let p = if v.flag("ups_not") { self.un(UnOp::LogicalNot, p) } else { p };
+                self.select(p, a, b)
             }
             // The interpreter's: the registers the same for every lane (the block's id, its shared memory size, SRZ).
             "S2UR" => match v.get("sr") {

@@ -670,7 +670,9 @@ impl Exec<'_, '_> {
                 self.step.warp.set_ureg(v.get("urd"), v.get("imm32") as u32);
                 self.advance_all();
             }
-            "UIADD3" | "ULOP3" | "USHF" | "UIMAD" | "UFLO" | "UPRMT" | "S2UR" => self.uniform()?,
+            "UIADD3" | "ULOP3" | "USHF" | "UIMAD" | "UFLO" | "UPRMT" | "S2UR" | "UBREV" | "UPOPC" | "USEL" => {
+                self.uniform()?
+            }
             opcode => {
                 let text = self.text();
                 return Err(ExecError::UnknownOpcode { isa: Isa::Sm86, opcode, text, offset: v.offset });
@@ -1293,13 +1295,13 @@ impl Exec<'_, '_> {
         let (ctaid, shared_bytes) = (self.step.ctaid, self.step.launch.shared_bytes);
         let warp = &mut *self.step.warp;
         let ur = |field: &str| warp.ureg(v.get(field));
+        let upred = |field: &str| {
+            let index = v.get(field);
+            (index >= 7 || warp.up >> index & 1 != 0) != v.flag(&format!("{field}_not"))
+        };
         let b = if v.has("imm32") { v.get("imm32") as u32 } else { ur("urb") };
         match v.encoding.opcode {
             "UIADD3" => {
-                let upred = |field: &str| {
-                    let index = v.get(field);
-                    (index >= 7 || warp.up >> index & 1 != 0) != v.flag(&format!("{field}_not"))
-                };
                 let carry_in = if v.flag("x") { u64::from(upred("ups")) + u64::from(upred("upx")) } else { 0 };
                 let terms = [(ur("ura"), v.flag("neg_a")), (b, v.flag("neg_b")), (ur("urc"), v.flag("neg_c"))];
                 let (sum, carry, second_carry) = add3(terms, v.flag("x"), carry_in);
@@ -1320,6 +1322,12 @@ impl Exec<'_, '_> {
                 warp.set_ureg(v.get("urd"), result);
             }
             "UPRMT" => warp.set_ureg(v.get("urd"), permute(ur("ura"), b, ur("urc"), 0)),
+            "UBREV" => warp.set_ureg(v.get("urd"), b.reverse_bits()),
+            "UPOPC" => warp.set_ureg(v.get("urd"), (b ^ if v.flag("inv_b") { u32::MAX } else { 0 }).count_ones()),
+            "USEL" => {
+                let value = if upred("ups") { ur("ura") } else { b };
+                warp.set_ureg(v.get("urd"), value)
+            }
             // The registers the same for every lane: the block's id, its shared memory size, SRZ.
             "S2UR" => match v.get("sr") {
                 sr @ 37..=39 => warp.set_ureg(v.get("urd"), ctaid[sr as usize - 37]),

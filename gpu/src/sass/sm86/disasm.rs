@@ -142,6 +142,12 @@ fn body(v: &View) -> String {
         "UMOV" => ("UMOV".into(), vec![ureg(v.get("urd")), hex(v.get("imm32") as i64)]),
         "USHF" => ushf(v),
         "UPRMT" => uprmt(v),
+        "UBREV" => ("UBREV".into(), vec![ureg(v.get("urd")), uniform_b(v)]),
+        "UPOPC" => ("UPOPC".into(), vec![ureg(v.get("urd")), format!("{}{}", v.suffix("inv_b", "~"), uniform_b(v))]),
+        "USEL" => {
+            let ps = upred(v.get("ups"), v.flag("ups_not"));
+            ("USEL".into(), vec![ureg(v.get("urd")), ureg(v.get("ura")), uniform_b(v), ps])
+        }
         "P2R" => p2r(v),
         "R2P" => r2p(v),
         "UFLO" => uflo(v),
@@ -1767,10 +1773,14 @@ fn r2p(v: &View) -> Parts {
     ("R2P".into(), vec!["PR".into(), a, bits_b(v)])
 }
 
+/// A uniform instruction's second source: urb, or the immediate.
+fn uniform_b(v: &View) -> String {
+    if v.has("imm32") { hex(v.get("imm32") as i64) } else { ureg(v.get("urb")) }
+}
+
 /// `UPRMT URd, URa, selector, URc`: PRMT's default mode on uniform registers (nvdisasm knows no other).
 fn uprmt(v: &View) -> Parts {
-    let selector = if v.has("imm32") { hex(v.get("imm32") as i64) } else { ureg(v.get("urb")) };
-    ("UPRMT".into(), vec![ureg(v.get("urd")), ureg(v.get("ura")), selector, ureg(v.get("urc"))])
+    ("UPRMT".into(), vec![ureg(v.get("urd")), ureg(v.get("ura")), uniform_b(v), ureg(v.get("urc"))])
 }
 
 fn ulop3(v: &View) -> Parts {
