@@ -579,28 +579,7 @@ impl Lower<'_> {
             }
             "SGXT" | "BMSK" => {
                 let (a, b) = (self.reg(v.get("ra")), self.slot_b(v));
-                let b = self.bit_count(b, v.flag("wrap"));
-                let value = if opcode == "BMSK" {
-                    // (2^width - 1) << position, a being the position and b the width.
-                    let a = self.bit_count(a, v.flag("wrap"));
-                    let (one, all) = (self.const32(1), self.const32(u32::MAX));
-                    let power = self.bin(BinOp::Shl, one, b);
-                    let mask = self.bin(BinOp::Sub, power, one);
-                    let thirty_two = self.const32(32);
-                    let full = self.cmp(Cmp::GeU, b, thirty_two);
-                    let mask = self.select(full, all, mask);
-                    self.bin(BinOp::Shl, mask, a)
-                } else {
-                    // The low b bits of a, sign- or zero-extended; b = 0 gives 0.
-                    let thirty_two = self.const32(32);
-                    let unused = self.bin(BinOp::Sub, thirty_two, b);
-                    let up = self.bin(BinOp::Shl, a, unused);
-                    let down = if v.flag("signed") { BinOp::ShrS } else { BinOp::ShrU };
-                    let extended = self.bin(down, up, unused);
-                    let zero = self.const32(0);
-                    let empty = self.cmp(Cmp::Eq, b, zero);
-                    self.select(empty, zero, extended)
-                };
+                let value = self.bit_field(v, a, b);
                 self.set_reg(v.get("rd"), value);
             }
             "PRMT" => {
@@ -1048,9 +1027,7 @@ impl Lower<'_> {
             }
             "UIADD3" => self.iadd3(v),
             "B2R" if v.get("mode") == 1 => self.barrier_result(v.get("rd"), v.get("pd")),
-            "UMOV" | "ULOP3" | "UIMAD" | "USHF" | "UFLO" | "UPRMT" | "S2UR" | "UBREV" | "UPOPC" | "USEL" => {
-                self.uniform(v)?
-            }
+            opcode if crate::sass::sm86::UNIFORM_DATAPATH.contains(&opcode) => self.uniform(v)?,
             "I2F" | "I2FP" => self.int_to_float(v)?,
             "F2I" => self.float_to_int(v)?,
             "LDG" | "STG" | "LD" | "ST" => self.global_access(v)?,
@@ -1079,6 +1056,30 @@ impl Lower<'_> {
         match read(v).and_then(|instruction| lower(self, &instruction)) {
             Ok(()) => Ok(()),
             Err(why) => self.unimplemented(v, format!("{} ({why})", Self::text(v))),
+        }
+    }
+
+    /// BMSK (b ones from bit a up) and SGXT (the low b bits of a, sign- or zero-extended; b = 0 gives 0), and
+    /// their uniform twins: a and b wrapped to 0-31 (.W) or clamped at 32.
+    fn bit_field(&mut self, v: &View, a: Value, b: Value) -> Value {
+        let b = self.bit_count(b, v.flag("wrap"));
+        let thirty_two = self.const32(32);
+        if v.encoding.opcode.ends_with("BMSK") {
+            let a = self.bit_count(a, v.flag("wrap"));
+            let (one, all) = (self.const32(1), self.const32(u32::MAX));
+            let power = self.bin(BinOp::Shl, one, b);
+            let mask = self.bin(BinOp::Sub, power, one);
+            let full = self.cmp(Cmp::GeU, b, thirty_two);
+            let mask = self.select(full, all, mask);
+            self.bin(BinOp::Shl, mask, a)
+        } else {
+            let unused = self.bin(BinOp::Sub, thirty_two, b);
+            let up = self.bin(BinOp::Shl, a, unused);
+            let down = if v.flag("signed") { BinOp::ShrS } else { BinOp::ShrU };
+            let extended = self.bin(down, up, unused);
+            let zero = self.const32(0);
+            let empty = self.cmp(Cmp::Eq, b, zero);
+            self.select(empty, zero, extended)
         }
     }
 
@@ -1156,6 +1157,10 @@ impl Lower<'_> {
             "UBREV" => {
                 let b = b(self);
                 self.un(UnOp::BitReverse, b)
+            }
+            "UBMSK" | "USGXT" => {
+                let (a, b) = (self.ureg(v.get("ura")), b(self));
+                self.bit_field(v, a, b)
             }
             "UPOPC" => {
                 let mut b = b(self);

@@ -237,6 +237,23 @@ pub(super) fn find_leading_one(value: u32, signed: bool, shift_amount: bool) -> 
     }
 }
 
+/// BMSK: `width` ones from bit `position` up, both wrapped to 0-31 (.W) or clamped at 32.
+pub(super) fn bit_mask(position: u32, width: u32, wrap: bool) -> u32 {
+    let (position, width) = if wrap { (position & 31, width & 31) } else { (position.min(32), width.min(32)) };
+    let mask = if width >= 32 { u32::MAX } else { (1u32 << width) - 1 };
+    mask.checked_shl(position).unwrap_or(0)
+}
+
+/// SGXT: the low `bits` bits of value (wrapped to 0-31 or clamped at 32), sign- or zero-extended; 0 bits give 0.
+pub(super) fn extend_low_bits(value: u32, bits: u32, wrap: bool, signed: bool) -> u32 {
+    match if wrap { bits & 31 } else { bits.min(32) } {
+        0 => 0,
+        32.. => value,
+        bits if signed => ((value << (32 - bits)) as i32 >> (32 - bits)) as u32,
+        bits => value & ((1 << bits) - 1),
+    }
+}
+
 /// P2R: predicate bits (bit i for P_i) into byte `byte` of a, where the mask's low byte has a bit set.
 pub(super) fn predicates_into(a: u32, predicates: u32, mask: u32, byte: u64) -> u32 {
     let (shift, mask) = (8 * byte as u32, mask & 0xff);

@@ -6,8 +6,8 @@
 use super::float::{self, Mode};
 use super::mma;
 use super::ops::{
-    Memories, access_bytes, atomic_op, boolean, constant_load, extend, find_leading_one, funnel_shift, lanes, lop3,
-    permute, predicates_from, predicates_into, shuffle_source, stored_value, write_loaded,
+    Memories, access_bytes, atomic_op, bit_mask, boolean, constant_load, extend, extend_low_bits, find_leading_one,
+    funnel_shift, lanes, lop3, permute, predicates_from, predicates_into, shuffle_source, stored_value, write_loaded,
 };
 use super::{ExecError, Lane, LaneStatus, Step, WARP_SIZE, WARPSYNC_BARRIER, load, store};
 pub(super) use crate::sass::sm86::INSTRUCTION_BYTES;
@@ -205,22 +205,12 @@ impl Exec<'_, '_> {
             "FLO" => self.each(flo),
             "BREV" => self.each(|lane, o| lane.set_reg(o.v.get("rd"), o.reg(lane, "rb").reverse_bits())),
             "BMSK" => self.each(|lane, o| {
-                let (position, width) = (o.reg(lane, "ra"), o.slot_b(lane));
-                let (position, width) =
-                    if o.v.flag("wrap") { (position & 31, width & 31) } else { (position.min(32), width.min(32)) };
-                let mask = if width >= 32 { u32::MAX } else { (1u32 << width) - 1 };
-                lane.set_reg(o.v.get("rd"), mask.checked_shl(position).unwrap_or(0))
+                let value = bit_mask(o.reg(lane, "ra"), o.slot_b(lane), o.v.flag("wrap"));
+                lane.set_reg(o.v.get("rd"), value)
             }),
             "SGXT" => self.each(|lane, o| {
-                let (value, bits) = (o.reg(lane, "ra"), o.slot_b(lane));
-                let bits = if o.v.flag("wrap") { bits & 31 } else { bits.min(32) };
-                let result = match bits {
-                    0 => 0,
-                    32.. => value,
-                    _ if o.v.flag("signed") => ((value << (32 - bits)) as i32 >> (32 - bits)) as u32,
-                    _ => value & ((1 << bits) - 1),
-                };
-                lane.set_reg(o.v.get("rd"), result)
+                let value = extend_low_bits(o.reg(lane, "ra"), o.slot_b(lane), o.v.flag("wrap"), o.v.flag("signed"));
+                lane.set_reg(o.v.get("rd"), value)
             }),
             // The accumulating form alone (what ptxas makes of vabsdiff4 ... .add): c plus the bytes' distances.
             "VABSDIFF4" if !v.flag("acc") || v.get("pd") != 7 => return self.unimplemented(self.text()),
@@ -670,9 +660,7 @@ impl Exec<'_, '_> {
                 self.step.warp.set_ureg(v.get("urd"), v.get("imm32") as u32);
                 self.advance_all();
             }
-            "UIADD3" | "ULOP3" | "USHF" | "UIMAD" | "UFLO" | "UPRMT" | "S2UR" | "UBREV" | "UPOPC" | "USEL" => {
-                self.uniform()?
-            }
+            opcode if crate::sass::sm86::UNIFORM_DATAPATH.contains(&opcode) => self.uniform()?,
             opcode => {
                 let text = self.text();
                 return Err(ExecError::UnknownOpcode { isa: Isa::Sm86, opcode, text, offset: v.offset });
@@ -1323,6 +1311,8 @@ impl Exec<'_, '_> {
             }
             "UPRMT" => warp.set_ureg(v.get("urd"), permute(ur("ura"), b, ur("urc"), 0)),
             "UBREV" => warp.set_ureg(v.get("urd"), b.reverse_bits()),
+            "UBMSK" => warp.set_ureg(v.get("urd"), bit_mask(ur("ura"), b, v.flag("wrap"))),
+            "USGXT" => warp.set_ureg(v.get("urd"), extend_low_bits(ur("ura"), b, v.flag("wrap"), v.flag("signed"))),
             "UPOPC" => warp.set_ureg(v.get("urd"), (b ^ if v.flag("inv_b") { u32::MAX } else { 0 }).count_ones()),
             "USEL" => {
                 let value = if upred("ups") { ur("ura") } else { b };

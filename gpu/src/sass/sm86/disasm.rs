@@ -82,7 +82,7 @@ fn body(v: &View) -> String {
         "POPC" => popc(v),
         "FLO" => flo(v),
         "BREV" => ("BREV".into(), vec![reg(v.get("rd"), 255), register(v, "rb", 1)]),
-        "BMSK" | "SGXT" => bit_mask(v),
+        "BMSK" | "SGXT" | "UBMSK" | "USGXT" => bit_mask(v),
         "ISETP" => isetp(v),
         "SEL" => sel(v),
         "LOP3" => lop3(v),
@@ -923,8 +923,11 @@ fn flo(v: &View) -> Parts {
 /// BMSK and SGXT.
 fn bit_mask(v: &View) -> Parts {
     let opcode = v.encoding.opcode;
-    let signed = if opcode == "SGXT" && !v.flag("signed") { ".U32" } else { "" };
+    let signed = if opcode.ends_with("SGXT") && !v.flag("signed") { ".U32" } else { "" };
     let m = format!("{opcode}{}{signed}", v.suffix("wrap", ".W"));
+    if v.has("urd") {
+        return (m, vec![ureg(v.get("urd")), ureg(v.get("ura")), uniform_b(v)]);
+    }
     (m, vec![dst(v), register(v, "ra", 0), bits_b(v)])
 }
 
