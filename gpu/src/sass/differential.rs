@@ -8,8 +8,8 @@
 //!
 //! Each program: load R0-R15 and P0-P6 from the thread's 160-byte input record, fill the thread's 16-byte shared
 //! slot (at R24) from R0-R3, set the condition code from R0 + R1 (SM5x) or UR0-UR15 to random values of the
-//! program's (SM86), run the instruction, store R0-R15, P0-P6, UR0-UR15 and the shared slot to the thread's
-//! output record. Scratch registers R16-R24 are out of the instruction's reach or recomputed after it, so that
+//! program's (SM86), run the instruction, store R0-R15, P0-P6, UR0-UR15, UP0-UP6 and the shared slot to the
+//! thread's output record. Scratch registers R16-R24 are out of the instruction's reach or recomputed after it, so that
 //! whatever it writes (a 64- or 128-bit destination too) cannot misplace the stores.
 
 use super::corpus::{BUFFER_BYTES, CorpusError, Parameter, Placement, Run, compare, dispatch, interpret};
@@ -305,6 +305,10 @@ fn program(isa: Isa, tested: &[u128], uniforms: &[u32; 16]) -> Vec<u8> {
         for (register, offset) in [(0, 0x50), (4, 0x60), (8, 0x70), (12, 0x80)] {
             words.push(global_access(isa, true, register, offset, 6));
         }
+        // UP0-UP6 after the instruction, packed into UR0 and stored through R0 at 0x44.
+        words.push(word(isa, "UP2UR.imm", &[("urd", 0), ("ura", 63), ("imm32", 0x7f)]));
+        words.push(word(isa, "MOV.ureg", &[("rd", 0), ("urb", 0), ("lanes", 0xf)]));
+        words.push(global_access(isa, true, 0, 0x44, 4));
     }
     match isa {
         Isa::Sm5x => {

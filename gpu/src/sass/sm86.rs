@@ -9,8 +9,10 @@ pub use disasm::{listing, text};
 include!(concat!(env!("OUT_DIR"), "/sm86_decode.rs"));
 
 /// The uniform datapath's instructions: once per warp, on the uniform registers.
-pub const UNIFORM_DATAPATH: &[&str] =
-    &["UIADD3", "UIMAD", "ULOP3", "UMOV", "USHF", "UFLO", "UPRMT", "S2UR", "UBREV", "UPOPC", "USEL", "UBMSK", "USGXT"];
+pub const UNIFORM_DATAPATH: &[&str] = &[
+    "UIADD3", "UIMAD", "ULOP3", "UMOV", "USHF", "UFLO", "UPRMT", "S2UR", "UBREV", "UPOPC", "USEL", "UBMSK", "USGXT",
+    "UP2UR", "UR2UP",
+];
 
 /// Bytes in an instruction.
 pub const INSTRUCTION_BYTES: usize = 16;

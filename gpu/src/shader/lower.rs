@@ -934,11 +934,11 @@ impl Lower<'_> {
         self.op(Op::Load { space: Space::Attribute, address })
     }
 
-    /// P0-P6 as bits 0-6 (what P2R packs).
-    pub(super) fn predicate_bits(&mut self) -> Value {
+    /// P0-P6 (UP0-UP6 when `uniform`) as bits 0-6 (what P2R and UP2UR pack).
+    pub(super) fn predicate_bits(&mut self, uniform: bool) -> Value {
         let mut bits = self.const32(0);
         for i in 0..7 {
-            let p = self.pred(i);
+            let p = if uniform { self.upred(i) } else { self.pred(i) };
             let bit = self.un(UnOp::BoolToU32, p);
             let shift = self.const32(i as u32);
             let bit = self.bin(BinOp::Shl, bit, shift);
@@ -960,8 +960,9 @@ impl Lower<'_> {
         self.bin(BinOp::Or, a, inserted)
     }
 
-    /// R2P as the interpreter's `predicates_from`: bit i of a's byte `byte` into P_i where mask bit i is set.
-    pub(super) fn predicates_from(&mut self, a: Value, mask: Value, byte: u64) {
+    /// R2P (UR2UP when `uniform`) as the interpreter's `predicates_from`: bit i of a's byte `byte` into P_i (UP_i)
+    /// where mask bit i is set.
+    pub(super) fn predicates_from(&mut self, a: Value, mask: Value, byte: u64, uniform: bool) {
         let shift = self.const32(8 * byte as u32);
         let value = self.bin(BinOp::ShrU, a, shift);
         for i in 0..7 {
@@ -970,9 +971,9 @@ impl Lower<'_> {
             let selected = self.cmp(Cmp::Ne, selected, zero);
             let set = self.bin(BinOp::And, value, bit);
             let set = self.cmp(Cmp::Ne, set, zero);
-            let old = self.pred(i);
+            let old = if uniform { self.upred(i) } else { self.pred(i) };
             let new = self.select(selected, set, old);
-            self.set_pred(i, new);
+            if uniform { self.set_upred(i, new) } else { self.set_pred(i, new) }
         }
     }
 

@@ -877,7 +877,7 @@ impl Maxwell<'_, '_, '_> {
             }
             "P2R" => {
                 // P0-P6 (or the condition code's four flags) into byte `byte` of a, under the mask's low byte.
-                let bits = if v.flag("cc_mode") { self.op(Op::GetCc) } else { self.predicate_bits() };
+                let bits = if v.flag("cc_mode") { self.op(Op::GetCc) } else { self.predicate_bits(false) };
                 let (a, mask) = (self.reg(v.get("ra")), self.b(v));
                 let value = self.predicates_into(a, bits, mask, v.get("byte"));
                 self.set_reg(v.get("rd"), value);
@@ -899,7 +899,7 @@ impl Maxwell<'_, '_, '_> {
                     let cc = self.bin(BinOp::Or, kept, taken);
                     self.op(Op::SetCc(cc));
                 } else {
-                    self.predicates_from(a, mask, v.get("byte"));
+                    self.predicates_from(a, mask, v.get("byte"), false);
                 }
             }
             "IMUL" | "IMUL32I" | "IMAD" | "IMAD32I" => {

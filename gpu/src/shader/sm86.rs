@@ -1017,13 +1017,13 @@ impl Lower<'_> {
             }
             "ALD" | "AST" | "IPA" => return self.unimplemented(v, Self::text(v)),
             "P2R" => {
-                let (a, mask, bits) = (self.reg(v.get("ra")), self.slot_b(v), self.predicate_bits());
+                let (a, mask, bits) = (self.reg(v.get("ra")), self.slot_b(v), self.predicate_bits(false));
                 let value = self.predicates_into(a, bits, mask, v.get("byte"));
                 self.set_reg(v.get("rd"), value);
             }
             "R2P" => {
                 let (a, mask) = (self.reg(v.get("ra")), self.slot_b(v));
-                self.predicates_from(a, mask, v.get("byte"));
+                self.predicates_from(a, mask, v.get("byte"), false);
             }
             "UIADD3" => self.iadd3(v),
             "B2R" if v.get("mode") == 1 => self.barrier_result(v.get("rd"), v.get("pd")),
@@ -1161,6 +1161,15 @@ impl Lower<'_> {
             "UBMSK" | "USGXT" => {
                 let (a, b) = (self.ureg(v.get("ura")), b(self));
                 self.bit_field(v, a, b)
+            }
+            "UP2UR" => {
+                let (a, mask, bits) = (self.ureg(v.get("ura")), b(self), self.predicate_bits(true));
+                self.predicates_into(a, bits, mask, v.get("byte"))
+            }
+            "UR2UP" => {
+                let (a, mask) = (self.ureg(v.get("ura")), b(self));
+                self.predicates_from(a, mask, v.get("byte"), true);
+                return Ok(());
             }
             "UPOPC" => {
                 let mut b = b(self);

@@ -1311,6 +1311,15 @@ impl Exec<'_, '_> {
             }
             "UPRMT" => warp.set_ureg(v.get("urd"), permute(ur("ura"), b, ur("urc"), 0)),
             "UBREV" => warp.set_ureg(v.get("urd"), b.reverse_bits()),
+            "UP2UR" => {
+                let predicates = (0..7).filter(|&i| warp.up >> i & 1 != 0).fold(0, |bits, i| bits | 1 << i);
+                warp.set_ureg(v.get("urd"), predicates_into(ur("ura"), predicates, b, v.get("byte")))
+            }
+            "UR2UP" => {
+                for (i, set) in predicates_from(ur("ura"), b, v.get("byte")) {
+                    warp.set_upred(i, set);
+                }
+            }
             "UBMSK" => warp.set_ureg(v.get("urd"), bit_mask(ur("ura"), b, v.flag("wrap"))),
             "USGXT" => warp.set_ureg(v.get("urd"), extend_low_bits(ur("ura"), b, v.flag("wrap"), v.flag("signed"))),
             "UPOPC" => warp.set_ureg(v.get("urd"), (b ^ if v.flag("inv_b") { u32::MAX } else { 0 }).count_ones()),

@@ -149,6 +149,19 @@ fn body(v: &View) -> String {
             ("USEL".into(), vec![ureg(v.get("urd")), ureg(v.get("ura")), uniform_b(v), ps])
         }
         "P2R" => p2r(v),
+        "UP2UR" => {
+            let operands = vec![ureg(v.get("urd")), "UPR".into(), ureg(v.get("ura")), uniform_b(v)];
+            (format!("UP2UR{}", pick(v, "byte", BYTE)), operands)
+        }
+        "UR2UP" => {
+            let mut operands =
+                vec!["UPR".into(), format!("{}{}", ureg(v.get("ura")), BYTE[v.get("byte") as usize & 3])];
+            // An immediate mask of every predicate goes unprinted.
+            if !(v.has("imm32") && v.get("imm32") == 0xff) {
+                operands.push(uniform_b(v));
+            }
+            ("UR2UP".into(), operands)
+        }
         "R2P" => r2p(v),
         "UFLO" => uflo(v),
         "HMMA" => hmma(v),
