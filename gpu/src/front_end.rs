@@ -871,6 +871,17 @@ mod tests {
         draw_triangle(Class::Ampere3D);
     }
 
+    /// Ampere's actions that Maxwell B has not, and Tandem does not carry out yet, stop the run by name instead of
+    /// passing as registers.
+    #[test]
+    fn ampere_actions_not_carried_out_stop_by_name() {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        let words = [header::non_incrementing(0, 0, 1), 0xc797, header::incrementing(0, 0x168 / 4, 1), 0];
+        let error = setup.submit(channel, &words).unwrap_err().to_string();
+        assert!(error.contains("AMPERE_B") && error.contains("REPORT_SEMAPHORE_EXECUTE"), "{error}");
+    }
+
     fn draw_triangle(class: Class) {
         let (mut setup, channel) = rendering_setup();
         let (vertex_program, pixel_program) = triangle_programs(class);
