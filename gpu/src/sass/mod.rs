@@ -17,6 +17,7 @@ pub mod sm5x;
 pub mod sm86;
 pub mod surface;
 pub mod texture;
+pub mod video;
 
 pub(crate) mod text;
 

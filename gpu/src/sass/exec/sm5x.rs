@@ -491,7 +491,7 @@ impl Exec<'_, '_> {
                 };
                 // VSET's result is unsigned and never saturated.
                 let signed = v.flag("sd");
-                let mode = video::Mode::from_field(v.get("mode"));
+                let mode = crate::sass::video::Mode::from_field(v.get("mode"));
                 let value = if v.flag("sat") { video::saturate(value, signed, mode) } else { value };
                 lane.set_reg(v.get("rd"), video::finish(value, o.reg(lane, "rc"), signed, mode))
             }),

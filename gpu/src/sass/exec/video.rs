@@ -7,6 +7,8 @@
 //! for bit; the rest (saturation into merged parts, merges into the high half, secondary min/max of mixed
 //! signedness) follows PTX's definition, which the H200's own build of those forms contradicts.
 
+use crate::sass::video::Mode;
+
 /// A source part: selector 0-3 a byte, 4-5 a half (4 for a 16-bit immediate), 6 the word.
 pub(super) fn part(x: u32, selector: u64, signed: bool) -> i128 {
     let (shift, bits) = match selector {
@@ -16,47 +18,6 @@ pub(super) fn part(x: u32, selector: u64, signed: bool) -> i128 {
     };
     let raw = (u64::from(x) >> shift) & ((1u64 << bits) - 1);
     if signed { i128::from(((raw << (64 - bits)) as i64) >> (64 - bits)) } else { i128::from(raw) }
-}
-
-/// The modes after the operation (the `mode` field).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Mode {
-    /// The result's low half (byte) replaces c's high or low half (byte 0 or 2).
-    MergeHighHalf,
-    MergeLowHalf,
-    MergeByte0,
-    MergeByte2,
-    /// c added to the result.
-    Accumulate,
-    /// The smaller (larger) of the result and c.
-    Min,
-    Max,
-    /// The result alone.
-    None,
-}
-
-impl Mode {
-    pub(super) fn from_field(mode: u64) -> Self {
-        [
-            Mode::MergeHighHalf,
-            Mode::MergeLowHalf,
-            Mode::MergeByte0,
-            Mode::MergeByte2,
-            Mode::Accumulate,
-            Mode::Min,
-            Mode::Max,
-            Mode::None,
-        ][mode as usize & 7]
-    }
-
-    /// The width saturation clamps to: the merged part's, else the word's.
-    fn width(self) -> u32 {
-        match self {
-            Mode::MergeHighHalf | Mode::MergeLowHalf => 16,
-            Mode::MergeByte0 | Mode::MergeByte2 => 8,
-            _ => 32,
-        }
-    }
 }
 
 /// PTX's optSaturate: the value clamped to the signed or unsigned range of the destination's width.

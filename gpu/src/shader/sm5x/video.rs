@@ -4,16 +4,8 @@
 
 use super::{Maxwell, Result};
 use crate::sass::text::View;
+use crate::sass::video::Mode;
 use crate::shader::ir::{BinOp, Cmp, UnOp, Value};
-
-/// The `mode` field's values.
-const MERGE_HIGH_HALF: u64 = 0;
-const MERGE_LOW_HALF: u64 = 1;
-const MERGE_BYTE_0: u64 = 2;
-const MERGE_BYTE_2: u64 = 3;
-const ACCUMULATE: u64 = 4;
-const MIN: u64 = 5;
-const MAX: u64 = 6;
 
 impl Maxwell<'_, '_, '_> {
     /// VADD, VABSDIFF, VMNMX, VSHL, VSHR, VSET, VSETP, VMAD and VABSDIFF4's accumulating form.
@@ -77,13 +69,9 @@ impl Maxwell<'_, '_, '_> {
             }
         };
         // VSET's result is unsigned and never saturated (it has neither field).
-        let (signed, mode) = (v.flag("sd"), v.get("mode"));
+        let (signed, mode) = (v.flag("sd"), Mode::from_field(v.get("mode")));
         let (value, sized) = if v.flag("sat") {
-            let bits = match mode {
-                MERGE_HIGH_HALF | MERGE_LOW_HALF => 16,
-                MERGE_BYTE_0 | MERGE_BYTE_2 => 8,
-                _ => 32,
-            };
+            let bits = mode.width();
             let (low, high) =
                 if signed { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) } else { (0, (1i64 << bits) - 1) };
             let (low, high) = (self.const64(low as u64), self.const64(high as u64));
@@ -105,18 +93,18 @@ impl Maxwell<'_, '_, '_> {
             l.bin(BinOp::Or, part, kept)
         };
         let result = match mode {
-            MERGE_HIGH_HALF => merge(self, 0xffff, 0xffff, 16),
-            MERGE_LOW_HALF => merge(self, 0xffff_0000, 0xffff, 0),
-            MERGE_BYTE_0 => merge(self, 0xffff_ff00, 0xff, 0),
-            MERGE_BYTE_2 => merge(self, 0xff00_ffff, 0xff, 16),
-            ACCUMULATE => self.bin(BinOp::Add, low, c),
-            MIN | MAX => {
+            Mode::MergeHighHalf => merge(self, 0xffff, 0xffff, 16),
+            Mode::MergeLowHalf => merge(self, 0xffff_0000, 0xffff, 0),
+            Mode::MergeByte0 => merge(self, 0xffff_ff00, 0xff, 0),
+            Mode::MergeByte2 => merge(self, 0xff00_ffff, 0xff, 16),
+            Mode::Accumulate => self.bin(BinOp::Add, low, c),
+            Mode::Min | Mode::Max => {
                 // c is read as the destination's type.
                 let c = self.un(if signed { UnOp::ExtendS } else { UnOp::ExtendU }, c);
-                let extreme = self.bin(if mode == MIN { BinOp::MinS } else { BinOp::MaxS }, sized, c);
+                let extreme = self.bin(if mode == Mode::Min { BinOp::MinS } else { BinOp::MaxS }, sized, c);
                 self.un(UnOp::Truncate, extreme)
             }
-            _ => low,
+            Mode::None => low,
         };
         self.set_reg(v.get("rd"), result);
         Ok(())
