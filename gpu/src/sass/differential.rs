@@ -249,7 +249,7 @@ fn predicate_from_r22(isa: Isa, predicate: u64) -> u128 {
 }
 
 /// The program around `tested`; `uniforms` are UR0-UR15's values before it (SM86: the uniform registers are
-/// the warp's, so each program gives its own, the same for every thread).
+/// the warp's, so each program gives its own, the same for every thread), UR15's low bits also UP0-UP6's.
 fn program(isa: Isa, tested: &[u128], uniforms: &[u32; 16]) -> Vec<u8> {
     let mut words = record_address(isa, 0);
     for (register, offset) in [(0, 0), (4, 0x10), (8, 0x20), (12, 0x30)] {
@@ -279,6 +279,8 @@ fn program(isa: Isa, tested: &[u128], uniforms: &[u32; 16]) -> Vec<u8> {
             for (register, value) in uniforms.iter().enumerate() {
                 words.push(word(isa, "UMOV.imm", &[("urd", register as u64), ("imm32", u64::from(*value))]));
             }
+            // UP0-UP6 from UR15's low bits.
+            words.push(word(isa, "UR2UP.imm", &[("ura", 15), ("imm32", 0x7f)]));
         }
     }
     words.extend_from_slice(tested);

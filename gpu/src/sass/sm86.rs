@@ -8,11 +8,24 @@ pub use disasm::{listing, text};
 
 include!(concat!(env!("OUT_DIR"), "/sm86_decode.rs"));
 
-/// The uniform datapath's instructions: once per warp, on the uniform registers.
+/// The uniform datapath's instructions: once per warp, on the uniform registers, under a uniform predicate's
+/// guard (nvdisasm prints `@UP3`).
 pub const UNIFORM_DATAPATH: &[&str] = &[
     "UIADD3", "UIMAD", "ULOP3", "UMOV", "USHF", "UFLO", "UPRMT", "S2UR", "UBREV", "UPOPC", "USEL", "UBMSK", "USGXT",
-    "UP2UR", "UR2UP",
+    "UP2UR", "UR2UP", "UISETP", "ULEA", "UPLOP3", "ULDC",
 ];
+
+/// Whether `opcode` runs on the uniform datapath.
+pub fn is_uniform(opcode: &str) -> bool {
+    UNIFORM_DATAPATH.contains(&opcode)
+}
+
+/// The field holding operand `field` of `v`: the uniform datapath's twins of vector instructions (UIADD3,
+/// UISETP, ULEA, UPLOP3) name their operands after the vector ones' with a `u` in front (`ura` for `ra`, `upd`
+/// for `pd`, `ups_not` for `ps_not`).
+pub(crate) fn operand_field<'f>(v: &super::text::View, field: &'f str) -> std::borrow::Cow<'f, str> {
+    if is_uniform(v.encoding.opcode) { format!("u{field}").into() } else { field.into() }
+}
 
 /// Bytes in an instruction.
 pub const INSTRUCTION_BYTES: usize = 16;

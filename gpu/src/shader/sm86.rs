@@ -6,7 +6,7 @@ use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space
 use super::lower::Lower;
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
-use crate::sass::sm86::{INSTRUCTION_BYTES, decode_program};
+use crate::sass::sm86::{INSTRUCTION_BYTES, decode_program, is_uniform, operand_field};
 use crate::sass::text::View;
 use std::collections::BTreeSet;
 
@@ -106,6 +106,30 @@ impl Lower<'_> {
 
     // -----------------------------------------------------------------------------------------------------------
     // Building.
+
+    /// Operand `field` (`ra`, `rd`) in the instruction's own register file: the uniform registers for the
+    /// uniform datapath's twins of vector instructions (`sass::sm86::operand_field`).
+    fn file_reg(&mut self, v: &View, field: &str) -> Value {
+        let index = v.get(&operand_field(v, field));
+        if is_uniform(v.encoding.opcode) { self.ureg(index) } else { self.reg(index) }
+    }
+
+    fn set_file_reg(&mut self, v: &View, field: &str, value: Value) {
+        let index = v.get(&operand_field(v, field));
+        if is_uniform(v.encoding.opcode) { self.set_ureg(index, value) } else { self.set_reg(index, value) }
+    }
+
+    /// Source predicate `field` (`ps`, with its `_not`) in the instruction's own predicate file.
+    fn file_pred(&mut self, v: &View, field: &str) -> Value {
+        let field = operand_field(v, field);
+        let p = if is_uniform(v.encoding.opcode) { self.upred(v.get(&field)) } else { self.pred(v.get(&field)) };
+        if v.flag(&format!("{field}_not")) { self.un(UnOp::LogicalNot, p) } else { p }
+    }
+
+    fn set_file_pred(&mut self, v: &View, field: &str, value: Value) {
+        let index = v.get(&operand_field(v, field));
+        if is_uniform(v.encoding.opcode) { self.set_upred(index, value) } else { self.set_pred(index, value) }
+    }
 
     /// The 63:32 slot: immediate, constant, uniform register or register.
     fn wide_slot(&mut self, v: &View) -> Value {
@@ -215,9 +239,6 @@ impl Lower<'_> {
     }
 
     // -----------------------------------------------------------------------------------------------------------
-    // FP32 in NVIDIA's terms on top of the IR's IEEE operations.
-
-    // -----------------------------------------------------------------------------------------------------------
     // Instructions.
 
     /// Lowers one instruction; a terminator ends the block.
@@ -226,7 +247,8 @@ impl Lower<'_> {
         let (pg, pg_not) = (v.get("pg"), v.flag("pg_not"));
         let guarded = pg != 7 || pg_not;
         let guard = if guarded {
-            let p = self.pred(pg);
+            // The uniform datapath's guard is a uniform predicate.
+            let p = if is_uniform(opcode) { self.upred(pg) } else { self.pred(pg) };
             Some(if pg_not { self.un(UnOp::LogicalNot, p) } else { p })
         } else {
             None
@@ -303,9 +325,6 @@ impl Lower<'_> {
             let terminator =
                 self.atomic_update(v.offset, own_next, guard, space, address, (op, ty), v.get("rb"), result);
             return Ok(Some(terminator));
-        }
-        if crate::sass::sm86::UNIFORM_DATAPATH.contains(&opcode) && guarded {
-            return self.unimplemented(v, "a guarded uniform-datapath instruction (a uniform predicate's guard)");
         }
         if Lower::is_warp_exchange(opcode) {
             if opcode == "REDUX" && v.get("op") > 5 {
@@ -611,10 +630,7 @@ impl Lower<'_> {
                     self.set_reg(v.get("rd"), zero);
                 }
             }
-            "PLOP3" => {
-                if v.flag("pc_uniform") {
-                    return self.unimplemented(v, "PLOP3 on uniform predicates");
-                }
+            "PLOP3" | "UPLOP3" => {
                 let (a, b, c) = if v.has("ra") {
                     // The register form tests sign bits.
                     let zero = self.const32(0);
@@ -624,11 +640,17 @@ impl Lower<'_> {
                     };
                     (sign("ra"), sign("rb"), sign("rc"))
                 } else {
-                    (self.pred_src(v, "ps"), self.pred_src(v, "pb"), self.pred_src(v, "pc"))
+                    let c = if v.flag("pc_uniform") {
+                        let p = self.upred(v.get("pc"));
+                        if v.flag("pc_not") { self.un(UnOp::LogicalNot, p) } else { p }
+                    } else {
+                        self.file_pred(v, "pc")
+                    };
+                    (self.file_pred(v, "ps"), self.file_pred(v, "pb"), c)
                 };
                 for (field, lut) in [("pd", v.get("lut")), ("pq", v.get("lut_hi"))] {
                     let value = self.predicate_lut(lut as u8, a, b, c);
-                    self.set_pred(v.get(field), value);
+                    self.set_file_pred(v, field, value);
                 }
             }
             "SHF" => {
@@ -1026,8 +1048,10 @@ impl Lower<'_> {
                 self.predicates_from(a, mask, v.get("byte"), false);
             }
             "UIADD3" => self.iadd3(v),
+            "UISETP" => self.isetp(v),
+            "ULEA" => self.lea(v),
             "B2R" if v.get("mode") == 1 => self.barrier_result(v.get("rd"), v.get("pd")),
-            opcode if crate::sass::sm86::UNIFORM_DATAPATH.contains(&opcode) => self.uniform(v)?,
+            opcode if is_uniform(opcode) => self.uniform(v)?,
             "I2F" | "I2FP" => self.int_to_float(v)?,
             "F2I" => self.float_to_int(v)?,
             "LDG" | "STG" | "LD" | "ST" => self.global_access(v)?,
@@ -1085,14 +1109,8 @@ impl Lower<'_> {
 
     /// IADD3, or UIADD3 on the uniform registers and predicates.
     fn iadd3(&mut self, v: &View) {
-        let uniform = v.encoding.opcode == "UIADD3";
         let extended = v.flag("x");
-        let (a, b, c) = if uniform {
-            let b = if v.has("imm32") { self.const32(v.get("imm32") as u32) } else { self.ureg(v.get("urb")) };
-            (self.ureg(v.get("ura")), b, self.ureg(v.get("urc")))
-        } else {
-            (self.reg(v.get("ra")), self.slot_b(v), self.reg(v.get("rc")))
-        };
+        let (a, b, c) = (self.file_reg(v, "ra"), self.slot_b(v), self.file_reg(v, "rc"));
         let terms = [
             self.term(a, v.flag("neg_a"), extended),
             self.term(b, Self::negated(v, 'b'), extended),
@@ -1101,33 +1119,19 @@ impl Lower<'_> {
         let mut sum = self.bin(BinOp::Add, terms[0], terms[1]);
         sum = self.bin(BinOp::Add, sum, terms[2]);
         if extended {
-            for field in if uniform { ["ups", "upx"] } else { ["ps", "px"] } {
-                let p = if uniform {
-                    let p = self.upred(v.get(field));
-                    if v.flag(&format!("{field}_not")) { self.un(UnOp::LogicalNot, p) } else { p }
-                } else {
-                    self.pred_src(v, field)
-                };
+            for field in ["ps", "px"] {
+                let p = self.file_pred(v, field);
                 let bit = self.un(UnOp::BoolToU32, p);
                 let bit = self.un(UnOp::ExtendU, bit);
                 sum = self.bin(BinOp::Add, sum, bit);
             }
         }
         let value = self.un(UnOp::Truncate, sum);
-        let outputs = if uniform { [("upd", 32), ("upq", 33)] } else { [("pd", 32), ("pq", 33)] };
-        if uniform {
-            self.set_ureg(v.get("urd"), value);
-        } else {
-            self.set_reg(v.get("rd"), value);
-        }
-        for (field, bit) in outputs {
-            if v.get(field) != 7 {
+        self.set_file_reg(v, "rd", value);
+        for (field, bit) in [("pd", 32), ("pq", 33)] {
+            if v.get(&operand_field(v, field)) != 7 {
                 let carry = self.bit(sum, bit);
-                if uniform {
-                    self.set_upred(v.get(field), carry);
-                } else {
-                    self.set_pred(v.get(field), carry);
-                }
+                self.set_file_pred(v, field, carry);
             }
         }
     }
@@ -1304,7 +1308,7 @@ impl Lower<'_> {
 
     fn lea(&mut self, v: &View) {
         let shift = v.get("shift") as u32;
-        let a = self.reg(v.get("ra"));
+        let a = self.file_reg(v, "ra");
         let a = self.lea_negated(a, v.flag("neg_a"), v.flag("x"));
         let b = self.slot_b(v);
         let b = self.lea_negated(b, v.flag("neg_b"), v.flag("x"));
@@ -1313,7 +1317,7 @@ impl Lower<'_> {
                 let thirty_one = self.const32(31);
                 self.bin(BinOp::ShrS, a, thirty_one)
             } else {
-                self.reg(v.get("rc"))
+                self.file_reg(v, "rc")
             };
             let pair = self.pair(a, high);
             let amount = self.const32(shift);
@@ -1327,28 +1331,26 @@ impl Lower<'_> {
         let b = self.un(UnOp::ExtendU, b);
         let mut sum = self.bin(BinOp::Add, shifted, b);
         if v.flag("x") {
-            let p = self.pred_src(v, "ps");
+            let p = self.file_pred(v, "ps");
             let bit = self.un(UnOp::BoolToU32, p);
             let bit = self.un(UnOp::ExtendU, bit);
             sum = self.bin(BinOp::Add, sum, bit);
         }
         let value = self.un(UnOp::Truncate, sum);
-        self.set_reg(v.get("rd"), value);
-        if v.get("pd") != 7 {
-            let carry = self.bit(sum, 32);
-            self.set_pred(v.get("pd"), carry);
-        }
+        self.set_file_reg(v, "rd", value);
+        let carry = self.bit(sum, 32);
+        self.set_file_pred(v, "pd", carry);
     }
 
     fn isetp(&mut self, v: &View) {
         let packed = v.get("bop_ex");
         let (signed, op, cmp) = (packed & 1 != 0, packed >> 1 & 3, packed >> 3);
-        let (a, b) = (self.reg(v.get("ra")), self.slot_b(v));
+        let (a, b) = (self.file_reg(v, "ra"), self.slot_b(v));
         let less = self.cmp(if signed { Cmp::LtS } else { Cmp::LtU }, a, b);
         let greater = self.cmp(if signed { Cmp::GtS } else { Cmp::GtU }, a, b);
         let equal = self.cmp(Cmp::Eq, a, b);
         let holds = if v.flag("ex") {
-            let low = self.pred_src(v, "px");
+            let low = self.file_pred(v, "px");
             let equal_and_low = self.select(equal, low, equal);
             let t = self.bool(true);
             match cmp {
@@ -1374,12 +1376,12 @@ impl Lower<'_> {
                 _ => self.bool(true),
             }
         };
-        let ps = self.pred_src(v, "ps");
+        let ps = self.file_pred(v, "ps");
         let not_holds = self.un(UnOp::LogicalNot, holds);
         let first = self.boolean(op, holds, ps);
         let second = self.boolean(op, not_holds, ps);
-        self.set_pred(v.get("pd"), first);
-        self.set_pred(v.get("pq"), second);
+        self.set_file_pred(v, "pd", first);
+        self.set_file_pred(v, "pq", second);
     }
 
     fn int_to_float(&mut self, v: &View) -> Result<(), TranslateError> {

@@ -260,6 +260,11 @@ impl Warp {
         }
     }
 
+    /// Uniform predicate UP0-UP6; UPT (7) reads true.
+    fn upred(&self, index: u64) -> bool {
+        index >= 7 || self.up >> index & 1 != 0
+    }
+
     fn set_upred(&mut self, index: u64, value: bool) {
         if index < 7 {
             self.up = self.up & !(1 << index) | u8::from(value) << index;

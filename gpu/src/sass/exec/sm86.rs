@@ -61,16 +61,22 @@ impl Program {
             });
         };
         step.warp.clock += 1;
-        // Lanes whose guard fails step over the instruction.
+        // Lanes whose guard fails step over the instruction; the uniform datapath's guard is a uniform predicate,
+        // the same for every lane.
         let (pg, pg_not) = (v.get("pg"), v.flag("pg_not"));
+        let uniform_guard = crate::sass::sm86::is_uniform(v.encoding.opcode).then(|| step.warp.upred(pg) != pg_not);
         let mut active = 0u32;
         for i in lanes(step.group) {
             let lane = &mut step.warp.lanes[i];
-            if lane.pred(pg) != pg_not {
+            if uniform_guard.unwrap_or_else(|| lane.pred(pg) != pg_not) {
                 active |= 1 << i;
             } else {
                 lane.pc += 1;
             }
+        }
+        if uniform_guard == Some(false) {
+            // The uniform datapath runs once for the warp, whichever lanes are active: not at all here.
+            return Ok(());
         }
         let mut x = Exec { v, step, active, pc, code_len: self.instructions.len() };
         x.run()
@@ -139,13 +145,6 @@ impl Exec<'_, '_> {
 
     fn run(&mut self) -> Result {
         let v = self.v;
-        if crate::sass::sm86::UNIFORM_DATAPATH.contains(&v.encoding.opcode) && (v.get("pg") != 7 || v.flag("pg_not")) {
-            return self.unimplemented(format!(
-                "a guarded uniform-datapath instruction (the guard would be a uniform predicate, which no oracle \
-                 program shows): {}",
-                self.text()
-            ));
-        }
         match v.encoding.opcode {
             // Moves and special registers.
             "MOV" => self.each(|lane, o| {
@@ -660,7 +659,7 @@ impl Exec<'_, '_> {
                 self.step.warp.set_ureg(v.get("urd"), v.get("imm32") as u32);
                 self.advance_all();
             }
-            opcode if crate::sass::sm86::UNIFORM_DATAPATH.contains(&opcode) => self.uniform()?,
+            opcode if crate::sass::sm86::is_uniform(opcode) => self.uniform()?,
             opcode => {
                 let text = self.text();
                 return Err(ExecError::UnknownOpcode { isa: Isa::Sm86, opcode, text, offset: v.offset });
@@ -1283,10 +1282,7 @@ impl Exec<'_, '_> {
         let (ctaid, shared_bytes) = (self.step.ctaid, self.step.launch.shared_bytes);
         let warp = &mut *self.step.warp;
         let ur = |field: &str| warp.ureg(v.get(field));
-        let upred = |field: &str| {
-            let index = v.get(field);
-            (index >= 7 || warp.up >> index & 1 != 0) != v.flag(&format!("{field}_not"))
-        };
+        let upred = |field: &str| warp.upred(v.get(field)) != v.flag(&format!("{field}_not"));
         let b = if v.has("imm32") { v.get("imm32") as u32 } else { ur("urb") };
         match v.encoding.opcode {
             "UIADD3" => {
@@ -1323,6 +1319,23 @@ impl Exec<'_, '_> {
             "UBMSK" => warp.set_ureg(v.get("urd"), bit_mask(ur("ura"), b, v.flag("wrap"))),
             "USGXT" => warp.set_ureg(v.get("urd"), extend_low_bits(ur("ura"), b, v.flag("wrap"), v.flag("signed"))),
             "UPOPC" => warp.set_ureg(v.get("urd"), (b ^ if v.flag("inv_b") { u32::MAX } else { 0 }).count_ones()),
+            "UISETP" => {
+                let low = v.flag("ex").then(|| upred("upx"));
+                let (first, second) = integer_set_predicates(v, ur("ura"), b, low, upred("ups"));
+                warp.set_upred(v.get("upd"), first);
+                warp.set_upred(v.get("upq"), second);
+            }
+            "ULEA" => {
+                let carry_in = v.flag("x") && upred("ups");
+                let (sum, carry) = load_effective_address(v, ur("ura"), b, ur("urc"), carry_in);
+                warp.set_ureg(v.get("urd"), sum);
+                warp.set_upred(v.get("upd"), carry);
+            }
+            "UPLOP3" => {
+                let (first, second) = predicate_lookup(v, upred("ups"), upred("upb"), upred("upc"));
+                warp.set_upred(v.get("upd"), first);
+                warp.set_upred(v.get("upq"), second);
+            }
             "USEL" => {
                 let value = if upred("ups") { ur("ura") } else { b };
                 warp.set_ureg(v.get("urd"), value)
@@ -1604,6 +1617,15 @@ fn imad(lane: &mut Lane, o: &Operands) {
 
 fn lea(lane: &mut Lane, o: &Operands) {
     let v = o.v;
+    let carry_in = v.flag("x") && o.pred_src(lane, "ps");
+    let (sum, carry) = load_effective_address(v, o.reg(lane, "ra"), o.slot_b(lane), lane.reg(v.get("rc")), carry_in);
+    lane.set_reg(v.get("rd"), sum);
+    lane.set_pred(v.get("pd"), carry);
+}
+
+/// LEA and ULEA: a shifted left (with c or a's sign above it under .HI) plus b and the carry in; the sum and its
+/// carry out.
+fn load_effective_address(v: &View, a: u32, b: u32, c: u32, carry_in: bool) -> (u32, bool) {
     let shift = v.get("shift") as u32;
     // A negated source: two's complement, or under .X a bitwise inversion.
     let source = |value: u32, field: &str| match (v.flag(field), v.flag("x")) {
@@ -1611,18 +1633,15 @@ fn lea(lane: &mut Lane, o: &Operands) {
         (true, true) => !value,
         (true, false) => value.wrapping_neg(),
     };
-    let a = source(o.reg(lane, "ra"), "neg_a");
-    let b = source(o.slot_b(lane), "neg_b");
+    let (a, b) = (source(a, "neg_a"), source(b, "neg_b"));
     let shifted = if v.flag("hi") {
-        let high = if v.flag("sx32") { ((a as i32) >> 31) as u32 } else { lane.reg(v.get("rc")) };
+        let high = if v.flag("sx32") { ((a as i32) >> 31) as u32 } else { c };
         ((u64::from(high) << 32 | u64::from(a)) << shift >> 32) as u32
     } else {
         a << shift
     };
-    let carry_in = u64::from(v.flag("x") && o.pred_src(lane, "ps"));
-    let sum = u64::from(shifted) + u64::from(b) + carry_in;
-    lane.set_reg(v.get("rd"), sum as u32);
-    lane.set_pred(v.get("pd"), sum >> 32 != 0);
+    let sum = u64::from(shifted) + u64::from(b) + u64::from(carry_in);
+    (sum as u32, sum >> 32 != 0)
 }
 
 fn flo(lane: &mut Lane, o: &Operands) {
@@ -1633,14 +1652,21 @@ fn flo(lane: &mut Lane, o: &Operands) {
 
 fn isetp(lane: &mut Lane, o: &Operands) {
     let v = o.v;
+    let low = v.flag("ex").then(|| o.pred_src(lane, "px"));
+    let (first, second) = integer_set_predicates(v, o.reg(lane, "ra"), o.slot_b(lane), low, o.pred_src(lane, "ps"));
+    lane.set_pred(v.get("pd"), first);
+    lane.set_pred(v.get("pq"), second);
+}
+
+/// ISETP and UISETP: a compared with b (under .EX the high halves of a 64-bit comparison whose low halves'
+/// result is `low`), combined with ps; the two predicates written (the comparison and its negation).
+fn integer_set_predicates(v: &View, a: u32, b: u32, low: Option<bool>, ps: bool) -> (bool, bool) {
+    // bop_ex packs the signed flag (bit 0), the boolean operation (2:1) and the comparison (5:3).
     let packed = v.get("bop_ex");
     let (signed, op, cmp) = (packed & 1 != 0, packed >> 1 & 3, packed >> 3);
-    let (a, b) = (o.reg(lane, "ra"), o.slot_b(lane));
     let (less, equal) = if signed { ((a as i32) < (b as i32), a == b) } else { (a < b, a == b) };
     let greater = !less && !equal;
-    let holds = if v.flag("ex") {
-        // The high halves of a 64-bit comparison: px holds the same comparison of the low halves.
-        let low = o.pred_src(lane, "px");
+    let holds = if let Some(low) = low {
         match cmp {
             0 => false,
             1 | 3 => less || (equal && low),
@@ -1661,9 +1687,7 @@ fn isetp(lane: &mut Lane, o: &Operands) {
             _ => true,
         }
     };
-    let ps = o.pred_src(lane, "ps");
-    lane.set_pred(v.get("pd"), boolean(op, holds, ps));
-    lane.set_pred(v.get("pq"), boolean(op, !holds, ps));
+    (boolean(op, holds, ps), boolean(op, !holds, ps))
 }
 
 fn plop3(lane: &mut Lane, o: &Operands) {
@@ -1676,9 +1700,15 @@ fn plop3(lane: &mut Lane, o: &Operands) {
         let pc = if v.flag("pc_uniform") { pc >= 7 || o.up >> pc & 1 != 0 } else { lane.pred(pc) };
         (o.pred_src(lane, "ps"), o.pred_src(lane, "pb"), pc != v.flag("pc_not"))
     };
+    let (first, second) = predicate_lookup(v, a, b, c);
+    lane.set_pred(v.get("pd"), first);
+    lane.set_pred(v.get("pq"), second);
+}
+
+/// PLOP3 and UPLOP3: the two lookup tables' entries for inputs a, b, c.
+fn predicate_lookup(v: &View, a: bool, b: bool, c: bool) -> (bool, bool) {
     let index = u32::from(a) << 2 | u32::from(b) << 1 | u32::from(c);
-    lane.set_pred(v.get("pd"), v.get("lut") >> index & 1 != 0);
-    lane.set_pred(v.get("pq"), v.get("lut_hi") >> index & 1 != 0);
+    (v.get("lut") >> index & 1 != 0, v.get("lut_hi") >> index & 1 != 0)
 }
 
 fn shf(lane: &mut Lane, o: &Operands) {

@@ -5,7 +5,7 @@
 //! table names them after the operand slot they occupy, and each function prints the slots in the order its
 //! form gives them.
 
-use super::{DecodeError, Inst, Instruction, decode_program};
+use super::{DecodeError, Inst, Instruction, decode_program, is_uniform, operand_field};
 use crate::sass::text::{View, float16, float32, float64, guard, hex, listing_line, pred, reg};
 
 /// The program as `nvdisasm -b SM86` lists it, minus the encoding comments.
@@ -36,8 +36,15 @@ fn parts(instruction: &Instruction<Inst>) -> (String, String) {
         control: instruction.control,
         offset: instruction.offset,
     };
-    let guard = inst.guard().map_or(String::new(), |(p, negated)| guard(u64::from(p), negated));
-    (guard, body(&view))
+    match inst.guard() {
+        // The uniform datapath's guard is a uniform predicate, which nvdisasm lists as part of the body, not in
+        // the guard's column.
+        Some((p, negated)) if is_uniform(view.encoding.opcode) && (p != 7 || negated) => {
+            (String::new(), format!("@{} {}", upred(u64::from(p), negated), body(&view)))
+        }
+        Some((p, negated)) => (guard(u64::from(p), negated), body(&view)),
+        None => (String::new(), body(&view)),
+    }
 }
 
 fn body(v: &View) -> String {
@@ -73,7 +80,7 @@ fn body(v: &View) -> String {
         "CS2R" => cs2r(v),
         "IADD3" => iadd3(v),
         "IMAD" => imad(v),
-        "LEA" => lea(v),
+        "LEA" | "ULEA" => lea(v),
         "IMNMX" => imnmx(v),
         "IABS" => ("IABS".into(), vec![reg(v.get("rd"), 255), register(v, "rb", 1)]),
         "IDP" => idp(v),
@@ -83,10 +90,10 @@ fn body(v: &View) -> String {
         "FLO" => flo(v),
         "BREV" => ("BREV".into(), vec![reg(v.get("rd"), 255), register(v, "rb", 1)]),
         "BMSK" | "SGXT" | "UBMSK" | "USGXT" => bit_mask(v),
-        "ISETP" => isetp(v),
+        "ISETP" | "UISETP" => isetp(v),
         "SEL" => sel(v),
         "LOP3" => lop3(v),
-        "PLOP3" => plop3(v),
+        "PLOP3" | "UPLOP3" => plop3(v),
         "PRMT" => prmt(v),
         "SHF" => shf(v),
         "LD" | "LDG" => global_load(v),
@@ -270,8 +277,13 @@ fn operand(v: &View, field: &str, slot: u32, neg: bool, abs: bool, suffix: &str)
     out
 }
 
+/// A source register in the instruction's own register file (`sass::sm86::operand_field`).
 fn register(v: &View, field: &str, slot: u32) -> String {
-    operand(v, field, slot, false, false, "")
+    if is_uniform(v.encoding.opcode) {
+        ureg(v.get(&operand_field(v, field)))
+    } else {
+        operand(v, field, slot, false, false, "")
+    }
 }
 
 fn with_modifiers(operand: String, neg: bool, abs: bool) -> String {
@@ -345,17 +357,21 @@ fn slot_b(v: &View, immediate: String) -> String {
 }
 
 fn dst(v: &View) -> String {
-    reg(v.get("rd"), 255)
+    if is_uniform(v.encoding.opcode) { ureg(v.get("urd")) } else { reg(v.get("rd"), 255) }
 }
 
+/// A predicate in the instruction's own predicate file, negated by the field's `_not`.
 fn pred_src(v: &View, field: &str) -> String {
-    pred(v.get(field), v.flag(&format!("{field}_not")))
+    let field = operand_field(v, field);
+    let negated = v.flag(&format!("{field}_not"));
+    if is_uniform(v.encoding.opcode) { upred(v.get(&field), negated) } else { pred(v.get(&field), negated) }
 }
 
 /// A predicate destination printed only when the form has one and it is not PT.
 fn optional_pred(v: &View, field: &str, operands: &mut Vec<String>) {
-    if v.has(field) && v.get(field) != 7 {
-        operands.push(pred(v.get(field), false));
+    let held = operand_field(v, field);
+    if v.has(&held) && v.get(&held) != 7 {
+        operands.push(pred_src(v, field));
     }
 }
 
@@ -861,7 +877,13 @@ fn imad(v: &View) -> Parts {
 
 fn lea(v: &View) -> Parts {
     let hi = v.flag("hi");
-    let m = format!("LEA{}{}{}", if hi { ".HI" } else { "" }, v.suffix("x", ".X"), v.suffix("sx32", ".SX32"));
+    let m = format!(
+        "{}{}{}{}",
+        v.encoding.opcode,
+        if hi { ".HI" } else { "" },
+        v.suffix("x", ".X"),
+        v.suffix("sx32", ".SX32")
+    );
     let mut operands = vec![dst(v)];
     optional_pred(v, "pd", &mut operands);
     operands.push(format!("{}{}", if v.flag("neg_a") { "-" } else { "" }, register(v, "ra", 0)));
@@ -951,13 +973,14 @@ fn isetp(v: &View) -> Parts {
     // bop_ex packs the unsigned flag (bit 0), the boolean operation (2:1) and the comparison (5:3).
     let packed = v.get("bop_ex");
     let m = format!(
-        "ISETP{}{}{}{}",
+        "{}{}{}{}{}",
+        v.encoding.opcode,
         name(INT_CMP, packed >> 3),
         if packed & 1 != 0 { "" } else { ".U32" },
         name(BOOL_OP, packed >> 1 & 3),
         v.suffix("ex", ".EX")
     );
-    let mut operands = vec![pred(v.get("pd"), false), pred(v.get("pq"), false), register(v, "ra", 0), int_b(v)];
+    let mut operands = vec![pred_src(v, "pd"), pred_src(v, "pq"), register(v, "ra", 0), int_b(v)];
     operands.push(pred_src(v, "ps"));
     if v.flag("ex") {
         operands.push(pred_src(v, "px"));
@@ -986,7 +1009,7 @@ fn lop3(v: &View) -> Parts {
 }
 
 fn plop3(v: &View) -> Parts {
-    let mut operands = vec![pred(v.get("pd"), false), pred(v.get("pq"), false)];
+    let mut operands = vec![pred_src(v, "pd"), pred_src(v, "pq")];
     if v.has("ra") {
         // The register form tests sign bits.
         operands.extend(["ra", "rb", "rc"].map(|r| format!("{}.SIGN", reg(v.get(r), 255))));
@@ -994,16 +1017,12 @@ fn plop3(v: &View) -> Parts {
     } else {
         operands.push(pred_src(v, "ps"));
         operands.push(pred_src(v, "pb"));
-        let pc = if v.flag("pc_uniform") {
-            upred(v.get("pc"), v.flag("pc_not"))
-        } else {
-            pred(v.get("pc"), v.flag("pc_not"))
-        };
+        let pc = if v.flag("pc_uniform") { upred(v.get("pc"), v.flag("pc_not")) } else { pred_src(v, "pc") };
         operands.push(pc);
         operands.push(hex(v.get("lut") as i64));
     }
     operands.push(hex(v.get("lut_hi") as i64));
-    ("PLOP3.LUT".into(), operands)
+    (format!("{}.LUT", v.encoding.opcode), operands)
 }
 
 fn prmt(v: &View) -> Parts {
