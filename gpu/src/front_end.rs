@@ -877,9 +877,41 @@ mod tests {
     fn ampere_actions_not_carried_out_stop_by_name() {
         let mut setup = Setup::new();
         let channel = setup.channel();
-        let words = [header::non_incrementing(0, 0, 1), 0xc797, header::incrementing(0, 0x168 / 4, 1), 0];
+        let words = [header::non_incrementing(0, 0, 1), 0xc797, header::incrementing(0, 0x274 / 4, 1), 3];
         let error = setup.submit(channel, &words).unwrap_err().to_string();
-        assert!(error.contains("AMPERE_B") && error.contains("REPORT_SEMAPHORE_EXECUTE"), "{error}");
+        assert!(error.contains("AMPERE_B") && error.contains("DRAW_VERTEX_ARRAY_BEGIN_END_B"), "{error}");
+    }
+
+    /// Ampere's REPORT_SEMAPHORE_EXECUTE releases its 64-bit payload at the address before it, in the structure
+    /// clc797.h's fields ask for: one word (the low one), two words (PAYLOAD_SIZE64), four words (the payload
+    /// and the timestamp), or reduced with the word in memory (REDUCTION_ENABLE, RED_ADD).
+    #[test]
+    fn ampere_report_semaphore_execute_releases_its_payload() {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        fill_data(&setup, 0x100, &[0xee; 0x60]);
+        fill_data(&setup, 0x140, &5u32.to_le_bytes());
+        let mut words = vec![header::non_incrementing(0, 0, 1), 0xc797];
+        let payload = 0x1122_3344_5566_7788u64;
+        // OPERATION RELEASE (1:0 = 0); STRUCTURE_SIZE 14:13; REDUCTION_ENABLE 20, REDUCTION_OP 23:21 (0 ADD);
+        // PAYLOAD_SIZE64 27.
+        for (offset, execute) in
+            [(0x100u64, 1 << 13), (0x110, 2 << 13 | 1 << 27), (0x120, 1 << 27), (0x140, 1 << 13 | 1 << 20)]
+        {
+            let address = DATA + offset;
+            words.push(header::incrementing(0, 0x158 / 4, 5));
+            words.extend([payload as u32, (payload >> 32) as u32, address as u32, (address >> 32) as u32, execute]);
+        }
+        setup.submit(channel, &words).unwrap();
+        assert_eq!(setup.data(0x100, 8), [0x88, 0x77, 0x66, 0x55, 0xee, 0xee, 0xee, 0xee], "one word");
+        assert_eq!(setup.data(0x110, 10), [0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0xee, 0xee], "two words");
+        assert_eq!(setup.data(0x120, 8), payload.to_le_bytes(), "four words: the payload first");
+        assert_eq!(setup.data(0x130, 1), [0xee], "four words: nothing past the structure");
+        assert_eq!(setup.data(0x140, 4), (5 + 0x5566_7788u32).to_le_bytes(), "RED_ADD of the low word");
+
+        let trap = [header::non_incrementing(0, 0, 1), 0xc797, header::incrementing(0, 0x168 / 4, 1), 3];
+        let error = setup.submit(channel, &trap).unwrap_err().to_string();
+        assert!(error.contains("REPORT_SEMAPHORE_EXECUTE") && error.contains("trap"), "{error}");
     }
 
     fn draw_triangle(class: Class) {
@@ -929,10 +961,24 @@ mod tests {
             method(0x2140, &[1 | 5 << 4, 0x200]);
             method(0x1f00, &[high, low + 3 * 32 - 1]);
         }
+        // SET_STATISTICS_COUNTER: the vertices and primitives generated counted.
+        method(0x0d68, &[3]);
         method(0x1618, &[4]);
         method(0x0d74, &[0, 3]);
         method(0x1614, &[0]);
+        if class == Class::Ampere3D {
+            // REPORT_SEMAPHORE_EXECUTE, REPORT_ONLY (2): DA_VERTICES_GENERATED (1, REPORT 11:7) as two words,
+            // DA_PRIMITIVES_GENERATED (3) as four (the count, then the timestamp).
+            for (offset, report, size) in [(0x1800, 1, 2), (0x1810, 3, 0)] {
+                let [high, low] = at(offset);
+                method(0x0160, &[low, high, 2 | report << 7 | size << 13]);
+            }
+        }
         setup.submit(channel, &words).unwrap();
+        if class == Class::Ampere3D {
+            assert_eq!(setup.data(0x1800, 8), 3u64.to_le_bytes(), "the vertices the draw launched");
+            assert_eq!(setup.data(0x1810, 8), 1u64.to_le_bytes(), "the primitives the draw launched");
+        }
 
         let edge = |(ax, ay): (i64, i64), (bx, by): (i64, i64), (px, py): (i64, i64)| {
             (bx - ax) * (py - ay) - (by - ay) * (px - ax)

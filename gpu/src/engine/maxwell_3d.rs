@@ -13,7 +13,7 @@
 use super::draw::DrawState;
 use super::inline_to_memory::{self, InlineToMemory};
 use super::mme::{MacroEngine, MacroTarget};
-use super::semaphore::{Release, report_reduction};
+use super::semaphore::{Reduction, ReductionOp, Release, report_reduction};
 use super::{Class, Context, EngineError, Method};
 use crate::backend::{ColorClear, DepthStencilClear, GpuMemory, Rect};
 use crate::texture::format::{ColorFormat, DepthFormat};
@@ -32,6 +32,12 @@ pub const SET_REPORT_SEMAPHORE_A: u32 = 0x1b00;
 pub const SET_REPORT_SEMAPHORE_B: u32 = 0x1b04;
 pub const SET_REPORT_SEMAPHORE_C: u32 = 0x1b08;
 pub const SET_REPORT_SEMAPHORE_D: u32 = 0x1b0c;
+/// Ampere's report semaphore: payload and address in pairs of registers, then the operation (clc797.h).
+const SET_REPORT_SEMAPHORE_PAYLOAD_LOWER: u32 = 0x158;
+const SET_REPORT_SEMAPHORE_PAYLOAD_UPPER: u32 = 0x15c;
+const SET_REPORT_SEMAPHORE_ADDRESS_LOWER: u32 = 0x160;
+const SET_REPORT_SEMAPHORE_ADDRESS_UPPER: u32 = 0x164;
+const REPORT_SEMAPHORE_EXECUTE: u32 = 0x168;
 /// `SET_COLOR_TARGET_A(j)` and the rest of target j's registers, 64 bytes apart.
 pub const SET_COLOR_TARGET_A: u32 = 0x0800;
 pub const COLOR_TARGET_STRIDE: u32 = 64;
@@ -88,7 +94,6 @@ const UNIMPLEMENTED_ACTIONS: &[&str] = &[
 
 /// Ampere's (C797) actions that Maxwell B has not, not carried out yet either. Names as in clc797.h.
 const UNIMPLEMENTED_AMPERE_ACTIONS: &[&str] = &[
-    "REPORT_SEMAPHORE_EXECUTE",
     "DRAW_INDEX_BUFFER_BEGIN_END_A",
     "DRAW_INDEX_BUFFER_BEGIN_END_B",
     "DRAW_VERTEX_ARRAY_BEGIN_END_A",
@@ -255,6 +260,7 @@ impl Maxwell3D {
                     .map_err(|_| method.bad_argument(argument, "no such syncpoint (the host1x has 192)"))?;
             }
             SET_REPORT_SEMAPHORE_D => self.report_semaphore(argument, context)?,
+            REPORT_SEMAPHORE_EXECUTE if self.ampere() => self.report_semaphore_execute(argument, context)?,
             // TYPE 4:0: ZPASS_PIXEL_CNT 1, STREAMING_PRIMITIVES_SUCCEEDED 0x10, _NEEDED 0x11,
             // DA_VERTICES_GENERATED 0x12, DA_PRIMITIVES_GENERATED 0x13.
             CLEAR_REPORT_VALUE => match argument & 0x1f {
@@ -497,25 +503,67 @@ impl Maxwell3D {
         backend.clear_depth_stencil(&clear, &memory).map_err(|source| EngineError::Backend { method, source })
     }
 
-    /// `SET_REPORT_SEMAPHORE_D`: a release writes the payload (one word) or a four-word report (payload, zero,
-    /// timestamp) at the address in A and B, once the work before is done (it is, here).
+    /// `SET_REPORT_SEMAPHORE_D`, its address in A and B and its payload in C.
     fn report_semaphore(&mut self, argument: u32, context: &mut Context) -> Result<(), EngineError> {
         let method = self.method(SET_REPORT_SEMAPHORE_D);
         let address = u64::from(self.register(SET_REPORT_SEMAPHORE_A) & 0xff) << 32
             | u64::from(self.register(SET_REPORT_SEMAPHORE_B));
-        let payload = self.register(SET_REPORT_SEMAPHORE_C);
-        let (operation, report, one_word) = (argument & 3, argument >> 23 & 0x1f, argument >> 28 & 1 == 1);
+        let payload = u64::from(self.register(SET_REPORT_SEMAPHORE_C));
+        self.report(method, ReportRequest::from_d(argument), address, payload, context)
+    }
+
+    /// Ampere's `REPORT_SEMAPHORE_EXECUTE`, its address and 64-bit payload in the SET_REPORT_SEMAPHORE_ADDRESS
+    /// and _PAYLOAD pairs before it (clc797.h).
+    fn report_semaphore_execute(&mut self, argument: u32, context: &mut Context) -> Result<(), EngineError> {
+        let method = self.method(REPORT_SEMAPHORE_EXECUTE);
+        let address = u64::from(self.register(SET_REPORT_SEMAPHORE_ADDRESS_UPPER) & 0xff) << 32
+            | u64::from(self.register(SET_REPORT_SEMAPHORE_ADDRESS_LOWER));
+        let payload = u64::from(self.register(SET_REPORT_SEMAPHORE_PAYLOAD_UPPER)) << 32
+            | u64::from(self.register(SET_REPORT_SEMAPHORE_PAYLOAD_LOWER));
+        self.report(method, ReportRequest::from_execute(argument), address, payload, context)
+    }
+
+    /// A report semaphore: a release writes the payload (with its timestamp as a four-word structure), a counter
+    /// report the counter's value (the same), once the work before is done (it is, here).
+    fn report(
+        &mut self,
+        method: Method,
+        request: ReportRequest,
+        address: u64,
+        payload: u64,
+        context: &mut Context,
+    ) -> Result<(), EngineError> {
+        let ReportRequest { operation, report, sub_report, size, reduction, payload64 } = request;
+        let with_timestamp = |mut bytes: Vec<u8>| {
+            if size == ReportSize::FourWords {
+                bytes.resize(8, 0);
+                bytes.extend_from_slice(&context.timestamp.to_le_bytes());
+            }
+            bytes
+        };
         match operation {
             // RELEASE, with REPORT NONE: the payload.
-            0 if report == 0 => Release { address, payload, one_word, reduction: report_reduction(argument) }
-                .write(context)
-                .map_err(|e| method.memory(e)),
-            // A counter: its value (its low word alone with ONE_WORD), then the timestamp. SUB_REPORT (7:5)
-            // names the stream of the stream output counters (only stream 0 has primitives here), and the
-            // buffer whose write pointer STREAMING_BYTE_COUNT gives.
+            0 if report == 0 => match (payload64, size) {
+                (false, ReportSize::OneWord | ReportSize::FourWords) => {
+                    let one_word = size == ReportSize::OneWord;
+                    Release { address, payload: payload as u32, one_word, reduction }.write(context)
+                }
+                (true, ReportSize::TwoWords | ReportSize::FourWords) if reduction.is_none() => {
+                    context.write(address, &with_timestamp(payload.to_le_bytes().to_vec()))
+                }
+                (true, _) if reduction.is_some() => return Err(method.unimplemented("a 64-bit reduction")),
+                _ => {
+                    return Err(
+                        method.unimplemented(format!("a release of a {size:?} structure (payload64 {payload64})"))
+                    );
+                }
+            }
+            .map_err(|e| method.memory(e)),
+            // A counter: its value (its low word alone with ONE_WORD), then the timestamp. SUB_REPORT names the
+            // stream of the stream output counters (only stream 0 has primitives here), and the buffer whose
+            // write pointer STREAMING_BYTE_COUNT gives.
             0 | 2 => {
                 let (counters, stream_out) = (&self.draw.counters, &self.draw.stream_out);
-                let sub_report = argument >> 5 & 7;
                 let stream_zero = |count: u64| if sub_report == 0 { count } else { 0 };
                 let value = match report {
                     REPORT_ZPASS_PIXEL_CNT | REPORT_ZPASS_PIXEL_CNT64 => counters.samples_passed,
@@ -523,9 +571,9 @@ impl Maxwell3D {
                     REPORT_DA_PRIMITIVES_GENERATED => counters.primitives,
                     REPORT_STREAMING_PRIMITIVES_SUCCEEDED => stream_zero(stream_out.primitives_succeeded),
                     REPORT_STREAMING_PRIMITIVES_NEEDED => stream_zero(stream_out.primitives_needed),
-                    REPORT_STREAMING_BYTE_COUNT if one_word => {
+                    REPORT_STREAMING_BYTE_COUNT if size != ReportSize::FourWords => {
                         let pointer = stream_out.write_pointers.get(sub_report as usize).copied().ok_or_else(|| {
-                            method.bad_argument(argument, "STREAMING_BYTE_COUNT of a stream output buffer past 3")
+                            method.bad_argument(sub_report, "STREAMING_BYTE_COUNT of a stream output buffer past 3")
                         })?;
                         u64::from(pointer)
                     }
@@ -538,15 +586,69 @@ impl Maxwell3D {
                     _ => return Err(method.unimplemented(format!("report {report:#x} (this counter)"))),
                 };
                 let mut bytes = value.to_le_bytes().to_vec();
-                if one_word {
+                if size == ReportSize::OneWord {
                     bytes.truncate(4);
-                } else {
-                    bytes.extend_from_slice(&context.timestamp.to_le_bytes());
                 }
-                context.write(address, &bytes).map_err(|e| method.memory(e))
+                context.write(address, &with_timestamp(bytes)).map_err(|e| method.memory(e))
             }
             1 => Err(method.unimplemented("semaphore acquire from the 3D engine")),
             _ => Err(method.unimplemented("semaphore trap")),
+        }
+    }
+}
+
+/// What a report semaphore does, read from `SET_REPORT_SEMAPHORE_D` or Ampere's `REPORT_SEMAPHORE_EXECUTE`
+/// (which hold the same fields in other places).
+#[derive(Clone, Copy, Debug)]
+struct ReportRequest {
+    /// OPERATION: 0 RELEASE, 1 ACQUIRE, 2 REPORT_ONLY, 3 TRAP.
+    operation: u32,
+    /// REPORT: the counter (0 NONE: the payload).
+    report: u32,
+    sub_report: u32,
+    size: ReportSize,
+    reduction: Option<Reduction>,
+    /// PAYLOAD_SIZE64 (Ampere): the payload's 64 bits rather than its low word.
+    payload64: bool,
+}
+
+/// STRUCTURE_SIZE: the value and a timestamp (16 bytes), the value's low word, or (Ampere) the value's 64 bits.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum ReportSize {
+    FourWords,
+    OneWord,
+    TwoWords,
+}
+
+impl ReportRequest {
+    /// `SET_REPORT_SEMAPHORE_D`: OPERATION 1:0, REDUCTION_ENABLE 3, SUB_REPORT 7:5, REDUCTION_OP 11:9,
+    /// REDUCTION_FORMAT 18:17, REPORT 27:23, STRUCTURE_SIZE 28 (clb197.h).
+    fn from_d(argument: u32) -> ReportRequest {
+        ReportRequest {
+            operation: argument & 3,
+            report: argument >> 23 & 0x1f,
+            sub_report: argument >> 5 & 7,
+            size: if argument >> 28 & 1 == 1 { ReportSize::OneWord } else { ReportSize::FourWords },
+            reduction: report_reduction(argument),
+            payload64: false,
+        }
+    }
+
+    /// `REPORT_SEMAPHORE_EXECUTE`: OPERATION 1:0, REPORT 11:7, STRUCTURE_SIZE 14:13, SUB_REPORT 17:15,
+    /// REDUCTION_ENABLE 20, REDUCTION_OP 23:21, REDUCTION_FORMAT 25:24, PAYLOAD_SIZE64 27 (clc797.h).
+    fn from_execute(argument: u32) -> ReportRequest {
+        ReportRequest {
+            operation: argument & 3,
+            report: argument >> 7 & 0x1f,
+            sub_report: argument >> 15 & 7,
+            size: match argument >> 13 & 3 {
+                0 => ReportSize::FourWords,
+                1 => ReportSize::OneWord,
+                _ => ReportSize::TwoWords,
+            },
+            reduction: (argument >> 20 & 1 == 1)
+                .then(|| Reduction { op: ReductionOp::from_bits(argument >> 21), signed: argument >> 24 & 3 == 1 }),
+            payload64: argument >> 27 & 1 == 1,
         }
     }
 }
