@@ -78,7 +78,7 @@ fn body(v: &View) -> String {
         "S2R" => ("S2R".into(), vec![reg(v.get("rd"), 255), special_register(v.get("sr"))]),
         "S2UR" => ("S2UR".into(), vec![ureg(v.get("urd")), special_register(v.get("sr"))]),
         "CS2R" => cs2r(v),
-        "IADD3" => iadd3(v),
+        "IADD3" | "UIADD3" => iadd3(v),
         "IMAD" => imad(v),
         "LEA" | "ULEA" => lea(v),
         "IMNMX" => imnmx(v),
@@ -143,7 +143,6 @@ fn body(v: &View) -> String {
         "MATCH" => match_(v),
         "REDUX" => redux(v),
         "R2UR" => r2ur(v),
-        "UIADD3" => uiadd3(v),
         "UIMAD" => uimad(v),
         "ULOP3" => ulop3(v),
         "UMOV" => ("UMOV".into(), vec![ureg(v.get("urd")), hex(v.get("imm32") as i64)]),
@@ -817,7 +816,7 @@ fn iadd3(v: &View) -> Parts {
     if x {
         carry_in(v, &mut operands);
     }
-    (format!("IADD3{}", v.suffix("x", ".X")), operands)
+    (format!("{}{}", v.encoding.opcode, v.suffix("x", ".X")), operands)
 }
 
 fn imad(v: &View) -> Parts {
@@ -1765,30 +1764,6 @@ fn r2ur(v: &View) -> Parts {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Uniform datapath.
-
-fn uiadd3(v: &View) -> Parts {
-    let x = v.flag("x");
-    let sign = |neg: bool| match (neg, x) {
-        (false, _) => "",
-        (true, false) => "-",
-        (true, true) => "~",
-    };
-    let mut operands = vec![ureg(v.get("urd"))];
-    for field in ["upd", "upq"] {
-        if v.get(field) != 7 {
-            operands.push(upred(v.get(field), false));
-        }
-    }
-    operands.push(format!("{}{}", sign(v.flag("neg_a")), ureg(v.get("ura"))));
-    let b = if v.has("imm32") { hex(v.get("imm32") as u32 as i32 as i64) } else { ureg(v.get("urb")) };
-    operands.push(format!("{}{b}", sign(v.flag("neg_b"))));
-    operands.push(format!("{}{}", sign(v.flag("neg_c")), ureg(v.get("urc"))));
-    if x {
-        operands.push(upred(v.get("ups"), v.flag("ups_not")));
-        operands.push(upred(v.get("upx"), v.flag("upx_not")));
-    }
-    (format!("UIADD3{}", v.suffix("x", ".X")), operands)
-}
 
 fn uimad(v: &View) -> Parts {
     let m = format!("UIMAD{}{}", if v.flag("signed") { "" } else { ".U32" }, v.suffix("x", ".X"));

@@ -35,8 +35,9 @@ const FENCE_GET: u32 = 1 << 1;
 const SUPPRESS_WFI: u32 = 1 << 4;
 const INCREMENT_BY_VALUE: u32 = 1 << 8;
 
-/// Classes a channel's objects may be (the Switch 2's AMPERE_COMPUTE_B, C7C0, and AMPERE_DMA_COPY_B, C7B5, too).
-const CLASSES: [u32; 8] = [0x902d, 0xb197, 0xb1c0, 0xa140, 0xb0b5, 0xb06f, 0xc7c0, 0xc7b5];
+/// Classes a channel's objects may be (the Switch 2's AMPERE_B, C797, AMPERE_COMPUTE_B, C7C0, and AMPERE_DMA_COPY_B,
+/// C7B5, too).
+const CLASSES: [u32; 9] = [0x902d, 0xb197, 0xb1c0, 0xa140, 0xb0b5, 0xb06f, 0xc797, 0xc7c0, 0xc7b5];
 /// Host method offsets (words) of the fence sequences.
 const SYNCPOINTA: u32 = 0x70 / 4;
 const SYNCPOINTB: u32 = 0x74 / 4;

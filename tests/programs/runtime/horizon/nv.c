@@ -105,6 +105,10 @@ Handle nv_connect(void *transfer_memory, uint32_t transfer_size) {
 }
 
 int gpu_open(GpuChannel *gpu, Handle nv, void *memory, uint64_t size) {
+    return gpu_open_class(gpu, nv, memory, size, 0xB197);
+}
+
+int gpu_open_class(GpuChannel *gpu, Handle nv, void *memory, uint64_t size, uint32_t class_number) {
     uint32_t error, failed = 0;
     gpu->nv = nv;
     gpu->memory = memory;
@@ -144,7 +148,7 @@ int gpu_open(GpuChannel *gpu, Handle nv, void *memory, uint64_t size) {
     struct {
         uint32_t class_number, flags;
         uint64_t object;
-    } object = {0xB197, 0, 0};
+    } object = {class_number, 0, 0};
     failed |= nv_ioctl(nv, gpu->channel, CHANNEL_ALLOC_OBJ_CTX, &object, sizeof object, 0);
     gpu->ctrl = nv_open(nv, "/dev/nvhost-ctrl", &error);
     failed |= error;

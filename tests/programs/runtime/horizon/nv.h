@@ -63,6 +63,8 @@ typedef struct {
 
 /* Returns 0 when every step worked. */
 int gpu_open(GpuChannel *gpu, Handle nv, void *memory, uint64_t size);
+/* The same with another 3D class than Maxwell B's (0xB197): Ampere B's (0xC797), the Switch 2's. */
+int gpu_open_class(GpuChannel *gpu, Handle nv, void *memory, uint64_t size, uint32_t class_number);
 /* Copies `count` words into the pushbuffer area and submits them (SubmitGpfifo, or KickoffPb through Ioctl2 when
  * `kickoff`) with `flags` and `fence` in; the fence comes back in *fence. Returns the NvResult. */
 uint32_t gpu_submit(GpuChannel *gpu, const uint32_t *words, uint32_t count, uint32_t flags, NvFence *fence, int kickoff);
