@@ -141,6 +141,10 @@ __asm__(".section .rodata\n"
         "lod_query_ps_end:\n"
         "txq_level0_ps: .incbin \"shaders/txq_level0.ps.bin\"\n"
         "txq_level0_ps_end:\n"
+        "pass86_vs: .incbin \"shaders/pass86.vs.bin\"\n"
+        "pass86_vs_end:\n"
+        "perspective86_ps: .incbin \"shaders/perspective86.ps.bin\"\n"
+        "perspective86_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -153,9 +157,14 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     fetch_offset_ps_end[], fetch_offset_scalar_ps[], fetch_offset_scalar_ps_end[], texture_half_ps[],
     texture_half_ps_end[], gather_half_ps[], gather_half_ps_end[], bindless_ps[], bindless_ps_end[], bindless_pair_ps[],
     bindless_pair_ps_end[], txq_ps[], txq_ps_end[], txq_bindless_ps[], txq_bindless_ps_end[], lod_query_ps[],
-    lod_query_ps_end[], txq_level0_ps[], txq_level0_ps_end[];
+    lod_query_ps_end[], txq_level0_ps[], txq_level0_ps_end[], pass86_vs[], pass86_vs_end[], perspective86_ps[],
+    perspective86_ps_end[];
 
-/* 3D class methods (NVB197_...). */
+/* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
+#define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
+#define SET_INDEX_BUFFER_SIZE_A 0x0238u /* C797 */
+#define SET_VERTEX_STREAM_SIZE_A 0x0600u /* C797 */
+#define SET_PIPELINE_PROGRAM_ADDRESS_A 0x2014u /* C797 */
 #define SET_OBJECT 0x0000u
 #define SET_RASTER_ENABLE 0x037Cu
 #define SET_COLOR_TARGET_A 0x0800u
@@ -320,6 +329,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TXQ_BINDLESS_PS 0x5C00u
 #define LOD_QUERY_PS 0x5E00u
 #define TXQ_LEVEL0_PS 0x6000u
+#define PASS86_VS 0x6200u /* SM86 twins of pass.vs and perspective.ps for Ampere B, at their own addresses */
+#define PERSPECTIVE86_PS 0x6400u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -338,6 +349,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 static uint32_t words[256];
 static uint32_t n;
 static GpuChannel gpu;
+/* Whether the channel's 3D class is Ampere B (C797): programs at their own addresses, buffers bounded by size. */
+static int ampere;
 
 /* Methods of the engine bound to `subchannel`. */
 static void method_on(uint32_t subchannel, uint32_t offset, uint32_t count, const uint32_t *values) {
@@ -444,7 +457,15 @@ static int in_triangle(uint32_t x, uint32_t y) { return inside(triangle, x, y); 
 /* The colour the perspective program draws the triangle in, and the background the tests fill targets with. */
 static const uint8_t triangle_colour[4] = {51, 153, 204, 255}, target_background[4] = {0x11, 0x22, 0x33, 0x44};
 
-/* The rectangle x 165..700, y 73..420 (1/16 pixel) as two indexed triangles. */
+/* The rectangle x 165..700, y 73..420 (1/16 pixel) as two indexed triangles, and its colour. */
+static const Vertex rectangle[4] = {
+    {165, 73, {F_0_6, F_0_8, F_0_2, F_1}},
+    {700, 73, {F_0_6, F_0_8, F_0_2, F_1}},
+    {165, 420, {F_0_6, F_0_8, F_0_2, F_1}},
+    {700, 420, {F_0_6, F_0_8, F_0_2, F_1}},
+};
+static const uint16_t rectangle_indices[6] = {0, 1, 2, 2, 1, 3};
+static const uint8_t rectangle_colour[4] = {153, 204, 51, 255};
 static int in_rectangle(uint32_t x, uint32_t y) {
     uint32_t cx = 16 * x + 8, cy = 16 * y + 8;
     return cx > 165 && cx < 700 && cy > 73 && cy < 420;
@@ -483,17 +504,40 @@ static void copy_program(uint32_t at, const uint8_t *start, const uint8_t *end) 
     memcpy(gpu.memory + REGION + at, start, (size_t)(end - start));
 }
 
+/* Pipeline slots 1 (vertex B) and 5 (pixel) run the programs at `vertex` and `pixel` in the program region: an
+ * offset into it (Maxwell), or the address (Ampere). */
 static void use_programs(uint32_t vertex, uint32_t pixel) {
     uint32_t vertex_stage[2] = {1 | 1u << 4, vertex}, pixel_stage[2] = {1 | 5u << 4, pixel};
-    method(SET_PIPELINE_SHADER + 64 * 1, 2, vertex_stage);
-    method(SET_PIPELINE_SHADER + 64 * 5, 2, pixel_stage);
+    method(SET_PIPELINE_SHADER + 64 * 1, ampere ? 1 : 2, vertex_stage);
+    method(SET_PIPELINE_SHADER + 64 * 5, ampere ? 1 : 2, pixel_stage);
+    if (ampere) {
+        set_address(SET_PIPELINE_PROGRAM_ADDRESS_A + 64 * 1, REGION + vertex);
+        set_address(SET_PIPELINE_PROGRAM_ADDRESS_A + 64 * 5, REGION + pixel);
+    }
+}
+
+/* A buffer's bounds after its address: its last byte's address (Maxwell's LIMIT methods at `limit`), or its size
+ * (Ampere's SIZE methods at `size_method`). */
+static void bounds(uint32_t limit, uint32_t size_method, uint32_t offset, uint32_t size) {
+    if (ampere) {
+        uint32_t values[2] = {0, size};
+        method(size_method, 2, values);
+    } else {
+        set_address(limit, offset + size - 1);
+    }
 }
 
 /* Stream `stream` at VERTICES + `offset`: `stride` bytes an element, `size` bytes in all. */
 static void stream(uint32_t stream, uint32_t offset, uint32_t stride, uint32_t size) {
     set(SET_VERTEX_STREAM_A_FORMAT + 16 * stream, stride | 1u << 12);
     set_address(SET_VERTEX_STREAM_A_FORMAT + 4 + 16 * stream, offset);
-    set_address(SET_VERTEX_STREAM_LIMIT_A_A + 8 * stream, offset + size - 1);
+    bounds(SET_VERTEX_STREAM_LIMIT_A_A + 8 * stream, SET_VERTEX_STREAM_SIZE_A + 8 * stream, offset, size);
+}
+
+/* The index buffer at `offset`, `size` bytes. */
+static void index_buffer(uint32_t offset, uint32_t size) {
+    set_address(SET_INDEX_BUFFER_A, offset);
+    bounds(SET_INDEX_BUFFER_A + 8, SET_INDEX_BUFFER_SIZE_A, offset, size);
 }
 
 /* Generic 2 from stream 1, a new element every instance: instance 0's offset (0, 0), instance 1's (0.5, 0.25)
@@ -1160,8 +1204,7 @@ static void indirect_draws(void) {
     stream(0, VERTICES, 32, 32 * 8);
     const uint16_t indices[12] = {3, 2, 1, 3, 2, 1, 0, 1, 2, 2, 1, 3};
     memcpy(gpu.memory + INDICES, indices, sizeof indices);
-    set_address(SET_INDEX_BUFFER_A, INDICES);
-    set_address(SET_INDEX_BUFFER_A + 8, INDICES + sizeof indices - 1);
+    index_buffer(INDICES, sizeof indices);
     set(SET_INDEX_BUFFER_A + 16, 1 /* TWO_BYTES */);
     const uint32_t indexed[5] = {0, 1, 6, 4, 1};
     memcpy(indirect, indexed, sizeof indexed);
@@ -1171,7 +1214,6 @@ static void indirect_draws(void) {
     run("the index count written by the GPU");
     check(indirect[0] == 6, "the semaphore release wrote the index count");
     draw_indirect(1, TRIANGLES, 5);
-    const uint8_t rectangle_colour[4] = {153, 204, 51, 255};
     wrong = wrong_pixels(in_moved_rectangle, rectangle_colour, background, &count);
     report("the rectangle of indices 6-11 at vertex offset 4, moved as instance 1", wrong, count);
 
@@ -1180,7 +1222,7 @@ static void indirect_draws(void) {
     set(SET_GLOBAL_BASE_INSTANCE_INDEX, 0);
     set(SET_INDEX_BUFFER_F, 0);
     memcpy(gpu.memory + INDICES, indices + 6, 12);
-    set_address(SET_INDEX_BUFFER_A + 8, INDICES + 11);
+    index_buffer(INDICES, 12);
     stream(0, VERTICES, 32, 32 * 4);
     run("state back");
 }
@@ -2555,23 +2597,11 @@ static void ps_saturate(void) {
     set(SET_PS_SATURATE, 0);
 }
 
-int main(void) {
-    uint64_t heap;
-    check(svc_set_heap_size(&heap, 0x800000) == 0, "SetHeapSize");
-    Handle nv = nv_connect((void *)heap, 0x300000);
-    check(gpu_open(&gpu, nv, (void *)(heap + 0x400000), 0x100000) == 0, "channel set up");
-    copy_program(PASS_VS, pass_vs, pass_vs_end);
-    copy_program(OFFSET_VS, offset_vs, offset_vs_end);
-    copy_program(PERSPECTIVE_PS, perspective_ps, perspective_ps_end);
-    copy_program(FLAT_PS, flat_ps, flat_ps_end);
-    copy_program(TWO_PS, two_ps, two_ps_end);
-    copy_program(VIEWPORT_VS, viewport_vs, viewport_vs_end);
-    copy_program(RG_PS, rg_ps, rg_ps_end);
-
-    /* The state every draw shares: target 0 (pitch A8B8G8R8), the viewport, the program region, generic 0 and 1
-     * as four floats each from stream 0. */
+/* The state every draw shares: target 0 (pitch A8B8G8R8), the viewport, the program region (Maxwell), generic 0
+ * and 1 as four floats each from stream 0. */
+static void shared_state(void) {
     words[n++] = PB_NONINC(0, SET_OBJECT, 1);
-    words[n++] = 0xB197;
+    words[n++] = ampere ? 0xC797 : 0xB197;
     set_address(SET_COLOR_TARGET_A, TARGET);
     uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
     method(SET_COLOR_TARGET_A + 8, 4, target);
@@ -2586,24 +2616,128 @@ int main(void) {
     method(SET_SURFACE_CLIP_HORIZONTAL, 2, clip);
     set(SET_VIEWPORT_Z_CLIP, 1);
     set(SET_RASTER_ENABLE, 1);
-    set_address(SET_PROGRAM_REGION_A, REGION);
+    if (!ampere) set_address(SET_PROGRAM_REGION_A, REGION);
     uint32_t attributes[2] = {0 | FLOAT_R32_G32_B32_A32, 0 | 16u << 7 | FLOAT_R32_G32_B32_A32};
     method(SET_VERTEX_ATTRIBUTE_A, 2, attributes);
     stream(0, VERTICES, 32, 32 * 4);
     run("the 3D state");
+}
+
+/* The triangle drawn by the programs in use onto the background: the pixels inside take its colour. */
+static void perspective_triangle(void) {
+    uint32_t count;
+    fill_target(target_background);
+    put_vertices(triangle, 3);
+    draw_arrays(3, 0);
+    run("draw");
+    uint32_t wrong = wrong_pixels(in_triangle, triangle_colour, target_background, &count);
+    report("the pixels whose centres are inside, and only those, take (51, 153, 204, 255)", wrong, count);
+}
+
+/* The rectangle's six 16-bit indices as the index buffer, from index 0. */
+static void rectangle_index_buffer(void) {
+    memcpy(gpu.memory + INDICES, rectangle_indices, sizeof rectangle_indices);
+    index_buffer(INDICES, sizeof rectangle_indices);
+    uint32_t index_format[2] = {1 /* TWO_BYTES */, 0 /* FIRST */};
+    method(SET_INDEX_BUFFER_A + 16, 2, index_format);
+}
+
+/* The rectangle as two triangles sharing an edge, 16-bit indices, drawn by the programs in use. */
+static void indexed_rectangle(void) {
+    uint32_t count;
+    fill_target(target_background);
+    put_vertices(rectangle, 4);
+    rectangle_index_buffer();
+    set(BEGIN, TRIANGLES);
+    set(DRAW_INDEX_BUFFER, 6);
+    set(END, 0);
+    run("draw");
+    uint32_t wrong = wrong_pixels(in_rectangle, rectangle_colour, target_background, &count);
+    report("the rectangle's pixels, each drawn once, and nothing else", wrong, count);
+}
+
+/* REPORT_SEMAPHORE_EXECUTE (Ampere B) with `operation` at REPORTS + 16 * `slot`, its payload `payload`:
+ * OPERATION 1:0 (RELEASE 0, REPORT_ONLY 2), REPORT 11:7, STRUCTURE_SIZE 14:13 (FOUR_WORDS 0, ONE_WORD 1,
+ * TWO_WORDS 2), REDUCTION_ENABLE 20, REDUCTION_OP 23:21 (RED_ADD 0), PAYLOAD_SIZE64 27 (clc797.h). */
+static void report_semaphore_execute(uint32_t slot, uint64_t payload, uint32_t operation) {
+    uint64_t address = gpu.gpu_address + REPORTS + 16 * slot;
+    uint32_t values[5] = {(uint32_t)payload, (uint32_t)(payload >> 32), (uint32_t)address, (uint32_t)(address >> 32),
+                          operation};
+    method(SET_REPORT_SEMAPHORE_PAYLOAD_LOWER, 5, values);
+}
+
+/* Prints a 64-bit value and checks it. */
+static void expect_value(const char *what, uint64_t got, uint64_t want) {
+    print("   ");
+    print(what);
+    print(": ");
+    print_hex(got);
+    print("\n");
+    check(got == want, what);
+}
+
+/* The Switch 2's 3D class, Ampere B (C797), on a channel of its own over `memory`: SM86 programs (the twins of
+ * pass.vs and perspective.ps, behind version 4 headers) at their own addresses draw the triangle and the indexed
+ * rectangle, vertex stream and index buffer bounded by their sizes; REPORT_SEMAPHORE_EXECUTE then reports the data
+ * assembler's counters and releases payloads in the structures clc797.h lays out. */
+static void ampere_class(Handle nv, void *memory) {
+    if (n != 0) run("what the Maxwell B cases left to submit");
+    nv_close(nv, gpu.channel);
+    check(gpu_open_class(&gpu, nv, memory, 0x100000, 0xC797) == 0, "a channel with AMPERE_B set up");
+    ampere = 1;
+    copy_program(PASS86_VS, pass86_vs, pass86_vs_end);
+    copy_program(PERSPECTIVE86_PS, perspective86_ps, perspective86_ps_end);
+    shared_state();
+    set(SET_STATISTICS_COUNTER, 3); /* vertices and primitives generated */
+    set(CLEAR_REPORT_VALUE, 0x12);
+    set(CLEAR_REPORT_VALUE, 0x13);
+    use_programs(PASS86_VS, PERSPECTIVE86_PS);
+
+    print("-- AMPERE_B: the triangle, SM86 programs at their own addresses\n");
+    perspective_triangle();
+    print("-- AMPERE_B: the indexed rectangle, its index buffer bounded by SET_INDEX_BUFFER_SIZE\n");
+    indexed_rectangle();
+
+    print("-- AMPERE_B: REPORT_SEMAPHORE_EXECUTE, counters and releases\n");
+    memset(gpu.memory + REPORTS, 0xEE, 16 * 4);
+    uint32_t start = 5;
+    memcpy(gpu.memory + REPORTS + 16 * 3, &start, 4);
+    report_semaphore_execute(0, 0, 2 | 1u << 7 | 2u << 13);  /* REPORT_ONLY DA_VERTICES_GENERATED, TWO_WORDS */
+    report_semaphore_execute(1, 0, 2 | 3u << 7);              /* REPORT_ONLY DA_PRIMITIVES_GENERATED, FOUR_WORDS */
+    report_semaphore_execute(2, 0x1122334455667788ull, 2u << 13 | 1u << 27); /* RELEASE, TWO_WORDS, PAYLOAD_SIZE64 */
+    report_semaphore_execute(3, 0xFFFFFFFF00000007ull, 1u << 13 | 1u << 20); /* RELEASE, ONE_WORD, RED_ADD */
+    run("reports");
+    /* Three vertices for the triangle, six indices for the rectangle; one primitive, then two. */
+    expect_value("the vertices the draws launched (two words)", reported(0), 9);
+    expect_value("the primitives the draws launched (four words: the count, then the timestamp)", reported(1), 3);
+    uint64_t timestamp;
+    memcpy(&timestamp, gpu.memory + REPORTS + 16 + 8, 8);
+    check(timestamp != 0xEEEEEEEEEEEEEEEEull, "a four-word report writes its timestamp");
+    expect_value("a 64-bit payload released as two words", reported(2), 0x1122334455667788ull);
+    expect_value("a one-word RED_ADD of the payload's low word", reported(3), 0xEEEEEEEE0000000Cull);
+}
+
+int main(void) {
+    uint64_t heap;
+    check(svc_set_heap_size(&heap, 0x800000) == 0, "SetHeapSize");
+    Handle nv = nv_connect((void *)heap, 0x300000);
+    check(gpu_open(&gpu, nv, (void *)(heap + 0x400000), 0x100000) == 0, "channel set up");
+    copy_program(PASS_VS, pass_vs, pass_vs_end);
+    copy_program(OFFSET_VS, offset_vs, offset_vs_end);
+    copy_program(PERSPECTIVE_PS, perspective_ps, perspective_ps_end);
+    copy_program(FLAT_PS, flat_ps, flat_ps_end);
+    copy_program(TWO_PS, two_ps, two_ps_end);
+    copy_program(VIEWPORT_VS, viewport_vs, viewport_vs_end);
+    copy_program(RG_PS, rg_ps, rg_ps_end);
+
+    shared_state();
 
     const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
     uint32_t count, wrong;
 
     print("-- a triangle, its colour interpolated with perspective\n");
-    fill_target(background);
-    put_vertices(triangle, 3);
     use_programs(PASS_VS, PERSPECTIVE_PS);
-    draw_arrays(3, 0);
-    run("draw");
-    const uint8_t colour[4] = {51, 153, 204, 255};
-    wrong = wrong_pixels(in_triangle, colour, background, &count);
-    report("the pixels whose centres are inside, and only those, take (51, 153, 204, 255)", wrong, count);
+    perspective_triangle();
 
     print("-- flat shading: the first vertex's colour\n");
     fill_target(background);
@@ -2631,28 +2765,7 @@ int main(void) {
     report("every covered pixel takes the last vertex's (0, 51, 255, 255)", wrong, count);
 
     print("-- an indexed rectangle: two triangles sharing an edge, 16-bit indices\n");
-    fill_target(background);
-    const Vertex corners[4] = {
-        {165, 73, {F_0_6, F_0_8, F_0_2, F_1}},
-        {700, 73, {F_0_6, F_0_8, F_0_2, F_1}},
-        {165, 420, {F_0_6, F_0_8, F_0_2, F_1}},
-        {700, 420, {F_0_6, F_0_8, F_0_2, F_1}},
-    };
-    put_vertices(corners, 4);
-    const uint16_t indices[6] = {0, 1, 2, 2, 1, 3};
-    memcpy(gpu.memory + INDICES, indices, sizeof indices);
-    set_address(SET_INDEX_BUFFER_A, INDICES);
-    set_address(SET_INDEX_BUFFER_A + 8, INDICES + sizeof indices - 1);
-    uint32_t index_format[2] = {1 /* TWO_BYTES */, 0 /* FIRST */};
-    method(SET_INDEX_BUFFER_A + 16, 2, index_format);
-    use_programs(PASS_VS, PERSPECTIVE_PS);
-    set(BEGIN, TRIANGLES);
-    set(DRAW_INDEX_BUFFER, 6);
-    set(END, 0);
-    run("draw");
-    const uint8_t rectangle_colour[4] = {153, 204, 51, 255};
-    wrong = wrong_pixels(in_rectangle, rectangle_colour, background, &count);
-    report("the rectangle's pixels, each drawn once, and nothing else", wrong, count);
+    indexed_rectangle();
 
     print("-- primitive restart: strips cut in two by 0xFFFF (16-bit indices), by 9 (32-bit), at vertex 4 (arrays)\n");
     const Vertex strips[9] = {
@@ -2679,8 +2792,7 @@ int main(void) {
         if (k < 2) {
             uint32_t at = k == 0 ? INDICES : INDICES + 0x100, size = k == 0 ? 2 : 4;
             set(SET_DA_PRIMITIVE_RESTART_INDEX, k == 0 ? 0xFFFF : 9);
-            set_address(SET_INDEX_BUFFER_A, at);
-            set_address(SET_INDEX_BUFFER_A + 8, at + 9 * size - 1);
+            index_buffer(at, 9 * size);
             uint32_t format[2] = {size / 2 /* TWO_BYTES, FOUR_BYTES */, 0 /* FIRST */};
             method(SET_INDEX_BUFFER_A + 16, 2, format);
             set(DRAW_INDEX_BUFFER, 9);
@@ -2700,10 +2812,7 @@ int main(void) {
     set(SET_DA_PRIMITIVE_RESTART, 0);
     set(SET_DA_PRIMITIVE_RESTART_VERTEX_ARRAY, 0);
     /* The rectangle's index buffer again, as the later cases use it. */
-    memcpy(gpu.memory + INDICES, indices, sizeof indices);
-    set_address(SET_INDEX_BUFFER_A, INDICES);
-    set_address(SET_INDEX_BUFFER_A + 8, INDICES + sizeof indices - 1);
-    method(SET_INDEX_BUFFER_A + 16, 2, index_format);
+    rectangle_index_buffer();
     stream(0, VERTICES, 32, 32 * 4);
     run("the rectangle's indices and vertex stream");
 
@@ -2739,7 +2848,7 @@ int main(void) {
             set(OGL_SET_FRONT_FACE, ccw ? OGL_CCW : OGL_CW);
             draw_arrays(3, 0);
             run("draw");
-            uint32_t whole = wrong_pixels(in_triangle, colour, background, &count);
+            uint32_t whole = wrong_pixels(in_triangle, triangle_colour, background, &count);
             uint32_t none = wrong_pixels(in_triangle, background, background, &count);
             check(whole == 0 || none == 0, "the triangle is drawn whole or not at all");
             drawn[flip][ccw] = whole == 0;
@@ -2844,6 +2953,7 @@ int main(void) {
     textures();
     global_memory_from_pixels();
     ps_saturate();
+    ampere_class(nv, (void *)(heap + 0x600000));
 
     nv_close(nv, gpu.channel);
     svc_close_handle(nv);

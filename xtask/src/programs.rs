@@ -59,7 +59,6 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("gpu-compute", Flavours::HorizonOnly),
     ("gpu-draw", Flavours::HorizonOnly),
     ("gpu-blit", Flavours::HorizonOnly),
-    ("gpu-ampere", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];
