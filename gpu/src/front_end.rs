@@ -861,14 +861,26 @@ mod tests {
     /// its colour is the UNORM8 encoding of the vertices' (Vulkan's round(f x 255)); the rest keeps its texels.
     #[test]
     fn a_triangle_covers_the_pixels_its_edge_functions_give() {
-        draw_triangle(Class::Maxwell3D);
+        let (vertex_program, pixel_program) = triangle_programs(Class::Maxwell3D);
+        draw_triangle(Class::Maxwell3D, &vertex_program, &pixel_program, |_| true);
     }
 
     /// The same triangle through Ampere's 3D class (C797): the programs are SM86 behind version 4 headers, found by
     /// their addresses (SET_PIPELINE_PROGRAM_ADDRESS), and the vertex stream is bounded by its size.
     #[test]
     fn ampere_draws_the_triangle_with_sm86_programs() {
-        draw_triangle(Class::Ampere3D);
+        let (vertex_program, pixel_program) = triangle_programs(Class::Ampere3D);
+        draw_triangle(Class::Ampere3D, &vertex_program, &pixel_program, |_| true);
+    }
+
+    /// SM86's KILL ends a pixel program's invocation: with the pixels whose centres lie right of x = 32 killed
+    /// (`kill86.ps.sasm`), the triangle's left part takes its colour and its right part keeps the target's texels.
+    #[test]
+    fn sm86_kill_leaves_the_killed_pixels_alone() {
+        let (vertex_program, _) = triangle_programs(Class::Ampere3D);
+        let source = include_str!("../../tests/programs/shaders/kill86.ps.sasm");
+        let pixel_program = crate::sass::assemble::program(source).unwrap();
+        draw_triangle(Class::Ampere3D, &vertex_program, &pixel_program, |x| x < 32);
     }
 
     /// Ampere's actions that Maxwell B has not, and Tandem does not carry out yet, stop the run by name instead of
@@ -914,11 +926,12 @@ mod tests {
         assert!(error.contains("REPORT_SEMAPHORE_EXECUTE") && error.contains("trap"), "{error}");
     }
 
-    fn draw_triangle(class: Class) {
+    /// Draws the triangle through `class` with these programs; of the pixels inside it, those whose column
+    /// `drawn` accepts take its colour.
+    fn draw_triangle(class: Class, vertex_program: &[u8], pixel_program: &[u8], drawn: fn(i64) -> bool) {
         let (mut setup, channel) = rendering_setup();
-        let (vertex_program, pixel_program) = triangle_programs(class);
-        fill_data(&setup, 0x1000, &vertex_program);
-        fill_data(&setup, 0x1200, &pixel_program);
+        fill_data(&setup, 0x1000, vertex_program);
+        fill_data(&setup, 0x1200, pixel_program);
         fill_data(&setup, 0x2000, &[0x11; 64 * 4 * 32]);
         // Window coordinates in 1/16 pixel; NDC = (window - 32 or 16) / (32 or 16), exact.
         let corners = [(81i64, 50i64), (931, 145), (324, 473)];
@@ -993,7 +1006,7 @@ mod tests {
                     edge(corners[2], corners[0], centre),
                 ];
                 assert!(!e.contains(&0), "the fixture puts pixel ({x}, {y})'s centre on an edge");
-                let inside = e.iter().all(|&v| v > 0) || e.iter().all(|&v| v < 0);
+                let inside = (e.iter().all(|&v| v > 0) || e.iter().all(|&v| v < 0)) && drawn(x);
                 covered += usize::from(inside);
                 let expected = if inside { [51, 153, 204, 255] } else { [0x11; 4] };
                 assert_eq!(setup.data(0x2000 + 256 * y as u64 + 4 * x as u64, 4), expected, "pixel ({x}, {y})");

@@ -415,7 +415,14 @@ impl Lower<'_> {
     fn body(&mut self, v: &View) -> Result<(), TranslateError> {
         let opcode = v.encoding.opcode;
         match opcode {
-            "NOP" | "BSSY" | "BSYNC" | "WARPSYNC" | "DEPBAR" | "CCTL" | "ERRBAR" | "NANOSLEEP" | "LDGDEPBAR" => {}
+            "NOP" | "BSSY" | "BSYNC" | "WARPSYNC" | "DEPBAR" | "CCTL" | "ERRBAR" | "NANOSLEEP" | "LDGDEPBAR"
+            | "YIELD" => {}
+            "KILL" => {
+                let p = self.pred_src(v, "ps");
+                self.guarded(Some(p), |l| {
+                    l.op(Op::Demote);
+                });
+            }
             // Every guest memory access is coherent in the emitted SPIR-V; a fence adds nothing.
             "MEMBAR" => {}
             "MOV" => {

@@ -522,7 +522,7 @@ impl Exec<'_, '_> {
                     lane.set_reg(o.v.get("rd"), 0);
                 })
             }
-            "MEMBAR" | "ERRBAR" | "CCTL" | "DEPBAR" | "NOP" | "NANOSLEEP" | "LDGDEPBAR" => self.advance_all(),
+            "MEMBAR" | "ERRBAR" | "CCTL" | "DEPBAR" | "NOP" | "NANOSLEEP" | "LDGDEPBAR" | "YIELD" => self.advance_all(),
             // Control flow.
             "BRA" => {
                 let target = self.target(v.signed("offset") * 4)?;

@@ -108,6 +108,11 @@ fn body(v: &View) -> String {
         "CCTL" => cctl(v),
         "MEMBAR" => membar(v),
         "ERRBAR" | "LDGDEPBAR" | "NOP" => (v.encoding.opcode.to_string(), Vec::new()),
+        "YIELD" | "KILL" => {
+            let mut operands = Vec::new();
+            optional_pred_src(v, "ps", &mut operands);
+            (v.encoding.opcode.to_string(), operands)
+        }
         "QSPC" => qspc(v),
         "LDGSTS" => ldgsts(v),
         "LDSM" => ldsm(v),
