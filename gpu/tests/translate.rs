@@ -31,6 +31,7 @@ const MUST_TRANSLATE: &[&str] = &[
     "pack",
     "half_set",
     "movmatrix",
+    "ldmatrix",
     "video",
 ];
 

@@ -115,6 +115,6 @@ mod tests {
 /// `LDG.E R6, [R2]` in R2:R3, and uses the same pair for ATOMG.E).
 pub(crate) fn wide_global_address(v: &crate::sass::text::View) -> bool {
     v.flag("a64")
-        || matches!(v.encoding.opcode, "STG" | "ST")
+        || matches!(v.encoding.opcode, "STG" | "ST" | "LDGSTS")
         || (v.encoding.opcode == "LDG" && v.encoding.form() == "reg" && v.flag("e"))
 }

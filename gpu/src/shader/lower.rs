@@ -324,7 +324,7 @@ impl Lower<'_> {
     /// Whether `opcode` is a warp exchange [`Lower::warp_exchange`] lowers (the ISAs share the names and the
     /// fields that matter).
     pub(super) fn is_warp_exchange(opcode: &str) -> bool {
-        matches!(opcode, "SHFL" | "VOTE" | "VOTEU" | "REDUX" | "MATCH" | "R2UR" | "MOVM")
+        matches!(opcode, "SHFL" | "VOTE" | "VOTEU" | "REDUX" | "MATCH" | "R2UR" | "MOVM" | "LDSM")
     }
 
     /// A generic access (LD, ST): by the window the 64-bit address falls in, shared memory, local memory or
@@ -348,7 +348,7 @@ impl Lower<'_> {
         self.guarded(Some(global), |l| l.memory_access(Space::Global, address, size, load, register));
     }
 
-    /// A warp exchange at 32 lanes (SHFL, VOTE, VOTEU, REDUX, MATCH, R2UR, MOVM): the thread publishes its value (under `guard`, computed
+    /// A warp exchange at 32 lanes (SHFL, VOTE, VOTEU, REDUX, MATCH, R2UR, MOVM, LDSM): the thread publishes its value (under `guard`, computed
     /// again in each block that needs it, except for SHFL); the block ends at a barrier; a block of its own at `offset + 1`
     /// reads its warp's values and writes the results, then goes on at `next`.
     pub(super) fn warp_exchange(
@@ -360,13 +360,17 @@ impl Lower<'_> {
         let opcode = v.encoding.opcode;
         let post = v.offset as u32 + 1;
         // A shuffle reads its source lane's register even where that lane's guard is false (the interpreter's
-        // model; the hardware leaves it undefined): every lane offers its value. Votes and reductions count
-        // only the lanes that run the instruction.
-        let condition = if opcode == "SHFL" { None } else { guard(self) };
+        // model; the hardware leaves it undefined): every lane offers its value, as every lane offers its row's
+        // address to LDSM. Votes and reductions count only the lanes that run the instruction.
+        let condition = if matches!(opcode, "SHFL" | "LDSM") { None } else { guard(self) };
         self.guarded(condition, |l| {
             let value = if matches!(opcode, "VOTE" | "VOTEU") {
                 let p = l.pred_src(v, "ps");
                 l.un(UnOp::BoolToU32, p)
+            } else if opcode == "LDSM" {
+                let base = l.reg(v.get("ra"));
+                let offset = l.const32(v.signed("offset") as u32);
+                l.bin(BinOp::Add, base, offset)
             } else if opcode == "MATCH" && v.flag("wide") {
                 l.reg64(v.get("ra"))
             } else {
@@ -383,6 +387,7 @@ impl Lower<'_> {
             "MATCH" => l.match_result(v),
             "R2UR" => l.first_lane_result(v),
             "MOVM" => l.transpose_result(v),
+            "LDSM" => l.matrix_load_result(v),
             _ => l.reduce_result(v),
         });
         let body = self.stmts.pop().expect("pushed above");
@@ -415,6 +420,39 @@ impl Lower<'_> {
         let high = self.bin(BinOp::Shl, high, sixteen);
         let value = self.bin(BinOp::Or, low, high);
         self.set_reg(v.get("rd"), value);
+    }
+
+    /// LDSM.16.M88 / .MT88 (the interpreter's `load_matrices` and `mma::matrix_word`): word j of lane l from
+    /// matrix j, whose row r lies at the shared address lane 8j + r published. Untransposed, row l / 4's bytes
+    /// 4 (l % 4) on; transposed, halves from column l / 4 of rows 2 (l % 4) and 2 (l % 4) + 1.
+    fn matrix_load_result(&mut self, v: &View) {
+        let index = self.op(Op::Special(Special::LaneId));
+        let (one, two, three, four) = (self.const32(1), self.const32(2), self.const32(3), self.const32(4));
+        let quarter = self.bin(BinOp::And, index, three);
+        let group = self.bin(BinOp::ShrU, index, two);
+        for j in 0..1u32 << v.get("count") {
+            let first_row = self.const32(8 * j);
+            let value = if v.flag("trans") {
+                let column = self.bin(BinOp::Mul, group, two);
+                let pair = self.bin(BinOp::Mul, quarter, two);
+                let row = self.bin(BinOp::Add, first_row, pair);
+                let [low, high] = [row, self.bin(BinOp::Add, row, one)].map(|row| {
+                    let start = self.op(Op::WarpRead(row));
+                    let address = self.bin(BinOp::Add, start, column);
+                    self.op(Op::LoadSub { space: Space::Shared, address, bytes: 2 })
+                });
+                let sixteen = self.const32(16);
+                let high = self.bin(BinOp::Shl, high, sixteen);
+                self.bin(BinOp::Or, low, high)
+            } else {
+                let row = self.bin(BinOp::Add, first_row, group);
+                let start = self.op(Op::WarpRead(row));
+                let column = self.bin(BinOp::Mul, quarter, four);
+                let address = self.bin(BinOp::Add, start, column);
+                self.op(Op::Load { space: Space::Shared, address })
+            };
+            self.set_reg(v.get("rd") + u64::from(j), value);
+        }
     }
 
     /// Runs `lower` into an `If` on `guard`, or directly without one.

@@ -333,6 +333,9 @@ impl Lower<'_> {
             if opcode == "MOVM" && v.get("shape") != 0 {
                 return self.unimplemented(v, "MOVM of a shape other than .MT88");
             }
+            if opcode == "LDSM" && (v.get("shape") != 0 || v.get("count") > 2) {
+                return self.unimplemented(v, format!("LDSM shape {} count {}", v.get("shape"), v.get("count")));
+            }
             let guard = move |l: &mut Lower| {
                 guarded.then(|| {
                     let p = l.pred(pg);
@@ -1062,6 +1065,7 @@ impl Lower<'_> {
             "I2F" | "I2FP" => self.int_to_float(v)?,
             "F2I" => self.float_to_int(v)?,
             "LDG" | "STG" | "LD" | "ST" => self.global_access(v)?,
+            "LDGSTS" => self.copy_global_to_shared(v)?,
             "LDS" | "STS" | "LDL" | "STL" => self.local_access(v)?,
             "TEX" | "TLD" | "TLD4" | "TXD" | "TXQ" => {
                 self.through_unit(v, crate::sass::texture::sm86, Self::texture_instruction)?
@@ -1461,8 +1465,84 @@ impl Lower<'_> {
             let uniform = self.pair(low, high);
             address = self.bin(BinOp::Add, address, uniform);
         }
-        let offset = self.const64(v.signed("offset") as u64);
+        // LDGSTS names its global offset `offset_g` (its shared one `offset_s`).
+        let offset = if v.has("offset_g") { v.signed("offset_g") } else { v.signed("offset") };
+        let offset = self.const64(offset as u64);
         self.bin(BinOp::Add, address, offset)
+    }
+
+    /// LDGSTS (cp.async), as the interpreter's `copy_global_to_shared`: 4, 8 or 16 bytes from the global address
+    /// to shared rd + offset_s where ps holds; with .ZFILL the global address's low bits (below the size) count
+    /// the bytes past the copied ones, which are zeros (ptxas puts size - src_size there), as is the whole copy
+    /// where ps fails. The copy is done when the instruction is (the LDGDEPBAR/DEPBAR waits have nothing to wait
+    /// for).
+    fn copy_global_to_shared(&mut self, v: &View) -> Result<(), TranslateError> {
+        let bytes: u32 = match v.get("size") {
+            4 => 4,
+            5 => 8,
+            6 => 16,
+            size => return self.unimplemented(v, format!("LDGSTS of size {size}")),
+        };
+        let global = self.global_address(v);
+        let base = self.reg(v.get("rd"));
+        let offset_s = self.const32(v.signed("offset_s") as u32);
+        let shared = self.bin(BinOp::Add, base, offset_s);
+        let ps = self.pred_src(v, "ps");
+        // Each word of the copy from `global` (None: zeros), its bytes from `copied` on zeros.
+        let copy = |l: &mut Self, global: Option<Value>, copied: Option<Value>| {
+            for word in 0..bytes / 4 {
+                let value = match global {
+                    Some(global) => {
+                        let at = l.const64(u64::from(4 * word));
+                        let from = l.bin(BinOp::Add, global, at);
+                        let value = l.op(Op::Load { space: Space::Global, address: from });
+                        match copied {
+                            Some(copied) => l.keep_low_bytes(value, copied, 4 * word),
+                            None => value,
+                        }
+                    }
+                    None => l.const32(0),
+                };
+                let at = l.const32(4 * word);
+                let to = l.bin(BinOp::Add, shared, at);
+                l.op(Op::Store { space: Space::Shared, address: to, value });
+            }
+        };
+        if !v.flag("zfill") {
+            self.guarded(Some(ps), |l| copy(l, Some(global), None));
+            return Ok(());
+        }
+        // The source starts at the address rounded down to the size; the bytes copied are size - (address % size).
+        self.guarded(Some(ps), |l| {
+            let low = l.un(UnOp::Truncate, global);
+            let mask = l.const32(bytes - 1);
+            let past = l.bin(BinOp::And, low, mask);
+            let total = l.const32(bytes);
+            let copied = l.bin(BinOp::Sub, total, past);
+            let past = l.un(UnOp::ExtendU, past);
+            let aligned = l.bin(BinOp::Sub, global, past);
+            copy(l, Some(aligned), Some(copied));
+        });
+        let failed = self.un(UnOp::LogicalNot, ps);
+        self.guarded(Some(failed), |l| copy(l, None, None));
+        Ok(())
+    }
+
+    /// `value`, the word at byte `start` of a copy of which `copied` bytes are real: its bytes past them zeros.
+    fn keep_low_bytes(&mut self, value: Value, copied: Value, start: u32) -> Value {
+        let start = self.const32(start);
+        let (zero, four, eight) = (self.const32(0), self.const32(4), self.const32(8));
+        let beyond = self.cmp(Cmp::LtU, copied, start);
+        let within = self.bin(BinOp::Sub, copied, start);
+        let within = self.select(beyond, zero, within);
+        let whole = self.cmp(Cmp::GeU, within, four);
+        let bits = self.bin(BinOp::Mul, within, eight);
+        let one = self.const32(1);
+        let power = self.bin(BinOp::Shl, one, bits);
+        let partial = self.bin(BinOp::Sub, power, one);
+        let all = self.const32(u32::MAX);
+        let mask = self.select(whole, all, partial);
+        self.bin(BinOp::And, value, mask)
     }
 
     fn global_access(&mut self, v: &View) -> Result<(), TranslateError> {
