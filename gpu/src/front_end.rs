@@ -862,7 +862,7 @@ mod tests {
     #[test]
     fn a_triangle_covers_the_pixels_its_edge_functions_give() {
         let (vertex_program, pixel_program) = triangle_programs(Class::Maxwell3D);
-        draw_triangle(Class::Maxwell3D, &vertex_program, &pixel_program, |_| true);
+        draw_triangle(Class::Maxwell3D, &vertex_program, &pixel_program, |_| true, BEGIN_DRAW_END);
     }
 
     /// The same triangle through Ampere's 3D class (C797): the programs are SM86 behind version 4 headers, found by
@@ -870,7 +870,7 @@ mod tests {
     #[test]
     fn ampere_draws_the_triangle_with_sm86_programs() {
         let (vertex_program, pixel_program) = triangle_programs(Class::Ampere3D);
-        draw_triangle(Class::Ampere3D, &vertex_program, &pixel_program, |_| true);
+        draw_triangle(Class::Ampere3D, &vertex_program, &pixel_program, |_| true, BEGIN_DRAW_END);
     }
 
     /// SM86's KILL ends a pixel program's invocation: with the pixels whose centres lie right of x = 32 killed
@@ -880,18 +880,44 @@ mod tests {
         let (vertex_program, _) = triangle_programs(Class::Ampere3D);
         let source = include_str!("../../tests/programs/shaders/kill86.ps.sasm");
         let pixel_program = crate::sass::assemble::program(source).unwrap();
-        draw_triangle(Class::Ampere3D, &vertex_program, &pixel_program, |x| x < 32);
+        draw_triangle(Class::Ampere3D, &vertex_program, &pixel_program, |x| x < 32, BEGIN_DRAW_END);
     }
 
-    /// Ampere's actions that Maxwell B has not, and Tandem does not carry out yet, stop the run by name instead of
-    /// passing as registers.
+    /// BEGIN (TRIANGLES), DRAW_VERTEX_ARRAY_START and DRAW_VERTEX_ARRAY (0, 3), END.
+    const BEGIN_DRAW_END: &[(u32, &[u32])] = &[(0x1618, &[4]), (0x0d74, &[0, 3]), (0x1614, &[0])];
+
+    /// Ampere's one-method draws: SET_DRAW_CONTROL_A's topology (TRIANGLES) and instance (FIRST), the first
+    /// vertex in DRAW_VERTEX_ARRAY_BEGIN_END_A and the count in _B, which launches; the same for the index buffer
+    /// (three 16-bit indices from index 1).
     #[test]
-    fn ampere_actions_not_carried_out_stop_by_name() {
+    fn ampere_draws_the_triangle_through_draw_control() {
+        let (vertex_program, pixel_program) = triangle_programs(Class::Ampere3D);
+        let arrays: &[(u32, &[u32])] = &[(0x0260, &[4]), (0x0270, &[0, 3])];
+        draw_triangle(Class::Ampere3D, &vertex_program, &pixel_program, |_| true, arrays);
+        // The indices at DATA + 0x1880 (`draw_triangle`'s 9, 0, 1, 2), 8 bytes, TWO_BYTES, from index 1.
+        let at = DATA + 0x1880;
+        let indexed: &[(u32, &[u32])] = &[
+            (0x17c8, &[(at >> 32) as u32, at as u32]),
+            (0x0238, &[0, 8]),
+            (0x17d8, &[1]),
+            (0x0260, &[4]),
+            (0x0268, &[1, 3]),
+        ];
+        draw_triangle(Class::Ampere3D, &vertex_program, &pixel_program, |_| true, indexed);
+    }
+
+    /// SET_DRAW_CONTROL_A's instance iteration (its instances in SET_DRAW_CONTROL_B) stops the draw by name.
+    #[test]
+    fn ampere_draw_control_iteration_stops_by_name() {
         let mut setup = Setup::new();
         let channel = setup.channel();
-        let words = [header::non_incrementing(0, 0, 1), 0xc797, header::incrementing(0, 0x274 / 4, 1), 3];
+        let words =
+            [header::non_incrementing(0, 0, 1), 0xc797, header::incrementing(0, 0x260 / 4, 4), 4 | 1 << 9, 2, 0, 3];
         let error = setup.submit(channel, &words).unwrap_err().to_string();
-        assert!(error.contains("AMPERE_B") && error.contains("DRAW_VERTEX_ARRAY_BEGIN_END_B"), "{error}");
+        assert!(
+            error.contains("DRAW_INDEX_BUFFER_BEGIN_END_B") && error.contains("INSTANCE_ITERATE_ENABLE"),
+            "{error}"
+        );
     }
 
     /// Ampere's REPORT_SEMAPHORE_EXECUTE releases its 64-bit payload at the address before it, in the structure
@@ -926,12 +952,20 @@ mod tests {
         assert!(error.contains("REPORT_SEMAPHORE_EXECUTE") && error.contains("trap"), "{error}");
     }
 
-    /// Draws the triangle through `class` with these programs; of the pixels inside it, those whose column
-    /// `drawn` accepts take its colour.
-    fn draw_triangle(class: Class, vertex_program: &[u8], pixel_program: &[u8], drawn: fn(i64) -> bool) {
+    /// Draws the triangle through `class` with these programs and `draw`'s methods (the launch); of the pixels
+    /// inside it, those whose column `drawn` accepts take its colour.
+    fn draw_triangle(
+        class: Class,
+        vertex_program: &[u8],
+        pixel_program: &[u8],
+        drawn: fn(i64) -> bool,
+        draw: &[(u32, &[u32])],
+    ) {
         let (mut setup, channel) = rendering_setup();
         fill_data(&setup, 0x1000, vertex_program);
         fill_data(&setup, 0x1200, pixel_program);
+        // 16-bit indices for the draws that read them: 9, then the triangle's vertices 0, 1, 2.
+        fill_data(&setup, 0x1880, &[9u16, 0, 1, 2].map(u16::to_le_bytes).concat());
         fill_data(&setup, 0x2000, &[0x11; 64 * 4 * 32]);
         // Window coordinates in 1/16 pixel; NDC = (window - 32 or 16) / (32 or 16), exact.
         let corners = [(81i64, 50i64), (931, 145), (324, 473)];
@@ -976,9 +1010,9 @@ mod tests {
         }
         // SET_STATISTICS_COUNTER: the vertices and primitives generated counted.
         method(0x0d68, &[3]);
-        method(0x1618, &[4]);
-        method(0x0d74, &[0, 3]);
-        method(0x1614, &[0]);
+        for (offset, values) in draw {
+            method(*offset, values);
+        }
         if class == Class::Ampere3D {
             // REPORT_SEMAPHORE_EXECUTE, REPORT_ONLY (2): DA_VERTICES_GENERATED (1, REPORT 11:7) as two words,
             // DA_PRIMITIVES_GENERATED (3) as four (the count, then the timestamp).

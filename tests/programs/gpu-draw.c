@@ -165,12 +165,16 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SET_INDEX_BUFFER_SIZE_A 0x0238u /* C797 */
 #define SET_VERTEX_STREAM_SIZE_A 0x0600u /* C797 */
 #define SET_PIPELINE_PROGRAM_ADDRESS_A 0x2014u /* C797 */
+#define SET_DRAW_CONTROL_A 0x0260u /* C797: TOPOLOGY 3:0, INSTANCE_ID 6:5 (FIRST 0) */
+#define DRAW_INDEX_BUFFER_BEGIN_END_A 0x0268u /* C797: the first index; _B, the count, launches */
+#define DRAW_VERTEX_ARRAY_BEGIN_END_A 0x0270u /* C797: the first vertex; _B, the count, launches */
 #define SET_OBJECT 0x0000u
 #define SET_RASTER_ENABLE 0x037Cu
 #define SET_COLOR_TARGET_A 0x0800u
 #define SET_VIEWPORT_SCALE_X 0x0A00u
 #define SET_VIEWPORT_CLIP_HORIZONTAL 0x0C00u
 #define SET_VERTEX_ARRAY_START 0x0D74u
+#define DRAW_VERTEX_ARRAY 0x0D78u
 #define SET_VIEWPORT_Z_CLIP 0x0D7Cu
 #define SET_SURFACE_CLIP_HORIZONTAL 0x0FF4u
 #define SET_VERTEX_ATTRIBUTE_A 0x1160u
@@ -2623,12 +2627,29 @@ static void shared_state(void) {
     run("the 3D state");
 }
 
-/* The triangle drawn by the programs in use onto the background: the pixels inside take its colour. */
-static void perspective_triangle(void) {
+/* `count` vertices (`launch` DRAW_VERTEX_ARRAY) or indices (DRAW_INDEX_BUFFER) from 0 as TRIANGLES: BEGIN, the
+ * first and the launch (the method before it, then it), END. */
+static void begin_draw_end(uint32_t launch, uint32_t count) {
+    set(BEGIN, TRIANGLES);
+    uint32_t range[2] = {0, count};
+    method(launch - 4, 2, range);
+    set(END, 0);
+}
+
+/* The same through Ampere B's one-method draws after SET_DRAW_CONTROL_A. */
+static void draw_control(uint32_t launch, uint32_t count) {
+    set(SET_DRAW_CONTROL_A, TRIANGLES);
+    uint32_t range[2] = {0, count};
+    method(launch == DRAW_INDEX_BUFFER ? DRAW_INDEX_BUFFER_BEGIN_END_A : DRAW_VERTEX_ARRAY_BEGIN_END_A, 2, range);
+}
+
+/* The triangle drawn by the programs in use onto the background through `draw`: the pixels inside take its
+ * colour. */
+static void perspective_triangle(void (*draw)(uint32_t, uint32_t)) {
     uint32_t count;
     fill_target(target_background);
     put_vertices(triangle, 3);
-    draw_arrays(3, 0);
+    draw(DRAW_VERTEX_ARRAY, 3);
     run("draw");
     uint32_t wrong = wrong_pixels(in_triangle, triangle_colour, target_background, &count);
     report("the pixels whose centres are inside, and only those, take (51, 153, 204, 255)", wrong, count);
@@ -2642,15 +2663,13 @@ static void rectangle_index_buffer(void) {
     method(SET_INDEX_BUFFER_A + 16, 2, index_format);
 }
 
-/* The rectangle as two triangles sharing an edge, 16-bit indices, drawn by the programs in use. */
-static void indexed_rectangle(void) {
+/* The rectangle as two triangles sharing an edge, 16-bit indices, drawn by the programs in use through `draw`. */
+static void indexed_rectangle(void (*draw)(uint32_t, uint32_t)) {
     uint32_t count;
     fill_target(target_background);
     put_vertices(rectangle, 4);
     rectangle_index_buffer();
-    set(BEGIN, TRIANGLES);
-    set(DRAW_INDEX_BUFFER, 6);
-    set(END, 0);
+    draw(DRAW_INDEX_BUFFER, 6);
     run("draw");
     uint32_t wrong = wrong_pixels(in_rectangle, rectangle_colour, target_background, &count);
     report("the rectangle's pixels, each drawn once, and nothing else", wrong, count);
@@ -2694,9 +2713,12 @@ static void ampere_class(Handle nv, void *memory) {
     use_programs(PASS86_VS, PERSPECTIVE86_PS);
 
     print("-- AMPERE_B: the triangle, SM86 programs at their own addresses\n");
-    perspective_triangle();
+    perspective_triangle(begin_draw_end);
     print("-- AMPERE_B: the indexed rectangle, its index buffer bounded by SET_INDEX_BUFFER_SIZE\n");
-    indexed_rectangle();
+    indexed_rectangle(begin_draw_end);
+    print("-- AMPERE_B: both again through SET_DRAW_CONTROL_A and DRAW_*_BEGIN_END_A/B\n");
+    perspective_triangle(draw_control);
+    indexed_rectangle(draw_control);
 
     print("-- AMPERE_B: REPORT_SEMAPHORE_EXECUTE, counters and releases\n");
     memset(gpu.memory + REPORTS, 0xEE, 16 * 4);
@@ -2707,9 +2729,9 @@ static void ampere_class(Handle nv, void *memory) {
     report_semaphore_execute(2, 0x1122334455667788ull, 2u << 13 | 1u << 27); /* RELEASE, TWO_WORDS, PAYLOAD_SIZE64 */
     report_semaphore_execute(3, 0xFFFFFFFF00000007ull, 1u << 13 | 1u << 20); /* RELEASE, ONE_WORD, RED_ADD */
     run("reports");
-    /* Three vertices for the triangle, six indices for the rectangle; one primitive, then two. */
-    expect_value("the vertices the draws launched (two words)", reported(0), 9);
-    expect_value("the primitives the draws launched (four words: the count, then the timestamp)", reported(1), 3);
+    /* Three vertices for each triangle, six indices for each rectangle; one primitive, then two, twice. */
+    expect_value("the vertices the draws launched (two words)", reported(0), 18);
+    expect_value("the primitives the draws launched (four words: the count, then the timestamp)", reported(1), 6);
     uint64_t timestamp;
     memcpy(&timestamp, gpu.memory + REPORTS + 16 + 8, 8);
     check(timestamp != 0xEEEEEEEEEEEEEEEEull, "a four-word report writes its timestamp");
@@ -2737,7 +2759,7 @@ int main(void) {
 
     print("-- a triangle, its colour interpolated with perspective\n");
     use_programs(PASS_VS, PERSPECTIVE_PS);
-    perspective_triangle();
+    perspective_triangle(begin_draw_end);
 
     print("-- flat shading: the first vertex's colour\n");
     fill_target(background);
@@ -2765,7 +2787,8 @@ int main(void) {
     report("every covered pixel takes the last vertex's (0, 51, 255, 255)", wrong, count);
 
     print("-- an indexed rectangle: two triangles sharing an edge, 16-bit indices\n");
-    indexed_rectangle();
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    indexed_rectangle(begin_draw_end);
 
     print("-- primitive restart: strips cut in two by 0xFFFF (16-bit indices), by 9 (32-bit), at vertex 4 (arrays)\n");
     const Vertex strips[9] = {

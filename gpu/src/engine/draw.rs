@@ -28,6 +28,13 @@ pub const SET_INDEX_BUFFER_SIZE_A: u32 = 0x0238;
 pub const DRAW_INDEX_BUFFER: u32 = 0x17e0;
 /// DRAW_INDEX_BUFFER{32,16,8}_BEGIN_END_INSTANCE_{FIRST,SUBSEQUENT}: 0x17e4 to 0x17f8.
 pub const DRAW_INDEX_BUFFER_BEGIN_END: std::ops::RangeInclusive<u32> = 0x17e4..=0x17f8;
+/// Ampere (C797): a draw's BEGIN in a register (TOPOLOGY 3:0, PRIMITIVE_ID 4, INSTANCE_ID 6:5, SPLIT_MODE 8:7,
+/// INSTANCE_ITERATE_ENABLE 9, IGNORE_GLOBAL_BASE_VERTEX_INDEX 10, _INSTANCE_INDEX 11), the instance count in B.
+pub const SET_DRAW_CONTROL_A: u32 = 0x0260;
+/// Ampere: one-method draws, the first index or vertex in A, the count in B, which launches (with
+/// SET_DRAW_CONTROL_A's state, as BEGIN, the launch and END would).
+pub const DRAW_INDEX_BUFFER_BEGIN_END_B: u32 = 0x026c;
+pub const DRAW_VERTEX_ARRAY_BEGIN_END_B: u32 = 0x0274;
 pub const SET_VERTEX_ATTRIBUTE_A: u32 = 0x1160;
 pub const SET_VERTEX_STREAM_A_FORMAT: u32 = 0x1c00;
 pub const SET_VERTEX_STREAM_LIMIT_A_A: u32 = 0x1f00;
@@ -513,6 +520,9 @@ impl Maxwell3D {
                 let launch = Launch::Array { first: argument & 0xffff, count: argument >> 16 & 0xfff };
                 self.launch(offset, launch, context)?;
             }
+            DRAW_INDEX_BUFFER_BEGIN_END_B | DRAW_VERTEX_ARRAY_BEGIN_END_B if self.ampere() => {
+                self.draw_control(offset, argument, context)?
+            }
             _ if DRAW_INDEX_BUFFER_BEGIN_END.contains(&offset) => {
                 let subsequent = offset >= 0x17f0;
                 self.begin(argument >> 28 | u32::from(subsequent) << 26);
@@ -530,6 +540,30 @@ impl Maxwell3D {
             _ => return Ok(false),
         }
         Ok(true)
+    }
+
+    /// Ampere's DRAW_*_BEGIN_END_B: SET_DRAW_CONTROL_A's fields as BEGIN's (OP 15:0, PRIMITIVE_ID 24, INSTANCE_ID
+    /// 27:26, SPLIT_MODE 30:29), then `count` vertices or indices from the first in A (the method before).
+    fn draw_control(&mut self, offset: u32, count: u32, context: &mut Context) -> Result<(), EngineError> {
+        let control = self.register(SET_DRAW_CONTROL_A);
+        let method = self.method(offset);
+        if control >> 9 & 1 == 1 {
+            return Err(
+                method.unimplemented("SET_DRAW_CONTROL_A's INSTANCE_ITERATE_ENABLE (instances of SET_DRAW_CONTROL_B)")
+            );
+        }
+        let ignored_bases = [(10, SET_GLOBAL_BASE_VERTEX_INDEX), (11, SET_GLOBAL_BASE_INSTANCE_INDEX)];
+        if ignored_bases.iter().any(|&(bit, base)| control >> bit & 1 == 1 && self.register(base) != 0) {
+            return Err(method.unimplemented("SET_DRAW_CONTROL_A's IGNORE_GLOBAL_BASE_* with a global base set"));
+        }
+        self.begin(control & 0xf | (control >> 4 & 1) << 24 | (control >> 5 & 3) << 26 | (control >> 7 & 3) << 29);
+        let first = self.register(offset - 4);
+        let launch = if offset == DRAW_VERTEX_ARRAY_BEGIN_END_B {
+            Launch::Array { first, count }
+        } else {
+            Launch::Indexed { first, count }
+        };
+        self.launch(offset, launch, context)
     }
 
     /// BEGIN: the topology, and the instance counter (INSTANCE_ID 27:26: FIRST resets it, SUBSEQUENT adds one).

@@ -92,35 +92,24 @@ const UNIMPLEMENTED_ACTIONS: &[&str] = &[
     "CLEAR_CLIP_ID_SURFACE",
 ];
 
-/// Ampere's (C797) actions that Maxwell B has not, not carried out yet either. Names as in clc797.h.
-const UNIMPLEMENTED_AMPERE_ACTIONS: &[&str] = &[
-    "DRAW_INDEX_BUFFER_BEGIN_END_A",
-    "DRAW_INDEX_BUFFER_BEGIN_END_B",
-    "DRAW_VERTEX_ARRAY_BEGIN_END_A",
-    "DRAW_VERTEX_ARRAY_BEGIN_END_B",
-];
-
 /// SET_FALCON00 to SET_FALCON31: calls into the class's firmware, undocumented.
 const FALCON_METHODS: std::ops::RangeInclusive<u32> = 0x2300..=0x237c;
 
-/// Whether `offset` is one of `class`'s unimplemented actions ([`UNIMPLEMENTED_ACTIONS`], and for Ampere
-/// [`UNIMPLEMENTED_AMPERE_ACTIONS`] too) or a falcon call.
+/// Whether `offset` is one of [`UNIMPLEMENTED_ACTIONS`] in `class`'s method table or a falcon call.
 fn is_unimplemented_action(class: Class, offset: u32) -> bool {
     if FALCON_METHODS.contains(&offset) {
         return true;
     }
-    let offsets = |class: Class, names: &[&[&'static str]]| -> Vec<u32> {
+    let offsets = |class: Class| -> Vec<u32> {
         let table = super::methods::table(Some(class));
-        let names = names.iter().flat_map(|names| names.iter());
+        let names = UNIMPLEMENTED_ACTIONS.iter();
         names.flat_map(|name| (0..).map_while(move |index| table.offset(name, index))).collect()
     };
     static MAXWELL: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
     static AMPERE: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
     let offsets = match class {
-        Class::Ampere3D => {
-            AMPERE.get_or_init(|| offsets(Class::Ampere3D, &[UNIMPLEMENTED_ACTIONS, UNIMPLEMENTED_AMPERE_ACTIONS]))
-        }
-        _ => MAXWELL.get_or_init(|| offsets(Class::Maxwell3D, &[UNIMPLEMENTED_ACTIONS])),
+        Class::Ampere3D => AMPERE.get_or_init(|| offsets(Class::Ampere3D)),
+        _ => MAXWELL.get_or_init(|| offsets(Class::Maxwell3D)),
     };
     offsets.contains(&offset)
 }
