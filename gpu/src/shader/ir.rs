@@ -55,6 +55,11 @@ pub enum BinOp {
     /// FP32 (FP64) divide on the bits of U32 (U64) values, as MUFU's reciprocals are built (not bit-exact:
     /// MUFU is an approximation).
     FDiv,
+    /// FP64 add and multiply of U64 bits by the host's own instructions, which Vulkan rounds correctly to
+    /// nearest even but may flush denormals: for steps that stay clear of the denormals (the matrix products'
+    /// sums), where `FArith`'s exact emulation would only cost time.
+    FAddHost64,
+    FMulHost64,
 }
 
 /// Operations on one value.
@@ -92,6 +97,8 @@ pub enum UnOp {
     FlushDenormal,
     /// An FP16 (low 16 bits) to FP32, exactly.
     HalfToF32,
+    /// An FP16 (low 16 bits) to FP64 (a U64), exactly.
+    HalfToF64,
     /// FP32 to FP64 (a U64), exactly (a NaN's payload moved up, not quieted: NaN rules are the lowering's).
     F32ToF64,
     IsNan,
@@ -447,14 +454,16 @@ pub enum Op {
         compare: Value,
         value: Value,
     },
-    /// Warp exchanges (SHFL, VOTE) at 32 lanes whatever the host's subgroups: a thread publishes a value for its
-    /// warp, the block ends at a `Barrier` (every thread meets there), and the block after it reads the values
-    /// its warp's lanes published (`WarpRead`, 0 from a lane that did not: `WarpPresent` says which did).
-    WarpPublish(Value),
-    /// The value lane `Value` (U32, 0-31) of the thread's warp published before the last barrier (its low word,
-    /// for a U64; `WarpReadHigh` reads the high one).
-    WarpRead(Value),
-    WarpReadHigh(Value),
+    /// Warp exchanges (SHFL, VOTE, MMA) at 32 lanes whatever the host's subgroups: a thread publishes values
+    /// for its warp, the block ends at a `Barrier` (every thread meets there), and the block after it reads the
+    /// values its warp's lanes published (`WarpRead`, 0 from a lane that did not: `WarpPresent` says which did).
+    /// The values are words in order, a U64 two (its low word first).
+    WarpPublish(Vec<Value>),
+    /// Word `word` of what lane `lane` (U32, 0-31) of the thread's warp published before the last barrier.
+    WarpRead {
+        lane: Value,
+        word: u8,
+    },
     WarpPresent(Value),
     /// A barrier reduction over every thread of the workgroup that published in the previous phase: 0 the count
     /// of non-zero values, 1 whether all were non-zero, 2 whether any was (as 1 or 0).
@@ -564,7 +573,7 @@ impl Op {
             | Op::SurfaceSize { .. } => Type::U32x4,
             Op::Component(..) => Type::U32,
             Op::AtomicCas { value, .. } => type_of(*value),
-            Op::WarpRead(_) | Op::WarpReadHigh(_) | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,
+            Op::WarpRead { .. } | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,
             Op::SetReg(..)
             | Op::SetPred(..)
             | Op::SetUReg(..)
@@ -581,7 +590,7 @@ impl Op {
             Op::Binary(MulHiU | MulHiS, _, _) => Type::U32,
             Op::Binary(_, a, _) => type_of(*a),
             Op::Unary(op, a) => match op {
-                UnOp::ExtendU | UnOp::ExtendS | UnOp::F32ToF64 => Type::U64,
+                UnOp::ExtendU | UnOp::ExtendS | UnOp::F32ToF64 | UnOp::HalfToF64 => Type::U64,
                 UnOp::Truncate | UnOp::High | UnOp::BoolToU32 | UnOp::PopCount | UnOp::FindMsbU => Type::U32,
                 UnOp::IsNan => Type::Bool,
                 _ => type_of(*a),

@@ -300,7 +300,7 @@ impl Lower<'_> {
                 self.guarded(guard, |l| {
                     let p = predicate(l);
                     let value = l.un(UnOp::BoolToU32, p);
-                    l.op(Op::WarpPublish(value));
+                    l.op(Op::WarpPublish(vec![value]));
                 });
                 self.stmts.push(Vec::new());
                 let result = self.op(Op::BlockReduce(red as u8));
@@ -325,6 +325,12 @@ impl Lower<'_> {
     /// fields that matter).
     pub(super) fn is_warp_exchange(opcode: &str) -> bool {
         matches!(opcode, "SHFL" | "VOTE" | "VOTEU" | "REDUX" | "MATCH" | "R2UR" | "MOVM" | "LDSM")
+            || Self::is_matrix_product(opcode)
+    }
+
+    /// Whether `opcode` is one of the warp's matrix products (`mma.rs`).
+    pub(super) fn is_matrix_product(opcode: &str) -> bool {
+        matches!(opcode, "HMMA" | "IMMA" | "BMMA" | "DMMA")
     }
 
     /// A generic access (LD, ST): by the window the 64-bit address falls in, shared memory, local memory or
@@ -348,9 +354,10 @@ impl Lower<'_> {
         self.guarded(Some(global), |l| l.memory_access(Space::Global, address, size, load, register));
     }
 
-    /// A warp exchange at 32 lanes (SHFL, VOTE, VOTEU, REDUX, MATCH, R2UR, MOVM, LDSM): the thread publishes its value (under `guard`, computed
-    /// again in each block that needs it, except for SHFL); the block ends at a barrier; a block of its own at `offset + 1`
-    /// reads its warp's values and writes the results, then goes on at `next`.
+    /// A warp exchange at 32 lanes (SHFL, VOTE, VOTEU, REDUX, MATCH, R2UR, MOVM, LDSM, the matrix products): the
+    /// thread publishes its values (under `guard`, computed again in each block that needs it, except for the
+    /// exchanges every lane offers to); the block ends at a barrier; a block of its own at `offset + 1` reads
+    /// its warp's values and writes the results, then goes on at `next`.
     pub(super) fn warp_exchange(
         &mut self,
         v: &View,
@@ -361,9 +368,16 @@ impl Lower<'_> {
         let post = v.offset as u32 + 1;
         // A shuffle reads its source lane's register even where that lane's guard is false (the interpreter's
         // model; the hardware leaves it undefined): every lane offers its value, as every lane offers its row's
-        // address to LDSM. Votes and reductions count only the lanes that run the instruction.
-        let condition = if matches!(opcode, "SHFL" | "LDSM") { None } else { guard(self) };
+        // address to LDSM and its operands to a matrix product. Votes and reductions count only the lanes that
+        // run the instruction.
+        let offered = matches!(opcode, "SHFL" | "LDSM") || Self::is_matrix_product(opcode);
+        let condition = if offered { None } else { guard(self) };
         self.guarded(condition, |l| {
+            if Self::is_matrix_product(opcode) {
+                let values = l.matrix_operands(v);
+                l.op(Op::WarpPublish(values));
+                return;
+            }
             let value = if matches!(opcode, "VOTE" | "VOTEU") {
                 let p = l.pred_src(v, "ps");
                 l.un(UnOp::BoolToU32, p)
@@ -376,7 +390,7 @@ impl Lower<'_> {
             } else {
                 l.reg(v.get("ra"))
             };
-            l.op(Op::WarpPublish(value));
+            l.op(Op::WarpPublish(vec![value]));
         });
         self.stmts.push(Vec::new());
         // Results in uniform registers are the warp's: every lane's copy gets them, whatever its guard.
@@ -388,6 +402,7 @@ impl Lower<'_> {
             "R2UR" => l.first_lane_result(v),
             "MOVM" => l.transpose_result(v),
             "LDSM" => l.matrix_load_result(v),
+            _ if Self::is_matrix_product(opcode) => l.matrix_product_result(v),
             _ => l.reduce_result(v),
         });
         let body = self.stmts.pop().expect("pushed above");
@@ -413,7 +428,7 @@ impl Lower<'_> {
         let shift = self.bin(BinOp::Mul, parity, sixteen);
         let mask = self.const32(0xffff);
         let [low, high] = [first, second].map(|lane| {
-            let word = self.op(Op::WarpRead(lane));
+            let word = self.op(Op::WarpRead { lane, word: 0 });
             let moved = self.bin(BinOp::ShrU, word, shift);
             self.bin(BinOp::And, moved, mask)
         });
@@ -437,7 +452,7 @@ impl Lower<'_> {
                 let pair = self.bin(BinOp::Mul, quarter, two);
                 let row = self.bin(BinOp::Add, first_row, pair);
                 let [low, high] = [row, self.bin(BinOp::Add, row, one)].map(|row| {
-                    let start = self.op(Op::WarpRead(row));
+                    let start = self.op(Op::WarpRead { lane: row, word: 0 });
                     let address = self.bin(BinOp::Add, start, column);
                     self.op(Op::LoadSub { space: Space::Shared, address, bytes: 2 })
                 });
@@ -446,7 +461,7 @@ impl Lower<'_> {
                 self.bin(BinOp::Or, low, high)
             } else {
                 let row = self.bin(BinOp::Add, first_row, group);
-                let start = self.op(Op::WarpRead(row));
+                let start = self.op(Op::WarpRead { lane: row, word: 0 });
                 let column = self.bin(BinOp::Mul, quarter, four);
                 let address = self.bin(BinOp::Add, start, column);
                 self.op(Op::Load { space: Space::Shared, address })
@@ -519,7 +534,7 @@ impl Lower<'_> {
             }
         };
         let source = self.select(valid, source, index);
-        let value = self.op(Op::WarpRead(source));
+        let value = self.op(Op::WarpRead { lane: source, word: 0 });
         self.set_reg(v.get("rd"), value);
         self.set_pred(v.get("pd"), valid);
     }
@@ -531,7 +546,7 @@ impl Lower<'_> {
         for lane in 0..32 {
             let index = self.const32(lane);
             let bit = self.const32(1 << lane);
-            let value = self.op(Op::WarpRead(index));
+            let value = self.op(Op::WarpRead { lane: index, word: 0 });
             let set = self.cmp(Cmp::Ne, value, zero);
             let vote = self.select(set, bit, zero);
             ballot = self.bin(BinOp::Or, ballot, vote);
@@ -570,7 +585,7 @@ impl Lower<'_> {
         let mut value = self.ureg(v.get("urd"));
         for lane in (0..32).rev() {
             let index = self.const32(lane);
-            let offered = self.op(Op::WarpRead(index));
+            let offered = self.op(Op::WarpRead { lane: index, word: 0 });
             let present = self.op(Op::WarpPresent(index));
             value = self.select(present, offered, value);
         }
@@ -582,19 +597,19 @@ impl Lower<'_> {
     fn match_result(&mut self, v: &View) {
         let wide = v.flag("wide");
         let lane = self.op(Op::Special(Special::LaneId));
-        let mine = self.op(Op::WarpRead(lane));
-        let mine_high = wide.then(|| self.op(Op::WarpReadHigh(lane)));
+        let mine = self.op(Op::WarpRead { lane, word: 0 });
+        let mine_high = wide.then(|| self.op(Op::WarpRead { lane, word: 1 }));
         let (zero, t) = (self.const32(0), self.bool(true));
         let (mut same, mut active, mut all_equal) = (self.const32(0), self.const32(0), t);
         for other in 0..32 {
             let index = self.const32(other);
             let bit = self.const32(1 << other);
-            let value = self.op(Op::WarpRead(index));
+            let value = self.op(Op::WarpRead { lane: index, word: 0 });
             let present = self.op(Op::WarpPresent(index));
             let mut equal = self.cmp(Cmp::Eq, value, mine);
             let f = self.bool(false);
             if let Some(mine_high) = mine_high {
-                let high = self.op(Op::WarpReadHigh(index));
+                let high = self.op(Op::WarpRead { lane: index, word: 1 });
                 let high_equal = self.cmp(Cmp::Eq, high, mine_high);
                 equal = self.select(equal, high_equal, f);
             }
@@ -634,7 +649,7 @@ impl Lower<'_> {
         let (mut result, mut any) = (identity, self.bool(false));
         for lane in 0..32 {
             let index = self.const32(lane);
-            let value = self.op(Op::WarpRead(index));
+            let value = self.op(Op::WarpRead { lane: index, word: 0 });
             let present = self.op(Op::WarpPresent(index));
             let value = self.select(present, value, identity);
             result = self.bin(combine, result, value);

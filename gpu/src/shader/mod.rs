@@ -9,6 +9,7 @@
 pub mod ir;
 mod known;
 mod lower;
+mod mma;
 mod sm5x;
 mod sm86;
 pub mod sph;

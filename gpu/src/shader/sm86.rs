@@ -6,6 +6,7 @@ use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space
 use super::lower::Lower;
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
+use crate::sass::exec::mma::Product;
 use crate::sass::sm86::{INSTRUCTION_BYTES, decode_program, is_uniform, operand_field};
 use crate::sass::text::View;
 use std::collections::BTreeSet;
@@ -335,6 +336,11 @@ impl Lower<'_> {
             }
             if opcode == "LDSM" && (v.get("shape") != 0 || v.get("count") > 2) {
                 return self.unimplemented(v, format!("LDSM shape {} count {}", v.get("shape"), v.get("count")));
+            }
+            if Lower::is_matrix_product(opcode) {
+                if let Err(what) = Product::of(v) {
+                    return self.unimplemented(v, what);
+                }
             }
             let guard = move |l: &mut Lower| {
                 guarded.then(|| {

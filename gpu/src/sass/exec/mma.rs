@@ -4,13 +4,96 @@
 //! what an H200 gave for the oracle kernel `ampere.ptx`.
 
 use super::WARP_SIZE;
+use crate::sass::text::View;
 
 /// The shape of a product D (M x 8) = A (M x K) · B (K x 8) + C, with `bits` per element of A and B.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Shape {
-    pub(super) m: usize,
-    pub(super) k: usize,
-    pub(super) bits: u32,
+pub(crate) struct Shape {
+    pub(crate) m: usize,
+    pub(crate) k: usize,
+    pub(crate) bits: u32,
+}
+
+/// What an SM86 matrix instruction computes, as its fields say: the interpreter and the translator both take
+/// it from here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Product {
+    /// IMMA: A row-major and B column-major, of 8- or 4-bit integers, signed or not per operand; `saturate`
+    /// clamps D to the signed 32-bit range.
+    Integer { shape: Shape, signed: (bool, bool), saturate: bool },
+    /// HMMA: A and B in `inputs`, C and D in FP32 (`f32_accumulator`) or FP16.
+    Float { shape: Shape, inputs: Format, f32_accumulator: bool },
+    /// BMMA .POPC: bit products by AND (`and`) or XOR.
+    Bit { shape: Shape, and: bool },
+    /// DMMA.884 (`float::dmma_884`).
+    Double,
+}
+
+impl Product {
+    /// The shape of an IMMA, HMMA or BMMA (DMMA's is fixed: `float::dmma_884`).
+    pub(crate) fn shape(self) -> Option<Shape> {
+        match self {
+            Product::Integer { shape, .. } | Product::Float { shape, .. } | Product::Bit { shape, .. } => Some(shape),
+            Product::Double => None,
+        }
+    }
+
+    /// The product `v` (an IMMA, HMMA, BMMA or DMMA) computes; Err: the form neither path implements.
+    pub(crate) fn of(v: &View) -> Result<Product, String> {
+        Ok(match v.encoding.opcode {
+            "IMMA" => {
+                let (a_type, b_type) = (v.get("a_type"), v.get("b_type"));
+                let four_bit = a_type & 4 != 0;
+                if v.flag("col_a") || !v.flag("col_b") || (a_type | b_type) & 2 != 0 || (b_type & 4 != 0) != four_bit {
+                    return Err(format!("IMMA with a_type {a_type}, b_type {b_type} or A not .ROW, B not .COL"));
+                }
+                let bits = if four_bit { 4 } else { 8 };
+                let shape = match (v.get("shape"), bits) {
+                    (0, 8) => Shape { m: 8, k: 16, bits },
+                    (4, _) => Shape { m: 16, k: 16, bits },
+                    (5, _) => Shape { m: 16, k: 32, bits },
+                    (6, _) => Shape { m: 16, k: 64, bits },
+                    (other, _) => return Err(format!("IMMA shape {other} with {bits}-bit elements")),
+                };
+                Product::Integer { shape, signed: (a_type & 1 != 0, b_type & 1 != 0), saturate: v.flag("sat") }
+            }
+            "HMMA" => {
+                let f32_accumulator = v.flag("f32");
+                let (inputs, bits) = match v.get("ab_type") {
+                    0 => (F16, 16),
+                    1 if f32_accumulator => (BF16, 16),
+                    2 if f32_accumulator => (F32, 32),
+                    other => return Err(format!("HMMA of element type {other} (f32 {f32_accumulator})")),
+                };
+                let k = match (v.get("shape"), bits) {
+                    (0, _) => 8,
+                    (1, 16) => 16,
+                    (shape, _) => return Err(format!("HMMA shape {shape} with {bits}-bit elements")),
+                };
+                if v.flag("neg_a") || v.flag("neg_b") {
+                    return Err("HMMA with a negated operand".into());
+                }
+                Product::Float { shape: Shape { m: 16, k, bits }, inputs, f32_accumulator }
+            }
+            "BMMA" => {
+                if v.get("shape") != 2
+                    || !v.flag("popc")
+                    || !matches!(v.get("op"), 0 | 2)
+                    || v.flag("col_a")
+                    || !v.flag("col_b")
+                {
+                    return Err(format!(
+                        "BMMA shape {} op {} without .POPC or other layouts",
+                        v.get("shape"),
+                        v.get("op")
+                    ));
+                }
+                Product::Bit { shape: Shape { m: 16, k: 256, bits: 1 }, and: v.get("op") == 2 }
+            }
+            "DMMA" => Product::Double,
+            other => return Err(format!("{other} is not a matrix product")),
+        })
+    }
 }
 
 /// Each lane's registers of one operand, lowest first (at most 4).
@@ -18,33 +101,42 @@ pub(super) type WarpRegisters = [[u32; 4]; WARP_SIZE];
 
 impl Shape {
     /// Registers of A, of B, and of a 32-bit C or D, per lane.
-    pub(super) fn a_registers(self) -> usize {
+    pub(crate) fn a_registers(self) -> usize {
         self.m * self.k * self.bits as usize / 1024
     }
 
-    pub(super) fn b_registers(self) -> usize {
+    pub(crate) fn b_registers(self) -> usize {
         self.k * 8 * self.bits as usize / 1024
     }
 
-    pub(super) fn c_registers(self) -> usize {
+    pub(crate) fn c_registers(self) -> usize {
         self.m * 8 * 32 / 1024
     }
 
     /// Elements per register.
-    fn per_register(self) -> usize {
+    pub(crate) fn per_register(self) -> usize {
         32 / self.bits as usize
+    }
+
+    /// Where element `n` of register `i` of `lane` holds an element of A: (row, column).
+    pub(crate) fn a_position(self, lane: usize, i: usize, n: usize) -> (usize, usize) {
+        let (g, t, e) = (lane / 4, lane % 4, self.per_register());
+        if self.m == 8 { (g, e * t + n) } else { (g + 8 * (i & 1), e * t + n + self.k / 2 * (i >> 1)) }
+    }
+
+    /// Where element `n` of register `i` of `lane` holds an element of B: (row, column).
+    pub(crate) fn b_position(self, lane: usize, i: usize, n: usize) -> (usize, usize) {
+        let (g, t, e) = (lane / 4, lane % 4, self.per_register());
+        (e * t + n + self.k / 2 * i, g)
     }
 
     /// A as M rows of K raw elements.
     pub(super) fn matrix_a(self, registers: &WarpRegisters) -> Vec<Vec<u32>> {
         let mut a = vec![vec![0; self.k]; self.m];
-        let e = self.per_register();
         for (lane, held) in registers.iter().enumerate() {
-            let (g, t) = (lane / 4, lane % 4);
             for (i, &register) in held.iter().enumerate().take(self.a_registers()) {
-                for n in 0..e {
-                    let (row, column) =
-                        if self.m == 8 { (g, e * t + n) } else { (g + 8 * (i & 1), e * t + n + self.k / 2 * (i >> 1)) };
+                for n in 0..self.per_register() {
+                    let (row, column) = self.a_position(lane, i, n);
                     a[row][column] = self.element(register, n);
                 }
             }
@@ -55,12 +147,11 @@ impl Shape {
     /// B as K rows of 8 raw elements.
     pub(super) fn matrix_b(self, registers: &WarpRegisters) -> Vec<[u32; 8]> {
         let mut b = vec![[0; 8]; self.k];
-        let e = self.per_register();
         for (lane, held) in registers.iter().enumerate() {
-            let (g, t) = (lane / 4, lane % 4);
             for (i, &register) in held.iter().enumerate().take(self.b_registers()) {
-                for n in 0..e {
-                    b[e * t + n + self.k / 2 * i][g] = self.element(register, n);
+                for n in 0..self.per_register() {
+                    let (row, column) = self.b_position(lane, i, n);
+                    b[row][column] = self.element(register, n);
                 }
             }
         }
@@ -74,7 +165,7 @@ impl Shape {
     }
 
     /// Where register `i` of a lane holds a 32-bit element of C or D: (row, column).
-    fn c_position(self, lane: usize, i: usize) -> (usize, usize) {
+    pub(crate) fn c_position(self, lane: usize, i: usize) -> (usize, usize) {
         let (g, t) = (lane / 4, lane % 4);
         if self.m == 8 { (g, 2 * t + i) } else { (g + 8 * (i >> 1), 2 * t + (i & 1)) }
     }
@@ -158,12 +249,12 @@ pub(super) fn matrix_word(rows: &[[u8; 16]], j: usize, lane: usize, transpose: b
 
 impl Shape {
     /// Registers of a C or D of FP16 pairs, per lane.
-    pub(super) fn c16_registers(self) -> usize {
+    pub(crate) fn c16_registers(self) -> usize {
         self.m * 8 * 16 / 1024
     }
 
     /// Where half `h` of register `i` of a lane holds an FP16 element of C or D: (row, column).
-    fn c16_position(lane: usize, i: usize, h: usize) -> (usize, usize) {
+    pub(crate) fn c16_position(lane: usize, i: usize, h: usize) -> (usize, usize) {
         (lane / 4 + 8 * i, 2 * (lane % 4) + h)
     }
 
@@ -199,15 +290,15 @@ impl Shape {
 
 /// A floating-point format of HMMA's operands: exponent and fraction bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Format {
+pub(crate) struct Format {
     exponent: u32,
     fraction: u32,
 }
 
-pub(super) const F16: Format = Format { exponent: 5, fraction: 10 };
-pub(super) const BF16: Format = Format { exponent: 8, fraction: 7 };
+pub(crate) const F16: Format = Format { exponent: 5, fraction: 10 };
+pub(crate) const BF16: Format = Format { exponent: 8, fraction: 7 };
 /// TF32 operands are FP32 words of which only the top 19 bits count (the rest is ignored, not rounded).
-pub(super) const F32: Format = Format { exponent: 8, fraction: 23 };
+pub(crate) const F32: Format = Format { exponent: 8, fraction: 23 };
 
 /// A value as HMMA sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

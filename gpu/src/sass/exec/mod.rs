@@ -17,7 +17,7 @@
 //! - Everything is deterministic: warps run in order, lanes in order.
 
 mod float;
-mod mma;
+pub(crate) mod mma;
 mod ops;
 mod sm5x;
 mod sm86;

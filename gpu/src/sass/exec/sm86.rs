@@ -642,9 +642,7 @@ impl Exec<'_, '_> {
             "REDUX" => self.redux()?,
             "DMMA" => self.dmma()?,
             "LDSM" => self.load_matrices()?,
-            "IMMA" => self.integer_mma()?,
-            "BMMA" => self.bit_mma()?,
-            "HMMA" => self.float_mma()?,
+            "IMMA" | "BMMA" | "HMMA" => self.matrix_product()?,
             "LDGSTS" => self.copy_global_to_shared()?,
             "MATCH" => self.match_values(),
             "R2UR" => {
@@ -1163,87 +1161,38 @@ impl Exec<'_, '_> {
         Ok(())
     }
 
-    /// IMMA (`mma::integer_mma`): A row-major and B column-major, of 8- or 4-bit integers.
-    fn integer_mma(&mut self) -> Result {
-        self.require_whole_warp("IMMA")?;
+    /// IMMA, HMMA and BMMA (`mma::Product`): the whole warp's registers in, D's out.
+    fn matrix_product(&mut self) -> Result {
+        self.require_whole_warp(self.v.encoding.opcode)?;
         let v = self.v;
-        let (a_type, b_type) = (v.get("a_type"), v.get("b_type"));
-        let four_bit = a_type & 4 != 0;
-        if v.flag("col_a") || !v.flag("col_b") || (a_type | b_type) & 2 != 0 || (b_type & 4 != 0) != four_bit {
-            return self.unimplemented(format!("IMMA with a_type {a_type}, b_type {b_type} or A not .ROW, B not .COL"));
-        }
-        let bits = if four_bit { 4 } else { 8 };
-        let shape = match (v.get("shape"), bits) {
-            (0, 8) => mma::Shape { m: 8, k: 16, bits },
-            (4, _) => mma::Shape { m: 16, k: 16, bits },
-            (5, _) => mma::Shape { m: 16, k: 32, bits },
-            (6, _) => mma::Shape { m: 16, k: 64, bits },
-            (other, _) => return self.unimplemented(format!("IMMA shape {other} with {bits}-bit elements")),
+        let product = match mma::Product::of(&v) {
+            Ok(product) => product,
+            Err(what) => return self.unimplemented(what),
         };
+        let Some(shape) = product.shape() else { unreachable!("DMMA runs through dmma") };
         let a = shape.matrix_a(&self.warp_registers(v.get("ra"), shape.a_registers()));
         let b = shape.matrix_b(&self.warp_registers(v.get("rb"), shape.b_registers()));
-        let c = shape.matrix_c(&self.warp_registers(v.get("rc"), shape.c_registers()));
-        let d = mma::integer_mma(shape, &a, &b, &c, (a_type & 1 != 0, b_type & 1 != 0), v.flag("sat"));
-        self.set_warp_registers(v.get("rd"), shape.c_registers(), &shape.registers_of_d(&d));
-        Ok(())
-    }
-
-    /// HMMA (`mma::float_mma`): .1688 and .16816 of FP16, BF16 or TF32 operands, into FP16 or FP32.
-    fn float_mma(&mut self) -> Result {
-        self.require_whole_warp("HMMA")?;
-        let v = self.v;
-        let f32_accumulator = v.flag("f32");
-        let (inputs, bits) = match v.get("ab_type") {
-            0 => (mma::F16, 16),
-            1 if f32_accumulator => (mma::BF16, 16),
-            2 if f32_accumulator => (mma::F32, 32),
-            other => return self.unimplemented(format!("HMMA of element type {other} (f32 {f32_accumulator})")),
+        let c32 = || shape.matrix_c(&self.warp_registers(v.get("rc"), shape.c_registers()));
+        let (d, registers) = match product {
+            mma::Product::Integer { signed, saturate, .. } => {
+                let d = mma::integer_mma(shape, &a, &b, &c32(), signed, saturate);
+                (shape.registers_of_d(&d), shape.c_registers())
+            }
+            mma::Product::Bit { and, .. } => {
+                (shape.registers_of_d(&mma::bit_mma(shape, &a, &b, &c32(), and)), shape.c_registers())
+            }
+            mma::Product::Float { inputs, f32_accumulator: true, .. } => {
+                let d = mma::float_mma(shape, &a, &b, &c32(), inputs, mma::F32);
+                (shape.registers_of_d(&d), shape.c_registers())
+            }
+            mma::Product::Float { inputs, .. } => {
+                let c = shape.matrix_c16(&self.warp_registers(v.get("rc"), shape.c16_registers()));
+                let d = mma::float_mma(shape, &a, &b, &c, inputs, mma::F16);
+                (shape.registers_of_d16(&d), shape.c16_registers())
+            }
+            mma::Product::Double => unreachable!("DMMA runs through dmma"),
         };
-        let k = match (v.get("shape"), bits) {
-            (0, _) => 8,
-            (1, 16) => 16,
-            (shape, _) => return self.unimplemented(format!("HMMA shape {shape} with {bits}-bit elements")),
-        };
-        if v.flag("neg_a") || v.flag("neg_b") {
-            return self.unimplemented("HMMA with a negated operand");
-        }
-        let shape = mma::Shape { m: 16, k, bits };
-        let a = shape.matrix_a(&self.warp_registers(v.get("ra"), shape.a_registers()));
-        let b = shape.matrix_b(&self.warp_registers(v.get("rb"), shape.b_registers()));
-        if f32_accumulator {
-            let c = shape.matrix_c(&self.warp_registers(v.get("rc"), shape.c_registers()));
-            let d = mma::float_mma(shape, &a, &b, &c, inputs, mma::F32);
-            self.set_warp_registers(v.get("rd"), shape.c_registers(), &shape.registers_of_d(&d));
-        } else {
-            let c = shape.matrix_c16(&self.warp_registers(v.get("rc"), shape.c16_registers()));
-            let d = mma::float_mma(shape, &a, &b, &c, inputs, mma::F16);
-            self.set_warp_registers(v.get("rd"), shape.c16_registers(), &shape.registers_of_d16(&d));
-        }
-        Ok(())
-    }
-
-    /// BMMA.168256 .XOR/.AND .POPC (`mma::bit_mma`).
-    fn bit_mma(&mut self) -> Result {
-        self.require_whole_warp("BMMA")?;
-        let v = self.v;
-        if v.get("shape") != 2
-            || !v.flag("popc")
-            || !matches!(v.get("op"), 0 | 2)
-            || v.flag("col_a")
-            || !v.flag("col_b")
-        {
-            return self.unimplemented(format!(
-                "BMMA shape {} op {} without .POPC or other layouts",
-                v.get("shape"),
-                v.get("op")
-            ));
-        }
-        let shape = mma::Shape { m: 16, k: 256, bits: 1 };
-        let a = shape.matrix_a(&self.warp_registers(v.get("ra"), shape.a_registers()));
-        let b = shape.matrix_b(&self.warp_registers(v.get("rb"), shape.b_registers()));
-        let c = shape.matrix_c(&self.warp_registers(v.get("rc"), shape.c_registers()));
-        let d = mma::bit_mma(shape, &a, &b, &c, v.get("op") == 2);
-        self.set_warp_registers(v.get("rd"), shape.c_registers(), &shape.registers_of_d(&d));
+        self.set_warp_registers(v.get("rd"), registers, &d);
         Ok(())
     }
 

@@ -102,8 +102,8 @@ enum FloatOp {
 const BARRIER_SEMANTICS: u32 = 0x8 | 0x100;
 /// Scope::Workgroup.
 const WORKGROUP_SCOPE: u32 = 2;
-/// Words of a warp exchange slot: the value's low and high words, and the phase tag.
-const WARP_SLOT_WORDS: u32 = 3;
+/// The fewest words a warp exchange slot holds: a U64's two (then the phase tag).
+const WARP_SLOT_VALUE_WORDS: u32 = 2;
 /// Scope Device: atomics on global memory.
 const DEVICE_SCOPE: u32 = 1;
 
@@ -154,8 +154,10 @@ struct Emitter<'p> {
     cc: Word,
     /// The thread's clock (`Special::Clock`).
     clock: Word,
-    /// The warp exchanges' workgroup array, and the threads of the workgroup.
+    /// The warp exchanges' workgroup array, the words of a thread's slot in it (the values published, then
+    /// the phase tag), and the threads of the workgroup.
     warp: Option<Word>,
+    warp_slot_words: u32,
     threads: u32,
     /// The last barrier reduction's result, and the counters of the reduction loop.
     barrier_result: Word,
@@ -268,9 +270,10 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
     };
     let has_barriers = program.blocks.iter().any(|block| matches!(block.terminator, Terminator::Barrier(_)));
     let threads = local_size.iter().product::<u32>();
-    // Two buffers (by phase parity) of (value, phase tag) per thread, for warp exchanges.
+    // Two buffers (by phase parity) of (values, phase tag) per thread, for warp exchanges.
+    let warp_slot_words = warp_slot_words(program);
     let warp = any_op(program, &|op| matches!(op, Op::WarpPublish(_) | Op::BlockReduce(_))).then(|| {
-        let length = b.constant_bit32(u32_, 2 * WARP_SLOT_WORDS * threads);
+        let length = b.constant_bit32(u32_, 2 * warp_slot_words * threads);
         let array = b.type_array(u32_, length);
         let pointer = b.type_pointer(None, StorageClass::Workgroup, array);
         let variable = b.variable(pointer, None, StorageClass::Workgroup, None);
@@ -326,6 +329,7 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
         cc: 0,
         clock: 0,
         warp,
+        warp_slot_words,
         threads,
         barrier_result: 0,
         reduce_counters: [0; 3],
@@ -375,6 +379,26 @@ pub(super) fn any_op(program: &Program, wanted: &dyn Fn(&Op) -> bool) -> bool {
         })
     }
     program.blocks.iter().any(|block| visit(&block.body, wanted))
+}
+
+/// Words of a warp exchange slot: the most words a `WarpPublish` of `program` publishes (at least
+/// `WARP_SLOT_VALUE_WORDS`), and the phase tag.
+fn warp_slot_words(program: &Program) -> u32 {
+    fn visit(stmts: &[Stmt], types: &[Type]) -> u32 {
+        stmts
+            .iter()
+            .map(|stmt| match stmt {
+                Stmt::Op(_, Op::WarpPublish(values)) => {
+                    values.iter().map(|value| if types[value.0 as usize] == Type::U64 { 2 } else { 1 }).sum()
+                }
+                Stmt::Op(..) => 0,
+                Stmt::If(_, body) => visit(body, types),
+            })
+            .max()
+            .unwrap_or(0)
+    }
+    let most = program.blocks.iter().map(|block| visit(&block.body, &program.types)).max().unwrap_or(0);
+    most.max(WARP_SLOT_VALUE_WORDS) + 1
 }
 
 /// The guest state a program touches: registers, predicates, uniform registers, local memory (the condition
@@ -858,32 +882,37 @@ impl Emitter<'_> {
                 let helper = self.b.is_helper_invocation_ext(self.t.bool, None).expect("in a block");
                 self.b.select(ty, None, helper, compare, held).expect("in a block")
             }
-            Op::WarpPublish(value_id) => {
-                let value = v(self, value_id);
+            Op::WarpPublish(values) => {
+                let mut words = Vec::new();
+                for value_id in values {
+                    let value = v(self, value_id);
+                    if self.type_of(*value_id) == Type::U64 {
+                        let thirty_two = self.u32_const(32);
+                        let shifted =
+                            self.b.shift_right_logical(self.t.u64, None, value, thirty_two).expect("in a block");
+                        words.push(self.b.u_convert(self.t.u32, None, value).expect("in a block"));
+                        words.push(self.b.u_convert(self.t.u32, None, shifted).expect("in a block"));
+                    } else {
+                        words.push(value);
+                    }
+                }
                 let phase = self.phase();
                 let one = self.u32_const(1);
                 let buffer = self.b.bitwise_and(self.t.u32, None, phase, one).expect("in a block");
                 let index = self.b.load(self.t.u32, None, self.local_invocation_index, None, []).expect("in a block");
-                let (low, high, tag) = self.warp_slot_words(buffer, index);
-                let (low_value, high_value) = if self.type_of(*value_id) == Type::U64 {
-                    let thirty_two = self.u32_const(32);
-                    let shifted = self.b.shift_right_logical(self.t.u64, None, value, thirty_two).expect("in a block");
-                    (
-                        self.b.u_convert(self.t.u32, None, value).expect("in a block"),
-                        self.b.u_convert(self.t.u32, None, shifted).expect("in a block"),
-                    )
-                } else {
-                    (value, self.u32_const(0))
-                };
-                self.b.store(low, low_value, None, []).expect("in a block");
-                self.b.store(high, high_value, None, []).expect("in a block");
+                let base = self.warp_slot_base(buffer, index);
+                for (word, value) in words.into_iter().enumerate() {
+                    let pointer = self.warp_slot_word(base, word as u32);
+                    self.b.store(pointer, value, None, []).expect("in a block");
+                }
+                let tag = self.warp_slot_word(base, self.warp_slot_words - 1);
                 self.b.store(tag, phase, None, []).expect("in a block");
                 return None;
             }
-            Op::WarpRead(lane) | Op::WarpReadHigh(lane) => {
-                let high = matches!(op, Op::WarpReadHigh(_));
+            Op::WarpRead { lane, word } => {
                 let lane = v(self, lane);
-                let (present, slot) = self.warp_lane(lane, high);
+                let (present, base) = self.warp_lane(lane);
+                let slot = self.warp_slot_word(base, u32::from(*word));
                 let value = self.b.load(self.t.u32, None, slot, None, []).expect("in a block");
                 let zero = self.u32_const(0);
                 self.b.select(self.t.u32, None, present, value, zero).expect("in a block")
@@ -929,7 +958,7 @@ impl Emitter<'_> {
             }
             Op::WarpPresent(lane) => {
                 let lane = v(self, lane);
-                self.warp_lane(lane, false).0
+                self.warp_lane(lane).0
             }
             Op::Special(Special::Clock) => {
                 // Every read moves the clock on: loops that wait on it end.
@@ -1337,28 +1366,34 @@ impl Emitter<'_> {
         self.b.load(self.t.u32, None, count, None, []).expect("in a block")
     }
 
-    /// Pointers to the value and the tag of warp exchange slot `thread` (a local invocation index) in `buffer`
-    /// (a U32 word, 0 or 1).
-    fn warp_slot(&mut self, buffer: Word, thread: Word) -> (Word, Word) {
-        let (value, _, tag) = self.warp_slot_words(buffer, thread);
-        (value, tag)
-    }
-
-    /// Pointers to the low word, the high word and the tag of a warp exchange slot.
-    fn warp_slot_words(&mut self, buffer: Word, thread: Word) -> (Word, Word, Word) {
+    /// The index of the first word of warp exchange slot `thread` (a local invocation index) in `buffer` (a U32
+    /// word, 0 or 1).
+    fn warp_slot_base(&mut self, buffer: Word, thread: Word) -> Word {
         let u32_ = self.t.u32;
-        let array = self.warp.expect("the program has warp exchanges");
         let threads = self.u32_const(self.threads);
-        let (one, two, words) = (self.u32_const(1), self.u32_const(2), self.u32_const(WARP_SLOT_WORDS));
+        let words = self.u32_const(self.warp_slot_words);
         let row = self.b.i_mul(u32_, None, buffer, threads).expect("in a block");
         let index = self.b.i_add(u32_, None, row, thread).expect("in a block");
-        let low_index = self.b.i_mul(u32_, None, index, words).expect("in a block");
-        let high_index = self.b.i_add(u32_, None, low_index, one).expect("in a block");
-        let tag_index = self.b.i_add(u32_, None, low_index, two).expect("in a block");
-        let pointer = self.b.type_pointer(None, StorageClass::Workgroup, u32_);
-        let [low, high, tag] = [low_index, high_index, tag_index]
-            .map(|i| self.b.access_chain(pointer, None, array, [i]).expect("in a block"));
-        (low, high, tag)
+        self.b.i_mul(u32_, None, index, words).expect("in a block")
+    }
+
+    /// A pointer to word `word` of the slot whose first word is at `base` (the last word is the phase tag).
+    fn warp_slot_word(&mut self, base: Word, word: u32) -> Word {
+        let index = if word == 0 {
+            base
+        } else {
+            let word = self.u32_const(word);
+            self.b.i_add(self.t.u32, None, base, word).expect("in a block")
+        };
+        let pointer = self.b.type_pointer(None, StorageClass::Workgroup, self.t.u32);
+        let array = self.warp.expect("the program has warp exchanges");
+        self.b.access_chain(pointer, None, array, [index]).expect("in a block")
+    }
+
+    /// Pointers to the first value word and the tag of slot `thread` in `buffer`.
+    fn warp_slot(&mut self, buffer: Word, thread: Word) -> (Word, Word) {
+        let base = self.warp_slot_base(buffer, thread);
+        (self.warp_slot_word(base, 0), self.warp_slot_word(base, self.warp_slot_words - 1))
     }
 
     /// This thread's slot in `buffer` (a U32 word).
@@ -1420,9 +1455,9 @@ impl Emitter<'_> {
         self.b.select(u32_, None, holds, one, zero).expect("in a block")
     }
 
-    /// Whether lane `lane` (0-31) of this thread's warp published in the previous phase, and its value's low (or
-    /// `high`) word.
-    fn warp_lane(&mut self, lane: Word, high: bool) -> (Word, Word) {
+    /// Whether lane `lane` (0-31) of this thread's warp published in the previous phase, and the index of its
+    /// slot's first word.
+    fn warp_lane(&mut self, lane: Word) -> (Word, Word) {
         let (u32_, bool_) = (self.t.u32, self.t.bool);
         let phase = self.phase();
         let one = self.u32_const(1);
@@ -1437,11 +1472,12 @@ impl Emitter<'_> {
         let threads = self.u32_const(self.threads);
         let exists = self.b.u_less_than(bool_, None, thread, threads).expect("in a block");
         let thread = self.b.select(u32_, None, exists, thread, index).expect("in a block");
-        let (low, high_word, tag) = self.warp_slot_words(buffer, thread);
+        let base = self.warp_slot_base(buffer, thread);
+        let tag = self.warp_slot_word(base, self.warp_slot_words - 1);
         let tag = self.b.load(u32_, None, tag, None, []).expect("in a block");
         let current = self.b.i_equal(bool_, None, tag, published).expect("in a block");
         let present = self.b.logical_and(bool_, None, exists, current).expect("in a block");
-        (present, if high { high_word } else { low })
+        (present, base)
     }
 
     /// The device pointer to a byte or half of global memory (8- or 16-bit storage access).
@@ -1576,6 +1612,13 @@ impl Emitter<'_> {
                 let (first, second) = if matches!(op, BinOp::MinU | BinOp::MinS) { (x, y) } else { (y, x) };
                 b.select(rt, None, less, first, second)
             }
+            BinOp::FAddHost64 | BinOp::FMulHost64 => {
+                let f64_ = self.t.f64;
+                let [x, y] = [x, y].map(|bits| self.b.bitcast(f64_, None, bits).expect("in a block"));
+                let kind = if op == BinOp::FAddHost64 { FloatOp::Add } else { FloatOp::Mul };
+                let result = self.exact_op(kind, x, y);
+                self.b.bitcast(self.t.u64, None, result)
+            }
             BinOp::FDiv if ty == Type::U64 => return self.float64_divide(x, y),
             BinOp::FDiv => {
                 let (x, y) = (self.float(x), self.float(y));
@@ -1672,6 +1715,10 @@ impl Emitter<'_> {
             }
             UnOp::F32ToF64 => {
                 let wide = self.widen(x);
+                self.b.bitcast(self.t.u64, None, wide).expect("in a block")
+            }
+            UnOp::HalfToF64 => {
+                let wide = self.widen_format(x, F16);
                 self.b.bitcast(self.t.u64, None, wide).expect("in a block")
             }
             UnOp::IsNan => {
