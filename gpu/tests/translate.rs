@@ -32,6 +32,7 @@ const MUST_TRANSLATE: &[&str] = &[
     "half_set",
     "movmatrix",
     "ldmatrix",
+    "ampere",
     "video",
 ];
 

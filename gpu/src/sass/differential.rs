@@ -14,7 +14,9 @@
 
 use super::corpus::{BUFFER_BYTES, CorpusError, Parameter, Placement, Run, compare, dispatch, interpret};
 use super::cubin::KernelImage;
+use super::exec::mma::Product;
 use super::exec::{ExecError, parameter_offset};
+use super::text::View;
 use super::{Control, Encoding, Family, Instruction, Isa, sm5x, sm86};
 use crate::shader::TranslateError;
 use crate::vulkan::ComputeDevice;
@@ -346,8 +348,22 @@ fn program(isa: Isa, tested: &[u128], uniforms: &[u32; 16]) -> Vec<u8> {
 }
 
 /// A random instance of table line `encoding` that keeps to R0-R15 (or RZ), P0-P6 (or PT), uniform registers
-/// UR0-UR15 (or URZ) and bank 0's launch words.
-fn random_instance(rng: &mut Rng, isa: Isa, encoding: &Encoding) -> u128 {
+/// UR0-UR15 (or URZ) and bank 0's launch words; a matrix product's is one of the products both sides run (few
+/// of its field values are: drawing until one is keeps the skips down).
+fn random_instance(rng: &mut Rng, isa: Isa, encoding: &'static Encoding) -> u128 {
+    let matrix_product = matches!(encoding.opcode, "HMMA" | "IMMA" | "BMMA" | "DMMA");
+    let mut word = random_fields(rng, isa, encoding);
+    for _ in 0..1000 {
+        let view = View { encoding, word, control: Control::default(), offset: 0 };
+        if !matrix_product || Product::of(&view).is_ok() {
+            break;
+        }
+        word = random_fields(rng, isa, encoding);
+    }
+    word
+}
+
+fn random_fields(rng: &mut Rng, isa: Isa, encoding: &Encoding) -> u128 {
     let mut word = encoding.value;
     for field in encoding.fields {
         let value = match field.name {
@@ -365,6 +381,8 @@ fn random_instance(rng: &mut Rng, isa: Isa, encoding: &Encoding) -> u128 {
                     rng.below(16)
                 }
             }
+            // The matrix products are the whole warp's: neither side runs one that some lanes skip.
+            "pg" if matches!(encoding.opcode, "HMMA" | "IMMA" | "BMMA" | "DMMA") => 7,
             "pg" => {
                 if rng.below(2) == 0 {
                     7
@@ -446,7 +464,7 @@ fn text(isa: Isa, word: u128) -> String {
 /// approximations and the instructions that read the machine (clocks, ids); global and generic loads, stores and
 /// atomics (of the thread's own record) and shared ones (of its own slot); QSPC; the fences and hints (which must
 /// change nothing); and the warp exchanges whose results land in registers (SHFL, VOTE, VOTEU, MATCH, REDUX,
-/// R2UR: every warp of the launch is whole, its lanes in step).
+/// R2UR, the matrix products: every warp of the launch is whole, its lanes in step).
 pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
     let families = ["fp32", "fp64", "fp16", "integer", "compare", "logic", "convert", "uniform"];
     let excluded = ["MUFU", "RRO", "S2R", "CS2R", "B2R", "R2B", "NOP"];
@@ -460,6 +478,7 @@ pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
                     e.opcode,
                     "LDG" | "STG" | "LD" | "ST" | "RED" | "ATOM" | "ATOMG" | "QSPC" | "LDS" | "STS" | "ATOMS"
                         | "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX" | "R2UR"
+                        | "HMMA" | "IMMA" | "BMMA" | "DMMA"
                         // Fences and hints: nothing may change.
                         | "MEMBAR" | "ERRBAR" | "CCTL" | "DEPBAR" | "NANOSLEEP" | "LDGDEPBAR"
                 )
@@ -537,7 +556,7 @@ pub fn run(
         let lines: Vec<&Encoding> = tables(isa).0.iter().filter(|e| e.opcode == opcode).collect();
         // FP64 instructions read register pairs: they get FP64-shaped values, and so do every other case of the
         // conversions (which read FP64 sources in some forms).
-        let fp64 = lines.iter().any(|line| tables(isa).1[line.family].name == "fp64");
+        let fp64 = lines.iter().any(|line| tables(isa).1[line.family].name == "fp64") || opcode == "DMMA";
         let conversion = matches!(opcode, "F2F" | "F2I" | "I2F" | "FRND");
         // A form one side does not implement is skipped, and another instance of the case's line drawn in its
         // place (at most DRAWS in all), so that opcodes with many such forms are still compared `cases` times.

@@ -47,11 +47,7 @@ impl Lower<'_> {
         let (a, b) = self.product_operands(shape, g, t);
         // Each element decoded once (integers extended, floats as FP64), then used by two of D's.
         let decode = |l: &mut Self, rows: Vec<Vec<Value>>, decode: &dyn Fn(&mut Self, Value, usize) -> Value| {
-            let per_word = match product {
-                Product::Bit { .. } => 1,
-                Product::Float { inputs, .. } if inputs == F32 => 1,
-                _ => shape.per_register(),
-            };
+            let per_word = shape.per_register();
             rows.into_iter()
                 .map(|words| {
                     words.into_iter().flat_map(|word| (0..per_word).map(move |n| (word, n))).collect::<Vec<_>>()

@@ -337,10 +337,10 @@ impl Lower<'_> {
             if opcode == "LDSM" && (v.get("shape") != 0 || v.get("count") > 2) {
                 return self.unimplemented(v, format!("LDSM shape {} count {}", v.get("shape"), v.get("count")));
             }
-            if Lower::is_matrix_product(opcode) {
-                if let Err(what) = Product::of(v) {
-                    return self.unimplemented(v, what);
-                }
+            if Lower::is_matrix_product(opcode)
+                && let Err(what) = Product::of(v)
+            {
+                return self.unimplemented(v, what);
             }
             let guard = move |l: &mut Lower| {
                 guarded.then(|| {

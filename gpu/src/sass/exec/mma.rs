@@ -48,11 +48,12 @@ impl Product {
                     return Err(format!("IMMA with a_type {a_type}, b_type {b_type} or A not .ROW, B not .COL"));
                 }
                 let bits = if four_bit { 4 } else { 8 };
+                // PTX's shapes: m8n8k16 and m16n8k16 of 8-bit elements, m16n8k32 of either, m16n8k64 of 4-bit.
                 let shape = match (v.get("shape"), bits) {
                     (0, 8) => Shape { m: 8, k: 16, bits },
-                    (4, _) => Shape { m: 16, k: 16, bits },
+                    (4, 8) => Shape { m: 16, k: 16, bits },
                     (5, _) => Shape { m: 16, k: 32, bits },
-                    (6, _) => Shape { m: 16, k: 64, bits },
+                    (6, 4) => Shape { m: 16, k: 64, bits },
                     (other, _) => return Err(format!("IMMA shape {other} with {bits}-bit elements")),
                 };
                 Product::Integer { shape, signed: (a_type & 1 != 0, b_type & 1 != 0), saturate: v.flag("sat") }

@@ -1165,7 +1165,7 @@ impl Exec<'_, '_> {
     fn matrix_product(&mut self) -> Result {
         self.require_whole_warp(self.v.encoding.opcode)?;
         let v = self.v;
-        let product = match mma::Product::of(&v) {
+        let product = match mma::Product::of(v) {
             Ok(product) => product,
             Err(what) => return self.unimplemented(what),
         };
