@@ -474,6 +474,29 @@ fn sum(terms: &[Value], format: Format, nan: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sass::Control;
+    use crate::sass::sm86::ENCODINGS;
+
+    /// An IMMA of `shape` with both operands of `a_type` (0 U8, 4 U4), A .ROW and B .COL.
+    fn imma(shape: u64, a_type: u64) -> Result<Product, String> {
+        let encoding = ENCODINGS.iter().find(|e| e.opcode == "IMMA").expect("an IMMA line");
+        let field = |name: &str, value: u64| encoding.field(name).expect("an IMMA field").place(value);
+        let word = encoding.value
+            | field("shape", shape)
+            | field("a_type", a_type)
+            | field("b_type", a_type)
+            | field("col_b", 1);
+        Product::of(&View { encoding, word, control: Control::default(), offset: 0 })
+    }
+
+    #[test]
+    fn integer_products_have_ptx_shapes_only() {
+        assert_eq!(imma(4, 0).map(|p| p.shape()), Ok(Some(Shape { m: 16, k: 16, bits: 8 })));
+        assert_eq!(imma(6, 4).map(|p| p.shape()), Ok(Some(Shape { m: 16, k: 64, bits: 4 })));
+        // m16n8k64 of bytes and m16n8k16 of nibbles would read past B or leave A's rows half-filled.
+        assert!(imma(6, 0).is_err());
+        assert!(imma(4, 4).is_err());
+    }
 
     #[test]
     fn rounding_gives_the_formats_values() {
