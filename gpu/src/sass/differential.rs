@@ -88,6 +88,23 @@ impl Rng {
 }
 
 impl Rng {
+    /// A register of two FP16 halves for the matrix products: in tie-prone cases mostly zeros (so that a sum
+    /// has few terms) and otherwise few values whose sums land on FP16 ties (2048 + 1 lies halfway between 2048
+    /// and 2050) that a term of 2^-48 breaks, cancel exactly or overflow; else the register values of `value`.
+    fn half_pair(&mut self, tie_prone: bool) -> u32 {
+        const HALVES: &[u16] = &[
+            0x0000, 0x8000, 0x0001, 0x8001, 0x3c00, 0xbc00, 0x3800, 0x6800, 0xe800, 0x1400, 0x7bff, 0xfbff, 0x7c00,
+            0x0400,
+        ];
+        if !tie_prone {
+            return self.value();
+        }
+        let mut half = || {
+            if self.below(8) < 5 { 0 } else { u32::from(HALVES[self.below(HALVES.len() as u64) as usize]) }
+        };
+        half() | half() << 16
+    }
+
     /// An FP64 register pair's value: often a special one (zeros, denormals, the ends of the normal range,
     /// infinities, NaNs), or one of few significant bits or an exponent near 1's or the range's ends, so that
     /// sums cancel, products land on ties and results overflow or turn denormal.
@@ -523,18 +540,9 @@ pub struct Outcome {
     pub differences: Vec<Difference>,
 }
 
-/// Runs `cases` random instances of every tested opcode (cycling through its table lines), or only of
-/// `only`, reproducibly from `seed` (each opcode's cases depend only on the seed and the opcode, so that a
-/// difference found in a whole run comes back with `only`); `progress` hears each opcode as it starts.
-pub fn run(
-    isa: Isa,
-    device: &ComputeDevice,
-    cases: u64,
-    seed: u64,
-    only: Option<&str>,
-    mut progress: impl FnMut(&str),
-) -> Result<Outcome, CorpusError> {
-    let run = Run {
+/// The launch every instance runs in: out and in, `RECORD` bytes a thread.
+fn launch() -> Run {
+    Run {
         file: "differential".into(),
         entry: "differential".into(),
         params: vec![Parameter::Buffer { index: 1, offset: 0 }, Parameter::Buffer { index: 0, offset: 0 }],
@@ -547,7 +555,56 @@ pub fn run(
         varies: Default::default(),
         nan: Vec::new(),
         ..Run::default()
-    };
+    }
+}
+
+/// The kernel that runs instance `tested` with UR0-UR15 `uniforms` (`program`).
+fn instance_kernel(isa: Isa, name: String, tested: u128, uniforms: &[u32; 16]) -> KernelImage {
+    KernelImage {
+        name,
+        isa,
+        code: program(isa, &[tested], uniforms),
+        constants: Vec::new(),
+        shared_bytes: (u64::from(BLOCK) * SHARED_SLOT) as u32,
+    }
+}
+
+/// Runs instance `tested` (zero uniform registers) on chosen registers instead of random ones: `registers`
+/// gives each thread's R0-R15 (and sets no predicate). The out buffer the interpreter leaves (each thread's
+/// `RECORD` bytes start with its R0-R15 after the instance), and the words where the translation's differs.
+pub fn run_instance(
+    isa: Isa,
+    device: &ComputeDevice,
+    tested: u128,
+    registers: impl Fn(u32) -> [u32; 16],
+) -> Result<(Vec<u8>, Vec<String>), CorpusError> {
+    let run = launch();
+    let mut input = vec![0u8; BUFFER_BYTES];
+    for (thread, record) in input.chunks_exact_mut(RECORD).enumerate() {
+        for (word, value) in record[..64].chunks_exact_mut(4).zip(registers(thread as u32)) {
+            word.copy_from_slice(&value.to_le_bytes());
+        }
+    }
+    let kernel = instance_kernel(isa, text(isa, tested), tested, &[0; 16]);
+    let expected =
+        interpret(&run, &kernel, &input).map_err(|source| CorpusError::Exec { entry: kernel.name.clone(), source })?;
+    let translated = dispatch(device, &run, &kernel, &input, Placement::Device)?;
+    let differences = compare(&run, &translated.buffers, &expected);
+    Ok((expected[..BUFFER_BYTES].to_vec(), differences))
+}
+
+/// Runs `cases` random instances of every tested opcode (cycling through its table lines), or only of
+/// `only`, reproducibly from `seed` (each opcode's cases depend only on the seed and the opcode, so that a
+/// difference found in a whole run comes back with `only`); `progress` hears each opcode as it starts.
+pub fn run(
+    isa: Isa,
+    device: &ComputeDevice,
+    cases: u64,
+    seed: u64,
+    only: Option<&str>,
+    mut progress: impl FnMut(&str),
+) -> Result<Outcome, CorpusError> {
+    let run = launch();
     let mut outcome = Outcome::default();
     for opcode in tested_opcodes(isa).into_iter().filter(|opcode| only.is_none_or(|only| only == *opcode)) {
         progress(opcode);
@@ -571,6 +628,10 @@ pub fn run(
                         for pair in record[..64].chunks_exact_mut(8) {
                             pair.copy_from_slice(&rng.double().to_le_bytes());
                         }
+                    } else if opcode == "HMMA" {
+                        for register in record[..64].chunks_exact_mut(4) {
+                            register.copy_from_slice(&rng.half_pair(case % 2 == 0).to_le_bytes());
+                        }
                     } else {
                         for register in record[..64].chunks_exact_mut(4) {
                             register.copy_from_slice(&rng.value().to_le_bytes());
@@ -578,13 +639,8 @@ pub fn run(
                     }
                     record[64..68].copy_from_slice(&(rng.next() as u32 & 0x7f).to_le_bytes());
                 }
-                let kernel = KernelImage {
-                    name: format!("{} case {case}", line.name),
-                    isa,
-                    code: program(isa, &[tested], &std::array::from_fn(|_| rng.value())),
-                    constants: Vec::new(),
-                    shared_bytes: (u64::from(BLOCK) * SHARED_SLOT) as u32,
-                };
+                let uniforms = std::array::from_fn(|_| rng.value());
+                let kernel = instance_kernel(isa, format!("{} case {case}", line.name), tested, &uniforms);
                 let tally = outcome.tallies.entry(opcode).or_default();
                 let expected = match interpret(&run, &kernel, &input) {
                     Ok(expected) => expected,
