@@ -33,6 +33,7 @@ const MUST_TRANSLATE: &[&str] = &[
     "movmatrix",
     "ldmatrix",
     "ampere",
+    "memory",
     "video",
 ];
 

@@ -404,12 +404,12 @@ impl Maxwell<'_, '_, '_> {
             None => Terminator::Jump(target),
         };
         if opcode == "ATOMS" {
-            // Shared: [ra + offset * 4]; types 0 U32, 1 S32 (64 bits only in global memory here); CAS modes 0
-            // CAST and 1 CAST.SPIN (whether it stored) and 2 CAS (the old word).
+            // Shared: [ra + offset * 4]; types 0 U32, 1 S32, 2 U64; CAS modes 0 CAST and 1 CAST.SPIN (whether it
+            // stored) and 2 CAS (the old word), .64 comparing rb's pair and storing the pair after it.
             let cas = v.encoding.form() == "CAS";
             let (op, ty) = if cas { (8, 0) } else { (v.get("op"), v.get("ty")) };
-            if op > 8 || ty > 1 || (cas && (v.flag("wide") || v.get("mode") > 2)) {
-                return self.unimplemented(v, format!("{} (64-bit shared atomics)", Self::text(v)));
+            if op > 8 || ty > 2 || (cas && v.get("mode") > 2) {
+                return self.unimplemented(v, Self::text(v));
             }
             if self.program.shared_bytes == 0 {
                 return self.unimplemented(v, "a shared atomic in a kernel without shared memory (a fault)");
@@ -420,11 +420,11 @@ impl Maxwell<'_, '_, '_> {
                 l.bin(BinOp::Add, base, offset)
             };
             if cas {
-                let rb = v.get("rb");
-                let registers = (rb, if rb == 255 { 255 } else { rb + 1 }, v.get("rd"));
+                let (rb, wide) = (v.get("rb"), v.flag("wide"));
+                let registers = (rb, if rb == 255 { 255 } else { rb + if wide { 2 } else { 1 } }, v.get("rd"));
                 self.guarded(guard, |l| {
                     let at = address(l);
-                    l.compare_and_swap(Space::Shared, at, false, registers, v.get("mode") < 2);
+                    l.compare_and_swap(Space::Shared, at, wide, registers, v.get("mode") < 2);
                 });
                 return Ok(Some(Terminator::Jump(next)));
             }

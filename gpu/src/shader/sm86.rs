@@ -271,12 +271,11 @@ impl Lower<'_> {
             let cas = v.encoding.form() == "CAS";
             let shared = opcode == "ATOMS";
             let (op, ty) = (if cas { 8 } else { v.get("op") }, v.get("ty"));
-            // Types: 0 U32, 1 S32, 2 U64, 3 F32.FTZ.RN, 4 F16x2.RN, 5 S64, 6 F64.RN (ATOMS: 0 U32, 1 S32, 2 U64;
-            // 64 bits only in global memory here).
-            if !matches!((op, ty), (0..=8, 0 | 1 | 2 | 5) | (0, 3 | 4 | 6)) || (shared && ty > 1) || (cas && ty >= 3) {
+            // Types: 0 U32, 1 S32, 2 U64, 3 F32.FTZ.RN, 4 F16x2.RN, 5 S64, 6 F64.RN (ATOMS: 0 U32, 1 S32, 2 U64).
+            if !matches!((op, ty), (0..=8, 0 | 1 | 2 | 5) | (0, 3 | 4 | 6)) || (shared && ty > 2) || (cas && ty >= 3) {
                 return self.unimplemented(
                     v,
-                    "an atomic other than an integer operation or an FP32, F16x2 or FP64 add (or a 64-bit shared one)",
+                    "an atomic other than an integer operation or an FP32, F16x2 or FP64 add (shared: an integer one)",
                 );
             }
             if shared && self.program.shared_bytes == 0 {

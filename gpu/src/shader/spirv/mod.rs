@@ -142,6 +142,10 @@ struct Emitter<'p> {
     uniforms: HashMap<u8, Word>,
     banks: HashMap<u8, Word>,
     shared: Option<Word>,
+    /// Shared memory is an array of 64-bit words (`shared_word`): the program has 64-bit shared atomics, which
+    /// need 64-bit atomic words (a host without VK_KHR_workgroup_memory_explicit_layout, lavapipe, cannot view
+    /// one array both ways).
+    shared_wide: bool,
     local: Option<Word>,
     local_invocation_id: Word,
     workgroup_id: Word,
@@ -253,9 +257,14 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
         declare_textures(&mut b, &t, &program.textures, texture_views, set, first_texture_binding, &mut interface);
     let first_surface_binding = first_texture_binding + program.textures.len() as u32;
     let surfaces = declare_surfaces(&mut b, u32_, &program.surfaces, set, first_surface_binding, &mut interface);
+    let shared_wide = any_op(
+        program,
+        &|op| matches!(op, Op::AtomicCas { space: Space::Shared, value, .. } if program.types[value.0 as usize] == Type::U64),
+    );
     let shared = (program.shared_bytes > 0).then(|| {
-        let length = b.constant_bit32(u32_, program.shared_bytes.div_ceil(4));
-        let array = b.type_array(u32_, length);
+        let (word, bytes) = if shared_wide { (u64_, 8) } else { (u32_, 4) };
+        let length = b.constant_bit32(u32_, program.shared_bytes.div_ceil(bytes));
+        let array = b.type_array(word, length);
         let pointer = b.type_pointer(None, StorageClass::Workgroup, array);
         let variable = b.variable(pointer, None, StorageClass::Workgroup, None);
         interface.push(variable);
@@ -318,6 +327,7 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
         uniforms: HashMap::new(),
         banks,
         shared,
+        shared_wide,
         local: None,
         local_invocation_id,
         workgroup_id,
@@ -833,10 +843,19 @@ impl Emitter<'_> {
                     self.b.access_chain(pointer_type, None, self.banks[bank], [zero, index]).expect("in a block");
                 self.b.load(self.t.u32, None, pointer, None, []).expect("in a block")
             }
+            Op::Load { space: Space::Shared, address } if self.shared_wide => {
+                let address = v(self, address);
+                self.load_sub(Space::Shared, address, 4)
+            }
             Op::Load { space, address } => {
                 let address = v(self, address);
                 let (pointer, access) = self.pointer(*space, address);
                 self.b.load(self.t.u32, None, pointer, access.0, access.1).expect("in a block")
+            }
+            Op::Store { space: Space::Shared, address, value } if self.shared_wide => {
+                let (address, value) = (v(self, address), v(self, value));
+                self.store_sub(Space::Shared, address, 4, value);
+                return None;
             }
             Op::Store { space, address, value } => {
                 let (address, value) = (v(self, address), v(self, value));
@@ -856,8 +875,11 @@ impl Emitter<'_> {
             Op::AtomicCas { space, address, compare, value: new } => {
                 let wide = self.type_of(*new) == Type::U64;
                 let (address, compare, value) = (v(self, address), v(self, compare), v(self, new));
+                if *space == Space::Shared && self.shared_wide {
+                    return Some(self.shared_swap(address, compare, value, wide));
+                }
                 let (ty, pointer) = if wide {
-                    // A 64-bit word: global memory only (the lowering keeps to it).
+                    // A 64-bit word of global memory (shared memory's are `shared_wide`).
                     self.b.capability(Capability::Int64Atomics);
                     let address = match self.global {
                         GlobalMemory::Device => address,
@@ -1498,6 +1520,65 @@ impl Emitter<'_> {
         (self.b.convert_u_to_ptr(pointer_type, None, address).expect("in a block"), ty)
     }
 
+    /// In 64-bit shared memory (`shared_wide`): a pointer to the word holding the `bytes` (1, 2, 4 or 8) at
+    /// `address`, the bit where they start (a U32) and their mask there (a U64).
+    fn shared_word(&mut self, address: Word, bytes: u8) -> (Word, Word, Word) {
+        let (u32_, u64_) = (self.t.u32, self.t.u64);
+        let (three, seven) = (self.u32_const(3), self.u32_const(7));
+        let index = self.b.shift_right_logical(u32_, None, address, three).expect("in a block");
+        let pointer_type = self.b.type_pointer(None, StorageClass::Workgroup, u64_);
+        let array = self.shared.expect("shared memory declared");
+        let pointer = self.b.access_chain(pointer_type, None, array, [index]).expect("in a block");
+        let byte = self.b.bitwise_and(u32_, None, address, seven).expect("in a block");
+        let shift = self.b.shift_left_logical(u32_, None, byte, three).expect("in a block");
+        let ones = if bytes == 8 { u64::MAX } else { (1u64 << (8 * bytes)) - 1 };
+        let ones = self.b.constant_bit64(u64_, ones);
+        let mask = self.b.shift_left_logical(u64_, None, ones, shift).expect("in a block");
+        (pointer, shift, mask)
+    }
+
+    /// A compare-and-swap in 64-bit shared memory: of a whole word (`wide`), or of the 32-bit half at `address`
+    /// by a loop that swaps the whole word until no other invocation changed it in between. The old value.
+    fn shared_swap(&mut self, address: Word, compare: Word, value: Word, wide: bool) -> Word {
+        let (u32_, u64_, bool_) = (self.t.u32, self.t.u64, self.t.bool);
+        self.b.capability(Capability::Int64Atomics);
+        let (scope, relaxed) = (self.u32_const(WORKGROUP_SCOPE), self.u32_const(0));
+        let (pointer, shift, mask) = self.shared_word(address, if wide { 8 } else { 4 });
+        if wide {
+            return self
+                .b
+                .atomic_compare_exchange(u64_, None, pointer, scope, relaxed, relaxed, value, compare)
+                .expect("in a block");
+        }
+        let (header, body, continue_, merge) = (self.b.id(), self.b.id(), self.b.id(), self.b.id());
+        self.b.branch(header).expect("in a block");
+        self.b.begin_block(Some(header)).expect("in a function");
+        self.b.loop_merge(merge, continue_, spirv::LoopControl::NONE, []).expect("in a block");
+        self.b.branch(body).expect("in a block");
+        self.b.begin_block(Some(body)).expect("in a function");
+        let old = self.b.load(u64_, None, pointer, None, []).expect("in a block");
+        let moved = self.b.shift_right_logical(u64_, None, old, shift).expect("in a block");
+        let half = self.b.u_convert(u32_, None, moved).expect("in a block");
+        let matches = self.b.i_equal(bool_, None, half, compare).expect("in a block");
+        let keep = self.b.not(u64_, None, mask).expect("in a block");
+        let kept = self.b.bitwise_and(u64_, None, old, keep).expect("in a block");
+        let wide_value = self.b.u_convert(u64_, None, value).expect("in a block");
+        let placed = self.b.shift_left_logical(u64_, None, wide_value, shift).expect("in a block");
+        let new = self.b.bitwise_or(u64_, None, kept, placed).expect("in a block");
+        // Where the half differs, the swap stores the word back as it was, only to learn that it still was.
+        let desired = self.b.select(u64_, None, matches, new, old).expect("in a block");
+        let held = self
+            .b
+            .atomic_compare_exchange(u64_, None, pointer, scope, relaxed, relaxed, desired, old)
+            .expect("in a block");
+        let unchanged = self.b.i_equal(bool_, None, held, old).expect("in a block");
+        self.b.branch(continue_).expect("in a block");
+        self.b.begin_block(Some(continue_)).expect("in a function");
+        self.b.branch_conditional(unchanged, merge, header, []).expect("in a block");
+        self.b.begin_block(Some(merge)).expect("in a function");
+        half
+    }
+
     /// The word holding a byte or half of shared or local memory, the bit where it starts and its mask there.
     fn sub_word(&mut self, address: Word, bytes: u8) -> (Word, Word) {
         let u32_ = self.t.u32;
@@ -1517,6 +1598,18 @@ impl Emitter<'_> {
             let value = self.b.load(ty, None, pointer, Some(MemoryAccess::ALIGNED), [access]).expect("in a block");
             return self.b.u_convert(u32_, None, value).expect("in a block");
         }
+        if space == Space::Shared && self.shared_wide {
+            let u64_ = self.t.u64;
+            let (pointer, shift, _) = self.shared_word(address, bytes);
+            let word = self.b.load(u64_, None, pointer, None, []).expect("in a block");
+            let moved = self.b.shift_right_logical(u64_, None, word, shift).expect("in a block");
+            let value = self.b.u_convert(u32_, None, moved).expect("in a block");
+            if bytes == 4 {
+                return value;
+            }
+            let low = self.u32_const(if bytes == 1 { 0xff } else { 0xffff });
+            return self.b.bitwise_and(u32_, None, value, low).expect("in a block");
+        }
         let (pointer, access) = self.pointer(space, address);
         let word = self.b.load(u32_, None, pointer, access.0, access.1).expect("in a block");
         let (shift, _) = self.sub_word(address, bytes);
@@ -1532,6 +1625,20 @@ impl Emitter<'_> {
             let narrow = self.b.u_convert(ty, None, value).expect("in a block");
             let access = Operand::LiteralBit32(u32::from(bytes));
             self.b.store(pointer, narrow, Some(MemoryAccess::ALIGNED), [access]).expect("in a block");
+            return;
+        }
+        if space == Space::Shared && self.shared_wide {
+            // Other invocations may store the word's other bytes: clear and set ours with atomics.
+            let u64_ = self.t.u64;
+            self.b.capability(Capability::Int64Atomics);
+            let (pointer, shift, mask) = self.shared_word(address, bytes);
+            let wide = self.b.u_convert(u64_, None, value).expect("in a block");
+            let moved = self.b.shift_left_logical(u64_, None, wide, shift).expect("in a block");
+            let bits = self.b.bitwise_and(u64_, None, moved, mask).expect("in a block");
+            let keep = self.b.not(u64_, None, mask).expect("in a block");
+            let (scope, relaxed) = (self.u32_const(WORKGROUP_SCOPE), self.u32_const(0));
+            self.b.atomic_and(u64_, None, pointer, scope, relaxed, keep).expect("in a block");
+            self.b.atomic_or(u64_, None, pointer, scope, relaxed, bits).expect("in a block");
             return;
         }
         let (pointer, access) = self.pointer(space, address);
