@@ -535,12 +535,7 @@ impl Emitter<'_> {
             }
         }
         self.b.control_barrier(scope, scope, semantics).expect("in a block");
-        let (header, body, continue_, merge) = (self.b.id(), self.b.id(), self.b.id(), self.b.id());
-        self.b.branch(header).expect("in a block");
-        self.b.begin_block(Some(header)).expect("in a function");
-        self.b.loop_merge(merge, continue_, spirv::LoopControl::NONE, []).expect("in a block");
-        self.b.branch(body).expect("in a block");
-        self.b.begin_block(Some(body)).expect("in a function");
+        let (header, continue_, merge) = self.open_loop();
         self.dispatcher();
         // After the phase: say whether this thread goes on, meet at the barrier, read whether any does.
         let phase = self.b.load(u32_, None, count, None, []).expect("in a block");
@@ -1382,6 +1377,18 @@ impl Emitter<'_> {
         }
     }
 
+    /// Ends the block with a structured loop and starts its body: the loop's header, continue target and merge
+    /// block (the caller begins the last two).
+    fn open_loop(&mut self) -> (Word, Word, Word) {
+        let (header, body, continue_, merge) = (self.b.id(), self.b.id(), self.b.id(), self.b.id());
+        self.b.branch(header).expect("in a block");
+        self.b.begin_block(Some(header)).expect("in a function");
+        self.b.loop_merge(merge, continue_, spirv::LoopControl::NONE, []).expect("in a block");
+        self.b.branch(body).expect("in a block");
+        self.b.begin_block(Some(body)).expect("in a function");
+        (header, continue_, merge)
+    }
+
     /// The phase number (the warp exchanges' tag).
     fn phase(&mut self) -> Word {
         let count = self.phases.as_ref().expect("a program with warp exchanges has phases").count;
@@ -1435,12 +1442,8 @@ impl Emitter<'_> {
         let phase = self.phase();
         let published = self.b.i_sub(u32_, None, phase, one).expect("in a block");
         let buffer = self.b.bitwise_and(u32_, None, published, one).expect("in a block");
-        let (header, body, work, continue_, merge) = (self.b.id(), self.b.id(), self.b.id(), self.b.id(), self.b.id());
-        self.b.branch(header).expect("in a block");
-        self.b.begin_block(Some(header)).expect("in a function");
-        self.b.loop_merge(merge, continue_, spirv::LoopControl::NONE, []).expect("in a block");
-        self.b.branch(body).expect("in a block");
-        self.b.begin_block(Some(body)).expect("in a function");
+        let work = self.b.id();
+        let (header, continue_, merge) = self.open_loop();
         let i = self.b.load(u32_, None, index, None, []).expect("in a block");
         let threads = self.u32_const(self.threads);
         let more = self.b.u_less_than(bool_, None, i, threads).expect("in a block");
@@ -1550,12 +1553,7 @@ impl Emitter<'_> {
                 .atomic_compare_exchange(u64_, None, pointer, scope, relaxed, relaxed, value, compare)
                 .expect("in a block");
         }
-        let (header, body, continue_, merge) = (self.b.id(), self.b.id(), self.b.id(), self.b.id());
-        self.b.branch(header).expect("in a block");
-        self.b.begin_block(Some(header)).expect("in a function");
-        self.b.loop_merge(merge, continue_, spirv::LoopControl::NONE, []).expect("in a block");
-        self.b.branch(body).expect("in a block");
-        self.b.begin_block(Some(body)).expect("in a function");
+        let (header, continue_, merge) = self.open_loop();
         let old = self.b.load(u64_, None, pointer, None, []).expect("in a block");
         let moved = self.b.shift_right_logical(u64_, None, old, shift).expect("in a block");
         let half = self.b.u_convert(u32_, None, moved).expect("in a block");
