@@ -19,6 +19,13 @@ pub(super) struct Lower<'k> {
     pub(super) kernel_name: &'k str,
 }
 
+/// Why the 64-bit shared atomics other than compare-and-swap (ATOMS .U64: add, min, max, inc, dec, and, or, xor,
+/// exch) are refused: lowered as the other atomics are (a compare-and-swap loop), they give SPIR-V that lavapipe
+/// runs right but NVIDIA's compiler rejects ("NVVM compilation failed" on an H200). ptxas builds such updates from
+/// ATOMS.CAS.64 loops itself, and those translate.
+pub(super) const SHARED_UPDATE64: &str =
+    "a 64-bit shared atomic other than compare-and-swap, whose translation NVIDIA's compiler rejects";
+
 impl Lower<'_> {
     pub(super) fn op(&mut self, op: Op) -> Value {
         let types = &self.program.types;

@@ -12,7 +12,7 @@ mod video;
 
 use super::TranslateError;
 use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Terminator, UnOp, Value};
-use super::lower::Lower;
+use super::lower::{Lower, SHARED_UPDATE64};
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
 use crate::sass::sm5x::decode_program;
@@ -410,6 +410,9 @@ impl Maxwell<'_, '_, '_> {
             let (op, ty) = if cas { (8, 0) } else { (v.get("op"), v.get("ty")) };
             if op > 8 || ty > 2 || (cas && v.get("mode") > 2) {
                 return self.unimplemented(v, Self::text(v));
+            }
+            if ty == 2 {
+                return self.unimplemented(v, format!("{} ({SHARED_UPDATE64})", Self::text(v)));
             }
             if self.program.shared_bytes == 0 {
                 return self.unimplemented(v, "a shared atomic in a kernel without shared memory (a fault)");

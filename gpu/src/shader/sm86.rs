@@ -3,7 +3,7 @@
 
 use super::TranslateError;
 use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Special, Terminator, UnOp, Value};
-use super::lower::Lower;
+use super::lower::{Lower, SHARED_UPDATE64};
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
 use crate::sass::exec::mma::Product;
@@ -277,6 +277,9 @@ impl Lower<'_> {
                     v,
                     "an atomic other than an integer operation or an FP32, F16x2 or FP64 add (shared: an integer one)",
                 );
+            }
+            if shared && !cas && ty == 2 {
+                return self.unimplemented(v, SHARED_UPDATE64);
             }
             if shared && self.program.shared_bytes == 0 {
                 return self.unimplemented(v, "a shared atomic in a kernel without shared memory (a fault)");
