@@ -13,11 +13,6 @@ use super::lower::Lower;
 use crate::sass::exec::mma::{BF16, F16, F32, Format, Product, Shape};
 use crate::sass::text::View;
 
-/// FP64 bits of `x`.
-fn f64_bits(x: f64) -> u64 {
-    x.to_bits()
-}
-
 impl Lower<'_> {
     /// What a matrix product publishes: its registers of A, then those of B (DMMA's: one pair each).
     pub(super) fn matrix_operands(&mut self, v: &View) -> Vec<Value> {
@@ -221,7 +216,7 @@ impl Lower<'_> {
 
     /// `x` rounded down to a multiple of 2^-8 (exact).
     fn floor_to_eighth_bits(&mut self, x: Value) -> Value {
-        let (up, down) = (self.const64(f64_bits(256.0)), self.const64(f64_bits(1.0 / 256.0)));
+        let (up, down) = (self.const64(256f64.to_bits()), self.const64((1.0f64 / 256.0).to_bits()));
         let scaled = self.mul64(x, up);
         let floor = self.un(UnOp::Floor, scaled);
         self.mul64(floor, down)
@@ -322,11 +317,11 @@ impl Lower<'_> {
             let magnitude = self.bin(BinOp::And, half, mask);
             let infinity = self.const32(0x7c00);
             let overflows = self.cmp(Cmp::Eq, magnitude, infinity);
-            let beyond = self.const64(f64_bits(beyond));
+            let beyond = self.const64(f64::to_bits(beyond));
             self.select(overflows, beyond, value)
         });
         let both = self.add64(below_value, above_value);
-        let half = self.const64(f64_bits(0.5));
+        let half = self.const64(0.5f64.to_bits());
         let middle = self.mul64(both, half);
         let at_middle = self.cmp(Cmp::FEq, middle, sum);
         let between = self.cmp(Cmp::Ne, below, above);
