@@ -12,7 +12,7 @@ use tandem_gpu::shader::{
     FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, TextureView, VertexInterface, translate_compute,
     translate_graphics,
 };
-use tandem_gpu::shader::ir::TextureDim;
+use tandem_gpu::shader::ir::{PoolView, TextureDim};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -33,10 +33,12 @@ fuzz_target!(|input: Input| {
         return;
     }
     let Ok(header) = ProgramHeader::parse(&input.header) else { return };
+    // Pools for the first two bindings, should their handles be known only at run time: switched, then indexed.
+    let pool = |indexed| Some(PoolView { headers: 3, samplers: 2, sampler_via_header: indexed, indexed });
     let views = [
-        TextureView { kind: NumberKind::Float, dim: TextureDim::D2, array: true },
-        TextureView { kind: NumberKind::Uint, dim: TextureDim::D1, array: false },
-        TextureView { kind: NumberKind::Sint, dim: TextureDim::D3, array: false },
+        TextureView { kind: NumberKind::Float, dim: TextureDim::D2, array: true, pool: pool(false) },
+        TextureView { kind: NumberKind::Uint, dim: TextureDim::D1, array: false, pool: pool(true) },
+        TextureView { kind: NumberKind::Sint, dim: TextureDim::D3, array: false, pool: None },
     ];
     match header.shader_type() {
         Some(ShaderType::Vertex) => {

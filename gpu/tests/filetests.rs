@@ -3,7 +3,8 @@
 //! SPIR-V the translator makes out (`spirv-dis --no-header --raw-id`, after `spirv-val` accepts the module).
 //! A change in the translation shows as a diff to review; `TANDEM_BLESS=1` writes the new output into the files.
 //!
-//! File format: `;` comment lines, `isa sm5x|sm86`, `block X[,Y,Z]`, one instruction a line (SM86: the two 64-bit
+//! File format: `;` comment lines, `isa sm5x|sm86`, `block X[,Y,Z]`, `pools HEADERS,SAMPLERS indexed|switched`
+//! (the pools that handles known only at run time read, bound as `PoolView` says), one instruction a line (SM86: the two 64-bit
 //! words as nvdisasm lists them, scheduling included; SM5x: the 64-bit instruction, packed three to a bundle with
 //! default scheduling), then two spaces and its text, then `--- spirv-dis` and the expected disassembly.
 
@@ -11,7 +12,9 @@ use std::path::Path;
 use std::process::Command;
 use tandem_gpu::sass::cubin::KernelImage;
 use tandem_gpu::sass::{Control, Instruction, Isa, sm5x, sm86};
-use tandem_gpu::shader::{GlobalMemory, translate_compute};
+use tandem_gpu::shader::ir::{PoolView, TextureHandle};
+use tandem_gpu::shader::{GlobalMemory, TextureView, program_needs, translate_compute};
+use tandem_gpu::texture::format::NumberKind;
 
 const SEPARATOR: &str = "--- spirv-dis";
 
@@ -19,12 +22,13 @@ struct Case {
     header: Vec<String>,
     isa: Isa,
     block: [u32; 3],
+    pools: Option<PoolView>,
     words: Vec<(u64, Option<u64>)>,
 }
 
 fn parse(text: &str) -> Case {
     let input = text.split_once(&format!("{SEPARATOR}\n")).map_or(text, |(input, _)| input);
-    let mut case = Case { header: Vec::new(), isa: Isa::Sm86, block: [32, 1, 1], words: Vec::new() };
+    let mut case = Case { header: Vec::new(), isa: Isa::Sm86, block: [32, 1, 1], pools: None, words: Vec::new() };
     for line in input.lines() {
         if line.starts_with(';') || line.trim().is_empty() {
             case.header.push(line.to_string());
@@ -34,6 +38,16 @@ fn parse(text: &str) -> Case {
         } else if let Some(block) = line.strip_prefix("block ") {
             let dims: Vec<u32> = block.split(',').map(|n| n.trim().parse().expect("block dimensions")).collect();
             case.block = std::array::from_fn(|i| dims.get(i).copied().unwrap_or(1));
+            case.header.push(line.to_string());
+        } else if let Some(pools) = line.strip_prefix("pools ") {
+            let (counts, mode) = pools.split_once(' ').expect("pools HEADERS,SAMPLERS indexed|switched");
+            let (headers, samplers) = counts.split_once(',').expect("pools HEADERS,SAMPLERS");
+            case.pools = Some(PoolView {
+                headers: headers.parse().expect("a header count"),
+                samplers: samplers.parse().expect("a sampler count"),
+                sampler_via_header: false,
+                indexed: mode.trim() == "indexed",
+            });
             case.header.push(line.to_string());
         } else {
             let code = line.split("  ").next().unwrap_or_default();
@@ -103,7 +117,19 @@ fn translations_match_their_filetests() {
         let (code, texts) = assemble(&case);
         let kernel =
             KernelImage { name: name.to_string(), isa: case.isa, code, constants: Vec::new(), shared_bytes: 0 };
-        let translation = translate_compute(&kernel, case.block, 4096, &GlobalMemory::Device, &[])
+        // Pool bindings view the pools the case names; other textures hold FP32 numbers of their binding's shape.
+        let views: Vec<TextureView> = program_needs(&kernel)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .textures
+            .iter()
+            .map(|binding| TextureView {
+                kind: NumberKind::Float,
+                dim: binding.dim,
+                array: binding.array,
+                pool: case.pools.filter(|_| binding.handle == TextureHandle::Pool),
+            })
+            .collect();
+        let translation = translate_compute(&kernel, case.block, 4096, &GlobalMemory::Device, &views)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let bytes: Vec<u8> = translation.spirv.iter().flat_map(|word| word.to_le_bytes()).collect();
         run_tool("spirv-val", &["--target-env", "vulkan1.2"], &bytes);
@@ -129,6 +155,6 @@ fn translations_match_their_filetests() {
             ));
         }
     }
-    assert!(paths.len() >= 4, "the filetests are gone from {}", dir.display());
+    assert!(paths.len() >= 6, "the filetests are gone from {}", dir.display());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -10,10 +10,11 @@ use std::process::Command;
 use tandem_gpu::sass::Isa;
 use tandem_gpu::sass::assemble;
 use tandem_gpu::sass::cubin::KernelImage;
+use tandem_gpu::shader::ir::{PoolView, TextureDim};
 use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType, header_bytes, parse_program_header};
 use tandem_gpu::shader::{
-    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, Translation, VertexInterface, translate_compute,
-    translate_graphics,
+    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, TextureView, Translation, VertexInterface,
+    translate_compute, translate_graphics,
 };
 use tandem_gpu::texture::descriptor::Comparison;
 
@@ -128,6 +129,11 @@ fn shaders_assemble_to_their_binaries_and_translate() {
 
 /// The pixel program `body` (after a header and generic 0's (x, y) in R0, R1) translated for target 0.
 fn translate_pixel_body(body: &str) -> Result<Translation, String> {
+    translate_pixel_body_with(body, &[])
+}
+
+/// `translate_pixel_body` with the texture bindings viewed as `views` say.
+fn translate_pixel_body_with(body: &str, views: &[TextureView]) -> Result<Translation, String> {
     let source = format!(
         ".stage pixel\n.interpolate 0 xy linear\n.target 0 rgba\nIPA rd=0 address=0x80\nIPA rd=1 address=0x84\n\
          {body}\nEXIT\n"
@@ -142,7 +148,7 @@ fn translate_pixel_body(body: &str) -> Result<Translation, String> {
         saturate: [None; 8],
         dual_source: false,
     };
-    translate_graphics(&kernel, Stage::Fragment(&fragment), 0, &global, &[]).map_err(|e| e.to_string())
+    translate_graphics(&kernel, Stage::Fragment(&fragment), 0, &global, views).map_err(|e| e.to_string())
 }
 
 /// Vulkan takes a sample's texel offsets (TEX.AOFFI) only as constants: offsets the translator can follow to an
@@ -182,7 +188,9 @@ fn sample_offsets_must_be_known_when_translating() {
 
 /// A bindless instruction's handle is traced back to the constant-buffer words it was made of (NVN's shapes: a
 /// word loaded whole, or separate texture and sampler handles masked, shifted and ORed), which the back end reads
-/// when the draw runs; a handle made any other way stops the translation naming the instruction.
+/// when the draw runs; a handle made any other way is known only at run time and indexes the whole pools, which
+/// the caller must bind (indexed per invocation, or through a switch on devices that cannot index, for small
+/// pools only).
 #[test]
 fn bindless_handles_trace_to_constant_buffer_words() {
     const TEX: &str = "TEX.B rd=0 ra=0 rb=2 target=2 mask=15 lod=1";
@@ -196,12 +204,24 @@ fn bindless_handles_trace_to_constant_buffer_words() {
                 MOV.cbuf rd=3 cb_offset=12 cb_bank=0 lanes=15\nSHL.imm rd=3 ra=3 imm20=20\nLOP.reg rd=2 ra=2 rb=3 op=1";
     assert_eq!(traced(pair.into()), ["(c[0x0][0x2c] & 0xfffff) | c[0x0][0x30] << 20"]);
 
+    let pools = |headers, samplers, indexed| {
+        let pool = PoolView { headers, samplers, sampler_via_header: false, indexed };
+        [TextureView { kind: NumberKind::Float, dim: TextureDim::D2, array: false, pool: Some(pool) }]
+    };
     for body in [
         // An interpolated attribute, and an immediate handle (no constant-buffer word to read).
         "IPA rd=2 address=0x88",
         "MOV32I rd=2 imm32=0x00100001 lanes=15",
     ] {
-        let error = translate_pixel_body(&format!("{body}\n{TEX}")).unwrap_err();
-        assert!(error.contains("TEX.B.LZ") && error.contains("not traced"), "{error}");
+        let source = format!("{body}\n{TEX}");
+        let error = translate_pixel_body(&source).unwrap_err();
+        assert!(error.contains("run time") && error.contains("binds no pools"), "{error}");
+        for indexed in [true, false] {
+            let translation = translate_pixel_body_with(&source, &pools(3, 2, indexed)).unwrap();
+            spirv_val("pools", &translation.spirv);
+            assert_eq!(translation.textures[0].handle.to_string(), "pool");
+        }
+        let error = translate_pixel_body_with(&source, &pools(300, 0, false)).unwrap_err();
+        assert!(error.contains("shaderSampledImageArrayNonUniformIndexing"), "{error}");
     }
 }

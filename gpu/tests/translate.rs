@@ -35,6 +35,7 @@ const MUST_TRANSLATE: &[&str] = &[
     "ampere",
     "memory",
     "video",
+    "bindless_sampling",
 ];
 
 fn spirv_val(entry: &str, spirv: &[u32]) -> Result<(), String> {

@@ -11,10 +11,12 @@ use super::cubin::{Cubin, CubinError, KernelImage};
 use super::exec::{
     self, ConstantBuffers, ExecError, Kernel, Launch, Sampler, TextureImage, Textures, driver_constants, run_compute,
 };
-use crate::shader::ir::{HandlePart, SurfaceBinding, TextureBinding, TextureHandle, TextureView};
+use crate::shader::ir::{HandlePart, PoolView, SurfaceBinding, TextureBinding, TextureHandle, TextureView};
 use crate::shader::{FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, TranslateError, Window, translate_compute};
 use crate::texture::format::NumberKind;
-use crate::vulkan::{ComputeDevice, DispatchOptions, Sampling, StorageImage, Texture, VulkanError};
+use crate::vulkan::{
+    ComputeDevice, DispatchOptions, Sampling, StorageImage, Texture, TexturePool, TextureSlot, VulkanError,
+};
 use ash::vk;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -106,6 +108,40 @@ impl RunTexture {
     /// Level `level`'s width, height and depth.
     pub fn extent(&self, level: u32) -> [u32; 3] {
         self.size.map(|n| (n >> level).max(1))
+    }
+
+    /// The texture on the device with `texels`, FP32 numbers sampled as `sampling` says.
+    fn vulkan<'t>(&self, texels: &'t [u8], sampling: Sampling) -> Texture<'t> {
+        Texture {
+            format: vk::Format::R32G32B32A32_SFLOAT,
+            bytes_per_texel: 16,
+            view_type: crate::vulkan::view_type(self.dim, self.layers > 1),
+            width: self.size[0],
+            height: self.size[1],
+            depth: self.size[2],
+            layers: self.image_layers(),
+            levels: self.levels,
+            texels,
+            sampling,
+        }
+    }
+
+    /// How CUDA samples the run's textures (the interpreter's `Sampler::POINT_CLAMP`): nearest texels, clamped to
+    /// the edge, the levels it has.
+    fn sampling(&self) -> Sampling {
+        Sampling {
+            mag: vk::Filter::NEAREST,
+            min: vk::Filter::NEAREST,
+            mipmap_mode: vk::SamplerMipmapMode::NEAREST,
+            address: [vk::SamplerAddressMode::CLAMP_TO_EDGE; 3],
+            lod_bias: 0.0,
+            min_lod: 0.0,
+            max_lod: (self.levels - 1) as f32,
+            anisotropy: None,
+            reduction: vk::SamplerReductionMode::WEIGHTED_AVERAGE,
+            border: [0; 4],
+            compare: None,
+        }
     }
 
     /// The texture `number` for the interpreter.
@@ -633,13 +669,10 @@ pub fn dispatch(
     } else {
         crate::shader::program_needs(kernel).map_err(translate_error)?
     };
-    let textures =
-        needs.textures.iter().map(|binding| run_texture(run, binding, &bank)).collect::<Result<Vec<_>, _>>()?;
     let (surfaces, image_bindings) = run_surfaces(run, &needs.surfaces, &bank)?;
-    let views: Vec<TextureView> = textures
-        .iter()
-        .map(|(_, texture)| TextureView { kind: NumberKind::Float, dim: texture.dim, array: texture.layers > 1 })
-        .collect();
+    let texels: Vec<Vec<u8>> =
+        run.textures.iter().enumerate().map(|(number, texture)| texture.texels(number)).collect();
+    let (views, slots) = run_textures(device, run, &needs.textures, &bank, &texels)?;
     let translation = translate_compute(kernel, run.block, LOCAL_BYTES, &global, &views).map_err(translate_error)?;
     let mut banks = Vec::new();
     for &number in &translation.constant_banks {
@@ -648,42 +681,12 @@ pub fn dispatch(
         device.write(&buffer, 0, &bytes).map_err(vulkan)?;
         banks.push(buffer);
     }
-    let texels: Vec<Vec<u8>> = textures.iter().map(|&(number, texture)| texture.texels(number)).collect();
-    let sampling = |texture: &RunTexture| Sampling {
-        mag: vk::Filter::NEAREST,
-        min: vk::Filter::NEAREST,
-        mipmap_mode: vk::SamplerMipmapMode::NEAREST,
-        address: [vk::SamplerAddressMode::CLAMP_TO_EDGE; 3],
-        lod_bias: 0.0,
-        min_lod: 0.0,
-        max_lod: (texture.levels - 1) as f32,
-        anisotropy: None,
-        reduction: vk::SamplerReductionMode::WEIGHTED_AVERAGE,
-        border: [0; 4],
-        compare: None,
-    };
-    let images: Vec<Texture> = textures
-        .iter()
-        .zip(&texels)
-        .map(|(&(_, texture), texels)| Texture {
-            format: vk::Format::R32G32B32A32_SFLOAT,
-            bytes_per_texel: 16,
-            view_type: crate::vulkan::view_type(texture.dim, texture.layers > 1),
-            width: texture.size[0],
-            height: texture.size[1],
-            depth: texture.size[2],
-            layers: texture.image_layers(),
-            levels: texture.levels,
-            texels,
-            sampling: sampling(&texture),
-        })
-        .collect();
     let bindings: Vec<_> = banks.iter().collect();
     let (numbers, mut storage): (Vec<usize>, Vec<StorageImage>) = surfaces.into_iter().unzip();
     let options = DispatchOptions::default();
     let storage_images = (&mut storage[..], &image_bindings[..]);
     device
-        .dispatch_images(&translation.spirv, "main", &bindings, &images, storage_images, run.grid, &options)
+        .dispatch_images(&translation.spirv, "main", &bindings, &slots, storage_images, run.grid, &options)
         .map_err(vulkan)?;
     let mut result = Vec::new();
     for buffer in &buffers {
@@ -765,6 +768,7 @@ fn handle_of(run: &Run, handle: TextureHandle, bank: &impl Fn(u8) -> Vec<u8>) ->
     let parts = match handle {
         TextureHandle::Traced(parts) => parts,
         TextureHandle::Bound(offset) => [Some(HandlePart { bank: 0, offset, mask: u32::MAX, shift: 0 }), None],
+        TextureHandle::Pool => return Err(bad("a run-time handle, which no constant-buffer word holds".into())),
     };
     let mut value = 0;
     for part in parts.iter().flatten() {
@@ -776,18 +780,62 @@ fn handle_of(run: &Run, handle: TextureHandle, bank: &impl Fn(u8) -> Vec<u8>) ->
     Ok(value & 0xf_ffff)
 }
 
-/// The run's texture that `binding`'s handle names (its header index, bits 19:0), read from the constant-buffer
-/// words it comes from.
-fn run_texture(
+/// What `bindings` take from the run's textures (whose texels are `texels`), and their views: the texture a
+/// binding's handle names, read from the constant-buffer words it comes from, or for a run-time handle, all of
+/// them as the pool (those of another shape as zeros), with one sampler, index 0 (CUDA's handles are the texture
+/// numbers, `parameters`).
+fn run_textures<'t>(
+    device: &ComputeDevice,
     run: &Run,
-    binding: &TextureBinding,
+    bindings: &[TextureBinding],
     bank: &impl Fn(u8) -> Vec<u8>,
-) -> Result<(usize, RunTexture), CorpusError> {
+    texels: &'t [Vec<u8>],
+) -> Result<(Vec<TextureView>, Vec<TextureSlot<'t>>), CorpusError> {
     let bad = |what: String| CorpusError::Texture { entry: run.entry.clone(), what };
-    let number = handle_of(run, binding.handle, bank)? as usize;
-    let texture = run.textures.get(number).ok_or_else(|| bad(format!("texture {number}, which textures= lacks")))?;
-    Ok((number, *texture))
+    let mut views = Vec::new();
+    let mut slots = Vec::new();
+    for binding in bindings {
+        if binding.handle != TextureHandle::Pool {
+            let number = handle_of(run, binding.handle, bank)? as usize;
+            let texture =
+                run.textures.get(number).ok_or_else(|| bad(format!("texture {number}, which textures= lacks")))?;
+            views.push(TextureView {
+                kind: NumberKind::Float,
+                dim: texture.dim,
+                array: texture.layers > 1,
+                pool: None,
+            });
+            slots.push(TextureSlot::Texture(texture.vulkan(&texels[number], texture.sampling())));
+            continue;
+        }
+        if binding.depth_compare || binding.multisample {
+            return Err(bad("a depth compare or multisample fetch through a run-time handle".into()));
+        }
+        // One texel of one level (an array's: two layers).
+        let placeholder =
+            RunTexture { dim: binding.dim, size: [1; 3], layers: 1 + u32::from(binding.array), levels: 1 };
+        let zeros = &ZEROS[..16 * placeholder.image_layers() as usize];
+        let mut images: Vec<Texture> = run
+            .textures
+            .iter()
+            .zip(texels)
+            .map(|(texture, texels)| match (texture.dim, texture.layers > 1) == (binding.dim, binding.array) {
+                true => texture.vulkan(texels, texture.sampling()),
+                false => placeholder.vulkan(zeros, placeholder.sampling()),
+            })
+            .collect();
+        images.push(placeholder.vulkan(zeros, placeholder.sampling()));
+        let sampling = Sampling { max_lod: vk::LOD_CLAMP_NONE, ..placeholder.sampling() };
+        let indexed = device.features().sampled_image_array_non_uniform_indexing;
+        let pool = PoolView { headers: run.textures.len() as u32, samplers: 1, sampler_via_header: false, indexed };
+        views.push(TextureView { kind: NumberKind::Float, dim: binding.dim, array: binding.array, pool: Some(pool) });
+        slots.push(TextureSlot::Pool(TexturePool { images, samplers: vec![sampling; 2] }));
+    }
+    Ok((views, slots))
 }
+
+/// The texels of a placeholder texture: one texel of up to twelve layers (a cube array of two).
+static ZEROS: [u8; 16 * 12] = [0; 16 * 12];
 
 #[cfg(test)]
 mod tests {

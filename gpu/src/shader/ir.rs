@@ -261,6 +261,17 @@ pub enum TextureHandle {
     /// A bindless instruction's handle register, traced back to constant-buffer words: the OR of its parts (a
     /// handle loaded whole is one part; NVN's separate texture and sampler handles are two).
     Traced([Option<HandlePart>; 2]),
+    /// A bindless handle known only when the program runs (loaded from memory, computed): the binding is the
+    /// whole header and sampler pools, and each op names its handle value (`TextureRef::handle`).
+    Pool,
+}
+
+/// How an op names its texture: the program's binding, and for a `TextureHandle::Pool` binding the handle (a
+/// U32: header index in bits 19:0, sampler index in 31:20) that picks the pools' entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextureRef {
+    pub binding: u16,
+    pub handle: Option<Value>,
 }
 
 /// `(word & mask) << shift`, the word at byte `offset` of constant bank `bank` (`shift` past 31 gives 0).
@@ -277,6 +288,7 @@ impl fmt::Display for TextureHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let parts = match self {
             TextureHandle::Bound(offset) => return write!(f, "c[bindless][{offset:#x}]"),
+            TextureHandle::Pool => return write!(f, "pool"),
             TextureHandle::Traced(parts) => parts,
         };
         for (index, part) in parts.iter().flatten().enumerate() {
@@ -327,7 +339,29 @@ pub struct TextureView {
     pub kind: crate::texture::format::NumberKind,
     pub dim: TextureDim,
     pub array: bool,
+    /// A `TextureHandle::Pool` binding's pools as the back end binds them (`None` for other bindings).
+    pub pool: Option<PoolView>,
 }
+
+/// The pools a run-time handle indexes, as the back end binds them: `headers` textures (viewed as the binding's
+/// shape, holding their texels' 32-bit words as FP32 bits: one float view for every number kind) and `samplers`
+/// samplers, each array followed by one placeholder (a texture of zeros, a default sampler) that indices past
+/// them read. With `sampler_via_header` (SET_SAMPLER_BINDING VIA_HEADER_BINDING) the header index picks the
+/// sampler too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolView {
+    pub headers: u32,
+    pub samplers: u32,
+    pub sampler_via_header: bool,
+    /// The device indexes arrays of sampled images and samplers with values that differ between invocations
+    /// (`shaderSampledImageArrayNonUniformIndexing`). Without it, each op picks its pair of header and sampler
+    /// by a switch with a case for every pair, which `MAX_SWITCHED_POOL_PAIRS` bounds.
+    pub indexed: bool,
+}
+
+/// The most pairs of header and sampler (placeholders included) a pool may have on a device that cannot index
+/// descriptor arrays: each texture op through it becomes a switch with a case for each.
+pub const MAX_SWITCHED_POOL_PAIRS: u32 = 256;
 
 /// A surface a program loads, stores or reduces through `handle`, shaped `dim` (an array when `array`) and
 /// viewed as texels of `texel_bytes` (1, 2, 4, 8 or 16: unsigned integer channels, R8, R16, R32, RG32 or RGBA32):
@@ -474,7 +508,7 @@ pub enum Op {
     /// A filtered sample of texture binding `texture` at FP32 coordinates (`TextureDim::coordinates` of them)
     /// and, for arrays, the layer (a U32 whose low 16 bits count): the texel's four components (U32x4).
     TextureSample {
-        texture: u16,
+        texture: TextureRef,
         coordinates: Vec<Value>,
         layer: Option<Value>,
         lod: Lod,
@@ -486,7 +520,7 @@ pub enum Op {
     },
     /// One texel of level `level` (U32) at integer coordinates (and layer) of binding `texture`, unfiltered.
     TextureFetch {
-        texture: u16,
+        texture: TextureRef,
         coordinates: Vec<Value>,
         layer: Option<Value>,
         level: Value,
@@ -495,7 +529,7 @@ pub enum Op {
     /// each (with `reference`, the binding's comparisons with them instead), in the order (i0, j1), (i1, j1),
     /// (i1, j0), (i0, j0).
     TextureGather {
-        texture: u16,
+        texture: TextureRef,
         coordinates: Vec<Value>,
         layer: Option<Value>,
         component: u8,
@@ -507,14 +541,14 @@ pub enum Op {
     /// layers, then depth or a 2D array's layers (0 where the shape has none), then the levels; the first three
     /// 0 for a level past the last (nxgpucatch's hardware tests).
     TextureQuery {
-        texture: u16,
+        texture: TextureRef,
         level: Value,
     },
     /// TMML (fragment stage): the level of detail a sample of binding `texture` at FP32 `coordinates` would
     /// compute, as signed 8.8 fixed point in bits 15:0 of component 0, and the level it would access, unsigned
     /// 8.8 in component 1 (the reverse of SPIR-V's order: `gpu/research/tmml-lc.md`); components 2 and 3 are 0.
     TextureLodQuery {
-        texture: u16,
+        texture: TextureRef,
         coordinates: Vec<Value>,
     },
     /// The texel of surface binding `surface` at integer `coordinates` (x, then y, then z or the layer), inside
@@ -659,6 +693,18 @@ impl Program {
             self.textures.len() - 1
         });
         index as u16
+    }
+
+    /// The op whose result is `value`, wherever its statement is.
+    pub fn op_mut(&mut self, value: Value) -> Option<&mut Op> {
+        fn find(body: &mut [Stmt], value: Value) -> Option<&mut Op> {
+            body.iter_mut().find_map(|stmt| match stmt {
+                Stmt::Op(v, op) if *v == value => Some(op),
+                Stmt::Op(..) => None,
+                Stmt::If(_, inner) => find(inner, value),
+            })
+        }
+        self.blocks.iter_mut().find_map(|block| find(&mut block.body, value))
     }
 
     /// The index of `binding` among the program's surfaces, added when it is new.

@@ -59,6 +59,29 @@ impl Lower<'_> {
     /// The op that computes `value`, seen through register reads to what the block last wrote there (outside
     /// any guard): the definitions `known_constant` and `traced_handle` follow.
     fn definition(&self, value: Value) -> Option<&Op> {
+        self.defined(value)?.1
+    }
+
+    /// `value` seen through register reads as `definition` sees it, and through adding, ORing or XORing a known
+    /// 0 (the moves ptxas writes as `IMAD.MOV.U32 Rd, RZ, RZ, Rs`): the value they copy, itself when it is no
+    /// copy or the block did not write the register. A handle's identity: copies of a handle the block loaded
+    /// once are one handle.
+    pub(super) fn origin(&self, value: Value) -> Value {
+        match self.defined(value) {
+            Some((_, Some(&Op::Binary(BinOp::Add | BinOp::Or | BinOp::Xor, a, b)))) => {
+                match (self.known_constant(a), self.known_constant(b)) {
+                    (Some(0), _) => self.origin(b),
+                    (_, Some(0)) => self.origin(a),
+                    _ => value,
+                }
+            }
+            Some((origin, _)) => origin,
+            None => value,
+        }
+    }
+
+    /// The value `value` reads through register reads, with its op when the block computes it.
+    fn defined(&self, value: Value) -> Option<(Value, Option<&Op>)> {
         let lists = &self.stmts[self.stmts.len() - 1 - self.open_guards..];
         for (depth, list) in lists.iter().enumerate().rev() {
             let Some(position) = list.iter().position(|s| matches!(s, Stmt::Op(v, _) if *v == value)) else {
@@ -66,8 +89,11 @@ impl Lower<'_> {
             };
             let Stmt::Op(_, op) = &list[position] else { unreachable!("matched an op above") };
             return match *op {
-                Op::GetReg(register) => self.definition(self.register_source(lists, register, depth, position)?),
-                _ => Some(op),
+                Op::GetReg(register) => match self.register_source(lists, register, depth, position) {
+                    Some(source) => self.defined(source),
+                    None => Some((value, None)),
+                },
+                _ => Some((value, Some(op))),
             };
         }
         None

@@ -6,6 +6,7 @@ use super::ir::{
     BinOp, Block, Cmp, Conv, FArith, HalfFormat, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp,
     Value,
 };
+use crate::sass::cubin::KernelImage;
 use crate::sass::text::View;
 
 pub(super) struct Lower<'k> {
@@ -17,6 +18,8 @@ pub(super) struct Lower<'k> {
     /// `open_guards + 1` lists are one block's statements up to this point, outermost first.
     pub(super) open_guards: usize,
     pub(super) kernel_name: &'k str,
+    /// The run-time texture handles' uses so far (`Lower::settle_pool_queries`).
+    pub(super) pools: super::texture::PoolUses,
 }
 
 /// Why the 64-bit shared atomics other than compare-and-swap (ATOMS .U64: add, min, max, inc, dec, and, or, xor,
@@ -25,6 +28,22 @@ pub(super) struct Lower<'k> {
 /// ATOMS.CAS.64 loops itself, and those translate.
 pub(super) const SHARED_UPDATE64: &str =
     "a 64-bit shared atomic other than compare-and-swap, whose translation NVIDIA's compiler rejects";
+
+impl<'k> Lower<'k> {
+    /// Starts lowering `kernel` with `local_bytes` of local memory a thread.
+    pub(super) fn new(kernel: &'k KernelImage, local_bytes: u32) -> Self {
+        let program = Program { shared_bytes: kernel.shared_bytes, local_bytes, ..Program::default() };
+        Lower { program, stmts: Vec::new(), open_guards: 0, kernel_name: &kernel.name, pools: Default::default() }
+    }
+
+    /// The program, once its blocks are lowered. Err: why it cannot be translated.
+    pub(super) fn finish(mut self) -> Result<Program, String> {
+        self.settle_pool_queries()?;
+        self.program.constant_banks.sort_unstable();
+        self.program.constant_banks.dedup();
+        Ok(self.program)
+    }
+}
 
 impl Lower<'_> {
     pub(super) fn op(&mut self, op: Op) -> Value {

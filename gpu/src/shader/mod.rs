@@ -98,9 +98,25 @@ pub const EMITTER_VERSION: u32 = 1;
 /// other opcode is at 1): bump an opcode's entry (add it at 2) when only its translation changes, so that a
 /// translator change invalidates only the cached translations of the kernels that contain that opcode.
 const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[
-    // Multisample fetches (TLD.MS, TLDS 2D MS) translated instead of refused.
-    (Isa::Sm5x, "TLD", 2),
-    (Isa::Sm5x, "TLDS", 2),
+    // Multisample fetches (TLD.MS, TLDS 2D MS) translated instead of refused; then (3 here, 2 for the rest)
+    // handles known only at run time read through the pools, and every texture op loads its texture after its
+    // operands.
+    (Isa::Sm5x, "TLD", 3),
+    (Isa::Sm5x, "TLDS", 3),
+    (Isa::Sm5x, "TEX", 2),
+    (Isa::Sm5x, "TEXS", 2),
+    (Isa::Sm5x, "TLD4", 2),
+    (Isa::Sm5x, "TLD4S", 2),
+    (Isa::Sm5x, "TXD", 2),
+    (Isa::Sm5x, "TXQ", 2),
+    (Isa::Sm5x, "TMML", 2),
+    (Isa::Sm86, "TEX", 2),
+    (Isa::Sm86, "TLD", 2),
+    (Isa::Sm86, "TLD4", 2),
+    (Isa::Sm86, "TXD", 2),
+    (Isa::Sm86, "TXQ", 2),
+    // ptxas's moves (IMAD.MOV.U32 Rd, RZ, RZ, c) as copies.
+    (Isa::Sm86, "IMAD", 2),
     // FP64 arithmetic, comparisons, integral rounding and MUFU's FP64 seeds translated instead of refused.
     (Isa::Sm5x, "DADD", 2),
     (Isa::Sm5x, "DMUL", 2),
@@ -234,6 +250,7 @@ pub fn translate_compute(
         });
     }
     refuse_lod_queries(kernel, &program, "a compute kernel")?;
+    require_pools(kernel, &program, texture_views)?;
     let spirv = spirv::emit(&program, &Stage::Compute { local_size: block }, global, texture_views);
     Ok(Translation {
         spirv,
@@ -252,6 +269,35 @@ fn refuse_lod_queries(kernel: &KernelImage, program: &ir::Program, stage: &str) 
             kernel: kernel.name.clone(),
             offset: 0,
         });
+    }
+    Ok(())
+}
+
+/// A binding of the pools (a handle known only at run time) needs the back end's `PoolView` of them, and pools a
+/// switch picks from stay small enough (`ir::MAX_SWITCHED_POOL_PAIRS`).
+fn require_pools(kernel: &KernelImage, program: &ir::Program, views: &[TextureView]) -> Result<(), TranslateError> {
+    let refuse = |what: String| {
+        Err(TranslateError::Unimplemented { isa: kernel.isa, what, kernel: kernel.name.clone(), offset: 0 })
+    };
+    if let Some(index) = spirv::missing_pools(&program.textures, views) {
+        return refuse(format!(
+            "texture {index} takes its handle at run time: the texture and sampler pools must be bound whole, and \
+             this caller binds no pools"
+        ));
+    }
+    for view in views {
+        let Some(pool) = view.pool.filter(|pool| !pool.indexed) else { continue };
+        let pairs = (u64::from(pool.headers) + 1) * (u64::from(pool.samplers) + 1);
+        if pairs > u64::from(ir::MAX_SWITCHED_POOL_PAIRS) {
+            return refuse(format!(
+                "handles known only at run time into pools of {} headers and {} samplers on a device that cannot \
+                 index descriptor arrays (shaderSampledImageArrayNonUniformIndexing): {pairs} pairs to switch \
+                 between, more than {}; run on a device with descriptor indexing",
+                pool.headers,
+                pool.samplers,
+                ir::MAX_SWITCHED_POOL_PAIRS
+            ));
+        }
     }
     Ok(())
 }
@@ -324,6 +370,7 @@ pub fn translate_graphics(
     if matches!(stage, Stage::Vertex(_)) {
         refuse_lod_queries(kernel, &program, "a vertex program")?;
     }
+    require_pools(kernel, &program, texture_views)?;
     let spirv = spirv::emit(&program, &stage, global, texture_views);
     Ok(Translation {
         spirv,
@@ -356,8 +403,12 @@ mod tests {
                 fault: 8,
             })
         };
-        let uint_2d =
-            TextureView { kind: crate::texture::format::NumberKind::Uint, dim: ir::TextureDim::D2, array: false };
+        let uint_2d = TextureView {
+            kind: crate::texture::format::NumberKind::Uint,
+            dim: ir::TextureDim::D2,
+            array: false,
+            pool: None,
+        };
         let key = cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x1000), &[]);
         assert_eq!(key, cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x1000), &[]));
         for other in [

@@ -50,10 +50,8 @@ pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program> {
         })
         .collect();
     let stack_base = local_bytes.next_multiple_of(4);
-    let mut lower = Lower { program: Program::default(), stmts: Vec::new(), open_guards: 0, kernel_name: &kernel.name };
+    let mut lower = Lower::new(kernel, stack_base + STACK_BYTES);
     lower.program.entry = ENTRY_BLOCK;
-    lower.program.shared_bytes = kernel.shared_bytes;
-    lower.program.local_bytes = stack_base + STACK_BYTES;
     let mut maxwell = Maxwell { l: &mut lower, stack_base, views: &views };
     let leaders = maxwell.leaders();
     let starts: Vec<usize> = leaders.iter().copied().collect();
@@ -65,9 +63,12 @@ pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program> {
     // The entry clears the stack depth: a block in front of the code's first.
     let entry = maxwell.entry_block();
     maxwell.l.program.blocks.insert(0, entry);
-    lower.program.constant_banks.sort_unstable();
-    lower.program.constant_banks.dedup();
-    Ok(lower.program)
+    lower.finish().map_err(|what| TranslateError::Unimplemented {
+        isa: Isa::Sm5x,
+        what,
+        kernel: kernel.name.clone(),
+        offset: 0,
+    })
 }
 
 struct Maxwell<'l, 'k, 'v> {

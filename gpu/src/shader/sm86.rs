@@ -24,19 +24,19 @@ pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program, Translat
         })
         .collect();
     let leaders = leaders(&views);
-    let mut lower = Lower { program: Program::default(), stmts: Vec::new(), open_guards: 0, kernel_name: &kernel.name };
-    lower.program.entry = 0;
-    lower.program.shared_bytes = kernel.shared_bytes;
-    lower.program.local_bytes = local_bytes;
+    let mut lower = Lower::new(kernel, local_bytes);
     let starts: Vec<usize> = leaders.iter().copied().collect();
     for (i, &start) in starts.iter().enumerate() {
         let end = starts.get(i + 1).copied().unwrap_or(views.len());
         let block = lower.block(&views[start..end], end < views.len())?;
         lower.program.blocks.push(block);
     }
-    lower.program.constant_banks.sort_unstable();
-    lower.program.constant_banks.dedup();
-    Ok(lower.program)
+    lower.finish().map_err(|what| TranslateError::Unimplemented {
+        isa: Isa::Sm86,
+        what,
+        kernel: kernel.name.clone(),
+        offset: 0,
+    })
 }
 
 /// Where blocks start: the entry, branch and call targets, what follows a branch, call or exit. Code that jumps
@@ -1236,6 +1236,14 @@ impl Lower<'_> {
         let extended = v.flag("x");
         let a = self.reg(v.get("ra"));
         let b = self.slot_b(v);
+        let low_form = !(form.starts_with("WIDE") || form.starts_with("HI"));
+        let zero_product = [a, b].iter().any(|&factor| self.known_constant(factor) == Some(0));
+        if low_form && zero_product && !extended && !Self::negated(v, 'c') && v.get("pd") == 7 {
+            // ptxas's move, IMAD.MOV.U32 Rd, RZ, RZ, c: a copy (which `Lower::origin` sees through).
+            let c = self.slot_c(v);
+            self.set_reg(v.get("rd"), c);
+            return;
+        }
         let (a64, b64) = if signed {
             (self.un(UnOp::ExtendS, a), self.un(UnOp::ExtendS, b))
         } else {

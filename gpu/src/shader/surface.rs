@@ -14,7 +14,11 @@ use crate::sass::surface::{Edge, SurfaceData, SurfaceInstruction, SurfaceOperati
 impl Lower<'_> {
     /// Carries out `s`. Err: why it cannot be translated.
     pub(super) fn surface_instruction(&mut self, s: &SurfaceInstruction) -> Result<(), String> {
-        let handle = self.texture_handle(s.handle)?;
+        let handle = self.texture_handle(s.handle);
+        if handle.value.is_some() {
+            return Err("a surface handle known only at run time (surfaces bind by traced handles alone)".into());
+        }
+        let handle = handle.handle;
         // A formatted store's channels are whole texels of the surface's format: all four, or the first alone.
         let (size, texel_bytes, formatted_channels) = match s.data {
             SurfaceData::Raw { size } => (size, access_bytes(size) as u8, 0),

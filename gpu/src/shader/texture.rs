@@ -2,7 +2,7 @@
 //! read an instruction's fields (Maxwell's forms: `sm5x/texture.rs`): the operands in the order both ISAs read them
 //! (Mesa's NAK builds one source list for SM50 and SM70 alike), the handle, and where the results go.
 
-use super::ir::{BinOp, Cmp, HandlePart, Lod, Op, Round, TextureBinding, TextureDim, TextureHandle, Value};
+use super::ir::{BinOp, Cmp, HandlePart, Lod, Op, Round, TextureBinding, TextureDim, TextureHandle, TextureRef, Value};
 use super::lower::Lower;
 use crate::sass::texture::{HandleSource, Level, Operation, TextureInstruction};
 
@@ -15,7 +15,7 @@ fn texel_offsets(packed: u32) -> [i8; 3] {
 impl Lower<'_> {
     /// Carries out `t`: its results into its destinations. Err: why it cannot be translated.
     pub(super) fn texture_instruction(&mut self, t: &TextureInstruction) -> Result<(), String> {
-        let handle = self.texture_handle(t.handle)?;
+        let handle = self.texture_handle(t.handle);
         let values = match t.operation {
             Operation::Read { .. } => {
                 let (texel, valid) = self.texture_read(handle, t)?;
@@ -50,31 +50,28 @@ impl Lower<'_> {
     }
 
     /// The handle as the IR names it: a bindless register's traced back to the constant-buffer words it was made
-    /// of in its block (`Lower::traced_handle`); one traced nowhere is refused (it would need the whole pools as
-    /// descriptor arrays).
-    pub(super) fn texture_handle(&mut self, source: HandleSource) -> Result<TextureHandle, String> {
-        Ok(match source {
+    /// of in its block (`Lower::traced_handle`), or where it is traced nowhere, the register's value indexing the
+    /// pools when the program runs.
+    pub(super) fn texture_handle(&mut self, source: HandleSource) -> HandleUse {
+        let handle = match source {
             HandleSource::Constant { bank, offset } => {
                 TextureHandle::Traced([Some(HandlePart { bank, offset, mask: u32::MAX, shift: 0 }), None])
             }
             HandleSource::Slot(offset) => TextureHandle::Bound(offset),
             HandleSource::Register(register) => {
-                let handle = self.reg(register);
-                let parts = self
-                    .traced_handle(handle)
-                    .ok_or("a bindless handle not traced to constant-buffer words in its block")?;
-                TextureHandle::Traced(parts)
+                let value = self.reg(register);
+                return match self.traced_handle(value) {
+                    Some(parts) => HandleUse { handle: TextureHandle::Traced(parts), value: None },
+                    None => HandleUse { handle: TextureHandle::Pool, value: Some(value) },
+                };
             }
-        })
+        };
+        HandleUse { handle, value: None }
     }
 
     /// A TEX or TLD (`t.operation` is a `Read`): the texel, and for a checked level when the level exists (else
     /// the results are zeros).
-    fn texture_read(
-        &mut self,
-        handle: TextureHandle,
-        t: &TextureInstruction,
-    ) -> Result<(Value, Option<Value>), String> {
+    fn texture_read(&mut self, handle: HandleUse, t: &TextureInstruction) -> Result<(Value, Option<Value>), String> {
         let Operation::Read { fetch, level: mode, offsets, last, checked_level } = t.operation else {
             unreachable!("texture_instruction reads only through texture_read")
         };
@@ -103,7 +100,7 @@ impl Lower<'_> {
                 let sample = self.reg(sample);
                 return Ok((self.fetch_sample(handle, coordinates, sample), None));
             }
-            let texture = self.bind_texture(binding(handle, dim, array));
+            let texture = self.bind_texture(binding(handle, dim, array), handle);
             let mut level = match level_register {
                 Some(register) => self.reg(register),
                 None => self.const32(0),
@@ -146,14 +143,14 @@ impl Lower<'_> {
         };
         let reference = last_register.map(|register| self.reg(register));
         let binding = TextureBinding { depth_compare: reference.is_some(), ..binding(handle, dim, array) };
-        let texture = self.bind_texture(binding);
+        let texture = self.bind_texture(binding, handle);
         Ok((self.op(Op::TextureSample { texture, coordinates, layer, lod, reference, offset }), None))
     }
 
     /// A TLD4: the components the mask chooses, in order.
     fn texture_gather(
         &mut self,
-        handle: TextureHandle,
+        handle: HandleUse,
         t: &TextureInstruction,
         component: u8,
         offset_registers: usize,
@@ -177,7 +174,7 @@ impl Lower<'_> {
             gather_offsets: offset_registers > 0,
             ..binding(handle, dim, array)
         };
-        let texture = self.bind_texture(binding);
+        let texture = self.bind_texture(binding, handle);
         if offset_registers < 2 {
             let offsets = (offset_registers == 1).then(|| self.reg(rest[0]));
             let texels = self.op(Op::TextureGather { texture, coordinates, layer, component, reference, offsets });
@@ -207,7 +204,7 @@ impl Lower<'_> {
     /// layer in bits 15:0, then per coordinate d/dx and d/dy (Mesa's `handleTXD` and yuzu agree; Ryujinx reads
     /// all of d/dx first; Maxwell behaviour 2.13; ptxas fills sm_86's TXD so too). 1D and 2D only, as Mesa emits
     /// it (3D and cubes it computes by hand, as ptxas does for sm_86).
-    fn texture_gradients(&mut self, handle: TextureHandle, t: &TextureInstruction) -> Result<Value, String> {
+    fn texture_gradients(&mut self, handle: HandleUse, t: &TextureInstruction) -> Result<Value, String> {
         let (dim, array) = (t.dim, t.array);
         if !matches!(dim, TextureDim::D1 | TextureDim::D2) {
             return Err("3D and cube targets".into());
@@ -221,16 +218,25 @@ impl Lower<'_> {
             |l: &mut Self, coordinate: usize, y: usize| l.reg(derivatives[2 * coordinate.min(count - 1) + y]);
         let x = [derivative(self, 0, 0), derivative(self, 1, 0)];
         let y = [derivative(self, 0, 1), derivative(self, 1, 1)];
-        let texture = self.bind_texture(binding(handle, dim, array));
+        let texture = self.bind_texture(binding(handle, dim, array), handle);
         let lod = Lod::Gradients { x, y };
         Ok(self.op(Op::TextureSample { texture, coordinates: values, layer, lod, reference: None, offset: None }))
     }
 
     /// TXQ TEX_HEADER_DIMENSION: the size of level `level` of the texture as its header shapes it (nxgpucatch's
     /// hardware tests: `Op::TextureQuery`).
-    pub(super) fn texture_size(&mut self, handle: TextureHandle, level: Value) -> Value {
+    /// Through a pool, the query takes the shape of the program's other uses of the same handle: its binding is
+    /// settled once the program is lowered (`Lower::settle_pool_queries`).
+    pub(super) fn texture_size(&mut self, handle: HandleUse, level: Value) -> Value {
+        if let Some(value) = handle.value {
+            let texture = TextureRef { binding: UNSETTLED, handle: Some(value) };
+            let query = self.op(Op::TextureQuery { texture, level });
+            let origin = self.origin(value);
+            self.pools.queries.push((query, origin));
+            return query;
+        }
         let binding = TextureBinding { query: true, ..binding(handle, TextureDim::D2, false) };
-        let texture = self.bind_texture(binding);
+        let texture = self.bind_texture(binding, handle);
         self.op(Op::TextureQuery { texture, level })
     }
 
@@ -248,15 +254,46 @@ impl Lower<'_> {
             .collect()
     }
 
-    pub(super) fn bind_texture(&mut self, binding: TextureBinding) -> u16 {
-        self.program.texture(binding)
+    /// The op's reference to `binding`, through which `handle` reads it; a pool's shape is noted for the size
+    /// queries of the same handle.
+    pub(super) fn bind_texture(&mut self, binding: TextureBinding, handle: HandleUse) -> TextureRef {
+        let reference = TextureRef { binding: self.program.texture(binding), handle: handle.value };
+        if let Some(value) = handle.value
+            && !binding.query
+        {
+            let origin = self.origin(value);
+            self.pools.shapes.push((origin, binding.dim, binding.array));
+        }
+        reference
+    }
+
+    /// Gives each size query through a pool the shape of another use of its handle (a TXQ has no target, and a
+    /// pool's entries have no one shape): a handle's value seen through the block's register writes
+    /// (`Lower::origin`) that a sample, fetch or gather of a known shape also reads. Err: a query whose handle
+    /// nothing else reads.
+    pub(super) fn settle_pool_queries(&mut self) -> Result<(), String> {
+        for (query, origin) in std::mem::take(&mut self.pools.queries) {
+            let Some(&(_, dim, array)) = self.pools.shapes.iter().find(|(shaped, ..)| *shaped == origin) else {
+                return Err("a size query (TXQ) through a handle known only at run time that no sample or fetch \
+                            in its block also reads: its shape is unknown"
+                    .into());
+            };
+            // A pool binding's images have the binding's own shape: the query shares the plain binding.
+            let pool = HandleUse { handle: TextureHandle::Pool, value: None };
+            let settled = self.program.texture(binding(pool, dim, array));
+            let Some(Op::TextureQuery { texture, .. }) = self.program.op_mut(query) else {
+                unreachable!("texture_size noted a size query")
+            };
+            texture.binding = settled;
+        }
+        Ok(())
     }
 
     /// A fetch of sample `sample` of texel `coordinates` of a multisampled 2D texture: layer `sample` of the
     /// array the host holds it as (`TextureBinding::multisample`).
-    pub(super) fn fetch_sample(&mut self, handle: TextureHandle, coordinates: Vec<Value>, sample: Value) -> Value {
+    pub(super) fn fetch_sample(&mut self, handle: HandleUse, coordinates: Vec<Value>, sample: Value) -> Value {
         let binding = TextureBinding { multisample: true, ..binding(handle, TextureDim::D2, true) };
-        let texture = self.bind_texture(binding);
+        let texture = self.bind_texture(binding, handle);
         let level = self.const32(0);
         self.op(Op::TextureFetch { texture, coordinates, layer: Some(sample), level })
     }
@@ -298,6 +335,25 @@ impl Lower<'_> {
 
 /// The binding of a texture of `dim` (`array`) whose handle is `handle`, read plainly (no compare, offsets or
 /// samples).
-pub(super) fn binding(handle: TextureHandle, dim: TextureDim, array: bool) -> TextureBinding {
+pub(super) fn binding(handle: HandleUse, dim: TextureDim, array: bool) -> TextureBinding {
+    let handle = handle.handle;
     TextureBinding { handle, dim, array, depth_compare: false, gather_offsets: false, multisample: false, query: false }
+}
+
+/// The binding of a size query through a pool until `Lower::settle_pool_queries` gives it its shape's.
+const UNSETTLED: u16 = u16::MAX;
+
+/// Where a texture instruction's handle comes from: what its binding says, and for a pool the handle's value.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct HandleUse {
+    pub handle: TextureHandle,
+    pub value: Option<Value>,
+}
+
+/// The run-time handles' uses in a program being lowered, for `Lower::settle_pool_queries`: the shapes each
+/// handle (its origin value) is read as, and the size queries (op, handle origin) that wait for one.
+#[derive(Debug, Default)]
+pub(super) struct PoolUses {
+    shapes: Vec<(Value, TextureDim, bool)>,
+    queries: Vec<(Value, Value)>,
 }

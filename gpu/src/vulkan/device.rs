@@ -123,6 +123,10 @@ pub struct Features {
     pub dual_src_blend: bool,
     /// Gathers with offsets that are not constants (`shaderImageGatherExtended`).
     pub image_gather_extended: bool,
+    /// Arrays of sampled images and samplers indexed by values that may differ between invocations
+    /// (`shaderSampledImageArrayDynamicIndexing` and `shaderSampledImageArrayNonUniformIndexing`): the pools that
+    /// texture handles known only at run time index.
+    pub sampled_image_array_non_uniform_indexing: bool,
     /// Storage images of the extended formats (R8ui, R16ui, Rg32ui...) and written without a format.
     pub storage_image_extended_formats: bool,
     pub storage_image_write_without_format: bool,
@@ -635,6 +639,8 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         logic_op: on(base.logic_op),
         dual_src_blend: on(base.dual_src_blend),
         image_gather_extended: on(base.shader_image_gather_extended),
+        sampled_image_array_non_uniform_indexing: on(base.shader_sampled_image_array_dynamic_indexing)
+            && on(v12.shader_sampled_image_array_non_uniform_indexing),
         storage_image_extended_formats: on(base.shader_storage_image_extended_formats),
         storage_image_write_without_format: on(base.shader_storage_image_write_without_format),
         vertex_stores: on(base.vertex_pipeline_stores_and_atomics),
@@ -666,6 +672,7 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .logic_op(f.logic_op)
         .dual_src_blend(f.dual_src_blend)
         .shader_image_gather_extended(f.image_gather_extended)
+        .shader_sampled_image_array_dynamic_indexing(f.sampled_image_array_non_uniform_indexing)
         .shader_storage_image_extended_formats(f.storage_image_extended_formats)
         .shader_storage_image_write_without_format(f.storage_image_write_without_format)
         .vertex_pipeline_stores_and_atomics(f.vertex_stores)
@@ -679,6 +686,7 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(f.storage_buffer_16bit_access);
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
         .buffer_device_address(true)
+        .shader_sampled_image_array_non_uniform_indexing(f.sampled_image_array_non_uniform_indexing)
         .shader_float16(f.shader_float16)
         .shader_int8(f.shader_int8)
         .storage_buffer8_bit_access(f.storage_buffer_8bit_access)

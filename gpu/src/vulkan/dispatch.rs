@@ -1,12 +1,14 @@
 //! `ComputeDevice::dispatch`: check the module against the device and the buffers, build a pipeline and a
 //! descriptor set, run, wait, and destroy it all. The interface: storage buffer i at set 0, binding i, then
-//! (`dispatch_sampling`) texture j as a combined image sampler at binding (number of buffers + j), then
-//! (`dispatch_images`) storage image binding k at binding (number of buffers + number of textures + k).
+//! (`dispatch_sampling`) the texture slots from binding (number of buffers) on (`sampled::slot_descriptors`: a
+//! combined image sampler a texture, two arrays for the pools), then (`dispatch_images`) storage image binding k
+//! at binding (the next free one + k).
 
 use super::device::{Features, Queue, State};
+use super::sampled::{SampledSlot, SlotDescriptor, slot_descriptors, slot_pool_sizes, slot_textures, texture_bindings};
 use super::spirv::{self, ResourceKind, capability};
 use super::storage::StorageImage;
-use super::{Buffer, ComputeDevice, Texture, VulkanError};
+use super::{Buffer, ComputeDevice, TextureSlot, VulkanError};
 use ash::vk;
 use std::ffi::CString;
 use std::time::Duration;
@@ -65,6 +67,11 @@ fn missing(number: u32, f: &Features) -> Option<(&'static str, &'static str)> {
         capability::STORAGE_BUFFER_8BIT_ACCESS => {
             ("StorageBuffer8BitAccess", "storageBuffer8BitAccess", f.storage_buffer_8bit_access)
         }
+        capability::SAMPLED_IMAGE_ARRAY_NON_UNIFORM_INDEXING => (
+            "SampledImageArrayNonUniformIndexing",
+            "shaderSampledImageArrayDynamicIndexing and shaderSampledImageArrayNonUniformIndexing",
+            f.sampled_image_array_non_uniform_indexing,
+        ),
         capability::VULKAN_MEMORY_MODEL => ("VulkanMemoryModel", "vulkanMemoryModel", f.vulkan_memory_model),
         capability::VULKAN_MEMORY_MODEL_DEVICE_SCOPE => {
             ("VulkanMemoryModelDeviceScope", "vulkanMemoryModelDeviceScope", f.vulkan_memory_model_device_scope)
@@ -120,7 +127,7 @@ impl ComputeDevice {
         spirv: &[u32],
         entry: &str,
         bindings: &[&Buffer],
-        textures: &[Texture],
+        textures: &[TextureSlot],
         groups: [u32; 3],
         options: &DispatchOptions,
     ) -> Result<(), VulkanError> {
@@ -136,7 +143,7 @@ impl ComputeDevice {
         spirv: &[u32],
         entry: &str,
         bindings: &[&Buffer],
-        textures: &[Texture],
+        textures: &[TextureSlot],
         (images, image_bindings): (&mut [StorageImage], &[usize]),
         groups: [u32; 3],
         options: &DispatchOptions,
@@ -145,9 +152,9 @@ impl ComputeDevice {
             return Err(VulkanError::OutOfBounds { offset: index as u64, len: 1, size: images.len() as u64 });
         }
         let local_size =
-            self.check(spirv, entry, (bindings, textures.len() + image_bindings.len()), groups, options)?;
+            self.check(spirv, entry, (bindings, texture_bindings(textures) + image_bindings.len()), groups, options)?;
         // Before the queue is taken: writing a buffer takes it.
-        let uploads = self.texture_uploads(textures.iter())?;
+        let uploads = self.texture_uploads(slot_textures(textures))?;
         let transfers = self.storage_transfers(images)?;
         let mut queue = self.shared.ready()?;
         tracing::debug!(entry, ?groups, ?local_size, bindings = bindings.len(), textures = textures.len(), "dispatch");
@@ -182,7 +189,7 @@ impl ComputeDevice {
         let device = &self.shared.device;
         let mut objects = Objects::new(device, queue.pool);
         let mut images = self.objects(queue.pool);
-        let sampled = self.textures(&mut images, resources.textures.iter(), resources.uploads)?;
+        let sampled = self.texture_slots(&mut images, resources.textures, resources.uploads)?;
         let stored = self.storage_images(&mut images, resources.images, resources.transfers)?;
 
         // SAFETY (every call below): the create infos and the slices they point to outlive each call, and every
@@ -192,25 +199,23 @@ impl ComputeDevice {
             .map_err(VulkanError::call("vkCreateShaderModule"))?;
 
         let buffer_count = bindings.len() as u32;
-        let texture_end = buffer_count + sampled.len() as u32;
-        let descriptor_type = |binding: u32| {
-            if binding < buffer_count {
-                vk::DescriptorType::STORAGE_BUFFER
-            } else if binding < texture_end {
-                vk::DescriptorType::COMBINED_IMAGE_SAMPLER
-            } else {
-                vk::DescriptorType::STORAGE_IMAGE
-            }
-        };
-        let image_bindings = resources.image_bindings;
-        let layout_bindings: Vec<vk::DescriptorSetLayoutBinding> = (0..texture_end + image_bindings.len() as u32)
+        // The texture slots after the buffers, the storage images after them.
+        let mut descriptors = slot_descriptors(&sampled, buffer_count);
+        let first_image = buffer_count + descriptors.len() as u32;
+        descriptors.extend(resources.image_bindings.iter().enumerate().map(|(k, &index)| SlotDescriptor {
+            binding: first_image + k as u32,
+            kind: vk::DescriptorType::STORAGE_IMAGE,
+            infos: vec![stored[index].descriptor()],
+        }));
+        let layout_bindings: Vec<vk::DescriptorSetLayoutBinding> = (0..buffer_count)
             .map(|binding| {
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(binding)
-                    .descriptor_type(descriptor_type(binding))
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
                     .descriptor_count(1)
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })
+            .chain(descriptors.iter().map(|descriptor| descriptor.layout(vk::ShaderStageFlags::COMPUTE)))
             .collect();
         let set_layout_info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings);
         objects.set_layout = unsafe { device.create_descriptor_set_layout(&set_layout_info, None) }
@@ -255,15 +260,13 @@ impl ComputeDevice {
         let set = if layout_bindings.is_empty() {
             vk::DescriptorSet::null()
         } else {
-            let sizes: Vec<vk::DescriptorPoolSize> = [
-                (vk::DescriptorType::STORAGE_BUFFER, bindings.len()),
-                (vk::DescriptorType::COMBINED_IMAGE_SAMPLER, sampled.len()),
-                (vk::DescriptorType::STORAGE_IMAGE, image_bindings.len()),
-            ]
-            .into_iter()
-            .filter(|&(_, count)| count > 0)
-            .map(|(ty, count)| vk::DescriptorPoolSize { ty, descriptor_count: count as u32 })
-            .collect();
+            let mut sizes = slot_pool_sizes(&descriptors);
+            if buffer_count > 0 {
+                sizes.push(vk::DescriptorPoolSize {
+                    ty: vk::DescriptorType::STORAGE_BUFFER,
+                    descriptor_count: buffer_count,
+                });
+            }
             let pool_info = vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes);
             objects.descriptor_pool = unsafe { device.create_descriptor_pool(&pool_info, None) }
                 .map_err(VulkanError::call("vkCreateDescriptorPool"))?;
@@ -276,11 +279,6 @@ impl ComputeDevice {
                 .iter()
                 .map(|buffer| [vk::DescriptorBufferInfo { buffer: buffer.handle, offset: 0, range: vk::WHOLE_SIZE }])
                 .collect();
-            let image_infos: Vec<[vk::DescriptorImageInfo; 1]> = sampled
-                .iter()
-                .map(|sampled| [sampled.descriptor()])
-                .chain(image_bindings.iter().map(|&index| [stored[index].descriptor()]))
-                .collect();
             let writes: Vec<vk::WriteDescriptorSet> = infos
                 .iter()
                 .enumerate()
@@ -291,14 +289,7 @@ impl ComputeDevice {
                         .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
                         .buffer_info(info)
                 })
-                .chain(image_infos.iter().enumerate().map(|(index, info)| {
-                    let binding = buffer_count + index as u32;
-                    vk::WriteDescriptorSet::default()
-                        .dst_set(set)
-                        .dst_binding(binding)
-                        .descriptor_type(descriptor_type(binding))
-                        .image_info(info)
-                }))
+                .chain(descriptors.iter().map(|descriptor| descriptor.write(set)))
                 .collect();
             unsafe { device.update_descriptor_sets(&writes, &[]) };
             set
@@ -314,7 +305,7 @@ impl ComputeDevice {
         let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         unsafe { device.begin_command_buffer(commands, &begin) }.map_err(VulkanError::call("vkBeginCommandBuffer"))?;
         unsafe {
-            for texture in &sampled {
+            for texture in sampled.iter().flat_map(SampledSlot::images) {
                 texture.record_upload(device, commands, vk::PipelineStageFlags::COMPUTE_SHADER);
             }
             for image in &stored {
@@ -493,7 +484,7 @@ impl ComputeDevice {
 /// What a dispatch binds besides its storage buffers: textures with their texels' upload buffers, storage images
 /// with their transfer buffers, and which image each storage image binding is.
 struct Resources<'r> {
-    textures: &'r [Texture<'r>],
+    textures: &'r [TextureSlot<'r>],
     uploads: &'r [Buffer],
     images: &'r [StorageImage],
     image_bindings: &'r [usize],

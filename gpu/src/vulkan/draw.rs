@@ -3,12 +3,13 @@
 //! destroy it all (no caches, no state carried from one draw to the next).
 //!
 //! The interface the shaders meet: the vertex stage's storage buffers at set 0, the fragment stage's at set 1
-//! (binding = index), then each stage's textures as combined image samplers in the same set (binding = the
-//! number of buffers + index), a push constant block for the vertex stage, colour output `Location` i for
+//! (binding = index), then each stage's texture slots in the same set from binding (the number of buffers) on
+//! (`sampled::slot_descriptors`: a combined image sampler a texture, two arrays for the pools), a push constant block for the vertex stage, colour output `Location` i for
 //! target i. No vertex input state: vertex shaders fetch their own attributes.
 
 use super::image::{READING, UNDEFINED, WRITING, first_layers, transition};
 use super::multisample::{self, Grid, Multisampling, RawDepth, RawTarget};
+use super::sampled::{SampledSlot, TextureSlot, slot_descriptors, slot_pool_sizes, slot_textures};
 use super::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
 use std::ffi::CString;
@@ -40,60 +41,6 @@ impl Blend {
             matches!(factor, F::SRC1_COLOR | F::ONE_MINUS_SRC1_COLOR | F::SRC1_ALPHA | F::ONE_MINUS_SRC1_ALPHA)
         })
     }
-}
-
-/// A texture a draw samples, with texels the caller decoded: level after level, each level's layers (or a 3D
-/// texture's slices) one after another, rows from the top, `bytes_per_texel` each.
-#[derive(Clone, Debug)]
-pub struct Texture<'a> {
-    pub format: vk::Format,
-    pub bytes_per_texel: u64,
-    pub view_type: vk::ImageViewType,
-    /// Level 0's size (depth: a 3D texture's slices, 1 otherwise).
-    pub width: u32,
-    pub height: u32,
-    pub depth: u32,
-    pub layers: u32,
-    pub levels: u32,
-    pub texels: &'a [u8],
-    pub sampling: Sampling,
-}
-
-impl Texture<'_> {
-    /// Level `level`'s size.
-    fn extent(&self, level: u32) -> vk::Extent3D {
-        let size = |n: u32| (n >> level).max(1);
-        vk::Extent3D { width: size(self.width), height: size(self.height), depth: size(self.depth) }
-    }
-
-    /// The bytes of level `level`, all layers.
-    fn level_bytes(&self, level: u32) -> u64 {
-        let extent = self.extent(level);
-        u64::from(extent.width)
-            * u64::from(extent.height)
-            * u64::from(extent.depth)
-            * u64::from(self.layers)
-            * self.bytes_per_texel
-    }
-}
-
-/// How a texture is sampled.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sampling {
-    pub mag: vk::Filter,
-    pub min: vk::Filter,
-    pub mipmap_mode: vk::SamplerMipmapMode,
-    /// U, V, W.
-    pub address: [vk::SamplerAddressMode; 3],
-    pub lod_bias: f32,
-    pub min_lod: f32,
-    pub max_lod: f32,
-    pub anisotropy: Option<f32>,
-    pub reduction: vk::SamplerReductionMode,
-    /// The border colour, as the texture's format holds numbers (FP32 bits or integers).
-    pub border: [u32; 4],
-    /// Samples compare their reference with the texels (a depth texture's): `reference OP texel`.
-    pub compare: Option<vk::CompareOp>,
 }
 
 /// The depth/stencil attachment of a draw: its texels before the draw, per aspect as buffer copies lay them out
@@ -152,8 +99,8 @@ pub struct DrawJob<'a> {
     pub fragment_shader: &'a [u32],
     pub vertex_buffers: &'a [&'a Buffer],
     pub fragment_buffers: &'a [&'a Buffer],
-    pub vertex_textures: &'a [Texture<'a>],
-    pub fragment_textures: &'a [Texture<'a>],
+    pub vertex_textures: &'a [TextureSlot<'a>],
+    pub fragment_textures: &'a [TextureSlot<'a>],
     /// The vertex stage's push constants.
     pub push_constants: &'a [u8],
     pub width: u32,
@@ -192,180 +139,7 @@ pub struct LineRasterization {
     pub mode: vk::LineRasterizationModeEXT,
 }
 
-/// A texture on the device: its image, view and sampler, and the buffer its texels come from.
-pub(super) struct Sampled {
-    image: vk::Image,
-    view: vk::ImageView,
-    sampler: vk::Sampler,
-    /// The upload buffer (owned by the caller, which keeps it past the queue lock: dropping one takes the lock).
-    upload: vk::Buffer,
-    /// (buffer offset, level, extent) of each level.
-    regions: Vec<vk::BufferImageCopy>,
-    range: vk::ImageSubresourceRange,
-}
-
-impl Sampled {
-    /// What a combined image sampler descriptor of it holds.
-    pub(super) fn descriptor(&self) -> vk::DescriptorImageInfo {
-        vk::DescriptorImageInfo {
-            sampler: self.sampler,
-            image_view: self.view,
-            image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-        }
-    }
-
-    /// Copies the texels in and leaves the image readable by the shaders of the `shaders` stages.
-    ///
-    /// # Safety
-    /// `commands` is being recorded on the device that made the image and the buffer.
-    pub(super) unsafe fn record_upload(
-        &self,
-        device: &ash::Device,
-        commands: vk::CommandBuffer,
-        shaders: vk::PipelineStageFlags,
-    ) {
-        let barrier = |from: (vk::ImageLayout, vk::AccessFlags), to: (vk::ImageLayout, vk::AccessFlags)| {
-            vk::ImageMemoryBarrier::default()
-                .src_access_mask(from.1)
-                .dst_access_mask(to.1)
-                .old_layout(from.0)
-                .new_layout(to.0)
-                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .image(self.image)
-                .subresource_range(self.range)
-        };
-        let none = vk::DependencyFlags::empty();
-        let transfer = vk::PipelineStageFlags::TRANSFER;
-
-        let readable = (vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL, vk::AccessFlags::SHADER_READ);
-        // SAFETY: as the caller promises.
-        unsafe {
-            device.cmd_pipeline_barrier(
-                commands,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                transfer,
-                none,
-                &[],
-                &[],
-                &[barrier(UNDEFINED, WRITING)],
-            );
-            device.cmd_copy_buffer_to_image(commands, self.upload, self.image, WRITING.0, &self.regions);
-            device.cmd_pipeline_barrier(commands, transfer, shaders, none, &[], &[], &[barrier(WRITING, readable)]);
-        }
-    }
-}
-
 impl ComputeDevice {
-    /// Buffers holding the texels of `textures` (before the queue is taken: writing a buffer takes it).
-    pub(super) fn texture_uploads<'t>(
-        &self,
-        textures: impl Iterator<Item = &'t Texture<'t>>,
-    ) -> Result<Vec<Buffer>, VulkanError> {
-        textures
-            .map(|texture| {
-                let size: u64 = (0..texture.levels).map(|level| texture.level_bytes(level)).sum();
-                if texture.texels.len() as u64 != size {
-                    return Err(VulkanError::OutOfBounds { offset: 0, len: texture.texels.len() as u64, size });
-                }
-                let upload = self.buffer(size.max(1))?;
-                self.write(&upload, 0, texture.texels)?;
-                Ok(upload)
-            })
-            .collect()
-    }
-
-    /// The images, views and samplers of `textures`, their texels from `uploads`.
-    pub(super) fn textures<'t>(
-        &self,
-        objects: &mut super::image::ImageObjects,
-        textures: impl Iterator<Item = &'t Texture<'t>>,
-        uploads: &[Buffer],
-    ) -> Result<Vec<Sampled>, VulkanError> {
-        let device = &self.shared.device;
-        let mut sampled = Vec::new();
-        for (texture, upload) in textures.zip(uploads) {
-            let wanted = vk::FormatFeatureFlags::SAMPLED_IMAGE | vk::FormatFeatureFlags::TRANSFER_DST;
-            if !self.format_features(texture.format).contains(wanted) {
-                return Err(VulkanError::UnsupportedFormat(format!("{:?} (as a sampled texture)", texture.format)));
-            }
-            let cube = matches!(texture.view_type, vk::ImageViewType::CUBE | vk::ImageViewType::CUBE_ARRAY);
-            let image_type = match texture.view_type {
-                vk::ImageViewType::TYPE_1D | vk::ImageViewType::TYPE_1D_ARRAY => vk::ImageType::TYPE_1D,
-                vk::ImageViewType::TYPE_3D => vk::ImageType::TYPE_3D,
-                _ => vk::ImageType::TYPE_2D,
-            };
-            let info = vk::ImageCreateInfo::default()
-                .flags(if cube { vk::ImageCreateFlags::CUBE_COMPATIBLE } else { vk::ImageCreateFlags::empty() })
-                .image_type(image_type)
-                .format(texture.format)
-                .extent(texture.extent(0))
-                .mip_levels(texture.levels)
-                .array_layers(texture.layers)
-                .usage(vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST);
-            let image = objects.image_with(info)?;
-            // A depth format's texels are its depth aspect (textures that compare are uploaded so).
-            let aspect = if texture.format == vk::Format::D32_SFLOAT {
-                vk::ImageAspectFlags::DEPTH
-            } else {
-                vk::ImageAspectFlags::COLOR
-            };
-            let range = vk::ImageSubresourceRange::default()
-                .aspect_mask(aspect)
-                .level_count(texture.levels)
-                .layer_count(texture.layers);
-            let view = objects.view(image, texture.view_type, texture.format, range)?;
-            let sampling = &texture.sampling;
-            let mut border = vk::SamplerCustomBorderColorCreateInfoEXT::default()
-                .custom_border_color(vk::ClearColorValue { uint32: sampling.border })
-                .format(texture.format);
-            let mut reduction = vk::SamplerReductionModeCreateInfo::default().reduction_mode(sampling.reduction);
-            let [u, v, w] = sampling.address;
-            let mut sampler_info = vk::SamplerCreateInfo::default()
-                .mag_filter(sampling.mag)
-                .min_filter(sampling.min)
-                .mipmap_mode(sampling.mipmap_mode)
-                .address_mode_u(u)
-                .address_mode_v(v)
-                .address_mode_w(w)
-                .mip_lod_bias(sampling.lod_bias)
-                .anisotropy_enable(sampling.anisotropy.is_some())
-                .max_anisotropy(sampling.anisotropy.unwrap_or(1.0))
-                .min_lod(sampling.min_lod)
-                .max_lod(sampling.max_lod);
-            if sampling.address.contains(&vk::SamplerAddressMode::CLAMP_TO_BORDER) {
-                sampler_info = sampler_info.border_color(vk::BorderColor::FLOAT_CUSTOM_EXT).push_next(&mut border);
-            }
-            if sampling.reduction != vk::SamplerReductionMode::WEIGHTED_AVERAGE {
-                sampler_info = sampler_info.push_next(&mut reduction);
-            }
-            if let Some(compare) = sampling.compare {
-                sampler_info = sampler_info.compare_enable(true).compare_op(compare);
-            }
-            let sampler =
-                unsafe { device.create_sampler(&sampler_info, None) }.map_err(VulkanError::call("vkCreateSampler"))?;
-            objects.samplers.push(sampler);
-            let mut offset = 0;
-            let regions = (0..texture.levels)
-                .map(|level| {
-                    let region = vk::BufferImageCopy::default()
-                        .buffer_offset(offset)
-                        .image_subresource(
-                            vk::ImageSubresourceLayers::default()
-                                .aspect_mask(aspect)
-                                .mip_level(level)
-                                .layer_count(texture.layers),
-                        )
-                        .image_extent(texture.extent(level));
-                    offset += texture.level_bytes(level);
-                    region
-                })
-                .collect();
-            sampled.push(Sampled { image, view, sampler, upload: upload.handle, regions, range });
-        }
-        Ok(sampled)
-    }
-
     /// Runs `job` and returns each target's texels after it, as they were given.
     /// `Ok` when the device has a feature (`has`), else the error naming it and what needs it.
     fn require(&self, has: bool, feature: &'static str, needed_by: &'static str) -> Result<(), VulkanError> {
@@ -477,7 +251,8 @@ impl ComputeDevice {
                 depth_buffers.push((aspect, bytes, buffer));
             }
         }
-        let uploads = self.texture_uploads(job.vertex_textures.iter().chain(job.fragment_textures))?;
+        let uploads =
+            self.texture_uploads(slot_textures(job.vertex_textures).chain(slot_textures(job.fragment_textures)))?;
         // Where the occlusion query's result lands (dropped after the queue lock: dropping a buffer takes it).
         let samples_buffer = if job.count_samples { Some(self.buffer(8)?) } else { None };
         let mut queue = self.shared.ready()?;
@@ -577,25 +352,30 @@ impl ComputeDevice {
             objects.modules.push(module);
             modules.push(module);
         }
-        let sampled = self.textures(&mut objects, job.vertex_textures.iter().chain(job.fragment_textures), &uploads)?;
+        let (vertex_uploads, fragment_uploads) = uploads.split_at(slot_textures(job.vertex_textures).count());
+        let stage_sampled = [
+            self.texture_slots(&mut objects, job.vertex_textures, vertex_uploads)?,
+            self.texture_slots(&mut objects, job.fragment_textures, fragment_uploads)?,
+        ];
         let stages = [vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT];
-        let stage_textures = [job.vertex_textures.len(), job.fragment_textures.len()];
-        for ((buffers, &textures), &stage) in
-            [job.vertex_buffers, job.fragment_buffers].iter().zip(&stage_textures).zip(&stages)
+        // Each stage's texture descriptors, after its buffers.
+        let stage_descriptors: Vec<_> = [job.vertex_buffers, job.fragment_buffers]
+            .iter()
+            .zip(&stage_sampled)
+            .map(|(buffers, sampled)| slot_descriptors(sampled, buffers.len() as u32))
+            .collect();
+        for ((buffers, descriptors), &stage) in
+            [job.vertex_buffers, job.fragment_buffers].iter().zip(&stage_descriptors).zip(&stages)
         {
-            let binding = |binding: u32, kind: vk::DescriptorType| {
-                vk::DescriptorSetLayoutBinding::default()
-                    .binding(binding)
-                    .descriptor_type(kind)
-                    .descriptor_count(1)
-                    .stage_flags(stage)
-            };
-            let buffer_count = buffers.len() as u32;
-            let bindings: Vec<_> = (0..buffer_count)
-                .map(|b| binding(b, vk::DescriptorType::STORAGE_BUFFER))
-                .chain(
-                    (0..textures as u32).map(|t| binding(buffer_count + t, vk::DescriptorType::COMBINED_IMAGE_SAMPLER)),
-                )
+            let bindings: Vec<_> = (0..buffers.len() as u32)
+                .map(|binding| {
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(binding)
+                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                        .descriptor_count(1)
+                        .stage_flags(stage)
+                })
+                .chain(descriptors.iter().map(|descriptor| descriptor.layout(stage)))
                 .collect();
             let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
             let layout = unsafe { device.create_descriptor_set_layout(&info, None) }
@@ -745,17 +525,15 @@ impl ComputeDevice {
             };
 
         let buffer_count = (job.vertex_buffers.len() + job.fragment_buffers.len()) as u32;
-        let texture_count = sampled.len() as u32;
         let mut sets = Vec::new();
-        if buffer_count + texture_count > 0 {
-            let sizes: Vec<_> = [
-                (vk::DescriptorType::STORAGE_BUFFER, buffer_count),
-                (vk::DescriptorType::COMBINED_IMAGE_SAMPLER, texture_count),
-            ]
-            .into_iter()
-            .filter(|&(_, count)| count > 0)
-            .map(|(ty, descriptor_count)| vk::DescriptorPoolSize { ty, descriptor_count })
-            .collect();
+        if buffer_count > 0 || stage_descriptors.iter().any(|descriptors| !descriptors.is_empty()) {
+            let mut sizes = slot_pool_sizes(stage_descriptors.iter().flatten());
+            if buffer_count > 0 {
+                sizes.push(vk::DescriptorPoolSize {
+                    ty: vk::DescriptorType::STORAGE_BUFFER,
+                    descriptor_count: buffer_count,
+                });
+            }
             let pool_info = vk::DescriptorPoolCreateInfo::default().max_sets(2).pool_sizes(&sizes);
             objects.descriptor_pool = unsafe { device.create_descriptor_pool(&pool_info, None) }
                 .map_err(VulkanError::call("vkCreateDescriptorPool"))?;
@@ -778,35 +556,20 @@ impl ComputeDevice {
                         })
                     })
                     .collect();
-            let (vertex_sampled, fragment_sampled) = sampled.split_at(job.vertex_textures.len());
-            let image_infos: Vec<(vk::DescriptorSet, u32, [vk::DescriptorImageInfo; 1])> =
-                [(vertex_sampled, job.vertex_buffers.len()), (fragment_sampled, job.fragment_buffers.len())]
+            let writes: Vec<_> =
+                buffer_infos
                     .iter()
-                    .zip(&sets)
-                    .flat_map(|(&(textures, first), &set)| {
-                        textures
-                            .iter()
-                            .enumerate()
-                            .map(move |(index, texture)| (set, (first + index) as u32, [texture.descriptor()]))
+                    .map(|(set, binding, info)| {
+                        vk::WriteDescriptorSet::default()
+                            .dst_set(*set)
+                            .dst_binding(*binding)
+                            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                            .buffer_info(info)
                     })
+                    .chain(stage_descriptors.iter().zip(&sets).flat_map(|(descriptors, &set)| {
+                        descriptors.iter().map(move |descriptor| descriptor.write(set))
+                    }))
                     .collect();
-            let writes: Vec<_> = buffer_infos
-                .iter()
-                .map(|(set, binding, info)| {
-                    vk::WriteDescriptorSet::default()
-                        .dst_set(*set)
-                        .dst_binding(*binding)
-                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                        .buffer_info(info)
-                })
-                .chain(image_infos.iter().map(|(set, binding, info)| {
-                    vk::WriteDescriptorSet::default()
-                        .dst_set(*set)
-                        .dst_binding(*binding)
-                        .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
-                        .image_info(info)
-                }))
-                .collect();
             unsafe { device.update_descriptor_sets(&writes, &[]) };
         }
 
@@ -832,7 +595,7 @@ impl ComputeDevice {
                 .image_extent(extent);
             // SAFETY: commands on objects of this device, recorded into a buffer being recorded.
             unsafe {
-                for texture in &sampled {
+                for texture in stage_sampled.iter().flatten().flat_map(SampledSlot::images) {
                     texture.record_upload(
                         device,
                         commands,

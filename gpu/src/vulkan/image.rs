@@ -109,6 +109,18 @@ pub(super) fn transition<'a>(
     from: (vk::ImageLayout, vk::AccessFlags),
     to: (vk::ImageLayout, vk::AccessFlags),
 ) -> vk::ImageMemoryBarrier<'a> {
+    let range =
+        vk::ImageSubresourceRange::default().aspect_mask(aspect).level_count(1).layer_count(vk::REMAINING_ARRAY_LAYERS);
+    transition_range(image, range, from, to)
+}
+
+/// A barrier moving `range` of `image` from one layout to the next.
+pub(super) fn transition_range<'a>(
+    image: vk::Image,
+    range: vk::ImageSubresourceRange,
+    from: (vk::ImageLayout, vk::AccessFlags),
+    to: (vk::ImageLayout, vk::AccessFlags),
+) -> vk::ImageMemoryBarrier<'a> {
     vk::ImageMemoryBarrier::default()
         .src_access_mask(from.1)
         .dst_access_mask(to.1)
@@ -117,12 +129,7 @@ pub(super) fn transition<'a>(
         .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .image(image)
-        .subresource_range(
-            vk::ImageSubresourceRange::default()
-                .aspect_mask(aspect)
-                .level_count(1)
-                .layer_count(vk::REMAINING_ARRAY_LAYERS),
-        )
+        .subresource_range(range)
 }
 
 pub(super) const UNDEFINED: (vk::ImageLayout, vk::AccessFlags) = (vk::ImageLayout::UNDEFINED, vk::AccessFlags::empty());

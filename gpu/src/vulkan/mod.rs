@@ -23,14 +23,16 @@ mod error;
 mod image;
 mod multisample;
 mod probe;
+mod sampled;
 mod spirv;
 mod storage;
 
 pub use device::{DeviceOptions, DeviceType, Features, SubgroupOperations};
 pub use dispatch::DispatchOptions;
-pub use draw::{Blend, ColorTarget, DepthAttachment, DrawJob, Drawn, LineRasterization, Sampling, Texture};
+pub use draw::{Blend, ColorTarget, DepthAttachment, DrawJob, Drawn, LineRasterization};
 pub use error::VulkanError;
 pub use multisample::Multisampling;
+pub use sampled::{Sampling, Texture, TexturePool, TextureSlot};
 pub use storage::StorageImage;
 
 use ash::vk;

@@ -97,6 +97,7 @@ pub(super) mod capability {
     pub const GROUP_NON_UNIFORM_CLUSTERED: u32 = 67;
     pub const GROUP_NON_UNIFORM_QUAD: u32 = 68;
     pub const STORAGE_BUFFER_16BIT_ACCESS: u32 = 4433;
+    pub const SAMPLED_IMAGE_ARRAY_NON_UNIFORM_INDEXING: u32 = 5307;
     pub const DENORM_PRESERVE: u32 = 4464;
     pub const SIGNED_ZERO_INF_NAN_PRESERVE: u32 = 4466;
     pub const STORAGE_BUFFER_8BIT_ACCESS: u32 = 4448;

@@ -587,8 +587,8 @@ impl ReferenceBackend {
         if let Some(buffer) = &capture_buffer {
             push_constants.extend_from_slice(&buffer.address().to_le_bytes());
         }
-        let vertex_textures: Vec<_> = vertex_textures.iter().map(DecodedTexture::texture).collect();
-        let fragment_textures: Vec<_> = fragment_textures.iter().map(DecodedTexture::texture).collect();
+        let vertex_textures: Vec<_> = vertex_textures.iter().map(DecodedTexture::slot).collect();
+        let fragment_textures: Vec<_> = fragment_textures.iter().map(DecodedTexture::slot).collect();
         let job = DrawJob {
             vertex_shader: &vertex_translation.spirv,
             fragment_shader: &fragment_translation.spirv,

@@ -12,7 +12,7 @@ use crate::texture::descriptor::{
 use crate::texture::format::NumberKind;
 use crate::texture::layout::level_surfaces;
 use crate::texture::texel::{self, TextureFormat, sampled_kind};
-use crate::vulkan::{Sampling, Texture};
+use crate::vulkan::{Sampling, Texture, TextureSlot};
 use ash::vk;
 
 fn unimplemented(what: impl Into<String>) -> BackendError {
@@ -36,7 +36,7 @@ impl DecodedTexture {
             vk::ImageViewType::TYPE_3D => (TextureDim::D3, false),
             _ => (TextureDim::D2, false),
         };
-        TextureView { kind: self.kind, dim, array }
+        TextureView { kind: self.kind, dim, array, pool: None }
     }
 }
 
@@ -56,6 +56,11 @@ pub(super) struct DecodedTexture {
 }
 
 impl DecodedTexture {
+    /// What a translation's texture binding takes of it.
+    pub fn slot(&self) -> TextureSlot<'_> {
+        TextureSlot::Texture(self.texture())
+    }
+
     pub fn texture(&self) -> Texture<'_> {
         Texture {
             format: match self.kind {
@@ -99,6 +104,10 @@ impl TextureSource<'_> {
     pub(super) fn handle(&self, handle: TextureHandle, memory: &GpuMemory) -> Result<u32, BackendError> {
         match handle {
             TextureHandle::Bound(offset) => self.handle_word(self.texture_buffer, offset, memory),
+            TextureHandle::Pool => Err(unimplemented(format!(
+                "the shader at {:#x} reads textures through handles known only at run time (the whole pools)",
+                self.program
+            ))),
             TextureHandle::Traced(parts) => parts.iter().flatten().try_fold(0, |raw, part| {
                 let word = self.handle_word(usize::from(part.bank), part.offset, memory)?;
                 Ok::<u32, BackendError>(raw | part.apply(word))

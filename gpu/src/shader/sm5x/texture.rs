@@ -39,13 +39,10 @@ impl<'k> Maxwell<'_, 'k, '_> {
         let bindless = v.encoding.form() == "B";
         let source =
             if bindless { HandleSource::Register(v.get("rb")) } else { HandleSource::Slot(4 * v.get("tex") as u32) };
-        let handle = match self.l.texture_handle(source) {
-            Ok(handle) => handle,
-            Err(why) => return self.unimplemented(v, format!("{} ({why})", Self::text(v))),
-        };
+        let handle = self.l.texture_handle(source);
         let first = v.get("ra") + u64::from(array);
         let coordinates: Vec<Value> = (0..dim.coordinates() as u64).map(|k| self.reg(first + k)).collect();
-        let texture = self.bind_texture(binding(handle, dim, array));
+        let texture = self.bind_texture(binding(handle, dim, array), handle);
         let lod = self.op(Op::TextureLodQuery { texture, coordinates });
         let rd = v.get("rd");
         self.write_components(lod, mask, &[rd, rd + 1, rd + 2, rd + 3]);

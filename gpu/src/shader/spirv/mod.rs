@@ -34,6 +34,7 @@ use crate::shader::ir::TextureView;
 use graphics::{ATTRIBUTE_WORDS, StageIo, declare_fragment_io, declare_vertex_io};
 pub use graphics::{CapturedWords, FragmentInterface, PointSize, Saturate, Stage, VertexInterface, captured_words};
 use surface::{SurfaceVariable, declare_surfaces};
+pub(crate) use texture::missing_pools;
 use texture::{TextureVariable, declare_textures};
 
 use super::GlobalMemory;
@@ -61,6 +62,7 @@ mod glsl {
     pub const LOG2: u32 = 30;
     pub const SQRT: u32 = 31;
     pub const INVERSE_SQRT: u32 = 32;
+    pub const U_MIN: u32 = 38;
     pub const U_MAX: u32 = 41;
     pub const FIND_U_MSB: u32 = 75;
     pub const N_CLAMP: u32 = 81;
@@ -206,9 +208,7 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
         b.capability(Capability::DemoteToHelperInvocation);
         b.extension("SPV_EXT_demote_to_helper_invocation");
     }
-    if program.textures.iter().any(|texture| texture.query)
-        || any_op(program, &|op| matches!(op, Op::TextureLodQuery { .. }))
-    {
+    if any_op(program, &|op| matches!(op, Op::TextureQuery { .. } | Op::TextureLodQuery { .. })) {
         b.capability(Capability::ImageQuery);
     }
     b.memory_model(AddressingModel::PhysicalStorageBuffer64, MemoryModel::GLSL450);
@@ -254,9 +254,8 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
         }
     }
     let first_texture_binding = program.constant_banks.len() as u32;
-    let textures =
+    let (textures, first_surface_binding) =
         declare_textures(&mut b, &t, &program.textures, texture_views, set, first_texture_binding, &mut interface);
-    let first_surface_binding = first_texture_binding + program.textures.len() as u32;
     let surfaces = declare_surfaces(&mut b, u32_, &program.surfaces, set, first_surface_binding, &mut interface);
     let shared_wide = any_op(
         program,
