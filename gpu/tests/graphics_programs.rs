@@ -10,11 +10,11 @@ use std::process::Command;
 use tandem_gpu::sass::Isa;
 use tandem_gpu::sass::assemble;
 use tandem_gpu::sass::cubin::KernelImage;
-use tandem_gpu::shader::ir::{PoolView, TextureDim};
+use tandem_gpu::shader::ir::{PoolView, TextureDim, TextureHandle};
 use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType, header_bytes, parse_program_header};
 use tandem_gpu::shader::{
     FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, TextureView, Translation, VertexInterface,
-    translate_compute, translate_graphics,
+    program_needs, translate_compute, translate_graphics,
 };
 use tandem_gpu::texture::descriptor::Comparison;
 
@@ -109,9 +109,23 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             Some(ShaderType::Pixel) => fragments.iter().map(Stage::Fragment).collect(),
             other => panic!("{name}: a {other:?} program"),
         };
+        // Handles known only at run time read pools as gpu-draw.c's (8 headers, 5 samplers), switched between as
+        // on lavapipe; every other texture holds FP32 numbers of its binding's shape.
+        let pool = PoolView { headers: 8, samplers: 5, sampler_via_header: false, indexed: false };
+        let views: Vec<TextureView> = program_needs(&kernel)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .textures
+            .iter()
+            .map(|binding| TextureView {
+                kind: NumberKind::Float,
+                dim: binding.dim,
+                array: binding.array,
+                pool: (binding.handle == TextureHandle::Pool).then_some(pool),
+            })
+            .collect();
         for stage in stages {
             let translation =
-                translate_graphics(&kernel, stage, 0, &global, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+                translate_graphics(&kernel, stage, 0, &global, &views).unwrap_or_else(|e| panic!("{name}: {e}"));
             spirv_val(&name, &translation.spirv);
             // A pixel program's global compare-and-swap (count.ps's RED becomes a loop of them) must not spin in
             // helper invocations, whose atomics do nothing: NVIDIA's driver hung there until they were told

@@ -141,6 +141,8 @@ __asm__(".section .rodata\n"
         "lod_query_ps_end:\n"
         "txq_level0_ps: .incbin \"shaders/txq_level0.ps.bin\"\n"
         "txq_level0_ps_end:\n"
+        "bindless_runtime_ps: .incbin \"shaders/bindless_runtime.ps.bin\"\n"
+        "bindless_runtime_ps_end:\n"
         "pass86_vs: .incbin \"shaders/pass86.vs.bin\"\n"
         "pass86_vs_end:\n"
         "perspective86_ps: .incbin \"shaders/perspective86.ps.bin\"\n"
@@ -157,8 +159,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     fetch_offset_ps_end[], fetch_offset_scalar_ps[], fetch_offset_scalar_ps_end[], texture_half_ps[],
     texture_half_ps_end[], gather_half_ps[], gather_half_ps_end[], bindless_ps[], bindless_ps_end[], bindless_pair_ps[],
     bindless_pair_ps_end[], txq_ps[], txq_ps_end[], txq_bindless_ps[], txq_bindless_ps_end[], lod_query_ps[],
-    lod_query_ps_end[], txq_level0_ps[], txq_level0_ps_end[], pass86_vs[], pass86_vs_end[], perspective86_ps[],
-    perspective86_ps_end[];
+    lod_query_ps_end[], txq_level0_ps[], txq_level0_ps_end[], bindless_runtime_ps[], bindless_runtime_ps_end[],
+    pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -335,6 +337,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TXQ_LEVEL0_PS 0x6000u
 #define PASS86_VS 0x6200u /* SM86 twins of pass.vs and perspective.ps for Ampere B, at their own addresses */
 #define PERSPECTIVE86_PS 0x6400u
+#define BINDLESS_RUNTIME_PS 0x6600u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2056,6 +2059,14 @@ static void expect_bgr1(uint32_t x, uint32_t y, uint32_t out[4]) {
     out[2] = unorm_bits(t[0], 8);
     out[3] = F_1;
 }
+/* Left of the middle texture 0's texel (A8B8G8R8), right of it texture 1's (the same texels, swizzled B G R 1). */
+static void expect_rgba8_left_bgr1_right(uint32_t x, uint32_t y, uint32_t out[4]) {
+    if (x < WIDTH / 2) {
+        expect_rgba8(x, y, out);
+    } else {
+        expect_bgr1(x, y, out);
+    }
+}
 static void expect_b5g6r5(uint32_t x, uint32_t y, uint32_t out[4]) {
     uint16_t t = b5g6r5_texel(x / 8, y / 8);
     out[0] = unorm_bits(t & 31u, 5);
@@ -2458,10 +2469,12 @@ static void textures(void) {
     copy_program(TXQ_BINDLESS_PS, txq_bindless_ps, txq_bindless_ps_end);
     copy_program(LOD_QUERY_PS, lod_query_ps, lod_query_ps_end);
     copy_program(TXQ_LEVEL0_PS, txq_level0_ps, txq_level0_ps_end);
+    copy_program(BINDLESS_RUNTIME_PS, bindless_runtime_ps, bindless_runtime_ps_end);
     /* c[0x0][0x20]: offsets (+3, +2) for fetch_offset.ps; 0x28: a bindless handle (header 1, sampler 1) for
      * bindless.ps; 0x2c and 0x30: separate texture (header 1, junk above bit 19) and sampler (1) handles for
-     * bindless_pair.ps; 0x34: texture 6's handle for txq_bindless.ps. */
-    const uint32_t constants[6] = {0x23, 0, 1u | 1u << 20, 0xABC00001u, 1, 6u | 1u << 20};
+     * bindless_pair.ps; 0x34: texture 6's handle for txq_bindless.ps; 0x38: texture 0's (sampler 1) for
+     * bindless_runtime.ps. */
+    const uint32_t constants[7] = {0x23, 0, 1u | 1u << 20, 0xABC00001u, 1, 6u | 1u << 20, 1u << 20};
     memcpy(gpu.memory + HANDLES + 0x20, constants, sizeof constants);
 
     struct {
@@ -2492,6 +2505,8 @@ static void textures(void) {
          expect_lod_query_one_level},
         {"a gather through a handle ORed from texture and sampler handles (TLD4.B.AOFFI)", 0, 1, BINDLESS_PAIR_PS,
          F_1, expect_bindless_gather},
+        {"textures 0 and 1 through a handle chosen per pixel, known only at run time (TEX.B)", 7, 0,
+         BINDLESS_RUNTIME_PS, F_1, expect_rgba8_left_bgr1_right},
         {"ASTC 4x4: two void-extent blocks' colours, as FP16", 4, 1, TEXTURE_PS, F_1, expect_astc},
         {"coordinates to 2.0, WRAP", 0, 0, TEXTURE_PS, 0x40000000u, expect_wrapped},
         {"coordinates to 2.0, CLAMP_TO_EDGE", 0, 1, TEXTURE_PS, 0x40000000u, expect_clamped},

@@ -129,19 +129,7 @@ impl RunTexture {
     /// How CUDA samples the run's textures (the interpreter's `Sampler::POINT_CLAMP`): nearest texels, clamped to
     /// the edge, the levels it has.
     fn sampling(&self) -> Sampling {
-        Sampling {
-            mag: vk::Filter::NEAREST,
-            min: vk::Filter::NEAREST,
-            mipmap_mode: vk::SamplerMipmapMode::NEAREST,
-            address: [vk::SamplerAddressMode::CLAMP_TO_EDGE; 3],
-            lod_bias: 0.0,
-            min_lod: 0.0,
-            max_lod: (self.levels - 1) as f32,
-            anisotropy: None,
-            reduction: vk::SamplerReductionMode::WEIGHTED_AVERAGE,
-            border: [0; 4],
-            compare: None,
-        }
+        Sampling { max_lod: (self.levels - 1) as f32, ..Sampling::NEAREST_CLAMP }
     }
 
     /// The texture `number` for the interpreter.
@@ -825,11 +813,10 @@ fn run_textures<'t>(
             })
             .collect();
         images.push(placeholder.vulkan(zeros, placeholder.sampling()));
-        let sampling = Sampling { max_lod: vk::LOD_CLAMP_NONE, ..placeholder.sampling() };
         let indexed = device.features().sampled_image_array_non_uniform_indexing;
         let pool = PoolView { headers: run.textures.len() as u32, samplers: 1, sampler_via_header: false, indexed };
         views.push(TextureView { kind: NumberKind::Float, dim: binding.dim, array: binding.array, pool: Some(pool) });
-        slots.push(TextureSlot::Pool(TexturePool { images, samplers: vec![sampling; 2] }));
+        slots.push(TextureSlot::Pool(TexturePool { images, samplers: vec![Sampling::NEAREST_CLAMP; 2] }));
     }
     Ok((views, slots))
 }

@@ -61,6 +61,24 @@ pub struct Sampling {
     pub compare: Option<vk::CompareOp>,
 }
 
+impl Sampling {
+    /// Nearest texels of every level, clamped to the edge: CUDA's point sampling, and what pools' placeholders
+    /// sample with.
+    pub const NEAREST_CLAMP: Sampling = Sampling {
+        mag: vk::Filter::NEAREST,
+        min: vk::Filter::NEAREST,
+        mipmap_mode: vk::SamplerMipmapMode::NEAREST,
+        address: [vk::SamplerAddressMode::CLAMP_TO_EDGE; 3],
+        lod_bias: 0.0,
+        min_lod: 0.0,
+        max_lod: vk::LOD_CLAMP_NONE,
+        anisotropy: None,
+        reduction: vk::SamplerReductionMode::WEIGHTED_AVERAGE,
+        border: [0; 4],
+        compare: None,
+    };
+}
+
 /// The pools run-time texture handles index (`shader::ir::PoolView`): `images` as one array of sampled images
 /// (their own `sampling` unused) and `samplers` as one array of samplers, each ending with the placeholder the
 /// translation declared. The images share one format, which the samplers' border colours are given in.

@@ -3,7 +3,7 @@
 //! that changed. Every state the engine resolved maps to Vulkan's one to one; what has no such mapping yet is an
 //! `Unimplemented` error naming it.
 
-use super::texture::{DecodedTexture, TextureSource};
+use super::texture::{DecodedSlot, TextureSource};
 use super::{NAME, ReferenceBackend, failed, vulkan_format};
 use crate::backend::{
     BackendError, BlendState, Cull, DepthStencil, Draw, Drawn, GpuMemory, Lines, Rect, Topology, Viewport,
@@ -328,7 +328,7 @@ impl ReferenceBackend {
         interface: crate::shader::Stage,
         global: &GlobalMemory,
         memory: &GpuMemory,
-    ) -> Result<(Translation, Vec<DecodedTexture>), BackendError> {
+    ) -> Result<(Translation, Vec<DecodedSlot>), BackendError> {
         let source = TextureSource {
             program: stage.address,
             constant_buffers: &stage.constant_buffers,
@@ -587,8 +587,8 @@ impl ReferenceBackend {
         if let Some(buffer) = &capture_buffer {
             push_constants.extend_from_slice(&buffer.address().to_le_bytes());
         }
-        let vertex_textures: Vec<_> = vertex_textures.iter().map(DecodedTexture::slot).collect();
-        let fragment_textures: Vec<_> = fragment_textures.iter().map(DecodedTexture::slot).collect();
+        let vertex_textures: Vec<_> = vertex_textures.iter().map(DecodedSlot::slot).collect();
+        let fragment_textures: Vec<_> = fragment_textures.iter().map(DecodedSlot::slot).collect();
         let job = DrawJob {
             vertex_shader: &vertex_translation.spirv,
             fragment_shader: &fragment_translation.spirv,

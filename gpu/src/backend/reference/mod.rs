@@ -373,7 +373,7 @@ impl Backend for ReferenceBackend {
             banks.push(bound);
         }
         let bindings: Vec<_> = banks.iter().collect();
-        let sampled: Vec<_> = textures.iter().map(texture::DecodedTexture::slot).collect();
+        let sampled: Vec<_> = textures.iter().map(texture::DecodedSlot::slot).collect();
         let storage = (&mut surfaces.images[..], &surfaces.bindings[..]);
         self.device
             .dispatch_images(

@@ -5,14 +5,14 @@
 
 use super::{NAME, ReferenceBackend};
 use crate::backend::{BackendError, ConstantBuffer, GpuMemory};
-use crate::shader::ir::{TextureBinding, TextureDim, TextureHandle, TextureView};
+use crate::shader::ir::{MAX_SWITCHED_POOL_PAIRS, PoolView, TextureBinding, TextureDim, TextureHandle, TextureView};
 use crate::texture::descriptor::{
-    AddressMode, DESCRIPTOR_BYTES, Filter, Handle, MipFilter, Pools, Sampler, TextureHeader, TextureType,
+    AddressMode, Comparison, DESCRIPTOR_BYTES, Filter, Handle, MipFilter, Pools, Sampler, TextureHeader, TextureType,
 };
 use crate::texture::format::NumberKind;
 use crate::texture::layout::level_surfaces;
 use crate::texture::texel::{self, TextureFormat, sampled_kind};
-use crate::vulkan::{Sampling, Texture, TextureSlot};
+use crate::vulkan::{Sampling, Texture, TexturePool, TextureSlot};
 use ash::vk;
 
 fn unimplemented(what: impl Into<String>) -> BackendError {
@@ -21,6 +21,42 @@ fn unimplemented(what: impl Into<String>) -> BackendError {
 
 fn bad_texture(what: impl std::fmt::Display) -> BackendError {
     BackendError::BadTexture(what.to_string())
+}
+
+/// What a translation's texture binding takes: one texture, or for handles known only at run time the pools,
+/// every header decoded as the binding's shape (a placeholder of zeros where one cannot be: another shape, an
+/// empty or undecodable header, and past the last) and every sampler (a default one past the last).
+pub(super) enum DecodedSlot {
+    Texture(DecodedTexture),
+    Pool { images: Vec<DecodedTexture>, samplers: Vec<Sampling>, view: TextureView },
+}
+
+impl DecodedSlot {
+    /// What the translation needs to know of it.
+    pub(super) fn view(&self) -> TextureView {
+        match self {
+            DecodedSlot::Texture(texture) => texture.view(),
+            DecodedSlot::Pool { view, .. } => *view,
+        }
+    }
+
+    /// What the device binds of it: a pool's images all as FP32 views of their 32-bit words (or depths), which
+    /// one float array holds whatever their number kind.
+    pub(super) fn slot(&self) -> TextureSlot<'_> {
+        match self {
+            DecodedSlot::Texture(texture) => TextureSlot::Texture(texture.texture()),
+            DecodedSlot::Pool { images, samplers, .. } => TextureSlot::Pool(TexturePool {
+                images: images
+                    .iter()
+                    .map(|image| Texture {
+                        format: if image.compared { vk::Format::D32_SFLOAT } else { vk::Format::R32G32B32A32_SFLOAT },
+                        ..image.texture()
+                    })
+                    .collect(),
+                samplers: samplers.clone(),
+            }),
+        }
+    }
 }
 
 /// A texture decoded for the device: what `vulkan::Texture` borrows.
@@ -56,9 +92,25 @@ pub(super) struct DecodedTexture {
 }
 
 impl DecodedTexture {
-    /// What a translation's texture binding takes of it.
-    pub fn slot(&self) -> TextureSlot<'_> {
-        TextureSlot::Texture(self.texture())
+    /// A placeholder of zeros, one texel a layer, shaped as `binding` reads it.
+    fn placeholder(binding: &TextureBinding) -> DecodedTexture {
+        let layers = match (binding.dim, binding.array) {
+            (TextureDim::Cube, array) => 6 * (1 + u32::from(array)),
+            (_, array) => 1 + u32::from(array),
+        };
+        let texel_bytes = if binding.depth_compare { 4 } else { 16 };
+        DecodedTexture {
+            kind: NumberKind::Float,
+            texels: vec![0; (texel_bytes * layers) as usize],
+            view_type: crate::vulkan::view_type(binding.dim, binding.array),
+            width: 1,
+            height: 1,
+            depth: 1,
+            layers,
+            levels: 1,
+            sampling: Sampling::NEAREST_CLAMP,
+            compared: binding.depth_compare,
+        }
     }
 
     pub fn texture(&self) -> Texture<'_> {
@@ -79,6 +131,40 @@ impl DecodedTexture {
             texels: &self.texels,
             sampling: self.sampling,
         }
+    }
+}
+
+/// The shape a header's texture type stores (`None`: a 1D buffer, which is no image).
+fn stored_dim(texture_type: TextureType) -> Option<TextureDim> {
+    Some(match texture_type {
+        TextureType::OneD | TextureType::OneDArray => TextureDim::D1,
+        TextureType::TwoD | TextureType::TwoDArray | TextureType::TwoDNoMipmap => TextureDim::D2,
+        TextureType::Cubemap | TextureType::CubemapArray => TextureDim::Cube,
+        TextureType::ThreeD => TextureDim::D3,
+        TextureType::OneDBuffer => return None,
+    })
+}
+
+/// The sampler a pool's headers are decoded through: sRGB headers decoded as sRGB (the conversion every sampler
+/// NVN makes asks for), normalised coordinates, and for a depth compare, depths (the pool's own samplers sample
+/// them).
+fn pool_decoding(binding: &TextureBinding) -> Sampler {
+    Sampler {
+        address: [AddressMode::ClampToEdge; 3],
+        compare: binding.depth_compare.then_some(Comparison::Never),
+        srgb: true,
+        max_anisotropy: 1,
+        mag: Filter::Nearest,
+        min: Filter::Nearest,
+        anisotropic: false,
+        mip: MipFilter::Nearest,
+        lod_bias: 0.0,
+        min_lod: 0.0,
+        max_lod: 0.0,
+        reduction: 0,
+        seamless_cube: false,
+        force_unnormalized: false,
+        border: [0; 4],
     }
 }
 
@@ -104,8 +190,8 @@ impl TextureSource<'_> {
     pub(super) fn handle(&self, handle: TextureHandle, memory: &GpuMemory) -> Result<u32, BackendError> {
         match handle {
             TextureHandle::Bound(offset) => self.handle_word(self.texture_buffer, offset, memory),
-            TextureHandle::Pool => Err(unimplemented(format!(
-                "the shader at {:#x} reads textures through handles known only at run time (the whole pools)",
+            TextureHandle::Pool => Err(bad_texture(format!(
+                "the shader at {:#x} reads the pools through handles known only at run time: no one handle",
                 self.program
             ))),
             TextureHandle::Traced(parts) => parts.iter().flatten().try_fold(0, |raw, part| {
@@ -136,14 +222,105 @@ impl TextureSource<'_> {
 }
 
 impl ReferenceBackend {
-    /// The textures `bindings` name, found through `source`.
+    /// The textures `bindings` name, found through `source` (the pools, for handles known only at run time).
     pub(super) fn textures(
         &self,
         source: &TextureSource,
         bindings: &[TextureBinding],
         memory: &GpuMemory,
-    ) -> Result<Vec<DecodedTexture>, BackendError> {
-        bindings.iter().map(|binding| self.texture(source, binding, memory)).collect()
+    ) -> Result<Vec<DecodedSlot>, BackendError> {
+        bindings
+            .iter()
+            .map(|binding| match binding.handle {
+                TextureHandle::Pool => self.pool(source, binding, memory),
+                _ => self.texture(source, binding, memory).map(DecodedSlot::Texture),
+            })
+            .collect()
+    }
+
+    /// The pools as `binding` reads them through handles known only at run time: every header of its shape
+    /// decoded (sRGB ones as sRGB: `pool_decoding`), and every sampler; an entry that cannot be read so is a
+    /// placeholder (logged, unless it is all zeros, an unused entry, or a header of another shape).
+    fn pool(
+        &self,
+        source: &TextureSource,
+        binding: &TextureBinding,
+        memory: &GpuMemory,
+    ) -> Result<DecodedSlot, BackendError> {
+        let pools = &source.pools;
+        let headers = pools.header_maximum + 1;
+        let sampler_maximum = if pools.sampler_via_header { pools.header_maximum } else { pools.sampler_maximum };
+        let samplers = sampler_maximum + 1;
+        let indexed = self.device.features().sampled_image_array_non_uniform_indexing;
+        let pairs = (u64::from(headers) + 1) * (u64::from(samplers) + 1);
+        if !indexed && pairs > u64::from(MAX_SWITCHED_POOL_PAIRS) {
+            return Err(unimplemented(format!(
+                "handles known only at run time into pools of {headers} headers and {samplers} samplers on {}, which \
+                 cannot index descriptor arrays (shaderSampledImageArrayNonUniformIndexing): {pairs} pairs to switch \
+                 between, more than {MAX_SWITCHED_POOL_PAIRS}; run on a device with descriptor indexing",
+                self.device.name()
+            )));
+        }
+        let skipped = |what: &str, index: u32, why: &dyn std::fmt::Display| {
+            tracing::warn!(program = source.program, index, %why, "{what} left out of the pools run-time handles read");
+        };
+        let mut images = Vec::with_capacity(headers as usize + 1);
+        let mut srgb_headers = false;
+        for index in 0..headers {
+            let words = read_descriptor(memory, pools.headers + u64::from(index) * DESCRIPTOR_BYTES)?;
+            let header = match TextureHeader::parse(index, words) {
+                Ok(header) if stored_dim(header.texture_type) == Some(binding.dim) => header,
+                Ok(_) => {
+                    images.push(DecodedTexture::placeholder(binding));
+                    continue;
+                }
+                Err(why) => {
+                    if words != [0; 8] {
+                        skipped("texture header", index, &why);
+                    }
+                    images.push(DecodedTexture::placeholder(binding));
+                    continue;
+                }
+            };
+            srgb_headers |= header.srgb;
+            images.push(self.decode(&header, &pool_decoding(binding), binding, memory).unwrap_or_else(|why| {
+                skipped("texture header", index, &why);
+                DecodedTexture::placeholder(binding)
+            }));
+        }
+        images.push(DecodedTexture::placeholder(binding));
+        let placeholder =
+            Sampling { compare: binding.depth_compare.then_some(vk::CompareOp::NEVER), ..Sampling::NEAREST_CLAMP };
+        let mut sampler_list = Vec::with_capacity(samplers as usize + 1);
+        for index in 0..samplers {
+            let words = read_descriptor(memory, pools.samplers + u64::from(index) * DESCRIPTOR_BYTES)?;
+            let sampling = Sampler::parse(index, words).map_err(bad_texture).and_then(|sampler| {
+                if srgb_headers && !sampler.srgb {
+                    skipped("sampler without sRGB conversion", index, &"run-time handles decode sRGB headers as sRGB");
+                }
+                let compare = match (binding.depth_compare, sampler.compare) {
+                    (false, _) => None,
+                    (true, Some(comparison)) => Some(super::depth::compare_op(comparison)),
+                    (true, None) => {
+                        return Err(unimplemented("a depth compare through a sampler whose DEPTH_COMPARE is off"));
+                    }
+                };
+                Ok(Sampling { compare, ..self.sampling(&sampler, NumberKind::Float)? })
+            });
+            sampler_list.push(match sampling {
+                Ok(sampling) => sampling,
+                Err(why) => {
+                    if words != [0; 8] {
+                        skipped("sampler", index, &why);
+                    }
+                    placeholder
+                }
+            });
+        }
+        sampler_list.push(placeholder);
+        let pool = PoolView { headers, samplers, sampler_via_header: pools.sampler_via_header, indexed };
+        let view = TextureView { kind: NumberKind::Float, dim: binding.dim, array: binding.array, pool: Some(pool) };
+        Ok(DecodedSlot::Pool { images, samplers: sampler_list, view })
     }
 
     fn texture(
@@ -191,13 +368,7 @@ impl ReferenceBackend {
         if !header.normalized_coords || sampler.force_unnormalized {
             return Err(unimplemented("unnormalised texture coordinates"));
         }
-        let stored_dim = match header.texture_type {
-            TextureType::OneD | TextureType::OneDArray => TextureDim::D1,
-            TextureType::TwoD | TextureType::TwoDArray | TextureType::TwoDNoMipmap => TextureDim::D2,
-            TextureType::Cubemap | TextureType::CubemapArray => TextureDim::Cube,
-            TextureType::ThreeD => TextureDim::D3,
-            TextureType::OneDBuffer => return Err(unimplemented("1D buffer textures")),
-        };
+        let stored_dim = stored_dim(header.texture_type).ok_or_else(|| unimplemented("1D buffer textures"))?;
         // A size query (TXQ) has no target: it takes the header's own shape (a cube array's third component counts
         // cubes, as Vulkan's query does: deko3d writes cubes into DEPTH, `gpu/research/tmml-lc.md` §3).
         let shaped;
