@@ -906,18 +906,24 @@ mod tests {
         draw_triangle(Class::Ampere3D, &vertex_program, &pixel_program, |_| true, indexed);
     }
 
-    /// SET_DRAW_CONTROL_A's instance iteration (its instances in SET_DRAW_CONTROL_B) stops the draw by name.
+    /// SET_DRAW_CONTROL_A's instance iteration draws each of SET_DRAW_CONTROL_B's instances as a draw of its own
+    /// (`tests/programs/gpu-draw.c` checks two): more than the reference back end's bound stop the draw by name
+    /// before any runs.
     #[test]
-    fn ampere_draw_control_iteration_stops_by_name() {
+    fn ampere_draw_control_iterations_past_the_bound_stop_by_name() {
         let mut setup = Setup::new();
         let channel = setup.channel();
-        let words =
-            [header::non_incrementing(0, 0, 1), 0xc797, header::incrementing(0, 0x260 / 4, 4), 4 | 1 << 9, 2, 0, 3];
+        let words = [
+            header::non_incrementing(0, 0, 1),
+            0xc797,
+            header::incrementing(0, 0x260 / 4, 4),
+            4 | 1 << 9,
+            (1 << 16) + 1,
+            0,
+            3,
+        ];
         let error = setup.submit(channel, &words).unwrap_err().to_string();
-        assert!(
-            error.contains("DRAW_INDEX_BUFFER_BEGIN_END_B") && error.contains("INSTANCE_ITERATE_ENABLE"),
-            "{error}"
-        );
+        assert!(error.contains("DRAW_INDEX_BUFFER_BEGIN_END_B") && error.contains("65537 instances"), "{error}");
     }
 
     /// Ampere's REPORT_SEMAPHORE_EXECUTE releases its 64-bit payload at the address before it, in the structure

@@ -143,6 +143,8 @@ __asm__(".section .rodata\n"
         "txq_level0_ps_end:\n"
         "bindless_runtime_ps: .incbin \"shaders/bindless_runtime.ps.bin\"\n"
         "bindless_runtime_ps_end:\n"
+        "offset86_vs: .incbin \"shaders/offset86.vs.bin\"\n"
+        "offset86_vs_end:\n"
         "pass86_vs: .incbin \"shaders/pass86.vs.bin\"\n"
         "pass86_vs_end:\n"
         "perspective86_ps: .incbin \"shaders/perspective86.ps.bin\"\n"
@@ -160,14 +162,15 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     texture_half_ps_end[], gather_half_ps[], gather_half_ps_end[], bindless_ps[], bindless_ps_end[], bindless_pair_ps[],
     bindless_pair_ps_end[], txq_ps[], txq_ps_end[], txq_bindless_ps[], txq_bindless_ps_end[], lod_query_ps[],
     lod_query_ps_end[], txq_level0_ps[], txq_level0_ps_end[], bindless_runtime_ps[], bindless_runtime_ps_end[],
-    pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[];
+    pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[], offset86_vs[], offset86_vs_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
 #define SET_INDEX_BUFFER_SIZE_A 0x0238u /* C797 */
 #define SET_VERTEX_STREAM_SIZE_A 0x0600u /* C797 */
 #define SET_PIPELINE_PROGRAM_ADDRESS_A 0x2014u /* C797 */
-#define SET_DRAW_CONTROL_A 0x0260u /* C797: TOPOLOGY 3:0, INSTANCE_ID 6:5 (FIRST 0) */
+#define SET_DRAW_CONTROL_A 0x0260u /* C797: TOPOLOGY 3:0, INSTANCE_ID 6:5 (FIRST 0), INSTANCE_ITERATE_ENABLE 9 */
+#define INSTANCE_ITERATE_ENABLE (1u << 9)
 #define DRAW_INDEX_BUFFER_BEGIN_END_A 0x0268u /* C797: the first index; _B, the count, launches */
 #define DRAW_VERTEX_ARRAY_BEGIN_END_A 0x0270u /* C797: the first vertex; _B, the count, launches */
 #define SET_OBJECT 0x0000u
@@ -338,6 +341,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define PASS86_VS 0x6200u /* SM86 twins of pass.vs and perspective.ps for Ampere B, at their own addresses */
 #define PERSPECTIVE86_PS 0x6400u
 #define BINDLESS_RUNTIME_PS 0x6600u
+#define OFFSET86_VS 0x6800u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2735,6 +2739,21 @@ static void ampere_class(Handle nv, void *memory) {
     perspective_triangle(draw_control);
     indexed_rectangle(draw_control);
 
+    print("-- AMPERE_B: two instances in one draw (SET_DRAW_CONTROL_A INSTANCE_ITERATE_ENABLE, SET_DRAW_CONTROL_B 2), "
+          "a per-instance offset stream\n");
+    copy_program(OFFSET86_VS, offset86_vs, offset86_vs_end);
+    fill_target(target_background);
+    put_vertices(small, 3);
+    instance_offsets();
+    use_programs(OFFSET86_VS, PERSPECTIVE86_PS);
+    uint32_t control[2] = {TRIANGLES | INSTANCE_ITERATE_ENABLE, 2}, first_and_count[2] = {0, 3};
+    method(SET_DRAW_CONTROL_A, 2, control);
+    method(DRAW_VERTEX_ARRAY_BEGIN_END_A, 2, first_and_count);
+    run("draw");
+    const uint8_t small_colour[4] = {204, 51, 153, 255};
+    uint32_t count, wrong = wrong_pixels(in_instances, small_colour, target_background, &count);
+    report("the triangle and its copy 16 pixels right and 4 down", wrong, count);
+
     print("-- AMPERE_B: REPORT_SEMAPHORE_EXECUTE, counters and releases\n");
     memset(gpu.memory + REPORTS, 0xEE, 16 * 4);
     uint32_t start = 5;
@@ -2744,9 +2763,10 @@ static void ampere_class(Handle nv, void *memory) {
     report_semaphore_execute(2, 0x1122334455667788ull, 2u << 13 | 1u << 27); /* RELEASE, TWO_WORDS, PAYLOAD_SIZE64 */
     report_semaphore_execute(3, 0xFFFFFFFF00000007ull, 1u << 13 | 1u << 20); /* RELEASE, ONE_WORD, RED_ADD */
     run("reports");
-    /* Three vertices for each triangle, six indices for each rectangle; one primitive, then two, twice. */
-    expect_value("the vertices the draws launched (two words)", reported(0), 18);
-    expect_value("the primitives the draws launched (four words: the count, then the timestamp)", reported(1), 6);
+    /* Three vertices for each triangle, six indices for each rectangle (one primitive, then two, twice), and three
+     * vertices (one primitive) for each of the two instances. */
+    expect_value("the vertices the draws launched (two words)", reported(0), 24);
+    expect_value("the primitives the draws launched (four words: the count, then the timestamp)", reported(1), 8);
     uint64_t timestamp;
     memcpy(&timestamp, gpu.memory + REPORTS + 16 + 8, 8);
     check(timestamp != 0xEEEEEEEEEEEEEEEEull, "a four-word report writes its timestamp");

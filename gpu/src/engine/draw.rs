@@ -31,6 +31,9 @@ pub const DRAW_INDEX_BUFFER_BEGIN_END: std::ops::RangeInclusive<u32> = 0x17e4..=
 /// Ampere (C797): a draw's BEGIN in a register (TOPOLOGY 3:0, PRIMITIVE_ID 4, INSTANCE_ID 6:5, SPLIT_MODE 8:7,
 /// INSTANCE_ITERATE_ENABLE 9, IGNORE_GLOBAL_BASE_VERTEX_INDEX 10, _INSTANCE_INDEX 11), the instance count in B.
 pub const SET_DRAW_CONTROL_A: u32 = 0x0260;
+pub const SET_DRAW_CONTROL_B: u32 = 0x0264;
+/// The most instances one SET_DRAW_CONTROL draw iterates: each is a draw of its own.
+const MAX_ITERATED_INSTANCES: u32 = 1 << 16;
 /// Ampere: one-method draws, the first index or vertex in A, the count in B, which launches (with
 /// SET_DRAW_CONTROL_A's state, as BEGIN, the launch and END would).
 pub const DRAW_INDEX_BUFFER_BEGIN_END_B: u32 = 0x026c;
@@ -413,6 +416,9 @@ pub struct DrawState {
     pub bindings: [[Option<ConstantBuffer>; CONSTANT_BUFFER_SLOTS]; BIND_GROUPS],
     /// The instance counter BEGIN's INSTANCE_ID sets (FIRST), increments (SUBSEQUENT) or keeps.
     pub instance: u32,
+    /// SET_DRAW_CONTROL_A's IGNORE_GLOBAL_BASE_VERTEX_INDEX and _INSTANCE_INDEX for the draw it launches: the
+    /// global bases read as 0 (BEGIN clears them).
+    pub ignore_global_bases: [bool; 2],
     pub topology: u32,
     pub counters: Counters,
     pub stream_out: StreamOutState,
@@ -543,32 +549,49 @@ impl Maxwell3D {
     }
 
     /// Ampere's DRAW_*_BEGIN_END_B: SET_DRAW_CONTROL_A's fields as BEGIN's (OP 15:0, PRIMITIVE_ID 24, INSTANCE_ID
-    /// 27:26, SPLIT_MODE 30:29), then `count` vertices or indices from the first in A (the method before).
+    /// 27:26, SPLIT_MODE 30:29), then `count` vertices or indices from the first in A (the method before); with
+    /// INSTANCE_ITERATE_ENABLE, SET_DRAW_CONTROL_B's instances of it, the counter moving on by one after each (as
+    /// a draw with INSTANCE_ID SUBSEQUENT; NVK draws so, FIRST and the instance count), none for a count of 0;
+    /// with IGNORE_GLOBAL_BASE_*, the global base vertex or instance read as 0.
     fn draw_control(&mut self, offset: u32, count: u32, context: &mut Context) -> Result<(), EngineError> {
         let control = self.register(SET_DRAW_CONTROL_A);
-        let method = self.method(offset);
-        if control >> 9 & 1 == 1 {
-            return Err(
-                method.unimplemented("SET_DRAW_CONTROL_A's INSTANCE_ITERATE_ENABLE (instances of SET_DRAW_CONTROL_B)")
-            );
-        }
-        let ignored_bases = [(10, SET_GLOBAL_BASE_VERTEX_INDEX), (11, SET_GLOBAL_BASE_INSTANCE_INDEX)];
-        if ignored_bases.iter().any(|&(bit, base)| control >> bit & 1 == 1 && self.register(base) != 0) {
-            return Err(method.unimplemented("SET_DRAW_CONTROL_A's IGNORE_GLOBAL_BASE_* with a global base set"));
-        }
         self.begin(control & 0xf | (control >> 4 & 1) << 24 | (control >> 5 & 3) << 26 | (control >> 7 & 3) << 29);
+        self.draw.ignore_global_bases = [control >> 10 & 1 == 1, control >> 11 & 1 == 1];
         let first = self.register(offset - 4);
         let launch = if offset == DRAW_VERTEX_ARRAY_BEGIN_END_B {
             Launch::Array { first, count }
         } else {
             Launch::Indexed { first, count }
         };
-        self.launch(offset, launch, context)
+        let instances = if control >> 9 & 1 == 1 { self.register(SET_DRAW_CONTROL_B) } else { 1 };
+        if instances > MAX_ITERATED_INSTANCES {
+            return Err(self.method(offset).unimplemented(format!(
+                "{instances} instances in one draw: the reference back end draws them one at a time, at most \
+                 {MAX_ITERATED_INSTANCES}"
+            )));
+        }
+        for instance in 0..instances {
+            if instance > 0 {
+                self.draw.instance = self.draw.instance.wrapping_add(1);
+            }
+            self.launch(offset, launch, context)?;
+        }
+        Ok(())
+    }
+
+    /// SET_GLOBAL_BASE_VERTEX_INDEX or _INSTANCE_INDEX (`register`) as the draw being launched reads it.
+    pub(super) fn global_base(&self, register: u32) -> u32 {
+        let ignored = match register {
+            SET_GLOBAL_BASE_VERTEX_INDEX => self.draw.ignore_global_bases[0],
+            _ => self.draw.ignore_global_bases[1],
+        };
+        if ignored { 0 } else { self.register(register) }
     }
 
     /// BEGIN: the topology, and the instance counter (INSTANCE_ID 27:26: FIRST resets it, SUBSEQUENT adds one).
     fn begin(&mut self, argument: u32) {
         self.draw.topology = argument & 0xffff;
+        self.draw.ignore_global_bases = [false; 2];
         match argument >> 26 & 3 {
             0 => self.draw.instance = 0,
             1 => self.draw.instance = self.draw.instance.wrapping_add(1),

@@ -124,7 +124,7 @@ impl Maxwell3D {
                 let index = u32::from_le_bytes(bytes);
                 (
                     index,
-                    index.wrapping_add(self.register(SET_GLOBAL_BASE_VERTEX_INDEX)),
+                    index.wrapping_add(self.global_base(SET_GLOBAL_BASE_VERTEX_INDEX)),
                     index.wrapping_add(self.register(SET_VERTEX_ID_BASE)),
                 )
             } else {
@@ -175,7 +175,7 @@ impl Maxwell3D {
         let stride = u64::from(format & 0xfff);
         let element = if self.register(SET_VERTEX_STREAM_INSTANCE_A + 4 * stream) & 1 == 1 {
             let divisor = self.register(SET_VERTEX_STREAM_A_FORMAT + 12 + 16 * stream).max(1);
-            self.register(SET_GLOBAL_BASE_INSTANCE_INDEX).wrapping_add(self.draw.instance / divisor)
+            self.global_base(SET_GLOBAL_BASE_INSTANCE_INDEX).wrapping_add(self.draw.instance / divisor)
         } else {
             element
         };
