@@ -134,6 +134,12 @@ fn translations_match_their_filetests() {
         let bytes: Vec<u8> = translation.spirv.iter().flat_map(|word| word.to_le_bytes()).collect();
         run_tool("spirv-val", &["--target-env", "vulkan1.2"], &bytes);
         let actual = run_tool("spirv-dis", &["--no-header", "--raw-id", "--no-color"], &bytes);
+        // The emitter merges identical constants: no two share an opcode, a type and a value.
+        let mut constants = std::collections::HashSet::new();
+        for line in actual.lines().filter(|line| line.contains("= OpConstant")) {
+            let (_, constant) = line.split_once(" = ").expect("a result id");
+            assert!(constants.insert(constant.to_string()), "{name}: `{constant}` twice");
+        }
         let mut written = case.header.join("\n");
         for ((low, high), text) in case.words.iter().zip(&texts) {
             let words = match high {

@@ -91,78 +91,13 @@ pub enum FaultWord {
 pub const FAULT_BYTES: u64 = 16;
 
 /// The version of what the emitter and the shared lowering produce: bump it when a change there alters
-/// translations (it is part of every [`cache_key`]).
-pub const EMITTER_VERSION: u32 = 1;
+/// translations (it is part of every [`cache_key`]). 2: identical constants merged (every translation changed).
+pub const EMITTER_VERSION: u32 = 2;
 
 /// Opcodes whose lowering changed since the emitter's version was last bumped, with their own versions (every
 /// other opcode is at 1): bump an opcode's entry (add it at 2) when only its translation changes, so that a
 /// translator change invalidates only the cached translations of the kernels that contain that opcode.
-const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[
-    // Multisample fetches (TLD.MS, TLDS 2D MS) translated instead of refused; then (3 here, 2 for the rest)
-    // handles known only at run time read through the pools, and every texture op loads its texture after its
-    // operands.
-    (Isa::Sm5x, "TLD", 3),
-    (Isa::Sm5x, "TLDS", 3),
-    (Isa::Sm5x, "TEX", 2),
-    (Isa::Sm5x, "TEXS", 2),
-    (Isa::Sm5x, "TLD4", 2),
-    (Isa::Sm5x, "TLD4S", 2),
-    (Isa::Sm5x, "TXD", 2),
-    (Isa::Sm5x, "TXQ", 2),
-    (Isa::Sm5x, "TMML", 2),
-    (Isa::Sm86, "TEX", 2),
-    (Isa::Sm86, "TLD", 2),
-    (Isa::Sm86, "TLD4", 2),
-    (Isa::Sm86, "TXD", 2),
-    (Isa::Sm86, "TXQ", 2),
-    // ptxas's moves (IMAD.MOV.U32 Rd, RZ, RZ, c) as copies.
-    (Isa::Sm86, "IMAD", 2),
-    // FP64 arithmetic, comparisons, integral rounding and MUFU's FP64 seeds translated instead of refused.
-    (Isa::Sm5x, "DADD", 2),
-    (Isa::Sm5x, "DMUL", 2),
-    (Isa::Sm5x, "DFMA", 2),
-    (Isa::Sm5x, "DMNMX", 2),
-    (Isa::Sm5x, "DSETP", 2),
-    (Isa::Sm5x, "F2F", 2),
-    (Isa::Sm5x, "MUFU", 2),
-    (Isa::Sm86, "DADD", 2),
-    (Isa::Sm86, "DMUL", 2),
-    (Isa::Sm86, "DFMA", 2),
-    (Isa::Sm86, "DSETP", 2),
-    (Isa::Sm86, "FRND", 2),
-    (Isa::Sm86, "MUFU", 4),
-    // Conversions to and from FP64 and FP16, and I2I of byte and half parts, translated instead of refused.
-    (Isa::Sm5x, "F2I", 2),
-    (Isa::Sm5x, "I2F", 2),
-    (Isa::Sm5x, "I2I", 2),
-    (Isa::Sm86, "F2F", 3),
-    (Isa::Sm86, "F2I", 2),
-    (Isa::Sm86, "I2F", 2),
-    // LEA.HI's predicate is the shared-window test (Plg), not the carry; generic and shared memory, CAS, byte and
-    // half constant loads translated instead of refused.
-    (Isa::Sm5x, "LEA", 2),
-    (Isa::Sm5x, "LD", 2),
-    (Isa::Sm5x, "ST", 2),
-    (Isa::Sm5x, "ATOM", 2),
-    (Isa::Sm5x, "ATOMS", 2),
-    (Isa::Sm5x, "LDC", 2),
-    (Isa::Sm5x, "CCTL", 2),
-    // FMNMX.NAN/.XORSIGN translated instead of refused; FP64 atomic adds translated, then (3) passing a NaN
-    // operand on unquieted, as the H200 does.
-    (Isa::Sm86, "FMNMX", 2),
-    (Isa::Sm86, "ATOM", 3),
-    (Isa::Sm86, "ATOMG", 3),
-    (Isa::Sm86, "RED", 3),
-    // BF16 arithmetic, min/max and packing; .RELU keeps a NaN (as an H200 does); MUFU.TANH, and MUFU.F16 refused
-    // (it was translated as FP32); F2F to BF16.
-    (Isa::Sm86, "HADD2", 2),
-    (Isa::Sm86, "HMUL2", 2),
-    (Isa::Sm86, "HFMA2", 2),
-    (Isa::Sm86, "HMNMX2", 2),
-    (Isa::Sm86, "F2FP", 2),
-    // LDG's register form with .E addresses 64 bits; MUFU .F16 translated.
-    (Isa::Sm86, "LDG", 2),
-];
+const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[];
 
 /// The version of the lowering of `opcode` in `isa` (see [`LOWERING_VERSIONS`]).
 pub fn lowering_version(isa: Isa, opcode: &str) -> u32 {

@@ -377,7 +377,9 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
     for width in [32, 64] {
         e.b.execution_mode(main, ExecutionMode::SignedZeroInfNanPreserve, [width]);
     }
-    e.b.module().assemble()
+    let mut module = e.b.module();
+    merge_constants(&mut module);
+    module.assemble()
 }
 
 /// Whether any statement of the program is an op `wanted` picks.
@@ -1710,6 +1712,49 @@ impl Emitter<'_> {
                 }
                 .expect("in a block")
             }
+        }
+    }
+}
+
+/// Merges identical constants: rspirv's builder makes a new one at every call, and the emitter asks for the same
+/// few again and again (tens of thousands in a large kernel). Every OpConstant, OpConstantTrue, OpConstantFalse,
+/// OpConstantNull and OpConstantComposite (of constituents already merged: they come first) of the type and value
+/// of an earlier one is dropped, and its uses name the earlier one.
+fn merge_constants(module: &mut rspirv::dr::Module) {
+    use rspirv::spirv::Op;
+    let mut kept: HashMap<String, Word> = HashMap::new();
+    let mut renamed: HashMap<Word, Word> = HashMap::new();
+    module.types_global_values.retain_mut(|instruction| {
+        rename_operands(instruction, &renamed);
+        let constant = matches!(
+            instruction.class.opcode,
+            Op::Constant | Op::ConstantTrue | Op::ConstantFalse | Op::ConstantNull | Op::ConstantComposite
+        );
+        let (true, Some(id)) = (constant, instruction.result_id) else { return true };
+        let key = format!("{:?} {:?} {:?}", instruction.class.opcode, instruction.result_type, instruction.operands);
+        match kept.get(&key) {
+            Some(&first) => {
+                renamed.insert(id, first);
+                false
+            }
+            None => {
+                kept.insert(key, id);
+                true
+            }
+        }
+    });
+    for instruction in module.all_inst_iter_mut() {
+        rename_operands(instruction, &renamed);
+    }
+}
+
+/// Points `instruction`'s id operands at what `renamed` maps them to.
+fn rename_operands(instruction: &mut rspirv::dr::Instruction, renamed: &HashMap<Word, Word>) {
+    for operand in &mut instruction.operands {
+        if let Operand::IdRef(id) | Operand::IdScope(id) | Operand::IdMemorySemantics(id) = operand
+            && let Some(&first) = renamed.get(id)
+        {
+            *id = first;
         }
     }
 }
