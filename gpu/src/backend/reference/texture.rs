@@ -134,6 +134,9 @@ impl DecodedTexture {
     }
 }
 
+/// The most texel bytes the pools may decode to for one binding of handles known only at run time.
+const MAX_POOL_BYTES: u64 = 1 << 30;
+
 /// The shape a header's texture type stores (`None`: a 1D buffer, which is no image).
 fn stored_dim(texture_type: TextureType) -> Option<TextureDim> {
     Some(match texture_type {
@@ -266,6 +269,7 @@ impl ReferenceBackend {
         };
         let mut images = Vec::with_capacity(headers as usize + 1);
         let mut srgb_headers = false;
+        let mut decoded_bytes = 0u64;
         for index in 0..headers {
             let words = read_descriptor(memory, pools.headers + u64::from(index) * DESCRIPTOR_BYTES)?;
             let header = match TextureHeader::parse(index, words) {
@@ -283,10 +287,19 @@ impl ReferenceBackend {
                 }
             };
             srgb_headers |= header.srgb;
-            images.push(self.decode(&header, &pool_decoding(binding), binding, memory).unwrap_or_else(|why| {
+            let image = self.decode(&header, &pool_decoding(binding), binding, memory).unwrap_or_else(|why| {
                 skipped("texture header", index, &why);
                 DecodedTexture::placeholder(binding)
-            }));
+            });
+            decoded_bytes += image.texels.len() as u64;
+            if decoded_bytes > MAX_POOL_BYTES {
+                return Err(unimplemented(format!(
+                    "the pools that run-time handles read: their textures decode to more than {} MiB by header {index} \
+                     (the reference back end binds every one of them for each draw)",
+                    MAX_POOL_BYTES >> 20
+                )));
+            }
+            images.push(image);
         }
         images.push(DecodedTexture::placeholder(binding));
         let placeholder =
