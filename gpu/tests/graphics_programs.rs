@@ -239,3 +239,38 @@ fn bindless_handles_trace_to_constant_buffer_words() {
         assert!(error.contains("shaderSampledImageArrayNonUniformIndexing"), "{error}");
     }
 }
+
+/// SM86's TMML reads its operands as TEX does (the coordinates from ra, the handle from c[bank][4 tex] or, for
+/// TMML.B, rb) and translates, in a pixel program, to the host's level-of-detail query (OpImageQueryLod), as
+/// Maxwell's does (whose results `gpu-draw` checks).
+#[test]
+fn sm86_level_of_detail_queries_translate_in_pixel_programs() {
+    const IMAGE_QUERY_LOD: u32 = 105;
+    for (tmml, handle) in [
+        ("TMML rd=4 ra=0 rb=255 target=1 rd2=255 tex=0x5a bank=3 mask=3", "c[0x3][0x168]"),
+        (
+            "MOV.cbuf rd=6 cb_offset=8 cb_bank=0\nTMML.B rd=4 ra=0 rb=6 bindless=1 target=1 rd2=255 mask=3",
+            "c[0x0][0x20]",
+        ),
+    ] {
+        let source = format!(
+            ".isa sm86\n.stage pixel\n.interpolate 0 xy linear\n.target 0 rgba\nIPA.reg rd=0 address=0x20 pd=7\n\
+             IPA.reg rd=1 address=0x21 pd=7\n{tmml}\nEXIT\n"
+        );
+        let program = assemble::program(&source).unwrap_or_else(|e| panic!("{tmml}: {e}"));
+        let (header, kernel) = graphics_kernel("tmml86", &program);
+        let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
+        let fragment = FragmentInterface {
+            header,
+            targets: [Some(NumberKind::Float); 8],
+            alpha_test: None,
+            saturate: [None; 8],
+            dual_source: false,
+        };
+        let translation = translate_graphics(&kernel, Stage::Fragment(&fragment), 0, &global, &[])
+            .unwrap_or_else(|e| panic!("{tmml}: {e}"));
+        spirv_val("tmml86", &translation.spirv);
+        assert!(translation.spirv.iter().any(|&word| word & 0xffff == IMAGE_QUERY_LOD), "{tmml}: no OpImageQueryLod");
+        assert_eq!(translation.textures[0].handle.to_string(), handle, "{tmml}");
+    }
+}

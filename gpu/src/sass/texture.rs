@@ -106,8 +106,8 @@ pub struct TextureInstruction {
 /// A TARGET field's meaning by its value: the dimension, and whether it is an array (`None`: invalid).
 pub(crate) type Targets = [Option<(TextureDim, bool)>; 8];
 
-/// SM86's TARGET (63:61); 6 is invalid.
-const SM86_TARGETS: Targets = [
+/// SM86's TARGET of TEX, TLD, TLD4, TXD and TMML (63:61); 6 is invalid.
+pub(crate) const SM86_TARGETS: Targets = [
     Some((TextureDim::D1, false)),
     Some((TextureDim::D2, false)),
     Some((TextureDim::D3, false)),

@@ -4,11 +4,13 @@
 use super::TranslateError;
 use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Special, Terminator, UnOp, Value};
 use super::lower::{Lower, SHARED_UPDATE64};
+use super::texture::LodQuery;
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
 use crate::sass::exec::mma::Product;
 use crate::sass::sm86::{INSTRUCTION_BYTES, decode_program, is_uniform, operand_field};
 use crate::sass::text::View;
+use crate::sass::texture::HandleSource;
 use std::collections::BTreeSet;
 
 /// Lowers a kernel's code into IR.
@@ -1079,6 +1081,9 @@ impl Lower<'_> {
                 self.through_unit(v, crate::sass::texture::sm86, Self::texture_instruction)?
             }
             "SULD" | "SUST" | "SURED" => self.through_unit(v, crate::sass::surface::sm86, Self::surface_instruction)?,
+            "TMML" => {
+                self.through_unit(v, lod_query_operands, |l, &(query, destinations)| l.lod_query(query, &destinations))?
+            }
             opcode => {
                 let text = Self::text(v);
                 let (kernel, offset) = (self.kernel_name.to_string(), v.offset);
@@ -1608,4 +1613,20 @@ impl Lower<'_> {
         self.memory_access(space, address, size, load, register);
         Ok(())
     }
+}
+
+/// TMML's operands (`Lower::lod_query`), laid out as TEX's: the layer and coordinates from ra, the handle
+/// c[bank][4 tex] or, for TMML.B, rb; components 0 and 1 to rd and rd+1, 2 and 3 to rd2 and rd2+1. NDV changes
+/// nothing a translation computes (as for TEX).
+fn lod_query_operands(v: &View) -> Result<(LodQuery, [u64; 4]), String> {
+    let (dim, array) =
+        crate::sass::texture::SM86_TARGETS[v.get("target") as usize & 7].ok_or("the invalid target 6")?;
+    let source = match v.encoding.form() {
+        "B" => HandleSource::Register(v.get("rb")),
+        _ if v.flag("bindless") => return Err("bit 59 (.B) in the bound form".into()),
+        _ => HandleSource::Constant { bank: v.get("bank") as u8, offset: 4 * v.get("tex") as u32 },
+    };
+    let (rd, rd2) = (v.get("rd"), v.get("rd2"));
+    let query = LodQuery { source, dim, array, first: v.get("ra"), mask: v.get("mask") as u8 };
+    Ok((query, [rd, rd + 1, rd2, rd2 + 1]))
 }

@@ -240,6 +240,23 @@ impl Lower<'_> {
         self.op(Op::TextureQuery { texture, level })
     }
 
+    /// TMML: the level of detail a sample at the coordinates from register `first` on (after the layer, for
+    /// arrays, which the query ignores) would take: components 0 and 1 as `Op::TextureLodQuery` gives them, by
+    /// the write mask to `destinations`. Components 2 and 3, which no source describes, are refused. Both ISAs
+    /// read their operands alike (SM86's as its TEX does; ptxas never emits TMML, so no hardware run shows it).
+    pub(super) fn lod_query(&mut self, query: LodQuery, destinations: &[u64; 4]) -> Result<(), String> {
+        if query.mask & 0b1100 != 0 {
+            return Err("components 2 and 3, which no source describes".into());
+        }
+        let handle = self.texture_handle(query.source);
+        let first = query.first + u64::from(query.array);
+        let coordinates: Vec<Value> = (0..query.dim.coordinates() as u64).map(|k| self.reg(first + k)).collect();
+        let texture = self.bind_texture(binding(handle, query.dim, query.array), handle);
+        let lod = self.op(Op::TextureLodQuery { texture, coordinates });
+        self.write_components(lod, query.mask, destinations);
+        Ok(())
+    }
+
     /// `coordinates` (integers) moved by the texel offsets AOFFI packs into `packed` (see [`texel_offsets`]).
     pub(super) fn offset_coordinates(&mut self, coordinates: Vec<Value>, packed: Value) -> Vec<Value> {
         let down = self.const32(28);
@@ -338,6 +355,17 @@ impl Lower<'_> {
 pub(super) fn binding(handle: HandleUse, dim: TextureDim, array: bool) -> TextureBinding {
     let handle = handle.handle;
     TextureBinding { handle, dim, array, depth_compare: false, gather_offsets: false, multisample: false, query: false }
+}
+
+/// A TMML's operands: where its handle is, the target, its first coordinate register (or the layer's) and its
+/// write mask.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LodQuery {
+    pub source: HandleSource,
+    pub dim: TextureDim,
+    pub array: bool,
+    pub first: u64,
+    pub mask: u8,
 }
 
 /// The binding of a size query through a pool until `Lower::settle_pool_queries` gives it its shape's.

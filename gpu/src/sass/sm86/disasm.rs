@@ -117,7 +117,7 @@ fn body(v: &View) -> String {
         "LDGSTS" => ldgsts(v),
         "LDSM" => ldsm(v),
         "DEPBAR" => depbar(v),
-        "TEX" | "TLD" | "TLD4" | "TXD" => texture(v),
+        "TEX" | "TLD" | "TLD4" | "TXD" | "TMML" => texture(v),
         "TXQ" => txq(v),
         "SULD" | "SUST" | "SURED" => surface(v),
         "ALD" | "AST" => attribute(v),
@@ -1365,6 +1365,8 @@ fn texture(v: &View) -> Parts {
                 v.suffix("dc", ".DC")
             )
         }
+        // Always .LOD (its one query).
+        "TMML" => format!("{}.LOD{}", v.suffix("bindless", ".B"), v.suffix("ndv", ".NDV")),
         _ => format!("{}{}{}", v.suffix("bindless", ".B"), pick(v, "f16", F16), v.suffix("aoffi", ".AOFFI")),
     };
     let m = format!("{opcode}{modifiers}{}", v.suffix("nodep", ".NODEP"));
