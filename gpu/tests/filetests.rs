@@ -12,9 +12,8 @@ use std::path::Path;
 use std::process::Command;
 use tandem_gpu::sass::cubin::KernelImage;
 use tandem_gpu::sass::{Control, Instruction, Isa, sm5x, sm86};
-use tandem_gpu::shader::ir::{PoolView, TextureHandle};
+use tandem_gpu::shader::ir::PoolView;
 use tandem_gpu::shader::{GlobalMemory, TextureView, program_needs, translate_compute};
-use tandem_gpu::texture::format::NumberKind;
 
 const SEPARATOR: &str = "--- spirv-dis";
 
@@ -122,12 +121,7 @@ fn translations_match_their_filetests() {
             .unwrap_or_else(|e| panic!("{name}: {e}"))
             .textures
             .iter()
-            .map(|binding| TextureView {
-                kind: NumberKind::Float,
-                dim: binding.dim,
-                array: binding.array,
-                pool: case.pools.filter(|_| binding.handle == TextureHandle::Pool),
-            })
+            .map(|binding| TextureView::float(binding, case.pools))
             .collect();
         let translation = translate_compute(&kernel, case.block, 4096, &GlobalMemory::Device, &views)
             .unwrap_or_else(|e| panic!("{name}: {e}"));

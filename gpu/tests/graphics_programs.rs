@@ -10,7 +10,7 @@ use std::process::Command;
 use tandem_gpu::sass::Isa;
 use tandem_gpu::sass::assemble;
 use tandem_gpu::sass::cubin::KernelImage;
-use tandem_gpu::shader::ir::{PoolView, TextureDim, TextureHandle};
+use tandem_gpu::shader::ir::{PoolView, TextureDim};
 use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType, header_bytes, parse_program_header};
 use tandem_gpu::shader::{
     FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, TextureView, Translation, VertexInterface,
@@ -116,12 +116,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             .unwrap_or_else(|e| panic!("{name}: {e}"))
             .textures
             .iter()
-            .map(|binding| TextureView {
-                kind: NumberKind::Float,
-                dim: binding.dim,
-                array: binding.array,
-                pool: (binding.handle == TextureHandle::Pool).then_some(pool),
-            })
+            .map(|binding| TextureView::float(binding, Some(pool)))
             .collect();
         for stage in stages {
             let translation =
@@ -148,12 +143,19 @@ fn translate_pixel_body(body: &str) -> Result<Translation, String> {
 
 /// `translate_pixel_body` with the texture bindings viewed as `views` say.
 fn translate_pixel_body_with(body: &str, views: &[TextureView]) -> Result<Translation, String> {
-    let source = format!(
-        ".stage pixel\n.interpolate 0 xy linear\n.target 0 rgba\nIPA rd=0 address=0x80\nIPA rd=1 address=0x84\n\
-         {body}\nEXIT\n"
-    );
-    let program = assemble::program(&source).map_err(|e| e.to_string())?;
-    let (header, kernel) = graphics_kernel("offsets", &program);
+    translate_pixel_source(
+        &format!(
+            ".stage pixel\n.interpolate 0 xy linear\n.target 0 rgba\nIPA rd=0 address=0x80\nIPA rd=1 address=0x84\n\
+             {body}\nEXIT\n"
+        ),
+        views,
+    )
+}
+
+/// The pixel program `source` (assembler text) translated for target 0, its textures viewed as `views` say.
+fn translate_pixel_source(source: &str, views: &[TextureView]) -> Result<Translation, String> {
+    let program = assemble::program(source).map_err(|e| e.to_string())?;
+    let (header, kernel) = graphics_kernel("pixel", &program);
     let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
     let fragment = FragmentInterface {
         header,
@@ -257,18 +259,7 @@ fn sm86_level_of_detail_queries_translate_in_pixel_programs() {
             ".isa sm86\n.stage pixel\n.interpolate 0 xy linear\n.target 0 rgba\nIPA.reg rd=0 address=0x20 pd=7\n\
              IPA.reg rd=1 address=0x21 pd=7\n{tmml}\nEXIT\n"
         );
-        let program = assemble::program(&source).unwrap_or_else(|e| panic!("{tmml}: {e}"));
-        let (header, kernel) = graphics_kernel("tmml86", &program);
-        let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
-        let fragment = FragmentInterface {
-            header,
-            targets: [Some(NumberKind::Float); 8],
-            alpha_test: None,
-            saturate: [None; 8],
-            dual_source: false,
-        };
-        let translation = translate_graphics(&kernel, Stage::Fragment(&fragment), 0, &global, &[])
-            .unwrap_or_else(|e| panic!("{tmml}: {e}"));
+        let translation = translate_pixel_source(&source, &[]).unwrap_or_else(|e| panic!("{tmml}: {e}"));
         spirv_val("tmml86", &translation.spirv);
         assert!(translation.spirv.iter().any(|&word| word & 0xffff == IMAGE_QUERY_LOD), "{tmml}: no OpImageQueryLod");
         assert_eq!(translation.textures[0].handle.to_string(), handle, "{tmml}");

@@ -343,6 +343,15 @@ pub struct TextureView {
     pub pool: Option<PoolView>,
 }
 
+impl TextureView {
+    /// FP32 numbers of `binding`'s own shape (what the emitter assumes of a binding with no view), through `pool`
+    /// where the binding is of the pools.
+    pub fn float(binding: &TextureBinding, pool: Option<PoolView>) -> TextureView {
+        let pool = pool.filter(|_| binding.handle == TextureHandle::Pool);
+        TextureView { kind: crate::texture::format::NumberKind::Float, dim: binding.dim, array: binding.array, pool }
+    }
+}
+
 /// The pools a run-time handle indexes, as the back end binds them: `headers` textures (viewed as the binding's
 /// shape, holding their texels' 32-bit words as FP32 bits: one float view for every number kind) and `samplers`
 /// samplers, each array followed by one placeholder (a texture of zeros, a default sampler) that indices past
