@@ -67,6 +67,10 @@ pub struct TranslateArgs {
     /// Local memory per thread, in bytes.
     #[arg(long, default_value_t = 4096)]
     pub local_bytes: u32,
+    /// The texture header and sampler pools that handles known only at run time index: HEADERS,SAMPLERS, bound as
+    /// arrays indexed per invocation (a device with descriptor indexing).
+    #[arg(long, default_value = "1024,256")]
+    pub pools: String,
     /// Where to write the SPIR-V module.
     #[arg(short, long)]
     pub output: PathBuf,
@@ -249,13 +253,26 @@ fn run_kernel(args: &RunArgs) -> anyhow::Result<ExitCode> {
 
 fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
     let mut kernel = load(&args.input)?;
-    let translation = match args.stage {
-        StageArg::Compute => {
+    let count = |part: &str| part.trim().parse::<u32>();
+    let (headers, samplers) = match args.pools.split_once(',').map(|(h, s)| (count(h), count(s))) {
+        Some((Ok(headers), Ok(samplers))) => (headers, samplers),
+        _ => bail!("--pools {}: expected HEADERS,SAMPLERS (two numbers)", args.pools),
+    };
+    let pool = shader::ir::PoolView { headers, samplers, sampler_via_header: false, indexed: true };
+    let header = match args.stage {
+        StageArg::Compute => None,
+        StageArg::Vertex | StageArg::Pixel => Some(graphics_header(&mut kernel, args.stage)?),
+    };
+    // Textures hold floats of their binding's own shape; run-time handles index the pools.
+    let views: Vec<shader::TextureView> = shader::program_needs(&kernel)
+        .map(|needs| needs.textures.iter().map(|binding| shader::TextureView::float(binding, Some(pool))).collect())
+        .unwrap_or_default();
+    let translation = match header {
+        None => {
             let block = dimensions(&args.block, "block")?;
-            translate_compute(&kernel, block, args.local_bytes, &shader::GlobalMemory::Device, &[])
+            translate_compute(&kernel, block, args.local_bytes, &shader::GlobalMemory::Device, &views)
         }
-        StageArg::Vertex | StageArg::Pixel => {
-            let header = graphics_header(&mut kernel, args.stage)?;
+        Some(header) => {
             let global = shader::GlobalMemory::Device;
             let local_bytes = header.local_memory_bytes();
             let vertex = shader::VertexInterface {
@@ -277,15 +294,21 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 StageArg::Vertex => shader::Stage::Vertex(&vertex),
                 _ => shader::Stage::Fragment(&fragment),
             };
-            shader::translate_graphics(&kernel, stage, local_bytes, &global, &[])
+            shader::translate_graphics(&kernel, stage, local_bytes, &global, &views)
         }
     }
     .with_context(|| format!("translating {} ({})", kernel.name, kernel.isa))?;
     let bytes: Vec<u8> = translation.spirv.iter().flat_map(|word| word.to_le_bytes()).collect();
     std::fs::write(&args.output, &bytes).with_context(|| format!("writing {}", args.output.display()))?;
     let banks = translation.constant_banks.iter().map(|bank| format!("c[{bank:#x}]"));
-    let textures = translation.textures.iter().map(|texture| {
-        format!("texture {} ({:?}{})", texture.handle, texture.dim, if texture.array { " array" } else { "" })
+    // A pool takes two bindings: its images, then its samplers.
+    let textures = translation.textures.iter().flat_map(|texture| {
+        let what =
+            format!("texture {} ({:?}{})", texture.handle, texture.dim, if texture.array { " array" } else { "" });
+        match texture.handle {
+            shader::ir::TextureHandle::Pool => vec![format!("{what} images"), format!("{what} samplers")],
+            _ => vec![what],
+        }
     });
     let surfaces = translation.surfaces.iter().map(|surface| {
         let view = match surface.texel_bytes {
