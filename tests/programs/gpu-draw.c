@@ -145,6 +145,8 @@ __asm__(".section .rodata\n"
         "bindless_runtime_ps_end:\n"
         "offset86_vs: .incbin \"shaders/offset86.vs.bin\"\n"
         "offset86_vs_end:\n"
+        "surface_ps: .incbin \"shaders/surface.ps.bin\"\n"
+        "surface_ps_end:\n"
         "pass86_vs: .incbin \"shaders/pass86.vs.bin\"\n"
         "pass86_vs_end:\n"
         "perspective86_ps: .incbin \"shaders/perspective86.ps.bin\"\n"
@@ -162,7 +164,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     texture_half_ps_end[], gather_half_ps[], gather_half_ps_end[], bindless_ps[], bindless_ps_end[], bindless_pair_ps[],
     bindless_pair_ps_end[], txq_ps[], txq_ps_end[], txq_bindless_ps[], txq_bindless_ps_end[], lod_query_ps[],
     lod_query_ps_end[], txq_level0_ps[], txq_level0_ps_end[], bindless_runtime_ps[], bindless_runtime_ps_end[],
-    pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[], offset86_vs[], offset86_vs_end[];
+    pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[], offset86_vs[], offset86_vs_end[],
+    surface_ps[], surface_ps_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -342,6 +345,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define PERSPECTIVE86_PS 0x6400u
 #define BINDLESS_RUNTIME_PS 0x6600u
 #define OFFSET86_VS 0x6800u
+#define SURFACE_PS 0x6A00u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -352,6 +356,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define TARGET 0x20000u /* 64 x 32 texels of 4 bytes, 256 bytes a row */
 #define FLOAT_TARGET 0x24000u /* 64 x 32 texels of four floats, 1024 bytes a row */
 #define TEXELS 0x30000u /* textures, 0x1000 bytes each */
+#define SURFACE 0x38000u /* 64 x 32 texels of 4 bytes, pitch: a pixel program's surface */
 #define ZETA 0x2C000u /* 64 x 32 Z24S8 texels, block-linear, blocks two GOBs tall */
 #define REPORTS 0x13C00u /* counter reports, 16 bytes each */
 #define WIDTH 64
@@ -2574,6 +2579,40 @@ static void global_memory_from_pixels(void) {
     check(untouched == WIDTH * HEIGHT * 4, "the target keeps its texels");
 }
 
+/* A pixel program storing to a surface (SUST), header 8 of the pool: each pixel the triangle covers writes its own
+ * texel, and every other texel keeps its bytes. */
+static void surface_from_pixels(void) {
+    print("-- a pixel program storing x | y << 16 to its pixel's texel of a surface (SUST)\n");
+    const uint32_t red[4] = {TIC_R, TIC_ZERO, TIC_ZERO, TIC_ONE_FLOAT};
+    for (uint32_t i = 0; i < WIDTH * HEIGHT; i++) ((uint32_t *)(gpu.memory + SURFACE))[i] = 0xEEEEEEEEu;
+    put_header(8, TIC_R32, red, TIC_PITCH, SURFACE, (4 * WIDTH) >> 5, 1, WIDTH, HEIGHT, TIC_TWO_D_NO_MIPMAP);
+    set(SET_TEX_HEADER_POOL_A + 8, 8);
+    const uint32_t header = 8; /* a surface has no sampler */
+    memcpy(gpu.memory + HANDLES + 0x3C, &header, 4);
+    copy_program(SURFACE_PS, surface_ps, surface_ps_end);
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, SURFACE_PS);
+    draw_arrays(3, 0);
+    set(SET_TEX_HEADER_POOL_A + 8, 7);
+    run("draw");
+    uint32_t wrong = 0, covered = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) {
+            uint32_t texel = ((uint32_t *)(gpu.memory + SURFACE))[WIDTH * y + x];
+            int inside = in_triangle(x, y);
+            covered += (uint32_t)inside;
+            wrong += texel != (inside ? (x | y << 16 | 0x5A000000u) : 0xEEEEEEEEu);
+        }
+    check(wrong == 0 && covered > 100, "the covered pixels' texels hold their coordinates, the others their bytes");
+    print("   texels wrong ");
+    print_u64(wrong);
+    print(" of ");
+    print_u64(WIDTH * HEIGHT);
+    print(", covered ");
+    print_u64(covered);
+    print("\n");
+}
+
 /* What every pixel of the float target must hold in `ps_saturate`'s current case. */
 static uint32_t saturated[4];
 static void expect_saturated(uint32_t x, uint32_t y, uint32_t out[4]) {
@@ -3010,6 +3049,7 @@ int main(void) {
     alpha_test();
     textures();
     global_memory_from_pixels();
+    surface_from_pixels();
     ps_saturate();
     ampere_class(nv, (void *)(heap + 0x600000));
 

@@ -309,7 +309,7 @@ impl ComputeDevice {
                 texture.record_upload(device, commands, vk::PipelineStageFlags::COMPUTE_SHADER);
             }
             for image in &stored {
-                image.record_upload(device, commands);
+                image.record_upload(device, commands, vk::PipelineStageFlags::COMPUTE_SHADER);
             }
             device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, objects.pipeline);
             if set != vk::DescriptorSet::null() {
@@ -326,7 +326,7 @@ impl ComputeDevice {
             device.cmd_dispatch(commands, groups[0], groups[1], groups[2]);
             super::image::record_shader_writes_to_host(device, commands);
             for image in &stored {
-                image.record_readback(device, commands);
+                image.record_readback(device, commands, vk::PipelineStageFlags::COMPUTE_SHADER);
             }
         }
         unsafe { device.end_command_buffer(commands) }.map_err(VulkanError::call("vkEndCommandBuffer"))?;

@@ -4,12 +4,14 @@
 //!
 //! The interface the shaders meet: the vertex stage's storage buffers at set 0, the fragment stage's at set 1
 //! (binding = index), then each stage's texture slots in the same set from binding (the number of buffers) on
-//! (`sampled::slot_descriptors`: a combined image sampler a texture, two arrays for the pools), a push constant block for the vertex stage, colour output `Location` i for
-//! target i. No vertex input state: vertex shaders fetch their own attributes.
+//! (`sampled::slot_descriptors`: a combined image sampler a texture, two arrays for the pools), then its storage
+//! images (uploaded, kept in GENERAL, read back into `Drawn::images`), a push constant block for the vertex stage,
+//! colour output `Location` i for target i. No vertex input state: vertex shaders fetch their own attributes.
 
 use super::image::{READING, UNDEFINED, WRITING, first_layers, transition};
 use super::multisample::{self, Grid, Multisampling, RawDepth, RawTarget};
-use super::sampled::{SampledSlot, TextureSlot, slot_descriptors, slot_pool_sizes, slot_textures};
+use super::sampled::{SampledSlot, SlotDescriptor, TextureSlot, slot_descriptors, slot_pool_sizes, slot_textures};
+use super::storage::StorageImage;
 use super::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
 use std::ffi::CString;
@@ -89,6 +91,8 @@ pub struct Drawn {
     pub stencil: Vec<u8>,
     /// With `DrawJob::count_samples`: the samples that passed.
     pub samples_passed: u64,
+    /// The storage images' texels after the draw: the vertex stage's images, then the fragment stage's.
+    pub images: Vec<Vec<u8>>,
 }
 
 /// Everything a draw needs.
@@ -101,6 +105,9 @@ pub struct DrawJob<'a> {
     pub fragment_buffers: &'a [&'a Buffer],
     pub vertex_textures: &'a [TextureSlot<'a>],
     pub fragment_textures: &'a [TextureSlot<'a>],
+    /// Each stage's storage images (its surfaces), bound after its texture slots.
+    pub vertex_images: StageImages<'a>,
+    pub fragment_images: StageImages<'a>,
     /// The vertex stage's push constants.
     pub push_constants: &'a [u8],
     pub width: u32,
@@ -130,6 +137,14 @@ pub struct DrawJob<'a> {
     pub layers: u32,
     /// Multisampled colour targets (`None`: one sample a pixel).
     pub multisample: Option<Multisampling>,
+}
+
+/// A stage's storage images, and which image each of its storage image bindings is (one image may be bound more
+/// than once).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StageImages<'a> {
+    pub images: &'a [StorageImage],
+    pub bindings: &'a [usize],
 }
 
 /// Lines' width and VK_EXT_line_rasterization's mode for them (DEFAULT: the device's own lines).
@@ -163,6 +178,18 @@ impl ComputeDevice {
         }
         for buffer in job.vertex_buffers.iter().chain(job.fragment_buffers) {
             self.owns(buffer)?;
+        }
+        let stage_images = [job.vertex_images, job.fragment_images];
+        for (stage, feature, needed_by) in [
+            (&job.vertex_images, self.features.vertex_stores, "vertexPipelineStoresAndAtomics"),
+            (&job.fragment_images, self.features.fragment_stores, "fragmentStoresAndAtomics"),
+        ] {
+            if !stage.bindings.is_empty() {
+                self.require(feature, needed_by, "a graphics program that reaches surfaces")?;
+            }
+            if let Some(&index) = stage.bindings.iter().find(|&&index| index >= stage.images.len()) {
+                return Err(VulkanError::OutOfBounds { offset: index as u64, len: 1, size: stage.images.len() as u64 });
+            }
         }
         let extent = vk::Extent3D { width: job.width.max(1), height: job.height.max(1), depth: 1 };
         let target_layers = job.layers.max(1);
@@ -253,6 +280,8 @@ impl ComputeDevice {
         }
         let uploads =
             self.texture_uploads(slot_textures(job.vertex_textures).chain(slot_textures(job.fragment_textures)))?;
+        let storage_transfers =
+            [self.storage_transfers(job.vertex_images.images)?, self.storage_transfers(job.fragment_images.images)?];
         // Where the occlusion query's result lands (dropped after the queue lock: dropping a buffer takes it).
         let samples_buffer = if job.count_samples { Some(self.buffer(8)?) } else { None };
         let mut queue = self.shared.ready()?;
@@ -357,12 +386,26 @@ impl ComputeDevice {
             self.texture_slots(&mut objects, job.vertex_textures, vertex_uploads)?,
             self.texture_slots(&mut objects, job.fragment_textures, fragment_uploads)?,
         ];
+        let stored = [
+            self.storage_images(&mut objects, job.vertex_images.images, &storage_transfers[0])?,
+            self.storage_images(&mut objects, job.fragment_images.images, &storage_transfers[1])?,
+        ];
         let stages = [vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT];
-        // Each stage's texture descriptors, after its buffers.
+        // Each stage's texture descriptors after its buffers, then its storage images.
         let stage_descriptors: Vec<_> = [job.vertex_buffers, job.fragment_buffers]
             .iter()
             .zip(&stage_sampled)
-            .map(|(buffers, sampled)| slot_descriptors(sampled, buffers.len() as u32))
+            .zip(stage_images.iter().zip(&stored))
+            .map(|((buffers, sampled), (images, stored))| {
+                let mut descriptors = slot_descriptors(sampled, buffers.len() as u32);
+                let first_image = buffers.len() as u32 + descriptors.len() as u32;
+                descriptors.extend(images.bindings.iter().enumerate().map(|(k, &index)| SlotDescriptor {
+                    binding: first_image + k as u32,
+                    kind: vk::DescriptorType::STORAGE_IMAGE,
+                    infos: vec![stored[index].descriptor()],
+                }));
+                descriptors
+            })
             .collect();
         for ((buffers, descriptors), &stage) in
             [job.vertex_buffers, job.fragment_buffers].iter().zip(&stage_descriptors).zip(&stages)
@@ -582,6 +625,7 @@ impl ComputeDevice {
         let query_pool = objects.query_pool;
         let (pipeline, pipeline_layout) = (objects.pipeline, objects.pipeline_layout);
         let rendered = (extent.width, extent.height);
+        let shaders = vk::PipelineStageFlags::VERTEX_SHADER | vk::PipelineStageFlags::FRAGMENT_SHADER;
         objects.run(&mut queue, |device, commands| {
             let none = vk::DependencyFlags::empty();
             let transfer = vk::PipelineStageFlags::TRANSFER;
@@ -595,6 +639,9 @@ impl ComputeDevice {
                 .image_extent(extent);
             // SAFETY: commands on objects of this device, recorded into a buffer being recorded.
             unsafe {
+                for image in stored.iter().flatten() {
+                    image.record_upload(device, commands, shaders);
+                }
                 for texture in stage_sampled.iter().flatten().flat_map(SampledSlot::images) {
                     texture.record_upload(
                         device,
@@ -739,6 +786,9 @@ impl ComputeDevice {
                     device.cmd_copy_query_pool_results(commands, query_pool, 0, 1, buffer.handle, 0, 8, flags);
                 }
                 device.cmd_end_rendering(commands);
+                for image in stored.iter().flatten() {
+                    image.record_readback(device, commands, shaders);
+                }
                 match &sample_copies {
                     None => {
                         let barriers: Vec<_> =
@@ -770,6 +820,13 @@ impl ComputeDevice {
         })?;
         drop(queue);
         let mut drawn = Drawn::default();
+        for (stage, transfers) in stage_images.iter().zip(&storage_transfers) {
+            for (image, transfer) in stage.images.iter().zip(transfers) {
+                let mut texels = self.read(transfer)?;
+                texels.truncate(image.texels.len());
+                drawn.images.push(texels);
+            }
+        }
         if let Some(buffer) = &samples_buffer {
             let bytes = self.read_exactly(buffer, 8)?;
             drawn.samples_passed = u64::from_le_bytes(bytes.try_into().expect("eight bytes"));

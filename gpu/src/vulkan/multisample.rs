@@ -685,6 +685,8 @@ mod tests {
             fragment_buffers: &[],
             vertex_textures: &[],
             fragment_textures: &[],
+            vertex_images: Default::default(),
+            fragment_images: Default::default(),
             push_constants: &[],
             width,
             height,

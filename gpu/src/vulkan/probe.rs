@@ -98,6 +98,8 @@ impl ComputeDevice {
                 fragment_shader: &fragment,
                 vertex_buffers: &[],
                 fragment_buffers: &[],
+                vertex_images: Default::default(),
+                fragment_images: Default::default(),
                 vertex_textures: &[],
                 fragment_textures: &[],
                 push_constants: &[],

@@ -1,5 +1,5 @@
-//! Storage images a dispatch reads and writes (what the translator makes of surfaces): uploaded before the grid
-//! runs, held in the GENERAL layout while it runs, and copied back into `StorageImage::texels` after it.
+//! Storage images a dispatch or draw reads and writes (what the translator makes of surfaces): uploaded before the
+//! grid or draw runs, held in the GENERAL layout while it runs, and copied back after it.
 
 use super::image::{ImageObjects, READING, UNDEFINED, WRITING, record_writes_to_host, transition};
 use super::{Buffer, ComputeDevice, VulkanError};
@@ -60,13 +60,14 @@ impl Stored {
     ///
     /// # Safety
     /// `commands` is being recorded on the device that made the image and the buffer.
-    pub(super) unsafe fn record_upload(&self, device: &ash::Device, commands: vk::CommandBuffer) {
+    pub(super) unsafe fn record_upload(
+        &self,
+        device: &ash::Device,
+        commands: vk::CommandBuffer,
+        shaders: vk::PipelineStageFlags,
+    ) {
         let none = vk::DependencyFlags::empty();
-        let (top, transfer, compute) = (
-            vk::PipelineStageFlags::TOP_OF_PIPE,
-            vk::PipelineStageFlags::TRANSFER,
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-        );
+        let (top, transfer) = (vk::PipelineStageFlags::TOP_OF_PIPE, vk::PipelineStageFlags::TRANSFER);
         let color = vk::ImageAspectFlags::COLOR;
         // SAFETY: as the caller promises.
         unsafe {
@@ -83,7 +84,7 @@ impl Stored {
             device.cmd_pipeline_barrier(
                 commands,
                 transfer,
-                compute,
+                shaders,
                 none,
                 &[],
                 &[],
@@ -92,19 +93,25 @@ impl Stored {
         }
     }
 
-    /// Copies the texels the shaders left back into the buffer, for the host to read after the fence.
+    /// Copies the texels the shaders of the `shaders` stages left back into the buffer, for the host to read after
+    /// the fence.
     ///
     /// # Safety
-    /// As `record_upload`; after the dispatch.
-    pub(super) unsafe fn record_readback(&self, device: &ash::Device, commands: vk::CommandBuffer) {
+    /// As `record_upload`; after the dispatch or draw.
+    pub(super) unsafe fn record_readback(
+        &self,
+        device: &ash::Device,
+        commands: vk::CommandBuffer,
+        shaders: vk::PipelineStageFlags,
+    ) {
         let none = vk::DependencyFlags::empty();
-        let (transfer, compute) = (vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::COMPUTE_SHADER);
+        let transfer = vk::PipelineStageFlags::TRANSFER;
         let color = vk::ImageAspectFlags::COLOR;
         // SAFETY: as the caller promises.
         unsafe {
             device.cmd_pipeline_barrier(
                 commands,
-                compute,
+                shaders,
                 transfer,
                 none,
                 &[],

@@ -3,6 +3,7 @@
 //! that changed. Every state the engine resolved maps to Vulkan's one to one; what has no such mapping yet is an
 //! `Unimplemented` error naming it.
 
+use super::surface::BoundSurfaces;
 use super::texture::{DecodedSlot, TextureSource};
 use super::{NAME, ReferenceBackend, failed, vulkan_format};
 use crate::backend::{
@@ -18,7 +19,7 @@ use crate::shader::{
 };
 use crate::texture::format::NumberKind;
 use crate::texture::surface::Surface;
-use crate::vulkan::{Blend, Buffer, ColorTarget, DrawJob, LineRasterization, Multisampling};
+use crate::vulkan::{Blend, Buffer, ColorTarget, DrawJob, LineRasterization, Multisampling, StageImages};
 use ash::vk;
 
 fn unimplemented(what: impl Into<String>) -> BackendError {
@@ -320,7 +321,7 @@ impl ReferenceBackend {
     }
 
     /// A graphics stage translated, with the textures it reads decoded (their number kinds decide the
-    /// translation's sampled types).
+    /// translation's sampled types) and the surfaces it reaches read.
     fn translate_stage(
         &mut self,
         draw: &Draw,
@@ -328,26 +329,18 @@ impl ReferenceBackend {
         interface: crate::shader::Stage,
         global: &GlobalMemory,
         memory: &GpuMemory,
-    ) -> Result<(Translation, Vec<DecodedSlot>), BackendError> {
+    ) -> Result<(Translation, Vec<DecodedSlot>, BoundSurfaces), BackendError> {
         let source = TextureSource {
             program: stage.address,
             constant_buffers: &stage.constant_buffers,
             texture_buffer: draw.texture_buffer,
             pools: draw.texture_pools,
         };
-        if let Some(surface) = needs.surfaces.first() {
-            return Err(BackendError::Unimplemented {
-                backend: NAME,
-                what: format!(
-                    "{} reaches surface {} (SULD, SUST, SURED): graphics stages bind no storage images yet",
-                    kernel.name, surface.handle
-                ),
-            });
-        }
         let textures = self.textures(&source, &needs.textures, memory)?;
         let views: Vec<_> = textures.iter().map(|texture| texture.view()).collect();
         let translation = translate_graphics(kernel, interface, stage.header.local_memory_bytes(), global, &views)?;
-        Ok((translation, textures))
+        let surfaces = self.surfaces(&source, &translation.surfaces, memory)?;
+        Ok((translation, textures, surfaces))
     }
 
     /// Buffers holding the constant buffers a translation reads, in its binding order (a slot nothing is bound
@@ -470,14 +463,14 @@ impl ReferenceBackend {
         };
         let fault = self.fault_buffer()?;
         let global = GlobalMemory::Guest(GuestWindows { windows, fault: fault.address() });
-        let (vertex_translation, vertex_textures) = self.translate_stage(
+        let (vertex_translation, vertex_textures, mut vertex_surfaces) = self.translate_stage(
             draw,
             (&draw.vertex_shader, &kernels[0], &needs[0]),
             crate::shader::Stage::Vertex(&vertex),
             &global,
             memory,
         )?;
-        let (fragment_translation, fragment_textures) = self.translate_stage(
+        let (fragment_translation, fragment_textures, mut fragment_surfaces) = self.translate_stage(
             draw,
             (&draw.fragment_shader, &kernels[1], &needs[1]),
             crate::shader::Stage::Fragment(&fragment),
@@ -596,6 +589,8 @@ impl ReferenceBackend {
             fragment_buffers: &fragment_bindings,
             vertex_textures: &vertex_textures,
             fragment_textures: &fragment_textures,
+            vertex_images: StageImages { images: &vertex_surfaces.images, bindings: &vertex_surfaces.bindings },
+            fragment_images: StageImages { images: &fragment_surfaces.images, bindings: &fragment_surfaces.bindings },
             push_constants: &push_constants,
             width,
             height,
@@ -636,6 +631,15 @@ impl ReferenceBackend {
             return Err(BackendError::ShaderFault { program: stage.address });
         }
         self.write_back_mirrors(&mirrors, memory)?;
+        // The surfaces' texels the stages changed, the vertex stage's first (a texel both store to ends as the
+        // fragment stage left it).
+        let mut after = drawn.images.into_iter();
+        for surfaces in [&mut vertex_surfaces, &mut fragment_surfaces] {
+            for (image, texels) in surfaces.images.iter_mut().zip(after.by_ref()) {
+                image.texels = texels;
+            }
+            self.write_back_surfaces(surfaces, memory)?;
+        }
         let outside = match (bounds_here, &zeta) {
             (Some(bounds), Some((zeta, before, _))) => Some(super::depth::outside_bounds(&zeta.format, before, bounds)),
             _ => None,
