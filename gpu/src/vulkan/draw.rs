@@ -91,23 +91,16 @@ pub struct Drawn {
     pub stencil: Vec<u8>,
     /// With `DrawJob::count_samples`: the samples that passed.
     pub samples_passed: u64,
-    /// The storage images' texels after the draw: the vertex stage's images, then the fragment stage's.
+    /// The storage images' texels after the draw, stage after stage in `DrawJob::stages` order.
     pub images: Vec<Vec<u8>>,
 }
 
 /// Everything a draw needs.
 #[derive(Clone, Debug)]
 pub struct DrawJob<'a> {
-    /// SPIR-V modules with a `main` entry point each.
-    pub vertex_shader: &'a [u32],
-    pub fragment_shader: &'a [u32],
-    pub vertex_buffers: &'a [&'a Buffer],
-    pub fragment_buffers: &'a [&'a Buffer],
-    pub vertex_textures: &'a [TextureSlot<'a>],
-    pub fragment_textures: &'a [TextureSlot<'a>],
-    /// Each stage's storage images (its surfaces), bound after its texture slots.
-    pub vertex_images: StageImages<'a>,
-    pub fragment_images: StageImages<'a>,
+    /// The programmable stages: vertex, fragment, then geometry if there is one; `stages[i]` binds descriptor
+    /// set i (the translator's `Stage::descriptor_set`).
+    pub stages: Vec<DrawStage<'a>>,
     /// The vertex stage's push constants.
     pub push_constants: &'a [u8],
     pub width: u32,
@@ -137,6 +130,24 @@ pub struct DrawJob<'a> {
     pub layers: u32,
     /// Multisampled colour targets (`None`: one sample a pixel).
     pub multisample: Option<Multisampling>,
+}
+
+/// One programmable stage of a draw: its SPIR-V module (entry point `main`) and what it binds, in binding order:
+/// its constant buffers, its texture slots, then its storage images (its surfaces).
+#[derive(Clone, Copy, Debug)]
+pub struct DrawStage<'a> {
+    pub stage: vk::ShaderStageFlags,
+    pub spirv: &'a [u32],
+    pub buffers: &'a [&'a Buffer],
+    pub textures: &'a [TextureSlot<'a>],
+    pub images: StageImages<'a>,
+}
+
+impl<'a> DrawStage<'a> {
+    /// A stage that binds nothing.
+    pub fn unbound(stage: vk::ShaderStageFlags, spirv: &'a [u32]) -> DrawStage<'a> {
+        DrawStage { stage, spirv, buffers: &[], textures: &[], images: StageImages::default() }
+    }
 }
 
 /// A stage's storage images, and which image each of its storage image bindings is (one image may be bound more
@@ -176,19 +187,23 @@ impl ComputeDevice {
         if job.targets.iter().filter_map(|target| target.blend).any(|blend| blend.reads_second_source()) {
             self.require(self.features.dual_src_blend, "dualSrcBlend", "blending with SRC1 factors")?;
         }
-        for buffer in job.vertex_buffers.iter().chain(job.fragment_buffers) {
+        for buffer in job.stages.iter().flat_map(|stage| stage.buffers) {
             self.owns(buffer)?;
         }
-        let stage_images = [job.vertex_images, job.fragment_images];
-        for (stage, feature, needed_by) in [
-            (&job.vertex_images, self.features.vertex_stores, "vertexPipelineStoresAndAtomics"),
-            (&job.fragment_images, self.features.fragment_stores, "fragmentStoresAndAtomics"),
-        ] {
-            if !stage.bindings.is_empty() {
+        for stage in &job.stages {
+            let (feature, needed_by) = match stage.stage {
+                vk::ShaderStageFlags::FRAGMENT => (self.features.fragment_stores, "fragmentStoresAndAtomics"),
+                _ => (self.features.vertex_stores, "vertexPipelineStoresAndAtomics"),
+            };
+            let images = &stage.images;
+            if !images.bindings.is_empty() {
                 self.require(feature, needed_by, "a graphics program that reaches surfaces")?;
             }
-            if let Some(&index) = stage.bindings.iter().find(|&&index| index >= stage.images.len()) {
-                return Err(VulkanError::OutOfBounds { offset: index as u64, len: 1, size: stage.images.len() as u64 });
+            if let Some(&index) = images.bindings.iter().find(|&&index| index >= images.images.len()) {
+                return Err(VulkanError::OutOfBounds { offset: index as u64, len: 1, size: images.images.len() as u64 });
+            }
+            if stage.stage == vk::ShaderStageFlags::GEOMETRY {
+                self.require(self.features.geometry_shader, "geometryShader", "a draw with a geometry program")?;
             }
         }
         let extent = vk::Extent3D { width: job.width.max(1), height: job.height.max(1), depth: 1 };
@@ -278,10 +293,9 @@ impl ComputeDevice {
                 depth_buffers.push((aspect, bytes, buffer));
             }
         }
-        let uploads =
-            self.texture_uploads(slot_textures(job.vertex_textures).chain(slot_textures(job.fragment_textures)))?;
+        let uploads = self.texture_uploads(job.stages.iter().flat_map(|stage| slot_textures(stage.textures)))?;
         let storage_transfers =
-            [self.storage_transfers(job.vertex_images.images)?, self.storage_transfers(job.fragment_images.images)?];
+            job.stages.iter().map(|stage| self.storage_transfers(stage.images.images)).collect::<Result<Vec<_>, _>>()?;
         // Where the occlusion query's result lands (dropped after the queue lock: dropping a buffer takes it).
         let samples_buffer = if job.count_samples { Some(self.buffer(8)?) } else { None };
         let mut queue = self.shared.ready()?;
@@ -374,32 +388,36 @@ impl ComputeDevice {
             }
         };
         let mut modules = Vec::new();
-        for code in [job.vertex_shader, job.fragment_shader] {
-            let info = vk::ShaderModuleCreateInfo::default().code(code);
+        for stage in &job.stages {
+            let info = vk::ShaderModuleCreateInfo::default().code(stage.spirv);
             let module = unsafe { device.create_shader_module(&info, None) }
                 .map_err(VulkanError::call("vkCreateShaderModule"))?;
             objects.modules.push(module);
             modules.push(module);
         }
-        let (vertex_uploads, fragment_uploads) = uploads.split_at(slot_textures(job.vertex_textures).count());
-        let stage_sampled = [
-            self.texture_slots(&mut objects, job.vertex_textures, vertex_uploads)?,
-            self.texture_slots(&mut objects, job.fragment_textures, fragment_uploads)?,
-        ];
-        let stored = [
-            self.storage_images(&mut objects, job.vertex_images.images, &storage_transfers[0])?,
-            self.storage_images(&mut objects, job.fragment_images.images, &storage_transfers[1])?,
-        ];
-        let stages = [vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT];
+        let mut stage_sampled = Vec::new();
+        let mut uploads = uploads.as_slice();
+        for stage in &job.stages {
+            let (these, rest) = uploads.split_at(slot_textures(stage.textures).count());
+            stage_sampled.push(self.texture_slots(&mut objects, stage.textures, these)?);
+            uploads = rest;
+        }
+        let stored = job
+            .stages
+            .iter()
+            .zip(&storage_transfers)
+            .map(|(stage, transfers)| self.storage_images(&mut objects, stage.images.images, transfers))
+            .collect::<Result<Vec<_>, _>>()?;
         // Each stage's texture descriptors after its buffers, then its storage images.
-        let stage_descriptors: Vec<_> = [job.vertex_buffers, job.fragment_buffers]
+        let stage_descriptors: Vec<_> = job
+            .stages
             .iter()
             .zip(&stage_sampled)
-            .zip(stage_images.iter().zip(&stored))
-            .map(|((buffers, sampled), (images, stored))| {
-                let mut descriptors = slot_descriptors(sampled, buffers.len() as u32);
-                let first_image = buffers.len() as u32 + descriptors.len() as u32;
-                descriptors.extend(images.bindings.iter().enumerate().map(|(k, &index)| SlotDescriptor {
+            .zip(&stored)
+            .map(|((stage, sampled), stored)| {
+                let mut descriptors = slot_descriptors(sampled, stage.buffers.len() as u32);
+                let first_image = stage.buffers.len() as u32 + descriptors.len() as u32;
+                descriptors.extend(stage.images.bindings.iter().enumerate().map(|(k, &index)| SlotDescriptor {
                     binding: first_image + k as u32,
                     kind: vk::DescriptorType::STORAGE_IMAGE,
                     infos: vec![stored[index].descriptor()],
@@ -407,18 +425,16 @@ impl ComputeDevice {
                 descriptors
             })
             .collect();
-        for ((buffers, descriptors), &stage) in
-            [job.vertex_buffers, job.fragment_buffers].iter().zip(&stage_descriptors).zip(&stages)
-        {
-            let bindings: Vec<_> = (0..buffers.len() as u32)
+        for (stage, descriptors) in job.stages.iter().zip(&stage_descriptors) {
+            let bindings: Vec<_> = (0..stage.buffers.len() as u32)
                 .map(|binding| {
                     vk::DescriptorSetLayoutBinding::default()
                         .binding(binding)
                         .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
                         .descriptor_count(1)
-                        .stage_flags(stage)
+                        .stage_flags(stage.stage)
                 })
-                .chain(descriptors.iter().map(|descriptor| descriptor.layout(stage)))
+                .chain(descriptors.iter().map(|descriptor| descriptor.layout(stage.stage)))
                 .collect();
             let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
             let layout = unsafe { device.create_descriptor_set_layout(&info, None) }
@@ -437,9 +453,9 @@ impl ComputeDevice {
         let main = CString::new("main").expect("no NUL");
         let shader_stages: Vec<_> = modules
             .iter()
-            .zip(stages)
+            .zip(&job.stages)
             .map(|(&module, stage)| {
-                vk::PipelineShaderStageCreateInfo::default().stage(stage).module(module).name(&main)
+                vk::PipelineShaderStageCreateInfo::default().stage(stage.stage).module(module).name(&main)
             })
             .collect();
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
@@ -567,7 +583,7 @@ impl ComputeDevice {
                 }
             };
 
-        let buffer_count = (job.vertex_buffers.len() + job.fragment_buffers.len()) as u32;
+        let buffer_count = job.stages.iter().map(|stage| stage.buffers.len() as u32).sum::<u32>();
         let mut sets = Vec::new();
         if buffer_count > 0 || stage_descriptors.iter().any(|descriptors| !descriptors.is_empty()) {
             let mut sizes = slot_pool_sizes(stage_descriptors.iter().flatten());
@@ -577,7 +593,8 @@ impl ComputeDevice {
                     descriptor_count: buffer_count,
                 });
             }
-            let pool_info = vk::DescriptorPoolCreateInfo::default().max_sets(2).pool_sizes(&sizes);
+            let pool_info =
+                vk::DescriptorPoolCreateInfo::default().max_sets(job.stages.len() as u32).pool_sizes(&sizes);
             objects.descriptor_pool = unsafe { device.create_descriptor_pool(&pool_info, None) }
                 .map_err(VulkanError::call("vkCreateDescriptorPool"))?;
             let allocate = vk::DescriptorSetAllocateInfo::default()
@@ -586,11 +603,11 @@ impl ComputeDevice {
             sets = unsafe { device.allocate_descriptor_sets(&allocate) }
                 .map_err(VulkanError::call("vkAllocateDescriptorSets"))?;
             let buffer_infos: Vec<(vk::DescriptorSet, u32, [vk::DescriptorBufferInfo; 1])> =
-                [job.vertex_buffers, job.fragment_buffers]
+                job.stages
                     .iter()
                     .zip(&sets)
-                    .flat_map(|(buffers, &set)| {
-                        buffers.iter().enumerate().map(move |(binding, buffer)| {
+                    .flat_map(|(stage, &set)| {
+                        stage.buffers.iter().enumerate().map(move |(binding, buffer)| {
                             (
                                 set,
                                 binding as u32,
@@ -625,7 +642,14 @@ impl ComputeDevice {
         let query_pool = objects.query_pool;
         let (pipeline, pipeline_layout) = (objects.pipeline, objects.pipeline_layout);
         let rendered = (extent.width, extent.height);
-        let shaders = vk::PipelineStageFlags::VERTEX_SHADER | vk::PipelineStageFlags::FRAGMENT_SHADER;
+        let shaders = job.stages.iter().fold(vk::PipelineStageFlags::empty(), |stages, stage| {
+            stages
+                | match stage.stage {
+                    vk::ShaderStageFlags::VERTEX => vk::PipelineStageFlags::VERTEX_SHADER,
+                    vk::ShaderStageFlags::GEOMETRY => vk::PipelineStageFlags::GEOMETRY_SHADER,
+                    _ => vk::PipelineStageFlags::FRAGMENT_SHADER,
+                }
+        });
         objects.run(&mut queue, |device, commands| {
             let none = vk::DependencyFlags::empty();
             let transfer = vk::PipelineStageFlags::TRANSFER;
@@ -643,11 +667,7 @@ impl ComputeDevice {
                     image.record_upload(device, commands, shaders);
                 }
                 for texture in stage_sampled.iter().flatten().flat_map(SampledSlot::images) {
-                    texture.record_upload(
-                        device,
-                        commands,
-                        vk::PipelineStageFlags::VERTEX_SHADER | vk::PipelineStageFlags::FRAGMENT_SHADER,
-                    );
+                    texture.record_upload(device, commands, shaders);
                 }
                 let depth_layout = (
                     vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
@@ -820,8 +840,8 @@ impl ComputeDevice {
         })?;
         drop(queue);
         let mut drawn = Drawn::default();
-        for (stage, transfers) in stage_images.iter().zip(&storage_transfers) {
-            for (image, transfer) in stage.images.iter().zip(transfers) {
+        for (stage, transfers) in job.stages.iter().zip(&storage_transfers) {
+            for (image, transfer) in stage.images.images.iter().zip(transfers) {
                 let mut texels = self.read(transfer)?;
                 texels.truncate(image.texels.len());
                 drawn.images.push(texels);

@@ -29,7 +29,7 @@ mod storage;
 
 pub use device::{DeviceOptions, DeviceType, Features, SubgroupOperations};
 pub use dispatch::DispatchOptions;
-pub use draw::{Blend, ColorTarget, DepthAttachment, DrawJob, Drawn, LineRasterization, StageImages};
+pub use draw::{Blend, ColorTarget, DepthAttachment, DrawJob, DrawStage, Drawn, LineRasterization, StageImages};
 pub use error::VulkanError;
 pub use multisample::Multisampling;
 pub use sampled::{Sampling, Texture, TexturePool, TextureSlot};

@@ -658,7 +658,7 @@ pub(super) fn depth_from_float(format: vk::Format, words: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vulkan::{ColorTarget, DepthAttachment, DrawJob};
+    use crate::vulkan::{ColorTarget, DepthAttachment, DrawJob, DrawStage};
 
     fn random_bytes(seed: &mut u64, count: u64) -> Vec<u8> {
         (0..count)
@@ -679,14 +679,10 @@ mod tests {
         (width, height, samples): (u32, u32, u32),
     ) -> DrawJob<'a> {
         DrawJob {
-            vertex_shader: shaders.0,
-            fragment_shader: shaders.1,
-            vertex_buffers: &[],
-            fragment_buffers: &[],
-            vertex_textures: &[],
-            fragment_textures: &[],
-            vertex_images: Default::default(),
-            fragment_images: Default::default(),
+            stages: vec![
+                DrawStage::unbound(vk::ShaderStageFlags::VERTEX, shaders.0),
+                DrawStage::unbound(vk::ShaderStageFlags::FRAGMENT, shaders.1),
+            ],
             push_constants: &[],
             width,
             height,

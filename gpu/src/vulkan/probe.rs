@@ -6,7 +6,7 @@
 //! NVK 2^-24), where Maxwell's register counts steps of 2^-n. `depth_bias_steps` measures it, so that a back end
 //! can scale the units it asks for.
 
-use super::draw::{DepthAttachment, DrawJob};
+use super::draw::{DepthAttachment, DrawJob, DrawStage};
 use super::{ComputeDevice, VulkanError};
 use ash::vk;
 use rspirv::binary::Assemble;
@@ -94,14 +94,10 @@ impl ComputeDevice {
         let stencil = if format == vk::Format::D24_UNORM_S8_UINT { vec![0u8] } else { Vec::new() };
         let depth_after = |bias: Option<[f32; 3]>| -> Result<u32, VulkanError> {
             let job = DrawJob {
-                vertex_shader: &vertex,
-                fragment_shader: &fragment,
-                vertex_buffers: &[],
-                fragment_buffers: &[],
-                vertex_images: Default::default(),
-                fragment_images: Default::default(),
-                vertex_textures: &[],
-                fragment_textures: &[],
+                stages: vec![
+                    DrawStage::unbound(vk::ShaderStageFlags::VERTEX, &vertex),
+                    DrawStage::unbound(vk::ShaderStageFlags::FRAGMENT, &fragment),
+                ],
                 push_constants: &[],
                 width: 1,
                 height: 1,

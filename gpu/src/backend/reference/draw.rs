@@ -19,7 +19,7 @@ use crate::shader::{
 };
 use crate::texture::format::NumberKind;
 use crate::texture::surface::Surface;
-use crate::vulkan::{Blend, Buffer, ColorTarget, DrawJob, LineRasterization, Multisampling, StageImages};
+use crate::vulkan::{Blend, Buffer, ColorTarget, DrawJob, DrawStage, LineRasterization, Multisampling, StageImages};
 use ash::vk;
 
 fn unimplemented(what: impl Into<String>) -> BackendError {
@@ -583,14 +583,22 @@ impl ReferenceBackend {
         let vertex_textures: Vec<_> = vertex_textures.iter().map(DecodedSlot::slot).collect();
         let fragment_textures: Vec<_> = fragment_textures.iter().map(DecodedSlot::slot).collect();
         let job = DrawJob {
-            vertex_shader: &vertex_translation.spirv,
-            fragment_shader: &fragment_translation.spirv,
-            vertex_buffers: &vertex_bindings,
-            fragment_buffers: &fragment_bindings,
-            vertex_textures: &vertex_textures,
-            fragment_textures: &fragment_textures,
-            vertex_images: StageImages { images: &vertex_surfaces.images, bindings: &vertex_surfaces.bindings },
-            fragment_images: StageImages { images: &fragment_surfaces.images, bindings: &fragment_surfaces.bindings },
+            stages: vec![
+                DrawStage {
+                    stage: vk::ShaderStageFlags::VERTEX,
+                    spirv: &vertex_translation.spirv,
+                    buffers: &vertex_bindings,
+                    textures: &vertex_textures,
+                    images: StageImages { images: &vertex_surfaces.images, bindings: &vertex_surfaces.bindings },
+                },
+                DrawStage {
+                    stage: vk::ShaderStageFlags::FRAGMENT,
+                    spirv: &fragment_translation.spirv,
+                    buffers: &fragment_bindings,
+                    textures: &fragment_textures,
+                    images: StageImages { images: &fragment_surfaces.images, bindings: &fragment_surfaces.bindings },
+                },
+            ],
             push_constants: &push_constants,
             width,
             height,
