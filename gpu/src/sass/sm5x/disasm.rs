@@ -145,6 +145,9 @@ fn body(v: &View) -> String {
         "SHFL" => shfl(v),
         "ALD" | "AST" => attribute(v),
         "IPA" => ipa(v),
+        "OUT" => out(v),
+        "ISBERD" => isberd(v),
+        "AL2P" => al2p(v),
         opcode => (format!("?{opcode}"), Vec::new()),
     };
     if operands.is_empty() { mnemonic } else { format!("{mnemonic} {}", operands.join(", ")) }
@@ -1455,6 +1458,47 @@ fn attribute(v: &View) -> Parts {
         operands.push(reg(v.get("rb"), 255));
     }
     (m, operands)
+}
+
+/// `OUT.EMIT|.CUT|.EMIT_THEN_CUT Rd, Ra, stream` (the stream a register, a signed immediate or a constant).
+fn out(v: &View) -> Parts {
+    const KIND: &[&str] = &[".INVALIDOUTSTYPE0", ".EMIT", ".CUT", ".EMIT_THEN_CUT"];
+    let stream = match form(v) {
+        "imm" => immediate(v, Imm::Signed),
+        "cbuf" => cbuf(v),
+        _ => reg(v.get("rb"), 255),
+    };
+    (format!("OUT{}", v.choice("kind", KIND)), vec![reg(v.get("rd"), 255), reg(v.get("ra"), 255), stream])
+}
+
+/// `ISBERD[.O][.PATCH|.PRIM|.ATTR][.SKEW][.U16|.32] Rd, [Ra]`.
+fn isberd(v: &View) -> Parts {
+    const MODE: &[&str] = &["", ".PATCH", ".PRIM", ".ATTR"];
+    const SIZE: &[&str] = &["", ".U16", ".32", ".???3"];
+    let m = format!(
+        "ISBERD{}{}{}{}",
+        v.suffix("output", ".O"),
+        v.choice("mode", MODE),
+        v.suffix("skew", ".SKEW"),
+        v.choice("size", SIZE)
+    );
+    (m, vec![reg(v.get("rd"), 255), format!("[{}]", reg(v.get("ra"), 255))])
+}
+
+/// `AL2P[.O][.64|.96|.128] [Pd, ]Rd, Ra, offset` (the predicate unless PT; a signed 11-bit offset), or
+/// `... Rd, offset` (10 bits unsigned) when ra is RZ.
+fn al2p(v: &View) -> Parts {
+    const SIZE: &[&str] = &["", ".64", ".96", ".128"];
+    let mut operands = Vec::new();
+    if v.get("pd") != 7 {
+        operands.push(pred(v.get("pd"), false));
+    }
+    operands.push(reg(v.get("rd"), 255));
+    match v.get("ra") {
+        255 => operands.push(hex((v.get("address") & 0x3ff) as i64)),
+        ra => operands.extend([reg(ra, 255), hex(v.signed("address"))]),
+    }
+    (format!("AL2P{}{}", v.suffix("output", ".O"), v.choice("size", SIZE)), operands)
 }
 
 /// `IPA[.IDX][.PASS|.CONSTANT|.SC][.CENTROID|.OFFSET][.SAT] Rd, a[...], Rb[, Rc][, Pp]`: the multiply mode has no
