@@ -3,7 +3,7 @@
 //! (`TANDEM_BLESS=1` rewrites them), decodes to the source's instructions, and translates, as its stage, to
 //! SPIR-V that `spirv-val` accepts for Vulkan 1.3 (pixel programs also with the alpha test, which the translation
 //! adds, and with output 1 as target 0's second blend source; vertex programs also with stream output capturing
-//! some of their words).
+//! some of their words; geometry programs after triangles, and after lines with adjacency picking the layer).
 
 use std::path::Path;
 use std::process::Command;
@@ -13,8 +13,8 @@ use tandem_gpu::sass::cubin::KernelImage;
 use tandem_gpu::shader::ir::{PoolView, TextureDim};
 use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType, header_bytes, parse_program_header};
 use tandem_gpu::shader::{
-    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, TextureView, Translation, VertexInterface,
-    program_needs, translate_compute, translate_graphics,
+    FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, NumberKind, Stage, TextureView,
+    Translation, VertexInterface, program_needs, translate_compute, translate_graphics,
 };
 use tandem_gpu::texture::descriptor::Comparison;
 
@@ -104,8 +104,18 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             fragment(Some((Comparison::Never, 0)), false),
             fragment(None, true),
         ];
+        // Geometry programs: after a vertex stage drawing triangles, and (picking the layer) lines with adjacency.
+        let geometry = GeometryInterface {
+            header,
+            input: GeometryInput::Triangles,
+            next_stage_reads: 1,
+            depth_minus_one_to_one: true,
+            layer: false,
+        };
+        let layered = GeometryInterface { input: GeometryInput::LinesAdjacency, layer: true, ..geometry };
         let stages: Vec<Stage> = match header.shader_type() {
             Some(ShaderType::Vertex) => vec![Stage::Vertex(&vertex), Stage::Vertex(&capturing)],
+            Some(ShaderType::Geometry) => vec![Stage::Geometry(&geometry), Stage::Geometry(&layered)],
             Some(ShaderType::Pixel) => fragments.iter().map(Stage::Fragment).collect(),
             other => panic!("{name}: a {other:?} program"),
         };

@@ -58,6 +58,8 @@
  * - SET_PS_SATURATE: a float target takes colour output 0 as it is, or clamped to [0, 1] or [-1, 1] when the
  *   register says so for output 0 (and not when it says so only for output 1);
  * - viewports: a vertex program's viewport index picks the viewport (its transform and its scissor) per primitive;
+ * - geometry programs (pipeline slot 4, Maxwell and Ampere): two invocations of a program that reads each input
+ *   vertex through ISBERD's handle and emits it, moved by its invocation's offset, draw the triangle twice;
  * - lines: an aliased line covers as many pixels of each column (row) as its width, rounded, says, by
  *   OpenGL's rule (SET_ALIASED_LINE_WIDTH_FLOAT when SET_ALIASED_LINE_WIDTH_ENABLE is on, else SET_LINE_WIDTH_FLOAT);
  * - targets without alpha (X8B8G8R8, X8R8G8B8): destination alpha reads 1.0 in blending, and the unused byte is
@@ -151,6 +153,10 @@ __asm__(".section .rodata\n"
         "pass86_vs_end:\n"
         "perspective86_ps: .incbin \"shaders/perspective86.ps.bin\"\n"
         "perspective86_ps_end:\n"
+        "copies_gs: .incbin \"shaders/copies.gs.bin\"\n"
+        "copies_gs_end:\n"
+        "copies86_gs: .incbin \"shaders/copies86.gs.bin\"\n"
+        "copies86_gs_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -165,7 +171,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     bindless_pair_ps_end[], txq_ps[], txq_ps_end[], txq_bindless_ps[], txq_bindless_ps_end[], lod_query_ps[],
     lod_query_ps_end[], txq_level0_ps[], txq_level0_ps_end[], bindless_runtime_ps[], bindless_runtime_ps_end[],
     pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[], offset86_vs[], offset86_vs_end[],
-    surface_ps[], surface_ps_end[];
+    surface_ps[], surface_ps_end[], copies_gs[], copies_gs_end[], copies86_gs[], copies86_gs_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -346,6 +352,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define BINDLESS_RUNTIME_PS 0x6600u
 #define OFFSET86_VS 0x6800u
 #define SURFACE_PS 0x6A00u
+#define COPIES_GS 0x6C00u
+#define COPIES86_GS 0x6E00u /* 0x400 bytes */
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -576,6 +584,24 @@ static void draw_primitives(uint32_t topology, uint32_t count) {
 }
 
 static void draw_arrays(uint32_t count, uint32_t instance_flags) { draw_primitives(TRIANGLES | instance_flags, count); }
+
+/* The small triangle drawn through a geometry program in pipeline slot 4, whose two invocations emit it as it is
+ * and moved by (16, 4) pixels: both copies' pixels in the colour the pixel program interpolates, nothing else. */
+static void geometry_copies(uint32_t vertex, uint32_t geometry, uint32_t pixel) {
+    fill_target(target_background);
+    put_vertices(small, 3);
+    stream(0, VERTICES, 32, 32 * 3);
+    use_programs(vertex, pixel);
+    uint32_t stage[2] = {1 | 4u << 4, geometry};
+    method(SET_PIPELINE_SHADER + 64 * 4, ampere ? 1 : 2, stage);
+    if (ampere) set_address(SET_PIPELINE_PROGRAM_ADDRESS_A + 64 * 4, REGION + geometry);
+    draw_arrays(3, 0);
+    set(SET_PIPELINE_SHADER + 64 * 4, 4u << 4); /* off again */
+    run("draw");
+    const uint8_t small_colour[4] = {204, 51, 153, 255};
+    uint32_t count, wrong = wrong_pixels(in_instances, small_colour, target_background, &count);
+    report("the triangle from invocation 0, its copy 16 pixels right and 4 down from invocation 1", wrong, count);
+}
 
 /* The triangle drawn by `program` onto the background with blending (ADD, `source`, `destination`), then its
  * pixels checked against `expected` and the rest against the background. */
@@ -2811,6 +2837,10 @@ static void ampere_class(Handle nv, void *memory) {
     check(timestamp != 0xEEEEEEEEEEEEEEEEull, "a four-word report writes its timestamp");
     expect_value("a 64-bit payload released as two words", reported(2), 0x1122334455667788ull);
     expect_value("a one-word RED_ADD of the payload's low word", reported(3), 0xEEEEEEEE0000000Cull);
+
+    print("-- AMPERE_B: a geometry program (SM86: ISBERD [base + v], OUT.FINAL) drawing the triangle twice\n");
+    copy_program(COPIES86_GS, copies86_gs, copies86_gs_end);
+    geometry_copies(PASS86_VS, COPIES86_GS, PERSPECTIVE86_PS);
 }
 
 int main(void) {
@@ -2863,6 +2893,10 @@ int main(void) {
     print("-- an indexed rectangle: two triangles sharing an edge, 16-bit indices\n");
     use_programs(PASS_VS, PERSPECTIVE_PS);
     indexed_rectangle(begin_draw_end);
+
+    print("-- a geometry program: two invocations, each emitting the triangle at its own offset\n");
+    copy_program(COPIES_GS, copies_gs, copies_gs_end);
+    geometry_copies(PASS_VS, COPIES_GS, PERSPECTIVE_PS);
 
     print("-- primitive restart: strips cut in two by 0xFFFF (16-bit indices), by 9 (32-bit), at vertex 4 (arrays)\n");
     const Vertex strips[9] = {

@@ -247,12 +247,14 @@ pub struct Draw {
     /// The vertices in the order the primitives take them (indices resolved), `VERTEX_RECORD_WORDS` each.
     pub vertices: Vec<u32>,
     pub vertex_shader: Stage,
+    /// The geometry program between the vertex and pixel stages (pipeline slot 4), when it is enabled.
+    pub geometry_shader: Option<Stage>,
     pub fragment_shader: Stage,
     pub targets: Vec<DrawTarget>,
     /// The size in pixels all targets share (the smallest of them).
     pub width: u32,
     pub height: u32,
-    /// Viewport 0, or all 16 when the vertex program writes the viewport index.
+    /// Viewport 0, or all 16 when the last program before the rasteriser writes the viewport index.
     pub viewports: Vec<Viewport>,
     /// z clipped at 0 (true) or at -w (false).
     pub depth_zero_to_one: bool,
@@ -288,7 +290,7 @@ pub struct Draw {
     /// go on to the rasteriser (SET_RASTER_ENABLE): a draw may only capture.
     pub capture: crate::shader::CapturedWords,
     pub rasterize: bool,
-    /// The vertex program's layer output picks each primitive's layer among `layers` layers of every target,
+    /// The last program before the rasteriser picks each primitive's layer among `layers` layers of every target,
     /// counted from its `layer` (SET_RT_LAYER); otherwise `layers` is 1.
     pub program_layer: bool,
     pub layers: u32,
@@ -638,8 +640,8 @@ impl Maxwell3D {
         f32::from_bits(self.register(offset))
     }
 
-    /// The graphics stage in pipeline slot `slot` (1 vertex B, 5 pixel) with bind group `group`'s constant buffers,
-    /// read from GPU memory.
+    /// The graphics stage in pipeline slot `slot` (1 vertex B, 4 geometry, 5 pixel) with bind group `group`'s
+    /// constant buffers, read from GPU memory.
     fn stage(&self, at: Method, slot: u32, group: usize, context: &Context) -> Result<Stage, EngineError> {
         let shader = self.register(SET_PIPELINE_SHADER + PIPELINE_STRIDE * slot);
         if shader & 1 == 0 {
@@ -706,15 +708,24 @@ impl Maxwell3D {
         }
         let vertex_shader = self.stage(at, 1, 0, context)?;
         let fragment_shader = self.stage(at, 5, 4, context)?;
-        for slot in [0, 2, 3, 4] {
+        let geometry_shader = match self.register(SET_PIPELINE_SHADER + PIPELINE_STRIDE * 4) & 1 {
+            1 => Some(self.stage(at, 4, 3, context)?),
+            _ => None,
+        };
+        for slot in [0, 2, 3] {
             if self.register(SET_PIPELINE_SHADER + PIPELINE_STRIDE * slot) & 1 == 1 {
                 return Err(at.unimplemented(format!("draws with a shader in pipeline slot {slot}")));
             }
         }
+        if geometry_shader.is_some() && stream_out.is_some() {
+            return Err(at.unimplemented("stream output of a geometry program's vertices"));
+        }
+        // The outputs that reach the rasteriser are the last stage's before it.
+        let last_header = geometry_shader.as_ref().unwrap_or(&vertex_shader).header;
         // SET_RT_LAYER: with CONTROL (16) GEOMETRY_SHADER_SELECTS_LAYER the program's layer output picks each
         // primitive's layer (layer 0 where it writes none), else V (15:0) is every primitive's.
         let rt_layer = self.register(SET_RT_LAYER);
-        let program_layer = rt_layer >> 16 & 1 == 1 && vertex_shader.header.writes(attribute::LAYER);
+        let program_layer = rt_layer >> 16 & 1 == 1 && last_header.writes(attribute::LAYER);
         let base_layer = if rt_layer >> 16 & 1 == 1 { 0 } else { rt_layer & 0xffff };
         let targets = self.targets(at, base_layer)?;
         let depth_stencil = self.depth_stencil(at, base_layer)?;
@@ -759,14 +770,15 @@ impl Maxwell3D {
         if self.register(SET_VIEWPORT_SCALE_OFFSET) & 1 == 0 {
             return Err(at.unimplemented("draws without the viewport transform (SET_VIEWPORT_SCALE_OFFSET FALSE)"));
         }
-        // A vertex program that writes the viewport index picks one of the 16 viewports per primitive.
-        let viewport_count = if vertex_shader.header.writes(attribute::VIEWPORT_INDEX) { VIEWPORTS } else { 1 };
+        // A program that writes the viewport index picks one of the 16 viewports per primitive.
+        let viewport_count = if last_header.writes(attribute::VIEWPORT_INDEX) { VIEWPORTS } else { 1 };
         let viewports =
             (0..viewport_count).map(|j| self.viewport(at, j, width, height)).collect::<Result<Vec<_>, _>>()?;
         let mut draw = Draw {
             topology,
             vertices: Vec::new(),
             vertex_shader,
+            geometry_shader,
             fragment_shader,
             targets,
             width,

@@ -55,15 +55,17 @@ fn word(encodings: &'static [Encoding], line: usize, text: &str) -> Result<u128,
 /// `sm86` after `.isa sm86`, with a version 4 header); a compute program is its code alone. Directives (a line
 /// each, before or among the instructions):
 /// - `.isa sm5x|sm86` (before `.stage`; sm5x when absent),
-/// - `.stage vertex|pixel|compute` (first; a graphics header's type and stage),
-/// - `.reads FIRST-LAST`, `.writes FIRST-LAST`: the attribute words (byte addresses, inclusive) a vertex program
-///   reads and writes,
+/// - `.stage vertex|geometry|pixel|compute` (first; a graphics header's type and stage),
+/// - `.reads FIRST-LAST`, `.writes FIRST-LAST`: the attribute words (byte addresses, inclusive) a vertex or
+///   geometry program reads and writes,
+/// - `.output points|lines|triangles MAX INVOCATIONS`: a geometry program's output topology (a strip), the most
+///   vertices an invocation emits and its invocations a primitive,
 /// - `.interpolate GENERIC COMPONENTS constant|perspective|linear`: how a pixel program interpolates generic
 ///   input GENERIC's components (`xyzw`, `xy`...),
 /// - `.target T COMPONENTS`: the components (`rgba`, `rgb`...) of render target T a pixel program outputs,
 /// - `.bit N`: header bit N set (fields without a directive).
 pub fn program(source: &str) -> Result<Vec<u8>, AssembleError> {
-    use crate::shader::sph::{Interpolation, ProgramHeader, ShaderType};
+    use crate::shader::sph::{Interpolation, OutputTopology, ProgramHeader, ShaderType};
     // None before `.stage`; Some(None) for a compute program.
     let mut header: Option<Option<ProgramHeader>> = None;
     let mut isa = Isa::Sm5x;
@@ -100,9 +102,10 @@ pub fn program(source: &str) -> Result<Vec<u8>, AssembleError> {
         if let ["stage", stage] = words[..] {
             let stage = match stage {
                 "vertex" => Some(ShaderType::Vertex),
+                "geometry" => Some(ShaderType::Geometry),
                 "pixel" => Some(ShaderType::Pixel),
                 "compute" => None,
-                _ => return Err(error(format!("stage {stage}: vertex, pixel or compute"))),
+                _ => return Err(error(format!("stage {stage}: vertex, geometry, pixel or compute"))),
             };
             header = Some(stage.map(|stage| {
                 let mut header = ProgramHeader::new(stage);
@@ -148,6 +151,15 @@ pub fn program(source: &str) -> Result<Vec<u8>, AssembleError> {
                 for c in components(which, "rgba")? {
                     sph.set_bit(576 + 4 * target + c, true);
                 }
+            }
+            ["output", topology, max, invocations] => {
+                let topology = match topology {
+                    "points" => OutputTopology::Points,
+                    "lines" => OutputTopology::LineStrip,
+                    "triangles" => OutputTopology::TriangleStrip,
+                    _ => return Err(error(format!("{topology}: points, lines or triangles"))),
+                };
+                sph.set_geometry(topology, number(max)?, number(invocations)?);
             }
             ["bit", n] => sph.set_bit(number(n)?, true),
             _ => return Err(error(format!(".{directive}: not a directive"))),

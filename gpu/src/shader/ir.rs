@@ -229,7 +229,13 @@ pub enum Space {
     Attribute,
     /// Byte addresses of a graphics stage's outputs (AST, ALD.O).
     Output,
+    /// A geometry program's input attributes of its primitive's vertices (ALD with a vertex register): vertex
+    /// `v`'s attribute at byte address `a` is at `v * VERTEX_ATTRIBUTE_BYTES + a`.
+    VertexAttribute,
 }
+
+/// Bytes of one vertex's attributes in `Space::VertexAttribute`.
+pub const VERTEX_ATTRIBUTE_BYTES: u32 = 0x400;
 
 /// A texture's shape as an instruction samples it: the instruction decides, whatever the header says
 /// (Maxwell behaviour 2.8).
@@ -428,6 +434,12 @@ pub enum Special {
     /// A U64 clock: the thread's own counter, increasing at every read (the SASS interpreter counts its warp's
     /// instructions; both only promise that it increases, as the hardware's does).
     Clock,
+    /// A geometry program's invocation of its primitive (SR_INVOCATION_ID).
+    InvocationId,
+    /// SR_INVOCATION_INFO of a geometry program: the vertices of its input primitive in bits 23:16, the
+    /// primitive's index in its batch in bits 7:0, which is 0 here (each invocation sees its own primitive, so
+    /// the handles ISBERD reads are the vertices' numbers).
+    InvocationInfo,
 }
 
 /// One operation. Its result (if any) is the `Value` of its index.
@@ -590,6 +602,11 @@ pub enum Op {
     /// KIL: the fragment invocation becomes a helper (its outputs are dropped; it runs on, so that derivatives
     /// stay valid: Maxwell's discard).
     Demote,
+    /// A geometry program's OUT.EMIT: the outputs as they stand become the next vertex of the primitive being
+    /// made (stream 0).
+    EmitVertex,
+    /// A geometry program's OUT.CUT: the primitive being made ends; the next vertex starts another.
+    EndPrimitive,
 }
 
 impl Op {
@@ -627,7 +644,9 @@ impl Op {
             | Op::SetBarrierResult(_)
             | Op::SurfaceStore { .. }
             | Op::SurfaceReduce { .. }
-            | Op::Demote => {
+            | Op::Demote
+            | Op::EmitVertex
+            | Op::EndPrimitive => {
                 return None;
             }
             Op::Binary(MulHiU | MulHiS, _, _) => Type::U32,

@@ -4,7 +4,7 @@
 
 use super::ir::{
     BinOp, Block, Cmp, Conv, FArith, HalfFormat, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp,
-    Value,
+    VERTEX_ATTRIBUTE_BYTES, Value,
 };
 use crate::sass::cubin::KernelImage;
 use crate::sass::text::View;
@@ -65,7 +65,7 @@ impl Lower<'_> {
         let missing = match space {
             Space::Shared => self.program.shared_bytes == 0,
             Space::Local => self.program.local_bytes == 0,
-            Space::Global | Space::Attribute | Space::Output => false,
+            Space::Global | Space::Attribute | Space::Output | Space::VertexAttribute => false,
         };
         if missing {
             // No memory there (the hardware would fault the access): loads give zeros, stores go nowhere.
@@ -133,6 +133,8 @@ impl Lower<'_> {
                 }
             }
             50 => self.const32(self.program.shared_bytes),
+            17 => special(self, Special::InvocationId),
+            29 => special(self, Special::InvocationInfo),
             1 | 80 | 82 => {
                 let clock = special(self, Special::Clock);
                 self.un(UnOp::Truncate, clock)
@@ -989,14 +991,29 @@ impl Lower<'_> {
         result
     }
 
-    /// ALD and AST of both ISAs: `size` + 1 words between registers from rd (rs) and the attribute space at the
-    /// byte address (ALD.O reads the stage's own outputs; AST writes them).
+    /// ALD and AST of both ISAs at an immediate address: `size` + 1 words between registers from rd (rs) and
+    /// the attribute space at the byte address (ALD.O reads the stage's own outputs; AST writes them). A vertex
+    /// register rb (not RZ) names, for ALD, the input vertex read (a geometry program's handle from ISBERD,
+    /// which is the vertex's number: `Special::InvocationInfo`); for AST, the output vertex being written (a
+    /// handle from OUT), which is always the one OUT.EMIT takes next.
     pub(super) fn attribute_words(&mut self, v: &View) {
         let load = v.encoding.opcode == "ALD";
-        let space = if load && !v.flag("output") { Space::Attribute } else { Space::Output };
+        let vertex = (load && v.get("rb") != 255).then(|| {
+            let vertex = self.reg(v.get("rb"));
+            let shift = self.const32(VERTEX_ATTRIBUTE_BYTES.trailing_zeros());
+            self.bin(BinOp::Shl, vertex, shift)
+        });
+        let space = match (load && !v.flag("output"), vertex) {
+            (true, Some(_)) => Space::VertexAttribute,
+            (true, None) => Space::Attribute,
+            (false, _) => Space::Output,
+        };
         let register = if load { v.get("rd") } else { v.get("rs") };
         for k in 0..=v.get("size") {
-            let address = self.const32(v.get("address") as u32 + 4 * k as u32);
+            let mut address = self.const32(v.get("address") as u32 + 4 * k as u32);
+            if let Some(base) = vertex {
+                address = self.bin(BinOp::Add, base, address);
+            }
             if load {
                 let value = self.op(Op::Load { space, address });
                 self.set_reg(register + k, value);
@@ -1005,6 +1022,21 @@ impl Lower<'_> {
                 self.op(Op::Store { space, address, value });
             }
         }
+    }
+
+    /// OUT of both ISAs: a vertex made of the outputs (`emit`), then the primitive's end (`cut`), on stream 0
+    /// (the stream operand's value, when it is not 0, is refused by the caller). The handle rd receives is the
+    /// one ra gave: the hardware's handles only name output vertices for AST, which writes the next one
+    /// whatever it names.
+    pub(super) fn geometry_output(&mut self, emit: bool, cut: bool, rd: u64, ra: u64) {
+        if emit {
+            self.op(Op::EmitVertex);
+        }
+        if cut {
+            self.op(Op::EndPrimitive);
+        }
+        let handle = self.reg(ra);
+        self.set_reg(rd, handle);
     }
 
     /// An input attribute word as IPA reads it: the pixel's interpolation of it (see `spirv::graphics`).

@@ -19,7 +19,10 @@ mod texture;
 
 pub use crate::texture::format::NumberKind;
 pub use ir::TextureView;
-pub use spirv::{CapturedWords, FragmentInterface, PointSize, Saturate, Stage, VertexInterface, captured_words};
+pub use spirv::{
+    CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PointSize, Saturate, Stage, VertexInterface,
+    captured_words,
+};
 
 use crate::sass::cubin::KernelImage;
 use crate::sass::{DecodeError, Isa};
@@ -173,8 +176,10 @@ pub fn translate_compute(
         ir::Op::Load { space, .. }
         | ir::Op::Store { space, .. }
         | ir::Op::LoadSub { space, .. }
-        | ir::Op::StoreSub { space, .. } => matches!(space, ir::Space::Attribute | ir::Space::Output),
-        _ => false,
+        | ir::Op::StoreSub { space, .. } => {
+            matches!(space, ir::Space::Attribute | ir::Space::Output | ir::Space::VertexAttribute)
+        }
+        op => geometry_only(op),
     };
     if spirv::any_op(&program, &graphics_only) {
         return Err(TranslateError::Unimplemented {
@@ -193,6 +198,22 @@ pub fn translate_compute(
         textures: program.textures,
         surfaces: program.surfaces,
     })
+}
+
+/// The most vertices a geometry program's invocation may emit here: Vulkan devices offer at least 256
+/// (`maxGeometryOutputVertices`), NVIDIA's 1024, the header's field holds up to 4095.
+pub const MAX_GEOMETRY_OUTPUT_VERTICES: u32 = 1024;
+
+/// What only a geometry program does: emit vertices, read other vertices' attributes and its invocation.
+fn geometry_only(op: &ir::Op) -> bool {
+    matches!(
+        op,
+        ir::Op::EmitVertex
+            | ir::Op::EndPrimitive
+            | ir::Op::Load { space: ir::Space::VertexAttribute, .. }
+            | ir::Op::LoadSub { space: ir::Space::VertexAttribute, .. }
+            | ir::Op::Special(ir::Special::InvocationId | ir::Special::InvocationInfo)
+    )
 }
 
 /// A level-of-detail query needs the derivatives only the fragment stage has: elsewhere it is refused.
@@ -302,8 +323,34 @@ pub fn translate_graphics(
             offset: 0,
         });
     }
-    if matches!(stage, Stage::Vertex(_)) {
-        refuse_lod_queries(kernel, &program, "a vertex program")?;
+    let unimplemented =
+        |what: String| TranslateError::Unimplemented { isa: kernel.isa, what, kernel: kernel.name.clone(), offset: 0 };
+    match stage {
+        Stage::Geometry(geometry) => {
+            refuse_lod_queries(kernel, &program, "a geometry program")?;
+            let header = &geometry.header;
+            if header.output_topology().is_none() {
+                return Err(unimplemented(format!(
+                    "a geometry program whose header names no output topology (word 3 bits 27:24 are {})",
+                    header.words[3] >> 24 & 0xf
+                )));
+            }
+            if !(1..=MAX_GEOMETRY_OUTPUT_VERTICES).contains(&header.max_output_vertices()) {
+                return Err(unimplemented(format!(
+                    "a geometry program of {} output vertices (1 to {MAX_GEOMETRY_OUTPUT_VERTICES} are drawn)",
+                    header.max_output_vertices()
+                )));
+            }
+        }
+        _ if spirv::any_op(&program, &geometry_only) => {
+            return Err(unimplemented(
+                "OUT, other vertices' attributes (ALD with a vertex register) or invocation registers outside a \
+                 geometry program"
+                    .into(),
+            ));
+        }
+        Stage::Vertex(_) => refuse_lod_queries(kernel, &program, "a vertex program")?,
+        _ => {}
     }
     require_pools(kernel, &program, texture_views)?;
     let spirv = spirv::emit(&program, &stage, global, texture_views);

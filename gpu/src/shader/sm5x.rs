@@ -1102,6 +1102,15 @@ impl Maxwell<'_, '_, '_> {
             }
             "LD" | "ST" | "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory(v)?,
             "ALD" | "AST" => self.attribute_access(v)?,
+            "OUT" => self.out(v)?,
+            // The handle of the input vertex ra numbers (`Special::InvocationInfo`): that number.
+            "ISBERD" => {
+                if v.flag("skew") || v.flag("output") || v.get("mode") != 0 || v.get("size") != 0 {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let vertex = self.reg(v.get("ra"));
+                self.set_reg(v.get("rd"), vertex);
+            }
             "IPA" => self.interpolate(v)?,
             "TEXS" | "TLDS" | "TEX" | "TLD" | "TXD" | "TLD4" | "TXQ" | "TLD4S" => {
                 self.through_unit(v, crate::sass::texture::sm5x, Lower::texture_instruction)?
@@ -1497,13 +1506,30 @@ impl Maxwell<'_, '_, '_> {
     }
 
     /// ALD and AST: 1-4 words between registers from rd (rs) and the attribute space at the immediate address
-    /// (ALD.O reads the stage's own outputs). Per-patch and indexed addresses, and other vertices than the
-    /// stage's own (rb), belong to the tessellation and geometry stages.
+    /// (ALD.O reads the stage's own outputs), of the vertex rb names (`Lower::attribute_words`). Per-patch and
+    /// indexed (.PHYS) addresses, and other vertices' outputs, belong to the tessellation stages.
     fn attribute_access(&mut self, v: &View) -> Result {
-        if v.flag("patch") || v.get("ra") != 255 || v.get("rb") != 255 {
+        let load = v.encoding.opcode == "ALD";
+        if v.flag("patch") || v.get("ra") != 255 || (load && v.flag("output") && v.get("rb") != 255) {
             return self.unimplemented(v, Self::text(v));
         }
         self.attribute_words(v);
+        Ok(())
+    }
+
+    /// OUT: EMIT (kind 1), CUT (2) or both (3), on stream 0 (RZ or an immediate 0; other streams only reach
+    /// stream output, which geometry programs do not feed yet).
+    fn out(&mut self, v: &View) -> Result {
+        let stream_zero = match v.encoding.form() {
+            "reg" => v.get("rb") == 255,
+            "imm" => v.get("imm20") == 0,
+            _ => false,
+        };
+        let kind = v.get("kind");
+        if !stream_zero || kind == 0 {
+            return self.unimplemented(v, Self::text(v));
+        }
+        self.geometry_output(kind & 1 == 1, kind & 2 == 2, v.get("rd"), v.get("ra"));
         Ok(())
     }
 

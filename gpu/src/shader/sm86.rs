@@ -1048,9 +1048,30 @@ impl Lower<'_> {
                 let clamped = self.bin(BinOp::MinS, clamped, high);
                 self.set_reg(v.get("rd"), clamped);
             }
-            // The stage's own vertex (rb RZ) at an immediate address; other vertices, patches and computed
-            // addresses (.P, .PHYS) belong to the tessellation and geometry stages.
-            "ALD" | "AST" if v.encoding.form() == "" && v.get("rb") == 255 => self.attribute_words(v),
+            // At an immediate address, of the vertex rb names (`Lower::attribute_words`); patches, computed
+            // addresses (.P, .PHYS) and other vertices' outputs belong to the tessellation stages.
+            "ALD" | "AST" if v.encoding.form() == "" && !(v.flag("output") && v.get("rb") != 255) => {
+                self.attribute_words(v)
+            }
+            // EMIT, EMIT_THEN_CUT or CUT on stream 0 (RZ or an immediate 0: see sm5x's OUT); OUT.FINAL, which
+            // closes the invocation's output, has nothing to do.
+            "OUT" => match v.encoding.form() {
+                "final" => {}
+                "cut" => self.geometry_output(false, true, v.get("rd"), v.get("ra")),
+                form if (form == "reg" && v.get("rb") == 255) || (form == "imm" && v.get("imm32") == 0) => {
+                    self.geometry_output(true, v.flag("cut"), v.get("rd"), v.get("ra"))
+                }
+                _ => return self.unimplemented(v, Self::text(v)),
+            },
+            // The handle of the input vertex [ra + offset] numbers (`Special::InvocationInfo`): that number.
+            "ISBERD" => {
+                if v.flag("skew") || v.flag("output") || v.get("mode") != 0 || v.get("size") != 0 {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let (base, offset) = (self.reg(v.get("ra")), self.const32(v.get("offset") as u32));
+                let vertex = self.bin(BinOp::Add, base, offset);
+                self.set_reg(v.get("rd"), vertex);
+            }
             // PASS (interpolated as the header says; a perspective input arrives divided by w, which the program
             // multiplies back itself) and CONSTANT; at the pixel centre only.
             "IPA" if v.encoding.form() == "reg" && v.get("mode") < 2 && v.get("sample") == 0 && v.get("pd") == 7 => {

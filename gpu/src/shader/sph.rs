@@ -66,8 +66,28 @@ pub enum Interpolation {
     ScreenLinear,
 }
 
+/// The primitives a geometry program's vertices make (OutputTopology, word 3 bits 27:24).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OutputTopology {
+    Points,
+    LineStrip,
+    TriangleStrip,
+}
+
+impl OutputTopology {
+    /// The header's value for it.
+    pub fn value(self) -> u32 {
+        match self {
+            OutputTopology::Points => 1,
+            OutputTopology::LineStrip => 6,
+            OutputTopology::TriangleStrip => 7,
+        }
+    }
+}
+
 /// Attribute byte addresses the stages share (ALD, AST and IPA operands).
 pub mod attribute {
+    pub const PRIMITIVE_ID: u32 = 0x60;
     pub const LAYER: u32 = 0x64;
     pub const VIEWPORT_INDEX: u32 = 0x68;
     pub const POINT_SIZE: u32 = 0x6c;
@@ -167,6 +187,31 @@ impl ProgramHeader {
     /// ShaderLocalMemoryLowSize: local memory bytes a thread.
     pub fn local_memory_bytes(&self) -> u32 {
         self.words[1] & 0xff_ffff
+    }
+
+    /// A geometry program's invocations a primitive (ThreadsPerInputPrimitive, word 2 bits 31:24), at least one.
+    pub fn invocations(&self) -> u32 {
+        (self.words[2] >> 24).max(1)
+    }
+
+    /// A geometry program's output primitives (word 3 bits 27:24), `None` for a value that names none.
+    pub fn output_topology(&self) -> Option<OutputTopology> {
+        [OutputTopology::Points, OutputTopology::LineStrip, OutputTopology::TriangleStrip]
+            .into_iter()
+            .find(|topology| topology.value() == self.words[3] >> 24 & 0xf)
+    }
+
+    /// The most vertices a geometry program's invocation emits (MaxOutputVertexCount, word 4 bits 11:0): the
+    /// hardware drops the OUTs past them.
+    pub fn max_output_vertices(&self) -> u32 {
+        self.words[4] & 0xfff
+    }
+
+    /// A geometry program's header fields: its output topology and vertex count, its invocations.
+    pub fn set_geometry(&mut self, topology: OutputTopology, max_vertices: u32, invocations: u32) {
+        self.words[3] = self.words[3] & !(0xf << 24) | topology.value() << 24;
+        self.words[4] = self.words[4] & !0xfff | max_vertices & 0xfff;
+        self.words[2] = self.words[2] & !(0xff << 24) | (invocations & 0xff) << 24;
     }
 
     /// Whether a vertex, tessellation or geometry program reads the attribute word at byte address `address`.
@@ -278,6 +323,22 @@ mod tests {
         assert_eq!(outputs.targets[..3], [Some(0), None, Some(4)]);
         assert_eq!((outputs.sample_mask, outputs.depth), (None, Some(9)));
         assert_eq!(ProgramHeader::new(ShaderType::Pixel).words[0], 0x20062 | 5 << 10);
+    }
+
+    /// A geometry program's fields as NAK's `sph.rs` writes them: threads per input primitive in word 2 bits
+    /// 31:24, the output topology in word 3 bits 27:24 (7 TRIANGLESTRIP), the vertex count in word 4 bits 11:0.
+    #[test]
+    fn geometry_fields_read_as_nak_writes_them() {
+        let geometry = header(&[(0, 0x20061 | 4 << 10), (2, 2 << 24), (3, 7 << 24), (4, 6)]);
+        assert_eq!(geometry.shader_type(), Some(ShaderType::Geometry));
+        assert_eq!(geometry.invocations(), 2);
+        assert_eq!(geometry.output_topology(), Some(OutputTopology::TriangleStrip));
+        assert_eq!(geometry.max_output_vertices(), 6);
+        let mut written = ProgramHeader::new(ShaderType::Geometry);
+        written.set_geometry(OutputTopology::TriangleStrip, 6, 2);
+        assert_eq!(written, geometry);
+        assert_eq!(header(&[(0, 0x20061 | 4 << 10), (3, 2 << 24)]).output_topology(), None);
+        assert_eq!(ProgramHeader::new(ShaderType::Geometry).invocations(), 1);
     }
 
     #[test]

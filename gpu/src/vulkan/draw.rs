@@ -200,7 +200,11 @@ impl ComputeDevice {
                 self.require(feature, needed_by, "a graphics program that reaches surfaces")?;
             }
             if let Some(&index) = images.bindings.iter().find(|&&index| index >= images.images.len()) {
-                return Err(VulkanError::OutOfBounds { offset: index as u64, len: 1, size: images.images.len() as u64 });
+                return Err(VulkanError::OutOfBounds {
+                    offset: index as u64,
+                    len: 1,
+                    size: images.images.len() as u64,
+                });
             }
             if stage.stage == vk::ShaderStageFlags::GEOMETRY {
                 self.require(self.features.geometry_shader, "geometryShader", "a draw with a geometry program")?;
@@ -294,8 +298,11 @@ impl ComputeDevice {
             }
         }
         let uploads = self.texture_uploads(job.stages.iter().flat_map(|stage| slot_textures(stage.textures)))?;
-        let storage_transfers =
-            job.stages.iter().map(|stage| self.storage_transfers(stage.images.images)).collect::<Result<Vec<_>, _>>()?;
+        let storage_transfers = job
+            .stages
+            .iter()
+            .map(|stage| self.storage_transfers(stage.images.images))
+            .collect::<Result<Vec<_>, _>>()?;
         // Where the occlusion query's result lands (dropped after the queue lock: dropping a buffer takes it).
         let samples_buffer = if job.count_samples { Some(self.buffer(8)?) } else { None };
         let mut queue = self.shared.ready()?;
@@ -602,20 +609,20 @@ impl ComputeDevice {
                 .set_layouts(&objects.set_layouts);
             sets = unsafe { device.allocate_descriptor_sets(&allocate) }
                 .map_err(VulkanError::call("vkAllocateDescriptorSets"))?;
-            let buffer_infos: Vec<(vk::DescriptorSet, u32, [vk::DescriptorBufferInfo; 1])> =
-                job.stages
-                    .iter()
-                    .zip(&sets)
-                    .flat_map(|(stage, &set)| {
-                        stage.buffers.iter().enumerate().map(move |(binding, buffer)| {
-                            (
-                                set,
-                                binding as u32,
-                                [vk::DescriptorBufferInfo { buffer: buffer.handle, offset: 0, range: vk::WHOLE_SIZE }],
-                            )
-                        })
+            let buffer_infos: Vec<(vk::DescriptorSet, u32, [vk::DescriptorBufferInfo; 1])> = job
+                .stages
+                .iter()
+                .zip(&sets)
+                .flat_map(|(stage, &set)| {
+                    stage.buffers.iter().enumerate().map(move |(binding, buffer)| {
+                        (
+                            set,
+                            binding as u32,
+                            [vk::DescriptorBufferInfo { buffer: buffer.handle, offset: 0, range: vk::WHOLE_SIZE }],
+                        )
                     })
-                    .collect();
+                })
+                .collect();
             let writes: Vec<_> =
                 buffer_infos
                     .iter()

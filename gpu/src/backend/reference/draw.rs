@@ -1,4 +1,4 @@
-//! The reference back end's draws: translate the two stages, upload the vertex records and the constant
+//! The reference back end's draws: translate the stages (vertex, pixel, and geometry when enabled), upload the vertex records and the constant
 //! buffers, read the colour targets out of guest memory, let the Vulkan device draw, and write back the texels
 //! that changed. Every state the engine resolved maps to Vulkan's one to one; what has no such mapping yet is an
 //! `Unimplemented` error naming it.
@@ -12,10 +12,10 @@ use crate::backend::{
 use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
 use crate::engine::multisample::Multisample;
 use crate::sass::cubin::KernelImage;
-use crate::shader::sph::{Interpolation, attribute};
+use crate::shader::sph::{Interpolation, OutputTopology, ProgramHeader, attribute};
 use crate::shader::{
-    FragmentInterface, GlobalMemory, GuestWindows, PointSize, ProgramNeeds, Saturate, Translation, VertexInterface,
-    captured_words, translate_graphics,
+    FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, PointSize, ProgramNeeds, Saturate,
+    Translation, VertexInterface, captured_words, translate_graphics,
 };
 use crate::texture::format::NumberKind;
 use crate::texture::surface::Surface;
@@ -49,6 +49,19 @@ fn topology(draw: &Draw, flat: bool) -> Result<(vk::PrimitiveTopology, Option<Ve
         }
         other => return Err(unimplemented(format!("draw {other:?} primitives"))),
     })
+}
+
+/// The indices of a draw's stages (`DrawJob::stages`: vertex, fragment, then geometry when there is one) in the
+/// order the pipeline runs them.
+fn pipeline_order(stages: usize) -> impl Iterator<Item = usize> {
+    [0, 2, 1].into_iter().filter(move |&stage| stage < stages)
+}
+
+/// The generics a vertex, tessellation or geometry program reads (bit i: generic i).
+fn geometry_generics_read(header: &ProgramHeader) -> u32 {
+    (0..32)
+        .filter(|&g| (0..4).any(|c| header.reads(attribute::GENERIC + 16 * g + 4 * c)))
+        .fold(0, |mask, g| mask | 1 << g)
 }
 
 /// The primitives of `count` vertices of `topology` as a line or triangle list, each primitive's provoking vertex
@@ -399,48 +412,99 @@ impl ReferenceBackend {
             dual_source,
         };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
-        let (topology, order) = topology(draw, flat)?;
+        // A geometry program sees the primitives in the guest's order; the vertices it emits are provoked as
+        // Vulkan provokes them (the first of each), which the guest's rule is only when it is the first too.
+        if flat && draw.geometry_shader.is_some() && draw.provoking_last {
+            return Err(unimplemented("flat-shaded inputs after a geometry program with the provoking vertex last"));
+        }
+        let (topology, order) = topology(draw, flat && draw.geometry_shader.is_none())?;
+        let geometry = draw.geometry_shader.as_ref().map(|stage| GeometryInterface {
+            header: stage.header,
+            input: match topology {
+                vk::PrimitiveTopology::POINT_LIST => GeometryInput::Points,
+                vk::PrimitiveTopology::LINE_LIST | vk::PrimitiveTopology::LINE_STRIP => GeometryInput::Lines,
+                _ => GeometryInput::Triangles,
+            },
+            next_stage_reads: fragment.generics_read(),
+            depth_minus_one_to_one: !draw.depth_zero_to_one,
+            layer: draw.program_layer,
+        });
+        // What the rasteriser takes: the geometry program's output primitives, else the draw's.
+        let (rasterizes_points, rasterizes_lines) = match geometry.as_ref().map(|g| g.header.output_topology()) {
+            Some(output) => (output == Some(OutputTopology::Points), output == Some(OutputTopology::LineStrip)),
+            None => (
+                topology == vk::PrimitiveTopology::POINT_LIST,
+                matches!(topology, vk::PrimitiveTopology::LINE_LIST | vk::PrimitiveTopology::LINE_STRIP),
+            ),
+        };
         // Points take the program's size where it writes one and SET_ATTRIBUTE_POINT_SIZE says so, else
         // SET_POINT_SIZE (Maxwell behaviour 5.3); the host needs PointSize written either way.
-        let point_size = (topology == vk::PrimitiveTopology::POINT_LIST).then(|| {
-            if draw.program_point_size && draw.vertex_shader.header.writes(attribute::POINT_SIZE) {
+        let last_header = draw.geometry_shader.as_ref().unwrap_or(&draw.vertex_shader).header;
+        let point_size = rasterizes_points.then(|| {
+            if draw.program_point_size && last_header.writes(attribute::POINT_SIZE) {
                 PointSize::Program
             } else {
                 PointSize::Fixed(draw.point_size.to_bits())
             }
         });
-        if point_size.is_some_and(|size| size != PointSize::Fixed(1.0f32.to_bits()))
-            && !self.device.features().large_points
-        {
-            return Err(unimplemented(format!(
-                "points of other sizes than 1 on {}, which lacks largePoints",
-                self.device.name()
-            )));
+        if point_size.is_some_and(|size| size != PointSize::Fixed(1.0f32.to_bits())) {
+            if geometry.is_some() {
+                // A geometry program's points are 1 pixel unless the device writes PointSize from geometry
+                // programs (shaderTessellationAndGeometryPointSize, not enabled here).
+                return Err(unimplemented("points of other sizes than 1 from a geometry program"));
+            }
+            if !self.device.features().large_points {
+                return Err(unimplemented(format!(
+                    "points of other sizes than 1 on {}, which lacks largePoints",
+                    self.device.name()
+                )));
+            }
         }
-        let vertex = VertexInterface {
-            header: draw.vertex_shader.header,
-            next_stage_reads: fragment.generics_read(),
-            depth_minus_one_to_one: !draw.depth_zero_to_one,
-            point_size,
-            layer: draw.program_layer,
-            capture: draw.capture,
+        let vertex = match &geometry {
+            None => VertexInterface {
+                header: draw.vertex_shader.header,
+                next_stage_reads: fragment.generics_read(),
+                depth_minus_one_to_one: !draw.depth_zero_to_one,
+                point_size,
+                layer: draw.program_layer,
+                capture: draw.capture,
+            },
+            Some(geometry) => VertexInterface {
+                header: draw.vertex_shader.header,
+                next_stage_reads: geometry_generics_read(&geometry.header),
+                depth_minus_one_to_one: false,
+                point_size: None,
+                layer: false,
+                capture: draw.capture,
+            },
         };
-        let kernel = |stage: &Stage| KernelImage {
-            name: format!("shader@{:#x}", stage.address),
-            isa: stage.isa,
-            code: stage.code.clone(),
-            constants: Vec::new(),
-            shared_bytes: 0,
-        };
-        let kernels = [kernel(&draw.vertex_shader), kernel(&draw.fragment_shader)];
-        let needs = [self.program_needs(&kernels[0])?, self.program_needs(&kernels[1])?];
+        // The stages in `DrawJob::stages` order, with what each is translated for.
+        let mut stages = vec![
+            (&draw.vertex_shader, crate::shader::Stage::Vertex(&vertex), vk::ShaderStageFlags::VERTEX),
+            (&draw.fragment_shader, crate::shader::Stage::Fragment(&fragment), vk::ShaderStageFlags::FRAGMENT),
+        ];
+        if let (Some(stage), Some(geometry)) = (&draw.geometry_shader, &geometry) {
+            stages.push((stage, crate::shader::Stage::Geometry(geometry), vk::ShaderStageFlags::GEOMETRY));
+        }
+        let kernels: Vec<KernelImage> = stages
+            .iter()
+            .map(|(stage, ..)| KernelImage {
+                name: format!("shader@{:#x}", stage.address),
+                isa: stage.isa,
+                code: stage.code.clone(),
+                constants: Vec::new(),
+                shared_bytes: 0,
+            })
+            .collect();
+        let needs = kernels.iter().map(|kernel| self.program_needs(kernel)).collect::<Result<Vec<_>, _>>()?;
         // Programs that reach global memory (storage buffers, as NVN gives them) see the guest's mapped ranges,
         // as compute grids do; the bytes they change go back after the draw.
         let features = self.device.features();
-        for (needs, has, feature) in [
-            (&needs[0], features.vertex_stores, "vertexPipelineStoresAndAtomics"),
-            (&needs[1], features.fragment_stores, "fragmentStoresAndAtomics"),
-        ] {
+        for (needs, (.., flag)) in needs.iter().zip(&stages) {
+            let (has, feature) = match *flag {
+                vk::ShaderStageFlags::FRAGMENT => (features.fragment_stores, "fragmentStoresAndAtomics"),
+                _ => (features.vertex_stores, "vertexPipelineStoresAndAtomics"),
+            };
             if needs.global_memory && !has {
                 return Err(unimplemented(format!(
                     "graphics programs that reach global memory on {}, which lacks {feature}",
@@ -463,22 +527,13 @@ impl ReferenceBackend {
         };
         let fault = self.fault_buffer()?;
         let global = GlobalMemory::Guest(GuestWindows { windows, fault: fault.address() });
-        let (vertex_translation, vertex_textures, mut vertex_surfaces) = self.translate_stage(
-            draw,
-            (&draw.vertex_shader, &kernels[0], &needs[0]),
-            crate::shader::Stage::Vertex(&vertex),
-            &global,
-            memory,
-        )?;
-        let (fragment_translation, fragment_textures, mut fragment_surfaces) = self.translate_stage(
-            draw,
-            (&draw.fragment_shader, &kernels[1], &needs[1]),
-            crate::shader::Stage::Fragment(&fragment),
-            &global,
-            memory,
-        )?;
-        let vertex_banks = self.stage_banks(&vertex_translation, &draw.vertex_shader, memory)?;
-        let fragment_banks = self.stage_banks(&fragment_translation, &draw.fragment_shader, memory)?;
+        let mut translated = Vec::new();
+        for (((stage, interface, _), kernel), needs) in stages.iter().zip(&kernels).zip(&needs) {
+            let (translation, textures, surfaces) =
+                self.translate_stage(draw, (stage, kernel, needs), *interface, &global, memory)?;
+            let banks = self.stage_banks(&translation, stage, memory)?;
+            translated.push((translation, textures, surfaces, banks));
+        }
 
         let mut records = Vec::new();
         match &order {
@@ -569,8 +624,7 @@ impl ReferenceBackend {
             viewports.push(vulkan);
             scissors.push(scissor);
         }
-        let vertex_bindings: Vec<&Buffer> = vertex_banks.iter().collect();
-        let fragment_bindings: Vec<&Buffer> = fragment_banks.iter().collect();
+        let bindings: Vec<Vec<&Buffer>> = translated.iter().map(|(.., banks)| banks.iter().collect()).collect();
         // The records' address, then where the vertex stage stores the words stream output captures.
         let capture_buffer = match captured_per_vertex {
             0 => None,
@@ -580,25 +634,22 @@ impl ReferenceBackend {
         if let Some(buffer) = &capture_buffer {
             push_constants.extend_from_slice(&buffer.address().to_le_bytes());
         }
-        let vertex_textures: Vec<_> = vertex_textures.iter().map(DecodedSlot::slot).collect();
-        let fragment_textures: Vec<_> = fragment_textures.iter().map(DecodedSlot::slot).collect();
+        let slots: Vec<Vec<_>> =
+            translated.iter().map(|(_, textures, ..)| textures.iter().map(DecodedSlot::slot).collect()).collect();
         let job = DrawJob {
-            stages: vec![
-                DrawStage {
-                    stage: vk::ShaderStageFlags::VERTEX,
-                    spirv: &vertex_translation.spirv,
-                    buffers: &vertex_bindings,
-                    textures: &vertex_textures,
-                    images: StageImages { images: &vertex_surfaces.images, bindings: &vertex_surfaces.bindings },
-                },
-                DrawStage {
-                    stage: vk::ShaderStageFlags::FRAGMENT,
-                    spirv: &fragment_translation.spirv,
-                    buffers: &fragment_bindings,
-                    textures: &fragment_textures,
-                    images: StageImages { images: &fragment_surfaces.images, bindings: &fragment_surfaces.bindings },
-                },
-            ],
+            stages: translated
+                .iter()
+                .zip(&bindings)
+                .zip(&slots)
+                .zip(&stages)
+                .map(|((((translation, _, surfaces, _), buffers), slots), &(.., stage))| DrawStage {
+                    stage,
+                    spirv: &translation.spirv,
+                    buffers,
+                    textures: slots,
+                    images: StageImages { images: &surfaces.images, bindings: &surfaces.bindings },
+                })
+                .collect(),
             push_constants: &push_constants,
             width,
             height,
@@ -623,8 +674,7 @@ impl ReferenceBackend {
             logic_op: draw.logic_op.map(|op| vk::LogicOp::from_raw(i32::from(op.0))),
             depth_clamp: draw.depth_clamp,
             count_samples: draw.count_samples,
-            lines: matches!(topology, vk::PrimitiveTopology::LINE_LIST | vk::PrimitiveTopology::LINE_STRIP)
-                .then(|| self.lines(draw.lines)),
+            lines: rasterizes_lines.then(|| self.lines(draw.lines)),
             rasterizer_discard: !draw.rasterize,
             layers: draw.layers,
             multisample: draw.multisample.map(|multisample| Multisampling {
@@ -635,18 +685,21 @@ impl ReferenceBackend {
         };
         let drawn = self.device.draw(&job).map_err(failed)?;
         if self.faulted(fault)? {
-            let stage = if needs[0].global_memory { &draw.vertex_shader } else { &draw.fragment_shader };
-            return Err(BackendError::ShaderFault { program: stage.address });
+            // The first stage that reaches global memory, in pipeline order.
+            let faulting = pipeline_order(stages.len()).find(|&i| needs[i].global_memory).unwrap_or(0);
+            return Err(BackendError::ShaderFault { program: stages[faulting].0.address });
         }
         self.write_back_mirrors(&mirrors, memory)?;
-        // The surfaces' texels the stages changed, the vertex stage's first (a texel both store to ends as the
-        // fragment stage left it).
+        // The surfaces' texels the stages changed, in pipeline order (a texel several store to ends as the last
+        // of them left it).
         let mut after = drawn.images.into_iter();
-        for surfaces in [&mut vertex_surfaces, &mut fragment_surfaces] {
+        for (_, _, surfaces, ..) in &mut translated {
             for (image, texels) in surfaces.images.iter_mut().zip(after.by_ref()) {
                 image.texels = texels;
             }
-            self.write_back_surfaces(surfaces, memory)?;
+        }
+        for stage in pipeline_order(stages.len()) {
+            self.write_back_surfaces(&translated[stage].2, memory)?;
         }
         let outside = match (bounds_here, &zeta) {
             (Some(bounds), Some((zeta, before, _))) => Some(super::depth::outside_bounds(&zeta.format, before, bounds)),

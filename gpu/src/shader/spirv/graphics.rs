@@ -14,6 +14,11 @@
 //!   perspective input is stored multiplied by FragCoord.w. At EXIT the registers the header assigns go to the
 //!   colour outputs and to `FragDepth`. Colour output t is `Location` n, n the number of outputs before it that
 //!   have a target: the host's attachments are the draw's targets, in output order, with no gaps.
+//! - geometry: the attribute space holds every vertex of the input primitive, 256 words each (vertex v's at
+//!   word 256 v: what `Space::VertexAttribute` addresses; a plain ALD reads vertex 0's), filled from the
+//!   previous stage's `Position` and generics; OUT.EMIT hands the outputs on as the vertex stage's epilogue
+//!   does, then `OpEmitVertex`, while the invocation has emitted fewer vertices than the header's
+//!   MaxOutputVertexCount (the hardware drops the OUTs past it).
 
 use super::{Emitter, Types};
 use crate::shader::sph::{Interpolation, ProgramHeader, attribute};
@@ -36,7 +41,57 @@ const ONE: u32 = 0x3f80_0000;
 pub enum Stage<'a> {
     Compute { local_size: [u32; 3] },
     Vertex(&'a VertexInterface),
+    Geometry(&'a GeometryInterface),
     Fragment(&'a FragmentInterface),
+}
+
+impl Stage<'_> {
+    /// The descriptor set the stage's resources are bound in: one per graphics stage, so that a draw's stages
+    /// bind theirs side by side (vertex 0, fragment 1, geometry 2; a compute kernel's are set 0).
+    pub fn descriptor_set(&self) -> u32 {
+        match self {
+            Stage::Compute { .. } | Stage::Vertex(_) => 0,
+            Stage::Fragment(_) => 1,
+            Stage::Geometry(_) => 2,
+        }
+    }
+}
+
+/// The primitives a geometry program takes in: the draw's (strips, loops and fans give their primitives one
+/// by one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GeometryInput {
+    Points,
+    Lines,
+    LinesAdjacency,
+    Triangles,
+    TrianglesAdjacency,
+}
+
+impl GeometryInput {
+    /// The vertices of each primitive.
+    pub fn vertices(self) -> u32 {
+        match self {
+            GeometryInput::Points => 1,
+            GeometryInput::Lines => 2,
+            GeometryInput::LinesAdjacency => 4,
+            GeometryInput::Triangles => 3,
+            GeometryInput::TrianglesAdjacency => 6,
+        }
+    }
+}
+
+/// A geometry program's interface; its output topology, vertex count and invocations are its header's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GeometryInterface {
+    pub header: ProgramHeader,
+    pub input: GeometryInput,
+    /// The generics the next stage reads (bit i: generic i), as `VertexInterface::next_stage_reads`.
+    pub next_stage_reads: u32,
+    /// As `VertexInterface::depth_minus_one_to_one`: the geometry stage is the last before the rasteriser.
+    pub depth_minus_one_to_one: bool,
+    /// The program's layer output picks the targets' layer: it goes to `Layer`.
+    pub layer: bool,
 }
 
 /// A vertex program's interface.
@@ -124,21 +179,38 @@ impl FragmentInterface {
     }
 }
 
+/// The outputs of the last stage before the rasteriser (vertex or geometry).
+#[derive(Clone)]
+pub(super) struct VertexOutputs {
+    position: Word,
+    /// The `PointSize` output of point draws, and the size it takes.
+    point_size: Option<(Word, PointSize)>,
+    /// The `ViewportIndex` output of a program that writes the viewport index.
+    viewport_index: Option<Word>,
+    /// The `Layer` output of a program whose layer output picks the layer.
+    layer: Option<Word>,
+    /// Generic i's output vector.
+    generics: Vec<(u32, Word)>,
+    depth_minus_one_to_one: bool,
+}
+
 /// The interface variables of a graphics stage.
 pub(super) enum StageIo {
     Vertex {
         vertex_index: Word,
         /// The push constant block holding the vertex records' address.
         records: Word,
-        position: Word,
-        /// The `PointSize` output of point draws.
-        point_size: Option<Word>,
-        /// The `ViewportIndex` output of a program that writes the viewport index.
-        viewport_index: Option<Word>,
-        /// The `Layer` output of a program whose layer output picks the layer.
-        layer: Option<Word>,
-        /// Generic i's output vector.
+        outputs: VertexOutputs,
+    },
+    Geometry {
+        /// The input vertices' `Position`s, and generic i's vectors (arrays of a vector a vertex).
+        positions: Word,
         generics: Vec<(u32, Word)>,
+        primitive_id: Option<Word>,
+        invocation_id: Word,
+        outputs: VertexOutputs,
+        /// The most vertices an invocation emits (`Emitter::emitted` counts them).
+        max_vertices: u32,
     },
     Fragment {
         frag_coord: Word,
@@ -166,6 +238,58 @@ fn location(b: &mut Builder, variable: Word, location: u32) {
     b.decorate(variable, Decoration::Location, [Operand::LiteralBit32(location)]);
 }
 
+/// What the last stage before the rasteriser hands on, from `header`'s outputs: position, the point size of
+/// point draws, the viewport index and layer where the program picks them, and the generics the next stage
+/// reads or the program writes. Vertex programs need the capabilities that let them write the viewport index
+/// and layer (geometry programs have them).
+#[allow(clippy::too_many_arguments)]
+fn declare_vertex_outputs(
+    b: &mut Builder,
+    t: &Types,
+    header: &ProgramHeader,
+    next_stage_reads: u32,
+    (point_size, layer, depth_minus_one_to_one): (Option<PointSize>, bool, bool),
+    vertex_stage: bool,
+    interface: &mut Vec<Word>,
+) -> VertexOutputs {
+    let v4f32 = b.type_vector(t.f32, 4);
+    let position = variable(b, StorageClass::Output, v4f32, interface);
+    built_in(b, position, BuiltIn::Position);
+    b.decorate(position, Decoration::Invariant, []);
+    let point_size = point_size.map(|size| {
+        let output = variable(b, StorageClass::Output, t.f32, interface);
+        built_in(b, output, BuiltIn::PointSize);
+        (output, size)
+    });
+    let viewport_index = header.writes(attribute::VIEWPORT_INDEX).then(|| {
+        if vertex_stage {
+            b.capability(Capability::ShaderViewportIndex);
+        }
+        let int = b.type_int(32, 1);
+        let output = variable(b, StorageClass::Output, int, interface);
+        built_in(b, output, BuiltIn::ViewportIndex);
+        output
+    });
+    let layer = layer.then(|| {
+        if vertex_stage {
+            b.capability(Capability::ShaderLayer);
+        }
+        let int = b.type_int(32, 1);
+        let output = variable(b, StorageClass::Output, int, interface);
+        built_in(b, output, BuiltIn::Layer);
+        output
+    });
+    let generics = (0..GENERICS)
+        .filter(|&g| next_stage_reads >> g & 1 == 1 || writes_generic(header, g))
+        .map(|g| {
+            let output = variable(b, StorageClass::Output, v4f32, interface);
+            location(b, output, g);
+            (g, output)
+        })
+        .collect();
+    VertexOutputs { position, point_size, viewport_index, layer, generics, depth_minus_one_to_one }
+}
+
 pub(super) fn declare_vertex_io(
     b: &mut Builder,
     t: &Types,
@@ -183,38 +307,45 @@ pub(super) fn declare_vertex_io(
         b.member_decorate(block, 1, Decoration::Offset, [Operand::LiteralBit32(8)]);
     }
     let records = variable(b, StorageClass::PushConstant, block, interface);
+    let choices = (vertex.point_size, vertex.layer, vertex.depth_minus_one_to_one);
+    let outputs = declare_vertex_outputs(b, t, &vertex.header, vertex.next_stage_reads, choices, true, interface);
+    StageIo::Vertex { vertex_index, records, outputs }
+}
+
+/// A geometry program's inputs (each an array of a value per vertex of the primitive, the previous stage's
+/// outputs), its invocation and primitive ids, and its outputs; `Capability::Geometry`.
+pub(super) fn declare_geometry_io(
+    b: &mut Builder,
+    t: &Types,
+    geometry: &GeometryInterface,
+    interface: &mut Vec<Word>,
+) -> StageIo {
+    b.capability(Capability::Geometry);
     let v4f32 = b.type_vector(t.f32, 4);
-    let position = variable(b, StorageClass::Output, v4f32, interface);
-    built_in(b, position, BuiltIn::Position);
-    b.decorate(position, Decoration::Invariant, []);
-    let point_size = vertex.point_size.map(|_| {
-        let output = variable(b, StorageClass::Output, t.f32, interface);
-        built_in(b, output, BuiltIn::PointSize);
-        output
-    });
-    let viewport_index = vertex.header.writes(attribute::VIEWPORT_INDEX).then(|| {
-        b.capability(Capability::ShaderViewportIndex);
-        let int = b.type_int(32, 1);
-        let output = variable(b, StorageClass::Output, int, interface);
-        built_in(b, output, BuiltIn::ViewportIndex);
-        output
-    });
-    let layer = vertex.layer.then(|| {
-        b.capability(Capability::ShaderLayer);
-        let int = b.type_int(32, 1);
-        let output = variable(b, StorageClass::Output, int, interface);
-        built_in(b, output, BuiltIn::Layer);
-        output
-    });
+    let count = b.constant_bit32(t.u32, geometry.input.vertices());
+    let per_vertex = b.type_array(v4f32, count);
+    let positions = variable(b, StorageClass::Input, per_vertex, interface);
+    built_in(b, positions, BuiltIn::Position);
     let generics = (0..GENERICS)
-        .filter(|&g| vertex.next_stage_reads >> g & 1 == 1 || writes_generic(&vertex.header, g))
+        .filter(|&g| reads_generic(&geometry.header, g))
         .map(|g| {
-            let output = variable(b, StorageClass::Output, v4f32, interface);
-            location(b, output, g);
-            (g, output)
+            let input = variable(b, StorageClass::Input, per_vertex, interface);
+            location(b, input, g);
+            (g, input)
         })
         .collect();
-    StageIo::Vertex { vertex_index, records, position, point_size, viewport_index, layer, generics }
+    let int = b.type_int(32, 1);
+    let primitive_id = geometry.header.reads(attribute::PRIMITIVE_ID).then(|| {
+        let input = variable(b, StorageClass::Input, int, interface);
+        built_in(b, input, BuiltIn::PrimitiveId);
+        input
+    });
+    let invocation_id = variable(b, StorageClass::Input, int, interface);
+    built_in(b, invocation_id, BuiltIn::InvocationId);
+    let choices = (None, geometry.layer, geometry.depth_minus_one_to_one);
+    let outputs = declare_vertex_outputs(b, t, &geometry.header, geometry.next_stage_reads, choices, false, interface);
+    let max_vertices = geometry.header.max_output_vertices();
+    StageIo::Geometry { positions, generics, primitive_id, invocation_id, outputs, max_vertices }
 }
 
 fn writes_generic(header: &ProgramHeader, generic: u32) -> bool {
@@ -337,11 +468,87 @@ impl Emitter<'_> {
         if vertex.header.reads(attribute::INSTANCE_ID) {
             copy(self, RECORD_INSTANCE_ID, attribute::INSTANCE_ID);
         }
+        self.clear_outputs();
+    }
+
+    /// Position's and the generics' w to 1.0 in the output space (Maxwell behaviour 1.2: unwritten outputs are
+    /// (0, 0, 0, 1)).
+    fn clear_outputs(&mut self) {
         let one = self.u32_const(ONE);
         self.store_attribute(true, attribute::POSITION + 12, one);
         for g in 0..GENERICS {
             self.store_attribute(true, attribute::GENERIC + 16 * g + 12, one);
         }
+    }
+
+    /// Every vertex of the input primitive into the attribute space, 256 words each: position and the generics
+    /// the header reads from the previous stage, and the primitive id in each; the outputs to (0, 0, 0, 1).
+    pub(super) fn geometry_prologue(&mut self, geometry: &GeometryInterface) {
+        let StageIo::Geometry { positions, generics, primitive_id, .. } = self.io() else {
+            unreachable!("a geometry stage")
+        };
+        let (positions, generics, primitive_id) = (*positions, generics.clone(), *primitive_id);
+        let (f32_, u32_) = (self.t.f32, self.t.u32);
+        let v4f32 = self.b.type_vector(f32_, 4);
+        let pointer = self.b.type_pointer(None, StorageClass::Input, v4f32);
+        let primitive = primitive_id.map(|input| {
+            let int = self.b.type_int(32, 1);
+            let id = self.b.load(int, None, input, None, []).expect("in a block");
+            self.b.bitcast(u32_, None, id).expect("in a block")
+        });
+        for v in 0..geometry.input.vertices() {
+            let base = v * ATTRIBUTE_WORDS * 4;
+            let index = self.u32_const(v);
+            let inputs = std::iter::once((attribute::POSITION, positions))
+                .chain(generics.iter().map(|&(g, input)| (attribute::GENERIC + 16 * g, input)));
+            for (address, input) in inputs.collect::<Vec<_>>() {
+                let element = self.b.access_chain(pointer, None, input, [index]).expect("in a block");
+                let vector = self.b.load(v4f32, None, element, None, []).expect("in a block");
+                for c in 0..4 {
+                    let component = self.b.composite_extract(f32_, None, vector, [c]).expect("in a block");
+                    let bits = self.b.bitcast(u32_, None, component).expect("in a block");
+                    self.store_attribute(false, base + address + 4 * c, bits);
+                }
+            }
+            if let Some(id) = primitive {
+                self.store_attribute(false, base + attribute::PRIMITIVE_ID, id);
+            }
+        }
+        self.clear_outputs();
+    }
+
+    /// OUT.EMIT: while the invocation has emitted fewer vertices than its header allows, the outputs as they
+    /// stand become a vertex.
+    pub(super) fn emit_vertex(&mut self) {
+        let StageIo::Geometry { outputs, max_vertices, .. } = self.io() else {
+            unreachable!("OUT is refused outside geometry programs")
+        };
+        let (outputs, max_vertices) = (outputs.clone(), *max_vertices);
+        let u32_ = self.t.u32;
+        let emitted = self.b.load(u32_, None, self.emitted, None, []).expect("in a block");
+        let limit = self.u32_const(max_vertices);
+        let room = self.b.u_less_than(self.t.bool, None, emitted, limit).expect("in a block");
+        let (emit, merge) = (self.b.id(), self.b.id());
+        self.b.selection_merge(merge, rspirv::spirv::SelectionControl::NONE).expect("in a block");
+        self.b.branch_conditional(room, emit, merge, []).expect("in a block");
+        self.b.begin_block(Some(emit)).expect("in a function");
+        self.write_vertex_outputs(&outputs);
+        self.b.emit_vertex().expect("in a block");
+        let one = self.u32_const(1);
+        let more = self.b.i_add(u32_, None, emitted, one).expect("in a block");
+        self.b.store(self.emitted, more, None, []).expect("in a block");
+        self.b.branch(merge).expect("in a block");
+        self.b.begin_block(Some(merge)).expect("in a function");
+    }
+
+    /// A geometry program's invocation (`Special::InvocationId`).
+    pub(super) fn invocation_id(&mut self) -> Word {
+        let &StageIo::Geometry { invocation_id, .. } = self.io() else {
+            unreachable!("invocation registers are refused outside geometry programs")
+        };
+        let int = self.b.type_int(32, 1);
+        let id = self.b.load(int, None, invocation_id, None, []).expect("in a block");
+        self.b.bitcast(self.t.u32, None, id).expect("in a block")
     }
 
     /// Four words of an attribute space as a vec4 of floats.
@@ -357,25 +564,25 @@ impl Emitter<'_> {
         self.b.composite_construct(v4f32, None, words).expect("in a block")
     }
 
-    /// The captured words to the capture address, then position (z moved into Vulkan's clip range when the
-    /// guest clips at -w), a point draw's size, the viewport index and the generics out.
+    /// The captured words to the capture address, then the outputs on.
     pub(super) fn vertex_epilogue(&mut self, vertex: &VertexInterface) {
-        let StageIo::Vertex { vertex_index, records, position, point_size, viewport_index, layer, generics } =
-            self.io()
-        else {
-            unreachable!("a vertex stage")
-        };
-        let (vertex_index, records, position, point_size, viewport_index, layer, generics) =
-            (*vertex_index, *records, *position, *point_size, *viewport_index, *layer, generics.clone());
+        let StageIo::Vertex { vertex_index, records, outputs } = self.io() else { unreachable!("a vertex stage") };
+        let (vertex_index, records, outputs) = (*vertex_index, *records, outputs.clone());
         self.store_captured_words(&vertex.capture, vertex_index, records);
-        if let Some(output) = layer {
+        self.write_vertex_outputs(&outputs);
+    }
+
+    /// Position (z moved into Vulkan's clip range when the guest clips at -w), a point draw's size, the
+    /// viewport index, the layer and the generics from the output space to the stage's outputs.
+    fn write_vertex_outputs(&mut self, outputs: &VertexOutputs) {
+        if let Some(output) = outputs.layer {
             // The word as written (RT_ARRAY_INDEX counts layers from the targets' first).
             let word = self.load_attribute(true, attribute::LAYER);
             let int = self.b.type_int(32, 1);
             let value = self.b.bitcast(int, None, word).expect("in a block");
             self.b.store(output, value, None, []).expect("in a block");
         }
-        if let Some(output) = viewport_index {
+        if let Some(output) = outputs.viewport_index {
             // The low four bits pick one of the 16 viewports (the host has exactly 16, so any index is defined).
             let word = self.load_attribute(true, attribute::VIEWPORT_INDEX);
             let mask = self.u32_const(0xf);
@@ -384,7 +591,7 @@ impl Emitter<'_> {
             let value = self.b.bitcast(int, None, index).expect("in a block");
             self.b.store(output, value, None, []).expect("in a block");
         }
-        if let (Some(output), Some(size)) = (point_size, vertex.point_size) {
+        if let Some((output, size)) = outputs.point_size {
             let bits = match size {
                 PointSize::Program => self.load_attribute(true, attribute::POINT_SIZE),
                 PointSize::Fixed(bits) => self.u32_const(bits),
@@ -393,7 +600,7 @@ impl Emitter<'_> {
             self.b.store(output, value, None, []).expect("in a block");
         }
         let mut value = self.attribute_vector(true, attribute::POSITION);
-        if vertex.depth_minus_one_to_one {
+        if outputs.depth_minus_one_to_one {
             let f32_ = self.t.f32;
             let z = self.b.composite_extract(f32_, None, value, [2]).expect("in a block");
             let w = self.b.composite_extract(f32_, None, value, [3]).expect("in a block");
@@ -403,8 +610,8 @@ impl Emitter<'_> {
             let v4f32 = self.b.type_vector(f32_, 4);
             value = self.b.composite_insert(v4f32, None, z, value, [2]).expect("in a block");
         }
-        self.b.store(position, value, None, []).expect("in a block");
-        for (g, output) in generics {
+        self.b.store(outputs.position, value, None, []).expect("in a block");
+        for &(g, output) in &outputs.generics {
             let value = self.attribute_vector(true, attribute::GENERIC + 16 * g);
             self.b.store(output, value, None, []).expect("in a block");
         }

@@ -21,18 +21,28 @@ impl Emitter<'_> {
                 let pointer = self.b.convert_u_to_ptr(self.t.ptr_psb_u32, None, address).expect("in a block");
                 (pointer, (Some(MemoryAccess::ALIGNED), vec![Operand::LiteralBit32(4)]))
             }
-            Space::Shared | Space::Local | Space::Attribute | Space::Output => {
+            Space::Shared | Space::Local | Space::Attribute | Space::Output | Space::VertexAttribute => {
                 let two = self.u32_const(2);
                 let mut index = self.b.shift_right_logical(self.t.u32, None, address, two).expect("in a block");
                 let (array, class) = match space {
                     Space::Shared => (self.shared.expect("shared memory declared"), StorageClass::Workgroup),
                     Space::Local => (self.local.expect("local memory declared"), StorageClass::Function),
                     Space::Attribute | Space::Output => {
-                        // 256 words: an address past them wraps instead of leaving the array.
+                        // 256 words (a geometry program's first vertex's): an address past them wraps instead
+                        // of leaving the array.
                         let last = self.u32_const(ATTRIBUTE_WORDS - 1);
                         index = self.b.bitwise_and(self.t.u32, None, index, last).expect("in a block");
                         let array = if space == Space::Attribute { self.attributes } else { self.outputs };
                         (array.expect("a graphics stage declares its attribute spaces"), StorageClass::Function)
+                    }
+                    Space::VertexAttribute => {
+                        // Past the primitive's last vertex: its last word (a handle ISBERD never gives).
+                        let last = self.u32_const(ATTRIBUTE_WORDS * self.input_vertices - 1);
+                        index = self.glsl(self.t.u32, super::glsl::U_MIN, &[index, last]);
+                        (
+                            self.attributes.expect("a geometry stage declares its attribute space"),
+                            StorageClass::Function,
+                        )
                     }
                     Space::Global => unreachable!("the outer match takes global memory"),
                 };

@@ -31,8 +31,12 @@ mod surface;
 mod texture;
 
 use crate::shader::ir::TextureView;
-use graphics::{ATTRIBUTE_WORDS, StageIo, declare_fragment_io, declare_vertex_io};
-pub use graphics::{CapturedWords, FragmentInterface, PointSize, Saturate, Stage, VertexInterface, captured_words};
+use crate::shader::sph::OutputTopology;
+use graphics::{ATTRIBUTE_WORDS, StageIo, declare_fragment_io, declare_geometry_io, declare_vertex_io};
+pub use graphics::{
+    CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PointSize, Saturate, Stage, VertexInterface,
+    captured_words,
+};
 use surface::{SurfaceVariable, declare_surfaces};
 pub(crate) use texture::missing_pools;
 use texture::{TextureVariable, declare_textures};
@@ -174,6 +178,10 @@ struct Emitter<'p> {
     io: Option<StageIo>,
     attributes: Option<Word>,
     outputs: Option<Word>,
+    /// The vertices whose attributes the input attribute space holds: a geometry program's primitive's, else 1.
+    input_vertices: u32,
+    /// The vertices a geometry program's invocation has emitted (a function variable).
+    emitted: Word,
     /// The program's textures, by index.
     textures: Vec<TextureVariable>,
     /// The program's surfaces, by index.
@@ -236,7 +244,7 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
     // Interface: constant banks, shared memory, built-ins.
     let mut interface = Vec::new();
     let mut banks = HashMap::new();
-    let set = if matches!(stage, Stage::Fragment(_)) { 1 } else { 0 };
+    let set = stage.descriptor_set();
     if !program.constant_banks.is_empty() {
         let words = b.type_runtime_array(u32_);
         b.decorate(words, Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
@@ -309,6 +317,7 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
     let io = match stage {
         Stage::Compute { .. } => None,
         Stage::Vertex(vertex) => Some(declare_vertex_io(&mut b, &t, vertex, &mut interface)),
+        Stage::Geometry(geometry) => Some(declare_geometry_io(&mut b, &t, geometry, &mut interface)),
         Stage::Fragment(fragment) => Some(declare_fragment_io(&mut b, &t, fragment, &mut interface)),
     };
 
@@ -346,6 +355,11 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
         io,
         attributes: None,
         outputs: None,
+        input_vertices: match stage {
+            Stage::Geometry(geometry) => geometry.input.vertices(),
+            _ => 1,
+        },
+        emitted: 0,
         textures,
         surfaces,
         fused64: None,
@@ -367,6 +381,27 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
             e.b.execution_mode(main, ExecutionMode::LocalSize, local_size);
         }
         Stage::Vertex(_) => e.b.entry_point(ExecutionModel::Vertex, main, "main", interface),
+        Stage::Geometry(geometry) => {
+            e.b.entry_point(ExecutionModel::Geometry, main, "main", interface);
+            let input = match geometry.input {
+                GeometryInput::Points => ExecutionMode::InputPoints,
+                GeometryInput::Lines => ExecutionMode::InputLines,
+                GeometryInput::LinesAdjacency => ExecutionMode::InputLinesAdjacency,
+                GeometryInput::Triangles => ExecutionMode::Triangles,
+                GeometryInput::TrianglesAdjacency => ExecutionMode::InputTrianglesAdjacency,
+            };
+            let output = match geometry.header.output_topology() {
+                Some(OutputTopology::Points) => ExecutionMode::OutputPoints,
+                Some(OutputTopology::LineStrip) => ExecutionMode::OutputLineStrip,
+                Some(OutputTopology::TriangleStrip) => ExecutionMode::OutputTriangleStrip,
+                None => unreachable!("translate_graphics refuses a geometry header without an output topology"),
+            };
+            for mode in [input, output] {
+                e.b.execution_mode(main, mode, []);
+            }
+            e.b.execution_mode(main, ExecutionMode::Invocations, [geometry.header.invocations()]);
+            e.b.execution_mode(main, ExecutionMode::OutputVertices, [geometry.header.max_output_vertices()]);
+        }
         Stage::Fragment(_) => {
             e.b.entry_point(ExecutionModel::Fragment, main, "main", interface);
             e.b.execution_mode(main, ExecutionMode::OriginUpperLeft, []);
@@ -478,12 +513,18 @@ impl Emitter<'_> {
             self.local = Some(self.b.variable(pointer, None, StorageClass::Function, None));
         }
         if self.io.is_some() {
-            let length = self.u32_const(ATTRIBUTE_WORDS);
-            let array = self.b.type_array(self.t.u32, length);
-            let pointer = self.b.type_pointer(None, StorageClass::Function, array);
-            let null = self.b.constant_null(array);
-            self.attributes = Some(self.b.variable(pointer, None, StorageClass::Function, Some(null)));
-            self.outputs = Some(self.b.variable(pointer, None, StorageClass::Function, Some(null)));
+            let array = |e: &mut Self, words: u32| {
+                let length = e.u32_const(words);
+                let array = e.b.type_array(e.t.u32, length);
+                let pointer = e.b.type_pointer(None, StorageClass::Function, array);
+                let null = e.b.constant_null(array);
+                e.b.variable(pointer, None, StorageClass::Function, Some(null))
+            };
+            self.attributes = Some(array(self, ATTRIBUTE_WORDS * self.input_vertices));
+            self.outputs = Some(array(self, ATTRIBUTE_WORDS));
+        }
+        if matches!(self.io, Some(StageIo::Geometry { .. })) {
+            self.emitted = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
         }
         let entry = self.u32_const(self.program.entry);
         self.block_id = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(entry));
@@ -507,6 +548,10 @@ impl Emitter<'_> {
                     self.vertex_prologue(vertex);
                     self.dispatcher();
                     self.vertex_epilogue(vertex);
+                }
+                Stage::Geometry(geometry) => {
+                    self.geometry_prologue(geometry);
+                    self.dispatcher();
                 }
                 Stage::Fragment(fragment) => {
                     self.fragment_prologue(fragment);
@@ -968,6 +1013,14 @@ impl Emitter<'_> {
                 let texel = v(self, texel);
                 self.b.composite_extract(self.t.u32, None, texel, [u32::from(*component)]).expect("in a block")
             }
+            Op::EmitVertex => {
+                self.emit_vertex();
+                return None;
+            }
+            Op::EndPrimitive => {
+                self.b.end_primitive().expect("in a block");
+                return None;
+            }
             Op::Demote => {
                 // Not a terminator (the invocation runs on as a helper), though rspirv 0.13's builder ends the
                 // block at it: insert it as a plain instruction.
@@ -988,12 +1041,16 @@ impl Emitter<'_> {
                 self.b.store(self.clock, later, None, []).expect("in a block");
                 later
             }
+            Op::Special(Special::InvocationId) => self.invocation_id(),
+            Op::Special(Special::InvocationInfo) => self.u32_const(self.input_vertices << 16),
             Op::Special(special) => {
                 let (variable, component) = match special {
                     Special::ThreadId(i) => (self.local_invocation_id, Some(*i)),
                     Special::CtaId(i) => (self.workgroup_id, Some(*i)),
                     Special::LaneId => (self.local_invocation_index, None),
-                    Special::Clock => unreachable!("the arm above reads the clock"),
+                    Special::Clock | Special::InvocationId | Special::InvocationInfo => {
+                        unreachable!("the arms above read them")
+                    }
                 };
                 match component {
                     Some(i) => {
