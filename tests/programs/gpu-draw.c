@@ -60,6 +60,8 @@
  * - viewports: a vertex program's viewport index picks the viewport (its transform and its scissor) per primitive;
  * - geometry programs (pipeline slot 4, Maxwell and Ampere): two invocations of a program that reads each input
  *   vertex through ISBERD's handle and emits it, moved by its invocation's offset, draw the triangle twice;
+ * - attributes at physical addresses: programs that reach them through AL2P, ALD/AST .PHYS and IPA.IDX draw the
+ *   triangle as pass.vs and perspective.ps do;
  * - lines: an aliased line covers as many pixels of each column (row) as its width, rounded, says, by
  *   OpenGL's rule (SET_ALIASED_LINE_WIDTH_FLOAT when SET_ALIASED_LINE_WIDTH_ENABLE is on, else SET_LINE_WIDTH_FLOAT);
  * - targets without alpha (X8B8G8R8, X8R8G8B8): destination alpha reads 1.0 in blending, and the unused byte is
@@ -157,6 +159,10 @@ __asm__(".section .rodata\n"
         "copies_gs_end:\n"
         "copies86_gs: .incbin \"shaders/copies86.gs.bin\"\n"
         "copies86_gs_end:\n"
+        "indexed_vs: .incbin \"shaders/indexed.vs.bin\"\n"
+        "indexed_vs_end:\n"
+        "indexed_ps: .incbin \"shaders/indexed.ps.bin\"\n"
+        "indexed_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -171,7 +177,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     bindless_pair_ps_end[], txq_ps[], txq_ps_end[], txq_bindless_ps[], txq_bindless_ps_end[], lod_query_ps[],
     lod_query_ps_end[], txq_level0_ps[], txq_level0_ps_end[], bindless_runtime_ps[], bindless_runtime_ps_end[],
     pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[], offset86_vs[], offset86_vs_end[],
-    surface_ps[], surface_ps_end[], copies_gs[], copies_gs_end[], copies86_gs[], copies86_gs_end[];
+    surface_ps[], surface_ps_end[], copies_gs[], copies_gs_end[], copies86_gs[], copies86_gs_end[], indexed_vs[],
+    indexed_vs_end[], indexed_ps[], indexed_ps_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -354,6 +361,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SURFACE_PS 0x6A00u
 #define COPIES_GS 0x6C00u
 #define COPIES86_GS 0x6E00u /* 0x400 bytes */
+#define INDEXED_VS 0x7200u
+#define INDEXED_PS 0x7400u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2897,6 +2906,12 @@ int main(void) {
     print("-- a geometry program: two invocations, each emitting the triangle at its own offset\n");
     copy_program(COPIES_GS, copies_gs, copies_gs_end);
     geometry_copies(PASS_VS, COPIES_GS, PERSPECTIVE_PS);
+
+    print("-- attributes at physical addresses (AL2P, ALD.PHYS, AST.PHYS, IPA.IDX): the triangle's colour again\n");
+    copy_program(INDEXED_VS, indexed_vs, indexed_vs_end);
+    copy_program(INDEXED_PS, indexed_ps, indexed_ps_end);
+    use_programs(INDEXED_VS, INDEXED_PS);
+    perspective_triangle(begin_draw_end);
 
     print("-- primitive restart: strips cut in two by 0xFFFF (16-bit indices), by 9 (32-bit), at vertex 4 (arrays)\n");
     const Vertex strips[9] = {

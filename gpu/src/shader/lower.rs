@@ -991,8 +991,9 @@ impl Lower<'_> {
         result
     }
 
-    /// ALD and AST of both ISAs at an immediate address: `size` + 1 words between registers from rd (rs) and
-    /// the attribute space at the byte address (ALD.O reads the stage's own outputs; AST writes them). A vertex
+    /// ALD and AST of both ISAs: `size` + 1 words between registers from rd (rs) and the attribute space at
+    /// the byte address, immediate or, physical (.PHYS: sm5x's with ra not RZ), ra's value: AL2P gives
+    /// physical addresses equal to the logical ones (ALD.O reads the stage's own outputs; AST writes them). A vertex
     /// register rb (not RZ) names, for ALD, the input vertex read (a geometry program's handle from ISBERD,
     /// which is the vertex's number: `Special::InvocationInfo`); for AST, the output vertex being written (a
     /// handle from OUT), which is always the one OUT.EMIT takes next.
@@ -1009,11 +1010,18 @@ impl Lower<'_> {
             (false, _) => Space::Output,
         };
         let register = if load { v.get("rd") } else { v.get("rs") };
+        let physical = v.encoding.form() == "PHYS" || (v.encoding.form() == "" && v.has("ra") && v.get("ra") != 255);
+        let start = match physical {
+            true => self.reg(v.get("ra")),
+            false => self.const32(v.get("address") as u32),
+        };
+        let start = match vertex {
+            Some(base) => self.bin(BinOp::Add, base, start),
+            None => start,
+        };
         for k in 0..=v.get("size") {
-            let mut address = self.const32(v.get("address") as u32 + 4 * k as u32);
-            if let Some(base) = vertex {
-                address = self.bin(BinOp::Add, base, address);
-            }
+            let offset = self.const32(4 * k as u32);
+            let address = self.bin(BinOp::Add, start, offset);
             if load {
                 let value = self.op(Op::Load { space, address });
                 self.set_reg(register + k, value);
@@ -1039,10 +1047,28 @@ impl Lower<'_> {
         self.set_reg(rd, handle);
     }
 
-    /// An input attribute word as IPA reads it: the pixel's interpolation of it (see `spirv::graphics`).
-    pub(super) fn attribute(&mut self, byte_address: u32) -> Value {
-        let address = self.const32(byte_address);
+    /// An input attribute word as IPA reads it: the pixel's interpolation of it (see `spirv::graphics`), at a
+    /// byte address (U32).
+    pub(super) fn attribute(&mut self, address: Value) -> Value {
         self.op(Op::Load { space: Space::Attribute, address })
+    }
+
+    /// AL2P of both ISAs: the physical address of an attribute (`Lower::attribute_words`), which is its logical
+    /// one: ra plus the signed offset, or the 10-bit offset alone when ra is RZ. Refused (`None`) with a predicate
+    /// destination, whose meaning no source gives.
+    pub(super) fn attribute_to_physical(&mut self, v: &View) -> Option<()> {
+        if v.has("pd") && v.get("pd") != 7 {
+            return None;
+        }
+        let address = match v.get("ra") {
+            255 => self.const32((v.get("address") & 0x3ff) as u32),
+            ra => {
+                let (base, offset) = (self.reg(ra), self.const32(v.signed("address") as u32));
+                self.bin(BinOp::Add, base, offset)
+            }
+        };
+        self.set_reg(v.get("rd"), address);
+        Some(())
     }
 
     /// P0-P6 (UP0-UP6 when `uniform`) as bits 0-6 (what P2R and UP2UR pack).

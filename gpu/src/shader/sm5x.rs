@@ -1103,6 +1103,11 @@ impl Maxwell<'_, '_, '_> {
             "LD" | "ST" | "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory(v)?,
             "ALD" | "AST" => self.attribute_access(v)?,
             "OUT" => self.out(v)?,
+            "AL2P" => {
+                if self.attribute_to_physical(v).is_none() {
+                    return self.unimplemented(v, Self::text(v));
+                }
+            }
             // The handle of the input vertex ra numbers (`Special::InvocationInfo`): that number.
             "ISBERD" => {
                 if v.flag("skew") || v.flag("output") || v.get("mode") != 0 || v.get("size") != 0 {
@@ -1505,12 +1510,12 @@ impl Maxwell<'_, '_, '_> {
         self.select(empty, zero, field)
     }
 
-    /// ALD and AST: 1-4 words between registers from rd (rs) and the attribute space at the immediate address
-    /// (ALD.O reads the stage's own outputs), of the vertex rb names (`Lower::attribute_words`). Per-patch and
-    /// indexed (.PHYS) addresses, and other vertices' outputs, belong to the tessellation stages.
+    /// ALD and AST: 1-4 words between registers from rd (rs) and the attribute space at the immediate or
+    /// physical address (ALD.O reads the stage's own outputs), of the vertex rb names (`Lower::attribute_words`).
+    /// Per-patch addresses and other vertices' outputs belong to the tessellation stages.
     fn attribute_access(&mut self, v: &View) -> Result {
         let load = v.encoding.opcode == "ALD";
-        if v.flag("patch") || v.get("ra") != 255 || (load && v.flag("output") && v.get("rb") != 255) {
+        if v.flag("patch") || (load && v.flag("output") && v.get("rb") != 255) {
             return self.unimplemented(v, Self::text(v));
         }
         self.attribute_words(v);
@@ -1533,13 +1538,18 @@ impl Maxwell<'_, '_, '_> {
         Ok(())
     }
 
-    /// IPA: the attribute as the pixel's interpolation gives it (see `spirv::graphics`), times rb in the multiply
-    /// mode, clamped with .SAT. Sample positions, indexed addresses and the SC mode are not translated.
+    /// IPA: the attribute as the pixel's interpolation gives it (see `spirv::graphics`), at the immediate address
+    /// or (.IDX) the physical one in ra, times rb in the multiply mode, clamped with .SAT. Sample positions and the
+    /// SC mode are not translated.
     fn interpolate(&mut self, v: &View) -> Result {
-        if v.flag("idx") || v.get("sample") != 0 || v.get("mode") == 3 || v.get("ps") != 7 || v.flag("ps_not") {
+        if v.get("sample") != 0 || v.get("mode") == 3 || v.get("ps") != 7 || v.flag("ps_not") {
             return self.unimplemented(v, Self::text(v));
         }
-        let mut value = self.attribute(v.get("address") as u32);
+        let address = match v.flag("idx") {
+            true => self.reg(v.get("ra")),
+            false => self.const32(v.get("address") as u32),
+        };
+        let mut value = self.attribute(address);
         if v.get("mode") == 1 {
             let multiplier = self.reg(v.get("rb"));
             let product = self.op(Op::FArith(FArith::Mul, Round::NearestEven, [value, multiplier, multiplier]));

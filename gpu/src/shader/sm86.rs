@@ -1048,11 +1048,12 @@ impl Lower<'_> {
                 let clamped = self.bin(BinOp::MinS, clamped, high);
                 self.set_reg(v.get("rd"), clamped);
             }
-            // At an immediate address, of the vertex rb names (`Lower::attribute_words`); patches, computed
-            // addresses (.P, .PHYS) and other vertices' outputs belong to the tessellation stages.
-            "ALD" | "AST" if v.encoding.form() == "" && !(v.flag("output") && v.get("rb") != 255) => {
+            // At an immediate or physical (.PHYS) address, of the vertex rb names (`Lower::attribute_words`);
+            // patches (.P) and other vertices' outputs belong to the tessellation stages.
+            "ALD" | "AST" if matches!(v.encoding.form(), "" | "PHYS") && !(v.flag("output") && v.get("rb") != 255) => {
                 self.attribute_words(v)
             }
+            "AL2P" if self.attribute_to_physical(v).is_some() => {}
             // EMIT, EMIT_THEN_CUT or CUT on stream 0 (RZ or an immediate 0: see sm5x's OUT); OUT.FINAL, which
             // closes the invocation's output, has nothing to do.
             "OUT" => match v.encoding.form() {
@@ -1075,10 +1076,11 @@ impl Lower<'_> {
             // PASS (interpolated as the header says; a perspective input arrives divided by w, which the program
             // multiplies back itself) and CONSTANT; at the pixel centre only.
             "IPA" if v.encoding.form() == "reg" && v.get("mode") < 2 && v.get("sample") == 0 && v.get("pd") == 7 => {
-                let value = self.attribute(4 * v.get("address") as u32);
+                let address = self.const32(4 * v.get("address") as u32);
+                let value = self.attribute(address);
                 self.set_reg(v.get("rd"), value);
             }
-            "ALD" | "AST" | "IPA" => return self.unimplemented(v, Self::text(v)),
+            "ALD" | "AST" | "IPA" | "AL2P" => return self.unimplemented(v, Self::text(v)),
             "P2R" => {
                 let (a, mask, bits) = (self.reg(v.get("ra")), self.slot_b(v), self.predicate_bits(false));
                 let value = self.predicates_into(a, bits, mask, v.get("byte"));
