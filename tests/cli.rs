@@ -618,6 +618,13 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
     valid_and_removed();
     let wrong = translate("perspective.ps.bin", "sm86", "pixel");
     assert!(!wrong.status.success() && text(&wrong.stderr).contains("header is version 4, this one version 3"));
+
+    // A geometry program binds its resources in set 2, and is not a vertex program.
+    let run = translate("copies86.gs.bin", "sm86", "geometry");
+    assert!(run.status.success() && text(&run.stdout).ends_with("set 2: no bindings\n"), "{}", text(&run.stdout));
+    valid_and_removed();
+    let wrong = translate("copies.gs.bin", "sm5x", "vertex");
+    assert!(!wrong.status.success() && text(&wrong.stderr).contains("a Geometry program's, not a Vertex program's"));
 }
 
 /// `tandem shader coverage` ends with one summary line per instruction set whose counts add up, and says which

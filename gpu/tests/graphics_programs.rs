@@ -275,3 +275,24 @@ fn sm86_level_of_detail_queries_translate_in_pixel_programs() {
         assert_eq!(translation.textures[0].handle.to_string(), handle, "{tmml}");
     }
 }
+
+/// What only geometry programs do (OUT, reading other vertices through handles, the invocation registers) is
+/// refused by name in any other stage: copies.gs's code translated as a vertex program.
+#[test]
+fn geometry_instructions_are_refused_outside_geometry_programs() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/shaders");
+    let program = std::fs::read(dir.join("copies.gs.bin")).unwrap();
+    let (mut header, kernel) = graphics_kernel("copies.gs", &program);
+    header.words[0] = ProgramHeader::new(ShaderType::Vertex).words[0];
+    let vertex = VertexInterface {
+        header,
+        next_stage_reads: 1,
+        depth_minus_one_to_one: false,
+        point_size: None,
+        layer: false,
+        capture: Default::default(),
+    };
+    let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
+    let error = translate_graphics(&kernel, Stage::Vertex(&vertex), 0, &global, &[]).unwrap_err().to_string();
+    assert!(error.contains("outside a geometry program") && error.contains("copies.gs"), "{error}");
+}

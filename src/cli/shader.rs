@@ -46,10 +46,12 @@ pub struct CoverageArgs {
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StageArg {
     Compute,
-    /// A Maxwell vertex program: its shader program header (0x50 bytes), then its code, as the 3D engine reads
-    /// it from the program region.
+    /// A vertex program: its shader program header (0x50 bytes before SM5x code, 0x80 before SM86), then its
+    /// code, as the 3D engine reads it.
     Vertex,
-    /// A Maxwell pixel program, header first likewise.
+    /// A geometry program, header first likewise, taking triangles in (its descriptor set is 2).
+    Geometry,
+    /// A pixel program, header first likewise (its descriptor set is 1).
     Pixel,
 }
 
@@ -57,7 +59,7 @@ pub enum StageArg {
 pub struct TranslateArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// The pipeline stage the shader runs in. Vertex and pixel programs are raw SM5x code behind their shader
+    /// The pipeline stage the shader runs in. Vertex, geometry and pixel programs are raw code behind their shader
     /// program header; the pixel stage's targets take floats, its textures hold floats.
     #[arg(long, value_enum, default_value = "compute")]
     pub stage: StageArg,
@@ -261,16 +263,16 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
     let pool = shader::ir::PoolView { headers, samplers, sampler_via_header: false, indexed: true };
     let header = match args.stage {
         StageArg::Compute => None,
-        StageArg::Vertex | StageArg::Pixel => Some(graphics_header(&mut kernel, args.stage)?),
+        StageArg::Vertex | StageArg::Geometry | StageArg::Pixel => Some(graphics_header(&mut kernel, args.stage)?),
     };
     // Textures hold floats of their binding's own shape; run-time handles index the pools.
     let views: Vec<shader::TextureView> = shader::program_needs(&kernel)
         .map(|needs| needs.textures.iter().map(|binding| shader::TextureView::float(binding, Some(pool))).collect())
         .unwrap_or_default();
-    let translation = match header {
+    let (translation, set) = match header {
         None => {
             let block = dimensions(&args.block, "block")?;
-            translate_compute(&kernel, block, args.local_bytes, &shader::GlobalMemory::Device, &views)
+            (translate_compute(&kernel, block, args.local_bytes, &shader::GlobalMemory::Device, &views), 0)
         }
         Some(header) => {
             let global = shader::GlobalMemory::Device;
@@ -290,14 +292,22 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 saturate: [None; 8],
                 dual_source: false,
             };
+            let geometry = shader::GeometryInterface {
+                header,
+                input: shader::GeometryInput::Triangles,
+                next_stage_reads: 0,
+                depth_minus_one_to_one: false,
+                layer: false,
+            };
             let stage = match args.stage {
                 StageArg::Vertex => shader::Stage::Vertex(&vertex),
+                StageArg::Geometry => shader::Stage::Geometry(&geometry),
                 _ => shader::Stage::Fragment(&fragment),
             };
-            shader::translate_graphics(&kernel, stage, local_bytes, &global, &views)
+            (shader::translate_graphics(&kernel, stage, local_bytes, &global, &views), stage.descriptor_set())
         }
-    }
-    .with_context(|| format!("translating {} ({})", kernel.name, kernel.isa))?;
+    };
+    let translation = translation.with_context(|| format!("translating {} ({})", kernel.name, kernel.isa))?;
     let bytes: Vec<u8> = translation.spirv.iter().flat_map(|word| word.to_le_bytes()).collect();
     std::fs::write(&args.output, &bytes).with_context(|| format!("writing {}", args.output.display()))?;
     let banks = translation.constant_banks.iter().map(|bank| format!("c[{bank:#x}]"));
@@ -323,7 +333,6 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
         .enumerate()
         .map(|(binding, what)| format!("{what} at binding {binding}"))
         .collect();
-    let set = if args.stage == StageArg::Pixel { 1 } else { 0 };
     println!(
         "translate: {} ({}) -> {} ({} words); set {set}: {}",
         kernel.name,
@@ -340,7 +349,11 @@ fn graphics_header(kernel: &mut KernelImage, stage: StageArg) -> anyhow::Result<
     use shader::sph::{ShaderType, header_bytes, parse_program_header};
     let header = parse_program_header(kernel.isa, &kernel.code)
         .map_err(|problem| anyhow::anyhow!("{}: its shader program header: {problem}", kernel.name))?;
-    let wanted = if stage == StageArg::Vertex { ShaderType::Vertex } else { ShaderType::Pixel };
+    let wanted = match stage {
+        StageArg::Vertex => ShaderType::Vertex,
+        StageArg::Geometry => ShaderType::Geometry,
+        _ => ShaderType::Pixel,
+    };
     match header.shader_type() {
         Some(found) if found == wanted => {}
         Some(found) => bail!("{}: its header is a {found:?} program's, not a {wanted:?} program's", kernel.name),

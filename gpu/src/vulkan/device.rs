@@ -141,8 +141,10 @@ pub struct Features {
     pub output_layer: bool,
     /// Points of other sizes than 1.
     pub large_points: bool,
-    /// Geometry programs (`geometryShader`).
-    pub geometry_shader: bool,
+    /// Geometry programs (`geometryShader`), with the most invocations a primitive, vertices an invocation
+    /// emits, and components those vertices hold in all (`maxGeometryShaderInvocations`,
+    /// `maxGeometryOutputVertices`, `maxGeometryTotalOutputComponents`).
+    pub geometry_shader: Option<[u32; 3]>,
     /// Multisampled targets as the reference back end draws them: sample shading (`sampleRateShading`, which
     /// copies each sample in) and the samples at the standard locations (`standardSampleLocations`).
     pub multisampling: bool,
@@ -650,7 +652,11 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         viewport_index: on(base.multi_viewport) && on(v12.shader_output_viewport_index),
         output_layer: on(v12.shader_output_layer),
         large_points: on(base.large_points),
-        geometry_shader: on(base.geometry_shader),
+        geometry_shader: on(base.geometry_shader).then_some([
+            limits.max_geometry_shader_invocations,
+            limits.max_geometry_output_vertices,
+            limits.max_geometry_total_output_components,
+        ]),
         multisampling: on(base.sample_rate_shading) && on(limits.standard_sample_locations),
         depth_clamp: on(base.depth_clamp),
         wide_lines: on(base.wide_lines).then_some(limits.line_width_range),
@@ -682,7 +688,7 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .fragment_stores_and_atomics(f.fragment_stores)
         .multi_viewport(f.viewport_index)
         .large_points(f.large_points)
-        .geometry_shader(f.geometry_shader)
+        .geometry_shader(f.geometry_shader.is_some())
         .sample_rate_shading(f.multisampling)
         .depth_clamp(f.depth_clamp)
         .wide_lines(f.wide_lines.is_some());

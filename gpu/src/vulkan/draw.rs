@@ -207,7 +207,11 @@ impl ComputeDevice {
                 });
             }
             if stage.stage == vk::ShaderStageFlags::GEOMETRY {
-                self.require(self.features.geometry_shader, "geometryShader", "a draw with a geometry program")?;
+                self.require(
+                    self.features.geometry_shader.is_some(),
+                    "geometryShader",
+                    "a draw with a geometry program",
+                )?;
             }
         }
         let extent = vk::Extent3D { width: job.width.max(1), height: job.height.max(1), depth: 1 };

@@ -12,7 +12,7 @@ use crate::backend::{
 use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
 use crate::engine::multisample::Multisample;
 use crate::sass::cubin::KernelImage;
-use crate::shader::sph::{Interpolation, OutputTopology, ProgramHeader, attribute};
+use crate::shader::sph::{Interpolation, OutputTopology, attribute};
 use crate::shader::{
     FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, PointSize, ProgramNeeds, Saturate,
     Translation, VertexInterface, captured_words, translate_graphics,
@@ -57,11 +57,10 @@ fn pipeline_order(stages: usize) -> impl Iterator<Item = usize> {
     [0, 2, 1].into_iter().filter(move |&stage| stage < stages)
 }
 
-/// The generics a vertex, tessellation or geometry program reads (bit i: generic i).
-fn geometry_generics_read(header: &ProgramHeader) -> u32 {
-    (0..32)
-        .filter(|&g| (0..4).any(|c| header.reads(attribute::GENERIC + 16 * g + 4 * c)))
-        .fold(0, |mask, g| mask | 1 << g)
+/// The generics with a component whose attribute address `holds` (bit i: generic i): of a vertex, tessellation or
+/// geometry program's header, those it reads or writes.
+fn generics_where(holds: impl Fn(u32) -> bool) -> u32 {
+    (0..32).filter(|&g| (0..4).any(|c| holds(attribute::GENERIC + 16 * g + 4 * c))).fold(0, |mask, g| mask | 1 << g)
 }
 
 /// The primitives of `count` vertices of `topology` as a line or triangle list, each primitive's provoking vertex
@@ -333,6 +332,34 @@ impl ReferenceBackend {
         line
     }
 
+    /// A geometry program's invocations, output vertices and their components within the device's limits (the
+    /// components: position, four for each generic handed on, the layer and viewport index where written).
+    fn geometry_fits(&self, geometry: &GeometryInterface) -> Result<(), BackendError> {
+        let Some([invocations, vertices, components]) = self.device.features().geometry_shader else {
+            return Err(unimplemented(format!(
+                "geometry programs on {}, which lacks geometryShader",
+                self.device.name()
+            )));
+        };
+        let header = &geometry.header;
+        let generics = (geometry.next_stage_reads | generics_where(|address| header.writes(address))).count_ones();
+        let per_vertex =
+            4 + 4 * generics + u32::from(geometry.layer) + u32::from(header.writes(attribute::VIEWPORT_INDEX));
+        for (what, value, limit) in [
+            ("invocations a primitive", header.invocations(), invocations),
+            ("output vertices", header.max_output_vertices(), vertices),
+            ("output components in all", header.max_output_vertices() * per_vertex, components),
+        ] {
+            if value > limit {
+                return Err(unimplemented(format!(
+                    "a geometry program of {value} {what} on {}, which draws {limit} at most",
+                    self.device.name()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// A graphics stage translated, with the textures it reads decoded (their number kinds decide the
     /// translation's sampled types) and the surfaces it reaches read.
     fn translate_stage(
@@ -429,6 +456,9 @@ impl ReferenceBackend {
             depth_minus_one_to_one: !draw.depth_zero_to_one,
             layer: draw.program_layer,
         });
+        if let Some(geometry) = &geometry {
+            self.geometry_fits(geometry)?;
+        }
         // What the rasteriser takes: the geometry program's output primitives, else the draw's.
         let (rasterizes_points, rasterizes_lines) = match geometry.as_ref().map(|g| g.header.output_topology()) {
             Some(output) => (output == Some(OutputTopology::Points), output == Some(OutputTopology::LineStrip)),
@@ -471,7 +501,7 @@ impl ReferenceBackend {
             },
             Some(geometry) => VertexInterface {
                 header: draw.vertex_shader.header,
-                next_stage_reads: geometry_generics_read(&geometry.header),
+                next_stage_reads: generics_where(|address| geometry.header.reads(address)),
                 depth_minus_one_to_one: false,
                 point_size: None,
                 layer: false,
