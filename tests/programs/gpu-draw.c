@@ -60,6 +60,7 @@
  * - viewports: a vertex program's viewport index picks the viewport (its transform and its scissor) per primitive;
  * - geometry programs (pipeline slot 4, Maxwell and Ampere): two invocations of a program that reads each input
  *   vertex through ISBERD's handle and emits it, moved by its invocation's offset, draw the triangle twice;
+ *   triangles with adjacency are drawn from their vertices 0, 2 and 4, by a geometry program or without one;
  * - attributes at physical addresses: programs that reach them through AL2P, ALD/AST .PHYS and IPA.IDX draw the
  *   triangle as pass.vs and perspective.ps do;
  * - lines: an aliased line covers as many pixels of each column (row) as its width, rounded, says, by
@@ -163,6 +164,8 @@ __asm__(".section .rodata\n"
         "indexed_vs_end:\n"
         "indexed_ps: .incbin \"shaders/indexed.ps.bin\"\n"
         "indexed_ps_end:\n"
+        "adjacency_gs: .incbin \"shaders/adjacency.gs.bin\"\n"
+        "adjacency_gs_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -178,7 +181,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     lod_query_ps_end[], txq_level0_ps[], txq_level0_ps_end[], bindless_runtime_ps[], bindless_runtime_ps_end[],
     pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[], offset86_vs[], offset86_vs_end[],
     surface_ps[], surface_ps_end[], copies_gs[], copies_gs_end[], copies86_gs[], copies86_gs_end[], indexed_vs[],
-    indexed_vs_end[], indexed_ps[], indexed_ps_end[];
+    indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
+    adjacency_gs_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -292,6 +296,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define OGL_ONE_MINUS_DST_ALPHA 0x4305u
 #define PITCH (1u << 12)
 #define TRIANGLES 4u
+#define TRIANGLES_ADJACENCY 12u
 #define INSTANCE_SUBSEQUENT (1u << 26)
 #define FLOAT_R32_G32_B32_A32 (1u << 21 | 7u << 27)
 #define FLOAT_R32_G32 (4u << 21 | 7u << 27)
@@ -363,6 +368,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define COPIES86_GS 0x6E00u /* 0x400 bytes */
 #define INDEXED_VS 0x7200u
 #define INDEXED_PS 0x7400u
+#define ADJACENCY_GS 0x7600u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -527,6 +533,7 @@ static const Vertex small[3] = {
     {437, 90, {F_0_8, F_0_2, F_0_6, F_1}},
     {150, 389, {F_0_8, F_0_2, F_0_6, F_1}},
 };
+static int in_small(uint32_t x, uint32_t y) { return inside(small, x, y); }
 static int in_instances(uint32_t x, uint32_t y) {
     Vertex moved[3];
     for (int i = 0; i < 3; i++) moved[i] = (Vertex){small[i].x + 256, small[i].y + 64, {0}};
@@ -983,8 +990,6 @@ static uint32_t zeta_texel(uint32_t x, uint32_t y) {
     memcpy(&texel, gpu.memory + ZETA + block_linear_offset(4 * x, y, 4 * WIDTH, 1), 4);
     return texel;
 }
-
-static int in_small(uint32_t x, uint32_t y) { return inside(small, x, y); }
 
 /* Drawn in this order under LESS: the rectangle at z 0.5 (colour A), the triangle at z 0.25 (B), the small
  * triangle at z 0.75 (C): B wins where it covers, then A, then C where neither does. */
@@ -2906,6 +2911,27 @@ int main(void) {
     print("-- a geometry program: two invocations, each emitting the triangle at its own offset\n");
     copy_program(COPIES_GS, copies_gs, copies_gs_end);
     geometry_copies(PASS_VS, COPIES_GS, PERSPECTIVE_PS);
+
+    print("-- triangles with adjacency: vertices 0, 2 and 4 make the triangle, drawn as it is and by a geometry program "
+          "that emits them\n");
+    copy_program(ADJACENCY_GS, adjacency_gs, adjacency_gs_end);
+    const Vertex junk = {0, 0, {F_1, F_1, F_1, F_1}};
+    const Vertex with_adjacency[6] = {small[0], junk, small[1], junk, small[2], junk};
+    for (int through_geometry = 0; through_geometry < 2; through_geometry++) {
+        fill_target(target_background);
+        put_vertices(with_adjacency, 6);
+        stream(0, VERTICES, 32, 32 * 6);
+        use_programs(PASS_VS, PERSPECTIVE_PS);
+        uint32_t stage[2] = {1 | 4u << 4, ADJACENCY_GS};
+        if (through_geometry) method(SET_PIPELINE_SHADER + 64 * 4, 2, stage);
+        draw_primitives(TRIANGLES_ADJACENCY, 6);
+        set(SET_PIPELINE_SHADER + 64 * 4, 4u << 4);
+        run("draw");
+        const uint8_t small_colour[4] = {204, 51, 153, 255};
+        wrong = wrong_pixels(in_small, small_colour, target_background, &count);
+        report(through_geometry ? "the triangle the geometry program emits" : "the triangle, adjacent vertices skipped",
+               wrong, count);
+    }
 
     print("-- attributes at physical addresses (AL2P, ALD.PHYS, AST.PHYS, IPA.IDX): the triangle's colour again\n");
     copy_program(INDEXED_VS, indexed_vs, indexed_vs_end);

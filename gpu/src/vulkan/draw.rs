@@ -214,6 +214,16 @@ impl ComputeDevice {
                 )?;
             }
         }
+        use vk::PrimitiveTopology as T;
+        if matches!(
+            job.topology,
+            T::LINE_LIST_WITH_ADJACENCY
+                | T::LINE_STRIP_WITH_ADJACENCY
+                | T::TRIANGLE_LIST_WITH_ADJACENCY
+                | T::TRIANGLE_STRIP_WITH_ADJACENCY
+        ) {
+            self.require(self.features.geometry_shader.is_some(), "geometryShader", "primitives with adjacency")?;
+        }
         let extent = vk::Extent3D { width: job.width.max(1), height: job.height.max(1), depth: 1 };
         let target_layers = job.layers.max(1);
         if target_layers > 1 {

@@ -47,6 +47,11 @@ fn topology(draw: &Draw, flat: bool) -> Result<(vk::PrimitiveTopology, Option<Ve
             let order = (0..count / 4).flat_map(|q| [0, 1, 2, 0, 2, 3].map(|k| 4 * q + k)).collect();
             (T::TRIANGLE_LIST, Some(order))
         }
+        // Adjacent vertices reach a geometry program; without one they are skipped, on both.
+        Topology::LinesAdjacency => (T::LINE_LIST_WITH_ADJACENCY, None),
+        Topology::LineStripAdjacency => (T::LINE_STRIP_WITH_ADJACENCY, None),
+        Topology::TrianglesAdjacency => (T::TRIANGLE_LIST_WITH_ADJACENCY, None),
+        Topology::TriangleStripAdjacency => (T::TRIANGLE_STRIP_WITH_ADJACENCY, None),
         other => return Err(unimplemented(format!("draw {other:?} primitives"))),
     })
 }
@@ -450,6 +455,11 @@ impl ReferenceBackend {
             input: match topology {
                 vk::PrimitiveTopology::POINT_LIST => GeometryInput::Points,
                 vk::PrimitiveTopology::LINE_LIST | vk::PrimitiveTopology::LINE_STRIP => GeometryInput::Lines,
+                vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY | vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY => {
+                    GeometryInput::LinesAdjacency
+                }
+                vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY
+                | vk::PrimitiveTopology::TRIANGLE_STRIP_WITH_ADJACENCY => GeometryInput::TrianglesAdjacency,
                 _ => GeometryInput::Triangles,
             },
             next_stage_reads: fragment.generics_read(),
@@ -464,7 +474,13 @@ impl ReferenceBackend {
             Some(output) => (output == Some(OutputTopology::Points), output == Some(OutputTopology::LineStrip)),
             None => (
                 topology == vk::PrimitiveTopology::POINT_LIST,
-                matches!(topology, vk::PrimitiveTopology::LINE_LIST | vk::PrimitiveTopology::LINE_STRIP),
+                matches!(
+                    topology,
+                    vk::PrimitiveTopology::LINE_LIST
+                        | vk::PrimitiveTopology::LINE_STRIP
+                        | vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY
+                        | vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY
+                ),
             ),
         };
         // Points take the program's size where it writes one and SET_ATTRIBUTE_POINT_SIZE says so, else
