@@ -3,7 +3,8 @@
 //! (`TANDEM_BLESS=1` rewrites them), decodes to the source's instructions, and translates, as its stage, to
 //! SPIR-V that `spirv-val` accepts for Vulkan 1.3 (pixel programs also with the alpha test, which the translation
 //! adds, and with output 1 as target 0's second blend source; vertex programs also with stream output capturing
-//! some of their words; geometry programs after triangles, and after lines with adjacency picking the layer).
+//! some of their words; geometry programs after triangles, and after lines with adjacency picking the layer;
+//! tessellation programs for patches of three control points, evaluation programs also into quad domains' points).
 
 use std::path::Path;
 use std::process::Command;
@@ -13,7 +14,8 @@ use tandem_gpu::sass::cubin::KernelImage;
 use tandem_gpu::shader::ir::{PoolView, TextureDim};
 use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType, header_bytes, parse_program_header};
 use tandem_gpu::shader::{
-    FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, NumberKind, Stage, TextureView,
+    FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, NumberKind, Stage,
+    TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, TextureView,
     Translation, VertexInterface, program_needs, translate_compute, translate_graphics,
 };
 use tandem_gpu::texture::descriptor::Comparison;
@@ -113,9 +115,27 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             layer: false,
         };
         let layered = GeometryInterface { input: GeometryInput::LinesAdjacency, layer: true, ..geometry };
+        // Tessellation programs: patches of three control points into triangles, and (evaluation programs)
+        // into the points of a quad domain cut with fractional odd spacing, picking the layer.
+        let control = TessControlInterface { header, patch_vertices: 3, next_stage_reads: 1 };
+        let triangles =
+            Tessellator { domain: TessDomain::Triangles, spacing: TessSpacing::Equal, output: TessOutput::TrianglesCw };
+        let evaluation = TessEvalInterface {
+            header,
+            patch_vertices: 3,
+            tessellator: triangles,
+            next_stage_reads: 1,
+            depth_minus_one_to_one: true,
+            layer: false,
+        };
+        let points =
+            Tessellator { domain: TessDomain::Quads, spacing: TessSpacing::FractionalOdd, output: TessOutput::Points };
+        let quads = TessEvalInterface { tessellator: points, layer: true, ..evaluation };
         let stages: Vec<Stage> = match header.shader_type() {
             Some(ShaderType::Vertex) => vec![Stage::Vertex(&vertex), Stage::Vertex(&capturing)],
             Some(ShaderType::Geometry) => vec![Stage::Geometry(&geometry), Stage::Geometry(&layered)],
+            Some(ShaderType::TessellationInit) => vec![Stage::TessControl(&control)],
+            Some(ShaderType::Tessellation) => vec![Stage::TessEval(&evaluation), Stage::TessEval(&quads)],
             Some(ShaderType::Pixel) => fragments.iter().map(Stage::Fragment).collect(),
             other => panic!("{name}: a {other:?} program"),
         };
@@ -294,5 +314,5 @@ fn geometry_instructions_are_refused_outside_geometry_programs() {
     };
     let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
     let error = translate_graphics(&kernel, Stage::Vertex(&vertex), 0, &global, &[]).unwrap_err().to_string();
-    assert!(error.contains("outside a geometry program") && error.contains("copies.gs"), "{error}");
+    assert!(error.contains("outside geometry and tessellation programs") && error.contains("copies.gs"), "{error}");
 }

@@ -61,6 +61,9 @@
  * - geometry programs (pipeline slot 4, Maxwell and Ampere): two invocations of a program that reads each input
  *   vertex through ISBERD's handle and emits it, moved by its invocation's offset, draw the triangle twice;
  *   triangles with adjacency are drawn from their vertices 0, 2 and 4, by a geometry program or without one;
+ * - tessellation (pipeline slots 2 and 3, SET_PATCH, SET_TESSELLATION_PARAMETERS): a patch of three control points
+ *   passed through by the control program, at levels 1.0, and placed by the evaluation program at its domain
+ *   coordinates, covers its triangle's pixels;
  * - attributes at physical addresses: programs that reach them through AL2P, ALD/AST .PHYS and IPA.IDX draw the
  *   triangle as pass.vs and perspective.ps do;
  * - lines: an aliased line covers as many pixels of each column (row) as its width, rounded, says, by
@@ -166,6 +169,10 @@ __asm__(".section .rodata\n"
         "indexed_ps_end:\n"
         "adjacency_gs: .incbin \"shaders/adjacency.gs.bin\"\n"
         "adjacency_gs_end:\n"
+        "patch_tcs: .incbin \"shaders/patch.tcs.bin\"\n"
+        "patch_tcs_end:\n"
+        "patch_tes: .incbin \"shaders/patch.tes.bin\"\n"
+        "patch_tes_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -182,7 +189,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[], offset86_vs[], offset86_vs_end[],
     surface_ps[], surface_ps_end[], copies_gs[], copies_gs_end[], copies86_gs[], copies86_gs_end[], indexed_vs[],
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
-    adjacency_gs_end[];
+    adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -297,6 +304,9 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define PITCH (1u << 12)
 #define TRIANGLES 4u
 #define TRIANGLES_ADJACENCY 12u
+#define PATCHES 14u
+#define SET_TESSELLATION_PARAMETERS 0x0320u
+#define SET_PATCH 0x0DCCu
 #define INSTANCE_SUBSEQUENT (1u << 26)
 #define FLOAT_R32_G32_B32_A32 (1u << 21 | 7u << 27)
 #define FLOAT_R32_G32 (4u << 21 | 7u << 27)
@@ -369,6 +379,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define INDEXED_VS 0x7200u
 #define INDEXED_PS 0x7400u
 #define ADJACENCY_GS 0x7600u
+#define PATCH_TCS 0x7800u
+#define PATCH_TES 0x7A00u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2932,6 +2944,27 @@ int main(void) {
         report(through_geometry ? "the triangle the geometry program emits" : "the triangle, adjacent vertices skipped",
                wrong, count);
     }
+
+    print("-- tessellation: a patch of three control points through control and evaluation programs (slots 2 and 3), "
+          "every level 1.0: the patch's triangle\n");
+    copy_program(PATCH_TCS, patch_tcs, patch_tcs_end);
+    copy_program(PATCH_TES, patch_tes, patch_tes_end);
+    fill_target(target_background);
+    put_vertices(small, 3);
+    stream(0, VERTICES, 32, 32 * 3);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    uint32_t control_stage[2] = {1 | 2u << 4, PATCH_TCS}, evaluation_stage[2] = {1 | 3u << 4, PATCH_TES};
+    method(SET_PIPELINE_SHADER + 64 * 2, 2, control_stage);
+    method(SET_PIPELINE_SHADER + 64 * 3, 2, evaluation_stage);
+    set(SET_TESSELLATION_PARAMETERS, 1 | 2u << 8); /* TRIANGLE domain, INTEGER spacing, TRIANGLES_CW */
+    set(SET_PATCH, 3);
+    draw_primitives(PATCHES, 3);
+    set(SET_PIPELINE_SHADER + 64 * 2, 2u << 4);
+    set(SET_PIPELINE_SHADER + 64 * 3, 3u << 4);
+    run("draw");
+    const uint8_t patch_colour[4] = {204, 51, 153, 255};
+    wrong = wrong_pixels(in_small, patch_colour, target_background, &count);
+    report("the pixels of the patch's triangle, in control point 0's colour", wrong, count);
 
     print("-- attributes at physical addresses (AL2P, ALD.PHYS, AST.PHYS, IPA.IDX): the triangle's colour again\n");
     copy_program(INDEXED_VS, indexed_vs, indexed_vs_end);

@@ -119,6 +119,8 @@ pub const OGL_SET_CULL_FACE: u32 = 0x1920;
 pub const SET_PROVOKING_VERTEX: u32 = 0x1684;
 pub const SET_RASTER_ENABLE: u32 = 0x037c;
 pub const SET_RT_LAYER: u32 = 0x15cc;
+pub const SET_TESSELLATION_PARAMETERS: u32 = 0x0320;
+pub const SET_PATCH: u32 = 0x0dcc;
 pub const SET_FRONT_POLYGON_MODE: u32 = 0x0dac;
 pub const SET_TEX_SAMPLER_POOL_A: u32 = 0x155c;
 pub const SET_TEX_HEADER_POOL_A: u32 = 0x1574;
@@ -247,7 +249,9 @@ pub struct Draw {
     /// The vertices in the order the primitives take them (indices resolved), `VERTEX_RECORD_WORDS` each.
     pub vertices: Vec<u32>,
     pub vertex_shader: Stage,
-    /// The geometry program between the vertex and pixel stages (pipeline slot 4), when it is enabled.
+    /// The tessellation programs after the vertex stage (pipeline slots 2 and 3), when the draw is of patches.
+    pub tessellation: Option<Tessellation>,
+    /// The geometry program before the pixel stage (pipeline slot 4), when it is enabled.
     pub geometry_shader: Option<Stage>,
     pub fragment_shader: Stage,
     pub targets: Vec<DrawTarget>,
@@ -297,6 +301,16 @@ pub struct Draw {
     /// How the targets are multisampled (`None`: one sample a pixel). `width` and `height` count pixels; the
     /// targets' surfaces are the enlarged ones.
     pub multisample: Option<Multisample>,
+}
+
+/// A draw's tessellation: its programs, the control points of each patch (SET_PATCH) and how the tessellator
+/// cuts the patches (SET_TESSELLATION_PARAMETERS: domain 1:0, spacing 5:4, output primitives 9:8).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tessellation {
+    pub control: Stage,
+    pub evaluation: Stage,
+    pub patch_vertices: u32,
+    pub parameters: u32,
 }
 
 /// Viewports a draw may pick from (SET_VIEWPORT_SCALE_X(j) and the rest of viewport j's registers).
@@ -712,16 +726,36 @@ impl Maxwell3D {
             1 => Some(self.stage(at, 4, 3, context)?),
             _ => None,
         };
-        for slot in [0, 2, 3] {
-            if self.register(SET_PIPELINE_SHADER + PIPELINE_STRIDE * slot) & 1 == 1 {
-                return Err(at.unimplemented(format!("draws with a shader in pipeline slot {slot}")));
-            }
+        if self.register(SET_PIPELINE_SHADER) & 1 == 1 {
+            return Err(at.unimplemented("draws with a shader in pipeline slot 0 (vertex A)"));
         }
-        if geometry_shader.is_some() && stream_out.is_some() {
-            return Err(at.unimplemented("stream output of a geometry program's vertices"));
+        let enabled = |slot: u32| self.register(SET_PIPELINE_SHADER + PIPELINE_STRIDE * slot) & 1 == 1;
+        let tessellation = match (enabled(2), enabled(3), topology) {
+            (false, false, Topology::Patches) => return Err(at.unimplemented("patches drawn without tessellation")),
+            (false, false, _) => None,
+            (true, true, Topology::Patches) => Some(Tessellation {
+                control: self.stage(at, 2, 1, context)?,
+                evaluation: self.stage(at, 3, 2, context)?,
+                patch_vertices: self.register(SET_PATCH) & 0xff,
+                parameters: self.register(SET_TESSELLATION_PARAMETERS),
+            }),
+            (true, true, _) => return Err(at.unimplemented(format!("tessellation of {topology:?} (not patches)"))),
+            (control, _, _) => {
+                return Err(at.unimplemented(format!(
+                    "tessellation with only its {} program",
+                    if control { "control" } else { "evaluation" }
+                )));
+            }
+        };
+        if (geometry_shader.is_some() || tessellation.is_some()) && stream_out.is_some() {
+            return Err(at.unimplemented("stream output of a geometry or tessellation program's vertices"));
         }
         // The outputs that reach the rasteriser are the last stage's before it.
-        let last_header = geometry_shader.as_ref().unwrap_or(&vertex_shader).header;
+        let last_header = match (&geometry_shader, &tessellation) {
+            (Some(geometry), _) => geometry.header,
+            (None, Some(tessellation)) => tessellation.evaluation.header,
+            (None, None) => vertex_shader.header,
+        };
         // SET_RT_LAYER: with CONTROL (16) GEOMETRY_SHADER_SELECTS_LAYER the program's layer output picks each
         // primitive's layer (layer 0 where it writes none), else V (15:0) is every primitive's.
         let rt_layer = self.register(SET_RT_LAYER);
@@ -778,6 +812,7 @@ impl Maxwell3D {
             topology,
             vertices: Vec::new(),
             vertex_shader,
+            tessellation,
             geometry_shader,
             fragment_shader,
             targets,

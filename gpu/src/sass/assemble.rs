@@ -55,11 +55,12 @@ fn word(encodings: &'static [Encoding], line: usize, text: &str) -> Result<u128,
 /// `sm86` after `.isa sm86`, with a version 4 header); a compute program is its code alone. Directives (a line
 /// each, before or among the instructions):
 /// - `.isa sm5x|sm86` (before `.stage`; sm5x when absent),
-/// - `.stage vertex|geometry|pixel|compute` (first; a graphics header's type and stage),
+/// - `.stage vertex|tess_control|tess_eval|geometry|pixel|compute` (first; a graphics header's type and stage),
 /// - `.reads FIRST-LAST`, `.writes FIRST-LAST`: the attribute words (byte addresses, inclusive) a vertex or
 ///   geometry program reads and writes,
 /// - `.output points|lines|triangles MAX INVOCATIONS`: a geometry program's output topology (a strip), the most
 ///   vertices an invocation emits and its invocations a primitive,
+/// - `.vertices N`: a tessellation control program's output vertices,
 /// - `.interpolate GENERIC COMPONENTS constant|perspective|linear`: how a pixel program interpolates generic
 ///   input GENERIC's components (`xyzw`, `xy`...),
 /// - `.target T COMPONENTS`: the components (`rgba`, `rgb`...) of render target T a pixel program outputs,
@@ -102,10 +103,16 @@ pub fn program(source: &str) -> Result<Vec<u8>, AssembleError> {
         if let ["stage", stage] = words[..] {
             let stage = match stage {
                 "vertex" => Some(ShaderType::Vertex),
+                "tess_control" => Some(ShaderType::TessellationInit),
+                "tess_eval" => Some(ShaderType::Tessellation),
                 "geometry" => Some(ShaderType::Geometry),
                 "pixel" => Some(ShaderType::Pixel),
                 "compute" => None,
-                _ => return Err(error(format!("stage {stage}: vertex, geometry, pixel or compute"))),
+                _ => {
+                    return Err(error(format!(
+                        "stage {stage}: vertex, tess_control, tess_eval, geometry, pixel or compute"
+                    )));
+                }
             };
             header = Some(stage.map(|stage| {
                 let mut header = ProgramHeader::new(stage);
@@ -161,6 +168,7 @@ pub fn program(source: &str) -> Result<Vec<u8>, AssembleError> {
                 };
                 sph.set_geometry(topology, number(max)?, number(invocations)?);
             }
+            ["vertices", count] => sph.set_invocations(number(count)?),
             ["bit", n] => sph.set_bit(number(n)?, true),
             _ => return Err(error(format!(".{directive}: not a directive"))),
         }

@@ -607,6 +607,11 @@ pub enum Op {
     EmitVertex,
     /// A geometry program's OUT.CUT: the primitive being made ends; the next vertex starts another.
     EndPrimitive,
+    /// A per-patch attribute word at a byte address (ALD.P: a tessellation evaluation program reads its
+    /// patch's, a tessellation control program the ones it wrote): U32.
+    PatchLoad(u32),
+    /// AST.P: a tessellation control program writes its patch's word at a byte address.
+    PatchStore(u32, Value),
 }
 
 impl Op {
@@ -621,6 +626,7 @@ impl Op {
             | Op::GetCc
             | Op::Special(_)
             | Op::ConstantLoad { .. }
+            | Op::PatchLoad(_)
             | Op::Load { .. }
             | Op::LoadSub { .. } => Type::U32,
             Op::GetPred(_) | Op::Compare(..) | Op::WarpPresent(_) => Type::Bool,
@@ -646,7 +652,8 @@ impl Op {
             | Op::SurfaceReduce { .. }
             | Op::Demote
             | Op::EmitVertex
-            | Op::EndPrimitive => {
+            | Op::EndPrimitive
+            | Op::PatchStore(..) => {
                 return None;
             }
             Op::Binary(MulHiU | MulHiS, _, _) => Type::U32,

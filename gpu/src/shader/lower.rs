@@ -996,9 +996,24 @@ impl Lower<'_> {
     /// physical addresses equal to the logical ones (ALD.O reads the stage's own outputs; AST writes them). A vertex
     /// register rb (not RZ) names, for ALD, the input vertex read (a geometry program's handle from ISBERD,
     /// which is the vertex's number: `Special::InvocationInfo`); for AST, the output vertex being written (a
-    /// handle from OUT), which is always the one OUT.EMIT takes next.
+    /// handle from OUT), which is always the one OUT.EMIT takes next. Per-patch words (.P, at an immediate
+    /// address; the caller refuses an index register) are the patch's, whatever vertex rb names.
     pub(super) fn attribute_words(&mut self, v: &View) {
         let load = v.encoding.opcode == "ALD";
+        let register = if load { v.get("rd") } else { v.get("rs") };
+        if v.flag("patch") || v.encoding.form() == "P" {
+            for k in 0..=v.get("size") {
+                let address = v.get("address") as u32 + 4 * k as u32;
+                if load {
+                    let value = self.op(Op::PatchLoad(address));
+                    self.set_reg(register + k, value);
+                } else {
+                    let value = self.reg(register + k);
+                    self.op(Op::PatchStore(address, value));
+                }
+            }
+            return;
+        }
         let vertex = (load && v.get("rb") != 255).then(|| {
             let vertex = self.reg(v.get("rb"));
             let shift = self.const32(VERTEX_ATTRIBUTE_BYTES.trailing_zeros());
@@ -1009,7 +1024,6 @@ impl Lower<'_> {
             (true, None) => Space::Attribute,
             (false, _) => Space::Output,
         };
-        let register = if load { v.get("rd") } else { v.get("rs") };
         let physical = v.encoding.form() == "PHYS" || (v.encoding.form() == "" && v.has("ra") && v.get("ra") != 255);
         let start = match physical {
             true => self.reg(v.get("ra")),

@@ -20,7 +20,8 @@ mod texture;
 pub use crate::texture::format::NumberKind;
 pub use ir::TextureView;
 pub use spirv::{
-    CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PointSize, Saturate, Stage, VertexInterface,
+    CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PointSize, Saturate, Stage,
+    TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, VertexInterface,
     captured_words,
 };
 
@@ -179,7 +180,7 @@ pub fn translate_compute(
         | ir::Op::StoreSub { space, .. } => {
             matches!(space, ir::Space::Attribute | ir::Space::Output | ir::Space::VertexAttribute)
         }
-        op => geometry_only(op),
+        op => out_of_stage(&Stage::Compute { local_size: [1, 1, 1] }, op).is_some(),
     };
     if spirv::any_op(&program, &graphics_only) {
         return Err(TranslateError::Unimplemented {
@@ -204,16 +205,50 @@ pub fn translate_compute(
 /// (`maxGeometryOutputVertices`), NVIDIA's 1024, the header's field holds up to 4095.
 pub const MAX_GEOMETRY_OUTPUT_VERTICES: u32 = 1024;
 
-/// What only a geometry program does: emit vertices, read other vertices' attributes and its invocation.
-fn geometry_only(op: &ir::Op) -> bool {
-    matches!(
-        op,
-        ir::Op::EmitVertex
-            | ir::Op::EndPrimitive
-            | ir::Op::Load { space: ir::Space::VertexAttribute, .. }
-            | ir::Op::LoadSub { space: ir::Space::VertexAttribute, .. }
-            | ir::Op::Special(ir::Special::InvocationId | ir::Special::InvocationInfo)
-    )
+/// The most control points a patch has, and output vertices a tessellation control program makes: what every
+/// Vulkan device offers (`maxTessellationPatchSize`), and Maxwell's SET_PATCH.
+pub const MAX_PATCH_VERTICES: u32 = 32;
+
+/// Why `op` cannot be in a program of `stage` (`None`: it can). Geometry and tessellation programs see several
+/// vertices; only geometry programs emit them; tessellation programs have per-patch words, of which only the
+/// tessellation levels are translated.
+fn out_of_stage(stage: &Stage, op: &ir::Op) -> Option<&'static str> {
+    use ir::{Op, Space, Special};
+    let geometry = matches!(stage, Stage::Geometry(_));
+    let control = matches!(stage, Stage::TessControl(_));
+    let evaluation = matches!(stage, Stage::TessEval(_));
+    match op {
+        Op::EmitVertex | Op::EndPrimitive if !geometry => Some("OUT outside a geometry program"),
+        Op::Load { space: Space::VertexAttribute, .. }
+        | Op::LoadSub { space: Space::VertexAttribute, .. }
+        | Op::Special(Special::InvocationInfo)
+            if !(geometry || control || evaluation) =>
+        {
+            Some(
+                "other vertices' attributes (ALD with a vertex register) or SR_INVOCATION_INFO outside geometry and \
+                  tessellation programs",
+            )
+        }
+        Op::Special(Special::InvocationId) if !(geometry || control) => {
+            Some("SR_INVOCATION_ID outside geometry and tessellation control programs")
+        }
+        Op::PatchStore(..) if !control => Some("per-patch outputs (AST.P) outside a tessellation control program"),
+        Op::PatchLoad(_) if !(control || evaluation) => Some("per-patch words (ALD.P) outside tessellation programs"),
+        Op::PatchLoad(address) | Op::PatchStore(address, _) if *address >= sph::attribute::TESS_LEVELS_END => {
+            Some("per-patch words past the tessellation levels (0x18 on)")
+        }
+        _ => None,
+    }
+}
+
+/// The first reason `out_of_stage` gives for an op of `program`.
+fn first_out_of_stage(program: &ir::Program, stage: &Stage) -> Option<&'static str> {
+    let found = std::cell::Cell::new(None);
+    spirv::any_op(program, &|op| {
+        found.set(out_of_stage(stage, op));
+        found.get().is_some()
+    });
+    found.get()
 }
 
 /// A level-of-detail query needs the derivatives only the fragment stage has: elsewhere it is refused.
@@ -325,9 +360,11 @@ pub fn translate_graphics(
     }
     let unimplemented =
         |what: String| TranslateError::Unimplemented { isa: kernel.isa, what, kernel: kernel.name.clone(), offset: 0 };
+    if let Some(why) = first_out_of_stage(&program, &stage) {
+        return Err(unimplemented(why.into()));
+    }
     match stage {
         Stage::Geometry(geometry) => {
-            refuse_lod_queries(kernel, &program, "a geometry program")?;
             let header = &geometry.header;
             if header.output_topology().is_none() {
                 return Err(unimplemented(format!(
@@ -342,15 +379,21 @@ pub fn translate_graphics(
                 )));
             }
         }
-        _ if spirv::any_op(&program, &geometry_only) => {
-            return Err(unimplemented(
-                "OUT, other vertices' attributes (ALD with a vertex register) or invocation registers outside a \
-                 geometry program"
-                    .into(),
-            ));
+        Stage::TessControl(control) => {
+            for (what, count) in
+                [("control points a patch", control.patch_vertices), ("output vertices", control.header.invocations())]
+            {
+                if !(1..=MAX_PATCH_VERTICES).contains(&count) {
+                    return Err(unimplemented(format!(
+                        "a tessellation control program of {count} {what} (1 to {MAX_PATCH_VERTICES} are drawn)"
+                    )));
+                }
+            }
         }
-        Stage::Vertex(_) => refuse_lod_queries(kernel, &program, "a vertex program")?,
         _ => {}
+    }
+    if !matches!(stage, Stage::Fragment(_)) {
+        refuse_lod_queries(kernel, &program, "a stage before the rasteriser")?;
     }
     require_pools(kernel, &program, texture_views)?;
     let spirv = spirv::emit(&program, &stage, global, texture_views);

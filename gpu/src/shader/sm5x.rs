@@ -1512,10 +1512,11 @@ impl Maxwell<'_, '_, '_> {
 
     /// ALD and AST: 1-4 words between registers from rd (rs) and the attribute space at the immediate or
     /// physical address (ALD.O reads the stage's own outputs), of the vertex rb names (`Lower::attribute_words`).
-    /// Per-patch addresses and other vertices' outputs belong to the tessellation stages.
+    /// Indexed per-patch addresses and other vertices' outputs (tessellation control programs) are not
+    /// translated.
     fn attribute_access(&mut self, v: &View) -> Result {
         let load = v.encoding.opcode == "ALD";
-        if v.flag("patch") || (load && v.flag("output") && v.get("rb") != 255) {
+        if (v.flag("patch") && v.get("ra") != 255) || (load && v.flag("output") && v.get("rb") != 255) {
             return self.unimplemented(v, Self::text(v));
         }
         self.attribute_words(v);

@@ -1048,9 +1048,13 @@ impl Lower<'_> {
                 let clamped = self.bin(BinOp::MinS, clamped, high);
                 self.set_reg(v.get("rd"), clamped);
             }
-            // At an immediate or physical (.PHYS) address, of the vertex rb names (`Lower::attribute_words`);
-            // patches (.P) and other vertices' outputs belong to the tessellation stages.
-            "ALD" | "AST" if matches!(v.encoding.form(), "" | "PHYS") && !(v.flag("output") && v.get("rb") != 255) => {
+            // At an immediate or physical (.PHYS) address, of the vertex rb names, or the patch's (.P, at an
+            // immediate address) (`Lower::attribute_words`); other vertices' outputs (tessellation control
+            // programs) are not translated.
+            "ALD" | "AST"
+                if (matches!(v.encoding.form(), "" | "PHYS") || (v.encoding.form() == "P" && v.get("ra") == 255))
+                    && !(v.flag("output") && v.get("rb") != 255) =>
+            {
                 self.attribute_words(v)
             }
             "AL2P" if self.attribute_to_physical(v).is_some() => {}

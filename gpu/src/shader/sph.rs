@@ -87,6 +87,10 @@ impl OutputTopology {
 
 /// Attribute byte addresses the stages share (ALD, AST and IPA operands).
 pub mod attribute {
+    /// Per-patch words (ALD.P, AST.P): the outer tessellation levels, then the two inner ones.
+    pub const TESS_LEVEL_OUTER: u32 = 0x00;
+    pub const TESS_LEVEL_INNER: u32 = 0x10;
+    pub const TESS_LEVELS_END: u32 = 0x18;
     pub const PRIMITIVE_ID: u32 = 0x60;
     pub const LAYER: u32 = 0x64;
     pub const VIEWPORT_INDEX: u32 = 0x68;
@@ -94,6 +98,8 @@ pub mod attribute {
     pub const POSITION: u32 = 0x70;
     pub const GENERIC: u32 = 0x80;
     pub const GENERIC_END: u32 = 0x280;
+    /// A tessellation evaluation program's position in its patch's domain (u, v).
+    pub const TESS_COORD: u32 = 0x2f0;
     pub const INSTANCE_ID: u32 = 0x2f8;
     pub const VERTEX_ID: u32 = 0x2fc;
     pub const FRONT_FACING: u32 = 0x3fc;
@@ -189,9 +195,14 @@ impl ProgramHeader {
         self.words[1] & 0xff_ffff
     }
 
-    /// A geometry program's invocations a primitive (ThreadsPerInputPrimitive, word 2 bits 31:24), at least one.
+    /// ThreadsPerInputPrimitive (word 2 bits 31:24), at least one: a geometry program's invocations a primitive,
+    /// a tessellation control program's output vertices (an invocation each).
     pub fn invocations(&self) -> u32 {
         (self.words[2] >> 24).max(1)
+    }
+
+    pub fn set_invocations(&mut self, invocations: u32) {
+        self.words[2] = self.words[2] & !(0xff << 24) | (invocations & 0xff) << 24;
     }
 
     /// A geometry program's output primitives (word 3 bits 27:24), `None` for a value that names none.
@@ -211,7 +222,7 @@ impl ProgramHeader {
     pub fn set_geometry(&mut self, topology: OutputTopology, max_vertices: u32, invocations: u32) {
         self.words[3] = self.words[3] & !(0xf << 24) | topology.value() << 24;
         self.words[4] = self.words[4] & !0xfff | max_vertices & 0xfff;
-        self.words[2] = self.words[2] & !(0xff << 24) | (invocations & 0xff) << 24;
+        self.set_invocations(invocations);
     }
 
     /// Whether a vertex, tessellation or geometry program reads the attribute word at byte address `address`.

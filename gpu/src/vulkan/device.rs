@@ -145,6 +145,8 @@ pub struct Features {
     /// emits, and components those vertices hold in all (`maxGeometryShaderInvocations`,
     /// `maxGeometryOutputVertices`, `maxGeometryTotalOutputComponents`).
     pub geometry_shader: Option<[u32; 3]>,
+    /// Tessellation programs (`tessellationShader`).
+    pub tessellation_shader: bool,
     /// Multisampled targets as the reference back end draws them: sample shading (`sampleRateShading`, which
     /// copies each sample in) and the samples at the standard locations (`standardSampleLocations`).
     pub multisampling: bool,
@@ -652,6 +654,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         viewport_index: on(base.multi_viewport) && on(v12.shader_output_viewport_index),
         output_layer: on(v12.shader_output_layer),
         large_points: on(base.large_points),
+        tessellation_shader: on(base.tessellation_shader),
         geometry_shader: on(base.geometry_shader).then_some([
             limits.max_geometry_shader_invocations,
             limits.max_geometry_output_vertices,
@@ -689,6 +692,7 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .multi_viewport(f.viewport_index)
         .large_points(f.large_points)
         .geometry_shader(f.geometry_shader.is_some())
+        .tessellation_shader(f.tessellation_shader)
         .sample_rate_shading(f.multisampling)
         .depth_clamp(f.depth_clamp)
         .wide_lines(f.wide_lines.is_some());

@@ -98,9 +98,10 @@ pub struct Drawn {
 /// Everything a draw needs.
 #[derive(Clone, Debug)]
 pub struct DrawJob<'a> {
-    /// The programmable stages: vertex, fragment, then geometry if there is one; `stages[i]` binds descriptor
-    /// set i (the translator's `Stage::descriptor_set`).
+    /// The programmable stages, in the order the pipeline runs them (vertex, tessellation, geometry, fragment).
     pub stages: Vec<DrawStage<'a>>,
+    /// Control points of each patch, for a draw of patches (through tessellation programs).
+    pub patch_vertices: Option<u32>,
     /// The vertex stage's push constants.
     pub push_constants: &'a [u8],
     pub width: u32,
@@ -132,11 +133,13 @@ pub struct DrawJob<'a> {
     pub multisample: Option<Multisampling>,
 }
 
-/// One programmable stage of a draw: its SPIR-V module (entry point `main`) and what it binds, in binding order:
-/// its constant buffers, its texture slots, then its storage images (its surfaces).
+/// One programmable stage of a draw: its SPIR-V module (entry point `main`) and what it binds in descriptor set
+/// `set` (the translator's `Stage::descriptor_set`), in binding order: its constant buffers, its texture slots,
+/// then its storage images (its surfaces).
 #[derive(Clone, Copy, Debug)]
 pub struct DrawStage<'a> {
     pub stage: vk::ShaderStageFlags,
+    pub set: u32,
     pub spirv: &'a [u32],
     pub buffers: &'a [&'a Buffer],
     pub textures: &'a [TextureSlot<'a>],
@@ -144,9 +147,9 @@ pub struct DrawStage<'a> {
 }
 
 impl<'a> DrawStage<'a> {
-    /// A stage that binds nothing.
-    pub fn unbound(stage: vk::ShaderStageFlags, spirv: &'a [u32]) -> DrawStage<'a> {
-        DrawStage { stage, spirv, buffers: &[], textures: &[], images: StageImages::default() }
+    /// A stage that binds nothing, in set `set`.
+    pub fn unbound(stage: vk::ShaderStageFlags, set: u32, spirv: &'a [u32]) -> DrawStage<'a> {
+        DrawStage { stage, set, spirv, buffers: &[], textures: &[], images: StageImages::default() }
     }
 }
 
@@ -212,6 +215,9 @@ impl ComputeDevice {
                     "geometryShader",
                     "a draw with a geometry program",
                 )?;
+            }
+            if stage.stage == vk::ShaderStageFlags::TESSELLATION_CONTROL {
+                self.require(self.features.tessellation_shader, "tessellationShader", "a draw of patches")?;
             }
         }
         use vk::PrimitiveTopology as T;
@@ -446,16 +452,24 @@ impl ComputeDevice {
                 descriptors
             })
             .collect();
-        for (stage, descriptors) in job.stages.iter().zip(&stage_descriptors) {
-            let bindings: Vec<_> = (0..stage.buffers.len() as u32)
-                .map(|binding| {
-                    vk::DescriptorSetLayoutBinding::default()
-                        .binding(binding)
-                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                        .descriptor_count(1)
-                        .stage_flags(stage.stage)
+        // One layout a set, up to the last any stage binds: the stage's, or an empty one for a set no stage takes.
+        let sets_bound = job.stages.iter().map(|stage| stage.set + 1).max().unwrap_or(0);
+        for set in 0..sets_bound {
+            let stage = job.stages.iter().position(|stage| stage.set == set);
+            let bindings: Vec<_> = stage
+                .into_iter()
+                .flat_map(|index| {
+                    let stage = &job.stages[index];
+                    (0..stage.buffers.len() as u32)
+                        .map(|binding| {
+                            vk::DescriptorSetLayoutBinding::default()
+                                .binding(binding)
+                                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                                .descriptor_count(1)
+                                .stage_flags(stage.stage)
+                        })
+                        .chain(stage_descriptors[index].iter().map(|descriptor| descriptor.layout(stage.stage)))
                 })
-                .chain(descriptors.iter().map(|descriptor| descriptor.layout(stage.stage)))
                 .collect();
             let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
             let layout = unsafe { device.create_descriptor_set_layout(&info, None) }
@@ -582,7 +596,11 @@ impl ComputeDevice {
                     depth_stencil.depth_bounds_test_enable(true).min_depth_bounds(min).max_depth_bounds(max);
             }
         }
-        let pipeline_info = [vk::GraphicsPipelineCreateInfo::default()
+        let tessellation =
+            vk::PipelineTessellationStateCreateInfo::default().patch_control_points(job.patch_vertices.unwrap_or(1));
+        let pipeline = vk::GraphicsPipelineCreateInfo::default();
+        let pipeline = if job.patch_vertices.is_some() { pipeline.tessellation_state(&tessellation) } else { pipeline };
+        let pipeline_info = [pipeline
             .stages(&shader_stages)
             .vertex_input_state(&vertex_input)
             .input_assembly_state(&assembly)
@@ -614,8 +632,7 @@ impl ComputeDevice {
                     descriptor_count: buffer_count,
                 });
             }
-            let pool_info =
-                vk::DescriptorPoolCreateInfo::default().max_sets(job.stages.len() as u32).pool_sizes(&sizes);
+            let pool_info = vk::DescriptorPoolCreateInfo::default().max_sets(sets_bound).pool_sizes(&sizes);
             objects.descriptor_pool = unsafe { device.create_descriptor_pool(&pool_info, None) }
                 .map_err(VulkanError::call("vkCreateDescriptorPool"))?;
             let allocate = vk::DescriptorSetAllocateInfo::default()
@@ -626,8 +643,8 @@ impl ComputeDevice {
             let buffer_infos: Vec<(vk::DescriptorSet, u32, [vk::DescriptorBufferInfo; 1])> = job
                 .stages
                 .iter()
-                .zip(&sets)
-                .flat_map(|(stage, &set)| {
+                .flat_map(|stage| {
+                    let set = sets[stage.set as usize];
                     stage.buffers.iter().enumerate().map(move |(binding, buffer)| {
                         (
                             set,
@@ -637,20 +654,20 @@ impl ComputeDevice {
                     })
                 })
                 .collect();
-            let writes: Vec<_> =
-                buffer_infos
-                    .iter()
-                    .map(|(set, binding, info)| {
-                        vk::WriteDescriptorSet::default()
-                            .dst_set(*set)
-                            .dst_binding(*binding)
-                            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                            .buffer_info(info)
-                    })
-                    .chain(stage_descriptors.iter().zip(&sets).flat_map(|(descriptors, &set)| {
-                        descriptors.iter().map(move |descriptor| descriptor.write(set))
-                    }))
-                    .collect();
+            let writes: Vec<_> = buffer_infos
+                .iter()
+                .map(|(set, binding, info)| {
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(*set)
+                        .dst_binding(*binding)
+                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                        .buffer_info(info)
+                })
+                .chain(job.stages.iter().zip(&stage_descriptors).flat_map(|(stage, descriptors)| {
+                    let set = sets[stage.set as usize];
+                    descriptors.iter().map(move |descriptor| descriptor.write(set))
+                }))
+                .collect();
             unsafe { device.update_descriptor_sets(&writes, &[]) };
         }
 
@@ -668,6 +685,10 @@ impl ComputeDevice {
                 | match stage.stage {
                     vk::ShaderStageFlags::VERTEX => vk::PipelineStageFlags::VERTEX_SHADER,
                     vk::ShaderStageFlags::GEOMETRY => vk::PipelineStageFlags::GEOMETRY_SHADER,
+                    vk::ShaderStageFlags::TESSELLATION_CONTROL => vk::PipelineStageFlags::TESSELLATION_CONTROL_SHADER,
+                    vk::ShaderStageFlags::TESSELLATION_EVALUATION => {
+                        vk::PipelineStageFlags::TESSELLATION_EVALUATION_SHADER
+                    }
                     _ => vk::PipelineStageFlags::FRAGMENT_SHADER,
                 }
         });

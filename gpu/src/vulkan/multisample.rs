@@ -680,9 +680,10 @@ mod tests {
     ) -> DrawJob<'a> {
         DrawJob {
             stages: vec![
-                DrawStage::unbound(vk::ShaderStageFlags::VERTEX, shaders.0),
-                DrawStage::unbound(vk::ShaderStageFlags::FRAGMENT, shaders.1),
+                DrawStage::unbound(vk::ShaderStageFlags::VERTEX, 0, shaders.0),
+                DrawStage::unbound(vk::ShaderStageFlags::FRAGMENT, 1, shaders.1),
             ],
+            patch_vertices: None,
             push_constants: &[],
             width,
             height,

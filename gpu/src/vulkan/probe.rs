@@ -95,9 +95,10 @@ impl ComputeDevice {
         let depth_after = |bias: Option<[f32; 3]>| -> Result<u32, VulkanError> {
             let job = DrawJob {
                 stages: vec![
-                    DrawStage::unbound(vk::ShaderStageFlags::VERTEX, &vertex),
-                    DrawStage::unbound(vk::ShaderStageFlags::FRAGMENT, &fragment),
+                    DrawStage::unbound(vk::ShaderStageFlags::VERTEX, 0, &vertex),
+                    DrawStage::unbound(vk::ShaderStageFlags::FRAGMENT, 1, &fragment),
                 ],
+                patch_vertices: None,
                 push_constants: &[],
                 width: 1,
                 height: 1,

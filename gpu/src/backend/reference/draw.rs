@@ -12,10 +12,11 @@ use crate::backend::{
 use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
 use crate::engine::multisample::Multisample;
 use crate::sass::cubin::KernelImage;
-use crate::shader::sph::{Interpolation, OutputTopology, attribute};
+use crate::shader::sph::{Interpolation, OutputTopology, ProgramHeader, attribute};
 use crate::shader::{
     FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, PointSize, ProgramNeeds, Saturate,
-    Translation, VertexInterface, captured_words, translate_graphics,
+    TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, Translation,
+    VertexInterface, captured_words, translate_graphics,
 };
 use crate::texture::format::NumberKind;
 use crate::texture::surface::Surface;
@@ -47,19 +48,41 @@ fn topology(draw: &Draw, flat: bool) -> Result<(vk::PrimitiveTopology, Option<Ve
             let order = (0..count / 4).flat_map(|q| [0, 1, 2, 0, 2, 3].map(|k| 4 * q + k)).collect();
             (T::TRIANGLE_LIST, Some(order))
         }
+        Topology::Patches => (T::PATCH_LIST, None),
         // Adjacent vertices reach a geometry program; without one they are skipped, on both.
         Topology::LinesAdjacency => (T::LINE_LIST_WITH_ADJACENCY, None),
         Topology::LineStripAdjacency => (T::LINE_STRIP_WITH_ADJACENCY, None),
         Topology::TrianglesAdjacency => (T::TRIANGLE_LIST_WITH_ADJACENCY, None),
         Topology::TriangleStripAdjacency => (T::TRIANGLE_STRIP_WITH_ADJACENCY, None),
-        other => return Err(unimplemented(format!("draw {other:?} primitives"))),
     })
 }
 
-/// The indices of a draw's stages (`DrawJob::stages`: vertex, fragment, then geometry when there is one) in the
-/// order the pipeline runs them.
-fn pipeline_order(stages: usize) -> impl Iterator<Item = usize> {
-    [0, 2, 1].into_iter().filter(move |&stage| stage < stages)
+/// How SET_TESSELLATION_PARAMETERS has the tessellator cut patches: DOMAIN_TYPE 1:0 (ISOLINE, TRIANGLE,
+/// QUAD), SPACING 5:4 (INTEGER, FRACTIONAL_ODD, FRACTIONAL_EVEN: open-gpu-doc, deko3d, yuzu and Mesa agree;
+/// Ryujinx swaps the two fractional ones), OUTPUT_PRIMITIVES 9:8 (POINTS, LINES, TRIANGLES_CW, TRIANGLES_CCW).
+fn tessellator(parameters: u32) -> Result<Tessellator, BackendError> {
+    let field = |shift: u32| parameters >> shift & 0b11;
+    let bad = |what: &str, value: u32| unimplemented(format!("SET_TESSELLATION_PARAMETERS {what} {value}"));
+    Ok(Tessellator {
+        domain: match field(0) {
+            0 => TessDomain::Isolines,
+            1 => TessDomain::Triangles,
+            2 => TessDomain::Quads,
+            other => return Err(bad("DOMAIN_TYPE", other)),
+        },
+        spacing: match field(4) {
+            0 => TessSpacing::Equal,
+            1 => TessSpacing::FractionalOdd,
+            2 => TessSpacing::FractionalEven,
+            other => return Err(bad("SPACING", other)),
+        },
+        output: match field(8) {
+            0 => TessOutput::Points,
+            1 => TessOutput::Lines,
+            2 => TessOutput::TrianglesCw,
+            _ => TessOutput::TrianglesCcw,
+        },
+    })
 }
 
 /// The generics with a component whose attribute address `holds` (bit i: generic i): of a vertex, tessellation or
@@ -444,22 +467,33 @@ impl ReferenceBackend {
             dual_source,
         };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
-        // A geometry program sees the primitives in the guest's order; the vertices it emits are provoked as
-        // Vulkan provokes them (the first of each), which the guest's rule is only when it is the first too.
-        if flat && draw.geometry_shader.is_some() && draw.provoking_last {
-            return Err(unimplemented("flat-shaded inputs after a geometry program with the provoking vertex last"));
+        // Geometry and tessellation programs see the primitives in the guest's order; the vertices they make
+        // are provoked as Vulkan provokes them (the first of each), which the guest's rule is only when it is the
+        // first too.
+        let reshaped = draw.geometry_shader.is_some() || draw.tessellation.is_some();
+        if flat && reshaped && draw.provoking_last {
+            return Err(unimplemented(
+                "flat-shaded inputs after a geometry or tessellation program with the provoking vertex last",
+            ));
         }
-        let (topology, order) = topology(draw, flat && draw.geometry_shader.is_none())?;
+        let (topology, order) = topology(draw, flat && !reshaped)?;
+        let tessellator =
+            draw.tessellation.as_ref().map(|tessellation| tessellator(tessellation.parameters)).transpose()?;
         let geometry = draw.geometry_shader.as_ref().map(|stage| GeometryInterface {
             header: stage.header,
-            input: match topology {
-                vk::PrimitiveTopology::POINT_LIST => GeometryInput::Points,
-                vk::PrimitiveTopology::LINE_LIST | vk::PrimitiveTopology::LINE_STRIP => GeometryInput::Lines,
-                vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY | vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY => {
-                    GeometryInput::LinesAdjacency
-                }
-                vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY
-                | vk::PrimitiveTopology::TRIANGLE_STRIP_WITH_ADJACENCY => GeometryInput::TrianglesAdjacency,
+            input: match (tessellator.map(|tessellator| tessellator.output), topology) {
+                (Some(TessOutput::Points), _) | (None, vk::PrimitiveTopology::POINT_LIST) => GeometryInput::Points,
+                (Some(TessOutput::Lines), _)
+                | (None, vk::PrimitiveTopology::LINE_LIST | vk::PrimitiveTopology::LINE_STRIP) => GeometryInput::Lines,
+                (
+                    None,
+                    vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY | vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY,
+                ) => GeometryInput::LinesAdjacency,
+                (
+                    None,
+                    vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY
+                    | vk::PrimitiveTopology::TRIANGLE_STRIP_WITH_ADJACENCY,
+                ) => GeometryInput::TrianglesAdjacency,
                 _ => GeometryInput::Triangles,
             },
             next_stage_reads: fragment.generics_read(),
@@ -469,23 +503,34 @@ impl ReferenceBackend {
         if let Some(geometry) = &geometry {
             self.geometry_fits(geometry)?;
         }
-        // What the rasteriser takes: the geometry program's output primitives, else the draw's.
-        let (rasterizes_points, rasterizes_lines) = match geometry.as_ref().map(|g| g.header.output_topology()) {
-            Some(output) => (output == Some(OutputTopology::Points), output == Some(OutputTopology::LineStrip)),
-            None => (
-                topology == vk::PrimitiveTopology::POINT_LIST,
-                matches!(
-                    topology,
-                    vk::PrimitiveTopology::LINE_LIST
-                        | vk::PrimitiveTopology::LINE_STRIP
-                        | vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY
-                        | vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY
+        // What the rasteriser takes: the geometry program's output primitives, else the tessellator's, else the
+        // draw's.
+        let (rasterizes_points, rasterizes_lines) =
+            match (geometry.as_ref().map(|g| g.header.output_topology()), tessellator) {
+                (Some(output), _) => {
+                    (output == Some(OutputTopology::Points), output == Some(OutputTopology::LineStrip))
+                }
+                (None, Some(tessellator)) => {
+                    (tessellator.output == TessOutput::Points, tessellator.output == TessOutput::Lines)
+                }
+                (None, None) => (
+                    topology == vk::PrimitiveTopology::POINT_LIST,
+                    matches!(
+                        topology,
+                        vk::PrimitiveTopology::LINE_LIST
+                            | vk::PrimitiveTopology::LINE_STRIP
+                            | vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY
+                            | vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY
+                    ),
                 ),
-            ),
-        };
+            };
         // Points take the program's size where it writes one and SET_ATTRIBUTE_POINT_SIZE says so, else
         // SET_POINT_SIZE (Maxwell behaviour 5.3); the host needs PointSize written either way.
-        let last_header = draw.geometry_shader.as_ref().unwrap_or(&draw.vertex_shader).header;
+        let last_header = match (&draw.geometry_shader, &draw.tessellation) {
+            (Some(geometry), _) => geometry.header,
+            (None, Some(tessellation)) => tessellation.evaluation.header,
+            (None, None) => draw.vertex_shader.header,
+        };
         let point_size = rasterizes_points.then(|| {
             if draw.program_point_size && last_header.writes(attribute::POINT_SIZE) {
                 PointSize::Program
@@ -494,10 +539,10 @@ impl ReferenceBackend {
             }
         });
         if point_size.is_some_and(|size| size != PointSize::Fixed(1.0f32.to_bits())) {
-            if geometry.is_some() {
-                // A geometry program's points are 1 pixel unless the device writes PointSize from geometry
+            if reshaped {
+                // Their points are 1 pixel unless the device writes PointSize from geometry and tessellation
                 // programs (shaderTessellationAndGeometryPointSize, not enabled here).
-                return Err(unimplemented("points of other sizes than 1 from a geometry program"));
+                return Err(unimplemented("points of other sizes than 1 from a geometry or tessellation program"));
             }
             if !self.device.features().large_points {
                 return Err(unimplemented(format!(
@@ -506,32 +551,53 @@ impl ReferenceBackend {
                 )));
             }
         }
-        let vertex = match &geometry {
-            None => VertexInterface {
-                header: draw.vertex_shader.header,
-                next_stage_reads: fragment.generics_read(),
-                depth_minus_one_to_one: !draw.depth_zero_to_one,
-                point_size,
-                layer: draw.program_layer,
-                capture: draw.capture,
-            },
-            Some(geometry) => VertexInterface {
-                header: draw.vertex_shader.header,
-                next_stage_reads: generics_where(|address| geometry.header.reads(address)),
-                depth_minus_one_to_one: false,
-                point_size: None,
-                layer: false,
-                capture: draw.capture,
-            },
+        // Each stage hands on the generics the next one reads; the last before the rasteriser moves z into
+        // Vulkan's clip range, sizes points and picks the layer.
+        let reads = |header: &ProgramHeader| generics_where(|address| header.reads(address));
+        let after_tessellation = geometry.as_ref().map_or(fragment.generics_read(), |g| reads(&g.header));
+        let tessellation = match (&draw.tessellation, tessellator) {
+            (Some(tessellation), Some(tessellator)) => Some((
+                TessControlInterface {
+                    header: tessellation.control.header,
+                    patch_vertices: tessellation.patch_vertices,
+                    next_stage_reads: reads(&tessellation.evaluation.header),
+                },
+                TessEvalInterface {
+                    header: tessellation.evaluation.header,
+                    patch_vertices: tessellation.control.header.invocations(),
+                    tessellator,
+                    next_stage_reads: after_tessellation,
+                    depth_minus_one_to_one: geometry.is_none() && !draw.depth_zero_to_one,
+                    layer: geometry.is_none() && draw.program_layer,
+                },
+            )),
+            _ => None,
         };
-        // The stages in `DrawJob::stages` order, with what each is translated for.
-        let mut stages = vec![
-            (&draw.vertex_shader, crate::shader::Stage::Vertex(&vertex), vk::ShaderStageFlags::VERTEX),
-            (&draw.fragment_shader, crate::shader::Stage::Fragment(&fragment), vk::ShaderStageFlags::FRAGMENT),
-        ];
-        if let (Some(stage), Some(geometry)) = (&draw.geometry_shader, &geometry) {
-            stages.push((stage, crate::shader::Stage::Geometry(geometry), vk::ShaderStageFlags::GEOMETRY));
+        let vertex = VertexInterface {
+            header: draw.vertex_shader.header,
+            next_stage_reads: match (&tessellation, &geometry) {
+                (Some((control, _)), _) => reads(&control.header),
+                (None, Some(geometry)) => reads(&geometry.header),
+                (None, None) => fragment.generics_read(),
+            },
+            depth_minus_one_to_one: !reshaped && !draw.depth_zero_to_one,
+            point_size: if reshaped { None } else { point_size },
+            layer: !reshaped && draw.program_layer,
+            capture: draw.capture,
+        };
+        // The stages in the order the pipeline runs them, with what each is translated for.
+        use crate::shader::Stage as Interface;
+        let mut stages = vec![(&draw.vertex_shader, Interface::Vertex(&vertex), vk::ShaderStageFlags::VERTEX)];
+        if let (Some(programs), Some((control, evaluation))) = (&draw.tessellation, &tessellation) {
+            let control_stage = vk::ShaderStageFlags::TESSELLATION_CONTROL;
+            stages.push((&programs.control, Interface::TessControl(control), control_stage));
+            let evaluation_stage = vk::ShaderStageFlags::TESSELLATION_EVALUATION;
+            stages.push((&programs.evaluation, Interface::TessEval(evaluation), evaluation_stage));
         }
+        if let (Some(stage), Some(geometry)) = (&draw.geometry_shader, &geometry) {
+            stages.push((stage, Interface::Geometry(geometry), vk::ShaderStageFlags::GEOMETRY));
+        }
+        stages.push((&draw.fragment_shader, Interface::Fragment(&fragment), vk::ShaderStageFlags::FRAGMENT));
         let kernels: Vec<KernelImage> = stages
             .iter()
             .map(|(stage, ..)| KernelImage {
@@ -688,8 +754,9 @@ impl ReferenceBackend {
                 .zip(&bindings)
                 .zip(&slots)
                 .zip(&stages)
-                .map(|((((translation, _, surfaces, _), buffers), slots), &(.., stage))| DrawStage {
-                    stage,
+                .map(|((((translation, _, surfaces, _), buffers), slots), (_, interface, stage))| DrawStage {
+                    stage: *stage,
+                    set: interface.descriptor_set(),
                     spirv: &translation.spirv,
                     buffers,
                     textures: slots,
@@ -705,6 +772,7 @@ impl ReferenceBackend {
                 None => None,
             },
             topology,
+            patch_vertices: draw.tessellation.as_ref().map(|tessellation| tessellation.patch_vertices),
             vertex_count,
             instance_count: 1,
             viewports,
@@ -731,8 +799,8 @@ impl ReferenceBackend {
         };
         let drawn = self.device.draw(&job).map_err(failed)?;
         if self.faulted(fault)? {
-            // The first stage that reaches global memory, in pipeline order.
-            let faulting = pipeline_order(stages.len()).find(|&i| needs[i].global_memory).unwrap_or(0);
+            // The first stage that reaches global memory.
+            let faulting = needs.iter().position(|needs| needs.global_memory).unwrap_or(0);
             return Err(BackendError::ShaderFault { program: stages[faulting].0.address });
         }
         self.write_back_mirrors(&mirrors, memory)?;
@@ -744,8 +812,8 @@ impl ReferenceBackend {
                 image.texels = texels;
             }
         }
-        for stage in pipeline_order(stages.len()) {
-            self.write_back_surfaces(&translated[stage].2, memory)?;
+        for (_, _, surfaces, _) in &translated {
+            self.write_back_surfaces(surfaces, memory)?;
         }
         let outside = match (bounds_here, &zeta) {
             (Some(bounds), Some((zeta, before, _))) => Some(super::depth::outside_bounds(&zeta.format, before, bounds)),

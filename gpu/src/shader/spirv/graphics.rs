@@ -14,6 +14,11 @@
 //!   perspective input is stored multiplied by FragCoord.w. At EXIT the registers the header assigns go to the
 //!   colour outputs and to `FragDepth`. Colour output t is `Location` n, n the number of outputs before it that
 //!   have a target: the host's attachments are the draw's targets, in output order, with no gaps.
+//! - tessellation control: the control points in the attribute space as a geometry program's vertices; each
+//!   invocation's outputs go to its own element of the per-vertex output arrays at EXIT (`InvocationId`), and
+//!   AST.P writes the tessellation levels (`TessLevelOuter`, `TessLevelInner`) as it comes;
+//! - tessellation evaluation: the control points likewise, `TessCoord`'s u and v at 0x2f0 and 0x2f4, ALD.P
+//!   reads the levels; its outputs go on as a vertex program's;
 //! - geometry: the attribute space holds every vertex of the input primitive, 256 words each (vertex v's at
 //!   word 256 v: what `Space::VertexAttribute` addresses; a plain ALD reads vertex 0's), filled from the
 //!   previous stage's `Position` and generics; OUT.EMIT hands the outputs on as the vertex stage's epilogue
@@ -41,20 +46,82 @@ const ONE: u32 = 0x3f80_0000;
 pub enum Stage<'a> {
     Compute { local_size: [u32; 3] },
     Vertex(&'a VertexInterface),
+    TessControl(&'a TessControlInterface),
+    TessEval(&'a TessEvalInterface),
     Geometry(&'a GeometryInterface),
     Fragment(&'a FragmentInterface),
 }
 
 impl Stage<'_> {
     /// The descriptor set the stage's resources are bound in: one per graphics stage, so that a draw's stages
-    /// bind theirs side by side (vertex 0, fragment 1, geometry 2; a compute kernel's are set 0).
+    /// bind theirs side by side (vertex 0, fragment 1, geometry 2, tessellation control 3 and evaluation 4; a
+    /// compute kernel's are set 0).
     pub fn descriptor_set(&self) -> u32 {
         match self {
             Stage::Compute { .. } | Stage::Vertex(_) => 0,
             Stage::Fragment(_) => 1,
             Stage::Geometry(_) => 2,
+            Stage::TessControl(_) => 3,
+            Stage::TessEval(_) => 4,
         }
     }
+}
+
+/// A tessellation control program's interface: it runs once for each of its header's output vertices
+/// (ThreadsPerInputPrimitive) of every patch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TessControlInterface {
+    pub header: ProgramHeader,
+    /// The control points of each input patch (SET_PATCH).
+    pub patch_vertices: u32,
+    /// The generics the evaluation program reads (bit i: generic i).
+    pub next_stage_reads: u32,
+}
+
+/// How the tessellator cuts a patch's domain (SET_TESSELLATION_PARAMETERS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Tessellator {
+    pub domain: TessDomain,
+    pub spacing: TessSpacing,
+    pub output: TessOutput,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TessDomain {
+    Isolines,
+    Triangles,
+    Quads,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TessSpacing {
+    Equal,
+    FractionalOdd,
+    FractionalEven,
+}
+
+/// The tessellator's primitives: points, lines (isolines), or triangles wound clockwise or counter-clockwise in
+/// the domain as Vulkan places it (its default upper-left origin: NVK programs the hardware's TRIANGLES_CW for
+/// Vulkan's clockwise order there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TessOutput {
+    Points,
+    Lines,
+    TrianglesCw,
+    TrianglesCcw,
+}
+
+/// A tessellation evaluation program's interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TessEvalInterface {
+    pub header: ProgramHeader,
+    /// The control points of each patch: the control program's output vertices.
+    pub patch_vertices: u32,
+    pub tessellator: Tessellator,
+    /// As `GeometryInterface`'s, which they are when no geometry program follows.
+    pub next_stage_reads: u32,
+    pub depth_minus_one_to_one: bool,
+    pub layer: bool,
 }
 
 /// The primitives a geometry program takes in: the draw's (strips, loops and fans give their primitives one
@@ -179,7 +246,23 @@ impl FragmentInterface {
     }
 }
 
-/// The outputs of the last stage before the rasteriser (vertex or geometry).
+/// The inputs of a stage that sees several vertices (geometry, tessellation): arrays of a vector a vertex, of
+/// `Position` and of generic i.
+#[derive(Clone)]
+pub(super) struct VertexInputs {
+    positions: Word,
+    generics: Vec<(u32, Word)>,
+}
+
+/// The `TessLevelOuter` (float[4]) and `TessLevelInner` (float[2]) patch variables: outputs of a control program,
+/// inputs of an evaluation program.
+#[derive(Clone, Copy)]
+pub(super) struct TessLevels {
+    outer: Word,
+    inner: Word,
+}
+
+/// The outputs of the last stage before the rasteriser (vertex, tessellation evaluation or geometry).
 #[derive(Clone)]
 pub(super) struct VertexOutputs {
     position: Word,
@@ -202,10 +285,22 @@ pub(super) enum StageIo {
         records: Word,
         outputs: VertexOutputs,
     },
-    Geometry {
-        /// The input vertices' `Position`s, and generic i's vectors (arrays of a vector a vertex).
+    TessControl {
+        inputs: VertexInputs,
+        invocation_id: Word,
+        /// The output vertices' `Position`s and generic i's vectors (arrays of a vector a vertex).
         positions: Word,
         generics: Vec<(u32, Word)>,
+        levels: TessLevels,
+    },
+    TessEval {
+        inputs: VertexInputs,
+        tess_coord: Word,
+        levels: TessLevels,
+        outputs: VertexOutputs,
+    },
+    Geometry {
+        inputs: VertexInputs,
         primitive_id: Option<Word>,
         invocation_id: Word,
         outputs: VertexOutputs,
@@ -240,8 +335,8 @@ fn location(b: &mut Builder, variable: Word, location: u32) {
 
 /// What the last stage before the rasteriser hands on, from `header`'s outputs: position, the point size of
 /// point draws, the viewport index and layer where the program picks them, and the generics the next stage
-/// reads or the program writes. Vertex programs need the capabilities that let them write the viewport index
-/// and layer (geometry programs have them).
+/// reads or the program writes. Outside geometry programs (whose capability covers them), writing the viewport
+/// index and layer needs capabilities of their own.
 #[allow(clippy::too_many_arguments)]
 fn declare_vertex_outputs(
     b: &mut Builder,
@@ -249,7 +344,7 @@ fn declare_vertex_outputs(
     header: &ProgramHeader,
     next_stage_reads: u32,
     (point_size, layer, depth_minus_one_to_one): (Option<PointSize>, bool, bool),
-    vertex_stage: bool,
+    outside_geometry: bool,
     interface: &mut Vec<Word>,
 ) -> VertexOutputs {
     let v4f32 = b.type_vector(t.f32, 4);
@@ -262,7 +357,7 @@ fn declare_vertex_outputs(
         (output, size)
     });
     let viewport_index = header.writes(attribute::VIEWPORT_INDEX).then(|| {
-        if vertex_stage {
+        if outside_geometry {
             b.capability(Capability::ShaderViewportIndex);
         }
         let int = b.type_int(32, 1);
@@ -271,7 +366,7 @@ fn declare_vertex_outputs(
         output
     });
     let layer = layer.then(|| {
-        if vertex_stage {
+        if outside_geometry {
             b.capability(Capability::ShaderLayer);
         }
         let int = b.type_int(32, 1);
@@ -321,19 +416,7 @@ pub(super) fn declare_geometry_io(
     interface: &mut Vec<Word>,
 ) -> StageIo {
     b.capability(Capability::Geometry);
-    let v4f32 = b.type_vector(t.f32, 4);
-    let count = b.constant_bit32(t.u32, geometry.input.vertices());
-    let per_vertex = b.type_array(v4f32, count);
-    let positions = variable(b, StorageClass::Input, per_vertex, interface);
-    built_in(b, positions, BuiltIn::Position);
-    let generics = (0..GENERICS)
-        .filter(|&g| reads_generic(&geometry.header, g))
-        .map(|g| {
-            let input = variable(b, StorageClass::Input, per_vertex, interface);
-            location(b, input, g);
-            (g, input)
-        })
-        .collect();
+    let inputs = declare_vertex_inputs(b, t, &geometry.header, geometry.input.vertices(), interface);
     let int = b.type_int(32, 1);
     let primitive_id = geometry.header.reads(attribute::PRIMITIVE_ID).then(|| {
         let input = variable(b, StorageClass::Input, int, interface);
@@ -345,7 +428,94 @@ pub(super) fn declare_geometry_io(
     let choices = (None, geometry.layer, geometry.depth_minus_one_to_one);
     let outputs = declare_vertex_outputs(b, t, &geometry.header, geometry.next_stage_reads, choices, false, interface);
     let max_vertices = geometry.header.max_output_vertices();
-    StageIo::Geometry { positions, generics, primitive_id, invocation_id, outputs, max_vertices }
+    StageIo::Geometry { inputs, primitive_id, invocation_id, outputs, max_vertices }
+}
+
+/// Position and the generics `header` reads, for each of `count` vertices (the previous stage's outputs).
+fn declare_vertex_inputs(
+    b: &mut Builder,
+    t: &Types,
+    header: &ProgramHeader,
+    count: u32,
+    interface: &mut Vec<Word>,
+) -> VertexInputs {
+    let v4f32 = b.type_vector(t.f32, 4);
+    let count = b.constant_bit32(t.u32, count);
+    let per_vertex = b.type_array(v4f32, count);
+    let positions = variable(b, StorageClass::Input, per_vertex, interface);
+    built_in(b, positions, BuiltIn::Position);
+    let generics = (0..GENERICS)
+        .filter(|&g| reads_generic(header, g))
+        .map(|g| {
+            let input = variable(b, StorageClass::Input, per_vertex, interface);
+            location(b, input, g);
+            (g, input)
+        })
+        .collect();
+    VertexInputs { positions, generics }
+}
+
+/// The tessellation levels, patch variables of `class`.
+fn declare_tess_levels(b: &mut Builder, t: &Types, class: StorageClass, interface: &mut Vec<Word>) -> TessLevels {
+    let [outer, inner] = [(4, BuiltIn::TessLevelOuter), (2, BuiltIn::TessLevelInner)].map(|(length, which)| {
+        let length = b.constant_bit32(t.u32, length);
+        let array = b.type_array(t.f32, length);
+        let levels = variable(b, class, array, interface);
+        built_in(b, levels, which);
+        b.decorate(levels, Decoration::Patch, []);
+        levels
+    });
+    TessLevels { outer, inner }
+}
+
+/// A tessellation control program's control points in, its invocation, its output vertices (`header`'s
+/// invocations of them) and the tessellation levels out; `Capability::Tessellation`.
+pub(super) fn declare_tess_control_io(
+    b: &mut Builder,
+    t: &Types,
+    control: &TessControlInterface,
+    interface: &mut Vec<Word>,
+) -> StageIo {
+    b.capability(Capability::Tessellation);
+    let inputs = declare_vertex_inputs(b, t, &control.header, control.patch_vertices, interface);
+    let int = b.type_int(32, 1);
+    let invocation_id = variable(b, StorageClass::Input, int, interface);
+    built_in(b, invocation_id, BuiltIn::InvocationId);
+    let v4f32 = b.type_vector(t.f32, 4);
+    let count = b.constant_bit32(t.u32, control.header.invocations());
+    let per_vertex = b.type_array(v4f32, count);
+    let positions = variable(b, StorageClass::Output, per_vertex, interface);
+    built_in(b, positions, BuiltIn::Position);
+    let generics = (0..GENERICS)
+        .filter(|&g| control.next_stage_reads >> g & 1 == 1 || writes_generic(&control.header, g))
+        .map(|g| {
+            let output = variable(b, StorageClass::Output, per_vertex, interface);
+            location(b, output, g);
+            (g, output)
+        })
+        .collect();
+    let levels = declare_tess_levels(b, t, StorageClass::Output, interface);
+    StageIo::TessControl { inputs, invocation_id, positions, generics, levels }
+}
+
+/// A tessellation evaluation program's control points, domain coordinate and levels in, and its outputs as a
+/// vertex program's; `Capability::Tessellation`.
+pub(super) fn declare_tess_eval_io(
+    b: &mut Builder,
+    t: &Types,
+    evaluation: &TessEvalInterface,
+    interface: &mut Vec<Word>,
+) -> StageIo {
+    b.capability(Capability::Tessellation);
+    let inputs = declare_vertex_inputs(b, t, &evaluation.header, evaluation.patch_vertices, interface);
+    let v3f32 = b.type_vector(t.f32, 3);
+    let tess_coord = variable(b, StorageClass::Input, v3f32, interface);
+    built_in(b, tess_coord, BuiltIn::TessCoord);
+    let levels = declare_tess_levels(b, t, StorageClass::Input, interface);
+    let choices = (None, evaluation.layer, evaluation.depth_minus_one_to_one);
+    let outputs =
+        declare_vertex_outputs(b, t, &evaluation.header, evaluation.next_stage_reads, choices, true, interface);
+    StageIo::TessEval { inputs, tess_coord, levels, outputs }
 }
 
 fn writes_generic(header: &ProgramHeader, generic: u32) -> bool {
@@ -484,24 +654,31 @@ impl Emitter<'_> {
     /// Every vertex of the input primitive into the attribute space, 256 words each: position and the generics
     /// the header reads from the previous stage, and the primitive id in each; the outputs to (0, 0, 0, 1).
     pub(super) fn geometry_prologue(&mut self, geometry: &GeometryInterface) {
-        let StageIo::Geometry { positions, generics, primitive_id, .. } = self.io() else {
-            unreachable!("a geometry stage")
-        };
-        let (positions, generics, primitive_id) = (*positions, generics.clone(), *primitive_id);
+        let StageIo::Geometry { inputs, primitive_id, .. } = self.io() else { unreachable!("a geometry stage") };
+        let (inputs, primitive_id) = (inputs.clone(), *primitive_id);
+        self.fill_vertex_inputs(&inputs);
+        if let Some(input) = primitive_id {
+            let int = self.b.type_int(32, 1);
+            let id = self.b.load(int, None, input, None, []).expect("in a block");
+            let id = self.b.bitcast(self.t.u32, None, id).expect("in a block");
+            for v in 0..geometry.input.vertices() {
+                self.store_attribute(false, v * ATTRIBUTE_WORDS * 4 + attribute::PRIMITIVE_ID, id);
+            }
+        }
+        self.clear_outputs();
+    }
+
+    /// Each input vertex's position and generics into its 256 words of the attribute space.
+    fn fill_vertex_inputs(&mut self, inputs: &VertexInputs) {
         let (f32_, u32_) = (self.t.f32, self.t.u32);
         let v4f32 = self.b.type_vector(f32_, 4);
         let pointer = self.b.type_pointer(None, StorageClass::Input, v4f32);
-        let primitive = primitive_id.map(|input| {
-            let int = self.b.type_int(32, 1);
-            let id = self.b.load(int, None, input, None, []).expect("in a block");
-            self.b.bitcast(u32_, None, id).expect("in a block")
-        });
-        for v in 0..geometry.input.vertices() {
+        for v in 0..self.input_vertices {
             let base = v * ATTRIBUTE_WORDS * 4;
             let index = self.u32_const(v);
-            let inputs = std::iter::once((attribute::POSITION, positions))
-                .chain(generics.iter().map(|&(g, input)| (attribute::GENERIC + 16 * g, input)));
-            for (address, input) in inputs.collect::<Vec<_>>() {
+            let arrays = std::iter::once((attribute::POSITION, inputs.positions))
+                .chain(inputs.generics.iter().map(|&(g, input)| (attribute::GENERIC + 16 * g, input)));
+            for (address, input) in arrays {
                 let element = self.b.access_chain(pointer, None, input, [index]).expect("in a block");
                 let vector = self.b.load(v4f32, None, element, None, []).expect("in a block");
                 for c in 0..4 {
@@ -510,11 +687,94 @@ impl Emitter<'_> {
                     self.store_attribute(false, base + address + 4 * c, bits);
                 }
             }
-            if let Some(id) = primitive {
-                self.store_attribute(false, base + attribute::PRIMITIVE_ID, id);
-            }
+        }
+    }
+
+    /// A tessellation control program's control points into the attribute space; its outputs to (0, 0, 0, 1).
+    pub(super) fn tess_control_prologue(&mut self) {
+        let StageIo::TessControl { inputs, .. } = self.io() else { unreachable!("a tessellation control stage") };
+        let inputs = inputs.clone();
+        self.fill_vertex_inputs(&inputs);
+        self.clear_outputs();
+    }
+
+    /// The invocation's output vertex: position and generics to its element of the output arrays.
+    pub(super) fn tess_control_epilogue(&mut self) {
+        let StageIo::TessControl { invocation_id, positions, generics, .. } = self.io() else {
+            unreachable!("a tessellation control stage")
+        };
+        let (invocation_id, positions, generics) = (*invocation_id, *positions, generics.clone());
+        let int = self.b.type_int(32, 1);
+        let index = self.b.load(int, None, invocation_id, None, []).expect("in a block");
+        let v4f32 = self.b.type_vector(self.t.f32, 4);
+        let pointer = self.b.type_pointer(None, StorageClass::Output, v4f32);
+        let arrays = std::iter::once((attribute::POSITION, positions))
+            .chain(generics.iter().map(|&(g, output)| (attribute::GENERIC + 16 * g, output)));
+        for (address, output) in arrays.collect::<Vec<_>>() {
+            let value = self.attribute_vector(true, address);
+            let element = self.b.access_chain(pointer, None, output, [index]).expect("in a block");
+            self.b.store(element, value, None, []).expect("in a block");
+        }
+    }
+
+    /// A tessellation evaluation program's control points, and its domain coordinate's u and v (0x2f0, 0x2f4),
+    /// into the attribute space; its outputs to (0, 0, 0, 1).
+    pub(super) fn tess_eval_prologue(&mut self) {
+        let StageIo::TessEval { inputs, tess_coord, .. } = self.io() else {
+            unreachable!("a tessellation evaluation stage")
+        };
+        let (inputs, tess_coord) = (inputs.clone(), *tess_coord);
+        self.fill_vertex_inputs(&inputs);
+        let (f32_, u32_) = (self.t.f32, self.t.u32);
+        let v3f32 = self.b.type_vector(f32_, 3);
+        let coordinate = self.b.load(v3f32, None, tess_coord, None, []).expect("in a block");
+        for c in 0..2 {
+            let component = self.b.composite_extract(f32_, None, coordinate, [c]).expect("in a block");
+            let bits = self.b.bitcast(u32_, None, component).expect("in a block");
+            self.store_attribute(false, attribute::TESS_COORD + 4 * c, bits);
         }
         self.clear_outputs();
+    }
+
+    /// A tessellation evaluation program's outputs on, as a vertex program's.
+    pub(super) fn tess_eval_epilogue(&mut self) {
+        let StageIo::TessEval { outputs, .. } = self.io() else { unreachable!("a tessellation evaluation stage") };
+        let outputs = outputs.clone();
+        self.write_vertex_outputs(&outputs);
+    }
+
+    /// The tessellation level at a per-patch byte address (`translate_graphics` refuses the others) of a
+    /// control program's outputs or an evaluation program's inputs: its variable and element.
+    fn tess_level(&mut self, address: u32) -> (Word, StorageClass, Word) {
+        let (levels, class) = match self.io() {
+            StageIo::TessControl { levels, .. } => (*levels, StorageClass::Output),
+            StageIo::TessEval { levels, .. } => (*levels, StorageClass::Input),
+            _ => unreachable!("per-patch words are refused outside tessellation programs"),
+        };
+        let (variable, index) = match address {
+            attribute::TESS_LEVEL_INNER.. => (levels.inner, (address - attribute::TESS_LEVEL_INNER) / 4),
+            _ => (levels.outer, address / 4),
+        };
+        let index = self.u32_const(index);
+        (variable, class, index)
+    }
+
+    /// ALD.P: a tessellation level's bits.
+    pub(super) fn patch_load(&mut self, address: u32) -> Word {
+        let (variable, class, index) = self.tess_level(address);
+        let pointer = self.b.type_pointer(None, class, self.t.f32);
+        let element = self.b.access_chain(pointer, None, variable, [index]).expect("in a block");
+        let level = self.b.load(self.t.f32, None, element, None, []).expect("in a block");
+        self.b.bitcast(self.t.u32, None, level).expect("in a block")
+    }
+
+    /// AST.P: a control program sets a tessellation level.
+    pub(super) fn patch_store(&mut self, address: u32, bits: Word) {
+        let (variable, class, index) = self.tess_level(address);
+        let pointer = self.b.type_pointer(None, class, self.t.f32);
+        let element = self.b.access_chain(pointer, None, variable, [index]).expect("in a block");
+        let level = self.b.bitcast(self.t.f32, None, bits).expect("in a block");
+        self.b.store(element, level, None, []).expect("in a block");
     }
 
     /// OUT.EMIT: while the invocation has emitted fewer vertices than its header allows, the outputs as they
@@ -541,10 +801,10 @@ impl Emitter<'_> {
         self.b.begin_block(Some(merge)).expect("in a function");
     }
 
-    /// A geometry program's invocation (`Special::InvocationId`).
+    /// A geometry or tessellation control program's invocation (`Special::InvocationId`).
     pub(super) fn invocation_id(&mut self) -> Word {
-        let &StageIo::Geometry { invocation_id, .. } = self.io() else {
-            unreachable!("invocation registers are refused outside geometry programs")
+        let (&StageIo::Geometry { invocation_id, .. } | &StageIo::TessControl { invocation_id, .. }) = self.io() else {
+            unreachable!("invocation registers are refused outside geometry and tessellation control programs")
         };
         let int = self.b.type_int(32, 1);
         let id = self.b.load(int, None, invocation_id, None, []).expect("in a block");

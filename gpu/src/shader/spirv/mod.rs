@@ -32,9 +32,13 @@ mod texture;
 
 use crate::shader::ir::TextureView;
 use crate::shader::sph::OutputTopology;
-use graphics::{ATTRIBUTE_WORDS, StageIo, declare_fragment_io, declare_geometry_io, declare_vertex_io};
+use graphics::{
+    ATTRIBUTE_WORDS, StageIo, declare_fragment_io, declare_geometry_io, declare_tess_control_io, declare_tess_eval_io,
+    declare_vertex_io,
+};
 pub use graphics::{
-    CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PointSize, Saturate, Stage, VertexInterface,
+    CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PointSize, Saturate, Stage,
+    TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, VertexInterface,
     captured_words,
 };
 use surface::{SurfaceVariable, declare_surfaces};
@@ -318,6 +322,8 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
         Stage::Compute { .. } => None,
         Stage::Vertex(vertex) => Some(declare_vertex_io(&mut b, &t, vertex, &mut interface)),
         Stage::Geometry(geometry) => Some(declare_geometry_io(&mut b, &t, geometry, &mut interface)),
+        Stage::TessControl(control) => Some(declare_tess_control_io(&mut b, &t, control, &mut interface)),
+        Stage::TessEval(evaluation) => Some(declare_tess_eval_io(&mut b, &t, evaluation, &mut interface)),
         Stage::Fragment(fragment) => Some(declare_fragment_io(&mut b, &t, fragment, &mut interface)),
     };
 
@@ -357,6 +363,8 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
         outputs: None,
         input_vertices: match stage {
             Stage::Geometry(geometry) => geometry.input.vertices(),
+            Stage::TessControl(control) => control.patch_vertices,
+            Stage::TessEval(evaluation) => evaluation.patch_vertices,
             _ => 1,
         },
         emitted: 0,
@@ -401,6 +409,34 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
             }
             e.b.execution_mode(main, ExecutionMode::Invocations, [geometry.header.invocations()]);
             e.b.execution_mode(main, ExecutionMode::OutputVertices, [geometry.header.max_output_vertices()]);
+        }
+        Stage::TessControl(control) => {
+            e.b.entry_point(ExecutionModel::TessellationControl, main, "main", interface);
+            e.b.execution_mode(main, ExecutionMode::OutputVertices, [control.header.invocations()]);
+        }
+        Stage::TessEval(evaluation) => {
+            e.b.entry_point(ExecutionModel::TessellationEvaluation, main, "main", interface);
+            let tessellator = evaluation.tessellator;
+            let domain = match tessellator.domain {
+                TessDomain::Isolines => ExecutionMode::Isolines,
+                TessDomain::Triangles => ExecutionMode::Triangles,
+                TessDomain::Quads => ExecutionMode::Quads,
+            };
+            let spacing = match tessellator.spacing {
+                TessSpacing::Equal => ExecutionMode::SpacingEqual,
+                TessSpacing::FractionalOdd => ExecutionMode::SpacingFractionalOdd,
+                TessSpacing::FractionalEven => ExecutionMode::SpacingFractionalEven,
+            };
+            let order = match tessellator.output {
+                TessOutput::TrianglesCcw => ExecutionMode::VertexOrderCcw,
+                _ => ExecutionMode::VertexOrderCw,
+            };
+            for mode in [domain, spacing, order] {
+                e.b.execution_mode(main, mode, []);
+            }
+            if tessellator.output == TessOutput::Points {
+                e.b.execution_mode(main, ExecutionMode::PointMode, []);
+            }
         }
         Stage::Fragment(_) => {
             e.b.entry_point(ExecutionModel::Fragment, main, "main", interface);
@@ -552,6 +588,16 @@ impl Emitter<'_> {
                 Stage::Geometry(geometry) => {
                     self.geometry_prologue(geometry);
                     self.dispatcher();
+                }
+                Stage::TessControl(_) => {
+                    self.tess_control_prologue();
+                    self.dispatcher();
+                    self.tess_control_epilogue();
+                }
+                Stage::TessEval(_) => {
+                    self.tess_eval_prologue();
+                    self.dispatcher();
+                    self.tess_eval_epilogue();
                 }
                 Stage::Fragment(fragment) => {
                     self.fragment_prologue(fragment);
@@ -1019,6 +1065,12 @@ impl Emitter<'_> {
             }
             Op::EndPrimitive => {
                 self.b.end_primitive().expect("in a block");
+                return None;
+            }
+            Op::PatchLoad(address) => self.patch_load(*address),
+            Op::PatchStore(address, value) => {
+                let value = v(self, value);
+                self.patch_store(*address, value);
                 return None;
             }
             Op::Demote => {
