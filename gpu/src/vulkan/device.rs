@@ -121,6 +121,8 @@ pub struct Features {
     pub logic_op: bool,
     /// Blending with a second source (SRC1 factors).
     pub dual_src_blend: bool,
+    /// Colour targets that blend (or mask channels) differently (`independentBlend`).
+    pub independent_blend: bool,
     /// Gathers with offsets that are not constants (`shaderImageGatherExtended`).
     pub image_gather_extended: bool,
     /// Arrays of sampled images and samplers indexed by values that may differ between invocations
@@ -644,6 +646,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         depth_bounds: on(base.depth_bounds),
         logic_op: on(base.logic_op),
         dual_src_blend: on(base.dual_src_blend),
+        independent_blend: on(base.independent_blend),
         image_gather_extended: on(base.shader_image_gather_extended),
         sampled_image_array_non_uniform_indexing: on(base.shader_sampled_image_array_dynamic_indexing)
             && on(v12.shader_sampled_image_array_non_uniform_indexing),
@@ -683,6 +686,7 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         .depth_bounds(f.depth_bounds)
         .logic_op(f.logic_op)
         .dual_src_blend(f.dual_src_blend)
+        .independent_blend(f.independent_blend)
         .shader_image_gather_extended(f.image_gather_extended)
         .shader_sampled_image_array_dynamic_indexing(f.sampled_image_array_non_uniform_indexing)
         .shader_storage_image_extended_formats(f.storage_image_extended_formats)

@@ -187,6 +187,14 @@ impl ComputeDevice {
                 self.require(self.features.depth_bounds, "depthBounds", "the depth bounds test")?;
             }
         }
+        if job.targets.windows(2).any(|pair| (pair[0].write_mask, pair[0].blend) != (pair[1].write_mask, pair[1].blend))
+        {
+            self.require(
+                self.features.independent_blend,
+                "independentBlend",
+                "targets that blend or mask differently",
+            )?;
+        }
         if job.targets.iter().filter_map(|target| target.blend).any(|blend| blend.reads_second_source()) {
             self.require(self.features.dual_src_blend, "dualSrcBlend", "blending with SRC1 factors")?;
         }
@@ -842,12 +850,15 @@ impl ComputeDevice {
                     device.cmd_begin_query(commands, query_pool, 0, vk::QueryControlFlags::PRECISE);
                 }
                 device.cmd_draw(commands, job.vertex_count, job.instance_count, 0, 0);
-                if let Some(buffer) = &samples_buffer {
+                if job.count_samples {
                     device.cmd_end_query(commands, query_pool, 0);
+                }
+                device.cmd_end_rendering(commands);
+                // Outside the rendering, as Vulkan wants the copy.
+                if let Some(buffer) = &samples_buffer {
                     let flags = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT;
                     device.cmd_copy_query_pool_results(commands, query_pool, 0, 1, buffer.handle, 0, 8, flags);
                 }
-                device.cmd_end_rendering(commands);
                 for image in stored.iter().flatten() {
                     image.record_readback(device, commands, shaders);
                 }
