@@ -173,6 +173,10 @@ __asm__(".section .rodata\n"
         "patch_tcs_end:\n"
         "patch_tes: .incbin \"shaders/patch.tes.bin\"\n"
         "patch_tes_end:\n"
+        "patch86_tcs: .incbin \"shaders/patch86.tcs.bin\"\n"
+        "patch86_tcs_end:\n"
+        "patch86_tes: .incbin \"shaders/patch86.tes.bin\"\n"
+        "patch86_tes_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -189,7 +193,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[], offset86_vs[], offset86_vs_end[],
     surface_ps[], surface_ps_end[], copies_gs[], copies_gs_end[], copies86_gs[], copies86_gs_end[], indexed_vs[],
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
-    adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[];
+    adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
+    patch86_tcs_end[], patch86_tes[], patch86_tes_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -381,6 +386,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define ADJACENCY_GS 0x7600u
 #define PATCH_TCS 0x7800u
 #define PATCH_TES 0x7A00u
+#define PATCH86_TCS 0x7C00u /* 0x200 bytes */
+#define PATCH86_TES 0x7E00u /* 0x400 bytes */
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -613,6 +620,34 @@ static void draw_primitives(uint32_t topology, uint32_t count) {
 
 static void draw_arrays(uint32_t count, uint32_t instance_flags) { draw_primitives(TRIANGLES | instance_flags, count); }
 
+/* Pipeline slot `slot` (2 tessellation control, 3 evaluation, 4 geometry; its stage type the same) runs the
+ * program at `at` in the program region, or (`at` ~0) nothing. */
+static void use_stage(uint32_t slot, uint32_t at) {
+    uint32_t stage[2] = {(at != ~0u) | slot << 4, at};
+    method(SET_PIPELINE_SHADER + 64 * slot, ampere || at == ~0u ? 1 : 2, stage);
+    if (ampere && at != ~0u) set_address(SET_PIPELINE_PROGRAM_ADDRESS_A + 64 * slot, REGION + at);
+}
+
+/* The small triangle as one patch of three control points, through tessellation programs in pipeline slots 2 and
+ * 3 whose levels are 1.0, in a triangle domain: its pixels in control point 0's colour, nothing else. */
+static void tessellated_patch(uint32_t vertex, uint32_t control, uint32_t evaluation, uint32_t pixel) {
+    fill_target(target_background);
+    put_vertices(small, 3);
+    stream(0, VERTICES, 32, 32 * 3);
+    use_programs(vertex, pixel);
+    use_stage(2, control);
+    use_stage(3, evaluation);
+    set(SET_TESSELLATION_PARAMETERS, 1 | 2u << 8); /* TRIANGLE domain, INTEGER spacing, TRIANGLES_CW */
+    set(SET_PATCH, 3);
+    draw_primitives(PATCHES, 3);
+    use_stage(2, ~0u);
+    use_stage(3, ~0u);
+    run("draw");
+    const uint8_t patch_colour[4] = {204, 51, 153, 255};
+    uint32_t count, wrong = wrong_pixels(in_small, patch_colour, target_background, &count);
+    report("the pixels of the patch's triangle, in control point 0's colour", wrong, count);
+}
+
 /* The small triangle drawn through a geometry program in pipeline slot 4, whose two invocations emit it as it is
  * and moved by (16, 4) pixels: both copies' pixels in the colour the pixel program interpolates, nothing else. */
 static void geometry_copies(uint32_t vertex, uint32_t geometry, uint32_t pixel) {
@@ -620,11 +655,9 @@ static void geometry_copies(uint32_t vertex, uint32_t geometry, uint32_t pixel) 
     put_vertices(small, 3);
     stream(0, VERTICES, 32, 32 * 3);
     use_programs(vertex, pixel);
-    uint32_t stage[2] = {1 | 4u << 4, geometry};
-    method(SET_PIPELINE_SHADER + 64 * 4, ampere ? 1 : 2, stage);
-    if (ampere) set_address(SET_PIPELINE_PROGRAM_ADDRESS_A + 64 * 4, REGION + geometry);
+    use_stage(4, geometry);
     draw_arrays(3, 0);
-    set(SET_PIPELINE_SHADER + 64 * 4, 4u << 4); /* off again */
+    use_stage(4, ~0u);
     run("draw");
     const uint8_t small_colour[4] = {204, 51, 153, 255};
     uint32_t count, wrong = wrong_pixels(in_instances, small_colour, target_background, &count);
@@ -2867,6 +2900,11 @@ static void ampere_class(Handle nv, void *memory) {
     print("-- AMPERE_B: a geometry program (SM86: ISBERD [base + v], OUT.FINAL) drawing the triangle twice\n");
     copy_program(COPIES86_GS, copies86_gs, copies86_gs_end);
     geometry_copies(PASS86_VS, COPIES86_GS, PERSPECTIVE86_PS);
+
+    print("-- AMPERE_B: tessellation programs (SM86: ISBERD [base + v], ALD.P and AST.P) drawing a patch\n");
+    copy_program(PATCH86_TCS, patch86_tcs, patch86_tcs_end);
+    copy_program(PATCH86_TES, patch86_tes, patch86_tes_end);
+    tessellated_patch(PASS86_VS, PATCH86_TCS, PATCH86_TES, PERSPECTIVE86_PS);
 }
 
 int main(void) {
@@ -2934,10 +2972,9 @@ int main(void) {
         put_vertices(with_adjacency, 6);
         stream(0, VERTICES, 32, 32 * 6);
         use_programs(PASS_VS, PERSPECTIVE_PS);
-        uint32_t stage[2] = {1 | 4u << 4, ADJACENCY_GS};
-        if (through_geometry) method(SET_PIPELINE_SHADER + 64 * 4, 2, stage);
+        if (through_geometry) use_stage(4, ADJACENCY_GS);
         draw_primitives(TRIANGLES_ADJACENCY, 6);
-        set(SET_PIPELINE_SHADER + 64 * 4, 4u << 4);
+        use_stage(4, ~0u);
         run("draw");
         const uint8_t small_colour[4] = {204, 51, 153, 255};
         wrong = wrong_pixels(in_small, small_colour, target_background, &count);
@@ -2949,22 +2986,7 @@ int main(void) {
           "every level 1.0: the patch's triangle\n");
     copy_program(PATCH_TCS, patch_tcs, patch_tcs_end);
     copy_program(PATCH_TES, patch_tes, patch_tes_end);
-    fill_target(target_background);
-    put_vertices(small, 3);
-    stream(0, VERTICES, 32, 32 * 3);
-    use_programs(PASS_VS, PERSPECTIVE_PS);
-    uint32_t control_stage[2] = {1 | 2u << 4, PATCH_TCS}, evaluation_stage[2] = {1 | 3u << 4, PATCH_TES};
-    method(SET_PIPELINE_SHADER + 64 * 2, 2, control_stage);
-    method(SET_PIPELINE_SHADER + 64 * 3, 2, evaluation_stage);
-    set(SET_TESSELLATION_PARAMETERS, 1 | 2u << 8); /* TRIANGLE domain, INTEGER spacing, TRIANGLES_CW */
-    set(SET_PATCH, 3);
-    draw_primitives(PATCHES, 3);
-    set(SET_PIPELINE_SHADER + 64 * 2, 2u << 4);
-    set(SET_PIPELINE_SHADER + 64 * 3, 3u << 4);
-    run("draw");
-    const uint8_t patch_colour[4] = {204, 51, 153, 255};
-    wrong = wrong_pixels(in_small, patch_colour, target_background, &count);
-    report("the pixels of the patch's triangle, in control point 0's colour", wrong, count);
+    tessellated_patch(PASS_VS, PATCH_TCS, PATCH_TES, PERSPECTIVE_PS);
 
     print("-- attributes at physical addresses (AL2P, ALD.PHYS, AST.PHYS, IPA.IDX): the triangle's colour again\n");
     copy_program(INDEXED_VS, indexed_vs, indexed_vs_end);
