@@ -55,6 +55,8 @@
  *   CPU or by a semaphore release;
  * - depth clamp: a triangle beyond the far plane (window z 1.25) is clipped away while SET_VIEWPORT_CLIP_CONTROL
  *   clips z, and drawn with depth 1.0 (D24 0xFFFFFF) once it clamps z instead;
+ * - interpolation locations: IPA at an offset from the pixel centre and at the centroid reads generic 0 (linear
+ *   across the target) within 2^-12 of its exact value there, and the position's x moved by the offset;
  * - SET_PS_SATURATE: a float target takes colour output 0 as it is, or clamped to [0, 1] or [-1, 1] when the
  *   register says so for output 0 (and not when it says so only for output 1);
  * - viewports: a vertex program's viewport index picks the viewport (its transform and its scissor) per primitive;
@@ -177,6 +179,10 @@ __asm__(".section .rodata\n"
         "patch86_tcs_end:\n"
         "patch86_tes: .incbin \"shaders/patch86.tes.bin\"\n"
         "patch86_tes_end:\n"
+        "locations_ps: .incbin \"shaders/locations.ps.bin\"\n"
+        "locations_ps_end:\n"
+        "locations86_ps: .incbin \"shaders/locations86.ps.bin\"\n"
+        "locations86_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -194,7 +200,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     surface_ps[], surface_ps_end[], copies_gs[], copies_gs_end[], copies86_gs[], copies86_gs_end[], indexed_vs[],
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
-    patch86_tcs_end[], patch86_tes[], patch86_tes_end[];
+    patch86_tcs_end[], patch86_tes[], patch86_tes_end[], locations_ps[],
+    locations_ps_end[], locations86_ps[], locations86_ps_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -388,6 +395,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define PATCH_TES 0x7A00u
 #define PATCH86_TCS 0x7C00u /* 0x200 bytes */
 #define PATCH86_TES 0x7E00u /* 0x400 bytes */
+#define LOCATIONS_PS 0x8200u
+#define LOCATIONS86_PS 0x8400u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2087,14 +2096,20 @@ static uint16_t b5g6r5_texel(uint32_t i, uint32_t j) {
 }
 
 /* Counts the pixels of the float target whose four words are not what `expected` gives for them. */
-static uint32_t wrong_float_pixels(void (*expected)(uint32_t x, uint32_t y, uint32_t out[4])) {
+static uint32_t wrong_float_pixels_within(void (*expected)(uint32_t x, uint32_t y, uint32_t out[4]), uint32_t ulps) {
     uint32_t wrong = 0;
     for (uint32_t y = 0; y < HEIGHT; y++)
         for (uint32_t x = 0; x < WIDTH; x++) {
             uint32_t want[4], got[4];
             expected(x, y, want);
             memcpy(got, gpu.memory + FLOAT_TARGET + 1024 * y + 16 * x, 16);
-            if (memcmp(got, want, 16) == 0) continue;
+            int close = 1;
+            for (int c = 0; c < 4; c++) {
+                /* Floats of one sign are ordered as their bits are: `ulps` steps either side. */
+                int64_t steps = (int64_t)got[c] - (int64_t)want[c];
+                close &= (got[c] >> 31) == (want[c] >> 31) && steps <= ulps && steps >= -(int64_t)ulps;
+            }
+            if (close) continue;
             if (wrong++ == 0) {
                 print("   first wrong pixel (");
                 print_u64(x);
@@ -2114,6 +2129,11 @@ static uint32_t wrong_float_pixels(void (*expected)(uint32_t x, uint32_t y, uint
             }
         }
     return wrong;
+}
+
+/* The pixels of the float target that are not exactly what `expected` says. */
+static uint32_t wrong_float_pixels(void (*expected)(uint32_t x, uint32_t y, uint32_t out[4])) {
+    return wrong_float_pixels_within(expected, 0);
 }
 
 static void report_float(const char *what, uint32_t wrong) {
@@ -2706,6 +2726,47 @@ static void expect_saturated(uint32_t x, uint32_t y, uint32_t out[4]) {
     memcpy(out, saturated, 16);
 }
 
+/* What locations.ps writes where generic 0 is (x_ndc + 2, y_ndc + 2) across the target, linearly: x and y at
+ * (+0.25, -0.25) pixels from the pixel's centre, x at the centre (the centroid of a pixel of one sample), and the
+ * position's x at the offset, each computed exactly. */
+static void expect_located(uint32_t x, uint32_t y, uint32_t out[4]) {
+    out[0] = float_bits(128 + 4 * (int32_t)x + 3, 7); /* (x + 0.75) / 32 + 1 */
+    out[1] = float_bits(64 + 4 * (int32_t)y + 1, 6);  /* (y + 0.25) / 16 + 1 */
+    out[2] = float_bits(64 + 2 * (int32_t)x + 1, 6);  /* (x + 0.5) / 32 + 1 */
+    out[3] = float_bits(4 * (int32_t)x + 3, 2);       /* x + 0.75 */
+}
+
+/* A pixel program interpolating at an offset from the pixel centre and at the centroid (IPA .OFFSET, .CENTROID)
+ * over the whole float target: within 2^-12 of the exact values (their floats lie in [1, 4) but the position's,
+ * exact), the hosts' interpolation being that close. */
+static void rectangle_index_buffer(void);
+static void interpolation_locations(uint32_t vertex, uint32_t pixel) {
+    const uint32_t one = F_1, three = 0x40400000u;
+    const Vertex quad[4] = {
+        {0, 0, {one, one, F_0, F_1}},
+        {1024, 0, {three, one, F_0, F_1}},
+        {0, 512, {one, three, F_0, F_1}},
+        {1024, 512, {three, three, F_0, F_1}},
+    };
+    set_address(SET_COLOR_TARGET_A, FLOAT_TARGET);
+    uint32_t float_target[4] = {WIDTH * 16, HEIGHT, RF32_GF32_BF32_AF32, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, float_target);
+    memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
+    put_vertices(quad, 4);
+    stream(0, VERTICES, 32, 32 * 4);
+    rectangle_index_buffer();
+    use_programs(vertex, pixel);
+    set(BEGIN, TRIANGLES);
+    set(DRAW_INDEX_BUFFER, 6); /* the rectangle's indices: 0 1 2, 2 1 3 */
+    set(END, 0);
+    run("draw");
+    report_float("generic 0 at (+0.25, -0.25) and at the centroid, and position x at the offset",
+                 wrong_float_pixels_within(expect_located, 1u << 11));
+    set_address(SET_COLOR_TARGET_A, TARGET);
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+}
+
 /* The whole float target drawn in one flat colour out of [-1, 1], under each SET_PS_SATURATE setting. */
 static void ps_saturate(void) {
     const uint32_t half = 0x3F000000u, minus_half = 0xBF000000u, two = 0x40000000u, minus_two = 0xC0000000u;
@@ -2905,6 +2966,11 @@ static void ampere_class(Handle nv, void *memory) {
     copy_program(PATCH86_TCS, patch86_tcs, patch86_tcs_end);
     copy_program(PATCH86_TES, patch86_tes, patch86_tes_end);
     tessellated_patch(PASS86_VS, PATCH86_TCS, PATCH86_TES, PERSPECTIVE86_PS);
+
+    print("-- AMPERE_B: interpolation away from the pixel centre (SM86 IPA .OFFSET by register and immediate, "
+          ".CENTROID)\n");
+    copy_program(LOCATIONS86_PS, locations86_ps, locations86_ps_end);
+    interpolation_locations(PASS86_VS, LOCATIONS86_PS);
 }
 
 int main(void) {
@@ -3181,6 +3247,9 @@ int main(void) {
     global_memory_from_pixels();
     surface_from_pixels();
     ps_saturate();
+    print("-- interpolation away from the pixel centre: IPA .OFFSET (+0.25, -0.25) and .CENTROID\n");
+    copy_program(LOCATIONS_PS, locations_ps, locations_ps_end);
+    interpolation_locations(PASS_VS, LOCATIONS_PS);
     ampere_class(nv, (void *)(heap + 0x600000));
 
     nv_close(nv, gpu.channel);

@@ -612,6 +612,13 @@ pub enum Op {
     PatchLoad(u32),
     /// AST.P: a tessellation control program writes its patch's word at a byte address.
     PatchStore(u32, Value),
+    /// IPA at another location than the pixel centre: the input attribute word at a byte address as the
+    /// attribute space holds it (`spirv::graphics`), interpolated at the primitive's centroid in the pixel, or
+    /// (`offset`: x in bits 15:0 and y in bits 31:16, signed 4.12 fixed point, pixels) that far from the centre.
+    InterpolateAt {
+        address: u32,
+        offset: Option<Value>,
+    },
 }
 
 impl Op {
@@ -627,6 +634,7 @@ impl Op {
             | Op::Special(_)
             | Op::ConstantLoad { .. }
             | Op::PatchLoad(_)
+            | Op::InterpolateAt { .. }
             | Op::Load { .. }
             | Op::LoadSub { .. } => Type::U32,
             Op::GetPred(_) | Op::Compare(..) | Op::WarpPresent(_) => Type::Bool,

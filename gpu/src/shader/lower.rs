@@ -1067,6 +1067,22 @@ impl Lower<'_> {
         self.op(Op::Load { space: Space::Attribute, address })
     }
 
+    /// IPA's attribute at a location (`sample`: 0 the pixel centre, 1 the centroid, 2 `offset` from the centre,
+    /// whose register or constant the caller reads), at an immediate address.
+    pub(super) fn attribute_at(&mut self, address: u32, sample: u64, offset: impl FnOnce(&mut Self) -> Value) -> Value {
+        match sample {
+            1 => self.op(Op::InterpolateAt { address, offset: None }),
+            2 => {
+                let offset = offset(self);
+                self.op(Op::InterpolateAt { address, offset: Some(offset) })
+            }
+            _ => {
+                let address = self.const32(address);
+                self.attribute(address)
+            }
+        }
+    }
+
     /// AL2P of both ISAs: the physical address of an attribute (`Lower::attribute_words`), which is its logical
     /// one: ra plus the signed offset, or the 10-bit offset alone when ra is RZ. Refused (`None`) with a predicate
     /// destination, whose meaning no source gives.

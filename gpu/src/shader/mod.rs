@@ -233,6 +233,9 @@ fn out_of_stage(stage: &Stage, op: &ir::Op) -> Option<&'static str> {
             Some("SR_INVOCATION_ID outside geometry and tessellation control programs")
         }
         Op::PatchStore(..) if !control => Some("per-patch outputs (AST.P) outside a tessellation control program"),
+        Op::InterpolateAt { .. } if !matches!(stage, Stage::Fragment(_)) => {
+            Some("IPA away from the pixel centre outside a pixel program")
+        }
         Op::PatchLoad(_) if !(control || evaluation) => Some("per-patch words (ALD.P) outside tessellation programs"),
         Op::PatchLoad(address) | Op::PatchStore(address, _) if *address >= sph::attribute::TESS_LEVELS_END => {
             Some("per-patch words past the tessellation levels (0x18 on)")

@@ -1540,17 +1540,21 @@ impl Maxwell<'_, '_, '_> {
     }
 
     /// IPA: the attribute as the pixel's interpolation gives it (see `spirv::graphics`), at the immediate address
-    /// or (.IDX) the physical one in ra, times rb in the multiply mode, clamped with .SAT. Sample positions and the
-    /// SC mode are not translated.
+    /// or (.IDX) the physical one in ra, at the pixel centre, the centroid or (.OFFSET) rc's offset from the
+    /// centre, times rb in the multiply mode, clamped with .SAT. Indexed addresses away from the centre and the SC
+    /// mode are not translated.
     fn interpolate(&mut self, v: &View) -> Result {
-        if v.get("sample") != 0 || v.get("mode") == 3 || v.get("ps") != 7 || v.flag("ps_not") {
+        let sample = v.get("sample");
+        if sample == 3 || (sample != 0 && v.flag("idx")) || v.get("mode") == 3 || v.get("ps") != 7 || v.flag("ps_not") {
             return self.unimplemented(v, Self::text(v));
         }
-        let address = match v.flag("idx") {
-            true => self.reg(v.get("ra")),
-            false => self.const32(v.get("address") as u32),
+        let mut value = match v.flag("idx") {
+            true => {
+                let address = self.reg(v.get("ra"));
+                self.attribute(address)
+            }
+            false => self.attribute_at(v.get("address") as u32, sample, |l| l.reg(v.get("rc"))),
         };
-        let mut value = self.attribute(address);
         if v.get("mode") == 1 {
             let multiplier = self.reg(v.get("rb"));
             let product = self.op(Op::FArith(FArith::Mul, Round::NearestEven, [value, multiplier, multiplier]));

@@ -1078,10 +1078,16 @@ impl Lower<'_> {
                 self.set_reg(v.get("rd"), vertex);
             }
             // PASS (interpolated as the header says; a perspective input arrives divided by w, which the program
-            // multiplies back itself) and CONSTANT; at the pixel centre only.
-            "IPA" if v.encoding.form() == "reg" && v.get("mode") < 2 && v.get("sample") == 0 && v.get("pd") == 7 => {
-                let address = self.const32(4 * v.get("address") as u32);
-                let value = self.attribute(address);
+            // multiplies back itself) and CONSTANT; at the pixel centre, the centroid or an offset from the centre
+            // (.OFFSET: rb's, or the immediate's or constant's of those forms; a uniform register's index refused).
+            "IPA" if v.get("mode") < 2 && v.get("sample") < 3 && v.get("pd") == 7 && !v.flag("ur_valid") => {
+                let sample = if v.encoding.form() == "reg" { v.get("sample") } else { 2 };
+                let offset = |l: &mut Self| match v.encoding.form() {
+                    "imm" => l.const32(v.get("imm32") as u32),
+                    "cbuf" => l.constant(v.get("cb_bank"), v.get("cb_offset") * 4),
+                    _ => l.reg(v.get("rb")),
+                };
+                let value = self.attribute_at(4 * v.get("address") as u32, sample, offset);
                 self.set_reg(v.get("rd"), value);
             }
             "ALD" | "AST" | "IPA" | "AL2P" => return self.unimplemented(v, Self::text(v)),

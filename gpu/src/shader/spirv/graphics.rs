@@ -939,6 +939,70 @@ impl Emitter<'_> {
         }
     }
 
+    /// IPA away from the pixel centre: the attribute word at `address`, interpolated at the centroid (`None`) or
+    /// at the packed offset from the centre (x in bits 15:0, y in 31:16, signed 4.12 fixed point, clamped to
+    /// [-0.5, 0.4375] as Vulkan guarantees that range and NVIDIA's compilers pack no other), as the prologue
+    /// would hold it there. A perspective input is multiplied by the centre's FragCoord.w, as the prologue does,
+    /// and Position's w (1/w) reads the centre's too: programs divide by their own read of it at the same
+    /// location, so the two cancel as they do on the hardware. Position's x and y move by the offset (the
+    /// centroid's reads the centre's); flat inputs and every other word are the prologue's.
+    pub(super) fn interpolate_at(&mut self, address: u32, offset: Option<Word>) -> Word {
+        let StageIo::Fragment { frag_coord, inputs, .. } = self.io() else {
+            unreachable!("IPA is refused outside pixel programs")
+        };
+        let (frag_coord, inputs) = (*frag_coord, inputs.clone());
+        let (f32_, u32_) = (self.t.f32, self.t.u32);
+        let v2f32 = self.b.type_vector(f32_, 2);
+        let offset = offset.map(|packed| {
+            let int = self.b.type_int(32, 1);
+            let packed = self.b.bitcast(int, None, packed).expect("in a block");
+            let sixteen = self.u32_const(16);
+            let low = self.b.shift_left_logical(int, None, packed, sixteen).expect("in a block");
+            let halves =
+                [low, packed].map(|half| self.b.shift_right_arithmetic(int, None, half, sixteen).expect("in a block"));
+            let scale = self.b.constant_bit32(f32_, (1.0f32 / 4096.0).to_bits());
+            let (low, high) =
+                (self.b.constant_bit32(f32_, (-0.5f32).to_bits()), self.b.constant_bit32(f32_, 0.4375f32.to_bits()));
+            let [x, y] = halves.map(|half| {
+                let value = self.b.convert_s_to_f(f32_, None, half).expect("in a block");
+                let value = self.b.f_mul(f32_, None, value, scale).expect("in a block");
+                self.glsl(f32_, super::glsl::N_CLAMP, &[value, low, high])
+            });
+            self.b.composite_construct(v2f32, None, [x, y]).expect("in a block")
+        });
+        let v4f32 = self.b.type_vector(f32_, 4);
+        let generic = (attribute::GENERIC..attribute::GENERIC_END).contains(&address).then(|| {
+            let (g, c) = ((address - attribute::GENERIC) / 16, (address - attribute::GENERIC) % 16 / 4);
+            inputs.iter().find(|&&(ig, ic, ..)| (ig, ic) == (g, c)).copied()
+        });
+        let value = match (generic, address) {
+            (Some(Some((_, _, input, mode))), _) if mode != Interpolation::Constant => {
+                let mut value = match offset {
+                    None => self.glsl(f32_, super::glsl::INTERPOLATE_AT_CENTROID, &[input]),
+                    Some(offset) => self.glsl(f32_, super::glsl::INTERPOLATE_AT_OFFSET, &[input, offset]),
+                };
+                if mode == Interpolation::Perspective {
+                    let coord = self.b.load(v4f32, None, frag_coord, None, []).expect("in a block");
+                    let w = self.b.composite_extract(f32_, None, coord, [3]).expect("in a block");
+                    value = self.b.f_mul(f32_, None, value, w).expect("in a block");
+                }
+                value
+            }
+            (None, x_or_y)
+                if offset.is_some() && (x_or_y == attribute::POSITION || x_or_y == attribute::POSITION + 4) =>
+            {
+                let component = (x_or_y - attribute::POSITION) / 4;
+                let coord = self.b.load(v4f32, None, frag_coord, None, []).expect("in a block");
+                let centre = self.b.composite_extract(f32_, None, coord, [component]).expect("in a block");
+                let moved =
+                    self.b.composite_extract(f32_, None, offset.expect("an offset"), [component]).expect("in a block");
+                self.b.f_add(f32_, None, centre, moved).expect("in a block")
+            }
+            _ => return self.load_attribute(false, address),
+        };
+        self.b.bitcast(u32_, None, value).expect("in a block")
+    }
+
     /// A guest register's value at the end (0 if the program never touches it).
     fn final_register(&mut self, register: u8) -> Word {
         match self.registers.get(&register) {

@@ -74,6 +74,8 @@ mod glsl {
     pub const U_MAX: u32 = 41;
     pub const FIND_U_MSB: u32 = 75;
     pub const N_CLAMP: u32 = 81;
+    pub const INTERPOLATE_AT_CENTROID: u32 = 76;
+    pub const INTERPOLATE_AT_OFFSET: u32 = 78;
 }
 
 /// A binary floating-point format narrower than FP64: FP32, FP16 or BF16 (bits in the low end of a U32).
@@ -222,6 +224,9 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
     }
     if any_op(program, &|op| matches!(op, Op::TextureQuery { .. } | Op::TextureLodQuery { .. })) {
         b.capability(Capability::ImageQuery);
+    }
+    if any_op(program, &|op| matches!(op, Op::InterpolateAt { .. })) {
+        b.capability(Capability::InterpolationFunction);
     }
     b.memory_model(AddressingModel::PhysicalStorageBuffer64, MemoryModel::GLSL450);
     let glsl = b.ext_inst_import("GLSL.std.450");
@@ -1068,6 +1073,10 @@ impl Emitter<'_> {
                 return None;
             }
             Op::PatchLoad(address) => self.patch_load(*address),
+            Op::InterpolateAt { address, offset } => {
+                let offset = offset.map(|offset| v(self, &offset));
+                self.interpolate_at(*address, offset)
+            }
             Op::PatchStore(address, value) => {
                 let value = v(self, value);
                 self.patch_store(*address, value);
