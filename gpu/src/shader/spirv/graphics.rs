@@ -374,14 +374,8 @@ fn declare_vertex_outputs(
         built_in(b, output, BuiltIn::Layer);
         output
     });
-    let generics = (0..GENERICS)
-        .filter(|&g| next_stage_reads >> g & 1 == 1 || writes_generic(header, g))
-        .map(|g| {
-            let output = variable(b, StorageClass::Output, v4f32, interface);
-            location(b, output, g);
-            (g, output)
-        })
-        .collect();
+    let handed_on = |g| next_stage_reads >> g & 1 == 1 || writes_generic(header, g);
+    let generics = declare_generics(b, StorageClass::Output, v4f32, handed_on, interface);
     VertexOutputs { position, point_size, viewport_index, layer, generics, depth_minus_one_to_one }
 }
 
@@ -431,6 +425,24 @@ pub(super) fn declare_geometry_io(
     StageIo::Geometry { inputs, primitive_id, invocation_id, outputs, max_vertices }
 }
 
+/// A variable of `ty` at `Location` g for each generic g that `wanted`.
+fn declare_generics(
+    b: &mut Builder,
+    class: StorageClass,
+    ty: Word,
+    wanted: impl Fn(u32) -> bool,
+    interface: &mut Vec<Word>,
+) -> Vec<(u32, Word)> {
+    (0..GENERICS)
+        .filter(|&g| wanted(g))
+        .map(|g| {
+            let generic = variable(b, class, ty, interface);
+            location(b, generic, g);
+            (g, generic)
+        })
+        .collect()
+}
+
 /// Position and the generics `header` reads, for each of `count` vertices (the previous stage's outputs).
 fn declare_vertex_inputs(
     b: &mut Builder,
@@ -444,14 +456,7 @@ fn declare_vertex_inputs(
     let per_vertex = b.type_array(v4f32, count);
     let positions = variable(b, StorageClass::Input, per_vertex, interface);
     built_in(b, positions, BuiltIn::Position);
-    let generics = (0..GENERICS)
-        .filter(|&g| reads_generic(header, g))
-        .map(|g| {
-            let input = variable(b, StorageClass::Input, per_vertex, interface);
-            location(b, input, g);
-            (g, input)
-        })
-        .collect();
+    let generics = declare_generics(b, StorageClass::Input, per_vertex, |g| reads_generic(header, g), interface);
     VertexInputs { positions, generics }
 }
 
@@ -486,14 +491,8 @@ pub(super) fn declare_tess_control_io(
     let per_vertex = b.type_array(v4f32, count);
     let positions = variable(b, StorageClass::Output, per_vertex, interface);
     built_in(b, positions, BuiltIn::Position);
-    let generics = (0..GENERICS)
-        .filter(|&g| control.next_stage_reads >> g & 1 == 1 || writes_generic(&control.header, g))
-        .map(|g| {
-            let output = variable(b, StorageClass::Output, per_vertex, interface);
-            location(b, output, g);
-            (g, output)
-        })
-        .collect();
+    let handed_on = |g| control.next_stage_reads >> g & 1 == 1 || writes_generic(&control.header, g);
+    let generics = declare_generics(b, StorageClass::Output, per_vertex, handed_on, interface);
     let levels = declare_tess_levels(b, t, StorageClass::Output, interface);
     StageIo::TessControl { inputs, invocation_id, positions, generics, levels }
 }
