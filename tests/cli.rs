@@ -625,6 +625,15 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
     valid_and_removed();
     let wrong = translate("copies.gs.bin", "sm5x", "vertex");
     assert!(!wrong.status.success() && text(&wrong.stderr).contains("a Geometry program's, not a Vertex program's"));
+    // Tessellation programs bind sets 3 and 4.
+    for (file, isa, stage, set) in
+        [("patch.tcs.bin", "sm5x", "tess-control", 3), ("patch86.tes.bin", "sm86", "tess-eval", 4)]
+    {
+        let run = translate(file, isa, stage);
+        let expected = format!("set {set}: no bindings\n");
+        assert!(run.status.success() && text(&run.stdout).ends_with(&expected), "{}", text(&run.stdout));
+        valid_and_removed();
+    }
 }
 
 /// `tandem shader coverage` ends with one summary line per instruction set whose counts add up, and says which

@@ -49,6 +49,11 @@ pub enum StageArg {
     /// A vertex program: its shader program header (0x50 bytes before SM5x code, 0x80 before SM86), then its
     /// code, as the 3D engine reads it.
     Vertex,
+    /// A tessellation control program, header first likewise, taking patches of --control-points (set 3).
+    TessControl,
+    /// A tessellation evaluation program, header first likewise: patches of --control-points into triangles
+    /// (set 4).
+    TessEval,
     /// A geometry program, header first likewise, taking triangles in (its descriptor set is 2).
     Geometry,
     /// A pixel program, header first likewise (its descriptor set is 1).
@@ -69,6 +74,9 @@ pub struct TranslateArgs {
     /// Local memory per thread, in bytes.
     #[arg(long, default_value_t = 4096)]
     pub local_bytes: u32,
+    /// The control points of a tessellation program's patches.
+    #[arg(long, default_value_t = 3)]
+    pub control_points: u32,
     /// The texture header and sampler pools that handles known only at run time index: HEADERS,SAMPLERS, bound as
     /// arrays indexed per invocation (a device with descriptor indexing).
     #[arg(long, default_value = "1024,256")]
@@ -263,7 +271,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
     let pool = shader::ir::PoolView { headers, samplers, sampler_via_header: false, indexed: true };
     let header = match args.stage {
         StageArg::Compute => None,
-        StageArg::Vertex | StageArg::Geometry | StageArg::Pixel => Some(graphics_header(&mut kernel, args.stage)?),
+        _ => Some(graphics_header(&mut kernel, args.stage)?),
     };
     // Textures hold floats of their binding's own shape; run-time handles index the pools.
     let views: Vec<shader::TextureView> = shader::program_needs(&kernel)
@@ -299,8 +307,24 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 depth_minus_one_to_one: false,
                 layer: false,
             };
+            let control =
+                shader::TessControlInterface { header, patch_vertices: args.control_points, next_stage_reads: 0 };
+            let evaluation = shader::TessEvalInterface {
+                header,
+                patch_vertices: args.control_points,
+                tessellator: shader::Tessellator {
+                    domain: shader::TessDomain::Triangles,
+                    spacing: shader::TessSpacing::Equal,
+                    output: shader::TessOutput::TrianglesCw,
+                },
+                next_stage_reads: 0,
+                depth_minus_one_to_one: false,
+                layer: false,
+            };
             let stage = match args.stage {
                 StageArg::Vertex => shader::Stage::Vertex(&vertex),
+                StageArg::TessControl => shader::Stage::TessControl(&control),
+                StageArg::TessEval => shader::Stage::TessEval(&evaluation),
                 StageArg::Geometry => shader::Stage::Geometry(&geometry),
                 _ => shader::Stage::Fragment(&fragment),
             };
@@ -351,6 +375,8 @@ fn graphics_header(kernel: &mut KernelImage, stage: StageArg) -> anyhow::Result<
         .map_err(|problem| anyhow::anyhow!("{}: its shader program header: {problem}", kernel.name))?;
     let wanted = match stage {
         StageArg::Vertex => ShaderType::Vertex,
+        StageArg::TessControl => ShaderType::TessellationInit,
+        StageArg::TessEval => ShaderType::Tessellation,
         StageArg::Geometry => ShaderType::Geometry,
         _ => ShaderType::Pixel,
     };
