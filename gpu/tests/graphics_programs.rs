@@ -316,3 +316,38 @@ fn geometry_instructions_are_refused_outside_geometry_programs() {
     let error = translate_graphics(&kernel, Stage::Vertex(&vertex), 0, &global, &[]).unwrap_err().to_string();
     assert!(error.contains("outside geometry and tessellation programs") && error.contains("copies.gs"), "{error}");
 }
+
+/// A tessellation control program's per-patch outputs are refused by name in an evaluation program, and per-patch
+/// words past the tessellation levels in either (they are not translated yet).
+#[test]
+fn per_patch_words_are_refused_where_they_are_not_translated() {
+    let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
+    let translate = |source: &str, stage: ShaderType| {
+        let program = assemble::program(source).unwrap();
+        let (mut header, kernel) = graphics_kernel("patches", &program);
+        header.words[0] = ProgramHeader::new(stage).words[0];
+        let triangles =
+            Tessellator { domain: TessDomain::Triangles, spacing: TessSpacing::Equal, output: TessOutput::TrianglesCw };
+        let control = TessControlInterface { header, patch_vertices: 3, next_stage_reads: 0 };
+        let evaluation = TessEvalInterface {
+            header,
+            patch_vertices: 3,
+            tessellator: triangles,
+            next_stage_reads: 0,
+            depth_minus_one_to_one: false,
+            layer: false,
+        };
+        let stage = match stage {
+            ShaderType::TessellationInit => Stage::TessControl(&control),
+            _ => Stage::TessEval(&evaluation),
+        };
+        translate_graphics(&kernel, stage, 0, &global, &[]).map(|_| ()).map_err(|e| e.to_string())
+    };
+    let levels = ".stage tess_control\n.vertices 3\nAST rs=0 address=0x0 size=3 patch=1\nEXIT\n";
+    assert_eq!(translate(levels, ShaderType::TessellationInit), Ok(()));
+    let error = translate(levels, ShaderType::Tessellation).unwrap_err();
+    assert!(error.contains("per-patch outputs (AST.P) outside a tessellation control program"), "{error}");
+    let generic = ".stage tess_control\n.vertices 3\nAST rs=0 address=0x20 size=0 patch=1\nEXIT\n";
+    let error = translate(generic, ShaderType::TessellationInit).unwrap_err();
+    assert!(error.contains("per-patch words past the tessellation levels"), "{error}");
+}
