@@ -117,12 +117,14 @@ fn shaders_assemble_to_their_binaries_and_translate() {
         let layered = GeometryInterface { input: GeometryInput::LinesAdjacency, layer: true, ..geometry };
         // Tessellation programs: patches of three control points into triangles, and (evaluation programs)
         // into the points of a quad domain cut with fractional odd spacing, picking the layer.
-        let control = TessControlInterface { header, patch_vertices: 3, next_stage_reads: 1 };
+        // The control programs hand on four per-patch words past the levels.
+        let control = TessControlInterface { header, patch_vertices: 3, next_stage_reads: 1, patch_words: 4 };
         let triangles =
             Tessellator { domain: TessDomain::Triangles, spacing: TessSpacing::Equal, output: TessOutput::TrianglesCw };
         let evaluation = TessEvalInterface {
             header,
             patch_vertices: 3,
+            patch_words: 4,
             tessellator: triangles,
             next_stage_reads: 1,
             depth_minus_one_to_one: true,
@@ -328,10 +330,11 @@ fn per_patch_words_are_refused_where_they_are_not_translated() {
         header.words[0] = ProgramHeader::new(stage).words[0];
         let triangles =
             Tessellator { domain: TessDomain::Triangles, spacing: TessSpacing::Equal, output: TessOutput::TrianglesCw };
-        let control = TessControlInterface { header, patch_vertices: 3, next_stage_reads: 0 };
+        let control = TessControlInterface { header, patch_vertices: 3, next_stage_reads: 0, patch_words: 0 };
         let evaluation = TessEvalInterface {
             header,
             patch_vertices: 3,
+            patch_words: 0,
             tessellator: triangles,
             next_stage_reads: 0,
             depth_minus_one_to_one: false,
@@ -349,5 +352,5 @@ fn per_patch_words_are_refused_where_they_are_not_translated() {
     assert!(error.contains("per-patch outputs (AST.P) outside a tessellation control program"), "{error}");
     let generic = ".stage tess_control\n.vertices 3\nAST rs=0 address=0x20 size=0 patch=1\nEXIT\n";
     let error = translate(generic, ShaderType::TessellationInit).unwrap_err();
-    assert!(error.contains("per-patch words past the tessellation levels"), "{error}");
+    assert!(error.contains("per-patch words past the header's PerPatchAttributeCount"), "{error}");
 }

@@ -307,11 +307,18 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 depth_minus_one_to_one: false,
                 layer: false,
             };
-            let control =
-                shader::TessControlInterface { header, patch_vertices: args.control_points, next_stage_reads: 0 };
+            // The per-patch words past the levels that the control program's header counts.
+            let patch_words = header.per_patch_words().saturating_sub(6);
+            let control = shader::TessControlInterface {
+                header,
+                patch_vertices: args.control_points,
+                next_stage_reads: 0,
+                patch_words,
+            };
             let evaluation = shader::TessEvalInterface {
                 header,
                 patch_vertices: args.control_points,
+                patch_words,
                 tessellator: shader::Tessellator {
                     domain: shader::TessDomain::Triangles,
                     spacing: shader::TessSpacing::Equal,

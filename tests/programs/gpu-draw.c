@@ -65,7 +65,7 @@
  *   triangles with adjacency are drawn from their vertices 0, 2 and 4, by a geometry program or without one;
  * - tessellation (pipeline slots 2 and 3, SET_PATCH, SET_TESSELLATION_PARAMETERS): a patch of three control points
  *   passed through by the control program, at levels 1.0, and placed by the evaluation program at its domain
- *   coordinates, covers its triangle's pixels;
+ *   coordinates, covers its triangle's pixels in the colour its per-patch words hand on;
  * - attributes at physical addresses: programs that reach them through AL2P, ALD/AST .PHYS and IPA.IDX draw the
  *   triangle as pass.vs and perspective.ps do;
  * - lines: an aliased line covers as many pixels of each column (row) as its width, rounded, says, by
@@ -654,7 +654,7 @@ static void tessellated_patch(uint32_t vertex, uint32_t control, uint32_t evalua
     run("draw");
     const uint8_t patch_colour[4] = {204, 51, 153, 255};
     uint32_t count, wrong = wrong_pixels(in_small, patch_colour, target_background, &count);
-    report("the pixels of the patch's triangle, in control point 0's colour", wrong, count);
+    report("the pixels of the patch's triangle, in the colour its per-patch words hand on", wrong, count);
 }
 
 /* The small triangle drawn through a geometry program in pipeline slot 4, whose two invocations emit it as it is

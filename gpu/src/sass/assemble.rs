@@ -61,6 +61,7 @@ fn word(encodings: &'static [Encoding], line: usize, text: &str) -> Result<u128,
 /// - `.output points|lines|triangles MAX INVOCATIONS`: a geometry program's output topology (a strip), the most
 ///   vertices an invocation emits and its invocations a primitive,
 /// - `.vertices N`: a tessellation control program's output vertices,
+/// - `.patch N`: the per-patch words a tessellation control program writes (PerPatchAttributeCount),
 /// - `.interpolate GENERIC COMPONENTS constant|perspective|linear`: how a pixel program interpolates generic
 ///   input GENERIC's components (`xyzw`, `xy`...),
 /// - `.target T COMPONENTS`: the components (`rgba`, `rgb`...) of render target T a pixel program outputs,
@@ -169,6 +170,7 @@ pub fn program(source: &str) -> Result<Vec<u8>, AssembleError> {
                 sph.set_geometry(topology, number(max)?, number(invocations)?);
             }
             ["vertices", count] => sph.set_invocations(number(count)?),
+            ["patch", words] => sph.set_per_patch_words(number(words)?),
             ["bit", n] => sph.set_bit(number(n)?, true),
             _ => return Err(error(format!(".{directive}: not a directive"))),
         }

@@ -237,11 +237,39 @@ fn out_of_stage(stage: &Stage, op: &ir::Op) -> Option<&'static str> {
             Some("IPA away from the pixel centre outside a pixel program")
         }
         Op::PatchLoad(_) if !(control || evaluation) => Some("per-patch words (ALD.P) outside tessellation programs"),
-        Op::PatchLoad(address) | Op::PatchStore(address, _) if *address >= sph::attribute::TESS_LEVELS_END => {
-            Some("per-patch words past the tessellation levels (0x18 on)")
+        Op::PatchLoad(address) | Op::PatchStore(address, _) if *address >= patch_end(stage) => {
+            Some("per-patch words past the header's PerPatchAttributeCount")
         }
         _ => None,
     }
+}
+
+/// Whether `words` per-patch words fit below `spirv::PATCH_LOCATIONS_END` above the `generics` a tessellation
+/// program hands on or reads (bit i: generic i), which share the locations with them.
+fn patch_words_fit(words: u32, generics: u32) -> Result<(), String> {
+    if words == 0 {
+        return Ok(());
+    }
+    let highest = 32 - generics.leading_zeros();
+    if words.div_ceil(4) + highest > spirv::PATCH_LOCATIONS_END {
+        return Err(format!(
+            "{words} per-patch words past the tessellation levels with generics up to {highest} (they share {} \
+             locations)",
+            spirv::PATCH_LOCATIONS_END
+        ));
+    }
+    Ok(())
+}
+
+/// One past the last per-patch byte address a tessellation program reaches: the levels', then the words its
+/// interface says the control program hands on.
+fn patch_end(stage: &Stage) -> u32 {
+    let words = match stage {
+        Stage::TessControl(control) => control.patch_words,
+        Stage::TessEval(evaluation) => evaluation.patch_words,
+        _ => 0,
+    };
+    sph::attribute::TESS_LEVELS_END + 4 * words
 }
 
 /// The first reason `out_of_stage` gives for an op of `program`.
@@ -392,6 +420,12 @@ pub fn translate_graphics(
                     )));
                 }
             }
+            let generics = control.next_stage_reads | control.header.generics_written();
+            patch_words_fit(control.patch_words, generics).map_err(unimplemented)?;
+        }
+        Stage::TessEval(evaluation) => {
+            let generics = evaluation.header.generics_read();
+            patch_words_fit(evaluation.patch_words, generics).map_err(unimplemented)?;
         }
         _ => {}
     }

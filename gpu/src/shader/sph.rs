@@ -201,6 +201,16 @@ impl ProgramHeader {
         (self.words[2] >> 24).max(1)
     }
 
+    /// PerPatchAttributeCount (word 1 bits 31:24): the per-patch words a tessellation control program writes,
+    /// the six tessellation levels among them.
+    pub fn per_patch_words(&self) -> u32 {
+        self.words[1] >> 24
+    }
+
+    pub fn set_per_patch_words(&mut self, words: u32) {
+        self.words[1] = self.words[1] & 0xff_ffff | (words & 0xff) << 24;
+    }
+
     pub fn set_invocations(&mut self, invocations: u32) {
         self.words[2] = self.words[2] & !(0xff << 24) | (invocations & 0xff) << 24;
     }
@@ -233,6 +243,20 @@ impl ProgramHeader {
     /// Whether a vertex, tessellation or geometry program writes the attribute word at byte address `address`.
     pub fn writes(&self, address: u32) -> bool {
         (0x60..0x3c0).contains(&address) && self.bit(400 + address / 4)
+    }
+
+    /// The generics a vertex, tessellation or geometry program reads (bit i: generic i, any of its components).
+    pub fn generics_read(&self) -> u32 {
+        self.generics_where(|address| self.reads(address))
+    }
+
+    /// The generics a vertex, tessellation or geometry program writes (bit i: generic i).
+    pub fn generics_written(&self) -> u32 {
+        self.generics_where(|address| self.writes(address))
+    }
+
+    fn generics_where(&self, holds: impl Fn(u32) -> bool) -> u32 {
+        (0..32).filter(|&g| (0..4).any(|c| holds(attribute::GENERIC + 16 * g + 4 * c))).fold(0, |mask, g| mask | 1 << g)
     }
 
     /// How a pixel program interpolates component `component` of generic input `generic`.

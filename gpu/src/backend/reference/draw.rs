@@ -57,6 +57,11 @@ fn topology(draw: &Draw, flat: bool) -> Result<(vk::PrimitiveTopology, Option<Ve
     })
 }
 
+/// The per-patch words past the six tessellation levels a control program writes (its PerPatchAttributeCount).
+fn patch_words(control: &ProgramHeader) -> u32 {
+    control.per_patch_words().saturating_sub(6)
+}
+
 /// How SET_TESSELLATION_PARAMETERS has the tessellator cut patches: DOMAIN_TYPE 1:0 (ISOLINE, TRIANGLE,
 /// QUAD), SPACING 5:4 (INTEGER, FRACTIONAL_ODD, FRACTIONAL_EVEN: open-gpu-doc, deko3d, yuzu and Mesa agree;
 /// Ryujinx swaps the two fractional ones), OUTPUT_PRIMITIVES 9:8 (POINTS, LINES, TRIANGLES_CW, TRIANGLES_CCW).
@@ -83,12 +88,6 @@ fn tessellator(parameters: u32) -> Result<Tessellator, BackendError> {
             _ => TessOutput::TrianglesCcw,
         },
     })
-}
-
-/// The generics with a component whose attribute address `holds` (bit i: generic i): of a vertex, tessellation or
-/// geometry program's header, those it reads or writes.
-fn generics_where(holds: impl Fn(u32) -> bool) -> u32 {
-    (0..32).filter(|&g| (0..4).any(|c| holds(attribute::GENERIC + 16 * g + 4 * c))).fold(0, |mask, g| mask | 1 << g)
 }
 
 /// The primitives of `count` vertices of `topology` as a line or triangle list, each primitive's provoking vertex
@@ -370,7 +369,7 @@ impl ReferenceBackend {
             )));
         };
         let header = &geometry.header;
-        let generics = (geometry.next_stage_reads | generics_where(|address| header.writes(address))).count_ones();
+        let generics = (geometry.next_stage_reads | header.generics_written()).count_ones();
         let per_vertex =
             4 + 4 * generics + u32::from(geometry.layer) + u32::from(header.writes(attribute::VIEWPORT_INDEX));
         for (what, value, limit) in [
@@ -553,7 +552,7 @@ impl ReferenceBackend {
         }
         // Each stage hands on the generics the next one reads; the last before the rasteriser moves z into
         // Vulkan's clip range, sizes points and picks the layer.
-        let reads = |header: &ProgramHeader| generics_where(|address| header.reads(address));
+        let reads = |header: &ProgramHeader| header.generics_read();
         let after_tessellation = geometry.as_ref().map_or(fragment.generics_read(), |g| reads(&g.header));
         let tessellation = match (&draw.tessellation, tessellator) {
             (Some(tessellation), Some(tessellator)) => Some((
@@ -561,10 +560,12 @@ impl ReferenceBackend {
                     header: tessellation.control.header,
                     patch_vertices: tessellation.patch_vertices,
                     next_stage_reads: reads(&tessellation.evaluation.header),
+                    patch_words: patch_words(&tessellation.control.header),
                 },
                 TessEvalInterface {
                     header: tessellation.evaluation.header,
                     patch_vertices: tessellation.control.header.invocations(),
+                    patch_words: patch_words(&tessellation.control.header),
                     tessellator,
                     next_stage_reads: after_tessellation,
                     depth_minus_one_to_one: geometry.is_none() && !draw.depth_zero_to_one,

@@ -76,6 +76,9 @@ pub struct TessControlInterface {
     pub patch_vertices: u32,
     /// The generics the evaluation program reads (bit i: generic i).
     pub next_stage_reads: u32,
+    /// Per-patch words past the tessellation levels (from byte address 0x18) the control program hands on: its
+    /// header's PerPatchAttributeCount less the six levels.
+    pub patch_words: u32,
 }
 
 /// How the tessellator cuts a patch's domain (SET_TESSELLATION_PARAMETERS).
@@ -117,6 +120,8 @@ pub struct TessEvalInterface {
     pub header: ProgramHeader,
     /// The control points of each patch: the control program's output vertices.
     pub patch_vertices: u32,
+    /// As `TessControlInterface::patch_words`, the control program's.
+    pub patch_words: u32,
     pub tessellator: Tessellator,
     /// As `GeometryInterface`'s, which they are when no geometry program follows.
     pub next_stage_reads: u32,
@@ -254,12 +259,24 @@ pub(super) struct VertexInputs {
     generics: Vec<(u32, Word)>,
 }
 
-/// The `TessLevelOuter` (float[4]) and `TessLevelInner` (float[2]) patch variables: outputs of a control program,
-/// inputs of an evaluation program.
+/// The per-patch variables, outputs of a control program and inputs of an evaluation program: `TessLevelOuter`
+/// (float[4]), `TessLevelInner` (float[2]), and the words past them as a uvec4 array at the locations just below
+/// `PATCH_LOCATIONS_END` (`patch_locations`), word w of them component w % 4 of element w / 4.
 #[derive(Clone, Copy)]
 pub(super) struct TessLevels {
     outer: Word,
     inner: Word,
+    words: Option<Word>,
+}
+
+/// One past the last location the per-patch words take: every Vulkan device has at least 16 locations for
+/// per-vertex and per-patch variables (`maxTessellationControlPerVertexOutputComponents` is 64 at least), so the
+/// words take the top of those, below the generics' where they do not meet (`translate_graphics` checks).
+pub const PATCH_LOCATIONS_END: u32 = 16;
+
+/// The first location of `words` per-patch words past the tessellation levels.
+pub fn patch_locations(words: u32) -> u32 {
+    PATCH_LOCATIONS_END - words.div_ceil(4)
 }
 
 /// The outputs of the last stage before the rasteriser (vertex, tessellation evaluation or geometry).
@@ -461,7 +478,13 @@ fn declare_vertex_inputs(
 }
 
 /// The tessellation levels, patch variables of `class`.
-fn declare_tess_levels(b: &mut Builder, t: &Types, class: StorageClass, interface: &mut Vec<Word>) -> TessLevels {
+fn declare_tess_levels(
+    b: &mut Builder,
+    t: &Types,
+    class: StorageClass,
+    patch_words: u32,
+    interface: &mut Vec<Word>,
+) -> TessLevels {
     let [outer, inner] = [(4, BuiltIn::TessLevelOuter), (2, BuiltIn::TessLevelInner)].map(|(length, which)| {
         let length = b.constant_bit32(t.u32, length);
         let array = b.type_array(t.f32, length);
@@ -470,7 +493,16 @@ fn declare_tess_levels(b: &mut Builder, t: &Types, class: StorageClass, interfac
         b.decorate(levels, Decoration::Patch, []);
         levels
     });
-    TessLevels { outer, inner }
+    let words = (patch_words > 0).then(|| {
+        let v4u32 = b.type_vector(t.u32, 4);
+        let length = b.constant_bit32(t.u32, patch_words.div_ceil(4));
+        let array = b.type_array(v4u32, length);
+        let words = variable(b, class, array, interface);
+        location(b, words, patch_locations(patch_words));
+        b.decorate(words, Decoration::Patch, []);
+        words
+    });
+    TessLevels { outer, inner, words }
 }
 
 /// A tessellation control program's control points in, its invocation, its output vertices (`header`'s
@@ -493,7 +525,7 @@ pub(super) fn declare_tess_control_io(
     built_in(b, positions, BuiltIn::Position);
     let handed_on = |g| control.next_stage_reads >> g & 1 == 1 || writes_generic(&control.header, g);
     let generics = declare_generics(b, StorageClass::Output, per_vertex, handed_on, interface);
-    let levels = declare_tess_levels(b, t, StorageClass::Output, interface);
+    let levels = declare_tess_levels(b, t, StorageClass::Output, control.patch_words, interface);
     StageIo::TessControl { inputs, invocation_id, positions, generics, levels }
 }
 
@@ -510,7 +542,7 @@ pub(super) fn declare_tess_eval_io(
     let v3f32 = b.type_vector(t.f32, 3);
     let tess_coord = variable(b, StorageClass::Input, v3f32, interface);
     built_in(b, tess_coord, BuiltIn::TessCoord);
-    let levels = declare_tess_levels(b, t, StorageClass::Input, interface);
+    let levels = declare_tess_levels(b, t, StorageClass::Input, evaluation.patch_words, interface);
     let choices = (None, evaluation.layer, evaluation.depth_minus_one_to_one);
     let outputs =
         declare_vertex_outputs(b, t, &evaluation.header, evaluation.next_stage_reads, choices, true, interface);
@@ -742,38 +774,43 @@ impl Emitter<'_> {
         self.write_vertex_outputs(&outputs);
     }
 
-    /// The tessellation level at a per-patch byte address (`translate_graphics` refuses the others) of a
-    /// control program's outputs or an evaluation program's inputs: its variable and element.
-    fn tess_level(&mut self, address: u32) -> (Word, StorageClass, Word) {
+    /// A pointer to the per-patch word at a byte address (`translate_graphics` refuses those past the patch's
+    /// words) of a control program's outputs or an evaluation program's inputs, and its type: a tessellation
+    /// level's float, or a word's U32.
+    fn patch_word(&mut self, address: u32) -> (Word, Word) {
         let (levels, class) = match self.io() {
             StageIo::TessControl { levels, .. } => (*levels, StorageClass::Output),
             StageIo::TessEval { levels, .. } => (*levels, StorageClass::Input),
             _ => unreachable!("per-patch words are refused outside tessellation programs"),
         };
-        let (variable, index) = match address {
-            attribute::TESS_LEVEL_INNER.. => (levels.inner, (address - attribute::TESS_LEVEL_INNER) / 4),
-            _ => (levels.outer, address / 4),
+        let (variable, indices, ty) = match address {
+            attribute::TESS_LEVELS_END.. => {
+                let word = (address - attribute::TESS_LEVELS_END) / 4;
+                let words = levels.words.expect("translate_graphics refuses words past the patch's");
+                (words, vec![word / 4, word % 4], self.t.u32)
+            }
+            attribute::TESS_LEVEL_INNER.. => {
+                (levels.inner, vec![(address - attribute::TESS_LEVEL_INNER) / 4], self.t.f32)
+            }
+            _ => (levels.outer, vec![address / 4], self.t.f32),
         };
-        let index = self.u32_const(index);
-        (variable, class, index)
+        let indices: Vec<Word> = indices.into_iter().map(|index| self.u32_const(index)).collect();
+        let pointer = self.b.type_pointer(None, class, ty);
+        (self.b.access_chain(pointer, None, variable, indices).expect("in a block"), ty)
     }
 
-    /// ALD.P: a tessellation level's bits.
+    /// ALD.P: a per-patch word's bits.
     pub(super) fn patch_load(&mut self, address: u32) -> Word {
-        let (variable, class, index) = self.tess_level(address);
-        let pointer = self.b.type_pointer(None, class, self.t.f32);
-        let element = self.b.access_chain(pointer, None, variable, [index]).expect("in a block");
-        let level = self.b.load(self.t.f32, None, element, None, []).expect("in a block");
-        self.b.bitcast(self.t.u32, None, level).expect("in a block")
+        let (pointer, ty) = self.patch_word(address);
+        let value = self.b.load(ty, None, pointer, None, []).expect("in a block");
+        if ty == self.t.u32 { value } else { self.b.bitcast(self.t.u32, None, value).expect("in a block") }
     }
 
-    /// AST.P: a control program sets a tessellation level.
+    /// AST.P: a control program sets a per-patch word.
     pub(super) fn patch_store(&mut self, address: u32, bits: Word) {
-        let (variable, class, index) = self.tess_level(address);
-        let pointer = self.b.type_pointer(None, class, self.t.f32);
-        let element = self.b.access_chain(pointer, None, variable, [index]).expect("in a block");
-        let level = self.b.bitcast(self.t.f32, None, bits).expect("in a block");
-        self.b.store(element, level, None, []).expect("in a block");
+        let (pointer, ty) = self.patch_word(address);
+        let value = if ty == self.t.u32 { bits } else { self.b.bitcast(ty, None, bits).expect("in a block") };
+        self.b.store(pointer, value, None, []).expect("in a block");
     }
 
     /// OUT.EMIT: while the invocation has emitted fewer vertices than its header allows, the outputs as they

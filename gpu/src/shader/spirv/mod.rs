@@ -37,8 +37,8 @@ use graphics::{
     declare_vertex_io,
 };
 pub use graphics::{
-    CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PointSize, Saturate, Stage,
-    TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, VertexInterface,
+    CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PATCH_LOCATIONS_END, PointSize, Saturate,
+    Stage, TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, VertexInterface,
     captured_words,
 };
 use surface::{SurfaceVariable, declare_surfaces};
