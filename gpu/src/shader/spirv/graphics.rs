@@ -354,7 +354,6 @@ fn location(b: &mut Builder, variable: Word, location: u32) {
 /// point draws, the viewport index and layer where the program picks them, and the generics the next stage
 /// reads or the program writes. Outside geometry programs (whose capability covers them), writing the viewport
 /// index and layer needs capabilities of their own.
-#[allow(clippy::too_many_arguments)]
 fn declare_vertex_outputs(
     b: &mut Builder,
     t: &Types,
