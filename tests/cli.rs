@@ -591,17 +591,17 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
     // A pixel program (its header, then its code) translates with its texture bound after the banks; a vertex
     // program is not a pixel one.
     let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/shaders");
-    let translate = |file: &str, isa: &str, stage: &str| {
+    let translate = |file: &str, isa: &str, stage: &str, extra: &[&str]| {
         let program = shaders.join(file);
         let args = ["shader", "translate", program.to_str().unwrap(), "--isa", isa, "--stage", stage, "-o"];
-        tandem(&[&args[..], &[output.to_str().unwrap()]].concat())
+        tandem(&[&args[..], &[output.to_str().unwrap()], extra].concat())
     };
     let valid_and_removed = || {
         let validation = Command::new("spirv-val").args(["--target-env", "vulkan1.3"]).arg(&output).output().unwrap();
         assert!(validation.status.success(), "{}", text(&validation.stderr));
         std::fs::remove_file(&output).unwrap();
     };
-    let run = translate("texture.ps.bin", "sm5x", "pixel");
+    let run = translate("texture.ps.bin", "sm5x", "pixel", &[]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     assert!(
         text(&run.stdout).ends_with("set 1: texture c[bindless][0x0] (D2) at binding 0\n"),
@@ -609,31 +609,39 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
         text(&run.stdout)
     );
     valid_and_removed();
-    let wrong = translate("pass.vs.bin", "sm5x", "pixel");
+    let wrong = translate("pass.vs.bin", "sm5x", "pixel", &[]);
     assert!(!wrong.status.success() && text(&wrong.stderr).contains("a Vertex program's, not a Pixel program's"));
 
     // An SM86 pixel program (a version 4 header, 0x80 bytes) translates; Maxwell's version 3 header is not one.
-    let run = translate("perspective86.ps.bin", "sm86", "pixel");
+    let run = translate("perspective86.ps.bin", "sm86", "pixel", &[]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     valid_and_removed();
-    let wrong = translate("perspective.ps.bin", "sm86", "pixel");
+    let wrong = translate("perspective.ps.bin", "sm86", "pixel", &[]);
     assert!(!wrong.status.success() && text(&wrong.stderr).contains("header is version 4, this one version 3"));
 
     // A geometry program binds its resources in set 2, and is not a vertex program.
-    let run = translate("copies86.gs.bin", "sm86", "geometry");
+    let run = translate("copies86.gs.bin", "sm86", "geometry", &[]);
     assert!(run.status.success() && text(&run.stdout).ends_with("set 2: no bindings\n"), "{}", text(&run.stdout));
     valid_and_removed();
-    let wrong = translate("copies.gs.bin", "sm5x", "vertex");
+    let wrong = translate("copies.gs.bin", "sm5x", "vertex", &[]);
     assert!(!wrong.status.success() && text(&wrong.stderr).contains("a Geometry program's, not a Vertex program's"));
-    // Tessellation programs bind sets 3 and 4.
-    for (file, isa, stage, set) in
-        [("patch.tcs.bin", "sm5x", "tess-control", 3), ("patch86.tes.bin", "sm86", "tess-eval", 4)]
-    {
-        let run = translate(file, isa, stage);
+    // Tessellation programs bind sets 3 and 4; an evaluation program reads the per-patch words the control
+    // program hands on (patch.tcs: four past the levels), which --patch-words gives, and is refused by name without.
+    for (file, isa, stage, extra, set) in [
+        ("patch.tcs.bin", "sm5x", "tess-control", &[][..], 3),
+        ("patch86.tes.bin", "sm86", "tess-eval", &["--patch-words", "4"][..], 4),
+    ] {
+        let run = translate(file, isa, stage, extra);
         let expected = format!("set {set}: no bindings\n");
-        assert!(run.status.success() && text(&run.stdout).ends_with(&expected), "{}", text(&run.stdout));
+        assert!(run.status.success() && text(&run.stdout).ends_with(&expected), "{}", text(&run.stderr));
         valid_and_removed();
     }
+    let wrong = translate("patch86.tes.bin", "sm86", "tess-eval", &[]);
+    assert!(
+        !wrong.status.success() && text(&wrong.stderr).contains("PerPatchAttributeCount"),
+        "{}",
+        text(&wrong.stderr)
+    );
 }
 
 /// `tandem shader coverage` ends with one summary line per instruction set whose counts add up, and says which

@@ -77,6 +77,10 @@ pub struct TranslateArgs {
     /// The control points of a tessellation program's patches.
     #[arg(long, default_value_t = 3)]
     pub control_points: u32,
+    /// The per-patch words past the tessellation levels that the control program hands on (default: a control
+    /// program's own PerPatchAttributeCount less the six levels; none for an evaluation program).
+    #[arg(long)]
+    pub patch_words: Option<u32>,
     /// The texture header and sampler pools that handles known only at run time index: HEADERS,SAMPLERS, bound as
     /// arrays indexed per invocation (a device with descriptor indexing).
     #[arg(long, default_value = "1024,256")]
@@ -307,8 +311,10 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 depth_minus_one_to_one: false,
                 layer: false,
             };
-            // The per-patch words past the levels that the control program's header counts.
-            let patch_words = header.per_patch_words().saturating_sub(6);
+            let patch_words = args.patch_words.unwrap_or_else(|| match args.stage {
+                StageArg::TessControl => header.per_patch_words().saturating_sub(6),
+                _ => 0,
+            });
             let control = shader::TessControlInterface {
                 header,
                 patch_vertices: args.control_points,
