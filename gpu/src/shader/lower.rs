@@ -1083,6 +1083,19 @@ impl Lower<'_> {
         }
     }
 
+    /// ISBERD of both ISAs: the handle of the input vertex [ra + offset] numbers (SM5x has no offset), which is
+    /// that number (`Special::InvocationInfo`). Refused (`None`) in its other modes (.SKEW, .O, .PATCH, .PRIM,
+    /// .ATTR, sizes), which read other entries of the stage buffer.
+    pub(super) fn vertex_handle(&mut self, v: &View) -> Option<()> {
+        if v.flag("skew") || v.flag("output") || v.get("mode") != 0 || v.get("size") != 0 {
+            return None;
+        }
+        let (base, offset) = (self.reg(v.get("ra")), self.const32(v.get("offset") as u32));
+        let vertex = self.bin(BinOp::Add, base, offset);
+        self.set_reg(v.get("rd"), vertex);
+        Some(())
+    }
+
     /// AL2P of both ISAs: the physical address of an attribute (`Lower::attribute_words`), which is its logical
     /// one: ra plus the signed offset, or the 10-bit offset alone when ra is RZ. Refused (`None`) with a predicate
     /// destination, whose meaning no source gives.

@@ -1108,13 +1108,10 @@ impl Maxwell<'_, '_, '_> {
                     return self.unimplemented(v, Self::text(v));
                 }
             }
-            // The handle of the input vertex ra numbers (`Special::InvocationInfo`): that number.
             "ISBERD" => {
-                if v.flag("skew") || v.flag("output") || v.get("mode") != 0 || v.get("size") != 0 {
+                if self.vertex_handle(v).is_none() {
                     return self.unimplemented(v, Self::text(v));
                 }
-                let vertex = self.reg(v.get("ra"));
-                self.set_reg(v.get("rd"), vertex);
             }
             "IPA" => self.interpolate(v)?,
             "TEXS" | "TLDS" | "TEX" | "TLD" | "TXD" | "TLD4" | "TXQ" | "TLD4S" => {

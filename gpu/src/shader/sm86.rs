@@ -1069,14 +1069,8 @@ impl Lower<'_> {
                 _ => return self.unimplemented(v, Self::text(v)),
             },
             // The handle of the input vertex [ra + offset] numbers (`Special::InvocationInfo`): that number.
-            "ISBERD" => {
-                if v.flag("skew") || v.flag("output") || v.get("mode") != 0 || v.get("size") != 0 {
-                    return self.unimplemented(v, Self::text(v));
-                }
-                let (base, offset) = (self.reg(v.get("ra")), self.const32(v.get("offset") as u32));
-                let vertex = self.bin(BinOp::Add, base, offset);
-                self.set_reg(v.get("rd"), vertex);
-            }
+            "ISBERD" if self.vertex_handle(v).is_some() => {}
+            "ISBERD" => return self.unimplemented(v, Self::text(v)),
             // PASS (interpolated as the header says; a perspective input arrives divided by w, which the program
             // multiplies back itself) and CONSTANT; at the pixel centre, the centroid or an offset from the centre
             // (.OFFSET: rb's, or the immediate's or constant's of those forms; a uniform register's index refused).
