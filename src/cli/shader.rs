@@ -85,6 +85,9 @@ pub struct TranslateArgs {
     /// arrays indexed per invocation (a device with descriptor indexing).
     #[arg(long, default_value = "1024,256")]
     pub pools: String,
+    /// Print the constructs (loops, scopes, ifs) the program's blocks were laid out in.
+    #[arg(long)]
+    pub structure: bool,
     /// Where to write the SPIR-V module.
     #[arg(short, long)]
     pub output: PathBuf,
@@ -378,6 +381,13 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
         translation.spirv.len(),
         if bindings.is_empty() { "no bindings".to_string() } else { bindings.join(", ") }
     );
+    match &translation.control_flow {
+        shader::structure::ControlFlow::Structured(_) if args.structure => {
+            print!("control flow: structured\n{}", translation.control_flow)
+        }
+        shader::structure::ControlFlow::Structured(_) => println!("control flow: structured"),
+        shader::structure::ControlFlow::Dispatcher(why) => println!("control flow: a dispatcher loop ({why})"),
+    }
     Ok(ExitCode::SUCCESS)
 }
 

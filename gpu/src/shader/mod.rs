@@ -14,6 +14,7 @@ mod sm5x;
 mod sm86;
 pub mod sph;
 mod spirv;
+pub mod structure;
 mod surface;
 mod texture;
 
@@ -52,6 +53,8 @@ pub struct Translation {
     /// The surfaces it reaches, bound after the textures: surface i at binding `constant_banks.len() +
     /// textures.len() + i`, a storage image.
     pub surfaces: Vec<ir::SurfaceBinding>,
+    /// How the SPIR-V lays out the program's control flow: structured constructs, or a dispatcher loop and why.
+    pub control_flow: structure::ControlFlow,
 }
 
 /// What a kernel's global addresses are.
@@ -192,12 +195,13 @@ pub fn translate_compute(
     }
     refuse_lod_queries(kernel, &program, "a compute kernel")?;
     require_pools(kernel, &program, texture_views)?;
-    let spirv = spirv::emit(&program, &Stage::Compute { local_size: block }, global, texture_views);
+    let (spirv, control_flow) = spirv::emit(&program, &Stage::Compute { local_size: block }, global, texture_views);
     Ok(Translation {
         spirv,
         constant_banks: program.constant_banks,
         textures: program.textures,
         surfaces: program.surfaces,
+        control_flow,
     })
 }
 
@@ -433,12 +437,13 @@ pub fn translate_graphics(
         refuse_lod_queries(kernel, &program, "a stage before the rasteriser")?;
     }
     require_pools(kernel, &program, texture_views)?;
-    let spirv = spirv::emit(&program, &stage, global, texture_views);
+    let (spirv, control_flow) = spirv::emit(&program, &stage, global, texture_views);
     Ok(Translation {
         spirv,
         constant_banks: program.constant_banks,
         textures: program.textures,
         surfaces: program.surfaces,
+        control_flow,
     })
 }
 

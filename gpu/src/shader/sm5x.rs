@@ -17,7 +17,7 @@ use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
 use crate::sass::sm5x::decode_program;
 use crate::sass::text::View;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::ops::{Deref, DerefMut};
 
 type Result<T = ()> = std::result::Result<T, TranslateError>;
@@ -49,10 +49,13 @@ pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program> {
             offset: instruction.offset,
         })
         .collect();
+    // The stack is followed through the code when every instruction meets one stack (then pops are jumps and
+    // the control flow can be structured); otherwise it lives in local memory, above the program's own.
+    let pops = static_pops(&views);
     let stack_base = local_bytes.next_multiple_of(4);
-    let mut lower = Lower::new(kernel, stack_base + STACK_BYTES);
-    lower.program.entry = ENTRY_BLOCK;
-    let mut maxwell = Maxwell { l: &mut lower, stack_base, views: &views };
+    let stack_bytes = if pops.is_some() { 0 } else { STACK_BYTES };
+    let mut lower = Lower::new(kernel, stack_base + stack_bytes);
+    let mut maxwell = Maxwell { l: &mut lower, stack_base, views: &views, pops };
     let leaders = maxwell.leaders();
     let starts: Vec<usize> = leaders.iter().copied().collect();
     for (i, &start) in starts.iter().enumerate() {
@@ -60,9 +63,14 @@ pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program> {
         let block = maxwell.block(start, end)?;
         maxwell.l.program.blocks.push(block);
     }
-    // The entry clears the stack depth: a block in front of the code's first.
-    let entry = maxwell.entry_block();
-    maxwell.l.program.blocks.insert(0, entry);
+    if maxwell.pops.is_some() {
+        lower.program.entry = views.first().map_or(0, |v| v.offset as u32);
+    } else {
+        // The entry clears the stack depth: a block in front of the code's first.
+        let entry = maxwell.entry_block();
+        maxwell.l.program.blocks.insert(0, entry);
+        lower.program.entry = ENTRY_BLOCK;
+    }
     lower.finish().map_err(|what| TranslateError::Unimplemented {
         isa: Isa::Sm5x,
         what,
@@ -75,6 +83,102 @@ struct Maxwell<'l, 'k, 'v> {
     l: &'l mut Lower<'k>,
     stack_base: u32,
     views: &'v [View],
+    /// Where each SYNC, BRK, CONT and RET (by instruction index) goes, when `static_pops` could follow the stack.
+    pops: Option<HashMap<usize, u32>>,
+}
+
+/// The kind of stack entry an instruction pushes or pops.
+fn stack_kind(opcode: &str) -> Option<u32> {
+    match opcode {
+        "SSY" | "SYNC" => Some(SYNC_KIND),
+        "PBK" | "BRK" => Some(BREAK_KIND),
+        "PCNT" | "CONT" => Some(CONTINUE_KIND),
+        "CAL" | "RET" => Some(CALL_KIND),
+        _ => None,
+    }
+}
+
+/// Whether an instruction's predicate or condition-code test may turn it off.
+fn conditional(v: &View) -> bool {
+    let predicated = v.has("pg") && (v.get("pg") != 7 || v.flag("pg_not"));
+    predicated || (v.has("cc_test") && v.get("cc_test") != 15)
+}
+
+/// Where each SYNC, BRK, CONT and RET goes (by instruction index), found by following the reconvergence and
+/// call stack through the code from its start as each thread would. `None` when that takes more than the code:
+/// an instruction reached with two different stacks (a function called from two places, recursion), a pop
+/// that finds no entry of its kind, a stack deeper than its bytes, or a jump through BRX.
+fn static_pops(views: &[View]) -> Option<HashMap<usize, u32>> {
+    let index_of: HashMap<u32, usize> = views.iter().enumerate().map(|(i, v)| (v.offset as u32, i)).collect();
+    let mut stacks: Vec<Option<Vec<(u32, u32)>>> = vec![None; views.len()];
+    let mut pops = HashMap::new();
+    let mut work = Vec::new();
+    if !views.is_empty() {
+        stacks[0] = Some(Vec::new());
+        work.push(0);
+    }
+    while let Some(i) = work.pop() {
+        let v = &views[i];
+        let stack = stacks[i].clone().expect("queued with its stack");
+        let next = views.get(i + 1).map_or(v.offset as u32 + 8, |w| w.offset as u32);
+        let opcode = v.encoding.opcode;
+        let mut successors = Vec::new();
+        match opcode {
+            "SSY" | "PBK" | "PCNT" | "CAL" => {
+                let kind = stack_kind(opcode).expect("a stack instruction");
+                let mut pushed = stack;
+                let (entry, on) = if opcode == "CAL" { (next, Maxwell::target(v)) } else { (Maxwell::target(v), next) };
+                pushed.push((kind, entry));
+                if pushed.len() > (STACK_BYTES / 4 - 2) as usize {
+                    return None;
+                }
+                successors.push((on, pushed));
+            }
+            "SYNC" | "BRK" | "CONT" | "RET" => {
+                let kind = stack_kind(opcode).expect("a stack instruction");
+                if conditional(v) {
+                    successors.push((next, stack.clone()));
+                }
+                let mut popped = stack;
+                let target = loop {
+                    let (entry_kind, target) = popped.pop()?;
+                    if entry_kind == kind {
+                        break target;
+                    }
+                };
+                if *pops.entry(i).or_insert(target) != target {
+                    return None;
+                }
+                successors.push((target, popped));
+            }
+            "BRA" => {
+                if conditional(v) {
+                    successors.push((next, stack.clone()));
+                }
+                successors.push((Maxwell::target(v), stack));
+            }
+            "EXIT" | "BPT" => {
+                if conditional(v) {
+                    successors.push((next, stack));
+                }
+            }
+            "BRX" => return None,
+            _ => successors.push((next, stack)),
+        }
+        for (offset, stack) in successors {
+            // A jump to where no instruction is stops the thread.
+            let Some(&k) = index_of.get(&offset) else { continue };
+            match &stacks[k] {
+                Some(known) if *known != stack => return None,
+                Some(_) => {}
+                None => {
+                    stacks[k] = Some(stack);
+                    work.push(k);
+                }
+            }
+        }
+    }
+    Some(pops)
 }
 
 impl<'k> Deref for Maxwell<'_, 'k, '_> {
@@ -501,31 +605,28 @@ impl Maxwell<'_, '_, '_> {
             }
             "BPT" if v.get("mode") == 3 => return Ok(Some(Terminator::Exit(guard.map(|cond| (cond, next))))),
             "SSY" | "PBK" | "PCNT" => {
-                let kind = match opcode {
-                    "SSY" => SYNC_KIND,
-                    "PBK" => BREAK_KIND,
-                    _ => CONTINUE_KIND,
-                };
-                let target = Self::target(v);
-                self.push(kind, target);
+                if self.pops.is_none() {
+                    let kind = stack_kind(opcode).expect("a stack instruction");
+                    self.push(kind, Self::target(v));
+                }
                 return Ok(None);
             }
             "CAL" => {
                 if guard.is_some() {
                     return self.unimplemented(v, "a predicated CAL");
                 }
-                self.push(CALL_KIND, next);
+                if self.pops.is_none() {
+                    self.push(CALL_KIND, next);
+                }
                 return Ok(Some(Terminator::Jump(Self::target(v))));
             }
             "SYNC" | "BRK" | "CONT" | "RET" => {
-                let kind = match opcode {
-                    "SYNC" => SYNC_KIND,
-                    "BRK" => BREAK_KIND,
-                    "CONT" => CONTINUE_KIND,
-                    _ => CALL_KIND,
-                };
+                if let Some(pops) = &self.pops {
+                    // Code that no thread reaches (static_pops followed every path) pops nothing.
+                    return Ok(Some(pops.get(&index).map_or(Terminator::Exit(None), |&target| branch(target))));
+                }
                 let offset = v.offset as u32;
-                let pop = self.pop_block(offset, kind);
+                let pop = self.pop_block(offset, stack_kind(opcode).expect("a stack instruction"));
                 self.program.blocks.push(pop);
                 return Ok(Some(branch(offset | POP_BLOCK)));
             }

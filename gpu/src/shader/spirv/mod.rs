@@ -27,6 +27,7 @@
 mod float64;
 mod graphics;
 mod memory;
+mod structured;
 mod surface;
 mod texture;
 
@@ -50,6 +51,7 @@ use super::ir::{
     BinOp, Block, Cmp, Conv, FArith, HalfFormat, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp,
     Value,
 };
+use super::structure::{ControlFlow, structurise};
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{
@@ -57,6 +59,7 @@ use rspirv::spirv::{
     MemoryModel, SelectionControl, StorageClass, Word,
 };
 use std::collections::{BTreeSet, HashMap};
+use structured::Structured;
 
 /// GLSL.std.450 extended instructions used.
 mod glsl {
@@ -163,9 +166,14 @@ struct Emitter<'p> {
     local_invocation_id: Word,
     workgroup_id: Word,
     local_invocation_index: Word,
+    /// The dispatcher's current block and whether the thread has stopped.
     block_id: Word,
     done: Word,
-    switch_merge: Word,
+    /// How the program's blocks are laid out; a structured layout's state as it is emitted, and its variable
+    /// for multi-level exits (`structured`).
+    control_flow: ControlFlow,
+    structured: Option<Structured>,
+    pending: Word,
     phases: Option<Phases>,
     /// Maxwell's condition code.
     cc: Word,
@@ -197,8 +205,13 @@ struct Emitter<'p> {
 }
 
 /// Emits the SPIR-V of a shader of `stage`; texture i is what `texture_views[i]` says (FP32 numbers of the
-/// binding's own shape when absent).
-pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_views: &[TextureView]) -> Vec<u32> {
+/// binding's own shape when absent). Returns it and how its control flow is laid out.
+pub fn emit(
+    program: &Program,
+    stage: &Stage,
+    global: &GlobalMemory,
+    texture_views: &[TextureView],
+) -> (Vec<u32>, ControlFlow) {
     let local_size = match stage {
         Stage::Compute { local_size } => *local_size,
         _ => [1, 1, 1],
@@ -295,6 +308,7 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
         variable
     };
     let has_barriers = program.blocks.iter().any(|block| matches!(block.terminator, Terminator::Barrier(_)));
+    let control_flow = structurise(program);
     let threads = local_size.iter().product::<u32>();
     // Two buffers (by phase parity) of (values, phase tag) per thread, for warp exchanges.
     let warp_slot_words = warp_slot_words(program);
@@ -354,7 +368,9 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
         local_invocation_index,
         block_id: 0,
         done: 0,
-        switch_merge: 0,
+        control_flow,
+        structured: None,
+        pending: 0,
         phases: None,
         cc: 0,
         clock: 0,
@@ -453,9 +469,10 @@ pub fn emit(program: &Program, stage: &Stage, global: &GlobalMemory, texture_vie
     for width in [32, 64] {
         e.b.execution_mode(main, ExecutionMode::SignedZeroInfNanPreserve, [width]);
     }
+    let control_flow = e.control_flow;
     let mut module = e.b.module();
     merge_constants(&mut module);
-    module.assemble()
+    (module.assemble(), control_flow)
 }
 
 /// Whether any statement of the program is an op `wanted` picks.
@@ -567,9 +584,13 @@ impl Emitter<'_> {
         if matches!(self.io, Some(StageIo::Geometry { .. })) {
             self.emitted = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
         }
-        let entry = self.u32_const(self.program.entry);
-        self.block_id = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(entry));
-        self.done = self.b.variable(self.t.ptr_function_bool, None, StorageClass::Function, Some(false_));
+        if let ControlFlow::Structured(_) = self.control_flow {
+            self.pending = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
+        } else {
+            let entry = self.u32_const(self.program.entry);
+            self.block_id = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(entry));
+            self.done = self.b.variable(self.t.ptr_function_bool, None, StorageClass::Function, Some(false_));
+        }
         self.cc = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
         let ptr_function_u64 = self.b.type_pointer(None, StorageClass::Function, self.t.u64);
         let zero64 = self.b.constant_bit64(self.t.u64, 0);
@@ -584,29 +605,29 @@ impl Emitter<'_> {
     fn body(&mut self, stage: &Stage) {
         let Some(phases) = &self.phases else {
             match stage {
-                Stage::Compute { .. } => self.dispatcher(),
+                Stage::Compute { .. } => self.blocks(),
                 Stage::Vertex(vertex) => {
                     self.vertex_prologue(vertex);
-                    self.dispatcher();
+                    self.blocks();
                     self.vertex_epilogue(vertex);
                 }
                 Stage::Geometry(geometry) => {
                     self.geometry_prologue(geometry);
-                    self.dispatcher();
+                    self.blocks();
                 }
                 Stage::TessControl(_) => {
                     self.tess_control_prologue();
-                    self.dispatcher();
+                    self.blocks();
                     self.tess_control_epilogue();
                 }
                 Stage::TessEval(_) => {
                     self.tess_eval_prologue();
-                    self.dispatcher();
+                    self.blocks();
                     self.tess_eval_epilogue();
                 }
                 Stage::Fragment(fragment) => {
                     self.fragment_prologue(fragment);
-                    self.dispatcher();
+                    self.blocks();
                     self.fragment_epilogue(fragment);
                 }
             }
@@ -662,12 +683,23 @@ impl Emitter<'_> {
         self.b.ret().expect("in a block");
     }
 
+    /// The program's blocks, as `control_flow` lays them out. Leaves the builder in the block after them.
+    fn blocks(&mut self) {
+        match &self.control_flow {
+            ControlFlow::Structured(code) => {
+                let code = code.clone();
+                self.structured = Some(Structured::new(self.program));
+                self.structured(&code);
+            }
+            ControlFlow::Dispatcher(_) => self.dispatcher(),
+        }
+    }
+
     /// loop { switch (block) { case OFFSET: ...; } } until the thread exits (or, in a phase, pauses at a
     /// barrier). Leaves the builder in the block after the loop.
     fn dispatcher(&mut self) {
         let (header, dispatch, merge, continue_, switch_merge, default) =
             (self.b.id(), self.b.id(), self.b.id(), self.b.id(), self.b.id(), self.b.id());
-        self.switch_merge = switch_merge;
         let check = self.b.id();
         self.b.branch(header).expect("in a block");
         self.b.begin_block(Some(header)).expect("in a function");
