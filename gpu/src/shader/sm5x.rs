@@ -1544,10 +1544,41 @@ impl Maxwell<'_, '_, '_> {
             }
             5 => self.un(UnOp::LogicalNot, zero),
             6 => self.un(UnOp::LogicalNot, less),
+            // The unordered tests as the interpreter reads them (a NaN sets S and Z together).
+            7 => {
+                let nan = self.select(sign, zero, f);
+                self.un(UnOp::LogicalNot, nan)
+            }
+            8 => self.select(sign, zero, f),
+            9 => less,
+            10 => zero,
+            11 => self.select(less, t, zero),
+            12 => {
+                let not_sign = self.un(UnOp::LogicalNot, sign);
+                let zero_or_overflow = self.select(zero, t, overflow);
+                self.cmp(Cmp::Ne, not_sign, zero_or_overflow)
+            }
+            13 => {
+                let not_zero = self.un(UnOp::LogicalNot, zero);
+                self.select(sign, t, not_zero)
+            }
+            14 => {
+                let not_sign = self.un(UnOp::LogicalNot, sign);
+                let either = self.select(not_sign, t, zero);
+                self.cmp(Cmp::Ne, either, overflow)
+            }
             15 => t,
             16 => self.un(UnOp::LogicalNot, overflow),
             17 => self.un(UnOp::LogicalNot, carry),
             18 => self.un(UnOp::LogicalNot, sign),
+            19 => {
+                let not_carry = self.un(UnOp::LogicalNot, carry);
+                self.select(not_carry, t, zero)
+            }
+            20 => {
+                let not_zero = self.un(UnOp::LogicalNot, zero);
+                self.select(carry, not_zero, f)
+            }
             21 => sign,
             22 => carry,
             23 => overflow,

@@ -1410,6 +1410,16 @@ fn cc_holds(cc: u8, test: u64) -> Option<bool> {
         4 => !less && !zero,
         5 => !zero,
         6 => !less,
+        // The unordered tests: a NaN sets S and Z together (as yuzu reads them; no instruction modelled here
+        // sets both, and for every other state of the flags each is its ordered test or NUM/NAN's constant).
+        7 => !(sign && zero),
+        8 => sign && zero,
+        9 => less,
+        10 => zero,
+        11 => less || zero,
+        12 => (!sign) != (zero || overflow),
+        13 => sign || !zero,
+        14 => (!sign || zero) != overflow,
         15 => true,
         16 => !overflow,
         17 => !carry,

@@ -570,7 +570,12 @@ fn xmad(v: &View) -> Parts {
             register_operand(v, "rc", 2, false, false, ""),
         ),
         "cbuf_c" => (register_operand(v, "rb", 1, false, false, h1("half_b")), cbuf(v)),
-        "imm" => (hex(v.get("imm16") as i64), register_operand(v, "rc", 2, false, false, "")),
+        // A signed b's immediate is printed signed.
+        "imm" => {
+            let imm = v.get("imm16");
+            let b = if v.flag("signed_b") { hex(imm as u16 as i16 as i64) } else { hex(imm as i64) };
+            (b, register_operand(v, "rc", 2, false, false, ""))
+        }
         _ => (register_operand(v, "rb", 1, false, false, h1("half_b")), register_operand(v, "rc", 2, false, false, "")),
     };
     (m, vec![dst(v), a, b, c])
@@ -909,6 +914,10 @@ fn convert_source(v: &View, selector: &str) -> String {
     };
     match form(v) {
         "reg" => register_operand(v, "rb", 1, v.flag("neg_b"), v.flag("abs_b"), suffix),
+        // As XMAD's, the constant-buffer source of I2F, F2I and I2I (not F2F's) is spelt with a space.
+        "cbuf" if v.encoding.opcode != "F2F" => {
+            format!("c[{:#x}] [{}]", v.get("cb_bank"), hex(v.signed("cb_offset") * 4))
+        }
         _ => src_b(v, Imm::Signed),
     }
 }
