@@ -2,9 +2,9 @@
 //!
 //! The shape of every module: guest registers, predicates and uniform registers are function variables (zero
 //! at the start: registers read before they are written read 0, as on the hardware); the guest's control flow
-//! becomes one loop around a switch on the current block's offset (a dispatcher), which is structured
-//! whatever the guest's CFG looks like, and takes returns and jump tables (indirect jumps) as they come.
-//! Guarded instructions are selection constructs inside a case.
+//! becomes SPIR-V's constructs where `structure` lays it out (`structured`), else one loop around a switch on
+//! the current block's offset (a dispatcher), which is structured whatever the guest's CFG looks like, and
+//! takes returns and jump tables (indirect jumps) as they come. Guarded instructions are selection constructs.
 //!
 //! FP32 never goes through the host's FP32 arithmetic where the host could differ from NVIDIA's: arithmetic
 //! is done in FP64 and rounded once, in integer arithmetic, in the instruction's mode; operands are widened
