@@ -8,6 +8,7 @@ use super::ir::{
 };
 use crate::sass::cubin::KernelImage;
 use crate::sass::text::View;
+use std::collections::HashMap;
 
 pub(super) struct Lower<'k> {
     pub(super) program: Program,
@@ -20,6 +21,9 @@ pub(super) struct Lower<'k> {
     pub(super) kernel_name: &'k str,
     /// The run-time texture handles' uses so far (`Lower::settle_pool_queries`).
     pub(super) pools: super::texture::PoolUses,
+    /// Where each pop of the stack of returns and reconvergence points goes, by its offset, when
+    /// `stack::static_pops` could follow the stack through the code.
+    pub(super) pops: Option<HashMap<u32, u32>>,
 }
 
 /// Why the 64-bit shared atomics other than compare-and-swap (ATOMS .U64: add, min, max, inc, dec, and, or, xor,
@@ -33,7 +37,14 @@ impl<'k> Lower<'k> {
     /// Starts lowering `kernel` with `local_bytes` of local memory a thread.
     pub(super) fn new(kernel: &'k KernelImage, local_bytes: u32) -> Self {
         let program = Program { shared_bytes: kernel.shared_bytes, local_bytes, ..Program::default() };
-        Lower { program, stmts: Vec::new(), open_guards: 0, kernel_name: &kernel.name, pools: Default::default() }
+        Lower {
+            program,
+            stmts: Vec::new(),
+            open_guards: 0,
+            kernel_name: &kernel.name,
+            pools: Default::default(),
+            pops: None,
+        }
     }
 
     /// The program, once its blocks are lowered. Err: why it cannot be translated.

@@ -14,6 +14,7 @@ mod sm5x;
 mod sm86;
 pub mod sph;
 mod spirv;
+mod stack;
 pub mod structure;
 mod surface;
 mod texture;

@@ -13,11 +13,12 @@ mod video;
 use super::TranslateError;
 use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Terminator, UnOp, Value};
 use super::lower::{Lower, SHARED_UPDATE64};
+use super::stack::{Effect, static_pops};
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
 use crate::sass::sm5x::decode_program;
 use crate::sass::text::View;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::ops::{Deref, DerefMut};
 
 type Result<T = ()> = std::result::Result<T, TranslateError>;
@@ -51,11 +52,13 @@ pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program> {
         .collect();
     // The stack is followed through the code when every instruction meets one stack (then pops are jumps and
     // the control flow can be structured); otherwise it lives in local memory, above the program's own.
-    let pops = static_pops(&views);
+    let next = |i: usize| views.get(i + 1).map_or(views[i].offset as u32 + 8, |v| v.offset as u32);
+    let pops = static_pops(&views, (STACK_BYTES / 4 - 2) as usize, next, stack_effect);
     let stack_base = local_bytes.next_multiple_of(4);
     let stack_bytes = if pops.is_some() { 0 } else { STACK_BYTES };
     let mut lower = Lower::new(kernel, stack_base + stack_bytes);
-    let mut maxwell = Maxwell { l: &mut lower, stack_base, views: &views, pops };
+    lower.pops = pops;
+    let mut maxwell = Maxwell { l: &mut lower, stack_base, views: &views };
     let leaders = maxwell.leaders();
     let starts: Vec<usize> = leaders.iter().copied().collect();
     for (i, &start) in starts.iter().enumerate() {
@@ -83,8 +86,6 @@ struct Maxwell<'l, 'k, 'v> {
     l: &'l mut Lower<'k>,
     stack_base: u32,
     views: &'v [View],
-    /// Where each SYNC, BRK, CONT and RET (by instruction index) goes, when `static_pops` could follow the stack.
-    pops: Option<HashMap<usize, u32>>,
 }
 
 /// The kind of stack entry an instruction pushes or pops.
@@ -104,81 +105,25 @@ fn conditional(v: &View) -> bool {
     predicated || (v.has("cc_test") && v.get("cc_test") != 15)
 }
 
-/// Where each SYNC, BRK, CONT and RET goes (by instruction index), found by following the reconvergence and
-/// call stack through the code from its start as each thread would. `None` when that takes more than the code:
-/// an instruction reached with two different stacks (a function called from two places, recursion), a pop
-/// that finds no entry of its kind, a stack deeper than its bytes, or a jump through BRX.
-fn static_pops(views: &[View]) -> Option<HashMap<usize, u32>> {
-    let index_of: HashMap<u32, usize> = views.iter().enumerate().map(|(i, v)| (v.offset as u32, i)).collect();
-    let mut stacks: Vec<Option<Vec<(u32, u32)>>> = vec![None; views.len()];
-    let mut pops = HashMap::new();
-    let mut work = Vec::new();
-    if !views.is_empty() {
-        stacks[0] = Some(Vec::new());
-        work.push(0);
-    }
-    while let Some(i) = work.pop() {
-        let v = &views[i];
-        let stack = stacks[i].clone().expect("queued with its stack");
-        let next = views.get(i + 1).map_or(v.offset as u32 + 8, |w| w.offset as u32);
-        let opcode = v.encoding.opcode;
-        let mut successors = Vec::new();
-        match opcode {
-            "SSY" | "PBK" | "PCNT" | "CAL" => {
-                let kind = stack_kind(opcode).expect("a stack instruction");
-                let mut pushed = stack;
-                let (entry, on) = if opcode == "CAL" { (next, Maxwell::target(v)) } else { (Maxwell::target(v), next) };
-                pushed.push((kind, entry));
-                if pushed.len() > (STACK_BYTES / 4 - 2) as usize {
-                    return None;
-                }
-                successors.push((on, pushed));
-            }
-            "SYNC" | "BRK" | "CONT" | "RET" => {
-                let kind = stack_kind(opcode).expect("a stack instruction");
-                if conditional(v) {
-                    successors.push((next, stack.clone()));
-                }
-                let mut popped = stack;
-                let target = loop {
-                    let (entry_kind, target) = popped.pop()?;
-                    if entry_kind == kind {
-                        break target;
-                    }
-                };
-                if *pops.entry(i).or_insert(target) != target {
-                    return None;
-                }
-                successors.push((target, popped));
-            }
-            "BRA" => {
-                if conditional(v) {
-                    successors.push((next, stack.clone()));
-                }
-                successors.push((Maxwell::target(v), stack));
-            }
-            "EXIT" | "BPT" => {
-                if conditional(v) {
-                    successors.push((next, stack));
-                }
-            }
-            "BRX" => return None,
-            _ => successors.push((next, stack)),
+/// What an instruction does to the control flow and the reconvergence and call stack.
+fn stack_effect(v: &View, next: u32) -> Effect {
+    let opcode = v.encoding.opcode;
+    let conditional = conditional(v);
+    match opcode {
+        "SSY" | "PBK" | "PCNT" => Effect::Push {
+            kind: stack_kind(opcode).expect("a stack instruction"),
+            entry: Maxwell::target(v),
+            then: next,
+        },
+        "CAL" => Effect::Push { kind: CALL_KIND, entry: next, then: Maxwell::target(v) },
+        "SYNC" | "BRK" | "CONT" | "RET" => {
+            Effect::Pop { kind: stack_kind(opcode).expect("a stack instruction"), conditional }
         }
-        for (offset, stack) in successors {
-            // A jump to where no instruction is stops the thread.
-            let Some(&k) = index_of.get(&offset) else { continue };
-            match &stacks[k] {
-                Some(known) if *known != stack => return None,
-                Some(_) => {}
-                None => {
-                    stacks[k] = Some(stack);
-                    work.push(k);
-                }
-            }
-        }
+        "BRA" => Effect::Branch { target: Maxwell::target(v), conditional },
+        "EXIT" | "BPT" => Effect::Exit { conditional },
+        "BRX" => Effect::Unknown,
+        _ => Effect::Next,
     }
-    Some(pops)
 }
 
 impl<'k> Deref for Maxwell<'_, 'k, '_> {
@@ -623,7 +568,8 @@ impl Maxwell<'_, '_, '_> {
             "SYNC" | "BRK" | "CONT" | "RET" => {
                 if let Some(pops) = &self.pops {
                     // Code that no thread reaches (static_pops followed every path) pops nothing.
-                    return Ok(Some(pops.get(&index).map_or(Terminator::Exit(None), |&target| branch(target))));
+                    let target = pops.get(&(v.offset as u32));
+                    return Ok(Some(target.map_or(Terminator::Exit(None), |&target| branch(target))));
                 }
                 let offset = v.offset as u32;
                 let pop = self.pop_block(offset, stack_kind(opcode).expect("a stack instruction"));

@@ -4,6 +4,7 @@
 use super::TranslateError;
 use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Special, Terminator, UnOp, Value};
 use super::lower::{Lower, SHARED_UPDATE64};
+use super::stack::{Effect, static_pops};
 use super::texture::LodQuery;
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
@@ -27,6 +28,8 @@ pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program, Translat
         .collect();
     let leaders = leaders(&views);
     let mut lower = Lower::new(kernel, local_bytes);
+    let next = |i: usize| (views[i].offset + INSTRUCTION_BYTES) as u32;
+    lower.pops = static_pops(&views, MAX_CALL_DEPTH, next, stack_effect);
     let starts: Vec<usize> = leaders.iter().copied().collect();
     for (i, &start) in starts.iter().enumerate() {
         let end = starts.get(i + 1).copied().unwrap_or(views.len());
@@ -39,6 +42,40 @@ pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program, Translat
         kernel: kernel.name.clone(),
         offset: 0,
     })
+}
+
+/// Calls nest no deeper than this for `static_pops` (deeper, or recursive, code returns through the dispatcher).
+const MAX_CALL_DEPTH: usize = 64;
+
+/// What an instruction does to the control flow and the stack of return addresses (CALL pushes the address
+/// after it, RET returns there).
+fn stack_effect(v: &View, next: u32) -> Effect {
+    let target = (v.offset as i64 + INSTRUCTION_BYTES as i64 + v.signed("offset") * 4) as u32;
+    let predicated = |field: &str| v.has(field) && (v.get(field) != 7 || v.flag(&format!("{field}_not")));
+    let conditional = predicated("pg") || predicated("ps");
+    match v.encoding.opcode {
+        "CALL" if conditional => Effect::Unknown,
+        "CALL" => Effect::Push { kind: 0, entry: next, then: target },
+        "RET" if v.flag("abs") || v.flag("uniform") => Effect::Unknown,
+        "RET" => Effect::Pop { kind: 0, conditional },
+        "BRA" if !branch_may_be_taken(v).unwrap_or(true) => Effect::Next,
+        "BRA" => Effect::Branch { target, conditional },
+        "EXIT" | "BPT" => Effect::Exit { conditional },
+        "BRX" => Effect::Unknown,
+        _ => Effect::Next,
+    }
+}
+
+/// Whether a BRA may be taken, by its convergence mode; `None` for modes not translated. .DIV (2) is taken when
+/// some lane of the mask is elsewhere, .CONV (3) when none is: either way the program computes the same, the
+/// branch only picks a faster path. A thread here cannot see its warp, so it always takes the path for a
+/// diverged warp, which is right in every case.
+fn branch_may_be_taken(v: &View) -> Option<bool> {
+    match (v.get("mode"), v.flag("ur_valid")) {
+        (0, false) | (2, true) => Some(true),
+        (3, true) => Some(false),
+        _ => None,
+    }
 }
 
 /// Where blocks start: the entry, branch and call targets, what follows a branch, call or exit. Code that jumps
@@ -368,7 +405,9 @@ impl Lower<'_> {
     fn control(&mut self, v: &View, guard: Option<Value>, own_next: u32) -> Result<Terminator, TranslateError> {
         let target = (v.offset as i64 + INSTRUCTION_BYTES as i64 + v.signed("offset") * 4) as u32;
         let mut condition = guard;
-        if matches!(v.encoding.opcode, "BRA" | "EXIT" | "CALL" | "RET" | "BRX") && v.has("ps") {
+        // A predicate source other than PT joins the guard (PT would make an edge no thread takes).
+        let ps_always = v.has("ps") && v.get("ps") == 7 && !v.flag("ps_not");
+        if matches!(v.encoding.opcode, "BRA" | "EXIT" | "CALL" | "RET" | "BRX") && v.has("ps") && !ps_always {
             let ps = self.pred_src(v, "ps");
             condition = Some(match condition {
                 Some(guard) => {
@@ -380,13 +419,8 @@ impl Lower<'_> {
         }
         Ok(match v.encoding.opcode {
             "BRA" => {
-                // .DIV (2) is taken when some lane of the mask is elsewhere, .CONV (3) when none is: either way
-                // the program computes the same, the branch only picks a faster path. A thread here cannot see
-                // its warp, so it always takes the path for a diverged warp, which is right in every case.
-                let may_take = match (v.get("mode"), v.flag("ur_valid")) {
-                    (0, false) | (2, true) => true,
-                    (3, true) => false,
-                    _ => return self.unimplemented(v, "BRA with this convergence mode"),
+                let Some(may_take) = branch_may_be_taken(v) else {
+                    return self.unimplemented(v, "BRA with this convergence mode");
                 };
                 match (condition, may_take) {
                     (_, false) => Terminator::Jump(own_next),
@@ -399,6 +433,15 @@ impl Lower<'_> {
                 Some(cond) => Terminator::Branch(cond, target, own_next),
                 None => Terminator::Jump(target),
             },
+            // Where the stack was followed, a return goes back after its call.
+            "RET" if self.pops.is_some() && !(v.flag("abs") || v.flag("uniform")) => {
+                match (self.pops.as_ref().and_then(|pops| pops.get(&(v.offset as u32))), condition) {
+                    (Some(&site), Some(cond)) => Terminator::Branch(cond, site, own_next),
+                    (Some(&site), None) => Terminator::Jump(site),
+                    // Code that no thread reaches (static_pops followed every path).
+                    (None, _) => Terminator::Exit(None),
+                }
+            }
             "RET" | "BRX" => {
                 if v.flag("abs") || v.flag("uniform") {
                     return self.unimplemented(v, format!("{}.ABS or a uniform return address", v.encoding.opcode));
