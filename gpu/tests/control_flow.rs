@@ -7,6 +7,7 @@ use tandem_gpu::sass::Isa;
 use tandem_gpu::sass::assemble;
 use tandem_gpu::sass::corpus::{BUFFER_BYTES, Parameter, Placement, Run, dispatch, interpret};
 use tandem_gpu::sass::cubin::KernelImage;
+use tandem_gpu::shader::{GlobalMemory, translate_compute};
 use tandem_gpu::vulkan::ComputeDevice;
 
 /// Thread t: for i from 0 while i < t + 3, stopping at i = 20 (BRK), skipping odd i (CONT), sum += i; the sum
@@ -67,20 +68,52 @@ fn assemble_with_labels(source: &str) -> Vec<u8> {
     assemble::sm5x(&resolved.join("\n")).unwrap()
 }
 
-#[test]
-fn continue_and_break_leave_each_thread_its_loop_sum() {
+/// Thread t: v = t, then the function `f` (v = 3v + 1) called from `calls` places, then +7 where t < 5 and
+/// +100 elsewhere (a divergent branch reconverging at SSY's target); v at out + 4t.
+fn calls_and_reconvergence(calls: usize) -> String {
+    let call = "CAL offset={f}\n".repeat(calls);
+    format!(
+        "
+S2R rd=0 sr=0x21
+IADD32I rd=2 ra=0 imm32=0
+{call}SSY offset={{joined}}
+ISETP.imm pd=0 pq=7 ra=0 imm20=5 cmp=1 signed=1
+BRA pg=0 offset={{small}}
+IADD32I rd=2 ra=2 imm32=100
+SYNC
+small:
+IADD32I rd=2 ra=2 imm32=7
+SYNC
+joined:
+SHL.imm rd=6 ra=0 imm20=2
+IADD.cbuf rd=6 ra=6 cb_bank=0 cb_offset=0x50 cc=1
+IADD.cbuf rd=7 ra=255 cb_bank=0 cb_offset=0x51 x=1
+STG rs=2 ra=6 e=1 size=4
+EXIT
+f:
+ISCADD.reg rd=2 ra=2 rb=2 shift=1
+IADD32I rd=2 ra=2 imm32=1
+RET
+"
+    )
+}
+
+const THREADS: u32 = 64;
+
+/// The kernel's launch: THREADS threads writing a word each at out + 4t.
+fn kernel_and_run(name: &str, source: &str) -> (KernelImage, Run) {
     let kernel = KernelImage {
-        name: "sum_of_evens".into(),
+        name: name.into(),
         isa: Isa::Sm5x,
-        code: assemble_with_labels(SUM_OF_EVENS),
+        code: assemble_with_labels(source),
         constants: Vec::new(),
         shared_bytes: 0,
     };
     let run = Run {
         file: "control_flow".into(),
-        entry: "sum_of_evens".into(),
+        entry: name.into(),
         params: vec![Parameter::Buffer { index: 0, offset: 0 }],
-        block: [64, 1, 1],
+        block: [THREADS, 1, 1],
         grid: [1, 1, 1],
         out_starts_as_input: false,
         stride: 4,
@@ -90,14 +123,45 @@ fn continue_and_break_leave_each_thread_its_loop_sum() {
         nan: Vec::new(),
         ..Run::default()
     };
-    let expected: Vec<u32> = (0..64u32).map(|t| (0..(t + 3).min(20)).filter(|i| i % 2 == 0).sum()).collect();
+    (kernel, run)
+}
+
+/// Each thread's word after the kernel runs on the interpreter and, translated, on the Vulkan device; checks
+/// both against `expected`.
+fn check_words(kernel: &KernelImage, run: &Run, expected: &[u32]) {
     let input = vec![0u8; BUFFER_BYTES];
-    let sums = |buffers: &[u8]| -> Vec<u32> {
-        buffers[..4 * 64].chunks(4).map(|word| u32::from_le_bytes(word.try_into().unwrap())).collect()
+    let words = |buffers: &[u8]| -> Vec<u32> {
+        buffers[..4 * THREADS as usize].chunks(4).map(|word| u32::from_le_bytes(word.try_into().unwrap())).collect()
     };
-    let interpreted = interpret(&run, &kernel, &input).unwrap();
-    assert_eq!(sums(&interpreted), expected, "the interpreter");
+    let interpreted = interpret(run, kernel, &input).unwrap();
+    assert_eq!(words(&interpreted), expected, "{}: the interpreter", kernel.name);
     let device = ComputeDevice::new().expect("a Vulkan device (lavapipe: mesa-vulkan-drivers)");
-    let translated = dispatch(&device, &run, &kernel, &input, Placement::Device).unwrap();
-    assert_eq!(sums(&translated.buffers), expected, "the translation");
+    let translated = dispatch(&device, run, kernel, &input, Placement::Device).unwrap();
+    assert_eq!(words(&translated.buffers), expected, "{}: the translation", kernel.name);
+}
+
+#[test]
+fn continue_and_break_leave_each_thread_its_loop_sum() {
+    let (kernel, run) = kernel_and_run("sum_of_evens", SUM_OF_EVENS);
+    let expected: Vec<u32> = (0..THREADS).map(|t| (0..(t + 3).min(20)).filter(|i| i % 2 == 0).sum()).collect();
+    check_words(&kernel, &run, &expected);
+}
+
+/// A function called from one place returns there through the stack followed at translation (structured
+/// constructs); called from two, the stack lives in local memory and returns go through the dispatcher.
+#[test]
+fn calls_return_to_their_callers_whether_the_stack_is_followed_or_kept() {
+    for (calls, structured) in [(1, true), (2, false)] {
+        let (kernel, run) = kernel_and_run(&format!("called_{calls}"), &calls_and_reconvergence(calls));
+        let expected: Vec<u32> = (0..THREADS)
+            .map(|t| {
+                let called = (0..calls).fold(t, |v, _| 3 * v + 1);
+                called + if t < 5 { 7 } else { 100 }
+            })
+            .collect();
+        check_words(&kernel, &run, &expected);
+        let translation = translate_compute(&kernel, run.block, 0, &GlobalMemory::Device, &[]).unwrap();
+        let control_flow = translation.control_flow.to_string();
+        assert_eq!(control_flow.starts_with("dispatcher"), !structured, "{calls} calls: {control_flow}");
+    }
 }
