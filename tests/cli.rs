@@ -91,6 +91,28 @@ fn kernel_programs_pass_their_checks_and_repeat_exactly() {
     }
 }
 
+/// The GPU test programs use Vulkan as its specification allows: under the Khronos validation layer they pass and
+/// the layer reports nothing but performance advice.
+#[test]
+fn gpu_programs_run_clean_under_the_vulkan_validation_layer() {
+    for name in ["gpu-fifo", "gpu-clear", "gpu-present", "gpu-copy", "gpu-compute", "gpu-draw", "gpu-blit"] {
+        let output = Command::new(env!("CARGO_BIN_EXE_tandem"))
+            .args(["run", &program(&format!("{name}.nro")), "--headless"])
+            .env("TANDEM_VULKAN_VALIDATION", "1")
+            .output()
+            .expect("tandem runs");
+        let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+        assert!(output.status.success(), "{name}: {stdout}{stderr}");
+        assert!(stdout.contains(&format!("{name}: 0 failures\n")), "{name}: {stdout}");
+        assert!(!stderr.contains("running without"), "{name}: the validation layer must be installed: {stderr}");
+        let reports: Vec<&str> = stderr
+            .lines()
+            .filter(|line| line.contains("tandem_gpu::vulkan::validation") && !line.contains("Performance Warning"))
+            .collect();
+        assert!(reports.is_empty(), "{name}: the validation layer reports:\n{}", reports.join("\n"));
+    }
+}
+
 /// Services answer as switchbrew documents them (the program checks every result code itself), and `lm` turns the
 /// guest's log packets into tracing events.
 #[test]

@@ -52,6 +52,11 @@ const TESTS: &[Requirement] = &[
     Requirement { probe: "/usr/bin/llvm-mc", package: "llvm", why: "the disassembler's oracle" },
     Requirement { probe: "/usr/bin/qemu-aarch64", package: "qemu-user", why: "the test programs' oracle" },
     Requirement { probe: "/usr/bin/spirv-val", package: "spirv-tools", why: "validates the translated shaders" },
+    Requirement {
+        probe: "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
+        package: "vulkan-validationlayers",
+        why: "the Vulkan validation layer the GPU test programs run under",
+    },
     Requirement { probe: "/usr/bin/strace", package: "strace", why: "kills a run mid-commit in the save data test" },
     Requirement { probe: "/usr/bin/astcenc", package: "astcenc", why: "ARM's ASTC codec, the ASTC decoder's oracle" },
 ];
