@@ -934,3 +934,21 @@ fn pad_input_replays_from_the_input_log() {
     assert_eq!(hashes[0], hashes[1], "both CPU paths end in the same state");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `tandem bench shaders` runs the corpus's structured kernels three ways and ends with the geometric means.
+#[test]
+fn shader_bench_compares_the_layouts_and_the_interpreter() {
+    let output = tandem(&["bench", "shaders", "--repeat", "1"]);
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+    for kernel in ["loops              sm5x", "loops              sm86"] {
+        assert!(stdout.contains(kernel), "{kernel}: {stdout}");
+    }
+    let last = stdout.lines().last().unwrap_or_default();
+    let ratios: Vec<f64> = last
+        .strip_prefix("geomean: dispatcher/structured ")
+        .and_then(|rest| rest.split_once(", interpreter/structured "))
+        .map(|(a, b)| [a, b].iter().filter_map(|r| r.parse().ok()).collect())
+        .unwrap_or_default();
+    assert!(ratios.len() == 2 && ratios.iter().all(|r| *r > 0.0), "{stdout}");
+}

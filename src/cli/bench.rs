@@ -35,6 +35,18 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 1)]
         repeat: u32,
     },
+    /// The oracle corpus's kernels whose translations are structured, run three ways: on the SASS interpreter
+    /// (the reference), and translated with structured control flow and with the dispatcher loop on the Vulkan
+    /// device (each time translating, compiling the pipeline, dispatching and reading back); ends with
+    /// `geomean: dispatcher/structured X, interpreter/structured Y`.
+    Shaders {
+        /// The corpus folder (a Tandem checkout's gpu/tests/sass); the source tree's by default.
+        #[arg(long)]
+        corpus: Option<PathBuf>,
+        /// Runs of each; the fastest counts.
+        #[arg(long, default_value_t = 3)]
+        repeat: u32,
+    },
     /// The reference interpreter, the fast path and Unicorn (QEMU's translator) on an integer-heavy program.
     Cpu {
         /// The program to run (an NRO, NSO, ExeFS folder or ELF); the embedded intloop benchmark by default.
@@ -48,6 +60,7 @@ pub enum BenchCommand {
 pub fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
     match command {
         BenchCommand::Cpu { program, repeat } => cpu(program, repeat),
+        BenchCommand::Shaders { corpus, repeat } => shaders(corpus, repeat),
         BenchCommand::Linux { cpu, busybox_dir, megabytes, awk_iterations, repeat } => {
             linux(cpu, busybox_dir, megabytes, awk_iterations, repeat)
         }
@@ -119,6 +132,66 @@ fn cpu(program: Option<PathBuf>, repeat: u32) -> anyhow::Result<ExitCode> {
         speed(unicorn_time, reference_time),
         speed(reference_time, fast_time),
         speed(unicorn_time, fast_time)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn shaders(corpus: Option<PathBuf>, repeat: u32) -> anyhow::Result<ExitCode> {
+    use tandem_gpu::sass::Isa;
+    use tandem_gpu::sass::corpus::{Corpus, Placement, dispatch_laid_out, interpret};
+    use tandem_gpu::shader::Layout;
+    use tandem_gpu::shader::structure::ControlFlow;
+    let dir = corpus.unwrap_or_else(Corpus::source_tree);
+    let corpus = Corpus::open(&dir)
+        .with_context(|| format!("reading the oracle corpus {}: pass --corpus with gpu/tests/sass", dir.display()))?;
+    let device = tandem_gpu::vulkan::ComputeDevice::new()
+        .context("opening a Vulkan device (install mesa-vulkan-drivers for lavapipe)")?;
+    println!("device: {} (best of {repeat}; a run translates, compiles, dispatches and reads back)", device.name());
+    let best = |f: &mut dyn FnMut() -> anyhow::Result<()>| -> anyhow::Result<Duration> {
+        let mut best = Duration::MAX;
+        for _ in 0..repeat.max(1) {
+            let start = Instant::now();
+            f()?;
+            best = best.min(start.elapsed());
+        }
+        Ok(best)
+    };
+    let (mut dispatcher_ratios, mut interpreter_ratios) = (Vec::new(), Vec::new());
+    for isa in [Isa::Sm5x, Isa::Sm86] {
+        for run in &corpus.runs {
+            let Some(kernel) = corpus.kernel(isa, run)? else { continue };
+            let laid_out = |layout| dispatch_laid_out(&device, run, &kernel, &corpus.input, Placement::Device, layout);
+            // Kernels that do not translate, or whose control flow takes the dispatcher anyway, compare nothing.
+            let Ok(outcome) = laid_out(Layout::Constructs) else { continue };
+            if !matches!(outcome.control_flow, ControlFlow::Structured(_)) {
+                continue;
+            }
+            let structured = best(&mut || Ok(laid_out(Layout::Constructs).map(drop)?))?;
+            let dispatcher = best(&mut || Ok(laid_out(Layout::Dispatcher).map(drop)?))?;
+            let interpreter = best(&mut || Ok(interpret(run, &kernel, &corpus.input).map(drop)?))?;
+            let ratio = |time: Duration| time.as_secs_f64() / structured.as_secs_f64();
+            println!(
+                "{:<18} {:<5} interpreter {:>8.1} ms, dispatcher {:>8.1} ms, structured {:>8.1} ms: \
+                 dispatcher/structured {:.2}",
+                run.entry,
+                isa,
+                interpreter.as_secs_f64() * 1e3,
+                dispatcher.as_secs_f64() * 1e3,
+                structured.as_secs_f64() * 1e3,
+                ratio(dispatcher)
+            );
+            dispatcher_ratios.push(ratio(dispatcher));
+            interpreter_ratios.push(ratio(interpreter));
+        }
+    }
+    if dispatcher_ratios.is_empty() {
+        anyhow::bail!("no kernel of {} translated with structured control flow", dir.display());
+    }
+    let geomean = |ratios: &[f64]| (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
+    println!(
+        "geomean: dispatcher/structured {:.2}, interpreter/structured {:.2}",
+        geomean(&dispatcher_ratios),
+        geomean(&interpreter_ratios)
     );
     Ok(ExitCode::SUCCESS)
 }

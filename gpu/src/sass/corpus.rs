@@ -12,7 +12,10 @@ use super::exec::{
     self, ConstantBuffers, ExecError, Kernel, Launch, Sampler, TextureImage, Textures, driver_constants, run_compute,
 };
 use crate::shader::ir::{HandlePart, PoolView, SurfaceBinding, TextureBinding, TextureHandle, TextureView};
-use crate::shader::{FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, TranslateError, Window, translate_compute};
+use crate::shader::structure::ControlFlow;
+use crate::shader::{
+    FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, Layout, TranslateError, Window, translate_compute_laid_out,
+};
 use crate::texture::format::NumberKind;
 use crate::vulkan::{
     ComputeDevice, DispatchOptions, Sampling, StorageImage, Texture, TexturePool, TextureSlot, VulkanError,
@@ -610,6 +613,7 @@ pub struct Outcome {
     pub buffers: Vec<u8>,
     pub faulted: bool,
     pub spirv: Vec<u32>,
+    pub control_flow: ControlFlow,
 }
 
 /// Translates the kernel for `placement` and runs it on the Vulkan device.
@@ -619,6 +623,18 @@ pub fn dispatch(
     kernel: &KernelImage,
     input: &[u8],
     placement: Placement,
+) -> Result<Outcome, CorpusError> {
+    dispatch_laid_out(device, run, kernel, input, placement, Layout::default())
+}
+
+/// `dispatch` with the translation's control flow laid out as `layout` says.
+pub fn dispatch_laid_out(
+    device: &ComputeDevice,
+    run: &Run,
+    kernel: &KernelImage,
+    input: &[u8],
+    placement: Placement,
+    layout: Layout,
 ) -> Result<Outcome, CorpusError> {
     let vulkan = |source| CorpusError::Vulkan { entry: run.entry.clone(), source };
     let buffers = (0..3).map(|_| device.buffer(BUFFER_BYTES as u64)).collect::<Result<Vec<_>, _>>().map_err(vulkan)?;
@@ -661,7 +677,8 @@ pub fn dispatch(
     let texels: Vec<Vec<u8>> =
         run.textures.iter().enumerate().map(|(number, texture)| texture.texels(number)).collect();
     let (views, slots) = run_textures(device, run, &needs.textures, &bank, &texels)?;
-    let translation = translate_compute(kernel, run.block, LOCAL_BYTES, &global, &views).map_err(translate_error)?;
+    let translation =
+        translate_compute_laid_out(kernel, run.block, LOCAL_BYTES, &global, &views, layout).map_err(translate_error)?;
     let mut banks = Vec::new();
     for &number in &translation.constant_banks {
         let bytes = bank(number);
@@ -689,7 +706,7 @@ pub fn dispatch(
     }
     let flag = FaultWord::Flag as usize * 4;
     let faulted = device.read(&fault).map_err(vulkan)?.get(flag..flag + 4).is_some_and(|word| word != [0; 4]);
-    Ok(Outcome { buffers: result, faulted, spirv: translation.spirv })
+    Ok(Outcome { buffers: result, faulted, spirv: translation.spirv, control_flow: translation.control_flow })
 }
 
 /// Storage images with the number of the run's surface each holds.

@@ -175,6 +175,28 @@ pub fn translate_compute(
     global: &GlobalMemory,
     texture_views: &[TextureView],
 ) -> Result<Translation, TranslateError> {
+    translate_compute_laid_out(kernel, block, local_bytes, global, texture_views, Layout::default())
+}
+
+/// How a translation lays out the program's control flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// Structured constructs where `structure` finds them, else the dispatcher loop.
+    #[default]
+    Constructs,
+    /// The dispatcher loop whatever the CFG (`tandem bench shaders` compares the two).
+    Dispatcher,
+}
+
+/// `translate_compute` with the control flow laid out as `layout` says.
+pub fn translate_compute_laid_out(
+    kernel: &KernelImage,
+    block: [u32; 3],
+    local_bytes: u32,
+    global: &GlobalMemory,
+    texture_views: &[TextureView],
+    layout: Layout,
+) -> Result<Translation, TranslateError> {
     let program = lower(kernel, local_bytes)?;
     let graphics_only = |op: &ir::Op| match op {
         ir::Op::Demote => true,
@@ -196,7 +218,8 @@ pub fn translate_compute(
     }
     refuse_lod_queries(kernel, &program, "a compute kernel")?;
     require_pools(kernel, &program, texture_views)?;
-    let (spirv, control_flow) = spirv::emit(&program, &Stage::Compute { local_size: block }, global, texture_views);
+    let (spirv, control_flow) =
+        spirv::emit(&program, &Stage::Compute { local_size: block }, global, texture_views, layout);
     Ok(Translation {
         spirv,
         constant_banks: program.constant_banks,
@@ -438,7 +461,7 @@ pub fn translate_graphics(
         refuse_lod_queries(kernel, &program, "a stage before the rasteriser")?;
     }
     require_pools(kernel, &program, texture_views)?;
-    let (spirv, control_flow) = spirv::emit(&program, &stage, global, texture_views);
+    let (spirv, control_flow) = spirv::emit(&program, &stage, global, texture_views, Layout::default());
     Ok(Translation {
         spirv,
         constant_banks: program.constant_banks,

@@ -46,12 +46,12 @@ use surface::{SurfaceVariable, declare_surfaces};
 pub(crate) use texture::missing_pools;
 use texture::{TextureVariable, declare_textures};
 
-use super::GlobalMemory;
 use super::ir::{
     BinOp, Block, Cmp, Conv, FArith, HalfFormat, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp,
     Value,
 };
 use super::structure::{ControlFlow, structurise};
+use super::{GlobalMemory, Layout};
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{
@@ -211,6 +211,7 @@ pub fn emit(
     stage: &Stage,
     global: &GlobalMemory,
     texture_views: &[TextureView],
+    layout: Layout,
 ) -> (Vec<u32>, ControlFlow) {
     let local_size = match stage {
         Stage::Compute { local_size } => *local_size,
@@ -308,7 +309,10 @@ pub fn emit(
         variable
     };
     let has_barriers = program.blocks.iter().any(|block| matches!(block.terminator, Terminator::Barrier(_)));
-    let control_flow = structurise(program);
+    let control_flow = match layout {
+        Layout::Constructs => structurise(program),
+        Layout::Dispatcher => ControlFlow::Dispatcher("asked for"),
+    };
     let threads = local_size.iter().product::<u32>();
     // Two buffers (by phase parity) of (values, phase tag) per thread, for warp exchanges.
     let warp_slot_words = warp_slot_words(program);
