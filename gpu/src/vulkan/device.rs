@@ -8,7 +8,6 @@ use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use gpu_allocator::{AllocationSizes, AllocatorDebugSettings};
 use std::collections::HashSet;
 use std::ffi::{CStr, c_void};
-use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
@@ -191,7 +190,7 @@ pub(super) struct Shared {
     /// `None` only while `Shared` is dropped. Locked after `queue` when both are needed.
     pub allocator: Mutex<Option<Allocator>>,
     pub physical: vk::PhysicalDevice,
-    instance: ManuallyDrop<Instance>,
+    instance: &'static Instance,
 }
 
 /// The one queue and its command pool. Whoever holds this lock may submit, touch buffer memory or free buffers.
@@ -269,32 +268,30 @@ impl Drop for Shared {
         }
         // The allocator frees its memory blocks through the device, so it goes first.
         drop(self.allocator.get_mut().unwrap_or_else(PoisonError::into_inner).take());
-        // SAFETY: every object made from the device is gone; the instance outlives the device and goes last.
-        unsafe {
-            self.device.destroy_device(None);
-            ManuallyDrop::drop(&mut self.instance);
-        }
+        // SAFETY: every object made from the device is gone.
+        unsafe { self.device.destroy_device(None) };
     }
 }
 
 /// The instance and, with validation on, the messenger that routes the layer's messages to `tracing`.
 struct Instance {
-    /// Keeps the loader library open; dropped after the instance.
+    /// Keeps the loader library open.
     _entry: ash::Entry,
     instance: ash::Instance,
     messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
 }
 
-impl Drop for Instance {
-    fn drop(&mut self) {
-        // SAFETY: the device made from this instance is already destroyed (`Shared::drop`) or was never made.
-        unsafe {
-            if let Some((loader, messenger)) = self.messenger.take() {
-                loader.destroy_debug_utils_messenger(messenger, None);
-            }
-            self.instance.destroy_instance(None);
-        }
+/// The process's instance with and without validation, made when first wanted and never destroyed: destroying
+/// the last instance lets the loader unload the driver, and NVIDIA's leaves thread-exit handlers behind that then
+/// crash the process (SIGSEGV as a thread that used the driver ends: two tests' devices in one process on an H200).
+fn process_instance(validation: bool) -> Result<&'static Instance, VulkanError> {
+    static INSTANCES: Mutex<[Option<&'static Instance>; 2]> = Mutex::new([None, None]);
+    let mut instances = lock(&INSTANCES);
+    let slot = &mut instances[usize::from(validation)];
+    if slot.is_none() {
+        *slot = Some(Box::leak(Box::new(Instance::new(validation)?)));
     }
+    Ok(slot.expect("made above"))
 }
 
 impl Instance {
@@ -424,7 +421,7 @@ pub(super) struct Opened {
 }
 
 pub(super) fn open(options: &DeviceOptions) -> Result<Opened, VulkanError> {
-    let instance = Instance::new(options.validation)?;
+    let instance = process_instance(options.validation)?;
     // SAFETY: a valid instance.
     let physicals = unsafe { instance.instance.enumerate_physical_devices() }
         .map_err(VulkanError::call("vkEnumeratePhysicalDevices"))?;
@@ -673,7 +670,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
 }
 
 /// The logical device with every feature `Features` reports, its queue, command pool and allocator.
-fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared>, VulkanError> {
+fn create_device(instance: &'static Instance, candidate: &Candidate) -> Result<Arc<Shared>, VulkanError> {
     let f = &candidate.features;
     let base = vk::PhysicalDeviceFeatures::default()
         .shader_int64(true)
@@ -765,7 +762,7 @@ fn create_device(instance: Instance, candidate: &Candidate) -> Result<Arc<Shared
         queue: Mutex::new(Queue { queue, pool: vk::CommandPool::null(), state: State::Ready }),
         allocator: Mutex::new(None),
         physical: candidate.physical,
-        instance: ManuallyDrop::new(instance),
+        instance,
     };
     let pool_info = vk::CommandPoolCreateInfo::default()
         .flags(vk::CommandPoolCreateFlags::TRANSIENT)
