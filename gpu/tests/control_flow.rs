@@ -33,6 +33,10 @@ next:
 IADD32I rd=1 ra=1 imm32=1
 BRA offset={loop}
 done:
+";
+
+/// Stores R2 at out + 4 * R0 (the thread's index) and exits.
+const STORE_AND_EXIT: &str = "
 SHL.imm rd=6 ra=0 imm20=2
 IADD.cbuf rd=6 ra=6 cb_bank=0 cb_offset=0x50 cc=1
 IADD.cbuf rd=7 ra=255 cb_bank=0 cb_offset=0x51 x=1
@@ -85,12 +89,7 @@ small:
 IADD32I rd=2 ra=2 imm32=7
 SYNC
 joined:
-SHL.imm rd=6 ra=0 imm20=2
-IADD.cbuf rd=6 ra=6 cb_bank=0 cb_offset=0x50 cc=1
-IADD.cbuf rd=7 ra=255 cb_bank=0 cb_offset=0x51 x=1
-STG rs=2 ra=6 e=1 size=4
-EXIT
-f:
+{STORE_AND_EXIT}f:
 ISCADD.reg rd=2 ra=2 rb=2 shift=1
 IADD32I rd=2 ra=2 imm32=1
 RET
@@ -142,7 +141,7 @@ fn check_words(kernel: &KernelImage, run: &Run, expected: &[u32]) {
 
 #[test]
 fn continue_and_break_leave_each_thread_its_loop_sum() {
-    let (kernel, run) = kernel_and_run("sum_of_evens", SUM_OF_EVENS);
+    let (kernel, run) = kernel_and_run("sum_of_evens", &format!("{SUM_OF_EVENS}{STORE_AND_EXIT}"));
     let expected: Vec<u32> = (0..THREADS).map(|t| (0..(t + 3).min(20)).filter(|i| i % 2 == 0).sum()).collect();
     check_words(&kernel, &run, &expected);
 }

@@ -12,7 +12,7 @@
 use super::Emitter;
 use crate::shader::ir::Program;
 use crate::shader::structure::Code;
-use rspirv::spirv::{self, SelectionControl, Word};
+use rspirv::spirv::{SelectionControl, Word};
 use std::collections::{BTreeSet, HashMap};
 
 /// What a multi-level exit aims at: a construct's number (0 means none is pending).
@@ -116,12 +116,7 @@ impl Emitter<'_> {
 
     /// Ends the block with a loop construct's header and starts its body.
     fn open_construct(&mut self, label: Option<u32>, is_loop: bool) {
-        let (header, body, merge, continue_) = (self.b.id(), self.b.id(), self.b.id(), self.b.id());
-        self.b.branch(header).expect("in a block");
-        self.b.begin_block(Some(header)).expect("in a function");
-        self.b.loop_merge(merge, continue_, spirv::LoopControl::NONE, []).expect("in a block");
-        self.b.branch(body).expect("in a block");
-        self.b.begin_block(Some(body)).expect("in a function");
+        let (header, continue_, merge) = self.open_loop();
         let state = self.structured_state();
         let number = state.next_number;
         state.next_number += 1;
