@@ -183,6 +183,8 @@ __asm__(".section .rodata\n"
         "locations_ps_end:\n"
         "locations86_ps: .incbin \"shaders/locations86.ps.bin\"\n"
         "locations86_ps_end:\n"
+        "primitive_ps: .incbin \"shaders/primitive.ps.bin\"\n"
+        "primitive_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -201,7 +203,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
     patch86_tcs_end[], patch86_tes[], patch86_tes_end[], locations_ps[],
-    locations_ps_end[], locations86_ps[], locations86_ps_end[];
+    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -397,6 +399,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define PATCH86_TES 0x7E00u /* 0x400 bytes */
 #define LOCATIONS_PS 0x8200u
 #define LOCATIONS86_PS 0x8400u
+#define PRIMITIVE_PS 0x8600u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2740,14 +2743,10 @@ static void expect_located(uint32_t x, uint32_t y, uint32_t out[4]) {
  * over the whole float target: within 2^-12 of the exact values (their floats lie in [1, 4) but the position's,
  * exact), the hosts' interpolation being that close. */
 static void rectangle_index_buffer(void);
-static void interpolation_locations(uint32_t vertex, uint32_t pixel) {
-    const uint32_t one = F_1, three = 0x40400000u;
-    const Vertex quad[4] = {
-        {0, 0, {one, one, F_0, F_1}},
-        {1024, 0, {three, one, F_0, F_1}},
-        {0, 512, {one, three, F_0, F_1}},
-        {1024, 512, {three, three, F_0, F_1}},
-    };
+
+/* Draws the rectangle `quad` over the whole float target (cleared to zero first) as two triangles, 0 1 2 and
+ * 2 1 3, with the programs given; target 0 is the A8B8G8R8 one again after. */
+static void draw_float_rectangle(const Vertex quad[4], uint32_t vertex, uint32_t pixel) {
     set_address(SET_COLOR_TARGET_A, FLOAT_TARGET);
     uint32_t float_target[4] = {WIDTH * 16, HEIGHT, RF32_GF32_BF32_AF32, PITCH};
     method(SET_COLOR_TARGET_A + 8, 4, float_target);
@@ -2757,14 +2756,45 @@ static void interpolation_locations(uint32_t vertex, uint32_t pixel) {
     rectangle_index_buffer();
     use_programs(vertex, pixel);
     set(BEGIN, TRIANGLES);
-    set(DRAW_INDEX_BUFFER, 6); /* the rectangle's indices: 0 1 2, 2 1 3 */
+    set(DRAW_INDEX_BUFFER, 6);
     set(END, 0);
     run("draw");
-    report_float("generic 0 at (+0.25, -0.25) and at the centroid, and position x at the offset",
-                 wrong_float_pixels_within(expect_located, 1u << 11));
     set_address(SET_COLOR_TARGET_A, TARGET);
     uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
     method(SET_COLOR_TARGET_A + 8, 4, target);
+}
+
+static void interpolation_locations(uint32_t vertex, uint32_t pixel) {
+    const uint32_t one = F_1, three = 0x40400000u;
+    const Vertex quad[4] = {
+        {0, 0, {one, one, F_0, F_1}},
+        {1024, 0, {three, one, F_0, F_1}},
+        {0, 512, {one, three, F_0, F_1}},
+        {1024, 512, {three, three, F_0, F_1}},
+    };
+    draw_float_rectangle(quad, vertex, pixel);
+    report_float("generic 0 at (+0.25, -0.25) and at the centroid, and position x at the offset",
+                 wrong_float_pixels_within(expect_located, 1u << 11));
+}
+
+/* The whole float target as two triangles (the rectangle's): primitive.ps writes the number of the triangle each
+ * pixel's centre is in, by edge functions, as a float, then 0.25, 0.5 and 1.0. */
+static const Vertex whole_target[4] = {
+    {0, 0, {F_0, F_0, F_0, F_0}},
+    {1024, 0, {F_0, F_0, F_0, F_0}},
+    {0, 512, {F_0, F_0, F_0, F_0}},
+    {1024, 512, {F_0, F_0, F_0, F_0}},
+};
+static void expect_primitive(uint32_t x, uint32_t y, uint32_t out[4]) {
+    const Vertex first[3] = {whole_target[0], whole_target[1], whole_target[2]};
+    out[0] = inside(first, x, y) ? F_0 : F_1;
+    out[1] = 0x3E800000u;
+    out[2] = 0x3F000000u;
+    out[3] = F_1;
+}
+static void primitive_ids(uint32_t vertex, uint32_t pixel) {
+    draw_float_rectangle(whole_target, vertex, pixel);
+    report_float("each pixel the number of its triangle (a[0x60], PrimitiveId)", wrong_float_pixels(expect_primitive));
 }
 
 /* The whole float target drawn in one flat colour out of [-1, 1], under each SET_PS_SATURATE setting. */
@@ -3250,6 +3280,9 @@ int main(void) {
     print("-- interpolation away from the pixel centre: IPA .OFFSET (+0.25, -0.25) and .CENTROID\n");
     copy_program(LOCATIONS_PS, locations_ps, locations_ps_end);
     interpolation_locations(PASS_VS, LOCATIONS_PS);
+    print("-- a pixel program reading the primitive's number (a[0x60])\n");
+    copy_program(PRIMITIVE_PS, primitive_ps, primitive_ps_end);
+    primitive_ids(PASS_VS, PRIMITIVE_PS);
     ampere_class(nv, (void *)(heap + 0x600000));
 
     nv_close(nv, gpu.channel);

@@ -304,6 +304,7 @@ pub(super) enum StageIo {
     },
     TessControl {
         inputs: VertexInputs,
+        primitive_id: Option<Word>,
         invocation_id: Word,
         /// The output vertices' `Position`s and generic i's vectors (arrays of a vector a vertex).
         positions: Word,
@@ -312,6 +313,7 @@ pub(super) enum StageIo {
     },
     TessEval {
         inputs: VertexInputs,
+        primitive_id: Option<Word>,
         tess_coord: Word,
         levels: TessLevels,
         outputs: VertexOutputs,
@@ -327,6 +329,7 @@ pub(super) enum StageIo {
     Fragment {
         frag_coord: Word,
         front_facing: Word,
+        primitive_id: Option<Word>,
         /// Generic i component c's input, and how it is interpolated.
         inputs: Vec<(u32, u32, Word, Interpolation)>,
         /// Target t's output, its type and its first register.
@@ -427,18 +430,25 @@ pub(super) fn declare_geometry_io(
 ) -> StageIo {
     b.capability(Capability::Geometry);
     let inputs = declare_vertex_inputs(b, t, &geometry.header, geometry.input.vertices(), interface);
+    let primitive_id = declare_primitive_id(b, &geometry.header, interface);
     let int = b.type_int(32, 1);
-    let primitive_id = geometry.header.reads(attribute::PRIMITIVE_ID).then(|| {
-        let input = variable(b, StorageClass::Input, int, interface);
-        built_in(b, input, BuiltIn::PrimitiveId);
-        input
-    });
     let invocation_id = variable(b, StorageClass::Input, int, interface);
     built_in(b, invocation_id, BuiltIn::InvocationId);
     let choices = (None, geometry.layer, geometry.depth_minus_one_to_one);
     let outputs = declare_vertex_outputs(b, t, &geometry.header, geometry.next_stage_reads, choices, false, interface);
     let max_vertices = geometry.header.max_output_vertices();
     StageIo::Geometry { inputs, primitive_id, invocation_id, outputs, max_vertices }
+}
+
+/// The `PrimitiveId` input where the header reads it (a[0x60]); a stage other than geometry or tessellation
+/// needs `Capability::Geometry` for it.
+fn declare_primitive_id(b: &mut Builder, header: &ProgramHeader, interface: &mut Vec<Word>) -> Option<Word> {
+    header.reads(attribute::PRIMITIVE_ID).then(|| {
+        let int = b.type_int(32, 1);
+        let input = variable(b, StorageClass::Input, int, interface);
+        built_in(b, input, BuiltIn::PrimitiveId);
+        input
+    })
 }
 
 /// A variable of `ty` at `Location` g for each generic g that `wanted`.
@@ -514,6 +524,7 @@ pub(super) fn declare_tess_control_io(
 ) -> StageIo {
     b.capability(Capability::Tessellation);
     let inputs = declare_vertex_inputs(b, t, &control.header, control.patch_vertices, interface);
+    let primitive_id = declare_primitive_id(b, &control.header, interface);
     let int = b.type_int(32, 1);
     let invocation_id = variable(b, StorageClass::Input, int, interface);
     built_in(b, invocation_id, BuiltIn::InvocationId);
@@ -525,7 +536,7 @@ pub(super) fn declare_tess_control_io(
     let handed_on = |g| control.next_stage_reads >> g & 1 == 1 || writes_generic(&control.header, g);
     let generics = declare_generics(b, StorageClass::Output, per_vertex, handed_on, interface);
     let levels = declare_tess_levels(b, t, StorageClass::Output, control.patch_words, interface);
-    StageIo::TessControl { inputs, invocation_id, positions, generics, levels }
+    StageIo::TessControl { inputs, primitive_id, invocation_id, positions, generics, levels }
 }
 
 /// A tessellation evaluation program's control points, domain coordinate and levels in, and its outputs as a
@@ -538,6 +549,7 @@ pub(super) fn declare_tess_eval_io(
 ) -> StageIo {
     b.capability(Capability::Tessellation);
     let inputs = declare_vertex_inputs(b, t, &evaluation.header, evaluation.patch_vertices, interface);
+    let primitive_id = declare_primitive_id(b, &evaluation.header, interface);
     let v3f32 = b.type_vector(t.f32, 3);
     let tess_coord = variable(b, StorageClass::Input, v3f32, interface);
     built_in(b, tess_coord, BuiltIn::TessCoord);
@@ -545,7 +557,7 @@ pub(super) fn declare_tess_eval_io(
     let choices = (None, evaluation.layer, evaluation.depth_minus_one_to_one);
     let outputs =
         declare_vertex_outputs(b, t, &evaluation.header, evaluation.next_stage_reads, choices, true, interface);
-    StageIo::TessEval { inputs, tess_coord, levels, outputs }
+    StageIo::TessEval { inputs, primitive_id, tess_coord, levels, outputs }
 }
 
 fn writes_generic(header: &ProgramHeader, generic: u32) -> bool {
@@ -567,6 +579,11 @@ pub(super) fn declare_fragment_io(
     built_in(b, frag_coord, BuiltIn::FragCoord);
     let front_facing = variable(b, StorageClass::Input, t.bool, interface);
     built_in(b, front_facing, BuiltIn::FrontFacing);
+    let primitive_id = declare_primitive_id(b, &fragment.header, interface);
+    if let Some(input) = primitive_id {
+        b.capability(Capability::Geometry);
+        b.decorate(input, Decoration::Flat, []);
+    }
     let mut inputs = Vec::new();
     for g in 0..GENERICS {
         for c in 0..4 {
@@ -612,7 +629,7 @@ pub(super) fn declare_fragment_io(
         built_in(b, output, BuiltIn::FragDepth);
         (output, register)
     });
-    StageIo::Fragment { frag_coord, front_facing, inputs, colors, depth }
+    StageIo::Fragment { frag_coord, front_facing, primitive_id, inputs, colors, depth }
 }
 
 impl Emitter<'_> {
@@ -687,15 +704,20 @@ impl Emitter<'_> {
         let StageIo::Geometry { inputs, primitive_id, .. } = self.io() else { unreachable!("a geometry stage") };
         let (inputs, primitive_id) = (inputs.clone(), *primitive_id);
         self.fill_vertex_inputs(&inputs);
-        if let Some(input) = primitive_id {
-            let int = self.b.type_int(32, 1);
-            let id = self.b.load(int, None, input, None, []).expect("in a block");
-            let id = self.b.bitcast(self.t.u32, None, id).expect("in a block");
-            for v in 0..geometry.input.vertices() {
-                self.store_attribute(false, v * ATTRIBUTE_WORDS * 4 + attribute::PRIMITIVE_ID, id);
-            }
-        }
+        self.fill_primitive_id(primitive_id, geometry.input.vertices());
         self.clear_outputs();
+    }
+
+    /// The primitive's number, where the program reads it, into a[0x60] of each of the input attribute
+    /// space's `vertices`.
+    fn fill_primitive_id(&mut self, input: Option<Word>, vertices: u32) {
+        let Some(input) = input else { return };
+        let int = self.b.type_int(32, 1);
+        let id = self.b.load(int, None, input, None, []).expect("in a block");
+        let id = self.b.bitcast(self.t.u32, None, id).expect("in a block");
+        for v in 0..vertices {
+            self.store_attribute(false, v * ATTRIBUTE_WORDS * 4 + attribute::PRIMITIVE_ID, id);
+        }
     }
 
     /// Each input vertex's position and generics into its 256 words of the attribute space.
@@ -722,9 +744,12 @@ impl Emitter<'_> {
 
     /// A tessellation control program's control points into the attribute space; its outputs to (0, 0, 0, 1).
     pub(super) fn tess_control_prologue(&mut self) {
-        let StageIo::TessControl { inputs, .. } = self.io() else { unreachable!("a tessellation control stage") };
-        let inputs = inputs.clone();
+        let StageIo::TessControl { inputs, primitive_id, .. } = self.io() else {
+            unreachable!("a tessellation control stage")
+        };
+        let (inputs, primitive_id) = (inputs.clone(), *primitive_id);
         self.fill_vertex_inputs(&inputs);
+        self.fill_primitive_id(primitive_id, self.input_vertices);
         self.clear_outputs();
     }
 
@@ -750,11 +775,12 @@ impl Emitter<'_> {
     /// A tessellation evaluation program's control points, and its domain coordinate's u and v (0x2f0, 0x2f4),
     /// into the attribute space; its outputs to (0, 0, 0, 1).
     pub(super) fn tess_eval_prologue(&mut self) {
-        let StageIo::TessEval { inputs, tess_coord, .. } = self.io() else {
+        let StageIo::TessEval { inputs, primitive_id, tess_coord, .. } = self.io() else {
             unreachable!("a tessellation evaluation stage")
         };
-        let (inputs, tess_coord) = (inputs.clone(), *tess_coord);
+        let (inputs, primitive_id, tess_coord) = (inputs.clone(), *primitive_id, *tess_coord);
         self.fill_vertex_inputs(&inputs);
+        self.fill_primitive_id(primitive_id, self.input_vertices);
         let (f32_, u32_) = (self.t.f32, self.t.u32);
         let v3f32 = self.b.type_vector(f32_, 3);
         let coordinate = self.b.load(v3f32, None, tess_coord, None, []).expect("in a block");
@@ -945,12 +971,14 @@ impl Emitter<'_> {
         }
     }
 
-    /// FragCoord, front facing and the interpolated generics into the attribute space.
+    /// FragCoord, front facing, the primitive's number and the interpolated generics into the attribute space.
     pub(super) fn fragment_prologue(&mut self, _fragment: &FragmentInterface) {
-        let StageIo::Fragment { frag_coord, front_facing, inputs, .. } = self.io() else {
+        let StageIo::Fragment { frag_coord, front_facing, primitive_id, inputs, .. } = self.io() else {
             unreachable!("a fragment stage")
         };
-        let (frag_coord, front_facing, inputs) = (*frag_coord, *front_facing, inputs.clone());
+        let (frag_coord, front_facing, primitive_id, inputs) =
+            (*frag_coord, *front_facing, *primitive_id, inputs.clone());
+        self.fill_primitive_id(primitive_id, 1);
         let (f32_, u32_) = (self.t.f32, self.t.u32);
         let v4f32 = self.b.type_vector(f32_, 4);
         let coord = self.b.load(v4f32, None, frag_coord, None, []).expect("in a block");
