@@ -354,3 +354,43 @@ fn per_patch_words_are_refused_where_they_are_not_translated() {
     let error = translate(generic, ShaderType::TessellationInit).unwrap_err();
     assert!(error.contains("per-patch words past the header's PerPatchAttributeCount"), "{error}");
 }
+
+/// Tessellation programs read the primitive's number (a[0x60], Vulkan's PrimitiveId) as geometry and pixel
+/// programs do; the modules pass spirv-val for their stages.
+#[test]
+fn tessellation_programs_read_the_primitive_number() {
+    let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
+    let triangles =
+        Tessellator { domain: TessDomain::Triangles, spacing: TessSpacing::Equal, output: TessOutput::TrianglesCw };
+    for stage in ["tess_control", "tess_eval"] {
+        let source = format!(
+            ".stage {stage}\n.vertices 3\n.reads 0x60-0x60\n.writes 0x80-0x80\nALD rd=0 address=0x60 size=0\nAST rs=0 address=0x80 size=0\nEXIT\n"
+        );
+        let program = assemble::program(&source).unwrap();
+        let (header, kernel) = graphics_kernel(stage, &program);
+        assert!(header.reads(0x60), "{stage}: the header reads a[0x60]");
+        let control = TessControlInterface { header, patch_vertices: 3, next_stage_reads: 1, patch_words: 0 };
+        let evaluation = TessEvalInterface {
+            header,
+            patch_vertices: 3,
+            patch_words: 0,
+            tessellator: triangles,
+            next_stage_reads: 1,
+            depth_minus_one_to_one: false,
+            layer: false,
+        };
+        let stage_of = match stage {
+            "tess_control" => Stage::TessControl(&control),
+            _ => Stage::TessEval(&evaluation),
+        };
+        let translation = translate_graphics(&kernel, stage_of, 0, &global, &[]).unwrap_or_else(|e| panic!("{e}"));
+        spirv_val(stage, &translation.spirv);
+        const PRIMITIVE_ID: u32 = 7;
+        const DECORATE_BUILT_IN: [u32; 2] = [4 << 16 | 71, 11];
+        let declared = translation
+            .spirv
+            .windows(4)
+            .any(|w| [w[0], w[2], w[3]] == [DECORATE_BUILT_IN[0], DECORATE_BUILT_IN[1], PRIMITIVE_ID]);
+        assert!(declared, "{stage}: no PrimitiveId input");
+    }
+}
