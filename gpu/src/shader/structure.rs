@@ -451,4 +451,146 @@ loop 0x0 {
         let barrier = text(vec![Terminator::Barrier(0x10), Terminator::Exit(None)]);
         assert_eq!(barrier, "dispatcher: a barrier or a warp exchange (the phase loop)\n");
     }
+
+    /// How a walk through code ended.
+    enum Flow {
+        Normal,
+        Continue(u32),
+        Break(u32),
+        Exit,
+        /// The walk reached its step limit.
+        Stop,
+    }
+
+    /// Runs `code` as the emitted SPIR-V would, taking each condition from `decide`, recording the blocks whose
+    /// statements run; `Err` where control would fall off the end of a construct's body.
+    fn walk(
+        code: &[Code],
+        decide: &mut dyn FnMut() -> bool,
+        trace: &mut Vec<u32>,
+        limit: usize,
+    ) -> Result<Flow, String> {
+        for c in code {
+            let flow = match c {
+                Code::Statements(start) => {
+                    if trace.len() == limit {
+                        return Ok(Flow::Stop);
+                    }
+                    trace.push(*start);
+                    Flow::Normal
+                }
+                Code::If(_, then, otherwise) => walk(if decide() { then } else { otherwise }, decide, trace, limit)?,
+                Code::Loop(header, body) => loop {
+                    match walk(body, decide, trace, limit)? {
+                        Flow::Continue(h) if h == *header => continue,
+                        Flow::Normal => return Err(format!("control fell off loop {header:#x}'s body")),
+                        flow => break flow,
+                    }
+                },
+                Code::Scope(follow, body) => match walk(body, decide, trace, limit)? {
+                    Flow::Break(f) if f == *follow => Flow::Normal,
+                    Flow::Normal => return Err(format!("control fell off scope {follow:#x}'s body")),
+                    flow => flow,
+                },
+                Code::Continue(h) => Flow::Continue(*h),
+                Code::Break(f) => Flow::Break(*f),
+                Code::Exit => Flow::Exit,
+            };
+            if !matches!(flow, Flow::Normal) {
+                return Ok(flow);
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// The blocks the CFG itself runs, with the same decisions.
+    fn run_cfg(program: &Program, decide: &mut dyn FnMut() -> bool, limit: usize) -> Vec<u32> {
+        let mut trace = Vec::new();
+        let mut at = Some(program.entry);
+        while let Some(start) = at {
+            let Some(block) = program.blocks.iter().find(|b| b.start == start) else { break };
+            if trace.len() == limit {
+                break;
+            }
+            trace.push(start);
+            at = match block.terminator {
+                Terminator::Jump(t) => Some(t),
+                Terminator::Branch(_, t, f) => Some(if decide() { t } else { f }),
+                Terminator::Exit(None) => None,
+                Terminator::Exit(Some((_, otherwise))) => (!decide()).then_some(otherwise),
+                Terminator::JumpIndirect(_) | Terminator::Barrier(_) => unreachable!("not generated"),
+            };
+        }
+        trace
+    }
+
+    /// Thousands of random CFGs: where one is structured, every reachable block is placed once, and the
+    /// constructs run the blocks the CFG runs for every sequence of decisions (the CFG is the oracle).
+    #[test]
+    fn structured_code_runs_the_blocks_its_cfg_runs() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut random = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let (mut structured, mut irreducible) = (0, 0);
+        for _ in 0..3000 {
+            let blocks = 1 + random(10) as u32;
+            // Targets one past the last block stop the thread (no block starts there).
+            let pick = |value: u64| 0x10 * (value % (u64::from(blocks) + 1)) as u32;
+            let terminators: Vec<Terminator> = (0..blocks)
+                .map(|_| match random(8) {
+                    0 => Terminator::Exit(None),
+                    1 => Terminator::Exit(Some((C, pick(random(1 << 20))))),
+                    2 | 3 => Terminator::Jump(pick(random(1 << 20))),
+                    _ => Terminator::Branch(C, pick(random(1 << 20)), pick(random(1 << 20))),
+                })
+                .collect();
+            let program = program(terminators);
+            let ControlFlow::Structured(code) = structurise(&program) else {
+                irreducible += 1;
+                continue;
+            };
+            structured += 1;
+            let mut placed = Vec::new();
+            collect_statements(&code, &mut placed);
+            let mut unique = placed.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(placed.len(), unique.len(), "a block placed twice:\n{}", structurise(&program));
+            for seed in 0..8u64 {
+                let decisions = |seed: u64| {
+                    let mut bits = seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1;
+                    move || {
+                        bits = bits.rotate_left(7) ^ (bits >> 3);
+                        bits & 1 == 1
+                    }
+                };
+                let expected = run_cfg(&program, &mut decisions(seed), 200);
+                let mut trace = Vec::new();
+                let shown = structurise(&program);
+                let flow =
+                    walk(&code, &mut decisions(seed), &mut trace, 200).unwrap_or_else(|e| panic!("{e}:\n{shown}"));
+                assert!(!matches!(flow, Flow::Normal), "control fell off the program:\n{shown}");
+                assert_eq!(trace, expected, "seed {seed}:\n{shown}");
+            }
+        }
+        assert!(structured > 1000 && irreducible > 0, "structured {structured}, irreducible {irreducible}");
+    }
+
+    fn collect_statements(code: &[Code], placed: &mut Vec<u32>) {
+        for c in code {
+            match c {
+                Code::Statements(start) => placed.push(*start),
+                Code::If(_, then, otherwise) => {
+                    collect_statements(then, placed);
+                    collect_statements(otherwise, placed);
+                }
+                Code::Loop(_, body) | Code::Scope(_, body) => collect_statements(body, placed),
+                Code::Continue(_) | Code::Break(_) | Code::Exit => {}
+            }
+        }
+    }
 }
