@@ -315,6 +315,37 @@ fn write_code(f: &mut fmt::Formatter<'_>, code: &[Code], indent: usize) -> fmt::
     Ok(())
 }
 
+/// A xorshift generator for the random CFGs of the tests.
+#[cfg(test)]
+pub(crate) struct Random(pub u64);
+
+#[cfg(test)]
+impl Random {
+    /// A number below `n`.
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// The terminators of a random CFG of 1 to 10 blocks at 0x00, 0x10, ..., conditions `cond`; a target one past
+/// the last block is where no block starts (the thread stops).
+#[cfg(test)]
+pub(crate) fn random_terminators(random: &mut Random, cond: Value) -> Vec<Terminator> {
+    let blocks = 1 + random.below(10);
+    let target = |random: &mut Random| 0x10 * random.below(blocks + 1) as u32;
+    (0..blocks)
+        .map(|_| match random.below(8) {
+            0 => Terminator::Exit(None),
+            1 => Terminator::Exit(Some((cond, target(random)))),
+            2 | 3 => Terminator::Jump(target(random)),
+            _ => Terminator::Branch(cond, target(random), target(random)),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -528,27 +559,10 @@ loop 0x0 {
     /// constructs run the blocks the CFG runs for every sequence of decisions (the CFG is the oracle).
     #[test]
     fn structured_code_runs_the_blocks_its_cfg_runs() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut random = move |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut random = Random(0x9e37_79b9_7f4a_7c15);
         let (mut structured, mut irreducible) = (0, 0);
         for _ in 0..3000 {
-            let blocks = 1 + random(10) as u32;
-            // Targets one past the last block stop the thread (no block starts there).
-            let pick = |value: u64| 0x10 * (value % (u64::from(blocks) + 1)) as u32;
-            let terminators: Vec<Terminator> = (0..blocks)
-                .map(|_| match random(8) {
-                    0 => Terminator::Exit(None),
-                    1 => Terminator::Exit(Some((C, pick(random(1 << 20))))),
-                    2 | 3 => Terminator::Jump(pick(random(1 << 20))),
-                    _ => Terminator::Branch(C, pick(random(1 << 20)), pick(random(1 << 20))),
-                })
-                .collect();
-            let program = program(terminators);
+            let program = program(random_terminators(&mut random, C));
             let ControlFlow::Structured(code) = structurise(&program) else {
                 irreducible += 1;
                 continue;

@@ -231,3 +231,168 @@ impl Emitter<'_> {
         self.b.branch(innermost_merge).expect("in a block");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::emit;
+    use crate::shader::ir::{BinOp, Block, Cmp, Op, Program, Space, Special, Stmt, Terminator, Type, UnOp, Value};
+    use crate::shader::structure::{ControlFlow, Random, random_terminators, structurise};
+    use crate::shader::{GlobalMemory, Layout, Stage};
+    use crate::vulkan::ComputeDevice;
+
+    const THREADS: u32 = 32;
+    /// Blocks a thread runs before it stops (loops may not end).
+    const LIMIT: u32 = 40;
+    /// Where the threads start: they seed their decisions, then go to block 0.
+    const ENTRY: u32 = 0x8000;
+
+    /// Statements of one block.
+    struct Body<'p> {
+        program: &'p mut Program,
+        stmts: Vec<Stmt>,
+    }
+
+    impl Body<'_> {
+        fn op(&mut self, op: Op) -> Value {
+            let types = &self.program.types;
+            let ty = op.result_type(|v| types[v.0 as usize]).unwrap_or(Type::U32);
+            let value = Value(self.program.types.len() as u32);
+            self.program.types.push(ty);
+            self.stmts.push(Stmt::Op(value, op));
+            value
+        }
+        fn u32(&mut self, value: u32) -> Value {
+            self.op(Op::Const(Type::U32, u64::from(value)))
+        }
+        fn binary(&mut self, op: BinOp, a: Value, b: Value) -> Value {
+            self.op(Op::Binary(op, a, b))
+        }
+    }
+
+    fn block(program: &mut Program, start: u32, fill: impl FnOnce(&mut Body) -> Terminator) {
+        let mut body = Body { program, stmts: Vec::new() };
+        let terminator = fill(&mut body);
+        let stmts = body.stmts;
+        program.blocks.push(Block { start, body: stmts, terminator });
+    }
+
+    /// The decision generator both sides run: R0 = R0 * 1103515245 + 12345, deciding bit 16.
+    fn next_decision(r0: &mut u32) -> bool {
+        *r0 = r0.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        *r0 >> 16 & 1 == 1
+    }
+
+    /// The random CFG as a kernel: block s (at 0x10 k) stops the thread once it has run LIMIT blocks, else goes
+    /// to s + 8, which writes s to the thread's trace at out + 4 (thread (LIMIT + 1) + 1 + count), the count
+    /// after it at out + 4 thread (LIMIT + 1), and ends in the random terminator, deciding by `next_decision`.
+    fn kernel(terminators: &[Terminator], out: u64) -> Program {
+        let mut program = Program { entry: ENTRY, ..Program::default() };
+        block(&mut program, ENTRY, |b| {
+            let tid = b.op(Op::Special(Special::ThreadId(0)));
+            let golden = b.u32(0x9e37_79b1);
+            let seed = b.binary(BinOp::Mul, tid, golden);
+            b.op(Op::SetReg(0, seed));
+            Terminator::Jump(0)
+        });
+        for (k, terminator) in terminators.iter().enumerate() {
+            let start = 0x10 * k as u32;
+            block(&mut program, start, |b| {
+                let count = b.op(Op::GetReg(1));
+                let limit = b.u32(LIMIT);
+                let over = b.op(Op::Compare(Cmp::GeU, count, limit));
+                Terminator::Exit(Some((over, start + 8)))
+            });
+            block(&mut program, start + 8, |b| {
+                let count = b.op(Op::GetReg(1));
+                let tid = b.op(Op::Special(Special::ThreadId(0)));
+                let words = b.u32(LIMIT + 1);
+                let first = b.binary(BinOp::Mul, tid, words);
+                let one = b.u32(1);
+                let slot = b.binary(BinOp::Add, first, one);
+                let slot = b.binary(BinOp::Add, slot, count);
+                let four = b.u32(4);
+                let base = b.op(Op::Const(Type::U64, out));
+                let store = |b: &mut Body, word: Value, value: Value| {
+                    let offset = b.binary(BinOp::Mul, word, four);
+                    let offset = b.op(Op::Unary(UnOp::ExtendU, offset));
+                    let address = b.binary(BinOp::Add, base, offset);
+                    b.op(Op::Store { space: Space::Global, address, value });
+                };
+                let name = b.u32(start);
+                store(b, slot, name);
+                let counted = b.binary(BinOp::Add, count, one);
+                b.op(Op::SetReg(1, counted));
+                store(b, first, counted);
+                let decide = |b: &mut Body| {
+                    let r0 = b.op(Op::GetReg(0));
+                    let (a, c) = (b.u32(1_103_515_245), b.u32(12_345));
+                    let r0 = b.binary(BinOp::Mul, r0, a);
+                    let r0 = b.binary(BinOp::Add, r0, c);
+                    b.op(Op::SetReg(0, r0));
+                    let sixteen = b.u32(16);
+                    let bit = b.binary(BinOp::ShrU, r0, sixteen);
+                    let bit = b.binary(BinOp::And, bit, one);
+                    let zero = b.u32(0);
+                    b.op(Op::Compare(Cmp::Ne, bit, zero))
+                };
+                match *terminator {
+                    Terminator::Branch(_, t, f) => Terminator::Branch(decide(b), t, f),
+                    Terminator::Exit(Some((_, otherwise))) => Terminator::Exit(Some((decide(b), otherwise))),
+                    ref other => other.clone(),
+                }
+            });
+        }
+        program
+    }
+
+    /// What a thread's trace must be: the CFG run on the CPU with the same decisions.
+    fn expected_trace(terminators: &[Terminator], thread: u32) -> Vec<u32> {
+        let mut r0 = thread.wrapping_mul(0x9e37_79b1);
+        let (mut trace, mut at) = (Vec::new(), Some(0u32));
+        while let Some(start) = at {
+            let Some(terminator) = terminators.get(start as usize / 0x10) else { break };
+            if trace.len() == LIMIT as usize {
+                break;
+            }
+            trace.push(start);
+            at = match *terminator {
+                Terminator::Jump(t) => Some(t),
+                Terminator::Branch(_, t, f) => Some(if next_decision(&mut r0) { t } else { f }),
+                Terminator::Exit(None) => None,
+                Terminator::Exit(Some((_, otherwise))) => (!next_decision(&mut r0)).then_some(otherwise),
+                Terminator::JumpIndirect(_) | Terminator::Barrier(_) => unreachable!("not generated"),
+            };
+        }
+        trace
+    }
+
+    /// Random CFGs laid out as constructs run on the Vulkan device (lavapipe in CI) exactly as the CFG does on the
+    /// CPU, thread by thread: every break, continue and exit through `pending` lands where the CFG goes.
+    #[test]
+    fn random_structured_cfgs_run_on_vulkan_as_their_cfgs_do() {
+        let device = ComputeDevice::new().expect("a Vulkan device (lavapipe: mesa-vulkan-drivers)");
+        let bytes = u64::from(THREADS * (LIMIT + 1) * 4);
+        let out = device.buffer(bytes).unwrap();
+        let mut random = Random(0x2545_f491_4f6c_dd1d);
+        let mut run = 0;
+        while run < 300 {
+            let terminators = random_terminators(&mut random, Value(0));
+            let program = kernel(&terminators, out.address());
+            let ControlFlow::Structured(code) = structurise(&program) else { continue };
+            run += 1;
+            device.write(&out, 0, &vec![0; bytes as usize]).unwrap();
+            let stage = Stage::Compute { local_size: [THREADS, 1, 1] };
+            let (spirv, _) = emit(&program, &stage, &GlobalMemory::Device, &[], Layout::Constructs);
+            device.dispatch(&spirv, "main", &[], [1, 1, 1]).unwrap();
+            let words: Vec<u32> =
+                device.read(&out).unwrap().chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
+            for thread in 0..THREADS {
+                let record = &words[(thread * (LIMIT + 1)) as usize..((thread + 1) * (LIMIT + 1)) as usize];
+                let trace = &record[1..1 + record[0] as usize];
+                let expected = expected_trace(&terminators, thread);
+                let shown = ControlFlow::Structured(code.clone());
+                assert_eq!(trace, expected, "thread {thread} of {terminators:?}:\n{shown}");
+            }
+        }
+    }
+}
