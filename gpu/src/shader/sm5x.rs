@@ -1500,9 +1500,8 @@ impl Maxwell<'_, '_, '_> {
             10 => zero,
             11 => self.select(less, t, zero),
             12 => {
-                let not_sign = self.un(UnOp::LogicalNot, sign);
                 let zero_or_overflow = self.select(zero, t, overflow);
-                self.cmp(Cmp::Ne, not_sign, zero_or_overflow)
+                self.cmp(Cmp::Eq, sign, zero_or_overflow)
             }
             13 => {
                 let not_zero = self.un(UnOp::LogicalNot, zero);

@@ -9,6 +9,7 @@
 //! - a block with two or more forward in-edges is a merge node: it follows a `Scope` inside its immediate
 //!   dominator's code, and a branch to it is `Break` (leave the scope); its code comes after the scope;
 //! - any other block has one forward in-edge, from its immediate dominator, and its code is placed right there.
+//!
 //! Every block is placed exactly once, so nothing is duplicated, and every path through a construct's body ends
 //! in `Continue`, `Break` or `Exit`: control never falls off the end of a body.
 //!

@@ -1417,7 +1417,7 @@ fn cc_holds(cc: u8, test: u64) -> Option<bool> {
         9 => less,
         10 => zero,
         11 => less || zero,
-        12 => (!sign) != (zero || overflow),
+        12 => sign == (zero || overflow),
         13 => sign || !zero,
         14 => (!sign || zero) != overflow,
         15 => true,
