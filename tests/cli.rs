@@ -583,6 +583,21 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
     assert!(validation.status.success(), "{}", text(&validation.stderr));
     std::fs::remove_file(&output).unwrap();
 
+    // The control flow as constructs (--structure), or the dispatcher loop and why: the loops kernel's two loops;
+    // the control kernel's jump table and recursion.
+    let layout = |file: &str, extra: &[&str]| {
+        let cubin = sass.join(file);
+        let args = ["shader", "translate", cubin.to_str().unwrap(), "--block", "128", "-o", output.to_str().unwrap()];
+        let run = tandem(&[&args[..], extra].concat());
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        std::fs::remove_file(&output).unwrap();
+        text(&run.stdout)
+    };
+    let loops = layout("sm53/loops.cubin", &["--structure"]);
+    assert!(loops.contains("\ncontrol flow: structured\n") && loops.matches("loop 0x").count() >= 2, "{loops}");
+    let control = layout("sm86/control.cubin", &[]);
+    assert!(control.ends_with("control flow: a dispatcher loop (an indirect jump (a return or a jump table))\n"));
+
     let programs = sass.join("sm86/programs.cubin");
     let several = tandem(&["shader", "translate", programs.to_str().unwrap(), "-o", output.to_str().unwrap()]);
     assert!(!several.status.success() && text(&several.stderr).contains("choose one with --entry"));
@@ -626,7 +641,7 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
     let run = translate("texture.ps.bin", "sm5x", "pixel", &[]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     assert!(
-        text(&run.stdout).ends_with("set 1: texture c[bindless][0x0] (D2) at binding 0\n"),
+        text(&run.stdout).ends_with("set 1: texture c[bindless][0x0] (D2) at binding 0\ncontrol flow: structured\n"),
         "{}",
         text(&run.stdout)
     );
@@ -643,7 +658,8 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
 
     // A geometry program binds its resources in set 2, and is not a vertex program.
     let run = translate("copies86.gs.bin", "sm86", "geometry", &[]);
-    assert!(run.status.success() && text(&run.stdout).ends_with("set 2: no bindings\n"), "{}", text(&run.stdout));
+    let expected = "set 2: no bindings\ncontrol flow: structured\n";
+    assert!(run.status.success() && text(&run.stdout).ends_with(expected), "{}", text(&run.stdout));
     valid_and_removed();
     let wrong = translate("copies.gs.bin", "sm5x", "vertex", &[]);
     assert!(!wrong.status.success() && text(&wrong.stderr).contains("a Geometry program's, not a Vertex program's"));
@@ -654,7 +670,7 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
         ("patch86.tes.bin", "sm86", "tess-eval", &["--patch-words", "4"][..], 4),
     ] {
         let run = translate(file, isa, stage, extra);
-        let expected = format!("set {set}: no bindings\n");
+        let expected = format!("set {set}: no bindings\ncontrol flow: structured\n");
         assert!(run.status.success() && text(&run.stdout).ends_with(&expected), "{}", text(&run.stderr));
         valid_and_removed();
     }

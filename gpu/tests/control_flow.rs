@@ -99,6 +99,20 @@ RET
 
 const THREADS: u32 = 64;
 
+/// Thread t stores t + 100 to shared word t, meets the others at BAR.SYNC, and takes its neighbour's word,
+/// (t + 1) % THREADS's: what every thread stored before the barrier.
+const NEIGHBOURS: &str = "
+S2R rd=0 sr=0x21
+SHL.imm rd=1 ra=0 imm20=2
+IADD32I rd=2 ra=0 imm32=100
+STS rs=2 ra=1 offset=0 size=4
+BAR mode=0 ra=0 rb=0 a_imm=1 b_imm=1
+IADD32I rd=3 ra=0 imm32=1
+LOP32I rd=3 ra=3 imm32=63 op=0
+SHL.imm rd=3 ra=3 imm20=2
+LDS rd=2 ra=3 offset=0 size=4
+";
+
 /// The kernel's launch: THREADS threads writing a word each at out + 4t.
 fn kernel_and_run(name: &str, source: &str) -> (KernelImage, Run) {
     let kernel = KernelImage {
@@ -144,6 +158,19 @@ fn continue_and_break_leave_each_thread_its_loop_sum() {
     let (kernel, run) = kernel_and_run("sum_of_evens", &format!("{SUM_OF_EVENS}{STORE_AND_EXIT}"));
     let expected: Vec<u32> = (0..THREADS).map(|t| (0..(t + 3).min(20)).filter(|i| i % 2 == 0).sum()).collect();
     check_words(&kernel, &run, &expected);
+}
+
+/// A barrier every thread meets stays where it is in the structured translation (no phase loop), and orders the
+/// shared memory stores before it against the loads after it.
+#[test]
+fn a_barrier_every_thread_meets_orders_shared_memory() {
+    let (mut kernel, run) = kernel_and_run("neighbours", &format!("{NEIGHBOURS}{STORE_AND_EXIT}"));
+    kernel.shared_bytes = 4 * THREADS;
+    let expected: Vec<u32> = (0..THREADS).map(|t| (t + 1) % THREADS + 100).collect();
+    check_words(&kernel, &run, &expected);
+    let translation = translate_compute(&kernel, run.block, 0, &GlobalMemory::Device, &[]).unwrap();
+    let control_flow = translation.control_flow.to_string();
+    assert!(control_flow.contains("barrier\n") && !control_flow.starts_with("dispatcher"), "{control_flow}");
 }
 
 /// A function called from one place returns there through the stack followed at translation (structured

@@ -729,6 +729,17 @@ pub struct Program {
 }
 
 impl Program {
+    /// Whether any statement of any block is an op `wanted` picks.
+    pub fn any_op(&self, wanted: &dyn Fn(&Op) -> bool) -> bool {
+        fn visit(stmts: &[Stmt], wanted: &dyn Fn(&Op) -> bool) -> bool {
+            stmts.iter().any(|stmt| match stmt {
+                Stmt::Op(_, op) => wanted(op),
+                Stmt::If(_, body) => visit(body, wanted),
+            })
+        }
+        self.blocks.iter().any(|block| visit(&block.body, wanted))
+    }
+
     /// The index of `binding` among the program's textures, added when it is new.
     pub fn texture(&mut self, binding: TextureBinding) -> u16 {
         let index = self.textures.iter().position(|b| *b == binding).unwrap_or_else(|| {

@@ -208,7 +208,7 @@ pub fn translate_compute_laid_out(
         }
         op => out_of_stage(&Stage::Compute { local_size: [1, 1, 1] }, op).is_some(),
     };
-    if spirv::any_op(&program, &graphics_only) {
+    if program.any_op(&graphics_only) {
         return Err(TranslateError::Unimplemented {
             isa: kernel.isa,
             what: "attributes, outputs or KIL in a compute kernel (they belong to graphics stages)".into(),
@@ -303,7 +303,7 @@ fn patch_end(stage: &Stage) -> u32 {
 /// The first reason `out_of_stage` gives for an op of `program`.
 fn first_out_of_stage(program: &ir::Program, stage: &Stage) -> Option<&'static str> {
     let found = std::cell::Cell::new(None);
-    spirv::any_op(program, &|op| {
+    program.any_op(&|op| {
         found.set(out_of_stage(stage, op));
         found.get().is_some()
     });
@@ -312,7 +312,7 @@ fn first_out_of_stage(program: &ir::Program, stage: &Stage) -> Option<&'static s
 
 /// A level-of-detail query needs the derivatives only the fragment stage has: elsewhere it is refused.
 fn refuse_lod_queries(kernel: &KernelImage, program: &ir::Program, stage: &str) -> Result<(), TranslateError> {
-    if spirv::any_op(program, &|op| matches!(op, ir::Op::TextureLodQuery { .. })) {
+    if program.any_op(&|op| matches!(op, ir::Op::TextureLodQuery { .. })) {
         return Err(TranslateError::Unimplemented {
             isa: kernel.isa,
             what: format!("TMML in {stage} (no derivatives: what it gives there is unknown)"),
@@ -384,7 +384,7 @@ pub fn program_needs(kernel: &KernelImage) -> Result<ProgramNeeds, TranslateErro
                 | AtomicCas { space: ir::Space::Global, .. }
         )
     };
-    let global_memory = spirv::any_op(&program, &global);
+    let global_memory = program.any_op(&global);
     Ok(ProgramNeeds { textures: program.textures, surfaces: program.surfaces, global_memory })
 }
 
@@ -408,7 +408,7 @@ pub fn translate_graphics(
         )
     };
     if program.blocks.iter().any(|block| matches!(block.terminator, ir::Terminator::Barrier(_)))
-        || spirv::any_op(&program, &compute_only)
+        || program.any_op(&compute_only)
     {
         return Err(TranslateError::Unimplemented {
             isa: kernel.isa,

@@ -18,7 +18,7 @@
 //!   construct: the emitter carries multi-level exits outwards through a variable);
 //! - an `If`'s condition is defined in the `Statements` just before it (values do not cross blocks).
 
-use super::ir::{Program, Terminator, Value};
+use super::ir::{Op, Program, Terminator, Value};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -36,6 +36,9 @@ pub enum Code {
     Break(u32),
     /// The thread ends.
     Exit,
+    /// Every thread of the workgroup meets here (BAR.SYNC), shared memory ordered across it. Only at the top
+    /// level, with no exit before it: every thread reaches it, as SPIR-V requires (`uniform_barriers`).
+    Barrier,
 }
 
 /// How the emitter lays out a program's control flow.
@@ -49,18 +52,44 @@ pub enum ControlFlow {
 /// Constructs nest no deeper than this (the emitter recurses through them); deeper programs take the dispatcher.
 const MAX_NESTING: usize = 512;
 
-/// The program's control flow as constructs, when its CFG is reducible and has no indirect jumps or barriers.
+/// The program's control flow as constructs, when its CFG is reducible, has no indirect jumps, and every thread
+/// meets each barrier (warp exchanges and barrier reductions need the dispatcher's phase loop).
 pub fn structurise(program: &Program) -> ControlFlow {
-    match Cfg::new(program) {
-        Ok(cfg) => {
-            let mut placer = Placer { cfg: &cfg, program, depth: 0 };
-            match placer.tree(cfg.entry) {
-                Some(code) => ControlFlow::Structured(code),
-                None => ControlFlow::Dispatcher("constructs nested too deeply"),
-            }
-        }
-        Err(why) => ControlFlow::Dispatcher(why),
+    if program.any_op(&|op| matches!(op, Op::WarpPublish(_) | Op::BlockReduce(_))) {
+        return ControlFlow::Dispatcher("a warp exchange or a barrier reduction (the phase loop)");
     }
+    let cfg = match Cfg::new(program) {
+        Ok(cfg) => cfg,
+        Err(why) => return ControlFlow::Dispatcher(why),
+    };
+    let mut placer = Placer { cfg: &cfg, program, depth: 0 };
+    let Some(code) = placer.tree(cfg.entry) else { return ControlFlow::Dispatcher("constructs nested too deeply") };
+    if !uniform_barriers(&code) {
+        return ControlFlow::Dispatcher(
+            "a barrier some threads may not reach (in a branch or a loop, or after an exit)",
+        );
+    }
+    ControlFlow::Structured(code)
+}
+
+/// Whether every barrier is at the top level with no exit before the last of them, so that every thread of the
+/// workgroup meets each one the same number of times (a thread that exited would leave the others waiting).
+fn uniform_barriers(code: &[Code]) -> bool {
+    fn contains(code: &[Code], wanted: &dyn Fn(&Code) -> bool) -> bool {
+        code.iter().any(|c| {
+            wanted(c)
+                || match c {
+                    Code::If(_, then, otherwise) => contains(then, wanted) || contains(otherwise, wanted),
+                    Code::Loop(_, body) | Code::Scope(_, body) => contains(body, wanted),
+                    _ => false,
+                }
+        })
+    }
+    let nested = code
+        .iter()
+        .any(|c| !matches!(c, Code::Barrier) && contains(std::slice::from_ref(c), &|c| matches!(c, Code::Barrier)));
+    let last = code.iter().rposition(|c| matches!(c, Code::Barrier)).unwrap_or(0);
+    !nested && !contains(&code[..last], &|c| matches!(c, Code::Exit))
 }
 
 /// The reachable blocks, their order and dominators.
@@ -89,7 +118,7 @@ impl Cfg {
                     Terminator::Exit(None) => vec![],
                     Terminator::Exit(Some((_, otherwise))) => vec![otherwise],
                     Terminator::JumpIndirect(_) => return Err("an indirect jump (a return or a jump table)"),
-                    Terminator::Barrier(_) => return Err("a barrier or a warp exchange (the phase loop)"),
+                    Terminator::Barrier(after) => vec![after],
                 };
                 // A jump to where no block starts ends the thread: no edge.
                 Ok(targets.iter().filter_map(|t| index.get(t).copied()).collect::<Vec<_>>())
@@ -259,7 +288,12 @@ impl Placer<'_> {
             Terminator::Exit(Some((cond, otherwise))) => {
                 vec![Code::If(cond, vec![Code::Exit], self.branch(x, otherwise)?)]
             }
-            Terminator::JumpIndirect(_) | Terminator::Barrier(_) => unreachable!("refused by Cfg::new"),
+            Terminator::Barrier(after) => {
+                let mut code = vec![Code::Barrier];
+                code.extend(self.branch(x, after)?);
+                code
+            }
+            Terminator::JumpIndirect(_) => unreachable!("refused by Cfg::new"),
         })
     }
 
@@ -311,6 +345,7 @@ fn write_code(f: &mut fmt::Formatter<'_>, code: &[Code], indent: usize) -> fmt::
             Code::Continue(header) => writeln!(f, "{pad}continue {header:#x}")?,
             Code::Break(follow) => writeln!(f, "{pad}break {follow:#x}")?,
             Code::Exit => writeln!(f, "{pad}exit")?,
+            Code::Barrier => writeln!(f, "{pad}barrier")?,
         }
     }
     Ok(())
@@ -475,13 +510,49 @@ loop 0x0 {
     }
 
     #[test]
-    fn irreducible_loops_indirect_jumps_and_barriers_take_the_dispatcher() {
+    fn irreducible_loops_indirect_jumps_and_barriers_some_threads_miss_take_the_dispatcher() {
         let irreducible = text(vec![Terminator::Branch(C, 0x10, 0x20), Terminator::Jump(0x20), Terminator::Jump(0x10)]);
         assert_eq!(irreducible, "dispatcher: an irreducible loop (entered other than through its header)\n");
         let indirect = text(vec![Terminator::JumpIndirect(C)]);
         assert_eq!(indirect, "dispatcher: an indirect jump (a return or a jump table)\n");
-        let barrier = text(vec![Terminator::Barrier(0x10), Terminator::Exit(None)]);
-        assert_eq!(barrier, "dispatcher: a barrier or a warp exchange (the phase loop)\n");
+        let in_a_loop = text(vec![Terminator::Barrier(0x10), Terminator::Branch(C, 0x00, 0x20)]);
+        let reached = "dispatcher: a barrier some threads may not reach (in a branch or a loop, or after an exit)\n";
+        assert_eq!(in_a_loop, reached);
+        let after_an_exit = text(vec![Terminator::Exit(Some((C, 0x10))), Terminator::Barrier(0x20)]);
+        assert_eq!(after_an_exit, reached);
+    }
+
+    #[test]
+    fn barriers_every_thread_meets_are_structured() {
+        // A diamond, then the barrier, then an exit on one side: the threads all meet the barrier first.
+        let code = text(vec![
+            Terminator::Branch(C, 0x10, 0x20),
+            Terminator::Jump(0x20),
+            Terminator::Barrier(0x30),
+            Terminator::Exit(Some((C, 0x40))),
+            Terminator::Exit(None),
+        ]);
+        let expected = "\
+scope 0x20 {
+  block 0x0
+  if v7 {
+    block 0x10
+    break 0x20
+  } else {
+    break 0x20
+  }
+}
+block 0x20
+barrier
+block 0x30
+if v7 {
+  exit
+} else {
+  block 0x40
+  exit
+}
+";
+        assert_eq!(code, expected);
     }
 
     /// How a walk through code ended.
@@ -527,6 +598,7 @@ loop 0x0 {
                 Code::Continue(h) => Flow::Continue(*h),
                 Code::Break(f) => Flow::Break(*f),
                 Code::Exit => Flow::Exit,
+                Code::Barrier => Flow::Normal,
             };
             if !matches!(flow, Flow::Normal) {
                 return Ok(flow);
@@ -604,7 +676,7 @@ loop 0x0 {
                     collect_statements(otherwise, placed);
                 }
                 Code::Loop(_, body) | Code::Scope(_, body) => collect_statements(body, placed),
-                Code::Continue(_) | Code::Break(_) | Code::Exit => {}
+                Code::Continue(_) | Code::Break(_) | Code::Exit | Code::Barrier => {}
             }
         }
     }

@@ -230,16 +230,16 @@ pub fn emit(
         b.capability(capability);
     }
     let fragment = matches!(stage, Stage::Fragment(_));
-    if any_op(program, &|op| matches!(op, Op::Demote))
-        || (fragment && any_op(program, &|op| matches!(op, Op::AtomicCas { space: Space::Global, .. })))
+    if program.any_op(&|op| matches!(op, Op::Demote))
+        || (fragment && program.any_op(&|op| matches!(op, Op::AtomicCas { space: Space::Global, .. })))
     {
         b.capability(Capability::DemoteToHelperInvocation);
         b.extension("SPV_EXT_demote_to_helper_invocation");
     }
-    if any_op(program, &|op| matches!(op, Op::TextureQuery { .. } | Op::TextureLodQuery { .. })) {
+    if program.any_op(&|op| matches!(op, Op::TextureQuery { .. } | Op::TextureLodQuery { .. })) {
         b.capability(Capability::ImageQuery);
     }
-    if any_op(program, &|op| matches!(op, Op::InterpolateAt { .. })) {
+    if program.any_op(&|op| matches!(op, Op::InterpolateAt { .. })) {
         b.capability(Capability::InterpolationFunction);
     }
     b.memory_model(AddressingModel::PhysicalStorageBuffer64, MemoryModel::GLSL450);
@@ -288,8 +288,7 @@ pub fn emit(
     let (textures, first_surface_binding) =
         declare_textures(&mut b, &t, &program.textures, texture_views, set, first_texture_binding, &mut interface);
     let surfaces = declare_surfaces(&mut b, u32_, &program.surfaces, set, first_surface_binding, &mut interface);
-    let shared_wide = any_op(
-        program,
+    let shared_wide = program.any_op(
         &|op| matches!(op, Op::AtomicCas { space: Space::Shared, value, .. } if program.types[value.0 as usize] == Type::U64),
     );
     let shared = (program.shared_bytes > 0).then(|| {
@@ -316,7 +315,7 @@ pub fn emit(
     let threads = local_size.iter().product::<u32>();
     // Two buffers (by phase parity) of (values, phase tag) per thread, for warp exchanges.
     let warp_slot_words = warp_slot_words(program);
-    let warp = any_op(program, &|op| matches!(op, Op::WarpPublish(_) | Op::BlockReduce(_))).then(|| {
+    let warp = program.any_op(&|op| matches!(op, Op::WarpPublish(_) | Op::BlockReduce(_))).then(|| {
         let length = b.constant_bit32(u32_, 2 * warp_slot_words * threads);
         let array = b.type_array(u32_, length);
         let pointer = b.type_pointer(None, StorageClass::Workgroup, array);
@@ -324,7 +323,9 @@ pub fn emit(
         interface.push(variable);
         variable
     });
-    let running = has_barriers.then(|| {
+    // Barriers in a structured program are met where they stand; elsewhere the phase loop takes them.
+    let phased = has_barriers && matches!(control_flow, ControlFlow::Dispatcher(_));
+    let running = phased.then(|| {
         let three = b.constant_bit32(u32_, 3);
         let array = b.type_array(u32_, three);
         let pointer = b.type_pointer(None, StorageClass::Workgroup, array);
@@ -480,15 +481,6 @@ pub fn emit(
 }
 
 /// Whether any statement of the program is an op `wanted` picks.
-pub(super) fn any_op(program: &Program, wanted: &dyn Fn(&Op) -> bool) -> bool {
-    fn visit(stmts: &[Stmt], wanted: &dyn Fn(&Op) -> bool) -> bool {
-        stmts.iter().any(|stmt| match stmt {
-            Stmt::Op(_, op) => wanted(op),
-            Stmt::If(_, body) => visit(body, wanted),
-        })
-    }
-    program.blocks.iter().any(|block| visit(&block.body, wanted))
-}
 
 /// Words of a warp exchange slot: the most words a `WarpPublish` of `program` publishes (at least
 /// `WARP_SLOT_VALUE_WORDS`), and the phase tag.

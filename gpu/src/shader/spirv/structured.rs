@@ -9,7 +9,7 @@
 //!
 //! Invariant: `pending` is 0 whenever code of the program's blocks runs.
 
-use super::Emitter;
+use super::{BARRIER_SEMANTICS, Emitter, WORKGROUP_SCOPE};
 use crate::shader::ir::Program;
 use crate::shader::structure::Code;
 use rspirv::spirv::{SelectionControl, Word};
@@ -108,6 +108,10 @@ impl Emitter<'_> {
                 Code::Exit => {
                     self.leave_for(None, false);
                     return false;
+                }
+                Code::Barrier => {
+                    let (scope, semantics) = (self.u32_const(WORKGROUP_SCOPE), self.u32_const(BARRIER_SEMANTICS));
+                    self.b.control_barrier(scope, scope, semantics).expect("in a block");
                 }
             }
         }
