@@ -173,6 +173,75 @@ fn a_barrier_every_thread_meets_orders_shared_memory() {
     assert!(control_flow.contains("barrier\n") && !control_flow.starts_with("dispatcher"), "{control_flow}");
 }
 
+/// Three rounds of: thread t stores t + i to shared word t, a barrier, t takes its neighbour's word into its sum,
+/// odd threads add 1000 (a branch that divides the threads, with no barrier in it), a barrier. The loop's count
+/// is the same for every thread, so every thread meets both barriers each round.
+const ROUNDS: &str = "
+S2R rd=0 sr=0x21
+SHL.imm rd=1 ra=0 imm20=2
+MOV32I rd=4 imm32=0 lanes=15
+MOV32I rd=5 imm32=0 lanes=15
+round:
+IADD.reg rd=2 ra=0 rb=4
+STS rs=2 ra=1 offset=0 size=4
+BAR mode=0 ra=0 rb=0 a_imm=1 b_imm=1
+IADD32I rd=3 ra=0 imm32=1
+LOP32I rd=3 ra=3 imm32=63 op=0
+SHL.imm rd=3 ra=3 imm20=2
+LDS rd=2 ra=3 offset=0 size=4
+IADD.reg rd=5 ra=5 rb=2
+LOP32I rd=6 ra=0 imm32=1 op=0
+ISETP.imm pd=0 pq=7 ra=6 imm20=0 cmp=2 signed=1
+BRA pg=0 offset={even}
+IADD32I rd=5 ra=5 imm32=1000
+even:
+BAR mode=0 ra=0 rb=0 a_imm=1 b_imm=1
+IADD32I rd=4 ra=4 imm32=1
+ISETP.imm pd=1 pq=7 ra=4 imm20=3 cmp=1 signed=1
+BRA pg=1 offset={round}
+IADD32I rd=2 ra=5 imm32=0
+";
+
+/// Threads 0-31 store, meet at a barrier and take their neighbour's word (of the 32); threads 32-63 branch past
+/// it all. Not every thread meets the barrier: the phase loop takes it (the others do not hold it up).
+const HALF_MEET: &str = "
+S2R rd=0 sr=0x21
+IADD32I rd=2 ra=0 imm32=100
+ISETP.imm pd=0 pq=7 ra=0 imm20=32 cmp=6 signed=1
+BRA pg=0 offset={skip}
+SHL.imm rd=1 ra=0 imm20=2
+STS rs=2 ra=1 offset=0 size=4
+BAR mode=0 ra=0 rb=0 a_imm=1 b_imm=1
+IADD32I rd=3 ra=0 imm32=1
+LOP32I rd=3 ra=3 imm32=31 op=0
+SHL.imm rd=3 ra=3 imm20=2
+LDS rd=2 ra=3 offset=0 size=4
+skip:
+";
+
+/// Barriers in a loop whose count every thread shares stay in the structured layout; a barrier behind a branch
+/// that divides the threads takes the phase loop. Both compute what the interpreter does.
+#[test]
+fn barriers_in_uniform_loops_are_structured_and_divided_ones_are_phased() {
+    let rounds: Vec<u32> =
+        (0..THREADS).map(|t| 3 * ((t + 1) % THREADS) + 3 + if t % 2 == 1 { 3000 } else { 0 }).collect();
+    let half: Vec<u32> = (0..THREADS).map(|t| if t < 32 { (t + 1) % 32 + 100 } else { t + 100 }).collect();
+    for (name, source, expected, structured) in
+        [("rounds", ROUNDS, rounds, true), ("half_meet", HALF_MEET, half, false)]
+    {
+        let (mut kernel, run) = kernel_and_run(name, &format!("{source}{STORE_AND_EXIT}"));
+        kernel.shared_bytes = 4 * THREADS;
+        check_words(&kernel, &run, &expected);
+        let translation = translate_compute(&kernel, run.block, 0, &GlobalMemory::Device, &[]).unwrap();
+        let control_flow = translation.control_flow.to_string();
+        assert_eq!(
+            control_flow.starts_with("dispatcher: a barrier not every thread may meet"),
+            !structured,
+            "{name}: {control_flow}"
+        );
+    }
+}
+
 /// A function called from one place returns there through the stack followed at translation (structured
 /// constructs); called from two, the stack lives in local memory and returns go through the dispatcher.
 #[test]

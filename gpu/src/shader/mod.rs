@@ -18,6 +18,7 @@ mod stack;
 pub mod structure;
 mod surface;
 mod texture;
+mod uniformity;
 
 pub use crate::texture::format::NumberKind;
 pub use ir::TextureView;

@@ -19,6 +19,7 @@
 //! - an `If`'s condition is defined in the `Statements` just before it (values do not cross blocks).
 
 use super::ir::{Op, Program, Terminator, Value};
+use super::uniformity;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -36,8 +37,8 @@ pub enum Code {
     Break(u32),
     /// The thread ends.
     Exit,
-    /// Every thread of the workgroup meets here (BAR.SYNC), shared memory ordered across it. Only at the top
-    /// level, with no exit before it: every thread reaches it, as SPIR-V requires (`uniform_barriers`).
+    /// Every thread of the workgroup meets here (BAR.SYNC), shared memory ordered across it; only in programs
+    /// where every thread meets every barrier, as SPIR-V requires (`uniformity`).
     Barrier,
 }
 
@@ -52,6 +53,10 @@ pub enum ControlFlow {
 /// Constructs nest no deeper than this (the emitter recurses through them); deeper programs take the dispatcher.
 const MAX_NESTING: usize = 512;
 
+/// Why a program whose barriers divergence analysis cannot show every thread meets takes the dispatcher.
+const NOT_EVERY_THREAD: &str =
+    "a barrier not every thread may meet (a branch, loop or exit that may divide the threads)";
+
 /// The program's control flow as constructs, when its CFG is reducible, has no indirect jumps, and every thread
 /// meets each barrier (warp exchanges and barrier reductions need the dispatcher's phase loop).
 pub fn structurise(program: &Program) -> ControlFlow {
@@ -64,32 +69,11 @@ pub fn structurise(program: &Program) -> ControlFlow {
     };
     let mut placer = Placer { cfg: &cfg, program, depth: 0 };
     let Some(code) = placer.tree(cfg.entry) else { return ControlFlow::Dispatcher("constructs nested too deeply") };
-    if !uniform_barriers(&code) {
-        return ControlFlow::Dispatcher(
-            "a barrier some threads may not reach (in a branch or a loop, or after an exit)",
-        );
+    let has_barriers = program.blocks.iter().any(|block| matches!(block.terminator, Terminator::Barrier(_)));
+    if has_barriers && !uniformity::barriers_met_by_every_thread(program) {
+        return ControlFlow::Dispatcher(NOT_EVERY_THREAD);
     }
     ControlFlow::Structured(code)
-}
-
-/// Whether every barrier is at the top level with no exit before the last of them, so that every thread of the
-/// workgroup meets each one the same number of times (a thread that exited would leave the others waiting).
-fn uniform_barriers(code: &[Code]) -> bool {
-    fn contains(code: &[Code], wanted: &dyn Fn(&Code) -> bool) -> bool {
-        code.iter().any(|c| {
-            wanted(c)
-                || match c {
-                    Code::If(_, then, otherwise) => contains(then, wanted) || contains(otherwise, wanted),
-                    Code::Loop(_, body) | Code::Scope(_, body) => contains(body, wanted),
-                    _ => false,
-                }
-        })
-    }
-    let nested = code
-        .iter()
-        .any(|c| !matches!(c, Code::Barrier) && contains(std::slice::from_ref(c), &|c| matches!(c, Code::Barrier)));
-    let last = code.iter().rposition(|c| matches!(c, Code::Barrier)).unwrap_or(0);
-    !nested && !contains(&code[..last], &|c| matches!(c, Code::Exit))
 }
 
 /// The reachable blocks, their order and dominators.
@@ -516,7 +500,7 @@ loop 0x0 {
         let indirect = text(vec![Terminator::JumpIndirect(C)]);
         assert_eq!(indirect, "dispatcher: an indirect jump (a return or a jump table)\n");
         let in_a_loop = text(vec![Terminator::Barrier(0x10), Terminator::Branch(C, 0x00, 0x20)]);
-        let reached = "dispatcher: a barrier some threads may not reach (in a branch or a loop, or after an exit)\n";
+        let reached = format!("dispatcher: {NOT_EVERY_THREAD}\n");
         assert_eq!(in_a_loop, reached);
         let after_an_exit = text(vec![Terminator::Exit(Some((C, 0x10))), Terminator::Barrier(0x20)]);
         assert_eq!(after_an_exit, reached);
