@@ -37,8 +37,8 @@ pub enum BenchCommand {
     },
     /// The oracle corpus's kernels whose translations are structured, run three ways: on the SASS interpreter
     /// (the reference), and translated with structured control flow and with the dispatcher loop on the Vulkan
-    /// device (each time translating, compiling the pipeline, dispatching and reading back); ends with
-    /// `geomean: dispatcher/structured X, interpreter/structured Y`.
+    /// device (each time translating, compiling the pipeline with the drivers' shader caches off, dispatching
+    /// and reading back); ends with `geomean: dispatcher/structured X, interpreter/structured Y`.
     Shaders {
         /// The corpus folder (a Tandem checkout's gpu/tests/sass); the source tree's by default.
         #[arg(long)]
@@ -141,6 +141,12 @@ fn shaders(corpus: Option<PathBuf>, repeat: u32) -> anyhow::Result<ExitCode> {
     use tandem_gpu::sass::corpus::{Corpus, Placement, dispatch_laid_out, interpret};
     use tandem_gpu::shader::Layout;
     use tandem_gpu::shader::structure::ControlFlow;
+    // Each run must compile: the drivers' own shader caches (Mesa's, NVIDIA's) would answer the second run of a
+    // layout from the first, and the first comes before any device is open.
+    for (variable, value) in [("MESA_SHADER_CACHE_DISABLE", "true"), ("__GL_SHADER_DISK_CACHE", "0")] {
+        // SAFETY: the command has started no thread yet; the Vulkan loader reads these when the instance is made.
+        unsafe { std::env::set_var(variable, value) };
+    }
     let dir = corpus.unwrap_or_else(Corpus::source_tree);
     let corpus = Corpus::open(&dir)
         .with_context(|| format!("reading the oracle corpus {}: pass --corpus with gpu/tests/sass", dir.display()))?;
