@@ -12,8 +12,8 @@
 //! and cannot be asked not to on an H200) and may not fuse Fma (lavapipe does not); neither changes a result.
 //!
 //! Barriers must be met in uniform control flow, which a dispatcher is not (threads take different numbers of
-//! iterations to reach one). A structured program whose barriers every thread meets (at its top level, no exit
-//! before them) has them where they stand; any other program with barriers runs in phases: the dispatcher loop runs each thread
+//! iterations to reach one). A structured program whose barriers every thread meets (`uniformity`) has them
+//! where they stand; any other program with barriers runs in phases: the dispatcher loop runs each thread
 //! until it exits or reaches a barrier (its block ends there), and the phase loop around it, which every
 //! thread runs in step, then executes the barrier and goes on while any thread of the workgroup has not
 //! exited. Whether any has not is a workgroup flag each paused thread sets before the barrier and every
