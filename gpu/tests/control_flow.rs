@@ -102,17 +102,18 @@ const THREADS: u32 = 64;
 
 /// Thread t stores t + 100 to shared word t, meets the others at BAR.SYNC, and takes its neighbour's word,
 /// (t + 1) % THREADS's: what every thread stored before the barrier.
-const NEIGHBOURS: &str = "
-S2R rd=0 sr=0x21
-SHL.imm rd=1 ra=0 imm20=2
-IADD32I rd=2 ra=0 imm32=100
-STS rs=2 ra=1 offset=0 size=4
-BAR mode=0 ra=0 rb=0 a_imm=1 b_imm=1
-IADD32I rd=3 ra=0 imm32=1
-LOP32I rd=3 ra=3 imm32=63 op=0
-SHL.imm rd=3 ra=3 imm20=2
-LDS rd=2 ra=3 offset=0 size=4
-";
+fn neighbours() -> String {
+    format!("S2R rd=0 sr=0x21\nSHL.imm rd=1 ra=0 imm20=2\nIADD32I rd=2 ra=0 imm32=100\n{}", swap_with_neighbour(63))
+}
+
+/// Stores R2 to shared word R0 (the thread's index; R1 holds 4 R0), meets the other threads at BAR.SYNC, and
+/// loads into R2 the word of thread (R0 + 1) & `mask`.
+fn swap_with_neighbour(mask: u32) -> String {
+    format!(
+        "STS rs=2 ra=1 offset=0 size=4\nBAR mode=0 ra=0 rb=0 a_imm=1 b_imm=1\nIADD32I rd=3 ra=0 imm32=1\n\
+         LOP32I rd=3 ra=3 imm32={mask} op=0\nSHL.imm rd=3 ra=3 imm20=2\nLDS rd=2 ra=3 offset=0 size=4\n"
+    )
+}
 
 /// The kernel's launch: THREADS threads writing a word each at out + 4t.
 fn kernel_and_run(name: &str, source: &str) -> (KernelImage, Run) {
@@ -171,7 +172,7 @@ fn continue_and_break_leave_each_thread_its_loop_sum() {
 /// shared memory stores before it against the loads after it.
 #[test]
 fn a_barrier_every_thread_meets_orders_shared_memory() {
-    let (mut kernel, run) = kernel_and_run("neighbours", &format!("{NEIGHBOURS}{STORE_AND_EXIT}"));
+    let (mut kernel, run) = kernel_and_run("neighbours", &format!("{}{STORE_AND_EXIT}", neighbours()));
     kernel.shared_bytes = 4 * THREADS;
     let expected: Vec<u32> = (0..THREADS).map(|t| (t + 1) % THREADS + 100).collect();
     check_words(&kernel, &run, &expected);
@@ -183,19 +184,16 @@ fn a_barrier_every_thread_meets_orders_shared_memory() {
 /// Three rounds of: thread t stores t + i to shared word t, a barrier, t takes its neighbour's word into its sum,
 /// odd threads add 1000 (a branch that divides the threads, with no barrier in it), a barrier. The loop's count
 /// is the same for every thread, so every thread meets both barriers each round.
-const ROUNDS: &str = "
+fn rounds() -> String {
+    let before = "
 S2R rd=0 sr=0x21
 SHL.imm rd=1 ra=0 imm20=2
 MOV32I rd=4 imm32=0 lanes=15
 MOV32I rd=5 imm32=0 lanes=15
 round:
 IADD.reg rd=2 ra=0 rb=4
-STS rs=2 ra=1 offset=0 size=4
-BAR mode=0 ra=0 rb=0 a_imm=1 b_imm=1
-IADD32I rd=3 ra=0 imm32=1
-LOP32I rd=3 ra=3 imm32=63 op=0
-SHL.imm rd=3 ra=3 imm20=2
-LDS rd=2 ra=3 offset=0 size=4
+";
+    let after = "
 IADD.reg rd=5 ra=5 rb=2
 LOP32I rd=6 ra=0 imm32=1 op=0
 ISETP.imm pd=0 pq=7 ra=6 imm20=0 cmp=2 signed=1
@@ -208,33 +206,31 @@ ISETP.imm pd=1 pq=7 ra=4 imm20=3 cmp=1 signed=1
 BRA pg=1 offset={round}
 IADD32I rd=2 ra=5 imm32=0
 ";
+    format!("{before}{}{after}", swap_with_neighbour(63))
+}
 
 /// Threads 0-31 store, meet at a barrier and take their neighbour's word (of the 32); threads 32-63 branch past
 /// it all. Not every thread meets the barrier: the phase loop takes it (the others do not hold it up).
-const HALF_MEET: &str = "
+fn half_meet() -> String {
+    let before = "
 S2R rd=0 sr=0x21
 IADD32I rd=2 ra=0 imm32=100
 ISETP.imm pd=0 pq=7 ra=0 imm20=32 cmp=6 signed=1
 BRA pg=0 offset={skip}
 SHL.imm rd=1 ra=0 imm20=2
-STS rs=2 ra=1 offset=0 size=4
-BAR mode=0 ra=0 rb=0 a_imm=1 b_imm=1
-IADD32I rd=3 ra=0 imm32=1
-LOP32I rd=3 ra=3 imm32=31 op=0
-SHL.imm rd=3 ra=3 imm20=2
-LDS rd=2 ra=3 offset=0 size=4
-skip:
 ";
+    format!("{before}{}skip:\n", swap_with_neighbour(31))
+}
 
 /// Barriers in a loop whose count every thread shares stay in the structured layout; a barrier behind a branch
 /// that divides the threads takes the phase loop. Both compute what the interpreter does.
 #[test]
 fn barriers_in_uniform_loops_are_structured_and_divided_ones_are_phased() {
-    let rounds: Vec<u32> =
+    let rounds_expected: Vec<u32> =
         (0..THREADS).map(|t| 3 * ((t + 1) % THREADS) + 3 + if t % 2 == 1 { 3000 } else { 0 }).collect();
     let half: Vec<u32> = (0..THREADS).map(|t| if t < 32 { (t + 1) % 32 + 100 } else { t + 100 }).collect();
     for (name, source, expected, structured) in
-        [("rounds", ROUNDS, rounds, true), ("half_meet", HALF_MEET, half, false)]
+        [("rounds", rounds(), rounds_expected, true), ("half_meet", half_meet(), half, false)]
     {
         let (mut kernel, run) = kernel_and_run(name, &format!("{source}{STORE_AND_EXIT}"));
         kernel.shared_bytes = 4 * THREADS;

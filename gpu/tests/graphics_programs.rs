@@ -319,6 +319,24 @@ fn geometry_instructions_are_refused_outside_geometry_programs() {
     assert!(error.contains("outside geometry and tessellation programs") && error.contains("copies.gs"), "{error}");
 }
 
+/// Tessellation programs of `header` for patches of three control points into triangles, no per-patch words,
+/// the next stage reading `next_stage_reads`' generics.
+fn patch_interfaces(header: ProgramHeader, next_stage_reads: u32) -> (TessControlInterface, TessEvalInterface) {
+    let triangles =
+        Tessellator { domain: TessDomain::Triangles, spacing: TessSpacing::Equal, output: TessOutput::TrianglesCw };
+    let control = TessControlInterface { header, patch_vertices: 3, next_stage_reads, patch_words: 0 };
+    let evaluation = TessEvalInterface {
+        header,
+        patch_vertices: 3,
+        patch_words: 0,
+        tessellator: triangles,
+        next_stage_reads,
+        depth_minus_one_to_one: false,
+        layer: false,
+    };
+    (control, evaluation)
+}
+
 /// A tessellation control program's per-patch outputs are refused by name in an evaluation program, and per-patch
 /// words past the tessellation levels in either (they are not translated yet).
 #[test]
@@ -328,18 +346,7 @@ fn per_patch_words_are_refused_where_they_are_not_translated() {
         let program = assemble::program(source).unwrap();
         let (mut header, kernel) = graphics_kernel("patches", &program);
         header.words[0] = ProgramHeader::new(stage).words[0];
-        let triangles =
-            Tessellator { domain: TessDomain::Triangles, spacing: TessSpacing::Equal, output: TessOutput::TrianglesCw };
-        let control = TessControlInterface { header, patch_vertices: 3, next_stage_reads: 0, patch_words: 0 };
-        let evaluation = TessEvalInterface {
-            header,
-            patch_vertices: 3,
-            patch_words: 0,
-            tessellator: triangles,
-            next_stage_reads: 0,
-            depth_minus_one_to_one: false,
-            layer: false,
-        };
+        let (control, evaluation) = patch_interfaces(header, 0);
         let stage = match stage {
             ShaderType::TessellationInit => Stage::TessControl(&control),
             _ => Stage::TessEval(&evaluation),
@@ -360,8 +367,6 @@ fn per_patch_words_are_refused_where_they_are_not_translated() {
 #[test]
 fn tessellation_programs_read_the_primitive_number() {
     let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
-    let triangles =
-        Tessellator { domain: TessDomain::Triangles, spacing: TessSpacing::Equal, output: TessOutput::TrianglesCw };
     for stage in ["tess_control", "tess_eval"] {
         let source = format!(
             ".stage {stage}\n.vertices 3\n.reads 0x60-0x60\n.writes 0x80-0x80\nALD rd=0 address=0x60 size=0\nAST rs=0 address=0x80 size=0\nEXIT\n"
@@ -369,16 +374,7 @@ fn tessellation_programs_read_the_primitive_number() {
         let program = assemble::program(&source).unwrap();
         let (header, kernel) = graphics_kernel(stage, &program);
         assert!(header.reads(0x60), "{stage}: the header reads a[0x60]");
-        let control = TessControlInterface { header, patch_vertices: 3, next_stage_reads: 1, patch_words: 0 };
-        let evaluation = TessEvalInterface {
-            header,
-            patch_vertices: 3,
-            patch_words: 0,
-            tessellator: triangles,
-            next_stage_reads: 1,
-            depth_minus_one_to_one: false,
-            layer: false,
-        };
+        let (control, evaluation) = patch_interfaces(header, 1);
         let stage_of = match stage {
             "tess_control" => Stage::TessControl(&control),
             _ => Stage::TessEval(&evaluation),
