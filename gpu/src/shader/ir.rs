@@ -770,3 +770,39 @@ impl Program {
         index as u16
     }
 }
+
+/// Building programs by hand, for tests.
+#[cfg(test)]
+pub(crate) mod build {
+    use super::{BinOp, Block, Op, Program, Stmt, Terminator, Type, Value};
+
+    /// Statements of one block.
+    pub(crate) struct Body<'p> {
+        pub(crate) program: &'p mut Program,
+        pub(crate) stmts: Vec<Stmt>,
+    }
+
+    impl Body<'_> {
+        pub(crate) fn op(&mut self, op: Op) -> Value {
+            let types = &self.program.types;
+            let ty = op.result_type(|v| types[v.0 as usize]).unwrap_or(Type::U32);
+            let value = Value(self.program.types.len() as u32);
+            self.program.types.push(ty);
+            self.stmts.push(Stmt::Op(value, op));
+            value
+        }
+        pub(crate) fn u32(&mut self, value: u32) -> Value {
+            self.op(Op::Const(Type::U32, u64::from(value)))
+        }
+        pub(crate) fn binary(&mut self, op: BinOp, a: Value, b: Value) -> Value {
+            self.op(Op::Binary(op, a, b))
+        }
+    }
+
+    pub(crate) fn block(program: &mut Program, start: u32, fill: impl FnOnce(&mut Body) -> Terminator) {
+        let mut body = Body { program, stmts: Vec::new() };
+        let terminator = fill(&mut body);
+        let stmts = body.stmts;
+        program.blocks.push(Block { start, body: stmts, terminator });
+    }
+}

@@ -245,3 +245,106 @@ impl Graph {
         (0..exit).filter(|&node| region[node]).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::barriers_met_by_every_thread;
+    use crate::shader::ir::build::{Body, block};
+    use crate::shader::ir::{BinOp, Cmp, Op, Program, Space, Special, Stmt, Terminator, Value};
+
+    /// A thread-varying value (the thread's index).
+    fn varying(b: &mut Body) -> Value {
+        b.op(Op::Special(Special::ThreadId(0)))
+    }
+
+    /// Block 0 sets R1 by `set_r1` and goes on to `branch_on_r1`'s blocks.
+    fn barrier_behind_r1(set_r1: impl FnOnce(&mut Body)) -> Program {
+        let mut program = Program::default();
+        block(&mut program, 0, |b| {
+            set_r1(b);
+            Terminator::Jump(0x10)
+        });
+        branch_on_r1(&mut program);
+        program
+    }
+
+    /// Block 0x10 branches on R1 != 0 to a barrier (0x20) or past it (0x30), where the thread ends.
+    fn branch_on_r1(program: &mut Program) {
+        block(program, 0x10, |b| {
+            let r1 = b.op(Op::GetReg(1));
+            let zero = b.u32(0);
+            let taken = b.op(Op::Compare(Cmp::Ne, r1, zero));
+            Terminator::Branch(taken, 0x20, 0x30)
+        });
+        block(program, 0x20, |_| Terminator::Barrier(0x30));
+        block(program, 0x30, |_| Terminator::Exit(None));
+    }
+
+    #[test]
+    fn a_uniform_store_after_a_varying_one_makes_the_register_uniform() {
+        let program = barrier_behind_r1(|b| {
+            let tid = varying(b);
+            b.op(Op::SetReg(1, tid));
+            let bank = b.u32(0x10);
+            let word = b.op(Op::ConstantLoad { bank: 0, offset: bank });
+            b.op(Op::SetReg(1, word));
+        });
+        assert!(barriers_met_by_every_thread(&program));
+        let program = barrier_behind_r1(|b| {
+            let bank = b.u32(0x10);
+            let word = b.op(Op::ConstantLoad { bank: 0, offset: bank });
+            b.op(Op::SetReg(1, word));
+            let tid = varying(b);
+            b.op(Op::SetReg(1, tid));
+        });
+        assert!(!barriers_met_by_every_thread(&program));
+    }
+
+    #[test]
+    fn memory_and_guarded_stores_are_varying() {
+        let loaded = barrier_behind_r1(|b| {
+            let address = b.u32(0);
+            let word = b.op(Op::Load { space: Space::Shared, address });
+            b.op(Op::SetReg(1, word));
+        });
+        assert!(!barriers_met_by_every_thread(&loaded));
+        // A constant stored only where the thread's index is odd.
+        let mut guarded = barrier_behind_r1(|_| {});
+        let mut body = Body { program: &mut guarded, stmts: Vec::new() };
+        let tid = varying(&mut body);
+        let one = body.u32(1);
+        let odd = body.binary(BinOp::And, tid, one);
+        let zero = body.u32(0);
+        let is_odd = body.op(Op::Compare(Cmp::Ne, odd, zero));
+        let mut stmts = body.stmts;
+        let mut inner = Body { program: &mut guarded, stmts: Vec::new() };
+        let seven = inner.u32(7);
+        inner.op(Op::SetReg(1, seven));
+        let inner = inner.stmts;
+        stmts.push(Stmt::If(is_odd, inner));
+        guarded.blocks[0].body = stmts;
+        assert!(!barriers_met_by_every_thread(&guarded));
+    }
+
+    /// Two constants stored on the two sides of a branch on the thread's index: each is uniform, but after the
+    /// join threads hold different ones.
+    #[test]
+    fn stores_in_a_divergent_region_are_varying_after_it() {
+        let mut program = Program::default();
+        block(&mut program, 0, |b| {
+            let tid = varying(b);
+            let two = b.u32(2);
+            let low = b.op(Op::Compare(Cmp::LtU, tid, two));
+            Terminator::Branch(low, 0x40, 0x50)
+        });
+        for (start, value) in [(0x40, 1), (0x50, 0)] {
+            block(&mut program, start, |b| {
+                let v = b.u32(value);
+                b.op(Op::SetReg(1, v));
+                Terminator::Jump(0x10)
+            });
+        }
+        branch_on_r1(&mut program);
+        assert!(!barriers_met_by_every_thread(&program));
+    }
+}

@@ -239,7 +239,8 @@ impl Emitter<'_> {
 #[cfg(test)]
 mod tests {
     use super::super::emit;
-    use crate::shader::ir::{BinOp, Block, Cmp, Op, Program, Space, Special, Stmt, Terminator, Type, UnOp, Value};
+    use crate::shader::ir::build::{Body, block};
+    use crate::shader::ir::{BinOp, Cmp, Op, Program, Space, Special, Terminator, Type, UnOp, Value};
     use crate::shader::structure::{ControlFlow, Random, random_terminators, structurise};
     use crate::shader::{GlobalMemory, Layout, Stage};
     use crate::vulkan::ComputeDevice;
@@ -249,36 +250,6 @@ mod tests {
     const LIMIT: u32 = 40;
     /// Where the threads start: they seed their decisions, then go to block 0.
     const ENTRY: u32 = 0x8000;
-
-    /// Statements of one block.
-    struct Body<'p> {
-        program: &'p mut Program,
-        stmts: Vec<Stmt>,
-    }
-
-    impl Body<'_> {
-        fn op(&mut self, op: Op) -> Value {
-            let types = &self.program.types;
-            let ty = op.result_type(|v| types[v.0 as usize]).unwrap_or(Type::U32);
-            let value = Value(self.program.types.len() as u32);
-            self.program.types.push(ty);
-            self.stmts.push(Stmt::Op(value, op));
-            value
-        }
-        fn u32(&mut self, value: u32) -> Value {
-            self.op(Op::Const(Type::U32, u64::from(value)))
-        }
-        fn binary(&mut self, op: BinOp, a: Value, b: Value) -> Value {
-            self.op(Op::Binary(op, a, b))
-        }
-    }
-
-    fn block(program: &mut Program, start: u32, fill: impl FnOnce(&mut Body) -> Terminator) {
-        let mut body = Body { program, stmts: Vec::new() };
-        let terminator = fill(&mut body);
-        let stmts = body.stmts;
-        program.blocks.push(Block { start, body: stmts, terminator });
-    }
 
     /// The decision generator both sides run: R0 = R0 * 1103515245 + 12345, deciding bit 16.
     fn next_decision(r0: &mut u32) -> bool {
