@@ -729,6 +729,14 @@ pub struct Program {
 }
 
 impl Program {
+    /// A new value for the result of `op`, typed as `op` makes it (U32 for ops without a result).
+    pub fn new_value(&mut self, op: &Op) -> Value {
+        let types = &self.types;
+        let ty = op.result_type(|v| types[v.0 as usize]).unwrap_or(Type::U32);
+        self.types.push(ty);
+        Value(self.types.len() as u32 - 1)
+    }
+
     /// Whether any statement of any block is an op `wanted` picks.
     pub fn any_op(&self, wanted: &dyn Fn(&Op) -> bool) -> bool {
         fn visit(stmts: &[Stmt], wanted: &dyn Fn(&Op) -> bool) -> bool {
@@ -784,10 +792,7 @@ pub(crate) mod build {
 
     impl Body<'_> {
         pub(crate) fn op(&mut self, op: Op) -> Value {
-            let types = &self.program.types;
-            let ty = op.result_type(|v| types[v.0 as usize]).unwrap_or(Type::U32);
-            let value = Value(self.program.types.len() as u32);
-            self.program.types.push(ty);
+            let value = self.program.new_value(&op);
             self.stmts.push(Stmt::Op(value, op));
             value
         }

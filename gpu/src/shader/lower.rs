@@ -58,10 +58,7 @@ impl<'k> Lower<'k> {
 
 impl Lower<'_> {
     pub(super) fn op(&mut self, op: Op) -> Value {
-        let types = &self.program.types;
-        let ty = op.result_type(|v| types[v.0 as usize]).unwrap_or(Type::U32);
-        let value = Value(self.program.types.len() as u32);
-        self.program.types.push(ty);
+        let value = self.program.new_value(&op);
         self.stmts.last_mut().expect("inside a block").push(Stmt::Op(value, op));
         value
     }
