@@ -7,6 +7,7 @@ use crate::lift::{
     CHAIN_ENTRIES, ChainEntry, EntryArgs, GUEST_ACCESS, INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, REPLAY,
     lift_block, trampoline,
 };
+use crate::profiling::PerfOutput;
 use crate::runtime::Runtime;
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::isa::OwnedTargetIsa;
@@ -94,8 +95,8 @@ pub struct FastEngine {
     /// it compile (1: at first use).
     heat: HashMap<u64, u32, BuildHasherDefault<PcHasher>>,
     compile_threshold: u32,
-    /// `/tmp/perf-PID.map`, when `TANDEM_PERF_MAP` asks for it.
-    perf_map: Option<std::fs::File>,
+    /// Block names (and code) for `perf`, when `TANDEM_PERF_MAP` asks for them.
+    perf: Option<PerfOutput>,
     last_unpredictable: Option<(u64, Unpredictable)>,
     /// The most instructions a block may hold (lockstep bisection compiles shorter blocks to pinpoint one).
     block_limit: u32,
@@ -139,10 +140,7 @@ impl FastEngine {
             stats: CompileStats::default(),
             heat: HashMap::default(),
             compile_threshold: DEFAULT_COMPILE_THRESHOLD,
-            perf_map: std::env::var_os("TANDEM_PERF_MAP").and_then(|_| {
-                let path = format!("/tmp/perf-{}.map", std::process::id());
-                std::fs::OpenOptions::new().create(true).append(true).open(path).ok()
-            }),
+            perf: PerfOutput::from_environment(),
             last_unpredictable: None,
             block_limit: MAX_BLOCK_INSTRUCTIONS,
             graphs: true,
@@ -273,7 +271,7 @@ impl FastEngine {
         {
             let start = self.code.install(&cached.code).map_err(|error| error.to_string())?;
             self.sites.insert(start as u64, cached.code.len() as u32, cached.sites);
-            self.perf_map_entry(start, cached.code.len(), pc);
+            self.name_for_perf(&cached.code, start, pc);
             self.stats.loaded += 1;
             self.stats.load_time += started.elapsed();
             return Ok(Block::Compiled { code: start as u64, instructions: cached.instructions });
@@ -310,7 +308,7 @@ impl FastEngine {
         let code = &code[..];
         let start = self.code.install(code).map_err(|error| error.to_string())?;
         self.sites.insert(start as u64, code.len() as u32, sites.clone());
-        self.perf_map_entry(start, code.len(), pc);
+        self.name_for_perf(code, start, pc);
         if let (Some(disk), Some(key)) = (&self.disk, &key)
             && let Err(error) = disk.store(key, instructions, code, &sites)
         {
@@ -322,12 +320,12 @@ impl FastEngine {
         Ok(Block::Compiled { code: start as u64, instructions })
     }
 
-    /// Names the block's host code for `perf` (`/tmp/perf-PID.map`) when `TANDEM_PERF_MAP` is set, so that
-    /// profiles of the fast path show guest addresses instead of anonymous memory.
-    fn perf_map_entry(&mut self, start: *const u8, size: usize, pc: u64) {
-        use std::io::Write;
-        if let Some(map) = &mut self.perf_map {
-            let _ = writeln!(map, "{:x} {size:x} guest_{pc:x}", start as usize);
+    /// Names the block's host code (installed at `start`, a copy of `code`) for `perf` when `TANDEM_PERF_MAP` is
+    /// set, so that profiles of the fast path show guest addresses instead of anonymous memory.
+    fn name_for_perf(&mut self, code: &[u8], start: *const u8, pc: u64) {
+        if let Some(perf) = &mut self.perf {
+            // SAFETY: `start` is where `code` was just installed; installed code stays mapped and readable.
+            perf.name_block(unsafe { std::slice::from_raw_parts(start, code.len()) }, pc);
         }
     }
 

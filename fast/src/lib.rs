@@ -15,6 +15,7 @@ mod code_memory;
 mod engine;
 mod fault;
 pub mod lift;
+mod profiling;
 pub mod runtime;
 
 /// A deliberate lifter bug, for the tests that prove the differential tools find and pinpoint one. Compiled only
