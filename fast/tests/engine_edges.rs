@@ -315,11 +315,13 @@ fn host_faults_leave_the_exact_state() {
 }
 
 /// The scalar FP instructions the fast path computes with host float operations where they give the Arm result
-/// (`lift::fp_arith`: FADD, FSUB, FMUL, FDIV, FCMP, FCMPE, SCVTF, UCVTF, FCVTZS, FCVTZU, single and double
-/// precision), against the reference on operands of every kind: random bits, normal numbers near one, near the
-/// ends of the range (where results overflow, underflow or round to the smallest normal) and near the integer
-/// formats' bounds, zeros, infinities, NaNs and subnormals, integers of every size; FPCR mostly in its default
-/// mode, and in the others (flush to zero, default NaN, directed rounding). Results, NZCV, FPSR flags and all.
+/// (`lift::fp_arith`: FADD, FSUB, FMUL, FDIV, FMADD, FMSUB, FNMADD, FNMSUB, FCMP, FCMPE, FMOV (immediate),
+/// SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers and in SIMD&FP registers, single and
+/// double precision), against the reference on operands of every kind: random bits, normal numbers near one,
+/// near the ends of the range (where results overflow, underflow or round to the smallest normal) and near the
+/// integer formats' bounds, zeros, infinities, NaNs and subnormals, integers of every size, addends that cancel
+/// the product; FPCR mostly in its default mode, and in the others (flush to zero, default NaN, directed
+/// rounding); FPSR.IXC set or not. Results, NZCV, FPSR flags and all.
 #[test]
 fn fp_arithmetic_matches_the_reference() {
     let memory = code_memory(1);
@@ -372,6 +374,15 @@ fn fp_arithmetic_matches_the_reference() {
                 words.push(0x1e20_0000 | sf << 31 | ftype << 22 | rmode << 19 | opcode << 16 | 1 << 5);
             }
         }
+        // FMADD/FMSUB/FNMADD/FNMSUB V0, V1, V2, V3.
+        words.extend(
+            (0..4u32).map(|o| 0x1f00_0000 | ftype << 22 | (o >> 1) << 21 | 2 << 16 | (o & 1) << 15 | 3 << 10 | 1 << 5),
+        );
+        // FMOV V0, #imm (2.0, 1.0, -0.125, 31.0, 1.9375).
+        words.extend([0x00u32, 0x70, 0xc0, 0x3f, 0x7f].map(|imm8| 0x1e20_1000 | ftype << 22 | imm8 << 13));
+        // SCVTF/UCVTF V0, V4 and FCVTZS/FCVTZU V0, V1 (scalar, in SIMD&FP registers).
+        let sz = ftype & 1;
+        words.extend([0x5e21_d880u32, 0x7e21_d880, 0x5ea1_b820, 0x7ea1_b820].map(|base| base | sz << 22));
         for word in words {
             // The instruction, then SVC #0.
             let code: Vec<u8> = [word, 0xd400_0001].iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -393,7 +404,21 @@ fn fp_arithmetic_matches_the_reference() {
                 start.v[0] = u128::from(xorshift(&mut random)) << 64 | u128::from(xorshift(&mut random));
                 start.x[0] = xorshift(&mut random);
                 start.x[1] = integer(&mut random, case);
-                let what = format!("{word:#010x} on {a:#x}, {b:#x}, x1 {:#x}, FPCR {fpcr:#x}", start.x[1]);
+                start.v[4] = u128::from(integer(&mut random, case / 4));
+                // An addend that cancels the product, exactly when the product is exact.
+                start.v[3] = u128::from(if case % 7 == 6 {
+                    if ftype == 0b01 {
+                        (-(f64::from_bits(a) * f64::from_bits(b))).to_bits()
+                    } else {
+                        u64::from((-(f32::from_bits(a as u32) * f32::from_bits(b as u32))).to_bits())
+                    }
+                } else {
+                    operand(&mut random, case / 3)
+                });
+                let what = format!(
+                    "{word:#010x} on {a:#x}, {b:#x}, {:#x}, x1 {:#x}, v4 {:#x}, FPCR {fpcr:#x}, FPSR {fpsr:#x}",
+                    start.v[3], start.x[1], start.v[4]
+                );
                 let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
                 let reference = interpreter.run(&mut reference_cpu, &memory, 2, GuestClock::default());
                 let fast = fast_engine.run(&mut fast_cpu, &memory, 2, GuestClock::default());

@@ -1,4 +1,5 @@
-//! Scalar FADD, FSUB, FMUL and FDIV in single and double precision as host float operations, where the host's
+//! Scalar FADD, FSUB, FMUL and FDIV in single and double precision as host float operations (and the fused
+//! multiply-adds, conversions and FMOV immediate below, each with its own conditions), where the host's
 //! IEEE 754 result is the Arm result: FPCR in its default mode (round to nearest even, no flush to zero, no
 //! default NaN, no trap enabled), both operands normal and the result normal and larger than the smallest normal
 //! (or an exact zero from an addition), with room above the subnormal range for the error terms below. Then no exception but Inexact can arise, and whether the result is inexact
@@ -18,6 +19,7 @@ use cranelift_codegen::ir::{BlockArg, InstBuilder, MemFlagsData, Type, Value, ty
 use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::float::Width;
+use tandem_reference::interp::pseudocode::vfp_expand_imm;
 use tandem_reference::interp::shared_decode::fp_width;
 
 /// FPCR bits that must be clear for the host's arithmetic to be the Arm arithmetic: AHP, DN, FZ, RMode and the
@@ -80,9 +82,7 @@ impl Lifter<'_> {
         let inexact = self.inexact(operation, a, b, result);
 
         // Whether the host's result is the Arm result, with Inexact the only exception.
-        let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
-        let mode = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_NON_DEFAULT));
-        let default_mode = self.b.ins().icmp_imm_s(IntCC::Equal, mode, 0);
+        let default_mode = self.default_fpcr_mode();
         let smallest_normal = if double { 1u64 << 52 } else { 1 << 23 };
         // The fused multiply-add's error terms are exact only while they stay above the subnormal range: 53
         // binades of room in double precision, for the product and for the dividend.
@@ -102,8 +102,7 @@ impl Lifter<'_> {
         let mut result_fits = self.is_finite_from(result_bits, double, result_low);
         if matches!(operation, Operation::Add | Operation::Sub) {
             // Normal operands that cancel give +0, exactly, on both.
-            let magnitude = self.and_const(result_bits, sign_bit(double) - 1);
-            let zero = self.b.ins().icmp_imm_s(IntCC::Equal, magnitude, 0);
+            let zero = self.is_zero(result_bits, double);
             result_fits = self.b.ins().bor(result_fits, zero);
         }
         let operands = self.b.ins().band(a_normal, b_normal);
@@ -170,11 +169,88 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
+    /// FMADD, FMSUB, FNMADD, FNMSUB (scalar, single and double precision): the host's fused multiply-add of the
+    /// operands with their signs flipped as the instruction says (flipping a sign is exact), where that is the
+    /// Arm result: the default FPCR mode, every operand normal or zero, the result zero (exact cancellation or
+    /// zeros: both take IEEE 754's signs, as FPMulAdd does) or finite above the smallest normal, and FPSR.IXC
+    /// already set. IXC is sticky, so whether this result is inexact changes nothing then; finding it exactly
+    /// would cost an error-free fused multiply-add. The reference decides the rest, and the first inexact ones.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn fp_multiply_add(
+        &mut self,
+        m: u32,
+        s: u32,
+        ftype: u32,
+        o1: u32,
+        rm: u32,
+        o0: u32,
+        ra: u32,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        let Some(width) = fp_width(ftype).filter(|&width| m == 0 && s == 0 && width != Width::H) else {
+            return Err(Unlifted);
+        };
+        if !self.host_has_fma {
+            return Err(Unlifted);
+        }
+        let double = width == Width::D;
+        let (bits_type, float_type) = float_types(width);
+        let operands = [rn, rm, ra].map(|register| self.v_low(register, bits_type));
+        let [n, m, a] = operands.map(|bits| self.b.ins().bitcast(float_type, MemFlagsData::new(), bits));
+        // FMADD: a + n*m; FMSUB: a - n*m; FNMADD: -a - n*m; FNMSUB: -a + n*m.
+        let n = if o0 != o1 { self.b.ins().fneg(n) } else { n };
+        let a = if o1 == 1 { self.b.ins().fneg(a) } else { a };
+        let result = self.b.ins().fma(n, m, a);
+        let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
+
+        let mut host_is_arm = self.default_fpcr_mode();
+        let fpsr = self.cpu_field(types::I32, offset_of!(CpuState, fpsr));
+        let inexact_seen = self.b.ins().band_imm_u(fpsr, i64::from(FPSR_IXC));
+        let inexact_seen = self.b.ins().icmp_imm_s(IntCC::NotEqual, inexact_seen, 0);
+        host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
+        let smallest_normal = if double { 1u64 << 52 } else { 1 << 23 };
+        for bits in operands {
+            let fits = self.is_zero_or_finite_from(bits, double, smallest_normal);
+            host_is_arm = self.b.ins().band(host_is_arm, fits);
+        }
+        // A result above the smallest normal (one that rounded up to it may be tiny to Arm, which judges tininess
+        // before rounding), or a zero that is the exact result (a tiny one that rounded to zero underflowed): the
+        // product has a zero factor (then the addend is zero too), or is large enough that its bits lie above the
+        // smallest subnormal, as the addend's do (at least 2^-100 in single precision, whose products have 48
+        // bits; 2^-968 in double, 106), so that a sum that rounds to zero is zero.
+        let mut result_fits = self.is_finite_from(result_bits, double, smallest_normal + 1);
+        let zero_result = self.is_zero(result_bits, double);
+        let product = self.b.ins().fmul(n, m);
+        let product_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), product);
+        let product_on_grid = self.is_finite_from(product_bits, double, if double { 56 << 52 } else { 28 << 23 });
+        let zero_factor = [operands[0], operands[1]].map(|bits| self.is_zero(bits, double));
+        let exact_zero = self.b.ins().bor(zero_factor[0], zero_factor[1]);
+        let exact_zero = self.b.ins().bor(exact_zero, product_on_grid);
+        let exact_zero = self.b.ins().band(zero_result, exact_zero);
+        result_fits = self.b.ins().bor(result_fits, exact_zero);
+        host_is_arm = self.b.ins().band(host_is_arm, result_fits);
+        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+            lifter.set_v(rd, result_bits);
+            vec![]
+        });
+        Ok(Flow::Next)
+    }
+
+    /// FMOV (scalar, immediate), single and double precision: the expanded constant.
+    pub(super) fn fp_move_immediate(&mut self, m: u32, s: u32, ftype: u32, imm8: u32, imm5: u32, rd: u32) -> Lift {
+        let Some(width) = fp_width(ftype).filter(|&width| m == 0 && s == 0 && imm5 == 0 && width != Width::H) else {
+            return Err(Unlifted);
+        };
+        let (bits_type, _) = float_types(width);
+        let constant = self.iconst(bits_type, vfp_expand_imm(imm8, width.n()));
+        self.set_v(rd, constant);
+        Ok(Flow::Next)
+    }
+
     /// SCVTF, UCVTF (from a general-purpose register) and FCVTZS, FCVTZU (to one), scalar, single and double
-    /// precision, in the default FPCR mode: an integer converts with the host's rounding (the same, round to
-    /// nearest) and is inexact when its significant bits do not fit the format; a float in the destination's
-    /// range (and not a NaN) truncates on the host and is inexact when the integer is not the float. Values
-    /// out of range and NaNs (which saturate and raise Invalid) go to the reference.
+    /// precision (`convert_to_float`, `convert_to_integer`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn fp_convert(
         &mut self,
@@ -190,81 +266,146 @@ impl Lifter<'_> {
         let Some(width) = fp_width(ftype).filter(|&width| s == 0 && width != Width::H) else {
             return Err(Unlifted);
         };
-        let (bits_type, float_type) = float_types(width);
         let integer_bits = if sf == 1 { 64 } else { 32 };
-        let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
-        let mode = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_NON_DEFAULT));
-        let default_mode = self.b.ins().icmp_imm_s(IntCC::Equal, mode, 0);
         match (rmode, opcode) {
             (0b00, 0b010 | 0b011) => {
-                let signed = opcode == 0b010;
                 let value = self.x(rn, integer_bits);
-                let value = match (integer_bits, signed) {
-                    (64, _) => value,
-                    (_, true) => self.b.ins().sextend(types::I64, value),
-                    (_, false) => self.b.ins().uextend(types::I64, value),
-                };
-                let result = if signed {
-                    self.b.ins().fcvt_from_sint(float_type, value)
-                } else {
-                    self.b.ins().fcvt_from_uint(float_type, value)
-                };
-                let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
-                // The significant bits of |value| (for a signed one) must fit the format's precision.
-                let magnitude = if signed {
-                    let negated = self.b.ins().ineg(value);
-                    let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, value, 0);
-                    self.b.ins().select(negative, negated, value)
-                } else {
-                    value
-                };
-                let trailing = self.b.ins().ctz(magnitude);
-                let significant = self.b.ins().ushr(magnitude, trailing);
-                let precision = if width == Width::D { 53 } else { 24 };
-                let inexact =
-                    self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, significant, 1i64 << precision);
-                self.host_or_reference(default_mode, word, &[rn], Outputs::None, |lifter| {
-                    lifter.set_v(rd, result_bits);
-                    lifter.raise_inexact(inexact);
-                    vec![]
-                });
+                self.convert_to_float(opcode == 0b010, value, width, &[rn], rd, word);
             }
             (0b11, 0b000 | 0b001) => {
-                let signed = opcode == 0b000;
-                let a_bits = self.v_low(rn, bits_type);
-                let a = self.b.ins().bitcast(float_type, MemFlagsData::new(), a_bits);
-                // The open interval whose values truncate into the destination's range (bounds the format
-                // cannot hold exactly round inwards: values there go to the reference).
-                let bits = integer_bits as i32;
-                let (low, high) = match signed {
-                    true => (-(2f64.powi(bits - 1)) - 1.0, 2f64.powi(bits - 1)),
-                    false => (-1.0, 2f64.powi(bits)),
-                };
-                let (low, high) = (self.float_constant(float_type, low), self.float_constant(float_type, high));
-                let above = self.b.ins().fcmp(FloatCC::GreaterThan, a, low);
-                let below = self.b.ins().fcmp(FloatCC::LessThan, a, high);
-                let in_range = self.b.ins().band(above, below);
-                let host_is_arm = self.b.ins().band(default_mode, in_range);
-                let integer_type = if sf == 1 { types::I64 } else { types::I32 };
-                let outputs = Outputs::Register(rd);
-                let written = self.host_or_reference(host_is_arm, word, &[], outputs, |lifter| {
-                    let (result, back) = if signed {
-                        let result = lifter.b.ins().fcvt_to_sint_sat(integer_type, a);
-                        (result, lifter.b.ins().fcvt_from_sint(float_type, result))
-                    } else {
-                        let result = lifter.b.ins().fcvt_to_uint_sat(integer_type, a);
-                        (result, lifter.b.ins().fcvt_from_uint(float_type, result))
-                    };
-                    let inexact = lifter.b.ins().fcmp(FloatCC::NotEqual, back, a);
-                    lifter.raise_inexact(inexact);
-                    let result = if sf == 1 { result } else { lifter.b.ins().uextend(types::I64, result) };
-                    vec![result]
-                });
-                self.set_x(rd, written[0]);
+                self.convert_to_integer(opcode == 0b000, rn, width, integer_bits, Place::General(rd), word)
             }
             _ => return Err(Unlifted),
         }
         Ok(Flow::Next)
+    }
+
+    /// SCVTF, UCVTF, FCVTZS and FCVTZU (vector, integer) in their scalar forms (Advanced SIMD scalar two-register
+    /// miscellaneous), single and double precision: the integer is the element in the SIMD&FP register, as wide
+    /// as the float; otherwise as `fp_convert`.
+    pub(super) fn simd_scalar_two_reg_misc(
+        &mut self,
+        u: u32,
+        size: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        let width = if size & 1 == 1 { Width::D } else { Width::S };
+        let integer_bits = width.n();
+        let signed = u == 0;
+        match (size >> 1, opcode) {
+            (0, 0b11101) => {
+                let (bits_type, _) = float_types(width);
+                let value = self.v_low(rn, bits_type);
+                self.convert_to_float(signed, value, width, &[], rd, word);
+            }
+            (1, 0b11011) => self.convert_to_integer(signed, rn, width, integer_bits, Place::Vector(rd), word),
+            _ => return Err(Unlifted),
+        }
+        Ok(Flow::Next)
+    }
+
+    /// V[rd] = the integer `value` (signed or not) as a float of `width`, in the default FPCR mode: with the
+    /// host's rounding (the same, round to nearest), inexact when its significant bits do not fit the format.
+    /// `reads`: the general-purpose registers the reference reads (`host_or_reference`).
+    fn convert_to_float(&mut self, signed: bool, value: Value, width: Width, reads: &[u32], rd: u32, word: u32) {
+        let (bits_type, float_type) = float_types(width);
+        let value = match (self.b.func.dfg.value_type(value).bits(), signed) {
+            (64, _) => value,
+            (_, true) => self.b.ins().sextend(types::I64, value),
+            (_, false) => self.b.ins().uextend(types::I64, value),
+        };
+        let result = if signed {
+            self.b.ins().fcvt_from_sint(float_type, value)
+        } else {
+            self.b.ins().fcvt_from_uint(float_type, value)
+        };
+        let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
+        // The significant bits of |value| (for a signed one) must fit the format's precision.
+        let magnitude = if signed {
+            let negated = self.b.ins().ineg(value);
+            let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, value, 0);
+            self.b.ins().select(negative, negated, value)
+        } else {
+            value
+        };
+        let trailing = self.b.ins().ctz(magnitude);
+        let significant = self.b.ins().ushr(magnitude, trailing);
+        let precision = if width == Width::D { 53 } else { 24 };
+        let inexact = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, significant, 1i64 << precision);
+        let default_mode = self.default_fpcr_mode();
+        self.host_or_reference(default_mode, word, reads, Outputs::None, |lifter| {
+            lifter.set_v(rd, result_bits);
+            lifter.raise_inexact(inexact);
+            vec![]
+        });
+    }
+
+    /// `destination` = V[rn] (a float of `width`) truncated to an integer of `integer_bits`, signed or not, in the
+    /// default FPCR mode where the float lies in the integer's range (and is not a NaN): truncated on the host,
+    /// inexact when the integer is not the float. Values out of range and NaNs (which saturate and raise
+    /// Invalid) go to the reference.
+    fn convert_to_integer(
+        &mut self,
+        signed: bool,
+        rn: u32,
+        width: Width,
+        integer_bits: u32,
+        destination: Place,
+        word: u32,
+    ) {
+        let (bits_type, float_type) = float_types(width);
+        let a_bits = self.v_low(rn, bits_type);
+        let a = self.b.ins().bitcast(float_type, MemFlagsData::new(), a_bits);
+        // The open interval whose values truncate into the destination's range (bounds the format cannot hold
+        // exactly round inwards: values there go to the reference).
+        let bits = integer_bits as i32;
+        let (low, high) = match signed {
+            true => (-(2f64.powi(bits - 1)) - 1.0, 2f64.powi(bits - 1)),
+            false => (-1.0, 2f64.powi(bits)),
+        };
+        let (low, high) = (self.float_constant(float_type, low), self.float_constant(float_type, high));
+        let above = self.b.ins().fcmp(FloatCC::GreaterThan, a, low);
+        let below = self.b.ins().fcmp(FloatCC::LessThan, a, high);
+        let in_range = self.b.ins().band(above, below);
+        let default_mode = self.default_fpcr_mode();
+        let host_is_arm = self.b.ins().band(default_mode, in_range);
+        let integer_type = if integer_bits == 64 { types::I64 } else { types::I32 };
+        let outputs = match destination {
+            Place::General(rd) => Outputs::Register(rd),
+            Place::Vector(_) => Outputs::None,
+        };
+        let written = self.host_or_reference(host_is_arm, word, &[], outputs, |lifter| {
+            let (result, back) = if signed {
+                let result = lifter.b.ins().fcvt_to_sint_sat(integer_type, a);
+                (result, lifter.b.ins().fcvt_from_sint(float_type, result))
+            } else {
+                let result = lifter.b.ins().fcvt_to_uint_sat(integer_type, a);
+                (result, lifter.b.ins().fcvt_from_uint(float_type, result))
+            };
+            let inexact = lifter.b.ins().fcmp(FloatCC::NotEqual, back, a);
+            lifter.raise_inexact(inexact);
+            match destination {
+                Place::General(_) if integer_bits == 64 => vec![result],
+                Place::General(_) => vec![lifter.b.ins().uextend(types::I64, result)],
+                Place::Vector(rd) => {
+                    lifter.set_v(rd, result);
+                    vec![]
+                }
+            }
+        });
+        if let Place::General(rd) = destination {
+            self.set_x(rd, written[0]);
+        }
+    }
+
+    /// Whether FPCR is in its default mode (an i8 boolean): the host's arithmetic is the Arm arithmetic then.
+    fn default_fpcr_mode(&mut self) -> Value {
+        let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
+        let mode = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_NON_DEFAULT));
+        self.b.ins().icmp_imm_s(IntCC::Equal, mode, 0)
     }
 
     /// Emits `host` (which must return `outputs`' values) where `host_is_arm` holds, and the reference's run of
@@ -393,6 +534,26 @@ impl Lifter<'_> {
         let limit = self.iconst(span, infinity - low);
         self.b.ins().icmp(IntCC::UnsignedLessThan, offset, limit)
     }
+
+    /// Whether the float with these bits is a zero, or finite with a magnitude of at least `low`.
+    fn is_zero_or_finite_from(&mut self, bits: Value, double: bool, low: u64) -> Value {
+        let finite = self.is_finite_from(bits, double, low);
+        let zero = self.is_zero(bits, double);
+        self.b.ins().bor(finite, zero)
+    }
+
+    /// Whether the float with these bits is +0 or -0.
+    fn is_zero(&mut self, bits: Value, double: bool) -> Value {
+        let magnitude = self.and_const(bits, sign_bit(double) - 1);
+        self.b.ins().icmp_imm_s(IntCC::Equal, magnitude, 0)
+    }
+}
+
+/// Where a conversion's integer goes: X[n] or V[n].
+#[derive(Clone, Copy)]
+enum Place {
+    General(u32),
+    Vector(u32),
 }
 
 /// What the reference writes that a block keeps in SSA form (`host_or_reference`).

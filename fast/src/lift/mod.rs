@@ -278,6 +278,15 @@ impl Lifter<'_> {
                 .fp_integer_conversion(sf, s, ftype, rmode, opcode, rn, rd)
                 .or_else(|Unlifted| self.fp_convert(sf, s, ftype, rmode, opcode, rn, rd, word))
                 .or_else(|Unlifted| self.interpret_in_place(word)),
+            FpDataProcessing3 { m, s, ftype, o1, rm, o0, ra, rn, rd } => self
+                .fp_multiply_add(m, s, ftype, o1, rm, o0, ra, rn, rd, word)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
+            FpImmediate { m, s, ftype, imm8, imm5, rd } => {
+                self.fp_move_immediate(m, s, ftype, imm8, imm5, rd).or_else(|Unlifted| self.interpret_in_place(word))
+            }
+            SimdScalarTwoRegMisc { u, size, opcode, rn, rd } => self
+                .simd_scalar_two_reg_misc(u, size, opcode, rn, rd, word)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
             FpCompare { m, s, ftype, rm, op, rn, opcode2 } => self
                 .fp_compare(m, s, ftype, rm, op, rn, opcode2, word)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
