@@ -317,7 +317,7 @@ fn host_faults_leave_the_exact_state() {
 /// The scalar FP instructions the fast path computes with host float operations where they give the Arm result
 /// (`lift::fp_arith`: FADD, FSUB, FMUL, FDIV, FMADD, FMSUB, FNMADD, FNMSUB, FCMP, FCMPE, FMOV (immediate),
 /// SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers and in SIMD&FP registers, single and
-/// double precision), against the reference on operands of every kind: random bits, normal numbers near one,
+/// double precision; FADD, FSUB, FMUL, FDIV, FMLA, FMLS on vectors of them), against the reference on operands of every kind: random bits, normal numbers near one,
 /// near the ends of the range (where results overflow, underflow or round to the smallest normal) and near the
 /// integer formats' bounds, zeros, infinities, NaNs and subnormals, integers of every size, addends that cancel
 /// the product; FPCR mostly in its default mode, and in the others (flush to zero, default NaN, directed
@@ -383,13 +383,45 @@ fn fp_arithmetic_matches_the_reference() {
         // SCVTF/UCVTF V0, V4 and FCVTZS/FCVTZU V0, V1 (scalar, in SIMD&FP registers).
         let sz = ftype & 1;
         words.extend([0x5e21_d880u32, 0x7e21_d880, 0x5ea1_b820, 0x7ea1_b820].map(|base| base | sz << 22));
+        // FADD, FSUB, FMUL, FDIV V0, V1, V2 and FMLA, FMLS V3, V1, V2 (vector: 2S, 4S, 2D).
+        for q in if sz == 1 { vec![1u32] } else { vec![0, 1] } {
+            let three_same = |u: u32, a: u32, opcode: u32, rd: u32| {
+                0x0e20_0400 | q << 30 | u << 29 | (a << 1 | sz) << 22 | 2 << 16 | opcode << 11 | 1 << 5 | rd
+            };
+            words.extend([
+                three_same(0, 0, 0b11010, 0),
+                three_same(0, 1, 0b11010, 0),
+                three_same(1, 0, 0b11011, 0),
+                three_same(1, 0, 0b11111, 0),
+                three_same(0, 0, 0b11001, 3),
+                three_same(0, 1, 0b11001, 3),
+            ]);
+        }
         for word in words {
             // The instruction, then SVC #0.
             let code: Vec<u8> = [word, 0xd400_0001].iter().flat_map(|w| w.to_le_bytes()).collect();
             memory.write_privileged(0x10000, &code).unwrap();
             fast_engine.invalidate(0x10000, PAGE_SIZE);
             for case in 0..3000u64 {
-                let (a, b) = (operand(&mut random, case), operand(&mut random, case / 8 + case * 5));
+                // Every lane of V1, V2 and V3 an operand (scalar instructions read the first).
+                let (lanes, lane_bits) = if ftype == 0b01 { (2, 64) } else { (4, 32) };
+                let (mut v1, mut v2, mut v3) = (0u128, 0u128, 0u128);
+                for lane in 0..lanes {
+                    let (a, b) = (operand(&mut random, case + lane), operand(&mut random, case / 8 + case * 5 + lane));
+                    // An addend that cancels the product, exactly when the product is exact.
+                    let c = if case % 7 == 6 {
+                        if ftype == 0b01 {
+                            (-(f64::from_bits(a) * f64::from_bits(b))).to_bits()
+                        } else {
+                            u64::from((-(f32::from_bits(a as u32) * f32::from_bits(b as u32))).to_bits())
+                        }
+                    } else {
+                        operand(&mut random, case / 3 + lane)
+                    };
+                    let shift = lane * lane_bits;
+                    (v1, v2, v3) =
+                        (v1 | u128::from(a) << shift, v2 | u128::from(b) << shift, v3 | u128::from(c) << shift);
+                }
                 let fpcr = match case % 16 {
                     13 => 1 << 24,
                     14 => 1 << 25,
@@ -399,25 +431,16 @@ fn fp_arithmetic_matches_the_reference() {
                 let fpsr = (xorshift(&mut random) & 0x9f) as u32;
                 let nzcv = (xorshift(&mut random) as u32 & 0xf) << 28;
                 let mut start = CpuState { pc: 0x10000, fpcr, fpsr, nzcv, ..CpuState::default() };
-                start.v[1] = u128::from(a) | u128::from(xorshift(&mut random)) << 64;
-                start.v[2] = u128::from(b);
+                start.v[1] = v1;
+                start.v[2] = v2;
+                start.v[3] = v3;
                 start.v[0] = u128::from(xorshift(&mut random)) << 64 | u128::from(xorshift(&mut random));
                 start.x[0] = xorshift(&mut random);
                 start.x[1] = integer(&mut random, case);
                 start.v[4] = u128::from(integer(&mut random, case / 4));
-                // An addend that cancels the product, exactly when the product is exact.
-                start.v[3] = u128::from(if case % 7 == 6 {
-                    if ftype == 0b01 {
-                        (-(f64::from_bits(a) * f64::from_bits(b))).to_bits()
-                    } else {
-                        u64::from((-(f32::from_bits(a as u32) * f32::from_bits(b as u32))).to_bits())
-                    }
-                } else {
-                    operand(&mut random, case / 3)
-                });
                 let what = format!(
-                    "{word:#010x} on {a:#x}, {b:#x}, {:#x}, x1 {:#x}, v4 {:#x}, FPCR {fpcr:#x}, FPSR {fpsr:#x}",
-                    start.v[3], start.x[1], start.v[4]
+                    "{word:#010x} on {v1:#x}, {v2:#x}, {v3:#x}, x1 {:#x}, v4 {:#x}, FPCR {fpcr:#x}, FPSR {fpsr:#x}",
+                    start.x[1], start.v[4]
                 );
                 let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
                 let reference = interpreter.run(&mut reference_cpu, &memory, 2, GuestClock::default());

@@ -33,6 +33,16 @@ const FPCR_FZ: u32 = 1 << 24;
 const FPSR_IXC: u32 = 1 << 4;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
+enum VectorFp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    MulAdd,
+    MulSub,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Operation {
     Mul,
     Div,
@@ -206,14 +216,26 @@ impl Lifter<'_> {
         let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
 
         let mut host_is_arm = self.default_fpcr_mode();
-        let fpsr = self.cpu_field(types::I32, offset_of!(CpuState, fpsr));
-        let inexact_seen = self.b.ins().band_imm_u(fpsr, i64::from(FPSR_IXC));
-        let inexact_seen = self.b.ins().icmp_imm_s(IntCC::NotEqual, inexact_seen, 0);
+        let inexact_seen = self.inexact_seen();
         host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
+        let fits = self.fused_fits(operands, n, m, result_bits, double);
+        host_is_arm = self.b.ins().band(host_is_arm, fits);
+        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+            lifter.set_v(rd, result_bits);
+            vec![]
+        });
+        Ok(Flow::Next)
+    }
+
+    /// Whether a fused multiply-add's host result is the Arm result, given a default FPCR mode and IXC already
+    /// set (`fp_multiply_add`), from the bits of its operands `[n, m, a]`, its product's factors (signed as
+    /// used) and the result's bits: scalars or lanes alike.
+    fn fused_fits(&mut self, operands: [Value; 3], n: Value, m: Value, result_bits: Value, double: bool) -> Value {
         let smallest_normal = if double { 1u64 << 52 } else { 1 << 23 };
-        for bits in operands {
-            let fits = self.is_zero_or_finite_from(bits, double, smallest_normal);
-            host_is_arm = self.b.ins().band(host_is_arm, fits);
+        let mut fits = self.is_zero_or_finite_from(operands[0], double, smallest_normal);
+        for bits in [operands[1], operands[2]] {
+            let operand_fits = self.is_zero_or_finite_from(bits, double, smallest_normal);
+            fits = self.b.ins().band(fits, operand_fits);
         }
         // A result above the smallest normal (one that rounded up to it may be tiny to Arm, which judges tininess
         // before rounding), or a zero that is the exact result (a tiny one that rounded to zero underflowed): the
@@ -223,6 +245,7 @@ impl Lifter<'_> {
         let mut result_fits = self.is_finite_from(result_bits, double, smallest_normal + 1);
         let zero_result = self.is_zero(result_bits, double);
         let product = self.b.ins().fmul(n, m);
+        let bits_type = self.b.func.dfg.value_type(result_bits);
         let product_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), product);
         let product_on_grid = self.is_finite_from(product_bits, double, if double { 56 << 52 } else { 28 << 23 });
         let zero_factor = [operands[0], operands[1]].map(|bits| self.is_zero(bits, double));
@@ -230,12 +253,99 @@ impl Lifter<'_> {
         let exact_zero = self.b.ins().bor(exact_zero, product_on_grid);
         let exact_zero = self.b.ins().band(zero_result, exact_zero);
         result_fits = self.b.ins().bor(result_fits, exact_zero);
-        host_is_arm = self.b.ins().band(host_is_arm, result_fits);
+        self.b.ins().band(fits, result_fits)
+    }
+
+    /// FADD, FSUB, FMUL, FDIV, FMLA, FMLS (vector: 2S, 4S, 2D) as host vector operations, where every lane's
+    /// is the Arm result: as for the scalar instructions, with FPSR.IXC already set (as `fp_multiply_add`), so
+    /// that no lane's inexactness need be found; every lane's operands normal (or zero for the fused ones), its
+    /// result above the smallest normal or, for a sum, an exact zero (normal operands cannot cancel to anything
+    /// tiny). The reference decides the rest.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn simd_fp_three_same(
+        &mut self,
+        q: u32,
+        u: u32,
+        size: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        let double = size & 1 == 1;
+        if double && q == 0 {
+            return Err(Unlifted);
+        }
+        let operation = match (u, size >> 1, opcode) {
+            (0, 0, 0b11010) => VectorFp::Add,
+            (0, 1, 0b11010) => VectorFp::Sub,
+            (1, 0, 0b11011) => VectorFp::Mul,
+            (1, 0, 0b11111) => VectorFp::Div,
+            (0, 0, 0b11001) => VectorFp::MulAdd,
+            (0, 1, 0b11001) => VectorFp::MulSub,
+            _ => return Err(Unlifted),
+        };
+        let fused = matches!(operation, VectorFp::MulAdd | VectorFp::MulSub);
+        if fused && !self.host_has_fma {
+            return Err(Unlifted);
+        }
+        let (bits_type, float_type) = if double { (types::I64X2, types::F64X2) } else { (types::I32X4, types::F32X4) };
+        let n_bits = self.vector(rn, bits_type);
+        let m_bits = self.vector(rm, bits_type);
+        let [n, m] = [n_bits, m_bits].map(|bits| self.b.ins().bitcast(float_type, MemFlagsData::new(), bits));
+        let smallest_normal = if double { 1u64 << 52 } else { 1 << 23 };
+        let (result, lanes_fit) = if fused {
+            let d_bits = self.vector(rd, bits_type);
+            let d = self.b.ins().bitcast(float_type, MemFlagsData::new(), d_bits);
+            let n = if operation == VectorFp::MulSub { self.b.ins().fneg(n) } else { n };
+            let result = self.b.ins().fma(n, m, d);
+            let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
+            (result_bits, self.fused_fits([n_bits, m_bits, d_bits], n, m, result_bits, double))
+        } else {
+            let result = match operation {
+                VectorFp::Add => self.b.ins().fadd(n, m),
+                VectorFp::Sub => self.b.ins().fsub(n, m),
+                VectorFp::Mul => self.b.ins().fmul(n, m),
+                _ => self.b.ins().fdiv(n, m),
+            };
+            let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
+            let n_normal = self.is_finite_from(n_bits, double, smallest_normal);
+            let m_normal = self.is_finite_from(m_bits, double, smallest_normal);
+            let mut result_fits = self.is_finite_from(result_bits, double, smallest_normal + 1);
+            if matches!(operation, VectorFp::Add | VectorFp::Sub) {
+                let zero = self.is_zero(result_bits, double);
+                result_fits = self.b.ins().bor(result_fits, zero);
+            }
+            let operands = self.b.ins().band(n_normal, m_normal);
+            (result_bits, self.b.ins().band(operands, result_fits))
+        };
+        // The upper half of a 64-bit vector's registers is not an operand.
+        let lanes_fit = if q == 0 {
+            let upper =
+                self.b.func.dfg.constants.insert([0u8; 8].into_iter().chain([0xff; 8]).collect::<Vec<u8>>().into());
+            let upper = self.b.ins().vconst(bits_type, upper);
+            self.b.ins().bor(lanes_fit, upper)
+        } else {
+            lanes_fit
+        };
+        let all_lanes_fit = self.b.ins().vall_true(lanes_fit);
+        let mut host_is_arm = self.default_fpcr_mode();
+        let inexact_seen = self.inexact_seen();
+        host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
+        host_is_arm = self.b.ins().band(host_is_arm, all_lanes_fit);
         self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-            lifter.set_v(rd, result_bits);
+            lifter.set_vector(rd, result, q);
             vec![]
         });
         Ok(Flow::Next)
+    }
+
+    /// Whether FPSR.IXC is set (an i8 boolean).
+    fn inexact_seen(&mut self) -> Value {
+        let fpsr = self.cpu_field(types::I32, offset_of!(CpuState, fpsr));
+        let inexact_seen = self.b.ins().band_imm_u(fpsr, i64::from(FPSR_IXC));
+        self.b.ins().icmp_imm_s(IntCC::NotEqual, inexact_seen, 0)
     }
 
     /// FMOV (scalar, immediate), single and double precision: the expanded constant.
@@ -526,12 +636,14 @@ impl Lifter<'_> {
     }
 
     /// Whether the float with these bits is finite with a magnitude (its bits without the sign) of at least `low`.
+    /// Bits of a vector type give a lane mask (so do the tests below).
     fn is_finite_from(&mut self, bits: Value, double: bool, low: u64) -> Value {
         let infinity = if double { 0x7ffu64 << 52 } else { 0xff << 23 };
         let magnitude = self.and_const(bits, sign_bit(double) - 1);
-        let offset = self.b.ins().iadd_imm_s(magnitude, -(low as i64));
-        let span = self.b.func.dfg.value_type(bits);
-        let limit = self.iconst(span, infinity - low);
+        let ty = self.b.func.dfg.value_type(bits);
+        let low_value = self.iconst(ty, low);
+        let offset = self.b.ins().isub(magnitude, low_value);
+        let limit = self.iconst(ty, infinity - low);
         self.b.ins().icmp(IntCC::UnsignedLessThan, offset, limit)
     }
 
@@ -545,7 +657,8 @@ impl Lifter<'_> {
     /// Whether the float with these bits is +0 or -0.
     fn is_zero(&mut self, bits: Value, double: bool) -> Value {
         let magnitude = self.and_const(bits, sign_bit(double) - 1);
-        self.b.ins().icmp_imm_s(IntCC::Equal, magnitude, 0)
+        let zero = self.iconst(self.b.func.dfg.value_type(bits), 0);
+        self.b.ins().icmp(IntCC::Equal, magnitude, zero)
     }
 }
 

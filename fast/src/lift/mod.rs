@@ -293,9 +293,10 @@ impl Lifter<'_> {
             SimdCopy { q, op, imm5, imm4, rn, rd } => {
                 self.simd_copy(q, op, imm5, imm4, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
             }
-            SimdThreeSame { q, u, size, rm, opcode, rn, rd } => {
-                self.simd_three_same(q, u, size, rm, opcode, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
-            }
+            SimdThreeSame { q, u, size, rm, opcode, rn, rd } => self
+                .simd_fp_three_same(q, u, size, rm, opcode, rn, rd, word)
+                .or_else(|Unlifted| self.simd_three_same(q, u, size, rm, opcode, rn, rd))
+                .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdModifiedImm { q, op, abc, cmode, o2, defgh, rd } => self
                 .simd_modified_immediate(q, op, abc, cmode, o2, defgh, rd)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
@@ -497,7 +498,12 @@ impl Lifter<'_> {
     }
 
     /// A constant of type `ty` (I8 to I64) holding the low bits of `value`.
+    /// The constant `value` truncated to `ty`, or a vector of it in every lane.
     pub(crate) fn iconst(&mut self, ty: Type, value: u64) -> Value {
+        if ty.is_vector() {
+            let lane = self.iconst(ty.lane_type(), value);
+            return self.b.ins().splat(ty, lane);
+        }
         let bits = ty.bits();
         let value = if bits < 64 { value & ((1 << bits) - 1) } else { value };
         self.b.ins().iconst(ty, value as i64)

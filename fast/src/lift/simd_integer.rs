@@ -40,12 +40,12 @@ enum VectorOp {
 
 impl Lifter<'_> {
     /// All 128 bits of V[n] as `ty`.
-    fn vector(&mut self, n: u32, ty: Type) -> Value {
+    pub(super) fn vector(&mut self, n: u32, ty: Type) -> Value {
         self.b.ins().load(ty, super::host_flags(), self.cpu, v_offset(n))
     }
 
     /// V[d] = `value` (128 bits), or its low 64 bits zero-extended when `q` is 0.
-    fn set_vector(&mut self, d: u32, value: Value, q: u32) {
+    pub(super) fn set_vector(&mut self, d: u32, value: Value, q: u32) {
         self.set_cpu_field(value, v_offset(d) as usize);
         if q == 0 {
             let zero = self.iconst(types::I64, 0);
