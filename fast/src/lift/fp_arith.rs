@@ -64,9 +64,7 @@ impl Lifter<'_> {
         rd: u32,
         word: u32,
     ) -> Lift {
-        let Some(width) = fp_width(ftype).filter(|&width| m == 0 && s == 0 && width != Width::H) else {
-            return Err(Unlifted);
-        };
+        let width = single_or_double(m, s, ftype)?;
         let operation = match opcode {
             0b0000 => Operation::Mul,
             0b0001 => Operation::Div,
@@ -142,10 +140,8 @@ impl Lifter<'_> {
         opcode2: u32,
         word: u32,
     ) -> Lift {
-        let Some(width) = fp_width(ftype).filter(|&width| m == 0 && s == 0 && op == 0 && width != Width::H) else {
-            return Err(Unlifted);
-        };
-        if opcode2 & 0b111 != 0 {
+        let width = single_or_double(m, s, ftype)?;
+        if op != 0 || opcode2 & 0b111 != 0 {
             return Err(Unlifted);
         }
         let (bits_type, float_type) = float_types(width);
@@ -199,9 +195,7 @@ impl Lifter<'_> {
         rd: u32,
         word: u32,
     ) -> Lift {
-        let Some(width) = fp_width(ftype).filter(|&width| m == 0 && s == 0 && width != Width::H) else {
-            return Err(Unlifted);
-        };
+        let width = single_or_double(m, s, ftype)?;
         if !self.host_has_fma {
             return Err(Unlifted);
         }
@@ -350,9 +344,10 @@ impl Lifter<'_> {
 
     /// FMOV (scalar, immediate), single and double precision: the expanded constant.
     pub(super) fn fp_move_immediate(&mut self, m: u32, s: u32, ftype: u32, imm8: u32, imm5: u32, rd: u32) -> Lift {
-        let Some(width) = fp_width(ftype).filter(|&width| m == 0 && s == 0 && imm5 == 0 && width != Width::H) else {
+        let width = single_or_double(m, s, ftype)?;
+        if imm5 != 0 {
             return Err(Unlifted);
-        };
+        }
         let (bits_type, _) = float_types(width);
         let constant = self.iconst(bits_type, vfp_expand_imm(imm8, width.n()));
         self.set_v(rd, constant);
@@ -677,6 +672,12 @@ enum Outputs {
     Register(u32),
     /// NZCV, packed.
     Flags,
+}
+
+/// The width of a scalar FP instruction whose M and S fields are 0 (the others are unallocated) and whose type is
+/// single or double precision, the ones lifted here.
+fn single_or_double(m: u32, s: u32, ftype: u32) -> Result<Width, Unlifted> {
+    fp_width(ftype).filter(|&width| m == 0 && s == 0 && width != Width::H).ok_or(Unlifted)
 }
 
 /// The integer and float types of a width (single or double precision).
