@@ -41,6 +41,15 @@ fn programs_print_what_qemu_prints() {
     }
 }
 
+/// The vector FP benchmark on the fast path, which computes its lanes with host vector operations: the same CRC of
+/// every final position's bits as under qemu-aarch64.
+#[test]
+fn neonloop_on_the_fast_path_prints_what_qemu_prints() {
+    let output = tandem(&["run", &program("neonloop.nro"), "--cpu", "fast"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), qemu_stdout("neonloop"));
+}
+
 #[test]
 fn the_embedded_demo_runs_without_arguments() {
     let output = tandem(&["run"]);

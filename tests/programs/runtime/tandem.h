@@ -5,7 +5,8 @@
  * Output is buffered per line: each complete line (newline included) leaves in one OutputDebugString (Horizon) or one
  * write(1, ...) (Linux). A line longer than the buffer leaves in pieces; exit_program flushes a partial last line.
  *
- * No floating point anywhere: everything is built with -mgeneral-regs-only. */
+ * No floating point in the runtime or the integer tests: they are built with -mgeneral-regs-only (only the FP
+ * benchmark, neonloop.c, is not). */
 #ifndef TANDEM_H
 #define TANDEM_H
 
