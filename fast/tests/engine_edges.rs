@@ -101,6 +101,49 @@ fn graph_regions_keep_budgets_and_state_exact() {
     assert!(whole > 500, "the program runs its loops ({whole} instructions)");
 }
 
+/// Calls and returns inside one region (`Lifter::predicted_returns`): a leaf function called from a loop and from
+/// a function that saves X30 on the stack and reloads it, a function that returns to another call's return address
+/// (the region compares the target with each), and one that returns where no call returns to (the region leaves
+/// through the chain table). For every budget and region size, the fast path ends where the reference does.
+#[test]
+fn returns_inside_a_region_keep_budgets_and_state_exact() {
+    const CALLS: [u32; 29] = [
+        0xd2a00045, // mov x5, #0x20000
+        0x912000bf, // add sp, x5, #0x800
+        0xd2800000, // mov x0, #0
+        0xd2800061, // mov x1, #3
+        0x9400000e, // loop: bl f
+        0x9400000f, // bl h
+        0xf1000421, // subs x1, x1, #1
+        0x54ffffa1, // b.ne loop
+        0xd2800002, // mov x2, #0
+        0x94000010, // bl g
+        0x91019042, // add x2, x2, #100 (g returns past it)
+        0x94000007, // bl f
+        0x91000442, // after_f: add x2, x2, #1
+        0x9400000e, // bl u
+        0x910fa042, // add x2, x2, #1000 (u returns past it)
+        0xf90000a0, // done: str x0, [x5]
+        0xf90004a2, // str x2, [x5, #8]
+        0xd4000001, // svc #0
+        0x91000400, // f: add x0, x0, #1
+        0xd65f03c0, // ret
+        0xa9bf7bfd, // h: stp x29, x30, [sp, #-16]!
+        0x97fffffd, // bl f
+        0x8b000000, // add x0, x0, x0
+        0xa8c17bfd, // ldp x29, x30, [sp], #16
+        0xd65f03c0, // ret
+        0x10fffe7e, // g: adr x30, after_f
+        0xd65f03c0, // ret
+        0x10fffe9e, // u: adr x30, done
+        0xd65f03c0, // ret
+    ];
+    let whole = assert_same_for_every_budget("calls", &CALLS, |memory| {
+        memory.map(0x20000, PAGE_SIZE, Perm::RW).unwrap();
+    });
+    assert_eq!(whole, 54, "the program runs its calls");
+}
+
 /// Runs `code` (at 0x10000, with the data pages `data` maps) on the reference and on fast engines with regions
 /// of every size, for every budget up to its end and well past it, and asserts the same result, registers and data
 /// page at 0x20000. Returns how many instructions the whole program retires.

@@ -21,9 +21,7 @@ impl Lifter<'_> {
     pub(super) fn branch_immediate(&mut self, op: u32, imm26: u32) -> Lift {
         let target = self.relative(sign_extend(u64::from(imm26) << 2, 28));
         if op == 1 {
-            self.successors.push(self.pc.wrapping_add(4));
-            let link = self.iconst(types::I64, self.pc.wrapping_add(4));
-            self.set_x(30, link);
+            self.link();
         }
         Ok(Flow::Jump(target))
     }
@@ -54,17 +52,32 @@ impl Lifter<'_> {
         self.branch_if(taken, self.relative(sign_extend(u64::from(imm14) << 2, 16)))
     }
 
-    /// BR, BLR, RET (the authenticating forms and ERET/DRPS are the reference's).
+    /// BR, BLR, RET (the authenticating forms and ERET/DRPS are the reference's). In a region lifted as a graph,
+    /// RET goes on inside it when the target is the return address of a call the region holds.
     pub(super) fn branch_register(&mut self, opc: u32, op2: u32, op3: u32, rn: u32, op4: u32) -> Lift {
         if op2 != 0b11111 || op3 != 0 || op4 != 0 || opc > 0b0010 {
             return Err(Unlifted);
         }
         let target = self.x(rn, 64);
         if opc == 0b0001 {
-            self.successors.push(self.pc.wrapping_add(4));
-            let link = self.iconst(types::I64, self.pc.wrapping_add(4));
-            self.set_x(30, link);
+            self.link();
+        }
+        if opc == 0b0010 {
+            // RET: to a call's return address in the region, go on there (a label) instead of leaving.
+            for return_address in self.predicted_returns() {
+                let returns_there = self.b.ins().icmp_imm_s(IntCC::Equal, target, return_address as i64);
+                self.exit_if(returns_there, return_address);
+            }
         }
         self.end_block(target)
+    }
+
+    /// A call's X30 = the address after it, which is also where the code may go on next.
+    fn link(&mut self) {
+        let return_address = self.pc.wrapping_add(4);
+        self.successors.push(return_address);
+        let link = self.iconst(types::I64, return_address);
+        self.set_x(30, link);
+        self.note_call();
     }
 }

@@ -66,6 +66,9 @@ struct RegionPlan {
     /// the entry block as a straight region's is (registers loaded where first read, exits storing only what
     /// changed), and only the other labels carry state.
     start_is_target: bool,
+    /// The return addresses of the calls (BL, BLR) the region lifted, within its page: where its returns may go
+    /// without leaving it (`Lifter::predicted_returns`).
+    returns: BTreeSet<u64>,
 }
 
 impl RegionPlan {
@@ -80,6 +83,10 @@ impl RegionPlan {
         self.registers & self.written
     }
 }
+
+/// The most return addresses a return compares its target with before it leaves the region (each is a compare
+/// and a branch on the way out).
+const MAX_PREDICTED_RETURNS: usize = 8;
 
 /// The labels of a region lifted as a graph.
 pub(super) struct Graph {
@@ -101,6 +108,8 @@ pub(super) struct Graph {
     edges: Vec<Edge>,
     /// The label whose run is being lifted; `None` in the entry block.
     current: Option<u64>,
+    /// `RegionPlan::returns` as this lifting finds them.
+    returns: BTreeSet<u64>,
 }
 
 /// An edge to a label: from the run of `from` (`None`: the entry block), with the registers the run wrote
@@ -209,6 +218,7 @@ fn lift_region(
             label_flags: graph.label_flags,
             split_at: graph.split_at,
             start_is_target: graph.start_targeted,
+            returns: graph.returns,
         },
         None => RegionPlan::default(),
     };
@@ -342,6 +352,24 @@ impl Lifter<'_> {
         Some(label)
     }
 
+    /// Notes that the instruction being lifted is a call, whose return address a later return may reach inside
+    /// the region.
+    pub(super) fn note_call(&mut self) {
+        let return_address = self.pc.wrapping_add(4);
+        if let Some(graph) = &mut self.graph
+            && self.page.contains(&return_address)
+        {
+            graph.returns.insert(return_address);
+        }
+    }
+
+    /// Where a return may go inside the region: the return addresses of its calls (those the plan's lifting saw
+    /// and those this one has seen), in address order, at most `MAX_PREDICTED_RETURNS` of them.
+    pub(super) fn predicted_returns(&self) -> Vec<u64> {
+        let Some(graph) = &self.graph else { return vec![] };
+        graph.plan.returns.union(&graph.returns).copied().take(MAX_PREDICTED_RETURNS).collect()
+    }
+
     /// Jumps to `label` (at `target`) with the state after `retired` instructions of this run, when the state fits its
     /// parameters; to a label already lifted only when the budget left admits the whole region again (otherwise
     /// control falls through to what the caller emits next, in a new block). Returns whether the jump is
@@ -459,6 +487,7 @@ impl Lifter<'_> {
             start_targeted: false,
             edges: Vec::new(),
             current: None,
+            returns: BTreeSet::new(),
         });
         if start_is_label {
             self.transfer(start, 0);
