@@ -360,7 +360,8 @@ fn host_faults_leave_the_exact_state() {
 /// The scalar FP instructions the fast path computes with host float operations where they give the Arm result
 /// (`lift::fp_arith`: FADD, FSUB, FMUL, FDIV, FMADD, FMSUB, FNMADD, FNMSUB, FCMP, FCMPE, FMOV (immediate),
 /// SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers and in SIMD&FP registers, single and
-/// double precision; FADD, FSUB, FMUL, FDIV, FMLA, FMLS on vectors of them), against the reference on operands of every kind: random bits, normal numbers near one,
+/// double precision; on vectors of them FADD, FSUB, FMUL, FDIV, FMLA, FMLS (by vector and by element), FCMEQ,
+/// FCMGE, FCMGT (with a vector or zero), FCMLE, FCMLT (with zero), FABS, FNEG), against the reference on operands of every kind: random bits, normal numbers near one,
 /// near the ends of the range (where results overflow, underflow or round to the smallest normal) and near the
 /// integer formats' bounds, zeros, infinities, NaNs and subnormals, integers of every size, addends that cancel
 /// the product; FPCR mostly in its default mode, and in the others (flush to zero, default NaN, directed
@@ -438,7 +439,25 @@ fn fp_arithmetic_matches_the_reference() {
                 three_same(1, 0, 0b11111, 0),
                 three_same(0, 0, 0b11001, 3),
                 three_same(0, 1, 0b11001, 3),
+                // FCMEQ, FCMGE, FCMGT.
+                three_same(0, 0, 0b11100, 0),
+                three_same(1, 0, 0b11100, 0),
+                three_same(1, 1, 0b11100, 0),
             ]);
+            // FABS, FNEG V0, V1 and FCMGT, FCMEQ, FCMLT, FCMGE, FCMLE V0, V1, #0.0.
+            let two_reg_misc =
+                |u: u32, opcode: u32| 0x0e20_0800 | q << 30 | u << 29 | (0b10 | sz) << 22 | opcode << 12 | 1 << 5;
+            words.extend(
+                [(0, 0b01111), (1, 0b01111), (0, 0b01100), (0, 0b01101), (0, 0b01110), (1, 0b01100), (1, 0b01101)]
+                    .map(|(u, opcode)| two_reg_misc(u, opcode)),
+            );
+            // FMUL V0, V1, V2.S[i] / V2.D[i] and FMLA, FMLS V3, V1, V2.S[i] / V2.D[i], at the first and last index.
+            for (h, l) in if sz == 1 { vec![(0u32, 0u32), (1, 0)] } else { vec![(0, 0), (1, 1)] } {
+                let by_element = |opcode: u32, rd: u32| {
+                    0x0f00_0000 | q << 30 | (0b10 | sz) << 22 | l << 21 | 2 << 16 | opcode << 12 | h << 11 | 1 << 5 | rd
+                };
+                words.extend([by_element(0b1001, 0), by_element(0b0001, 3), by_element(0b0101, 3)]);
+            }
         }
         for word in words {
             // The instruction, then SVC #0.
@@ -475,15 +494,16 @@ fn fp_arithmetic_matches_the_reference() {
                 let nzcv = (xorshift(&mut random) as u32 & 0xf) << 28;
                 let mut start = CpuState { pc: 0x10000, fpcr, fpsr, nzcv, ..CpuState::default() };
                 start.v[1] = v1;
-                start.v[2] = v2;
+                // Equal operands in every lane now and then, for the compares.
+                start.v[2] = if case % 5 == 4 { v1 } else { v2 };
                 start.v[3] = v3;
                 start.v[0] = u128::from(xorshift(&mut random)) << 64 | u128::from(xorshift(&mut random));
                 start.x[0] = xorshift(&mut random);
                 start.x[1] = integer(&mut random, case);
                 start.v[4] = u128::from(integer(&mut random, case / 4));
                 let what = format!(
-                    "{word:#010x} on {v1:#x}, {v2:#x}, {v3:#x}, x1 {:#x}, v4 {:#x}, FPCR {fpcr:#x}, FPSR {fpsr:#x}",
-                    start.x[1], start.v[4]
+                    "{word:#010x} on {v1:#x}, {:#x}, {v3:#x}, x1 {:#x}, v4 {:#x}, FPCR {fpcr:#x}, FPSR {fpsr:#x}",
+                    start.v[2], start.x[1], start.v[4]
                 );
                 let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
                 let reference = interpreter.run(&mut reference_cpu, &memory, 2, GuestClock::default());

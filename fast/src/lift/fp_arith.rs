@@ -27,20 +27,10 @@ use tandem_reference::interp::shared_decode::fp_width;
 const FPCR_NON_DEFAULT: u32 = 1 << 26 | 1 << 25 | 1 << 24 | 0b11 << 22 | 0xff00;
 
 /// FPCR.FZ: flush subnormal inputs and results to zero.
-const FPCR_FZ: u32 = 1 << 24;
+pub(super) const FPCR_FZ: u32 = 1 << 24;
 
 /// FPSR.IXC, the cumulative Inexact flag.
 const FPSR_IXC: u32 = 1 << 4;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum VectorFp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    MulAdd,
-    MulSub,
-}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Operation {
@@ -224,7 +214,14 @@ impl Lifter<'_> {
     /// Whether a fused multiply-add's host result is the Arm result, given a default FPCR mode and IXC already
     /// set (`fp_multiply_add`), from the bits of its operands `[n, m, a]`, its product's factors (signed as
     /// used) and the result's bits: scalars or lanes alike.
-    fn fused_fits(&mut self, operands: [Value; 3], n: Value, m: Value, result_bits: Value, double: bool) -> Value {
+    pub(super) fn fused_fits(
+        &mut self,
+        operands: [Value; 3],
+        n: Value,
+        m: Value,
+        result_bits: Value,
+        double: bool,
+    ) -> Value {
         let smallest_normal = if double { 1u64 << 52 } else { 1 << 23 };
         let mut fits = self.is_zero_or_finite_from(operands[0], double, smallest_normal);
         for bits in [operands[1], operands[2]] {
@@ -250,93 +247,8 @@ impl Lifter<'_> {
         self.b.ins().band(fits, result_fits)
     }
 
-    /// FADD, FSUB, FMUL, FDIV, FMLA, FMLS (vector: 2S, 4S, 2D) as host vector operations, where every lane's
-    /// is the Arm result: as for the scalar instructions, with FPSR.IXC already set (as `fp_multiply_add`), so
-    /// that no lane's inexactness need be found; every lane's operands normal (or zero for the fused ones), its
-    /// result above the smallest normal or, for a sum, an exact zero (normal operands cannot cancel to anything
-    /// tiny). The reference decides the rest.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn simd_fp_three_same(
-        &mut self,
-        q: u32,
-        u: u32,
-        size: u32,
-        rm: u32,
-        opcode: u32,
-        rn: u32,
-        rd: u32,
-        word: u32,
-    ) -> Lift {
-        let double = size & 1 == 1;
-        if double && q == 0 {
-            return Err(Unlifted);
-        }
-        let operation = match (u, size >> 1, opcode) {
-            (0, 0, 0b11010) => VectorFp::Add,
-            (0, 1, 0b11010) => VectorFp::Sub,
-            (1, 0, 0b11011) => VectorFp::Mul,
-            (1, 0, 0b11111) => VectorFp::Div,
-            (0, 0, 0b11001) => VectorFp::MulAdd,
-            (0, 1, 0b11001) => VectorFp::MulSub,
-            _ => return Err(Unlifted),
-        };
-        let fused = matches!(operation, VectorFp::MulAdd | VectorFp::MulSub);
-        if fused && !self.host_has_fma {
-            return Err(Unlifted);
-        }
-        let (bits_type, float_type) = if double { (types::I64X2, types::F64X2) } else { (types::I32X4, types::F32X4) };
-        let n_bits = self.vector(rn, bits_type);
-        let m_bits = self.vector(rm, bits_type);
-        let [n, m] = [n_bits, m_bits].map(|bits| self.b.ins().bitcast(float_type, MemFlagsData::new(), bits));
-        let smallest_normal = if double { 1u64 << 52 } else { 1 << 23 };
-        let (result, lanes_fit) = if fused {
-            let d_bits = self.vector(rd, bits_type);
-            let d = self.b.ins().bitcast(float_type, MemFlagsData::new(), d_bits);
-            let n = if operation == VectorFp::MulSub { self.b.ins().fneg(n) } else { n };
-            let result = self.b.ins().fma(n, m, d);
-            let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
-            (result_bits, self.fused_fits([n_bits, m_bits, d_bits], n, m, result_bits, double))
-        } else {
-            let result = match operation {
-                VectorFp::Add => self.b.ins().fadd(n, m),
-                VectorFp::Sub => self.b.ins().fsub(n, m),
-                VectorFp::Mul => self.b.ins().fmul(n, m),
-                _ => self.b.ins().fdiv(n, m),
-            };
-            let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
-            let n_normal = self.is_finite_from(n_bits, double, smallest_normal);
-            let m_normal = self.is_finite_from(m_bits, double, smallest_normal);
-            let mut result_fits = self.is_finite_from(result_bits, double, smallest_normal + 1);
-            if matches!(operation, VectorFp::Add | VectorFp::Sub) {
-                let zero = self.is_zero(result_bits, double);
-                result_fits = self.b.ins().bor(result_fits, zero);
-            }
-            let operands = self.b.ins().band(n_normal, m_normal);
-            (result_bits, self.b.ins().band(operands, result_fits))
-        };
-        // The upper half of a 64-bit vector's registers is not an operand.
-        let lanes_fit = if q == 0 {
-            let upper =
-                self.b.func.dfg.constants.insert([0u8; 8].into_iter().chain([0xff; 8]).collect::<Vec<u8>>().into());
-            let upper = self.b.ins().vconst(bits_type, upper);
-            self.b.ins().bor(lanes_fit, upper)
-        } else {
-            lanes_fit
-        };
-        let all_lanes_fit = self.b.ins().vall_true(lanes_fit);
-        let mut host_is_arm = self.default_fpcr_mode();
-        let inexact_seen = self.inexact_seen();
-        host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
-        host_is_arm = self.b.ins().band(host_is_arm, all_lanes_fit);
-        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-            lifter.set_vector(rd, result, q);
-            vec![]
-        });
-        Ok(Flow::Next)
-    }
-
     /// Whether FPSR.IXC is set (an i8 boolean).
-    fn inexact_seen(&mut self) -> Value {
+    pub(super) fn inexact_seen(&mut self) -> Value {
         let fpsr = self.cpu_field(types::I32, offset_of!(CpuState, fpsr));
         let inexact_seen = self.b.ins().band_imm_u(fpsr, i64::from(FPSR_IXC));
         self.b.ins().icmp_imm_s(IntCC::NotEqual, inexact_seen, 0)
@@ -507,7 +419,7 @@ impl Lifter<'_> {
     }
 
     /// Whether FPCR is in its default mode (an i8 boolean): the host's arithmetic is the Arm arithmetic then.
-    fn default_fpcr_mode(&mut self) -> Value {
+    pub(super) fn default_fpcr_mode(&mut self) -> Value {
         let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
         let mode = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_NON_DEFAULT));
         self.b.ins().icmp_imm_s(IntCC::Equal, mode, 0)
@@ -518,7 +430,7 @@ impl Lifter<'_> {
     /// reference reads the `CpuState`, so the general-purpose registers in `reads` are stored there first (the
     /// block may hold newer values); what it writes of `outputs` is read back from there. It touches nothing else
     /// the block keeps in SSA form. When it does not retire the instruction, the block leaves before it.
-    fn host_or_reference(
+    pub(super) fn host_or_reference(
         &mut self,
         host_is_arm: Value,
         word: u32,
@@ -632,7 +544,7 @@ impl Lifter<'_> {
 
     /// Whether the float with these bits is finite with a magnitude (its bits without the sign) of at least `low`.
     /// Bits of a vector type give a lane mask (so do the tests below).
-    fn is_finite_from(&mut self, bits: Value, double: bool, low: u64) -> Value {
+    pub(super) fn is_finite_from(&mut self, bits: Value, double: bool, low: u64) -> Value {
         let infinity = if double { 0x7ffu64 << 52 } else { 0xff << 23 };
         let magnitude = self.and_const(bits, sign_bit(double) - 1);
         let ty = self.b.func.dfg.value_type(bits);
@@ -643,14 +555,14 @@ impl Lifter<'_> {
     }
 
     /// Whether the float with these bits is a zero, or finite with a magnitude of at least `low`.
-    fn is_zero_or_finite_from(&mut self, bits: Value, double: bool, low: u64) -> Value {
+    pub(super) fn is_zero_or_finite_from(&mut self, bits: Value, double: bool, low: u64) -> Value {
         let finite = self.is_finite_from(bits, double, low);
         let zero = self.is_zero(bits, double);
         self.b.ins().bor(finite, zero)
     }
 
     /// Whether the float with these bits is +0 or -0.
-    fn is_zero(&mut self, bits: Value, double: bool) -> Value {
+    pub(super) fn is_zero(&mut self, bits: Value, double: bool) -> Value {
         let magnitude = self.and_const(bits, sign_bit(double) - 1);
         let zero = self.iconst(self.b.func.dfg.value_type(bits), 0);
         self.b.ins().icmp(IntCC::Equal, magnitude, zero)
@@ -666,7 +578,7 @@ enum Place {
 
 /// What the reference writes that a block keeps in SSA form (`host_or_reference`).
 #[derive(Clone, Copy)]
-enum Outputs {
+pub(super) enum Outputs {
     None,
     /// X[n], as an i64.
     Register(u32),

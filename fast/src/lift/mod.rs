@@ -33,6 +33,7 @@ mod flags;
 mod fp_arith;
 mod load_store;
 mod region;
+mod simd_fp;
 mod simd_integer;
 mod simd_moves;
 
@@ -284,6 +285,12 @@ impl Lifter<'_> {
             FpImmediate { m, s, ftype, imm8, imm5, rd } => {
                 self.fp_move_immediate(m, s, ftype, imm8, imm5, rd).or_else(|Unlifted| self.interpret_in_place(word))
             }
+            SimdTwoRegMisc { q, u, size, opcode, rn, rd } => self
+                .simd_fp_two_reg_misc(q, u, size, opcode, rn, rd, word)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdIndexed { q, u, size, l, m, rm, opcode, h, rn, rd } => self
+                .simd_fp_indexed(q, u, size, l, m, rm, opcode, h, rn, rd, word)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdScalarTwoRegMisc { u, size, opcode, rn, rd } => self
                 .simd_scalar_two_reg_misc(u, size, opcode, rn, rd, word)
                 .or_else(|Unlifted| self.interpret_in_place(word)),

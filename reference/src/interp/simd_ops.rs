@@ -566,7 +566,7 @@ impl FpUnaryOp {
 /// The element index and register of a by-element instruction: `H:L:M` with `Rm` of V0-V15 for 16-bit elements
 /// (`size` 01, or 00 for half precision), `H:L` with `M:Rm` for 32-bit ones, `H` with `M:Rm` for 64-bit ones (whose
 /// L the decode has checked is 0).
-pub(super) fn indexed_element(size: u32, h: u32, l: u32, m: u32, rm: u32) -> (u32, u32) {
+pub fn indexed_element(size: u32, h: u32, l: u32, m: u32, rm: u32) -> (u32, u32) {
     match size {
         0b00 | 0b01 => (h << 2 | l << 1 | m, rm),
         0b10 => (h << 1 | l, m << 4 | rm),
@@ -576,7 +576,7 @@ pub(super) fn indexed_element(size: u32, h: u32, l: u32, m: u32, rm: u32) -> (u3
 
 /// Whether a by-element floating-point instruction admits `size` (00 half precision; 10 single; 11 double, whose
 /// index is H alone (L = 0) and which has no 1D arrangement); `q` is `None` for the scalar forms.
-pub(super) fn fp_by_element_ok(size: u32, l: u32, q: Option<u32>) -> bool {
+pub fn fp_by_element_ok(size: u32, l: u32, q: Option<u32>) -> bool {
     match size {
         0b00 | 0b10 => true,
         0b11 => l == 0 && q != Some(0),

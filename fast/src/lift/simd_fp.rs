@@ -1,0 +1,257 @@
+//! Advanced SIMD floating point on vectors of singles (2S, 4S) and doubles (2D) as host vector operations, where
+//! every lane's result is the Arm result, checked lane by lane with `fp_arith`'s tests; the reference in a cold
+//! block otherwise (`host_or_reference`). Lanes of a 64-bit vector's upper half are no operands: they never send an
+//! instruction to the reference.
+//!
+//! - Arithmetic (FADD, FSUB, FMUL, FDIV, FMLA, FMLS, by vector or by element): FPCR in its default mode and
+//!   FPSR.IXC already set (sticky: no lane's inexactness need be found then), every lane's operands normal (or zero
+//!   for the fused ones, `fused_fits`) and its result above the smallest normal, or an exact zero where only one is
+//!   possible (a sum of normal operands cannot cancel to anything tiny). No other exception can arise.
+//! - Compares (FCMEQ, FCMGE, FCMGT, and with zero FCMLE, FCMLT): the host's ordered comparison where FPCR.FZ is clear
+//!   (no input is flushed) and no lane holds a NaN (which raises Invalid).
+//! - FABS, FNEG: the sign bit, as the scalar forms (`simd_moves`).
+
+use super::fp_arith::{FPCR_FZ, Outputs};
+use super::{Flow, Lift, Lifter, Unlifted};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
+use std::mem::offset_of;
+use tandem_reference::CpuState;
+use tandem_reference::interp::shared_decode::{fp_by_element_ok, indexed_element};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arithmetic {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    MulAdd,
+    MulSub,
+}
+
+/// The lane types of a vector of doubles or singles: its bits and its floats.
+fn vector_types(double: bool) -> (Type, Type) {
+    if double { (types::I64X2, types::F64X2) } else { (types::I32X4, types::F32X4) }
+}
+
+impl Lifter<'_> {
+    /// The floating-point operations of the class "Advanced SIMD three same" named in the module's comment.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn simd_fp_three_same(
+        &mut self,
+        q: u32,
+        u: u32,
+        size: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        let double = size & 1 == 1;
+        if double && q == 0 {
+            return Err(Unlifted);
+        }
+        let (bits_type, _) = vector_types(double);
+        let comparison = match (u, size >> 1, opcode) {
+            (0, 0, 0b11100) => Some(FloatCC::Equal),
+            (1, 0, 0b11100) => Some(FloatCC::GreaterThanOrEqual),
+            (1, 1, 0b11100) => Some(FloatCC::GreaterThan),
+            _ => None,
+        };
+        if let Some(condition) = comparison {
+            let (n, m) = (self.vector(rn, bits_type), self.vector(rm, bits_type));
+            self.vector_fp_compare(condition, q, double, n, m, rd, word);
+            return Ok(Flow::Next);
+        }
+        let operation = match (u, size >> 1, opcode) {
+            (0, 0, 0b11010) => Arithmetic::Add,
+            (0, 1, 0b11010) => Arithmetic::Sub,
+            (1, 0, 0b11011) => Arithmetic::Mul,
+            (1, 0, 0b11111) => Arithmetic::Div,
+            (0, 0, 0b11001) => Arithmetic::MulAdd,
+            (0, 1, 0b11001) => Arithmetic::MulSub,
+            _ => return Err(Unlifted),
+        };
+        let (n, m) = (self.vector(rn, bits_type), self.vector(rm, bits_type));
+        self.vector_fp_arithmetic(operation, q, double, n, m, rd, word)
+    }
+
+    /// FMUL, FMLA, FMLS (vector, by element), singles and doubles: the element in every lane of the second operand.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn simd_fp_indexed(
+        &mut self,
+        q: u32,
+        u: u32,
+        size: u32,
+        l: u32,
+        m: u32,
+        rm: u32,
+        opcode: u32,
+        h: u32,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        if u != 0 || !matches!(size, 0b10 | 0b11) || !fp_by_element_ok(size, l, Some(q)) {
+            return Err(Unlifted);
+        }
+        let operation = match opcode {
+            0b1001 => Arithmetic::Mul,
+            0b0001 => Arithmetic::MulAdd,
+            0b0101 => Arithmetic::MulSub,
+            _ => return Err(Unlifted),
+        };
+        let double = size == 0b11;
+        let (bits_type, _) = vector_types(double);
+        let (index, register) = indexed_element(size, h, l, m, rm);
+        let n = self.vector(rn, bits_type);
+        let element_vector = self.vector(register, bits_type);
+        let element = self.b.ins().extractlane(element_vector, index as u8);
+        let element = self.b.ins().splat(bits_type, element);
+        self.vector_fp_arithmetic(operation, q, double, n, element, rd, word)
+    }
+
+    /// FABS, FNEG (vector) and the compares with zero of the class "Advanced SIMD two-register miscellaneous".
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn simd_fp_two_reg_misc(
+        &mut self,
+        q: u32,
+        u: u32,
+        size: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        let double = size & 1 == 1;
+        if size >> 1 != 1 || (double && q == 0) {
+            return Err(Unlifted);
+        }
+        let (bits_type, _) = vector_types(double);
+        let sign = if double { 1u64 << 63 } else { 1 << 31 };
+        let condition = match (u, opcode) {
+            (0, 0b01111) => {
+                let n = self.vector(rn, bits_type);
+                let magnitude = self.and_const(n, !sign);
+                self.set_vector(rd, magnitude, q);
+                return Ok(Flow::Next);
+            }
+            (1, 0b01111) => {
+                let n = self.vector(rn, bits_type);
+                let sign = self.iconst(bits_type, sign);
+                let negated = self.b.ins().bxor(n, sign);
+                self.set_vector(rd, negated, q);
+                return Ok(Flow::Next);
+            }
+            (0, 0b01100) => FloatCC::GreaterThan,
+            (0, 0b01101) => FloatCC::Equal,
+            (0, 0b01110) => FloatCC::LessThan,
+            (1, 0b01100) => FloatCC::GreaterThanOrEqual,
+            (1, 0b01101) => FloatCC::LessThanOrEqual,
+            _ => return Err(Unlifted),
+        };
+        let n = self.vector(rn, bits_type);
+        let zero = self.iconst(bits_type, 0);
+        self.vector_fp_compare(condition, q, double, n, zero, rd, word);
+        Ok(Flow::Next)
+    }
+
+    /// V[rd] = `n` (operation) `m`, lane by lane, with the operands' bits given (for the fused operations, V[rd] is
+    /// the addend).
+    #[allow(clippy::too_many_arguments)]
+    fn vector_fp_arithmetic(
+        &mut self,
+        operation: Arithmetic,
+        q: u32,
+        double: bool,
+        n_bits: Value,
+        m_bits: Value,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        let fused = matches!(operation, Arithmetic::MulAdd | Arithmetic::MulSub);
+        if fused && !self.host_has_fma {
+            return Err(Unlifted);
+        }
+        let (bits_type, float_type) = vector_types(double);
+        let [n, m] = [n_bits, m_bits].map(|bits| self.b.ins().bitcast(float_type, MemFlagsData::new(), bits));
+        let smallest_normal = if double { 1u64 << 52 } else { 1 << 23 };
+        let (result, lanes_fit) = if fused {
+            let d_bits = self.vector(rd, bits_type);
+            let d = self.b.ins().bitcast(float_type, MemFlagsData::new(), d_bits);
+            let n = if operation == Arithmetic::MulSub { self.b.ins().fneg(n) } else { n };
+            let result = self.b.ins().fma(n, m, d);
+            let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
+            (result_bits, self.fused_fits([n_bits, m_bits, d_bits], n, m, result_bits, double))
+        } else {
+            let result = match operation {
+                Arithmetic::Add => self.b.ins().fadd(n, m),
+                Arithmetic::Sub => self.b.ins().fsub(n, m),
+                Arithmetic::Mul => self.b.ins().fmul(n, m),
+                _ => self.b.ins().fdiv(n, m),
+            };
+            let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
+            let n_normal = self.is_finite_from(n_bits, double, smallest_normal);
+            let m_normal = self.is_finite_from(m_bits, double, smallest_normal);
+            let mut result_fits = self.is_finite_from(result_bits, double, smallest_normal + 1);
+            if matches!(operation, Arithmetic::Add | Arithmetic::Sub) {
+                let zero = self.is_zero(result_bits, double);
+                result_fits = self.b.ins().bor(result_fits, zero);
+            }
+            let operands = self.b.ins().band(n_normal, m_normal);
+            (result_bits, self.b.ins().band(operands, result_fits))
+        };
+        let all_lanes_fit = self.every_lane_in_use(lanes_fit, q);
+        let mut host_is_arm = self.default_fpcr_mode();
+        let inexact_seen = self.inexact_seen();
+        host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
+        host_is_arm = self.b.ins().band(host_is_arm, all_lanes_fit);
+        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+            lifter.set_vector(rd, result, q);
+            vec![]
+        });
+        Ok(Flow::Next)
+    }
+
+    /// V[rd] = all ones in the lanes where `n` (condition) `m` holds, zeros elsewhere.
+    #[allow(clippy::too_many_arguments)]
+    fn vector_fp_compare(
+        &mut self,
+        condition: FloatCC,
+        q: u32,
+        double: bool,
+        n_bits: Value,
+        m_bits: Value,
+        rd: u32,
+        word: u32,
+    ) {
+        let (_, float_type) = vector_types(double);
+        let [n, m] = [n_bits, m_bits].map(|bits| self.b.ins().bitcast(float_type, MemFlagsData::new(), bits));
+        let ordered = self.b.ins().fcmp(FloatCC::Ordered, n, m);
+        let all_ordered = self.every_lane_in_use(ordered, q);
+        let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
+        let flush = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_FZ));
+        let no_flush = self.b.ins().icmp_imm_s(IntCC::Equal, flush, 0);
+        let host_is_arm = self.b.ins().band(no_flush, all_ordered);
+        let result = self.b.ins().fcmp(condition, n, m);
+        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+            lifter.set_vector(rd, result, q);
+            vec![]
+        });
+    }
+
+    /// Whether a lane mask holds in every lane the instruction uses (all but the upper half's when `q` is 0).
+    fn every_lane_in_use(&mut self, mask: Value, q: u32) -> Value {
+        let mask = if q == 0 {
+            let upper = [0u8; 8].into_iter().chain([0xff; 8]).collect::<Vec<u8>>();
+            let upper = self.b.func.dfg.constants.insert(upper.into());
+            let ty = self.b.func.dfg.value_type(mask);
+            let upper = self.b.ins().vconst(ty, upper);
+            self.b.ins().bor(mask, upper)
+        } else {
+            mask
+        };
+        self.b.ins().vall_true(mask)
+    }
+}
