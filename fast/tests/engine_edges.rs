@@ -358,10 +358,11 @@ fn host_faults_leave_the_exact_state() {
 }
 
 /// The scalar FP instructions the fast path computes with host float operations where they give the Arm result
-/// (`lift::fp_arith`: FADD, FSUB, FMUL, FDIV, FMADD, FMSUB, FNMADD, FNMSUB, FCMP, FCMPE, FMOV (immediate),
+/// (`lift::fp_arith`: FADD, FSUB, FMUL, FDIV, FMADD, FMSUB, FNMADD, FNMSUB, FCMP, FCMPE, FMOV (immediate), FSQRT,
+/// FCVT, FRINTN/P/M/Z, FMAX, FMIN, FMAXNM, FMINNM, FCSEL,
 /// SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers and in SIMD&FP registers, single and
 /// double precision; on vectors of them FADD, FSUB, FMUL, FDIV, FMLA, FMLS (by vector and by element), FCMEQ,
-/// FCMGE, FCMGT (with a vector or zero), FCMLE, FCMLT (with zero), FABS, FNEG), against the reference on operands of every kind: random bits, normal numbers near one,
+/// FCMGE, FCMGT (with a vector or zero), FCMLE, FCMLT (with zero), FABS, FNEG, FMAX, FMIN, FMAXNM, FMINNM), against the reference on operands of every kind: random bits, normal numbers near one,
 /// near the ends of the range (where results overflow, underflow or round to the smallest normal) and near the
 /// integer formats' bounds, zeros, infinities, NaNs and subnormals, integers of every size, addends that cancel
 /// the product; FPCR mostly in its default mode, and in the others (flush to zero, default NaN, directed
@@ -422,6 +423,18 @@ fn fp_arithmetic_matches_the_reference() {
         words.extend(
             (0..4u32).map(|o| 0x1f00_0000 | ftype << 22 | (o >> 1) << 21 | 2 << 16 | (o & 1) << 15 | 3 << 10 | 1 << 5),
         );
+        // FSQRT, FCVT (to the other precision), FRINTN, FRINTP, FRINTM, FRINTZ V0, V1.
+        let fcvt = if ftype == 0b01 { 0b000100 } else { 0b000101 };
+        words.extend(
+            [0b000011u32, fcvt, 0b001000, 0b001001, 0b001010, 0b001011]
+                .map(|opcode| 0x1e20_4000 | ftype << 22 | opcode << 15 | 1 << 5),
+        );
+        // FMAX, FMIN, FMAXNM, FMINNM V0, V1, V2.
+        words.extend((0b0100..=0b0111u32).map(|opcode| 0x1e20_0800 | ftype << 22 | 2 << 16 | opcode << 12 | 1 << 5));
+        // FCSEL V0, V1, V2 on EQ, NE, HS, MI, VS, HI, GE, GT, AL.
+        words.extend(
+            [0u32, 1, 2, 4, 6, 8, 10, 12, 14].map(|cond| 0x1e20_0c00 | ftype << 22 | 2 << 16 | cond << 12 | 1 << 5),
+        );
         // FMOV V0, #imm (2.0, 1.0, -0.125, 31.0, 1.9375).
         words.extend([0x00u32, 0x70, 0xc0, 0x3f, 0x7f].map(|imm8| 0x1e20_1000 | ftype << 22 | imm8 << 13));
         // SCVTF/UCVTF V0, V4 and FCVTZS/FCVTZU V0, V1 (scalar, in SIMD&FP registers).
@@ -443,6 +456,11 @@ fn fp_arithmetic_matches_the_reference() {
                 three_same(0, 0, 0b11100, 0),
                 three_same(1, 0, 0b11100, 0),
                 three_same(1, 1, 0b11100, 0),
+                // FMAXNM, FMINNM, FMAX, FMIN.
+                three_same(0, 0, 0b11000, 0),
+                three_same(0, 1, 0b11000, 0),
+                three_same(0, 0, 0b11110, 0),
+                three_same(0, 1, 0b11110, 0),
             ]);
             // FABS, FNEG V0, V1 and FCMGT, FCMEQ, FCMLT, FCMGE, FCMLE V0, V1, #0.0.
             let two_reg_misc =

@@ -27,7 +27,7 @@ use tandem_reference::interp::shared_decode::fp_width;
 const FPCR_NON_DEFAULT: u32 = 1 << 26 | 1 << 25 | 1 << 24 | 0b11 << 22 | 0xff00;
 
 /// FPCR.FZ: flush subnormal inputs and results to zero.
-pub(super) const FPCR_FZ: u32 = 1 << 24;
+const FPCR_FZ: u32 = 1 << 24;
 
 /// FPSR.IXC, the cumulative Inexact flag.
 const FPSR_IXC: u32 = 1 << 4;
@@ -143,9 +143,7 @@ impl Lifter<'_> {
             let b_bits = self.v_low(rm, bits_type);
             self.b.ins().bitcast(float_type, MemFlagsData::new(), b_bits)
         };
-        let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
-        let flush = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_FZ));
-        let no_flush = self.b.ins().icmp_imm_s(IntCC::Equal, flush, 0);
+        let no_flush = self.no_flush();
         let ordered = self.b.ins().fcmp(FloatCC::Ordered, a, b);
         let host_is_arm = self.b.ins().band(no_flush, ordered);
         let flags = self.host_or_reference(host_is_arm, word, &[], Outputs::Flags, |lifter| {
@@ -252,6 +250,165 @@ impl Lifter<'_> {
         let fpsr = self.cpu_field(types::I32, offset_of!(CpuState, fpsr));
         let inexact_seen = self.b.ins().band_imm_u(fpsr, i64::from(FPSR_IXC));
         self.b.ins().icmp_imm_s(IntCC::NotEqual, inexact_seen, 0)
+    }
+
+    /// FSQRT, FCVT (between single and double precision) and FRINTN, FRINTP, FRINTM, FRINTZ (scalar), where the
+    /// host's result is the Arm result:
+    /// - FSQRT of a positive normal number (whose root is normal) in the default FPCR mode with FPSR.IXC already
+    ///   set (as `fp_multiply_add`);
+    /// - FCVT from single to double precision of a number that is not a NaN, FPCR.FZ clear (exact);
+    /// - FCVT from double to single precision in the default mode, the result finite above the smallest normal, or
+    ///   zero from a zero; inexact when it differs from the operand;
+    /// - FRINT of a number that is not a NaN, FPCR.FZ clear: exact, no exception (the rounding keeps the sign of a
+    ///   zero result, on both).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn fp_unary(&mut self, m: u32, s: u32, ftype: u32, opcode: u32, rn: u32, rd: u32, word: u32) -> Lift {
+        let width = single_or_double(m, s, ftype)?;
+        let double = width == Width::D;
+        let (bits_type, float_type) = float_types(width);
+        let smallest_normal = if double { 1u64 << 52 } else { 1 << 23 };
+        match opcode {
+            0b000011 => {
+                let a_bits = self.v_low(rn, bits_type);
+                let a = self.b.ins().bitcast(float_type, MemFlagsData::new(), a_bits);
+                let root = self.b.ins().sqrt(a);
+                let root_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), root);
+                // Positive and normal: the sign bit clear, so the bits themselves lie in the normal range.
+                let infinity = if double { 0x7ffu64 << 52 } else { 0xff << 23 };
+                let low = self.iconst(bits_type, smallest_normal);
+                let offset = self.b.ins().isub(a_bits, low);
+                let span = self.iconst(bits_type, infinity - smallest_normal);
+                let positive_normal = self.b.ins().icmp(IntCC::UnsignedLessThan, offset, span);
+                let mut host_is_arm = self.default_fpcr_mode();
+                let inexact_seen = self.inexact_seen();
+                host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
+                host_is_arm = self.b.ins().band(host_is_arm, positive_normal);
+                self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+                    lifter.set_v(rd, root_bits);
+                    vec![]
+                });
+            }
+            0b000100 | 0b000101 => {
+                let to_double = opcode == 0b000101;
+                if to_double == double {
+                    return Err(Unlifted);
+                }
+                let a_bits = self.v_low(rn, bits_type);
+                let a = self.b.ins().bitcast(float_type, MemFlagsData::new(), a_bits);
+                if to_double {
+                    let result = self.b.ins().fpromote(types::F64, a);
+                    let result_bits = self.b.ins().bitcast(types::I64, MemFlagsData::new(), result);
+                    let not_nan = self.b.ins().fcmp(FloatCC::Ordered, a, a);
+                    let no_flush = self.no_flush();
+                    let host_is_arm = self.b.ins().band(no_flush, not_nan);
+                    self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+                        lifter.set_v(rd, result_bits);
+                        vec![]
+                    });
+                } else {
+                    let result = self.b.ins().fdemote(types::F32, a);
+                    let result_bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), result);
+                    let normal = self.is_finite_from(result_bits, false, (1 << 23) + 1);
+                    let zero_result = self.is_zero(result_bits, false);
+                    let zero_operand = self.is_zero(a_bits, true);
+                    let exact_zero = self.b.ins().band(zero_result, zero_operand);
+                    let result_fits = self.b.ins().bor(normal, exact_zero);
+                    let default_mode = self.default_fpcr_mode();
+                    let host_is_arm = self.b.ins().band(default_mode, result_fits);
+                    let back = self.b.ins().fpromote(types::F64, result);
+                    let inexact = self.b.ins().fcmp(FloatCC::NotEqual, back, a);
+                    self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+                        lifter.set_v(rd, result_bits);
+                        lifter.raise_inexact(inexact);
+                        vec![]
+                    });
+                }
+            }
+            0b001000..=0b001011 => {
+                let a_bits = self.v_low(rn, bits_type);
+                let a = self.b.ins().bitcast(float_type, MemFlagsData::new(), a_bits);
+                let result = match opcode {
+                    0b001000 => self.b.ins().nearest(a),
+                    0b001001 => self.b.ins().ceil(a),
+                    0b001010 => self.b.ins().floor(a),
+                    _ => self.b.ins().trunc(a),
+                };
+                let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
+                let not_nan = self.b.ins().fcmp(FloatCC::Ordered, a, a);
+                let no_flush = self.no_flush();
+                let host_is_arm = self.b.ins().band(no_flush, not_nan);
+                self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+                    lifter.set_v(rd, result_bits);
+                    vec![]
+                });
+            }
+            _ => return Err(Unlifted),
+        }
+        Ok(Flow::Next)
+    }
+
+    /// FMAX, FMIN, FMAXNM, FMINNM (scalar): the host's maximum or minimum (-0 below +0, as Arm orders them) where
+    /// neither operand is a NaN (the only case in which they differ from each other, and raise exceptions) and
+    /// FPCR.FZ is clear.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn fp_min_max(
+        &mut self,
+        m: u32,
+        s: u32,
+        ftype: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        let width = single_or_double(m, s, ftype)?;
+        if !(0b0100..=0b0111).contains(&opcode) {
+            return Err(Unlifted);
+        }
+        let (bits_type, float_type) = float_types(width);
+        let [a, b] = [rn, rm].map(|register| {
+            let bits = self.v_low(register, bits_type);
+            self.b.ins().bitcast(float_type, MemFlagsData::new(), bits)
+        });
+        let result = if opcode & 1 == 0 { self.b.ins().fmax(a, b) } else { self.b.ins().fmin(a, b) };
+        let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
+        let ordered = self.b.ins().fcmp(FloatCC::Ordered, a, b);
+        let no_flush = self.no_flush();
+        let host_is_arm = self.b.ins().band(no_flush, ordered);
+        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+            lifter.set_v(rd, result_bits);
+            vec![]
+        });
+        Ok(Flow::Next)
+    }
+
+    /// FCSEL: V[rd] = the condition holds ? V[rn] : V[rm], bit for bit.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn fp_conditional_select(
+        &mut self,
+        m: u32,
+        s: u32,
+        ftype: u32,
+        rm: u32,
+        cond: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        let width = single_or_double(m, s, ftype)?;
+        let (bits_type, _) = float_types(width);
+        let holds = self.condition_holds(cond);
+        let (n, m) = (self.v_low(rn, bits_type), self.v_low(rm, bits_type));
+        let result = self.b.ins().select(holds, n, m);
+        self.set_v(rd, result);
+        Ok(Flow::Next)
+    }
+
+    /// Whether FPCR.FZ is clear (an i8 boolean): no input or result is flushed to zero.
+    pub(super) fn no_flush(&mut self) -> Value {
+        let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
+        let flush = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_FZ));
+        self.b.ins().icmp_imm_s(IntCC::Equal, flush, 0)
     }
 
     /// FMOV (scalar, immediate), single and double precision: the expanded constant.

@@ -271,9 +271,14 @@ impl Lifter<'_> {
             // Natively where the bits or lanes are all that matters; on the reference in place otherwise.
             FpDataProcessing1 { m, s, ftype, opcode, rn, rd } => self
                 .fp_data_processing_1_source(m, s, ftype, opcode, rn, rd)
+                .or_else(|Unlifted| self.fp_unary(m, s, ftype, opcode, rn, rd, word))
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             FpDataProcessing2 { m, s, ftype, rm, opcode, rn, rd } => self
                 .fp_arithmetic(m, s, ftype, rm, opcode, rn, rd, word)
+                .or_else(|Unlifted| self.fp_min_max(m, s, ftype, rm, opcode, rn, rd, word))
+                .or_else(|Unlifted| self.interpret_in_place(word)),
+            FpCondSelect { m, s, ftype, rm, cond, rn, rd } => self
+                .fp_conditional_select(m, s, ftype, rm, cond, rn, rd)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             FpIntegerConversion { sf, s, ftype, rmode, opcode, rn, rd } => self
                 .fp_integer_conversion(sf, s, ftype, rmode, opcode, rn, rd)

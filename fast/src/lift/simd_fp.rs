@@ -7,16 +7,15 @@
 //!   FPSR.IXC already set (sticky: no lane's inexactness need be found then), every lane's operands normal (or zero
 //!   for the fused ones, `fused_fits`) and its result above the smallest normal, or an exact zero where only one is
 //!   possible (a sum of normal operands cannot cancel to anything tiny). No other exception can arise.
-//! - Compares (FCMEQ, FCMGE, FCMGT, and with zero FCMLE, FCMLT): the host's ordered comparison where FPCR.FZ is clear
-//!   (no input is flushed) and no lane holds a NaN (which raises Invalid).
+//! - Compares (FCMEQ, FCMGE, FCMGT, and with zero FCMLE, FCMLT) and FMAX, FMIN, FMAXNM, FMINNM: the host's ordered
+//!   comparison, maximum or minimum (-0 below +0, as Arm orders them) where FPCR.FZ is clear (no input is flushed)
+//!   and no lane holds a NaN (which raises Invalid, and is where the NM forms differ).
 //! - FABS, FNEG: the sign bit, as the scalar forms (`simd_moves`).
 
-use super::fp_arith::{FPCR_FZ, Outputs};
+use super::fp_arith::Outputs;
 use super::{Flow, Lift, Lifter, Unlifted};
-use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
-use std::mem::offset_of;
-use tandem_reference::CpuState;
 use tandem_reference::interp::shared_decode::{fp_by_element_ok, indexed_element};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -27,6 +26,14 @@ enum Arithmetic {
     Div,
     MulAdd,
     MulSub,
+}
+
+/// The vector operations that are exact where no lane is a NaN (`vector_fp_when_ordered`).
+#[derive(Clone, Copy)]
+enum Ordered {
+    Compare(FloatCC),
+    Max,
+    Min,
 }
 
 /// The lane types of a vector of doubles or singles: its bits and its floats.
@@ -53,15 +60,18 @@ impl Lifter<'_> {
             return Err(Unlifted);
         }
         let (bits_type, _) = vector_types(double);
-        let comparison = match (u, size >> 1, opcode) {
-            (0, 0, 0b11100) => Some(FloatCC::Equal),
-            (1, 0, 0b11100) => Some(FloatCC::GreaterThanOrEqual),
-            (1, 1, 0b11100) => Some(FloatCC::GreaterThan),
+        let when_ordered = match (u, size >> 1, opcode) {
+            (0, 0, 0b11100) => Some(Ordered::Compare(FloatCC::Equal)),
+            (1, 0, 0b11100) => Some(Ordered::Compare(FloatCC::GreaterThanOrEqual)),
+            (1, 1, 0b11100) => Some(Ordered::Compare(FloatCC::GreaterThan)),
+            // FMAXNM and FMAX, FMINNM and FMIN: the same where no lane is a NaN.
+            (0, 0, 0b11000 | 0b11110) => Some(Ordered::Max),
+            (0, 1, 0b11000 | 0b11110) => Some(Ordered::Min),
             _ => None,
         };
-        if let Some(condition) = comparison {
+        if let Some(operation) = when_ordered {
             let (n, m) = (self.vector(rn, bits_type), self.vector(rm, bits_type));
-            self.vector_fp_compare(condition, q, double, n, m, rd, word);
+            self.vector_fp_when_ordered(operation, q, double, n, m, rd, word);
             return Ok(Flow::Next);
         }
         let operation = match (u, size >> 1, opcode) {
@@ -153,7 +163,7 @@ impl Lifter<'_> {
         };
         let n = self.vector(rn, bits_type);
         let zero = self.iconst(bits_type, 0);
-        self.vector_fp_compare(condition, q, double, n, zero, rd, word);
+        self.vector_fp_when_ordered(Ordered::Compare(condition), q, double, n, zero, rd, word);
         Ok(Flow::Next)
     }
 
@@ -214,11 +224,12 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
-    /// V[rd] = all ones in the lanes where `n` (condition) `m` holds, zeros elsewhere.
+    /// V[rd] = `n` (operation) `m` lane by lane, for the operations that are exact and raise nothing where no lane
+    /// in use is a NaN and FPCR.FZ is clear.
     #[allow(clippy::too_many_arguments)]
-    fn vector_fp_compare(
+    fn vector_fp_when_ordered(
         &mut self,
-        condition: FloatCC,
+        operation: Ordered,
         q: u32,
         double: bool,
         n_bits: Value,
@@ -226,15 +237,24 @@ impl Lifter<'_> {
         rd: u32,
         word: u32,
     ) {
-        let (_, float_type) = vector_types(double);
+        let (bits_type, float_type) = vector_types(double);
         let [n, m] = [n_bits, m_bits].map(|bits| self.b.ins().bitcast(float_type, MemFlagsData::new(), bits));
         let ordered = self.b.ins().fcmp(FloatCC::Ordered, n, m);
         let all_ordered = self.every_lane_in_use(ordered, q);
-        let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
-        let flush = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_FZ));
-        let no_flush = self.b.ins().icmp_imm_s(IntCC::Equal, flush, 0);
+        let no_flush = self.no_flush();
         let host_is_arm = self.b.ins().band(no_flush, all_ordered);
-        let result = self.b.ins().fcmp(condition, n, m);
+        let result = match operation {
+            // All ones in the lanes where the condition holds, zeros elsewhere.
+            Ordered::Compare(condition) => self.b.ins().fcmp(condition, n, m),
+            Ordered::Max => {
+                let maximum = self.b.ins().fmax(n, m);
+                self.b.ins().bitcast(bits_type, MemFlagsData::new(), maximum)
+            }
+            Ordered::Min => {
+                let minimum = self.b.ins().fmin(n, m);
+                self.b.ins().bitcast(bits_type, MemFlagsData::new(), minimum)
+            }
+        };
         self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
             lifter.set_vector(rd, result, q);
             vec![]
