@@ -362,7 +362,8 @@ fn host_faults_leave_the_exact_state() {
 /// FCVT, FRINTN/P/M/Z, FMAX, FMIN, FMAXNM, FMINNM, FCSEL,
 /// SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers and in SIMD&FP registers, single and
 /// double precision; on vectors of them FADD, FSUB, FMUL, FDIV, FMLA, FMLS (by vector and by element), FCMEQ,
-/// FCMGE, FCMGT (with a vector or zero), FCMLE, FCMLT (with zero), FABS, FNEG, FMAX, FMIN, FMAXNM, FMINNM), against the reference on operands of every kind: random bits, normal numbers near one,
+/// FCMGE, FCMGT (with a vector or zero), FCMLE, FCMLT (with zero), FABS, FNEG, FMAX, FMIN, FMAXNM, FMINNM, SCVTF,
+/// UCVTF, FCVTZS, FCVTZU), against the reference on operands of every kind: random bits, normal numbers near one,
 /// near the ends of the range (where results overflow, underflow or round to the smallest normal) and near the
 /// integer formats' bounds, zeros, infinities, NaNs and subnormals, integers of every size, addends that cancel
 /// the product; FPCR mostly in its default mode, and in the others (flush to zero, default NaN, directed
@@ -469,6 +470,15 @@ fn fp_arithmetic_matches_the_reference() {
                 [(0, 0b01111), (1, 0b01111), (0, 0b01100), (0, 0b01101), (0, 0b01110), (1, 0b01100), (1, 0b01101)]
                     .map(|(u, opcode)| two_reg_misc(u, opcode)),
             );
+            // SCVTF, UCVTF V0, V1 (the lanes as integers) and FCVTZS, FCVTZU V0, V1.
+            let convert =
+                |u: u32, size: u32, opcode: u32| 0x0e20_0800 | q << 30 | u << 29 | size << 22 | opcode << 12 | 1 << 5;
+            words.extend([
+                convert(0, sz, 0b11101),
+                convert(1, sz, 0b11101),
+                convert(0, 0b10 | sz, 0b11011),
+                convert(1, 0b10 | sz, 0b11011),
+            ]);
             // FMUL V0, V1, V2.S[i] / V2.D[i] and FMLA, FMLS V3, V1, V2.S[i] / V2.D[i], at the first and last index.
             for (h, l) in if sz == 1 { vec![(0u32, 0u32), (1, 0)] } else { vec![(0, 0), (1, 1)] } {
                 let by_element = |opcode: u32, rd: u32| {

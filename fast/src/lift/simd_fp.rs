@@ -11,6 +11,7 @@
 //!   comparison, maximum or minimum (-0 below +0, as Arm orders them) where FPCR.FZ is clear (no input is flushed)
 //!   and no lane holds a NaN (which raises Invalid, and is where the NM forms differ).
 //! - FABS, FNEG: the sign bit, as the scalar forms (`simd_moves`).
+//! - SCVTF, UCVTF, FCVTZS, FCVTZU on singles: as the scalar forms (`fp_arith`), with FPSR.IXC already set.
 
 use super::fp_arith::Outputs;
 use super::{Flow, Lift, Lifter, Unlifted};
@@ -135,7 +136,13 @@ impl Lifter<'_> {
         word: u32,
     ) -> Lift {
         let double = size & 1 == 1;
-        if size >> 1 != 1 || (double && q == 0) {
+        if double && q == 0 {
+            return Err(Unlifted);
+        }
+        if opcode == 0b11101 && size >> 1 == 0 || opcode == 0b11011 && size >> 1 == 1 {
+            return self.vector_convert(q, u == 0, size >> 1 == 0, double, rn, rd, word);
+        }
+        if size >> 1 != 1 {
             return Err(Unlifted);
         }
         let (bits_type, _) = vector_types(double);
@@ -164,6 +171,60 @@ impl Lifter<'_> {
         let n = self.vector(rn, bits_type);
         let zero = self.iconst(bits_type, 0);
         self.vector_fp_when_ordered(Ordered::Compare(condition), q, double, n, zero, rd, word);
+        Ok(Flow::Next)
+    }
+
+    /// SCVTF, UCVTF (`to_float`) and FCVTZS, FCVTZU (vector, integer; signed or not) on 32-bit lanes (the host has
+    /// no 64-bit lane conversions): in the default FPCR mode with FPSR.IXC already set, integers convert with the
+    /// host's rounding, and floats in the integers' range (so no NaN) truncate on the host.
+    #[allow(clippy::too_many_arguments)]
+    fn vector_convert(
+        &mut self,
+        q: u32,
+        signed: bool,
+        to_float: bool,
+        double: bool,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        if double {
+            return Err(Unlifted);
+        }
+        let mut host_is_arm = self.default_fpcr_mode();
+        let inexact_seen = self.inexact_seen();
+        host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
+        let value = self.vector(rn, types::I32X4);
+        let result = if to_float {
+            let result = if signed {
+                self.b.ins().fcvt_from_sint(types::F32X4, value)
+            } else {
+                self.b.ins().fcvt_from_uint(types::F32X4, value)
+            };
+            self.b.ins().bitcast(types::I32X4, MemFlagsData::new(), result)
+        } else {
+            let a = self.b.ins().bitcast(types::F32X4, MemFlagsData::new(), value);
+            // The open interval whose values truncate into the integers' range (its bounds are exact singles).
+            let (low, high) = if signed { (-2f32.powi(31) - 1.0, 2f32.powi(31)) } else { (-1.0, 2f32.powi(32)) };
+            let [low, high] = [low, high].map(|bound| {
+                let bound = self.b.ins().f32const(bound);
+                self.b.ins().splat(types::F32X4, bound)
+            });
+            let above = self.b.ins().fcmp(FloatCC::GreaterThan, a, low);
+            let below = self.b.ins().fcmp(FloatCC::LessThan, a, high);
+            let in_range = self.b.ins().band(above, below);
+            let all_in_range = self.every_lane_in_use(in_range, q);
+            host_is_arm = self.b.ins().band(host_is_arm, all_in_range);
+            if signed {
+                self.b.ins().fcvt_to_sint_sat(types::I32X4, a)
+            } else {
+                self.b.ins().fcvt_to_uint_sat(types::I32X4, a)
+            }
+        };
+        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+            lifter.set_vector(rd, result, q);
+            vec![]
+        });
         Ok(Flow::Next)
     }
 
