@@ -436,6 +436,13 @@ fn fp_arithmetic_matches_the_reference() {
         words.extend(
             [0u32, 1, 2, 4, 6, 8, 10, 12, 14].map(|cond| 0x1e20_0c00 | ftype << 22 | 2 << 16 | cond << 12 | 1 << 5),
         );
+        // FMUL V0, V1, V2.S[i] / V2.D[i] and FMLA, FMLS V3, V1, V2.S[i] / V2.D[i] (scalar), at the first and last index.
+        for (h, l) in if ftype == 0b01 { [(0u32, 0u32), (1, 0)] } else { [(0, 0), (1, 1)] } {
+            let by_element = |opcode: u32, rd: u32| {
+                0x5f00_0000 | (0b10 | ftype & 1) << 22 | l << 21 | 2 << 16 | opcode << 12 | h << 11 | 1 << 5 | rd
+            };
+            words.extend([by_element(0b1001, 0), by_element(0b0001, 3), by_element(0b0101, 3)]);
+        }
         // FMOV V0, #imm (2.0, 1.0, -0.125, 31.0, 1.9375).
         words.extend([0x00u32, 0x70, 0xc0, 0x3f, 0x7f].map(|imm8| 0x1e20_1000 | ftype << 22 | imm8 << 13));
         // SCVTF/UCVTF V0, V4 and FCVTZS/FCVTZU V0, V1 (scalar, in SIMD&FP registers).

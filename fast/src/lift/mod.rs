@@ -294,7 +294,10 @@ impl Lifter<'_> {
                 .simd_fp_two_reg_misc(q, u, size, opcode, rn, rd, word)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdIndexed { q, u, size, l, m, rm, opcode, h, rn, rd } => self
-                .simd_fp_indexed(q, u, size, l, m, rm, opcode, h, rn, rd, word)
+                .simd_fp_indexed(Some(q), u, size, l, m, rm, opcode, h, rn, rd, word)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdScalarIndexed { u, size, l, m, rm, opcode, h, rn, rd } => self
+                .simd_fp_indexed(None, u, size, l, m, rm, opcode, h, rn, rd, word)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdScalarTwoRegMisc { u, size, opcode, rn, rd } => self
                 .simd_scalar_two_reg_misc(u, size, opcode, rn, rd, word)

@@ -37,6 +37,13 @@ enum Ordered {
     Min,
 }
 
+/// Which lanes an instruction computes: a 64-bit (`q` 0) or 128-bit vector's, or a scalar's first.
+#[derive(Clone, Copy)]
+enum Shape {
+    Vector { q: u32 },
+    Scalar,
+}
+
 /// The lane types of a vector of doubles or singles: its bits and its floats.
 fn vector_types(double: bool) -> (Type, Type) {
     if double { (types::I64X2, types::F64X2) } else { (types::I32X4, types::F32X4) }
@@ -72,7 +79,7 @@ impl Lifter<'_> {
         };
         if let Some(operation) = when_ordered {
             let (n, m) = (self.vector(rn, bits_type), self.vector(rm, bits_type));
-            self.vector_fp_when_ordered(operation, q, double, n, m, rd, word);
+            self.vector_fp_when_ordered(operation, Shape::Vector { q }, double, n, m, rd, word);
             return Ok(Flow::Next);
         }
         let operation = match (u, size >> 1, opcode) {
@@ -85,14 +92,15 @@ impl Lifter<'_> {
             _ => return Err(Unlifted),
         };
         let (n, m) = (self.vector(rn, bits_type), self.vector(rm, bits_type));
-        self.vector_fp_arithmetic(operation, q, double, n, m, rd, word)
+        self.vector_fp_arithmetic(operation, Shape::Vector { q }, double, n, m, rd, word)
     }
 
-    /// FMUL, FMLA, FMLS (vector, by element), singles and doubles: the element in every lane of the second operand.
+    /// FMUL, FMLA, FMLS (by element; vector, or scalar when `q` is `None`), singles and doubles: the element in
+    /// every lane of the second operand.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn simd_fp_indexed(
         &mut self,
-        q: u32,
+        q: Option<u32>,
         u: u32,
         size: u32,
         l: u32,
@@ -104,9 +112,10 @@ impl Lifter<'_> {
         rd: u32,
         word: u32,
     ) -> Lift {
-        if u != 0 || !matches!(size, 0b10 | 0b11) || !fp_by_element_ok(size, l, Some(q)) {
+        if u != 0 || !matches!(size, 0b10 | 0b11) || !fp_by_element_ok(size, l, q) {
             return Err(Unlifted);
         }
+        let shape = q.map_or(Shape::Scalar, |q| Shape::Vector { q });
         let operation = match opcode {
             0b1001 => Arithmetic::Mul,
             0b0001 => Arithmetic::MulAdd,
@@ -120,7 +129,7 @@ impl Lifter<'_> {
         let element_vector = self.vector(register, bits_type);
         let element = self.b.ins().extractlane(element_vector, index as u8);
         let element = self.b.ins().splat(bits_type, element);
-        self.vector_fp_arithmetic(operation, q, double, n, element, rd, word)
+        self.vector_fp_arithmetic(operation, shape, double, n, element, rd, word)
     }
 
     /// FABS, FNEG (vector) and the compares with zero of the class "Advanced SIMD two-register miscellaneous".
@@ -170,7 +179,7 @@ impl Lifter<'_> {
         };
         let n = self.vector(rn, bits_type);
         let zero = self.iconst(bits_type, 0);
-        self.vector_fp_when_ordered(Ordered::Compare(condition), q, double, n, zero, rd, word);
+        self.vector_fp_when_ordered(Ordered::Compare(condition), Shape::Vector { q }, double, n, zero, rd, word);
         Ok(Flow::Next)
     }
 
@@ -188,6 +197,7 @@ impl Lifter<'_> {
         rd: u32,
         word: u32,
     ) -> Lift {
+        let shape = Shape::Vector { q };
         if double {
             return Err(Unlifted);
         }
@@ -213,7 +223,7 @@ impl Lifter<'_> {
             let above = self.b.ins().fcmp(FloatCC::GreaterThan, a, low);
             let below = self.b.ins().fcmp(FloatCC::LessThan, a, high);
             let in_range = self.b.ins().band(above, below);
-            let all_in_range = self.every_lane_in_use(in_range, q);
+            let all_in_range = self.every_lane_in_use(in_range, shape);
             host_is_arm = self.b.ins().band(host_is_arm, all_in_range);
             if signed {
                 self.b.ins().fcvt_to_sint_sat(types::I32X4, a)
@@ -222,7 +232,7 @@ impl Lifter<'_> {
             }
         };
         self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-            lifter.set_vector(rd, result, q);
+            lifter.set_shaped(rd, result, shape);
             vec![]
         });
         Ok(Flow::Next)
@@ -234,7 +244,7 @@ impl Lifter<'_> {
     fn vector_fp_arithmetic(
         &mut self,
         operation: Arithmetic,
-        q: u32,
+        shape: Shape,
         double: bool,
         n_bits: Value,
         m_bits: Value,
@@ -273,13 +283,13 @@ impl Lifter<'_> {
             let operands = self.b.ins().band(n_normal, m_normal);
             (result_bits, self.b.ins().band(operands, result_fits))
         };
-        let all_lanes_fit = self.every_lane_in_use(lanes_fit, q);
+        let all_lanes_fit = self.every_lane_in_use(lanes_fit, shape);
         let mut host_is_arm = self.default_fpcr_mode();
         let inexact_seen = self.inexact_seen();
         host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
         host_is_arm = self.b.ins().band(host_is_arm, all_lanes_fit);
         self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-            lifter.set_vector(rd, result, q);
+            lifter.set_shaped(rd, result, shape);
             vec![]
         });
         Ok(Flow::Next)
@@ -291,7 +301,7 @@ impl Lifter<'_> {
     fn vector_fp_when_ordered(
         &mut self,
         operation: Ordered,
-        q: u32,
+        shape: Shape,
         double: bool,
         n_bits: Value,
         m_bits: Value,
@@ -301,7 +311,7 @@ impl Lifter<'_> {
         let (bits_type, float_type) = vector_types(double);
         let [n, m] = [n_bits, m_bits].map(|bits| self.b.ins().bitcast(float_type, MemFlagsData::new(), bits));
         let ordered = self.b.ins().fcmp(FloatCC::Ordered, n, m);
-        let all_ordered = self.every_lane_in_use(ordered, q);
+        let all_ordered = self.every_lane_in_use(ordered, shape);
         let no_flush = self.no_flush();
         let host_is_arm = self.b.ins().band(no_flush, all_ordered);
         let result = match operation {
@@ -317,22 +327,41 @@ impl Lifter<'_> {
             }
         };
         self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-            lifter.set_vector(rd, result, q);
+            lifter.set_shaped(rd, result, shape);
             vec![]
         });
     }
 
-    /// Whether a lane mask holds in every lane the instruction uses (all but the upper half's when `q` is 0).
-    fn every_lane_in_use(&mut self, mask: Value, q: u32) -> Value {
-        let mask = if q == 0 {
-            let upper = [0u8; 8].into_iter().chain([0xff; 8]).collect::<Vec<u8>>();
-            let upper = self.b.func.dfg.constants.insert(upper.into());
-            let ty = self.b.func.dfg.value_type(mask);
-            let upper = self.b.ins().vconst(ty, upper);
-            self.b.ins().bor(mask, upper)
+    /// Whether a lane mask holds in every lane the instruction uses: all of a 128-bit vector, the lower half of a
+    /// 64-bit one, the first lane of a scalar.
+    fn every_lane_in_use(&mut self, mask: Value, shape: Shape) -> Value {
+        let ty = self.b.func.dfg.value_type(mask);
+        let lane_bytes = ty.lane_bits() as usize / 8;
+        let bytes_in_use = match shape {
+            Shape::Vector { q: 1 } => 16,
+            Shape::Vector { .. } => 8,
+            Shape::Scalar => lane_bytes,
+        };
+        let mask = if bytes_in_use < 16 {
+            let unused = (0..16).map(|byte| if byte < bytes_in_use { 0 } else { 0xff }).collect::<Vec<u8>>();
+            let unused = self.b.func.dfg.constants.insert(unused.into());
+            let unused = self.b.ins().vconst(ty, unused);
+            self.b.ins().bor(mask, unused)
         } else {
             mask
         };
         self.b.ins().vall_true(mask)
+    }
+
+    /// V[rd] = the lanes of `result` the shape writes: the vector (its lower half zero-extended when 64-bit), or the
+    /// first lane zero-extended.
+    fn set_shaped(&mut self, rd: u32, result: Value, shape: Shape) {
+        match shape {
+            Shape::Vector { q } => self.set_vector(rd, result, q),
+            Shape::Scalar => {
+                let first = self.b.ins().extractlane(result, 0);
+                self.set_v(rd, first);
+            }
+        }
     }
 }
