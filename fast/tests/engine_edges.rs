@@ -363,7 +363,7 @@ fn host_faults_leave_the_exact_state() {
 /// SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers and in SIMD&FP registers, single and
 /// double precision; on vectors of them FADD, FSUB, FMUL, FDIV, FMLA, FMLS (by vector and by element), FCMEQ,
 /// FCMGE, FCMGT (with a vector or zero), FCMLE, FCMLT (with zero), FABS, FNEG, FMAX, FMIN, FMAXNM, FMINNM, SCVTF,
-/// UCVTF, FCVTZS, FCVTZU), against the reference on operands of every kind: random bits, normal numbers near one,
+/// UCVTF, FCVTZS, FCVTZU, FADDP (vector and scalar)), against the reference on operands of every kind: random bits, normal numbers near one,
 /// near the ends of the range (where results overflow, underflow or round to the smallest normal) and near the
 /// integer formats' bounds, zeros, infinities, NaNs and subnormals, integers of every size, addends that cancel
 /// the product; FPCR mostly in its default mode, and in the others (flush to zero, default NaN, directed
@@ -443,6 +443,8 @@ fn fp_arithmetic_matches_the_reference() {
             };
             words.extend([by_element(0b1001, 0), by_element(0b0001, 3), by_element(0b0101, 3)]);
         }
+        // FADDP V0, V1.2S / V1.2D (scalar).
+        words.push(0x7e30_d820 | (ftype & 1) << 22);
         // FMOV V0, #imm (2.0, 1.0, -0.125, 31.0, 1.9375).
         words.extend([0x00u32, 0x70, 0xc0, 0x3f, 0x7f].map(|imm8| 0x1e20_1000 | ftype << 22 | imm8 << 13));
         // SCVTF/UCVTF V0, V4 and FCVTZS/FCVTZU V0, V1 (scalar, in SIMD&FP registers).
@@ -464,6 +466,8 @@ fn fp_arithmetic_matches_the_reference() {
                 three_same(0, 0, 0b11100, 0),
                 three_same(1, 0, 0b11100, 0),
                 three_same(1, 1, 0b11100, 0),
+                // FADDP.
+                three_same(1, 0, 0b11010, 0),
                 // FMAXNM, FMINNM, FMAX, FMIN.
                 three_same(0, 0, 0b11000, 0),
                 three_same(0, 1, 0b11000, 0),

@@ -296,6 +296,9 @@ impl Lifter<'_> {
             SimdIndexed { q, u, size, l, m, rm, opcode, h, rn, rd } => self
                 .simd_fp_indexed(Some(q), u, size, l, m, rm, opcode, h, rn, rd, word)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdScalarPairwise { u, size, opcode, rn, rd } => self
+                .simd_fp_scalar_pairwise(u, size, opcode, rn, rd, word)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdScalarIndexed { u, size, l, m, rm, opcode, h, rn, rd } => self
                 .simd_fp_indexed(None, u, size, l, m, rm, opcode, h, rn, rd, word)
                 .or_else(|Unlifted| self.interpret_in_place(word)),

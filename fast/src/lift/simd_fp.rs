@@ -3,7 +3,7 @@
 //! block otherwise (`host_or_reference`). Lanes of a 64-bit vector's upper half are no operands: they never send an
 //! instruction to the reference.
 //!
-//! - Arithmetic (FADD, FSUB, FMUL, FDIV, FMLA, FMLS, by vector or by element): FPCR in its default mode and
+//! - Arithmetic (FADD, FSUB, FMUL, FDIV, FMLA, FMLS, by vector or by element; FADDP): FPCR in its default mode and
 //!   FPSR.IXC already set (sticky: no lane's inexactness need be found then), every lane's operands normal (or zero
 //!   for the fused ones, `fused_fits`) and its result above the smallest normal, or an exact zero where only one is
 //!   possible (a sum of normal operands cannot cancel to anything tiny). No other exception can arise.
@@ -16,7 +16,7 @@
 use super::fp_arith::Outputs;
 use super::{Flow, Lift, Lifter, Unlifted};
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
+use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value, types};
 use tandem_reference::interp::shared_decode::{fp_by_element_ok, indexed_element};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -82,6 +82,12 @@ impl Lifter<'_> {
             self.vector_fp_when_ordered(operation, Shape::Vector { q }, double, n, m, rd, word);
             return Ok(Flow::Next);
         }
+        if (u, size >> 1, opcode) == (1, 0, 0b11010) {
+            // FADDP: the sums of adjacent lanes of the two operands side by side.
+            let (n, m) = (self.vector(rn, bits_type), self.vector(rm, bits_type));
+            let (first, second) = self.pairs(n, m, double, q);
+            return self.vector_fp_arithmetic(Arithmetic::Add, Shape::Vector { q }, double, first, second, rd, word);
+        }
         let operation = match (u, size >> 1, opcode) {
             (0, 0, 0b11010) => Arithmetic::Add,
             (0, 1, 0b11010) => Arithmetic::Sub,
@@ -130,6 +136,59 @@ impl Lifter<'_> {
         let element = self.b.ins().extractlane(element_vector, index as u8);
         let element = self.b.ins().splat(bits_type, element);
         self.vector_fp_arithmetic(operation, shape, double, n, element, rd, word)
+    }
+
+    /// FADDP (scalar): the sum of the two lanes of a 2S or 2D vector.
+    pub(super) fn simd_fp_scalar_pairwise(
+        &mut self,
+        u: u32,
+        size: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        if (u, size >> 1, opcode) != (1, 0, 0b01101) {
+            return Err(Unlifted);
+        }
+        let double = size & 1 == 1;
+        let (bits_type, _) = vector_types(double);
+        let n = self.vector(rn, bits_type);
+        // Lanes 0 and 1 are the first pair of the 128-bit arrangement.
+        let (first, second) = self.pairs(n, n, double, 1);
+        self.vector_fp_arithmetic(Arithmetic::Add, Shape::Scalar, double, first, second, rd, word)
+    }
+
+    /// The first and second lanes of the pairs a pairwise operation combines: lane i of the result pairs lanes 2i
+    /// and 2i + 1 of `n`'s lanes followed by `m`'s (both vectors' lower halves when `q` is 0; the unused upper
+    /// lanes then repeat lane 0).
+    fn pairs(&mut self, n: Value, m: Value, double: bool, q: u32) -> (Value, Value) {
+        let lane_bytes = if double { 8 } else { 4 };
+        let lanes_per_register = if q == 1 { 16 / lane_bytes } else { 8 / lane_bytes };
+        // Byte offsets in the shuffle's 32-byte input (n's bytes, then m's) of each source lane, side by side.
+        let source: Vec<u8> = (0..2 * lanes_per_register)
+            .map(|index| if index < lanes_per_register { index } else { 16 / lane_bytes + index - lanes_per_register })
+            .map(|lane| (lane * lane_bytes) as u8)
+            .collect();
+        let result_lanes = 16 / lane_bytes;
+        let mask = |half: usize| -> Vec<u8> {
+            (0..result_lanes)
+                .flat_map(|lane| {
+                    let start = if lane < lanes_per_register { source[2 * lane + half] } else { 0 };
+                    (0..lane_bytes as u8).map(move |byte| start + byte)
+                })
+                .collect()
+        };
+        let bytes = MemFlagsData::new().with_endianness(Endianness::Little);
+        let (bits_type, _) = vector_types(double);
+        let n_bytes = self.b.ins().bitcast(types::I8X16, bytes, n);
+        let m_bytes = self.b.ins().bitcast(types::I8X16, bytes, m);
+        let [first, second] = [0, 1].map(|half| {
+            let mask = self.b.func.dfg.immediates.push(mask(half).into());
+            let shuffled = self.b.ins().shuffle(n_bytes, m_bytes, mask);
+            self.b.ins().bitcast(bits_type, bytes, shuffled)
+        });
+        (first, second)
     }
 
     /// FABS, FNEG (vector) and the compares with zero of the class "Advanced SIMD two-register miscellaneous".
