@@ -358,7 +358,7 @@ fn host_faults_leave_the_exact_state() {
 }
 
 /// The scalar FP instructions the fast path computes with host float operations where they give the Arm result
-/// (`lift::fp_arith`: FADD, FSUB, FMUL, FDIV, FMADD, FMSUB, FNMADD, FNMSUB, FCMP, FCMPE, FMOV (immediate), FSQRT,
+/// (`lift::fp_arith`: FADD, FSUB, FMUL, FDIV, FNMUL, FMADD, FMSUB, FNMADD, FNMSUB, FCMP, FCMPE, FMOV (immediate), FSQRT,
 /// FCVT, FRINTN/P/M/Z, FMAX, FMIN, FMAXNM, FMINNM, FCSEL,
 /// SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers and in SIMD&FP registers, single and
 /// double precision; on vectors of them FADD, FSUB, FMUL, FDIV, FMLA, FMLS (by vector and by element), FCMEQ,
@@ -408,8 +408,8 @@ fn fp_arithmetic_matches_the_reference() {
             .wrapping_mul(if bits >> 62 & 1 == 1 { u64::MAX } else { 1 })
         };
         let mut words = Vec::new();
-        // FMUL/FDIV/FADD/FSUB V0, V1, V2.
-        words.extend((0..4u32).map(|opcode| 0x1e20_0800 | ftype << 22 | 2 << 16 | opcode << 12 | 1 << 5));
+        // FMUL/FDIV/FADD/FSUB/FNMUL V0, V1, V2.
+        words.extend([0u32, 1, 2, 3, 8].map(|opcode| 0x1e20_0800 | ftype << 22 | 2 << 16 | opcode << 12 | 1 << 5));
         // FCMP/FCMPE V1, V2 and V1, #0.0.
         words.extend(
             [0, 0b10000, 0b01000, 0b11000].map(|opcode2| 0x1e20_2000 | ftype << 22 | 2 << 16 | 1 << 5 | opcode2),

@@ -41,7 +41,8 @@ enum Operation {
 }
 
 impl Lifter<'_> {
-    /// FMUL, FDIV, FADD, FSUB (scalar) of the class "Floating-point data-processing (2 source)".
+    /// FMUL, FDIV, FADD, FSUB, FNMUL (scalar) of the class "Floating-point data-processing (2 source)". FNMUL is
+    /// FMUL's result negated (round to nearest is symmetric: the same as rounding the negated product).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn fp_arithmetic(
         &mut self,
@@ -60,8 +61,10 @@ impl Lifter<'_> {
             0b0001 => Operation::Div,
             0b0010 => Operation::Add,
             0b0011 => Operation::Sub,
+            0b1000 => Operation::Mul,
             _ => return Err(Unlifted),
         };
+        let negated = opcode == 0b1000;
         let double = width == Width::D;
         if double && matches!(operation, Operation::Mul | Operation::Div) && !self.host_has_fma {
             return Err(Unlifted);
@@ -107,6 +110,12 @@ impl Lifter<'_> {
         let host_is_arm = self.b.ins().band(default_mode, operands);
         let host_is_arm = self.b.ins().band(host_is_arm, result_fits);
 
+        let result_bits = if negated {
+            let sign = self.iconst(bits_type, sign_bit(double));
+            self.b.ins().bxor(result_bits, sign)
+        } else {
+            result_bits
+        };
         self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
             lifter.set_v(rd, result_bits);
             lifter.raise_inexact(inexact);
