@@ -211,10 +211,7 @@ impl Lifter<'_> {
         host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
         let fits = self.fused_fits(operands, n, m, result_bits, double);
         host_is_arm = self.b.ins().band(host_is_arm, fits);
-        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-            lifter.set_v(rd, result_bits);
-            vec![]
-        });
+        self.set_v_or_reference(host_is_arm, word, rd, result_bits);
         Ok(Flow::Next)
     }
 
@@ -292,10 +289,7 @@ impl Lifter<'_> {
                 let inexact_seen = self.inexact_seen();
                 host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
                 host_is_arm = self.b.ins().band(host_is_arm, positive_normal);
-                self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-                    lifter.set_v(rd, root_bits);
-                    vec![]
-                });
+                self.set_v_or_reference(host_is_arm, word, rd, root_bits);
             }
             0b000100 | 0b000101 => {
                 let to_double = opcode == 0b000101;
@@ -310,10 +304,7 @@ impl Lifter<'_> {
                     let not_nan = self.b.ins().fcmp(FloatCC::Ordered, a, a);
                     let no_flush = self.no_flush();
                     let host_is_arm = self.b.ins().band(no_flush, not_nan);
-                    self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-                        lifter.set_v(rd, result_bits);
-                        vec![]
-                    });
+                    self.set_v_or_reference(host_is_arm, word, rd, result_bits);
                 } else {
                     let result = self.b.ins().fdemote(types::F32, a);
                     let result_bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), result);
@@ -346,10 +337,7 @@ impl Lifter<'_> {
                 let not_nan = self.b.ins().fcmp(FloatCC::Ordered, a, a);
                 let no_flush = self.no_flush();
                 let host_is_arm = self.b.ins().band(no_flush, not_nan);
-                self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-                    lifter.set_v(rd, result_bits);
-                    vec![]
-                });
+                self.set_v_or_reference(host_is_arm, word, rd, result_bits);
             }
             _ => return Err(Unlifted),
         }
@@ -385,10 +373,7 @@ impl Lifter<'_> {
         let ordered = self.b.ins().fcmp(FloatCC::Ordered, a, b);
         let no_flush = self.no_flush();
         let host_is_arm = self.b.ins().band(no_flush, ordered);
-        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-            lifter.set_v(rd, result_bits);
-            vec![]
-        });
+        self.set_v_or_reference(host_is_arm, word, rd, result_bits);
         Ok(Flow::Next)
     }
 
@@ -643,6 +628,14 @@ impl Lifter<'_> {
 
         self.b.switch_to_block(join);
         self.b.block_params(join).to_vec()
+    }
+
+    /// V[rd] = `value` where `host_is_arm` holds, the reference's run of `word` otherwise (`host_or_reference`).
+    fn set_v_or_reference(&mut self, host_is_arm: Value, word: u32, rd: u32, value: Value) {
+        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+            lifter.set_v(rd, value);
+            vec![]
+        });
     }
 
     /// FPSR.IXC |= `inexact` (an i8 boolean).

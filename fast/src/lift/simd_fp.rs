@@ -290,10 +290,7 @@ impl Lifter<'_> {
                 self.b.ins().fcvt_to_uint_sat(types::I32X4, a)
             }
         };
-        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-            lifter.set_shaped(rd, result, shape);
-            vec![]
-        });
+        self.set_shaped_or_reference(host_is_arm, word, rd, result, shape);
         Ok(Flow::Next)
     }
 
@@ -347,10 +344,7 @@ impl Lifter<'_> {
         let inexact_seen = self.inexact_seen();
         host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
         host_is_arm = self.b.ins().band(host_is_arm, all_lanes_fit);
-        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-            lifter.set_shaped(rd, result, shape);
-            vec![]
-        });
+        self.set_shaped_or_reference(host_is_arm, word, rd, result, shape);
         Ok(Flow::Next)
     }
 
@@ -385,10 +379,7 @@ impl Lifter<'_> {
                 self.b.ins().bitcast(bits_type, MemFlagsData::new(), minimum)
             }
         };
-        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-            lifter.set_shaped(rd, result, shape);
-            vec![]
-        });
+        self.set_shaped_or_reference(host_is_arm, word, rd, result, shape);
     }
 
     /// Whether a lane mask holds in every lane the instruction uses: all of a 128-bit vector, the lower half of a
@@ -410,6 +401,14 @@ impl Lifter<'_> {
             mask
         };
         self.b.ins().vall_true(mask)
+    }
+
+    /// `set_shaped` where `host_is_arm` holds, the reference's run of `word` otherwise (`host_or_reference`).
+    fn set_shaped_or_reference(&mut self, host_is_arm: Value, word: u32, rd: u32, result: Value, shape: Shape) {
+        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+            lifter.set_shaped(rd, result, shape);
+            vec![]
+        });
     }
 
     /// V[rd] = the lanes of `result` the shape writes: the vector (its lower half zero-extended when 64-bit), or the
