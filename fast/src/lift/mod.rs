@@ -36,6 +36,7 @@ mod region;
 mod simd_fp;
 mod simd_integer;
 mod simd_moves;
+mod simd_permute;
 
 use crate::fault::FaultRecord;
 use crate::runtime::Runtime;
@@ -296,6 +297,12 @@ impl Lifter<'_> {
             SimdIndexed { q, u, size, l, m, rm, opcode, h, rn, rd } => self
                 .simd_fp_indexed(Some(q), u, size, l, m, rm, opcode, h, rn, rd, word)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdPermute { q, size, rm, opcode, rn, rd } => {
+                self.simd_permute(q, size, rm, opcode, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
+            }
+            SimdExtract { q, op2, rm, imm4, rn, rd } => {
+                self.simd_extract(q, op2, rm, imm4, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
+            }
             SimdScalarPairwise { u, size, opcode, rn, rd } => self
                 .simd_fp_scalar_pairwise(u, size, opcode, rn, rd, word)
                 .or_else(|Unlifted| self.interpret_in_place(word)),

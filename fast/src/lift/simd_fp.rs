@@ -14,6 +14,7 @@
 //! - SCVTF, UCVTF, FCVTZS, FCVTZU on singles: as the scalar forms (`fp_arith`), with FPSR.IXC already set.
 
 use super::fp_arith::Outputs;
+use super::simd_permute::element_sources;
 use super::{Flow, Lift, Lifter, Unlifted};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value, types};
@@ -84,8 +85,7 @@ impl Lifter<'_> {
         }
         if (u, size >> 1, opcode) == (1, 0, 0b11010) {
             // FADDP: the sums of adjacent lanes of the two operands side by side.
-            let (n, m) = (self.vector(rn, bits_type), self.vector(rm, bits_type));
-            let (first, second) = self.pairs(n, m, double, q);
+            let (first, second) = self.pairs(rn, rm, double, q);
             return self.vector_fp_arithmetic(Arithmetic::Add, Shape::Vector { q }, double, first, second, rd, word);
         }
         let operation = match (u, size >> 1, opcode) {
@@ -152,41 +152,24 @@ impl Lifter<'_> {
             return Err(Unlifted);
         }
         let double = size & 1 == 1;
-        let (bits_type, _) = vector_types(double);
-        let n = self.vector(rn, bits_type);
         // Lanes 0 and 1 are the first pair of the 128-bit arrangement.
-        let (first, second) = self.pairs(n, n, double, 1);
+        let (first, second) = self.pairs(rn, rn, double, 1);
         self.vector_fp_arithmetic(Arithmetic::Add, Shape::Scalar, double, first, second, rd, word)
     }
 
     /// The first and second lanes of the pairs a pairwise operation combines: lane i of the result pairs lanes 2i
-    /// and 2i + 1 of `n`'s lanes followed by `m`'s (both vectors' lower halves when `q` is 0; the unused upper
-    /// lanes then repeat lane 0).
-    fn pairs(&mut self, n: Value, m: Value, double: bool, q: u32) -> (Value, Value) {
-        let lane_bytes = if double { 8 } else { 4 };
-        let lanes_per_register = if q == 1 { 16 / lane_bytes } else { 8 / lane_bytes };
-        // Byte offsets in the shuffle's 32-byte input (n's bytes, then m's) of each source lane, side by side.
-        let source: Vec<u8> = (0..2 * lanes_per_register)
-            .map(|index| if index < lanes_per_register { index } else { 16 / lane_bytes + index - lanes_per_register })
-            .map(|lane| (lane * lane_bytes) as u8)
-            .collect();
-        let result_lanes = 16 / lane_bytes;
-        let mask = |half: usize| -> Vec<u8> {
-            (0..result_lanes)
-                .flat_map(|lane| {
-                    let start = if lane < lanes_per_register { source[2 * lane + half] } else { 0 };
-                    (0..lane_bytes as u8).map(move |byte| start + byte)
-                })
-                .collect()
-        };
-        let bytes = MemFlagsData::new().with_endianness(Endianness::Little);
+    /// and 2i + 1 of V[rn]'s lanes followed by V[rm]'s (both registers' lower halves when `q` is 0), which is what
+    /// UZP1 and UZP2 gather.
+    fn pairs(&mut self, rn: u32, rm: u32, double: bool, q: u32) -> (Value, Value) {
+        let element_bytes = if double { 8 } else { 4 };
+        let register_bytes = if q == 1 { 16 } else { 8 };
+        let (n, m) = (self.vector(rn, types::I8X16), self.vector(rm, types::I8X16));
+        let little_endian = MemFlagsData::new().with_endianness(Endianness::Little);
         let (bits_type, _) = vector_types(double);
-        let n_bytes = self.b.ins().bitcast(types::I8X16, bytes, n);
-        let m_bytes = self.b.ins().bitcast(types::I8X16, bytes, m);
         let [first, second] = [0, 1].map(|half| {
-            let mask = self.b.func.dfg.immediates.push(mask(half).into());
-            let shuffled = self.b.ins().shuffle(n_bytes, m_bytes, mask);
-            self.b.ins().bitcast(bits_type, bytes, shuffled)
+            let sources = element_sources(element_bytes, register_bytes, |element| 2 * element + half);
+            let shuffled = self.shuffle_bytes(n, m, sources);
+            self.b.ins().bitcast(bits_type, little_endian, shuffled)
         });
         (first, second)
     }

@@ -1,0 +1,85 @@
+//! Advanced SIMD permutes: UZP1/2, TRN1/2, ZIP1/2 and EXT, as one byte shuffle of the two source registers each.
+//! They move bits and nothing else, so the host's result is always the Arm result. Each instruction's element
+//! mapping is written as the Arm ARM's pseudocode states it, over the elements of `n` followed by those of `m`.
+
+use super::{Flow, Lift, Lifter, Unlifted};
+use cranelift_codegen::ir::{InstBuilder, Value, types};
+
+/// Where result byte i comes from: an index into the 32 bytes of V[n] followed by V[m] (Cranelift's `shuffle`).
+pub(super) type ByteSources = [u8; 16];
+
+/// The byte sources of a result whose element e (of `element_bytes`) is source element `source(e)`, where source
+/// elements count through the operands' used bytes, `n`'s first (`register_bytes` of each: 8 or 16). Elements past
+/// the result's `register_bytes` are left as byte 0 (a 64-bit result's upper half, which is zeroed).
+pub(super) fn element_sources(
+    element_bytes: usize,
+    register_bytes: usize,
+    source: impl Fn(usize) -> usize,
+) -> ByteSources {
+    let mut bytes = [0; 16];
+    let elements = register_bytes / element_bytes;
+    for element in 0..elements {
+        let from = source(element);
+        // Source elements of `m` start at byte 16 of the shuffle's input, whatever `register_bytes` is.
+        let (register, index) = (from / elements, from % elements);
+        for byte in 0..element_bytes {
+            bytes[element * element_bytes + byte] = (register * 16 + index * element_bytes + byte) as u8;
+        }
+    }
+    bytes
+}
+
+impl Lifter<'_> {
+    /// UZP1, TRN1, ZIP1, UZP2, TRN2, ZIP2 (the class "Advanced SIMD permute").
+    pub(super) fn simd_permute(&mut self, q: u32, size: u32, rm: u32, opcode: u32, rn: u32, rd: u32) -> Lift {
+        if size == 0b11 && q == 0 {
+            return Err(Unlifted);
+        }
+        let element_bytes = 1usize << size;
+        let register_bytes = if q == 1 { 16 } else { 8 };
+        let elements = register_bytes / element_bytes;
+        let part = (opcode >> 2) as usize;
+        let sources = match opcode & 0b11 {
+            // UZP: the even (UZP1) or odd (UZP2) elements of n then m.
+            0b01 => element_sources(element_bytes, register_bytes, |e| 2 * e + part),
+            // TRN: n's and m's even (TRN1) or odd (TRN2) elements, alternately.
+            0b10 => element_sources(element_bytes, register_bytes, |e| {
+                let pair = e / 2;
+                let from_m = e % 2;
+                from_m * elements + 2 * pair + part
+            }),
+            // ZIP: n's and m's elements of the lower (ZIP1) or upper (ZIP2) half, interleaved.
+            0b11 => element_sources(element_bytes, register_bytes, |e| {
+                let index = part * elements / 2 + e / 2;
+                (e % 2) * elements + index
+            }),
+            _ => return Err(Unlifted),
+        };
+        self.shuffle_registers(rn, rm, sources, rd, q);
+        Ok(Flow::Next)
+    }
+
+    /// EXT: the bytes of m:n from byte `imm4` on.
+    pub(super) fn simd_extract(&mut self, q: u32, op2: u32, rm: u32, imm4: u32, rn: u32, rd: u32) -> Lift {
+        if op2 != 0 || (q == 0 && imm4 >= 8) {
+            return Err(Unlifted);
+        }
+        let register_bytes = if q == 1 { 16 } else { 8 };
+        let sources = element_sources(1, register_bytes, |byte| imm4 as usize + byte);
+        self.shuffle_registers(rn, rm, sources, rd, q);
+        Ok(Flow::Next)
+    }
+
+    /// V[rd] = the bytes of V[rn]:V[rm] that `sources` names (its lower half zero-extended when `q` is 0).
+    fn shuffle_registers(&mut self, rn: u32, rm: u32, sources: ByteSources, rd: u32, q: u32) {
+        let (n, m) = (self.vector(rn, types::I8X16), self.vector(rm, types::I8X16));
+        let result = self.shuffle_bytes(n, m, sources);
+        self.set_vector(rd, result, q);
+    }
+
+    /// The bytes of `n` (indices 0-15) and `m` (16-31), both I8X16, that `sources` names.
+    pub(super) fn shuffle_bytes(&mut self, n: Value, m: Value, sources: ByteSources) -> Value {
+        let mask = self.b.func.dfg.immediates.push(sources.to_vec().into());
+        self.b.ins().shuffle(n, m, mask)
+    }
+}
