@@ -555,10 +555,11 @@ fn fp_arithmetic_matches_the_reference() {
 }
 
 /// UZP1/2, TRN1/2, ZIP1/2 (every element size, 64 and 128 bits) and EXT (every byte offset), which the fast path
-/// lifts to byte shuffles (`lift::simd_permute`), on random registers: the same registers as the reference's, the
-/// reserved encodings included (the reference's UNDEFINED on both).
+/// lifts to byte shuffles (`lift::simd_permute`), and the shifts by immediate it lifts (`lift::simd_integer`:
+/// every element size and width, shifts by 0, 1, the whole element and between), on random registers: the same
+/// registers as the reference's, the reserved encodings included (the reference's UNDEFINED on both).
 #[test]
-fn simd_permutes_match_the_reference() {
+fn simd_permutes_and_shifts_match_the_reference() {
     let memory = code_memory(1);
     let mut random = 0x9e37_79b9_7f4a_7c15u64;
     let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
@@ -573,6 +574,17 @@ fn simd_permutes_match_the_reference() {
         for imm4 in 0..16u32 {
             // EXT V0, V1, V2, #imm4.
             words.push(0x2e00_0000 | q << 30 | 2 << 16 | imm4 << 11 | 1 << 5);
+        }
+        for u in 0..2u32 {
+            // SSHR/USHR, SSRA/USRA, SHL, SSHLL/USHLL V0, V1, #shift: every element size, shifts at both ends
+            // and in the middle.
+            for immh in 1..16u32 {
+                for immb in [0u32, 1, 3, 7] {
+                    for opcode in [0b00000u32, 0b00010, 0b01010, 0b10100] {
+                        words.push(0x0f00_0400 | q << 30 | u << 29 | immh << 19 | immb << 16 | opcode << 11 | 1 << 5);
+                    }
+                }
+            }
         }
     }
     for word in words {

@@ -297,6 +297,18 @@ impl Lifter<'_> {
             SimdIndexed { q, u, size, l, m, rm, opcode, h, rn, rd } => self
                 .simd_fp_indexed(Some(q), u, size, l, m, rm, opcode, h, rn, rd, word)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdShiftImm8 { q, u, immb, opcode, rn, rd } => self
+                .simd_shift_immediate(q, u, 0b0001, immb, opcode, rn, rd)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdShiftImm16 { q, u, immh, immb, opcode, rn, rd } => self
+                .simd_shift_immediate(q, u, 0b0010 | immh, immb, opcode, rn, rd)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdShiftImm32 { q, u, immh, immb, opcode, rn, rd } => self
+                .simd_shift_immediate(q, u, 0b0100 | immh, immb, opcode, rn, rd)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdShiftImm64 { q, u, immh, immb, opcode, rn, rd } => self
+                .simd_shift_immediate(q, u, 0b1000 | immh, immb, opcode, rn, rd)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdPermute { q, size, rm, opcode, rn, rd } => {
                 self.simd_permute(q, size, rm, opcode, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
             }

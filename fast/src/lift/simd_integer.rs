@@ -1,6 +1,7 @@
 //! Advanced SIMD integer and bitwise operations whose results need nothing but the lanes (no FPCR, no
-//! saturation flag): the bitwise three-same group, ADD/SUB, the compares, MAX/MIN (vector) and the modified
-//! immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)), on Cranelift vector types. The decode is the
+//! saturation flag): the bitwise three-same group, ADD/SUB, the compares, MAX/MIN (vector), the modified
+//! immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)) and the plain shifts by immediate (SHL, SSHR, USHR,
+//! SSRA, USRA, SSHLL, USHLL), on Cranelift vector types. The decode is the
 //! reference's (`interp::shared_decode`); anything else of these classes runs on the reference in place.
 
 use super::{Flow, Lift, Lifter, Unlifted};
@@ -101,6 +102,67 @@ impl Lifter<'_> {
             VectorOp::Max(false) => self.b.ins().smax(a, b),
             VectorOp::Min(true) => self.b.ins().umin(a, b),
             VectorOp::Min(false) => self.b.ins().smin(a, b),
+        };
+        self.set_vector(rd, result, q);
+        Ok(Flow::Next)
+    }
+
+    /// SHL, SSHR, USHR, SSRA, USRA and SSHLL, USHLL (SXTL, UXTL) of the class "Advanced SIMD shift by immediate"
+    /// (`immh` whole: its highest set bit gives the element size).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn simd_shift_immediate(
+        &mut self,
+        q: u32,
+        u: u32,
+        immh: u32,
+        immb: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        let highest = 31 - immh.leading_zeros();
+        let esize = 8u32 << highest;
+        let immhb = immh << 3 | immb;
+        let ty = lanes(highest);
+        let doubleword_elements = immh >> 3 == 1;
+        let result = match (u, opcode) {
+            (_, 0b00000 | 0b00010) if !(doubleword_elements && q == 0) => {
+                // SSHR, USHR, SSRA, USRA: by 1 to esize. Cranelift takes shift amounts modulo the lane size, so a
+                // shift by all of it is the zero (unsigned) or the sign (signed, as a shift by one less).
+                let shift = 2 * esize - immhb;
+                let n = self.vector(rn, ty);
+                let shifted = match (u, shift == esize) {
+                    (1, true) => self.iconst(ty, 0),
+                    (1, false) => self.b.ins().ushr_imm_u(n, i64::from(shift)),
+                    _ => self.b.ins().sshr_imm_u(n, i64::from(shift.min(esize - 1))),
+                };
+                if opcode == 0b00010 {
+                    let accumulator = self.vector(rd, ty);
+                    self.b.ins().iadd(accumulator, shifted)
+                } else {
+                    shifted
+                }
+            }
+            (0, 0b01010) if !(doubleword_elements && q == 0) => {
+                // SHL: by 0 to esize - 1.
+                let n = self.vector(rn, ty);
+                self.b.ins().ishl_imm_u(n, i64::from(immhb - esize))
+            }
+            (_, 0b10100) if !doubleword_elements => {
+                // SSHLL, USHLL: the lower (or, for the "2" forms, upper) half's elements extended to twice their
+                // size, then shifted left by 0 to esize - 1; always a 128-bit result.
+                let n = self.vector(rn, ty);
+                let widened = match (u, q) {
+                    (1, 0) => self.b.ins().uwiden_low(n),
+                    (1, _) => self.b.ins().uwiden_high(n),
+                    (_, 0) => self.b.ins().swiden_low(n),
+                    _ => self.b.ins().swiden_high(n),
+                };
+                let shifted = self.b.ins().ishl_imm_u(widened, i64::from(immhb - esize));
+                self.set_vector(rd, shifted, 1);
+                return Ok(Flow::Next);
+            }
+            _ => return Err(Unlifted),
         };
         self.set_vector(rd, result, q);
         Ok(Flow::Next)
