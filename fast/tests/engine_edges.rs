@@ -555,8 +555,10 @@ fn fp_arithmetic_matches_the_reference() {
 }
 
 /// UZP1/2, TRN1/2, ZIP1/2 (every element size, 64 and 128 bits) and EXT (every byte offset), which the fast path
-/// lifts to byte shuffles (`lift::simd_permute`), and the shifts by immediate it lifts (`lift::simd_integer`:
-/// every element size and width, shifts by 0, 1, the whole element and between), on random registers: the same
+/// lifts to byte shuffles (`lift::simd_permute`, with REV16/32/64 and XTN/XTN2), and the shifts by immediate
+/// (every element size and width, shifts by 0, 1, the whole element and between) and integer two-register
+/// operations it lifts (`lift::simd_integer`: CNT, NOT, ABS, NEG, compares with zero), on random registers (with
+/// zero lanes now and then): the same
 /// registers as the reference's, the reserved encodings included (the reference's UNDEFINED on both).
 #[test]
 fn simd_permutes_and_shifts_match_the_reference() {
@@ -574,6 +576,26 @@ fn simd_permutes_and_shifts_match_the_reference() {
         for imm4 in 0..16u32 {
             // EXT V0, V1, V2, #imm4.
             words.push(0x2e00_0000 | q << 30 | 2 << 16 | imm4 << 11 | 1 << 5);
+        }
+        // REV64, REV32, REV16, XTN/XTN2, CNT, NOT, ABS, NEG, CMGT/CMEQ/CMLT/CMGE/CMLE (zero) V0, V1.
+        for size in 0..4u32 {
+            for (u, opcode) in [
+                (0u32, 0b00000u32),
+                (1, 0b00000),
+                (0, 0b00001),
+                (0, 0b10010),
+                (0, 0b00101),
+                (1, 0b00101),
+                (0, 0b01011),
+                (1, 0b01011),
+                (0, 0b01000),
+                (0, 0b01001),
+                (0, 0b01010),
+                (1, 0b01000),
+                (1, 0b01001),
+            ] {
+                words.push(0x0e20_0800 | q << 30 | u << 29 | size << 22 | opcode << 12 | 1 << 5);
+            }
         }
         for u in 0..2u32 {
             // SSHR/USHR, SSRA/USRA, SHL, SSHLL/USHLL V0, V1, #shift: every element size, shifts at both ends
@@ -595,6 +617,10 @@ fn simd_permutes_and_shifts_match_the_reference() {
             let mut start = CpuState { pc: 0x10000, ..CpuState::default() };
             for register in 0..3 {
                 start.v[register] = u128::from(xorshift(&mut random)) << 64 | u128::from(xorshift(&mut random));
+            }
+            // Zero lanes of every size now and then, for the compares with zero.
+            if xorshift(&mut random) % 3 == 0 {
+                start.v[1] &= 0xffff_ffff_0000_0000_ff00_ff00_0000_ffff;
             }
             let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
             let reference = Interpreter::default().run(&mut reference_cpu, &memory, 2, GuestClock::default());

@@ -293,6 +293,7 @@ impl Lifter<'_> {
             }
             SimdTwoRegMisc { q, u, size, opcode, rn, rd } => self
                 .simd_fp_two_reg_misc(q, u, size, opcode, rn, rd, word)
+                .or_else(|Unlifted| self.simd_integer_two_reg_misc(q, u, size, opcode, rn, rd))
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdIndexed { q, u, size, l, m, rm, opcode, h, rn, rd } => self
                 .simd_fp_indexed(Some(q), u, size, l, m, rm, opcode, h, rn, rd, word)

@@ -168,6 +168,53 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
+    /// The integer operations of "Advanced SIMD two-register miscellaneous" that need only the lanes: REV64,
+    /// REV32, REV16, XTN (`simd_permute`), CNT, NOT, CMGT, CMEQ, CMLT, CMGE, CMLE (with zero), ABS, NEG.
+    pub(super) fn simd_integer_two_reg_misc(
+        &mut self,
+        q: u32,
+        u: u32,
+        size: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        let doubleword_elements = size == 0b11;
+        let condition = match (u, opcode) {
+            (0, 0b00000) => return self.simd_reverse(q, size, 8, rn, rd),
+            (1, 0b00000) => return self.simd_reverse(q, size, 4, rn, rd),
+            (0, 0b00001) => return self.simd_reverse(q, size, 2, rn, rd),
+            (0, 0b10010) => return self.simd_extract_narrow(q, size, rn, rd),
+            (_, 0b00101) if size == 0 => {
+                let n = self.vector(rn, types::I8X16);
+                let result = if u == 0 { self.b.ins().popcnt(n) } else { self.b.ins().bnot(n) };
+                self.set_vector(rd, result, q);
+                return Ok(Flow::Next);
+            }
+            (_, 0b01011) if !(doubleword_elements && q == 0) => {
+                let n = self.vector(rn, lanes(size));
+                let result = if u == 0 { self.b.ins().iabs(n) } else { self.b.ins().ineg(n) };
+                self.set_vector(rd, result, q);
+                return Ok(Flow::Next);
+            }
+            (0, 0b01000) => IntCC::SignedGreaterThan,
+            (0, 0b01001) => IntCC::Equal,
+            (0, 0b01010) => IntCC::SignedLessThan,
+            (1, 0b01000) => IntCC::SignedGreaterThanOrEqual,
+            (1, 0b01001) => IntCC::SignedLessThanOrEqual,
+            _ => return Err(Unlifted),
+        };
+        if doubleword_elements && q == 0 {
+            return Err(Unlifted);
+        }
+        let ty = lanes(size);
+        let n = self.vector(rn, ty);
+        let zero = self.iconst(ty, 0);
+        let result = self.b.ins().icmp(condition, n, zero);
+        self.set_vector(rd, result, q);
+        Ok(Flow::Next)
+    }
+
     /// AND, BIC, ORR, ORN, EOR, BSL, BIT, BIF (vector), on the raw 128 bits.
     fn simd_bitwise(&mut self, q: u32, u: u32, size: u32, rm: u32, rn: u32, rd: u32) -> Lift {
         let ty = types::I64X2;

@@ -1,4 +1,5 @@
-//! Advanced SIMD permutes: UZP1/2, TRN1/2, ZIP1/2 and EXT, as one byte shuffle of the two source registers each.
+//! Advanced SIMD permutes: UZP1/2, TRN1/2, ZIP1/2, EXT, REV16/32/64 and XTN/XTN2, as one byte shuffle of two
+//! registers each.
 //! They move bits and nothing else, so the host's result is always the Arm result. Each instruction's element
 //! mapping is written as the Arm ARM's pseudocode states it, over the elements of `n` followed by those of `m`.
 
@@ -67,6 +68,48 @@ impl Lifter<'_> {
         let register_bytes = if q == 1 { 16 } else { 8 };
         let sources = element_sources(1, register_bytes, |byte| imm4 as usize + byte);
         self.shuffle_registers(rn, rm, sources, rd, q);
+        Ok(Flow::Next)
+    }
+
+    /// REV64, REV32, REV16 (vector): the order of the elements reversed in each 64-, 32- or 16-bit container.
+    pub(super) fn simd_reverse(&mut self, q: u32, size: u32, container_bytes: usize, rn: u32, rd: u32) -> Lift {
+        let element_bytes = 1usize << size;
+        if element_bytes >= container_bytes {
+            return Err(Unlifted);
+        }
+        let mut sources = [0; 16];
+        for (position, source) in sources.iter_mut().enumerate() {
+            let (container, within) = (position / container_bytes, position % container_bytes);
+            let (element, byte) = (within / element_bytes, within % element_bytes);
+            let reversed = container_bytes / element_bytes - 1 - element;
+            *source = (container * container_bytes + reversed * element_bytes + byte) as u8;
+        }
+        self.shuffle_registers(rn, rn, sources, rd, q);
+        Ok(Flow::Next)
+    }
+
+    /// XTN, XTN2: each element of V[rn] truncated to half its size, into the lower half of V[rd] (the upper one
+    /// zeroed), or into its upper half (XTN2, the lower one kept).
+    pub(super) fn simd_extract_narrow(&mut self, q: u32, size: u32, rn: u32, rd: u32) -> Lift {
+        if size == 0b11 {
+            return Err(Unlifted);
+        }
+        let element_bytes = 1usize << size;
+        // The even elements of V[rn] at the narrow size are the low halves of its wide ones; the first 8 bytes.
+        let narrowed = element_sources(element_bytes, 16, |element| element * 2);
+        let mut sources = [0; 16];
+        if q == 0 {
+            sources[..8].copy_from_slice(&narrowed[..8]);
+        } else {
+            // V[rd]'s lower half (bytes 16-23 of the shuffle's input), then the narrowed elements.
+            for (byte, source) in sources.iter_mut().enumerate().take(8) {
+                *source = (16 + byte) as u8;
+            }
+            sources[8..].copy_from_slice(&narrowed[..8]);
+        }
+        let (n, d) = (self.vector(rn, types::I8X16), self.vector(rd, types::I8X16));
+        let result = self.shuffle_bytes(n, d, sources);
+        self.set_vector(rd, result, q);
         Ok(Flow::Next)
     }
 
