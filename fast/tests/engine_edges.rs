@@ -557,7 +557,8 @@ fn fp_arithmetic_matches_the_reference() {
 /// UZP1/2, TRN1/2, ZIP1/2 (every element size, 64 and 128 bits) and EXT (every byte offset), which the fast path
 /// lifts to byte shuffles (`lift::simd_permute`, with REV16/32/64 and XTN/XTN2), and the shifts by immediate
 /// (every element size and width, shifts by 0, 1, the whole element and between) and integer two-register
-/// operations it lifts (`lift::simd_integer`: CNT, NOT, ABS, NEG, compares with zero), on random registers (with
+/// operations and reductions it lifts (`lift::simd_integer`: SHRN, CNT, NOT, ABS, NEG, compares with zero, ADDV,
+/// SMAXV, UMAXV, SMINV, UMINV), on random registers (with
 /// zero lanes now and then): the same
 /// registers as the reference's, the reserved encodings included (the reference's UNDEFINED on both).
 #[test]
@@ -576,6 +577,12 @@ fn simd_permutes_and_shifts_match_the_reference() {
         for imm4 in 0..16u32 {
             // EXT V0, V1, V2, #imm4.
             words.push(0x2e00_0000 | q << 30 | 2 << 16 | imm4 << 11 | 1 << 5);
+        }
+        // ADDV, SMAXV, UMAXV, SMINV, UMINV V0, V1.
+        for size in 0..4u32 {
+            for (u, opcode) in [(0u32, 0b11011u32), (0, 0b01010), (1, 0b01010), (0, 0b11010), (1, 0b11010)] {
+                words.push(0x0e30_0800 | q << 30 | u << 29 | size << 22 | opcode << 12 | 1 << 5);
+            }
         }
         // REV64, REV32, REV16, XTN/XTN2, CNT, NOT, ABS, NEG, CMGT/CMEQ/CMLT/CMGE/CMLE (zero) V0, V1.
         for size in 0..4u32 {
@@ -602,7 +609,7 @@ fn simd_permutes_and_shifts_match_the_reference() {
             // and in the middle.
             for immh in 1..16u32 {
                 for immb in [0u32, 1, 3, 7] {
-                    for opcode in [0b00000u32, 0b00010, 0b01010, 0b10100] {
+                    for opcode in [0b00000u32, 0b00010, 0b01010, 0b10100, 0b10000] {
                         words.push(0x0f00_0400 | q << 30 | u << 29 | immh << 19 | immb << 16 | opcode << 11 | 1 << 5);
                     }
                 }

@@ -310,6 +310,9 @@ impl Lifter<'_> {
             SimdShiftImm64 { q, u, immh, immb, opcode, rn, rd } => self
                 .simd_shift_immediate(q, u, 0b1000 | immh, immb, opcode, rn, rd)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdAcrossLanes { q, u, size, opcode, rn, rd } => {
+                self.simd_across_lanes(q, u, size, opcode, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
+            }
             SimdPermute { q, size, rm, opcode, rn, rd } => {
                 self.simd_permute(q, size, rm, opcode, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
             }

@@ -1,12 +1,13 @@
 //! Advanced SIMD integer and bitwise operations whose results need nothing but the lanes (no FPCR, no
 //! saturation flag): the bitwise three-same group, ADD/SUB, the compares, MAX/MIN (vector), the modified
-//! immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)) and the plain shifts by immediate (SHL, SSHR, USHR,
-//! SSRA, USRA, SSHLL, USHLL), on Cranelift vector types. The decode is the
+//! immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)), the plain shifts by immediate (SHL, SSHR, USHR,
+//! SSRA, USRA, SSHLL, USHLL, SHRN), the reductions across lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV) and the
+//! two-register operations below, on Cranelift vector types. The decode is the
 //! reference's (`interp::shared_decode`); anything else of these classes runs on the reference in place.
 
 use super::{Flow, Lift, Lifter, Unlifted};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
+use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value, types};
 use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::interp::pseudocode::{adv_simd_expand_imm, replicate128, vfp_expand_imm};
@@ -143,6 +144,15 @@ impl Lifter<'_> {
                     shifted
                 }
             }
+            (0, 0b10000) if !doubleword_elements => {
+                // SHRN, SHRN2: each element of twice esize shifted right by 1 to esize, then truncated.
+                let n = self.vector(rn, lanes(highest + 1));
+                let shifted = self.b.ins().ushr_imm_u(n, i64::from(2 * esize - immhb));
+                let little_endian = MemFlagsData::new().with_endianness(Endianness::Little);
+                let bytes = self.b.ins().bitcast(types::I8X16, little_endian, shifted);
+                self.narrow_into(bytes, highest, q, rd);
+                return Ok(Flow::Next);
+            }
             (0, 0b01010) if !(doubleword_elements && q == 0) => {
                 // SHL: by 0 to esize - 1.
                 let n = self.vector(rn, ty);
@@ -212,6 +222,44 @@ impl Lifter<'_> {
         let zero = self.iconst(ty, 0);
         let result = self.b.ins().icmp(condition, n, zero);
         self.set_vector(rd, result, q);
+        Ok(Flow::Next)
+    }
+
+    /// ADDV, SMAXV, UMAXV, SMINV, UMINV (the class "Advanced SIMD across lanes"): the lanes combined pairwise, the
+    /// upper half onto the lower one until one lane is left, into V[rd] zero-extended.
+    pub(super) fn simd_across_lanes(&mut self, q: u32, u: u32, size: u32, opcode: u32, rn: u32, rd: u32) -> Lift {
+        if size == 0b11 || (size == 0b10 && q == 0) {
+            return Err(Unlifted);
+        }
+        let combine = match (u, opcode) {
+            (0, 0b11011) => IntegerOp::Add,
+            (_, 0b01010) => IntegerOp::Max,
+            (_, 0b11010) => IntegerOp::Min,
+            _ => return Err(Unlifted),
+        };
+        let unsigned = u == 1;
+        let ty = lanes(size);
+        let lane_bytes = 1usize << size;
+        let little_endian = MemFlagsData::new().with_endianness(Endianness::Little);
+        let mut combined = self.vector(rn, ty);
+        let mut width = if q == 1 { 16 / lane_bytes } else { 8 / lane_bytes };
+        while width > 1 {
+            width /= 2;
+            // Lanes [width, 2 width) moved down onto [0, width); the lanes above do not matter any more.
+            let bytes = self.b.ins().bitcast(types::I8X16, little_endian, combined);
+            let sources: [u8; 16] = std::array::from_fn(|byte| ((byte + width * lane_bytes) % 16) as u8);
+            let moved = self.shuffle_bytes(bytes, bytes, sources);
+            let moved = self.b.ins().bitcast(ty, little_endian, moved);
+            combined = match (combine, unsigned) {
+                (IntegerOp::Add, _) => self.b.ins().iadd(combined, moved),
+                (IntegerOp::Max, true) => self.b.ins().umax(combined, moved),
+                (IntegerOp::Max, false) => self.b.ins().smax(combined, moved),
+                (_, true) => self.b.ins().umin(combined, moved),
+                (_, false) => self.b.ins().smin(combined, moved),
+            };
+        }
+        let result = self.b.ins().extractlane(combined, 0);
+        self.set_v(rd, result);
         Ok(Flow::Next)
     }
 

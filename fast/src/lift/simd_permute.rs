@@ -88,14 +88,22 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
-    /// XTN, XTN2: each element of V[rn] truncated to half its size, into the lower half of V[rd] (the upper one
-    /// zeroed), or into its upper half (XTN2, the lower one kept).
+    /// XTN, XTN2: each element of V[rn] truncated to half its size (`narrow_into`).
     pub(super) fn simd_extract_narrow(&mut self, q: u32, size: u32, rn: u32, rd: u32) -> Lift {
         if size == 0b11 {
             return Err(Unlifted);
         }
+        let n = self.vector(rn, types::I8X16);
+        self.narrow_into(n, size, q, rd);
+        Ok(Flow::Next)
+    }
+
+    /// V[rd] = each element of `wide` (bytes, I8X16, of elements of 16 << `size` bits) truncated to half its size,
+    /// into the lower half of V[rd] with the upper one zeroed, or (`q` 1, the "2" forms) into its upper half with
+    /// the lower one kept.
+    pub(super) fn narrow_into(&mut self, wide: Value, size: u32, q: u32, rd: u32) {
         let element_bytes = 1usize << size;
-        // The even elements of V[rn] at the narrow size are the low halves of its wide ones; the first 8 bytes.
+        // The even elements at the narrow size are the low halves of the wide ones: the first 8 bytes.
         let narrowed = element_sources(element_bytes, 16, |element| element * 2);
         let mut sources = [0; 16];
         if q == 0 {
@@ -107,10 +115,9 @@ impl Lifter<'_> {
             }
             sources[8..].copy_from_slice(&narrowed[..8]);
         }
-        let (n, d) = (self.vector(rn, types::I8X16), self.vector(rd, types::I8X16));
-        let result = self.shuffle_bytes(n, d, sources);
+        let d = self.vector(rd, types::I8X16);
+        let result = self.shuffle_bytes(wide, d, sources);
         self.set_vector(rd, result, q);
-        Ok(Flow::Next)
     }
 
     /// V[rd] = the bytes of V[rn]:V[rm] that `sources` names (its lower half zero-extended when `q` is 0).
