@@ -558,7 +558,8 @@ fn fp_arithmetic_matches_the_reference() {
 /// lifts to byte shuffles (`lift::simd_permute`, with REV16/32/64 and XTN/XTN2), and the shifts by immediate
 /// (every element size and width, shifts by 0, 1, the whole element and between) and integer two-register
 /// operations and reductions it lifts (`lift::simd_integer`: SHRN, CNT, NOT, ABS, NEG, compares with zero, ADDV,
-/// SMAXV, UMAXV, SMINV, UMINV), on random registers (with
+/// SMAXV, UMAXV, SMINV, UMINV, the long and wide operations of "three different"), TBL and TBX (tables of one to
+/// four registers, wrapping after V31, indices in and past them), on random registers (with
 /// zero lanes now and then): the same
 /// registers as the reference's, the reserved encodings included (the reference's UNDEFINED on both).
 #[test]
@@ -577,6 +578,16 @@ fn simd_permutes_and_shifts_match_the_reference() {
         for imm4 in 0..16u32 {
             // EXT V0, V1, V2, #imm4.
             words.push(0x2e00_0000 | q << 30 | 2 << 16 | imm4 << 11 | 1 << 5);
+        }
+        // TBL, TBX V0, {V1...} and {V30, V31, V0...} (the table wraps after V31), V2.
+        for (len, op, rn) in (0..4u32).flat_map(|len| [(len, 0u32, 1u32), (len, 1, 1), (len, 0, 30), (len, 1, 31)]) {
+            words.push(0x0e00_0000 | q << 30 | 2 << 16 | len << 13 | op << 12 | rn << 5);
+        }
+        // [SU]ADDL, [SU]ADDW, [SU]SUBL, [SU]SUBW, [SU]MLAL, [SU]MLSL, [SU]MULL (and the "2" forms) V0, V1, V2.
+        for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
+            for opcode in [0b0000u32, 0b0001, 0b0010, 0b0011, 0b1000, 0b1010, 0b1100] {
+                words.push(0x0e20_0000 | q << 30 | u << 29 | size << 22 | 2 << 16 | opcode << 12 | 1 << 5);
+            }
         }
         // ADDV, SMAXV, UMAXV, SMINV, UMINV V0, V1.
         for size in 0..4u32 {
@@ -622,8 +633,14 @@ fn simd_permutes_and_shifts_match_the_reference() {
         fast_engine.invalidate(0x10000, PAGE_SIZE);
         for _ in 0..20 {
             let mut start = CpuState { pc: 0x10000, ..CpuState::default() };
-            for register in 0..3 {
+            for register in 0..32 {
                 start.v[register] = u128::from(xorshift(&mut random)) << 64 | u128::from(xorshift(&mut random));
+            }
+            // Table indices within four registers, or within eight (past the table) now and then.
+            match xorshift(&mut random) % 3 {
+                0 => start.v[2] &= u128::from_ne_bytes([0x3f; 16]),
+                1 => start.v[2] &= u128::from_ne_bytes([0x7f; 16]),
+                _ => {}
             }
             // Zero lanes of every size now and then, for the compares with zero.
             if xorshift(&mut random) % 3 == 0 {

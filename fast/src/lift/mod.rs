@@ -310,6 +310,12 @@ impl Lifter<'_> {
             SimdShiftImm64 { q, u, immh, immb, opcode, rn, rd } => self
                 .simd_shift_immediate(q, u, 0b1000 | immh, immb, opcode, rn, rd)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdTableLookup { q, op2, rm, len, op, rn, rd } => {
+                self.simd_table_lookup(q, op2, rm, len, op, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
+            }
+            SimdThreeDifferent { q, u, size, rm, opcode, rn, rd } => self
+                .simd_three_different(q, u, size, rm, opcode, rn, rd)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdAcrossLanes { q, u, size, opcode, rn, rd } => {
                 self.simd_across_lanes(q, u, size, opcode, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
             }

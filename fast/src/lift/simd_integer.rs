@@ -1,8 +1,9 @@
 //! Advanced SIMD integer and bitwise operations whose results need nothing but the lanes (no FPCR, no
 //! saturation flag): the bitwise three-same group, ADD/SUB, the compares, MAX/MIN (vector), the modified
 //! immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)), the plain shifts by immediate (SHL, SSHR, USHR,
-//! SSRA, USRA, SSHLL, USHLL, SHRN), the reductions across lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV) and the
-//! two-register operations below, on Cranelift vector types. The decode is the
+//! SSRA, USRA, SSHLL, USHLL, SHRN), the reductions across lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV), the long and
+//! wide additions, subtractions and multiplies of "three different" and the two-register operations below, on
+//! Cranelift vector types. The decode is the
 //! reference's (`interp::shared_decode`); anything else of these classes runs on the reference in place.
 
 use super::{Flow, Lift, Lifter, Unlifted};
@@ -260,6 +261,54 @@ impl Lifter<'_> {
         }
         let result = self.b.ins().extractlane(combined, 0);
         self.set_v(rd, result);
+        Ok(Flow::Next)
+    }
+
+    /// SADDL, UADDL, SADDW, UADDW, SSUBL, USUBL, SSUBW, USUBW, SMLAL, UMLAL, SMLSL, UMLSL, SMULL, UMULL (and their
+    /// "2" forms, on the upper halves) of the class "Advanced SIMD three different": the narrow operands extended
+    /// to twice their size first, where every sum, difference and product is exact (modulo the wide size).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn simd_three_different(
+        &mut self,
+        q: u32,
+        u: u32,
+        size: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        if size == 0b11 || !matches!(opcode, 0b0000..=0b0011 | 0b1000 | 0b1010 | 0b1100) {
+            return Err(Unlifted);
+        }
+        let (narrow, wide) = (lanes(size), lanes(size + 1));
+        let widened = |lifter: &mut Self, register: u32| {
+            let value = lifter.vector(register, narrow);
+            match (u, q) {
+                (1, 0) => lifter.b.ins().uwiden_low(value),
+                (1, _) => lifter.b.ins().uwiden_high(value),
+                (_, 0) => lifter.b.ins().swiden_low(value),
+                _ => lifter.b.ins().swiden_high(value),
+            }
+        };
+        // The "wide" forms (ADDW, SUBW) take V[rn] as it is.
+        let n = if matches!(opcode, 0b0001 | 0b0011) { self.vector(rn, wide) } else { widened(self, rn) };
+        let m = widened(self, rm);
+        let result = match opcode {
+            0b0000 | 0b0001 => self.b.ins().iadd(n, m),
+            0b0010 | 0b0011 => self.b.ins().isub(n, m),
+            0b1100 => self.b.ins().imul(n, m),
+            _ => {
+                let product = self.b.ins().imul(n, m);
+                let accumulator = self.vector(rd, wide);
+                if opcode == 0b1000 {
+                    self.b.ins().iadd(accumulator, product)
+                } else {
+                    self.b.ins().isub(accumulator, product)
+                }
+            }
+        };
+        self.set_vector(rd, result, 1);
         Ok(Flow::Next)
     }
 

@@ -1,9 +1,10 @@
 //! Advanced SIMD permutes: UZP1/2, TRN1/2, ZIP1/2, EXT, REV16/32/64 and XTN/XTN2, as one byte shuffle of two
-//! registers each.
+//! registers each, and the table lookups TBL/TBX as swizzles.
 //! They move bits and nothing else, so the host's result is always the Arm result. Each instruction's element
 //! mapping is written as the Arm ARM's pseudocode states it, over the elements of `n` followed by those of `m`.
 
 use super::{Flow, Lift, Lifter, Unlifted};
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value, types};
 
 /// Where result byte i comes from: an index into the 32 bytes of V[n] followed by V[m] (Cranelift's `shuffle`).
@@ -118,6 +119,38 @@ impl Lifter<'_> {
         let d = self.vector(rd, types::I8X16);
         let result = self.shuffle_bytes(wide, d, sources);
         self.set_vector(rd, result, q);
+    }
+
+    /// TBL, TBX: each byte of V[rm] indexes the table of the `len` + 1 registers from V[rn] (wrapping after V31);
+    /// an index past the table gives 0 (TBL) or leaves V[rd]'s byte (TBX). Cranelift's `swizzle` gives 0 for
+    /// indices past its 16 bytes, so each register of the table is one swizzle of the indices less its offset,
+    /// and at most one of them is not 0 for each byte.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn simd_table_lookup(&mut self, q: u32, op2: u32, rm: u32, len: u32, op: u32, rn: u32, rd: u32) -> Lift {
+        if op2 != 0 {
+            return Err(Unlifted);
+        }
+        let indices = self.vector(rm, types::I8X16);
+        let mut result = None;
+        for register in 0..=len {
+            let table = self.vector((rn + register) % 32, types::I8X16);
+            let offset = self.iconst(types::I8X16, u64::from(16 * register));
+            let relative = self.b.ins().isub(indices, offset);
+            let looked_up = self.b.ins().swizzle(table, relative);
+            result = Some(match result {
+                None => looked_up,
+                Some(earlier) => self.b.ins().bor(earlier, looked_up),
+            });
+        }
+        let mut result = result.expect("a table has at least one register");
+        if op == 1 {
+            let table_bytes = self.iconst(types::I8X16, u64::from(16 * (len + 1)));
+            let past_table = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, indices, table_bytes);
+            let kept = self.vector(rd, types::I8X16);
+            result = self.b.ins().bitselect(past_table, kept, result);
+        }
+        self.set_vector(rd, result, q);
+        Ok(Flow::Next)
     }
 
     /// V[rd] = the bytes of V[rn]:V[rm] that `sources` names (its lower half zero-extended when `q` is 0).
