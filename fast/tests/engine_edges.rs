@@ -144,6 +144,32 @@ fn returns_inside_a_region_keep_budgets_and_state_exact() {
     assert_eq!(whole, 54, "the program runs its calls");
 }
 
+/// LD1R (`lift::load_store::load_replicate`) of every element size, 64 and 128 bits, with an immediate and a
+/// register post-index and without, ending in one from an unmapped page (the fault and its state exact): for every
+/// budget and region size, the fast path ends where the reference does.
+#[test]
+fn load_replicate_keeps_budgets_faults_and_state_exact() {
+    const LOADS: [u32; 13] = [
+        0xd2a00045, // mov x5, #0x20000
+        0xd2824686, // mov x6, #0x1234
+        0xf2aacf06, // movk x6, #0x5678, lsl #16
+        0xf2d35786, // movk x6, #0x9abc, lsl #32
+        0xf90000a6, // str x6, [x5]
+        0xd2800067, // mov x7, #3
+        0x4d40c8a0, // ld1r {v0.4s}, [x5]
+        0x0ddfc0a1, // ld1r {v1.8b}, [x5], #1
+        0x4dc7cca2, // ld1r {v2.2d}, [x5], x7
+        0x0d40c4a3, // ld1r {v3.4h}, [x5]
+        0xd2a00068, // mov x8, #0x30000 (unmapped)
+        0x4d40c104, // ld1r {v4.16b}, [x8]
+        0xd4000001, // svc #0
+    ];
+    let whole = assert_same_for_every_budget("ld1r", &LOADS, |memory| {
+        memory.map(0x20000, PAGE_SIZE, Perm::RW).unwrap();
+    });
+    assert_eq!(whole, 11, "the program runs up to the faulting load");
+}
+
 /// Runs `code` (at 0x10000, with the data pages `data` maps) on the reference and on fast engines with regions
 /// of every size, for every budget up to its end and well past it, and asserts the same result, registers and data
 /// page at 0x20000. Returns how many instructions the whole program retires.

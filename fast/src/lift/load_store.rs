@@ -262,6 +262,40 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
+    /// LD1R (of the class "Advanced SIMD load/store single structure"): one element loaded and replicated in every
+    /// lane of V[rt] (its lower half, the upper one zeroed, when `q` is 0); the other single-structure forms are
+    /// the reference's.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn load_replicate(
+        &mut self,
+        q: u32,
+        l: u32,
+        r: u32,
+        post_index: Option<u32>,
+        opcode: u32,
+        s: u32,
+        size: u32,
+        rn: u32,
+        rt: u32,
+    ) -> Lift {
+        if (l, r, opcode, s) != (1, 0, 0b110, 0) {
+            return Err(Unlifted);
+        }
+        let bytes = 1u32 << size;
+        let address = self.x_or_sp(rn, 64);
+        let host = self.guest_address(address, bytes, Perm::READ);
+        let element = self.host_load(access_type(bytes), host);
+        let lanes = access_type(bytes).by(16 / bytes).expect("a 128-bit vector type");
+        let replicated = self.b.ins().splat(lanes, element);
+        self.set_vector(rt, replicated, q);
+        if let Some(rm) = post_index {
+            let step = if rm == 31 { self.iconst(types::I64, u64::from(bytes)) } else { self.x(rm, 64) };
+            let written = self.b.ins().iadd(address, step);
+            self.set_x_or_sp(rn, written);
+        }
+        Ok(Flow::Next)
+    }
+
     /// LDP, STP, LDPSW, LDNP, STNP and their SIMD&FP forms.
     pub(super) fn load_store_pair(
         &mut self,
