@@ -84,7 +84,7 @@ impl Lifter<'_> {
 
         // Whether the host's result is the Arm result, with Inexact the only exception.
         let default_mode = self.default_fpcr_mode();
-        let smallest_normal = if double { 1u64 << 52 } else { 1 << 23 };
+        let smallest_normal = smallest_normal(double);
         // The fused multiply-add's error terms are exact only while they stay above the subnormal range: 53
         // binades of room in double precision, for the product and for the dividend.
         let exact_errors = 54u64 << 52;
@@ -226,7 +226,7 @@ impl Lifter<'_> {
         result_bits: Value,
         double: bool,
     ) -> Value {
-        let smallest_normal = if double { 1u64 << 52 } else { 1 << 23 };
+        let smallest_normal = smallest_normal(double);
         let mut fits = self.is_zero_or_finite_from(operands[0], double, smallest_normal);
         for bits in [operands[1], operands[2]] {
             let operand_fits = self.is_zero_or_finite_from(bits, double, smallest_normal);
@@ -272,7 +272,7 @@ impl Lifter<'_> {
         let width = single_or_double(m, s, ftype)?;
         let double = width == Width::D;
         let (bits_type, float_type) = float_types(width);
-        let smallest_normal = if double { 1u64 << 52 } else { 1 << 23 };
+        let smallest_normal = smallest_normal(double);
         match opcode {
             0b000011 => {
                 let a_bits = self.v_low(rn, bits_type);
@@ -280,10 +280,9 @@ impl Lifter<'_> {
                 let root = self.b.ins().sqrt(a);
                 let root_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), root);
                 // Positive and normal: the sign bit clear, so the bits themselves lie in the normal range.
-                let infinity = if double { 0x7ffu64 << 52 } else { 0xff << 23 };
                 let low = self.iconst(bits_type, smallest_normal);
                 let offset = self.b.ins().isub(a_bits, low);
-                let span = self.iconst(bits_type, infinity - smallest_normal);
+                let span = self.iconst(bits_type, infinity(double) - smallest_normal);
                 let positive_normal = self.b.ins().icmp(IntCC::UnsignedLessThan, offset, span);
                 let mut host_is_arm = self.default_fpcr_mode();
                 let inexact_seen = self.inexact_seen();
@@ -527,13 +526,7 @@ impl Lifter<'_> {
         let (bits_type, float_type) = float_types(width);
         let a_bits = self.v_low(rn, bits_type);
         let a = self.b.ins().bitcast(float_type, MemFlagsData::new(), a_bits);
-        // The open interval whose values truncate into the destination's range (bounds the format cannot hold
-        // exactly round inwards: values there go to the reference).
-        let bits = integer_bits as i32;
-        let (low, high) = match signed {
-            true => (-(2f64.powi(bits - 1)) - 1.0, 2f64.powi(bits - 1)),
-            false => (-1.0, 2f64.powi(bits)),
-        };
+        let (low, high) = truncation_bounds(signed, integer_bits);
         let (low, high) = (self.float_constant(float_type, low), self.float_constant(float_type, high));
         let above = self.b.ins().fcmp(FloatCC::GreaterThan, a, low);
         let below = self.b.ins().fcmp(FloatCC::LessThan, a, high);
@@ -704,12 +697,11 @@ impl Lifter<'_> {
     /// Whether the float with these bits is finite with a magnitude (its bits without the sign) of at least `low`.
     /// Bits of a vector type give a lane mask (so do the tests below).
     pub(super) fn is_finite_from(&mut self, bits: Value, double: bool, low: u64) -> Value {
-        let infinity = if double { 0x7ffu64 << 52 } else { 0xff << 23 };
         let magnitude = self.and_const(bits, sign_bit(double) - 1);
         let ty = self.b.func.dfg.value_type(bits);
         let low_value = self.iconst(ty, low);
         let offset = self.b.ins().isub(magnitude, low_value);
-        let limit = self.iconst(ty, infinity - low);
+        let limit = self.iconst(ty, infinity(double) - low);
         self.b.ins().icmp(IntCC::UnsignedLessThan, offset, limit)
     }
 
@@ -754,6 +746,23 @@ fn single_or_double(m: u32, s: u32, ftype: u32) -> Result<Width, Unlifted> {
 /// The integer and float types of a width (single or double precision).
 fn float_types(width: Width) -> (Type, Type) {
     if width == Width::D { (types::I64, types::F64) } else { (types::I32, types::F32) }
+}
+
+/// The open interval of the floats that truncate into the range of an integer of `integer_bits`, signed or not.
+/// Bounds a float format cannot hold exactly round inwards when converted to it: values there go to the reference.
+pub(super) fn truncation_bounds(signed: bool, integer_bits: u32) -> (f64, f64) {
+    let bits = integer_bits as i32;
+    if signed { (-(2f64.powi(bits - 1)) - 1.0, 2f64.powi(bits - 1)) } else { (-1.0, 2f64.powi(bits)) }
+}
+
+/// The bits of the smallest normal number, single or double precision.
+pub(super) fn smallest_normal(double: bool) -> u64 {
+    if double { 1 << 52 } else { 1 << 23 }
+}
+
+/// The bits of +infinity, single or double precision.
+fn infinity(double: bool) -> u64 {
+    if double { 0x7ff << 52 } else { 0xff << 23 }
 }
 
 fn sign_bit(double: bool) -> u64 {

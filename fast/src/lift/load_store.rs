@@ -4,6 +4,7 @@
 //! faults, the block leaves before the instruction (`fault`), and the reference performs it or reports the
 //! fault. Constrained-unpredictable register overlaps are the reference's too.
 
+use super::simd_integer::lanes;
 use super::{Flow, Lift, Lifter, Unlifted, access_type};
 
 /// The Cranelift IR type of a SIMD&FP register access of `bytes` bytes: a vector for a whole register, so that
@@ -285,8 +286,7 @@ impl Lifter<'_> {
         let address = self.x_or_sp(rn, 64);
         let host = self.guest_address(address, bytes, Perm::READ);
         let element = self.host_load(access_type(bytes), host);
-        let lanes = access_type(bytes).by(16 / bytes).expect("a 128-bit vector type");
-        let replicated = self.b.ins().splat(lanes, element);
+        let replicated = self.b.ins().splat(lanes(size), element);
         self.set_vector(rt, replicated, q);
         if let Some(rm) = post_index {
             let step = if rm == 31 { self.iconst(types::I64, u64::from(bytes)) } else { self.x(rm, 64) };

@@ -13,11 +13,11 @@
 //! - FABS, FNEG: the sign bit, as the scalar forms (`simd_moves`).
 //! - SCVTF, UCVTF, FCVTZS, FCVTZU on singles: as the scalar forms (`fp_arith`), with FPSR.IXC already set.
 
-use super::fp_arith::Outputs;
+use super::fp_arith::{Outputs, smallest_normal, truncation_bounds};
 use super::simd_permute::element_sources;
 use super::{Flow, Lift, Lifter, Unlifted};
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value, types};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
 use tandem_reference::interp::shared_decode::{fp_by_element_ok, indexed_element};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -164,12 +164,11 @@ impl Lifter<'_> {
         let element_bytes = if double { 8 } else { 4 };
         let register_bytes = if q == 1 { 16 } else { 8 };
         let (n, m) = (self.vector(rn, types::I8X16), self.vector(rm, types::I8X16));
-        let little_endian = MemFlagsData::new().with_endianness(Endianness::Little);
         let (bits_type, _) = vector_types(double);
         let [first, second] = [0, 1].map(|half| {
             let sources = element_sources(element_bytes, register_bytes, |element| 2 * element + half);
             let shuffled = self.shuffle_bytes(n, m, sources);
-            self.b.ins().bitcast(bits_type, little_endian, shuffled)
+            self.lane_bitcast(bits_type, shuffled)
         });
         (first, second)
     }
@@ -256,10 +255,9 @@ impl Lifter<'_> {
             self.b.ins().bitcast(types::I32X4, MemFlagsData::new(), result)
         } else {
             let a = self.b.ins().bitcast(types::F32X4, MemFlagsData::new(), value);
-            // The open interval whose values truncate into the integers' range (its bounds are exact singles).
-            let (low, high) = if signed { (-2f32.powi(31) - 1.0, 2f32.powi(31)) } else { (-1.0, 2f32.powi(32)) };
+            let (low, high) = truncation_bounds(signed, 32);
             let [low, high] = [low, high].map(|bound| {
-                let bound = self.b.ins().f32const(bound);
+                let bound = self.b.ins().f32const(bound as f32);
                 self.b.ins().splat(types::F32X4, bound)
             });
             let above = self.b.ins().fcmp(FloatCC::GreaterThan, a, low);
@@ -296,7 +294,7 @@ impl Lifter<'_> {
         }
         let (bits_type, float_type) = vector_types(double);
         let [n, m] = [n_bits, m_bits].map(|bits| self.b.ins().bitcast(float_type, MemFlagsData::new(), bits));
-        let smallest_normal = if double { 1u64 << 52 } else { 1 << 23 };
+        let smallest_normal = smallest_normal(double);
         let (result, lanes_fit) = if fused {
             let d_bits = self.vector(rd, bits_type);
             let d = self.b.ins().bitcast(float_type, MemFlagsData::new(), d_bits);

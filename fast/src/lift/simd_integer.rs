@@ -21,7 +21,7 @@ fn v_offset(n: u32) -> i32 {
 }
 
 /// The Cranelift vector type of `size` (8 << size bits per lane) over 128 bits.
-fn lanes(size: u32) -> Type {
+pub(super) fn lanes(size: u32) -> Type {
     match size {
         0 => types::I8X16,
         1 => types::I16X8,
@@ -45,6 +45,11 @@ impl Lifter<'_> {
     /// All 128 bits of V[n] as `ty`.
     pub(super) fn vector(&mut self, n: u32, ty: Type) -> Value {
         self.b.ins().load(ty, super::host_flags(), self.cpu, v_offset(n))
+    }
+
+    /// The 128 bits of the vector `value` as another lane type (lanes numbered from the low end, as Arm's are).
+    pub(super) fn lane_bitcast(&mut self, ty: Type, value: Value) -> Value {
+        self.b.ins().bitcast(ty, MemFlagsData::new().with_endianness(Endianness::Little), value)
     }
 
     /// V[d] = `value` (128 bits), or its low 64 bits zero-extended when `q` is 0.
@@ -149,8 +154,7 @@ impl Lifter<'_> {
                 // SHRN, SHRN2: each element of twice esize shifted right by 1 to esize, then truncated.
                 let n = self.vector(rn, lanes(highest + 1));
                 let shifted = self.b.ins().ushr_imm_u(n, i64::from(2 * esize - immhb));
-                let little_endian = MemFlagsData::new().with_endianness(Endianness::Little);
-                let bytes = self.b.ins().bitcast(types::I8X16, little_endian, shifted);
+                let bytes = self.lane_bitcast(types::I8X16, shifted);
                 self.narrow_into(bytes, highest, q, rd);
                 return Ok(Flow::Next);
             }
@@ -241,16 +245,15 @@ impl Lifter<'_> {
         let unsigned = u == 1;
         let ty = lanes(size);
         let lane_bytes = 1usize << size;
-        let little_endian = MemFlagsData::new().with_endianness(Endianness::Little);
         let mut combined = self.vector(rn, ty);
         let mut width = if q == 1 { 16 / lane_bytes } else { 8 / lane_bytes };
         while width > 1 {
             width /= 2;
             // Lanes [width, 2 width) moved down onto [0, width); the lanes above do not matter any more.
-            let bytes = self.b.ins().bitcast(types::I8X16, little_endian, combined);
+            let bytes = self.lane_bitcast(types::I8X16, combined);
             let sources: [u8; 16] = std::array::from_fn(|byte| ((byte + width * lane_bytes) % 16) as u8);
             let moved = self.shuffle_bytes(bytes, bytes, sources);
-            let moved = self.b.ins().bitcast(ty, little_endian, moved);
+            let moved = self.lane_bitcast(ty, moved);
             combined = match (combine, unsigned) {
                 (IntegerOp::Add, _) => self.b.ins().iadd(combined, moved),
                 (IntegerOp::Max, true) => self.b.ins().umax(combined, moved),
