@@ -3,7 +3,8 @@
 //! (`TANDEM_BLESS=1` rewrites them), decodes to the source's instructions, and translates, as its stage, to
 //! SPIR-V that `spirv-val` accepts for Vulkan 1.3 (pixel programs also with the alpha test, which the translation
 //! adds, and with output 1 as target 0's second blend source; vertex programs also with stream output capturing
-//! some of their words; geometry programs after triangles, and after lines with adjacency picking the layer;
+//! some of their words; geometry programs after triangles, capturing some of what they emit, and after lines with
+//! adjacency picking the layer;
 //! tessellation programs for patches of three control points, evaluation programs also into quad domains' points).
 
 use std::path::Path;
@@ -113,8 +114,11 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             next_stage_reads: 1,
             depth_minus_one_to_one: true,
             layer: false,
+            capture: Default::default(),
         };
         let layered = GeometryInterface { input: GeometryInput::LinesAdjacency, layer: true, ..geometry };
+        // And capturing what it emits for stream output.
+        let captured = GeometryInterface { capture, ..geometry };
         // Tessellation programs: patches of three control points into triangles, and (evaluation programs)
         // into the points of a quad domain cut with fractional odd spacing, picking the layer.
         // The control programs hand on four per-patch words past the levels.
@@ -135,7 +139,9 @@ fn shaders_assemble_to_their_binaries_and_translate() {
         let quads = TessEvalInterface { tessellator: points, layer: true, ..evaluation };
         let stages: Vec<Stage> = match header.shader_type() {
             Some(ShaderType::Vertex) => vec![Stage::Vertex(&vertex), Stage::Vertex(&capturing)],
-            Some(ShaderType::Geometry) => vec![Stage::Geometry(&geometry), Stage::Geometry(&layered)],
+            Some(ShaderType::Geometry) => {
+                vec![Stage::Geometry(&geometry), Stage::Geometry(&layered), Stage::Geometry(&captured)]
+            }
             Some(ShaderType::TessellationInit) => vec![Stage::TessControl(&control)],
             Some(ShaderType::Tessellation) => vec![Stage::TessEval(&evaluation), Stage::TessEval(&quads)],
             Some(ShaderType::Pixel) => fragments.iter().map(Stage::Fragment).collect(),

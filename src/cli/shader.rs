@@ -313,6 +313,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 next_stage_reads: 0,
                 depth_minus_one_to_one: false,
                 layer: false,
+                capture: Default::default(),
             };
             let patch_words = args.patch_words.unwrap_or_else(|| match args.stage {
                 StageArg::TessControl => header.per_patch_words().saturating_sub(6),

@@ -185,6 +185,8 @@ __asm__(".section .rodata\n"
         "locations86_ps_end:\n"
         "primitive_ps: .incbin \"shaders/primitive.ps.bin\"\n"
         "primitive_ps_end:\n"
+        "strips_gs: .incbin \"shaders/strips.gs.bin\"\n"
+        "strips_gs_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -203,7 +205,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
     patch86_tcs_end[], patch86_tes[], patch86_tes_end[], locations_ps[],
-    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[];
+    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -400,6 +402,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define LOCATIONS_PS 0x8200u
 #define LOCATIONS86_PS 0x8400u
 #define PRIMITIVE_PS 0x8600u
+#define STRIPS_GS 0x8800u /* 0x400 bytes */
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -1384,6 +1387,17 @@ static void report_byte_count(uint32_t j, uint32_t slot) {
 
 static int in_strip(uint32_t x, uint32_t y) { return in_rectangle(x, y); }
 
+/* The wrong words of a stream output check, and the primitives succeeded (report slot 0) of those needed (1). */
+static void print_captured(uint32_t wrong) {
+    print("   words wrong ");
+    print_u64(wrong);
+    print(", primitives ");
+    print_u64(reported(0));
+    print(" of ");
+    print_u64(reported(1));
+    print("\n");
+}
+
 /* Checks `vertices` captured vertices at buffer 0 (XFB) against the vertex buffer's words of the strip's
  * vertices `order` (position, then colour R, G, then the skipped word untouched), and the bytes after them. */
 static uint32_t wrong_captured(const uint32_t *order, uint32_t vertices) {
@@ -1434,13 +1448,7 @@ static void stream_output(void) {
     check(reported(0) == 1 && reported(1) == 2, "one primitive succeeded of two needed");
     check(*(uint32_t *)(gpu.memory + REPORTS + 32) == 3 * XFB_STRIDE && *(uint32_t *)(gpu.memory + REPORTS + 48) == 12,
           "the byte counts are the write pointers: 84 and 12");
-    print("   words wrong ");
-    print_u64(wrong);
-    print(", primitives ");
-    print_u64(reported(0));
-    print(" of ");
-    print_u64(reported(1));
-    print("\n");
+    print_captured(wrong);
 
     print("-- stream output with rasterisation off: both triangles after the first, the target untouched\n");
     fill_target(target_background);
@@ -1476,6 +1484,61 @@ static void stream_output(void) {
     set(SET_VERTEX_ATTRIBUTE_A + 4, 16u << 7 | FLOAT_R32_G32_B32_A32);
     stream(0, VERTICES, 32, 32 * 4);
     run("state back");
+}
+
+#define XFB_GEOMETRY_STRIDE 20u
+
+/* Stream output of a geometry program's vertices (BEHAVIOURS 5.10): for each of two input triangles, each of
+ * strips.gs's two invocations emits a strip of four vertices (input vertices 0, 1, 2, then 0 moved by (0.25, 0))
+ * and one of three (1, 2, 0), its vertices moved by invocation x (0.5, 0.25). Buffer 0 takes position and generic
+ * 0's R (words 28-32) of each vertex of each whole triangle, in the order OpenGL and Vulkan give a geometry
+ * program's primitives: input primitive, then invocation, then emission, each strip unrolled as a drawn strip is
+ * (0 1 2, 1 3 2). The buffer has room for ten of the twelve triangles: the last two go nowhere. Every expected
+ * word is exact: the moves are sums of powers of two. */
+static void geometry_stream_output(void) {
+    print("-- stream output of a geometry program: two strips an invocation, two invocations, two triangles\n");
+    copy_program(STRIPS_GS, strips_gs, strips_gs_end);
+    const Vertex input[6] = {{165, 73, {F_0_2}}, {700, 73, {F_0_6}}, {165, 420, {F_0_8}},
+                             {300, 100, {F_1}},  {600, 150, {0x3E800000u}}, {400, 400, {0x3F400000u}}};
+    put_vertices(input, 6);
+    stream(0, VERTICES, 32, 32 * 6);
+    memset(gpu.memory + XFB, 0xAB, 0x300);
+    memset(gpu.memory + REPORTS, 0, 0x100);
+    const uint32_t selects[2] = {0x1F1E1D1Cu, 0x20u};
+    stream_out_buffer(0, XFB, 10 * 3 * XFB_GEOMETRY_STRIDE + 8, XFB_GEOMETRY_STRIDE, 5, selects);
+    set(CLEAR_REPORT_VALUE, 0x10);
+    set(CLEAR_REPORT_VALUE, 0x11);
+    set(SET_STREAM_OUTPUT, 1);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    use_stage(4, STRIPS_GS);
+    draw_arrays(6, 0);
+    use_stage(4, ~0u);
+    report_counter(REPORT_STREAMING_PRIMITIVES_SUCCEEDED, 0);
+    report_counter(REPORT_STREAMING_PRIMITIVES_NEEDED, 1);
+    report_byte_count(0, 2);
+    set(SET_STREAM_OUTPUT, 0);
+    stream(0, VERTICES, 32, 32 * 4);
+    run("draw");
+    /* Each invocation's triangles as (input vertex, moved by (0.25, 0)) pairs. */
+    const uint32_t vertex_of[9] = {0, 1, 2, 1, 0, 2, 1, 2, 0}, moved[9] = {0, 0, 0, 0, 1, 0, 0, 0, 0};
+    const uint32_t *captured = (const uint32_t *)(gpu.memory + XFB);
+    uint32_t wrong = 0;
+    for (uint32_t w = 0; w < 0x300 / 4; w++) {
+        uint32_t v = w / 5, expected = 0xABABABABu;
+        if (v < 30) {
+            /* Three triangles an invocation: v / 9 counts invocations, input triangle after triangle. */
+            uint32_t invocation = v / 9 % 2, k = v % 9;
+            const Vertex *in = &input[3 * (v / 18) + vertex_of[k]];
+            uint32_t words[5] = {float_bits(in->x - 512 + 256 * (int32_t)invocation + 128 * (int32_t)moved[k], 9),
+                                 float_bits(in->y - 256 + 64 * (int32_t)invocation, 8), vertex_z, F_1, in->colour[0]};
+            expected = words[w % 5];
+        }
+        wrong += captured[w] != expected;
+    }
+    check(wrong == 0, "buffer 0 holds ten triangles in primitive, invocation and emission order, nothing after");
+    check(reported(0) == 10 && reported(1) == 12, "ten primitives succeeded of twelve needed");
+    check(*(uint32_t *)(gpu.memory + REPORTS + 32) == 30 * XFB_GEOMETRY_STRIDE, "the byte count is 600");
+    print_captured(wrong);
 }
 
 #define MULTISAMPLED 0x50000u /* a 64 x 32 target at 2X2: 128 x 64 texels, block-linear, blocks 2 GOBs tall */
@@ -3268,6 +3331,7 @@ int main(void) {
     volume_and_array_targets();
     multisampled_target();
     stream_output();
+    geometry_stream_output();
     depth_and_stencil();
     depth_clamp();
     depth_range_and_invariance();

@@ -147,8 +147,16 @@ pub struct Dispatch {
 pub struct Drawn {
     /// The samples that passed the depth and stencil tests when `draw.count_samples`, else 0.
     pub samples_passed: u64,
-    /// Each vertex's words of `draw.capture` (ascending), vertex after vertex in `draw.vertices`' order.
-    pub captured: Vec<u32>,
+    /// What stream output captured (`draw.capture`), in the order its primitives come.
+    pub captured: Vec<Captured>,
+}
+
+/// Vertices stream output captured: each vertex's words of `Draw::capture` (ascending), vertex after vertex, making
+/// primitives of `topology` (the draw's for a vertex program's vertices; a geometry program's strips one by one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Captured {
+    pub topology: Topology,
+    pub words: Vec<u32>,
 }
 
 /// What a back end does for the engines.

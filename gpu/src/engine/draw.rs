@@ -747,8 +747,9 @@ impl Maxwell3D {
                 )));
             }
         };
-        if (geometry_shader.is_some() || tessellation.is_some()) && stream_out.is_some() {
-            return Err(at.unimplemented("stream output of a geometry or tessellation program's vertices"));
+        if tessellation.is_some() && stream_out.is_some() {
+            // Neither Vulkan nor any source on Maxwell gives the order of the tessellator's primitives.
+            return Err(at.unimplemented("stream output of tessellated primitives"));
         }
         // The outputs that reach the rasteriser are the last stage's before it.
         let last_header = match (&geometry_shader, &tessellation) {
@@ -856,7 +857,9 @@ impl Maxwell3D {
             self.draw.counters.samples_passed += drawn.samples_passed;
             if let Some(stream_out) = &stream_out {
                 let state = &mut self.draw.stream_out;
-                stream_out.write(at, topology, draw.provoking_last, &drawn.captured, state, context)?;
+                for run in &drawn.captured {
+                    stream_out.write(at, run.topology, draw.provoking_last, &run.words, state, context)?;
+                }
             }
         }
         Ok(())

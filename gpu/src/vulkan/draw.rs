@@ -102,7 +102,7 @@ pub struct DrawJob<'a> {
     pub stages: Vec<DrawStage<'a>>,
     /// Control points of each patch, for a draw of patches (through tessellation programs).
     pub patch_vertices: Option<u32>,
-    /// The vertex stage's push constants.
+    /// The push constants of the vertex stage and of a geometry stage, which both read them.
     pub push_constants: &'a [u8],
     pub width: u32,
     pub height: u32,
@@ -131,6 +131,17 @@ pub struct DrawJob<'a> {
     pub layers: u32,
     /// Multisampled colour targets (`None`: one sample a pixel).
     pub multisample: Option<Multisampling>,
+}
+
+impl DrawJob<'_> {
+    /// The stages that see the push constants: the vertex stage and a geometry stage.
+    fn push_constant_stages(&self) -> vk::ShaderStageFlags {
+        let readers = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::GEOMETRY;
+        self.stages
+            .iter()
+            .map(|stage| stage.stage & readers)
+            .fold(vk::ShaderStageFlags::empty(), |all, stage| all | stage)
+    }
 }
 
 /// One programmable stage of a draw: its SPIR-V module (entry point `main`) and what it binds in descriptor set
@@ -485,7 +496,7 @@ impl ComputeDevice {
             objects.set_layouts.push(layout);
         }
         let push_ranges = [vk::PushConstantRange::default()
-            .stage_flags(vk::ShaderStageFlags::VERTEX)
+            .stage_flags(job.push_constant_stages())
             .size(job.push_constants.len() as u32)];
         let push_ranges: &[vk::PushConstantRange] = if job.push_constants.is_empty() { &[] } else { &push_ranges };
         let layout_info =
@@ -841,7 +852,7 @@ impl ComputeDevice {
                     device.cmd_push_constants(
                         commands,
                         pipeline_layout,
-                        vk::ShaderStageFlags::VERTEX,
+                        job.push_constant_stages(),
                         0,
                         job.push_constants,
                     );

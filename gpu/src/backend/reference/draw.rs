@@ -7,16 +7,16 @@ use super::surface::BoundSurfaces;
 use super::texture::{DecodedSlot, TextureSource};
 use super::{NAME, ReferenceBackend, failed, vulkan_format};
 use crate::backend::{
-    BackendError, BlendState, Cull, DepthStencil, Draw, Drawn, GpuMemory, Lines, Rect, Topology, Viewport,
+    BackendError, BlendState, Captured, Cull, DepthStencil, Draw, Drawn, GpuMemory, Lines, Rect, Topology, Viewport,
 };
 use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
 use crate::engine::multisample::Multisample;
 use crate::sass::cubin::KernelImage;
 use crate::shader::sph::{Interpolation, OutputTopology, ProgramHeader, attribute};
 use crate::shader::{
-    FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, PointSize, ProgramNeeds, Saturate,
-    TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, Translation,
-    VertexInterface, captured_words, translate_graphics,
+    CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, PointSize,
+    ProgramNeeds, Saturate, TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator,
+    Translation, VertexInterface, captured_words, translate_graphics,
 };
 use crate::texture::format::NumberKind;
 use crate::texture::surface::Surface;
@@ -332,6 +332,40 @@ fn in_vertex_order(words: &[u32], per_vertex: usize, order: Option<&[usize]>, ve
     ordered
 }
 
+/// The most bytes one draw's stream output records take on the device.
+const MAX_CAPTURE_BYTES: u64 = 1 << 30;
+
+/// The records a capturing geometry program has room for (`GeometryInterface::capture`) when it runs for at most
+/// `primitives` input primitives.
+fn geometry_records(primitives: u32, header: &ProgramHeader) -> u64 {
+    u64::from(primitives) * u64::from(header.invocations()) * u64::from(header.max_output_vertices())
+}
+
+/// The strips a capturing geometry program emitted, from its records (`GeometryInterface::capture`): input
+/// primitive after primitive, invocation after invocation, each invocation's strips in the order it cut them.
+fn emitted_strips(records: &[u32], per_vertex: usize, header: &ProgramHeader) -> Vec<Captured> {
+    let topology = match header.output_topology() {
+        Some(OutputTopology::Points) => Topology::Points,
+        Some(OutputTopology::LineStrip) => Topology::LineStrip,
+        // (A header naming no topology does not translate.)
+        Some(OutputTopology::TriangleStrip) | None => Topology::TriangleStrip,
+    };
+    let record_words = 1 + per_vertex;
+    let mut strips: Vec<Captured> = Vec::new();
+    let max_vertices = header.max_output_vertices() as usize;
+    for invocation in records.chunks_exact(record_words * max_vertices.max(1)) {
+        let mut strip = None;
+        for record in invocation.chunks_exact(record_words).take_while(|record| record[0] != 0) {
+            if strip != Some(record[0]) {
+                strip = Some(record[0]);
+                strips.push(Captured { topology, words: Vec::new() });
+            }
+            strips.last_mut().expect("a strip").words.extend_from_slice(&record[1..]);
+        }
+    }
+    strips
+}
+
 impl ReferenceBackend {
     /// Lines as the device draws them (Maxwell behaviour 5.4): aliased ones by OpenGL's rule (Vulkan's Bresenham
     /// lines), the device's own lines where it lacks them, logged once; anti-aliased ones as smooth rectangles.
@@ -498,6 +532,7 @@ impl ReferenceBackend {
             next_stage_reads: fragment.generics_read(),
             depth_minus_one_to_one: !draw.depth_zero_to_one,
             layer: draw.program_layer,
+            capture: draw.capture,
         });
         if let Some(geometry) = &geometry {
             self.geometry_fits(geometry)?;
@@ -584,7 +619,8 @@ impl ReferenceBackend {
             depth_minus_one_to_one: !reshaped && !draw.depth_zero_to_one,
             point_size: if reshaped { None } else { point_size },
             layer: !reshaped && draw.program_layer,
-            capture: draw.capture,
+            // A geometry program captures what it emits instead.
+            capture: if geometry.is_some() { CapturedWords::default() } else { draw.capture },
         };
         // The stages in the order the pipeline runs them, with what each is translated for.
         use crate::shader::Stage as Interface;
@@ -738,11 +774,21 @@ impl ReferenceBackend {
             scissors.push(scissor);
         }
         let bindings: Vec<Vec<&Buffer>> = translated.iter().map(|(.., banks)| banks.iter().collect()).collect();
-        // The records' address, then where the vertex stage stores the words stream output captures.
-        let capture_buffer = match captured_per_vertex {
-            0 => None,
-            words => Some(self.device.buffer(u64::from(vertex_count) * 4 * words as u64).map_err(failed)?),
+        // The records' address, then where the last stage before the rasteriser stores the words stream output
+        // captures: a record a vertex, or a geometry program's records (`GeometryInterface::capture`) for as
+        // many input primitives as there are vertices, which is at least as many as there are primitives.
+        let capture_bytes = match &geometry {
+            _ if captured_per_vertex == 0 => 0,
+            Some(geometry) => geometry_records(vertex_count, &geometry.header) * 4 * (1 + captured_per_vertex as u64),
+            None => u64::from(vertex_count) * 4 * captured_per_vertex as u64,
         };
+        if capture_bytes > MAX_CAPTURE_BYTES {
+            return Err(unimplemented(format!(
+                "stream output of {capture_bytes} bytes of vertices in one draw (at most {MAX_CAPTURE_BYTES})"
+            )));
+        }
+        let capture_buffer =
+            if capture_bytes == 0 { None } else { Some(self.device.buffer(capture_bytes).map_err(failed)?) };
         let mut push_constants = record_buffer.address().to_le_bytes().to_vec();
         if let Some(buffer) = &capture_buffer {
             push_constants.extend_from_slice(&buffer.address().to_le_bytes());
@@ -843,12 +889,18 @@ impl ReferenceBackend {
                 let bytes = self.device.read(buffer).map_err(failed)?;
                 let words: Vec<u32> =
                     bytes.chunks_exact(4).map(|word| u32::from_le_bytes(word.try_into().expect("four"))).collect();
-                in_vertex_order(
-                    &words,
-                    captured_per_vertex,
-                    order.as_deref(),
-                    draw.vertices.len() / VERTEX_RECORD_WORDS,
-                )
+                match &geometry {
+                    Some(geometry) => emitted_strips(&words, captured_per_vertex, &geometry.header),
+                    None => vec![Captured {
+                        topology: draw.topology,
+                        words: in_vertex_order(
+                            &words,
+                            captured_per_vertex,
+                            order.as_deref(),
+                            draw.vertices.len() / VERTEX_RECORD_WORDS,
+                        ),
+                    }],
+                }
             }
             None => Vec::new(),
         };

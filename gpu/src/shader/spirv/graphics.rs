@@ -164,6 +164,12 @@ pub struct GeometryInterface {
     pub depth_minus_one_to_one: bool,
     /// The program's layer output picks the targets' layer: it goes to `Layer`.
     pub layer: bool,
+    /// The output words stream output captures of each emitted vertex, as `VertexInterface::capture`. Each
+    /// invocation has room for the header's most vertices at the capture address: input primitive p's
+    /// invocation i's vertex k is record (p x invocations + i) x max vertices + k, of a word (the number of the
+    /// strip it belongs to, counting the invocation's cuts from 1; 0 in records no vertex reached) and then the
+    /// captured words.
+    pub capture: CapturedWords,
 }
 
 /// A vertex program's interface.
@@ -279,6 +285,17 @@ pub fn patch_locations(words: u32) -> u32 {
     PATCH_LOCATIONS_END - words.div_ceil(4)
 }
 
+/// Where a geometry program's emitted vertices are captured for stream output (`GeometryInterface::capture`).
+#[derive(Clone, Debug)]
+pub(super) struct GeometryCapture {
+    /// The push constant block holding the capture address (its second member).
+    push_constants: Word,
+    /// The output words captured, ascending.
+    words: Vec<u32>,
+    /// The header's invocations of each input primitive.
+    invocations: u32,
+}
+
 /// The outputs of the last stage before the rasteriser (vertex, tessellation evaluation or geometry).
 #[derive(Clone)]
 pub(super) struct VertexOutputs {
@@ -325,6 +342,7 @@ pub(super) enum StageIo {
         outputs: VertexOutputs,
         /// The most vertices an invocation emits (`Emitter::emitted` counts them).
         max_vertices: u32,
+        capture: Option<GeometryCapture>,
     },
     Fragment {
         frag_coord: Word,
@@ -406,18 +424,23 @@ pub(super) fn declare_vertex_io(
 ) -> StageIo {
     let vertex_index = variable(b, StorageClass::Input, t.u32, interface);
     built_in(b, vertex_index, BuiltIn::VertexIndex);
-    // The vertex records' address, then where captured vertices go when stream output captures any.
-    let capturing = captured_words(&vertex.capture).next().is_some();
+    let records = declare_push_constants(b, t, &vertex.capture, interface);
+    let choices = (vertex.point_size, vertex.layer, vertex.depth_minus_one_to_one);
+    let outputs = declare_vertex_outputs(b, t, &vertex.header, vertex.next_stage_reads, choices, true, interface);
+    StageIo::Vertex { vertex_index, records, outputs }
+}
+
+/// The push constant block of the stages before the rasteriser: the vertex records' address, then where captured
+/// vertices go when stream output captures any.
+fn declare_push_constants(b: &mut Builder, t: &Types, capture: &CapturedWords, interface: &mut Vec<Word>) -> Word {
+    let capturing = captured_words(capture).next().is_some();
     let block = if capturing { b.type_struct([t.u64, t.u64]) } else { b.type_struct([t.u64]) };
     b.decorate(block, Decoration::Block, []);
     b.member_decorate(block, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
     if capturing {
         b.member_decorate(block, 1, Decoration::Offset, [Operand::LiteralBit32(8)]);
     }
-    let records = variable(b, StorageClass::PushConstant, block, interface);
-    let choices = (vertex.point_size, vertex.layer, vertex.depth_minus_one_to_one);
-    let outputs = declare_vertex_outputs(b, t, &vertex.header, vertex.next_stage_reads, choices, true, interface);
-    StageIo::Vertex { vertex_index, records, outputs }
+    variable(b, StorageClass::PushConstant, block, interface)
 }
 
 /// A geometry program's inputs (each an array of a value per vertex of the primitive, the previous stage's
@@ -430,20 +453,32 @@ pub(super) fn declare_geometry_io(
 ) -> StageIo {
     b.capability(Capability::Geometry);
     let inputs = declare_vertex_inputs(b, t, &geometry.header, geometry.input.vertices(), interface);
-    let primitive_id = declare_primitive_id(b, &geometry.header, interface);
+    let words: Vec<u32> = captured_words(&geometry.capture).collect();
+    // Captured vertices are placed by the primitive's number.
+    let primitive_id = declare_primitive_id(b, &geometry.header, !words.is_empty(), interface);
     let int = b.type_int(32, 1);
     let invocation_id = variable(b, StorageClass::Input, int, interface);
     built_in(b, invocation_id, BuiltIn::InvocationId);
     let choices = (None, geometry.layer, geometry.depth_minus_one_to_one);
     let outputs = declare_vertex_outputs(b, t, &geometry.header, geometry.next_stage_reads, choices, false, interface);
     let max_vertices = geometry.header.max_output_vertices();
-    StageIo::Geometry { inputs, primitive_id, invocation_id, outputs, max_vertices }
+    let capture = (!words.is_empty()).then(|| GeometryCapture {
+        push_constants: declare_push_constants(b, t, &geometry.capture, interface),
+        words,
+        invocations: geometry.header.invocations(),
+    });
+    StageIo::Geometry { inputs, primitive_id, invocation_id, outputs, max_vertices, capture }
 }
 
-/// The `PrimitiveId` input where the header reads it (a[0x60]); a stage other than geometry or tessellation
-/// needs `Capability::Geometry` for it.
-fn declare_primitive_id(b: &mut Builder, header: &ProgramHeader, interface: &mut Vec<Word>) -> Option<Word> {
-    header.reads(attribute::PRIMITIVE_ID).then(|| {
+/// The `PrimitiveId` input where the header reads it (a[0x60]) or the stage `needs` it; a stage other than
+/// geometry or tessellation needs `Capability::Geometry` for it.
+fn declare_primitive_id(
+    b: &mut Builder,
+    header: &ProgramHeader,
+    needs: bool,
+    interface: &mut Vec<Word>,
+) -> Option<Word> {
+    (needs || header.reads(attribute::PRIMITIVE_ID)).then(|| {
         let int = b.type_int(32, 1);
         let input = variable(b, StorageClass::Input, int, interface);
         built_in(b, input, BuiltIn::PrimitiveId);
@@ -524,7 +559,7 @@ pub(super) fn declare_tess_control_io(
 ) -> StageIo {
     b.capability(Capability::Tessellation);
     let inputs = declare_vertex_inputs(b, t, &control.header, control.patch_vertices, interface);
-    let primitive_id = declare_primitive_id(b, &control.header, interface);
+    let primitive_id = declare_primitive_id(b, &control.header, false, interface);
     let int = b.type_int(32, 1);
     let invocation_id = variable(b, StorageClass::Input, int, interface);
     built_in(b, invocation_id, BuiltIn::InvocationId);
@@ -549,7 +584,7 @@ pub(super) fn declare_tess_eval_io(
 ) -> StageIo {
     b.capability(Capability::Tessellation);
     let inputs = declare_vertex_inputs(b, t, &evaluation.header, evaluation.patch_vertices, interface);
-    let primitive_id = declare_primitive_id(b, &evaluation.header, interface);
+    let primitive_id = declare_primitive_id(b, &evaluation.header, false, interface);
     let v3f32 = b.type_vector(t.f32, 3);
     let tess_coord = variable(b, StorageClass::Input, v3f32, interface);
     built_in(b, tess_coord, BuiltIn::TessCoord);
@@ -579,7 +614,7 @@ pub(super) fn declare_fragment_io(
     built_in(b, frag_coord, BuiltIn::FragCoord);
     let front_facing = variable(b, StorageClass::Input, t.bool, interface);
     built_in(b, front_facing, BuiltIn::FrontFacing);
-    let primitive_id = declare_primitive_id(b, &fragment.header, interface);
+    let primitive_id = declare_primitive_id(b, &fragment.header, false, interface);
     if let Some(input) = primitive_id {
         b.capability(Capability::Geometry);
         b.decorate(input, Decoration::Flat, []);
@@ -839,12 +874,12 @@ impl Emitter<'_> {
     }
 
     /// OUT.EMIT: while the invocation has emitted fewer vertices than its header allows, the outputs as they
-    /// stand become a vertex.
+    /// stand become a vertex (and its stream output record, when it captures).
     pub(super) fn emit_vertex(&mut self) {
-        let StageIo::Geometry { outputs, max_vertices, .. } = self.io() else {
+        let StageIo::Geometry { outputs, max_vertices, capture, .. } = self.io() else {
             unreachable!("OUT is refused outside geometry programs")
         };
-        let (outputs, max_vertices) = (outputs.clone(), *max_vertices);
+        let (outputs, max_vertices, capture) = (outputs.clone(), *max_vertices, capture.clone());
         let u32_ = self.t.u32;
         let emitted = self.b.load(u32_, None, self.emitted, None, []).expect("in a block");
         let limit = self.u32_const(max_vertices);
@@ -853,6 +888,9 @@ impl Emitter<'_> {
         self.b.selection_merge(merge, rspirv::spirv::SelectionControl::NONE).expect("in a block");
         self.b.branch_conditional(room, emit, merge, []).expect("in a block");
         self.b.begin_block(Some(emit)).expect("in a function");
+        if let Some(capture) = &capture {
+            self.store_emitted_record(capture, emitted, max_vertices);
+        }
         self.write_vertex_outputs(&outputs);
         self.b.emit_vertex().expect("in a block");
         let one = self.u32_const(1);
@@ -860,6 +898,67 @@ impl Emitter<'_> {
         self.b.store(self.emitted, more, None, []).expect("in a block");
         self.b.branch(merge).expect("in a block");
         self.b.begin_block(Some(merge)).expect("in a function");
+    }
+
+    /// OUT.CUT: the strip ends; a capturing invocation's next vertices belong to the next strip.
+    pub(super) fn end_primitive(&mut self) {
+        self.b.end_primitive().expect("in a block");
+        if let StageIo::Geometry { capture: Some(_), .. } = self.io() {
+            let u32_ = self.t.u32;
+            let strip = self.b.load(u32_, None, self.strip, None, []).expect("in a block");
+            let one = self.u32_const(1);
+            let next = self.b.i_add(u32_, None, strip, one).expect("in a block");
+            self.b.store(self.strip, next, None, []).expect("in a block");
+        }
+    }
+
+    /// The emitted vertex's stream output record (`GeometryInterface::capture`): its strip's number, then the
+    /// captured words as the program left them.
+    fn store_emitted_record(&mut self, capture: &GeometryCapture, emitted: Word, max_vertices: u32) {
+        let StageIo::Geometry { primitive_id: Some(primitive_id), .. } = self.io() else {
+            unreachable!("a capturing geometry stage reads its primitive's number")
+        };
+        let primitive_id = *primitive_id;
+        let (u32_, u64_) = (self.t.u32, self.t.u64);
+        let int = self.b.type_int(32, 1);
+        let primitive = self.b.load(int, None, primitive_id, None, []).expect("in a block");
+        let primitive = self.b.bitcast(u32_, None, primitive).expect("in a block");
+        let invocation = self.invocation_id();
+        let invocations = self.u32_const(capture.invocations);
+        let first = self.b.i_mul(u32_, None, primitive, invocations).expect("in a block");
+        let slot = self.b.i_add(u32_, None, first, invocation).expect("in a block");
+        let limit = self.u32_const(max_vertices);
+        let first = self.b.i_mul(u32_, None, slot, limit).expect("in a block");
+        let record = self.b.i_add(u32_, None, first, emitted).expect("in a block");
+        let record = self.b.u_convert(u64_, None, record).expect("in a block");
+        let record_bytes = self.b.constant_bit64(u64_, 4 * (1 + capture.words.len() as u64));
+        let offset = self.b.i_mul(u64_, None, record, record_bytes).expect("in a block");
+        let base = self.push_constant_address(capture.push_constants, 1);
+        let record = self.b.i_add(u64_, None, base, offset).expect("in a block");
+        let strip = self.b.load(u32_, None, self.strip, None, []).expect("in a block");
+        let words: Vec<Word> = capture.words.iter().map(|&word| self.load_attribute(true, 4 * word)).collect();
+        for (k, value) in std::iter::once(strip).chain(words).enumerate() {
+            self.store_u32(record, 4 * k as u64, value);
+        }
+    }
+
+    /// Member `member` (an address) of the push constant block `block`.
+    fn push_constant_address(&mut self, block: Word, member: u32) -> Word {
+        let u64_ = self.t.u64;
+        let pointer = self.b.type_pointer(None, StorageClass::PushConstant, u64_);
+        let member = self.u32_const(member);
+        let member = self.b.access_chain(pointer, None, block, [member]).expect("in a block");
+        self.b.load(u64_, None, member, None, []).expect("in a block")
+    }
+
+    /// `value` to the word at `base` + `offset` through a physical storage buffer pointer.
+    fn store_u32(&mut self, base: Word, offset: u64, value: Word) {
+        let u64_ = self.t.u64;
+        let at = self.b.constant_bit64(u64_, offset);
+        let address = self.b.i_add(u64_, None, base, at).expect("in a block");
+        let pointer = self.b.convert_u_to_ptr(self.t.ptr_psb_u32, None, address).expect("in a block");
+        let access = [Operand::LiteralBit32(4)];
+        self.b.store(pointer, value, Some(rspirv::spirv::MemoryAccess::ALIGNED), access).expect("in a block");
     }
 
     /// A geometry or tessellation control program's invocation (`Special::InvocationId`).
@@ -942,10 +1041,7 @@ impl Emitter<'_> {
     /// `member` of the push constant block: the address plus `VertexIndex` x `size`.
     fn vertex_element(&mut self, records: Word, member: u32, vertex_index: Word, size: u64) -> Word {
         let (u32_, u64_) = (self.t.u32, self.t.u64);
-        let pointer = self.b.type_pointer(None, StorageClass::PushConstant, u64_);
-        let member = self.u32_const(member);
-        let member = self.b.access_chain(pointer, None, records, [member]).expect("in a block");
-        let base = self.b.load(u64_, None, member, None, []).expect("in a block");
+        let base = self.push_constant_address(records, member);
         let index = self.b.load(u32_, None, vertex_index, None, []).expect("in a block");
         let index = self.b.u_convert(u64_, None, index).expect("in a block");
         let size = self.b.constant_bit64(u64_, size);
@@ -959,15 +1055,10 @@ impl Emitter<'_> {
         if words.is_empty() {
             return;
         }
-        let u64_ = self.t.u64;
         let vertex_base = self.vertex_element(records, 1, vertex_index, 4 * words.len() as u64);
         for (k, word) in words.into_iter().enumerate() {
             let value = self.load_attribute(true, 4 * word);
-            let at = self.b.constant_bit64(u64_, 4 * k as u64);
-            let address = self.b.i_add(u64_, None, vertex_base, at).expect("in a block");
-            let pointer = self.b.convert_u_to_ptr(self.t.ptr_psb_u32, None, address).expect("in a block");
-            let access = [Operand::LiteralBit32(4)];
-            self.b.store(pointer, value, Some(rspirv::spirv::MemoryAccess::ALIGNED), access).expect("in a block");
+            self.store_u32(vertex_base, 4 * k as u64, value);
         }
     }
 

@@ -197,6 +197,8 @@ struct Emitter<'p> {
     input_vertices: u32,
     /// The vertices a geometry program's invocation has emitted (a function variable).
     emitted: Word,
+    /// The number of the strip its vertices go on, from 1 (a function variable; cuts count it).
+    strip: Word,
     /// The program's textures, by index.
     textures: Vec<TextureVariable>,
     /// The program's surfaces, by index.
@@ -395,6 +397,7 @@ pub fn emit(
             _ => 1,
         },
         emitted: 0,
+        strip: 0,
         textures,
         surfaces,
         fused64: None,
@@ -580,6 +583,8 @@ impl Emitter<'_> {
         }
         if matches!(self.io, Some(StageIo::Geometry { .. })) {
             self.emitted = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
+            let one = self.u32_const(1);
+            self.strip = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(one));
         }
         if let ControlFlow::Structured(_) = self.control_flow {
             self.pending = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
@@ -1098,7 +1103,7 @@ impl Emitter<'_> {
                 return None;
             }
             Op::EndPrimitive => {
-                self.b.end_primitive().expect("in a block");
+                self.end_primitive();
                 return None;
             }
             Op::PatchLoad(address) => self.patch_load(*address),
