@@ -584,12 +584,13 @@ fn fp_arithmetic_matches_the_reference() {
 /// lifts to byte shuffles (`lift::simd_permute`, with REV16/32/64 and XTN/XTN2), and the shifts by immediate
 /// (every element size and width, shifts by 0, 1, the whole element and between) and integer two-register
 /// operations and reductions it lifts (`lift::simd_integer`: SHRN, CNT, NOT, ABS, NEG, compares with zero, ADDV,
-/// SMAXV, UMAXV, SMINV, UMINV, the long and wide operations of "three different"), TBL and TBX (tables of one to
-/// four registers, wrapping after V31, indices in and past them), on random registers (with
-/// zero lanes now and then): the same
-/// registers as the reference's, the reserved encodings included (the reference's UNDEFINED on both).
+/// SMAXV, UMAXV, SMINV, UMINV, the long and wide operations of "three different", and every integer operation of
+/// "three same": elementwise, accumulating and pairwise, the saturating ones with FPSR.QC clear or set), TBL and
+/// TBX (tables of one to four registers, wrapping after V31, indices in and past them), on random registers (with
+/// zero lanes now and then): the same registers and FPSR as the reference's, the reserved encodings included (the
+/// reference's UNDEFINED on both).
 #[test]
-fn simd_permutes_and_shifts_match_the_reference() {
+fn simd_integer_operations_match_the_reference() {
     let memory = code_memory(1);
     let mut random = 0x9e37_79b9_7f4a_7c15u64;
     let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
@@ -613,6 +614,13 @@ fn simd_permutes_and_shifts_match_the_reference() {
         for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
             for opcode in [0b0000u32, 0b0001, 0b0010, 0b0011, 0b1000, 0b1010, 0b1100] {
                 words.push(0x0e20_0000 | q << 30 | u << 29 | size << 22 | 2 << 16 | opcode << 12 | 1 << 5);
+            }
+        }
+        // Every integer opcode of "three same" (the shifts by register, PMUL and SQDMULH run on the reference in
+        // place) V0, V1, V2.
+        for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
+            for opcode in (0..0b11000u32).filter(|&opcode| opcode != 0b00011) {
+                words.push(0x0e20_0400 | q << 30 | u << 29 | size << 22 | 2 << 16 | opcode << 11 | 1 << 5);
             }
         }
         // ADDV, SMAXV, UMAXV, SMINV, UMINV V0, V1.
@@ -668,9 +676,18 @@ fn simd_permutes_and_shifts_match_the_reference() {
                 1 => start.v[2] &= u128::from_ne_bytes([0x7f; 16]),
                 _ => {}
             }
-            // Zero lanes of every size now and then, for the compares with zero.
+            // Zero lanes of every size now and then, for the compares with zero; small lanes, which saturate
+            // nothing; FPSR.QC already set.
+            match xorshift(&mut random) % 4 {
+                0 => start.v[1] &= 0xffff_ffff_0000_0000_ff00_ff00_0000_ffff,
+                1 => {
+                    (start.v[1], start.v[2]) =
+                        (start.v[1] & u128::from_ne_bytes([0x1f; 16]), start.v[2] & u128::from_ne_bytes([0x1f; 16]))
+                }
+                _ => {}
+            }
             if xorshift(&mut random) % 3 == 0 {
-                start.v[1] &= 0xffff_ffff_0000_0000_ff00_ff00_0000_ffff;
+                start.fpsr |= 1 << 27;
             }
             let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
             let reference = Interpreter::default().run(&mut reference_cpu, &memory, 2, GuestClock::default());

@@ -14,7 +14,6 @@
 //! - SCVTF, UCVTF, FCVTZS, FCVTZU on singles: as the scalar forms (`fp_arith`), with FPSR.IXC already set.
 
 use super::fp_arith::{Outputs, smallest_normal, truncation_bounds};
-use super::simd_permute::element_sources;
 use super::{Flow, Lift, Lifter, Unlifted};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
@@ -157,20 +156,11 @@ impl Lifter<'_> {
         self.vector_fp_arithmetic(Arithmetic::Add, Shape::Scalar, double, first, second, rd, word)
     }
 
-    /// The first and second lanes of the pairs a pairwise operation combines: lane i of the result pairs lanes 2i
-    /// and 2i + 1 of V[rn]'s lanes followed by V[rm]'s (both registers' lower halves when `q` is 0), which is what
-    /// UZP1 and UZP2 gather.
+    /// The first and second lanes of the pairs a pairwise operation combines (`pair_halves`) as FP bits.
     fn pairs(&mut self, rn: u32, rm: u32, double: bool, q: u32) -> (Value, Value) {
-        let element_bytes = if double { 8 } else { 4 };
-        let register_bytes = if q == 1 { 16 } else { 8 };
-        let (n, m) = (self.vector(rn, types::I8X16), self.vector(rm, types::I8X16));
         let (bits_type, _) = vector_types(double);
-        let [first, second] = [0, 1].map(|half| {
-            let sources = element_sources(element_bytes, register_bytes, |element| 2 * element + half);
-            let shuffled = self.shuffle_bytes(n, m, sources);
-            self.lane_bitcast(bits_type, shuffled)
-        });
-        (first, second)
+        let [first, second] = self.pair_halves(rn, rm, if double { 8 } else { 4 }, q);
+        (self.lane_bitcast(bits_type, first), self.lane_bitcast(bits_type, second))
     }
 
     /// FABS, FNEG (vector) and the compares with zero of the class "Advanced SIMD two-register miscellaneous".

@@ -1,11 +1,13 @@
-//! Advanced SIMD integer and bitwise operations whose results need nothing but the lanes (no FPCR, no
-//! saturation flag): the bitwise three-same group, ADD/SUB, the compares, MAX/MIN (vector), the modified
+//! Advanced SIMD integer and bitwise operations on Cranelift vector types: the bitwise three-same group, every
+//! integer operation of "three same" but the shifts by register, PMUL and SQDMULH/SQRDMULH (elementwise,
+//! accumulating and pairwise; the saturating ones set FPSR.QC where a lane in use saturated), the modified
 //! immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)), the plain shifts by immediate (SHL, SSHR, USHR,
 //! SSRA, USRA, SSHLL, USHLL, SHRN), the reductions across lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV), the long and
-//! wide additions, subtractions and multiplies of "three different" and the two-register operations below, on
-//! Cranelift vector types. The decode is the
-//! reference's (`interp::shared_decode`); anything else of these classes runs on the reference in place.
+//! wide additions, subtractions and multiplies of "three different" and the two-register operations below. The
+//! decode is the reference's (`interp::shared_decode`); anything else of these classes runs on the reference in
+//! place.
 
+use super::simd_permute::ByteSources;
 use super::{Flow, Lift, Lifter, Unlifted};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value, types};
@@ -13,7 +15,7 @@ use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::interp::pseudocode::{adv_simd_expand_imm, replicate128, vfp_expand_imm};
 use tandem_reference::interp::shared_decode::{
-    ImmediateOp, IntegerForm, IntegerOp, modified_immediate_op, three_same_integer,
+    Accumulate, ImmediateOp, IntegerForm, IntegerOp, modified_immediate_op, three_same_integer,
 };
 
 fn v_offset(n: u32) -> i32 {
@@ -30,16 +32,8 @@ pub(super) fn lanes(size: u32) -> Type {
     }
 }
 
-/// What a supported three-same integer operation computes on two vectors.
-#[derive(Clone, Copy)]
-enum VectorOp {
-    Add,
-    Sub,
-    Compare(IntCC),
-    TestBits,
-    Max(bool),
-    Min(bool),
-}
+/// FPSR.QC, the cumulative saturation flag.
+const FPSR_QC: u64 = 1 << 27;
 
 impl Lifter<'_> {
     /// All 128 bits of V[n] as `ty`.
@@ -61,7 +55,10 @@ impl Lifter<'_> {
         }
     }
 
-    /// The class "Advanced SIMD three same": the bitwise group and the elementwise integer operations above.
+    /// The class "Advanced SIMD three same": the bitwise group and the integer operations but the shifts by
+    /// register, PMUL and SQDMULH/SQRDMULH, elementwise, accumulating (SABA, UABA, MLA, MLS) and pairwise (ADDP,
+    /// SMAXP, UMAXP, SMINP, UMINP).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn simd_three_same(
         &mut self,
         q: u32,
@@ -75,43 +72,168 @@ impl Lifter<'_> {
         if opcode == 0b00011 {
             return self.simd_bitwise(q, u, size, rm, rn, rd);
         }
-        let Some((op, IntegerForm::Elementwise, true)) = three_same_integer(q, u, size, opcode) else {
+        let Some((op, form, true)) = three_same_integer(q, u, size, opcode) else {
             return Err(Unlifted);
         };
         let unsigned = u == 1;
-        let operation = match op {
-            IntegerOp::Add => VectorOp::Add,
-            IntegerOp::Sub => VectorOp::Sub,
-            IntegerOp::CompareEqual => VectorOp::Compare(IntCC::Equal),
-            IntegerOp::TestBits => VectorOp::TestBits,
-            IntegerOp::CompareGreater if unsigned => VectorOp::Compare(IntCC::UnsignedGreaterThan),
-            IntegerOp::CompareGreater => VectorOp::Compare(IntCC::SignedGreaterThan),
-            IntegerOp::CompareGreaterOrEqual if unsigned => VectorOp::Compare(IntCC::UnsignedGreaterThanOrEqual),
-            IntegerOp::CompareGreaterOrEqual => VectorOp::Compare(IntCC::SignedGreaterThanOrEqual),
-            IntegerOp::Max => VectorOp::Max(unsigned),
-            IntegerOp::Min => VectorOp::Min(unsigned),
-            _ => return Err(Unlifted),
-        };
         let ty = lanes(size);
-        let a = self.vector(rn, ty);
-        let b = self.vector(rm, ty);
-        let result = match operation {
-            VectorOp::Add => self.b.ins().iadd(a, b),
-            VectorOp::Sub => self.b.ins().isub(a, b),
-            VectorOp::Compare(condition) => self.b.ins().icmp(condition, a, b),
-            VectorOp::TestBits => {
-                let both = self.b.ins().band(a, b);
-                let scalar_zero = self.iconst(ty.lane_type(), 0);
-                let zero = self.b.ins().splat(ty, scalar_zero);
-                self.b.ins().icmp(IntCC::NotEqual, both, zero)
+        let (a, b) = match form {
+            IntegerForm::Pairwise => {
+                let [first, second] = self.pair_halves(rn, rm, 1 << size, q);
+                (self.lane_bitcast(ty, first), self.lane_bitcast(ty, second))
             }
-            VectorOp::Max(true) => self.b.ins().umax(a, b),
-            VectorOp::Max(false) => self.b.ins().smax(a, b),
-            VectorOp::Min(true) => self.b.ins().umin(a, b),
-            VectorOp::Min(false) => self.b.ins().smin(a, b),
+            _ => (self.vector(rn, ty), self.vector(rm, ty)),
+        };
+        let result = self.integer_elementwise(op, unsigned, size, q, a, b)?;
+        let result = match form {
+            IntegerForm::Accumulating(Accumulate::Add) => {
+                let d = self.vector(rd, ty);
+                self.b.ins().iadd(d, result)
+            }
+            IntegerForm::Accumulating(Accumulate::Sub) => {
+                let d = self.vector(rd, ty);
+                self.b.ins().isub(d, result)
+            }
+            _ => result,
         };
         self.set_vector(rd, result, q);
         Ok(Flow::Next)
+    }
+
+    /// `op` on each pair of lanes of `a` and `b` (`lanes(size)`); only the lower half's lanes count when `q` is 0
+    /// (the saturating operations' FPSR.QC looks at those alone).
+    fn integer_elementwise(
+        &mut self,
+        op: IntegerOp,
+        unsigned: bool,
+        size: u32,
+        q: u32,
+        a: Value,
+        b: Value,
+    ) -> Result<Value, Unlifted> {
+        let ty = lanes(size);
+        let esize = 8i64 << size;
+        Ok(match op {
+            IntegerOp::Add => self.b.ins().iadd(a, b),
+            IntegerOp::Sub => self.b.ins().isub(a, b),
+            IntegerOp::CompareEqual => self.b.ins().icmp(IntCC::Equal, a, b),
+            IntegerOp::TestBits => {
+                let both = self.b.ins().band(a, b);
+                let zero = self.iconst(ty, 0);
+                self.b.ins().icmp(IntCC::NotEqual, both, zero)
+            }
+            IntegerOp::CompareGreater if unsigned => self.b.ins().icmp(IntCC::UnsignedGreaterThan, a, b),
+            IntegerOp::CompareGreater => self.b.ins().icmp(IntCC::SignedGreaterThan, a, b),
+            IntegerOp::CompareGreaterOrEqual if unsigned => self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, b),
+            IntegerOp::CompareGreaterOrEqual => self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, a, b),
+            IntegerOp::Max if unsigned => self.b.ins().umax(a, b),
+            IntegerOp::Max => self.b.ins().smax(a, b),
+            IntegerOp::Min if unsigned => self.b.ins().umin(a, b),
+            IntegerOp::Min => self.b.ins().smin(a, b),
+            // |a - b| = max - min, its low bits.
+            IntegerOp::AbsoluteDifference => {
+                let (high, low) = if unsigned {
+                    (self.b.ins().umax(a, b), self.b.ins().umin(a, b))
+                } else {
+                    (self.b.ins().smax(a, b), self.b.ins().smin(a, b))
+                };
+                self.b.ins().isub(high, low)
+            }
+            // The sum or difference halved without the carry bit it needs: a + b = 2(a & b) + (a ^ b), and
+            // a - b = (a ^ b) - 2(~a & b); the rounding sum is (a | b) - ((a ^ b) >> 1). The shift is arithmetic
+            // for signed lanes.
+            IntegerOp::HalvingAdd { round } => {
+                let differing = self.b.ins().bxor(a, b);
+                let half = self.lane_shift_right(differing, unsigned);
+                if round {
+                    let either = self.b.ins().bor(a, b);
+                    self.b.ins().isub(either, half)
+                } else {
+                    let both = self.b.ins().band(a, b);
+                    self.b.ins().iadd(both, half)
+                }
+            }
+            IntegerOp::HalvingSub => {
+                let differing = self.b.ins().bxor(a, b);
+                let half = self.lane_shift_right(differing, unsigned);
+                let borrow = self.b.ins().band_not(b, a);
+                self.b.ins().isub(half, borrow)
+            }
+            IntegerOp::Multiply if size == 0 => {
+                // No byte multiply on the host: the products of the 16-bit widened halves, their low bytes.
+                let halves = [0, 1].map(|half| {
+                    let (x, y) = if half == 0 {
+                        (self.b.ins().uwiden_low(a), self.b.ins().uwiden_low(b))
+                    } else {
+                        (self.b.ins().uwiden_high(a), self.b.ins().uwiden_high(b))
+                    };
+                    let product = self.b.ins().imul(x, y);
+                    self.lane_bitcast(types::I8X16, product)
+                });
+                let low_bytes: ByteSources = std::array::from_fn(|i| 2 * i as u8);
+                self.shuffle_bytes(halves[0], halves[1], low_bytes)
+            }
+            IntegerOp::Multiply => self.b.ins().imul(a, b),
+            IntegerOp::SaturatingAdd | IntegerOp::SaturatingSub => {
+                let add = op == IntegerOp::SaturatingAdd;
+                let wrapped = if add { self.b.ins().iadd(a, b) } else { self.b.ins().isub(a, b) };
+                let saturated = match (size, add, unsigned) {
+                    (0 | 1, true, true) => self.b.ins().uadd_sat(a, b),
+                    (0 | 1, true, false) => self.b.ins().sadd_sat(a, b),
+                    (0 | 1, false, true) => self.b.ins().usub_sat(a, b),
+                    (0 | 1, false, false) => self.b.ins().ssub_sat(a, b),
+                    // The host saturates bytes and halfwords only; wider lanes find their overflow in the
+                    // wrapped result.
+                    (_, true, true) => {
+                        let carried = self.b.ins().icmp(IntCC::UnsignedLessThan, wrapped, a);
+                        self.b.ins().bor(wrapped, carried)
+                    }
+                    (_, false, true) => {
+                        let borrowed = self.b.ins().icmp(IntCC::UnsignedLessThan, a, b);
+                        self.b.ins().band_not(wrapped, borrowed)
+                    }
+                    (_, _, false) => {
+                        // Overflow: the operands' signs allow it (equal for a sum, different for a difference)
+                        // and the result's differs from a's. It saturates towards a's sign.
+                        let from_a = self.b.ins().bxor(wrapped, a);
+                        let allowed = if add { self.b.ins().bxor(wrapped, b) } else { self.b.ins().bxor(a, b) };
+                        let overflow = self.b.ins().band(from_a, allowed);
+                        let overflow = self.b.ins().sshr_imm_u(overflow, esize - 1);
+                        let sign = self.b.ins().sshr_imm_u(a, esize - 1);
+                        let max = self.iconst(ty, (1u64 << (esize - 1)) - 1);
+                        let limit = self.b.ins().bxor(sign, max);
+                        self.b.ins().bitselect(overflow, limit, wrapped)
+                    }
+                };
+                self.raise_saturation(wrapped, saturated, q);
+                saturated
+            }
+            _ => return Err(Unlifted),
+        })
+    }
+
+    /// Each lane shifted right by one, arithmetically unless `unsigned`.
+    fn lane_shift_right(&mut self, value: Value, unsigned: bool) -> Value {
+        if unsigned { self.b.ins().ushr_imm_u(value, 1) } else { self.b.ins().sshr_imm_u(value, 1) }
+    }
+
+    /// FPSR.QC |= whether any lane in use (the lower half's when `q` is 0) saturated: its saturated result differs
+    /// from the wrapped one exactly then (the wrapped one of an overflow lies on the other side of the range).
+    fn raise_saturation(&mut self, wrapped: Value, saturated: Value, q: u32) {
+        let differ = self.b.ins().icmp(IntCC::NotEqual, wrapped, saturated);
+        let differ = self.lane_bitcast(types::I64X2, differ);
+        let differ = if q == 0 {
+            let low = self.b.ins().extractlane(differ, 0);
+            self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0)
+        } else {
+            self.b.ins().vany_true(differ)
+        };
+        let fpsr = self.cpu_field(types::I32, offset_of!(CpuState, fpsr));
+        let qc = self.iconst(types::I32, FPSR_QC);
+        let zero = self.iconst(types::I32, 0);
+        let flag = self.b.ins().select(differ, qc, zero);
+        let fpsr = self.b.ins().bor(fpsr, flag);
+        self.set_cpu_field(fpsr, offset_of!(CpuState, fpsr));
     }
 
     /// SHL, SSHR, USHR, SSRA, USRA and SSHLL, USHLL (SXTL, UXTL) of the class "Advanced SIMD shift by immediate"

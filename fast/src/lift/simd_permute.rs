@@ -161,6 +161,18 @@ impl Lifter<'_> {
     }
 
     /// The bytes of `n` (indices 0-15) and `m` (16-31), both I8X16, that `sources` names.
+    /// The first and second lanes of the pairs a pairwise operation on `element_bytes` lanes combines, as bytes:
+    /// lane i of the result pairs lanes 2i and 2i + 1 of V[rn]'s lanes followed by V[rm]'s (both registers' lower
+    /// halves when `q` is 0), which is what UZP1 and UZP2 gather.
+    pub(super) fn pair_halves(&mut self, rn: u32, rm: u32, element_bytes: usize, q: u32) -> [Value; 2] {
+        let register_bytes = if q == 1 { 16 } else { 8 };
+        let (n, m) = (self.vector(rn, types::I8X16), self.vector(rm, types::I8X16));
+        [0, 1].map(|half| {
+            let sources = element_sources(element_bytes, register_bytes, |element| 2 * element + half);
+            self.shuffle_bytes(n, m, sources)
+        })
+    }
+
     pub(super) fn shuffle_bytes(&mut self, n: Value, m: Value, sources: ByteSources) -> Value {
         let mask = self.b.func.dfg.immediates.push(sources.to_vec().into());
         self.b.ins().shuffle(n, m, mask)
