@@ -62,6 +62,9 @@ pub struct CompileStats {
     /// Blocks loaded from the code cache instead, and the time that took (key hashing included).
     pub loaded: u64,
     pub load_time: Duration,
+    /// Blocks that could not be compiled (the lifter's IR rejected, the code cache full...): interpreted instead,
+    /// each logged.
+    pub rejected: u64,
 }
 
 /// The fast CPU path: guest blocks lifted to host code through Cranelift, the reference interpreter for what
@@ -255,6 +258,7 @@ impl FastEngine {
             Ok(block) => block,
             Err(error) => {
                 tracing::warn!(pc = format_args!("{pc:#x}"), "fast path: block not compiled, interpreting it: {error}");
+                self.stats.rejected += 1;
                 Block::Interpreted
             }
         };

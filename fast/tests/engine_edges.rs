@@ -15,6 +15,7 @@ fn assert_same(memory: &GuestMemory, pc: u64, budget: u64) {
     let fast = fast_engine.run(&mut fast_cpu, memory, budget, GuestClock::default());
     assert_eq!(fast, reference, "pc {pc:#x}, budget {budget}");
     assert_eq!(fast_cpu, reference_cpu, "pc {pc:#x}, budget {budget}");
+    assert_eq!(fast_engine.stats().rejected, 0, "a block the compiler rejected: pc {pc:#x}");
 }
 
 fn code_memory(pages: u64) -> GuestMemory {
@@ -389,7 +390,7 @@ fn host_faults_leave_the_exact_state() {
 /// SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers and in SIMD&FP registers, single and
 /// double precision; on vectors of them FADD, FSUB, FMUL, FDIV, FMLA, FMLS (by vector and by element), FCMEQ,
 /// FCMGE, FCMGT (with a vector or zero), FCMLE, FCMLT (with zero), FABS, FNEG, FMAX, FMIN, FMAXNM, FMINNM, SCVTF,
-/// UCVTF, FCVTZS, FCVTZU, FADDP (vector and scalar)), against the reference on operands of every kind: random bits, normal numbers near one,
+/// UCVTF, FCVTZS, FCVTZU, FADDP (vector and scalar), FRECPS, FRSQRTS, FRECPE, FRSQRTE), against the reference on operands of every kind: random bits, normal numbers near one,
 /// near the ends of the range (where results overflow, underflow or round to the smallest normal) and near the
 /// integer formats' bounds, zeros, infinities, NaNs and subnormals, integers of every size, addends that cancel
 /// the product; FPCR mostly in its default mode, and in the others (flush to zero, default NaN, directed
@@ -488,6 +489,9 @@ fn fp_arithmetic_matches_the_reference() {
                 three_same(1, 0, 0b11111, 0),
                 three_same(0, 0, 0b11001, 3),
                 three_same(0, 1, 0b11001, 3),
+                // FRECPS, FRSQRTS.
+                three_same(0, 0, 0b11111, 0),
+                three_same(0, 1, 0b11111, 0),
                 // FCMEQ, FCMGE, FCMGT.
                 three_same(0, 0, 0b11100, 0),
                 three_same(1, 0, 0b11100, 0),
@@ -500,12 +504,22 @@ fn fp_arithmetic_matches_the_reference() {
                 three_same(0, 0, 0b11110, 0),
                 three_same(0, 1, 0b11110, 0),
             ]);
-            // FABS, FNEG V0, V1 and FCMGT, FCMEQ, FCMLT, FCMGE, FCMLE V0, V1, #0.0.
+            // FABS, FNEG V0, V1, FCMGT, FCMEQ, FCMLT, FCMGE, FCMLE V0, V1, #0.0 and FRECPE, FRSQRTE V0, V1.
             let two_reg_misc =
                 |u: u32, opcode: u32| 0x0e20_0800 | q << 30 | u << 29 | (0b10 | sz) << 22 | opcode << 12 | 1 << 5;
             words.extend(
-                [(0, 0b01111), (1, 0b01111), (0, 0b01100), (0, 0b01101), (0, 0b01110), (1, 0b01100), (1, 0b01101)]
-                    .map(|(u, opcode)| two_reg_misc(u, opcode)),
+                [
+                    (0, 0b01111),
+                    (1, 0b01111),
+                    (0, 0b01100),
+                    (0, 0b01101),
+                    (0, 0b01110),
+                    (1, 0b01100),
+                    (1, 0b01101),
+                    (0, 0b11101),
+                    (1, 0b11101),
+                ]
+                .map(|(u, opcode)| two_reg_misc(u, opcode)),
             );
             // SCVTF, UCVTF V0, V1 (the lanes as integers) and FCVTZS, FCVTZU V0, V1.
             let convert =
@@ -575,7 +589,42 @@ fn fp_arithmetic_matches_the_reference() {
                 let fast = fast_engine.run(&mut fast_cpu, &memory, 2, GuestClock::default());
                 assert_eq!(fast, reference, "{what}");
                 assert_eq!(fast_cpu, reference_cpu, "{what}");
+                assert_eq!(fast_engine.stats().rejected, 0, "the compiler rejected {what}");
             }
+        }
+    }
+}
+
+/// FRECPE and FRSQRTE (4S) on every entry of the manual's estimate tables: each top 8 bits of the fraction with
+/// exponents of both parities (the square root's table depends on it), signs of both kinds, against the reference.
+#[test]
+fn estimates_match_the_reference_at_every_table_entry() {
+    let memory = code_memory(1);
+    let mut random = 0x2545_f491_4f6c_dd1du64;
+    let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
+    let mut interpreter = Interpreter::default();
+    for word in [0x4ea1_d820u32, 0x6ea1_d820] {
+        let code: Vec<u8> = [word, 0xd400_0001].iter().flat_map(|w| w.to_le_bytes()).collect();
+        memory.write_privileged(0x10000, &code).unwrap();
+        fast_engine.invalidate(0x10000, PAGE_SIZE);
+        for first in (0..1024u32).step_by(4) {
+            let mut start = CpuState { pc: 0x10000, ..CpuState::default() };
+            for lane in 0..4 {
+                // Entry: the fraction's top 8 bits, then the exponent's parity, then (for a quarter of the runs)
+                // the sign; exponents anywhere in the range whose estimates are normal, the low bits random.
+                let entry = first + lane;
+                let (top, parity, negative) = (entry & 0xff, entry >> 8 & 1, entry >> 9 == 1 && entry & 3 == 0);
+                let exponent = (xorshift(&mut random) as u32 % 125) * 2 + 2 + parity;
+                let low = xorshift(&mut random) as u32 & 0x7fff;
+                let bits = u32::from(negative) << 31 | exponent << 23 | top << 15 | low;
+                start.v[1] |= u128::from(bits) << (32 * lane);
+            }
+            let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
+            let reference = interpreter.run(&mut reference_cpu, &memory, 2, GuestClock::default());
+            let fast = fast_engine.run(&mut fast_cpu, &memory, 2, GuestClock::default());
+            assert_eq!(fast, reference, "{word:#010x} on {:#x}", reference_cpu.v[1]);
+            assert_eq!(fast_cpu, reference_cpu, "{word:#010x} on {:#x}", reference_cpu.v[1]);
+            assert_eq!(fast_engine.stats().rejected, 0, "the compiler rejected {word:#010x}");
         }
     }
 }
@@ -694,6 +743,7 @@ fn simd_integer_operations_match_the_reference() {
             let fast = fast_engine.run(&mut fast_cpu, &memory, 2, GuestClock::default());
             assert_eq!(fast, reference, "{word:#010x}");
             assert_eq!(fast_cpu, reference_cpu, "{word:#010x}");
+            assert_eq!(fast_engine.stats().rejected, 0, "the compiler rejected {word:#010x}");
         }
     }
 }

@@ -3,7 +3,8 @@
 //! block otherwise (`host_or_reference`). Lanes of a 64-bit vector's upper half are no operands: they never send an
 //! instruction to the reference.
 //!
-//! - Arithmetic (FADD, FSUB, FMUL, FDIV, FMLA, FMLS, by vector or by element; FADDP): FPCR in its default mode and
+//! - Arithmetic (FADD, FSUB, FMUL, FDIV, FMLA, FMLS, by vector or by element; FADDP; the Newton-Raphson steps
+//!   FRECPS, FRSQRTS, fused with their constant addends): FPCR in its default mode and
 //!   FPSR.IXC already set (sticky: no lane's inexactness need be found then), every lane's operands normal (or zero
 //!   for the fused ones, `fused_fits`) and its result above the smallest normal, or an exact zero where only one is
 //!   possible (a sum of normal operands cannot cancel to anything tiny). No other exception can arise.
@@ -12,10 +13,12 @@
 //!   and no lane holds a NaN (which raises Invalid, and is where the NM forms differ).
 //! - FABS, FNEG: the sign bit, as the scalar forms (`simd_moves`).
 //! - SCVTF, UCVTF, FCVTZS, FCVTZU on singles: as the scalar forms (`fp_arith`), with FPSR.IXC already set.
+//! - FRECPE, FRSQRTE on singles: the manual's estimate tables computed in the lanes where the estimate is a normal
+//!   number (`vector_estimate`).
 
 use super::fp_arith::{Outputs, smallest_normal, truncation_bounds};
 use super::{Flow, Lift, Lifter, Unlifted};
-use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
 use tandem_reference::interp::shared_decode::{fp_by_element_ok, indexed_element};
 
@@ -27,6 +30,10 @@ enum Arithmetic {
     Div,
     MulAdd,
     MulSub,
+    /// FRECPS: 2 - n x m, fused.
+    RecipStep,
+    /// FRSQRTS: (3 - n x m) / 2, fused (the halving exact where the result stays normal).
+    RSqrtStep,
 }
 
 /// The vector operations that are exact where no lane is a NaN (`vector_fp_when_ordered`).
@@ -94,6 +101,8 @@ impl Lifter<'_> {
             (1, 0, 0b11111) => Arithmetic::Div,
             (0, 0, 0b11001) => Arithmetic::MulAdd,
             (0, 1, 0b11001) => Arithmetic::MulSub,
+            (0, 0, 0b11111) => Arithmetic::RecipStep,
+            (0, 1, 0b11111) => Arithmetic::RSqrtStep,
             _ => return Err(Unlifted),
         };
         let (n, m) = (self.vector(rn, bits_type), self.vector(rm, bits_type));
@@ -201,6 +210,7 @@ impl Lifter<'_> {
                 self.set_vector(rd, negated, q);
                 return Ok(Flow::Next);
             }
+            (_, 0b11101) if !double => return self.vector_estimate(q, u == 1, rn, rd, word),
             (0, 0b01100) => FloatCC::GreaterThan,
             (0, 0b01101) => FloatCC::Equal,
             (0, 0b01110) => FloatCC::LessThan,
@@ -278,7 +288,7 @@ impl Lifter<'_> {
         rd: u32,
         word: u32,
     ) -> Lift {
-        let fused = matches!(operation, Arithmetic::MulAdd | Arithmetic::MulSub);
+        let fused = !matches!(operation, Arithmetic::Add | Arithmetic::Sub | Arithmetic::Mul | Arithmetic::Div);
         if fused && !self.host_has_fma {
             return Err(Unlifted);
         }
@@ -286,12 +296,27 @@ impl Lifter<'_> {
         let [n, m] = [n_bits, m_bits].map(|bits| self.b.ins().bitcast(float_type, MemFlagsData::new(), bits));
         let smallest_normal = smallest_normal(double);
         let (result, lanes_fit) = if fused {
-            let d_bits = self.vector(rd, bits_type);
+            // The addend: V[rd], or the step's constant.
+            let d_bits = match operation {
+                Arithmetic::RecipStep => self.float_bits_splat(bits_type, 2.0),
+                Arithmetic::RSqrtStep => self.float_bits_splat(bits_type, 3.0),
+                _ => self.vector(rd, bits_type),
+            };
             let d = self.b.ins().bitcast(float_type, MemFlagsData::new(), d_bits);
-            let n = if operation == Arithmetic::MulSub { self.b.ins().fneg(n) } else { n };
+            let n = if operation == Arithmetic::MulAdd { n } else { self.b.ins().fneg(n) };
             let result = self.b.ins().fma(n, m, d);
             let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
-            (result_bits, self.fused_fits([n_bits, m_bits, d_bits], n, m, result_bits, double))
+            let fits = self.fused_fits([n_bits, m_bits, d_bits], n, m, result_bits, double);
+            if operation == Arithmetic::RSqrtStep {
+                let half = self.float_bits_splat(bits_type, 0.5);
+                let half = self.b.ins().bitcast(float_type, MemFlagsData::new(), half);
+                let halved = self.b.ins().fmul(result, half);
+                let halved_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), halved);
+                let exact = self.is_zero_or_finite_from(halved_bits, double, smallest_normal);
+                (halved_bits, self.b.ins().band(fits, exact))
+            } else {
+                (result_bits, fits)
+            }
         } else {
             let result = match operation {
                 Arithmetic::Add => self.b.ins().fadd(n, m),
@@ -351,6 +376,93 @@ impl Lifter<'_> {
             }
         };
         self.set_shaped_or_reference(host_is_arm, word, rd, result, shape);
+    }
+
+    /// `value` as the bits of a float in every lane of `bits_type` (I32X4 or I64X2).
+    fn float_bits_splat(&mut self, bits_type: Type, value: f64) -> Value {
+        let bits = if bits_type == types::I64X2 { value.to_bits() } else { u64::from((value as f32).to_bits()) };
+        self.iconst(bits_type, bits)
+    }
+
+    /// FRECPE and FRSQRTE (`square_root`) on singles: the manual's estimate tables (`RecipEstimate`,
+    /// `RecipSqrtEstimate`) computed in the lanes, for the operands whose estimate is a normal number made of the
+    /// table's bits alone, which raise nothing whatever FPCR holds: FRECPE of a normal number below 2^126 in
+    /// magnitude, FRSQRTE of a positive normal one; the reference in a cold block for the others (zeros,
+    /// denormals, infinities, NaNs, negative square roots, reciprocals that would be denormal).
+    ///
+    /// The tables' integer quotients become float ones: RecipEstimate's b = 2^19 DIV d (d odd, 513..1023) is
+    /// never within 1/d of an integer, far more than the division's rounding error of 2^-24 relative, so the
+    /// truncated float quotient is b; RecipSqrtEstimate's loop ends at b = floor(sqrt(2^28 / a)) (never a square:
+    /// a is odd or twice an odd number), and the float square root truncates to it for every one of the 256
+    /// values a takes, which the fast path's tests run.
+    fn vector_estimate(&mut self, q: u32, square_root: bool, rn: u32, rd: u32, word: u32) -> Lift {
+        let shape = Shape::Vector { q };
+        let x = self.vector(rn, types::I32X4);
+        let exponent = self.b.ins().ushr_imm_u(x, 23);
+        let exponent = self.and_const(exponent, 0xff);
+        let (in_domain, bound) =
+            if square_root { (x, 0x7f80_0000u64) } else { (self.and_const(x, 0x7fff_ffff), 253 << 23) };
+        // A normal number below `bound` (and positive for the square root): one unsigned compare.
+        let smallest_normal = self.iconst(types::I32X4, 0x0080_0000);
+        let above = self.b.ins().isub(in_domain, smallest_normal);
+        let span = self.iconst(types::I32X4, bound - 0x0080_0000);
+        let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, above, span);
+        let host_is_arm = self.every_lane_in_use(fits, shape);
+        // The table's operand a (9 or 10 bits) from the fraction's top bits, and the quotient it starts from.
+        let (divisor, dividend) = if square_root {
+            // Odd exponents (scaled 128..255): a = 2 scaled + 1 = 2 f7 + 257; even ones (256..511, their bottom
+            // bit dropped): a = 4 f7 + 514; f7 the fraction's top 7 bits.
+            let top7 = self.b.ins().ushr_imm_u(x, 16);
+            let top7 = self.and_const(top7, 0x7f);
+            let odd = self.and_const(exponent, 1);
+            let zero = self.iconst(types::I32X4, 0);
+            let odd = self.b.ins().icmp(IntCC::NotEqual, odd, zero);
+            let twice = self.b.ins().ishl_imm_u(top7, 1);
+            let four_times = self.b.ins().ishl_imm_u(top7, 2);
+            let [from_odd, from_even] = [(twice, 257), (four_times, 514)].map(|(scaled, offset)| {
+                let offset = self.iconst(types::I32X4, offset);
+                self.b.ins().iadd(scaled, offset)
+            });
+            (self.b.ins().bitselect(odd, from_odd, from_even), (1u64 << 28) as f32)
+        } else {
+            // a = 2 (256 + f8) + 1, f8 the fraction's top 8 bits.
+            let top8 = self.b.ins().ushr_imm_u(x, 15);
+            let top8 = self.and_const(top8, 0xff);
+            let twice = self.b.ins().ishl_imm_u(top8, 1);
+            let offset = self.iconst(types::I32X4, 513);
+            (self.b.ins().iadd(twice, offset), (1u64 << 19) as f32)
+        };
+        let divisor = self.b.ins().fcvt_from_sint(types::F32X4, divisor);
+        let dividend = self.b.ins().f32const(dividend);
+        let dividend = self.b.ins().splat(types::F32X4, dividend);
+        let mut quotient = self.b.ins().fdiv(dividend, divisor);
+        if square_root {
+            quotient = self.b.ins().sqrt(quotient);
+        }
+        let b = self.b.ins().fcvt_to_sint_sat(types::I32X4, quotient);
+        // (b + 1) DIV 2, whose low 8 bits are the result's fraction's top ones.
+        let one = self.iconst(types::I32X4, 1);
+        let estimate = self.b.ins().iadd(b, one);
+        let estimate = self.b.ins().ushr_imm_u(estimate, 1);
+        let estimate = self.and_const(estimate, 0xff);
+        let fraction = self.b.ins().ishl_imm_u(estimate, 15);
+        // The result's exponent: 253 - exp, or (380 - exp) DIV 2; the sign is the operand's (positive for the root).
+        let result_exponent = if square_root {
+            let base = self.iconst(types::I32X4, 380);
+            let doubled = self.b.ins().isub(base, exponent);
+            self.b.ins().ushr_imm_u(doubled, 1)
+        } else {
+            let base = self.iconst(types::I32X4, 253);
+            self.b.ins().isub(base, exponent)
+        };
+        let result_exponent = self.b.ins().ishl_imm_u(result_exponent, 23);
+        let mut result = self.b.ins().bor(result_exponent, fraction);
+        if !square_root {
+            let sign = self.and_const(x, 0x8000_0000);
+            result = self.b.ins().bor(result, sign);
+        }
+        self.set_shaped_or_reference(host_is_arm, word, rd, result, shape);
+        Ok(Flow::Next)
     }
 
     /// Whether a lane mask holds in every lane the instruction uses: all of a 128-bit vector, the lower half of a
