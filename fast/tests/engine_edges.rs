@@ -632,8 +632,9 @@ fn estimates_match_the_reference_at_every_table_entry() {
 /// UZP1/2, TRN1/2, ZIP1/2 (every element size, 64 and 128 bits) and EXT (every byte offset), which the fast path
 /// lifts to byte shuffles (`lift::simd_permute`, with REV16/32/64 and XTN/XTN2), and the shifts by immediate
 /// (every element size and width, shifts by 0, 1, the whole element and between) and integer two-register
-/// operations and reductions it lifts (`lift::simd_integer`: SHRN, CNT, NOT, ABS, NEG, compares with zero, ADDV,
-/// SMAXV, UMAXV, SMINV, UMINV, the long and wide operations of "three different", and every integer operation of
+/// operations and reductions it lifts (`lift::simd_integer`: SHRN, RSHRN, the rounding shifts, SLI, SRI, CNT, NOT,
+/// ABS, NEG, SQABS, SQNEG, compares with zero, the long pairwise additions, the saturating narrowings, ADDV, SMAXV,
+/// UMAXV, SMINV, UMINV, SADDLV, UADDLV, the long and wide operations of "three different", and every integer operation of
 /// "three same": elementwise, accumulating and pairwise, the saturating ones with FPSR.QC clear or set), TBL and
 /// TBX (tables of one to four registers, wrapping after V31, indices in and past them), on random registers (with
 /// zero lanes now and then): the same registers and FPSR as the reference's, the reserved encodings included (the
@@ -674,7 +675,9 @@ fn simd_integer_operations_match_the_reference() {
         }
         // ADDV, SMAXV, UMAXV, SMINV, UMINV V0, V1.
         for size in 0..4u32 {
-            for (u, opcode) in [(0u32, 0b11011u32), (0, 0b01010), (1, 0b01010), (0, 0b11010), (1, 0b11010)] {
+            for (u, opcode) in
+                [(0u32, 0b11011u32), (0, 0b01010), (1, 0b01010), (0, 0b11010), (1, 0b11010), (0, 0b00011), (1, 0b00011)]
+            {
                 words.push(0x0e30_0800 | q << 30 | u << 29 | size << 22 | opcode << 12 | 1 << 5);
             }
         }
@@ -694,6 +697,16 @@ fn simd_integer_operations_match_the_reference() {
                 (0, 0b01010),
                 (1, 0b01000),
                 (1, 0b01001),
+                // SADDLP, UADDLP, SADALP, UADALP, SQABS, SQNEG, SQXTN, UQXTN, SQXTUN.
+                (0, 0b00010),
+                (1, 0b00010),
+                (0, 0b00110),
+                (1, 0b00110),
+                (0, 0b00111),
+                (1, 0b00111),
+                (0, 0b10100),
+                (1, 0b10100),
+                (1, 0b10010),
             ] {
                 words.push(0x0e20_0800 | q << 30 | u << 29 | size << 22 | opcode << 12 | 1 << 5);
             }
@@ -703,7 +716,8 @@ fn simd_integer_operations_match_the_reference() {
             // and in the middle.
             for immh in 1..16u32 {
                 for immb in [0u32, 1, 3, 7] {
-                    for opcode in [0b00000u32, 0b00010, 0b01010, 0b10100, 0b10000] {
+                    // (SSHR, SSRA, SRSHR, SRSRA, SHL, SSHLL, SHRN, RSHRN, and with U: SRI, SLI.)
+                    for opcode in [0b00000u32, 0b00010, 0b00100, 0b00110, 0b01010, 0b10100, 0b10000, 0b10001, 0b01000] {
                         words.push(0x0f00_0400 | q << 30 | u << 29 | immh << 19 | immb << 16 | opcode << 11 | 1 << 5);
                     }
                 }
@@ -727,12 +741,14 @@ fn simd_integer_operations_match_the_reference() {
             }
             // Zero lanes of every size now and then, for the compares with zero; small lanes, which saturate
             // nothing; FPSR.QC already set.
-            match xorshift(&mut random) % 4 {
+            match xorshift(&mut random) % 5 {
                 0 => start.v[1] &= 0xffff_ffff_0000_0000_ff00_ff00_0000_ffff,
                 1 => {
                     (start.v[1], start.v[2]) =
                         (start.v[1] & u128::from_ne_bytes([0x1f; 16]), start.v[2] & u128::from_ne_bytes([0x1f; 16]))
                 }
+                // Lanes of every size that narrow without saturating.
+                2 => start.v[1] &= 0x7f_0000_0000_0000_007f,
                 _ => {}
             }
             if xorshift(&mut random) % 3 == 0 {

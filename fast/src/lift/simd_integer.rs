@@ -1,11 +1,12 @@
 //! Advanced SIMD integer and bitwise operations on Cranelift vector types: the bitwise three-same group, every
 //! integer operation of "three same" but the shifts by register, PMUL and SQDMULH/SQRDMULH (elementwise,
-//! accumulating and pairwise; the saturating ones set FPSR.QC where a lane in use saturated), the modified
-//! immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)), the plain shifts by immediate (SHL, SSHR, USHR,
-//! SSRA, USRA, SSHLL, USHLL, SHRN), the reductions across lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV), the long and
-//! wide additions, subtractions and multiplies of "three different" and the two-register operations below. The
-//! decode is the reference's (`interp::shared_decode`); anything else of these classes runs on the reference in
-//! place.
+//! accumulating and pairwise), the modified immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)), the shifts
+//! by immediate but the saturating ones (SHL, SSHR, USHR, SSRA, USRA, their rounding forms, SLI, SRI, SSHLL,
+//! USHLL, SHRN, RSHRN), the reductions across lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV), the long
+//! and wide additions, subtractions and multiplies of "three different" and the two-register operations below
+//! (the long pairwise additions, SQABS, SQNEG and the saturating narrowings among them). The saturating
+//! operations set FPSR.QC where a lane in use saturated. The decode is the reference's (`interp::shared_decode`);
+//! anything else of these classes runs on the reference in place.
 
 use super::simd_permute::ByteSources;
 use super::{Flow, Lift, Lifter, Unlifted};
@@ -30,6 +31,17 @@ pub(super) fn lanes(size: u32) -> Type {
         2 => types::I32X4,
         _ => types::I64X2,
     }
+}
+
+/// The ranges the saturating narrowing instructions clamp to.
+#[derive(Clone, Copy)]
+enum Narrowing {
+    /// SQXTN: signed to signed.
+    Signed,
+    /// UQXTN: unsigned to unsigned.
+    Unsigned,
+    /// SQXTUN: signed to unsigned.
+    SignedToUnsigned,
 }
 
 /// FPSR.QC, the cumulative saturation flag.
@@ -212,6 +224,84 @@ impl Lifter<'_> {
         })
     }
 
+    /// SADDLP, UADDLP and (`accumulate`) SADALP, UADALP: each pair of adjacent lanes widened and added, into a lane
+    /// of twice their size (added to V[rd]'s).
+    fn add_long_pairwise(&mut self, q: u32, unsigned: bool, accumulate: bool, size: u32, rn: u32, rd: u32) -> Lift {
+        let [first, second] = self.pair_halves(rn, rn, 1 << size, q);
+        let [first, second] = [first, second].map(|half| {
+            let half = self.lane_bitcast(lanes(size), half);
+            if unsigned { self.b.ins().uwiden_low(half) } else { self.b.ins().swiden_low(half) }
+        });
+        let mut result = self.b.ins().iadd(first, second);
+        if accumulate {
+            let d = self.vector(rd, lanes(size + 1));
+            result = self.b.ins().iadd(d, result);
+        }
+        self.set_vector(rd, result, q);
+        Ok(Flow::Next)
+    }
+
+    /// SQABS, SQNEG (`negate`): the absolute value or negation, the most negative number (the one lane value
+    /// whose result wraps, to itself) saturating to the most positive.
+    fn saturating_abs_neg(&mut self, q: u32, negate: bool, size: u32, rn: u32, rd: u32) -> Lift {
+        let ty = lanes(size);
+        let n = self.vector(rn, ty);
+        let wrapped = if negate { self.b.ins().ineg(n) } else { self.b.ins().iabs(n) };
+        let most_negative = self.iconst(ty, 1u64 << ((8 << size) - 1));
+        let overflow = self.b.ins().icmp(IntCC::Equal, n, most_negative);
+        // The most negative number with every bit flipped is the most positive.
+        let saturated = self.b.ins().bxor(wrapped, overflow);
+        self.raise_saturation(wrapped, saturated, q);
+        self.set_vector(rd, saturated, q);
+        Ok(Flow::Next)
+    }
+
+    /// SQXTN, UQXTN, SQXTUN (and their "2" forms): each lane of V[rn] (of 16 << `size` bits) clamped to the
+    /// narrow lane's range, then narrowed as XTN does; FPSR.QC where a clamp changed a lane (all lanes of the
+    /// source are in use).
+    fn saturating_narrow(&mut self, q: u32, kind: Narrowing, size: u32, rn: u32, rd: u32) -> Lift {
+        let ty = lanes(size + 1);
+        let bits = 8u32 << size;
+        let n = self.vector(rn, ty);
+        let clamped = match kind {
+            Narrowing::Signed => {
+                let high = self.iconst(ty, (1u64 << (bits - 1)) - 1);
+                let low = self.iconst(ty, (1u64 << (bits - 1)).wrapping_neg());
+                let below = self.b.ins().smin(n, high);
+                self.b.ins().smax(below, low)
+            }
+            Narrowing::Unsigned => {
+                let high = self.iconst(ty, (1u64 << bits) - 1);
+                self.b.ins().umin(n, high)
+            }
+            Narrowing::SignedToUnsigned => {
+                let high = self.iconst(ty, (1u64 << bits) - 1);
+                let zero = self.iconst(ty, 0);
+                let above = self.b.ins().smax(n, zero);
+                self.b.ins().smin(above, high)
+            }
+        };
+        self.raise_saturation(n, clamped, 1);
+        let bytes = self.lane_bitcast(types::I8X16, clamped);
+        self.narrow_into(bytes, size, q, rd);
+        Ok(Flow::Next)
+    }
+
+    /// Each lane of `n` (`esize` bits) shifted right by `shift` (1 to esize) with rounding, arithmetically unless
+    /// `unsigned`: (n + 2^(shift - 1)) >> shift without the carry it needs, as (n >> shift) + bit shift - 1 of n.
+    /// Cranelift takes shift amounts modulo the lane size: a whole-lane shift is 0, or the sign as one by one less.
+    fn rounding_shift_right(&mut self, n: Value, unsigned: bool, esize: u32, shift: u32) -> Value {
+        let ty = self.b.func.dfg.value_type(n);
+        let shifted = match (unsigned, shift == esize) {
+            (true, true) => self.iconst(ty, 0),
+            (true, false) => self.b.ins().ushr_imm_u(n, i64::from(shift)),
+            (false, _) => self.b.ins().sshr_imm_u(n, i64::from(shift.min(esize - 1))),
+        };
+        let round = self.b.ins().ushr_imm_u(n, i64::from(shift - 1));
+        let round = self.and_const(round, 1);
+        self.b.ins().iadd(shifted, round)
+    }
+
     /// Each lane shifted right by one, arithmetically unless `unsigned`.
     fn lane_shift_right(&mut self, value: Value, unsigned: bool) -> Value {
         if unsigned { self.b.ins().ushr_imm_u(value, 1) } else { self.b.ins().sshr_imm_u(value, 1) }
@@ -272,13 +362,51 @@ impl Lifter<'_> {
                     shifted
                 }
             }
-            (0, 0b10000) if !doubleword_elements => {
-                // SHRN, SHRN2: each element of twice esize shifted right by 1 to esize, then truncated.
+            (_, 0b00100 | 0b00110) if !(doubleword_elements && q == 0) => {
+                // SRSHR, URSHR, SRSRA, URSRA: by 1 to esize, rounding.
+                let n = self.vector(rn, ty);
+                let shifted = self.rounding_shift_right(n, u == 1, esize, 2 * esize - immhb);
+                if opcode == 0b00110 {
+                    let accumulator = self.vector(rd, ty);
+                    self.b.ins().iadd(accumulator, shifted)
+                } else {
+                    shifted
+                }
+            }
+            (0, 0b10000 | 0b10001) if !doubleword_elements => {
+                // SHRN, RSHRN (and the "2" forms): each element of twice esize shifted right by 1 to esize
+                // (rounding for RSHRN), then truncated.
                 let n = self.vector(rn, lanes(highest + 1));
-                let shifted = self.b.ins().ushr_imm_u(n, i64::from(2 * esize - immhb));
+                let shift = 2 * esize - immhb;
+                let shifted = if opcode == 0b10001 {
+                    self.rounding_shift_right(n, true, 2 * esize, shift)
+                } else {
+                    self.b.ins().ushr_imm_u(n, i64::from(shift))
+                };
                 let bytes = self.lane_bitcast(types::I8X16, shifted);
                 self.narrow_into(bytes, highest, q, rd);
                 return Ok(Flow::Next);
+            }
+            (1, 0b01000 | 0b01010) if !(doubleword_elements && q == 0) => {
+                // SRI (by 1 to esize), SLI (by 0 to esize - 1): the shifted element over V[rd]'s, whose bits the
+                // shift vacated stay.
+                let n = self.vector(rn, ty);
+                let d = self.vector(rd, ty);
+                let all_ones = u64::MAX >> (64 - esize);
+                let (shifted, kept) = if opcode == 0b01000 {
+                    let shift = 2 * esize - immhb;
+                    if shift == esize {
+                        self.set_vector(rd, d, q);
+                        return Ok(Flow::Next);
+                    }
+                    (self.b.ins().ushr_imm_u(n, i64::from(shift)), !(all_ones >> shift) & all_ones)
+                } else {
+                    let shift = immhb - esize;
+                    (self.b.ins().ishl_imm_u(n, i64::from(shift)), !(all_ones << shift) & all_ones)
+                };
+                let kept = self.iconst(ty, kept);
+                let kept = self.b.ins().band(d, kept);
+                self.b.ins().bor(shifted, kept)
             }
             (0, 0b01010) if !(doubleword_elements && q == 0) => {
                 // SHL: by 0 to esize - 1.
@@ -334,6 +462,21 @@ impl Lifter<'_> {
                 self.set_vector(rd, result, q);
                 return Ok(Flow::Next);
             }
+            (_, 0b00010 | 0b00110) if !doubleword_elements => {
+                return self.add_long_pairwise(q, u == 1, opcode == 0b00110, size, rn, rd);
+            }
+            (_, 0b00111) if !(doubleword_elements && q == 0) => {
+                return self.saturating_abs_neg(q, u == 1, size, rn, rd);
+            }
+            (_, 0b10100) | (1, 0b10010) if !doubleword_elements => {
+                // SQXTN, UQXTN; SQXTUN.
+                let kind = match (u, opcode) {
+                    (0, 0b10100) => Narrowing::Signed,
+                    (1, 0b10100) => Narrowing::Unsigned,
+                    _ => Narrowing::SignedToUnsigned,
+                };
+                return self.saturating_narrow(q, kind, size, rn, rd);
+            }
             (0, 0b01000) => IntCC::SignedGreaterThan,
             (0, 0b01001) => IntCC::Equal,
             (0, 0b01010) => IntCC::SignedLessThan,
@@ -358,17 +501,45 @@ impl Lifter<'_> {
         if size == 0b11 || (size == 0b10 && q == 0) {
             return Err(Unlifted);
         }
+        let unsigned = u == 1;
+        let lane_bytes = 1usize << size;
+        let n = self.vector(rn, lanes(size));
+        if opcode == 0b00011 {
+            // SADDLV, UADDLV: the lanes widened to twice their size (no sum of them can overflow that), the upper
+            // half's added to the lower's, then reduced like ADDV.
+            let widen = |lifter: &mut Self, high: bool| match (unsigned, high) {
+                (true, false) => lifter.b.ins().uwiden_low(n),
+                (true, true) => lifter.b.ins().uwiden_high(n),
+                (false, false) => lifter.b.ins().swiden_low(n),
+                (false, true) => lifter.b.ins().swiden_high(n),
+            };
+            let mut wide = widen(self, false);
+            if q == 1 {
+                let high = widen(self, true);
+                wide = self.b.ins().iadd(wide, high);
+            }
+            let sum = self.reduce_lanes(wide, IntegerOp::Add, unsigned, 8 / lane_bytes);
+            self.set_v(rd, sum);
+            return Ok(Flow::Next);
+        }
         let combine = match (u, opcode) {
             (0, 0b11011) => IntegerOp::Add,
             (_, 0b01010) => IntegerOp::Max,
             (_, 0b11010) => IntegerOp::Min,
             _ => return Err(Unlifted),
         };
-        let unsigned = u == 1;
-        let ty = lanes(size);
-        let lane_bytes = 1usize << size;
-        let mut combined = self.vector(rn, ty);
-        let mut width = if q == 1 { 16 / lane_bytes } else { 8 / lane_bytes };
+        let width = if q == 1 { 16 / lane_bytes } else { 8 / lane_bytes };
+        let result = self.reduce_lanes(n, combine, unsigned, width);
+        self.set_v(rd, result);
+        Ok(Flow::Next)
+    }
+
+    /// The first `width` (a power of two) lanes of `vector` combined by `combine` (ADD, MAX or MIN) into one, by a
+    /// tree of shuffles; its lane type's scalar.
+    fn reduce_lanes(&mut self, vector: Value, combine: IntegerOp, unsigned: bool, mut width: usize) -> Value {
+        let ty = self.b.func.dfg.value_type(vector);
+        let lane_bytes = ty.lane_bits() as usize / 8;
+        let mut combined = vector;
         while width > 1 {
             width /= 2;
             // Lanes [width, 2 width) moved down onto [0, width); the lanes above do not matter any more.
@@ -384,9 +555,7 @@ impl Lifter<'_> {
                 (_, false) => self.b.ins().smin(combined, moved),
             };
         }
-        let result = self.b.ins().extractlane(combined, 0);
-        self.set_v(rd, result);
-        Ok(Flow::Next)
+        self.b.ins().extractlane(combined, 0)
     }
 
     /// SADDL, UADDL, SADDW, UADDW, SSUBL, USUBL, SSUBW, USUBW, SMLAL, UMLAL, SMLSL, UMLSL, SMULL, UMULL (and their
