@@ -1,4 +1,5 @@
-//! Loads and stores of general-purpose and SIMD&FP registers (single, register offset, pair, literal).
+//! Loads and stores of general-purpose and SIMD&FP registers (single, register offset, pair, literal, and the
+//! Advanced SIMD structures: multiple and single, replicating or by lane).
 //!
 //! Each access is an unchecked host access in the guarded view of guest memory (`guest_address`): where the host
 //! faults, the block leaves before the instruction (`fault`), and the reference performs it or reports the
@@ -14,8 +15,20 @@ fn vector_access_type(bytes: u32) -> cranelift_codegen::ir::Type {
 }
 use cranelift_codegen::ir::{InstBuilder, Value, types};
 use tandem_reference::interp::pseudocode::sign_extend;
-use tandem_reference::interp::shared_decode::{MemOp, decode_single, multiple_structures_decode};
+use tandem_reference::interp::shared_decode::{
+    MemOp, decode_single, multiple_structures_decode, single_structure_decode,
+};
 use tandem_reference::memory::Perm;
+
+/// Where LD2-LD4's register `r` finds its bytes: byte i of the register (`register_bytes` of them, elements of
+/// `element_bytes`) is memory byte (e selem + r) ebytes + b for its element e and byte b, one structure of `selem`
+/// elements after another; `None` past the register.
+fn interleaved(selem: u32, element_bytes: usize, r: u32, register_bytes: u32) -> impl Fn(usize) -> Option<usize> {
+    move |byte| {
+        let (element, b) = (byte / element_bytes, byte % element_bytes);
+        (byte < register_bytes as usize).then_some((element * selem as usize + r as usize) * element_bytes + b)
+    }
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Indexing {
@@ -224,9 +237,10 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
-    /// LD1/ST1 (multiple structures, one to four registers), with and without post-index (`post_index` is the
-    /// Rm field of the post-indexed form): whole registers from consecutive memory, so one check covers them all.
-    /// LD2-LD4/ST2-ST4, which interleave, are the reference's.
+    /// LD1-LD4/ST1-ST4 (multiple structures), with and without post-index (`post_index` is the Rm field of the
+    /// post-indexed form): consecutive memory, so one check covers it all. LD1/ST1 move whole registers; LD2-LD4
+    /// and ST2-ST4 interleave the elements of their 2-4 registers, one structure after another (`interleaved`).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn load_store_multiple(
         &mut self,
         q: u32,
@@ -237,8 +251,9 @@ impl Lifter<'_> {
         rn: u32,
         rt: u32,
     ) -> Lift {
-        let Some((registers, 1)) = multiple_structures_decode(opcode, size, q) else { return Err(Unlifted) };
+        let Some((registers, selem)) = multiple_structures_decode(opcode, size, q) else { return Err(Unlifted) };
         let bytes = 8 << q;
+        let registers = registers * selem;
         let total = registers * bytes;
         let address = self.x_or_sp(rn, 64);
         let is_load = l == 1;
@@ -248,11 +263,38 @@ impl Lifter<'_> {
             self.guest_address_in_parts(address, total, Perm::WRITE)
         };
         let targets: Vec<u32> = (0..registers).map(|register| (rt + register) % 32).collect();
-        if is_load {
-            self.load_v(host, 0, bytes, &targets);
-        } else {
-            for (index, &t) in targets.iter().enumerate() {
-                self.store_v(host, (index as u32 * bytes) as i32, bytes, t);
+        match (is_load, selem) {
+            (true, 1) => self.load_v(host, 0, bytes, &targets),
+            (false, 1) => {
+                for (index, &t) in targets.iter().enumerate() {
+                    self.store_v(host, (index as u32 * bytes) as i32, bytes, t);
+                }
+            }
+            (true, _) => {
+                let chunks = self.load_chunks(host, total, q);
+                let results: Vec<Value> = (0..selem)
+                    .map(|r| {
+                        let layout = interleaved(selem, 1 << size, r, bytes);
+                        self.gather_bytes(&chunks, |byte| layout(byte).map(|offset| (offset / 16, offset % 16)))
+                    })
+                    .collect();
+                for (&t, result) in targets.iter().zip(results) {
+                    self.set_vector(t, result, q);
+                }
+            }
+            (false, _) => {
+                let sources: Vec<Value> = targets.iter().map(|&t| self.vector(t, types::I8X16)).collect();
+                let element_bytes = 1usize << size;
+                for chunk in 0..total.div_ceil(16) as usize {
+                    // Memory byte m is byte b of element e of register r, m = (e selem + r) ebytes + b.
+                    let gathered = self.gather_bytes(&sources, |byte| {
+                        let m = 16 * chunk + byte;
+                        let (element, b) = (m / element_bytes, m % element_bytes);
+                        (m < total as usize)
+                            .then_some((element % selem as usize, element / selem as usize * element_bytes + b))
+                    });
+                    self.store_chunk(gathered, host, chunk, total);
+                }
             }
         }
         if let Some(rm) = post_index {
@@ -263,11 +305,78 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
-    /// LD1R (of the class "Advanced SIMD load/store single structure"): one element loaded and replicated in every
-    /// lane of V[rt] (its lower half, the upper one zeroed, when `q` is 0); the other single-structure forms are
-    /// the reference's.
+    /// The `total` bytes at `host` as vectors of 16 (a 64-bit register's structures load 8 bytes at a time, never
+    /// past the access: the last vector's upper half is zero then).
+    fn load_chunks(&mut self, host: Value, total: u32, q: u32) -> Vec<Value> {
+        if q == 1 {
+            return (0..total / 16)
+                .map(|chunk| {
+                    let at = self.b.ins().iadd_imm_s(host, i64::from(16 * chunk));
+                    self.host_load(types::I8X16, at)
+                })
+                .collect();
+        }
+        let halves: Vec<Value> = (0..total / 8)
+            .map(|half| {
+                let at = self.b.ins().iadd_imm_s(host, i64::from(8 * half));
+                self.host_load(types::I64, at)
+            })
+            .collect();
+        halves
+            .chunks(2)
+            .map(|pair| {
+                let zero = self.iconst(types::I64X2, 0);
+                let mut vector = self.b.ins().insertlane(zero, pair[0], 0);
+                if let Some(&high) = pair.get(1) {
+                    vector = self.b.ins().insertlane(vector, high, 1);
+                }
+                self.lane_bitcast(types::I8X16, vector)
+            })
+            .collect()
+    }
+
+    /// Stores vector `chunk` of an access of `total` bytes at `host`: 16 bytes, or the 8 left at the end.
+    fn store_chunk(&mut self, chunk_value: Value, host: Value, chunk: usize, total: u32) {
+        let offset = (16 * chunk) as i32;
+        if total as usize - 16 * chunk >= 16 {
+            self.host_store(chunk_value, host, offset);
+        } else {
+            let quads = self.lane_bitcast(types::I64X2, chunk_value);
+            let low = self.b.ins().extractlane(quads, 0);
+            self.host_store(low, host, offset);
+        }
+    }
+
+    /// A vector whose byte i is byte `source(i)` = (k, j) of `vectors[k]`, or zero where `source` gives `None`: a
+    /// swizzle of each vector (Cranelift's gives zero for indices past 15) ORed together.
+    fn gather_bytes(&mut self, vectors: &[Value], source: impl Fn(usize) -> Option<(usize, usize)>) -> Value {
+        let mut gathered: Option<Value> = None;
+        for (k, &vector) in vectors.iter().enumerate() {
+            let indices: Vec<u8> = (0..16)
+                .map(|byte| match source(byte) {
+                    Some((from, index)) if from == k => index as u8,
+                    _ => 0x80,
+                })
+                .collect();
+            if indices.iter().all(|&index| index == 0x80) {
+                continue;
+            }
+            let indices = self.b.func.dfg.constants.insert(indices.into());
+            let indices = self.b.ins().vconst(types::I8X16, indices);
+            let picked = self.b.ins().swizzle(vector, indices);
+            gathered = Some(match gathered {
+                Some(other) => self.b.ins().bor(other, picked),
+                None => picked,
+            });
+        }
+        gathered.unwrap_or_else(|| self.iconst(types::I8X16, 0))
+    }
+
+    /// LD1-LD4 and ST1-ST4 (single structure: one lane of 1-4 consecutive registers, the other lanes kept) and
+    /// LD1R-LD4R (one element replicated in every lane of each register, its lower half, the upper one zeroed, when
+    /// `q` is 0), from consecutive memory; every load before any register changes.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn load_replicate(
+    pub(super) fn load_store_single_structure(
         &mut self,
         q: u32,
         l: u32,
@@ -279,17 +388,45 @@ impl Lifter<'_> {
         rn: u32,
         rt: u32,
     ) -> Lift {
-        if (l, r, opcode, s) != (1, 0, 0b110, 0) {
-            return Err(Unlifted);
-        }
-        let bytes = 1u32 << size;
+        let Some(decoded) = single_structure_decode(q, l, opcode, s, size) else { return Err(Unlifted) };
+        let selem = ((opcode & 1) << 1 | r) + 1;
+        let element = 1u32 << decoded.scale;
+        let total = element * selem;
         let address = self.x_or_sp(rn, 64);
-        let host = self.guest_address(address, bytes, Perm::READ);
-        let element = self.host_load(access_type(bytes), host);
-        let replicated = self.b.ins().splat(lanes(size), element);
-        self.set_vector(rt, replicated, q);
+        let is_load = l == 1;
+        let host = if is_load || selem == 1 {
+            self.guest_address(address, total, if is_load { Perm::READ } else { Perm::WRITE })
+        } else {
+            self.guest_address_in_parts(address, total, Perm::WRITE)
+        };
+        let ty = lanes(decoded.scale);
+        let registers: Vec<u32> = (0..selem).map(|k| (rt + k) % 32).collect();
+        if is_load {
+            let values: Vec<Value> = (0..selem)
+                .map(|k| {
+                    let at = self.b.ins().iadd_imm_s(host, i64::from(k * element));
+                    self.host_load(access_type(element), at)
+                })
+                .collect();
+            for (&register, value) in registers.iter().zip(values) {
+                if decoded.replicate {
+                    let replicated = self.b.ins().splat(ty, value);
+                    self.set_vector(register, replicated, q);
+                } else {
+                    let vector = self.vector(register, ty);
+                    let inserted = self.b.ins().insertlane(vector, value, decoded.index as u8);
+                    self.set_vector(register, inserted, 1);
+                }
+            }
+        } else {
+            for (k, &register) in registers.iter().enumerate() {
+                let vector = self.vector(register, ty);
+                let value = self.b.ins().extractlane(vector, decoded.index as u8);
+                self.host_store(value, host, (k as u32 * element) as i32);
+            }
+        }
         if let Some(rm) = post_index {
-            let step = if rm == 31 { self.iconst(types::I64, u64::from(bytes)) } else { self.x(rm, 64) };
+            let step = if rm == 31 { self.iconst(types::I64, u64::from(total)) } else { self.x(rm, 64) };
             let written = self.b.ins().iadd(address, step);
             self.set_x_or_sp(rn, written);
         }

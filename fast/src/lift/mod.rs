@@ -370,10 +370,10 @@ impl Lifter<'_> {
                 self.load_store_multiple(q, l, Some(rm), opcode, size, rn, rt)
             }
             SimdLdstSingle { q, l, r, opcode, s, size, rn, rt } => {
-                self.load_replicate(q, l, r, None, opcode, s, size, rn, rt)
+                self.load_store_single_structure(q, l, r, None, opcode, s, size, rn, rt)
             }
             SimdLdstSinglePost { q, l, r, rm, opcode, s, size, rn, rt } => {
-                self.load_replicate(q, l, r, Some(rm), opcode, s, size, rn, rt)
+                self.load_store_single_structure(q, l, r, Some(rm), opcode, s, size, rn, rt)
             }
             LdrLiteral { opc, imm19, rt } => self.load_literal(opc, imm19, rt, false),
             LdrLiteralSimdFp { opc, imm19, rt } => self.load_literal(opc, imm19, rt, true),

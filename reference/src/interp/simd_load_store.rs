@@ -41,15 +41,15 @@ pub fn multiple_structures_decode(opcode: u32, size: u32, q: u32) -> Option<(u32
 
 /// What the single-structure decode finds: the element size, whether the load replicates, and the lane.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-struct SingleStructure {
+pub struct SingleStructure {
     /// log2 of the element size in bytes.
-    scale: u32,
-    replicate: bool,
-    index: u32,
+    pub scale: u32,
+    pub replicate: bool,
+    pub index: u32,
 }
 
 /// The decode of LD1-LD4/ST1-ST4 (single structure) and LD1R-LD4R; `None` where UNDEFINED.
-fn single_structure_decode(q: u32, l: u32, opcode: u32, s: u32, size: u32) -> Option<SingleStructure> {
+pub fn single_structure_decode(q: u32, l: u32, opcode: u32, s: u32, size: u32) -> Option<SingleStructure> {
     let decoded = match opcode >> 1 {
         // Load and replicate.
         3 => {
