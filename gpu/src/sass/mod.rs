@@ -16,6 +16,7 @@ pub mod exec;
 pub mod sm5x;
 pub mod sm86;
 pub mod surface;
+pub mod swizzle_add;
 pub mod texture;
 pub mod video;
 

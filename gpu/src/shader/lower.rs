@@ -7,6 +7,7 @@ use super::ir::{
     VERTEX_ATTRIBUTE_BYTES, Value,
 };
 use crate::sass::cubin::KernelImage;
+use crate::sass::swizzle_add::QuadSigns;
 use crate::sass::text::View;
 use std::collections::HashMap;
 
@@ -859,6 +860,40 @@ impl Lower<'_> {
 
     pub(super) fn flush(&mut self, value: Value, ftz: bool) -> Value {
         if ftz { self.un(UnOp::FlushDenormal, value) } else { value }
+    }
+
+    /// FSWZADD of both ISAs (`sass::swizzle_add`): a and b with the signs of the lane's place in its quad (lane id
+    /// & 3), added as FADD adds them; `None` for a swizzle with a lane that moves b alone.
+    pub(super) fn swizzle_add(
+        &mut self,
+        isa: crate::sass::Isa,
+        swizzle: u32,
+        (a, b): (Value, Value),
+        rnd: u64,
+        ftz: bool,
+    ) -> Option<Value> {
+        // Bit q of each mask: whether quad lane q negates that operand.
+        let (mut negate_a, mut negate_b) = (0u32, 0u32);
+        for lane in 0..4 {
+            let (a, b) = QuadSigns::of_lane(isa, swizzle, lane).negations()?;
+            negate_a |= u32::from(a) << lane;
+            negate_b |= u32::from(b) << lane;
+        }
+        let lane = self.op(Op::Special(Special::LaneId));
+        let three = self.const32(3);
+        let quad_lane = self.bin(BinOp::And, lane, three);
+        let [a, b] = [(a, negate_a), (b, negate_b)].map(|(operand, negations)| {
+            let negations = self.const32(negations);
+            let negated = self.bin(BinOp::ShrU, negations, quad_lane);
+            let one = self.const32(1);
+            let negated = self.bin(BinOp::And, negated, one);
+            let thirty_one = self.const32(31);
+            let sign = self.bin(BinOp::Shl, negated, thirty_one);
+            let signed = self.bin(BinOp::Xor, operand, sign);
+            self.flush(signed, ftz)
+        });
+        let result = self.op(Op::FArith(FArith::Add, Round::from_field(rnd), [a, b, b]));
+        Some(self.finish_float(result, ftz, false))
     }
 
     /// NaN results become the canonical NaN; `.FTZ` flushes, `.SAT` clamps to [0, 1] (NaN and -0 to +0).

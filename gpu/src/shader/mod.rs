@@ -413,7 +413,9 @@ pub fn translate_graphics(
     {
         return Err(TranslateError::Unimplemented {
             isa: kernel.isa,
-            what: "barriers, warp exchanges or thread and block ids in a graphics stage".into(),
+            what: "barriers, warp exchanges (SHFL, VOTE...), lane ids (S2R SR_LANEID, FSWZADD's place in its quad) or \
+                   thread and block ids in a graphics stage"
+                .into(),
             kernel: kernel.name.clone(),
             offset: 0,
         });

@@ -1060,6 +1060,17 @@ impl Maxwell<'_, '_, '_> {
                 };
                 self.set_reg(v.get("rd"), value);
             }
+            "FSWZADD" => {
+                if v.flag("cc") {
+                    return self.unimplemented(v, format!("{} (.CC)", Self::text(v)));
+                }
+                let operands = (self.reg(v.get("ra")), self.reg(v.get("rb")));
+                let swizzle = v.get("swizzle") as u32;
+                let Some(value) = self.swizzle_add(Isa::Sm5x, swizzle, operands, v.get("rnd"), v.flag("ftz")) else {
+                    return self.unimplemented(v, format!("{} (a lane moving b alone: MOV2)", Self::text(v)));
+                };
+                self.set_reg(v.get("rd"), value);
+            }
             "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" => {
                 if v.get("scale") != 0 || v.get("fmz") > 1 {
                     return self.unimplemented(v, format!("{} (FMZ or a scale)", Self::text(v)));

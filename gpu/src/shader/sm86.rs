@@ -721,6 +721,14 @@ impl Lower<'_> {
                 let value = self.funnel_shift(a, amount, c, v.get("ty"), v.flag("wrap"), v.flag("right"), v.flag("hi"));
                 self.set_reg(v.get("rd"), value);
             }
+            "FSWZADD" => {
+                let operands = (self.reg(v.get("ra")), self.reg(v.get("rc")));
+                let swizzle = v.get("swizzle") as u32;
+                let Some(value) = self.swizzle_add(Isa::Sm86, swizzle, operands, v.get("rnd"), v.flag("ftz")) else {
+                    return self.unimplemented(v, format!("{opcode} (a lane moving b alone: MOV2)"));
+                };
+                self.set_reg(v.get("rd"), value);
+            }
             "FADD" | "FMUL" | "FFMA" => {
                 if v.flag("fmz") || v.get("scale") & 7 != 0 && v.get("scale") != 4 {
                     return self.unimplemented(v, format!("{opcode}.FMZ or a scale"));

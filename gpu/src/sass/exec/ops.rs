@@ -7,6 +7,7 @@ use super::{
     ConstantBuffers, ExecError, GlobalMemory, LOCAL_WINDOW, Lane, SHARED_WINDOW, WARP_SIZE, WINDOW_BYTES, load, store,
 };
 use crate::sass::Isa;
+use crate::sass::swizzle_add::QuadSigns;
 use crate::sass::text::View;
 
 type Result<T = ()> = std::result::Result<T, ExecError>;
@@ -340,4 +341,12 @@ pub(super) fn hset2(v: &crate::sass::text::View, a: [u16; 2], b: [u16; 2], ps: b
         }
     };
     half(1) << 16 | half(0)
+}
+
+/// FSWZADD of one lane (`sass::swizzle_add`): a and b with the signs of the lane's place in its quad (lane id & 3),
+/// added with FADD's rounding and flushing. A swizzle that moves b alone is refused before it comes here.
+pub(super) fn swizzle_add(isa: Isa, swizzle: u32, lane: &Lane, a: u32, b: u32, mode: Mode) -> u32 {
+    let signs = QuadSigns::of_lane(isa, swizzle, lane.linear_id % 4);
+    let (negate_a, negate_b) = signs.negations().unwrap_or_default();
+    float::add32(a ^ u32::from(negate_a) << 31, b ^ u32::from(negate_b) << 31, mode)
 }

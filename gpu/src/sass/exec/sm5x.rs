@@ -10,12 +10,13 @@
 use super::float::{self, Mode};
 use super::ops::{
     Memories, access_bytes, atomic_op, boolean, constant_load, find_leading_one, lanes, lop3, permute, predicates_from,
-    predicates_into, shuffle_source, stored_value, write_loaded,
+    predicates_into, shuffle_source, stored_value, swizzle_add, write_loaded,
 };
 use super::video;
 use super::{ExecError, Lane, LaneStatus, Step, SyncKind, load, store};
 use crate::sass::Isa;
 use crate::sass::sm5x::decode_program;
+use crate::sass::swizzle_add::moves_b;
 use crate::sass::text::View;
 use std::collections::HashMap;
 
@@ -931,6 +932,21 @@ impl Exec<'_, '_> {
                 let b = o.b(lane) ^ if o.v.flag("inv_b") { u32::MAX } else { 0 };
                 lane.set_reg(o.v.get("rd"), find_leading_one(b, o.v.flag("signed"), o.v.flag("sh")))
             }),
+            "FSWZADD" => {
+                let swizzle = v.get("swizzle") as u32;
+                if v.flag("cc") {
+                    return self.unimplemented(format!("{} (.CC)", self.text()));
+                }
+                if moves_b(Isa::Sm5x, swizzle) {
+                    return self.unimplemented(format!("{} (a lane moving b alone: MOV2)", self.text()));
+                }
+                self.each(|lane, o| {
+                    let mode = Mode { round: float::rounding(o.v.get("rnd")), ftz: o.v.flag("ftz"), sat: false };
+                    let a = o.reg(lane, "ra");
+                    let b = o.reg(lane, "rb");
+                    lane.set_reg(o.v.get("rd"), swizzle_add(Isa::Sm5x, swizzle, lane, a, b, mode))
+                })
+            }
             "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" => {
                 let fmz = v.get("fmz");
                 if v.get("scale") != 0 || fmz > 2 {

@@ -7,11 +7,13 @@ use super::float::{self, Mode};
 use super::mma;
 use super::ops::{
     Memories, access_bytes, atomic_op, bit_mask, boolean, constant_load, extend, extend_low_bits, find_leading_one,
-    funnel_shift, lanes, lop3, permute, predicates_from, predicates_into, shuffle_source, stored_value, write_loaded,
+    funnel_shift, lanes, lop3, permute, predicates_from, predicates_into, shuffle_source, stored_value, swizzle_add,
+    write_loaded,
 };
 use super::{ExecError, Lane, LaneStatus, Step, WARP_SIZE, WARPSYNC_BARRIER, load, store};
 pub(super) use crate::sass::sm86::INSTRUCTION_BYTES;
 use crate::sass::sm86::decode_program;
+use crate::sass::swizzle_add::moves_b;
 use crate::sass::text::View;
 use crate::sass::{Control, Isa};
 
@@ -252,6 +254,16 @@ impl Exec<'_, '_> {
                 let (a, b) = (o.float_a(lane), o.float_b(lane));
                 lane.set_reg(o.v.get("rd"), float::add32(a, b, o.mode()))
             }),
+            "FSWZADD" => {
+                let swizzle = v.get("swizzle") as u32;
+                if moves_b(Isa::Sm86, swizzle) {
+                    return self.unimplemented(format!("{} (a lane moving b alone: MOV2)", self.text()));
+                }
+                self.each(|lane, o| {
+                    let (a, b) = (o.reg(lane, "ra"), o.reg(lane, "rc"));
+                    lane.set_reg(o.v.get("rd"), swizzle_add(Isa::Sm86, swizzle, lane, a, b, o.mode()))
+                })
+            }
             "FMUL" => self.each(|lane, o| {
                 let scale = match o.v.get("scale") {
                     scale @ 1..=3 => scale as i32 - 4,

@@ -47,6 +47,7 @@ fn parts(instruction: &Instruction<Inst>) -> (String, String) {
 fn body(v: &View) -> String {
     let (mnemonic, operands) = match v.encoding.opcode {
         "FADD" => fadd(v),
+        "FSWZADD" => fswzadd(v),
         "FADD32I" => fadd32i(v),
         "FMUL" => fmul(v),
         "FMUL32I" => fmul32i(v),
@@ -291,6 +292,12 @@ fn optional_pred(v: &View, field: &str, operands: &mut Vec<String>) {
 fn fadd(v: &View) -> Parts {
     let m = format!("FADD{}{}{}", v.suffix("ftz", ".FTZ"), v.choice("rnd", ROUND), v.suffix("sat", ".SAT"));
     (m, vec![dst(v), src_a(v), src_b(v, Imm::F32)])
+}
+
+fn fswzadd(v: &View) -> Parts {
+    let m = format!("FSWZADD{}{}{}", v.suffix("ftz", ".FTZ"), v.choice("rnd", ROUND), v.suffix("ndv", ".NDV"));
+    let swizzle = crate::sass::swizzle_add::swizzle_text(crate::sass::Isa::Sm5x, v.get("swizzle") as u32);
+    (m, vec![dst(v), src_a(v), register_operand(v, "rb", 1, false, false, ""), swizzle])
 }
 
 fn fadd32i(v: &View) -> Parts {

@@ -50,6 +50,7 @@ fn parts(instruction: &Instruction<Inst>) -> (String, String) {
 fn body(v: &View) -> String {
     let (mnemonic, operands) = match v.encoding.opcode {
         "FADD" => fadd(v),
+        "FSWZADD" => fswzadd(v),
         "FMUL" => fmul(v),
         "FFMA" => ffma(v),
         "FMNMX" => fmnmx(v),
@@ -390,6 +391,12 @@ fn c_form(v: &View) -> bool {
 fn fadd(v: &View) -> Parts {
     let m = format!("FADD{}{}{}", v.suffix("ftz", ".FTZ"), pick(v, "rnd", ROUND), v.suffix("sat", ".SAT"));
     (m, vec![dst(v), float_a(v), float_b_reusing(v, false, 2)])
+}
+
+fn fswzadd(v: &View) -> Parts {
+    let m = format!("FSWZADD{}{}{}", v.suffix("ftz", ".FTZ"), pick(v, "rnd", ROUND), v.suffix("ndv", ".NDV"));
+    let swizzle = crate::sass::swizzle_add::swizzle_text(crate::sass::Isa::Sm86, v.get("swizzle") as u32);
+    (m, vec![dst(v), float_a(v), operand(v, "rc", 2, false, false, ""), swizzle])
 }
 
 fn fmul(v: &View) -> Parts {
