@@ -187,6 +187,8 @@ __asm__(".section .rodata\n"
         "primitive_ps_end:\n"
         "strips_gs: .incbin \"shaders/strips.gs.bin\"\n"
         "strips_gs_end:\n"
+        "derivatives_ps: .incbin \"shaders/derivatives.ps.bin\"\n"
+        "derivatives_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -205,7 +207,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
     patch86_tcs_end[], patch86_tes[], patch86_tes_end[], locations_ps[],
-    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[];
+    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -403,6 +405,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define LOCATIONS86_PS 0x8400u
 #define PRIMITIVE_PS 0x8600u
 #define STRIPS_GS 0x8800u /* 0x400 bytes */
+#define DERIVATIVES_PS 0x8C00u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2224,6 +2227,44 @@ static void draw_textured_quad(uint32_t u) {
     set(END, 0);
 }
 
+/* A pixel's derivatives of generic 0 = (x / 16, y / 8) in pixels: dFdx and dFdy of x, then of y. */
+static void expect_derivatives(uint32_t x, uint32_t y, uint32_t out[4]) {
+    (void)x;
+    (void)y;
+    out[0] = 0x3D800000u; /* 1/16 */
+    out[1] = F_0;
+    out[2] = F_0;
+    out[3] = 0x3E000000u; /* 1/8 */
+}
+
+/* Screen-space derivatives (derivatives.ps: SHFL.BFLY in the quad, then FSWZADD, as NVIDIA's compilers build
+ * dFdx and dFdy) of an attribute linear across the target, (x / 16, y / 8) in pixels: every pixel of the quad
+ * over the target, into the float target, within 4 ULPs of the slopes (the rasteriser's interpolation rounds). */
+static void derivatives(void) {
+    print("-- derivatives: SHFL.BFLY inside each quad, then FSWZADD, of an attribute linear on the screen\n");
+    copy_program(DERIVATIVES_PS, derivatives_ps, derivatives_ps_end);
+    set_address(SET_COLOR_TARGET_A, FLOAT_TARGET);
+    uint32_t float_target[4] = {WIDTH * 16, HEIGHT, RF32_GF32_BF32_AF32, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, float_target);
+    memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
+    const uint32_t four = 0x40800000u;
+    /* The target's rectangle as two triangles: corners 0 1 2, 2 1 3. */
+    const Vertex quad[6] = {
+        {0, 0, {F_0, F_0, F_0, F_1}},     {1024, 0, {four, F_0, F_0, F_1}}, {0, 512, {F_0, four, F_0, F_1}},
+        {0, 512, {F_0, four, F_0, F_1}}, {1024, 0, {four, F_0, F_0, F_1}}, {1024, 512, {four, four, F_0, F_1}},
+    };
+    put_vertices(quad, 6);
+    stream(0, VERTICES, 32, 32 * 6);
+    use_programs(PASS_VS, DERIVATIVES_PS);
+    draw_arrays(6, 0);
+    stream(0, VERTICES, 32, 32 * 4);
+    run("the derivatives drawn");
+    report_float("each pixel's dFdx and dFdy: (1/16, 0) of x, (0, 1/8) of y", wrong_float_pixels_within(expect_derivatives, 4));
+    set_address(SET_COLOR_TARGET_A, TARGET);
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+}
+
 /* Each pixel's texel: (x / 8, y / 8) of the 8 x 4 patterns, or across twice the width, (x / 4, y / 8) wrapped,
  * clamped, or past the edge the border. */
 static void expect_rgba8(uint32_t x, uint32_t y, uint32_t out[4]) {
@@ -3332,6 +3373,7 @@ int main(void) {
     multisampled_target();
     stream_output();
     geometry_stream_output();
+    derivatives();
     depth_and_stencil();
     depth_clamp();
     depth_range_and_invariance();

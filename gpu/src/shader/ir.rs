@@ -440,6 +440,18 @@ pub enum Special {
     /// primitive's index in its batch in bits 7:0, which is 0 here (each invocation sees its own primitive, so
     /// the handles ISBERD reads are the vertices' numbers).
     InvocationInfo,
+    /// A pixel's place in its quad (0 top left, 1 top right, 2 bottom left, 3 bottom right: a warp's lane id & 3
+    /// on the hardware), in pixel programs, where the host's quads are the guest's.
+    QuadLane,
+}
+
+/// A shuffle inside each quad of a pixel program (SHFL confined to quads), done by the host's quad operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuadShuffle {
+    /// The value of the quad's lane with this place XOR the pixel's (1 horizontal, 2 vertical, 3 diagonal).
+    Swap(u8),
+    /// The value of the quad's lane at this place.
+    Broadcast(u8),
 }
 
 /// One operation. Its result (if any) is the `Value` of its index.
@@ -520,6 +532,8 @@ pub enum Op {
         word: u8,
     },
     WarpPresent(Value),
+    /// A value from another pixel of the quad (U32); pixel programs only.
+    QuadShuffle(Value, QuadShuffle),
     /// A barrier reduction over every thread of the workgroup that published in the previous phase: 0 the count
     /// of non-zero values, 1 whether all were non-zero, 2 whether any was (as 1 or 0).
     BlockReduce(u8),
@@ -647,7 +661,7 @@ impl Op {
             | Op::SurfaceSize { .. } => Type::U32x4,
             Op::Component(..) => Type::U32,
             Op::AtomicCas { value, .. } => type_of(*value),
-            Op::WarpRead { .. } | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,
+            Op::WarpRead { .. } | Op::QuadShuffle(..) | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,
             Op::SetReg(..)
             | Op::SetPred(..)
             | Op::SetUReg(..)

@@ -3,8 +3,8 @@
 //! shifts, NVIDIA's FP32 finishing rules, comparisons, MIN/MAX), each ISA's lowering (`sm86`, `sm5x`) builds on.
 
 use super::ir::{
-    BinOp, Block, Cmp, Conv, FArith, HalfFormat, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp,
-    VERTEX_ATTRIBUTE_BYTES, Value,
+    BinOp, Block, Cmp, Conv, FArith, HalfFormat, Op, Program, QuadShuffle, Round, Space, Special, Stmt, Terminator,
+    Type, UnOp, VERTEX_ATTRIBUTE_BYTES, Value,
 };
 use crate::sass::cubin::KernelImage;
 use crate::sass::swizzle_add::QuadSigns;
@@ -25,6 +25,27 @@ pub(super) struct Lower<'k> {
     /// Where each pop of the stack of returns and reconvergence points goes, by its offset, when
     /// `stack::static_pops` could follow the stack through the code.
     pub(super) pops: Option<HashMap<u32, u32>>,
+    /// The program is a graphics stage's: shuffles confined to quads (`quad_shuffle`) and FSWZADD's place in the
+    /// quad are the host's quad operations instead of warp exchanges, which graphics stages do not have.
+    pub(super) graphics: bool,
+}
+
+/// The shuffle of a SHFL confined to quads that a graphics stage does with the host's quad operations: the lane
+/// and the clamp word immediate, the segment mask 0x1c (quads) with clamp 3 (every lane of the quad in range, so
+/// the predicate is true), BFLY by 1-3 or IDX of lane 0-3, unguarded (every pixel takes part). What NVIDIA's
+/// compilers and nouveau write for derivatives: SHFL.BFLY by 1 or 2 with 0x1c03.
+pub(super) fn quad_shuffle(v: &View) -> Option<QuadShuffle> {
+    let lane = ["imm5", "lane"].into_iter().find(|f| v.has(f)).map(|f| v.get(f))?;
+    let clamp = ["imm13", "clamp"].into_iter().find(|f| v.has(f)).map(|f| v.get(f))?;
+    let unguarded = v.get("pg") == 7 && !v.flag("pg_not");
+    if v.encoding.opcode != "SHFL" || clamp != 0x1c03 || !unguarded {
+        return None;
+    }
+    match (v.get("mode"), lane) {
+        (0, 0..=3) => Some(QuadShuffle::Broadcast(lane as u8)),
+        (3, 1..=3) => Some(QuadShuffle::Swap(lane as u8)),
+        _ => None,
+    }
 }
 
 /// Why the 64-bit shared atomics other than compare-and-swap (ATOMS .U64: add, min, max, inc, dec, and, or, xor,
@@ -36,7 +57,7 @@ pub(super) const SHARED_UPDATE64: &str =
 
 impl<'k> Lower<'k> {
     /// Starts lowering `kernel` with `local_bytes` of local memory a thread.
-    pub(super) fn new(kernel: &'k KernelImage, local_bytes: u32) -> Self {
+    pub(super) fn new(kernel: &'k KernelImage, local_bytes: u32, graphics: bool) -> Self {
         let program = Program { shared_bytes: kernel.shared_bytes, local_bytes, ..Program::default() };
         Lower {
             program,
@@ -45,6 +66,7 @@ impl<'k> Lower<'k> {
             kernel_name: &kernel.name,
             pools: Default::default(),
             pops: None,
+            graphics,
         }
     }
 
@@ -356,6 +378,21 @@ impl Lower<'_> {
         let zero = self.const32(0);
         let set = self.cmp(Cmp::Ne, result, zero);
         self.set_pred(pd, set);
+    }
+
+    /// Whether instruction `v` is lowered as a warp exchange, which ends its block: not a quad shuffle of a
+    /// graphics stage (`quad_shuffle`).
+    pub(super) fn exchanges_lanes(v: &View, graphics: bool) -> bool {
+        Self::is_warp_exchange(v.encoding.opcode) && !(graphics && quad_shuffle(v).is_some())
+    }
+
+    /// A quad shuffle of a graphics stage (`quad_shuffle`): rd the other pixel's ra, pd true.
+    pub(super) fn quad_shuffle_result(&mut self, v: &View, shuffle: QuadShuffle) {
+        let value = self.reg(v.get("ra"));
+        let result = self.op(Op::QuadShuffle(value, shuffle));
+        self.set_reg(v.get("rd"), result);
+        let t = self.bool(true);
+        self.set_pred(v.get("pd"), t);
     }
 
     /// Whether `opcode` is a warp exchange [`Lower::warp_exchange`] lowers (the ISAs share the names and the
@@ -863,7 +900,8 @@ impl Lower<'_> {
     }
 
     /// FSWZADD of both ISAs (`sass::swizzle_add`): a and b with the signs of the lane's place in its quad (lane id
-    /// & 3), added as FADD adds them; `None` for a swizzle with a lane that moves b alone.
+    /// & 3, or the host's quad in a graphics stage), added as FADD adds them; `None` for a swizzle with a lane
+    /// that moves b alone.
     pub(super) fn swizzle_add(
         &mut self,
         isa: crate::sass::Isa,
@@ -879,9 +917,13 @@ impl Lower<'_> {
             negate_a |= u32::from(a) << lane;
             negate_b |= u32::from(b) << lane;
         }
-        let lane = self.op(Op::Special(Special::LaneId));
-        let three = self.const32(3);
-        let quad_lane = self.bin(BinOp::And, lane, three);
+        let quad_lane = if self.graphics {
+            self.op(Op::Special(Special::QuadLane))
+        } else {
+            let lane = self.op(Op::Special(Special::LaneId));
+            let three = self.const32(3);
+            self.bin(BinOp::And, lane, three)
+        };
         let [a, b] = [(a, negate_a), (b, negate_b)].map(|(operand, negations)| {
             let negations = self.const32(negations);
             let negated = self.bin(BinOp::ShrU, negations, quad_lane);

@@ -57,6 +57,9 @@ pub struct Translation {
     pub surfaces: Vec<ir::SurfaceBinding>,
     /// How the SPIR-V lays out the program's control flow: structured constructs, or a dispatcher loop and why.
     pub control_flow: structure::ControlFlow,
+    /// A pixel program that exchanges values in its quads (derivatives: SHFL within quads, FSWZADD), which needs
+    /// subgroup quad operations in fragment shaders.
+    pub quad_operations: bool,
 }
 
 /// What a kernel's global addresses are.
@@ -198,7 +201,7 @@ pub fn translate_compute_laid_out(
     texture_views: &[TextureView],
     layout: Layout,
 ) -> Result<Translation, TranslateError> {
-    let program = lower(kernel, local_bytes)?;
+    let program = lower(kernel, local_bytes, false)?;
     let graphics_only = |op: &ir::Op| match op {
         ir::Op::Demote => true,
         ir::Op::Load { space, .. }
@@ -227,6 +230,7 @@ pub fn translate_compute_laid_out(
         textures: program.textures,
         surfaces: program.surfaces,
         control_flow,
+        quad_operations: false,
     })
 }
 
@@ -266,6 +270,9 @@ fn out_of_stage(stage: &Stage, op: &ir::Op) -> Option<&'static str> {
             Some("IPA away from the pixel centre outside a pixel program")
         }
         Op::PatchLoad(_) if !(control || evaluation) => Some("per-patch words (ALD.P) outside tessellation programs"),
+        Op::QuadShuffle(..) | Op::Special(Special::QuadLane) if !matches!(stage, Stage::Fragment(_)) => {
+            Some("quad operations (SHFL within quads, FSWZADD) outside a pixel program")
+        }
         Op::PatchLoad(address) | Op::PatchStore(address, _) if *address >= patch_end(stage) => {
             Some("per-patch words past the header's PerPatchAttributeCount")
         }
@@ -353,10 +360,11 @@ fn require_pools(kernel: &KernelImage, program: &ir::Program, views: &[TextureVi
     Ok(())
 }
 
-fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<ir::Program, TranslateError> {
+/// `kernel` in IR; `graphics` for a graphics stage's program (`Lower::graphics`).
+fn lower(kernel: &KernelImage, local_bytes: u32, graphics: bool) -> Result<ir::Program, TranslateError> {
     match kernel.isa {
-        Isa::Sm86 => sm86::lower(kernel, local_bytes),
-        Isa::Sm5x => sm5x::lower(kernel, local_bytes),
+        Isa::Sm86 => sm86::lower(kernel, local_bytes, graphics),
+        Isa::Sm5x => sm5x::lower(kernel, local_bytes, graphics),
     }
 }
 
@@ -373,7 +381,7 @@ pub struct ProgramNeeds {
 }
 
 pub fn program_needs(kernel: &KernelImage) -> Result<ProgramNeeds, TranslateError> {
-    let program = lower(kernel, 0)?;
+    let program = lower(kernel, 0, false)?;
     let global = |op: &ir::Op| {
         use ir::Op::*;
         matches!(
@@ -399,7 +407,7 @@ pub fn translate_graphics(
     global: &GlobalMemory,
     texture_views: &[TextureView],
 ) -> Result<Translation, TranslateError> {
-    let program = lower(kernel, local_bytes)?;
+    let program = lower(kernel, local_bytes, true)?;
     let compute_only = |op: &ir::Op| {
         matches!(
             op,
@@ -465,12 +473,15 @@ pub fn translate_graphics(
     }
     require_pools(kernel, &program, texture_views)?;
     let (spirv, control_flow) = spirv::emit(&program, &stage, global, texture_views, Layout::default());
+    let quad_operations =
+        program.any_op(&|op| matches!(op, ir::Op::QuadShuffle(..) | ir::Op::Special(ir::Special::QuadLane)));
     Ok(Translation {
         spirv,
         constant_banks: program.constant_banks,
         textures: program.textures,
         surfaces: program.surfaces,
         control_flow,
+        quad_operations,
     })
 }
 

@@ -12,7 +12,7 @@ mod video;
 
 use super::TranslateError;
 use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Terminator, UnOp, Value};
-use super::lower::{Lower, SHARED_UPDATE64};
+use super::lower::{Lower, SHARED_UPDATE64, quad_shuffle};
 use super::stack::{Effect, static_pops};
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
@@ -39,7 +39,7 @@ const SIGN: u32 = 2;
 const CARRY: u32 = 4;
 const OVERFLOW: u32 = 8;
 
-pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program> {
+pub fn lower(kernel: &KernelImage, local_bytes: u32, graphics: bool) -> Result<Program> {
     let decoded = decode_program(&kernel.code)?;
     let views: Vec<View> = decoded
         .iter()
@@ -56,7 +56,7 @@ pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program> {
     let pops = static_pops(&views, (STACK_BYTES / 4 - 2) as usize, next, stack_effect);
     let stack_base = local_bytes.next_multiple_of(4);
     let stack_bytes = if pops.is_some() { 0 } else { STACK_BYTES };
-    let mut lower = Lower::new(kernel, stack_base + stack_bytes);
+    let mut lower = Lower::new(kernel, stack_base + stack_bytes, graphics);
     lower.pops = pops;
     let mut maxwell = Maxwell { l: &mut lower, stack_base, views: &views };
     let leaders = maxwell.leaders();
@@ -191,7 +191,7 @@ impl Maxwell<'_, '_, '_> {
             if matches!(
                 v.encoding.opcode,
                 "BRA" | "CAL" | "EXIT" | "RET" | "SYNC" | "BRK" | "CONT" | "BPT" | "BAR" | "RED" | "ATOM" | "ATOMS"
-            ) || Lower::is_warp_exchange(v.encoding.opcode)
+            ) || Lower::exchanges_lanes(v, self.l.graphics)
             {
                 leaders.insert(i + 1);
             }
@@ -509,7 +509,7 @@ impl Maxwell<'_, '_, '_> {
                 self.l.atomic_update(v.offset, next, guard, Space::Global, &address, (op, ty), operand, result);
             return Ok(Some(terminator));
         }
-        if Lower::is_warp_exchange(opcode) {
+        if Lower::exchanges_lanes(v, self.l.graphics) {
             let (pg, pg_not) = (v.get("pg"), v.flag("pg_not"));
             let guard = move |l: &mut Lower| {
                 (pg != 7 || pg_not).then(|| {
@@ -1059,6 +1059,11 @@ impl Maxwell<'_, '_, '_> {
                     self.find_leading_one(b, v.flag("signed"), v.flag("sh"))
                 };
                 self.set_reg(v.get("rd"), value);
+            }
+            // A warp exchange but in a graphics stage's quads (`lower::quad_shuffle`).
+            "SHFL" => {
+                let Some(shuffle) = quad_shuffle(v) else { unreachable!("warp exchanges end their block") };
+                self.l.quad_shuffle_result(v, shuffle);
             }
             "FSWZADD" => {
                 if v.flag("cc") {

@@ -3,7 +3,7 @@
 
 use super::TranslateError;
 use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Special, Terminator, UnOp, Value};
-use super::lower::{Lower, SHARED_UPDATE64};
+use super::lower::{Lower, SHARED_UPDATE64, quad_shuffle};
 use super::stack::{Effect, static_pops};
 use super::texture::LodQuery;
 use crate::sass::Isa;
@@ -15,7 +15,7 @@ use crate::sass::texture::HandleSource;
 use std::collections::BTreeSet;
 
 /// Lowers a kernel's code into IR.
-pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program, TranslateError> {
+pub fn lower(kernel: &KernelImage, local_bytes: u32, graphics: bool) -> Result<Program, TranslateError> {
     let decoded = decode_program(&kernel.code)?;
     let views: Vec<View> = decoded
         .iter()
@@ -26,8 +26,8 @@ pub fn lower(kernel: &KernelImage, local_bytes: u32) -> Result<Program, Translat
             offset: instruction.offset,
         })
         .collect();
-    let leaders = leaders(&views);
-    let mut lower = Lower::new(kernel, local_bytes);
+    let leaders = leaders(&views, graphics);
+    let mut lower = Lower::new(kernel, local_bytes, graphics);
     let next = |i: usize| (views[i].offset + INSTRUCTION_BYTES) as u32;
     lower.pops = static_pops(&views, MAX_CALL_DEPTH, next, stack_effect);
     let starts: Vec<usize> = leaders.iter().copied().collect();
@@ -80,7 +80,7 @@ fn branch_may_be_taken(v: &View) -> Option<bool> {
 
 /// Where blocks start: the entry, branch and call targets, what follows a branch, call or exit. Code that jumps
 /// through registers (BRX jump tables) gets a block per instruction, since any of them may be a target.
-fn leaders(views: &[View]) -> BTreeSet<usize> {
+fn leaders(views: &[View], graphics: bool) -> BTreeSet<usize> {
     let mut leaders = BTreeSet::from([0]);
     let indirect = views.iter().any(|v| v.encoding.opcode == "BRX");
     for (i, v) in views.iter().enumerate() {
@@ -91,7 +91,7 @@ fn leaders(views: &[View]) -> BTreeSet<usize> {
         if matches!(
             v.encoding.opcode,
             "BRA" | "CALL" | "EXIT" | "RET" | "BPT" | "BAR" | "RED" | "ATOM" | "ATOMG" | "ATOMS"
-        ) || Lower::is_warp_exchange(v.encoding.opcode)
+        ) || Lower::exchanges_lanes(v, graphics)
         {
             leaders.insert(i + 1);
         }
@@ -368,7 +368,7 @@ impl Lower<'_> {
                 self.atomic_update(v.offset, own_next, guard, space, address, (op, ty), v.get("rb"), result);
             return Ok(Some(terminator));
         }
-        if Lower::is_warp_exchange(opcode) {
+        if Lower::exchanges_lanes(v, self.graphics) {
             if opcode == "REDUX" && v.get("op") > 5 {
                 return self.unimplemented(v, format!("REDUX operation {}", v.get("op")));
             }
@@ -720,6 +720,11 @@ impl Lower<'_> {
                 let (a, amount, c) = (self.reg(v.get("ra")), self.slot_b(v), self.reg(v.get("rc")));
                 let value = self.funnel_shift(a, amount, c, v.get("ty"), v.flag("wrap"), v.flag("right"), v.flag("hi"));
                 self.set_reg(v.get("rd"), value);
+            }
+            // A warp exchange but in a graphics stage's quads (`lower::quad_shuffle`).
+            "SHFL" => {
+                let Some(shuffle) = quad_shuffle(v) else { unreachable!("warp exchanges end their block") };
+                self.quad_shuffle_result(v, shuffle);
             }
             "FSWZADD" => {
                 let operands = (self.reg(v.get("ra")), self.reg(v.get("rc")));

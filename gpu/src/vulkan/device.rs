@@ -75,6 +75,8 @@ pub struct Features {
     pub max_compute_workgroup_subgroups: u32,
     /// The subgroup operations compute shaders may use.
     pub subgroup_operations: SubgroupOperations,
+    /// Fragment shaders may use subgroup quad operations (a pixel program's derivatives).
+    pub fragment_quads: bool,
     /// Subgroup operations on 8-, 16- and 64-bit types (`shaderSubgroupExtendedTypes`).
     pub shader_subgroup_extended_types: bool,
 
@@ -617,6 +619,8 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
             clustered: has(vk::SubgroupFeatureFlags::CLUSTERED),
             quad: has(vk::SubgroupFeatureFlags::QUAD),
         },
+        fragment_quads: v11_properties.subgroup_supported_stages.contains(vk::ShaderStageFlags::FRAGMENT)
+            && operations.contains(vk::SubgroupFeatureFlags::BASIC | vk::SubgroupFeatureFlags::QUAD),
         shader_subgroup_extended_types: on(v12.shader_subgroup_extended_types),
         denorm_preserve_float32: on(v12_properties.shader_denorm_preserve_float32),
         denorm_flush_to_zero_float32: on(v12_properties.shader_denorm_flush_to_zero_float32),

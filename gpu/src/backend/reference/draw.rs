@@ -680,6 +680,13 @@ impl ReferenceBackend {
         for (((stage, interface, _), kernel), needs) in stages.iter().zip(&kernels).zip(&needs) {
             let (translation, textures, surfaces) =
                 self.translate_stage(draw, (stage, kernel, needs), *interface, &global, memory)?;
+            if translation.quad_operations && !self.device.features().fragment_quads {
+                return Err(unimplemented(format!(
+                    "a pixel program's quad operations (derivatives: SHFL within quads, FSWZADD) on {}, which has no \
+                     subgroup quad operations in fragment shaders",
+                    self.device.name()
+                )));
+            }
             let banks = self.stage_banks(&translation, stage, memory)?;
             translated.push((translation, textures, surfaces, banks));
         }

@@ -48,8 +48,8 @@ pub(crate) use texture::missing_pools;
 use texture::{TextureVariable, declare_textures};
 
 use super::ir::{
-    BinOp, Block, Cmp, Conv, FArith, HalfFormat, Op, Program, Round, Space, Special, Stmt, Terminator, Type, UnOp,
-    Value,
+    BinOp, Block, Cmp, Conv, FArith, HalfFormat, Op, Program, QuadShuffle, Round, Space, Special, Stmt, Terminator,
+    Type, UnOp, Value,
 };
 use super::structure::{ControlFlow, structurise};
 use super::{GlobalMemory, Layout};
@@ -167,6 +167,8 @@ struct Emitter<'p> {
     local_invocation_id: Word,
     workgroup_id: Word,
     local_invocation_index: Word,
+    /// `SubgroupLocalInvocationId`, in pixel programs that read their place in the quad.
+    subgroup_invocation: Option<Word>,
     /// The dispatcher's current block and whether the thread has stopped.
     block_id: Word,
     done: Word,
@@ -244,6 +246,9 @@ pub fn emit(
     }
     if program.any_op(&|op| matches!(op, Op::InterpolateAt { .. })) {
         b.capability(Capability::InterpolationFunction);
+    }
+    if program.any_op(&|op| matches!(op, Op::QuadShuffle(..))) {
+        b.capability(Capability::GroupNonUniformQuad);
     }
     b.memory_model(AddressingModel::PhysicalStorageBuffer64, MemoryModel::GLSL450);
     let glsl = b.ext_inst_import("GLSL.std.450");
@@ -345,6 +350,13 @@ pub fn emit(
     } else {
         (0, 0, 0)
     };
+    // A pixel's place in its quad is its subgroup invocation's low two bits (Vulkan's quad layout).
+    let subgroup_invocation = program.any_op(&|op| matches!(op, Op::Special(Special::QuadLane))).then(|| {
+        b.capability(Capability::GroupNonUniform);
+        let variable = builtin(&mut b, u32_, BuiltIn::SubgroupLocalInvocationId, &mut interface);
+        b.decorate(variable, Decoration::Flat, []);
+        variable
+    });
     let io = match stage {
         Stage::Compute { .. } => None,
         Stage::Vertex(vertex) => Some(declare_vertex_io(&mut b, &t, vertex, &mut interface)),
@@ -374,6 +386,7 @@ pub fn emit(
         local_invocation_id,
         workgroup_id,
         local_invocation_index,
+        subgroup_invocation,
         block_id: 0,
         done: 0,
         control_flow,
@@ -1058,6 +1071,22 @@ impl Emitter<'_> {
                 self.b.store(tag, phase, None, []).expect("in a block");
                 return None;
             }
+            Op::QuadShuffle(value, shuffle) => {
+                let value = v(self, value);
+                let subgroup = self.u32_const(rspirv::spirv::Scope::Subgroup as u32);
+                match *shuffle {
+                    QuadShuffle::Swap(xor) => {
+                        // Directions: 0 horizontal (XOR 1), 1 vertical (XOR 2), 2 diagonal (XOR 3).
+                        let direction = self.u32_const(u32::from(xor) - 1);
+                        self.b.group_non_uniform_quad_swap(self.t.u32, None, subgroup, value, direction)
+                    }
+                    QuadShuffle::Broadcast(lane) => {
+                        let lane = self.u32_const(u32::from(lane));
+                        self.b.group_non_uniform_quad_broadcast(self.t.u32, None, subgroup, value, lane)
+                    }
+                }
+                .expect("in a block")
+            }
             Op::WarpRead { lane, word } => {
                 let lane = v(self, lane);
                 let (present, base) = self.warp_lane(lane);
@@ -1138,12 +1167,18 @@ impl Emitter<'_> {
             }
             Op::Special(Special::InvocationId) => self.invocation_id(),
             Op::Special(Special::InvocationInfo) => self.u32_const(self.input_vertices << 16),
+            Op::Special(Special::QuadLane) => {
+                let variable = self.subgroup_invocation.expect("declared for the programs that read QuadLane");
+                let index = self.b.load(self.t.u32, None, variable, None, []).expect("in a block");
+                let three = self.u32_const(3);
+                self.b.bitwise_and(self.t.u32, None, index, three).expect("in a block")
+            }
             Op::Special(special) => {
                 let (variable, component) = match special {
                     Special::ThreadId(i) => (self.local_invocation_id, Some(*i)),
                     Special::CtaId(i) => (self.workgroup_id, Some(*i)),
                     Special::LaneId => (self.local_invocation_index, None),
-                    Special::Clock | Special::InvocationId | Special::InvocationInfo => {
+                    Special::Clock | Special::InvocationId | Special::InvocationInfo | Special::QuadLane => {
                         unreachable!("the arms above read them")
                     }
                 };
