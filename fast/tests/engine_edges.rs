@@ -390,7 +390,8 @@ fn host_faults_leave_the_exact_state() {
 /// SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers and in SIMD&FP registers, single and
 /// double precision; on vectors of them FADD, FSUB, FMUL, FDIV, FMLA, FMLS (by vector and by element), FCMEQ,
 /// FCMGE, FCMGT (with a vector or zero), FCMLE, FCMLT (with zero), FABS, FNEG, FMAX, FMIN, FMAXNM, FMINNM, SCVTF,
-/// UCVTF, FCVTZS, FCVTZU, FADDP (vector and scalar), FRECPS, FRSQRTS, FRECPE, FRSQRTE), against the reference on operands of every kind: random bits, normal numbers near one,
+/// UCVTF, FCVTZS, FCVTZU, FADDP (vector and scalar), FRECPS, FRSQRTS, FRECPE, FRSQRTE, FCVTN, FCVTL and their
+/// "2" forms between half, single and double precision), against the reference on operands of every kind: random bits, normal numbers near one,
 /// near the ends of the range (where results overflow, underflow or round to the smallest normal) and near the
 /// integer formats' bounds, zeros, infinities, NaNs and subnormals, integers of every size, addends that cancel
 /// the product; FPCR mostly in its default mode, and in the others (flush to zero, default NaN, directed
@@ -477,6 +478,10 @@ fn fp_arithmetic_matches_the_reference() {
         // SCVTF/UCVTF V0, V4 and FCVTZS/FCVTZU V0, V1 (scalar, in SIMD&FP registers).
         let sz = ftype & 1;
         words.extend([0x5e21_d880u32, 0x7e21_d880, 0x5ea1_b820, 0x7ea1_b820].map(|base| base | sz << 22));
+        // FCVTN(2), FCVTL(2) V0, V1: half and single precision (sz 0), single and double (sz 1).
+        for q in 0..2u32 {
+            words.extend([0x0e21_6820u32, 0x0e21_7820].map(|base| base | q << 30 | sz << 22));
+        }
         // FADD, FSUB, FMUL, FDIV V0, V1, V2 and FMLA, FMLS V3, V1, V2 (vector: 2S, 4S, 2D).
         for q in if sz == 1 { vec![1u32] } else { vec![0, 1] } {
             let three_same = |u: u32, a: u32, opcode: u32, rd: u32| {
@@ -667,6 +672,46 @@ fn structure_loads_and_stores_match_the_reference() {
             assert_eq!(fast, reference, "{what}");
             assert_eq!(fast_cpu, reference_cpu, "{what}");
             assert!(fast_data == reference_data, "{what}: memory differs");
+            assert_eq!(fast_engine.stats().rejected, 0, "the compiler rejected {what}");
+        }
+    }
+}
+
+/// FCVTN and FCVTN2 from single to half precision on the values where rounding decides: fractions just below,
+/// at and just above half a half's ulp with the kept bit even and odd (ties go to even), the largest half and the
+/// numbers just past it, the smallest normal half and the number just below it, zeros; FPSR.IXC set and clear.
+#[test]
+fn half_precision_narrowing_rounds_ties_to_even() {
+    let memory = code_memory(1);
+    let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
+    let mut interpreter = Interpreter::default();
+    let mut values = vec![0u32, 0x8000_0000, 65504f32.to_bits(), 65505f32.to_bits(), 65520f32.to_bits()];
+    values.extend([(-14f32).exp2().to_bits(), (-14f32).exp2().to_bits() - 1]);
+    for exponent in [113u32, 127, 140] {
+        for kept in [0u32, 1] {
+            for low in [0x0fff_u32, 0x1000, 0x1001, 0x1fff, 0] {
+                let bits = exponent << 23 | (0x155 << 14 | kept << 13) | low;
+                values.extend([bits, bits | 0x8000_0000]);
+            }
+        }
+    }
+    for word in [0x0e21_6820u32, 0x4e21_6820] {
+        let code: Vec<u8> = [word, 0xd400_0001].iter().flat_map(|w| w.to_le_bytes()).collect();
+        memory.write_privileged(0x10000, &code).unwrap();
+        fast_engine.invalidate(0x10000, PAGE_SIZE);
+        for (index, lanes) in values.chunks(4).enumerate() {
+            let mut start =
+                CpuState { pc: 0x10000, fpsr: if index % 3 == 2 { 0 } else { 1 << 4 }, ..CpuState::default() };
+            start.v[0] = 0x0123_4567_89ab_cdef_0011_2233_4455_6677;
+            for (lane, &bits) in lanes.iter().enumerate() {
+                start.v[1] |= u128::from(bits) << (32 * lane);
+            }
+            let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
+            let reference = interpreter.run(&mut reference_cpu, &memory, 2, GuestClock::default());
+            let fast = fast_engine.run(&mut fast_cpu, &memory, 2, GuestClock::default());
+            let what = format!("{word:#010x} on {:#x}", reference_cpu.v[1]);
+            assert_eq!(fast, reference, "{what}");
+            assert_eq!(fast_cpu, reference_cpu, "{what}");
             assert_eq!(fast_engine.stats().rejected, 0, "the compiler rejected {what}");
         }
     }

@@ -15,6 +15,8 @@
 //! - SCVTF, UCVTF, FCVTZS, FCVTZU on singles: as the scalar forms (`fp_arith`), with FPSR.IXC already set.
 //! - FRECPE, FRSQRTE on singles: the manual's estimate tables computed in the lanes where the estimate is a normal
 //!   number (`vector_estimate`).
+//! - FCVTL, FCVTN and their "2" forms between half and single, single and double precision
+//!   (`vector_convert_precision`): widening numbers exactly, narrowing to normal numbers with IXC already set.
 
 use super::fp_arith::{Outputs, smallest_normal, truncation_bounds};
 use super::{Flow, Lift, Lifter, Unlifted};
@@ -184,6 +186,9 @@ impl Lifter<'_> {
         rd: u32,
         word: u32,
     ) -> Lift {
+        if u == 0 && size >> 1 == 0 && matches!(opcode, 0b10110 | 0b10111) {
+            return self.vector_convert_precision(q, size & 1 == 1, opcode == 0b10110, rn, rd, word);
+        }
         let double = size & 1 == 1;
         if double && q == 0 {
             return Err(Unlifted);
@@ -376,6 +381,135 @@ impl Lifter<'_> {
             }
         };
         self.set_shaped_or_reference(host_is_arm, word, rd, result, shape);
+    }
+
+    /// FCVTL, FCVTL2 (widening: the lower or, for the "2" forms, upper half's lanes to twice their width) and FCVTN,
+    /// FCVTN2 (`narrow`: to half the width, into the lower half with the upper zeroed, or into the upper half with
+    /// the lower kept), between half and single precision, or single and double (`single_double`):
+    /// - widening is exact for numbers (no rounding, no exception: a subnormal half is a normal single; a single
+    ///   widens whatever FPCR.FZ is where no lane is subnormal), so it needs only that no lane is a NaN or infinity
+    ///   (and for halves FPCR.AHP clear: the alternative format has neither);
+    /// - narrowing rounds: in the default FPCR mode with FPSR.IXC already set, lanes that are zeros or whose
+    ///   magnitude lies between the narrow format's smallest normal and its largest number round to a normal
+    ///   number with no exception but Inexact.
+    fn vector_convert_precision(
+        &mut self,
+        q: u32,
+        single_double: bool,
+        narrow: bool,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        // The wide format's lanes.
+        let wide_type = if single_double { types::I64X2 } else { types::I32X4 };
+        if narrow {
+            let n = self.vector(rn, wide_type);
+            let magnitude = self.and_const(n, if single_double { i64::MAX as u64 } else { i32::MAX as u64 });
+            // Zeros, or the narrow format's normal numbers: 2^-126 ..= f32::MAX, 2^-14 ..= 65504.
+            let (low, high) = if single_double {
+                ((-126f64).exp2().to_bits(), f64::from(f32::MAX).to_bits())
+            } else {
+                (u64::from((-14f32).exp2().to_bits()), u64::from(65504f32.to_bits()))
+            };
+            let zero = self.iconst(wide_type, 0);
+            let is_zero = self.b.ins().icmp(IntCC::Equal, magnitude, zero);
+            let low = self.iconst(wide_type, low);
+            let high = self.iconst(wide_type, high);
+            let above = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, magnitude, low);
+            let below = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, magnitude, high);
+            let normal = self.b.ins().band(above, below);
+            let fits = self.b.ins().bor(is_zero, normal);
+            let all_fit = self.every_lane_in_use(fits, Shape::Vector { q: 1 });
+            let mut host_is_arm = self.default_fpcr_mode();
+            let inexact_seen = self.inexact_seen();
+            host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
+            host_is_arm = self.b.ins().band(host_is_arm, all_fit);
+            // The narrow lanes as the low 64 bits of a vector.
+            let narrowed = if single_double {
+                let f = self.b.ins().bitcast(types::F64X2, MemFlagsData::new(), n);
+                let demoted = self.b.ins().fvdemote(f);
+                self.lane_bitcast(types::I8X16, demoted)
+            } else {
+                // Round to nearest even: rebias the exponent (127 - 15), add half an ulp of the half's 10-bit
+                // fraction less one plus the kept fraction's lowest bit, and keep the top bits.
+                let rebias = self.iconst(types::I32X4, 112 << 23);
+                let rebiased = self.b.ins().isub(magnitude, rebias);
+                let lowest_kept = self.b.ins().ushr_imm_u(rebiased, 13);
+                let lowest_kept = self.and_const(lowest_kept, 1);
+                let half_ulp = self.iconst(types::I32X4, 0xfff);
+                let rounded = self.b.ins().iadd(rebiased, half_ulp);
+                let rounded = self.b.ins().iadd(rounded, lowest_kept);
+                let rounded = self.b.ins().ushr_imm_u(rounded, 13);
+                let rounded = self.b.ins().bitselect(is_zero, zero, rounded);
+                let sign = self.b.ins().ushr_imm_u(n, 16);
+                let sign = self.and_const(sign, 0x8000);
+                let halves = self.b.ins().bor(rounded, sign);
+                let bytes = self.lane_bitcast(types::I8X16, halves);
+                // Each lane's low two bytes, side by side.
+                let low_halves: [u8; 16] =
+                    std::array::from_fn(|byte| if byte < 8 { (byte / 2 * 4 + byte % 2) as u8 } else { 16 });
+                let zero_bytes = self.iconst(types::I8X16, 0);
+                self.shuffle_bytes(bytes, zero_bytes, low_halves)
+            };
+            self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+                lifter.insert_low_half(narrowed, q, rd);
+                vec![]
+            });
+            return Ok(Flow::Next);
+        }
+        // Widening: the source lanes are the lower half's (q 0) or the upper half's, moved down.
+        let quads = self.vector(rn, types::I64X2);
+        let source = if q == 1 {
+            let high = self.b.ins().extractlane(quads, 1);
+            self.b.ins().scalar_to_vector(types::I64X2, high)
+        } else {
+            quads
+        };
+        let (fits, widened) = if single_double {
+            let singles = self.lane_bitcast(types::I32X4, source);
+            let fits = self.is_zero_or_finite_from(singles, false, smallest_normal(false));
+            let f = self.b.ins().bitcast(types::F32X4, MemFlagsData::new(), singles);
+            let promoted = self.b.ins().fvpromote_low(f);
+            (fits, self.b.ins().bitcast(types::I64X2, MemFlagsData::new(), promoted))
+        } else {
+            let halves = self.lane_bitcast(types::I16X8, source);
+            let h = self.b.ins().uwiden_low(halves);
+            let exponent = self.b.ins().ushr_imm_u(h, 10);
+            let exponent = self.and_const(exponent, 0x1f);
+            let infinite_or_nan = self.iconst(types::I32X4, 0x1f);
+            let fits = self.b.ins().icmp(IntCC::NotEqual, exponent, infinite_or_nan);
+            let sign = self.and_const(h, 0x8000);
+            let sign = self.b.ins().ishl_imm_u(sign, 16);
+            let magnitude = self.and_const(h, 0x7fff);
+            // Normal halves: the exponent rebiased (15 to 127), the fraction moved up.
+            let normal = self.b.ins().ishl_imm_u(magnitude, 13);
+            let rebias = self.iconst(types::I32X4, 112 << 23);
+            let normal = self.b.ins().iadd(normal, rebias);
+            // Zeros and subnormal halves: the fraction times 2^-24, exactly.
+            let fraction = self.and_const(h, 0x3ff);
+            let fraction = self.b.ins().fcvt_from_uint(types::F32X4, fraction);
+            let scale = self.b.ins().f32const((-24f32).exp2());
+            let scale = self.b.ins().splat(types::F32X4, scale);
+            let small = self.b.ins().fmul(fraction, scale);
+            let small = self.b.ins().bitcast(types::I32X4, MemFlagsData::new(), small);
+            let zero = self.iconst(types::I32X4, 0);
+            let subnormal = self.b.ins().icmp(IntCC::Equal, exponent, zero);
+            let magnitude = self.b.ins().bitselect(subnormal, small, normal);
+            let widened = self.b.ins().bor(magnitude, sign);
+            (fits, widened)
+        };
+        // The lanes in use are the wide ones made of the source's lower 64 bits: all four halves, or two singles.
+        let fits_shape = if single_double { Shape::Vector { q: 0 } } else { Shape::Vector { q: 1 } };
+        let mut host_is_arm = self.every_lane_in_use(fits, fits_shape);
+        if !single_double {
+            let fpcr = self.cpu_field(types::I32, std::mem::offset_of!(tandem_reference::CpuState, fpcr));
+            let alternative = self.b.ins().band_imm_u(fpcr, 1 << 26);
+            let ieee = self.b.ins().icmp_imm_s(IntCC::Equal, alternative, 0);
+            host_is_arm = self.b.ins().band(host_is_arm, ieee);
+        }
+        self.set_shaped_or_reference(host_is_arm, word, rd, widened, Shape::Vector { q: 1 });
+        Ok(Flow::Next)
     }
 
     /// `value` as the bits of a float in every lane of `bits_type` (I32X4 or I64X2).

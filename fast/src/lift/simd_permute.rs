@@ -106,18 +106,29 @@ impl Lifter<'_> {
         let element_bytes = 1usize << size;
         // The even elements at the narrow size are the low halves of the wide ones: the first 8 bytes.
         let narrowed = element_sources(element_bytes, 16, |element| element * 2);
+        self.place_half(wide, narrowed[..8].try_into().expect("8 bytes"), q, rd);
+    }
+
+    /// V[rd] = the low 64 bits of `narrowed` (I8X16) as `narrow_into` places them.
+    pub(super) fn insert_low_half(&mut self, narrowed: Value, q: u32, rd: u32) {
+        self.place_half(narrowed, std::array::from_fn(|byte| byte as u8), q, rd);
+    }
+
+    /// V[rd] = the bytes of `source` (I8X16) that `selection` names, in its lower half with the upper one zeroed,
+    /// or (`q` 1) in its upper half with the lower one kept: one shuffle.
+    fn place_half(&mut self, source: Value, selection: [u8; 8], q: u32, rd: u32) {
         let mut sources = [0; 16];
         if q == 0 {
-            sources[..8].copy_from_slice(&narrowed[..8]);
+            sources[..8].copy_from_slice(&selection);
         } else {
-            // V[rd]'s lower half (bytes 16-23 of the shuffle's input), then the narrowed elements.
+            // V[rd]'s lower half (bytes 16-23 of the shuffle's input), then the selected bytes.
             for (byte, source) in sources.iter_mut().enumerate().take(8) {
                 *source = (16 + byte) as u8;
             }
-            sources[8..].copy_from_slice(&narrowed[..8]);
+            sources[8..].copy_from_slice(&selection);
         }
         let d = self.vector(rd, types::I8X16);
-        let result = self.shuffle_bytes(wide, d, sources);
+        let result = self.shuffle_bytes(source, d, sources);
         self.set_vector(rd, result, q);
     }
 
