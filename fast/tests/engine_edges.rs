@@ -24,6 +24,24 @@ fn code_memory(pages: u64) -> GuestMemory {
     memory
 }
 
+/// Puts `word` then SVC #0 at 0x10000, dropping what the engine compiled there.
+fn place_instruction(memory: &GuestMemory, fast_engine: &mut FastEngine, word: u32) {
+    let code: Vec<u8> = [word, 0xd400_0001].iter().flat_map(|w| w.to_le_bytes()).collect();
+    memory.write_privileged(0x10000, &code).unwrap();
+    fast_engine.invalidate(0x10000, PAGE_SIZE);
+}
+
+/// Runs the instruction `place_instruction` put at 0x10000 from `start` on both paths (a budget of 2: it and the
+/// SVC) and asserts the same result and state, from a block the compiler took.
+fn assert_instruction_matches(memory: &GuestMemory, fast_engine: &mut FastEngine, start: CpuState, what: &str) {
+    let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
+    let reference = Interpreter::default().run(&mut reference_cpu, memory, 2, GuestClock::default());
+    let fast = fast_engine.run(&mut fast_cpu, memory, 2, GuestClock::default());
+    assert_eq!(fast, reference, "{what}");
+    assert_eq!(fast_cpu, reference_cpu, "{what}");
+    assert_eq!(fast_engine.stats().rejected, 0, "the compiler rejected {what}");
+}
+
 #[test]
 fn budgets_past_bit_63_count_exactly() {
     let memory = code_memory(1);
@@ -401,7 +419,6 @@ fn fp_arithmetic_matches_the_reference() {
     let memory = code_memory(1);
     let mut random = 0x2545_f491_4f6c_dd1du64;
     let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
-    let mut interpreter = Interpreter::default();
     for ftype in [0b00u32, 0b01] {
         let (exponent_bits, mantissa_bits) = if ftype == 0b01 { (11, 52) } else { (8, 23) };
         // An operand of each kind: a sign, then a biased exponent and a mantissa chosen by kind.
@@ -544,10 +561,7 @@ fn fp_arithmetic_matches_the_reference() {
             }
         }
         for word in words {
-            // The instruction, then SVC #0.
-            let code: Vec<u8> = [word, 0xd400_0001].iter().flat_map(|w| w.to_le_bytes()).collect();
-            memory.write_privileged(0x10000, &code).unwrap();
-            fast_engine.invalidate(0x10000, PAGE_SIZE);
+            place_instruction(&memory, &mut fast_engine, word);
             for case in 0..3000u64 {
                 // Every lane of V1, V2 and V3 an operand (scalar instructions read the first).
                 let (lanes, lane_bits) = if ftype == 0b01 { (2, 64) } else { (4, 32) };
@@ -589,12 +603,7 @@ fn fp_arithmetic_matches_the_reference() {
                     "{word:#010x} on {v1:#x}, {:#x}, {v3:#x}, x1 {:#x}, v4 {:#x}, FPCR {fpcr:#x}, FPSR {fpsr:#x}",
                     start.v[2], start.x[1], start.v[4]
                 );
-                let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
-                let reference = interpreter.run(&mut reference_cpu, &memory, 2, GuestClock::default());
-                let fast = fast_engine.run(&mut fast_cpu, &memory, 2, GuestClock::default());
-                assert_eq!(fast, reference, "{what}");
-                assert_eq!(fast_cpu, reference_cpu, "{what}");
-                assert_eq!(fast_engine.stats().rejected, 0, "the compiler rejected {what}");
+                assert_instruction_matches(&memory, &mut fast_engine, start, &what);
             }
         }
     }
@@ -643,9 +652,7 @@ fn structure_loads_and_stores_match_the_reference() {
     for (index, word) in words.into_iter().enumerate() {
         // Base X5; the first register V0, or V30 (so that 3 and 4 registers wrap past V31).
         let word = word | 5 << 5 | if index % 2 == 0 { 0 } else { 30 };
-        let code: Vec<u8> = [word, 0xd400_0001].iter().flat_map(|w| w.to_le_bytes()).collect();
-        memory.write_privileged(0x10000, &code).unwrap();
-        fast_engine.invalidate(0x10000, PAGE_SIZE);
+        place_instruction(&memory, &mut fast_engine, word);
         for case in 0..12u64 {
             let data: Vec<u8> = (0..2 * PAGE_SIZE / 8).flat_map(|_| xorshift(&mut random).to_le_bytes()).collect();
             memory.write_privileged(DATA, &data).unwrap();
@@ -684,7 +691,6 @@ fn structure_loads_and_stores_match_the_reference() {
 fn half_precision_narrowing_rounds_ties_to_even() {
     let memory = code_memory(1);
     let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
-    let mut interpreter = Interpreter::default();
     let mut values = vec![0u32, 0x8000_0000, 65504f32.to_bits(), 65505f32.to_bits(), 65520f32.to_bits()];
     values.extend([(-14f32).exp2().to_bits(), (-14f32).exp2().to_bits() - 1]);
     for exponent in [113u32, 127, 140] {
@@ -696,9 +702,7 @@ fn half_precision_narrowing_rounds_ties_to_even() {
         }
     }
     for word in [0x0e21_6820u32, 0x4e21_6820] {
-        let code: Vec<u8> = [word, 0xd400_0001].iter().flat_map(|w| w.to_le_bytes()).collect();
-        memory.write_privileged(0x10000, &code).unwrap();
-        fast_engine.invalidate(0x10000, PAGE_SIZE);
+        place_instruction(&memory, &mut fast_engine, word);
         for (index, lanes) in values.chunks(4).enumerate() {
             let mut start =
                 CpuState { pc: 0x10000, fpsr: if index % 3 == 2 { 0 } else { 1 << 4 }, ..CpuState::default() };
@@ -706,13 +710,8 @@ fn half_precision_narrowing_rounds_ties_to_even() {
             for (lane, &bits) in lanes.iter().enumerate() {
                 start.v[1] |= u128::from(bits) << (32 * lane);
             }
-            let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
-            let reference = interpreter.run(&mut reference_cpu, &memory, 2, GuestClock::default());
-            let fast = fast_engine.run(&mut fast_cpu, &memory, 2, GuestClock::default());
-            let what = format!("{word:#010x} on {:#x}", reference_cpu.v[1]);
-            assert_eq!(fast, reference, "{what}");
-            assert_eq!(fast_cpu, reference_cpu, "{what}");
-            assert_eq!(fast_engine.stats().rejected, 0, "the compiler rejected {what}");
+            let what = format!("{word:#010x} on {:#x}", start.v[1]);
+            assert_instruction_matches(&memory, &mut fast_engine, start, &what);
         }
     }
 }
@@ -724,11 +723,8 @@ fn estimates_match_the_reference_at_every_table_entry() {
     let memory = code_memory(1);
     let mut random = 0x2545_f491_4f6c_dd1du64;
     let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
-    let mut interpreter = Interpreter::default();
     for word in [0x4ea1_d820u32, 0x6ea1_d820] {
-        let code: Vec<u8> = [word, 0xd400_0001].iter().flat_map(|w| w.to_le_bytes()).collect();
-        memory.write_privileged(0x10000, &code).unwrap();
-        fast_engine.invalidate(0x10000, PAGE_SIZE);
+        place_instruction(&memory, &mut fast_engine, word);
         for first in (0..1024u32).step_by(4) {
             let mut start = CpuState { pc: 0x10000, ..CpuState::default() };
             for lane in 0..4 {
@@ -741,12 +737,8 @@ fn estimates_match_the_reference_at_every_table_entry() {
                 let bits = u32::from(negative) << 31 | exponent << 23 | top << 15 | low;
                 start.v[1] |= u128::from(bits) << (32 * lane);
             }
-            let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
-            let reference = interpreter.run(&mut reference_cpu, &memory, 2, GuestClock::default());
-            let fast = fast_engine.run(&mut fast_cpu, &memory, 2, GuestClock::default());
-            assert_eq!(fast, reference, "{word:#010x} on {:#x}", reference_cpu.v[1]);
-            assert_eq!(fast_cpu, reference_cpu, "{word:#010x} on {:#x}", reference_cpu.v[1]);
-            assert_eq!(fast_engine.stats().rejected, 0, "the compiler rejected {word:#010x}");
+            let what = format!("{word:#010x} on {:#x}", start.v[1]);
+            assert_instruction_matches(&memory, &mut fast_engine, start, &what);
         }
     }
 }
@@ -847,9 +839,7 @@ fn simd_integer_operations_match_the_reference() {
         }
     }
     for word in words {
-        let code: Vec<u8> = [word, 0xd400_0001].iter().flat_map(|w| w.to_le_bytes()).collect();
-        memory.write_privileged(0x10000, &code).unwrap();
-        fast_engine.invalidate(0x10000, PAGE_SIZE);
+        place_instruction(&memory, &mut fast_engine, word);
         for _ in 0..20 {
             let mut start = CpuState { pc: 0x10000, ..CpuState::default() };
             for register in 0..32 {
@@ -876,12 +866,7 @@ fn simd_integer_operations_match_the_reference() {
             if xorshift(&mut random) % 3 == 0 {
                 start.fpsr |= 1 << 27;
             }
-            let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
-            let reference = Interpreter::default().run(&mut reference_cpu, &memory, 2, GuestClock::default());
-            let fast = fast_engine.run(&mut fast_cpu, &memory, 2, GuestClock::default());
-            assert_eq!(fast, reference, "{word:#010x}");
-            assert_eq!(fast_cpu, reference_cpu, "{word:#010x}");
-            assert_eq!(fast_engine.stats().rejected, 0, "the compiler rejected {word:#010x}");
+            assert_instruction_matches(&memory, &mut fast_engine, start, &format!("{word:#010x}"));
         }
     }
 }

@@ -497,8 +497,6 @@ pub fn emit(
     (module.assemble(), control_flow)
 }
 
-/// Whether any statement of the program is an op `wanted` picks.
-
 /// Words of a warp exchange slot: the most words a `WarpPublish` of `program` publishes (at least
 /// `WARP_SLOT_VALUE_WORDS`), and the phase tag.
 fn warp_slot_words(program: &Program) -> u32 {
