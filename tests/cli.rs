@@ -41,13 +41,15 @@ fn programs_print_what_qemu_prints() {
     }
 }
 
-/// The vector FP benchmark on the fast path, which computes its lanes with host vector operations: the same CRC of
-/// every final position's bits as under qemu-aarch64.
+/// The SIMD benchmarks on the fast path, which computes their lanes with host vector operations: the vector FP one's
+/// CRC of every final position's bits, the integer one's CRC of its image, as under qemu-aarch64.
 #[test]
-fn neonloop_on_the_fast_path_prints_what_qemu_prints() {
-    let output = tandem(&["run", &program("neonloop.nro"), "--cpu", "fast"]);
-    assert!(output.status.success(), "{}", text(&output.stderr));
-    assert_eq!(text(&output.stdout), qemu_stdout("neonloop"));
+fn simd_benchmarks_on_the_fast_path_print_what_qemu_prints() {
+    for name in ["neonloop", "pixelloop"] {
+        let output = tandem(&["run", &program(&format!("{name}.nro")), "--cpu", "fast"]);
+        assert!(output.status.success(), "{name}: {}", text(&output.stderr));
+        assert_eq!(text(&output.stdout), qemu_stdout(name), "{name}");
+    }
 }
 
 #[test]

@@ -774,9 +774,10 @@ fn simd_integer_operations_match_the_reference() {
         for (len, op, rn) in (0..4u32).flat_map(|len| [(len, 0u32, 1u32), (len, 1, 1), (len, 0, 30), (len, 1, 31)]) {
             words.push(0x0e00_0000 | q << 30 | 2 << 16 | len << 13 | op << 12 | rn << 5);
         }
-        // [SU]ADDL, [SU]ADDW, [SU]SUBL, [SU]SUBW, [SU]MLAL, [SU]MLSL, [SU]MULL (and the "2" forms) V0, V1, V2.
+        // [SU]ADDL, [SU]ADDW, [SU]SUBL, [SU]SUBW, (R)ADDHN, (R)SUBHN, [SU]MLAL, [SU]MLSL, [SU]MULL (and the "2"
+        // forms) V0, V1, V2.
         for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
-            for opcode in [0b0000u32, 0b0001, 0b0010, 0b0011, 0b1000, 0b1010, 0b1100] {
+            for opcode in [0b0000u32, 0b0001, 0b0010, 0b0011, 0b0100, 0b0110, 0b1000, 0b1010, 0b1100] {
                 words.push(0x0e20_0000 | q << 30 | u << 29 | size << 22 | 2 << 16 | opcode << 12 | 1 << 5);
             }
         }

@@ -35,6 +35,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("demo", Flavours::Both),
     ("intloop", Flavours::Both),
     ("neonloop", Flavours::Both),
+    ("pixelloop", Flavours::Both),
     ("isa", Flavours::Both),
     ("svc", Flavours::HorizonOnly),
     ("crash_udf", Flavours::HorizonOnly),
@@ -65,9 +66,9 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("linux_syscalls", Flavours::LinuxOnly),
 ];
 
-/// Programs that compute with FP/SIMD registers on purpose (the fast path's vector FP benchmark): their own source is
-/// built without `-mgeneral-regs-only` and their binaries are not scanned.
-const FP_PROGRAMS: &[&str] = &["neonloop"];
+/// Programs that compute with FP/SIMD registers on purpose (the fast path's vector FP and integer SIMD benchmarks):
+/// their own source is built without `-mgeneral-regs-only` and their binaries are not scanned.
+const FP_PROGRAMS: &[&str] = &["neonloop", "pixelloop"];
 
 /// Programs whose NRO carries a RomFS: the folder (under `tests/programs`) it is built from.
 const ROMFS: &[(&str, &str)] = &[("fs", "romfs/fs")];

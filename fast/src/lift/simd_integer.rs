@@ -3,7 +3,8 @@
 //! accumulating and pairwise), the modified immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)), the shifts
 //! by immediate but the saturating ones (SHL, SSHR, USHR, SSRA, USRA, their rounding forms, SLI, SRI, SSHLL,
 //! USHLL, SHRN, RSHRN), the reductions across lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV), the long
-//! and wide additions, subtractions and multiplies of "three different" and the two-register operations below
+//! and wide additions, subtractions and multiplies and the high-narrowing ADDHN/SUBHN/RADDHN/RSUBHN of "three
+//! different" and the two-register operations below
 //! (the long pairwise additions, SQABS, SQNEG and the saturating narrowings among them). The saturating
 //! operations set FPSR.QC where a lane in use saturated. The decode is the reference's (`interp::shared_decode`);
 //! anything else of these classes runs on the reference in place.
@@ -572,10 +573,25 @@ impl Lifter<'_> {
         rn: u32,
         rd: u32,
     ) -> Lift {
-        if size == 0b11 || !matches!(opcode, 0b0000..=0b0011 | 0b1000 | 0b1010 | 0b1100) {
+        if size == 0b11 || !matches!(opcode, 0b0000..=0b0011 | 0b0100 | 0b0110 | 0b1000 | 0b1010 | 0b1100) {
             return Err(Unlifted);
         }
         let (narrow, wide) = (lanes(size), lanes(size + 1));
+        if matches!(opcode, 0b0100 | 0b0110) {
+            // ADDHN, SUBHN and (U set) RADDHN, RSUBHN, and their "2" forms: the high half of each wide lane's sum
+            // or difference (plus half its low half's range, rounding), narrowed as XTN does.
+            let (n, m) = (self.vector(rn, wide), self.vector(rm, wide));
+            let mut result = if opcode == 0b0100 { self.b.ins().iadd(n, m) } else { self.b.ins().isub(n, m) };
+            let esize = 8u32 << size;
+            if u == 1 {
+                let round = self.iconst(wide, 1 << (esize - 1));
+                result = self.b.ins().iadd(result, round);
+            }
+            let high = self.b.ins().ushr_imm_u(result, i64::from(esize));
+            let bytes = self.lane_bitcast(types::I8X16, high);
+            self.narrow_into(bytes, size, q, rd);
+            return Ok(Flow::Next);
+        }
         let widened = |lifter: &mut Self, register: u32| {
             let value = lifter.vector(register, narrow);
             match (u, q) {
