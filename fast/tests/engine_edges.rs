@@ -781,8 +781,8 @@ fn simd_integer_operations_match_the_reference() {
                 words.push(0x0e20_0000 | q << 30 | u << 29 | size << 22 | 2 << 16 | opcode << 12 | 1 << 5);
             }
         }
-        // Every integer opcode of "three same" (the shifts by register, PMUL and SQDMULH run on the reference in
-        // place) V0, V1, V2.
+        // Every integer opcode of "three same" (the rounding and saturating shifts by register, PMUL and SQDMULH
+        // run on the reference in place) V0, V1, V2.
         for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
             for opcode in (0..0b11000u32).filter(|&opcode| opcode != 0b00011) {
                 words.push(0x0e20_0400 | q << 30 | u << 29 | size << 22 | 2 << 16 | opcode << 11 | 1 << 5);
@@ -862,6 +862,12 @@ fn simd_integer_operations_match_the_reference() {
                 }
                 // Lanes of every size that narrow without saturating.
                 2 => start.v[1] &= 0x7f_0000_0000_0000_007f,
+                // Shift amounts (the low byte of each of V2's lanes) from -40 to 40.
+                3 => {
+                    let amounts: [u8; 16] =
+                        std::array::from_fn(|_| ((xorshift(&mut random) % 81) as u8).wrapping_sub(40));
+                    start.v[2] = u128::from_le_bytes(amounts);
+                }
                 _ => {}
             }
             if xorshift(&mut random) % 3 == 0 {

@@ -1,5 +1,6 @@
 //! Advanced SIMD integer and bitwise operations on Cranelift vector types: the bitwise three-same group, every
-//! integer operation of "three same" but the shifts by register, PMUL and SQDMULH/SQRDMULH (elementwise,
+//! integer operation of "three same" but the rounding and saturating shifts by register, PMUL and SQDMULH/SQRDMULH
+//! (elementwise,
 //! accumulating and pairwise), the modified immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)), the shifts
 //! by immediate but the saturating ones (SHL, SSHR, USHR, SSRA, USRA, their rounding forms, SLI, SRI, SSHLL,
 //! USHLL, SHRN, RSHRN), the reductions across lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV), the long
@@ -221,8 +222,44 @@ impl Lifter<'_> {
                 self.raise_saturation(wrapped, saturated, q);
                 saturated
             }
+            IntegerOp::ShiftByRegister { round: false, saturate: false } => self.shift_by_register(a, b, unsigned),
             _ => return Err(Unlifted),
         })
+    }
+
+    /// SSHL, USHL: each lane of `a` shifted by the signed low byte of `b`'s: left where it is positive, right
+    /// (arithmetically for SSHL) where negative; a shift by the whole lane or more leaves 0, or the sign bits of a
+    /// signed right shift. The host has no shifts by a vector of amounts: lane by lane, amounts checked (its
+    /// shifts take them modulo the lane size).
+    fn shift_by_register(&mut self, a: Value, b: Value, unsigned: bool) -> Value {
+        let ty = self.b.func.dfg.value_type(a);
+        let lane_type = ty.lane_type();
+        let esize = i64::from(lane_type.bits());
+        let mut result = a;
+        for lane in 0..ty.lane_count() as u8 {
+            let x = self.b.ins().extractlane(a, lane);
+            let m = self.b.ins().extractlane(b, lane);
+            let low_byte = if lane_type == types::I8 { m } else { self.b.ins().ireduce(types::I8, m) };
+            let amount = self.b.ins().sextend(types::I32, low_byte);
+            let zero = self.iconst(lane_type, 0);
+            let left = self.b.ins().ishl(x, amount);
+            let left_fits = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, amount, esize);
+            let left = self.b.ins().select(left_fits, left, zero);
+            let right_amount = self.b.ins().ineg(amount);
+            let right = if unsigned {
+                let shifted = self.b.ins().ushr(x, right_amount);
+                let fits = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, right_amount, esize);
+                self.b.ins().select(fits, shifted, zero)
+            } else {
+                let most = self.iconst(types::I32, esize as u64 - 1);
+                let clamped = self.b.ins().smin(right_amount, most);
+                self.b.ins().sshr(x, clamped)
+            };
+            let leftwards = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, amount, 0);
+            let shifted = self.b.ins().select(leftwards, left, right);
+            result = self.b.ins().insertlane(result, shifted, lane);
+        }
+        result
     }
 
     /// SADDLP, UADDLP and (`accumulate`) SADALP, UADALP: each pair of adjacent lanes widened and added, into a lane
