@@ -749,7 +749,8 @@ fn estimates_match_the_reference_at_every_table_entry() {
 /// operations and reductions it lifts (`lift::simd_integer`: SHRN, RSHRN, the rounding shifts, SLI, SRI, CNT, NOT,
 /// ABS, NEG, SQABS, SQNEG, compares with zero, the long pairwise additions, the saturating narrowings, ADDV, SMAXV,
 /// UMAXV, SMINV, UMINV, SADDLV, UADDLV, the long and wide operations of "three different", and every integer operation of
-/// "three same": elementwise, accumulating and pairwise, the saturating ones with FPSR.QC clear or set), TBL and
+/// "three same": elementwise, accumulating and pairwise, the saturating ones with FPSR.QC clear or set; the scalar
+/// three same and shift by immediate classes), TBL and
 /// TBX (tables of one to four registers, wrapping after V31, indices in and past them), on random registers (with
 /// zero lanes now and then): the same registers and FPSR as the reference's, the reserved encodings included (the
 /// reference's UNDEFINED on both).
@@ -786,6 +787,22 @@ fn simd_integer_operations_match_the_reference() {
         for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
             for opcode in (0..0b11000u32).filter(|&opcode| opcode != 0b00011) {
                 words.push(0x0e20_0400 | q << 30 | u << 29 | size << 22 | 2 << 16 | opcode << 11 | 1 << 5);
+            }
+        }
+        // Scalar three same (the integer opcodes, every size: D is the one most take) and scalar shifts by
+        // immediate (every immh, the same-size opcodes and the others) D0, D1, D2.
+        if q == 0 {
+            for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
+                for opcode in 0..0b11000u32 {
+                    words.push(0x5e20_0400 | u << 29 | size << 22 | 2 << 16 | opcode << 11 | 1 << 5);
+                }
+            }
+            for (u, immh) in (0..2u32).flat_map(|u| (1..16u32).map(move |immh| (u, immh))) {
+                for immb in [0u32, 1, 7] {
+                    for opcode in [0b00000u32, 0b00010, 0b00100, 0b00110, 0b01000, 0b01010, 0b01110, 0b10010] {
+                        words.push(0x5f00_0400 | u << 29 | immh << 19 | immb << 16 | opcode << 11 | 1 << 5);
+                    }
+                }
             }
         }
         // ADDV, SMAXV, UMAXV, SMINV, UMINV V0, V1.

@@ -331,6 +331,12 @@ impl Lifter<'_> {
             SimdScalarIndexed { u, size, l, m, rm, opcode, h, rn, rd } => self
                 .simd_fp_indexed(None, u, size, l, m, rm, opcode, h, rn, rd, word)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdScalarThreeSame { u, size, rm, opcode, rn, rd } => self
+                .simd_scalar_three_same(u, size, rm, opcode, rn, rd)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdScalarShiftImm { u, immh, immb, opcode, rn, rd } => self
+                .simd_scalar_shift_immediate(u, immh, immb, opcode, rn, rd)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdScalarTwoRegMisc { u, size, opcode, rn, rd } => self
                 .simd_scalar_two_reg_misc(u, size, opcode, rn, rd, word)
                 .or_else(|Unlifted| self.interpret_in_place(word)),

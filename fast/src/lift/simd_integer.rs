@@ -6,7 +6,8 @@
 //! USHLL, SHRN, RSHRN), the reductions across lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV), the long
 //! and wide additions, subtractions and multiplies and the high-narrowing ADDHN/SUBHN/RADDHN/RSUBHN of "three
 //! different" and the two-register operations below
-//! (the long pairwise additions, SQABS, SQNEG and the saturating narrowings among them). The saturating
+//! (the long pairwise additions, SQABS, SQNEG and the saturating narrowings among them); the scalar three same and
+//! shift by immediate classes' doubleword operations, as the vector forms compute them. The saturating
 //! operations set FPSR.QC where a lane in use saturated. The decode is the reference's (`interp::shared_decode`);
 //! anything else of these classes runs on the reference in place.
 
@@ -111,6 +112,24 @@ impl Lifter<'_> {
             _ => result,
         };
         self.set_vector(rd, result, q);
+        Ok(Flow::Next)
+    }
+
+    /// The class "Advanced SIMD scalar three same", integer operations of doublewords (the size all but the
+    /// saturating and doubling ones take): as the vector forms compute them (the decode is theirs: at size 3 the
+    /// vector table allows exactly these among the elementwise operations), lane 0 kept; FPSR.QC from it alone.
+    pub(super) fn simd_scalar_three_same(&mut self, u: u32, size: u32, rm: u32, opcode: u32, rn: u32, rd: u32) -> Lift {
+        if size != 0b11 || opcode >> 3 == 0b11 {
+            return Err(Unlifted);
+        }
+        let Some((op, IntegerForm::Elementwise, true)) = three_same_integer(1, u, size, opcode) else {
+            return Err(Unlifted);
+        };
+        let (a, b) = (self.vector(rn, types::I64X2), self.vector(rm, types::I64X2));
+        // q = 0: the lower 64 bits, lane 0, are the lanes in use.
+        let result = self.integer_elementwise(op, u == 1, size, 0, a, b)?;
+        let scalar = self.b.ins().extractlane(result, 0);
+        self.set_v(rd, scalar);
         Ok(Flow::Next)
     }
 
@@ -364,8 +383,8 @@ impl Lifter<'_> {
         self.set_cpu_field(fpsr, offset_of!(CpuState, fpsr));
     }
 
-    /// SHL, SSHR, USHR, SSRA, USRA and SSHLL, USHLL (SXTL, UXTL) of the class "Advanced SIMD shift by immediate"
-    /// (`immh` whole: its highest set bit gives the element size).
+    /// The class "Advanced SIMD shift by immediate" (`immh` whole: its highest set bit gives the element size): the
+    /// same-size shifts (`shift_immediate_same_size`), SHRN, RSHRN and SSHLL, USHLL (SXTL, UXTL).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn simd_shift_immediate(
         &mut self,
@@ -380,10 +399,83 @@ impl Lifter<'_> {
         let highest = 31 - immh.leading_zeros();
         let esize = 8u32 << highest;
         let immhb = immh << 3 | immb;
-        let ty = lanes(highest);
         let doubleword_elements = immh >> 3 == 1;
-        let result = match (u, opcode) {
-            (_, 0b00000 | 0b00010) if !(doubleword_elements && q == 0) => {
+        match (u, opcode) {
+            (0, 0b10000 | 0b10001) if !doubleword_elements => {
+                // SHRN, RSHRN (and the "2" forms): each element of twice esize shifted right by 1 to esize
+                // (rounding for RSHRN), then truncated.
+                let n = self.vector(rn, lanes(highest + 1));
+                let shift = 2 * esize - immhb;
+                let shifted = if opcode == 0b10001 {
+                    self.rounding_shift_right(n, true, 2 * esize, shift)
+                } else {
+                    self.b.ins().ushr_imm_u(n, i64::from(shift))
+                };
+                let bytes = self.lane_bitcast(types::I8X16, shifted);
+                self.narrow_into(bytes, highest, q, rd);
+                Ok(Flow::Next)
+            }
+            (_, 0b10100) if !doubleword_elements => {
+                // SSHLL, USHLL: the lower (or, for the "2" forms, upper) half's elements extended to twice their
+                // size, then shifted left by 0 to esize - 1; always a 128-bit result.
+                let n = self.vector(rn, lanes(highest));
+                let widened = match (u, q) {
+                    (1, 0) => self.b.ins().uwiden_low(n),
+                    (1, _) => self.b.ins().uwiden_high(n),
+                    (_, 0) => self.b.ins().swiden_low(n),
+                    _ => self.b.ins().swiden_high(n),
+                };
+                let shifted = self.b.ins().ishl_imm_u(widened, i64::from(immhb - esize));
+                self.set_vector(rd, shifted, 1);
+                Ok(Flow::Next)
+            }
+            // The 1D arrangement is reserved.
+            _ if doubleword_elements && q == 0 => Err(Unlifted),
+            _ => {
+                let result = self.shift_immediate_same_size(u, immh, immb, opcode, rn, rd)?;
+                self.set_vector(rd, result, q);
+                Ok(Flow::Next)
+            }
+        }
+    }
+
+    /// The class "Advanced SIMD scalar shift by immediate": its same-size shifts of a doubleword (the only size
+    /// they take), computed as the vector forms are, lane 0 kept.
+    pub(super) fn simd_scalar_shift_immediate(
+        &mut self,
+        u: u32,
+        immh: u32,
+        immb: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        if immh >> 3 != 1 {
+            return Err(Unlifted);
+        }
+        let result = self.shift_immediate_same_size(u, immh, immb, opcode, rn, rd)?;
+        let scalar = self.b.ins().extractlane(result, 0);
+        self.set_v(rd, scalar);
+        Ok(Flow::Next)
+    }
+
+    /// SSHR, USHR, SSRA, USRA, their rounding forms, SHL, SLI and SRI on all 128 bits of V[rn] (and V[rd], for the
+    /// ones that accumulate or insert).
+    fn shift_immediate_same_size(
+        &mut self,
+        u: u32,
+        immh: u32,
+        immb: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Result<Value, Unlifted> {
+        let highest = 31 - immh.leading_zeros();
+        let esize = 8u32 << highest;
+        let immhb = immh << 3 | immb;
+        let ty = lanes(highest);
+        Ok(match (u, opcode) {
+            (_, 0b00000 | 0b00010) => {
                 // SSHR, USHR, SSRA, USRA: by 1 to esize. Cranelift takes shift amounts modulo the lane size, so a
                 // shift by all of it is the zero (unsigned) or the sign (signed, as a shift by one less).
                 let shift = 2 * esize - immhb;
@@ -400,7 +492,7 @@ impl Lifter<'_> {
                     shifted
                 }
             }
-            (_, 0b00100 | 0b00110) if !(doubleword_elements && q == 0) => {
+            (_, 0b00100 | 0b00110) => {
                 // SRSHR, URSHR, SRSRA, URSRA: by 1 to esize, rounding.
                 let n = self.vector(rn, ty);
                 let shifted = self.rounding_shift_right(n, u == 1, esize, 2 * esize - immhb);
@@ -411,31 +503,16 @@ impl Lifter<'_> {
                     shifted
                 }
             }
-            (0, 0b10000 | 0b10001) if !doubleword_elements => {
-                // SHRN, RSHRN (and the "2" forms): each element of twice esize shifted right by 1 to esize
-                // (rounding for RSHRN), then truncated.
-                let n = self.vector(rn, lanes(highest + 1));
-                let shift = 2 * esize - immhb;
-                let shifted = if opcode == 0b10001 {
-                    self.rounding_shift_right(n, true, 2 * esize, shift)
-                } else {
-                    self.b.ins().ushr_imm_u(n, i64::from(shift))
-                };
-                let bytes = self.lane_bitcast(types::I8X16, shifted);
-                self.narrow_into(bytes, highest, q, rd);
-                return Ok(Flow::Next);
-            }
-            (1, 0b01000 | 0b01010) if !(doubleword_elements && q == 0) => {
+            (1, 0b01000 | 0b01010) => {
                 // SRI (by 1 to esize), SLI (by 0 to esize - 1): the shifted element over V[rd]'s, whose bits the
-                // shift vacated stay.
+                // shift vacated stay (all of them for SRI by esize).
                 let n = self.vector(rn, ty);
                 let d = self.vector(rd, ty);
                 let all_ones = u64::MAX >> (64 - esize);
                 let (shifted, kept) = if opcode == 0b01000 {
                     let shift = 2 * esize - immhb;
                     if shift == esize {
-                        self.set_vector(rd, d, q);
-                        return Ok(Flow::Next);
+                        return Ok(d);
                     }
                     (self.b.ins().ushr_imm_u(n, i64::from(shift)), !(all_ones >> shift) & all_ones)
                 } else {
@@ -446,29 +523,13 @@ impl Lifter<'_> {
                 let kept = self.b.ins().band(d, kept);
                 self.b.ins().bor(shifted, kept)
             }
-            (0, 0b01010) if !(doubleword_elements && q == 0) => {
+            (0, 0b01010) => {
                 // SHL: by 0 to esize - 1.
                 let n = self.vector(rn, ty);
                 self.b.ins().ishl_imm_u(n, i64::from(immhb - esize))
             }
-            (_, 0b10100) if !doubleword_elements => {
-                // SSHLL, USHLL: the lower (or, for the "2" forms, upper) half's elements extended to twice their
-                // size, then shifted left by 0 to esize - 1; always a 128-bit result.
-                let n = self.vector(rn, ty);
-                let widened = match (u, q) {
-                    (1, 0) => self.b.ins().uwiden_low(n),
-                    (1, _) => self.b.ins().uwiden_high(n),
-                    (_, 0) => self.b.ins().swiden_low(n),
-                    _ => self.b.ins().swiden_high(n),
-                };
-                let shifted = self.b.ins().ishl_imm_u(widened, i64::from(immhb - esize));
-                self.set_vector(rd, shifted, 1);
-                return Ok(Flow::Next);
-            }
             _ => return Err(Unlifted),
-        };
-        self.set_vector(rd, result, q);
-        Ok(Flow::Next)
+        })
     }
 
     /// The integer operations of "Advanced SIMD two-register miscellaneous" that need only the lanes: REV64,
