@@ -750,7 +750,7 @@ fn estimates_match_the_reference_at_every_table_entry() {
 /// ABS, NEG, SQABS, SQNEG, compares with zero, the long pairwise additions, the saturating narrowings, ADDV, SMAXV,
 /// UMAXV, SMINV, UMINV, SADDLV, UADDLV, the long and wide operations of "three different", and every integer operation of
 /// "three same": elementwise, accumulating and pairwise, the saturating ones with FPSR.QC clear or set; the scalar
-/// three same and shift by immediate classes), TBL and
+/// three same, shift by immediate and two-register classes), TBL and
 /// TBX (tables of one to four registers, wrapping after V31, indices in and past them), on random registers (with
 /// zero lanes now and then): the same registers and FPSR as the reference's, the reserved encodings included (the
 /// reference's UNDEFINED on both).
@@ -795,6 +795,22 @@ fn simd_integer_operations_match_the_reference() {
             for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
                 for opcode in 0..0b11000u32 {
                     words.push(0x5e20_0400 | u << 29 | size << 22 | 2 << 16 | opcode << 11 | 1 << 5);
+                }
+            }
+            // Scalar two-register: ABS, NEG, CMGT/CMEQ/CMLT/CMGE/CMLE #0, SQABS, SQNEG, every size.
+            for size in 0..4u32 {
+                for (u, opcode) in [
+                    (0u32, 0b01011u32),
+                    (1, 0b01011),
+                    (0, 0b01000),
+                    (0, 0b01001),
+                    (0, 0b01010),
+                    (1, 0b01000),
+                    (1, 0b01001),
+                    (0, 0b00111),
+                    (1, 0b00111),
+                ] {
+                    words.push(0x5e20_0800 | u << 29 | size << 22 | opcode << 12 | 1 << 5);
                 }
             }
             for (u, immh) in (0..2u32).flat_map(|u| (1..16u32).map(move |immh| (u, immh))) {

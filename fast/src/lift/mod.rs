@@ -339,6 +339,7 @@ impl Lifter<'_> {
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdScalarTwoRegMisc { u, size, opcode, rn, rd } => self
                 .simd_scalar_two_reg_misc(u, size, opcode, rn, rd, word)
+                .or_else(|Unlifted| self.simd_scalar_integer_two_reg_misc(u, size, opcode, rn, rd))
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             FpCompare { m, s, ftype, rm, op, rn, opcode2 } => self
                 .fp_compare(m, s, ftype, rm, op, rn, opcode2, word)

@@ -6,8 +6,8 @@
 //! USHLL, SHRN, RSHRN), the reductions across lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV), the long
 //! and wide additions, subtractions and multiplies and the high-narrowing ADDHN/SUBHN/RADDHN/RSUBHN of "three
 //! different" and the two-register operations below
-//! (the long pairwise additions, SQABS, SQNEG and the saturating narrowings among them); the scalar three same and
-//! shift by immediate classes' doubleword operations, as the vector forms compute them. The saturating
+//! (the long pairwise additions, SQABS, SQNEG and the saturating narrowings among them); the scalar three same,
+//! shift by immediate and two-register classes' doubleword operations, as the vector forms compute them. The saturating
 //! operations set FPSR.QC where a lane in use saturated. The decode is the reference's (`interp::shared_decode`);
 //! anything else of these classes runs on the reference in place.
 
@@ -34,6 +34,18 @@ pub(super) fn lanes(size: u32) -> Type {
         2 => types::I32X4,
         _ => types::I64X2,
     }
+}
+
+/// The condition of CMGT, CMEQ, CMLT, CMGE, CMLE (zero) in the two-register classes, vector and scalar.
+fn compare_with_zero(u: u32, opcode: u32) -> Option<IntCC> {
+    Some(match (u, opcode) {
+        (0, 0b01000) => IntCC::SignedGreaterThan,
+        (0, 0b01001) => IntCC::Equal,
+        (0, 0b01010) => IntCC::SignedLessThan,
+        (1, 0b01000) => IntCC::SignedGreaterThanOrEqual,
+        (1, 0b01001) => IntCC::SignedLessThanOrEqual,
+        _ => return None,
+    })
 }
 
 /// The ranges the saturating narrowing instructions clamp to.
@@ -439,6 +451,34 @@ impl Lifter<'_> {
         }
     }
 
+    /// The class "Advanced SIMD scalar two-register miscellaneous", its integer operations of doublewords (the size
+    /// they take): ABS, NEG and the compares with zero, lane 0 of the vector forms' computation.
+    pub(super) fn simd_scalar_integer_two_reg_misc(
+        &mut self,
+        u: u32,
+        size: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        if size != 0b11 {
+            return Err(Unlifted);
+        }
+        let n = self.vector(rn, types::I64X2);
+        let result = match (u, opcode) {
+            (0, 0b01011) => self.b.ins().iabs(n),
+            (1, 0b01011) => self.b.ins().ineg(n),
+            _ => {
+                let condition = compare_with_zero(u, opcode).ok_or(Unlifted)?;
+                let zero = self.iconst(types::I64X2, 0);
+                self.b.ins().icmp(condition, n, zero)
+            }
+        };
+        let scalar = self.b.ins().extractlane(result, 0);
+        self.set_v(rd, scalar);
+        Ok(Flow::Next)
+    }
+
     /// The class "Advanced SIMD scalar shift by immediate": its same-size shifts of a doubleword (the only size
     /// they take), computed as the vector forms are, lane 0 kept.
     pub(super) fn simd_scalar_shift_immediate(
@@ -576,12 +616,7 @@ impl Lifter<'_> {
                 };
                 return self.saturating_narrow(q, kind, size, rn, rd);
             }
-            (0, 0b01000) => IntCC::SignedGreaterThan,
-            (0, 0b01001) => IntCC::Equal,
-            (0, 0b01010) => IntCC::SignedLessThan,
-            (1, 0b01000) => IntCC::SignedGreaterThanOrEqual,
-            (1, 0b01001) => IntCC::SignedLessThanOrEqual,
-            _ => return Err(Unlifted),
+            _ => compare_with_zero(u, opcode).ok_or(Unlifted)?,
         };
         if doubleword_elements && q == 0 {
             return Err(Unlifted);
