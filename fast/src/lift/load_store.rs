@@ -16,7 +16,7 @@ fn vector_access_type(bytes: u32) -> cranelift_codegen::ir::Type {
 use cranelift_codegen::ir::{InstBuilder, Value, types};
 use tandem_reference::interp::pseudocode::sign_extend;
 use tandem_reference::interp::shared_decode::{
-    MemOp, decode_single, multiple_structures_decode, single_structure_decode,
+    MemOp, decode_single, multiple_structures_decode, single_structure_decode, single_structure_registers,
 };
 use tandem_reference::memory::Perm;
 
@@ -257,11 +257,7 @@ impl Lifter<'_> {
         let total = registers * bytes;
         let address = self.x_or_sp(rn, 64);
         let is_load = l == 1;
-        let host = if is_load || registers == 1 {
-            self.guest_address(address, total, if is_load { Perm::READ } else { Perm::WRITE })
-        } else {
-            self.guest_address_in_parts(address, total, Perm::WRITE)
-        };
+        let host = self.structure_address(address, total, is_load, registers > 1);
         let targets: Vec<u32> = (0..registers).map(|register| (rt + register) % 32).collect();
         match (is_load, selem) {
             (true, 1) => self.load_v(host, 0, bytes, &targets),
@@ -297,12 +293,28 @@ impl Lifter<'_> {
                 }
             }
         }
+        self.structure_writeback(post_index, rn, address, total);
+        Ok(Flow::Next)
+    }
+
+    /// The checked host address of a structure access of `total` bytes at `address`: a store made of several host
+    /// stores (`in_parts`) may not cross a page, since its first part could land before the second faulted.
+    fn structure_address(&mut self, address: Value, total: u32, is_load: bool, in_parts: bool) -> Value {
+        match (is_load, in_parts) {
+            (true, _) => self.guest_address(address, total, Perm::READ),
+            (false, false) => self.guest_address(address, total, Perm::WRITE),
+            (false, true) => self.guest_address_in_parts(address, total, Perm::WRITE),
+        }
+    }
+
+    /// The write-back of the post-indexed structure forms (`post_index` their Rm field): X[rn] moves on by X[m],
+    /// or by the bytes transferred when m is 31.
+    fn structure_writeback(&mut self, post_index: Option<u32>, rn: u32, address: Value, total: u32) {
         if let Some(rm) = post_index {
             let step = if rm == 31 { self.iconst(types::I64, u64::from(total)) } else { self.x(rm, 64) };
             let written = self.b.ins().iadd(address, step);
             self.set_x_or_sp(rn, written);
         }
-        Ok(Flow::Next)
     }
 
     /// The `total` bytes at `host` as vectors of 16 (a 64-bit register's structures load 8 bytes at a time, never
@@ -389,16 +401,12 @@ impl Lifter<'_> {
         rt: u32,
     ) -> Lift {
         let Some(decoded) = single_structure_decode(q, l, opcode, s, size) else { return Err(Unlifted) };
-        let selem = ((opcode & 1) << 1 | r) + 1;
+        let selem = single_structure_registers(r, opcode);
         let element = 1u32 << decoded.scale;
         let total = element * selem;
         let address = self.x_or_sp(rn, 64);
         let is_load = l == 1;
-        let host = if is_load || selem == 1 {
-            self.guest_address(address, total, if is_load { Perm::READ } else { Perm::WRITE })
-        } else {
-            self.guest_address_in_parts(address, total, Perm::WRITE)
-        };
+        let host = self.structure_address(address, total, is_load, selem > 1);
         let ty = lanes(decoded.scale);
         let registers: Vec<u32> = (0..selem).map(|k| (rt + k) % 32).collect();
         if is_load {
@@ -425,11 +433,7 @@ impl Lifter<'_> {
                 self.host_store(value, host, (k as u32 * element) as i32);
             }
         }
-        if let Some(rm) = post_index {
-            let step = if rm == 31 { self.iconst(types::I64, u64::from(total)) } else { self.x(rm, 64) };
-            let written = self.b.ins().iadd(address, step);
-            self.set_x_or_sp(rn, written);
-        }
+        self.structure_writeback(post_index, rn, address, total);
         Ok(Flow::Next)
     }
 

@@ -633,10 +633,7 @@ impl Lifter<'_> {
     fn set_shaped(&mut self, rd: u32, result: Value, shape: Shape) {
         match shape {
             Shape::Vector { q } => self.set_vector(rd, result, q),
-            Shape::Scalar => {
-                let first = self.b.ins().extractlane(result, 0);
-                self.set_v(rd, first);
-            }
+            Shape::Scalar => self.set_first_lane(rd, result),
         }
     }
 }

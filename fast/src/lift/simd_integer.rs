@@ -73,6 +73,12 @@ impl Lifter<'_> {
         self.b.ins().bitcast(ty, MemFlagsData::new().with_endianness(Endianness::Little), value)
     }
 
+    /// V[d] = lane 0 of the vector `value`, zero-extended: a scalar instruction's result.
+    pub(super) fn set_first_lane(&mut self, d: u32, value: Value) {
+        let first = self.b.ins().extractlane(value, 0);
+        self.set_v(d, first);
+    }
+
     /// V[d] = `value` (128 bits), or its low 64 bits zero-extended when `q` is 0.
     pub(super) fn set_vector(&mut self, d: u32, value: Value, q: u32) {
         self.set_cpu_field(value, v_offset(d) as usize);
@@ -140,8 +146,7 @@ impl Lifter<'_> {
         let (a, b) = (self.vector(rn, types::I64X2), self.vector(rm, types::I64X2));
         // q = 0: the lower 64 bits, lane 0, are the lanes in use.
         let result = self.integer_elementwise(op, u == 1, size, 0, a, b)?;
-        let scalar = self.b.ins().extractlane(result, 0);
-        self.set_v(rd, scalar);
+        self.set_first_lane(rd, result);
         Ok(Flow::Next)
     }
 
@@ -474,8 +479,7 @@ impl Lifter<'_> {
                 self.b.ins().icmp(condition, n, zero)
             }
         };
-        let scalar = self.b.ins().extractlane(result, 0);
-        self.set_v(rd, scalar);
+        self.set_first_lane(rd, result);
         Ok(Flow::Next)
     }
 
@@ -494,8 +498,7 @@ impl Lifter<'_> {
             return Err(Unlifted);
         }
         let result = self.shift_immediate_same_size(u, immh, immb, opcode, rn, rd)?;
-        let scalar = self.b.ins().extractlane(result, 0);
-        self.set_v(rd, scalar);
+        self.set_first_lane(rd, result);
         Ok(Flow::Next)
     }
 

@@ -27,7 +27,9 @@ mod tests;
 pub mod shared_decode {
     pub use super::fp_scalar::fp_width;
     pub use super::load_store::{MemOp, SingleDecode, decode_single};
-    pub use super::simd_load_store::{SingleStructure, multiple_structures_decode, single_structure_decode};
+    pub use super::simd_load_store::{
+        SingleStructure, multiple_structures_decode, single_structure_decode, single_structure_registers,
+    };
     pub use super::simd_ops::{Accumulate, IntegerOp, fp_by_element_ok, indexed_element};
     pub use super::simd_permute::{copy_index, copy_size};
     pub use super::simd_vector::{ImmediateOp, IntegerForm, modified_immediate_op, three_same_integer};

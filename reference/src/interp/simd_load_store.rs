@@ -86,6 +86,11 @@ pub fn single_structure_decode(q: u32, l: u32, opcode: u32, s: u32, size: u32) -
     Some(decoded)
 }
 
+/// The registers a single-structure instruction (or LD1R-LD4R) transfers: `selem` = opcode<0>:R + 1.
+pub fn single_structure_registers(r: u32, opcode: u32) -> u32 {
+    ((opcode & 1) << 1 | r) + 1
+}
+
 /// The element transfers of LD1-LD4/ST1-ST4 (multiple structures), in the pseudocode's order: for each of `rpt`
 /// register groups, for each element, one element of each of the `selem` registers of the structure.
 fn multiple_structures_transfers(
@@ -322,7 +327,7 @@ impl Exec<'_> {
         let Some(decoded) = single_structure_decode(q, l, opcode, s, size) else {
             return self.unallocated(word);
         };
-        let selem = ((opcode & 1) << 1 | r) + 1;
+        let selem = single_structure_registers(r, opcode);
         let datasize = if q == 1 { 128 } else { 64 };
         let esize = 8 << decoded.scale;
         let ebytes = u64::from(esize / 8);
