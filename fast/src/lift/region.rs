@@ -4,9 +4,10 @@
 //! branch leaves it (chaining to the block at the target). A region lifted as a **graph** also keeps the taken
 //! side of conditional branches, and the targets of direct branches, inside the block while they lie in its page
 //! and it has room: each such target is a *label*, a Cranelift block whose parameters are the guest state the
-//! region carries (the registers its instructions write, NZCV in the label's shape, the budget left). Loops then
-//! run inside one block with the guest registers in host registers, instead of writing everything back and
-//! chaining at every turn.
+//! region carries there (the registers some edge may bring changed, NZCV in the label's shape, the budget left;
+//! registers unchanged on every way there hold their entry values in the `CpuState`, where a run reads them when
+//! it needs them). Loops then run inside one block with the guest registers in host registers, instead of
+//! writing everything back and chaining at every turn.
 //!
 //! Invariants of a graph region:
 //! - Every instruction is lifted once, in the run of one label; a branch into the middle of another label's run
@@ -76,9 +77,9 @@ impl RegionPlan {
         RegionPlan { registers: u32::MAX, written: u32::MAX, start_is_target: true, ..RegionPlan::default() }
     }
 
-    /// The registers labels carry as parameters: those the region writes. The others keep their value from the
-    /// region's entry, in the `CpuState`, where each run reads them when it needs them (fewer values live across
-    /// the region's loops).
+    /// The registers labels may carry as parameters: those the region uses and writes (each label carries those
+    /// some edge may bring changed, `Label::dirty`). The others keep their value from the region's entry, in the
+    /// `CpuState`, where each run reads them when it needs them (fewer values live across the region's loops).
     fn carried(&self) -> u32 {
         self.registers & self.written
     }
@@ -148,7 +149,8 @@ impl Graph {
 struct Label {
     block: Block,
     flags: FlagsShape,
-    /// The registers that may have changed since the block's entry when control is here (among those carried).
+    /// The registers that may have changed since the block's entry when control is here (among those carried):
+    /// its register parameters, in index order. The others hold their entry values, in the `CpuState`.
     dirty: u32,
     /// Whether its run has been lifted, or is being lifted.
     lifted: bool,
@@ -339,7 +341,7 @@ impl Lifter<'_> {
         let changed = graph.plan.label_dirty.get(&target).copied().unwrap_or(graph.plan.written);
         let dirty = changed & graph.plan.carried();
         let block = self.b.create_block();
-        for _ in register_indices(graph.plan.carried()) {
+        for _ in register_indices(dirty) {
             self.b.append_block_param(block, types::I64);
         }
         for ty in flags.parameter_types() {
@@ -376,7 +378,7 @@ impl Lifter<'_> {
     /// unconditional. Changes nothing the rest of the block may use.
     fn jump_to_label(&mut self, target: u64, label: Label, retired: u32) -> bool {
         let graph = self.graph.as_ref().expect("labels belong to graphs");
-        let (carried, total) = (graph.plan.carried(), graph.total);
+        let total = graph.total;
         // The label must know of every register changed on the way (its `dirty`, within the carried ones). A run
         // that lifted nothing (the region had no more room) must not go round to a lifted label: no progress.
         if self.dirty & !label.dirty != 0 || (label.lifted && retired == 0) {
@@ -391,7 +393,7 @@ impl Lifter<'_> {
         }
         self.recorded = recorded;
         let mut arguments = Vec::new();
-        for index in register_indices(carried) {
+        for index in register_indices(label.dirty) {
             arguments.push(match self.registers[index as usize] {
                 Some(value) => value,
                 // Not read yet, or written back and dropped by a call into the reference: in the `CpuState`.
@@ -469,12 +471,6 @@ impl Lifter<'_> {
         let start = self.pc;
         let total = self.b.ins().iconst(types::I64, 0);
         let start_is_label = plan.start_is_target;
-        if start_is_label {
-            for index in register_indices(plan.carried()) {
-                let value = self.b.ins().load(types::I64, host_flags(), self.cpu, cpu_offset_of_register(index));
-                self.registers[index as usize] = Some(value);
-            }
-        }
         self.graph = Some(Graph {
             plan,
             labels: HashMap::new(),
@@ -510,15 +506,13 @@ impl Lifter<'_> {
     }
 
     fn enter_label(&mut self, label: Label) {
-        let graph = self.graph.as_ref().expect("labels belong to graphs");
-        let carried = graph.plan.carried();
         self.b.switch_to_block(label.block);
         let parameters = self.b.block_params(label.block).to_vec();
         self.registers = [None; 32];
-        for (index, &value) in register_indices(carried).zip(&parameters) {
+        for (index, &value) in register_indices(label.dirty).zip(&parameters) {
             self.registers[index as usize] = Some(value);
         }
-        let flags_at = carried.count_ones() as usize;
+        let flags_at = label.dirty.count_ones() as usize;
         let flags_count = label.flags.parameter_types().len();
         self.flags = label.flags.at_label(&parameters[flags_at..flags_at + flags_count]);
         self.flags_dirty = label.flags != FlagsShape::InCpu;
