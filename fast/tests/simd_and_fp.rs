@@ -400,15 +400,35 @@ fn simd_integer_operations_match_the_reference() {
         for (len, op, rn) in (0..4u32).flat_map(|len| [(len, 0u32, 1u32), (len, 1, 1), (len, 0, 30), (len, 1, 31)]) {
             words.push(0x0e00_0000 | q << 30 | 2 << 16 | len << 13 | op << 12 | rn << 5);
         }
-        // [SU]ADDL, [SU]ADDW, [SU]SUBL, [SU]SUBW, (R)ADDHN, (R)SUBHN, [SU]MLAL, [SU]MLSL, [SU]MULL (and the "2"
-        // forms) V0, V1, V2.
+        // [SU]ADDL, [SU]ADDW, [SU]SUBL, [SU]SUBW, (R)ADDHN, (R)SUBHN, [SU]ABAL, [SU]ABDL, [SU]MLAL, [SU]MLSL,
+        // [SU]MULL (and the "2" forms) V0, V1, V2.
         for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
-            for opcode in [0b0000u32, 0b0001, 0b0010, 0b0011, 0b0100, 0b0110, 0b1000, 0b1010, 0b1100] {
+            for opcode in [0b0000u32, 0b0001, 0b0010, 0b0011, 0b0100, 0b0101, 0b0110, 0b0111, 0b1000, 0b1010, 0b1100] {
                 words.push(0x0e20_0000 | q << 30 | u << 29 | size << 22 | 2 << 16 | opcode << 12 | 1 << 5);
             }
         }
-        // Every integer opcode of "three same" (the rounding and saturating shifts by register, PMUL and SQDMULH
-        // run on the reference in place) V0, V1, V2.
+        // The integer forms by element: MUL, MLA, MLS, SQDMULH, SQRDMULH, [SU]MULL, [SU]MLAL, [SU]MLSL (and the "2"
+        // forms) V0, V1, V2.H[i] or V(m:2).S[i], every index, and the forms left to the reference.
+        for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
+            for opcode in [0b0000u32, 0b0010, 0b0011, 0b0100, 0b0110, 0b1000, 0b1010, 0b1100, 0b1101, 0b1111] {
+                for (h, l, m) in [(0u32, 0u32, 0u32), (0, 0, 1), (0, 1, 0), (1, 1, 1)] {
+                    words.push(
+                        0x0f00_0000
+                            | q << 30
+                            | u << 29
+                            | size << 22
+                            | l << 21
+                            | m << 20
+                            | 2 << 16
+                            | opcode << 12
+                            | h << 11
+                            | 1 << 5,
+                    );
+                }
+            }
+        }
+        // Every integer opcode of "three same" (the rounding and saturating shifts by register and PMUL run on
+        // the reference in place) V0, V1, V2.
         for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
             for opcode in (0..0b11000u32).filter(|&opcode| opcode != 0b00011) {
                 words.push(0x0e20_0400 | q << 30 | u << 29 | size << 22 | 2 << 16 | opcode << 11 | 1 << 5);
@@ -512,7 +532,7 @@ fn simd_integer_operations_match_the_reference() {
             }
             // Zero lanes of every size now and then, for the compares with zero; small lanes, which saturate
             // nothing; FPSR.QC already set.
-            match xorshift(&mut random) % 5 {
+            match xorshift(&mut random) % 6 {
                 0 => start.v[1] &= 0xffff_ffff_0000_0000_ff00_ff00_0000_ffff,
                 1 => {
                     (start.v[1], start.v[2]) =
@@ -525,6 +545,11 @@ fn simd_integer_operations_match_the_reference() {
                     let amounts: [u8; 16] =
                         std::array::from_fn(|_| ((xorshift(&mut random) % 81) as u8).wrapping_sub(40));
                     start.v[2] = u128::from_le_bytes(amounts);
+                }
+                // The most negative halfwords and words in both operands: SQDMULH's one overflow.
+                4 => {
+                    let extremes = 0x8000_0000_8000_8000_8000_0000_7fff_8000;
+                    (start.v[1], start.v[2]) = (extremes, extremes ^ 0xffff << 64);
                 }
                 _ => {}
             }

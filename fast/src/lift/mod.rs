@@ -297,6 +297,7 @@ impl Lifter<'_> {
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdIndexed { q, u, size, l, m, rm, opcode, h, rn, rd } => self
                 .simd_fp_indexed(Some(q), u, size, l, m, rm, opcode, h, rn, rd, word)
+                .or_else(|Unlifted| self.simd_integer_indexed(q, u, size, l, m, rm, opcode, h, rn, rd))
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdShiftImm8 { q, u, immb, opcode, rn, rd } => self
                 .simd_shift_immediate(q, u, 0b0001, immb, opcode, rn, rd)

@@ -1,17 +1,17 @@
 //! Advanced SIMD integer and bitwise operations on Cranelift vector types: the bitwise three-same group, every
-//! integer operation of "three same" but the rounding and saturating shifts by register, PMUL and SQDMULH/SQRDMULH
-//! (elementwise,
+//! integer operation of "three same" but the rounding and saturating shifts by register and PMUL (elementwise,
 //! accumulating and pairwise), the modified immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)), the shifts
 //! by immediate but the saturating ones (SHL, SSHR, USHR, SSRA, USRA, their rounding forms, SLI, SRI, SSHLL,
 //! USHLL, SHRN, RSHRN), the reductions across lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV), the long
-//! and wide additions, subtractions and multiplies and the high-narrowing ADDHN/SUBHN/RADDHN/RSUBHN of "three
-//! different" and the two-register operations below
-//! (the long pairwise additions, SQABS, SQNEG and the saturating narrowings among them); the scalar three same,
-//! shift by immediate and two-register classes' doubleword operations, as the vector forms compute them. The saturating
-//! operations set FPSR.QC where a lane in use saturated. The decode is the reference's (`interp::shared_decode`);
-//! anything else of these classes runs on the reference in place.
+//! and wide additions, subtractions, absolute differences and multiplies and the high-narrowing ADDHN, SUBHN,
+//! RADDHN, RSUBHN of "three different", the two-register operations below (the long pairwise additions, SQABS,
+//! SQNEG and the saturating narrowings among them), the integer forms by element but the saturating doubling long
+//! and accumulating ones (SQDMLAL, SQRDMLAH...); the scalar three same, shift by immediate and two-register
+//! classes' doubleword operations, as the vector forms compute them. The saturating operations set FPSR.QC where a
+//! lane in use saturated. The decode is the reference's (`interp::shared_decode`); anything else of these classes
+//! runs on the reference in place.
 
-use super::simd_permute::ByteSources;
+use super::simd_permute::{ByteSources, element_sources};
 use super::{Flow, Lift, Lifter, Unlifted};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value, types};
@@ -19,7 +19,7 @@ use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::interp::pseudocode::{adv_simd_expand_imm, replicate128, vfp_expand_imm};
 use tandem_reference::interp::shared_decode::{
-    Accumulate, ImmediateOp, IntegerForm, IntegerOp, modified_immediate_op, three_same_integer,
+    Accumulate, ImmediateOp, IntegerForm, IntegerOp, indexed_element, modified_immediate_op, three_same_integer,
 };
 
 fn v_offset(n: u32) -> i32 {
@@ -88,8 +88,8 @@ impl Lifter<'_> {
         }
     }
 
-    /// The class "Advanced SIMD three same": the bitwise group and the integer operations but the shifts by
-    /// register, PMUL and SQDMULH/SQRDMULH, elementwise, accumulating (SABA, UABA, MLA, MLS) and pairwise (ADDP,
+    /// The class "Advanced SIMD three same": the bitwise group and the integer operations but the rounding and
+    /// saturating shifts by register and PMUL, elementwise, accumulating (SABA, UABA, MLA, MLS) and pairwise (ADDP,
     /// SMAXP, UMAXP, SMINP, UMINP).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn simd_three_same(
@@ -119,14 +119,7 @@ impl Lifter<'_> {
         };
         let result = self.integer_elementwise(op, unsigned, size, q, a, b)?;
         let result = match form {
-            IntegerForm::Accumulating(Accumulate::Add) => {
-                let d = self.vector(rd, ty);
-                self.b.ins().iadd(d, result)
-            }
-            IntegerForm::Accumulating(Accumulate::Sub) => {
-                let d = self.vector(rd, ty);
-                self.b.ins().isub(d, result)
-            }
+            IntegerForm::Accumulating(accumulate) => self.accumulate(rd, result, accumulate),
             _ => result,
         };
         self.set_vector(rd, result, q);
@@ -259,8 +252,42 @@ impl Lifter<'_> {
                 saturated
             }
             IntegerOp::ShiftByRegister { round: false, saturate: false } => self.shift_by_register(a, b, unsigned),
+            IntegerOp::SaturatingDoublingMultiplyHigh { round } => self.doubling_multiply_high(a, b, size, q, round),
             _ => return Err(Unlifted),
         })
+    }
+
+    /// SQDMULH, SQRDMULH (`round`) on halfword or word lanes: the high half of each 2ab (plus 2^(esize-1) when
+    /// rounding), computed as (ab [+ 2^(esize-2)]) >> (esize-1) on lanes widened to twice their size, where it is
+    /// exact. Only MIN x MIN overflows (to 2^(esize-1), whose low half is MIN): those lanes saturate to MAX.
+    fn doubling_multiply_high(&mut self, a: Value, b: Value, size: u32, q: u32, round: bool) -> Value {
+        let (ty, wide, esize) = (lanes(size), lanes(size + 1), 8u32 << size);
+        let mut halves = [a; 2];
+        for (half, upper) in halves.iter_mut().zip([false, true]) {
+            let (a, b) = if upper {
+                (self.b.ins().swiden_high(a), self.b.ins().swiden_high(b))
+            } else {
+                (self.b.ins().swiden_low(a), self.b.ins().swiden_low(b))
+            };
+            let mut product = self.b.ins().imul(a, b);
+            if round {
+                let rounding = self.iconst(wide, 1 << (esize - 2));
+                product = self.b.ins().iadd(product, rounding);
+            }
+            let high = self.b.ins().sshr_imm_u(product, i64::from(esize - 1));
+            *half = self.lane_bitcast(types::I8X16, high);
+        }
+        // The low half of each wide lane, the lower lanes' then the upper ones' (UZP1).
+        let low_halves = element_sources(1 << size, 16, |element| element * 2);
+        let wrapped = self.shuffle_bytes(halves[0], halves[1], low_halves);
+        let wrapped = self.lane_bitcast(ty, wrapped);
+        let min = self.iconst(ty, 1 << (esize - 1));
+        let (a_min, b_min) = (self.b.ins().icmp(IntCC::Equal, a, min), self.b.ins().icmp(IntCC::Equal, b, min));
+        let overflow = self.b.ins().band(a_min, b_min);
+        let max = self.iconst(ty, (1 << (esize - 1)) - 1);
+        let saturated = self.b.ins().bitselect(overflow, max, wrapped);
+        self.raise_saturation(wrapped, saturated, q);
+        saturated
     }
 
     /// SSHL, USHL: each lane of `a` shifted by the signed low byte of `b`'s: left where it is positive, right
@@ -436,12 +463,7 @@ impl Lifter<'_> {
                 // SSHLL, USHLL: the lower (or, for the "2" forms, upper) half's elements extended to twice their
                 // size, then shifted left by 0 to esize - 1; always a 128-bit result.
                 let n = self.vector(rn, lanes(highest));
-                let widened = match (u, q) {
-                    (1, 0) => self.b.ins().uwiden_low(n),
-                    (1, _) => self.b.ins().uwiden_high(n),
-                    (_, 0) => self.b.ins().swiden_low(n),
-                    _ => self.b.ins().swiden_high(n),
-                };
+                let widened = self.widen_half(n, u == 1, q == 1);
                 let shifted = self.b.ins().ishl_imm_u(widened, i64::from(immhb - esize));
                 self.set_vector(rd, shifted, 1);
                 Ok(Flow::Next)
@@ -695,9 +717,10 @@ impl Lifter<'_> {
         self.b.ins().extractlane(combined, 0)
     }
 
-    /// SADDL, UADDL, SADDW, UADDW, SSUBL, USUBL, SSUBW, USUBW, SMLAL, UMLAL, SMLSL, UMLSL, SMULL, UMULL (and their
-    /// "2" forms, on the upper halves) of the class "Advanced SIMD three different": the narrow operands extended
-    /// to twice their size first, where every sum, difference and product is exact (modulo the wide size).
+    /// SADDL, UADDL, SADDW, UADDW, SSUBL, USUBL, SSUBW, USUBW, SABAL, UABAL, SABDL, UABDL, SMLAL, UMLAL, SMLSL,
+    /// UMLSL, SMULL, UMULL (and their "2" forms, on the upper halves) of the class "Advanced SIMD three different":
+    /// the narrow operands extended to twice their size first, where every sum, difference and product is exact
+    /// (modulo the wide size).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn simd_three_different(
         &mut self,
@@ -709,7 +732,7 @@ impl Lifter<'_> {
         rn: u32,
         rd: u32,
     ) -> Lift {
-        if size == 0b11 || !matches!(opcode, 0b0000..=0b0011 | 0b0100 | 0b0110 | 0b1000 | 0b1010 | 0b1100) {
+        if size == 0b11 || !matches!(opcode, 0b0000..=0b1000 | 0b1010 | 0b1100) {
             return Err(Unlifted);
         }
         let (narrow, wide) = (lanes(size), lanes(size + 1));
@@ -730,12 +753,7 @@ impl Lifter<'_> {
         }
         let widened = |lifter: &mut Self, register: u32| {
             let value = lifter.vector(register, narrow);
-            match (u, q) {
-                (1, 0) => lifter.b.ins().uwiden_low(value),
-                (1, _) => lifter.b.ins().uwiden_high(value),
-                (_, 0) => lifter.b.ins().swiden_low(value),
-                _ => lifter.b.ins().swiden_high(value),
-            }
+            lifter.widen_half(value, u == 1, q == 1)
         };
         // The "wide" forms (ADDW, SUBW) take V[rn] as it is.
         let n = if matches!(opcode, 0b0001 | 0b0011) { self.vector(rn, wide) } else { widened(self, rn) };
@@ -744,17 +762,103 @@ impl Lifter<'_> {
             0b0000 | 0b0001 => self.b.ins().iadd(n, m),
             0b0010 | 0b0011 => self.b.ins().isub(n, m),
             0b1100 => self.b.ins().imul(n, m),
+            // SABAL, UABAL, SABDL, UABDL: the difference of lanes widened is exact.
+            0b0101 | 0b0111 => {
+                let difference = self.b.ins().isub(n, m);
+                let absolute = self.b.ins().iabs(difference);
+                let accumulate = if opcode == 0b0101 { Accumulate::Add } else { Accumulate::None };
+                self.accumulate(rd, absolute, accumulate)
+            }
             _ => {
                 let product = self.b.ins().imul(n, m);
-                let accumulator = self.vector(rd, wide);
-                if opcode == 0b1000 {
-                    self.b.ins().iadd(accumulator, product)
-                } else {
-                    self.b.ins().isub(accumulator, product)
-                }
+                let accumulate = if opcode == 0b1000 { Accumulate::Add } else { Accumulate::Sub };
+                self.accumulate(rd, product, accumulate)
             }
         };
         self.set_vector(rd, result, 1);
+        Ok(Flow::Next)
+    }
+
+    /// `value`, or V[rd] (as lanes of `value`'s type) plus or minus it.
+    fn accumulate(&mut self, rd: u32, value: Value, accumulate: Accumulate) -> Value {
+        if let Accumulate::None = accumulate {
+            return value;
+        }
+        let ty = self.b.func.dfg.value_type(value);
+        let d = self.vector(rd, ty);
+        match accumulate {
+            Accumulate::Add => self.b.ins().iadd(d, value),
+            _ => self.b.ins().isub(d, value),
+        }
+    }
+
+    /// The lower (or `upper`) half's lanes of `value` extended to twice their size, with zeros (`unsigned`) or
+    /// their sign.
+    fn widen_half(&mut self, value: Value, unsigned: bool, upper: bool) -> Value {
+        match (unsigned, upper) {
+            (true, false) => self.b.ins().uwiden_low(value),
+            (true, true) => self.b.ins().uwiden_high(value),
+            (false, false) => self.b.ins().swiden_low(value),
+            (false, true) => self.b.ins().swiden_high(value),
+        }
+    }
+
+    /// The integer forms of "Advanced SIMD vector x indexed element" on halfword and word lanes: MUL, MLA, MLS,
+    /// SQDMULH, SQRDMULH, and the long SMULL, UMULL, SMLAL, UMLAL, SMLSL, UMLSL (and their "2" forms): the
+    /// element in every lane of the second operand, as the three-same and three-different forms compute them.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn simd_integer_indexed(
+        &mut self,
+        q: u32,
+        u: u32,
+        size: u32,
+        l: u32,
+        m: u32,
+        rm: u32,
+        opcode: u32,
+        h: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        if !matches!(size, 0b01 | 0b10) {
+            return Err(Unlifted);
+        }
+        let ty = lanes(size);
+        let (index, register) = indexed_element(size, h, l, m, rm);
+        let element_vector = self.vector(register, ty);
+        let element = self.b.ins().extractlane(element_vector, index as u8);
+        let element = self.b.ins().splat(ty, element);
+        let n = self.vector(rn, ty);
+        match (u, opcode) {
+            (0, 0b1000) | (1, 0b0000 | 0b0100) => {
+                let product = self.b.ins().imul(n, element);
+                let accumulate = match (u, opcode) {
+                    (0, _) => Accumulate::None,
+                    (_, 0b0000) => Accumulate::Add,
+                    _ => Accumulate::Sub,
+                };
+                let result = self.accumulate(rd, product, accumulate);
+                self.set_vector(rd, result, q);
+            }
+            (0, 0b1100 | 0b1101) => {
+                let result = self.doubling_multiply_high(n, element, size, q, opcode == 0b1101);
+                self.set_vector(rd, result, q);
+            }
+            (_, 0b0010 | 0b0110 | 0b1010) => {
+                let unsigned = u == 1;
+                let n = self.widen_half(n, unsigned, q == 1);
+                let element = self.widen_half(element, unsigned, false);
+                let product = self.b.ins().imul(n, element);
+                let accumulate = match opcode {
+                    0b1010 => Accumulate::None,
+                    0b0010 => Accumulate::Add,
+                    _ => Accumulate::Sub,
+                };
+                let result = self.accumulate(rd, product, accumulate);
+                self.set_vector(rd, result, 1);
+            }
+            _ => return Err(Unlifted),
+        }
         Ok(Flow::Next)
     }
 
