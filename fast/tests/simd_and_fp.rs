@@ -460,7 +460,7 @@ fn simd_integer_operations_match_the_reference() {
             }
             for (u, immh) in (0..2u32).flat_map(|u| (1..16u32).map(move |immh| (u, immh))) {
                 for immb in [0u32, 1, 7] {
-                    for opcode in [0b00000u32, 0b00010, 0b00100, 0b00110, 0b01000, 0b01010, 0b01110, 0b10010] {
+                    for opcode in [0b00000u32, 0b00010, 0b00100, 0b00110, 0b01000, 0b01010, 0b01100, 0b01110, 0b10010] {
                         words.push(0x5f00_0400 | u << 29 | immh << 19 | immb << 16 | opcode << 11 | 1 << 5);
                     }
                 }
@@ -509,8 +509,12 @@ fn simd_integer_operations_match_the_reference() {
             // and in the middle.
             for immh in 1..16u32 {
                 for immb in [0u32, 1, 3, 7] {
-                    // (SSHR, SSRA, SRSHR, SRSRA, SHL, SSHLL, SHRN, RSHRN, and with U: SRI, SLI.)
-                    for opcode in [0b00000u32, 0b00010, 0b00100, 0b00110, 0b01010, 0b10100, 0b10000, 0b10001, 0b01000] {
+                    // (SSHR, SSRA, SRSHR, SRSRA, SHL, SQSHL, SSHLL, SHRN, RSHRN, SQSHRN, SQRSHRN, and with U: SRI,
+                    // SLI, SQSHLU, UQSHL, SQSHRUN, SQRSHRUN, UQSHRN, UQRSHRN.)
+                    for opcode in [
+                        0b00000u32, 0b00010, 0b00100, 0b00110, 0b01010, 0b01100, 0b01110, 0b10100, 0b10000, 0b10001,
+                        0b01000, 0b10010, 0b10011,
+                    ] {
                         words.push(0x0f00_0400 | q << 30 | u << 29 | immh << 19 | immb << 16 | opcode << 11 | 1 << 5);
                     }
                 }
@@ -532,7 +536,7 @@ fn simd_integer_operations_match_the_reference() {
             }
             // Zero lanes of every size now and then, for the compares with zero; small lanes, which saturate
             // nothing; FPSR.QC already set.
-            match xorshift(&mut random) % 6 {
+            match xorshift(&mut random) % 7 {
                 0 => start.v[1] &= 0xffff_ffff_0000_0000_ff00_ff00_0000_ffff,
                 1 => {
                     (start.v[1], start.v[2]) =
@@ -551,6 +555,8 @@ fn simd_integer_operations_match_the_reference() {
                     let extremes = 0x8000_0000_8000_8000_8000_0000_7fff_8000;
                     (start.v[1], start.v[2]) = (extremes, extremes ^ 0xffff << 64);
                 }
+                // Bytes whose saturating shift left by 3 (0x90) or 7 (0xfd) wraps to the limit it saturates to.
+                5 => start.v[1] = 0x90fd_90fd_90fd_90fd_90fd_90fd_90fd_90fd,
                 _ => {}
             }
             if xorshift(&mut random) % 3 == 0 {

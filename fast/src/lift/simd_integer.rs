@@ -1,8 +1,8 @@
 //! Advanced SIMD integer and bitwise operations on Cranelift vector types: the bitwise three-same group, every
 //! integer operation of "three same" but the rounding and saturating shifts by register and PMUL (elementwise,
 //! accumulating and pairwise), the modified immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)), the shifts
-//! by immediate but the saturating ones (SHL, SSHR, USHR, SSRA, USRA, their rounding forms, SLI, SRI, SSHLL,
-//! USHLL, SHRN, RSHRN), the reductions across lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV), the long
+//! by immediate (SHL, SSHR, USHR, SSRA, USRA, their rounding forms, SLI, SRI, SQSHL, UQSHL, SQSHLU, SSHLL, USHLL,
+//! SHRN, RSHRN, SQSHRN, SQRSHRN, UQSHRN, UQRSHRN, SQSHRUN, SQRSHRUN), the reductions across lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV), the long
 //! and wide additions, subtractions, absolute differences and multiplies and the high-narrowing ADDHN, SUBHN,
 //! RADDHN, RSUBHN of "three different", the two-register operations below (the long pairwise additions, SQABS,
 //! SQNEG and the saturating narrowings among them), the integer forms by element but the saturating doubling long
@@ -357,13 +357,12 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
-    /// SQXTN, UQXTN, SQXTUN (and their "2" forms): each lane of V[rn] (of 16 << `size` bits) clamped to the
-    /// narrow lane's range, then narrowed as XTN does; FPSR.QC where a clamp changed a lane (all lanes of the
-    /// source are in use).
-    fn saturating_narrow(&mut self, q: u32, kind: Narrowing, size: u32, rn: u32, rd: u32) -> Lift {
+    /// SQXTN, UQXTN, SQXTUN and the saturating narrowing shifts (and their "2" forms): each lane of `n` (of
+    /// 16 << `size` bits) clamped to the narrow lane's range, then narrowed as XTN does into V[rd]; FPSR.QC where a
+    /// clamp changed a lane (all lanes of the source are in use).
+    fn saturating_narrow(&mut self, n: Value, kind: Narrowing, size: u32, q: u32, rd: u32) {
         let ty = lanes(size + 1);
         let bits = 8u32 << size;
-        let n = self.vector(rn, ty);
         let clamped = match kind {
             Narrowing::Signed => {
                 let high = self.iconst(ty, (1u64 << (bits - 1)) - 1);
@@ -385,7 +384,6 @@ impl Lifter<'_> {
         self.raise_saturation(n, clamped, 1);
         let bytes = self.lane_bitcast(types::I8X16, clamped);
         self.narrow_into(bytes, size, q, rd);
-        Ok(Flow::Next)
     }
 
     /// Each lane of `n` (`esize` bits) shifted right by `shift` (1 to esize) with rounding, arithmetically unless
@@ -428,7 +426,8 @@ impl Lifter<'_> {
     }
 
     /// The class "Advanced SIMD shift by immediate" (`immh` whole: its highest set bit gives the element size): the
-    /// same-size shifts (`shift_immediate_same_size`), SHRN, RSHRN and SSHLL, USHLL (SXTL, UXTL).
+    /// same-size shifts (`shift_immediate_same_size`), SHRN, RSHRN, the saturating narrowing shifts and SSHLL,
+    /// USHLL (SXTL, UXTL).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn simd_shift_immediate(
         &mut self,
@@ -459,6 +458,25 @@ impl Lifter<'_> {
                 self.narrow_into(bytes, highest, q, rd);
                 Ok(Flow::Next)
             }
+            (_, 0b10000..=0b10011) if !doubleword_elements => {
+                // SQSHRN, SQRSHRN, UQSHRN, UQRSHRN, SQSHRUN, SQRSHRUN (and the "2" forms): shifted as SHRN and
+                // RSHRN shift (arithmetically from a signed source), then narrowed with saturation.
+                let kind = match (u, opcode) {
+                    (0, _) => Narrowing::Signed,
+                    (_, 0b10000 | 0b10001) => Narrowing::SignedToUnsigned,
+                    _ => Narrowing::Unsigned,
+                };
+                let unsigned = matches!(kind, Narrowing::Unsigned);
+                let n = self.vector(rn, lanes(highest + 1));
+                let shift = 2 * esize - immhb;
+                let shifted = match (opcode & 1 == 1, unsigned) {
+                    (true, _) => self.rounding_shift_right(n, unsigned, 2 * esize, shift),
+                    (false, true) => self.b.ins().ushr_imm_u(n, i64::from(shift)),
+                    (false, false) => self.b.ins().sshr_imm_u(n, i64::from(shift)),
+                };
+                self.saturating_narrow(shifted, kind, highest, q, rd);
+                Ok(Flow::Next)
+            }
             (_, 0b10100) if !doubleword_elements => {
                 // SSHLL, USHLL: the lower (or, for the "2" forms, upper) half's elements extended to twice their
                 // size, then shifted left by 0 to esize - 1; always a 128-bit result.
@@ -471,7 +489,7 @@ impl Lifter<'_> {
             // The 1D arrangement is reserved.
             _ if doubleword_elements && q == 0 => Err(Unlifted),
             _ => {
-                let result = self.shift_immediate_same_size(u, immh, immb, opcode, rn, rd)?;
+                let result = self.shift_immediate_same_size(u, immh, immb, opcode, rn, rd, q)?;
                 self.set_vector(rd, result, q);
                 Ok(Flow::Next)
             }
@@ -519,13 +537,15 @@ impl Lifter<'_> {
         if immh >> 3 != 1 {
             return Err(Unlifted);
         }
-        let result = self.shift_immediate_same_size(u, immh, immb, opcode, rn, rd)?;
+        // q = 0: lane 0, the one in use, for the saturating shifts' FPSR.QC.
+        let result = self.shift_immediate_same_size(u, immh, immb, opcode, rn, rd, 0)?;
         self.set_first_lane(rd, result);
         Ok(Flow::Next)
     }
 
-    /// SSHR, USHR, SSRA, USRA, their rounding forms, SHL, SLI and SRI on all 128 bits of V[rn] (and V[rd], for the
-    /// ones that accumulate or insert).
+    /// SSHR, USHR, SSRA, USRA, their rounding forms, SHL, SLI, SRI, SQSHL, UQSHL and SQSHLU on all 128 bits of
+    /// V[rn] (and V[rd], for the ones that accumulate or insert); `q` as for `raise_saturation`.
+    #[allow(clippy::too_many_arguments)]
     fn shift_immediate_same_size(
         &mut self,
         u: u32,
@@ -534,6 +554,7 @@ impl Lifter<'_> {
         opcode: u32,
         rn: u32,
         rd: u32,
+        q: u32,
     ) -> Result<Value, Unlifted> {
         let highest = 31 - immh.leading_zeros();
         let esize = 8u32 << highest;
@@ -593,8 +614,48 @@ impl Lifter<'_> {
                 let n = self.vector(rn, ty);
                 self.b.ins().ishl_imm_u(n, i64::from(immhb - esize))
             }
+            (_, 0b01110) | (1, 0b01100) => self.saturating_shift_left(u == 1, opcode == 0b01100, esize, immhb, rn, q),
             _ => return Err(Unlifted),
         })
+    }
+
+    /// SQSHL, UQSHL (`unsigned`) and SQSHLU (`to_unsigned`) by immediate (0 to esize - 1): a lane whose shift
+    /// loses bits takes the limit of its side of the range, and for SQSHLU a negative lane is 0; FPSR.QC where a
+    /// lane in use saturated (from the lanes that did: a saturated lane may equal its wrapped shift).
+    fn saturating_shift_left(
+        &mut self,
+        unsigned: bool,
+        to_unsigned: bool,
+        esize: u32,
+        immhb: u32,
+        rn: u32,
+        q: u32,
+    ) -> Value {
+        let ty = lanes(esize.trailing_zeros() - 3);
+        let shift = i64::from(immhb - esize);
+        let n = self.vector(rn, ty);
+        let wrapped = self.b.ins().ishl_imm_u(n, shift);
+        let zero = self.iconst(ty, 0);
+        let negative = self.b.ins().icmp(IntCC::SignedLessThan, n, zero);
+        let (saturated, saturating) = if unsigned {
+            let back = self.b.ins().ushr_imm_u(wrapped, shift);
+            let overflow = self.b.ins().icmp(IntCC::NotEqual, back, n);
+            let max = self.iconst(ty, u64::MAX);
+            let result = self.b.ins().bitselect(overflow, max, wrapped);
+            if to_unsigned {
+                (self.b.ins().bitselect(negative, zero, result), self.b.ins().bor(overflow, negative))
+            } else {
+                (result, overflow)
+            }
+        } else {
+            let back = self.b.ins().sshr_imm_u(wrapped, shift);
+            let overflow = self.b.ins().icmp(IntCC::NotEqual, back, n);
+            let (max, min) = (self.iconst(ty, u64::MAX >> (65 - esize)), self.iconst(ty, 1 << (esize - 1)));
+            let limit = self.b.ins().bitselect(negative, min, max);
+            (self.b.ins().bitselect(overflow, limit, wrapped), overflow)
+        };
+        self.raise_saturation(saturating, zero, q);
+        saturated
     }
 
     /// The integer operations of "Advanced SIMD two-register miscellaneous" that need only the lanes: REV64,
@@ -639,7 +700,9 @@ impl Lifter<'_> {
                     (1, 0b10100) => Narrowing::Unsigned,
                     _ => Narrowing::SignedToUnsigned,
                 };
-                return self.saturating_narrow(q, kind, size, rn, rd);
+                let n = self.vector(rn, lanes(size + 1));
+                self.saturating_narrow(n, kind, size, q, rd);
+                return Ok(Flow::Next);
             }
             _ => compare_with_zero(u, opcode).ok_or(Unlifted)?,
         };
