@@ -396,3 +396,58 @@ fn tessellation_programs_read_the_primitive_number() {
         assert!(declared, "{stage}: no PrimitiveId input");
     }
 }
+
+/// A pixel program's VOTE (both ISAs, and SM86's VOTEU) is the host's subgroup vote and ballot
+/// (OpGroupNonUniformAll/Any/AllEqual, OpGroupNonUniformBallot), which the translation says it needs; in any other
+/// graphics stage it is refused by name (`tests/programs/gpu-draw.c` checks what the votes give).
+#[test]
+fn pixel_programs_vote_in_the_host_subgroup() {
+    // OpGroupNonUniformAll, Any, AllEqual and Ballot.
+    const ALL: u32 = 334;
+    const ANY: u32 = 335;
+    const ALL_EQUAL: u32 = 336;
+    const BALLOT: u32 = 339;
+    let opcodes = |spirv: &[u32]| -> Vec<u32> {
+        let mut at = 5;
+        let mut found = Vec::new();
+        while at < spirv.len() {
+            found.push(spirv[at] & 0xffff);
+            at += (spirv[at] >> 16).max(1) as usize;
+        }
+        found
+    };
+    let sm5x = translate_pixel_body(
+        "VOTE rd=2 pd=0 ps=7 mode=0\nVOTE rd=3 pd=1 ps=0 mode=1\nVOTE rd=4 pd=2 ps=1 ps_not=1 mode=2",
+    )
+    .unwrap();
+    let sm86 = translate_pixel_source(
+        ".isa sm86\n.stage pixel\n.target 0 rgba\nVOTE rd=0 pd=0 ps=7 mode=0\nVOTEU urd=1 upd=1 ps=0 mode=1\nEXIT\n",
+        &[],
+    )
+    .unwrap();
+    for (name, translation) in [("sm5x", &sm5x), ("sm86", &sm86)] {
+        spirv_val(name, &translation.spirv);
+        assert!(translation.subgroup_votes && !translation.quad_operations, "{name}");
+        let found = opcodes(&translation.spirv);
+        for opcode in [ALL, ANY, BALLOT] {
+            assert!(found.contains(&opcode), "{name}: no opcode {opcode}");
+        }
+    }
+    assert!(opcodes(&sm5x.spirv).contains(&ALL_EQUAL));
+
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/shaders");
+    let program = std::fs::read(dir.join("votes.ps.bin")).unwrap();
+    let (mut header, kernel) = graphics_kernel("votes.ps", &program);
+    header.words[0] = ProgramHeader::new(ShaderType::Vertex).words[0];
+    let vertex = VertexInterface {
+        header,
+        next_stage_reads: 0,
+        depth_minus_one_to_one: false,
+        point_size: None,
+        layer: false,
+        capture: Default::default(),
+    };
+    let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
+    let error = translate_graphics(&kernel, Stage::Vertex(&vertex), 0, &global, &[]).unwrap_err().to_string();
+    assert!(error.contains("warp votes (VOTE)") && error.contains("votes.ps"), "{error}");
+}

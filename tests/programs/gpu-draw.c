@@ -44,6 +44,8 @@
  * - SET_SINGLE_CT_WRITE_CONTROL masks every target with SET_CT_WRITE(0);
  * - conditional rendering: RENDER_IF_EQUAL and _NOT_EQUAL draw or not as the two 64-bit values compare;
  * - quads, quad strips and polygons cover what their triangles do;
+ * - warp votes in a pixel program (VOTE.ALL, .ANY, .EQ and their ballots) agree with each pixel's predicate and
+ *   with each other, and some subgroups hold pixels whose predicates differ;
  * - 3D and array targets: SET_COLOR_TARGET_LAYER picks the slice of a volume (placed by the block-linear volume
  *   layout) or the layer of an array the triangle lands in, and the others keep their bytes; a program's layer
  *   output (SET_RT_LAYER) sends each instance to its own layer;
@@ -189,6 +191,8 @@ __asm__(".section .rodata\n"
         "strips_gs_end:\n"
         "derivatives_ps: .incbin \"shaders/derivatives.ps.bin\"\n"
         "derivatives_ps_end:\n"
+        "votes_ps: .incbin \"shaders/votes.ps.bin\"\n"
+        "votes_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -207,7 +211,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
     patch86_tcs_end[], patch86_tes[], patch86_tes_end[], locations_ps[],
-    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[];
+    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -406,6 +410,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define PRIMITIVE_PS 0x8600u
 #define STRIPS_GS 0x8800u /* 0x400 bytes */
 #define DERIVATIVES_PS 0x8C00u
+#define VOTES_PS 0x8E00u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2265,6 +2270,62 @@ static void derivatives(void) {
     method(SET_COLOR_TARGET_A + 8, 4, target);
 }
 
+/* Warp votes in a pixel program (votes.ps), whose warp is the host's subgroup: which pixels share one is the
+ * rasteriser's choice, on Maxwell as on the host (lavapipe does not even keep a quad's pixels together for votes),
+ * so each pixel's results are checked against what any grouping gives. Over the whole target: r, the votes on
+ * predicates true and false everywhere and the ballot's agreement with the votes, is 1.0 everywhere; of
+ * p = (x < 37), ANY (g) holds where p does, ALL (b) fails where p does not and implies ANY, EQ (a) is ALL or not
+ * ANY; and some pixels see p differ in their subgroup (ANY 1, ALL 0). */
+static void pixel_votes(void) {
+    print("-- votes: VOTE.ALL, VOTE.ANY, VOTE.EQ and their ballots in a pixel program\n");
+    copy_program(VOTES_PS, votes_ps, votes_ps_end);
+    set_address(SET_COLOR_TARGET_A, FLOAT_TARGET);
+    uint32_t float_target[4] = {WIDTH * 16, HEIGHT, RF32_GF32_BF32_AF32, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, float_target);
+    memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
+    /* One triangle over the whole target (two would split the quads along their shared edge). */
+    const Vertex triangle[3] = {
+        {0, 0, {F_0, F_0, F_0, F_1}}, {2048, 0, {F_0, F_0, F_0, F_1}}, {0, 1024, {F_0, F_0, F_0, F_1}}};
+    put_vertices(triangle, 3);
+    stream(0, VERTICES, 32, 32 * 3);
+    use_programs(PASS_VS, VOTES_PS);
+    draw_arrays(3, 0);
+    stream(0, VERTICES, 32, 32 * 4);
+    run("the votes drawn");
+    uint32_t wrong = 0, mixed = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) {
+            uint32_t got[4];
+            memcpy(got, gpu.memory + FLOAT_TARGET + 1024 * y + 16 * x, 16);
+            int boolean = 1;
+            for (int c = 0; c < 4; c++) boolean &= got[c] == F_0 || got[c] == F_1;
+            int p = x < 37, any = got[1] == F_1, all = got[2] == F_1, equal = got[3] == F_1;
+            int right =
+                boolean && got[0] == F_1 && (!p || any) && (p || !all) && (!all || any) && equal == (all || !any);
+            mixed += any && !all;
+            if (!right && wrong++ == 0) {
+                print("   first wrong pixel (");
+                print_u64(x);
+                print(", ");
+                print_u64(y);
+                print("):");
+                for (int c = 0; c < 4; c++) {
+                    print(" ");
+                    print_hex(got[c]);
+                }
+                print("\n");
+            }
+        }
+    report_float("each pixel's votes agree with its own predicate and with each other", wrong);
+    check(mixed > 0, "some pixels' subgroups hold pixels on both sides of x = 37 (ANY without ALL)");
+    print("   pixels that saw both ");
+    print_u64(mixed);
+    print("\n");
+    set_address(SET_COLOR_TARGET_A, TARGET);
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+}
+
 /* Each pixel's texel: (x / 8, y / 8) of the 8 x 4 patterns, or across twice the width, (x / 4, y / 8) wrapped,
  * clamped, or past the edge the border. */
 static void expect_rgba8(uint32_t x, uint32_t y, uint32_t out[4]) {
@@ -3374,6 +3435,7 @@ int main(void) {
     stream_output();
     geometry_stream_output();
     derivatives();
+    pixel_votes();
     depth_and_stencil();
     depth_clamp();
     depth_range_and_invariance();

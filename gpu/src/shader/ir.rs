@@ -445,6 +445,15 @@ pub enum Special {
     QuadLane,
 }
 
+/// What a subgroup vote asks of its invocations' Bools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vote {
+    All,
+    Any,
+    /// All true or all false.
+    Equal,
+}
+
 /// A shuffle inside each quad of a pixel program (SHFL confined to quads), done by the host's quad operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QuadShuffle {
@@ -534,6 +543,13 @@ pub enum Op {
     WarpPresent(Value),
     /// A value from another pixel of the quad (U32); pixel programs only.
     QuadShuffle(Value, QuadShuffle),
+    /// A vote on a Bool among the invocations of the host's subgroup that run it (Bool); pixel programs only,
+    /// where the host's subgroup stands for the warp (which pixels share a warp is the rasteriser's choice on
+    /// either).
+    SubgroupVote(Value, Vote),
+    /// The invocations of the host's subgroup that run it with the Bool true, one bit each by their index in the
+    /// subgroup (the ballot's low 32 bits, U32); pixel programs only.
+    SubgroupBallot(Value),
     /// A barrier reduction over every thread of the workgroup that published in the previous phase: 0 the count
     /// of non-zero values, 1 whether all were non-zero, 2 whether any was (as 1 or 0).
     BlockReduce(u8),
@@ -651,7 +667,7 @@ impl Op {
             | Op::InterpolateAt { .. }
             | Op::Load { .. }
             | Op::LoadSub { .. } => Type::U32,
-            Op::GetPred(_) | Op::Compare(..) | Op::WarpPresent(_) => Type::Bool,
+            Op::GetPred(_) | Op::Compare(..) | Op::WarpPresent(_) | Op::SubgroupVote(..) => Type::Bool,
             Op::TextureSample { .. }
             | Op::TextureFetch { .. }
             | Op::TextureGather { .. }
@@ -661,7 +677,11 @@ impl Op {
             | Op::SurfaceSize { .. } => Type::U32x4,
             Op::Component(..) => Type::U32,
             Op::AtomicCas { value, .. } => type_of(*value),
-            Op::WarpRead { .. } | Op::QuadShuffle(..) | Op::BlockReduce(_) | Op::GetBarrierResult => Type::U32,
+            Op::WarpRead { .. }
+            | Op::QuadShuffle(..)
+            | Op::SubgroupBallot(_)
+            | Op::BlockReduce(_)
+            | Op::GetBarrierResult => Type::U32,
             Op::SetReg(..)
             | Op::SetPred(..)
             | Op::SetUReg(..)

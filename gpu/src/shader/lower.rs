@@ -4,7 +4,7 @@
 
 use super::ir::{
     BinOp, Block, Cmp, Conv, FArith, HalfFormat, Op, Program, QuadShuffle, Round, Space, Special, Stmt, Terminator,
-    Type, UnOp, VERTEX_ATTRIBUTE_BYTES, Value,
+    Type, UnOp, VERTEX_ATTRIBUTE_BYTES, Value, Vote,
 };
 use crate::sass::cubin::KernelImage;
 use crate::sass::swizzle_add::QuadSigns;
@@ -380,10 +380,31 @@ impl Lower<'_> {
         self.set_pred(pd, set);
     }
 
-    /// Whether instruction `v` is lowered as a warp exchange, which ends its block: not a quad shuffle of a
-    /// graphics stage (`quad_shuffle`).
+    /// Whether instruction `v` is lowered as a warp exchange, which ends its block: not a quad shuffle or a vote
+    /// of a graphics stage (`quad_shuffle`, `subgroup_vote_result`).
     pub(super) fn exchanges_lanes(v: &View, graphics: bool) -> bool {
-        Self::is_warp_exchange(v.encoding.opcode) && !(graphics && quad_shuffle(v).is_some())
+        let host_subgroup = quad_shuffle(v).is_some() || matches!(v.encoding.opcode, "VOTE" | "VOTEU");
+        Self::is_warp_exchange(v.encoding.opcode) && !(graphics && host_subgroup)
+    }
+
+    /// VOTE (VOTEU) of a graphics stage, whose warp is the host's subgroup: rd (urd) the ballot of the lanes that
+    /// run it with ps true, pd (upd) their vote (`mode` 0 all, 1 any, 2 all equal), as `vote_result` gives them.
+    pub(super) fn subgroup_vote_result(&mut self, v: &View) {
+        let p = self.pred_src(v, "ps");
+        let ballot = self.op(Op::SubgroupBallot(p));
+        let vote = match v.get("mode") {
+            0 => Vote::All,
+            1 => Vote::Any,
+            _ => Vote::Equal,
+        };
+        let result = self.op(Op::SubgroupVote(p, vote));
+        if v.encoding.opcode == "VOTEU" {
+            self.set_ureg(v.get("urd"), ballot);
+            self.set_upred(v.get("upd"), result);
+        } else {
+            self.set_reg(v.get("rd"), ballot);
+            self.set_pred(v.get("pd"), result);
+        }
     }
 
     /// A quad shuffle of a graphics stage (`quad_shuffle`): rd the other pixel's ra, pd true.

@@ -60,6 +60,8 @@ pub struct Translation {
     /// A pixel program that exchanges values in its quads (derivatives: SHFL within quads, FSWZADD), which needs
     /// subgroup quad operations in fragment shaders.
     pub quad_operations: bool,
+    /// A pixel program that votes (VOTE), which needs subgroup vote and ballot operations in fragment shaders.
+    pub subgroup_votes: bool,
 }
 
 /// What a kernel's global addresses are.
@@ -231,6 +233,7 @@ pub fn translate_compute_laid_out(
         surfaces: program.surfaces,
         control_flow,
         quad_operations: false,
+        subgroup_votes: false,
     })
 }
 
@@ -272,6 +275,9 @@ fn out_of_stage(stage: &Stage, op: &ir::Op) -> Option<&'static str> {
         Op::PatchLoad(_) if !(control || evaluation) => Some("per-patch words (ALD.P) outside tessellation programs"),
         Op::QuadShuffle(..) | Op::Special(Special::QuadLane) if !matches!(stage, Stage::Fragment(_)) => {
             Some("quad operations (SHFL within quads, FSWZADD) outside a pixel program")
+        }
+        Op::SubgroupVote(..) | Op::SubgroupBallot(_) if !matches!(stage, Stage::Fragment(_)) => {
+            Some("warp votes (VOTE) in a graphics stage other than a pixel program")
         }
         Op::PatchLoad(address) | Op::PatchStore(address, _) if *address >= patch_end(stage) => {
             Some("per-patch words past the header's PerPatchAttributeCount")
@@ -475,6 +481,7 @@ pub fn translate_graphics(
     let (spirv, control_flow) = spirv::emit(&program, &stage, global, texture_views, Layout::default());
     let quad_operations =
         program.any_op(&|op| matches!(op, ir::Op::QuadShuffle(..) | ir::Op::Special(ir::Special::QuadLane)));
+    let subgroup_votes = program.any_op(&|op| matches!(op, ir::Op::SubgroupVote(..) | ir::Op::SubgroupBallot(_)));
     Ok(Translation {
         spirv,
         constant_banks: program.constant_banks,
@@ -482,6 +489,7 @@ pub fn translate_graphics(
         surfaces: program.surfaces,
         control_flow,
         quad_operations,
+        subgroup_votes,
     })
 }
 

@@ -1060,7 +1060,8 @@ impl Maxwell<'_, '_, '_> {
                 };
                 self.set_reg(v.get("rd"), value);
             }
-            // A warp exchange but in a graphics stage's quads (`lower::quad_shuffle`).
+            // Warp exchanges but in a graphics stage's quads (`lower::quad_shuffle`) and subgroup.
+            "VOTE" => self.l.subgroup_vote_result(v),
             "SHFL" => {
                 let Some(shuffle) = quad_shuffle(v) else { unreachable!("warp exchanges end their block") };
                 self.l.quad_shuffle_result(v, shuffle);

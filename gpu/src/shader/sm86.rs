@@ -721,7 +721,8 @@ impl Lower<'_> {
                 let value = self.funnel_shift(a, amount, c, v.get("ty"), v.flag("wrap"), v.flag("right"), v.flag("hi"));
                 self.set_reg(v.get("rd"), value);
             }
-            // A warp exchange but in a graphics stage's quads (`lower::quad_shuffle`).
+            // Warp exchanges but in a graphics stage's quads (`lower::quad_shuffle`) and subgroup.
+            "VOTE" | "VOTEU" => self.subgroup_vote_result(v),
             "SHFL" => {
                 let Some(shuffle) = quad_shuffle(v) else { unreachable!("warp exchanges end their block") };
                 self.quad_shuffle_result(v, shuffle);

@@ -687,6 +687,12 @@ impl ReferenceBackend {
                     self.device.name()
                 )));
             }
+            if translation.subgroup_votes && !self.device.features().fragment_votes {
+                return Err(unimplemented(format!(
+                    "a pixel program's warp votes (VOTE) on {}, which has no subgroup votes and ballots in fragment                      shaders",
+                    self.device.name()
+                )));
+            }
             let banks = self.stage_banks(&translation, stage, memory)?;
             translated.push((translation, textures, surfaces, banks));
         }

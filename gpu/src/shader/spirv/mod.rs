@@ -49,7 +49,7 @@ use texture::{TextureVariable, declare_textures};
 
 use super::ir::{
     BinOp, Block, Cmp, Conv, FArith, HalfFormat, Op, Program, QuadShuffle, Round, Space, Special, Stmt, Terminator,
-    Type, UnOp, Value,
+    Type, UnOp, Value, Vote,
 };
 use super::structure::{ControlFlow, structurise};
 use super::{GlobalMemory, Layout};
@@ -249,6 +249,12 @@ pub fn emit(
     }
     if program.any_op(&|op| matches!(op, Op::QuadShuffle(..))) {
         b.capability(Capability::GroupNonUniformQuad);
+    }
+    if program.any_op(&|op| matches!(op, Op::SubgroupVote(..))) {
+        b.capability(Capability::GroupNonUniformVote);
+    }
+    if program.any_op(&|op| matches!(op, Op::SubgroupBallot(_))) {
+        b.capability(Capability::GroupNonUniformBallot);
     }
     b.memory_model(AddressingModel::PhysicalStorageBuffer64, MemoryModel::GLSL450);
     let glsl = b.ext_inst_import("GLSL.std.450");
@@ -1084,6 +1090,23 @@ impl Emitter<'_> {
                     }
                 }
                 .expect("in a block")
+            }
+            Op::SubgroupVote(p, vote) => {
+                let p = v(self, p);
+                let subgroup = self.u32_const(rspirv::spirv::Scope::Subgroup as u32);
+                match vote {
+                    Vote::All => self.b.group_non_uniform_all(self.t.bool, None, subgroup, p),
+                    Vote::Any => self.b.group_non_uniform_any(self.t.bool, None, subgroup, p),
+                    Vote::Equal => self.b.group_non_uniform_all_equal(self.t.bool, None, subgroup, p),
+                }
+                .expect("in a block")
+            }
+            Op::SubgroupBallot(p) => {
+                let p = v(self, p);
+                let subgroup = self.u32_const(rspirv::spirv::Scope::Subgroup as u32);
+                let v4u32 = self.b.type_vector(self.t.u32, 4);
+                let ballot = self.b.group_non_uniform_ballot(v4u32, None, subgroup, p).expect("in a block");
+                self.b.composite_extract(self.t.u32, None, ballot, [0]).expect("in a block")
             }
             Op::WarpRead { lane, word } => {
                 let lane = v(self, lane);
