@@ -15,7 +15,7 @@ use tandem_gpu::sass::cubin::KernelImage;
 use tandem_gpu::shader::ir::{PoolView, TextureDim};
 use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType, header_bytes, parse_program_header};
 use tandem_gpu::shader::{
-    FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, NumberKind, Stage,
+    FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, NumberKind, PointSize, Stage,
     TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, TextureView,
     Translation, VertexInterface, program_needs, translate_compute, translate_graphics,
 };
@@ -114,9 +114,15 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             next_stage_reads: 1,
             depth_minus_one_to_one: true,
             layer: false,
+            point_size: None,
             capture: Default::default(),
         };
-        let layered = GeometryInterface { input: GeometryInput::LinesAdjacency, layer: true, ..geometry };
+        let layered = GeometryInterface {
+            input: GeometryInput::LinesAdjacency,
+            layer: true,
+            point_size: Some(PointSize::Program),
+            ..geometry
+        };
         // And capturing what it emits for stream output.
         let captured = GeometryInterface { capture, ..geometry };
         // Tessellation programs: patches of three control points into triangles, and (evaluation programs)
@@ -133,10 +139,16 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             next_stage_reads: 1,
             depth_minus_one_to_one: true,
             layer: false,
+            point_size: None,
         };
         let points =
             Tessellator { domain: TessDomain::Quads, spacing: TessSpacing::FractionalOdd, output: TessOutput::Points };
-        let quads = TessEvalInterface { tessellator: points, layer: true, ..evaluation };
+        let quads = TessEvalInterface {
+            tessellator: points,
+            layer: true,
+            point_size: Some(PointSize::Fixed(3.0f32.to_bits())),
+            ..evaluation
+        };
         let stages: Vec<Stage> = match header.shader_type() {
             Some(ShaderType::Vertex) => vec![Stage::Vertex(&vertex), Stage::Vertex(&capturing)],
             Some(ShaderType::Geometry) => {
@@ -339,6 +351,7 @@ fn patch_interfaces(header: ProgramHeader, next_stage_reads: u32) -> (TessContro
         next_stage_reads,
         depth_minus_one_to_one: false,
         layer: false,
+        point_size: None,
     };
     (control, evaluation)
 }

@@ -313,6 +313,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 next_stage_reads: 0,
                 depth_minus_one_to_one: false,
                 layer: false,
+                point_size: None,
                 capture: Default::default(),
             };
             let patch_words = args.patch_words.unwrap_or_else(|| match args.stage {
@@ -337,6 +338,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 next_stage_reads: 0,
                 depth_minus_one_to_one: false,
                 layer: false,
+                point_size: None,
             };
             let stage = match args.stage {
                 StageArg::Vertex => shader::Stage::Vertex(&vertex),

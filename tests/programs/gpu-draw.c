@@ -34,7 +34,8 @@
  *   16-bit indices, 9 among 32-bit ones; a non-indexed launch's vertex number with _VERTEX_ARRAY) ends there and
  *   a new strip starts after it, so two rectangles are drawn and nothing joins them;
  * - points: SET_POINT_SIZE sizes them when the vertex program writes no size: squares of that side centred on
- *   the vertex (odd sizes at pixel centres, even ones at pixel corners, where every rule for points agrees);
+ *   the vertex (odd sizes at pixel centres, even ones at pixel corners, where every rule for points agrees), also
+ *   where a geometry program emits them;
  * - culling: with back faces culled, the triangle is drawn under exactly one of the two front-face windings, and
  *   SET_WINDOW_ORIGIN's FLIP_Y swaps which (it turns the winding over; NVN sets it for GL's lower-left origin);
  * - a draw with no target bound still runs over viewport 0's area: the samples it counts are the triangle's pixels;
@@ -193,6 +194,8 @@ __asm__(".section .rodata\n"
         "derivatives_ps_end:\n"
         "votes_ps: .incbin \"shaders/votes.ps.bin\"\n"
         "votes_ps_end:\n"
+        "points_gs: .incbin \"shaders/points.gs.bin\"\n"
+        "points_gs_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -211,7 +214,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
     patch86_tcs_end[], patch86_tes[], patch86_tes_end[], locations_ps[],
-    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[];
+    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -411,6 +414,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define STRIPS_GS 0x8800u /* 0x400 bytes */
 #define DERIVATIVES_PS 0x8C00u
 #define VOTES_PS 0x8E00u
+#define POINTS_GS 0x9000u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -561,6 +565,12 @@ static int in_two_rectangles(uint32_t x, uint32_t y) {
  * (31, 20), (60, 28); each covers the pixels whose centres lie within `point_size` / 2 of it on both axes. */
 static const int32_t point_x[2][3] = {{56, 488, 968}, {64, 496, 960}}, point_y[2][3] = {{72, 328, 152}, {64, 320, 448}};
 static int point_size, point_corner;
+/* A point of `centre_point_size` (even) pixels at the target's centre, the corner of pixels (31, 15) and (32, 16). */
+static uint32_t centre_point_size;
+static int in_centre_point(uint32_t x, uint32_t y) {
+    uint32_t half = centre_point_size / 2;
+    return x + half >= WIDTH / 2 && x < WIDTH / 2 + half && y + half >= HEIGHT / 2 && y < HEIGHT / 2 + half;
+}
 static int in_points(uint32_t x, uint32_t y) {
     int64_t cx = 16 * (int64_t)x + 8, cy = 16 * (int64_t)y + 8, half = 8 * point_size;
     for (int i = 0; i < 3; i++) {
@@ -3320,6 +3330,21 @@ int main(void) {
         run("draw");
         wrong = wrong_pixels(in_points, rectangle_colour, background, &count);
         report(k == 0 ? "5 x 5 squares around each centre" : "6 x 6 squares around each corner", wrong, count);
+    }
+
+    print("-- points a geometry program emits (points.gs: at the target's centre, a pixel corner) take SET_POINT_SIZE "
+          "too: 8 and 10\n");
+    copy_program(POINTS_GS, points_gs, points_gs_end);
+    for (int k = 0; k < 2; k++) {
+        fill_target(background);
+        centre_point_size = k == 0 ? 8 : 10;
+        set(SET_POINT_SIZE, k == 0 ? 0x41000000u /* 8.0 */ : 0x41200000u /* 10.0 */);
+        use_stage(4, POINTS_GS);
+        draw_primitives(POINTS, 3);
+        use_stage(4, ~0u);
+        run("draw");
+        wrong = wrong_pixels(in_centre_point, rectangle_colour, background, &count);
+        report(k == 0 ? "an 8 x 8 square around the centre" : "a 10 x 10 square around the centre", wrong, count);
     }
     set(SET_POINT_SIZE, F_1);
 

@@ -146,6 +146,8 @@ pub struct Features {
     pub output_layer: bool,
     /// Points of other sizes than 1.
     pub large_points: bool,
+    /// Geometry and tessellation evaluation shaders may write `PointSize` (`shaderTessellationAndGeometryPointSize`).
+    pub tessellation_geometry_point_size: bool,
     /// Geometry programs (`geometryShader`), with the most invocations a primitive, vertices an invocation
     /// emits, and components those vertices hold in all (`maxGeometryShaderInvocations`,
     /// `maxGeometryOutputVertices`, `maxGeometryTotalOutputComponents`).
@@ -664,6 +666,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         viewport_index: on(base.multi_viewport) && on(v12.shader_output_viewport_index),
         output_layer: on(v12.shader_output_layer),
         large_points: on(base.large_points),
+        tessellation_geometry_point_size: on(base.shader_tessellation_and_geometry_point_size),
         tessellation_shader: on(base.tessellation_shader),
         geometry_shader: on(base.geometry_shader).then_some([
             limits.max_geometry_shader_invocations,
@@ -702,6 +705,7 @@ fn create_device(instance: &'static Instance, candidate: &Candidate) -> Result<A
         .fragment_stores_and_atomics(f.fragment_stores)
         .multi_viewport(f.viewport_index)
         .large_points(f.large_points)
+        .shader_tessellation_and_geometry_point_size(f.tessellation_geometry_point_size)
         .geometry_shader(f.geometry_shader.is_some())
         .tessellation_shader(f.tessellation_shader)
         .sample_rate_shading(f.multisampling)

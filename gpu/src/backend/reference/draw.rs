@@ -512,7 +512,7 @@ impl ReferenceBackend {
         let (topology, order) = topology(draw, flat && !reshaped)?;
         let tessellator =
             draw.tessellation.as_ref().map(|tessellation| tessellator(tessellation.parameters)).transpose()?;
-        let geometry = draw.geometry_shader.as_ref().map(|stage| GeometryInterface {
+        let mut geometry = draw.geometry_shader.as_ref().map(|stage| GeometryInterface {
             header: stage.header,
             input: match (tessellator.map(|tessellator| tessellator.output), topology) {
                 (Some(TessOutput::Points), _) | (None, vk::PrimitiveTopology::POINT_LIST) => GeometryInput::Points,
@@ -532,6 +532,8 @@ impl ReferenceBackend {
             next_stage_reads: fragment.generics_read(),
             depth_minus_one_to_one: !draw.depth_zero_to_one,
             layer: draw.program_layer,
+            // Set below, once the rasteriser's primitives are known.
+            point_size: None,
             capture: draw.capture,
         });
         if let Some(geometry) = &geometry {
@@ -572,11 +574,16 @@ impl ReferenceBackend {
                 PointSize::Fixed(draw.point_size.to_bits())
             }
         });
+        // Points from a geometry or tessellation program are 1 pixel unless the device lets those stages write
+        // PointSize, which they then must.
+        let sized_after_reshaping = self.device.features().tessellation_geometry_point_size;
         if point_size.is_some_and(|size| size != PointSize::Fixed(1.0f32.to_bits())) {
-            if reshaped {
-                // Their points are 1 pixel unless the device writes PointSize from geometry and tessellation
-                // programs (shaderTessellationAndGeometryPointSize, not enabled here).
-                return Err(unimplemented("points of other sizes than 1 from a geometry or tessellation program"));
+            if reshaped && !sized_after_reshaping {
+                return Err(unimplemented(format!(
+                    "points of other sizes than 1 from a geometry or tessellation program on {}, which lacks \
+                     shaderTessellationAndGeometryPointSize",
+                    self.device.name()
+                )));
             }
             if !self.device.features().large_points {
                 return Err(unimplemented(format!(
@@ -584,6 +591,10 @@ impl ReferenceBackend {
                     self.device.name()
                 )));
             }
+        }
+        let reshaped_point_size = point_size.filter(|_| sized_after_reshaping);
+        if let Some(geometry) = &mut geometry {
+            geometry.point_size = reshaped_point_size;
         }
         // Each stage hands on the generics the next one reads; the last before the rasteriser moves z into
         // Vulkan's clip range, sizes points and picks the layer.
@@ -605,6 +616,7 @@ impl ReferenceBackend {
                     next_stage_reads: after_tessellation,
                     depth_minus_one_to_one: geometry.is_none() && !draw.depth_zero_to_one,
                     layer: geometry.is_none() && draw.program_layer,
+                    point_size: reshaped_point_size.filter(|_| geometry.is_none()),
                 },
             )),
             _ => None,

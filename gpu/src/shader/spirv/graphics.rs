@@ -127,6 +127,8 @@ pub struct TessEvalInterface {
     pub next_stage_reads: u32,
     pub depth_minus_one_to_one: bool,
     pub layer: bool,
+    /// As `GeometryInterface::point_size`.
+    pub point_size: Option<PointSize>,
 }
 
 /// The primitives a geometry program takes in: the draw's (strips, loops and fans give their primitives one
@@ -164,6 +166,9 @@ pub struct GeometryInterface {
     pub depth_minus_one_to_one: bool,
     /// The program's layer output picks the targets' layer: it goes to `Layer`.
     pub layer: bool,
+    /// The size of the points it emits, as `VertexInterface::point_size` (`GeometryPointSize`, which needs the
+    /// device's `shaderTessellationAndGeometryPointSize`; without, points from here are 1 pixel).
+    pub point_size: Option<PointSize>,
     /// The output words stream output captures of each emitted vertex, as `VertexInterface::capture`. Each
     /// invocation has room for the header's most vertices at the capture address: input primitive p's
     /// invocation i's vertex k is record (p x invocations + i) x max vertices + k, of a word (the number of the
@@ -459,7 +464,10 @@ pub(super) fn declare_geometry_io(
     let int = b.type_int(32, 1);
     let invocation_id = variable(b, StorageClass::Input, int, interface);
     built_in(b, invocation_id, BuiltIn::InvocationId);
-    let choices = (None, geometry.layer, geometry.depth_minus_one_to_one);
+    if geometry.point_size.is_some() {
+        b.capability(Capability::GeometryPointSize);
+    }
+    let choices = (geometry.point_size, geometry.layer, geometry.depth_minus_one_to_one);
     let outputs = declare_vertex_outputs(b, t, &geometry.header, geometry.next_stage_reads, choices, false, interface);
     let max_vertices = geometry.header.max_output_vertices();
     let capture = (!words.is_empty()).then(|| GeometryCapture {
@@ -589,7 +597,10 @@ pub(super) fn declare_tess_eval_io(
     let tess_coord = variable(b, StorageClass::Input, v3f32, interface);
     built_in(b, tess_coord, BuiltIn::TessCoord);
     let levels = declare_tess_levels(b, t, StorageClass::Input, evaluation.patch_words, interface);
-    let choices = (None, evaluation.layer, evaluation.depth_minus_one_to_one);
+    if evaluation.point_size.is_some() {
+        b.capability(Capability::TessellationPointSize);
+    }
+    let choices = (evaluation.point_size, evaluation.layer, evaluation.depth_minus_one_to_one);
     let outputs =
         declare_vertex_outputs(b, t, &evaluation.header, evaluation.next_stage_reads, choices, true, interface);
     StageIo::TessEval { inputs, primitive_id, tess_coord, levels, outputs }
