@@ -565,12 +565,6 @@ static int in_two_rectangles(uint32_t x, uint32_t y) {
  * (31, 20), (60, 28); each covers the pixels whose centres lie within `point_size` / 2 of it on both axes. */
 static const int32_t point_x[2][3] = {{56, 488, 968}, {64, 496, 960}}, point_y[2][3] = {{72, 328, 152}, {64, 320, 448}};
 static int point_size, point_corner;
-/* A point of `centre_point_size` (even) pixels at the target's centre, the corner of pixels (31, 15) and (32, 16). */
-static uint32_t centre_point_size;
-static int in_centre_point(uint32_t x, uint32_t y) {
-    uint32_t half = centre_point_size / 2;
-    return x + half >= WIDTH / 2 && x < WIDTH / 2 + half && y + half >= HEIGHT / 2 && y < HEIGHT / 2 + half;
-}
 static int in_points(uint32_t x, uint32_t y) {
     int64_t cx = 16 * (int64_t)x + 8, cy = 16 * (int64_t)y + 8, half = 8 * point_size;
     for (int i = 0; i < 3; i++) {
@@ -3314,37 +3308,29 @@ int main(void) {
     stream(0, VERTICES, 32, 32 * 4);
     run("the rectangle's indices and vertex stream");
 
-    print("-- points of SET_POINT_SIZE 5 at pixel centres, then of size 6 at pixel corners\n");
-    for (int k = 0; k < 2; k++) {
+    print("-- points of SET_POINT_SIZE 5 at pixel centres, then of size 6 at pixel corners, from the vertex program "
+          "and through a geometry program that hands them on (points.gs)\n");
+    copy_program(POINTS_GS, points_gs, points_gs_end);
+    for (int k = 0; k < 4; k++) {
         fill_target(background);
+        point_corner = k % 2;
         const Vertex points[3] = {
-            {point_x[k][0], point_y[k][0], {F_0_6, F_0_8, F_0_2, F_1}},
-            {point_x[k][1], point_y[k][1], {F_0_6, F_0_8, F_0_2, F_1}},
-            {point_x[k][2], point_y[k][2], {F_0_6, F_0_8, F_0_2, F_1}},
+            {point_x[point_corner][0], point_y[point_corner][0], {F_0_6, F_0_8, F_0_2, F_1}},
+            {point_x[point_corner][1], point_y[point_corner][1], {F_0_6, F_0_8, F_0_2, F_1}},
+            {point_x[point_corner][2], point_y[point_corner][2], {F_0_6, F_0_8, F_0_2, F_1}},
         };
         put_vertices(points, 3);
-        point_size = k == 0 ? 5 : 6;
-        set(SET_POINT_SIZE, k == 0 ? 0x40A00000u /* 5.0 */ : 0x40C00000u /* 6.0 */);
-        draw_primitives(POINTS, 3);
-        point_corner = k;
-        run("draw");
-        wrong = wrong_pixels(in_points, rectangle_colour, background, &count);
-        report(k == 0 ? "5 x 5 squares around each centre" : "6 x 6 squares around each corner", wrong, count);
-    }
-
-    print("-- points a geometry program emits (points.gs: at the target's centre, a pixel corner) take SET_POINT_SIZE "
-          "too: 8 and 10\n");
-    copy_program(POINTS_GS, points_gs, points_gs_end);
-    for (int k = 0; k < 2; k++) {
-        fill_target(background);
-        centre_point_size = k == 0 ? 8 : 10;
-        set(SET_POINT_SIZE, k == 0 ? 0x41000000u /* 8.0 */ : 0x41200000u /* 10.0 */);
-        use_stage(4, POINTS_GS);
+        point_size = point_corner ? 6 : 5;
+        set(SET_POINT_SIZE, point_corner ? 0x40C00000u /* 6.0 */ : 0x40A00000u /* 5.0 */);
+        if (k >= 2) use_stage(4, POINTS_GS);
         draw_primitives(POINTS, 3);
         use_stage(4, ~0u);
         run("draw");
-        wrong = wrong_pixels(in_centre_point, rectangle_colour, background, &count);
-        report(k == 0 ? "an 8 x 8 square around the centre" : "a 10 x 10 square around the centre", wrong, count);
+        wrong = wrong_pixels(in_points, rectangle_colour, background, &count);
+        static const char *const what[4] = {"5 x 5 squares around each centre", "6 x 6 squares around each corner",
+                                            "5 x 5 squares around each centre, through the geometry program",
+                                            "6 x 6 squares around each corner, through the geometry program"};
+        report(what[k], wrong, count);
     }
     set(SET_POINT_SIZE, F_1);
 
