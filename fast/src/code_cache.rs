@@ -75,6 +75,11 @@ impl CodeCache {
         self.dir.join(&hex[..2]).join(&hex[2..])
     }
 
+    /// Whether a file is stored under `key` (`load` checks it).
+    pub fn holds(&self, key: &Key) -> bool {
+        self.path(key).is_file()
+    }
+
     /// The block stored under `key`, if a sound file holds it.
     pub fn load(&self, key: &Key) -> Option<CachedBlock> {
         let path = self.path(key);
