@@ -1,7 +1,9 @@
 //! Host faults in compiled code. Guest loads and stores compile to unchecked host accesses in the guarded view of
-//! guest memory (`GuestMemory::guarded_base`), whose host protections are the guest's data permissions; when the
-//! host refuses one, the handler here ends the block at the last *replay point* and has the reference run from
-//! there until it exits: it redoes what the block did since, the same way, and raises the guest's fault exactly.
+//! guest memory (`GuestMemory::guarded_base`), whose host protections are the guest's data permissions, after a
+//! check that traps (ud2: SIGILL) where the address lies past the guest's address space; when the host refuses
+//! one, or the check traps, the handler here ends the block at the last *replay point* and has the reference run
+//! from there until it exits: it redoes what the block did since, the same way, and raises the guest's fault
+//! exactly.
 //!
 //! Invariants (with `code_memory`, `engine::call_block` and `runtime`, the fast path's only `unsafe`):
 //! - A replay point is a state the `CpuState` and `Runtime::fault` hold exactly (the registers in the one; the
@@ -179,20 +181,24 @@ pub unsafe fn enter(
     status
 }
 
-/// Installs the SIGSEGV and SIGBUS handler once per process, keeping the handlers installed before.
+/// The signals a guest access raises: SIGSEGV and SIGBUS where the host refuses it, SIGILL where its address lies
+/// past the guest's address space (the check before the access traps).
+const SIGNALS: [libc::c_int; 3] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL];
+
+/// Installs the handler of `SIGNALS` once per process, keeping the handlers installed before.
 fn install_handler() {
-    static PREVIOUS: OnceLock<[libc::sigaction; 2]> = OnceLock::new();
+    static PREVIOUS: OnceLock<[libc::sigaction; 3]> = OnceLock::new();
     PREVIOUS.get_or_init(|| {
         // SAFETY: `sigaction` is plain data, valid all zero; the calls only read the current actions into it.
-        let mut previous: [libc::sigaction; 2] = unsafe { std::mem::zeroed() };
-        for (signal, old) in [libc::SIGSEGV, libc::SIGBUS].into_iter().zip(previous.iter_mut()) {
+        let mut previous: [libc::sigaction; 3] = unsafe { std::mem::zeroed() };
+        for (signal, old) in SIGNALS.into_iter().zip(previous.iter_mut()) {
             unsafe { libc::sigaction(signal, std::ptr::null(), old) };
         }
         previous
     });
     static INSTALLED: std::sync::Once = std::sync::Once::new();
     INSTALLED.call_once(|| {
-        for signal in [libc::SIGSEGV, libc::SIGBUS] {
+        for signal in SIGNALS {
             // SAFETY: installs `handle_fault`, a handler that only reads this thread's `ACTIVE` run and edits the
             // interrupted context; SA_ONSTACK lets it run on an alternate stack where one is set.
             unsafe {
@@ -210,7 +216,7 @@ fn install_handler() {
         if unsafe { resume_after_guest_fault(context.cast()) } {
             return;
         }
-        let index = usize::from(signal == libc::SIGBUS);
+        let Some(index) = SIGNALS.iter().position(|&handled| handled == signal) else { return };
         let Some(previous) = PREVIOUS.get().map(|previous| previous[index]) else { return };
         // SAFETY: hands the fault to the handler that was installed before, as it was installed.
         unsafe {

@@ -51,7 +51,7 @@ pub use region::lift_block;
 use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::decode::{ENCODINGS, Inst};
-use tandem_reference::memory::{ADDRESS_SPACE_SIZE, PAGE_SIZE, Perm};
+use tandem_reference::memory::{ADDRESS_SPACE_BITS, PAGE_SIZE, Perm};
 
 /// Set in a block's return value when the reference interpreter must execute the instruction at the new PC.
 pub const INTERPRET_NEXT: u64 = 1 << 63;
@@ -636,8 +636,6 @@ impl Lifter<'_> {
 
     fn guarded_address(&mut self, address: Value, size: u32, need: Perm, alignment: Alignment) -> Value {
         let (reads, writes) = (need.contains(Perm::READ), need.contains(Perm::WRITE));
-        let end = self.iconst(types::I64, ADDRESS_SPACE_SIZE);
-        let clamped = self.b.ins().umin(address, end);
         let split = size > 1 && writes && alignment == Alignment::InOnePage;
         if alignment == Alignment::ToSize || split {
             let exit = self.b.create_block();
@@ -667,7 +665,11 @@ impl Lifter<'_> {
             // A rerun of a read-modify-write from its own start would read what it wrote.
             self.recorded.replay = false;
         }
-        self.b.ins().iadd(self.memory_base, clamped)
+        // An address past the guest's address space traps here, after the replay point, as a refused access
+        // would (`fault`): a check beside the access rather than a clamp on the way to its address.
+        let beyond = self.b.ins().ushr_imm_u(address, i64::from(ADDRESS_SPACE_BITS));
+        self.b.ins().trapnz(beyond, GUEST_ACCESS);
+        self.b.ins().iadd(self.memory_base, address)
     }
 
     /// Makes the state at `pc` (after `retired` instructions of this run) a replay point (`fault`): the registers
