@@ -320,9 +320,15 @@ fn sm86_level_of_detail_queries_translate_in_pixel_programs() {
 /// refused by name in any other stage: copies.gs's code translated as a vertex program.
 #[test]
 fn geometry_instructions_are_refused_outside_geometry_programs() {
+    let error = translate_as_vertex_program("copies.gs");
+    assert!(error.contains("outside geometry and tessellation programs") && error.contains("copies.gs"), "{error}");
+}
+
+/// Why the code of `tests/programs/shaders/NAME.bin` cannot be translated as a vertex program's.
+fn translate_as_vertex_program(name: &str) -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/shaders");
-    let program = std::fs::read(dir.join("copies.gs.bin")).unwrap();
-    let (mut header, kernel) = graphics_kernel("copies.gs", &program);
+    let program = std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
+    let (mut header, kernel) = graphics_kernel(name, &program);
     header.words[0] = ProgramHeader::new(ShaderType::Vertex).words[0];
     let vertex = VertexInterface {
         header,
@@ -333,8 +339,7 @@ fn geometry_instructions_are_refused_outside_geometry_programs() {
         capture: Default::default(),
     };
     let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
-    let error = translate_graphics(&kernel, Stage::Vertex(&vertex), 0, &global, &[]).unwrap_err().to_string();
-    assert!(error.contains("outside geometry and tessellation programs") && error.contains("copies.gs"), "{error}");
+    translate_graphics(&kernel, Stage::Vertex(&vertex), 0, &global, &[]).unwrap_err().to_string()
 }
 
 /// Tessellation programs of `header` for patches of three control points into triangles, no per-patch words,
@@ -448,19 +453,6 @@ fn pixel_programs_vote_in_the_host_subgroup() {
     }
     assert!(opcodes(&sm5x.spirv).contains(&ALL_EQUAL));
 
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/shaders");
-    let program = std::fs::read(dir.join("votes.ps.bin")).unwrap();
-    let (mut header, kernel) = graphics_kernel("votes.ps", &program);
-    header.words[0] = ProgramHeader::new(ShaderType::Vertex).words[0];
-    let vertex = VertexInterface {
-        header,
-        next_stage_reads: 0,
-        depth_minus_one_to_one: false,
-        point_size: None,
-        layer: false,
-        capture: Default::default(),
-    };
-    let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
-    let error = translate_graphics(&kernel, Stage::Vertex(&vertex), 0, &global, &[]).unwrap_err().to_string();
+    let error = translate_as_vertex_program("votes.ps");
     assert!(error.contains("warp votes (VOTE)") && error.contains("votes.ps"), "{error}");
 }

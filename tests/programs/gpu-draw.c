@@ -2173,6 +2173,20 @@ static uint16_t b5g6r5_texel(uint32_t i, uint32_t j) {
     return (uint16_t)(((i * 4 + j) & 31) | ((i * 8 + j * 3) & 63) << 5 | (31 - i * 3) << 11);
 }
 
+/* `what` (x, y): and the float target's four words there, `got`. */
+static void print_float_pixel(const char *what, uint32_t x, uint32_t y, const uint32_t got[4]) {
+    print(what);
+    print(" (");
+    print_u64(x);
+    print(", ");
+    print_u64(y);
+    print("):");
+    for (int c = 0; c < 4; c++) {
+        print(" ");
+        print_hex(got[c]);
+    }
+}
+
 /* Counts the pixels of the float target whose four words are not what `expected` gives for them. */
 static uint32_t wrong_float_pixels_within(void (*expected)(uint32_t x, uint32_t y, uint32_t out[4]), uint32_t ulps) {
     uint32_t wrong = 0;
@@ -2189,15 +2203,7 @@ static uint32_t wrong_float_pixels_within(void (*expected)(uint32_t x, uint32_t 
             }
             if (close) continue;
             if (wrong++ == 0) {
-                print("   first wrong pixel (");
-                print_u64(x);
-                print(", ");
-                print_u64(y);
-                print("):");
-                for (int c = 0; c < 4; c++) {
-                    print(" ");
-                    print_hex(got[c]);
-                }
+                print_float_pixel("   first wrong pixel", x, y, got);
                 print(", not");
                 for (int c = 0; c < 4; c++) {
                     print(" ");
@@ -2236,6 +2242,19 @@ static void draw_textured_quad(uint32_t u) {
     set(END, 0);
 }
 
+/* Colour target 0 is the float target (RF32_GF32_BF32_AF32), cleared to zeros; or again the RGBA8 one. */
+static void use_float_target(void) {
+    set_address(SET_COLOR_TARGET_A, FLOAT_TARGET);
+    uint32_t float_target[4] = {WIDTH * 16, HEIGHT, RF32_GF32_BF32_AF32, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, float_target);
+    memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
+}
+static void use_rgba8_target(void) {
+    set_address(SET_COLOR_TARGET_A, TARGET);
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+}
+
 /* A pixel's derivatives of generic 0 = (x / 16, y / 8) in pixels: dFdx and dFdy of x, then of y. */
 static void expect_derivatives(uint32_t x, uint32_t y, uint32_t out[4]) {
     (void)x;
@@ -2252,10 +2271,7 @@ static void expect_derivatives(uint32_t x, uint32_t y, uint32_t out[4]) {
 static void derivatives(void) {
     print("-- derivatives: SHFL.BFLY inside each quad, then FSWZADD, of an attribute linear on the screen\n");
     copy_program(DERIVATIVES_PS, derivatives_ps, derivatives_ps_end);
-    set_address(SET_COLOR_TARGET_A, FLOAT_TARGET);
-    uint32_t float_target[4] = {WIDTH * 16, HEIGHT, RF32_GF32_BF32_AF32, PITCH};
-    method(SET_COLOR_TARGET_A + 8, 4, float_target);
-    memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
+    use_float_target();
     const uint32_t four = 0x40800000u;
     /* The target's rectangle as two triangles: corners 0 1 2, 2 1 3. */
     const Vertex quad[6] = {
@@ -2269,9 +2285,7 @@ static void derivatives(void) {
     stream(0, VERTICES, 32, 32 * 4);
     run("the derivatives drawn");
     report_float("each pixel's dFdx and dFdy: (1/16, 0) of x, (0, 1/8) of y", wrong_float_pixels_within(expect_derivatives, 4));
-    set_address(SET_COLOR_TARGET_A, TARGET);
-    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
-    method(SET_COLOR_TARGET_A + 8, 4, target);
+    use_rgba8_target();
 }
 
 /* Warp votes in a pixel program (votes.ps), whose warp is the host's subgroup: which pixels share one is the
@@ -2283,10 +2297,7 @@ static void derivatives(void) {
 static void pixel_votes(void) {
     print("-- votes: VOTE.ALL, VOTE.ANY, VOTE.EQ and their ballots in a pixel program\n");
     copy_program(VOTES_PS, votes_ps, votes_ps_end);
-    set_address(SET_COLOR_TARGET_A, FLOAT_TARGET);
-    uint32_t float_target[4] = {WIDTH * 16, HEIGHT, RF32_GF32_BF32_AF32, PITCH};
-    method(SET_COLOR_TARGET_A + 8, 4, float_target);
-    memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
+    use_float_target();
     /* One triangle over the whole target (two would split the quads along their shared edge). */
     const Vertex triangle[3] = {
         {0, 0, {F_0, F_0, F_0, F_1}}, {2048, 0, {F_0, F_0, F_0, F_1}}, {0, 1024, {F_0, F_0, F_0, F_1}}};
@@ -2308,15 +2319,7 @@ static void pixel_votes(void) {
                 boolean && got[0] == F_1 && (!p || any) && (p || !all) && (!all || any) && equal == (all || !any);
             mixed += any && !all;
             if (!right && wrong++ == 0) {
-                print("   first wrong pixel (");
-                print_u64(x);
-                print(", ");
-                print_u64(y);
-                print("):");
-                for (int c = 0; c < 4; c++) {
-                    print(" ");
-                    print_hex(got[c]);
-                }
+                print_float_pixel("   first wrong pixel", x, y, got);
                 print("\n");
             }
         }
@@ -2325,9 +2328,7 @@ static void pixel_votes(void) {
     print("   pixels that saw both ");
     print_u64(mixed);
     print("\n");
-    set_address(SET_COLOR_TARGET_A, TARGET);
-    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
-    method(SET_COLOR_TARGET_A + 8, 4, target);
+    use_rgba8_target();
 }
 
 /* Each pixel's texel: (x / 8, y / 8) of the 8 x 4 patterns, or across twice the width, (x / 4, y / 8) wrapped,

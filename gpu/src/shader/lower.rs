@@ -398,12 +398,17 @@ impl Lower<'_> {
             _ => Vote::Equal,
         };
         let result = self.op(Op::SubgroupVote(p, vote));
+        self.set_vote(v, ballot, result);
+    }
+
+    /// A VOTE's (VOTEU's) ballot into rd (urd), its vote into pd (upd).
+    fn set_vote(&mut self, v: &View, ballot: Value, vote: Value) {
         if v.encoding.opcode == "VOTEU" {
             self.set_ureg(v.get("urd"), ballot);
-            self.set_upred(v.get("upd"), result);
+            self.set_upred(v.get("upd"), vote);
         } else {
             self.set_reg(v.get("rd"), ballot);
-            self.set_pred(v.get("pd"), result);
+            self.set_pred(v.get("pd"), vote);
         }
     }
 
@@ -666,13 +671,7 @@ impl Lower<'_> {
                 self.select(all, all, none)
             }
         };
-        if v.encoding.opcode == "VOTEU" {
-            self.set_ureg(v.get("urd"), ballot);
-            self.set_upred(v.get("upd"), result);
-        } else {
-            self.set_reg(v.get("rd"), ballot);
-            self.set_pred(v.get("pd"), result);
-        }
+        self.set_vote(v, ballot, result);
     }
 
     /// R2UR: the value of the lowest lane that ran it, into a uniform register (left as it was when none did).
