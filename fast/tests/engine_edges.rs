@@ -226,7 +226,7 @@ fn host_faults_leave_the_exact_state() {
         memory.protect(0x21000, PAGE_SIZE, Perm::READ).unwrap();
         memory.protect(0x22000, PAGE_SIZE, Perm::EXECUTE).unwrap();
     };
-    let programs: [(&str, &[u32]); 13] = [
+    let programs: [(&str, &[u32]); 16] = [
         (
             "store walk",
             &[
@@ -361,6 +361,38 @@ fn host_faults_leave_the_exact_state() {
                 0xc85f7c02, // ldxr x2, [x0]
                 0x91000442, // add x2, x2, #1
                 0xc8037c02, // stxr w3, x2, [x0]
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            // A store of what was just loaded there must still fault where the page is read-only (Cranelift's
+            // alias analysis would drop it as idempotent).
+            "store back what was loaded, read-only page",
+            &[
+                0xd2a00040, // mov x0, #0x20000
+                0xf2820000, // movk x0, #0x1000
+                0xf9400002, // ldr x2, [x0]
+                0xf9000002, // str x2, [x0]
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "failing compare-and-swap, read-only page",
+            &[
+                0xd2a00040, // mov x0, #0x20000
+                0xf2820000, // movk x0, #0x1000
+                0x528000e1, // mov w1, #7
+                0x88a1fc01, // casl w1, w1, [x0]
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "atomic add of zero, read-only page",
+            &[
+                0xd2a00040, // mov x0, #0x20000
+                0xf2820000, // movk x0, #0x1000
+                0x52800001, // mov w1, #0
+                0xb8210002, // ldadd w1, w2, [x0]
                 0xd4000001, // svc #0
             ],
         ),

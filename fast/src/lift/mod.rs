@@ -42,7 +42,8 @@ use crate::fault::FaultRecord;
 use crate::runtime::Runtime;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, Block, Function, InstBuilder, MemFlagsData, Signature, TrapCode, Type, UserFuncName, Value, types,
+    AbiParam, Block, Endianness, Function, InstBuilder, MemFlagsData, Signature, TrapCode, Type, UserFuncName, Value,
+    types,
 };
 use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -711,9 +712,14 @@ impl Lifter<'_> {
         self.b.ins().load(ty, flags, host_address, 0)
     }
 
-    /// Stores to the host address of the guest access being lifted.
+    /// Stores to the host address of the guest access being lifted, in explicitly little-endian order (the host's
+    /// anyway) where guest loads take the native one. Cranelift's alias analysis keys memory by that order, so it
+    /// never takes a guest store for one that writes back what a guest load just read there ("idempotent") and
+    /// drops it, and with it the fault a read-only page owes it (a failing CAS, an LDADD of 0: guest memory is
+    /// not Wasm's, where what can be read can be written). Forwarding from guest stores to guest loads goes too;
+    /// the guest's registers are SSA values anyway.
     pub(crate) fn host_store(&mut self, value: Value, host_address: Value, offset: i32) {
-        let flags = self.guest_flags();
+        let flags = self.guest_flags().with_endianness(Endianness::Little);
         self.b.ins().store(flags, value, host_address, offset);
     }
 
