@@ -371,11 +371,12 @@ fn estimates_match_the_reference_at_every_table_entry() {
 /// UZP1/2, TRN1/2, ZIP1/2 (every element size, 64 and 128 bits) and EXT (every byte offset), which the fast path
 /// lifts to byte shuffles (`lift::simd_permute`, with REV16/32/64 and XTN/XTN2), and the shifts by immediate
 /// (every element size and width, shifts by 0, 1, the whole element and between) and integer two-register
-/// operations and reductions it lifts (`lift::simd_integer`: SHRN, RSHRN, the rounding shifts, SLI, SRI, CNT, NOT,
-/// ABS, NEG, SQABS, SQNEG, compares with zero, the long pairwise additions, the saturating narrowings, ADDV, SMAXV,
-/// UMAXV, SMINV, UMINV, SADDLV, UADDLV, the long and wide operations of "three different", and every integer operation of
-/// "three same": elementwise, accumulating and pairwise, the saturating ones with FPSR.QC clear or set; the scalar
-/// three same, shift by immediate and two-register classes), TBL and
+/// operations and reductions it lifts (`lift::simd_integer`: SHRN, RSHRN, the rounding and saturating shifts by
+/// immediate, SLI, SRI, CNT, NOT, ABS, NEG, SQABS, SQNEG, compares with zero, the long pairwise additions, the
+/// saturating narrowings, ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV, the long, wide and absolute-difference
+/// operations of "three different", the integer forms by element, and every integer operation of "three same":
+/// elementwise, accumulating and pairwise, the saturating ones with FPSR.QC clear or set and on the lanes where
+/// they saturate; the scalar three same, shift by immediate and two-register classes), TBL and
 /// TBX (tables of one to four registers, wrapping after V31, indices in and past them), on random registers (with
 /// zero lanes now and then): the same registers and FPSR as the reference's, the reserved encodings included (the
 /// reference's UNDEFINED on both).

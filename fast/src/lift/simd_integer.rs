@@ -19,7 +19,8 @@ use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::interp::pseudocode::{adv_simd_expand_imm, replicate128, vfp_expand_imm};
 use tandem_reference::interp::shared_decode::{
-    Accumulate, ImmediateOp, IntegerForm, IntegerOp, indexed_element, modified_immediate_op, three_same_integer,
+    Accumulate, ImmediateOp, IntegerForm, IntegerOp, indexed_element, indexed_integer, modified_immediate_op,
+    three_same_integer,
 };
 
 fn v_offset(n: u32) -> i32 {
@@ -883,44 +884,27 @@ impl Lifter<'_> {
         rn: u32,
         rd: u32,
     ) -> Lift {
-        if !matches!(size, 0b01 | 0b10) {
+        let Some((op, accumulate, long)) = indexed_integer(u, size, opcode) else {
             return Err(Unlifted);
-        }
+        };
         let ty = lanes(size);
         let (index, register) = indexed_element(size, h, l, m, rm);
         let element_vector = self.vector(register, ty);
         let element = self.b.ins().extractlane(element_vector, index as u8);
         let element = self.b.ins().splat(ty, element);
         let n = self.vector(rn, ty);
-        match (u, opcode) {
-            (0, 0b1000) | (1, 0b0000 | 0b0100) => {
-                let product = self.b.ins().imul(n, element);
-                let accumulate = match (u, opcode) {
-                    (0, _) => Accumulate::None,
-                    (_, 0b0000) => Accumulate::Add,
-                    _ => Accumulate::Sub,
-                };
-                let result = self.accumulate(rd, product, accumulate);
-                self.set_vector(rd, result, q);
-            }
-            (0, 0b1100 | 0b1101) => {
-                let result = self.doubling_multiply_high(n, element, size, q, opcode == 0b1101);
-                self.set_vector(rd, result, q);
-            }
-            (_, 0b0010 | 0b0110 | 0b1010) => {
-                let unsigned = u == 1;
-                let n = self.widen_half(n, unsigned, q == 1);
-                let element = self.widen_half(element, unsigned, false);
-                let product = self.b.ins().imul(n, element);
-                let accumulate = match opcode {
-                    0b1010 => Accumulate::None,
-                    0b0010 => Accumulate::Add,
-                    _ => Accumulate::Sub,
-                };
-                let result = self.accumulate(rd, product, accumulate);
-                self.set_vector(rd, result, 1);
-            }
-            _ => return Err(Unlifted),
+        if long {
+            // Only multiplies are long: the widened product is exact.
+            let unsigned = u == 1;
+            let n = self.widen_half(n, unsigned, q == 1);
+            let element = self.widen_half(element, unsigned, false);
+            let product = self.b.ins().imul(n, element);
+            let result = self.accumulate(rd, product, accumulate);
+            self.set_vector(rd, result, 1);
+        } else {
+            let product = self.integer_elementwise(op, false, size, q, n, element)?;
+            let result = self.accumulate(rd, product, accumulate);
+            self.set_vector(rd, result, q);
         }
         Ok(Flow::Next)
     }

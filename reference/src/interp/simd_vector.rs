@@ -42,6 +42,27 @@ pub enum IntegerForm {
     Pairwise,
 }
 
+/// The integer forms of "Advanced SIMD vector x indexed element" the interpreter and the fast path share (halfword
+/// and word elements only): the operation, how it accumulates into V[rd], and whether it is long (V[rn]'s half
+/// widened: SMULL, UMULL, SMLAL, UMLAL, SMLSL, UMLSL); `None` for the others (FP, the saturating doubling long and
+/// accumulating forms, the dot products, unallocated encodings).
+pub fn indexed_integer(u: u32, size: u32, opcode: u32) -> Option<(IntegerOp, Accumulate, bool)> {
+    use IntegerOp::*;
+    if size != 0b01 && size != 0b10 {
+        return None;
+    }
+    Some(match (u, opcode) {
+        (_, 0b0010) => (Multiply, Accumulate::Add, true),   // SMLAL, UMLAL
+        (_, 0b0110) => (Multiply, Accumulate::Sub, true),   // SMLSL, UMLSL
+        (_, 0b1010) => (Multiply, Accumulate::None, true),  // SMULL, UMULL
+        (0, 0b1000) => (Multiply, Accumulate::None, false), // MUL
+        (1, 0b0000) => (Multiply, Accumulate::Add, false),  // MLA
+        (1, 0b0100) => (Multiply, Accumulate::Sub, false),  // MLS
+        (0, 0b1100 | 0b1101) => (SaturatingDoublingMultiplyHigh { round: opcode == 0b1101 }, Accumulate::None, false), // SQDMULH, SQRDMULH
+        _ => return None,
+    })
+}
+
 /// The integer instructions of "three same" (every opcode but 00011, the bitwise ones, and 11xxx, the
 /// floating-point ones), with whether `size` and `q` are allowed; `None` for the unallocated opcodes.
 pub fn three_same_integer(q: u32, u: u32, size: u32, opcode: u32) -> Option<(IntegerOp, IntegerForm, bool)> {
@@ -609,7 +630,6 @@ impl Exec<'_> {
         rn: u32,
         rd: u32,
     ) -> Step {
-        use IntegerOp::*;
         let integer_ok = size == 0b01 || size == 0b10;
         let fp_ok = fp_by_element_ok(size, l, Some(q));
         let (index, rm) = indexed_element(size, h, l, m, rm);
@@ -623,6 +643,14 @@ impl Exec<'_> {
         let element = broadcast(elem(vm, index, esize), esize, datasize);
         let long_operand1 = self.vpart(rn, part, 64);
         let long_element = broadcast(elem(vm, index, esize), esize, 64);
+        if let Some((op, accumulate, long)) = indexed_integer(u, size, opcode) {
+            if long {
+                self.long_elementwise(op, accumulate, esize, unsigned, long_operand1, long_element, rd);
+            } else {
+                self.integer_elementwise(op, accumulate, shape, false, operand1, element, rd);
+            }
+            return Ok(());
+        }
         match (u, opcode) {
             (0, 0b0001 | 0b0101 | 0b1001) | (1, 0b1001) if fp_ok => {
                 let esize = fp_by_element_esize(size);
@@ -635,15 +663,6 @@ impl Exec<'_> {
                     _ => self.fp_elementwise(FpOp::MultiplyExtended, shape, operand1, element, rd),  // FMULX
                 }
             }
-            (_, 0b0010 | 0b0110 | 0b1010) if integer_ok => {
-                // SMLAL, UMLAL; SMLSL, UMLSL; SMULL, UMULL (by element).
-                let accumulate = match opcode {
-                    0b0010 => Accumulate::Add,
-                    0b0110 => Accumulate::Sub,
-                    _ => Accumulate::None,
-                };
-                self.long_elementwise(Multiply, accumulate, esize, unsigned, long_operand1, long_element, rd);
-            }
             (0, 0b0011 | 0b0111 | 0b1011) if integer_ok => {
                 // SQDMLAL, SQDMLSL, SQDMULL (by element).
                 let accumulate = match opcode {
@@ -652,20 +671,6 @@ impl Exec<'_> {
                     _ => Accumulate::None,
                 };
                 self.saturating_doubling_multiply_long(accumulate, esize, 64 / esize, long_operand1, long_element, rd);
-            }
-            (0, 0b1000) | (1, 0b0000 | 0b0100) if integer_ok => {
-                // MUL, MLA, MLS (by element).
-                let accumulate = match (u, opcode) {
-                    (0, _) => Accumulate::None,
-                    (_, 0b0000) => Accumulate::Add,
-                    _ => Accumulate::Sub,
-                };
-                self.integer_elementwise(Multiply, accumulate, shape, false, operand1, element, rd);
-            }
-            (0, 0b1100 | 0b1101) if integer_ok => {
-                // SQDMULH, SQRDMULH (by element).
-                let op = SaturatingDoublingMultiplyHigh { round: opcode == 0b1101 };
-                self.integer_elementwise(op, Accumulate::None, shape, false, operand1, element, rd);
             }
             (1, 0b1101 | 0b1111) if integer_ok => {
                 // SQRDMLAH, SQRDMLSH (by element).
