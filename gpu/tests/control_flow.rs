@@ -2,14 +2,14 @@
 //! PBK/BRK breaks, diverging across the lanes of two warps. The interpreter and the translation (run on the
 //! Vulkan device) must both leave each thread the value its loop defines.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::sync::OnceLock;
 use tandem_gpu::sass::Isa;
 use tandem_gpu::sass::assemble;
 use tandem_gpu::sass::corpus::{BUFFER_BYTES, Parameter, Placement, Run, dispatch, interpret};
 use tandem_gpu::sass::cubin::KernelImage;
 use tandem_gpu::shader::{GlobalMemory, translate_compute};
-use tandem_gpu::vulkan::ComputeDevice;
 
 /// Thread t: for i from 0 while i < t + 3, stopping at i = 20 (BRK), skipping odd i (CONT), sum += i; the sum
 /// at out + 4t. The body ends in an unconditional CONT, as NVN's loops do.
@@ -141,13 +141,6 @@ fn kernel_and_run(name: &str, source: &str) -> (KernelImage, Run) {
     (kernel, run)
 }
 
-/// The one device the tests share: NVIDIA's driver (an H200's) hung now and then with several of these short
-/// tests opening, dispatching on and closing devices of their own at once.
-fn device() -> &'static ComputeDevice {
-    static DEVICE: OnceLock<ComputeDevice> = OnceLock::new();
-    DEVICE.get_or_init(|| ComputeDevice::new().expect("a Vulkan device (lavapipe: mesa-vulkan-drivers)"))
-}
-
 /// Each thread's word after the kernel runs on the interpreter and, translated, on the Vulkan device; checks
 /// both against `expected`.
 fn check_words(kernel: &KernelImage, run: &Run, expected: &[u32]) {
@@ -157,7 +150,7 @@ fn check_words(kernel: &KernelImage, run: &Run, expected: &[u32]) {
     };
     let interpreted = interpret(run, kernel, &input).unwrap();
     assert_eq!(words(&interpreted), expected, "{}: the interpreter", kernel.name);
-    let translated = dispatch(device(), run, kernel, &input, Placement::Device).unwrap();
+    let translated = dispatch(common::device(), run, kernel, &input, Placement::Device).unwrap();
     assert_eq!(words(&translated.buffers), expected, "{}: the translation", kernel.name);
 }
 

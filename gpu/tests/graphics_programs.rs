@@ -7,8 +7,9 @@
 //! adjacency picking the layer;
 //! tessellation programs for patches of three control points, evaluation programs also into quad domains' points).
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 use tandem_gpu::sass::Isa;
 use tandem_gpu::sass::assemble;
 use tandem_gpu::sass::cubin::KernelImage;
@@ -22,12 +23,7 @@ use tandem_gpu::shader::{
 use tandem_gpu::texture::descriptor::Comparison;
 
 fn spirv_val(name: &str, spirv: &[u32]) {
-    let path = std::env::temp_dir().join(format!("tandem-graphics-{}-{name}.spv", std::process::id()));
-    std::fs::write(&path, spirv.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
-    let output = Command::new("spirv-val").args(["--target-env", "vulkan1.3"]).arg(&path).output();
-    let output = output.unwrap_or_else(|e| panic!("spirv-val (apt install spirv-tools): {e}"));
-    std::fs::remove_file(&path).unwrap();
-    assert!(output.status.success(), "{name}: {}", String::from_utf8_lossy(&output.stderr));
+    common::spirv_val(name, spirv).unwrap_or_else(|problem| panic!("{name}: {problem}"));
 }
 
 /// An assembled graphics program's header and its code as a kernel to translate: SM86 code behind a version 4

@@ -4,7 +4,8 @@
 //! GPU left it (`tests/sass/cuda/results`), except the words the manifest marks as approximations (within a
 //! tolerance) or as varying.
 
-use std::process::Command;
+mod common;
+
 use tandem_gpu::sass::Isa;
 use tandem_gpu::sass::corpus::{BUFFER_BYTES, Corpus, CorpusError, Placement, compare, dispatch};
 use tandem_gpu::sass::cubin::Cubin;
@@ -37,24 +38,6 @@ const MUST_TRANSLATE: &[&str] = &[
     "video",
     "bindless_sampling",
 ];
-
-fn spirv_val(entry: &str, spirv: &[u32]) -> Result<(), String> {
-    let path =
-        std::env::temp_dir().join(format!("tandem-translate-{}-{entry}-{}.spv", std::process::id(), spirv.len()));
-    let bytes: Vec<u8> = spirv.iter().flat_map(|word| word.to_le_bytes()).collect();
-    std::fs::write(&path, bytes).unwrap();
-    let output = Command::new("spirv-val")
-        .args(["--target-env", "vulkan1.2"])
-        .arg(&path)
-        .output()
-        .expect("spirv-val (Debian spirv-tools) must be installed");
-    if output.status.success() {
-        std::fs::remove_file(&path).unwrap();
-        Ok(())
-    } else {
-        Err(format!("spirv-val rejects {}: {}", path.display(), String::from_utf8_lossy(&output.stderr)))
-    }
-}
 
 /// Kernels launched the way a guest launches them: their addresses are GPU virtual addresses, which the
 /// translation maps into the windows the back end mirrors (out and in adjacent, gen far above). They must leave
@@ -114,7 +97,7 @@ fn check_translations(isa: Isa, must_translate: &[&str]) {
                 continue;
             }
         };
-        if let Err(error) = spirv_val(&run.entry, &outcome.spirv) {
+        if let Err(error) = common::spirv_val(&run.entry, &outcome.spirv) {
             failures.push(error);
             continue;
         }

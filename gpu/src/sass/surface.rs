@@ -1,11 +1,11 @@
-//! What a surface instruction (SULD, SUST, SURED) asks for, read from its fields once for the interpreter and the
+//! What a surface instruction (SULD, SUST, SURED, SUATOM) asks for, read from its fields once for the interpreter and the
 //! translator: the operation, the surface's shape, where its handle is, the coordinate and data registers, and
 //! what an access past the edge does.
 //!
 //! Both ISAs lay the fields out alike: the handle is the word at c[bank][4 * surf] (SM86) or word `surf` of the
 //! stage's texture constant buffer (Maxwell); the coordinates are consecutive registers from ra: x (in bytes
 //! with .BA, else in texels), then y, then z or the array's layer; the data are consecutive registers from rd
-//! (SULD) or rb (Maxwell: rs). A direct (.D) access moves 1, 2, 4, 8 or 16 bytes (the size codes of LDG); a
+//! (SULD, SUATOM's result) or rb (Maxwell's SUST and SURED: rs). A direct (.D) access moves 1, 2, 4, 8 or 16 bytes (the size codes of LDG); a
 //! formatted (.P) one the components of its mask, converted to the surface's format.
 
 use super::text::View;
@@ -17,11 +17,18 @@ use crate::shader::ir::TextureDim;
 pub enum SurfaceOperation {
     Load,
     Store,
-    /// SURED: a reduction into the texel, ATOM's operation code (0 ADD, 1 MIN, 2 MAX, 3 INC, 4 DEC, 5 AND, 6 OR,
-    /// 7 XOR) on 32-bit integers, `signed` for .S32.
-    Reduce {
+    /// SURED and SUATOM: an atomic operation on the texel's 32-bit integer, ATOM's operation code (0 ADD, 1 MIN,
+    /// 2 MAX, 3 INC, 4 DEC, 5 AND, 6 OR, 7 XOR, 8 EXCH), `signed` for .S32; SUATOM writes the value the texel held
+    /// before to its `result` register.
+    Atomic {
         op: u64,
         signed: bool,
+        result: Option<u64>,
+    },
+    /// SUATOM.CAS: the data register's successor is stored where the texel holds the data register's value; the
+    /// value the texel held, whichever happened, goes to `result`.
+    CompareSwap {
+        result: u64,
     },
 }
 
@@ -65,6 +72,9 @@ pub struct SurfaceInstruction {
 impl SurfaceInstruction {
     /// How many registers the data take.
     pub fn data_registers(&self) -> u64 {
+        if let SurfaceOperation::CompareSwap { .. } = self.operation {
+            return 2;
+        }
         match self.data {
             SurfaceData::Raw { size } => (super::exec::access_bytes(size) as u64).div_ceil(4),
             SurfaceData::Formatted { mask } => u64::from(mask.count_ones()),
@@ -85,8 +95,8 @@ fn target(v: &View) -> Result<(TextureDim, bool), String> {
     }
 }
 
-/// The instruction from what both ISAs share; `data` is the size field (SURED: the type field), `direct` whether
-/// it is .D, `byte_addressed` its .BA.
+/// The instruction from what both ISAs share; `data` is the size field (SURED and SUATOM: the type field),
+/// `direct` whether it is .D, `byte_addressed` its .BA.
 fn read(
     v: &View,
     handle: HandleSource,
@@ -103,16 +113,21 @@ fn read(
         _ => return Err("the invalid clamp mode 3".into()),
     };
     let (operation, data) = match v.encoding.opcode {
-        "SURED" => {
+        "SURED" | "SUATOM" => {
             let signed = match code {
                 0 => false,
                 1 => true,
-                _ => return Err("reductions of other than 32-bit integers".into()),
+                _ => return Err("surface atomics on other than 32-bit integers".into()),
             };
-            match v.get("op") {
-                op @ 0..=7 => (SurfaceOperation::Reduce { op, signed }, SurfaceData::Raw { size: 4 }),
-                op => return Err(format!("the reduction {op}")),
-            }
+            let result = (v.encoding.opcode == "SUATOM").then(|| v.get("rd"));
+            let operation = match (v.encoding.form(), result) {
+                ("CAS", Some(result)) => SurfaceOperation::CompareSwap { result },
+                (_, result) => match v.get("op") {
+                    op @ 0..=8 => SurfaceOperation::Atomic { op, signed, result },
+                    op => return Err(format!("the atomic operation {op}")),
+                },
+            };
+            (operation, SurfaceData::Raw { size: 4 })
         }
         "SULD" => (SurfaceOperation::Load, data(code, direct)?),
         _ => (SurfaceOperation::Store, data(code, direct)?),
@@ -166,6 +181,10 @@ pub(crate) fn sm5x(v: &View) -> Result<SurfaceInstruction, String> {
         return Err("a predicate destination".into());
     }
     let handle = HandleSource::Slot(4 * v.get("surf") as u32);
+    if v.encoding.opcode == "SUATOM" {
+        // Direct only, its .BA a bit of its own.
+        return read(v, handle, v.get("ty"), true, v.flag("ba"), v.get("rb"));
+    }
     let direct = v.flag("d");
     // The size (SURED: type) field: .BA in bit 3, the code below it; a formatted access's is its mask.
     let field = if v.encoding.opcode == "SURED" { v.get("ty") } else { v.get("size") };

@@ -394,7 +394,7 @@ pub struct SurfaceBinding {
     pub formatted_channels: u8,
 }
 
-/// SURED's reductions as the host's image atomics have them.
+/// The surface atomics' operations (SURED, SUATOM) as the host's image atomics have them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reduction {
     Add,
@@ -405,6 +405,7 @@ pub enum Reduction {
     And,
     Or,
     Xor,
+    Exchange,
 }
 
 /// How a sample picks its level of detail.
@@ -615,11 +616,20 @@ pub enum Op {
         coordinates: Vec<Value>,
         channels: Vec<Value>,
     },
-    /// An atomic reduction of the texel (the view is R32) at `coordinates`, inside the surface, with U32 `value`.
-    SurfaceReduce {
+    /// An atomic operation on the texel (the view is R32) at `coordinates`, inside the surface, with U32 `value`:
+    /// the value the texel held before (U32).
+    SurfaceAtomic {
         surface: u16,
         coordinates: Vec<Value>,
         reduction: Reduction,
+        value: Value,
+    },
+    /// Compare-and-swap of the texel (the view is R32) at `coordinates`, inside the surface: stores `value` where
+    /// it holds `compare`; the value it held, whichever happened (U32).
+    SurfaceCompareSwap {
+        surface: u16,
+        coordinates: Vec<Value>,
+        compare: Value,
         value: Value,
     },
     /// The surface's size as U32x4: its width, its height (a 1D array's layers), its depth (a 2D array's
@@ -666,7 +676,9 @@ impl Op {
             | Op::PatchLoad(_)
             | Op::InterpolateAt { .. }
             | Op::Load { .. }
-            | Op::LoadSub { .. } => Type::U32,
+            | Op::LoadSub { .. }
+            | Op::SurfaceAtomic { .. }
+            | Op::SurfaceCompareSwap { .. } => Type::U32,
             Op::GetPred(_) | Op::Compare(..) | Op::WarpPresent(_) | Op::SubgroupVote(..) => Type::Bool,
             Op::TextureSample { .. }
             | Op::TextureFetch { .. }
@@ -691,7 +703,6 @@ impl Op {
             | Op::WarpPublish(_)
             | Op::SetBarrierResult(_)
             | Op::SurfaceStore { .. }
-            | Op::SurfaceReduce { .. }
             | Op::Demote
             | Op::EmitVertex
             | Op::EndPrimitive

@@ -1181,7 +1181,7 @@ impl Maxwell<'_, '_, '_> {
             "TEXS" | "TLDS" | "TEX" | "TLD" | "TXD" | "TLD4" | "TXQ" | "TLD4S" => {
                 self.through_unit(v, crate::sass::texture::sm5x, Lower::texture_instruction)?
             }
-            "SULD" | "SUST" | "SURED" => {
+            "SULD" | "SUST" | "SURED" | "SUATOM" => {
                 self.through_unit(v, crate::sass::surface::sm5x, Lower::surface_instruction)?
             }
             "TMML" => self.texture_lod_query(v)?,

@@ -1,8 +1,8 @@
-//! What the surface instructions both ISAs have (SULD, SUST, SURED) mean in IR, once `sass::surface` has read an
+//! What the surface instructions (SULD, SUST, SURED, SUATOM) mean in IR, once `sass::surface` has read an
 //! instruction's fields: a storage image viewed as texels of the access's size (`SurfaceBinding`), a byte-
 //! addressed x turned into texels of that size, and the edge mode carried out against the image's size.
 //!
-//! Past the edge, .IGN loads zeros and drops stores and reductions, the default mode clamps each coordinate to
+//! Past the edge, .IGN loads zeros and drops stores and atomics (SUATOM reads zero then, as loads do), the default mode clamps each coordinate to
 //! the nearest texel inside (an H200 does both: `gpu/tests/sass/kernels/surfaces.ptx`), and .TRAP, which faults
 //! the GPU, drops the access as .IGN does: the host has no fault to raise (the interpreter stops the launch).
 
@@ -28,7 +28,7 @@ impl Lower<'_> {
             }
         };
         let reduction = match s.operation {
-            SurfaceOperation::Reduce { op, signed } => Some(match (op, signed) {
+            SurfaceOperation::Atomic { op, signed, .. } => Some(match (op, signed) {
                 (0, _) => Reduction::Add,
                 (1, false) => Reduction::MinU,
                 (1, true) => Reduction::MinS,
@@ -37,7 +37,8 @@ impl Lower<'_> {
                 (5, _) => Reduction::And,
                 (6, _) => Reduction::Or,
                 (7, _) => Reduction::Xor,
-                _ => return Err("SURED.INC and .DEC, which no host image atomic has".into()),
+                (8, _) => Reduction::Exchange,
+                _ => return Err("surface atomics INC and DEC, which no host image atomic has".into()),
             }),
             _ => None,
         };
@@ -106,14 +107,33 @@ impl Lower<'_> {
                     l.op(Op::SurfaceStore { surface, coordinates, channels });
                 });
             }
-            (SurfaceOperation::Reduce { .. }, Some(reduction)) => {
+            (SurfaceOperation::Atomic { result, .. }, Some(reduction)) => {
                 let value = self.reg(data);
-                self.guarded(inside, |l| {
-                    l.op(Op::SurfaceReduce { surface, coordinates, reduction, value });
-                });
+                let atomic = Op::SurfaceAtomic { surface, coordinates, reduction, value };
+                self.surface_atomic_result(atomic, result, inside);
             }
-            (SurfaceOperation::Reduce { .. }, None) => unreachable!("a reduction has its reduction"),
+            (SurfaceOperation::CompareSwap { result }, _) => {
+                let (compare, value) = (self.reg(data), self.reg(data + 1));
+                let atomic = Op::SurfaceCompareSwap { surface, coordinates, compare, value };
+                self.surface_atomic_result(atomic, Some(result), inside);
+            }
+            (SurfaceOperation::Atomic { .. }, None) => unreachable!("an atomic has its reduction"),
         }
         Ok(())
+    }
+
+    /// Carries out `atomic` where `inside` holds (always without it), the value the texel held going to `result`
+    /// (zero where the access is dropped).
+    fn surface_atomic_result(&mut self, atomic: Op, result: Option<u64>, inside: Option<Value>) {
+        if let (Some(result), Some(_)) = (result, inside) {
+            let zero = self.const32(0);
+            self.set_reg(result, zero);
+        }
+        self.guarded(inside, |l| {
+            let old = l.op(atomic);
+            if let Some(result) = result {
+                l.set_reg(result, old);
+            }
+        });
     }
 }

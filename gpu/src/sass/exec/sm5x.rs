@@ -1039,7 +1039,9 @@ impl Exec<'_, '_> {
             "TEXS" | "TLDS" | "TEX" | "TLD" | "TXD" | "TLD4" | "TXQ" | "TLD4S" => {
                 self.through_unit(crate::sass::texture::sm5x, super::texture::run_warp)?
             }
-            "SULD" | "SUST" | "SURED" => self.through_unit(crate::sass::surface::sm5x, super::surface::run_warp)?,
+            "SULD" | "SUST" | "SURED" | "SUATOM" => {
+                self.through_unit(crate::sass::surface::sm5x, super::surface::run_warp)?
+            }
             "LDC" => {
                 if v.get("mode") != 0 || v.get("size") > 5 {
                     return self.unimplemented(self.text());

@@ -1,4 +1,4 @@
-//! The interpreter's surface unit: what SULD, SUST and SURED (`sass::surface::SurfaceInstruction`) do for one
+//! The interpreter's surface unit: what SULD, SUST, SURED and SUATOM (`sass::surface::SurfaceInstruction`) do for one
 //! lane, on surfaces whose texels lie packed in global memory (layers, slices, rows and texels in order), so that
 //! stores land where the launch's other accesses and its caller see them.
 
@@ -106,10 +106,17 @@ fn run_lane(
 ) -> Result<(), String> {
     let bytes = access_size(s, surface.format) as usize;
     let Some(at) = address(s, surface, lane)? else {
-        if s.operation == SurfaceOperation::Load {
-            for k in 0..s.data_registers() {
-                lane.set_reg(s.data_register + k, 0);
+        // Dropped: loads and atomics read zeros.
+        match s.operation {
+            SurfaceOperation::Load => {
+                for k in 0..s.data_registers() {
+                    lane.set_reg(s.data_register + k, 0);
+                }
             }
+            SurfaceOperation::Atomic { result: Some(result), .. } | SurfaceOperation::CompareSwap { result } => {
+                lane.set_reg(result, 0);
+            }
+            _ => {}
         }
         return Ok(());
     };
@@ -135,10 +142,20 @@ fn run_lane(
                 }
             }
         }
-        (SurfaceOperation::Reduce { op, signed }, _) => {
+        (SurfaceOperation::Atomic { op, signed, result }, _) => {
             let old = super::load(texels, 0, 4).ok_or_else(outside)? as u64;
             let new = atomic_op(op, u64::from(signed), old, u64::from(lane.reg(s.data_register)));
             super::store(texels, 0, 4, u128::from(new));
+            if let Some(result) = result {
+                lane.set_reg(result, old as u32);
+            }
+        }
+        (SurfaceOperation::CompareSwap { result }, _) => {
+            let old = super::load(texels, 0, 4).ok_or_else(outside)? as u32;
+            if old == lane.reg(s.data_register) {
+                super::store(texels, 0, 4, u128::from(lane.reg(s.data_register + 1)));
+            }
+            lane.set_reg(result, old);
         }
         (SurfaceOperation::Load, SurfaceData::Formatted { .. }) => return Err("formatted loads".into()),
     }

@@ -133,6 +133,7 @@ fn body(v: &View) -> String {
         "TXQ" => txq(v),
         "TMML" => tmml(v),
         "SULD" | "SUST" | "SURED" => surface(v),
+        "SUATOM" => surface_atomic(v),
         "BRA" => bra(v),
         "BRX" => brx(v),
         "CAL" | "SSY" | "PBK" | "PCNT" => relative_target(v),
@@ -1385,9 +1386,11 @@ fn tld4s(v: &View) -> Parts {
     (m, operands)
 }
 
+const SURFACE_TARGET: &[&str] =
+    &[".1D", ".1D_BUFFER", ".1D_ARRAY", ".2D", ".2D_ARRAY", ".3D", ".INVALIDSURFACEDIM6", ".INVALIDSURFACEDIM7"];
+const SURFACE_CLAMP: &[&str] = &[".IGN", "", ".TRAP", ".INVALIDSURFACECLAMP3"];
+
 fn surface(v: &View) -> Parts {
-    const TARGET: &[&str] =
-        &[".1D", ".1D_BUFFER", ".1D_ARRAY", ".2D", ".2D_ARRAY", ".3D", ".INVALIDSURFACEDIM6", ".INVALIDSURFACEDIM7"];
     const SIZE: &[&str] = &[".U8", ".S8", ".U16", ".S16", "", ".64", ".128", ".INVALIDSIZE7"];
     const COMPONENTS: &[&str] = &[
         ".INVALID0",
@@ -1407,7 +1410,6 @@ fn surface(v: &View) -> Parts {
         ".GBA",
         "",
     ];
-    const CLAMP: &[&str] = &[".IGN", "", ".TRAP", ".INVALIDSURFACECLAMP3"];
     const CACHE_LOAD: &[&str] = &["", ".CG", ".CI", ".CV"];
     const CACHE_STORE: &[&str] = &["", ".CG", ".CS", ".WT"];
     let opcode = v.encoding.opcode;
@@ -1426,7 +1428,7 @@ fn surface(v: &View) -> Parts {
         let cache = v.choice("cache", if opcode == "SULD" { CACHE_LOAD } else { CACHE_STORE });
         format!("{cache}{data}")
     };
-    let m = format!("{opcode}{kind}{}{middle}{}", v.choice("target", TARGET), v.choice("clamp", CLAMP));
+    let m = format!("{opcode}{kind}{}{middle}{}", v.choice("target", SURFACE_TARGET), v.choice("clamp", SURFACE_CLAMP));
     let address = format!("[{}]", reg(v.get("ra"), 255));
     let surface = hex(v.get("surf") as i64);
     let operands = if opcode == "SULD" {
@@ -1440,6 +1442,38 @@ fn surface(v: &View) -> Parts {
     } else {
         vec![address, reg(v.get("rs"), 255), surface]
     };
+    (m, operands)
+}
+
+/// `SUATOM.D[.BA].target.op[.type][.clamp] [Pd,] Rd, [Ra], Rb, surface` (the CAS form's predicate destination
+/// kept exclusive-ored with 7, as SULD's; its operation names past EXCH are nvdisasm's INVALIDATOMSOPn).
+fn surface_atomic(v: &View) -> Parts {
+    const TYPE: &[&str] = &["", ".S32", ".U64", ".F32.FTZ.RN", ".F16x2.FTZ.RN", ".S64", ".SD32", ".SD64"];
+    let op = if v.encoding.form() == "CAS" {
+        ".CAS".to_string()
+    } else {
+        match v.get("op") {
+            op @ 0..=8 => ATOMIC_OP[op as usize].to_string(),
+            op => format!(".INVALIDATOMSOP{op}"),
+        }
+    };
+    let m = format!(
+        "SUATOM.D{}{}{op}{}{}",
+        if v.flag("ba") { ".BA" } else { "" },
+        v.choice("target", SURFACE_TARGET),
+        TYPE[v.get("ty") as usize],
+        v.choice("clamp", SURFACE_CLAMP)
+    );
+    let mut operands = Vec::new();
+    if v.has("pd_xor7") && v.get("pd_xor7") != 0 {
+        operands.push(pred(7 ^ v.get("pd_xor7"), false));
+    }
+    operands.extend([
+        reg(v.get("rd"), 255),
+        format!("[{}]", reg(v.get("ra"), 255)),
+        reg(v.get("rb"), 255),
+        hex(v.get("surf") as i64),
+    ]);
     (m, operands)
 }
 

@@ -1139,9 +1139,11 @@ impl Emitter<'_> {
                 self.surface_store(*surface, coordinates, channels);
                 return None;
             }
-            Op::SurfaceReduce { surface, coordinates, reduction, value } => {
-                self.surface_reduce(*surface, coordinates, *reduction, *value);
-                return None;
+            Op::SurfaceAtomic { surface, coordinates, reduction, value } => {
+                self.surface_atomic(*surface, coordinates, *reduction, *value)
+            }
+            Op::SurfaceCompareSwap { surface, coordinates, compare, value } => {
+                self.surface_compare_swap(*surface, coordinates, *compare, *value)
             }
             Op::SurfaceSize { surface } => self.surface_size(*surface),
             Op::Component(texel, component) => {

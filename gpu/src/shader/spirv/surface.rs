@@ -1,7 +1,7 @@
 //! Surfaces in the emitter: each of the program's `SurfaceBinding`s is a storage image in the stage's descriptor
 //! set after its textures (binding = the number of banks + the number of textures + the surface's index), of
 //! unsigned integer channels in the binding's format (R8ui, R16ui, R32ui, Rg32ui, Rgba32ui; formatted stores:
-//! the image's own, written without a format), read and written as four U32 and reduced with the image
+//! the image's own, written without a format), read and written as four U32, and changed with the image
 //! atomics.
 
 use super::Emitter;
@@ -101,16 +101,26 @@ impl Emitter<'_> {
         self.b.image_write(loaded, coordinate, texel, None, []).expect("in a block");
     }
 
-    pub(super) fn surface_reduce(&mut self, surface: u16, coordinates: &[Value], reduction: Reduction, value: Value) {
+    /// A pointer to the R32 texel at `coordinates`, for the image atomics.
+    fn surface_texel(&mut self, surface: u16, coordinates: &[Value]) -> Word {
         let SurfaceVariable { variable, .. } = self.surfaces[usize::from(surface)];
         let coordinate = self.surface_coordinate(coordinates);
-        let u32_ = self.t.u32;
-        let pointer = self.b.type_pointer(None, StorageClass::Image, u32_);
+        let pointer = self.b.type_pointer(None, StorageClass::Image, self.t.u32);
         let sample = self.u32_const(0);
-        let texel = self.b.image_texel_pointer(pointer, None, variable, coordinate, sample).expect("in a block");
-        // Device scope, relaxed: SURED orders nothing by itself.
+        self.b.image_texel_pointer(pointer, None, variable, coordinate, sample).expect("in a block")
+    }
+
+    pub(super) fn surface_atomic(
+        &mut self,
+        surface: u16,
+        coordinates: &[Value],
+        reduction: Reduction,
+        value: Value,
+    ) -> Word {
+        let texel = self.surface_texel(surface, coordinates);
+        // Device scope, relaxed: a surface atomic orders nothing by itself.
         let (scope, semantics) = (self.u32_const(1), self.u32_const(0));
-        let value = self.values[&value];
+        let (u32_, value) = (self.t.u32, self.values[&value]);
         let b = &mut self.b;
         match reduction {
             Reduction::Add => b.atomic_i_add(u32_, None, texel, scope, semantics, value),
@@ -121,8 +131,24 @@ impl Emitter<'_> {
             Reduction::And => b.atomic_and(u32_, None, texel, scope, semantics, value),
             Reduction::Or => b.atomic_or(u32_, None, texel, scope, semantics, value),
             Reduction::Xor => b.atomic_xor(u32_, None, texel, scope, semantics, value),
+            Reduction::Exchange => b.atomic_exchange(u32_, None, texel, scope, semantics, value),
         }
-        .expect("in a block");
+        .expect("in a block")
+    }
+
+    pub(super) fn surface_compare_swap(
+        &mut self,
+        surface: u16,
+        coordinates: &[Value],
+        compare: Value,
+        value: Value,
+    ) -> Word {
+        let texel = self.surface_texel(surface, coordinates);
+        let (scope, semantics) = (self.u32_const(1), self.u32_const(0));
+        let (u32_, compare, value) = (self.t.u32, self.values[&compare], self.values[&value]);
+        self.b
+            .atomic_compare_exchange(u32_, None, texel, scope, semantics, semantics, value, compare)
+            .expect("in a block")
     }
 
     /// `Op::SurfaceSize`: OpImageQuerySize's components, then zeros, as four U32.

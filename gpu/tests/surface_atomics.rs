@@ -1,0 +1,110 @@
+//! SUATOM, the surface atomics that return the texel's value before them (NVN's compiler emits them for
+//! `imageAtomic*`; no PTX instruction makes ptxas emit one, so there is no GPU run of them): a hand-assembled SM5x
+//! kernel of 64 threads on one 1D surface of R32 texels, run on the interpreter and translated on the Vulkan
+//! device. The atomics' results depend on the order the threads reach the texel, which the two need not share, so
+//! each side is checked against what any order gives: the values an ADD returns are the texel's successive
+//! values, exactly one compare-and-swap wins, the values exchanges return chain from the first to the last, and an
+//! access past the edge under .IGN reads zero and changes nothing.
+
+mod common;
+
+use tandem_gpu::sass::Isa;
+use tandem_gpu::sass::assemble;
+use tandem_gpu::sass::corpus::{BUFFER_BYTES, Placement, Run, dispatch, interpret, parse_manifest};
+use tandem_gpu::sass::cubin::KernelImage;
+
+const THREADS: u32 = 64;
+/// The surface's texels: 0-3 taken by ADD, 4 by CAS, 5 by EXCH, 6 by MIN.S32, 7 untouched.
+const TEXELS: usize = 8;
+
+/// Thread t: ADD 1 into texel t & 3 (old value to R2); CAS of texel 4 from its initial value (`{initial}`) to
+/// t + 1000 (R4); EXCH of t + 2000 into texel 5 (R5); SUATOM.ADD at x = 100 under .IGN (R8); MIN.S32 of t - 32
+/// into texel 6 (R9). R2, R4, R5, R8 and R9 go to out + 32t. The surface is parameter 1 (c[0][0x148], slot 0x52).
+const KERNEL: &str = "
+S2R rd=0 sr=0x21
+LOP32I rd=1 ra=0 imm32=3 op=0
+MOV32I rd=3 imm32=1 lanes=15
+SUATOM rd=2 ra=1 rb=3 op=0 surf=0x52 clamp=1
+MOV32I rd=10 imm32=4 lanes=15
+MOV32I rd=12 imm32={initial} lanes=15
+IADD32I rd=13 ra=0 imm32=1000
+SUATOM.CAS rd=4 ra=10 rb=12 surf=0x52 clamp=1
+MOV32I rd=11 imm32=5 lanes=15
+IADD32I rd=14 ra=0 imm32=2000
+SUATOM rd=5 ra=11 rb=14 op=8 surf=0x52 clamp=2
+MOV32I rd=15 imm32=100 lanes=15
+SUATOM rd=8 ra=15 rb=3 op=0 surf=0x52 clamp=0
+MOV32I rd=16 imm32=6 lanes=15
+IADD32I rd=17 ra=0 imm32=0xffffffe0
+SUATOM rd=9 ra=16 rb=17 op=1 ty=1 surf=0x52 clamp=1
+SHL.imm rd=6 ra=0 imm20=5
+IADD.cbuf rd=6 ra=6 cb_bank=0 cb_offset=0x50 cc=1
+IADD.cbuf rd=7 ra=255 cb_bank=0 cb_offset=0x51 x=1
+STG rs=2 ra=6 e=1 size=4 offset=0
+STG rs=4 ra=6 e=1 size=4 offset=4
+STG rs=5 ra=6 e=1 size=4 offset=8
+STG rs=8 ra=6 e=1 size=4 offset=12
+STG rs=9 ra=6 e=1 size=4 offset=16
+EXIT
+";
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|word| u32::from_le_bytes(word.try_into().unwrap())).collect()
+}
+
+/// Checks one side's results: each thread's record in `out`, and the surface's texels after the launch.
+fn check(side: &str, initial: &[u32], records: &[u32], after: &[u32]) {
+    let thread = |t: usize| &records[8 * t..8 * t + 5];
+    // ADD: the values each texel's 16 threads saw are its successive values, in some order.
+    for texel in 0..4 {
+        let mut seen: Vec<u32> = (texel..THREADS as usize).step_by(4).map(|t| thread(t)[0]).collect();
+        seen.sort();
+        let successive: Vec<u32> = (0..16).map(|k| initial[texel].wrapping_add(k)).collect();
+        assert_eq!(seen, successive, "{side}: ADD into texel {texel}");
+        assert_eq!(after[texel], initial[texel].wrapping_add(16), "{side}: texel {texel} after 16 ADDs");
+    }
+    // CAS: one thread finds the initial value and stores its own; every other finds the winner's.
+    let winners: Vec<usize> = (0..THREADS as usize).filter(|&t| thread(t)[1] == initial[4]).collect();
+    let [winner] = winners[..] else { panic!("{side}: CAS won by threads {winners:?}") };
+    let stored = winner as u32 + 1000;
+    assert_eq!(after[4], stored, "{side}: texel 4 after the CAS");
+    for t in (0..THREADS as usize).filter(|&t| t != winner) {
+        assert_eq!(thread(t)[1], stored, "{side}: thread {t}'s CAS after thread {winner}'s");
+    }
+    // EXCH: the values returned and the one left are the initial value and every thread's, each once.
+    let mut chain: Vec<u32> = (0..THREADS as usize).map(|t| thread(t)[2]).chain([after[5]]).collect();
+    chain.sort();
+    let mut expected: Vec<u32> = (2000..2000 + THREADS).chain([initial[5]]).collect();
+    expected.sort();
+    assert_eq!(chain, expected, "{side}: EXCH");
+    // Past the edge under .IGN: zero, nothing written.
+    assert!((0..THREADS as usize).all(|t| thread(t)[3] == 0), "{side}: .IGN past the edge");
+    // MIN.S32: the texel ends at the least value; each thread saw one no less.
+    let least = (initial[6] as i32).min(-32);
+    assert_eq!(after[6] as i32, least, "{side}: texel 6 after MIN.S32");
+    assert!((0..THREADS as usize).all(|t| thread(t)[4] as i32 >= least), "{side}: MIN.S32 results");
+    assert_eq!(after[7], initial[7], "{side}: texel 7 is untouched");
+}
+
+#[test]
+fn surface_atomics_return_the_texel_before_them() {
+    let manifest = format!(
+        "surface_atomics atomics params=out,surf=0 block={THREADS},1,1 grid=1,1,1 init=zero stride=32 \
+         surfaces=1d:{TEXELS}x1x1:1:r32 approx= varies="
+    );
+    let run: Run = parse_manifest(&manifest).unwrap().remove(0);
+    let initial = words(&run.surfaces[0].texels(0));
+    let source = KERNEL.replace("{initial}", &format!("{:#x}", initial[4]));
+    let code = assemble::sm5x(source.trim()).unwrap();
+    let kernel = KernelImage { name: "atomics".into(), isa: Isa::Sm5x, code, constants: Vec::new(), shared_bytes: 0 };
+    let input = vec![0u8; BUFFER_BYTES];
+    let records = 8 * THREADS as usize;
+    let surface = 3 * BUFFER_BYTES / 4;
+    let interpreted = words(&interpret(&run, &kernel, &input).unwrap());
+    check("interpreter", &initial, &interpreted[..records], &interpreted[surface..surface + TEXELS]);
+    let translated = dispatch(common::device(), &run, &kernel, &input, Placement::Device).unwrap();
+    assert!(!translated.faulted);
+    common::spirv_val("surface_atomics", &translated.spirv).unwrap();
+    let translated = words(&translated.buffers);
+    check("translation", &initial, &translated[..records], &translated[surface..surface + TEXELS]);
+}
