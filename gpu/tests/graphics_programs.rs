@@ -411,6 +411,48 @@ fn tessellation_programs_read_the_primitive_number() {
     }
 }
 
+/// The words of each instruction of a SPIR-V module, after its header.
+fn instructions(spirv: &[u32]) -> Vec<&[u32]> {
+    let mut at = 5;
+    let mut found = Vec::new();
+    while at < spirv.len() {
+        let length = (spirv[at] >> 16).max(1) as usize;
+        found.push(&spirv[at..(at + length).min(spirv.len())]);
+        at += length;
+    }
+    found
+}
+
+/// PIXLD's COVMASK and MY_INDEX read the host's SampleMask (its first word) and SampleId in pixel programs of both
+/// ISAs (`tests/programs/gpu-draw.c` checks what they give); its other values stop the translation by name.
+#[test]
+fn pixel_programs_read_their_sample_and_coverage() {
+    // OpDecorate BuiltIn SampleId, SampleMask.
+    const DECORATE: u32 = 71;
+    const BUILT_IN: u32 = 11;
+    let sm5x = translate_pixel_body("PIXLD rd=2 ra=255 mode=1 pd=7\nPIXLD rd=3 ra=255 mode=5 pd=7").unwrap();
+    let sm86 = translate_pixel_source(
+        ".isa sm86\n.stage pixel\n.target 0 rgba\nPIXLD rd=0 mode=1 pd=7\nPIXLD rd=1 mode=3 pd=7\nEXIT\n",
+        &[],
+    )
+    .unwrap();
+    for (name, translation) in [("sm5x", &sm5x), ("sm86", &sm86)] {
+        spirv_val(name, &translation.spirv);
+        let built_ins: Vec<u32> = instructions(&translation.spirv)
+            .into_iter()
+            .filter(|words| words[0] & 0xffff == DECORATE && words.get(2) == Some(&BUILT_IN))
+            .map(|words| words[3])
+            .collect();
+        for built_in in [rspirv::spirv::BuiltIn::SampleId, rspirv::spirv::BuiltIn::SampleMask] {
+            assert!(built_ins.contains(&(built_in as u32)), "{name}: no {built_in:?}");
+        }
+    }
+    for (body, value) in [("PIXLD rd=2 ra=255 mode=0 pd=7", "PIXLD "), ("PIXLD rd=2 ra=255 mode=3 pd=7", "OFFSET")] {
+        let error = translate_pixel_body(body).unwrap_err();
+        assert!(error.contains(value), "{body}: {error}");
+    }
+}
+
 /// A pixel program's VOTE (both ISAs, and SM86's VOTEU) is the host's subgroup vote and ballot
 /// (OpGroupNonUniformAll/Any/AllEqual, OpGroupNonUniformBallot), which the translation says it needs; in any other
 /// graphics stage it is refused by name (`tests/programs/gpu-draw.c` checks what the votes give).
@@ -421,15 +463,7 @@ fn pixel_programs_vote_in_the_host_subgroup() {
     const ANY: u32 = 335;
     const ALL_EQUAL: u32 = 336;
     const BALLOT: u32 = 339;
-    let opcodes = |spirv: &[u32]| -> Vec<u32> {
-        let mut at = 5;
-        let mut found = Vec::new();
-        while at < spirv.len() {
-            found.push(spirv[at] & 0xffff);
-            at += (spirv[at] >> 16).max(1) as usize;
-        }
-        found
-    };
+    let opcodes = |spirv: &[u32]| -> Vec<u32> { instructions(spirv).iter().map(|words| words[0] & 0xffff).collect() };
     let sm5x = translate_pixel_body(
         "VOTE rd=2 pd=0 ps=7 mode=0\nVOTE rd=3 pd=1 ps=0 mode=1\nVOTE rd=4 pd=2 ps=1 ps_not=1 mode=2",
     )

@@ -444,6 +444,10 @@ pub enum Special {
     /// A pixel's place in its quad (0 top left, 1 top right, 2 bottom left, 3 bottom right: a warp's lane id & 3
     /// on the hardware), in pixel programs, where the host's quads are the guest's.
     QuadLane,
+    /// PIXLD.MY_INDEX: the sample a pixel program's invocation shades (reading it shades each sample on its own).
+    SampleId,
+    /// PIXLD.COVMASK: the samples of the pixel the invocation covers, one bit each.
+    SampleMask,
 }
 
 /// What a subgroup vote asks of its invocations' Bools.

@@ -273,6 +273,9 @@ fn out_of_stage(stage: &Stage, op: &ir::Op) -> Option<&'static str> {
             Some("IPA away from the pixel centre outside a pixel program")
         }
         Op::PatchLoad(_) if !(control || evaluation) => Some("per-patch words (ALD.P) outside tessellation programs"),
+        Op::Special(Special::SampleId | Special::SampleMask) if !matches!(stage, Stage::Fragment(_)) => {
+            Some("the pixel's sample and coverage (PIXLD) outside a pixel program")
+        }
         Op::QuadShuffle(..) | Op::Special(Special::QuadLane) if !matches!(stage, Stage::Fragment(_)) => {
             Some("quad operations (SHFL within quads, FSWZADD) outside a pixel program")
         }

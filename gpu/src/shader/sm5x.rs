@@ -11,7 +11,7 @@ mod texture;
 mod video;
 
 use super::TranslateError;
-use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Terminator, UnOp, Value};
+use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Special, Terminator, UnOp, Value};
 use super::lower::{Lower, SHARED_UPDATE64, quad_shuffle};
 use super::stack::{Effect, static_pops};
 use crate::sass::Isa;
@@ -621,6 +621,20 @@ impl Maxwell<'_, '_, '_> {
             }
             "MOV" | "MOV32I" => {
                 let value = self.b(v);
+                self.set_reg(v.get("rd"), value);
+            }
+            "PIXLD" => {
+                // Values 1 COVMASK and 5 MY_INDEX; the others (the sample count, coverage, offsets), an address
+                // or a predicate destination stop by name.
+                let special = match v.get("mode") {
+                    1 => Special::SampleMask,
+                    5 => Special::SampleId,
+                    _ => return self.unimplemented(v, Self::text(v)),
+                };
+                if v.get("ra") != 255 || v.get("offset") != 0 || v.get("pd") != 7 {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let value = self.op(Op::Special(special));
                 self.set_reg(v.get("rd"), value);
             }
             "S2R" | "CS2R" => {

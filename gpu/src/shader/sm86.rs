@@ -485,6 +485,20 @@ impl Lower<'_> {
                 let value = if v.has("urb") { self.ureg(v.get("urb")) } else { self.slot_b(v) };
                 self.set_reg(v.get("rd"), value);
             }
+            "PIXLD" => {
+                // Values 1 COVMASK and 3 MY_INDEX; the others (the sample count, centroid offset, inner coverage)
+                // or a predicate destination stop by name.
+                let special = match v.get("mode") {
+                    1 => Special::SampleMask,
+                    3 => Special::SampleId,
+                    _ => return self.unimplemented(v, Self::text(v)),
+                };
+                if v.get("pd") != 7 {
+                    return self.unimplemented(v, Self::text(v));
+                }
+                let value = self.op(Op::Special(special));
+                self.set_reg(v.get("rd"), value);
+            }
             "S2R" | "CS2R" => {
                 let (sr, rd) = (v.get("sr"), v.get("rd"));
                 if opcode == "CS2R" && v.flag("bits64") && matches!(sr, 1 | 80 | 82) {

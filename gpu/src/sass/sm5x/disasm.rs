@@ -149,6 +149,7 @@ fn body(v: &View) -> String {
         "IPA" => ipa(v),
         "OUT" => out(v),
         "ISBERD" => isberd(v),
+        "PIXLD" => pixld(v),
         "AL2P" => al2p(v),
         opcode => (format!("?{opcode}"), Vec::new()),
     };
@@ -1549,6 +1550,21 @@ fn al2p(v: &View) -> Parts {
         ra => operands.extend([reg(ra, 255), hex(v.signed("address"))]),
     }
     (format!("AL2P{}{}", v.suffix("output", ".O"), v.choice("size", SIZE)), operands)
+}
+
+/// `PIXLD[.value] Rd[, Pd], [Ra+offset]`.
+fn pixld(v: &View) -> Parts {
+    const VALUE: &[&str] =
+        &["", ".COVMASK", ".COVERED", ".OFFSET", ".CENTROID_OFFSET", ".MY_INDEX", ".INVALID0", ".INVALID1"];
+    let mut operands = vec![reg(v.get("rd"), 255)];
+    if v.get("pd") != 7 {
+        operands.push(pred(v.get("pd"), false));
+    }
+    operands.push(match (v.get("ra"), v.signed("offset")) {
+        (255, 0) => "[RZ]".to_string(),
+        (_, offset) => address(v, offset),
+    });
+    (format!("PIXLD{}", v.choice("mode", VALUE)), operands)
 }
 
 /// `IPA[.IDX][.PASS|.CONSTANT|.SC][.CENTROID|.OFFSET][.SAT] Rd, a[...], Rb[, Rc][, Pp]`: the multiply mode has no

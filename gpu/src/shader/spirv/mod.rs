@@ -169,6 +169,9 @@ struct Emitter<'p> {
     local_invocation_index: Word,
     /// `SubgroupLocalInvocationId`, in pixel programs that read their place in the quad.
     subgroup_invocation: Option<Word>,
+    /// `SampleId` and `SampleMask` (an array of one word), in pixel programs that read them.
+    sample_id: Option<Word>,
+    sample_mask: Option<Word>,
     /// The dispatcher's current block and whether the thread has stopped.
     block_id: Word,
     done: Word,
@@ -363,6 +366,19 @@ pub fn emit(
         b.decorate(variable, Decoration::Flat, []);
         variable
     });
+    let sample_id = program.any_op(&|op| matches!(op, Op::Special(Special::SampleId))).then(|| {
+        b.capability(Capability::SampleRateShading);
+        let variable = builtin(&mut b, u32_, BuiltIn::SampleId, &mut interface);
+        b.decorate(variable, Decoration::Flat, []);
+        variable
+    });
+    let sample_mask = program.any_op(&|op| matches!(op, Op::Special(Special::SampleMask))).then(|| {
+        let one = b.constant_bit32(u32_, 1);
+        let words = b.type_array(u32_, one);
+        let variable = builtin(&mut b, words, BuiltIn::SampleMask, &mut interface);
+        b.decorate(variable, Decoration::Flat, []);
+        variable
+    });
     let io = match stage {
         Stage::Compute { .. } => None,
         Stage::Vertex(vertex) => Some(declare_vertex_io(&mut b, &t, vertex, &mut interface)),
@@ -393,6 +409,8 @@ pub fn emit(
         workgroup_id,
         local_invocation_index,
         subgroup_invocation,
+        sample_id,
+        sample_mask,
         block_id: 0,
         done: 0,
         control_flow,
@@ -1196,12 +1214,28 @@ impl Emitter<'_> {
                 let three = self.u32_const(3);
                 self.b.bitwise_and(self.t.u32, None, index, three).expect("in a block")
             }
+            Op::Special(Special::SampleId) => {
+                let variable = self.sample_id.expect("declared for the programs that read SampleId");
+                self.b.load(self.t.u32, None, variable, None, []).expect("in a block")
+            }
+            Op::Special(Special::SampleMask) => {
+                let variable = self.sample_mask.expect("declared for the programs that read SampleMask");
+                let pointer = self.b.type_pointer(None, StorageClass::Input, self.t.u32);
+                let first = self.u32_const(0);
+                let word = self.b.access_chain(pointer, None, variable, [first]).expect("in a block");
+                self.b.load(self.t.u32, None, word, None, []).expect("in a block")
+            }
             Op::Special(special) => {
                 let (variable, component) = match special {
                     Special::ThreadId(i) => (self.local_invocation_id, Some(*i)),
                     Special::CtaId(i) => (self.workgroup_id, Some(*i)),
                     Special::LaneId => (self.local_invocation_index, None),
-                    Special::Clock | Special::InvocationId | Special::InvocationInfo | Special::QuadLane => {
+                    Special::Clock
+                    | Special::InvocationId
+                    | Special::InvocationInfo
+                    | Special::QuadLane
+                    | Special::SampleId
+                    | Special::SampleMask => {
                         unreachable!("the arms above read them")
                     }
                 };
