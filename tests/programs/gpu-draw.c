@@ -196,6 +196,8 @@ __asm__(".section .rodata\n"
         "votes_ps_end:\n"
         "points_gs: .incbin \"shaders/points.gs.bin\"\n"
         "points_gs_end:\n"
+        "samples_ps: .incbin \"shaders/samples.ps.bin\"\n"
+        "samples_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -214,7 +216,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
     patch86_tcs_end[], patch86_tes[], patch86_tes_end[], locations_ps[],
-    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[];
+    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -415,6 +417,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define DERIVATIVES_PS 0x8C00u
 #define VOTES_PS 0x8E00u
 #define POINTS_GS 0x9000u
+#define SAMPLES_PS 0x9200u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -1614,7 +1617,7 @@ static void single_sampled_target(void) {
 /* The triangle drawn into the 2X2 multisampled target over its background, as deko3d sets multisampling up:
  * SET_ANTI_ALIAS 2X2 over a target whose WIDTH and HEIGHT count samples, the standard positions, every sample
  * enabled; then single-sampled again, target 0 the pitch one. */
-static void draw_multisampled_triangle(void) {
+static void draw_multisampled_triangle(uint32_t pixel_program) {
     for (uint32_t j = 0; j < 2 * HEIGHT; j++)
         for (uint32_t i = 0; i < 2 * WIDTH; i++) memcpy(multisampled_texel(i, j), multisampled_background, 4);
     block_linear_target(MULTISAMPLED, 1u << 4, 1, 0, 0);
@@ -1622,7 +1625,7 @@ static void draw_multisampled_triangle(void) {
     method(SET_COLOR_TARGET_A + 8, 2, size);
     multisampling(ANTI_ALIAS_2X2);
     put_vertices(triangle, 3);
-    use_programs(PASS_VS, PERSPECTIVE_PS);
+    use_programs(PASS_VS, pixel_program);
     draw_arrays(3, 0);
     multisampling(0);
     single_sampled_target();
@@ -1637,7 +1640,7 @@ static void draw_multisampled_triangle(void) {
 static void multisampled_target(void) {
     print("-- a 2X2 multisampled target (128 x 64 samples): the triangle, sample by sample\n");
     const uint8_t *background = multisampled_background;
-    draw_multisampled_triangle();
+    draw_multisampled_triangle(PERSPECTIVE_PS);
     uint32_t size[2] = {2 * WIDTH, 2 * HEIGHT};
     uint32_t wrong = 0, covered = 0, partial = 0;
     uint8_t coverage[HEIGHT][WIDTH];
@@ -1656,6 +1659,23 @@ static void multisampled_target(void) {
     check(partial > 20, "pixels along the edges are partly covered");
     report_texels("each sample holds the colour where the triangle covers its position, else the background",
                   wrong, covered);
+
+    /* PIXLD (samples.ps): reading the sample index shades each sample on its own, and an invocation that shades
+     * one sample covers that sample alone (OpenGL's gl_SampleMaskIn under per-sample shading). */
+    print("-- PIXLD.MY_INDEX and COVMASK at 2X2: each covered sample takes its index and its own coverage bit\n");
+    copy_program(SAMPLES_PS, samples_ps, samples_ps_end);
+    draw_multisampled_triangle(SAMPLES_PS);
+    wrong = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++)
+            for (int s = 0; s < 4; s++) {
+                int in = covers(triangle, 16 * (int64_t)x + sample_x[s], 16 * (int64_t)y + sample_y[s]);
+                const uint8_t own[4] = {(uint8_t)s, (uint8_t)(1u << s), 0, 255};
+                wrong += memcmp(multisampled_texel(2 * x + block_x[s], 2 * y + block_y[s]), in ? own : background,
+                                4) != 0;
+            }
+    report_texels("sample s of each pixel holds (s, 1 << s, 0, 255) where the triangle covers it", wrong, covered);
+    draw_multisampled_triangle(PERSPECTIVE_PS);
 
     print("-- the 2D engine resolves it (DU_DX 2, SRC_X0 0.5, CENTER, BILINEAR) into the pitch target\n");
     fill_target(target_background);
@@ -2633,7 +2653,7 @@ static void render_to_texture(void) {
     quad_w = F_0;
 
     print("-- a multisampled texture a draw rendered: the triangle at 2X2, then sample x & 3 of each pixel (TLDS MS)\n");
-    draw_multisampled_triangle();
+    draw_multisampled_triangle(PERSPECTIVE_PS);
     /* Texture 6: the 2X2 target's pixels (64 x 32; the memory holds 128 x 64 texels), MULTI_SAMPLE_COUNT 2X2. */
     put_header(6, TIC_A8B8G8R8, rgba, TIC_BLOCKLINEAR, MULTISAMPLED, 1u << 3, 1, WIDTH, HEIGHT, TIC_TWO_D);
     *(uint32_t *)(gpu.memory + TICS + 32 * 6 + 28) |= ANTI_ALIAS_2X2 << 8;
