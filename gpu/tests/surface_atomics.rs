@@ -1,6 +1,6 @@
-//! SUATOM, the surface atomics that return the texel's value before them (NVN's compiler emits them for
-//! `imageAtomic*`; no PTX instruction makes ptxas emit one, so there is no GPU run of them): a hand-assembled SM5x
-//! kernel of 64 threads on one 1D surface of R32 texels, run on the interpreter and translated on the Vulkan
+//! SUATOM, the surface atomics that return the texel's value before them (NVIDIA's compilers emit them for
+//! `imageAtomic*`; no PTX instruction makes ptxas emit one, so there is no GPU run of them): a hand-assembled kernel
+//! of 64 threads on one 1D surface of R32 texels, for each ISA, run on the interpreter and translated on the Vulkan
 //! device. The atomics' results depend on the order the threads reach the texel, which the two need not share, so
 //! each side is checked against what any order gives: the values an ADD returns are the texel's successive
 //! values, exactly one compare-and-swap wins, the values exchanges return chain from the first to the last, and an
@@ -20,7 +20,7 @@ const TEXELS: usize = 8;
 /// Thread t: ADD 1 into texel t & 3 (old value to R2); CAS of texel 4 from its initial value (`{initial}`) to
 /// t + 1000 (R4); EXCH of t + 2000 into texel 5 (R5); SUATOM.ADD at x = 100 under .IGN (R8); MIN.S32 of t - 32
 /// into texel 6 (R9). R2, R4, R5, R8 and R9 go to out + 32t. The surface is parameter 1 (c[0][0x148], slot 0x52).
-const KERNEL: &str = "
+const SM5X_KERNEL: &str = "
 S2R rd=0 sr=0x21
 LOP32I rd=1 ra=0 imm32=3 op=0
 MOV32I rd=3 imm32=1 lanes=15
@@ -45,6 +45,34 @@ STG rs=4 ra=6 e=1 size=4 offset=4
 STG rs=5 ra=6 e=1 size=4 offset=8
 STG rs=8 ra=6 e=1 size=4 offset=12
 STG rs=9 ra=6 e=1 size=4 offset=16
+EXIT
+";
+
+/// `SM5X_KERNEL` for SM86: parameters from c[0][0x160], the surface's handle the word at c[0][0x168].
+const SM86_KERNEL: &str = "
+S2R rd=0 sr=0x21
+LOP3.imm rd=1 ra=0 imm32=3 lut=0xc0 pd=7
+MOV.imm rd=3 imm32=1 lanes=15
+SUATOM rd=2 ra=1 rb=3 op=0 surf=0x5a clamp=1 pd=7 cache=1
+MOV.imm rd=10 imm32=4 lanes=15
+MOV.imm rd=12 imm32={initial} lanes=15
+IADD3.imm rd=13 ra=0 imm32=1000 pd=7 pq=7 px=7 px_not=1
+SUATOM.CAS rd=4 ra=10 rb=12 surf=0x5a clamp=1 pd=7 cache=1
+MOV.imm rd=11 imm32=5 lanes=15
+IADD3.imm rd=14 ra=0 imm32=2000 pd=7 pq=7 px=7 px_not=1
+SUATOM rd=5 ra=11 rb=14 op=8 surf=0x5a clamp=2 pd=7 cache=1
+MOV.imm rd=15 imm32=100 lanes=15
+SUATOM rd=8 ra=15 rb=3 op=0 surf=0x5a clamp=0 pd=7 cache=1
+MOV.imm rd=16 imm32=6 lanes=15
+IADD3.imm rd=17 ra=0 imm32=0xffffffe0 pd=7 pq=7 px=7 px_not=1
+SUATOM rd=9 ra=16 rb=17 op=1 ty=2 surf=0x5a clamp=1 pd=7 cache=1
+MOV.imm rd=18 imm32=32 lanes=15
+IMAD.WIDE.cbuf_c rd=20 ra=0 rc=18 cb_offset=0x58 pd=7
+STG ra=20 rb=2 offset=0 e=1 size=4 ur=4 no_ur=1 cache=1
+STG ra=20 rb=4 offset=4 e=1 size=4 ur=4 no_ur=1 cache=1
+STG ra=20 rb=5 offset=8 e=1 size=4 ur=4 no_ur=1 cache=1
+STG ra=20 rb=8 offset=12 e=1 size=4 ur=4 no_ur=1 cache=1
+STG ra=20 rb=9 offset=16 e=1 size=4 ur=4 no_ur=1 cache=1
 EXIT
 ";
 
@@ -94,17 +122,26 @@ fn surface_atomics_return_the_texel_before_them() {
     );
     let run: Run = parse_manifest(&manifest).unwrap().remove(0);
     let initial = words(&run.surfaces[0].texels(0));
-    let source = KERNEL.replace("{initial}", &format!("{:#x}", initial[4]));
-    let code = assemble::sm5x(source.trim()).unwrap();
-    let kernel = KernelImage { name: "atomics".into(), isa: Isa::Sm5x, code, constants: Vec::new(), shared_bytes: 0 };
-    let input = vec![0u8; BUFFER_BYTES];
-    let records = 8 * THREADS as usize;
-    let surface = 3 * BUFFER_BYTES / 4;
-    let interpreted = words(&interpret(&run, &kernel, &input).unwrap());
-    check("interpreter", &initial, &interpreted[..records], &interpreted[surface..surface + TEXELS]);
-    let translated = dispatch(common::device(), &run, &kernel, &input, Placement::Device).unwrap();
-    assert!(!translated.faulted);
-    common::spirv_val("surface_atomics", &translated.spirv).unwrap();
-    let translated = words(&translated.buffers);
-    check("translation", &initial, &translated[..records], &translated[surface..surface + TEXELS]);
+    for (isa, kernel) in [(Isa::Sm5x, SM5X_KERNEL), (Isa::Sm86, SM86_KERNEL)] {
+        let source = kernel.replace("{initial}", &format!("{:#x}", initial[4]));
+        let code = match isa {
+            Isa::Sm5x => assemble::sm5x(source.trim()),
+            Isa::Sm86 => assemble::sm86(source.trim()),
+        }
+        .unwrap();
+        let kernel =
+            KernelImage { name: format!("atomics_{isa:?}"), isa, code, constants: Vec::new(), shared_bytes: 0 };
+        let input = vec![0u8; BUFFER_BYTES];
+        let records = 8 * THREADS as usize;
+        let surface = 3 * BUFFER_BYTES / 4;
+        let interpreted = words(&interpret(&run, &kernel, &input).unwrap());
+        let side = format!("{isa:?} interpreter");
+        check(&side, &initial, &interpreted[..records], &interpreted[surface..surface + TEXELS]);
+        let translated = dispatch(common::device(), &run, &kernel, &input, Placement::Device).unwrap();
+        assert!(!translated.faulted);
+        common::spirv_val(&kernel.name, &translated.spirv).unwrap();
+        let translated = words(&translated.buffers);
+        let side = format!("{isa:?} translation");
+        check(&side, &initial, &translated[..records], &translated[surface..surface + TEXELS]);
+    }
 }

@@ -167,8 +167,9 @@ pub(crate) fn sm86(v: &View) -> Result<SurfaceInstruction, String> {
     }
     let handle = HandleSource::Constant { bank: v.get("bank") as u8, offset: 4 * v.get("surf") as u32 };
     let direct = v.encoding.form() != "P";
-    // The size (SURED: type) field: .BA in bit 0, the code above it; a formatted access's is its mask.
-    let field = if v.encoding.opcode == "SURED" { v.get("ty") } else { v.get("size") };
+    // The size (SURED, SUATOM: type) field: .BA in bit 0, the code above it; a formatted access's is its mask.
+    let atomic = matches!(v.encoding.opcode, "SURED" | "SUATOM");
+    let field = if atomic { v.get("ty") } else { v.get("size") };
     let (code, byte_addressed) = if direct { (field >> 1, field & 1 != 0) } else { (field, false) };
     let data_register = if v.encoding.opcode == "SULD" { v.get("rd") } else { v.get("rb") };
     read(v, handle, code, direct, byte_addressed, data_register)

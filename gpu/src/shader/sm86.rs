@@ -1178,7 +1178,9 @@ impl Lower<'_> {
             "TEX" | "TLD" | "TLD4" | "TXD" | "TXQ" => {
                 self.through_unit(v, crate::sass::texture::sm86, Self::texture_instruction)?
             }
-            "SULD" | "SUST" | "SURED" => self.through_unit(v, crate::sass::surface::sm86, Self::surface_instruction)?,
+            "SULD" | "SUST" | "SURED" | "SUATOM" => {
+                self.through_unit(v, crate::sass::surface::sm86, Self::surface_instruction)?
+            }
             "TMML" => {
                 self.through_unit(v, lod_query_operands, |l, &(query, destinations)| l.lod_query(query, &destinations))?
             }

@@ -496,7 +496,9 @@ impl Exec<'_, '_> {
             "TEX" | "TLD" | "TLD4" | "TXD" | "TXQ" => {
                 self.through_unit(crate::sass::texture::sm86, super::texture::run_warp)?
             }
-            "SULD" | "SUST" | "SURED" => self.through_unit(crate::sass::surface::sm86, super::surface::run_warp)?,
+            "SULD" | "SUST" | "SURED" | "SUATOM" => {
+                self.through_unit(crate::sass::surface::sm86, super::surface::run_warp)?
+            }
             "STG" | "ST" => self.global_store()?,
             "LDS" | "LDL" => self.local_load()?,
             "STS" | "STL" => self.local_store()?,

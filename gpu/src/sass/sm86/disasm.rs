@@ -120,7 +120,7 @@ fn body(v: &View) -> String {
         "DEPBAR" => depbar(v),
         "TEX" | "TLD" | "TLD4" | "TXD" | "TMML" => texture(v),
         "TXQ" => txq(v),
-        "SULD" | "SUST" | "SURED" => surface(v),
+        "SULD" | "SUST" | "SURED" | "SUATOM" => surface(v),
         "ALD" | "AST" => attribute(v),
         "IPA" => ipa(v),
         "OUT" => out(v),
@@ -1430,7 +1430,8 @@ fn surface(v: &View) -> Parts {
     ];
     let opcode = v.encoding.opcode;
     let formatted = v.encoding.form() == "P";
-    let data = if opcode == "SURED" { v.get("ty") } else { v.get("size") };
+    let atomic = matches!(opcode, "SURED" | "SUATOM");
+    let data = if atomic { v.get("ty") } else { v.get("size") };
     let kind = if formatted {
         ".P"
     } else if data & 1 != 0 {
@@ -1439,8 +1440,9 @@ fn surface(v: &View) -> Parts {
         ".D"
     };
     let order = if opcode == "SULD" { LOAD_ORDER } else { STORE_ORDER };
-    let middle = if opcode == "SURED" {
-        format!("{}{}{}", pick(v, "op", ATOMIC_OP), pick(v, "cache", CACHE), name(ATOMIC_SURFACE_TYPE, data >> 1))
+    let middle = if atomic {
+        let op = if v.encoding.form() == "CAS" { ".CAS".into() } else { pick(v, "op", ATOMIC_OP) };
+        format!("{op}{}{}", pick(v, "cache", CACHE), name(ATOMIC_SURFACE_TYPE, data >> 1))
     } else if formatted {
         format!("{}{}", pick(v, "cache", CACHE), name(COMPONENTS, data))
     } else {
@@ -1451,10 +1453,15 @@ fn surface(v: &View) -> Parts {
     let m = format!("{opcode}{kind}{target}{middle}{}{clamp}", name(order, v.get("order")));
     let address = format!("[{}]", reg(v.get("ra"), 255));
     let (bank, surface) = (hex(v.get("bank") as i64), hex(v.get("surf") as i64));
-    let operands = if opcode == "SULD" {
+    let operands = if opcode == "SULD" || opcode == "SUATOM" {
         let mut operands = Vec::new();
         optional_pred(v, "pd", &mut operands);
-        operands.extend([dst(v), address, bank, surface]);
+        operands.push(dst(v));
+        operands.push(address);
+        if opcode == "SUATOM" {
+            operands.push(register(v, "rb", 1));
+        }
+        operands.extend([bank, surface]);
         operands
     } else {
         vec![address, register(v, "rb", 1), bank, surface]
