@@ -19,8 +19,8 @@ use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::interp::pseudocode::{adv_simd_expand_imm, replicate128, vfp_expand_imm};
 use tandem_reference::interp::shared_decode::{
-    Accumulate, ImmediateOp, IntegerForm, IntegerOp, indexed_element, indexed_integer, modified_immediate_op,
-    three_same_integer,
+    Accumulate, ImmediateOp, IntegerForm, IntegerOp, doubling_multiply_long, indexed_element, indexed_integer,
+    modified_immediate_op, three_same_integer,
 };
 
 fn v_offset(n: u32) -> i32 {
@@ -796,6 +796,11 @@ impl Lifter<'_> {
         rn: u32,
         rd: u32,
     ) -> Lift {
+        if let Some(accumulate) = doubling_multiply_long(false, u, size, opcode) {
+            let (n, m) = (self.vector(rn, lanes(size)), self.vector(rm, lanes(size)));
+            let (n, m) = (self.widen_half(n, false, q == 1), self.widen_half(m, false, q == 1));
+            return self.saturating_doubling_multiply_long(n, m, size, accumulate, rd);
+        }
         if size == 0b11 || !matches!(opcode, 0b0000..=0b1000 | 0b1010 | 0b1100) {
             return Err(Unlifted);
         }
@@ -843,6 +848,32 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
+    /// SQDMULL, SQDMLAL, SQDMLSL on lanes already widened (`n`, `m`: signed halfwords or words of `size` in lanes
+    /// twice as wide): each product is exact there and doubled with saturation (only MIN x MIN overflows), then
+    /// added to or subtracted from V[rd] with saturation; FPSR.QC from either step, as the reference sets it.
+    fn saturating_doubling_multiply_long(
+        &mut self,
+        n: Value,
+        m: Value,
+        size: u32,
+        accumulate: Accumulate,
+        rd: u32,
+    ) -> Lift {
+        let product = self.b.ins().imul(n, m);
+        let doubled = self.integer_elementwise(IntegerOp::SaturatingAdd, false, size + 1, 1, product, product)?;
+        let result = match accumulate {
+            Accumulate::None => doubled,
+            Accumulate::Add | Accumulate::Sub => {
+                let d = self.vector(rd, lanes(size + 1));
+                let op =
+                    if let Accumulate::Add = accumulate { IntegerOp::SaturatingAdd } else { IntegerOp::SaturatingSub };
+                self.integer_elementwise(op, false, size + 1, 1, d, doubled)?
+            }
+        };
+        self.set_vector(rd, result, 1);
+        Ok(Flow::Next)
+    }
+
     /// `value`, or V[rd] (as lanes of `value`'s type) plus or minus it.
     fn accumulate(&mut self, rd: u32, value: Value, accumulate: Accumulate) -> Value {
         if let Accumulate::None = accumulate {
@@ -884,8 +915,14 @@ impl Lifter<'_> {
         rn: u32,
         rd: u32,
     ) -> Lift {
-        let Some((op, accumulate, long)) = indexed_integer(u, size, opcode) else {
-            return Err(Unlifted);
+        enum Form {
+            DoublingLong(Accumulate),
+            Integer(IntegerOp, Accumulate, bool),
+        }
+        let form = match (doubling_multiply_long(true, u, size, opcode), indexed_integer(u, size, opcode)) {
+            (Some(accumulate), _) => Form::DoublingLong(accumulate),
+            (None, Some((op, accumulate, long))) => Form::Integer(op, accumulate, long),
+            (None, None) => return Err(Unlifted),
         };
         let ty = lanes(size);
         let (index, register) = indexed_element(size, h, l, m, rm);
@@ -893,6 +930,13 @@ impl Lifter<'_> {
         let element = self.b.ins().extractlane(element_vector, index as u8);
         let element = self.b.ins().splat(ty, element);
         let n = self.vector(rn, ty);
+        let (op, accumulate, long) = match form {
+            Form::DoublingLong(accumulate) => {
+                let (n, element) = (self.widen_half(n, false, q == 1), self.widen_half(element, false, false));
+                return self.saturating_doubling_multiply_long(n, element, size, accumulate, rd);
+            }
+            Form::Integer(op, accumulate, long) => (op, accumulate, long),
+        };
         if long {
             // Only multiplies are long: the widened product is exact.
             let unsigned = u == 1;

@@ -12,6 +12,7 @@ use super::simd_ops::{
     fp_by_element_ok, fp_three_same, fp_two_reg_misc, indexed_element, shift_by_immediate_same_size,
     shift_right_narrow_op,
 };
+use super::simd_vector::doubling_multiply_long;
 use super::{Exec, Step};
 use crate::float::FpRounding;
 
@@ -245,15 +246,9 @@ impl Exec<'_> {
         rn: u32,
         rd: u32,
     ) -> Step {
-        let accumulate = match opcode {
-            0b1001 => Accumulate::Add,
-            0b1011 => Accumulate::Sub,
-            0b1101 => Accumulate::None,
-            _ => return self.unallocated(word),
-        };
-        if u != 0 || !(size == 0b01 || size == 0b10) {
+        let Some(accumulate) = doubling_multiply_long(false, u, size, opcode) else {
             return self.unallocated(word);
-        }
+        };
         let esize = 8 << size;
         let (operand1, operand2) = (self.v(rn, esize), self.v(rm, esize));
         self.saturating_doubling_multiply_long(accumulate, esize, 1, operand1, operand2, rd);
@@ -320,6 +315,13 @@ impl Exec<'_> {
         let fp_ok = fp_by_element_ok(size, l, None);
         let (index, rm) = indexed_element(size, h, l, m, rm);
         let vm = self.v(rm, 128);
+        if let Some(accumulate) = doubling_multiply_long(true, u, size, opcode) {
+            // SQDMLAL, SQDMLSL, SQDMULL (by element).
+            let esize = 8 << size;
+            let (operand1, element) = (self.v(rn, esize), elem(vm, index, esize).into());
+            self.saturating_doubling_multiply_long(accumulate, esize, 1, operand1, element, rd);
+            return Ok(());
+        }
         match (u, opcode) {
             (0, 0b0001 | 0b0101 | 0b1001) | (1, 0b1001) if fp_ok => {
                 let esize = fp_by_element_esize(size);
@@ -332,20 +334,11 @@ impl Exec<'_> {
                     _ => self.fp_elementwise(FpOp::MultiplyExtended, shape, operand1, element, rd),  // FMULX
                 }
             }
-            (0, 0b0011 | 0b0111 | 0b1011 | 0b1100 | 0b1101) | (1, 0b1101 | 0b1111) if integer_ok => {
+            (0, 0b1100 | 0b1101) | (1, 0b1101 | 0b1111) if integer_ok => {
                 let esize = 8 << size;
                 let shape = Shape::scalar(esize);
                 let (operand1, element) = (self.v(rn, esize), elem(vm, index, esize).into());
                 match (u, opcode) {
-                    (0, 0b0011 | 0b0111 | 0b1011) => {
-                        // SQDMLAL, SQDMLSL, SQDMULL (by element).
-                        let accumulate = match opcode {
-                            0b0011 => Accumulate::Add,
-                            0b0111 => Accumulate::Sub,
-                            _ => Accumulate::None,
-                        };
-                        self.saturating_doubling_multiply_long(accumulate, esize, 1, operand1, element, rd);
-                    }
                     (0, _) => {
                         // SQDMULH, SQRDMULH (by element).
                         let op = IntegerOp::SaturatingDoublingMultiplyHigh { round: opcode == 0b1101 };

@@ -63,6 +63,21 @@ pub fn indexed_integer(u: u32, size: u32, opcode: u32) -> Option<(IntegerOp, Acc
     })
 }
 
+/// SQDMLAL, SQDMLSL, SQDMULL (U 0, halfword and word elements): what the doubled product does to the destination,
+/// from the opcode of "three different" (1001, 1011, 1101) or, `by_element`, of "x indexed element" (0011, 0111,
+/// 1011), vector or scalar alike; `None` for every other instruction.
+pub fn doubling_multiply_long(by_element: bool, u: u32, size: u32, opcode: u32) -> Option<Accumulate> {
+    if u != 0 || !(size == 0b01 || size == 0b10) {
+        return None;
+    }
+    Some(match (by_element, opcode) {
+        (false, 0b1001) | (true, 0b0011) => Accumulate::Add,
+        (false, 0b1011) | (true, 0b0111) => Accumulate::Sub,
+        (false, 0b1101) | (true, 0b1011) => Accumulate::None,
+        _ => return None,
+    })
+}
+
 /// The integer instructions of "three same" (every opcode but 00011, the bitwise ones, and 11xxx, the
 /// floating-point ones), with whether `size` and `q` are allowed; `None` for the unallocated opcodes.
 pub fn three_same_integer(q: u32, u: u32, size: u32, opcode: u32) -> Option<(IntegerOp, IntegerForm, bool)> {
@@ -274,9 +289,12 @@ impl Exec<'_> {
     ) -> Step {
         use IntegerOp::*;
         let no_d = size != 0b11;
-        let s_or_h = size == 0b01 || size == 0b10;
         let (esize, part, unsigned) = (8 << size, q, u == 1);
         let (operand1, operand2) = (self.vpart(rn, part, 64), self.vpart(rm, part, 64));
+        if let Some(accumulate) = doubling_multiply_long(false, u, size, opcode) {
+            self.saturating_doubling_multiply_long(accumulate, esize, 64 / esize, operand1, operand2, rd);
+            return Ok(());
+        }
         let (op, accumulate) = match (u, opcode) {
             (_, 0b0001 | 0b0011) if no_d => {
                 // SADDW, UADDW, SSUBW, USUBW: the first operand has the wide elements already.
@@ -290,16 +308,6 @@ impl Exec<'_> {
             (_, 0b0100 | 0b0110) if no_d => {
                 // ADDHN, RADDHN, SUBHN, RSUBHN.
                 self.add_sub_high_narrow(opcode == 0b0110, u == 1, esize, part, rn, rm, rd);
-                return Ok(());
-            }
-            (0, 0b1001 | 0b1011 | 0b1101) if s_or_h => {
-                // SQDMLAL, SQDMLSL, SQDMULL.
-                let accumulate = match opcode {
-                    0b1001 => Accumulate::Add,
-                    0b1011 => Accumulate::Sub,
-                    _ => Accumulate::None,
-                };
-                self.saturating_doubling_multiply_long(accumulate, esize, 64 / esize, operand1, operand2, rd);
                 return Ok(());
             }
             (0, 0b1110) if size == 0b00 || size == 0b11 => {
@@ -643,6 +651,10 @@ impl Exec<'_> {
         let element = broadcast(elem(vm, index, esize), esize, datasize);
         let long_operand1 = self.vpart(rn, part, 64);
         let long_element = broadcast(elem(vm, index, esize), esize, 64);
+        if let Some(accumulate) = doubling_multiply_long(true, u, size, opcode) {
+            self.saturating_doubling_multiply_long(accumulate, esize, 64 / esize, long_operand1, long_element, rd);
+            return Ok(());
+        }
         if let Some((op, accumulate, long)) = indexed_integer(u, size, opcode) {
             if long {
                 self.long_elementwise(op, accumulate, esize, unsigned, long_operand1, long_element, rd);
@@ -662,15 +674,6 @@ impl Exec<'_> {
                     (0, _) => self.fp_elementwise(FpOp::Multiply, shape, operand1, element, rd),     // FMUL
                     _ => self.fp_elementwise(FpOp::MultiplyExtended, shape, operand1, element, rd),  // FMULX
                 }
-            }
-            (0, 0b0011 | 0b0111 | 0b1011) if integer_ok => {
-                // SQDMLAL, SQDMLSL, SQDMULL (by element).
-                let accumulate = match opcode {
-                    0b0011 => Accumulate::Add,
-                    0b0111 => Accumulate::Sub,
-                    _ => Accumulate::None,
-                };
-                self.saturating_doubling_multiply_long(accumulate, esize, 64 / esize, long_operand1, long_element, rd);
             }
             (1, 0b1101 | 0b1111) if integer_ok => {
                 // SQRDMLAH, SQRDMLSH (by element).
