@@ -252,7 +252,7 @@ impl Lifter<'_> {
                 self.raise_saturation(wrapped, saturated, q);
                 saturated
             }
-            IntegerOp::ShiftByRegister { round: false, saturate: false } => self.shift_by_register(a, b, unsigned),
+            IntegerOp::ShiftByRegister { round, saturate: false } => self.shift_by_register(a, b, unsigned, round),
             IntegerOp::SaturatingDoublingMultiplyHigh { round } => self.doubling_multiply_high(a, b, size, q, round),
             _ => return Err(Unlifted),
         })
@@ -291,11 +291,13 @@ impl Lifter<'_> {
         saturated
     }
 
-    /// SSHL, USHL: each lane of `a` shifted by the signed low byte of `b`'s: left where it is positive, right
-    /// (arithmetically for SSHL) where negative; a shift by the whole lane or more leaves 0, or the sign bits of a
-    /// signed right shift. The host has no shifts by a vector of amounts: lane by lane, amounts checked (its
+    /// SSHL, USHL and (`round`) SRSHL, URSHL: each lane of `a` shifted by the signed low byte of `b`'s: left where
+    /// it is positive, right (arithmetically for the signed forms) where negative; a shift by the whole lane or more
+    /// leaves 0, or the sign bits of a signed right shift. Rounding adds 2^(r-1) before a right shift by r, which
+    /// is adding the last bit shifted out (bit r-1: the sign bit past the lane of a signed one, 0 of an unsigned
+    /// one), with no overflow. The host has no shifts by a vector of amounts: lane by lane, amounts checked (its
     /// shifts take them modulo the lane size).
-    fn shift_by_register(&mut self, a: Value, b: Value, unsigned: bool) -> Value {
+    fn shift_by_register(&mut self, a: Value, b: Value, unsigned: bool, round: bool) -> Value {
         let ty = self.b.func.dfg.value_type(a);
         let lane_type = ty.lane_type();
         let esize = i64::from(lane_type.bits());
@@ -310,15 +312,24 @@ impl Lifter<'_> {
             let left_fits = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, amount, esize);
             let left = self.b.ins().select(left_fits, left, zero);
             let right_amount = self.b.ins().ineg(amount);
-            let right = if unsigned {
-                let shifted = self.b.ins().ushr(x, right_amount);
-                let fits = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, right_amount, esize);
-                self.b.ins().select(fits, shifted, zero)
-            } else {
-                let most = self.iconst(types::I32, esize as u64 - 1);
-                let clamped = self.b.ins().smin(right_amount, most);
-                self.b.ins().sshr(x, clamped)
+            let shift_right = |lifter: &mut Self, amount: Value| {
+                if unsigned {
+                    let shifted = lifter.b.ins().ushr(x, amount);
+                    let fits = lifter.b.ins().icmp_imm_s(IntCC::SignedLessThan, amount, esize);
+                    lifter.b.ins().select(fits, shifted, zero)
+                } else {
+                    let most = lifter.iconst(types::I32, esize as u64 - 1);
+                    let clamped = lifter.b.ins().smin(amount, most);
+                    lifter.b.ins().sshr(x, clamped)
+                }
             };
+            let mut right = shift_right(self, right_amount);
+            if round {
+                let last_out = self.b.ins().iadd_imm_s(right_amount, -1);
+                let last_out = shift_right(self, last_out);
+                let rounding = self.b.ins().band_imm_u(last_out, 1);
+                right = self.b.ins().iadd(right, rounding);
+            }
             let leftwards = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, amount, 0);
             let shifted = self.b.ins().select(leftwards, left, right);
             result = self.b.ins().insertlane(result, shifted, lane);
