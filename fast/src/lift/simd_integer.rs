@@ -252,7 +252,9 @@ impl Lifter<'_> {
                 self.raise_saturation(wrapped, saturated, q);
                 saturated
             }
-            IntegerOp::ShiftByRegister { round, saturate: false } => self.shift_by_register(a, b, unsigned, round),
+            IntegerOp::ShiftByRegister { round, saturate } => {
+                self.shift_by_register(a, b, unsigned, round, saturate, q)
+            }
             IntegerOp::SaturatingDoublingMultiplyHigh { round } => self.doubling_multiply_high(a, b, size, q, round),
             _ => return Err(Unlifted),
         })
@@ -291,26 +293,51 @@ impl Lifter<'_> {
         saturated
     }
 
-    /// SSHL, USHL and (`round`) SRSHL, URSHL: each lane of `a` shifted by the signed low byte of `b`'s: left where
-    /// it is positive, right (arithmetically for the signed forms) where negative; a shift by the whole lane or more
-    /// leaves 0, or the sign bits of a signed right shift. Rounding adds 2^(r-1) before a right shift by r, which
-    /// is adding the last bit shifted out (bit r-1: the sign bit past the lane of a signed one, 0 of an unsigned
-    /// one), with no overflow. The host has no shifts by a vector of amounts: lane by lane, amounts checked (its
-    /// shifts take them modulo the lane size).
-    fn shift_by_register(&mut self, a: Value, b: Value, unsigned: bool, round: bool) -> Value {
+    /// SSHL, USHL and (`round`) SRSHL, URSHL, and (`saturate`) SQSHL, UQSHL, SQRSHL, UQRSHL: each lane of `a`
+    /// shifted by the signed low byte of `b`'s: left where it is positive, right (arithmetically for the signed
+    /// forms) where negative; a shift by the whole lane or more leaves 0, or the sign bits of a signed right shift.
+    /// Rounding adds 2^(r-1) before a right shift by r, which is adding the last bit shifted out (bit r-1: the sign
+    /// bit past the lane of a signed one, 0 of an unsigned one), with no overflow. Saturating left shifts give the
+    /// limit of the lane's sign wherever shifting back does not give the lane again (or, by the whole lane or
+    /// more, wherever it is not 0), and FPSR.QC from those lanes; right shifts never saturate. The host has no
+    /// shifts by a vector of amounts: lane by lane, amounts checked (its shifts take them modulo the lane size).
+    fn shift_by_register(&mut self, a: Value, b: Value, unsigned: bool, round: bool, saturate: bool, q: u32) -> Value {
         let ty = self.b.func.dfg.value_type(a);
         let lane_type = ty.lane_type();
         let esize = i64::from(lane_type.bits());
         let mut result = a;
+        let zeros = self.iconst(ty, 0);
+        let mut saturated_lanes = zeros;
         for lane in 0..ty.lane_count() as u8 {
             let x = self.b.ins().extractlane(a, lane);
             let m = self.b.ins().extractlane(b, lane);
             let low_byte = if lane_type == types::I8 { m } else { self.b.ins().ireduce(types::I8, m) };
             let amount = self.b.ins().sextend(types::I32, low_byte);
             let zero = self.iconst(lane_type, 0);
-            let left = self.b.ins().ishl(x, amount);
+            let wrapped = self.b.ins().ishl(x, amount);
             let left_fits = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, amount, esize);
-            let left = self.b.ins().select(left_fits, left, zero);
+            let mut left = self.b.ins().select(left_fits, wrapped, zero);
+            let leftwards = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, amount, 0);
+            if saturate {
+                let back =
+                    if unsigned { self.b.ins().ushr(wrapped, amount) } else { self.b.ins().sshr(wrapped, amount) };
+                let changed = self.b.ins().icmp(IntCC::NotEqual, back, x);
+                let nonzero = self.b.ins().icmp_imm_u(IntCC::NotEqual, x, 0);
+                let lost = self.b.ins().select(left_fits, changed, nonzero);
+                let limit = if unsigned {
+                    self.iconst(lane_type, u64::MAX)
+                } else {
+                    let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
+                    let (min, max) =
+                        (self.iconst(lane_type, 1 << (esize - 1)), self.iconst(lane_type, u64::MAX >> (65 - esize)));
+                    self.b.ins().select(negative, min, max)
+                };
+                left = self.b.ins().select(lost, limit, left);
+                let saturated = self.b.ins().band(lost, leftwards);
+                let all_ones = self.iconst(lane_type, u64::MAX);
+                let flag = self.b.ins().select(saturated, all_ones, zero);
+                saturated_lanes = self.b.ins().insertlane(saturated_lanes, flag, lane);
+            }
             let right_amount = self.b.ins().ineg(amount);
             let shift_right = |lifter: &mut Self, amount: Value| {
                 if unsigned {
@@ -330,9 +357,11 @@ impl Lifter<'_> {
                 let rounding = self.b.ins().band_imm_u(last_out, 1);
                 right = self.b.ins().iadd(right, rounding);
             }
-            let leftwards = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, amount, 0);
             let shifted = self.b.ins().select(leftwards, left, right);
             result = self.b.ins().insertlane(result, shifted, lane);
+        }
+        if saturate {
+            self.raise_saturation(saturated_lanes, zeros, q);
         }
         result
     }
