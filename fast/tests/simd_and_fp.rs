@@ -477,7 +477,8 @@ fn simd_integer_operations_match_the_reference() {
                 words.push(0x0e30_0800 | q << 30 | u << 29 | size << 22 | opcode << 12 | 1 << 5);
             }
         }
-        // REV64, REV32, REV16, XTN/XTN2, CNT, NOT, ABS, NEG, CMGT/CMEQ/CMLT/CMGE/CMLE (zero) V0, V1.
+        // REV64, REV32, REV16, XTN/XTN2, CNT, NOT, RBIT, ABS, NEG, CMGT/CMEQ/CMLT/CMGE/CMLE (zero), CLS, CLZ and
+        // the rest V0, V1.
         for size in 0..4u32 {
             for (u, opcode) in [
                 (0u32, 0b00000u32),
@@ -493,6 +494,9 @@ fn simd_integer_operations_match_the_reference() {
                 (0, 0b01010),
                 (1, 0b01000),
                 (1, 0b01001),
+                // CLS, CLZ (RBIT is NOT's opcode at size 1).
+                (0, 0b00100),
+                (1, 0b00100),
                 // SADDLP, UADDLP, SADALP, UADALP, SQABS, SQNEG, SQXTN, UQXTN, SQXTUN.
                 (0, 0b00010),
                 (1, 0b00010),

@@ -722,6 +722,8 @@ impl Lifter<'_> {
                 self.set_vector(rd, result, q);
                 return Ok(Flow::Next);
             }
+            (_, 0b00100) if !doubleword_elements => return self.count_leading(q, u == 1, size, rn, rd),
+            (1, 0b00101) if size == 1 => return self.reverse_bits(q, rn, rd),
             (_, 0b01011) if !(doubleword_elements && q == 0) => {
                 let n = self.vector(rn, lanes(size));
                 let result = if u == 0 { self.b.ins().iabs(n) } else { self.b.ins().ineg(n) };
@@ -754,6 +756,56 @@ impl Lifter<'_> {
         let n = self.vector(rn, ty);
         let zero = self.iconst(ty, 0);
         let result = self.b.ins().icmp(condition, n, zero);
+        self.set_vector(rd, result, q);
+        Ok(Flow::Next)
+    }
+
+    /// CLZ and (`zeros` false) CLS: each lane's leading zero bits, or the bits after its sign bit that equal it,
+    /// counted lane by lane in 32 bits: the lane zero-extended (CLZ) or sign-extended (CLS, the count of
+    /// x EOR (x >> 31) less one), less the bits the extension put on top.
+    fn count_leading(&mut self, q: u32, zeros: bool, size: u32, rn: u32, rd: u32) -> Lift {
+        let ty = lanes(size);
+        let lane_type = ty.lane_type();
+        let extension = i64::from(32 - lane_type.bits());
+        let n = self.vector(rn, ty);
+        let mut result = n;
+        for lane in 0..ty.lane_count() as u8 {
+            let x = self.b.ins().extractlane(n, lane);
+            let wide = match (lane_type == types::I32, zeros) {
+                (true, _) => x,
+                (false, true) => self.b.ins().uextend(types::I32, x),
+                (false, false) => self.b.ins().sextend(types::I32, x),
+            };
+            let count = if zeros {
+                let leading = self.b.ins().clz(wide);
+                self.b.ins().iadd_imm_s(leading, -extension)
+            } else {
+                let sign = self.b.ins().sshr_imm_u(wide, 31);
+                let differing = self.b.ins().bxor(wide, sign);
+                let leading = self.b.ins().clz(differing);
+                self.b.ins().iadd_imm_s(leading, -1 - extension)
+            };
+            let count = if lane_type == types::I32 { count } else { self.b.ins().ireduce(lane_type, count) };
+            result = self.b.ins().insertlane(result, count, lane);
+        }
+        self.set_vector(rd, result, q);
+        Ok(Flow::Next)
+    }
+
+    /// RBIT (vector): each byte's bits reversed, a nibble at a time through a table of the sixteen nibbles
+    /// reversed (the host's byte shuffle): the low nibble's into the high one, the high one's into the low one.
+    fn reverse_bits(&mut self, q: u32, rn: u32, rd: u32) -> Lift {
+        let n = self.vector(rn, types::I8X16);
+        let reversed: Vec<u8> = (0..16u8).map(|nibble| nibble.reverse_bits() >> 4).collect();
+        let table = self.b.func.dfg.constants.insert(reversed.into());
+        let table = self.b.ins().vconst(types::I8X16, table);
+        let low_mask = self.iconst(types::I8X16, 0x0f);
+        let low = self.b.ins().band(n, low_mask);
+        let high = self.b.ins().ushr_imm_u(n, 4);
+        let from_low = self.b.ins().swizzle(table, low);
+        let from_low = self.b.ins().ishl_imm_u(from_low, 4);
+        let from_high = self.b.ins().swizzle(table, high);
+        let result = self.b.ins().bor(from_low, from_high);
         self.set_vector(rd, result, q);
         Ok(Flow::Next)
     }
