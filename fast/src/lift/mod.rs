@@ -37,6 +37,7 @@ mod simd_fp;
 mod simd_integer;
 mod simd_moves;
 mod simd_permute;
+mod simd_shift;
 
 use crate::fault::FaultRecord;
 use crate::runtime::Runtime;
