@@ -1,5 +1,5 @@
 //! Advanced SIMD integer and bitwise operations on Cranelift vector types: the bitwise three-same group, every
-//! integer operation of "three same" but PMUL (elementwise, accumulating and pairwise; the shifts by register are
+//! integer operation of "three same" (elementwise, accumulating and pairwise; the shifts by register are
 //! `simd_shift`'s), the modified immediates (MOVI, MVNI, ORR, BIC, FMOV (vector, immediate)), the reductions across
 //! lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV), the long and wide additions, subtractions, absolute
 //! differences and multiplies, the saturating doubling long multiplies and the high-narrowing ADDHN, SUBHN, RADDHN,
@@ -116,7 +116,7 @@ impl Lifter<'_> {
             }
             _ => (self.vector(rn, ty), self.vector(rm, ty)),
         };
-        let result = self.integer_elementwise(op, unsigned, size, q, a, b)?;
+        let result = self.integer_elementwise(op, unsigned, size, q, a, b);
         let result = match form {
             IntegerForm::Accumulating(accumulate) => self.accumulate(rd, result, accumulate),
             _ => result,
@@ -137,25 +137,17 @@ impl Lifter<'_> {
         };
         let (a, b) = (self.vector(rn, types::I64X2), self.vector(rm, types::I64X2));
         // q = 0: the lower 64 bits, lane 0, are the lanes in use.
-        let result = self.integer_elementwise(op, u == 1, size, 0, a, b)?;
+        let result = self.integer_elementwise(op, u == 1, size, 0, a, b);
         self.set_first_lane(rd, result);
         Ok(Flow::Next)
     }
 
     /// `op` on each pair of lanes of `a` and `b` (`lanes(size)`); only the lower half's lanes count when `q` is 0
     /// (the saturating operations' FPSR.QC looks at those alone).
-    fn integer_elementwise(
-        &mut self,
-        op: IntegerOp,
-        unsigned: bool,
-        size: u32,
-        q: u32,
-        a: Value,
-        b: Value,
-    ) -> Result<Value, Unlifted> {
+    fn integer_elementwise(&mut self, op: IntegerOp, unsigned: bool, size: u32, q: u32, a: Value, b: Value) -> Value {
         let ty = lanes(size);
         let esize = 8i64 << size;
-        Ok(match op {
+        match op {
             IntegerOp::Add => self.b.ins().iadd(a, b),
             IntegerOp::Sub => self.b.ins().isub(a, b),
             IntegerOp::CompareEqual => self.b.ins().icmp(IntCC::Equal, a, b),
@@ -254,8 +246,24 @@ impl Lifter<'_> {
                 self.shift_by_register(a, b, unsigned, round, saturate, q)
             }
             IntegerOp::SaturatingDoublingMultiplyHigh { round } => self.doubling_multiply_high(a, b, size, q, round),
-            _ => return Err(Unlifted),
-        })
+            IntegerOp::PolynomialMultiply => self.polynomial_multiply(a, b),
+        }
+    }
+
+    /// PMUL (bytes only): each byte's carry-less product, kept to its low eight bits: the XOR of `a` shifted left by
+    /// each bit position where `b`'s byte has a one.
+    fn polynomial_multiply(&mut self, a: Value, b: Value) -> Value {
+        let one = self.iconst(types::I8X16, 1);
+        let mut product = self.iconst(types::I8X16, 0);
+        for bit in 0..8 {
+            let set = self.b.ins().ushr_imm_u(b, bit);
+            let set = self.b.ins().band(set, one);
+            let mask = self.b.ins().ineg(set);
+            let shifted = self.b.ins().ishl_imm_u(a, bit);
+            let term = self.b.ins().band(shifted, mask);
+            product = self.b.ins().bxor(product, term);
+        }
+        product
     }
 
     /// SQDMULH, SQRDMULH (`round`) on halfword or word lanes: the high half of each 2ab (plus 2^(esize-1) when
@@ -656,14 +664,14 @@ impl Lifter<'_> {
         rd: u32,
     ) -> Lift {
         let product = self.b.ins().imul(n, m);
-        let doubled = self.integer_elementwise(IntegerOp::SaturatingAdd, false, size + 1, 1, product, product)?;
+        let doubled = self.integer_elementwise(IntegerOp::SaturatingAdd, false, size + 1, 1, product, product);
         let result = match accumulate {
             Accumulate::None => doubled,
             Accumulate::Add | Accumulate::Sub => {
                 let d = self.vector(rd, lanes(size + 1));
                 let op =
                     if let Accumulate::Add = accumulate { IntegerOp::SaturatingAdd } else { IntegerOp::SaturatingSub };
-                self.integer_elementwise(op, false, size + 1, 1, d, doubled)?
+                self.integer_elementwise(op, false, size + 1, 1, d, doubled)
             }
         };
         self.set_vector(rd, result, 1);
@@ -742,7 +750,7 @@ impl Lifter<'_> {
             let result = self.accumulate(rd, product, accumulate);
             self.set_vector(rd, result, 1);
         } else {
-            let product = self.integer_elementwise(op, false, size, q, n, element)?;
+            let product = self.integer_elementwise(op, false, size, q, n, element);
             let result = self.accumulate(rd, product, accumulate);
             self.set_vector(rd, result, q);
         }
