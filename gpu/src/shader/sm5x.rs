@@ -613,8 +613,8 @@ impl Maxwell<'_, '_, '_> {
             return self.unimplemented(v, format!("{} writing the condition code", Self::text(v)));
         }
         match opcode {
-            // CCTL: cache prefetches and invalidations, which change nothing in coherent memory.
-            "NOP" | "DEPBAR" | "MEMBAR" | "CCTL" => {
+            // CCTL, CCTLL, CCTLT: cache prefetches and invalidations, which change nothing in coherent memory.
+            "NOP" | "DEPBAR" | "MEMBAR" | "CCTL" | "CCTLL" | "CCTLT" => {
                 if v.has("cc_test") && v.get("cc_test") != 15 && opcode == "NOP" {
                     return self.unimplemented(v, Self::text(v));
                 }

@@ -353,7 +353,7 @@ impl Exec<'_, '_> {
         }
         match v.encoding.opcode {
             // CCTL: cache prefetches and invalidations, which change nothing in coherent memory.
-            "NOP" | "DEPBAR" | "MEMBAR" | "CCTL" => {
+            "NOP" | "DEPBAR" | "MEMBAR" | "CCTL" | "CCTLL" | "CCTLT" => {
                 if v.get("cc_test") != 15 && v.has("cc_test") && v.encoding.opcode == "NOP" {
                     return self.unimplemented(self.text());
                 }

@@ -123,6 +123,8 @@ fn body(v: &View) -> String {
         "ATOMS" => atoms(v),
         "RED" => red(v),
         "CCTL" => cctl(v),
+        "CCTLL" => cctll(v),
+        "CCTLT" => cctlt(v),
         "MEMBAR" => membar(v),
         "TEX" => tex(v),
         "TEXS" | "TLDS" => texs(v),
@@ -1095,10 +1097,11 @@ fn special_register(number: u64) -> String {
 // ---------------------------------------------------------------------------------------------------------------
 // Memory.
 
-/// `[R2+0x10]`, `[R2]`, `[0x10]` (no register), `[R62+-0x100]`.
+/// `[R2+0x10]`, `[R2]`, `[0x10]` (no register), `[R62+-0x100]`, `[RZ]` (neither).
 fn address(v: &View, offset: i64) -> String {
     let base = v.get("ra");
     match (base, offset) {
+        (255, 0) => "[RZ]".to_string(),
         (255, _) => format!("[{}]", hex(offset)),
         (_, 0) => format!("[{}]", reg(base, 255)),
         _ => format!("[{}+{}]", reg(base, 255), hex(offset)),
@@ -1192,6 +1195,27 @@ fn cctl(v: &View) -> Parts {
         &[".QRY1", ".PF1", ".PF1_5", ".PF2", ".WB", ".IV", ".IVALL", ".RS", ".?8", ".RSLB", ".?10", ".?11"];
     let m = format!("CCTL{}{}", v.suffix("e", ".E"), v.choice("op", OP));
     (m, vec![address(v, v.signed("offset") * 4)])
+}
+
+/// `CCTLL[.cache].op [address]`: the local memory cache control (its operation names past RSLB are nvdisasm's
+/// INVALIDCCTLOPn).
+fn cctll(v: &View) -> Parts {
+    const CACHE: &[&str] = &["", ".???1", ".INVALIDLCACHETYPE2", ".INVALIDLCACHETYPE3"];
+    const OP: &[&str] = &["", ".PF1", ".PF1.5", ".PF2", ".WB", ".IV", "", ".RS", "", ".RSLB"];
+    let op = match OP.get(v.get("op") as usize) {
+        Some(name) if !name.is_empty() => name.to_string(),
+        _ => format!(".INVALIDCCTLOP{}", v.get("op")),
+    };
+    (format!("CCTLL{}{op}", v.choice("cache", CACHE)), vec![address(v, v.signed("offset") * 4)])
+}
+
+/// `CCTLT.IVALL`, `CCTLT.IVTH index`: the texture cache control.
+fn cctlt(v: &View) -> Parts {
+    match v.get("op") {
+        0 => ("CCTLT.IVALL".into(), Vec::new()),
+        1 => ("CCTLT.IVTH".into(), vec![hex(v.get("tex") as i64)]),
+        op => (format!("CCTLT.INVALIDCCTLTOP{op}"), vec![hex(v.get("tex") as i64)]),
+    }
 }
 
 fn membar(v: &View) -> Parts {
@@ -1560,10 +1584,7 @@ fn pixld(v: &View) -> Parts {
     if v.get("pd") != 7 {
         operands.push(pred(v.get("pd"), false));
     }
-    operands.push(match (v.get("ra"), v.signed("offset")) {
-        (255, 0) => "[RZ]".to_string(),
-        (_, offset) => address(v, offset),
-    });
+    operands.push(address(v, v.signed("offset")));
     (format!("PIXLD{}", v.choice("mode", VALUE)), operands)
 }
 
