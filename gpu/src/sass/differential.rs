@@ -497,7 +497,8 @@ pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
                         | "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX" | "R2UR"
                         | "HMMA" | "IMMA" | "BMMA" | "DMMA"
                         // Fences and hints: nothing may change.
-                        | "MEMBAR" | "ERRBAR" | "CCTL" | "DEPBAR" | "NANOSLEEP" | "LDGDEPBAR" | "YIELD"
+                        | "MEMBAR" | "ERRBAR" | "CCTL" | "CCTLL" | "CCTLT" | "PMTRIG" | "DEPBAR" | "NANOSLEEP" | "LDGDEPBAR"
+                        | "YIELD"
                 )
         })
         .map(|e| e.opcode)

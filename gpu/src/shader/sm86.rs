@@ -471,8 +471,9 @@ impl Lower<'_> {
     fn body(&mut self, v: &View) -> Result<(), TranslateError> {
         let opcode = v.encoding.opcode;
         match opcode {
-            "NOP" | "BSSY" | "BSYNC" | "WARPSYNC" | "DEPBAR" | "CCTL" | "ERRBAR" | "NANOSLEEP" | "LDGDEPBAR"
-            | "YIELD" => {}
+            // Cache controls and performance monitor triggers change nothing a program can read.
+            "NOP" | "BSSY" | "BSYNC" | "WARPSYNC" | "DEPBAR" | "CCTL" | "CCTLL" | "CCTLT" | "PMTRIG" | "ERRBAR"
+            | "NANOSLEEP" | "LDGDEPBAR" | "YIELD" => {}
             "KILL" => {
                 let p = self.pred_src(v, "ps");
                 self.guarded(Some(p), |l| {

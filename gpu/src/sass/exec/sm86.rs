@@ -536,7 +536,9 @@ impl Exec<'_, '_> {
                     lane.set_reg(o.v.get("rd"), 0);
                 })
             }
-            "MEMBAR" | "ERRBAR" | "CCTL" | "DEPBAR" | "NOP" | "NANOSLEEP" | "LDGDEPBAR" | "YIELD" => self.advance_all(),
+            // Cache controls and performance monitor triggers change nothing a program can read.
+            "MEMBAR" | "ERRBAR" | "CCTL" | "CCTLL" | "CCTLT" | "PMTRIG" | "DEPBAR" | "NOP" | "NANOSLEEP"
+            | "LDGDEPBAR" | "YIELD" => self.advance_all(),
             // Control flow.
             "BRA" => {
                 let target = self.target(v.signed("offset") * 4)?;

@@ -134,6 +134,17 @@ fn body(v: &View) -> String {
         "CALL" => call(v),
         "RET" => ret(v),
         "EXIT" => exit(v),
+        "PMTRIG" => {
+            let mut operands = Vec::new();
+            optional_pred_src(v, "ps", &mut operands);
+            operands.push(hex(v.get("value") as i64));
+            ("PMTRIG".into(), operands)
+        }
+        "CCTLL" => (format!("CCTLL{}", pick(v, "op", CCTL_OP)), vec![address(v, false)]),
+        "CCTLT" => {
+            const OP: &[&str] = &[".???0", ".IVTH", ".???2", ".???3"];
+            (format!("CCTLT{}", pick(v, "op", OP)), vec![hex(v.get("bank") as i64), hex(v.get("tex") as i64)])
+        }
         "BPT" => bpt(v),
         "NANOSLEEP" => nanosleep(v),
         "WARPSYNC" => warpsync(v),
@@ -1209,11 +1220,13 @@ fn red(v: &View) -> Parts {
     (m, vec![address(v, v.flag("a64")), register(v, "rb", 1)])
 }
 
+/// CCTL's operations (and CCTLL's, the first six).
+const CCTL_OP: &[&str] =
+    &[".PF1", ".PF2", ".WB", ".IV", ".IVALL", ".RS", ".IVALLP", ".WBALL", ".WBALLP", ".PML2", ".DML2", ".RML2"];
+
 fn cctl(v: &View) -> Parts {
-    const OP: &[&str] =
-        &[".PF1", ".PF2", ".WB", ".IV", ".IVALL", ".RS", ".IVALLP", ".WBALL", ".WBALLP", ".PML2", ".DML2", ".RML2"];
     const LEVEL: &[&str] = &["", ".U", ".C", ".I"];
-    let m = format!("CCTL{}{}{}", v.suffix("e", ".E"), pick(v, "level", LEVEL), pick(v, "op", OP));
+    let m = format!("CCTL{}{}{}", v.suffix("e", ".E"), pick(v, "level", LEVEL), pick(v, "op", CCTL_OP));
     // The whole-cache operations take no address.
     if matches!(v.get("op"), 4 | 6..=8) {
         return (m, Vec::new());
