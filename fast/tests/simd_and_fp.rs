@@ -431,6 +431,12 @@ fn simd_integer_operations_match_the_reference() {
                 }
             }
         }
+        // SQRDMLAH, SQRDMLSH, SDOT, UDOT and the rest of "three-register extension" V0, V1, V2.
+        for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
+            for opcode in 0..16u32 {
+                words.push(0x0e00_8400 | q << 30 | u << 29 | size << 22 | 2 << 16 | opcode << 11 | 1 << 5);
+            }
+        }
         // Every integer opcode of "three same" V0, V1, V2.
         for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
             for opcode in (0..0b11000u32).filter(|&opcode| opcode != 0b00011) {

@@ -319,6 +319,9 @@ impl Lifter<'_> {
             SimdThreeDifferent { q, u, size, rm, opcode, rn, rd } => self
                 .simd_three_different(q, u, size, rm, opcode, rn, rd)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdThreeRegExtension { q, u, size, rm, opcode, rn, rd } => self
+                .simd_three_reg_extension(q, u, size, rm, opcode, rn, rd)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdAcrossLanes { q, u, size, opcode, rn, rd } => {
                 self.simd_across_lanes(q, u, size, opcode, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
             }

@@ -4,8 +4,8 @@
 //! lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV), the long and wide additions, subtractions, absolute
 //! differences and multiplies, the saturating doubling long multiplies and the high-narrowing ADDHN, SUBHN, RADDHN,
 //! RSUBHN of "three different", the two-register operations below (the long pairwise additions, SQABS, SQNEG, CLZ,
-//! CLS, RBIT and the saturating narrowings among them), the integer forms by element but the rounding doubling
-//! accumulating ones (SQRDMLAH, SQRDMLSH); the scalar three same and two-register classes' doubleword operations, as
+//! CLS, RBIT and the saturating narrowings among them), the integer forms by element but the dot products, SQRDMLAH
+//! and SQRDMLSH of "three-register extension"; the scalar three same and two-register classes' doubleword operations, as
 //! the vector forms compute them. The saturating operations set FPSR.QC where a lane in use saturated. The decode is
 //! the reference's (`interp::shared_decode`); anything else of these classes runs on the reference in place.
 
@@ -18,7 +18,7 @@ use tandem_reference::CpuState;
 use tandem_reference::interp::pseudocode::{adv_simd_expand_imm, replicate128, vfp_expand_imm};
 use tandem_reference::interp::shared_decode::{
     Accumulate, ImmediateOp, IntegerForm, IntegerOp, doubling_multiply_long, indexed_element, indexed_integer,
-    modified_immediate_op, three_same_integer,
+    modified_immediate_op, rounding_doubling_accumulate, three_same_integer,
 };
 
 fn v_offset(n: u32) -> i32 {
@@ -678,6 +678,67 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
+    /// SQRDMLAH, SQRDMLSH (`subtract`) on halfword or word lanes: each lane of V[rd] times 2^esize plus (minus) 2ab
+    /// and 2^(esize-1), its high half saturated to the lane. Computed halved on lanes widened to twice their size,
+    /// (d << (esize-1)) +- ab + 2^(esize-2), which fits there exactly, then shifted right by esize - 1 and clamped;
+    /// FPSR.QC from the lanes in use that were clamped.
+    fn rounding_doubling_multiply_accumulate_high(
+        &mut self,
+        a: Value,
+        b: Value,
+        size: u32,
+        q: u32,
+        subtract: bool,
+        rd: u32,
+    ) -> Value {
+        let (ty, wide, esize) = (lanes(size), lanes(size + 1), 8u32 << size);
+        let d = self.vector(rd, ty);
+        let min = self.iconst(wide, (1u64 << (esize - 1)).wrapping_neg());
+        let max = self.iconst(wide, (1u64 << (esize - 1)) - 1);
+        let mut halves = [a; 2];
+        for (half, upper) in halves.iter_mut().zip([false, true]) {
+            let (a, b, d) =
+                (self.widen_half(a, false, upper), self.widen_half(b, false, upper), self.widen_half(d, false, upper));
+            let product = self.b.ins().imul(a, b);
+            let scaled = self.b.ins().ishl_imm_u(d, i64::from(esize - 1));
+            let sum = if subtract { self.b.ins().isub(scaled, product) } else { self.b.ins().iadd(scaled, product) };
+            let rounding = self.iconst(wide, 1 << (esize - 2));
+            let sum = self.b.ins().iadd(sum, rounding);
+            let high = self.b.ins().sshr_imm_u(sum, i64::from(esize - 1));
+            let below = self.b.ins().smin(high, max);
+            let clamped = self.b.ins().smax(below, min);
+            // The upper lanes are in use only in a 128-bit vector.
+            if !upper || q == 1 {
+                self.raise_saturation(high, clamped, 1);
+            }
+            *half = self.lane_bitcast(types::I8X16, clamped);
+        }
+        // The low half of each wide lane, the lower lanes' then the upper ones' (UZP1).
+        let low_halves = element_sources(1 << size, 16, |element| element * 2);
+        let result = self.shuffle_bytes(halves[0], halves[1], low_halves);
+        self.lane_bitcast(ty, result)
+    }
+
+    /// The class "Advanced SIMD three-register extension": SQRDMLAH, SQRDMLSH (vector); the dot products run on
+    /// the reference.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn simd_three_reg_extension(
+        &mut self,
+        q: u32,
+        u: u32,
+        size: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        let Some(subtract) = rounding_doubling_accumulate(false, u, size, opcode) else { return Err(Unlifted) };
+        let (n, m) = (self.vector(rn, lanes(size)), self.vector(rm, lanes(size)));
+        let result = self.rounding_doubling_multiply_accumulate_high(n, m, size, q, subtract, rd);
+        self.set_vector(rd, result, q);
+        Ok(Flow::Next)
+    }
+
     /// `value`, or V[rd] (as lanes of `value`'s type) plus or minus it.
     fn accumulate(&mut self, rd: u32, value: Value, accumulate: Accumulate) -> Value {
         if let Accumulate::None = accumulate {
@@ -721,12 +782,17 @@ impl Lifter<'_> {
     ) -> Lift {
         enum Form {
             DoublingLong(Accumulate),
+            RoundingDoublingAccumulate { subtract: bool },
             Integer(IntegerOp, Accumulate, bool),
         }
-        let form = match (doubling_multiply_long(true, u, size, opcode), indexed_integer(u, size, opcode)) {
-            (Some(accumulate), _) => Form::DoublingLong(accumulate),
-            (None, Some((op, accumulate, long))) => Form::Integer(op, accumulate, long),
-            (None, None) => return Err(Unlifted),
+        let form = if let Some(accumulate) = doubling_multiply_long(true, u, size, opcode) {
+            Form::DoublingLong(accumulate)
+        } else if let Some(subtract) = rounding_doubling_accumulate(true, u, size, opcode) {
+            Form::RoundingDoublingAccumulate { subtract }
+        } else if let Some((op, accumulate, long)) = indexed_integer(u, size, opcode) {
+            Form::Integer(op, accumulate, long)
+        } else {
+            return Err(Unlifted);
         };
         let ty = lanes(size);
         let (index, register) = indexed_element(size, h, l, m, rm);
@@ -738,6 +804,11 @@ impl Lifter<'_> {
             Form::DoublingLong(accumulate) => {
                 let (n, element) = (self.widen_half(n, false, q == 1), self.widen_half(element, false, false));
                 return self.saturating_doubling_multiply_long(n, element, size, accumulate, rd);
+            }
+            Form::RoundingDoublingAccumulate { subtract } => {
+                let result = self.rounding_doubling_multiply_accumulate_high(n, element, size, q, subtract, rd);
+                self.set_vector(rd, result, q);
+                return Ok(Flow::Next);
             }
             Form::Integer(op, accumulate, long) => (op, accumulate, long),
         };

@@ -12,7 +12,7 @@ use super::simd_ops::{
     fp_by_element_ok, fp_three_same, fp_two_reg_misc, indexed_element, shift_by_immediate_same_size,
     shift_right_narrow_op,
 };
-use super::simd_vector::doubling_multiply_long;
+use super::simd_vector::{doubling_multiply_long, rounding_doubling_accumulate};
 use super::{Exec, Step};
 use crate::float::FpRounding;
 
@@ -106,13 +106,12 @@ impl Exec<'_> {
         rn: u32,
         rd: u32,
     ) -> Step {
-        let s_or_h = size == 0b01 || size == 0b10;
-        if !(u == 1 && opcode >> 1 == 0 && s_or_h) {
+        let Some(subtract) = rounding_doubling_accumulate(false, u, size, opcode) else {
             return self.unallocated(word);
-        }
+        };
         let shape = Shape::scalar(8 << size);
         let (operand1, operand2) = (self.v(rn, shape.datasize), self.v(rm, shape.datasize));
-        self.saturating_rounding_doubling_multiply_accumulate_high(opcode == 1, shape, operand1, operand2, rd);
+        self.saturating_rounding_doubling_multiply_accumulate_high(subtract, shape, operand1, operand2, rd);
         Ok(())
     }
 
@@ -322,6 +321,13 @@ impl Exec<'_> {
             self.saturating_doubling_multiply_long(accumulate, esize, 1, operand1, element, rd);
             return Ok(());
         }
+        if let Some(subtract) = rounding_doubling_accumulate(true, u, size, opcode) {
+            // SQRDMLAH, SQRDMLSH (by element).
+            let shape = Shape::scalar(8 << size);
+            let (operand1, element) = (self.v(rn, shape.esize), elem(vm, index, shape.esize).into());
+            self.saturating_rounding_doubling_multiply_accumulate_high(subtract, shape, operand1, element, rd);
+            return Ok(());
+        }
         match (u, opcode) {
             (0, 0b0001 | 0b0101 | 0b1001) | (1, 0b1001) if fp_ok => {
                 let esize = fp_by_element_esize(size);
@@ -334,25 +340,13 @@ impl Exec<'_> {
                     _ => self.fp_elementwise(FpOp::MultiplyExtended, shape, operand1, element, rd),  // FMULX
                 }
             }
-            (0, 0b1100 | 0b1101) | (1, 0b1101 | 0b1111) if integer_ok => {
+            (0, 0b1100 | 0b1101) if integer_ok => {
+                // SQDMULH, SQRDMULH (by element).
                 let esize = 8 << size;
                 let shape = Shape::scalar(esize);
                 let (operand1, element) = (self.v(rn, esize), elem(vm, index, esize).into());
-                match (u, opcode) {
-                    (0, _) => {
-                        // SQDMULH, SQRDMULH (by element).
-                        let op = IntegerOp::SaturatingDoublingMultiplyHigh { round: opcode == 0b1101 };
-                        self.integer_elementwise(op, Accumulate::None, shape, false, operand1, element, rd);
-                    }
-                    // SQRDMLAH, SQRDMLSH (by element).
-                    _ => self.saturating_rounding_doubling_multiply_accumulate_high(
-                        opcode == 0b1111,
-                        shape,
-                        operand1,
-                        element,
-                        rd,
-                    ),
-                }
+                let op = IntegerOp::SaturatingDoublingMultiplyHigh { round: opcode == 0b1101 };
+                self.integer_elementwise(op, Accumulate::None, shape, false, operand1, element, rd);
             }
             _ => return self.unallocated(word),
         }

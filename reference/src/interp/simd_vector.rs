@@ -78,6 +78,20 @@ pub fn doubling_multiply_long(by_element: bool, u: u32, size: u32, opcode: u32) 
     })
 }
 
+/// SQRDMLAH, SQRDMLSH (FEAT_RDM; U 1, halfword and word elements): whether the rounded doubled product's high half
+/// is subtracted, from the opcode of "three-register extension" and "scalar three same extra" (0000, 0001) or,
+/// `by_element`, of "x indexed element" (1101, 1111), vector or scalar alike; `None` for every other instruction.
+pub fn rounding_doubling_accumulate(by_element: bool, u: u32, size: u32, opcode: u32) -> Option<bool> {
+    if u != 1 || !(size == 0b01 || size == 0b10) {
+        return None;
+    }
+    match (by_element, opcode) {
+        (false, 0b0000) | (true, 0b1101) => Some(false),
+        (false, 0b0001) | (true, 0b1111) => Some(true),
+        _ => None,
+    }
+}
+
 /// The integer instructions of "three same" (every opcode but 00011, the bitwise ones, and 11xxx, the
 /// floating-point ones), with whether `size` and `q` are allowed; `None` for the unallocated opcodes.
 pub fn three_same_integer(q: u32, u: u32, size: u32, opcode: u32) -> Option<(IntegerOp, IntegerForm, bool)> {
@@ -264,13 +278,12 @@ impl Exec<'_> {
     ) -> Step {
         let shape = Shape::vector(size, q);
         let (operand1, operand2) = (self.v(rn, shape.datasize), self.v(rm, shape.datasize));
-        let s_or_h = size == 0b01 || size == 0b10;
-        match (u, opcode) {
-            (_, 0b0010) if size == 0b10 => self.dot_product(u == 1, shape, operand1, operand2, rd),
-            (1, 0b0000 | 0b0001) if s_or_h => {
-                self.saturating_rounding_doubling_multiply_accumulate_high(opcode == 1, shape, operand1, operand2, rd)
-            }
-            _ => return self.unallocated(word),
+        if let Some(subtract) = rounding_doubling_accumulate(false, u, size, opcode) {
+            self.saturating_rounding_doubling_multiply_accumulate_high(subtract, shape, operand1, operand2, rd);
+        } else if opcode == 0b0010 && size == 0b10 {
+            self.dot_product(u == 1, shape, operand1, operand2, rd);
+        } else {
+            return self.unallocated(word);
         }
         Ok(())
     }
@@ -638,7 +651,6 @@ impl Exec<'_> {
         rn: u32,
         rd: u32,
     ) -> Step {
-        let integer_ok = size == 0b01 || size == 0b10;
         let fp_ok = fp_by_element_ok(size, l, Some(q));
         let (index, rm) = indexed_element(size, h, l, m, rm);
         let datasize = vector_datasize(q);
@@ -653,6 +665,10 @@ impl Exec<'_> {
         let long_element = broadcast(elem(vm, index, esize), esize, 64);
         if let Some(accumulate) = doubling_multiply_long(true, u, size, opcode) {
             self.saturating_doubling_multiply_long(accumulate, esize, 64 / esize, long_operand1, long_element, rd);
+            return Ok(());
+        }
+        if let Some(subtract) = rounding_doubling_accumulate(true, u, size, opcode) {
+            self.saturating_rounding_doubling_multiply_accumulate_high(subtract, shape, operand1, element, rd);
             return Ok(());
         }
         if let Some((op, accumulate, long)) = indexed_integer(u, size, opcode) {
@@ -674,16 +690,6 @@ impl Exec<'_> {
                     (0, _) => self.fp_elementwise(FpOp::Multiply, shape, operand1, element, rd),     // FMUL
                     _ => self.fp_elementwise(FpOp::MultiplyExtended, shape, operand1, element, rd),  // FMULX
                 }
-            }
-            (1, 0b1101 | 0b1111) if integer_ok => {
-                // SQRDMLAH, SQRDMLSH (by element).
-                self.saturating_rounding_doubling_multiply_accumulate_high(
-                    opcode == 0b1111,
-                    shape,
-                    operand1,
-                    element,
-                    rd,
-                );
             }
             (_, 0b1110) if size == 0b10 => {
                 // SDOT, UDOT (by element): the indexed group of four bytes in every 32-bit lane.
