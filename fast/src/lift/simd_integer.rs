@@ -4,7 +4,7 @@
 //! lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV), the long and wide additions, subtractions, absolute
 //! differences and multiplies, the saturating doubling long multiplies and the high-narrowing ADDHN, SUBHN, RADDHN,
 //! RSUBHN of "three different", the two-register operations below (the long pairwise additions, SQABS, SQNEG, CLZ,
-//! CLS, RBIT and the saturating narrowings among them), the integer forms by element but the dot products, SQRDMLAH
+//! CLS, RBIT and the saturating narrowings among them), the integer forms by element but the dot products; SQRDMLAH
 //! and SQRDMLSH of "three-register extension"; the scalar three same and two-register classes' doubleword operations, as
 //! the vector forms compute them. The saturating operations set FPSR.QC where a lane in use saturated. The decode is
 //! the reference's (`interp::shared_decode`); anything else of these classes runs on the reference in place.
