@@ -409,12 +409,13 @@ fn simd_integer_operations_match_the_reference() {
             }
         }
         // The integer forms by element: MUL, MLA, MLS, SQDMULH, SQRDMULH, [SU]MULL, [SU]MLAL, [SU]MLSL, SQDMULL,
-        // SQDMLAL, SQDMLSL (and the "2" forms) V0, V1, V2.H[i] or V(m:2).S[i], every index, and the forms left to
-        // the reference.
+        // SQDMLAL, SQDMLSL, SQRDMLAH, SQRDMLSH, SDOT, UDOT (and the "2" forms) V0, V1, V2.H[i] or V(m:2).S[i], every
+        // index, and the forms left to the reference.
         for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
-            for opcode in
-                [0b0000u32, 0b0010, 0b0011, 0b0100, 0b0110, 0b0111, 0b1000, 0b1010, 0b1011, 0b1100, 0b1101, 0b1111]
-            {
+            for opcode in [
+                0b0000u32, 0b0010, 0b0011, 0b0100, 0b0110, 0b0111, 0b1000, 0b1010, 0b1011, 0b1100, 0b1101, 0b1110,
+                0b1111,
+            ] {
                 for (h, l, m) in [(0u32, 0u32, 0u32), (0, 0, 1), (0, 1, 0), (1, 1, 1)] {
                     words.push(
                         0x0f00_0000

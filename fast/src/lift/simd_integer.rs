@@ -4,8 +4,8 @@
 //! lanes (ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV), the long and wide additions, subtractions, absolute
 //! differences and multiplies, the saturating doubling long multiplies and the high-narrowing ADDHN, SUBHN, RADDHN,
 //! RSUBHN of "three different", the two-register operations below (the long pairwise additions, SQABS, SQNEG, CLZ,
-//! CLS, RBIT and the saturating narrowings among them), the integer forms by element but the dot products; SQRDMLAH
-//! and SQRDMLSH of "three-register extension"; the scalar three same and two-register classes' doubleword operations, as
+//! CLS, RBIT and the saturating narrowings among them), the integer forms by element; SQRDMLAH, SQRDMLSH, SDOT and
+//! UDOT of "three-register extension"; the scalar three same and two-register classes' doubleword operations, as
 //! the vector forms compute them. The saturating operations set FPSR.QC where a lane in use saturated. The decode is
 //! the reference's (`interp::shared_decode`); anything else of these classes runs on the reference in place.
 
@@ -17,8 +17,8 @@ use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::interp::pseudocode::{adv_simd_expand_imm, replicate128, vfp_expand_imm};
 use tandem_reference::interp::shared_decode::{
-    Accumulate, ImmediateOp, IntegerForm, IntegerOp, doubling_multiply_long, indexed_element, indexed_integer,
-    modified_immediate_op, rounding_doubling_accumulate, three_same_integer,
+    Accumulate, ImmediateOp, IntegerForm, IntegerOp, dot_product, doubling_multiply_long, indexed_element,
+    indexed_integer, modified_immediate_op, rounding_doubling_accumulate, three_same_integer,
 };
 
 fn v_offset(n: u32) -> i32 {
@@ -719,8 +719,7 @@ impl Lifter<'_> {
         self.lane_bitcast(ty, result)
     }
 
-    /// The class "Advanced SIMD three-register extension": SQRDMLAH, SQRDMLSH (vector); the dot products run on
-    /// the reference.
+    /// The class "Advanced SIMD three-register extension": SQRDMLAH, SQRDMLSH, SDOT, UDOT (vector).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn simd_three_reg_extension(
         &mut self,
@@ -732,9 +731,31 @@ impl Lifter<'_> {
         rn: u32,
         rd: u32,
     ) -> Lift {
-        let Some(subtract) = rounding_doubling_accumulate(false, u, size, opcode) else { return Err(Unlifted) };
         let (n, m) = (self.vector(rn, lanes(size)), self.vector(rm, lanes(size)));
+        if dot_product(false, size, opcode) {
+            return self.dot_product(n, m, u == 1, q, rd);
+        }
+        let Some(subtract) = rounding_doubling_accumulate(false, u, size, opcode) else { return Err(Unlifted) };
         let result = self.rounding_doubling_multiply_accumulate_high(n, m, size, q, subtract, rd);
+        self.set_vector(rd, result, q);
+        Ok(Flow::Next)
+    }
+
+    /// SDOT, UDOT (`unsigned`): each 32-bit lane of V[rd] plus the four products of its bytes in `a` and `b`: the
+    /// bytes widened to halfwords, where their products are exact (as unsigned halfwords for UDOT), then widened to
+    /// words and added up in pairs twice.
+    fn dot_product(&mut self, a: Value, b: Value, unsigned: bool, q: u32, rd: u32) -> Lift {
+        let (a, b) = (self.lane_bitcast(types::I8X16, a), self.lane_bitcast(types::I8X16, b));
+        let mut pairs = [a; 2];
+        for (pair, upper) in pairs.iter_mut().zip([false, true]) {
+            let (x, y) = (self.widen_half(a, unsigned, upper), self.widen_half(b, unsigned, upper));
+            let products = self.b.ins().imul(x, y);
+            let (low, high) = (self.widen_half(products, unsigned, false), self.widen_half(products, unsigned, true));
+            *pair = self.b.ins().iadd_pairwise(low, high);
+        }
+        let sums = self.b.ins().iadd_pairwise(pairs[0], pairs[1]);
+        let d = self.vector(rd, types::I32X4);
+        let result = self.b.ins().iadd(d, sums);
         self.set_vector(rd, result, q);
         Ok(Flow::Next)
     }
@@ -781,11 +802,14 @@ impl Lifter<'_> {
         rd: u32,
     ) -> Lift {
         enum Form {
+            DotProduct,
             DoublingLong(Accumulate),
             RoundingDoublingAccumulate { subtract: bool },
             Integer(IntegerOp, Accumulate, bool),
         }
-        let form = if let Some(accumulate) = doubling_multiply_long(true, u, size, opcode) {
+        let form = if dot_product(true, size, opcode) {
+            Form::DotProduct
+        } else if let Some(accumulate) = doubling_multiply_long(true, u, size, opcode) {
             Form::DoublingLong(accumulate)
         } else if let Some(subtract) = rounding_doubling_accumulate(true, u, size, opcode) {
             Form::RoundingDoublingAccumulate { subtract }
@@ -801,6 +825,7 @@ impl Lifter<'_> {
         let element = self.b.ins().splat(ty, element);
         let n = self.vector(rn, ty);
         let (op, accumulate, long) = match form {
+            Form::DotProduct => return self.dot_product(n, element, u == 1, q, rd),
             Form::DoublingLong(accumulate) => {
                 let (n, element) = (self.widen_half(n, false, q == 1), self.widen_half(element, false, false));
                 return self.saturating_doubling_multiply_long(n, element, size, accumulate, rd);

@@ -33,7 +33,7 @@ pub mod shared_decode {
     pub use super::simd_ops::{Accumulate, IntegerOp, fp_by_element_ok, indexed_element};
     pub use super::simd_permute::{copy_index, copy_size};
     pub use super::simd_vector::{
-        ImmediateOp, IntegerForm, doubling_multiply_long, indexed_integer, modified_immediate_op,
+        ImmediateOp, IntegerForm, dot_product, doubling_multiply_long, indexed_integer, modified_immediate_op,
         rounding_doubling_accumulate, three_same_integer,
     };
 }

@@ -92,6 +92,12 @@ pub fn rounding_doubling_accumulate(by_element: bool, u: u32, size: u32, opcode:
     }
 }
 
+/// SDOT, UDOT (FEAT_DotProd: word lanes of four bytes): whether `opcode` of "three-register extension" (0010) or,
+/// `by_element`, of "x indexed element" (1110) is one at `size`.
+pub fn dot_product(by_element: bool, size: u32, opcode: u32) -> bool {
+    size == 0b10 && opcode == if by_element { 0b1110 } else { 0b0010 }
+}
+
 /// The integer instructions of "three same" (every opcode but 00011, the bitwise ones, and 11xxx, the
 /// floating-point ones), with whether `size` and `q` are allowed; `None` for the unallocated opcodes.
 pub fn three_same_integer(q: u32, u: u32, size: u32, opcode: u32) -> Option<(IntegerOp, IntegerForm, bool)> {
@@ -280,7 +286,7 @@ impl Exec<'_> {
         let (operand1, operand2) = (self.v(rn, shape.datasize), self.v(rm, shape.datasize));
         if let Some(subtract) = rounding_doubling_accumulate(false, u, size, opcode) {
             self.saturating_rounding_doubling_multiply_accumulate_high(subtract, shape, operand1, operand2, rd);
-        } else if opcode == 0b0010 && size == 0b10 {
+        } else if dot_product(false, size, opcode) {
             self.dot_product(u == 1, shape, operand1, operand2, rd);
         } else {
             return self.unallocated(word);
@@ -691,7 +697,7 @@ impl Exec<'_> {
                     _ => self.fp_elementwise(FpOp::MultiplyExtended, shape, operand1, element, rd),  // FMULX
                 }
             }
-            (_, 0b1110) if size == 0b10 => {
+            _ if dot_product(true, size, opcode) => {
                 // SDOT, UDOT (by element): the indexed group of four bytes in every 32-bit lane.
                 self.dot_product(unsigned, shape, operand1, element, rd);
             }
