@@ -286,10 +286,7 @@ impl Lifter<'_> {
             let high = self.b.ins().sshr_imm_u(product, i64::from(esize - 1));
             *half = self.lane_bitcast(types::I8X16, high);
         }
-        // The low half of each wide lane, the lower lanes' then the upper ones' (UZP1).
-        let low_halves = element_sources(1 << size, 16, |element| element * 2);
-        let wrapped = self.shuffle_bytes(halves[0], halves[1], low_halves);
-        let wrapped = self.lane_bitcast(ty, wrapped);
+        let wrapped = self.low_halves(halves, size);
         let min = self.iconst(ty, 1 << (esize - 1));
         let (a_min, b_min) = (self.b.ins().icmp(IntCC::Equal, a, min), self.b.ins().icmp(IntCC::Equal, b, min));
         let overflow = self.b.ins().band(a_min, b_min);
@@ -713,10 +710,15 @@ impl Lifter<'_> {
             }
             *half = self.lane_bitcast(types::I8X16, clamped);
         }
-        // The low half of each wide lane, the lower lanes' then the upper ones' (UZP1).
-        let low_halves = element_sources(1 << size, 16, |element| element * 2);
-        let result = self.shuffle_bytes(halves[0], halves[1], low_halves);
-        self.lane_bitcast(ty, result)
+        self.low_halves(halves, size)
+    }
+
+    /// The low half of each lane of two vectors of lanes twice `size`'s, the first's then the second's (UZP1), as
+    /// lanes of `size`.
+    fn low_halves(&mut self, wide: [Value; 2], size: u32) -> Value {
+        let sources = element_sources(1 << size, 16, |element| element * 2);
+        let narrowed = self.shuffle_bytes(wide[0], wide[1], sources);
+        self.lane_bitcast(lanes(size), narrowed)
     }
 
     /// The class "Advanced SIMD three-register extension": SQRDMLAH, SQRDMLSH, SDOT, UDOT (vector).
