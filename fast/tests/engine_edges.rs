@@ -3,7 +3,7 @@
 
 use tandem_fast::FastEngine;
 use tandem_reference::engine::{Engine, GuestClock};
-use tandem_reference::memory::{GuestMemory, PAGE_SIZE, Perm};
+use tandem_reference::memory::{ADDRESS_SPACE_SIZE, GuestMemory, PAGE_SIZE, Perm};
 use tandem_reference::{CpuState, Interpreter};
 
 mod common;
@@ -215,18 +215,23 @@ fn assert_same_for_every_budget(name: &str, code: &[u32], data: impl Fn(&mut Gue
 /// store crossing into a read-only page (nothing of them may land), a SIMD pair load whose second half is
 /// unreadable (neither register may change), an atomic and a store-exclusive whose read the host allows and
 /// whose write it refuses, counters in memory (plain and atomic) that a rerun from too early would count twice,
-/// and addresses past, across the end of, and far outside the address space.
+/// and addresses past, across the end of, and far outside the address space, including those a small offset
+/// from a base the block checked already (the view's guards must refuse them) and those inside the space a
+/// small offset from a base outside it.
 #[test]
 fn host_faults_leave_the_exact_state() {
-    // 0x20000: read/write; 0x21000: read-only, with data; 0x22000: execute-only.
+    // 0x20000: read/write; 0x21000: read-only, with data; 0x22000: execute-only; the first and the last page of the
+    // address space: read/write.
     let data = |memory: &mut GuestMemory| {
         memory.map(0x20000, 3 * PAGE_SIZE, Perm::RW).unwrap();
+        memory.map(0, PAGE_SIZE, Perm::RW).unwrap();
+        memory.map(ADDRESS_SPACE_SIZE - PAGE_SIZE, PAGE_SIZE, Perm::RW).unwrap();
         let words: Vec<u8> = (0..PAGE_SIZE / 8).flat_map(|i| (i * 0x0101_0101 + 3).to_le_bytes()).collect();
         memory.write(0x21000, &words).unwrap();
         memory.protect(0x21000, PAGE_SIZE, Perm::READ).unwrap();
         memory.protect(0x22000, PAGE_SIZE, Perm::EXECUTE).unwrap();
     };
-    let programs: [(&str, &[u32]); 16] = [
+    let programs: [(&str, &[u32]); 20] = [
         (
             "store walk",
             &[
@@ -307,6 +312,47 @@ fn host_faults_leave_the_exact_state() {
                 0xd3596042, // lsl x2, x2, #39
                 0xd1001042, // sub x2, x2, #4
                 0xf9400045, // ldr x5, [x2]
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "load at an offset past the end of the address space from a checked base",
+            &[
+                0xd2800022, // mov x2, #1
+                0xd3596042, // lsl x2, x2, #39
+                0xd1002042, // sub x2, x2, #8
+                0xf9400045, // ldr x5, [x2]
+                0xf9400446, // ldr x6, [x2, #8]
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "load at an offset below the address space from a checked base",
+            &[
+                0xd2800102, // mov x2, #8
+                0xf9400045, // ldr x5, [x2]
+                0xf85f0046, // ldur x6, [x2, #-16]
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "pair load below the address space from a checked base moved on",
+            &[
+                0xd2800102, // mov x2, #8
+                0xf9400045, // ldr x5, [x2]
+                0x91004042, // add x2, x2, #16
+                0xa97c1845, // ldp x5, x6, [x2, #-64]
+                0xd4000001, // svc #0
+            ],
+        ),
+        (
+            "accesses inside the address space from a base past its end",
+            &[
+                0xd2800022, // mov x2, #1
+                0xd3596042, // lsl x2, x2, #39
+                0x91002042, // add x2, x2, #8
+                0xf85f0045, // ldur x5, [x2, #-16]
+                0xf81e8045, // stur x5, [x2, #-24]
                 0xd4000001, // svc #0
             ],
         ),

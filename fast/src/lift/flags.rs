@@ -5,7 +5,7 @@
 
 use super::{Lifter, host_flags};
 use crate::fault::flags_kind;
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
 use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use std::mem::offset_of;
@@ -262,7 +262,7 @@ impl Lifter<'_> {
             FlagsState::Lazy(LazyFlags::Select { holds, subtract, a, b, result, otherwise }) => {
                 // Either side straight from what it is computed from: the compare's operands, or a constant.
                 let compared = if subtract { LazyFlags::Sub { a, b, result } } else { LazyFlags::Add { a, b, result } };
-                let compared = match self.direct_condition(compared, cond >> 1) {
+                let compared = match self.direct_condition(compared, cond & !1) {
                     Some(holds) => holds,
                     None => {
                         let packed = self.pack_lazy_flags(compared);
@@ -274,8 +274,9 @@ impl Lifter<'_> {
                 let constant = self.b.ins().iconst(types::I8, i64::from(constant));
                 self.b.ins().select(holds, compared, constant)
             }
-            FlagsState::Lazy(lazy) => match self.direct_condition(lazy, cond >> 1) {
-                Some(holds) => holds,
+            FlagsState::Lazy(lazy) => match self.direct_condition(lazy, cond) {
+                // Inverted already, so that the host branches on the compare itself.
+                Some(holds) => return holds,
                 None => {
                     let packed = self.packed_flags();
                     self.condition_from_packed(packed, cond >> 1)
@@ -289,26 +290,30 @@ impl Lifter<'_> {
         if invert { self.b.ins().bxor_imm_u(holds, 1) } else { holds }
     }
 
-    /// `ConditionHolds` for `cond<3:1>` straight from what `lazy` is computed from, where it can be.
-    fn direct_condition(&mut self, lazy: LazyFlags, base: u32) -> Option<Value> {
+    /// `ConditionHolds(cond)` straight from what `lazy` is computed from, where it can be: one compare.
+    fn direct_condition(&mut self, lazy: LazyFlags, cond: u32) -> Option<Value> {
+        // cond<0> inverts: the complementary compare.
+        let invert = cond & 1 == 1;
+        let cc = |cc: IntCC| if invert { cc.complement() } else { cc };
+        let b = &mut self.b;
         match lazy {
-            LazyFlags::Sub { a, b, result } => match base {
-                0b000 => Some(self.b.ins().icmp(IntCC::Equal, a, b)),
-                0b001 => Some(self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, b)),
-                0b010 => Some(self.b.ins().icmp_imm_s(IntCC::SignedLessThan, result, 0)),
-                0b100 => Some(self.b.ins().icmp(IntCC::UnsignedGreaterThan, a, b)),
-                0b101 => Some(self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, a, b)),
-                0b110 => Some(self.b.ins().icmp(IntCC::SignedGreaterThan, a, b)),
+            LazyFlags::Sub { a, b: subtrahend, result } => match cond >> 1 {
+                0b000 => Some(b.ins().icmp(cc(IntCC::Equal), a, subtrahend)),
+                0b001 => Some(b.ins().icmp(cc(IntCC::UnsignedGreaterThanOrEqual), a, subtrahend)),
+                0b010 => Some(b.ins().icmp_imm_s(cc(IntCC::SignedLessThan), result, 0)),
+                0b100 => Some(b.ins().icmp(cc(IntCC::UnsignedGreaterThan), a, subtrahend)),
+                0b101 => Some(b.ins().icmp(cc(IntCC::SignedGreaterThanOrEqual), a, subtrahend)),
+                0b110 => Some(b.ins().icmp(cc(IntCC::SignedGreaterThan), a, subtrahend)),
                 _ => None,
             },
             LazyFlags::Logic { result } => {
                 // C and V are clear: HS and VS never hold, HI never, GE is N clear, GT is N and Z clear.
-                match base {
-                    0b000 => Some(self.b.ins().icmp_imm_s(IntCC::Equal, result, 0)),
-                    0b001 | 0b011 | 0b100 => Some(self.b.ins().iconst(types::I8, 0)),
-                    0b010 => Some(self.b.ins().icmp_imm_s(IntCC::SignedLessThan, result, 0)),
-                    0b101 => Some(self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, result, 0)),
-                    0b110 => Some(self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, result, 0)),
+                match cond >> 1 {
+                    0b000 => Some(b.ins().icmp_imm_s(cc(IntCC::Equal), result, 0)),
+                    0b001 | 0b011 | 0b100 => Some(b.ins().iconst(types::I8, i64::from(invert))),
+                    0b010 => Some(b.ins().icmp_imm_s(cc(IntCC::SignedLessThan), result, 0)),
+                    0b101 => Some(b.ins().icmp_imm_s(cc(IntCC::SignedGreaterThanOrEqual), result, 0)),
+                    0b110 => Some(b.ins().icmp_imm_s(cc(IntCC::SignedGreaterThan), result, 0)),
                     _ => None,
                 }
             }

@@ -18,7 +18,10 @@
 //!   parameters) and are written back to the `CpuState` at every exit, side exits included; NZCV is kept as the
 //!   operands of the last flag-setting instruction and computed only where it is read or at an exit.
 //! - Every guest access that may fault has a replay point before it on every path (`sync`; see `fault` for what
-//!   makes one valid), and its host access carries trap code `GUEST_ACCESS`; every inline check (alignment,
+//!   makes one valid), and its host access carries trap code `GUEST_ACCESS`. Its address lies inside the guest's
+//!   address space, or the access faults on the host or traps: the address, or a value it is at most
+//!   `NEAR_OFFSET` bytes from, was checked on every path to it (`checked`), and the view's guards
+//!   (`VIEW_GUARD`) catch what lies that near past either end of the space. Every inline check (alignment,
 //!   page-crossing stores of several host accesses) happens before the instruction changes anything, so a side
 //!   exit leaves the state exactly as it was before that instruction, with the instructions before it retired.
 //! - The generated code has no relocations: it addresses only its arguments and calls helpers only through the
@@ -43,8 +46,8 @@ use crate::fault::FaultRecord;
 use crate::runtime::Runtime;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, Block, Endianness, Function, InstBuilder, MemFlagsData, Signature, TrapCode, Type, UserFuncName, Value,
-    types,
+    AbiParam, Block, Endianness, Function, InstBuilder, InstructionData, MemFlagsData, Opcode, Signature, TrapCode,
+    Type, UserFuncName, Value, ValueDef, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -53,7 +56,7 @@ pub use region::lift_block;
 use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::decode::{ENCODINGS, Inst};
-use tandem_reference::memory::{ADDRESS_SPACE_BITS, PAGE_SIZE, Perm};
+use tandem_reference::memory::{ADDRESS_SPACE_BITS, PAGE_SIZE, Perm, VIEW_GUARD};
 
 /// Set in a block's return value when the reference interpreter must execute the instruction at the new PC.
 pub const INTERPRET_NEXT: u64 = 1 << 63;
@@ -148,6 +151,10 @@ pub struct LiftedBlock {
 /// The trap code of guest accesses that may fault (`fault`).
 pub const GUEST_ACCESS: TrapCode = TrapCode::unwrap_user(1);
 
+/// The farthest an address may lie from a checked value and go unchecked: with the access's size, well inside
+/// the view's guards.
+const NEAR_OFFSET: u64 = VIEW_GUARD / 2;
+
 /// Why an instruction was not lifted: the reference executes it.
 pub(crate) struct Unlifted;
 
@@ -165,6 +172,7 @@ pub(crate) enum Flow {
 
 struct Snapshot {
     registers: [Option<Value>; 32],
+    checked: Vec<Value>,
     dirty: u32,
     flags: FlagsState,
     flags_dirty: bool,
@@ -210,6 +218,9 @@ pub(crate) struct Lifter<'a> {
     limit: u32,
     /// X0-X30 and SP (index 31) as i64 values, once read or written.
     registers: [Option<Value>; 32],
+    /// Values known to lie inside the guest's address space on every path here: an address checked before
+    /// reaching the current point (the check traps otherwise).
+    checked: Vec<Value>,
     /// Registers written in this block (bit n for index n).
     dirty: u32,
     flags: FlagsState,
@@ -488,6 +499,7 @@ impl Lifter<'_> {
     fn snapshot(&self) -> Snapshot {
         Snapshot {
             registers: self.registers,
+            checked: self.checked.clone(),
             dirty: self.dirty,
             flags: self.flags,
             flags_dirty: self.flags_dirty,
@@ -497,6 +509,7 @@ impl Lifter<'_> {
 
     fn restore(&mut self, saved: Snapshot) {
         self.registers = saved.registers;
+        self.checked = saved.checked;
         self.dirty = saved.dirty;
         self.flags = saved.flags;
         self.flags_dirty = saved.flags_dirty;
@@ -671,10 +684,33 @@ impl Lifter<'_> {
             self.recorded.replay = false;
         }
         // An address past the guest's address space traps here, after the replay point, as a refused access
-        // would (`fault`): a check beside the access rather than a clamp on the way to its address.
-        let beyond = self.b.ins().ushr_imm_u(address, i64::from(ADDRESS_SPACE_BITS));
-        self.b.ins().trapnz(beyond, GUEST_ACCESS);
+        // would (`fault`). One near a value checked already needs no check: the host faults in the view's guard
+        // where it leaves the space. Otherwise the base it is near is checked for the accesses after this one (a
+        // base outside the space with the address inside traps too: the reference then performs the access).
+        let (base, offset) = self.constant_offset_from(address);
+        let near = offset.unsigned_abs() <= NEAR_OFFSET;
+        let checked = if near { base } else { address };
+        if !self.checked.contains(&checked) {
+            let beyond = self.b.ins().ushr_imm_u(checked, i64::from(ADDRESS_SPACE_BITS));
+            self.b.ins().trapnz(beyond, GUEST_ACCESS);
+            self.checked.push(checked);
+        }
         self.b.ins().iadd(self.memory_base, address)
+    }
+
+    /// `address` as a value plus a constant, following the additions of constants that computed it.
+    fn constant_offset_from(&self, address: Value) -> (Value, i64) {
+        let dfg = &self.b.func.dfg;
+        let (mut base, mut offset) = (address, 0i64);
+        while let ValueDef::Result(inst, 0) = dfg.value_def(base)
+            && let InstructionData::Binary { opcode: Opcode::Iadd, args: [left, right] } = dfg.insts[inst]
+            && let ValueDef::Result(constant, 0) = dfg.value_def(right)
+            && let InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } = dfg.insts[constant]
+        {
+            base = left;
+            offset = offset.wrapping_add(imm.bits());
+        }
+        (base, offset)
     }
 
     /// Makes the state at `pc` (after `retired` instructions of this run) a replay point (`fault`): the registers

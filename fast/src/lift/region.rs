@@ -189,6 +189,7 @@ fn lift_region(
         flags: FlagsState::InCpu,
         flags_dirty: false,
         recorded: Recorded::default(),
+        checked: Vec::new(),
         touched: 0,
         written: 0,
         written_in_run: 0,
@@ -509,6 +510,7 @@ impl Lifter<'_> {
         self.b.switch_to_block(label.block);
         let parameters = self.b.block_params(label.block).to_vec();
         self.registers = [None; 32];
+        self.checked.clear();
         for (index, &value) in register_indices(label.dirty).zip(&parameters) {
             self.registers[index as usize] = Some(value);
         }

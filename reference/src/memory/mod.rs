@@ -32,11 +32,12 @@ pub const ADDRESS_SPACE_SIZE: u64 = 1 << ADDRESS_SPACE_BITS;
 pub const PAGE_SIZE: u64 = 0x1000;
 /// Entries of the page-permission table: one per page of the address space.
 pub const PAGE_COUNT: usize = (ADDRESS_SPACE_SIZE / PAGE_SIZE) as usize;
-/// Inaccessible bytes after each host view of the address space: an access of at most this many bytes at an
-/// address clamped to `ADDRESS_SPACE_SIZE` faults on the host (the fast path clamps addresses outside the space).
-pub const VIEW_GUARD: u64 = 0x10000;
-/// Bytes of each view's reservation.
-const VIEW_SIZE: usize = (ADDRESS_SPACE_SIZE + VIEW_GUARD) as usize;
+/// Inaccessible bytes before and after each host view of the address space: an access within this many bytes
+/// of a guest address inside the space faults on the host where it leaves the space (the fast path checks a base
+/// register once and then accesses at small offsets from it unchecked).
+pub const VIEW_GUARD: u64 = 0x10_0000;
+/// Bytes of each view's reservation: the guard, the view, the guard.
+const VIEW_SIZE: usize = (VIEW_GUARD + ADDRESS_SPACE_SIZE + VIEW_GUARD) as usize;
 
 /// Guest page permissions.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -173,14 +174,10 @@ impl GuestMemory {
     pub fn new() -> Result<GuestMemory, MapError> {
         let backing = SharedPages::new(ADDRESS_SPACE_SIZE)?;
         let base = view_of(&backing)?;
-        let unmap = |view: NonNull<u8>| {
-            // SAFETY: `view` came from `view_of` with this size and is not used after this.
-            unsafe { libc::munmap(view.as_ptr().cast(), VIEW_SIZE) };
-        };
-        let guarded = view_of(&backing).inspect_err(|_| unmap(base))?;
+        let guarded = view_of(&backing).inspect_err(|_| free_view(base))?;
         let perms = reserve(PAGE_COUNT, libc::PROT_READ | libc::PROT_WRITE).inspect_err(|_| {
-            unmap(base);
-            unmap(guarded);
+            free_view(base);
+            free_view(guarded);
         })?;
         Ok(GuestMemory { base, guarded, backing, perms, mapped: BTreeMap::new(), shared: BTreeMap::new() })
     }
@@ -602,12 +599,10 @@ impl GuestMemory {
 
 impl Drop for GuestMemory {
     fn drop(&mut self) {
-        // SAFETY: the ranges came from `view_of` and `reserve` with these sizes and nothing refers to them after drop.
-        unsafe {
-            libc::munmap(self.base.as_ptr().cast(), VIEW_SIZE);
-            libc::munmap(self.guarded.as_ptr().cast(), VIEW_SIZE);
-            libc::munmap(self.perms.as_ptr().cast(), PAGE_COUNT);
-        }
+        free_view(self.base);
+        free_view(self.guarded);
+        // SAFETY: the range came from `reserve` with this size and nothing refers to it after drop.
+        unsafe { libc::munmap(self.perms.as_ptr().cast(), PAGE_COUNT) };
     }
 }
 
@@ -627,11 +622,13 @@ fn page_range(address: u64, size: u64) -> Result<std::ops::Range<u64>, MapError>
     }
 }
 
-/// A view of all of `backing` (`ADDRESS_SPACE_SIZE` bytes) followed by `VIEW_GUARD` reserved bytes, all
-/// inaccessible until pages are mapped.
+/// A view of all of `backing` (`ADDRESS_SPACE_SIZE` bytes) between two `VIEW_GUARD`s of reserved bytes, all
+/// inaccessible until pages are mapped; the pointer is to the view's start.
 fn view_of(backing: &SharedPages) -> Result<NonNull<u8>, MapError> {
-    let view = reserve(VIEW_SIZE, libc::PROT_NONE)?;
-    // SAFETY: a shared mapping of a file this process owns, over the start of the reservation just made.
+    let reservation = reserve(VIEW_SIZE, libc::PROT_NONE)?;
+    // SAFETY: `VIEW_GUARD` bytes into the reservation just made, which is larger.
+    let view = unsafe { reservation.add(VIEW_GUARD as usize) };
+    // SAFETY: a shared mapping of a file this process owns, over the reservation just made, after its first guard.
     let pointer = unsafe {
         libc::mmap(
             view.as_ptr().cast(),
@@ -644,11 +641,16 @@ fn view_of(backing: &SharedPages) -> Result<NonNull<u8>, MapError> {
     };
     if pointer != view.as_ptr().cast() {
         let error = std::io::Error::last_os_error();
-        // SAFETY: the reservation made above, not used after this.
-        unsafe { libc::munmap(view.as_ptr().cast(), VIEW_SIZE) };
+        free_view(view);
         return Err(MapError::Host(format!("mmap of the guest address space: {error}")));
     }
     Ok(view)
+}
+
+/// Unmaps a view `view_of` made, with its guards; nothing may use it after this.
+fn free_view(view: NonNull<u8>) {
+    // SAFETY: `view` is `VIEW_GUARD` bytes into a reservation of `VIEW_SIZE` bytes (`view_of`).
+    unsafe { libc::munmap(view.as_ptr().sub(VIEW_GUARD as usize).cast(), VIEW_SIZE) };
 }
 
 /// Sets the host protection of `address..address + size` in `view`.
