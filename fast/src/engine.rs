@@ -109,6 +109,8 @@ pub struct FastEngine {
     /// Whether regions are lifted as graphs, loops included, or as straight paths (`lift::region`).
     graphs: bool,
     last_block: Option<BlockRun>,
+    /// The memory's layout changes this engine has dropped the blocks of (`GuestMemory::layout_change_count`).
+    layout_seen: u64,
 }
 
 /// The last compiled block a run entered, for divergence bisection.
@@ -151,6 +153,7 @@ impl FastEngine {
             block_limit: MAX_BLOCK_INSTRUCTIONS,
             graphs: true,
             last_block: None,
+            layout_seen: 0,
         })
     }
 
@@ -404,7 +407,8 @@ impl FastEngine {
         // `tail` block signature the trampoline calls, and `self.sites` holds the trap sites of every block. Compiled
         // code reads and writes only `CpuState` fields (at `offset_of!` offsets), the runtime's fault record, the
         // chain table (index masked to its size) and guest bytes at `guarded_base() + address` for addresses
-        // checked to be inside the address space, where a host fault is caught at its trap site (`fault`); it
+        // checked to be inside the address space, or less than `VIEW_GUARD` from one so checked (inside the
+        // view's inaccessible guards), where a host fault is caught at its trap site (`fault`); it
         // calls only the `Runtime` helpers (safe functions) and blocks of the chain table, which hold the same
         // promises. `cpu` is exclusively borrowed for the call.
         unsafe { crate::fault::enter(self.trampoline, (&raw const args).cast(), cpu, &self.runtime, &self.sites) }
@@ -415,6 +419,7 @@ impl Engine for FastEngine {
     fn run(&mut self, cpu: &mut CpuState, memory: &GuestMemory, budget: u64, clock: GuestClock) -> RunResult {
         self.last_unpredictable = None;
         self.last_block = None;
+        self.catch_up_with_layout(memory);
         self.runtime.enter_run(memory);
         let result = self.run_blocks(cpu, memory, budget, clock);
         self.runtime.leave_run();
@@ -464,6 +469,20 @@ impl FastEngine {
             }
         }
         RunResult { exit: Exit::BudgetSpent, retired }
+    }
+
+    /// Drops the blocks of the pages whose mapping, permissions or sharing changed since the last run (every block,
+    /// where the memory no longer knows them all).
+    fn catch_up_with_layout(&mut self, memory: &GuestMemory) {
+        let count = memory.layout_change_count();
+        if count == self.layout_seen {
+            return;
+        }
+        match memory.layout_changes_since(self.layout_seen) {
+            Some(changes) => changes.for_each(|(address, size)| self.invalidate_range(address, size)),
+            None => self.invalidate_range(0, u64::MAX),
+        }
+        self.layout_seen = count;
     }
 
     /// Drops every block of a page the range touches (a region reads its whole page, before and after its start).

@@ -2,7 +2,7 @@
 //! the same state and memory.
 
 use tandem_fast::FastEngine;
-use tandem_reference::engine::{Engine, GuestClock};
+use tandem_reference::engine::{Engine, Exit, GuestClock};
 use tandem_reference::memory::{ADDRESS_SPACE_SIZE, GuestMemory, PAGE_SIZE, Perm};
 use tandem_reference::{CpuState, Interpreter};
 
@@ -42,6 +42,55 @@ fn a_misaligned_pc_is_left_to_the_reference() {
     for pc in [0x10ffe, 0x10ffd, 0x10002] {
         assert_same(&memory, pc, 5);
     }
+}
+
+/// Blocks compiled from a page are dropped when the page's mapping or permissions change, with no word from the
+/// caller (`GuestMemory::layout_changes_since`): code mapped anew at the same address runs as it now reads, a
+/// page no longer executable faults as the reference says, and so it stays past the memory's log of changes.
+#[test]
+fn remapped_and_reprotected_code_runs_as_memory_now_holds_it() {
+    let write_code = |memory: &GuestMemory, words: &[u32]| {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        memory.write_privileged(0x10000, &bytes).unwrap();
+    };
+    let run = |engine: &mut dyn Engine, memory: &GuestMemory| {
+        let mut cpu = CpuState { pc: 0x10000, ..CpuState::default() };
+        let result = engine.run(&mut cpu, memory, 100, GuestClock::default());
+        (result, cpu)
+    };
+    let mut memory = code_memory(1);
+    // mov x0, #1; svc #0
+    write_code(&memory, &[0xd2800020, 0xd4000001]);
+    let mut fast = FastEngine::with_defaults().unwrap().compiling_at_first_use();
+    assert_eq!(run(&mut fast, &memory).1.x[0], 1);
+    assert_eq!(fast.stats().blocks, 1);
+
+    // Unmapped and mapped again with other code: mov x0, #2; svc #0.
+    memory.unmap(0x10000, PAGE_SIZE).unwrap();
+    memory.map(0x10000, PAGE_SIZE, Perm::RW).unwrap();
+    write_code(&memory, &[0xd2800040, 0xd4000001]);
+    memory.protect(0x10000, PAGE_SIZE, Perm::RX).unwrap();
+    assert_eq!(run(&mut fast, &memory), run(&mut Interpreter::default(), &memory));
+    assert_eq!(run(&mut fast, &memory).1.x[0], 2);
+
+    // No longer executable: the reference's execute fault, not the compiled block.
+    memory.protect(0x10000, PAGE_SIZE, Perm::READ).unwrap();
+    let (reference, _) = run(&mut Interpreter::default(), &memory);
+    assert!(matches!(reference.exit, Exit::MemoryFault(_)), "{reference:?}");
+    assert_eq!(run(&mut fast, &memory), run(&mut Interpreter::default(), &memory));
+
+    // Executable again, then more changes elsewhere than the memory keeps: still the code it holds.
+    memory.protect(0x10000, PAGE_SIZE, Perm::RX).unwrap();
+    assert_eq!(run(&mut fast, &memory).1.x[0], 2);
+    memory.unmap(0x10000, PAGE_SIZE).unwrap();
+    memory.map(0x10000, PAGE_SIZE, Perm::RW).unwrap();
+    write_code(&memory, &[0xd2800020, 0xd4000001]);
+    memory.protect(0x10000, PAGE_SIZE, Perm::RX).unwrap();
+    for _ in 0..300 {
+        memory.map(0x40000, PAGE_SIZE, Perm::RW).unwrap();
+        memory.unmap(0x40000, PAGE_SIZE).unwrap();
+    }
+    assert_eq!(run(&mut fast, &memory).1.x[0], 1);
 }
 
 /// Loops inside one region (`lift::region`): nested loops with labels at conditional branches' targets, merge

@@ -66,6 +66,7 @@ pub struct RunResult {
 pub trait Engine {
     fn run(&mut self, cpu: &mut CpuState, memory: &GuestMemory, budget: u64, clock: GuestClock) -> RunResult;
 
-    /// Drops whatever the engine derived from guest code in this range (guest writes, unmaps, code loads).
+    /// Drops whatever the engine derived from guest code in this range: for code written with privileged writes.
+    /// Changes of mappings and permissions reach engines without it (`GuestMemory::layout_changes_since`).
     fn invalidate(&mut self, address: u64, size: u64);
 }

@@ -130,7 +130,7 @@ impl LinuxProcess {
             match result.exit {
                 Exit::BudgetSpent => {}
                 // Linux ignores the SVC immediate.
-                Exit::Svc(_) => match self.syscall(engine) {
+                Exit::Svc(_) => match self.syscall() {
                     syscalls::Flow::Continue => {}
                     syscalls::Flow::Exit(status) => return LinuxOutcome::Exited(status),
                     syscalls::Flow::Stop(reason) => {

@@ -11,7 +11,7 @@ use super::memory_map::STACK_SIZE;
 use crate::report::StopReason;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
-use tandem_reference::engine::{COUNTER_FREQUENCY_HZ, Engine, INSTRUCTIONS_PER_TICK};
+use tandem_reference::engine::{COUNTER_FREQUENCY_HZ, INSTRUCTIONS_PER_TICK};
 use tandem_reference::memory::Perm;
 
 /// What the run loop does after a system call.
@@ -205,7 +205,7 @@ pub fn syscall_name(number: u64) -> &'static str {
 }
 
 impl LinuxProcess {
-    pub(super) fn syscall(&mut self, engine: &mut dyn Engine) -> Flow {
+    pub(super) fn syscall(&mut self) -> Flow {
         let number = self.cpu.x[8];
         let a: [u64; 6] = [self.cpu.x[0], self.cpu.x[1], self.cpu.x[2], self.cpu.x[3], self.cpu.x[4], self.cpu.x[5]];
         tracing::trace!(number, name = syscall_name(number), ?a, "syscall");
@@ -277,10 +277,10 @@ impl LinuxProcess {
             174 | 175 => Ok(u64::from(unsafe { libc::getuid() })),
             176 | 177 => Ok(u64::from(unsafe { libc::getgid() })),
             214 => Ok(self.map.brk(&mut self.memory, a[0])),
-            215 => self.munmap(engine, a[0], a[1]),
-            216 => self.mremap(engine, a[0], a[1], a[2], a[3]),
-            222 => self.mmap(engine, a[0], a[1], a[2], a[3], a[4], a[5]),
-            226 => self.mprotect(engine, a[0], a[1], a[2]),
+            215 => self.munmap(a[0], a[1]),
+            216 => self.mremap(a[0], a[1], a[2], a[3]),
+            222 => self.mmap(a[0], a[1], a[2], a[3], a[4], a[5]),
+            226 => self.mprotect(a[0], a[1], a[2]),
             278 => self.getrandom(a[0], a[1]),
             291 => self.statx(a[0], a[1], a[2], a[3], a[4]),
             // rseq is optional: glibc carries on without it.
@@ -631,16 +631,7 @@ impl LinuxProcess {
     // --- Memory ------------------------------------------------------------------------------------------------
 
     #[allow(clippy::too_many_arguments)] // mmap's six arguments, the engine and self
-    fn mmap(
-        &mut self,
-        engine: &mut dyn Engine,
-        address: u64,
-        length: u64,
-        prot: u64,
-        flags: u64,
-        fd: u64,
-        offset: u64,
-    ) -> SysResult {
+    fn mmap(&mut self, address: u64, length: u64, prot: u64, flags: u64, fd: u64, offset: u64) -> SysResult {
         const MAP_FIXED: u64 = 0x10;
         const MAP_ANONYMOUS: u64 = 0x20;
         const MAP_FIXED_NOREPLACE: u64 = 0x10_0000;
@@ -667,26 +658,22 @@ impl LinuxProcess {
                 host(unsafe { libc::pread(host_fd, data.as_mut_ptr().cast(), data.len(), offset as i64) } as i64)?;
             self.memory.write_privileged(mapped, &data[..read as usize]).map_err(|_| Errno::EFAULT)?;
         }
-        engine.invalidate(mapped, length);
         Ok(mapped)
     }
 
-    fn munmap(&mut self, engine: &mut dyn Engine, address: u64, length: u64) -> SysResult {
+    fn munmap(&mut self, address: u64, length: u64) -> SysResult {
         self.map.unmap(&mut self.memory, address, length)?;
-        engine.invalidate(address, length);
         Ok(0)
     }
 
-    fn mprotect(&mut self, engine: &mut dyn Engine, address: u64, length: u64, prot: u64) -> SysResult {
+    fn mprotect(&mut self, address: u64, length: u64, prot: u64) -> SysResult {
         self.map.protect(&mut self.memory, address, length, protection(prot))?;
-        engine.invalidate(address, length);
         Ok(0)
     }
 
-    fn mremap(&mut self, engine: &mut dyn Engine, address: u64, old_size: u64, new_size: u64, flags: u64) -> SysResult {
+    fn mremap(&mut self, address: u64, old_size: u64, new_size: u64, flags: u64) -> SysResult {
         const MREMAP_MAYMOVE: u64 = 1;
         let new_address = self.map.remap(&mut self.memory, address, old_size, new_size, flags & MREMAP_MAYMOVE != 0)?;
-        engine.invalidate(address, old_size);
         Ok(new_address)
     }
 

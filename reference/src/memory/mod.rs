@@ -18,6 +18,9 @@
 //!   that the pages are mapped.
 //! - Mapping changes need `&mut self`, so no engine runs while the map changes. Data reads and writes take `&self`
 //!   because the CPU paths and the GPU all read the same bytes.
+//! - Every change of a page's mapping, permission or sharing is counted and its range kept (the last
+//!   `RECENT_LAYOUT_CHANGES`), so that engines keeping translations of code drop those of changed pages on their
+//!   own; privileged writes are not: whoever writes code that way tells the engines (`Engine::invalidate`).
 
 mod shared;
 
@@ -164,7 +167,19 @@ pub struct GuestMemory {
     mapped: BTreeMap<u64, u64>,
     /// The runs that are views of shared pages, by start address (never overlapping).
     shared: BTreeMap<u64, SharedRun>,
+    layout_changes: LayoutChanges,
 }
+
+/// The changes to what guest addresses hold (mapped, unmapped, reprotected, made shared), counted, so that an
+/// engine keeping translations of guest code can drop those of the pages that changed (`layout_changes_since`).
+#[derive(Default)]
+struct LayoutChanges {
+    /// Changes ever made; the last `recent.len()` of them (at most `RECENT_LAYOUT_CHANGES`) are kept.
+    count: u64,
+    recent: std::collections::VecDeque<(u64, u64)>,
+}
+
+const RECENT_LAYOUT_CHANGES: usize = 256;
 
 // SAFETY: the reservation is owned by this value and freed only in Drop; moving it between threads is sound.
 unsafe impl Send for GuestMemory {}
@@ -179,7 +194,15 @@ impl GuestMemory {
             free_view(base);
             free_view(guarded);
         })?;
-        Ok(GuestMemory { base, guarded, backing, perms, mapped: BTreeMap::new(), shared: BTreeMap::new() })
+        Ok(GuestMemory {
+            base,
+            guarded,
+            backing,
+            perms,
+            mapped: BTreeMap::new(),
+            shared: BTreeMap::new(),
+            layout_changes: LayoutChanges::default(),
+        })
     }
 
     /// Host pointer to guest address 0, for engines that access memory directly (Unicorn).
@@ -228,10 +251,36 @@ impl GuestMemory {
         let source_pages = page_range(source, size)?;
         self.require_mapped(source_pages)?;
         self.require_unmapped(alias_pages.clone())?;
+        // The source's pages are shared pages now.
+        self.record_layout_change(source, size);
         for run in self.share(source, size)? {
             self.place_view(SharedRun { address: alias + (run.address - source), ..run })?;
         }
         self.mark_mapped(alias_pages, perm)
+    }
+
+    /// How many changes of layout (mappings, permissions, sharing) this memory has had.
+    pub fn layout_change_count(&self) -> u64 {
+        self.layout_changes.count
+    }
+
+    /// The ranges (address, size) whose layout changed since this memory had had `seen` changes, oldest first;
+    /// `None` where they are no longer all known (too many since, or `seen` counts changes this memory never
+    /// had): then any page may have changed.
+    pub fn layout_changes_since(&self, seen: u64) -> Option<impl Iterator<Item = (u64, u64)> + '_> {
+        let changes = &self.layout_changes;
+        let since = usize::try_from(changes.count.checked_sub(seen)?).ok()?;
+        let kept = changes.recent.len();
+        (since <= kept).then(|| changes.recent.iter().skip(kept - since).copied())
+    }
+
+    fn record_layout_change(&mut self, address: u64, size: u64) {
+        let changes = &mut self.layout_changes;
+        if changes.recent.len() == RECENT_LAYOUT_CHANGES {
+            changes.recent.pop_front();
+        }
+        changes.recent.push_back((address, size));
+        changes.count += 1;
     }
 
     /// Changes the permission of mapped pages.
@@ -241,6 +290,7 @@ impl GuestMemory {
         for page in pages {
             self.set_page_byte(page, perm.0 | Perm::MAPPED);
         }
+        self.record_layout_change(address, size);
         self.guard(address, size)
     }
 
@@ -258,6 +308,7 @@ impl GuestMemory {
             self.set_page_byte(page, 0);
         }
         self.remove_mapped(address, address + size);
+        self.record_layout_change(address, size);
         self.guard(address, size)
     }
 
@@ -424,6 +475,7 @@ impl GuestMemory {
             self.set_page_byte(page, perm.0 | Perm::MAPPED);
         }
         self.insert_mapped(start, end);
+        self.record_layout_change(start, end - start);
         self.guard(start, end - start)
     }
 
