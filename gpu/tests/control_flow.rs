@@ -1,6 +1,7 @@
-//! SM5x control flow that ptxas never emits but NVN's compiler does: loops whose `continue` is PCNT/CONT, with
-//! PBK/BRK breaks, diverging across the lanes of two warps. The interpreter and the translation (run on the
-//! Vulkan device) must both leave each thread the value its loop defines.
+//! Control flow that ptxas never emits but NVN's compilers may: SM5x loops whose `continue` is PCNT/CONT, with
+//! PBK/BRK breaks, diverging across the lanes of two warps, and SM86's jump through a uniform register (BRXU).
+//! The interpreter and the translation (run on the Vulkan device) must both leave each thread the value its
+//! code defines.
 
 mod common;
 
@@ -45,17 +46,24 @@ STG rs=2 ra=6 e=1 size=4
 EXIT
 ";
 
-/// Assembles SM5x lines with labels (`name:` lines; `{name}` in an offset field is the branch offset to it, from
-/// the instruction after the branch).
-fn assemble_with_labels(source: &str) -> Vec<u8> {
-    // The address of instruction k: three to a 32-byte bundle, after its scheduling word.
-    let address = |k: usize| (32 * (k / 3) + 8 + 8 * (k % 3)) as i64;
+/// Assembles lines of `isa` with labels (`name:` lines): `{name}` in an offset field is the branch offset to it
+/// from the instruction after the branch (SM5x: bytes; SM86: words), `[name]` its byte address in the code.
+fn assemble_with_labels(isa: Isa, source: &str) -> Vec<u8> {
+    // The address of instruction k: SM5x's three to a 32-byte bundle, after its scheduling word.
+    let address = |k: usize| match isa {
+        Isa::Sm5x => (32 * (k / 3) + 8 + 8 * (k % 3)) as i64,
+        Isa::Sm86 => 16 * k as i64,
+    };
+    let offset_field = |from: usize, to: i64| match isa {
+        Isa::Sm5x => (to - (address(from) + 8)) & 0xff_ffff,
+        Isa::Sm86 => ((to - address(from + 1)) / 4) & 0xffff_ffff_ffff,
+    };
     let mut labels = std::collections::HashMap::new();
     let mut lines = Vec::new();
     for line in source.lines().map(str::trim).filter(|line| !line.is_empty()) {
         match line.strip_suffix(':') {
             Some(label) => {
-                labels.insert(label.to_string(), lines.len());
+                labels.insert(label.to_string(), address(lines.len()));
             }
             None => lines.push(line.to_string()),
         }
@@ -64,13 +72,17 @@ fn assemble_with_labels(source: &str) -> Vec<u8> {
         .iter()
         .enumerate()
         .map(|(k, line)| {
-            let Some((before, rest)) = line.split_once('{') else { return line.clone() };
-            let (label, after) = rest.split_once('}').unwrap();
-            let offset = address(labels[label]) - (address(k) + 8);
-            format!("{before}{:#x}{after}", offset & 0xff_ffff)
+            labels.iter().fold(line.clone(), |line, (label, &to)| {
+                line.replace(&format!("{{{label}}}"), &format!("{:#x}", offset_field(k, to)))
+                    .replace(&format!("[{label}]"), &format!("{to:#x}"))
+            })
         })
         .collect();
-    assemble::sm5x(&resolved.join("\n")).unwrap()
+    match isa {
+        Isa::Sm5x => assemble::sm5x(&resolved.join("\n")),
+        Isa::Sm86 => assemble::sm86(&resolved.join("\n")),
+    }
+    .unwrap()
 }
 
 /// Thread t: v = t, then the function `f` (v = 3v + 1) called from `calls` places, then +7 where t < 5 and
@@ -117,13 +129,12 @@ fn swap_with_neighbour(mask: u32) -> String {
 
 /// The kernel's launch: THREADS threads writing a word each at out + 4t.
 fn kernel_and_run(name: &str, source: &str) -> (KernelImage, Run) {
-    let kernel = KernelImage {
-        name: name.into(),
-        isa: Isa::Sm5x,
-        code: assemble_with_labels(source),
-        constants: Vec::new(),
-        shared_bytes: 0,
-    };
+    sm_kernel_and_run(name, Isa::Sm5x, assemble_with_labels(Isa::Sm5x, source))
+}
+
+/// `kernel_and_run` for code of either instruction set.
+fn sm_kernel_and_run(name: &str, isa: Isa, code: Vec<u8>) -> (KernelImage, Run) {
+    let kernel = KernelImage { name: name.into(), isa, code, constants: Vec::new(), shared_bytes: 0 };
     let run = Run {
         file: "control_flow".into(),
         entry: name.into(),
@@ -254,5 +265,44 @@ fn calls_return_to_their_callers_whether_the_stack_is_followed_or_kept() {
         let translation = translate_compute(&kernel, run.block, 0, &GlobalMemory::Device, &[]).unwrap();
         let control_flow = translation.control_flow.to_string();
         assert_eq!(control_flow.starts_with("dispatcher"), !structured, "{calls} calls: {control_flow}");
+    }
+}
+
+/// Thread t: R2 = 333 where t >= 5; where t < 5, a BRXU through UR4 (`target`'s address: the encoded offset takes
+/// the branch back to the code's start) to the code that makes R2 111 (`first`) or 222 (`second`). R2 at out + 4t.
+fn jump_through_uniform_register(target: &str) -> String {
+    format!(
+        "
+origin:
+S2R rd=0 sr=0x21
+UMOV.imm urd=4 imm32=[{target}]
+ISETP.imm pd=0 pq=7 ra=0 imm32=5 bop_ex=9
+BRXU pg=0 ur=4 offset={{origin}}
+MOV.imm rd=2 imm32=333 lanes=15
+BRA offset={{store}}
+first:
+MOV.imm rd=2 imm32=111 lanes=15
+BRA offset={{store}}
+second:
+MOV.imm rd=2 imm32=222 lanes=15
+BRA offset={{store}}
+store:
+MOV.imm rd=18 imm32=4 lanes=15
+IMAD.WIDE.cbuf_c rd=20 ra=0 rc=18 cb_offset=0x58 pd=7
+STG ra=20 rb=2 offset=0 e=1 size=4 ur=4 no_ur=1 cache=1
+EXIT
+"
+    )
+}
+
+/// SM86's BRXU goes to the offset a uniform register holds from the base its encoded offset gives, as BRX does
+/// with a register (ptxas's jump tables), in the lanes its guard lets through; the others go on.
+#[test]
+fn brxu_jumps_through_a_uniform_register() {
+    for (target, value) in [("first", 111), ("second", 222)] {
+        let code = assemble_with_labels(Isa::Sm86, &jump_through_uniform_register(target));
+        let (kernel, run) = sm_kernel_and_run(&format!("brxu_{target}"), Isa::Sm86, code);
+        let expected: Vec<u32> = (0..THREADS).map(|t| if t < 5 { value } else { 333 }).collect();
+        check_words(&kernel, &run, &expected);
     }
 }

@@ -61,7 +61,7 @@ fn stack_effect(v: &View, next: u32) -> Effect {
         "BRA" if !branch_may_be_taken(v).unwrap_or(true) => Effect::Next,
         "BRA" => Effect::Branch { target, conditional },
         "EXIT" | "BPT" => Effect::Exit { conditional },
-        "BRX" => Effect::Unknown,
+        "BRX" | "BRXU" => Effect::Unknown,
         _ => Effect::Next,
     }
 }
@@ -82,7 +82,7 @@ fn branch_may_be_taken(v: &View) -> Option<bool> {
 /// through registers (BRX jump tables) gets a block per instruction, since any of them may be a target.
 fn leaders(views: &[View], graphics: bool) -> BTreeSet<usize> {
     let mut leaders = BTreeSet::from([0]);
-    let indirect = views.iter().any(|v| v.encoding.opcode == "BRX");
+    let indirect = views.iter().any(|v| matches!(v.encoding.opcode, "BRX" | "BRXU"));
     for (i, v) in views.iter().enumerate() {
         if indirect {
             leaders.insert(i);
@@ -303,7 +303,7 @@ impl Lower<'_> {
             let predicate = |l: &mut Lower| l.pred_src(v, "ps");
             return Ok(self.barrier(v.offset, own_next, guard, (mode, red), &predicate));
         }
-        if matches!(opcode, "BRA" | "EXIT" | "CALL" | "RET" | "BRX" | "BPT") {
+        if matches!(opcode, "BRA" | "EXIT" | "CALL" | "RET" | "BRX" | "BRXU" | "BPT") {
             return self.control(v, guard, own_next).map(Some);
         }
         if matches!(opcode, "RED" | "ATOM" | "ATOMG" | "ATOMS") {
@@ -407,7 +407,7 @@ impl Lower<'_> {
         let mut condition = guard;
         // A predicate source other than PT joins the guard (PT would make an edge no thread takes).
         let ps_always = v.has("ps") && v.get("ps") == 7 && !v.flag("ps_not");
-        if matches!(v.encoding.opcode, "BRA" | "EXIT" | "CALL" | "RET" | "BRX") && v.has("ps") && !ps_always {
+        if matches!(v.encoding.opcode, "BRA" | "EXIT" | "CALL" | "RET" | "BRX" | "BRXU") && v.has("ps") && !ps_always {
             let ps = self.pred_src(v, "ps");
             condition = Some(match condition {
                 Some(guard) => {
@@ -442,13 +442,17 @@ impl Lower<'_> {
                     (None, _) => Terminator::Exit(None),
                 }
             }
-            "RET" | "BRX" => {
+            "RET" | "BRX" | "BRXU" => {
                 if v.flag("abs") || v.flag("uniform") {
                     return self.unimplemented(v, format!("{}.ABS or a uniform return address", v.encoding.opcode));
                 }
-                // To base + ra, where the encoded displacement takes this instruction back to the code's start.
+                if v.has("mode") && v.get("mode") > 1 {
+                    return self.unimplemented(v, "BRXU.DIV or .CONV (an indirect branch's convergence mode)");
+                }
+                // To base + ra (BRXU: + ur), where the encoded displacement takes this instruction back to the
+                // code's start.
                 let base = (v.offset as i64 + INSTRUCTION_BYTES as i64 + v.signed("offset") * 4) as u32;
-                let ra = self.reg(v.get("ra"));
+                let ra = if v.has("ur") { self.ureg(v.get("ur")) } else { self.reg(v.get("ra")) };
                 let base = self.const32(base);
                 let target = self.bin(BinOp::Add, ra, base);
                 let target = match condition {

@@ -555,7 +555,10 @@ impl Exec<'_, '_> {
                     _ => return self.unimplemented(self.text()),
                 }
             }
-            "BRX" => {
+            // BRXU's .U says the target is the same in every lane, which a uniform register's is; what .DIV and
+            // .CONV would do to an indirect branch no source says.
+            "BRX" | "BRXU" if v.has("mode") && v.get("mode") > 1 => return self.unimplemented(self.text()),
+            "BRX" | "BRXU" => {
                 let base = (self.pc * INSTRUCTION_BYTES + INSTRUCTION_BYTES) as i64 + v.signed("offset") * 4;
                 self.indirect_branch(base)?
             }
@@ -699,16 +702,18 @@ impl Exec<'_, '_> {
         }
     }
 
-    /// BRX and RET: to `base + ra` (bytes), each lane its own target.
+    /// BRX, BRXU and RET: to `base + ra` (bytes), each lane its own target (BRXU: `base + ur`, the same in all).
     fn indirect_branch(&mut self, base: i64) -> Result {
         let operands = Operands { v: self.v, ur: self.step.warp.ur, up: self.step.warp.up, cbufs: self.step.cbufs };
+        let uniform = self.v.has("ur").then(|| self.step.warp.ureg(self.v.get("ur")));
         for i in lanes(self.active) {
             let lane = &mut self.step.warp.lanes[i];
             if !operands.pred_src(lane, "ps") {
                 lane.pc += 1;
                 continue;
             }
-            let target = base + i64::from(lane.reg(self.v.get("ra")) as i32);
+            let offset = uniform.unwrap_or_else(|| lane.reg(self.v.get("ra")));
+            let target = base + i64::from(offset as i32);
             if target < 0
                 || target % INSTRUCTION_BYTES as i64 != 0
                 || target as usize / INSTRUCTION_BYTES >= self.code_len

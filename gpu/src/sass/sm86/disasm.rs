@@ -128,7 +128,7 @@ fn body(v: &View) -> String {
         "ISBERD" => isberd(v),
         "AL2P" => al2p(v),
         "BRA" => bra(v),
-        "BRX" => brx(v),
+        "BRX" | "BRXU" => indirect_branch(v),
         "BSSY" => bssy(v),
         "BSYNC" | "BREAK" => barrier_register(v),
         "CALL" => call(v),
@@ -1627,13 +1627,20 @@ fn bra(v: &View) -> Parts {
     (m, operands)
 }
 
-fn brx(v: &View) -> Parts {
+/// `BRX[.INC|.DEC] Ra [offset]` and `BRXU[.INC|.DEC][.mode] URa [offset]`.
+fn indirect_branch(v: &View) -> Parts {
     const INC_DEC: &[&str] = &["", ".INC", ".DEC", ".INVALID3"];
+    const MODE: &[&str] = &["", ".U", ".DIV", ".CONV"];
     let mut operands = Vec::new();
     optional_pred_src(v, "ps", &mut operands);
-    // nvdisasm writes the register and the raw byte offset without a comma between them.
-    operands.push(format!("{} {}", reg(v.get("ra"), 255), hex(v.signed("offset") * 4)));
-    (format!("BRX{}", pick(v, "inc_dec", INC_DEC)), operands)
+    let register = if v.has("ur") { ureg(v.get("ur")) } else { reg(v.get("ra"), 255) };
+    // nvdisasm writes the register and the raw byte offset (none when 0) without a comma between them.
+    operands.push(match v.signed("offset") {
+        0 => register,
+        offset => format!("{register} {}", hex(offset * 4)),
+    });
+    let mode = if v.has("mode") { pick(v, "mode", MODE) } else { String::new() };
+    (format!("{}{}{mode}", v.encoding.opcode, pick(v, "inc_dec", INC_DEC)), operands)
 }
 
 fn bssy(v: &View) -> Parts {
