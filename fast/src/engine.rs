@@ -435,34 +435,32 @@ impl FastEngine {
     fn run_blocks(&mut self, cpu: &mut CpuState, memory: &GuestMemory, budget: u64, clock: GuestClock) -> RunResult {
         let mut retired = 0;
         while retired < budget {
-            if let Some(Block::Compiled { code, instructions }) = self.block_at(cpu.pc, memory)
-                && u64::from(instructions) <= budget - retired
-            {
-                let pc = cpu.pc;
-                // Compiled code returns what is left with `INTERPRET_NEXT` and `REPLAY` (bits 63 and 62) beside
-                // it: hand it less than that (a larger budget is only spent over several calls).
-                let left = (budget - retired).min(REPLAY - 1);
-                let status = self.call_block(code, cpu, memory, left);
-                let ran = left - (status & !(INTERPRET_NEXT | REPLAY));
-                if !self.chaining {
-                    self.last_block = Some(BlockRun { pc, retired_before: retired, retired: ran });
-                }
-                retired += ran;
-                if status & REPLAY != 0 {
+            let rest_on_reference = match self.block_at(cpu.pc, memory) {
+                // The budget ends inside the block: the reference runs the few instructions left (fewer than a
+                // block holds), instead of stepping and compiling a block at each address on the way.
+                Some(Block::Compiled { instructions, .. }) if u64::from(instructions) > budget - retired => true,
+                Some(Block::Compiled { code, .. }) => {
+                    let pc = cpu.pc;
+                    // Compiled code returns what is left with `INTERPRET_NEXT` and `REPLAY` (bits 63 and 62)
+                    // beside it: hand it less than that (a larger budget is only spent over several calls).
+                    let left = (budget - retired).min(REPLAY - 1);
+                    let status = self.call_block(code, cpu, memory, left);
+                    let ran = left - (status & !(INTERPRET_NEXT | REPLAY));
+                    if !self.chaining {
+                        self.last_block = Some(BlockRun { pc, retired_before: retired, retired: ran });
+                    }
+                    retired += ran;
+                    if status & REPLAY == 0 && (status & INTERPRET_NEXT == 0 || retired == budget) {
+                        continue;
+                    }
                     // The host refused a guest access: the reference reruns from the replay point to the fault
                     // (or, where the host was stricter than the guest, on to the end of the budget).
-                    let step = self.interpret(cpu, memory, clock, retired, budget - retired);
-                    retired += step.retired;
-                    if step.exit != Exit::BudgetSpent {
-                        return RunResult { exit: step.exit, retired };
-                    }
-                    continue;
+                    status & REPLAY != 0
                 }
-                if status & INTERPRET_NEXT == 0 || retired == budget {
-                    continue;
-                }
-            }
-            let step = self.interpret(cpu, memory, clock, retired, 1);
+                _ => false,
+            };
+            let count = if rest_on_reference { budget - retired } else { 1 };
+            let step = self.interpret(cpu, memory, clock, retired, count);
             retired += step.retired;
             if step.exit != Exit::BudgetSpent {
                 return RunResult { exit: step.exit, retired };

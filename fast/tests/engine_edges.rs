@@ -32,6 +32,26 @@ fn budgets_past_bit_63_count_exactly() {
     }
 }
 
+/// A budget that ends inside a block runs the rest on the reference, with no block compiled at each address on
+/// the way (which the budget would not fit either).
+#[test]
+fn a_budget_ending_inside_a_block_finishes_on_the_reference() {
+    let memory = code_memory(1);
+    // add x0, x0, #1 twenty times; svc #0
+    let code: Vec<u8> = [0x9100_0400u32; 20].iter().chain(&[0xd400_0001]).flat_map(|w| w.to_le_bytes()).collect();
+    memory.write_privileged(0x10000, &code).unwrap();
+    let mut fast = FastEngine::with_defaults().unwrap().compiling_at_first_use();
+    for budget in [5, 5, 19] {
+        let (mut fast_cpu, mut reference_cpu) = (CpuState { pc: 0x10000, ..CpuState::default() }, CpuState::default());
+        reference_cpu.pc = 0x10000;
+        let result = fast.run(&mut fast_cpu, &memory, budget, GuestClock::default());
+        let reference = Interpreter::default().run(&mut reference_cpu, &memory, budget, GuestClock::default());
+        assert_eq!((result, &fast_cpu), (reference, &reference_cpu), "budget {budget}");
+    }
+    assert_eq!(fast.stats().blocks, 1);
+    assert_same(&memory, 0x10000, 21);
+}
+
 #[test]
 fn a_misaligned_pc_is_left_to_the_reference() {
     let memory = code_memory(2);
