@@ -18,7 +18,7 @@ use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType, header_by
 use tandem_gpu::shader::{
     FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, NumberKind, PointSize, Stage,
     TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, TextureView,
-    Translation, VertexInterface, program_needs, translate_compute, translate_graphics,
+    Translation, VertexInterface, Warps, program_needs, translate_compute, translate_graphics, translate_graphics_with,
 };
 use tandem_gpu::texture::descriptor::Comparison;
 
@@ -316,12 +316,17 @@ fn sm86_level_of_detail_queries_translate_in_pixel_programs() {
 /// refused by name in any other stage: copies.gs's code translated as a vertex program.
 #[test]
 fn geometry_instructions_are_refused_outside_geometry_programs() {
-    let error = translate_as_vertex_program("copies.gs");
+    let error = translate_as_vertex_program("copies.gs").unwrap_err();
     assert!(error.contains("outside geometry and tessellation programs") && error.contains("copies.gs"), "{error}");
 }
 
-/// Why the code of `tests/programs/shaders/NAME.bin` cannot be translated as a vertex program's.
-fn translate_as_vertex_program(name: &str) -> String {
+/// The code of `tests/programs/shaders/NAME.bin` translated as a vertex program's, or why it cannot be.
+fn translate_as_vertex_program(name: &str) -> Result<Translation, String> {
+    translate_vertex_program_with(name, Warps::HostSubgroups)
+}
+
+/// `translate_as_vertex_program` with the warps `warps` says.
+fn translate_vertex_program_with(name: &str, warps: Warps) -> Result<Translation, String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/shaders");
     let program = std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
     let (mut header, kernel) = graphics_kernel(name, &program);
@@ -335,7 +340,7 @@ fn translate_as_vertex_program(name: &str) -> String {
         capture: Default::default(),
     };
     let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
-    translate_graphics(&kernel, Stage::Vertex(&vertex), 0, &global, &[]).unwrap_err().to_string()
+    translate_graphics_with(&kernel, Stage::Vertex(&vertex), 0, &global, &[], warps).map_err(|error| error.to_string())
 }
 
 /// Tessellation programs of `header` for patches of three control points into triangles, no per-patch words,
@@ -453,11 +458,11 @@ fn pixel_programs_read_their_sample_and_coverage() {
     }
 }
 
-/// A pixel program's VOTE (both ISAs, and SM86's VOTEU) is the host's subgroup vote and ballot
-/// (OpGroupNonUniformAll/Any/AllEqual, OpGroupNonUniformBallot), which the translation says it needs; in any other
-/// graphics stage it is refused by name (`tests/programs/gpu-draw.c` checks what the votes give).
+/// A graphics program's VOTE (both ISAs, and SM86's VOTEU) is the host's subgroup vote and ballot
+/// (OpGroupNonUniformAll/Any/AllEqual, OpGroupNonUniformBallot), which the translation says it needs, in pixel
+/// and vertex programs alike (`tests/programs/gpu-draw.c` checks what the votes give in both).
 #[test]
-fn pixel_programs_vote_in_the_host_subgroup() {
+fn graphics_programs_vote_in_the_host_subgroup() {
     // OpGroupNonUniformAll, Any, AllEqual and Ballot.
     const ALL: u32 = 334;
     const ANY: u32 = 335;
@@ -473,7 +478,8 @@ fn pixel_programs_vote_in_the_host_subgroup() {
         &[],
     )
     .unwrap();
-    for (name, translation) in [("sm5x", &sm5x), ("sm86", &sm86)] {
+    let vertex = translate_as_vertex_program("votes.vs").unwrap();
+    for (name, translation) in [("sm5x", &sm5x), ("sm86", &sm86), ("votes.vs", &vertex)] {
         spirv_val(name, &translation.spirv);
         assert!(translation.subgroup_votes && !translation.quad_operations, "{name}");
         let found = opcodes(&translation.spirv);
@@ -481,8 +487,11 @@ fn pixel_programs_vote_in_the_host_subgroup() {
             assert!(found.contains(&opcode), "{name}: no opcode {opcode}");
         }
     }
-    assert!(opcodes(&sm5x.spirv).contains(&ALL_EQUAL));
+    assert!(opcodes(&sm5x.spirv).contains(&ALL_EQUAL) && opcodes(&vertex.spirv).contains(&ALL_EQUAL));
 
-    let error = translate_as_vertex_program("votes.ps");
-    assert!(error.contains("warp votes (VOTE)") && error.contains("votes.ps"), "{error}");
+    // Where the host has no votes in the stage, each invocation is a warp of its own: no subgroup operation.
+    let alone = translate_vertex_program_with("votes.vs", Warps::Lone).unwrap();
+    spirv_val("votes.vs alone", &alone.spirv);
+    assert!(!alone.subgroup_votes);
+    assert!(opcodes(&alone.spirv).iter().all(|opcode| ![ALL, ANY, ALL_EQUAL, BALLOT].contains(opcode)));
 }

@@ -46,7 +46,8 @@
  * - conditional rendering: RENDER_IF_EQUAL and _NOT_EQUAL draw or not as the two 64-bit values compare;
  * - quads, quad strips and polygons cover what their triangles do;
  * - warp votes in a pixel program (VOTE.ALL, .ANY, .EQ and their ballots) agree with each pixel's predicate and
- *   with each other, and some subgroups hold pixels whose predicates differ;
+ *   with each other, and some subgroups hold pixels whose predicates differ; in a vertex program, with each
+ *   vertex's;
  * - 3D and array targets: SET_COLOR_TARGET_LAYER picks the slice of a volume (placed by the block-linear volume
  *   layout) or the layer of an array the triangle lands in, and the others keep their bytes; a program's layer
  *   output (SET_RT_LAYER) sends each instance to its own layer;
@@ -198,6 +199,8 @@ __asm__(".section .rodata\n"
         "points_gs_end:\n"
         "samples_ps: .incbin \"shaders/samples.ps.bin\"\n"
         "samples_ps_end:\n"
+        "votes_vs: .incbin \"shaders/votes.vs.bin\"\n"
+        "votes_vs_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -216,7 +219,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
     patch86_tcs_end[], patch86_tes[], patch86_tes_end[], locations_ps[],
-    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[];
+    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[], votes_vs[], votes_vs_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -418,6 +421,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define VOTES_PS 0x8E00u
 #define POINTS_GS 0x9000u
 #define SAMPLES_PS 0x9200u
+#define VOTES_VS 0x9400u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2308,6 +2312,16 @@ static void derivatives(void) {
     use_rgba8_target();
 }
 
+/* Whether a votes program's results (r: its checks on predicates true and false everywhere; g, b, a: ANY, ALL and
+ * EQ of p) are 1.0 or 0.0 and agree with what any grouping gives where p is `p`: r 1.0, ANY where p holds, not
+ * ALL where it does not, ALL only with ANY, EQ exactly when ALL or not ANY. */
+static int votes_agree(const uint32_t got[4], int p) {
+    int boolean = 1;
+    for (int c = 0; c < 4; c++) boolean &= got[c] == F_0 || got[c] == F_1;
+    int any = got[1] == F_1, all = got[2] == F_1, equal = got[3] == F_1;
+    return boolean && got[0] == F_1 && (!p || any) && (p || !all) && (!all || any) && equal == (all || !any);
+}
+
 /* Warp votes in a pixel program (votes.ps), whose warp is the host's subgroup: which pixels share one is the
  * rasteriser's choice, on Maxwell as on the host (lavapipe does not even keep a quad's pixels together for votes),
  * so each pixel's results are checked against what any grouping gives. Over the whole target: r, the votes on
@@ -2332,13 +2346,8 @@ static void pixel_votes(void) {
         for (uint32_t x = 0; x < WIDTH; x++) {
             uint32_t got[4];
             memcpy(got, gpu.memory + FLOAT_TARGET + 1024 * y + 16 * x, 16);
-            int boolean = 1;
-            for (int c = 0; c < 4; c++) boolean &= got[c] == F_0 || got[c] == F_1;
-            int p = x < 37, any = got[1] == F_1, all = got[2] == F_1, equal = got[3] == F_1;
-            int right =
-                boolean && got[0] == F_1 && (!p || any) && (p || !all) && (!all || any) && equal == (all || !any);
-            mixed += any && !all;
-            if (!right && wrong++ == 0) {
+            mixed += got[1] == F_1 && got[2] != F_1;
+            if (!votes_agree(got, x < 37) && wrong++ == 0) {
                 print_float_pixel("   first wrong pixel", x, y, got);
                 print("\n");
             }
@@ -2346,6 +2355,46 @@ static void pixel_votes(void) {
     report_float("each pixel's votes agree with its own predicate and with each other", wrong);
     check(mixed > 0, "some pixels' subgroups hold pixels on both sides of x = 37 (ANY without ALL)");
     print("   pixels that saw both ");
+    print_u64(mixed);
+    print("\n");
+    use_rgba8_target();
+}
+
+/* Warp votes in a vertex program (votes.vs), whose warp is the host's subgroup: which vertices share one is the
+ * host's choice, on Maxwell as on the host, so each triangle's pixels (flat: its first vertex's outputs, through
+ * flat.ps) are checked against what any grouping gives. Everywhere covered: r, the votes on predicates true and
+ * false everywhere and the ballot's agreement with the votes, is 1.0; of p (generic 1's x > 0.5: the left
+ * triangle's first vertex has it, the right one's has not), ANY (g) holds where p does, ALL (b) fails where p does
+ * not and implies ANY, EQ (a) is ALL or not ANY. */
+static void vertex_votes(void) {
+    print("-- votes: VOTE.ALL, VOTE.ANY, VOTE.EQ and their ballots in a vertex program\n");
+    copy_program(VOTES_VS, votes_vs, votes_vs_end);
+    use_float_target();
+    const Vertex triangles[6] = {
+        {0, 0, {F_1, F_0, F_0, F_1}},     {500, 0, {F_0, F_0, F_0, F_1}},    {0, 500, {F_0, F_0, F_0, F_1}},
+        {540, 4, {F_0, F_0, F_0, F_1}},   {1020, 4, {F_1, F_0, F_0, F_1}},   {1020, 500, {F_1, F_0, F_0, F_1}}};
+    put_vertices(triangles, 6);
+    stream(0, VERTICES, 32, 32 * 6);
+    use_programs(VOTES_VS, FLAT_PS);
+    draw_arrays(6, 0);
+    stream(0, VERTICES, 32, 32 * 4);
+    run("the vertex votes drawn");
+    uint32_t wrong = 0, covered = 0, mixed = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) {
+            int left = inside(&triangles[0], x, y), right = inside(&triangles[3], x, y);
+            if (!left && !right) continue;
+            covered++;
+            uint32_t got[4];
+            memcpy(got, gpu.memory + FLOAT_TARGET + 1024 * y + 16 * x, 16);
+            mixed += got[1] == F_1 && got[2] != F_1;
+            if (!votes_agree(got, left) && wrong++ == 0) {
+                print_float_pixel("   first wrong pixel", x, y, got);
+                print("\n");
+            }
+        }
+    report("each triangle's votes agree with its first vertex's predicate and with each other", wrong, covered);
+    print("   pixels whose vertex saw both sides of p ");
     print_u64(mixed);
     print("\n");
     use_rgba8_target();
@@ -3468,6 +3517,7 @@ int main(void) {
     geometry_stream_output();
     derivatives();
     pixel_votes();
+    vertex_votes();
     depth_and_stencil();
     depth_clamp();
     depth_range_and_invariance();

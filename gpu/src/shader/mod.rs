@@ -60,7 +60,8 @@ pub struct Translation {
     /// A pixel program that exchanges values in its quads (derivatives: SHFL within quads, FSWZADD), which needs
     /// subgroup quad operations in fragment shaders.
     pub quad_operations: bool,
-    /// A pixel program that votes (VOTE), which needs subgroup vote and ballot operations in fragment shaders.
+    /// A graphics program that votes (VOTE), which needs subgroup vote and ballot operations in its stage: the
+    /// host's subgroup is its warp.
     pub subgroup_votes: bool,
 }
 
@@ -279,13 +280,26 @@ fn out_of_stage(stage: &Stage, op: &ir::Op) -> Option<&'static str> {
         Op::QuadShuffle(..) | Op::Special(Special::QuadLane) if !matches!(stage, Stage::Fragment(_)) => {
             Some("quad operations (SHFL within quads, FSWZADD) outside a pixel program")
         }
-        Op::SubgroupVote(..) | Op::SubgroupBallot(_) if !matches!(stage, Stage::Fragment(_)) => {
-            Some("warp votes (VOTE) in a graphics stage other than a pixel program")
-        }
         Op::PatchLoad(address) | Op::PatchStore(address, _) if *address >= patch_end(stage) => {
             Some("per-patch words past the header's PerPatchAttributeCount")
         }
         _ => None,
+    }
+}
+
+/// Rewrites the subgroup votes and ballots of `stmts` for an invocation that is its warp's only lane: ALL and ANY
+/// are its predicate, EQ holds, the ballot is lane 0's bit where the predicate holds.
+fn vote_alone<'a>(stmts: &mut dyn Iterator<Item = &'a mut ir::Stmt>) {
+    for stmt in stmts {
+        match stmt {
+            ir::Stmt::Op(_, op) => match *op {
+                ir::Op::SubgroupVote(p, ir::Vote::All | ir::Vote::Any) => *op = ir::Op::Select(p, p, p),
+                ir::Op::SubgroupVote(_, ir::Vote::Equal) => *op = ir::Op::Const(ir::Type::Bool, 1),
+                ir::Op::SubgroupBallot(p) => *op = ir::Op::Unary(ir::UnOp::BoolToU32, p),
+                _ => {}
+            },
+            ir::Stmt::If(_, body) => vote_alone(&mut body.iter_mut()),
+        }
     }
 }
 
@@ -416,7 +430,33 @@ pub fn translate_graphics(
     global: &GlobalMemory,
     texture_views: &[TextureView],
 ) -> Result<Translation, TranslateError> {
-    let program = lower(kernel, local_bytes, true)?;
+    translate_graphics_with(kernel, stage, local_bytes, global, texture_views, Warps::HostSubgroups)
+}
+
+/// What a graphics program's warp is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Warps {
+    /// The host's subgroup (votes are the host's subgroup votes and ballots).
+    HostSubgroups,
+    /// Each invocation alone, for a host without subgroup votes and ballots in the stage: one of the groupings a
+    /// Maxwell warp may have (a vote is the invocation's own predicate, its ballot lane 0's bit), so that
+    /// `Translation::subgroup_votes` is false.
+    Lone,
+}
+
+/// `translate_graphics` with the warps `warps` says.
+pub fn translate_graphics_with(
+    kernel: &KernelImage,
+    stage: Stage,
+    local_bytes: u32,
+    global: &GlobalMemory,
+    texture_views: &[TextureView],
+    warps: Warps,
+) -> Result<Translation, TranslateError> {
+    let mut program = lower(kernel, local_bytes, true)?;
+    if warps == Warps::Lone {
+        vote_alone(&mut program.blocks.iter_mut().flat_map(|block| block.body.iter_mut()));
+    }
     let compute_only = |op: &ir::Op| {
         matches!(
             op,

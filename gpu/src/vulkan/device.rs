@@ -77,8 +77,8 @@ pub struct Features {
     pub subgroup_operations: SubgroupOperations,
     /// Fragment shaders may use subgroup quad operations (a pixel program's derivatives).
     pub fragment_quads: bool,
-    /// Fragment shaders may use subgroup votes and ballots (a pixel program's VOTE).
-    pub fragment_votes: bool,
+    /// The stages whose shaders may use subgroup votes and ballots (a graphics program's VOTE).
+    pub vote_stages: vk::ShaderStageFlags,
     /// Subgroup operations on 8-, 16- and 64-bit types (`shaderSubgroupExtendedTypes`).
     pub shader_subgroup_extended_types: bool,
 
@@ -625,10 +625,13 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         },
         fragment_quads: v11_properties.subgroup_supported_stages.contains(vk::ShaderStageFlags::FRAGMENT)
             && operations.contains(vk::SubgroupFeatureFlags::BASIC | vk::SubgroupFeatureFlags::QUAD),
-        fragment_votes: v11_properties.subgroup_supported_stages.contains(vk::ShaderStageFlags::FRAGMENT)
-            && operations.contains(
-                vk::SubgroupFeatureFlags::BASIC | vk::SubgroupFeatureFlags::VOTE | vk::SubgroupFeatureFlags::BALLOT,
-            ),
+        vote_stages: if operations.contains(
+            vk::SubgroupFeatureFlags::BASIC | vk::SubgroupFeatureFlags::VOTE | vk::SubgroupFeatureFlags::BALLOT,
+        ) {
+            v11_properties.subgroup_supported_stages
+        } else {
+            vk::ShaderStageFlags::empty()
+        },
         shader_subgroup_extended_types: on(v12.shader_subgroup_extended_types),
         denorm_preserve_float32: on(v12_properties.shader_denorm_preserve_float32),
         denorm_flush_to_zero_float32: on(v12_properties.shader_denorm_flush_to_zero_float32),

@@ -16,7 +16,7 @@ use crate::shader::sph::{Interpolation, OutputTopology, ProgramHeader, attribute
 use crate::shader::{
     CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, PointSize,
     ProgramNeeds, Saturate, TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator,
-    Translation, VertexInterface, captured_words, translate_graphics,
+    Translation, VertexInterface, Warps, captured_words, translate_graphics, translate_graphics_with,
 };
 use crate::texture::format::NumberKind;
 use crate::texture::surface::Surface;
@@ -427,7 +427,7 @@ impl ReferenceBackend {
         &mut self,
         draw: &Draw,
         (stage, kernel, needs): (&Stage, &KernelImage, &ProgramNeeds),
-        interface: crate::shader::Stage,
+        (interface, flag): (crate::shader::Stage, vk::ShaderStageFlags),
         global: &GlobalMemory,
         memory: &GpuMemory,
     ) -> Result<(Translation, Vec<DecodedSlot>, BoundSurfaces), BackendError> {
@@ -439,7 +439,13 @@ impl ReferenceBackend {
         };
         let textures = self.textures(&source, &needs.textures, memory)?;
         let views: Vec<_> = textures.iter().map(|texture| texture.view()).collect();
-        let translation = translate_graphics(kernel, interface, stage.header.local_memory_bytes(), global, &views)?;
+        let local = stage.header.local_memory_bytes();
+        let mut translation = translate_graphics(kernel, interface, local, global, &views)?;
+        if translation.subgroup_votes && !self.device.features().vote_stages.contains(flag) {
+            // The device has no subgroup votes in this stage: each invocation votes as a warp of its own.
+            tracing::debug!("warp votes in a {flag:?} program on {}: each invocation alone", self.device.name());
+            translation = translate_graphics_with(kernel, interface, local, global, &views, Warps::Lone)?;
+        }
         let surfaces = self.surfaces(&source, &translation.surfaces, memory)?;
         Ok((translation, textures, surfaces))
     }
@@ -689,19 +695,13 @@ impl ReferenceBackend {
         let fault = self.fault_buffer()?;
         let global = GlobalMemory::Guest(GuestWindows { windows, fault: fault.address() });
         let mut translated = Vec::new();
-        for (((stage, interface, _), kernel), needs) in stages.iter().zip(&kernels).zip(&needs) {
+        for (((stage, interface, flag), kernel), needs) in stages.iter().zip(&kernels).zip(&needs) {
             let (translation, textures, surfaces) =
-                self.translate_stage(draw, (stage, kernel, needs), *interface, &global, memory)?;
+                self.translate_stage(draw, (stage, kernel, needs), (*interface, *flag), &global, memory)?;
             if translation.quad_operations && !self.device.features().fragment_quads {
                 return Err(unimplemented(format!(
                     "a pixel program's quad operations (derivatives: SHFL within quads, FSWZADD) on {}, which has no \
                      subgroup quad operations in fragment shaders",
-                    self.device.name()
-                )));
-            }
-            if translation.subgroup_votes && !self.device.features().fragment_votes {
-                return Err(unimplemented(format!(
-                    "a pixel program's warp votes (VOTE) on {}, which has no subgroup votes and ballots in fragment                      shaders",
                     self.device.name()
                 )));
             }
