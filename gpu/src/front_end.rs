@@ -27,8 +27,18 @@ pub type BackendFactory = Box<dyn FnOnce() -> Result<Box<dyn crate::backend::Bac
 impl GpuError {
     /// Whether Tandem lacks what the channel asked for (rather than the stream being malformed).
     pub fn is_unimplemented(&self) -> bool {
-        matches!(&self.source, ChannelError::Engine { source: crate::engine::EngineError::Unimplemented { .. }, .. })
-            || matches!(&self.source, ChannelError::Host { problem, .. } if problem.contains("not implemented"))
+        use crate::backend::BackendError;
+        use crate::engine::EngineError;
+        match &self.source {
+            ChannelError::Engine { source: EngineError::Unimplemented { .. }, .. } => true,
+            ChannelError::Engine { source: EngineError::Backend { source, .. }, .. } => matches!(
+                source,
+                BackendError::Unimplemented { .. }
+                    | BackendError::Translate(crate::shader::TranslateError::Unimplemented { .. })
+            ),
+            ChannelError::Host { problem, .. } => problem.contains("not implemented"),
+            _ => false,
+        }
     }
 }
 
@@ -266,6 +276,21 @@ mod tests {
     use crate::fifo::{GpEntry, header};
     use crate::mmu::testing::{FlatMemory, GUEST_BASE};
     use crate::texture::block_linear::BlockLinear;
+
+    /// What Tandem lacks (an engine's or back end's unimplemented case, a shader the translator cannot do yet)
+    /// is told apart from a malformed stream, so that the stop report says whose gap it is.
+    #[test]
+    fn gaps_in_tandem_are_told_apart_from_malformed_streams() {
+        use crate::backend::BackendError;
+        use crate::engine::Method;
+        let method = Method { class: Class::Maxwell3D, offset: 0x0d78 };
+        let error = |source| GpuError { channel: 1, source: ChannelError::Engine { address: 0, source }, note: None };
+        let gap = BackendError::Unimplemented { backend: "reference", what: "this".into() };
+        assert!(error(EngineError::Backend { method, source: gap }).is_unimplemented());
+        assert!(error(EngineError::Unimplemented { method, detail: "this".into() }).is_unimplemented());
+        let malformed = BackendError::BadTexture("an index past its pool".into());
+        assert!(!error(EngineError::Backend { method, source: malformed }).is_unimplemented());
+    }
 
     /// GPU addresses: pushbuffers at PUSHBUFFER, data at DATA; both map the flat guest memory.
     const PUSHBUFFER: u64 = 0x1_0000_0000;
