@@ -498,7 +498,7 @@ pub fn tested_opcodes(isa: Isa) -> Vec<&'static str> {
                         | "HMMA" | "IMMA" | "BMMA" | "DMMA"
                         // Fences and hints: nothing may change.
                         | "MEMBAR" | "ERRBAR" | "CCTL" | "CCTLL" | "CCTLT" | "PMTRIG" | "DEPBAR" | "NANOSLEEP" | "LDGDEPBAR"
-                        | "YIELD"
+                        | "YIELD" | "IDE"
                 )
         })
         .map(|e| e.opcode)

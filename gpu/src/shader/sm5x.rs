@@ -613,8 +613,9 @@ impl Maxwell<'_, '_, '_> {
             return self.unimplemented(v, format!("{} writing the condition code", Self::text(v)));
         }
         match opcode {
-            // CCTL, CCTLL, CCTLT: cache prefetches and invalidations, which change nothing in coherent memory.
-            "NOP" | "DEPBAR" | "MEMBAR" | "CCTL" | "CCTLL" | "CCTLT" => {
+            // CCTL, CCTLL, CCTLT: cache prefetches and invalidations, which change nothing in coherent memory; IDE:
+            // whether a trap handler may interrupt, which no program here has.
+            "NOP" | "DEPBAR" | "MEMBAR" | "CCTL" | "CCTLL" | "CCTLT" | "IDE" => {
                 if v.has("cc_test") && v.get("cc_test") != 15 && opcode == "NOP" {
                     return self.unimplemented(v, Self::text(v));
                 }

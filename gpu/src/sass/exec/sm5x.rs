@@ -352,8 +352,9 @@ impl Exec<'_, '_> {
             return self.unimplemented(format!("{} writing the condition code", self.text()));
         }
         match v.encoding.opcode {
-            // CCTL: cache prefetches and invalidations, which change nothing in coherent memory.
-            "NOP" | "DEPBAR" | "MEMBAR" | "CCTL" | "CCTLL" | "CCTLT" => {
+            // CCTL: cache prefetches and invalidations, which change nothing in coherent memory; IDE: whether a
+            // trap handler may interrupt, which no program here has.
+            "NOP" | "DEPBAR" | "MEMBAR" | "CCTL" | "CCTLL" | "CCTLT" | "IDE" => {
                 if v.get("cc_test") != 15 && v.has("cc_test") && v.encoding.opcode == "NOP" {
                     return self.unimplemented(self.text());
                 }

@@ -141,6 +141,8 @@ fn body(v: &View) -> String {
         "CAL" | "SSY" | "PBK" | "PCNT" => relative_target(v),
         "SYNC" | "BRK" | "CONT" | "RET" | "EXIT" | "KIL" => flow(v),
         "BPT" => bpt(v),
+        // nvdisasm names only the enabling form.
+        "IDE" => (format!("IDE{}", if v.flag("disable") { "" } else { ".EN" }), vec![hex(v.get("imm16") as i64)]),
         "NOP" => nop(v),
         "DEPBAR" => depbar(v),
         "BAR" => bar(v),
