@@ -172,7 +172,8 @@ pub(crate) enum Flow {
 
 struct Snapshot {
     registers: [Option<Value>; 32],
-    checked: Vec<Value>,
+    /// How many values `Lifter::checked` held: an instruction only adds to it.
+    checked: usize,
     dirty: u32,
     flags: FlagsState,
     flags_dirty: bool,
@@ -499,7 +500,7 @@ impl Lifter<'_> {
     fn snapshot(&self) -> Snapshot {
         Snapshot {
             registers: self.registers,
-            checked: self.checked.clone(),
+            checked: self.checked.len(),
             dirty: self.dirty,
             flags: self.flags,
             flags_dirty: self.flags_dirty,
@@ -509,7 +510,7 @@ impl Lifter<'_> {
 
     fn restore(&mut self, saved: Snapshot) {
         self.registers = saved.registers;
-        self.checked = saved.checked;
+        self.checked.truncate(saved.checked);
         self.dirty = saved.dirty;
         self.flags = saved.flags;
         self.flags_dirty = saved.flags_dirty;
