@@ -1,5 +1,7 @@
 //! Control flow that ptxas never emits but NVN's compilers may: SM5x loops whose `continue` is PCNT/CONT, with
-//! PBK/BRK breaks, diverging across the lanes of two warps, and SM86's jump through a uniform register (BRXU).
+//! PBK/BRK breaks, diverging across the lanes of two warps, SM86's jump through a uniform register (BRXU), calls
+//! through function pointers (which ptxas does emit: SM5x's PRET and BRX, SM86's CALL through a register) and
+//! SM5x's long jumps out of calls (PLONGJMP and LONGJMP).
 //! The interpreter and the translation (run on the Vulkan device) must both leave each thread the value its
 //! code defines.
 
@@ -266,6 +268,110 @@ fn calls_return_to_their_callers_whether_the_stack_is_followed_or_kept() {
         let control_flow = translation.control_flow.to_string();
         assert_eq!(control_flow.starts_with("dispatcher"), !structured, "{calls} calls: {control_flow}");
     }
+}
+
+/// Thread t: v = t, then a call through a function pointer (`even`: 3v, or `odd`: v + 7, by t's parity), then
+/// + 1000; v at out + 4t. As ptxas calls through a pointer on SM5x: PRET pushes the return address and BRX
+/// jumps (here from the first instruction's address, 8: the pointer is the callee's address less 8).
+const CALL_THROUGH_POINTER_SM5X: &str = "
+first:
+S2R rd=0 sr=0x21
+LOP32I rd=4 ra=0 imm32=1 op=0
+ISETP.imm pd=0 pq=7 ra=4 imm20=0 cmp=5 signed=1
+MOV32I rd=3 imm32=[even] lanes=15
+MOV32I rd=3 imm32=[odd] lanes=15 pg=0
+IADD32I rd=3 ra=3 imm32=0xfffffff8
+IADD32I rd=2 ra=0 imm32=0
+PRET offset={back} inc=1
+BRX ra=3 offset={first} cc_test=15
+back:
+IADD32I rd=2 ra=2 imm32=1000
+BRA offset={store}
+even:
+ISCADD.reg rd=2 ra=2 rb=2 shift=1
+RET
+odd:
+IADD32I rd=2 ra=2 imm32=7
+RET
+store:
+";
+
+/// The same call on SM86, as ptxas writes it: the caller puts the return address in R20:R21 for the callee's
+/// RET, and CALL goes through the pointer in R6.
+const CALL_THROUGH_POINTER_SM86: &str = "
+first:
+S2R rd=0 sr=0x21
+LOP3.imm rd=4 ra=0 imm32=1 rc=255 lut=0xc0 pd=7
+ISETP.imm pd=0 pq=7 ra=4 imm32=0 bop_ex=41
+MOV.imm rd=6 imm32=[even] lanes=15
+MOV.imm rd=6 imm32=[odd] lanes=15 pg=0
+MOV.imm rd=20 imm32=[back] lanes=15
+MOV.imm rd=21 imm32=0 lanes=15
+MOV.reg rd=2 rb=0 lanes=15
+CALL.reg ra=6 offset={first} noinc=1
+back:
+IADD3.imm rd=2 ra=2 imm32=1000 rc=255 pd=7 pq=7
+BRA offset={store}
+even:
+IMAD.imm rd=2 ra=2 imm32=3 rc=255 pd=7
+RET ra=20 offset={first} nodec=1
+odd:
+IADD3.imm rd=2 ra=2 imm32=7 rc=255 pd=7 pq=7
+RET ra=20 offset={first} nodec=1
+store:
+MOV.imm rd=18 imm32=4 lanes=15
+IMAD.WIDE.cbuf_c rd=20 ra=0 rc=18 cb_offset=0x58 pd=7
+STG ra=20 rb=2 offset=0 e=1 size=4 ur=4 no_ur=1 cache=1
+EXIT
+";
+
+/// Calls through a function pointer that differs between the lanes of a warp return to their caller: SM5x's
+/// PRET and BRX, SM86's CALL through a register.
+#[test]
+fn calls_through_function_pointers_return_to_their_callers() {
+    let expected: Vec<u32> = (0..THREADS).map(|t| if t % 2 == 0 { 3 * t } else { t + 7 } + 1000).collect();
+    let sm5x = format!("{CALL_THROUGH_POINTER_SM5X}{STORE_AND_EXIT}");
+    for (isa, source) in [(Isa::Sm5x, sm5x.as_str()), (Isa::Sm86, CALL_THROUGH_POINTER_SM86)] {
+        let (kernel, run) = sm_kernel_and_run(&format!("pointer_call_{isa:?}"), isa, assemble_with_labels(isa, source));
+        check_words(&kernel, &run, &expected);
+    }
+}
+
+/// Thread t: v = t; PLONGJMP to `escape`, then f, which calls g inside an SSY; g LONGJMPs where t < 5 (through
+/// g's call, the SSY and f's call: v + 5000) and otherwise returns (v + 3, + 20 in f, + 100 after the call).
+const LONG_JUMP_OUT_OF_CALLS: &str = "
+S2R rd=0 sr=0x21
+IADD32I rd=2 ra=0 imm32=0
+PLONGJMP offset={escape}
+CAL offset={f} inc=1
+IADD32I rd=2 ra=2 imm32=100
+BRA offset={store}
+escape:
+IADD32I rd=2 ra=2 imm32=5000
+BRA offset={store}
+f:
+SSY offset={f_join}
+CAL offset={g} inc=1
+IADD32I rd=2 ra=2 imm32=20
+SYNC
+f_join:
+RET
+g:
+ISETP.imm pd=0 pq=7 ra=0 imm20=5 cmp=1 signed=1
+LONGJMP pg=0
+IADD32I rd=2 ra=2 imm32=3
+RET
+store:
+";
+
+/// LONGJMP unwinds the SM5x stack to PLONGJMP's entry, past the calls and reconvergence entries above it, in
+/// the lanes its guard lets through.
+#[test]
+fn long_jumps_unwind_calls_to_their_plongjmp() {
+    let source = format!("{LONG_JUMP_OUT_OF_CALLS}{STORE_AND_EXIT}");
+    let (kernel, run) = kernel_and_run("long_jump", &source);
+    let expected: Vec<u32> = (0..THREADS).map(|t| if t < 5 { t + 5000 } else { t + 123 }).collect();
+    check_words(&kernel, &run, &expected);
 }
 
 /// Thread t: R2 = 333 where t >= 5; where t < 5, a BRXU through UR4 (`target`'s address: the encoded offset takes

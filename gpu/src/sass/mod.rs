@@ -92,7 +92,7 @@ pub fn program_length(
         let mut ends = false;
         for view in &views {
             let opcode = view.encoding.opcode;
-            if matches!(opcode, "BRA" | "SSY" | "PBK" | "PCNT" | "CAL" | "BSSY" | "CALL") {
+            if matches!(opcode, "BRA" | "SSY" | "PBK" | "PCNT" | "CAL" | "PRET" | "PLONGJMP" | "BSSY" | "CALL") {
                 // Relative to the next instruction: in bytes on SM5x, in words on SM86.
                 let target = match isa {
                     Isa::Sm5x => view.offset as i64 + 8 + view.signed("offset"),

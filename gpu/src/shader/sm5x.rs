@@ -2,7 +2,8 @@
 //! which the translation is checked against) defines it.
 //!
 //! Two pieces of Maxwell state become IR places: the condition code (`GetCc`/`SetCc`: zero 1, sign 2, carry 4,
-//! overflow 8), and the per-thread stack SSY, PBK and CAL push and SYNC, BRK and RET pop, kept at the top of
+//! overflow 8), and the per-thread stack SSY, PBK, PCNT, CAL, PRET and PLONGJMP push and SYNC, BRK, CONT, RET and
+//! LONGJMP pop, kept at the top of
 //! local memory (its depth in the first word). Popping to an entry of a kind is a small block of its own (named
 //! by the popping instruction's offset with bit 30 set) that pops one entry and jumps to its target, or to
 //! itself again when the entry was of another kind.
@@ -27,11 +28,13 @@ type Result<T = ()> = std::result::Result<T, TranslateError>;
 const STACK_BYTES: u32 = 512;
 /// Marks a block that pops the stack (bit 30 of a block name; guest offsets stay far below).
 const POP_BLOCK: u32 = 1 << 30;
-/// Entry kinds, in bits 31:30 of an entry (the target below).
+/// Entry kinds, in bits 31:KIND_SHIFT of an entry (the target below).
 const SYNC_KIND: u32 = 0;
 const BREAK_KIND: u32 = 1;
 const CALL_KIND: u32 = 2;
 const CONTINUE_KIND: u32 = 3;
+const LONG_JUMP_KIND: u32 = 4;
+const KIND_SHIFT: u32 = 28;
 
 /// Condition code bits.
 const ZERO: u32 = 1;
@@ -94,7 +97,8 @@ fn stack_kind(opcode: &str) -> Option<u32> {
         "SSY" | "SYNC" => Some(SYNC_KIND),
         "PBK" | "BRK" => Some(BREAK_KIND),
         "PCNT" | "CONT" => Some(CONTINUE_KIND),
-        "CAL" | "RET" => Some(CALL_KIND),
+        "CAL" | "PRET" | "RET" => Some(CALL_KIND),
+        "PLONGJMP" | "LONGJMP" => Some(LONG_JUMP_KIND),
         _ => None,
     }
 }
@@ -110,13 +114,13 @@ fn stack_effect(v: &View, next: u32) -> Effect {
     let opcode = v.encoding.opcode;
     let conditional = conditional(v);
     match opcode {
-        "SSY" | "PBK" | "PCNT" => Effect::Push {
+        "SSY" | "PBK" | "PCNT" | "PRET" | "PLONGJMP" => Effect::Push {
             kind: stack_kind(opcode).expect("a stack instruction"),
             entry: Maxwell::target(v),
             then: next,
         },
         "CAL" => Effect::Push { kind: CALL_KIND, entry: next, then: Maxwell::target(v) },
-        "SYNC" | "BRK" | "CONT" | "RET" => {
+        "SYNC" | "BRK" | "CONT" | "RET" | "LONGJMP" => {
             Effect::Pop { kind: stack_kind(opcode).expect("a stack instruction"), conditional }
         }
         "BRA" => Effect::Branch { target: Maxwell::target(v), conditional },
@@ -190,12 +194,24 @@ impl Maxwell<'_, '_, '_> {
             }
             if matches!(
                 v.encoding.opcode,
-                "BRA" | "CAL" | "EXIT" | "RET" | "SYNC" | "BRK" | "CONT" | "BPT" | "BAR" | "RED" | "ATOM" | "ATOMS"
+                "BRA"
+                    | "CAL"
+                    | "EXIT"
+                    | "RET"
+                    | "SYNC"
+                    | "BRK"
+                    | "CONT"
+                    | "LONGJMP"
+                    | "BPT"
+                    | "BAR"
+                    | "RED"
+                    | "ATOM"
+                    | "ATOMS"
             ) || Lower::exchanges_lanes(v, self.l.graphics)
             {
                 leaders.insert(i + 1);
             }
-            if matches!(v.encoding.opcode, "BRA" | "CAL" | "SSY" | "PBK" | "PCNT") {
+            if matches!(v.encoding.opcode, "BRA" | "CAL" | "SSY" | "PBK" | "PCNT" | "PRET" | "PLONGJMP") {
                 let target = Self::target(v) as usize;
                 if let Some(index) = self.views.iter().position(|w| w.offset == target) {
                     leaders.insert(index);
@@ -246,7 +262,7 @@ impl Maxwell<'_, '_, '_> {
         let (four, base) = (self.const32(4), self.const32(stack_base + 4));
         let slot = self.bin(BinOp::Mul, depth, four);
         let address = self.bin(BinOp::Add, base, slot);
-        let entry = self.const32(kind << 30 | target);
+        let entry = self.const32(kind << KIND_SHIFT | target);
         self.op(Op::Store { space: Space::Local, address, value: entry });
         let one = self.const32(1);
         let deeper = self.bin(BinOp::Add, depth, one);
@@ -269,11 +285,11 @@ impl Maxwell<'_, '_, '_> {
         let address = self.bin(BinOp::Add, base, slot);
         let entry = self.op(Op::Load { space: Space::Local, address });
         self.op(Op::Store { space: Space::Local, address: depth_address, value: top });
-        let thirty = self.const32(30);
-        let entry_kind = self.bin(BinOp::ShrU, entry, thirty);
+        let shift = self.const32(KIND_SHIFT);
+        let entry_kind = self.bin(BinOp::ShrU, entry, shift);
         let wanted = self.const32(kind);
         let matches = self.cmp(Cmp::Eq, entry_kind, wanted);
-        let mask = self.const32((1 << 30) - 1);
+        let mask = self.const32((1 << KIND_SHIFT) - 1);
         let target = self.bin(BinOp::And, entry, mask);
         let again = self.const32(offset | POP_BLOCK);
         let next = self.select(matches, target, again);
@@ -549,7 +565,7 @@ impl Maxwell<'_, '_, '_> {
                 return Ok(Some(Terminator::JumpIndirect(target)));
             }
             "BPT" if v.get("mode") == 3 => return Ok(Some(Terminator::Exit(guard.map(|cond| (cond, next))))),
-            "SSY" | "PBK" | "PCNT" => {
+            "SSY" | "PBK" | "PCNT" | "PRET" | "PLONGJMP" => {
                 if self.pops.is_none() {
                     let kind = stack_kind(opcode).expect("a stack instruction");
                     self.push(kind, Self::target(v));
@@ -565,7 +581,7 @@ impl Maxwell<'_, '_, '_> {
                 }
                 return Ok(Some(Terminator::Jump(Self::target(v))));
             }
-            "SYNC" | "BRK" | "CONT" | "RET" => {
+            "SYNC" | "BRK" | "CONT" | "RET" | "LONGJMP" => {
                 if let Some(pops) = &self.pops {
                     // Code that no thread reaches (static_pops followed every path) pops nothing.
                     let target = pops.get(&(v.offset as u32));

@@ -54,7 +54,7 @@ fn stack_effect(v: &View, next: u32) -> Effect {
     let predicated = |field: &str| v.has(field) && (v.get(field) != 7 || v.flag(&format!("{field}_not")));
     let conditional = predicated("pg") || predicated("ps");
     match v.encoding.opcode {
-        "CALL" if conditional => Effect::Unknown,
+        "CALL" if conditional || v.has("ra") => Effect::Unknown,
         "CALL" => Effect::Push { kind: 0, entry: next, then: target },
         "RET" if v.flag("abs") || v.flag("uniform") => Effect::Unknown,
         "RET" => Effect::Pop { kind: 0, conditional },
@@ -82,7 +82,7 @@ fn branch_may_be_taken(v: &View) -> Option<bool> {
 /// through registers (BRX jump tables) gets a block per instruction, since any of them may be a target.
 fn leaders(views: &[View], graphics: bool) -> BTreeSet<usize> {
     let mut leaders = BTreeSet::from([0]);
-    let indirect = views.iter().any(|v| matches!(v.encoding.opcode, "BRX" | "BRXU"));
+    let indirect = views.iter().any(|v| matches!(v.encoding.opcode, "BRX" | "BRXU") || v.encoding.form() == "CALL.reg");
     for (i, v) in views.iter().enumerate() {
         if indirect {
             leaders.insert(i);
@@ -429,7 +429,7 @@ impl Lower<'_> {
                 }
             }
             // The return address is already in a register (ptxas writes it with MOV): a call is a jump.
-            "CALL" => match condition {
+            "CALL" if !v.has("ra") => match condition {
                 Some(cond) => Terminator::Branch(cond, target, own_next),
                 None => Terminator::Jump(target),
             },
@@ -442,7 +442,7 @@ impl Lower<'_> {
                     (None, _) => Terminator::Exit(None),
                 }
             }
-            "RET" | "BRX" | "BRXU" => {
+            "RET" | "BRX" | "BRXU" | "CALL" => {
                 if v.flag("abs") || v.flag("uniform") {
                     return self.unimplemented(v, format!("{}.ABS or a uniform return address", v.encoding.opcode));
                 }

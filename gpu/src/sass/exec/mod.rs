@@ -164,35 +164,38 @@ struct Lane {
     /// Instruction index (not bytes).
     pc: usize,
     status: LaneStatus,
-    /// Return addresses of CALL (instruction indices).
-    calls: Vec<usize>,
     local: Vec<u8>,
     tid: [u32; 3],
     /// Thread index in the CTA (x fastest); the lane index is this modulo 32.
     linear_id: u32,
     /// The result of the last `BAR.RED` the lane took part in.
     barrier_result: u32,
-    /// SM5x: the condition code (zero, sign, carry, overflow) and the reconvergence stack (SSY/PBK/PCNT
-    /// targets).
+    /// SM5x: the condition code (zero, sign, carry, overflow) and the stack of reconvergence and return
+    /// addresses (SSY/PBK/PCNT targets, CAL/PRET return addresses, PLONGJMP targets: one stack, as the
+    /// hardware's), as instruction indices.
     cc: u8,
     sync: Vec<(SyncKind, usize)>,
 }
 
-/// What an SM5x reconvergence stack entry was pushed by: SSY (left by SYNC), PBK (left by BRK) or PCNT (left
-/// by CONT).
+/// What an SM5x stack entry was pushed by: SSY (left by SYNC), PBK (left by BRK), PCNT (left by CONT), CAL or
+/// PRET (left by RET), or PLONGJMP (left by LONGJMP).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum SyncKind {
     Sync,
     Break,
     Continue,
+    Call,
+    LongJump,
 }
 
 impl SyncKind {
-    /// The kind an SSY, PBK or PCNT pushes, or a SYNC, BRK or CONT unwinds to.
+    /// The kind a stack instruction pushes, or unwinds to.
     fn of(opcode: &str) -> SyncKind {
         match opcode {
             "SSY" | "SYNC" => SyncKind::Sync,
             "PBK" | "BRK" => SyncKind::Break,
+            "CAL" | "PRET" | "RET" => SyncKind::Call,
+            "PLONGJMP" | "LONGJMP" => SyncKind::LongJump,
             _ => SyncKind::Continue,
         }
     }
@@ -484,7 +487,6 @@ impl<'l> Cta<'l> {
                         p: 0x80,
                         pc: entry,
                         status: LaneStatus::Running,
-                        calls: Vec::new(),
                         local: vec![0; launch.local_bytes as usize],
                         tid: [x, y, z],
                         linear_id: lanes.len() as u32,

@@ -1073,7 +1073,7 @@ impl Exec<'_, '_> {
                     lane.pc = self.program.index(target, v.offset)?;
                 }
             }
-            "SSY" | "PBK" | "PCNT" => {
+            "SSY" | "PBK" | "PCNT" | "PRET" | "PLONGJMP" => {
                 let target = self.target()?;
                 let kind = SyncKind::of(v.encoding.opcode);
                 for i in lanes(self.active) {
@@ -1082,7 +1082,15 @@ impl Exec<'_, '_> {
                     lane.pc += 1;
                 }
             }
-            "SYNC" | "BRK" | "CONT" => {
+            "CAL" => {
+                let target = self.target()?;
+                for i in lanes(self.active) {
+                    let lane = &mut self.step.warp.lanes[i];
+                    lane.sync.push((SyncKind::Call, lane.pc + 1));
+                    lane.pc = target;
+                }
+            }
+            "SYNC" | "BRK" | "CONT" | "RET" | "LONGJMP" => {
                 if v.get("cc_test") != 15 {
                     return self.unimplemented(self.text());
                 }
@@ -1090,7 +1098,7 @@ impl Exec<'_, '_> {
                 for i in lanes(self.active) {
                     let lane = &mut self.step.warp.lanes[i];
                     // Unwind to the innermost entry of the kind (a BRK leaves the SSYs and the PCNT inside the
-                    // loop).
+                    // loop, a LONGJMP the calls it returns from).
                     let target = loop {
                         match lane.sync.pop() {
                             Some((entry, target)) if entry == kind => break Some(target),
@@ -1103,33 +1111,7 @@ impl Exec<'_, '_> {
                         None => {
                             return Err(ExecError::Trap {
                                 isa: Isa::Sm5x,
-                                what: format!("{} with no matching SSY/PBK/PCNT", self.text()),
-                                offset: v.offset,
-                            });
-                        }
-                    }
-                }
-            }
-            "CAL" => {
-                let target = self.target()?;
-                for i in lanes(self.active) {
-                    let lane = &mut self.step.warp.lanes[i];
-                    lane.calls.push(lane.pc + 1);
-                    lane.pc = target;
-                }
-            }
-            "RET" => {
-                if v.get("cc_test") != 15 {
-                    return self.unimplemented(self.text());
-                }
-                for i in lanes(self.active) {
-                    let lane = &mut self.step.warp.lanes[i];
-                    match lane.calls.pop() {
-                        Some(back) => lane.pc = back,
-                        None => {
-                            return Err(ExecError::Trap {
-                                isa: Isa::Sm5x,
-                                what: "RET with no call".into(),
+                                what: format!("{} with nothing of its kind on the stack", self.text()),
                                 offset: v.offset,
                             });
                         }

@@ -562,21 +562,15 @@ impl Exec<'_, '_> {
                 let base = (self.pc * INSTRUCTION_BYTES + INSTRUCTION_BYTES) as i64 + v.signed("offset") * 4;
                 self.indirect_branch(base)?
             }
-            "CALL" => {
+            // The callee returns to the address the caller put in a register for its RET: CALL only jumps.
+            "CALL" if !v.has("ra") => {
                 let target = self.target(v.signed("offset") * 4)?;
-                self.branch(|lane, o| {
-                    o.pred_src(lane, "ps").then(|| {
-                        lane.calls.push(lane.pc + 1);
-                        target
-                    })
-                });
+                self.branch(|lane, o| o.pred_src(lane, "ps").then_some(target));
             }
-            "RET" => {
-                if v.flag("abs") || v.flag("uniform") {
-                    return self.unimplemented(self.text());
-                }
-                // The return address is in a register, relative to the code section (ptxas writes it with MOV):
-                // the encoded displacement takes this instruction back to the section's start.
+            "RET" if v.flag("abs") || v.flag("uniform") => return self.unimplemented(self.text()),
+            // Through a register holding an address relative to the code section (ptxas writes it with MOVs): the
+            // encoded displacement takes this instruction back to the section's start.
+            "CALL" | "RET" => {
                 let base = (self.pc * INSTRUCTION_BYTES + INSTRUCTION_BYTES) as i64 + v.signed("offset") * 4;
                 self.indirect_branch(base)?
             }

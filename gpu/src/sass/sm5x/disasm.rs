@@ -138,8 +138,8 @@ fn body(v: &View) -> String {
         "SUATOM" => surface_atomic(v),
         "BRA" => bra(v),
         "BRX" => brx(v),
-        "CAL" | "SSY" | "PBK" | "PCNT" => relative_target(v),
-        "SYNC" | "BRK" | "CONT" | "RET" | "EXIT" | "KIL" => flow(v),
+        "CAL" | "PRET" | "PLONGJMP" | "SSY" | "PBK" | "PCNT" => relative_target(v),
+        "SYNC" | "BRK" | "CONT" | "RET" | "LONGJMP" | "EXIT" | "KIL" => flow(v),
         "BPT" => bpt(v),
         // nvdisasm names only the enabling form.
         "IDE" => (format!("IDE{}", if v.flag("disable") { "" } else { ".EN" }), vec![hex(v.get("imm16") as i64)]),
@@ -1645,7 +1645,7 @@ fn brx(v: &View) -> Parts {
 }
 
 fn relative_target(v: &View) -> Parts {
-    // CAL's bit 6 set means "increment" (the usual call); nvdisasm marks its absence.
+    // CAL's and PRET's bit 6 set means "increment" (the usual call); nvdisasm marks its absence.
     let noinc = v.has("inc") && !v.flag("inc");
     (format!("{}{}", v.encoding.opcode, if noinc { ".NOINC" } else { "" }), vec![target(v)])
 }

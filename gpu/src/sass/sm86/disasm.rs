@@ -1660,7 +1660,8 @@ fn barrier_register(v: &View) -> Parts {
 fn call(v: &View) -> Parts {
     let mut operands = Vec::new();
     optional_pred_src(v, "ps", &mut operands);
-    operands.push(target(v));
+    // Through a register, the register and the displacement make one operand, as RET's.
+    operands.push(if v.has("ra") { format!("{} {}", reg(v.get("ra"), 255), target(v)) } else { target(v) });
     (format!("CALL.REL{}", v.suffix("noinc", ".NOINC")), operands)
 }
 
