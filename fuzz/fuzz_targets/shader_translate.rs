@@ -25,7 +25,7 @@ struct Input {
 fuzz_target!(|input: Input| {
     let isa = if input.sm86 { Isa::Sm86 } else { Isa::Sm5x };
     let code: Vec<u8> = input.words.iter().take(256).flat_map(|word| word.to_le_bytes()).collect();
-    let kernel = KernelImage { name: "fuzz".into(), isa, code, constants: Vec::new(), shared_bytes: 0 };
+    let kernel = KernelImage { name: "fuzz".into(), isa, code, constants: Vec::new(), shared_bytes: 0 , origin: 0};
     let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
     let local_bytes = u32::from(input.local_bytes);
     let _ = translate_compute(&kernel, [32, 1, 1], local_bytes, &global, &[]);

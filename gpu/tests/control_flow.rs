@@ -12,7 +12,7 @@ use tandem_gpu::sass::Isa;
 use tandem_gpu::sass::assemble;
 use tandem_gpu::sass::corpus::{BUFFER_BYTES, Parameter, Placement, Run, dispatch, interpret};
 use tandem_gpu::sass::cubin::KernelImage;
-use tandem_gpu::shader::{GlobalMemory, translate_compute};
+use tandem_gpu::shader::{GlobalMemory, TranslateError, translate_compute};
 
 /// Thread t: for i from 0 while i < t + 3, stopping at i = 20 (BRK), skipping odd i (CONT), sum += i; the sum
 /// at out + 4t. The body ends in an unconditional CONT, as NVN's loops do.
@@ -49,7 +49,8 @@ EXIT
 ";
 
 /// Assembles lines of `isa` with labels (`name:` lines): `{name}` in an offset field is the branch offset to it
-/// from the instruction after the branch (SM5x: bytes; SM86: words), `[name]` its byte address in the code.
+/// from the instruction after the branch (SM5x: bytes; SM86: words), `[name]` its byte address in the code and
+/// `<name>` its address in a code segment where the code starts at `SEGMENT_ORIGIN` (absolute branches').
 fn assemble_with_labels(isa: Isa, source: &str) -> Vec<u8> {
     // The address of instruction k: SM5x's three to a 32-byte bundle, after its scheduling word.
     let address = |k: usize| match isa {
@@ -77,6 +78,7 @@ fn assemble_with_labels(isa: Isa, source: &str) -> Vec<u8> {
             labels.iter().fold(line.clone(), |line, (label, &to)| {
                 line.replace(&format!("{{{label}}}"), &format!("{:#x}", offset_field(k, to)))
                     .replace(&format!("[{label}]"), &format!("{to:#x}"))
+                    .replace(&format!("<{label}>"), &format!("{:#x}", to + i64::from(SEGMENT_ORIGIN)))
             })
         })
         .collect();
@@ -136,7 +138,7 @@ fn kernel_and_run(name: &str, source: &str) -> (KernelImage, Run) {
 
 /// `kernel_and_run` for code of either instruction set.
 fn sm_kernel_and_run(name: &str, isa: Isa, code: Vec<u8>) -> (KernelImage, Run) {
-    let kernel = KernelImage { name: name.into(), isa, code, constants: Vec::new(), shared_bytes: 0 };
+    let kernel = KernelImage { name: name.into(), isa, code, constants: Vec::new(), shared_bytes: 0, origin: 0 };
     let run = Run {
         file: "control_flow".into(),
         entry: name.into(),
@@ -268,6 +270,51 @@ fn calls_return_to_their_callers_whether_the_stack_is_followed_or_kept() {
         let control_flow = translation.control_flow.to_string();
         assert_eq!(control_flow.starts_with("dispatcher"), !structured, "{calls} calls: {control_flow}");
     }
+}
+
+/// Where the code of `ABSOLUTE_BRANCHES` starts in its code segment (the program region).
+const SEGMENT_ORIGIN: u32 = 0x4060;
+
+/// Thread t: v = t, then f (v = 3v + 1) through JCAL; then + 7 where t < 5 (JMP) and + 100 elsewhere, which
+/// JMX leaves (its register plus its offset: `store`'s address); v at out + 4t. Every target is an address in
+/// the code segment.
+const ABSOLUTE_BRANCHES: &str = "
+S2R rd=0 sr=0x21
+IADD32I rd=2 ra=0 imm32=0
+JCAL address=<f> inc=1
+ISETP.imm pd=0 pq=7 ra=0 imm20=5 cmp=1 signed=1
+JMP pg=0 address=<small> cc_test=15
+IADD32I rd=2 ra=2 imm32=100
+MOV32I rd=3 imm32=<store> lanes=15
+IADD32I rd=3 ra=3 imm32=0xfffffff0
+JMX ra=3 offset=0x10 cc_test=15
+small:
+IADD32I rd=2 ra=2 imm32=7
+store:
+SHL.imm rd=6 ra=0 imm20=2
+IADD.cbuf rd=6 ra=6 cb_bank=0 cb_offset=0x50 cc=1
+IADD.cbuf rd=7 ra=255 cb_bank=0 cb_offset=0x51 x=1
+STG rs=2 ra=6 e=1 size=4
+EXIT
+f:
+ISCADD.reg rd=2 ra=2 rb=2 shift=1
+IADD32I rd=2 ra=2 imm32=1
+RET
+";
+
+/// SM5x's absolute branches (JMP, JMX, JCAL) go to addresses in the code segment, which the kernel's origin
+/// places the code in; the wrong origin sends them elsewhere, which both paths refuse.
+#[test]
+fn absolute_branches_count_from_the_code_segment() {
+    let (mut kernel, run) = kernel_and_run("absolute", ABSOLUTE_BRANCHES);
+    kernel.origin = SEGMENT_ORIGIN;
+    let expected: Vec<u32> = (0..THREADS).map(|t| 3 * t + 1 + if t < 5 { 7 } else { 100 }).collect();
+    check_words(&kernel, &run, &expected);
+    kernel.origin = SEGMENT_ORIGIN + 0x1000;
+    let interpreted = interpret(&run, &kernel, &vec![0u8; BUFFER_BYTES]);
+    assert!(interpreted.unwrap_err().to_string().contains("left the code"));
+    let translated = translate_compute(&kernel, run.block, 0, &GlobalMemory::Device, &[]);
+    assert!(matches!(translated, Err(TranslateError::OutsideCode { .. })), "{translated:?}");
 }
 
 /// Thread t: v = t, then a call through a function pointer (`even`: 3v, or `odd`: v + 7, by t's parity), then

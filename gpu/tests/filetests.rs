@@ -114,8 +114,14 @@ fn translations_match_their_filetests() {
         let text = std::fs::read_to_string(path).unwrap();
         let case = parse(&text);
         let (code, texts) = assemble(&case);
-        let kernel =
-            KernelImage { name: name.to_string(), isa: case.isa, code, constants: Vec::new(), shared_bytes: 0 };
+        let kernel = KernelImage {
+            name: name.to_string(),
+            isa: case.isa,
+            code,
+            constants: Vec::new(),
+            shared_bytes: 0,
+            origin: 0,
+        };
         // Pool bindings view the pools the case names; other textures hold FP32 numbers of their binding's shape.
         let views: Vec<TextureView> = program_needs(&kernel)
             .unwrap_or_else(|e| panic!("{name}: {e}"))

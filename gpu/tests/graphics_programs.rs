@@ -38,6 +38,7 @@ fn graphics_kernel(name: &str, program: &[u8]) -> (ProgramHeader, KernelImage) {
         code: program[header_bytes(isa)..].to_vec(),
         constants: Vec::new(),
         shared_bytes: 0,
+        origin: 0,
     };
     (header, kernel)
 }
@@ -69,6 +70,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
                 code: program,
                 constants: Vec::new(),
                 shared_bytes: 0,
+                origin: 0,
             };
             let translation =
                 translate_compute(&kernel, [64, 1, 1], 0, &global, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));

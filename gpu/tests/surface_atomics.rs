@@ -129,8 +129,14 @@ fn surface_atomics_return_the_texel_before_them() {
             Isa::Sm86 => assemble::sm86(source.trim()),
         }
         .unwrap();
-        let kernel =
-            KernelImage { name: format!("atomics_{isa:?}"), isa, code, constants: Vec::new(), shared_bytes: 0 };
+        let kernel = KernelImage {
+            name: format!("atomics_{isa:?}"),
+            isa,
+            code,
+            constants: Vec::new(),
+            shared_bytes: 0,
+            origin: 0,
+        };
         let input = vec![0u8; BUFFER_BYTES];
         let records = 8 * THREADS as usize;
         let surface = 3 * BUFFER_BYTES / 4;

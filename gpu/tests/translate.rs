@@ -138,7 +138,7 @@ fn raw_programs_end_where_ptxas_padding_starts() {
                 let read = |offset: usize, buffer: &mut [u8]| {
                     code.get(offset..offset + buffer.len()).map(|bytes| buffer.copy_from_slice(bytes)).is_some()
                 };
-                let length = program_length(isa, read, code.len()).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let length = program_length(isa, read, 0, code.len()).unwrap_or_else(|e| panic!("{name}: {e}"));
                 // Each instruction after the end: its opcode, its text and its offset in the code.
                 let rest: Vec<(&str, String, usize)> = match isa {
                     Isa::Sm5x => sm5x::decode_program(&code[length..])

@@ -118,6 +118,10 @@ pub struct InputArgs {
     /// The instruction set of raw code.
     #[arg(long, value_enum)]
     pub isa: Option<IsaArg>,
+    /// Where raw SM5x code starts in its program region (a graphics program's offset + 0x50, its header's size),
+    /// which absolute branches (JMP, JMX, JCAL) count from.
+    #[arg(long, value_parser = parse_origin, default_value = "0")]
+    pub origin: u32,
 }
 
 #[derive(Args)]
@@ -151,6 +155,12 @@ pub fn run(command: ShaderCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// `--origin`: a hexadecimal offset, with or without `0x`.
+fn parse_origin(text: &str) -> Result<u32, String> {
+    let digits = text.strip_prefix("0x").unwrap_or(text);
+    u32::from_str_radix(digits, 16).map_err(|e| format!("{text:?} is not a hexadecimal offset: {e}"))
+}
+
 /// The kernel the arguments name: from a cubin, or raw code with --isa.
 fn load(args: &InputArgs) -> anyhow::Result<KernelImage> {
     let bytes = std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
@@ -163,7 +173,7 @@ fn load(args: &InputArgs) -> anyhow::Result<KernelImage> {
     };
     let isa = isa.into();
     let name = args.file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());
-    Ok(KernelImage { name, isa, code: bytes, constants: Vec::new(), shared_bytes: 0 })
+    Ok(KernelImage { name, isa, code: bytes, constants: Vec::new(), shared_bytes: 0, origin: args.origin })
 }
 
 fn disasm(args: &InputArgs) -> anyhow::Result<ExitCode> {
@@ -241,7 +251,7 @@ fn run_kernel(args: &RunArgs) -> anyhow::Result<ExitCode> {
         cbufs.set(*bank as usize, bytes.clone());
     }
     let stats = run_compute(
-        Kernel { isa: kernel.isa, code: &kernel.code, entry: 0 },
+        Kernel { isa: kernel.isa, code: &kernel.code, entry: 0, origin: kernel.origin },
         &launch,
         &cbufs,
         &tandem_gpu::sass::exec::Textures::default(),

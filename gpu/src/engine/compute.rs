@@ -122,19 +122,20 @@ impl Compute {
         let mut bytes = [0u8; QMD_BYTES];
         context.read(qmd_address, &mut bytes).map_err(|e| method.memory(e))?;
         let bad_qmd = |problem| method.bad_argument(self.register(SEND_PCAS_A), problem);
-        let (qmd, program, isa) = if self.ampere() {
+        // Ampere's program is at an address of its own; Maxwell's at an offset (its origin) in the program region.
+        let (qmd, program, origin, isa) = if self.ampere() {
             let qmd = Qmd::parse_v3(&bytes).map_err(bad_qmd)?;
             let program = qmd.program;
-            (qmd, program, Isa::Sm86)
+            (qmd, program, 0, Isa::Sm86)
         } else {
             let qmd = Qmd::parse(&bytes).map_err(bad_qmd)?;
             let region = u64::from(self.register(SET_PROGRAM_REGION_A) & 0xff) << 32
                 | u64::from(self.register(SET_PROGRAM_REGION_B));
-            let program = region + qmd.program;
-            (qmd, program, Isa::Sm5x)
+            let (program, origin) = (region + qmd.program, qmd.program);
+            (qmd, program, origin, Isa::Sm5x)
         };
         let read = |offset: usize, buffer: &mut [u8]| context.read(program + offset as u64, buffer).is_ok();
-        let length = program_length(isa, read, PROGRAM_LIMIT)
+        let length = program_length(isa, read, origin as usize, PROGRAM_LIMIT)
             .map_err(|e| method.unimplemented(format!("the program at GPU address {program:#x}: {e}")))?;
         let mut code = vec![0u8; length];
         context.read(program, &mut code).map_err(|e| method.memory(e))?;
@@ -144,6 +145,7 @@ impl Compute {
             code,
             constants: Vec::new(),
             shared_bytes: qmd.shared_bytes,
+            origin: origin as u32,
         };
         let dispatch = Dispatch {
             program,

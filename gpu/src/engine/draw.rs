@@ -208,6 +208,8 @@ pub struct Stage {
     pub header: ProgramHeader,
     /// The instructions after the header.
     pub code: Vec<u8>,
+    /// Where the instructions start in the program region (Maxwell; 0 on Ampere): see `KernelImage::origin`.
+    pub origin: u32,
     pub constant_buffers: [Option<ConstantBuffer>; CONSTANT_BUFFER_SLOTS],
 }
 
@@ -662,24 +664,26 @@ impl Maxwell3D {
             return Err(at.unimplemented(format!("draws without a shader in pipeline slot {slot}")));
         }
         // Maxwell: an offset into the program region; Ampere: the program's own address.
-        let (program, isa) = if self.ampere() {
+        let (program, offset, isa) = if self.ampere() {
             let program_address = SET_PIPELINE_PROGRAM_ADDRESS_A + PIPELINE_STRIDE * slot;
-            (address(self.register(program_address), self.register(program_address + 4)), Isa::Sm86)
+            (address(self.register(program_address), self.register(program_address + 4)), None, Isa::Sm86)
         } else {
             let region = address(self.register(SET_PROGRAM_REGION_A), self.register(SET_PROGRAM_REGION_A + 4));
-            (region + u64::from(self.register(SET_PIPELINE_SHADER + 4 + PIPELINE_STRIDE * slot)), Isa::Sm5x)
+            let offset = self.register(SET_PIPELINE_SHADER + 4 + PIPELINE_STRIDE * slot);
+            (region + u64::from(offset), Some(offset), Isa::Sm5x)
         };
         let mut header = vec![0u8; header_bytes(isa)];
         context.read(program, &mut header).map_err(|e| at.memory(e))?;
         let header = parse_program_header(isa, &header)
             .map_err(|problem| at.unimplemented(format!("the shader at {program:#x}: {problem}")))?;
         let code_start = program + header_bytes(isa) as u64;
+        let origin = offset.map_or(0, |offset| offset.wrapping_add(header_bytes(isa) as u32));
         let read = |offset: usize, buffer: &mut [u8]| context.read(code_start + offset as u64, buffer).is_ok();
-        let length = crate::sass::program_length(isa, read, MAX_PROGRAM_BYTES)
+        let length = crate::sass::program_length(isa, read, origin as usize, MAX_PROGRAM_BYTES)
             .map_err(|error| at.unimplemented(format!("the shader at {program:#x}: {error}")))?;
         let mut code = vec![0u8; length];
         context.read(code_start, &mut code).map_err(|e| at.memory(e))?;
-        Ok(Stage { address: program, isa, header, code, constant_buffers: self.draw.bindings[group] })
+        Ok(Stage { address: program, isa, header, code, origin, constant_buffers: self.draw.bindings[group] })
     }
 }
 

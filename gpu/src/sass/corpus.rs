@@ -589,7 +589,13 @@ pub fn interpret(run: &Run, kernel: &KernelImage, input: &[u8]) -> Result<Vec<u8
             }))
             .collect(),
     };
-    run_compute(Kernel { isa: kernel.isa, code: &kernel.code, entry: 0 }, &launch, &cbufs, &textures, &mut memory)?;
+    run_compute(
+        Kernel { isa: kernel.isa, code: &kernel.code, entry: 0, origin: kernel.origin },
+        &launch,
+        &cbufs,
+        &textures,
+        &mut memory,
+    )?;
     let surfaces = (0..run.surfaces.len()).map(surface_address);
     Ok(BUFFER_ADDRESSES
         .into_iter()

@@ -432,7 +432,7 @@ fn probe_implements(isa: Isa, opcode: &str, path: Path) -> bool {
         match path {
             Path::Interpreter => {
                 let launch = Launch { block: [1, 1, 1], grid: [1, 1, 1], shared_bytes: 0, local_bytes: 16 };
-                let kernel = exec::Kernel { isa, code: &code, entry: 0 };
+                let kernel = exec::Kernel { isa, code: &code, entry: 0, origin: 0 };
                 let outcome = run_compute_limited(
                     kernel,
                     &launch,
@@ -450,6 +450,7 @@ fn probe_implements(isa: Isa, opcode: &str, path: Path) -> bool {
                     code,
                     constants: Vec::new(),
                     shared_bytes: 0,
+                    origin: 0,
                 };
                 let outcome = translate_compute(&kernel, [32, 1, 1], 16, &shader::GlobalMemory::Device, &[]);
                 !matches!(outcome, Err(TranslateError::UnknownOpcode { .. }))

@@ -40,6 +40,9 @@ pub struct KernelImage {
     pub constants: Vec<(u32, Vec<u8>)>,
     /// Bytes of statically allocated shared memory.
     pub shared_bytes: u32,
+    /// Where the code's first byte sits in its code segment (SM5x: the program region), from which absolute
+    /// branches (JMP, JMX, JCAL) count; 0 for a cubin's kernel, which ptxas never has jump absolutely.
+    pub origin: u32,
 }
 
 impl<'a> Cubin<'a> {
@@ -91,6 +94,7 @@ impl<'a> Cubin<'a> {
             code: Vec::new(),
             constants: Vec::new(),
             shared_bytes: 0,
+            origin: 0,
         };
         for section in self.file.sections() {
             let Ok(section_name) = section.name() else { continue };

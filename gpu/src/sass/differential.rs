@@ -567,6 +567,7 @@ fn instance_kernel(isa: Isa, name: String, tested: u128, uniforms: &[u32; 16]) -
         code: program(isa, &[tested], uniforms),
         constants: Vec::new(),
         shared_bytes: (u64::from(BLOCK) * SHARED_SLOT) as u32,
+        origin: 0,
     }
 }
 

@@ -54,12 +54,14 @@ impl Isa {
 }
 
 /// The length of a raw program whose size nothing records (a program in GPU memory): up to the end of the fetch
-/// unit holding an unconditional `EXIT` or `BRA` that no branch or reconvergence point before it (SM5x: BRA, SSY,
-/// PBK, PCNT, CAL; SM86: BRA, BSSY, CALL) targets past. `read(offset, buffer)` fills `buffer` (one fetch unit)
-/// from `offset`, false where nothing is readable; at most `limit` bytes.
+/// unit holding an unconditional `EXIT`, `BRA` or `JMP` that no branch, call or stack entry before it (SM5x: BRA,
+/// JMP, SSY, PBK, PCNT, CAL, JCAL, PRET, PLONGJMP; SM86: BRA, BSSY, CALL) targets past. `read(offset, buffer)`
+/// fills `buffer` (one fetch unit) from `offset`, false where nothing is readable; at most `limit` bytes. `origin`
+/// is where the program starts in its code segment (`KernelImage::origin`), for absolute targets.
 pub fn program_length(
     isa: Isa,
     mut read: impl FnMut(usize, &mut [u8]) -> bool,
+    origin: usize,
     limit: usize,
 ) -> Result<usize, DecodeError> {
     let unit = isa.fetch_unit();
@@ -92,6 +94,10 @@ pub fn program_length(
         let mut ends = false;
         for view in &views {
             let opcode = view.encoding.opcode;
+            if matches!(opcode, "JMP" | "JCAL") {
+                let target = view.get("address") as i64 - origin as i64;
+                furthest_target = furthest_target.max(target.max(0) as usize);
+            }
             if matches!(opcode, "BRA" | "SSY" | "PBK" | "PCNT" | "CAL" | "PRET" | "PLONGJMP" | "BSSY" | "CALL") {
                 // Relative to the next instruction: in bytes on SM5x, in words on SM86.
                 let target = match isa {
@@ -102,7 +108,7 @@ pub fn program_length(
             }
             let always = |field: &str| !view.has(field) || view.get(field) == 7 && !view.flag(&format!("{field}_not"));
             let unconditional = always("pg") && always("ps") && (!view.has("cc_test") || view.get("cc_test") == 15);
-            if matches!(opcode, "EXIT" | "BRA") && unconditional && view.offset >= furthest_target {
+            if matches!(opcode, "EXIT" | "BRA" | "JMP") && unconditional && view.offset >= furthest_target {
                 ends = true;
             }
         }

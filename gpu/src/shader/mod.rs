@@ -41,6 +41,11 @@ pub enum TranslateError {
     /// An opcode the translator has no lowering for at all (`Unimplemented` is a form of one it has).
     #[error("{isa}: {opcode} is not translated yet: {text} (kernel {kernel}, offset {offset:#x})")]
     UnknownOpcode { isa: Isa, opcode: &'static str, text: String, kernel: String, offset: usize },
+    #[error(
+        "{isa}: the absolute branch at offset {offset:#x} of kernel {kernel} goes to {address:#x}, outside the code, \
+         which starts at {origin:#x} in its code segment: check where the program sits in its program region"
+    )]
+    OutsideCode { isa: Isa, kernel: String, offset: usize, address: u32, origin: u32 },
 }
 
 /// A translated compute kernel and what a back end must bind for it.
@@ -112,7 +117,17 @@ pub const EMITTER_VERSION: u32 = 2;
 /// Opcodes whose lowering changed since the emitter's version was last bumped, with their own versions (every
 /// other opcode is at 1): bump an opcode's entry (add it at 2) when only its translation changes, so that a
 /// translator change invalidates only the cached translations of the kernels that contain that opcode.
-const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[];
+const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[
+    // 2: SM5x stack entries keep their kind in bits 31:28 (five kinds, with PLONGJMP's), not 31:30.
+    (Isa::Sm5x, "SSY", 2),
+    (Isa::Sm5x, "PBK", 2),
+    (Isa::Sm5x, "PCNT", 2),
+    (Isa::Sm5x, "CAL", 2),
+    (Isa::Sm5x, "SYNC", 2),
+    (Isa::Sm5x, "BRK", 2),
+    (Isa::Sm5x, "CONT", 2),
+    (Isa::Sm5x, "RET", 2),
+];
 
 /// The version of the lowering of `opcode` in `isa` (see [`LOWERING_VERSIONS`]).
 pub fn lowering_version(isa: Isa, opcode: &str) -> u32 {
@@ -120,7 +135,7 @@ pub fn lowering_version(isa: Isa, opcode: &str) -> u32 {
 }
 
 /// What identifies a translation: SHA-256 of the emitter's version, the kernel's instruction set and the
-/// versions of the lowering of each opcode it contains, its code, shared memory, the workgroup size, local memory
+/// versions of the lowering of each opcode it contains, its code and origin, shared memory, the workgroup size, local memory
 /// where global memory is (with the guest windows' addresses, which a translation builds in) and what its
 /// textures hold.
 pub fn cache_key(
@@ -151,6 +166,7 @@ pub fn cache_key(
     hash.update((kernel.code.len() as u64).to_le_bytes());
     hash.update(&kernel.code);
     hash.update(kernel.shared_bytes.to_le_bytes());
+    hash.update(kernel.origin.to_le_bytes());
     for n in block {
         hash.update(n.to_le_bytes());
     }
@@ -552,6 +568,7 @@ mod tests {
             code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
             constants: Vec::new(),
             shared_bytes: 0,
+            origin: 0,
         };
         let guest = |device: u64| {
             GlobalMemory::Guest(GuestWindows {
@@ -574,6 +591,7 @@ mod tests {
             cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x2000), &[]),
             cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &GlobalMemory::Device, &[]),
             cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x1000), &[uint_2d]),
+            cache_key(&KernelImage { origin: 0x60, ..kernel(&[nop, exit]) }, [32, 1, 1], 16, &guest(0x1000), &[]),
         ] {
             assert_ne!(key, other);
         }

@@ -56,12 +56,13 @@ pub fn lower(kernel: &KernelImage, local_bytes: u32, graphics: bool) -> Result<P
     // The stack is followed through the code when every instruction meets one stack (then pops are jumps and
     // the control flow can be structured); otherwise it lives in local memory, above the program's own.
     let next = |i: usize| views.get(i + 1).map_or(views[i].offset as u32 + 8, |v| v.offset as u32);
-    let pops = static_pops(&views, (STACK_BYTES / 4 - 2) as usize, next, stack_effect);
+    let origin = kernel.origin;
+    let pops = static_pops(&views, (STACK_BYTES / 4 - 2) as usize, next, |v, next| stack_effect(v, next, origin));
     let stack_base = local_bytes.next_multiple_of(4);
     let stack_bytes = if pops.is_some() { 0 } else { STACK_BYTES };
     let mut lower = Lower::new(kernel, stack_base + stack_bytes, graphics);
     lower.pops = pops;
-    let mut maxwell = Maxwell { l: &mut lower, stack_base, views: &views };
+    let mut maxwell = Maxwell { l: &mut lower, stack_base, views: &views, origin };
     let leaders = maxwell.leaders();
     let starts: Vec<usize> = leaders.iter().copied().collect();
     for (i, &start) in starts.iter().enumerate() {
@@ -89,6 +90,8 @@ struct Maxwell<'l, 'k, 'v> {
     l: &'l mut Lower<'k>,
     stack_base: u32,
     views: &'v [View],
+    /// Where the code starts in its code segment (`KernelImage::origin`), for absolute branches.
+    origin: u32,
 }
 
 /// The kind of stack entry an instruction pushes or pops.
@@ -109,23 +112,35 @@ fn conditional(v: &View) -> bool {
     predicated || (v.has("cc_test") && v.get("cc_test") != 15)
 }
 
+/// A branch's, call's or stack entry's target offset in the code: an absolute address in the code segment (JMP,
+/// JCAL), which starts `origin` bytes before the code, or an offset from the next instruction. A bundle's start
+/// stands for its first instruction.
+fn target(v: &View, origin: u32) -> u32 {
+    let target = if v.has("address") {
+        (v.get("address") as u32).wrapping_sub(origin)
+    } else {
+        (v.offset as i64 + 8 + v.signed("offset")) as u32
+    };
+    if target.is_multiple_of(32) { target + 8 } else { target }
+}
+
 /// What an instruction does to the control flow and the reconvergence and call stack.
-fn stack_effect(v: &View, next: u32) -> Effect {
+fn stack_effect(v: &View, next: u32, origin: u32) -> Effect {
     let opcode = v.encoding.opcode;
     let conditional = conditional(v);
     match opcode {
         "SSY" | "PBK" | "PCNT" | "PRET" | "PLONGJMP" => Effect::Push {
             kind: stack_kind(opcode).expect("a stack instruction"),
-            entry: Maxwell::target(v),
+            entry: target(v, origin),
             then: next,
         },
-        "CAL" => Effect::Push { kind: CALL_KIND, entry: next, then: Maxwell::target(v) },
+        "CAL" | "JCAL" => Effect::Push { kind: CALL_KIND, entry: next, then: target(v, origin) },
         "SYNC" | "BRK" | "CONT" | "RET" | "LONGJMP" => {
             Effect::Pop { kind: stack_kind(opcode).expect("a stack instruction"), conditional }
         }
-        "BRA" => Effect::Branch { target: Maxwell::target(v), conditional },
+        "BRA" | "JMP" => Effect::Branch { target: target(v, origin), conditional },
         "EXIT" | "BPT" => Effect::Exit { conditional },
-        "BRX" => Effect::Unknown,
+        "BRX" | "JMX" => Effect::Unknown,
         _ => Effect::Next,
     }
 }
@@ -173,20 +188,13 @@ impl Maxwell<'_, '_, '_> {
         crate::sass::sm5x::text(&crate::sass::Instruction { offset: v.offset, inst, control: v.control })
     }
 
-    /// A branch's target offset: the signed offset is from the next instruction; a bundle's start stands for
-    /// its first instruction.
-    fn target(v: &View) -> u32 {
-        let target = (v.offset as i64 + 8 + v.signed("offset")) as u32;
-        if target.is_multiple_of(32) { target + 8 } else { target }
-    }
-
     fn next_offset(&self, index: usize) -> u32 {
         self.views.get(index + 1).map_or((self.views[index].offset + 8) as u32, |v| v.offset as u32)
     }
 
     fn leaders(&self) -> BTreeSet<usize> {
         let mut leaders = BTreeSet::from([0]);
-        let indirect = self.views.iter().any(|v| v.encoding.opcode == "BRX");
+        let indirect = self.views.iter().any(|v| matches!(v.encoding.opcode, "BRX" | "JMX"));
         for (i, v) in self.views.iter().enumerate() {
             if indirect {
                 leaders.insert(i);
@@ -195,7 +203,9 @@ impl Maxwell<'_, '_, '_> {
             if matches!(
                 v.encoding.opcode,
                 "BRA"
+                    | "JMP"
                     | "CAL"
+                    | "JCAL"
                     | "EXIT"
                     | "RET"
                     | "SYNC"
@@ -211,8 +221,11 @@ impl Maxwell<'_, '_, '_> {
             {
                 leaders.insert(i + 1);
             }
-            if matches!(v.encoding.opcode, "BRA" | "CAL" | "SSY" | "PBK" | "PCNT" | "PRET" | "PLONGJMP") {
-                let target = Self::target(v) as usize;
+            if matches!(
+                v.encoding.opcode,
+                "BRA" | "JMP" | "CAL" | "JCAL" | "SSY" | "PBK" | "PCNT" | "PRET" | "PLONGJMP"
+            ) {
+                let target = target(v, self.origin) as usize;
                 if let Some(index) = self.views.iter().position(|w| w.offset == target) {
                     leaders.insert(index);
                 }
@@ -536,16 +549,29 @@ impl Maxwell<'_, '_, '_> {
             return Ok(Some(self.l.warp_exchange(v, next, &guard)));
         }
         match opcode {
-            "BRA" => {
+            "JMP" | "JCAL" if !self.views.iter().any(|w| w.offset as u32 == target(v, self.origin)) => {
+                return Err(TranslateError::OutsideCode {
+                    isa: Isa::Sm5x,
+                    kernel: self.l.kernel_name.to_string(),
+                    offset: v.offset,
+                    address: v.get("address") as u32,
+                    origin: self.origin,
+                });
+            }
+            "BRA" | "JMP" => {
                 if v.flag("u") || v.flag("lmt") {
                     return self.unimplemented(v, Self::text(v));
                 }
-                return Ok(Some(branch(Self::target(v))));
+                return Ok(Some(branch(target(v, self.origin))));
             }
             "EXIT" => return Ok(Some(Terminator::Exit(guard.map(|cond| (cond, next))))),
-            "BRX" => {
-                // To the next instruction + offset + ra (a jump table's entry).
-                let base = (v.offset as i64 + 8 + v.signed("offset")) as u32;
+            "BRX" | "JMX" => {
+                // To ra + offset from the next instruction (BRX: a jump table's entry) or from the code segment's
+                // start (JMX).
+                let base = match opcode {
+                    "JMX" => (v.signed("offset") as u32).wrapping_sub(self.origin),
+                    _ => (v.offset as i64 + 8 + v.signed("offset")) as u32,
+                };
                 let ra = self.reg(v.get("ra"));
                 let base = self.const32(base);
                 let target = self.bin(BinOp::Add, ra, base);
@@ -568,18 +594,18 @@ impl Maxwell<'_, '_, '_> {
             "SSY" | "PBK" | "PCNT" | "PRET" | "PLONGJMP" => {
                 if self.pops.is_none() {
                     let kind = stack_kind(opcode).expect("a stack instruction");
-                    self.push(kind, Self::target(v));
+                    self.push(kind, target(v, self.origin));
                 }
                 return Ok(None);
             }
-            "CAL" => {
+            "CAL" | "JCAL" => {
                 if guard.is_some() {
                     return self.unimplemented(v, "a predicated CAL");
                 }
                 if self.pops.is_none() {
                     self.push(CALL_KIND, next);
                 }
-                return Ok(Some(Terminator::Jump(Self::target(v))));
+                return Ok(Some(Terminator::Jump(target(v, self.origin))));
             }
             "SYNC" | "BRK" | "CONT" | "RET" | "LONGJMP" => {
                 if let Some(pops) = &self.pops {

@@ -661,6 +661,7 @@ impl ReferenceBackend {
                 code: stage.code.clone(),
                 constants: Vec::new(),
                 shared_bytes: 0,
+                origin: stage.origin,
             })
             .collect();
         let needs = kernels.iter().map(|kernel| self.program_needs(kernel)).collect::<Result<Vec<_>, _>>()?;

@@ -393,6 +393,8 @@ pub struct Kernel<'a> {
     pub code: &'a [u8],
     /// Byte offset of the first instruction.
     pub entry: usize,
+    /// Where the code starts in its code segment (see `KernelImage::origin`).
+    pub origin: u32,
 }
 
 /// Runs a compute grid to completion: every CTA in order, each CTA's warps as the model above says.
@@ -424,7 +426,7 @@ pub fn run_compute_limited(
     }
     let program = match kernel.isa {
         Isa::Sm86 => Program::Sm86(sm86::Program::new(kernel.code, kernel.entry)?),
-        Isa::Sm5x => Program::Sm5x(sm5x::Program::new(kernel.code, kernel.entry)?),
+        Isa::Sm5x => Program::Sm5x(sm5x::Program::new(kernel.code, kernel.entry, kernel.origin as usize)?),
     };
     let mut stats = Stats::default();
     for z in 0..launch.grid[2] {

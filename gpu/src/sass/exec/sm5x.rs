@@ -36,10 +36,12 @@ pub(super) struct Program {
     instructions: Vec<View>,
     index_of: HashMap<usize, usize>,
     entry: usize,
+    /// Where the code starts in its code segment, which absolute branches count from (`Kernel::origin`).
+    origin: usize,
 }
 
 impl Program {
-    pub(super) fn new(code: &[u8], entry: usize) -> Result<Program> {
+    pub(super) fn new(code: &[u8], entry: usize, origin: usize) -> Result<Program> {
         let decoded = decode_program(code)?;
         let instructions: Vec<View> = decoded
             .iter()
@@ -58,7 +60,7 @@ impl Program {
             target: entry as i64,
             offset: entry,
         })?;
-        Ok(Program { instructions, index_of, entry })
+        Ok(Program { instructions, index_of, entry, origin })
     }
 
     pub(super) fn entry_index(&self) -> usize {
@@ -338,8 +340,16 @@ impl Exec<'_, '_> {
     }
 
     /// The instruction index of a branch target: the signed byte offset is from the next instruction.
+    /// A branch's, call's or stack entry's target: an absolute address in the code segment (JMP, JCAL) or an offset
+    /// from the next instruction.
     fn target(&self) -> Result<usize> {
-        self.program.index(self.v.offset as i64 + 8 + self.v.signed("offset"), self.v.offset)
+        let v = self.v;
+        let target = if v.has("address") {
+            v.get("address") as i64 - self.program.origin as i64
+        } else {
+            v.offset as i64 + 8 + v.signed("offset")
+        };
+        self.program.index(target, v.offset)
     }
 
     fn run(&mut self) -> Result {
@@ -1050,7 +1060,7 @@ impl Exec<'_, '_> {
                 self.each(|lane, o| constant_load(lane, o.cbufs, o.v, o.reg(lane, "ra")))
             }
             // Control flow.
-            "BRA" => {
+            "BRA" | "JMP" => {
                 if cc_holds(0, v.get("cc_test")).is_none() || v.flag("u") || v.flag("lmt") {
                     return self.unimplemented(self.text());
                 }
@@ -1061,12 +1071,16 @@ impl Exec<'_, '_> {
                     lane.pc = if taken { target } else { lane.pc + 1 };
                 }
             }
-            "BRX" => {
+            "BRX" | "JMX" => {
                 if v.get("cc_test") != 15 {
                     return self.unimplemented(self.text());
                 }
-                // To the next instruction + offset + ra: the register holds an entry of a jump table.
-                let base = v.offset as i64 + 8 + v.signed("offset");
+                // To ra + offset from the next instruction (BRX: ra holds an entry of a jump table) or from the
+                // code segment's start (JMX).
+                let base = match v.encoding.opcode {
+                    "JMX" => v.signed("offset") - self.program.origin as i64,
+                    _ => v.offset as i64 + 8 + v.signed("offset"),
+                };
                 for i in lanes(self.active) {
                     let lane = &mut self.step.warp.lanes[i];
                     let target = base + i64::from(lane.reg(v.get("ra")) as i32);
@@ -1082,7 +1096,7 @@ impl Exec<'_, '_> {
                     lane.pc += 1;
                 }
             }
-            "CAL" => {
+            "CAL" | "JCAL" => {
                 let target = self.target()?;
                 for i in lanes(self.active) {
                     let lane = &mut self.step.warp.lanes[i];

@@ -136,9 +136,9 @@ fn body(v: &View) -> String {
         "TMML" => tmml(v),
         "SULD" | "SUST" | "SURED" => surface(v),
         "SUATOM" => surface_atomic(v),
-        "BRA" => bra(v),
-        "BRX" => brx(v),
-        "CAL" | "PRET" | "PLONGJMP" | "SSY" | "PBK" | "PCNT" => relative_target(v),
+        "BRA" | "JMP" => bra(v),
+        "BRX" | "JMX" => brx(v),
+        "CAL" | "JCAL" | "PRET" | "PLONGJMP" | "SSY" | "PBK" | "PCNT" => target_only(v),
         "SYNC" | "BRK" | "CONT" | "RET" | "LONGJMP" | "EXIT" | "KIL" => flow(v),
         "BPT" => bpt(v),
         // nvdisasm names only the enabling form.
@@ -1624,12 +1624,13 @@ fn cc_test(v: &View, operands: &mut Vec<String>) {
 }
 
 /// Branch targets: the signed offset is from the next instruction.
+/// A branch's target: its absolute address as encoded, or the address its offset gives from the next instruction.
 fn target(v: &View) -> String {
-    hex(v.offset as i64 + 8 + v.signed("offset"))
+    if v.has("address") { hex(v.get("address") as i64) } else { hex(v.offset as i64 + 8 + v.signed("offset")) }
 }
 
 fn bra(v: &View) -> Parts {
-    let m = format!("BRA{}{}", v.suffix("u", ".U"), v.suffix("lmt", ".LMT"));
+    let m = format!("{}{}{}", v.encoding.opcode, v.suffix("u", ".U"), v.suffix("lmt", ".LMT"));
     let mut operands = Vec::new();
     cc_test(v, &mut operands);
     operands.push(target(v));
@@ -1641,11 +1642,11 @@ fn brx(v: &View) -> Parts {
     cc_test(v, &mut operands);
     // nvdisasm writes the register and the raw offset without a comma between them.
     operands.push(format!("{} {}", reg(v.get("ra"), 255), hex(v.signed("offset"))));
-    (format!("BRX{}", v.suffix("lmt", ".LMT")), operands)
+    (format!("{}{}", v.encoding.opcode, v.suffix("lmt", ".LMT")), operands)
 }
 
-fn relative_target(v: &View) -> Parts {
-    // CAL's and PRET's bit 6 set means "increment" (the usual call); nvdisasm marks its absence.
+fn target_only(v: &View) -> Parts {
+    // CAL's, JCAL's and PRET's bit 6 set means "increment" (the usual call); nvdisasm marks its absence.
     let noinc = v.has("inc") && !v.flag("inc");
     (format!("{}{}", v.encoding.opcode, if noinc { ".NOINC" } else { "" }), vec![target(v)])
 }
