@@ -138,7 +138,11 @@ fn body(v: &View) -> String {
         "SUATOM" => surface_atomic(v),
         "BRA" | "JMP" => bra(v),
         "BRX" | "JMX" => brx(v),
-        "CAL" | "JCAL" | "PRET" | "PLONGJMP" | "SSY" | "PBK" | "PCNT" => target_only(v),
+        "CAL" | "JCAL" | "PRET" | "PLONGJMP" | "PEXIT" | "SSY" | "PBK" | "PCNT" => target_only(v),
+        "GETCRSPTR" | "GETLMEMBASE" | "LEPC" => (v.encoding.opcode.to_string(), vec![reg(v.get("rd"), 255)]),
+        "SETCRSPTR" | "SETLMEMBASE" => (v.encoding.opcode.to_string(), vec![reg(v.get("ra"), 255)]),
+        "RTT" => (format!("RTT{}", v.choice("mode", &["", ".TERMINATE", ".FALLTHROUGH", ".PREEMPTED"])), Vec::new()),
+        "SAM" | "RAM" => (v.encoding.opcode.to_string(), Vec::new()),
         "SYNC" | "BRK" | "CONT" | "RET" | "LONGJMP" | "EXIT" | "KIL" => flow(v),
         "BPT" => bpt(v),
         // nvdisasm names only the enabling form.
