@@ -460,7 +460,9 @@ fn coverage(args: &CoverageArgs) -> anyhow::Result<ExitCode> {
             Some(_) if args.differential_cases > 0 => differential::tested_opcodes(isa).len(),
             _ => 0,
         };
-        let progress = ProgressBar::new((corpus.runs.len() + differential_steps) as u64);
+        let programs =
+            tandem_gpu::sass::programs::all()?.iter().filter(|program| program.kernel.isa == isa.into()).count();
+        let progress = ProgressBar::new((corpus.runs.len() + programs + differential_steps) as u64);
         progress.set_style(
             ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("the template is well formed"),
         );
@@ -473,7 +475,7 @@ fn coverage(args: &CoverageArgs) -> anyhow::Result<ExitCode> {
         println!("\n{isa}: kernels");
         for kernel in &evidence.kernels {
             let outcome = |result: &Result<(), String>| match result {
-                Ok(()) => "matches the GPU".to_string(),
+                Ok(()) => format!("matches {}", kernel.oracle),
                 Err(why) => why.clone(),
             };
             println!("  {:<16} interpreter: {}", kernel.entry, outcome(&kernel.interpreter));
@@ -483,8 +485,8 @@ fn coverage(args: &CoverageArgs) -> anyhow::Result<ExitCode> {
         }
         println!(
             "\n{isa}: opcodes (decoder: nvdisasm = every instance reads as nvdisasm's; interpreter, translator: gpu = \
-             in a kernel whose run matched the GPU's, interp = random instances matched the interpreter, yes = \
-             implemented)"
+             in a kernel whose run matched the GPU's, program = in a hand-built program that left the words its \
+             definition gives, interp = random instances matched the interpreter, yes = implemented)"
         );
         print!("{}", coverage::render(&evidence));
         summaries.push(evidence.summary());

@@ -47,6 +47,8 @@ pub enum CorpusError {
     Vulkan { entry: String, source: VulkanError },
     #[error("{entry}: {what}")]
     Texture { entry: String, what: String },
+    #[error("a hand-built program (sass::programs) does not assemble: {0}")]
+    Assemble(#[from] super::assemble::AssembleError),
 }
 
 /// One line of `runs.txt`: a kernel's entry point and how it is launched.

@@ -15,6 +15,7 @@
 use super::corpus::{Corpus, CorpusError, LOCAL_BYTES, Placement, compare, dispatch, interpret};
 use super::cubin::KernelImage;
 use super::exec::{self, ConstantBuffers, ExecError, Launch, run_compute_limited};
+use super::programs::{self, KnownProgram};
 use super::{Control, DecodeError, Encoding, Family, Instruction, Isa, differential, sm5x, sm86};
 use crate::shader::{self, TranslateError, translate_compute};
 use crate::vulkan::ComputeDevice;
@@ -212,6 +213,9 @@ pub enum PathEvidence {
     /// (The translator's column.) Random instances translated and run on the Vulkan device left what the
     /// interpreter left (`sass::differential`), and no corpus kernel with it matched the GPU.
     MatchesInterpreter,
+    /// A hand-built program that contains it (`sass::programs`) left on this path the words its definition
+    /// gives, and no corpus kernel with it matched the GPU.
+    Program,
     /// A kernel that contains it ran on this path and left what the NVIDIA GPU left, bit for bit.
     Gpu,
 }
@@ -233,7 +237,7 @@ impl OpcodeEvidence {
     /// checked against the GPU), implemented-only (translated, not checked), or missing.
     pub fn status(&self) -> Status {
         match self.translator {
-            PathEvidence::Gpu | PathEvidence::MatchesInterpreter => Status::Verified,
+            PathEvidence::Gpu | PathEvidence::Program | PathEvidence::MatchesInterpreter => Status::Verified,
             PathEvidence::Implemented => Status::ImplementedOnly,
             PathEvidence::Missing => Status::Missing,
         }
@@ -244,6 +248,9 @@ impl OpcodeEvidence {
 #[derive(Debug, Clone)]
 pub struct KernelOutcome {
     pub entry: String,
+    /// What its runs were held against: "the GPU" (a corpus kernel's recorded run) or "its definition" (a
+    /// hand-built program's words).
+    pub oracle: &'static str,
     pub interpreter: Result<(), String>,
     /// `None` when no Vulkan device ran translations.
     pub translator: Option<Result<(), String>>,
@@ -354,6 +361,46 @@ pub fn gather(
         }
         kernels.push(KernelOutcome {
             entry: run.entry.clone(),
+            oracle: "the GPU",
+            interpreter: on_interpreter,
+            translator: on_translator,
+        });
+    }
+
+    // The hand-built programs, against the words their definitions give.
+    let programs = programs::all()?;
+    for program in programs.iter().filter(|program| program.kernel.isa == isa) {
+        let (run, kernel) = (program.run(), &program.kernel);
+        progress(&kernel.name);
+        let opcodes = kernel_opcodes(isa, &kernel.code)
+            .map_err(|source| CorpusError::Exec { entry: kernel.name.clone(), source: ExecError::Decode(source) })?;
+        let agrees = |buffers: &[u8]| match KnownProgram::words(buffers) == program.expected {
+            true => Ok(()),
+            false => Err("the words differ from the program's".to_string()),
+        };
+        let on_interpreter =
+            interpret(&run, kernel, &program.input()).map_err(|e| e.to_string()).and_then(|got| agrees(&got));
+        let on_translator = device.map(|device| {
+            dispatch(device, &run, kernel, &program.input(), Placement::Device)
+                .map_err(|e| e.to_string())
+                .and_then(|outcome| agrees(&outcome.buffers))
+        });
+        for &opcode in &opcodes {
+            if on_interpreter.is_ok() {
+                let evidence = interpreter.entry(opcode).or_insert(PathEvidence::Program);
+                *evidence = (*evidence).max(PathEvidence::Program);
+            }
+            if let Some(Ok(())) = &on_translator {
+                let evidence = translator.entry(opcode).or_insert(PathEvidence::Program);
+                *evidence = (*evidence).max(PathEvidence::Program);
+                if *evidence == PathEvidence::Program {
+                    verified_by.entry(opcode).or_default().push(kernel.name.clone());
+                }
+            }
+        }
+        kernels.push(KernelOutcome {
+            entry: format!("program {}", kernel.name),
+            oracle: "its definition",
             interpreter: on_interpreter,
             translator: on_translator,
         });
@@ -537,6 +584,7 @@ pub fn render(evidence: &Evidence) -> String {
         };
         let path = |evidence: PathEvidence| match evidence {
             PathEvidence::Gpu => "gpu",
+            PathEvidence::Program => "program",
             PathEvidence::MatchesInterpreter => "interp",
             PathEvidence::Implemented => "yes",
             PathEvidence::Missing => "-",

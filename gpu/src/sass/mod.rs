@@ -13,6 +13,7 @@ pub mod coverage;
 pub mod cubin;
 pub mod differential;
 pub mod exec;
+pub mod programs;
 pub mod sm5x;
 pub mod sm86;
 pub mod surface;

@@ -1,0 +1,437 @@
+//! Hand-built programs with known results, for what no ptxas output in the corpus holds: NVN's loops with
+//! PCNT/CONT, barriers in uniform and in divided code, calls followed statically or through the stack, calls
+//! through function pointers, long jumps, SM5x's absolute branches and SM86's BRXU. Each is a compute kernel of
+//! [`THREADS`] threads that leaves one word a thread at out + 4t (the first buffer parameter), and each says what
+//! every thread's word must be, computed here from the program's definition by plain arithmetic, not by running
+//! it. `tests/control_flow.rs` runs them on both paths (with what each shows about the translation's layout); the
+//! coverage report counts their opcodes as verified where both paths leave those words.
+
+use super::Isa;
+use super::assemble::{self, AssembleError};
+use super::corpus::{BUFFER_BYTES, Parameter, Run};
+use super::cubin::KernelImage;
+use std::collections::HashMap;
+
+/// Threads of every program: two warps, one block.
+pub const THREADS: u32 = 64;
+
+/// Where the code of the absolute-branch program starts in its code segment (the program region).
+pub const SEGMENT_ORIGIN: u32 = 0x4060;
+
+/// A program and the word each thread must leave.
+pub struct KnownProgram {
+    pub kernel: KernelImage,
+    pub expected: Vec<u32>,
+}
+
+impl KnownProgram {
+    /// The launch: one block of [`THREADS`] threads, the output buffer as the only parameter.
+    pub fn run(&self) -> Run {
+        Run {
+            file: "programs".into(),
+            entry: self.kernel.name.clone(),
+            params: vec![Parameter::Buffer { index: 0, offset: 0 }],
+            block: [THREADS, 1, 1],
+            grid: [1, 1, 1],
+            stride: 4,
+            ..Run::default()
+        }
+    }
+
+    /// The zeroed buffers a run starts from.
+    pub fn input(&self) -> Vec<u8> {
+        vec![0u8; BUFFER_BYTES]
+    }
+
+    /// Each thread's word in the buffers a run left.
+    pub fn words(buffers: &[u8]) -> Vec<u32> {
+        buffers[..4 * THREADS as usize]
+            .chunks(4)
+            .map(|word| u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
+            .collect()
+    }
+}
+
+/// Assembles lines of `isa` with labels (`name:` lines): `{name}` in an offset field is the branch offset to it
+/// from the instruction after the branch (SM5x: bytes; SM86: words), `[name]` its byte address in the code and
+/// `<name>` its address in a code segment where the code starts at [`SEGMENT_ORIGIN`] (absolute branches').
+pub fn assemble_with_labels(isa: Isa, source: &str) -> Result<Vec<u8>, AssembleError> {
+    // The address of instruction k: SM5x's three to a 32-byte bundle, after its scheduling word.
+    let address = |k: usize| match isa {
+        Isa::Sm5x => (32 * (k / 3) + 8 + 8 * (k % 3)) as i64,
+        Isa::Sm86 => 16 * k as i64,
+    };
+    let offset_field = |from: usize, to: i64| match isa {
+        Isa::Sm5x => (to - (address(from) + 8)) & 0xff_ffff,
+        Isa::Sm86 => ((to - address(from + 1)) / 4) & 0xffff_ffff_ffff,
+    };
+    let mut labels = HashMap::new();
+    let mut lines = Vec::new();
+    for line in source.lines().map(str::trim).filter(|line| !line.is_empty()) {
+        match line.strip_suffix(':') {
+            Some(label) => {
+                labels.insert(label.to_string(), address(lines.len()));
+            }
+            None => lines.push(line.to_string()),
+        }
+    }
+    let resolved: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .map(|(k, line)| {
+            labels.iter().fold(line.clone(), |line, (label, &to)| {
+                line.replace(&format!("{{{label}}}"), &format!("{:#x}", offset_field(k, to)))
+                    .replace(&format!("[{label}]"), &format!("{to:#x}"))
+                    .replace(&format!("<{label}>"), &format!("{:#x}", to + i64::from(SEGMENT_ORIGIN)))
+            })
+        })
+        .collect();
+    match isa {
+        Isa::Sm5x => assemble::sm5x(&resolved.join("\n")),
+        Isa::Sm86 => assemble::sm86(&resolved.join("\n")),
+    }
+}
+
+/// Stores R2 at out + 4 * R0 (the thread's index) and exits.
+const STORE_AND_EXIT: &str = "
+SHL.imm rd=6 ra=0 imm20=2
+IADD.cbuf rd=6 ra=6 cb_bank=0 cb_offset=0x50 cc=1
+IADD.cbuf rd=7 ra=255 cb_bank=0 cb_offset=0x51 x=1
+STG rs=2 ra=6 e=1 size=4
+EXIT
+";
+
+/// The same on SM86.
+const SM86_STORE_AND_EXIT: &str = "
+MOV.imm rd=18 imm32=4 lanes=15
+IMAD.WIDE.cbuf_c rd=20 ra=0 rc=18 cb_offset=0x58 pd=7
+STG ra=20 rb=2 offset=0 e=1 size=4 ur=4 no_ur=1 cache=1
+EXIT
+";
+
+/// Thread t: for i from 0 while i < t + 3, stopping at i = 20 (BRK), skipping odd i (CONT), sum += i; the sum
+/// at out + 4t. The body ends in an unconditional CONT, as NVN's loops do.
+const SUM_OF_EVENS: &str = "
+S2R rd=0 sr=0x21
+MOV32I rd=1 imm32=0 lanes=15
+MOV32I rd=2 imm32=0 lanes=15
+IADD32I rd=3 ra=0 imm32=3
+PBK offset={done}
+loop:
+PCNT offset={next}
+ISETP.reg pd=0 pq=7 ra=1 rb=3 cmp=6 signed=1
+BRK pg=0
+ISETP.imm pd=1 pq=7 ra=1 imm20=20 cmp=2 signed=1
+BRK pg=1
+LOP32I rd=4 ra=1 imm32=1 op=0
+ISETP.imm pd=2 pq=7 ra=4 imm20=0 cmp=5 signed=1
+CONT pg=2
+IADD.reg rd=2 ra=2 rb=1
+CONT
+next:
+IADD32I rd=1 ra=1 imm32=1
+BRA offset={loop}
+done:
+";
+
+/// Thread t stores t + 100 to shared word t, meets the others at BAR.SYNC, and takes its neighbour's word,
+/// (t + 1) % THREADS's: what every thread stored before the barrier.
+fn neighbours() -> String {
+    format!("S2R rd=0 sr=0x21\nSHL.imm rd=1 ra=0 imm20=2\nIADD32I rd=2 ra=0 imm32=100\n{}", swap_with_neighbour(63))
+}
+
+/// Stores R2 to shared word R0 (the thread's index; R1 holds 4 R0), meets the other threads at BAR.SYNC, and
+/// loads into R2 the word of thread (R0 + 1) & `mask`.
+fn swap_with_neighbour(mask: u32) -> String {
+    format!(
+        "STS rs=2 ra=1 offset=0 size=4\nBAR mode=0 ra=0 rb=0 a_imm=1 b_imm=1\nIADD32I rd=3 ra=0 imm32=1\n\
+         LOP32I rd=3 ra=3 imm32={mask} op=0\nSHL.imm rd=3 ra=3 imm20=2\nLDS rd=2 ra=3 offset=0 size=4\n"
+    )
+}
+
+/// Three rounds of: thread t stores t + i to shared word t, a barrier, t takes its neighbour's word into its sum,
+/// odd threads add 1000 (a branch that divides the threads, with no barrier in it), a barrier. The loop's count
+/// is the same for every thread, so every thread meets both barriers each round.
+fn rounds() -> String {
+    let before = "
+S2R rd=0 sr=0x21
+SHL.imm rd=1 ra=0 imm20=2
+MOV32I rd=4 imm32=0 lanes=15
+MOV32I rd=5 imm32=0 lanes=15
+round:
+IADD.reg rd=2 ra=0 rb=4
+";
+    let after = "
+IADD.reg rd=5 ra=5 rb=2
+LOP32I rd=6 ra=0 imm32=1 op=0
+ISETP.imm pd=0 pq=7 ra=6 imm20=0 cmp=2 signed=1
+BRA pg=0 offset={even}
+IADD32I rd=5 ra=5 imm32=1000
+even:
+BAR mode=0 ra=0 rb=0 a_imm=1 b_imm=1
+IADD32I rd=4 ra=4 imm32=1
+ISETP.imm pd=1 pq=7 ra=4 imm20=3 cmp=1 signed=1
+BRA pg=1 offset={round}
+IADD32I rd=2 ra=5 imm32=0
+";
+    format!("{before}{}{after}", swap_with_neighbour(63))
+}
+
+/// Threads 0-31 store, meet at a barrier and take their neighbour's word (of the 32); threads 32-63 branch past
+/// it all. Not every thread meets the barrier: the phase loop takes it (the others do not hold it up).
+fn half_meet() -> String {
+    let before = "
+S2R rd=0 sr=0x21
+IADD32I rd=2 ra=0 imm32=100
+ISETP.imm pd=0 pq=7 ra=0 imm20=32 cmp=6 signed=1
+BRA pg=0 offset={skip}
+SHL.imm rd=1 ra=0 imm20=2
+";
+    format!("{before}{}skip:\n", swap_with_neighbour(31))
+}
+
+/// Thread t: v = t, then the function `f` (v = 3v + 1) called from `calls` places, then +7 where t < 5 and
+/// +100 elsewhere (a divergent branch reconverging at SSY's target); v at out + 4t.
+fn calls_and_reconvergence(calls: usize) -> String {
+    let call = "CAL offset={f}\n".repeat(calls);
+    format!(
+        "
+S2R rd=0 sr=0x21
+IADD32I rd=2 ra=0 imm32=0
+{call}SSY offset={{joined}}
+ISETP.imm pd=0 pq=7 ra=0 imm20=5 cmp=1 signed=1
+BRA pg=0 offset={{small}}
+IADD32I rd=2 ra=2 imm32=100
+SYNC
+small:
+IADD32I rd=2 ra=2 imm32=7
+SYNC
+joined:
+{STORE_AND_EXIT}f:
+ISCADD.reg rd=2 ra=2 rb=2 shift=1
+IADD32I rd=2 ra=2 imm32=1
+RET
+"
+    )
+}
+
+/// Thread t: v = t, then f (v = 3v + 1) through JCAL; then + 7 where t < 5 (JMP) and + 100 elsewhere, which
+/// JMX leaves (its register plus its offset: `store`'s address); v at out + 4t. Every target is an address in
+/// the code segment.
+const ABSOLUTE_BRANCHES_BEFORE_STORE: &str = "
+S2R rd=0 sr=0x21
+IADD32I rd=2 ra=0 imm32=0
+JCAL address=<f> inc=1
+ISETP.imm pd=0 pq=7 ra=0 imm20=5 cmp=1 signed=1
+JMP pg=0 address=<small> cc_test=15
+IADD32I rd=2 ra=2 imm32=100
+MOV32I rd=3 imm32=<store> lanes=15
+IADD32I rd=3 ra=3 imm32=0xfffffff0
+JMX ra=3 offset=0x10 cc_test=15
+small:
+IADD32I rd=2 ra=2 imm32=7
+store:
+";
+
+/// `ABSOLUTE_BRANCHES_BEFORE_STORE`'s function, after the store.
+const ABSOLUTE_BRANCHES_AFTER_STORE: &str = "f:
+ISCADD.reg rd=2 ra=2 rb=2 shift=1
+IADD32I rd=2 ra=2 imm32=1
+RET
+";
+
+/// Thread t: v = t, then a call through a function pointer (`even`: 3v, or `odd`: v + 7, by t's parity), then
+/// + 1000; v at out + 4t. As ptxas calls through a pointer on SM5x: PRET pushes the return address and BRX
+/// jumps (here from the first instruction's address, 8: the pointer is the callee's address less 8).
+const CALL_THROUGH_POINTER_SM5X: &str = "
+first:
+S2R rd=0 sr=0x21
+LOP32I rd=4 ra=0 imm32=1 op=0
+ISETP.imm pd=0 pq=7 ra=4 imm20=0 cmp=5 signed=1
+MOV32I rd=3 imm32=[even] lanes=15
+MOV32I rd=3 imm32=[odd] lanes=15 pg=0
+IADD32I rd=3 ra=3 imm32=0xfffffff8
+IADD32I rd=2 ra=0 imm32=0
+PRET offset={back} inc=1
+BRX ra=3 offset={first} cc_test=15
+back:
+IADD32I rd=2 ra=2 imm32=1000
+BRA offset={store}
+even:
+ISCADD.reg rd=2 ra=2 rb=2 shift=1
+RET
+odd:
+IADD32I rd=2 ra=2 imm32=7
+RET
+store:
+";
+
+/// The same call on SM86, as ptxas writes it: the caller puts the return address in R20:R21 for the callee's
+/// RET, and CALL goes through the pointer in R6 (`SM86_STORE_AND_EXIT` follows).
+const CALL_THROUGH_POINTER_SM86: &str = "
+first:
+S2R rd=0 sr=0x21
+LOP3.imm rd=4 ra=0 imm32=1 rc=255 lut=0xc0 pd=7
+ISETP.imm pd=0 pq=7 ra=4 imm32=0 bop_ex=41
+MOV.imm rd=6 imm32=[even] lanes=15
+MOV.imm rd=6 imm32=[odd] lanes=15 pg=0
+MOV.imm rd=20 imm32=[back] lanes=15
+MOV.imm rd=21 imm32=0 lanes=15
+MOV.reg rd=2 rb=0 lanes=15
+CALL.reg ra=6 offset={first} noinc=1
+back:
+IADD3.imm rd=2 ra=2 imm32=1000 rc=255 pd=7 pq=7
+BRA offset={store}
+even:
+IMAD.imm rd=2 ra=2 imm32=3 rc=255 pd=7
+RET ra=20 offset={first} nodec=1
+odd:
+IADD3.imm rd=2 ra=2 imm32=7 rc=255 pd=7 pq=7
+RET ra=20 offset={first} nodec=1
+store:
+";
+
+/// Thread t: v = t; PLONGJMP to `escape`, then f, which calls g inside an SSY; g LONGJMPs where t < 5 (through
+/// g's call, the SSY and f's call: v + 5000) and otherwise returns (v + 3, + 20 in f, + 100 after the call).
+const LONG_JUMP_OUT_OF_CALLS: &str = "
+S2R rd=0 sr=0x21
+IADD32I rd=2 ra=0 imm32=0
+PLONGJMP offset={escape}
+CAL offset={f} inc=1
+IADD32I rd=2 ra=2 imm32=100
+BRA offset={store}
+escape:
+IADD32I rd=2 ra=2 imm32=5000
+BRA offset={store}
+f:
+SSY offset={f_join}
+CAL offset={g} inc=1
+IADD32I rd=2 ra=2 imm32=20
+SYNC
+f_join:
+RET
+g:
+ISETP.imm pd=0 pq=7 ra=0 imm20=5 cmp=1 signed=1
+LONGJMP pg=0
+IADD32I rd=2 ra=2 imm32=3
+RET
+store:
+";
+
+/// Thread t: R2 = 333 where t >= 5; where t < 5, a BRXU through UR4 (`target`'s address: the encoded offset takes
+/// the branch back to the code's start) to the code that makes R2 111 (`first`) or 222 (`second`). R2 at out + 4t.
+fn jump_through_uniform_register(target: &str) -> String {
+    format!(
+        "
+origin:
+S2R rd=0 sr=0x21
+UMOV.imm urd=4 imm32=[{target}]
+ISETP.imm pd=0 pq=7 ra=0 imm32=5 bop_ex=9
+BRXU pg=0 ur=4 offset={{origin}}
+MOV.imm rd=2 imm32=333 lanes=15
+BRA offset={{store}}
+first:
+MOV.imm rd=2 imm32=111 lanes=15
+BRA offset={{store}}
+second:
+MOV.imm rd=2 imm32=222 lanes=15
+BRA offset={{store}}
+store:
+{SM86_STORE_AND_EXIT}"
+    )
+}
+
+/// Every program, by name; an assembly error is the table's, and names its line.
+pub fn all() -> Result<Vec<KnownProgram>, AssembleError> {
+    let each = |f: fn(u32) -> u32| (0..THREADS).map(f).collect::<Vec<u32>>();
+    let sm5x = |source: &str| assemble_with_labels(Isa::Sm5x, source);
+    let mut programs = vec![
+        program(
+            "sum_of_evens",
+            Isa::Sm5x,
+            sm5x(&format!("{SUM_OF_EVENS}{STORE_AND_EXIT}"))?,
+            each(|t| (0..(t + 3).min(20)).filter(|i| i % 2 == 0).sum()),
+        ),
+        KnownProgram {
+            kernel: KernelImage {
+                shared_bytes: 4 * THREADS,
+                ..kernel("neighbours", Isa::Sm5x, sm5x(&format!("{}{STORE_AND_EXIT}", neighbours()))?)
+            },
+            expected: each(|t| (t + 1) % THREADS + 100),
+        },
+        KnownProgram {
+            kernel: KernelImage {
+                shared_bytes: 4 * THREADS,
+                ..kernel("rounds", Isa::Sm5x, sm5x(&format!("{}{STORE_AND_EXIT}", rounds()))?)
+            },
+            expected: each(|t| 3 * ((t + 1) % THREADS) + 3 + if t % 2 == 1 { 3000 } else { 0 }),
+        },
+        KnownProgram {
+            kernel: KernelImage {
+                shared_bytes: 4 * THREADS,
+                ..kernel("half_meet", Isa::Sm5x, sm5x(&format!("{}{STORE_AND_EXIT}", half_meet()))?)
+            },
+            expected: each(|t| if t < 32 { (t + 1) % 32 + 100 } else { t + 100 }),
+        },
+    ];
+    for calls in [1, 2] {
+        programs.push(program(
+            &format!("called_{calls}"),
+            Isa::Sm5x,
+            sm5x(&calls_and_reconvergence(calls))?,
+            (0..THREADS).map(|t| (0..calls).fold(t, |v, _| 3 * v + 1) + if t < 5 { 7 } else { 100 }).collect(),
+        ));
+    }
+    programs.push(KnownProgram {
+        kernel: KernelImage {
+            origin: SEGMENT_ORIGIN,
+            ..kernel(
+                "absolute",
+                Isa::Sm5x,
+                sm5x(&format!("{ABSOLUTE_BRANCHES_BEFORE_STORE}{STORE_AND_EXIT}{ABSOLUTE_BRANCHES_AFTER_STORE}"))?,
+            )
+        },
+        expected: each(|t| 3 * t + 1 + if t < 5 { 7 } else { 100 }),
+    });
+    let pointer_call = each(|t| if t % 2 == 0 { 3 * t } else { t + 7 } + 1000);
+    programs.push(program(
+        "pointer_call_sm5x",
+        Isa::Sm5x,
+        sm5x(&format!("{CALL_THROUGH_POINTER_SM5X}{STORE_AND_EXIT}"))?,
+        pointer_call.clone(),
+    ));
+    programs.push(program(
+        "pointer_call_sm86",
+        Isa::Sm86,
+        assemble_with_labels(Isa::Sm86, &format!("{CALL_THROUGH_POINTER_SM86}{SM86_STORE_AND_EXIT}"))?,
+        pointer_call,
+    ));
+    programs.push(program(
+        "long_jump",
+        Isa::Sm5x,
+        sm5x(&format!("{LONG_JUMP_OUT_OF_CALLS}{STORE_AND_EXIT}"))?,
+        each(|t| if t < 5 { t + 5000 } else { t + 123 }),
+    ));
+    for (target, value) in [("first", 111), ("second", 222)] {
+        programs.push(program(
+            &format!("brxu_{target}"),
+            Isa::Sm86,
+            assemble_with_labels(Isa::Sm86, &jump_through_uniform_register(target))?,
+            (0..THREADS).map(|t| if t < 5 { value } else { 333 }).collect(),
+        ));
+    }
+    Ok(programs)
+}
+
+/// The program named `name`.
+pub fn named(name: &str) -> Option<KnownProgram> {
+    all().ok()?.into_iter().find(|program| program.kernel.name == name)
+}
+
+fn kernel(name: &str, isa: Isa, code: Vec<u8>) -> KernelImage {
+    KernelImage { name: name.into(), isa, code, constants: Vec::new(), shared_bytes: 0, origin: 0 }
+}
+
+fn program(name: &str, isa: Isa, code: Vec<u8>, expected: Vec<u32>) -> KnownProgram {
+    KnownProgram { kernel: kernel(name, isa, code), expected }
+}
