@@ -75,7 +75,7 @@
  * - lines: an aliased line covers as many pixels of each column (row) as its width, rounded, says, by
  *   OpenGL's rule (SET_ALIASED_LINE_WIDTH_FLOAT when SET_ALIASED_LINE_WIDTH_ENABLE is on, else SET_LINE_WIDTH_FLOAT);
  * - targets without alpha (X8B8G8R8, X8R8G8B8): destination alpha reads 1.0 in blending, and the unused byte is
- *   kept;
+ *   kept; Z8R8G8B8 and O8R8G8B8 write zeros and ones there;
  * - an sRGB target stores the colour encoded by the sRGB transfer function, and blends in linear space;
  * - dual-source blending: SRC1 factors read colour output 1;
  * - one texture at two colour slots: each slot writes only the channels its SET_CT_WRITE enables;
@@ -326,6 +326,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define X8B8G8R8 0xF9u
 #define A8BL8GL8RL8 0xD6u
 #define X8R8G8B8 0xE6u
+#define Z8R8G8B8 0xFDu
+#define O8R8G8B8 0xFEu
 #define SET_COLOR_CLEAR_VALUE 0x0D80u
 #define OGL_DST_ALPHA 0x4304u
 #define OGL_SRC1_COLOR 0xC900u
@@ -794,7 +796,8 @@ static int everywhere(uint32_t x, uint32_t y) {
 /* Targets without alpha: an X8B8G8R8 target (its top byte unused) blends as if destination alpha were 1.0, so
  * (DST_ALPHA, ONE_MINUS_DST_ALPHA) takes the source's colour whatever the unused byte holds; an X8R8G8B8 target
  * cleared takes B, G, R bytes. Nothing defines what lands in the unused byte (the class has Z and O formats for
- * zeros and ones); Tandem keeps it. */
+ * zeros and ones); Tandem keeps it. The Z and O formats write their names' zeros and ones there: in the pixels a
+ * triangle covers (the others keep theirs), and in every pixel a clear reaches. */
 static void targets_without_alpha(void) {
     const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
     uint32_t target[4] = {WIDTH * 4, HEIGHT, X8B8G8R8, PITCH};
@@ -815,6 +818,23 @@ static void targets_without_alpha(void) {
     const uint8_t cleared[4] = {204, 153, 51, 0x44};
     uint32_t count, wrong = wrong_pixels(everywhere, cleared, background, &count);
     report("every texel holds bytes B, G, R (204, 153, 51), the unused byte kept", wrong, count);
+
+    print("-- Z8R8G8B8, blending (DST_ALPHA, ONE_MINUS_DST_ALPHA): zeros in the unused byte of covered pixels\n");
+    target[2] = Z8R8G8B8;
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    const uint8_t zeroed[4] = {204, 153, 51, 0x00};
+    blended_triangle("covered pixels take B, G, R (204, 153, 51) and a zero byte, the others keep theirs",
+                     PERSPECTIVE_PS, OGL_DST_ALPHA, OGL_ONE_MINUS_DST_ALPHA, zeroed);
+
+    print("-- O8R8G8B8 cleared to (0.2, 0.6, 0.8, 0): ones in the unused byte\n");
+    target[2] = O8R8G8B8;
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    fill_target(background);
+    set(CLEAR_SURFACE, 0x3C);
+    run("clear");
+    const uint8_t ones[4] = {204, 153, 51, 0xFF};
+    wrong = wrong_pixels(everywhere, ones, background, &count);
+    report("every texel holds bytes B, G, R (204, 153, 51) and 0xFF", wrong, count);
     target[2] = A8B8G8R8;
     method(SET_COLOR_TARGET_A + 8, 4, target);
     run("state back");

@@ -182,6 +182,7 @@ impl TwoD {
                 let out = &mut destination_bytes[at as usize..][..destination.format.bytes as usize];
                 if !bilinear && same_format && operation == SRCCOPY {
                     out.copy_from_slice(texel(u >> 32, v >> 32)?);
+                    destination.format.fill_unused_bytes(out);
                     continue;
                 }
                 let value = if bilinear {
@@ -288,6 +289,7 @@ fn encode(format: &ColorFormat, value: [f64; 4], texel: &mut [u8]) -> Option<()>
         let mask = ((1u128 << width) - 1) << low;
         bits = (bits & !mask) | (u128::from(raw) << low & mask);
     }
+    let bits = format.fill_unused(bits);
     texel.copy_from_slice(&bits.to_le_bytes()[..texel.len()]);
     Some(())
 }

@@ -34,8 +34,19 @@ impl Kind {
     }
 }
 
+/// What a write leaves in the bits of a texel that no channel holds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Unused {
+    /// What memory held (the X formats: nothing defines it, so writes keep it; and formats with no such bits).
+    Kept,
+    /// Zeros (the Z formats).
+    Zeros,
+    /// Ones (the O formats).
+    Ones,
+}
+
 /// A render target format: its name in the class header, the bytes of a texel, the bit range of R, G, B and A
-/// (low bit, width; width 0: absent), and how the bits read.
+/// (low bit, width; width 0: absent), how the bits read, and what a write leaves in the bits no channel holds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct ColorFormat {
     pub code: u32,
@@ -43,11 +54,20 @@ pub struct ColorFormat {
     pub bytes: u32,
     pub channels: [(u32, u32); 4],
     pub kind: Kind,
+    pub unused: Unused,
 }
 
 const fn format(code: u32, name: &'static str, bytes: u32, channels: [(u32, u32); 4], kind: Kind) -> ColorFormat {
-    ColorFormat { code, name, bytes, channels, kind }
+    ColorFormat { code, name, bytes, channels, kind, unused: Unused::Kept }
 }
+
+/// An X format's layout whose unused bits a write fills (the Z and O formats).
+const fn filled(format: ColorFormat, code: u32, name: &'static str, unused: Unused) -> ColorFormat {
+    ColorFormat { code, name, unused, ..format }
+}
+
+const X1R5G5B5: ColorFormat = format(0xf8, "X1R5G5B5", 2, [(10, 5), (5, 5), (0, 5), (0, 0)], Kind::Unorm);
+const X8R8G8B8: ColorFormat = format(0xe6, "X8R8G8B8", 4, BGRX8, Kind::Unorm);
 
 /// Channels of `size` bits each, R first from bit 0, `count` of them.
 const fn rgba(size: u32, count: u32) -> [(u32, u32); 4] {
@@ -102,7 +122,7 @@ pub const FORMATS: &[ColorFormat] = &[
     format(0xe3, "RS32", 4, rgba(32, 1), Kind::Sint),
     format(0xe4, "RU32", 4, rgba(32, 1), Kind::Uint),
     format(0xe5, "RF32", 4, rgba(32, 1), Kind::Float),
-    format(0xe6, "X8R8G8B8", 4, BGRX8, Kind::Unorm),
+    X8R8G8B8,
     format(0xe7, "X8RL8GL8BL8", 4, BGRX8, Kind::Srgb),
     format(0xe8, "R5G6B5", 2, [(11, 5), (5, 6), (0, 5), (0, 0)], Kind::Unorm),
     format(0xe9, "A1R5G5B5", 2, [(10, 5), (5, 5), (0, 5), (15, 1)], Kind::Unorm),
@@ -121,9 +141,13 @@ pub const FORMATS: &[ColorFormat] = &[
     format(0xf6, "RU8", 1, rgba(8, 1), Kind::Uint),
     // The X formats: an A format's layout with the alpha bits unused. Nothing defines what a write leaves in
     // them (the class has Z and O variants that fill them with zeros or ones), so writes keep what memory holds.
-    format(0xf8, "X1R5G5B5", 2, [(10, 5), (5, 5), (0, 5), (0, 0)], Kind::Unorm),
+    X1R5G5B5,
     format(0xf9, "X8B8G8R8", 4, rgba(8, 3), Kind::Unorm),
     format(0xfa, "X8BL8GL8RL8", 4, rgba(8, 3), Kind::Srgb),
+    filled(X1R5G5B5, 0xfb, "Z1R5G5B5", Unused::Zeros),
+    filled(X1R5G5B5, 0xfc, "O1R5G5B5", Unused::Ones),
+    filled(X8R8G8B8, 0xfd, "Z8R8G8B8", Unused::Zeros),
+    filled(X8R8G8B8, 0xfe, "O8R8G8B8", Unused::Ones),
 ];
 
 impl ColorFormat {
@@ -149,11 +173,57 @@ impl ColorFormat {
     pub fn texel_bits(&self) -> u128 {
         if self.bytes >= 16 { u128::MAX } else { (1u128 << (8 * self.bytes)) - 1 }
     }
+
+    /// The bits of a texel that no channel holds.
+    pub fn unused_bits(&self) -> u128 {
+        self.texel_bits() & !self.channel_bits([true; 4])
+    }
+
+    /// A texel (`bits`, a little-endian integer) as a write leaves it: its unused bits zeros or ones where the
+    /// format says so, else as they were.
+    pub fn fill_unused(&self, bits: u128) -> u128 {
+        match self.unused {
+            Unused::Kept => bits,
+            Unused::Zeros => bits & !self.unused_bits(),
+            Unused::Ones => bits | self.unused_bits(),
+        }
+    }
+
+    /// `fill_unused` on a texel's bytes.
+    pub fn fill_unused_bytes(&self, texel: &mut [u8]) {
+        set_texel_bits(texel, self.fill_unused(texel_bits(texel)));
+    }
+}
+
+/// A texel's bytes (at most 16) as a little-endian integer.
+pub fn texel_bits(texel: &[u8]) -> u128 {
+    let mut wide = [0u8; 16];
+    wide[..texel.len()].copy_from_slice(texel);
+    u128::from_le_bytes(wide)
+}
+
+/// Writes `bits` into a texel's bytes, little-endian.
+pub fn set_texel_bits(texel: &mut [u8], bits: u128) {
+    let bytes = texel.len();
+    texel.copy_from_slice(&bits.to_le_bytes()[..bytes]);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A Z format writes zeros into the bits no channel holds, an O format ones, an X format leaves them (the
+    /// class header's names for them); the colour bits pass either way.
+    #[test]
+    fn z_and_o_formats_fill_the_unused_bits() {
+        let fill = |code: u32, bits: u128| ColorFormat::from_code(code).unwrap().fill_unused(bits);
+        assert_eq!(fill(0xfd, 0xaabb_ccdd), 0x00bb_ccdd);
+        assert_eq!(fill(0xfe, 0x11bb_ccdd), 0xffbb_ccdd);
+        assert_eq!(fill(0xe6, 0xaabb_ccdd), 0xaabb_ccdd);
+        assert_eq!(fill(0xfb, 0xffff), 0x7fff);
+        assert_eq!(fill(0xfc, 0x1234), 0x9234);
+        assert_eq!(fill(0xd5, 0xaabb_ccdd), 0xaabb_ccdd);
+    }
 
     /// Channels never overlap and stay inside the texel.
     #[test]

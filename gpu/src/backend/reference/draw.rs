@@ -18,7 +18,7 @@ use crate::shader::{
     ProgramNeeds, Saturate, TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator,
     Translation, VertexInterface, Warps, captured_words, translate_graphics, translate_graphics_with,
 };
-use crate::texture::format::NumberKind;
+use crate::texture::format::{ColorFormat, NumberKind, Unused, set_texel_bits, texel_bits};
 use crate::texture::surface::Surface;
 use crate::vulkan::{Blend, Buffer, ColorTarget, DrawJob, DrawStage, LineRasterization, Multisampling, StageImages};
 use ash::vk;
@@ -240,6 +240,40 @@ fn blend(state: &BlendState, target_has_alpha: bool) -> Result<Blend, BackendErr
             _ => Err(unimplemented(format!("blend op {op:#x} with coefficients {source:#x}, {destination:#x}"))),
         };
     Ok(Blend { color: equation(state.color)?, alpha: equation(state.alpha)? })
+}
+
+/// `before`'s texels with their unused bits (a Z or O format's, the host's alpha) all ones.
+fn marked_unused(format: &ColorFormat, before: &[u8]) -> Vec<u8> {
+    let mut marked = before.to_vec();
+    for texel in marked.chunks_exact_mut(format.bytes as usize) {
+        set_texel_bits(texel, texel_bits(texel) | format.unused_bits());
+    }
+    marked
+}
+
+/// A Z or O target's blending: its colour as the guest's (a plain write without blending), its alpha (the
+/// unused bits) zeros wherever a fragment writes, so that `filled_unused` can tell the texels written.
+fn fills_unused(blend: Option<Blend>) -> Blend {
+    use vk::{BlendFactor as F, BlendOp as O};
+    let color = blend.map_or((F::ONE, F::ZERO, O::ADD), |blend| blend.color);
+    Blend { color, alpha: (F::ZERO, F::ZERO, O::ADD) }
+}
+
+/// A Z or O target's texels after a draw: where the draw wrote (its unused bits came back zeros from ones)
+/// they are filled as the format says, elsewhere they are what memory held (`before`'s).
+fn filled_unused(format: &ColorFormat, before: &[u8], after: &[u8]) -> Vec<u8> {
+    let bytes = format.bytes as usize;
+    let unused = format.unused_bits();
+    let mut filled = after.to_vec();
+    for (texel, old) in filled.chunks_exact_mut(bytes).zip(before.chunks_exact(bytes)) {
+        let new = texel_bits(texel);
+        let bits = match new & unused {
+            0 => format.fill_unused(new),
+            _ => (new & !unused) | (texel_bits(old) & unused),
+        };
+        set_texel_bits(texel, bits);
+    }
+    filled
 }
 
 /// A draw's texels of one target as the host holds them: `layers` layers from `first` of `width` x `height`
@@ -738,8 +772,19 @@ impl ReferenceBackend {
         for target in &draw.targets {
             befores.push(read_texels(&target.surface, grid(target.layer), memory)?);
         }
+        // A Z or O format's unused bits (the host's alpha) go up as ones, and every fragment that writes the
+        // texel makes them zeros (`fills_unused`): what comes back says which texels the draw wrote.
+        let uploads: Vec<Vec<u8>> = draw
+            .targets
+            .iter()
+            .zip(&befores)
+            .map(|(target, before)| match target.format.unused {
+                Unused::Kept => before.clone(),
+                _ => marked_unused(&target.format, before),
+            })
+            .collect();
         let mut color_targets = Vec::new();
-        for (target, texels) in draw.targets.iter().zip(&befores) {
+        for (target, texels) in draw.targets.iter().zip(&uploads) {
             let format = vulkan_format(&target.format)
                 .ok_or_else(|| unimplemented(format!("draw to render targets of format {}", target.format.name)))?;
             // Components the shader does not output keep their texels (Maxwell behaviour 1.1), as do an X
@@ -759,12 +804,17 @@ impl ReferenceBackend {
                     write_mask |= flag;
                 }
             }
+            let mut blend = target.blend.as_ref().map(|state| blend(state, target.format.has_alpha())).transpose()?;
+            if target.format.unused != Unused::Kept && !write_mask.is_empty() {
+                write_mask |= vk::ColorComponentFlags::A;
+                blend = Some(fills_unused(blend));
+            }
             color_targets.push(ColorTarget {
                 format,
                 bytes_per_texel: u64::from(target.format.bytes),
                 texels,
                 write_mask,
-                blend: target.blend.as_ref().map(|state| blend(state, target.format.has_alpha())).transpose()?,
+                blend,
             });
         }
         // The depth bounds test on a device without depthBounds is done here: where the draw writes no depth
@@ -893,6 +943,14 @@ impl ReferenceBackend {
             _ => None,
         };
         for ((target, before), after) in draw.targets.iter().zip(&befores).zip(&drawn.targets) {
+            let filled;
+            let after = match target.format.unused {
+                Unused::Kept => after,
+                _ => {
+                    filled = filled_unused(&target.format, before, after);
+                    &filled
+                }
+            };
             match &outside {
                 Some(outside) => {
                     let bytes = target.format.bytes as usize;

@@ -21,7 +21,7 @@ use crate::shader::{
     FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, ProgramNeeds, Translation, Window, cache_key, program_needs,
     translate_compute,
 };
-use crate::texture::format::{ColorFormat, Kind};
+use crate::texture::format::{ColorFormat, Kind, Unused, texel_bits};
 use crate::vulkan::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
 use std::collections::HashMap;
@@ -65,9 +65,9 @@ pub fn vulkan_format(format: &ColorFormat) -> Option<vk::Format> {
         "RS32_GS32_BS32_X32" => F::R32G32B32A32_SINT,
         "RU32_GU32_BU32_X32" => F::R32G32B32A32_UINT,
         "RF16_GF16_BF16_X16" => F::R16G16B16A16_SFLOAT,
-        "X8R8G8B8" => F::B8G8R8A8_UNORM,
+        "X8R8G8B8" | "Z8R8G8B8" | "O8R8G8B8" => F::B8G8R8A8_UNORM,
         "X8RL8GL8BL8" => F::B8G8R8A8_SRGB,
-        "X1R5G5B5" => F::A1R5G5B5_UNORM_PACK16,
+        "X1R5G5B5" | "Z1R5G5B5" | "O1R5G5B5" => F::A1R5G5B5_UNORM_PACK16,
         "X8B8G8R8" => F::R8G8B8A8_UNORM,
         "X8BL8GL8RL8" => F::R8G8B8A8_SRGB,
         "RF32_GF32_BF32_AF32" => F::R32G32B32A32_SFLOAT,
@@ -246,19 +246,19 @@ impl Backend for ReferenceBackend {
     fn clear_color(&mut self, clear: &ColorClear, memory: &GpuMemory) -> Result<(), BackendError> {
         let texel = self.encode(&clear.format, clear.value)?;
         let bytes = clear.format.bytes as usize;
-        let written = clear.format.channel_bits(clear.mask);
+        let mut written = clear.format.channel_bits(clear.mask);
+        // Writing any channel of a Z or O format's texel fills its unused bits.
+        if written != 0 && clear.format.unused != Unused::Kept {
+            written |= clear.format.unused_bits();
+        }
         let whole = written & clear.format.texel_bits() == clear.format.texel_bits();
-        let value = u128::from_le_bytes({
-            let mut wide = [0u8; 16];
-            wide[..bytes].copy_from_slice(&texel);
-            wide
-        });
+        let value = clear.format.fill_unused(texel_bits(&texel));
         let mut old = [0u8; 16];
         for y in clear.rect.y0..clear.rect.y1 {
             for x in clear.rect.x0..clear.rect.x1 {
                 let Some(address) = clear.target.texel_address(x, y, clear.layer) else { continue };
                 if whole {
-                    memory.write(address, &texel)?;
+                    memory.write(address, &value.to_le_bytes()[..bytes])?;
                     continue;
                 }
                 memory.read(address, &mut old[..bytes])?;
