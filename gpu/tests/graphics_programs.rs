@@ -18,7 +18,8 @@ use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType, header_by
 use tandem_gpu::shader::{
     FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, NumberKind, PointSize, Stage,
     TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, TextureView,
-    Translation, VertexInterface, Warps, program_needs, translate_compute, translate_graphics, translate_graphics_with,
+    Translation, UNSWIZZLED, VertexInterface, Warps, program_needs, translate_compute, translate_graphics,
+    translate_graphics_with,
 };
 use tandem_gpu::texture::descriptor::Comparison;
 
@@ -98,6 +99,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             alpha_test,
             saturate: [None; 8],
             dual_source,
+            swizzles: UNSWIZZLED,
         };
         let fragments = [
             fragment(None, false),
@@ -211,6 +213,7 @@ fn translate_pixel_source(source: &str, views: &[TextureView]) -> Result<Transla
         alpha_test: None,
         saturate: [None; 8],
         dual_source: false,
+        swizzles: UNSWIZZLED,
     };
     translate_graphics(&kernel, Stage::Fragment(&fragment), 0, &global, views).map_err(|e| e.to_string())
 }

@@ -316,6 +316,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 alpha_test: None,
                 saturate: [None; 8],
                 dual_source: false,
+                swizzles: shader::UNSWIZZLED,
             };
             let geometry = shader::GeometryInterface {
                 header,

@@ -76,6 +76,8 @@
  *   OpenGL's rule (SET_ALIASED_LINE_WIDTH_FLOAT when SET_ALIASED_LINE_WIDTH_ENABLE is on, else SET_LINE_WIDTH_FLOAT);
  * - targets without alpha (X8B8G8R8, X8R8G8B8): destination alpha reads 1.0 in blending, and the unused byte is
  *   kept; Z8R8G8B8 and O8R8G8B8 write zeros and ones there;
+ * - targets that keep alpha elsewhere: B8G8R8A8's A, R, G, B bytes; A8's alpha alone, blended by the alpha
+ *   equation with the stored alpha as destination alpha;
  * - an sRGB target stores the colour encoded by the sRGB transfer function, and blends in linear space;
  * - dual-source blending: SRC1 factors read colour output 1;
  * - one texture at two colour slots: each slot writes only the channels its SET_CT_WRITE enables;
@@ -327,6 +329,9 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define A8BL8GL8RL8 0xD6u
 #define X8R8G8B8 0xE6u
 #define Z8R8G8B8 0xFDu
+#define A8 0xF7u
+#define B8G8R8A8 0x47u
+#define OGL_ZERO 0x4000u
 #define O8R8G8B8 0xFEu
 #define SET_COLOR_CLEAR_VALUE 0x0D80u
 #define OGL_DST_ALPHA 0x4304u
@@ -479,6 +484,7 @@ static uint32_t float_bits(int32_t value, int shift) {
 
 #define F_0 0x00000000u
 #define F_0_2 0x3E4CCCCDu
+#define F_0_4 0x3ECCCCCDu
 #define F_0_6 0x3F19999Au
 #define F_0_8 0x3F4CCCCDu
 
@@ -835,6 +841,66 @@ static void targets_without_alpha(void) {
     const uint8_t ones[4] = {204, 153, 51, 0xFF};
     wrong = wrong_pixels(everywhere, ones, background, &count);
     report("every texel holds bytes B, G, R (204, 153, 51) and 0xFF", wrong, count);
+    target[2] = A8B8G8R8;
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    run("state back");
+}
+
+/* Formats that keep alpha where the host's formats do not: B8G8R8A8 (named from the most significant bits down: A
+ * in the low byte, then R, G, B) takes the triangle's (0.2, 0.6, 0.8, 1.0) as bytes 255, 51, 153, 204 and a
+ * clear to (0.2, 0.6, 0.8, 0.4) as 102, 51, 153, 204; A8 (alpha alone, a byte a texel) blends by the alpha
+ * equation: ADD(ZERO, DST_ALPHA) leaves the stored alpha squared, 0x44 -> 68 * 68 / 255 = 18.13 -> 18 (it would
+ * stay 68 if destination alpha read 1.0), and a clear of alpha 0.4 stores 102. */
+static void targets_with_alpha_elsewhere(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, B8G8R8A8, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    print("-- B8G8R8A8: the triangle's (0.2, 0.6, 0.8, 1.0) as A, R, G, B bytes\n");
+    fill_target(background);
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    draw_arrays(3, 0);
+    run("draw");
+    const uint8_t drawn[4] = {255, 51, 153, 204};
+    uint32_t count, wrong = wrong_pixels(in_triangle, drawn, background, &count);
+    report("covered pixels hold bytes 255, 51, 153, 204, the others theirs", wrong, count);
+
+    print("-- B8G8R8A8 cleared to (0.2, 0.6, 0.8, 0.4)\n");
+    fill_target(background);
+    uint32_t clear[4] = {F_0_2, F_0_6, F_0_8, F_0_4};
+    method(SET_COLOR_CLEAR_VALUE, 4, clear);
+    set(CLEAR_SURFACE, 0x3C);
+    run("clear");
+    const uint8_t cleared[4] = {102, 51, 153, 204};
+    wrong = wrong_pixels(everywhere, cleared, background, &count);
+    report("every texel holds bytes 102, 51, 153, 204", wrong, count);
+
+    print("-- A8, blending ADD(ZERO, DST_ALPHA): the stored alpha squared where the triangle covers\n");
+    target[2] = A8;
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    memset(gpu.memory + TARGET, 0x44, 256 * HEIGHT);
+    uint32_t equation[3] = {OGL_FUNC_ADD, OGL_ZERO, OGL_DST_ALPHA};
+    method(SET_BLEND_COLOR_OP, 3, equation);
+    set(SET_BLEND, 1);
+    draw_arrays(3, 0);
+    set(SET_BLEND, 0);
+    run("draw");
+    wrong = count = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) {
+            int in = in_triangle(x, y);
+            count += (uint32_t)in;
+            wrong += gpu.memory[TARGET + 256 * y + x] != (in ? 18 : 0x44);
+        }
+    report("covered texels hold 18, the others 0x44", wrong, count);
+
+    print("-- A8 cleared to alpha 0.4\n");
+    set(CLEAR_SURFACE, 0x3C);
+    run("clear");
+    wrong = count = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++, count++) wrong += gpu.memory[TARGET + 256 * y + x] != 102;
+    report("every texel holds 102", wrong, count);
     target[2] = A8B8G8R8;
     method(SET_COLOR_TARGET_A + 8, 4, target);
     run("state back");
@@ -3523,6 +3589,7 @@ int main(void) {
     lines();
     viewports();
     targets_without_alpha();
+    targets_with_alpha_elsewhere();
     srgb_target();
     one_texture_two_slots();
     dual_source_blending();

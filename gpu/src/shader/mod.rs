@@ -24,8 +24,8 @@ pub use crate::texture::format::NumberKind;
 pub use ir::TextureView;
 pub use spirv::{
     CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PointSize, Saturate, Stage,
-    TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, VertexInterface,
-    captured_words,
+    TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, UNSWIZZLED,
+    VertexInterface, captured_words,
 };
 
 use crate::sass::cubin::KernelImage;

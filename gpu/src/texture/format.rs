@@ -148,6 +148,17 @@ pub const FORMATS: &[ColorFormat] = &[
     filled(X1R5G5B5, 0xfc, "O1R5G5B5", Unused::Ones),
     filled(X8R8G8B8, 0xfd, "Z8R8G8B8", Unused::Zeros),
     filled(X8R8G8B8, 0xfe, "O8R8G8B8", Unused::Ones),
+    // Formats that hold alpha without R, G and B, or in other places (named from the most significant bits down,
+    // or low word first where underscores part them).
+    format(0xf7, "A8", 1, [(0, 0), (0, 0), (0, 0), (0, 8)], Kind::Unorm),
+    format(0x40, "A16", 2, [(0, 0), (0, 0), (0, 0), (0, 16)], Kind::Unorm),
+    format(0x41, "AF16", 2, [(0, 0), (0, 0), (0, 0), (0, 16)], Kind::Float),
+    format(0x42, "AF32", 4, [(0, 0), (0, 0), (0, 0), (0, 32)], Kind::Float),
+    format(0x43, "A8R8", 2, [(0, 8), (0, 0), (0, 0), (8, 8)], Kind::Unorm),
+    format(0x44, "R16_A16", 4, [(0, 16), (0, 0), (0, 0), (16, 16)], Kind::Unorm),
+    format(0x45, "RF16_AF16", 4, [(0, 16), (0, 0), (0, 0), (16, 16)], Kind::Float),
+    format(0x46, "RF32_AF32", 8, [(0, 32), (0, 0), (0, 0), (32, 32)], Kind::Float),
+    format(0x47, "B8G8R8A8", 4, [(8, 8), (16, 8), (24, 8), (0, 8)], Kind::Unorm),
 ];
 
 impl ColorFormat {

@@ -5,7 +5,7 @@
 
 use super::surface::BoundSurfaces;
 use super::texture::{DecodedSlot, TextureSource};
-use super::{NAME, ReferenceBackend, failed, vulkan_format};
+use super::{NAME, ReferenceBackend, failed, host_swizzle, vulkan_format};
 use crate::backend::{
     BackendError, BlendState, Captured, Cull, DepthStencil, Draw, Drawn, GpuMemory, Lines, Rect, Topology, Viewport,
 };
@@ -16,7 +16,7 @@ use crate::shader::sph::{Interpolation, OutputTopology, ProgramHeader, attribute
 use crate::shader::{
     CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, PointSize,
     ProgramNeeds, Saturate, TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator,
-    Translation, VertexInterface, Warps, captured_words, translate_graphics, translate_graphics_with,
+    Translation, UNSWIZZLED, VertexInterface, Warps, captured_words, translate_graphics, translate_graphics_with,
 };
 use crate::texture::format::{ColorFormat, NumberKind, Unused, set_texel_bits, texel_bits};
 use crate::texture::surface::Surface;
@@ -225,18 +225,51 @@ fn blend_op(value: u32) -> Option<vk::BlendOp> {
 }
 
 /// A target's blending. On a target without alpha, destination alpha reads 1.0 (Maxwell behaviour 5.12): the
-/// factors that read it become the constants they then are, as the host's alpha holds the unused bits.
-fn blend(state: &BlendState, target_has_alpha: bool) -> Result<Blend, BackendError> {
-    let without_destination_alpha = |factor: vk::BlendFactor| match factor {
-        _ if target_has_alpha => factor,
-        vk::BlendFactor::DST_ALPHA => vk::BlendFactor::ONE,
-        // min(source alpha, 1 - 1)
-        vk::BlendFactor::ONE_MINUS_DST_ALPHA | vk::BlendFactor::SRC_ALPHA_SATURATE => vk::BlendFactor::ZERO,
-        other => other,
+/// factors that read it become the constants they then are, as the host's alpha holds the unused bits. A target
+/// of alpha alone, held in the host's R (`host_swizzle`), blends by the alpha equation, its factors reading the
+/// host's colour where they mean alpha; other formats whose channels the host holds elsewhere do not blend.
+fn blend(state: &BlendState, format: &ColorFormat) -> Result<Blend, BackendError> {
+    use vk::BlendFactor as F;
+    let Blend { color, alpha } = guest_blend(state)?;
+    let without_destination_alpha = |(s, d, o): (F, F, vk::BlendOp)| {
+        let factor = |factor: F| match factor {
+            F::DST_ALPHA => F::ONE,
+            // min(source alpha, 1 - 1)
+            F::ONE_MINUS_DST_ALPHA | F::SRC_ALPHA_SATURATE => F::ZERO,
+            other => other,
+        };
+        (factor(s), factor(d), o)
     };
+    match host_swizzle(format) {
+        [0, 1, 2, 3] if format.has_alpha() => Ok(Blend { color, alpha }),
+        [0, 1, 2, 3] => Ok(Blend { color: without_destination_alpha(color), alpha: without_destination_alpha(alpha) }),
+        [3, 3, 3, 3] => {
+            // The alpha equation on the host's R: factors that read alpha read R, which is alpha (and the
+            // source's R, G, B and A all are).
+            let on_red = |factor: F| match factor {
+                F::DST_ALPHA => Ok(F::DST_COLOR),
+                F::ONE_MINUS_DST_ALPHA => Ok(F::ONE_MINUS_DST_COLOR),
+                F::SRC_ALPHA_SATURATE => Ok(F::ONE),
+                F::CONSTANT_COLOR => Ok(F::CONSTANT_ALPHA),
+                F::ONE_MINUS_CONSTANT_COLOR => Ok(F::ONE_MINUS_CONSTANT_ALPHA),
+                F::SRC1_COLOR | F::SRC1_ALPHA | F::ONE_MINUS_SRC1_COLOR | F::ONE_MINUS_SRC1_ALPHA => {
+                    Err(unimplemented(format!("dual-source blending into a {} target", format.name)))
+                }
+                other => Ok(other),
+            };
+            let (s, d, o) = alpha;
+            let alpha = (on_red(s)?, on_red(d)?, o);
+            Ok(Blend { color: alpha, alpha })
+        }
+        _ => Err(unimplemented(format!("blending into a {} target", format.name))),
+    }
+}
+
+/// The guest's blend equations as Vulkan's, factor for factor.
+fn guest_blend(state: &BlendState) -> Result<Blend, BackendError> {
     let equation =
         |[op, source, destination]: [u32; 3]| match (blend_factor(source), blend_factor(destination), blend_op(op)) {
-            (Some(s), Some(d), Some(o)) => Ok((without_destination_alpha(s), without_destination_alpha(d), o)),
+            (Some(s), Some(d), Some(o)) => Ok((s, d, o)),
             _ => Err(unimplemented(format!("blend op {op:#x} with coefficients {source:#x}, {destination:#x}"))),
         };
     Ok(Blend { color: equation(state.color)?, alpha: equation(state.alpha)? })
@@ -510,8 +543,10 @@ impl ReferenceBackend {
     pub(super) fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<Drawn, BackendError> {
         let fragment_header = draw.fragment_shader.header;
         let mut targets = [None; 8];
+        let mut swizzles = UNSWIZZLED;
         for target in &draw.targets {
             targets[target.output as usize] = Some(target.format.kind.number_kind());
+            swizzles[target.output as usize] = host_swizzle(&target.format);
         }
         if draw.alpha_test.is_some() && targets[0].is_some_and(|kind| kind != NumberKind::Float) {
             return Err(unimplemented("draw with the alpha test on an integer render target 0"));
@@ -521,7 +556,7 @@ impl ReferenceBackend {
         let mut dual_source = false;
         for target in &draw.targets {
             let Some(state) = &target.blend else { continue };
-            if !blend(state, true)?.reads_second_source() {
+            if !guest_blend(state)?.reads_second_source() {
                 continue;
             }
             if target.output != 0 {
@@ -538,6 +573,7 @@ impl ReferenceBackend {
             alpha_test: draw.alpha_test.map(|(comparison, reference)| (comparison, reference.to_bits())),
             saturate: Saturate::from_register(draw.ps_saturate),
             dual_source,
+            swizzles,
         };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
         // Geometry and tessellation programs see the primitives in the guest's order; the vertices they make
@@ -790,8 +826,9 @@ impl ReferenceBackend {
             // Components the shader does not output keep their texels (Maxwell behaviour 1.1), as do an X
             // format's unused bits.
             let written = fragment_header.target_components(target.output);
+            let swizzle = host_swizzle(&target.format);
             let mut write_mask = vk::ColorComponentFlags::empty();
-            for (c, flag) in [
+            for (host, flag) in [
                 vk::ColorComponentFlags::R,
                 vk::ColorComponentFlags::G,
                 vk::ColorComponentFlags::B,
@@ -800,11 +837,12 @@ impl ReferenceBackend {
             .into_iter()
             .enumerate()
             {
-                if target.write[c] && written[c] && (c < 3 || target.format.has_alpha()) {
+                let c = usize::from(swizzle[host]);
+                if target.write[c] && written[c] && target.format.channels[c].1 > 0 {
                     write_mask |= flag;
                 }
             }
-            let mut blend = target.blend.as_ref().map(|state| blend(state, target.format.has_alpha())).transpose()?;
+            let mut blend = target.blend.as_ref().map(|state| blend(state, &target.format)).transpose()?;
             if target.format.unused != Unused::Kept && !write_mask.is_empty() {
                 write_mask |= vk::ColorComponentFlags::A;
                 blend = Some(fills_unused(blend));

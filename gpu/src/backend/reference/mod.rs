@@ -115,8 +115,31 @@ pub fn vulkan_format(format: &ColorFormat) -> Option<vk::Format> {
         "RN8" => F::R8_SNORM,
         "RS8" => F::R8_SINT,
         "RU8" => F::R8_UINT,
+        // Alpha in the host's R (and R in R, A in G; or A, R, G, B in R, G, B, A): `host_swizzle` says which
+        // channel each host component holds.
+        "A8" => F::R8_UNORM,
+        "A16" => F::R16_UNORM,
+        "AF16" => F::R16_SFLOAT,
+        "AF32" => F::R32_SFLOAT,
+        "A8R8" => F::R8G8_UNORM,
+        "R16_A16" => F::R16G16_UNORM,
+        "RF16_AF16" => F::R16G16_SFLOAT,
+        "RF32_AF32" => F::R32G32_SFLOAT,
+        "B8G8R8A8" => F::R8G8B8A8_UNORM,
         _ => return None,
     })
+}
+
+/// The channel (R, G, B, A: 0-3) each component of `vulkan_format`'s host format holds: itself, but where the
+/// format keeps alpha in another place. The components a host format lacks repeat alpha, which blend factors
+/// read as the source's alpha.
+pub fn host_swizzle(format: &ColorFormat) -> [u8; 4] {
+    match format.name {
+        "A8" | "A16" | "AF16" | "AF32" => [3, 3, 3, 3],
+        "A8R8" | "R16_A16" | "RF16_AF16" | "RF32_AF32" => [0, 3, 3, 3],
+        "B8G8R8A8" => [3, 0, 1, 2],
+        _ => [0, 1, 2, 3],
+    }
 }
 
 /// Makes the reference back end on the Vulkan device `TANDEM_VULKAN_DEVICE` names, else the best one (lavapipe on
@@ -172,6 +195,8 @@ impl ReferenceBackend {
             backend: NAME,
             what: format!("clear render targets of format {} ({:#x})", format.name, format.code),
         })?;
+        let swizzle = host_swizzle(format);
+        let value: [u32; 4] = std::array::from_fn(|c| value[swizzle[c] as usize]);
         let clear = match format.kind {
             Kind::Uint => vk::ClearColorValue { uint32: value },
             Kind::Sint => vk::ClearColorValue { int32: value.map(|v| v as i32) },

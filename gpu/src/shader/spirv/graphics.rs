@@ -233,7 +233,13 @@ pub struct FragmentInterface {
     /// Target 0 blends with two sources (SRC1 factors): colour output 1 is its second source (`Location` 0,
     /// `Index` 1), of target 0's type, and no target takes it.
     pub dual_source: bool,
+    /// By colour output: the output component (R, G, B, A: 0-3) each component of its target takes, for targets
+    /// that keep a channel elsewhere than the host format does (an A8 target held as R8 takes A in R).
+    pub swizzles: [[u8; 4]; 8],
 }
+
+/// Every output component where the host format has it.
+pub const UNSWIZZLED: [[u8; 4]; 8] = [[0, 1, 2, 3]; 8];
 
 /// SET_PS_SATURATE's clamp range of one colour output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1237,6 +1243,8 @@ impl Emitter<'_> {
                     }
                 })
                 .collect();
+            let swizzle = fragment.swizzles[target as usize];
+            let components = swizzle.map(|c| components[c as usize]);
             let vector = self.b.type_vector(element, 4);
             let value = self.b.composite_construct(vector, None, components).expect("in a block");
             self.b.store(output, value, None, []).expect("in a block");

@@ -40,8 +40,8 @@ use graphics::{
 };
 pub use graphics::{
     CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PATCH_LOCATIONS_END, PointSize, Saturate,
-    Stage, TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, VertexInterface,
-    captured_words,
+    Stage, TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, UNSWIZZLED,
+    VertexInterface, captured_words,
 };
 use surface::{SurfaceVariable, declare_surfaces};
 pub(crate) use texture::missing_pools;
