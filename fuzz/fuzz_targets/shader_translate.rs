@@ -9,8 +9,8 @@ use tandem_gpu::sass::Isa;
 use tandem_gpu::sass::cubin::KernelImage;
 use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType};
 use tandem_gpu::shader::{
-    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, TextureView, VertexInterface, translate_compute,
-    translate_graphics,
+    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, TextureView, UNSWIZZLED, VertexInterface,
+    translate_compute, translate_graphics,
 };
 use tandem_gpu::shader::ir::{PoolView, TextureDim};
 
@@ -19,13 +19,16 @@ struct Input {
     sm86: bool,
     header: [u8; HEADER_BYTES],
     local_bytes: u16,
+    /// Where the code sits in its code segment, for absolute branches.
+    origin: u16,
     words: Vec<u64>,
 }
 
 fuzz_target!(|input: Input| {
     let isa = if input.sm86 { Isa::Sm86 } else { Isa::Sm5x };
     let code: Vec<u8> = input.words.iter().take(256).flat_map(|word| word.to_le_bytes()).collect();
-    let kernel = KernelImage { name: "fuzz".into(), isa, code, constants: Vec::new(), shared_bytes: 0 , origin: 0};
+    let origin = u32::from(input.origin);
+    let kernel = KernelImage { name: "fuzz".into(), isa, code, constants: Vec::new(), shared_bytes: 0, origin };
     let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
     let local_bytes = u32::from(input.local_bytes);
     let _ = translate_compute(&kernel, [32, 1, 1], local_bytes, &global, &[]);
@@ -59,6 +62,7 @@ fuzz_target!(|input: Input| {
                 alpha_test: None,
                 saturate: [None; 8],
                 dual_source: false,
+                swizzles: UNSWIZZLED,
             };
             let _ = translate_graphics(&kernel, Stage::Fragment(&fragment), local_bytes, &global, &views);
         }
