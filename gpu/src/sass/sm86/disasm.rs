@@ -146,6 +146,10 @@ fn body(v: &View) -> String {
             (format!("CCTLT{}", pick(v, "op", OP)), vec![hex(v.get("bank") as i64), hex(v.get("tex") as i64)])
         }
         "BPT" => bpt(v),
+        "LEPC" | "GETLMEMBASE" => (v.encoding.opcode.to_string(), vec![dst(v)]),
+        "SETLMEMBASE" => ("SETLMEMBASE".into(), vec![register(v, "ra", 0)]),
+        "SETCTAID" => (format!("SETCTAID{}", pick(v, "dim", &[".X", ".Y", ".Z", ""])), vec![register(v, "ra", 0)]),
+        "RPCMOV" => rpcmov(v),
         "NANOSLEEP" => nanosleep(v),
         "WARPSYNC" => warpsync(v),
         "BMOV" => bmov(v),
@@ -370,6 +374,17 @@ fn slot_b(v: &View, immediate: String) -> String {
     } else {
         operand(v, "rb", 1, neg, false, "")
     }
+}
+
+/// RPCMOV.32: a half of the return PC (Rpc.LO, or .HI) from a register or an immediate, or into a register.
+fn rpcmov(v: &View) -> Parts {
+    let half = if v.flag("hi") { "Rpc.HI" } else { "Rpc.LO" }.to_string();
+    let operands = match v.encoding.form() {
+        "from" => vec![dst(v), half],
+        "to_reg" => vec![half, register(v, "rb", 1)],
+        _ => vec![half, hex(v.get("imm32") as i64)],
+    };
+    ("RPCMOV.32".into(), operands)
 }
 
 fn dst(v: &View) -> String {
