@@ -133,6 +133,15 @@ fn body(v: &View) -> String {
         "TLD4S" => tld4s(v),
         "TXD" => txd(v),
         "TXQ" => txq(v),
+        "TXA" => (
+            format!("TXA{}{}", v.suffix("ndv", ".NDV"), v.suffix("nodep", ".NODEP")),
+            vec![reg(v.get("rd"), 255), reg(v.get("ra"), 255), hex(v.get("tex") as i64), hex(v.get("mask") as i64)],
+        ),
+        "STP" => (format!("STP{}", v.suffix("wait", ".WAIT")), vec![hex(v.get("imm8") as i64)]),
+        "R2B" => (
+            format!("R2B{}", v.choice("mode", &["", ".RESULT", ".WARP", ".INVALID"])),
+            vec![hex(v.get("bar") as i64), reg(v.get("rb"), 255)],
+        ),
         "TMML" => tmml(v),
         "SULD" | "SUST" | "SURED" => surface(v),
         "SUATOM" => surface_atomic(v),
