@@ -79,6 +79,7 @@ fn body(v: &View) -> String {
         "ISCADD32I" => iscadd32i(v),
         "XMAD" => xmad(v),
         "IMUL" | "IMUL32I" | "IMAD" | "IMAD32I" => integer_multiply(v),
+        "IMADSP" => imadsp(v),
         "IMNMX" => imnmx(v),
         "LEA" => lea(v),
         "POPC" => popc(v),
@@ -853,6 +854,22 @@ fn integer_multiply(v: &View) -> Parts {
         operands.push(c);
     }
     (m, operands)
+}
+
+/// IMADSP: its selectors of a, b and c; c's signedness is a's or b's.
+fn imadsp(v: &View) -> Parts {
+    const A: &[&str] = &[".U32", ".S32", ".U24", ".S24", ".U16H0", ".S16H0", ".U16H1", ".S16H1"];
+    const B: &[&str] = &[".U24", ".S24", ".U16H0", ".S16H0"];
+    const C: &[&str] = &["32", "24", "16H0", "???3"];
+    let signed_c = (v.get("a_sel") | v.get("b_sel")) & 1 == 1;
+    let m = format!(
+        "IMADSP{}{}.{}{}",
+        v.choice("a_sel", A),
+        v.choice("b_sel", B),
+        if signed_c { "S" } else { "U" },
+        v.choice("c_sel", C)
+    );
+    (m, vec![dst(v), src_a(v), src_b(v, Imm::Signed), src_c(v)])
 }
 
 fn lop32i(v: &View) -> Parts {
