@@ -95,7 +95,7 @@ pub fn program_length(
         let mut ends = false;
         for view in &views {
             let opcode = view.encoding.opcode;
-            if matches!(opcode, "JMP" | "JCAL") {
+            if isa == Isa::Sm5x && matches!(opcode, "JMP" | "JCAL") {
                 let target = view.get("address") as i64 - origin as i64;
                 furthest_target = furthest_target.max(target.max(0) as usize);
             }

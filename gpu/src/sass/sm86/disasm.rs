@@ -128,7 +128,15 @@ fn body(v: &View) -> String {
         "ISBERD" => isberd(v),
         "AL2P" => al2p(v),
         "BRA" => bra(v),
-        "BRX" | "BRXU" => indirect_branch(v),
+        "BRX" | "BRXU" | "JMX" | "JMXU" => indirect_branch(v),
+        "JMP" => {
+            const MODE: &[&str] = &["", ".U", ".DIV", ".CONV"];
+            const INC_DEC: &[&str] = &["", ".INC", ".DEC", ".INVALID3"];
+            let mut operands = Vec::new();
+            optional_pred_src(v, "ps", &mut operands);
+            operands.push(hex(v.get("address") as i64 * 4));
+            (format!("JMP{}{}", pick(v, "inc_dec", INC_DEC), pick(v, "mode", MODE)), operands)
+        }
         "BSSY" => bssy(v),
         "BSYNC" | "BREAK" => barrier_register(v),
         "CALL" => call(v),
