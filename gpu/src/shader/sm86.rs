@@ -54,7 +54,7 @@ fn stack_effect(v: &View, next: u32) -> Effect {
     let predicated = |field: &str| v.has(field) && (v.get(field) != 7 || v.flag(&format!("{field}_not")));
     let conditional = predicated("pg") || predicated("ps");
     match v.encoding.opcode {
-        "CALL" if conditional || v.has("ra") => Effect::Unknown,
+        "CALL" if conditional || v.has("ra") || v.has("address") => Effect::Unknown,
         "CALL" => Effect::Push { kind: 0, entry: next, then: target },
         "RET" if v.flag("abs") || v.flag("uniform") => Effect::Unknown,
         "RET" => Effect::Pop { kind: 0, conditional },
@@ -429,6 +429,10 @@ impl Lower<'_> {
                 }
             }
             // The return address is already in a register (ptxas writes it with MOV): a call is a jump.
+            "CALL" if v.encoding.form().starts_with("abs") => {
+                return self
+                    .unimplemented(v, "CALL.ABS (a call into code outside the program: the driver's vprintf, malloc)");
+            }
             "CALL" if !v.has("ra") => match condition {
                 Some(cond) => Terminator::Branch(cond, target, own_next),
                 None => Terminator::Jump(target),

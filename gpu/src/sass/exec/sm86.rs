@@ -562,6 +562,9 @@ impl Exec<'_, '_> {
                 let base = (self.pc * INSTRUCTION_BYTES + INSTRUCTION_BYTES) as i64 + v.signed("offset") * 4;
                 self.indirect_branch(base)?
             }
+            "CALL" if v.encoding.form().starts_with("abs") => {
+                return self.unimplemented(format!("{} (a call into code outside the program)", self.text()));
+            }
             // The callee returns to the address the caller put in a register for its RET: CALL only jumps.
             "CALL" if !v.has("ra") => {
                 let target = self.target(v.signed("offset") * 4)?;

@@ -1683,9 +1683,18 @@ fn barrier_register(v: &View) -> Parts {
 fn call(v: &View) -> Parts {
     let mut operands = Vec::new();
     optional_pred_src(v, "ps", &mut operands);
-    // Through a register, the register and the displacement make one operand, as RET's.
-    operands.push(if v.has("ra") { format!("{} {}", reg(v.get("ra"), 255), target(v)) } else { target(v) });
-    (format!("CALL.REL{}", v.suffix("noinc", ".NOINC")), operands)
+    let absolute = v.encoding.form().starts_with("abs");
+    // Through a register, the register and the displacement make one operand, as RET's (CALL.ABS's displacement
+    // is as encoded, omitted when 0).
+    operands.push(match (absolute, v.has("ra")) {
+        (true, true) if v.signed("offset") == 0 => reg(v.get("ra"), 255),
+        (true, true) => format!("{} {}", reg(v.get("ra"), 255), hex(v.signed("offset") * 4)),
+        (true, false) => hex(v.get("address") as i64 * 4),
+        (false, true) => format!("{} {}", reg(v.get("ra"), 255), target(v)),
+        (false, false) => target(v),
+    });
+    let kind = if absolute { ".ABS" } else { ".REL" };
+    (format!("CALL{kind}{}", v.suffix("noinc", ".NOINC")), operands)
 }
 
 fn ret(v: &View) -> Parts {
