@@ -121,3 +121,23 @@ fn every_program_is_checked_here() {
     let names: Vec<String> = programs::all().unwrap().into_iter().map(|p| p.kernel.name).collect();
     assert_eq!(names, checked);
 }
+
+/// SM86's CALL.ABS goes to code outside the program (ptxas calls the driver's vprintf with it): both paths refuse
+/// it by name rather than take it for a call within the program.
+#[test]
+fn calls_to_absolute_addresses_are_refused_by_name() {
+    use tandem_gpu::sass::cubin::KernelImage;
+    use tandem_gpu::sass::{Isa, assemble};
+    for call in ["CALL.abs address=0x10 noinc=1", "CALL.abs_reg ra=2 noinc=1"] {
+        let code = assemble::sm86(&format!("{call}\nEXIT")).unwrap();
+        let kernel =
+            KernelImage { name: call.into(), isa: Isa::Sm86, code, constants: Vec::new(), shared_bytes: 0, origin: 0 };
+        let program = KnownProgram { kernel, expected: Vec::new() };
+        let interpreted = interpret(&program.run(), &program.kernel, &program.input()).unwrap_err().to_string();
+        assert!(interpreted.contains("CALL.ABS"), "{interpreted}");
+        let translated = translate_compute(&program.kernel, [32, 1, 1], 0, &GlobalMemory::Device, &[]).unwrap_err();
+        assert!(
+            matches!(translated, TranslateError::Unimplemented { .. }) && translated.to_string().contains("CALL.ABS")
+        );
+    }
+}
