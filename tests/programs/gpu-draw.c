@@ -799,6 +799,35 @@ static int everywhere(uint32_t x, uint32_t y) {
     return 1;
 }
 
+/* Makes colour target 0 (its other words in `target`) of `format`. */
+static void set_target_format(uint32_t target[4], uint32_t format) {
+    target[2] = format;
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+}
+
+/* Clears the whole target, filled with `background` first, with SET_COLOR_CLEAR_VALUE as it is, and reports
+ * whether every texel then holds `expected`. */
+static void clear_and_check(const char *what, const uint8_t background[4], const uint8_t expected[4]) {
+    fill_target(background);
+    set(CLEAR_SURFACE, 0x3C); /* R, G, B, A */
+    run("clear");
+    uint32_t count, wrong = wrong_pixels(everywhere, expected, background, &count);
+    report(what, wrong, count);
+}
+
+/* `wrong_pixels` for a target of a byte a texel (rows still 256 bytes apart). */
+static uint32_t wrong_bytes(int (*covered)(uint32_t, uint32_t), uint8_t drawn, uint8_t background, uint32_t *count) {
+    uint32_t wrong = 0;
+    *count = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) {
+            int in = covered(x, y);
+            *count += (uint32_t)in;
+            wrong += gpu.memory[TARGET + 256 * y + x] != (in ? drawn : background);
+        }
+    return wrong;
+}
+
 /* Targets without alpha: an X8B8G8R8 target (its top byte unused) blends as if destination alpha were 1.0, so
  * (DST_ALPHA, ONE_MINUS_DST_ALPHA) takes the source's colour whatever the unused byte holds; an X8R8G8B8 target
  * cleared takes B, G, R bytes. Nothing defines what lands in the unused byte (the class has Z and O formats for
@@ -814,35 +843,23 @@ static void targets_without_alpha(void) {
                      OGL_DST_ALPHA, OGL_ONE_MINUS_DST_ALPHA, drawn);
 
     print("-- X8R8G8B8 cleared to (0.2, 0.6, 0.8, 0)\n");
-    target[2] = X8R8G8B8;
-    method(SET_COLOR_TARGET_A + 8, 4, target);
-    fill_target(background);
+    set_target_format(target, X8R8G8B8);
     uint32_t clear[4] = {F_0_2, F_0_6, F_0_8, F_0};
     method(SET_COLOR_CLEAR_VALUE, 4, clear);
-    set(CLEAR_SURFACE, 0x3C); /* R, G, B, A */
-    run("clear");
     const uint8_t cleared[4] = {204, 153, 51, 0x44};
-    uint32_t count, wrong = wrong_pixels(everywhere, cleared, background, &count);
-    report("every texel holds bytes B, G, R (204, 153, 51), the unused byte kept", wrong, count);
+    clear_and_check("every texel holds bytes B, G, R (204, 153, 51), the unused byte kept", background, cleared);
 
     print("-- Z8R8G8B8, blending (DST_ALPHA, ONE_MINUS_DST_ALPHA): zeros in the unused byte of covered pixels\n");
-    target[2] = Z8R8G8B8;
-    method(SET_COLOR_TARGET_A + 8, 4, target);
+    set_target_format(target, Z8R8G8B8);
     const uint8_t zeroed[4] = {204, 153, 51, 0x00};
     blended_triangle("covered pixels take B, G, R (204, 153, 51) and a zero byte, the others keep theirs",
                      PERSPECTIVE_PS, OGL_DST_ALPHA, OGL_ONE_MINUS_DST_ALPHA, zeroed);
 
     print("-- O8R8G8B8 cleared to (0.2, 0.6, 0.8, 0): ones in the unused byte\n");
-    target[2] = O8R8G8B8;
-    method(SET_COLOR_TARGET_A + 8, 4, target);
-    fill_target(background);
-    set(CLEAR_SURFACE, 0x3C);
-    run("clear");
+    set_target_format(target, O8R8G8B8);
     const uint8_t ones[4] = {204, 153, 51, 0xFF};
-    wrong = wrong_pixels(everywhere, ones, background, &count);
-    report("every texel holds bytes B, G, R (204, 153, 51) and 0xFF", wrong, count);
-    target[2] = A8B8G8R8;
-    method(SET_COLOR_TARGET_A + 8, 4, target);
+    clear_and_check("every texel holds bytes B, G, R (204, 153, 51) and 0xFF", background, ones);
+    set_target_format(target, A8B8G8R8);
     run("state back");
 }
 
@@ -866,18 +883,13 @@ static void targets_with_alpha_elsewhere(void) {
     report("covered pixels hold bytes 255, 51, 153, 204, the others theirs", wrong, count);
 
     print("-- B8G8R8A8 cleared to (0.2, 0.6, 0.8, 0.4)\n");
-    fill_target(background);
     uint32_t clear[4] = {F_0_2, F_0_6, F_0_8, F_0_4};
     method(SET_COLOR_CLEAR_VALUE, 4, clear);
-    set(CLEAR_SURFACE, 0x3C);
-    run("clear");
     const uint8_t cleared[4] = {102, 51, 153, 204};
-    wrong = wrong_pixels(everywhere, cleared, background, &count);
-    report("every texel holds bytes 102, 51, 153, 204", wrong, count);
+    clear_and_check("every texel holds bytes 102, 51, 153, 204", background, cleared);
 
     print("-- A8, blending ADD(ZERO, DST_ALPHA): the stored alpha squared where the triangle covers\n");
-    target[2] = A8;
-    method(SET_COLOR_TARGET_A + 8, 4, target);
+    set_target_format(target, A8);
     memset(gpu.memory + TARGET, 0x44, 256 * HEIGHT);
     uint32_t equation[3] = {OGL_FUNC_ADD, OGL_ZERO, OGL_DST_ALPHA};
     method(SET_BLEND_COLOR_OP, 3, equation);
@@ -885,24 +897,15 @@ static void targets_with_alpha_elsewhere(void) {
     draw_arrays(3, 0);
     set(SET_BLEND, 0);
     run("draw");
-    wrong = count = 0;
-    for (uint32_t y = 0; y < HEIGHT; y++)
-        for (uint32_t x = 0; x < WIDTH; x++) {
-            int in = in_triangle(x, y);
-            count += (uint32_t)in;
-            wrong += gpu.memory[TARGET + 256 * y + x] != (in ? 18 : 0x44);
-        }
+    wrong = wrong_bytes(in_triangle, 18, 0x44, &count);
     report("covered texels hold 18, the others 0x44", wrong, count);
 
     print("-- A8 cleared to alpha 0.4\n");
     set(CLEAR_SURFACE, 0x3C);
     run("clear");
-    wrong = count = 0;
-    for (uint32_t y = 0; y < HEIGHT; y++)
-        for (uint32_t x = 0; x < WIDTH; x++, count++) wrong += gpu.memory[TARGET + 256 * y + x] != 102;
+    wrong = wrong_bytes(everywhere, 102, 0x44, &count);
     report("every texel holds 102", wrong, count);
-    target[2] = A8B8G8R8;
-    method(SET_COLOR_TARGET_A + 8, 4, target);
+    set_target_format(target, A8B8G8R8);
     run("state back");
 }
 

@@ -18,7 +18,7 @@
 //! themselves.
 
 use super::{Class, Context, EngineError, Method};
-use crate::texture::format::{ColorFormat, Kind};
+use crate::texture::format::{ColorFormat, Kind, set_texel_bits, texel_bits};
 use crate::texture::surface::{Layout, Surface};
 
 pub const SET_DST_FORMAT: u32 = 0x200;
@@ -240,9 +240,7 @@ fn source_texel_offset(surface: &Surface, x: i128, y: i128) -> Option<u64> {
 /// A texel's R, G, B, A as numbers (`None` for a kind this engine does not convert); a single-channel format
 /// fills all four, a missing alpha reads 1.
 fn decode(format: &ColorFormat, texel: &[u8]) -> Option<[f64; 4]> {
-    let mut wide = [0u8; 16];
-    wide[..texel.len()].copy_from_slice(texel);
-    let bits = u128::from_le_bytes(wide);
+    let bits = texel_bits(texel);
     let channel = |(low, width): (u32, u32)| -> Option<f64> {
         let raw = (bits >> low & ((1u128 << width) - 1)) as u32;
         Some(match (format.kind, width) {
@@ -270,9 +268,7 @@ fn decode(format: &ColorFormat, texel: &[u8]) -> Option<[f64; 4]> {
 
 /// `value` into the channels of a texel of `format`, rounded to nearest; `None` for a kind not converted.
 fn encode(format: &ColorFormat, value: [f64; 4], texel: &mut [u8]) -> Option<()> {
-    let mut wide = [0u8; 16];
-    wide[..texel.len()].copy_from_slice(texel);
-    let mut bits = u128::from_le_bytes(wide);
+    let mut bits = texel_bits(texel);
     for (k, &(low, width)) in format.channels.iter().enumerate() {
         if width == 0 {
             continue;
@@ -289,8 +285,7 @@ fn encode(format: &ColorFormat, value: [f64; 4], texel: &mut [u8]) -> Option<()>
         let mask = ((1u128 << width) - 1) << low;
         bits = (bits & !mask) | (u128::from(raw) << low & mask);
     }
-    let bits = format.fill_unused(bits);
-    texel.copy_from_slice(&bits.to_le_bytes()[..texel.len()]);
+    set_texel_bits(texel, format.fill_unused(bits));
     Some(())
 }
 

@@ -11,6 +11,7 @@
 mod depth;
 mod draw;
 mod surface;
+mod target;
 mod texture;
 
 use super::{Backend, BackendError, ColorClear, DepthStencilClear, Dispatch, Draw, Drawn, Frame, GpuMemory, Present};
