@@ -331,6 +331,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define Z8R8G8B8 0xFDu
 #define A8 0xF7u
 #define B8G8R8A8 0x47u
+#define R32 0xFFu
 #define OGL_ZERO 0x4000u
 #define O8R8G8B8 0xFEu
 #define SET_COLOR_CLEAR_VALUE 0x0D80u
@@ -905,6 +906,24 @@ static void targets_with_alpha_elsewhere(void) {
     run("clear");
     wrong = wrong_bytes(everywhere, 102, 0x44, &count);
     report("every texel holds 102", wrong, count);
+    set_target_format(target, A8B8G8R8);
+    run("state back");
+}
+
+/* R32 holds 32 bits of no number kind: a pixel program's output word lands as it is, here the flat program's R,
+ * the vertices' 0.2f (0x3E4CCCCD), with blending ADD(ONE, ONE) on, as integer targets do not blend; a clear
+ * stores SET_COLOR_CLEAR_VALUE's first word as it is. */
+static void raw_target(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44}, word[4] = {0xCD, 0xCC, 0x4C, 0x3E};
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, R32, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    print("-- R32, blending ADD(ONE, ONE): the flat program's first word as it is\n");
+    blended_triangle("covered pixels hold 0x3E4CCCCD, the others theirs", FLAT_PS, OGL_ONE, OGL_ONE, word);
+
+    print("-- R32 cleared to the words (0x3E4CCCCD, ...)\n");
+    uint32_t clear[4] = {F_0_2, F_0_6, F_0_8, F_0_4};
+    method(SET_COLOR_CLEAR_VALUE, 4, clear);
+    clear_and_check("every texel holds 0x3E4CCCCD", background, word);
     set_target_format(target, A8B8G8R8);
     run("state back");
 }
@@ -3593,6 +3612,7 @@ int main(void) {
     viewports();
     targets_without_alpha();
     targets_with_alpha_elsewhere();
+    raw_target();
     srgb_target();
     one_texture_two_slots();
     dual_source_blending();

@@ -139,6 +139,9 @@ pub const FORMATS: &[ColorFormat] = &[
     format(0xf4, "RN8", 1, rgba(8, 1), Kind::Snorm),
     format(0xf5, "RS8", 1, rgba(8, 1), Kind::Sint),
     format(0xf6, "RU8", 1, rgba(8, 1), Kind::Uint),
+    // 32 bits with no number kind: the program's output word stored as it is (NVK renders R32_UINT, R32_SINT
+    // and R32_SFLOAT through it), which RU32's integer writes are.
+    format(0xff, "R32", 4, rgba(32, 1), Kind::Uint),
     // The X formats: an A format's layout with the alpha bits unused. Nothing defines what a write leaves in
     // them (the class has Z and O variants that fill them with zeros or ones), so writes keep what memory holds.
     X1R5G5B5,

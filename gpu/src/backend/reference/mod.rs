@@ -99,7 +99,7 @@ pub fn vulkan_format(format: &ColorFormat) -> Option<vk::Format> {
         "A2R10G10B10" => F::A2R10G10B10_UNORM_PACK32,
         "BF10GF11RF11" => F::B10G11R11_UFLOAT_PACK32,
         "RS32" => F::R32_SINT,
-        "RU32" => F::R32_UINT,
+        "RU32" | "R32" => F::R32_UINT,
         "RF32" => F::R32_SFLOAT,
         "R5G6B5" => F::R5G6B5_UNORM_PACK16,
         "A1R5G5B5" => F::A1R5G5B5_UNORM_PACK16,
