@@ -2551,6 +2551,15 @@ static void expect_border(uint32_t x, uint32_t y, uint32_t out[4]) {
     memcpy(out, border, 16);
 }
 
+/* Texture 8's texels (255, 0, 255, 128) decoded from sRGB (alpha is linear), then past the edge sampler 2's sRGB
+ * border bytes (255, 0, 188) decoded by the sRGB transfer function, ((188 / 255 + 0.055) / 1.055)^2.4 =
+ * 0.50288648 (0x3F00BD2B), and BORDER_COLOR_A. */
+static void expect_srgb_border(uint32_t x, uint32_t y, uint32_t out[4]) {
+    (void)y;
+    const uint32_t texel[4] = {F_1, 0, F_1, unorm_bits(0x80, 8)}, beyond[4] = {F_1, 0, 0x3F00BD2Bu, border[3]};
+    memcpy(out, x / 4 < 8 ? texel : beyond, 16);
+}
+
 static void expect_astc(uint32_t x, uint32_t y, uint32_t out[4]) {
     (void)y;
     const uint32_t left[4] = {F_1, 0x3F000000u, 0x3E800000u, 0}, right[4] = {0, 0x3E800000u, 0x3F000000u, F_1};
@@ -2870,6 +2879,10 @@ static void textures(void) {
     put_sampler(0, TSC_WRAP, TSC_MIP_NONE, none);
     put_sampler(1, TSC_CLAMP_TO_EDGE, TSC_MIP_NONE, none);
     put_sampler(2, TSC_BORDER, TSC_MIP_NONE, border);
+    /* Sampler 2's sRGB border bytes (SRGB_BORDER_COLOR_R 31:24 of word 2, G 19:12 and B 27:20 of word 3): R 255,
+     * G 0, B 188. Only textures decoded from sRGB read them. */
+    *(uint32_t *)(gpu.memory + TSCS + 32 * 2 + 8) |= 255u << 24;
+    *(uint32_t *)(gpu.memory + TSCS + 32 * 2 + 12) = 188u << 20;
     put_sampler(3, TSC_CLAMP_TO_EDGE, TSC_MIP_POINT, none);
 
     /* Texture 5: Z24S8 depths, pitch: texel (i, j) holds D24 (i + 8j) x 2^19, about (i + 8j) / 32. Sampler 4
@@ -2897,9 +2910,17 @@ static void textures(void) {
     *(uint32_t *)(gpu.memory + TICS + 32 * 7 + 20) |= (2 - 1) << 16;
     put_sampler(4, TSC_CLAMP_TO_EDGE, TSC_MIP_NONE, none);
     *(uint32_t *)(gpu.memory + TSCS + 32 * 4) |= 1u << 9 | 3u << 10; /* DEPTH_COMPARE, LEQUAL */
+    /* Texture 8: sRGB (A8BL8GL8RL8: the header's SRGB bit, 22 of word 4), pitch, 8 x 4 texels of (255, 0, 255,
+     * 128), past texture 4's two blocks. */
+    for (uint32_t i = 0; i < 32; i++) {
+        const uint8_t texel[4] = {0xFF, 0x00, 0xFF, 0x80};
+        memcpy(gpu.memory + TEXELS + 0x4800 + 4 * i, texel, 4);
+    }
+    put_header(8, TIC_A8B8G8R8, rgba, TIC_PITCH, TEXELS + 0x4800, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
+    *(uint32_t *)(gpu.memory + TICS + 32 * 8 + 16) |= 1u << 22;
 
     set_address(SET_TEX_HEADER_POOL_A, TICS);
-    set(SET_TEX_HEADER_POOL_A + 8, 7);
+    set(SET_TEX_HEADER_POOL_A + 8, 8);
     set_address(SET_TEX_SAMPLER_POOL_A, TSCS);
     set(SET_TEX_SAMPLER_POOL_A + 8, 4);
     set(SET_BINDLESS_TEXTURE, 0);
@@ -2975,6 +2996,8 @@ static void textures(void) {
         {"coordinates to 2.0, WRAP", 0, 0, TEXTURE_PS, 0x40000000u, expect_wrapped},
         {"coordinates to 2.0, CLAMP_TO_EDGE", 0, 1, TEXTURE_PS, 0x40000000u, expect_clamped},
         {"coordinates to 2.0, BORDER: the sampler's colour past the edge", 0, 2, TEXTURE_PS, 0x40000000u, expect_border},
+        {"an sRGB texture to 2.0, BORDER: the sampler's sRGB border bytes decoded past the edge", 8, 2, TEXTURE_PS,
+         0x40000000u, expect_srgb_border},
         {"a depth compare (TEX.DC, LEQUAL): 0.51 <= the texel's depth, 1.0 or 0.0", 5, 4, SHADOW_PS, F_1, expect_shadow},
         {"a depth compare through TEXS (2D LZ DC)", 5, 4, SHADOW_SCALAR_PS, F_1, expect_shadow},
         {"a gather of R (TLD4S): the 2x2 texels a bilinear sample would read", 0, 1, GATHER_PS, F_1, expect_gather},

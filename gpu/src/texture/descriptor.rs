@@ -343,6 +343,8 @@ pub struct Sampler {
     pub force_unnormalized: bool,
     /// BORDER_COLOR_R-A: float bits, or the integers for integer textures.
     pub border: [u32; 4],
+    /// SRGB_BORDER_COLOR_R, G, B: the border's colour sRGB-encoded in 8 bits (drivers encode BORDER_COLOR's).
+    pub srgb_border: [u8; 3],
 }
 
 impl Sampler {
@@ -387,7 +389,22 @@ impl Sampler {
             seamless_cube: bits(w[1], 9, 9) == 1,
             force_unnormalized: bits(w[1], 25, 25) == 1,
             border: [w[4], w[5], w[6], w[7]],
+            srgb_border: [bits(w[2], 31, 24), bits(w[3], 19, 12), bits(w[3], 27, 20)].map(|byte| byte as u8),
         })
+    }
+
+    /// The border colour a texture sampled through this sampler reads: where the texture's texels are decoded
+    /// from sRGB (the header's sRGB and this S_R_G_B_CONVERSION), R, G and B are the SRGB_BORDER_COLOR bytes
+    /// decoded, as texels are (deko3d, NVK and nouveau fill those fields with the border's colour encoded, which
+    /// only such a decode needs); otherwise, and always for alpha, BORDER_COLOR's words.
+    pub fn border(&self, srgb_texture: bool) -> [u32; 4] {
+        match srgb_texture && self.srgb {
+            true => {
+                let [r, g, b] = self.srgb_border.map(crate::texture::texel::srgb_byte_to_linear);
+                [r, g, b, self.border[3]]
+            }
+            false => self.border,
+        }
     }
 }
 
@@ -452,7 +469,14 @@ mod tests {
         w[1] = 2 | 3 << 4 | 3 << 6 | 1 << 9 | ((-384i32 as u32) & 0x1fff) << 12;
         w[2] = 64 | (12 * 256) << 12;
         w[4..8].copy_from_slice(&[0x3f00_0000, 0, 0x3f80_0000, 1]);
+        w[2] |= 255 << 24;
+        w[3] = 188 << 20;
         let sampler = Sampler::parse(0, w).unwrap();
+        // The sRGB border (255, 0, 188) decoded by the sRGB transfer function: 188 / 255 -> 0.50288648 (FP32
+        // 0x3f00bd2b); alpha stays BORDER_COLOR_A's.
+        assert_eq!(sampler.srgb_border, [255, 0, 188]);
+        assert_eq!(sampler.border(true), [0x3f80_0000, 0, 0x3f00_bd2b, 1]);
+        assert_eq!(sampler.border(false), [0x3f00_0000, 0, 0x3f80_0000, 1]);
         assert_eq!(sampler.address, [AddressMode::Border, AddressMode::ClampToEdge, AddressMode::MirrorOnceBorder]);
         assert_eq!(sampler.compare, Some(Comparison::LessOrEqual));
         assert!(sampler.srgb && sampler.seamless_cube && sampler.anisotropic);

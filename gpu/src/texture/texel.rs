@@ -95,6 +95,11 @@ fn srgb_to_linear(bits: u32) -> u32 {
     (linear as f32).to_bits()
 }
 
+/// An sRGB-encoded byte's linear intensity (FP32 bits).
+pub fn srgb_byte_to_linear(byte: u8) -> u32 {
+    srgb_to_linear((f32::from(byte) / 255.0).to_bits())
+}
+
 /// How a texture format's texels are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Storage {
@@ -320,7 +325,7 @@ pub fn decode(
                     let Some(channels) = texel else { continue };
                     texels[(y * width + x) as usize] = std::array::from_fn(|c| {
                         let value = if srgb && c < 3 {
-                            srgb_to_linear((f32::from((channels[c] >> 8) as u8) / 255.0).to_bits())
+                            srgb_byte_to_linear((channels[c] >> 8) as u8)
                         } else if srgb {
                             (f32::from((channels[c] >> 8) as u8) / 255.0).to_bits()
                         } else {

@@ -168,6 +168,7 @@ fn pool_decoding(binding: &TextureBinding) -> Sampler {
         seamless_cube: false,
         force_unnormalized: false,
         border: [0; 4],
+        srgb_border: [0; 3],
     }
 }
 
@@ -318,7 +319,8 @@ impl ReferenceBackend {
                         return Err(unimplemented("a depth compare through a sampler whose DEPTH_COMPARE is off"));
                     }
                 };
-                Ok(Sampling { compare, ..self.sampling(&sampler, NumberKind::Float)? })
+                // One Vulkan sampler serves every header here, so its border is BORDER_COLOR's, sRGB or not.
+                Ok(Sampling { compare, ..self.sampling(&sampler, NumberKind::Float, false)? })
             });
             sampler_list.push(match sampling {
                 Ok(sampling) => sampling,
@@ -478,7 +480,7 @@ impl ReferenceBackend {
             depth,
             layers,
             levels: last - first + 1,
-            sampling: Sampling { compare, ..self.sampling(sampler, kind)? },
+            sampling: Sampling { compare, ..self.sampling(sampler, kind, header.srgb)? },
             compared: compare.is_some(),
         })
     }
@@ -539,8 +541,9 @@ impl ReferenceBackend {
         })
     }
 
-    /// A TSC sampler as Vulkan's.
-    fn sampling(&self, sampler: &Sampler, kind: NumberKind) -> Result<Sampling, BackendError> {
+    /// A TSC sampler as Vulkan's, for a texture whose texels are sRGB-decoded or not (`srgb_texture`: the
+    /// border colour it reads, `Sampler::border`).
+    fn sampling(&self, sampler: &Sampler, kind: NumberKind, srgb_texture: bool) -> Result<Sampling, BackendError> {
         let features = &self.device.features();
         // Integer textures cannot be filtered; the hardware takes the nearest texel.
         let filter = |filter: Filter| match (filter, kind) {
@@ -608,7 +611,7 @@ impl ReferenceBackend {
             max_lod,
             anisotropy,
             reduction,
-            border: sampler.border,
+            border: sampler.border(srgb_texture),
             compare: None,
         })
     }
