@@ -101,6 +101,29 @@ fn brxu_jumps_through_a_uniform_register() {
     }
 }
 
+/// A block has Maxwell's whole 48 KiB of shared memory: every word of it written, the top read back across a
+/// barrier, on the interpreter, and on the Vulkan device where it offers that much (NVIDIA's does; lavapipe's
+/// 32 KiB cannot hold the block, which the reference back end refuses naming the limit: `compute.rs`'s
+/// `compute_launches_read_their_qmd`).
+#[test]
+fn a_block_has_48_kib_of_shared_memory() {
+    let program = programs::whole_shared_memory().unwrap();
+    let (run, kernel) = (program.run(), &program.kernel);
+    let interpreted = interpret(&run, kernel, &program.input()).unwrap();
+    assert_eq!(KnownProgram::words(&interpreted), program.expected, "the interpreter");
+    let device = common::device();
+    if device.features().max_shared_memory < programs::SHARED_MEMORY_BYTES {
+        eprintln!(
+            "{} offers {} bytes of shared memory: not dispatched",
+            device.name(),
+            device.features().max_shared_memory
+        );
+        return;
+    }
+    let translated = dispatch(device, &run, kernel, &program.input(), Placement::Device).unwrap();
+    assert_eq!(KnownProgram::words(&translated.buffers), program.expected, "the translation");
+}
+
 /// Every program is run by one of the tests above, which `sass::programs` and the coverage report rely on.
 #[test]
 fn every_program_is_checked_here() {

@@ -341,6 +341,38 @@ store:
     )
 }
 
+/// Maxwell's whole 48 KiB of shared memory a block: thread t stores 4w + 7 to every word w = t + 64k, meets the
+/// others at BAR.SYNC, and takes the word at byte 0xbffc ^ 4t = 49148 - 4t, at the top, which thread 63 - t
+/// stored. Outside [`all`]: a Vulkan device may offer less (lavapipe 32 KiB), which the tests check first.
+pub fn whole_shared_memory() -> Result<KnownProgram, AssembleError> {
+    let source = format!(
+        "
+S2R rd=0 sr=0x21
+SHL.imm rd=1 ra=0 imm20=2
+stripe:
+IADD32I rd=2 ra=1 imm32=7
+STS rs=2 ra=1 offset=0 size=4
+IADD32I rd=1 ra=1 imm32=256
+ISETP.imm pd=0 pq=7 ra=1 imm20={SHARED_MEMORY_BYTES} cmp=1 signed=1
+BRA pg=0 offset={{stripe}}
+BAR mode=0 ra=0 rb=0 a_imm=1 b_imm=1
+SHL.imm rd=3 ra=0 imm20=2
+LOP32I rd=3 ra=3 imm32=0xbffc op=2
+LDS rd=2 ra=3 offset=0 size=4
+{STORE_AND_EXIT}"
+    );
+    Ok(KnownProgram {
+        kernel: KernelImage {
+            shared_bytes: SHARED_MEMORY_BYTES,
+            ..kernel("whole_shared_memory", Isa::Sm5x, assemble_with_labels(Isa::Sm5x, &source)?)
+        },
+        expected: (0..THREADS).map(|t| SHARED_MEMORY_BYTES - 4 - 4 * t + 7).collect(),
+    })
+}
+
+/// The shared memory a Maxwell block may have.
+pub const SHARED_MEMORY_BYTES: u32 = 48 << 10;
+
 /// Every program, by name; an assembly error is the table's, and names its line.
 pub fn all() -> Result<Vec<KnownProgram>, AssembleError> {
     let each = |f: fn(u32) -> u32| (0..THREADS).map(f).collect::<Vec<u32>>();
