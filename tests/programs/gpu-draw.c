@@ -2581,6 +2581,24 @@ static void expect_shadow(uint32_t x, uint32_t y, uint32_t out[4]) {
 static int32_t floor_div16(int32_t n) { return n >= 0 ? n / 16 : -((15 - n) / 16); }
 static uint32_t clamp_to(int32_t value, int32_t last) { return (uint32_t)(value < 0 ? 0 : value > last ? last : value); }
 
+/* Percentage-closer filtering: the comparisons of the 2 x 2 texels around (x + 0.5) / 8 - 0.5 (the gather's
+ * footprint: i0 = floor((2x - 7) / 16), its weight (16 - a) / 16 with a = 2x - 7 - 16 i0, the same down) weighted
+ * as a bilinear sample weights them: sixteenths, whose products are exact in FP32. */
+static void expect_shadow_filtered(uint32_t x, uint32_t y, uint32_t out[4]) {
+    int32_t n = 2 * (int32_t)x - 7, m = 2 * (int32_t)y - 7, i0 = floor_div16(n), j0 = floor_div16(m);
+    int32_t a = n - 16 * i0, b = m - 16 * j0, sum = 0;
+    for (int32_t dj = 0; dj < 2; dj++)
+        for (int32_t di = 0; di < 2; di++) {
+            uint32_t i = clamp_to(i0 + di, 7), j = clamp_to(j0 + dj, 3);
+            int32_t weight = (di ? a : 16 - a) * (dj ? b : 16 - b);
+            if (i + 8 * j >= 17) sum += weight;
+        }
+    out[0] = float_bits(sum, 8);
+    out[1] = F_0;
+    out[2] = F_0;
+    out[3] = F_1;
+}
+
 /* AOFFI's offsets: a sample moved by (+1, -1) texels, clamped to the edge; fetches at (x / 16, y / 16) moved by
  * (+3, +2). */
 static void expect_offset_sample(uint32_t x, uint32_t y, uint32_t out[4]) {
@@ -2910,6 +2928,11 @@ static void textures(void) {
     *(uint32_t *)(gpu.memory + TICS + 32 * 7 + 20) |= (2 - 1) << 16;
     put_sampler(4, TSC_CLAMP_TO_EDGE, TSC_MIP_NONE, none);
     *(uint32_t *)(gpu.memory + TSCS + 32 * 4) |= 1u << 9 | 3u << 10; /* DEPTH_COMPARE, LEQUAL */
+    /* Sampler 5: sampler 4 with linear MAG and MIN filters (2 in 2:0 and 5:4 of word 1): percentage-closer
+     * filtering. */
+    put_sampler(5, TSC_CLAMP_TO_EDGE, TSC_MIP_NONE, none);
+    *(uint32_t *)(gpu.memory + TSCS + 32 * 5) |= 1u << 9 | 3u << 10;
+    *(uint32_t *)(gpu.memory + TSCS + 32 * 5 + 4) = 2u | 2u << 4 | TSC_MIP_NONE << 6;
     /* Texture 8: sRGB (A8BL8GL8RL8: the header's SRGB bit, 22 of word 4), pitch, 8 x 4 texels of (255, 0, 255,
      * 128), past texture 4's two blocks. */
     for (uint32_t i = 0; i < 32; i++) {
@@ -2922,7 +2945,7 @@ static void textures(void) {
     set_address(SET_TEX_HEADER_POOL_A, TICS);
     set(SET_TEX_HEADER_POOL_A + 8, 8);
     set_address(SET_TEX_SAMPLER_POOL_A, TSCS);
-    set(SET_TEX_SAMPLER_POOL_A + 8, 4);
+    set(SET_TEX_SAMPLER_POOL_A + 8, 5);
     set(SET_BINDLESS_TEXTURE, 0);
     uint32_t selector[3] = {256, (uint32_t)((gpu.gpu_address + HANDLES) >> 32), (uint32_t)(gpu.gpu_address + HANDLES)};
     method(SET_CONSTANT_BUFFER_SELECTOR_A, 3, selector);
@@ -3000,6 +3023,8 @@ static void textures(void) {
          0x40000000u, expect_srgb_border},
         {"a depth compare (TEX.DC, LEQUAL): 0.51 <= the texel's depth, 1.0 or 0.0", 5, 4, SHADOW_PS, F_1, expect_shadow},
         {"a depth compare through TEXS (2D LZ DC)", 5, 4, SHADOW_SCALAR_PS, F_1, expect_shadow},
+        {"a depth compare under linear filtering: the four texels' results weighted bilinearly", 5, 5, SHADOW_PS, F_1,
+         expect_shadow_filtered},
         {"a gather of R (TLD4S): the 2x2 texels a bilinear sample would read", 0, 1, GATHER_PS, F_1, expect_gather},
         {"a gather with offsets (+1, -1) (TLD4S.AOFFI)", 0, 1, GATHER_OFFSET_PS, F_1, expect_gather_offset},
         {"a gather with an offset per texel (TLD4.PTP)", 0, 1, GATHER_PTP_PS, F_1, expect_gather_ptp},
