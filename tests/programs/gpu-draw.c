@@ -364,6 +364,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define OGL_FUNC_ADD 0x8006u
 #define OGL_ONE 0x4001u
 #define RF32_GF32_BF32_AF32 0xC0u
+#define RU32_GU32 0xCDu
 #define Z24S8 0x14u
 #define OGL_LESS 0x201u
 #define OGL_EQUAL 0x202u
@@ -441,6 +442,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define FLOAT_TARGET 0x24000u /* 64 x 32 texels of four floats, 1024 bytes a row */
 #define TEXELS 0x30000u /* textures, 0x1000 bytes each */
 #define SURFACE 0x38000u /* 64 x 32 texels of 4 bytes, pitch: a pixel program's surface */
+#define BLOCKS 0x3A000u /* 16 x 8 BC1 blocks, pitch, 128 bytes a row */
 #define ZETA 0x2C000u /* 64 x 32 Z24S8 texels, block-linear, blocks two GOBs tall */
 #define REPORTS 0x13C00u /* counter reports, 16 bytes each */
 #define WIDTH 64
@@ -2785,6 +2787,13 @@ static void expect_sample(uint32_t x, uint32_t y, uint32_t out[4]) {
 /* A texture a draw rendered (BEHAVIOURS 1.9): the triangle drawn into the A8B8G8R8 target, then, after
  * INVALIDATE_TEXTURE_DATA_CACHE (NVN's barrier between rendering to a texture and sampling it), the target read
  * as texture 6 texel for texel into the float target. */
+/* The BC1 blocks' texels: (1, 1, 1, 1) where (x + y) & 1 is 0 (colour 0, white), (1, 0, 0, 1) where it is 1 (red:
+ * 565 bits 31, 0, 0), as BC1's definition gives in four-colour mode. */
+static void expect_bc1(uint32_t x, uint32_t y, uint32_t out[4]) {
+    const uint32_t white[4] = {F_1, F_1, F_1, F_1}, red[4] = {F_1, F_0, F_0, F_1};
+    memcpy(out, ((x % 4 + y % 4) & 1) ? red : white, 16);
+}
+
 static void render_to_texture(void) {
     print("-- render to texture: the triangle drawn, INVALIDATE_TEXTURE_DATA_CACHE, the target sampled\n");
     const uint32_t rgba[4] = {TIC_R, TIC_G, TIC_B, TIC_A};
@@ -2835,6 +2844,37 @@ static void render_to_texture(void) {
                      wrong_float_pixels(expect_slice));
     }
     quad_w = F_0;
+
+    print("-- BC1 blocks a draw wrote through an integer view (RU32_GU32, a block a texel), then sampled as DXT1\n");
+    /* Every block: colour 0 white (0xFFFF), colour 1 red (0xF800), so four-colour mode; texel (i, j) of the block
+     * takes colour (i + j) & 1 (two bits at 2 (4j + i)). The flat program writes generic 0's words as they are. */
+    const uint32_t block[4] = {0xF800FFFFu, 0x11441144u, 0, 0};
+    const Vertex covering[4] = {{0, 0, {0}}, {1024, 0, {0}}, {0, 512, {0}}, {1024, 512, {0}}};
+    Vertex blocks_quad[4];
+    for (int v = 0; v < 4; v++) {
+        blocks_quad[v] = covering[v];
+        memcpy(blocks_quad[v].colour, block, 16);
+    }
+    memset(gpu.memory + BLOCKS, 0, 128 * 8);
+    set_address(SET_COLOR_TARGET_A, BLOCKS);
+    uint32_t blocks_target[4] = {16 * 8, 8, RU32_GU32, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, blocks_target);
+    put_vertices(blocks_quad, 4);
+    use_programs(PASS_VS, FLAT_PS);
+    set(BEGIN, TRIANGLES);
+    set(DRAW_INDEX_BUFFER, 6); /* the rectangle's indices: 0 1 2, 2 1 3 */
+    set(END, 0);
+    run("the blocks drawn");
+    put_header(6, TIC_DXT1, rgba, TIC_PITCH, BLOCKS, 128 >> 5, 1, WIDTH, HEIGHT, TIC_TWO_D_NO_MIPMAP);
+    set(INVALIDATE_TEXTURE_DATA_CACHE, 0);
+    set_address(SET_COLOR_TARGET_A, FLOAT_TARGET);
+    method(SET_COLOR_TARGET_A + 8, 4, float_target);
+    memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
+    use_texture(6, 1);
+    use_programs(PASS_VS, TEXTURE_PS);
+    draw_textured_quad(F_1);
+    run("the blocks sampled");
+    report_float("each pixel its texel of the blocks: white or red by BC1's indices", wrong_float_pixels(expect_bc1));
 
     print("-- a multisampled texture a draw rendered: the triangle at 2X2, then sample x & 3 of each pixel (TLDS MS)\n");
     draw_multisampled_triangle(PERSPECTIVE_PS);

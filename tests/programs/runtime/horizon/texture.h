@@ -9,6 +9,7 @@
 #define TIC_R32 0x0Fu
 #define TIC_ASTC_2D_4X4 0x40u
 #define TIC_Z24S8 0x29u
+#define TIC_DXT1 0x24u
 #define TIC_UNORM 2u
 #define TIC_ZERO 0u
 #define TIC_R 2u
