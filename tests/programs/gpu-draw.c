@@ -2794,6 +2794,18 @@ static void expect_bc1(uint32_t x, uint32_t y, uint32_t out[4]) {
     memcpy(out, ((x % 4 + y % 4) & 1) ? red : white, 16);
 }
 
+/* Texture 6, just rendered (INVALIDATE_TEXTURE_DATA_CACHE LINES ALL), sampled over the float target through
+ * sampler 1, each pixel checked against `expected`. */
+static void sample_texture_6(const char *what, void (*expected)(uint32_t x, uint32_t y, uint32_t out[4])) {
+    set(INVALIDATE_TEXTURE_DATA_CACHE, 0);
+    use_float_target();
+    use_texture(6, 1);
+    use_programs(PASS_VS, TEXTURE_PS);
+    draw_textured_quad(F_1);
+    run("texture 6 sampled");
+    report_float(what, wrong_float_pixels(expected));
+}
+
 static void render_to_texture(void) {
     print("-- render to texture: the triangle drawn, INVALIDATE_TEXTURE_DATA_CACHE, the target sampled\n");
     const uint32_t rgba[4] = {TIC_R, TIC_G, TIC_B, TIC_A};
@@ -2806,16 +2818,8 @@ static void render_to_texture(void) {
     use_programs(PASS_VS, PERSPECTIVE_PS);
     draw_arrays(3, 0);
     run("the triangle into the target");
-    set(INVALIDATE_TEXTURE_DATA_CACHE, 0); /* LINES ALL */
-    set_address(SET_COLOR_TARGET_A, FLOAT_TARGET);
+    sample_texture_6("each pixel the texel the triangle's draw left there", expect_rendered);
     uint32_t float_target[4] = {WIDTH * 16, HEIGHT, RF32_GF32_BF32_AF32, PITCH};
-    method(SET_COLOR_TARGET_A + 8, 4, float_target);
-    memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
-    use_texture(6, 1);
-    use_programs(PASS_VS, TEXTURE_PS);
-    draw_textured_quad(F_1);
-    run("the target sampled");
-    report_float("each pixel the texel the triangle's draw left there", wrong_float_pixels(expect_rendered));
 
     print("-- a 3D texture a draw rendered: the triangle into slice 2, then slices 2 and 1 sampled (TEXS 3D)\n");
     fill_slices(4, volume_texel);
@@ -2866,15 +2870,7 @@ static void render_to_texture(void) {
     set(END, 0);
     run("the blocks drawn");
     put_header(6, TIC_DXT1, rgba, TIC_PITCH, BLOCKS, 128 >> 5, 1, WIDTH, HEIGHT, TIC_TWO_D_NO_MIPMAP);
-    set(INVALIDATE_TEXTURE_DATA_CACHE, 0);
-    set_address(SET_COLOR_TARGET_A, FLOAT_TARGET);
-    method(SET_COLOR_TARGET_A + 8, 4, float_target);
-    memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
-    use_texture(6, 1);
-    use_programs(PASS_VS, TEXTURE_PS);
-    draw_textured_quad(F_1);
-    run("the blocks sampled");
-    report_float("each pixel its texel of the blocks: white or red by BC1's indices", wrong_float_pixels(expect_bc1));
+    sample_texture_6("each pixel its texel of the blocks: white or red by BC1's indices", expect_bc1);
 
     print("-- a multisampled texture a draw rendered: the triangle at 2X2, then sample x & 3 of each pixel (TLDS MS)\n");
     draw_multisampled_triangle(PERSPECTIVE_PS);

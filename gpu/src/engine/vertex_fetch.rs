@@ -13,6 +13,7 @@ use super::draw::{
 use super::maxwell_3d::Maxwell3D;
 use super::{Context, EngineError, Method};
 use crate::shader::sph::{ProgramHeader, attribute};
+use crate::texture::format::texel_bits;
 use crate::texture::texel::{self, Numeric};
 
 /// The most vertices one launch may fetch (a bad count should not exhaust the host's memory).
@@ -42,9 +43,7 @@ fn component_widths(code: u32) -> Option<&'static [u32]> {
 /// Component values of one attribute element, as the shader reads them (SET_VERTEX_ATTRIBUTE's NUMERICAL_TYPE:
 /// 1 SNORM, 2 UNORM, 3 SINT, 4 UINT, 5 USCALED, 6 SSCALED, 7 FLOAT); components the format lacks read 0 and W 1.
 fn convert_attribute(bytes: &[u8], widths: &[u32], kind: u32) -> Result<[u32; 4], &'static str> {
-    let mut wide = [0u8; 16];
-    wide[..bytes.len()].copy_from_slice(bytes);
-    let packed = u128::from_le_bytes(wide);
+    let packed = texel_bits(bytes);
     let integer = matches!(kind, 3 | 4);
     let mut out = [0, 0, 0, if integer { 1 } else { 0x3f80_0000 }];
     let numeric = [

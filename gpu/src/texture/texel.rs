@@ -10,7 +10,7 @@
 use super::astc;
 use super::bc::{self, Bc};
 use super::descriptor::{DataType, Source, TextureHeader};
-use super::format::NumberKind;
+use super::format::{NumberKind, texel_bits};
 
 /// How a component's bits read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -274,9 +274,7 @@ pub fn decode(
         Storage::Plain { bytes, components } => {
             let mut texels = Vec::with_capacity(across * down);
             for element in data[..needed].chunks_exact(bytes as usize) {
-                let mut wide = [0u8; 16];
-                wide[..element.len()].copy_from_slice(element);
-                let packed = u128::from_le_bytes(wide);
+                let packed = texel_bits(element);
                 let mut texel = [(0, float_kind), (0, float_kind), (0, float_kind), (one, float_kind)];
                 for (c, &(low, width)) in components.iter().enumerate() {
                     if width == 0 {

@@ -5,7 +5,7 @@
 
 use super::{NAME, ReferenceBackend};
 use crate::backend::{BackendError, Comparison, DepthStencil, StencilFace, StencilOp};
-use crate::texture::format::DepthFormat;
+use crate::texture::format::{DepthFormat, set_texel_bits, texel_bits};
 use crate::vulkan::DepthAttachment;
 use ash::vk;
 
@@ -192,9 +192,7 @@ pub(super) fn outside_bounds(format: &DepthFormat, texels: &[u8], [min, max]: [f
     texels
         .chunks_exact(format.bytes as usize)
         .map(|texel| {
-            let mut wide = [0u8; 16];
-            wide[..texel.len()].copy_from_slice(texel);
-            let raw = field(u128::from_le_bytes(wide), format.depth);
+            let raw = field(texel_bits(texel), format.depth);
             let depth = match (format.float_depth, format.depth.1) {
                 // A stencil-only target has no depth to test.
                 (_, 0) => return false,
@@ -213,9 +211,7 @@ fn split(format: &DepthFormat, host: vk::Format, texels: &[u8]) -> HostDepth {
         matches!(host, vk::Format::S8_UINT | vk::Format::D24_UNORM_S8_UINT | vk::Format::D32_SFLOAT_S8_UINT);
     let (mut depth, mut stencil) = (Vec::new(), Vec::new());
     for texel in texels.chunks_exact(format.bytes as usize) {
-        let mut wide = [0u8; 16];
-        wide[..texel.len()].copy_from_slice(texel);
-        let texel = u128::from_le_bytes(wide);
+        let texel = texel_bits(texel);
         let raw = field(texel, format.depth);
         match (format.depth.1, host_float && !format.float_depth) {
             (0, _) => {}
@@ -238,9 +234,7 @@ pub(super) fn merge(format: &DepthFormat, host: vk::Format, before: &[u8], depth
     let bytes = format.bytes as usize;
     let mut after = before.to_vec();
     for (index, texel) in after.chunks_exact_mut(bytes).enumerate() {
-        let mut wide = [0u8; 16];
-        wide[..bytes].copy_from_slice(texel);
-        let mut value = u128::from_le_bytes(wide);
+        let mut value = texel_bits(texel);
         let mut put = |(low, width): (u32, u32), field: u32| {
             let mask = ((1u128 << width) - 1) << low;
             value = (value & !mask) | (u128::from(field) << low & mask);
@@ -260,7 +254,7 @@ pub(super) fn merge(format: &DepthFormat, host: vk::Format, before: &[u8], depth
         if format.stencil.1 > 0 && !stencil.is_empty() {
             put(format.stencil, u32::from(stencil[index]));
         }
-        texel.copy_from_slice(&value.to_le_bytes()[..bytes]);
+        set_texel_bits(texel, value);
     }
     after
 }

@@ -14,7 +14,9 @@ mod surface;
 mod target;
 mod texture;
 
-use super::{Backend, BackendError, ColorClear, DepthStencilClear, Dispatch, Draw, Drawn, Frame, GpuMemory, Present};
+use super::{
+    Backend, BackendError, ColorClear, DepthStencilClear, Dispatch, Draw, Drawn, Frame, GpuMemory, Present, Rect,
+};
 use crate::mmu::GuestMemory;
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
@@ -23,6 +25,7 @@ use crate::shader::{
     translate_compute,
 };
 use crate::texture::format::{ColorFormat, Kind, Unused, texel_bits};
+use crate::texture::surface::Surface;
 use crate::vulkan::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
 use std::collections::HashMap;
@@ -264,6 +267,39 @@ impl ReferenceBackend {
     }
 }
 
+/// A clear's writes: `value`'s bits under `written` into each `bytes`-byte texel of `rect` in `layer` of `target`,
+/// the other bits kept (texels written whole are not read).
+fn merge_into_texels(
+    target: &Surface,
+    rect: &Rect,
+    layer: u32,
+    bytes: usize,
+    value: u128,
+    written: u128,
+    memory: &GpuMemory,
+) -> Result<(), BackendError> {
+    if written == 0 {
+        return Ok(());
+    }
+    let texel = if bytes >= 16 { u128::MAX } else { (1u128 << (8 * bytes)) - 1 };
+    let whole = written & texel == texel;
+    let mut old = [0u8; 16];
+    for y in rect.y0..rect.y1 {
+        for x in rect.x0..rect.x1 {
+            let Some(address) = target.texel_address(x, y, layer) else { continue };
+            let merged = match whole {
+                true => value,
+                false => {
+                    memory.read(address, &mut old[..bytes])?;
+                    (texel_bits(&old[..bytes]) & !written) | (value & written)
+                }
+            };
+            memory.write(address, &merged.to_le_bytes()[..bytes])?;
+        }
+    }
+    Ok(())
+}
+
 impl Backend for ReferenceBackend {
     fn name(&self) -> &'static str {
         NAME
@@ -277,22 +313,8 @@ impl Backend for ReferenceBackend {
         if written != 0 && clear.format.unused != Unused::Kept {
             written |= clear.format.unused_bits();
         }
-        let whole = written & clear.format.texel_bits() == clear.format.texel_bits();
         let value = clear.format.fill_unused(texel_bits(&texel));
-        let mut old = [0u8; 16];
-        for y in clear.rect.y0..clear.rect.y1 {
-            for x in clear.rect.x0..clear.rect.x1 {
-                let Some(address) = clear.target.texel_address(x, y, clear.layer) else { continue };
-                if whole {
-                    memory.write(address, &value.to_le_bytes()[..bytes])?;
-                    continue;
-                }
-                memory.read(address, &mut old[..bytes])?;
-                let merged = (u128::from_le_bytes(old) & !written) | (value & written);
-                memory.write(address, &merged.to_le_bytes()[..bytes])?;
-            }
-        }
-        Ok(())
+        merge_into_texels(&clear.target, &clear.rect, clear.layer, bytes, value, written, memory)
     }
 
     /// Depth as the device encodes it (a one-texel depth image of the same precision, read back) and stencil as
@@ -310,30 +332,15 @@ impl Backend for ReferenceBackend {
                 _ => (vk::Format::X8_D24_UNORM_PACK32, 4),
             };
             let texel = self.device.clear_depth_image(vulkan, 1, 1, bytes, f32::from_bits(depth)).map_err(failed)?;
-            let mut wide = [0u8; 16];
-            wide[..bytes as usize].copy_from_slice(&texel);
             let bits = (1u128 << depth_width) - 1;
-            value |= (u128::from_le_bytes(wide) & bits) << depth_low;
+            value |= (texel_bits(&texel[..bytes as usize]) & bits) << depth_low;
             written |= bits << depth_low;
         }
         if stencil_width > 0 && clear.stencil_mask != 0 {
             value |= u128::from(clear.stencil) << stencil_low;
             written |= u128::from(clear.stencil_mask) << stencil_low;
         }
-        if written == 0 {
-            return Ok(());
-        }
-        let bytes = format.bytes as usize;
-        let mut old = [0u8; 16];
-        for y in clear.rect.y0..clear.rect.y1 {
-            for x in clear.rect.x0..clear.rect.x1 {
-                let Some(address) = clear.target.texel_address(x, y, clear.layer) else { continue };
-                memory.read(address, &mut old[..bytes])?;
-                let merged = (u128::from_le_bytes(old) & !written) | (value & written);
-                memory.write(address, &merged.to_le_bytes()[..bytes])?;
-            }
-        }
-        Ok(())
+        merge_into_texels(&clear.target, &clear.rect, clear.layer, format.bytes as usize, value, written, memory)
     }
 
     fn draw(&mut self, draw: &Draw, memory: &GpuMemory) -> Result<Drawn, BackendError> {
