@@ -1,13 +1,14 @@
 //! Host functions compiled code calls for what Cranelift has no instruction for. Compiled code reaches them
 //! through the `Runtime` table its fourth argument points to, never by address, so it stays relocation-free.
 //!
-//! The CRC helpers are pure functions of their arguments: a call needs no writeback. `interpret` runs one
+//! The CRC and carry-less multiply helpers are pure functions of their arguments: a call needs no writeback. `interpret` runs one
 //! instruction on the reference, on the `CpuState`: the block writes its registers back before the call and
 //! reads them again after it.
 
 use crate::fault::FaultRecord;
 use std::cell::Cell;
 use tandem_reference::engine::GuestClock;
+use tandem_reference::interp::pseudocode::polynomial_mult;
 use tandem_reference::memory::GuestMemory;
 use tandem_reference::sysreg::{CpuIdentity, PointerAuthKeys};
 use tandem_reference::{CpuState, Interpreter};
@@ -28,10 +29,14 @@ pub struct Runtime {
     keys: PointerAuthKeys,
     /// The guest memory of the run in progress (null outside `FastEngine::run`).
     memory: Cell<*const GuestMemory>,
+    /// The low and high 64 bits of the carry-less product of two 64-bit polynomials (PMULL's 1Q form).
+    pub carry_less_low: extern "C" fn(a: u64, b: u64) -> u64,
+    pub carry_less_high: extern "C" fn(a: u64, b: u64) -> u64,
 }
 
 impl Runtime {
     pub fn for_host(identity: CpuIdentity, keys: PointerAuthKeys) -> Runtime {
+        let clmul = std::arch::is_x86_feature_detected!("pclmulqdq") && std::arch::is_x86_feature_detected!("sse2");
         Runtime {
             crc32,
             crc32c: if std::arch::is_x86_feature_detected!("sse4.2") { crc32c_sse42 } else { crc32c },
@@ -40,6 +45,8 @@ impl Runtime {
             identity,
             keys,
             memory: Cell::new(std::ptr::null()),
+            carry_less_low: if clmul { carry_less_low_pclmul } else { carry_less_low },
+            carry_less_high: if clmul { carry_less_high_pclmul } else { carry_less_high },
         }
     }
 
@@ -117,6 +124,33 @@ extern "C" fn crc32c_sse42(acc: u32, data: u64, bytes: u32) -> u32 {
     }
 }
 
+extern "C" fn carry_less_low(a: u64, b: u64) -> u64 {
+    polynomial_mult(a, b, 64) as u64
+}
+
+extern "C" fn carry_less_high(a: u64, b: u64) -> u64 {
+    (polynomial_mult(a, b, 64) >> 64) as u64
+}
+
+/// PCLMULQDQ's product of the low quadwords is the carry-less product.
+fn pclmul(a: u64, b: u64) -> u128 {
+    use std::arch::x86_64::{__m128i, _mm_clmulepi64_si128, _mm_cvtsi64_si128};
+    // SAFETY: `Runtime::for_host` installs the helpers that call this only when the CPU has PCLMULQDQ and SSE2;
+    // the transmute reads the 128-bit register as the integer of the same bits.
+    unsafe {
+        let product: __m128i = _mm_clmulepi64_si128(_mm_cvtsi64_si128(a as i64), _mm_cvtsi64_si128(b as i64), 0);
+        std::mem::transmute::<__m128i, u128>(product)
+    }
+}
+
+extern "C" fn carry_less_low_pclmul(a: u64, b: u64) -> u64 {
+    pclmul(a, b) as u64
+}
+
+extern "C" fn carry_less_high_pclmul(a: u64, b: u64) -> u64 {
+    (pclmul(a, b) >> 64) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,6 +163,24 @@ mod tests {
         let tempacc = u128::from(bit_reverse(u64::from(acc), 32)) << size;
         let tempval = u128::from(bit_reverse(data, size)) << 32;
         bit_reverse(u64::from(poly32_mod2(tempacc ^ tempval, poly, 32 + size)), 32) as u32
+    }
+
+    /// PCLMULQDQ's halves against the pseudocode's PolynomialMult, on random operands.
+    #[test]
+    fn carry_less_helpers_compute_the_pseudocodes_product() {
+        let runtime = Runtime::for_host(CpuIdentity::CORTEX_A78C, PointerAuthKeys::default());
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..1000 {
+            let [a, b] = [0; 2].map(|_: u64| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            });
+            let product = polynomial_mult(a, b, 64);
+            assert_eq!((runtime.carry_less_low)(a, b), product as u64, "{a:#x} x {b:#x}");
+            assert_eq!((runtime.carry_less_high)(a, b), (product >> 64) as u64, "{a:#x} x {b:#x}");
+        }
     }
 
     #[test]

@@ -373,8 +373,8 @@ fn estimates_match_the_reference_at_every_table_entry() {
 /// (every element size and width, shifts by 0, 1, the whole element and between) and integer two-register
 /// operations and reductions it lifts (`lift::simd_integer`: SHRN, RSHRN, the rounding and saturating shifts by
 /// immediate, SLI, SRI, CNT, NOT, ABS, NEG, SQABS, SQNEG, compares with zero, the long pairwise additions, the
-/// saturating narrowings, ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV, the long, wide and absolute-difference
-/// operations of "three different", the integer forms by element, and every integer operation of "three same":
+/// saturating narrowings, ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV, the long, wide, absolute-difference and
+/// polynomial operations of "three different", the integer forms by element, and every integer operation of "three same":
 /// elementwise, accumulating and pairwise, the saturating ones with FPSR.QC clear or set and on the lanes where
 /// they saturate; the scalar three same, shift by immediate and two-register classes), TBL and
 /// TBX (tables of one to four registers, wrapping after V31, indices in and past them), on random registers (with
@@ -402,9 +402,9 @@ fn simd_integer_operations_match_the_reference() {
             words.push(0x0e00_0000 | q << 30 | 2 << 16 | len << 13 | op << 12 | rn << 5);
         }
         // [SU]ADDL, [SU]ADDW, [SU]SUBL, [SU]SUBW, (R)ADDHN, (R)SUBHN, [SU]ABAL, [SU]ABDL, [SU]MLAL, [SU]MLSL,
-        // [SU]MULL, SQDMLAL, SQDMLSL, SQDMULL (and the "2" forms) V0, V1, V2.
+        // [SU]MULL, SQDMLAL, SQDMLSL, SQDMULL, PMULL (bytes and 1Q) (and the "2" forms) V0, V1, V2.
         for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
-            for opcode in 0..0b1110u32 {
+            for opcode in 0..=0b1110u32 {
                 words.push(0x0e20_0000 | q << 30 | u << 29 | size << 22 | 2 << 16 | opcode << 12 | 1 << 5);
             }
         }

@@ -577,8 +577,7 @@ impl Lifter<'_> {
         self.written_in_run |= 1 << index;
     }
 
-    /// A constant of type `ty` (I8 to I64) holding the low bits of `value`.
-    /// The constant `value` truncated to `ty`, or a vector of it in every lane.
+    /// The constant `value` truncated to `ty` (I8 to I64), or a vector of it in every lane.
     pub(crate) fn iconst(&mut self, ty: Type, value: u64) -> Value {
         if ty.is_vector() {
             let lane = self.iconst(ty.lane_type(), value);

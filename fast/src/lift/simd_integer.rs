@@ -11,6 +11,7 @@
 
 use super::simd_permute::{ByteSources, element_sources};
 use super::{Flow, Lift, Lifter, Unlifted};
+use crate::runtime::Runtime;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value, types};
 use std::mem::offset_of;
@@ -246,15 +247,15 @@ impl Lifter<'_> {
                 self.shift_by_register(a, b, unsigned, round, saturate, q)
             }
             IntegerOp::SaturatingDoublingMultiplyHigh { round } => self.doubling_multiply_high(a, b, size, q, round),
-            IntegerOp::PolynomialMultiply => self.polynomial_multiply(a, b),
+            IntegerOp::PolynomialMultiply => self.polynomial_multiply(types::I8X16, a, b),
         }
     }
 
-    /// PMUL (bytes only): each byte's carry-less product, kept to its low eight bits: the XOR of `a` shifted left by
-    /// each bit position where `b`'s byte has a one.
-    fn polynomial_multiply(&mut self, a: Value, b: Value) -> Value {
-        let one = self.iconst(types::I8X16, 1);
-        let mut product = self.iconst(types::I8X16, 0);
+    /// PMUL (bytes) and PMULL (bytes widened to halfwords, `ty`): each lane's carry-less product with the byte in
+    /// `b`'s lane, kept to the lane's bits: the XOR of `a` shifted left by each bit position where `b` has a one.
+    fn polynomial_multiply(&mut self, ty: Type, a: Value, b: Value) -> Value {
+        let one = self.iconst(ty, 1);
+        let mut product = self.iconst(ty, 0);
         for bit in 0..8 {
             let set = self.b.ins().ushr_imm_u(b, bit);
             let set = self.b.ins().band(set, one);
@@ -602,6 +603,9 @@ impl Lifter<'_> {
             let (n, m) = (self.widen_half(n, false, q == 1), self.widen_half(m, false, q == 1));
             return self.saturating_doubling_multiply_long(n, m, size, accumulate, rd);
         }
+        if (u, opcode) == (0, 0b1110) {
+            return self.polynomial_multiply_long(q, size, rm, rn, rd);
+        }
         if size == 0b11 || !matches!(opcode, 0b0000..=0b1000 | 0b1010 | 0b1100) {
             return Err(Unlifted);
         }
@@ -646,6 +650,33 @@ impl Lifter<'_> {
             }
         };
         self.set_vector(rd, result, 1);
+        Ok(Flow::Next)
+    }
+
+    /// PMULL, PMULL2: the bytes of the lower (upper) half widened to halfwords and multiplied there, where each
+    /// carry-less product fits; or the 64-bit element's 128-bit product through the runtime (FEAT_PMULL), as
+    /// Cranelift has no carry-less multiply. Sizes 1 and 2 are reserved: the reference's.
+    fn polynomial_multiply_long(&mut self, q: u32, size: u32, rm: u32, rn: u32, rd: u32) -> Lift {
+        let upper = q == 1;
+        let product = match size {
+            0 => {
+                let (n, m) = (self.vector(rn, types::I8X16), self.vector(rm, types::I8X16));
+                let (n, m) = (self.widen_half(n, true, upper), self.widen_half(m, true, upper));
+                self.polynomial_multiply(types::I16X8, n, m)
+            }
+            0b11 => {
+                let (n, m) = (self.vector(rn, types::I64X2), self.vector(rm, types::I64X2));
+                let lane = u8::from(upper);
+                let (n, m) = (self.b.ins().extractlane(n, lane), self.b.ins().extractlane(m, lane));
+                let [low, high] = [offset_of!(Runtime, carry_less_low), offset_of!(Runtime, carry_less_high)]
+                    .map(|helper| self.call_runtime(helper, &[types::I64; 2], types::I64, &[n, m]));
+                let zero = self.iconst(types::I64X2, 0);
+                let low = self.b.ins().insertlane(zero, low, 0);
+                self.b.ins().insertlane(low, high, 1)
+            }
+            _ => return Err(Unlifted),
+        };
+        self.set_vector(rd, product, 1);
         Ok(Flow::Next)
     }
 
