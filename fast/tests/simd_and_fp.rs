@@ -374,7 +374,7 @@ fn estimates_match_the_reference_at_every_table_entry() {
 /// operations and reductions it lifts (`lift::simd_integer`: SHRN, RSHRN, the rounding and saturating shifts by
 /// immediate, SLI, SRI, CNT, NOT, ABS, NEG, SQABS, SQNEG, compares with zero, the long pairwise additions, the
 /// saturating narrowings, ADDV, SMAXV, UMAXV, SMINV, UMINV, SADDLV, UADDLV, the long, wide, absolute-difference and
-/// polynomial operations of "three different", the integer forms by element, and every integer operation of "three same":
+/// polynomial operations of "three different" and the scalar ones, the integer forms by element, and every integer operation of "three same":
 /// elementwise, accumulating and pairwise, the saturating ones with FPSR.QC clear or set and on the lanes where
 /// they saturate; the scalar three same, shift by immediate and two-register classes), TBL and
 /// TBX (tables of one to four registers, wrapping after V31, indices in and past them), on random registers (with
@@ -406,6 +406,10 @@ fn simd_integer_operations_match_the_reference() {
         for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
             for opcode in 0..=0b1110u32 {
                 words.push(0x0e20_0000 | q << 30 | u << 29 | size << 22 | 2 << 16 | opcode << 12 | 1 << 5);
+            }
+            // The scalar SQDMLAL, SQDMLSL, SQDMULL (Sd, Hn, Hm and Dd, Sn, Sm) and the reserved encodings beside.
+            for opcode in [0b1001u32, 0b1011, 0b1101, 0b0000].into_iter().filter(|_| q == 0) {
+                words.push(0x5e20_0000 | u << 29 | size << 22 | 2 << 16 | opcode << 12 | 1 << 5);
             }
         }
         // The integer forms by element: MUL, MLA, MLS, SQDMULH, SQRDMULH, [SU]MULL, [SU]MLAL, [SU]MLSL, SQDMULL,

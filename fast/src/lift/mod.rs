@@ -349,6 +349,9 @@ impl Lifter<'_> {
             SimdScalarIndexed { u, size, l, m, rm, opcode, h, rn, rd } => self
                 .simd_fp_indexed(None, u, size, l, m, rm, opcode, h, rn, rd, word)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
+            SimdScalarThreeDifferent { u, size, rm, opcode, rn, rd } => self
+                .simd_scalar_three_different(u, size, rm, opcode, rn, rd)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdScalarThreeSame { u, size, rm, opcode, rn, rd } => self
                 .simd_scalar_three_same(u, size, rm, opcode, rn, rd)
                 .or_else(|Unlifted| self.interpret_in_place(word)),

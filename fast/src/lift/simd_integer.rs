@@ -601,7 +601,9 @@ impl Lifter<'_> {
         if let Some(accumulate) = doubling_multiply_long(false, u, size, opcode) {
             let (n, m) = (self.vector(rn, lanes(size)), self.vector(rm, lanes(size)));
             let (n, m) = (self.widen_half(n, false, q == 1), self.widen_half(m, false, q == 1));
-            return self.saturating_doubling_multiply_long(n, m, size, accumulate, rd);
+            let result = self.saturating_doubling_multiply_long(n, m, size, accumulate, rd);
+            self.set_vector(rd, result, 1);
+            return Ok(Flow::Next);
         }
         if (u, opcode) == (0, 0b1110) {
             return self.polynomial_multiply_long(q, size, rm, rn, rd);
@@ -680,6 +682,32 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
+    /// SQDMLAL, SQDMLSL, SQDMULL (scalar): lane 0 of V[rn] and V[rm] alone (the other lanes zeros, whose products
+    /// neither saturate nor set FPSR.QC, nor do they change V[rd]'s lanes) computed as the vector forms are; V[rd]
+    /// takes lane 0 of the result, zero-extended.
+    pub(super) fn simd_scalar_three_different(
+        &mut self,
+        u: u32,
+        size: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+    ) -> Lift {
+        let accumulate = doubling_multiply_long(false, u, size, opcode).ok_or(Unlifted)?;
+        let ty = lanes(size);
+        let [n, m] = [rn, rm].map(|register| {
+            let vector = self.vector(register, ty);
+            let first = self.b.ins().extractlane(vector, 0);
+            let zero = self.iconst(ty, 0);
+            let alone = self.b.ins().insertlane(zero, first, 0);
+            self.widen_half(alone, false, false)
+        });
+        let result = self.saturating_doubling_multiply_long(n, m, size, accumulate, rd);
+        self.set_first_lane(rd, result);
+        Ok(Flow::Next)
+    }
+
     /// SQDMULL, SQDMLAL, SQDMLSL on lanes already widened (`n`, `m`: signed halfwords or words of `size` in lanes
     /// twice as wide): each product is exact there and doubled with saturation (only MIN x MIN overflows), then
     /// added to or subtracted from V[rd] with saturation; FPSR.QC from either step, as the reference sets it.
@@ -690,7 +718,7 @@ impl Lifter<'_> {
         size: u32,
         accumulate: Accumulate,
         rd: u32,
-    ) -> Lift {
+    ) -> Value {
         let product = self.b.ins().imul(n, m);
         let doubled = self.integer_elementwise(IntegerOp::SaturatingAdd, false, size + 1, 1, product, product);
         let result = match accumulate {
@@ -702,8 +730,7 @@ impl Lifter<'_> {
                 self.integer_elementwise(op, false, size + 1, 1, d, doubled)
             }
         };
-        self.set_vector(rd, result, 1);
-        Ok(Flow::Next)
+        result
     }
 
     /// SQRDMLAH, SQRDMLSH (`subtract`) on halfword or word lanes: each lane of V[rd] times 2^esize plus (minus) 2ab
@@ -861,7 +888,9 @@ impl Lifter<'_> {
             Form::DotProduct => return self.dot_product(n, element, u == 1, q, rd),
             Form::DoublingLong(accumulate) => {
                 let (n, element) = (self.widen_half(n, false, q == 1), self.widen_half(element, false, false));
-                return self.saturating_doubling_multiply_long(n, element, size, accumulate, rd);
+                let result = self.saturating_doubling_multiply_long(n, element, size, accumulate, rd);
+                self.set_vector(rd, result, 1);
+                return Ok(Flow::Next);
             }
             Form::RoundingDoublingAccumulate { subtract } => {
                 let result = self.rounding_doubling_multiply_accumulate_high(n, element, size, q, subtract, rd);
