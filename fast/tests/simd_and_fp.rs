@@ -414,25 +414,19 @@ fn simd_integer_operations_match_the_reference() {
         }
         // The integer forms by element: MUL, MLA, MLS, SQDMULH, SQRDMULH, [SU]MULL, [SU]MLAL, [SU]MLSL, SQDMULL,
         // SQDMLAL, SQDMLSL, SQRDMLAH, SQRDMLSH, SDOT, UDOT (and the "2" forms) V0, V1, V2.H[i] or V(m:2).S[i], every
-        // index, and the forms left to the reference.
+        // index, the scalar forms, and the forms left to the reference.
         for (u, size) in (0..2u32).flat_map(|u| (0..4u32).map(move |size| (u, size))) {
             for opcode in [
                 0b0000u32, 0b0010, 0b0011, 0b0100, 0b0110, 0b0111, 0b1000, 0b1010, 0b1011, 0b1100, 0b1101, 0b1110,
                 0b1111,
             ] {
                 for (h, l, m) in [(0u32, 0u32, 0u32), (0, 0, 1), (0, 1, 0), (1, 1, 1)] {
-                    words.push(
-                        0x0f00_0000
-                            | q << 30
-                            | u << 29
-                            | size << 22
-                            | l << 21
-                            | m << 20
-                            | 2 << 16
-                            | opcode << 12
-                            | h << 11
-                            | 1 << 5,
-                    );
+                    let fields = u << 29 | size << 22 | l << 21 | m << 20 | 2 << 16 | opcode << 12 | h << 11 | 1 << 5;
+                    words.push(0x0f00_0000 | q << 30 | fields);
+                    if q == 0 {
+                        // The scalar form (SQDMULH S0, S1, V2.S[i]; the opcodes with none are reserved).
+                        words.push(0x5f00_0000 | fields);
+                    }
                 }
             }
         }

@@ -311,7 +311,7 @@ impl Lifter<'_> {
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdIndexed { q, u, size, l, m, rm, opcode, h, rn, rd } => self
                 .simd_fp_indexed(Some(q), u, size, l, m, rm, opcode, h, rn, rd, word)
-                .or_else(|Unlifted| self.simd_integer_indexed(q, u, size, l, m, rm, opcode, h, rn, rd))
+                .or_else(|Unlifted| self.simd_integer_indexed(Some(q), u, size, l, m, rm, opcode, h, rn, rd))
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdShiftImm8 { q, u, immb, opcode, rn, rd } => self
                 .simd_shift_immediate(q, u, 0b0001, immb, opcode, rn, rd)
@@ -348,6 +348,7 @@ impl Lifter<'_> {
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdScalarIndexed { u, size, l, m, rm, opcode, h, rn, rd } => self
                 .simd_fp_indexed(None, u, size, l, m, rm, opcode, h, rn, rd, word)
+                .or_else(|Unlifted| self.simd_integer_indexed(None, u, size, l, m, rm, opcode, h, rn, rd))
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdScalarThreeDifferent { u, size, rm, opcode, rn, rd } => self
                 .simd_scalar_three_different(u, size, rm, opcode, rn, rd)

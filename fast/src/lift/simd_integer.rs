@@ -682,6 +682,15 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
+    /// `vector` with every lane but lane 0 zero: a scalar operand computed by the vector forms, whose other lanes
+    /// then neither saturate (nor set FPSR.QC) nor change what they are added to.
+    fn first_lane_alone(&mut self, vector: Value) -> Value {
+        let ty = self.b.func.dfg.value_type(vector);
+        let first = self.b.ins().extractlane(vector, 0);
+        let zero = self.iconst(ty, 0);
+        self.b.ins().insertlane(zero, first, 0)
+    }
+
     /// SQDMLAL, SQDMLSL, SQDMULL (scalar): lane 0 of V[rn] and V[rm] alone (the other lanes zeros, whose products
     /// neither saturate nor set FPSR.QC, nor do they change V[rd]'s lanes) computed as the vector forms are; V[rd]
     /// takes lane 0 of the result, zero-extended.
@@ -698,9 +707,7 @@ impl Lifter<'_> {
         let ty = lanes(size);
         let [n, m] = [rn, rm].map(|register| {
             let vector = self.vector(register, ty);
-            let first = self.b.ins().extractlane(vector, 0);
-            let zero = self.iconst(ty, 0);
-            let alone = self.b.ins().insertlane(zero, first, 0);
+            let alone = self.first_lane_alone(vector);
             self.widen_half(alone, false, false)
         });
         let result = self.saturating_doubling_multiply_long(n, m, size, accumulate, rd);
@@ -847,10 +854,12 @@ impl Lifter<'_> {
     /// The integer forms of "Advanced SIMD vector x indexed element" on halfword and word lanes: MUL, MLA, MLS,
     /// SQDMULH, SQRDMULH, and the long SMULL, UMULL, SMLAL, UMLAL, SMLSL, UMLSL (and their "2" forms): the
     /// element in every lane of the second operand, as the three-same and three-different forms compute them.
+    /// Without `q`, the scalar forms ("scalar x indexed element": the doubling multiplies alone) on lane 0 of V[rn]
+    /// alone (`first_lane_alone`), V[rd] taking lane 0 of the result.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn simd_integer_indexed(
         &mut self,
-        q: u32,
+        q: Option<u32>,
         u: u32,
         size: u32,
         l: u32,
@@ -878,23 +887,38 @@ impl Lifter<'_> {
         } else {
             return Err(Unlifted);
         };
+        let scalar = match (q, &form) {
+            (Some(_), _) => false,
+            (None, Form::DoublingLong(_) | Form::RoundingDoublingAccumulate { .. }) => true,
+            (None, Form::Integer(IntegerOp::SaturatingDoublingMultiplyHigh { .. }, ..)) => true,
+            // MUL, MLA, the long multiplies and the dot products have no scalar forms.
+            (None, _) => return Err(Unlifted),
+        };
+        let q = q.unwrap_or(0);
         let ty = lanes(size);
         let (index, register) = indexed_element(size, h, l, m, rm);
         let element_vector = self.vector(register, ty);
         let element = self.b.ins().extractlane(element_vector, index as u8);
         let element = self.b.ins().splat(ty, element);
-        let n = self.vector(rn, ty);
+        let mut n = self.vector(rn, ty);
+        if scalar {
+            n = self.first_lane_alone(n);
+        }
+        let store = |lifter: &mut Self, result: Value, q: u32| match scalar {
+            true => lifter.set_first_lane(rd, result),
+            false => lifter.set_vector(rd, result, q),
+        };
         let (op, accumulate, long) = match form {
             Form::DotProduct => return self.dot_product(n, element, u == 1, q, rd),
             Form::DoublingLong(accumulate) => {
                 let (n, element) = (self.widen_half(n, false, q == 1), self.widen_half(element, false, false));
                 let result = self.saturating_doubling_multiply_long(n, element, size, accumulate, rd);
-                self.set_vector(rd, result, 1);
+                store(self, result, 1);
                 return Ok(Flow::Next);
             }
             Form::RoundingDoublingAccumulate { subtract } => {
                 let result = self.rounding_doubling_multiply_accumulate_high(n, element, size, q, subtract, rd);
-                self.set_vector(rd, result, q);
+                store(self, result, q);
                 return Ok(Flow::Next);
             }
             Form::Integer(op, accumulate, long) => (op, accumulate, long),
@@ -910,7 +934,7 @@ impl Lifter<'_> {
         } else {
             let product = self.integer_elementwise(op, false, size, q, n, element);
             let result = self.accumulate(rd, product, accumulate);
-            self.set_vector(rd, result, q);
+            store(self, result, q);
         }
         Ok(Flow::Next)
     }
