@@ -126,18 +126,23 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
-    /// The class "Advanced SIMD scalar three same", integer operations of doublewords (the size all but the
-    /// saturating and doubling ones take): as the vector forms compute them (the decode is theirs: at size 3 the
-    /// vector table allows exactly these among the elementwise operations), lane 0 kept; FPSR.QC from it alone.
+    /// The class "Advanced SIMD scalar three same", integer operations: of doublewords (every one but the doubling
+    /// multiplies), and of bytes, halfwords and words the saturating ones (SQADD, UQADD, SQSUB, UQSUB, SQSHL,
+    /// UQSHL, SQRSHL, UQRSHL; SQDMULH, SQRDMULH of halfwords and words). As the vector forms compute them (the
+    /// decode is theirs: at size 3 the vector table allows exactly these among the elementwise operations) on
+    /// lane 0 alone, lane 0 kept; FPSR.QC from it alone.
     pub(super) fn simd_scalar_three_same(&mut self, u: u32, size: u32, rm: u32, opcode: u32, rn: u32, rd: u32) -> Lift {
-        if size != 0b11 || opcode >> 3 == 0b11 {
+        let any_size = matches!(opcode, 0b00001 | 0b00101 | 0b01001 | 0b01011)
+            || (opcode == 0b10110 && matches!(size, 0b01 | 0b10));
+        if (size != 0b11 && !any_size) || opcode >> 3 == 0b11 {
             return Err(Unlifted);
         }
         let Some((op, IntegerForm::Elementwise, true)) = three_same_integer(1, u, size, opcode) else {
             return Err(Unlifted);
         };
-        let (a, b) = (self.vector(rn, types::I64X2), self.vector(rm, types::I64X2));
-        // q = 0: the lower 64 bits, lane 0, are the lanes in use.
+        let ty = lanes(size);
+        let (a, b) = (self.vector(rn, ty), self.vector(rm, ty));
+        let (a, b) = (self.first_lane_alone(a), self.first_lane_alone(b));
         let result = self.integer_elementwise(op, u == 1, size, 0, a, b);
         self.set_first_lane(rd, result);
         Ok(Flow::Next)
