@@ -124,6 +124,41 @@ fn a_block_has_48_kib_of_shared_memory() {
     assert_eq!(KnownProgram::words(&translated.buffers), program.expected, "the translation");
 }
 
+/// ptxas's calls through a function pointer (`kernels/calls.ptx`), as a raw program whose length is found from
+/// its code (as the engines read programs from GPU memory): the two functions lie after the kernel's EXIT, so the
+/// length must reach past it to the branch to itself. Each thread's word is 2t + 1000 (even threads) or
+/// t + 7 + 1000, on both ISAs, on the interpreter and translated.
+#[test]
+fn functions_after_the_exit_reached_through_pointers_belong_to_the_program() {
+    use tandem_gpu::sass::corpus::{BUFFER_BYTES, Corpus, Parameter, Run};
+    use tandem_gpu::sass::cubin::{Cubin, KernelImage};
+    use tandem_gpu::sass::program_length;
+    let expected: Vec<u32> = (0..64).map(|t| if t % 2 == 0 { 2 * t } else { t + 7 } + 1000).collect();
+    for folder in ["sm53", "sm86"] {
+        let cubin = std::fs::read(Corpus::source_tree().join(folder).join("calls.cubin")).unwrap();
+        let kernel = Cubin::parse(&cubin).unwrap().kernel(Some("calls")).unwrap();
+        let read = |offset: usize, buffer: &mut [u8]| {
+            kernel.code.get(offset..offset + buffer.len()).map(|bytes| buffer.copy_from_slice(bytes)).is_some()
+        };
+        let length = program_length(kernel.isa, read, 0, kernel.code.len()).unwrap();
+        let raw = KernelImage { code: kernel.code[..length].to_vec(), ..kernel.clone() };
+        let run = Run {
+            file: "calls".into(),
+            entry: "calls".into(),
+            params: vec![Parameter::Buffer { index: 0, offset: 0 }],
+            block: [64, 1, 1],
+            grid: [1, 1, 1],
+            stride: 4,
+            ..Run::default()
+        };
+        let input = vec![0u8; BUFFER_BYTES];
+        let interpreted = interpret(&run, &raw, &input).unwrap();
+        assert_eq!(KnownProgram::words(&interpreted), expected, "{folder}: the interpreter");
+        let translated = dispatch(common::device(), &run, &raw, &input, Placement::Device).unwrap();
+        assert_eq!(KnownProgram::words(&translated.buffers), expected, "{folder}: the translation");
+    }
+}
+
 /// Every program is run by one of the tests above, which `sass::programs` and the coverage report rely on.
 #[test]
 fn every_program_is_checked_here() {

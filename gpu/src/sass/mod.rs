@@ -56,9 +56,12 @@ impl Isa {
 
 /// The length of a raw program whose size nothing records (a program in GPU memory): up to the end of the fetch
 /// unit holding an unconditional `EXIT`, `BRA` or `JMP` that no branch, call or stack entry before it (SM5x: BRA,
-/// JMP, SSY, PBK, PCNT, CAL, JCAL, PRET, PLONGJMP; SM86: BRA, BSSY, CALL) targets past. `read(offset, buffer)`
-/// fills `buffer` (one fetch unit) from `offset`, false where nothing is readable; at most `limit` bytes. `origin`
-/// is where the program starts in its code segment (`KernelImage::origin`), for absolute targets.
+/// JMP, SSY, PBK, PCNT, CAL, JCAL, PRET, PLONGJMP; SM86: BRA, BSSY, CALL) targets past; and where code follows it
+/// up to a branch to itself, to that branch: ptxas and NVN's compiler end every program with one, and put the
+/// functions called only through pointers (whose targets no instruction names) between the last `EXIT` and it.
+/// `read(offset, buffer)` fills `buffer` (one fetch unit) from `offset`, false where nothing is readable; at most
+/// `limit` bytes. `origin` is where the program starts in its code segment (`KernelImage::origin`), for absolute
+/// targets.
 pub fn program_length(
     isa: Isa,
     mut read: impl FnMut(usize, &mut [u8]) -> bool,
@@ -72,52 +75,92 @@ pub fn program_length(
         if !read(base, &mut buffer) {
             return Err(DecodeError::NoEnd { isa, offset: base });
         }
-        let views: Vec<text::View> = match isa {
-            Isa::Sm5x => sm5x::decode_program(&buffer)?
-                .iter()
-                .map(|i| text::View {
-                    encoding: i.inst.encoding(),
-                    word: u128::from(i.inst.encode().expect("a decoded instruction encodes")),
-                    control: i.control,
-                    offset: base + i.offset,
-                })
-                .collect(),
-            Isa::Sm86 => sm86::decode_program(&buffer)?
-                .iter()
-                .map(|i| text::View {
-                    encoding: i.inst.encoding(),
-                    word: i.inst.encode().expect("a decoded instruction encodes"),
-                    control: i.control,
-                    offset: base + i.offset,
-                })
-                .collect(),
-        };
         let mut ends = false;
-        for view in &views {
+        for view in &unit_views(isa, &buffer, base)? {
             let opcode = view.encoding.opcode;
             if isa == Isa::Sm5x && matches!(opcode, "JMP" | "JCAL") {
                 let target = view.get("address") as i64 - origin as i64;
                 furthest_target = furthest_target.max(target.max(0) as usize);
             }
             if matches!(opcode, "BRA" | "SSY" | "PBK" | "PCNT" | "CAL" | "PRET" | "PLONGJMP" | "BSSY" | "CALL") {
-                // Relative to the next instruction: in bytes on SM5x, in words on SM86.
-                let target = match isa {
-                    Isa::Sm5x => view.offset as i64 + 8 + view.signed("offset"),
-                    Isa::Sm86 => view.offset as i64 + 16 + 4 * view.signed("offset"),
-                };
-                furthest_target = furthest_target.max(target.max(0) as usize);
+                furthest_target = furthest_target.max(relative_target(isa, view).max(0) as usize);
             }
-            let always = |field: &str| !view.has(field) || view.get(field) == 7 && !view.flag(&format!("{field}_not"));
-            let unconditional = always("pg") && always("ps") && (!view.has("cc_test") || view.get("cc_test") == 15);
-            if matches!(opcode, "EXIT" | "BRA" | "JMP") && unconditional && view.offset >= furthest_target {
+            if matches!(opcode, "EXIT" | "BRA" | "JMP") && unconditional(view) && view.offset >= furthest_target {
                 ends = true;
             }
         }
         if ends {
-            return Ok(base + unit);
+            let end = base + unit;
+            return Ok(self_branch_after(isa, &mut read, end, limit).unwrap_or(end));
         }
     }
     Err(DecodeError::NoEnd { isa, offset: limit })
+}
+
+/// The end of the fetch unit holding the first branch to itself from `from` on, where everything up to it is
+/// readable and decodes; `None` otherwise.
+fn self_branch_after(
+    isa: Isa,
+    read: &mut impl FnMut(usize, &mut [u8]) -> bool,
+    from: usize,
+    limit: usize,
+) -> Option<usize> {
+    let unit = isa.fetch_unit();
+    let mut buffer = vec![0u8; unit];
+    for base in (from..limit).step_by(unit) {
+        if !read(base, &mut buffer) {
+            return None;
+        }
+        let views = unit_views(isa, &buffer, base).ok()?;
+        let to_itself = |view: &text::View| {
+            // On SM5x a bundle's start stands for its first instruction.
+            let own = [view.offset as i64, (view.offset - view.offset % unit) as i64];
+            view.encoding.opcode == "BRA" && unconditional(view) && own.contains(&relative_target(isa, view))
+        };
+        if views.iter().any(to_itself) {
+            return Some(base + unit);
+        }
+    }
+    None
+}
+
+/// The instructions of the fetch unit `buffer`, read at `base`.
+fn unit_views(isa: Isa, buffer: &[u8], base: usize) -> Result<Vec<text::View>, DecodeError> {
+    Ok(match isa {
+        Isa::Sm5x => sm5x::decode_program(buffer)?
+            .iter()
+            .map(|i| text::View {
+                encoding: i.inst.encoding(),
+                word: u128::from(i.inst.encode().expect("a decoded instruction encodes")),
+                control: i.control,
+                offset: base + i.offset,
+            })
+            .collect(),
+        Isa::Sm86 => sm86::decode_program(buffer)?
+            .iter()
+            .map(|i| text::View {
+                encoding: i.inst.encoding(),
+                word: i.inst.encode().expect("a decoded instruction encodes"),
+                control: i.control,
+                offset: base + i.offset,
+            })
+            .collect(),
+    })
+}
+
+/// Where a relative branch, call or stack entry goes: from the next instruction, in bytes on SM5x, in words on
+/// SM86.
+fn relative_target(isa: Isa, view: &text::View) -> i64 {
+    match isa {
+        Isa::Sm5x => view.offset as i64 + 8 + view.signed("offset"),
+        Isa::Sm86 => view.offset as i64 + 16 + 4 * view.signed("offset"),
+    }
+}
+
+/// Whether an instruction's guard and condition always hold.
+fn unconditional(view: &text::View) -> bool {
+    let always = |field: &str| !view.has(field) || view.get(field) == 7 && !view.flag(&format!("{field}_not"));
+    always("pg") && always("ps") && (!view.has("cc_test") || view.get("cc_test") == 15)
 }
 
 /// An instruction family of a table (`@family`): the unit the coverage report groups opcodes by.
