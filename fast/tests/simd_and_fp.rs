@@ -578,3 +578,33 @@ fn simd_integer_operations_match_the_reference() {
         }
     }
 }
+
+/// The class "Advanced SIMD copy", every encoding (Q, op, imm5, imm4): DUP (element and general), INS (element
+/// and general), SMOV and UMOV, which the fast path moves natively (`lift::simd_moves`), and the reserved
+/// encodings beside them (the reference's UNDEFINED on both), on random vector and general-purpose registers.
+#[test]
+fn simd_copies_match_the_reference() {
+    let memory = code_memory(1);
+    let mut random = 0x853c_49e6_748f_ea9bu64;
+    let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
+    for (q, op) in [(0u32, 0u32), (1, 0), (0, 1), (1, 1)] {
+        for imm5 in 0..32u32 {
+            for imm4 in 0..16u32 {
+                // V3 (or X3, W3) from V5 (or X5), then V5 (X5) from itself.
+                for (rn, rd) in [(5u32, 3u32), (5, 5)] {
+                    let word = 0x0e00_0400 | q << 30 | op << 29 | imm5 << 16 | imm4 << 11 | rn << 5 | rd;
+                    place_instruction(&memory, &mut fast_engine, word);
+                    for _ in 0..3 {
+                        let mut start = CpuState { pc: 0x10000, ..CpuState::default() };
+                        for register in 0..31 {
+                            start.v[register] =
+                                u128::from(xorshift(&mut random)) << 64 | u128::from(xorshift(&mut random));
+                            start.x[register] = xorshift(&mut random);
+                        }
+                        assert_instruction_matches(&memory, &mut fast_engine, start, &format!("{word:#010x}"));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -471,6 +471,8 @@ impl Lifter<'_> {
     /// `CpuState` anyway. When the reference does not retire it (an UNDEFINED encoding), the block leaves before
     /// it, as for a failed memory check.
     fn interpret_in_place(&mut self, word: u32) -> Lift {
+        // Where compiled code calls into the reference: the instructions to lift natively next, when they are hot.
+        tracing::debug!(pc = format_args!("{:#x}", self.pc), word = format_args!("{word:#010x}"), "run in place");
         if touches_general_state(word) {
             self.write_back();
             self.registers = [None; 32];

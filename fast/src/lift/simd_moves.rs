@@ -1,6 +1,6 @@
-//! Moves between general-purpose and SIMD&FP registers, and the bitwise scalar FP moves: no FP arithmetic, so
-//! their results do not depend on FPCR and never raise exceptions (FMOV, FABS, FNEG, DUP (general), INS
-//! (general), UMOV). Everything else in FP and SIMD stays with the reference.
+//! Moves between general-purpose and SIMD&FP registers and between elements, and the bitwise scalar FP moves: no
+//! FP arithmetic, so their results do not depend on FPCR and never raise exceptions (FMOV, FABS, FNEG, DUP
+//! (general and element), INS (general and element), UMOV, SMOV).
 
 use super::{Flow, Lift, Lifter, Unlifted, access_type};
 use cranelift_codegen::ir::{InstBuilder, types};
@@ -110,6 +110,29 @@ impl Lifter<'_> {
                 let value = self.cpu_field(ty, v_offset(rn, index * bytes));
                 let value = if ty == types::I64 { value } else { self.b.ins().uextend(types::I64, value) };
                 self.set_x(rd, value);
+            }
+            // SMOV: the element sign-extended to 32 bits (Wd, zero-extended on) or to 64 (Xd).
+            (0, 0b0101) if (q == 0 && size < 2) || (q == 1 && size < 3) => {
+                let value = self.cpu_field(ty, v_offset(rn, index * bytes));
+                let value = if q == 1 {
+                    self.b.ins().sextend(types::I64, value)
+                } else {
+                    let word = self.b.ins().sextend(types::I32, value);
+                    self.b.ins().uextend(types::I64, word)
+                };
+                self.set_x(rd, value);
+            }
+            // DUP (element): the element in every lane, the upper half zeros when Q is 0.
+            (0, 0b0000) if size < 3 || q == 1 => {
+                let value = self.cpu_field(ty, v_offset(rn, index * bytes));
+                let lanes = super::simd_integer::lanes(size);
+                let vector = self.b.ins().splat(lanes, value);
+                self.set_vector(rd, vector, q);
+            }
+            // INS (element): element imm4<3:size> of V[rn] into element `index` of V[rd], the rest kept.
+            (1, _) if q == 1 => {
+                let value = self.cpu_field(ty, v_offset(rn, (imm4 >> size) * bytes));
+                self.set_cpu_field(value, v_offset(rd, index * bytes));
             }
             _ => return Err(Unlifted),
         }
