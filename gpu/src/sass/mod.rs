@@ -365,3 +365,29 @@ pub enum EncodeError {
 fn read_u64(code: &[u8], offset: usize) -> u64 {
     u64::from_le_bytes(code[offset..offset + 8].try_into().expect("caller checked the length"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Isa, program_length};
+    use crate::sass::programs::assemble_with_labels;
+
+    /// `program_length` over `code`, nothing readable past it.
+    fn length(isa: Isa, code: &[u8]) -> usize {
+        let read = |offset: usize, buffer: &mut [u8]| {
+            code.get(offset..offset + buffer.len()).map(|bytes| buffer.copy_from_slice(bytes)).is_some()
+        };
+        program_length(isa, read, 0, 1 << 16).unwrap()
+    }
+
+    /// Code after the last EXIT belongs to the program up to a branch to itself; with none before what is
+    /// readable ends, the program ends at the EXIT.
+    #[test]
+    fn a_program_ends_at_its_branch_to_itself_or_else_its_exit() {
+        let after_exit = "EXIT\nMOV.imm rd=2 imm32=7 lanes=15\nMOV.imm rd=3 imm32=8 lanes=15\n";
+        let closed =
+            assemble_with_labels(Isa::Sm86, &format!("{after_exit}loop:\nBRA offset={{loop}}\nEXIT\n")).unwrap();
+        assert_eq!(length(Isa::Sm86, &closed), 4 * 16);
+        let open = assemble_with_labels(Isa::Sm86, after_exit).unwrap();
+        assert_eq!(length(Isa::Sm86, &open), 16);
+    }
+}
