@@ -12,7 +12,8 @@
 //!   comparison, maximum or minimum (-0 below +0, as Arm orders them) where FPCR.FZ is clear (no input is flushed)
 //!   and no lane holds a NaN (which raises Invalid, and is where the NM forms differ).
 //! - FABS, FNEG: the sign bit, as the scalar forms (`simd_moves`).
-//! - SCVTF, UCVTF, FCVTZS, FCVTZU on singles: as the scalar forms (`fp_arith`), with FPSR.IXC already set.
+//! - SCVTF, UCVTF, FCVTZS, FCVTZU on singles and doubles: as the scalar forms (`fp_arith`), with FPSR.IXC already
+//!   set.
 //! - FRECPE, FRSQRTE on singles: the manual's estimate tables computed in the lanes where the estimate is a normal
 //!   number (`vector_estimate`).
 //! - FCVTL, FCVTN and their "2" forms between half and single, single and double precision
@@ -229,9 +230,10 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
-    /// SCVTF, UCVTF (`to_float`) and FCVTZS, FCVTZU (vector, integer; signed or not) on 32-bit lanes (the host has
-    /// no 64-bit lane conversions): in the default FPCR mode with FPSR.IXC already set, integers convert with the
-    /// host's rounding, and floats in the integers' range (so no NaN) truncate on the host.
+    /// SCVTF, UCVTF (`to_float`) and FCVTZS, FCVTZU (vector, integer; signed or not): in the default FPCR mode with
+    /// FPSR.IXC already set, integers convert with the host's rounding, and floats in the integers' range (so no
+    /// NaN) truncate on the host. 32-bit lanes as vectors; 64-bit ones lane by lane, as the host has no vector
+    /// conversions of them.
     #[allow(clippy::too_many_arguments)]
     fn vector_convert(
         &mut self,
@@ -244,12 +246,40 @@ impl Lifter<'_> {
         word: u32,
     ) -> Lift {
         let shape = Shape::Vector { q };
-        if double {
-            return Err(Unlifted);
-        }
         let mut host_is_arm = self.default_fpcr_mode();
         let inexact_seen = self.inexact_seen();
         host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
+        if double {
+            let value = self.vector(rn, types::I64X2);
+            let mut result = self.iconst(types::I64X2, 0);
+            for lane in 0..2u8 {
+                let bits = self.b.ins().extractlane(value, lane);
+                let converted = if to_float {
+                    let float = if signed {
+                        self.b.ins().fcvt_from_sint(types::F64, bits)
+                    } else {
+                        self.b.ins().fcvt_from_uint(types::F64, bits)
+                    };
+                    self.b.ins().bitcast(types::I64, MemFlagsData::new(), float)
+                } else {
+                    let a = self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits);
+                    let (low, high) = truncation_bounds(signed, 64);
+                    let (low, high) = (self.b.ins().f64const(low), self.b.ins().f64const(high));
+                    let above = self.b.ins().fcmp(FloatCC::GreaterThan, a, low);
+                    let below = self.b.ins().fcmp(FloatCC::LessThan, a, high);
+                    let in_range = self.b.ins().band(above, below);
+                    host_is_arm = self.b.ins().band(host_is_arm, in_range);
+                    if signed {
+                        self.b.ins().fcvt_to_sint_sat(types::I64, a)
+                    } else {
+                        self.b.ins().fcvt_to_uint_sat(types::I64, a)
+                    }
+                };
+                result = self.b.ins().insertlane(result, converted, lane);
+            }
+            self.set_shaped_or_reference(host_is_arm, word, rd, result, shape);
+            return Ok(Flow::Next);
+        }
         let value = self.vector(rn, types::I32X4);
         let result = if to_float {
             let result = if signed {
