@@ -122,6 +122,8 @@ fn body(v: &View) -> String {
         "TXQ" => txq(v),
         "SULD" | "SUST" | "SURED" | "SUATOM" => surface(v),
         "ALD" | "AST" => attribute(v),
+        "ISBEWR" => isbewr(v),
+        "LDTRAM" => ldtram(v),
         "IPA" => ipa(v),
         "OUT" => out(v),
         "PIXLD" => pixld(v),
@@ -1110,6 +1112,36 @@ fn address(v: &View, wide: bool) -> String {
         parts.push(if wide || base != 255 { hex(offset) } else { hex(v.get("offset") as i64) });
     }
     format!("[{}]", parts.join("+"))
+}
+
+/// `[base+offset]` with an unsigned offset: the base alone when the offset is 0 (RZ too), the offset alone when the
+/// base is the zero register (RZ or URZ: `zero`).
+fn unsigned_address(base: String, zero: bool, offset: u64) -> String {
+    match (zero, offset) {
+        (_, 0) => format!("[{base}]"),
+        (true, _) => format!("[{offset:#x}]"),
+        (false, _) => format!("[{base}+{offset:#x}]"),
+    }
+}
+
+fn isbewr(v: &View) -> Parts {
+    let m = format!(
+        "ISBEWR{}{}{}{}",
+        pick(v, "mode", &[".???0", ".O"]),
+        pick(v, "kind", &["", ".INVALID1", ".INVALID2", ".ATTR"]),
+        v.suffix("skew", ".SKEW"),
+        pick(v, "size", &["", ".U16", ".32", ".INVALID3"])
+    );
+    let base = v.get("ra");
+    let address = unsigned_address(reg(base, 255), base == 255, v.get("offset"));
+    (m, vec![address, register(v, "rb", 1)])
+}
+
+fn ldtram(v: &View) -> Parts {
+    let m = format!("LDTRAM{}", if v.flag("c") { ".C" } else { ".AB" });
+    let ur = v.get("ur");
+    let address = unsigned_address(ureg(ur), ur == 63, 4 * v.get("word_offset"));
+    (m, vec![dst(v), format!("a{address}")])
 }
 
 fn global_load(v: &View) -> Parts {
