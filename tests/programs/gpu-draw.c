@@ -2438,6 +2438,13 @@ static int votes_agree(const uint32_t got[4], int p) {
  * predicates true and false everywhere and the ballot's agreement with the votes, is 1.0 everywhere; of
  * p = (x < 37), ANY (g) holds where p does, ALL (b) fails where p does not and implies ANY, EQ (a) is ALL or not
  * ANY; and some pixels see p differ in their subgroup (ANY 1, ALL 0). */
+/* After a votes test: the float target's votes depend on how the host grouped invocations, so they are cleared,
+ * leaving the program's final memory (its state hash) the same on every device; then the RGBA8 target again. */
+static void forget_grouping(void) {
+    memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
+    use_rgba8_target();
+}
+
 static void pixel_votes(void) {
     print("-- votes: VOTE.ALL, VOTE.ANY, VOTE.EQ and their ballots in a pixel program\n");
     copy_program(VOTES_PS, votes_ps, votes_ps_end);
@@ -2467,7 +2474,7 @@ static void pixel_votes(void) {
     print("   pixels that saw both ");
     print_u64(mixed);
     print("\n");
-    use_rgba8_target();
+    forget_grouping();
 }
 
 /* Warp votes in a vertex program (votes.vs), whose warp is the host's subgroup: which vertices share one is the
@@ -2507,7 +2514,7 @@ static void vertex_votes(void) {
     print("   pixels whose vertex saw both sides of p ");
     print_u64(mixed);
     print("\n");
-    use_rgba8_target();
+    forget_grouping();
 }
 
 /* Each pixel's texel: (x / 8, y / 8) of the 8 x 4 patterns, or across twice the width, (x / 4, y / 8) wrapped,
