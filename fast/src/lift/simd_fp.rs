@@ -249,65 +249,66 @@ impl Lifter<'_> {
         let mut host_is_arm = self.default_fpcr_mode();
         let inexact_seen = self.inexact_seen();
         host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
-        if double {
+        let result = if double {
             let value = self.vector(rn, types::I64X2);
             let mut result = self.iconst(types::I64X2, 0);
             for lane in 0..2u8 {
                 let bits = self.b.ins().extractlane(value, lane);
-                let converted = if to_float {
-                    let float = if signed {
-                        self.b.ins().fcvt_from_sint(types::F64, bits)
-                    } else {
-                        self.b.ins().fcvt_from_uint(types::F64, bits)
-                    };
-                    self.b.ins().bitcast(types::I64, MemFlagsData::new(), float)
-                } else {
-                    let a = self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits);
-                    let (low, high) = truncation_bounds(signed, 64);
-                    let (low, high) = (self.b.ins().f64const(low), self.b.ins().f64const(high));
-                    let above = self.b.ins().fcmp(FloatCC::GreaterThan, a, low);
-                    let below = self.b.ins().fcmp(FloatCC::LessThan, a, high);
-                    let in_range = self.b.ins().band(above, below);
+                if !to_float {
+                    let in_range = self.in_truncation_range(bits, signed, types::F64);
                     host_is_arm = self.b.ins().band(host_is_arm, in_range);
-                    if signed {
-                        self.b.ins().fcvt_to_sint_sat(types::I64, a)
-                    } else {
-                        self.b.ins().fcvt_to_uint_sat(types::I64, a)
-                    }
-                };
+                }
+                let converted = self.host_conversion(bits, to_float, signed, types::F64);
                 result = self.b.ins().insertlane(result, converted, lane);
             }
-            self.set_shaped_or_reference(host_is_arm, word, rd, result, shape);
-            return Ok(Flow::Next);
-        }
-        let value = self.vector(rn, types::I32X4);
-        let result = if to_float {
-            let result = if signed {
-                self.b.ins().fcvt_from_sint(types::F32X4, value)
-            } else {
-                self.b.ins().fcvt_from_uint(types::F32X4, value)
-            };
-            self.b.ins().bitcast(types::I32X4, MemFlagsData::new(), result)
+            result
         } else {
-            let a = self.b.ins().bitcast(types::F32X4, MemFlagsData::new(), value);
-            let (low, high) = truncation_bounds(signed, 32);
-            let [low, high] = [low, high].map(|bound| {
-                let bound = self.b.ins().f32const(bound as f32);
-                self.b.ins().splat(types::F32X4, bound)
-            });
-            let above = self.b.ins().fcmp(FloatCC::GreaterThan, a, low);
-            let below = self.b.ins().fcmp(FloatCC::LessThan, a, high);
-            let in_range = self.b.ins().band(above, below);
-            let all_in_range = self.every_lane_in_use(in_range, shape);
-            host_is_arm = self.b.ins().band(host_is_arm, all_in_range);
-            if signed {
-                self.b.ins().fcvt_to_sint_sat(types::I32X4, a)
-            } else {
-                self.b.ins().fcvt_to_uint_sat(types::I32X4, a)
+            let value = self.vector(rn, types::I32X4);
+            if !to_float {
+                let in_range = self.in_truncation_range(value, signed, types::F32X4);
+                let all_in_range = self.every_lane_in_use(in_range, shape);
+                host_is_arm = self.b.ins().band(host_is_arm, all_in_range);
             }
+            self.host_conversion(value, to_float, signed, types::F32X4)
         };
         self.set_shaped_or_reference(host_is_arm, word, rd, result, shape);
         Ok(Flow::Next)
+    }
+
+    /// Whether the floats whose bits are `bits` (of `float_ty`'s width) truncate to integers of that width, signed
+    /// or not, without leaving their range (which no NaN does): lane by lane for vectors.
+    fn in_truncation_range(&mut self, bits: Value, signed: bool, float_ty: Type) -> Value {
+        let a = self.b.ins().bitcast(float_ty, MemFlagsData::new(), bits);
+        let (low, high) = truncation_bounds(signed, float_ty.lane_bits());
+        let [low, high] = [low, high].map(|bound| {
+            let bound = match float_ty.lane_type() {
+                types::F64 => self.b.ins().f64const(bound),
+                _ => self.b.ins().f32const(bound as f32),
+            };
+            if float_ty.is_vector() { self.b.ins().splat(float_ty, bound) } else { bound }
+        });
+        let above = self.b.ins().fcmp(FloatCC::GreaterThan, a, low);
+        let below = self.b.ins().fcmp(FloatCC::LessThan, a, high);
+        self.b.ins().band(above, below)
+    }
+
+    /// The host's conversion of `bits` (`float_ty`'s width, lane by lane for vectors): integers, signed or not, to
+    /// floats (`to_float`, rounding to nearest), or floats to integers, truncating; the result's bits.
+    fn host_conversion(&mut self, bits: Value, to_float: bool, signed: bool, float_ty: Type) -> Value {
+        let int_ty = self.b.func.dfg.value_type(bits);
+        if to_float {
+            let float = match signed {
+                true => self.b.ins().fcvt_from_sint(float_ty, bits),
+                false => self.b.ins().fcvt_from_uint(float_ty, bits),
+            };
+            self.b.ins().bitcast(int_ty, MemFlagsData::new(), float)
+        } else {
+            let a = self.b.ins().bitcast(float_ty, MemFlagsData::new(), bits);
+            match signed {
+                true => self.b.ins().fcvt_to_sint_sat(int_ty, a),
+                false => self.b.ins().fcvt_to_uint_sat(int_ty, a),
+            }
+        }
     }
 
     /// V[rd] = `n` (operation) `m`, lane by lane, with the operands' bits given (for the fused operations, V[rd] is
