@@ -733,7 +733,7 @@ impl Lifter<'_> {
     ) -> Value {
         let product = self.b.ins().imul(n, m);
         let doubled = self.integer_elementwise(IntegerOp::SaturatingAdd, false, size + 1, 1, product, product);
-        let result = match accumulate {
+        match accumulate {
             Accumulate::None => doubled,
             Accumulate::Add | Accumulate::Sub => {
                 let d = self.vector(rd, lanes(size + 1));
@@ -741,8 +741,7 @@ impl Lifter<'_> {
                     if let Accumulate::Add = accumulate { IntegerOp::SaturatingAdd } else { IntegerOp::SaturatingSub };
                 self.integer_elementwise(op, false, size + 1, 1, d, doubled)
             }
-        };
-        result
+        }
     }
 
     /// SQRDMLAH, SQRDMLSH (`subtract`) on halfword or word lanes: each lane of V[rd] times 2^esize plus (minus) 2ab

@@ -241,7 +241,7 @@ RET
 ";
 
 /// Thread t: v = t, then a call through a function pointer (`even`: 3v, or `odd`: v + 7, by t's parity), then
-/// + 1000; v at out + 4t. As ptxas calls through a pointer on SM5x: PRET pushes the return address and BRX
+/// 1000 more; v at out + 4t. As ptxas calls through a pointer on SM5x: PRET pushes the return address and BRX
 /// jumps (here from the first instruction's address, 8: the pointer is the callee's address less 8).
 const CALL_THROUGH_POINTER_SM5X: &str = "
 first:
