@@ -709,22 +709,26 @@ static void geometry_copies(uint32_t vertex, uint32_t geometry, uint32_t pixel) 
     report("the triangle from invocation 0, its copy 16 pixels right and 4 down from invocation 1", wrong, count);
 }
 
-/* The triangle drawn by `program` onto the background with blending (ADD, `source`, `destination`), then its
- * pixels checked against `expected` and the rest against the background. */
-static void blended_triangle(const char *what, uint32_t program, uint32_t source, uint32_t destination,
-                             const uint8_t expected[4]) {
-    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
-    fill_target(background);
+/* The triangle drawn by `program` onto the background, then its pixels checked against `expected` and the rest
+ * against the background. */
+static void drawn_triangle(const char *what, uint32_t program, const uint8_t expected[4]) {
+    fill_target(target_background);
     put_vertices(triangle, 3);
     use_programs(PASS_VS, program);
+    draw_arrays(3, 0);
+    run("draw");
+    uint32_t count, wrong = wrong_pixels(in_triangle, expected, target_background, &count);
+    report(what, wrong, count);
+}
+
+/* `drawn_triangle` with blending (ADD, `source`, `destination`). */
+static void blended_triangle(const char *what, uint32_t program, uint32_t source, uint32_t destination,
+                             const uint8_t expected[4]) {
     uint32_t equation[3] = {OGL_FUNC_ADD, source, destination};
     method(SET_BLEND_COLOR_OP, 3, equation);
     set(SET_BLEND, 1);
-    draw_arrays(3, 0);
+    drawn_triangle(what, program, expected);
     set(SET_BLEND, 0);
-    run("draw");
-    uint32_t count, wrong = wrong_pixels(in_triangle, expected, background, &count);
-    report(what, wrong, count);
 }
 
 /* Two aliased lines right across the target: one along y = 10.25 pixels, one along x = 30.25. A line `width`
@@ -876,14 +880,8 @@ static void targets_with_alpha_elsewhere(void) {
     uint32_t target[4] = {WIDTH * 4, HEIGHT, B8G8R8A8, PITCH};
     method(SET_COLOR_TARGET_A + 8, 4, target);
     print("-- B8G8R8A8: the triangle's (0.2, 0.6, 0.8, 1.0) as A, R, G, B bytes\n");
-    fill_target(background);
-    put_vertices(triangle, 3);
-    use_programs(PASS_VS, PERSPECTIVE_PS);
-    draw_arrays(3, 0);
-    run("draw");
     const uint8_t drawn[4] = {255, 51, 153, 204};
-    uint32_t count, wrong = wrong_pixels(in_triangle, drawn, background, &count);
-    report("covered pixels hold bytes 255, 51, 153, 204, the others theirs", wrong, count);
+    drawn_triangle("covered pixels hold bytes 255, 51, 153, 204, the others theirs", PERSPECTIVE_PS, drawn);
 
     print("-- B8G8R8A8 cleared to (0.2, 0.6, 0.8, 0.4)\n");
     uint32_t clear[4] = {F_0_2, F_0_6, F_0_8, F_0_4};
@@ -900,7 +898,7 @@ static void targets_with_alpha_elsewhere(void) {
     draw_arrays(3, 0);
     set(SET_BLEND, 0);
     run("draw");
-    wrong = wrong_bytes(in_triangle, 18, 0x44, &count);
+    uint32_t count, wrong = wrong_bytes(in_triangle, 18, 0x44, &count);
     report("covered texels hold 18, the others 0x44", wrong, count);
 
     print("-- A8 cleared to alpha 0.4\n");

@@ -185,7 +185,7 @@ impl ColorFormat {
 
     /// Every bit of a texel.
     pub fn texel_bits(&self) -> u128 {
-        if self.bytes >= 16 { u128::MAX } else { (1u128 << (8 * self.bytes)) - 1 }
+        bits_of_bytes(self.bytes as usize)
     }
 
     /// The bits of a texel that no channel holds.
@@ -207,6 +207,11 @@ impl ColorFormat {
     pub fn fill_unused_bytes(&self, texel: &mut [u8]) {
         set_texel_bits(texel, self.fill_unused(texel_bits(texel)));
     }
+}
+
+/// Every bit of `bytes` bytes (at most 16) as a mask.
+pub fn bits_of_bytes(bytes: usize) -> u128 {
+    if bytes >= 16 { u128::MAX } else { (1u128 << (8 * bytes)) - 1 }
 }
 
 /// A texel's bytes (at most 16) as a little-endian integer.

@@ -719,11 +719,7 @@ impl ReferenceBackend {
                     write_mask |= flag;
                 }
             }
-            // Integer targets do not blend (OpenGL's rule, which Vulkan's formats keep): their texels are the
-            // program's words whatever SET_BLEND says.
-            let blends = target.format.kind.number_kind() == NumberKind::Float;
-            let mut blend =
-                target.blend.as_ref().filter(|_| blends).map(|state| blend(state, &target.format)).transpose()?;
+            let mut blend = blend(target.blend.as_ref(), &target.format)?;
             if target.format.unused != Unused::Kept && !write_mask.is_empty() {
                 write_mask |= vk::ColorComponentFlags::A;
                 blend = Some(fills_unused(blend));

@@ -24,7 +24,7 @@ use crate::shader::{
     FAULT_BYTES, FaultWord, GlobalMemory, GuestWindows, ProgramNeeds, Translation, Window, cache_key, program_needs,
     translate_compute,
 };
-use crate::texture::format::{ColorFormat, Kind, Unused, texel_bits};
+use crate::texture::format::{ColorFormat, Kind, Unused, bits_of_bytes, texel_bits};
 use crate::texture::surface::Surface;
 use crate::vulkan::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
@@ -281,7 +281,7 @@ fn merge_into_texels(
     if written == 0 {
         return Ok(());
     }
-    let texel = if bytes >= 16 { u128::MAX } else { (1u128 << (8 * bytes)) - 1 };
+    let texel = bits_of_bytes(bytes);
     let whole = written & texel == texel;
     let mut old = [0u8; 16];
     for y in rect.y0..rect.y1 {

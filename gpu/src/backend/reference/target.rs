@@ -5,7 +5,7 @@
 use super::draw::unimplemented;
 use super::host_swizzle;
 use crate::backend::{BackendError, BlendState};
-use crate::texture::format::{ColorFormat, set_texel_bits, texel_bits};
+use crate::texture::format::{ColorFormat, NumberKind, set_texel_bits, texel_bits};
 use crate::vulkan::Blend;
 use ash::vk;
 
@@ -48,12 +48,15 @@ fn blend_op(value: u32) -> Option<vk::BlendOp> {
     })
 }
 
-/// A target's blending. On a target without alpha, destination alpha reads 1.0 (Maxwell behaviour 5.12): the
-/// factors that read it become the constants they then are, as the host's alpha holds the unused bits. A target
-/// of alpha alone, held in the host's R (`host_swizzle`), blends by the alpha equation, its factors reading the
-/// host's colour where they mean alpha; other formats whose channels the host holds elsewhere do not blend.
-pub(super) fn blend(state: &BlendState, format: &ColorFormat) -> Result<Blend, BackendError> {
+/// A target's blending (`None`: its texels take the program's outputs). Integer targets do not blend, whatever
+/// SET_BLEND says (OpenGL's rule, which Vulkan's formats keep). On a target without alpha, destination alpha
+/// reads 1.0 (Maxwell behaviour 5.12): the factors that read it become the constants they then are, as the host's
+/// alpha holds the unused bits. A target of alpha alone, held in the host's R (`host_swizzle`), blends by the
+/// alpha equation, its factors reading the host's colour where they mean alpha; other formats whose channels the
+/// host holds elsewhere do not blend.
+pub(super) fn blend(state: Option<&BlendState>, format: &ColorFormat) -> Result<Option<Blend>, BackendError> {
     use vk::BlendFactor as F;
+    let Some(state) = state.filter(|_| format.kind.number_kind() == NumberKind::Float) else { return Ok(None) };
     let Blend { color, alpha } = guest_blend(state)?;
     let without_destination_alpha = |(s, d, o): (F, F, vk::BlendOp)| {
         let factor = |factor: F| match factor {
@@ -65,8 +68,10 @@ pub(super) fn blend(state: &BlendState, format: &ColorFormat) -> Result<Blend, B
         (factor(s), factor(d), o)
     };
     match host_swizzle(format) {
-        [0, 1, 2, 3] if format.has_alpha() => Ok(Blend { color, alpha }),
-        [0, 1, 2, 3] => Ok(Blend { color: without_destination_alpha(color), alpha: without_destination_alpha(alpha) }),
+        [0, 1, 2, 3] if format.has_alpha() => Ok(Some(Blend { color, alpha })),
+        [0, 1, 2, 3] => {
+            Ok(Some(Blend { color: without_destination_alpha(color), alpha: without_destination_alpha(alpha) }))
+        }
         [3, 3, 3, 3] => {
             // The alpha equation on the host's R: factors that read alpha read R, which is alpha (and the
             // source's R, G, B and A all are).
@@ -83,7 +88,7 @@ pub(super) fn blend(state: &BlendState, format: &ColorFormat) -> Result<Blend, B
             };
             let (s, d, o) = alpha;
             let alpha = (on_red(s)?, on_red(d)?, o);
-            Ok(Blend { color: alpha, alpha })
+            Ok(Some(Blend { color: alpha, alpha }))
         }
         _ => Err(unimplemented(format!("blending into a {} target", format.name))),
     }
