@@ -33,7 +33,7 @@ fn assert_instruction_matches(memory: &GuestMemory, fast_engine: &mut FastEngine
 /// SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers and in SIMD&FP registers, single and
 /// double precision; on vectors of them FADD, FSUB, FMUL, FDIV, FMLA, FMLS (by vector and by element), FCMEQ,
 /// FCMGE, FCMGT (with a vector or zero), FCMLE, FCMLT (with zero), FABS, FNEG, FMAX, FMIN, FMAXNM, FMINNM, SCVTF,
-/// UCVTF, FCVTZS, FCVTZU, FADDP (vector and scalar), FRECPS, FRSQRTS, FRECPE, FRSQRTE, FCVTN, FCVTL and their
+/// UCVTF, FCVTZS, FCVTZU, FADDP (vector and scalar), FRECPS, FRSQRTS, FRECPE, FRSQRTE, FCVTN, FCVTXN, FCVTL and their
 /// "2" forms between half, single and double precision), against the reference on operands of every kind: random bits, normal numbers near one,
 /// near the ends of the range (where results overflow, underflow or round to the smallest normal) and near the
 /// integer formats' bounds, zeros, infinities, NaNs and subnormals, integers of every size, addends that cancel
@@ -120,9 +120,10 @@ fn fp_arithmetic_matches_the_reference() {
         // SCVTF/UCVTF V0, V4 and FCVTZS/FCVTZU V0, V1 (scalar, in SIMD&FP registers).
         let sz = ftype & 1;
         words.extend([0x5e21_d880u32, 0x7e21_d880, 0x5ea1_b820, 0x7ea1_b820].map(|base| base | sz << 22));
-        // FCVTN(2), FCVTL(2) V0, V1: half and single precision (sz 0), single and double (sz 1).
+        // FCVTN(2), FCVTL(2) V0, V1: half and single precision (sz 0), single and double (sz 1); FCVTXN(2) V0, V1
+        // (sz 1; sz 0 is reserved).
         for q in 0..2u32 {
-            words.extend([0x0e21_6820u32, 0x0e21_7820].map(|base| base | q << 30 | sz << 22));
+            words.extend([0x0e21_6820u32, 0x0e21_7820, 0x2e21_6820].map(|base| base | q << 30 | sz << 22));
         }
         // FADD, FSUB, FMUL, FDIV V0, V1, V2 and FMLA, FMLS V3, V1, V2 (vector: 2S, 4S, 2D).
         for q in if sz == 1 { vec![1u32] } else { vec![0, 1] } {
@@ -151,7 +152,7 @@ fn fp_arithmetic_matches_the_reference() {
                 three_same(0, 0, 0b11110, 0),
                 three_same(0, 1, 0b11110, 0),
             ]);
-            // FABS, FNEG V0, V1, FCMGT, FCMEQ, FCMLT, FCMGE, FCMLE V0, V1, #0.0 and FRECPE, FRSQRTE V0, V1.
+            // FABS, FNEG V0, V1, FCMGT, FCMEQ, FCMLT, FCMGE, FCMLE V0, V1, #0.0 and FRECPE, FRSQRTE, URECPE, URSQRTE V0, V1.
             let two_reg_misc =
                 |u: u32, opcode: u32| 0x0e20_0800 | q << 30 | u << 29 | (0b10 | sz) << 22 | opcode << 12 | 1 << 5;
             words.extend(
@@ -165,6 +166,8 @@ fn fp_arithmetic_matches_the_reference() {
                     (1, 0b01101),
                     (0, 0b11101),
                     (1, 0b11101),
+                    (0, 0b11100),
+                    (1, 0b11100),
                 ]
                 .map(|(u, opcode)| two_reg_misc(u, opcode)),
             );
@@ -309,6 +312,40 @@ fn structure_loads_and_stores_match_the_reference() {
     }
 }
 
+/// FCVTXN and FCVTXN2 (double to single, rounding to odd) on the values where rounding decides: singles exactly,
+/// with the lowest dropped bit set, with only the highest set, with the kept bit odd; the largest single and the
+/// numbers just past it, the smallest normal single and the number just below it, zeros; FPSR.IXC set and clear.
+#[test]
+fn narrowing_to_odd_sets_the_lowest_kept_bit() {
+    let memory = code_memory(1);
+    let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
+    let largest = f64::from(f32::MAX).to_bits();
+    let smallest_normal = (-126f64).exp2().to_bits();
+    let mut values =
+        vec![0u64, 1 << 63, largest, largest + 1, largest + (1 << 29), smallest_normal, smallest_normal - 1];
+    for exponent in [897u64, 1023, 1100] {
+        for kept in [0u64, 1] {
+            for dropped in [0u64, 1, 1 << 28, (1 << 29) - 1] {
+                let bits = exponent << 52 | (0x2a_aaaa << 30 | kept << 29) | dropped;
+                values.extend([bits, bits | 1 << 63]);
+            }
+        }
+    }
+    for word in [0x2e61_6820u32, 0x6e61_6820] {
+        place_instruction(&memory, &mut fast_engine, word);
+        for (index, lanes) in values.chunks(2).enumerate() {
+            let mut start =
+                CpuState { pc: 0x10000, fpsr: if index % 3 == 2 { 0 } else { 1 << 4 }, ..CpuState::default() };
+            start.v[0] = 0x0123_4567_89ab_cdef_0011_2233_4455_6677;
+            for (lane, &bits) in lanes.iter().enumerate() {
+                start.v[1] |= u128::from(bits) << (64 * lane);
+            }
+            let what = format!("{word:#010x} on {:#x}", start.v[1]);
+            assert_instruction_matches(&memory, &mut fast_engine, start, &what);
+        }
+    }
+}
+
 /// FCVTN and FCVTN2 from single to half precision on the values where rounding decides: fractions just below,
 /// at and just above half a half's ulp with the kept bit even and odd (ties go to even), the largest half and the
 /// numbers just past it, the smallest normal half and the number just below it, zeros; FPSR.IXC set and clear.
@@ -342,7 +379,8 @@ fn half_precision_narrowing_rounds_ties_to_even() {
 }
 
 /// FRECPE and FRSQRTE (4S) on every entry of the manual's estimate tables: each top 8 bits of the fraction with
-/// exponents of both parities (the square root's table depends on it), signs of both kinds, against the reference.
+/// exponents of both parities (the square root's table depends on it), signs of both kinds; URECPE and URSQRTE on
+/// every entry and below; against the reference.
 #[test]
 fn estimates_match_the_reference_at_every_table_entry() {
     let memory = code_memory(1);
@@ -360,6 +398,20 @@ fn estimates_match_the_reference_at_every_table_entry() {
                 let exponent = (xorshift(&mut random) as u32 % 125) * 2 + 2 + parity;
                 let low = xorshift(&mut random) as u32 & 0x7fff;
                 let bits = u32::from(negative) << 31 | exponent << 23 | top << 15 | low;
+                start.v[1] |= u128::from(bits) << (32 * lane);
+            }
+            let what = format!("{word:#010x} on {:#x}", start.v[1]);
+            assert_instruction_matches(&memory, &mut fast_engine, start, &what);
+        }
+    }
+    // URECPE and URSQRTE (4S): every value of the top 9 bits (the table's operand, and those below its domain),
+    // the low bits random.
+    for word in [0x4ea1_c820u32, 0x6ea1_c820] {
+        place_instruction(&memory, &mut fast_engine, word);
+        for first in (0..512u32).step_by(4) {
+            let mut start = CpuState { pc: 0x10000, ..CpuState::default() };
+            for lane in 0..4 {
+                let bits = (first + lane) << 23 | xorshift(&mut random) as u32 & 0x7f_ffff;
                 start.v[1] |= u128::from(bits) << (32 * lane);
             }
             let what = format!("{word:#010x} on {:#x}", start.v[1]);

@@ -601,6 +601,13 @@ impl Lifter<'_> {
         self.b.ins().band(value, constant)
     }
 
+    /// `value OR constant`, with the constant truncated to the value's type.
+    pub(crate) fn or_const(&mut self, value: Value, constant: u64) -> Value {
+        let ty = self.b.func.dfg.value_type(value);
+        let constant = self.iconst(ty, constant);
+        self.b.ins().bor(value, constant)
+    }
+
     /// The type of a `width`-bit general-purpose operand.
     pub(crate) fn int_type(width: u32) -> Type {
         if width == 32 { types::I32 } else { types::I64 }

@@ -15,9 +15,10 @@
 //! - SCVTF, UCVTF, FCVTZS, FCVTZU on singles and doubles: as the scalar forms (`fp_arith`), with FPSR.IXC already
 //!   set.
 //! - FRECPE, FRSQRTE on singles: the manual's estimate tables computed in the lanes where the estimate is a normal
-//!   number (`vector_estimate`).
+//!   number (`vector_estimate`); URECPE, URSQRTE on every operand, from the same tables (`unsigned_estimate`).
 //! - FCVTL, FCVTN and their "2" forms between half and single, single and double precision
-//!   (`vector_convert_precision`): widening numbers exactly, narrowing to normal numbers with IXC already set.
+//!   (`vector_convert_precision`): widening numbers exactly, narrowing to normal numbers with IXC already set;
+//!   FCVTXN (round to odd) likewise, in integer arithmetic.
 
 use super::fp_arith::{Outputs, smallest_normal, truncation_bounds};
 use super::{Flow, Lift, Lifter, Unlifted};
@@ -48,6 +49,14 @@ enum Ordered {
 }
 
 /// Which lanes an instruction computes: a 64-bit (`q` 0) or 128-bit vector's, or a scalar's first.
+/// How a narrowing conversion rounds: FCVTN by FPCR (the host's nearest-even where FPCR is the default),
+/// FCVTXN to odd.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rounding {
+    ToNearest,
+    ToOdd,
+}
+
 #[derive(Clone, Copy)]
 enum Shape {
     Vector { q: u32 },
@@ -188,7 +197,12 @@ impl Lifter<'_> {
         word: u32,
     ) -> Lift {
         if u == 0 && size >> 1 == 0 && matches!(opcode, 0b10110 | 0b10111) {
-            return self.vector_convert_precision(q, size & 1 == 1, opcode == 0b10110, rn, rd, word);
+            let narrowing = (opcode == 0b10110).then_some(Rounding::ToNearest);
+            return self.vector_convert_precision(q, size & 1 == 1, narrowing, rn, rd, word);
+        }
+        if u == 1 && size == 0b01 && opcode == 0b10110 {
+            // FCVTXN, FCVTXN2.
+            return self.vector_convert_precision(q, true, Some(Rounding::ToOdd), rn, rd, word);
         }
         let double = size & 1 == 1;
         if double && q == 0 {
@@ -217,6 +231,7 @@ impl Lifter<'_> {
                 return Ok(Flow::Next);
             }
             (_, 0b11101) if !double => return self.vector_estimate(q, u == 1, rn, rd, word),
+            (_, 0b11100) if !double => return self.unsigned_estimate(q, u == 1, rn, rd),
             (0, 0b01100) => FloatCC::GreaterThan,
             (0, 0b01101) => FloatCC::Equal,
             (0, 0b01110) => FloatCC::LessThan,
@@ -422,19 +437,20 @@ impl Lifter<'_> {
     ///   (and for halves FPCR.AHP clear: the alternative format has neither);
     /// - narrowing rounds: in the default FPCR mode with FPSR.IXC already set, lanes that are zeros or whose
     ///   magnitude lies between the narrow format's smallest normal and its largest number round to a normal
-    ///   number with no exception but Inexact.
+    ///   number with no exception but Inexact. FCVTXN rounds to odd whatever FPCR.RMode says, and FPCR.FZ does
+    ///   not reach those lanes, so FPSR.IXC alone decides.
     fn vector_convert_precision(
         &mut self,
         q: u32,
         single_double: bool,
-        narrow: bool,
+        narrowing: Option<Rounding>,
         rn: u32,
         rd: u32,
         word: u32,
     ) -> Lift {
         // The wide format's lanes.
         let wide_type = if single_double { types::I64X2 } else { types::I32X4 };
-        if narrow {
+        if let Some(rounding) = narrowing {
             let n = self.vector(rn, wide_type);
             let magnitude = self.and_const(n, if single_double { i64::MAX as u64 } else { i32::MAX as u64 });
             // Zeros, or the narrow format's normal numbers: 2^-126 ..= f32::MAX, 2^-14 ..= 65504.
@@ -452,12 +468,34 @@ impl Lifter<'_> {
             let normal = self.b.ins().band(above, below);
             let fits = self.b.ins().bor(is_zero, normal);
             let all_fit = self.every_lane_in_use(fits, Shape::Vector { q: 1 });
-            let mut host_is_arm = self.default_fpcr_mode();
-            let inexact_seen = self.inexact_seen();
-            host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
+            let mut host_is_arm = self.inexact_seen();
+            if rounding == Rounding::ToNearest {
+                let default_mode = self.default_fpcr_mode();
+                host_is_arm = self.b.ins().band(host_is_arm, default_mode);
+            }
             host_is_arm = self.b.ins().band(host_is_arm, all_fit);
             // The narrow lanes as the low 64 bits of a vector.
-            let narrowed = if single_double {
+            let narrowed = if rounding == Rounding::ToOdd {
+                // Truncate (rebias the exponent, 1023 - 127, and drop 29 fraction bits), then set the lowest kept
+                // bit where a dropped one was set.
+                let rebias = self.iconst(types::I64X2, 896 << 52);
+                let rebiased = self.b.ins().isub(magnitude, rebias);
+                let truncated = self.b.ins().ushr_imm_u(rebiased, 29);
+                let dropped = self.and_const(magnitude, (1 << 29) - 1);
+                let inexact = self.b.ins().icmp(IntCC::NotEqual, dropped, zero);
+                let odd = self.and_const(inexact, 1);
+                let rounded = self.b.ins().bor(truncated, odd);
+                let rounded = self.b.ins().bitselect(is_zero, zero, rounded);
+                let sign = self.b.ins().ushr_imm_u(n, 32);
+                let sign = self.and_const(sign, 0x8000_0000);
+                let singles = self.b.ins().bor(rounded, sign);
+                let bytes = self.lane_bitcast(types::I8X16, singles);
+                // Each lane's low four bytes, side by side.
+                let low_singles: [u8; 16] =
+                    std::array::from_fn(|byte| if byte < 8 { (byte / 4 * 8 + byte % 4) as u8 } else { 16 });
+                let zero_bytes = self.iconst(types::I8X16, 0);
+                self.shuffle_bytes(bytes, zero_bytes, low_singles)
+            } else if single_double {
                 let f = self.b.ins().bitcast(types::F64X2, MemFlagsData::new(), n);
                 let demoted = self.b.ins().fvdemote(f);
                 self.lane_bitcast(types::I8X16, demoted)
@@ -554,12 +592,6 @@ impl Lifter<'_> {
     /// table's bits alone, which raise nothing whatever FPCR holds: FRECPE of a normal number below 2^126 in
     /// magnitude, FRSQRTE of a positive normal one; the reference in a cold block for the others (zeros,
     /// denormals, infinities, NaNs, negative square roots, reciprocals that would be denormal).
-    ///
-    /// The tables' integer quotients become float ones: RecipEstimate's b = 2^19 DIV d (d odd, 513..1023) is
-    /// never within 1/d of an integer, far more than the division's rounding error of 2^-24 relative, so the
-    /// truncated float quotient is b; RecipSqrtEstimate's loop ends at b = floor(sqrt(2^28 / a)) (never a square:
-    /// a is odd or twice an odd number), and the float square root truncates to it for every one of the 256
-    /// values a takes, which the fast path's tests run.
     fn vector_estimate(&mut self, q: u32, square_root: bool, rn: u32, rd: u32, word: u32) -> Lift {
         let shape = Shape::Vector { q };
         let x = self.vector(rn, types::I32X4);
@@ -573,43 +605,25 @@ impl Lifter<'_> {
         let span = self.iconst(types::I32X4, bound - 0x0080_0000);
         let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, above, span);
         let host_is_arm = self.every_lane_in_use(fits, shape);
-        // The table's operand a (9 or 10 bits) from the fraction's top bits, and the quotient it starts from.
-        let (divisor, dividend) = if square_root {
-            // Odd exponents (scaled 128..255): a = 2 scaled + 1 = 2 f7 + 257; even ones (256..511, their bottom
-            // bit dropped): a = 4 f7 + 514; f7 the fraction's top 7 bits.
+        // The table's operand: the fraction's top 8 bits below the implicit 1 for the reciprocal; for the square
+        // root, odd exponents scale the fraction into 128..255 and even ones into 256..511, its top 7 bits either way.
+        let table_operand = if square_root {
             let top7 = self.b.ins().ushr_imm_u(x, 16);
             let top7 = self.and_const(top7, 0x7f);
             let odd = self.and_const(exponent, 1);
             let zero = self.iconst(types::I32X4, 0);
             let odd = self.b.ins().icmp(IntCC::NotEqual, odd, zero);
-            let twice = self.b.ins().ishl_imm_u(top7, 1);
-            let four_times = self.b.ins().ishl_imm_u(top7, 2);
-            let [from_odd, from_even] = [(twice, 257), (four_times, 514)].map(|(scaled, offset)| {
-                let offset = self.iconst(types::I32X4, offset);
-                self.b.ins().iadd(scaled, offset)
+            let [scaled_odd, scaled_even] = [(0x80, 0), (0x100, 1)].map(|(base, shift)| {
+                let top = self.b.ins().ishl_imm_u(top7, shift);
+                self.or_const(top, base)
             });
-            (self.b.ins().bitselect(odd, from_odd, from_even), (1u64 << 28) as f32)
+            self.b.ins().bitselect(odd, scaled_odd, scaled_even)
         } else {
-            // a = 2 (256 + f8) + 1, f8 the fraction's top 8 bits.
             let top8 = self.b.ins().ushr_imm_u(x, 15);
             let top8 = self.and_const(top8, 0xff);
-            let twice = self.b.ins().ishl_imm_u(top8, 1);
-            let offset = self.iconst(types::I32X4, 513);
-            (self.b.ins().iadd(twice, offset), (1u64 << 19) as f32)
+            self.or_const(top8, 0x100)
         };
-        let divisor = self.b.ins().fcvt_from_sint(types::F32X4, divisor);
-        let dividend = self.b.ins().f32const(dividend);
-        let dividend = self.b.ins().splat(types::F32X4, dividend);
-        let mut quotient = self.b.ins().fdiv(dividend, divisor);
-        if square_root {
-            quotient = self.b.ins().sqrt(quotient);
-        }
-        let b = self.b.ins().fcvt_to_sint_sat(types::I32X4, quotient);
-        // (b + 1) DIV 2, whose low 8 bits are the result's fraction's top ones.
-        let one = self.iconst(types::I32X4, 1);
-        let estimate = self.b.ins().iadd(b, one);
-        let estimate = self.b.ins().ushr_imm_u(estimate, 1);
-        let estimate = self.and_const(estimate, 0xff);
+        let estimate = self.table_estimate(table_operand, square_root);
         let fraction = self.b.ins().ishl_imm_u(estimate, 15);
         // The result's exponent: 253 - exp, or (380 - exp) DIV 2; the sign is the operand's (positive for the root).
         let result_exponent = if square_root {
@@ -628,6 +642,61 @@ impl Lifter<'_> {
         }
         self.set_shaped_or_reference(host_is_arm, word, rd, result, shape);
         Ok(Flow::Next)
+    }
+
+    /// URECPE and URSQRTE (`square_root`) on 32-bit lanes (`UnsignedRecipEstimate`, `UnsignedRSqrtEstimate`): the
+    /// same tables on fixed-point fractions (the binary point above bit 31), whose top 9 bits are the table's
+    /// operand; fractions below one half (one quarter for the square root) give all ones. Exact for every operand.
+    fn unsigned_estimate(&mut self, q: u32, square_root: bool, rn: u32, rd: u32) -> Lift {
+        let x = self.vector(rn, types::I32X4);
+        let table_operand = self.b.ins().ushr_imm_u(x, 23);
+        let estimate = self.table_estimate(table_operand, square_root);
+        // The estimate is in 256..511: its implicit top bit is bit 31 of the result.
+        let estimate = self.b.ins().ishl_imm_u(estimate, 23);
+        let result = self.or_const(estimate, 0x8000_0000);
+        let smallest = self.iconst(types::I32X4, if square_root { 0x4000_0000 } else { 0x8000_0000 });
+        let in_domain = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, x, smallest);
+        let all_ones = self.iconst(types::I32X4, u64::from(u32::MAX));
+        let result = self.b.ins().bitselect(in_domain, result, all_ones);
+        self.set_vector(rd, result, q);
+        Ok(Flow::Next)
+    }
+
+    /// `RecipEstimate(a)` (a in 256..511) or `RecipSqrtEstimate(a)` (`square_root`, a in 128..511) in each
+    /// 32-bit lane, less its top bit: the low 8 bits of the 9-bit estimate.
+    ///
+    /// The tables' integer quotients become float ones: RecipEstimate's b = 2^19 DIV d (d = 2a + 1 odd,
+    /// 513..1023) is never within 1/d of an integer, far more than the division's rounding error of 2^-24
+    /// relative, so the truncated float quotient is b; RecipSqrtEstimate's loop ends at b = floor(sqrt(2^28 / d))
+    /// (d = 2a + 1 below 256, else 4 (a DIV 2) + 2: never a square, being odd or twice an odd number), and the
+    /// float square root truncates to it for every one of the 384 values a takes, which the fast path's tests
+    /// run.
+    fn table_estimate(&mut self, a: Value, square_root: bool) -> Value {
+        let (divisor, dividend) = if square_root {
+            let low = self.iconst(types::I32X4, 0x100);
+            let below_half = self.b.ins().icmp(IntCC::UnsignedLessThan, a, low);
+            let twice = self.b.ins().ishl_imm_u(a, 1);
+            let from_quarter = self.or_const(twice, 1);
+            let even = self.and_const(twice, !3);
+            let from_half = self.or_const(even, 2);
+            (self.b.ins().bitselect(below_half, from_quarter, from_half), (1u64 << 28) as f32)
+        } else {
+            let twice = self.b.ins().ishl_imm_u(a, 1);
+            (self.or_const(twice, 1), (1u64 << 19) as f32)
+        };
+        let divisor = self.b.ins().fcvt_from_sint(types::F32X4, divisor);
+        let dividend = self.b.ins().f32const(dividend);
+        let dividend = self.b.ins().splat(types::F32X4, dividend);
+        let mut quotient = self.b.ins().fdiv(dividend, divisor);
+        if square_root {
+            quotient = self.b.ins().sqrt(quotient);
+        }
+        let b = self.b.ins().fcvt_to_sint_sat(types::I32X4, quotient);
+        // (b + 1) DIV 2, whose low 8 bits are the estimate's below its top bit.
+        let one = self.iconst(types::I32X4, 1);
+        let estimate = self.b.ins().iadd(b, one);
+        let estimate = self.b.ins().ushr_imm_u(estimate, 1);
+        self.and_const(estimate, 0xff)
     }
 
     /// Whether a lane mask holds in every lane the instruction uses: all of a 128-bit vector, the lower half of a
