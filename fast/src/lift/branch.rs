@@ -22,6 +22,7 @@ impl Lifter<'_> {
         let target = self.relative(sign_extend(u64::from(imm26) << 2, 28));
         if op == 1 {
             self.link();
+            self.note_call(target);
         }
         Ok(Flow::Jump(target))
     }
@@ -78,6 +79,5 @@ impl Lifter<'_> {
         self.successors.push(return_address);
         let link = self.iconst(types::I64, return_address);
         self.set_x(30, link);
-        self.note_call();
     }
 }

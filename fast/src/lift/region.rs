@@ -67,7 +67,7 @@ struct RegionPlan {
     /// the entry block as a straight region's is (registers loaded where first read, exits storing only what
     /// changed), and only the other labels carry state.
     start_is_target: bool,
-    /// The return addresses of the calls (BL, BLR) the region lifted, within its page: where its returns may go
+    /// The return addresses of the calls (BL) the region lifted to callees in its page: where its returns may go
     /// without leaving it (`Lifter::predicted_returns`).
     returns: BTreeSet<u64>,
 }
@@ -355,12 +355,15 @@ impl Lifter<'_> {
         Some(label)
     }
 
-    /// Notes that the instruction being lifted is a call, whose return address a later return may reach inside
-    /// the region.
-    pub(super) fn note_call(&mut self) {
+    /// Notes that the instruction being lifted is a call to `target`, whose return address a later return may
+    /// reach inside the region: only where the callee may be lifted into the region too (a label in the page).
+    /// Other callees return from their own regions; predicting their returns here would only add an edge to the
+    /// return address from every return the region holds, and with it the registers those bring.
+    pub(super) fn note_call(&mut self, target: u64) {
         let return_address = self.pc.wrapping_add(4);
         if let Some(graph) = &mut self.graph
             && self.page.contains(&return_address)
+            && self.page.contains(&target)
         {
             graph.returns.insert(return_address);
         }
