@@ -120,6 +120,8 @@ fn fp_arithmetic_matches_the_reference() {
         // SCVTF/UCVTF V0, V4 and FCVTZS/FCVTZU V0, V1 (scalar, in SIMD&FP registers).
         let sz = ftype & 1;
         words.extend([0x5e21_d880u32, 0x7e21_d880, 0x5ea1_b820, 0x7ea1_b820].map(|base| base | sz << 22));
+        // FCVTXN S0, D1 (sz 1; sz 0 is unallocated); FRECPE, FRSQRTE S0/D0, S1/D1.
+        words.extend([0x7e21_6820u32, 0x5ea1_d820, 0x7ea1_d820].map(|base| base | sz << 22));
         // FCVTN(2), FCVTL(2) V0, V1: half and single precision (sz 0), single and double (sz 1); FCVTXN(2) V0, V1
         // (sz 1; sz 0 is reserved).
         for q in 0..2u32 {
@@ -312,7 +314,7 @@ fn structure_loads_and_stores_match_the_reference() {
     }
 }
 
-/// FCVTXN and FCVTXN2 (double to single, rounding to odd) on the values where rounding decides: singles exactly,
+/// FCVTXN, FCVTXN2 and scalar FCVTXN (double to single, rounding to odd) on the values where rounding decides: singles exactly,
 /// with the lowest dropped bit set, with only the highest set, with the kept bit odd; the largest single and the
 /// numbers just past it, the smallest normal single and the number just below it, zeros; FPSR.IXC set and clear.
 #[test]
@@ -331,7 +333,7 @@ fn narrowing_to_odd_sets_the_lowest_kept_bit() {
             }
         }
     }
-    for word in [0x2e61_6820u32, 0x6e61_6820] {
+    for word in [0x2e61_6820u32, 0x6e61_6820, 0x7e61_6820] {
         place_instruction(&memory, &mut fast_engine, word);
         for (index, lanes) in values.chunks(2).enumerate() {
             let mut start =
@@ -378,9 +380,9 @@ fn half_precision_narrowing_rounds_ties_to_even() {
     }
 }
 
-/// FRECPE and FRSQRTE (4S) on every entry of the manual's estimate tables: each top 8 bits of the fraction with
-/// exponents of both parities (the square root's table depends on it), signs of both kinds; URECPE and URSQRTE on
-/// every entry and below; against the reference.
+/// FRECPE and FRSQRTE (4S, 2D and scalar) on every entry of the manual's estimate tables: each top 8 bits of the
+/// fraction with exponents of both parities (the square root's table depends on it), signs of both kinds; URECPE
+/// and URSQRTE on every entry and below; against the reference.
 #[test]
 fn estimates_match_the_reference_at_every_table_entry() {
     let memory = code_memory(1);
@@ -399,6 +401,29 @@ fn estimates_match_the_reference_at_every_table_entry() {
                 let low = xorshift(&mut random) as u32 & 0x7fff;
                 let bits = u32::from(negative) << 31 | exponent << 23 | top << 15 | low;
                 start.v[1] |= u128::from(bits) << (32 * lane);
+            }
+            let what = format!("{word:#010x} on {:#x}", start.v[1]);
+            assert_instruction_matches(&memory, &mut fast_engine, start, &what);
+        }
+    }
+    // The same on doubles (2D) and on scalars (S, D: the first lane).
+    for word in [0x4ee1_d820u32, 0x6ee1_d820, 0x5ea1_d820, 0x7ea1_d820, 0x5ee1_d820, 0x7ee1_d820] {
+        let double = word & 1 << 22 != 0;
+        place_instruction(&memory, &mut fast_engine, word);
+        for first in (0..1024u32).step_by(if double { 2 } else { 4 }) {
+            let mut start = CpuState { pc: 0x10000, ..CpuState::default() };
+            for lane in 0..if double { 2 } else { 4 } {
+                let entry = u64::from(first + lane);
+                let (top, parity, negative) = (entry & 0xff, entry >> 8 & 1, entry >> 9 == 1 && entry & 3 == 0);
+                start.v[1] |= if double {
+                    let exponent = (xorshift(&mut random) % 1021) * 2 + 2 + parity;
+                    let low = xorshift(&mut random) & ((1 << 44) - 1);
+                    u128::from(u64::from(negative) << 63 | exponent << 52 | top << 44 | low) << (64 * lane)
+                } else {
+                    let exponent = (xorshift(&mut random) % 125) * 2 + 2 + parity;
+                    let low = xorshift(&mut random) & 0x7fff;
+                    u128::from(u64::from(negative) << 31 | exponent << 23 | top << 15 | low) << (32 * lane)
+                };
             }
             let what = format!("{word:#010x} on {:#x}", start.v[1]);
             assert_instruction_matches(&memory, &mut fast_engine, start, &what);

@@ -13,6 +13,7 @@
 //! precision, the fused multiply-add (`a * b - p`, `a - q * b`), only where the host has one (Cranelift would
 //! otherwise call a library function, which compiled code cannot).
 
+use super::simd_fp::{Rounding, Shape};
 use super::{Flow, Lift, Lifter, Unlifted, cpu_offset_of_register};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{BlockArg, InstBuilder, MemFlagsData, Type, Value, types};
@@ -449,7 +450,8 @@ impl Lifter<'_> {
 
     /// SCVTF, UCVTF, FCVTZS and FCVTZU (vector, integer) in their scalar forms (Advanced SIMD scalar two-register
     /// miscellaneous), single and double precision: the integer is the element in the SIMD&FP register, as wide
-    /// as the float; otherwise as `fp_convert`.
+    /// as the float; otherwise as `fp_convert`. FCVTXN, FRECPE and FRSQRTE as their vector forms on the first
+    /// lane.
     pub(super) fn simd_scalar_two_reg_misc(
         &mut self,
         u: u32,
@@ -459,6 +461,10 @@ impl Lifter<'_> {
         rd: u32,
         word: u32,
     ) -> Lift {
+        if (u, size, opcode) == (1, 0b01, 0b10110) {
+            // FCVTXN Sd, Dn: the first lane of the vector form.
+            return self.vector_convert_precision(Shape::Scalar, true, Some(Rounding::ToOdd), rn, rd, word);
+        }
         let width = if size & 1 == 1 { Width::D } else { Width::S };
         let integer_bits = width.n();
         let signed = u == 0;
@@ -469,6 +475,8 @@ impl Lifter<'_> {
                 self.convert_to_float(signed, value, width, &[], rd, word);
             }
             (1, 0b11011) => self.convert_to_integer(signed, rn, width, integer_bits, Place::Vector(rd), word),
+            // FRECPE, FRSQRTE: the first lane of the vector forms.
+            (1, 0b11101) => return self.vector_estimate(Shape::Scalar, width == Width::D, u == 1, rn, rd, word),
             _ => return Err(Unlifted),
         }
         Ok(Flow::Next)

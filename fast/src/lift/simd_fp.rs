@@ -14,11 +14,12 @@
 //! - FABS, FNEG: the sign bit, as the scalar forms (`simd_moves`).
 //! - SCVTF, UCVTF, FCVTZS, FCVTZU on singles and doubles: as the scalar forms (`fp_arith`), with FPSR.IXC already
 //!   set.
-//! - FRECPE, FRSQRTE on singles: the manual's estimate tables computed in the lanes where the estimate is a normal
-//!   number (`vector_estimate`); URECPE, URSQRTE on every operand, from the same tables (`unsigned_estimate`).
+//! - FRECPE, FRSQRTE on singles and doubles, vector and scalar: the manual's estimate tables computed in the lanes
+//!   where the estimate is a normal number (`vector_estimate`); URECPE, URSQRTE on every operand, from the same
+//!   tables (`unsigned_estimate`).
 //! - FCVTL, FCVTN and their "2" forms between half and single, single and double precision
 //!   (`vector_convert_precision`): widening numbers exactly, narrowing to normal numbers with IXC already set;
-//!   FCVTXN (round to odd) likewise, in integer arithmetic.
+//!   FCVTXN (round to odd, vector and scalar) likewise, in integer arithmetic.
 
 use super::fp_arith::{Outputs, smallest_normal, truncation_bounds};
 use super::{Flow, Lift, Lifter, Unlifted};
@@ -52,13 +53,13 @@ enum Ordered {
 /// How a narrowing conversion rounds: FCVTN by FPCR (the host's nearest-even where FPCR is the default),
 /// FCVTXN to odd.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Rounding {
+pub(super) enum Rounding {
     ToNearest,
     ToOdd,
 }
 
 #[derive(Clone, Copy)]
-enum Shape {
+pub(super) enum Shape {
     Vector { q: u32 },
     Scalar,
 }
@@ -198,11 +199,11 @@ impl Lifter<'_> {
     ) -> Lift {
         if u == 0 && size >> 1 == 0 && matches!(opcode, 0b10110 | 0b10111) {
             let narrowing = (opcode == 0b10110).then_some(Rounding::ToNearest);
-            return self.vector_convert_precision(q, size & 1 == 1, narrowing, rn, rd, word);
+            return self.vector_convert_precision(Shape::Vector { q }, size & 1 == 1, narrowing, rn, rd, word);
         }
         if u == 1 && size == 0b01 && opcode == 0b10110 {
             // FCVTXN, FCVTXN2.
-            return self.vector_convert_precision(q, true, Some(Rounding::ToOdd), rn, rd, word);
+            return self.vector_convert_precision(Shape::Vector { q }, true, Some(Rounding::ToOdd), rn, rd, word);
         }
         let double = size & 1 == 1;
         if double && q == 0 {
@@ -230,7 +231,7 @@ impl Lifter<'_> {
                 self.set_vector(rd, negated, q);
                 return Ok(Flow::Next);
             }
-            (_, 0b11101) if !double => return self.vector_estimate(q, u == 1, rn, rd, word),
+            (_, 0b11101) => return self.vector_estimate(Shape::Vector { q }, double, u == 1, rn, rd, word),
             (_, 0b11100) if !double => return self.unsigned_estimate(q, u == 1, rn, rd),
             (0, 0b01100) => FloatCC::GreaterThan,
             (0, 0b01101) => FloatCC::Equal,
@@ -439,9 +440,9 @@ impl Lifter<'_> {
     ///   magnitude lies between the narrow format's smallest normal and its largest number round to a normal
     ///   number with no exception but Inexact. FCVTXN rounds to odd whatever FPCR.RMode says, and FPCR.FZ does
     ///   not reach those lanes, so FPSR.IXC alone decides.
-    fn vector_convert_precision(
+    pub(super) fn vector_convert_precision(
         &mut self,
-        q: u32,
+        shape: Shape,
         single_double: bool,
         narrowing: Option<Rounding>,
         rn: u32,
@@ -467,7 +468,8 @@ impl Lifter<'_> {
             let below = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, magnitude, high);
             let normal = self.b.ins().band(above, below);
             let fits = self.b.ins().bor(is_zero, normal);
-            let all_fit = self.every_lane_in_use(fits, Shape::Vector { q: 1 });
+            let lanes_in_use = if let Shape::Vector { .. } = shape { Shape::Vector { q: 1 } } else { shape };
+            let all_fit = self.every_lane_in_use(fits, lanes_in_use);
             let mut host_is_arm = self.inexact_seen();
             if rounding == Rounding::ToNearest {
                 let default_mode = self.default_fpcr_mode();
@@ -522,11 +524,19 @@ impl Lifter<'_> {
                 self.shuffle_bytes(bytes, zero_bytes, low_halves)
             };
             self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-                lifter.insert_low_half(narrowed, q, rd);
+                match shape {
+                    Shape::Vector { q } => lifter.insert_low_half(narrowed, q, rd),
+                    Shape::Scalar => {
+                        let narrowed = lifter.lane_bitcast(types::I32X4, narrowed);
+                        lifter.set_first_lane(rd, narrowed);
+                    }
+                }
                 vec![]
             });
             return Ok(Flow::Next);
         }
+        // FCVTL has no scalar form.
+        let Shape::Vector { q } = shape else { return Err(Unlifted) };
         // Widening: the source lanes are the lower half's (q 0) or the upper half's, moved down.
         let quads = self.vector(rn, types::I64X2);
         let source = if q == 1 {
@@ -587,31 +597,47 @@ impl Lifter<'_> {
         self.iconst(bits_type, bits)
     }
 
-    /// FRECPE and FRSQRTE (`square_root`) on singles: the manual's estimate tables (`RecipEstimate`,
-    /// `RecipSqrtEstimate`) computed in the lanes, for the operands whose estimate is a normal number made of the
-    /// table's bits alone, which raise nothing whatever FPCR holds: FRECPE of a normal number below 2^126 in
-    /// magnitude, FRSQRTE of a positive normal one; the reference in a cold block for the others (zeros,
-    /// denormals, infinities, NaNs, negative square roots, reciprocals that would be denormal).
-    fn vector_estimate(&mut self, q: u32, square_root: bool, rn: u32, rd: u32, word: u32) -> Lift {
-        let shape = Shape::Vector { q };
-        let x = self.vector(rn, types::I32X4);
-        let exponent = self.b.ins().ushr_imm_u(x, 23);
-        let exponent = self.and_const(exponent, 0xff);
-        let (in_domain, bound) =
-            if square_root { (x, 0x7f80_0000u64) } else { (self.and_const(x, 0x7fff_ffff), 253 << 23) };
+    /// FRECPE and FRSQRTE (`square_root`) on singles or doubles, vector or scalar: the manual's estimate tables
+    /// (`RecipEstimate`, `RecipSqrtEstimate`) computed in the lanes, for the operands whose estimate is a normal
+    /// number made of the table's bits alone, which raise nothing whatever FPCR holds: FRECPE of a normal number
+    /// whose reciprocal is normal (exponent below 2 bias - 1), FRSQRTE of a positive normal one; the reference in a
+    /// cold block for the others (zeros, denormals, infinities, NaNs, negative square roots, reciprocals that would
+    /// be denormal).
+    pub(super) fn vector_estimate(
+        &mut self,
+        shape: Shape,
+        double: bool,
+        square_root: bool,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        let (bits_type, _) = vector_types(double);
+        // The exponent's position and width; the fraction's top bits the table reads start 8 below the exponent.
+        let (exponent_at, exponent_mask, bias) = if double { (52, 0x7ff, 1023u64) } else { (23, 0xff, 127) };
+        let fraction_top = exponent_at - 8;
+        let x = self.vector(rn, bits_type);
+        let exponent = self.b.ins().ushr_imm_u(x, i64::from(exponent_at));
+        let exponent = self.and_const(exponent, exponent_mask);
+        let sign = if double { 1u64 << 63 } else { 1 << 31 };
         // A normal number below `bound` (and positive for the square root): one unsigned compare.
-        let smallest_normal = self.iconst(types::I32X4, 0x0080_0000);
+        let (in_domain, bound) = if square_root {
+            (x, exponent_mask << exponent_at)
+        } else {
+            (self.and_const(x, !sign), (2 * bias - 1) << exponent_at)
+        };
+        let smallest_normal = self.iconst(bits_type, 1 << exponent_at);
         let above = self.b.ins().isub(in_domain, smallest_normal);
-        let span = self.iconst(types::I32X4, bound - 0x0080_0000);
+        let span = self.iconst(bits_type, bound - (1 << exponent_at));
         let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, above, span);
         let host_is_arm = self.every_lane_in_use(fits, shape);
         // The table's operand: the fraction's top 8 bits below the implicit 1 for the reciprocal; for the square
         // root, odd exponents scale the fraction into 128..255 and even ones into 256..511, its top 7 bits either way.
         let table_operand = if square_root {
-            let top7 = self.b.ins().ushr_imm_u(x, 16);
+            let top7 = self.b.ins().ushr_imm_u(x, i64::from(fraction_top + 1));
             let top7 = self.and_const(top7, 0x7f);
             let odd = self.and_const(exponent, 1);
-            let zero = self.iconst(types::I32X4, 0);
+            let zero = self.iconst(bits_type, 0);
             let odd = self.b.ins().icmp(IntCC::NotEqual, odd, zero);
             let [scaled_odd, scaled_even] = [(0x80, 0), (0x100, 1)].map(|(base, shift)| {
                 let top = self.b.ins().ishl_imm_u(top7, shift);
@@ -619,25 +645,31 @@ impl Lifter<'_> {
             });
             self.b.ins().bitselect(odd, scaled_odd, scaled_even)
         } else {
-            let top8 = self.b.ins().ushr_imm_u(x, 15);
+            let top8 = self.b.ins().ushr_imm_u(x, i64::from(fraction_top));
             let top8 = self.and_const(top8, 0xff);
             self.or_const(top8, 0x100)
         };
+        // The tables run on 32-bit lanes: a double's operand (below 512) is the low half of its lane, the high half
+        // zero, which the table takes to some estimate that the mask below drops.
+        let table_operand = self.lane_bitcast(types::I32X4, table_operand);
         let estimate = self.table_estimate(table_operand, square_root);
-        let fraction = self.b.ins().ishl_imm_u(estimate, 15);
-        // The result's exponent: 253 - exp, or (380 - exp) DIV 2; the sign is the operand's (positive for the root).
+        let estimate = self.lane_bitcast(bits_type, estimate);
+        let estimate = self.and_const(estimate, 0xff);
+        let fraction = self.b.ins().ishl_imm_u(estimate, i64::from(fraction_top));
+        // The result's exponent: 2 bias - 1 - exp, or (3 bias - 1 - exp) DIV 2; the sign is the operand's
+        // (positive for the root).
         let result_exponent = if square_root {
-            let base = self.iconst(types::I32X4, 380);
+            let base = self.iconst(bits_type, 3 * bias - 1);
             let doubled = self.b.ins().isub(base, exponent);
             self.b.ins().ushr_imm_u(doubled, 1)
         } else {
-            let base = self.iconst(types::I32X4, 253);
+            let base = self.iconst(bits_type, 2 * bias - 1);
             self.b.ins().isub(base, exponent)
         };
-        let result_exponent = self.b.ins().ishl_imm_u(result_exponent, 23);
+        let result_exponent = self.b.ins().ishl_imm_u(result_exponent, i64::from(exponent_at));
         let mut result = self.b.ins().bor(result_exponent, fraction);
         if !square_root {
-            let sign = self.and_const(x, 0x8000_0000);
+            let sign = self.and_const(x, sign);
             result = self.b.ins().bor(result, sign);
         }
         self.set_shaped_or_reference(host_is_arm, word, rd, result, shape);
