@@ -314,13 +314,12 @@ fn structure_loads_and_stores_match_the_reference() {
     }
 }
 
-/// FCVTXN, FCVTXN2 and scalar FCVTXN (double to single, rounding to odd) on the values where rounding decides: singles exactly,
-/// with the lowest dropped bit set, with only the highest set, with the kept bit odd; the largest single and the
-/// numbers just past it, the smallest normal single and the number just below it, zeros; FPSR.IXC set and clear.
+/// FCVTXN, FCVTXN2 and scalar FCVTXN (double to single, rounding to odd) on the values where rounding decides:
+/// singles exactly, with the lowest dropped bit set, with only the highest set, with the kept bit odd; the largest
+/// single and the numbers just past it, the smallest normal single and the number just below it, zeros; FPSR.IXC
+/// set and clear.
 #[test]
 fn narrowing_to_odd_sets_the_lowest_kept_bit() {
-    let memory = code_memory(1);
-    let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
     let largest = f64::from(f32::MAX).to_bits();
     let smallest_normal = (-126f64).exp2().to_bits();
     let mut values =
@@ -333,14 +332,22 @@ fn narrowing_to_odd_sets_the_lowest_kept_bit() {
             }
         }
     }
-    for word in [0x2e61_6820u32, 0x6e61_6820, 0x7e61_6820] {
+    narrowings_match_the_reference(&[0x2e61_6820, 0x6e61_6820, 0x7e61_6820], &values, 64);
+}
+
+/// Each narrowing `word` (V0 from V1) on `values`, lanes of `lane_bits`, a vector at a time, with FPSR.IXC set
+/// on two runs in three and clear on the third, against the reference.
+fn narrowings_match_the_reference(words: &[u32], values: &[u64], lane_bits: usize) {
+    let memory = code_memory(1);
+    let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
+    for &word in words {
         place_instruction(&memory, &mut fast_engine, word);
-        for (index, lanes) in values.chunks(2).enumerate() {
+        for (index, lanes) in values.chunks(128 / lane_bits).enumerate() {
             let mut start =
                 CpuState { pc: 0x10000, fpsr: if index % 3 == 2 { 0 } else { 1 << 4 }, ..CpuState::default() };
             start.v[0] = 0x0123_4567_89ab_cdef_0011_2233_4455_6677;
             for (lane, &bits) in lanes.iter().enumerate() {
-                start.v[1] |= u128::from(bits) << (64 * lane);
+                start.v[1] |= u128::from(bits) << (lane_bits * lane);
             }
             let what = format!("{word:#010x} on {:#x}", start.v[1]);
             assert_instruction_matches(&memory, &mut fast_engine, start, &what);
@@ -353,8 +360,6 @@ fn narrowing_to_odd_sets_the_lowest_kept_bit() {
 /// numbers just past it, the smallest normal half and the number just below it, zeros; FPSR.IXC set and clear.
 #[test]
 fn half_precision_narrowing_rounds_ties_to_even() {
-    let memory = code_memory(1);
-    let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
     let mut values = vec![0u32, 0x8000_0000, 65504f32.to_bits(), 65505f32.to_bits(), 65520f32.to_bits()];
     values.extend([(-14f32).exp2().to_bits(), (-14f32).exp2().to_bits() - 1]);
     for exponent in [113u32, 127, 140] {
@@ -365,19 +370,8 @@ fn half_precision_narrowing_rounds_ties_to_even() {
             }
         }
     }
-    for word in [0x0e21_6820u32, 0x4e21_6820] {
-        place_instruction(&memory, &mut fast_engine, word);
-        for (index, lanes) in values.chunks(4).enumerate() {
-            let mut start =
-                CpuState { pc: 0x10000, fpsr: if index % 3 == 2 { 0 } else { 1 << 4 }, ..CpuState::default() };
-            start.v[0] = 0x0123_4567_89ab_cdef_0011_2233_4455_6677;
-            for (lane, &bits) in lanes.iter().enumerate() {
-                start.v[1] |= u128::from(bits) << (32 * lane);
-            }
-            let what = format!("{word:#010x} on {:#x}", start.v[1]);
-            assert_instruction_matches(&memory, &mut fast_engine, start, &what);
-        }
-    }
+    let values: Vec<u64> = values.into_iter().map(u64::from).collect();
+    narrowings_match_the_reference(&[0x0e21_6820, 0x4e21_6820], &values, 32);
 }
 
 /// FRECPE and FRSQRTE (4S, 2D and scalar) on every entry of the manual's estimate tables: each top 8 bits of the

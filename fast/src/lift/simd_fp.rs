@@ -487,16 +487,7 @@ impl Lifter<'_> {
                 let inexact = self.b.ins().icmp(IntCC::NotEqual, dropped, zero);
                 let odd = self.and_const(inexact, 1);
                 let rounded = self.b.ins().bor(truncated, odd);
-                let rounded = self.b.ins().bitselect(is_zero, zero, rounded);
-                let sign = self.b.ins().ushr_imm_u(n, 32);
-                let sign = self.and_const(sign, 0x8000_0000);
-                let singles = self.b.ins().bor(rounded, sign);
-                let bytes = self.lane_bitcast(types::I8X16, singles);
-                // Each lane's low four bytes, side by side.
-                let low_singles: [u8; 16] =
-                    std::array::from_fn(|byte| if byte < 8 { (byte / 4 * 8 + byte % 4) as u8 } else { 16 });
-                let zero_bytes = self.iconst(types::I8X16, 0);
-                self.shuffle_bytes(bytes, zero_bytes, low_singles)
+                self.pack_narrowed(n, rounded, is_zero)
             } else if single_double {
                 let f = self.b.ins().bitcast(types::F64X2, MemFlagsData::new(), n);
                 let demoted = self.b.ins().fvdemote(f);
@@ -512,16 +503,7 @@ impl Lifter<'_> {
                 let rounded = self.b.ins().iadd(rebiased, half_ulp);
                 let rounded = self.b.ins().iadd(rounded, lowest_kept);
                 let rounded = self.b.ins().ushr_imm_u(rounded, 13);
-                let rounded = self.b.ins().bitselect(is_zero, zero, rounded);
-                let sign = self.b.ins().ushr_imm_u(n, 16);
-                let sign = self.and_const(sign, 0x8000);
-                let halves = self.b.ins().bor(rounded, sign);
-                let bytes = self.lane_bitcast(types::I8X16, halves);
-                // Each lane's low two bytes, side by side.
-                let low_halves: [u8; 16] =
-                    std::array::from_fn(|byte| if byte < 8 { (byte / 2 * 4 + byte % 2) as u8 } else { 16 });
-                let zero_bytes = self.iconst(types::I8X16, 0);
-                self.shuffle_bytes(bytes, zero_bytes, low_halves)
+                self.pack_narrowed(n, rounded, is_zero)
             };
             self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
                 match shape {
@@ -589,6 +571,26 @@ impl Lifter<'_> {
         }
         self.set_shaped_or_reference(host_is_arm, word, rd, widened, Shape::Vector { q: 1 });
         Ok(Flow::Next)
+    }
+
+    /// The narrowed lanes side by side in the low 64 bits of a vector (I8X16), the rest zero: each wide lane of `n`
+    /// gives its `rounded` magnitude (in its low half; zero where `is_zero`) with the wide lane's sign on top.
+    fn pack_narrowed(&mut self, n: Value, rounded: Value, is_zero: Value) -> Value {
+        let wide_type = self.b.func.dfg.value_type(n);
+        let narrow_bits = wide_type.lane_bits() / 2;
+        let zero = self.iconst(wide_type, 0);
+        let magnitude = self.b.ins().bitselect(is_zero, zero, rounded);
+        let sign = self.b.ins().ushr_imm_u(n, i64::from(narrow_bits));
+        let sign = self.and_const(sign, 1 << (narrow_bits - 1));
+        let narrowed = self.b.ins().bor(magnitude, sign);
+        let bytes = self.lane_bitcast(types::I8X16, narrowed);
+        // Each lane's low bytes, side by side.
+        let narrow_bytes = narrow_bits as usize / 8;
+        let low_halves: [u8; 16] = std::array::from_fn(|byte| {
+            if byte < 8 { (byte / narrow_bytes * 2 * narrow_bytes + byte % narrow_bytes) as u8 } else { 16 }
+        });
+        let zero_bytes = self.iconst(types::I8X16, 0);
+        self.shuffle_bytes(bytes, zero_bytes, low_halves)
     }
 
     /// `value` as the bits of a float in every lane of `bits_type` (I32X4 or I64X2).
