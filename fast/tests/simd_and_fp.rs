@@ -32,7 +32,7 @@ fn assert_instruction_matches(memory: &GuestMemory, fast_engine: &mut FastEngine
 /// FCVT, FRINTN/P/M/Z, FMAX, FMIN, FMAXNM, FMINNM, FCSEL,
 /// SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers and in SIMD&FP registers, single and
 /// double precision; on vectors of them FADD, FSUB, FMUL, FDIV, FMLA, FMLS (by vector and by element), FCMEQ,
-/// FCMGE, FCMGT (with a vector or zero), FCMLE, FCMLT (with zero), FABS, FNEG, FMAX, FMIN, FMAXNM, FMINNM, SCVTF,
+/// FCMGE, FCMGT (with a vector or zero), FCMLE, FCMLT (with zero), FABD, FABS, FNEG, FMAX, FMIN, FMAXNM, FMINNM, SCVTF,
 /// UCVTF, FCVTZS, FCVTZU, FADDP (vector and scalar), FRECPS, FRSQRTS, FRECPE, FRSQRTE, FCVTN, FCVTXN, FCVTL and their
 /// "2" forms between half, single and double precision), against the reference on operands of every kind: random bits, normal numbers near one,
 /// near the ends of the range (where results overflow, underflow or round to the smallest normal) and near the
@@ -146,8 +146,9 @@ fn fp_arithmetic_matches_the_reference() {
                 three_same(0, 0, 0b11100, 0),
                 three_same(1, 0, 0b11100, 0),
                 three_same(1, 1, 0b11100, 0),
-                // FADDP.
+                // FADDP, FABD.
                 three_same(1, 0, 0b11010, 0),
+                three_same(1, 1, 0b11010, 0),
                 // FMAXNM, FMINNM, FMAX, FMIN.
                 three_same(0, 0, 0b11000, 0),
                 three_same(0, 1, 0b11000, 0),

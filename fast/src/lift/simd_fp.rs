@@ -3,7 +3,7 @@
 //! block otherwise (`host_or_reference`). Lanes of a 64-bit vector's upper half are no operands: they never send an
 //! instruction to the reference.
 //!
-//! - Arithmetic (FADD, FSUB, FMUL, FDIV, FMLA, FMLS, by vector or by element; FADDP; the Newton-Raphson steps
+//! - Arithmetic (FADD, FSUB, FABD, FMUL, FDIV, FMLA, FMLS, by vector or by element; FADDP; the Newton-Raphson steps
 //!   FRECPS, FRSQRTS, fused with their constant addends): FPCR in its default mode and
 //!   FPSR.IXC already set (sticky: no lane's inexactness need be found then), every lane's operands normal (or zero
 //!   for the fused ones, `fused_fits`) and its result above the smallest normal, or an exact zero where only one is
@@ -30,6 +30,8 @@ use tandem_reference::interp::shared_decode::{fp_by_element_ok, indexed_element}
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Arithmetic {
     Add,
+    /// FABD: |n - m|, the difference rounded then made positive (rounding to nearest is symmetric).
+    AbsoluteDifference,
     Sub,
     Mul,
     Div,
@@ -110,6 +112,7 @@ impl Lifter<'_> {
         let operation = match (u, size >> 1, opcode) {
             (0, 0, 0b11010) => Arithmetic::Add,
             (0, 1, 0b11010) => Arithmetic::Sub,
+            (1, 1, 0b11010) => Arithmetic::AbsoluteDifference,
             (1, 0, 0b11011) => Arithmetic::Mul,
             (1, 0, 0b11111) => Arithmetic::Div,
             (0, 0, 0b11001) => Arithmetic::MulAdd,
@@ -340,7 +343,10 @@ impl Lifter<'_> {
         rd: u32,
         word: u32,
     ) -> Lift {
-        let fused = !matches!(operation, Arithmetic::Add | Arithmetic::Sub | Arithmetic::Mul | Arithmetic::Div);
+        let fused = !matches!(
+            operation,
+            Arithmetic::Add | Arithmetic::Sub | Arithmetic::AbsoluteDifference | Arithmetic::Mul | Arithmetic::Div
+        );
         if fused && !self.host_has_fma {
             return Err(Unlifted);
         }
@@ -373,6 +379,10 @@ impl Lifter<'_> {
             let result = match operation {
                 Arithmetic::Add => self.b.ins().fadd(n, m),
                 Arithmetic::Sub => self.b.ins().fsub(n, m),
+                Arithmetic::AbsoluteDifference => {
+                    let difference = self.b.ins().fsub(n, m);
+                    self.b.ins().fabs(difference)
+                }
                 Arithmetic::Mul => self.b.ins().fmul(n, m),
                 _ => self.b.ins().fdiv(n, m),
             };
@@ -380,7 +390,7 @@ impl Lifter<'_> {
             let n_normal = self.is_finite_from(n_bits, double, smallest_normal);
             let m_normal = self.is_finite_from(m_bits, double, smallest_normal);
             let mut result_fits = self.is_finite_from(result_bits, double, smallest_normal + 1);
-            if matches!(operation, Arithmetic::Add | Arithmetic::Sub) {
+            if matches!(operation, Arithmetic::Add | Arithmetic::Sub | Arithmetic::AbsoluteDifference) {
                 let zero = self.is_zero(result_bits, double);
                 result_fits = self.b.ins().bor(result_fits, zero);
             }
