@@ -51,7 +51,6 @@ enum Ordered {
     Min,
 }
 
-/// Which lanes an instruction computes: a 64-bit (`q` 0) or 128-bit vector's, or a scalar's first.
 /// How a narrowing conversion rounds: FCVTN by FPCR (the host's nearest-even where FPCR is the default),
 /// FCVTXN to odd.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -60,6 +59,7 @@ pub(super) enum Rounding {
     ToOdd,
 }
 
+/// Which lanes an instruction computes: a 64-bit (`q` 0) or 128-bit vector's, or a scalar's first.
 #[derive(Clone, Copy)]
 pub(super) enum Shape {
     Vector { q: u32 },
@@ -343,9 +343,9 @@ impl Lifter<'_> {
         rd: u32,
         word: u32,
     ) -> Lift {
-        let fused = !matches!(
+        let fused = matches!(
             operation,
-            Arithmetic::Add | Arithmetic::Sub | Arithmetic::AbsoluteDifference | Arithmetic::Mul | Arithmetic::Div
+            Arithmetic::MulAdd | Arithmetic::MulSub | Arithmetic::RecipStep | Arithmetic::RSqrtStep
         );
         if fused && !self.host_has_fma {
             return Err(Unlifted);
