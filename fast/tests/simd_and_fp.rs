@@ -28,9 +28,10 @@ fn assert_instruction_matches(memory: &GuestMemory, fast_engine: &mut FastEngine
 }
 
 /// The scalar FP instructions the fast path computes with host float operations where they give the Arm result
-/// (`lift::fp_arith`: FADD, FSUB, FMUL, FDIV, FNMUL, FMADD, FMSUB, FNMADD, FNMSUB, FCMP, FCMPE, FMOV (immediate), FSQRT,
-/// FCVT, FRINTN/P/M/Z, FMAX, FMIN, FMAXNM, FMINNM, FCSEL,
-/// SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers and in SIMD&FP registers, single and
+/// (`lift::fp_arith`: FADD, FSUB, FMUL, FDIV, FNMUL, FMADD, FMSUB, FNMADD, FNMSUB, FCMP, FCMPE, FCCMP, FCCMPE, FMOV
+/// (immediate), FSQRT, FCVT, FRINTN/P/M/Z/A/X/I, FMAX, FMIN, FMAXNM, FMINNM, FCSEL, FCVTNS/PS/MS/AS and their
+/// unsigned forms to general-purpose registers, SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers
+/// and in SIMD&FP registers, single and
 /// double precision; on vectors of them FADD, FSUB, FMUL, FDIV, FMLA, FMLS (by vector and by element), FCMEQ,
 /// FCMGE, FCMGT (with a vector or zero), FCMLE, FCMLT (with zero), FABD, FABS, FNEG, FMAX, FMIN, FMAXNM, FMINNM, SCVTF,
 /// UCVTF, FCVTZS, FCVTZU, FADDP (vector and scalar), FRECPS, FRSQRTS, FRECPE, FRSQRTE, FCVTN, FCVTXN, FCVTL and their
@@ -84,9 +85,18 @@ fn fp_arithmetic_matches_the_reference() {
         words.extend(
             [0, 0b10000, 0b01000, 0b11000].map(|opcode2| 0x1e20_2000 | ftype << 22 | 2 << 16 | 1 << 5 | opcode2),
         );
-        // SCVTF/UCVTF V0, W1/X1 and FCVTZS/FCVTZU W0/X0, V1.
+        // FCCMP/FCCMPE V1, V2, #nzcv, cond on EQ, NE, HS, MI, VS, HI, GE, GT, AL.
+        for (cond, nzcv) in [(0u32, 0b0110u32), (1, 0b1001), (2, 0b0000), (4, 0b1111), (6, 0b0010), (8, 0b0100)] {
+            words.extend([0, 1].map(|op| 0x1e20_0400 | ftype << 22 | 2 << 16 | cond << 12 | 1 << 5 | op << 4 | nzcv));
+        }
+        words.extend([10u32, 12, 14].map(|cond| 0x1e20_0410 | ftype << 22 | 2 << 16 | cond << 12 | 1 << 5 | 0b1010));
+        // SCVTF/UCVTF V0, W1/X1 and FCVTNS/NU/PS/PU/MS/MU/ZS/ZU/AS/AU W0/X0, V1.
         for sf in [0u32, 1] {
-            for (rmode, opcode) in [(0b00u32, 0b010u32), (0b00, 0b011), (0b11, 0b000), (0b11, 0b001)] {
+            let conversions = [(0b00u32, 0b010u32), (0b00, 0b011), (0b00, 0b000), (0b00, 0b001), (0b01, 0b000)]
+                .into_iter()
+                .chain([(0b01, 0b001), (0b10, 0b000), (0b10, 0b001), (0b11, 0b000), (0b11, 0b001), (0b00, 0b100)])
+                .chain([(0b00, 0b101)]);
+            for (rmode, opcode) in conversions {
                 words.push(0x1e20_0000 | sf << 31 | ftype << 22 | rmode << 19 | opcode << 16 | 1 << 5);
             }
         }
@@ -94,10 +104,10 @@ fn fp_arithmetic_matches_the_reference() {
         words.extend(
             (0..4u32).map(|o| 0x1f00_0000 | ftype << 22 | (o >> 1) << 21 | 2 << 16 | (o & 1) << 15 | 3 << 10 | 1 << 5),
         );
-        // FSQRT, FCVT (to the other precision), FRINTN, FRINTP, FRINTM, FRINTZ V0, V1.
+        // FSQRT, FCVT (to the other precision), FRINTN, FRINTP, FRINTM, FRINTZ, FRINTA, FRINTX, FRINTI V0, V1.
         let fcvt = if ftype == 0b01 { 0b000100 } else { 0b000101 };
         words.extend(
-            [0b000011u32, fcvt, 0b001000, 0b001001, 0b001010, 0b001011]
+            [0b000011u32, fcvt, 0b001000, 0b001001, 0b001010, 0b001011, 0b001100, 0b001110, 0b001111]
                 .map(|opcode| 0x1e20_4000 | ftype << 22 | opcode << 15 | 1 << 5),
         );
         // FMAX, FMIN, FMAXNM, FMINNM V0, V1, V2.

@@ -144,33 +144,73 @@ impl Lifter<'_> {
         if op != 0 || opcode2 & 0b111 != 0 {
             return Err(Unlifted);
         }
-        let (bits_type, float_type) = float_types(width);
-        let a_bits = self.v_low(rn, bits_type);
-        let a = self.b.ins().bitcast(float_type, MemFlagsData::new(), a_bits);
-        let b = if opcode2 & 0b01000 != 0 {
-            self.float_zero(float_type)
-        } else {
-            let b_bits = self.v_low(rm, bits_type);
-            self.b.ins().bitcast(float_type, MemFlagsData::new(), b_bits)
-        };
-        let no_flush = self.no_flush();
-        let ordered = self.b.ins().fcmp(FloatCC::Ordered, a, b);
-        let host_is_arm = self.b.ins().band(no_flush, ordered);
+        let float_type = float_types(width).1;
+        let a = self.float_register(rn, width);
+        let b = if opcode2 & 0b01000 != 0 { self.float_zero(float_type) } else { self.float_register(rm, width) };
+        let host_is_arm = self.host_compares(a, b);
+        let flags =
+            self.host_or_reference(host_is_arm, word, &[], Outputs::Flags, |lifter| vec![lifter.compare_flags(a, b)]);
+        self.set_flags_packed(flags[0]);
+        Ok(Flow::Next)
+    }
+
+    /// FCCMP and FCCMPE (scalar, single and double precision): NZCV = the comparison's flags (as FCMP's) where the
+    /// condition holds, `nzcv` otherwise. On the host where the condition fails (nothing is compared, nothing
+    /// raised) or FCMP's host case holds (no NaN: FCCMPE's signalling comparison raises nothing either).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn fp_conditional_compare(
+        &mut self,
+        m: u32,
+        s: u32,
+        ftype: u32,
+        rm: u32,
+        cond: u32,
+        rn: u32,
+        nzcv: u32,
+        word: u32,
+    ) -> Lift {
+        let width = single_or_double(m, s, ftype)?;
+        let (a, b) = (self.float_register(rn, width), self.float_register(rm, width));
+        let holds = self.condition_holds(cond);
+        let compares = self.host_compares(a, b);
+        let fails = self.b.ins().icmp_imm_s(IntCC::Equal, holds, 0);
+        let host_is_arm = self.b.ins().bor(compares, fails);
         let flags = self.host_or_reference(host_is_arm, word, &[], Outputs::Flags, |lifter| {
-            // Equal: Z and C; less: N; greater: C.
-            let equal = lifter.b.ins().fcmp(FloatCC::Equal, a, b);
-            let less = lifter.b.ins().fcmp(FloatCC::LessThan, a, b);
-            let greater_or_equal = lifter.b.ins().fcmp(FloatCC::GreaterThanOrEqual, a, b);
-            let mut packed = lifter.b.ins().iconst(types::I32, 0);
-            for (flag, bit) in [(less, 31), (equal, 30), (greater_or_equal, 29)] {
-                let wide = lifter.b.ins().uextend(types::I32, flag);
-                let shifted = lifter.b.ins().ishl_imm_u(wide, bit);
-                packed = lifter.b.ins().bor(packed, shifted);
-            }
-            vec![packed]
+            let compared = lifter.compare_flags(a, b);
+            let given = lifter.b.ins().iconst(types::I32, i64::from(nzcv << 28));
+            vec![lifter.b.ins().select(holds, compared, given)]
         });
         self.set_flags_packed(flags[0]);
         Ok(Flow::Next)
+    }
+
+    /// V[n]'s low bits as a float of `width`.
+    fn float_register(&mut self, n: u32, width: Width) -> Value {
+        let (bits_type, float_type) = float_types(width);
+        let bits = self.v_low(n, bits_type);
+        self.b.ins().bitcast(float_type, MemFlagsData::new(), bits)
+    }
+
+    /// Whether the host's comparison of `a` and `b` is Arm's (an i8 boolean): FPCR.FZ clear (no input is flushed)
+    /// and neither a NaN (no exception is possible).
+    fn host_compares(&mut self, a: Value, b: Value) -> Value {
+        let no_flush = self.no_flush();
+        let ordered = self.b.ins().fcmp(FloatCC::Ordered, a, b);
+        self.b.ins().band(no_flush, ordered)
+    }
+
+    /// NZCV, packed, of comparing the ordered `a` and `b`: equal sets Z and C, less N, greater C.
+    fn compare_flags(&mut self, a: Value, b: Value) -> Value {
+        let equal = self.b.ins().fcmp(FloatCC::Equal, a, b);
+        let less = self.b.ins().fcmp(FloatCC::LessThan, a, b);
+        let greater_or_equal = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, a, b);
+        let mut packed = self.b.ins().iconst(types::I32, 0);
+        for (flag, bit) in [(less, 31), (equal, 30), (greater_or_equal, 29)] {
+            let wide = self.b.ins().uextend(types::I32, flag);
+            let shifted = self.b.ins().ishl_imm_u(wide, bit);
+            packed = self.b.ins().bor(packed, shifted);
+        }
+        packed
     }
 
     /// FMADD, FMSUB, FNMADD, FNMSUB (scalar, single and double precision): the host's fused multiply-add of the
@@ -259,15 +299,16 @@ impl Lifter<'_> {
         self.b.ins().icmp_imm_s(IntCC::NotEqual, inexact_seen, 0)
     }
 
-    /// FSQRT, FCVT (between single and double precision) and FRINTN, FRINTP, FRINTM, FRINTZ (scalar), where the
-    /// host's result is the Arm result:
+    /// FSQRT, FCVT (between single and double precision) and FRINTN, FRINTP, FRINTM, FRINTZ, FRINTA, FRINTX,
+    /// FRINTI (scalar), where the host's result is the Arm result:
     /// - FSQRT of a positive normal number (whose root is normal) in the default FPCR mode with FPSR.IXC already
     ///   set (as `fp_multiply_add`);
     /// - FCVT from single to double precision of a number that is not a NaN, FPCR.FZ clear (exact);
     /// - FCVT from double to single precision in the default mode, the result finite above the smallest normal, or
     ///   zero from a zero; inexact when it differs from the operand;
     /// - FRINT of a number that is not a NaN, FPCR.FZ clear: exact, no exception (the rounding keeps the sign of a
-    ///   zero result, on both).
+    ///   zero result, on both); FRINTX and FRINTI round as FPCR.RMode says, so only in the default mode (to
+    ///   nearest), and FRINTX raises Inexact where the value changed.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn fp_unary(&mut self, m: u32, s: u32, ftype: u32, opcode: u32, rn: u32, rd: u32, word: u32) -> Lift {
         let width = single_or_double(m, s, ftype)?;
@@ -324,20 +365,30 @@ impl Lifter<'_> {
                     });
                 }
             }
-            0b001000..=0b001011 => {
-                let a_bits = self.v_low(rn, bits_type);
-                let a = self.b.ins().bitcast(float_type, MemFlagsData::new(), a_bits);
-                let result = match opcode {
-                    0b001000 => self.b.ins().nearest(a),
-                    0b001001 => self.b.ins().ceil(a),
-                    0b001010 => self.b.ins().floor(a),
-                    _ => self.b.ins().trunc(a),
+            0b001000..=0b001100 | 0b001110 | 0b001111 => {
+                let rounding = match opcode {
+                    0b001001 => IntegralRounding::Up,
+                    0b001010 => IntegralRounding::Down,
+                    0b001011 => IntegralRounding::Zero,
+                    0b001100 => IntegralRounding::TiesAway,
+                    _ => IntegralRounding::TiesToEven,
                 };
+                let a = self.float_register(rn, width);
+                let result = self.round_to_integral(a, rounding);
                 let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
                 let not_nan = self.b.ins().fcmp(FloatCC::Ordered, a, a);
-                let no_flush = self.no_flush();
-                let host_is_arm = self.b.ins().band(no_flush, not_nan);
-                self.set_v_or_reference(host_is_arm, word, rd, result_bits);
+                let mode_fits = if opcode >= 0b001110 { self.default_fpcr_mode() } else { self.no_flush() };
+                let host_is_arm = self.b.ins().band(mode_fits, not_nan);
+                if opcode == 0b001110 {
+                    let inexact = self.b.ins().fcmp(FloatCC::NotEqual, result, a);
+                    self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+                        lifter.set_v(rd, result_bits);
+                        lifter.raise_inexact(inexact);
+                        vec![]
+                    });
+                } else {
+                    self.set_v_or_reference(host_is_arm, word, rd, result_bits);
+                }
             }
             _ => return Err(Unlifted),
         }
@@ -417,8 +468,8 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
-    /// SCVTF, UCVTF (from a general-purpose register) and FCVTZS, FCVTZU (to one), scalar, single and double
-    /// precision (`convert_to_float`, `convert_to_integer`).
+    /// SCVTF, UCVTF (from a general-purpose register) and FCVTNS, FCVTPS, FCVTMS, FCVTZS, FCVTAS and their
+    /// unsigned forms (to one), scalar, single and double precision (`convert_to_float`, `convert_to_integer`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn fp_convert(
         &mut self,
@@ -440,8 +491,16 @@ impl Lifter<'_> {
                 let value = self.x(rn, integer_bits);
                 self.convert_to_float(opcode == 0b010, value, width, &[rn], rd, word);
             }
-            (0b11, 0b000 | 0b001) => {
-                self.convert_to_integer(opcode == 0b000, rn, width, integer_bits, Place::General(rd), word)
+            (_, 0b000 | 0b001) | (0b00, 0b100 | 0b101) => {
+                let rounding = match (rmode, opcode >> 2) {
+                    (_, 1) => IntegralRounding::TiesAway,
+                    (0b00, _) => IntegralRounding::TiesToEven,
+                    (0b01, _) => IntegralRounding::Up,
+                    (0b10, _) => IntegralRounding::Down,
+                    _ => IntegralRounding::Zero,
+                };
+                let signed = opcode & 1 == 0;
+                self.convert_to_integer(signed, rounding, rn, width, integer_bits, Place::General(rd), word)
             }
             _ => return Err(Unlifted),
         }
@@ -474,7 +533,10 @@ impl Lifter<'_> {
                 let value = self.v_low(rn, bits_type);
                 self.convert_to_float(signed, value, width, &[], rd, word);
             }
-            (1, 0b11011) => self.convert_to_integer(signed, rn, width, integer_bits, Place::Vector(rd), word),
+            (1, 0b11011) => {
+                let place = Place::Vector(rd);
+                self.convert_to_integer(signed, IntegralRounding::Zero, rn, width, integer_bits, place, word)
+            }
             // FRECPE, FRSQRTE: the first lane of the vector forms.
             (1, 0b11101) => return self.vector_estimate(Shape::Scalar, width == Width::D, u == 1, rn, rd, word),
             _ => return Err(Unlifted),
@@ -518,26 +580,33 @@ impl Lifter<'_> {
         });
     }
 
-    /// `destination` = V[rn] (a float of `width`) truncated to an integer of `integer_bits`, signed or not, in the
-    /// default FPCR mode where the float lies in the integer's range (and is not a NaN): truncated on the host,
-    /// inexact when the integer is not the float. Values out of range and NaNs (which saturate and raise
-    /// Invalid) go to the reference.
+    /// `destination` = V[rn] (a float of `width`) rounded as `rounding` says to an integer of `integer_bits`,
+    /// signed or not, in the default FPCR mode where the rounded float lies in the integer's range (and is not a
+    /// NaN): rounded and converted on the host, inexact when the integer is not the float. Values out of range and
+    /// NaNs (which saturate and raise Invalid) go to the reference.
+    #[allow(clippy::too_many_arguments)]
     fn convert_to_integer(
         &mut self,
         signed: bool,
+        rounding: IntegralRounding,
         rn: u32,
         width: Width,
         integer_bits: u32,
         destination: Place,
         word: u32,
     ) {
-        let (bits_type, float_type) = float_types(width);
-        let a_bits = self.v_low(rn, bits_type);
-        let a = self.b.ins().bitcast(float_type, MemFlagsData::new(), a_bits);
+        let float_type = float_types(width).1;
+        let a = self.float_register(rn, width);
+        // The host's conversion truncates: other roundings first round to an integral float, which then
+        // truncates to itself (so the truncation bounds hold for it too).
+        let rounded = match rounding {
+            IntegralRounding::Zero => a,
+            _ => self.round_to_integral(a, rounding),
+        };
         let (low, high) = truncation_bounds(signed, integer_bits);
         let (low, high) = (self.float_constant(float_type, low), self.float_constant(float_type, high));
-        let above = self.b.ins().fcmp(FloatCC::GreaterThan, a, low);
-        let below = self.b.ins().fcmp(FloatCC::LessThan, a, high);
+        let above = self.b.ins().fcmp(FloatCC::GreaterThan, rounded, low);
+        let below = self.b.ins().fcmp(FloatCC::LessThan, rounded, high);
         let in_range = self.b.ins().band(above, below);
         let default_mode = self.default_fpcr_mode();
         let host_is_arm = self.b.ins().band(default_mode, in_range);
@@ -548,10 +617,10 @@ impl Lifter<'_> {
         };
         let written = self.host_or_reference(host_is_arm, word, &[], outputs, |lifter| {
             let (result, back) = if signed {
-                let result = lifter.b.ins().fcvt_to_sint_sat(integer_type, a);
+                let result = lifter.b.ins().fcvt_to_sint_sat(integer_type, rounded);
                 (result, lifter.b.ins().fcvt_from_sint(float_type, result))
             } else {
-                let result = lifter.b.ins().fcvt_to_uint_sat(integer_type, a);
+                let result = lifter.b.ins().fcvt_to_uint_sat(integer_type, rounded);
                 (result, lifter.b.ins().fcvt_from_uint(float_type, result))
             };
             let inexact = lifter.b.ins().fcmp(FloatCC::NotEqual, back, a);
@@ -609,6 +678,11 @@ impl Lifter<'_> {
         self.b.ins().jump(join, &values);
 
         self.b.switch_to_block(reference);
+        if let Outputs::Flags = outputs {
+            // An instruction that sets NZCV may read it too (FCCMP's condition).
+            let packed = self.compute_packed_flags();
+            self.set_cpu_field(packed, offset_of!(CpuState, nzcv));
+        }
         for &register in reads {
             // A register the block has not read is still current in the `CpuState`.
             if let Some(value) = self.registers.get(register as usize).copied().flatten().filter(|_| register != 31) {
@@ -646,6 +720,37 @@ impl Lifter<'_> {
         let flag = self.b.ins().ishl_imm_u(flag, i64::from(FPSR_IXC.trailing_zeros()));
         let fpsr = self.b.ins().bor(fpsr, flag);
         self.set_cpu_field(fpsr, offset_of!(CpuState, fpsr));
+    }
+
+    /// `a` (a float, or a vector of them) rounded to an integral value as `rounding` says. Ties away from zero:
+    /// the truncation, one further from zero where the part it dropped (exact: a float's fraction is a float) is
+    /// at least a half; no fraction is left where adding one could round.
+    pub(super) fn round_to_integral(&mut self, a: Value, rounding: IntegralRounding) -> Value {
+        match rounding {
+            IntegralRounding::TiesToEven => self.b.ins().nearest(a),
+            IntegralRounding::Up => self.b.ins().ceil(a),
+            IntegralRounding::Down => self.b.ins().floor(a),
+            IntegralRounding::Zero => self.b.ins().trunc(a),
+            IntegralRounding::TiesAway => {
+                let ty = self.b.func.dfg.value_type(a);
+                let truncated = self.b.ins().trunc(a);
+                let dropped = self.b.ins().fsub(a, truncated);
+                let dropped = self.b.ins().fabs(dropped);
+                let [half, one] = [0.5, 1.0].map(|constant| {
+                    let lane = self.float_constant(ty.lane_type(), constant);
+                    if ty.is_vector() { self.b.ins().splat(ty, lane) } else { lane }
+                });
+                let away = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, dropped, half);
+                let step = self.b.ins().fcopysign(one, a);
+                let further = self.b.ins().fadd(truncated, step);
+                if ty.is_vector() {
+                    let mask = self.b.ins().bitcast(ty, MemFlagsData::new(), away);
+                    self.b.ins().bitselect(mask, further, truncated)
+                } else {
+                    self.b.ins().select(away, further, truncated)
+                }
+            }
+        }
     }
 
     fn float_zero(&mut self, ty: Type) -> Value {
@@ -726,6 +831,16 @@ impl Lifter<'_> {
         let zero = self.iconst(self.b.func.dfg.value_type(bits), 0);
         self.b.ins().icmp(IntCC::Equal, magnitude, zero)
     }
+}
+
+/// How FRINT* and the conversions to integers round a float to an integral value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum IntegralRounding {
+    TiesToEven,
+    Up,
+    Down,
+    Zero,
+    TiesAway,
 }
 
 /// Where a conversion's integer goes: X[n] or V[n].

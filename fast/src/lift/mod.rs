@@ -292,6 +292,9 @@ impl Lifter<'_> {
                 .fp_arithmetic(m, s, ftype, rm, opcode, rn, rd, word)
                 .or_else(|Unlifted| self.fp_min_max(m, s, ftype, rm, opcode, rn, rd, word))
                 .or_else(|Unlifted| self.interpret_in_place(word)),
+            FpCondCompare { m, s, ftype, rm, cond, rn, op: _, nzcv } => self
+                .fp_conditional_compare(m, s, ftype, rm, cond, rn, nzcv, word)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
             FpCondSelect { m, s, ftype, rm, cond, rn, rd } => self
                 .fp_conditional_select(m, s, ftype, rm, cond, rn, rd)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
