@@ -34,7 +34,7 @@ fn assert_instruction_matches(memory: &GuestMemory, fast_engine: &mut FastEngine
 /// and in SIMD&FP registers, single and
 /// double precision; on vectors of them FADD, FSUB, FMUL, FDIV, FMLA, FMLS (by vector and by element), FCMEQ,
 /// FCMGE, FCMGT (with a vector or zero), FCMLE, FCMLT (with zero), FABD, FABS, FNEG, FMAX, FMIN, FMAXNM, FMINNM, SCVTF,
-/// UCVTF, FCVTZS, FCVTZU, FADDP (vector and scalar), FRECPS, FRSQRTS, FRECPE, FRSQRTE, FCVTN, FCVTXN, FCVTL and their
+/// UCVTF, FCVTNS/MS/AS/PS/ZS and their unsigned forms (vector and scalar), FRINTN/M/P/Z/A/X/I, FSQRT, FADDP (vector and scalar), FRECPS, FRSQRTS, FRECPE, FRSQRTE, FCVTN, FCVTXN, FCVTL and their
 /// "2" forms between half, single and double precision), against the reference on operands of every kind: random bits, normal numbers near one,
 /// near the ends of the range (where results overflow, underflow or round to the smallest normal) and near the
 /// integer formats' bounds, zeros, infinities, NaNs and subnormals, integers of every size, addends that cancel
@@ -127,9 +127,12 @@ fn fp_arithmetic_matches_the_reference() {
         words.push(0x7e30_d820 | (ftype & 1) << 22);
         // FMOV V0, #imm (2.0, 1.0, -0.125, 31.0, 1.9375).
         words.extend([0x00u32, 0x70, 0xc0, 0x3f, 0x7f].map(|imm8| 0x1e20_1000 | ftype << 22 | imm8 << 13));
-        // SCVTF/UCVTF V0, V4 and FCVTZS/FCVTZU V0, V1 (scalar, in SIMD&FP registers).
+        // SCVTF/UCVTF V0, V4 and FCVTNS/MS/AS/PS/ZS and their unsigned forms V0, V1 (scalar, in SIMD&FP registers).
         let sz = ftype & 1;
-        words.extend([0x5e21_d880u32, 0x7e21_d880, 0x5ea1_b820, 0x7ea1_b820].map(|base| base | sz << 22));
+        words.extend([0x5e21_d880u32, 0x7e21_d880].map(|base| base | sz << 22));
+        for (a, opcode) in [(0u32, 0b11010u32), (0, 0b11011), (0, 0b11100), (1, 0b11010), (1, 0b11011)] {
+            words.extend([0, 1].map(|u: u32| 0x5e21_0820 | u << 29 | (a << 1 | sz) << 22 | opcode << 12));
+        }
         // FCVTXN S0, D1 (sz 1; sz 0 is unallocated); FRECPE, FRSQRTE S0/D0, S1/D1.
         words.extend([0x7e21_6820u32, 0x5ea1_d820, 0x7ea1_d820].map(|base| base | sz << 22));
         // FCVTN(2), FCVTL(2) V0, V1: half and single precision (sz 0), single and double (sz 1); FCVTXN(2) V0, V1
@@ -184,15 +187,20 @@ fn fp_arithmetic_matches_the_reference() {
                 ]
                 .map(|(u, opcode)| two_reg_misc(u, opcode)),
             );
-            // SCVTF, UCVTF V0, V1 (the lanes as integers) and FCVTZS, FCVTZU V0, V1.
-            let convert =
-                |u: u32, size: u32, opcode: u32| 0x0e20_0800 | q << 30 | u << 29 | size << 22 | opcode << 12 | 1 << 5;
-            words.extend([
-                convert(0, sz, 0b11101),
-                convert(1, sz, 0b11101),
-                convert(0, 0b10 | sz, 0b11011),
-                convert(1, 0b10 | sz, 0b11011),
-            ]);
+            // SCVTF, UCVTF V0, V1 (the lanes as integers), FCVTNS/MS/AS/PS/ZS and their unsigned forms, FRINTN/M/P/Z/A/X/I
+            // and FSQRT V0, V1.
+            let convert = |u: u32, a: u32, opcode: u32| {
+                0x0e20_0800 | q << 30 | u << 29 | (a << 1 | sz) << 22 | opcode << 12 | 1 << 5
+            };
+            words.extend([convert(0, 0, 0b11101), convert(1, 0, 0b11101)]);
+            for (a, opcode) in [(0u32, 0b11010u32), (0, 0b11011), (0, 0b11100), (1, 0b11010), (1, 0b11011)] {
+                words.extend([convert(0, a, opcode), convert(1, a, opcode)]);
+            }
+            words.extend(
+                [(0, 0, 0b11000), (0, 0, 0b11001), (0, 1, 0b11000), (0, 1, 0b11001), (1, 0, 0b11000)]
+                    .map(|(u, a, opcode)| convert(u, a, opcode)),
+            );
+            words.extend([convert(1, 0, 0b11001), convert(1, 1, 0b11001), convert(1, 1, 0b11111)]);
             // FMUL V0, V1, V2.S[i] / V2.D[i] and FMLA, FMLS V3, V1, V2.S[i] / V2.D[i], at the first and last index.
             for (h, l) in if sz == 1 { vec![(0u32, 0u32), (1, 0)] } else { vec![(0, 0), (1, 1)] } {
                 let by_element = |opcode: u32, rd: u32| {

@@ -321,11 +321,7 @@ impl Lifter<'_> {
                 let a = self.b.ins().bitcast(float_type, MemFlagsData::new(), a_bits);
                 let root = self.b.ins().sqrt(a);
                 let root_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), root);
-                // Positive and normal: the sign bit clear, so the bits themselves lie in the normal range.
-                let low = self.iconst(bits_type, smallest_normal);
-                let offset = self.b.ins().isub(a_bits, low);
-                let span = self.iconst(bits_type, infinity(double) - smallest_normal);
-                let positive_normal = self.b.ins().icmp(IntCC::UnsignedLessThan, offset, span);
+                let positive_normal = self.is_positive_finite_from(a_bits, double, smallest_normal);
                 let mut host_is_arm = self.default_fpcr_mode();
                 let inexact_seen = self.inexact_seen();
                 host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
@@ -507,9 +503,9 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
-    /// SCVTF, UCVTF, FCVTZS and FCVTZU (vector, integer) in their scalar forms (Advanced SIMD scalar two-register
-    /// miscellaneous), single and double precision: the integer is the element in the SIMD&FP register, as wide
-    /// as the float; otherwise as `fp_convert`. FCVTXN, FRECPE and FRSQRTE as their vector forms on the first
+    /// SCVTF, UCVTF and FCVTNS, FCVTPS, FCVTMS, FCVTZS, FCVTAS and their unsigned forms (vector, integer) in their
+    /// scalar forms (Advanced SIMD scalar two-register miscellaneous), single and double precision: the integer is
+    /// the element in the SIMD&FP register, as wide as the float; otherwise as `fp_convert`. FCVTXN, FRECPE and FRSQRTE as their vector forms on the first
     /// lane.
     pub(super) fn simd_scalar_two_reg_misc(
         &mut self,
@@ -527,15 +523,16 @@ impl Lifter<'_> {
         let width = if size & 1 == 1 { Width::D } else { Width::S };
         let integer_bits = width.n();
         let signed = u == 0;
+        if let Some(rounding) = conversion_rounding(size >> 1, opcode) {
+            let place = Place::Vector(rd);
+            self.convert_to_integer(signed, rounding, rn, width, integer_bits, place, word);
+            return Ok(Flow::Next);
+        }
         match (size >> 1, opcode) {
             (0, 0b11101) => {
                 let (bits_type, _) = float_types(width);
                 let value = self.v_low(rn, bits_type);
                 self.convert_to_float(signed, value, width, &[], rd, word);
-            }
-            (1, 0b11011) => {
-                let place = Place::Vector(rd);
-                self.convert_to_integer(signed, IntegralRounding::Zero, rn, width, integer_bits, place, word)
             }
             // FRECPE, FRSQRTE: the first lane of the vector forms.
             (1, 0b11101) => return self.vector_estimate(Shape::Scalar, width == Width::D, u == 1, rn, rd, word),
@@ -714,7 +711,7 @@ impl Lifter<'_> {
     }
 
     /// FPSR.IXC |= `inexact` (an i8 boolean).
-    fn raise_inexact(&mut self, inexact: Value) {
+    pub(super) fn raise_inexact(&mut self, inexact: Value) {
         let fpsr = self.cpu_field(types::I32, offset_of!(CpuState, fpsr));
         let flag = self.b.ins().uextend(types::I32, inexact);
         let flag = self.b.ins().ishl_imm_u(flag, i64::from(FPSR_IXC.trailing_zeros()));
@@ -741,12 +738,17 @@ impl Lifter<'_> {
                     if ty.is_vector() { self.b.ins().splat(ty, lane) } else { lane }
                 });
                 let away = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, dropped, half);
-                let step = self.b.ins().fcopysign(one, a);
-                let further = self.b.ins().fadd(truncated, step);
                 if ty.is_vector() {
+                    // One with each lane's sign: the sign bit (that of -0.0) from `a`, the rest from one.
+                    let sign = self.float_constant(ty.lane_type(), -0.0);
+                    let sign = self.b.ins().splat(ty, sign);
+                    let step = self.b.ins().bitselect(sign, a, one);
+                    let further = self.b.ins().fadd(truncated, step);
                     let mask = self.b.ins().bitcast(ty, MemFlagsData::new(), away);
                     self.b.ins().bitselect(mask, further, truncated)
                 } else {
+                    let step = self.b.ins().fcopysign(one, a);
+                    let further = self.b.ins().fadd(truncated, step);
                     self.b.ins().select(away, further, truncated)
                 }
             }
@@ -818,6 +820,16 @@ impl Lifter<'_> {
         self.b.ins().icmp(IntCC::UnsignedLessThan, offset, limit)
     }
 
+    /// Whether the float with these bits (or each lane) is positive and finite, at least the float whose bits are
+    /// `low`: with the sign bit clear, the bits themselves lie in that range.
+    pub(super) fn is_positive_finite_from(&mut self, bits: Value, double: bool, low: u64) -> Value {
+        let ty = self.b.func.dfg.value_type(bits);
+        let low_value = self.iconst(ty, low);
+        let offset = self.b.ins().isub(bits, low_value);
+        let span = self.iconst(ty, infinity(double) - low);
+        self.b.ins().icmp(IntCC::UnsignedLessThan, offset, span)
+    }
+
     /// Whether the float with these bits is a zero, or finite with a magnitude of at least `low`.
     pub(super) fn is_zero_or_finite_from(&mut self, bits: Value, double: bool, low: u64) -> Value {
         let finite = self.is_finite_from(bits, double, low);
@@ -841,6 +853,19 @@ pub(super) enum IntegralRounding {
     Down,
     Zero,
     TiesAway,
+}
+
+/// The rounding of FCVTNS, FCVTMS, FCVTAS, FCVTPS, FCVTZS and their unsigned forms (vector, integer; vector and
+/// scalar) from their size field's upper bit and opcode; `None` for other instructions of the classes.
+pub(super) fn conversion_rounding(size_high: u32, opcode: u32) -> Option<IntegralRounding> {
+    Some(match (size_high, opcode) {
+        (0, 0b11010) => IntegralRounding::TiesToEven,
+        (0, 0b11011) => IntegralRounding::Down,
+        (0, 0b11100) => IntegralRounding::TiesAway,
+        (1, 0b11010) => IntegralRounding::Up,
+        (1, 0b11011) => IntegralRounding::Zero,
+        _ => return None,
+    })
 }
 
 /// Where a conversion's integer goes: X[n] or V[n].

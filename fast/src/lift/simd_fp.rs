@@ -12,8 +12,9 @@
 //!   comparison, maximum or minimum (-0 below +0, as Arm orders them) where FPCR.FZ is clear (no input is flushed)
 //!   and no lane holds a NaN (which raises Invalid, and is where the NM forms differ).
 //! - FABS, FNEG: the sign bit, as the scalar forms (`simd_moves`).
-//! - SCVTF, UCVTF, FCVTZS, FCVTZU on singles and doubles: as the scalar forms (`fp_arith`), with FPSR.IXC already
-//!   set.
+//! - SCVTF, UCVTF and FCVTNS, FCVTMS, FCVTAS, FCVTPS, FCVTZS and their unsigned forms on singles and doubles: as
+//!   the scalar forms (`fp_arith`), with FPSR.IXC already set.
+//! - FRINTN, FRINTM, FRINTP, FRINTZ, FRINTA, FRINTX, FRINTI and FSQRT: as the scalar forms, lane by lane.
 //! - FRECPE, FRSQRTE on singles and doubles, vector and scalar: the manual's estimate tables computed in the lanes
 //!   where the estimate is a normal number (`vector_estimate`); URECPE, URSQRTE on every operand, from the same
 //!   tables (`unsigned_estimate`).
@@ -21,7 +22,7 @@
 //!   (`vector_convert_precision`): widening numbers exactly, narrowing to normal numbers with IXC already set;
 //!   FCVTXN (round to odd, vector and scalar) likewise, in integer arithmetic.
 
-use super::fp_arith::{Outputs, smallest_normal, truncation_bounds};
+use super::fp_arith::{IntegralRounding, Outputs, conversion_rounding, smallest_normal, truncation_bounds};
 use super::{Flow, Lift, Lifter, Unlifted};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
@@ -212,8 +213,29 @@ impl Lifter<'_> {
         if double && q == 0 {
             return Err(Unlifted);
         }
-        if opcode == 0b11101 && size >> 1 == 0 || opcode == 0b11011 && size >> 1 == 1 {
-            return self.vector_convert(q, u == 0, size >> 1 == 0, double, rn, rd, word);
+        if opcode == 0b11101 && size >> 1 == 0 {
+            return self.vector_convert(q, u == 0, None, double, rn, rd, word);
+        }
+        if let Some(rounding) = conversion_rounding(size >> 1, opcode) {
+            return self.vector_convert(q, u == 0, Some(rounding), double, rn, rd, word);
+        }
+        let to_integral = match (u, size >> 1, opcode) {
+            (0, 0, 0b11000) => Some(IntegralRounding::TiesToEven),
+            (0, 0, 0b11001) => Some(IntegralRounding::Down),
+            (0, 1, 0b11000) => Some(IntegralRounding::Up),
+            (0, 1, 0b11001) => Some(IntegralRounding::Zero),
+            (1, 0, 0b11000) => Some(IntegralRounding::TiesAway),
+            // FRINTX, FRINTI: as FPCR.RMode says, the host's way in the default mode.
+            (1, _, 0b11001) => Some(IntegralRounding::TiesToEven),
+            _ => None,
+        };
+        if let Some(rounding) = to_integral {
+            let by_fpcr = u == 1 && opcode == 0b11001;
+            let raises_inexact = by_fpcr && size >> 1 == 0;
+            return self.vector_round_to_integral(q, double, rounding, by_fpcr, raises_inexact, rn, rd, word);
+        }
+        if (u, size >> 1, opcode) == (1, 1, 0b11111) {
+            return self.vector_square_root(q, double, rn, rd, word);
         }
         if size >> 1 != 1 {
             return Err(Unlifted);
@@ -249,22 +271,24 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
-    /// SCVTF, UCVTF (`to_float`) and FCVTZS, FCVTZU (vector, integer; signed or not): in the default FPCR mode with
-    /// FPSR.IXC already set, integers convert with the host's rounding, and floats in the integers' range (so no
-    /// NaN) truncate on the host. 32-bit lanes as vectors; 64-bit ones lane by lane, as the host has no vector
-    /// conversions of them.
+    /// SCVTF, UCVTF (`to_integer` `None`) and FCVTNS, FCVTMS, FCVTAS, FCVTPS, FCVTZS and their unsigned forms
+    /// (vector, integer; signed or not; `to_integer` says how they round): in the default FPCR mode with FPSR.IXC
+    /// already set, integers convert with the host's rounding, and floats whose rounded values lie in the
+    /// integers' range (so no NaN) round and convert on the host. 32-bit lanes as vectors; 64-bit ones lane by
+    /// lane, as the host has no vector conversions of them.
     #[allow(clippy::too_many_arguments)]
     fn vector_convert(
         &mut self,
         q: u32,
         signed: bool,
-        to_float: bool,
+        to_integer: Option<IntegralRounding>,
         double: bool,
         rn: u32,
         rd: u32,
         word: u32,
     ) -> Lift {
         let shape = Shape::Vector { q };
+        let to_float = to_integer.is_none();
         let mut host_is_arm = self.default_fpcr_mode();
         let inexact_seen = self.inexact_seen();
         host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
@@ -273,6 +297,7 @@ impl Lifter<'_> {
             let mut result = self.iconst(types::I64X2, 0);
             for lane in 0..2u8 {
                 let bits = self.b.ins().extractlane(value, lane);
+                let bits = self.rounded_for_conversion(bits, types::F64, to_integer);
                 if !to_float {
                     let in_range = self.in_truncation_range(bits, signed, types::F64);
                     host_is_arm = self.b.ins().band(host_is_arm, in_range);
@@ -283,6 +308,7 @@ impl Lifter<'_> {
             result
         } else {
             let value = self.vector(rn, types::I32X4);
+            let value = self.rounded_for_conversion(value, types::F32X4, to_integer);
             if !to_float {
                 let in_range = self.in_truncation_range(value, signed, types::F32X4);
                 let all_in_range = self.every_lane_in_use(in_range, shape);
@@ -291,6 +317,79 @@ impl Lifter<'_> {
             self.host_conversion(value, to_float, signed, types::F32X4)
         };
         self.set_shaped_or_reference(host_is_arm, word, rd, result, shape);
+        Ok(Flow::Next)
+    }
+
+    /// The floats whose bits are `bits` (`float_ty`'s) rounded to integral values as a conversion to integers rounds
+    /// them, as bits: the host's conversion then truncates them to themselves. Unchanged where it truncates, or
+    /// converts to floats (`None`).
+    fn rounded_for_conversion(&mut self, bits: Value, float_ty: Type, to_integer: Option<IntegralRounding>) -> Value {
+        match to_integer {
+            None | Some(IntegralRounding::Zero) => bits,
+            Some(rounding) => {
+                let a = self.b.ins().bitcast(float_ty, MemFlagsData::new(), bits);
+                let rounded = self.round_to_integral(a, rounding);
+                let int_ty = self.b.func.dfg.value_type(bits);
+                self.b.ins().bitcast(int_ty, MemFlagsData::new(), rounded)
+            }
+        }
+    }
+
+    /// FRINTN, FRINTP, FRINTM, FRINTZ, FRINTA and, rounding as FPCR says (`by_fpcr`), FRINTX and FRINTI (vector):
+    /// as the scalar forms (`fp_unary`), where no lane in use is a NaN. FRINTX (`raises_inexact`) raises Inexact
+    /// where a lane in use changed.
+    #[allow(clippy::too_many_arguments)]
+    fn vector_round_to_integral(
+        &mut self,
+        q: u32,
+        double: bool,
+        rounding: IntegralRounding,
+        by_fpcr: bool,
+        raises_inexact: bool,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        let shape = Shape::Vector { q };
+        let (bits_type, float_type) = vector_types(double);
+        let n_bits = self.vector(rn, bits_type);
+        let n = self.b.ins().bitcast(float_type, MemFlagsData::new(), n_bits);
+        let result = self.round_to_integral(n, rounding);
+        let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
+        let ordered = self.b.ins().fcmp(FloatCC::Ordered, n, n);
+        let all_ordered = self.every_lane_in_use(ordered, shape);
+        let mode_fits = if by_fpcr { self.default_fpcr_mode() } else { self.no_flush() };
+        let host_is_arm = self.b.ins().band(mode_fits, all_ordered);
+        if !raises_inexact {
+            self.set_shaped_or_reference(host_is_arm, word, rd, result_bits, shape);
+            return Ok(Flow::Next);
+        }
+        let unchanged = self.b.ins().fcmp(FloatCC::Equal, result, n);
+        let all_unchanged = self.every_lane_in_use(unchanged, shape);
+        let inexact = self.b.ins().icmp_imm_s(IntCC::Equal, all_unchanged, 0);
+        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+            lifter.set_shaped(rd, result_bits, shape);
+            lifter.raise_inexact(inexact);
+            vec![]
+        });
+        Ok(Flow::Next)
+    }
+
+    /// FSQRT (vector): as the scalar form (`fp_unary`), where every lane in use is positive and normal.
+    fn vector_square_root(&mut self, q: u32, double: bool, rn: u32, rd: u32, word: u32) -> Lift {
+        let shape = Shape::Vector { q };
+        let (bits_type, float_type) = vector_types(double);
+        let n_bits = self.vector(rn, bits_type);
+        let n = self.b.ins().bitcast(float_type, MemFlagsData::new(), n_bits);
+        let root = self.b.ins().sqrt(n);
+        let root_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), root);
+        let positive_normal = self.is_positive_finite_from(n_bits, double, smallest_normal(double));
+        let all_positive_normal = self.every_lane_in_use(positive_normal, shape);
+        let mut host_is_arm = self.default_fpcr_mode();
+        let inexact_seen = self.inexact_seen();
+        host_is_arm = self.b.ins().band(host_is_arm, inexact_seen);
+        host_is_arm = self.b.ins().band(host_is_arm, all_positive_normal);
+        self.set_shaped_or_reference(host_is_arm, word, rd, root_bits, shape);
         Ok(Flow::Next)
     }
 
