@@ -1,6 +1,7 @@
 //! The `tandem` command line end to end, on the committed guest test programs. Expected output comes from the
 //! programs' Linux twins run under qemu-aarch64, never from Tandem itself.
 
+use sha2::Digest;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -305,6 +306,28 @@ fn state_hashes_repeat_and_tell_programs_apart() {
     assert_ne!(hash("hello.nro"), hash("isa.nro"));
     // A stopped program has a final state too.
     assert_eq!(hash("crash_fault.nro"), hash("crash_fault.nro"));
+}
+
+/// `--state-pages` lists what the state hash covers: the threads, then every mapped page with the SHA-256 of its
+/// bytes (the NRO's first page is its file's first 4 KiB, text starting at offset 0), the same on both CPU paths.
+#[test]
+fn the_state_listing_names_each_page_by_the_digest_of_its_bytes() {
+    let listing = |name: &str, cpu: &str| {
+        let file = scratch_dir("state-pages").join(format!("{name}-{cpu}.txt"));
+        let file_arg = file.display().to_string();
+        let output = tandem(&["run", &program(name), "--cpu", cpu, "--state-pages", &file_arg]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        std::fs::read_to_string(&file).unwrap()
+    };
+    let hello = listing("hello.nro", "reference");
+    assert!(hello.lines().next().unwrap().starts_with("thread 1 pc 0x"), "{hello}");
+    let nro = std::fs::read(program("hello.nro")).unwrap();
+    let first_page: String = sha2::Sha256::digest(&nro[..4096]).iter().map(|b| format!("{b:02x}")).collect();
+    assert!(hello.lines().any(|line| line == format!("page 0x0008000000 r-x {first_page}")), "{hello}");
+    let pages = hello.lines().filter(|line| line.starts_with("page 0x")).count();
+    assert!(pages > 16, "{hello}");
+    assert_eq!(listing("hello.nro", "fast"), hello);
+    assert_ne!(listing("isa.nro", "reference"), hello);
 }
 
 #[test]

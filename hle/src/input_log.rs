@@ -8,6 +8,7 @@
 //! and `touch TICK X Y` or `touch TICK up` lines (a finger on the touch screen at X, Y of its 1280x720 pixels
 //! from that sample on, or none).
 
+use crate::hex;
 use crate::service::hid::InputState;
 use std::fmt::Write as _;
 
@@ -32,10 +33,6 @@ pub enum InputLogError {
     Malformed { line: usize, problem: String },
     #[error("the log was recorded with another program (build ids {recorded} there, {running} here)")]
     OtherProgram { recorded: String, running: String },
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The input from `tick` on, to change: a new entry (a copy of the last) unless the last is at `tick` already;

@@ -13,3 +13,8 @@ pub mod placement;
 pub mod program;
 pub mod report;
 pub mod service;
+
+/// Lower-case hex of `bytes`, for digests and ids in messages.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}

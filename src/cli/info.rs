@@ -1,10 +1,11 @@
 //! `tandem info`: what the loaders found in a program.
 
-use super::run::{hex, load};
+use super::run::load;
 use clap::Args;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tandem_hle::hex;
 use tandem_hle::kernel::svc_name;
 use tandem_hle::loader::HashCheck;
 use tandem_hle::loader::romfs::EntryKind;

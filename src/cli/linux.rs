@@ -2,11 +2,11 @@
 //! through.
 
 use super::CpuPath;
-use super::run::hex;
 use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tandem_hle::hex;
 use tandem_hle::linux::{LinuxOptions, LinuxOutcome, LinuxProcess};
 use tandem_hle::report::StopReason;
 

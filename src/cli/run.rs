@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use tandem_hle::hex;
 use tandem_hle::input_log::InputLog;
 use tandem_hle::kernel::{Kernel, RunOutcome};
 use tandem_hle::program::Program;
@@ -31,6 +32,10 @@ pub struct RunArgs {
     /// End with the line `state-hash: HEX` (SHA-256 of every thread's CPU state and all guest memory).
     #[arg(long)]
     pub state_hash: bool,
+    /// Write what the state hash covers to FILE, a line per thread and per mapped page with its SHA-256, so that
+    /// two runs whose state hashes differ can be diffed to where they part.
+    #[arg(long, value_name = "FILE")]
+    pub state_pages: Option<PathBuf>,
     /// Stop after this many guest instructions.
     #[arg(long)]
     pub max_instructions: Option<u64>,
@@ -215,9 +220,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.state_hash {
         println!("state-hash: {}", hex(&kernel.state_hash()));
     }
+    if let Some(file) = &args.state_pages {
+        std::fs::write(file, kernel.state_listing())
+            .with_context(|| format!("could not write the state's pages to {}", file.display()))?;
+    }
     Ok(code)
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

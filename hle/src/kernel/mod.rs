@@ -34,6 +34,7 @@ mod wait;
 pub use crate::report::{StopReason, StopReport};
 pub use svc::svc_name;
 
+use crate::hex;
 use crate::loader::npdm::{Capability, SvcSet, ThreadInfo};
 use crate::loader::{LoadError, Module};
 use crate::placement::map_module;
@@ -697,6 +698,22 @@ impl Kernel {
         }
         self.memory.hash_into(&mut sink);
         hasher.finalize().into()
+    }
+
+    /// What `state_hash` covers, a line each, with its SHA-256: every thread's CPU state, then every mapped page.
+    /// Two runs whose hashes differ diff to the threads and pages where they part.
+    pub fn state_listing(&self) -> String {
+        let mut listing = String::new();
+        for thread in self.threads.values() {
+            let mut hasher = Sha256::new();
+            thread.cpu.hash_into(&mut |bytes: &[u8]| hasher.update(bytes));
+            let digest: [u8; 32] = hasher.finalize().into();
+            listing += &format!("thread {} pc {:#x} {}\n", thread.id, thread.cpu.pc, hex(&digest));
+        }
+        self.memory.visit_pages(|address, perm, bytes| {
+            listing += &format!("page {address:#012x} {perm} {}\n", hex(&Sha256::digest(bytes)));
+        });
+        listing
     }
 
     /// Makes a thread (Initialized: StartThread runs it) and a handle to it; `creator` lends its FP control state.

@@ -15,6 +15,7 @@ pub mod nso;
 pub mod pfs0;
 pub mod romfs;
 
+use crate::hex;
 use std::fmt;
 
 /// Horizon's page size: segment offsets and image sizes are multiples of it.
@@ -142,11 +143,6 @@ impl fmt::Display for Magic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "\"{}\"", self.0.escape_ascii())
     }
-}
-
-/// Lower-case hex of `bytes`, for digests in messages.
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// The file format a [`Module`] came from.

@@ -400,6 +400,17 @@ impl GuestMemory {
         Ok(())
     }
 
+    /// Every mapped page in address order: its address, permissions and bytes.
+    pub fn visit_pages(&self, mut visit: impl FnMut(u64, Perm, &[u8])) {
+        let mut page = vec![0u8; PAGE_SIZE as usize];
+        for region in self.regions() {
+            for address in (region.address..region.address + region.size).step_by(PAGE_SIZE as usize) {
+                self.copy_out(address, &mut page);
+                visit(address, region.perm, &page);
+            }
+        }
+    }
+
     /// Feeds every mapped page (address, permission, bytes) into `sink` in address order, for state hashes.
     pub fn hash_into(&self, sink: &mut impl FnMut(&[u8])) {
         let mut page = vec![0u8; PAGE_SIZE as usize];
