@@ -122,9 +122,26 @@ fn fp_arithmetic_matches_the_reference() {
                 0x5f00_0000 | (0b10 | ftype & 1) << 22 | l << 21 | 2 << 16 | opcode << 12 | h << 11 | 1 << 5 | rd
             };
             words.extend([by_element(0b1001, 0), by_element(0b0001, 3), by_element(0b0101, 3)]);
+            words.push(by_element(0b1001, 0) | 1 << 29);
         }
-        // FADDP V0, V1.2S / V1.2D (scalar).
+        // FADDP, FMAXNMP, FMAXP, FMINNMP, FMINP V0, V1.2S / V1.2D (scalar).
         words.push(0x7e30_d820 | (ftype & 1) << 22);
+        for (a, opcode) in [(0u32, 0b01100u32), (0, 0b01111), (1, 0b01100), (1, 0b01111)] {
+            words.push(0x7e30_0820 | (a << 1 | ftype & 1) << 22 | opcode << 12);
+        }
+        // FMULX, FCMEQ, FRECPS, FRSQRTS, FCMGE, FACGE, FABD, FCMGT, FACGT V0, V1, V2 (scalar).
+        let scalar_three_same = [(0u32, 0u32, 0b11011u32), (0, 0, 0b11100), (0, 0, 0b11111), (0, 1, 0b11111)]
+            .into_iter()
+            .chain([(1, 0, 0b11100), (1, 0, 0b11101), (1, 1, 0b11010), (1, 1, 0b11100), (1, 1, 0b11101)]);
+        for (u, a, opcode) in scalar_three_same {
+            words.push(0x5e20_0400 | u << 29 | (a << 1 | ftype & 1) << 22 | 2 << 16 | opcode << 11 | 1 << 5);
+        }
+        if ftype == 0 {
+            // FMAXNMV, FMAXV, FMINNMV, FMINV S0, V1.4S.
+            for (a, opcode) in [(0u32, 0b01100u32), (0, 0b01111), (1, 0b01100), (1, 0b01111)] {
+                words.push(0x6e30_0820 | a << 23 | opcode << 12);
+            }
+        }
         // FMOV V0, #imm (2.0, 1.0, -0.125, 31.0, 1.9375).
         words.extend([0x00u32, 0x70, 0xc0, 0x3f, 0x7f].map(|imm8| 0x1e20_1000 | ftype << 22 | imm8 << 13));
         // SCVTF/UCVTF V0, V4 and FCVTNS/MS/AS/PS/ZS and their unsigned forms V0, V1 (scalar, in SIMD&FP registers).
@@ -159,9 +176,16 @@ fn fp_arithmetic_matches_the_reference() {
                 three_same(0, 0, 0b11100, 0),
                 three_same(1, 0, 0b11100, 0),
                 three_same(1, 1, 0b11100, 0),
-                // FADDP, FABD.
+                // FADDP, FABD, FMULX, FACGE, FACGT, FMAXNMP, FMINNMP, FMAXP, FMINP.
                 three_same(1, 0, 0b11010, 0),
                 three_same(1, 1, 0b11010, 0),
+                three_same(0, 0, 0b11011, 0),
+                three_same(1, 0, 0b11101, 0),
+                three_same(1, 1, 0b11101, 0),
+                three_same(1, 0, 0b11000, 0),
+                three_same(1, 1, 0b11000, 0),
+                three_same(1, 0, 0b11110, 0),
+                three_same(1, 1, 0b11110, 0),
                 // FMAXNM, FMINNM, FMAX, FMIN.
                 three_same(0, 0, 0b11000, 0),
                 three_same(0, 1, 0b11000, 0),
@@ -207,6 +231,7 @@ fn fp_arithmetic_matches_the_reference() {
                     0x0f00_0000 | q << 30 | (0b10 | sz) << 22 | l << 21 | 2 << 16 | opcode << 12 | h << 11 | 1 << 5 | rd
                 };
                 words.extend([by_element(0b1001, 0), by_element(0b0001, 3), by_element(0b0101, 3)]);
+                words.push(by_element(0b1001, 0) | 1 << 29);
             }
         }
         for word in words {

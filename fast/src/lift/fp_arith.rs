@@ -505,8 +505,8 @@ impl Lifter<'_> {
 
     /// SCVTF, UCVTF and FCVTNS, FCVTPS, FCVTMS, FCVTZS, FCVTAS and their unsigned forms (vector, integer) in their
     /// scalar forms (Advanced SIMD scalar two-register miscellaneous), single and double precision: the integer is
-    /// the element in the SIMD&FP register, as wide as the float; otherwise as `fp_convert`. FCVTXN, FRECPE and FRSQRTE as their vector forms on the first
-    /// lane.
+    /// the element in the SIMD&FP register, as wide as the float; otherwise as `fp_convert`. FCVTXN, FRECPE and
+    /// FRSQRTE as their vector forms on the first lane.
     pub(super) fn simd_scalar_two_reg_misc(
         &mut self,
         u: u32,

@@ -337,9 +337,10 @@ impl Lifter<'_> {
             SimdThreeRegExtension { q, u, size, rm, opcode, rn, rd } => self
                 .simd_three_reg_extension(q, u, size, rm, opcode, rn, rd)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
-            SimdAcrossLanes { q, u, size, opcode, rn, rd } => {
-                self.simd_across_lanes(q, u, size, opcode, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
-            }
+            SimdAcrossLanes { q, u, size, opcode, rn, rd } => self
+                .simd_fp_across_lanes(q, u, size, opcode, rn, rd, word)
+                .or_else(|Unlifted| self.simd_across_lanes(q, u, size, opcode, rn, rd))
+                .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdPermute { q, size, rm, opcode, rn, rd } => {
                 self.simd_permute(q, size, rm, opcode, rn, rd).or_else(|Unlifted| self.interpret_in_place(word))
             }
@@ -357,7 +358,8 @@ impl Lifter<'_> {
                 .simd_scalar_three_different(u, size, rm, opcode, rn, rd)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdScalarThreeSame { u, size, rm, opcode, rn, rd } => self
-                .simd_scalar_three_same(u, size, rm, opcode, rn, rd)
+                .simd_fp_scalar_three_same(u, size, rm, opcode, rn, rd, word)
+                .or_else(|Unlifted| self.simd_scalar_three_same(u, size, rm, opcode, rn, rd))
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             SimdScalarShiftImm { u, immh, immb, opcode, rn, rd } => self
                 .simd_scalar_shift_immediate(u, immh, immb, opcode, rn, rd)

@@ -3,15 +3,18 @@
 //! block otherwise (`host_or_reference`). Lanes of a 64-bit vector's upper half are no operands: they never send an
 //! instruction to the reference.
 //!
-//! - Arithmetic (FADD, FSUB, FABD, FMUL, FDIV, FMLA, FMLS, by vector or by element; FADDP; the Newton-Raphson steps
+//! - Arithmetic (FADD, FSUB, FABD, FMUL and FMULX, FDIV, FMLA, FMLS, by vector or by element; FADDP; the
+//!   Newton-Raphson steps
 //!   FRECPS, FRSQRTS, fused with their constant addends): FPCR in its default mode and
 //!   FPSR.IXC already set (sticky: no lane's inexactness need be found then), every lane's operands normal (or zero
 //!   for the fused ones, `fused_fits`) and its result above the smallest normal, or an exact zero where only one is
 //!   possible (a sum of normal operands cannot cancel to anything tiny). No other exception can arise.
-//! - Compares (FCMEQ, FCMGE, FCMGT, and with zero FCMLE, FCMLT) and FMAX, FMIN, FMAXNM, FMINNM: the host's ordered
+//! - Compares (FCMEQ, FCMGE, FCMGT, the absolute FACGE, FACGT, and with zero FCMLE, FCMLT) and FMAX, FMIN, FMAXNM,
+//!   FMINNM (also pairwise, vector and scalar, and across the lanes of a 4S vector): the host's ordered
 //!   comparison, maximum or minimum (-0 below +0, as Arm orders them) where FPCR.FZ is clear (no input is flushed)
 //!   and no lane holds a NaN (which raises Invalid, and is where the NM forms differ).
 //! - FABS, FNEG: the sign bit, as the scalar forms (`simd_moves`).
+//! - The scalar three same forms (FABD, FMULX, FRECPS, FRSQRTS and the compares) as the vector forms' first lane.
 //! - SCVTF, UCVTF and FCVTNS, FCVTMS, FCVTAS, FCVTPS, FCVTZS and their unsigned forms on singles and doubles: as
 //!   the scalar forms (`fp_arith`), with FPSR.IXC already set.
 //! - FRINTN, FRINTM, FRINTP, FRINTZ, FRINTA, FRINTX, FRINTI and FSQRT: as the scalar forms, lane by lane.
@@ -48,8 +51,59 @@ enum Arithmetic {
 #[derive(Clone, Copy)]
 enum Ordered {
     Compare(FloatCC),
+    /// FACGE, FACGT: the magnitudes compared.
+    CompareAbsolute(FloatCC),
     Max,
     Min,
+}
+
+/// An operation of the three same classes: the first kind runs where the lanes are normal, the second where they
+/// are ordered.
+#[derive(Clone, Copy)]
+enum FpOperation {
+    Arithmetic(Arithmetic),
+    Ordered(Ordered),
+}
+
+/// The operation of an FP instruction of "Advanced SIMD three same" (not pairwise) from its U bit, its size
+/// field's upper bit and its opcode; the scalar class's instructions have the same fields.
+fn three_same_operation(u: u32, size_high: u32, opcode: u32) -> Option<FpOperation> {
+    let arithmetic = match (u, size_high, opcode) {
+        (0, 0, 0b11010) => Arithmetic::Add,
+        (0, 1, 0b11010) => Arithmetic::Sub,
+        (1, 1, 0b11010) => Arithmetic::AbsoluteDifference,
+        // FMUL, and FMULX: they differ only where an operand is zero or infinite, which is no normal number.
+        (1, 0, 0b11011) | (0, 0, 0b11011) => Arithmetic::Mul,
+        (1, 0, 0b11111) => Arithmetic::Div,
+        (0, 0, 0b11001) => Arithmetic::MulAdd,
+        (0, 1, 0b11001) => Arithmetic::MulSub,
+        (0, 0, 0b11111) => Arithmetic::RecipStep,
+        (0, 1, 0b11111) => Arithmetic::RSqrtStep,
+        _ => {
+            return Some(FpOperation::Ordered(match (u, size_high, opcode) {
+                (0, 0, 0b11100) => Ordered::Compare(FloatCC::Equal),
+                (1, 0, 0b11100) => Ordered::Compare(FloatCC::GreaterThanOrEqual),
+                (1, 1, 0b11100) => Ordered::Compare(FloatCC::GreaterThan),
+                (1, 0, 0b11101) => Ordered::CompareAbsolute(FloatCC::GreaterThanOrEqual),
+                (1, 1, 0b11101) => Ordered::CompareAbsolute(FloatCC::GreaterThan),
+                // FMAXNM and FMAX, FMINNM and FMIN: the same where no lane is a NaN.
+                (0, 0, 0b11000 | 0b11110) => Ordered::Max,
+                (0, 1, 0b11000 | 0b11110) => Ordered::Min,
+                _ => return None,
+            }));
+        }
+    };
+    Some(FpOperation::Arithmetic(arithmetic))
+}
+
+/// The operation of FMAXNMP, FMAXP, FMINNMP, FMINP (scalar pairwise) and FMAXNMV, FMAXV, FMINNMV, FMINV (across
+/// lanes) from their size field's upper bit and opcode: with no NaN, the NM forms are the others.
+fn reduction_operation(size_high: u32, opcode: u32) -> Option<Ordered> {
+    match (size_high, opcode) {
+        (0, 0b01100 | 0b01111) => Some(Ordered::Max),
+        (1, 0b01100 | 0b01111) => Some(Ordered::Min),
+        _ => None,
+    }
 }
 
 /// How a narrowing conversion rounds: FCVTN by FPCR (the host's nearest-even where FPCR is the default),
@@ -90,43 +144,72 @@ impl Lifter<'_> {
         if double && q == 0 {
             return Err(Unlifted);
         }
-        let (bits_type, _) = vector_types(double);
-        let when_ordered = match (u, size >> 1, opcode) {
-            (0, 0, 0b11100) => Some(Ordered::Compare(FloatCC::Equal)),
-            (1, 0, 0b11100) => Some(Ordered::Compare(FloatCC::GreaterThanOrEqual)),
-            (1, 1, 0b11100) => Some(Ordered::Compare(FloatCC::GreaterThan)),
-            // FMAXNM and FMAX, FMINNM and FMIN: the same where no lane is a NaN.
-            (0, 0, 0b11000 | 0b11110) => Some(Ordered::Max),
-            (0, 1, 0b11000 | 0b11110) => Some(Ordered::Min),
+        let shape = Shape::Vector { q };
+        let pairwise = match (u, size >> 1, opcode) {
+            (1, 0, 0b11010) => Some(FpOperation::Arithmetic(Arithmetic::Add)),
+            (1, 0, 0b11000 | 0b11110) => Some(FpOperation::Ordered(Ordered::Max)),
+            (1, 1, 0b11000 | 0b11110) => Some(FpOperation::Ordered(Ordered::Min)),
             _ => None,
         };
-        if let Some(operation) = when_ordered {
-            let (n, m) = (self.vector(rn, bits_type), self.vector(rm, bits_type));
-            self.vector_fp_when_ordered(operation, Shape::Vector { q }, double, n, m, rd, word);
-            return Ok(Flow::Next);
-        }
-        if (u, size >> 1, opcode) == (1, 0, 0b11010) {
-            // FADDP: the sums of adjacent lanes of the two operands side by side.
+        if let Some(operation) = pairwise {
+            // FADDP, FMAXNMP, FMAXP, FMINNMP, FMINP: adjacent lanes of the two operands side by side.
             let (first, second) = self.pairs(rn, rm, double, q);
-            return self.vector_fp_arithmetic(Arithmetic::Add, Shape::Vector { q }, double, first, second, rd, word);
+            return self.vector_fp_operation(operation, shape, double, first, second, rd, word);
         }
-        let operation = match (u, size >> 1, opcode) {
-            (0, 0, 0b11010) => Arithmetic::Add,
-            (0, 1, 0b11010) => Arithmetic::Sub,
-            (1, 1, 0b11010) => Arithmetic::AbsoluteDifference,
-            (1, 0, 0b11011) => Arithmetic::Mul,
-            (1, 0, 0b11111) => Arithmetic::Div,
-            (0, 0, 0b11001) => Arithmetic::MulAdd,
-            (0, 1, 0b11001) => Arithmetic::MulSub,
-            (0, 0, 0b11111) => Arithmetic::RecipStep,
-            (0, 1, 0b11111) => Arithmetic::RSqrtStep,
-            _ => return Err(Unlifted),
-        };
+        let operation = three_same_operation(u, size >> 1, opcode).ok_or(Unlifted)?;
+        let (bits_type, _) = vector_types(double);
         let (n, m) = (self.vector(rn, bits_type), self.vector(rm, bits_type));
-        self.vector_fp_arithmetic(operation, Shape::Vector { q }, double, n, m, rd, word)
+        self.vector_fp_operation(operation, shape, double, n, m, rd, word)
     }
 
-    /// FMUL, FMLA, FMLS (by element; vector, or scalar when `q` is `None`), singles and doubles: the element in
+    /// The floating-point operations of the class "Advanced SIMD scalar three same": FABD, FMULX, FRECPS, FRSQRTS,
+    /// the compares FCMEQ, FCMGE, FCMGT and the absolute ones FACGE, FACGT, on the first lane as their vector forms.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn simd_fp_scalar_three_same(
+        &mut self,
+        u: u32,
+        size: u32,
+        rm: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        let scalar_forms = matches!(
+            (u, size >> 1, opcode),
+            (1, 1, 0b11010) | (0, 0, 0b11011) | (0, _, 0b11111) | (_, 0, 0b11100) | (1, 1, 0b11100) | (1, _, 0b11101)
+        );
+        let operation = three_same_operation(u, size >> 1, opcode).filter(|_| scalar_forms).ok_or(Unlifted)?;
+        let double = size & 1 == 1;
+        let (bits_type, _) = vector_types(double);
+        let (n, m) = (self.vector(rn, bits_type), self.vector(rm, bits_type));
+        self.vector_fp_operation(operation, Shape::Scalar, double, n, m, rd, word)
+    }
+
+    /// `vector_fp_arithmetic` or `vector_fp_when_ordered`, as the operation is.
+    #[allow(clippy::too_many_arguments)]
+    fn vector_fp_operation(
+        &mut self,
+        operation: FpOperation,
+        shape: Shape,
+        double: bool,
+        n_bits: Value,
+        m_bits: Value,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        match operation {
+            FpOperation::Arithmetic(arithmetic) => {
+                self.vector_fp_arithmetic(arithmetic, shape, double, n_bits, m_bits, rd, word)
+            }
+            FpOperation::Ordered(ordered) => {
+                self.vector_fp_when_ordered(ordered, shape, double, n_bits, m_bits, rd, word);
+                Ok(Flow::Next)
+            }
+        }
+    }
+
+    /// FMUL, FMULX, FMLA, FMLS (by element; vector, or scalar when `q` is `None`), singles and doubles: the element in
     /// every lane of the second operand.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn simd_fp_indexed(
@@ -143,14 +226,15 @@ impl Lifter<'_> {
         rd: u32,
         word: u32,
     ) -> Lift {
-        if u != 0 || !matches!(size, 0b10 | 0b11) || !fp_by_element_ok(size, l, q) {
+        if !matches!(size, 0b10 | 0b11) || !fp_by_element_ok(size, l, q) {
             return Err(Unlifted);
         }
         let shape = q.map_or(Shape::Scalar, |q| Shape::Vector { q });
-        let operation = match opcode {
-            0b1001 => Arithmetic::Mul,
-            0b0001 => Arithmetic::MulAdd,
-            0b0101 => Arithmetic::MulSub,
+        let operation = match (u, opcode) {
+            // FMUL, and FMULX (U 1), the same on normal numbers.
+            (_, 0b1001) => Arithmetic::Mul,
+            (0, 0b0001) => Arithmetic::MulAdd,
+            (0, 0b0101) => Arithmetic::MulSub,
             _ => return Err(Unlifted),
         };
         let double = size == 0b11;
@@ -173,13 +257,51 @@ impl Lifter<'_> {
         rd: u32,
         word: u32,
     ) -> Lift {
-        if (u, size >> 1, opcode) != (1, 0, 0b01101) {
-            return Err(Unlifted);
-        }
+        let operation = match (u, size >> 1, opcode) {
+            (1, 0, 0b01101) => FpOperation::Arithmetic(Arithmetic::Add),
+            (1, _, _) => FpOperation::Ordered(reduction_operation(size >> 1, opcode).ok_or(Unlifted)?),
+            _ => return Err(Unlifted),
+        };
         let double = size & 1 == 1;
         // Lanes 0 and 1 are the first pair of the 128-bit arrangement.
         let (first, second) = self.pairs(rn, rn, double, 1);
-        self.vector_fp_arithmetic(Arithmetic::Add, Shape::Scalar, double, first, second, rd, word)
+        self.vector_fp_operation(operation, Shape::Scalar, double, first, second, rd, word)
+    }
+
+    /// FMAXNMV, FMAXV, FMINNMV, FMINV (4S): the maximum or minimum of the first pair's and the second pair's, as
+    /// Arm reduces, on the host where no lane is a NaN and FPCR.FZ is clear (as `vector_fp_when_ordered`).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn simd_fp_across_lanes(
+        &mut self,
+        q: u32,
+        u: u32,
+        size: u32,
+        opcode: u32,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        let operation = reduction_operation(size >> 1, opcode).filter(|_| (q, u, size & 1) == (1, 1, 0));
+        let operation = operation.ok_or(Unlifted)?;
+        let n_bits = self.vector(rn, types::I32X4);
+        let n = self.b.ins().bitcast(types::F32X4, MemFlagsData::new(), n_bits);
+        let ordered = self.b.ins().fcmp(FloatCC::Ordered, n, n);
+        let all_ordered = self.every_lane_in_use(ordered, Shape::Vector { q: 1 });
+        let no_flush = self.no_flush();
+        let host_is_arm = self.b.ins().band(no_flush, all_ordered);
+        let lanes: Vec<Value> = (0..4).map(|lane| self.b.ins().extractlane(n, lane)).collect();
+        let mut reduce = |a: Value, b: Value| match operation {
+            Ordered::Max => self.b.ins().fmax(a, b),
+            _ => self.b.ins().fmin(a, b),
+        };
+        let (low, high) = (reduce(lanes[0], lanes[1]), reduce(lanes[2], lanes[3]));
+        let result = reduce(low, high);
+        let result_bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), result);
+        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+            lifter.set_v(rd, result_bits);
+            vec![]
+        });
+        Ok(Flow::Next)
     }
 
     /// The first and second lanes of the pairs a pairwise operation combines (`pair_halves`) as FP bits.
@@ -527,6 +649,10 @@ impl Lifter<'_> {
         let result = match operation {
             // All ones in the lanes where the condition holds, zeros elsewhere.
             Ordered::Compare(condition) => self.b.ins().fcmp(condition, n, m),
+            Ordered::CompareAbsolute(condition) => {
+                let (n, m) = (self.b.ins().fabs(n), self.b.ins().fabs(m));
+                self.b.ins().fcmp(condition, n, m)
+            }
             Ordered::Max => {
                 let maximum = self.b.ins().fmax(n, m);
                 self.b.ins().bitcast(bits_type, MemFlagsData::new(), maximum)
