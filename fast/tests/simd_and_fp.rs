@@ -29,7 +29,7 @@ fn assert_instruction_matches(memory: &GuestMemory, fast_engine: &mut FastEngine
 
 /// The scalar FP instructions the fast path computes with host float operations where they give the Arm result
 /// (`lift::fp_arith`: FADD, FSUB, FMUL, FDIV, FNMUL, FMADD, FMSUB, FNMADD, FNMSUB, FCMP, FCMPE, FCCMP, FCCMPE, FMOV
-/// (immediate), FSQRT, FCVT, FRINTN/P/M/Z/A/X/I, FMAX, FMIN, FMAXNM, FMINNM, FCSEL, FCVTNS/PS/MS/AS and their
+/// (immediate), FSQRT, FCVT (between single and double, and half and single), FRINTN/P/M/Z/A/X/I, FMAX, FMIN, FMAXNM, FMINNM, FCSEL, FCVTNS/PS/MS/AS and their
 /// unsigned forms to general-purpose registers, SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers
 /// and in SIMD&FP registers, single and
 /// double precision; on vectors of them FADD, FSUB, FMUL, FDIV, FMLA, FMLS (by vector and by element), FCMEQ,
@@ -137,6 +137,8 @@ fn fp_arithmetic_matches_the_reference() {
             words.push(0x5e20_0400 | u << 29 | (a << 1 | ftype & 1) << 22 | 2 << 16 | opcode << 11 | 1 << 5);
         }
         if ftype == 0 {
+            // FCVT S0, H1 and FCVT H0, S1.
+            words.extend([0x1ee2_4020u32, 0x1e23_c020]);
             // FMAXNMV, FMAXV, FMINNMV, FMINV S0, V1.4S.
             for (a, opcode) in [(0u32, 0b01100u32), (0, 0b01111), (1, 0b01100), (1, 0b01111)] {
                 words.push(0x6e30_0820 | a << 23 | opcode << 12);

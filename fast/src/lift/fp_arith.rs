@@ -299,7 +299,8 @@ impl Lifter<'_> {
         self.b.ins().icmp_imm_s(IntCC::NotEqual, inexact_seen, 0)
     }
 
-    /// FSQRT, FCVT (between single and double precision) and FRINTN, FRINTP, FRINTM, FRINTZ, FRINTA, FRINTX,
+    /// FSQRT, FCVT (between single and double precision; between half and single as `vector_convert_precision`'s
+    /// first lane) and FRINTN, FRINTP, FRINTM, FRINTZ, FRINTA, FRINTX,
     /// FRINTI (scalar), where the host's result is the Arm result:
     /// - FSQRT of a positive normal number (whose root is normal) in the default FPCR mode with FPSR.IXC already
     ///   set (as `fp_multiply_add`);
@@ -311,6 +312,15 @@ impl Lifter<'_> {
     ///   nearest), and FRINTX raises Inexact where the value changed.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn fp_unary(&mut self, m: u32, s: u32, ftype: u32, opcode: u32, rn: u32, rd: u32, word: u32) -> Lift {
+        // FCVT between half and single precision: the first lane of FCVTL and FCVTN.
+        match (m, s, ftype, opcode) {
+            (0, 0, 0b11, 0b000100) => return self.vector_convert_precision(Shape::Scalar, false, None, rn, rd, word),
+            (0, 0, 0b00, 0b000111) => {
+                let narrowing = Some(Rounding::ToNearest);
+                return self.vector_convert_precision(Shape::Scalar, false, narrowing, rn, rd, word);
+            }
+            _ => {}
+        }
         let width = single_or_double(m, s, ftype)?;
         let double = width == Width::D;
         let (bits_type, float_type) = float_types(width);

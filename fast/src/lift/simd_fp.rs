@@ -667,7 +667,8 @@ impl Lifter<'_> {
 
     /// FCVTL, FCVTL2 (widening: the lower or, for the "2" forms, upper half's lanes to twice their width) and FCVTN,
     /// FCVTN2 (`narrow`: to half the width, into the lower half with the upper zeroed, or into the upper half with
-    /// the lower kept), between half and single precision, or single and double (`single_double`):
+    /// the lower kept), between half and single precision, or single and double (`single_double`); with
+    /// `Shape::Scalar`, the first lane alone (FCVTXN's scalar form, the scalar FCVT between half and single):
     /// - widening is exact for numbers (no rounding, no exception: a subnormal half is a normal single; a single
     ///   widens whatever FPCR.FZ is where no lane is subnormal), so it needs only that no lane is a NaN or infinity
     ///   (and for halves FPCR.AHP clear: the alternative format has neither);
@@ -744,7 +745,8 @@ impl Lifter<'_> {
                 match shape {
                     Shape::Vector { q } => lifter.insert_low_half(narrowed, q, rd),
                     Shape::Scalar => {
-                        let narrowed = lifter.lane_bitcast(types::I32X4, narrowed);
+                        let narrow_type = if single_double { types::I32X4 } else { types::I16X8 };
+                        let narrowed = lifter.lane_bitcast(narrow_type, narrowed);
                         lifter.set_first_lane(rd, narrowed);
                     }
                 }
@@ -752,11 +754,10 @@ impl Lifter<'_> {
             });
             return Ok(Flow::Next);
         }
-        // FCVTL has no scalar form.
-        let Shape::Vector { q } = shape else { return Err(Unlifted) };
-        // Widening: the source lanes are the lower half's (q 0) or the upper half's, moved down.
+        // Widening: the source lanes are the lower half's (q 0, and the scalar FCVT's first lane) or the upper
+        // half's, moved down.
         let quads = self.vector(rn, types::I64X2);
-        let source = if q == 1 {
+        let source = if let Shape::Vector { q: 1 } = shape {
             let high = self.b.ins().extractlane(quads, 1);
             self.b.ins().scalar_to_vector(types::I64X2, high)
         } else {
@@ -795,8 +796,13 @@ impl Lifter<'_> {
             let widened = self.b.ins().bor(magnitude, sign);
             (fits, widened)
         };
-        // The lanes in use are the wide ones made of the source's lower 64 bits: all four halves, or two singles.
-        let fits_shape = if single_double { Shape::Vector { q: 0 } } else { Shape::Vector { q: 1 } };
+        // The lanes in use are the wide ones made of the source's lower 64 bits: all four halves, or two singles
+        // (the first alone for the scalar FCVT).
+        let fits_shape = match shape {
+            Shape::Scalar => Shape::Scalar,
+            _ if single_double => Shape::Vector { q: 0 },
+            _ => Shape::Vector { q: 1 },
+        };
         let mut host_is_arm = self.every_lane_in_use(fits, fits_shape);
         if !single_double {
             let fpcr = self.cpu_field(types::I32, std::mem::offset_of!(tandem_reference::CpuState, fpcr));
@@ -804,7 +810,8 @@ impl Lifter<'_> {
             let ieee = self.b.ins().icmp_imm_s(IntCC::Equal, alternative, 0);
             host_is_arm = self.b.ins().band(host_is_arm, ieee);
         }
-        self.set_shaped_or_reference(host_is_arm, word, rd, widened, Shape::Vector { q: 1 });
+        let written_shape = if let Shape::Scalar = shape { shape } else { Shape::Vector { q: 1 } };
+        self.set_shaped_or_reference(host_is_arm, word, rd, widened, written_shape);
         Ok(Flow::Next)
     }
 
