@@ -31,7 +31,7 @@ fn assert_instruction_matches(memory: &GuestMemory, fast_engine: &mut FastEngine
 /// (`lift::fp_arith`: FADD, FSUB, FMUL, FDIV, FNMUL, FMADD, FMSUB, FNMADD, FNMSUB, FCMP, FCMPE, FCCMP, FCCMPE, FMOV
 /// (immediate), FSQRT, FCVT (between single and double, and half and single), FRINTN/P/M/Z/A/X/I, FMAX, FMIN, FMAXNM, FMINNM, FCSEL, FCVTNS/PS/MS/AS and their
 /// unsigned forms to general-purpose registers, SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers
-/// and in SIMD&FP registers, single and
+/// (integer and fixed point) and in SIMD&FP registers, single and
 /// double precision; on vectors of them FADD, FSUB, FMUL, FDIV, FMLA, FMLS (by vector and by element), FCMEQ,
 /// FCMGE, FCMGT (with a vector or zero), FCMLE, FCMLT (with zero), FABD, FABS, FNEG, FMAX, FMIN, FMAXNM, FMINNM, SCVTF,
 /// UCVTF, FCVTNS/MS/AS/PS/ZS and their unsigned forms (vector and scalar), FRINTN/M/P/Z/A/X/I, FSQRT, FADDP (vector and scalar), FRECPS, FRSQRTS, FRECPE, FRSQRTE, FCVTN, FCVTXN, FCVTL and their
@@ -98,6 +98,13 @@ fn fp_arithmetic_matches_the_reference() {
                 .chain([(0b00, 0b101)]);
             for (rmode, opcode) in conversions {
                 words.push(0x1e20_0000 | sf << 31 | ftype << 22 | rmode << 19 | opcode << 16 | 1 << 5);
+            }
+        }
+        // SCVTF/UCVTF V0, W1/X1, #fbits and FCVTZS/FCVTZU W0/X0, V1, #fbits (fixed point).
+        for (sf, fbits) in [(0u32, 1u32), (0, 16), (0, 32), (1, 1), (1, 24), (1, 64)] {
+            for (rmode, opcode) in [(0b00u32, 0b010u32), (0b00, 0b011), (0b11, 0b000), (0b11, 0b001)] {
+                let scale = 64 - fbits;
+                words.push(0x1e00_0000 | sf << 31 | ftype << 22 | rmode << 19 | opcode << 16 | scale << 10 | 1 << 5);
             }
         }
         // FMADD/FMSUB/FNMADD/FNMSUB V0, V1, V2, V3.

@@ -474,8 +474,33 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
+    /// SCVTF, UCVTF, FCVTZS, FCVTZU (scalar, fixed-point: the integer counts units of 2^-fbits, fbits being 64 -
+    /// `scale`), as the integer forms with the float scaled by 2^fbits or 2^-fbits (exact: a power of two, and
+    /// where a result overflows the integer is out of range).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn fp_fixed_convert(
+        &mut self,
+        sf: u32,
+        s: u32,
+        ftype: u32,
+        rmode: u32,
+        opcode: u32,
+        scale: u32,
+        rn: u32,
+        rd: u32,
+        word: u32,
+    ) -> Lift {
+        // A 32-bit integer takes at most 32 fraction bits; the other scales are unallocated.
+        let allocated = matches!((rmode, opcode), (0b00, 0b010 | 0b011) | (0b11, 0b000 | 0b001));
+        if !allocated || (sf == 0 && scale < 32) {
+            return Err(Unlifted);
+        }
+        self.fp_convert(sf, s, ftype, rmode, opcode, 64 - scale, rn, rd, word)
+    }
+
     /// SCVTF, UCVTF (from a general-purpose register) and FCVTNS, FCVTPS, FCVTMS, FCVTZS, FCVTAS and their
-    /// unsigned forms (to one), scalar, single and double precision (`convert_to_float`, `convert_to_integer`).
+    /// unsigned forms (to one), scalar, single and double precision (`convert_to_float`, `convert_to_integer`);
+    /// `fbits` 0 for the integer forms.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn fp_convert(
         &mut self,
@@ -484,6 +509,7 @@ impl Lifter<'_> {
         ftype: u32,
         rmode: u32,
         opcode: u32,
+        fbits: u32,
         rn: u32,
         rd: u32,
         word: u32,
@@ -495,7 +521,7 @@ impl Lifter<'_> {
         match (rmode, opcode) {
             (0b00, 0b010 | 0b011) => {
                 let value = self.x(rn, integer_bits);
-                self.convert_to_float(opcode == 0b010, value, width, &[rn], rd, word);
+                self.convert_to_float(opcode == 0b010, value, width, fbits, &[rn], rd, word);
             }
             (_, 0b000 | 0b001) | (0b00, 0b100 | 0b101) => {
                 let rounding = match (rmode, opcode >> 2) {
@@ -506,7 +532,8 @@ impl Lifter<'_> {
                     _ => IntegralRounding::Zero,
                 };
                 let signed = opcode & 1 == 0;
-                self.convert_to_integer(signed, rounding, rn, width, integer_bits, Place::General(rd), word)
+                let place = Place::General(rd);
+                self.convert_to_integer(signed, rounding, fbits, rn, width, integer_bits, place, word)
             }
             _ => return Err(Unlifted),
         }
@@ -535,14 +562,14 @@ impl Lifter<'_> {
         let signed = u == 0;
         if let Some(rounding) = conversion_rounding(size >> 1, opcode) {
             let place = Place::Vector(rd);
-            self.convert_to_integer(signed, rounding, rn, width, integer_bits, place, word);
+            self.convert_to_integer(signed, rounding, 0, rn, width, integer_bits, place, word);
             return Ok(Flow::Next);
         }
         match (size >> 1, opcode) {
             (0, 0b11101) => {
                 let (bits_type, _) = float_types(width);
                 let value = self.v_low(rn, bits_type);
-                self.convert_to_float(signed, value, width, &[], rd, word);
+                self.convert_to_float(signed, value, width, 0, &[], rd, word);
             }
             // FRECPE, FRSQRTE: the first lane of the vector forms.
             (1, 0b11101) => return self.vector_estimate(Shape::Scalar, width == Width::D, u == 1, rn, rd, word),
@@ -551,10 +578,21 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
-    /// V[rd] = the integer `value` (signed or not) as a float of `width`, in the default FPCR mode: with the
-    /// host's rounding (the same, round to nearest), inexact when its significant bits do not fit the format.
+    /// V[rd] = the integer `value` (signed or not; in units of 2^-fbits) as a float of `width`, in the default FPCR
+    /// mode: with the host's rounding (the same, round to nearest), inexact when its significant bits do not fit the
+    /// format.
     /// `reads`: the general-purpose registers the reference reads (`host_or_reference`).
-    fn convert_to_float(&mut self, signed: bool, value: Value, width: Width, reads: &[u32], rd: u32, word: u32) {
+    #[allow(clippy::too_many_arguments)]
+    fn convert_to_float(
+        &mut self,
+        signed: bool,
+        value: Value,
+        width: Width,
+        fbits: u32,
+        reads: &[u32],
+        rd: u32,
+        word: u32,
+    ) {
         let (bits_type, float_type) = float_types(width);
         let value = match (self.b.func.dfg.value_type(value).bits(), signed) {
             (64, _) => value,
@@ -565,6 +603,14 @@ impl Lifter<'_> {
             self.b.ins().fcvt_from_sint(float_type, value)
         } else {
             self.b.ins().fcvt_from_uint(float_type, value)
+        };
+        // Fixed point: scaled after rounding, exactly (no integer but zero lies below 1, so no result is tiny).
+        let result = match fbits {
+            0 => result,
+            _ => {
+                let scale = self.float_constant(float_type, (-f64::from(fbits)).exp2());
+                self.b.ins().fmul(result, scale)
+            }
         };
         let result_bits = self.b.ins().bitcast(bits_type, MemFlagsData::new(), result);
         // The significant bits of |value| (for a signed one) must fit the format's precision.
@@ -587,15 +633,16 @@ impl Lifter<'_> {
         });
     }
 
-    /// `destination` = V[rn] (a float of `width`) rounded as `rounding` says to an integer of `integer_bits`,
-    /// signed or not, in the default FPCR mode where the rounded float lies in the integer's range (and is not a
-    /// NaN): rounded and converted on the host, inexact when the integer is not the float. Values out of range and
-    /// NaNs (which saturate and raise Invalid) go to the reference.
+    /// `destination` = V[rn] (a float of `width`, times 2^fbits) rounded as `rounding` says to an integer of
+    /// `integer_bits`, signed or not, in the default FPCR mode where the rounded float lies in the integer's range
+    /// (and is not a NaN): rounded and converted on the host, inexact when the integer is not the float. Values out
+    /// of range and NaNs (which saturate and raise Invalid) go to the reference.
     #[allow(clippy::too_many_arguments)]
     fn convert_to_integer(
         &mut self,
         signed: bool,
         rounding: IntegralRounding,
+        fbits: u32,
         rn: u32,
         width: Width,
         integer_bits: u32,
@@ -604,6 +651,14 @@ impl Lifter<'_> {
     ) {
         let float_type = float_types(width).1;
         let a = self.float_register(rn, width);
+        // Fixed point: the float in units of 2^-fbits, exactly (an overflow to infinity is out of range).
+        let a = match fbits {
+            0 => a,
+            _ => {
+                let scale = self.float_constant(float_type, f64::from(fbits).exp2());
+                self.b.ins().fmul(a, scale)
+            }
+        };
         // The host's conversion truncates: other roundings first round to an integral float, which then
         // truncates to itself (so the truncation bounds hold for it too).
         let rounded = match rounding {

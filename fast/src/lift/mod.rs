@@ -298,9 +298,12 @@ impl Lifter<'_> {
             FpCondSelect { m, s, ftype, rm, cond, rn, rd } => self
                 .fp_conditional_select(m, s, ftype, rm, cond, rn, rd)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
+            FpFixedConversion { sf, s, ftype, rmode, opcode, scale, rn, rd } => self
+                .fp_fixed_convert(sf, s, ftype, rmode, opcode, scale, rn, rd, word)
+                .or_else(|Unlifted| self.interpret_in_place(word)),
             FpIntegerConversion { sf, s, ftype, rmode, opcode, rn, rd } => self
                 .fp_integer_conversion(sf, s, ftype, rmode, opcode, rn, rd)
-                .or_else(|Unlifted| self.fp_convert(sf, s, ftype, rmode, opcode, rn, rd, word))
+                .or_else(|Unlifted| self.fp_convert(sf, s, ftype, rmode, opcode, 0, rn, rd, word))
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             FpDataProcessing3 { m, s, ftype, o1, rm, o0, ra, rn, rd } => self
                 .fp_multiply_add(m, s, ftype, o1, rm, o0, ra, rn, rd, word)
