@@ -29,7 +29,7 @@ fn assert_instruction_matches(memory: &GuestMemory, fast_engine: &mut FastEngine
 
 /// The scalar FP instructions the fast path computes with host float operations where they give the Arm result
 /// (`lift::fp_arith`: FADD, FSUB, FMUL, FDIV, FNMUL, FMADD, FMSUB, FNMADD, FNMSUB, FCMP, FCMPE, FCCMP, FCCMPE, FMOV
-/// (immediate), FSQRT, FCVT (between single and double, and half and single), FRINTN/P/M/Z/A/X/I, FMAX, FMIN, FMAXNM, FMINNM, FCSEL, FCVTNS/PS/MS/AS and their
+/// (immediate), FSQRT, FCVT (between single, double and half precision), FRINTN/P/M/Z/A/X/I, FMAX, FMIN, FMAXNM, FMINNM, FCSEL, FCVTNS/PS/MS/AS and their
 /// unsigned forms to general-purpose registers, SCVTF, UCVTF, FCVTZS, FCVTZU to and from general-purpose registers
 /// (integer and fixed point) and in SIMD&FP registers, single and
 /// double precision; on vectors of them FADD, FSUB, FMUL, FDIV, FMLA, FMLS (by vector and by element), FCMEQ,
@@ -146,6 +146,11 @@ fn fp_arithmetic_matches_the_reference() {
         if ftype == 0 {
             // FCVT S0, H1 and FCVT H0, S1.
             words.extend([0x1ee2_4020u32, 0x1e23_c020]);
+        } else {
+            // FCVT D0, H1 and FCVT H0, D1.
+            words.extend([0x1ee2_c020u32, 0x1e63_c020]);
+        }
+        if ftype == 0 {
             // FMAXNMV, FMAXV, FMINNMV, FMINV S0, V1.4S.
             for (a, opcode) in [(0u32, 0b01100u32), (0, 0b01111), (1, 0b01100), (1, 0b01111)] {
                 words.push(0x6e30_0820 | a << 23 | opcode << 12);
@@ -411,6 +416,24 @@ fn narrowings_match_the_reference(words: &[u32], values: &[u64], lane_bits: usiz
 /// FCVTN and FCVTN2 from single to half precision on the values where rounding decides: fractions just below,
 /// at and just above half a half's ulp with the kept bit even and odd (ties go to even), the largest half and the
 /// numbers just past it, the smallest normal half and the number just below it, zeros; FPSR.IXC set and clear.
+/// FCVT Hd, Dn rounds once, to nearest even: ties either way, and the values that rounding through single
+/// precision first would round twice (a single's rounding making a tie of a value just below or above one).
+#[test]
+fn double_to_half_rounds_once_to_nearest_even() {
+    let mut values = vec![0u64, 1 << 63, 65504f64.to_bits(), 65505f64.to_bits(), 65520f64.to_bits()];
+    values.extend([(-14f64).exp2().to_bits(), (-14f64).exp2().to_bits() - 1, (-25f64).exp2().to_bits()]);
+    for exponent in [1009u64, 1023, 1036] {
+        for kept in [0u64, 1] {
+            let half_ulp = 1u64 << 41;
+            for dropped in [0, 1, half_ulp - 1, half_ulp, half_ulp + 1, half_ulp - (1 << 28), half_ulp + (1 << 28)] {
+                let bits = exponent << 52 | (0x155 << 43 | kept << 42) | dropped;
+                values.extend([bits, bits | 1 << 63]);
+            }
+        }
+    }
+    narrowings_match_the_reference(&[0x1e63_c020], &values, 64);
+}
+
 #[test]
 fn half_precision_narrowing_rounds_ties_to_even() {
     let mut values = vec![0u32, 0x8000_0000, 65504f32.to_bits(), 65505f32.to_bits(), 65520f32.to_bits()];

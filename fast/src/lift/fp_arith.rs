@@ -27,6 +27,9 @@ use tandem_reference::interp::shared_decode::fp_width;
 /// trap enables.
 const FPCR_NON_DEFAULT: u32 = 1 << 26 | 1 << 25 | 1 << 24 | 0b11 << 22 | 0xff00;
 
+/// FPCR.AHP: the alternative half-precision format (no infinities or NaNs).
+pub(super) const FPCR_AHP: u32 = 1 << 26;
+
 /// FPCR.FZ: flush subnormal inputs and results to zero.
 const FPCR_FZ: u32 = 1 << 24;
 
@@ -312,13 +315,15 @@ impl Lifter<'_> {
     ///   nearest), and FRINTX raises Inexact where the value changed.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn fp_unary(&mut self, m: u32, s: u32, ftype: u32, opcode: u32, rn: u32, rd: u32, word: u32) -> Lift {
-        // FCVT between half and single precision: the first lane of FCVTL and FCVTN.
+        // FCVT between half and single precision: the first lane of FCVTL and FCVTN; between half and double.
         match (m, s, ftype, opcode) {
             (0, 0, 0b11, 0b000100) => return self.vector_convert_precision(Shape::Scalar, false, None, rn, rd, word),
             (0, 0, 0b00, 0b000111) => {
                 let narrowing = Some(Rounding::ToNearest);
                 return self.vector_convert_precision(Shape::Scalar, false, narrowing, rn, rd, word);
             }
+            (0, 0, 0b11, 0b000101) => return self.half_to_double(rn, rd, word),
+            (0, 0, 0b01, 0b000111) => return self.double_to_half(rn, rd, word),
             _ => {}
         }
         let width = single_or_double(m, s, ftype)?;
@@ -398,6 +403,74 @@ impl Lifter<'_> {
             }
             _ => return Err(Unlifted),
         }
+        Ok(Flow::Next)
+    }
+
+    /// FCVT Dd, Hn: exact for a number (a subnormal half is a normal double), so on the host where the half is no
+    /// NaN or infinity and FPCR.AHP is clear (the alternative format has neither): the exponent rebiased (15 to
+    /// 1023) and the fraction moved up; a zero or subnormal half is its fraction times 2^-24, exactly.
+    fn half_to_double(&mut self, rn: u32, rd: u32, word: u32) -> Lift {
+        let h = self.v_low(rn, types::I16);
+        let h = self.b.ins().uextend(types::I64, h);
+        let exponent = self.b.ins().ushr_imm_u(h, 10);
+        let exponent = self.and_const(exponent, 0x1f);
+        let finite = self.b.ins().icmp_imm_s(IntCC::NotEqual, exponent, 0x1f);
+        let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
+        let alternative = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_AHP));
+        let ieee = self.b.ins().icmp_imm_s(IntCC::Equal, alternative, 0);
+        let host_is_arm = self.b.ins().band(finite, ieee);
+        let magnitude = self.and_const(h, 0x7fff);
+        let normal = self.b.ins().ishl_imm_u(magnitude, 42);
+        let normal = self.b.ins().iadd_imm_s(normal, (1023 - 15) << 52);
+        let fraction = self.and_const(h, 0x3ff);
+        let fraction = self.b.ins().fcvt_from_uint(types::F64, fraction);
+        let scale = self.b.ins().f64const((-24f64).exp2());
+        let small = self.b.ins().fmul(fraction, scale);
+        let small = self.b.ins().bitcast(types::I64, MemFlagsData::new(), small);
+        let subnormal = self.b.ins().icmp_imm_s(IntCC::Equal, exponent, 0);
+        let magnitude = self.b.ins().select(subnormal, small, normal);
+        let sign = self.and_const(h, 0x8000);
+        let sign = self.b.ins().ishl_imm_u(sign, 48);
+        let result = self.b.ins().bor(magnitude, sign);
+        self.set_v_or_reference(host_is_arm, word, rd, result);
+        Ok(Flow::Next)
+    }
+
+    /// FCVT Hd, Dn, rounded once to nearest even (not through single precision, which could round twice): in the
+    /// default FPCR mode, a zero, or a number whose magnitude lies between the half format's smallest normal and
+    /// its largest number (which rounds to a normal half, no exception but Inexact): the exponent rebiased (1023
+    /// to 15), the 42 dropped fraction bits rounded into the kept ones; inexact where a dropped bit was set.
+    fn double_to_half(&mut self, rn: u32, rd: u32, word: u32) -> Lift {
+        let a = self.v_low(rn, types::I64);
+        let magnitude = self.and_const(a, i64::MAX as u64);
+        let is_zero = self.b.ins().icmp_imm_s(IntCC::Equal, magnitude, 0);
+        let low = self.iconst(types::I64, (-14f64).exp2().to_bits());
+        let high = self.iconst(types::I64, 65504f64.to_bits());
+        let above = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, magnitude, low);
+        let below = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, magnitude, high);
+        let normal = self.b.ins().band(above, below);
+        let fits = self.b.ins().bor(is_zero, normal);
+        let default_mode = self.default_fpcr_mode();
+        let host_is_arm = self.b.ins().band(default_mode, fits);
+        let rebiased = self.b.ins().iadd_imm_s(magnitude, -((1023 - 15) << 52));
+        let lowest_kept = self.b.ins().ushr_imm_u(rebiased, 42);
+        let lowest_kept = self.and_const(lowest_kept, 1);
+        let rounded = self.b.ins().iadd_imm_s(rebiased, (1 << 41) - 1);
+        let rounded = self.b.ins().iadd(rounded, lowest_kept);
+        let rounded = self.b.ins().ushr_imm_u(rounded, 42);
+        let zero = self.iconst(types::I64, 0);
+        let rounded = self.b.ins().select(is_zero, zero, rounded);
+        let sign = self.b.ins().ushr_imm_u(a, 48);
+        let sign = self.and_const(sign, 0x8000);
+        let result = self.b.ins().bor(rounded, sign);
+        let result = self.b.ins().ireduce(types::I16, result);
+        let dropped = self.and_const(magnitude, (1 << 42) - 1);
+        let inexact = self.b.ins().icmp_imm_s(IntCC::NotEqual, dropped, 0);
+        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+            lifter.set_v(rd, result);
+            lifter.raise_inexact(inexact);
+            vec![]
+        });
         Ok(Flow::Next)
     }
 

@@ -25,7 +25,7 @@
 //!   (`vector_convert_precision`): widening numbers exactly, narrowing to normal numbers with IXC already set;
 //!   FCVTXN (round to odd, vector and scalar) likewise, in integer arithmetic.
 
-use super::fp_arith::{IntegralRounding, Outputs, conversion_rounding, smallest_normal, truncation_bounds};
+use super::fp_arith::{FPCR_AHP, IntegralRounding, Outputs, conversion_rounding, smallest_normal, truncation_bounds};
 use super::{Flow, Lift, Lifter, Unlifted};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
@@ -806,7 +806,7 @@ impl Lifter<'_> {
         let mut host_is_arm = self.every_lane_in_use(fits, fits_shape);
         if !single_double {
             let fpcr = self.cpu_field(types::I32, std::mem::offset_of!(tandem_reference::CpuState, fpcr));
-            let alternative = self.b.ins().band_imm_u(fpcr, 1 << 26);
+            let alternative = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_AHP));
             let ieee = self.b.ins().icmp_imm_s(IntCC::Equal, alternative, 0);
             host_is_arm = self.b.ins().band(host_is_arm, ieee);
         }
