@@ -297,6 +297,52 @@ fn fp_arithmetic_matches_the_reference() {
     }
 }
 
+/// FADD, FSUB, FMUL, FDIV, FNMUL on half precision (`lift::fp_arith::half_arithmetic`: through single
+/// precision), against the reference on halves of every kind (normal near one, near the format's ends where results
+/// overflow, underflow or round to the smallest normal, ties of the rounding to a half, zeros, infinities, NaNs,
+/// subnormals), FPCR mostly in its default mode and in the others (FZ16, FZ, default NaN, directed rounding), FPSR.IXC
+/// set or not.
+#[test]
+fn half_precision_arithmetic_matches_the_reference() {
+    let memory = code_memory(1);
+    let mut random = 0x9e37_79b9_7f4a_7c15u64;
+    let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
+    let half = |random: &mut u64, kind: u64| -> u64 {
+        let bits = xorshift(random);
+        let (sign, fraction) = (bits >> 63 & 1, bits & 0x3ff);
+        let exponent = match kind % 7 {
+            0 => return bits & 0xffff,
+            1 => 15 + (bits >> 20) % 5 - 2,
+            2 => 1 + (bits >> 20) % 3,
+            3 => 30 - (bits >> 20) % 3,
+            4 => return sign << 15,
+            5 => 31,
+            _ => 0,
+        };
+        sign << 15 | exponent << 10 | fraction
+    };
+    for opcode in [0u32, 1, 2, 3, 8] {
+        place_instruction(&memory, &mut fast_engine, 0x1ee0_0800 | 2 << 16 | opcode << 12 | 1 << 5);
+        for case in 0..6000u64 {
+            let fpcr = match case % 16 {
+                12 => 1 << 19,
+                13 => 1 << 24,
+                14 => 1 << 25,
+                15 => (xorshift(&mut random) as u32 % 3 + 1) << 22,
+                _ => 0,
+            };
+            let fpsr = (xorshift(&mut random) & 0x9f) as u32;
+            let mut start = CpuState { pc: 0x10000, fpcr, fpsr, ..CpuState::default() };
+            start.v[0] = u128::from(xorshift(&mut random)) << 64 | u128::from(xorshift(&mut random));
+            start.v[1] = u128::from(half(&mut random, case)) | u128::from(xorshift(&mut random)) << 64;
+            start.v[2] = u128::from(half(&mut random, case / 7 + case * 3)) | 0xffff_0000;
+            let what =
+                format!("opcode {opcode:#b} on {:#x}, {:#x}, FPCR {fpcr:#x}, FPSR {fpsr:#x}", start.v[1], start.v[2]);
+            assert_instruction_matches(&memory, &mut fast_engine, start, &what);
+        }
+    }
+}
+
 /// Every encoding of the Advanced SIMD structure loads and stores (LD1-LD4/ST1-ST4 multiple and single structure,
 /// LD1R-LD4R; both widths, every element size, lane and register count, reserved ones included), without and with
 /// post-index (by the transfer size and by a register), from registers that wrap past V31, on random registers and

@@ -30,6 +30,9 @@ const FPCR_NON_DEFAULT: u32 = 1 << 26 | 1 << 25 | 1 << 24 | 0b11 << 22 | 0xff00;
 /// FPCR.AHP: the alternative half-precision format (no infinities or NaNs).
 pub(super) const FPCR_AHP: u32 = 1 << 26;
 
+/// FPCR.FZ16: flush half-precision subnormal inputs and results to zero.
+const FPCR_FZ16: u32 = 1 << 19;
+
 /// FPCR.FZ: flush subnormal inputs and results to zero.
 const FPCR_FZ: u32 = 1 << 24;
 
@@ -59,7 +62,6 @@ impl Lifter<'_> {
         rd: u32,
         word: u32,
     ) -> Lift {
-        let width = single_or_double(m, s, ftype)?;
         let operation = match opcode {
             0b0000 => Operation::Mul,
             0b0001 => Operation::Div,
@@ -69,6 +71,10 @@ impl Lifter<'_> {
             _ => return Err(Unlifted),
         };
         let negated = opcode == 0b1000;
+        if (m, s, ftype) == (0, 0, 0b11) {
+            return self.half_arithmetic(operation, negated, rm, rn, rd, word);
+        }
+        let width = single_or_double(m, s, ftype)?;
         let double = width == Width::D;
         if double && matches!(operation, Operation::Mul | Operation::Div) && !self.host_has_fma {
             return Err(Unlifted);
@@ -406,6 +412,77 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
+    /// FADD, FSUB, FMUL, FDIV, FNMUL on half precision (FEAT_FP16): the operands widened to single precision
+    /// (exact), the operation there, and its result rounded to a half (to nearest even: single precision has 24
+    /// bits, at least twice a half's 11 plus 2, so rounding twice gives the once-rounded result for these
+    /// operations). On the host in the default FPCR mode with FPCR.FZ16 clear, normal operands, and a result
+    /// above the smallest normal half and at most the largest (or an exact zero from an addition): Inexact where
+    /// the single-precision operation was (`inexact`) or the rounding to a half dropped bits.
+    fn half_arithmetic(&mut self, operation: Operation, negated: bool, rm: u32, rn: u32, rd: u32, word: u32) -> Lift {
+        let [a, b] = [rn, rm].map(|n| {
+            let h = self.v_low(n, types::I16);
+            self.b.ins().uextend(types::I32, h)
+        });
+        let [a_normal, b_normal] = [a, b].map(|h| {
+            let magnitude = self.and_const(h, 0x7fff);
+            let offset = self.b.ins().iadd_imm_s(magnitude, -0x400);
+            self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, offset, 0x7c00 - 0x400)
+        });
+        // A normal half as a single: the exponent rebiased (15 to 127), the fraction moved up.
+        let [a, b] = [a, b].map(|h| {
+            let magnitude = self.and_const(h, 0x7fff);
+            let magnitude = self.b.ins().ishl_imm_u(magnitude, 13);
+            let magnitude = self.b.ins().iadd_imm_s(magnitude, 112 << 23);
+            let sign = self.and_const(h, 0x8000);
+            let sign = self.b.ins().ishl_imm_u(sign, 16);
+            let bits = self.b.ins().bor(magnitude, sign);
+            self.b.ins().bitcast(types::F32, MemFlagsData::new(), bits)
+        });
+        let result = match operation {
+            Operation::Mul => self.b.ins().fmul(a, b),
+            Operation::Div => self.b.ins().fdiv(a, b),
+            Operation::Add => self.b.ins().fadd(a, b),
+            Operation::Sub => self.b.ins().fsub(a, b),
+        };
+        let single_inexact = self.inexact(operation, a, b, result);
+        let result = self.b.ins().bitcast(types::I32, MemFlagsData::new(), result);
+        let magnitude = self.and_const(result, 0x7fff_ffff);
+        // Above the smallest normal half (one that rounded up to it may be tiny to Arm, which judges tininess
+        // before rounding), at most the largest; or zero, exactly, from normal operands that cancel.
+        let low = (-14f32).exp2().to_bits();
+        let offset = self.b.ins().iadd_imm_s(magnitude, -i64::from(low + 1));
+        let in_range =
+            self.b.ins().icmp_imm_u(IntCC::UnsignedLessThanOrEqual, offset, i64::from(65504f32.to_bits() - low - 1));
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, magnitude, 0);
+        let result_fits = match operation {
+            Operation::Add | Operation::Sub => self.b.ins().bor(in_range, zero),
+            _ => in_range,
+        };
+        let (rounded, narrowing_inexact) = self.round_to_half(magnitude, false);
+        let zero_bits = self.iconst(types::I32, 0);
+        let rounded = self.b.ins().select(zero, zero_bits, rounded);
+        let sign = self.b.ins().ushr_imm_u(result, 16);
+        let sign = self.and_const(sign, 0x8000);
+        let sign = if negated { self.b.ins().bxor_imm_u(sign, 0x8000) } else { sign };
+        let half = self.b.ins().bor(rounded, sign);
+        let half = self.b.ins().ireduce(types::I16, half);
+        let inexact = self.b.ins().bor(single_inexact, narrowing_inexact);
+        let default_mode = self.default_fpcr_mode();
+        let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
+        let flush16 = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_FZ16));
+        let no_flush16 = self.b.ins().icmp_imm_s(IntCC::Equal, flush16, 0);
+        let mut host_is_arm = self.b.ins().band(default_mode, no_flush16);
+        for condition in [a_normal, b_normal, result_fits] {
+            host_is_arm = self.b.ins().band(host_is_arm, condition);
+        }
+        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+            lifter.set_v(rd, half);
+            lifter.raise_inexact(inexact);
+            vec![]
+        });
+        Ok(Flow::Next)
+    }
+
     /// FCVT Dd, Hn: exact for a number (a subnormal half is a normal double), so on the host where the half is no
     /// NaN or infinity and FPCR.AHP is clear (the alternative format has neither): the exponent rebiased (15 to
     /// 1023) and the fraction moved up; a zero or subnormal half is its fraction times 2^-24, exactly.
@@ -452,26 +529,34 @@ impl Lifter<'_> {
         let fits = self.b.ins().bor(is_zero, normal);
         let default_mode = self.default_fpcr_mode();
         let host_is_arm = self.b.ins().band(default_mode, fits);
-        let rebiased = self.b.ins().iadd_imm_s(magnitude, -((1023 - 15) << 52));
-        let lowest_kept = self.b.ins().ushr_imm_u(rebiased, 42);
-        let lowest_kept = self.and_const(lowest_kept, 1);
-        let rounded = self.b.ins().iadd_imm_s(rebiased, (1 << 41) - 1);
-        let rounded = self.b.ins().iadd(rounded, lowest_kept);
-        let rounded = self.b.ins().ushr_imm_u(rounded, 42);
+        let (rounded, inexact) = self.round_to_half(magnitude, true);
         let zero = self.iconst(types::I64, 0);
         let rounded = self.b.ins().select(is_zero, zero, rounded);
         let sign = self.b.ins().ushr_imm_u(a, 48);
         let sign = self.and_const(sign, 0x8000);
         let result = self.b.ins().bor(rounded, sign);
         let result = self.b.ins().ireduce(types::I16, result);
-        let dropped = self.and_const(magnitude, (1 << 42) - 1);
-        let inexact = self.b.ins().icmp_imm_s(IntCC::NotEqual, dropped, 0);
         self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
             lifter.set_v(rd, result);
             lifter.raise_inexact(inexact);
             vec![]
         });
         Ok(Flow::Next)
+    }
+
+    /// The bits of a positive single or double (`double`) in the half format's normal range rounded to nearest
+    /// even as a half's: the exponent rebiased, half an ulp less one plus the lowest kept bit added to the dropped
+    /// fraction bits, the top bits kept. Also whether a dropped bit was set (an i8 boolean).
+    fn round_to_half(&mut self, magnitude: Value, double: bool) -> (Value, Value) {
+        let (dropped_bits, rebias) = if double { (42, (1023 - 15) << 52) } else { (13, (127 - 15) << 23) };
+        let rebiased = self.b.ins().iadd_imm_s(magnitude, -rebias);
+        let lowest_kept = self.b.ins().ushr_imm_u(rebiased, dropped_bits);
+        let lowest_kept = self.and_const(lowest_kept, 1);
+        let rounded = self.b.ins().iadd_imm_s(rebiased, (1 << (dropped_bits - 1)) - 1);
+        let rounded = self.b.ins().iadd(rounded, lowest_kept);
+        let rounded = self.b.ins().ushr_imm_u(rounded, dropped_bits);
+        let dropped = self.and_const(magnitude, (1 << dropped_bits) - 1);
+        (rounded, self.b.ins().icmp_imm_s(IntCC::NotEqual, dropped, 0))
     }
 
     /// FMAX, FMIN, FMAXNM, FMINNM (scalar): the host's maximum or minimum (-0 below +0, as Arm orders them) where
