@@ -297,8 +297,8 @@ fn fp_arithmetic_matches_the_reference() {
     }
 }
 
-/// FADD, FSUB, FMUL, FDIV, FNMUL on half precision (`lift::fp_arith::half_arithmetic`: through single
-/// precision), against the reference on halves of every kind (normal near one, near the format's ends where results
+/// FADD, FSUB, FMUL, FDIV, FNMUL (`lift::fp_arith::half_arithmetic`: through single precision), FCMP and FCMPE on
+/// half precision, against the reference on halves of every kind (normal near one, near the format's ends where results
 /// overflow, underflow or round to the smallest normal, ties of the rounding to a half, zeros, infinities, NaNs,
 /// subnormals), FPCR mostly in its default mode and in the others (FZ16, FZ, default NaN, directed rounding), FPSR.IXC
 /// set or not.
@@ -321,8 +321,11 @@ fn half_precision_arithmetic_matches_the_reference() {
         };
         sign << 15 | exponent << 10 | fraction
     };
-    for opcode in [0u32, 1, 2, 3, 8] {
-        place_instruction(&memory, &mut fast_engine, 0x1ee0_0800 | 2 << 16 | opcode << 12 | 1 << 5);
+    // FMUL, FDIV, FADD, FSUB, FNMUL H0, H1, H2; FCMP, FCMPE H1, H2 and H1, #0.0.
+    let arithmetic = [0u32, 1, 2, 3, 8].map(|opcode| 0x1ee0_0800 | 2 << 16 | opcode << 12 | 1 << 5);
+    let compares = [0u32, 0b10000, 0b01000, 0b11000].map(|opcode2| 0x1ee0_2000 | 2 << 16 | 1 << 5 | opcode2);
+    for word in arithmetic.into_iter().chain(compares) {
+        place_instruction(&memory, &mut fast_engine, word);
         for case in 0..6000u64 {
             let fpcr = match case % 16 {
                 12 => 1 << 19,
@@ -332,12 +335,16 @@ fn half_precision_arithmetic_matches_the_reference() {
                 _ => 0,
             };
             let fpsr = (xorshift(&mut random) & 0x9f) as u32;
-            let mut start = CpuState { pc: 0x10000, fpcr, fpsr, ..CpuState::default() };
+            let nzcv = (xorshift(&mut random) as u32 & 0xf) << 28;
+            let mut start = CpuState { pc: 0x10000, fpcr, fpsr, nzcv, ..CpuState::default() };
             start.v[0] = u128::from(xorshift(&mut random)) << 64 | u128::from(xorshift(&mut random));
             start.v[1] = u128::from(half(&mut random, case)) | u128::from(xorshift(&mut random)) << 64;
-            start.v[2] = u128::from(half(&mut random, case / 7 + case * 3)) | 0xffff_0000;
-            let what =
-                format!("opcode {opcode:#b} on {:#x}, {:#x}, FPCR {fpcr:#x}, FPSR {fpsr:#x}", start.v[1], start.v[2]);
+            // Equal operands now and then, for the compares.
+            start.v[2] = match case % 9 {
+                8 => start.v[1] & 0xffff,
+                _ => u128::from(half(&mut random, case / 7 + case * 3)),
+            } | 0xffff_0000;
+            let what = format!("{word:#010x} on {:#x}, {:#x}, FPCR {fpcr:#x}, FPSR {fpsr:#x}", start.v[1], start.v[2]);
             assert_instruction_matches(&memory, &mut fast_engine, start, &what);
         }
     }

@@ -149,14 +149,35 @@ impl Lifter<'_> {
         opcode2: u32,
         word: u32,
     ) -> Lift {
-        let width = single_or_double(m, s, ftype)?;
         if op != 0 || opcode2 & 0b111 != 0 {
             return Err(Unlifted);
         }
-        let float_type = float_types(width).1;
-        let a = self.float_register(rn, width);
-        let b = if opcode2 & 0b01000 != 0 { self.float_zero(float_type) } else { self.float_register(rm, width) };
-        let host_is_arm = self.host_compares(a, b);
+        let with_zero = opcode2 & 0b01000 != 0;
+        let (a, b, host_is_arm) = if (m, s, ftype) == (0, 0, 0b11) {
+            // Half precision: widened exactly where each operand is normal or a zero (with FPCR.FZ16 clear,
+            // nothing is flushed; no NaN raises anything).
+            let (a, a_normal, a_zero) = self.half_as_single(rn);
+            let (b, b_normal, b_zero) = match with_zero {
+                true => {
+                    (self.float_zero(types::F32), self.b.ins().iconst(types::I8, 1), self.b.ins().iconst(types::I8, 1))
+                }
+                false => self.half_as_single(rm),
+            };
+            let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
+            let flush16 = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_FZ16));
+            let mut host_is_arm = self.b.ins().icmp_imm_s(IntCC::Equal, flush16, 0);
+            for (normal, zero) in [(a_normal, a_zero), (b_normal, b_zero)] {
+                let exact = self.b.ins().bor(normal, zero);
+                host_is_arm = self.b.ins().band(host_is_arm, exact);
+            }
+            (a, b, host_is_arm)
+        } else {
+            let width = single_or_double(m, s, ftype)?;
+            let float_type = float_types(width).1;
+            let a = self.float_register(rn, width);
+            let b = if with_zero { self.float_zero(float_type) } else { self.float_register(rm, width) };
+            (a, b, self.host_compares(a, b))
+        };
         let flags =
             self.host_or_reference(host_is_arm, word, &[], Outputs::Flags, |lifter| vec![lifter.compare_flags(a, b)]);
         self.set_flags_packed(flags[0]);
@@ -419,25 +440,7 @@ impl Lifter<'_> {
     /// above the smallest normal half and at most the largest (or an exact zero from an addition): Inexact where
     /// the single-precision operation was (`inexact`) or the rounding to a half dropped bits.
     fn half_arithmetic(&mut self, operation: Operation, negated: bool, rm: u32, rn: u32, rd: u32, word: u32) -> Lift {
-        let [a, b] = [rn, rm].map(|n| {
-            let h = self.v_low(n, types::I16);
-            self.b.ins().uextend(types::I32, h)
-        });
-        let [a_normal, b_normal] = [a, b].map(|h| {
-            let magnitude = self.and_const(h, 0x7fff);
-            let offset = self.b.ins().iadd_imm_s(magnitude, -0x400);
-            self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, offset, 0x7c00 - 0x400)
-        });
-        // A normal half as a single: the exponent rebiased (15 to 127), the fraction moved up.
-        let [a, b] = [a, b].map(|h| {
-            let magnitude = self.and_const(h, 0x7fff);
-            let magnitude = self.b.ins().ishl_imm_u(magnitude, 13);
-            let magnitude = self.b.ins().iadd_imm_s(magnitude, 112 << 23);
-            let sign = self.and_const(h, 0x8000);
-            let sign = self.b.ins().ishl_imm_u(sign, 16);
-            let bits = self.b.ins().bor(magnitude, sign);
-            self.b.ins().bitcast(types::F32, MemFlagsData::new(), bits)
-        });
+        let [(a, a_normal, _), (b, b_normal, _)] = [rn, rm].map(|n| self.half_as_single(n));
         let result = match operation {
             Operation::Mul => self.b.ins().fmul(a, b),
             Operation::Div => self.b.ins().fdiv(a, b),
@@ -481,6 +484,24 @@ impl Lifter<'_> {
             vec![]
         });
         Ok(Flow::Next)
+    }
+
+    /// The half in V[n] as a single, exact where it is a normal number or a zero (the exponent rebiased, 15 to 127,
+    /// the fraction moved up), with whether it is normal and whether it is a zero (i8 booleans).
+    fn half_as_single(&mut self, n: u32) -> (Value, Value, Value) {
+        let h = self.v_low(n, types::I16);
+        let h = self.b.ins().uextend(types::I32, h);
+        let magnitude = self.and_const(h, 0x7fff);
+        let offset = self.b.ins().iadd_imm_s(magnitude, -0x400);
+        let normal = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, offset, 0x7c00 - 0x400);
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, magnitude, 0);
+        let moved = self.b.ins().ishl_imm_u(magnitude, 13);
+        let rebiased = self.b.ins().iadd_imm_s(moved, 112 << 23);
+        let magnitude = self.b.ins().select(zero, magnitude, rebiased);
+        let sign = self.and_const(h, 0x8000);
+        let sign = self.b.ins().ishl_imm_u(sign, 16);
+        let bits = self.b.ins().bor(magnitude, sign);
+        (self.b.ins().bitcast(types::F32, MemFlagsData::new(), bits), normal, zero)
     }
 
     /// FCVT Dd, Hn: exact for a number (a subnormal half is a normal double), so on the host where the half is no
