@@ -13,6 +13,7 @@
 //! precision, the fused multiply-add (`a * b - p`, `a - q * b`), only where the host has one (Cranelift would
 //! otherwise call a library function, which compiled code cannot).
 
+use super::fp_half::FPCR_FZ16;
 use super::simd_fp::{Rounding, Shape};
 use super::{Flow, Lift, Lifter, Unlifted, cpu_offset_of_register};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -30,9 +31,6 @@ const FPCR_NON_DEFAULT: u32 = 1 << 26 | 1 << 25 | 1 << 24 | 0b11 << 22 | 0xff00;
 /// FPCR.AHP: the alternative half-precision format (no infinities or NaNs).
 pub(super) const FPCR_AHP: u32 = 1 << 26;
 
-/// FPCR.FZ16: flush half-precision subnormal inputs and results to zero.
-const FPCR_FZ16: u32 = 1 << 19;
-
 /// FPCR.FZ: flush subnormal inputs and results to zero.
 const FPCR_FZ: u32 = 1 << 24;
 
@@ -40,7 +38,7 @@ const FPCR_FZ: u32 = 1 << 24;
 const FPSR_IXC: u32 = 1 << 4;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Operation {
+pub(super) enum Operation {
     Mul,
     Div,
     Add,
@@ -126,11 +124,7 @@ impl Lifter<'_> {
         } else {
             result_bits
         };
-        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-            lifter.set_v(rd, result_bits);
-            lifter.raise_inexact(inexact);
-            vec![]
-        });
+        self.set_v_inexact_or_reference(host_is_arm, word, rd, result_bits, inexact);
         Ok(Flow::Next)
     }
 
@@ -163,9 +157,7 @@ impl Lifter<'_> {
                 }
                 false => self.half_as_single(rm),
             };
-            let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
-            let flush16 = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_FZ16));
-            let mut host_is_arm = self.b.ins().icmp_imm_s(IntCC::Equal, flush16, 0);
+            let mut host_is_arm = self.fpcr_bit_clear(FPCR_FZ16);
             for (normal, zero) in [(a_normal, a_zero), (b_normal, b_zero)] {
                 let exact = self.b.ins().bor(normal, zero);
                 host_is_arm = self.b.ins().band(host_is_arm, exact);
@@ -396,11 +388,7 @@ impl Lifter<'_> {
                     let host_is_arm = self.b.ins().band(default_mode, result_fits);
                     let back = self.b.ins().fpromote(types::F64, result);
                     let inexact = self.b.ins().fcmp(FloatCC::NotEqual, back, a);
-                    self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-                        lifter.set_v(rd, result_bits);
-                        lifter.raise_inexact(inexact);
-                        vec![]
-                    });
+                    self.set_v_inexact_or_reference(host_is_arm, word, rd, result_bits, inexact);
                 }
             }
             0b001000..=0b001100 | 0b001110 | 0b001111 => {
@@ -419,11 +407,7 @@ impl Lifter<'_> {
                 let host_is_arm = self.b.ins().band(mode_fits, not_nan);
                 if opcode == 0b001110 {
                     let inexact = self.b.ins().fcmp(FloatCC::NotEqual, result, a);
-                    self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-                        lifter.set_v(rd, result_bits);
-                        lifter.raise_inexact(inexact);
-                        vec![]
-                    });
+                    self.set_v_inexact_or_reference(host_is_arm, word, rd, result_bits, inexact);
                 } else {
                     self.set_v_or_reference(host_is_arm, word, rd, result_bits);
                 }
@@ -431,153 +415,6 @@ impl Lifter<'_> {
             _ => return Err(Unlifted),
         }
         Ok(Flow::Next)
-    }
-
-    /// FADD, FSUB, FMUL, FDIV, FNMUL on half precision (FEAT_FP16): the operands widened to single precision
-    /// (exact), the operation there, and its result rounded to a half (to nearest even: single precision has 24
-    /// bits, at least twice a half's 11 plus 2, so rounding twice gives the once-rounded result for these
-    /// operations). On the host in the default FPCR mode with FPCR.FZ16 clear, normal operands, and a result
-    /// above the smallest normal half and at most the largest (or an exact zero from an addition): Inexact where
-    /// the single-precision operation was (`inexact`) or the rounding to a half dropped bits.
-    fn half_arithmetic(&mut self, operation: Operation, negated: bool, rm: u32, rn: u32, rd: u32, word: u32) -> Lift {
-        let [(a, a_normal, _), (b, b_normal, _)] = [rn, rm].map(|n| self.half_as_single(n));
-        let result = match operation {
-            Operation::Mul => self.b.ins().fmul(a, b),
-            Operation::Div => self.b.ins().fdiv(a, b),
-            Operation::Add => self.b.ins().fadd(a, b),
-            Operation::Sub => self.b.ins().fsub(a, b),
-        };
-        let single_inexact = self.inexact(operation, a, b, result);
-        let result = self.b.ins().bitcast(types::I32, MemFlagsData::new(), result);
-        let magnitude = self.and_const(result, 0x7fff_ffff);
-        // Above the smallest normal half (one that rounded up to it may be tiny to Arm, which judges tininess
-        // before rounding), at most the largest; or zero, exactly, from normal operands that cancel.
-        let low = (-14f32).exp2().to_bits();
-        let offset = self.b.ins().iadd_imm_s(magnitude, -i64::from(low + 1));
-        let in_range =
-            self.b.ins().icmp_imm_u(IntCC::UnsignedLessThanOrEqual, offset, i64::from(65504f32.to_bits() - low - 1));
-        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, magnitude, 0);
-        let result_fits = match operation {
-            Operation::Add | Operation::Sub => self.b.ins().bor(in_range, zero),
-            _ => in_range,
-        };
-        let (rounded, narrowing_inexact) = self.round_to_half(magnitude, false);
-        let zero_bits = self.iconst(types::I32, 0);
-        let rounded = self.b.ins().select(zero, zero_bits, rounded);
-        let sign = self.b.ins().ushr_imm_u(result, 16);
-        let sign = self.and_const(sign, 0x8000);
-        let sign = if negated { self.b.ins().bxor_imm_u(sign, 0x8000) } else { sign };
-        let half = self.b.ins().bor(rounded, sign);
-        let half = self.b.ins().ireduce(types::I16, half);
-        let inexact = self.b.ins().bor(single_inexact, narrowing_inexact);
-        let default_mode = self.default_fpcr_mode();
-        let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
-        let flush16 = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_FZ16));
-        let no_flush16 = self.b.ins().icmp_imm_s(IntCC::Equal, flush16, 0);
-        let mut host_is_arm = self.b.ins().band(default_mode, no_flush16);
-        for condition in [a_normal, b_normal, result_fits] {
-            host_is_arm = self.b.ins().band(host_is_arm, condition);
-        }
-        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-            lifter.set_v(rd, half);
-            lifter.raise_inexact(inexact);
-            vec![]
-        });
-        Ok(Flow::Next)
-    }
-
-    /// The half in V[n] as a single, exact where it is a normal number or a zero (the exponent rebiased, 15 to 127,
-    /// the fraction moved up), with whether it is normal and whether it is a zero (i8 booleans).
-    fn half_as_single(&mut self, n: u32) -> (Value, Value, Value) {
-        let h = self.v_low(n, types::I16);
-        let h = self.b.ins().uextend(types::I32, h);
-        let magnitude = self.and_const(h, 0x7fff);
-        let offset = self.b.ins().iadd_imm_s(magnitude, -0x400);
-        let normal = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, offset, 0x7c00 - 0x400);
-        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, magnitude, 0);
-        let moved = self.b.ins().ishl_imm_u(magnitude, 13);
-        let rebiased = self.b.ins().iadd_imm_s(moved, 112 << 23);
-        let magnitude = self.b.ins().select(zero, magnitude, rebiased);
-        let sign = self.and_const(h, 0x8000);
-        let sign = self.b.ins().ishl_imm_u(sign, 16);
-        let bits = self.b.ins().bor(magnitude, sign);
-        (self.b.ins().bitcast(types::F32, MemFlagsData::new(), bits), normal, zero)
-    }
-
-    /// FCVT Dd, Hn: exact for a number (a subnormal half is a normal double), so on the host where the half is no
-    /// NaN or infinity and FPCR.AHP is clear (the alternative format has neither): the exponent rebiased (15 to
-    /// 1023) and the fraction moved up; a zero or subnormal half is its fraction times 2^-24, exactly.
-    fn half_to_double(&mut self, rn: u32, rd: u32, word: u32) -> Lift {
-        let h = self.v_low(rn, types::I16);
-        let h = self.b.ins().uextend(types::I64, h);
-        let exponent = self.b.ins().ushr_imm_u(h, 10);
-        let exponent = self.and_const(exponent, 0x1f);
-        let finite = self.b.ins().icmp_imm_s(IntCC::NotEqual, exponent, 0x1f);
-        let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
-        let alternative = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_AHP));
-        let ieee = self.b.ins().icmp_imm_s(IntCC::Equal, alternative, 0);
-        let host_is_arm = self.b.ins().band(finite, ieee);
-        let magnitude = self.and_const(h, 0x7fff);
-        let normal = self.b.ins().ishl_imm_u(magnitude, 42);
-        let normal = self.b.ins().iadd_imm_s(normal, (1023 - 15) << 52);
-        let fraction = self.and_const(h, 0x3ff);
-        let fraction = self.b.ins().fcvt_from_uint(types::F64, fraction);
-        let scale = self.b.ins().f64const((-24f64).exp2());
-        let small = self.b.ins().fmul(fraction, scale);
-        let small = self.b.ins().bitcast(types::I64, MemFlagsData::new(), small);
-        let subnormal = self.b.ins().icmp_imm_s(IntCC::Equal, exponent, 0);
-        let magnitude = self.b.ins().select(subnormal, small, normal);
-        let sign = self.and_const(h, 0x8000);
-        let sign = self.b.ins().ishl_imm_u(sign, 48);
-        let result = self.b.ins().bor(magnitude, sign);
-        self.set_v_or_reference(host_is_arm, word, rd, result);
-        Ok(Flow::Next)
-    }
-
-    /// FCVT Hd, Dn, rounded once to nearest even (not through single precision, which could round twice): in the
-    /// default FPCR mode, a zero, or a number whose magnitude lies between the half format's smallest normal and
-    /// its largest number (which rounds to a normal half, no exception but Inexact): the exponent rebiased (1023
-    /// to 15), the 42 dropped fraction bits rounded into the kept ones; inexact where a dropped bit was set.
-    fn double_to_half(&mut self, rn: u32, rd: u32, word: u32) -> Lift {
-        let a = self.v_low(rn, types::I64);
-        let magnitude = self.and_const(a, i64::MAX as u64);
-        let is_zero = self.b.ins().icmp_imm_s(IntCC::Equal, magnitude, 0);
-        let low = self.iconst(types::I64, (-14f64).exp2().to_bits());
-        let high = self.iconst(types::I64, 65504f64.to_bits());
-        let above = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, magnitude, low);
-        let below = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, magnitude, high);
-        let normal = self.b.ins().band(above, below);
-        let fits = self.b.ins().bor(is_zero, normal);
-        let default_mode = self.default_fpcr_mode();
-        let host_is_arm = self.b.ins().band(default_mode, fits);
-        let (rounded, inexact) = self.round_to_half(magnitude, true);
-        let zero = self.iconst(types::I64, 0);
-        let rounded = self.b.ins().select(is_zero, zero, rounded);
-        let sign = self.b.ins().ushr_imm_u(a, 48);
-        let sign = self.and_const(sign, 0x8000);
-        let result = self.b.ins().bor(rounded, sign);
-        let result = self.b.ins().ireduce(types::I16, result);
-        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-            lifter.set_v(rd, result);
-            lifter.raise_inexact(inexact);
-            vec![]
-        });
-        Ok(Flow::Next)
-    }
-
-    /// The bits of a positive single or double (`double`) in the half format's normal range rounded to nearest
-    /// even as a half's: the exponent rebiased, half an ulp less one plus the lowest kept bit added to the dropped
-    /// fraction bits, the top bits kept. Also whether a dropped bit was set (an i8 boolean).
-    fn round_to_half(&mut self, magnitude: Value, double: bool) -> (Value, Value) {
-        let (dropped_bits, rebias) = if double { (42, (1023 - 15) << 52) } else { (13, (127 - 15) << 23) };
-        let rebiased = self.b.ins().iadd_imm_s(magnitude, -rebias);
-        let lowest_kept = self.b.ins().ushr_imm_u(rebiased, dropped_bits);
-        let lowest_kept = self.and_const(lowest_kept, 1);
-        let rounded = self.b.ins().iadd_imm_s(rebiased, (1 << (dropped_bits - 1)) - 1);
-        let rounded = self.b.ins().iadd(rounded, lowest_kept);
-        let rounded = self.b.ins().ushr_imm_u(rounded, dropped_bits);
-        let dropped = self.and_const(magnitude, (1 << dropped_bits) - 1);
-        (rounded, self.b.ins().icmp_imm_s(IntCC::NotEqual, dropped, 0))
     }
 
     /// FMAX, FMIN, FMAXNM, FMINNM (scalar): the host's maximum or minimum (-0 below +0, as Arm orders them) where
@@ -634,11 +471,16 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
+    /// Whether the FPCR bit `bit` is clear (an i8 boolean).
+    pub(super) fn fpcr_bit_clear(&mut self, bit: u32) -> Value {
+        let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
+        let set = self.b.ins().band_imm_u(fpcr, i64::from(bit));
+        self.b.ins().icmp_imm_s(IntCC::Equal, set, 0)
+    }
+
     /// Whether FPCR.FZ is clear (an i8 boolean): no input or result is flushed to zero.
     pub(super) fn no_flush(&mut self) -> Value {
-        let fpcr = self.cpu_field(types::I32, offset_of!(CpuState, fpcr));
-        let flush = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_FZ));
-        self.b.ins().icmp_imm_s(IntCC::Equal, flush, 0)
+        self.fpcr_bit_clear(FPCR_FZ)
     }
 
     /// FMOV (scalar, immediate), single and double precision: the expanded constant.
@@ -947,9 +789,25 @@ impl Lifter<'_> {
     }
 
     /// V[rd] = `value` where `host_is_arm` holds, the reference's run of `word` otherwise (`host_or_reference`).
-    fn set_v_or_reference(&mut self, host_is_arm: Value, word: u32, rd: u32, value: Value) {
+    pub(super) fn set_v_or_reference(&mut self, host_is_arm: Value, word: u32, rd: u32, value: Value) {
         self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
             lifter.set_v(rd, value);
+            vec![]
+        });
+    }
+
+    /// `set_v_or_reference`, raising Inexact where `inexact` holds (an i8 boolean) on the host.
+    pub(super) fn set_v_inexact_or_reference(
+        &mut self,
+        host_is_arm: Value,
+        word: u32,
+        rd: u32,
+        value: Value,
+        inexact: Value,
+    ) {
+        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
+            lifter.set_v(rd, value);
+            lifter.raise_inexact(inexact);
             vec![]
         });
     }
@@ -1009,7 +867,7 @@ impl Lifter<'_> {
 
     /// Whether `a (operation) b` rounded to `result` lost anything, as an i8 boolean (valid when the operands
     /// are normal and the result finite; see the module's comment).
-    fn inexact(&mut self, operation: Operation, a: Value, b: Value, result: Value) -> Value {
+    pub(super) fn inexact(&mut self, operation: Operation, a: Value, b: Value, result: Value) -> Value {
         let ty = self.b.func.dfg.value_type(result);
         let single = ty == types::F32;
         let error = match operation {

@@ -34,6 +34,7 @@ mod branch;
 mod data;
 mod flags;
 mod fp_arith;
+mod fp_half;
 mod load_store;
 mod region;
 mod simd_fp;

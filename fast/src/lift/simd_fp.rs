@@ -297,10 +297,7 @@ impl Lifter<'_> {
         let (low, high) = (reduce(lanes[0], lanes[1]), reduce(lanes[2], lanes[3]));
         let result = reduce(low, high);
         let result_bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), result);
-        self.host_or_reference(host_is_arm, word, &[], Outputs::None, |lifter| {
-            lifter.set_v(rd, result_bits);
-            vec![]
-        });
+        self.set_v_or_reference(host_is_arm, word, rd, result_bits);
         Ok(Flow::Next)
     }
 
@@ -805,9 +802,7 @@ impl Lifter<'_> {
         };
         let mut host_is_arm = self.every_lane_in_use(fits, fits_shape);
         if !single_double {
-            let fpcr = self.cpu_field(types::I32, std::mem::offset_of!(tandem_reference::CpuState, fpcr));
-            let alternative = self.b.ins().band_imm_u(fpcr, i64::from(FPCR_AHP));
-            let ieee = self.b.ins().icmp_imm_s(IntCC::Equal, alternative, 0);
+            let ieee = self.fpcr_bit_clear(FPCR_AHP);
             host_is_arm = self.b.ins().band(host_is_arm, ieee);
         }
         let written_shape = if let Shape::Scalar = shape { shape } else { Shape::Vector { q: 1 } };
