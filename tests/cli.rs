@@ -373,6 +373,33 @@ fn disasm_starts_at_the_entry_point() {
     assert!(first.starts_with("0x0008000000: ") && first.contains(" b\t0x8"), "{output}");
 }
 
+/// With --linux the program is placed as `tandem linux` places it: the listing starts at the ELF header's entry
+/// point with the word the program headers put there (ELF-64's layout: e_entry at 24, e_phoff at 32, e_phnum at
+/// 56; each PT_LOAD's p_offset at 8, p_vaddr at 16, p_filesz at 32).
+#[test]
+fn disasm_places_a_linux_program_as_linux_does() {
+    let path = program("hello.linux");
+    let elf = std::fs::read(&path).unwrap();
+    let u64_at = |at: usize| u64::from_le_bytes(elf[at..at + 8].try_into().unwrap());
+    let entry = u64_at(24);
+    let (phoff, phnum) = (u64_at(32) as usize, u16::from_le_bytes([elf[56], elf[57]]) as usize);
+    let offset = (0..phnum)
+        .map(|i| phoff + 56 * i)
+        .filter(|&ph| u32::from_le_bytes(elf[ph..ph + 4].try_into().unwrap()) == 1)
+        .find_map(|ph| {
+            (u64_at(ph + 16)..u64_at(ph + 16) + u64_at(ph + 32))
+                .contains(&entry)
+                .then(|| u64_at(ph + 8) + entry - u64_at(ph + 16))
+        })
+        .expect("a PT_LOAD holds the entry point") as usize;
+    let word = u32::from_le_bytes(elf[offset..offset + 4].try_into().unwrap());
+
+    let output = text(&tandem(&["disasm", "--linux", &path, "--count", "1"]).stdout);
+    assert!(output.starts_with(&format!("{entry:#012x}: {word:08x}  ")), "{output}");
+    let horizon = tandem(&["disasm", &path]);
+    assert!(!horizon.status.success() && text(&horizon.stderr).contains("needs --linux"), "{}", text(&horizon.stderr));
+}
+
 #[test]
 fn bad_input_is_a_clear_error() {
     let folder = scratch_dir("bad-input");

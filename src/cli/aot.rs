@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tandem_fast::code_cache::CodeCache;
 use tandem_hle::kernel::Kernel;
-use tandem_hle::linux::{LinuxOptions, LinuxProcess};
 use tandem_reference::memory::{GuestMemory, Perm};
 
 #[derive(Args)]
@@ -35,15 +34,7 @@ pub fn run(args: AotArgs) -> anyhow::Result<ExitCode> {
         "no code cache to fill: set TANDEM_CODE_CACHE to a folder (or HOME, for the default ~/.cache/tandem/code)",
     )?;
     if args.linux {
-        let options = LinuxOptions {
-            args: vec![args.path.display().to_string()],
-            env: Vec::new(),
-            sysroot: args.sysroot,
-            enosys: false,
-            max_instructions: None,
-        };
-        let process =
-            LinuxProcess::new(&args.path, options).with_context(|| format!("loading {}", args.path.display()))?;
+        let process = super::placed_linux_program(&args.path, args.sysroot)?;
         let roots: Vec<u64> = std::iter::once(process.cpu.pc).chain(process.image_bases()).collect();
         return fill(&process.memory, &roots, &dir);
     }

@@ -14,9 +14,11 @@ mod window;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tandem_fast::FastEngine;
 use tandem_fast::code_cache::CodeCache;
+use tandem_hle::linux::{LinuxOptions, LinuxProcess};
 use tandem_reference::{Engine, Interpreter};
 
 #[derive(Parser)]
@@ -93,6 +95,19 @@ pub fn fast_engine() -> anyhow::Result<FastEngine> {
         Some(dir) if dir.as_os_str() != "off" => Ok(engine.with_code_cache(&dir)?),
         _ => Ok(engine),
     }
+}
+
+/// `path` placed in memory as `tandem linux` would place it (with its ELF interpreter from `sysroot`), to be
+/// read rather than run: no arguments, no environment.
+pub fn placed_linux_program(path: &Path, sysroot: Option<PathBuf>) -> anyhow::Result<LinuxProcess> {
+    let options = LinuxOptions {
+        args: vec![path.display().to_string()],
+        env: Vec::new(),
+        sysroot,
+        enosys: false,
+        max_instructions: None,
+    };
+    LinuxProcess::new(path, options).with_context(|| format!("loading {}", path.display()))
 }
 
 /// Which CPU path runs the guest.
