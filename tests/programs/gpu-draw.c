@@ -323,6 +323,16 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define REPORT_DA_VERTICES_GENERATED 0x01u
 #define REPORT_DA_PRIMITIVES_GENERATED 0x03u
 #define REPORT_ZPASS_PIXEL_CNT64 0x15u
+/* The shader and clipper counters: each one's SET_STATISTICS_COUNTER enable bit, REPORT and CLEAR_REPORT_VALUE
+ * TYPE (clb197.h). What they count is Vulkan's pipeline statistics' definition (NVK reads those from them). */
+#define VS_INVOCATIONS 2u, 0x05u, 0x15u
+#define GS_INVOCATIONS 3u, 0x07u, 0x1Au
+#define GS_PRIMITIVES_GENERATED 4u, 0x09u, 0x1Bu
+#define CLIPPER_INVOCATIONS 7u, 0x0Fu, 0x1Cu
+#define CLIPPER_PRIMITIVES_GENERATED 8u, 0x11u, 0x1Du
+#define PS_INVOCATIONS 9u, 0x13u, 0x1Eu
+#define TI_INVOCATIONS 11u, 0x1Bu, 0x16u
+#define TS_INVOCATIONS 12u, 0x1Du, 0x17u
 /* Values. */
 #define A8B8G8R8 0xD5u
 #define X8B8G8R8 0xF9u
@@ -673,6 +683,44 @@ static void use_stage(uint32_t slot, uint32_t at) {
     if (ampere && at != ~0u) set_address(SET_PIPELINE_PROGRAM_ADDRESS_A + 64 * slot, REGION + at);
 }
 
+static void report_counter(uint32_t counter, uint32_t slot) {
+    set_address(SET_REPORT_SEMAPHORE_A, REPORTS + 16 * slot);
+    set(SET_REPORT_SEMAPHORE_A + 12, REPORT_ONLY | counter << 23);
+}
+
+static uint64_t reported(uint32_t slot) {
+    uint64_t value;
+    memcpy(&value, gpu.memory + REPORTS + 16 * slot, 8);
+    return value;
+}
+
+/* Statistics: counting a counter (its enable bit, report and clear type, as the defines above give them) starts
+ * at zero, and its report lands in slot `slot`. */
+static uint32_t counting;
+static void count_statistic(uint32_t enable_bit, uint32_t report, uint32_t clear) {
+    (void)report;
+    counting |= 1u << enable_bit;
+    set(SET_STATISTICS_COUNTER, counting);
+    set(CLEAR_REPORT_VALUE, clear);
+}
+static void report_statistic(uint32_t slot, uint32_t enable_bit, uint32_t report, uint32_t clear) {
+    (void)enable_bit, (void)clear;
+    report_counter(report, slot);
+}
+static void stop_counting(void) {
+    counting = 0;
+    set(SET_STATISTICS_COUNTER, 0);
+}
+
+/* 2x2 quads (at even x and y) with a pixel that `covered` holds: a primitive's pixel program runs in no others. */
+static uint64_t quads(int (*covered)(uint32_t, uint32_t)) {
+    uint64_t count = 0;
+    for (uint32_t y = 0; y < HEIGHT; y += 2)
+        for (uint32_t x = 0; x < WIDTH; x += 2)
+            count += covered(x, y) || covered(x + 1, y) || covered(x, y + 1) || covered(x + 1, y + 1);
+    return count;
+}
+
 /* The small triangle as one patch of three control points, through tessellation programs in pipeline slots 2 and
  * 3 whose levels are 1.0, in a triangle domain: its pixels in control point 0's colour, nothing else. */
 static void tessellated_patch(uint32_t vertex, uint32_t control, uint32_t evaluation, uint32_t pixel) {
@@ -684,13 +732,20 @@ static void tessellated_patch(uint32_t vertex, uint32_t control, uint32_t evalua
     use_stage(3, evaluation);
     set(SET_TESSELLATION_PARAMETERS, 1 | 2u << 8); /* TRIANGLE domain, INTEGER spacing, TRIANGLES_CW */
     set(SET_PATCH, 3);
+    count_statistic(TI_INVOCATIONS);
+    count_statistic(TS_INVOCATIONS);
     draw_primitives(PATCHES, 3);
+    report_statistic(0, TI_INVOCATIONS);
+    report_statistic(1, TS_INVOCATIONS);
+    stop_counting();
     use_stage(2, ~0u);
     use_stage(3, ~0u);
     run("draw");
     const uint8_t patch_colour[4] = {204, 51, 153, 255};
     uint32_t count, wrong = wrong_pixels(in_small, patch_colour, target_background, &count);
     report("the pixels of the patch's triangle, in the colour its per-patch words hand on", wrong, count);
+    /* Levels 1.0 in a triangle domain make one triangle of the domain's three corners. */
+    check(reported(0) == 1 && reported(1) == 3, "TI_INVOCATIONS: one patch; TS_INVOCATIONS: its three vertices");
 }
 
 /* The small triangle drawn through a geometry program in pipeline slot 4, whose two invocations emit it as it is
@@ -701,12 +756,28 @@ static void geometry_copies(uint32_t vertex, uint32_t geometry, uint32_t pixel) 
     stream(0, VERTICES, 32, 32 * 3);
     use_programs(vertex, pixel);
     use_stage(4, geometry);
+    count_statistic(GS_INVOCATIONS);
+    count_statistic(GS_PRIMITIVES_GENERATED);
+    count_statistic(CLIPPER_INVOCATIONS);
     draw_arrays(3, 0);
+    report_statistic(0, GS_INVOCATIONS);
+    report_statistic(1, GS_PRIMITIVES_GENERATED);
+    report_statistic(2, CLIPPER_INVOCATIONS);
+    stop_counting();
     use_stage(4, ~0u);
     run("draw");
     const uint8_t small_colour[4] = {204, 51, 153, 255};
     uint32_t count, wrong = wrong_pixels(in_instances, small_colour, target_background, &count);
     report("the triangle from invocation 0, its copy 16 pixels right and 4 down from invocation 1", wrong, count);
+    check(reported(0) == 2 && reported(1) == 2 && reported(2) == 2,
+          "GS_INVOCATIONS 2 (one triangle, two invocations), GS_PRIMITIVES_GENERATED 2, CLIPPER_INVOCATIONS 2");
+    print("   geometry programs ");
+    print_u64(reported(0));
+    print(", emitting ");
+    print_u64(reported(1));
+    print(" primitives, clipped ");
+    print_u64(reported(2));
+    print("\n");
 }
 
 /* The triangle drawn by `program` onto the background, then its pixels checked against `expected` and the rest
@@ -1471,16 +1542,6 @@ static void indirect_draws(void) {
 }
 
 /* A counter's report (REPORT_ONLY, four words: the 64-bit value, then the timestamp) at REPORTS + 16 * `slot`. */
-static void report_counter(uint32_t counter, uint32_t slot) {
-    set_address(SET_REPORT_SEMAPHORE_A, REPORTS + 16 * slot);
-    set(SET_REPORT_SEMAPHORE_A + 12, REPORT_ONLY | counter << 23);
-}
-
-static uint64_t reported(uint32_t slot) {
-    uint64_t value;
-    memcpy(&value, gpu.memory + REPORTS + 16 * slot, 8);
-    return value;
-}
 
 #define SET_STREAM_OUT_BUFFER_ENABLE 0x0380u /* then _ADDRESS_A, _B, _SIZE, _LOAD_WRITE_POINTER; 32 bytes a buffer */
 #define SET_STREAM_OUT_CONTROL_STREAM 0x0700u /* then _COMPONENT_COUNT, _STRIDE; 16 bytes a buffer */
@@ -1492,6 +1553,8 @@ static uint64_t reported(uint32_t slot) {
 #define REPORT_STREAMING_PRIMITIVES_SUCCEEDED 0x0Bu
 #define REPORT_STREAMING_PRIMITIVES_NEEDED 0x0Du
 #define REPORT_STREAMING_BYTE_COUNT 0x1Au
+#define REPORT_STREAMING_PRIMITIVES_NEEDED_MINUS_SUCCEEDED 0x06u
+#define REPORT_TOTAL_STREAMING_PRIMITIVES_NEEDED_MINUS_SUCCEEDED 0x1Eu
 #define XFB 0x4C000u /* stream output buffer 0 (0x100 bytes), then buffer 1 */
 #define XFB_STRIDE 28u
 
@@ -1566,6 +1629,8 @@ static void stream_output(void) {
     report_counter(REPORT_STREAMING_PRIMITIVES_NEEDED, 1);
     report_byte_count(0, 2);
     report_byte_count(1, 3);
+    report_counter(REPORT_STREAMING_PRIMITIVES_NEEDED_MINUS_SUCCEEDED, 4);
+    report_counter(REPORT_TOTAL_STREAMING_PRIMITIVES_NEEDED_MINUS_SUCCEEDED, 5);
     run("draw");
     const uint32_t first[3] = {0, 1, 2}, all[9] = {0, 1, 2, 0, 1, 2, 1, 3, 2};
     uint32_t wrong = wrong_captured(first, 3);
@@ -1573,6 +1638,7 @@ static void stream_output(void) {
     for (uint32_t v = 0; v < 4; v++) wrong += blues[v] != (v < 3 ? input[8 * v + 6] : 0xABABABABu);
     check(wrong == 0, "buffer 0 holds triangle (0, 1, 2) and buffer 1 its blues, nothing after");
     check(reported(0) == 1 && reported(1) == 2, "one primitive succeeded of two needed");
+    check(reported(4) == 1 && reported(5) == 1, "NEEDED_MINUS_SUCCEEDED and its total over the streams: 1");
     check(*(uint32_t *)(gpu.memory + REPORTS + 32) == 3 * XFB_STRIDE && *(uint32_t *)(gpu.memory + REPORTS + 48) == 12,
           "the byte counts are the write pointers: 84 and 12");
     print_captured(wrong);
@@ -2052,6 +2118,11 @@ static void depth_and_stencil(void) {
     set(CLEAR_REPORT_VALUE, 0x01);
     set(CLEAR_REPORT_VALUE, 0x12);
     set(CLEAR_REPORT_VALUE, 0x13);
+    counting = 3;
+    count_statistic(VS_INVOCATIONS);
+    count_statistic(CLIPPER_INVOCATIONS);
+    count_statistic(CLIPPER_PRIMITIVES_GENERATED);
+    count_statistic(PS_INVOCATIONS);
     run("clear and state");
     vertex_z = 0x3F000000u; /* 0.5 */
     draw_indexed_rectangle();
@@ -2066,8 +2137,12 @@ static void depth_and_stencil(void) {
     report_counter(REPORT_ZPASS_PIXEL_CNT64, 0);
     report_counter(REPORT_DA_VERTICES_GENERATED, 1);
     report_counter(REPORT_DA_PRIMITIVES_GENERATED, 2);
+    report_statistic(3, VS_INVOCATIONS);
+    report_statistic(4, CLIPPER_INVOCATIONS);
+    report_statistic(5, CLIPPER_PRIMITIVES_GENERATED);
+    report_statistic(6, PS_INVOCATIONS);
     set(SET_ZPASS_PIXEL_COUNT, 0);
-    set(SET_STATISTICS_COUNTER, 0);
+    stop_counting();
     run("draw");
     uint32_t wrong = 0, untouched = 0, kept = 0;
     for (uint32_t y = 0; y < HEIGHT; y++)
@@ -2099,6 +2174,17 @@ static void depth_and_stencil(void) {
     print(", primitives ");
     print_u64(reported(2));
     print("\n");
+    /* Vulkan's bounds: each of the 10 distinct vertices shaded at least once, at most once per index; each of the
+     * 4 primitives, all inside the view, reaches the clipper and leaves it whole; the pixel program runs for
+     * every sample that passed the depth test, and at most for the 2x2 quads each primitive touches (the
+     * rectangle's two halves each in at most all of its quads). */
+    uint64_t most_pixels = 4 * (2 * quads(in_rectangle) + quads(in_triangle) + quads(in_small));
+    check(reported(3) >= 10 && reported(3) <= 12, "VS_INVOCATIONS: each vertex at least once, at most once per index");
+    check(reported(4) == 4 && reported(5) >= 4, "CLIPPER_INVOCATIONS 4, CLIPPER_PRIMITIVES_GENERATED 4 or more");
+    check(reported(6) >= passed && reported(6) <= most_pixels,
+          "PS_INVOCATIONS: every sample that passed, at most the primitives' quads");
+    /* How many within the bounds is the device's choice: left out of the state, which is the same on every device. */
+    memset(gpu.memory + REPORTS + 16 * 3, 0, 16 * 4);
     check(untouched > 50 && kept == untouched, "uncovered texels keep the clear's depth (1.0) and stencil (0)");
 
     print("-- the stencil test: REPLACE where the small triangle covers, then EQUAL draws only there\n");

@@ -147,6 +147,8 @@ pub struct Dispatch {
 pub struct Drawn {
     /// The samples that passed the depth and stencil tests when `draw.count_samples`, else 0.
     pub samples_passed: u64,
+    /// The count of each of `draw.statistics`, in its order.
+    pub statistics: Vec<u64>,
     /// What stream output captured (`draw.capture`), in the order its primitives come.
     pub captured: Vec<Captured>,
 }

@@ -277,6 +277,8 @@ pub struct Draw {
     pub depth_stencil: Option<DepthStencil>,
     /// Count the samples that pass (SET_ZPASS_PIXEL_COUNT).
     pub count_samples: bool,
+    /// The statistics to count (SET_STATISTICS_COUNTER), ascending.
+    pub statistics: Vec<Statistic>,
     /// The alpha test (SET_ALPHA_TEST, _FUNC, _REF), when it is on: a sample whose colour output 0 has an alpha
     /// that fails `alpha comparison reference` is discarded.
     pub alpha_test: Option<(Comparison, f32)>,
@@ -443,18 +445,70 @@ pub struct DrawState {
 }
 
 /// The counters the report semaphore reads and CLEAR_REPORT_VALUE zeroes: samples that passed the depth and
-/// stencil tests while SET_ZPASS_PIXEL_COUNT was on, and the data assembler's vertices and primitives while
-/// SET_STATISTICS_COUNTER's bits for them were.
+/// stencil tests while SET_ZPASS_PIXEL_COUNT was on, and the data assembler's vertices and primitives and the
+/// [`Statistic`]s (indexed by their order) while SET_STATISTICS_COUNTER's bits for them were.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
     pub samples_passed: u64,
     pub vertices: u64,
     pub primitives: u64,
+    pub statistics: [u64; Statistic::ALL.len()],
+}
+
+/// The 3D class's shader and clipper counters, which the back end has the host count for each draw. They are
+/// Vulkan's pipeline statistics: NVK, a conformant Vulkan driver for these GPUs, reads each of Vulkan's from one
+/// of them (`nvk_query_pool.c`), TI_INVOCATIONS for the tessellation control patches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Statistic {
+    VertexShaderInvocations,
+    GeometryShaderInvocations,
+    GeometryShaderPrimitives,
+    ClipperInvocations,
+    ClipperPrimitives,
+    PixelShaderInvocations,
+    TessellationInitInvocations,
+    TessellationShaderInvocations,
+}
+
+/// Where a [`Statistic`] lives in clb197.h: its SET_STATISTICS_COUNTER enable bit, its SET_REPORT_SEMAPHORE_D
+/// REPORT and its CLEAR_REPORT_VALUE TYPE.
+pub struct StatisticFields {
+    pub enable_bit: u32,
+    pub report: u32,
+    pub clear: u32,
+}
+
+impl Statistic {
+    /// In the order of Vulkan's flags for them, which is the order a query gives their counts in.
+    pub const ALL: [Statistic; 8] = [
+        Statistic::VertexShaderInvocations,
+        Statistic::GeometryShaderInvocations,
+        Statistic::GeometryShaderPrimitives,
+        Statistic::ClipperInvocations,
+        Statistic::ClipperPrimitives,
+        Statistic::PixelShaderInvocations,
+        Statistic::TessellationInitInvocations,
+        Statistic::TessellationShaderInvocations,
+    ];
+
+    pub const fn fields(self) -> StatisticFields {
+        let (enable_bit, report, clear) = match self {
+            Statistic::VertexShaderInvocations => (2, 0x05, 0x15),
+            Statistic::GeometryShaderInvocations => (3, 0x07, 0x1a),
+            Statistic::GeometryShaderPrimitives => (4, 0x09, 0x1b),
+            Statistic::ClipperInvocations => (7, 0x0f, 0x1c),
+            Statistic::ClipperPrimitives => (8, 0x11, 0x1d),
+            Statistic::PixelShaderInvocations => (9, 0x13, 0x1e),
+            Statistic::TessellationInitInvocations => (11, 0x1b, 0x16),
+            Statistic::TessellationShaderInvocations => (12, 0x1d, 0x17),
+        };
+        StatisticFields { enable_bit, report, clear }
+    }
 }
 
 impl Topology {
     /// The primitives `vertices` vertices of this topology make.
-    fn primitives(self, vertices: u64) -> u64 {
+    pub(crate) fn primitives(self, vertices: u64) -> u64 {
         use Topology::*;
         match self {
             Points | Patches => vertices,
@@ -706,16 +760,19 @@ impl Maxwell3D {
             .ok_or_else(|| at.bad_argument(self.draw.topology, "BEGIN's topology is not one of the 15"))?;
         // The data assembler counts what it assembles, drawn or not.
         let (Launch::Array { count, .. } | Launch::Indexed { count, .. }) = launch;
-        let statistics = self.register(SET_STATISTICS_COUNTER);
-        if statistics & 1 == 1 {
+        let enabled = self.register(SET_STATISTICS_COUNTER);
+        if enabled & 1 == 1 {
             self.draw.counters.vertices += u64::from(count);
         }
-        if statistics >> 1 & 1 == 1 {
+        if enabled >> 1 & 1 == 1 {
             self.draw.counters.primitives += topology.primitives(u64::from(count));
         }
+        let statistics: Vec<Statistic> =
+            Statistic::ALL.into_iter().filter(|statistic| enabled >> statistic.fields().enable_bit & 1 == 1).collect();
         let stream_out = StreamOut::from_registers(|offset| self.register(offset));
         let rasterize = self.register(SET_RASTER_ENABLE) & 1 == 1;
-        if !rasterize && stream_out.is_none() {
+        // Programs run when their output goes somewhere or is counted.
+        if !rasterize && stream_out.is_none() && statistics.is_empty() {
             return Ok(());
         }
         for register in [SET_FRONT_POLYGON_MODE, SET_BACK_POLYGON_MODE] {
@@ -833,6 +890,7 @@ impl Maxwell3D {
             texture_buffer: (self.register(SET_BINDLESS_TEXTURE) & 0x1f) as usize,
             depth_stencil,
             count_samples: self.register(SET_ZPASS_PIXEL_COUNT) & 1 == 1,
+            statistics,
             alpha_test: self.alpha_test(at)?,
             logic_op: self.logic_op(at)?,
             ps_saturate: self.register(SET_PS_SATURATE),
@@ -847,8 +905,8 @@ impl Maxwell3D {
             multisample,
         };
         if draw.viewports.iter().all(|viewport| viewport.scissor.is_empty()) {
-            // Nothing to rasterise: the draw only captures, if stream output is on.
-            if stream_out.is_none() {
+            // Nothing to rasterise: the draw only captures or counts, if it does either.
+            if stream_out.is_none() && draw.statistics.is_empty() {
                 return Ok(());
             }
             draw.rasterize = false;
@@ -859,6 +917,9 @@ impl Maxwell3D {
             let (backend, memory) = Self::backend(at, context)?;
             let drawn = backend.draw(&draw, &memory).map_err(|source| EngineError::Backend { method: at, source })?;
             self.draw.counters.samples_passed += drawn.samples_passed;
+            for (statistic, count) in draw.statistics.iter().zip(&drawn.statistics) {
+                self.draw.counters.statistics[*statistic as usize] += count;
+            }
             if let Some(stream_out) = &stream_out {
                 let state = &mut self.draw.stream_out;
                 for run in &drawn.captured {

@@ -10,7 +10,7 @@
 //! of its parameters, or when the channel has nothing left to do (the hardware's MME stalls on an empty
 //! parameter FIFO instead; both run the macro on the same parameters before any later method).
 
-use super::draw::DrawState;
+use super::draw::{DrawState, Statistic};
 use super::inline_to_memory::{self, InlineToMemory};
 use super::mme::{MacroEngine, MacroTarget};
 use super::semaphore::{Reduction, ReductionOp, Release, report_reduction};
@@ -75,6 +75,8 @@ const REPORT_ZPASS_PIXEL_CNT64: u32 = 0x15;
 const REPORT_STREAMING_PRIMITIVES_SUCCEEDED: u32 = 0x0b;
 const REPORT_STREAMING_PRIMITIVES_NEEDED: u32 = 0x0d;
 const REPORT_STREAMING_BYTE_COUNT: u32 = 0x1a;
+const REPORT_STREAMING_PRIMITIVES_NEEDED_MINUS_SUCCEEDED: u32 = 0x06;
+const REPORT_TOTAL_STREAMING_PRIMITIVES_NEEDED_MINUS_SUCCEEDED: u32 = 0x1e;
 /// `CALL_MME_MACRO(j)` at 0x3800 + 8j, `CALL_MME_DATA(j)` at 0x3804 + 8j.
 pub const CALL_MME_MACRO: u32 = 0x3800;
 
@@ -251,14 +253,17 @@ impl Maxwell3D {
             SET_REPORT_SEMAPHORE_D => self.report_semaphore(argument, context)?,
             REPORT_SEMAPHORE_EXECUTE if self.ampere() => self.report_semaphore_execute(argument, context)?,
             // TYPE 4:0: ZPASS_PIXEL_CNT 1, STREAMING_PRIMITIVES_SUCCEEDED 0x10, _NEEDED 0x11,
-            // DA_VERTICES_GENERATED 0x12, DA_PRIMITIVES_GENERATED 0x13.
+            // DA_VERTICES_GENERATED 0x12, DA_PRIMITIVES_GENERATED 0x13, and the statistics' own.
             CLEAR_REPORT_VALUE => match argument & 0x1f {
                 0x01 => self.draw.counters.samples_passed = 0,
                 0x10 => self.draw.stream_out.primitives_succeeded = 0,
                 0x11 => self.draw.stream_out.primitives_needed = 0,
                 0x12 => self.draw.counters.vertices = 0,
                 0x13 => self.draw.counters.primitives = 0,
-                kind => return Err(method.unimplemented(format!("clearing counter {kind:#x}"))),
+                kind => match Statistic::ALL.into_iter().find(|statistic| statistic.fields().clear == kind) {
+                    Some(statistic) => self.draw.counters.statistics[statistic as usize] = 0,
+                    None => return Err(method.unimplemented(format!("clearing counter {kind:#x}"))),
+                },
             },
             CLEAR_SURFACE => self.clear_surface(argument, context)?,
             _ if self.draw_method(offset, argument, context)? => {}
@@ -560,6 +565,13 @@ impl Maxwell3D {
                     REPORT_DA_PRIMITIVES_GENERATED => counters.primitives,
                     REPORT_STREAMING_PRIMITIVES_SUCCEEDED => stream_zero(stream_out.primitives_succeeded),
                     REPORT_STREAMING_PRIMITIVES_NEEDED => stream_zero(stream_out.primitives_needed),
+                    REPORT_STREAMING_PRIMITIVES_NEEDED_MINUS_SUCCEEDED => {
+                        stream_zero(stream_out.primitives_needed.wrapping_sub(stream_out.primitives_succeeded))
+                    }
+                    // All streams: only stream 0 has primitives here.
+                    REPORT_TOTAL_STREAMING_PRIMITIVES_NEEDED_MINUS_SUCCEEDED => {
+                        stream_out.primitives_needed.wrapping_sub(stream_out.primitives_succeeded)
+                    }
                     REPORT_STREAMING_BYTE_COUNT if size != ReportSize::FourWords => {
                         let pointer = stream_out.write_pointers.get(sub_report as usize).copied().ok_or_else(|| {
                             method.bad_argument(sub_report, "STREAMING_BYTE_COUNT of a stream output buffer past 3")
@@ -572,7 +584,10 @@ impl Maxwell3D {
                              nowhere; NVK asks for one word)",
                         ));
                     }
-                    _ => return Err(method.unimplemented(format!("report {report:#x} (this counter)"))),
+                    _ => match Statistic::ALL.into_iter().find(|statistic| statistic.fields().report == report) {
+                        Some(statistic) => counters.statistics[statistic as usize],
+                        None => return Err(method.unimplemented(format!("report {report:#x} (this counter)"))),
+                    },
                 };
                 let mut bytes = value.to_le_bytes().to_vec();
                 if size == ReportSize::OneWord {

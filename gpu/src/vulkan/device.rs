@@ -117,6 +117,8 @@ pub struct Features {
     pub image_cube_array: bool,
     /// Occlusion queries count samples exactly (`occlusionQueryPrecise`): the 3D class's ZPASS_PIXEL_CNT.
     pub occlusion_query_precise: bool,
+    /// Pipeline statistics queries (`pipelineStatisticsQuery`): the 3D class's shader and clipper counters.
+    pub pipeline_statistics_query: bool,
     /// Polygon offset's clamp, and the depth bounds test.
     pub depth_bias_clamp: bool,
     pub depth_bounds: bool,
@@ -654,6 +656,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         max_sampler_lod_bias: limits.max_sampler_lod_bias,
         image_cube_array: on(base.image_cube_array),
         occlusion_query_precise: on(base.occlusion_query_precise),
+        pipeline_statistics_query: on(base.pipeline_statistics_query),
         depth_bias_clamp: on(base.depth_bias_clamp),
         depth_bounds: on(base.depth_bounds),
         logic_op: on(base.logic_op),
@@ -695,6 +698,7 @@ fn create_device(instance: &'static Instance, candidate: &Candidate) -> Result<A
         .sampler_anisotropy(f.sampler_anisotropy.is_some())
         .image_cube_array(f.image_cube_array)
         .occlusion_query_precise(f.occlusion_query_precise)
+        .pipeline_statistics_query(f.pipeline_statistics_query)
         .depth_bias_clamp(f.depth_bias_clamp)
         .depth_bounds(f.depth_bounds)
         .logic_op(f.logic_op)

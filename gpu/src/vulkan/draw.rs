@@ -91,6 +91,8 @@ pub struct Drawn {
     pub stencil: Vec<u8>,
     /// With `DrawJob::count_samples`: the samples that passed.
     pub samples_passed: u64,
+    /// With `DrawJob::statistics`: each statistic's count, in the order of their flags' bits.
+    pub statistics: Vec<u64>,
     /// The storage images' texels after the draw, stage after stage in `DrawJob::stages` order.
     pub images: Vec<Vec<u8>>,
 }
@@ -123,6 +125,8 @@ pub struct DrawJob<'a> {
     pub depth_clamp: bool,
     /// Count the samples that pass the depth and stencil tests (a precise occlusion query).
     pub count_samples: bool,
+    /// The pipeline statistics to count (a pipeline statistics query; empty for none).
+    pub statistics: vk::QueryPipelineStatisticFlags,
     /// How a draw of lines rasterises them (`None` for other primitives).
     pub lines: Option<LineRasterization>,
     /// Primitives stop before the rasteriser: only the vertex stage runs.
@@ -344,6 +348,8 @@ impl ComputeDevice {
             .collect::<Result<Vec<_>, _>>()?;
         // Where the occlusion query's result lands (dropped after the queue lock: dropping a buffer takes it).
         let samples_buffer = if job.count_samples { Some(self.buffer(8)?) } else { None };
+        let statistics_count = u64::from(job.statistics.as_raw().count_ones());
+        let statistics_buffer = if statistics_count > 0 { Some(self.buffer(8 * statistics_count)?) } else { None };
         let mut queue = self.shared.ready()?;
         let mut objects = self.objects(queue.pool);
         let device = &self.shared.device;
@@ -696,7 +702,20 @@ impl ComputeDevice {
             objects.query_pool =
                 unsafe { device.create_query_pool(&info, None) }.map_err(VulkanError::call("vkCreateQueryPool"))?;
         }
-        let query_pool = objects.query_pool;
+        if !job.statistics.is_empty() {
+            self.require(
+                self.features.pipeline_statistics_query,
+                "pipelineStatisticsQuery",
+                "a shader counter report",
+            )?;
+            let info = vk::QueryPoolCreateInfo::default()
+                .query_type(vk::QueryType::PIPELINE_STATISTICS)
+                .query_count(1)
+                .pipeline_statistics(job.statistics);
+            objects.statistics_pool =
+                unsafe { device.create_query_pool(&info, None) }.map_err(VulkanError::call("vkCreateQueryPool"))?;
+        }
+        let (query_pool, statistics_pool) = (objects.query_pool, objects.statistics_pool);
         let (pipeline, pipeline_layout) = (objects.pipeline, objects.pipeline_layout);
         let rendered = (extent.width, extent.height);
         let shaders = job.stages.iter().fold(vk::PipelineStageFlags::empty(), |stages, stage| {
@@ -813,6 +832,9 @@ impl ComputeDevice {
                 if job.count_samples {
                     device.cmd_reset_query_pool(commands, query_pool, 0, 1);
                 }
+                if statistics_buffer.is_some() {
+                    device.cmd_reset_query_pool(commands, statistics_pool, 0, 1);
+                }
                 let area = vk::Rect2D {
                     offset: vk::Offset2D::default(),
                     extent: vk::Extent2D { width: rendered.0, height: rendered.1 },
@@ -860,7 +882,13 @@ impl ComputeDevice {
                 if job.count_samples {
                     device.cmd_begin_query(commands, query_pool, 0, vk::QueryControlFlags::PRECISE);
                 }
+                if statistics_buffer.is_some() {
+                    device.cmd_begin_query(commands, statistics_pool, 0, vk::QueryControlFlags::empty());
+                }
                 device.cmd_draw(commands, job.vertex_count, job.instance_count, 0, 0);
+                if statistics_buffer.is_some() {
+                    device.cmd_end_query(commands, statistics_pool, 0);
+                }
                 if job.count_samples {
                     device.cmd_end_query(commands, query_pool, 0);
                 }
@@ -869,6 +897,11 @@ impl ComputeDevice {
                 if let Some(buffer) = &samples_buffer {
                     let flags = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT;
                     device.cmd_copy_query_pool_results(commands, query_pool, 0, 1, buffer.handle, 0, 8, flags);
+                }
+                if let Some(buffer) = &statistics_buffer {
+                    let flags = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT;
+                    let size = 8 * statistics_count;
+                    device.cmd_copy_query_pool_results(commands, statistics_pool, 0, 1, buffer.handle, 0, size, flags);
                 }
                 for image in stored.iter().flatten() {
                     image.record_readback(device, commands, shaders);
@@ -914,6 +947,11 @@ impl ComputeDevice {
         if let Some(buffer) = &samples_buffer {
             let bytes = self.read_exactly(buffer, 8)?;
             drawn.samples_passed = u64::from_le_bytes(bytes.try_into().expect("eight bytes"));
+        }
+        if let Some(buffer) = &statistics_buffer {
+            let bytes = self.read_exactly(buffer, 8 * statistics_count)?;
+            drawn.statistics =
+                bytes.chunks_exact(8).map(|count| u64::from_le_bytes(count.try_into().expect("eight bytes"))).collect();
         }
         for (target, buffer) in job.targets.iter().zip(&transfers) {
             drawn.targets.push(match job.multisample {

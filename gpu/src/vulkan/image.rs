@@ -43,6 +43,7 @@ pub(super) struct ImageObjects<'a> {
     pub pipeline: vk::Pipeline,
     pub descriptor_pool: vk::DescriptorPool,
     pub query_pool: vk::QueryPool,
+    pub statistics_pool: vk::QueryPool,
     /// What the passes around a draw's own use (`multisample`).
     pub helpers: Helpers,
     command_buffer: vk::CommandBuffer,
@@ -62,6 +63,7 @@ impl Drop for ImageObjects<'_> {
                 device.free_command_buffers(self.pool, &[self.command_buffer]);
             }
             device.destroy_query_pool(self.query_pool, None);
+            device.destroy_query_pool(self.statistics_pool, None);
             let helpers = &self.helpers;
             for &pool in helpers.descriptor_pools.iter().rev() {
                 device.destroy_descriptor_pool(pool, None);
@@ -357,6 +359,7 @@ impl ComputeDevice {
             pipeline: vk::Pipeline::null(),
             descriptor_pool: vk::DescriptorPool::null(),
             query_pool: vk::QueryPool::null(),
+            statistics_pool: vk::QueryPool::null(),
             helpers: Helpers::default(),
             command_buffer: vk::CommandBuffer::null(),
             pool,

@@ -700,6 +700,7 @@ mod tests {
             logic_op: None,
             depth_clamp: false,
             count_samples: false,
+            statistics: vk::QueryPipelineStatisticFlags::empty(),
             lines: None,
             rasterizer_discard: false,
             layers: 1,

@@ -134,6 +134,7 @@ impl ComputeDevice {
                 logic_op: None,
                 depth_clamp: false,
                 count_samples: false,
+                statistics: vk::QueryPipelineStatisticFlags::empty(),
                 lines: None,
                 rasterizer_discard: false,
                 layers: 1,

@@ -10,7 +10,7 @@ use super::{NAME, ReferenceBackend, failed, host_swizzle, vulkan_format};
 use crate::backend::{
     BackendError, Captured, Cull, DepthStencil, Draw, Drawn, GpuMemory, Lines, Rect, Topology, Viewport,
 };
-use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
+use crate::engine::draw::{Stage, Statistic, VERTEX_RECORD_WORDS};
 use crate::engine::multisample::Multisample;
 use crate::sass::cubin::KernelImage;
 use crate::shader::sph::{Interpolation, OutputTopology, ProgramHeader, attribute};
@@ -826,6 +826,9 @@ impl ReferenceBackend {
             logic_op: draw.logic_op.map(|op| vk::LogicOp::from_raw(i32::from(op.0))),
             depth_clamp: draw.depth_clamp,
             count_samples: draw.count_samples,
+            statistics: draw.statistics.iter().fold(vk::QueryPipelineStatisticFlags::empty(), |flags, &statistic| {
+                flags | pipeline_statistic(statistic)
+            }),
             lines: rasterizes_lines.then(|| self.lines(draw.lines)),
             rasterizer_discard: !draw.rasterize,
             layers: draw.layers,
@@ -903,7 +906,32 @@ impl ReferenceBackend {
             }
             None => Vec::new(),
         };
-        Ok(Drawn { samples_passed: drawn.samples_passed, captured })
+        // GS_INVOCATIONS is the geometry program's input primitives times its invocations (Vulkan's definition,
+        // which lavapipe departs from: it counts each input primitive once). Without tessellation the input
+        // primitives are the draw's own, so the count is made here, the same on every device.
+        let mut statistics = drawn.statistics;
+        let invocations = draw.statistics.iter().position(|&s| s == Statistic::GeometryShaderInvocations);
+        if let (Some(at), Some(geometry), None) = (invocations, &geometry, &draw.tessellation) {
+            let primitives = draw.topology.primitives((draw.vertices.len() / VERTEX_RECORD_WORDS) as u64);
+            statistics[at] = primitives * u64::from(geometry.header.invocations());
+        }
+        Ok(Drawn { samples_passed: drawn.samples_passed, statistics, captured })
+    }
+}
+
+/// Vulkan's pipeline statistic that is `statistic` (whose flags' order is `Statistic::ALL`'s, so that a query's
+/// counts come in `Draw::statistics`' order).
+fn pipeline_statistic(statistic: Statistic) -> vk::QueryPipelineStatisticFlags {
+    use vk::QueryPipelineStatisticFlags as Flag;
+    match statistic {
+        Statistic::VertexShaderInvocations => Flag::VERTEX_SHADER_INVOCATIONS,
+        Statistic::GeometryShaderInvocations => Flag::GEOMETRY_SHADER_INVOCATIONS,
+        Statistic::GeometryShaderPrimitives => Flag::GEOMETRY_SHADER_PRIMITIVES,
+        Statistic::ClipperInvocations => Flag::CLIPPING_INVOCATIONS,
+        Statistic::ClipperPrimitives => Flag::CLIPPING_PRIMITIVES,
+        Statistic::PixelShaderInvocations => Flag::FRAGMENT_SHADER_INVOCATIONS,
+        Statistic::TessellationInitInvocations => Flag::TESSELLATION_CONTROL_SHADER_PATCHES,
+        Statistic::TessellationShaderInvocations => Flag::TESSELLATION_EVALUATION_SHADER_INVOCATIONS,
     }
 }
 
