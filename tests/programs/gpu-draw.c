@@ -333,6 +333,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define PS_INVOCATIONS 9u, 0x13u, 0x1Eu
 #define TI_INVOCATIONS 11u, 0x1Bu, 0x16u
 #define TS_INVOCATIONS 12u, 0x1Du, 0x17u
+/* The primitives the last stage before the rasteriser hands on (VK_EXT_primitives_generated_query's). */
+#define VTG_PRIMITIVES_OUT 10u, 0x12u, 0x1Fu
 /* Values. */
 #define A8B8G8R8 0xD5u
 #define X8B8G8R8 0xF9u
@@ -734,9 +736,11 @@ static void tessellated_patch(uint32_t vertex, uint32_t control, uint32_t evalua
     set(SET_PATCH, 3);
     count_statistic(TI_INVOCATIONS);
     count_statistic(TS_INVOCATIONS);
+    count_statistic(VTG_PRIMITIVES_OUT);
     draw_primitives(PATCHES, 3);
     report_statistic(0, TI_INVOCATIONS);
     report_statistic(1, TS_INVOCATIONS);
+    report_statistic(2, VTG_PRIMITIVES_OUT);
     stop_counting();
     use_stage(2, ~0u);
     use_stage(3, ~0u);
@@ -745,7 +749,8 @@ static void tessellated_patch(uint32_t vertex, uint32_t control, uint32_t evalua
     uint32_t count, wrong = wrong_pixels(in_small, patch_colour, target_background, &count);
     report("the pixels of the patch's triangle, in the colour its per-patch words hand on", wrong, count);
     /* Levels 1.0 in a triangle domain make one triangle of the domain's three corners. */
-    check(reported(0) == 1 && reported(1) == 3, "TI_INVOCATIONS: one patch; TS_INVOCATIONS: its three vertices");
+    check(reported(0) == 1 && reported(1) == 3 && reported(2) == 1,
+          "TI_INVOCATIONS: one patch; TS_INVOCATIONS: its three vertices; VTG_PRIMITIVES_OUT: one triangle");
 }
 
 /* The small triangle drawn through a geometry program in pipeline slot 4, whose two invocations emit it as it is
@@ -759,25 +764,21 @@ static void geometry_copies(uint32_t vertex, uint32_t geometry, uint32_t pixel) 
     count_statistic(GS_INVOCATIONS);
     count_statistic(GS_PRIMITIVES_GENERATED);
     count_statistic(CLIPPER_INVOCATIONS);
+    count_statistic(VTG_PRIMITIVES_OUT);
     draw_arrays(3, 0);
     report_statistic(0, GS_INVOCATIONS);
     report_statistic(1, GS_PRIMITIVES_GENERATED);
     report_statistic(2, CLIPPER_INVOCATIONS);
+    report_statistic(3, VTG_PRIMITIVES_OUT);
     stop_counting();
     use_stage(4, ~0u);
     run("draw");
     const uint8_t small_colour[4] = {204, 51, 153, 255};
     uint32_t count, wrong = wrong_pixels(in_instances, small_colour, target_background, &count);
     report("the triangle from invocation 0, its copy 16 pixels right and 4 down from invocation 1", wrong, count);
-    check(reported(0) == 2 && reported(1) == 2 && reported(2) == 2,
-          "GS_INVOCATIONS 2 (one triangle, two invocations), GS_PRIMITIVES_GENERATED 2, CLIPPER_INVOCATIONS 2");
-    print("   geometry programs ");
-    print_u64(reported(0));
-    print(", emitting ");
-    print_u64(reported(1));
-    print(" primitives, clipped ");
-    print_u64(reported(2));
-    print("\n");
+    check(reported(0) == 2 && reported(1) == 2 && reported(2) == 2 && reported(3) == 2,
+          "GS_INVOCATIONS 2 (one triangle, two invocations), GS_PRIMITIVES_GENERATED, CLIPPER_INVOCATIONS and "
+          "VTG_PRIMITIVES_OUT 2");
 }
 
 /* The triangle drawn by `program` onto the background, then its pixels checked against `expected` and the rest
@@ -2123,6 +2124,7 @@ static void depth_and_stencil(void) {
     count_statistic(CLIPPER_INVOCATIONS);
     count_statistic(CLIPPER_PRIMITIVES_GENERATED);
     count_statistic(PS_INVOCATIONS);
+    count_statistic(VTG_PRIMITIVES_OUT);
     run("clear and state");
     vertex_z = 0x3F000000u; /* 0.5 */
     draw_indexed_rectangle();
@@ -2141,6 +2143,7 @@ static void depth_and_stencil(void) {
     report_statistic(4, CLIPPER_INVOCATIONS);
     report_statistic(5, CLIPPER_PRIMITIVES_GENERATED);
     report_statistic(6, PS_INVOCATIONS);
+    report_statistic(7, VTG_PRIMITIVES_OUT);
     set(SET_ZPASS_PIXEL_COUNT, 0);
     stop_counting();
     run("draw");
@@ -2181,6 +2184,7 @@ static void depth_and_stencil(void) {
     uint64_t most_pixels = 4 * (2 * quads(in_rectangle) + quads(in_triangle) + quads(in_small));
     check(reported(3) >= 10 && reported(3) <= 12, "VS_INVOCATIONS: each vertex at least once, at most once per index");
     check(reported(4) == 4 && reported(5) >= 4, "CLIPPER_INVOCATIONS 4, CLIPPER_PRIMITIVES_GENERATED 4 or more");
+    check(reported(7) == 4, "VTG_PRIMITIVES_OUT 4");
     check(reported(6) >= passed && reported(6) <= most_pixels,
           "PS_INVOCATIONS: every sample that passed, at most the primitives' quads");
     /* How many within the bounds is the device's choice: left out of the state, which is the same on every device. */

@@ -457,7 +457,8 @@ pub struct Counters {
 
 /// The 3D class's shader and clipper counters, which the back end has the host count for each draw. They are
 /// Vulkan's pipeline statistics: NVK, a conformant Vulkan driver for these GPUs, reads each of Vulkan's from one
-/// of them (`nvk_query_pool.c`), TI_INVOCATIONS for the tessellation control patches.
+/// of them (`nvk_query_pool.c`), TI_INVOCATIONS for the tessellation control patches; and VTG_PRIMITIVES_OUT
+/// (stream 0's) is what it reads for VK_EXT_primitives_generated_query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Statistic {
     VertexShaderInvocations,
@@ -468,6 +469,7 @@ pub enum Statistic {
     PixelShaderInvocations,
     TessellationInitInvocations,
     TessellationShaderInvocations,
+    PrimitivesOut,
 }
 
 /// Where a [`Statistic`] lives in clb197.h: its SET_STATISTICS_COUNTER enable bit, its SET_REPORT_SEMAPHORE_D
@@ -479,8 +481,9 @@ pub struct StatisticFields {
 }
 
 impl Statistic {
-    /// In the order of Vulkan's flags for them, which is the order a query gives their counts in.
-    pub const ALL: [Statistic; 8] = [
+    /// The pipeline statistics in the order of Vulkan's flags for them, which is the order a query gives their
+    /// counts in; then the primitives generated.
+    pub const ALL: [Statistic; 9] = [
         Statistic::VertexShaderInvocations,
         Statistic::GeometryShaderInvocations,
         Statistic::GeometryShaderPrimitives,
@@ -489,6 +492,7 @@ impl Statistic {
         Statistic::PixelShaderInvocations,
         Statistic::TessellationInitInvocations,
         Statistic::TessellationShaderInvocations,
+        Statistic::PrimitivesOut,
     ];
 
     pub const fn fields(self) -> StatisticFields {
@@ -501,6 +505,7 @@ impl Statistic {
             Statistic::PixelShaderInvocations => (9, 0x13, 0x1e),
             Statistic::TessellationInitInvocations => (11, 0x1b, 0x16),
             Statistic::TessellationShaderInvocations => (12, 0x1d, 0x17),
+            Statistic::PrimitivesOut => (10, 0x12, 0x1f),
         };
         StatisticFields { enable_bit, report, clear }
     }

@@ -585,6 +585,9 @@ impl Maxwell3D {
                         ));
                     }
                     _ => match Statistic::ALL.into_iter().find(|statistic| statistic.fields().report == report) {
+                        Some(Statistic::PrimitivesOut) => {
+                            stream_zero(counters.statistics[Statistic::PrimitivesOut as usize])
+                        }
                         Some(statistic) => counters.statistics[statistic as usize],
                         None => return Err(method.unimplemented(format!("report {report:#x} (this counter)"))),
                     },

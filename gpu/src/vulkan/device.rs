@@ -167,6 +167,12 @@ pub struct Features {
     /// anti-aliased ones (`smoothLines`).
     pub bresenham_lines: bool,
     pub smooth_lines: bool,
+    /// VK_EXT_primitives_generated_query (enabled, with VK_EXT_transform_feedback, when both are present): the
+    /// primitives the last stage before the rasteriser hands on (`primitivesGeneratedQuery`), the 3D class's
+    /// VTG_PRIMITIVES_OUT.
+    pub primitives_generated_query: bool,
+    /// ... and counted with the rasteriser discarding them (`primitivesGeneratedQueryWithRasterizerDiscard`).
+    pub primitives_generated_with_discard: bool,
 }
 
 impl Features {
@@ -514,6 +520,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
     let mut control = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
     let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default();
     let mut line = vk::PhysicalDeviceLineRasterizationFeaturesEXT::default();
+    let mut generated = vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT::default();
     let mut query = vk::PhysicalDeviceFeatures2::default().push_next(&mut v11).push_next(&mut v12);
     let border_extension = extensions.contains(ash::ext::custom_border_color::NAME.to_bytes());
     if border_extension {
@@ -522,6 +529,12 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
     let line_extension = extensions.contains(ash::ext::line_rasterization::NAME.to_bytes());
     if line_extension {
         query = query.push_next(&mut line);
+    }
+    // The extension needs VK_EXT_transform_feedback enabled beside it (none of whose features it needs).
+    let generated_extension = extensions.contains(ash::ext::primitives_generated_query::NAME.to_bytes())
+        && extensions.contains(ash::ext::transform_feedback::NAME.to_bytes());
+    if generated_extension {
+        query = query.push_next(&mut generated);
     }
     // Vulkan 1.3 has subgroup size control among its own features (the extension's structure may not be chained
     // beside them).
@@ -684,6 +697,9 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         wide_lines: on(base.wide_lines).then_some(limits.line_width_range),
         bresenham_lines: line_extension && on(line.bresenham_lines),
         smooth_lines: line_extension && on(line.smooth_lines),
+        primitives_generated_query: generated_extension && on(generated.primitives_generated_query),
+        primitives_generated_with_discard: generated_extension
+            && on(generated.primitives_generated_query_with_rasterizer_discard),
     };
     Ok(Candidate { physical, name, queue_family, size_control_extension, size_control, features })
 }
@@ -764,6 +780,14 @@ fn create_device(instance: &'static Instance, candidate: &Candidate) -> Result<A
     if f.bresenham_lines || f.smooth_lines {
         extensions.push(ash::ext::line_rasterization::NAME.as_ptr());
         features = features.push_next(&mut line);
+    }
+    let mut generated = vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT::default()
+        .primitives_generated_query(f.primitives_generated_query)
+        .primitives_generated_query_with_rasterizer_discard(f.primitives_generated_with_discard);
+    if f.primitives_generated_query {
+        extensions.push(ash::ext::primitives_generated_query::NAME.as_ptr());
+        extensions.push(ash::ext::transform_feedback::NAME.as_ptr());
+        features = features.push_next(&mut generated);
     }
     let priorities = [1.0];
     let queues =

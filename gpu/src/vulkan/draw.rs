@@ -93,6 +93,8 @@ pub struct Drawn {
     pub samples_passed: u64,
     /// With `DrawJob::statistics`: each statistic's count, in the order of their flags' bits.
     pub statistics: Vec<u64>,
+    /// With `DrawJob::count_primitives_generated`: the primitives the last stage before the rasteriser made.
+    pub primitives_generated: u64,
     /// The storage images' texels after the draw, stage after stage in `DrawJob::stages` order.
     pub images: Vec<Vec<u8>>,
 }
@@ -127,6 +129,8 @@ pub struct DrawJob<'a> {
     pub count_samples: bool,
     /// The pipeline statistics to count (a pipeline statistics query; empty for none).
     pub statistics: vk::QueryPipelineStatisticFlags,
+    /// Count the primitives the last stage before the rasteriser makes (a primitives generated query).
+    pub count_primitives_generated: bool,
     /// How a draw of lines rasterises them (`None` for other primitives).
     pub lines: Option<LineRasterization>,
     /// Primitives stop before the rasteriser: only the vertex stage runs.
@@ -350,6 +354,7 @@ impl ComputeDevice {
         let samples_buffer = if job.count_samples { Some(self.buffer(8)?) } else { None };
         let statistics_count = u64::from(job.statistics.as_raw().count_ones());
         let statistics_buffer = if statistics_count > 0 { Some(self.buffer(8 * statistics_count)?) } else { None };
+        let generated_buffer = if job.count_primitives_generated { Some(self.buffer(8)?) } else { None };
         let mut queue = self.shared.ready()?;
         let mut objects = self.objects(queue.pool);
         let device = &self.shared.device;
@@ -715,7 +720,20 @@ impl ComputeDevice {
             objects.statistics_pool =
                 unsafe { device.create_query_pool(&info, None) }.map_err(VulkanError::call("vkCreateQueryPool"))?;
         }
-        let (query_pool, statistics_pool) = (objects.query_pool, objects.statistics_pool);
+        if job.count_primitives_generated {
+            let needed_by = "a VTG_PRIMITIVES_OUT report";
+            self.require(self.features.primitives_generated_query, "primitivesGeneratedQuery", needed_by)?;
+            if job.rasterizer_discard {
+                let feature = "primitivesGeneratedQueryWithRasterizerDiscard";
+                self.require(self.features.primitives_generated_with_discard, feature, needed_by)?;
+            }
+            let info =
+                vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::PRIMITIVES_GENERATED_EXT).query_count(1);
+            objects.generated_pool =
+                unsafe { device.create_query_pool(&info, None) }.map_err(VulkanError::call("vkCreateQueryPool"))?;
+        }
+        let (query_pool, statistics_pool, generated_pool) =
+            (objects.query_pool, objects.statistics_pool, objects.generated_pool);
         let (pipeline, pipeline_layout) = (objects.pipeline, objects.pipeline_layout);
         let rendered = (extent.width, extent.height);
         let shaders = job.stages.iter().fold(vk::PipelineStageFlags::empty(), |stages, stage| {
@@ -835,6 +853,9 @@ impl ComputeDevice {
                 if statistics_buffer.is_some() {
                     device.cmd_reset_query_pool(commands, statistics_pool, 0, 1);
                 }
+                if generated_buffer.is_some() {
+                    device.cmd_reset_query_pool(commands, generated_pool, 0, 1);
+                }
                 let area = vk::Rect2D {
                     offset: vk::Offset2D::default(),
                     extent: vk::Extent2D { width: rendered.0, height: rendered.1 },
@@ -885,7 +906,13 @@ impl ComputeDevice {
                 if statistics_buffer.is_some() {
                     device.cmd_begin_query(commands, statistics_pool, 0, vk::QueryControlFlags::empty());
                 }
+                if generated_buffer.is_some() {
+                    device.cmd_begin_query(commands, generated_pool, 0, vk::QueryControlFlags::empty());
+                }
                 device.cmd_draw(commands, job.vertex_count, job.instance_count, 0, 0);
+                if generated_buffer.is_some() {
+                    device.cmd_end_query(commands, generated_pool, 0);
+                }
                 if statistics_buffer.is_some() {
                     device.cmd_end_query(commands, statistics_pool, 0);
                 }
@@ -902,6 +929,10 @@ impl ComputeDevice {
                     let flags = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT;
                     let size = 8 * statistics_count;
                     device.cmd_copy_query_pool_results(commands, statistics_pool, 0, 1, buffer.handle, 0, size, flags);
+                }
+                if let Some(buffer) = &generated_buffer {
+                    let flags = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT;
+                    device.cmd_copy_query_pool_results(commands, generated_pool, 0, 1, buffer.handle, 0, 8, flags);
                 }
                 for image in stored.iter().flatten() {
                     image.record_readback(device, commands, shaders);
@@ -944,15 +975,14 @@ impl ComputeDevice {
                 drawn.images.push(texels);
             }
         }
-        if let Some(buffer) = &samples_buffer {
-            let bytes = self.read_exactly(buffer, 8)?;
-            drawn.samples_passed = u64::from_le_bytes(bytes.try_into().expect("eight bytes"));
-        }
-        if let Some(buffer) = &statistics_buffer {
-            let bytes = self.read_exactly(buffer, 8 * statistics_count)?;
-            drawn.statistics =
-                bytes.chunks_exact(8).map(|count| u64::from_le_bytes(count.try_into().expect("eight bytes"))).collect();
-        }
+        let counts = |buffer: &Option<Buffer>, count: u64| -> Result<Vec<u64>, VulkanError> {
+            let Some(buffer) = buffer else { return Ok(Vec::new()) };
+            let bytes = self.read_exactly(buffer, 8 * count)?;
+            Ok(bytes.chunks_exact(8).map(|count| u64::from_le_bytes(count.try_into().expect("eight bytes"))).collect())
+        };
+        drawn.samples_passed = counts(&samples_buffer, 1)?.first().copied().unwrap_or_default();
+        drawn.statistics = counts(&statistics_buffer, statistics_count)?;
+        drawn.primitives_generated = counts(&generated_buffer, 1)?.first().copied().unwrap_or_default();
         for (target, buffer) in job.targets.iter().zip(&transfers) {
             drawn.targets.push(match job.multisample {
                 None => self.read_exactly(buffer, texels * target.bytes_per_texel)?,

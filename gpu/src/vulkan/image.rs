@@ -44,6 +44,7 @@ pub(super) struct ImageObjects<'a> {
     pub descriptor_pool: vk::DescriptorPool,
     pub query_pool: vk::QueryPool,
     pub statistics_pool: vk::QueryPool,
+    pub generated_pool: vk::QueryPool,
     /// What the passes around a draw's own use (`multisample`).
     pub helpers: Helpers,
     command_buffer: vk::CommandBuffer,
@@ -64,6 +65,7 @@ impl Drop for ImageObjects<'_> {
             }
             device.destroy_query_pool(self.query_pool, None);
             device.destroy_query_pool(self.statistics_pool, None);
+            device.destroy_query_pool(self.generated_pool, None);
             let helpers = &self.helpers;
             for &pool in helpers.descriptor_pools.iter().rev() {
                 device.destroy_descriptor_pool(pool, None);
@@ -360,6 +362,7 @@ impl ComputeDevice {
             descriptor_pool: vk::DescriptorPool::null(),
             query_pool: vk::QueryPool::null(),
             statistics_pool: vk::QueryPool::null(),
+            generated_pool: vk::QueryPool::null(),
             helpers: Helpers::default(),
             command_buffer: vk::CommandBuffer::null(),
             pool,

@@ -701,6 +701,7 @@ mod tests {
             depth_clamp: false,
             count_samples: false,
             statistics: vk::QueryPipelineStatisticFlags::empty(),
+            count_primitives_generated: false,
             lines: None,
             rasterizer_discard: false,
             layers: 1,

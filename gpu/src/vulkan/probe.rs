@@ -135,6 +135,7 @@ impl ComputeDevice {
                 depth_clamp: false,
                 count_samples: false,
                 statistics: vk::QueryPipelineStatisticFlags::empty(),
+                count_primitives_generated: false,
                 lines: None,
                 rasterizer_discard: false,
                 layers: 1,

@@ -826,9 +826,12 @@ impl ReferenceBackend {
             logic_op: draw.logic_op.map(|op| vk::LogicOp::from_raw(i32::from(op.0))),
             depth_clamp: draw.depth_clamp,
             count_samples: draw.count_samples,
-            statistics: draw.statistics.iter().fold(vk::QueryPipelineStatisticFlags::empty(), |flags, &statistic| {
-                flags | pipeline_statistic(statistic)
-            }),
+            statistics: draw
+                .statistics
+                .iter()
+                .filter_map(|&statistic| pipeline_statistic(statistic))
+                .fold(vk::QueryPipelineStatisticFlags::empty(), |flags, flag| flags | flag),
+            count_primitives_generated: draw.statistics.contains(&Statistic::PrimitivesOut),
             lines: rasterizes_lines.then(|| self.lines(draw.lines)),
             rasterizer_discard: !draw.rasterize,
             layers: draw.layers,
@@ -906,24 +909,33 @@ impl ReferenceBackend {
             }
             None => Vec::new(),
         };
-        // GS_INVOCATIONS is the geometry program's input primitives times its invocations (Vulkan's definition,
-        // which lavapipe departs from: it counts each input primitive once). Without tessellation the input
-        // primitives are the draw's own, so the count is made here, the same on every device.
-        let mut statistics = drawn.statistics;
-        let invocations = draw.statistics.iter().position(|&s| s == Statistic::GeometryShaderInvocations);
-        if let (Some(at), Some(geometry), None) = (invocations, &geometry, &draw.tessellation) {
-            let primitives = draw.topology.primitives((draw.vertices.len() / VERTEX_RECORD_WORDS) as u64);
-            statistics[at] = primitives * u64::from(geometry.header.invocations());
-        }
+        let mut pipeline_statistics = drawn.statistics.into_iter();
+        let statistics = draw
+            .statistics
+            .iter()
+            .map(|&statistic| match statistic {
+                Statistic::PrimitivesOut => drawn.primitives_generated,
+                // GS_INVOCATIONS is the geometry program's input primitives times its invocations (Vulkan's
+                // definition, which lavapipe departs from: it counts each input primitive once). Without
+                // tessellation the input primitives are the draw's own, so the count is made here, the same on
+                // every device.
+                Statistic::GeometryShaderInvocations if draw.tessellation.is_none() => {
+                    let host = pipeline_statistics.next().unwrap_or_default();
+                    let primitives = draw.topology.primitives((draw.vertices.len() / VERTEX_RECORD_WORDS) as u64);
+                    geometry.as_ref().map_or(host, |geometry| primitives * u64::from(geometry.header.invocations()))
+                }
+                _ => pipeline_statistics.next().unwrap_or_default(),
+            })
+            .collect();
         Ok(Drawn { samples_passed: drawn.samples_passed, statistics, captured })
     }
 }
 
 /// Vulkan's pipeline statistic that is `statistic` (whose flags' order is `Statistic::ALL`'s, so that a query's
-/// counts come in `Draw::statistics`' order).
-fn pipeline_statistic(statistic: Statistic) -> vk::QueryPipelineStatisticFlags {
+/// counts come in `Draw::statistics`' order), if it is one.
+fn pipeline_statistic(statistic: Statistic) -> Option<vk::QueryPipelineStatisticFlags> {
     use vk::QueryPipelineStatisticFlags as Flag;
-    match statistic {
+    Some(match statistic {
         Statistic::VertexShaderInvocations => Flag::VERTEX_SHADER_INVOCATIONS,
         Statistic::GeometryShaderInvocations => Flag::GEOMETRY_SHADER_INVOCATIONS,
         Statistic::GeometryShaderPrimitives => Flag::GEOMETRY_SHADER_PRIMITIVES,
@@ -932,7 +944,8 @@ fn pipeline_statistic(statistic: Statistic) -> vk::QueryPipelineStatisticFlags {
         Statistic::PixelShaderInvocations => Flag::FRAGMENT_SHADER_INVOCATIONS,
         Statistic::TessellationInitInvocations => Flag::TESSELLATION_CONTROL_SHADER_PATCHES,
         Statistic::TessellationShaderInvocations => Flag::TESSELLATION_EVALUATION_SHADER_INVOCATIONS,
-    }
+        Statistic::PrimitivesOut => return None,
+    })
 }
 
 #[cfg(test)]
