@@ -100,6 +100,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             saturate: [None; 8],
             dual_source,
             swizzles: UNSWIZZLED,
+            point_coord: None,
         };
         let fragments = [
             fragment(None, false),
@@ -214,6 +215,7 @@ fn translate_pixel_source(source: &str, views: &[TextureView]) -> Result<Transla
         saturate: [None; 8],
         dual_source: false,
         swizzles: UNSWIZZLED,
+        point_coord: None,
     };
     translate_graphics(&kernel, Stage::Fragment(&fragment), 0, &global, views).map_err(|e| e.to_string())
 }
@@ -323,6 +325,44 @@ fn sm86_level_of_detail_queries_translate_in_pixel_programs() {
 fn geometry_instructions_are_refused_outside_geometry_programs() {
     let error = translate_as_vertex_program("copies.gs").unwrap_err();
     assert!(error.contains("outside geometry and tessellation programs") && error.contains("copies.gs"), "{error}");
+}
+
+/// An input whose word the stage's prologue does not fill in would read 0: a program whose header says it reads
+/// one is refused naming it (bit numbers from NVIDIA's Shader Program Header specification: a pixel program's
+/// ImapPointSpriteS at 472, ImapColor's first pair at 448; a vertex program's read of word w at 160 + w).
+#[test]
+fn inputs_no_prologue_provides_are_refused() {
+    let pixel = |directive: &str| {
+        translate_pixel_source(
+            &format!(".stage pixel\n{directive}\n.target 0 rgba\nIPA rd=0 address=0x2e0\nEXIT\n"),
+            &[],
+        )
+    };
+    let error = pixel(".bit 474").unwrap_err();
+    assert!(error.contains("pixel program reading the fog coordinate (attribute 0x2e8)"), "{error}");
+    let error = pixel(".bit 449").unwrap_err();
+    assert!(error.contains("a fixed-function colour (attribute 0x280)"), "{error}");
+    assert!(pixel(".interpolate 0 x linear").is_ok() && pixel(".bit 472").is_ok());
+
+    let vertex = |reads: &str| {
+        let source =
+            format!(".stage vertex\n.reads 0x80-0x84\n.reads {reads}\nALD rd=0 ra=255 address=0x80 size=0\nEXIT\n");
+        let program = assemble::program(&source).unwrap();
+        let (header, kernel) = graphics_kernel("vertex", &program);
+        let vertex = VertexInterface {
+            header,
+            next_stage_reads: 0,
+            depth_minus_one_to_one: false,
+            point_size: None,
+            layer: false,
+            capture: Default::default(),
+        };
+        let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
+        translate_graphics(&kernel, Stage::Vertex(&vertex), 0, &global, &[]).map_err(|error| error.to_string())
+    };
+    let error = vertex("0x2c0-0x2c0").unwrap_err();
+    assert!(error.contains("vertex program reading a clip distance (attribute 0x2c0)"), "{error}");
+    assert!(vertex("0x2fc-0x2fc").is_ok());
 }
 
 /// The code of `tests/programs/shaders/NAME.bin` translated as a vertex program's, or why it cannot be.

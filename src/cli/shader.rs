@@ -317,6 +317,8 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 saturate: [None; 8],
                 dual_source: false,
                 swizzles: shader::UNSWIZZLED,
+                // As for a draw of triangles: no point sprite coordinate.
+                point_coord: None,
             };
             let geometry = shader::GeometryInterface {
                 header,

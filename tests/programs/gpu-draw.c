@@ -203,6 +203,8 @@ __asm__(".section .rodata\n"
         "samples_ps_end:\n"
         "votes_vs: .incbin \"shaders/votes.vs.bin\"\n"
         "votes_vs_end:\n"
+        "sprite_ps: .incbin \"shaders/sprite.ps.bin\"\n"
+        "sprite_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -221,7 +223,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
     patch86_tcs_end[], patch86_tes[], patch86_tes_end[], locations_ps[],
-    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[], votes_vs[], votes_vs_end[];
+    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[], votes_vs[], votes_vs_end[], sprite_ps[], sprite_ps_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -257,6 +259,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SET_ALIASED_LINE_WIDTH_FLOAT 0x13B4u
 #define SET_ALIASED_LINE_WIDTH_ENABLE 0x020Cu
 #define SET_POINT_SIZE 0x1518u
+#define SET_POINT_SPRITE 0x1520u
+#define SET_POINT_SPRITE_SELECT 0x1604u /* ORIGIN 2:2, BOTTOM 0 or TOP 1 */
 #define SET_VIEWPORT_CLIP_CONTROL 0x193Cu
 #define SET_WINDOW_ORIGIN 0x13ACu
 #define WINDOW_ORIGIN_FLIP_Y 0x10u
@@ -443,6 +447,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define POINTS_GS 0x9000u
 #define SAMPLES_PS 0x9200u
 #define VOTES_VS 0x9400u
+#define SPRITE_PS 0x9600u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -595,6 +600,7 @@ static int in_two_rectangles(uint32_t x, uint32_t y) {
  * (31, 20), (60, 28); each covers the pixels whose centres lie within `point_size` / 2 of it on both axes. */
 static const int32_t point_x[2][3] = {{56, 488, 968}, {64, 496, 960}}, point_y[2][3] = {{72, 328, 152}, {64, 320, 448}};
 static int point_size, point_corner;
+static int64_t magnitude(int64_t v) { return v < 0 ? -v : v; }
 static int in_points(uint32_t x, uint32_t y) {
     int64_t cx = 16 * (int64_t)x + 8, cy = 16 * (int64_t)y + 8, half = 8 * point_size;
     for (int i = 0; i < 3; i++) {
@@ -3685,6 +3691,45 @@ int main(void) {
                                             "6 x 6 squares around each corner, through the geometry program"};
         report(what[k], wrong, count);
     }
+
+    print("-- point sprites: each pixel of 6 x 6 points takes its sprite coordinate, t counted from the top edge "
+          "(ORIGIN TOP, which is Vulkan's PointCoord) or from the bottom\n");
+    copy_program(SPRITE_PS, sprite_ps, sprite_ps_end);
+    use_programs(PASS_VS, SPRITE_PS);
+    /* The last points above: size 6 at pixel corners. */
+    point_corner = 1;
+    point_size = 6;
+    set(SET_POINT_SPRITE, 1);
+    for (int top = 0; top < 2; top++) {
+        fill_target(background);
+        set(SET_POINT_SPRITE_SELECT, top ? 4u : 0u);
+        draw_primitives(POINTS, 3);
+        run("draw");
+        wrong = 0, count = 0;
+        for (uint32_t y = 0; y < HEIGHT; y++)
+            for (uint32_t x = 0; x < WIDTH; x++) {
+                const uint8_t *texel = gpu.memory + TARGET + 256 * y + 4 * x;
+                if (!in_points(x, y)) {
+                    wrong += memcmp(texel, background, 4) != 0;
+                    continue;
+                }
+                /* Vulkan's PointCoord at the pixel centre: 1/2 + (centre - point) / size on each axis, here in
+                 * 1/16 pixel; the nearest of the point positions is the one covering the pixel. */
+                int64_t cx = 16 * (int64_t)x + 8, cy = 16 * (int64_t)y + 8, span = 16 * point_size, best = 0;
+                for (int i = 1; i < 3; i++)
+                    if (magnitude(cx - point_x[1][i]) + magnitude(cy - point_y[1][i]) <
+                        magnitude(cx - point_x[1][best]) + magnitude(cy - point_y[1][best]))
+                        best = i;
+                int64_t s = span / 2 + cx - point_x[1][best], t = span / 2 + cy - point_y[1][best];
+                if (!top) t = span - t;
+                int64_t want[2] = {(510 * s + span) / (2 * span), (510 * t + span) / (2 * span)};
+                count++;
+                wrong += magnitude(texel[0] - want[0]) > 1 || magnitude(texel[1] - want[1]) > 1 || texel[2] != 0 || texel[3] != 255;
+            }
+        report(top ? "each pixel (s, t) of its point, t from the top" : "each pixel (s, 1 - t) of its point", wrong,
+               count);
+    }
+    set(SET_POINT_SPRITE, 0);
     set(SET_POINT_SIZE, F_1);
 
     print("-- back faces culled: the triangle drawn under one front-face winding, and under the other with FLIP_Y\n");

@@ -12,6 +12,7 @@ use super::stream_out::{
 use super::{Context, EngineError, Method};
 use crate::backend::{ConstantBuffer, Rect};
 use crate::sass::Isa;
+use crate::shader::PointOrigin;
 use crate::shader::sph::{ProgramHeader, attribute, header_bytes, parse_program_header};
 use crate::texture::descriptor::{Comparison, Pools};
 
@@ -134,6 +135,8 @@ pub const SET_LOGIC_OP_FUNC: u32 = 0x19c8;
 pub const SET_PS_SATURATE: u32 = 0x13a8;
 pub const SET_POINT_SIZE: u32 = 0x1518;
 pub const SET_ATTRIBUTE_POINT_SIZE: u32 = 0x1910;
+pub const SET_POINT_SPRITE: u32 = 0x1520;
+pub const SET_POINT_SPRITE_SELECT: u32 = 0x1604;
 pub const SET_VIEWPORT_CLIP_CONTROL: u32 = 0x193c;
 pub const SET_LINE_WIDTH_FLOAT: u32 = 0x13b0;
 pub const SET_ALIASED_LINE_WIDTH_FLOAT: u32 = 0x13b4;
@@ -291,6 +294,9 @@ pub struct Draw {
     pub point_size: f32,
     /// SET_ATTRIBUTE_POINT_SIZE: the vertex program's point size output, where it writes one, sizes points.
     pub program_point_size: bool,
+    /// Point sprites (SET_POINT_SPRITE) and where their coordinate's t is 0 (SET_POINT_SPRITE_SELECT's ORIGIN,
+    /// bit 2): what pixel programs read at 0x2e0 and 0x2e4 when points are rasterised.
+    pub point_sprite: Option<PointOrigin>,
     /// Depth is clamped to the viewport's range, and primitives are not clipped there (SET_VIEWPORT_CLIP_CONTROL).
     pub depth_clamp: bool,
     pub lines: Lines,
@@ -901,6 +907,13 @@ impl Maxwell3D {
             ps_saturate: self.register(SET_PS_SATURATE),
             point_size: self.float(SET_POINT_SIZE),
             program_point_size: self.register(SET_ATTRIBUTE_POINT_SIZE) & 1 == 1,
+            point_sprite: (self.register(SET_POINT_SPRITE) & 1 == 1).then(|| {
+                if self.register(SET_POINT_SPRITE_SELECT) >> 2 & 1 == 1 {
+                    PointOrigin::Top
+                } else {
+                    PointOrigin::Bottom
+                }
+            }),
             depth_clamp: self.depth_clamp(at)?,
             lines: self.lines(at)?,
             capture: stream_out.as_ref().map(|stream_out| stream_out.capture).unwrap_or_default(),

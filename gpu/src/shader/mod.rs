@@ -23,7 +23,7 @@ mod uniformity;
 pub use crate::texture::format::NumberKind;
 pub use ir::TextureView;
 pub use spirv::{
-    CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PointSize, Saturate, Stage,
+    CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PointOrigin, PointSize, Saturate, Stage,
     TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, UNSWIZZLED,
     VertexInterface, captured_words,
 };
@@ -347,6 +347,24 @@ fn patch_end(stage: &Stage) -> u32 {
     sph::attribute::TESS_LEVELS_END + 4 * words
 }
 
+/// The first input word a vertex or pixel program's header says it reads that its prologue does not fill in (it
+/// would read 0 there): a vertex program gets its generics and vertex and instance ids, a pixel program its
+/// generics, position, primitive id and point sprite coordinate (0 where the draw's points do not give it).
+fn unprovided_input(stage: &Stage) -> Option<u32> {
+    use sph::attribute::*;
+    match stage {
+        Stage::Vertex(vertex) => (PRIMITIVE_ID..0x3c0).step_by(4).find(|&address| {
+            vertex.header.reads(address)
+                && !(GENERIC..GENERIC_END).contains(&address)
+                && ![VERTEX_ID, INSTANCE_ID].contains(&address)
+        }),
+        Stage::Fragment(fragment) => fragment.header.pixel_system_inputs().into_iter().find(|&address| {
+            address != PRIMITIVE_ID && !(POSITION..GENERIC).contains(&address) && !spirv::POINT_COORD.contains(&address)
+        }),
+        _ => None,
+    }
+}
+
 /// The first reason `out_of_stage` gives for an op of `program`.
 fn first_out_of_stage(program: &ir::Program, stage: &Stage) -> Option<&'static str> {
     let found = std::cell::Cell::new(None);
@@ -497,6 +515,13 @@ pub fn translate_graphics_with(
         |what: String| TranslateError::Unimplemented { isa: kernel.isa, what, kernel: kernel.name.clone(), offset: 0 };
     if let Some(why) = first_out_of_stage(&program, &stage) {
         return Err(unimplemented(why.into()));
+    }
+    if let Some(address) = unprovided_input(&stage) {
+        return Err(unimplemented(format!(
+            "a {} program reading {} (attribute {address:#x}), which its prologue does not provide",
+            stage.name(),
+            sph::attribute::name(address)
+        )));
     }
     match stage {
         Stage::Geometry(geometry) => {

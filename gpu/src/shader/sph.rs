@@ -105,6 +105,30 @@ pub mod attribute {
     pub const FRONT_FACING: u32 = 0x3fc;
     /// One past the last attribute word.
     pub const END: u32 = 0x400;
+
+    /// What the word at byte address `address` holds, for messages.
+    pub fn name(address: u32) -> &'static str {
+        match address {
+            TESS_LEVEL_OUTER..TESS_LEVEL_INNER => "an outer tessellation level",
+            TESS_LEVEL_INNER..TESS_LEVELS_END => "an inner tessellation level",
+            PRIMITIVE_ID => "the primitive id",
+            LAYER => "the layer",
+            VIEWPORT_INDEX => "the viewport index",
+            POINT_SIZE => "the point size",
+            POSITION..GENERIC => "the position",
+            GENERIC..GENERIC_END => "a generic attribute",
+            0x280..0x2c0 => "a fixed-function colour",
+            0x2c0..0x2e0 => "a clip distance",
+            0x2e0..0x2e8 => "the point sprite coordinate",
+            0x2e8 => "the fog coordinate",
+            TESS_COORD..INSTANCE_ID => "the tessellation coordinate",
+            INSTANCE_ID => "the instance id",
+            VERTEX_ID => "the vertex id",
+            0x300..0x3a0 => "a fixed-function texture coordinate",
+            FRONT_FACING => "the front-facing flag",
+            _ => "a reserved attribute word",
+        }
+    }
 }
 
 /// A shader program header.
@@ -257,6 +281,25 @@ impl ProgramHeader {
 
     fn generics_where(&self, holds: impl Fn(u32) -> bool) -> u32 {
         (0..32).filter(|&g| (0..4).any(|c| holds(attribute::GENERIC + 16 * g + 4 * c))).fold(0, |mask, g| mask | 1 << g)
+    }
+
+    /// The attribute words other than the generics that a pixel program's input map says it reads, by byte
+    /// address: its system values B (0x60-0x7c) and C (0x2c0-0x2fc) a bit a word, and its colours (0x280-0x29c)
+    /// and fixed-function texture coordinates (0x300-0x39c) two bits a word (their interpolation).
+    pub fn pixel_system_inputs(&self) -> Vec<u32> {
+        let one_bit = |first_bit: u32, first_address: u32, words: u32| {
+            (0..words).filter(move |&w| self.bit(first_bit + w)).map(move |w| first_address + 4 * w)
+        };
+        let two_bits = |first_bit: u32, first_address: u32, words: u32| {
+            (0..words)
+                .filter(move |&w| self.bit(first_bit + 2 * w) || self.bit(first_bit + 2 * w + 1))
+                .map(move |w| first_address + 4 * w)
+        };
+        one_bit(184, attribute::PRIMITIVE_ID, 8)
+            .chain(two_bits(448, 0x280, 8))
+            .chain(one_bit(464, 0x2c0, 16))
+            .chain(two_bits(480, 0x300, 40))
+            .collect()
     }
 
     /// How a pixel program interpolates component `component` of generic input `generic`.

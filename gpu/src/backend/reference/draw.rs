@@ -444,13 +444,15 @@ impl ReferenceBackend {
             }
             dual_source = true;
         }
-        let fragment = FragmentInterface {
+        let mut fragment = FragmentInterface {
             header: fragment_header,
             targets,
             alpha_test: draw.alpha_test.map(|(comparison, reference)| (comparison, reference.to_bits())),
             saturate: Saturate::from_register(draw.ps_saturate),
             dual_source,
             swizzles,
+            // Set below, once the rasteriser's primitives are known.
+            point_coord: None,
         };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
         // Geometry and tessellation programs see the primitives in the guest's order; the vertices they make
@@ -520,6 +522,7 @@ impl ReferenceBackend {
             (None, Some(tessellation)) => tessellation.evaluation.header,
             (None, None) => draw.vertex_shader.header,
         };
+        fragment.point_coord = draw.point_sprite.filter(|_| rasterizes_points);
         let point_size = rasterizes_points.then(|| {
             if draw.program_point_size && last_header.writes(attribute::POINT_SIZE) {
                 PointSize::Program

@@ -40,6 +40,8 @@ const RECORD_VERTEX_ID: u32 = 128;
 const RECORD_INSTANCE_ID: u32 = 129;
 const GENERICS: u32 = 32;
 const ONE: u32 = 0x3f80_0000;
+/// The point sprite coordinate's words, s then t.
+pub const POINT_COORD: std::ops::Range<u32> = 0x2e0..0x2e8;
 
 /// What a translation is for.
 #[derive(Clone, Copy, Debug)]
@@ -53,6 +55,18 @@ pub enum Stage<'a> {
 }
 
 impl Stage<'_> {
+    /// The stage's name in messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Stage::Compute { .. } => "compute",
+            Stage::Vertex(_) => "vertex",
+            Stage::TessControl(_) => "tessellation control",
+            Stage::TessEval(_) => "tessellation evaluation",
+            Stage::Geometry(_) => "geometry",
+            Stage::Fragment(_) => "pixel",
+        }
+    }
+
     /// The descriptor set the stage's resources are bound in: one per graphics stage, so that a draw's stages
     /// bind theirs side by side (vertex 0, fragment 1, geometry 2, tessellation control 3 and evaluation 4; a
     /// compute kernel's are set 0).
@@ -236,6 +250,17 @@ pub struct FragmentInterface {
     /// By colour output: the output component (R, G, B, A: 0-3) each component of its target takes, for targets
     /// that keep a channel elsewhere than the host format does (an A8 target held as R8 takes A in R).
     pub swizzles: [[u8; 4]; 8],
+    /// Where the point sprite coordinate (0x2e0 s, 0x2e4 t) has t = 0, when the draw rasterises points with
+    /// point sprites on (SET_POINT_SPRITE, SET_POINT_SPRITE_SELECT's ORIGIN); otherwise the words read 0.
+    pub point_coord: Option<PointOrigin>,
+}
+
+/// The edge of a point where its sprite coordinate t is 0: the one towards the targets' first row (TOP, which
+/// is Vulkan's `PointCoord`, as NVK programs it), or the other (BOTTOM).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PointOrigin {
+    Top,
+    Bottom,
 }
 
 /// Every output component where the host format has it.
@@ -363,6 +388,8 @@ pub(super) enum StageIo {
         inputs: Vec<(u32, u32, Word, Interpolation)>,
         /// Target t's output, its type and its first register.
         colors: Vec<(u32, Word, NumberKind, u8)>,
+        /// `PointCoord`, where the program reads the point sprite coordinate and the draw's points give it.
+        point_coord: Option<(Word, PointOrigin)>,
         depth: Option<(Word, u8)>,
     },
 }
@@ -636,6 +663,13 @@ pub(super) fn declare_fragment_io(
         b.capability(Capability::Geometry);
         b.decorate(input, Decoration::Flat, []);
     }
+    let reads_point_coord = fragment.header.pixel_system_inputs().iter().any(|address| POINT_COORD.contains(address));
+    let point_coord = fragment.point_coord.filter(|_| reads_point_coord).map(|origin| {
+        let v2f32 = b.type_vector(t.f32, 2);
+        let input = variable(b, StorageClass::Input, v2f32, interface);
+        built_in(b, input, BuiltIn::PointCoord);
+        (input, origin)
+    });
     let mut inputs = Vec::new();
     for g in 0..GENERICS {
         for c in 0..4 {
@@ -681,7 +715,7 @@ pub(super) fn declare_fragment_io(
         built_in(b, output, BuiltIn::FragDepth);
         (output, register)
     });
-    StageIo::Fragment { frag_coord, front_facing, primitive_id, inputs, colors, depth }
+    StageIo::Fragment { frag_coord, front_facing, primitive_id, inputs, colors, depth, point_coord }
 }
 
 impl Emitter<'_> {
@@ -1081,11 +1115,11 @@ impl Emitter<'_> {
 
     /// FragCoord, front facing, the primitive's number and the interpolated generics into the attribute space.
     pub(super) fn fragment_prologue(&mut self, _fragment: &FragmentInterface) {
-        let StageIo::Fragment { frag_coord, front_facing, primitive_id, inputs, .. } = self.io() else {
+        let StageIo::Fragment { frag_coord, front_facing, primitive_id, inputs, point_coord, .. } = self.io() else {
             unreachable!("a fragment stage")
         };
-        let (frag_coord, front_facing, primitive_id, inputs) =
-            (*frag_coord, *front_facing, *primitive_id, inputs.clone());
+        let (frag_coord, front_facing, primitive_id, inputs, point_coord) =
+            (*frag_coord, *front_facing, *primitive_id, inputs.clone(), *point_coord);
         self.fill_primitive_id(primitive_id, 1);
         let (f32_, u32_) = (self.t.f32, self.t.u32);
         let v4f32 = self.b.type_vector(f32_, 4);
@@ -1099,6 +1133,19 @@ impl Emitter<'_> {
         let (all, none) = (self.u32_const(u32::MAX), self.u32_const(0));
         let facing = self.b.select(u32_, None, front, all, none).expect("in a block");
         self.store_attribute(false, attribute::FRONT_FACING, facing);
+        if let Some((input, origin)) = point_coord {
+            let v2f32 = self.b.type_vector(f32_, 2);
+            let st = self.b.load(v2f32, None, input, None, []).expect("in a block");
+            for (c, address) in POINT_COORD.step_by(4).enumerate() {
+                let mut value = self.b.composite_extract(f32_, None, st, [c as u32]).expect("in a block");
+                if c == 1 && origin == PointOrigin::Bottom {
+                    let one = self.b.constant_bit32(f32_, ONE);
+                    value = self.b.f_sub(f32_, None, one, value).expect("in a block");
+                }
+                let bits = self.b.bitcast(u32_, None, value).expect("in a block");
+                self.store_attribute(false, address, bits);
+            }
+        }
         let w = self.b.composite_extract(f32_, None, coord, [3]).expect("in a block");
         for (g, c, input, mode) in inputs {
             let mut value = self.b.load(f32_, None, input, None, []).expect("in a block");

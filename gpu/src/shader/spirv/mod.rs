@@ -39,9 +39,9 @@ use graphics::{
     declare_vertex_io,
 };
 pub use graphics::{
-    CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PATCH_LOCATIONS_END, PointSize, Saturate,
-    Stage, TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, UNSWIZZLED,
-    VertexInterface, captured_words,
+    CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PATCH_LOCATIONS_END, POINT_COORD, PointOrigin,
+    PointSize, Saturate, Stage, TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing,
+    Tessellator, UNSWIZZLED, VertexInterface, captured_words,
 };
 use surface::{SurfaceVariable, declare_surfaces};
 pub(crate) use texture::missing_pools;
