@@ -222,8 +222,13 @@ impl Gpu {
     }
 
     /// Runs channels, in id order and again while any makes progress, until every one is idle or waiting.
+    /// Whether a channel has work left: commands not yet run, or a wait that holds it.
+    pub fn is_busy(&self) -> bool {
+        self.channels.values().any(Channel::is_busy)
+    }
+
     pub fn run(&mut self, memory: &dyn GuestMemory) -> Result<(), GpuError> {
-        if !self.channels.values().any(Channel::is_busy) {
+        if !self.is_busy() {
             return Ok(());
         }
         self.ensure_backend();

@@ -14,6 +14,8 @@
 /* SEMAPHORED: OPERATION_RELEASE, RELEASE_SIZE_4BYTE. */
 #define SEMAPHORED_RELEASE_4 (2u | 1u << 24)
 #define SEMAPHORED_RELEASE_16 2u
+/* SEMAPHORED: OPERATION_ACQUIRE (hold until the word equals the payload), ACQUIRE_SWITCH. */
+#define SEMAPHORED_ACQUIRE (1u | 1u << 12)
 /* SEMAPHORED: OPERATION_REDUCTION with REDUCTION 30:27 (MIN 0 ... ADD 5, INC 6, DEC 7) and FORMAT 31:31
  * (SIGNED 0, UNSIGNED 1). */
 #define SEMAPHORED_REDUCTION(reduction, is_unsigned) (0x10u | (uint32_t)(reduction) << 27 | (uint32_t)(is_unsigned) << 31)
@@ -236,6 +238,23 @@ int main(void) {
     expect("the event after", svc_wait_synchronization(&index, &event, 1, 0), 0);
     check(read_u32(&b, PB_AREA + 0x10) == 0xB10C, "B's release");
     svc_close_handle(event);
+
+    print("-- a semaphore acquire that a CPU write alone releases\n");
+    /* B holds at an acquire of 0x5EED at +0x20; the CPU writes it and then only reads memory: the GPU polls the
+     * semaphore, as the hardware does, and B's release at +0x24 lands with no driver call. */
+    n = 0;
+    release(&b, PB_AREA + 0x20, 0x5EED, SEMAPHORED_ACQUIRE);
+    release(&b, PB_AREA + 0x24, 0xF1A6, SEMAPHORED_RELEASE_4);
+    fence = (NvFence){0, 0};
+    expect("SubmitGpfifo(acquire, release)", gpu_submit(&b, words, n, NV_SUBMIT_FENCE_GET, &fence, 0), 0);
+    check(read_u32(&b, PB_AREA + 0x24) == 0, "B holds at the acquire");
+    volatile uint32_t *semaphore = (volatile uint32_t *)(b.memory + PB_AREA + 0x20);
+    volatile uint32_t *released = (volatile uint32_t *)(b.memory + PB_AREA + 0x24);
+    *semaphore = 0x5EED;
+    uint32_t spins = 0;
+    while (*released != 0xF1A6 && spins < 10000000u) spins++;
+    check(*released == 0xF1A6, "B's release, with no driver call after the write");
+    expect("wait for B", gpu_wait(&b, fence, &blocked), 0);
 
     check(nv_close(nv, a.channel) == 0 && nv_close(nv, b.channel) == 0, "Close the channels");
     svc_close_handle(nv);

@@ -478,6 +478,9 @@ impl Kernel {
                     Err(outcome) => return outcome,
                 }
             }
+            if let Err(outcome) = self.poll_gpu() {
+                return outcome;
+            }
             if !any_ran {
                 // Every core is idle: jump to the next timer (or vertical blank someone waits for), or stop if nothing
                 // can ever happen.
@@ -488,6 +491,24 @@ impl Kernel {
                     None => return self.deadlock(),
                 }
             }
+        }
+    }
+
+    /// The GPU polls what holds its channels, as the hardware does: a semaphore the CPU writes, with no driver
+    /// call after it, lets a channel go on within a round of the cores.
+    fn poll_gpu(&mut self) -> Result<(), RunOutcome> {
+        let mut host = self.system.gpu.borrow_mut();
+        if !host.gpu.is_busy() {
+            return Ok(());
+        }
+        let result = host.run(&self.memory, self.tick());
+        drop(host);
+        match result {
+            Ok(()) => {
+                self.carry_out_service_events();
+                Ok(())
+            }
+            Err(error) => Err(self.stop(StopReason::Gpu(error), None)),
         }
     }
 
