@@ -271,8 +271,12 @@ impl Channel {
             self.macro_call_address = call.address;
         }
         match class {
-            Class::Maxwell3D => self.engines.maxwell_3d.call(offset, call.argument, context).map_err(engine_error)?,
-            Class::Ampere3D => self.engines.ampere_3d.call(offset, call.argument, context).map_err(engine_error)?,
+            Class::Maxwell3D => {
+                return self.engines.maxwell_3d.call(offset, call.argument, context).map_err(engine_error);
+            }
+            Class::Ampere3D => {
+                return self.engines.ampere_3d.call(offset, call.argument, context).map_err(engine_error);
+            }
             Class::Compute => self.engines.compute.call(offset, call.argument, context).map_err(engine_error)?,
             Class::AmpereCompute => {
                 self.engines.ampere_compute.call(offset, call.argument, context).map_err(engine_error)?

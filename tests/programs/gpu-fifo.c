@@ -255,6 +255,25 @@ int main(void) {
     while (*released != 0xF1A6 && spins < 10000000u) spins++;
     check(*released == 0xF1A6, "B's release, with no driver call after the write");
     expect("wait for B", gpu_wait(&b, fence, &blocked), 0);
+    /* The same through A's 3D engine: its report semaphore's ACQUIRE holds A until the word is the payload. */
+    n = 0;
+    uint64_t acquired = a.gpu_address + PB_AREA + 0x60;
+    emit(PB_INC(0, SET_REPORT_SEMAPHORE_A, 4));
+    emit((uint32_t)(acquired >> 32));
+    emit((uint32_t)acquired);
+    emit(0xACC0);
+    emit(1u); /* OPERATION_ACQUIRE */
+    release(&a, PB_AREA + 0x64, 0x3D3D, SEMAPHORED_RELEASE_4);
+    fence = (NvFence){0, 0};
+    expect("SubmitGpfifo(3D acquire, release)", gpu_submit(&a, words, n, NV_SUBMIT_FENCE_GET, &fence, 0), 0);
+    check(read_u32(&a, PB_AREA + 0x64) == 0, "A holds at the 3D acquire");
+    semaphore = (volatile uint32_t *)(a.memory + PB_AREA + 0x60);
+    released = (volatile uint32_t *)(a.memory + PB_AREA + 0x64);
+    *semaphore = 0xACC0;
+    for (spins = 0; *released != 0x3D3D && spins < 10000000u; spins++) {
+    }
+    check(*released == 0x3D3D, "A's release after the 3D acquire, with no driver call after the write");
+    expect("wait for A", gpu_wait(&a, fence, &blocked), 0);
 
     check(nv_close(nv, a.channel) == 0 && nv_close(nv, b.channel) == 0, "Close the channels");
     svc_close_handle(nv);

@@ -16,6 +16,7 @@ use super::mme::{MacroEngine, MacroTarget};
 use super::semaphore::{Reduction, ReductionOp, Release, report_reduction};
 use super::{Class, Context, EngineError, Method};
 use crate::backend::{ColorClear, DepthStencilClear, GpuMemory, Rect};
+use crate::channel::Wait;
 use crate::texture::format::{ColorFormat, DepthFormat};
 use crate::texture::surface::{Layout, Slices, Surface};
 
@@ -184,8 +185,9 @@ impl Maxwell3D {
         }
     }
 
-    /// A method call from the pushbuffer: `offset` in bytes.
-    pub fn call(&mut self, offset: u32, argument: u32, context: &mut Context) -> Result<(), EngineError> {
+    /// A method call from the pushbuffer: `offset` in bytes. `Some`: a report semaphore acquire not yet satisfied,
+    /// which the channel waits for, calling the method again until it is.
+    pub fn call(&mut self, offset: u32, argument: u32, context: &mut Context) -> Result<Option<Wait>, EngineError> {
         if offset >= CALL_MME_MACRO {
             let index = (offset - CALL_MME_MACRO) / 8 % 128;
             let is_data = (offset - CALL_MME_MACRO) / 4 % 2 == 1;
@@ -196,10 +198,16 @@ impl Maxwell3D {
                     self.pending_macro = Some(PendingMacro { index, parameters: vec![argument] });
                 }
             }
-            return Ok(());
+            return Ok(None);
         }
         self.flush_macro(context)?;
-        self.write(offset, argument, context)
+        if let Some((method, request, address, payload)) = self.report_request(offset, argument)
+            && request.operation == 1
+            && !self.acquire_holds(method, request, address, payload, context)?
+        {
+            return Ok(Some(Wait::Semaphore { address, payload: payload as u32, operation: 1 }));
+        }
+        self.write(offset, argument, context).map(|()| None)
     }
 
     /// Runs the macro whose parameters have been collected, if any.
@@ -250,8 +258,8 @@ impl Maxwell3D {
                     .increment(argument & 0xfff)
                     .map_err(|_| method.bad_argument(argument, "no such syncpoint (the host1x has 192)"))?;
             }
-            SET_REPORT_SEMAPHORE_D => self.report_semaphore(argument, context)?,
-            REPORT_SEMAPHORE_EXECUTE if self.ampere() => self.report_semaphore_execute(argument, context)?,
+            SET_REPORT_SEMAPHORE_D => self.report_semaphore(offset, argument, context)?,
+            REPORT_SEMAPHORE_EXECUTE if self.ampere() => self.report_semaphore(offset, argument, context)?,
             // TYPE 4:0: ZPASS_PIXEL_CNT 1, STREAMING_PRIMITIVES_SUCCEEDED 0x10, _NEEDED 0x11,
             // DA_VERTICES_GENERATED 0x12, DA_PRIMITIVES_GENERATED 0x13, and the statistics' own.
             CLEAR_REPORT_VALUE => match argument & 0x1f {
@@ -498,23 +506,51 @@ impl Maxwell3D {
     }
 
     /// `SET_REPORT_SEMAPHORE_D`, its address in A and B and its payload in C.
-    fn report_semaphore(&mut self, argument: u32, context: &mut Context) -> Result<(), EngineError> {
-        let method = self.method(SET_REPORT_SEMAPHORE_D);
-        let address = u64::from(self.register(SET_REPORT_SEMAPHORE_A) & 0xff) << 32
-            | u64::from(self.register(SET_REPORT_SEMAPHORE_B));
-        let payload = u64::from(self.register(SET_REPORT_SEMAPHORE_C));
-        self.report(method, ReportRequest::from_d(argument), address, payload, context)
+    fn report_semaphore(&mut self, offset: u32, argument: u32, context: &mut Context) -> Result<(), EngineError> {
+        let (method, request, address, payload) =
+            self.report_request(offset, argument).expect("a report semaphore method");
+        self.report(method, request, address, payload, context)
     }
 
-    /// Ampere's `REPORT_SEMAPHORE_EXECUTE`, its address and 64-bit payload in the SET_REPORT_SEMAPHORE_ADDRESS
-    /// and _PAYLOAD pairs before it (clc797.h).
-    fn report_semaphore_execute(&mut self, argument: u32, context: &mut Context) -> Result<(), EngineError> {
-        let method = self.method(REPORT_SEMAPHORE_EXECUTE);
-        let address = u64::from(self.register(SET_REPORT_SEMAPHORE_ADDRESS_UPPER) & 0xff) << 32
-            | u64::from(self.register(SET_REPORT_SEMAPHORE_ADDRESS_LOWER));
-        let payload = u64::from(self.register(SET_REPORT_SEMAPHORE_PAYLOAD_UPPER)) << 32
-            | u64::from(self.register(SET_REPORT_SEMAPHORE_PAYLOAD_LOWER));
-        self.report(method, ReportRequest::from_execute(argument), address, payload, context)
+    /// What the report semaphore method at `offset` asks for with `argument`, with its address and payload:
+    /// SET_REPORT_SEMAPHORE_D's from A, B and C; Ampere's `REPORT_SEMAPHORE_EXECUTE`'s from the
+    /// SET_REPORT_SEMAPHORE_ADDRESS and _PAYLOAD pairs before it (clc797.h). `None` for other methods.
+    fn report_request(&self, offset: u32, argument: u32) -> Option<(Method, ReportRequest, u64, u64)> {
+        let (request, address, payload) = match offset {
+            SET_REPORT_SEMAPHORE_D => (
+                ReportRequest::from_d(argument),
+                u64::from(self.register(SET_REPORT_SEMAPHORE_A) & 0xff) << 32
+                    | u64::from(self.register(SET_REPORT_SEMAPHORE_B)),
+                u64::from(self.register(SET_REPORT_SEMAPHORE_C)),
+            ),
+            REPORT_SEMAPHORE_EXECUTE if self.ampere() => (
+                ReportRequest::from_execute(argument),
+                u64::from(self.register(SET_REPORT_SEMAPHORE_ADDRESS_UPPER) & 0xff) << 32
+                    | u64::from(self.register(SET_REPORT_SEMAPHORE_ADDRESS_LOWER)),
+                u64::from(self.register(SET_REPORT_SEMAPHORE_PAYLOAD_UPPER)) << 32
+                    | u64::from(self.register(SET_REPORT_SEMAPHORE_PAYLOAD_LOWER)),
+            ),
+            _ => return None,
+        };
+        Some((self.method(offset), request, address, payload))
+    }
+
+    /// Whether a report semaphore ACQUIRE may go on: the word at its address equals its payload (what the
+    /// GPU waits for under ACQUIRE, as yuzu reads it, like the host's ACQUIRE).
+    fn acquire_holds(
+        &self,
+        method: Method,
+        request: ReportRequest,
+        address: u64,
+        payload: u64,
+        context: &Context,
+    ) -> Result<bool, EngineError> {
+        if request.payload64 {
+            return Err(method.unimplemented("a semaphore acquire of a 64-bit payload"));
+        }
+        let mut word = [0u8; 4];
+        context.read(address, &mut word).map_err(|e| method.memory(e))?;
+        Ok(u32::from_le_bytes(word) == payload as u32)
     }
 
     /// A report semaphore: a release writes the payload (with its timestamp as a four-word structure), a counter
@@ -598,7 +634,10 @@ impl Maxwell3D {
                 }
                 context.write(address, &with_timestamp(bytes)).map_err(|e| method.memory(e))
             }
-            1 => Err(method.unimplemented("semaphore acquire from the 3D engine")),
+            // An acquire from the pushbuffer waits in `call` until it holds; one a macro sends cannot wait (the
+            // macro would have to stop halfway).
+            1 if self.acquire_holds(method, request, address, payload, context)? => Ok(()),
+            1 => Err(method.unimplemented("a semaphore acquire that has to wait, sent by a macro")),
             _ => Err(method.unimplemented("semaphore trap")),
         }
     }
