@@ -347,18 +347,8 @@ fn inputs_no_prologue_provides_are_refused() {
     let vertex = |reads: &str| {
         let source =
             format!(".stage vertex\n.reads 0x80-0x84\n.reads {reads}\nALD rd=0 ra=255 address=0x80 size=0\nEXIT\n");
-        let program = assemble::program(&source).unwrap();
-        let (header, kernel) = graphics_kernel("vertex", &program);
-        let vertex = VertexInterface {
-            header,
-            next_stage_reads: 0,
-            depth_minus_one_to_one: false,
-            point_size: None,
-            layer: false,
-            capture: Default::default(),
-        };
-        let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
-        translate_graphics(&kernel, Stage::Vertex(&vertex), 0, &global, &[]).map_err(|error| error.to_string())
+        let (header, kernel) = graphics_kernel("vertex", &assemble::program(&source).unwrap());
+        translate_vertex(header, &kernel, Warps::HostSubgroups)
     };
     let error = vertex("0x2c0-0x2c0").unwrap_err();
     assert!(error.contains("vertex program reading a clip distance (attribute 0x2c0)"), "{error}");
@@ -376,6 +366,12 @@ fn translate_vertex_program_with(name: &str, warps: Warps) -> Result<Translation
     let program = std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
     let (mut header, kernel) = graphics_kernel(name, &program);
     header.words[0] = ProgramHeader::new(ShaderType::Vertex).words[0];
+    translate_vertex(header, &kernel, warps)
+}
+
+/// `kernel` translated as a vertex program of `header` whose next stage reads generic 0, with the warps `warps`
+/// says.
+fn translate_vertex(header: ProgramHeader, kernel: &KernelImage, warps: Warps) -> Result<Translation, String> {
     let vertex = VertexInterface {
         header,
         next_stage_reads: 1,
@@ -385,7 +381,7 @@ fn translate_vertex_program_with(name: &str, warps: Warps) -> Result<Translation
         capture: Default::default(),
     };
     let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
-    translate_graphics_with(&kernel, Stage::Vertex(&vertex), 0, &global, &[], warps).map_err(|error| error.to_string())
+    translate_graphics_with(kernel, Stage::Vertex(&vertex), 0, &global, &[], warps).map_err(|error| error.to_string())
 }
 
 /// Tessellation programs of `header` for patches of three control points into triangles, no per-patch words,
