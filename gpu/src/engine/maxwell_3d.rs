@@ -505,7 +505,7 @@ impl Maxwell3D {
         backend.clear_depth_stencil(&clear, &memory).map_err(|source| EngineError::Backend { method, source })
     }
 
-    /// `SET_REPORT_SEMAPHORE_D`, its address in A and B and its payload in C.
+    /// A report semaphore method (SET_REPORT_SEMAPHORE_D, Ampere's REPORT_SEMAPHORE_EXECUTE) carried out.
     fn report_semaphore(&mut self, offset: u32, argument: u32, context: &mut Context) -> Result<(), EngineError> {
         let (method, request, address, payload) =
             self.report_request(offset, argument).expect("a report semaphore method");
