@@ -205,6 +205,8 @@ __asm__(".section .rodata\n"
         "votes_vs_end:\n"
         "sprite_ps: .incbin \"shaders/sprite.ps.bin\"\n"
         "sprite_ps_end:\n"
+        "layer_ps: .incbin \"shaders/layer.ps.bin\"\n"
+        "layer_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -223,7 +225,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
     patch86_tcs_end[], patch86_tes[], patch86_tes_end[], locations_ps[],
-    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[], votes_vs[], votes_vs_end[], sprite_ps[], sprite_ps_end[];
+    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[], votes_vs[], votes_vs_end[], sprite_ps[], sprite_ps_end[], layer_ps[], layer_ps_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -448,6 +450,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SAMPLES_PS 0x9200u
 #define VOTES_VS 0x9400u
 #define SPRITE_PS 0x9600u
+#define LAYER_PS 0x9800u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -1388,6 +1391,28 @@ static void volume_and_array_targets(void) {
     run("draws");
     report_texels("layer 0 holds instance 0, layer 1 instance 1 (moved by 16, 4)",
                   wrong_slices(2, in_instance_layer, array_texel), 2 * WIDTH * HEIGHT);
+
+    print("-- the pixel program reads the layer it draws into (a[0x64]): instance i's pixels hold i\n");
+    fill_slices(2, array_texel);
+    block_linear_target(VOLUME_ARRAY, 1u << 4, 2, 0x2000, 0);
+    copy_program(LAYER_PS, layer_ps, layer_ps_end);
+    use_programs(LAYER_VS, LAYER_PS);
+    set(SET_RT_LAYER, 1u << 16);
+    draw_arrays(3, 0);
+    draw_arrays(3, INSTANCE_SUBSEQUENT);
+    set(SET_RT_LAYER, 0);
+    block_linear_target(TARGET, 0, 0, 0, 0);
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    run("draws");
+    uint32_t wrong = 0;
+    for (uint32_t z = 0; z < 2; z++)
+        for (uint32_t y = 0; y < HEIGHT; y++)
+            for (uint32_t x = 0; x < WIDTH; x++) {
+                uint8_t expected[4] = {(uint8_t)z, 0, 255, 255};
+                if (!in_instance_layer(x, y, z)) slice_background(z, expected);
+                wrong += memcmp(gpu.memory + array_texel(x, y, z), expected, 4) != 0;
+            }
+    report_texels("each layer's pixels hold its number", wrong, 2 * WIDTH * HEIGHT);
 }
 
 /* Macro instructions, fields as envytools' MME documentation lays them out (gpu/src/engine/mme.rs's table):
