@@ -207,6 +207,8 @@ __asm__(".section .rodata\n"
         "sprite_ps_end:\n"
         "layer_ps: .incbin \"shaders/layer.ps.bin\"\n"
         "layer_ps_end:\n"
+        "viewport_ps: .incbin \"shaders/viewport.ps.bin\"\n"
+        "viewport_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -225,7 +227,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
     patch86_tcs_end[], patch86_tes[], patch86_tes_end[], locations_ps[],
-    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[], votes_vs[], votes_vs_end[], sprite_ps[], sprite_ps_end[], layer_ps[], layer_ps_end[];
+    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[], votes_vs[], votes_vs_end[], sprite_ps[], sprite_ps_end[], layer_ps[], layer_ps_end[], viewport_ps[], viewport_ps_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -451,6 +453,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define VOTES_VS 0x9400u
 #define SPRITE_PS 0x9600u
 #define LAYER_PS 0x9800u
+#define VIEWPORT_PS 0x9A00u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -1081,6 +1084,26 @@ static void viewports(void) {
     const uint8_t small_colour[4] = {204, 51, 153, 255};
     uint32_t count, wrong = wrong_pixels(in_viewports, small_colour, background, &count);
     report("the triangle, and its copy 16 pixels right and 4 down cut at x = 40", wrong, count);
+
+    print("-- the pixel program reads the viewport index (a[0x68]): each copy's pixels hold its viewport\n");
+    fill_target(background);
+    copy_program(VIEWPORT_PS, viewport_ps, viewport_ps_end);
+    use_programs(VIEWPORT_VS, VIEWPORT_PS);
+    draw_arrays(6, 0);
+    run("draw");
+    wrong = 0, count = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++) {
+            Vertex moved[3];
+            for (int i = 0; i < 3; i++) moved[i] = (Vertex){small[i].x + 256, small[i].y + 64, {0}};
+            /* The second copy comes later in the draw: where the two overlap, it is on top. */
+            int second = inside(moved, x, y) && x < 40, first = inside(small, x, y);
+            uint8_t expected[4] = {(uint8_t)second, 0, 255, 255};
+            if (!second && !first) memcpy(expected, background, 4);
+            count += second || first;
+            wrong += memcmp(gpu.memory + TARGET + 256 * y + 4 * x, expected, 4) != 0;
+        }
+    report("viewport 0's copy holds 0, viewport 1's 1", wrong, count);
     set(SET_SCISSOR_ENABLE + 16, 0);
     stream(0, VERTICES, 32, 32 * 4);
     run("state back");

@@ -349,7 +349,8 @@ fn patch_end(stage: &Stage) -> u32 {
 
 /// The first input word a vertex or pixel program's header says it reads that its prologue does not fill in (it
 /// would read 0 there): a vertex program gets its generics and vertex and instance ids, a pixel program its
-/// generics, position, primitive id, layer and point sprite coordinate (0 where the draw's points do not give it).
+/// generics, position, primitive id, layer, viewport index and point sprite coordinate (0 where the draw's points
+/// do not give it).
 fn unprovided_input(stage: &Stage) -> Option<u32> {
     use sph::attribute::*;
     match stage {
@@ -359,7 +360,7 @@ fn unprovided_input(stage: &Stage) -> Option<u32> {
                 && ![VERTEX_ID, INSTANCE_ID].contains(&address)
         }),
         Stage::Fragment(fragment) => fragment.header.pixel_system_inputs().into_iter().find(|&address| {
-            ![PRIMITIVE_ID, LAYER].contains(&address)
+            ![PRIMITIVE_ID, LAYER, VIEWPORT_INDEX].contains(&address)
                 && !(POSITION..GENERIC).contains(&address)
                 && !spirv::POINT_COORD.contains(&address)
         }),

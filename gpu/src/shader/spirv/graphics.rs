@@ -390,8 +390,9 @@ pub(super) enum StageIo {
         colors: Vec<(u32, Word, NumberKind, u8)>,
         /// `PointCoord`, where the program reads the point sprite coordinate and the draw's points give it.
         point_coord: Option<(Word, PointOrigin)>,
-        /// `Layer`, where the program reads the layer (0x64).
+        /// `Layer` and `ViewportIndex`, where the program reads the layer (0x64) or the viewport index (0x68).
         layer: Option<Word>,
+        viewport_index: Option<Word>,
         depth: Option<(Word, u8)>,
     },
 }
@@ -665,14 +666,18 @@ pub(super) fn declare_fragment_io(
         b.capability(Capability::Geometry);
         b.decorate(input, Decoration::Flat, []);
     }
-    let layer = fragment.header.reads(attribute::LAYER).then(|| {
-        b.capability(Capability::Geometry);
-        let int = b.type_int(32, 1);
-        let input = variable(b, StorageClass::Input, int, interface);
-        built_in(b, input, BuiltIn::Layer);
-        b.decorate(input, Decoration::Flat, []);
-        input
-    });
+    let mut flat_input = |address: u32, which: BuiltIn, capability: Capability| {
+        fragment.header.reads(address).then(|| {
+            b.capability(capability);
+            let int = b.type_int(32, 1);
+            let input = variable(b, StorageClass::Input, int, interface);
+            built_in(b, input, which);
+            b.decorate(input, Decoration::Flat, []);
+            input
+        })
+    };
+    let layer = flat_input(attribute::LAYER, BuiltIn::Layer, Capability::Geometry);
+    let viewport_index = flat_input(attribute::VIEWPORT_INDEX, BuiltIn::ViewportIndex, Capability::MultiViewport);
     let reads_point_coord = fragment.header.pixel_system_inputs().iter().any(|address| POINT_COORD.contains(address));
     let point_coord = fragment.point_coord.filter(|_| reads_point_coord).map(|origin| {
         let v2f32 = b.type_vector(t.f32, 2);
@@ -725,7 +730,17 @@ pub(super) fn declare_fragment_io(
         built_in(b, output, BuiltIn::FragDepth);
         (output, register)
     });
-    StageIo::Fragment { frag_coord, front_facing, primitive_id, inputs, colors, depth, point_coord, layer }
+    StageIo::Fragment {
+        frag_coord,
+        front_facing,
+        primitive_id,
+        inputs,
+        colors,
+        depth,
+        point_coord,
+        layer,
+        viewport_index,
+    }
 }
 
 impl Emitter<'_> {
@@ -1123,21 +1138,32 @@ impl Emitter<'_> {
         }
     }
 
-    /// FragCoord, front facing, the primitive's number, the layer, the point sprite coordinate and the interpolated
-    /// generics into the attribute space.
+    /// FragCoord, front facing, the primitive's number, the layer and viewport index, the point sprite coordinate
+    /// and the interpolated generics into the attribute space.
     pub(super) fn fragment_prologue(&mut self, _fragment: &FragmentInterface) {
-        let StageIo::Fragment { frag_coord, front_facing, primitive_id, inputs, point_coord, layer, .. } = self.io()
+        let StageIo::Fragment {
+            frag_coord,
+            front_facing,
+            primitive_id,
+            inputs,
+            point_coord,
+            layer,
+            viewport_index,
+            ..
+        } = self.io()
         else {
             unreachable!("a fragment stage")
         };
-        let (frag_coord, front_facing, primitive_id, inputs, point_coord, layer) =
-            (*frag_coord, *front_facing, *primitive_id, inputs.clone(), *point_coord, *layer);
+        let (frag_coord, front_facing, primitive_id, inputs, point_coord) =
+            (*frag_coord, *front_facing, *primitive_id, inputs.clone(), *point_coord);
+        let flat_inputs = [(*layer, attribute::LAYER), (*viewport_index, attribute::VIEWPORT_INDEX)];
         self.fill_primitive_id(primitive_id, 1);
-        if let Some(input) = layer {
+        for (input, address) in flat_inputs {
+            let Some(input) = input else { continue };
             let int = self.b.type_int(32, 1);
             let value = self.b.load(int, None, input, None, []).expect("in a block");
             let bits = self.b.bitcast(self.t.u32, None, value).expect("in a block");
-            self.store_attribute(false, attribute::LAYER, bits);
+            self.store_attribute(false, address, bits);
         }
         let (f32_, u32_) = (self.t.f32, self.t.u32);
         let v4f32 = self.b.type_vector(f32_, 4);
