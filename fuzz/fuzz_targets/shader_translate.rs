@@ -9,8 +9,8 @@ use tandem_gpu::sass::Isa;
 use tandem_gpu::sass::cubin::KernelImage;
 use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType};
 use tandem_gpu::shader::{
-    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, Stage, TextureView, UNSWIZZLED, VertexInterface,
-    translate_compute, translate_graphics,
+    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, PointOrigin, Stage, TextureView, UNSWIZZLED,
+    VertexInterface, translate_compute, translate_graphics,
 };
 use tandem_gpu::shader::ir::{PoolView, TextureDim};
 
@@ -63,6 +63,8 @@ fuzz_target!(|input: Input| {
                 saturate: [None; 8],
                 dual_source: false,
                 swizzles: UNSWIZZLED,
+                // As for points with sprites on: a header that reads the sprite coordinate gets `PointCoord`.
+                point_coord: Some(PointOrigin::Bottom),
             };
             let _ = translate_graphics(&kernel, Stage::Fragment(&fragment), local_bytes, &global, &views);
         }
