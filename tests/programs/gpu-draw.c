@@ -1373,6 +1373,22 @@ static void block_linear_target(uint32_t at, uint32_t memory, uint32_t third, ui
     method(SET_COLOR_TARGET_A + 8, 7, target);
 }
 
+/* The triangle's two instances through layer.vs and `pixel` into the two layers of the array (instance i into
+ * layer i, as SET_RT_LAYER lets the program pick), their backgrounds filled first; then target 0 as before. */
+static void instances_into_layers(uint32_t pixel) {
+    fill_slices(2, array_texel);
+    block_linear_target(VOLUME_ARRAY, 1u << 4, 2, 0x2000, 0);
+    use_programs(LAYER_VS, pixel);
+    set(SET_RT_LAYER, 1u << 16);
+    draw_arrays(3, 0);
+    draw_arrays(3, INSTANCE_SUBSEQUENT);
+    set(SET_RT_LAYER, 0);
+    block_linear_target(TARGET, 0, 0, 0, 0);
+    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
+    method(SET_COLOR_TARGET_A + 8, 4, target);
+    run("draws");
+}
+
 /* Rendering into one slice of a 3D texture (BEHAVIOURS 1.13) and one layer of an array, chosen by
  * SET_COLOR_TARGET_LAYER as NVK binds a view of one slice: the triangle lands in that slice, placed by the
  * volume's block-linear layout (GOBs stacked down, then back, inside each block), and every other slice keeps
@@ -1399,34 +1415,15 @@ static void volume_and_array_targets(void) {
                   wrong_slices(2, in_drawn_slice, array_texel), 2 * WIDTH * HEIGHT);
 
     print("-- the program picks the layer (SET_RT_LAYER GEOMETRY_SHADER_SELECTS_LAYER): instance i into layer i\n");
-    fill_slices(2, array_texel);
-    block_linear_target(VOLUME_ARRAY, 1u << 4, 2, 0x2000, 0);
     instance_offsets();
     copy_program(LAYER_VS, layer_vs, layer_vs_end);
-    use_programs(LAYER_VS, PERSPECTIVE_PS);
-    set(SET_RT_LAYER, 1u << 16);
-    draw_arrays(3, 0);
-    draw_arrays(3, INSTANCE_SUBSEQUENT);
-    set(SET_RT_LAYER, 0);
-    block_linear_target(TARGET, 0, 0, 0, 0);
-    uint32_t target[4] = {WIDTH * 4, HEIGHT, A8B8G8R8, PITCH};
-    method(SET_COLOR_TARGET_A + 8, 4, target);
-    run("draws");
+    instances_into_layers(PERSPECTIVE_PS);
     report_texels("layer 0 holds instance 0, layer 1 instance 1 (moved by 16, 4)",
                   wrong_slices(2, in_instance_layer, array_texel), 2 * WIDTH * HEIGHT);
 
     print("-- the pixel program reads the layer it draws into (a[0x64]): instance i's pixels hold i\n");
-    fill_slices(2, array_texel);
-    block_linear_target(VOLUME_ARRAY, 1u << 4, 2, 0x2000, 0);
     copy_program(LAYER_PS, layer_ps, layer_ps_end);
-    use_programs(LAYER_VS, LAYER_PS);
-    set(SET_RT_LAYER, 1u << 16);
-    draw_arrays(3, 0);
-    draw_arrays(3, INSTANCE_SUBSEQUENT);
-    set(SET_RT_LAYER, 0);
-    block_linear_target(TARGET, 0, 0, 0, 0);
-    method(SET_COLOR_TARGET_A + 8, 4, target);
-    run("draws");
+    instances_into_layers(LAYER_PS);
     uint32_t wrong = 0;
     for (uint32_t z = 0; z < 2; z++)
         for (uint32_t y = 0; y < HEIGHT; y++)
