@@ -17,7 +17,9 @@
  *
  * Then a surface in a grid (shaders/surface.cs.sasm): 64 threads each load a texel of a 32-bit block-linear surface
  * (SULD), store it plus the thread's number (SUST) and add 0x100 to it (SURED); the loads and the texels after the
- * grid, in the surface's layout, must be what those instructions make of the texels.
+ * grid, in the surface's layout, must be what those instructions make of the texels. Then formatted accesses
+ * (shaders/formatted.cs.sasm, SULD.P and SUST.P) to surfaces of seven formats, against tables/formatted_surfaces.h
+ * (the formats' definitions, computed by tables/formatted_surfaces.py).
  *
  * Last, the Switch 2's compute class (AMPERE_COMPUTE_B, open-gpu-doc clc7c0.h): the same kernel compiled by ptxas
  * for sm_86, launched through a QMD of version 03_00 (clc7c0qmd.h: the program's own address, no program region)
@@ -27,6 +29,7 @@
 #include "nv.h"
 #include "tandem.h"
 #include "texture.h"
+#include "tables/formatted_surfaces.h"
 
 /* The kernel, its input and the GPU's output (the first 64 KiB of the result file: the out buffer). */
 __asm__(".section .rodata\n"
@@ -50,13 +53,19 @@ __asm__(".section .rodata\n"
         "surface_end:\n"
         ".balign 4\n"
         "surface_size: .word surface_end - surface_code\n"
+        ".balign 256\n"
+        "formatted_code: .incbin \"shaders/formatted.cs.bin\"\n"
+        "formatted_end:\n"
+        ".balign 4\n"
+        "formatted_size: .word formatted_end - formatted_code\n"
         ".balign 16\n"
         "kernel_input: .incbin \"../../gpu/tests/sass/cuda/input.bin\"\n"
         "gpu_output: .incbin \"../../gpu/tests/sass/cuda/results/compare_logic.out\", 0, 65536\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
-HIDDEN extern const uint8_t kernel_code[], kernel_input[], gpu_output[], sample_code[], surface_code[], ampere_code[];
-HIDDEN extern const uint32_t kernel_size, sample_size, surface_size, ampere_size;
+HIDDEN extern const uint8_t kernel_code[], kernel_input[], gpu_output[], sample_code[], surface_code[], ampere_code[],
+    formatted_code[];
+HIDDEN extern const uint32_t kernel_size, sample_size, surface_size, ampere_size, formatted_size;
 
 #define COMPUTE 1u /* the subchannel NVN gives the compute class */
 #define SET_OBJECT 0x0000u
@@ -81,6 +90,7 @@ HIDDEN extern const uint32_t kernel_size, sample_size, surface_size, ampere_size
 #define SEMAPHORE 0x14800u
 #define SAMPLE_OFFSET 0x2000u /* sample.cs in the program region */
 #define SURFACE_OFFSET 0x3000u /* surface.cs in the program region */
+#define FORMATTED_OFFSET 0x3400u /* formatted.cs in the program region */
 #define HANDLES 0x14C00u      /* constant buffer 2: the texture handles */
 #define TICS 0x15000u
 #define TSCS 0x15400u
@@ -274,6 +284,60 @@ static void surface_in_a_grid(uint8_t *memory) {
     check(wrong_texels == 0, "every texel is its value plus the thread's number and 0x100 (SUST, SURED), in place");
 }
 
+/* After surface_in_a_grid, whose pools and handle slot it keeps: for each format of formatted_surfaces.h, three
+ * 4 x 1 pitch surfaces of it (A, B and C: headers 4, 5 and 6) and a block of four threads of formatted.cs, which
+ * loads A's texels formatted (SULD.P: all four components, then G and A alone), stores four words into B's
+ * (SUST.P) and two into C's R and B (mask 0x5). The loads must be the texels' values by the format's definition;
+ * B's texels the words converted into the format; C's the same in R and B, G and A as they were. */
+static void formatted_surfaces(uint8_t *memory) {
+    print("-- formatted surface accesses\n");
+    const uint32_t rgba[4] = {TIC_R, TIC_G, TIC_B, TIC_A};
+    const uint32_t surfaces = GEN, inputs = GEN + 0x300, pitch = 32;
+    memcpy(memory + PROGRAM_REGION + FORMATTED_OFFSET, formatted_code, formatted_size);
+    for (uint32_t s = 0; s < 3; s++) put_u32(memory + HANDLES + 12 + 4 * s, 4 + s);
+    uint64_t handles = gpu.gpu_address + HANDLES;
+    for (uint32_t f = 0; f < sizeof formatted_cases / sizeof formatted_cases[0]; f++) {
+        const FormattedCase *c = &formatted_cases[f];
+        print("   ");
+        print(c->name);
+        print("\n");
+        for (uint32_t s = 0; s < 3; s++) {
+            uint32_t *header = (uint32_t *)(memory + TICS + 32 * (4 + s));
+            write_texture_header(header, gpu.gpu_address + surfaces + 0x100 * s, c->code, rgba, TIC_PITCH, pitch >> 5,
+                                 1, 4, 1, TIC_TWO_D_NO_MIPMAP);
+            /* Every component of the case's data type (R_DATA_TYPE at 9:7, G at 12:10, B at 15:13, A at 18:16). */
+            uint32_t types = c->data_type * (1u | 1u << 3 | 1u << 6 | 1u << 9);
+            header[0] = (header[0] & ~0x7FF80u) | types << 7;
+            for (uint32_t t = 0; t < 4; t++) memcpy(memory + surfaces + 0x100 * s + c->bytes * t, c->texels[t], c->bytes);
+        }
+        memset(memory + surfaces + 0x100, 0xEE, 0x100); /* B: nothing the stores could leave by chance */
+        memcpy(memory + inputs, c->inputs, sizeof c->inputs);
+        memset(memory + OUT, 0xEE, 4 * 32);
+        put_u64(memory + CONSTANTS + 0x140, gpu.gpu_address + OUT);
+        put_u64(memory + CONSTANTS + 0x148, gpu.gpu_address + inputs);
+        build_qmd(memory + QMD, FORMATTED_OFFSET, 1, 4, 0xF0 + f);
+        uint8_t *qmd = memory + QMD;
+        put_u32(qmd + 0x50, 1u | 1u << TEXTURE_SLOT | 3u << 29); /* CONSTANT_BUFFER_VALID(0, 2) */
+        put_u32(qmd + 0x74 + 8 * TEXTURE_SLOT, (uint32_t)handles);
+        put_u32(qmd + 0x78 + 8 * TEXTURE_SLOT, (uint32_t)(handles >> 32) | 0x100u << 15);
+        check(launch() == 0, "the launch runs");
+        check(semaphore() == 0xF0 + f, "its release after the grid");
+        uint32_t wrong_loads = 0, wrong_masked_loads = 0, wrong_stores = 0, wrong_partial = 0;
+        for (uint32_t t = 0; t < 4; t++) {
+            uint32_t loaded[6];
+            memcpy(loaded, memory + OUT + 32 * t, sizeof loaded);
+            wrong_loads += memcmp(loaded, c->loads[t], 16) != 0;
+            wrong_masked_loads += loaded[4] != c->loads[t][1] || loaded[5] != c->loads[t][3];
+            wrong_stores += memcmp(memory + surfaces + 0x100 + c->bytes * t, c->stored[t], c->bytes) != 0;
+            wrong_partial += memcmp(memory + surfaces + 0x200 + c->bytes * t, c->partial[t], c->bytes) != 0;
+        }
+        check(wrong_loads == 0, "each texel's four components by the format's definition (SULD.P)");
+        check(wrong_masked_loads == 0, "G and A alone into two registers (SULD.P, mask 0xa)");
+        check(wrong_stores == 0, "each texel the four words converted into the format (SUST.P)");
+        check(wrong_partial == 0, "R and B converted, G and A as they were (SUST.P, mask 0x5)");
+    }
+}
+
 /* A version 03_00 QMD (AMPERE_COMPUTE_B's) for one block of 128 x 1 x 1 threads of the program at `program`,
  * constant buffer 0 at CONSTANTS, and release 0 writing `payload` (one word) at SEMAPHORE. */
 static void build_qmd_v3(uint8_t *qmd, uint64_t program, uint32_t payload) {
@@ -389,6 +453,7 @@ int main(void) {
 
     textures_in_a_grid(memory);
     surface_in_a_grid(memory);
+    formatted_surfaces(memory);
     ampere_compute(memory);
 
     nv_close(nv, gpu.channel);

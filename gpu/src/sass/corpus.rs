@@ -737,10 +737,12 @@ fn run_surfaces(
         let number = number.ok_or_else(|| bad(format!("surface header {header}, which surfaces= lacks")))?;
         let surface = &run.surfaces[number];
         let own = surface.format.texel_bytes();
-        if binding.formatted_channels != 0 && u32::from(binding.formatted_channels) < surface.format.channels {
+        // A formatted binding's image is RGBA32 of the components as loaded: for unsigned integer channels of 32
+        // bits, the texels as they are.
+        if binding.texel_bytes == 0 && own != 16 {
             return Err(bad(format!(
-                "surface {number} has {} channels; the kernel stores {} of them formatted",
-                surface.format.channels, binding.formatted_channels
+                "surface {number} has texels of {own} bytes; the kernel accesses it formatted, which runs here on \
+                 four 32-bit channels only"
             )));
         }
         if binding.texel_bytes != 0 && u32::from(binding.texel_bytes) != own {

@@ -132,8 +132,8 @@ fn read(
         "SULD" => (SurfaceOperation::Load, data(code, direct)?),
         _ => (SurfaceOperation::Store, data(code, direct)?),
     };
-    if !direct && v.encoding.opcode != "SUST" {
-        return Err("formatted loads and reductions (.P)".into());
+    if !direct && matches!(v.encoding.opcode, "SURED" | "SUATOM") {
+        return Err("formatted reductions (.P)".into());
     }
     let ra = v.get("ra");
     let count = dim.coordinates() + usize::from(array);

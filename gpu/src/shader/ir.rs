@@ -380,18 +380,16 @@ pub const MAX_SWITCHED_POOL_PAIRS: u32 = 256;
 
 /// A surface a program loads, stores or reduces through `handle`, shaped `dim` (an array when `array`) and
 /// viewed as texels of `texel_bytes` (1, 2, 4, 8 or 16: unsigned integer channels, R8, R16, R32, RG32 or RGBA32):
-/// the size its direct accesses move, in which a byte-addressed x counts; 0 for formatted stores, whose view has
-/// the surface's own format (integer channels: the channels are written as U32). One binding per distinct use;
-/// the back end binds the surface's image through a view of that format (the same texel size).
+/// the size its direct accesses move, in which a byte-addressed x counts. 0 for formatted accesses (SULD.P,
+/// SUST.P): the back end binds the surface as four 32-bit values a texel, each component as the surface's format
+/// reads (`texture::formatted`), and writes the texels it changed back in that format. One binding per distinct
+/// use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SurfaceBinding {
     pub handle: TextureHandle,
     pub dim: TextureDim,
     pub array: bool,
     pub texel_bytes: u8,
-    /// A formatted store's channels (1 or 4), the first of each texel: the host writes whole texels, so the
-    /// surface may have no more than these. 0 for direct accesses.
-    pub formatted_channels: u8,
 }
 
 /// The surface atomics' operations (SURED, SUATOM) as the host's image atomics have them.

@@ -19,13 +19,10 @@ impl Lower<'_> {
             return Err("a surface handle known only at run time (surfaces bind by traced handles alone)".into());
         }
         let handle = handle.handle;
-        // A formatted store's channels are whole texels of the surface's format: all four, or the first alone.
-        let (size, texel_bytes, formatted_channels) = match s.data {
-            SurfaceData::Raw { size } => (size, access_bytes(size) as u8, 0),
-            SurfaceData::Formatted { mask: mask @ (0b1111 | 0b0001) } => (4, 0, mask.count_ones() as u8),
-            SurfaceData::Formatted { mask } => {
-                return Err(format!("formatted stores of channels {mask:#x}: the host writes whole texels"));
-            }
+        // A formatted access's image holds each texel's four components as 32-bit values.
+        let (size, texel_bytes) = match s.data {
+            SurfaceData::Raw { size } => (size, access_bytes(size) as u8),
+            SurfaceData::Formatted { .. } => (4, 0),
         };
         let reduction = match s.operation {
             SurfaceOperation::Atomic { op, signed, .. } => Some(match (op, signed) {
@@ -42,7 +39,7 @@ impl Lower<'_> {
             }),
             _ => None,
         };
-        let binding = SurfaceBinding { handle, dim: s.dim, array: s.array, texel_bytes, formatted_channels };
+        let binding = SurfaceBinding { handle, dim: s.dim, array: s.array, texel_bytes };
         let surface = self.program.surface(binding);
         let mut coordinates: Vec<Value> = s.coordinates.iter().map(|&r| self.reg(r)).collect();
         if s.byte_addressed && texel_bytes > 1 {
@@ -74,23 +71,24 @@ impl Lower<'_> {
                 Some(inside)
             }
         };
-        let registers = match s.data {
-            SurfaceData::Formatted { mask } => u64::from(mask.count_ones()),
-            SurfaceData::Raw { .. } => (texel_bytes as u64).div_ceil(4),
+        // The texel's components the data registers hold, in order: the mask's, or as many as the size takes.
+        let components: Vec<u8> = match s.data {
+            SurfaceData::Formatted { mask } => (0..4).filter(|c| mask >> c & 1 == 1).collect(),
+            SurfaceData::Raw { .. } => (0..(texel_bytes as u8).div_ceil(4)).collect(),
         };
         let data = s.data_register;
         match (s.operation, reduction) {
             (SurfaceOperation::Load, _) => {
                 if inside.is_some() {
                     let zero = self.const32(0);
-                    for k in 0..registers {
+                    for k in 0..components.len() as u64 {
                         self.set_reg(data + k, zero);
                     }
                 }
                 self.guarded(inside, |l| {
                     let texel = l.op(Op::SurfaceLoad { surface, coordinates });
-                    for k in 0..registers {
-                        let channel = l.op(Op::Component(texel, k as u8));
+                    for (k, &component) in (0..).zip(&components) {
+                        let channel = l.op(Op::Component(texel, component));
                         // A byte or half, extended as its size code says (the view's channel is zero-extended).
                         let value = if size < 4 { l.extend_part(channel, size) } else { channel };
                         l.set_reg(data + k, value);
@@ -98,12 +96,24 @@ impl Lower<'_> {
                 });
             }
             (SurfaceOperation::Store, _) => {
-                let mut channels: Vec<Value> = (0..registers).map(|k| self.reg(data + k)).collect();
+                let mut channels: Vec<Value> = (0..components.len() as u64).map(|k| self.reg(data + k)).collect();
                 if (1..4).contains(&texel_bytes) {
                     let mask = self.const32((1u32 << (8 * texel_bytes)) - 1);
                     channels[0] = self.bin(BinOp::And, channels[0], mask);
                 }
+                let partial = texel_bytes == 0 && components.len() < 4;
                 self.guarded(inside, |l| {
+                    if partial {
+                        // The components the mask leaves out keep what the texel holds.
+                        let texel = l.op(Op::SurfaceLoad { surface, coordinates: coordinates.clone() });
+                        let mut stored = channels.into_iter();
+                        channels = (0..4)
+                            .map(|c| match components.contains(&c) {
+                                true => stored.next().expect("a register for each masked component"),
+                                false => l.op(Op::Component(texel, c)),
+                            })
+                            .collect();
+                    }
                     l.op(Op::SurfaceStore { surface, coordinates, channels });
                 });
             }

@@ -8,6 +8,7 @@ pub mod bc7;
 pub mod block_linear;
 pub mod descriptor;
 pub mod format;
+pub mod formatted;
 pub mod layout;
 pub mod surface;
 pub mod texel;

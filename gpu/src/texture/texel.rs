@@ -225,7 +225,7 @@ pub fn sampled_kind(header: &TextureHeader) -> NumberKind {
     }
 }
 
-fn numeric(data_type: DataType) -> Numeric {
+pub(crate) fn numeric(data_type: DataType) -> Numeric {
     match data_type {
         DataType::Snorm | DataType::SnormForceFp16 => Numeric::Snorm,
         DataType::Unorm | DataType::UnormForceFp16 => Numeric::Unorm,
@@ -233,6 +233,16 @@ fn numeric(data_type: DataType) -> Numeric {
         DataType::Uint => Numeric::Uint,
         DataType::Float => Numeric::Float,
     }
+}
+
+/// A component of `width` bits holding `raw` as its data type reads it (`convert`, FORCE_FP16 types rounded to
+/// half precision); `None` for a float width `convert` has no conversion for.
+pub(crate) fn component_value(raw: u32, width: u32, data_type: DataType) -> Option<u32> {
+    let value = convert(raw, width, numeric(data_type))?;
+    Some(match data_type {
+        DataType::SnormForceFp16 | DataType::UnormForceFp16 => round_to_half_precision(value),
+        _ => value,
+    })
 }
 
 /// Why texels cannot be decoded.
@@ -282,11 +292,8 @@ pub fn decode(
                     }
                     let raw = (packed >> low & ((1u128 << width) - 1)) as u32;
                     let data_type = header.data_types[c];
-                    let mut value = convert(raw, width, numeric(data_type))
+                    let mut value = component_value(raw, width, data_type)
                         .ok_or(TexelError::FloatWidth { name: format.name, width })?;
-                    if matches!(data_type, DataType::SnormForceFp16 | DataType::UnormForceFp16) {
-                        value = round_to_half_precision(value);
-                    }
                     if header.srgb && sampler_srgb && c < 3 && width == 8 && data_type == DataType::Unorm {
                         value = srgb_to_linear(value);
                     }

@@ -134,9 +134,8 @@ pub struct Features {
     /// (`shaderSampledImageArrayDynamicIndexing` and `shaderSampledImageArrayNonUniformIndexing`): the pools that
     /// texture handles known only at run time index.
     pub sampled_image_array_non_uniform_indexing: bool,
-    /// Storage images of the extended formats (R8ui, R16ui, Rg32ui...) and written without a format.
+    /// Storage images of the extended formats (R8ui, R16ui, Rg32ui...).
     pub storage_image_extended_formats: bool,
-    pub storage_image_write_without_format: bool,
     /// Vertex and fragment shaders may store to memory (`vertexPipelineStoresAndAtomics`,
     /// `fragmentStoresAndAtomics`).
     pub vertex_stores: bool,
@@ -679,7 +678,6 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         sampled_image_array_non_uniform_indexing: on(base.shader_sampled_image_array_dynamic_indexing)
             && on(v12.shader_sampled_image_array_non_uniform_indexing),
         storage_image_extended_formats: on(base.shader_storage_image_extended_formats),
-        storage_image_write_without_format: on(base.shader_storage_image_write_without_format),
         vertex_stores: on(base.vertex_pipeline_stores_and_atomics),
         fragment_stores: on(base.fragment_stores_and_atomics),
         viewport_index: on(base.multi_viewport) && on(v12.shader_output_viewport_index),
@@ -723,7 +721,6 @@ fn create_device(instance: &'static Instance, candidate: &Candidate) -> Result<A
         .shader_image_gather_extended(f.image_gather_extended)
         .shader_sampled_image_array_dynamic_indexing(f.sampled_image_array_non_uniform_indexing)
         .shader_storage_image_extended_formats(f.storage_image_extended_formats)
-        .shader_storage_image_write_without_format(f.storage_image_write_without_format)
         .vertex_pipeline_stores_and_atomics(f.vertex_stores)
         .fragment_stores_and_atomics(f.fragment_stores)
         .multi_viewport(f.viewport_index)

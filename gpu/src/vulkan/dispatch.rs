@@ -51,11 +51,6 @@ fn missing(number: u32, f: &Features) -> Option<(&'static str, &'static str)> {
         capability::STORAGE_IMAGE_EXTENDED_FORMATS => {
             ("StorageImageExtendedFormats", "shaderStorageImageExtendedFormats", f.storage_image_extended_formats)
         }
-        capability::STORAGE_IMAGE_WRITE_WITHOUT_FORMAT => (
-            "StorageImageWriteWithoutFormat",
-            "shaderStorageImageWriteWithoutFormat",
-            f.storage_image_write_without_format,
-        ),
         capability::INT64_ATOMICS => (
             "Int64Atomics",
             "shaderBufferInt64Atomics or shaderSharedInt64Atomics",

@@ -87,7 +87,6 @@ pub(super) mod capability {
     pub const INT16: u32 = 22;
     pub const INT8: u32 = 39;
     pub const STORAGE_IMAGE_EXTENDED_FORMATS: u32 = 49;
-    pub const STORAGE_IMAGE_WRITE_WITHOUT_FORMAT: u32 = 56;
     pub const GROUP_NON_UNIFORM: u32 = 61;
     pub const GROUP_NON_UNIFORM_VOTE: u32 = 62;
     pub const GROUP_NON_UNIFORM_ARITHMETIC: u32 = 63;

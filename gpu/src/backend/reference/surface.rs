@@ -1,18 +1,20 @@
 //! The reference back end's surfaces: for each surface a kernel's translation binds (`SurfaceBinding`), the handle
 //! from the launch's constant buffers and the header from the header pool, read when the grid starts; level 0's
-//! texels copied as they are (a surface access moves bytes, whatever the format) into a storage image of unsigned
-//! texels of the same size, and after the grid the texels it changed written back where they came from, in the
-//! header's layout (pitch or block-linear).
+//! texels put into a storage image, and after the grid the texels it changed written back where they came from,
+//! in the header's layout (pitch or block-linear). Direct accesses move bytes, whatever the format: their image
+//! holds the texels as they are, as unsigned texels of the same size. Formatted accesses (SULD.P, SUST.P) read and
+//! write components: their image holds each texel's four components as a formatted load gives them
+//! (`texture::formatted`, on the CPU), and a texel the grid changed is converted back into the format.
 
 use super::texture::{TextureSource, read_descriptor};
 use super::{NAME, ReferenceBackend};
 use crate::backend::{BackendError, GpuMemory};
 use crate::shader::ir::{SurfaceBinding, TextureDim};
 use crate::texture::descriptor::{Handle, TextureHeader, TextureType};
-use crate::texture::format::NumberKind;
+use crate::texture::formatted::FormattedTexels;
 use crate::texture::layout::{level_size, level_surfaces};
 use crate::texture::surface::Surface;
-use crate::texture::texel::{Storage, TextureFormat, sampled_kind};
+use crate::texture::texel::{Storage, TextureFormat};
 use crate::vulkan::StorageImage;
 use ash::vk;
 
@@ -20,14 +22,29 @@ fn unimplemented(what: impl Into<String>) -> BackendError {
     BackendError::Unimplemented { backend: NAME, what: what.into() }
 }
 
-/// The storage images a grid's surfaces are, which image each binding is (two bindings of one header share it),
-/// and where each image's texels came from.
+fn bad_texel(error: crate::texture::texel::TexelError) -> BackendError {
+    BackendError::BadTexture(error.to_string())
+}
+
+/// The storage images a grid's surfaces are, which image each binding is (two bindings of one header and one
+/// kind of access share it), and where each image's texels came from.
 #[derive(Default)]
 pub(super) struct BoundSurfaces {
     pub images: Vec<StorageImage>,
     pub bindings: Vec<usize>,
-    /// Each image's header index, level 0 and its slices (layers, or a volume's depth slices), texels as read.
-    places: Vec<(u32, Surface, u32, Vec<u8>)>,
+    places: Vec<Place>,
+}
+
+/// Where a storage image's texels lie.
+struct Place {
+    header: u32,
+    /// Level 0's surface, and its slices (layers, or a volume's depth slices).
+    surface: Surface,
+    slices: u32,
+    /// The image's texels as uploaded.
+    uploaded: Vec<u8>,
+    /// For formatted accesses: how the components convert, and the guest's texels as read.
+    formatted: Option<(FormattedTexels, Vec<u8>)>,
 }
 
 impl ReferenceBackend {
@@ -54,32 +71,54 @@ impl ReferenceBackend {
             };
             // Every binding's access is checked against the header, also where an earlier one bound its image.
             let (format, bytes) = accessed_format(&header, binding).map_err(named)?;
-            if let Some(image) = bound.places.iter().position(|place| place.0 == index) {
+            let formatted = binding.texel_bytes == 0;
+            if let Some(image) = bound.places.iter().position(|place| place.header == index) {
+                if bound.places[image].formatted.is_some() != formatted {
+                    // One image cannot hold both the texels and their components.
+                    return Err(named(unimplemented("formatted (.P) and direct (.D) accesses in one program")));
+                }
                 bound.bindings.push(image);
                 continue;
             }
-            let (image, place) = surface(&header, format, bytes, binding, memory).map_err(named)?;
+            let (image, place) = surface(index, &header, format, bytes, binding, memory).map_err(named)?;
             bound.bindings.push(bound.images.len());
             bound.images.push(image);
-            bound.places.push((index, place.0, place.1, place.2));
+            bound.places.push(place);
         }
         Ok(bound)
     }
 
     /// Writes back the texels the grid changed (the others stay as the guest may have changed them meanwhile).
     pub(super) fn write_back_surfaces(&self, bound: &BoundSurfaces, memory: &GpuMemory) -> Result<(), BackendError> {
-        for (image, (_, surface, slices, before)) in bound.images.iter().zip(&bound.places) {
-            let bytes = surface.bytes_per_texel as usize;
-            let mut at = 0;
-            for slice in 0..*slices {
-                for y in 0..surface.height {
-                    for x in 0..surface.width {
-                        let texel = &image.texels[at..at + bytes];
-                        if texel != &before[at..at + bytes] {
-                            let address = surface.texel_address(x, y, slice).expect("inside the surface");
-                            memory.write(address, texel)?;
+        for (image, place) in bound.images.iter().zip(&bound.places) {
+            let image_bytes = image.bytes_per_texel as usize;
+            let guest_bytes = place.surface.bytes_per_texel as usize;
+            let (mut at, mut texel) = (0, 0);
+            for slice in 0..place.slices {
+                for y in 0..place.surface.height {
+                    for x in 0..place.surface.width {
+                        let written = &image.texels[at..at + image_bytes];
+                        if written != &place.uploaded[at..at + image_bytes] {
+                            let address = place.surface.texel_address(x, y, slice).expect("inside the surface");
+                            match &place.formatted {
+                                None => memory.write(address, written)?,
+                                Some((texels, read)) => {
+                                    // Only the components the grid changed: the others keep their bits, which
+                                    // their value may not give back (SNORM's -128 and -127 are both -1.0).
+                                    let word = |texel: &[u8], c: usize| {
+                                        u32::from_le_bytes(texel[4 * c..4 * c + 4].try_into().expect("a word"))
+                                    };
+                                    let before = &place.uploaded[at..at + image_bytes];
+                                    let values = std::array::from_fn(|c| word(written, c));
+                                    let changed = std::array::from_fn(|c| word(written, c) != word(before, c));
+                                    let mut stored = read[texel * guest_bytes..(texel + 1) * guest_bytes].to_vec();
+                                    texels.store(values, changed, &mut stored).map_err(bad_texel)?;
+                                    memory.write(address, &stored)?;
+                                }
+                            }
                         }
-                        at += bytes;
+                        at += image_bytes;
+                        texel += 1;
                     }
                 }
             }
@@ -88,30 +127,15 @@ impl ReferenceBackend {
     }
 }
 
-/// Where a storage image's texels lie: level 0's surface, its slices, and the texels as read.
-type Place = (Surface, u32, Vec<u8>);
-
 /// The format of `header`, and its bytes a texel, when `binding`'s accesses can reach it: direct ones of its
-/// texel size, formatted stores of all its channels (32-bit integers, which the stores write as U32).
+/// texel size, formatted ones of any plain format.
 fn accessed_format(header: &TextureHeader, binding: &SurfaceBinding) -> Result<(TextureFormat, u32), BackendError> {
     let format = TextureFormat::from_code(header.components)
         .ok_or_else(|| unimplemented(format!("texture format {:#04x} (COMPONENTS)", header.components)))?;
-    let Storage::Plain { bytes, components } = format.storage else {
-        return Err(unimplemented(format!("a surface of {}, a compressed format", format.name)));
+    let Storage::Plain { bytes, .. } = format.storage else {
+        return Err(unimplemented(format!("a surface of {}, whose texels are not a component per field", format.name)));
     };
-    if binding.texel_bytes == 0 {
-        let integers = sampled_kind(header) != NumberKind::Float;
-        let channels = components.iter().filter(|&&(_, width)| width != 0).count();
-        if !integers
-            || components.iter().any(|&(_, width)| !matches!(width, 0 | 32))
-            || channels > usize::from(binding.formatted_channels)
-        {
-            return Err(unimplemented(format!(
-                "formatted stores (SUST.P) of {} channels to a surface of {}",
-                binding.formatted_channels, format.name
-            )));
-        }
-    } else if u32::from(binding.texel_bytes) != bytes {
+    if binding.texel_bytes != 0 && u32::from(binding.texel_bytes) != bytes {
         return Err(unimplemented(format!(
             "accesses of {} bytes to a surface of {} ({bytes} bytes a texel)",
             binding.texel_bytes, format.name
@@ -121,15 +145,21 @@ fn accessed_format(header: &TextureHeader, binding: &SurfaceBinding) -> Result<(
 }
 
 /// The storage image of `header`'s level 0 (of `format`, `bytes` a texel) that `binding` reaches, and where its
-/// texels lie: the level's surface, its slices and the texels as read.
+/// texels lie.
 fn surface(
+    index: u32,
     header: &TextureHeader,
     format: TextureFormat,
     bytes: u32,
     binding: &SurfaceBinding,
     memory: &GpuMemory,
 ) -> Result<(StorageImage, Place), BackendError> {
-    let vk_format = match bytes {
+    let formatted = match binding.texel_bytes {
+        0 => Some(FormattedTexels::new(format, header.data_types).expect("a plain format")),
+        _ => None,
+    };
+    let image_bytes = if formatted.is_some() { 16 } else { bytes };
+    let vk_format = match image_bytes {
         1 => vk::Format::R8_UINT,
         2 => vk::Format::R16_UINT,
         4 => vk::Format::R32_UINT,
@@ -161,7 +191,7 @@ fn surface(
     let (width, height, depth) = level_size(header, 0);
     let layers = if array { header.layers() } else { 1 };
     let slices = if stored_dim == TextureDim::D3 { depth } else { layers };
-    let mut texels = Vec::with_capacity((width * height * slices * bytes) as usize);
+    let mut read = Vec::with_capacity((width * height * slices * bytes) as usize);
     let mut texel = vec![0u8; bytes as usize];
     for slice in 0..slices {
         for y in 0..height {
@@ -170,17 +200,27 @@ fn surface(
                     .texel_address(x, y, slice)
                     .ok_or_else(|| BackendError::BadTexture(format!("texel ({x}, {y}, {slice}) past the surface")))?;
                 memory.read(address, &mut texel)?;
-                texels.extend_from_slice(&texel);
+                read.extend_from_slice(&texel);
             }
         }
     }
+    let (uploaded, formatted) = match formatted {
+        None => (read, None),
+        Some(texels) => {
+            let mut components = Vec::with_capacity(read.len() / bytes as usize * 16);
+            for texel in read.chunks_exact(bytes as usize) {
+                components.extend(texels.load(texel).map_err(bad_texel)?.iter().flat_map(|c| c.to_le_bytes()));
+            }
+            (components, Some((texels, read)))
+        }
+    };
     let image = StorageImage {
         format: vk_format,
-        bytes_per_texel: u64::from(bytes),
+        bytes_per_texel: u64::from(image_bytes),
         view_type: crate::vulkan::view_type(stored_dim, array),
         size: [width, height, depth],
         layers,
-        texels: texels.clone(),
+        texels: uploaded.clone(),
     };
-    Ok((image, (level, slices, texels)))
+    Ok((image, Place { header: index, surface: level, slices, uploaded, formatted }))
 }

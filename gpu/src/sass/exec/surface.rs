@@ -157,7 +157,23 @@ fn run_lane(
             }
             lane.set_reg(result, old);
         }
-        (SurfaceOperation::Load, SurfaceData::Formatted { .. }) => return Err("formatted loads".into()),
+        (SurfaceOperation::Load, SurfaceData::Formatted { mask }) => {
+            // Component i of the mask's into the next register: channel i, zero-extended (the channels are
+            // unsigned integers); 0 where the format has no such channel, alpha 1, as Vulkan's reads give them.
+            let format = surface.format;
+            let components = (0..4).filter(|c| mask >> c & 1 == 1);
+            for (register, component) in (s.data_register..).zip(components) {
+                let value = match component {
+                    c if c < format.channels => {
+                        let at = u64::from(c * format.channel_bytes);
+                        super::load(texels, at, format.channel_bytes as usize).ok_or_else(outside)? as u32
+                    }
+                    3 => 1,
+                    _ => 0,
+                };
+                lane.set_reg(register, value);
+            }
+        }
     }
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! Surfaces in the emitter: each of the program's `SurfaceBinding`s is a storage image in the stage's descriptor
 //! set after its textures (binding = the number of banks + the number of textures + the surface's index), of
-//! unsigned integer channels in the binding's format (R8ui, R16ui, R32ui, Rg32ui, Rgba32ui; formatted stores:
-//! the image's own, written without a format), read and written as four U32, and changed with the image
-//! atomics.
+//! unsigned integer channels in the binding's format (R8ui, R16ui, R32ui, Rg32ui, Rgba32ui; formatted accesses:
+//! Rgba32ui, a texel's four components as the back end converted them), read and written as four U32, and
+//! changed with the image atomics.
 
 use super::Emitter;
 use crate::shader::ir::{Reduction, SurfaceBinding, TextureDim, Value};
@@ -38,9 +38,6 @@ pub(super) fn declare_surfaces(
     if surfaces.iter().any(|surface| matches!(surface.texel_bytes, 1 | 2 | 8)) {
         b.capability(Capability::StorageImageExtendedFormats);
     }
-    if surfaces.iter().any(|surface| surface.texel_bytes == 0) {
-        b.capability(Capability::StorageImageWriteWithoutFormat);
-    }
     surfaces
         .iter()
         .enumerate()
@@ -49,8 +46,7 @@ pub(super) fn declare_surfaces(
                 1 => ImageFormat::R8ui,
                 2 => ImageFormat::R16ui,
                 8 => ImageFormat::Rg32ui,
-                16 => ImageFormat::Rgba32ui,
-                0 => ImageFormat::Unknown,
+                16 | 0 => ImageFormat::Rgba32ui,
                 _ => ImageFormat::R32ui,
             };
             let dim = match surface.dim {
