@@ -171,6 +171,10 @@ pub(crate) fn sm86(v: &View) -> Result<SurfaceInstruction, String> {
     let atomic = matches!(v.encoding.opcode, "SURED" | "SUATOM");
     let field = if atomic { v.get("ty") } else { v.get("size") };
     let (code, byte_addressed) = if direct { (field >> 1, field & 1 != 0) } else { (field, false) };
+    if !direct && v.encoding.opcode == "SULD" && !matches!(code, 1 | 3 | 15) {
+        // SM86's formatted loads take R, RG or RGBA (nvdisasm names no other mask).
+        return Err(format!("the invalid component mask {code:#x}"));
+    }
     let data_register = if v.encoding.opcode == "SULD" { v.get("rd") } else { v.get("rb") };
     read(v, handle, code, direct, byte_addressed, data_register)
 }

@@ -1512,7 +1512,12 @@ fn surface(v: &View) -> Parts {
         let op = if v.encoding.form() == "CAS" { ".CAS".into() } else { pick(v, "op", ATOMIC_OP) };
         format!("{op}{}{}", pick(v, "cache", CACHE), name(ATOMIC_SURFACE_TYPE, data >> 1))
     } else if formatted {
-        format!("{}{}", pick(v, "cache", CACHE), name(COMPONENTS, data))
+        // A formatted load takes R, RG or all four components only.
+        let components = match (opcode, data) {
+            ("SULD", 1 | 3 | 15) | ("SUST", _) => name(COMPONENTS, data),
+            _ => format!(".INVALID{data}"),
+        };
+        format!("{}{components}", pick(v, "cache", CACHE))
     } else {
         format!("{}{}", pick(v, "cache", CACHE), name(SIZE, data >> 1))
     };

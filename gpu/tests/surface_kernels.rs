@@ -1,10 +1,15 @@
+//! Hand-assembled surface kernels of instructions no PTX makes ptxas emit, each run per ISA on the interpreter and
+//! translated on the Vulkan device.
+//!
 //! SUATOM, the surface atomics that return the texel's value before them (NVIDIA's compilers emit them for
-//! `imageAtomic*`; no PTX instruction makes ptxas emit one, so there is no GPU run of them): a hand-assembled kernel
-//! of 64 threads on one 1D surface of R32 texels, for each ISA, run on the interpreter and translated on the Vulkan
-//! device. The atomics' results depend on the order the threads reach the texel, which the two need not share, so
-//! each side is checked against what any order gives: the values an ADD returns are the texel's successive
-//! values, exactly one compare-and-swap wins, the values exchanges return chain from the first to the last, and an
-//! access past the edge under .IGN reads zero and changes nothing.
+//! `imageAtomic*`): 64 threads on one 1D surface of R32 texels. The atomics' results depend on the order the threads
+//! reach the texel, which the two need not share, so each side is checked against what any order gives: the values
+//! an ADD returns are the texel's successive values, exactly one compare-and-swap wins, the values exchanges return
+//! chain from the first to the last, and an access past the edge under .IGN reads zero and changes nothing.
+//!
+//! SULD.P and SUST.P, the formatted accesses (typed image loads and stores): on a surface of four 32-bit unsigned
+//! channels, whose components are its words, the loaded registers must be the components the mask names, in order,
+//! and a store of R and B (mask 0x5) must leave G and A as they were.
 
 mod common;
 
@@ -149,5 +154,86 @@ fn surface_atomics_return_the_texel_before_them() {
         let translated = words(&translated.buffers);
         let side = format!("{isa:?} translation");
         check(&side, &initial, &translated[..records], &translated[surface..surface + TEXELS]);
+    }
+}
+
+/// Thread t of four: SULD.P of texel (t, 0) with masks 0xf (R4-R7), G and A (0xa; SM86, which names R, RG and RGBA
+/// only: RG) into R8, R9 and R alone (0x1) into R10, stored at out + 32t; then SUST.P of t + 100 and t + 200 into
+/// the texel's R and B (mask 0x5). The surface is parameter 1 (SM5x: slot 0x52; SM86: c[0][0x168], word 0x5a).
+const SM5X_FORMATTED: &str = "
+S2R rd=0 sr=0x21
+MOV32I rd=1 imm32=0 lanes=15
+SULD rd=4 ra=0 size=0xf target=3 surf=0x52 clamp=1 d=0
+SULD rd=8 ra=0 size=0xa target=3 surf=0x52 clamp=1 d=0
+SULD rd=10 ra=0 size=0x1 target=3 surf=0x52 clamp=1 d=0
+SHL.imm rd=12 ra=0 imm20=5
+IADD.cbuf rd=12 ra=12 cb_bank=0 cb_offset=0x50 cc=1
+IADD.cbuf rd=13 ra=255 cb_bank=0 cb_offset=0x51 x=1
+STG rs=4 ra=12 e=1 size=6 offset=0
+STG rs=8 ra=12 e=1 size=5 offset=16
+STG rs=10 ra=12 e=1 size=4 offset=24
+IADD32I rd=14 ra=0 imm32=100
+IADD32I rd=15 ra=0 imm32=200
+SUST rs=14 ra=0 size=0x5 target=3 surf=0x52 clamp=1 d=0
+EXIT
+";
+
+const SM86_FORMATTED: &str = "
+S2R rd=0 sr=0x21
+MOV.imm rd=1 imm32=0 lanes=15
+SULD.P rd=4 ra=0 size=0xf target=3 surf=0x5a clamp=1 pd=7 cache=1
+SULD.P rd=8 ra=0 size=0x3 target=3 surf=0x5a clamp=1 pd=7 cache=1
+SULD.P rd=10 ra=0 size=0x1 target=3 surf=0x5a clamp=1 pd=7 cache=1
+MOV.imm rd=18 imm32=32 lanes=15
+IMAD.WIDE.cbuf_c rd=20 ra=0 rc=18 cb_offset=0x58 pd=7
+STG ra=20 rb=4 offset=0 e=1 size=6 ur=4 no_ur=1 cache=1
+STG ra=20 rb=8 offset=16 e=1 size=5 ur=4 no_ur=1 cache=1
+STG ra=20 rb=10 offset=24 e=1 size=4 ur=4 no_ur=1 cache=1
+IADD3.imm rd=14 ra=0 imm32=100 pd=7 pq=7 px=7 px_not=1
+IADD3.imm rd=15 ra=0 imm32=200 pd=7 pq=7 px=7 px_not=1
+SUST.P ra=0 rb=14 size=0x5 target=3 surf=0x5a clamp=1 cache=1
+EXIT
+";
+
+#[test]
+fn formatted_surface_accesses_move_the_masks_components() {
+    let manifest = "surface_formatted formatted params=out,surf=0 block=4,1,1 grid=1,1,1 init=zero stride=32 \
+                    surfaces=2d:4x1x1:1:rgba32 approx= varies=";
+    let run: Run = parse_manifest(manifest).unwrap().remove(0);
+    let initial = words(&run.surfaces[0].texels(0));
+    for (isa, kernel, second_mask) in [(Isa::Sm5x, SM5X_FORMATTED, [1, 3]), (Isa::Sm86, SM86_FORMATTED, [0, 1])] {
+        let code = match isa {
+            Isa::Sm5x => assemble::sm5x(kernel.trim()),
+            Isa::Sm86 => assemble::sm86(kernel.trim()),
+        }
+        .unwrap();
+        let kernel = KernelImage {
+            name: format!("formatted_{isa:?}"),
+            isa,
+            code,
+            constants: Vec::new(),
+            shared_bytes: 0,
+            origin: 0,
+        };
+        let input = vec![0u8; BUFFER_BYTES];
+        // The word where the surface's texels start, after the three buffers.
+        let surface = 3 * BUFFER_BYTES / 4;
+        let translated = dispatch(common::device(), &run, &kernel, &input, Placement::Device).unwrap();
+        assert!(!translated.faulted);
+        common::spirv_val(&kernel.name, &translated.spirv).unwrap();
+        let interpreted = interpret(&run, &kernel, &input).unwrap();
+        for (side, bytes) in [("interpreter", interpreted), ("translation", translated.buffers)] {
+            let all = words(&bytes);
+            let after = &all[surface..surface + 16];
+            for t in 0..4 {
+                let (texel, record) = (&initial[4 * t..4 * t + 4], &all[8 * t..8 * t + 7]);
+                let side = format!("{isa:?} {side}, thread {t}");
+                assert_eq!(record[..4], *texel, "{side}: all four components");
+                assert_eq!(record[4..6], [texel[second_mask[0]], texel[second_mask[1]]], "{side}: the second mask's");
+                assert_eq!(record[6], texel[0], "{side}: R alone");
+                let stored = [t as u32 + 100, texel[1], t as u32 + 200, texel[3]];
+                assert_eq!(after[4 * t..4 * t + 4], stored, "{side}: R and B stored, G and A kept");
+            }
+        }
     }
 }
