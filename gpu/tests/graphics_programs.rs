@@ -117,6 +117,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             layer: false,
             point_size: None,
             capture: Default::default(),
+            raster_stream: 0,
         };
         let layered = GeometryInterface {
             input: GeometryInput::LinesAdjacency,
@@ -124,8 +125,8 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             point_size: Some(PointSize::Program),
             ..geometry
         };
-        // And capturing what it emits for stream output.
-        let captured = GeometryInterface { capture, ..geometry };
+        // And capturing what it emits for stream output, with the rasteriser taking stream 1.
+        let captured = GeometryInterface { capture, raster_stream: 1, ..geometry };
         // Tessellation programs: patches of three control points into triangles, and (evaluation programs)
         // into the points of a quad domain cut with fractional odd spacing, picking the layer.
         // The control programs hand on four per-patch words past the levels.

@@ -328,6 +328,8 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 layer: false,
                 point_size: None,
                 capture: Default::default(),
+                // The rasteriser's default stream.
+                raster_stream: 0,
             };
             let patch_words = args.patch_words.unwrap_or_else(|| match args.stage {
                 StageArg::TessControl => header.per_patch_words().saturating_sub(6),

@@ -193,6 +193,8 @@ __asm__(".section .rodata\n"
         "primitive_ps_end:\n"
         "strips_gs: .incbin \"shaders/strips.gs.bin\"\n"
         "strips_gs_end:\n"
+        "streams_gs: .incbin \"shaders/streams.gs.bin\"\n"
+        "streams_gs_end:\n"
         "derivatives_ps: .incbin \"shaders/derivatives.ps.bin\"\n"
         "derivatives_ps_end:\n"
         "votes_ps: .incbin \"shaders/votes.ps.bin\"\n"
@@ -227,7 +229,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
     patch86_tcs_end[], patch86_tes[], patch86_tes_end[], locations_ps[],
-    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[], votes_vs[], votes_vs_end[], sprite_ps[], sprite_ps_end[], layer_ps[], layer_ps_end[], viewport_ps[], viewport_ps_end[];
+    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], streams_gs[], streams_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[], votes_vs[], votes_vs_end[], sprite_ps[], sprite_ps_end[], layer_ps[], layer_ps_end[], viewport_ps[], viewport_ps_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -454,6 +456,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SPRITE_PS 0x9600u
 #define LAYER_PS 0x9800u
 #define VIEWPORT_PS 0x9A00u
+#define STREAMS_GS 0x9C00u /* 0x400 bytes */
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -1784,6 +1787,76 @@ static void geometry_stream_output(void) {
     check(reported(0) == 10 && reported(1) == 12, "ten primitives succeeded of twelve needed");
     check(*(uint32_t *)(gpu.memory + REPORTS + 32) == 30 * XFB_GEOMETRY_STRIDE, "the byte count is 600");
     print_captured(wrong);
+}
+
+#define SET_RASTER_INPUT 0x0740u
+
+/* A STREAMING_PRIMITIVES_SUCCEEDED report of vertex stream `s` (SUB_REPORT) at REPORTS + 16 * `slot`. */
+static void report_stream_succeeded(uint32_t s, uint32_t slot) {
+    set_address(SET_REPORT_SEMAPHORE_A, REPORTS + 16 * slot);
+    set(SET_REPORT_SEMAPHORE_A + 12, REPORT_ONLY | REPORT_STREAMING_PRIMITIVES_SUCCEEDED << 23 | s << 5);
+}
+
+/* Vertex streams (BEHAVIOURS 5.10): streams.gs emits each input triangle as (0, 1, 2) on stream 0 and as
+ * (2, 1, 0) on stream 1, the emissions interleaved. Buffer 0 takes stream 0 and buffer 1 stream 1 (position x, y
+ * and generic 0's R of each vertex), each stream counting its own primitives (SUB_REPORT; stream 2 none). The
+ * rasteriser takes the stream SET_RASTER_INPUT selects: as many samples pass with stream 0 or 1 as when the
+ * triangles are drawn with no geometry program, none with stream 2. */
+static void geometry_streams(void) {
+    print("-- vertex streams: a geometry program's two streams into two buffers, and the rasteriser's stream\n");
+    copy_program(STREAMS_GS, streams_gs, streams_gs_end);
+    const Vertex input[6] = {{165, 73, {F_0_2}}, {700, 73, {F_0_6}}, {165, 420, {F_0_8}},
+                             {300, 100, {F_1}},  {600, 150, {0x3E800000u}}, {400, 400, {0x3F400000u}}};
+    put_vertices(input, 6);
+    stream(0, VERTICES, 32, 32 * 6);
+    memset(gpu.memory + XFB, 0xAB, 0x200);
+    memset(gpu.memory + REPORTS, 0, 0x100);
+    const uint32_t selects[1] = {0x201D1Cu}; /* x, y, generic 0's R */
+    stream_out_buffer(0, XFB, 0x100, 12, 3, selects);
+    stream_out_buffer(1, XFB + 0x100, 0x100, 12, 3, selects);
+    set(SET_STREAM_OUT_CONTROL_STREAM + 16, 1); /* buffer 1 takes stream 1 */
+    set(CLEAR_REPORT_VALUE, 0x10);
+    set(CLEAR_REPORT_VALUE, 0x11);
+    set(SET_STREAM_OUTPUT, 1);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    use_stage(4, STREAMS_GS);
+    draw_arrays(6, 0);
+    set(SET_STREAM_OUTPUT, 0);
+    for (uint32_t s = 0; s < 3; s++) report_stream_succeeded(s, s);
+    /* The samples that pass with each raster stream, and with no geometry program. */
+    set(SET_ZPASS_PIXEL_COUNT, 1);
+    for (uint32_t s = 0; s < 3; s++) {
+        set(CLEAR_REPORT_VALUE, 0x01);
+        set(SET_RASTER_INPUT, s);
+        draw_arrays(6, 0);
+        report_counter(REPORT_ZPASS_PIXEL_CNT64, 4 + s);
+    }
+    set(SET_RASTER_INPUT, 0);
+    use_stage(4, ~0u);
+    set(CLEAR_REPORT_VALUE, 0x01);
+    draw_arrays(6, 0);
+    report_counter(REPORT_ZPASS_PIXEL_CNT64, 7);
+    set(SET_ZPASS_PIXEL_COUNT, 0);
+    stream(0, VERTICES, 32, 32 * 4);
+    run("draws");
+    const uint32_t *captured = (const uint32_t *)(gpu.memory + XFB);
+    uint32_t wrong = 0;
+    for (uint32_t w = 0; w < 0x200 / 4; w++) {
+        /* Buffer b holds stream b's triangles, input triangle after triangle: (0, 1, 2) or (2, 1, 0). */
+        uint32_t b = w / 64, v = w % 64 / 3, expected = 0xABABABABu;
+        if (v < 6) {
+            uint32_t k = v % 3, vertex = b == 0 ? k : 2 - k;
+            const Vertex *in = &input[3 * (v / 3) + vertex];
+            uint32_t words[3] = {float_bits(in->x - 512, 9), float_bits(in->y - 256, 8), in->colour[0]};
+            expected = words[w % 64 % 3];
+        }
+        wrong += captured[w] != expected;
+    }
+    check(wrong == 0, "buffer 0 holds stream 0's two triangles, buffer 1 stream 1's, nothing after");
+    check(reported(0) == 2 && reported(1) == 2 && reported(2) == 0, "streams 0 and 1 wrote two primitives each, 2 none");
+    check(reported(7) > 0 && reported(4) == reported(7) && reported(5) == reported(7),
+          "the rasteriser takes stream 0's triangles, or stream 1's, as many samples as without the program");
+    check(reported(6) == 0, "and nothing from stream 2, on which the program emits nothing");
 }
 
 #define MULTISAMPLED 0x50000u /* a 64 x 32 target at 2X2: 128 x 64 texels, block-linear, blocks 2 GOBs tall */
@@ -3890,6 +3963,7 @@ int main(void) {
     multisampled_target();
     stream_output();
     geometry_stream_output();
+    geometry_streams();
     derivatives();
     pixel_votes();
     vertex_votes();

@@ -154,10 +154,12 @@ pub struct Drawn {
 }
 
 /// Vertices stream output captured: each vertex's words of `Draw::capture` (ascending), vertex after vertex, making
-/// primitives of `topology` (the draw's for a vertex program's vertices; a geometry program's strips one by one).
+/// primitives of `topology` (the draw's for a vertex program's vertices; a geometry program's strips one by one)
+/// on vertex stream `stream` (a vertex program's: 0).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Captured {
     pub topology: Topology,
+    pub stream: u8,
     pub words: Vec<u32>,
 }
 

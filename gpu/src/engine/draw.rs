@@ -119,6 +119,8 @@ pub const OGL_SET_FRONT_FACE: u32 = 0x191c;
 pub const OGL_SET_CULL_FACE: u32 = 0x1920;
 pub const SET_PROVOKING_VERTEX: u32 = 0x1684;
 pub const SET_RASTER_ENABLE: u32 = 0x037c;
+/// STREAM_SELECT 1:0: the vertex stream the rasteriser takes.
+pub const SET_RASTER_INPUT: u32 = 0x0740;
 pub const SET_RT_LAYER: u32 = 0x15cc;
 pub const SET_TESSELLATION_PARAMETERS: u32 = 0x0320;
 pub const SET_PATCH: u32 = 0x0dcc;
@@ -304,6 +306,9 @@ pub struct Draw {
     /// go on to the rasteriser (SET_RASTER_ENABLE): a draw may only capture.
     pub capture: crate::shader::CapturedWords,
     pub rasterize: bool,
+    /// The vertex stream whose primitives the rasteriser takes (SET_RASTER_INPUT): a geometry program's other
+    /// streams are only captured. Vertex and tessellation programs make stream 0's alone.
+    pub raster_stream: u8,
     /// The last program before the rasteriser picks each primitive's layer among `layers` layers of every target,
     /// counted from its `layer` (SET_RT_LAYER); otherwise `layers` is 1.
     pub program_layer: bool,
@@ -781,6 +786,7 @@ impl Maxwell3D {
         let statistics: Vec<Statistic> =
             Statistic::ALL.into_iter().filter(|statistic| enabled >> statistic.fields().enable_bit & 1 == 1).collect();
         let stream_out = StreamOut::from_registers(|offset| self.register(offset));
+        let raster_stream = (self.register(SET_RASTER_INPUT) & 3) as u8;
         let rasterize = self.register(SET_RASTER_ENABLE) & 1 == 1;
         // Programs run when their output goes somewhere or is counted.
         if !rasterize && stream_out.is_none() && statistics.is_empty() {
@@ -801,6 +807,8 @@ impl Maxwell3D {
         if self.register(SET_PIPELINE_SHADER) & 1 == 1 {
             return Err(at.unimplemented("draws with a shader in pipeline slot 0 (vertex A)"));
         }
+        // Without a geometry program every vertex is stream 0's: a rasteriser taking another stream gets nothing.
+        let rasterize = rasterize && (geometry_shader.is_some() || raster_stream == 0);
         let enabled = |slot: u32| self.register(SET_PIPELINE_SHADER + PIPELINE_STRIDE * slot) & 1 == 1;
         let tessellation = match (enabled(2), enabled(3), topology) {
             (false, false, Topology::Patches) => return Err(at.unimplemented("patches drawn without tessellation")),
@@ -918,6 +926,7 @@ impl Maxwell3D {
             lines: self.lines(at)?,
             capture: stream_out.as_ref().map(|stream_out| stream_out.capture).unwrap_or_default(),
             rasterize,
+            raster_stream,
             program_layer,
             layers,
             multisample,
@@ -941,7 +950,7 @@ impl Maxwell3D {
             if let Some(stream_out) = &stream_out {
                 let state = &mut self.draw.stream_out;
                 for run in &drawn.captured {
-                    stream_out.write(at, run.topology, draw.provoking_last, &run.words, state, context)?;
+                    stream_out.write(at, run, draw.provoking_last, state, context)?;
                 }
             }
         }

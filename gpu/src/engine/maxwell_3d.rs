@@ -11,6 +11,7 @@
 //! parameter FIFO instead; both run the macro on the same parameters before any later method).
 
 use super::draw::{DrawState, Statistic};
+use super::stream_out::STREAMS;
 use super::inline_to_memory::{self, InlineToMemory};
 use super::mme::{MacroEngine, MacroTarget};
 use super::semaphore::{Reduction, ReductionOp, Release, report_reduction};
@@ -264,8 +265,8 @@ impl Maxwell3D {
             // DA_VERTICES_GENERATED 0x12, DA_PRIMITIVES_GENERATED 0x13, and the statistics' own.
             CLEAR_REPORT_VALUE => match argument & 0x1f {
                 0x01 => self.draw.counters.samples_passed = 0,
-                0x10 => self.draw.stream_out.primitives_succeeded = 0,
-                0x11 => self.draw.stream_out.primitives_needed = 0,
+                0x10 => self.draw.stream_out.primitives_succeeded = [0; STREAMS],
+                0x11 => self.draw.stream_out.primitives_needed = [0; STREAMS],
                 0x12 => self.draw.counters.vertices = 0,
                 0x13 => self.draw.counters.primitives = 0,
                 kind => match Statistic::ALL.into_iter().find(|statistic| statistic.fields().clear == kind) {
@@ -590,23 +591,28 @@ impl Maxwell3D {
             }
             .map_err(|e| method.memory(e)),
             // A counter: its value (its low word alone with ONE_WORD), then the timestamp. SUB_REPORT names the
-            // stream of the stream output counters (only stream 0 has primitives here), and the buffer whose
-            // write pointer STREAMING_BYTE_COUNT gives.
+            // vertex stream of the stream output counters and of VTG_PRIMITIVES_OUT, and the buffer whose write
+            // pointer STREAMING_BYTE_COUNT gives.
             0 | 2 => {
                 let (counters, stream_out) = (&self.draw.counters, &self.draw.stream_out);
-                let stream_zero = |count: u64| if sub_report == 0 { count } else { 0 };
+                let stream = sub_report as usize;
+                let of_stream = |counts: &[u64; STREAMS]| {
+                    counts.get(stream).copied().ok_or_else(|| method.bad_argument(sub_report, "a vertex stream past 3"))
+                };
+                let needed_minus_succeeded = |stream: usize| {
+                    stream_out.primitives_needed[stream].wrapping_sub(stream_out.primitives_succeeded[stream])
+                };
                 let value = match report {
                     REPORT_ZPASS_PIXEL_CNT | REPORT_ZPASS_PIXEL_CNT64 => counters.samples_passed,
                     REPORT_DA_VERTICES_GENERATED => counters.vertices,
                     REPORT_DA_PRIMITIVES_GENERATED => counters.primitives,
-                    REPORT_STREAMING_PRIMITIVES_SUCCEEDED => stream_zero(stream_out.primitives_succeeded),
-                    REPORT_STREAMING_PRIMITIVES_NEEDED => stream_zero(stream_out.primitives_needed),
+                    REPORT_STREAMING_PRIMITIVES_SUCCEEDED => of_stream(&stream_out.primitives_succeeded)?,
+                    REPORT_STREAMING_PRIMITIVES_NEEDED => of_stream(&stream_out.primitives_needed)?,
                     REPORT_STREAMING_PRIMITIVES_NEEDED_MINUS_SUCCEEDED => {
-                        stream_zero(stream_out.primitives_needed.wrapping_sub(stream_out.primitives_succeeded))
+                        of_stream(&[0, 1, 2, 3].map(needed_minus_succeeded))?
                     }
-                    // All streams: only stream 0 has primitives here.
                     REPORT_TOTAL_STREAMING_PRIMITIVES_NEEDED_MINUS_SUCCEEDED => {
-                        stream_out.primitives_needed.wrapping_sub(stream_out.primitives_succeeded)
+                        (0..STREAMS).map(needed_minus_succeeded).fold(0, u64::wrapping_add)
                     }
                     REPORT_STREAMING_BYTE_COUNT if size != ReportSize::FourWords => {
                         let pointer = stream_out.write_pointers.get(sub_report as usize).copied().ok_or_else(|| {
@@ -621,8 +627,10 @@ impl Maxwell3D {
                         ));
                     }
                     _ => match Statistic::ALL.into_iter().find(|statistic| statistic.fields().report == report) {
+                        // Stream 0's (a draw that counts it emits on no other: `ReferenceBackend::draw`).
                         Some(Statistic::PrimitivesOut) => {
-                            stream_zero(counters.statistics[Statistic::PrimitivesOut as usize])
+                            let count = counters.statistics[Statistic::PrimitivesOut as usize];
+                            of_stream(&[count, 0, 0, 0])?
                         }
                         Some(statistic) => counters.statistics[statistic as usize],
                         None => return Err(method.unimplemented(format!("report {report:#x} (this counter)"))),

@@ -14,11 +14,14 @@
 //!   them for the provoking vertex mode (SET_PROVOKING_VERTEX), which keeps each primitive's winding and its
 //!   provoking vertex; quads, quad strips and polygons have no rule anyone documents and stop naming themselves.
 //!
-//! Only stream 0 has vertices (a vertex program is the last stage here); a buffer that SET_STREAM_OUT_CONTROL
-//! gives another stream takes nothing.
+//! - Each buffer takes the vertex stream SET_STREAM_OUT_CONTROL_STREAM selects: a vertex program's (and a
+//!   tessellation evaluation program's) vertices are stream 0's; a geometry program emits on any of the four. A
+//!   primitive is written when every buffer of its stream has room, and each stream counts its own needed and
+//!   written primitives (a report's SUB_REPORT picks the stream).
 
 use super::draw::Topology;
 use super::{Context, EngineError, Method};
+use crate::backend::Captured;
 use crate::shader::CapturedWords;
 
 pub const SET_STREAM_OUT_BUFFER_ENABLE: u32 = 0x0380;
@@ -39,18 +42,22 @@ pub const BUFFERS: usize = 4;
 /// A select that takes no word.
 const SKIP: u32 = 0xff;
 
-/// The write pointers and the counters of the primitives stream 0 needed and wrote.
+/// Vertex streams.
+pub const STREAMS: usize = 4;
+
+/// The write pointers, and the counters of the primitives each vertex stream needed and wrote.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StreamOutState {
     pub write_pointers: [u32; BUFFERS],
-    pub primitives_needed: u64,
-    pub primitives_succeeded: u64,
+    pub primitives_needed: [u64; STREAMS],
+    pub primitives_succeeded: [u64; STREAMS],
 }
 
 /// One enabled buffer of a draw's stream output.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Buffer {
     index: usize,
+    stream: u8,
     address: u64,
     size: u32,
     stride: u32,
@@ -78,8 +85,7 @@ impl StreamOut {
         for j in 0..BUFFERS as u32 {
             let buffer = |k: u32| register(SET_STREAM_OUT_BUFFER_ENABLE + BUFFER_STRIDE * j + 4 * k);
             let control = |k: u32| register(SET_STREAM_OUT_CONTROL_STREAM + CONTROL_STRIDE * j + 4 * k);
-            // ENABLE, and STREAM 0 (the only one a vertex program feeds).
-            if buffer(0) & 1 == 0 || control(0) & 3 != 0 {
+            if buffer(0) & 1 == 0 {
                 continue;
             }
             let count = control(1) & 0xff;
@@ -100,6 +106,7 @@ impl StreamOut {
             }
             buffers.push(Buffer {
                 index: j as usize,
+                stream: (control(0) & 3) as u8,
                 address: u64::from(buffer(1) & 0xff) << 32 | u64::from(buffer(2)),
                 size: buffer(3),
                 stride: control(2),
@@ -109,17 +116,19 @@ impl StreamOut {
         (!buffers.is_empty()).then_some(StreamOut { buffers, capture })
     }
 
-    /// Writes the primitives of a run of `topology` into the buffers: `captured` holds each vertex's captured
-    /// words (`capture`'s, ascending), vertex after vertex.
+    /// Writes the primitives of a run of `topology` on vertex stream `stream` into that stream's buffers:
+    /// `captured` holds each vertex's captured words (`capture`'s, ascending), vertex after vertex.
     pub fn write(
         &self,
         at: Method,
-        topology: Topology,
+        run: &Captured,
         provoking_last: bool,
-        captured: &[u32],
         state: &mut StreamOutState,
         context: &mut Context,
     ) -> Result<(), EngineError> {
+        let Captured { topology, stream, words: captured } = run;
+        let (topology, stream) = (*topology, usize::from(*stream));
+        let buffers: Vec<&Buffer> = self.buffers.iter().filter(|buffer| usize::from(buffer.stream) == stream).collect();
         // A vertex's captured words, ascending, and where each buffer's selects find theirs among them.
         let captured_order: Vec<u32> = crate::shader::captured_words(&self.capture).collect();
         let per_vertex = captured_order.len();
@@ -127,8 +136,7 @@ impl StreamOut {
         let (size, order) = captured_primitives(topology, vertex_count, provoking_last).ok_or_else(|| {
             at.unimplemented(format!("stream output of {topology:?} (no source gives the order of its vertices)"))
         })?;
-        let layouts: Vec<Vec<(u32, usize)>> = self
-            .buffers
+        let layouts: Vec<Vec<(u32, usize)>> = buffers
             .iter()
             .map(|buffer| {
                 let slot = |word: u32| captured_order.binary_search(&word).expect("a captured word");
@@ -136,18 +144,18 @@ impl StreamOut {
             })
             .collect();
         for primitive in order.chunks_exact(size) {
-            state.primitives_needed += 1;
-            let fits = self.buffers.iter().all(|buffer| {
+            state.primitives_needed[stream] += 1;
+            let fits = buffers.iter().all(|buffer| {
                 let end = u64::from(state.write_pointers[buffer.index]) + size as u64 * u64::from(buffer.stride);
                 end <= u64::from(buffer.size)
             });
             if !fits {
                 continue;
             }
-            state.primitives_succeeded += 1;
+            state.primitives_succeeded[stream] += 1;
             for &vertex in primitive {
                 let words = &captured[vertex * per_vertex..(vertex + 1) * per_vertex];
-                for (buffer, layout) in self.buffers.iter().zip(&layouts) {
+                for (buffer, layout) in buffers.iter().zip(&layouts) {
                     let pointer = &mut state.write_pointers[buffer.index];
                     for &(offset, slot) in layout {
                         let value = words[slot];
@@ -213,8 +221,8 @@ mod tests {
         assert!(captured_primitives(Topology::Quads, 4, false).is_none());
     }
 
-    /// The selects are bytes, lowest first, 0xFF skips, and COMPONENT_COUNT ends them; a disabled buffer or one
-    /// of another stream takes nothing.
+    /// The selects are bytes, lowest first, 0xFF skips, and COMPONENT_COUNT ends them; each buffer keeps its
+    /// stream; a disabled buffer takes nothing.
     #[test]
     fn layout_selects_name_output_words() {
         let mut registers = std::collections::HashMap::new();
@@ -232,17 +240,32 @@ mod tests {
         registers.insert(SET_STREAM_OUT_CONTROL_STREAM + CONTROL_STRIDE, 1);
         registers.insert(SET_STREAM_OUT_CONTROL_STREAM + CONTROL_STRIDE + 4, 4);
         registers.insert(SET_STREAM_OUT_LAYOUT_SELECT + LAYOUT_STRIDE, 0x2b2a_2928);
+        // Buffer 2: stream 2, not enabled.
+        registers.insert(SET_STREAM_OUT_CONTROL_STREAM + 2 * CONTROL_STRIDE, 2);
+        registers.insert(SET_STREAM_OUT_CONTROL_STREAM + 2 * CONTROL_STRIDE + 4, 4);
+        registers.insert(SET_STREAM_OUT_LAYOUT_SELECT + 2 * LAYOUT_STRIDE, 0x3c3d_3e3f);
         let stream_out = StreamOut::from_registers(|offset| registers.get(&offset).copied().unwrap_or(0)).unwrap();
         assert_eq!(
             stream_out.buffers,
-            [Buffer {
-                index: 0,
-                address: 0x12_0000_3400,
-                size: 0x100,
-                stride: 24,
-                words: vec![(0, 0x1c), (4, 0x1d), (12, 0x1f), (16, 0x20)],
-            }]
+            [
+                Buffer {
+                    index: 0,
+                    stream: 0,
+                    address: 0x12_0000_3400,
+                    size: 0x100,
+                    stride: 24,
+                    words: vec![(0, 0x1c), (4, 0x1d), (12, 0x1f), (16, 0x20)],
+                },
+                Buffer {
+                    index: 1,
+                    stream: 1,
+                    address: 0,
+                    size: 0,
+                    stride: 0,
+                    words: vec![(0, 0x28), (4, 0x29), (8, 0x2a), (12, 0x2b)],
+                }
+            ]
         );
-        assert_eq!(stream_out.capture, [0xb000_0000, 1, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(stream_out.capture, [0xb000_0000, 0xf01, 0, 0, 0, 0, 0, 0]);
     }
 }

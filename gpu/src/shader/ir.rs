@@ -644,11 +644,12 @@ pub enum Op {
     /// KIL: the fragment invocation becomes a helper (its outputs are dropped; it runs on, so that derivatives
     /// stay valid: Maxwell's discard).
     Demote,
-    /// A geometry program's OUT.EMIT: the outputs as they stand become the next vertex of the primitive being
-    /// made (stream 0).
-    EmitVertex,
-    /// A geometry program's OUT.CUT: the primitive being made ends; the next vertex starts another.
-    EndPrimitive,
+    /// A geometry program's OUT.EMIT on a vertex stream (0-3): the outputs as they stand become the next vertex of
+    /// the primitive that stream is making.
+    EmitVertex(u8),
+    /// A geometry program's OUT.CUT on a vertex stream: the primitive it is making ends; its next vertex starts
+    /// another.
+    EndPrimitive(u8),
     /// A per-patch attribute word at a byte address (ALD.P: a tessellation evaluation program reads its
     /// patch's, a tessellation control program the ones it wrote): U32.
     PatchLoad(u32),
@@ -706,8 +707,8 @@ impl Op {
             | Op::SetBarrierResult(_)
             | Op::SurfaceStore { .. }
             | Op::Demote
-            | Op::EmitVertex
-            | Op::EndPrimitive
+            | Op::EmitVertex(_)
+            | Op::EndPrimitive(_)
             | Op::PatchStore(..) => {
                 return None;
             }

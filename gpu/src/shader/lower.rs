@@ -1151,19 +1151,33 @@ impl Lower<'_> {
         }
     }
 
-    /// OUT of both ISAs: a vertex made of the outputs (`emit`), then the primitive's end (`cut`), on stream 0
-    /// (the stream operand's value, when it is not 0, is refused by the caller). The handle rd receives is the
-    /// one ra gave: the hardware's handles only name output vertices for AST, which writes the next one
-    /// whatever it names.
-    pub(super) fn geometry_output(&mut self, emit: bool, cut: bool, rd: u64, ra: u64) {
+    /// OUT of both ISAs: a vertex made of the outputs (`emit`), then the primitive's end (`cut`), on vertex
+    /// stream `stream` (`out_stream`). The handle rd receives is the one ra gave: the hardware's handles only name
+    /// output vertices for AST, which writes the next one whatever it names.
+    pub(super) fn geometry_output(&mut self, emit: bool, cut: bool, rd: u64, ra: u64, stream: u8) {
         if emit {
-            self.op(Op::EmitVertex);
+            self.op(Op::EmitVertex(stream));
         }
         if cut {
-            self.op(Op::EndPrimitive);
+            self.op(Op::EndPrimitive(stream));
         }
         let handle = self.reg(ra);
         self.set_reg(rd, handle);
+    }
+
+    /// OUT's vertex stream, from its register (RZ: 0) or immediate operand: 0-3, the register's value known when
+    /// the program is translated (the host's vertex streams are constants); `None` otherwise.
+    pub(super) fn out_stream(&mut self, register: Option<u64>, immediate: Option<u64>) -> Option<u8> {
+        let stream = match (register, immediate) {
+            (Some(255), _) => 0,
+            (Some(rb), _) => {
+                let value = self.reg(rb);
+                self.known_constant(value)?
+            }
+            (None, Some(value)) => u32::try_from(value).ok()?,
+            (None, None) => return None,
+        };
+        (stream < 4).then_some(stream as u8)
     }
 
     /// An input attribute word as IPA reads it: the pixel's interpolation of it (see `spirv::graphics`), at a

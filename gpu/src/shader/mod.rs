@@ -271,7 +271,7 @@ fn out_of_stage(stage: &Stage, op: &ir::Op) -> Option<&'static str> {
     let control = matches!(stage, Stage::TessControl(_));
     let evaluation = matches!(stage, Stage::TessEval(_));
     match op {
-        Op::EmitVertex | Op::EndPrimitive if !geometry => Some("OUT outside a geometry program"),
+        Op::EmitVertex(_) | Op::EndPrimitive(_) if !geometry => Some("OUT outside a geometry program"),
         Op::Load { space: Space::VertexAttribute, .. }
         | Op::LoadSub { space: Space::VertexAttribute, .. }
         | Op::Special(Special::InvocationInfo)
@@ -438,6 +438,8 @@ pub struct ProgramNeeds {
     pub surfaces: Vec<ir::SurfaceBinding>,
     /// It loads, stores or updates global memory (the back end mirrors the guest's mapped ranges for it).
     pub global_memory: bool,
+    /// The vertex streams a geometry program emits on (bit s: stream s).
+    pub streams: u8,
 }
 
 pub fn program_needs(kernel: &KernelImage) -> Result<ProgramNeeds, TranslateError> {
@@ -454,7 +456,9 @@ pub fn program_needs(kernel: &KernelImage) -> Result<ProgramNeeds, TranslateErro
         )
     };
     let global_memory = program.any_op(&global);
-    Ok(ProgramNeeds { textures: program.textures, surfaces: program.surfaces, global_memory })
+    let emits_on = |stream: u8| program.any_op(&|op: &ir::Op| matches!(op, ir::Op::EmitVertex(s) if *s == stream));
+    let streams = (0..4u8).filter(|&stream| emits_on(stream)).fold(0, |mask, stream| mask | 1 << stream);
+    Ok(ProgramNeeds { textures: program.textures, surfaces: program.surfaces, global_memory, streams })
 }
 
 /// Translates a vertex or pixel program (`kernel.code`: the instructions after its header) for `stage`, with

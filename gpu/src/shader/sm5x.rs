@@ -1671,19 +1671,19 @@ impl Maxwell<'_, '_, '_> {
         Ok(())
     }
 
-    /// OUT: EMIT (kind 1), CUT (2) or both (3), on stream 0 (RZ or an immediate 0; other streams only reach
-    /// stream output, which geometry programs do not feed yet).
+    /// OUT: EMIT (kind 1), CUT (2) or both (3), on the vertex stream rb or the immediate names (`out_stream`;
+    /// one from a constant buffer is refused).
     fn out(&mut self, v: &View) -> Result {
-        let stream_zero = match v.encoding.form() {
-            "reg" => v.get("rb") == 255,
-            "imm" => v.get("imm20") == 0,
-            _ => false,
+        let stream = match v.encoding.form() {
+            "reg" => self.out_stream(Some(v.get("rb")), None),
+            "imm" => self.out_stream(None, Some(v.get("imm20"))),
+            _ => None,
         };
         let kind = v.get("kind");
-        if !stream_zero || kind == 0 {
+        let Some(stream) = stream.filter(|_| kind != 0) else {
             return self.unimplemented(v, Self::text(v));
-        }
-        self.geometry_output(kind & 1 == 1, kind & 2 == 2, v.get("rd"), v.get("ra"));
+        };
+        self.geometry_output(kind & 1 == 1, kind & 2 == 2, v.get("rd"), v.get("ra"), stream);
         Ok(())
     }
 

@@ -1138,16 +1138,21 @@ impl Lower<'_> {
                 self.attribute_words(v)
             }
             "AL2P" if self.attribute_to_physical(v).is_some() => {}
-            // EMIT, EMIT_THEN_CUT or CUT on stream 0 (RZ or an immediate 0: see sm5x's OUT); OUT.FINAL, which
-            // closes the invocation's output, has nothing to do.
-            "OUT" => match v.encoding.form() {
-                "final" => {}
-                "cut" => self.geometry_output(false, true, v.get("rd"), v.get("ra")),
-                form if (form == "reg" && v.get("rb") == 255) || (form == "imm" && v.get("imm32") == 0) => {
-                    self.geometry_output(true, v.flag("cut"), v.get("rd"), v.get("ra"))
-                }
-                _ => return self.unimplemented(v, Self::text(v)),
-            },
+            // EMIT or EMIT_THEN_CUT on the vertex stream rb or the immediate names (see sm5x's OUT), CUT (on stream
+            // 0: its form has RZ there); OUT.FINAL, which closes the invocation's output, has nothing to do.
+            "OUT" => {
+                let stream = match v.encoding.form() {
+                    "final" => return Ok(()),
+                    "cut" => {
+                        self.geometry_output(false, true, v.get("rd"), v.get("ra"), 0);
+                        return Ok(());
+                    }
+                    "reg" => self.out_stream(Some(v.get("rb")), None),
+                    _ => self.out_stream(None, Some(v.get("imm32"))),
+                };
+                let Some(stream) = stream else { return self.unimplemented(v, Self::text(v)) };
+                self.geometry_output(true, v.flag("cut"), v.get("rd"), v.get("ra"), stream);
+            }
             // The handle of the input vertex [ra + offset] numbers (`Special::InvocationInfo`): that number.
             "ISBERD" if self.vertex_handle(v).is_some() => {}
             "ISBERD" => return self.unimplemented(v, Self::text(v)),

@@ -286,7 +286,8 @@ fn geometry_records(primitives: u32, header: &ProgramHeader) -> u64 {
 }
 
 /// The strips a capturing geometry program emitted, from its records (`GeometryInterface::capture`): input
-/// primitive after primitive, invocation after invocation, each invocation's strips in the order it cut them.
+/// primitive after primitive, invocation after invocation, each invocation's strips in the order it began them
+/// (each vertex stream's in the order it cut them).
 fn emitted_strips(records: &[u32], per_vertex: usize, header: &ProgramHeader) -> Vec<Captured> {
     let topology = match header.output_topology() {
         Some(OutputTopology::Points) => Topology::Points,
@@ -298,13 +299,19 @@ fn emitted_strips(records: &[u32], per_vertex: usize, header: &ProgramHeader) ->
     let mut strips: Vec<Captured> = Vec::new();
     let max_vertices = header.max_output_vertices() as usize;
     for invocation in records.chunks_exact(record_words * max_vertices.max(1)) {
-        let mut strip = None;
+        // The strip each vertex stream's vertices go on: its number, and its place in `strips`.
+        let mut open: [Option<(u32, usize)>; 4] = [None; 4];
         for record in invocation.chunks_exact(record_words).take_while(|record| record[0] != 0) {
-            if strip != Some(record[0]) {
-                strip = Some(record[0]);
-                strips.push(Captured { topology, words: Vec::new() });
-            }
-            strips.last_mut().expect("a strip").words.extend_from_slice(&record[1..]);
+            let (stream, number) = (record[0] >> 30, record[0] & 0x3fff_ffff);
+            let place = match open[stream as usize] {
+                Some((open_number, place)) if open_number == number => place,
+                _ => {
+                    strips.push(Captured { topology, stream: stream as u8, words: Vec::new() });
+                    open[stream as usize] = Some((number, strips.len() - 1));
+                    strips.len() - 1
+                }
+            };
+            strips[place].words.extend_from_slice(&record[1..]);
         }
     }
     strips
@@ -490,6 +497,7 @@ impl ReferenceBackend {
             // Set below, once the rasteriser's primitives are known.
             point_size: None,
             capture: draw.capture,
+            raster_stream: draw.raster_stream,
         });
         if let Some(geometry) = &geometry {
             self.geometry_fits(geometry)?;
@@ -615,6 +623,23 @@ impl ReferenceBackend {
             })
             .collect();
         let needs = kernels.iter().map(|kernel| self.program_needs(kernel)).collect::<Result<Vec<_>, _>>()?;
+        // Vulkan counts the primitives that reach the rasteriser, which are stream 0's only while the geometry
+        // program emits on no other stream and the rasteriser takes stream 0.
+        let geometry_streams = stages
+            .iter()
+            .zip(&needs)
+            .find(|((_, interface, _), _)| matches!(interface, Interface::Geometry(_)))
+            .map_or(0, |(_, needs)| needs.streams);
+        let counts_streams = [Statistic::GeometryShaderPrimitives, Statistic::PrimitivesOut]
+            .iter()
+            .find(|statistic| draw.statistics.contains(statistic));
+        if let Some(statistic) = counts_streams.filter(|_| geometry_streams & !1 != 0 || draw.raster_stream != 0) {
+            return Err(unimplemented(format!(
+                "counting {statistic:?} of a geometry program emitting on vertex streams {geometry_streams:#b} with \
+                 the rasteriser taking stream {}",
+                draw.raster_stream
+            )));
+        }
         // Programs that reach global memory (storage buffers, as NVN gives them) see the guest's mapped ranges,
         // as compute grids do; the bytes they change go back after the draw.
         let features = self.device.features();
@@ -901,6 +926,7 @@ impl ReferenceBackend {
                     Some(geometry) => emitted_strips(&words, captured_per_vertex, &geometry.header),
                     None => vec![Captured {
                         topology: draw.topology,
+                        stream: 0,
                         words: in_vertex_order(
                             &words,
                             captured_per_vertex,

@@ -184,11 +184,13 @@ pub struct GeometryInterface {
     /// device's `shaderTessellationAndGeometryPointSize`; without, points from here are 1 pixel).
     pub point_size: Option<PointSize>,
     /// The output words stream output captures of each emitted vertex, as `VertexInterface::capture`. Each
-    /// invocation has room for the header's most vertices at the capture address: input primitive p's
-    /// invocation i's vertex k is record (p x invocations + i) x max vertices + k, of a word (the number of the
-    /// strip it belongs to, counting the invocation's cuts from 1; 0 in records no vertex reached) and then the
-    /// captured words.
+    /// invocation has room for the header's most vertices (on all streams together) at the capture address:
+    /// input primitive p's invocation i's vertex k is record (p x invocations + i) x max vertices + k, of a word
+    /// (the vertex stream in bits 31:30, and in 29:0 the number of the strip it belongs to, counting the
+    /// invocation's cuts on that stream from 1; 0 in records no vertex reached) and then the captured words.
     pub capture: CapturedWords,
+    /// The vertex stream whose vertices reach the rasteriser (SET_RASTER_INPUT); the others' are only captured.
+    pub raster_stream: u8,
 }
 
 /// A vertex program's interface.
@@ -379,6 +381,7 @@ pub(super) enum StageIo {
         /// The most vertices an invocation emits (`Emitter::emitted` counts them).
         max_vertices: u32,
         capture: Option<GeometryCapture>,
+        raster_stream: u8,
     },
     Fragment {
         frag_coord: Word,
@@ -511,7 +514,8 @@ pub(super) fn declare_geometry_io(
         words,
         invocations: geometry.header.invocations(),
     });
-    StageIo::Geometry { inputs, primitive_id, invocation_id, outputs, max_vertices, capture }
+    let raster_stream = geometry.raster_stream;
+    StageIo::Geometry { inputs, primitive_id, invocation_id, outputs, max_vertices, capture, raster_stream }
 }
 
 /// The `PrimitiveId` input where the header reads it (a[0x60]) or the stage `needs` it; a stage other than
@@ -949,13 +953,15 @@ impl Emitter<'_> {
         self.b.store(pointer, value, None, []).expect("in a block");
     }
 
-    /// OUT.EMIT: while the invocation has emitted fewer vertices than its header allows, the outputs as they
-    /// stand become a vertex (and its stream output record, when it captures).
-    pub(super) fn emit_vertex(&mut self) {
-        let StageIo::Geometry { outputs, max_vertices, capture, .. } = self.io() else {
+    /// OUT.EMIT on `stream`: while the invocation has emitted fewer vertices than its header allows, the outputs as
+    /// they stand become a vertex: the rasteriser's when the stream is the one it takes, and a stream output
+    /// record when the program captures.
+    pub(super) fn emit_vertex(&mut self, stream: u8) {
+        let StageIo::Geometry { outputs, max_vertices, capture, raster_stream, .. } = self.io() else {
             unreachable!("OUT is refused outside geometry programs")
         };
         let (outputs, max_vertices, capture) = (outputs.clone(), *max_vertices, capture.clone());
+        let rasterized = stream == *raster_stream;
         let u32_ = self.t.u32;
         let emitted = self.b.load(u32_, None, self.emitted, None, []).expect("in a block");
         let limit = self.u32_const(max_vertices);
@@ -965,10 +971,12 @@ impl Emitter<'_> {
         self.b.branch_conditional(room, emit, merge, []).expect("in a block");
         self.b.begin_block(Some(emit)).expect("in a function");
         if let Some(capture) = &capture {
-            self.store_emitted_record(capture, emitted, max_vertices);
+            self.store_emitted_record(capture, emitted, max_vertices, stream);
         }
-        self.write_vertex_outputs(&outputs);
-        self.b.emit_vertex().expect("in a block");
+        if rasterized {
+            self.write_vertex_outputs(&outputs);
+            self.b.emit_vertex().expect("in a block");
+        }
         let one = self.u32_const(1);
         let more = self.b.i_add(u32_, None, emitted, one).expect("in a block");
         self.b.store(self.emitted, more, None, []).expect("in a block");
@@ -976,21 +984,27 @@ impl Emitter<'_> {
         self.b.begin_block(Some(merge)).expect("in a function");
     }
 
-    /// OUT.CUT: the strip ends; a capturing invocation's next vertices belong to the next strip.
-    pub(super) fn end_primitive(&mut self) {
-        self.b.end_primitive().expect("in a block");
-        if let StageIo::Geometry { capture: Some(_), .. } = self.io() {
-            let u32_ = self.t.u32;
-            let strip = self.b.load(u32_, None, self.strip, None, []).expect("in a block");
+    /// OUT.CUT on `stream`: its strip ends; a capturing invocation's next vertices on it belong to the next strip.
+    pub(super) fn end_primitive(&mut self, stream: u8) {
+        let &StageIo::Geometry { raster_stream, ref capture, .. } = self.io() else {
+            unreachable!("OUT is refused outside geometry programs")
+        };
+        let capturing = capture.is_some();
+        if stream == raster_stream {
+            self.b.end_primitive().expect("in a block");
+        }
+        if capturing {
+            let (u32_, strip) = (self.t.u32, self.strips[usize::from(stream)]);
+            let number = self.b.load(u32_, None, strip, None, []).expect("in a block");
             let one = self.u32_const(1);
-            let next = self.b.i_add(u32_, None, strip, one).expect("in a block");
-            self.b.store(self.strip, next, None, []).expect("in a block");
+            let next = self.b.i_add(u32_, None, number, one).expect("in a block");
+            self.b.store(strip, next, None, []).expect("in a block");
         }
     }
 
-    /// The emitted vertex's stream output record (`GeometryInterface::capture`): its strip's number, then the
-    /// captured words as the program left them.
-    fn store_emitted_record(&mut self, capture: &GeometryCapture, emitted: Word, max_vertices: u32) {
+    /// The emitted vertex's stream output record (`GeometryInterface::capture`): its stream and strip's number,
+    /// then the captured words as the program left them.
+    fn store_emitted_record(&mut self, capture: &GeometryCapture, emitted: Word, max_vertices: u32, stream: u8) {
         let StageIo::Geometry { primitive_id: Some(primitive_id), .. } = self.io() else {
             unreachable!("a capturing geometry stage reads its primitive's number")
         };
@@ -1011,7 +1025,9 @@ impl Emitter<'_> {
         let offset = self.b.i_mul(u64_, None, record, record_bytes).expect("in a block");
         let base = self.push_constant_address(capture.push_constants, 1);
         let record = self.b.i_add(u64_, None, base, offset).expect("in a block");
-        let strip = self.b.load(u32_, None, self.strip, None, []).expect("in a block");
+        let strip = self.b.load(u32_, None, self.strips[usize::from(stream)], None, []).expect("in a block");
+        let stream = self.u32_const(u32::from(stream) << 30);
+        let strip = self.b.bitwise_or(u32_, None, strip, stream).expect("in a block");
         let words: Vec<Word> = capture.words.iter().map(|&word| self.load_attribute(true, 4 * word)).collect();
         for (k, value) in std::iter::once(strip).chain(words).enumerate() {
             self.store_u32(record, 4 * k as u64, value);

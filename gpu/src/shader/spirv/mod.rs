@@ -202,8 +202,8 @@ struct Emitter<'p> {
     input_vertices: u32,
     /// The vertices a geometry program's invocation has emitted (a function variable).
     emitted: Word,
-    /// The number of the strip its vertices go on, from 1 (a function variable; cuts count it).
-    strip: Word,
+    /// The number of the strip each vertex stream's vertices go on, from 1 (function variables; cuts count them).
+    strips: [Word; 4],
     /// The program's textures, by index.
     textures: Vec<TextureVariable>,
     /// The program's surfaces, by index.
@@ -434,7 +434,7 @@ pub fn emit(
             _ => 1,
         },
         emitted: 0,
-        strip: 0,
+        strips: [0; 4],
         textures,
         surfaces,
         fused64: None,
@@ -619,7 +619,7 @@ impl Emitter<'_> {
         if matches!(self.io, Some(StageIo::Geometry { .. })) {
             self.emitted = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
             let one = self.u32_const(1);
-            self.strip = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(one));
+            self.strips = [(); 4].map(|_| self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(one)));
         }
         if let ControlFlow::Structured(_) = self.control_flow {
             self.pending = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
@@ -1168,12 +1168,12 @@ impl Emitter<'_> {
                 let texel = v(self, texel);
                 self.b.composite_extract(self.t.u32, None, texel, [u32::from(*component)]).expect("in a block")
             }
-            Op::EmitVertex => {
-                self.emit_vertex();
+            Op::EmitVertex(stream) => {
+                self.emit_vertex(*stream);
                 return None;
             }
-            Op::EndPrimitive => {
-                self.end_primitive();
+            Op::EndPrimitive(stream) => {
+                self.end_primitive(*stream);
                 return None;
             }
             Op::PatchLoad(address) => self.patch_load(*address),
