@@ -11,10 +11,10 @@
 //! parameter FIFO instead; both run the macro on the same parameters before any later method).
 
 use super::draw::{DrawState, Statistic};
-use super::stream_out::STREAMS;
 use super::inline_to_memory::{self, InlineToMemory};
 use super::mme::{MacroEngine, MacroTarget};
 use super::semaphore::{Reduction, ReductionOp, Release, report_reduction};
+use super::stream_out::STREAMS;
 use super::{Class, Context, EngineError, Method};
 use crate::backend::{ColorClear, DepthStencilClear, GpuMemory, Rect};
 use crate::channel::Wait;

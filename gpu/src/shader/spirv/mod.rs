@@ -619,7 +619,8 @@ impl Emitter<'_> {
         if matches!(self.io, Some(StageIo::Geometry { .. })) {
             self.emitted = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
             let one = self.u32_const(1);
-            self.strips = [(); 4].map(|_| self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(one)));
+            self.strips =
+                [(); 4].map(|_| self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(one)));
         }
         if let ControlFlow::Structured(_) = self.control_flow {
             self.pending = self.b.variable(self.t.ptr_function_u32, None, StorageClass::Function, Some(zero));
