@@ -1,5 +1,6 @@
 //! BC1-BC7 block decoders, the reference back end's CPU path for compressed textures (Khronos Data Format
-//! Specification, "S3TC", "RGTC" and "BPTC Compressed Texture Image Formats"; BC6H in `bc6h.rs`, BC7 in `bc7.rs`).
+//! Specification, "S3TC", "RGTC" and "BPTC Compressed Texture Image Formats"; BC6H in `bc6h.rs`, BC7 in `bc7.rs`),
+//! and the other 4 x 4 block formats' (ETC2 and EAC in `etc.rs`).
 //! A block is 4 x 4 texels; a texel decodes to RGBA floats (normalised; SNORM formats to -1..1; BC6H to halves).
 //!
 //! Interpolated values are exact fractions here (e.g. (2 c0 + c1) / 3); hardware may round intermediate results,
@@ -22,6 +23,8 @@ pub enum Bc {
     Bc6h { signed: bool },
     /// BC7 (BPTC UNORM): eight modes of partitions and end points (`bc7.rs`); 16 bytes.
     Bc7,
+    /// ETC2 and EAC (`etc.rs`).
+    Etc(super::etc::Etc),
 }
 
 impl Bc {
@@ -29,6 +32,7 @@ impl Bc {
         match self {
             Bc::Bc1 | Bc::Bc4 { .. } => 8,
             Bc::Bc2 | Bc::Bc3 | Bc::Bc5 { .. } | Bc::Bc6h { .. } | Bc::Bc7 => 16,
+            Bc::Etc(etc) => etc.block_bytes(),
         }
     }
 }
@@ -135,6 +139,7 @@ pub fn decode_block(format: Bc, block: &[u8]) -> Texels {
             let texels = super::bc7::decode_block(block[..16].try_into().expect("sixteen bytes"));
             texels.map(|texel| texel.map(|channel| f32::from(channel) / 255.0))
         }
+        Bc::Etc(etc) => super::etc::decode_block(etc, block),
     }
 }
 

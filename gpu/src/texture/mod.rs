@@ -7,6 +7,7 @@ pub mod bc6h;
 pub mod bc7;
 pub mod block_linear;
 pub mod descriptor;
+pub mod etc;
 pub mod format;
 pub mod formatted;
 pub mod layout;

@@ -10,6 +10,7 @@
 use super::astc;
 use super::bc::{self, Bc};
 use super::descriptor::{DataType, Source, TextureHeader};
+use super::etc::Etc;
 use super::format::{NumberKind, texel_bits};
 
 /// How a component's bits read.
@@ -150,8 +151,8 @@ const fn sizes(size: u32, count: u32) -> [(u32, u32); 4] {
     ]
 }
 
-/// The formats Tandem reads. BC1-BC3, BC7 and ASTC (LDR): UNORM (sRGB through the header's bit); BC4/BC5 signed by
-/// R's data type.
+/// The formats Tandem reads. BC1-BC3, BC7, ETC2 and ASTC (LDR): UNORM (sRGB through the header's bit); BC4/BC5
+/// and EAC signed by R's data type.
 pub const TEXTURE_FORMATS: &[TextureFormat] = &[
     plain(0x01, "R32_G32_B32_A32", 16, sizes(32, 4)),
     plain(0x02, "R32_G32_B32", 12, sizes(32, 3)),
@@ -184,6 +185,11 @@ pub const TEXTURE_FORMATS: &[TextureFormat] = &[
     TextureFormat { code: 0x26, name: "DXT45", storage: Storage::Compressed(Bc::Bc3) },
     TextureFormat { code: 0x27, name: "DXN1", storage: Storage::Compressed(Bc::Bc4 { signed: false }) },
     TextureFormat { code: 0x28, name: "DXN2", storage: Storage::Compressed(Bc::Bc5 { signed: false }) },
+    TextureFormat { code: 0x06, name: "ETC2_RGB", storage: Storage::Compressed(Bc::Etc(Etc::Rgb)) },
+    TextureFormat { code: 0x0a, name: "ETC2_RGB_PTA", storage: Storage::Compressed(Bc::Etc(Etc::RgbPunchThrough)) },
+    TextureFormat { code: 0x0b, name: "ETC2_RGBA", storage: Storage::Compressed(Bc::Etc(Etc::Rgba)) },
+    TextureFormat { code: 0x19, name: "EAC", storage: Storage::Compressed(Bc::Etc(Etc::R11 { signed: false })) },
+    TextureFormat { code: 0x1a, name: "EACX2", storage: Storage::Compressed(Bc::Etc(Etc::Rg11 { signed: false })) },
     plain(0x29, "Z24S8", 4, [(8, 24), (0, 8), (0, 0), (0, 0)]),
     plain(0x2a, "X8Z24", 4, [(0, 24), (0, 0), (0, 0), (0, 0)]),
     plain(0x2b, "S8Z24", 4, [(0, 24), (24, 8), (0, 0), (0, 0)]),
@@ -346,11 +352,17 @@ pub fn decode(
             let compressed = match compressed {
                 Bc::Bc4 { .. } => Bc::Bc4 { signed: header.data_types[0] == DataType::Snorm },
                 Bc::Bc5 { .. } => Bc::Bc5 { signed: header.data_types[0] == DataType::Snorm },
+                Bc::Etc(Etc::R11 { .. }) => Bc::Etc(Etc::R11 { signed: header.data_types[0] == DataType::Snorm }),
+                Bc::Etc(Etc::Rg11 { .. }) => Bc::Etc(Etc::Rg11 { signed: header.data_types[0] == DataType::Snorm }),
                 other => other,
             };
             let decoded = bc::decode_image(compressed, width, height, &data[..needed]).expect("the size was checked");
-            let srgb =
-                header.srgb && sampler_srgb && !matches!(compressed, Bc::Bc4 { .. } | Bc::Bc5 { .. } | Bc::Bc6h { .. });
+            let srgb = header.srgb
+                && sampler_srgb
+                && !matches!(
+                    compressed,
+                    Bc::Bc4 { .. } | Bc::Bc5 { .. } | Bc::Bc6h { .. } | Bc::Etc(Etc::R11 { .. } | Etc::Rg11 { .. })
+                );
             decoded
                 .into_iter()
                 .map(|texel| {
@@ -441,6 +453,23 @@ mod tests {
             decode(&header(0x0b, DataType::Unorm, RGBA), false, 1, 1, &[0; 16]),
             Err(TexelError::UnknownFormat(0x0b))
         );
+    }
+
+    /// ETC2 and EAC headers decode through `etc`: an individual-mode block's two sub-blocks (4-bit colours
+    /// replicated to 8, plus table 0's 2 and table 7's 47, clamped), and EAC signed by R's data type.
+    #[test]
+    fn etc2_and_eac_headers_decode_their_blocks() {
+        let f = |x: u32| (x as f32 / 255.0).to_bits();
+        let block = [0xa5, 0x3c, 0x0f, 7 << 2, 0, 0, 0, 0];
+        let texels = decode(&header(0x06, DataType::Unorm, RGBA), false, 4, 4, &block).unwrap();
+        assert_eq!(texels[0], [f(0xaa + 2), f(0x33 + 2), f(2), f(255)]);
+        assert_eq!(texels[3], [f(0x55 + 47), f(0xcc + 47), f(255), f(255)]);
+        // EAC R11, base 0x80, multiplier 0, index 4 (table 0: +2): unsigned 1024 + 4 + 2, signed -1016 + 2.
+        let eac = [0x80, 0x00, 0x92, 0x49, 0x24, 0x92, 0x49, 0x24];
+        let unsigned = decode(&header(0x19, DataType::Unorm, RGBA), false, 4, 4, &eac).unwrap();
+        assert_eq!(unsigned[0][0], (1030.0f32 / 2047.0).to_bits());
+        let signed = decode(&header(0x19, DataType::Snorm, RGBA), false, 4, 4, &eac).unwrap();
+        assert_eq!(signed[0][0], (-1014.0f32 / 1023.0).to_bits());
     }
 
     /// sRGB decoding (IEC 61966-2-1) applies to 8-bit UNORM colour only when both the header and the sampler ask.
