@@ -81,6 +81,16 @@ STG ra=20 rb=9 offset=16 e=1 size=4 ur=4 no_ur=1 cache=1
 EXIT
 ";
 
+/// The kernel `source` (assembly of `isa`) makes.
+fn kernel_of(isa: Isa, name: &str, source: &str) -> KernelImage {
+    let code = match isa {
+        Isa::Sm5x => assemble::sm5x(source.trim()),
+        Isa::Sm86 => assemble::sm86(source.trim()),
+    }
+    .unwrap();
+    KernelImage { name: name.into(), isa, code, constants: Vec::new(), shared_bytes: 0, origin: 0 }
+}
+
 fn words(bytes: &[u8]) -> Vec<u32> {
     bytes.chunks_exact(4).map(|word| u32::from_le_bytes(word.try_into().unwrap())).collect()
 }
@@ -129,19 +139,7 @@ fn surface_atomics_return_the_texel_before_them() {
     let initial = words(&run.surfaces[0].texels(0));
     for (isa, kernel) in [(Isa::Sm5x, SM5X_KERNEL), (Isa::Sm86, SM86_KERNEL)] {
         let source = kernel.replace("{initial}", &format!("{:#x}", initial[4]));
-        let code = match isa {
-            Isa::Sm5x => assemble::sm5x(source.trim()),
-            Isa::Sm86 => assemble::sm86(source.trim()),
-        }
-        .unwrap();
-        let kernel = KernelImage {
-            name: format!("atomics_{isa:?}"),
-            isa,
-            code,
-            constants: Vec::new(),
-            shared_bytes: 0,
-            origin: 0,
-        };
+        let kernel = kernel_of(isa, &format!("atomics_{isa:?}"), &source);
         let input = vec![0u8; BUFFER_BYTES];
         let records = 8 * THREADS as usize;
         let surface = 3 * BUFFER_BYTES / 4;
@@ -202,19 +200,7 @@ fn formatted_surface_accesses_move_the_masks_components() {
     let run: Run = parse_manifest(manifest).unwrap().remove(0);
     let initial = words(&run.surfaces[0].texels(0));
     for (isa, kernel, second_mask) in [(Isa::Sm5x, SM5X_FORMATTED, [1, 3]), (Isa::Sm86, SM86_FORMATTED, [0, 1])] {
-        let code = match isa {
-            Isa::Sm5x => assemble::sm5x(kernel.trim()),
-            Isa::Sm86 => assemble::sm86(kernel.trim()),
-        }
-        .unwrap();
-        let kernel = KernelImage {
-            name: format!("formatted_{isa:?}"),
-            isa,
-            code,
-            constants: Vec::new(),
-            shared_bytes: 0,
-            origin: 0,
-        };
+        let kernel = kernel_of(isa, &format!("formatted_{isa:?}"), kernel);
         let input = vec![0u8; BUFFER_BYTES];
         // The word where the surface's texels start, after the three buffers.
         let surface = 3 * BUFFER_BYTES / 4;
