@@ -1,7 +1,8 @@
 //! Control flow that ptxas never emits but NVN's compilers may, and what ptxas does emit that its corpus kernels
 //! lack: the hand-built programs of `sass::programs` (SM5x loops whose `continue` is PCNT/CONT, with PBK/BRK
 //! breaks, diverging across the lanes of two warps; barriers; calls; calls through function pointers; long jumps;
-//! absolute branches; SM86's jump through a uniform register). The interpreter and the translation (run on the
+//! absolute branches; SM86's jump through a uniform register), and SUATOM and TLDS, which no ptxas output holds
+//! either. The interpreter and the translation (run on the
 //! Vulkan device) must both leave each thread the word its program defines; some tests also check the layout the
 //! translation chose.
 
@@ -159,6 +160,15 @@ fn functions_after_the_exit_reached_through_pointers_belong_to_the_program() {
     }
 }
 
+/// SUATOM (twice, each thread on a texel of its own: the second returns the texel plus what the first added) and
+/// TLDS (a texel fetch by integer coordinates) leave the words the surface's and texture's texels give.
+#[test]
+fn surface_atomics_and_texel_fetches_leave_their_texels() {
+    for name in ["surface_atomics_sm5x", "surface_atomics_sm86", "texel_fetches"] {
+        check(name);
+    }
+}
+
 /// Every program is run by one of the tests above, which `sass::programs` and the coverage report rely on.
 #[test]
 fn every_program_is_checked_here() {
@@ -175,6 +185,9 @@ fn every_program_is_checked_here() {
         "long_jump",
         "brxu_first",
         "brxu_second",
+        "surface_atomics_sm5x",
+        "surface_atomics_sm86",
+        "texel_fetches",
     ];
     let names: Vec<String> = programs::all().unwrap().into_iter().map(|p| p.kernel.name).collect();
     assert_eq!(names, checked);
@@ -190,7 +203,7 @@ fn calls_to_absolute_addresses_are_refused_by_name() {
         let code = assemble::sm86(&format!("{call}\nEXIT")).unwrap();
         let kernel =
             KernelImage { name: call.into(), isa: Isa::Sm86, code, constants: Vec::new(), shared_bytes: 0, origin: 0 };
-        let program = KnownProgram { kernel, expected: Vec::new() };
+        let program = KnownProgram { kernel, expected: Vec::new(), textures: Vec::new(), surfaces: Vec::new() };
         let interpreted = interpret(&program.run(), &program.kernel, &program.input()).unwrap_err().to_string();
         assert!(interpreted.contains("CALL.ABS"), "{interpreted}");
         let translated = translate_compute(&program.kernel, [32, 1, 1], 0, &GlobalMemory::Device, &[]).unwrap_err();

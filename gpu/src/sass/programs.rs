@@ -1,6 +1,7 @@
 //! Hand-built programs with known results, for what no ptxas output in the corpus holds: NVN's loops with
 //! PCNT/CONT, barriers in uniform and in divided code, calls followed statically or through the stack, calls
-//! through function pointers, long jumps, SM5x's absolute branches and SM86's BRXU. Each is a compute kernel of
+//! through function pointers, long jumps, SM5x's absolute branches and SM86's BRXU, the surface atomics that
+//! return the texel (SUATOM) and Maxwell's scalar texel fetch (TLDS). Each is a compute kernel of
 //! [`THREADS`] threads that leaves one word a thread at out + 4t (the first buffer parameter), and each says what
 //! every thread's word must be, computed here from the program's definition by plain arithmetic, not by running
 //! it. `tests/control_flow.rs` runs them on both paths (with what each shows about the translation's layout); the
@@ -8,8 +9,9 @@
 
 use super::Isa;
 use super::assemble::{self, AssembleError};
-use super::corpus::{BUFFER_BYTES, Parameter, Run};
+use super::corpus::{BUFFER_BYTES, Parameter, Run, RunSurface, RunTexture};
 use super::cubin::KernelImage;
+use crate::shader::ir::TextureDim;
 use std::collections::HashMap;
 
 /// Threads of every program: two warps, one block.
@@ -18,22 +20,32 @@ pub const THREADS: u32 = 64;
 /// Where the code of the absolute-branch program starts in its code segment (the program region).
 pub const SEGMENT_ORIGIN: u32 = 0x4060;
 
-/// A program and the word each thread must leave.
+/// A program, the textures and surfaces it reads, and the word each thread must leave.
 pub struct KnownProgram {
     pub kernel: KernelImage,
     pub expected: Vec<u32>,
+    pub textures: Vec<RunTexture>,
+    pub surfaces: Vec<RunSurface>,
 }
 
 impl KnownProgram {
-    /// The launch: one block of [`THREADS`] threads, the output buffer as the only parameter.
+    /// The launch: one block of [`THREADS`] threads, the output buffer as the first parameter, then each texture's
+    /// and each surface's handle.
     pub fn run(&self) -> Run {
+        let textures = (0..self.textures.len() as u32).map(Parameter::Texture);
+        let surfaces = (0..self.surfaces.len() as u32).map(Parameter::Surface);
         Run {
             file: "programs".into(),
             entry: self.kernel.name.clone(),
-            params: vec![Parameter::Buffer { index: 0, offset: 0 }],
+            params: std::iter::once(Parameter::Buffer { index: 0, offset: 0 })
+                .chain(textures)
+                .chain(surfaces)
+                .collect(),
             block: [THREADS, 1, 1],
             grid: [1, 1, 1],
             stride: 4,
+            textures: self.textures.clone(),
+            surfaces: self.surfaces.clone(),
             ..Run::default()
         }
     }
@@ -361,13 +373,13 @@ LOP32I rd=3 ra=3 imm32=0xbffc op=2
 LDS rd=2 ra=3 offset=0 size=4
 {STORE_AND_EXIT}"
     );
-    Ok(KnownProgram {
-        kernel: KernelImage {
+    Ok(plain(
+        KernelImage {
             shared_bytes: SHARED_MEMORY_BYTES,
             ..kernel("whole_shared_memory", Isa::Sm5x, assemble_with_labels(Isa::Sm5x, &source)?)
         },
-        expected: (0..THREADS).map(|t| SHARED_MEMORY_BYTES - 4 - 4 * t + 7).collect(),
-    })
+        (0..THREADS).map(|t| SHARED_MEMORY_BYTES - 4 - 4 * t + 7).collect(),
+    ))
 }
 
 /// The shared memory a Maxwell block may have.
@@ -384,27 +396,27 @@ pub fn all() -> Result<Vec<KnownProgram>, AssembleError> {
             sm5x(&format!("{SUM_OF_EVENS}{STORE_AND_EXIT}"))?,
             each(|t| (0..(t + 3).min(20)).filter(|i| i % 2 == 0).sum()),
         ),
-        KnownProgram {
-            kernel: KernelImage {
+        plain(
+            KernelImage {
                 shared_bytes: 4 * THREADS,
                 ..kernel("neighbours", Isa::Sm5x, sm5x(&format!("{}{STORE_AND_EXIT}", neighbours()))?)
             },
-            expected: each(|t| (t + 1) % THREADS + 100),
-        },
-        KnownProgram {
-            kernel: KernelImage {
+            each(|t| (t + 1) % THREADS + 100),
+        ),
+        plain(
+            KernelImage {
                 shared_bytes: 4 * THREADS,
                 ..kernel("rounds", Isa::Sm5x, sm5x(&format!("{}{STORE_AND_EXIT}", rounds()))?)
             },
-            expected: each(|t| 3 * ((t + 1) % THREADS) + 3 + if t % 2 == 1 { 3000 } else { 0 }),
-        },
-        KnownProgram {
-            kernel: KernelImage {
+            each(|t| 3 * ((t + 1) % THREADS) + 3 + if t % 2 == 1 { 3000 } else { 0 }),
+        ),
+        plain(
+            KernelImage {
                 shared_bytes: 4 * THREADS,
                 ..kernel("half_meet", Isa::Sm5x, sm5x(&format!("{}{STORE_AND_EXIT}", half_meet()))?)
             },
-            expected: each(|t| if t < 32 { (t + 1) % 32 + 100 } else { t + 100 }),
-        },
+            each(|t| if t < 32 { (t + 1) % 32 + 100 } else { t + 100 }),
+        ),
     ];
     for calls in [1, 2] {
         programs.push(program(
@@ -414,8 +426,8 @@ pub fn all() -> Result<Vec<KnownProgram>, AssembleError> {
             (0..THREADS).map(|t| (0..calls).fold(t, |v, _| 3 * v + 1) + if t < 5 { 7 } else { 100 }).collect(),
         ));
     }
-    programs.push(KnownProgram {
-        kernel: KernelImage {
+    programs.push(plain(
+        KernelImage {
             origin: SEGMENT_ORIGIN,
             ..kernel(
                 "absolute",
@@ -423,8 +435,8 @@ pub fn all() -> Result<Vec<KnownProgram>, AssembleError> {
                 sm5x(&format!("{ABSOLUTE_BRANCHES_BEFORE_STORE}{STORE_AND_EXIT}{ABSOLUTE_BRANCHES_AFTER_STORE}"))?,
             )
         },
-        expected: each(|t| 3 * t + 1 + if t < 5 { 7 } else { 100 }),
-    });
+        each(|t| 3 * t + 1 + if t < 5 { 7 } else { 100 }),
+    ));
     let pointer_call = each(|t| if t % 2 == 0 { 3 * t } else { t + 7 } + 1000);
     programs.push(program(
         "pointer_call_sm5x",
@@ -452,7 +464,68 @@ pub fn all() -> Result<Vec<KnownProgram>, AssembleError> {
             (0..THREADS).map(|t| if t < 5 { value } else { 333 }).collect(),
         ));
     }
+    programs.extend(surface_atomics()?);
+    programs.push(texel_fetches()?);
     Ok(programs)
+}
+
+/// SUATOM.ADD twice of t + 1 into texel t of a 1D R32 surface (its handle the second parameter: SM5x's slot
+/// 0x52, SM86's c[0][0x168]): the second returns the texel plus t + 1, each thread having a texel of its own.
+fn surface_atomics() -> Result<[KnownProgram; 2], AssembleError> {
+    let surface = RunSurface {
+        dim: TextureDim::D1,
+        size: [THREADS, 1, 1],
+        layers: 1,
+        format: crate::sass::exec::SurfaceFormat { channels: 1, channel_bytes: 4 },
+    };
+    let texels = surface.texels(0);
+    let expected: Vec<u32> = (0..THREADS)
+        .map(|t| {
+            let at = 4 * t as usize;
+            u32::from_le_bytes(texels[at..at + 4].try_into().expect("a word")).wrapping_add(t + 1)
+        })
+        .collect();
+    let sm5x = format!(
+        "
+S2R rd=0 sr=0x21
+IADD32I rd=3 ra=0 imm32=1
+SUATOM rd=2 ra=0 rb=3 op=0 target=0 surf=0x52 clamp=1
+SUATOM rd=2 ra=0 rb=3 op=0 target=0 surf=0x52 clamp=1
+{STORE_AND_EXIT}"
+    );
+    let sm86 = format!(
+        "
+S2R rd=0 sr=0x21
+IADD3.imm rd=3 ra=0 imm32=1 pd=7 pq=7 px=7 px_not=1
+SUATOM rd=2 ra=0 rb=3 op=0 target=0 surf=0x5a clamp=1 pd=7 cache=1
+SUATOM rd=2 ra=0 rb=3 op=0 target=0 surf=0x5a clamp=1 pd=7 cache=1
+{SM86_STORE_AND_EXIT}"
+    );
+    let with_surface = |name: &str, isa: Isa, source: &str| -> Result<KnownProgram, AssembleError> {
+        let code = assemble_with_labels(isa, source)?;
+        Ok(KnownProgram { surfaces: vec![surface], ..plain(kernel(name, isa, code), expected.clone()) })
+    };
+    Ok([
+        with_surface("surface_atomics_sm5x", Isa::Sm5x, &sm5x)?,
+        with_surface("surface_atomics_sm86", Isa::Sm86, &sm86)?,
+    ])
+}
+
+/// TLDS 2D.LZ of texel (t & 3, t >> 2) of a 4 x 16 RGBA32F texture (its handle the second parameter, slot 0x52):
+/// its R, word 4 (4 y + x) of the texels, `Run`'s number 4096 x 0 + that + 0.25.
+fn texel_fetches() -> Result<KnownProgram, AssembleError> {
+    let texture = RunTexture { dim: TextureDim::D2, size: [4, 16, 1], layers: 1, levels: 1 };
+    let source = format!(
+        "
+S2R rd=0 sr=0x21
+LOP32I rd=1 ra=0 imm32=3 op=0
+SHR.imm rd=4 ra=0 imm20=2
+TLDS rd=2 ra=1 rb=4 rd2=8 tex=0x52 mode=2 swizzle=4 f32=1
+{STORE_AND_EXIT}"
+    );
+    let code = assemble_with_labels(Isa::Sm5x, &source)?;
+    let expected = (0..THREADS).map(|t| (4.0 * t as f32 + 0.25).to_bits()).collect();
+    Ok(KnownProgram { textures: vec![texture], ..plain(kernel("texel_fetches", Isa::Sm5x, code), expected) })
 }
 
 /// The program named `name`.
@@ -465,5 +538,10 @@ fn kernel(name: &str, isa: Isa, code: Vec<u8>) -> KernelImage {
 }
 
 fn program(name: &str, isa: Isa, code: Vec<u8>, expected: Vec<u32>) -> KnownProgram {
-    KnownProgram { kernel: kernel(name, isa, code), expected }
+    plain(kernel(name, isa, code), expected)
+}
+
+/// A program that reads no texture or surface.
+fn plain(kernel: KernelImage, expected: Vec<u32>) -> KnownProgram {
+    KnownProgram { kernel, expected, textures: Vec::new(), surfaces: Vec::new() }
 }
