@@ -10,7 +10,8 @@
 //! of its parameters, or when the channel has nothing left to do (the hardware's MME stalls on an empty
 //! parameter FIFO instead; both run the macro on the same parameters before any later method).
 
-use super::draw::{DrawState, Statistic};
+use super::counters::Statistic;
+use super::draw::DrawState;
 use super::inline_to_memory::{self, InlineToMemory};
 use super::mme::{MacroEngine, MacroTarget};
 use super::semaphore::{Reduction, ReductionOp, Release, report_reduction};

@@ -3,6 +3,7 @@
 
 pub mod compute;
 pub mod copy;
+pub mod counters;
 pub mod draw;
 pub mod inline_to_memory;
 pub mod maxwell_3d;

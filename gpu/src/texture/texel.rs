@@ -450,8 +450,8 @@ mod tests {
         let short = decode(&header(0x08, DataType::Unorm, RGBA), false, 2, 1, &[0; 7]).unwrap_err();
         assert!(short.to_string().contains("needs 8"), "{short}");
         assert_eq!(
-            decode(&header(0x0b, DataType::Unorm, RGBA), false, 1, 1, &[0; 16]),
-            Err(TexelError::UnknownFormat(0x0b))
+            decode(&header(0x1c, DataType::Unorm, RGBA), false, 1, 1, &[0; 16]),
+            Err(TexelError::UnknownFormat(0x1c))
         );
     }
 

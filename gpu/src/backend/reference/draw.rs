@@ -10,7 +10,8 @@ use super::{NAME, ReferenceBackend, failed, host_swizzle, vulkan_format};
 use crate::backend::{
     BackendError, Captured, Cull, DepthStencil, Draw, Drawn, GpuMemory, Lines, Rect, Topology, Viewport,
 };
-use crate::engine::draw::{Stage, Statistic, VERTEX_RECORD_WORDS};
+use crate::engine::counters::Statistic;
+use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
 use crate::engine::multisample::Multisample;
 use crate::sass::cubin::KernelImage;
 use crate::shader::sph::{Interpolation, OutputTopology, ProgramHeader, attribute};
