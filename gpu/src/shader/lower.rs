@@ -1154,30 +1154,47 @@ impl Lower<'_> {
     /// OUT of both ISAs: a vertex made of the outputs (`emit`), then the primitive's end (`cut`), on vertex
     /// stream `stream` (`out_stream`). The handle rd receives is the one ra gave: the hardware's handles only name
     /// output vertices for AST, which writes the next one whatever it names.
-    pub(super) fn geometry_output(&mut self, emit: bool, cut: bool, rd: u64, ra: u64, stream: u8) {
-        if emit {
-            self.op(Op::EmitVertex(stream));
-        }
-        if cut {
-            self.op(Op::EndPrimitive(stream));
+    pub(super) fn geometry_output(&mut self, emit: bool, cut: bool, rd: u64, ra: u64, stream: OutStream) {
+        let output = |l: &mut Self, stream: u8| {
+            if emit {
+                l.op(Op::EmitVertex(stream));
+            }
+            if cut {
+                l.op(Op::EndPrimitive(stream));
+            }
+        };
+        match stream {
+            OutStream::Known(stream) => output(self, stream),
+            // The host's streams are constants: one guarded output for each (a value past 3 outputs nothing;
+            // no source says what the hardware does with one).
+            OutStream::Register(value) => {
+                for stream in 0..4 {
+                    let number = self.const32(u32::from(stream));
+                    let this = self.cmp(Cmp::Eq, value, number);
+                    self.guarded(Some(this), |l| output(l, stream));
+                }
+            }
         }
         let handle = self.reg(ra);
         self.set_reg(rd, handle);
     }
 
-    /// OUT's vertex stream, from its register (RZ: 0) or immediate operand: 0-3, the register's value known when
-    /// the program is translated (the host's vertex streams are constants); `None` otherwise.
-    pub(super) fn out_stream(&mut self, register: Option<u64>, immediate: Option<u64>) -> Option<u8> {
+    /// OUT's vertex stream, from its register (RZ: 0) or immediate operand; `None` for an immediate, or a
+    /// register whose value is known when the program is translated, past 3.
+    pub(super) fn out_stream(&mut self, register: Option<u64>, immediate: Option<u64>) -> Option<OutStream> {
         let stream = match (register, immediate) {
             (Some(255), _) => 0,
             (Some(rb), _) => {
                 let value = self.reg(rb);
-                self.known_constant(value)?
+                match self.known_constant(value) {
+                    Some(stream) => stream,
+                    None => return Some(OutStream::Register(value)),
+                }
             }
             (None, Some(value)) => u32::try_from(value).ok()?,
             (None, None) => return None,
         };
-        (stream < 4).then_some(stream as u8)
+        (stream < 4).then_some(OutStream::Known(stream as u8))
     }
 
     /// An input attribute word as IPA reads it: the pixel's interpolation of it (see `spirv::graphics`), at a
@@ -1993,4 +2010,11 @@ impl Lower<'_> {
         self.set_pred(v.get("pd"), pd);
         self.set_pred(v.get("pq"), pq);
     }
+}
+
+/// The vertex stream an OUT names: known when the program is translated, or a register's value at run time.
+#[derive(Clone, Copy)]
+pub(super) enum OutStream {
+    Known(u8),
+    Register(Value),
 }

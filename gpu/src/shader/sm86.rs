@@ -3,7 +3,7 @@
 
 use super::TranslateError;
 use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Special, Terminator, UnOp, Value};
-use super::lower::{Lower, SHARED_UPDATE64, quad_shuffle};
+use super::lower::{Lower, OutStream, SHARED_UPDATE64, quad_shuffle};
 use super::stack::{Effect, static_pops};
 use super::texture::LodQuery;
 use crate::sass::Isa;
@@ -1144,7 +1144,7 @@ impl Lower<'_> {
                 let stream = match v.encoding.form() {
                     "final" => return Ok(()),
                     "cut" => {
-                        self.geometry_output(false, true, v.get("rd"), v.get("ra"), 0);
+                        self.geometry_output(false, true, v.get("rd"), v.get("ra"), OutStream::Known(0));
                         return Ok(());
                     }
                     "reg" => self.out_stream(Some(v.get("rb")), None),
