@@ -234,7 +234,7 @@ pub fn decode_block(format: Etc, block: &[u8]) -> Texels {
             }
         }
         Etc::R11 { signed } | Etc::Rg11 { signed } => {
-            let channels = if format == (Etc::R11 { signed }) { 1 } else { 2 };
+            let channels = format.block_bytes() / 8;
             for channel in 0..channels {
                 let values = r11_block(&block[8 * channel..], signed);
                 for (i, v) in values.into_iter().enumerate() {

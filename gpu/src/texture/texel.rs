@@ -75,18 +75,9 @@ pub fn half_to_f32(bits: u32) -> u32 {
 }
 
 /// FP32 bits rounded to the nearest FP16 value (ties to even; FP16's range and denormals), as FP32 bits: what the
-/// FORCE_FP16 data types give.
+/// FORCE_FP16 data types give (their normalised values are never NaN).
 fn round_to_half_precision(bits: u32) -> u32 {
-    let value = f32::from_bits(bits);
-    if !value.is_finite() || value == 0.0 {
-        return bits;
-    }
-    // The spacing of FP16 values around `value`: 2^(e - 10), at least the denormals' 2^-24.
-    let exponent = value.abs().log2().floor().max(-14.0) as i32;
-    let step = 2f64.powi(exponent - 10);
-    let rounded = (f64::from(value) / step).round_ties_even() * step;
-    let rounded = if rounded.abs() > 65504.0 { f64::INFINITY.copysign(rounded) } else { rounded };
-    (rounded as f32).to_bits()
+    half_to_f32(super::formatted::encode(bits, 16, Numeric::Float).expect("16-bit floats encode"))
 }
 
 /// The sRGB transfer function, decoding (the 8-bit value's linear intensity).

@@ -97,8 +97,9 @@ impl ReferenceBackend {
             for slice in 0..place.slices {
                 for y in 0..place.surface.height {
                     for x in 0..place.surface.width {
-                        let written = &image.texels[at..at + image_bytes];
-                        if written != &place.uploaded[at..at + image_bytes] {
+                        let (written, before) =
+                            (&image.texels[at..at + image_bytes], &place.uploaded[at..at + image_bytes]);
+                        if written != before {
                             let address = place.surface.texel_address(x, y, slice).expect("inside the surface");
                             match &place.formatted {
                                 None => memory.write(address, written)?,
@@ -108,7 +109,6 @@ impl ReferenceBackend {
                                     let word = |texel: &[u8], c: usize| {
                                         u32::from_le_bytes(texel[4 * c..4 * c + 4].try_into().expect("a word"))
                                     };
-                                    let before = &place.uploaded[at..at + image_bytes];
                                     let values = std::array::from_fn(|c| word(written, c));
                                     let changed = std::array::from_fn(|c| word(written, c) != word(before, c));
                                     let mut stored = read[texel * guest_bytes..(texel + 1) * guest_bytes].to_vec();
