@@ -8,7 +8,7 @@ use crate::lift::{
     lift_block, trampoline,
 };
 use crate::profiling::PerfOutput;
-use crate::runtime::Runtime;
+use crate::runtime::{Context, Runtime};
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
@@ -78,7 +78,10 @@ pub struct FastEngine {
     code: CodeMemory,
     disk: Option<CodeCache>,
     /// Boxed: compiled code holds its address for the length of a call.
-    runtime: Box<Runtime>,
+    /// The `CpuState` compiled code runs on, the runtime and the chain table (`Context`). The chain table is a
+    /// direct-mapped cache of `blocks` that both the dispatcher and compiled code (to link blocks) look up.
+    /// Boxed: compiled code holds its address.
+    context: Box<Context>,
     /// The trampoline's code (`lift::trampoline`), entered through `fault::enter`.
     trampoline: usize,
     /// The trap sites of every block installed, for the fault handler.
@@ -88,14 +91,11 @@ pub struct FastEngine {
     /// it when the page changes. (Code that a guest JIT writes through code memory's other view runs on the
     /// reference, which fetches every instruction.)
     blocks: HashMap<u64, Block, BuildHasherDefault<PcHasher>>,
-    /// The chain table: a direct-mapped cache of `blocks` that both the dispatcher and compiled code (to link
     /// blocks) look up. Boxed: compiled code holds its address.
-    chain: Box<[ChainEntry]>,
     /// Whether compiled blocks may chain into each other; without, each returns to the dispatcher, which then
     /// knows the last block that ran (`last_block`, for bisection). Compiled code is the same either way: an
     /// unchained engine hands it an empty table.
     chaining: bool,
-    no_chain: Box<[ChainEntry]>,
     stats: CompileStats,
     /// How many times the dispatcher has reached each address it has not compiled yet, and how many times makes
     /// it compile (1: at first use).
@@ -138,13 +138,11 @@ impl FastEngine {
             isa,
             code,
             disk: None,
-            runtime: Box::new(Runtime::for_host(identity, keys)),
+            context: Context::boxed(Runtime::for_host(identity, keys)),
             trampoline,
             sites: SiteIndex::default(),
             blocks: HashMap::default(),
-            chain: vec![ChainEntry::EMPTY; CHAIN_ENTRIES].into_boxed_slice(),
             chaining: true,
-            no_chain: vec![ChainEntry::EMPTY; CHAIN_ENTRIES].into_boxed_slice(),
             stats: CompileStats::default(),
             heat: HashMap::default(),
             compile_threshold: DEFAULT_COMPILE_THRESHOLD,
@@ -227,7 +225,7 @@ impl FastEngine {
     #[inline]
     fn block_at(&mut self, pc: u64, memory: &GuestMemory) -> Option<Block> {
         let slot = (pc >> 2) as usize % CHAIN_ENTRIES;
-        let entry = self.chain[slot];
+        let entry = self.context.chain[slot];
         if entry.pc == pc {
             return Some(match entry.code {
                 0 => Block::Interpreted,
@@ -242,7 +240,7 @@ impl FastEngine {
     #[inline(never)]
     fn block_at_slow(&mut self, pc: u64, slot: usize, memory: &GuestMemory) -> Option<Block> {
         if let Some(&block) = self.blocks.get(&pc) {
-            self.chain[slot] = block.chain_entry(pc);
+            self.remember(slot, block.chain_entry(pc));
             return Some(block);
         }
         let perm = memory.perm_at(pc)?;
@@ -272,8 +270,16 @@ impl FastEngine {
             }
         };
         self.blocks.insert(pc, block);
-        self.chain[slot] = block.chain_entry(pc);
+        self.remember(slot, block.chain_entry(pc));
         block
+    }
+
+    /// Puts `entry` in the chain table, where compiled code links to it; an unchained engine leaves the table
+    /// empty, so that every block returns to the dispatcher.
+    fn remember(&mut self, slot: usize, entry: ChainEntry) {
+        if self.chaining {
+            self.context.chain[slot] = entry;
+        }
     }
 
     fn compile(&mut self, memory: &GuestMemory, pc: u64) -> Result<Block, String> {
@@ -392,26 +398,29 @@ pub fn host_isa() -> Result<OwnedTargetIsa, FastError> {
 
 impl FastEngine {
     /// Runs the compiled block at `code`, and the blocks it chains to, with `budget` instructions to spend.
-    fn call_block(&self, code: u64, cpu: &mut CpuState, memory: &GuestMemory, budget: u64) -> u64 {
-        let chain = if self.chaining { &self.chain } else { &self.no_chain };
-        let cpu: *mut CpuState = cpu;
-        let args = EntryArgs {
-            code,
-            cpu,
-            memory: memory.guarded_base(),
-            runtime: &*self.runtime,
-            chain: chain.as_ptr(),
-            budget,
-        };
+    fn call_block(&mut self, code: u64, cpu: &mut CpuState, memory: &GuestMemory, budget: u64) -> u64 {
+        self.context.cpu.clone_from(cpu);
+        let context: *mut Context = &mut *self.context;
+        let args = EntryArgs { code, context, memory: memory.guarded_base(), budget };
         // SAFETY: `code` is a block compiled (or loaded from the checksummed, generator-keyed cache) for the
         // `tail` block signature the trampoline calls, and `self.sites` holds the trap sites of every block. Compiled
-        // code reads and writes only `CpuState` fields (at `offset_of!` offsets), the runtime's fault record, the
-        // chain table (index masked to its size) and guest bytes at `guarded_base() + address` for addresses
-        // checked to be inside the address space, or less than `VIEW_GUARD` from one so checked (inside the
-        // view's inaccessible guards), where a host fault is caught at its trap site (`fault`); it
+        // code reads and writes only the context's fields (at `offset_of!` offsets): the `CpuState`, the runtime's
+        // fault record, the chain table (index masked to its size); and guest bytes at `guarded_base() + address`
+        // for addresses checked to be inside the address space, or less than `VIEW_GUARD` from one so checked
+        // (inside the view's inaccessible guards), where a host fault is caught at its trap site (`fault`); it
         // calls only the `Runtime` helpers (safe functions) and blocks of the chain table, which hold the same
-        // promises. `cpu` is exclusively borrowed for the call.
-        unsafe { crate::fault::enter(self.trampoline, (&raw const args).cast(), cpu, &self.runtime, &self.sites) }
+        // promises. The context is exclusively borrowed for the call (the runtime's fault record is cells).
+        let status = unsafe {
+            crate::fault::enter(
+                self.trampoline,
+                (&raw const args).cast(),
+                &raw mut (*context).cpu,
+                &(*context).runtime,
+                &self.sites,
+            )
+        };
+        cpu.clone_from(&self.context.cpu);
+        status
     }
 }
 
@@ -420,9 +429,9 @@ impl Engine for FastEngine {
         self.last_unpredictable = None;
         self.last_block = None;
         self.catch_up_with_layout(memory);
-        self.runtime.enter_run(memory);
+        self.context.runtime.enter_run(memory);
         let result = self.run_blocks(cpu, memory, budget, clock);
-        self.runtime.leave_run();
+        self.context.runtime.leave_run();
         result
     }
 
@@ -489,7 +498,7 @@ impl FastEngine {
         let end = address.saturating_add(size).saturating_add(PAGE_SIZE - 1) & !(PAGE_SIZE - 1);
         self.blocks.retain(|&pc, _| pc < first_page || pc >= end);
         self.heat.retain(|&pc, _| pc < first_page || pc >= end);
-        for entry in self.chain.iter_mut() {
+        for entry in self.context.chain.iter_mut() {
             if (first_page..end).contains(&entry.pc) {
                 *entry = ChainEntry::EMPTY;
             }

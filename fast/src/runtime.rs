@@ -1,12 +1,15 @@
 //! Host functions compiled code calls for what Cranelift has no instruction for. Compiled code reaches them
-//! through the `Runtime` table its fourth argument points to, never by address, so it stays relocation-free.
+//! through the `Runtime` table inside the `Context` its first argument points to, never by address, so it stays
+//! relocation-free.
 //!
 //! The CRC and carry-less multiply helpers are pure functions of their arguments: a call needs no writeback. `interpret` runs one
 //! instruction on the reference, on the `CpuState`: the block writes its registers back before the call and
 //! reads them again after it.
 
 use crate::fault::FaultRecord;
+use crate::lift::{CHAIN_ENTRIES, ChainEntry};
 use std::cell::Cell;
+use std::mem::offset_of;
 use tandem_reference::engine::GuestClock;
 use tandem_reference::interp::pseudocode::polynomial_mult;
 use tandem_reference::memory::GuestMemory;
@@ -14,6 +17,43 @@ use tandem_reference::sysreg::{CpuIdentity, PointerAuthKeys};
 use tandem_reference::{CpuState, Interpreter};
 
 /// The table compiled code receives; `lift` addresses its fields by `offset_of!`.
+/// Everything compiled code reaches besides guest memory, through one pointer (its first argument): the guest
+/// state, the runtime's helpers and fault record, and the chain table. One pointer where there were three leaves
+/// two more host registers to guest registers in every region. The engine copies the caller's `CpuState` in and
+/// out around each entry into compiled code.
+#[repr(C)]
+pub struct Context {
+    pub cpu: CpuState,
+    pub runtime: Runtime,
+    /// A direct-mapped cache of the engine's blocks, which compiled code looks its successors up in.
+    pub chain: [ChainEntry; CHAIN_ENTRIES],
+}
+
+/// Where the `Runtime` and the chain table lie in the `Context` (compiled code's offsets from its first argument;
+/// the `CpuState` is at 0).
+pub const RUNTIME_AT: usize = offset_of!(Context, runtime);
+pub const CHAIN_AT: usize = offset_of!(Context, chain);
+
+impl Context {
+    /// A context with a default `CpuState` and an empty chain table, built in place: the table is too large for
+    /// the stack of a test thread.
+    pub fn boxed(runtime: Runtime) -> Box<Context> {
+        let mut context = Box::<Context>::new_uninit();
+        let place = context.as_mut_ptr();
+        // SAFETY: `place` is valid for writes of a `Context`; every field is written before `assume_init`, the
+        // table entry by entry through a pointer to its first element.
+        unsafe {
+            (&raw mut (*place).cpu).write(CpuState::default());
+            (&raw mut (*place).runtime).write(runtime);
+            let chain = (&raw mut (*place).chain).cast::<ChainEntry>();
+            for index in 0..CHAIN_ENTRIES {
+                chain.add(index).write(ChainEntry::EMPTY);
+            }
+            context.assume_init()
+        }
+    }
+}
+
 #[repr(C)]
 pub struct Runtime {
     /// `CRC32B/H/W/X`: the accumulator updated with the low `bytes` bytes of `data` (polynomial 0x04C11DB7).

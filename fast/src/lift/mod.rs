@@ -3,9 +3,10 @@
 //! module lifts instructions and keeps the guest state along a run: guest registers are plain SSA values, NZCV
 //! is lazy, and every exit writes back what changed.
 //!
-//! The compiled function uses Cranelift's `tail` calling convention: `fn(cpu: *mut CpuState, memory: *mut u8,
-//! runtime: *const Runtime, chain: *const ChainEntry, budget: u64) -> u64`, `memory` being the guarded view of
-//! guest memory. `budget` is how many instructions may still retire. At its end a block looks its successor up in
+//! The compiled function uses Cranelift's `tail` calling convention: `fn(context: *mut Context, memory: *mut u8,
+//! budget: u64) -> u64`, `memory` being the guarded view of guest memory and `context` the engine's `Context`
+//! (the `CpuState`, then the `Runtime` and the chain table at fixed offsets: one pointer reaches all three, which
+//! leaves host registers to the guest's). `budget` is how many instructions may still retire. At its end a block looks its successor up in
 //! the chain table and, when it is there and fits in what is left of the budget, tail-calls it (block linking
 //! without the dispatcher). It returns the budget left, with `INTERPRET_NEXT` set when the instruction at the new
 //! PC must be executed by the reference interpreter (one the lifter leaves to it, or an access an inline check
@@ -25,7 +26,7 @@
 //!   page-crossing stores of several host accesses) happens before the instruction changes anything, so a side
 //!   exit leaves the state exactly as it was before that instruction, with the instructions before it retired.
 //! - The generated code has no relocations: it addresses only its arguments and calls helpers only through the
-//!   `Runtime` table, so it can be copied anywhere (and, later, stored on disk).
+//!   `Runtime` table, so it can be copied anywhere and stored on disk.
 //! - Constrained-unpredictable cases, pair exclusives and CASP, most system registers, FP and SIMD arithmetic are
 //!   left to the reference interpreter, so the two paths resolve them identically by construction.
 
@@ -44,7 +45,7 @@ mod simd_permute;
 mod simd_shift;
 
 use crate::fault::FaultRecord;
-use crate::runtime::Runtime;
+use crate::runtime::{CHAIN_AT, Context, RUNTIME_AT, Runtime};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     AbiParam, Block, Endianness, Function, InstBuilder, InstructionData, MemFlagsData, Opcode, Signature, TrapCode,
@@ -88,7 +89,7 @@ impl ChainEntry {
 /// The signature of every compiled block.
 fn block_signature() -> Signature {
     let mut signature = Signature::new(CallConv::Tail);
-    signature.params.extend([AbiParam::new(types::I64); 5]);
+    signature.params.extend([AbiParam::new(types::I64); 3]);
     signature.returns.push(AbiParam::new(types::I64));
     signature
 }
@@ -97,11 +98,9 @@ fn block_signature() -> Signature {
 #[repr(C)]
 pub struct EntryArgs {
     pub code: u64,
-    pub cpu: *mut CpuState,
+    pub context: *mut Context,
     /// The guarded view of guest memory (`GuestMemory::guarded_base`).
     pub memory: *mut u8,
-    pub runtime: *const Runtime,
-    pub chain: *const ChainEntry,
     pub budget: u64,
 }
 
@@ -120,14 +119,8 @@ pub fn trampoline(isa: &dyn TargetIsa) -> Function {
     let args = b.block_params(entry)[0];
     let field = |b: &mut FunctionBuilder, offset: usize| b.ins().load(types::I64, host_flags(), args, offset as i32);
     let code = field(&mut b, offset_of!(EntryArgs, code));
-    let arguments = [
-        offset_of!(EntryArgs, cpu),
-        offset_of!(EntryArgs, memory),
-        offset_of!(EntryArgs, runtime),
-        offset_of!(EntryArgs, chain),
-        offset_of!(EntryArgs, budget),
-    ]
-    .map(|offset| field(&mut b, offset));
+    let arguments = [offset_of!(EntryArgs, context), offset_of!(EntryArgs, memory), offset_of!(EntryArgs, budget)]
+        .map(|offset| field(&mut b, offset));
     let block = b.import_signature(block_signature());
     let call = b.ins().call_indirect(block, code, &arguments);
     let result = b.inst_results(call)[0];
@@ -202,12 +195,10 @@ pub(crate) const SP: u32 = 31;
 
 pub(crate) struct Lifter<'a> {
     pub(crate) b: FunctionBuilder<'a>,
+    /// The `Context`: the `CpuState` at offset 0, the `Runtime` at `RUNTIME_AT`, the chain table at `CHAIN_AT`.
     cpu: Value,
     memory_base: Value,
-    /// The `Runtime` table.
-    pub(crate) runtime: Value,
-    /// The chain table, and the budget left when the block started.
-    chain: Value,
+    /// The budget left when the block started.
     budget: Value,
     call_conv: CallConv,
     /// The address of the instruction being lifted.
@@ -503,7 +494,8 @@ impl Lifter<'_> {
     fn call_interpret(&mut self, word: u32) {
         let word = self.iconst(types::I32, u64::from(word));
         let pc = self.iconst(types::I64, self.pc);
-        let args = [self.runtime, self.cpu, word, pc];
+        let runtime = self.b.ins().iadd_imm_s(self.cpu, RUNTIME_AT as i64);
+        let args = [runtime, self.cpu, word, pc];
         let offset = offset_of!(Runtime, interpret);
         let status = self.call_runtime(offset, &[types::I64, types::I64, types::I32, types::I64], types::I32, &args);
         // The reference changed the `CpuState`.
@@ -756,7 +748,7 @@ impl Lifter<'_> {
             fields.extend(b.map(|b| (b, offset_of!(FaultRecord, flags_b))));
         }
         for (value, field) in fields {
-            self.b.ins().store(host_flags(), value, self.runtime, (record + field) as i32);
+            self.b.ins().store(host_flags(), value, self.cpu, (RUNTIME_AT + record + field) as i32);
         }
         self.recorded = Recorded { unsynced: 0, replay: true, flags: true, loaded: false };
     }
@@ -798,7 +790,7 @@ impl Lifter<'_> {
         signature.params.extend(params.iter().map(|&ty| AbiParam::new(ty)));
         signature.returns.push(AbiParam::new(returns));
         let signature = self.b.import_signature(signature);
-        let helper = self.b.ins().load(types::I64, host_flags(), self.runtime, offset as i32);
+        let helper = self.b.ins().load(types::I64, host_flags(), self.cpu, (RUNTIME_AT + offset) as i32);
         let call = self.b.ins().call_indirect(signature, helper, args);
         self.b.inst_results(call)[0]
     }
@@ -863,19 +855,20 @@ impl Lifter<'_> {
         let index = self.b.ins().ushr_imm_u(pc, 2);
         let index = self.b.ins().band_imm_u(index, (CHAIN_ENTRIES - 1) as i64);
         let offset = self.b.ins().imul_imm_u(index, std::mem::size_of::<ChainEntry>() as i64);
-        let entry = self.b.ins().iadd(self.chain, offset);
-        let entry_pc = self.b.ins().load(types::I64, host_flags(), entry, offset_of!(ChainEntry, pc) as i32);
+        let entry = self.b.ins().iadd(self.cpu, offset);
+        let field = |name: usize| (CHAIN_AT + name) as i32;
+        let entry_pc = self.b.ins().load(types::I64, host_flags(), entry, field(offset_of!(ChainEntry, pc)));
         let same = self.b.ins().icmp(IntCC::Equal, entry_pc, pc);
         let (held, linked, back) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
         self.b.ins().brif(same, held, &[], back, &[]);
         self.b.switch_to_block(held);
-        let length = self.b.ins().load(types::I64, host_flags(), entry, offset_of!(ChainEntry, instructions) as i32);
+        let length = self.b.ins().load(types::I64, host_flags(), entry, field(offset_of!(ChainEntry, instructions)));
         let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, length, left);
         self.b.ins().brif(fits, linked, &[], back, &[]);
         self.b.switch_to_block(linked);
-        let code = self.b.ins().load(types::I64, host_flags(), entry, offset_of!(ChainEntry, code) as i32);
+        let code = self.b.ins().load(types::I64, host_flags(), entry, field(offset_of!(ChainEntry, code)));
         let signature = self.b.import_signature(block_signature());
-        let args = [self.cpu, self.memory_base, self.runtime, self.chain, left];
+        let args = [self.cpu, self.memory_base, left];
         self.b.ins().return_call_indirect(signature, code, &args);
         self.b.switch_to_block(back);
         self.b.ins().return_(&[left]);

@@ -170,13 +170,11 @@ fn lift_region(
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
-    let [cpu, memory_base, runtime, chain, budget] = b.block_params(entry).try_into().expect("five parameters");
+    let [cpu, memory_base, budget] = b.block_params(entry).try_into().expect("three parameters");
     let mut lifter = Lifter {
         b,
         cpu,
         memory_base,
-        runtime,
-        chain,
         budget,
         call_conv: isa.default_call_conv(),
         pc,
