@@ -70,6 +70,10 @@ struct RegionPlan {
     /// The return addresses of the calls (BL) the region lifted to callees in its page: where its returns may go
     /// without leaving it (`Lifter::predicted_returns`).
     returns: BTreeSet<u64>,
+    /// Labels whose runs make no guest access: edges to them make no replay point on their way (their runs need
+    /// none; a run or edge after them that does makes its own). An edge is taken far more often than a region
+    /// faults, and a loop's back edge into a run of plain arithmetic once per turn.
+    accessless: HashSet<u64>,
 }
 
 impl RegionPlan {
@@ -108,9 +112,10 @@ pub(super) struct Graph {
     start_targeted: bool,
     edges: Vec<Edge>,
     /// The label whose run is being lifted; `None` in the entry block.
-    current: Option<u64>,
-    /// `RegionPlan::returns` as this lifting finds them.
+    pub(super) current: Option<u64>,
+    /// `RegionPlan::returns` as this lifting finds them, and the labels whose runs made a guest access.
     returns: BTreeSet<u64>,
+    pub(super) accessing: HashSet<u64>,
 }
 
 /// An edge to a label: from the run of `from` (`None`: the entry block), with the registers the run wrote
@@ -154,6 +159,9 @@ struct Label {
     dirty: u32,
     /// Whether its run has been lifted, or is being lifted.
     lifted: bool,
+    /// Whether its run may make a guest access, and so needs every edge to bring a replay point
+    /// (`RegionPlan::accessless`).
+    accesses: bool,
 }
 
 /// One lifting of the region at `pc`: straight without a plan, as a graph with one. Also what it learnt.
@@ -213,6 +221,12 @@ fn lift_region(
     }
     let learnt = match lifter.graph.take() {
         Some(graph) => RegionPlan {
+            accessless: graph
+                .labels
+                .iter()
+                .filter(|(address, label)| label.lifted && !graph.accessing.contains(address))
+                .map(|(&address, _)| address)
+                .collect(),
             registers: lifter.touched,
             written: lifter.written,
             label_dirty: graph.label_dirty(),
@@ -347,7 +361,8 @@ impl Lifter<'_> {
             self.b.append_block_param(block, ty);
         }
         self.b.append_block_param(block, types::I64);
-        let label = Label { block, flags, dirty, lifted: false };
+        let accesses = !graph.plan.accessless.contains(&target);
+        let label = Label { block, flags, dirty, lifted: false, accesses };
         graph.labels.insert(target, label);
         graph.worklist.insert(target);
         Some(label)
@@ -390,7 +405,7 @@ impl Lifter<'_> {
         // state for the code after it.
         let recorded = self.recorded;
         let Some(flags) = self.flag_arguments(label.flags) else { return false };
-        if !self.recorded.replay {
+        if label.accesses && !self.recorded.replay {
             self.sync(target, retired);
         }
         self.recorded = recorded;
@@ -486,6 +501,7 @@ impl Lifter<'_> {
             edges: Vec::new(),
             current: None,
             returns: BTreeSet::new(),
+            accessing: HashSet::new(),
         });
         if start_is_label {
             self.transfer(start, 0);
@@ -520,9 +536,10 @@ impl Lifter<'_> {
         self.flags = label.flags.at_label(&parameters[flags_at..flags_at + flags_count]);
         self.flags_dirty = label.flags != FlagsShape::InCpu;
         self.dirty = label.dirty;
-        // Registers may reach the label changed and not yet stored; every edge made a replay point on its way,
-        // and may have loaded since.
-        self.recorded = Recorded { unsynced: label.dirty, replay: true, flags: false, loaded: true };
+        // Registers may reach the label changed and not yet stored; every edge made a replay point on its way
+        // (and may have loaded since) unless the run makes no access, when it needs none (should it make one
+        // after all, that access makes it).
+        self.recorded = Recorded { unsynced: label.dirty, replay: label.accesses, flags: false, loaded: true };
         self.written_in_run = 0;
         self.dirty_from_label = true;
         self.budget = *parameters.last().expect("a label's last parameter is the budget");
