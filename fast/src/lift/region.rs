@@ -70,10 +70,11 @@ struct RegionPlan {
     /// The return addresses of the calls (BL) the region lifted to callees in its page: where its returns may go
     /// without leaving it (`Lifter::predicted_returns`).
     returns: BTreeSet<u64>,
-    /// Labels whose runs make no guest access: edges to them make no replay point on their way (their runs need
-    /// none; a run or edge after them that does makes its own). An edge is taken far more often than a region
-    /// faults, and a loop's back edge into a run of plain arithmetic once per turn.
-    accessless: HashSet<u64>,
+    /// Labels from whose runs no guest access can be reached inside the region (their runs make none, nor do
+    /// those of the labels they go to): edges to them make no replay point on their way, since nothing after
+    /// them needs one. (A run that goes on to a label that needs one keeps the replay point it was given, so
+    /// that a loop's back edge, taken far more often than its entry, need not make one.)
+    replay_free: HashSet<u64>,
 }
 
 impl RegionPlan {
@@ -128,6 +129,29 @@ struct Edge {
 }
 
 impl Graph {
+    /// `RegionPlan::replay_free`: the labels lifted that reach no access (a fixpoint over the edges).
+    fn replay_free(&self) -> HashSet<u64> {
+        let mut needing = self.accessing.clone();
+        loop {
+            let mut changed = false;
+            for edge in &self.edges {
+                if let Some(from) = edge.from
+                    && needing.contains(&edge.to)
+                {
+                    changed |= needing.insert(from);
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        self.labels
+            .iter()
+            .filter(|(address, label)| label.lifted && !needing.contains(address))
+            .map(|(&address, _)| address)
+            .collect()
+    }
+
     /// Each label's `RegionPlan::label_dirty`: the least sets that hold what every edge brings (a fixpoint over
     /// the loops).
     fn label_dirty(&self) -> HashMap<u64, u32> {
@@ -159,9 +183,9 @@ struct Label {
     dirty: u32,
     /// Whether its run has been lifted, or is being lifted.
     lifted: bool,
-    /// Whether its run may make a guest access, and so needs every edge to bring a replay point
-    /// (`RegionPlan::accessless`).
-    accesses: bool,
+    /// Whether its run may make a guest access or go to a label, and so needs every edge to bring a replay point
+    /// (`RegionPlan::replay_free`).
+    needs_replay: bool,
 }
 
 /// One lifting of the region at `pc`: straight without a plan, as a graph with one. Also what it learnt.
@@ -221,12 +245,7 @@ fn lift_region(
     }
     let learnt = match lifter.graph.take() {
         Some(graph) => RegionPlan {
-            accessless: graph
-                .labels
-                .iter()
-                .filter(|(address, label)| label.lifted && !graph.accessing.contains(address))
-                .map(|(&address, _)| address)
-                .collect(),
+            replay_free: graph.replay_free(),
             registers: lifter.touched,
             written: lifter.written,
             label_dirty: graph.label_dirty(),
@@ -361,8 +380,8 @@ impl Lifter<'_> {
             self.b.append_block_param(block, ty);
         }
         self.b.append_block_param(block, types::I64);
-        let accesses = !graph.plan.accessless.contains(&target);
-        let label = Label { block, flags, dirty, lifted: false, accesses };
+        let needs_replay = !graph.plan.replay_free.contains(&target);
+        let label = Label { block, flags, dirty, lifted: false, needs_replay };
         graph.labels.insert(target, label);
         graph.worklist.insert(target);
         Some(label)
@@ -405,7 +424,7 @@ impl Lifter<'_> {
         // state for the code after it.
         let recorded = self.recorded;
         let Some(flags) = self.flag_arguments(label.flags) else { return false };
-        if label.accesses && !self.recorded.replay {
+        if label.needs_replay && !self.recorded.replay {
             self.sync(target, retired);
         }
         self.recorded = recorded;
@@ -537,9 +556,9 @@ impl Lifter<'_> {
         self.flags_dirty = label.flags != FlagsShape::InCpu;
         self.dirty = label.dirty;
         // Registers may reach the label changed and not yet stored; every edge made a replay point on its way
-        // (and may have loaded since) unless the run makes no access, when it needs none (should it make one
-        // after all, that access makes it).
-        self.recorded = Recorded { unsynced: label.dirty, replay: label.accesses, flags: false, loaded: true };
+        // (and may have loaded since) unless the run needs none (should it make an access after all, that
+        // access makes one, and so does an edge to a label that needs one).
+        self.recorded = Recorded { unsynced: label.dirty, replay: label.needs_replay, flags: false, loaded: true };
         self.written_in_run = 0;
         self.dirty_from_label = true;
         self.budget = *parameters.last().expect("a label's last parameter is the budget");
