@@ -744,8 +744,9 @@ fn shader_translate_writes_valid_spirv_or_names_what_it_cannot_translate() {
 }
 
 /// `tandem shader coverage` ends with one summary line per instruction set whose counts add up, and says which
-/// kernels verify an opcode: fp32's FFMA is verified on both (its translation matches the H200 on lavapipe); with
-/// `--no-gpu` nothing is verified and the translator column shows what translates.
+/// kernels verify an opcode: fp32's FFMA is verified on both (its translation matches the H200 on lavapipe), the
+/// graphics-only opcodes by the graphics test programs it runs; with `--no-gpu` nothing is verified and the
+/// translator column shows what translates.
 #[test]
 fn shader_coverage_ends_with_a_summary_line_per_isa() {
     let summary = |line: &str| -> (String, [usize; 4]) {
@@ -770,6 +771,15 @@ fn shader_coverage_ends_with_a_summary_line_per_isa() {
     let ffma = lines.iter().filter(|line| line.split_whitespace().nth(1) == Some("FFMA")).collect::<Vec<_>>();
     assert_eq!(ffma.len(), 2, "{stdout}");
     assert!(ffma.iter().all(|line| line.contains(" verified ") && line.contains("fp32")), "{ffma:?}");
+    // The graphics-only opcodes are verified by the graphics test programs that pass on the device: IPA in both
+    // instruction sets' pixel programs, KIL (SM5x) and KILL (SM86) in gpu-draw's killed triangles.
+    for opcode in ["IPA", "KIL", "KILL"] {
+        let rows: Vec<&&str> = lines.iter().filter(|line| line.split_whitespace().nth(1) == Some(opcode)).collect();
+        assert!(!rows.is_empty(), "{opcode}: {stdout}");
+        for row in rows {
+            assert!(row.contains(" rendered ") && row.contains(" verified ") && row.contains("gpu-draw"), "{row}");
+        }
+    }
 
     let run = tandem(&["shader", "coverage", "--isa", "sm86", "--no-gpu"]);
     assert!(run.status.success(), "{}", text(&run.stderr));

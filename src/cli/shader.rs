@@ -41,6 +41,11 @@ pub struct CoverageArgs {
     /// Random instances of each opcode translated and compared with the interpreter.
     #[arg(long, default_value_t = 12)]
     pub differential_cases: u64,
+    /// The graphics test programs: `tests/programs` of a Tandem source tree, their NROs built in `bin/` (`cargo
+    /// xtask programs`); each that passes its own checks counts for the opcodes of the shaders it embeds.
+    /// The source tree this binary was built from by default.
+    #[arg(long)]
+    pub programs: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -430,6 +435,85 @@ fn graphics_header(kernel: &mut KernelImage, stage: StageArg) -> anyhow::Result<
     Ok(header)
 }
 
+/// A graphics test program run for the coverage report: whether it passed its own checks, and its shaders.
+struct GraphicsProgram {
+    name: String,
+    passed: bool,
+    shaders: Vec<EmbeddedShader>,
+}
+
+/// A shader a test program embeds (`.incbin "shaders/NAME.STAGE.bin"`), its header left out.
+struct EmbeddedShader {
+    path: PathBuf,
+    isa: Isa,
+    code: Vec<u8>,
+}
+
+/// Runs each graphics test program of `dir` (`gpu-*.c`, built as `bin/gpu-*.nro`) headless with this binary, on
+/// the reference back end, and reads the shaders it embeds. A program passes when it exits cleanly and reports
+/// no failures (`NAME: 0 failures`), as `tests/cli.rs` requires.
+fn graphics_programs(dir: &std::path::Path) -> anyhow::Result<Vec<GraphicsProgram>> {
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading the test programs in {}: pass --programs", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| {
+            let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
+            name.starts_with("gpu-") && name.ends_with(".c")
+        })
+        .collect();
+    sources.sort();
+    let tandem = std::env::current_exe()?;
+    let mut programs = Vec::new();
+    for source in sources {
+        let name = source.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default().to_string();
+        let text = std::fs::read_to_string(&source).with_context(|| format!("reading {}", source.display()))?;
+        let mut shaders = Vec::new();
+        for file in embedded_shader_files(&text) {
+            shaders.push(read_embedded_shader(&dir.join("shaders").join(file))?);
+        }
+        let nro = dir.join("bin").join(format!("{name}.nro"));
+        println!("running {} for the graphics opcodes", nro.display());
+        let output = std::process::Command::new(&tandem)
+            .arg("run")
+            .arg(&nro)
+            .arg("--headless")
+            .output()
+            .with_context(|| format!("running {}", nro.display()))?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let passed = output.status.success() && stdout.contains(&format!("{name}: 0 failures\n"));
+        if !passed {
+            println!("  {name} did not pass: its shaders count for nothing\n{stdout}");
+        }
+        programs.push(GraphicsProgram { name, passed, shaders });
+    }
+    Ok(programs)
+}
+
+/// The files `.incbin "shaders/FILE"` names in a test program's source.
+fn embedded_shader_files(source: &str) -> Vec<&str> {
+    source.split(".incbin \\\"shaders/").skip(1).filter_map(|rest| rest.split("\\\"").next()).collect()
+}
+
+/// A test program's shader: its instruction set from the `.isa` line of its assembly source beside it (SM5x
+/// without one), its code past the header (compute programs, `.cs.bin`, have none).
+fn read_embedded_shader(path: &std::path::Path) -> anyhow::Result<EmbeddedShader> {
+    let mut code = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let source = path.with_extension("sasm");
+    let assembly = std::fs::read_to_string(&source).with_context(|| format!("reading {}", source.display()))?;
+    let isa = match assembly.lines().find_map(|line| line.trim().strip_prefix(".isa ")) {
+        Some("sm86") => Isa::Sm86,
+        Some("sm5x") | None => Isa::Sm5x,
+        Some(other) => bail!("{}: unknown instruction set {other}", source.display()),
+    };
+    let compute = path.to_str().is_some_and(|name| name.ends_with(".cs.bin"));
+    if !compute {
+        let header = shader::sph::header_bytes(isa);
+        anyhow::ensure!(code.len() >= header, "{}: shorter than a shader program header", path.display());
+        code.drain(..header);
+    }
+    Ok(EmbeddedShader { path: path.to_path_buf(), isa, code })
+}
+
 fn coverage(args: &CoverageArgs) -> anyhow::Result<ExitCode> {
     let dir = args.corpus.clone().unwrap_or_else(Corpus::source_tree);
     let corpus = Corpus::open(&dir).with_context(|| {
@@ -459,6 +543,16 @@ fn coverage(args: &CoverageArgs) -> anyhow::Result<ExitCode> {
         Some(isa) => vec![isa.into()],
         None => vec![Isa::Sm5x, Isa::Sm86],
     };
+    let rendered = match &device {
+        Some(_) => {
+            let dir = args
+                .programs
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/programs"));
+            graphics_programs(&dir)?
+        }
+        None => Vec::new(),
+    };
     let mut summaries = Vec::new();
     for isa in isas {
         let differential_steps = match &device {
@@ -477,6 +571,14 @@ fn coverage(args: &CoverageArgs) -> anyhow::Result<ExitCode> {
         })
         .with_context(|| format!("gathering the {isa} evidence from {}", dir.display()))?;
         progress.finish_and_clear();
+        let mut evidence = evidence;
+        for program in rendered.iter().filter(|program| program.passed) {
+            for shader in program.shaders.iter().filter(|shader| shader.isa == isa) {
+                evidence
+                    .record_rendering(&program.name, &shader.code)
+                    .with_context(|| format!("decoding {}", shader.path.display()))?;
+            }
+        }
         println!("\n{isa}: kernels");
         for kernel in &evidence.kernels {
             let outcome = |result: &Result<(), String>| match result {

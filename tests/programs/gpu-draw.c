@@ -11,6 +11,7 @@
  *   clamps; write masks keep the channels they leave out; a logic op (SET_LOGIC_OP) combines the colour's UNORM8
  *   bits with the target's (XOR: s ^ d; COPY_INVERTED: ~s);
  * - the pixels outside keep their bytes;
+ * - a pixel program's KIL (SM5x) or KILL (SM86) ends its invocation: those pixels keep their bytes too;
  * - textures (headers and samplers in pools as clb097tex.h lays them out, handles in the pixel stage's constant
  *   buffer 0): each pixel of a quad reads the texel its texture coordinate falls in (nearest filtering, pixel
  *   centres never on a texel edge), decoded by the format's definition (UNORM c / (2^n - 1), rounded to the
@@ -167,6 +168,10 @@ __asm__(".section .rodata\n"
         "pass86_vs_end:\n"
         "perspective86_ps: .incbin \"shaders/perspective86.ps.bin\"\n"
         "perspective86_ps_end:\n"
+        "kill_ps: .incbin \"shaders/kill.ps.bin\"\n"
+        "kill_ps_end:\n"
+        "kill86_ps: .incbin \"shaders/kill86.ps.bin\"\n"
+        "kill86_ps_end:\n"
         "copies_gs: .incbin \"shaders/copies.gs.bin\"\n"
         "copies_gs_end:\n"
         "copies86_gs: .incbin \"shaders/copies86.gs.bin\"\n"
@@ -224,7 +229,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     texture_half_ps_end[], gather_half_ps[], gather_half_ps_end[], bindless_ps[], bindless_ps_end[], bindless_pair_ps[],
     bindless_pair_ps_end[], txq_ps[], txq_ps_end[], txq_bindless_ps[], txq_bindless_ps_end[], lod_query_ps[],
     lod_query_ps_end[], txq_level0_ps[], txq_level0_ps_end[], bindless_runtime_ps[], bindless_runtime_ps_end[],
-    pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[], offset86_vs[], offset86_vs_end[],
+    pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[], kill_ps[], kill_ps_end[], kill86_ps[],
+    kill86_ps_end[], offset86_vs[], offset86_vs_end[],
     surface_ps[], surface_ps_end[], copies_gs[], copies_gs_end[], copies86_gs[], copies86_gs_end[], indexed_vs[],
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
@@ -457,6 +463,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define LAYER_PS 0x9800u
 #define VIEWPORT_PS 0x9A00u
 #define STREAMS_GS 0x9C00u /* 0x400 bytes */
+#define KILL_PS 0xA000u
+#define KILL86_PS 0xA200u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -3535,6 +3543,21 @@ static void perspective_triangle(void (*draw)(uint32_t, uint32_t)) {
     report("the pixels whose centres are inside, and only those, take (51, 153, 204, 255)", wrong, count);
 }
 
+static int in_triangle_left_of_32(uint32_t x, uint32_t y) { return in_triangle(x, y) && x < 32; }
+
+/* The triangle drawn by the programs in use, which kill the invocations of the pixels whose centres lie right of
+ * x = 32 (kill.ps, kill86.ps): those keep the target's texels, the others take the triangle's colour. */
+static void killed_triangle(void) {
+    uint32_t count;
+    fill_target(target_background);
+    put_vertices(triangle, 3);
+    begin_draw_end(DRAW_VERTEX_ARRAY, 3);
+    run("draw");
+    uint32_t wrong = wrong_pixels(in_triangle_left_of_32, triangle_colour, target_background, &count);
+    report("the pixels inside and left of x = 32 take (51, 153, 204, 255); the killed ones keep the background",
+           wrong, count);
+}
+
 /* The rectangle's six 16-bit indices as the index buffer, from index 0. */
 static void rectangle_index_buffer(void) {
     memcpy(gpu.memory + INDICES, rectangle_indices, sizeof rectangle_indices);
@@ -3634,6 +3657,11 @@ static void ampere_class(Handle nv, void *memory) {
     expect_value("a 64-bit payload released as two words", reported(2), 0x1122334455667788ull);
     expect_value("a one-word RED_ADD of the payload's low word", reported(3), 0xEEEEEEEE0000000Cull);
 
+    print("-- AMPERE_B: KILL (SM86) under a predicate: the pixels right of x = 32 killed\n");
+    copy_program(KILL86_PS, kill86_ps, kill86_ps_end);
+    use_programs(PASS86_VS, KILL86_PS);
+    killed_triangle();
+
     print("-- AMPERE_B: a geometry program (SM86: ISBERD [base + v], OUT.FINAL) drawing the triangle twice\n");
     copy_program(COPIES86_GS, copies86_gs, copies86_gs_end);
     geometry_copies(PASS86_VS, COPIES86_GS, PERSPECTIVE86_PS);
@@ -3670,6 +3698,11 @@ int main(void) {
     print("-- a triangle, its colour interpolated with perspective\n");
     use_programs(PASS_VS, PERSPECTIVE_PS);
     perspective_triangle(begin_draw_end);
+
+    print("-- KIL under a predicate: the pixels right of x = 32 killed\n");
+    copy_program(KILL_PS, kill_ps, kill_ps_end);
+    use_programs(PASS_VS, KILL_PS);
+    killed_triangle();
 
     print("-- flat shading: the first vertex's colour\n");
     fill_target(background);

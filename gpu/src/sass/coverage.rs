@@ -213,6 +213,10 @@ pub enum PathEvidence {
     /// (The translator's column.) Random instances translated and run on the Vulkan device left what the
     /// interpreter left (`sass::differential`), and no corpus kernel with it matched the GPU.
     MatchesInterpreter,
+    /// (The translator's column.) A graphics test program whose shaders contain it drew, translated and run on
+    /// the Vulkan device, what its own checks expect (values computed from the class and format documents'
+    /// formulas: `Evidence::record_rendering`), and nothing above holds.
+    Rendered,
     /// A hand-built program that contains it (`sass::programs`) left on this path the words its definition
     /// gives, and no corpus kernel with it matched the GPU.
     Program,
@@ -237,7 +241,9 @@ impl OpcodeEvidence {
     /// checked against the GPU), implemented-only (translated, not checked), or missing.
     pub fn status(&self) -> Status {
         match self.translator {
-            PathEvidence::Gpu | PathEvidence::Program | PathEvidence::MatchesInterpreter => Status::Verified,
+            PathEvidence::Gpu | PathEvidence::Program | PathEvidence::Rendered | PathEvidence::MatchesInterpreter => {
+                Status::Verified
+            }
             PathEvidence::Implemented => Status::ImplementedOnly,
             PathEvidence::Missing => Status::Missing,
         }
@@ -269,6 +275,27 @@ pub struct Evidence {
 impl Evidence {
     pub fn count(&self, status: Status) -> usize {
         self.opcodes.iter().filter(|o| o.status() == status).count()
+    }
+
+    /// Counts a graphics test program that passed its own checks on the Vulkan device: the translator's column
+    /// of each opcode in `code` (a shader's code, its header left out) becomes at least `Rendered`, naming
+    /// `program`. Opcodes the translator has no semantics for stay missing.
+    pub fn record_rendering(&mut self, program: &str, code: &[u8]) -> Result<(), DecodeError> {
+        for opcode in kernel_opcodes(self.isa, code)? {
+            let Some(evidence) = self.opcodes.iter_mut().find(|evidence| evidence.decoder.opcode == opcode) else {
+                continue;
+            };
+            if evidence.translator == PathEvidence::Missing {
+                continue;
+            }
+            if evidence.translator <= PathEvidence::Rendered {
+                evidence.translator = PathEvidence::Rendered;
+                if !evidence.verified_by.iter().any(|name| name == program) {
+                    evidence.verified_by.push(program.to_string());
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `sm50: opcodes T, verified V, implemented-only I, missing X` (`sm86: ...` for Ampere).
@@ -585,6 +612,7 @@ pub fn render(evidence: &Evidence) -> String {
         let path = |evidence: PathEvidence| match evidence {
             PathEvidence::Gpu => "gpu",
             PathEvidence::Program => "program",
+            PathEvidence::Rendered => "rendered",
             PathEvidence::MatchesInterpreter => "interp",
             PathEvidence::Implemented => "yes",
             PathEvidence::Missing => "-",
