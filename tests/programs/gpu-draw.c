@@ -172,6 +172,8 @@ __asm__(".section .rodata\n"
         "kill_ps_end:\n"
         "kill86_ps: .incbin \"shaders/kill86.ps.bin\"\n"
         "kill86_ps_end:\n"
+        "indexed86_vs: .incbin \"shaders/indexed86.vs.bin\"\n"
+        "indexed86_vs_end:\n"
         "copies_gs: .incbin \"shaders/copies.gs.bin\"\n"
         "copies_gs_end:\n"
         "copies86_gs: .incbin \"shaders/copies86.gs.bin\"\n"
@@ -230,7 +232,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     bindless_pair_ps_end[], txq_ps[], txq_ps_end[], txq_bindless_ps[], txq_bindless_ps_end[], lod_query_ps[],
     lod_query_ps_end[], txq_level0_ps[], txq_level0_ps_end[], bindless_runtime_ps[], bindless_runtime_ps_end[],
     pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[], kill_ps[], kill_ps_end[], kill86_ps[],
-    kill86_ps_end[], offset86_vs[], offset86_vs_end[],
+    kill86_ps_end[], indexed86_vs[], indexed86_vs_end[], offset86_vs[], offset86_vs_end[],
     surface_ps[], surface_ps_end[], copies_gs[], copies_gs_end[], copies86_gs[], copies86_gs_end[], indexed_vs[],
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
@@ -465,6 +467,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define STREAMS_GS 0x9C00u /* 0x400 bytes */
 #define KILL_PS 0xA000u
 #define KILL86_PS 0xA200u
+#define INDEXED86_VS 0xA400u /* 0x400 bytes */
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -3661,6 +3664,11 @@ static void ampere_class(Handle nv, void *memory) {
     copy_program(KILL86_PS, kill86_ps, kill86_ps_end);
     use_programs(PASS86_VS, KILL86_PS);
     killed_triangle();
+
+    print("-- AMPERE_B: attributes at physical addresses (SM86 AL2P, ALD.PHYS, AST.PHYS): the triangle's colour again\n");
+    copy_program(INDEXED86_VS, indexed86_vs, indexed86_vs_end);
+    use_programs(INDEXED86_VS, PERSPECTIVE86_PS);
+    perspective_triangle(begin_draw_end);
 
     print("-- AMPERE_B: a geometry program (SM86: ISBERD [base + v], OUT.FINAL) drawing the triangle twice\n");
     copy_program(COPIES86_GS, copies86_gs, copies86_gs_end);
