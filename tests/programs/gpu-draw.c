@@ -174,6 +174,8 @@ __asm__(".section .rodata\n"
         "kill86_ps_end:\n"
         "indexed86_vs: .incbin \"shaders/indexed86.vs.bin\"\n"
         "indexed86_vs_end:\n"
+        "lod_query86_ps: .incbin \"shaders/lod_query86.ps.bin\"\n"
+        "lod_query86_ps_end:\n"
         "copies_gs: .incbin \"shaders/copies.gs.bin\"\n"
         "copies_gs_end:\n"
         "copies86_gs: .incbin \"shaders/copies86.gs.bin\"\n"
@@ -232,7 +234,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     bindless_pair_ps_end[], txq_ps[], txq_ps_end[], txq_bindless_ps[], txq_bindless_ps_end[], lod_query_ps[],
     lod_query_ps_end[], txq_level0_ps[], txq_level0_ps_end[], bindless_runtime_ps[], bindless_runtime_ps_end[],
     pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[], kill_ps[], kill_ps_end[], kill86_ps[],
-    kill86_ps_end[], indexed86_vs[], indexed86_vs_end[], offset86_vs[], offset86_vs_end[],
+    kill86_ps_end[], indexed86_vs[], indexed86_vs_end[], lod_query86_ps[], lod_query86_ps_end[], offset86_vs[], offset86_vs_end[],
     surface_ps[], surface_ps_end[], copies_gs[], copies_gs_end[], copies86_gs[], copies86_gs_end[], indexed_vs[],
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
@@ -468,6 +470,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define KILL_PS 0xA000u
 #define KILL86_PS 0xA200u
 #define INDEXED86_VS 0xA400u /* 0x400 bytes */
+#define LOD_QUERY86_PS 0xA800u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -3601,6 +3604,30 @@ static void expect_value(const char *what, uint64_t got, uint64_t want) {
     check(got == want, what);
 }
 
+/* SM86's TMML on Ampere B: texture 3's header again (16 x 8 and 8 x 4 levels, block-linear; later cases reused the
+ * slot) and sampler 3 (mipmapped), the handle in the pixel stage's constant buffer 0 (the bank and word
+ * lod_query86.ps names), the float target; two texels a pixel across level 0 is level 1, computed and accessed. */
+static void ampere_lod_query(void) {
+    const uint32_t rgba[4] = {TIC_R, TIC_G, TIC_B, TIC_A}, none[4] = {0, 0, 0, 0};
+    put_header(3, TIC_A8B8G8R8, rgba, TIC_BLOCKLINEAR, TEXELS + 0x3000, 1u << 3, 2, 16, 8, TIC_TWO_D);
+    put_sampler(3, TSC_CLAMP_TO_EDGE, TSC_MIP_POINT, none);
+    copy_program(LOD_QUERY86_PS, lod_query86_ps, lod_query86_ps_end);
+    set_address(SET_TEX_HEADER_POOL_A, TICS);
+    set(SET_TEX_HEADER_POOL_A + 8, 8);
+    set_address(SET_TEX_SAMPLER_POOL_A, TSCS);
+    set(SET_TEX_SAMPLER_POOL_A + 8, 5);
+    uint32_t selector[3] = {256, (uint32_t)((gpu.gpu_address + HANDLES) >> 32), (uint32_t)(gpu.gpu_address + HANDLES)};
+    method(SET_CONSTANT_BUFFER_SELECTOR_A, 3, selector);
+    set(BIND_GROUP_CONSTANT_BUFFER + 32 * 4, 1); /* VALID, slot 0 of the pixel stage */
+    use_float_target();
+    use_texture(3, 3);
+    use_programs(PASS86_VS, LOD_QUERY86_PS);
+    draw_textured_quad(0x41000000u);
+    run("draw");
+    report_float("TMML (SM86): levels 1.0 computed and accessed (x 256)", wrong_float_pixels(expect_lod_query));
+    use_rgba8_target();
+}
+
 /* The Switch 2's 3D class, Ampere B (C797), on a channel of its own over `memory`: SM86 programs (the twins of
  * pass.vs and perspective.ps, behind version 4 headers) at their own addresses draw the triangle and the indexed
  * rectangle, vertex stream and index buffer bounded by their sizes; REPORT_SEMAPHORE_EXECUTE then reports the data
@@ -3669,6 +3696,9 @@ static void ampere_class(Handle nv, void *memory) {
     copy_program(INDEXED86_VS, indexed86_vs, indexed86_vs_end);
     use_programs(INDEXED86_VS, PERSPECTIVE86_PS);
     perspective_triangle(begin_draw_end);
+
+    print("-- AMPERE_B: TMML (SM86): the level of detail of a sample two texels a pixel across level 0\n");
+    ampere_lod_query();
 
     print("-- AMPERE_B: a geometry program (SM86: ISBERD [base + v], OUT.FINAL) drawing the triangle twice\n");
     copy_program(COPIES86_GS, copies86_gs, copies86_gs_end);
