@@ -774,8 +774,8 @@ fn shader_coverage_ends_with_a_summary_line_per_isa() {
     // The graphics-only opcodes are verified by the graphics test programs that pass on the device: IPA in both
     // instruction sets' pixel programs, KIL (SM5x) and KILL (SM86) in gpu-draw's killed triangles, AL2P in both
     // instruction sets' vertex programs that reach attributes at physical addresses, TMML in both level of detail
-    // queries.
-    for opcode in ["IPA", "KIL", "KILL", "AL2P", "TMML"] {
+    // queries, PIXLD in both per-sample shadings.
+    for opcode in ["IPA", "KIL", "KILL", "AL2P", "TMML", "PIXLD"] {
         let rows: Vec<&&str> = lines.iter().filter(|line| line.split_whitespace().nth(1) == Some(opcode)).collect();
         assert!(!rows.is_empty(), "{opcode}: {stdout}");
         for row in rows {

@@ -176,6 +176,8 @@ __asm__(".section .rodata\n"
         "indexed86_vs_end:\n"
         "lod_query86_ps: .incbin \"shaders/lod_query86.ps.bin\"\n"
         "lod_query86_ps_end:\n"
+        "samples86_ps: .incbin \"shaders/samples86.ps.bin\"\n"
+        "samples86_ps_end:\n"
         "copies_gs: .incbin \"shaders/copies.gs.bin\"\n"
         "copies_gs_end:\n"
         "copies86_gs: .incbin \"shaders/copies86.gs.bin\"\n"
@@ -234,7 +236,8 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     bindless_pair_ps_end[], txq_ps[], txq_ps_end[], txq_bindless_ps[], txq_bindless_ps_end[], lod_query_ps[],
     lod_query_ps_end[], txq_level0_ps[], txq_level0_ps_end[], bindless_runtime_ps[], bindless_runtime_ps_end[],
     pass86_vs[], pass86_vs_end[], perspective86_ps[], perspective86_ps_end[], kill_ps[], kill_ps_end[], kill86_ps[],
-    kill86_ps_end[], indexed86_vs[], indexed86_vs_end[], lod_query86_ps[], lod_query86_ps_end[], offset86_vs[], offset86_vs_end[],
+    kill86_ps_end[], indexed86_vs[], indexed86_vs_end[], lod_query86_ps[], lod_query86_ps_end[], samples86_ps[],
+    samples86_ps_end[], offset86_vs[], offset86_vs_end[],
     surface_ps[], surface_ps_end[], copies_gs[], copies_gs_end[], copies86_gs[], copies86_gs_end[], indexed_vs[],
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
@@ -471,6 +474,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define KILL86_PS 0xA200u
 #define INDEXED86_VS 0xA400u /* 0x400 bytes */
 #define LOD_QUERY86_PS 0xA800u
+#define SAMPLES86_PS 0xAA00u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -1934,7 +1938,7 @@ static void single_sampled_target(void) {
 /* The triangle drawn into the 2X2 multisampled target over its background, as deko3d sets multisampling up:
  * SET_ANTI_ALIAS 2X2 over a target whose WIDTH and HEIGHT count samples, the standard positions, every sample
  * enabled; then single-sampled again, target 0 the pitch one. */
-static void draw_multisampled_triangle(uint32_t pixel_program) {
+static void draw_multisampled_triangle(uint32_t vertex_program, uint32_t pixel_program) {
     for (uint32_t j = 0; j < 2 * HEIGHT; j++)
         for (uint32_t i = 0; i < 2 * WIDTH; i++) memcpy(multisampled_texel(i, j), multisampled_background, 4);
     block_linear_target(MULTISAMPLED, 1u << 4, 1, 0, 0);
@@ -1942,11 +1946,29 @@ static void draw_multisampled_triangle(uint32_t pixel_program) {
     method(SET_COLOR_TARGET_A + 8, 2, size);
     multisampling(ANTI_ALIAS_2X2);
     put_vertices(triangle, 3);
-    use_programs(PASS_VS, pixel_program);
+    use_programs(vertex_program, pixel_program);
     draw_arrays(3, 0);
     multisampling(0);
     single_sampled_target();
     run("the triangle at 2X2");
+}
+
+/* PIXLD (samples.ps, samples86.ps) at 2X2: reading the sample index shades each sample on its own, and an
+ * invocation that shades one sample covers that sample alone (OpenGL's gl_SampleMaskIn under per-sample shading):
+ * sample s of each pixel the triangle covers takes (s, 1 << s, 0, 255), the others keep the background. */
+static void per_sample_shading(uint32_t vertex_program, uint32_t pixel_program) {
+    draw_multisampled_triangle(vertex_program, pixel_program);
+    uint32_t wrong = 0, covered = 0;
+    for (uint32_t y = 0; y < HEIGHT; y++)
+        for (uint32_t x = 0; x < WIDTH; x++)
+            for (int s = 0; s < 4; s++) {
+                int in = covers(triangle, 16 * (int64_t)x + sample_x[s], 16 * (int64_t)y + sample_y[s]);
+                covered += (uint32_t)in;
+                const uint8_t own[4] = {(uint8_t)s, (uint8_t)(1u << s), 0, 255};
+                wrong += memcmp(multisampled_texel(2 * x + block_x[s], 2 * y + block_y[s]),
+                                in ? own : multisampled_background, 4) != 0;
+            }
+    report_texels("sample s of each pixel holds (s, 1 << s, 0, 255) where the triangle covers it", wrong, covered);
 }
 
 /* Multisampled rendering (BEHAVIOURS 1.19) as deko3d sets it up: SET_ANTI_ALIAS 2X2 over a target whose WIDTH and
@@ -1957,7 +1979,7 @@ static void draw_multisampled_triangle(uint32_t pixel_program) {
 static void multisampled_target(void) {
     print("-- a 2X2 multisampled target (128 x 64 samples): the triangle, sample by sample\n");
     const uint8_t *background = multisampled_background;
-    draw_multisampled_triangle(PERSPECTIVE_PS);
+    draw_multisampled_triangle(PASS_VS, PERSPECTIVE_PS);
     uint32_t size[2] = {2 * WIDTH, 2 * HEIGHT};
     uint32_t wrong = 0, covered = 0, partial = 0;
     uint8_t coverage[HEIGHT][WIDTH];
@@ -1977,22 +1999,10 @@ static void multisampled_target(void) {
     report_texels("each sample holds the colour where the triangle covers its position, else the background",
                   wrong, covered);
 
-    /* PIXLD (samples.ps): reading the sample index shades each sample on its own, and an invocation that shades
-     * one sample covers that sample alone (OpenGL's gl_SampleMaskIn under per-sample shading). */
     print("-- PIXLD.MY_INDEX and COVMASK at 2X2: each covered sample takes its index and its own coverage bit\n");
     copy_program(SAMPLES_PS, samples_ps, samples_ps_end);
-    draw_multisampled_triangle(SAMPLES_PS);
-    wrong = 0;
-    for (uint32_t y = 0; y < HEIGHT; y++)
-        for (uint32_t x = 0; x < WIDTH; x++)
-            for (int s = 0; s < 4; s++) {
-                int in = covers(triangle, 16 * (int64_t)x + sample_x[s], 16 * (int64_t)y + sample_y[s]);
-                const uint8_t own[4] = {(uint8_t)s, (uint8_t)(1u << s), 0, 255};
-                wrong += memcmp(multisampled_texel(2 * x + block_x[s], 2 * y + block_y[s]), in ? own : background,
-                                4) != 0;
-            }
-    report_texels("sample s of each pixel holds (s, 1 << s, 0, 255) where the triangle covers it", wrong, covered);
-    draw_multisampled_triangle(PERSPECTIVE_PS);
+    per_sample_shading(PASS_VS, SAMPLES_PS);
+    draw_multisampled_triangle(PASS_VS, PERSPECTIVE_PS);
 
     print("-- the 2D engine resolves it (DU_DX 2, SRC_X0 0.5, CENTER, BILINEAR) into the pitch target\n");
     fill_target(target_background);
@@ -3102,7 +3112,7 @@ static void render_to_texture(void) {
     sample_texture_6("each pixel its texel of the blocks: white or red by BC1's indices", expect_bc1);
 
     print("-- a multisampled texture a draw rendered: the triangle at 2X2, then sample x & 3 of each pixel (TLDS MS)\n");
-    draw_multisampled_triangle(PERSPECTIVE_PS);
+    draw_multisampled_triangle(PASS_VS, PERSPECTIVE_PS);
     /* Texture 6: the 2X2 target's pixels (64 x 32; the memory holds 128 x 64 texels), MULTI_SAMPLE_COUNT 2X2. */
     put_header(6, TIC_A8B8G8R8, rgba, TIC_BLOCKLINEAR, MULTISAMPLED, 1u << 3, 1, WIDTH, HEIGHT, TIC_TWO_D);
     *(uint32_t *)(gpu.memory + TICS + 32 * 6 + 28) |= ANTI_ALIAS_2X2 << 8;
@@ -3699,6 +3709,10 @@ static void ampere_class(Handle nv, void *memory) {
 
     print("-- AMPERE_B: TMML (SM86): the level of detail of a sample two texels a pixel across level 0\n");
     ampere_lod_query();
+
+    print("-- AMPERE_B: PIXLD.MY_INDEX and COVMASK (SM86) at 2X2: each covered sample its index and coverage bit\n");
+    copy_program(SAMPLES86_PS, samples86_ps, samples86_ps_end);
+    per_sample_shading(PASS86_VS, SAMPLES86_PS);
 
     print("-- AMPERE_B: a geometry program (SM86: ISBERD [base + v], OUT.FINAL) drawing the triangle twice\n");
     copy_program(COPIES86_GS, copies86_gs, copies86_gs_end);
