@@ -494,24 +494,17 @@ fn embedded_shader_files(source: &str) -> Vec<&str> {
     source.split(".incbin \\\"shaders/").skip(1).filter_map(|rest| rest.split("\\\"").next()).collect()
 }
 
-/// A test program's shader: its instruction set from the `.isa` line of its assembly source beside it (SM5x
-/// without one), its code past the header (compute programs, `.cs.bin`, have none).
+/// A test program's shader, its code past the header: the instruction set and the header's length are what its
+/// assembly source beside it says (`sass::assemble`, whose output the committed binary is).
 fn read_embedded_shader(path: &std::path::Path) -> anyhow::Result<EmbeddedShader> {
     let mut code = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let source = path.with_extension("sasm");
     let assembly = std::fs::read_to_string(&source).with_context(|| format!("reading {}", source.display()))?;
-    let isa = match assembly.lines().find_map(|line| line.trim().strip_prefix(".isa ")) {
-        Some("sm86") => Isa::Sm86,
-        Some("sm5x") | None => Isa::Sm5x,
-        Some(other) => bail!("{}: unknown instruction set {other}", source.display()),
-    };
-    let compute = path.to_str().is_some_and(|name| name.ends_with(".cs.bin"));
-    if !compute {
-        let header = shader::sph::header_bytes(isa);
-        anyhow::ensure!(code.len() >= header, "{}: shorter than a shader program header", path.display());
-        code.drain(..header);
-    }
-    Ok(EmbeddedShader { path: path.to_path_buf(), isa, code })
+    let layout = tandem_gpu::sass::assemble::assembled_program(&assembly)
+        .with_context(|| format!("assembling {}", source.display()))?;
+    anyhow::ensure!(code.len() >= layout.header_bytes, "{}: shorter than its header", path.display());
+    code.drain(..layout.header_bytes);
+    Ok(EmbeddedShader { path: path.to_path_buf(), isa: layout.isa, code })
 }
 
 fn coverage(args: &CoverageArgs) -> anyhow::Result<ExitCode> {
@@ -565,13 +558,12 @@ fn coverage(args: &CoverageArgs) -> anyhow::Result<ExitCode> {
         progress.set_style(
             ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("the template is well formed"),
         );
-        let evidence = coverage::gather(isa, &corpus, device.as_ref(), args.differential_cases, |entry| {
+        let mut evidence = coverage::gather(isa, &corpus, device.as_ref(), args.differential_cases, |entry| {
             progress.inc(1);
             progress.set_message(format!("{isa} {entry}"));
         })
         .with_context(|| format!("gathering the {isa} evidence from {}", dir.display()))?;
         progress.finish_and_clear();
-        let mut evidence = evidence;
         for program in rendered.iter().filter(|program| program.passed) {
             for shader in program.shaders.iter().filter(|shader| shader.isa == isa) {
                 evidence

@@ -688,11 +688,7 @@ impl Lifter<'_> {
             self.exit_to(pc, self.retired, true);
             self.b.switch_to_block(inside);
         }
-        if let Some(graph) = &mut self.graph
-            && let Some(label) = graph.current
-        {
-            graph.accessing.insert(label);
-        }
+        self.note_access();
         // A store after a load (its own, for an atomic) is not replayable from an earlier point.
         if !self.recorded.replay || (writes && (self.recorded.loaded || reads)) {
             self.sync(self.pc, self.retired);

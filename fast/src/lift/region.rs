@@ -113,10 +113,10 @@ pub(super) struct Graph {
     start_targeted: bool,
     edges: Vec<Edge>,
     /// The label whose run is being lifted; `None` in the entry block.
-    pub(super) current: Option<u64>,
+    current: Option<u64>,
     /// `RegionPlan::returns` as this lifting finds them, and the labels whose runs made a guest access.
     returns: BTreeSet<u64>,
-    pub(super) accessing: HashSet<u64>,
+    accessing: HashSet<u64>,
 }
 
 /// An edge to a label: from the run of `from` (`None`: the entry block), with the registers the run wrote
@@ -385,6 +385,15 @@ impl Lifter<'_> {
         graph.labels.insert(target, label);
         graph.worklist.insert(target);
         Some(label)
+    }
+
+    /// Notes that the run being lifted makes a guest access (`RegionPlan::replay_free`).
+    pub(super) fn note_access(&mut self) {
+        if let Some(graph) = &mut self.graph
+            && let Some(label) = graph.current
+        {
+            graph.accessing.insert(label);
+        }
     }
 
     /// Notes that the instruction being lifted is a call to `target`, whose return address a later return may

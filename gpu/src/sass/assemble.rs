@@ -67,6 +67,19 @@ fn word(encodings: &'static [Encoding], line: usize, text: &str) -> Result<u128,
 /// - `.target T COMPONENTS`: the components (`rgba`, `rgb`...) of render target T a pixel program outputs,
 /// - `.bit N`: header bit N set (fields without a directive).
 pub fn program(source: &str) -> Result<Vec<u8>, AssembleError> {
+    assembled_program(source).map(|program| program.bytes)
+}
+
+/// A program `program` assembled, with what its directives said of its layout.
+pub struct AssembledProgram {
+    pub isa: Isa,
+    /// The header's bytes at the front of `bytes` (0 for a compute program).
+    pub header_bytes: usize,
+    pub bytes: Vec<u8>,
+}
+
+/// `program`, keeping the instruction set and the header's length.
+pub fn assembled_program(source: &str) -> Result<AssembledProgram, AssembleError> {
     use crate::shader::sph::{Interpolation, OutputTopology, ProgramHeader, ShaderType};
     // None before `.stage`; Some(None) for a compute program.
     let mut header: Option<Option<ProgramHeader>> = None;
@@ -176,12 +189,13 @@ pub fn program(source: &str) -> Result<Vec<u8>, AssembleError> {
         }
     }
     let header = header.ok_or(AssembleError { line: 1, problem: "no .stage".into() })?;
-    let mut program = header.map_or_else(Vec::new, |header| header.image(isa));
-    program.extend(match isa {
+    let mut bytes = header.map_or_else(Vec::new, |header| header.image(isa));
+    let header_bytes = bytes.len();
+    bytes.extend(match isa {
         Isa::Sm5x => sm5x(&code)?,
         Isa::Sm86 => sm86(&code)?,
     });
-    Ok(program)
+    Ok(AssembledProgram { isa, header_bytes, bytes })
 }
 
 /// The scheduling of every assembled SM86 instruction (bits 105-125): a stall of one cycle, the yield bit, no
