@@ -2,8 +2,9 @@
 //!
 //! A block's key is SHA-256 over: the lifter's fingerprint (its sources, the decode table and every locked
 //! dependency, see build.rs), the host code generator's target and flags, the block limit, the block's guest
-//! address and the bytes of its page (a region never leaves its page). A game update or a new lifter thus
-//! misses only the blocks of the pages it changes. Nothing depends on the FP mode yet: the
+//! address and the SHA-256 of its page's bytes (a region never leaves its page). A game update or a new lifter
+//! thus misses only the blocks of the pages it changes. A page's digest is computed once while the page stays
+//! unchanged (`forget_pages` drops it), not once per block. Nothing depends on the FP mode yet: the
 //! lifter compiles no FPCR-dependent operation (they stay with the reference).
 //!
 //! One file per block (`xx/xxxx…` by key), written to a temporary name and renamed, so a reader never sees half
@@ -11,6 +12,7 @@
 //! logged, deleted and compiled afresh.
 
 use sha2::{Digest, Sha256};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use tandem_reference::memory::{GuestMemory, PAGE_SIZE};
 
@@ -31,6 +33,8 @@ pub struct CodeCache {
     dir: PathBuf,
     /// What every key starts from: the lifter and the host code generator.
     fingerprint: [u8; 32],
+    /// The SHA-256 of each page blocks were keyed from, by page address, until the page changes.
+    page_digests: HashMap<u64, [u8; 32]>,
 }
 
 impl CodeCache {
@@ -44,7 +48,7 @@ impl CodeCache {
             hasher.update(flag.to_string());
         }
         hasher.update(isa.flags().to_string());
-        Ok(CodeCache { dir: dir.to_path_buf(), fingerprint: hasher.finalize().into() })
+        Ok(CodeCache { dir: dir.to_path_buf(), fingerprint: hasher.finalize().into(), page_digests: HashMap::new() })
     }
 
     /// Where the cache lives unless told otherwise: `$TANDEM_CODE_CACHE`, else `~/.cache/tandem/code`.
@@ -56,22 +60,36 @@ impl CodeCache {
     }
 
     /// The key of the block of at most `limit` instructions at `pc`.
-    pub fn key(&self, memory: &GuestMemory, pc: u64, limit: u32, graphs: bool) -> Key {
-        let mut bytes = vec![0; PAGE_SIZE as usize];
-        // The page is mapped (the engine compiles only from mapped executable pages); if not, the zeros still
-        // make a key, and the block lifted from that memory will fail its own fetch.
-        let _ = memory.read_privileged(pc & !(PAGE_SIZE - 1), &mut bytes);
+    pub fn key(&mut self, memory: &GuestMemory, pc: u64, limit: u32, graphs: bool) -> Key {
+        let page = pc & !(PAGE_SIZE - 1);
+        let page_digest = *self.page_digests.entry(page).or_insert_with(|| {
+            let mut bytes = vec![0; PAGE_SIZE as usize];
+            // The page is mapped (the engine compiles only from mapped executable pages); if not, the zeros still
+            // make a key, and the block lifted from that memory will fail its own fetch.
+            let _ = memory.read_privileged(page, &mut bytes);
+            Sha256::digest(&bytes).into()
+        });
         let mut hasher = Sha256::new();
         hasher.update(self.fingerprint);
         hasher.update(limit.to_le_bytes());
         hasher.update([u8::from(graphs)]);
         hasher.update(pc.to_le_bytes());
-        hasher.update(&bytes);
+        hasher.update(page_digest);
         hasher.finalize().into()
     }
 
+    /// Forgets the digests of the pages in `pages` (page aligned), whose bytes may have changed.
+    pub fn forget_pages(&mut self, pages: std::ops::Range<u64>) {
+        self.page_digests.retain(|page, _| !pages.contains(page));
+    }
+
     fn path(&self, key: &Key) -> PathBuf {
-        let hex: String = key.iter().map(|byte| format!("{byte:02x}")).collect();
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let hex: String = key
+            .iter()
+            .flat_map(|byte| [DIGITS[usize::from(byte >> 4)], DIGITS[usize::from(byte & 15)]])
+            .map(char::from)
+            .collect();
         self.dir.join(&hex[..2]).join(&hex[2..])
     }
 

@@ -252,7 +252,10 @@ impl FastEngine {
         // The code cache is asked once, at `LOAD_THRESHOLD` visits: every address the interpreter steps
         // through is visited, and most never come back that often.
         let stored = *heat == LOAD_THRESHOLD.min(self.compile_threshold)
-            && self.disk.as_ref().is_some_and(|disk| disk.holds(&disk.key(memory, pc, self.block_limit, self.graphs)));
+            && self.disk.as_mut().is_some_and(|disk| {
+                let key = disk.key(memory, pc, self.block_limit, self.graphs);
+                disk.holds(&key)
+            });
         if *heat < self.compile_threshold && !stored {
             return None;
         }
@@ -284,7 +287,7 @@ impl FastEngine {
 
     fn compile(&mut self, memory: &GuestMemory, pc: u64) -> Result<Block, String> {
         let started = Instant::now();
-        let key = self.disk.as_ref().map(|disk| disk.key(memory, pc, self.block_limit, self.graphs));
+        let key = self.disk.as_mut().map(|disk| disk.key(memory, pc, self.block_limit, self.graphs));
         if let (Some(disk), Some(key)) = (&self.disk, &key)
             && let Some(cached) = disk.load(key)
         {
@@ -498,6 +501,9 @@ impl FastEngine {
         let end = address.saturating_add(size).saturating_add(PAGE_SIZE - 1) & !(PAGE_SIZE - 1);
         self.blocks.retain(|&pc, _| pc < first_page || pc >= end);
         self.heat.retain(|&pc, _| pc < first_page || pc >= end);
+        if let Some(disk) = &mut self.disk {
+            disk.forget_pages(first_page..end);
+        }
         for entry in self.context.chain.iter_mut() {
             if (first_page..end).contains(&entry.pc) {
                 *entry = ChainEntry::EMPTY;

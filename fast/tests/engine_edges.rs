@@ -69,6 +69,16 @@ fn a_misaligned_pc_is_left_to_the_reference() {
 /// page no longer executable faults as the reference says, and so it stays past the memory's log of changes.
 #[test]
 fn remapped_and_reprotected_code_runs_as_memory_now_holds_it() {
+    remapped_and_reprotected_code_runs_on(FastEngine::with_defaults().unwrap().compiling_at_first_use());
+    // With a code cache: the blocks of the old code must not come back from the disk under the new code's key.
+    let cache = std::env::temp_dir().join(format!("tandem-engine-edges-cache-{}", std::process::id()));
+    remapped_and_reprotected_code_runs_on(
+        FastEngine::with_defaults().unwrap().compiling_at_first_use().with_code_cache(&cache).unwrap(),
+    );
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+fn remapped_and_reprotected_code_runs_on(mut fast: FastEngine) {
     let write_code = |memory: &GuestMemory, words: &[u32]| {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         memory.write_privileged(0x10000, &bytes).unwrap();
@@ -81,7 +91,6 @@ fn remapped_and_reprotected_code_runs_as_memory_now_holds_it() {
     let mut memory = code_memory(1);
     // mov x0, #1; svc #0
     write_code(&memory, &[0xd2800020, 0xd4000001]);
-    let mut fast = FastEngine::with_defaults().unwrap().compiling_at_first_use();
     assert_eq!(run(&mut fast, &memory).1.x[0], 1);
     assert_eq!(fast.stats().blocks, 1);
 

@@ -37,7 +37,7 @@ pub use svc::svc_name;
 use crate::hex;
 use crate::loader::npdm::{Capability, SvcSet, ThreadInfo};
 use crate::loader::{LoadError, Module};
-use crate::placement::map_module;
+use crate::placement::{Contents, map_module};
 use crate::program::Program;
 use crate::service::{Sessions, System, WatchedEvent};
 use address_space::{Block, CODE_BASE, MemoryMap, MemoryState, STACK_REGION, TLS_AREA};
@@ -824,11 +824,14 @@ fn split_mix(seed: u64) -> u64 {
 
 /// Maps a module at `base` with its relocations applied, recording the memory states Horizon's loader sets.
 fn place_module(memory: &mut GuestMemory, map: &mut MemoryMap, module: &Module, base: u64) -> Result<(), KernelError> {
-    let mut image = module.image();
-    if !module.relocations.is_empty() {
-        module.relocate(&mut image, base)?;
-    }
-    let pages = map_module(memory, module, &image, base).map_err(|error| KernelError::Placement {
+    let image = (!module.relocations.is_empty())
+        .then(|| {
+            let mut image = module.image();
+            module.relocate(&mut image, base).map(|()| image)
+        })
+        .transpose()?;
+    let contents = image.as_deref().map_or(Contents::Segments, Contents::Image);
+    let pages = map_module(memory, module, base, contents).map_err(|error| KernelError::Placement {
         module: module.name.clone(),
         base,
         error,

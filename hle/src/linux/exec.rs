@@ -4,7 +4,7 @@
 use super::memory_map::{MemoryMap, PIE_BASE, STACK_SIZE, STACK_TOP, page_align_up};
 use super::{LinuxError, LinuxOptions, MappedImage};
 use crate::loader::elf::{self, Executable};
-use crate::placement::map_module;
+use crate::placement::{Contents, map_module};
 use std::path::Path;
 use tandem_reference::memory::{GuestMemory, Perm};
 use tandem_reference::state::CpuState;
@@ -128,7 +128,7 @@ fn place(memory: &mut GuestMemory, executable: &Executable, base: u64, name: &st
             "{name} is linked at {base:#x}, outside the 39-bit address space Tandem emulates"
         )));
     }
-    map_module(memory, module, &module.image(), base)?;
+    map_module(memory, module, base, Contents::Segments)?;
     let short = Path::new(name).file_name().map_or(name.to_string(), |n| n.to_string_lossy().into_owned());
     Ok(MappedImage { name: short, base, size })
 }
