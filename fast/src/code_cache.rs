@@ -2,21 +2,22 @@
 //!
 //! A block's key is SHA-256 over: the lifter's fingerprint (its sources, the decode table and every locked
 //! dependency, see build.rs), the host code generator's target and flags, the block limit, the block's guest
-//! address and the SHA-256 of its page's bytes (a region never leaves its page). A game update or a new lifter
-//! thus misses only the blocks of the pages it changes. A page's digest is computed once while the page stays
-//! unchanged (`forget_pages` drops it), not once per block. Nothing depends on the FP mode yet: the
+//! address and the SHA-256 of its page's bytes. A game update or a new lifter thus misses only the blocks of the
+//! pages it changes. A region that also holds instructions of other pages (`lift::region`) lists them with their
+//! digests in its file, and is loaded only while they still hold those bytes and may still be compiled. A page's
+//! digest is computed once while the page stays unchanged (`forget_pages` drops it), not once per block. Nothing depends on the FP mode yet: the
 //! lifter compiles no FPCR-dependent operation (they stay with the reference).
 //!
 //! One file per block (`xx/xxxx…` by key), written to a temporary name and renamed, so a reader never sees half
-//! a file. A file is trusted only if its magic, format, key and SHA-256 checksum all match; anything else is
+//! a file; a block compiled again over a stale one replaces it. A file is trusted only if its magic, format, key and SHA-256 checksum all match; anything else is
 //! logged, deleted and compiled afresh.
 
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use tandem_reference::memory::{GuestMemory, PAGE_SIZE};
+use tandem_reference::memory::{GuestMemory, PAGE_SIZE, Perm};
 
-const MAGIC: &[u8; 8] = b"TNDMBLK2";
+const MAGIC: &[u8; 8] = b"TNDMBLK3";
 const HEADER: usize = MAGIC.len() + 32 + 4 + 4;
 
 /// A block as the cache holds it.
@@ -25,7 +26,12 @@ pub struct CachedBlock {
     pub code: Vec<u8>,
     /// Host offsets of its guest accesses that may fault (`fault`).
     pub sites: Vec<u32>,
+    /// The pages other than its start's that it holds instructions of.
+    pub other_pages: Vec<u64>,
 }
+
+/// A page the block was compiled from, and the SHA-256 of its bytes then.
+type PageDigest = (u64, [u8; 32]);
 
 pub type Key = [u8; 32];
 
@@ -61,14 +67,7 @@ impl CodeCache {
 
     /// The key of the block of at most `limit` instructions at `pc`.
     pub fn key(&mut self, memory: &GuestMemory, pc: u64, limit: u32, graphs: bool) -> Key {
-        let page = pc & !(PAGE_SIZE - 1);
-        let page_digest = *self.page_digests.entry(page).or_insert_with(|| {
-            let mut bytes = vec![0; PAGE_SIZE as usize];
-            // The page is mapped (the engine compiles only from mapped executable pages); if not, the zeros still
-            // make a key, and the block lifted from that memory will fail its own fetch.
-            let _ = memory.read_privileged(page, &mut bytes);
-            Sha256::digest(&bytes).into()
-        });
+        let page_digest = self.page_digest(memory, pc & !(PAGE_SIZE - 1));
         let mut hasher = Sha256::new();
         hasher.update(self.fingerprint);
         hasher.update(limit.to_le_bytes());
@@ -76,6 +75,16 @@ impl CodeCache {
         hasher.update(pc.to_le_bytes());
         hasher.update(page_digest);
         hasher.finalize().into()
+    }
+
+    fn page_digest(&mut self, memory: &GuestMemory, page: u64) -> [u8; 32] {
+        *self.page_digests.entry(page).or_insert_with(|| {
+            let mut bytes = vec![0; PAGE_SIZE as usize];
+            // The page is mapped (the engine compiles only from mapped executable pages); if not, the zeros still
+            // make a digest, and the block lifted from that memory will fail its own fetch.
+            let _ = memory.read_privileged(page, &mut bytes);
+            Sha256::digest(&bytes).into()
+        })
     }
 
     /// Forgets the digests of the pages in `pages` (page aligned), whose bytes may have changed.
@@ -98,22 +107,33 @@ impl CodeCache {
         self.path(key).is_file()
     }
 
-    /// The block stored under `key`, if a sound file holds it.
-    pub fn load(&self, key: &Key) -> Option<CachedBlock> {
+    /// The block stored under `key`, if a sound file holds it and the other pages it was compiled from still hold
+    /// what they held then and may still be compiled.
+    pub fn load(&mut self, key: &Key, memory: &GuestMemory) -> Option<CachedBlock> {
         let path = self.path(key);
         let bytes = std::fs::read(&path).ok()?;
-        match parse(&bytes, key) {
-            Ok(block) => Some(block),
+        let (block, pages) = match parse(&bytes, key) {
+            Ok(parsed) => parsed,
             Err(why) => {
                 tracing::warn!(file = %path.display(), "code cache: {why}; compiling the block again");
                 let _ = std::fs::remove_file(&path);
-                None
+                return None;
             }
-        }
+        };
+        let unchanged = |cache: &mut CodeCache, &(page, digest): &PageDigest| {
+            let compilable =
+                memory.perm_at(page).is_some_and(|perm| perm.contains(Perm::EXECUTE) && !perm.contains(Perm::WRITE))
+                    && !memory.is_shared(page);
+            compilable && cache.page_digest(memory, page) == digest
+        };
+        pages.iter().all(|page| unchanged(self, page)).then_some(block)
     }
 
-    pub fn store(&self, key: &Key, instructions: u32, code: &[u8], sites: &[u32]) -> std::io::Result<()> {
-        let bytes = file_bytes(key, instructions, code, sites);
+    /// Stores a block compiled from `memory` (its start's page, and `other_pages` as they hold now).
+    pub fn store(&mut self, memory: &GuestMemory, key: &Key, block: &CachedBlock) -> std::io::Result<()> {
+        let pages: Vec<PageDigest> =
+            block.other_pages.iter().map(|&page| (page, self.page_digest(memory, page))).collect();
+        let bytes = file_bytes(key, block, &pages);
         let path = self.path(key);
         let dir = path.parent().expect("cache paths have a parent");
         std::fs::create_dir_all(dir)?;
@@ -124,9 +144,10 @@ impl CodeCache {
 }
 
 /// A cache file: header (magic, key, instruction count, code length), code, the count and host offsets of the
-/// guest accesses, SHA-256 of all that.
-fn file_bytes(key: &Key, instructions: u32, code: &[u8], sites: &[u32]) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(HEADER + code.len() + 4 + 4 * sites.len() + 32);
+/// guest accesses, the count of other pages and each one's address and digest, SHA-256 of all that.
+fn file_bytes(key: &Key, block: &CachedBlock, pages: &[PageDigest]) -> Vec<u8> {
+    let CachedBlock { instructions, code, sites, .. } = block;
+    let mut bytes = Vec::with_capacity(HEADER + code.len() + 8 + 4 * sites.len() + 40 * pages.len() + 32);
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(key);
     bytes.extend_from_slice(&instructions.to_le_bytes());
@@ -136,13 +157,18 @@ fn file_bytes(key: &Key, instructions: u32, code: &[u8], sites: &[u32]) -> Vec<u
     for site in sites {
         bytes.extend_from_slice(&site.to_le_bytes());
     }
+    bytes.extend_from_slice(&(pages.len() as u32).to_le_bytes());
+    for (page, digest) in pages {
+        bytes.extend_from_slice(&page.to_le_bytes());
+        bytes.extend_from_slice(digest);
+    }
     let checksum: [u8; 32] = Sha256::digest(&bytes).into();
     bytes.extend_from_slice(&checksum);
     bytes
 }
 
 /// Checks a cache file; `Err` says what is wrong with it.
-fn parse(bytes: &[u8], key: &Key) -> Result<CachedBlock, &'static str> {
+fn parse(bytes: &[u8], key: &Key) -> Result<(CachedBlock, Vec<PageDigest>), &'static str> {
     if bytes.len() < HEADER + 32 {
         return Err("the file is truncated");
     }
@@ -164,11 +190,24 @@ fn parse(bytes: &[u8], key: &Key) -> Result<CachedBlock, &'static str> {
         return Err("the lengths do not match");
     }
     let count = word(sites_at) as usize;
-    if body.len() != sites_at + 4 + 4 * count {
+    let pages_at = sites_at + 4 + 4 * count;
+    if body.len() < pages_at + 4 {
+        return Err("the lengths do not match");
+    }
+    let page_count = word(pages_at) as usize;
+    if body.len() != pages_at + 4 + 40 * page_count {
         return Err("the lengths do not match");
     }
     let sites = (0..count).map(|index| word(sites_at + 4 + 4 * index)).collect();
-    Ok(CachedBlock { instructions, code: body[HEADER..sites_at].to_vec(), sites })
+    let pages: Vec<PageDigest> = body[pages_at + 4..]
+        .chunks_exact(40)
+        .map(|entry| {
+            let (page, digest) = entry.split_at(8);
+            (u64::from_le_bytes(page.try_into().expect("8 bytes")), digest.try_into().expect("32 bytes"))
+        })
+        .collect();
+    let other_pages = pages.iter().map(|&(page, _)| page).collect();
+    Ok((CachedBlock { instructions, code: body[HEADER..sites_at].to_vec(), sites, other_pages }, pages))
 }
 
 #[cfg(test)]
@@ -178,9 +217,16 @@ mod tests {
     #[test]
     fn damaged_files_are_refused() {
         let key = [7u8; 32];
-        let bytes = file_bytes(&key, 3, &[0xc3, 0x90, 0x90, 0x90], &[1, 3]);
-        let parsed = parse(&bytes, &key).unwrap();
-        assert_eq!((parsed.code, parsed.sites), (vec![0xc3, 0x90, 0x90, 0x90], vec![1, 3]));
+        let block = CachedBlock {
+            instructions: 3,
+            code: vec![0xc3, 0x90, 0x90, 0x90],
+            sites: vec![1, 3],
+            other_pages: vec![0x5000],
+        };
+        let bytes = file_bytes(&key, &block, &[(0x5000, [9; 32])]);
+        let (parsed, pages) = parse(&bytes, &key).unwrap();
+        assert_eq!((parsed.instructions, &parsed.code, &parsed.sites), (3, &block.code, &block.sites));
+        assert_eq!((parsed.other_pages, pages), (vec![0x5000], vec![(0x5000, [9; 32])]));
         assert_eq!(parse(&bytes, &[8u8; 32]).err(), Some("the file holds another block"));
         for at in 0..bytes.len() {
             let mut damaged = bytes.clone();

@@ -1,7 +1,8 @@
 //! `FastEngine`: the dispatcher that runs compiled blocks and hands the rest to the reference interpreter.
 
-use crate::code_cache::CodeCache;
+use crate::code_cache::{CachedBlock, CodeCache};
 use crate::code_memory::{CodeMemory, CodeMemoryError};
+use crate::edges::{EdgeProfile, PcHasher};
 use crate::fault::SiteIndex;
 use crate::lift::{
     CHAIN_ENTRIES, ChainEntry, EntryArgs, GUEST_ACCESS, INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, REPLAY,
@@ -13,7 +14,7 @@ use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use tandem_reference::engine::{Engine, Exit, GuestClock, RunResult};
@@ -68,6 +69,8 @@ pub struct CompileStats {
     /// Blocks that could not be compiled (the lifter's IR rejected, the code cache full...): interpreted instead,
     /// each logged.
     pub rejected: u64,
+    /// Blocks compiled or loaded that hold instructions of pages other than their start's (`edges`).
+    pub spanning: u64,
 }
 
 /// The fast CPU path: guest blocks lifted to host code through Cranelift, the reference interpreter for what
@@ -86,11 +89,15 @@ pub struct FastEngine {
     trampoline: usize,
     /// The trap sites of every block installed, for the fault handler.
     sites: SiteIndex,
-    /// Blocks by guest start address. A block never leaves its page, and is compiled only from a page that is
-    /// executable, not writable and no view of shared pages, so guest stores cannot change it; `invalidate` drops
-    /// it when the page changes. (Code that a guest JIT writes through code memory's other view runs on the
-    /// reference, which fetches every instruction.)
+    /// Blocks by guest start address. A block is compiled only from pages that are executable, not writable and
+    /// no view of shared pages, so guest stores cannot change it; `invalidate` drops it when its start's page or
+    /// one of its `spanning` pages changes. (Code that a guest JIT writes through code memory's other view runs
+    /// on the reference, which fetches every instruction.)
     blocks: HashMap<u64, Block, BuildHasherDefault<PcHasher>>,
+    /// The blocks that hold instructions of each page other than their start's, by page.
+    spanning: HashMap<u64, Vec<u64>, BuildHasherDefault<PcHasher>>,
+    /// Where control went while the reference ran code not compiled yet: what shapes regions (`edges`).
+    profile: EdgeProfile,
     /// blocks) look up. Boxed: compiled code holds its address.
     /// Whether compiled blocks may chain into each other; without, each returns to the dispatcher, which then
     /// knows the last block that ran (`last_block`, for bisection). Compiled code is the same either way: an
@@ -142,6 +149,8 @@ impl FastEngine {
             trampoline,
             sites: SiteIndex::default(),
             blocks: HashMap::default(),
+            spanning: HashMap::default(),
+            profile: EdgeProfile::default(),
             chaining: true,
             stats: CompileStats::default(),
             heat: HashMap::default(),
@@ -189,7 +198,7 @@ impl FastEngine {
     /// Compiles (or loads) the block at `pc` ahead of running it, and returns where execution may go from it:
     /// its successors and the address after it.
     pub fn precompile(&mut self, memory: &GuestMemory, pc: u64) -> Vec<u64> {
-        let Some(lifted) = lift_block(memory, pc, self.block_limit, self.graphs, &*self.isa) else {
+        let Some(lifted) = lift_block(memory, pc, self.block_limit, self.graphs, &self.profile, &*self.isa) else {
             // The reference runs this instruction; a block may start after it.
             return vec![pc.wrapping_add(4)];
         };
@@ -288,18 +297,19 @@ impl FastEngine {
     fn compile(&mut self, memory: &GuestMemory, pc: u64) -> Result<Block, String> {
         let started = Instant::now();
         let key = self.disk.as_mut().map(|disk| disk.key(memory, pc, self.block_limit, self.graphs));
-        if let (Some(disk), Some(key)) = (&self.disk, &key)
-            && let Some(cached) = disk.load(key)
+        if let (Some(disk), Some(key)) = (&mut self.disk, &key)
+            && let Some(cached) = disk.load(key, memory)
         {
             let start = self.code.install(&cached.code).map_err(|error| error.to_string())?;
             self.sites.insert(start as u64, cached.code.len() as u32, cached.sites);
             self.name_for_perf(&cached.code, start, pc);
+            self.note_spanning(pc, &cached.other_pages);
             self.stats.loaded += 1;
             self.stats.load_time += started.elapsed();
             return Ok(Block::Compiled { code: start as u64, instructions: cached.instructions });
         }
-        let Some(LiftedBlock { function, instructions, .. }) =
-            lift_block(memory, pc, self.block_limit, self.graphs, &*self.isa)
+        let Some(LiftedBlock { function, instructions, other_pages, .. }) =
+            lift_block(memory, pc, self.block_limit, self.graphs, &self.profile, &*self.isa)
         else {
             return Ok(Block::Interpreted);
         };
@@ -327,19 +337,28 @@ impl FastEngine {
         if !relocation_free {
             return Err("the lifted block needs relocations".into());
         }
-        let code = &code[..];
-        let start = self.code.install(code).map_err(|error| error.to_string())?;
+        let start = self.code.install(&code).map_err(|error| error.to_string())?;
         self.sites.insert(start as u64, code.len() as u32, sites.clone());
-        self.name_for_perf(code, start, pc);
-        if let (Some(disk), Some(key)) = (&self.disk, &key)
-            && let Err(error) = disk.store(key, instructions, code, &sites)
-        {
-            tracing::warn!("code cache: could not store the block at {pc:#x}: {error}");
+        self.name_for_perf(&code, start, pc);
+        self.note_spanning(pc, &other_pages);
+        if let (Some(disk), Some(key)) = (&mut self.disk, &key) {
+            let block = CachedBlock { instructions, code, sites, other_pages };
+            if let Err(error) = disk.store(memory, key, &block) {
+                tracing::warn!("code cache: could not store the block at {pc:#x}: {error}");
+            }
         }
         self.stats.blocks += 1;
         self.stats.guest_instructions += u64::from(instructions);
         self.stats.time += started.elapsed();
         Ok(Block::Compiled { code: start as u64, instructions })
+    }
+
+    /// Notes that the block at `pc` holds instructions of `other_pages`, whose changes must drop it too.
+    fn note_spanning(&mut self, pc: u64, other_pages: &[u64]) {
+        self.stats.spanning += u64::from(!other_pages.is_empty());
+        for &page in other_pages {
+            self.spanning.entry(page).or_default().push(pc);
+        }
     }
 
     /// Names the block's host code (installed at `start`, a copy of `code`) for `perf` when `TANDEM_PERF_MAP` is
@@ -371,7 +390,7 @@ impl FastEngine {
     /// The Cranelift IR and host code of the block at `pc`, for divergence reports (`tandem diff lockstep`).
     pub fn listing(&self, memory: &GuestMemory, pc: u64) -> Option<String> {
         let LiftedBlock { function, instructions, .. } =
-            lift_block(memory, pc, self.block_limit, self.graphs, &*self.isa)?;
+            lift_block(memory, pc, self.block_limit, self.graphs, &self.profile, &*self.isa)?;
         let clif = function.display().to_string();
         let mut context = cranelift_codegen::Context::for_function(function);
         context.set_disasm(true);
@@ -472,7 +491,11 @@ impl FastEngine {
                 _ => false,
             };
             let count = if rest_on_reference { budget - retired } else { 1 };
+            let from = cpu.pc;
             let step = self.interpret(cpu, memory, clock, retired, count);
+            if count == 1 && step.retired == 1 {
+                self.profile.record(from, cpu.pc);
+            }
             retired += step.retired;
             if step.exit != Exit::BudgetSpent {
                 return RunResult { exit: step.exit, retired };
@@ -504,32 +527,26 @@ impl FastEngine {
         if let Some(disk) = &mut self.disk {
             disk.forget_pages(first_page..end);
         }
+        self.profile.forget(first_page..end);
+        let mut dropped = Vec::new();
+        self.spanning.retain(|page, blocks| {
+            let changed = (first_page..end).contains(page);
+            if changed {
+                dropped.append(blocks);
+            }
+            !changed
+        });
+        for pc in dropped {
+            self.blocks.remove(&pc);
+            let slot = (pc >> 2) as usize % CHAIN_ENTRIES;
+            if self.context.chain[slot].pc == pc {
+                self.context.chain[slot] = ChainEntry::EMPTY;
+            }
+        }
         for entry in self.context.chain.iter_mut() {
             if (first_page..end).contains(&entry.pc) {
                 *entry = ChainEntry::EMPTY;
             }
         }
-    }
-}
-
-/// Hashes guest addresses for the block table: one multiply (Fibonacci hashing), as good as SipHash for keys
-/// the guest cannot choose to collide, and far cheaper.
-#[derive(Default)]
-struct PcHasher(u64);
-
-impl Hasher for PcHasher {
-    fn finish(&self) -> u64 {
-        // The product's high half is the well-mixed one; the table indexes by the low bits.
-        self.0.rotate_left(32)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(byte)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        self.0 = value.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
 }

@@ -12,6 +12,7 @@
 
 pub mod code_cache;
 mod code_memory;
+pub mod edges;
 mod engine;
 mod fault;
 pub mod lift;

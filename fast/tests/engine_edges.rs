@@ -585,3 +585,64 @@ fn conditional_compares_match_the_reference() {
         }
     }
 }
+
+/// A loop in one page calling a function in another: the profile the interpreter gathers lets the loop's region
+/// take the callee in (its cold branch left as an exit), and the region still retires exactly what the reference
+/// does, for every budget. Rewriting the callee's page drops the region; a code cache does not bring it back.
+#[test]
+fn regions_follow_hot_calls_into_other_pages() {
+    // 0x10000: mov x1, #0; mov x2, #200; mov x3, #0; loop: bl 0x20000; add x3, x3, x0; add x1, x1, #1;
+    // cmp x1, x2; b.ne loop; svc #0
+    const CALLER: [u32; 9] =
+        [0xd2800001, 0xd2801902, 0xd2800003, 0x94003ffd, 0x8b000063, 0x91000421, 0xeb02003f, 0x54ffff81, 0xd4000001];
+    // 0x20000: cmp x1, #1000; b.hs cold; add x0, x1, x1; ret; cold: mov x0, #7; ret
+    const CALLEE: [u32; 6] = [0xf10fa03f, 0x54000062, 0x8b010020, 0xd65f03c0, 0xd28000e0, 0xd65f03c0];
+    // add x0, x1, #5 in place of add x0, x1, x1.
+    const NEW_ADD: u32 = 0x91001420;
+    let place = |memory: &mut GuestMemory, address: u64, words: &[u32]| {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        memory.map(address, PAGE_SIZE, Perm::RW).unwrap();
+        memory.write_privileged(address, &bytes).unwrap();
+        memory.protect(address, PAGE_SIZE, Perm::RX).unwrap();
+    };
+    let program = |callee: &[u32]| {
+        let mut memory = GuestMemory::new().unwrap();
+        place(&mut memory, 0x10000, &CALLER);
+        place(&mut memory, 0x20000, callee);
+        memory
+    };
+    let run = |engine: &mut dyn Engine, memory: &GuestMemory, budget: u64| {
+        let mut cpu = CpuState { pc: 0x10000, ..CpuState::default() };
+        let result = engine.run(&mut cpu, memory, budget, GuestClock::default());
+        (result, cpu)
+    };
+    let check = |fast: &mut FastEngine, memory: &GuestMemory| {
+        for budget in (1..=1010).chain([u64::MAX]) {
+            assert_eq!(run(fast, memory, budget), run(&mut Interpreter::default(), memory, budget), "budget {budget}");
+        }
+    };
+    let mut new_callee = CALLEE;
+    new_callee[2] = NEW_ADD;
+
+    let mut memory = program(&CALLEE);
+    let mut fast = FastEngine::with_defaults().unwrap();
+    assert_eq!(run(&mut fast, &memory, u64::MAX).1.x[3], (0..200).map(|i| 2 * i).sum::<u64>());
+    assert!(fast.stats().spanning > 0, "no region took the callee in: {:?}", fast.stats());
+    check(&mut fast, &memory);
+
+    memory.unmap(0x20000, PAGE_SIZE).unwrap();
+    place(&mut memory, 0x20000, &new_callee);
+    assert_eq!(run(&mut fast, &memory, u64::MAX).1.x[3], (0..200).map(|i| i + 5).sum::<u64>());
+    check(&mut fast, &memory);
+
+    let cache = std::env::temp_dir().join(format!("tandem-spanning-cache-{}", std::process::id()));
+    let cached = || FastEngine::with_defaults().unwrap().with_code_cache(&cache).unwrap();
+    let mut filling = cached();
+    run(&mut filling, &program(&CALLEE), u64::MAX);
+    assert!(filling.stats().spanning > 0);
+    let changed = program(&new_callee);
+    let mut loading = cached();
+    assert_eq!(run(&mut loading, &changed, u64::MAX).1.x[3], (0..200).map(|i| i + 5).sum::<u64>());
+    check(&mut loading, &changed);
+    let _ = std::fs::remove_dir_all(&cache);
+}

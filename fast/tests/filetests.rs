@@ -7,6 +7,7 @@
 //! says of it (so the file stays readable and honest). A `pc: 0x...` line sets where the block starts.
 
 use std::path::Path;
+use tandem_fast::edges::EdgeProfile;
 use tandem_fast::host_isa;
 use tandem_fast::lift::{MAX_BLOCK_INSTRUCTIONS, lift_block};
 use tandem_reference::disasm::disassemble;
@@ -63,7 +64,7 @@ fn lift(test: &FileTest) -> String {
     let code: Vec<u8> = test.words.iter().flat_map(|word| word.to_le_bytes()).collect();
     memory.write_privileged(test.pc, &code).unwrap();
     let isa = host_isa().unwrap();
-    match lift_block(&memory, test.pc, MAX_BLOCK_INSTRUCTIONS, true, &*isa) {
+    match lift_block(&memory, test.pc, MAX_BLOCK_INSTRUCTIONS, true, &EdgeProfile::default(), &*isa) {
         Some(block) => format!("; {} instructions\n{}", block.instructions, block.function.display()),
         None => "; not lifted\n".to_string(),
     }

@@ -44,6 +44,7 @@ mod simd_moves;
 mod simd_permute;
 mod simd_shift;
 
+use crate::edges::EdgeProfile;
 use crate::fault::FaultRecord;
 use crate::runtime::{CHAIN_AT, Context, RUNTIME_AT, Runtime};
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -58,7 +59,7 @@ pub use region::lift_block;
 use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::decode::{ENCODINGS, Inst};
-use tandem_reference::memory::{ADDRESS_SPACE_BITS, PAGE_SIZE, Perm, VIEW_GUARD};
+use tandem_reference::memory::{ADDRESS_SPACE_BITS, GuestMemory, PAGE_SIZE, Perm, VIEW_GUARD};
 
 /// Set in a block's return value when the reference interpreter must execute the instruction at the new PC.
 pub const INTERPRET_NEXT: u64 = 1 << 63;
@@ -140,6 +141,8 @@ pub struct LiftedBlock {
     /// Where execution may continue after the block, as far as the code says (direct branch targets, return
     /// sites, the instruction after one left to the reference); `tandem aot` follows them.
     pub successors: Vec<u64>,
+    /// The pages other than its start's that it holds instructions of (its code depends on their bytes too).
+    pub other_pages: Vec<u64>,
 }
 
 /// The trap code of guest accesses that may fault (`fault`).
@@ -158,7 +161,7 @@ pub(crate) type Lift = Result<Flow, Unlifted>;
 pub(crate) enum Flow {
     Next,
     /// An unconditional direct branch: the region goes on at the target (the lifter ends it there instead when
-    /// the target is outside the page or already in the region).
+    /// the region may not hold the target, or already holds it).
     Jump(u64),
     /// The instruction wrote the PC and returned (indirect branches).
     Ended,
@@ -204,11 +207,15 @@ pub(crate) struct Lifter<'a> {
     /// The address of the instruction being lifted.
     pub(crate) pc: u64,
     /// Instructions of this run (since the region's start, or its label) before the one being lifted, and of
-    /// the whole region; the page the region lies in and the most instructions it may hold.
+    /// the whole region; the pages the region lies in (its start's first, at most `MAX_REGION_PAGES`) and the
+    /// most instructions it may hold.
     retired: u32,
     count: u32,
-    page: std::ops::Range<u64>,
+    pages: Vec<u64>,
     limit: u32,
+    /// Where control went while the interpreter ran this code (`edges`), and the memory lifted from.
+    profile: &'a EdgeProfile,
+    memory: &'a GuestMemory,
     /// X0-X30 and SP (index 31) as i64 values, once read or written.
     registers: [Option<Value>; 32],
     /// Values known to lie inside the guest's address space on every path here: an address checked before
@@ -823,7 +830,7 @@ impl Lifter<'_> {
         let next = self.b.create_block();
         self.b.ins().brif(taken, exit, &[], next, &[]);
         self.b.switch_to_block(exit);
-        self.transfer(target, self.retired + 1);
+        self.transfer(self.pc, target, self.retired + 1);
         self.b.switch_to_block(next);
     }
 

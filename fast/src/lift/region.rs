@@ -2,8 +2,11 @@
 //!
 //! A **straight** region is one path: it follows unconditional direct branches within its page, and every other
 //! branch leaves it (chaining to the block at the target). A region lifted as a **graph** also keeps the taken
-//! side of conditional branches, and the targets of direct branches, inside the block while they lie in its page
-//! and it has room: each such target is a *label*, a Cranelift block whose parameters are the guest state the
+//! side of conditional branches, and the targets of direct branches, inside the block while it has room and the
+//! edge profile (`edges`) does not say the branch never went there; targets in its start's page are kept, and
+//! those in other pages when the profile saw the branch go there (a hot call to a function far away), up to
+//! `MAX_REGION_PAGES` pages, each executable, not writable and no view of shared pages. Each such target is a
+//! *label*, a Cranelift block whose parameters are the guest state the
 //! region carries there (the registers some edge may bring changed, NZCV in the label's shape, the budget left;
 //! registers unchanged on every way there hold their entry values in the `CpuState`, where a run reads them when
 //! it needs them). Loops then run inside one block with the guest registers in host registers, instead of
@@ -27,6 +30,7 @@
 use super::{
     FlagsShape, FlagsState, Flow, Lifter, Recorded, Unlifted, block_signature, cpu_offset_of_register, host_flags,
 };
+use crate::edges::{EdgeProfile, Seen};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, BlockArg, Function, InstBuilder, UserFuncName, Value, types};
 use cranelift_codegen::isa::TargetIsa;
@@ -35,19 +39,28 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::decode::decode;
-use tandem_reference::memory::{GuestMemory, PAGE_SIZE};
+use tandem_reference::memory::{GuestMemory, PAGE_SIZE, Perm};
 
 use super::LiftedBlock;
 
 /// Lifts the block of at most `limit` instructions starting at `pc`, or `None` when its first instruction is one
 /// the lifter leaves to the reference. The caller has checked that the page is executable and not writable.
-/// `graph` lifts the region as a graph of labels, otherwise as one straight path (see the module's comment).
-pub fn lift_block(memory: &GuestMemory, pc: u64, limit: u32, graph: bool, isa: &dyn TargetIsa) -> Option<LiftedBlock> {
+/// `graph` lifts the region as a graph of labels, shaped by `profile`, otherwise as one straight path (see the
+/// module's comment).
+pub fn lift_block(
+    memory: &GuestMemory,
+    pc: u64,
+    limit: u32,
+    graph: bool,
+    profile: &EdgeProfile,
+    isa: &dyn TargetIsa,
+) -> Option<LiftedBlock> {
+    let region = Region { memory, pc, limit, profile, isa };
     if !graph {
-        return lift_region(memory, pc, limit, None, isa).map(|(block, _)| block);
+        return lift_region(&region, None).map(|(block, _)| block);
     }
-    let (_, plan) = lift_region(memory, pc, limit, Some(RegionPlan::carrying_everything()), isa)?;
-    lift_region(memory, pc, limit, Some(plan), isa).map(|(block, _)| block)
+    let (_, plan) = lift_region(&region, Some(RegionPlan::carrying_everything()))?;
+    lift_region(&region, Some(plan)).map(|(block, _)| block)
 }
 
 /// What a lifting of a region as a graph learnt, for the next lifting of it.
@@ -89,6 +102,9 @@ impl RegionPlan {
         self.registers & self.written
     }
 }
+
+/// The most pages a region's instructions may lie in: each is one more page whose change drops the region.
+const MAX_REGION_PAGES: usize = 4;
 
 /// The most return addresses a return compares its target with before it leaves the region (each is a compare
 /// and a branch on the way out).
@@ -188,14 +204,18 @@ struct Label {
     needs_replay: bool,
 }
 
-/// One lifting of the region at `pc`: straight without a plan, as a graph with one. Also what it learnt.
-fn lift_region(
-    memory: &GuestMemory,
+/// What `lift_block` lifts from.
+struct Region<'a> {
+    memory: &'a GuestMemory,
     pc: u64,
     limit: u32,
-    plan: Option<RegionPlan>,
-    isa: &dyn TargetIsa,
-) -> Option<(LiftedBlock, RegionPlan)> {
+    profile: &'a EdgeProfile,
+    isa: &'a dyn TargetIsa,
+}
+
+/// One lifting of `region`: straight without a plan, as a graph with one. Also what it learnt.
+fn lift_region(region: &Region, plan: Option<RegionPlan>) -> Option<(LiftedBlock, RegionPlan)> {
+    let Region { memory, pc, limit, profile, isa } = *region;
     let mut function = Function::with_name_signature(UserFuncName::user(0, 0), block_signature());
     let mut builder_context = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(&mut function, &mut builder_context);
@@ -212,8 +232,10 @@ fn lift_region(
         pc,
         retired: 0,
         count: 0,
-        page: pc & !(PAGE_SIZE - 1)..(pc | (PAGE_SIZE - 1)).saturating_add(1),
+        pages: vec![pc & !(PAGE_SIZE - 1)],
         limit,
+        profile,
+        memory,
         registers: [None; 32],
         dirty: 0,
         flags: FlagsState::InCpu,
@@ -229,13 +251,13 @@ fn lift_region(
         successors: Vec::new(),
     };
     match plan {
-        None => lifter.lift_run(memory, pc),
+        None => lifter.lift_run(pc),
         Some(plan) => {
             if !lifter.enter_graph(plan) {
-                lifter.lift_run(memory, pc);
+                lifter.lift_run(pc);
             }
             while let Some(address) = lifter.next_label() {
-                lifter.lift_run(memory, address);
+                lifter.lift_run(address);
             }
             lifter.close_graph();
         }
@@ -258,9 +280,10 @@ fn lift_region(
     };
     let instructions = lifter.count;
     let successors = std::mem::take(&mut lifter.successors);
+    let other_pages = lifter.pages.split_off(1);
     lifter.b.seal_all_blocks();
     lifter.b.finalize(isa.frontend_config());
-    Some((LiftedBlock { function, instructions, successors }, learnt))
+    Some((LiftedBlock { function, instructions, successors, other_pages }, learnt))
 }
 
 /// The registers of a mask (bit n for index n).
@@ -272,7 +295,7 @@ impl Lifter<'_> {
     /// Lifts one run from `start` (the region's start, or a label's): instructions in a straight line until a
     /// branch, an instruction left to the reference, the end of the page or of the region's room, or (in a graph)
     /// a label's address.
-    fn lift_run(&mut self, memory: &GuestMemory, start: u64) {
+    fn lift_run(&mut self, start: u64) {
         self.pc = start;
         let mut visited = Vec::new();
         // How the run ends when it does not end in a branch: at `self.pc`, through the reference or not.
@@ -284,10 +307,10 @@ impl Lifter<'_> {
             });
             let lifted = in_graph.is_some_and(|graph| graph.lifted.contains(&self.pc)) || visited.contains(&self.pc);
             // A misaligned PC would read a word across the page's end: the reference fetches those.
-            if at_label || lifted || self.count >= self.limit || self.pc % 4 != 0 || !self.page.contains(&self.pc) {
+            if at_label || lifted || self.count >= self.limit || self.pc % 4 != 0 || !self.holds_page(self.pc) {
                 break;
             }
-            let Ok(word) = memory.fetch(self.pc) else { break };
+            let Ok(word) = self.memory.fetch(self.pc) else { break };
             let Some(inst) = decode(word) else {
                 open_end = Some(true);
                 break;
@@ -305,7 +328,7 @@ impl Lifter<'_> {
                         Flow::Next => self.pc += 4,
                         // A graph keeps the target as a label; a straight region goes on there.
                         Flow::Jump(target) if self.graph.is_some() => {
-                            self.transfer(target, self.retired);
+                            self.transfer(self.pc, target, self.retired);
                             open_end = None;
                             break;
                         }
@@ -331,17 +354,19 @@ impl Lifter<'_> {
                 self.successors.push(self.pc.wrapping_add(4));
             }
             Some(false) => {
-                self.transfer(self.pc, self.retired);
+                // The instruction before went on to this one (if the run lifted any).
+                self.transfer(self.pc.wrapping_sub(4), self.pc, self.retired);
                 self.successors.push(self.pc);
             }
             None => {}
         }
     }
 
-    /// Goes to `target` after `retired` instructions of this run: to its label where the region holds it
-    /// (`Graph`), otherwise out of the region (chaining to the block there). Ends the current Cranelift block.
-    pub(super) fn transfer(&mut self, target: u64, retired: u32) {
-        if let Some(label) = self.label_for(target)
+    /// Goes from the instruction at `from` to `target` after `retired` instructions of this run: to its label
+    /// where the region holds it (`Graph`), otherwise out of the region (chaining to the block there). Ends the
+    /// current Cranelift block.
+    pub(super) fn transfer(&mut self, from: u64, target: u64, retired: u32) {
+        if let Some(label) = self.label_for(from, target)
             && self.jump_to_label(target, label, retired)
         {
             return;
@@ -350,9 +375,10 @@ impl Lifter<'_> {
         self.exit_to(target, retired, false);
     }
 
-    /// The label at `target`, made when the region may hold it; `None` in a straight region, outside the page,
-    /// in the middle of another label's run, or past the region's room.
-    fn label_for(&mut self, target: u64) -> Option<Label> {
+    /// The label at `target`, made when the region may hold it; `None` in a straight region, in the middle of
+    /// another label's run, past the region's room, for an edge the profile says the instruction at `from`
+    /// never took, or in another page unless the profile saw the edge (and the page may be compiled).
+    fn label_for(&mut self, from: u64, target: u64) -> Option<Label> {
         let shape = self.flags_shape();
         let graph = self.graph.as_mut()?;
         graph.start_targeted |= target == graph.start;
@@ -362,9 +388,14 @@ impl Lifter<'_> {
         if let Some(&label) = graph.labels.get(&target) {
             return Some(label);
         }
-        if target % 4 != 0 || !self.page.contains(&target) || self.count >= self.limit {
+        let seen = if from == target { Seen::Unknown } else { self.profile.edge(from, target) };
+        if target % 4 != 0 || self.count >= self.limit || seen == Seen::NeverTaken {
             return None;
         }
+        if !self.holds_page(target) && !(seen == Seen::Taken && self.admit_page(target)) {
+            return None;
+        }
+        let graph = self.graph.as_mut()?;
         if graph.lifted.contains(&target) {
             graph.split_at.insert(target);
             return None;
@@ -397,17 +428,36 @@ impl Lifter<'_> {
     }
 
     /// Notes that the instruction being lifted is a call to `target`, whose return address a later return may
-    /// reach inside the region: only where the callee may be lifted into the region too (a label in the page).
-    /// Other callees return from their own regions; predicting their returns here would only add an edge to the
-    /// return address from every return the region holds, and with it the registers those bring.
+    /// reach inside the region: only where the callee may be lifted into the region too (a label in one of its
+    /// pages, or in a page the profile saw the call go to). Other callees return from their own regions;
+    /// predicting their returns here would only add an edge to the return address from every return the region
+    /// holds, and with it the registers those bring.
     pub(super) fn note_call(&mut self, target: u64) {
         let return_address = self.pc.wrapping_add(4);
-        if let Some(graph) = &mut self.graph
-            && self.page.contains(&return_address)
-            && self.page.contains(&target)
+        let callee_may_be_held = self.holds_page(target) || self.profile.edge(self.pc, target) == Seen::Taken;
+        if callee_may_be_held
+            && self.holds_page(return_address)
+            && let Some(graph) = &mut self.graph
         {
             graph.returns.insert(return_address);
         }
+    }
+
+    fn holds_page(&self, pc: u64) -> bool {
+        self.pages.contains(&(pc & !(PAGE_SIZE - 1)))
+    }
+
+    /// Adds `pc`'s page to the region's when there is room and its code may be compiled (executable, not writable,
+    /// no view of shared pages: as the engine requires of a region's first page).
+    fn admit_page(&mut self, pc: u64) -> bool {
+        let compilable =
+            self.memory.perm_at(pc).is_some_and(|perm| perm.contains(Perm::EXECUTE) && !perm.contains(Perm::WRITE))
+                && !self.memory.is_shared(pc);
+        if self.pages.len() >= MAX_REGION_PAGES || !compilable {
+            return false;
+        }
+        self.pages.push(pc & !(PAGE_SIZE - 1));
+        true
     }
 
     /// Where a return may go inside the region: the return addresses of its calls (those the plan's lifting saw
@@ -532,7 +582,7 @@ impl Lifter<'_> {
             accessing: HashSet::new(),
         });
         if start_is_label {
-            self.transfer(start, 0);
+            self.transfer(start, start, 0);
             // Only branches inside the region count.
             self.graph.as_mut().expect("a graph region").start_targeted = false;
         }
