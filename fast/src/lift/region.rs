@@ -114,9 +114,11 @@ const MAX_PREDICTED_RETURNS: usize = 8;
 pub(super) struct Graph {
     plan: RegionPlan,
     labels: HashMap<u64, Label>,
-    /// Labels whose runs are still to be lifted, taken lowest address first: compilers lay a loop's body out in
-    /// address order, so the region's room goes to it before code further away.
-    worklist: BTreeSet<u64>,
+    /// Labels whose runs are still to be lifted, by rank and address: those in the start's page first, lowest
+    /// address first (compilers lay a loop's body out in address order, so the region's room goes to it before
+    /// code further away), then those in other pages in the order the region reached them (a hot callee's entry
+    /// before what it calls in turn).
+    worklist: BTreeSet<(u64, u64)>,
     /// Every address lifted, and whether it starts a label's run.
     lifted: HashSet<u64>,
     /// The region's instruction count, patched in when the lifting ends (`iconst` in the entry block).
@@ -414,7 +416,9 @@ impl Lifter<'_> {
         let needs_replay = !graph.plan.replay_free.contains(&target);
         let label = Label { block, flags, dirty, lifted: false, needs_replay };
         graph.labels.insert(target, label);
-        graph.worklist.insert(target);
+        let rank =
+            if target & !(PAGE_SIZE - 1) == graph.start & !(PAGE_SIZE - 1) { 0 } else { graph.labels.len() as u64 };
+        graph.worklist.insert((rank, target));
         Some(label)
     }
 
@@ -592,7 +596,7 @@ impl Lifter<'_> {
     /// The next label whose run is to be lifted, with the block switched to it and the state its parameters.
     fn next_label(&mut self) -> Option<u64> {
         let graph = self.graph.as_mut()?;
-        let address = graph.worklist.pop_first()?;
+        let (_, address) = graph.worklist.pop_first()?;
         let label = graph.labels.get_mut(&address).expect("worklist entries are labels");
         label.lifted = true;
         let label = *label;
