@@ -186,6 +186,7 @@ fn dynamically_linked_busybox_runs_with_a_sysroot() {
 fn busybox_runs_in_lockstep_on_both_cpu_paths() {
     let dir = inputs("busybox_runs_in_lockstep_on_both_cpu_paths");
     let busybox = busybox();
+    let mut spanning = 0;
     for args in
         [&["sort", "fruit.txt"][..], &["sha256sum", "random.bin"], &["sh", "script.sh"], &["gzip", "-c", "fruit.txt"]]
     {
@@ -202,5 +203,12 @@ fn busybox_runs_in_lockstep_on_both_cpu_paths() {
         let stdout = String::from_utf8_lossy(&output.stdout);
         let summary = stdout.lines().last().unwrap_or_default();
         assert!(summary.ends_with("divergences: 0"), "busybox {args:?}: {stdout}");
+        spanning += summary
+            .split_once(" regions compiled (")
+            .and_then(|(_, rest)| rest.split_once(' '))
+            .and_then(|(count, _)| count.parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("no region count in {summary:?}"));
     }
+    // Regions that took in code from other pages (hot calls far away) were among those checked.
+    assert!(spanning > 0, "no region spanning pages was checked");
 }

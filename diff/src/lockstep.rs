@@ -62,6 +62,9 @@ impl Snapshot {
 pub struct LockstepStats {
     pub runs: u64,
     pub instructions: u64,
+    /// Regions the fast path compiled, and those of them holding instructions of more than one page.
+    pub regions: u64,
+    pub spanning: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -87,8 +90,9 @@ impl LockstepEngine {
     /// Compares at least every `every` instructions.
     pub fn new(every: u64) -> Result<LockstepEngine, LockstepError> {
         Ok(LockstepEngine {
-            // Every region compiled at first use, so that code that runs once is checked compiled too.
-            fast: FastEngine::with_defaults()?.compiling_at_first_use(),
+            // Every region compiled at its second use, shaped by the edges its first (interpreted) run took, as
+            // the regions of a normal run are: code that runs twice is checked compiled, in those shapes.
+            fast: FastEngine::with_defaults()?.compiling_at_second_use(),
             paths: Comparison { reference: Interpreter::default(), shadow: GuestMemory::new()? },
             shadow_layout: Layout::default(),
             shadow_pages: HashMap::new(),
@@ -99,7 +103,8 @@ impl LockstepEngine {
     }
 
     pub fn stats(&self) -> LockstepStats {
-        self.stats
+        let compiled = self.fast.stats();
+        LockstepStats { regions: compiled.blocks + compiled.loaded, spanning: compiled.spanning, ..self.stats }
     }
 
     /// The report of the first divergence, if the paths parted.

@@ -187,6 +187,13 @@ impl FastEngine {
         self
     }
 
+    /// Compiles every region the second time it is reached: after one run on the interpreter, whose edges shape
+    /// the region as a normal run's profile does (`edges`), for lockstep runs that check the regions people run.
+    pub fn compiling_at_second_use(mut self) -> FastEngine {
+        self.compile_threshold = 2;
+        self
+    }
+
     /// Keeps compiled blocks in the code cache in `dir` and loads them from it.
     pub fn with_code_cache(mut self, dir: &Path) -> Result<FastEngine, FastError> {
         let cache = CodeCache::open(dir, &*self.isa)

@@ -86,7 +86,8 @@ pub fn run(command: DiffCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `tandem diff lockstep`: ends with `lockstep: N instructions in R runs, divergences: D`.
+/// `tandem diff lockstep`: ends with `lockstep: N instructions in R runs, C regions compiled (S spanning pages),
+/// divergences: D`.
 fn lockstep(
     path: PathBuf,
     romfs: Option<PathBuf>,
@@ -132,9 +133,11 @@ fn lockstep(
     }
     let stats = engine.stats();
     println!(
-        "lockstep: {} instructions in {} runs, divergences: {}",
+        "lockstep: {} instructions in {} runs, {} regions compiled ({} spanning pages), divergences: {}",
         stats.instructions,
         stats.runs,
+        stats.regions,
+        stats.spanning,
         u32::from(diverged)
     );
     Ok(if diverged { ExitCode::FAILURE } else { ExitCode::SUCCESS })
