@@ -80,10 +80,9 @@ pub struct FastEngine {
     isa: OwnedTargetIsa,
     code: CodeMemory,
     disk: Option<CodeCache>,
-    /// Boxed: compiled code holds its address for the length of a call.
     /// The `CpuState` compiled code runs on, the runtime and the chain table (`Context`). The chain table is a
     /// direct-mapped cache of `blocks` that both the dispatcher and compiled code (to link blocks) look up.
-    /// Boxed: compiled code holds its address.
+    /// Boxed: compiled code holds its address for the length of a call.
     context: Box<Context>,
     /// The trampoline's code (`lift::trampoline`), entered through `fault::enter`.
     trampoline: usize,
@@ -98,7 +97,6 @@ pub struct FastEngine {
     spanning: HashMap<u64, Vec<u64>, BuildHasherDefault<PcHasher>>,
     /// Where control went while the reference ran code not compiled yet: what shapes regions (`edges`).
     profile: EdgeProfile,
-    /// blocks) look up. Boxed: compiled code holds its address.
     /// Whether compiled blocks may chain into each other; without, each returns to the dispatcher, which then
     /// knows the last block that ran (`last_block`, for bisection). Compiled code is the same either way: an
     /// unchained engine hands it an empty table.
@@ -394,7 +392,9 @@ impl FastEngine {
         result
     }
 
-    /// The Cranelift IR and host code of the block at `pc`, for divergence reports (`tandem diff lockstep`).
+    /// The Cranelift IR and host code of the block at `pc`, for divergence reports (`tandem diff lockstep`): lifted
+    /// again with the profile as it is now, which may have grown since the block was compiled (edges recorded
+    /// later, where the region's code was still reached on the interpreter).
     pub fn listing(&self, memory: &GuestMemory, pc: u64) -> Option<String> {
         let LiftedBlock { function, instructions, .. } =
             lift_block(memory, pc, self.block_limit, self.graphs, &self.profile, &*self.isa)?;
