@@ -12,10 +12,11 @@
 //! a file; a block compiled again over a stale one replaces it. A file is trusted only if its magic, format, key and SHA-256 checksum all match; anything else is
 //! logged, deleted and compiled afresh.
 
+use crate::lift::compilable;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use tandem_reference::memory::{GuestMemory, PAGE_SIZE, Perm};
+use tandem_reference::memory::{GuestMemory, PAGE_SIZE};
 
 const MAGIC: &[u8; 8] = b"TNDMBLK3";
 const HEADER: usize = MAGIC.len() + 32 + 4 + 4;
@@ -121,10 +122,7 @@ impl CodeCache {
             }
         };
         let unchanged = |cache: &mut CodeCache, &(page, digest): &PageDigest| {
-            let compilable =
-                memory.perm_at(page).is_some_and(|perm| perm.contains(Perm::EXECUTE) && !perm.contains(Perm::WRITE))
-                    && !memory.is_shared(page);
-            compilable && cache.page_digest(memory, page) == digest
+            compilable(memory, page) && cache.page_digest(memory, page) == digest
         };
         pages.iter().all(|page| unchanged(self, page)).then_some(block)
     }

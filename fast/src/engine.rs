@@ -6,7 +6,7 @@ use crate::edges::{EdgeProfile, PcHasher};
 use crate::fault::SiteIndex;
 use crate::lift::{
     CHAIN_ENTRIES, ChainEntry, EntryArgs, GUEST_ACCESS, INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, REPLAY,
-    lift_block, trampoline,
+    compilable, lift_block, trampoline,
 };
 use crate::profiling::PerfOutput;
 use crate::runtime::{Context, Runtime};
@@ -18,7 +18,7 @@ use std::hash::BuildHasherDefault;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use tandem_reference::engine::{Engine, Exit, GuestClock, RunResult};
-use tandem_reference::memory::{GuestMemory, PAGE_SIZE, Perm};
+use tandem_reference::memory::{GuestMemory, PAGE_SIZE};
 use tandem_reference::sysreg::{CpuIdentity, PointerAuthKeys};
 use tandem_reference::{CpuState, Interpreter, Unpredictable};
 
@@ -257,8 +257,7 @@ impl FastEngine {
             self.remember(slot, block.chain_entry(pc));
             return Some(block);
         }
-        let perm = memory.perm_at(pc)?;
-        if !perm.contains(Perm::EXECUTE) || perm.contains(Perm::WRITE) || memory.is_shared(pc) {
+        if !compilable(memory, pc) {
             return None;
         }
         let heat = self.heat.entry(pc).or_insert(0);

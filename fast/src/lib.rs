@@ -8,7 +8,8 @@
 //!   SSE4.2 helper in `runtime` are `unsafe`.
 //! - Compiled code depends only on guest bytes of pages that are executable, not writable and not views of shared
 //!   pages (which another, writable address may change: code memory); anything that changes such bytes or
-//!   permissions must call `Engine::invalidate`.
+//!   permissions must call `Engine::invalidate`. `lift::compilable` is the one test of it, for every page a
+//!   region holds.
 
 pub mod code_cache;
 mod code_memory;

@@ -145,6 +145,13 @@ pub struct LiftedBlock {
     pub other_pages: Vec<u64>,
 }
 
+/// Whether the code at `pc` may be compiled: its page is executable, not writable and no view of shared pages
+/// (which another, writable address may change: code memory), so guest stores cannot change it.
+pub fn compilable(memory: &GuestMemory, pc: u64) -> bool {
+    memory.perm_at(pc).is_some_and(|perm| perm.contains(Perm::EXECUTE) && !perm.contains(Perm::WRITE))
+        && !memory.is_shared(pc)
+}
+
 /// The trap code of guest accesses that may fault (`fault`).
 pub const GUEST_ACCESS: TrapCode = TrapCode::unwrap_user(1);
 

@@ -28,7 +28,8 @@
 //!   which is compiled, carries only that. Both are correct on their own: the plan makes the second cheaper.
 
 use super::{
-    FlagsShape, FlagsState, Flow, Lifter, Recorded, Unlifted, block_signature, cpu_offset_of_register, host_flags,
+    FlagsShape, FlagsState, Flow, Lifter, Recorded, Unlifted, block_signature, compilable, cpu_offset_of_register,
+    host_flags,
 };
 use crate::edges::{EdgeProfile, Seen};
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -39,7 +40,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::decode::decode;
-use tandem_reference::memory::{GuestMemory, PAGE_SIZE, Perm};
+use tandem_reference::memory::{GuestMemory, PAGE_SIZE};
 
 use super::LiftedBlock;
 
@@ -451,13 +452,10 @@ impl Lifter<'_> {
         self.pages.contains(&(pc & !(PAGE_SIZE - 1)))
     }
 
-    /// Adds `pc`'s page to the region's when there is room and its code may be compiled (executable, not writable,
-    /// no view of shared pages: as the engine requires of a region's first page).
+    /// Adds `pc`'s page to the region's when there is room and its code may be compiled (`compilable`, as the
+    /// engine requires of a region's first page).
     fn admit_page(&mut self, pc: u64) -> bool {
-        let compilable =
-            self.memory.perm_at(pc).is_some_and(|perm| perm.contains(Perm::EXECUTE) && !perm.contains(Perm::WRITE))
-                && !self.memory.is_shared(pc);
-        if self.pages.len() >= MAX_REGION_PAGES || !compilable {
+        if self.pages.len() >= MAX_REGION_PAGES || !compilable(self.memory, pc) {
             return false;
         }
         self.pages.push(pc & !(PAGE_SIZE - 1));
