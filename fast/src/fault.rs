@@ -13,8 +13,9 @@
 //!   A rerun from it on the reference, on the same memory, thus retires the same instructions the same way up
 //!   to the refused access, and faults there (the guarded view refuses exactly what the guest's permissions do,
 //!   for reads; a refused write whose instruction is its own replay point is simply run again).
-//! - An instruction's host accesses change nothing the guest can see before the last of them could fault (stores
-//!   of several host accesses that could cross a page are checked inline).
+//! - An instruction's host accesses change nothing the guest can see before the last of them could fault (a store
+//!   of several host accesses that crosses a page first writes its last byte back as it is, which faults where
+//!   the second page refuses writes: `Lifter::probe_last_page`).
 //! - `enter` is the only way into compiled code: it saves the host's callee-saved registers and stack pointer,
 //!   where the handler resumes (at `tandem_fast_resume`) as though the trampoline had returned, abandoning the
 //!   compiled frames (they own nothing).

@@ -537,6 +537,34 @@ fn host_faults_leave_the_exact_state() {
     }
 }
 
+/// Stores of several host accesses (SIMD pairs, ST1 of two registers) that cross a page, done inline: across two
+/// writable pages they land whole; into a read-only page nothing of them lands, not even the part before the
+/// page's start (`Lifter::probe_last_page`).
+#[test]
+fn stores_in_parts_across_pages_land_whole_or_not_at_all() {
+    // 0x1f000 and 0x20000: read/write; 0x21000: read-only.
+    let data = |memory: &mut GuestMemory| {
+        memory.map(0x1f000, 3 * PAGE_SIZE, Perm::RW).unwrap();
+        memory.protect(0x21000, PAGE_SIZE, Perm::READ).unwrap();
+    };
+    const VALUES: [u32; 2] = [
+        0x4f00e460, // movi v0.16b, #3
+        0x4f00e521, // movi v1.16b, #9
+    ];
+    let programs: [(&str, [u32; 2], u32); 4] = [
+        ("simd pair across writable pages", [0xd2a00020, 0xf29ffe00], 0xad000400),
+        ("simd pair into a read-only page", [0xd2a00040, 0xf281fe00], 0xad000400),
+        ("two-register st1 across writable pages", [0xd2a00020, 0xf29ffe00], 0x4c00a000),
+        ("two-register st1 into a read-only page", [0xd2a00040, 0xf281ff00], 0x4c00a000),
+    ];
+    // mov x0, #0x10000 / #0x20000; movk x0, #0xfff0 / #0xff0 / #0xff8; stp q0, q1, [x0] / st1 {v0.16b, v1.16b},
+    // [x0]; svc #0.
+    for (name, address, store) in programs {
+        let code: Vec<u32> = address.into_iter().chain(VALUES).chain([store, 0xd4000001]).collect();
+        assert_same_for_every_budget(name, &code, data);
+    }
+}
+
 /// CCMP and CCMN (both widths, every condition, several constants) read by a condition of every kind in the same
 /// block (`CSINC`, which the lifter answers from the lazy flags), after a CMP that sets the flags they test, on
 /// operands with equal, extreme and random values: the fast path's registers and NZCV are the reference's.

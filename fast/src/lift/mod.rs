@@ -22,9 +22,11 @@
 //!   makes one valid), and its host access carries trap code `GUEST_ACCESS`. Its address lies inside the guest's
 //!   address space, or the access faults on the host or traps: the address, or a value it is at most
 //!   `NEAR_OFFSET` bytes from, was checked on every path to it (`checked`), and the view's guards
-//!   (`VIEW_GUARD`) catch what lies that near past either end of the space. Every inline check (alignment,
-//!   page-crossing stores of several host accesses) happens before the instruction changes anything, so a side
-//!   exit leaves the state exactly as it was before that instruction, with the instructions before it retired.
+//!   (`VIEW_GUARD`) catch what lies that near past either end of the space. Every inline check (alignment)
+//!   happens before the instruction changes anything, so a side exit leaves the state exactly as it was before
+//!   that instruction, with the instructions before it retired. A store of several host accesses that crosses a
+//!   page writes its last byte's page first, with the byte that is there (`probe_last_page`), so that a fault
+//!   leaves memory as it was.
 //! - The generated code has no relocations: it addresses only its arguments and calls helpers only through the
 //!   `Runtime` table, so it can be copied anywhere and stored on disk.
 //! - Constrained-unpredictable cases, pair exclusives and CASP, most system registers, FP and SIMD arithmetic are
@@ -668,10 +670,10 @@ impl Lifter<'_> {
         self.guarded_address(address, size, need, Alignment::Any)
     }
 
-    /// As `guest_address`, for an access the caller performs as several host accesses: a store that crosses a
-    /// page leaves the block inline (its first part could land before the second faults).
+    /// As `guest_address`, for an access the caller performs as several host accesses, first part first: a store
+    /// that crosses a page first writes its last byte's page with what it holds (`probe_last_page`).
     pub(crate) fn guest_address_in_parts(&mut self, address: Value, size: u32, need: Perm) -> Value {
-        self.guarded_address(address, size, need, Alignment::InOnePage)
+        self.guarded_address(address, size, need, Alignment::InParts)
     }
 
     /// As `guest_address`, for accesses the architecture requires to be aligned to their size (exclusives,
@@ -682,19 +684,11 @@ impl Lifter<'_> {
 
     fn guarded_address(&mut self, address: Value, size: u32, need: Perm, alignment: Alignment) -> Value {
         let (reads, writes) = (need.contains(Perm::READ), need.contains(Perm::WRITE));
-        let split = size > 1 && writes && alignment == Alignment::InOnePage;
-        if alignment == Alignment::ToSize || split {
+        if alignment == Alignment::ToSize {
             let exit = self.b.create_block();
             self.b.set_cold_block(exit);
-            if split {
-                let offset = self.b.ins().band_imm_u(address, (PAGE_SIZE - 1) as i64);
-                let crosses =
-                    self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, offset, (PAGE_SIZE - u64::from(size)) as i64);
-                self.exit_unless_zero(crosses, exit);
-            } else {
-                let misalignment = self.b.ins().band_imm_u(address, i64::from(size - 1));
-                self.exit_unless_zero(misalignment, exit);
-            }
+            let misalignment = self.b.ins().band_imm_u(address, i64::from(size - 1));
+            self.exit_unless_zero(misalignment, exit);
             // The exit is taken before the replay point's stores: it writes back what they would.
             let inside = self.b.current_block().expect("lifting inside a block");
             self.b.switch_to_block(exit);
@@ -724,7 +718,29 @@ impl Lifter<'_> {
             self.b.ins().trapnz(beyond, GUEST_ACCESS);
             self.checked.push(checked);
         }
-        self.b.ins().iadd(self.memory_base, address)
+        let host = self.b.ins().iadd(self.memory_base, address);
+        if size > 1 && writes && alignment == Alignment::InParts {
+            self.probe_last_page(address, host, size);
+        }
+        host
+    }
+
+    /// Where a store of several host accesses (each all or nothing) crosses a page, stores the byte its last
+    /// byte overwrites, unchanged, before any of them: its first part then faults, if any does, with nothing
+    /// written (the host refuses a write to either page exactly where the guest's permissions do; a byte written
+    /// as it was changes nothing a rerun sees). A store never spans more than two pages.
+    fn probe_last_page(&mut self, address: Value, host: Value, size: u32) {
+        let offset = self.b.ins().band_imm_u(address, (PAGE_SIZE - 1) as i64);
+        let crosses = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, offset, (PAGE_SIZE - u64::from(size)) as i64);
+        let (probe, join) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(probe);
+        self.b.ins().brif(crosses, probe, &[], join, &[]);
+        self.b.switch_to_block(probe);
+        let last = self.b.ins().iadd_imm_s(host, i64::from(size - 1));
+        let byte = self.host_load(types::I8, last);
+        self.host_store(byte, last, 0);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
     }
 
     /// `address` as a value plus a constant, following the additions of constants that computed it.
@@ -933,8 +949,8 @@ pub(crate) enum Operand {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Alignment {
     Any,
-    /// Inside one page, for stores made of several host accesses.
-    InOnePage,
+    /// Any, for an access made of several host accesses (a store that crosses a page probes it first).
+    InParts,
     /// A multiple of the access size (exclusives, acquire/release, atomics).
     ToSize,
 }
