@@ -11,7 +11,12 @@ use common::{code_memory, xorshift};
 
 /// Runs both engines from `pc` with `budget` and asserts the same result and state.
 fn assert_same(memory: &GuestMemory, pc: u64, budget: u64) {
-    let start = CpuState { pc, ..CpuState::default() };
+    assert_same_from(memory, CpuState { pc, ..CpuState::default() }, budget);
+}
+
+/// Runs both engines from `start` with `budget` and asserts the same result and state.
+fn assert_same_from(memory: &GuestMemory, start: CpuState, budget: u64) {
+    let pc = start.pc;
     let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
     let reference = Interpreter::default().run(&mut reference_cpu, memory, budget, GuestClock::default());
     let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
@@ -534,6 +539,29 @@ fn host_faults_leave_the_exact_state() {
     ];
     for (name, code) in programs {
         assert_same_for_every_budget(name, code, data);
+    }
+}
+
+/// A condition read at a loop's label, which NZCV reaches from the `CpuState` on entry and from the loop's SUBS on
+/// the way round: every condition, every NZCV at entry, and loops that leave at once, after some passes, or
+/// not before the budget ends.
+#[test]
+fn conditions_at_a_loop_label_read_the_flags_that_reached_it() {
+    let memory = code_memory(1);
+    for cond in 0..14u32 {
+        // loop: b.<cond> out; add x0, x0, #1; subs x1, x1, #1; b loop; out: svc #0
+        let code: Vec<u8> = [0x5400_0080 | cond, 0x9100_0400, 0xf100_0421, 0x17ff_fffd, 0xd400_0001]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        memory.write_privileged(0x10000, &code).unwrap();
+        for nzcv in 0..16 {
+            for x1 in [1, 3, 1 << 63] {
+                let mut start = CpuState { pc: 0x10000, nzcv: nzcv << 28, ..CpuState::default() };
+                start.x[1] = x1;
+                assert_same_from(&memory, start, 200);
+            }
+        }
     }
 }
 

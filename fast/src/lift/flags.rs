@@ -272,21 +272,32 @@ impl Lifter<'_> {
                 // The pseudocode's own ConditionHolds, on the constant, while lifting (cond<0> inverts below).
                 let constant = condition_holds(cond & !1, Flags::from_imm4(otherwise));
                 let constant = self.b.ins().iconst(types::I8, i64::from(constant));
-                self.b.ins().select(holds, compared, constant)
+                Some(self.b.ins().select(holds, compared, constant))
             }
-            FlagsState::Lazy(lazy) => match self.direct_condition(lazy, cond) {
+            FlagsState::Lazy(lazy) => {
                 // Inverted already, so that the host branches on the compare itself.
-                Some(holds) => return holds,
-                None => {
-                    let packed = self.packed_flags();
-                    self.condition_from_packed(packed, cond >> 1)
+                if let Some(holds) = self.direct_condition(lazy, cond) {
+                    return holds;
                 }
-            },
-            _ => {
-                let packed = self.packed_flags();
-                self.condition_from_packed(packed, cond >> 1)
+                None
             }
+            // A loop's label: the condition on each side (the carried compare's, or the stored NZCV's) and the
+            // one that holds picked, rather than NZCV packed from either.
+            FlagsState::AtLabel { in_cpu, carried } => {
+                if let Some(carried) = self.direct_condition(carried, cond) {
+                    let stored = self.stored_flags();
+                    let stored = self.condition_from_packed(stored, cond >> 1);
+                    let stored = if invert { self.b.ins().bxor_imm_u(stored, 1) } else { stored };
+                    return self.b.ins().select(in_cpu, stored, carried);
+                }
+                None
+            }
+            FlagsState::InCpu => None,
         };
+        let holds = holds.unwrap_or_else(|| {
+            let packed = self.packed_flags();
+            self.condition_from_packed(packed, cond >> 1)
+        });
         if invert { self.b.ins().bxor_imm_u(holds, 1) } else { holds }
     }
 
