@@ -5,7 +5,7 @@ use super::flags::LazyFlags;
 use super::{Flow, Lift, Lifter, Operand, Unlifted};
 use crate::runtime::Runtime;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{InstBuilder, Value, types};
+use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
 use std::mem::offset_of;
 use tandem_reference::CpuState;
 use tandem_reference::interp::pseudocode::{datasize, decode_bit_masks, ones, sign_extend};
@@ -262,6 +262,11 @@ impl Lifter<'_> {
         let Some((wmask, tmask)) = decode_bit_masks(n, imms, immr, false, width) else { return Err(Unlifted) };
         let ty = Self::int_type(width);
         let src = self.x(rn, width);
+        if opc != 0b01 {
+            let result = self.extend_or_shift_field(src, opc == 0b00, width, immr, imms);
+            self.set_x(rd, result);
+            return Ok(Flow::Next);
+        }
         let dst = if opc == 0b01 { self.x(rd, width) } else { self.iconst(ty, 0) };
         // bot = (dst AND NOT(wmask)) OR (ROR(src, R) AND wmask)
         let rotated = if immr == 0 { src } else { self.b.ins().rotr_imm_u(src, i64::from(immr)) };
@@ -281,6 +286,33 @@ impl Lifter<'_> {
         let result = self.b.ins().bor(high, low);
         self.set_x(rd, result);
         Ok(Flow::Next)
+    }
+
+    /// SBFM (`signed`) and UBFM as the shifts and extensions their aliases are (ASR, LSR, LSL, SXTB/H/W, UXTB/H,
+    /// SBFX, UBFX, SBFIZ, UBFIZ): what the pseudocode's masks give, in one to three host instructions. With
+    /// `imms >= immr` bits `imms..immr` go to the bottom (the field's top bit brought to the register's top by a
+    /// left shift, then down with sign or zero fill); otherwise bits `imms..0` go to bit `width - immr` (extended
+    /// in place first, then shifted there).
+    fn extend_or_shift_field(&mut self, src: Value, signed: bool, width: u32, immr: u32, imms: u32) -> Value {
+        let right = |lifter: &mut Self, value: Value, amount: u32| match (amount, signed) {
+            (0, _) => value,
+            (_, true) => lifter.b.ins().sshr_imm_u(value, i64::from(amount)),
+            (_, false) => lifter.b.ins().ushr_imm_u(value, i64::from(amount)),
+        };
+        let top = width - 1 - imms;
+        if imms >= immr {
+            if immr == 0 && matches!(imms, 7 | 15 | 31) && imms < width - 1 {
+                let narrow_type = Type::int((imms + 1) as u16).expect("8, 16 or 32 bits");
+                let narrow = self.b.ins().ireduce(narrow_type, src);
+                let ty = Self::int_type(width);
+                return if signed { self.b.ins().sextend(ty, narrow) } else { self.b.ins().uextend(ty, narrow) };
+            }
+            let at_top = if top == 0 { src } else { self.b.ins().ishl_imm_u(src, i64::from(top)) };
+            return right(self, at_top, top + immr);
+        }
+        let at_top = self.b.ins().ishl_imm_u(src, i64::from(top));
+        let field = right(self, at_top, top);
+        self.b.ins().ishl_imm_u(field, i64::from(width - immr))
     }
 
     pub(super) fn extract(
