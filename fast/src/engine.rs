@@ -418,6 +418,8 @@ pub fn host_isa() -> Result<OwnedTargetIsa, FastError> {
     flags.set("enable_verifier", verify).map_err(|error| FastError::Host(error.to_string()))?;
     // Cranelift's x64 tail calls (block chaining) need frame pointers.
     flags.set("preserve_frame_pointers", "true").map_err(|error| FastError::Host(error.to_string()))?;
+    // The guarded view's base lives in the pinned register (`lift`).
+    flags.set("enable_pinned_reg", "true").map_err(|error| FastError::Host(error.to_string()))?;
     cranelift_native::builder()
         .map_err(|error| FastError::Host(error.to_string()))?
         .finish(settings::Flags::new(flags))

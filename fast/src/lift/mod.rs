@@ -3,10 +3,11 @@
 //! module lifts instructions and keeps the guest state along a run: guest registers are plain SSA values, NZCV
 //! is lazy, and every exit writes back what changed.
 //!
-//! The compiled function uses Cranelift's `tail` calling convention: `fn(context: *mut Context, memory: *mut u8,
-//! budget: u64) -> u64`, `memory` being the guarded view of guest memory and `context` the engine's `Context`
-//! (the `CpuState`, then the `Runtime` and the chain table at fixed offsets: one pointer reaches all three, which
-//! leaves host registers to the guest's). `budget` is how many instructions may still retire. At its end a block looks its successor up in
+//! The compiled function uses Cranelift's `tail` calling convention: `fn(context: *mut Context, budget: u64) ->
+//! u64`, `context` being the engine's `Context` (the `CpuState`, then the `Runtime` and the chain table at fixed
+//! offsets: one pointer reaches all three, which leaves host registers to the guest's). The guarded view of guest
+//! memory is in Cranelift's pinned register (r15), which the trampoline sets: it is never spilled, never saved in
+//! a block's prologue, and no block changes it. `budget` is how many instructions may still retire. At its end a block looks its successor up in
 //! the chain table and, when it is there and fits in what is left of the budget, tail-calls it (block linking
 //! without the dispatcher). It returns the budget left, with `INTERPRET_NEXT` set when the instruction at the new
 //! PC must be executed by the reference interpreter (one the lifter leaves to it, or an access an inline check
@@ -92,7 +93,7 @@ impl ChainEntry {
 /// The signature of every compiled block.
 fn block_signature() -> Signature {
     let mut signature = Signature::new(CallConv::Tail);
-    signature.params.extend([AbiParam::new(types::I64); 3]);
+    signature.params.extend([AbiParam::new(types::I64); 2]);
     signature.returns.push(AbiParam::new(types::I64));
     signature
 }
@@ -108,7 +109,8 @@ pub struct EntryArgs {
 }
 
 /// The function Rust calls to enter compiled code (through `fault::enter`): `extern "C" fn(args: *const
-/// EntryArgs) -> u64` calls the block at `args.code` with the other arguments and returns what it returns.
+/// EntryArgs) -> u64` puts `args.memory` in the pinned register, calls the block at `args.code` with the context
+/// and the budget, and returns what it returns. (`fault::enter` saves and restores r15 around it.)
 pub fn trampoline(isa: &dyn TargetIsa) -> Function {
     let mut signature = Signature::new(isa.default_call_conv());
     signature.params.push(AbiParam::new(types::I64));
@@ -122,8 +124,9 @@ pub fn trampoline(isa: &dyn TargetIsa) -> Function {
     let args = b.block_params(entry)[0];
     let field = |b: &mut FunctionBuilder, offset: usize| b.ins().load(types::I64, host_flags(), args, offset as i32);
     let code = field(&mut b, offset_of!(EntryArgs, code));
-    let arguments = [offset_of!(EntryArgs, context), offset_of!(EntryArgs, memory), offset_of!(EntryArgs, budget)]
-        .map(|offset| field(&mut b, offset));
+    let memory = field(&mut b, offset_of!(EntryArgs, memory));
+    b.ins().set_pinned_reg(memory);
+    let arguments = [offset_of!(EntryArgs, context), offset_of!(EntryArgs, budget)].map(|offset| field(&mut b, offset));
     let block = b.import_signature(block_signature());
     let call = b.ins().call_indirect(block, code, &arguments);
     let result = b.inst_results(call)[0];
@@ -209,7 +212,6 @@ pub(crate) struct Lifter<'a> {
     pub(crate) b: FunctionBuilder<'a>,
     /// The `Context`: the `CpuState` at offset 0, the `Runtime` at `RUNTIME_AT`, the chain table at `CHAIN_AT`.
     cpu: Value,
-    memory_base: Value,
     /// The budget left when the block started.
     budget: Value,
     call_conv: CallConv,
@@ -718,7 +720,9 @@ impl Lifter<'_> {
             self.b.ins().trapnz(beyond, GUEST_ACCESS);
             self.checked.push(checked);
         }
-        let host = self.b.ins().iadd(self.memory_base, address);
+        // Read where it is used: a value live across the block would be spilled where registers run short.
+        let memory_base = self.b.ins().get_pinned_reg(types::I64);
+        let host = self.b.ins().iadd(memory_base, address);
         if size > 1 && writes && alignment == Alignment::InParts {
             self.probe_last_page(address, host, size);
         }
@@ -899,7 +903,7 @@ impl Lifter<'_> {
         self.b.switch_to_block(linked);
         let code = self.b.ins().load(types::I64, host_flags(), entry, field(offset_of!(ChainEntry, code)));
         let signature = self.b.import_signature(block_signature());
-        let args = [self.cpu, self.memory_base, left];
+        let args = [self.cpu, left];
         self.b.ins().return_call_indirect(signature, code, &args);
         self.b.switch_to_block(back);
         self.b.ins().return_(&[left]);

@@ -225,11 +225,10 @@ fn lift_region(region: &Region, plan: Option<RegionPlan>) -> Option<(LiftedBlock
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
-    let [cpu, memory_base, budget] = b.block_params(entry).try_into().expect("three parameters");
+    let [cpu, budget] = b.block_params(entry).try_into().expect("two parameters");
     let mut lifter = Lifter {
         b,
         cpu,
-        memory_base,
         budget,
         call_conv: isa.default_call_conv(),
         pc,
