@@ -571,6 +571,23 @@ fn signed_and_unsigned_bitfield_moves_match_the_reference() {
     }
 }
 
+/// DC ZVA zeroes the 64-byte block that holds its register's address, inside a writable page; in a read-only
+/// page it faults with nothing zeroed, at the register's address.
+#[test]
+fn zeroing_a_block_matches_the_reference() {
+    // 0x20000: read/write, 0x21000: read-only; both full of nonzero words.
+    let data = |memory: &mut GuestMemory| {
+        memory.map(0x20000, 2 * PAGE_SIZE, Perm::RW).unwrap();
+        let words: Vec<u8> = (0..2 * PAGE_SIZE / 8).flat_map(|i| (i * 0x0101_0101 + 3).to_le_bytes()).collect();
+        memory.write(0x20000, &words).unwrap();
+        memory.protect(0x21000, PAGE_SIZE, Perm::READ).unwrap();
+    };
+    // mov x0, #0x20000; movk x0, #0x123 / #0x1008; dc zva, x0; svc #0
+    for (name, movk) in [("writable page", 0xf280_2460), ("read-only page", 0xf282_0100)] {
+        assert_same_for_every_budget(name, &[0xd2a0_0040, movk, 0xd50b_7420, 0xd400_0001], data);
+    }
+}
+
 /// A condition read at a loop's label, which NZCV reaches from the `CpuState` on entry and from the loop's SUBS on
 /// the way round: every condition, every NZCV at entry, and loops that leave at once, after some passes, or
 /// not before the budget ends.

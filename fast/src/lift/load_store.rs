@@ -19,6 +19,7 @@ use tandem_reference::interp::shared_decode::{
     MemOp, decode_single, multiple_structures_decode, single_structure_decode, single_structure_registers,
 };
 use tandem_reference::memory::Perm;
+use tandem_reference::sysreg::DC_ZVA_BLOCK_SIZE;
 
 /// Where LD2-LD4's register `r` finds its bytes: byte i of the register (`register_bytes` of them, elements of
 /// `element_bytes`) is memory byte (e selem + r) ebytes + b for its element e and byte b, one structure of `selem`
@@ -434,6 +435,22 @@ impl Lifter<'_> {
             }
         }
         self.structure_writeback(post_index, rn, address, total);
+        Ok(Flow::Next)
+    }
+
+    /// DC ZVA: zeroes the naturally aligned block of `DC_ZVA_BLOCK_SIZE` bytes that holds X[t]'s address, with
+    /// host stores of 16 bytes. The block lies in one page, so the first store faults where any would, with
+    /// nothing written: the stores are one access as `guest_address` means it. A fault reruns the reference,
+    /// which reports X[t]'s address.
+    pub(super) fn zero_block(&mut self, rt: u32) -> Lift {
+        let address = self.x(rt, 64);
+        let block = self.and_const(address, !(DC_ZVA_BLOCK_SIZE - 1));
+        let host = self.guest_address(block, DC_ZVA_BLOCK_SIZE as u32, Perm::WRITE);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let zero = self.b.ins().scalar_to_vector(types::I64X2, zero);
+        for offset in (0..DC_ZVA_BLOCK_SIZE as i32).step_by(16) {
+            self.host_store(zero, host, offset);
+        }
         Ok(Flow::Next)
     }
 

@@ -395,6 +395,7 @@ impl Lifter<'_> {
                 .simd_modified_immediate(q, op, abc, cmode, o2, defgh, rd)
                 .or_else(|Unlifted| self.interpret_in_place(word)),
             MsrMrs { l, o0, op1, crn, crm, op2, rt } => self.system_register_move(l, o0, op1, crn, crm, op2, rt),
+            Sys { l: 0, op1: 3, crn: 7, crm: 4, op2: 1, rt } => self.zero_block(rt),
             Barrier { crm: _, op2 } => self.barrier(op2),
 
             BBl { op, imm26 } => self.branch_immediate(op, imm26),
