@@ -299,7 +299,8 @@ impl Lifter<'_> {
     }
 
     /// The checked host address of a structure access of `total` bytes at `address`: a store made of several host
-    /// stores (`in_parts`) may not cross a page, since its first part could land before the second faulted.
+    /// stores (`in_parts`) that crosses a page probes the second page first (`Lifter::probe_last_page`), since its
+    /// first part could otherwise land before the second faulted.
     fn structure_address(&mut self, address: Value, total: u32, is_load: bool, in_parts: bool) -> Value {
         match (is_load, in_parts) {
             (true, _) => self.guest_address(address, total, Perm::READ),
