@@ -167,8 +167,15 @@ fn shaders(corpus: Option<PathBuf>, repeat: u32) -> anyhow::Result<ExitCode> {
         for run in &corpus.runs {
             let Some(kernel) = corpus.kernel(isa, run)? else { continue };
             let laid_out = |layout| dispatch_laid_out(&device, run, &kernel, &corpus.input, Placement::Device, layout);
-            // Kernels that do not translate, or whose control flow takes the dispatcher anyway, compare nothing.
-            let Ok(outcome) = laid_out(Layout::Constructs) else { continue };
+            // Kernels that do not translate or run (named, with why), or whose control flow takes the dispatcher
+            // anyway, compare nothing.
+            let outcome = match laid_out(Layout::Constructs) {
+                Ok(outcome) => outcome,
+                Err(error) => {
+                    println!("{:<18} {:<5} not compared: {error:#}", run.entry, isa);
+                    continue;
+                }
+            };
             if !matches!(outcome.control_flow, ControlFlow::Structured(_)) {
                 continue;
             }
