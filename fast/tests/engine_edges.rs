@@ -14,6 +14,16 @@ fn assert_same(memory: &GuestMemory, pc: u64, budget: u64) {
     assert_same_from(memory, CpuState { pc, ..CpuState::default() }, budget);
 }
 
+/// Writes `words` at 0x10000 and runs both engines from there with X1 and NZCV set, asserting the same result
+/// and state.
+fn assert_same_code(memory: &GuestMemory, words: &[u32], x1: u64, nzcv: u32, budget: u64) {
+    let code: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    memory.write_privileged(0x10000, &code).unwrap();
+    let mut start = CpuState { pc: 0x10000, nzcv, ..CpuState::default() };
+    start.x[1] = x1;
+    assert_same_from(memory, start, budget);
+}
+
 /// Runs both engines from `start` with `budget` and asserts the same result and state.
 fn assert_same_from(memory: &GuestMemory, start: CpuState, budget: u64) {
     let pc = start.pc;
@@ -561,12 +571,9 @@ fn signed_and_unsigned_bitfield_moves_match_the_reference() {
     }
     let memory = code_memory(1);
     for block in words.chunks(28) {
-        let code: Vec<u8> = block.iter().chain(&[0xd400_0001]).flat_map(|w| w.to_le_bytes()).collect();
-        memory.write_privileged(0x10000, &code).unwrap();
+        let code: Vec<u32> = block.iter().copied().chain([0xd400_0001]).collect();
         for x1 in [0x8080_8080_8080_8080, 0x7f7f_7f7f_7f7f_7f7f, 0x0123_4567_89ab_cdef] {
-            let mut start = CpuState { pc: 0x10000, ..CpuState::default() };
-            start.x[1] = x1;
-            assert_same_from(&memory, start, 100);
+            assert_same_code(&memory, &code, x1, 0, 100);
         }
     }
 }
@@ -596,16 +603,10 @@ fn conditions_at_a_loop_label_read_the_flags_that_reached_it() {
     let memory = code_memory(1);
     for cond in 0..14u32 {
         // loop: b.<cond> out; add x0, x0, #1; subs x1, x1, #1; b loop; out: svc #0
-        let code: Vec<u8> = [0x5400_0080 | cond, 0x9100_0400, 0xf100_0421, 0x17ff_fffd, 0xd400_0001]
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
-        memory.write_privileged(0x10000, &code).unwrap();
+        let code = [0x5400_0080 | cond, 0x9100_0400, 0xf100_0421, 0x17ff_fffd, 0xd400_0001];
         for nzcv in 0..16 {
             for x1 in [1, 3, 1 << 63] {
-                let mut start = CpuState { pc: 0x10000, nzcv: nzcv << 28, ..CpuState::default() };
-                start.x[1] = x1;
-                assert_same_from(&memory, start, 200);
+                assert_same_code(&memory, &code, x1, nzcv << 28, 200);
             }
         }
     }
