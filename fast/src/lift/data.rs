@@ -253,35 +253,28 @@ impl Lifter<'_> {
         Ok(Flow::Next)
     }
 
-    /// SBFM, BFM, UBFM, as the pseudocode computes them from `DecodeBitMasks`.
+    /// SBFM and UBFM as shifts and extensions (`extend_or_shift_field`); BFM as the pseudocode computes it from
+    /// `DecodeBitMasks`.
     pub(super) fn bitfield(&mut self, sf: u32, opc: u32, n: u32, immr: u32, imms: u32, rn: u32, rd: u32) -> Lift {
         let width = datasize(sf);
         if opc == 0b11 || n != sf || immr >= width || imms >= width {
             return Err(Unlifted);
         }
         let Some((wmask, tmask)) = decode_bit_masks(n, imms, immr, false, width) else { return Err(Unlifted) };
-        let ty = Self::int_type(width);
         let src = self.x(rn, width);
         if opc != 0b01 {
             let result = self.extend_or_shift_field(src, opc == 0b00, width, immr, imms);
             self.set_x(rd, result);
             return Ok(Flow::Next);
         }
-        let dst = if opc == 0b01 { self.x(rd, width) } else { self.iconst(ty, 0) };
-        // bot = (dst AND NOT(wmask)) OR (ROR(src, R) AND wmask)
+        // BFM: bot = (dst AND NOT(wmask)) OR (ROR(src, R) AND wmask); top = dst.
+        let dst = self.x(rd, width);
         let rotated = if immr == 0 { src } else { self.b.ins().rotr_imm_u(src, i64::from(immr)) };
         let kept = self.and_const(dst, !wmask);
         let inserted = self.and_const(rotated, wmask);
         let bot = self.b.ins().bor(kept, inserted);
-        // top = extend ? Replicate(src<S>) : dst
-        let top = if opc == 0b00 {
-            let at_top = self.b.ins().ishl_imm_u(src, i64::from(width - 1 - imms));
-            self.b.ins().sshr_imm_u(at_top, i64::from(width - 1))
-        } else {
-            dst
-        };
         // result = (top AND NOT(tmask)) OR (bot AND tmask)
-        let high = self.and_const(top, !tmask);
+        let high = self.and_const(dst, !tmask);
         let low = self.and_const(bot, tmask);
         let result = self.b.ins().bor(high, low);
         self.set_x(rd, result);
