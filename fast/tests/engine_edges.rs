@@ -612,6 +612,36 @@ fn conditions_at_a_loop_label_read_the_flags_that_reached_it() {
     }
 }
 
+/// Conditions after CMN, read straight from the addition (`direct_condition`): each condition, at both widths,
+/// with constant addends (the immediate form, and a register holding the type's minimum, whose negation no
+/// operand holds) and an addend that is no constant, on operands around zero, the wrap-arounds and the signed
+/// extremes.
+#[test]
+fn conditions_after_cmn_match_the_reference() {
+    let memory = code_memory(1);
+    let compares: [(&str, &[u32]); 6] = [
+        ("cmn x1, #5", &[0xb100_143f]),
+        ("cmn w1, #1", &[0x3100_043f]),
+        ("cmn x1, x2 (x2 = i64::MIN)", &[0xd2f0_0002, 0xab02_003f]),
+        ("cmn w1, w2 (w2 = i32::MIN)", &[0x52b0_0002, 0x2b02_003f]),
+        ("cmn x1, x2 (x2 = -3)", &[0x9280_0042, 0xab02_003f]),
+        ("cmn x1, x1", &[0xab01_003f]),
+    ];
+    let operands = [0, 1, 2, u64::MAX, -5i64 as u64, -6i64 as u64, -4i64 as u64, 3, 4];
+    let extremes = [1 << 63, (1 << 63) - 1, 0x7fff_ffff, 0x8000_0000, 0xffff_fffb, 0xffff_ffff, 0x1_0000_0000];
+    for (name, compare) in compares {
+        for cond in 0..14u32 {
+            // <compare>; b.<cond> over; add x0, x0, #1; over: svc #0
+            let code: Vec<u32> =
+                compare.iter().copied().chain([0x5400_0040 | cond, 0x9100_0400, 0xd400_0001]).collect();
+            for x1 in operands.into_iter().chain(extremes) {
+                println!("{name}, cond {cond}, x1 {x1:#x}");
+                assert_same_code(&memory, &code, x1, 0, 200);
+            }
+        }
+    }
+}
+
 /// Stores of several host accesses (SIMD pairs, ST1 of two registers) that cross a page, done inline: across two
 /// writable pages they land whole; into a read-only page nothing of them lands, not even the part before the
 /// page's start (`Lifter::probe_last_page`).

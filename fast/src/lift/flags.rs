@@ -3,7 +3,7 @@
 //! whole or an exit stores it, and read by conditions straight from the operands where it can be. Labels of a
 //! region lifted as a graph carry it in a fixed `FlagsShape`.
 
-use super::{Lifter, host_flags};
+use super::{Lifter, constant_value, host_flags};
 use crate::fault::flags_kind;
 use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
 use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
@@ -315,6 +315,24 @@ impl Lifter<'_> {
                 0b100 => Some(b.ins().icmp(cc(IntCC::UnsignedGreaterThan), a, subtrahend)),
                 0b101 => Some(b.ins().icmp(cc(IntCC::SignedGreaterThanOrEqual), a, subtrahend)),
                 0b110 => Some(b.ins().icmp(cc(IntCC::SignedGreaterThan), a, subtrahend)),
+                _ => None,
+            },
+            LazyFlags::Add { a, b: addend, result } => match cond >> 1 {
+                0b000 => Some(b.ins().icmp_imm_s(cc(IntCC::Equal), result, 0)),
+                // The carry out of the addition: the result wrapped below an operand.
+                0b001 => Some(b.ins().icmp(cc(IntCC::UnsignedLessThan), result, a)),
+                0b010 => Some(b.ins().icmp_imm_s(cc(IntCC::SignedLessThan), result, 0)),
+                // N == V: the sum without overflow is not negative, `a >= -addend`; `-addend` is an operand of
+                // the type's unless the addend is its minimum (CMN with a constant, as compilers write it).
+                0b101 | 0b110 => {
+                    let negated = constant_value(&b.func.dfg, addend)?.checked_neg()?;
+                    if b.func.dfg.value_type(a) == types::I32 && i32::try_from(negated).is_err() {
+                        return None;
+                    }
+                    let cc =
+                        cc(if cond >> 1 == 0b101 { IntCC::SignedGreaterThanOrEqual } else { IntCC::SignedGreaterThan });
+                    Some(b.ins().icmp_imm_s(cc, a, negated))
+                }
                 _ => None,
             },
             LazyFlags::Logic { result } => {

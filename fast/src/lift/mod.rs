@@ -52,8 +52,8 @@ use crate::fault::FaultRecord;
 use crate::runtime::{CHAIN_AT, Context, RUNTIME_AT, Runtime};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, Block, Endianness, Function, InstBuilder, InstructionData, MemFlagsData, Opcode, Signature, TrapCode,
-    Type, UserFuncName, Value, ValueDef, types,
+    AbiParam, Block, DataFlowGraph, Endianness, Function, InstBuilder, InstructionData, MemFlagsData, Opcode,
+    Signature, TrapCode, Type, UserFuncName, Value, ValueDef, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -135,6 +135,22 @@ pub fn trampoline(isa: &dyn TargetIsa) -> Function {
     b.finalize(isa.frontend_config());
     function
 }
+/// The constant `value` is, sign-extended from its type, when an `iconst` made it (through the extensions and
+/// narrowings that W registers' writes and reads put around it).
+pub(super) fn constant_value(dfg: &DataFlowGraph, value: Value) -> Option<i64> {
+    let ValueDef::Result(inst, 0) = dfg.value_def(value) else { return None };
+    let bits = match dfg.insts[inst] {
+        InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } => imm.bits(),
+        InstructionData::Unary { opcode: Opcode::Ireduce | Opcode::Sextend, arg } => constant_value(dfg, arg)?,
+        InstructionData::Unary { opcode: Opcode::Uextend, arg } => {
+            constant_value(dfg, arg)? & (u64::MAX >> (64 - dfg.value_type(arg).bits())) as i64
+        }
+        _ => return None,
+    };
+    let unused = 64 - dfg.value_type(value).bits();
+    Some(bits << unused >> unused)
+}
+
 /// The most instructions one block holds by default (a bound on compile time and on budget granularity).
 pub const MAX_BLOCK_INSTRUCTIONS: u32 = 64;
 
@@ -754,11 +770,10 @@ impl Lifter<'_> {
         let (mut base, mut offset) = (address, 0i64);
         while let ValueDef::Result(inst, 0) = dfg.value_def(base)
             && let InstructionData::Binary { opcode: Opcode::Iadd, args: [left, right] } = dfg.insts[inst]
-            && let ValueDef::Result(constant, 0) = dfg.value_def(right)
-            && let InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } = dfg.insts[constant]
+            && let Some(constant) = constant_value(dfg, right)
         {
             base = left;
-            offset = offset.wrapping_add(imm.bits());
+            offset = offset.wrapping_add(constant);
         }
         (base, offset)
     }
