@@ -575,7 +575,8 @@ fn the_code_cache_fills_ahead_of_time_and_survives_damage() {
     let aot = with_cache(&["aot", &demo]);
     assert!(aot.status.success(), "{}", text(&aot.stderr));
     assert!(text(&aot.stdout).starts_with("aot: "), "{}", text(&aot.stdout));
-    let files = files_under(&cache);
+    // The block files, not the stamp of the cache's last prune.
+    let files: Vec<PathBuf> = files_under(&cache).into_iter().filter(|file| !file.ends_with("pruned")).collect();
     assert!(files.len() > 100, "aot stored {} blocks", files.len());
     assert_eq!(text(&with_cache(&["run", &demo, "--cpu", "fast", "--state-hash"]).stdout), expected);
 
@@ -592,6 +593,35 @@ fn the_code_cache_fills_ahead_of_time_and_survives_damage() {
     let repaired = with_cache(&["run", &demo, "--cpu", "fast", "--state-hash"]);
     assert_eq!(text(&repaired.stdout), expected);
     assert!(!text(&repaired.stderr).contains("code cache"), "{}", text(&repaired.stderr));
+}
+
+/// A run prunes the code cache to TANDEM_CODE_CACHE_MAX_MB, least recently used files first, and leaves what is
+/// not the cache's alone; a limit that is no number stops the run naming the variable.
+#[test]
+fn the_code_cache_keeps_to_its_size_limit() {
+    let cache = scratch_dir("code-cache-limit");
+    let demo = program("demo.nro");
+    let stale = cache.join("0f").join("e".repeat(62));
+    let foreign = cache.join("0f").join("notes.txt");
+    std::fs::create_dir_all(stale.parent().unwrap()).unwrap();
+    std::fs::write(&stale, [0u8; 64]).unwrap();
+    std::fs::write(&foreign, "mine").unwrap();
+    let run = |limit: &str| {
+        Command::new(env!("CARGO_BIN_EXE_tandem"))
+            .args(["run", &demo, "--cpu", "fast", "--state-hash"])
+            .env("TANDEM_CODE_CACHE", &cache)
+            .env("TANDEM_CODE_CACHE_MAX_MB", limit)
+            .output()
+            .unwrap()
+    };
+    let refused = run("lots");
+    assert!(!refused.status.success());
+    assert!(text(&refused.stderr).contains("TANDEM_CODE_CACHE_MAX_MB is \"lots\""), "{}", text(&refused.stderr));
+    let pruned = run("0");
+    assert!(pruned.status.success(), "{}", text(&pruned.stderr));
+    assert!(!stale.exists(), "the stale block file outlived a limit of 0");
+    assert_eq!(std::fs::read_to_string(&foreign).unwrap(), "mine");
+    assert!(cache.join("pruned").exists());
 }
 
 /// `tandem shader run` on a kernel's cubin leaves the output buffer as an NVIDIA GPU left it

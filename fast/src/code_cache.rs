@@ -11,11 +11,18 @@
 //! One file per block (`xx/xxxx…` by key), written to a temporary name and renamed, so a reader never sees half
 //! a file; a block compiled again over a stale one replaces it. A file is trusted only if its magic, format, key and SHA-256 checksum all match; anything else is
 //! logged, deleted and compiled afresh.
+//!
+//! The cache is bounded: `prune` removes the least recently used files (a load renews a file's modification
+//! time) until the rest fit the limit, which keeps what the current lifter uses and drops what older lifters
+//! and other programs left. It touches only names of the cache's own layout, in case the folder is not the
+//! cache's alone.
 
 use crate::lift::compilable;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 use tandem_reference::memory::{GuestMemory, PAGE_SIZE};
 
 const MAGIC: &[u8; 8] = b"TNDMBLK3";
@@ -124,7 +131,12 @@ impl CodeCache {
         let unchanged = |cache: &mut CodeCache, &(page, digest): &PageDigest| {
             compilable(memory, page) && cache.page_digest(memory, page) == digest
         };
-        pages.iter().all(|page| unchanged(self, page)).then_some(block)
+        let sound = pages.iter().all(|page| unchanged(self, page));
+        if sound {
+            // Recently used: the last files `prune` removes.
+            let _ = std::fs::File::open(&path).and_then(|file| file.set_modified(SystemTime::now()));
+        }
+        sound.then_some(block)
     }
 
     /// Stores a block compiled from `memory` (its start's page, and `other_pages` as they hold now).
@@ -138,6 +150,128 @@ impl CodeCache {
         let temporary = dir.join(format!(".{}.{}", std::process::id(), path.file_name().unwrap().to_string_lossy()));
         std::fs::write(&temporary, &bytes)?;
         std::fs::rename(&temporary, &path)
+    }
+}
+
+/// The most bytes a cache keeps unless `TANDEM_CODE_CACHE_MAX_MB` says otherwise: room for ahead-of-time
+/// compiled games (a block file is ~5 KiB).
+const DEFAULT_LIMIT_MB: u64 = 4096;
+
+/// How long after a prune the next is due (`prune_if_due`), and after which a temporary file is a dead writer's.
+const PRUNE_INTERVAL: Duration = Duration::from_secs(3600);
+
+/// The file in the cache's folder whose modification time is that of the last prune.
+const PRUNE_STAMP: &str = "pruned";
+
+/// What `prune` found and removed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pruned {
+    pub kept_files: u64,
+    pub kept_bytes: u64,
+    pub removed_files: u64,
+    pub removed_bytes: u64,
+}
+
+/// The most bytes the cache should hold: `$TANDEM_CODE_CACHE_MAX_MB` mebibytes, else 4 GiB.
+pub fn size_limit() -> Result<u64, String> {
+    match std::env::var("TANDEM_CODE_CACHE_MAX_MB") {
+        Err(_) => Ok(DEFAULT_LIMIT_MB << 20),
+        Ok(value) => value.trim().parse::<u64>().map(|mb| mb.saturating_mul(1 << 20)).map_err(|_| {
+            format!("TANDEM_CODE_CACHE_MAX_MB is {value:?}: give the code cache's size limit in mebibytes, e.g. 4096")
+        }),
+    }
+}
+
+/// Prunes the cache in `dir` on a thread of its own when a prune is due (`prune_if_due`): the run goes on
+/// meanwhile (a file removed under a concurrent load is only compiled again). Join the thread before the process
+/// ends, or the prune is cut short, to be done again at the next start.
+pub fn prune_in_background(dir: PathBuf, limit: u64) -> Option<std::thread::JoinHandle<()>> {
+    let spawned = std::thread::Builder::new().name("code-cache-prune".into()).spawn(move || {
+        match prune_if_due(&dir, limit, SystemTime::now()) {
+            Ok(Some(pruned)) if pruned.removed_files > 0 => tracing::info!(
+                dir = %dir.display(),
+                "code cache: removed the {} least recently used files ({} MiB) to keep it under {} MiB",
+                pruned.removed_files,
+                pruned.removed_bytes >> 20,
+                limit >> 20
+            ),
+            Ok(_) => {}
+            Err(error) => tracing::warn!(dir = %dir.display(), "code cache: pruning failed: {error}"),
+        }
+    });
+    spawned.inspect_err(|error| tracing::warn!("code cache: no thread to prune it: {error}")).ok()
+}
+
+/// Prunes the cache in `dir` to `limit` bytes when the last prune was `PRUNE_INTERVAL` before `now` or longer
+/// (or never was); `None` when none was due.
+pub fn prune_if_due(dir: &Path, limit: u64, now: SystemTime) -> std::io::Result<Option<Pruned>> {
+    let stamp = dir.join(PRUNE_STAMP);
+    let last = std::fs::metadata(&stamp).and_then(|metadata| metadata.modified()).ok();
+    if last.is_some_and(|last| now.duration_since(last).is_ok_and(|since| since < PRUNE_INTERVAL)) {
+        return Ok(None);
+    }
+    let pruned = prune(dir, limit, now)?;
+    std::fs::write(&stamp, b"")?;
+    std::fs::File::open(&stamp)?.set_modified(now)?;
+    Ok(Some(pruned))
+}
+
+/// Removes the least recently modified block files of the cache in `dir` until those left take at most `limit`
+/// bytes of the disk, and the temporary files of writers that stopped (`PRUNE_INTERVAL` old before `now`). Other names are
+/// left alone.
+pub fn prune(dir: &Path, limit: u64, now: SystemTime) -> std::io::Result<Pruned> {
+    let is_hex = |name: &str, length: usize| {
+        name.len() == length && name.bytes().all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'))
+    };
+    let mut files = Vec::new();
+    let mut pruned = Pruned::default();
+    for subdir in std::fs::read_dir(dir)? {
+        let subdir = subdir?;
+        if !is_hex(&subdir.file_name().to_string_lossy(), 2) || !subdir.file_type()?.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(subdir.path())? {
+            let file = file?;
+            let name = file.file_name().to_string_lossy().into_owned();
+            let metadata = file.metadata()?;
+            let modified = metadata.modified()?;
+            // What the file takes on the disk, whole blocks.
+            let length = metadata.blocks() * 512;
+            let temporary = name
+                .strip_prefix('.')
+                .and_then(|rest| rest.split_once('.'))
+                .is_some_and(|(pid, key)| pid.bytes().all(|byte| byte.is_ascii_digit()) && is_hex(key, 62));
+            if temporary && now.duration_since(modified).is_ok_and(|age| age >= PRUNE_INTERVAL) {
+                remove(&file.path(), length, &mut pruned)?;
+            } else if is_hex(&name, 62) && metadata.is_file() {
+                files.push((modified, length, file.path()));
+            }
+        }
+    }
+    files.sort();
+    let mut total: u64 = files.iter().map(|&(_, length, _)| length).sum();
+    for (_, length, path) in &files {
+        if total <= limit {
+            pruned.kept_files += 1;
+            pruned.kept_bytes += length;
+        } else {
+            remove(path, *length, &mut pruned)?;
+            total -= length;
+        }
+    }
+    Ok(pruned)
+}
+
+fn remove(path: &Path, length: u64, pruned: &mut Pruned) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        // Another process removed or replaced it first.
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(error),
+        Ok(()) => {
+            pruned.removed_files += 1;
+            pruned.removed_bytes += length;
+            Ok(())
+        }
     }
 }
 
@@ -211,6 +345,84 @@ fn parse(bytes: &[u8], key: &Key) -> Result<(CachedBlock, Vec<PageDigest>), &'st
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tandem_reference::memory::Perm;
+
+    fn scratch_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("tandem-code-cache-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn file(dir: &Path, name: &str, length: usize, modified: SystemTime) {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, vec![0u8; length]).unwrap();
+        std::fs::File::open(&path).unwrap().set_modified(modified).unwrap();
+    }
+
+    /// The least recently used block files go first, down to the limit; temporary files of dead writers go,
+    /// a live writer's stays; names not of the cache's layout stay whatever their age.
+    #[test]
+    fn pruning_removes_the_least_recently_used_files_and_nothing_else() {
+        let dir = scratch_dir("prune");
+        let now = SystemTime::now();
+        let hours_ago = |hours: u64| now - Duration::from_secs(3600 * hours);
+        let key = |digit: char| digit.to_string().repeat(62);
+        file(&dir, &format!("ab/{}", key('1')), 100, hours_ago(5));
+        file(&dir, &format!("ab/{}", key('2')), 100, hours_ago(4));
+        file(&dir, &format!("cd/{}", key('3')), 100, hours_ago(3));
+        file(&dir, &format!("cd/{}", key('4')), 100, hours_ago(1));
+        file(&dir, &format!("cd/.123.{}", key('5')), 30, hours_ago(2));
+        file(&dir, &format!("cd/.456.{}", key('6')), 30, now);
+        let foreign = ["ab/notes.txt", "zz/0000", "README", &format!("ab/{}", key('A'))];
+        for name in foreign {
+            file(&dir, name, 1000, hours_ago(9));
+        }
+        let taken = |name: String| std::fs::metadata(dir.join(name)).unwrap().blocks() * 512;
+        let kept_bytes = taken(format!("cd/{}", key('3'))) + taken(format!("cd/{}", key('4')));
+        let removed_bytes = taken(format!("ab/{}", key('1')))
+            + taken(format!("ab/{}", key('2')))
+            + taken(format!("cd/.123.{}", key('5')));
+        let pruned = prune(&dir, kept_bytes, now).unwrap();
+        assert_eq!(pruned, Pruned { kept_files: 2, kept_bytes, removed_files: 3, removed_bytes });
+        let exists = |name: String| dir.join(name).exists();
+        assert!(!exists(format!("ab/{}", key('1'))) && !exists(format!("ab/{}", key('2'))));
+        assert!(exists(format!("cd/{}", key('3'))) && exists(format!("cd/{}", key('4'))));
+        assert!(!exists(format!("cd/.123.{}", key('5'))) && exists(format!("cd/.456.{}", key('6'))));
+        assert!(foreign.iter().all(|name| exists(name.to_string())));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_prune_is_due_an_interval_after_the_last() {
+        let dir = scratch_dir("due");
+        let now = SystemTime::now();
+        file(&dir, &format!("ab/{}", "7".repeat(62)), 100, now);
+        assert_eq!(prune_if_due(&dir, 0, now).unwrap().map(|pruned| pruned.removed_files), Some(1));
+        assert_eq!(prune_if_due(&dir, 0, now + Duration::from_secs(600)).unwrap(), None);
+        assert!(prune_if_due(&dir, 0, now + PRUNE_INTERVAL).unwrap().is_some());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A load makes its file the most recently used.
+    #[test]
+    fn loading_a_block_renews_its_file() {
+        let dir = scratch_dir("renew");
+        let mut memory = GuestMemory::new().unwrap();
+        memory.map(0x10000, PAGE_SIZE, Perm::RX).unwrap();
+        let isa = crate::host_isa().unwrap();
+        let mut cache = CodeCache::open(&dir, &*isa).unwrap();
+        let key = cache.key(&memory, 0x10000, 64, true);
+        let block = CachedBlock { instructions: 1, code: vec![0xc3], sites: vec![], other_pages: vec![] };
+        cache.store(&memory, &key, &block).unwrap();
+        let long_ago = SystemTime::now() - Duration::from_secs(86_400);
+        std::fs::File::open(cache.path(&key)).unwrap().set_modified(long_ago).unwrap();
+        assert!(cache.load(&key, &memory).is_some());
+        let modified = std::fs::metadata(cache.path(&key)).unwrap().modified().unwrap();
+        assert!(modified > long_ago + Duration::from_secs(3600), "the load left the file's time as it was");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn damaged_files_are_refused() {

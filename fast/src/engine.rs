@@ -558,3 +558,10 @@ impl FastEngine {
         }
     }
 }
+impl Drop for FastEngine {
+    fn drop(&mut self) {
+        if std::env::var("TANDEM_STATS").is_ok() {
+            eprintln!("{:?}", self.stats);
+        }
+    }
+}

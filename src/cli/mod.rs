@@ -17,7 +17,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tandem_fast::FastEngine;
-use tandem_fast::code_cache::CodeCache;
+use tandem_fast::code_cache::{self, CodeCache};
 use tandem_hle::linux::{LinuxOptions, LinuxProcess};
 use tandem_reference::{Engine, Interpreter};
 
@@ -73,6 +73,25 @@ pub fn init_logging(verbose: u8) {
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let result = run_command(cli);
+    // A prune cut short would be done again at the next start.
+    for pruning in std::mem::take(&mut *PRUNING.lock().unwrap_or_else(|poisoned| poisoned.into_inner())) {
+        if !pruning.is_finished() {
+            // Shown at a terminal only.
+            let spinner = indicatif::ProgressBar::new_spinner()
+                .with_message("finishing the code cache's prune to TANDEM_CODE_CACHE_MAX_MB");
+            spinner.enable_steady_tick(std::time::Duration::from_millis(100));
+            let _ = pruning.join();
+            spinner.finish_and_clear();
+        }
+    }
+    result
+}
+
+/// The code cache's prunes in progress (`fast_engine`), finished before the command ends.
+static PRUNING: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>> = std::sync::Mutex::new(Vec::new());
+
+fn run_command(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run::run(args),
         Command::Aot(args) => aot::run(args),
@@ -87,12 +106,22 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The fast path with the code cache `TANDEM_CODE_CACHE` names (default `~/.cache/tandem/code`; `off` for none).
+/// The fast path with the code cache `TANDEM_CODE_CACHE` names (default `~/.cache/tandem/code`; `off` for none),
+/// pruned in the background to `TANDEM_CODE_CACHE_MAX_MB` when a prune is due.
 pub fn fast_engine() -> anyhow::Result<FastEngine> {
     let engine =
         FastEngine::with_defaults().context("starting the fast path; --cpu reference needs no code generator")?;
     match CodeCache::default_dir() {
-        Some(dir) if dir.as_os_str() != "off" => Ok(engine.with_code_cache(&dir)?),
+        Some(dir) if dir.as_os_str() != "off" => {
+            let engine = engine.with_code_cache(&dir)?;
+            let limit = code_cache::size_limit().map_err(anyhow::Error::msg)?;
+            static STARTED: std::sync::Once = std::sync::Once::new();
+            STARTED.call_once(|| {
+                let pruning = code_cache::prune_in_background(dir, limit);
+                PRUNING.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).extend(pruning);
+            });
+            Ok(engine)
+        }
         _ => Ok(engine),
     }
 }
