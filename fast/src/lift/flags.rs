@@ -23,6 +23,9 @@ pub(super) enum FlagsState {
     /// At a label of a region lifted as a graph (`region`): still in the `CpuState` when `in_cpu` (an i8) holds,
     /// otherwise `carried` from the edge that came there.
     AtLabel { in_cpu: Value, carried: LazyFlags },
+    /// At a label where, by the plan, no run reads NZCV before an instruction sets it (`RegionPlan::flags_unread`):
+    /// nothing is carried there. Reading it voids the lifting (`Lifter::note_flags_read`).
+    Unread,
 }
 
 /// NZCV computed in the block, kept as what it is computed from.
@@ -61,13 +64,14 @@ pub(super) enum FlagsShape {
     Sub(Type),
     Add(Type),
     Logic(Type),
+    Unread,
 }
 
 impl FlagsShape {
     /// The block parameters of a label that carry these flags: `in_cpu`, then the lazy flags' values.
     pub(super) fn parameter_types(self) -> Vec<Type> {
         match self {
-            FlagsShape::InCpu => vec![],
+            FlagsShape::InCpu | FlagsShape::Unread => vec![],
             FlagsShape::Packed => vec![types::I8, types::I32],
             FlagsShape::Sub(ty) | FlagsShape::Add(ty) => vec![types::I8, ty, ty, ty],
             FlagsShape::Logic(ty) => vec![types::I8, ty],
@@ -78,6 +82,7 @@ impl FlagsShape {
     pub(super) fn at_label(self, parameters: &[Value]) -> FlagsState {
         let carried = match (self, parameters) {
             (FlagsShape::InCpu, _) => return FlagsState::InCpu,
+            (FlagsShape::Unread, _) => return FlagsState::Unread,
             (FlagsShape::Packed, &[_, packed]) => LazyFlags::Packed(packed),
             (FlagsShape::Sub(_), &[_, a, b, result]) => LazyFlags::Sub { a, b, result },
             (FlagsShape::Add(_), &[_, a, b, result]) => LazyFlags::Add { a, b, result },
@@ -108,6 +113,7 @@ impl Lifter<'_> {
     /// NZCV is now `flags`, to be written back at exits and recorded at the next replay point.
     pub(super) fn set_lazy_flags(&mut self, flags: LazyFlags) {
         self.flags = FlagsState::Lazy(flags);
+        self.flags_segment.clear();
         self.flags_dirty = true;
         self.recorded.flags = false;
     }
@@ -115,8 +121,11 @@ impl Lifter<'_> {
     /// NZCV as `fault::FaultRecord` holds it: the kind (an i32, `fault::flags_kind`) and the values `a` and `b`
     /// it names, zero-extended to i64 (`None`: not needed).
     pub(super) fn flags_record(&mut self) -> (Value, Option<Value>, Option<Value>) {
+        self.note_flags_read();
         let (in_cpu, lazy) = match self.flags {
-            FlagsState::InCpu => return (self.b.ins().iconst(types::I32, i64::from(flags_kind::IN_CPU)), None, None),
+            FlagsState::InCpu | FlagsState::Unread => {
+                return (self.b.ins().iconst(types::I32, i64::from(flags_kind::IN_CPU)), None, None);
+            }
             FlagsState::Lazy(lazy) => (None, lazy),
             FlagsState::AtLabel { in_cpu, carried } => (Some(in_cpu), carried),
         };
@@ -161,8 +170,9 @@ impl Lifter<'_> {
     /// NZCV packed in bits 31..28 of an i32, emitted at the current point and not remembered (exits use it: what
     /// they emit does not dominate the rest of the block).
     pub(super) fn compute_packed_flags(&mut self) -> Value {
+        self.note_flags_read();
         match self.flags {
-            FlagsState::InCpu => self.stored_flags(),
+            FlagsState::InCpu | FlagsState::Unread => self.stored_flags(),
             FlagsState::Lazy(lazy) => self.pack_lazy_flags(lazy),
             FlagsState::AtLabel { in_cpu, carried } => {
                 let stored = self.stored_flags();
@@ -198,6 +208,7 @@ impl Lifter<'_> {
         let ty = |value: Value| self.b.func.dfg.value_type(value);
         let lazy = match self.flags {
             FlagsState::InCpu => return FlagsShape::InCpu,
+            FlagsState::Unread => return FlagsShape::Unread,
             FlagsState::Lazy(lazy) | FlagsState::AtLabel { carried: lazy, .. } => lazy,
         };
         match lazy {
@@ -206,6 +217,18 @@ impl Lifter<'_> {
             LazyFlags::Add { result, .. } => FlagsShape::Add(ty(result)),
             LazyFlags::Logic { result } => FlagsShape::Logic(ty(result)),
             LazyFlags::Select { .. } => FlagsShape::Packed,
+        }
+    }
+
+    /// Notes a read of NZCV as the block knows it: NZCV is live into the instructions since the last that set
+    /// it (what `RegionPlan::flags_unread` is learnt from); and, where the plan said no run reads it at this
+    /// run's label, that this lifting is void (`lift_block` lifts the region again, every label carrying NZCV).
+    pub(super) fn note_flags_read(&mut self) {
+        if let Some(graph) = &mut self.graph {
+            graph.flags_read.extend(self.flags_segment.drain(..));
+            if matches!(self.flags, FlagsState::Unread) {
+                graph.unread_flags_read.extend(graph.current);
+            }
         }
     }
 
@@ -257,6 +280,7 @@ impl Lifter<'_> {
         if cond >> 1 == 0b111 {
             return self.b.ins().iconst(types::I8, 1);
         }
+        self.note_flags_read();
         let invert = cond & 1 == 1;
         let holds = match self.flags {
             FlagsState::Lazy(LazyFlags::Select { holds, subtract, a, b, result, otherwise }) => {
@@ -292,7 +316,7 @@ impl Lifter<'_> {
                 }
                 None
             }
-            FlagsState::InCpu => None,
+            FlagsState::InCpu | FlagsState::Unread => None,
         };
         let holds = holds.unwrap_or_else(|| {
             let packed = self.packed_flags();

@@ -202,6 +202,7 @@ struct Snapshot {
     dirty: u32,
     flags: FlagsState,
     flags_dirty: bool,
+    flags_segment: Vec<u64>,
     recorded: Recorded,
 }
 
@@ -252,6 +253,9 @@ pub(crate) struct Lifter<'a> {
     dirty: u32,
     flags: FlagsState,
     flags_dirty: bool,
+    /// The addresses lifted since the last instruction that set NZCV (or since the run's label), in a graph:
+    /// NZCV as `flags` holds it is what came into each of them (`note_flags_read`).
+    flags_segment: Vec<u64>,
     recorded: Recorded,
     /// Registers the instructions read or write, and those they write, anywhere in the region (`RegionPlan`).
     touched: u32,
@@ -546,6 +550,7 @@ impl Lifter<'_> {
             dirty: self.dirty,
             flags: self.flags,
             flags_dirty: self.flags_dirty,
+            flags_segment: self.flags_segment.clone(),
             recorded: self.recorded,
         }
     }
@@ -556,6 +561,7 @@ impl Lifter<'_> {
         self.dirty = saved.dirty;
         self.flags = saved.flags;
         self.flags_dirty = saved.flags_dirty;
+        self.flags_segment = saved.flags_segment;
         // What the abandoned lifting emitted stays in the function: keep the record's state no better than both.
         self.recorded = Recorded {
             unsynced: saved.recorded.unsynced | self.recorded.unsynced,
@@ -886,6 +892,8 @@ impl Lifter<'_> {
                 self.b.ins().store(host_flags(), value, self.cpu, cpu_offset_of_register(index));
             }
         }
+        // Unchanged, the `CpuState` holds NZCV as it came for whatever runs next: a read of it all the same.
+        self.note_flags_read();
         if self.flags_dirty {
             let packed = self.compute_packed_flags();
             self.b.ins().store(host_flags(), packed, self.cpu, offset_of!(CpuState, nzcv) as i32);

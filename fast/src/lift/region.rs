@@ -60,9 +60,23 @@ pub fn lift_block(
     if !graph {
         return lift_region(&region, None).map(|(block, _)| block);
     }
-    let (_, plan) = lift_region(&region, Some(RegionPlan::carrying_everything()))?;
-    lift_region(&region, Some(plan)).map(|(block, _)| block)
+    let (_, mut plan) = lift_region(&region, Some(RegionPlan::carrying_everything()))?;
+    // A lifting that read NZCV at labels the plan said carry none is void: they carry it in the next (which may
+    // void others, which then pass it to them), a few times, then every label does.
+    for _ in 0..MAX_FLAG_RELIFTS {
+        let (block, lifting) = lift_region(&region, Some(plan.clone()))?;
+        if lifting.unread_flags_read.is_empty() {
+            return Some(block);
+        }
+        plan.flags_unread.retain(|address| !lifting.unread_flags_read.contains(address));
+    }
+    tracing::debug!(pc = format_args!("{pc:#x}"), "region lifted with NZCV carried at every label");
+    lift_region(&region, Some(RegionPlan { flags_unread: HashSet::new(), ..plan })).map(|(block, _)| block)
 }
+
+/// How many times a region is lifted again with NZCV carried at the labels where the last lifting read it,
+/// before every label carries it (`RegionPlan::flags_unread`).
+const MAX_FLAG_RELIFTS: usize = 4;
 
 /// What a lifting of a region as a graph learnt, for the next lifting of it.
 #[derive(Clone, Default)]
@@ -89,6 +103,14 @@ struct RegionPlan {
     /// them needs one. (A run that goes on to a label that needs one keeps the replay point it was given, so
     /// that a loop's back edge, taken far more often than its entry, need not make one.)
     replay_free: HashSet<u64>,
+    /// Addresses lifted whose incoming NZCV no run reads before an instruction sets it (nor passes on to a label
+    /// where it is read, nor leaves the region with): labels there carry none (`FlagsShape::Unread`), which
+    /// leaves a loop fewer values to keep in registers. Learnt per instruction, it holds for labels the next
+    /// lifting splits off too; where that lifting reads NZCV at such a label after all (its runs differ: an edge
+    /// that cannot carry its registers leaves the region instead), `unread_flags_read` voids it.
+    flags_unread: HashSet<u64>,
+    /// The labels where the lifting read NZCV that the plan said carry none (`Lifter::note_flags_read`).
+    unread_flags_read: HashSet<u64>,
 }
 
 impl RegionPlan {
@@ -132,10 +154,16 @@ pub(super) struct Graph {
     start_targeted: bool,
     edges: Vec<Edge>,
     /// The label whose run is being lifted; `None` in the entry block.
-    current: Option<u64>,
+    pub(super) current: Option<u64>,
     /// `RegionPlan::returns` as this lifting finds them, and the labels whose runs made a guest access.
     returns: BTreeSet<u64>,
     accessing: HashSet<u64>,
+    /// The addresses whose incoming NZCV a run read before setting it, the edges that passed it on to a label
+    /// unset (address, label), and the labels where NZCV was read that the plan said carry none
+    /// (`Lifter::note_flags_read`).
+    pub(super) flags_read: HashSet<u64>,
+    flags_passed: Vec<(u64, u64)>,
+    pub(super) unread_flags_read: HashSet<u64>,
 }
 
 /// An edge to a label: from the run of `from` (`None`: the entry block), with the registers the run wrote
@@ -169,6 +197,24 @@ impl Graph {
             .filter(|(address, label)| label.lifted && !needing.contains(address))
             .map(|(&address, _)| address)
             .collect()
+    }
+
+    /// `RegionPlan::flags_unread`: the addresses lifted whose NZCV no run read before setting it, nor passed on
+    /// to a label where one did (a fixpoint over the edges).
+    fn flags_unread(&self) -> HashSet<u64> {
+        let mut read = self.flags_read.clone();
+        loop {
+            let mut changed = false;
+            for &(from, to) in &self.flags_passed {
+                if read.contains(&to) {
+                    changed |= read.insert(from);
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        self.lifted.difference(&read).copied().collect()
     }
 
     /// Each label's `RegionPlan::label_dirty`: the least sets that hold what every edge brings (a fixpoint over
@@ -242,6 +288,7 @@ fn lift_region(region: &Region, plan: Option<RegionPlan>) -> Option<(LiftedBlock
         dirty: 0,
         flags: FlagsState::InCpu,
         flags_dirty: false,
+        flags_segment: Vec::new(),
         recorded: Recorded::default(),
         checked: Vec::new(),
         touched: 0,
@@ -270,6 +317,7 @@ fn lift_region(region: &Region, plan: Option<RegionPlan>) -> Option<(LiftedBlock
     let learnt = match lifter.graph.take() {
         Some(graph) => RegionPlan {
             replay_free: graph.replay_free(),
+            flags_unread: graph.flags_unread(),
             registers: lifter.touched,
             written: lifter.written,
             label_dirty: graph.label_dirty(),
@@ -277,6 +325,7 @@ fn lift_region(region: &Region, plan: Option<RegionPlan>) -> Option<(LiftedBlock
             split_at: graph.split_at,
             start_is_target: graph.start_targeted,
             returns: graph.returns,
+            unread_flags_read: graph.unread_flags_read,
         },
         None => RegionPlan::default(),
     };
@@ -318,6 +367,9 @@ impl Lifter<'_> {
                 break;
             };
             let saved = self.snapshot();
+            if self.graph.is_some() {
+                self.flags_segment.push(self.pc);
+            }
             match self.lift(inst, word) {
                 Ok(flow) => {
                     visited.push(self.pc);
@@ -402,7 +454,11 @@ impl Lifter<'_> {
             graph.split_at.insert(target);
             return None;
         }
-        let flags = graph.plan.label_flags.get(&target).copied().unwrap_or(shape);
+        let flags = if graph.plan.flags_unread.contains(&target) {
+            FlagsShape::Unread
+        } else {
+            graph.plan.label_flags.get(&target).copied().unwrap_or(shape)
+        };
         let changed = graph.plan.label_dirty.get(&target).copied().unwrap_or(graph.plan.written);
         let dirty = changed & graph.plan.carried();
         let block = self.b.create_block();
@@ -483,6 +539,8 @@ impl Lifter<'_> {
         // The edge may be a side path (a conditional branch's): what it stores must not change the record's
         // state for the code after it.
         let recorded = self.recorded;
+        let graph = self.graph.as_mut().expect("labels belong to graphs");
+        graph.flags_passed.extend(self.flags_segment.iter().map(|&address| (address, target)));
         let Some(flags) = self.flag_arguments(label.flags) else { return false };
         if label.needs_replay && !self.recorded.replay {
             self.sync(target, retired);
@@ -522,8 +580,15 @@ impl Lifter<'_> {
     /// NZCV as the parameters of a label of `shape`, converted from the block's flags where they can be; `None`
     /// where they cannot (lazy flags of another kind). Changes nothing the rest of the block may use.
     fn flag_arguments(&mut self, shape: FlagsShape) -> Option<Vec<Value>> {
+        if shape == FlagsShape::Unread {
+            return Some(vec![]);
+        }
         let (in_cpu, carried) = match self.flags {
             FlagsState::InCpu => (None, None),
+            FlagsState::Unread => {
+                self.note_flags_read();
+                (None, None)
+            }
             FlagsState::Lazy(lazy) => (None, Some(lazy)),
             FlagsState::AtLabel { in_cpu, carried } => (Some(in_cpu), Some(carried)),
         };
@@ -581,6 +646,9 @@ impl Lifter<'_> {
             current: None,
             returns: BTreeSet::new(),
             accessing: HashSet::new(),
+            flags_read: HashSet::new(),
+            flags_passed: Vec::new(),
+            unread_flags_read: HashSet::new(),
         });
         if start_is_label {
             self.transfer(start, start, 0);
@@ -598,11 +666,11 @@ impl Lifter<'_> {
         label.lifted = true;
         let label = *label;
         graph.current = Some(address);
-        self.enter_label(label);
+        self.enter_label(address, label);
         Some(address)
     }
 
-    fn enter_label(&mut self, label: Label) {
+    fn enter_label(&mut self, address: u64, label: Label) {
         self.b.switch_to_block(label.block);
         let parameters = self.b.block_params(label.block).to_vec();
         self.registers = [None; 32];
@@ -613,7 +681,10 @@ impl Lifter<'_> {
         let flags_at = label.dirty.count_ones() as usize;
         let flags_count = label.flags.parameter_types().len();
         self.flags = label.flags.at_label(&parameters[flags_at..flags_at + flags_count]);
+        // An exit before NZCV is set stores it: at `Unread`, a read that voids the lifting.
         self.flags_dirty = label.flags != FlagsShape::InCpu;
+        // An exit right at the label (no room for its run) passes its NZCV out.
+        self.flags_segment = vec![address];
         self.dirty = label.dirty;
         // Registers may reach the label changed and not yet stored; every edge made a replay point on its way
         // (and may have loaded since) unless the run needs none (should it make an access after all, that
@@ -634,12 +705,44 @@ impl Lifter<'_> {
         // In address order: the same bytes give the same code.
         unlifted.sort_by_key(|&(address, _)| address);
         for (address, label) in unlifted {
-            self.enter_label(label);
+            self.enter_label(address, label);
             let address = self.iconst(types::I64, address);
             self.exit_to(address, 0, false);
         }
         let graph = self.graph.as_ref().expect("a graph region");
         let total = self.b.func.dfg.value_def(graph.total).unwrap_inst();
         self.b.func.replace(total).iconst(types::I64, i64::from(self.count));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tandem_reference::memory::Perm;
+
+    /// Two labels: the start, whose run sets NZCV (CMP) before reading it, and 0x10004, whose run reads it first
+    /// (B.NE): the plan leaves NZCV out of the start's only; a plan that wrongly leaves it out of 0x10004's too
+    /// voids the lifting, naming 0x10004 (`lift_block` then lifts it again with NZCV carried there).
+    #[test]
+    fn only_labels_whose_flags_no_run_reads_carry_none() {
+        let mut memory = GuestMemory::new().unwrap();
+        memory.map(0x10000, PAGE_SIZE, Perm::RX).unwrap();
+        // 0x10000: cmp x1, #3; 0x10004: b.ne 0x10000; subs x1, x1, #1; b.ne 0x10004; svc #0
+        let code: Vec<u8> = [0xf1000c3fu32, 0x54ffffe1, 0xf1000421, 0x54ffffc1, 0xd4000001]
+            .iter()
+            .flat_map(|word| word.to_le_bytes())
+            .collect();
+        memory.write_privileged(0x10000, &code).unwrap();
+        let isa = crate::host_isa().unwrap();
+        let profile = EdgeProfile::default();
+        let region = Region { memory: &memory, pc: 0x10000, limit: 64, profile: &profile, isa: &*isa };
+        let (_, plan) = lift_region(&region, Some(RegionPlan::carrying_everything())).unwrap();
+        // By address: CMP and SUBS set NZCV first; the B.NEs read it, and SVC leaves the region with it.
+        assert_eq!(plan.flags_unread, HashSet::from([0x10000, 0x10008]));
+        let (_, lifting) = lift_region(&region, Some(plan.clone())).unwrap();
+        assert!(lifting.unread_flags_read.is_empty());
+        let wrong = RegionPlan { flags_unread: HashSet::from([0x10000, 0x10004]), ..plan };
+        let (_, lifting) = lift_region(&region, Some(wrong)).unwrap();
+        assert_eq!(lifting.unread_flags_read, HashSet::from([0x10004]), "a read of NZCV at 0x10004 went unnoticed");
     }
 }
