@@ -29,6 +29,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::ptr::NonNull;
 
+/// The smallest privileged write that goes through the backing file rather than the views (`write_privileged`).
+const FILE_WRITE_THRESHOLD: u64 = 64 * 1024;
+
 /// Guest addresses are 39 bits wide (Horizon's largest address space).
 pub const ADDRESS_SPACE_BITS: u32 = 39;
 pub const ADDRESS_SPACE_SIZE: u64 = 1 << ADDRESS_SPACE_BITS;
@@ -396,6 +399,15 @@ impl GuestMemory {
     /// Writes for the kernel and loaders: the pages must be mapped; guest permissions do not apply.
     pub fn write_privileged(&self, address: u64, data: &[u8]) -> Result<(), MemoryFault> {
         self.check_pages(address, data.len() as u64, Access::Write, Perm::NONE)?;
+        let len = data.len() as u64;
+        // Large writes into the backing go through the file: the kernel fills its pages without faulting them
+        // into the views one by one (loaders write whole executables).
+        if len >= FILE_WRITE_THRESHOLD
+            && self.shared_runs_in(address, address + len).is_empty()
+            && self.backing.write(address, data).is_ok()
+        {
+            return Ok(());
+        }
         self.copy_in(address, data);
         Ok(())
     }
@@ -860,6 +872,38 @@ mod tests {
         assert_eq!(memory.read_le(0x60000, 1).unwrap(), 6);
         memory.write(0x61000, &[4]).unwrap();
         assert_eq!(memory.read_le(0x22000, 1).unwrap(), 4);
+    }
+
+    /// Privileged writes large enough to go through the backing file land where smaller ones do: in every view
+    /// (the checked accessors, the guarded view), over read-only and code pages, and through an alias's shared
+    /// pages where the range holds some; unmapped pages refuse them before anything is written.
+    #[test]
+    fn large_privileged_writes_land_in_every_view() {
+        let mut memory = GuestMemory::new().unwrap();
+        let size = 4 * FILE_WRITE_THRESHOLD;
+        memory.map(0x100000, size, Perm::RX).unwrap();
+        let data: Vec<u8> = (0..size).map(|i| (i * 7 + i / 4096) as u8).collect();
+        memory.write_privileged(0x100000, &data).unwrap();
+        let mut back = vec![0; size as usize];
+        memory.read(0x100000, &mut back).unwrap();
+        assert!(back == data, "the checked view differs");
+        let guarded = memory.guarded_base().wrapping_add(0x100000);
+        // SAFETY: the range is mapped readable, so the guarded view holds it for reading.
+        let through_guarded = unsafe { std::slice::from_raw_parts(guarded.cast_const(), size as usize) };
+        assert!(through_guarded == data.as_slice(), "the guarded view differs");
+
+        // Part of the range shared with an alias: the write goes through the views, and the alias sees it.
+        memory.map_alias(0x400000, 0x100000 + FILE_WRITE_THRESHOLD, 0x1000, Perm::READ).unwrap();
+        let ones = vec![1u8; size as usize];
+        memory.write_privileged(0x100000, &ones).unwrap();
+        memory.read(0x100000, &mut back).unwrap();
+        assert!(back == ones);
+        assert_eq!(memory.read_le(0x400ff8, 8).unwrap(), 0x0101_0101_0101_0101);
+
+        let past_the_end = memory.write_privileged(0x100000 + size - 0x1000, &data);
+        assert_eq!(past_the_end.unwrap_err().address, 0x100000 + size);
+        memory.read(0x100000 + size - 0x1000, &mut back[..0x1000]).unwrap();
+        assert!(back[..0x1000].iter().all(|&byte| byte == 1), "a refused write changed bytes before the hole");
     }
 
     /// The host protection ("rw", "r-" or "--") of the page at `pointer`, from the kernel's own list of this
