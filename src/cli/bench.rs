@@ -309,39 +309,52 @@ fn linux(
         super::CpuPath::Reference => "reference",
         super::CpuPath::Fast => "fast",
     };
-    let (arm64_for_tandem, arm64_for_qemu) = (arm64.clone(), arm64);
-    let runners = [
-        Runner {
-            name: "tandem",
-            command: Box::new(move |args| {
+    // The fast path twice: with a code cache of the benchmark's own, which its first run fills (the best of the
+    // runs is a warm start), and with none (every run compiles: a program's first run).
+    let tandem_with_cache = |name: &'static str, cache: PathBuf| Runner {
+        name,
+        command: Box::new({
+            let (tandem, busybox) = (tandem.clone(), arm64.clone());
+            move |args| {
                 let mut command = std::process::Command::new(&tandem);
-                command.args(["linux", "--cpu", cpu_name]).arg(&arm64_for_tandem).args(args);
+                command.args(["linux", "--cpu", cpu_name]).arg(&busybox).args(args).env("TANDEM_CODE_CACHE", &cache);
                 command
-            }),
-        },
-        Runner {
-            name: "qemu-aarch64",
-            command: Box::new(move |args| {
-                let mut command = std::process::Command::new("qemu-aarch64");
-                command.arg(&arm64_for_qemu).args(args);
-                command
-            }),
-        },
-        Runner {
-            name: "native",
-            command: Box::new(move |args| {
-                let mut command = std::process::Command::new(&amd64);
-                command.args(args);
-                command
-            }),
-        },
-    ];
-    println!("busybox 1.35 (Debian busybox-static), {megabytes} MiB inputs, tandem --cpu {cpu_name}, best of {repeat}");
+            }
+        }),
+    };
+    let mut runners = vec![tandem_with_cache("tandem", work.join("code-cache"))];
+    let cold = cpu == super::CpuPath::Fast;
+    if cold {
+        runners.push(tandem_with_cache("tandem, no code cache", PathBuf::from("off")));
+    }
+    let qemu_busybox = arm64.clone();
+    runners.push(Runner {
+        name: "qemu-aarch64",
+        command: Box::new(move |args| {
+            let mut command = std::process::Command::new("qemu-aarch64");
+            command.arg(&qemu_busybox).args(args);
+            command
+        }),
+    });
+    runners.push(Runner {
+        name: "native",
+        command: Box::new(move |args| {
+            let mut command = std::process::Command::new(&amd64);
+            command.args(args);
+            command
+        }),
+    });
+    let cache_note = if cold { ", code cache warm (cold: none)" } else { "" };
     println!(
-        "{:<10} {:>12} {:>14} {:>12} {:>14} {:>13}",
+        "busybox 1.35 (Debian busybox-static), {megabytes} MiB inputs, tandem --cpu {cpu_name}{cache_note}, best of \
+         {repeat}"
+    );
+    let cold_header = if cold { format!(" {:>12}", "cold (s)") } else { String::new() };
+    println!(
+        "{:<10} {:>12}{cold_header} {:>14} {:>12} {:>14} {:>13}",
         "workload", "tandem (s)", "qemu (s)", "native (s)", "tandem/native", "tandem/qemu"
     );
-    let (mut log_native, mut log_qemu) = (0.0, 0.0);
+    let (mut log_native, mut log_qemu, mut log_cold_native, mut log_cold_qemu) = (0.0, 0.0, 0.0, 0.0);
     for (name, args) in &workloads {
         let mut times = Vec::new();
         let mut outputs = Vec::new();
@@ -362,16 +375,31 @@ fn linux(
             outputs.windows(2).all(|pair| pair[0] == pair[1]),
             "busybox {name} printed different output on Tandem, qemu-aarch64 and natively: the benchmark is void"
         );
-        let (against_native, against_qemu) = (times[0] / times[2], times[0] / times[1]);
+        let [tandem, .., qemu, native] = times[..] else { unreachable!("at least three runners") };
+        let (against_native, against_qemu) = (tandem / native, tandem / qemu);
         log_native += against_native.ln();
         log_qemu += against_qemu.ln();
+        let cold_column = if cold {
+            log_cold_native += (times[1] / native).ln();
+            log_cold_qemu += (times[1] / qemu).ln();
+            format!(" {:>12.3}", times[1])
+        } else {
+            String::new()
+        };
         println!(
-            "{name:<10} {:>12.3} {:>14.3} {:>12.3} {against_native:>14.2} {against_qemu:>13.2}",
-            times[0], times[1], times[2]
+            "{name:<10} {tandem:>12.3}{cold_column} {qemu:>14.3} {native:>12.3} {against_native:>14.2} {against_qemu:>13.2}"
         );
     }
     let count = workloads.len() as f64;
-    println!("geomean: tandem/native {:.2}, tandem/qemu {:.2}", (log_native / count).exp(), (log_qemu / count).exp());
+    let geomean = |log: f64| (log / count).exp();
+    if cold {
+        println!(
+            "cold start (no code cache): geomean tandem/native {:.2}, tandem/qemu {:.2}",
+            geomean(log_cold_native),
+            geomean(log_cold_qemu)
+        );
+    }
+    println!("geomean: tandem/native {:.2}, tandem/qemu {:.2}", geomean(log_native), geomean(log_qemu));
     std::fs::remove_dir_all(&work)?;
     Ok(ExitCode::SUCCESS)
 }
