@@ -558,10 +558,10 @@ impl FastEngine {
         }
     }
 }
+
+/// What the engine compiled and loaded over its life, in the logs (`RUST_LOG=tandem_fast=debug`).
 impl Drop for FastEngine {
     fn drop(&mut self) {
-        if std::env::var("TANDEM_STATS").is_ok() {
-            eprintln!("{:?}", self.stats);
-        }
+        tracing::debug!(stats = ?self.stats, "fast path: compiled and loaded");
     }
 }
