@@ -212,3 +212,37 @@ fn busybox_runs_in_lockstep_on_both_cpu_paths() {
     // Regions that took in code from other pages (hot calls far away) were among those checked.
     assert!(spanning > 0, "no region spanning pages was checked");
 }
+
+/// `tandem bench linux --cpu fast` times the fast path warm and cold, qemu-aarch64 and native busybox on each
+/// workload (it stops if their outputs differ), prints each ratio as its columns make it, and ends with the
+/// cold-start geomeans, then the contract line `geomean: tandem/native X, tandem/qemu Y`.
+#[test]
+fn bench_linux_compares_every_runner_and_ends_with_the_geomeans() {
+    let busybox = busybox();
+    let dir = busybox.ancestors().nth(3).expect("DIR/arm64/bin/busybox");
+    let output = Command::new(env!("CARGO_BIN_EXE_tandem"))
+        .args(["bench", "linux", "--cpu", "fast", "--repeat", "1", "--megabytes", "1", "--awk-iterations", "2000"])
+        .arg("--busybox-dir")
+        .arg(dir)
+        .output()
+        .expect("tandem runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    let numbers = |line: &str| -> Vec<f64> { line.split_whitespace().filter_map(|word| word.parse().ok()).collect() };
+    for workload in ["sha256sum", "gzip", "awk loop"] {
+        let row = lines.iter().find(|line| line.starts_with(workload)).unwrap_or_else(|| panic!("no {workload} row"));
+        let [tandem, cold, qemu, native, against_native, against_qemu] = numbers(row)[..] else {
+            panic!("{workload}: not the six columns of tandem, cold, qemu, native and the two ratios: {row}")
+        };
+        assert!([tandem, cold, qemu, native].iter().all(|&seconds| seconds >= 0.0), "{row}");
+        // The ratios of the rounded times, to the rounding of three decimals.
+        let close =
+            |ratio: f64, over: f64, under: f64| under < 0.0005 || (ratio - over / under).abs() <= 0.01 + ratio * 0.3;
+        assert!(close(against_native, tandem, native) && close(against_qemu, tandem, qemu), "{row}");
+    }
+    let [.., cold_line, last] = lines[..] else { panic!("too few lines: {stdout}") };
+    assert!(cold_line.starts_with("cold start (no code cache): geomean tandem/native "), "{cold_line}");
+    assert!(last.starts_with("geomean: tandem/native ") && last.contains(", tandem/qemu "), "{last}");
+    assert_eq!(numbers(&last.replace(',', " ")).len(), 2, "{last}");
+}
