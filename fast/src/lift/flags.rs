@@ -1,7 +1,9 @@
 //! NZCV inside a region: kept lazily as what it is computed from (the operands of the last SUBS/ADDS, the result
 //! of the last ANDS, a packed value, or "still in the `CpuState`"), packed only where an instruction reads it
 //! whole or an exit stores it, and read by conditions straight from the operands where it can be. Labels of a
-//! region lifted as a graph carry it in a fixed `FlagsShape`.
+//! region lifted as a graph carry it in a fixed `FlagsShape`, or not at all where no run reads it before setting
+//! it (`FlagsShape::Unread`: every read goes through `Lifter::note_flags_read`, which learns where NZCV is live
+//! and voids a lifting that reads it where the plan said it is not).
 
 use super::{Lifter, constant_value, host_flags};
 use crate::fault::flags_kind;
