@@ -135,6 +135,7 @@ pub fn trampoline(isa: &dyn TargetIsa) -> Function {
     b.finalize(isa.frontend_config());
     function
 }
+
 /// The constant `value` is, sign-extended from its type, when an `iconst` made it (through the extensions and
 /// narrowings that W registers' writes and reads put around it).
 pub(super) fn constant_value(dfg: &DataFlowGraph, value: Value) -> Option<i64> {
