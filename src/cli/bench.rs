@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use clap::Subcommand;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use tandem_diff::unicorn_engine::UnicornEngine;
@@ -259,6 +259,18 @@ fn best_of(
     Ok((best, instructions, output))
 }
 
+/// How many regions a code cache holds: files in its subfolders (its own stamp files lie at the top).
+fn cached_regions(dir: &Path) -> anyhow::Result<usize> {
+    let mut count = 0;
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            count += std::fs::read_dir(entry.path())?.count();
+        }
+    }
+    Ok(count)
+}
+
 /// Builds the process that runs busybox with the given arguments.
 type CommandFor = Box<dyn Fn(&[String]) -> std::process::Command>;
 
@@ -266,6 +278,8 @@ type CommandFor = Box<dyn Fn(&[String]) -> std::process::Command>;
 struct Runner {
     name: &'static str,
     command: CommandFor,
+    /// The code cache that an unmeasured first run fills, so that every measured run is a warm start.
+    warm_cache: Option<PathBuf>,
 }
 
 fn linux(
@@ -309,9 +323,9 @@ fn linux(
         super::CpuPath::Reference => "reference",
         super::CpuPath::Fast => "fast",
     };
-    // The fast path twice: with a code cache of the benchmark's own, which its first run fills (the best of the
-    // runs is a warm start), and with none (every run compiles: a program's first run).
-    let tandem_with_cache = |name: &'static str, cache: PathBuf| Runner {
+    // The fast path twice: with a code cache of the benchmark's own, which an unmeasured first run fills (every
+    // measured run is a warm start), and with none (every run compiles: a program's first run).
+    let tandem_with_cache = |name: &'static str, cache: PathBuf, warm_cache: Option<PathBuf>| Runner {
         name,
         command: Box::new({
             let (tandem, busybox) = (tandem.clone(), arm64.clone());
@@ -321,11 +335,13 @@ fn linux(
                 command
             }
         }),
+        warm_cache,
     };
-    let mut runners = vec![tandem_with_cache("tandem", work.join("code-cache"))];
     let cold = cpu == super::CpuPath::Fast;
+    let code_cache = work.join("code-cache");
+    let mut runners = vec![tandem_with_cache("tandem", code_cache.clone(), cold.then(|| code_cache.clone()))];
     if cold {
-        runners.push(tandem_with_cache("tandem, no code cache", PathBuf::from("off")));
+        runners.push(tandem_with_cache("tandem, no code cache", PathBuf::from("off"), None));
     }
     let qemu_busybox = arm64.clone();
     runners.push(Runner {
@@ -335,6 +351,7 @@ fn linux(
             command.arg(&qemu_busybox).args(args);
             command
         }),
+        warm_cache: None,
     });
     runners.push(Runner {
         name: "native",
@@ -343,6 +360,7 @@ fn linux(
             command.args(args);
             command
         }),
+        warm_cache: None,
     });
     let cache_note = if cold { ", code cache warm (cold: none)" } else { "" };
     println!(
@@ -359,14 +377,26 @@ fn linux(
         let mut times = Vec::new();
         let mut outputs = Vec::new();
         for runner in &runners {
+            let run = || -> anyhow::Result<Vec<u8>> {
+                let result = (runner.command)(args).stderr(std::process::Stdio::inherit()).output()?;
+                anyhow::ensure!(result.status.success(), "{} failed running busybox {name}", runner.name);
+                Ok(result.stdout)
+            };
+            if let Some(cache) = &runner.warm_cache {
+                run()?;
+                anyhow::ensure!(
+                    cached_regions(cache)? > 0,
+                    "busybox {name} left nothing in the code cache {}: the tandem column would time cold starts \
+                     (does TANDEM_CODE_CACHE work? `tandem linux` with RUST_LOG=tandem_fast=debug says what it loads)",
+                    cache.display()
+                );
+            }
             let mut best = Duration::MAX;
             let mut output = Vec::new();
             for _ in 0..repeat.max(1) {
                 let started = Instant::now();
-                let result = (runner.command)(args).stderr(std::process::Stdio::inherit()).output()?;
+                output = run()?;
                 best = best.min(started.elapsed());
-                anyhow::ensure!(result.status.success(), "{} failed running busybox {name}", runner.name);
-                output = result.stdout;
             }
             times.push(best.as_secs_f64());
             outputs.push(output);
