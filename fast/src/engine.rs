@@ -1,12 +1,13 @@
 //! `FastEngine`: the dispatcher that runs compiled blocks and hands the rest to the reference interpreter.
 
-use crate::code_cache::{CachedBlock, CodeCache};
+use crate::background::{self, Finished, HostCode, Jobs, Lifted};
+use crate::code_cache::{CachedBlock, CodeCache, Key};
 use crate::code_memory::{CodeMemory, CodeMemoryError};
 use crate::edges::{EdgeProfile, PcHasher};
 use crate::fault::SiteIndex;
 use crate::lift::{
-    CHAIN_ENTRIES, ChainEntry, EntryArgs, GUEST_ACCESS, INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, REPLAY,
-    compilable, lift_block, trampoline,
+    CHAIN_ENTRIES, ChainEntry, EntryArgs, INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, REPLAY, compilable,
+    lift_block, trampoline,
 };
 use crate::profiling::PerfOutput;
 use crate::runtime::{Context, Runtime};
@@ -106,6 +107,8 @@ pub struct FastEngine {
     /// it compile (1: at first use).
     heat: HashMap<u64, u32, BuildHasherDefault<PcHasher>>,
     compile_threshold: u32,
+    /// Regions being compiled on a thread of their own, where the engine compiles in the background.
+    background: Option<Jobs>,
     /// Block names (and code) for `perf`, when `TANDEM_PERF_MAP` asks for them.
     perf: Option<PerfOutput>,
     last_unpredictable: Option<(u64, Unpredictable)>,
@@ -153,6 +156,7 @@ impl FastEngine {
             stats: CompileStats::default(),
             heat: HashMap::default(),
             compile_threshold: DEFAULT_COMPILE_THRESHOLD,
+            background: None,
             perf: PerfOutput::from_environment(),
             last_unpredictable: None,
             block_limit: MAX_BLOCK_INSTRUCTIONS,
@@ -189,6 +193,14 @@ impl FastEngine {
     /// the region as a normal run's profile does (`edges`), for lockstep runs that check the regions people run.
     pub fn compiling_at_second_use(mut self) -> FastEngine {
         self.compile_threshold = 2;
+        self
+    }
+
+    /// Compiles hot regions on a thread of its own, and runs them on the reference until they are ready, instead
+    /// of stopping to compile each (what a cold start spends most of its time on). Which instructions run
+    /// compiled then depends on timing; results never do.
+    pub fn compiling_in_background(mut self) -> FastEngine {
+        self.background = Some(Jobs::new(self.isa.clone()));
         self
     }
 
@@ -253,11 +265,14 @@ impl FastEngine {
     #[cold]
     #[inline(never)]
     fn block_at_slow(&mut self, pc: u64, slot: usize, memory: &GuestMemory) -> Option<Block> {
+        if self.background.as_ref().is_some_and(|jobs| !jobs.is_idle()) {
+            self.install_finished(memory, false);
+        }
         if let Some(&block) = self.blocks.get(&pc) {
             self.remember(slot, block.chain_entry(pc));
             return Some(block);
         }
-        if !compilable(memory, pc) {
+        if !compilable(memory, pc) || self.background.as_ref().is_some_and(|jobs| jobs.covers(pc)) {
             return None;
         }
         let heat = self.heat.entry(pc).or_insert(0);
@@ -273,11 +288,20 @@ impl FastEngine {
             return None;
         }
         self.heat.remove(&pc);
+        if !stored && self.background.is_some() {
+            return self.compile_in_background(pc, slot, memory);
+        }
         Some(self.compile_and_insert(pc, slot, memory))
     }
 
     fn compile_and_insert(&mut self, pc: u64, slot: usize, memory: &GuestMemory) -> Block {
-        let block = match self.compile(memory, pc) {
+        let compiled = self.compile(memory, pc);
+        self.insert(pc, slot, compiled)
+    }
+
+    /// Makes `compiled` the block at `pc`; one that failed to compile is interpreted, and the warning says why.
+    fn insert(&mut self, pc: u64, slot: usize, compiled: Result<Block, String>) -> Block {
+        let block = match compiled {
             Ok(block) => block,
             Err(error) => {
                 tracing::warn!(pc = format_args!("{pc:#x}"), "fast path: block not compiled, interpreting it: {error}");
@@ -288,6 +312,42 @@ impl FastEngine {
         self.blocks.insert(pc, block);
         self.remember(slot, block.chain_entry(pc));
         block
+    }
+
+    /// Lifts the region at `pc` and hands it to the compile thread; `None` (the reference runs it) until
+    /// `install_finished` finds it compiled.
+    fn compile_in_background(&mut self, pc: u64, slot: usize, memory: &GuestMemory) -> Option<Block> {
+        let started = Instant::now();
+        let key = self.disk.as_mut().map(|disk| disk.key(memory, pc, self.block_limit, self.graphs));
+        let Some(LiftedBlock { function, instructions, other_pages, addresses, .. }) =
+            lift_block(memory, pc, self.block_limit, self.graphs, &self.profile, &*self.isa)
+        else {
+            return Some(self.insert(pc, slot, Ok(Block::Interpreted)));
+        };
+        let lifted = Lifted { pc, instructions, other_pages, key, lift_time: started.elapsed() };
+        self.background.as_mut()?.send(pc & !(PAGE_SIZE - 1), addresses, lifted, function);
+        None
+    }
+
+    /// Waits for the compile thread to finish every region sent to it, and installs those still wanted (none of a
+    /// page whose mapping changed since): then `stats` counts them all. For tests and tools that must know what
+    /// runs compiled.
+    pub fn finish_compiling(&mut self, memory: &GuestMemory) {
+        self.catch_up_with_layout(memory);
+        self.install_finished(memory, true);
+    }
+
+    /// Installs the regions the compile thread has finished and the engine still wants; with `wait`, all of
+    /// them.
+    fn install_finished(&mut self, memory: &GuestMemory, wait: bool) {
+        while let Some(Finished { lifted, host, time }) = self.background.as_mut().and_then(|jobs| jobs.finished(wait))
+        {
+            let (pc, key) = (lifted.pc, lifted.key);
+            let installed = host
+                .and_then(|host| self.install(memory, pc, lifted.instructions, lifted.other_pages, key.as_ref(), host));
+            self.stats.time += time;
+            self.insert(pc, (pc >> 2) as usize % CHAIN_ENTRIES, installed);
+        }
     }
 
     /// Puts `entry` in the chain table, where compiled code links to it; an unchained engine leaves the table
@@ -317,35 +377,28 @@ impl FastEngine {
         else {
             return Ok(Block::Interpreted);
         };
-        let mut context = cranelift_codegen::Context::for_function(function);
-        // A lifter bug that trips an assertion inside Cranelift must not take the emulator down: the block is
-        // then run by the reference (and the warning names it).
-        let isa = &*self.isa;
-        let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            context
-                .compile(isa, &mut ControlPlane::default())
-                .map(|compiled| {
-                    let sites: Vec<u32> = compiled
-                        .buffer
-                        .traps()
-                        .iter()
-                        .filter(|trap| trap.code == GUEST_ACCESS)
-                        .map(|trap| trap.offset)
-                        .collect();
-                    (compiled.code_buffer().to_vec(), compiled.buffer.relocs().is_empty(), sites)
-                })
-                .map_err(|error| format!("Cranelift rejected the lifted block: {:?}", error.inner))
-        }))
-        .map_err(|_| "Cranelift panicked on the lifted block".to_string())??;
-        let (code, relocation_free, sites) = compiled;
-        if !relocation_free {
-            return Err("the lifted block needs relocations".into());
-        }
+        let host = background::compile(&self.isa, function)?;
+        let block = self.install(memory, pc, instructions, other_pages, key.as_ref(), host)?;
+        self.stats.time += started.elapsed();
+        Ok(block)
+    }
+
+    /// Puts a region's host code where it runs, and in the code cache.
+    fn install(
+        &mut self,
+        memory: &GuestMemory,
+        pc: u64,
+        instructions: u32,
+        other_pages: Vec<u64>,
+        key: Option<&Key>,
+        host: HostCode,
+    ) -> Result<Block, String> {
+        let HostCode { code, sites } = host;
         let start = self.code.install(&code).map_err(|error| error.to_string())?;
         self.sites.insert(start as u64, code.len() as u32, sites.clone());
         self.name_for_perf(&code, start, pc);
         self.note_spanning(pc, &other_pages);
-        if let (Some(disk), Some(key)) = (&mut self.disk, &key) {
+        if let (Some(disk), Some(key)) = (&mut self.disk, key) {
             let block = CachedBlock { instructions, code, sites, other_pages };
             if let Err(error) = disk.store(memory, key, &block) {
                 tracing::warn!("code cache: could not store the block at {pc:#x}: {error}");
@@ -353,7 +406,6 @@ impl FastEngine {
         }
         self.stats.blocks += 1;
         self.stats.guest_instructions += u64::from(instructions);
-        self.stats.time += started.elapsed();
         Ok(Block::Compiled { code: start as u64, instructions })
     }
 
@@ -534,6 +586,9 @@ impl FastEngine {
         self.heat.retain(|&pc, _| pc < first_page || pc >= end);
         if let Some(disk) = &mut self.disk {
             disk.forget_pages(first_page..end);
+        }
+        if let Some(jobs) = &mut self.background {
+            jobs.forget_pages(first_page..end);
         }
         self.profile.forget(first_page..end);
         let mut dropped = Vec::new();

@@ -11,6 +11,7 @@
 //!   permissions must call `Engine::invalidate`. `lift::compilable` is the one test of it, for every page a
 //!   region holds.
 
+mod background;
 pub mod code_cache;
 mod code_memory;
 pub mod edges;

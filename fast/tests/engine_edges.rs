@@ -137,6 +137,46 @@ fn remapped_and_reprotected_code_runs_on(mut fast: FastEngine) {
     assert_eq!(run(&mut fast, &memory).1.x[0], 1);
 }
 
+/// A region compiled in the background from code that is remapped before it is ready is never installed: the
+/// engine runs the code memory holds now, as the reference does, and compiles that in turn.
+#[test]
+fn regions_compiled_in_the_background_run_only_while_their_code_stands() {
+    // mov x0, #100; loop: subs x0, x0, #1; b.ne loop; mov x1, #VALUE; svc #0
+    let code = |value: u32| [0xd2800c80, 0xf1000400, 0x54ffffe1, 0xd2800001 | value << 5, 0xd4000001];
+    let write_code = |memory: &GuestMemory, words: &[u32]| {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        memory.write_privileged(0x10000, &bytes).unwrap();
+    };
+    let run = |engine: &mut dyn Engine, memory: &GuestMemory, budget: u64| {
+        let mut cpu = CpuState { pc: 0x10000, ..CpuState::default() };
+        let result = engine.run(&mut cpu, memory, budget, GuestClock::default());
+        (result, cpu)
+    };
+    let mut memory = code_memory(1);
+    write_code(&memory, &code(1));
+    let mut fast = FastEngine::with_defaults().unwrap().compiling_at_second_use().compiling_in_background();
+    // The loop's second visit (after 3 instructions) sends its region to the compile thread; the run ends after
+    // one more instruction, with no chance to install it.
+    assert_eq!(run(&mut fast, &memory, 4), run(&mut Interpreter::default(), &memory, 4));
+    assert_eq!(fast.stats().blocks, 0);
+
+    memory.unmap(0x10000, PAGE_SIZE).unwrap();
+    memory.map(0x10000, PAGE_SIZE, Perm::RW).unwrap();
+    write_code(&memory, &code(2));
+    memory.protect(0x10000, PAGE_SIZE, Perm::RX).unwrap();
+    fast.finish_compiling(&memory);
+    assert_eq!(fast.stats().blocks, 0, "the region of the code unmapped was installed");
+
+    for _ in 0..3 {
+        let (fast_run, reference_run) =
+            (run(&mut fast, &memory, 1000), run(&mut Interpreter::default(), &memory, 1000));
+        assert_eq!(fast_run, reference_run);
+        assert_eq!(fast_run.1.x[1], 2);
+        fast.finish_compiling(&memory);
+    }
+    assert!(fast.stats().blocks > 0, "the code mapped now was never compiled");
+}
+
 /// Loops inside one region (`lift::region`): nested loops with labels at conditional branches' targets, merge
 /// points that carry NZCV (`b.ne` after a label reads the `tst` before it), a store and a load, a SIMD&FP
 /// instruction that the reference runs in place and one that sets NZCV, a branch into the middle of a run
@@ -281,10 +321,12 @@ fn assert_same_for_every_budget(name: &str, code: &[u32], data: impl Fn(&mut Gue
         (result, cpu, data)
     };
     let whole = run(&mut Interpreter::default(), u64::MAX).0.retired;
-    // Chained blocks with room for the whole program, and unchained ones with room for a few instructions. An
-    // engine keeps what it compiled from one run to the next: every run's memory holds the same code.
+    // Chained blocks with room for the whole program, and unchained ones with room for a few instructions; and
+    // regions compiled in the background, which start running compiled when they are ready. An engine keeps what
+    // it compiled from one run to the next: every run's memory holds the same code.
     let engines = [
         ("chained", FastEngine::with_defaults().unwrap().compiling_at_first_use()),
+        ("background", FastEngine::with_defaults().unwrap().compiling_at_second_use().compiling_in_background()),
         ("limit 9", FastEngine::with_block_limit(9).unwrap()),
         ("limit 2", FastEngine::with_block_limit(2).unwrap()),
     ];

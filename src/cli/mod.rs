@@ -109,8 +109,9 @@ fn run_command(cli: Cli) -> anyhow::Result<ExitCode> {
 /// The fast path with the code cache `TANDEM_CODE_CACHE` names (default `~/.cache/tandem/code`; `off` for none),
 /// pruned in the background to `TANDEM_CODE_CACHE_MAX_MB` when a prune is due.
 pub fn fast_engine() -> anyhow::Result<FastEngine> {
-    let engine =
-        FastEngine::with_defaults().context("starting the fast path; --cpu reference needs no code generator")?;
+    let engine = FastEngine::with_defaults()
+        .context("starting the fast path; --cpu reference needs no code generator")?
+        .compiling_in_background();
     match CodeCache::default_dir() {
         Some(dir) if dir.as_os_str() != "off" => {
             let engine = engine.with_code_cache(&dir)?;

@@ -165,6 +165,8 @@ pub struct LiftedBlock {
     pub successors: Vec<u64>,
     /// The pages other than its start's that it holds instructions of (its code depends on their bytes too).
     pub other_pages: Vec<u64>,
+    /// The addresses of the instructions it holds.
+    pub addresses: Vec<u64>,
 }
 
 /// Whether the code at `pc` may be compiled: its page is executable, not writable and no view of shared pages
@@ -270,6 +272,8 @@ pub(crate) struct Lifter<'a> {
     /// The labels of a region lifted as a graph; `None` for a straight one.
     graph: Option<region::Graph>,
     pub(crate) successors: Vec<u64>,
+    /// Every instruction lifted so far (`LiftedBlock::addresses`).
+    addresses: Vec<u64>,
 }
 
 fn cpu_offset_of_register(index: u32) -> i32 {

@@ -298,6 +298,7 @@ fn lift_region(region: &Region, plan: Option<RegionPlan>) -> Option<(LiftedBlock
         host_has_fma: isa.isa_flags().iter().any(|flag| flag.name == "has_fma" && flag.as_bool() == Some(true)),
         graph: None,
         successors: Vec::new(),
+        addresses: Vec::new(),
     };
     match plan {
         None => lifter.lift_run(pc),
@@ -331,10 +332,11 @@ fn lift_region(region: &Region, plan: Option<RegionPlan>) -> Option<(LiftedBlock
     };
     let instructions = lifter.count;
     let successors = std::mem::take(&mut lifter.successors);
+    let addresses = std::mem::take(&mut lifter.addresses);
     let other_pages = lifter.pages.split_off(1);
     lifter.b.seal_all_blocks();
     lifter.b.finalize(isa.frontend_config());
-    Some((LiftedBlock { function, instructions, successors, other_pages }, learnt))
+    Some((LiftedBlock { function, instructions, successors, other_pages, addresses }, learnt))
 }
 
 /// The registers of a mask (bit n for index n).
@@ -378,6 +380,7 @@ impl Lifter<'_> {
                     }
                     self.retired += 1;
                     self.count += 1;
+                    self.addresses.push(self.pc);
                     match flow {
                         Flow::Next => self.pc += 4,
                         // A graph keeps the target as a label; a straight region goes on there.
