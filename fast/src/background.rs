@@ -1,11 +1,11 @@
-//! Compiling regions on a thread of their own, so that the dispatcher goes on (interpreting, or running what is
+//! Compiling regions on threads of their own, so that the dispatcher goes on (interpreting, or running what is
 //! compiled already) while Cranelift works: a cold start no longer stops for each hot region (~1.5 ms a region).
 //!
 //! Invariants:
-//! - Lifting stays on the engine's thread (it reads guest memory and the edge profile); the worker only turns a
+//! - Lifting stays on the engine's thread (it reads guest memory and the edge profile); the workers only turn a
 //!   lifted `Function` into host code bytes, which the engine installs. So what a region computes does not depend
 //!   on this module, only when it starts running compiled; guest results and retired counts stay the reference's.
-//! - A job is installed only while the engine still waits for it (`Jobs::finished_for`): invalidating its pages
+//! - A job is installed only while the engine still waits for it (`Jobs::finished`): invalidating its pages
 //!   in between forgets it, and a later job for the same address has a new number.
 
 use crate::code_cache::Key;
@@ -68,7 +68,7 @@ pub struct Lifted {
 pub struct Finished {
     pub lifted: Lifted,
     pub host: Result<HostCode, String>,
-    /// Lifting and compiling (not the wait for the worker), as `CompileStats::time` counts them.
+    /// Lifting and compiling (not the wait for a worker), as `CompileStats::time` counts them.
     pub time: Duration,
 }
 
@@ -78,14 +78,14 @@ struct Job {
     function: Function,
 }
 
-/// The engine's side of the worker: jobs sent and not yet installed, by guest address.
+/// The engine's side of the workers: jobs sent and not yet installed, by guest address.
 pub struct Jobs {
     isa: OwnedTargetIsa,
     /// Started at the first job.
-    worker: Option<Worker>,
-    /// The worker could not be started, or stopped: jobs are compiled as they are sent.
-    no_worker: bool,
-    /// Jobs compiled on the engine's thread, for `finished_for`.
+    workers: Option<Workers>,
+    /// No worker could be started, or one stopped: jobs are compiled as they are sent.
+    no_workers: bool,
+    /// Jobs compiled on the engine's thread, for `finished`.
     compiled_here: Vec<(u64, Finished)>,
     waiting: HashMap<u64, Waiting, BuildHasherDefault<PcHasher>>,
     /// The region start of the job holding each instruction address of a waiting job. The reference runs the
@@ -96,15 +96,19 @@ pub struct Jobs {
     received: u64,
 }
 
-struct Worker {
+/// Threads that take jobs from one queue, first come first served (compiling the newest first leaves the code
+/// that heated up first interpreted for longer: busybox gzip ran twice as long cold).
+struct Workers {
     jobs: Sender<Job>,
     done: Receiver<(u64, Finished)>,
-    thread: std::thread::JoinHandle<()>,
+    threads: Vec<std::thread::JoinHandle<()>>,
 }
 
-impl Worker {
-    fn is_running(&self) -> bool {
-        !self.thread.is_finished()
+impl Workers {
+    /// Whether every thread still runs: one that stopped (a panic Cranelift's own catch did not see) took its
+    /// job with it.
+    fn all_running(&self) -> bool {
+        self.threads.iter().all(|thread| !thread.is_finished())
     }
 }
 
@@ -119,8 +123,8 @@ impl Jobs {
     pub fn new(isa: OwnedTargetIsa) -> Jobs {
         Jobs {
             isa,
-            worker: None,
-            no_worker: false,
+            workers: None,
+            no_workers: false,
             compiled_here: Vec::new(),
             waiting: HashMap::default(),
             covered: HashMap::default(),
@@ -138,8 +142,8 @@ impl Jobs {
         self.waiting.is_empty()
     }
 
-    /// Hands `function`, lifted from the page at `page` with the instructions at `addresses`, to the worker
-    /// (started at the first job). Without one, the job is compiled here and now, and `finished_for` returns it
+    /// Hands `function`, lifted from the page at `page` with the instructions at `addresses`, to the workers
+    /// (started at the first job). Without them, the job is compiled here and now, and `finished` returns it
     /// next.
     pub fn send(&mut self, page: u64, addresses: Vec<u64>, lifted: Lifted, function: Function) {
         self.sent += 1;
@@ -150,13 +154,13 @@ impl Jobs {
         if let Some(stale) = self.waiting.insert(lifted.pc, Waiting { number, pages, addresses }) {
             self.uncover(lifted.pc, &stale.addresses);
         }
-        if self.worker.is_none() && !self.no_worker {
-            self.worker = start_worker(self.isa.clone());
-            self.no_worker = self.worker.is_none();
+        if self.workers.is_none() && !self.no_workers {
+            self.workers = start_workers(&self.isa);
+            self.no_workers = self.workers.is_none();
         }
         let job = Job { number, lifted, function };
-        let unsent = match &self.worker {
-            Some(worker) => worker.jobs.send(job).err().map(|unsent| unsent.0),
+        let unsent = match &self.workers {
+            Some(workers) => workers.jobs.send(job).err().map(|unsent| unsent.0),
             None => Some(job),
         };
         if let Some(job) = unsent {
@@ -165,22 +169,31 @@ impl Jobs {
     }
 
     /// A finished job the engine still waits for, if any; stale ones are dropped on the way. With `wait`, blocks
-    /// until one comes or the worker has returned every job sent.
+    /// until one comes or the workers have returned every job sent.
     pub fn finished(&mut self, wait: bool) -> Option<Finished> {
         loop {
             let (number, finished) = match self.compiled_here.pop() {
                 Some(result) => result,
                 None if wait && self.received == self.sent => return None,
                 None => {
-                    let done = &self.worker.as_ref()?.done;
-                    let result = if wait { done.recv().ok() } else { done.try_recv().ok() };
+                    let workers = self.workers.as_ref()?;
+                    let result = loop {
+                        let result = if wait {
+                            workers.done.recv_timeout(Duration::from_millis(100)).ok()
+                        } else {
+                            workers.done.try_recv().ok()
+                        };
+                        if result.is_some() || !wait || !workers.all_running() {
+                            break result;
+                        }
+                    };
                     match result {
                         Some(result) => result,
-                        None if self.worker.as_ref()?.is_running() => return None,
+                        None if workers.all_running() => return None,
                         None => {
                             // Its jobs are lost: their addresses may heat up again, and compile here.
-                            tracing::warn!("fast path: the compile thread stopped; compiling on the engine's thread");
-                            (self.worker, self.no_worker) = (None, true);
+                            tracing::warn!("fast path: a compile thread stopped; compiling on the engine's thread");
+                            (self.workers, self.no_workers) = (None, true);
                             self.received = self.sent;
                             self.waiting.clear();
                             self.covered.clear();
@@ -230,21 +243,49 @@ fn run_job(isa: &OwnedTargetIsa, job: Job) -> (u64, Finished) {
     (job.number, Finished { lifted: job.lifted, host, time })
 }
 
-fn start_worker(isa: OwnedTargetIsa) -> Option<Worker> {
-    let (jobs, incoming) = channel::<Job>();
-    let (outgoing, done) = channel();
-    let spawned = std::thread::Builder::new().name("tandem-compile".into()).spawn(move || {
-        for job in incoming {
-            if outgoing.send(run_job(&isa, job)).is_err() {
-                break;
+/// Compile threads for an engine: one per host CPU the engine's own thread leaves, at least one, at most
+/// `DEFAULT_MAX_WORKERS` (more gained nothing on 16 cores); `TANDEM_COMPILE_THREADS=N` sets another number.
+const DEFAULT_MAX_WORKERS: usize = 4;
+
+fn worker_count() -> usize {
+    let spare = std::thread::available_parallelism().map_or(1, |cpus| cpus.get().saturating_sub(1));
+    let default = spare.clamp(1, DEFAULT_MAX_WORKERS);
+    match std::env::var("TANDEM_COMPILE_THREADS") {
+        Err(_) => default,
+        Ok(value) => match value.parse::<usize>() {
+            Ok(count) if (1..=256).contains(&count) => count,
+            _ => {
+                tracing::warn!("TANDEM_COMPILE_THREADS={value:?} is not a number from 1 to 256; using {default}");
+                default
             }
-        }
-    });
-    match spawned {
-        Ok(thread) => Some(Worker { jobs, done, thread }),
-        Err(error) => {
-            tracing::warn!("fast path: no compile thread ({error}); compiling on the engine's thread");
-            None
+        },
+    }
+}
+
+fn start_workers(isa: &OwnedTargetIsa) -> Option<Workers> {
+    let (jobs, incoming) = channel::<Job>();
+    let incoming = std::sync::Arc::new(std::sync::Mutex::new(incoming));
+    let (outgoing, done) = channel();
+    let mut threads = Vec::new();
+    for index in 0..worker_count() {
+        let (isa, incoming, outgoing) = (isa.clone(), incoming.clone(), outgoing.clone());
+        let spawned = std::thread::Builder::new().name(format!("tandem-compile-{index}")).spawn(move || {
+            loop {
+                let job = incoming.lock().map_err(drop).and_then(|queue| queue.recv().map_err(drop));
+                let Ok(job) = job else { break };
+                if outgoing.send(run_job(&isa, job)).is_err() {
+                    break;
+                }
+            }
+        });
+        match spawned {
+            Ok(thread) => threads.push(thread),
+            Err(error) => tracing::warn!("fast path: compile thread {index} not started: {error}"),
         }
     }
+    if threads.is_empty() {
+        tracing::warn!("fast path: no compile thread; compiling on the engine's thread");
+        return None;
+    }
+    Some(Workers { jobs, done, threads })
 }
