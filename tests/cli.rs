@@ -572,12 +572,32 @@ fn the_code_cache_fills_ahead_of_time_and_survives_damage() {
     };
     let expected = text(&tandem(&["run", &demo, "--cpu", "reference", "--state-hash"]).stdout);
 
-    let aot = with_cache(&["aot", &demo]);
-    assert!(aot.status.success(), "{}", text(&aot.stderr));
-    assert!(text(&aot.stdout).starts_with("aot: "), "{}", text(&aot.stdout));
+    // `aot: N blocks (C compiled, ...; L already cached) in DIR`: N, C and L.
+    let aot = |expected_blocks: Option<u64>| {
+        let output = with_cache(&["aot", &demo]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let line = text(&output.stdout);
+        let counts = line.split(") in ").next().unwrap_or_default();
+        let numbers: Vec<u64> = counts
+            .split(|c: char| !c.is_ascii_digit() && c != '.')
+            .filter(|word| !word.is_empty() && !word.contains('.'))
+            .filter_map(|word| word.parse().ok())
+            .collect();
+        let [blocks, compiled, _, .., cached] = numbers[..] else { panic!("not aot's line: {line}") };
+        assert!(line.starts_with(&format!("aot: {blocks} blocks ({compiled} compiled, ")), "{line}");
+        assert_eq!(blocks, compiled + cached, "{line}");
+        if let Some(expected) = expected_blocks {
+            assert_eq!((blocks, compiled, cached), (expected, 0, expected), "{line}");
+        }
+        blocks
+    };
+    let blocks = aot(None);
     // The block files, not the stamp of the cache's last prune.
     let files: Vec<PathBuf> = files_under(&cache).into_iter().filter(|file| !file.ends_with("pruned")).collect();
     assert!(files.len() > 100, "aot stored {} blocks", files.len());
+    assert_eq!(files.len() as u64, blocks, "a block file for every block aot compiled");
+    // Again: every block is found in the cache, none compiled (each was compiled and stored the first time).
+    aot(Some(blocks));
     assert_eq!(text(&with_cache(&["run", &demo, "--cpu", "fast", "--state-hash"]).stdout), expected);
 
     // Damage every stored block: each must be noticed, compiled again and stored again, the run unchanged.

@@ -142,6 +142,16 @@ impl Jobs {
         self.waiting.is_empty()
     }
 
+    /// Whether the region at `pc` is being compiled.
+    pub fn waits_for(&self, pc: u64) -> bool {
+        self.waiting.contains_key(&pc)
+    }
+
+    /// How many regions are being compiled.
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
     /// Hands `function`, lifted from the page at `page` with the instructions at `addresses`, to the workers
     /// (started at the first job). Without them, the job is compiled here and now, and `finished` returns it
     /// next.

@@ -29,6 +29,9 @@ use tandem_reference::{CpuState, Interpreter, Unpredictable};
 const DEFAULT_COMPILE_THRESHOLD: u32 = 64;
 const LOAD_THRESHOLD: u32 = 4;
 
+/// The most regions `precompile` leaves waiting for the compile threads.
+const MAX_PRECOMPILE_QUEUE: usize = 64;
+
 #[derive(Clone, Copy, Default)]
 enum Block {
     /// Code (a `tail`-convention function, entered through the trampoline) and the instructions it retires.
@@ -213,18 +216,41 @@ impl FastEngine {
     }
 
     /// Compiles (or loads) the block at `pc` ahead of running it, and returns where execution may go from it:
-    /// its successors and the address after it.
+    /// its successors and the address after it. An engine compiling in the background sends the block to its
+    /// threads (`compiling`, `wait_for_compiled`).
     pub fn precompile(&mut self, memory: &GuestMemory, pc: u64) -> Vec<u64> {
-        let Some(lifted) = lift_block(memory, pc, self.block_limit, self.graphs, &self.profile, &*self.isa) else {
+        self.catch_up_with_layout(memory);
+        let started = Instant::now();
+        let Some(mut lifted) = lift_block(memory, pc, self.block_limit, self.graphs, &self.profile, &*self.isa) else {
             // The reference runs this instruction; a block may start after it.
             return vec![pc.wrapping_add(4)];
         };
-        if !self.blocks.contains_key(&pc) {
+        let mut next = std::mem::take(&mut lifted.successors);
+        next.push(pc.wrapping_add(4 * u64::from(lifted.instructions)));
+        if self.background.as_ref().is_some_and(|jobs| !jobs.is_idle()) {
+            self.install_finished(memory, false);
+        }
+        let sent = self.background.as_ref().is_some_and(|jobs| jobs.waits_for(pc));
+        if self.blocks.contains_key(&pc) || sent {
+            return next;
+        }
+        let key = self.disk.as_mut().map(|disk| disk.key(memory, pc, self.block_limit, self.graphs));
+        let cached = key.as_ref().is_some_and(|key| self.disk.as_ref().is_some_and(|disk| disk.holds(key)));
+        if self.background.is_some() && !cached {
+            // Lifting outruns compiling: the queue is kept short, so that lifted IR does not pile up.
+            while self.compiling() >= MAX_PRECOMPILE_QUEUE {
+                self.wait_for_compiled(memory);
+            }
+            self.send_to_background(pc, key, lifted, started);
+        } else {
             self.compile_and_insert(pc, (pc >> 2) as usize % CHAIN_ENTRIES, memory);
         }
-        let mut next = lifted.successors;
-        next.push(pc.wrapping_add(4 * u64::from(lifted.instructions)));
         next
+    }
+
+    /// Regions sent to the compile threads and not installed yet.
+    pub fn compiling(&self) -> usize {
+        self.background.as_ref().map_or(0, Jobs::waiting)
     }
 
     /// The last compiled block the last `run` entered (engines made by `with_block_limit` only).
@@ -319,14 +345,20 @@ impl FastEngine {
     fn compile_in_background(&mut self, pc: u64, slot: usize, memory: &GuestMemory) -> Option<Block> {
         let started = Instant::now();
         let key = self.disk.as_mut().map(|disk| disk.key(memory, pc, self.block_limit, self.graphs));
-        let Some(LiftedBlock { function, instructions, other_pages, addresses, .. }) =
-            lift_block(memory, pc, self.block_limit, self.graphs, &self.profile, &*self.isa)
-        else {
+        let Some(lifted) = lift_block(memory, pc, self.block_limit, self.graphs, &self.profile, &*self.isa) else {
             return Some(self.insert(pc, slot, Ok(Block::Interpreted)));
         };
-        let lifted = Lifted { pc, instructions, other_pages, key, lift_time: started.elapsed() };
-        self.background.as_mut()?.send(pc & !(PAGE_SIZE - 1), addresses, lifted, function);
+        self.send_to_background(pc, key, lifted, started);
         None
+    }
+
+    /// Hands a region lifted from `started` on to the compile threads.
+    fn send_to_background(&mut self, pc: u64, key: Option<Key>, lifted: LiftedBlock, started: Instant) {
+        let LiftedBlock { function, instructions, other_pages, addresses, .. } = lifted;
+        let lifted = Lifted { pc, instructions, other_pages, key, lift_time: started.elapsed() };
+        if let Some(jobs) = &mut self.background {
+            jobs.send(pc & !(PAGE_SIZE - 1), addresses, lifted, function);
+        }
     }
 
     /// Waits for the compile thread to finish every region sent to it, and installs those still wanted (none of a
@@ -337,17 +369,31 @@ impl FastEngine {
         self.install_finished(memory, true);
     }
 
-    /// Installs the regions the compile thread has finished and the engine still wants; with `wait`, all of
+    /// Waits for the compile threads to finish a region (where any is `compiling`), and installs every one
+    /// finished and still wanted.
+    pub fn wait_for_compiled(&mut self, memory: &GuestMemory) {
+        self.catch_up_with_layout(memory);
+        if let Some(finished) = self.background.as_mut().and_then(|jobs| jobs.finished(true)) {
+            self.install_finished_one(memory, finished);
+        }
+        self.install_finished(memory, false);
+    }
+
+    /// Installs the regions the compile threads have finished and the engine still wants; with `wait`, all of
     /// them.
     fn install_finished(&mut self, memory: &GuestMemory, wait: bool) {
-        while let Some(Finished { lifted, host, time }) = self.background.as_mut().and_then(|jobs| jobs.finished(wait))
-        {
-            let (pc, key) = (lifted.pc, lifted.key);
-            let installed = host
-                .and_then(|host| self.install(memory, pc, lifted.instructions, lifted.other_pages, key.as_ref(), host));
-            self.stats.time += time;
-            self.insert(pc, (pc >> 2) as usize % CHAIN_ENTRIES, installed);
+        while let Some(finished) = self.background.as_mut().and_then(|jobs| jobs.finished(wait)) {
+            self.install_finished_one(memory, finished);
         }
+    }
+
+    fn install_finished_one(&mut self, memory: &GuestMemory, finished: Finished) {
+        let Finished { lifted, host, time } = finished;
+        let (pc, key) = (lifted.pc, lifted.key);
+        let installed =
+            host.and_then(|host| self.install(memory, pc, lifted.instructions, lifted.other_pages, key.as_ref(), host));
+        self.stats.time += time;
+        self.insert(pc, (pc >> 2) as usize % CHAIN_ENTRIES, installed);
     }
 
     /// Puts `entry` in the chain table, where compiled code links to it; an unchained engine leaves the table
