@@ -10,6 +10,8 @@
 //!   pages (which another, writable address may change: code memory); anything that changes such bytes or
 //!   permissions must call `Engine::invalidate`. `lift::compilable` is the one test of it, for every page a
 //!   region holds.
+//! - Compile threads (`background`) see only lifted IR: they read no guest memory and no engine state, and what
+//!   they return is installed on the engine's thread, only while its pages stand.
 
 mod background;
 pub mod code_cache;
