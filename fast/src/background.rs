@@ -8,7 +8,7 @@
 //! - A job is installed only while the engine still waits for it (`Jobs::finished`): invalidating its pages
 //!   in between forgets it, and a later job for the same address has a new number.
 
-use crate::code_cache::Key;
+use crate::code_cache::{CachedBlock, StoreTicket};
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::Function;
 use cranelift_codegen::isa::OwnedTargetIsa;
@@ -21,6 +21,7 @@ use crate::edges::PcHasher;
 use crate::lift::GUEST_ACCESS;
 
 /// Host code for a region, not installed yet.
+#[derive(Default)]
 pub struct HostCode {
     pub code: Vec<u8>,
     /// Offsets of its guest accesses that may fault (`fault`).
@@ -59,8 +60,8 @@ pub struct Lifted {
     pub pc: u64,
     pub instructions: u32,
     pub other_pages: Vec<u64>,
-    /// Its code cache key, where there is a cache.
-    pub key: Option<Key>,
+    /// Where there is a code cache: what storing it there needs (the compile thread stores it).
+    pub ticket: Option<StoreTicket>,
     /// The time lifting (and keying) it took.
     pub lift_time: Duration,
 }
@@ -248,9 +249,23 @@ impl Jobs {
 
 fn run_job(isa: &OwnedTargetIsa, job: Job) -> (u64, Finished) {
     let started = Instant::now();
-    let host = compile(isa, job.function);
+    let mut host = compile(isa, job.function);
     let time = job.lifted.lift_time + started.elapsed();
+    if let (Ok(compiled), Some(ticket)) = (&mut host, &job.lifted.ticket) {
+        host = Ok(store(ticket, &job.lifted, std::mem::take(compiled)));
+    }
     (job.number, Finished { lifted: job.lifted, host, time })
+}
+
+/// Stores compiled code in the code cache (file system work, kept off the engine's thread); a failure is
+/// logged, and only costs a compile next time.
+fn store(ticket: &StoreTicket, lifted: &Lifted, host: HostCode) -> HostCode {
+    let HostCode { code, sites } = host;
+    let block = CachedBlock { instructions: lifted.instructions, code, sites, other_pages: lifted.other_pages.clone() };
+    if let Err(error) = ticket.store(&block) {
+        tracing::warn!("code cache: could not store the block at {:#x}: {error}", lifted.pc);
+    }
+    HostCode { code: block.code, sites: block.sites }
 }
 
 /// Compile threads for an engine: one per host CPU the engine's own thread leaves, at least one, at most

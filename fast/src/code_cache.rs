@@ -141,15 +141,35 @@ impl CodeCache {
 
     /// Stores a block compiled from `memory` (its start's page, and `other_pages` as they hold now).
     pub fn store(&mut self, memory: &GuestMemory, key: &Key, block: &CachedBlock) -> std::io::Result<()> {
-        let pages: Vec<PageDigest> =
-            block.other_pages.iter().map(|&page| (page, self.page_digest(memory, page))).collect();
-        let bytes = file_bytes(key, block, &pages);
-        let path = self.path(key);
-        let dir = path.parent().expect("cache paths have a parent");
+        self.ticket(memory, key, &block.other_pages).store(block)
+    }
+
+    /// What storing the block of `key` that holds instructions of `other_pages` needs from the cache and from
+    /// `memory` as it holds now, for `StoreTicket::store` on any thread.
+    pub fn ticket(&mut self, memory: &GuestMemory, key: &Key, other_pages: &[u64]) -> StoreTicket {
+        let pages = other_pages.iter().map(|&page| (page, self.page_digest(memory, page))).collect();
+        StoreTicket { path: self.path(key), key: *key, pages }
+    }
+}
+
+/// Where a block's file goes and the digests of the other pages it holds, taken when it was lifted: a compile
+/// thread stores the block with it (its file describes the bytes it was compiled from, whatever memory holds
+/// by then).
+pub struct StoreTicket {
+    path: PathBuf,
+    key: Key,
+    pages: Vec<PageDigest>,
+}
+
+impl StoreTicket {
+    pub fn store(&self, block: &CachedBlock) -> std::io::Result<()> {
+        let bytes = file_bytes(&self.key, block, &self.pages);
+        let dir = self.path.parent().expect("cache paths have a parent");
         std::fs::create_dir_all(dir)?;
-        let temporary = dir.join(format!(".{}.{}", std::process::id(), path.file_name().unwrap().to_string_lossy()));
+        let name = self.path.file_name().expect("cache paths name a file").to_string_lossy();
+        let temporary = dir.join(format!(".{}.{name}", std::process::id()));
         std::fs::write(&temporary, &bytes)?;
-        std::fs::rename(&temporary, &path)
+        std::fs::rename(&temporary, &self.path)
     }
 }
 

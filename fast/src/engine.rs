@@ -241,7 +241,7 @@ impl FastEngine {
             while self.compiling() >= MAX_PRECOMPILE_QUEUE {
                 self.wait_for_compiled(memory);
             }
-            self.send_to_background(pc, key, lifted, started);
+            self.send_to_background(memory, pc, key, lifted, started);
         } else {
             self.compile_and_insert(pc, (pc >> 2) as usize % CHAIN_ENTRIES, memory);
         }
@@ -348,14 +348,22 @@ impl FastEngine {
         let Some(lifted) = lift_block(memory, pc, self.block_limit, self.graphs, &self.profile, &*self.isa) else {
             return Some(self.insert(pc, slot, Ok(Block::Interpreted)));
         };
-        self.send_to_background(pc, key, lifted, started);
+        self.send_to_background(memory, pc, key, lifted, started);
         None
     }
 
     /// Hands a region lifted from `started` on to the compile threads.
-    fn send_to_background(&mut self, pc: u64, key: Option<Key>, lifted: LiftedBlock, started: Instant) {
+    fn send_to_background(
+        &mut self,
+        memory: &GuestMemory,
+        pc: u64,
+        key: Option<Key>,
+        lifted: LiftedBlock,
+        started: Instant,
+    ) {
         let LiftedBlock { function, instructions, other_pages, addresses, .. } = lifted;
-        let lifted = Lifted { pc, instructions, other_pages, key, lift_time: started.elapsed() };
+        let ticket = key.and_then(|key| Some(self.disk.as_mut()?.ticket(memory, &key, &other_pages)));
+        let lifted = Lifted { pc, instructions, other_pages, ticket, lift_time: started.elapsed() };
         if let Some(jobs) = &mut self.background {
             jobs.send(pc & !(PAGE_SIZE - 1), addresses, lifted, function);
         }
@@ -389,9 +397,10 @@ impl FastEngine {
 
     fn install_finished_one(&mut self, memory: &GuestMemory, finished: Finished) {
         let Finished { lifted, host, time } = finished;
-        let (pc, key) = (lifted.pc, lifted.key);
+        let pc = lifted.pc;
+        // The compile thread stored it in the code cache already.
         let installed =
-            host.and_then(|host| self.install(memory, pc, lifted.instructions, lifted.other_pages, key.as_ref(), host));
+            host.and_then(|host| self.install(memory, pc, lifted.instructions, lifted.other_pages, None, host));
         self.stats.time += time;
         self.insert(pc, (pc >> 2) as usize % CHAIN_ENTRIES, installed);
     }
@@ -429,7 +438,7 @@ impl FastEngine {
         Ok(block)
     }
 
-    /// Puts a region's host code where it runs, and in the code cache.
+    /// Puts a region's host code where it runs, and in the code cache under `key` (where one is given).
     fn install(
         &mut self,
         memory: &GuestMemory,

@@ -138,9 +138,25 @@ fn remapped_and_reprotected_code_runs_on(mut fast: FastEngine) {
 }
 
 /// A region compiled in the background from code that is remapped before it is ready is never installed: the
-/// engine runs the code memory holds now, as the reference does, and compiles that in turn.
+/// engine runs the code memory holds now, as the reference does, and compiles that in turn. With a code cache,
+/// the compile thread stores what it compiles, and an engine started later loads the region of the code memory
+/// holds now (the old region's file is keyed by the old bytes).
 #[test]
 fn regions_compiled_in_the_background_run_only_while_their_code_stands() {
+    let background = || FastEngine::with_defaults().unwrap().compiling_at_second_use().compiling_in_background();
+    regions_compiled_in_the_background_run_only_while_their_code_stands_on(background(), None);
+    let cache = std::env::temp_dir().join(format!("tandem-engine-edges-background-{}", std::process::id()));
+    regions_compiled_in_the_background_run_only_while_their_code_stands_on(
+        background().with_code_cache(&cache).unwrap(),
+        Some(&cache),
+    );
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+fn regions_compiled_in_the_background_run_only_while_their_code_stands_on(
+    mut fast: FastEngine,
+    cache: Option<&std::path::Path>,
+) {
     // mov x0, #100; loop: subs x0, x0, #1; b.ne loop; mov x1, #VALUE; svc #0
     let code = |value: u32| [0xd2800c80, 0xf1000400, 0x54ffffe1, 0xd2800001 | value << 5, 0xd4000001];
     let write_code = |memory: &GuestMemory, words: &[u32]| {
@@ -154,7 +170,6 @@ fn regions_compiled_in_the_background_run_only_while_their_code_stands() {
     };
     let mut memory = code_memory(1);
     write_code(&memory, &code(1));
-    let mut fast = FastEngine::with_defaults().unwrap().compiling_at_second_use().compiling_in_background();
     // The loop's second visit (after 3 instructions) sends its region to the compile thread; the run ends after
     // one more instruction, with no chance to install it.
     assert_eq!(run(&mut fast, &memory, 4), run(&mut Interpreter::default(), &memory, 4));
@@ -175,6 +190,16 @@ fn regions_compiled_in_the_background_run_only_while_their_code_stands() {
         fast.finish_compiling(&memory);
     }
     assert!(fast.stats().blocks > 0, "the code mapped now was never compiled");
+
+    if let Some(cache) = cache {
+        let mut later = FastEngine::with_defaults().unwrap().compiling_at_second_use().with_code_cache(cache).unwrap();
+        let (later_run, reference_run) =
+            (run(&mut later, &memory, 1000), run(&mut Interpreter::default(), &memory, 1000));
+        assert_eq!(later_run, reference_run);
+        assert_eq!(later_run.1.x[1], 2);
+        assert!(later.stats().loaded > 0, "nothing the compile thread stored was loaded: {:?}", later.stats());
+        assert_eq!(later.stats().blocks, 0, "regions compiled again: {:?}", later.stats());
+    }
 }
 
 /// Loops inside one region (`lift::region`): nested loops with labels at conditional branches' targets, merge
