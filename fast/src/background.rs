@@ -8,7 +8,7 @@
 //! - A job is installed only while the engine still waits for it (`Jobs::finished`): invalidating its pages
 //!   in between forgets it, and a later job for the same address has a new number.
 
-use crate::code_cache::{CachedBlock, StoreTicket};
+use crate::code_cache::StoreTicket;
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::Function;
 use cranelift_codegen::isa::OwnedTargetIsa;
@@ -21,7 +21,6 @@ use crate::edges::PcHasher;
 use crate::lift::GUEST_ACCESS;
 
 /// Host code for a region, not installed yet.
-#[derive(Default)]
 pub struct HostCode {
     pub code: Vec<u8>,
     /// Offsets of its guest accesses that may fault (`fault`).
@@ -139,10 +138,6 @@ impl Jobs {
         self.covered.contains_key(&pc)
     }
 
-    pub fn is_idle(&self) -> bool {
-        self.waiting.is_empty()
-    }
-
     /// Whether the region at `pc` is being compiled.
     pub fn waits_for(&self, pc: u64) -> bool {
         self.waiting.contains_key(&pc)
@@ -249,23 +244,15 @@ impl Jobs {
 
 fn run_job(isa: &OwnedTargetIsa, job: Job) -> (u64, Finished) {
     let started = Instant::now();
-    let mut host = compile(isa, job.function);
+    let host = compile(isa, job.function);
     let time = job.lifted.lift_time + started.elapsed();
-    if let (Ok(compiled), Some(ticket)) = (&mut host, &job.lifted.ticket) {
-        host = Ok(store(ticket, &job.lifted, std::mem::take(compiled)));
+    // File system work, kept off the engine's thread; a failure only costs a compile next time.
+    if let (Ok(compiled), Some(ticket)) = (&host, &job.lifted.ticket)
+        && let Err(error) = ticket.store(job.lifted.instructions, &compiled.code, &compiled.sites)
+    {
+        tracing::warn!("code cache: could not store the block at {:#x}: {error}", job.lifted.pc);
     }
     (job.number, Finished { lifted: job.lifted, host, time })
-}
-
-/// Stores compiled code in the code cache (file system work, kept off the engine's thread); a failure is
-/// logged, and only costs a compile next time.
-fn store(ticket: &StoreTicket, lifted: &Lifted, host: HostCode) -> HostCode {
-    let HostCode { code, sites } = host;
-    let block = CachedBlock { instructions: lifted.instructions, code, sites, other_pages: lifted.other_pages.clone() };
-    if let Err(error) = ticket.store(&block) {
-        tracing::warn!("code cache: could not store the block at {:#x}: {error}", lifted.pc);
-    }
-    HostCode { code: block.code, sites: block.sites }
 }
 
 /// Compile threads for an engine: one per host CPU the engine's own thread leaves, at least one, at most

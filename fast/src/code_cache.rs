@@ -141,7 +141,7 @@ impl CodeCache {
 
     /// Stores a block compiled from `memory` (its start's page, and `other_pages` as they hold now).
     pub fn store(&mut self, memory: &GuestMemory, key: &Key, block: &CachedBlock) -> std::io::Result<()> {
-        self.ticket(memory, key, &block.other_pages).store(block)
+        self.ticket(memory, key, &block.other_pages).store(block.instructions, &block.code, &block.sites)
     }
 
     /// What storing the block of `key` that holds instructions of `other_pages` needs from the cache and from
@@ -162,8 +162,9 @@ pub struct StoreTicket {
 }
 
 impl StoreTicket {
-    pub fn store(&self, block: &CachedBlock) -> std::io::Result<()> {
-        let bytes = file_bytes(&self.key, block, &self.pages);
+    /// Stores a block of `instructions` guest instructions compiled to `code`, with its guest accesses' `sites`.
+    pub fn store(&self, instructions: u32, code: &[u8], sites: &[u32]) -> std::io::Result<()> {
+        let bytes = file_bytes(&self.key, instructions, code, sites, &self.pages);
         let dir = self.path.parent().expect("cache paths have a parent");
         std::fs::create_dir_all(dir)?;
         let name = self.path.file_name().expect("cache paths name a file").to_string_lossy();
@@ -297,8 +298,7 @@ fn remove(path: &Path, length: u64, pruned: &mut Pruned) -> std::io::Result<()> 
 
 /// A cache file: header (magic, key, instruction count, code length), code, the count and host offsets of the
 /// guest accesses, the count of other pages and each one's address and digest, SHA-256 of all that.
-fn file_bytes(key: &Key, block: &CachedBlock, pages: &[PageDigest]) -> Vec<u8> {
-    let CachedBlock { instructions, code, sites, .. } = block;
+fn file_bytes(key: &Key, instructions: u32, code: &[u8], sites: &[u32], pages: &[PageDigest]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(HEADER + code.len() + 8 + 4 * sites.len() + 40 * pages.len() + 32);
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(key);
@@ -453,7 +453,7 @@ mod tests {
             sites: vec![1, 3],
             other_pages: vec![0x5000],
         };
-        let bytes = file_bytes(&key, &block, &[(0x5000, [9; 32])]);
+        let bytes = file_bytes(&key, block.instructions, &block.code, &block.sites, &[(0x5000, [9; 32])]);
         let (parsed, pages) = parse(&bytes, &key).unwrap();
         assert_eq!((parsed.instructions, &parsed.code, &parsed.sites), (3, &block.code, &block.sites));
         assert_eq!((parsed.other_pages, pages), (vec![0x5000], vec![(0x5000, [9; 32])]));

@@ -227,7 +227,7 @@ impl FastEngine {
         };
         let mut next = std::mem::take(&mut lifted.successors);
         next.push(pc.wrapping_add(4 * u64::from(lifted.instructions)));
-        if self.background.as_ref().is_some_and(|jobs| !jobs.is_idle()) {
+        if self.compiling() > 0 {
             self.install_finished(memory, false);
         }
         let sent = self.background.as_ref().is_some_and(|jobs| jobs.waits_for(pc));
@@ -291,7 +291,7 @@ impl FastEngine {
     #[cold]
     #[inline(never)]
     fn block_at_slow(&mut self, pc: u64, slot: usize, memory: &GuestMemory) -> Option<Block> {
-        if self.background.as_ref().is_some_and(|jobs| !jobs.is_idle()) {
+        if self.compiling() > 0 {
             self.install_finished(memory, false);
         }
         if let Some(&block) = self.blocks.get(&pc) {

@@ -325,23 +325,22 @@ fn linux(
     };
     // The fast path twice: with a code cache of the benchmark's own, which an unmeasured first run fills (every
     // measured run is a warm start), and with none (every run compiles: a program's first run).
-    let tandem_with_cache = |name: &'static str, cache: PathBuf, warm_cache: Option<PathBuf>| Runner {
+    let tandem_with_cache = |name: &'static str, cache: PathBuf, filled_first: bool| Runner {
         name,
         command: Box::new({
-            let (tandem, busybox) = (tandem.clone(), arm64.clone());
+            let (tandem, busybox, cache) = (tandem.clone(), arm64.clone(), cache.clone());
             move |args| {
                 let mut command = std::process::Command::new(&tandem);
                 command.args(["linux", "--cpu", cpu_name]).arg(&busybox).args(args).env("TANDEM_CODE_CACHE", &cache);
                 command
             }
         }),
-        warm_cache,
+        warm_cache: filled_first.then_some(cache),
     };
     let cold = cpu == super::CpuPath::Fast;
-    let code_cache = work.join("code-cache");
-    let mut runners = vec![tandem_with_cache("tandem", code_cache.clone(), cold.then(|| code_cache.clone()))];
+    let mut runners = vec![tandem_with_cache("tandem", work.join("code-cache"), cold)];
     if cold {
-        runners.push(tandem_with_cache("tandem, no code cache", PathBuf::from("off"), None));
+        runners.push(tandem_with_cache("tandem, no code cache", PathBuf::from("off"), false));
     }
     let qemu_busybox = arm64.clone();
     runners.push(Runner {
