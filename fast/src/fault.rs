@@ -7,7 +7,9 @@
 //!
 //! Invariants (with `code_memory`, `engine::call_block` and `runtime`, the fast path's only `unsafe`):
 //! - A replay point is a state the `CpuState` and `Runtime::fault` hold exactly (the registers in the one; the
-//!   PC, the budget left and NZCV in the other: `Lifter::sync`). Before every access that may fault, compiled code
+//!   PC, the budget left and NZCV in the other: `Lifter::sync`; NZCV "in the `CpuState`" there is NZCV as the
+//!   region found it, which the exit before may have left in `Runtime::exit_flags`: the handler settles that
+//!   first). Before every access that may fault, compiled code
 //!   has made one on every path there, with no write since to guest memory or to the `CpuState` that a rerun
 //!   would see (stores make a replay point of their own instruction; writes to the `CpuState` force a new one).
 //!   A rerun from it on the reference, on the same memory, thus retires the same instructions the same way up
@@ -30,7 +32,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 use tandem_reference::CpuState;
 
-/// NZCV as compiled code last recorded it for the handler (`FaultRecord::flags_kind`).
+/// How a `FlagsRecord` holds NZCV (`FlagsRecord::kind`).
 pub mod flags_kind {
     pub const IN_CPU: u32 = 0;
     pub const PACKED: u32 = 1;
@@ -49,25 +51,39 @@ pub struct FaultRecord {
     /// The guest address of its instruction, and the budget left there.
     pub pc: Cell<u64>,
     pub budget: Cell<u64>,
-    /// How NZCV is known (`flags_kind`): still in the `CpuState`, packed in `a`, or the operands `a` and `b` of a
-    /// subtraction or addition, or the result `a` of a logical operation, at 32 or 64 bits.
-    pub flags_kind: Cell<u32>,
-    pub flags_a: Cell<u64>,
-    pub flags_b: Cell<u64>,
+    /// NZCV there.
+    pub flags: FlagsRecord,
 }
 
-impl FaultRecord {
+/// NZCV as compiled code records it without packing it: how it is known (`kind`, `flags_kind`): still in the
+/// `CpuState`, packed in `a`, or the operands `a` and `b` of a subtraction or addition, or the result `a` of a
+/// logical operation, at 32 or 64 bits.
+#[repr(C)]
+#[derive(Default)]
+pub struct FlagsRecord {
+    pub kind: Cell<u32>,
+    pub a: Cell<u64>,
+    pub b: Cell<u64>,
+}
+
+impl FlagsRecord {
+    /// Puts NZCV in the `CpuState` (packed there when the record holds it otherwise), and records that it is there.
+    pub fn settle(&self, cpu: &mut CpuState) {
+        cpu.nzcv = self.nzcv(cpu.nzcv);
+        self.kind.set(flags_kind::IN_CPU);
+    }
+
     /// NZCV packed in bits 31..28, given what the `CpuState` holds.
     fn nzcv(&self, stored: u32) -> u32 {
-        let (a, b) = (self.flags_a.get(), self.flags_b.get());
+        let (a, b) = (self.a.get(), self.b.get());
         let pack = |n: bool, z: bool, c: bool, v: bool| {
             u32::from(n) << 31 | u32::from(z) << 30 | u32::from(c) << 29 | u32::from(v) << 28
         };
         let sign = |value: u64, bits: u32| value >> (bits - 1) & 1 != 0;
-        let (kind, bits) = match self.flags_kind.get() {
+        let (kind, bits) = match self.kind.get() {
             flags_kind::PACKED => return a as u32,
-            flags_kind::SUB32 | flags_kind::ADD32 | flags_kind::LOGIC32 => (self.flags_kind.get(), 32),
-            flags_kind::SUB64 | flags_kind::ADD64 | flags_kind::LOGIC64 => (self.flags_kind.get(), 64),
+            flags_kind::SUB32 | flags_kind::ADD32 | flags_kind::LOGIC32 => (self.kind.get(), 32),
+            flags_kind::SUB64 | flags_kind::ADD64 | flags_kind::LOGIC64 => (self.kind.get(), 64),
             _ => return stored,
         };
         let mask = if bits == 32 { u64::from(u32::MAX) } else { u64::MAX };
@@ -262,7 +278,10 @@ unsafe fn resume_after_guest_fault(context: *mut libc::ucontext_t) -> bool {
     // SAFETY: compiled code was using this state when it faulted; it uses it no more.
     let cpu = unsafe { &mut *run.cpu };
     cpu.pc = runtime.fault.pc.get();
-    cpu.nzcv = runtime.fault.nzcv(cpu.nzcv);
+    // "In the `CpuState`" at the replay point means NZCV as the region found it, which the exit before may have
+    // left unpacked.
+    runtime.exit_flags.settle(cpu);
+    runtime.fault.flags.settle(cpu);
     gregs[libc::REG_RAX as usize] = (runtime.fault.budget.get() | INTERPRET_NEXT | REPLAY) as i64;
     gregs[libc::REG_RSP as usize] = run.resume_rsp as i64;
     gregs[libc::REG_RIP as usize] = (&raw const tandem_fast_resume) as i64;
@@ -275,12 +294,15 @@ mod tests {
 
     #[test]
     fn recorded_flags_give_the_architectures_nzcv() {
-        let record = FaultRecord::default();
+        let record = FlagsRecord::default();
         let nzcv = |kind, a, b| {
-            record.flags_kind.set(kind);
-            record.flags_a.set(a);
-            record.flags_b.set(b);
-            record.nzcv(0x5000_0000) >> 28
+            record.kind.set(kind);
+            record.a.set(a);
+            record.b.set(b);
+            let mut cpu = CpuState { nzcv: 0x5000_0000, ..CpuState::default() };
+            record.settle(&mut cpu);
+            assert_eq!(record.kind.get(), flags_kind::IN_CPU);
+            cpu.nzcv >> 28
         };
         assert_eq!(nzcv(flags_kind::IN_CPU, 1, 2), 0b0101);
         assert_eq!(nzcv(flags_kind::PACKED, 0x9000_0000, 0), 0b1001);

@@ -6,7 +6,7 @@
 //! instruction on the reference, on the `CpuState`: the block writes its registers back before the call and
 //! reads them again after it.
 
-use crate::fault::FaultRecord;
+use crate::fault::{FaultRecord, FlagsRecord};
 use crate::lift::{CHAIN_ENTRIES, ChainEntry};
 use std::cell::Cell;
 use std::mem::offset_of;
@@ -65,6 +65,12 @@ pub struct Runtime {
     pub interpret: extern "C" fn(runtime: *const Runtime, cpu: *mut CpuState, word: u32, pc: u64) -> u32,
     /// What compiled code records for the fault handler (`fault`).
     pub fault: FaultRecord,
+    /// NZCV as the last exit from compiled code left it: unpacked where it was computed from an operation's
+    /// operands, and then `CpuState::nzcv` is stale until someone settles it (the engine after each entry, the
+    /// fault handler, `interpret`, `settle_flags`). Exits do not pack NZCV: most of what runs next sets it first.
+    pub exit_flags: FlagsRecord,
+    /// Settles `exit_flags` in the `CpuState`, for compiled code that reads NZCV as the region found it.
+    pub settle_flags: extern "C" fn(runtime: *const Runtime, cpu: *mut CpuState) -> u32,
     identity: CpuIdentity,
     keys: PointerAuthKeys,
     /// The guest memory of the run in progress (null outside `FastEngine::run`).
@@ -82,6 +88,8 @@ impl Runtime {
             crc32c: if std::arch::is_x86_feature_detected!("sse4.2") { crc32c_sse42 } else { crc32c },
             interpret,
             fault: FaultRecord::default(),
+            exit_flags: FlagsRecord::default(),
+            settle_flags,
             identity,
             keys,
             memory: Cell::new(std::ptr::null()),
@@ -106,12 +114,21 @@ extern "C" fn interpret(runtime: *const Runtime, cpu: *mut CpuState, word: u32, 
     // the length of the run (`enter_run`) and points to the memory the run borrows.
     let (runtime, cpu) = unsafe { (&*runtime, &mut *cpu) };
     let Some(memory) = (unsafe { runtime.memory.get().as_ref() }) else { return 1 };
+    runtime.exit_flags.settle(cpu);
     let mut interpreter = Interpreter::new(runtime.identity, runtime.keys);
     // The instructions sent here read no clock; the retired count does not matter to them.
     match interpreter.execute_word(cpu, memory, word, pc, GuestClock::default()) {
         Ok(next) if next == pc.wrapping_add(4) => 0,
         _ => 1,
     }
+}
+
+extern "C" fn settle_flags(runtime: *const Runtime, cpu: *mut CpuState) -> u32 {
+    // SAFETY: as for `interpret`: compiled code passes its own `Runtime` and `CpuState`, which nothing else touches
+    // while the helper runs.
+    let (runtime, cpu) = unsafe { (&*runtime, &mut *cpu) };
+    runtime.exit_flags.settle(cpu);
+    cpu.nzcv
 }
 
 /// The byte-at-a-time table of the reflected CRC with polynomial `reflected` (the bit-reversed polynomial): what

@@ -326,6 +326,75 @@ fn load_replicate_keeps_budgets_faults_and_state_exact() {
     assert_eq!(whole, 11, "the program runs up to the faulting load");
 }
 
+/// NZCV left unpacked by a region's exit (`Runtime::exit_flags`) is what the next region, the reference helper,
+/// the dispatcher and the fault handler see: flags of a 64-bit CMP read by CSET and ADC after an indirect branch,
+/// of a 32-bit ADDS by a half-precision FCSEL (the reference, in place), a double one and MRS NZCV, of ANDS passed
+/// through a region that stores, and of a 32-bit SUBS under a CMP's at a fault, for every budget and region size.
+#[test]
+fn flags_left_unpacked_at_exits_read_as_the_reference_reads_them() {
+    const CODE: [u32; 28] = [
+        0xd2a00045, // mov x5, #0x20000
+        0x100000e9, // adr x9, part2
+        0xd2800060, // mov x0, #3
+        0xd28000a1, // mov x1, #5
+        0x9280008d, // mov x13, #-5
+        0x4e020c01, // dup v1.8h, w0 (h1 and d1 differ from h2 and d2)
+        0xeb01001f, // cmp x0, x1
+        0xd61f0120, // br x9
+        0x9a9fa7e2, // part2: cset x2, lt
+        0x9a010003, // adc x3, x0, x1
+        0x2b0d0024, // adds w4, w1, w13 (zero, carry)
+        0x10000049, // adr x9, part3
+        0xd61f0120, // br x9
+        0xd280002b, // part3: mov x11, #1
+        0x1ee20c20, // fcsel h0, h1, h2, eq (the reference, in place)
+        0x1e620c23, // fcsel d3, d1, d2, eq
+        0xd53b4206, // mrs x6, nzcv
+        0xea010007, // ands x7, x0, x1
+        0x10000049, // adr x9, part4
+        0xd61f0120, // br x9
+        0xf90000a7, // part4: str x7, [x5]
+        0x71001008, // subs w8, w0, #4
+        0x10000049, // adr x9, part5
+        0xd61f0120, // br x9
+        0xd2a00068, // part5: mov x8, #0x30000 (unmapped)
+        0xf100041f, // cmp x0, #1
+        0xf940010a, // ldr x10, [x8]
+        0xd4000001, // svc #0
+    ];
+    let whole = assert_same_for_every_budget("unpacked flags", &CODE, |memory| {
+        memory.map(0x20000, PAGE_SIZE, Perm::RW).unwrap();
+    });
+    assert_eq!(whole, 26, "the program runs up to the faulting load");
+}
+
+/// A loop's label where NZCV is still as the region found it on the way in (and carried from a CMP on the way
+/// round): an exit from there before anything sets it leaves the flags the exit before left unpacked.
+#[test]
+fn flags_at_a_label_reached_from_the_entry_leave_as_they_came() {
+    const CODE: [u32; 15] = [
+        0xd2800060, // mov x0, #3
+        0xd28000a1, // mov x1, #5
+        0xd2800004, // mov x4, #0
+        0x10000089, // adr x9, part2
+        0x1000012a, // adr x10, part3
+        0xeb01001f, // cmp x0, x1
+        0xd61f0120, // br x9
+        0xd2800003, // part2: mov x3, #0
+        0x91000463, // loop: add x3, x3, #1
+        0xb5000044, // cbnz x4, skip
+        0xd61f0140, // br x10
+        0xf100287f, // skip: cmp x3, #10
+        0x54ffff81, // b.ne loop
+        0xd53b4206, // part3: mrs x6, nzcv
+        0xd4000001, // svc #0
+    ];
+    let whole = assert_same_for_every_budget("flags at a label", &CODE, |memory| {
+        memory.map(0x20000, PAGE_SIZE, Perm::RW).unwrap();
+    });
+    assert_eq!(whole, 13, "the program leaves the loop at once");
+}
+
 /// Runs `code` (at 0x10000, with the data pages `data` maps) on the reference and on fast engines with regions
 /// of every size, for every budget up to its end and well past it, and asserts the same result, registers and data
 /// page at 0x20000. Returns how many instructions the whole program retires.

@@ -6,9 +6,10 @@
 //! and voids a lifting that reads it where the plan said it is not).
 
 use super::{Lifter, constant_value, host_flags};
-use crate::fault::flags_kind;
+use crate::fault::{FlagsRecord, flags_kind};
+use crate::runtime::{RUNTIME_AT, Runtime};
 use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
-use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
+use cranelift_codegen::ir::{BlockArg, InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use std::mem::offset_of;
 use tandem_reference::CpuState;
@@ -177,15 +178,75 @@ impl Lifter<'_> {
             FlagsState::InCpu | FlagsState::Unread => self.stored_flags(),
             FlagsState::Lazy(lazy) => self.pack_lazy_flags(lazy),
             FlagsState::AtLabel { in_cpu, carried } => {
-                let stored = self.stored_flags();
-                let carried = self.pack_lazy_flags(carried);
-                self.b.ins().select(in_cpu, stored, carried)
+                self.where_carried(in_cpu, types::I32, |lifter, carried_here| {
+                    if carried_here { lifter.pack_lazy_flags(carried) } else { lifter.stored_flags() }
+                })
             }
         }
     }
 
+    /// What `value` gives at a label whose NZCV is still as the region found it when `in_cpu` holds (reading that
+    /// may call the runtime) and `carried` otherwise: computed on the side that holds only.
+    fn where_carried(&mut self, in_cpu: Value, ty: Type, mut value: impl FnMut(&mut Self, bool) -> Value) -> Value {
+        let (stored, carried, join) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        let result = self.b.append_block_param(join, ty);
+        self.b.ins().brif(in_cpu, stored, &[], carried, &[]);
+        for (block, carried_here) in [(stored, false), (carried, true)] {
+            self.b.switch_to_block(block);
+            let side = value(self, carried_here);
+            self.b.ins().jump(join, &[BlockArg::Value(side)]);
+        }
+        self.b.switch_to_block(join);
+        result
+    }
+
+    /// NZCV as the region found it: in the `CpuState`, or as the exit before left it (`Runtime::exit_flags`),
+    /// which the runtime settles in the `CpuState` first.
     fn stored_flags(&mut self) -> Value {
-        self.b.ins().load(types::I32, host_flags(), self.cpu, offset_of!(CpuState, nzcv) as i32)
+        let exit_kind = (RUNTIME_AT + offset_of!(Runtime, exit_flags) + offset_of!(FlagsRecord, kind)) as i32;
+        let kind = self.b.ins().load(types::I32, host_flags(), self.cpu, exit_kind);
+        let (in_cpu, settle, join) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        let nzcv = self.b.append_block_param(join, types::I32);
+        self.b.ins().brif(kind, settle, &[], in_cpu, &[]);
+        self.b.set_cold_block(settle);
+        self.b.switch_to_block(settle);
+        let runtime = self.b.ins().iadd_imm_s(self.cpu, RUNTIME_AT as i64);
+        let settled = self.call_runtime(
+            offset_of!(Runtime, settle_flags),
+            &[types::I64, types::I64],
+            types::I32,
+            &[runtime, self.cpu],
+        );
+        self.b.ins().jump(join, &[BlockArg::Value(settled)]);
+        self.b.switch_to_block(in_cpu);
+        let stored = self.b.ins().load(types::I32, host_flags(), self.cpu, offset_of!(CpuState, nzcv) as i32);
+        self.b.ins().jump(join, &[BlockArg::Value(stored)]);
+        self.b.switch_to_block(join);
+        nzcv
+    }
+
+    /// Puts packed NZCV in the `CpuState`, which then holds it for whatever reads it next (`Runtime::exit_flags`
+    /// says so: an exit before may have left it unpacked).
+    pub(super) fn store_packed_flags(&mut self, packed: Value) {
+        self.set_cpu_field(packed, offset_of!(CpuState, nzcv));
+        let in_cpu = self.b.ins().iconst(types::I32, i64::from(flags_kind::IN_CPU));
+        self.set_cpu_field(in_cpu, RUNTIME_AT + offset_of!(Runtime, exit_flags) + offset_of!(FlagsRecord, kind));
+    }
+
+    /// Stores NZCV as the block knows it in the `FlagsRecord` at `record` (an offset in the `Context`):
+    /// unpacked where it is computed from an operation.
+    pub(super) fn store_flags_record(&mut self, record: usize) {
+        let (kind, a, b) = self.flags_record();
+        let fields = [
+            (Some(kind), offset_of!(FlagsRecord, kind)),
+            (a, offset_of!(FlagsRecord, a)),
+            (b, offset_of!(FlagsRecord, b)),
+        ];
+        for (value, field) in fields {
+            if let Some(value) = value {
+                self.b.ins().store(host_flags(), value, self.cpu, (record + field) as i32);
+            }
+        }
     }
 
     fn pack_lazy_flags(&mut self, lazy: LazyFlags) -> Value {
@@ -310,11 +371,16 @@ impl Lifter<'_> {
             // A loop's label: the condition on each side (the carried compare's, or the stored NZCV's) and the
             // one that holds picked, rather than NZCV packed from either.
             FlagsState::AtLabel { in_cpu, carried } => {
-                if let Some(carried) = self.direct_condition(carried, cond) {
-                    let stored = self.stored_flags();
-                    let stored = self.condition_from_packed(stored, cond >> 1);
-                    let stored = if invert { self.b.ins().bxor_imm_u(stored, 1) } else { stored };
-                    return self.b.ins().select(in_cpu, stored, carried);
+                if self.direct_condition(carried, cond).is_some() {
+                    return self.where_carried(in_cpu, types::I8, |lifter, carried_here| {
+                        if carried_here {
+                            lifter.direct_condition(carried, cond).expect("a direct condition, as above")
+                        } else {
+                            let stored = lifter.stored_flags();
+                            let stored = lifter.condition_from_packed(stored, cond >> 1);
+                            if invert { lifter.b.ins().bxor_imm_u(stored, 1) } else { stored }
+                        }
+                    });
                 }
                 None
             }

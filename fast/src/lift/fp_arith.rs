@@ -764,7 +764,7 @@ impl Lifter<'_> {
         if let Outputs::Flags = outputs {
             // An instruction that sets NZCV may read it too (FCCMP's condition).
             let packed = self.compute_packed_flags();
-            self.set_cpu_field(packed, offset_of!(CpuState, nzcv));
+            self.store_packed_flags(packed);
         }
         for &register in reads {
             // A register the block has not read is still current in the `CpuState`.

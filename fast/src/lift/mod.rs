@@ -18,7 +18,9 @@
 //! Invariants:
 //! - Guest registers live in SSA values inside a block (carried between a graph region's labels as block
 //!   parameters) and are written back to the `CpuState` at every exit, side exits included; NZCV is kept as the
-//!   operands of the last flag-setting instruction and computed only where it is read or at an exit.
+//!   operands of the last flag-setting instruction and computed only where it is read. Exits leave it so in
+//!   `Runtime::exit_flags`; `CpuState::nzcv` is current only while that record says `IN_CPU`, and every store
+//!   of packed NZCV says so (`store_packed_flags`).
 //! - Every guest access that may fault has a replay point before it on every path (`sync`; see `fault` for what
 //!   makes one valid), and its host access carries trap code `GUEST_ACCESS`. Its address lies inside the guest's
 //!   address space, or the access faults on the host or traps: the address, or a value it is at most
@@ -799,18 +801,14 @@ impl Lifter<'_> {
                 self.b.ins().store(host_flags(), value, self.cpu, cpu_offset_of_register(index));
             }
         }
-        let record = offset_of!(Runtime, fault);
+        let record = RUNTIME_AT + offset_of!(Runtime, fault);
         let pc = self.iconst(types::I64, pc);
         let left = self.b.ins().iadd_imm_s(self.budget, -i64::from(retired));
-        let mut fields = vec![(pc, offset_of!(FaultRecord, pc)), (left, offset_of!(FaultRecord, budget))];
-        if !self.recorded.flags {
-            let (kind, a, b) = self.flags_record();
-            fields.push((kind, offset_of!(FaultRecord, flags_kind)));
-            fields.extend(a.map(|a| (a, offset_of!(FaultRecord, flags_a))));
-            fields.extend(b.map(|b| (b, offset_of!(FaultRecord, flags_b))));
+        for (value, field) in [(pc, offset_of!(FaultRecord, pc)), (left, offset_of!(FaultRecord, budget))] {
+            self.b.ins().store(host_flags(), value, self.cpu, (record + field) as i32);
         }
-        for (value, field) in fields {
-            self.b.ins().store(host_flags(), value, self.cpu, (RUNTIME_AT + record + field) as i32);
+        if !self.recorded.flags {
+            self.store_flags_record(record + offset_of!(FaultRecord, flags));
         }
         self.recorded = Recorded { unsynced: 0, replay: true, flags: true, loaded: false };
     }
@@ -897,11 +895,26 @@ impl Lifter<'_> {
                 self.b.ins().store(host_flags(), value, self.cpu, cpu_offset_of_register(index));
             }
         }
-        // Unchanged, the `CpuState` holds NZCV as it came for whatever runs next: a read of it all the same.
+        // Unchanged, NZCV stays as it came for whatever runs next: a read of it all the same.
         self.note_flags_read();
         if self.flags_dirty {
-            let packed = self.compute_packed_flags();
-            self.b.ins().store(host_flags(), packed, self.cpu, offset_of!(CpuState, nzcv) as i32);
+            // Unpacked: whatever runs next likely sets NZCV before it reads it, if it reads it at all.
+            let exit_flags = RUNTIME_AT + offset_of!(Runtime, exit_flags);
+            match self.flags {
+                FlagsState::Lazy(_) => self.store_flags_record(exit_flags),
+                // Still as the region found it (and as the record says) when `in_cpu` holds.
+                FlagsState::AtLabel { in_cpu, carried } => {
+                    let (carried_here, done) = (self.b.create_block(), self.b.create_block());
+                    self.b.ins().brif(in_cpu, done, &[], carried_here, &[]);
+                    self.b.switch_to_block(carried_here);
+                    let at_label = std::mem::replace(&mut self.flags, FlagsState::Lazy(carried));
+                    self.store_flags_record(exit_flags);
+                    self.flags = at_label;
+                    self.b.ins().jump(done, &[]);
+                    self.b.switch_to_block(done);
+                }
+                FlagsState::InCpu | FlagsState::Unread => {}
+            }
         }
     }
 

@@ -37,8 +37,6 @@ use cranelift_codegen::ir::{Block, BlockArg, Function, InstBuilder, UserFuncName
 use cranelift_codegen::isa::TargetIsa;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::mem::offset_of;
-use tandem_reference::CpuState;
 use tandem_reference::decode::decode;
 use tandem_reference::memory::{GuestMemory, PAGE_SIZE};
 
@@ -600,7 +598,7 @@ impl Lifter<'_> {
             FlagsShape::InCpu => {
                 if carried.is_some() {
                     let packed = self.compute_packed_flags();
-                    self.set_cpu_field(packed, offset_of!(CpuState, nzcv));
+                    self.store_packed_flags(packed);
                 }
                 Some(vec![])
             }
