@@ -207,7 +207,8 @@ impl Lifter<'_> {
         let kind = self.b.ins().load(types::I32, host_flags(), self.cpu, exit_kind);
         let (in_cpu, settle, join) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
         let nzcv = self.b.append_block_param(join, types::I32);
-        self.b.ins().brif(kind, settle, &[], in_cpu, &[]);
+        let unpacked = self.b.ins().icmp_imm_s(IntCC::NotEqual, kind, i64::from(flags_kind::IN_CPU));
+        self.b.ins().brif(unpacked, settle, &[], in_cpu, &[]);
         self.b.set_cold_block(settle);
         self.b.switch_to_block(settle);
         let runtime = self.b.ins().iadd_imm_s(self.cpu, RUNTIME_AT as i64);
