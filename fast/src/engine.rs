@@ -4,7 +4,7 @@ use crate::background::{self, Finished, HostCode, Jobs, Lifted};
 use crate::code_cache::{CachedBlock, CodeCache, Key};
 use crate::code_memory::{CodeMemory, CodeMemoryError};
 use crate::edges::{EdgeProfile, PcHasher};
-use crate::fault::{SiteIndex, flags_kind};
+use crate::fault::SiteIndex;
 use crate::lift::{
     CHAIN_ENTRIES, ChainEntry, EntryArgs, INTERPRET_NEXT, LiftedBlock, MAX_BLOCK_INSTRUCTIONS, REPLAY, compilable,
     lift_block, trampoline,
@@ -536,8 +536,8 @@ pub fn host_isa() -> Result<OwnedTargetIsa, FastError> {
 impl FastEngine {
     /// Runs the compiled block at `code`, and the blocks it chains to, with `budget` instructions to spend.
     fn call_block(&mut self, code: u64, cpu: &mut CpuState, memory: &GuestMemory, budget: u64) -> u64 {
+        // `exit_flags` says `IN_CPU` here: each entry settles it on the way out.
         self.context.cpu.clone_from(cpu);
-        self.context.runtime.exit_flags.kind.set(flags_kind::IN_CPU);
         let context: *mut Context = &mut *self.context;
         let args = EntryArgs { code, context, memory: memory.guarded_base(), budget };
         // SAFETY: `code` is a block compiled (or loaded from the checksummed, generator-keyed cache) for the

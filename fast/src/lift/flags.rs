@@ -121,11 +121,11 @@ impl Lifter<'_> {
         self.recorded.flags = false;
     }
 
-    /// NZCV as `fault::FaultRecord` holds it: the kind (an i32, `fault::flags_kind`) and the values `a` and `b`
-    /// it names, zero-extended to i64 (`None`: not needed).
-    pub(super) fn flags_record(&mut self) -> (Value, Option<Value>, Option<Value>) {
+    /// NZCV in the state `flags` as a `fault::FlagsRecord` holds it: the kind (an i32, `fault::flags_kind`) and
+    /// the values `a` and `b` it names, zero-extended to i64 (`None`: not needed).
+    fn flags_record(&mut self, flags: FlagsState) -> (Value, Option<Value>, Option<Value>) {
         self.note_flags_read();
-        let (in_cpu, lazy) = match self.flags {
+        let (in_cpu, lazy) = match flags {
             FlagsState::InCpu | FlagsState::Unread => {
                 return (self.b.ins().iconst(types::I32, i64::from(flags_kind::IN_CPU)), None, None);
             }
@@ -234,10 +234,10 @@ impl Lifter<'_> {
         self.set_cpu_field(in_cpu, RUNTIME_AT + offset_of!(Runtime, exit_flags) + offset_of!(FlagsRecord, kind));
     }
 
-    /// Stores NZCV as the block knows it in the `FlagsRecord` at `record` (an offset in the `Context`):
-    /// unpacked where it is computed from an operation.
-    pub(super) fn store_flags_record(&mut self, record: usize) {
-        let (kind, a, b) = self.flags_record();
+    /// Stores NZCV in the state `flags` in the `FlagsRecord` at `record` (an offset in the `Context`): unpacked
+    /// where it is computed from an operation.
+    pub(super) fn store_flags_record(&mut self, record: usize, flags: FlagsState) {
+        let (kind, a, b) = self.flags_record(flags);
         let fields = [
             (Some(kind), offset_of!(FlagsRecord, kind)),
             (a, offset_of!(FlagsRecord, a)),

@@ -808,7 +808,7 @@ impl Lifter<'_> {
             self.b.ins().store(host_flags(), value, self.cpu, (record + field) as i32);
         }
         if !self.recorded.flags {
-            self.store_flags_record(record + offset_of!(FaultRecord, flags));
+            self.store_flags_record(record + offset_of!(FaultRecord, flags), self.flags);
         }
         self.recorded = Recorded { unsynced: 0, replay: true, flags: true, loaded: false };
     }
@@ -901,15 +901,13 @@ impl Lifter<'_> {
             // Unpacked: whatever runs next likely sets NZCV before it reads it, if it reads it at all.
             let exit_flags = RUNTIME_AT + offset_of!(Runtime, exit_flags);
             match self.flags {
-                FlagsState::Lazy(_) => self.store_flags_record(exit_flags),
+                FlagsState::Lazy(_) => self.store_flags_record(exit_flags, self.flags),
                 // Still as the region found it (and as the record says) when `in_cpu` holds.
                 FlagsState::AtLabel { in_cpu, carried } => {
                     let (carried_here, done) = (self.b.create_block(), self.b.create_block());
                     self.b.ins().brif(in_cpu, done, &[], carried_here, &[]);
                     self.b.switch_to_block(carried_here);
-                    let at_label = std::mem::replace(&mut self.flags, FlagsState::Lazy(carried));
-                    self.store_flags_record(exit_flags);
-                    self.flags = at_label;
+                    self.store_flags_record(exit_flags, FlagsState::Lazy(carried));
                     self.b.ins().jump(done, &[]);
                     self.b.switch_to_block(done);
                 }
