@@ -9,7 +9,12 @@
 //! lifter compiles no FPCR-dependent operation (they stay with the reference).
 //!
 //! One file per block (`xx/xxxx…` by key), written to a temporary name and renamed, so a reader never sees half
-//! a file; a block compiled again over a stale one replaces it. A file is trusted only if its magic, format, key and SHA-256 checksum all match; anything else is
+//! a file; a block compiled again over a stale one replaces it. The `index` file lists the keys stored, so that
+//! asking for a block the cache does not hold (most addresses a run asks about never were compiled) costs no
+//! look-up in the folder: each store appends its key, a prune rewrites it from the files it keeps, and a cache
+//! without a sound one (never indexed, or cut short mid-append) is indexed afresh from its files when opened.
+//! The index only steers: a key it lists whose file is gone is compiled again, one it lost is compiled and
+//! listed again. A file is trusted only if its magic, format, key and SHA-256 checksum all match; anything else is
 //! logged, deleted and compiled afresh.
 //!
 //! The cache is bounded: `prune` removes the least recently used files (a load renews a file's modification
@@ -19,7 +24,8 @@
 
 use crate::lift::compilable;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -49,6 +55,8 @@ pub struct CodeCache {
     fingerprint: [u8; 32],
     /// The SHA-256 of each page blocks were keyed from, by page address, until the page changes.
     page_digests: HashMap<u64, [u8; 32]>,
+    /// The keys the index listed when the cache was opened, and those stored since.
+    stored: HashSet<Key>,
 }
 
 impl CodeCache {
@@ -62,7 +70,16 @@ impl CodeCache {
             hasher.update(flag.to_string());
         }
         hasher.update(isa.flags().to_string());
-        Ok(CodeCache { dir: dir.to_path_buf(), fingerprint: hasher.finalize().into(), page_digests: HashMap::new() })
+        let stored = match read_index(dir) {
+            Some(stored) => stored,
+            None => write_index(dir, block_files(dir)?.into_iter().map(|file| file.key))?,
+        };
+        Ok(CodeCache {
+            dir: dir.to_path_buf(),
+            fingerprint: hasher.finalize().into(),
+            page_digests: HashMap::new(),
+            stored,
+        })
     }
 
     /// Where the cache lives unless told otherwise: `$TANDEM_CODE_CACHE`, else `~/.cache/tandem/code`.
@@ -110,9 +127,9 @@ impl CodeCache {
         self.dir.join(&hex[..2]).join(&hex[2..])
     }
 
-    /// Whether a file is stored under `key` (`load` checks it).
+    /// Whether the index lists `key` (`load` checks the file).
     pub fn holds(&self, key: &Key) -> bool {
-        self.path(key).is_file()
+        self.stored.contains(key)
     }
 
     /// The block stored under `key`, if a sound file holds it and the other pages it was compiled from still hold
@@ -148,7 +165,8 @@ impl CodeCache {
     /// `memory` as it holds now, for `StoreTicket::store` on any thread.
     pub fn ticket(&mut self, memory: &GuestMemory, key: &Key, other_pages: &[u64]) -> StoreTicket {
         let pages = other_pages.iter().map(|&page| (page, self.page_digest(memory, page))).collect();
-        StoreTicket { path: self.path(key), key: *key, pages }
+        self.stored.insert(*key);
+        StoreTicket { path: self.path(key), index: self.dir.join(INDEX), key: *key, pages }
     }
 }
 
@@ -157,6 +175,7 @@ impl CodeCache {
 /// by then).
 pub struct StoreTicket {
     path: PathBuf,
+    index: PathBuf,
     key: Key,
     pages: Vec<PageDigest>,
 }
@@ -170,8 +189,32 @@ impl StoreTicket {
         let name = self.path.file_name().expect("cache paths name a file").to_string_lossy();
         let temporary = dir.join(format!(".{}.{name}", std::process::id()));
         std::fs::write(&temporary, &bytes)?;
-        std::fs::rename(&temporary, &self.path)
+        std::fs::rename(&temporary, &self.path)?;
+        // One write of a whole entry: appends of other processes go before or after it, not into it.
+        std::fs::OpenOptions::new().append(true).create(true).open(&self.index)?.write_all(&self.key)
     }
+}
+
+/// The file listing the stored keys, 32 bytes each.
+const INDEX: &str = "index";
+
+/// The keys the index of the cache in `dir` lists; `None` when it has none, or one cut short.
+fn read_index(dir: &Path) -> Option<HashSet<Key>> {
+    let bytes = std::fs::read(dir.join(INDEX)).ok()?;
+    if bytes.len() % 32 != 0 {
+        tracing::warn!(dir = %dir.display(), "code cache: the index was cut short; indexing the files afresh");
+        return None;
+    }
+    Some(bytes.chunks_exact(32).map(|key| key.try_into().expect("32 bytes")).collect())
+}
+
+/// Makes `keys` the index of the cache in `dir` (written whole and renamed into place), and returns them.
+fn write_index(dir: &Path, keys: impl IntoIterator<Item = Key>) -> std::io::Result<HashSet<Key>> {
+    let keys: HashSet<Key> = keys.into_iter().collect();
+    let temporary = dir.join(format!(".{}.{INDEX}", std::process::id()));
+    std::fs::write(&temporary, keys.iter().flatten().copied().collect::<Vec<u8>>())?;
+    std::fs::rename(&temporary, dir.join(INDEX))?;
+    Ok(keys)
 }
 
 /// The most bytes a cache keeps unless `TANDEM_CODE_CACHE_MAX_MB` says otherwise: room for ahead-of-time
@@ -241,46 +284,89 @@ pub fn prune_if_due(dir: &Path, limit: u64, now: SystemTime) -> std::io::Result<
 /// bytes of the disk, and the temporary files of writers that stopped (`PRUNE_INTERVAL` old before `now`). Other names are
 /// left alone.
 pub fn prune(dir: &Path, limit: u64, now: SystemTime) -> std::io::Result<Pruned> {
-    let is_hex = |name: &str, length: usize| {
-        name.len() == length && name.bytes().all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'))
-    };
-    let mut files = Vec::new();
     let mut pruned = Pruned::default();
+    let mut files = Vec::new();
+    for file in block_files(dir)? {
+        if !file.temporary {
+            files.push(file);
+        } else if now.duration_since(file.modified).is_ok_and(|age| age >= PRUNE_INTERVAL) {
+            remove(&file.path, file.length, &mut pruned)?;
+        }
+    }
+    files.sort_by_key(|file| file.modified);
+    let mut total: u64 = files.iter().map(|file| file.length).sum();
+    let mut kept = Vec::new();
+    for file in files {
+        if total <= limit {
+            pruned.kept_files += 1;
+            pruned.kept_bytes += file.length;
+            kept.push(file.key);
+        } else {
+            remove(&file.path, file.length, &mut pruned)?;
+            total -= file.length;
+        }
+    }
+    write_index(dir, kept)?;
+    Ok(pruned)
+}
+
+/// A block file of the cache's layout, or a writer's temporary one.
+struct BlockFile {
+    path: PathBuf,
+    key: Key,
+    modified: SystemTime,
+    /// What it takes on the disk, whole blocks.
+    length: u64,
+    temporary: bool,
+}
+
+/// The block files and temporary files in the cache in `dir`; names not of its layout are not listed.
+fn block_files(dir: &Path) -> std::io::Result<Vec<BlockFile>> {
+    let mut files = Vec::new();
     for subdir in std::fs::read_dir(dir)? {
         let subdir = subdir?;
-        if !is_hex(&subdir.file_name().to_string_lossy(), 2) || !subdir.file_type()?.is_dir() {
+        let prefix = subdir.file_name().to_string_lossy().into_owned();
+        if prefix.len() != 2 || !subdir.file_type()?.is_dir() {
             continue;
         }
         for file in std::fs::read_dir(subdir.path())? {
             let file = file?;
             let name = file.file_name().to_string_lossy().into_owned();
-            let metadata = file.metadata()?;
-            let modified = metadata.modified()?;
-            // What the file takes on the disk, whole blocks.
-            let length = metadata.blocks() * 512;
-            let temporary = name
+            let written = name
                 .strip_prefix('.')
                 .and_then(|rest| rest.split_once('.'))
-                .is_some_and(|(pid, key)| pid.bytes().all(|byte| byte.is_ascii_digit()) && is_hex(key, 62));
-            if temporary && now.duration_since(modified).is_ok_and(|age| age >= PRUNE_INTERVAL) {
-                remove(&file.path(), length, &mut pruned)?;
-            } else if is_hex(&name, 62) && metadata.is_file() {
-                files.push((modified, length, file.path()));
+                .filter(|(pid, _)| !pid.is_empty() && pid.bytes().all(|byte| byte.is_ascii_digit()));
+            let temporary = written.is_some();
+            let Some(key) = key_from_hex(&format!("{prefix}{}", written.map_or(name.as_str(), |(_, key)| key))) else {
+                continue;
+            };
+            let metadata = file.metadata()?;
+            if !metadata.is_file() {
+                continue;
             }
+            let (modified, length) = (metadata.modified()?, metadata.blocks() * 512);
+            files.push(BlockFile { path: file.path(), key, modified, length, temporary });
         }
     }
-    files.sort();
-    let mut total: u64 = files.iter().map(|&(_, length, _)| length).sum();
-    for (_, length, path) in &files {
-        if total <= limit {
-            pruned.kept_files += 1;
-            pruned.kept_bytes += length;
-        } else {
-            remove(path, *length, &mut pruned)?;
-            total -= length;
-        }
+    Ok(files)
+}
+
+/// The key that 64 lowercase hex digits spell, as `CodeCache::path` names files.
+fn key_from_hex(hex: &str) -> Option<Key> {
+    let nibble = |digit: u8| match digit {
+        b'0'..=b'9' => Some(digit - b'0'),
+        b'a'..=b'f' => Some(digit - b'a' + 10),
+        _ => None,
+    };
+    let hex = hex.as_bytes();
+    let mut key = [0u8; 32];
+    if hex.len() != 64 {
+        return None;
     }
-    Ok(pruned)
+    for (byte, pair) in key.iter_mut().zip(hex.chunks_exact(2)) {
+        *byte = nibble(pair[0])? << 4 | nibble(pair[1])?;
+    }
+    Some(key)
 }
 
 fn remove(path: &Path, length: u64, pruned: &mut Pruned) -> std::io::Result<()> {
@@ -441,6 +527,41 @@ mod tests {
         assert!(cache.load(&key, &memory).is_some());
         let modified = std::fs::metadata(cache.path(&key)).unwrap().modified().unwrap();
         assert!(modified > long_ago + Duration::from_secs(3600), "the load left the file's time as it was");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Stores list their keys in the index; a cache whose index is missing or cut short lists its files again;
+    /// a prune lists what it kept.
+    #[test]
+    fn the_index_lists_the_blocks_stored() {
+        let dir = scratch_dir("index");
+        let mut memory = GuestMemory::new().unwrap();
+        memory.map(0x10000, 2 * PAGE_SIZE, Perm::RX).unwrap();
+        let isa = crate::host_isa().unwrap();
+        let mut cache = CodeCache::open(&dir, &*isa).unwrap();
+        let (first, second) = (cache.key(&memory, 0x10000, 64, true), cache.key(&memory, 0x11000, 64, true));
+        assert!(!cache.holds(&first));
+        let block = CachedBlock { instructions: 1, code: vec![0xc3], sites: vec![], other_pages: vec![] };
+        cache.store(&memory, &first, &block).unwrap();
+        let holds = |key: &Key| CodeCache::open(&dir, &*isa).unwrap().holds(key);
+        assert!(cache.holds(&first) && holds(&first) && !holds(&second));
+        assert_eq!(std::fs::read(dir.join(INDEX)).unwrap(), first);
+
+        cache.store(&memory, &second, &block).unwrap();
+        std::fs::remove_file(dir.join(INDEX)).unwrap();
+        assert!(holds(&first) && holds(&second), "a missing index is rebuilt from the files");
+        let mut index = std::fs::OpenOptions::new().append(true).open(dir.join(INDEX)).unwrap();
+        index.write_all(&[0xee; 20]).unwrap();
+        std::fs::remove_file(cache.path(&second)).unwrap();
+        assert!(holds(&first) && !holds(&second), "an index cut short is rebuilt from the files");
+
+        let renewed = SystemTime::now() + Duration::from_secs(60);
+        cache.store(&memory, &second, &block).unwrap();
+        std::fs::File::open(cache.path(&second)).unwrap().set_modified(renewed).unwrap();
+        let one_file = std::fs::metadata(cache.path(&second)).unwrap().blocks() * 512;
+        let pruned = prune(&dir, one_file, renewed).unwrap();
+        assert_eq!((pruned.kept_files, pruned.removed_files), (1, 1));
+        assert!(!holds(&first) && holds(&second), "the prune left the index listing what it removed");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -5,6 +5,7 @@ use super::memory_map::{MemoryMap, PIE_BASE, STACK_SIZE, STACK_TOP, page_align_u
 use super::{LinuxError, LinuxOptions, MappedImage};
 use crate::loader::elf::{self, Executable};
 use crate::placement::{Contents, map_module};
+use bytes::Bytes;
 use std::path::Path;
 use tandem_reference::memory::{GuestMemory, Perm};
 use tandem_reference::state::CpuState;
@@ -116,7 +117,17 @@ pub fn load(
 }
 
 fn read_executable(path: &Path) -> Result<Executable, LinuxError> {
-    let bytes = std::fs::read(path).map_err(|error| LinuxError::Io { path: path.into(), error })?;
+    let io_error = |error| LinuxError::Io { path: path.into(), error };
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    // Mapped, the pages come from the page cache as the segments are copied into guest memory: reading the whole
+    // file first (and copying its segments out) costs more than the rest of a small program's start. What cannot
+    // be mapped (an empty file, a pipe) is read.
+    // SAFETY: the map is only read. As with every mapped input (and qemu-user's own mapped executables), another
+    // process that truncates the file while it is being loaded makes the host raise SIGBUS.
+    let bytes = match unsafe { memmap2::Mmap::map(&file) } {
+        Ok(map) => Bytes::from_owner(map),
+        Err(_) => Bytes::from(std::fs::read(path).map_err(io_error)?),
+    };
     Ok(elf::read_executable(&path.display().to_string(), &bytes)?)
 }
 

@@ -12,6 +12,7 @@ use super::{
     HashCheck, LoadError, MAX_IMAGE_SIZE, Module, ModuleFormat, PAGE_SIZE, Permissions, Problem, Relocation,
     RodataExtents, Segment, align_up,
 };
+use ::bytes::Bytes;
 
 const HEADER: &str = "ELF header";
 const HEADER_SIZE: u64 = 0x40;
@@ -107,8 +108,9 @@ impl ProgramHeader {
 /// Parses an ELF file for Horizon: the module with its R_AARCH64_RELATIVE relocations to apply at load time.
 /// `file` labels the module in errors and becomes [`Module::name`].
 pub fn read(file: &str, bytes: &[u8]) -> Result<Module, LoadError> {
-    let r = Reader::new(file, bytes);
-    let Parsed { mut module, headers, base } = parse(&r)?;
+    let bytes = Bytes::copy_from_slice(bytes);
+    let r = Reader::new(file, &bytes);
+    let Parsed { mut module, headers, base } = parse(&r, &bytes)?;
     if let Some(dynamic) = headers.iter().find(|h| h.kind == PT_DYNAMIC) {
         let loads = loads_by_address(&headers);
         module.relocations = read_relocations(&r, dynamic, &loads, base, module.image_size())?;
@@ -130,10 +132,10 @@ pub struct Executable {
     pub program_header_count: u16,
 }
 
-/// Parses an ELF program for the Linux personality.
-pub fn read_executable(file: &str, bytes: &[u8]) -> Result<Executable, LoadError> {
+/// Parses an ELF program for the Linux personality. Its segments share `bytes` (where they need no zero tail).
+pub fn read_executable(file: &str, bytes: &Bytes) -> Result<Executable, LoadError> {
     let r = Reader::new(file, bytes);
-    let Parsed { module, headers, base } = parse(&r)?;
+    let Parsed { module, headers, base } = parse(&r, bytes)?;
     let interpreter = match headers.iter().find(|h| h.kind == PT_INTERP) {
         Some(header) => {
             let path = header.file_bytes(&r)?;
@@ -166,7 +168,8 @@ struct Parsed {
     base: u64,
 }
 
-fn parse(r: &Reader) -> Result<Parsed, LoadError> {
+/// Parses the file `r` reads, whose bytes `whole` holds.
+fn parse(r: &Reader, whole: &Bytes) -> Result<Parsed, LoadError> {
     r.expect_magic(0, b"\x7fELF", HEADER)?;
     r.bytes(0, HEADER_SIZE, HEADER)?;
     let elf_type = check_identification(r)?;
@@ -174,7 +177,7 @@ fn parse(r: &Reader) -> Result<Parsed, LoadError> {
     let headers = read_program_headers(r)?;
     let loads = loads_by_address(&headers);
     let base = check_loads(r, &loads)?;
-    let (segments, bss_size) = build_segments(r, &loads, base)?;
+    let (segments, bss_size) = build_segments(r, whole, &loads, base)?;
     let mut module = Module {
         name: r.file().to_owned(),
         format: ModuleFormat::Elf,
@@ -271,18 +274,24 @@ fn check_loads(r: &Reader, loads: &[&ProgramHeader]) -> Result<u64, LoadError> {
     }
 }
 
-/// Makes a segment of each PT_LOAD. Zero-filled tails stay in their segment except the last one's, which becomes
-/// the bss. The image size was checked, so sizes fit in memory.
-fn build_segments(r: &Reader, loads: &[&ProgramHeader], base: u64) -> Result<(Vec<Segment>, u64), LoadError> {
+/// Makes a segment of each PT_LOAD, a slice of `whole` (the file `r` reads) where it has no zero-filled tail.
+/// Zero-filled tails stay in their segment except the last one's, which becomes the bss. The image size was
+/// checked, so sizes fit in memory.
+fn build_segments(
+    r: &Reader,
+    whole: &Bytes,
+    loads: &[&ProgramHeader],
+    base: u64,
+) -> Result<(Vec<Segment>, u64), LoadError> {
     let mut segments = Vec::with_capacity(loads.len());
     for (position, load) in loads.iter().enumerate() {
         let file_bytes = load.file_bytes(r)?;
-        let bytes = if position + 1 == loads.len() {
-            file_bytes.to_vec()
+        let bytes = if position + 1 == loads.len() || file_bytes.len() as u64 == load.mem_size {
+            whole.slice_ref(file_bytes)
         } else {
             let mut bytes = vec![0; load.mem_size as usize];
             bytes[..file_bytes.len()].copy_from_slice(file_bytes);
-            bytes
+            bytes.into()
         };
         let permissions = load.permissions();
         segments.push(Segment { mem_offset: load.vaddr - base, bytes, permissions, hash_check: HashCheck::NotChecked });

@@ -16,6 +16,7 @@ pub mod pfs0;
 pub mod romfs;
 
 use crate::hex;
+use ::bytes::Bytes;
 use std::fmt;
 
 /// Horizon's page size: segment offsets and image sizes are multiples of it.
@@ -193,8 +194,9 @@ pub enum HashCheck {
 pub struct Segment {
     /// Offset from the module base.
     pub mem_offset: u64,
-    /// Contents as mapped (decompressed); `bytes.len()` is the segment's memory size.
-    pub bytes: Vec<u8>,
+    /// Contents as mapped (decompressed); `bytes.len()` is the segment's memory size. Shared: an ELF segment
+    /// is a slice of the file's bytes.
+    pub bytes: Bytes,
     pub permissions: Permissions,
     pub hash_check: HashCheck,
 }
@@ -404,7 +406,12 @@ pub(crate) mod test_support {
         let rodata: Vec<u8> = (0..0x801u32).map(|i| (i * 31 % 251) as u8).collect();
         let data: Vec<u8> = (0..0x300u32).map(|i| (i / 3) as u8).collect();
         let hash_check = if format == ModuleFormat::Nso { HashCheck::Verified } else { HashCheck::NotChecked };
-        let segment = |mem_offset, bytes, permissions| Segment { mem_offset, bytes, permissions, hash_check };
+        let segment = |mem_offset, bytes: Vec<u8>, permissions| Segment {
+            mem_offset,
+            bytes: bytes.into(),
+            permissions,
+            hash_check,
+        };
         Module {
             name: name.to_owned(),
             format,

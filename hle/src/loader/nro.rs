@@ -138,7 +138,8 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<Nro, LoadError> {
     let permissions = [Permissions::READ_EXECUTE, Permissions::READ, Permissions::READ_WRITE];
     let mut segments = Vec::with_capacity(3);
     for (index, ((mem_offset, size), permissions)) in layout.into_iter().zip(permissions).enumerate() {
-        let bytes = image.extent(segment_field(index), mem_offset, size, SEGMENT_NAMES[index])?.to_vec();
+        let bytes = image.extent(segment_field(index), mem_offset, size, SEGMENT_NAMES[index])?;
+        let bytes = ::bytes::Bytes::copy_from_slice(bytes);
         segments.push(Segment { mem_offset, bytes, permissions, hash_check: HashCheck::NotChecked });
     }
     let assets = read_assets(&r, nro_size)?;
@@ -283,8 +284,9 @@ mod tests {
     /// The sample as it reads back from an NRO: the header fills `.text` bytes 0x10..0x80.
     fn sample_as_loaded(file: &[u8]) -> Module {
         let mut module = sample();
-        module.segments[0].bytes[HEADER_START..HEADER_END as usize]
-            .copy_from_slice(&file[HEADER_START..HEADER_END as usize]);
+        let mut text = module.segments[0].bytes.to_vec();
+        text[HEADER_START..HEADER_END as usize].copy_from_slice(&file[HEADER_START..HEADER_END as usize]);
+        module.segments[0].bytes = text.into();
         module
     }
 

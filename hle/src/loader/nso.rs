@@ -180,7 +180,7 @@ fn load_segment(r: &Reader, header: &SegmentHeader, permissions: Permissions) ->
     } else {
         HashCheck::NotChecked
     };
-    Ok(Segment { mem_offset: header.mem_offset, bytes, permissions, hash_check })
+    Ok(Segment { mem_offset: header.mem_offset, bytes: bytes.into(), permissions, hash_check })
 }
 
 fn decompress(r: &Reader, header: &SegmentHeader) -> Result<Vec<u8>, LoadError> {
@@ -323,10 +323,10 @@ mod tests {
         assert_eq!(module.image_size(), 0x4000);
         let image = module.image();
         assert_eq!(image.len(), 0x4000);
-        assert_eq!(&image[..0x1000], module.segments[0].bytes.as_slice());
-        assert_eq!(&image[0x1000..0x1801], module.segments[1].bytes.as_slice());
+        assert_eq!(&image[..0x1000], &module.segments[0].bytes[..]);
+        assert_eq!(&image[0x1000..0x1801], &module.segments[1].bytes[..]);
         assert!(image[0x1801..0x2000].iter().all(|&b| b == 0));
-        assert_eq!(&image[0x2000..0x2300], module.segments[2].bytes.as_slice());
+        assert_eq!(&image[0x2000..0x2300], &module.segments[2].bytes[..]);
         assert!(image[0x2300..].iter().all(|&b| b == 0));
         assert_eq!(module.mod0_offset(), Some(0x80));
         assert_eq!(module.entry_offset(), 0);
@@ -335,9 +335,12 @@ mod tests {
     #[test]
     fn mod0_offset_is_none_without_the_magic_or_out_of_range() {
         let mut module = sample();
-        module.segments[0].bytes[0x80] = b'X';
+        let mut text = module.segments[0].bytes.to_vec();
+        text[0x80] = b'X';
+        module.segments[0].bytes = text.clone().into();
         assert_eq!(module.mod0_offset(), None);
-        module.segments[0].bytes[4..8].copy_from_slice(&0x9999_0000u32.to_le_bytes());
+        text[4..8].copy_from_slice(&0x9999_0000u32.to_le_bytes());
+        module.segments[0].bytes = text.into();
         assert_eq!(module.mod0_offset(), None);
     }
 
@@ -348,14 +351,14 @@ mod tests {
         let expected = b"abcdabcdabcdxyzzy";
         let block = b"\x44abcd\x04\x00\x50xyzzy";
         let mut module = sample();
-        module.segments[0].bytes = expected.to_vec();
+        module.segments[0].bytes = expected.to_vec().into();
         let mut file = write(&module, false).unwrap();
         let flags = get_u32(&file, FLAGS) | FLAG_COMPRESSED;
         put_u32(&mut file, FLAGS, flags);
         put_u32(&mut file, FILE_SIZES, block.len() as u32);
         file[TEXT_DATA as usize..][..block.len()].copy_from_slice(block);
         let loaded = read("main", &file).unwrap();
-        assert_eq!(loaded.segments[0].bytes, expected);
+        assert_eq!(loaded.segments[0].bytes, &expected[..]);
         assert_eq!(loaded.segments[0].hash_check, HashCheck::Verified);
     }
 
@@ -376,7 +379,7 @@ mod tests {
         let mut file = write(&module, false).unwrap();
         file[TEXT_DATA as usize] ^= 1;
         let error = read("main", &file).unwrap_err();
-        let mut changed = module.segments[0].bytes.clone();
+        let mut changed = module.segments[0].bytes.to_vec();
         changed[0] ^= 1;
         let expected = hex(&Sha256::digest(&module.segments[0].bytes));
         let actual = hex(&Sha256::digest(&changed));
