@@ -681,14 +681,24 @@ impl Lifter<'_> {
         self.b.ins().load(ty, host_flags(), self.cpu, offset)
     }
 
-    /// Writes V[n] = zero-extended `value`.
+    /// Writes V[n] = zero-extended `value`, as one 16-byte store: a load of the whole register that follows it
+    /// (STR Q, an Advanced SIMD operation) is then forwarded from the store buffer, where one that spans two
+    /// narrower stores waits for both to reach the cache.
     pub(crate) fn set_v(&mut self, n: u32, value: Value) {
-        let value = if self.b.func.dfg.value_type(value).bits() == 128 {
-            value
-        } else {
-            self.b.ins().uextend(types::I128, value)
+        let ty = self.b.func.dfg.value_type(value);
+        let vector = match ty {
+            types::I128 => self.b.ins().bitcast(types::I64X2, MemFlagsData::new(), value),
+            _ if ty.is_vector() => value,
+            types::I8 | types::I16 => {
+                let word = self.b.ins().uextend(types::I32, value);
+                self.b.ins().scalar_to_vector(types::I32X4, word)
+            }
+            _ => {
+                let lanes = ty.by(128 / ty.bits()).expect("a scalar of 32 or 64 bits");
+                self.b.ins().scalar_to_vector(lanes, value)
+            }
         };
-        self.set_cpu_field(value, offset_of!(CpuState, v) + 16 * n as usize);
+        self.set_cpu_field(vector, offset_of!(CpuState, v) + 16 * n as usize);
     }
 
     // --- Memory -----------------------------------------------------------------------------------------------

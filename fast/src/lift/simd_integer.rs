@@ -79,13 +79,19 @@ impl Lifter<'_> {
         self.set_v(d, first);
     }
 
-    /// V[d] = `value` (128 bits), or its low 64 bits zero-extended when `q` is 0.
+    /// V[d] = `value` (128 bits), or its low 64 bits zero-extended when `q` is 0; in one store either way (see
+    /// `set_v`).
     pub(super) fn set_vector(&mut self, d: u32, value: Value, q: u32) {
+        let value = if q == 0 {
+            let low_half = [u64::MAX, 0].iter().flat_map(|half| half.to_le_bytes()).collect::<Vec<u8>>();
+            let low_half = self.b.func.dfg.constants.insert(low_half.into());
+            let mask = self.b.ins().vconst(types::I64X2, low_half);
+            let doublewords = self.lane_bitcast(types::I64X2, value);
+            self.b.ins().band(doublewords, mask)
+        } else {
+            value
+        };
         self.set_cpu_field(value, v_offset(d) as usize);
-        if q == 0 {
-            let zero = self.iconst(types::I64, 0);
-            self.set_cpu_field(zero, v_offset(d) as usize + 8);
-        }
     }
 
     /// The class "Advanced SIMD three same": the bitwise group and the integer operations but the rounding and

@@ -97,9 +97,12 @@ impl Lifter<'_> {
                 let ones = u64::MAX / (u64::MAX >> (64 - 8 * bytes));
                 let ones = self.iconst(types::I64, ones);
                 let half = self.b.ins().imul(element, ones);
-                let high = if q == 1 { half } else { self.iconst(types::I64, 0) };
-                let full = self.b.ins().iconcat(half, high);
-                self.set_v(rd, full);
+                if q == 1 {
+                    let full = self.b.ins().splat(types::I64X2, half);
+                    self.set_v(rd, full);
+                } else {
+                    self.set_v(rd, half);
+                }
             }
             (0, 0b0011) if q == 1 => {
                 let general = self.x(rn, 64);
