@@ -377,21 +377,59 @@ impl Lifter<'_> {
                         if carried_here {
                             lifter.direct_condition(carried, cond).expect("a direct condition, as above")
                         } else {
-                            let stored = lifter.stored_flags();
-                            let stored = lifter.condition_from_packed(stored, cond >> 1);
-                            if invert { lifter.b.ins().bxor_imm_u(stored, 1) } else { stored }
+                            lifter.condition_as_found(cond)
                         }
                     });
                 }
                 None
             }
-            FlagsState::InCpu | FlagsState::Unread => None,
+            FlagsState::InCpu | FlagsState::Unread => return self.condition_as_found(cond),
         };
         let holds = holds.unwrap_or_else(|| {
             let packed = self.packed_flags();
             self.condition_from_packed(packed, cond >> 1)
         });
         if invert { self.b.ins().bxor_imm_u(holds, 1) } else { holds }
+    }
+
+    /// `ConditionHolds(cond)` on NZCV as the region found it. Where the exit before left it as a compare's operands
+    /// (`Runtime::exit_flags`: a region that ends between a CMP and its B.cond, or at the B.cond's target where
+    /// another condition of the same compare is read), straight from those, as one host compare; otherwise from
+    /// NZCV packed (`stored_flags`, settling the record where it holds another kind).
+    fn condition_as_found(&mut self, cond: u32) -> Value {
+        let invert = cond & 1 == 1;
+        let from_stored = |lifter: &mut Self| {
+            let stored = lifter.stored_flags();
+            let holds = lifter.condition_from_packed(stored, cond >> 1);
+            if invert { lifter.b.ins().bxor_imm_u(holds, 1) } else { holds }
+        };
+        // V alone (VS, VC) has no single compare of the operands.
+        if cond >> 1 == 0b011 {
+            return from_stored(self);
+        }
+        let record = RUNTIME_AT + offset_of!(Runtime, exit_flags);
+        let field = |name: usize| (record + name) as i32;
+        let kind = self.b.ins().load(types::I32, host_flags(), self.cpu, field(offset_of!(FlagsRecord, kind)));
+        let join = self.b.create_block();
+        let holds = self.b.append_block_param(join, types::I8);
+        for (recorded, ty) in [(flags_kind::SUB64, types::I64), (flags_kind::SUB32, types::I32)] {
+            let (compare, next) = (self.b.create_block(), self.b.create_block());
+            let is_kind = self.b.ins().icmp_imm_s(IntCC::Equal, kind, i64::from(recorded));
+            self.b.ins().brif(is_kind, compare, &[], next, &[]);
+            self.b.switch_to_block(compare);
+            // The operands as `store_flags_record` wrote them: zero-extended, little-endian.
+            let a = self.b.ins().load(ty, host_flags(), self.cpu, field(offset_of!(FlagsRecord, a)));
+            let b = self.b.ins().load(ty, host_flags(), self.cpu, field(offset_of!(FlagsRecord, b)));
+            let result = self.b.ins().isub(a, b);
+            let compared = self.direct_condition(LazyFlags::Sub { a, b, result }, cond);
+            let compared = compared.expect("every condition but VS and VC is one compare of a subtraction's");
+            self.b.ins().jump(join, &[BlockArg::Value(compared)]);
+            self.b.switch_to_block(next);
+        }
+        let stored = from_stored(self);
+        self.b.ins().jump(join, &[BlockArg::Value(stored)]);
+        self.b.switch_to_block(join);
+        holds
     }
 
     /// `ConditionHolds(cond)` straight from what `lazy` is computed from, where it can be: one compare.
