@@ -285,6 +285,15 @@ pub fn prune_if_due(dir: &Path, limit: u64, now: SystemTime) -> std::io::Result<
 /// left alone.
 pub fn prune(dir: &Path, limit: u64, now: SystemTime) -> std::io::Result<Pruned> {
     let mut pruned = Pruned::default();
+    // Indexes whose writer stopped before renaming them into place.
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let metadata = entry.metadata()?;
+        let stale = now.duration_since(metadata.modified()?).is_ok_and(|age| age >= PRUNE_INTERVAL);
+        if stale && metadata.is_file() && written_by_a_writer(&entry.file_name().to_string_lossy()) == Some(INDEX) {
+            remove(&entry.path(), metadata.blocks() * 512, &mut pruned)?;
+        }
+    }
     let mut files = Vec::new();
     for file in block_files(dir)? {
         if !file.temporary {
@@ -332,12 +341,9 @@ fn block_files(dir: &Path) -> std::io::Result<Vec<BlockFile>> {
         for file in std::fs::read_dir(subdir.path())? {
             let file = file?;
             let name = file.file_name().to_string_lossy().into_owned();
-            let written = name
-                .strip_prefix('.')
-                .and_then(|rest| rest.split_once('.'))
-                .filter(|(pid, _)| !pid.is_empty() && pid.bytes().all(|byte| byte.is_ascii_digit()));
+            let written = written_by_a_writer(&name);
             let temporary = written.is_some();
-            let Some(key) = key_from_hex(&format!("{prefix}{}", written.map_or(name.as_str(), |(_, key)| key))) else {
+            let Some(key) = key_from_hex(&format!("{prefix}{}", written.unwrap_or(&name))) else {
                 continue;
             };
             let metadata = file.metadata()?;
@@ -349,6 +355,12 @@ fn block_files(dir: &Path) -> std::io::Result<Vec<BlockFile>> {
         }
     }
     Ok(files)
+}
+
+/// The name a writer's temporary file `.PID.NAME` stands for, before the rename: NAME.
+fn written_by_a_writer(name: &str) -> Option<&str> {
+    let (pid, name) = name.strip_prefix('.')?.split_once('.')?;
+    (!pid.is_empty() && pid.bytes().all(|byte| byte.is_ascii_digit())).then_some(name)
 }
 
 /// The key that 64 lowercase hex digits spell, as `CodeCache::path` names files.
@@ -481,6 +493,8 @@ mod tests {
         file(&dir, &format!("cd/{}", key('4')), 100, hours_ago(1));
         file(&dir, &format!("cd/.123.{}", key('5')), 30, hours_ago(2));
         file(&dir, &format!("cd/.456.{}", key('6')), 30, now);
+        file(&dir, ".123.index", 64, hours_ago(2));
+        file(&dir, ".456.index", 64, now);
         let foreign = ["ab/notes.txt", "zz/0000", "README", &format!("ab/{}", key('A'))];
         for name in foreign {
             file(&dir, name, 1000, hours_ago(9));
@@ -489,13 +503,15 @@ mod tests {
         let kept_bytes = taken(format!("cd/{}", key('3'))) + taken(format!("cd/{}", key('4')));
         let removed_bytes = taken(format!("ab/{}", key('1')))
             + taken(format!("ab/{}", key('2')))
-            + taken(format!("cd/.123.{}", key('5')));
+            + taken(format!("cd/.123.{}", key('5')))
+            + taken(".123.index".into());
         let pruned = prune(&dir, kept_bytes, now).unwrap();
-        assert_eq!(pruned, Pruned { kept_files: 2, kept_bytes, removed_files: 3, removed_bytes });
+        assert_eq!(pruned, Pruned { kept_files: 2, kept_bytes, removed_files: 4, removed_bytes });
         let exists = |name: String| dir.join(name).exists();
         assert!(!exists(format!("ab/{}", key('1'))) && !exists(format!("ab/{}", key('2'))));
         assert!(exists(format!("cd/{}", key('3'))) && exists(format!("cd/{}", key('4'))));
         assert!(!exists(format!("cd/.123.{}", key('5'))) && exists(format!("cd/.456.{}", key('6'))));
+        assert!(!exists(".123.index".into()) && exists(".456.index".into()));
         assert!(foreign.iter().all(|name| exists(name.to_string())));
         let _ = std::fs::remove_dir_all(&dir);
     }
