@@ -368,42 +368,43 @@ fn flags_left_unpacked_at_exits_read_as_the_reference_reads_them() {
     assert_eq!(whole, 26, "the program runs up to the faulting load");
 }
 
-/// Every condition read at a region's start from the compare the exit before left unpacked (`Runtime::exit_flags`),
-/// 32-bit and 64-bit, with operands that set C and V and clear N and Z: CSET of each after an indirect branch to
-/// a loaded address (which ends the region: the lifter would follow a constant one), for every budget and region
-/// size (so that regions also end between each CSET and the next).
+/// Every condition read at a region's start from the flag-setting operation the exit before left unpacked
+/// (`Runtime::exit_flags`): 32-bit and 64-bit compares whose operands set C and V and clear N and Z, and tests
+/// whose result sets N. CSET of each after an indirect branch to a loaded address (which ends the region: the
+/// lifter would follow a constant one), the results stored to memory, for every budget and region size.
 #[test]
-fn conditions_of_a_compare_left_unpacked_read_as_the_reference_reads_them() {
+fn conditions_of_flags_left_unpacked_read_as_the_reference_reads_them() {
     let cset = |rd: u32, cond: u32| 0x9a9f_07e0 | (cond ^ 1) << 12 | rd;
+    let ldr_x9 = |offset: u32| 0xf940_00a9 | (offset / 8) << 10; // ldr x9, [x5, #offset]
+    let stp = |rt: u32, offset: u32| 0xa900_0000 | (offset / 8) << 15 | (rt + 1) << 10 | 5 << 5 | rt; // stp rt, rt+1, [x5, #offset]
     // VS and VC last: what reads V settles the record, and every condition after it reads NZCV packed.
     let conditions = [
         0b0000, 0b0001, 0b0010, 0b0011, 0b0100, 0b0101, 0b1000, 0b1001, 0b1010, 0b1011, 0b1100, 0b1101, 0b0110, 0b0111,
     ];
-    // Loaded, not constants: the lifter folds a compare of constants into packed NZCV.
+    let setters = [
+        0x6b01_001f, // cmp w0, w1 (0x80000000 - 1)
+        0xeb01_007f, // cmp x3, x1 (0x8000000000000000 - 1)
+        0x6a00_001f, // tst w0, w0
+        0xea03_007f, // tst x3, x3
+    ];
+    // Loaded, not constants: the lifter folds the flags of constants into packed NZCV.
     let mut code = vec![
         0xd2a0_0045, // mov x5, #0x20000
         0xf940_00a0, // ldr x0, [x5] (0x80000000)
         0xf940_04a1, // ldr x1, [x5, #8] (1)
         0xf940_08a3, // ldr x3, [x5, #16] (0x8000000000000000)
-        0xf940_0ca9, // ldr x9, [x5, #24] (part2)
-        0x6b01_001f, // cmp w0, w1
-        0xd61f_0120, // br x9
     ];
-    let part2 = 0x10000 + 4 * code.len() as u64;
-    code.extend((10..).zip(conditions).map(|(rd, cond)| cset(rd, cond))); // cset x10..x23
-    code.extend([
-        0xf940_10a9, // ldr x9, [x5, #32] (part3)
-        0xeb01_007f, // cmp x3, x1
-        0xd61f_0120, // br x9
-    ]);
-    let part3 = 0x10000 + 4 * code.len() as u64;
-    // cset x0..x9, x24..x27: the registers free after the branch, so that the end holds both parts' results.
-    let part3_targets = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 24, 25, 26, 27];
-    code.extend(part3_targets.into_iter().zip(conditions).map(|(rd, cond)| cset(rd, cond)));
+    let mut targets = Vec::new();
+    for (part, setter) in (0..).zip(setters) {
+        code.extend([ldr_x9(24 + 8 * part), setter, 0xd61f_0120]); // ldr x9, target; the setter; br x9
+        targets.push(0x10000 + 4 * code.len() as u64);
+        code.extend((10..).zip(conditions).map(|(rd, cond)| cset(rd, cond))); // cset x10..x23
+        code.extend((0..7).map(|pair| stp(10 + 2 * pair, 64 + 112 * part + 16 * pair)));
+    }
     code.push(0xd400_0001); // svc #0
     let data: Vec<u8> =
-        [0x8000_0000, 1, 1 << 63, part2, part3].iter().flat_map(|value: &u64| value.to_le_bytes()).collect();
-    let whole = assert_same_for_every_budget("conditions of an unpacked compare", &code, |memory| {
+        [0x8000_0000, 1, 1 << 63].iter().chain(&targets).flat_map(|value: &u64| value.to_le_bytes()).collect();
+    let whole = assert_same_for_every_budget("conditions of unpacked flags", &code, |memory| {
         memory.map(0x20000, PAGE_SIZE, Perm::RW).unwrap();
         memory.write_privileged(0x20000, &data).unwrap();
     });

@@ -393,9 +393,9 @@ impl Lifter<'_> {
     }
 
     /// `ConditionHolds(cond)` on NZCV as the region found it. Where the exit before left it as a compare's operands
-    /// (`Runtime::exit_flags`: a region that ends between a CMP and its B.cond, or at the B.cond's target where
-    /// another condition of the same compare is read), straight from those, as one host compare; otherwise from
-    /// NZCV packed (`stored_flags`, settling the record where it holds another kind).
+    /// or a test's result (`Runtime::exit_flags`: a region that ends between a CMP or TST and its B.cond, or at
+    /// the B.cond's target where another condition of the same flags is read), straight from those, as one host
+    /// compare; otherwise from NZCV packed (`stored_flags`, settling the record where it holds another kind).
     fn condition_as_found(&mut self, cond: u32) -> Value {
         let invert = cond & 1 == 1;
         let from_stored = |lifter: &mut Self| {
@@ -412,17 +412,27 @@ impl Lifter<'_> {
         let kind = self.b.ins().load(types::I32, host_flags(), self.cpu, field(offset_of!(FlagsRecord, kind)));
         let join = self.b.create_block();
         let holds = self.b.append_block_param(join, types::I8);
-        for (recorded, ty) in [(flags_kind::SUB64, types::I64), (flags_kind::SUB32, types::I32)] {
+        let kinds = [
+            (flags_kind::SUB64, types::I64, false),
+            (flags_kind::SUB32, types::I32, false),
+            (flags_kind::LOGIC64, types::I64, true),
+            (flags_kind::LOGIC32, types::I32, true),
+        ];
+        for (recorded, ty, logic) in kinds {
             let (compare, next) = (self.b.create_block(), self.b.create_block());
             let is_kind = self.b.ins().icmp_imm_s(IntCC::Equal, kind, i64::from(recorded));
             self.b.ins().brif(is_kind, compare, &[], next, &[]);
             self.b.switch_to_block(compare);
-            // The operands as `store_flags_record` wrote them: zero-extended, little-endian.
+            // The values as `store_flags_record` wrote them: zero-extended, little-endian.
             let a = self.b.ins().load(ty, host_flags(), self.cpu, field(offset_of!(FlagsRecord, a)));
-            let b = self.b.ins().load(ty, host_flags(), self.cpu, field(offset_of!(FlagsRecord, b)));
-            let result = self.b.ins().isub(a, b);
-            let compared = self.direct_condition(LazyFlags::Sub { a, b, result }, cond);
-            let compared = compared.expect("every condition but VS and VC is one compare of a subtraction's");
+            let recorded = if logic {
+                LazyFlags::Logic { result: a }
+            } else {
+                let b = self.b.ins().load(ty, host_flags(), self.cpu, field(offset_of!(FlagsRecord, b)));
+                LazyFlags::Sub { a, b, result: self.b.ins().isub(a, b) }
+            };
+            let compared = self.direct_condition(recorded, cond);
+            let compared = compared.expect("every condition but VS and VC is one compare of these operations'");
             self.b.ins().jump(join, &[BlockArg::Value(compared)]);
             self.b.switch_to_block(next);
         }
