@@ -25,7 +25,8 @@
 use crate::lift::compilable;
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
-use std::io::Write;
+use std::fs::File;
+use std::io::{Read, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -136,7 +137,9 @@ impl CodeCache {
     /// what they held then and may still be compiled.
     pub fn load(&mut self, key: &Key, memory: &GuestMemory) -> Option<CachedBlock> {
         let path = self.path(key);
-        let bytes = std::fs::read(&path).ok()?;
+        let mut file = File::open(&path).ok()?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).ok()?;
         let (block, pages) = match parse(&bytes, key) {
             Ok(parsed) => parsed,
             Err(why) => {
@@ -150,8 +153,13 @@ impl CodeCache {
         };
         let sound = pages.iter().all(|page| unchanged(self, page));
         if sound {
-            // Recently used: the last files `prune` removes.
-            let _ = std::fs::File::open(&path).and_then(|file| file.set_modified(SystemTime::now()));
+            // Recently used: the last files `prune` removes. Renewed once a prune interval at most, the order
+            // `prune` needs (a large program loads thousands of blocks at each start).
+            let now = SystemTime::now();
+            let modified = file.metadata().and_then(|metadata| metadata.modified());
+            if modified.is_ok_and(|modified| now.duration_since(modified).is_ok_and(|age| age >= PRUNE_INTERVAL)) {
+                let _ = file.set_modified(now);
+            }
         }
         sound.then_some(block)
     }
@@ -527,7 +535,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    /// A load makes its file the most recently used.
+    /// A load makes its file the most recently used, unless it was renewed within a prune interval already.
     #[test]
     fn loading_a_block_renews_its_file() {
         let dir = scratch_dir("renew");
@@ -543,6 +551,11 @@ mod tests {
         assert!(cache.load(&key, &memory).is_some());
         let modified = std::fs::metadata(cache.path(&key)).unwrap().modified().unwrap();
         assert!(modified > long_ago + Duration::from_secs(3600), "the load left the file's time as it was");
+        let lately = SystemTime::now() - PRUNE_INTERVAL / 6;
+        std::fs::File::open(cache.path(&key)).unwrap().set_modified(lately).unwrap();
+        assert!(cache.load(&key, &memory).is_some());
+        let modified = std::fs::metadata(cache.path(&key)).unwrap().modified().unwrap();
+        assert_eq!(modified, lately, "a file renewed lately was written again");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
