@@ -687,14 +687,13 @@ impl Lifter<'_> {
     pub(crate) fn set_v(&mut self, n: u32, value: Value) {
         let ty = self.b.func.dfg.value_type(value);
         let vector = match ty {
-            types::I128 => self.b.ins().bitcast(types::I64X2, MemFlagsData::new(), value),
             _ if ty.is_vector() => value,
             types::I8 | types::I16 => {
                 let word = self.b.ins().uextend(types::I32, value);
                 self.b.ins().scalar_to_vector(types::I32X4, word)
             }
             _ => {
-                let lanes = ty.by(128 / ty.bits()).expect("a scalar of 32 or 64 bits");
+                let lanes = ty.by(128 / ty.bits()).filter(|_| ty.bits() <= 64).expect("a scalar of 32 or 64 bits");
                 self.b.ins().scalar_to_vector(lanes, value)
             }
         };
