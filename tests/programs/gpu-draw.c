@@ -1259,6 +1259,49 @@ static void quads_and_polygons(void) {
     }
 }
 
+#define DRAW_INLINE_INDEX 0x15E8u
+#define DRAW_INLINE_INDEX2X16 0x15F0u
+#define DRAW_INLINE_INDEX4X8 0x1304u
+
+/* Words of one method, sent non-incrementing (each to the same method). */
+static void method_repeated(uint32_t offset, uint32_t count, const uint32_t *values) {
+    words[n++] = PB_NONINC(0, offset, count);
+    for (uint32_t i = 0; i < count; i++) words[n++] = values[i];
+}
+
+/* Indices in the pushbuffer (clb197.h): DRAW_INLINE_INDEX one 32-bit index a method, DRAW_INLINE_INDEX2X16 two
+ * (EVEN 15:0, then ODD 31:16), DRAW_INLINE_INDEX4X8 four (INDEX0 7:0 first), collected from BEGIN to END, the
+ * forms mixed as nouveau sends them (an odd count's first indices one a method, the rest packed). The rectangle's
+ * six indices, with its triangles split across methods, give its pixels. */
+static void inline_indices(void) {
+    const uint32_t one[6] = {0, 1, 2, 2, 1, 3}, pairs[3] = {1u << 16 | 0, 2u << 16 | 2, 3u << 16 | 1},
+                   first_two[2] = {0, 1}, packed = 3u << 24 | 1u << 16 | 2u << 8 | 2;
+    struct {
+        const char *what;
+        uint32_t method, count;
+        const uint32_t *values;
+    } cases[] = {
+        {"DRAW_INLINE_INDEX: six 32-bit indices", DRAW_INLINE_INDEX, 6, one},
+        {"DRAW_INLINE_INDEX2X16: three pairs of 16-bit indices", DRAW_INLINE_INDEX2X16, 3, pairs},
+        {"DRAW_INLINE_INDEX twice, then DRAW_INLINE_INDEX4X8 with four 8-bit indices", DRAW_INLINE_INDEX4X8, 1, &packed},
+    };
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        print("-- inline indices, ");
+        print(cases[k].what);
+        print("\n");
+        fill_target(target_background);
+        put_vertices(rectangle, 4);
+        set(BEGIN, TRIANGLES);
+        if (cases[k].method == DRAW_INLINE_INDEX4X8) method_repeated(DRAW_INLINE_INDEX, 2, first_two);
+        method_repeated(cases[k].method, cases[k].count, cases[k].values);
+        set(END, 0);
+        run("draw");
+        uint32_t count, wrong = wrong_pixels(in_rectangle, rectangle_colour, target_background, &count);
+        report("the rectangle's pixels, each drawn once, and nothing else", wrong, count);
+    }
+}
+
 /* Conditional rendering: with SET_RENDER_ENABLE_C RENDER_IF_EQUAL (NOT_EQUAL) a draw happens only when the 64-bit
  * values at the address and 16 bytes on are equal (differ), as they are in memory when the draw comes. */
 static void conditional_rendering(void) {
@@ -4042,6 +4085,7 @@ int main(void) {
     single_write_control();
     unwritten_components();
     quads_and_polygons();
+    inline_indices();
     conditional_rendering();
     indirect_draws();
     volume_and_array_targets();

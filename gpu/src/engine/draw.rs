@@ -40,6 +40,15 @@ const MAX_ITERATED_INSTANCES: u32 = 1 << 16;
 /// SET_DRAW_CONTROL_A's state, as BEGIN, the launch and END would).
 pub const DRAW_INDEX_BUFFER_BEGIN_END_B: u32 = 0x026c;
 pub const DRAW_VERTEX_ARRAY_BEGIN_END_B: u32 = 0x0274;
+/// Indices in the pushbuffer: one 32-bit index, two 16-bit ones, four 8-bit ones a method.
+pub const DRAW_INLINE_INDEX: u32 = 0x15e8;
+pub const DRAW_INLINE_INDEX2X16: u32 = 0x15f0;
+pub const DRAW_INLINE_INDEX4X8: u32 = 0x1304;
+/// The packed forms' alignment: COUNT and START_ODD (2X16), COUNT and START (4X8).
+pub const SET_INLINE_INDEX2X16_ALIGN: u32 = 0x15ec;
+pub const SET_INLINE_INDEX4X8_ALIGN: u32 = 0x1300;
+/// The most inline indices one draw collects (a broken pushbuffer should not exhaust the host's memory).
+const MAX_INLINE_INDICES: usize = 1 << 20;
 pub const SET_VERTEX_ATTRIBUTE_A: u32 = 0x1160;
 pub const SET_VERTEX_STREAM_A_FORMAT: u32 = 0x1c00;
 pub const SET_VERTEX_STREAM_LIMIT_A_A: u32 = 0x1f00;
@@ -452,6 +461,8 @@ pub struct DrawState {
     /// global bases read as 0 (BEGIN clears them).
     pub ignore_global_bases: [bool; 2],
     pub topology: u32,
+    /// The inline indices given since BEGIN, drawn at END.
+    pub inline_indices: Vec<u32>,
     pub counters: Counters,
     pub stream_out: StreamOutState,
 }
@@ -499,8 +510,18 @@ pub fn address(upper: u32, lower: u32) -> u64 {
 /// How a launch names its vertices.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Launch {
-    Array { first: u32, count: u32 },
-    Indexed { first: u32, count: u32 },
+    Array {
+        first: u32,
+        count: u32,
+    },
+    Indexed {
+        first: u32,
+        count: u32,
+    },
+    /// The indices the pushbuffer gave since BEGIN (`DrawState::inline_indices`), `count` of them.
+    Inline {
+        count: u32,
+    },
 }
 
 impl Maxwell3D {
@@ -514,7 +535,21 @@ impl Maxwell3D {
     ) -> Result<bool, EngineError> {
         match offset {
             BEGIN => self.begin(argument),
+            // Inline indices are drawn as one launch when their END comes: a primitive may span methods.
+            END if !self.draw.inline_indices.is_empty() => {
+                let count = self.draw.inline_indices.len() as u32;
+                let launched = self.launch(offset, Launch::Inline { count }, context);
+                self.draw.inline_indices.clear();
+                launched?;
+            }
             END => {}
+            DRAW_INLINE_INDEX => self.inline_indices(offset, argument, &[argument])?,
+            DRAW_INLINE_INDEX2X16 => {
+                self.inline_indices(offset, argument, &[argument & 0xffff, argument >> 16])?;
+            }
+            DRAW_INLINE_INDEX4X8 => {
+                self.inline_indices(offset, argument, &argument.to_le_bytes().map(u32::from))?;
+            }
             DRAW_VERTEX_ARRAY => {
                 let first = self.register(DRAW_VERTEX_ARRAY_START);
                 self.launch(offset, Launch::Array { first, count: argument }, context)?;
@@ -612,12 +647,45 @@ impl Maxwell3D {
     /// BEGIN: the topology, and the instance counter (INSTANCE_ID 27:26: FIRST resets it, SUBSEQUENT adds one).
     fn begin(&mut self, argument: u32) {
         self.draw.topology = argument & 0xffff;
+        self.draw.inline_indices.clear();
         self.draw.ignore_global_bases = [false; 2];
         match argument >> 26 & 3 {
             0 => self.draw.instance = 0,
             1 => self.draw.instance = self.draw.instance.wrapping_add(1),
             _ => {}
         }
+    }
+
+    /// DRAW_INLINE_INDEX (one 32-bit index), DRAW_INLINE_INDEX2X16 (EVEN 15:0 first, then ODD 31:16) and
+    /// DRAW_INLINE_INDEX4X8 (INDEX0 7:0 first): indices given in the pushbuffer, collected in order until END,
+    /// the forms mixed as nouveau sends them. The packed forms' SET_INLINE_INDEX*_ALIGN (a count and a first slot)
+    /// is documented by its field names only: a packed index while one is set stops naming it.
+    fn inline_indices(&mut self, offset: u32, argument: u32, indices: &[u32]) -> Result<(), EngineError> {
+        let align = match offset {
+            DRAW_INLINE_INDEX2X16 => Some(SET_INLINE_INDEX2X16_ALIGN),
+            DRAW_INLINE_INDEX4X8 => Some(SET_INLINE_INDEX4X8_ALIGN),
+            _ => None,
+        };
+        if let Some(align) = align
+            && self.register(align) != 0
+        {
+            return Err(self.method(offset).unimplemented(format!(
+                "packed inline indices after {} {:#x} (what its count and first slot do is documented nowhere)",
+                if align == SET_INLINE_INDEX2X16_ALIGN {
+                    "SET_INLINE_INDEX2X16_ALIGN"
+                } else {
+                    "SET_INLINE_INDEX4X8_ALIGN"
+                },
+                self.register(align)
+            )));
+        }
+        if self.draw.inline_indices.len() + indices.len() > MAX_INLINE_INDICES {
+            return Err(self
+                .method(offset)
+                .bad_argument(argument, "more inline indices in one draw than Tandem keeps (1 Mi)"));
+        }
+        self.draw.inline_indices.extend_from_slice(indices);
+        Ok(())
     }
 
     /// LOAD_CONSTANT_BUFFER(i): the word goes to the selected buffer at the load offset, which moves on by 4.
@@ -708,7 +776,7 @@ impl Maxwell3D {
         let topology = Topology::from_op(self.draw.topology)
             .ok_or_else(|| at.bad_argument(self.draw.topology, "BEGIN's topology is not one of the 15"))?;
         // The data assembler counts what it assembles, drawn or not.
-        let (Launch::Array { count, .. } | Launch::Indexed { count, .. }) = launch;
+        let (Launch::Array { count, .. } | Launch::Indexed { count, .. } | Launch::Inline { count }) = launch;
         let enabled = self.register(SET_STATISTICS_COUNTER);
         if enabled & 1 == 1 {
             self.draw.counters.vertices += u64::from(count);

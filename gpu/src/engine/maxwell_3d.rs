@@ -86,16 +86,8 @@ pub const CALL_MME_MACRO: u32 = 0x3800;
 /// Methods that do something beyond keeping their value and that Tandem does not carry out yet (draws, constant
 /// buffer loads and binds, notifies, falcon calls): calling one stops the run naming it. Names as in clb197.h; an
 /// array's every element counts.
-const UNIMPLEMENTED_ACTIONS: &[&str] = &[
-    "NOTIFY",
-    "PEER_SEMAPHORE_RELEASE",
-    "DRAW_ZERO_INDEX",
-    "DRAW_AUTO",
-    "DRAW_INLINE_INDEX4X8",
-    "DRAW_INLINE_INDEX",
-    "DRAW_INLINE_INDEX2X16",
-    "CLEAR_CLIP_ID_SURFACE",
-];
+const UNIMPLEMENTED_ACTIONS: &[&str] =
+    &["NOTIFY", "PEER_SEMAPHORE_RELEASE", "DRAW_ZERO_INDEX", "CLEAR_CLIP_ID_SURFACE"];
 
 /// SET_FALCON00 to SET_FALCON31: calls into the class's firmware, undocumented.
 const FALCON_METHODS: std::ops::RangeInclusive<u32> = 0x2300..=0x237c;

@@ -83,6 +83,7 @@ impl Maxwell3D {
         let (first, count, indexed) = match launch {
             Launch::Array { first, count } => (first, count, false),
             Launch::Indexed { first, count } => (first, count, true),
+            Launch::Inline { count } => (0, count, true),
         };
         if count > MAX_VERTICES {
             return Err(at.bad_argument(count, "more vertices in one launch than Tandem fetches (1 Mi)"));
@@ -114,13 +115,20 @@ impl Maxwell3D {
         let mut runs = vec![Vec::with_capacity(count as usize * VERTEX_RECORD_WORDS)];
         for k in 0..count {
             let (raw, element, vertex_id) = if indexed {
-                let at_index = index_base + (u64::from(first) + u64::from(k)) * index_size;
-                if at_index + index_size - 1 > index_limit {
-                    return Err(at.unimplemented(format!("an index at {at_index:#x}, past the index buffer's limit")));
-                }
-                let mut bytes = [0u8; 4];
-                context.read(at_index, &mut bytes[..index_size as usize]).map_err(|e| at.memory(e))?;
-                let index = u32::from_le_bytes(bytes);
+                let index = match launch {
+                    Launch::Inline { .. } => self.draw.inline_indices[k as usize],
+                    _ => {
+                        let at_index = index_base + (u64::from(first) + u64::from(k)) * index_size;
+                        if at_index + index_size - 1 > index_limit {
+                            return Err(
+                                at.unimplemented(format!("an index at {at_index:#x}, past the index buffer's limit"))
+                            );
+                        }
+                        let mut bytes = [0u8; 4];
+                        context.read(at_index, &mut bytes[..index_size as usize]).map_err(|e| at.memory(e))?;
+                        u32::from_le_bytes(bytes)
+                    }
+                };
                 (
                     index,
                     index.wrapping_add(self.global_base(SET_GLOBAL_BASE_VERTEX_INDEX)),
