@@ -905,6 +905,125 @@ static void lines(void) {
     report("the outline's pixels, and nothing else", wrong, count);
 }
 
+#define SET_FRONT_POLYGON_MODE 0x0DACu
+#define SET_BACK_POLYGON_MODE 0x0DB0u
+#define POLYGON_POINT 0x1B00u
+#define POLYGON_LINE 0x1B01u
+#define POLYGON_FILL 0x1B02u
+#define OGL_FRONT 0x404u
+
+/* The triangle (10.375, 5.1875), (40.375, 5.1875), (10.375, 20.1875) in the line polygon mode: its edges as lines
+ * by the diamond-exit rule, each covering the pixels from the one it starts in to the one before the one it ends
+ * in, so every corner's pixel is covered by the edge leaving it: row 5 from x 10 to 40, column 10 from y 5 to
+ * 20, and one pixel a column for the x-major diagonal (x 11 to 39: 0 or 1 at x 39, where it runs in row 5). Where
+ * the diagonal's pixel lies within a row of its ideal line is not checked; every other pixel keeps the
+ * background. */
+static const Vertex outlined[3] = {
+    {166, 83, {F_0_6, F_0_8, F_0_2, F_1}},
+    {646, 83, {F_0_6, F_0_8, F_0_2, F_1}},
+    {166, 323, {F_0_6, F_0_8, F_0_2, F_1}},
+};
+static uint32_t wrong_outline(const uint8_t drawn[4], const uint8_t background[4], uint32_t *count) {
+    uint32_t wrong = 0;
+    *count = 0;
+    for (uint32_t x = 0; x < WIDTH; x++) {
+        /* The diagonal's ideal y at the column's centre, in 1/16 pixel: 83 + (646 - (16x + 8)) / 2. */
+        int64_t ideal = 83 + (646 - (16 * (int64_t)x + 8)) / 2, row = ideal / 16;
+        uint32_t on_diagonal = 0;
+        for (uint32_t y = 0; y < HEIGHT; y++) {
+            const uint8_t *texel = gpu.memory + TARGET + 256 * y + 4 * x;
+            int edge = (y == 5 && x >= 10 && x <= 40) || (x == 10 && y >= 5 && y <= 20);
+            int near_diagonal = x >= 11 && x <= 39 && !edge && (int64_t)y + 1 >= row && (int64_t)y <= row + 1;
+            if (near_diagonal) {
+                if (memcmp(texel, drawn, 4) == 0) on_diagonal++;
+                else wrong += memcmp(texel, background, 4) != 0;
+                continue;
+            }
+            *count += (uint32_t)edge;
+            wrong += memcmp(texel, edge ? drawn : background, 4) != 0;
+        }
+        if (x >= 11 && x <= 39) {
+            *count += on_diagonal;
+            wrong += on_diagonal > 1 || (on_diagonal == 0 && x != 39);
+        }
+    }
+    return wrong;
+}
+
+static int in_corners(uint32_t x, uint32_t y) {
+    /* The pixels holding the triangle's corners (81, 50), (931, 145), (324, 473). */
+    return (x == 5 && y == 3) || (x == 58 && y == 9) || (x == 20 && y == 29);
+}
+
+static int nothing(uint32_t x, uint32_t y) {
+    (void)x;
+    (void)y;
+    return 0;
+}
+
+/* SET_FRONT_POLYGON_MODE and SET_BACK_POLYGON_MODE (OpenGL's POINT, LINE and FILL): a triangle's vertices drawn as
+ * points of size 1 (each covers the pixel its position lies in), its edges as lines; with back faces culled,
+ * the front faces' mode draws, with front faces culled the back faces'. */
+static void polygon_modes(void) {
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    uint32_t count, wrong;
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+
+    print("-- polygon mode POINT: the triangle's corners, each the pixel it lies in\n");
+    fill_target(background);
+    put_vertices(triangle, 3);
+    set(SET_FRONT_POLYGON_MODE, POLYGON_POINT);
+    set(SET_BACK_POLYGON_MODE, POLYGON_POINT);
+    draw_arrays(3, 0);
+    run("draw");
+    wrong = wrong_pixels(in_corners, triangle_colour, background, &count);
+    check(wrong == 0 && count == 3, "the three corners' pixels, and nothing else");
+    print("   pixels covered 3, wrong ");
+    print_u64(wrong);
+    print("\n");
+
+    print("-- polygon mode LINE: the triangle's edges by the diamond-exit rule\n");
+    fill_target(background);
+    put_vertices(outlined, 3);
+    set(SET_FRONT_POLYGON_MODE, POLYGON_LINE);
+    set(SET_BACK_POLYGON_MODE, POLYGON_LINE);
+    draw_arrays(3, 0);
+    run("draw");
+    wrong = wrong_outline(rectangle_colour, background, &count);
+    report("the edges' pixels, and nothing else", wrong, count);
+
+    print("-- front faces POINT, back faces FILL: culling the back draws a front-facing triangle as points, "
+          "culling the front draws a back-facing one filled\n");
+    const Vertex reversed[3] = {triangle[0], triangle[2], triangle[1]};
+    set(SET_FRONT_POLYGON_MODE, POLYGON_POINT);
+    set(SET_BACK_POLYGON_MODE, POLYGON_FILL);
+    set(OGL_SET_CULL, 1);
+    int as_points[2] = {0, 0};
+    for (int culled = 0; culled < 2; culled++)
+        for (int winding = 0; winding < 2; winding++) {
+            fill_target(background);
+            put_vertices(winding ? reversed : triangle, 3);
+            set(OGL_SET_CULL_FACE, culled ? OGL_FRONT : OGL_BACK);
+            draw_arrays(3, 0);
+            run("draw");
+            if (culled == 0) {
+                as_points[winding] = wrong_pixels(in_corners, triangle_colour, background, &count) == 0;
+                check(as_points[winding] || wrong_pixels(nothing, triangle_colour, background, &count) == 0,
+                      "a triangle with back faces culled is drawn as points or not at all");
+            } else {
+                /* The winding drawn as points is front-facing: culled now; the other is drawn filled. */
+                wrong = wrong_pixels(as_points[winding] ? nothing : in_triangle, triangle_colour, background, &count);
+                check(wrong == 0, "culling front faces draws the back-facing triangle filled, and nothing of the other");
+            }
+        }
+    check(as_points[0] != as_points[1], "exactly one winding is front-facing");
+    set(OGL_SET_CULL, 0);
+    set(OGL_SET_CULL_FACE, OGL_BACK);
+    set(SET_FRONT_POLYGON_MODE, POLYGON_FILL);
+    set(SET_BACK_POLYGON_MODE, POLYGON_FILL);
+    run("state back");
+}
+
 static int everywhere(uint32_t x, uint32_t y) {
     (void)x;
     (void)y;
@@ -4075,6 +4194,7 @@ int main(void) {
     print("\n");
 
     lines();
+    polygon_modes();
     viewports();
     targets_without_alpha();
     targets_with_alpha_elsewhere();

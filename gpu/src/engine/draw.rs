@@ -102,6 +102,9 @@ pub const SET_ALPHA_TEST: u32 = 0x12ec;
 pub const SET_ALPHA_REF: u32 = 0x1310;
 pub const SET_ALPHA_FUNC: u32 = 0x1314;
 pub const SET_DEPTH_BOUNDS_TEST: u32 = 0x19bc;
+/// Polygon offset for triangles drawn as points, as lines and filled.
+pub const SET_POLY_OFFSET_POINT: u32 = 0x0dc0;
+pub const SET_POLY_OFFSET_LINE: u32 = 0x0dc4;
 pub const SET_POLY_OFFSET_FILL: u32 = 0x0dc8;
 pub const SET_SLOPE_SCALE_DEPTH_BIAS: u32 = 0x156c;
 pub const SET_DEPTH_BIAS: u32 = 0x15bc;
@@ -259,6 +262,15 @@ pub enum Cull {
     Both,
 }
 
+/// How the rasteriser draws triangles (SET_FRONT_POLYGON_MODE, SET_BACK_POLYGON_MODE: OpenGL's POINT 0x1b00,
+/// LINE 0x1b01, FILL 0x1b02): filled, their edges as lines, or their vertices as points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolygonMode {
+    Point,
+    Line,
+    Fill,
+}
+
 /// Everything a back end needs for one draw launch.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Draw {
@@ -280,6 +292,8 @@ pub struct Draw {
     /// z clipped at 0 (true) or at -w (false).
     pub depth_zero_to_one: bool,
     pub cull: Cull,
+    /// The mode of the faces `cull` leaves (the front and back modes are one where both are drawn).
+    pub polygon_mode: PolygonMode,
     /// Front faces wind counter-clockwise in window coordinates (y down).
     pub front_ccw: bool,
     pub provoking_last: bool,
@@ -420,7 +434,7 @@ pub struct StencilFace {
     pub write_mask: u8,
 }
 
-/// Polygon offset (SET_POLY_OFFSET_FILL): a filled triangle's depth moves by `slope_factor` times its largest
+/// Polygon offset (SET_POLY_OFFSET_FILL, or _LINE or _POINT for the polygon mode drawn): a triangle's depth moves by `slope_factor` times its largest
 /// depth slope plus `units` steps of the zeta format (2^-24 for D24, 2^-16 for Z16, 2^(e - 23) for Z32F with e
 /// the triangle's largest exponent), limited to `clamp` when that is not 0.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -793,12 +807,8 @@ impl Maxwell3D {
         if !rasterize && stream_out.is_none() && statistics.is_empty() {
             return Ok(());
         }
-        for register in [SET_FRONT_POLYGON_MODE, SET_BACK_POLYGON_MODE] {
-            let mode = self.register(register);
-            if mode != 0 && mode != 0x1b02 {
-                return Err(at.unimplemented(format!("polygon mode {mode:#x} (only FILL is drawn)")));
-            }
-        }
+        let cull = self.cull(at)?;
+        let polygon_mode = self.polygon_mode(at, topology, cull)?;
         let vertex_shader = self.stage(at, 1, 0, context)?;
         let fragment_shader = self.stage(at, 5, 4, context)?;
         let geometry_shader = match self.register(SET_PIPELINE_SHADER + PIPELINE_STRIDE * 4) & 1 {
@@ -844,7 +854,7 @@ impl Maxwell3D {
         let program_layer = rt_layer >> 16 & 1 == 1 && last_header.writes(attribute::LAYER);
         let base_layer = if rt_layer >> 16 & 1 == 1 { 0 } else { rt_layer & 0xffff };
         let targets = self.targets(at, base_layer)?;
-        let depth_stencil = self.depth_stencil(at, base_layer)?;
+        let depth_stencil = self.depth_stencil(at, base_layer, polygon_mode)?;
         // A program that picks the layer reaches every layer all the targets have from their first on.
         let layers = match program_layer {
             false => 1,
@@ -870,13 +880,6 @@ impl Maxwell3D {
                 (end(self.register(SET_VIEWPORT_CLIP_HORIZONTAL)), end(self.register(SET_VIEWPORT_CLIP_VERTICAL)))
             });
         let runs = self.fetch_vertices(at, launch, topology, &vertex_shader.header, context)?;
-        let cull = match (self.register(OGL_SET_CULL) & 1, self.register(OGL_SET_CULL_FACE)) {
-            (0, _) => Cull::None,
-            (_, 0x404) => Cull::Front,
-            (_, 0x405) => Cull::Back,
-            (_, 0x408) => Cull::Both,
-            (_, face) => return Err(at.bad_argument(face, "OGL_SET_CULL_FACE is not FRONT, BACK or FRONT_AND_BACK")),
-        };
         // FLIP_Y (4:4) turns the winding over.
         let front_ccw =
             (self.register(OGL_SET_FRONT_FACE) == 0x901) != (self.register(SET_WINDOW_ORIGIN) >> 4 & 1 == 1);
@@ -903,6 +906,7 @@ impl Maxwell3D {
             viewports,
             depth_zero_to_one: self.register(SET_VIEWPORT_Z_CLIP) & 1 == 1,
             cull,
+            polygon_mode,
             front_ccw,
             provoking_last: self.register(SET_PROVOKING_VERTEX) & 1 == 1,
             blend_constant: [0, 4, 8, 12].map(|at| self.float(SET_BLEND_CONST_RED + at)),
@@ -998,7 +1002,12 @@ impl Maxwell3D {
     /// SET_DEPTH_BIAS_CONTROL's DEPTH_FORMAT_DEPENDENT FALSE counts the units in 24-bit UNORM steps whatever the
     /// format (NVK programs it for VK_DEPTH_BIAS_REPRESENTATION_LEAST_REPRESENTABLE_VALUE_FORCE_UNORM_EXT): the
     /// same on D24 targets; on others it stops naming itself.
-    fn depth_stencil(&self, at: Method, base_layer: u32) -> Result<Option<DepthStencil>, EngineError> {
+    fn depth_stencil(
+        &self,
+        at: Method,
+        base_layer: u32,
+        polygon_mode: PolygonMode,
+    ) -> Result<Option<DepthStencil>, EngineError> {
         let depth_on = self.register(SET_DEPTH_TEST) & 1 == 1;
         let stencil_on = self.register(SET_STENCIL_TEST) & 1 == 1;
         let bounds_on = self.register(SET_DEPTH_BOUNDS_TEST) & 1 == 1;
@@ -1068,7 +1077,13 @@ impl Maxwell3D {
             depth_test: if depth_on { Some(comparison_of(SET_DEPTH_FUNC)?) } else { None },
             depth_write: depth_on && self.register(SET_DEPTH_WRITE) & 1 == 1,
             stencil,
-            bias: if self.register(SET_POLY_OFFSET_FILL) & 1 == 1 {
+            bias: if self.register(match polygon_mode {
+                PolygonMode::Fill => SET_POLY_OFFSET_FILL,
+                PolygonMode::Line => SET_POLY_OFFSET_LINE,
+                PolygonMode::Point => SET_POLY_OFFSET_POINT,
+            }) & 1
+                == 1
+            {
                 let d24 = format.depth.1 == 24 && !format.float_depth;
                 if self.register(SET_DEPTH_BIAS_CONTROL) & 1 == 0 && !d24 {
                     return Err(at.unimplemented(format!(
@@ -1103,6 +1118,49 @@ impl Maxwell3D {
                 "SET_VIEWPORT_CLIP_CONTROL {control:#x}: depth clamped at one end of the range and clipped at the other"
             ))),
         }
+    }
+
+    /// OGL_SET_CULL and OGL_SET_CULL_FACE.
+    fn cull(&self, at: Method) -> Result<Cull, EngineError> {
+        Ok(match (self.register(OGL_SET_CULL) & 1, self.register(OGL_SET_CULL_FACE)) {
+            (0, _) => Cull::None,
+            (_, 0x404) => Cull::Front,
+            (_, 0x405) => Cull::Back,
+            (_, 0x408) => Cull::Both,
+            (_, face) => return Err(at.bad_argument(face, "OGL_SET_CULL_FACE is not FRONT, BACK or FRONT_AND_BACK")),
+        })
+    }
+
+    /// The polygon mode of the faces culling leaves: front faces take SET_FRONT_POLYGON_MODE, back faces
+    /// SET_BACK_POLYGON_MODE (0, the reset value, is FILL). The host has one mode for both, so where both kinds
+    /// of face are drawn the two must agree. Quads, quad strips and polygons are drawn as triangles, whose inner
+    /// edges and shared corners the other modes would show: they are drawn filled only.
+    fn polygon_mode(&self, at: Method, topology: Topology, cull: Cull) -> Result<PolygonMode, EngineError> {
+        let mode = |register: u32| match self.register(register) {
+            0 | 0x1b02 => Ok(PolygonMode::Fill),
+            0x1b01 => Ok(PolygonMode::Line),
+            0x1b00 => Ok(PolygonMode::Point),
+            other => Err(at.bad_argument(other, "a polygon mode that is not POINT, LINE or FILL")),
+        };
+        let (front, back) = (mode(SET_FRONT_POLYGON_MODE)?, mode(SET_BACK_POLYGON_MODE)?);
+        let drawn = match cull {
+            Cull::Both => PolygonMode::Fill,
+            Cull::Back => front,
+            Cull::Front => back,
+            Cull::None if front == back => front,
+            Cull::None => {
+                return Err(at.unimplemented(format!(
+                    "front faces drawn as {front:?} and back faces as {back:?} in one draw (the host has one \
+                     polygon mode)"
+                )));
+            }
+        };
+        if drawn != PolygonMode::Fill && matches!(topology, Topology::Quads | Topology::QuadStrip | Topology::Polygon) {
+            return Err(at.unimplemented(format!(
+                "{topology:?} in polygon mode {drawn:?} (the reference back end draws them as triangles)"
+            )));
+        }
+        Ok(drawn)
     }
 
     /// The line width and mode: anti-aliased lines (SET_ANTI_ALIASED_LINE) take SET_LINE_WIDTH_FLOAT; aliased ones

@@ -147,6 +147,8 @@ pub struct Features {
     pub output_layer: bool,
     /// Points of other sizes than 1.
     pub large_points: bool,
+    /// Triangles drawn as their edges or vertices (`fillModeNonSolid`).
+    pub fill_mode_non_solid: bool,
     /// Geometry and tessellation evaluation shaders may write `PointSize` (`shaderTessellationAndGeometryPointSize`).
     pub tessellation_geometry_point_size: bool,
     /// Geometry programs (`geometryShader`), with the most invocations a primitive, vertices an invocation
@@ -683,6 +685,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         viewport_index: on(base.multi_viewport) && on(v12.shader_output_viewport_index),
         output_layer: on(v12.shader_output_layer),
         large_points: on(base.large_points),
+        fill_mode_non_solid: on(base.fill_mode_non_solid),
         tessellation_geometry_point_size: on(base.shader_tessellation_and_geometry_point_size),
         tessellation_shader: on(base.tessellation_shader),
         geometry_shader: on(base.geometry_shader).then_some([
@@ -725,6 +728,7 @@ fn create_device(instance: &'static Instance, candidate: &Candidate) -> Result<A
         .fragment_stores_and_atomics(f.fragment_stores)
         .multi_viewport(f.viewport_index)
         .large_points(f.large_points)
+        .fill_mode_non_solid(f.fill_mode_non_solid)
         .shader_tessellation_and_geometry_point_size(f.tessellation_geometry_point_size)
         .geometry_shader(f.geometry_shader.is_some())
         .tessellation_shader(f.tessellation_shader)

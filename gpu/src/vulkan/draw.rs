@@ -119,6 +119,8 @@ pub struct DrawJob<'a> {
     pub viewports: Vec<vk::Viewport>,
     pub scissors: Vec<vk::Rect2D>,
     pub cull_mode: vk::CullModeFlags,
+    /// How triangles are drawn: filled, as their edges (lines, by `lines`) or as their vertices (points).
+    pub polygon_mode: vk::PolygonMode,
     pub front_face: vk::FrontFace,
     pub blend_constants: [f32; 4],
     /// A logic op on every colour target instead of blending (normalised and integer formats only).
@@ -534,8 +536,11 @@ impl ComputeDevice {
         }
         let viewport_state =
             vk::PipelineViewportStateCreateInfo::default().viewports(&job.viewports).scissors(&job.scissors);
+        if job.polygon_mode != vk::PolygonMode::FILL {
+            self.require(self.features.fill_mode_non_solid, "fillModeNonSolid", "triangles drawn as lines or points")?;
+        }
         let mut raster = vk::PipelineRasterizationStateCreateInfo::default()
-            .polygon_mode(vk::PolygonMode::FILL)
+            .polygon_mode(job.polygon_mode)
             .cull_mode(job.cull_mode)
             .front_face(job.front_face)
             .rasterizer_discard_enable(job.rasterizer_discard)

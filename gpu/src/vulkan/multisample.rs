@@ -695,6 +695,7 @@ mod tests {
             viewports: vec![vk::Viewport { width: 1.0, height: 1.0, max_depth: 1.0, ..Default::default() }],
             scissors: vec![vk::Rect2D::default()],
             cull_mode: vk::CullModeFlags::NONE,
+            polygon_mode: vk::PolygonMode::FILL,
             front_face: vk::FrontFace::COUNTER_CLOCKWISE,
             blend_constants: [0.0; 4],
             logic_op: None,

@@ -129,6 +129,7 @@ impl ComputeDevice {
                     extent: vk::Extent2D { width: 1, height: 1 },
                 }],
                 cull_mode: vk::CullModeFlags::NONE,
+                polygon_mode: vk::PolygonMode::FILL,
                 front_face: vk::FrontFace::COUNTER_CLOCKWISE,
                 blend_constants: [0.0; 4],
                 logic_op: None,

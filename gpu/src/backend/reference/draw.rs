@@ -8,7 +8,7 @@ use super::target::{blend, filled_unused, fills_unused, guest_blend, marked_unus
 use super::texture::{DecodedSlot, TextureSource};
 use super::{NAME, ReferenceBackend, failed, host_swizzle, vulkan_format};
 use crate::backend::{
-    BackendError, Captured, Cull, DepthStencil, Draw, Drawn, GpuMemory, Lines, Rect, Topology, Viewport,
+    BackendError, Captured, Cull, DepthStencil, Draw, Drawn, GpuMemory, Lines, PolygonMode, Rect, Topology, Viewport,
 };
 use crate::engine::counters::Statistic;
 use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
@@ -505,25 +505,31 @@ impl ReferenceBackend {
         }
         // What the rasteriser takes: the geometry program's output primitives, else the tessellator's, else the
         // draw's.
-        let (rasterizes_points, rasterizes_lines) =
-            match (geometry.as_ref().map(|g| g.header.output_topology()), tessellator) {
-                (Some(output), _) => {
-                    (output == Some(OutputTopology::Points), output == Some(OutputTopology::LineStrip))
-                }
-                (None, Some(tessellator)) => {
-                    (tessellator.output == TessOutput::Points, tessellator.output == TessOutput::Lines)
-                }
-                (None, None) => (
-                    topology == vk::PrimitiveTopology::POINT_LIST,
-                    matches!(
-                        topology,
-                        vk::PrimitiveTopology::LINE_LIST
-                            | vk::PrimitiveTopology::LINE_STRIP
-                            | vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY
-                            | vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY
-                    ),
+        let (points, lines) = match (geometry.as_ref().map(|g| g.header.output_topology()), tessellator) {
+            (Some(output), _) => (output == Some(OutputTopology::Points), output == Some(OutputTopology::LineStrip)),
+            (None, Some(tessellator)) => {
+                (tessellator.output == TessOutput::Points, tessellator.output == TessOutput::Lines)
+            }
+            (None, None) => (
+                topology == vk::PrimitiveTopology::POINT_LIST,
+                matches!(
+                    topology,
+                    vk::PrimitiveTopology::LINE_LIST
+                        | vk::PrimitiveTopology::LINE_STRIP
+                        | vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY
+                        | vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY
                 ),
-            };
+            ),
+        };
+        // Triangles in the line or point polygon mode rasterise as lines or points.
+        let polygon_mode = match draw.polygon_mode {
+            _ if points || lines => vk::PolygonMode::FILL,
+            PolygonMode::Fill => vk::PolygonMode::FILL,
+            PolygonMode::Line => vk::PolygonMode::LINE,
+            PolygonMode::Point => vk::PolygonMode::POINT,
+        };
+        let rasterizes_points = points || polygon_mode == vk::PolygonMode::POINT;
+        let rasterizes_lines = lines || polygon_mode == vk::PolygonMode::LINE;
         // Points take the program's size where it writes one and SET_ATTRIBUTE_POINT_SIZE says so, else
         // SET_POINT_SIZE (Maxwell behaviour 5.3); the host needs PointSize written either way.
         let last_header = match (&draw.geometry_shader, &draw.tessellation) {
@@ -531,6 +537,9 @@ impl ReferenceBackend {
             (None, Some(tessellation)) => tessellation.evaluation.header,
             (None, None) => draw.vertex_shader.header,
         };
+        if polygon_mode == vk::PolygonMode::POINT && draw.point_sprite.is_some() {
+            return Err(unimplemented("point sprites of triangles drawn in the point polygon mode"));
+        }
         fragment.point_coord = draw.point_sprite.filter(|_| rasterizes_points);
         let point_size = rasterizes_points.then(|| {
             if draw.program_point_size && last_header.writes(attribute::POINT_SIZE) {
@@ -543,6 +552,12 @@ impl ReferenceBackend {
         // PointSize, which they then must.
         let sized_after_reshaping = self.device.features().tessellation_geometry_point_size;
         if point_size.is_some_and(|size| size != PointSize::Fixed(1.0f32.to_bits())) {
+            if polygon_mode == vk::PolygonMode::POINT {
+                // Vulkan sizes them by PointSize only where the device says so (`polygonModePointSize`).
+                return Err(unimplemented(
+                    "points of other sizes than 1 from triangles drawn in the point polygon mode",
+                ));
+            }
             if reshaped && !sized_after_reshaping {
                 return Err(unimplemented(format!(
                     "points of other sizes than 1 from a geometry or tessellation program on {}, which lacks \
@@ -850,6 +865,7 @@ impl ReferenceBackend {
                 Cull::Back => vk::CullModeFlags::BACK,
                 Cull::Both => vk::CullModeFlags::FRONT_AND_BACK,
             },
+            polygon_mode,
             front_face: if draw.front_ccw { vk::FrontFace::COUNTER_CLOCKWISE } else { vk::FrontFace::CLOCKWISE },
             blend_constants: draw.blend_constant,
             logic_op: draw.logic_op.map(|op| vk::LogicOp::from_raw(i32::from(op.0))),
