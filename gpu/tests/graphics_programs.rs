@@ -101,12 +101,17 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             dual_source,
             swizzles: UNSWIZZLED,
             point_coord: None,
+            polygon_stipple: None,
         };
         let fragments = [
             fragment(None, false),
             fragment(Some((Comparison::Greater, 0.5f32.to_bits())), false),
             fragment(Some((Comparison::Never, 0)), false),
             fragment(None, true),
+            FragmentInterface {
+                polygon_stipple: Some(std::array::from_fn(|row| 0x0f0f_0f0f_u32.rotate_left(row as u32))),
+                ..fragment(None, false)
+            },
         ];
         // Geometry programs: after a vertex stage drawing triangles, and (picking the layer) lines with adjacency.
         let geometry = GeometryInterface {
@@ -217,6 +222,7 @@ fn translate_pixel_source(source: &str, views: &[TextureView]) -> Result<Transla
         dual_source: false,
         swizzles: UNSWIZZLED,
         point_coord: None,
+        polygon_stipple: None,
     };
     translate_graphics(&kernel, Stage::Fragment(&fragment), 0, &global, views).map_err(|e| e.to_string())
 }

@@ -324,6 +324,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 swizzles: shader::UNSWIZZLED,
                 // As for a draw of triangles: no point sprite coordinate.
                 point_coord: None,
+                polygon_stipple: None,
             };
             let geometry = shader::GeometryInterface {
                 header,

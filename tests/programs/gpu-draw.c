@@ -613,6 +613,8 @@ static const Vertex rectangle[4] = {
 };
 static const uint16_t rectangle_indices[6] = {0, 1, 2, 2, 1, 3};
 static const uint8_t rectangle_colour[4] = {153, 204, 51, 255};
+/* Makes rectangle_indices the index buffer (defined below). */
+static void rectangle_index_buffer(void);
 static int in_rectangle(uint32_t x, uint32_t y) {
     uint32_t cx = 16 * x + 8, cy = 16 * y + 8;
     return cx > 165 && cx < 700 && cy > 73 && cy < 420;
@@ -849,6 +851,17 @@ static int in_outline(uint32_t x, uint32_t y) {
     return x >= 10 && x <= 40 && y >= 5 && y <= 20 && (x == 10 || x == 40 || y == 5 || y == 20);
 }
 
+#define SET_LINE_STIPPLE 0x166Cu
+#define SET_LINE_STIPPLE_PARAMETERS 0x1680u /* FACTOR 7:0 (the factor less one), PATTERN 23:8 */
+
+/* A line from (2.3125, 10.375) to (61.3125, 10.375): by the diamond-exit rule its pixels are x 2 to 60 of row
+ * 10, the s-th of them (s = x - 2) drawn under OpenGL's stipple when bit (s / factor) mod 16 of the pattern is
+ * set. */
+static uint32_t stipple_factor, stipple_pattern;
+static int in_stippled_line(uint32_t x, uint32_t y) {
+    return y == 10 && x >= 2 && x <= 60 && (stipple_pattern >> ((x - 2) / stipple_factor % 16) & 1);
+}
+
 static void lines(void) {
     const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44}, colour[4] = {153, 204, 51, 255};
     struct {
@@ -885,6 +898,29 @@ static void lines(void) {
     set(SET_ALIASED_LINE_WIDTH_ENABLE, 0);
     set(SET_LINE_WIDTH_FLOAT, F_1);
     run("state back");
+
+    const Vertex stippled[2] = {{37, 166, {F_0_6, F_0_8, F_0_2, F_1}}, {981, 166, {F_0_6, F_0_8, F_0_2, F_1}}};
+    const uint32_t stipples[2][2] = {{2, 0x00FF}, {3, 0x0007}};
+    for (int k = 0; k < 2; k++) {
+        stipple_factor = stipples[k][0];
+        stipple_pattern = stipples[k][1];
+        print(k ? "-- a stippled line: factor 3, pattern 0x0007 (bit 0 first)\n"
+                : "-- a stippled line: factor 2, pattern 0x00FF\n");
+        fill_target(background);
+        put_vertices(stippled, 2);
+        set(SET_LINE_STIPPLE, 1);
+        set(SET_LINE_STIPPLE_PARAMETERS, stipple_pattern << 8 | (stipple_factor - 1));
+        draw_primitives(LINES, 2);
+        set(SET_LINE_STIPPLE, 0);
+        run("draw");
+        uint32_t count, wrong = wrong_pixels(in_stippled_line, colour, background, &count);
+        check(wrong == 0 && count >= 18, "the pattern's pixels of the line, and nothing else");
+        print("   pixels covered ");
+        print_u64(count);
+        print(", wrong ");
+        print_u64(wrong);
+        print("\n");
+    }
 
     /* A loop through (10.375, 5.1875), (40.375, 5.1875), (40.375, 20.1875), (10.375, 20.1875) pixels, each
      * corner inside its pixel's diamond: by the diamond-exit rule each side covers the pixels from the one it
@@ -1022,6 +1058,40 @@ static void polygon_modes(void) {
     set(SET_FRONT_POLYGON_MODE, POLYGON_FILL);
     set(SET_BACK_POLYGON_MODE, POLYGON_FILL);
     run("state back");
+}
+
+#define SET_POLYGON_STIPPLE 0x168Cu
+#define SET_POLYGON_STIPPLE_PATTERN 0x1700u
+
+/* OpenGL's polygon stipple: 32 rows of 4 bytes, the most significant bit of each byte its leftmost pixel, pixel
+ * (x, y) taking bit x mod 32 of row y mod 32 (rows from the target's first). */
+static uint8_t stipple_bytes[128];
+static int in_stippled_rectangle(uint32_t x, uint32_t y) {
+    return in_rectangle(x, y) && (stipple_bytes[4 * (y % 32) + x % 32 / 8] & (0x80u >> (x % 8)));
+}
+
+/* SET_POLYGON_STIPPLE with its 32 words the pattern's bytes in order (little-endian words, as nouveau writes
+ * them): the rectangle keeps the pixels whose bits are set. */
+static void polygon_stipple(void) {
+    print("-- the polygon stipple: the rectangle's pixels whose pattern bits are set\n");
+    uint32_t rows[32];
+    for (uint32_t i = 0; i < 128; i++) stipple_bytes[i] = (uint8_t)(0xC3u ^ (i * 37u + (i >> 2) * 11u));
+    for (uint32_t r = 0; r < 32; r++)
+        rows[r] = (uint32_t)stipple_bytes[4 * r] | (uint32_t)stipple_bytes[4 * r + 1] << 8 |
+                  (uint32_t)stipple_bytes[4 * r + 2] << 16 | (uint32_t)stipple_bytes[4 * r + 3] << 24;
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    fill_target(target_background);
+    put_vertices(rectangle, 4);
+    rectangle_index_buffer();
+    method(SET_POLYGON_STIPPLE_PATTERN, 32, rows);
+    set(SET_POLYGON_STIPPLE, 1);
+    set(BEGIN, TRIANGLES);
+    set(DRAW_INDEX_BUFFER, 6);
+    set(END, 0);
+    set(SET_POLYGON_STIPPLE, 0);
+    run("draw");
+    uint32_t count, wrong = wrong_pixels(in_stippled_rectangle, rectangle_colour, target_background, &count);
+    report("the pattern's pixels of the rectangle, and nothing else", wrong, count);
 }
 
 static int everywhere(uint32_t x, uint32_t y) {
@@ -3571,11 +3641,6 @@ static void expect_located(uint32_t x, uint32_t y, uint32_t out[4]) {
     out[3] = float_bits(4 * (int32_t)x + 3, 2);       /* x + 0.75 */
 }
 
-/* A pixel program interpolating at an offset from the pixel centre and at the centroid (IPA .OFFSET, .CENTROID)
- * over the whole float target: within 2^-12 of the exact values (their floats lie in [1, 4) but the position's,
- * exact), the hosts' interpolation being that close. */
-static void rectangle_index_buffer(void);
-
 /* Draws the rectangle `quad` over the whole float target (cleared to zero first) as two triangles, 0 1 2 and
  * 2 1 3, with the programs given; target 0 is the A8B8G8R8 one again after. */
 static void draw_float_rectangle(const Vertex quad[4], uint32_t vertex, uint32_t pixel) {
@@ -3596,6 +3661,9 @@ static void draw_float_rectangle(const Vertex quad[4], uint32_t vertex, uint32_t
     method(SET_COLOR_TARGET_A + 8, 4, target);
 }
 
+/* A pixel program interpolating at an offset from the pixel centre and at the centroid (IPA .OFFSET, .CENTROID)
+ * over the whole float target: within 2^-12 of the exact values (their floats lie in [1, 4) but the position's,
+ * exact), the hosts' interpolation being that close. */
 static void interpolation_locations(uint32_t vertex, uint32_t pixel) {
     const uint32_t one = F_1, three = 0x40400000u;
     const Vertex quad[4] = {
@@ -4206,6 +4274,7 @@ int main(void) {
     unwritten_components();
     quads_and_polygons();
     inline_indices();
+    polygon_stipple();
     conditional_rendering();
     indirect_draws();
     volume_and_array_targets();

@@ -7,8 +7,8 @@ pub mod reference;
 pub use crate::texture::descriptor::Comparison;
 
 pub use crate::engine::draw::{
-    BlendState, Cull, DepthStencil, Draw, DrawTarget, Lines, PolygonMode, Stage, StencilFace, StencilOp, Topology,
-    Viewport,
+    BlendState, Cull, DepthStencil, Draw, DrawTarget, LineStipple, Lines, PolygonMode, Stage, StencilFace, StencilOp,
+    Topology, Viewport,
 };
 
 use crate::mmu::{GuestMemory, Mmu, MmuError};

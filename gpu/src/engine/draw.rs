@@ -157,6 +157,12 @@ pub const SET_LINE_WIDTH_FLOAT: u32 = 0x13b0;
 pub const SET_ALIASED_LINE_WIDTH_FLOAT: u32 = 0x13b4;
 pub const SET_ALIASED_LINE_WIDTH_ENABLE: u32 = 0x020c;
 pub const SET_ANTI_ALIASED_LINE: u32 = 0x1570;
+pub const SET_LINE_STIPPLE: u32 = 0x166c;
+pub const SET_LINE_STIPPLE_PARAMETERS: u32 = 0x1680;
+/// Anti-aliased polygons (ENABLE 0:0): not drawn.
+pub const SET_POLY_SMOOTH: u32 = 0x0db4;
+pub const SET_POLYGON_STIPPLE: u32 = 0x168c;
+pub const SET_POLYGON_STIPPLE_PATTERN: u32 = 0x1700;
 
 /// Constant buffer slots a shader stage has (c[0x0] to c[0x11]).
 pub const CONSTANT_BUFFER_SLOTS: usize = 18;
@@ -326,6 +332,10 @@ pub struct Draw {
     /// Depth is clamped to the viewport's range, and primitives are not clipped there (SET_VIEWPORT_CLIP_CONTROL).
     pub depth_clamp: bool,
     pub lines: Lines,
+    pub line_stipple: Option<LineStipple>,
+    /// The polygon stipple's 32 rows (SET_POLYGON_STIPPLE_PATTERN), when filled triangles are stippled
+    /// (SET_POLYGON_STIPPLE): `shader::FragmentInterface::polygon_stipple` says how a pixel picks its bit.
+    pub polygon_stipple: Option<[u32; 32]>,
     /// The output words stream output captures of each vertex (none when it is off), and whether primitives
     /// go on to the rasteriser (SET_RASTER_ENABLE): a draw may only capture.
     pub capture: crate::shader::CapturedWords,
@@ -373,6 +383,15 @@ pub enum Lines {
     Aliased { width: u32 },
     /// Anti-aliased lines (SET_ANTI_ALIASED_LINE): rectangles `width` wide, each pixel's coverage in its alpha.
     Smooth { width: f32 },
+}
+
+/// Stippled lines (SET_LINE_STIPPLE, SET_LINE_STIPPLE_PARAMETERS: FACTOR 7:0 holds the factor less one, as NVK
+/// and nouveau write it; PATTERN 23:8), OpenGL's: the line's s-th pixel is drawn when bit (s / factor) mod 16 of
+/// the pattern is set, s counting from each independent line's start and on through a strip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineStipple {
+    pub factor: u32,
+    pub pattern: u16,
 }
 
 /// SET_LOGIC_OP_FUNC's operation, as its index in OpenGL's list (0x1500 CLEAR, AND, AND_REVERSE, COPY,
@@ -809,6 +828,9 @@ impl Maxwell3D {
         }
         let cull = self.cull(at)?;
         let polygon_mode = self.polygon_mode(at, topology, cull)?;
+        if self.register(SET_POLY_SMOOTH) & 1 == 1 {
+            return Err(at.unimplemented("anti-aliased polygons (SET_POLY_SMOOTH)"));
+        }
         let vertex_shader = self.stage(at, 1, 0, context)?;
         let fragment_shader = self.stage(at, 5, 4, context)?;
         let geometry_shader = match self.register(SET_PIPELINE_SHADER + PIPELINE_STRIDE * 4) & 1 {
@@ -929,6 +951,11 @@ impl Maxwell3D {
             }),
             depth_clamp: self.depth_clamp(at)?,
             lines: self.lines(at)?,
+            polygon_stipple: self.polygon_stipple(at)?,
+            line_stipple: (self.register(SET_LINE_STIPPLE) & 1 == 1).then(|| {
+                let parameters = self.register(SET_LINE_STIPPLE_PARAMETERS);
+                LineStipple { factor: (parameters & 0xff) + 1, pattern: (parameters >> 8) as u16 }
+            }),
             capture: stream_out.as_ref().map(|stream_out| stream_out.capture).unwrap_or_default(),
             rasterize,
             raster_stream,
@@ -1118,6 +1145,19 @@ impl Maxwell3D {
                 "SET_VIEWPORT_CLIP_CONTROL {control:#x}: depth clamped at one end of the range and clipped at the other"
             ))),
         }
+    }
+
+    /// SET_POLYGON_STIPPLE and its pattern. The rows count from the targets' first, as nouveau, which turns
+    /// OpenGL's bottom-up rows over itself, programs them; whether FLIP_Y turns them over too is documented
+    /// nowhere, so a stippled draw under it stops naming it.
+    fn polygon_stipple(&self, at: Method) -> Result<Option<[u32; 32]>, EngineError> {
+        if self.register(SET_POLYGON_STIPPLE) & 1 == 0 {
+            return Ok(None);
+        }
+        if self.register(SET_WINDOW_ORIGIN) >> 4 & 1 == 1 {
+            return Err(at.unimplemented("the polygon stipple with SET_WINDOW_ORIGIN's FLIP_Y"));
+        }
+        Ok(Some(std::array::from_fn(|row| self.register(SET_POLYGON_STIPPLE_PATTERN + 4 * row as u32))))
     }
 
     /// OGL_SET_CULL and OGL_SET_CULL_FACE.

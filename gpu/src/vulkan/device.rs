@@ -168,6 +168,9 @@ pub struct Features {
     /// anti-aliased ones (`smoothLines`).
     pub bresenham_lines: bool,
     pub smooth_lines: bool,
+    /// ... and those lines stippled (`stippledBresenhamLines`, `stippledSmoothLines`).
+    pub stippled_bresenham_lines: bool,
+    pub stippled_smooth_lines: bool,
     /// VK_EXT_primitives_generated_query (enabled, with VK_EXT_transform_feedback, when both are present): the
     /// primitives the last stage before the rasteriser hands on (`primitivesGeneratedQuery`), the 3D class's
     /// VTG_PRIMITIVES_OUT.
@@ -698,6 +701,8 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         wide_lines: on(base.wide_lines).then_some(limits.line_width_range),
         bresenham_lines: line_extension && on(line.bresenham_lines),
         smooth_lines: line_extension && on(line.smooth_lines),
+        stippled_bresenham_lines: line_extension && on(line.bresenham_lines) && on(line.stippled_bresenham_lines),
+        stippled_smooth_lines: line_extension && on(line.smooth_lines) && on(line.stippled_smooth_lines),
         primitives_generated_query: generated_extension && on(generated.primitives_generated_query),
         primitives_generated_with_discard: generated_extension
             && on(generated.primitives_generated_query_with_rasterizer_discard),
@@ -777,7 +782,9 @@ fn create_device(instance: &'static Instance, candidate: &Candidate) -> Result<A
     }
     let mut line = vk::PhysicalDeviceLineRasterizationFeaturesEXT::default()
         .bresenham_lines(f.bresenham_lines)
-        .smooth_lines(f.smooth_lines);
+        .smooth_lines(f.smooth_lines)
+        .stippled_bresenham_lines(f.stippled_bresenham_lines)
+        .stippled_smooth_lines(f.stippled_smooth_lines);
     if f.bresenham_lines || f.smooth_lines {
         extensions.push(ash::ext::line_rasterization::NAME.as_ptr());
         features = features.push_next(&mut line);

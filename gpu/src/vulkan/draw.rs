@@ -187,6 +187,8 @@ pub struct StageImages<'a> {
 pub struct LineRasterization {
     pub width: f32,
     pub mode: vk::LineRasterizationModeEXT,
+    /// The stipple's factor (1 to 256) and pattern, when lines are stippled.
+    pub stipple: Option<(u32, u16)>,
 }
 
 impl ComputeDevice {
@@ -562,6 +564,22 @@ impl ComputeDevice {
                     self.require(self.features.smooth_lines, "smoothLines", "anti-aliased lines")?
                 }
                 _ => {}
+            }
+            if let Some((factor, pattern)) = lines.stipple {
+                match lines.mode {
+                    Mode::BRESENHAM => self.require(
+                        self.features.stippled_bresenham_lines,
+                        "stippledBresenhamLines",
+                        "stippled aliased lines",
+                    )?,
+                    _ => self.require(
+                        self.features.stippled_smooth_lines && lines.mode == Mode::RECTANGULAR_SMOOTH,
+                        "stippledSmoothLines",
+                        "stippled anti-aliased lines",
+                    )?,
+                }
+                line_state =
+                    line_state.stippled_line_enable(true).line_stipple_factor(factor).line_stipple_pattern(pattern);
             }
             if lines.mode != Mode::DEFAULT {
                 line_state = line_state.line_rasterization_mode(lines.mode);

@@ -8,7 +8,8 @@ use super::target::{blend, filled_unused, fills_unused, guest_blend, marked_unus
 use super::texture::{DecodedSlot, TextureSource};
 use super::{NAME, ReferenceBackend, failed, host_swizzle, vulkan_format};
 use crate::backend::{
-    BackendError, Captured, Cull, DepthStencil, Draw, Drawn, GpuMemory, Lines, PolygonMode, Rect, Topology, Viewport,
+    BackendError, Captured, Cull, DepthStencil, Draw, Drawn, GpuMemory, LineStipple, Lines, PolygonMode, Rect,
+    Topology, Viewport,
 };
 use crate::engine::counters::Statistic;
 use crate::engine::draw::{Stage, VERTEX_RECORD_WORDS};
@@ -322,7 +323,7 @@ impl ReferenceBackend {
     /// Lines as the device draws them (Maxwell behaviour 5.4): aliased ones by OpenGL's rule (Vulkan's Bresenham
     /// lines), the device's own lines where it lacks them, logged once; anti-aliased ones as smooth rectangles.
     /// A width the device cannot draw becomes the nearest it can, as in OpenGL.
-    fn lines(&mut self, lines: Lines) -> LineRasterization {
+    fn lines(&mut self, lines: Lines, stipple: Option<LineStipple>) -> LineRasterization {
         use vk::LineRasterizationModeEXT as Mode;
         let drawable = |width: f32| match self.device.features().wide_lines {
             Some([min, max]) => width.clamp(min, max),
@@ -337,10 +338,12 @@ impl ReferenceBackend {
                         "no bresenhamLines (VK_EXT_line_rasterization): aliased lines drawn as the device draws lines"
                     );
                 }
-                LineRasterization { width: width as f32, mode: if bresenham { Mode::BRESENHAM } else { Mode::DEFAULT } }
+                let mode = if bresenham { Mode::BRESENHAM } else { Mode::DEFAULT };
+                LineRasterization { width: width as f32, mode, stipple: None }
             }
-            Lines::Smooth { width } => LineRasterization { width, mode: Mode::RECTANGULAR_SMOOTH },
+            Lines::Smooth { width } => LineRasterization { width, mode: Mode::RECTANGULAR_SMOOTH, stipple: None },
         };
+        line.stipple = stipple.map(|stipple| (stipple.factor, stipple.pattern));
         line.width = drawable(line.width);
         line
     }
@@ -461,6 +464,7 @@ impl ReferenceBackend {
             swizzles,
             // Set below, once the rasteriser's primitives are known.
             point_coord: None,
+            polygon_stipple: None,
         };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
         // Geometry and tessellation programs see the primitives in the guest's order; the vertices they make
@@ -541,6 +545,8 @@ impl ReferenceBackend {
             return Err(unimplemented("point sprites of triangles drawn in the point polygon mode"));
         }
         fragment.point_coord = draw.point_sprite.filter(|_| rasterizes_points);
+        // The stipple is for filled triangles only.
+        fragment.polygon_stipple = draw.polygon_stipple.filter(|_| !rasterizes_points && !rasterizes_lines);
         let point_size = rasterizes_points.then(|| {
             if draw.program_point_size && last_header.writes(attribute::POINT_SIZE) {
                 PointSize::Program
@@ -877,7 +883,7 @@ impl ReferenceBackend {
                 .filter_map(|&statistic| pipeline_statistic(statistic))
                 .fold(vk::QueryPipelineStatisticFlags::empty(), |flags, flag| flags | flag),
             count_primitives_generated: draw.statistics.contains(&Statistic::PrimitivesOut),
-            lines: rasterizes_lines.then(|| self.lines(draw.lines)),
+            lines: rasterizes_lines.then(|| self.lines(draw.lines, draw.line_stipple)),
             rasterizer_discard: !draw.rasterize,
             layers: draw.layers,
             multisample: draw.multisample.map(|multisample| Multisampling {

@@ -255,6 +255,11 @@ pub struct FragmentInterface {
     /// Where the point sprite coordinate (0x2e0 s, 0x2e4 t) has t = 0, when the draw rasterises points with
     /// point sprites on (SET_POINT_SPRITE, SET_POINT_SPRITE_SELECT's ORIGIN); otherwise the words read 0.
     pub point_coord: Option<PointOrigin>,
+    /// The polygon stipple (SET_POLYGON_STIPPLE_PATTERN), when filled triangles are stippled: an invocation is
+    /// killed unless pixel (x, y)'s bit is set, bit 8 (x / 8) + 7 - x % 8 of word y, both taken mod 32 (OpenGL's
+    /// pattern bytes, each's most significant bit the leftmost pixel, read as little-endian words; rows from
+    /// the targets' first).
+    pub polygon_stipple: Option<[u32; 32]>,
 }
 
 /// The edge of a point where its sprite coordinate t is 0: the one towards the targets' first row (TOP, which
@@ -1156,7 +1161,7 @@ impl Emitter<'_> {
 
     /// FragCoord, front facing, the primitive's number, the layer and viewport index, the point sprite coordinate
     /// and the interpolated generics into the attribute space.
-    pub(super) fn fragment_prologue(&mut self, _fragment: &FragmentInterface) {
+    pub(super) fn fragment_prologue(&mut self, fragment: &FragmentInterface) {
         let StageIo::Fragment {
             frag_coord,
             front_facing,
@@ -1205,6 +1210,9 @@ impl Emitter<'_> {
                 let bits = self.b.bitcast(u32_, None, value).expect("in a block");
                 self.store_attribute(false, address, bits);
             }
+        }
+        if let Some(pattern) = fragment.polygon_stipple {
+            self.polygon_stipple(coord, &pattern);
         }
         let w = self.b.composite_extract(f32_, None, coord, [3]).expect("in a block");
         for (g, c, input, mode) in inputs {
@@ -1289,6 +1297,41 @@ impl Emitter<'_> {
         }
     }
 
+    /// The polygon stipple (`FragmentInterface::polygon_stipple`), as a branch to OpKill where the pixel's bit
+    /// is clear: the row's word picked by a chain of selects, then the bit.
+    fn polygon_stipple(&mut self, coord: Word, pattern: &[u32; 32]) {
+        let (f32_, u32_, bool_) = (self.t.f32, self.t.u32, self.t.bool);
+        let [x, y] = [0, 1].map(|c| {
+            let component = self.b.composite_extract(f32_, None, coord, [c]).expect("in a block");
+            self.b.convert_f_to_u(u32_, None, component).expect("in a block")
+        });
+        let (thirty_one, seven, one) = (self.u32_const(31), self.u32_const(7), self.u32_const(1));
+        let row = self.b.bitwise_and(u32_, None, y, thirty_one).expect("in a block");
+        let mut word = self.u32_const(pattern[0]);
+        for (index, &bits) in pattern.iter().enumerate().skip(1) {
+            let (index, bits) = (self.u32_const(index as u32), self.u32_const(bits));
+            let here = self.b.i_equal(bool_, None, row, index).expect("in a block");
+            word = self.b.select(u32_, None, here, bits, word).expect("in a block");
+        }
+        // Bit 8 (x / 8) + 7 - x % 8 of x mod 32: the byte's bits counted from the top, i.e. bit (x & 31) ^ 7.
+        let column = self.b.bitwise_and(u32_, None, x, thirty_one).expect("in a block");
+        let bit = self.b.bitwise_xor(u32_, None, column, seven).expect("in a block");
+        let shifted = self.b.shift_right_logical(u32_, None, word, bit).expect("in a block");
+        let set = self.b.bitwise_and(u32_, None, shifted, one).expect("in a block");
+        let pass = self.b.i_equal(bool_, None, set, one).expect("in a block");
+        self.kill_unless(pass);
+    }
+
+    /// A branch to OpKill unless `pass` holds.
+    fn kill_unless(&mut self, pass: Word) {
+        let (kill, merge) = (self.b.id(), self.b.id());
+        self.b.selection_merge(merge, rspirv::spirv::SelectionControl::NONE).expect("in a block");
+        self.b.branch_conditional(pass, merge, kill, []).expect("in a block");
+        self.b.begin_block(Some(kill)).expect("in a function");
+        self.b.kill().expect("in a block");
+        self.b.begin_block(Some(merge)).expect("in a function");
+    }
+
     /// The alpha test, as a branch to OpKill when it fails.
     fn alpha_test(&mut self, fragment: &FragmentInterface) {
         let Some((comparison, reference)) = fragment.alpha_test else { return };
@@ -1314,12 +1357,7 @@ impl Emitter<'_> {
                 b.f_ord_greater_than_equal(bool_, None, alpha, reference).expect("in a block")
             }
         };
-        let (kill, merge) = (b.id(), b.id());
-        b.selection_merge(merge, rspirv::spirv::SelectionControl::NONE).expect("in a block");
-        b.branch_conditional(pass, merge, kill, []).expect("in a block");
-        b.begin_block(Some(kill)).expect("in a function");
-        b.kill().expect("in a block");
-        b.begin_block(Some(merge)).expect("in a function");
+        self.kill_unless(pass);
     }
 
     /// The alpha test, then the registers the header names into the colour outputs and depth.
