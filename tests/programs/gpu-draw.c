@@ -2208,6 +2208,63 @@ static void per_sample_shading(uint32_t vertex_program, uint32_t pixel_program) 
  * colour exactly where the triangle covers its position, so pixels along the edges are partly covered; a clear
  * fills the pixels' blocks; and the 2D engine resolves the target as deko3d's Downsample does (DU_DX = 2,
  * SRC_X0 = 0.5, CENTER, BILINEAR): each pixel the average of its four samples. */
+#define SET_ANTI_ALIAS_ALPHA_CONTROL 0x153Cu /* ALPHA_TO_COVERAGE 0:0, ALPHA_TO_ONE 4:4 */
+
+/* SET_ANTI_ALIAS_ALPHA_CONTROL at 2X2, the triangle's alpha set to `alpha` (FP32 bits). ALPHA_TO_ONE alone: every
+ * covered sample takes the colour with alpha 1 (255). ALPHA_TO_COVERAGE: alpha 1 covers every sample the
+ * triangle covers and alpha 0 none (which samples a fraction covers is the host's pattern, not checked: Maxwell's
+ * dither is documented nowhere); with both, every sample holds the background or the colour with alpha 1. */
+static void alpha_to_coverage_and_one(void) {
+    const struct {
+        const char *what;
+        uint32_t control, alpha;
+        int expect; /* 1: every covered sample drawn, 0: none, -1: either, sample by sample */
+    } cases[] = {
+        {"ALPHA_TO_ONE, alpha 0.6: every covered sample with alpha 1", 0x10, F_0_6, 1},
+        {"ALPHA_TO_COVERAGE, alpha 1: every covered sample", 0x1, F_1, 1},
+        {"ALPHA_TO_COVERAGE, alpha 0: no sample", 0x1, 0, 0},
+        {"both, alpha 0.6: the host's samples, each with alpha 1", 0x11, F_0_6, -1},
+    };
+    for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        print("-- ");
+        print(cases[k].what);
+        print("\n");
+        for (uint32_t j = 0; j < 2 * HEIGHT; j++)
+            for (uint32_t i = 0; i < 2 * WIDTH; i++) memcpy(multisampled_texel(i, j), multisampled_background, 4);
+        Vertex faded[3];
+        for (int v = 0; v < 3; v++) {
+            faded[v] = triangle[v];
+            faded[v].colour[3] = cases[k].alpha;
+        }
+        put_vertices(faded, 3);
+        set(SET_ANTI_ALIAS_ALPHA_CONTROL, cases[k].control);
+        draw_arrays(3, 0);
+        set(SET_ANTI_ALIAS_ALPHA_CONTROL, 0);
+        run("draw");
+        uint32_t wrong = 0, covered = 0, drawn = 0;
+        for (uint32_t y = 0; y < HEIGHT; y++)
+            for (uint32_t x = 0; x < WIDTH; x++)
+                for (int s = 0; s < 4; s++) {
+                    int in = covers(triangle, 16 * (int64_t)x + sample_x[s], 16 * (int64_t)y + sample_y[s]);
+                    const uint8_t *texel = multisampled_texel(2 * x + block_x[s], 2 * y + block_y[s]);
+                    int coloured = memcmp(texel, triangle_colour, 4) == 0;
+                    covered += (uint32_t)in;
+                    drawn += (uint32_t)coloured;
+                    if (cases[k].expect >= 0 || !in)
+                        wrong += memcmp(texel, in && cases[k].expect ? triangle_colour : multisampled_background, 4) != 0;
+                    else
+                        wrong += !coloured && memcmp(texel, multisampled_background, 4) != 0;
+                }
+        print("   samples drawn ");
+        print_u64(drawn);
+        print(" of ");
+        print_u64(covered);
+        print("\n");
+        report_texels(cases[k].what, wrong, covered);
+    }
+    put_vertices(triangle, 3);
+}
+
 static void multisampled_target(void) {
     print("-- a 2X2 multisampled target (128 x 64 samples): the triangle, sample by sample\n");
     const uint8_t *background = multisampled_background;
@@ -2359,6 +2416,9 @@ static void multisampled_target(void) {
             }
     report_texels("samples 0 and 2 hold the colour where the triangle covers them; samples 1 and 3 the background",
                   wrong, covered);
+    uint32_t all_samples[4] = {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF};
+    method(SET_SAMPLE_MASK_X0_Y0, 4, all_samples);
+    alpha_to_coverage_and_one();
 
     multisampling(0);
     single_sampled_target();

@@ -88,6 +88,11 @@ pub struct Multisample {
     /// The fraction of the samples shaded separately (SET_HYBRID_ANTI_ALIAS_CONTROL's passes / samples), when
     /// more than one pass runs.
     pub min_sample_shading: Option<f32>,
+    /// SET_ANTI_ALIAS_ALPHA_CONTROL: colour output 0's alpha picks the samples a pixel covers
+    /// (ALPHA_TO_COVERAGE; which ones, and the dither SET_ALPHA_TO_COVERAGE_DITHER_CONTROL picks, are the
+    /// host's: Maxwell's pattern is documented nowhere), and is then replaced by 1 (ALPHA_TO_ONE).
+    pub alpha_to_coverage: bool,
+    pub alpha_to_one: bool,
 }
 
 impl Multisample {
@@ -154,11 +159,6 @@ impl Maxwell3D {
             return Err(at.unimplemented(format!("sample masks that differ within a quad ({masks:#06x?})")));
         }
         let alpha = self.register(SET_ANTI_ALIAS_ALPHA_CONTROL);
-        if alpha & 0x11 != 0 {
-            return Err(at.unimplemented(format!(
-                "alpha-to-coverage or alpha-to-one (SET_ANTI_ALIAS_ALPHA_CONTROL {alpha:#x})"
-            )));
-        }
         if self.register(SET_TIR) & 3 != 0 {
             return Err(at.unimplemented("target-independent rasterisation (SET_TIR)"));
         }
@@ -171,6 +171,8 @@ impl Maxwell3D {
             offsets: mode.offsets,
             mask: masks[0],
             min_sample_shading: (passes > 1).then(|| passes.min(samples) as f32 / samples as f32),
+            alpha_to_coverage: alpha & 1 == 1,
+            alpha_to_one: alpha >> 4 & 1 == 1,
         }))
     }
 }

@@ -126,6 +126,8 @@ pub struct Features {
     pub logic_op: bool,
     /// Blending with a second source (SRC1 factors).
     pub dual_src_blend: bool,
+    /// Colour output 0's alpha replaced by 1 after multisample coverage (`alphaToOne`).
+    pub alpha_to_one: bool,
     /// Colour targets that blend (or mask channels) differently (`independentBlend`).
     pub independent_blend: bool,
     /// Gathers with offsets that are not constants (`shaderImageGatherExtended`).
@@ -678,6 +680,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         depth_bounds: on(base.depth_bounds),
         logic_op: on(base.logic_op),
         dual_src_blend: on(base.dual_src_blend),
+        alpha_to_one: on(base.alpha_to_one),
         independent_blend: on(base.independent_blend),
         image_gather_extended: on(base.shader_image_gather_extended),
         sampled_image_array_non_uniform_indexing: on(base.shader_sampled_image_array_dynamic_indexing)
@@ -725,6 +728,7 @@ fn create_device(instance: &'static Instance, candidate: &Candidate) -> Result<A
         .depth_bounds(f.depth_bounds)
         .logic_op(f.logic_op)
         .dual_src_blend(f.dual_src_blend)
+        .alpha_to_one(f.alpha_to_one)
         .independent_blend(f.independent_blend)
         .shader_image_gather_extended(f.image_gather_extended)
         .shader_sampled_image_array_dynamic_indexing(f.sampled_image_array_non_uniform_indexing)

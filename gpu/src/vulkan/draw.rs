@@ -600,6 +600,13 @@ impl ComputeDevice {
         if let Some(fraction) = job.multisample.and_then(|multisample| multisample.min_sample_shading) {
             multisample = multisample.sample_shading_enable(true).min_sample_shading(fraction);
         }
+        if let Some(state) = job.multisample {
+            if state.alpha_to_one {
+                self.require(self.features.alpha_to_one, "alphaToOne", "alpha-to-one (SET_ANTI_ALIAS_ALPHA_CONTROL)")?;
+            }
+            multisample =
+                multisample.alpha_to_coverage_enable(state.alpha_to_coverage).alpha_to_one_enable(state.alpha_to_one);
+        }
         let attachments: Vec<_> = job
             .targets
             .iter()

@@ -23,6 +23,9 @@ pub struct Multisampling {
     pub mask: u32,
     /// Vulkan's minSampleShading, when sample shading is on.
     pub min_sample_shading: Option<f32>,
+    /// Colour output 0's alpha picks the samples covered (the device's pattern), and is then replaced by 1.
+    pub alpha_to_coverage: bool,
+    pub alpha_to_one: bool,
 }
 
 impl Multisampling {
@@ -706,7 +709,13 @@ mod tests {
             lines: None,
             rasterizer_discard: false,
             layers: 1,
-            multisample: Some(Multisampling { samples, mask: 0xff, min_sample_shading: None }),
+            multisample: Some(Multisampling {
+                samples,
+                mask: 0xff,
+                min_sample_shading: None,
+                alpha_to_coverage: false,
+                alpha_to_one: false,
+            }),
         }
     }
 

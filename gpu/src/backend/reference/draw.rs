@@ -887,6 +887,8 @@ impl ReferenceBackend {
             rasterizer_discard: !draw.rasterize,
             layers: draw.layers,
             multisample: draw.multisample.map(|multisample| Multisampling {
+                alpha_to_coverage: multisample.alpha_to_coverage,
+                alpha_to_one: multisample.alpha_to_one,
                 samples: multisample.samples(),
                 mask: multisample.mask,
                 min_sample_shading: multisample.min_sample_shading,
