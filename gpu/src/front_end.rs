@@ -988,6 +988,14 @@ mod tests {
         assert!(error.contains("REPORT_SEMAPHORE_EXECUTE") && error.contains("trap"), "{error}");
     }
 
+    /// The test triangle's corners, in 1/16 pixel.
+    const TRIANGLE: [(i64, i64); 3] = [(81, 50), (931, 145), (324, 473)];
+
+    /// `(b - a) x (p - a)`: which side of the edge from a to b point p lies on (0: on it).
+    fn edge((ax, ay): (i64, i64), (bx, by): (i64, i64), (px, py): (i64, i64)) -> i64 {
+        (bx - ax) * (py - ay) - (by - ay) * (px - ax)
+    }
+
     /// Draws the triangle through `class` with these programs and `draw`'s methods (the launch); of the pixels
     /// inside it, those whose column `drawn` accepts take its colour.
     fn draw_triangle(
@@ -997,6 +1005,90 @@ mod tests {
         drawn: fn(i64) -> bool,
         draw: &[(u32, &[u32])],
     ) {
+        let corners = TRIANGLE;
+        let (setup, submitted) = submit_triangle(class, vertex_program, pixel_program, corners, draw);
+        submitted.unwrap();
+        if class == Class::Ampere3D {
+            assert_eq!(setup.data(0x1800, 8), 3u64.to_le_bytes(), "the vertices the draw launched");
+            assert_eq!(setup.data(0x1810, 8), 1u64.to_le_bytes(), "the primitives the draw launched");
+        }
+        let mut covered = 0;
+        for y in 0..32i64 {
+            for x in 0..64i64 {
+                let centre = (16 * x + 8, 16 * y + 8);
+                let e = [
+                    edge(corners[0], corners[1], centre),
+                    edge(corners[1], corners[2], centre),
+                    edge(corners[2], corners[0], centre),
+                ];
+                assert!(!e.contains(&0), "the fixture puts pixel ({x}, {y})'s centre on an edge");
+                let inside = (e.iter().all(|&v| v > 0) || e.iter().all(|&v| v < 0)) && drawn(x);
+                covered += usize::from(inside);
+                let expected = if inside { [51, 153, 204, 255] } else { [0x11; 4] };
+                assert_eq!(setup.data(0x2000 + 256 * y as u64 + 4 * x as u64, 4), expected, "pixel ({x}, {y})");
+            }
+        }
+        assert!(covered > 300, "the triangle covers {covered} pixels");
+    }
+
+    /// Whether pixel (x, y)'s square, grown by `margin` (1/16 pixel) on each side, meets the closed triangle:
+    /// no separating axis among x, y and the triangle's edge normals.
+    fn square_meets(corners: [(i64, i64); 3], x: i64, y: i64, margin: i64) -> bool {
+        let (x0, x1, y0, y1) = (16 * x - margin, 16 * x + 16 + margin, 16 * y - margin, 16 * y + 16 + margin);
+        let apart = |outside: &dyn Fn((i64, i64)) -> bool| corners.iter().all(|&corner| outside(corner));
+        if apart(&|(cx, _)| cx < x0)
+            || apart(&|(cx, _)| cx > x1)
+            || apart(&|(_, cy)| cy < y0)
+            || apart(&|(_, cy)| cy > y1)
+        {
+            return false;
+        }
+        (0..3).all(|i| {
+            let (a, b, c) = (corners[i], corners[(i + 1) % 3], corners[(i + 2) % 3]);
+            let inner = edge(a, b, c).signum();
+            [(x0, y0), (x1, y0), (x0, y1), (x1, y1)].iter().any(|&p| edge(a, b, p).signum() != -inner)
+        })
+    }
+
+    /// SET_CONSERVATIVE_RASTER: a sliver covers every pixel whose square it touches (Vulkan's overestimation,
+    /// which may grow it a little more: pixels within 1/4 pixel of it are not checked). A device without
+    /// VK_EXT_conservative_rasterization (lavapipe of Debian 12) stops the draw naming the extension.
+    #[test]
+    fn conservative_rasterisation_covers_every_pixel_a_triangle_touches() {
+        let (vertex_program, pixel_program) = triangle_programs(Class::Maxwell3D);
+        let sliver = [(83, 70), (931, 181), (90, 101)];
+        let draw: &[(u32, &[u32])] = &[(0x1148, &[1]), (0x1618, &[4]), (0x0d74, &[0, 3]), (0x1614, &[0])];
+        let (setup, submitted) = submit_triangle(Class::Maxwell3D, &vertex_program, &pixel_program, sliver, draw);
+        if let Err(error) = submitted {
+            let error = error.to_string();
+            assert!(error.contains("lacks VK_EXT_conservative_rasterization"), "{error}");
+            return;
+        }
+        let mut covered = 0;
+        for y in 0..32i64 {
+            for x in 0..64i64 {
+                let (must, may) = (square_meets(sliver, x, y, 0), square_meets(sliver, x, y, 4));
+                covered += usize::from(must);
+                let texel = setup.data(0x2000 + 256 * y as u64 + 4 * x as u64, 4);
+                match (must, may) {
+                    (true, _) => assert_eq!(texel, [51, 153, 204, 255], "pixel ({x}, {y}) is touched"),
+                    (false, false) => assert_eq!(texel, [0x11; 4], "pixel ({x}, {y}) is not"),
+                    (false, true) => assert!(texel == [0x11; 4] || texel == [51, 153, 204, 255], "pixel ({x}, {y})"),
+                }
+            }
+        }
+        assert!(covered > 60, "the sliver touches {covered} pixels");
+    }
+
+    /// Submits a triangle with these corners (1/16 pixel) through `class` with these programs and `draw`'s
+    /// methods (the launch), into a 64 x 32 pitch A8B8G8R8 target of 0x11 bytes at DATA + 0x2000.
+    fn submit_triangle(
+        class: Class,
+        vertex_program: &[u8],
+        pixel_program: &[u8],
+        corners: [(i64, i64); 3],
+        draw: &[(u32, &[u32])],
+    ) -> (Setup, Result<(), GpuError>) {
         let (mut setup, channel) = rendering_setup();
         fill_data(&setup, 0x1000, vertex_program);
         fill_data(&setup, 0x1200, pixel_program);
@@ -1004,7 +1096,6 @@ mod tests {
         fill_data(&setup, 0x1880, &[9u16, 0, 1, 2].map(u16::to_le_bytes).concat());
         fill_data(&setup, 0x2000, &[0x11; 64 * 4 * 32]);
         // Window coordinates in 1/16 pixel; NDC = (window - 32 or 16) / (32 or 16), exact.
-        let corners = [(81i64, 50i64), (931, 145), (324, 473)];
         let colour = [0.2f32, 0.6, 0.8, 1.0];
         let mut vertices = Vec::new();
         for (x, y) in corners {
@@ -1057,31 +1148,7 @@ mod tests {
                 method(0x0160, &[low, high, 2 | report << 7 | size << 13]);
             }
         }
-        setup.submit(channel, &words).unwrap();
-        if class == Class::Ampere3D {
-            assert_eq!(setup.data(0x1800, 8), 3u64.to_le_bytes(), "the vertices the draw launched");
-            assert_eq!(setup.data(0x1810, 8), 1u64.to_le_bytes(), "the primitives the draw launched");
-        }
-
-        let edge = |(ax, ay): (i64, i64), (bx, by): (i64, i64), (px, py): (i64, i64)| {
-            (bx - ax) * (py - ay) - (by - ay) * (px - ax)
-        };
-        let mut covered = 0;
-        for y in 0..32i64 {
-            for x in 0..64i64 {
-                let centre = (16 * x + 8, 16 * y + 8);
-                let e = [
-                    edge(corners[0], corners[1], centre),
-                    edge(corners[1], corners[2], centre),
-                    edge(corners[2], corners[0], centre),
-                ];
-                assert!(!e.contains(&0), "the fixture puts pixel ({x}, {y})'s centre on an edge");
-                let inside = (e.iter().all(|&v| v > 0) || e.iter().all(|&v| v < 0)) && drawn(x);
-                covered += usize::from(inside);
-                let expected = if inside { [51, 153, 204, 255] } else { [0x11; 4] };
-                assert_eq!(setup.data(0x2000 + 256 * y as u64 + 4 * x as u64, 4), expected, "pixel ({x}, {y})");
-            }
-        }
-        assert!(covered > 300, "the triangle covers {covered} pixels");
+        let submitted = setup.submit(channel, &words).map(|_| ());
+        (setup, submitted)
     }
 }

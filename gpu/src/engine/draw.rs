@@ -162,6 +162,9 @@ pub const SET_LINE_STIPPLE_PARAMETERS: u32 = 0x1680;
 /// Anti-aliased polygons (ENABLE 0:0): not drawn.
 pub const SET_POLY_SMOOTH: u32 = 0x0db4;
 pub const SET_POLYGON_STIPPLE: u32 = 0x168c;
+pub const SET_CONSERVATIVE_RASTER: u32 = 0x1148;
+/// Ampere (C797): EXTRA_PRIM_BLOAT 3:0, COPY_INNER_TO_OUTER 4:4.
+pub const SET_CONSERVATIVE_RASTER_CONTROL: u32 = 0x0230;
 pub const SET_POLYGON_STIPPLE_PATTERN: u32 = 0x1700;
 
 /// Constant buffer slots a shader stage has (c[0x0] to c[0x11]).
@@ -336,6 +339,9 @@ pub struct Draw {
     /// The polygon stipple's 32 rows (SET_POLYGON_STIPPLE_PATTERN), when filled triangles are stippled
     /// (SET_POLYGON_STIPPLE): `shader::FragmentInterface::polygon_stipple` says how a pixel picks its bit.
     pub polygon_stipple: Option<[u32; 32]>,
+    /// Conservative rasterisation (SET_CONSERVATIVE_RASTER), when it is on: a triangle covers every pixel it
+    /// touches, grown by this many pixels more (Ampere's SET_CONSERVATIVE_RASTER_CONTROL EXTRA_PRIM_BLOAT).
+    pub conservative: Option<f32>,
     /// The output words stream output captures of each vertex (none when it is off), and whether primitives
     /// go on to the rasteriser (SET_RASTER_ENABLE): a draw may only capture.
     pub capture: crate::shader::CapturedWords,
@@ -952,6 +958,7 @@ impl Maxwell3D {
             depth_clamp: self.depth_clamp(at)?,
             lines: self.lines(at)?,
             polygon_stipple: self.polygon_stipple(at)?,
+            conservative: self.conservative(at)?,
             line_stipple: (self.register(SET_LINE_STIPPLE) & 1 == 1).then(|| {
                 let parameters = self.register(SET_LINE_STIPPLE_PARAMETERS);
                 LineStipple { factor: (parameters & 0xff) + 1, pattern: (parameters >> 8) as u16 }
@@ -1158,6 +1165,20 @@ impl Maxwell3D {
             return Err(at.unimplemented("the polygon stipple with SET_WINDOW_ORIGIN's FLIP_Y"));
         }
         Ok(Some(std::array::from_fn(|row| self.register(SET_POLYGON_STIPPLE_PATTERN + 4 * row as u32))))
+    }
+
+    /// SET_CONSERVATIVE_RASTER, and on Ampere SET_CONSERVATIVE_RASTER_CONTROL: EXTRA_PRIM_BLOAT 3:0 grows
+    /// triangles by 0, 0.25, 0.5 or 0.75 pixels more (BLOAT_PRI and COPY_INNER_TO_OUTER, 4:4, are documented by
+    /// their names only: they stop naming themselves).
+    fn conservative(&self, at: Method) -> Result<Option<f32>, EngineError> {
+        if self.register(SET_CONSERVATIVE_RASTER) & 1 == 0 {
+            return Ok(None);
+        }
+        let control = if self.ampere() { self.register(SET_CONSERVATIVE_RASTER_CONTROL) } else { 0 };
+        match (control & 0xf, control >> 4 & 1) {
+            (bloat @ 0..=3, 0) => Ok(Some(bloat as f32 * 0.25)),
+            _ => Err(at.unimplemented(format!("SET_CONSERVATIVE_RASTER_CONTROL {control:#x}"))),
+        }
     }
 
     /// OGL_SET_CULL and OGL_SET_CULL_FACE.

@@ -164,6 +164,9 @@ pub struct Features {
     pub multisampling: bool,
     /// Depth clamped to the viewport's range instead of clipped.
     pub depth_clamp: bool,
+    /// VK_EXT_conservative_rasterization (enabled when present): triangles cover every pixel they touch, grown
+    /// by `primitiveOverestimationSize`, and by at most `maxExtraPrimitiveOverestimationSize` more on request.
+    pub conservative_rasterization: Option<[f32; 2]>,
     /// Lines wider than one pixel (`wideLines`), with the widths the device draws (`lineWidthRange`).
     pub wide_lines: Option<[f32; 2]>,
     /// VK_EXT_line_rasterization (enabled when present): OpenGL's aliased lines (`bresenhamLines`) and
@@ -560,10 +563,15 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
     let mut v11_properties = vk::PhysicalDeviceVulkan11Properties::default();
     let mut v12_properties = vk::PhysicalDeviceVulkan12Properties::default();
     let mut control_properties = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+    let mut conservative_properties = vk::PhysicalDeviceConservativeRasterizationPropertiesEXT::default();
     let mut query =
         vk::PhysicalDeviceProperties2::default().push_next(&mut v11_properties).push_next(&mut v12_properties);
     if size_control {
         query = query.push_next(&mut control_properties);
+    }
+    let conservative_extension = extensions.contains(ash::ext::conservative_rasterization::NAME.to_bytes());
+    if conservative_extension {
+        query = query.push_next(&mut conservative_properties);
     }
     unsafe { instance.get_physical_device_properties2(physical, &mut query) };
 
@@ -701,6 +709,10 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         ]),
         multisampling: on(base.sample_rate_shading) && on(limits.standard_sample_locations),
         depth_clamp: on(base.depth_clamp),
+        conservative_rasterization: conservative_extension.then_some([
+            conservative_properties.primitive_overestimation_size,
+            conservative_properties.max_extra_primitive_overestimation_size,
+        ]),
         wide_lines: on(base.wide_lines).then_some(limits.line_width_range),
         bresenham_lines: line_extension && on(line.bresenham_lines),
         smooth_lines: line_extension && on(line.smooth_lines),
@@ -783,6 +795,9 @@ fn create_device(instance: &'static Instance, candidate: &Candidate) -> Result<A
     if f.custom_border_colors {
         extensions.push(ash::ext::custom_border_color::NAME.as_ptr());
         features = features.push_next(&mut border);
+    }
+    if f.conservative_rasterization.is_some() {
+        extensions.push(ash::ext::conservative_rasterization::NAME.as_ptr());
     }
     let mut line = vk::PhysicalDeviceLineRasterizationFeaturesEXT::default()
         .bresenham_lines(f.bresenham_lines)

@@ -137,6 +137,8 @@ pub struct DrawJob<'a> {
     pub lines: Option<LineRasterization>,
     /// Primitives stop before the rasteriser: only the vertex stage runs.
     pub rasterizer_discard: bool,
+    /// Conservative rasterisation (overestimating), with this much extra overestimation in pixels.
+    pub conservative: Option<f32>,
     /// Layers of the targets (their texels layer after layer), which the vertex stage's `Layer` picks from.
     pub layers: u32,
     /// Multisampled colour targets (`None`: one sample a pixel).
@@ -550,6 +552,19 @@ impl ComputeDevice {
         if job.depth_clamp {
             self.require(self.features.depth_clamp, "depthClamp", "depth clamping (SET_VIEWPORT_CLIP_CONTROL)")?;
             raster = raster.depth_clamp_enable(true);
+        }
+        let mut conservative_state = vk::PipelineRasterizationConservativeStateCreateInfoEXT::default();
+        if let Some(extra) = job.conservative {
+            let [_, most] = self.features.conservative_rasterization.ok_or_else(|| VulkanError::MissingFeature {
+                device: self.name.clone(),
+                feature: "VK_EXT_conservative_rasterization",
+                needed_by: "conservative rasterisation (SET_CONSERVATIVE_RASTER)",
+            })?;
+            self.require(extra <= most, "maxExtraPrimitiveOverestimationSize", "the extra overestimation asked for")?;
+            conservative_state = conservative_state
+                .conservative_rasterization_mode(vk::ConservativeRasterizationModeEXT::OVERESTIMATE)
+                .extra_primitive_overestimation_size(extra);
+            raster = raster.push_next(&mut conservative_state);
         }
         let mut line_state = vk::PipelineRasterizationLineStateCreateInfoEXT::default();
         if let Some(lines) = job.lines {

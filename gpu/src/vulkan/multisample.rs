@@ -708,6 +708,7 @@ mod tests {
             count_primitives_generated: false,
             lines: None,
             rasterizer_discard: false,
+            conservative: None,
             layers: 1,
             multisample: Some(Multisampling {
                 samples,

@@ -139,6 +139,7 @@ impl ComputeDevice {
                 count_primitives_generated: false,
                 lines: None,
                 rasterizer_discard: false,
+                conservative: None,
                 layers: 1,
                 multisample: None,
             };

@@ -541,6 +541,9 @@ impl ReferenceBackend {
             (None, Some(tessellation)) => tessellation.evaluation.header,
             (None, None) => draw.vertex_shader.header,
         };
+        if draw.conservative.is_some() && (rasterizes_points || rasterizes_lines) {
+            return Err(unimplemented("conservative rasterisation of points and lines"));
+        }
         if polygon_mode == vk::PolygonMode::POINT && draw.point_sprite.is_some() {
             return Err(unimplemented("point sprites of triangles drawn in the point polygon mode"));
         }
@@ -885,6 +888,7 @@ impl ReferenceBackend {
             count_primitives_generated: draw.statistics.contains(&Statistic::PrimitivesOut),
             lines: rasterizes_lines.then(|| self.lines(draw.lines, draw.line_stipple)),
             rasterizer_discard: !draw.rasterize,
+            conservative: draw.conservative,
             layers: draw.layers,
             multisample: draw.multisample.map(|multisample| Multisampling {
                 alpha_to_coverage: multisample.alpha_to_coverage,
