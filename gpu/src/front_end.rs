@@ -956,6 +956,29 @@ mod tests {
         assert!(error.contains("DRAW_INDEX_BUFFER_BEGIN_END_B") && error.contains("65537 instances"), "{error}");
     }
 
+    /// Packed inline indices after SET_INLINE_INDEX2X16_ALIGN or _4X8_ALIGN (whose count and first slot are
+    /// documented by their names only) stop the draw naming the method.
+    #[test]
+    fn inline_indices_past_what_is_known_stop_by_name() {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        for (align, draw, name) in
+            [(0x15ec, 0x15f0, "SET_INLINE_INDEX2X16_ALIGN"), (0x1300, 0x1304, "SET_INLINE_INDEX4X8_ALIGN")]
+        {
+            let words = [
+                header::non_incrementing(0, 0, 1),
+                0xb197,
+                header::incrementing(0, 0x1618 / 4, 1),
+                4,
+                header::incrementing(0, align / 4, 2),
+                3,
+                0x0001_0000,
+            ];
+            let error = setup.submit(channel, &words).unwrap_err().to_string();
+            assert!(error.contains(name) && error.contains(&format!("{draw:#06x}")), "{error}");
+        }
+    }
+
     /// Ampere's REPORT_SEMAPHORE_EXECUTE releases its 64-bit payload at the address before it, in the structure
     /// clc797.h's fields ask for: one word (the low one), two words (PAYLOAD_SIZE64), four words (the payload
     /// and the timestamp), or reduced with the word in memory (REDUCTION_ENABLE, RED_ADD).
