@@ -18,7 +18,7 @@ use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType, header_by
 use tandem_gpu::shader::{
     FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, NumberKind, PointSize, Stage,
     TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, TextureView,
-    Translation, UNSWIZZLED, VertexInterface, Warps, program_needs, translate_compute, translate_graphics,
+    Translation, UNSWIZZLED, UserClip, VertexInterface, Warps, program_needs, translate_compute, translate_graphics,
     translate_graphics_with,
 };
 use tandem_gpu::texture::descriptor::Comparison;
@@ -86,6 +86,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             point_size: None,
             layer: false,
             capture: Default::default(),
+            user_clip: Default::default(),
         };
         // Stream output capturing position and generic 0's x and y (words 28-33) and the viewport index (26).
         let mut capture = [0u32; 8];
@@ -93,6 +94,8 @@ fn shaders_assemble_to_their_binaries_and_translate() {
         capture[1] = 0b11;
         // And with the layer output picking the layer (layer.vs writes it).
         let capturing = VertexInterface { capture, layer: header.writes(0x64), ..vertex };
+        // And with clip distances 0 and 2 clipping and 1 culling.
+        let clipping = VertexInterface { user_clip: UserClip { clip: 0b101, cull: 0b10 }, ..vertex };
         let fragment = |alpha_test, dual_source| FragmentInterface {
             header,
             targets: [Some(NumberKind::Float); 8],
@@ -123,6 +126,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             point_size: None,
             capture: Default::default(),
             raster_stream: 0,
+            user_clip: Default::default(),
         };
         let layered = GeometryInterface {
             input: GeometryInput::LinesAdjacency,
@@ -147,6 +151,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             depth_minus_one_to_one: true,
             layer: false,
             point_size: None,
+            user_clip: Default::default(),
         };
         let points =
             Tessellator { domain: TessDomain::Quads, spacing: TessSpacing::FractionalOdd, output: TessOutput::Points };
@@ -157,7 +162,9 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             ..evaluation
         };
         let stages: Vec<Stage> = match header.shader_type() {
-            Some(ShaderType::Vertex) => vec![Stage::Vertex(&vertex), Stage::Vertex(&capturing)],
+            Some(ShaderType::Vertex) => {
+                vec![Stage::Vertex(&vertex), Stage::Vertex(&capturing), Stage::Vertex(&clipping)]
+            }
             Some(ShaderType::Geometry) => {
                 vec![Stage::Geometry(&geometry), Stage::Geometry(&layered), Stage::Geometry(&captured)]
             }
@@ -386,6 +393,7 @@ fn translate_vertex(header: ProgramHeader, kernel: &KernelImage, warps: Warps) -
         point_size: None,
         layer: false,
         capture: Default::default(),
+        user_clip: Default::default(),
     };
     let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
     translate_graphics_with(kernel, Stage::Vertex(&vertex), 0, &global, &[], warps).map_err(|error| error.to_string())
@@ -406,6 +414,7 @@ fn patch_interfaces(header: ProgramHeader, next_stage_reads: u32) -> (TessContro
         depth_minus_one_to_one: false,
         layer: false,
         point_size: None,
+        user_clip: Default::default(),
     };
     (control, evaluation)
 }

@@ -314,6 +314,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 point_size: None,
                 layer: false,
                 capture: Default::default(),
+                user_clip: Default::default(),
             };
             let fragment = shader::FragmentInterface {
                 header,
@@ -336,6 +337,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 capture: Default::default(),
                 // The rasteriser's default stream.
                 raster_stream: 0,
+                user_clip: Default::default(),
             };
             let patch_words = args.patch_words.unwrap_or_else(|| match args.stage {
                 StageArg::TessControl => header.per_patch_words().saturating_sub(6),
@@ -360,6 +362,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 depth_minus_one_to_one: false,
                 layer: false,
                 point_size: None,
+                user_clip: Default::default(),
             };
             let stage = match args.stage {
                 StageArg::Vertex => shader::Stage::Vertex(&vertex),

@@ -222,6 +222,8 @@ __asm__(".section .rodata\n"
         "layer_ps_end:\n"
         "viewport_ps: .incbin \"shaders/viewport.ps.bin\"\n"
         "viewport_ps_end:\n"
+        "clip_vs: .incbin \"shaders/clip.vs.bin\"\n"
+        "clip_vs_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -242,7 +244,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
     patch86_tcs_end[], patch86_tes[], patch86_tes_end[], locations_ps[],
-    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], streams_gs[], streams_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[], votes_vs[], votes_vs_end[], sprite_ps[], sprite_ps_end[], layer_ps[], layer_ps_end[], viewport_ps[], viewport_ps_end[];
+    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], streams_gs[], streams_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[], votes_vs[], votes_vs_end[], sprite_ps[], sprite_ps_end[], layer_ps[], layer_ps_end[], viewport_ps[], viewport_ps_end[], clip_vs[], clip_vs_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -475,6 +477,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define INDEXED86_VS 0xA400u /* 0x400 bytes */
 #define LOD_QUERY86_PS 0xA800u
 #define SAMPLES86_PS 0xAA00u
+#define CLIP_VS 0xAC00u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -1092,6 +1095,52 @@ static void polygon_stipple(void) {
     run("draw");
     uint32_t count, wrong = wrong_pixels(in_stippled_rectangle, rectangle_colour, target_background, &count);
     report("the pattern's pixels of the rectangle, and nothing else", wrong, count);
+}
+
+#define SET_USER_CLIP_ENABLE 0x1510u /* PLANE0..7 in bits 0..7 */
+#define SET_USER_CLIP_OP 0x1940u     /* plane i CULL in bit 4i, else CLIP */
+
+static int in_triangle_right(uint32_t x, uint32_t y) { return in_triangle(x, y) && x >= 32; }
+static int in_triangle_lower_right(uint32_t x, uint32_t y) { return in_triangle(x, y) && x >= 32 && y >= 16; }
+
+/* User clip planes: clip.vs writes the position's x and y (NDC) as clip distances 0 and 1. Clipping by plane 0
+ * keeps the pixels whose centres lie right of the viewport's centre (x >= 32), by both also below it (y >= 16);
+ * as a cull plane (SET_USER_CLIP_OP CULL), plane 0 drops only a primitive whose every vertex lies left of it:
+ * the triangle, across it, is drawn whole, the small one, left of it, not at all. */
+static void user_clip_planes(void) {
+    const struct {
+        const char *what;
+        uint32_t enable, op;
+        const Vertex *vertices;
+        int (*covered)(uint32_t, uint32_t);
+    } cases[] = {
+        {"clip plane 0 (x >= 0): the triangle's right part", 1, 0, triangle, in_triangle_right},
+        {"clip planes 0 and 1: its lower right part", 3, 0, triangle, in_triangle_lower_right},
+        {"cull plane 0: the triangle across it, whole", 1, 1, triangle, in_triangle},
+        {"cull plane 0: the small triangle left of it, not at all", 1, 1, small, nothing},
+    };
+    copy_program(CLIP_VS, clip_vs, clip_vs_end);
+    use_programs(CLIP_VS, PERSPECTIVE_PS);
+    for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        print("-- user clip planes, ");
+        print(cases[k].what);
+        print("\n");
+        fill_target(target_background);
+        put_vertices(cases[k].vertices, 3);
+        set(SET_USER_CLIP_ENABLE, cases[k].enable);
+        set(SET_USER_CLIP_OP, cases[k].op);
+        draw_arrays(3, 0);
+        set(SET_USER_CLIP_ENABLE, 0);
+        set(SET_USER_CLIP_OP, 0);
+        run("draw");
+        uint32_t count, wrong = wrong_pixels(cases[k].covered, triangle_colour, target_background, &count);
+        check(wrong == 0, cases[k].what);
+        print("   pixels covered ");
+        print_u64(count);
+        print(", wrong ");
+        print_u64(wrong);
+        print("\n");
+    }
 }
 
 static int everywhere(uint32_t x, uint32_t y) {
@@ -4335,6 +4384,7 @@ int main(void) {
     quads_and_polygons();
     inline_indices();
     polygon_stipple();
+    user_clip_planes();
     conditional_rendering();
     indirect_draws();
     volume_and_array_targets();

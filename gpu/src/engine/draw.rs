@@ -13,8 +13,8 @@ use super::stream_out::{
 use super::{Context, EngineError, Method};
 use crate::backend::{ConstantBuffer, Rect};
 use crate::sass::Isa;
-use crate::shader::PointOrigin;
 use crate::shader::sph::{ProgramHeader, attribute, header_bytes, parse_program_header};
+use crate::shader::{PointOrigin, UserClip};
 use crate::texture::descriptor::{Comparison, Pools};
 
 pub const DRAW_VERTEX_ARRAY_START: u32 = 0x0d74;
@@ -163,6 +163,8 @@ pub const SET_LINE_STIPPLE_PARAMETERS: u32 = 0x1680;
 pub const SET_POLY_SMOOTH: u32 = 0x0db4;
 pub const SET_POLYGON_STIPPLE: u32 = 0x168c;
 pub const SET_CONSERVATIVE_RASTER: u32 = 0x1148;
+pub const SET_USER_CLIP_ENABLE: u32 = 0x1510;
+pub const SET_USER_CLIP_OP: u32 = 0x1940;
 /// Ampere (C797): EXTRA_PRIM_BLOAT 3:0, COPY_INNER_TO_OUTER 4:4.
 pub const SET_CONSERVATIVE_RASTER_CONTROL: u32 = 0x0230;
 pub const SET_POLYGON_STIPPLE_PATTERN: u32 = 0x1700;
@@ -339,6 +341,8 @@ pub struct Draw {
     /// The polygon stipple's 32 rows (SET_POLYGON_STIPPLE_PATTERN), when filled triangles are stippled
     /// (SET_POLYGON_STIPPLE): `shader::FragmentInterface::polygon_stipple` says how a pixel picks its bit.
     pub polygon_stipple: Option<[u32; 32]>,
+    /// The user clip planes (SET_USER_CLIP_ENABLE, SET_USER_CLIP_OP: CULL in bit 4i for plane i).
+    pub user_clip: UserClip,
     /// Conservative rasterisation (SET_CONSERVATIVE_RASTER), when it is on: a triangle covers every pixel it
     /// touches, grown by this many pixels more (Ampere's SET_CONSERVATIVE_RASTER_CONTROL EXTRA_PRIM_BLOAT).
     pub conservative: Option<f32>,
@@ -959,6 +963,11 @@ impl Maxwell3D {
             lines: self.lines(at)?,
             polygon_stipple: self.polygon_stipple(at)?,
             conservative: self.conservative(at)?,
+            user_clip: {
+                let (planes, ops) = (self.register(SET_USER_CLIP_ENABLE) & 0xff, self.register(SET_USER_CLIP_OP));
+                let cull = (0..8).filter(|plane| ops >> (4 * plane) & 1 == 1).fold(0, |mask, plane| mask | 1 << plane);
+                UserClip { clip: (planes & !cull) as u8, cull: (planes & cull) as u8 }
+            },
             line_stipple: (self.register(SET_LINE_STIPPLE) & 1 == 1).then(|| {
                 let parameters = self.register(SET_LINE_STIPPLE_PARAMETERS);
                 LineStipple { factor: (parameters & 0xff) + 1, pattern: (parameters >> 8) as u16 }

@@ -24,7 +24,7 @@ pub use crate::texture::format::NumberKind;
 pub use ir::TextureView;
 pub use spirv::{
     CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PointOrigin, PointSize, Saturate, Stage,
-    TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, UNSWIZZLED,
+    TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, UNSWIZZLED, UserClip,
     VertexInterface, captured_words,
 };
 

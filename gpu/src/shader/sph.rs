@@ -98,6 +98,8 @@ pub mod attribute {
     pub const POSITION: u32 = 0x70;
     pub const GENERIC: u32 = 0x80;
     pub const GENERIC_END: u32 = 0x280;
+    /// The eight clip distances, a word each.
+    pub const CLIP_DISTANCE: u32 = 0x2c0;
     /// A tessellation evaluation program's position in its patch's domain (u, v).
     pub const TESS_COORD: u32 = 0x2f0;
     pub const INSTANCE_ID: u32 = 0x2f8;
@@ -118,7 +120,7 @@ pub mod attribute {
             POSITION..GENERIC => "the position",
             GENERIC..GENERIC_END => "a generic attribute",
             0x280..0x2c0 => "a fixed-function colour",
-            0x2c0..0x2e0 => "a clip distance",
+            CLIP_DISTANCE..0x2e0 => "a clip distance",
             0x2e0..0x2e8 => "the point sprite coordinate",
             0x2e8 => "the fog coordinate",
             TESS_COORD..INSTANCE_ID => "the tessellation coordinate",

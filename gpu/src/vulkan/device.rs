@@ -151,6 +151,11 @@ pub struct Features {
     pub large_points: bool,
     /// Triangles drawn as their edges or vertices (`fillModeNonSolid`).
     pub fill_mode_non_solid: bool,
+    /// User clip and cull distances (`shaderClipDistance`, `shaderCullDistance`), and how many a stage may write
+    /// in all (`maxCombinedClipAndCullDistances`).
+    pub clip_distances: bool,
+    pub cull_distances: bool,
+    pub max_clip_and_cull_distances: u32,
     /// Geometry and tessellation evaluation shaders may write `PointSize` (`shaderTessellationAndGeometryPointSize`).
     pub tessellation_geometry_point_size: bool,
     /// Geometry programs (`geometryShader`), with the most invocations a primitive, vertices an invocation
@@ -700,6 +705,9 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         output_layer: on(v12.shader_output_layer),
         large_points: on(base.large_points),
         fill_mode_non_solid: on(base.fill_mode_non_solid),
+        clip_distances: on(base.shader_clip_distance),
+        cull_distances: on(base.shader_cull_distance),
+        max_clip_and_cull_distances: limits.max_combined_clip_and_cull_distances,
         tessellation_geometry_point_size: on(base.shader_tessellation_and_geometry_point_size),
         tessellation_shader: on(base.tessellation_shader),
         geometry_shader: on(base.geometry_shader).then_some([
@@ -750,6 +758,8 @@ fn create_device(instance: &'static Instance, candidate: &Candidate) -> Result<A
         .multi_viewport(f.viewport_index)
         .large_points(f.large_points)
         .fill_mode_non_solid(f.fill_mode_non_solid)
+        .shader_clip_distance(f.clip_distances)
+        .shader_cull_distance(f.cull_distances)
         .shader_tessellation_and_geometry_point_size(f.tessellation_geometry_point_size)
         .geometry_shader(f.geometry_shader.is_some())
         .tessellation_shader(f.tessellation_shader)

@@ -19,7 +19,8 @@ use crate::shader::sph::{Interpolation, OutputTopology, ProgramHeader, attribute
 use crate::shader::{
     CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, PointSize,
     ProgramNeeds, Saturate, TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator,
-    Translation, UNSWIZZLED, VertexInterface, Warps, captured_words, translate_graphics, translate_graphics_with,
+    Translation, UNSWIZZLED, UserClip, VertexInterface, Warps, captured_words, translate_graphics,
+    translate_graphics_with,
 };
 use crate::texture::format::{NumberKind, Unused};
 use crate::texture::surface::Surface;
@@ -498,6 +499,7 @@ impl ReferenceBackend {
             },
             next_stage_reads: fragment.generics_read(),
             depth_minus_one_to_one: !draw.depth_zero_to_one,
+            user_clip: draw.user_clip,
             layer: draw.program_layer,
             // Set below, once the rasteriser's primitives are known.
             point_size: None,
@@ -541,6 +543,18 @@ impl ReferenceBackend {
             (None, Some(tessellation)) => tessellation.evaluation.header,
             (None, None) => draw.vertex_shader.header,
         };
+        let features = self.device.features();
+        let (clip, cull) = (draw.user_clip.clip.count_ones(), draw.user_clip.cull.count_ones());
+        if (clip > 0 && !features.clip_distances)
+            || (cull > 0 && !features.cull_distances)
+            || clip + cull > features.max_clip_and_cull_distances
+        {
+            return Err(unimplemented(format!(
+                "{clip} user clip and {cull} cull planes on {} (shaderClipDistance, shaderCullDistance, \
+                 maxCombinedClipAndCullDistances)",
+                self.device.name()
+            )));
+        }
         if draw.conservative.is_some() && (rasterizes_points || rasterizes_lines) {
             return Err(unimplemented("conservative rasterisation of points and lines"));
         }
@@ -606,6 +620,7 @@ impl ReferenceBackend {
                     depth_minus_one_to_one: geometry.is_none() && !draw.depth_zero_to_one,
                     layer: geometry.is_none() && draw.program_layer,
                     point_size: reshaped_point_size.filter(|_| geometry.is_none()),
+                    user_clip: if geometry.is_none() { draw.user_clip } else { UserClip::default() },
                 },
             )),
             _ => None,
@@ -622,6 +637,7 @@ impl ReferenceBackend {
             layer: !reshaped && draw.program_layer,
             // A geometry program captures what it emits instead.
             capture: if geometry.is_some() { CapturedWords::default() } else { draw.capture },
+            user_clip: if reshaped { UserClip::default() } else { draw.user_clip },
         };
         // The stages in the order the pipeline runs them, with what each is translated for.
         use crate::shader::Stage as Interface;

@@ -128,6 +128,15 @@ pub enum TessOutput {
     TrianglesCcw,
 }
 
+/// The user clip planes of the last stage before the rasteriser (SET_USER_CLIP_ENABLE, SET_USER_CLIP_OP): bit i
+/// of `clip` sends clip distance i (output word 0x2c0 + 4i) to `ClipDistance` (the primitive is clipped where it
+/// is negative), of `cull` to `CullDistance` (the primitive is dropped where every vertex's is negative).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct UserClip {
+    pub clip: u8,
+    pub cull: u8,
+}
+
 /// A tessellation evaluation program's interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TessEvalInterface {
@@ -143,6 +152,8 @@ pub struct TessEvalInterface {
     pub layer: bool,
     /// As `GeometryInterface::point_size`.
     pub point_size: Option<PointSize>,
+    /// Its clip and cull distances, when it is the last stage before the rasteriser.
+    pub user_clip: UserClip,
 }
 
 /// The primitives a geometry program takes in: the draw's (strips, loops and fans give their primitives one
@@ -191,6 +202,8 @@ pub struct GeometryInterface {
     pub capture: CapturedWords,
     /// The vertex stream whose vertices reach the rasteriser (SET_RASTER_INPUT); the others' are only captured.
     pub raster_stream: u8,
+    /// Its clip and cull distances.
+    pub user_clip: UserClip,
 }
 
 /// A vertex program's interface.
@@ -213,6 +226,8 @@ pub struct VertexInterface {
     /// push constant's second member) plus its `VertexIndex` times their size, as the program left them: before
     /// the epilogue moves z for the host's clip range.
     pub capture: CapturedWords,
+    /// Its clip and cull distances, when it is the last stage before the rasteriser.
+    pub user_clip: UserClip,
 }
 
 /// A set of output attribute words (bit w of element w / 32: the word at byte address 4w).
@@ -352,6 +367,10 @@ pub(super) struct VertexOutputs {
     /// Generic i's output vector.
     generics: Vec<(u32, Word)>,
     depth_minus_one_to_one: bool,
+    /// The `ClipDistance` and `CullDistance` arrays, and the clip distances (bit i: word 0x2c0 + 4i) each takes
+    /// in ascending order.
+    clip_distances: Option<(Word, u8)>,
+    cull_distances: Option<(Word, u8)>,
 }
 
 /// The interface variables of a graphics stage.
@@ -429,7 +448,7 @@ fn declare_vertex_outputs(
     t: &Types,
     header: &ProgramHeader,
     next_stage_reads: u32,
-    (point_size, layer, depth_minus_one_to_one): (Option<PointSize>, bool, bool),
+    (point_size, layer, depth_minus_one_to_one, user_clip): (Option<PointSize>, bool, bool, UserClip),
     outside_geometry: bool,
     interface: &mut Vec<Word>,
 ) -> VertexOutputs {
@@ -462,7 +481,28 @@ fn declare_vertex_outputs(
     });
     let handed_on = |g| next_stage_reads >> g & 1 == 1 || writes_generic(header, g);
     let generics = declare_generics(b, StorageClass::Output, v4f32, handed_on, interface);
-    VertexOutputs { position, point_size, viewport_index, layer, generics, depth_minus_one_to_one }
+    let mut distances = |planes: u8, capability: Capability, built_in_name: BuiltIn| {
+        (planes != 0).then(|| {
+            b.capability(capability);
+            let count = b.constant_bit32(t.u32, planes.count_ones());
+            let array = b.type_array(t.f32, count);
+            let output = variable(b, StorageClass::Output, array, interface);
+            built_in(b, output, built_in_name);
+            (output, planes)
+        })
+    };
+    let clip_distances = distances(user_clip.clip, Capability::ClipDistance, BuiltIn::ClipDistance);
+    let cull_distances = distances(user_clip.cull, Capability::CullDistance, BuiltIn::CullDistance);
+    VertexOutputs {
+        position,
+        point_size,
+        viewport_index,
+        layer,
+        generics,
+        depth_minus_one_to_one,
+        clip_distances,
+        cull_distances,
+    }
 }
 
 pub(super) fn declare_vertex_io(
@@ -474,7 +514,7 @@ pub(super) fn declare_vertex_io(
     let vertex_index = variable(b, StorageClass::Input, t.u32, interface);
     built_in(b, vertex_index, BuiltIn::VertexIndex);
     let records = declare_push_constants(b, t, &vertex.capture, interface);
-    let choices = (vertex.point_size, vertex.layer, vertex.depth_minus_one_to_one);
+    let choices = (vertex.point_size, vertex.layer, vertex.depth_minus_one_to_one, vertex.user_clip);
     let outputs = declare_vertex_outputs(b, t, &vertex.header, vertex.next_stage_reads, choices, true, interface);
     StageIo::Vertex { vertex_index, records, outputs }
 }
@@ -511,7 +551,7 @@ pub(super) fn declare_geometry_io(
     if geometry.point_size.is_some() {
         b.capability(Capability::GeometryPointSize);
     }
-    let choices = (geometry.point_size, geometry.layer, geometry.depth_minus_one_to_one);
+    let choices = (geometry.point_size, geometry.layer, geometry.depth_minus_one_to_one, geometry.user_clip);
     let outputs = declare_vertex_outputs(b, t, &geometry.header, geometry.next_stage_reads, choices, false, interface);
     let max_vertices = geometry.header.max_output_vertices();
     let capture = (!words.is_empty()).then(|| GeometryCapture {
@@ -645,7 +685,7 @@ pub(super) fn declare_tess_eval_io(
     if evaluation.point_size.is_some() {
         b.capability(Capability::TessellationPointSize);
     }
-    let choices = (evaluation.point_size, evaluation.layer, evaluation.depth_minus_one_to_one);
+    let choices = (evaluation.point_size, evaluation.layer, evaluation.depth_minus_one_to_one, evaluation.user_clip);
     let outputs =
         declare_vertex_outputs(b, t, &evaluation.header, evaluation.next_stage_reads, choices, true, interface);
     StageIo::TessEval { inputs, primitive_id, tess_coord, levels, outputs }
@@ -1090,7 +1130,8 @@ impl Emitter<'_> {
     }
 
     /// Position (z moved into Vulkan's clip range when the guest clips at -w), a point draw's size, the
-    /// viewport index, the layer and the generics from the output space to the stage's outputs.
+    /// viewport index, the layer, the clip and cull distances and the generics from the output space to the
+    /// stage's outputs.
     fn write_vertex_outputs(&mut self, outputs: &VertexOutputs) {
         if let Some(output) = outputs.layer {
             // The word as written (RT_ARRAY_INDEX counts layers from the targets' first).
@@ -1128,6 +1169,16 @@ impl Emitter<'_> {
             value = self.b.composite_insert(v4f32, None, z, value, [2]).expect("in a block");
         }
         self.b.store(outputs.position, value, None, []).expect("in a block");
+        for (array, planes) in [outputs.clip_distances, outputs.cull_distances].into_iter().flatten() {
+            let pointer = self.b.type_pointer(None, StorageClass::Output, self.t.f32);
+            for (k, plane) in (0..8u32).filter(|plane| planes >> plane & 1 == 1).enumerate() {
+                let bits = self.load_attribute(true, attribute::CLIP_DISTANCE + 4 * plane);
+                let value = self.b.bitcast(self.t.f32, None, bits).expect("in a block");
+                let index = self.u32_const(k as u32);
+                let element = self.b.access_chain(pointer, None, array, [index]).expect("in a block");
+                self.b.store(element, value, None, []).expect("in a block");
+            }
+        }
         for &(g, output) in &outputs.generics {
             let value = self.attribute_vector(true, attribute::GENERIC + 16 * g);
             self.b.store(output, value, None, []).expect("in a block");
