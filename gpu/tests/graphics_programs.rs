@@ -105,6 +105,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             swizzles: UNSWIZZLED,
             point_coord: None,
             polygon_stipple: None,
+            sample_mask: false,
         };
         let fragments = [
             fragment(None, false),
@@ -113,6 +114,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             fragment(None, true),
             FragmentInterface {
                 polygon_stipple: Some(std::array::from_fn(|row| 0x0f0f_0f0f_u32.rotate_left(row as u32))),
+                sample_mask: true,
                 ..fragment(None, false)
             },
         ];
@@ -230,6 +232,7 @@ fn translate_pixel_source(source: &str, views: &[TextureView]) -> Result<Transla
         swizzles: UNSWIZZLED,
         point_coord: None,
         polygon_stipple: None,
+        sample_mask: false,
     };
     translate_graphics(&kernel, Stage::Fragment(&fragment), 0, &global, views).map_err(|e| e.to_string())
 }

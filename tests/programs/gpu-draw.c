@@ -224,6 +224,8 @@ __asm__(".section .rodata\n"
         "viewport_ps_end:\n"
         "clip_vs: .incbin \"shaders/clip.vs.bin\"\n"
         "clip_vs_end:\n"
+        "mask_ps: .incbin \"shaders/mask.ps.bin\"\n"
+        "mask_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
@@ -244,7 +246,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
     indexed_vs_end[], indexed_ps[], indexed_ps_end[], adjacency_gs[],
     adjacency_gs_end[], patch_tcs[], patch_tcs_end[], patch_tes[], patch_tes_end[], patch86_tcs[],
     patch86_tcs_end[], patch86_tes[], patch86_tes_end[], locations_ps[],
-    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], streams_gs[], streams_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[], votes_vs[], votes_vs_end[], sprite_ps[], sprite_ps_end[], layer_ps[], layer_ps_end[], viewport_ps[], viewport_ps_end[], clip_vs[], clip_vs_end[];
+    locations_ps_end[], locations86_ps[], locations86_ps_end[], primitive_ps[], primitive_ps_end[], strips_gs[], strips_gs_end[], streams_gs[], streams_gs_end[], derivatives_ps[], derivatives_ps_end[], votes_ps[], votes_ps_end[], points_gs[], points_gs_end[], samples_ps[], samples_ps_end[], votes_vs[], votes_vs_end[], sprite_ps[], sprite_ps_end[], layer_ps[], layer_ps_end[], viewport_ps[], viewport_ps_end[], clip_vs[], clip_vs_end[], mask_ps[], mask_ps_end[];
 
 /* 3D class methods (NVB197_...), and Ampere B's (NVC797_...) where they differ. */
 #define SET_REPORT_SEMAPHORE_PAYLOAD_LOWER 0x0158u /* C797; then _UPPER, _ADDRESS_LOWER, _UPPER, REPORT_SEMAPHORE_EXECUTE */
@@ -478,6 +480,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define LOD_QUERY86_PS 0xA800u
 #define SAMPLES86_PS 0xAA00u
 #define CLIP_VS 0xAC00u
+#define MASK_PS 0xAE00u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2314,6 +2317,39 @@ static void alpha_to_coverage_and_one(void) {
     put_vertices(triangle, 3);
 }
 
+#define SET_PS_OUTPUT_SAMPLE_MASK_USAGE 0x0300u /* ENABLE 0:0, QUALIFY_BY_ANTI_ALIAS_ENABLE 1:1 */
+
+/* A pixel program's sample mask output (mask.ps: 0x5) at 2X2: with SET_PS_OUTPUT_SAMPLE_MASK_USAGE's ENABLE the
+ * triangle lands in samples 0 and 2 only; without it, the output is not read and every covered sample takes it. */
+static void program_sample_mask(void) {
+    copy_program(MASK_PS, mask_ps, mask_ps_end);
+    use_programs(PASS_VS, MASK_PS);
+    for (int usage = 1; usage >= 0; usage--) {
+        print(usage ? "-- a pixel program's sample mask 0x5 (SET_PS_OUTPUT_SAMPLE_MASK_USAGE): samples 0 and 2 only\n"
+                    : "-- the same without SET_PS_OUTPUT_SAMPLE_MASK_USAGE: every covered sample\n");
+        for (uint32_t j = 0; j < 2 * HEIGHT; j++)
+            for (uint32_t i = 0; i < 2 * WIDTH; i++) memcpy(multisampled_texel(i, j), multisampled_background, 4);
+        set(SET_PS_OUTPUT_SAMPLE_MASK_USAGE, (uint32_t)usage);
+        draw_arrays(3, 0);
+        set(SET_PS_OUTPUT_SAMPLE_MASK_USAGE, 0);
+        run("draw");
+        uint32_t wrong = 0, covered = 0;
+        for (uint32_t y = 0; y < HEIGHT; y++)
+            for (uint32_t x = 0; x < WIDTH; x++)
+                for (int s = 0; s < 4; s++) {
+                    int in = (!usage || s == 0 || s == 2) &&
+                             covers(triangle, 16 * (int64_t)x + sample_x[s], 16 * (int64_t)y + sample_y[s]);
+                    covered += (uint32_t)in;
+                    const uint8_t *texel = multisampled_texel(2 * x + block_x[s], 2 * y + block_y[s]);
+                    wrong += memcmp(texel, in ? triangle_colour : multisampled_background, 4) != 0;
+                }
+        report_texels(usage ? "samples 0 and 2 where the triangle covers them, 1 and 3 the background"
+                            : "every sample the triangle covers",
+                      wrong, covered);
+    }
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+}
+
 static void multisampled_target(void) {
     print("-- a 2X2 multisampled target (128 x 64 samples): the triangle, sample by sample\n");
     const uint8_t *background = multisampled_background;
@@ -2468,6 +2504,7 @@ static void multisampled_target(void) {
     uint32_t all_samples[4] = {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF};
     method(SET_SAMPLE_MASK_X0_Y0, 4, all_samples);
     alpha_to_coverage_and_one();
+    program_sample_mask();
 
     multisampling(0);
     single_sampled_target();

@@ -5,7 +5,7 @@
 
 use super::counters::{Counters, Statistic};
 use super::maxwell_3d::Maxwell3D;
-use super::multisample::Multisample;
+use super::multisample::{Multisample, SET_ANTI_ALIAS_ENABLE};
 use super::stream_out::{
     BUFFER_STRIDE as STREAM_OUT_BUFFER_STRIDE, DRAW_AUTO, SET_DRAW_AUTO_START, SET_DRAW_AUTO_STRIDE,
     SET_STREAM_OUT_BUFFER_LOAD_WRITE_POINTER, StreamOut, StreamOutState,
@@ -164,6 +164,7 @@ pub const SET_POLY_SMOOTH: u32 = 0x0db4;
 pub const SET_POLYGON_STIPPLE: u32 = 0x168c;
 pub const SET_CONSERVATIVE_RASTER: u32 = 0x1148;
 pub const SET_USER_CLIP_ENABLE: u32 = 0x1510;
+pub const SET_PS_OUTPUT_SAMPLE_MASK_USAGE: u32 = 0x0300;
 pub const SET_USER_CLIP_OP: u32 = 0x1940;
 /// Ampere (C797): EXTRA_PRIM_BLOAT 3:0, COPY_INNER_TO_OUTER 4:4.
 pub const SET_CONSERVATIVE_RASTER_CONTROL: u32 = 0x0230;
@@ -341,6 +342,9 @@ pub struct Draw {
     /// The polygon stipple's 32 rows (SET_POLYGON_STIPPLE_PATTERN), when filled triangles are stippled
     /// (SET_POLYGON_STIPPLE): `shader::FragmentInterface::polygon_stipple` says how a pixel picks its bit.
     pub polygon_stipple: Option<[u32; 32]>,
+    /// The pixel program's sample mask output limits its coverage (SET_PS_OUTPUT_SAMPLE_MASK_USAGE: ENABLE 0:0,
+    /// and with QUALIFY_BY_ANTI_ALIAS_ENABLE 1:1 only while SET_ANTI_ALIAS_ENABLE is on).
+    pub ps_sample_mask: bool,
     /// The user clip planes (SET_USER_CLIP_ENABLE, SET_USER_CLIP_OP: CULL in bit 4i for plane i).
     pub user_clip: UserClip,
     /// Conservative rasterisation (SET_CONSERVATIVE_RASTER), when it is on: a triangle covers every pixel it
@@ -963,6 +967,10 @@ impl Maxwell3D {
             lines: self.lines(at)?,
             polygon_stipple: self.polygon_stipple(at)?,
             conservative: self.conservative(at)?,
+            ps_sample_mask: {
+                let usage = self.register(SET_PS_OUTPUT_SAMPLE_MASK_USAGE);
+                usage & 1 == 1 && (usage >> 1 & 1 == 0 || self.register(SET_ANTI_ALIAS_ENABLE) & 1 == 1)
+            },
             user_clip: {
                 let (planes, ops) = (self.register(SET_USER_CLIP_ENABLE) & 0xff, self.register(SET_USER_CLIP_OP));
                 let cull = (0..8).filter(|plane| ops >> (4 * plane) & 1 == 1).fold(0, |mask, plane| mask | 1 << plane);

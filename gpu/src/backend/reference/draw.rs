@@ -466,6 +466,7 @@ impl ReferenceBackend {
             // Set below, once the rasteriser's primitives are known.
             point_coord: None,
             polygon_stipple: None,
+            sample_mask: draw.ps_sample_mask,
         };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
         // Geometry and tessellation programs see the primitives in the guest's order; the vertices they make

@@ -275,6 +275,10 @@ pub struct FragmentInterface {
     /// pattern bytes, each's most significant bit the leftmost pixel, read as little-endian words; rows from
     /// the targets' first).
     pub polygon_stipple: Option<[u32; 32]>,
+    /// The program's sample mask output (header bit 608: the register after the targets') limits the samples it
+    /// covers, as `SampleMask` (SET_PS_OUTPUT_SAMPLE_MASK_USAGE's ENABLE, qualified by the multisample enable
+    /// where it says so); otherwise it is not read.
+    pub sample_mask: bool,
 }
 
 /// The edge of a point where its sprite coordinate t is 0: the one towards the targets' first row (TOP, which
@@ -421,6 +425,8 @@ pub(super) enum StageIo {
         layer: Option<Word>,
         viewport_index: Option<Word>,
         depth: Option<(Word, u8)>,
+        /// `SampleMask` (an array of one word) and the register the program leaves its sample mask in.
+        sample_mask: Option<(Word, u8)>,
     },
 }
 
@@ -779,6 +785,14 @@ pub(super) fn declare_fragment_io(
         built_in(b, output, BuiltIn::FragDepth);
         (output, register)
     });
+    let sample_mask = registers.sample_mask.filter(|_| fragment.sample_mask).map(|register| {
+        let int = b.type_int(32, 1);
+        let one = b.constant_bit32(t.u32, 1);
+        let array = b.type_array(int, one);
+        let output = variable(b, StorageClass::Output, array, interface);
+        built_in(b, output, BuiltIn::SampleMask);
+        (output, register)
+    });
     StageIo::Fragment {
         frag_coord,
         front_facing,
@@ -786,6 +800,7 @@ pub(super) fn declare_fragment_io(
         inputs,
         colors,
         depth,
+        sample_mask,
         point_coord,
         layer,
         viewport_index,
@@ -1411,11 +1426,11 @@ impl Emitter<'_> {
         self.kill_unless(pass);
     }
 
-    /// The alpha test, then the registers the header names into the colour outputs and depth.
+    /// The alpha test, then the registers the header names into the colour outputs, depth and the sample mask.
     pub(super) fn fragment_epilogue(&mut self, fragment: &FragmentInterface) {
         self.alpha_test(fragment);
-        let StageIo::Fragment { colors, depth, .. } = self.io() else { unreachable!("a fragment stage") };
-        let (colors, depth) = (colors.clone(), *depth);
+        let StageIo::Fragment { colors, depth, sample_mask, .. } = self.io() else { unreachable!("a fragment stage") };
+        let (colors, depth, sample_mask) = (colors.clone(), *depth, *sample_mask);
         for (target, output, kind, first) in colors {
             let element = match kind {
                 NumberKind::Float => self.t.f32,
@@ -1449,6 +1464,15 @@ impl Emitter<'_> {
             let bits = self.final_register(register);
             let value = self.b.bitcast(self.t.f32, None, bits).expect("in a block");
             self.b.store(output, value, None, []).expect("in a block");
+        }
+        if let Some((output, register)) = sample_mask {
+            let bits = self.final_register(register);
+            let int = self.b.type_int(32, 1);
+            let value = self.b.bitcast(int, None, bits).expect("in a block");
+            let pointer = self.b.type_pointer(None, StorageClass::Output, int);
+            let zero = self.u32_const(0);
+            let element = self.b.access_chain(pointer, None, output, [zero]).expect("in a block");
+            self.b.store(element, value, None, []).expect("in a block");
         }
     }
 }
