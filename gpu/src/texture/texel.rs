@@ -97,6 +97,9 @@ pub fn srgb_byte_to_linear(byte: u8) -> u32 {
 pub enum Storage {
     /// `bytes` a texel, each component's (low bit, width) in R, G, B, A order (width 0: absent).
     Plain { bytes: u32, components: [(u32, u32); 4] },
+    /// Two texels side by side in 4 bytes (the 4:2:2 formats, a texel's components as `Plain`'s each): the
+    /// even texel's, then the odd one's.
+    Pair { components: [[(u32, u32); 4]; 2] },
     /// E5B9G9R9: three 9-bit mantissas sharing a 5-bit exponent.
     SharedExponent,
     /// 4 x 4 blocks.
@@ -110,6 +113,7 @@ impl Storage {
     pub fn element(&self) -> (u32, u32, u32) {
         match self {
             Storage::Plain { bytes, .. } => (1, 1, *bytes),
+            Storage::Pair { .. } => (2, 1, 4),
             Storage::SharedExponent => (1, 1, 4),
             Storage::Compressed(format) => (4, 4, format.block_bytes() as u32),
             Storage::Astc { width, height } => (*width, *height, 16),
@@ -167,10 +171,16 @@ pub const TEXTURE_FORMATS: &[TextureFormat] = &[
     TextureFormat { code: 0x17, name: "BC7U", storage: Storage::Compressed(Bc::Bc7) },
     plain(0x18, "G8R8", 2, sizes(8, 2)),
     plain(0x1b, "R16", 2, sizes(16, 1)),
+    // The luma of video, one 8-bit component (the name says nothing else of it).
+    plain(0x1c, "Y8_VIDEO", 1, sizes(8, 1)),
     plain(0x1d, "R8", 1, sizes(8, 1)),
     plain(0x1e, "G4R4", 1, sizes(4, 2)),
     TextureFormat { code: 0x20, name: "E5B9G9R9_SHAREDEXP", storage: Storage::SharedExponent },
     plain(0x21, "BF10GF11RF11", 4, [(0, 11), (11, 11), (22, 10), (0, 0)]),
+    // 4:2:2: a pair of texels shares R and B and has a G each (bytes R, G0, B, G1 and G0, R, G1, B: Direct3D's
+    // R8G8_B8G8 and G8R8_G8B8, which NVIDIA names from the top byte down).
+    pair(0x22, "G8B8G8R8", [[(0, 8), (8, 8), (16, 8), (0, 0)], [(0, 8), (24, 8), (16, 8), (0, 0)]]),
+    pair(0x23, "B8G8R8G8", [[(8, 8), (0, 8), (24, 8), (0, 0)], [(8, 8), (16, 8), (24, 8), (0, 0)]]),
     TextureFormat { code: 0x24, name: "DXT1", storage: Storage::Compressed(Bc::Bc1) },
     TextureFormat { code: 0x25, name: "DXT23", storage: Storage::Compressed(Bc::Bc2) },
     TextureFormat { code: 0x26, name: "DXT45", storage: Storage::Compressed(Bc::Bc3) },
@@ -187,6 +197,24 @@ pub const TEXTURE_FORMATS: &[TextureFormat] = &[
     plain(0x2f, "ZF32", 4, sizes(32, 1)),
     plain(0x30, "ZF32_X24S8", 8, [(0, 32), (32, 8), (0, 0), (0, 0)]),
     plain(0x3a, "Z16", 2, sizes(16, 1)),
+    // Depth with virtual-coverage samples (V, VCAA): the depth and stencil read as the names place them, the
+    // coverage not at all.
+    plain(0x2c, "X4V4Z24__COV4R4V", 4, [(0, 24), (0, 0), (0, 0), (0, 0)]),
+    plain(0x2d, "X4V4Z24__COV8R8V", 4, [(0, 24), (0, 0), (0, 0), (0, 0)]),
+    plain(0x2e, "V8Z24__COV4R12V", 4, [(0, 24), (0, 0), (0, 0), (0, 0)]),
+    plain(0x3b, "V8Z24__COV8R24V", 4, [(0, 24), (0, 0), (0, 0), (0, 0)]),
+    plain(0x31, "X8Z24_X20V4S8__COV4R4V", 8, [(0, 24), (32, 8), (0, 0), (0, 0)]),
+    plain(0x32, "X8Z24_X20V4S8__COV8R8V", 8, [(0, 24), (32, 8), (0, 0), (0, 0)]),
+    plain(0x37, "X8Z24_X16V8S8__COV4R12V", 8, [(0, 24), (32, 8), (0, 0), (0, 0)]),
+    plain(0x3c, "X8Z24_X16V8S8__COV8R24V", 8, [(0, 24), (32, 8), (0, 0), (0, 0)]),
+    plain(0x33, "ZF32_X20V4X8__COV4R4V", 8, [(0, 32), (0, 0), (0, 0), (0, 0)]),
+    plain(0x34, "ZF32_X20V4X8__COV8R8V", 8, [(0, 32), (0, 0), (0, 0), (0, 0)]),
+    plain(0x38, "ZF32_X16V8X8__COV4R12V", 8, [(0, 32), (0, 0), (0, 0), (0, 0)]),
+    plain(0x3d, "ZF32_X16V8X8__COV8R24V", 8, [(0, 32), (0, 0), (0, 0), (0, 0)]),
+    plain(0x35, "ZF32_X20V4S8__COV4R4V", 8, [(0, 32), (32, 8), (0, 0), (0, 0)]),
+    plain(0x36, "ZF32_X20V4S8__COV8R8V", 8, [(0, 32), (32, 8), (0, 0), (0, 0)]),
+    plain(0x39, "ZF32_X16V8S8__COV4R12V", 8, [(0, 32), (32, 8), (0, 0), (0, 0)]),
+    plain(0x3e, "ZF32_X16V8S8__COV8R24V", 8, [(0, 32), (32, 8), (0, 0), (0, 0)]),
     astc(0x40, "ASTC_2D_4X4", 4, 4),
     astc(0x50, "ASTC_2D_5X4", 5, 4),
     astc(0x41, "ASTC_2D_5X5", 5, 5),
@@ -202,6 +230,10 @@ pub const TEXTURE_FORMATS: &[TextureFormat] = &[
     astc(0x54, "ASTC_2D_12X10", 12, 10),
     astc(0x46, "ASTC_2D_12X12", 12, 12),
 ];
+
+const fn pair(code: u32, name: &'static str, components: [[(u32, u32); 4]; 2]) -> TextureFormat {
+    TextureFormat { code, name, storage: Storage::Pair { components } }
+}
 
 const fn astc(code: u32, name: &'static str, width: u32, height: u32) -> TextureFormat {
     TextureFormat { code, name, storage: Storage::Astc { width, height } }
@@ -276,27 +308,40 @@ pub fn decode(
     let kind = sampled_kind(header);
     let float_kind = kind == NumberKind::Float;
     let one = if float_kind { 1f32.to_bits() } else { 1 };
-    // Each texel's components in R, G, B, A order, each as its own data type reads it, and whether it is float.
+    // A texel's components in R, G, B, A order from its bits, each as its own data type reads it, and whether it
+    // is float.
+    let unpack = |packed: u128, components: &[(u32, u32); 4]| -> Result<[(u32, bool); 4], TexelError> {
+        let mut texel = [(0, float_kind), (0, float_kind), (0, float_kind), (one, float_kind)];
+        for (c, &(low, width)) in components.iter().enumerate() {
+            if width == 0 {
+                continue;
+            }
+            let raw = (packed >> low & ((1u128 << width) - 1)) as u32;
+            let data_type = header.data_types[c];
+            let mut value =
+                component_value(raw, width, data_type).ok_or(TexelError::FloatWidth { name: format.name, width })?;
+            if header.srgb && sampler_srgb && c < 3 && width == 8 && data_type == DataType::Unorm {
+                value = srgb_to_linear(value);
+            }
+            texel[c] = (value, !data_type.is_integer());
+        }
+        Ok(texel)
+    };
     let texels: Vec<[(u32, bool); 4]> = match format.storage {
-        Storage::Plain { bytes, components } => {
-            let mut texels = Vec::with_capacity(across * down);
-            for element in data[..needed].chunks_exact(bytes as usize) {
-                let packed = texel_bits(element);
-                let mut texel = [(0, float_kind), (0, float_kind), (0, float_kind), (one, float_kind)];
-                for (c, &(low, width)) in components.iter().enumerate() {
-                    if width == 0 {
-                        continue;
+        Storage::Plain { bytes, components } => data[..needed]
+            .chunks_exact(bytes as usize)
+            .map(|element| unpack(texel_bits(element), &components))
+            .collect::<Result<_, _>>()?,
+        Storage::Pair { components } => {
+            let mut texels = Vec::with_capacity(width as usize * height as usize);
+            for row in data[..needed].chunks_exact(4 * across) {
+                for (x, element) in row.chunks_exact(4).enumerate() {
+                    let packed = texel_bits(element);
+                    texels.push(unpack(packed, &components[0])?);
+                    if 2 * x + 1 < width as usize {
+                        texels.push(unpack(packed, &components[1])?);
                     }
-                    let raw = (packed >> low & ((1u128 << width) - 1)) as u32;
-                    let data_type = header.data_types[c];
-                    let mut value = component_value(raw, width, data_type)
-                        .ok_or(TexelError::FloatWidth { name: format.name, width })?;
-                    if header.srgb && sampler_srgb && c < 3 && width == 8 && data_type == DataType::Unorm {
-                        value = srgb_to_linear(value);
-                    }
-                    texel[c] = (value, !data_type.is_integer());
                 }
-                texels.push(texel);
             }
             texels
         }
@@ -366,7 +411,7 @@ pub fn decode(
         }
     };
     let (plain_width, plain_height) = match format.storage {
-        Storage::Compressed(_) | Storage::Astc { .. } => (width as usize, height as usize),
+        Storage::Compressed(_) | Storage::Astc { .. } | Storage::Pair { .. } => (width as usize, height as usize),
         _ => (across, down),
     };
     debug_assert_eq!(texels.len(), plain_width * plain_height);
@@ -441,9 +486,39 @@ mod tests {
         let short = decode(&header(0x08, DataType::Unorm, RGBA), false, 2, 1, &[0; 7]).unwrap_err();
         assert!(short.to_string().contains("needs 8"), "{short}");
         assert_eq!(
-            decode(&header(0x1c, DataType::Unorm, RGBA), false, 1, 1, &[0; 16]),
-            Err(TexelError::UnknownFormat(0x1c))
+            decode(&header(0x1f, DataType::Unorm, RGBA), false, 1, 1, &[0; 16]),
+            Err(TexelError::UnknownFormat(0x1f))
         );
+    }
+
+    /// The 4:2:2 formats by Direct3D's definitions of the same byte orders (R8G8_B8G8: R, G0, B, G1; G8R8_G8B8:
+    /// G0, R, G1, B; each pair of texels sharing R and B, alpha absent), an odd width's last pair half used;
+    /// Y8_VIDEO as its one component; a virtual-coverage depth format's depth and stencil where its name puts them.
+    #[test]
+    fn subsampled_video_and_coverage_formats_read_as_their_names_define() {
+        let u = |x: u32| (x as f32 / 255.0).to_bits();
+        let one = 1f32.to_bits();
+        let bytes = [10, 20, 30, 40, 50, 60, 70, 80];
+        let g8b8g8r8 = decode(&header(0x22, DataType::Unorm, RGBA), false, 3, 1, &bytes).unwrap();
+        assert_eq!(g8b8g8r8, [[u(10), u(20), u(30), one], [u(10), u(40), u(30), one], [u(50), u(60), u(70), one]]);
+        let b8g8r8g8 = decode(&header(0x23, DataType::Unorm, RGBA), false, 4, 1, &bytes).unwrap();
+        assert_eq!(
+            b8g8r8g8,
+            [
+                [u(20), u(10), u(40), one],
+                [u(20), u(30), u(40), one],
+                [u(60), u(50), u(80), one],
+                [u(60), u(70), u(80), one]
+            ]
+        );
+        let y8 = decode(&header(0x1c, DataType::Unorm, RGBA), false, 1, 1, &[51]).unwrap();
+        assert_eq!(y8[0], [u(51), 0, 0, one]);
+        let mut zf32_s8 = 0.5f32.to_le_bytes().to_vec();
+        zf32_s8.extend(0xabcd_e512u32.to_le_bytes());
+        let mut coverage = header(0x35, DataType::Float, RGBA);
+        coverage.data_types[1] = DataType::Uint;
+        let texel = decode(&coverage, false, 1, 1, &zf32_s8).unwrap();
+        assert_eq!(texel[0][..2], [0.5f32.to_bits(), 18f32.to_bits()]);
     }
 
     /// ETC2 and EAC headers decode through `etc`: an individual-mode block's two sub-blocks (4-bit colours
