@@ -162,13 +162,13 @@ pub const SET_LINE_STIPPLE_PARAMETERS: u32 = 0x1680;
 /// Anti-aliased polygons (ENABLE 0:0): not drawn.
 pub const SET_POLY_SMOOTH: u32 = 0x0db4;
 pub const SET_POLYGON_STIPPLE: u32 = 0x168c;
+pub const SET_POLYGON_STIPPLE_PATTERN: u32 = 0x1700;
 pub const SET_CONSERVATIVE_RASTER: u32 = 0x1148;
-pub const SET_USER_CLIP_ENABLE: u32 = 0x1510;
-pub const SET_PS_OUTPUT_SAMPLE_MASK_USAGE: u32 = 0x0300;
-pub const SET_USER_CLIP_OP: u32 = 0x1940;
 /// Ampere (C797): EXTRA_PRIM_BLOAT 3:0, COPY_INNER_TO_OUTER 4:4.
 pub const SET_CONSERVATIVE_RASTER_CONTROL: u32 = 0x0230;
-pub const SET_POLYGON_STIPPLE_PATTERN: u32 = 0x1700;
+pub const SET_USER_CLIP_ENABLE: u32 = 0x1510;
+pub const SET_USER_CLIP_OP: u32 = 0x1940;
+pub const SET_PS_OUTPUT_SAMPLE_MASK_USAGE: u32 = 0x0300;
 
 /// Constant buffer slots a shader stage has (c[0x0] to c[0x11]).
 pub const CONSTANT_BUFFER_SLOTS: usize = 18;
@@ -467,9 +467,10 @@ pub struct StencilFace {
     pub write_mask: u8,
 }
 
-/// Polygon offset (SET_POLY_OFFSET_FILL, or _LINE or _POINT for the polygon mode drawn): a triangle's depth moves by `slope_factor` times its largest
-/// depth slope plus `units` steps of the zeta format (2^-24 for D24, 2^-16 for Z16, 2^(e - 23) for Z32F with e
-/// the triangle's largest exponent), limited to `clamp` when that is not 0.
+/// Polygon offset (SET_POLY_OFFSET_FILL, or _LINE or _POINT for the polygon mode drawn): a triangle's depth
+/// moves by `slope_factor` times its largest depth slope plus `units` steps of the zeta format (2^-24 for D24,
+/// 2^-16 for Z16, 2^(e - 23) for Z32F with e the triangle's largest exponent), limited to `clamp` when that is
+/// not 0.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DepthBias {
     /// SET_DEPTH_BIAS, in steps of the format: twice the API's units (Maxwell behaviour 5.5), whose r NVIDIA's
@@ -1212,7 +1213,8 @@ impl Maxwell3D {
     /// The polygon mode of the faces culling leaves: front faces take SET_FRONT_POLYGON_MODE, back faces
     /// SET_BACK_POLYGON_MODE (0, the reset value, is FILL). The host has one mode for both, so where both kinds
     /// of face are drawn the two must agree. Quads, quad strips and polygons are drawn as triangles, whose inner
-    /// edges and shared corners the other modes would show: they are drawn filled only.
+    /// edges and shared corners the other modes would show: they are drawn filled only. Points and lines have no
+    /// faces: their draws take FILL, whatever the modes say.
     fn polygon_mode(&self, at: Method, topology: Topology, cull: Cull) -> Result<PolygonMode, EngineError> {
         let mode = |register: u32| match self.register(register) {
             0 | 0x1b02 => Ok(PolygonMode::Fill),
@@ -1220,6 +1222,21 @@ impl Maxwell3D {
             0x1b00 => Ok(PolygonMode::Point),
             other => Err(at.bad_argument(other, "a polygon mode that is not POINT, LINE or FILL")),
         };
+        // Points and lines that no program turns into triangles have no faces.
+        let reshaped =
+            self.register(SET_PIPELINE_SHADER + PIPELINE_STRIDE * 4) & 1 == 1 || topology == Topology::Patches;
+        let unfaced = matches!(
+            topology,
+            Topology::Points
+                | Topology::Lines
+                | Topology::LineLoop
+                | Topology::LineStrip
+                | Topology::LinesAdjacency
+                | Topology::LineStripAdjacency
+        );
+        if unfaced && !reshaped {
+            return Ok(PolygonMode::Fill);
+        }
         let (front, back) = (mode(SET_FRONT_POLYGON_MODE)?, mode(SET_BACK_POLYGON_MODE)?);
         let drawn = match cull {
             Cull::Both => PolygonMode::Fill,
