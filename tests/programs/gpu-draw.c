@@ -333,6 +333,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SET_ALPHA_TEST 0x12ECu
 #define SET_ALPHA_REF 0x1310u
 #define SET_ALPHA_FUNC 0x1314u
+#define SET_POLY_OFFSET_LINE 0x0DC4u
 #define SET_POLY_OFFSET_FILL 0x0DC8u
 #define SET_SLOPE_SCALE_DEPTH_BIAS 0x156Cu
 #define SET_DEPTH_BIAS 0x15BCu
@@ -2754,35 +2755,47 @@ static void depth_and_stencil(void) {
 /* The depth of each texel of the zeta target a draw without polygon offset left. */
 static uint32_t depths_before[WIDTH * HEIGHT];
 
-/* Draws the rectangle from z `left` to `right` under ALWAYS, once without polygon offset and once with the
- * offset registers given, and counts the rectangle's texels whose depth moved by other than `steps` (D24 steps;
- * within `slack`). Depths are chosen off the half steps, so that an offset of whole steps rounds one way. */
-static uint32_t offset_misses(uint32_t left, uint32_t right, uint32_t units, uint32_t slope, uint32_t clamp,
-                              uint32_t steps, uint32_t slack) {
-    set(CLEAR_SURFACE, 3);
+/* Draws the rectangle from z `left` to `right` under ALWAYS in polygon mode `mode`, once without polygon offset
+ * and once with the offset registers given and `enable` (SET_POLY_OFFSET_FILL, _LINE or _POINT) on, and counts
+ * the texels drawn whose depth moved by other than `steps` (D24 steps; within `slack`). Depths are chosen off the
+ * half steps, so that an offset of whole steps rounds one way. */
+static uint32_t offset_misses_in(uint32_t mode, uint32_t enable, uint32_t left, uint32_t right, uint32_t units,
+                                 uint32_t slope, uint32_t clamp, uint32_t steps, uint32_t slack) {
+    set(SET_FRONT_POLYGON_MODE, mode);
+    set(SET_BACK_POLYGON_MODE, mode);
+    set(SET_POLY_OFFSET_LINE, 0);
     set(SET_POLY_OFFSET_FILL, 0);
+    set(CLEAR_SURFACE, 3);
     draw_indexed_rectangle_sloped(left, right);
     run("draw");
     for (uint32_t y = 0; y < HEIGHT; y++)
         for (uint32_t x = 0; x < WIDTH; x++) depths_before[WIDTH * y + x] = zeta_texel(x, y) >> 8;
     set(CLEAR_SURFACE, 3);
-    set(SET_POLY_OFFSET_FILL, 1);
+    set(enable, 1);
     set(SET_DEPTH_BIAS, units);
     set(SET_SLOPE_SCALE_DEPTH_BIAS, slope);
     set(SET_DEPTH_BIAS_CLAMP, clamp);
     draw_indexed_rectangle_sloped(left, right);
-    set(SET_POLY_OFFSET_FILL, 0);
+    set(enable, 0);
+    set(SET_FRONT_POLYGON_MODE, POLYGON_FILL);
+    set(SET_BACK_POLYGON_MODE, POLYGON_FILL);
     run("draw");
     uint32_t misses = 0, covered = 0;
     for (uint32_t y = 0; y < HEIGHT; y++)
         for (uint32_t x = 0; x < WIDTH; x++) {
-            if (!in_rectangle(x, y)) continue;
+            /* Drawn: the clear's 1.0 (0xFFFFFF) replaced. */
+            if (depths_before[WIDTH * y + x] == 0xFFFFFFu) continue;
             covered++;
             int64_t moved = (int64_t)(zeta_texel(x, y) >> 8) - (int64_t)depths_before[WIDTH * y + x];
             misses += moved < (int64_t)steps - (int64_t)slack || moved > (int64_t)steps + (int64_t)slack;
         }
     check(covered > 50, "the rectangle covers pixels");
     return misses;
+}
+
+static uint32_t offset_misses(uint32_t left, uint32_t right, uint32_t units, uint32_t slope, uint32_t clamp,
+                              uint32_t steps, uint32_t slack) {
+    return offset_misses_in(POLYGON_FILL, SET_POLY_OFFSET_FILL, left, right, units, slope, clamp, steps, slack);
 }
 
 static void report_misses(const char *what, uint32_t misses) {
@@ -2819,6 +2832,13 @@ static void polygon_offset_and_depth_bounds(void) {
     print("-- polygon offset: 1000 units clamped to 10 steps (5.96e-7)\n");
     report_misses("each texel 10 steps further",
                   offset_misses(0x3F000000u, 0x3F000000u, 0x44FA0000u, 0, 0x35200000u, 10, 0));
+    /* In the line polygon mode SET_POLY_OFFSET_LINE turns it on, and SET_POLY_OFFSET_FILL does not. */
+    print("-- polygon offset of the rectangle's triangles drawn as lines: SET_POLY_OFFSET_LINE moves their edges 32 "
+          "steps, SET_POLY_OFFSET_FILL none\n");
+    report_misses("each edge texel 32 steps further", offset_misses_in(POLYGON_LINE, SET_POLY_OFFSET_LINE, 0x3F000000u,
+                                                                      0x3F000000u, 0x42000000u, 0, 0, 32, 0));
+    report_misses("each edge texel where it was", offset_misses_in(POLYGON_LINE, SET_POLY_OFFSET_FILL, 0x3F000000u,
+                                                                  0x3F000000u, 0x42000000u, 0, 0, 0, 0));
 
     uint32_t bounds[2][2] = {{0x3E800000u, 0x3F200000u} /* 0.25..0.625 */, {0x3F19999Au, F_1} /* 0.6..1 */};
     for (int inner = 1; inner >= 0; inner--) {
