@@ -593,6 +593,14 @@ static uint32_t wrong_pixels(int (*covered)(uint32_t, uint32_t), const uint8_t d
     return wrong;
 }
 
+/* Prints a case's heading: "-- ", `prefix` and `what`. */
+static void heading(const char *prefix, const char *what) {
+    print("-- ");
+    print(prefix);
+    print(what);
+    print("\n");
+}
+
 static void report(const char *what, uint32_t wrong, uint32_t count) {
     check(wrong == 0 && count > 50, what);
     print("   pixels covered ");
@@ -888,9 +896,7 @@ static void lines(void) {
     };
     use_programs(PASS_VS, PERSPECTIVE_PS);
     for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        print("-- lines, ");
-        print(cases[k].what);
-        print("\n");
+        heading("lines, ", cases[k].what);
         fill_target(background);
         put_vertices(ends, 4);
         set(SET_ALIASED_LINE_WIDTH_ENABLE, cases[k].separate);
@@ -1126,9 +1132,7 @@ static void user_clip_planes(void) {
     copy_program(CLIP_VS, clip_vs, clip_vs_end);
     use_programs(CLIP_VS, PERSPECTIVE_PS);
     for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        print("-- user clip planes, ");
-        print(cases[k].what);
-        print("\n");
+        heading("user clip planes, ", cases[k].what);
         fill_target(target_background);
         put_vertices(cases[k].vertices, 3);
         set(SET_USER_CLIP_ENABLE, cases[k].enable);
@@ -1393,9 +1397,7 @@ static void one_texture_two_slots(void) {
     put_vertices(triangle, 3);
     use_programs(PASS_VS, TWO_PS);
     for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        print("-- one texture at two colour slots, ");
-        print(cases[k].what);
-        print("\n");
+        heading("one texture at two colour slots, ", cases[k].what);
         fill_target(background);
         method(SET_CT_WRITE, 2, cases[k].masks);
         draw_arrays(3, 0);
@@ -1489,9 +1491,7 @@ static void quads_and_polygons(void) {
     };
     use_programs(PASS_VS, PERSPECTIVE_PS);
     for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        print("-- ");
-        print(cases[k].what);
-        print("\n");
+        heading("", cases[k].what);
         fill_target(background);
         put_vertices(cases[k].vertices, 4);
         draw_primitives(cases[k].topology, 4);
@@ -1529,9 +1529,7 @@ static void inline_indices(void) {
     };
     use_programs(PASS_VS, PERSPECTIVE_PS);
     for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        print("-- inline indices, ");
-        print(cases[k].what);
-        print("\n");
+        heading("inline indices, ", cases[k].what);
         fill_target(target_background);
         put_vertices(rectangle, 4);
         set(BEGIN, TRIANGLES);
@@ -1563,9 +1561,7 @@ static void conditional_rendering(void) {
     use_programs(PASS_VS, PERSPECTIVE_PS);
     set_address(SET_RENDER_ENABLE_A, CONDITION);
     for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        print("-- conditional rendering, ");
-        print(cases[k].what);
-        print("\n");
+        heading("conditional rendering, ", cases[k].what);
         fill_target(background);
         uint64_t first = 0x500000005ull;
         memcpy(gpu.memory + CONDITION, &first, 8);
@@ -2279,9 +2275,7 @@ static void alpha_to_coverage_and_one(void) {
         {"both, alpha 0.6: the host's samples, each with alpha 1", 0x11, F_0_6, -1},
     };
     for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        print("-- ");
-        print(cases[k].what);
-        print("\n");
+        heading("", cases[k].what);
         for (uint32_t j = 0; j < 2 * HEIGHT; j++)
             for (uint32_t i = 0; i < 2 * WIDTH; i++) memcpy(multisampled_texel(i, j), multisampled_background, 4);
         Vertex faded[3];
@@ -3709,9 +3703,7 @@ static void textures(void) {
          expect_gather_layer},
     };
     for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        print("-- ");
-        print(cases[k].what);
-        print("\n");
+        heading("", cases[k].what);
         memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
         use_texture(cases[k].header, cases[k].sampler);
         use_programs(PASS_VS, cases[k].program);
@@ -3885,9 +3877,7 @@ static void ps_saturate(void) {
     };
     use_programs(PASS_VS, FLAT_PS);
     for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        print("-- ");
-        print(cases[k].what);
-        print("\n");
+        heading("", cases[k].what);
         memset(gpu.memory + FLOAT_TARGET, 0, WIDTH * HEIGHT * 16);
         memcpy(saturated, cases[k].expected, 16);
         set(SET_PS_SATURATE, cases[k].value);
