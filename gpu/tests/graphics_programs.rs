@@ -106,6 +106,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             point_coord: None,
             polygon_stipple: None,
             sample_mask: false,
+            quad_sample_masks: None,
         };
         let fragments = [
             fragment(None, false),
@@ -115,6 +116,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             FragmentInterface {
                 polygon_stipple: Some(std::array::from_fn(|row| 0x0f0f_0f0f_u32.rotate_left(row as u32))),
                 sample_mask: true,
+                quad_sample_masks: Some([1, 2, 4, 8]),
                 ..fragment(None, false)
             },
         ];
@@ -233,6 +235,7 @@ fn translate_pixel_source(source: &str, views: &[TextureView]) -> Result<Transla
         point_coord: None,
         polygon_stipple: None,
         sample_mask: false,
+        quad_sample_masks: None,
     };
     translate_graphics(&kernel, Stage::Fragment(&fragment), 0, &global, views).map_err(|e| e.to_string())
 }

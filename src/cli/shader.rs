@@ -327,6 +327,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 point_coord: None,
                 polygon_stipple: None,
                 sample_mask: false,
+                quad_sample_masks: None,
             };
             let geometry = shader::GeometryInterface {
                 header,

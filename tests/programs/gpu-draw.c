@@ -2315,32 +2315,44 @@ static void alpha_to_coverage_and_one(void) {
 #define SET_PS_OUTPUT_SAMPLE_MASK_USAGE 0x0300u /* ENABLE 0:0, QUALIFY_BY_ANTI_ALIAS_ENABLE 1:1 */
 
 /* A pixel program's sample mask output (mask.ps: 0x5) at 2X2: with SET_PS_OUTPUT_SAMPLE_MASK_USAGE's ENABLE the
- * triangle lands in samples 0 and 2 only; without it, the output is not read and every covered sample takes it. */
+ * triangle lands in samples 0 and 2 only; without it, the output is not read and every covered sample takes it.
+ * SET_SAMPLE_MASK_X0_Y0 .. X1_Y1 of 0x1, 0x2, 0x4 and 0x8 let the pixel whose x and y parities make q (x & 1 +
+ * 2 (y & 1)) write sample q alone, and with mask.ps's output too, only where q is 0 or 2. */
 static void program_sample_mask(void) {
+    const struct {
+        const char *what;
+        uint32_t usage, quad, program;
+    } cases[] = {
+        {"a pixel program's sample mask 0x5 (SET_PS_OUTPUT_SAMPLE_MASK_USAGE): samples 0 and 2 only", 1, 0, MASK_PS},
+        {"the same without SET_PS_OUTPUT_SAMPLE_MASK_USAGE: every covered sample", 0, 0, MASK_PS},
+        {"SET_SAMPLE_MASK 0x1, 0x2, 0x4, 0x8 over a quad: each pixel its own sample", 0, 1, PERSPECTIVE_PS},
+        {"those and the program's 0x5: samples 0 and 2 of the pixels that own them", 1, 1, MASK_PS},
+    };
     copy_program(MASK_PS, mask_ps, mask_ps_end);
-    use_programs(PASS_VS, MASK_PS);
-    for (int usage = 1; usage >= 0; usage--) {
-        print(usage ? "-- a pixel program's sample mask 0x5 (SET_PS_OUTPUT_SAMPLE_MASK_USAGE): samples 0 and 2 only\n"
-                    : "-- the same without SET_PS_OUTPUT_SAMPLE_MASK_USAGE: every covered sample\n");
+    for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        heading("", cases[k].what);
         for (uint32_t j = 0; j < 2 * HEIGHT; j++)
             for (uint32_t i = 0; i < 2 * WIDTH; i++) memcpy(multisampled_texel(i, j), multisampled_background, 4);
-        set(SET_PS_OUTPUT_SAMPLE_MASK_USAGE, (uint32_t)usage);
+        uint32_t quad_masks[4] = {0x1, 0x2, 0x4, 0x8}, all_samples[4] = {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF};
+        method(SET_SAMPLE_MASK_X0_Y0, 4, cases[k].quad ? quad_masks : all_samples);
+        use_programs(PASS_VS, cases[k].program);
+        set(SET_PS_OUTPUT_SAMPLE_MASK_USAGE, cases[k].usage);
         draw_arrays(3, 0);
         set(SET_PS_OUTPUT_SAMPLE_MASK_USAGE, 0);
+        method(SET_SAMPLE_MASK_X0_Y0, 4, all_samples);
         run("draw");
         uint32_t wrong = 0, covered = 0;
         for (uint32_t y = 0; y < HEIGHT; y++)
             for (uint32_t x = 0; x < WIDTH; x++)
                 for (int s = 0; s < 4; s++) {
-                    int in = (!usage || s == 0 || s == 2) &&
-                             covers(triangle, 16 * (int64_t)x + sample_x[s], 16 * (int64_t)y + sample_y[s]);
+                    int allowed = (!cases[k].usage || s == 0 || s == 2) &&
+                                  (!cases[k].quad || s == (int)((x & 1) + 2 * (y & 1)));
+                    int in = allowed && covers(triangle, 16 * (int64_t)x + sample_x[s], 16 * (int64_t)y + sample_y[s]);
                     covered += (uint32_t)in;
                     const uint8_t *texel = multisampled_texel(2 * x + block_x[s], 2 * y + block_y[s]);
                     wrong += memcmp(texel, in ? triangle_colour : multisampled_background, 4) != 0;
                 }
-        report_texels(usage ? "samples 0 and 2 where the triangle covers them, 1 and 3 the background"
-                            : "every sample the triangle covers",
-                      wrong, covered);
+        report_texels(cases[k].what, wrong, covered);
     }
     use_programs(PASS_VS, PERSPECTIVE_PS);
 }

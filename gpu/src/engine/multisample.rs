@@ -8,6 +8,7 @@
 //! the mode, as the block's shape is all they need.
 
 use super::Method;
+use super::draw::SET_WINDOW_ORIGIN;
 use super::maxwell_3d::{Maxwell3D, SET_ANTI_ALIAS};
 use crate::engine::EngineError;
 
@@ -83,8 +84,11 @@ pub struct Multisample {
     /// Sample s of pixel (x, y) is texel (x sx + offsets[s].0, y sy + offsets[s].1); the sample count is its
     /// length. The samples lie at Vulkan's standard locations for the count.
     pub offsets: &'static [(u32, u32)],
-    /// The samples a draw may write (SET_SAMPLE_MASK_*), bit s for sample s.
+    /// The samples a draw may write (SET_SAMPLE_MASK_*), bit s for sample s: one mask for every pixel, or
+    /// (`quad_masks`) one for each pixel of a 2 x 2 quad (X0_Y0, X1_Y0, X0_Y1, X1_Y1: x and y even or odd,
+    /// rows counted from the targets' first), which the pixel program applies.
     pub mask: u32,
+    pub quad_masks: Option<[u16; 4]>,
     /// The fraction of the samples shaded separately (SET_HYBRID_ANTI_ALIAS_CONTROL's passes / samples), when
     /// more than one pass runs.
     pub min_sample_shading: Option<f32>,
@@ -127,7 +131,7 @@ impl Maxwell3D {
     /// How a draw's targets are multisampled (`None`: single-sampled). What the reference cannot draw stops the
     /// draw naming it: modes whose sample order or positions are not Vulkan's standard ones, positions other than
     /// the mode's, multisample rasterisation off over multisampled targets, masks that differ between the
-    /// pixels of a quad, alpha-to-coverage and alpha-to-one, target-independent rasterisation.
+    /// pixels of a quad under FLIP_Y, target-independent rasterisation.
     pub(super) fn multisample(&self, at: Method) -> Result<Option<Multisample>, EngineError> {
         let Some(mode) = self.anti_alias_mode(at)? else { return Ok(None) };
         let Some(positions) = mode.standard_positions else {
@@ -155,8 +159,12 @@ impl Maxwell3D {
             }
         }
         let masks = [0, 4, 8, 12].map(|at| self.register(SET_SAMPLE_MASK_X0_Y0 + at) & 0xffff);
-        if masks.iter().any(|&mask| mask != masks[0]) {
-            return Err(at.unimplemented(format!("sample masks that differ within a quad ({masks:#06x?})")));
+        let differ = masks.iter().any(|&mask| mask != masks[0]);
+        // Which row is Y0 when FLIP_Y turns the window over is documented nowhere.
+        if differ && self.register(SET_WINDOW_ORIGIN) >> 4 & 1 == 1 {
+            return Err(at.unimplemented(format!(
+                "sample masks that differ within a quad ({masks:#06x?}) with SET_WINDOW_ORIGIN's FLIP_Y"
+            )));
         }
         let alpha = self.register(SET_ANTI_ALIAS_ALPHA_CONTROL);
         if self.register(SET_TIR) & 3 != 0 {
@@ -169,7 +177,8 @@ impl Maxwell3D {
         Ok(Some(Multisample {
             block: mode.block,
             offsets: mode.offsets,
-            mask: masks[0],
+            mask: if differ { 0xffff } else { masks[0] },
+            quad_masks: differ.then(|| masks.map(|mask| mask as u16)),
             min_sample_shading: (passes > 1).then(|| passes.min(samples) as f32 / samples as f32),
             alpha_to_coverage: alpha & 1 == 1,
             alpha_to_one: alpha >> 4 & 1 == 1,

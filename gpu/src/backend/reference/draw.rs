@@ -467,6 +467,7 @@ impl ReferenceBackend {
             point_coord: None,
             polygon_stipple: None,
             sample_mask: draw.ps_sample_mask,
+            quad_sample_masks: draw.multisample.and_then(|multisample| multisample.quad_masks),
         };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
         // Geometry and tessellation programs see the primitives in the guest's order; the vertices they make

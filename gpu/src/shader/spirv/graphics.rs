@@ -279,6 +279,9 @@ pub struct FragmentInterface {
     /// covers, as `SampleMask` (SET_PS_OUTPUT_SAMPLE_MASK_USAGE's ENABLE, qualified by the multisample enable
     /// where it says so); otherwise it is not read.
     pub sample_mask: bool,
+    /// The samples each pixel of a 2 x 2 quad may write (X0_Y0, X1_Y0, X0_Y1, X1_Y1 by the parities of the
+    /// pixel's x and y), when they differ: ANDed into `SampleMask`.
+    pub quad_sample_masks: Option<[u16; 4]>,
 }
 
 /// The edge of a point where its sprite coordinate t is 0: the one towards the targets' first row (TOP, which
@@ -425,8 +428,8 @@ pub(super) enum StageIo {
         layer: Option<Word>,
         viewport_index: Option<Word>,
         depth: Option<(Word, u8)>,
-        /// `SampleMask` (an array of one word) and the register the program leaves its sample mask in.
-        sample_mask: Option<(Word, u8)>,
+        /// `SampleMask` (an array of one word), and the register the program leaves its sample mask in.
+        sample_mask: Option<(Word, Option<u8>)>,
     },
 }
 
@@ -785,13 +788,14 @@ pub(super) fn declare_fragment_io(
         built_in(b, output, BuiltIn::FragDepth);
         (output, register)
     });
-    let sample_mask = registers.sample_mask.filter(|_| fragment.sample_mask).map(|register| {
+    let program_mask = registers.sample_mask.filter(|_| fragment.sample_mask);
+    let sample_mask = (program_mask.is_some() || fragment.quad_sample_masks.is_some()).then(|| {
         let int = b.type_int(32, 1);
         let one = b.constant_bit32(t.u32, 1);
         let array = b.type_array(int, one);
         let output = variable(b, StorageClass::Output, array, interface);
         built_in(b, output, BuiltIn::SampleMask);
-        (output, register)
+        (output, program_mask)
     });
     StageIo::Fragment {
         frag_coord,
@@ -1388,6 +1392,30 @@ impl Emitter<'_> {
         self.kill_unless(pass);
     }
 
+    /// The sample mask of this invocation's pixel among a quad's `masks` (by the parities of its x and y).
+    fn quad_sample_mask(&mut self, masks: &[u16; 4]) -> Word {
+        let StageIo::Fragment { frag_coord, .. } = self.io() else { unreachable!("a fragment stage") };
+        let frag_coord = *frag_coord;
+        let (f32_, u32_, bool_) = (self.t.f32, self.t.u32, self.t.bool);
+        let v4f32 = self.b.type_vector(f32_, 4);
+        let coord = self.b.load(v4f32, None, frag_coord, None, []).expect("in a block");
+        let one = self.u32_const(1);
+        let [x, y] = [0, 1].map(|c| {
+            let component = self.b.composite_extract(f32_, None, coord, [c]).expect("in a block");
+            let whole = self.b.convert_f_to_u(u32_, None, component).expect("in a block");
+            self.b.bitwise_and(u32_, None, whole, one).expect("in a block")
+        });
+        let row = self.b.shift_left_logical(u32_, None, y, one).expect("in a block");
+        let index = self.b.bitwise_or(u32_, None, x, row).expect("in a block");
+        let mut mask = self.u32_const(u32::from(masks[0]));
+        for (k, &bits) in masks.iter().enumerate().skip(1) {
+            let (k, bits) = (self.u32_const(k as u32), self.u32_const(u32::from(bits)));
+            let here = self.b.i_equal(bool_, None, index, k).expect("in a block");
+            mask = self.b.select(u32_, None, here, bits, mask).expect("in a block");
+        }
+        mask
+    }
+
     /// A branch to OpKill unless `pass` holds.
     fn kill_unless(&mut self, pass: Word) {
         let (kill, merge) = (self.b.id(), self.b.id());
@@ -1466,7 +1494,13 @@ impl Emitter<'_> {
             self.b.store(output, value, None, []).expect("in a block");
         }
         if let Some((output, register)) = sample_mask {
-            let bits = self.final_register(register);
+            let u32_ = self.t.u32;
+            let all = self.u32_const(u32::MAX);
+            let mut bits = register.map_or(all, |register| self.final_register(register));
+            if let Some(masks) = fragment.quad_sample_masks {
+                let quad = self.quad_sample_mask(&masks);
+                bits = self.b.bitwise_and(u32_, None, bits, quad).expect("in a block");
+            }
             let int = self.b.type_int(32, 1);
             let value = self.b.bitcast(int, None, bits).expect("in a block");
             let pointer = self.b.type_pointer(None, StorageClass::Output, int);
