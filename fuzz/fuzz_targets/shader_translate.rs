@@ -7,12 +7,12 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use tandem_gpu::sass::Isa;
 use tandem_gpu::sass::cubin::KernelImage;
+use tandem_gpu::shader::ir::{PoolView, TextureDim};
 use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType};
 use tandem_gpu::shader::{
-    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, PointOrigin, Stage, TextureView, UNSWIZZLED,
+    FragmentInterface, GlobalMemory, GuestWindows, NumberKind, PointOrigin, Stage, TextureView, UNSWIZZLED, UserClip,
     VertexInterface, translate_compute, translate_graphics,
 };
-use tandem_gpu::shader::ir::{PoolView, TextureDim};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -52,6 +52,7 @@ fuzz_target!(|input: Input| {
                 point_size: None,
                 layer: true,
                 capture: Default::default(),
+                user_clip: UserClip { clip: 0b0011_0101, cull: 0b1100_0000 },
             };
             let _ = translate_graphics(&kernel, Stage::Vertex(&vertex), local_bytes, &global, &views);
         }
@@ -65,6 +66,9 @@ fuzz_target!(|input: Input| {
                 swizzles: UNSWIZZLED,
                 // As for points with sprites on: a header that reads the sprite coordinate gets `PointCoord`.
                 point_coord: Some(PointOrigin::Bottom),
+                polygon_stipple: Some(std::array::from_fn(|row| 0x5a5a_a5a5_u32.rotate_left(row as u32))),
+                sample_mask: true,
+                quad_sample_masks: Some([1, 2, 4, 8]),
             };
             let _ = translate_graphics(&kernel, Stage::Fragment(&fragment), local_bytes, &global, &views);
         }
