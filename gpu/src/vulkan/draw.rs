@@ -587,11 +587,13 @@ impl ComputeDevice {
                         "stippledBresenhamLines",
                         "stippled aliased lines",
                     )?,
-                    _ => self.require(
-                        self.features.stippled_smooth_lines && lines.mode == Mode::RECTANGULAR_SMOOTH,
+                    Mode::RECTANGULAR_SMOOTH => self.require(
+                        self.features.stippled_smooth_lines,
                         "stippledSmoothLines",
                         "stippled anti-aliased lines",
                     )?,
+                    // Lines drawn as the device draws them (no Bresenham lines) have no stipple to ask for.
+                    _ => self.require(false, "bresenhamLines", "stippled lines")?,
                 }
                 line_state =
                     line_state.stippled_line_enable(true).line_stipple_factor(factor).line_stipple_pattern(pattern);
