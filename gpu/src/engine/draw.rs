@@ -5,7 +5,9 @@
 
 use super::counters::{Counters, Statistic};
 use super::maxwell_3d::Maxwell3D;
-use super::multisample::{Multisample, SET_ANTI_ALIAS_ENABLE};
+use super::multisample::Multisample;
+use super::raster::SET_POLY_SMOOTH;
+pub use super::raster::{LineStipple, Lines, PolygonMode};
 use super::stream_out::{
     BUFFER_STRIDE as STREAM_OUT_BUFFER_STRIDE, DRAW_AUTO, SET_DRAW_AUTO_START, SET_DRAW_AUTO_STRIDE,
     SET_STREAM_OUT_BUFFER_LOAD_WRITE_POINTER, StreamOut, StreamOutState,
@@ -157,18 +159,6 @@ pub const SET_LINE_WIDTH_FLOAT: u32 = 0x13b0;
 pub const SET_ALIASED_LINE_WIDTH_FLOAT: u32 = 0x13b4;
 pub const SET_ALIASED_LINE_WIDTH_ENABLE: u32 = 0x020c;
 pub const SET_ANTI_ALIASED_LINE: u32 = 0x1570;
-pub const SET_LINE_STIPPLE: u32 = 0x166c;
-pub const SET_LINE_STIPPLE_PARAMETERS: u32 = 0x1680;
-/// Anti-aliased polygons (ENABLE 0:0): not drawn.
-pub const SET_POLY_SMOOTH: u32 = 0x0db4;
-pub const SET_POLYGON_STIPPLE: u32 = 0x168c;
-pub const SET_POLYGON_STIPPLE_PATTERN: u32 = 0x1700;
-pub const SET_CONSERVATIVE_RASTER: u32 = 0x1148;
-/// Ampere (C797): EXTRA_PRIM_BLOAT 3:0, COPY_INNER_TO_OUTER 4:4.
-pub const SET_CONSERVATIVE_RASTER_CONTROL: u32 = 0x0230;
-pub const SET_USER_CLIP_ENABLE: u32 = 0x1510;
-pub const SET_USER_CLIP_OP: u32 = 0x1940;
-pub const SET_PS_OUTPUT_SAMPLE_MASK_USAGE: u32 = 0x0300;
 
 /// Constant buffer slots a shader stage has (c[0x0] to c[0x11]).
 pub const CONSTANT_BUFFER_SLOTS: usize = 18;
@@ -272,15 +262,6 @@ pub enum Cull {
     Front,
     Back,
     Both,
-}
-
-/// How the rasteriser draws triangles (SET_FRONT_POLYGON_MODE, SET_BACK_POLYGON_MODE: OpenGL's POINT 0x1b00,
-/// LINE 0x1b01, FILL 0x1b02): filled, their edges as lines, or their vertices as points.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PolygonMode {
-    Point,
-    Line,
-    Fill,
 }
 
 /// Everything a back end needs for one draw launch.
@@ -387,25 +368,6 @@ pub struct Viewport {
     /// Pixels outside it are not drawn: the targets' size, the viewport's clip rectangle, the surface clip and
     /// the viewport's scissor.
     pub scissor: Rect,
-}
-
-/// How lines are drawn.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Lines {
-    /// Aliased lines (OpenGL's, "Wide Lines"): `width` pixels in each column of an x-major line (each row of a
-    /// y-major one), the width rounded to the nearest integer and at least 1.
-    Aliased { width: u32 },
-    /// Anti-aliased lines (SET_ANTI_ALIASED_LINE): rectangles `width` wide, each pixel's coverage in its alpha.
-    Smooth { width: f32 },
-}
-
-/// Stippled lines (SET_LINE_STIPPLE, SET_LINE_STIPPLE_PARAMETERS: FACTOR 7:0 holds the factor less one, as NVK
-/// and nouveau write it; PATTERN 23:8), OpenGL's: the line's s-th pixel is drawn when bit (s / factor) mod 16 of
-/// the pattern is set, s counting from each independent line's start and on through a strip.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LineStipple {
-    pub factor: u32,
-    pub pattern: u16,
 }
 
 /// SET_LOGIC_OP_FUNC's operation, as its index in OpenGL's list (0x1500 CLEAR, AND, AND_REVERSE, COPY,
@@ -771,7 +733,7 @@ impl Maxwell3D {
         Ok(())
     }
 
-    fn float(&self, offset: u32) -> f32 {
+    pub(super) fn float(&self, offset: u32) -> f32 {
         f32::from_bits(self.register(offset))
     }
 
@@ -968,19 +930,9 @@ impl Maxwell3D {
             lines: self.lines(at)?,
             polygon_stipple: self.polygon_stipple(at)?,
             conservative: self.conservative(at)?,
-            ps_sample_mask: {
-                let usage = self.register(SET_PS_OUTPUT_SAMPLE_MASK_USAGE);
-                usage & 1 == 1 && (usage >> 1 & 1 == 0 || self.register(SET_ANTI_ALIAS_ENABLE) & 1 == 1)
-            },
-            user_clip: {
-                let (planes, ops) = (self.register(SET_USER_CLIP_ENABLE) & 0xff, self.register(SET_USER_CLIP_OP));
-                let cull = (0..8).filter(|plane| ops >> (4 * plane) & 1 == 1).fold(0, |mask, plane| mask | 1 << plane);
-                UserClip { clip: (planes & !cull) as u8, cull: (planes & cull) as u8 }
-            },
-            line_stipple: (self.register(SET_LINE_STIPPLE) & 1 == 1).then(|| {
-                let parameters = self.register(SET_LINE_STIPPLE_PARAMETERS);
-                LineStipple { factor: (parameters & 0xff) + 1, pattern: (parameters >> 8) as u16 }
-            }),
+            ps_sample_mask: self.ps_sample_mask(),
+            user_clip: self.user_clip(),
+            line_stipple: self.line_stipple(),
             capture: stream_out.as_ref().map(|stream_out| stream_out.capture).unwrap_or_default(),
             rasterize,
             raster_stream,
@@ -1170,113 +1122,6 @@ impl Maxwell3D {
                 "SET_VIEWPORT_CLIP_CONTROL {control:#x}: depth clamped at one end of the range and clipped at the other"
             ))),
         }
-    }
-
-    /// SET_POLYGON_STIPPLE and its pattern. The rows count from the targets' first, as nouveau, which turns
-    /// OpenGL's bottom-up rows over itself, programs them; whether FLIP_Y turns them over too is documented
-    /// nowhere, so a stippled draw under it stops naming it.
-    fn polygon_stipple(&self, at: Method) -> Result<Option<[u32; 32]>, EngineError> {
-        if self.register(SET_POLYGON_STIPPLE) & 1 == 0 {
-            return Ok(None);
-        }
-        if self.register(SET_WINDOW_ORIGIN) >> 4 & 1 == 1 {
-            return Err(at.unimplemented("the polygon stipple with SET_WINDOW_ORIGIN's FLIP_Y"));
-        }
-        Ok(Some(std::array::from_fn(|row| self.register(SET_POLYGON_STIPPLE_PATTERN + 4 * row as u32))))
-    }
-
-    /// SET_CONSERVATIVE_RASTER, and on Ampere SET_CONSERVATIVE_RASTER_CONTROL: EXTRA_PRIM_BLOAT 3:0 grows
-    /// triangles by 0, 0.25, 0.5 or 0.75 pixels more (BLOAT_PRI and COPY_INNER_TO_OUTER, 4:4, are documented by
-    /// their names only: they stop naming themselves).
-    fn conservative(&self, at: Method) -> Result<Option<f32>, EngineError> {
-        if self.register(SET_CONSERVATIVE_RASTER) & 1 == 0 {
-            return Ok(None);
-        }
-        let control = if self.ampere() { self.register(SET_CONSERVATIVE_RASTER_CONTROL) } else { 0 };
-        match (control & 0xf, control >> 4 & 1) {
-            (bloat @ 0..=3, 0) => Ok(Some(bloat as f32 * 0.25)),
-            _ => Err(at.unimplemented(format!("SET_CONSERVATIVE_RASTER_CONTROL {control:#x}"))),
-        }
-    }
-
-    /// OGL_SET_CULL and OGL_SET_CULL_FACE.
-    fn cull(&self, at: Method) -> Result<Cull, EngineError> {
-        Ok(match (self.register(OGL_SET_CULL) & 1, self.register(OGL_SET_CULL_FACE)) {
-            (0, _) => Cull::None,
-            (_, 0x404) => Cull::Front,
-            (_, 0x405) => Cull::Back,
-            (_, 0x408) => Cull::Both,
-            (_, face) => return Err(at.bad_argument(face, "OGL_SET_CULL_FACE is not FRONT, BACK or FRONT_AND_BACK")),
-        })
-    }
-
-    /// The polygon mode of the faces culling leaves: front faces take SET_FRONT_POLYGON_MODE, back faces
-    /// SET_BACK_POLYGON_MODE (0, the reset value, is FILL). The host has one mode for both, so where both kinds
-    /// of face are drawn the two must agree. Quads, quad strips and polygons are drawn as triangles, whose inner
-    /// edges and shared corners the other modes would show: they are drawn filled only. Points and lines have no
-    /// faces: their draws take FILL, whatever the modes say.
-    fn polygon_mode(&self, at: Method, topology: Topology, cull: Cull) -> Result<PolygonMode, EngineError> {
-        let mode = |register: u32| match self.register(register) {
-            0 | 0x1b02 => Ok(PolygonMode::Fill),
-            0x1b01 => Ok(PolygonMode::Line),
-            0x1b00 => Ok(PolygonMode::Point),
-            other => Err(at.bad_argument(other, "a polygon mode that is not POINT, LINE or FILL")),
-        };
-        // Points and lines that no program turns into triangles have no faces.
-        let reshaped =
-            self.register(SET_PIPELINE_SHADER + PIPELINE_STRIDE * 4) & 1 == 1 || topology == Topology::Patches;
-        let unfaced = matches!(
-            topology,
-            Topology::Points
-                | Topology::Lines
-                | Topology::LineLoop
-                | Topology::LineStrip
-                | Topology::LinesAdjacency
-                | Topology::LineStripAdjacency
-        );
-        if unfaced && !reshaped {
-            return Ok(PolygonMode::Fill);
-        }
-        let (front, back) = (mode(SET_FRONT_POLYGON_MODE)?, mode(SET_BACK_POLYGON_MODE)?);
-        let drawn = match cull {
-            Cull::Both => PolygonMode::Fill,
-            Cull::Back => front,
-            Cull::Front => back,
-            Cull::None if front == back => front,
-            Cull::None => {
-                return Err(at.unimplemented(format!(
-                    "front faces drawn as {front:?} and back faces as {back:?} in one draw (the host has one \
-                     polygon mode)"
-                )));
-            }
-        };
-        if drawn != PolygonMode::Fill && matches!(topology, Topology::Quads | Topology::QuadStrip | Topology::Polygon) {
-            return Err(at.unimplemented(format!(
-                "{topology:?} in polygon mode {drawn:?} (the reference back end draws them as triangles)"
-            )));
-        }
-        Ok(drawn)
-    }
-
-    /// The line width and mode: anti-aliased lines (SET_ANTI_ALIASED_LINE) take SET_LINE_WIDTH_FLOAT; aliased ones
-    /// SET_ALIASED_LINE_WIDTH_FLOAT when SET_ALIASED_LINE_WIDTH_ENABLE says so (NVK and nouveau turn it on and
-    /// write each width to its register), else SET_LINE_WIDTH_FLOAT as well.
-    fn lines(&self, at: Method) -> Result<Lines, EngineError> {
-        let smooth = self.register(SET_ANTI_ALIASED_LINE) & 1 == 1;
-        let register = if !smooth && self.register(SET_ALIASED_LINE_WIDTH_ENABLE) & 1 == 1 {
-            SET_ALIASED_LINE_WIDTH_FLOAT
-        } else {
-            SET_LINE_WIDTH_FLOAT
-        };
-        let width = self.float(register);
-        if !(width >= 0.0 && width.is_finite()) {
-            return Err(at.bad_argument(self.register(register), "a negative, infinite or NaN line width"));
-        }
-        Ok(if smooth {
-            Lines::Smooth { width: width.max(1.0) }
-        } else {
-            Lines::Aliased { width: (width.round() as u32).max(1) }
-        })
     }
 
     /// SET_LOGIC_OP and SET_LOGIC_OP_FUNC (OpenGL's values only, as the class defines them).

@@ -10,6 +10,7 @@ pub mod maxwell_3d;
 pub mod methods;
 pub mod mme;
 pub mod multisample;
+pub mod raster;
 pub mod semaphore;
 pub mod stream_out;
 pub mod twod;

@@ -1377,12 +1377,7 @@ impl Emitter<'_> {
         });
         let (thirty_one, seven, one) = (self.u32_const(31), self.u32_const(7), self.u32_const(1));
         let row = self.b.bitwise_and(u32_, None, y, thirty_one).expect("in a block");
-        let mut word = self.u32_const(pattern[0]);
-        for (index, &bits) in pattern.iter().enumerate().skip(1) {
-            let (index, bits) = (self.u32_const(index as u32), self.u32_const(bits));
-            let here = self.b.i_equal(bool_, None, row, index).expect("in a block");
-            word = self.b.select(u32_, None, here, bits, word).expect("in a block");
-        }
+        let word = self.pick_constant(row, pattern);
         // Bit 8 (x / 8) + 7 - x % 8 of x mod 32: the byte's bits counted from the top, i.e. bit (x & 31) ^ 7.
         let column = self.b.bitwise_and(u32_, None, x, thirty_one).expect("in a block");
         let bit = self.b.bitwise_xor(u32_, None, column, seven).expect("in a block");
@@ -1396,7 +1391,7 @@ impl Emitter<'_> {
     fn quad_sample_mask(&mut self, masks: &[u16; 4]) -> Word {
         let StageIo::Fragment { frag_coord, .. } = self.io() else { unreachable!("a fragment stage") };
         let frag_coord = *frag_coord;
-        let (f32_, u32_, bool_) = (self.t.f32, self.t.u32, self.t.bool);
+        let (f32_, u32_) = (self.t.f32, self.t.u32);
         let v4f32 = self.b.type_vector(f32_, 4);
         let coord = self.b.load(v4f32, None, frag_coord, None, []).expect("in a block");
         let one = self.u32_const(1);
@@ -1407,13 +1402,19 @@ impl Emitter<'_> {
         });
         let row = self.b.shift_left_logical(u32_, None, y, one).expect("in a block");
         let index = self.b.bitwise_or(u32_, None, x, row).expect("in a block");
-        let mut mask = self.u32_const(u32::from(masks[0]));
-        for (k, &bits) in masks.iter().enumerate().skip(1) {
-            let (k, bits) = (self.u32_const(k as u32), self.u32_const(u32::from(bits)));
+        self.pick_constant(index, &masks.map(u32::from))
+    }
+
+    /// `values[index]` (`index` below their count) as a chain of selects, the constants being few.
+    fn pick_constant(&mut self, index: Word, values: &[u32]) -> Word {
+        let (u32_, bool_) = (self.t.u32, self.t.bool);
+        let mut value = self.u32_const(values[0]);
+        for (k, &bits) in values.iter().enumerate().skip(1) {
+            let (k, bits) = (self.u32_const(k as u32), self.u32_const(bits));
             let here = self.b.i_equal(bool_, None, index, k).expect("in a block");
-            mask = self.b.select(u32_, None, here, bits, mask).expect("in a block");
+            value = self.b.select(u32_, None, here, bits, value).expect("in a block");
         }
-        mask
+        value
     }
 
     /// A branch to OpKill unless `pass` holds.
