@@ -39,9 +39,11 @@ fuzz_target!(|input: Input| {
     // Pools for the first two bindings, should their handles be known only at run time: switched, then indexed.
     let pool = |indexed| Some(PoolView { headers: 3, samplers: 2, sampler_via_header: indexed, indexed });
     let views = [
-        TextureView { kind: NumberKind::Float, dim: TextureDim::D2, array: true, pool: pool(false) },
-        TextureView { kind: NumberKind::Uint, dim: TextureDim::D1, array: false, pool: pool(true) },
-        TextureView { kind: NumberKind::Sint, dim: TextureDim::D3, array: false, pool: None },
+        TextureView { kind: NumberKind::Float, dim: TextureDim::D2, array: true, pool: pool(false), buffer: false },
+        TextureView { kind: NumberKind::Uint, dim: TextureDim::D1, array: false, pool: pool(true), buffer: false },
+        TextureView { kind: NumberKind::Sint, dim: TextureDim::D3, array: false, pool: None, buffer: false },
+        // A 1D buffer, whatever the fourth binding is.
+        TextureView { kind: NumberKind::Uint, dim: TextureDim::D1, array: false, pool: None, buffer: true },
     ];
     match header.shader_type() {
         Some(ShaderType::Vertex) => {

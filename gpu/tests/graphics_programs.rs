@@ -295,7 +295,7 @@ fn bindless_handles_trace_to_constant_buffer_words() {
 
     let pools = |headers, samplers, indexed| {
         let pool = PoolView { headers, samplers, sampler_via_header: false, indexed };
-        [TextureView { kind: NumberKind::Float, dim: TextureDim::D2, array: false, pool: Some(pool) }]
+        [TextureView { kind: NumberKind::Float, dim: TextureDim::D2, array: false, pool: Some(pool), buffer: false }]
     };
     for body in [
         // An interpolated attribute, and an immediate handle (no constant-buffer word to read).

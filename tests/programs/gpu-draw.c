@@ -226,9 +226,11 @@ __asm__(".section .rodata\n"
         "clip_vs_end:\n"
         "mask_ps: .incbin \"shaders/mask.ps.bin\"\n"
         "mask_ps_end:\n"
+        "buffer_ps: .incbin \"shaders/buffer.ps.bin\"\n"
+        "buffer_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
-HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
+HIDDEN extern const uint8_t buffer_ps[], buffer_ps_end[], pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
     texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[], shadow_scalar_ps[], shadow_scalar_ps_end[], gradient_ps[],
     gradient_ps_end[], gather_ps[], gather_ps_end[], gather_offset_ps[],
@@ -482,6 +484,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define SAMPLES86_PS 0xAA00u
 #define CLIP_VS 0xAC00u
 #define MASK_PS 0xAE00u
+#define BUFFER_PS 0xB000u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -496,6 +499,7 @@ HIDDEN extern const uint8_t pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end
 #define BLOCKS 0x3A000u /* 16 x 8 BC1 blocks, pitch, 128 bytes a row */
 #define ZETA 0x2C000u /* 64 x 32 Z24S8 texels, block-linear, blocks two GOBs tall */
 #define REPORTS 0x13C00u /* counter reports, 16 bytes each */
+#define BUFFER_TEXELS 0xC0000u /* a 1D buffer texture of R8 texels */
 #define WIDTH 64
 #define HEIGHT 32
 
@@ -3292,6 +3296,25 @@ static void expect_past_last_level(uint32_t x, uint32_t y, uint32_t out[4]) {
     const float size[4] = {0, 0, 0, 1}; /* texture 6: a 2D array of one level */
     expect_query(size, out);
 }
+/* The 1D buffer of texture 9: BUFFER_WIDTH R8 UNORM texels, each unlike its neighbours, read as (R, 0, R, 1). */
+#define BUFFER_WIDTH 67000u
+static uint8_t buffer_texel(uint32_t i) { return (uint8_t)(i * 13 + (i >> 8)); }
+/* buffer.ps: texel 0xFF00 + 64 y + x, zeros past the buffer's end (D3D's rule for a buffer read out of range;
+ * a CUDA tex1Dfetch past a linear texture's end gives zeros on NVIDIA hardware). */
+static void expect_buffer_texels(uint32_t x, uint32_t y, uint32_t out[4]) {
+    uint32_t i = 0xFF00u + 64 * y + x;
+    if (i >= BUFFER_WIDTH) {
+        for (int c = 0; c < 4; c++) out[c] = 0;
+        return;
+    }
+    uint32_t r = unorm_bits(buffer_texel(i), 8);
+    out[0] = r, out[1] = 0, out[2] = r, out[3] = F_1;
+}
+static void expect_buffer_size(uint32_t x, uint32_t y, uint32_t out[4]) {
+    (void)x, (void)y;
+    const float size[4] = {BUFFER_WIDTH, 0, 0, 1}; /* texels, no height or depth, one level */
+    expect_query(size, out);
+}
 static void expect_cube_array_size(uint32_t x, uint32_t y, uint32_t out[4]) {
     (void)x, (void)y;
     const float size[4] = {8, 8, 2, 1}; /* texture 7: two cubes of 8 x 8 faces, one level */
@@ -3621,8 +3644,20 @@ static void textures(void) {
     put_header(8, TIC_A8B8G8R8, rgba, TIC_PITCH, TEXELS + 0x4800, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
     *(uint32_t *)(gpu.memory + TICS + 32 * 8 + 16) |= 1u << 22;
 
+    /* Texture 9: a 1D buffer (clb097tex.h NVB097_TEXHEAD_1D_*: HEADER_VERSION ONE_D_BUFFER 0, WIDTH_MINUS_ONE's
+     * high half in W3[15:0] and low half in W4[15:0], TEXTURE_TYPE ONE_D_BUFFER 6) of BUFFER_WIDTH R8 texels,
+     * swizzled R 0 R 1. */
+    for (uint32_t i = 0; i < BUFFER_WIDTH; i++) gpu.memory[BUFFER_TEXELS + i] = buffer_texel(i);
+    const uint32_t r0r1[4] = {TIC_R, TIC_ZERO, TIC_R, TIC_ONE_FLOAT};
+    uint32_t *buffer = (uint32_t *)(gpu.memory + TICS + 32 * 9);
+    write_texture_header(buffer, gpu.gpu_address + BUFFER_TEXELS, TIC_R8, r0r1, TIC_ONE_D_BUFFER, 0, 1, 1, 1,
+                         TIC_ONE_D_BUFFER_TYPE);
+    buffer[3] = (BUFFER_WIDTH - 1) >> 16;
+    buffer[4] = ((BUFFER_WIDTH - 1) & 0xFFFFu) | TIC_ONE_D_BUFFER_TYPE << 23;
+    buffer[5] = 0;
+
     set_address(SET_TEX_HEADER_POOL_A, TICS);
-    set(SET_TEX_HEADER_POOL_A + 8, 8);
+    set(SET_TEX_HEADER_POOL_A + 8, 9);
     set_address(SET_TEX_SAMPLER_POOL_A, TSCS);
     set(SET_TEX_SAMPLER_POOL_A + 8, 5);
     set(SET_BINDLESS_TEXTURE, 0);
@@ -3657,6 +3692,7 @@ static void textures(void) {
     copy_program(LOD_QUERY_PS, lod_query_ps, lod_query_ps_end);
     copy_program(TXQ_LEVEL0_PS, txq_level0_ps, txq_level0_ps_end);
     copy_program(BINDLESS_RUNTIME_PS, bindless_runtime_ps, bindless_runtime_ps_end);
+    copy_program(BUFFER_PS, buffer_ps, buffer_ps_end);
     /* c[0x0][0x20]: offsets (+3, +2) for fetch_offset.ps; 0x28: a bindless handle (header 1, sampler 1) for
      * bindless.ps; 0x2c and 0x30: separate texture (header 1, junk above bit 19) and sampler (1) handles for
      * bindless_pair.ps; 0x34: texture 6's handle for txq_bindless.ps; 0x38: texture 0's (sampler 1) for
@@ -3685,6 +3721,9 @@ static void textures(void) {
         {"TXQ: level 1 of a two-level 16 x 8 texture is 8 x 4", 3, 3, TXQ_PS, F_1, expect_level_1_size},
         {"TXQ: past a 2D array's last level, zeros and its level count", 6, 1, TXQ_PS, F_1, expect_past_last_level},
         {"TXQ: a cube array's faces, cubes and levels", 7, 1, TXQ_LEVEL0_PS, F_1, expect_cube_array_size},
+        {"a 1D buffer of 67000 R8 texels fetched past 16 bits of index, zeros past its end (TLDS 1D.LZ)", 9, 1,
+         BUFFER_PS, F_1, expect_buffer_texels},
+        {"TXQ: a 1D buffer's width in texels and its one level", 9, 1, TXQ_LEVEL0_PS, F_1, expect_buffer_size},
         {"TXQ.B: a 2D array's width, height and levels, packed by mask 0xb", 0, 1, TXQ_BINDLESS_PS, F_1,
          expect_array_size_masked},
         {"TMML: two texels a pixel across level 0 is level 1", 3, 3, LOD_QUERY_PS, 0x41000000u, expect_lod_query},

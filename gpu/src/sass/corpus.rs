@@ -819,6 +819,7 @@ fn run_textures<'t>(
                 dim: texture.dim,
                 array: texture.layers > 1,
                 pool: None,
+                buffer: false,
             });
             slots.push(TextureSlot::Texture(texture.vulkan(&texels[number], texture.sampling())));
             continue;
@@ -842,7 +843,13 @@ fn run_textures<'t>(
         images.push(placeholder.vulkan(zeros, placeholder.sampling()));
         let indexed = device.features().sampled_image_array_non_uniform_indexing;
         let pool = PoolView { headers: run.textures.len() as u32, samplers: 1, sampler_via_header: false, indexed };
-        views.push(TextureView { kind: NumberKind::Float, dim: binding.dim, array: binding.array, pool: Some(pool) });
+        views.push(TextureView {
+            kind: NumberKind::Float,
+            dim: binding.dim,
+            array: binding.array,
+            pool: Some(pool),
+            buffer: false,
+        });
         slots.push(TextureSlot::Pool(TexturePool { images, samplers: vec![Sampling::NEAREST_CLAMP; 2] }));
     }
     Ok((views, slots))

@@ -336,6 +336,10 @@ pub struct TextureBinding {
     /// Queried for its size (TXQ), which has no target: the texture header's own dimension and arrayness, which
     /// only the back end knows (`TextureView`), decide the image's type; `dim` and `array` are placeholders.
     pub query: bool,
+    /// Read by texel fetches (TLD, TLDS) alone, through a handle known when translating: the one use a 1D buffer
+    /// texture, which has no sampler and no levels, may be put to (ptxas fetches buffers, CUDA's `tex1Dfetch`,
+    /// with the TLD it fetches 1D textures with: only the header tells them apart).
+    pub fetch: bool,
 }
 
 /// What the back end found a texture binding reads: its number kind, and its header's shape (which a size
@@ -347,6 +351,9 @@ pub struct TextureView {
     pub array: bool,
     /// A `TextureHandle::Pool` binding's pools as the back end binds them (`None` for other bindings).
     pub pool: Option<PoolView>,
+    /// The header is a 1D buffer's (a `fetch` or `query` binding's, `dim` D1): a uniform texel buffer, which
+    /// fetches read without a level and size queries measure in texels.
+    pub buffer: bool,
 }
 
 impl TextureView {
@@ -354,7 +361,8 @@ impl TextureView {
     /// where the binding is of the pools.
     pub fn float(binding: &TextureBinding, pool: Option<PoolView>) -> TextureView {
         let pool = pool.filter(|_| binding.handle == TextureHandle::Pool);
-        TextureView { kind: crate::texture::format::NumberKind::Float, dim: binding.dim, array: binding.array, pool }
+        let kind = crate::texture::format::NumberKind::Float;
+        TextureView { kind, dim: binding.dim, array: binding.array, pool, buffer: false }
     }
 }
 

@@ -613,6 +613,7 @@ mod tests {
             dim: ir::TextureDim::D2,
             array: false,
             pool: None,
+            buffer: false,
         };
         let key = cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x1000), &[]);
         assert_eq!(key, cache_key(&kernel(&[nop, exit]), [32, 1, 1], 16, &guest(0x1000), &[]));

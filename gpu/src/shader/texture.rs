@@ -100,7 +100,8 @@ impl Lower<'_> {
                 let sample = self.reg(sample);
                 return Ok((self.fetch_sample(handle, coordinates, sample), None));
             }
-            let texture = self.bind_texture(binding(handle, dim, array), handle);
+            let fetch = TextureBinding { fetch: handle.value.is_none(), ..binding(handle, dim, array) };
+            let texture = self.bind_texture(fetch, handle);
             let mut level = match level_register {
                 Some(register) => self.reg(register),
                 None => self.const32(0),
@@ -354,7 +355,16 @@ impl Lower<'_> {
 /// samples).
 pub(super) fn binding(handle: HandleUse, dim: TextureDim, array: bool) -> TextureBinding {
     let handle = handle.handle;
-    TextureBinding { handle, dim, array, depth_compare: false, gather_offsets: false, multisample: false, query: false }
+    TextureBinding {
+        handle,
+        dim,
+        array,
+        depth_compare: false,
+        gather_offsets: false,
+        multisample: false,
+        query: false,
+        fetch: false,
+    }
 }
 
 /// A TMML's operands: where its handle is, the target, its first coordinate register (or the layer's) and its

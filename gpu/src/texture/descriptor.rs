@@ -53,20 +53,22 @@ pub struct Pools {
 }
 
 impl Pools {
-    /// Where `handle`'s header and sampler lie, each checked against its pool's maximum index.
-    pub fn addresses(&self, handle: Handle) -> Result<(u64, u64), DescriptorError> {
-        if handle.header > self.header_maximum {
-            return Err(DescriptorError::HeaderPastPool { index: handle.header, maximum: self.header_maximum });
+    /// Where header `index` lies, checked against the pool's maximum index.
+    pub fn header_address(&self, index: u32) -> Result<u64, DescriptorError> {
+        if index > self.header_maximum {
+            return Err(DescriptorError::HeaderPastPool { index, maximum: self.header_maximum });
         }
-        // With VIA_HEADER_BINDING the header pool's limit is the samplers' too.
-        let sampler_maximum = if self.sampler_via_header { self.header_maximum } else { self.sampler_maximum };
-        if handle.sampler > sampler_maximum {
-            return Err(DescriptorError::SamplerPastPool { index: handle.sampler, maximum: sampler_maximum });
+        Ok(self.headers + u64::from(index) * DESCRIPTOR_BYTES)
+    }
+
+    /// Where sampler `index` lies, checked against its pool's maximum index (the header pool's with
+    /// VIA_HEADER_BINDING, where `index` is a header's).
+    pub fn sampler_address(&self, index: u32) -> Result<u64, DescriptorError> {
+        let maximum = if self.sampler_via_header { self.header_maximum } else { self.sampler_maximum };
+        if index > maximum {
+            return Err(DescriptorError::SamplerPastPool { index, maximum });
         }
-        Ok((
-            self.headers + u64::from(handle.header) * DESCRIPTOR_BYTES,
-            self.samplers + u64::from(handle.sampler) * DESCRIPTOR_BYTES,
-        ))
+        Ok(self.samplers + u64::from(index) * DESCRIPTOR_BYTES)
     }
 }
 
@@ -181,25 +183,24 @@ pub struct TextureHeader {
 }
 
 impl TextureHeader {
-    /// Reads a header of a pitch or block-linear texture; the others (1D buffers, colour keys) and undefined field
+    /// Reads a header of a pitch, block-linear or 1D buffer texture; the others (colour keys) and undefined field
     /// values are errors naming the field. `index` is the header's pool index, for the errors.
+    ///
+    /// A 1D buffer (`NVB097_TEXHEAD_1D_*`) keeps W0-W2 and TEXTURE_TYPE where the others have them, and its
+    /// 32-bit WIDTH_MINUS_ONE in W3[15:0] (high half) and W4[15:0] (low half); it has no levels, layers or
+    /// height, and reads as one pitch row (whose pitch nothing uses).
     pub fn parse(index: u32, words: [u32; 8]) -> Result<TextureHeader, DescriptorError> {
         let bad = |problem: String| DescriptorError::BadHeader { index, problem };
         let w = words;
         let version = bits(w[2], 23, 21);
         let address_high = u64::from(bits(w[2], 15, 0)) << 32;
         let layout = match version {
-            2 => Layout::Pitch { pitch: bits(w[3], 15, 0) << 5 },
+            0 | 2 => Layout::Pitch { pitch: if version == 0 { 0 } else { bits(w[3], 15, 0) << 5 } },
             3 => {
                 if bits(w[3], 2, 0) != 0 {
                     return Err(bad(format!("GOBS_PER_BLOCK_WIDTH {} (only ONE_GOB is defined)", bits(w[3], 2, 0))));
                 }
                 Layout::BlockLinear { block_height: bits(w[3], 5, 3), block_depth: bits(w[3], 8, 6) }
-            }
-            0 => {
-                return Err(bad(
-                    "a 1D buffer texture (HEADER_VERSION ONE_D_BUFFER) is not implemented by Tandem yet".into()
-                ));
             }
             1 | 4 => {
                 return Err(bad(format!(
@@ -217,7 +218,10 @@ impl TextureHeader {
         };
         let texture_type = TextureType::from_field(bits(w[4], 26, 23))
             .ok_or_else(|| bad(format!("TEXTURE_TYPE {} is undefined", bits(w[4], 26, 23))))?;
-        Ok(TextureHeader {
+        if (version == 0) != (texture_type == TextureType::OneDBuffer) {
+            return Err(bad(format!("HEADER_VERSION {version} with TEXTURE_TYPE {texture_type:?}")));
+        }
+        let common = TextureHeader {
             components: bits(w[0], 6, 0),
             data_types: [
                 data_type(9, 7, "R")?,
@@ -237,6 +241,22 @@ impl TextureHeader {
             max_mip_level: bits(w[3], 31, 28),
             view_levels: (bits(w[7], 3, 0), bits(w[7], 7, 4)),
             multisample: bits(w[7], 11, 8),
+        };
+        if version != 0 {
+            return Ok(common);
+        }
+        let width = (bits(w[3], 15, 0) << 16 | bits(w[4], 15, 0))
+            .checked_add(1)
+            .ok_or_else(|| bad("a 1D buffer of 2^32 texels".into()))?;
+        Ok(TextureHeader {
+            width,
+            height: 1,
+            depth: 1,
+            normalized_coords: false,
+            max_mip_level: 0,
+            view_levels: (0, 0),
+            multisample: 0,
+            ..common
         })
     }
 
@@ -452,12 +472,45 @@ mod tests {
         assert_eq!(header.layout, Layout::Pitch { pitch: 0x300 });
         assert_eq!((header.texture_type, header.levels()), (TextureType::TwoDNoMipmap, 1));
         let error = |w| TextureHeader::parse(3, w).unwrap_err().to_string();
+        let mut buffer_version = w;
+        buffer_version[2] = 0;
+        assert_eq!(error(buffer_version), "texture header 3: HEADER_VERSION 0 with TEXTURE_TYPE TwoDNoMipmap");
         let mut colour_key = w;
         colour_key[2] = 1 << 21;
         assert!(error(colour_key).contains("colour-key"), "{}", error(colour_key));
         let mut bad_type = w;
         bad_type[0] &= !(7 << 7);
         assert_eq!(error(bad_type), "texture header 3: R_DATA_TYPE 0 is undefined");
+    }
+
+    /// A 1D buffer header as NVK's `nvb097_nil_fill_buffer_tic` fills one (clb097tex.h `NVB097_TEXHEAD_1D_*`):
+    /// the width's halves in W4[15:0] (low) and W3[15:0] (high), sector promotion in W4[28:27] ignored.
+    #[test]
+    fn one_d_buffer_headers_read_as_the_class_header_lays_them_out() {
+        let mut w = [0u32; 8];
+        w[0] = 0x08 | 4 << 7 | 4 << 10 | 4 << 13 | 4 << 16 | 2 << 19 | 3 << 22 | 4 << 25 | 5 << 28;
+        w[1] = 0x8000_0040;
+        w[2] = 0x3;
+        w[3] = 0x2;
+        w[4] = 0x3456 | 6 << 23 | 2 << 27;
+        let header = TextureHeader::parse(4, w).unwrap();
+        assert_eq!(header.texture_type, TextureType::OneDBuffer);
+        assert_eq!(header.address, 0x3_8000_0040);
+        assert_eq!((header.width, header.height, header.depth), (0x2_3457, 1, 1));
+        assert_eq!(header.data_types, [DataType::Uint; 4]);
+        assert_eq!((header.layers(), header.levels()), (1, 1));
+        let mut most = w;
+        most[3] = 0xffff;
+        most[4] |= 0xffff;
+        assert_eq!(
+            TextureHeader::parse(4, most).unwrap_err().to_string(),
+            "texture header 4: a 1D buffer of 2^32 texels"
+        );
+        let mut two_d = w;
+        two_d[4] = 1 << 23;
+        assert!(
+            TextureHeader::parse(4, two_d).unwrap_err().to_string().contains("HEADER_VERSION 0 with TEXTURE_TYPE TwoD")
+        );
     }
 
     /// Samplers as NVK's `nvk_sampler.c` fills them (clb097tex.h `NVB097_TEXSAMP*`): fixed-point LODs with 8
@@ -499,14 +552,10 @@ mod tests {
             sampler_maximum: 3,
             sampler_via_header: false,
         };
-        assert_eq!(pools.addresses(Handle { header: 5, sampler: 3 }), Ok((0x10a0, 0x2060)));
-        assert!(matches!(
-            pools.addresses(Handle { header: 8, sampler: 0 }),
-            Err(DescriptorError::HeaderPastPool { .. })
-        ));
-        assert!(matches!(
-            pools.addresses(Handle { header: 0, sampler: 4 }),
-            Err(DescriptorError::SamplerPastPool { .. })
-        ));
+        assert_eq!((pools.header_address(5), pools.sampler_address(3)), (Ok(0x10a0), Ok(0x2060)));
+        assert!(matches!(pools.header_address(8), Err(DescriptorError::HeaderPastPool { .. })));
+        assert!(matches!(pools.sampler_address(4), Err(DescriptorError::SamplerPastPool { .. })));
+        let via_header = Pools { sampler_via_header: true, ..pools };
+        assert_eq!(via_header.sampler_address(7), Ok(0x20e0));
     }
 }

@@ -5,7 +5,7 @@
 //! at binding (the next free one + k).
 
 use super::device::{Features, Queue, State};
-use super::sampled::{SampledSlot, SlotDescriptor, slot_descriptors, slot_pool_sizes, slot_textures, texture_bindings};
+use super::sampled::{SampledSlot, SlotDescriptor, slot_descriptors, slot_pool_sizes, slot_uploads, texture_bindings};
 use super::spirv::{self, ResourceKind, capability};
 use super::storage::StorageImage;
 use super::{Buffer, ComputeDevice, TextureSlot, VulkanError};
@@ -149,7 +149,7 @@ impl ComputeDevice {
         let local_size =
             self.check(spirv, entry, (bindings, texture_bindings(textures) + image_bindings.len()), groups, options)?;
         // Before the queue is taken: writing a buffer takes it.
-        let uploads = self.texture_uploads(slot_textures(textures))?;
+        let uploads = self.texture_uploads(slot_uploads(textures))?;
         let transfers = self.storage_transfers(images)?;
         let mut queue = self.shared.ready()?;
         tracing::debug!(entry, ?groups, ?local_size, bindings = bindings.len(), textures = textures.len(), "dispatch");
@@ -197,10 +197,12 @@ impl ComputeDevice {
         // The texture slots after the buffers, the storage images after them.
         let mut descriptors = slot_descriptors(&sampled, buffer_count);
         let first_image = buffer_count + descriptors.len() as u32;
-        descriptors.extend(resources.image_bindings.iter().enumerate().map(|(k, &index)| SlotDescriptor {
-            binding: first_image + k as u32,
-            kind: vk::DescriptorType::STORAGE_IMAGE,
-            infos: vec![stored[index].descriptor()],
+        descriptors.extend(resources.image_bindings.iter().enumerate().map(|(k, &index)| {
+            SlotDescriptor::images(
+                first_image + k as u32,
+                vk::DescriptorType::STORAGE_IMAGE,
+                vec![stored[index].descriptor()],
+            )
         }));
         let layout_bindings: Vec<vk::DescriptorSetLayoutBinding> = (0..buffer_count)
             .map(|binding| {

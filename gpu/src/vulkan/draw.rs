@@ -10,7 +10,7 @@
 
 use super::image::{READING, UNDEFINED, WRITING, first_layers, transition};
 use super::multisample::{self, Grid, Multisampling, RawDepth, RawTarget};
-use super::sampled::{SampledSlot, SlotDescriptor, TextureSlot, slot_descriptors, slot_pool_sizes, slot_textures};
+use super::sampled::{SampledSlot, SlotDescriptor, TextureSlot, slot_descriptors, slot_pool_sizes, slot_uploads};
 use super::storage::StorageImage;
 use super::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
@@ -350,7 +350,7 @@ impl ComputeDevice {
                 depth_buffers.push((aspect, bytes, buffer));
             }
         }
-        let uploads = self.texture_uploads(job.stages.iter().flat_map(|stage| slot_textures(stage.textures)))?;
+        let uploads = self.texture_uploads(job.stages.iter().flat_map(|stage| slot_uploads(stage.textures)))?;
         let storage_transfers = job
             .stages
             .iter()
@@ -461,7 +461,7 @@ impl ComputeDevice {
         let mut stage_sampled = Vec::new();
         let mut uploads = uploads.as_slice();
         for stage in &job.stages {
-            let (these, rest) = uploads.split_at(slot_textures(stage.textures).count());
+            let (these, rest) = uploads.split_at(slot_uploads(stage.textures).count());
             stage_sampled.push(self.texture_slots(&mut objects, stage.textures, these)?);
             uploads = rest;
         }
@@ -480,10 +480,12 @@ impl ComputeDevice {
             .map(|((stage, sampled), stored)| {
                 let mut descriptors = slot_descriptors(sampled, stage.buffers.len() as u32);
                 let first_image = stage.buffers.len() as u32 + descriptors.len() as u32;
-                descriptors.extend(stage.images.bindings.iter().enumerate().map(|(k, &index)| SlotDescriptor {
-                    binding: first_image + k as u32,
-                    kind: vk::DescriptorType::STORAGE_IMAGE,
-                    infos: vec![stored[index].descriptor()],
+                descriptors.extend(stage.images.bindings.iter().enumerate().map(|(k, &index)| {
+                    SlotDescriptor::images(
+                        first_image + k as u32,
+                        vk::DescriptorType::STORAGE_IMAGE,
+                        vec![stored[index].descriptor()],
+                    )
                 }));
                 descriptors
             })

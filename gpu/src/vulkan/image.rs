@@ -36,6 +36,7 @@ pub(super) struct ImageObjects<'a> {
     images: Vec<vk::Image>,
     allocations: Vec<Allocation>,
     pub views: Vec<vk::ImageView>,
+    pub buffer_views: Vec<vk::BufferView>,
     pub samplers: Vec<vk::Sampler>,
     pub modules: Vec<vk::ShaderModule>,
     pub set_layouts: Vec<vk::DescriptorSetLayout>,
@@ -93,6 +94,9 @@ impl Drop for ImageObjects<'_> {
             }
             for &view in self.views.iter().rev() {
                 device.destroy_image_view(view, None);
+            }
+            for &view in self.buffer_views.iter().rev() {
+                device.destroy_buffer_view(view, None);
             }
             for &image in self.images.iter().rev() {
                 device.destroy_image(image, None);
@@ -354,6 +358,7 @@ impl ComputeDevice {
             images: Vec::new(),
             allocations: Vec::new(),
             views: Vec::new(),
+            buffer_views: Vec::new(),
             samplers: Vec::new(),
             modules: Vec::new(),
             set_layouts: Vec::new(),

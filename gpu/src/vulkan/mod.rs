@@ -32,7 +32,7 @@ pub use dispatch::DispatchOptions;
 pub use draw::{Blend, ColorTarget, DepthAttachment, DrawJob, DrawStage, Drawn, LineRasterization, StageImages};
 pub use error::VulkanError;
 pub use multisample::Multisampling;
-pub use sampled::{Sampling, Texture, TexturePool, TextureSlot};
+pub use sampled::{Sampling, TexelBuffer, Texture, TexturePool, TextureSlot};
 pub use storage::StorageImage;
 
 use ash::vk;
@@ -106,6 +106,7 @@ impl ComputeDevice {
             .size(size)
             .usage(
                 vk::BufferUsageFlags::STORAGE_BUFFER
+                    | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
                     | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
                     | vk::BufferUsageFlags::TRANSFER_SRC
                     | vk::BufferUsageFlags::TRANSFER_DST,

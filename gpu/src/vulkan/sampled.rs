@@ -1,7 +1,8 @@
-//! Textures on the device, for draws and dispatches alike: what the caller gives (`Texture`, `Sampling`, and
-//! for run-time handles a whole `TexturePool`, in `TextureSlot`s in the order the translation binds them), the
-//! images, views and samplers made of them (`SampledSlot`) and their descriptors: one combined image sampler a
-//! texture; for a pool, an array of sampled images, then an array of samplers (`SlotDescriptor`).
+//! Textures on the device, for draws and dispatches alike: what the caller gives (`Texture`, `Sampling`, a
+//! `TexelBuffer`, and for run-time handles a whole `TexturePool`, in `TextureSlot`s in the order the translation
+//! binds them), the images, views and samplers made of them (`SampledSlot`) and their descriptors: one combined
+//! image sampler a texture, one uniform texel buffer a texel buffer; for a pool, an array of sampled images, then
+//! an array of samplers (`SlotDescriptor`).
 
 use super::image::{UNDEFINED, WRITING, transition_range};
 use super::{Buffer, ComputeDevice, VulkanError};
@@ -88,20 +89,41 @@ pub struct TexturePool<'a> {
     pub samplers: Vec<Sampling>,
 }
 
-/// What one of a translation's texture bindings takes: a texture (one combined image sampler binding), or the
-/// pools (two bindings: the images, then the samplers).
+/// A texel buffer a draw fetches from (a 1D buffer texture): its texels, four 32-bit numbers each, which the
+/// device reads as `format` (one of the R32G32B32A32 formats, which every device can read as a uniform texel
+/// buffer).
+#[derive(Clone, Debug)]
+pub struct TexelBuffer<'a> {
+    pub format: vk::Format,
+    pub texels: &'a [u8],
+}
+
+/// Bytes of one of a texel buffer's texels.
+const TEXEL_BUFFER_TEXEL: u64 = 16;
+
+/// What one of a translation's texture bindings takes: a texture (one combined image sampler binding), a texel
+/// buffer (one uniform texel buffer binding), or the pools (two bindings: the images, then the samplers).
 #[derive(Clone, Debug)]
 pub enum TextureSlot<'a> {
     Texture(Texture<'a>),
+    Buffer(TexelBuffer<'a>),
     Pool(TexturePool<'a>),
 }
 
 impl<'a> TextureSlot<'a> {
-    /// The textures whose texels it uploads, in order.
-    pub(super) fn textures(&self) -> &[Texture<'a>] {
+    /// The bytes it uploads, one buffer each, in order, with the size each must have: each texture's texels
+    /// (all their levels), or the texel buffer's.
+    fn uploads(&self) -> Vec<(&'a [u8], u64)> {
+        let texture = |texture: &Texture<'a>| -> (&'a [u8], u64) {
+            let size: u64 = (0..texture.levels).map(|level| texture.level_bytes(level)).sum();
+            (texture.texels, size)
+        };
         match self {
-            TextureSlot::Texture(texture) => std::slice::from_ref(texture),
-            TextureSlot::Pool(pool) => &pool.images,
+            TextureSlot::Texture(one) => vec![texture(one)],
+            TextureSlot::Buffer(buffer) => {
+                vec![(buffer.texels, (buffer.texels.len() as u64).next_multiple_of(TEXEL_BUFFER_TEXEL))]
+            }
+            TextureSlot::Pool(pool) => pool.images.iter().map(texture).collect(),
         }
     }
 }
@@ -111,49 +133,66 @@ pub(super) fn texture_bindings(slots: &[TextureSlot]) -> usize {
     slots.iter().map(|slot| if matches!(slot, TextureSlot::Pool(_)) { 2 } else { 1 }).sum()
 }
 
-/// The textures of `slots` in upload order.
-pub(super) fn slot_textures<'s, 'a: 's>(slots: &'s [TextureSlot<'a>]) -> impl Iterator<Item = &'s Texture<'a>> {
-    slots.iter().flat_map(TextureSlot::textures)
+/// The bytes `slots` upload, one buffer each, in order, with the size each must have.
+pub(super) fn slot_uploads<'s, 'a: 's>(slots: &'s [TextureSlot<'a>]) -> impl Iterator<Item = (&'a [u8], u64)> + 's {
+    slots.iter().flat_map(TextureSlot::uploads)
 }
 
 /// A texture slot on the device.
 pub(super) enum SampledSlot {
     Texture(Sampled),
-    Pool { images: Vec<Sampled>, samplers: Vec<vk::Sampler> },
+    /// A view of the upload buffer's texels.
+    Buffer(vk::BufferView),
+    Pool {
+        images: Vec<Sampled>,
+        samplers: Vec<vk::Sampler>,
+    },
 }
 
 impl SampledSlot {
-    /// Its images, in upload order.
+    /// Its images, in upload order (a texel buffer's texels are in place once written).
     pub(super) fn images(&self) -> &[Sampled] {
         match self {
             SampledSlot::Texture(texture) => std::slice::from_ref(texture),
+            SampledSlot::Buffer(_) => &[],
             SampledSlot::Pool { images, .. } => images,
         }
     }
 }
 
-/// One descriptor binding of texture slots: its number, type and contents (an array for a pool).
+/// One descriptor binding of texture slots: its number, type and contents (an array for a pool): image infos,
+/// or for a uniform texel buffer, its view.
 pub(super) struct SlotDescriptor {
     pub binding: u32,
     pub kind: vk::DescriptorType,
     pub infos: Vec<vk::DescriptorImageInfo>,
+    pub texel_buffers: Vec<vk::BufferView>,
 }
 
 impl SlotDescriptor {
+    /// A binding of images (or samplers).
+    pub(super) fn images(binding: u32, kind: vk::DescriptorType, infos: Vec<vk::DescriptorImageInfo>) -> Self {
+        SlotDescriptor { binding, kind, infos, texel_buffers: Vec::new() }
+    }
+
+    fn count(&self) -> u32 {
+        (self.infos.len() + self.texel_buffers.len()) as u32
+    }
+
     pub(super) fn layout(&self, stages: vk::ShaderStageFlags) -> vk::DescriptorSetLayoutBinding<'static> {
         vk::DescriptorSetLayoutBinding::default()
             .binding(self.binding)
             .descriptor_type(self.kind)
-            .descriptor_count(self.infos.len() as u32)
+            .descriptor_count(self.count())
             .stage_flags(stages)
     }
 
     pub(super) fn write(&self, set: vk::DescriptorSet) -> vk::WriteDescriptorSet<'_> {
-        vk::WriteDescriptorSet::default()
-            .dst_set(set)
-            .dst_binding(self.binding)
-            .descriptor_type(self.kind)
-            .image_info(&self.infos)
+        let write = vk::WriteDescriptorSet::default().dst_set(set).dst_binding(self.binding).descriptor_type(self.kind);
+        match self.kind {
+            vk::DescriptorType::UNIFORM_TEXEL_BUFFER => write.texel_buffer_view(&self.texel_buffers),
+            _ => write.image_info(&self.infos),
+        }
     }
 }
 
@@ -162,7 +201,7 @@ pub(super) fn slot_descriptors(slots: &[SampledSlot], first: u32) -> Vec<SlotDes
     let mut binding = first;
     let mut next = |kind, infos| {
         binding += 1;
-        SlotDescriptor { binding: binding - 1, kind, infos }
+        SlotDescriptor::images(binding - 1, kind, infos)
     };
     slots
         .iter()
@@ -170,6 +209,10 @@ pub(super) fn slot_descriptors(slots: &[SampledSlot], first: u32) -> Vec<SlotDes
             SampledSlot::Texture(texture) => {
                 vec![next(vk::DescriptorType::COMBINED_IMAGE_SAMPLER, vec![texture.descriptor()])]
             }
+            &SampledSlot::Buffer(view) => vec![SlotDescriptor {
+                texel_buffers: vec![view],
+                ..next(vk::DescriptorType::UNIFORM_TEXEL_BUFFER, Vec::new())
+            }],
             SampledSlot::Pool { images, samplers } => vec![
                 next(vk::DescriptorType::SAMPLED_IMAGE, images.iter().map(Sampled::descriptor).collect()),
                 next(
@@ -187,7 +230,7 @@ pub(super) fn slot_pool_sizes<'d>(
 ) -> Vec<vk::DescriptorPoolSize> {
     let mut sizes: Vec<vk::DescriptorPoolSize> = Vec::new();
     for descriptor in descriptors {
-        let count = descriptor.infos.len() as u32;
+        let count = descriptor.count();
         match sizes.iter_mut().find(|size| size.ty == descriptor.kind) {
             Some(size) => size.descriptor_count += count,
             None => sizes.push(vk::DescriptorPoolSize { ty: descriptor.kind, descriptor_count: count }),
@@ -252,26 +295,25 @@ impl Sampled {
 }
 
 impl ComputeDevice {
-    /// Buffers holding the texels of `textures` (`slot_textures`; before the queue is taken: writing a buffer
-    /// takes it).
+    /// Buffers holding the bytes of `uploads` (`slot_uploads`; before the queue is taken: writing a buffer takes
+    /// it).
     pub(super) fn texture_uploads<'t>(
         &self,
-        textures: impl Iterator<Item = &'t Texture<'t>>,
+        uploads: impl Iterator<Item = (&'t [u8], u64)>,
     ) -> Result<Vec<Buffer>, VulkanError> {
-        textures
-            .map(|texture| {
-                let size: u64 = (0..texture.levels).map(|level| texture.level_bytes(level)).sum();
-                if texture.texels.len() as u64 != size {
-                    return Err(VulkanError::OutOfBounds { offset: 0, len: texture.texels.len() as u64, size });
+        uploads
+            .map(|(bytes, size)| {
+                if bytes.len() as u64 != size {
+                    return Err(VulkanError::OutOfBounds { offset: 0, len: bytes.len() as u64, size });
                 }
                 let upload = self.buffer(size.max(1))?;
-                self.write(&upload, 0, texture.texels)?;
+                self.write(&upload, 0, bytes)?;
                 Ok(upload)
             })
             .collect()
     }
 
-    /// The images, views and samplers of `slots`, their texels from `uploads` (`slot_textures`' order).
+    /// The images, views and samplers of `slots`, their texels from `uploads` (`slot_uploads`' order).
     pub(super) fn texture_slots(
         &self,
         objects: &mut super::image::ImageObjects,
@@ -286,6 +328,19 @@ impl ComputeDevice {
                 TextureSlot::Texture(texture) => {
                     let sampler = self.sampler(objects, &texture.sampling, texture.format)?;
                     Ok(SampledSlot::Texture(self.sampled_image(objects, texture, next_upload()?, sampler)?))
+                }
+                TextureSlot::Buffer(buffer) => {
+                    let upload = next_upload()?;
+                    let info = vk::BufferViewCreateInfo::default()
+                        .buffer(upload.handle)
+                        .format(buffer.format)
+                        .range(vk::WHOLE_SIZE);
+                    // SAFETY: a buffer of this device, made with UNIFORM_TEXEL_BUFFER usage; `objects` destroys
+                    // the view.
+                    let view = unsafe { self.shared.device.create_buffer_view(&info, None) }
+                        .map_err(VulkanError::call("vkCreateBufferView"))?;
+                    objects.buffer_views.push(view);
+                    Ok(SampledSlot::Buffer(view))
                 }
                 TextureSlot::Pool(pool) => {
                     let images = pool

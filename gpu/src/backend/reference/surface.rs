@@ -10,7 +10,7 @@ use super::texture::{TextureSource, read_descriptor};
 use super::{NAME, ReferenceBackend};
 use crate::backend::{BackendError, GpuMemory};
 use crate::shader::ir::{SurfaceBinding, TextureDim};
-use crate::texture::descriptor::{Handle, TextureHeader, TextureType};
+use crate::texture::descriptor::{TextureHeader, TextureType};
 use crate::texture::formatted::FormattedTexels;
 use crate::texture::layout::{level_size, level_surfaces};
 use crate::texture::surface::Surface;
@@ -59,8 +59,7 @@ impl ReferenceBackend {
         for binding in bindings {
             let index = source.handle(binding.handle, memory)? & 0xf_ffff;
             // A surface has no sampler: only the header's place in its pool matters.
-            let handle = Handle { header: index, sampler: 0 };
-            let (address, _) = source.pools.addresses(handle).map_err(|e| BackendError::BadTexture(e.to_string()))?;
+            let address = source.pools.header_address(index).map_err(|e| BackendError::BadTexture(e.to_string()))?;
             let header = TextureHeader::parse(index, read_descriptor(memory, address)?)
                 .map_err(|e| BackendError::BadTexture(e.to_string()))?;
             let named = |error| match error {

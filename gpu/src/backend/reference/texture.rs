@@ -12,7 +12,7 @@ use crate::texture::descriptor::{
 use crate::texture::format::NumberKind;
 use crate::texture::layout::level_surfaces;
 use crate::texture::texel::{self, TextureFormat, sampled_kind};
-use crate::vulkan::{Sampling, Texture, TexturePool, TextureSlot};
+use crate::vulkan::{Sampling, TexelBuffer, Texture, TexturePool, TextureSlot};
 use ash::vk;
 
 fn unimplemented(what: impl Into<String>) -> BackendError {
@@ -28,7 +28,16 @@ fn bad_texture(what: impl std::fmt::Display) -> BackendError {
 /// empty or undecodable header, and past the last) and every sampler (a default one past the last).
 pub(super) enum DecodedSlot {
     Texture(DecodedTexture),
-    Pool { images: Vec<DecodedTexture>, samplers: Vec<Sampling>, view: TextureView },
+    /// A 1D buffer's texels, four 32-bit numbers each.
+    Buffer {
+        kind: NumberKind,
+        texels: Vec<u8>,
+    },
+    Pool {
+        images: Vec<DecodedTexture>,
+        samplers: Vec<Sampling>,
+        view: TextureView,
+    },
 }
 
 impl DecodedSlot {
@@ -36,6 +45,9 @@ impl DecodedSlot {
     pub(super) fn view(&self) -> TextureView {
         match self {
             DecodedSlot::Texture(texture) => texture.view(),
+            &DecodedSlot::Buffer { kind, .. } => {
+                TextureView { kind, dim: TextureDim::D1, array: false, pool: None, buffer: true }
+            }
             DecodedSlot::Pool { view, .. } => *view,
         }
     }
@@ -45,6 +57,9 @@ impl DecodedSlot {
     pub(super) fn slot(&self) -> TextureSlot<'_> {
         match self {
             DecodedSlot::Texture(texture) => TextureSlot::Texture(texture.texture()),
+            DecodedSlot::Buffer { kind, texels } => {
+                TextureSlot::Buffer(TexelBuffer { format: texel_format(*kind, false), texels })
+            }
             DecodedSlot::Pool { images, samplers, .. } => TextureSlot::Pool(TexturePool {
                 images: images
                     .iter()
@@ -72,7 +87,7 @@ impl DecodedTexture {
             vk::ImageViewType::TYPE_3D => (TextureDim::D3, false),
             _ => (TextureDim::D2, false),
         };
-        TextureView { kind: self.kind, dim, array, pool: None }
+        TextureView { kind: self.kind, dim, array, pool: None, buffer: false }
     }
 }
 
@@ -115,12 +130,7 @@ impl DecodedTexture {
 
     pub fn texture(&self) -> Texture<'_> {
         Texture {
-            format: match self.kind {
-                _ if self.compared => vk::Format::D32_SFLOAT,
-                NumberKind::Float => vk::Format::R32G32B32A32_SFLOAT,
-                NumberKind::Uint => vk::Format::R32G32B32A32_UINT,
-                NumberKind::Sint => vk::Format::R32G32B32A32_SINT,
-            },
+            format: texel_format(self.kind, self.compared),
             bytes_per_texel: if self.compared { 4 } else { 16 },
             view_type: self.view_type,
             width: self.width,
@@ -131,6 +141,16 @@ impl DecodedTexture {
             texels: &self.texels,
             sampling: self.sampling,
         }
+    }
+}
+
+/// The host format of decoded texels of `kind` (depths where they are `compared`).
+fn texel_format(kind: NumberKind, compared: bool) -> vk::Format {
+    match kind {
+        _ if compared => vk::Format::D32_SFLOAT,
+        NumberKind::Float => vk::Format::R32G32B32A32_SFLOAT,
+        NumberKind::Uint => vk::Format::R32G32B32A32_UINT,
+        NumberKind::Sint => vk::Format::R32G32B32A32_SINT,
     }
 }
 
@@ -146,6 +166,16 @@ fn stored_dim(texture_type: TextureType) -> Option<TextureDim> {
         TextureType::ThreeD => TextureDim::D3,
         TextureType::OneDBuffer => return None,
     })
+}
+
+/// Names the header an unimplemented texture feature was met in.
+fn in_header(index: u32) -> impl Fn(BackendError) -> BackendError {
+    move |error| match error {
+        BackendError::Unimplemented { backend, what } => {
+            BackendError::Unimplemented { backend, what: format!("texture header {index}: {what}") }
+        }
+        other => other,
+    }
 }
 
 /// The sampler a pool's headers are decoded through: sRGB headers decoded as sRGB (the conversion every sampler
@@ -237,7 +267,7 @@ impl ReferenceBackend {
             .iter()
             .map(|binding| match binding.handle {
                 TextureHandle::Pool => self.pool(source, binding, memory),
-                _ => self.texture(source, binding, memory).map(DecodedSlot::Texture),
+                _ => self.texture(source, binding, memory),
             })
             .collect()
     }
@@ -275,7 +305,11 @@ impl ReferenceBackend {
             let words = read_descriptor(memory, pools.headers + u64::from(index) * DESCRIPTOR_BYTES)?;
             let header = match TextureHeader::parse(index, words) {
                 Ok(header) if stored_dim(header.texture_type) == Some(binding.dim) => header,
-                Ok(_) => {
+                Ok(header) => {
+                    if header.texture_type == TextureType::OneDBuffer && binding.dim == TextureDim::D1 {
+                        let why = "1D buffer textures through run-time handles are not implemented by Tandem yet";
+                        skipped("texture header", index, &why);
+                    }
                     images.push(DecodedTexture::placeholder(binding));
                     continue;
                 }
@@ -334,28 +368,78 @@ impl ReferenceBackend {
         }
         sampler_list.push(placeholder);
         let pool = PoolView { headers, samplers, sampler_via_header: pools.sampler_via_header, indexed };
-        let view = TextureView { kind: NumberKind::Float, dim: binding.dim, array: binding.array, pool: Some(pool) };
+        let view = TextureView {
+            kind: NumberKind::Float,
+            dim: binding.dim,
+            array: binding.array,
+            pool: Some(pool),
+            buffer: false,
+        };
         Ok(DecodedSlot::Pool { images, samplers: sampler_list, view })
     }
 
+    /// The texture a binding of a handle known when translating reads: a 1D buffer's texels, or an image
+    /// sampled through the handle's sampler.
     fn texture(
         &self,
         source: &TextureSource,
         binding: &TextureBinding,
         memory: &GpuMemory,
-    ) -> Result<DecodedTexture, BackendError> {
+    ) -> Result<DecodedSlot, BackendError> {
         let raw = source.handle(binding.handle, memory)?;
         let handle = Handle::split(raw, source.pools.sampler_via_header);
-        let (header_address, sampler_address) = source.pools.addresses(handle).map_err(bad_texture)?;
+        let header_address = source.pools.header_address(handle.header).map_err(bad_texture)?;
         let header =
             TextureHeader::parse(handle.header, read_descriptor(memory, header_address)?).map_err(bad_texture)?;
+        if header.texture_type == TextureType::OneDBuffer {
+            return self.decode_buffer(&header, binding, memory).map_err(in_header(handle.header));
+        }
+        let sampler_address = source.pools.sampler_address(handle.sampler).map_err(bad_texture)?;
         let sampler = Sampler::parse(handle.sampler, read_descriptor(memory, sampler_address)?).map_err(bad_texture)?;
-        self.decode(&header, &sampler, binding, memory).map_err(|error| match error {
-            BackendError::Unimplemented { backend, what } => {
-                BackendError::Unimplemented { backend, what: format!("texture header {}: {what}", handle.header) }
-            }
-            other => other,
-        })
+        self.decode(&header, &sampler, binding, memory).map(DecodedSlot::Texture).map_err(in_header(handle.header))
+    }
+
+    /// A 1D buffer texture: its texels, a row of its format from its address, decoded as a texture's are (no
+    /// sampler reads one: TLD fetches it, TXQ measures it, and nothing converts sRGB).
+    fn decode_buffer(
+        &self,
+        header: &TextureHeader,
+        binding: &TextureBinding,
+        memory: &GpuMemory,
+    ) -> Result<DecodedSlot, BackendError> {
+        let fetched = binding.fetch && (binding.dim, binding.array) == (TextureDim::D1, false);
+        if !(fetched || binding.query) {
+            return Err(unimplemented(format!(
+                "a 1D buffer texture read other than by a 1D texel fetch or a size query (as {:?}{}, by {})",
+                binding.dim,
+                if binding.array { " array" } else { "" },
+                if binding.fetch { "a fetch" } else { "a sample, gather or level query" }
+            )));
+        }
+        if header.srgb {
+            return Err(unimplemented("an sRGB 1D buffer texture (no sampler says whether to convert)"));
+        }
+        let format = TextureFormat::from_code(header.components)
+            .ok_or_else(|| unimplemented(format!("texture format {:#04x} (COMPONENTS)", header.components)))?;
+        if format.storage.element().0 != 1 || format.storage.element().1 != 1 {
+            return Err(bad_texture(format!("a 1D buffer of {}, whose blocks span several texels", format.name)));
+        }
+        let most = self.device.features().max_texel_buffer_elements;
+        if header.width > most {
+            return Err(unimplemented(format!(
+                "a 1D buffer of {} texels on {}, whose texel buffers hold at most {most}",
+                header.width,
+                self.device.name()
+            )));
+        }
+        let surfaces = level_surfaces(header, format.storage.element())
+            .ok_or_else(|| bad_texture(format!("a 1D buffer of {} texels, whose size overflows", header.width)))?;
+        let span = surfaces[0].layer_bytes().ok_or_else(|| bad_texture("a 1D buffer whose size overflows"))?;
+        let mut bytes = vec![0u8; span as usize];
+        memory.read(header.address, &mut bytes)?;
+        let values = texel::decode(header, false, header.width, 1, &bytes).map_err(|e| unimplemented(e.to_string()))?;
+        let texels = values.iter().flatten().flat_map(|word| word.to_le_bytes()).collect();
+        Ok(DecodedSlot::Buffer { kind: sampled_kind(header), texels })
     }
 
     fn decode(

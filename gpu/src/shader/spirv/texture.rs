@@ -4,8 +4,8 @@
 //! headers and a placeholder) and an array of samplers (the pool's and a placeholder), which each op indexes
 //! with its handle's fields, clamped to the placeholders, as possibly different in every invocation
 //! (NonUniform), or on devices without descriptor indexing picks from by a switch (`Emitter::with_sampled`).
-//! Bindings follow in the order of the program's textures. Samples and fetches give the texel as
-//! four U32 (FP32 bits or integers).
+//! A binding whose view is a 1D buffer's (`TextureView::buffer`) is a uniform texel buffer. Bindings follow in the
+//! order of the program's textures. Samples and fetches give the texel as four U32 (FP32 bits or integers).
 
 use super::{Emitter, Types};
 use crate::shader::ir::{Lod, PoolView, TextureBinding, TextureDim, TextureHandle, TextureRef, TextureView, Value};
@@ -16,8 +16,9 @@ use rspirv::spirv::{Capability, Decoration, Dim, ImageFormat, ImageOperands, Sel
 /// A texture's variable and types.
 #[derive(Clone, Copy)]
 pub(super) struct TextureVariable {
-    /// The combined image sampler, or for a pool the array of images.
+    /// The combined image sampler, for a pool the array of images, for a buffer the texel buffer.
     variable: Word,
+    /// What the variable holds: the combined image sampler's type (a buffer's image type).
     sampled_image: Word,
     image: Word,
     /// The component type of the sampled result (the texture's number kind).
@@ -27,6 +28,8 @@ pub(super) struct TextureVariable {
     /// How many of them halve from level to level (all but the layers).
     level_components: u32,
     pool: Option<PoolVariables>,
+    /// A uniform texel buffer (its `image`'s Dim is Buffer).
+    buffer: bool,
 }
 
 /// A pool binding's arrays and how handles index them.
@@ -65,8 +68,22 @@ pub(super) fn declare_textures(
             _ => (texture.dim, texture.array),
         })
         .collect();
-    if shapes.iter().any(|&(dim, _)| dim == TextureDim::D1) {
+    let buffers: Vec<bool> = textures
+        .iter()
+        .zip(&shapes)
+        .enumerate()
+        .map(|(index, (texture, &shape))| {
+            let buffer_use = (texture.fetch || texture.query) && texture.handle != TextureHandle::Pool;
+            buffer_use && shape == (TextureDim::D1, false) && views.get(index).is_some_and(|view| view.buffer)
+        })
+        .collect();
+    if shapes.iter().zip(&buffers).any(|(&(dim, _), &buffer)| dim == TextureDim::D1 && !buffer) {
         b.capability(Capability::Sampled1D);
+    }
+    if buffers.contains(&true) {
+        // A buffer's fetches measure it to stay inside (`buffer_fetch`).
+        b.capability(Capability::SampledBuffer);
+        b.capability(Capability::ImageQuery);
     }
     if shapes.contains(&(TextureDim::Cube, true)) {
         b.capability(Capability::SampledCubeArray);
@@ -90,8 +107,9 @@ pub(super) fn declare_textures(
     let variables = textures
         .iter()
         .zip(shapes)
+        .zip(buffers)
         .enumerate()
-        .map(|(index, (texture, (dim, array)))| {
+        .map(|(index, ((texture, (dim, array)), buffer))| {
             let view = views.get(index);
             let pool = view.and_then(|view| view.pool).filter(|_| texture.handle == TextureHandle::Pool);
             let kind = match pool {
@@ -110,6 +128,7 @@ pub(super) fn declare_textures(
             };
             let size_components = level_components + u32::from(array && dim != TextureDim::D3);
             let dim = match dim {
+                _ if buffer => Dim::DimBuffer,
                 TextureDim::D1 => Dim::Dim1D,
                 TextureDim::D2 => Dim::Dim2D,
                 TextureDim::D3 => Dim::Dim3D,
@@ -117,7 +136,7 @@ pub(super) fn declare_textures(
             };
             let depth = u32::from(texture.depth_compare);
             let image = b.type_image(component, dim, depth, u32::from(array), 0, 1, ImageFormat::Unknown, None);
-            let sampled_image = b.type_sampled_image(image);
+            let sampled_image = if buffer { image } else { b.type_sampled_image(image) };
             let (variable, pool) = match pool {
                 None => {
                     let pointer = b.type_pointer(None, StorageClass::UniformConstant, sampled_image);
@@ -139,7 +158,16 @@ pub(super) fn declare_textures(
                     (images, Some(PoolVariables { image_pointer, samplers, sampler, sampler_pointer, view }))
                 }
             };
-            TextureVariable { variable, sampled_image, image, component, size_components, level_components, pool }
+            TextureVariable {
+                variable,
+                sampled_image,
+                image,
+                component,
+                size_components,
+                level_components,
+                pool,
+                buffer,
+            }
         })
         .collect();
     (variables, next_binding)
@@ -215,9 +243,12 @@ impl Emitter<'_> {
         self.b.phi(v4u32, None, results).expect("in a block")
     }
 
-    /// The image of `sampled` (of the texture `texture` names, as `with_sampled` gave it).
+    /// The image of `sampled` (of the texture `texture` names, as `with_sampled` gave it: a buffer's is itself).
     fn image_of(&mut self, texture: TextureRef, sampled: Word) -> Word {
         let variable = self.textures[usize::from(texture.binding)];
+        if variable.buffer {
+            return sampled;
+        }
         let image = self.b.image(variable.image, None, sampled).expect("in a block");
         if variable.pool.is_some_and(|pool| pool.view.indexed) {
             self.b.decorate(image, Decoration::NonUniform, []);
@@ -396,9 +427,12 @@ impl Emitter<'_> {
         layer: Option<Value>,
         level: Value,
     ) -> Word {
-        let component = self.textures[usize::from(texture.binding)].component;
+        let TextureVariable { component, buffer, .. } = self.textures[usize::from(texture.binding)];
         let i32_ = self.b.type_int(32, 1);
         let coordinate = self.coordinate(i32_, coordinates, layer);
+        if buffer {
+            return self.buffer_fetch(texture, component, coordinate);
+        }
         let level = self.b.bitcast(i32_, None, self.values[&level]).expect("in a block");
         let result = self.b.type_vector(component, 4);
         self.with_sampled(texture, |e, sampled| {
@@ -411,11 +445,57 @@ impl Emitter<'_> {
         })
     }
 
+    /// A 1D buffer's texel `x` (an I32), whose level a fetch ignores (a buffer has one); zeros past the last
+    /// texel, as CUDA's `tex1Dfetch` reads linear memory (border addressing, whose colour is zero), with the
+    /// fetch itself kept inside the buffer (Vulkan leaves one past it undefined).
+    fn buffer_fetch(&mut self, texture: TextureRef, component: Word, x: Word) -> Word {
+        let variable = self.textures[usize::from(texture.binding)];
+        let (u32_, i32_) = (self.t.u32, self.b.type_int(32, 1));
+        let image = self.b.load(variable.image, None, variable.variable, None, []).expect("in a block");
+        let texels = self.b.image_query_size(i32_, None, image).expect("in a block");
+        let texels = self.b.bitcast(u32_, None, texels).expect("in a block");
+        let x = self.b.bitcast(u32_, None, x).expect("in a block");
+        let inside = self.b.u_less_than(self.t.bool, None, x, texels).expect("in a block");
+        let zero = self.u32_const(0);
+        let x = self.b.select(u32_, None, inside, x, zero).expect("in a block");
+        let x = self.b.bitcast(i32_, None, x).expect("in a block");
+        let result = self.b.type_vector(component, 4);
+        let texel = self.b.image_fetch(result, None, image, x, None, []).expect("in a block");
+        let texel = self.texel_bits(component, texel);
+        let v4u32 = self.v4u32();
+        let zeros = self.b.constant_composite(v4u32, [zero; 4]);
+        let v4bool = self.b.type_vector(self.t.bool, 4);
+        let inside = self.b.composite_construct(v4bool, None, [inside; 4]).expect("in a block");
+        self.b.select(v4u32, None, inside, texel, zeros).expect("in a block")
+    }
+
+    /// TXQ TEX_HEADER_DIMENSION of a 1D buffer: its texels, zeros, zeros and its one level at level 0; zeros
+    /// past it (as for the other textures' levels).
+    fn buffer_query(&mut self, texture: TextureRef, level: Word) -> Word {
+        let variable = self.textures[usize::from(texture.binding)];
+        let (u32_, i32_) = (self.t.u32, self.b.type_int(32, 1));
+        let image = self.b.load(variable.image, None, variable.variable, None, []).expect("in a block");
+        let texels = self.b.image_query_size(i32_, None, image).expect("in a block");
+        let texels = self.b.bitcast(u32_, None, texels).expect("in a block");
+        let (zero, one) = (self.u32_const(0), self.u32_const(1));
+        let v4u32 = self.v4u32();
+        let size = self.b.composite_construct(v4u32, None, [texels, zero, zero, one]).expect("in a block");
+        let zeros = self.b.constant_composite(v4u32, [zero; 4]);
+        let base = self.b.i_equal(self.t.bool, None, level, zero).expect("in a block");
+        let v4bool = self.b.type_vector(self.t.bool, 4);
+        let base = self.b.composite_construct(v4bool, None, [base; 4]).expect("in a block");
+        self.b.select(v4u32, None, base, size, zeros).expect("in a block")
+    }
+
     /// TXQ TEX_HEADER_DIMENSION (`Op::TextureQuery`): the size of level `level` (the last level's when past it,
     /// so that the query stays defined, then zeros), padded with zeros to three, and the levels.
     pub(super) fn texture_query(&mut self, texture: TextureRef, level: Value) -> Word {
-        let TextureVariable { size_components, level_components, .. } = self.textures[usize::from(texture.binding)];
+        let TextureVariable { size_components, level_components, buffer, .. } =
+            self.textures[usize::from(texture.binding)];
         let level = self.values[&level];
+        if buffer {
+            return self.buffer_query(texture, level);
+        }
         self.with_sampled(texture, |e, sampled| {
             let image = e.image_of(texture, sampled);
             let u32_ = e.t.u32;

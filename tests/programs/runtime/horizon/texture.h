@@ -7,6 +7,7 @@
 #define TIC_A8B8G8R8 0x08u
 #define TIC_B5G6R5 0x15u
 #define TIC_R32 0x0Fu
+#define TIC_R8 0x1Du
 #define TIC_ASTC_2D_4X4 0x40u
 #define TIC_Z24S8 0x29u
 #define TIC_DXT1 0x24u
@@ -17,9 +18,11 @@
 #define TIC_B 4u
 #define TIC_A 5u
 #define TIC_ONE_FLOAT 7u
+#define TIC_ONE_D_BUFFER 0u
 #define TIC_PITCH 2u
 #define TIC_BLOCKLINEAR 3u
 #define TIC_TWO_D 1u
+#define TIC_ONE_D_BUFFER_TYPE 6u
 #define TIC_THREE_D 2u
 #define TIC_TWO_D_ARRAY 5u
 #define TIC_TWO_D_NO_MIPMAP 7u
