@@ -11,7 +11,7 @@ use tandem_gpu::shader::ir::{PoolView, TextureDim};
 use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType};
 use tandem_gpu::shader::{
     FragmentInterface, GlobalMemory, GuestWindows, NumberKind, PointOrigin, Stage, TextureView, UNSWIZZLED, UserClip,
-    VertexInterface, translate_compute, translate_graphics,
+    VertexInterface, WindowClip, translate_compute, translate_graphics,
 };
 
 #[derive(Arbitrary, Debug)]
@@ -69,6 +69,7 @@ fuzz_target!(|input: Input| {
                 // As for points with sprites on: a header that reads the sprite coordinate gets `PointCoord`.
                 point_coord: Some(PointOrigin::Bottom),
                 polygon_stipple: Some(std::array::from_fn(|row| 0x5a5a_a5a5_u32.rotate_left(row as u32))),
+                window_clip: Some(WindowClip { exclusive: false, rects: [[0, 0, 16, 16]; 8] }),
                 sample_mask: true,
                 quad_sample_masks: Some([1, 2, 4, 8]),
             };

@@ -18,8 +18,8 @@ use tandem_gpu::shader::sph::{HEADER_BYTES, ProgramHeader, ShaderType, header_by
 use tandem_gpu::shader::{
     FragmentInterface, GeometryInput, GeometryInterface, GlobalMemory, GuestWindows, NumberKind, PointSize, Stage,
     TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, TextureView,
-    Translation, UNSWIZZLED, UserClip, VertexInterface, Warps, program_needs, translate_compute, translate_graphics,
-    translate_graphics_with,
+    Translation, UNSWIZZLED, UserClip, VertexInterface, Warps, WindowClip, program_needs, translate_compute,
+    translate_graphics, translate_graphics_with,
 };
 use tandem_gpu::texture::descriptor::Comparison;
 
@@ -105,6 +105,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             swizzles: UNSWIZZLED,
             point_coord: None,
             polygon_stipple: None,
+            window_clip: None,
             sample_mask: false,
             quad_sample_masks: None,
         };
@@ -115,6 +116,10 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             fragment(None, true),
             FragmentInterface {
                 polygon_stipple: Some(std::array::from_fn(|row| 0x0f0f_0f0f_u32.rotate_left(row as u32))),
+                window_clip: Some(WindowClip {
+                    exclusive: true,
+                    rects: [[1, 2, 30, 40], [0; 4], [5, 5, 5, 9], [0; 4], [0; 4], [0; 4], [0; 4], [8, 0, 9, 65535]],
+                }),
                 sample_mask: true,
                 quad_sample_masks: Some([1, 2, 4, 8]),
                 ..fragment(None, false)
@@ -234,6 +239,7 @@ fn translate_pixel_source(source: &str, views: &[TextureView]) -> Result<Transla
         swizzles: UNSWIZZLED,
         point_coord: None,
         polygon_stipple: None,
+        window_clip: None,
         sample_mask: false,
         quad_sample_masks: None,
     };

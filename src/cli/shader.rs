@@ -326,6 +326,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 // As for a draw of triangles: no point sprite coordinate.
                 point_coord: None,
                 polygon_stipple: None,
+                window_clip: None,
                 sample_mask: false,
                 quad_sample_masks: None,
             };

@@ -1111,6 +1111,54 @@ static void polygon_stipple(void) {
     report("the pattern's pixels of the rectangle, and nothing else", wrong, count);
 }
 
+#define SET_WINDOW_CLIP_HORIZONTAL 0x0D00u /* rectangle j's XMIN 15:0, XMAX 31:16 at + 8j; YMIN, YMAX at + 4 */
+#define SET_WINDOW_CLIP_ENABLE 0x194Cu
+#define SET_WINDOW_CLIP_TYPE 0x1950u /* INCLUSIVE 0, EXCLUSIVE 1, CLIPALL 2 */
+
+/* Two window clip rectangles that overlap, x 8..23 by y 2..13 and x 20..39 by y 12..29 (their maxima exclusive,
+ * as nouveau programs GL_EXT_window_rectangles), the other six empty (zeros). */
+static int in_window_rects(uint32_t x, uint32_t y) {
+    return (x >= 8 && x < 24 && y >= 2 && y < 14) || (x >= 20 && x < 40 && y >= 12 && y < 30);
+}
+static int in_rectangle_inside_rects(uint32_t x, uint32_t y) { return in_rectangle(x, y) && in_window_rects(x, y); }
+static int in_rectangle_outside_rects(uint32_t x, uint32_t y) { return in_rectangle(x, y) && !in_window_rects(x, y); }
+
+/* SET_WINDOW_CLIP_*: the rectangle keeps its pixels inside the window clip rectangles (INCLUSIVE), outside them
+ * (EXCLUSIVE), or none (CLIPALL). */
+static void window_clip(void) {
+    const struct {
+        const char *what;
+        uint32_t type;
+        int (*covered)(uint32_t, uint32_t);
+    } cases[] = {
+        {"INCLUSIVE: the rectangle's pixels inside either window clip rectangle", 0, in_rectangle_inside_rects},
+        {"EXCLUSIVE: the rectangle's pixels outside both", 1, in_rectangle_outside_rects},
+        {"CLIPALL: none of them", 2, nothing},
+    };
+    uint32_t rects[16] = {0};
+    rects[0] = 8 | 24u << 16, rects[1] = 2 | 14u << 16, rects[2] = 20 | 40u << 16, rects[3] = 12 | 30u << 16;
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    put_vertices(rectangle, 4);
+    rectangle_index_buffer();
+    method(SET_WINDOW_CLIP_HORIZONTAL, 16, rects);
+    for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        heading("window clip rectangles, ", cases[k].what);
+        fill_target(target_background);
+        set(SET_WINDOW_CLIP_TYPE, cases[k].type);
+        set(SET_WINDOW_CLIP_ENABLE, 1);
+        set(BEGIN, TRIANGLES);
+        set(DRAW_INDEX_BUFFER, 6);
+        set(END, 0);
+        set(SET_WINDOW_CLIP_ENABLE, 0);
+        run("draw");
+        uint32_t count, wrong = wrong_pixels(cases[k].covered, rectangle_colour, target_background, &count);
+        if (cases[k].covered == nothing)
+            check(wrong == 0, cases[k].what);
+        else
+            report(cases[k].what, wrong, count);
+    }
+}
+
 #define SET_USER_CLIP_ENABLE 0x1510u /* PLANE0..7 in bits 0..7 */
 #define SET_USER_CLIP_OP 0x1940u     /* plane i CULL in bit 4i, else CLIP */
 
@@ -4482,6 +4530,7 @@ int main(void) {
     quads_and_polygons();
     inline_indices();
     polygon_stipple();
+    window_clip();
     user_clip_planes();
     conditional_rendering();
     indirect_draws();

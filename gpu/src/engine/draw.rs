@@ -16,7 +16,7 @@ use super::{Context, EngineError, Method};
 use crate::backend::{ConstantBuffer, Rect};
 use crate::sass::Isa;
 use crate::shader::sph::{ProgramHeader, attribute, header_bytes, parse_program_header};
-use crate::shader::{PointOrigin, UserClip};
+use crate::shader::{PointOrigin, UserClip, WindowClip};
 use crate::texture::descriptor::{Comparison, Pools};
 
 pub const DRAW_VERTEX_ARRAY_START: u32 = 0x0d74;
@@ -323,6 +323,8 @@ pub struct Draw {
     /// The polygon stipple's 32 rows (SET_POLYGON_STIPPLE_PATTERN), when filled triangles are stippled
     /// (SET_POLYGON_STIPPLE): `shader::FragmentInterface::polygon_stipple` says how a pixel picks its bit.
     pub polygon_stipple: Option<[u32; 32]>,
+    /// The window clip rectangles (SET_WINDOW_CLIP_ENABLE): `shader::WindowClip`.
+    pub window_clip: Option<WindowClip>,
     /// The pixel program's sample mask output limits its coverage (SET_PS_OUTPUT_SAMPLE_MASK_USAGE: ENABLE 0:0,
     /// and with QUALIFY_BY_ANTI_ALIAS_ENABLE 1:1 only while SET_ANTI_ALIAS_ENABLE is on).
     pub ps_sample_mask: bool,
@@ -929,6 +931,7 @@ impl Maxwell3D {
             depth_clamp: self.depth_clamp(at)?,
             lines: self.lines(at)?,
             polygon_stipple: self.polygon_stipple(at)?,
+            window_clip: self.window_clip(at)?,
             conservative: self.conservative(at)?,
             ps_sample_mask: self.ps_sample_mask(),
             user_clip: self.user_clip(),

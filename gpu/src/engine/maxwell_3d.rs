@@ -311,6 +311,10 @@ impl Maxwell3D {
         if !self.render_enabled(method, context)? {
             return Ok(());
         }
+        if self.register(super::raster::SET_WINDOW_CLIP_ENABLE) & 1 == 1 {
+            // No source says whether the window clip rectangles cut clears.
+            return Err(method.unimplemented("a clear under SET_WINDOW_CLIP_ENABLE"));
+        }
         let layer = argument >> 10 & 0xffff;
         let block = self.sample_block(method)?;
         let mask = [2, 3, 4, 5].map(|bit| argument >> bit & 1 == 1);

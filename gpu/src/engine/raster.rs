@@ -1,6 +1,6 @@
 //! How the 3D engine's rasteriser state reads from its registers: which faces are culled and in which polygon
 //! mode the others are drawn, lines and their stipple, the polygon stipple, conservative rasterisation, user clip
-//! planes and the pixel program's sample mask. Facts from open-gpu-doc clb197.h and clc797.h; where the class
+//! planes, window clip rectangles and the pixel program's sample mask. Facts from open-gpu-doc clb197.h and clc797.h; where the class
 //! headers name a field only, as NVK and nouveau program it.
 
 use super::draw::{
@@ -11,7 +11,7 @@ use super::draw::{
 use super::maxwell_3d::Maxwell3D;
 use super::multisample::SET_ANTI_ALIAS_ENABLE;
 use super::{EngineError, Method};
-use crate::shader::UserClip;
+use crate::shader::{UserClip, WindowClip};
 
 pub const SET_LINE_STIPPLE: u32 = 0x166c;
 pub const SET_LINE_STIPPLE_PARAMETERS: u32 = 0x1680;
@@ -25,6 +25,12 @@ pub const SET_CONSERVATIVE_RASTER_CONTROL: u32 = 0x0230;
 pub const SET_USER_CLIP_ENABLE: u32 = 0x1510;
 pub const SET_USER_CLIP_OP: u32 = 0x1940;
 pub const SET_PS_OUTPUT_SAMPLE_MASK_USAGE: u32 = 0x0300;
+/// Rectangle j's XMIN 15:0 and XMAX 31:16 (8 bytes apart), and its YMIN and YMAX at +4.
+pub const SET_WINDOW_CLIP_HORIZONTAL: u32 = 0x0d00;
+pub const SET_WINDOW_CLIP_VERTICAL: u32 = 0x0d04;
+pub const SET_WINDOW_CLIP_ENABLE: u32 = 0x194c;
+/// INCLUSIVE 0, EXCLUSIVE 1, CLIPALL 2.
+pub const SET_WINDOW_CLIP_TYPE: u32 = 0x1950;
 
 /// How the rasteriser draws triangles (SET_FRONT_POLYGON_MODE, SET_BACK_POLYGON_MODE: OpenGL's POINT 0x1b00,
 /// LINE 0x1b01, FILL 0x1b02): filled, their edges as lines, or their vertices as points.
@@ -66,6 +72,26 @@ impl Maxwell3D {
             return Err(at.unimplemented("the polygon stipple with SET_WINDOW_ORIGIN's FLIP_Y"));
         }
         Ok(Some(std::array::from_fn(|row| self.register(SET_POLYGON_STIPPLE_PATTERN + 4 * row as u32))))
+    }
+
+    /// The window clip rectangles, when SET_WINDOW_CLIP_ENABLE is on. The eight rectangles' maxima are exclusive,
+    /// as Mesa's nouveau programs GL_EXT_window_rectangles (a gallium scissor's maxx and maxy, unused rectangles
+    /// zeros: empty), in the pixels scissors count.
+    pub(super) fn window_clip(&self, at: Method) -> Result<Option<WindowClip>, EngineError> {
+        if self.register(SET_WINDOW_CLIP_ENABLE) & 1 == 0 {
+            return Ok(None);
+        }
+        let rects = std::array::from_fn(|j| {
+            let [horizontal, vertical] = [SET_WINDOW_CLIP_HORIZONTAL, SET_WINDOW_CLIP_VERTICAL]
+                .map(|method| self.register(method + 8 * j as u32));
+            [horizontal, vertical, horizontal >> 16, vertical >> 16].map(|half| half as u16)
+        });
+        Ok(Some(match self.register(SET_WINDOW_CLIP_TYPE) & 3 {
+            0 => WindowClip { exclusive: false, rects },
+            1 => WindowClip { exclusive: true, rects },
+            2 => WindowClip { exclusive: false, rects: [[0; 4]; 8] },
+            kind => return Err(at.bad_argument(kind, "SET_WINDOW_CLIP_TYPE is not INCLUSIVE, EXCLUSIVE or CLIPALL")),
+        }))
     }
 
     /// SET_CONSERVATIVE_RASTER, and on Ampere SET_CONSERVATIVE_RASTER_CONTROL: EXTRA_PRIM_BLOAT 3:0 grows

@@ -25,7 +25,7 @@ pub use ir::TextureView;
 pub use spirv::{
     CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PointOrigin, PointSize, Saturate, Stage,
     TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing, Tessellator, UNSWIZZLED, UserClip,
-    VertexInterface, captured_words,
+    VertexInterface, WindowClip, captured_words,
 };
 
 use crate::sass::cubin::KernelImage;

@@ -466,6 +466,7 @@ impl ReferenceBackend {
             // Set below, once the rasteriser's primitives are known.
             point_coord: None,
             polygon_stipple: None,
+            window_clip: draw.window_clip,
             sample_mask: draw.ps_sample_mask,
             quad_sample_masks: draw.multisample.and_then(|multisample| multisample.quad_masks),
         };

@@ -137,6 +137,16 @@ pub struct UserClip {
     pub cull: u8,
 }
 
+/// The window clip rectangles (SET_WINDOW_CLIP_ENABLE, _TYPE, _HORIZONTAL and _VERTICAL): a pixel is inside when
+/// one of `rects` (x0, y0, x1, y1: x0 <= x < x1, y0 <= y < y1, in the targets' pixels as scissors are) holds
+/// it; the draw keeps the pixels inside (INCLUSIVE), or outside (EXCLUSIVE). CLIPALL keeps none: INCLUSIVE of no
+/// rectangle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WindowClip {
+    pub exclusive: bool,
+    pub rects: [[u16; 4]; 8],
+}
+
 /// A tessellation evaluation program's interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TessEvalInterface {
@@ -275,6 +285,8 @@ pub struct FragmentInterface {
     /// pattern bytes, each's most significant bit the leftmost pixel, read as little-endian words; rows from
     /// the targets' first).
     pub polygon_stipple: Option<[u32; 32]>,
+    /// The window clip rectangles: an invocation is killed where they do not keep its pixel.
+    pub window_clip: Option<WindowClip>,
     /// The program's sample mask output (header bit 608: the register after the targets') limits the samples it
     /// covers, as `SampleMask` (SET_PS_OUTPUT_SAMPLE_MASK_USAGE's ENABLE, qualified by the multisample enable
     /// where it says so); otherwise it is not read.
@@ -1284,6 +1296,9 @@ impl Emitter<'_> {
         if let Some(pattern) = fragment.polygon_stipple {
             self.polygon_stipple(coord, &pattern);
         }
+        if let Some(clip) = fragment.window_clip {
+            self.window_clip(coord, &clip);
+        }
         let w = self.b.composite_extract(f32_, None, coord, [3]).expect("in a block");
         for (g, c, input, mode) in inputs {
             let mut value = self.b.load(f32_, None, input, None, []).expect("in a block");
@@ -1384,6 +1399,30 @@ impl Emitter<'_> {
         let shifted = self.b.shift_right_logical(u32_, None, word, bit).expect("in a block");
         let set = self.b.bitwise_and(u32_, None, shifted, one).expect("in a block");
         let pass = self.b.i_equal(bool_, None, set, one).expect("in a block");
+        self.kill_unless(pass);
+    }
+
+    /// The window clip (`FragmentInterface::window_clip`), as a branch to OpKill where it does not keep the
+    /// pixel: its x and y compared with each rectangle that holds any pixel.
+    fn window_clip(&mut self, coord: Word, clip: &WindowClip) {
+        let (f32_, u32_, bool_) = (self.t.f32, self.t.u32, self.t.bool);
+        let [x, y] = [0, 1].map(|c| {
+            let component = self.b.composite_extract(f32_, None, coord, [c]).expect("in a block");
+            self.b.convert_f_to_u(u32_, None, component).expect("in a block")
+        });
+        let within = |e: &mut Self, value: Word, low: u16, high: u16| {
+            let (low, high) = (e.u32_const(low.into()), e.u32_const(high.into()));
+            let above = e.b.u_greater_than_equal(bool_, None, value, low).expect("in a block");
+            let below = e.b.u_less_than(bool_, None, value, high).expect("in a block");
+            e.b.logical_and(bool_, None, above, below).expect("in a block")
+        };
+        let mut inside = self.b.constant_false(bool_);
+        for &[x0, y0, x1, y1] in clip.rects.iter().filter(|[x0, y0, x1, y1]| x0 < x1 && y0 < y1) {
+            let (across, down) = (within(self, x, x0, x1), within(self, y, y0, y1));
+            let here = self.b.logical_and(bool_, None, across, down).expect("in a block");
+            inside = self.b.logical_or(bool_, None, inside, here).expect("in a block");
+        }
+        let pass = if clip.exclusive { self.b.logical_not(bool_, None, inside).expect("in a block") } else { inside };
         self.kill_unless(pass);
     }
 

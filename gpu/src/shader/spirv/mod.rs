@@ -41,7 +41,7 @@ use graphics::{
 pub use graphics::{
     CapturedWords, FragmentInterface, GeometryInput, GeometryInterface, PATCH_LOCATIONS_END, POINT_COORD, PointOrigin,
     PointSize, Saturate, Stage, TessControlInterface, TessDomain, TessEvalInterface, TessOutput, TessSpacing,
-    Tessellator, UNSWIZZLED, UserClip, VertexInterface, captured_words,
+    Tessellator, UNSWIZZLED, UserClip, VertexInterface, WindowClip, captured_words,
 };
 use surface::{SurfaceVariable, declare_surfaces};
 pub(crate) use texture::missing_pools;
