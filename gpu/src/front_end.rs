@@ -1103,6 +1103,17 @@ mod tests {
         assert!(covered > 60, "the sliver touches {covered} pixels");
     }
 
+    /// Pixel centres at integers (SET_VIEWPORT_PIXEL CENTER_AT_INTEGERS, D3D9's rule) stop the draw naming them.
+    #[test]
+    fn pixel_centres_at_integers_stop_the_draw() {
+        let (vertex_program, pixel_program) = triangle_programs(Class::Maxwell3D);
+        let triangle = [(83, 70), (931, 181), (90, 101)];
+        let draw: &[(u32, &[u32])] = &[(0x1924, &[1]), (0x1618, &[4]), (0x0d74, &[0, 3]), (0x1614, &[0])];
+        let (_, submitted) = submit_triangle(Class::Maxwell3D, &vertex_program, &pixel_program, triangle, draw);
+        let error = submitted.expect_err("the draw is refused").to_string();
+        assert!(error.contains("SET_VIEWPORT_PIXEL CENTER_AT_INTEGERS"), "{error}");
+    }
+
     /// Submits a triangle with these corners (1/16 pixel) through `class` with these programs and `draw`'s
     /// methods (the launch), into a 64 x 32 pitch A8B8G8R8 target of 0x11 bytes at DATA + 0x2000.
     fn submit_triangle(

@@ -155,6 +155,8 @@ pub const SET_ATTRIBUTE_POINT_SIZE: u32 = 0x1910;
 pub const SET_POINT_SPRITE: u32 = 0x1520;
 pub const SET_POINT_SPRITE_SELECT: u32 = 0x1604;
 pub const SET_VIEWPORT_CLIP_CONTROL: u32 = 0x193c;
+/// Pixel centres (CENTER 0:0): AT_HALF_INTEGERS 0, AT_INTEGERS 1.
+pub const SET_VIEWPORT_PIXEL: u32 = 0x1924;
 pub const SET_LINE_WIDTH_FLOAT: u32 = 0x13b0;
 pub const SET_ALIASED_LINE_WIDTH_FLOAT: u32 = 0x13b4;
 pub const SET_ALIASED_LINE_WIDTH_ENABLE: u32 = 0x020c;
@@ -970,8 +972,12 @@ impl Maxwell3D {
     }
 
     /// Viewport `j` (its registers 32 bytes apart, its clip rectangle and scissor 16 apart) over targets of
-    /// `width` x `height`. A coordinate swizzle other than the identity stops the draw naming it.
+    /// `width` x `height`. A coordinate swizzle other than the identity, and pixel centres at integers
+    /// (SET_VIEWPORT_PIXEL CENTER 1, D3D9's rule, where Vulkan's are at half integers), stop the draw naming them.
     fn viewport(&self, at: Method, j: u32, width: u32, height: u32) -> Result<Viewport, EngineError> {
+        if self.register(SET_VIEWPORT_PIXEL) & 1 == 1 {
+            return Err(at.unimplemented("SET_VIEWPORT_PIXEL CENTER_AT_INTEGERS (pixel centres at integers)"));
+        }
         let swizzle = self.register(SET_VIEWPORT_COORDINATE_SWIZZLE + 32 * j);
         if swizzle & 0x7777 != IDENTITY_SWIZZLE {
             return Err(at.unimplemented(format!("viewport {j}'s coordinate swizzle {swizzle:#x}")));
