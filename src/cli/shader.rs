@@ -395,7 +395,11 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
             0 => "its own format".to_string(),
             bytes => format!("{bytes}-byte texels"),
         };
-        format!("surface {} ({:?}{}, {view})", surface.handle, surface.dim, if surface.array { " array" } else { "" })
+        let shape = match (surface.buffer, surface.array) {
+            (true, _) => "buffer".to_string(),
+            (false, array) => format!("{:?}{}", surface.dim, if array { " array" } else { "" }),
+        };
+        format!("surface {} ({shape}, {view})", surface.handle)
     });
     let bindings: Vec<String> = banks
         .chain(textures)

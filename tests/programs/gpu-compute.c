@@ -19,7 +19,8 @@
  * (SULD), store it plus the thread's number (SUST) and add 0x100 to it (SURED); the loads and the texels after the
  * grid, in the surface's layout, must be what those instructions make of the texels. Then formatted accesses
  * (shaders/formatted.cs.sasm, SULD.P and SUST.P) to surfaces of seven formats, against tables/formatted_surfaces.h
- * (the formats' definitions, computed by tables/formatted_surfaces.py).
+ * (the formats' definitions, computed by tables/formatted_surfaces.py). Then the same accesses as the first to a
+ * 1D buffer of 64 texels (shaders/buffer_surface.cs.sasm, target 1D_BUFFER).
  *
  * Last, the Switch 2's compute class (AMPERE_COMPUTE_B, open-gpu-doc clc7c0.h): the same kernel compiled by ptxas
  * for sm_86, launched through a QMD of version 03_00 (clc7c0qmd.h: the program's own address, no program region)
@@ -58,14 +59,19 @@ __asm__(".section .rodata\n"
         "formatted_end:\n"
         ".balign 4\n"
         "formatted_size: .word formatted_end - formatted_code\n"
+        ".balign 256\n"
+        "buffer_surface_code: .incbin \"shaders/buffer_surface.cs.bin\"\n"
+        "buffer_surface_end:\n"
+        ".balign 4\n"
+        "buffer_surface_size: .word buffer_surface_end - buffer_surface_code\n"
         ".balign 16\n"
         "kernel_input: .incbin \"../../gpu/tests/sass/cuda/input.bin\"\n"
         "gpu_output: .incbin \"../../gpu/tests/sass/cuda/results/compare_logic.out\", 0, 65536\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
 HIDDEN extern const uint8_t kernel_code[], kernel_input[], gpu_output[], sample_code[], surface_code[], ampere_code[],
-    formatted_code[];
-HIDDEN extern const uint32_t kernel_size, sample_size, surface_size, ampere_size, formatted_size;
+    formatted_code[], buffer_surface_code[];
+HIDDEN extern const uint32_t kernel_size, sample_size, surface_size, ampere_size, formatted_size, buffer_surface_size;
 
 #define COMPUTE 1u /* the subchannel NVN gives the compute class */
 #define SET_OBJECT 0x0000u
@@ -91,12 +97,14 @@ HIDDEN extern const uint32_t kernel_size, sample_size, surface_size, ampere_size
 #define SAMPLE_OFFSET 0x2000u /* sample.cs in the program region */
 #define SURFACE_OFFSET 0x3000u /* surface.cs in the program region */
 #define FORMATTED_OFFSET 0x3400u /* formatted.cs in the program region */
+#define BUFFER_SURFACE_OFFSET 0x3800u /* buffer_surface.cs in the program region */
 #define HANDLES 0x14C00u      /* constant buffer 2: the texture handles */
 #define TICS 0x15000u
 #define TSCS 0x15400u
 #define RGBA8_TEXELS 0x15800u /* 8 x 8, pitch 32 */
 #define B5G6R5_TEXELS 0x15C00u /* 8 x 8, block-linear, one GOB tall */
 #define R32_TEXELS 0x15E00u    /* 8 x 8, block-linear, one GOB tall: the surface */
+#define R32_BUFFER 0x15F00u    /* 64 texels: the 1D buffer surface */
 #define TEXTURE_SLOT 2u
 #define AMPERE_PROGRAM 0x16000u /* the sm_86 kernel, at its own address */
 #define OUT 0x20000u
@@ -284,6 +292,43 @@ static void surface_in_a_grid(uint8_t *memory) {
     check(wrong_texels == 0, "every texel is its value plus the thread's number and 0x100 (SUST, SURED), in place");
 }
 
+/* After surface_in_a_grid, whose pools and handle slot it keeps: a 1D buffer of 64 R32 texels (header 7:
+ * HEADER_VERSION ONE_D_BUFFER, WIDTH_MINUS_ONE's low half in W4[15:0], TEXTURE_TYPE ONE_D_BUFFER) accessed as
+ * surface_in_a_grid's surface is, thread t at texel t (shaders/buffer_surface.cs.sasm: SULD, SUST and SURED
+ * 1D_BUFFER). */
+static void buffer_surface_in_a_grid(uint8_t *memory) {
+    print("-- a 1D buffer surface in a grid\n");
+    const uint32_t red[4] = {TIC_R, TIC_ZERO, TIC_ZERO, TIC_ONE_FLOAT};
+    for (uint32_t t = 0; t < 64; t++) put_u32(memory + R32_BUFFER + 4 * t, r32_texel(t, 8));
+    uint32_t *header = (uint32_t *)(memory + TICS + 32 * 7);
+    write_texture_header(header, gpu.gpu_address + R32_BUFFER, TIC_R32, red, TIC_ONE_D_BUFFER, 0, 1, 1, 1,
+                         TIC_ONE_D_BUFFER_TYPE);
+    header[3] = 0;
+    header[4] = (64 - 1) | TIC_ONE_D_BUFFER_TYPE << 23;
+    header[5] = 0;
+    put_u32(memory + HANDLES + 24, 7u);
+    memcpy(memory + PROGRAM_REGION + BUFFER_SURFACE_OFFSET, buffer_surface_code, buffer_surface_size);
+    memset(memory + OUT, 0xEE, 64 * 4);
+    uint64_t handles = gpu.gpu_address + HANDLES;
+    build_qmd(memory + QMD, BUFFER_SURFACE_OFFSET, 1, 64, 0x6F);
+    uint8_t *qmd = memory + QMD;
+    put_u32(qmd + 0x50, 1u | 1u << TEXTURE_SLOT | 3u << 29); /* CONSTANT_BUFFER_VALID(0, 2) */
+    put_u32(qmd + 0x74 + 8 * TEXTURE_SLOT, (uint32_t)handles);
+    put_u32(qmd + 0x78 + 8 * TEXTURE_SLOT, (uint32_t)(handles >> 32) | 0x100u << 15);
+    check(launch() == 0, "the launch runs");
+    check(semaphore() == 0x6F, "its release after the grid");
+    uint32_t wrong_loads = 0, wrong_texels = 0;
+    for (uint32_t t = 0; t < 64; t++) {
+        uint32_t loaded, texel;
+        memcpy(&loaded, memory + OUT + 4 * t, 4);
+        memcpy(&texel, memory + R32_BUFFER + 4 * t, 4);
+        wrong_loads += loaded != r32_texel(t, 8);
+        wrong_texels += texel != r32_texel(t, 8) + t + 0x100u;
+    }
+    check(wrong_loads == 0, "every thread loaded its texel of the buffer (SULD 1D_BUFFER)");
+    check(wrong_texels == 0, "every texel is its value plus the thread's number and 0x100 (SUST, SURED), in place");
+}
+
 /* After surface_in_a_grid, whose pools and handle slot it keeps: for each format of formatted_surfaces.h, three
  * 4 x 1 pitch surfaces of it (A, B and C: headers 4, 5 and 6) and a block of four threads of formatted.cs, which
  * loads A's texels formatted (SULD.P: all four components, then G and A alone), stores four words into B's
@@ -454,6 +499,7 @@ int main(void) {
     textures_in_a_grid(memory);
     surface_in_a_grid(memory);
     formatted_surfaces(memory);
+    buffer_surface_in_a_grid(memory);
     ampere_compute(memory);
 
     nv_close(nv, gpu.channel);

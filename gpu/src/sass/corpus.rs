@@ -736,6 +736,11 @@ fn run_surfaces(
         let number = header.checked_sub(run.textures.len()).filter(|&n| n < run.surfaces.len());
         let number = number.ok_or_else(|| bad(format!("surface header {header}, which surfaces= lacks")))?;
         let surface = &run.surfaces[number];
+        if binding.buffer {
+            return Err(bad(format!(
+                "surface {number} accessed as a 1D buffer: the corpus's surfaces are CUDA arrays"
+            )));
+        }
         let own = surface.format.texel_bytes();
         // A formatted binding's image is RGBA32 of the components as loaded: for unsigned integer channels of 32
         // bits, the texels as they are.
@@ -767,6 +772,7 @@ fn run_surfaces(
             format,
             bytes_per_texel: u64::from(own),
             view_type: crate::vulkan::view_type(surface.dim, surface.layers > 1),
+            buffer: false,
             size: surface.size,
             layers: surface.layers,
             texels: surface.texels(number),

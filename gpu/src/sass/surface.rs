@@ -62,6 +62,8 @@ pub struct SurfaceInstruction {
     pub handle: HandleSource,
     pub dim: TextureDim,
     pub array: bool,
+    /// A 1D buffer (TARGET 1D_BUFFER): `dim` D1, its texels a 1D buffer texture's.
+    pub buffer: bool,
     pub edge: Edge,
     /// x, y, then z or the layer (as many as the shape has).
     pub coordinates: Vec<u64>,
@@ -82,15 +84,15 @@ impl SurfaceInstruction {
     }
 }
 
-/// TARGET (both ISAs): the shape; Err for 1D_BUFFER (a texel buffer) and the invalid codes.
-fn target(v: &View) -> Result<(TextureDim, bool), String> {
+/// TARGET (both ISAs): the shape, an array or not, a 1D buffer or not; Err for the invalid codes.
+fn target(v: &View) -> Result<(TextureDim, bool, bool), String> {
     match v.get("target") {
-        0 => Ok((TextureDim::D1, false)),
-        2 => Ok((TextureDim::D1, true)),
-        3 => Ok((TextureDim::D2, false)),
-        4 => Ok((TextureDim::D2, true)),
-        5 => Ok((TextureDim::D3, false)),
-        1 => Err("1D_BUFFER surfaces (texel buffers)".into()),
+        0 => Ok((TextureDim::D1, false, false)),
+        1 => Ok((TextureDim::D1, false, true)),
+        2 => Ok((TextureDim::D1, true, false)),
+        3 => Ok((TextureDim::D2, false, false)),
+        4 => Ok((TextureDim::D2, true, false)),
+        5 => Ok((TextureDim::D3, false, false)),
         code => Err(format!("the invalid target {code}")),
     }
 }
@@ -105,7 +107,7 @@ fn read(
     byte_addressed: bool,
     data_register: u64,
 ) -> Result<SurfaceInstruction, String> {
-    let (dim, array) = target(v)?;
+    let (dim, array, buffer) = target(v)?;
     let edge = match v.get("clamp") {
         0 => Edge::Zero,
         1 => Edge::Clamp,
@@ -144,6 +146,7 @@ fn read(
         handle,
         dim,
         array,
+        buffer,
         edge,
         coordinates: (ra..ra + count as u64).collect(),
         data_register,

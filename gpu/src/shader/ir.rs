@@ -397,6 +397,8 @@ pub struct SurfaceBinding {
     pub handle: TextureHandle,
     pub dim: TextureDim,
     pub array: bool,
+    /// A 1D buffer (`dim` D1): a storage texel buffer.
+    pub buffer: bool,
     pub texel_bytes: u8,
 }
 

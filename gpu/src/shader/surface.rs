@@ -39,7 +39,7 @@ impl Lower<'_> {
             }),
             _ => None,
         };
-        let binding = SurfaceBinding { handle, dim: s.dim, array: s.array, texel_bytes };
+        let binding = SurfaceBinding { handle, dim: s.dim, array: s.array, buffer: s.buffer, texel_bytes };
         let surface = self.program.surface(binding);
         let mut coordinates: Vec<Value> = s.coordinates.iter().map(|&r| self.reg(r)).collect();
         if s.byte_addressed && texel_bytes > 1 {

@@ -247,6 +247,12 @@ impl Shared {
             .optimal_tiling_features
     }
 
+    /// What the device can do with texel buffers of `format`.
+    pub fn buffer_format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
+        // SAFETY: a physical device of this instance.
+        unsafe { self.instance.instance.get_physical_device_format_properties(self.physical, format) }.buffer_features
+    }
+
     /// The sample counts 2D images of `format` with `usage` and `flags` may have (none where they cannot exist).
     pub fn image_sample_counts(
         &self,

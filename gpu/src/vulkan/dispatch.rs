@@ -5,7 +5,7 @@
 //! at binding (the next free one + k).
 
 use super::device::{Features, Queue, State};
-use super::sampled::{SampledSlot, SlotDescriptor, slot_descriptors, slot_pool_sizes, slot_uploads, texture_bindings};
+use super::sampled::{SampledSlot, slot_descriptors, slot_pool_sizes, slot_uploads, texture_bindings};
 use super::spirv::{self, ResourceKind, capability};
 use super::storage::StorageImage;
 use super::{Buffer, ComputeDevice, TextureSlot, VulkanError};
@@ -197,13 +197,13 @@ impl ComputeDevice {
         // The texture slots after the buffers, the storage images after them.
         let mut descriptors = slot_descriptors(&sampled, buffer_count);
         let first_image = buffer_count + descriptors.len() as u32;
-        descriptors.extend(resources.image_bindings.iter().enumerate().map(|(k, &index)| {
-            SlotDescriptor::images(
-                first_image + k as u32,
-                vk::DescriptorType::STORAGE_IMAGE,
-                vec![stored[index].descriptor()],
-            )
-        }));
+        descriptors.extend(
+            resources
+                .image_bindings
+                .iter()
+                .enumerate()
+                .map(|(k, &index)| stored[index].descriptor(first_image + k as u32)),
+        );
         let layout_bindings: Vec<vk::DescriptorSetLayoutBinding> = (0..buffer_count)
             .map(|binding| {
                 vk::DescriptorSetLayoutBinding::default()

@@ -10,7 +10,7 @@
 
 use super::image::{READING, UNDEFINED, WRITING, first_layers, transition};
 use super::multisample::{self, Grid, Multisampling, RawDepth, RawTarget};
-use super::sampled::{SampledSlot, SlotDescriptor, TextureSlot, slot_descriptors, slot_pool_sizes, slot_uploads};
+use super::sampled::{SampledSlot, TextureSlot, slot_descriptors, slot_pool_sizes, slot_uploads};
 use super::storage::StorageImage;
 use super::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
@@ -480,13 +480,14 @@ impl ComputeDevice {
             .map(|((stage, sampled), stored)| {
                 let mut descriptors = slot_descriptors(sampled, stage.buffers.len() as u32);
                 let first_image = stage.buffers.len() as u32 + descriptors.len() as u32;
-                descriptors.extend(stage.images.bindings.iter().enumerate().map(|(k, &index)| {
-                    SlotDescriptor::images(
-                        first_image + k as u32,
-                        vk::DescriptorType::STORAGE_IMAGE,
-                        vec![stored[index].descriptor()],
-                    )
-                }));
+                descriptors.extend(
+                    stage
+                        .images
+                        .bindings
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &index)| stored[index].descriptor(first_image + k as u32)),
+                );
                 descriptors
             })
             .collect();

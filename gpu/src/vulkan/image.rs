@@ -346,6 +346,11 @@ impl ComputeDevice {
         self.shared.format_features(format)
     }
 
+    /// What the device can do with texel buffers of `format`.
+    pub fn buffer_format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
+        self.shared.buffer_format_features(format)
+    }
+
     /// Whether the device can clear and copy images of `format` with optimal tiling.
     pub fn supports_transfer_format(&self, format: vk::Format) -> bool {
         let wanted = vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST;

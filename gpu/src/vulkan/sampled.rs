@@ -190,7 +190,9 @@ impl SlotDescriptor {
     pub(super) fn write(&self, set: vk::DescriptorSet) -> vk::WriteDescriptorSet<'_> {
         let write = vk::WriteDescriptorSet::default().dst_set(set).dst_binding(self.binding).descriptor_type(self.kind);
         match self.kind {
-            vk::DescriptorType::UNIFORM_TEXEL_BUFFER => write.texel_buffer_view(&self.texel_buffers),
+            vk::DescriptorType::UNIFORM_TEXEL_BUFFER | vk::DescriptorType::STORAGE_TEXEL_BUFFER => {
+                write.texel_buffer_view(&self.texel_buffers)
+            }
             _ => write.image_info(&self.infos),
         }
     }

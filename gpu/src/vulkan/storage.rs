@@ -1,17 +1,22 @@
 //! Storage images a dispatch or draw reads and writes (what the translator makes of surfaces): uploaded before the
-//! grid or draw runs, held in the GENERAL layout while it runs, and copied back after it.
+//! grid or draw runs, held in the GENERAL layout while it runs, and copied back after it. A 1D buffer's surface is
+//! a storage texel buffer instead: a view of the buffer its texels are written into, which the shaders change in
+//! place.
 
 use super::image::{ImageObjects, READING, UNDEFINED, WRITING, record_writes_to_host, transition};
+use super::sampled::SlotDescriptor;
 use super::{Buffer, ComputeDevice, VulkanError};
 use ash::vk;
 
 /// A single-level storage image: texels of `bytes_per_texel` bytes, layers (or a 3D image's slices), rows from
-/// the top and texels in order, packed; after a dispatch, what the dispatch left.
+/// the top and texels in order, packed; after a dispatch, what the dispatch left. With `buffer`, a storage texel
+/// buffer of `size[0]` texels (its `view_type` unused).
 #[derive(Clone, Debug, Default)]
 pub struct StorageImage {
     pub format: vk::Format,
     pub bytes_per_texel: u64,
     pub view_type: vk::ImageViewType,
+    pub buffer: bool,
     /// Width, height and depth (a 3D image's slices, else 1).
     pub size: [u32; 3],
     pub layers: u32,
@@ -36,13 +41,17 @@ impl StorageImage {
     }
 }
 
-/// A storage image on the device, with the buffer its texels come from and go back to.
-pub(super) struct Stored {
-    image: vk::Image,
-    view: vk::ImageView,
-    region: vk::BufferImageCopy,
-    /// The caller's buffer (dropped after the queue's lock: dropping one takes it).
-    transfer: vk::Buffer,
+/// A storage image on the device, with the buffer its texels come from and go back to; or a view of that
+/// buffer as a storage texel buffer.
+pub(super) enum Stored {
+    Image {
+        image: vk::Image,
+        view: vk::ImageView,
+        region: vk::BufferImageCopy,
+        /// The caller's buffer (dropped after the queue's lock: dropping one takes it).
+        transfer: vk::Buffer,
+    },
+    TexelBuffer(vk::BufferView),
 }
 
 const GENERAL: (vk::ImageLayout, vk::AccessFlags) = (
@@ -51,9 +60,19 @@ const GENERAL: (vk::ImageLayout, vk::AccessFlags) = (
 );
 
 impl Stored {
-    /// What a storage image descriptor of it holds.
-    pub(super) fn descriptor(&self) -> vk::DescriptorImageInfo {
-        vk::DescriptorImageInfo { sampler: vk::Sampler::null(), image_view: self.view, image_layout: GENERAL.0 }
+    /// Its descriptor, at `binding`: a storage image, or a storage texel buffer.
+    pub(super) fn descriptor(&self, binding: u32) -> SlotDescriptor {
+        match *self {
+            Stored::Image { view, .. } => {
+                let info =
+                    vk::DescriptorImageInfo { sampler: vk::Sampler::null(), image_view: view, image_layout: GENERAL.0 };
+                SlotDescriptor::images(binding, vk::DescriptorType::STORAGE_IMAGE, vec![info])
+            }
+            Stored::TexelBuffer(view) => SlotDescriptor {
+                texel_buffers: vec![view],
+                ..SlotDescriptor::images(binding, vk::DescriptorType::STORAGE_TEXEL_BUFFER, Vec::new())
+            },
+        }
     }
 
     /// Copies the texels in and leaves the image in GENERAL for compute shaders.
@@ -66,6 +85,8 @@ impl Stored {
         commands: vk::CommandBuffer,
         shaders: vk::PipelineStageFlags,
     ) {
+        // A texel buffer's texels are in place: written by the host before the submission.
+        let &Stored::Image { image, region, transfer: source, .. } = self else { return };
         let none = vk::DependencyFlags::empty();
         let (top, transfer) = (vk::PipelineStageFlags::TOP_OF_PIPE, vk::PipelineStageFlags::TRANSFER);
         let color = vk::ImageAspectFlags::COLOR;
@@ -78,9 +99,9 @@ impl Stored {
                 none,
                 &[],
                 &[],
-                &[transition(self.image, color, UNDEFINED, WRITING)],
+                &[transition(image, color, UNDEFINED, WRITING)],
             );
-            device.cmd_copy_buffer_to_image(commands, self.transfer, self.image, WRITING.0, &[self.region]);
+            device.cmd_copy_buffer_to_image(commands, source, image, WRITING.0, &[region]);
             device.cmd_pipeline_barrier(
                 commands,
                 transfer,
@@ -88,7 +109,7 @@ impl Stored {
                 none,
                 &[],
                 &[],
-                &[transition(self.image, color, WRITING, GENERAL)],
+                &[transition(image, color, WRITING, GENERAL)],
             );
         }
     }
@@ -104,6 +125,12 @@ impl Stored {
         commands: vk::CommandBuffer,
         shaders: vk::PipelineStageFlags,
     ) {
+        let &Stored::Image { image, region, transfer: destination, .. } = self else {
+            // The shaders wrote the texel buffer's texels where the host reads them.
+            // SAFETY: as the caller promises.
+            unsafe { record_writes_to_host(device, commands, shaders, vk::AccessFlags::SHADER_WRITE) };
+            return;
+        };
         let none = vk::DependencyFlags::empty();
         let transfer = vk::PipelineStageFlags::TRANSFER;
         let color = vk::ImageAspectFlags::COLOR;
@@ -116,9 +143,9 @@ impl Stored {
                 none,
                 &[],
                 &[],
-                &[transition(self.image, color, GENERAL, READING)],
+                &[transition(image, color, GENERAL, READING)],
             );
-            device.cmd_copy_image_to_buffer(commands, self.image, READING.0, self.transfer, &[self.region]);
+            device.cmd_copy_image_to_buffer(commands, image, READING.0, destination, &[region]);
             record_writes_to_host(device, commands, transfer, vk::AccessFlags::TRANSFER_WRITE);
         }
     }
@@ -153,6 +180,9 @@ impl ComputeDevice {
             .iter()
             .zip(transfers)
             .map(|(storage, transfer)| {
+                if storage.buffer {
+                    return self.storage_texel_buffer(objects, storage, transfer);
+                }
                 let wanted = vk::FormatFeatureFlags::STORAGE_IMAGE
                     | vk::FormatFeatureFlags::TRANSFER_DST
                     | vk::FormatFeatureFlags::TRANSFER_SRC;
@@ -181,8 +211,31 @@ impl ComputeDevice {
                     .level_count(1)
                     .layer_count(storage.layers);
                 let view = objects.view(image, storage.view_type, storage.format, range)?;
-                Ok(Stored { image, view, region: storage.copy_region(), transfer: transfer.handle })
+                Ok(Stored::Image { image, view, region: storage.copy_region(), transfer: transfer.handle })
             })
             .collect()
+    }
+
+    /// A storage texel buffer view of `transfer`, which holds `storage`'s texels.
+    fn storage_texel_buffer(
+        &self,
+        objects: &mut ImageObjects,
+        storage: &StorageImage,
+        transfer: &Buffer,
+    ) -> Result<Stored, VulkanError> {
+        if !self.buffer_format_features(storage.format).contains(vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER) {
+            return Err(VulkanError::UnsupportedFormat(format!("{:?} (as a storage texel buffer)", storage.format)));
+        }
+        let most = self.features().max_texel_buffer_elements;
+        if storage.size[0] > most {
+            return Err(VulkanError::OutOfBounds { offset: 0, len: storage.size[0].into(), size: most.into() });
+        }
+        let info =
+            vk::BufferViewCreateInfo::default().buffer(transfer.handle).format(storage.format).range(vk::WHOLE_SIZE);
+        // SAFETY: a buffer of this device, made with STORAGE_TEXEL_BUFFER usage; `objects` destroys the view.
+        let view = unsafe { self.shared.device.create_buffer_view(&info, None) }
+            .map_err(VulkanError::call("vkCreateBufferView"))?;
+        objects.buffer_views.push(view);
+        Ok(Stored::TexelBuffer(view))
     }
 }

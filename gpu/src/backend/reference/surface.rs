@@ -167,19 +167,21 @@ fn surface(
         _ => return Err(unimplemented(format!("a surface of {} ({bytes} bytes a texel)", format.name))),
     };
     let (stored_dim, array) = match header.texture_type {
-        TextureType::OneD => (TextureDim::D1, false),
+        TextureType::OneD | TextureType::OneDBuffer => (TextureDim::D1, false),
         TextureType::OneDArray => (TextureDim::D1, true),
         TextureType::TwoD | TextureType::TwoDNoMipmap => (TextureDim::D2, false),
         TextureType::TwoDArray => (TextureDim::D2, true),
         TextureType::ThreeD => (TextureDim::D3, false),
         other => return Err(unimplemented(format!("a {other:?} surface"))),
     };
-    if (stored_dim, array) != (binding.dim, binding.array) {
+    let buffer = header.texture_type == TextureType::OneDBuffer;
+    if (stored_dim, array, buffer) != (binding.dim, binding.array, binding.buffer) {
         return Err(unimplemented(format!(
-            "a {:?} surface accessed as {:?}{}",
+            "a {:?} surface accessed as {:?}{}{}",
             header.texture_type,
             binding.dim,
-            if binding.array { " array" } else { "" }
+            if binding.array { " array" } else { "" },
+            if binding.buffer { " buffer" } else { "" }
         )));
     }
     let level = level_surfaces(header, format.storage.element())
@@ -217,6 +219,7 @@ fn surface(
         format: vk_format,
         bytes_per_texel: u64::from(image_bytes),
         view_type: crate::vulkan::view_type(stored_dim, array),
+        buffer,
         size: [width, height, depth],
         layers,
         texels: uploaded.clone(),

@@ -1,5 +1,5 @@
-//! Surfaces in the emitter: each of the program's `SurfaceBinding`s is a storage image in the stage's descriptor
-//! set after its textures (binding = the number of banks + the number of textures + the surface's index), of
+//! Surfaces in the emitter: each of the program's `SurfaceBinding`s is a storage image (a 1D buffer's: a storage
+//! texel buffer) in the stage's descriptor set after its textures (binding = the number of banks + the number of textures + the surface's index), of
 //! unsigned integer channels in the binding's format (R8ui, R16ui, R32ui, Rg32ui, Rgba32ui; formatted accesses:
 //! Rgba32ui, a texel's four components as the back end converted them), read and written as four U32, and
 //! changed with the image atomics.
@@ -32,8 +32,11 @@ pub(super) fn declare_surfaces(
         return Vec::new();
     }
     b.capability(Capability::ImageQuery);
-    if surfaces.iter().any(|surface| surface.dim == TextureDim::D1) {
+    if surfaces.iter().any(|surface| surface.dim == TextureDim::D1 && !surface.buffer) {
         b.capability(Capability::Image1D);
+    }
+    if surfaces.iter().any(|surface| surface.buffer) {
+        b.capability(Capability::ImageBuffer);
     }
     if surfaces.iter().any(|surface| matches!(surface.texel_bytes, 1 | 2 | 8)) {
         b.capability(Capability::StorageImageExtendedFormats);
@@ -50,6 +53,7 @@ pub(super) fn declare_surfaces(
                 _ => ImageFormat::R32ui,
             };
             let dim = match surface.dim {
+                _ if surface.buffer => Dim::DimBuffer,
                 TextureDim::D1 => Dim::Dim1D,
                 TextureDim::D3 => Dim::Dim3D,
                 _ => Dim::Dim2D,
