@@ -261,35 +261,47 @@ static void textures_in_a_grid(uint8_t *memory) {
 /* The surface's texels before the grid. */
 static uint32_t r32_texel(uint32_t x, uint32_t y) { return 0x9E3779B9u * (8 * y + x + 1); }
 
-/* After textures_in_a_grid, whose pools and handle slot it keeps. */
-static void surface_in_a_grid(uint8_t *memory) {
-    print("-- a surface in a grid\n");
-    const uint32_t red[4] = {TIC_R, TIC_ZERO, TIC_ZERO, TIC_ONE_FLOAT};
-    for (uint32_t y = 0; y < 8; y++)
-        for (uint32_t x = 0; x < 8; x++) put_u32(memory + R32_TEXELS + block_linear_offset(4 * x, y, 32, 0), r32_texel(x, y));
-    write_texture_header((uint32_t *)(memory + TICS + 64), gpu.gpu_address + R32_TEXELS, TIC_R32, red, TIC_BLOCKLINEAR,
-                         0, 1, 8, 8, TIC_TWO_D);
-    put_u32(memory + HANDLES + 12, 2u); /* header 2; a surface has no sampler */
-    memcpy(memory + PROGRAM_REGION + SURFACE_OFFSET, surface_code, surface_size);
+/* Where thread t's texel lies: of the 8 x 8 block-linear surface (x = t & 7, y = t >> 3), or of the 64-texel buffer. */
+static uint32_t surface_texel_at(uint32_t t) { return R32_TEXELS + block_linear_offset(4 * (t & 7), t >> 3, 32, 0); }
+static uint32_t buffer_texel_at(uint32_t t) { return R32_BUFFER + 4 * t; }
+
+/* Fills each thread's texel (at `texel_at(t)`) with r32_texel(t & 7, t >> 3) and runs the 64 threads of a surface
+ * kernel (its `size` bytes of `code` at `offset` in the program region, releasing `release`): each thread loads its
+ * texel (SULD) into out + 4 t, stores it plus the thread's number (SUST) and adds 0x100 to it (SURED); the loads
+ * and the texels after the grid, where they lie, must be what those instructions make of the texels. */
+static void run_surface_kernel(uint8_t *memory, uint32_t offset, const uint8_t *code, uint32_t size, uint32_t release,
+                               uint32_t (*texel_at)(uint32_t)) {
+    for (uint32_t t = 0; t < 64; t++) put_u32(memory + texel_at(t), r32_texel(t & 7, t >> 3));
+    memcpy(memory + PROGRAM_REGION + offset, code, size);
     memset(memory + OUT, 0xEE, 64 * 4);
     uint64_t handles = gpu.gpu_address + HANDLES;
-    build_qmd(memory + QMD, SURFACE_OFFSET, 1, 64, 0x5F);
+    build_qmd(memory + QMD, offset, 1, 64, release);
     uint8_t *qmd = memory + QMD;
     put_u32(qmd + 0x50, 1u | 1u << TEXTURE_SLOT | 3u << 29); /* CONSTANT_BUFFER_VALID(0, 2) */
     put_u32(qmd + 0x74 + 8 * TEXTURE_SLOT, (uint32_t)handles);
     put_u32(qmd + 0x78 + 8 * TEXTURE_SLOT, (uint32_t)(handles >> 32) | 0x100u << 15);
     check(launch() == 0, "the launch runs");
-    check(semaphore() == 0x5F, "its release after the grid");
+    check(semaphore() == release, "its release after the grid");
     uint32_t wrong_loads = 0, wrong_texels = 0;
     for (uint32_t t = 0; t < 64; t++) {
-        uint32_t x = t & 7, y = t >> 3, loaded, texel;
+        uint32_t loaded, texel, before = r32_texel(t & 7, t >> 3);
         memcpy(&loaded, memory + OUT + 4 * t, 4);
-        memcpy(&texel, memory + R32_TEXELS + block_linear_offset(4 * x, y, 32, 0), 4);
-        wrong_loads += loaded != r32_texel(x, y);
-        wrong_texels += texel != r32_texel(x, y) + t + 0x100u;
+        memcpy(&texel, memory + texel_at(t), 4);
+        wrong_loads += loaded != before;
+        wrong_texels += texel != before + t + 0x100u;
     }
     check(wrong_loads == 0, "every thread loaded its texel (SULD)");
     check(wrong_texels == 0, "every texel is its value plus the thread's number and 0x100 (SUST, SURED), in place");
+}
+
+/* After textures_in_a_grid, whose pools and handle slot it keeps. */
+static void surface_in_a_grid(uint8_t *memory) {
+    print("-- a surface in a grid\n");
+    const uint32_t red[4] = {TIC_R, TIC_ZERO, TIC_ZERO, TIC_ONE_FLOAT};
+    write_texture_header((uint32_t *)(memory + TICS + 64), gpu.gpu_address + R32_TEXELS, TIC_R32, red, TIC_BLOCKLINEAR,
+                         0, 1, 8, 8, TIC_TWO_D);
+    put_u32(memory + HANDLES + 12, 2u); /* header 2; a surface has no sampler */
+    run_surface_kernel(memory, SURFACE_OFFSET, surface_code, surface_size, 0x5F, surface_texel_at);
 }
 
 /* After surface_in_a_grid, whose pools and handle slot it keeps: a 1D buffer of 64 R32 texels (header 7:
@@ -299,7 +311,6 @@ static void surface_in_a_grid(uint8_t *memory) {
 static void buffer_surface_in_a_grid(uint8_t *memory) {
     print("-- a 1D buffer surface in a grid\n");
     const uint32_t red[4] = {TIC_R, TIC_ZERO, TIC_ZERO, TIC_ONE_FLOAT};
-    for (uint32_t t = 0; t < 64; t++) put_u32(memory + R32_BUFFER + 4 * t, r32_texel(t, 8));
     uint32_t *header = (uint32_t *)(memory + TICS + 32 * 7);
     write_texture_header(header, gpu.gpu_address + R32_BUFFER, TIC_R32, red, TIC_ONE_D_BUFFER, 0, 1, 1, 1,
                          TIC_ONE_D_BUFFER_TYPE);
@@ -307,26 +318,7 @@ static void buffer_surface_in_a_grid(uint8_t *memory) {
     header[4] = (64 - 1) | TIC_ONE_D_BUFFER_TYPE << 23;
     header[5] = 0;
     put_u32(memory + HANDLES + 24, 7u);
-    memcpy(memory + PROGRAM_REGION + BUFFER_SURFACE_OFFSET, buffer_surface_code, buffer_surface_size);
-    memset(memory + OUT, 0xEE, 64 * 4);
-    uint64_t handles = gpu.gpu_address + HANDLES;
-    build_qmd(memory + QMD, BUFFER_SURFACE_OFFSET, 1, 64, 0x6F);
-    uint8_t *qmd = memory + QMD;
-    put_u32(qmd + 0x50, 1u | 1u << TEXTURE_SLOT | 3u << 29); /* CONSTANT_BUFFER_VALID(0, 2) */
-    put_u32(qmd + 0x74 + 8 * TEXTURE_SLOT, (uint32_t)handles);
-    put_u32(qmd + 0x78 + 8 * TEXTURE_SLOT, (uint32_t)(handles >> 32) | 0x100u << 15);
-    check(launch() == 0, "the launch runs");
-    check(semaphore() == 0x6F, "its release after the grid");
-    uint32_t wrong_loads = 0, wrong_texels = 0;
-    for (uint32_t t = 0; t < 64; t++) {
-        uint32_t loaded, texel;
-        memcpy(&loaded, memory + OUT + 4 * t, 4);
-        memcpy(&texel, memory + R32_BUFFER + 4 * t, 4);
-        wrong_loads += loaded != r32_texel(t, 8);
-        wrong_texels += texel != r32_texel(t, 8) + t + 0x100u;
-    }
-    check(wrong_loads == 0, "every thread loaded its texel of the buffer (SULD 1D_BUFFER)");
-    check(wrong_texels == 0, "every texel is its value plus the thread's number and 0x100 (SUST, SURED), in place");
+    run_surface_kernel(memory, BUFFER_SURFACE_OFFSET, buffer_surface_code, buffer_surface_size, 0x6F, buffer_texel_at);
 }
 
 /* After surface_in_a_grid, whose pools and handle slot it keeps: for each format of formatted_surfaces.h, three
