@@ -3347,8 +3347,8 @@ static void expect_past_last_level(uint32_t x, uint32_t y, uint32_t out[4]) {
 /* The 1D buffer of texture 9: BUFFER_WIDTH R8 UNORM texels, each unlike its neighbours, read as (R, 0, R, 1). */
 #define BUFFER_WIDTH 67000u
 static uint8_t buffer_texel(uint32_t i) { return (uint8_t)(i * 13 + (i >> 8)); }
-/* buffer.ps: texel 0xFF00 + 64 y + x, zeros past the buffer's end (D3D's rule for a buffer read out of range;
- * a CUDA tex1Dfetch past a linear texture's end gives zeros on NVIDIA hardware). */
+/* buffer.ps: texel 0xFF00 + 64 y + x, zeros past the buffer's end (D3D's rule for a buffer read out of range,
+ * which the translator follows; what Maxwell returns there is not documented). */
 static void expect_buffer_texels(uint32_t x, uint32_t y, uint32_t out[4]) {
     uint32_t i = 0xFF00u + 64 * y + x;
     if (i >= BUFFER_WIDTH) {

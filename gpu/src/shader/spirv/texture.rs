@@ -446,7 +446,7 @@ impl Emitter<'_> {
     }
 
     /// A 1D buffer's texel `x` (an I32), whose level a fetch ignores (a buffer has one); zeros past the last
-    /// texel, as CUDA's `tex1Dfetch` reads linear memory (border addressing, whose colour is zero), with the
+    /// texel, D3D's rule for a buffer read out of range (what Maxwell returns there is not documented), with the
     /// fetch itself kept inside the buffer (Vulkan leaves one past it undefined).
     fn buffer_fetch(&mut self, texture: TextureRef, component: Word, x: Word) -> Word {
         let variable = self.textures[usize::from(texture.binding)];
