@@ -72,6 +72,7 @@ fuzz_target!(|input: Input| {
                 window_clip: Some(WindowClip { exclusive: false, rects: [[0, 0, 16, 16]; 8] }),
                 sample_mask: true,
                 quad_sample_masks: Some([1, 2, 4, 8]),
+                early_fragment_tests: true,
             };
             let _ = translate_graphics(&kernel, Stage::Fragment(&fragment), local_bytes, &global, &views);
         }

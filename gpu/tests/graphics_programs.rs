@@ -107,6 +107,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             polygon_stipple: None,
             window_clip: None,
             sample_mask: false,
+            early_fragment_tests: false,
             quad_sample_masks: None,
         };
         let fragments = [
@@ -122,6 +123,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
                 }),
                 sample_mask: true,
                 quad_sample_masks: Some([1, 2, 4, 8]),
+                early_fragment_tests: true,
                 ..fragment(None, false)
             },
         ];
@@ -241,6 +243,7 @@ fn translate_pixel_source(source: &str, views: &[TextureView]) -> Result<Transla
         polygon_stipple: None,
         window_clip: None,
         sample_mask: false,
+        early_fragment_tests: false,
         quad_sample_masks: None,
     };
     translate_graphics(&kernel, Stage::Fragment(&fragment), 0, &global, views).map_err(|e| e.to_string())

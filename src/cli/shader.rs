@@ -328,6 +328,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 polygon_stipple: None,
                 window_clip: None,
                 sample_mask: false,
+                early_fragment_tests: false,
                 quad_sample_masks: None,
             };
             let geometry = shader::GeometryInterface {

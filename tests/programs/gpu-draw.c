@@ -331,6 +331,7 @@ HIDDEN extern const uint8_t buffer_ps[], buffer_ps_end[], pass_vs[], pass_vs_end
 #define CLEAR_SURFACE 0x19D0u
 #define SET_DEPTH_TEST 0x12CCu
 #define SET_DEPTH_WRITE 0x12E8u
+#define SET_API_MANDATED_EARLY_Z 0x0210u
 #define SET_DEPTH_FUNC 0x130Cu
 #define SET_ALPHA_TEST 0x12ECu
 #define SET_ALPHA_REF 0x1310u
@@ -2806,6 +2807,44 @@ static void depth_and_stencil(void) {
         }
     report("the rectangle's colour where the stencil holds 5, the background elsewhere", wrong, count);
     check(stencil_wrong == 0, "stencil 5 where the small triangle covers, 0 elsewhere, depth kept");
+
+    /* The triangle drawn by kill.ps, which kills the pixels right of x = 32, under LESS with depth writes: with the
+     * tests after the pixel program the killed pixels keep the clear's depth; with them before it
+     * (SET_API_MANDATED_EARLY_Z, GLSL's early_fragment_tests) the whole triangle's depth is written, the colour
+     * left of x = 32 only, as Vulkan's and OpenGL's early fragment tests have it. */
+    copy_program(KILL_PS, kill_ps, kill_ps_end);
+    use_programs(PASS_VS, KILL_PS);
+    set(SET_ZT_SELECT, 1);
+    vertex_z = 0x3E800000u; /* 0.25 */
+    put_vertices(triangle, 3);
+    for (uint32_t early = 0; early < 2; early++) {
+        print(early ? "-- SET_API_MANDATED_EARLY_Z: the killed pixels' depth written all the same\n"
+                    : "-- depth tested after a program that kills: the killed pixels keep the clear's depth\n");
+        fill_target(background);
+        set(CLEAR_SURFACE, 3);
+        set(SET_DEPTH_TEST, 1);
+        set(SET_DEPTH_WRITE, 1);
+        set(SET_DEPTH_FUNC, OGL_LESS);
+        set(SET_API_MANDATED_EARLY_Z, early);
+        draw_arrays(3, 0);
+        set(SET_API_MANDATED_EARLY_Z, 0);
+        set(SET_DEPTH_TEST, 0);
+        run("draw");
+        uint32_t drawn = 0, colour_wrong = 0, depth_wrong = 0;
+        for (uint32_t y = 0; y < HEIGHT; y++)
+            for (uint32_t x = 0; x < WIDTH; x++) {
+                int shaded = in_triangle(x, y) && x < 32, tested = in_triangle(x, y) && (x < 32 || early);
+                drawn += (uint32_t)shaded;
+                colour_wrong += memcmp(gpu.memory + TARGET + 256 * y + 4 * x, shaded ? colour_b : background, 4) != 0;
+                uint32_t depth = zeta_texel(x, y) >> 8;
+                depth_wrong += tested ? depth >= 0xFFFFFFu : depth != 0xFFFFFFu;
+            }
+        report("the triangle's colour left of x = 32, the background elsewhere", colour_wrong, drawn);
+        check(depth_wrong == 0, early ? "the triangle's depth over the whole triangle, the clear's elsewhere"
+                                      : "the triangle's depth where the program lived on, the clear's elsewhere");
+    }
+    set(SET_ZT_SELECT, 0);
+    run("state back");
 }
 
 /* ---- Polygon offset and the depth bounds test ------------------------------------------------------------ */

@@ -155,6 +155,8 @@ pub const SET_ATTRIBUTE_POINT_SIZE: u32 = 0x1910;
 pub const SET_POINT_SPRITE: u32 = 0x1520;
 pub const SET_POINT_SPRITE_SELECT: u32 = 0x1604;
 pub const SET_VIEWPORT_CLIP_CONTROL: u32 = 0x193c;
+/// ENABLE 0:0: depth and stencil tested before the pixel program.
+pub const SET_API_MANDATED_EARLY_Z: u32 = 0x0210;
 /// Pixel centres (CENTER 0:0): AT_HALF_INTEGERS 0, AT_INTEGERS 1.
 pub const SET_VIEWPORT_PIXEL: u32 = 0x1924;
 pub const SET_LINE_WIDTH_FLOAT: u32 = 0x13b0;
@@ -335,6 +337,9 @@ pub struct Draw {
     /// Conservative rasterisation (SET_CONSERVATIVE_RASTER), when it is on: a triangle covers every pixel it
     /// touches, grown by this many pixels more (Ampere's SET_CONSERVATIVE_RASTER_CONTROL EXTRA_PRIM_BLOAT).
     pub conservative: Option<f32>,
+    /// The depth and stencil tests (and writes) come before the pixel program (SET_API_MANDATED_EARLY_Z, which NVK
+    /// sets from a fragment shader's `early_fragment_tests`): `shader::FragmentInterface::early_fragment_tests`.
+    pub early_fragment_tests: bool,
     /// The output words stream output captures of each vertex (none when it is off), and whether primitives
     /// go on to the rasteriser (SET_RASTER_ENABLE): a draw may only capture.
     pub capture: crate::shader::CapturedWords,
@@ -935,6 +940,7 @@ impl Maxwell3D {
             polygon_stipple: self.polygon_stipple(at)?,
             window_clip: self.window_clip(at)?,
             conservative: self.conservative(at)?,
+            early_fragment_tests: self.register(SET_API_MANDATED_EARLY_Z) & 1 == 1,
             ps_sample_mask: self.ps_sample_mask(),
             user_clip: self.user_clip(),
             line_stipple: self.line_stipple(),

@@ -468,6 +468,7 @@ impl ReferenceBackend {
             polygon_stipple: None,
             window_clip: draw.window_clip,
             sample_mask: draw.ps_sample_mask,
+            early_fragment_tests: draw.early_fragment_tests,
             quad_sample_masks: draw.multisample.and_then(|multisample| multisample.quad_masks),
         };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
@@ -567,6 +568,12 @@ impl ReferenceBackend {
         fragment.point_coord = draw.point_sprite.filter(|_| rasterizes_points);
         // The stipple is for filled triangles only.
         fragment.polygon_stipple = draw.polygon_stipple.filter(|_| !rasterizes_points && !rasterizes_lines);
+        if draw.early_fragment_tests && (fragment.polygon_stipple.is_some() || fragment.window_clip.is_some()) {
+            // The hardware's come before the tests; here the pixel program kills, after early ones.
+            return Err(unimplemented(
+                "the polygon stipple or window clip rectangles with the depth and stencil tests before the pixel                  program (SET_API_MANDATED_EARLY_Z)",
+            ));
+        }
         let point_size = rasterizes_points.then(|| {
             if draw.program_point_size && last_header.writes(attribute::POINT_SIZE) {
                 PointSize::Program

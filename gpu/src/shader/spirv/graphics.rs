@@ -291,6 +291,9 @@ pub struct FragmentInterface {
     /// covers, as `SampleMask` (SET_PS_OUTPUT_SAMPLE_MASK_USAGE's ENABLE, qualified by the multisample enable
     /// where it says so); otherwise it is not read.
     pub sample_mask: bool,
+    /// The depth and stencil tests run before the program (`EarlyFragmentTests`): an invocation it kills has
+    /// written depth and stencil already, and a depth it writes is not used.
+    pub early_fragment_tests: bool,
     /// The samples each pixel of a 2 x 2 quad may write (X0_Y0, X1_Y0, X0_Y1, X1_Y1 by the parities of the
     /// pixel's x and y), when they differ: ANDed into `SampleMask`.
     pub quad_sample_masks: Option<[u16; 4]>,

@@ -505,9 +505,12 @@ pub fn emit(
                 e.b.execution_mode(main, ExecutionMode::PointMode, []);
             }
         }
-        Stage::Fragment(_) => {
+        Stage::Fragment(fragment) => {
             e.b.entry_point(ExecutionModel::Fragment, main, "main", interface);
             e.b.execution_mode(main, ExecutionMode::OriginUpperLeft, []);
+            if fragment.early_fragment_tests {
+                e.b.execution_mode(main, ExecutionMode::EarlyFragmentTests, []);
+            }
         }
     }
     // The exact arithmetic needs -0, infinities and NaNs kept: without this a driver may fold x + 0.0 to x
