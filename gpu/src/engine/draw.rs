@@ -99,6 +99,8 @@ pub const SET_BLEND_PER_TARGET_SEPARATE_FOR_ALPHA: u32 = 0x1e00;
 pub const SET_BLEND_CONST_RED: u32 = 0x131c;
 pub const SET_DEPTH_TEST: u32 = 0x12cc;
 pub const SET_DEPTH_WRITE: u32 = 0x12e8;
+/// ENABLE_Z 0:0, ENABLE_STENCIL 4:4: the zeta target's depth or stencil marked read-only.
+pub const SET_ZT_READ_ONLY: u32 = 0x07f8;
 pub const SET_DEPTH_FUNC: u32 = 0x130c;
 pub const SET_ALPHA_TEST: u32 = 0x12ec;
 pub const SET_ALPHA_REF: u32 = 0x1310;
@@ -155,6 +157,9 @@ pub const SET_ATTRIBUTE_POINT_SIZE: u32 = 0x1910;
 pub const SET_POINT_SPRITE: u32 = 0x1520;
 pub const SET_POINT_SPRITE_SELECT: u32 = 0x1604;
 pub const SET_VIEWPORT_CLIP_CONTROL: u32 = 0x193c;
+/// V 16:0 (signed): added to window coordinates.
+pub const SET_WINDOW_OFFSET_X: u32 = 0x0df8;
+pub const SET_WINDOW_OFFSET_Y: u32 = 0x0dfc;
 /// ENABLE 0:0: depth and stencil tested before the pixel program.
 pub const SET_API_MANDATED_EARLY_Z: u32 = 0x0210;
 /// Pixel centres (CENTER 0:0): AT_HALF_INTEGERS 0, AT_INTEGERS 1.
@@ -978,11 +983,18 @@ impl Maxwell3D {
     }
 
     /// Viewport `j` (its registers 32 bytes apart, its clip rectangle and scissor 16 apart) over targets of
-    /// `width` x `height`. A coordinate swizzle other than the identity, and pixel centres at integers
-    /// (SET_VIEWPORT_PIXEL CENTER 1, D3D9's rule, where Vulkan's are at half integers), stop the draw naming them.
+    /// `width` x `height`. A coordinate swizzle other than the identity, pixel centres at integers
+    /// (SET_VIEWPORT_PIXEL CENTER 1, D3D9's rule, where Vulkan's are at half integers) and window offsets
+    /// (SET_WINDOW_OFFSET_X/Y, which NVK and nouveau leave at 0) stop the draw naming them.
     fn viewport(&self, at: Method, j: u32, width: u32, height: u32) -> Result<Viewport, EngineError> {
         if self.register(SET_VIEWPORT_PIXEL) & 1 == 1 {
             return Err(at.unimplemented("SET_VIEWPORT_PIXEL CENTER_AT_INTEGERS (pixel centres at integers)"));
+        }
+        let offset = [SET_WINDOW_OFFSET_X, SET_WINDOW_OFFSET_Y].map(|method| self.register(method));
+        if offset != [0, 0] {
+            return Err(
+                at.unimplemented(format!("the window offset ({}, {}) (SET_WINDOW_OFFSET_X/Y)", offset[0], offset[1]))
+            );
         }
         let swizzle = self.register(SET_VIEWPORT_COORDINATE_SWIZZLE + 32 * j);
         if swizzle & 0x7777 != IDENTITY_SWIZZLE {
@@ -1089,12 +1101,26 @@ impl Maxwell3D {
         } else {
             None
         };
+        let depth_write = depth_on && self.register(SET_DEPTH_WRITE) & 1 == 1;
+        // What a write does to a part of the target SET_ZT_READ_ONLY marks read-only is documented by the field
+        // names only (NVK marks read-only attachments so): such a write stops naming it.
+        let read_only = self.register(SET_ZT_READ_ONLY);
+        let stencil_writes = stencil.is_some_and(|faces| {
+            faces.iter().any(|face| {
+                face.write_mask != 0 && [face.fail, face.depth_fail, face.pass].iter().any(|&op| op != StencilOp::Keep)
+            })
+        });
+        if (read_only & 1 == 1 && depth_write) || (read_only >> 4 & 1 == 1 && stencil_writes) {
+            return Err(at.unimplemented(format!(
+                "depth or stencil writes to a zeta target that SET_ZT_READ_ONLY ({read_only:#x}) marks read-only"
+            )));
+        }
         Ok(Some(DepthStencil {
             surface,
             layer,
             format,
             depth_test: if depth_on { Some(comparison_of(SET_DEPTH_FUNC)?) } else { None },
-            depth_write: depth_on && self.register(SET_DEPTH_WRITE) & 1 == 1,
+            depth_write,
             stencil,
             bias: if self.register(match polygon_mode {
                 PolygonMode::Fill => SET_POLY_OFFSET_FILL,

@@ -818,15 +818,53 @@ fn conservative_rasterisation_covers_every_pixel_a_triangle_touches() {
     assert!(covered > 60, "the sliver touches {covered} pixels");
 }
 
-/// Pixel centres at integers (SET_VIEWPORT_PIXEL CENTER_AT_INTEGERS, D3D9's rule) stop the draw naming them.
+/// Depth writes to a zeta target SET_ZT_READ_ONLY marks read-only stop the draw naming it (its effect is
+/// documented by the field names only); without the writes the draw goes on.
 #[test]
-fn pixel_centres_at_integers_stop_the_draw() {
+fn depth_writes_to_a_read_only_zeta_target_stop_the_draw() {
     let (vertex_program, pixel_program) = triangle_programs(Class::Maxwell3D);
     let triangle = [(83, 70), (931, 181), (90, 101)];
-    let draw: &[(u32, &[u32])] = &[(0x1924, &[1]), (0x1618, &[4]), (0x0d74, &[0, 3]), (0x1614, &[0])];
-    let (_, submitted) = submit_triangle(Class::Maxwell3D, &vertex_program, &pixel_program, triangle, draw);
-    let error = submitted.expect_err("the draw is refused").to_string();
-    assert!(error.contains("SET_VIEWPORT_PIXEL CENTER_AT_INTEGERS"), "{error}");
+    // A Z24S8 zeta target after the colour target, the depth test ALWAYS, SET_ZT_READ_ONLY's ENABLE_Z.
+    let address = DATA + 0x4000;
+    let zeta: &[(u32, &[u32])] = &[
+        (0x0fe0, &[(address >> 32) as u32, address as u32, 0x14, 0, 0]),
+        (0x1228, &[64, 32, 1]),
+        (0x1538, &[1]),
+        (0x12cc, &[1]),
+        (0x130c, &[0x207]),
+        (0x07f8, &[1]),
+    ];
+    let launch: &[(u32, &[u32])] = &[(0x1618, &[4]), (0x0d74, &[0, 3]), (0x1614, &[0])];
+    for (write, refused) in [(1, true), (0, false)] {
+        let draw: Vec<(u32, &[u32])> = zeta
+            .iter()
+            .copied()
+            .chain([(0x12e8, if write == 1 { &[1][..] } else { &[0][..] })])
+            .chain(launch.iter().copied())
+            .collect();
+        let (_, submitted) = submit_triangle(Class::Maxwell3D, &vertex_program, &pixel_program, triangle, &draw);
+        match submitted {
+            Err(error) => {
+                let error = error.to_string();
+                assert!(refused && error.contains("SET_ZT_READ_ONLY"), "{error}");
+            }
+            Ok(_) => assert!(!refused, "depth writes to a read-only target were drawn"),
+        }
+    }
+}
+
+/// Pixel centres at integers (SET_VIEWPORT_PIXEL CENTER_AT_INTEGERS, D3D9's rule) and a window offset
+/// (SET_WINDOW_OFFSET_Y) stop the draw naming them.
+#[test]
+fn pixel_centres_at_integers_and_window_offsets_stop_the_draw() {
+    let (vertex_program, pixel_program) = triangle_programs(Class::Maxwell3D);
+    let triangle = [(83, 70), (931, 181), (90, 101)];
+    for (method, named) in [(0x1924, "SET_VIEWPORT_PIXEL CENTER_AT_INTEGERS"), (0x0dfc, "SET_WINDOW_OFFSET_X/Y")] {
+        let draw: &[(u32, &[u32])] = &[(method, &[1]), (0x1618, &[4]), (0x0d74, &[0, 3]), (0x1614, &[0])];
+        let (_, submitted) = submit_triangle(Class::Maxwell3D, &vertex_program, &pixel_program, triangle, draw);
+        let error = submitted.expect_err("the draw is refused").to_string();
+        assert!(error.contains(named), "{error}");
+    }
 }
 
 /// Submits a triangle with these corners (1/16 pixel) through `class` with these programs and `draw`'s
