@@ -73,6 +73,7 @@ fuzz_target!(|input: Input| {
                 sample_mask: true,
                 quad_sample_masks: Some([1, 2, 4, 8]),
                 early_fragment_tests: true,
+                post_depth_coverage: true,
             };
             let _ = translate_graphics(&kernel, Stage::Fragment(&fragment), local_bytes, &global, &views);
         }

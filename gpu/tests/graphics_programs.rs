@@ -108,6 +108,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
             window_clip: None,
             sample_mask: false,
             early_fragment_tests: false,
+            post_depth_coverage: false,
             quad_sample_masks: None,
         };
         let fragments = [
@@ -124,6 +125,7 @@ fn shaders_assemble_to_their_binaries_and_translate() {
                 sample_mask: true,
                 quad_sample_masks: Some([1, 2, 4, 8]),
                 early_fragment_tests: true,
+                post_depth_coverage: true,
                 ..fragment(None, false)
             },
         ];
@@ -244,6 +246,7 @@ fn translate_pixel_source(source: &str, views: &[TextureView]) -> Result<Transla
         window_clip: None,
         sample_mask: false,
         early_fragment_tests: false,
+        post_depth_coverage: false,
         quad_sample_masks: None,
     };
     translate_graphics(&kernel, Stage::Fragment(&fragment), 0, &global, views).map_err(|e| e.to_string())

@@ -329,6 +329,7 @@ fn translate(args: &TranslateArgs) -> anyhow::Result<ExitCode> {
                 window_clip: None,
                 sample_mask: false,
                 early_fragment_tests: false,
+                post_depth_coverage: false,
                 quad_sample_masks: None,
             };
             let geometry = shader::GeometryInterface {

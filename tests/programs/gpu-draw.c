@@ -228,9 +228,11 @@ __asm__(".section .rodata\n"
         "mask_ps_end:\n"
         "buffer_ps: .incbin \"shaders/buffer.ps.bin\"\n"
         "buffer_ps_end:\n"
+        "covmask_ps: .incbin \"shaders/covmask.ps.bin\"\n"
+        "covmask_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
-HIDDEN extern const uint8_t buffer_ps[], buffer_ps_end[], pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
+HIDDEN extern const uint8_t buffer_ps[], buffer_ps_end[], covmask_ps[], covmask_ps_end[], pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
     texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[], shadow_scalar_ps[], shadow_scalar_ps_end[], gradient_ps[],
     gradient_ps_end[], gather_ps[], gather_ps_end[], gather_offset_ps[],
@@ -332,6 +334,7 @@ HIDDEN extern const uint8_t buffer_ps[], buffer_ps_end[], pass_vs[], pass_vs_end
 #define SET_DEPTH_TEST 0x12CCu
 #define SET_DEPTH_WRITE 0x12E8u
 #define SET_API_MANDATED_EARLY_Z 0x0210u
+#define SET_POST_Z_PS_IMASK 0x0F1Cu
 #define SET_DEPTH_FUNC 0x130Cu
 #define SET_ALPHA_TEST 0x12ECu
 #define SET_ALPHA_REF 0x1310u
@@ -486,6 +489,7 @@ HIDDEN extern const uint8_t buffer_ps[], buffer_ps_end[], pass_vs[], pass_vs_end
 #define CLIP_VS 0xAC00u
 #define MASK_PS 0xAE00u
 #define BUFFER_PS 0xB000u
+#define COVMASK_PS 0xB200u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -2305,6 +2309,65 @@ static void per_sample_shading(uint32_t vertex_program, uint32_t pixel_program) 
     report_texels("sample s of each pixel holds (s, 1 << s, 0, 255) where the triangle covers it", wrong, covered);
 }
 
+/* After multisampled_target's depth test, its zeta target holding 0.25 over pixels (4, 2)-(12, 6), the
+ * triangle's 0.75 where it covers elsewhere, 1.0 elsewhere: a triangle over most of the target at window depth
+ * 0.9 drawn by covmask.ps (its coverage as green) under LESS with the early tests (SET_API_MANDATED_EARLY_Z),
+ * which only samples holding 1.0 pass. Its program's coverage is the samples the triangle covers; with
+ * SET_POST_Z_PS_IMASK, the samples that passed the tests (OpenGL's post_depth_coverage). */
+static void post_depth_coverage(void) {
+    /* One triangle over most of the target, inside the viewport (a clipped one, or two sharing an edge, would split
+     * some pixels' coverage between primitives). */
+    const Vertex cover[3] = {{3, 5, {F_0, F_0, F_0, F_1}}, {1021, 9, {F_0, F_0, F_0, F_1}}, {11, 507, {F_0, F_0, F_0, F_1}}};
+    const uint8_t background[4] = {0x11, 0x22, 0x33, 0x44};
+    copy_program(COVMASK_PS, covmask_ps, covmask_ps_end);
+    use_programs(PASS_VS, COVMASK_PS);
+    vertex_z = F_0_8; /* window depth 0.9 under -w..w */
+    put_vertices(cover, 3);
+    set(SET_ZT_SELECT, 1);
+    set(SET_DEPTH_TEST, 1);
+    set(SET_DEPTH_FUNC, OGL_LESS);
+    set(SET_API_MANDATED_EARLY_Z, 1);
+    for (uint32_t post = 0; post < 2; post++) {
+        print(post ? "-- SET_POST_Z_PS_IMASK: the coverage a pixel program reads is the samples that passed\n"
+                   : "-- the early depth test at 2X2: the coverage a pixel program reads is the primitive's\n");
+        for (uint32_t j = 0; j < 2 * HEIGHT; j++)
+            for (uint32_t i = 0; i < 2 * WIDTH; i++) memcpy(multisampled_texel(i, j), background, 4);
+        set(SET_POST_Z_PS_IMASK, post);
+        draw_arrays(3, 0);
+        run("draw");
+        uint32_t wrong = 0, passed = 0;
+        for (uint32_t y = 0; y < HEIGHT; y++)
+            for (uint32_t x = 0; x < WIDTH; x++) {
+                int held = x >= 4 && x < 12 && y >= 2 && y < 6, written[4];
+                uint8_t covered = 0, survived = 0;
+                for (int s = 0; s < 4; s++) {
+                    int64_t sx = 16 * (int64_t)x + sample_x[s], sy = 16 * (int64_t)y + sample_y[s];
+                    int in = covers(cover, sx, sy);
+                    written[s] = in && !held && !covers(triangle, sx, sy);
+                    covered |= (uint8_t)(in << s);
+                    survived |= (uint8_t)(written[s] << s);
+                }
+                const uint8_t shaded[4] = {0, post ? survived : covered, 0, 255};
+                for (int s = 0; s < 4; s++) {
+                    passed += (uint32_t)written[s];
+                    wrong += memcmp(multisampled_texel(2 * x + block_x[s], 2 * y + block_y[s]),
+                                    written[s] ? shaded : background, 4) != 0;
+                }
+            }
+        report_texels(post ? "each sample drawn holds (0, the mask of its pixel's samples drawn, 0, 255)"
+                           : "each sample drawn holds (0, the mask of its pixel's samples covered, 0, 255)",
+                      wrong, passed);
+    }
+    set(SET_POST_Z_PS_IMASK, 0);
+    set(SET_API_MANDATED_EARLY_Z, 0);
+    set(SET_DEPTH_TEST, 0);
+    set(SET_ZT_SELECT, 0);
+    vertex_z = 0x3F000000u;
+    put_vertices(triangle, 3);
+    use_programs(PASS_VS, PERSPECTIVE_PS);
+    run("state back");
+}
+
 /* Multisampled rendering (BEHAVIOURS 1.19) as deko3d sets it up: SET_ANTI_ALIAS 2X2 over a target whose WIDTH and
  * HEIGHT count samples, the standard positions, every sample enabled. Each sample of each pixel takes the triangle's
  * colour exactly where the triangle covers its position, so pixels along the edges are partly covered; a clear
@@ -2540,6 +2603,7 @@ static void multisampled_target(void) {
     check(reported(0) == passed, "ZPASS_PIXEL_CNT64 counts the samples that passed");
     report_texels("each sample's depth and colour: the clears', or the triangle's where it covers and is nearer",
                   wrong, 4 * WIDTH * HEIGHT);
+    post_depth_coverage();
 
     print("-- SET_SAMPLE_MASK 0x5 (every pixel of the quad): the triangle into samples 0 and 2 only\n");
     for (uint32_t j = 0; j < 2 * HEIGHT; j++)

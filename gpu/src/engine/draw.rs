@@ -162,6 +162,8 @@ pub const SET_WINDOW_OFFSET_X: u32 = 0x0df8;
 pub const SET_WINDOW_OFFSET_Y: u32 = 0x0dfc;
 /// ENABLE 0:0: depth and stencil tested before the pixel program.
 pub const SET_API_MANDATED_EARLY_Z: u32 = 0x0210;
+/// ENABLE 0:0: the pixel program's coverage input taken after the early tests.
+pub const SET_POST_Z_PS_IMASK: u32 = 0x0f1c;
 /// Pixel centres (CENTER 0:0): AT_HALF_INTEGERS 0, AT_INTEGERS 1.
 pub const SET_VIEWPORT_PIXEL: u32 = 0x1924;
 pub const SET_LINE_WIDTH_FLOAT: u32 = 0x13b0;
@@ -345,6 +347,9 @@ pub struct Draw {
     /// The depth and stencil tests (and writes) come before the pixel program (SET_API_MANDATED_EARLY_Z, which NVK
     /// sets from a fragment shader's `early_fragment_tests`): `shader::FragmentInterface::early_fragment_tests`.
     pub early_fragment_tests: bool,
+    /// The pixel program's coverage input is the coverage after those early tests (SET_POST_Z_PS_IMASK, which NVK
+    /// sets from a fragment shader's `post_depth_coverage`).
+    pub post_depth_coverage: bool,
     /// The output words stream output captures of each vertex (none when it is off), and whether primitives
     /// go on to the rasteriser (SET_RASTER_ENABLE): a draw may only capture.
     pub capture: crate::shader::CapturedWords,
@@ -946,6 +951,7 @@ impl Maxwell3D {
             window_clip: self.window_clip(at)?,
             conservative: self.conservative(at)?,
             early_fragment_tests: self.register(SET_API_MANDATED_EARLY_Z) & 1 == 1,
+            post_depth_coverage: self.register(SET_POST_Z_PS_IMASK) & 1 == 1,
             ps_sample_mask: self.ps_sample_mask(),
             user_clip: self.user_clip(),
             line_stipple: self.line_stipple(),

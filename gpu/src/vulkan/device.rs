@@ -174,6 +174,9 @@ pub struct Features {
     /// VK_EXT_conservative_rasterization (enabled when present): triangles cover every pixel they touch, grown
     /// by `primitiveOverestimationSize`, and by at most `maxExtraPrimitiveOverestimationSize` more on request.
     pub conservative_rasterization: Option<[f32; 2]>,
+    /// VK_EXT_post_depth_coverage (enabled when present): a fragment shader's `SampleMask` input may hold the
+    /// coverage after the early depth and stencil tests (`PostDepthCoverage`).
+    pub post_depth_coverage: bool,
     /// Lines wider than one pixel (`wideLines`), with the widths the device draws (`lineWidthRange`).
     pub wide_lines: Option<[f32; 2]>,
     /// VK_EXT_line_rasterization (enabled when present): OpenGL's aliased lines (`bresenhamLines`) and
@@ -730,6 +733,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
             conservative_properties.primitive_overestimation_size,
             conservative_properties.max_extra_primitive_overestimation_size,
         ]),
+        post_depth_coverage: extensions.contains(ash::ext::post_depth_coverage::NAME.to_bytes()),
         wide_lines: on(base.wide_lines).then_some(limits.line_width_range),
         bresenham_lines: line_extension && on(line.bresenham_lines),
         smooth_lines: line_extension && on(line.smooth_lines),
@@ -817,6 +821,9 @@ fn create_device(instance: &'static Instance, candidate: &Candidate) -> Result<A
     }
     if f.conservative_rasterization.is_some() {
         extensions.push(ash::ext::conservative_rasterization::NAME.as_ptr());
+    }
+    if f.post_depth_coverage {
+        extensions.push(ash::ext::post_depth_coverage::NAME.as_ptr());
     }
     let mut line = vk::PhysicalDeviceLineRasterizationFeaturesEXT::default()
         .bresenham_lines(f.bresenham_lines)

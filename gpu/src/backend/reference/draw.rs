@@ -469,6 +469,7 @@ impl ReferenceBackend {
             window_clip: draw.window_clip,
             sample_mask: draw.ps_sample_mask,
             early_fragment_tests: draw.early_fragment_tests,
+            post_depth_coverage: draw.post_depth_coverage,
             quad_sample_masks: draw.multisample.and_then(|multisample| multisample.quad_masks),
         };
         let flat = (0..32).any(|g| (0..4).any(|c| fragment_header.interpolation(g, c) == Interpolation::Constant));
@@ -568,6 +569,20 @@ impl ReferenceBackend {
         fragment.point_coord = draw.point_sprite.filter(|_| rasterizes_points);
         // The stipple is for filled triangles only.
         fragment.polygon_stipple = draw.polygon_stipple.filter(|_| !rasterizes_points && !rasterizes_lines);
+        if draw.post_depth_coverage && !draw.early_fragment_tests {
+            // As OpenGL's post_depth_coverage, which implies early tests; the hardware's rule is not documented.
+            return Err(unimplemented(
+                "the coverage after the depth and stencil tests (SET_POST_Z_PS_IMASK) with those tests after the \
+                 pixel program (SET_API_MANDATED_EARLY_Z off)",
+            ));
+        }
+        if draw.post_depth_coverage && !self.device.features().post_depth_coverage {
+            return Err(unimplemented(format!(
+                "the coverage after the depth and stencil tests (SET_POST_Z_PS_IMASK) on {}, which lacks \
+                 VK_EXT_post_depth_coverage",
+                self.device.name()
+            )));
+        }
         if draw.early_fragment_tests && (fragment.polygon_stipple.is_some() || fragment.window_clip.is_some()) {
             // The hardware's come before the tests; here the pixel program kills, after early ones.
             return Err(unimplemented(

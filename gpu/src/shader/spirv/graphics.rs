@@ -294,6 +294,9 @@ pub struct FragmentInterface {
     /// The depth and stencil tests run before the program (`EarlyFragmentTests`): an invocation it kills has
     /// written depth and stencil already, and a depth it writes is not used.
     pub early_fragment_tests: bool,
+    /// With `early_fragment_tests`, the coverage the program reads (`SampleMask`) is what those tests left
+    /// (`PostDepthCoverage`, SPV_KHR_post_depth_coverage).
+    pub post_depth_coverage: bool,
     /// The samples each pixel of a 2 x 2 quad may write (X0_Y0, X1_Y0, X0_Y1, X1_Y1 by the parities of the
     /// pixel's x and y), when they differ: ANDed into `SampleMask`.
     pub quad_sample_masks: Option<[u16; 4]>,

@@ -510,6 +510,11 @@ pub fn emit(
             e.b.execution_mode(main, ExecutionMode::OriginUpperLeft, []);
             if fragment.early_fragment_tests {
                 e.b.execution_mode(main, ExecutionMode::EarlyFragmentTests, []);
+                if fragment.post_depth_coverage {
+                    e.b.capability(Capability::SampleMaskPostDepthCoverage);
+                    e.b.extension("SPV_KHR_post_depth_coverage");
+                    e.b.execution_mode(main, ExecutionMode::PostDepthCoverage, []);
+                }
             }
         }
     }
