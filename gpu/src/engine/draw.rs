@@ -6,7 +6,7 @@
 use super::counters::{Counters, Statistic};
 use super::maxwell_3d::Maxwell3D;
 use super::multisample::Multisample;
-use super::raster::SET_POLY_SMOOTH;
+use super::raster::SET_ANTI_ALIASED_POINT;
 pub use super::raster::{LineStipple, Lines, PolygonMode};
 use super::stream_out::{
     BUFFER_STRIDE as STREAM_OUT_BUFFER_STRIDE, DRAW_AUTO, SET_DRAW_AUTO_START, SET_DRAW_AUTO_STRIDE,
@@ -327,6 +327,8 @@ pub struct Draw {
     /// Point sprites (SET_POINT_SPRITE) and where their coordinate's t is 0 (SET_POINT_SPRITE_SELECT's ORIGIN,
     /// bit 2): what pixel programs read at 0x2e0 and 0x2e4 when points are rasterised.
     pub point_sprite: Option<PointOrigin>,
+    /// Anti-aliased (round) points (SET_ANTI_ALIASED_POINT): not drawn by the reference.
+    pub smooth_points: bool,
     /// Depth is clamped to the viewport's range, and primitives are not clipped there (SET_VIEWPORT_CLIP_CONTROL).
     pub depth_clamp: bool,
     pub lines: Lines,
@@ -824,9 +826,7 @@ impl Maxwell3D {
         }
         let cull = self.cull(at)?;
         let polygon_mode = self.polygon_mode(at, topology, cull)?;
-        if self.register(SET_POLY_SMOOTH) & 1 == 1 {
-            return Err(at.unimplemented("anti-aliased polygons (SET_POLY_SMOOTH)"));
-        }
+        self.refuse_undrawn_state(at)?;
         let vertex_shader = self.stage(at, 1, 0, context)?;
         let fragment_shader = self.stage(at, 5, 4, context)?;
         let geometry_shader = match self.register(SET_PIPELINE_SHADER + PIPELINE_STRIDE * 4) & 1 {
@@ -945,6 +945,7 @@ impl Maxwell3D {
                     PointOrigin::Bottom
                 }
             }),
+            smooth_points: self.register(SET_ANTI_ALIASED_POINT) & 1 == 1,
             depth_clamp: self.depth_clamp(at)?,
             lines: self.lines(at)?,
             polygon_stipple: self.polygon_stipple(at)?,

@@ -17,6 +17,18 @@ pub const SET_LINE_STIPPLE: u32 = 0x166c;
 pub const SET_LINE_STIPPLE_PARAMETERS: u32 = 0x1680;
 /// Anti-aliased polygons (ENABLE 0:0): not drawn.
 pub const SET_POLY_SMOOTH: u32 = 0x0db4;
+/// Anti-aliased (round) points (ENABLE 0:0).
+pub const SET_ANTI_ALIASED_POINT: u32 = 0x1658;
+
+/// Fixed-function state the reference does not draw, by its ENABLE bit (0:0; every driver we know leaves it off):
+/// a draw that finds one on stops naming it.
+const UNDRAWN: [(u32, &str); 5] = [
+    (SET_POLY_SMOOTH, "anti-aliased polygons (SET_POLY_SMOOTH)"),
+    (0x0f40, "constant colour rendering (SET_CONSTANT_COLOR_RENDERING)"),
+    (0x11f8, "the coverage written to a colour target (SET_COVERAGE_TO_COLOR)"),
+    (0x0dd0, "iterated blending (SET_ITERATED_BLEND)"),
+    (0x1688, "two-sided lighting's back colours (SET_TWO_SIDED_LIGHT)"),
+];
 pub const SET_POLYGON_STIPPLE: u32 = 0x168c;
 pub const SET_POLYGON_STIPPLE_PATTERN: u32 = 0x1700;
 pub const SET_CONSERVATIVE_RASTER: u32 = 0x1148;
@@ -61,6 +73,14 @@ pub struct LineStipple {
 }
 
 impl Maxwell3D {
+    /// Stops a draw that finds any of the fixed-function state the reference does not draw (`UNDRAWN`) on.
+    pub(super) fn refuse_undrawn_state(&self, at: Method) -> Result<(), EngineError> {
+        match UNDRAWN.iter().find(|&&(method, _)| self.register(method) & 1 == 1) {
+            Some(&(_, what)) => Err(at.unimplemented(what)),
+            None => Ok(()),
+        }
+    }
+
     /// SET_POLYGON_STIPPLE and its pattern. The rows count from the targets' first, as nouveau, which turns
     /// OpenGL's bottom-up rows over itself, programs them; whether FLIP_Y turns them over too is documented
     /// nowhere, so a stippled draw under it stops naming it.

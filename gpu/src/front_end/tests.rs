@@ -853,6 +853,32 @@ fn depth_writes_to_a_read_only_zeta_target_stop_the_draw() {
     }
 }
 
+/// Fixed-function state the reference does not draw stops a draw naming it: each enable of `raster::UNDRAWN`, and
+/// anti-aliased points where points are drawn (a triangle is drawn with them on).
+#[test]
+fn state_the_reference_does_not_draw_stops_the_draw() {
+    let (vertex_program, pixel_program) = triangle_programs(Class::Maxwell3D);
+    let triangle = [(83, 70), (931, 181), (90, 101)];
+    let cases: [(u32, u32, Option<&str>); 7] = [
+        (0x0db4, 4, Some("SET_POLY_SMOOTH")),
+        (0x0f40, 4, Some("SET_CONSTANT_COLOR_RENDERING")),
+        (0x11f8, 4, Some("SET_COVERAGE_TO_COLOR")),
+        (0x0dd0, 4, Some("SET_ITERATED_BLEND")),
+        (0x1688, 4, Some("SET_TWO_SIDED_LIGHT")),
+        (0x1658, 0, Some("SET_ANTI_ALIASED_POINT")),
+        (0x1658, 4, None),
+    ];
+    for (method, topology, named) in cases {
+        let draw: &[(u32, &[u32])] = &[(method, &[1]), (0x1618, &[topology]), (0x0d74, &[0, 3]), (0x1614, &[0])];
+        let (_, submitted) = submit_triangle(Class::Maxwell3D, &vertex_program, &pixel_program, triangle, draw);
+        match (submitted, named) {
+            (Err(error), Some(named)) => assert!(error.to_string().contains(named), "{error}"),
+            (Ok(()), None) => {}
+            (result, named) => panic!("method {method:#x}, topology {topology}: {result:?}, wanted {named:?}"),
+        }
+    }
+}
+
 /// Pixel centres at integers (SET_VIEWPORT_PIXEL CENTER_AT_INTEGERS, D3D9's rule) and a window offset
 /// (SET_WINDOW_OFFSET_Y) stop the draw naming them.
 #[test]

@@ -563,6 +563,9 @@ impl ReferenceBackend {
         if draw.conservative.is_some() && (rasterizes_points || rasterizes_lines) {
             return Err(unimplemented("conservative rasterisation of points and lines"));
         }
+        if draw.smooth_points && rasterizes_points {
+            return Err(unimplemented("anti-aliased points (SET_ANTI_ALIASED_POINT)"));
+        }
         if polygon_mode == vk::PolygonMode::POINT && draw.point_sprite.is_some() {
             return Err(unimplemented("point sprites of triangles drawn in the point polygon mode"));
         }
