@@ -22,12 +22,13 @@ pub const SET_ANTI_ALIASED_POINT: u32 = 0x1658;
 
 /// Fixed-function state the reference does not draw, by its ENABLE bit (0:0; every driver we know leaves it off):
 /// a draw that finds one on stops naming it.
-const UNDRAWN: [(u32, &str); 5] = [
+const UNDRAWN: [(u32, &str); 6] = [
     (SET_POLY_SMOOTH, "anti-aliased polygons (SET_POLY_SMOOTH)"),
     (0x0f40, "constant colour rendering (SET_CONSTANT_COLOR_RENDERING)"),
     (0x11f8, "the coverage written to a colour target (SET_COVERAGE_TO_COLOR)"),
     (0x0dd0, "iterated blending (SET_ITERATED_BLEND)"),
     (0x1688, "two-sided lighting's back colours (SET_TWO_SIDED_LIGHT)"),
+    (0x161c, "the vertex id copied into an attribute (SET_VERTEX_ID_COPY)"),
 ];
 pub const SET_POLYGON_STIPPLE: u32 = 0x168c;
 pub const SET_POLYGON_STIPPLE_PATTERN: u32 = 0x1700;

@@ -859,12 +859,13 @@ fn depth_writes_to_a_read_only_zeta_target_stop_the_draw() {
 fn state_the_reference_does_not_draw_stops_the_draw() {
     let (vertex_program, pixel_program) = triangle_programs(Class::Maxwell3D);
     let triangle = [(83, 70), (931, 181), (90, 101)];
-    let cases: [(u32, u32, Option<&str>); 7] = [
+    let cases: [(u32, u32, Option<&str>); 8] = [
         (0x0db4, 4, Some("SET_POLY_SMOOTH")),
         (0x0f40, 4, Some("SET_CONSTANT_COLOR_RENDERING")),
         (0x11f8, 4, Some("SET_COVERAGE_TO_COLOR")),
         (0x0dd0, 4, Some("SET_ITERATED_BLEND")),
         (0x1688, 4, Some("SET_TWO_SIDED_LIGHT")),
+        (0x161c, 4, Some("SET_VERTEX_ID_COPY")),
         (0x1658, 0, Some("SET_ANTI_ALIASED_POINT")),
         (0x1658, 4, None),
     ];
