@@ -112,7 +112,8 @@ pub const FAULT_BYTES: u64 = 16;
 
 /// The version of what the emitter and the shared lowering produce: bump it when a change there alters
 /// translations (it is part of every [`cache_key`]). 2: identical constants merged (every translation changed).
-pub const EMITTER_VERSION: u32 = 2;
+/// 3: texel fetches through handles known when translating bind apart from samples (`TextureBinding::fetch`).
+pub const EMITTER_VERSION: u32 = 3;
 
 /// Opcodes whose lowering changed since the emitter's version was last bumped, with their own versions (every
 /// other opcode is at 1): bump an opcode's entry (add it at 2) when only its translation changes, so that a
