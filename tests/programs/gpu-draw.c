@@ -230,9 +230,12 @@ __asm__(".section .rodata\n"
         "buffer_ps_end:\n"
         "covmask_ps: .incbin \"shaders/covmask.ps.bin\"\n"
         "covmask_ps_end:\n"
+        "buffer_runtime_ps: .incbin \"shaders/buffer_runtime.ps.bin\"\n"
+        "buffer_runtime_ps_end:\n"
         ".previous\n");
 #define HIDDEN __attribute__((visibility("hidden")))
-HIDDEN extern const uint8_t buffer_ps[], buffer_ps_end[], covmask_ps[], covmask_ps_end[], pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
+HIDDEN extern const uint8_t buffer_ps[], buffer_ps_end[], covmask_ps[], covmask_ps_end[], buffer_runtime_ps[],
+    buffer_runtime_ps_end[], pass_vs[], pass_vs_end[], offset_vs[], offset_vs_end[], perspective_ps[],
     perspective_ps_end[], flat_ps[], flat_ps_end[], texture_ps[], texture_ps_end[], texture_lod_ps[],
     texture_lod_ps_end[], fetch_ps[], fetch_ps_end[], two_ps[], two_ps_end[], viewport_vs[], viewport_vs_end[], rg_ps[], rg_ps_end[], shadow_ps[], shadow_ps_end[], shadow_scalar_ps[], shadow_scalar_ps_end[], gradient_ps[],
     gradient_ps_end[], gather_ps[], gather_ps_end[], gather_offset_ps[],
@@ -490,6 +493,7 @@ HIDDEN extern const uint8_t buffer_ps[], buffer_ps_end[], covmask_ps[], covmask_
 #define MASK_PS 0xAE00u
 #define BUFFER_PS 0xB000u
 #define COVMASK_PS 0xB200u
+#define BUFFER_RUNTIME_PS 0xB400u
 #define COUNTER 0x13F40u /* a word the count program adds to */
 #define VERTICES 0x12000u
 #define INSTANCES 0x12400u
@@ -3461,6 +3465,16 @@ static void expect_buffer_texels(uint32_t x, uint32_t y, uint32_t out[4]) {
     uint32_t r = unorm_bits(buffer_texel(i), 8);
     out[0] = r, out[1] = 0, out[2] = r, out[3] = F_1;
 }
+/* buffer_runtime.ps: left of the middle, texel 64 y + x of texture 10 (the buffer's first 4096 texels); right of it
+ * the pools' placeholder, zeros. */
+static void expect_runtime_buffer_texels(uint32_t x, uint32_t y, uint32_t out[4]) {
+    if (x >= 32) {
+        for (int c = 0; c < 4; c++) out[c] = 0;
+        return;
+    }
+    uint32_t r = unorm_bits(buffer_texel(64 * y + x), 8);
+    out[0] = r, out[1] = 0, out[2] = r, out[3] = F_1;
+}
 static void expect_buffer_size(uint32_t x, uint32_t y, uint32_t out[4]) {
     (void)x, (void)y;
     const float size[4] = {BUFFER_WIDTH, 0, 0, 1}; /* texels, no height or depth, one level */
@@ -3806,9 +3820,13 @@ static void textures(void) {
     buffer[3] = (BUFFER_WIDTH - 1) >> 16;
     buffer[4] = ((BUFFER_WIDTH - 1) & 0xFFFFu) | TIC_ONE_D_BUFFER_TYPE << 23;
     buffer[5] = 0;
+    /* Texture 10: its first 4096 texels, a buffer small enough to be a 1D image of any device (through the pools). */
+    memcpy(gpu.memory + TICS + 32 * 10, buffer, 32);
+    ((uint32_t *)(gpu.memory + TICS + 32 * 10))[3] = 0;
+    ((uint32_t *)(gpu.memory + TICS + 32 * 10))[4] = (4096 - 1) | TIC_ONE_D_BUFFER_TYPE << 23;
 
     set_address(SET_TEX_HEADER_POOL_A, TICS);
-    set(SET_TEX_HEADER_POOL_A + 8, 9);
+    set(SET_TEX_HEADER_POOL_A + 8, 10);
     set_address(SET_TEX_SAMPLER_POOL_A, TSCS);
     set(SET_TEX_SAMPLER_POOL_A + 8, 5);
     set(SET_BINDLESS_TEXTURE, 0);
@@ -3844,6 +3862,7 @@ static void textures(void) {
     copy_program(TXQ_LEVEL0_PS, txq_level0_ps, txq_level0_ps_end);
     copy_program(BINDLESS_RUNTIME_PS, bindless_runtime_ps, bindless_runtime_ps_end);
     copy_program(BUFFER_PS, buffer_ps, buffer_ps_end);
+    copy_program(BUFFER_RUNTIME_PS, buffer_runtime_ps, buffer_runtime_ps_end);
     /* c[0x0][0x20]: offsets (+3, +2) for fetch_offset.ps; 0x28: a bindless handle (header 1, sampler 1) for
      * bindless.ps; 0x2c and 0x30: separate texture (header 1, junk above bit 19) and sampler (1) handles for
      * bindless_pair.ps; 0x34: texture 6's handle for txq_bindless.ps; 0x38: texture 0's (sampler 1) for
@@ -3875,6 +3894,8 @@ static void textures(void) {
         {"a 1D buffer of 67000 R8 texels fetched past 16 bits of index, zeros past its end (TLDS 1D.LZ)", 9, 1,
          BUFFER_PS, F_1, expect_buffer_texels},
         {"TXQ: a 1D buffer's width in texels and its one level", 9, 1, TXQ_LEVEL0_PS, F_1, expect_buffer_size},
+        {"a 1D buffer and the placeholder through a handle chosen per pixel, known only at run time (TLD.B 1D)", 10,
+         1, BUFFER_RUNTIME_PS, F_1, expect_runtime_buffer_texels},
         {"TXQ.B: a 2D array's width, height and levels, packed by mask 0xb", 0, 1, TXQ_BINDLESS_PS, F_1,
          expect_array_size_masked},
         {"TMML: two texels a pixel across level 0 is level 1", 3, 3, LOD_QUERY_PS, 0x41000000u, expect_lod_query},

@@ -101,6 +101,8 @@ pub struct Features {
     pub max_storage_buffer_range: u32,
     /// Texels a texel buffer view may span (`maxTexelBufferElements`).
     pub max_texel_buffer_elements: u32,
+    /// Texels a 1D image may span (`maxImageDimension1D`).
+    pub max_image_dimension_1d: u32,
 
     /// The queue draws too (a graphics queue) and the device has dynamic rendering (Vulkan 1.3): what
     /// `ComputeDevice::draw` needs.
@@ -691,6 +693,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         max_storage_buffers: limits.max_per_stage_descriptor_storage_buffers,
         max_storage_buffer_range: limits.max_storage_buffer_range,
         max_texel_buffer_elements: limits.max_texel_buffer_elements,
+        max_image_dimension_1d: limits.max_image_dimension1_d,
         draws: graphics.is_some() && vulkan_1_3 && on(v13.dynamic_rendering),
         demote_to_helper: vulkan_1_3 && on(v13.shader_demote_to_helper_invocation),
         sampler_anisotropy: on(base.sampler_anisotropy).then_some(limits.max_sampler_anisotropy),

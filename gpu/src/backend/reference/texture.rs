@@ -305,11 +305,16 @@ impl ReferenceBackend {
             let words = read_descriptor(memory, pools.headers + u64::from(index) * DESCRIPTOR_BYTES)?;
             let header = match TextureHeader::parse(index, words) {
                 Ok(header) if stored_dim(header.texture_type) == Some(binding.dim) => header,
-                Ok(header) => {
-                    if header.texture_type == TextureType::OneDBuffer && binding.dim == TextureDim::D1 {
-                        let why = "1D buffer textures through run-time handles are not implemented by Tandem yet";
-                        skipped("texture header", index, &why);
-                    }
+                Ok(header) if header.texture_type == TextureType::OneDBuffer && binding.dim == TextureDim::D1 => {
+                    let image = self.buffer_as_image(&header, binding, memory).unwrap_or_else(|why| {
+                        skipped("1D buffer", index, &why);
+                        DecodedTexture::placeholder(binding)
+                    });
+                    decoded_bytes += image.texels.len() as u64;
+                    images.push(image);
+                    continue;
+                }
+                Ok(_) => {
                     images.push(DecodedTexture::placeholder(binding));
                     continue;
                 }
@@ -399,6 +404,41 @@ impl ReferenceBackend {
         self.decode(&header, &sampler, binding, memory).map(DecodedSlot::Texture).map_err(in_header(handle.header))
     }
 
+    /// A 1D buffer texture through the pools of run-time handles, whose images are all images: a 1D image of its
+    /// texels, where it fits the device's 1D images, for a plain 1D binding (a fetch reads texel x of it, a size
+    /// query its width and one level; what a sample of a buffer does is documented nowhere).
+    fn buffer_as_image(
+        &self,
+        header: &TextureHeader,
+        binding: &TextureBinding,
+        memory: &GpuMemory,
+    ) -> Result<DecodedTexture, BackendError> {
+        if binding.array || binding.depth_compare || binding.multisample {
+            return Err(unimplemented("a 1D buffer read through the pools as other than a plain 1D texture"));
+        }
+        let most = self.device.features().max_image_dimension_1d;
+        if header.width > most {
+            return Err(unimplemented(format!(
+                "a 1D buffer of {} texels through the pools on {}, whose 1D images hold at most {most}",
+                header.width,
+                self.device.name()
+            )));
+        }
+        let (kind, texels) = self.buffer_texels(header, memory)?;
+        Ok(DecodedTexture {
+            kind,
+            texels,
+            view_type: vk::ImageViewType::TYPE_1D,
+            width: header.width,
+            height: 1,
+            depth: 1,
+            layers: 1,
+            levels: 1,
+            sampling: Sampling::NEAREST_CLAMP,
+            compared: false,
+        })
+    }
+
     /// A 1D buffer texture: its texels, a row of its format from its address, decoded as a texture's are (no
     /// sampler reads one: TLD fetches it, TXQ measures it, and nothing converts sRGB).
     fn decode_buffer(
@@ -416,14 +456,6 @@ impl ReferenceBackend {
                 if binding.fetch { "a fetch" } else { "a sample, gather or level query" }
             )));
         }
-        if header.srgb {
-            return Err(unimplemented("an sRGB 1D buffer texture (no sampler says whether to convert)"));
-        }
-        let format = TextureFormat::from_code(header.components)
-            .ok_or_else(|| unimplemented(format!("texture format {:#04x} (COMPONENTS)", header.components)))?;
-        if format.storage.element().0 != 1 || format.storage.element().1 != 1 {
-            return Err(bad_texture(format!("a 1D buffer of {}, whose blocks span several texels", format.name)));
-        }
         let most = self.device.features().max_texel_buffer_elements;
         if header.width > most {
             return Err(unimplemented(format!(
@@ -432,6 +464,20 @@ impl ReferenceBackend {
                 self.device.name()
             )));
         }
+        let (kind, texels) = self.buffer_texels(header, memory)?;
+        Ok(DecodedSlot::Buffer { kind, texels })
+    }
+
+    /// A 1D buffer's texels (four 32-bit words each) and their number kind.
+    fn buffer_texels(&self, header: &TextureHeader, memory: &GpuMemory) -> Result<(NumberKind, Vec<u8>), BackendError> {
+        if header.srgb {
+            return Err(unimplemented("an sRGB 1D buffer texture (no sampler says whether to convert)"));
+        }
+        let format = TextureFormat::from_code(header.components)
+            .ok_or_else(|| unimplemented(format!("texture format {:#04x} (COMPONENTS)", header.components)))?;
+        if format.storage.element().0 != 1 || format.storage.element().1 != 1 {
+            return Err(bad_texture(format!("a 1D buffer of {}, whose blocks span several texels", format.name)));
+        }
         let surfaces = level_surfaces(header, format.storage.element())
             .ok_or_else(|| bad_texture(format!("a 1D buffer of {} texels, whose size overflows", header.width)))?;
         let span = surfaces[0].layer_bytes().ok_or_else(|| bad_texture("a 1D buffer whose size overflows"))?;
@@ -439,7 +485,7 @@ impl ReferenceBackend {
         memory.read(header.address, &mut bytes)?;
         let values = texel::decode(header, false, header.width, 1, &bytes).map_err(|e| unimplemented(e.to_string()))?;
         let texels = values.iter().flatten().flat_map(|word| word.to_le_bytes()).collect();
-        Ok(DecodedSlot::Buffer { kind: sampled_kind(header), texels })
+        Ok((sampled_kind(header), texels))
     }
 
     fn decode(
