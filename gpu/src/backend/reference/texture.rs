@@ -416,15 +416,8 @@ impl ReferenceBackend {
         if binding.array || binding.depth_compare || binding.multisample {
             return Err(unimplemented("a 1D buffer read through the pools as other than a plain 1D texture"));
         }
-        let most = self.device.features().max_image_dimension_1d;
-        if header.width > most {
-            return Err(unimplemented(format!(
-                "a 1D buffer of {} texels through the pools on {}, whose 1D images hold at most {most}",
-                header.width,
-                self.device.name()
-            )));
-        }
-        let (kind, texels) = self.buffer_texels(header, memory)?;
+        let (kind, texels) =
+            self.buffer_texels(header, (self.device.features().max_image_dimension_1d, "1D images"), memory)?;
         Ok(DecodedTexture {
             kind,
             texels,
@@ -456,20 +449,27 @@ impl ReferenceBackend {
                 if binding.fetch { "a fetch" } else { "a sample, gather or level query" }
             )));
         }
-        let most = self.device.features().max_texel_buffer_elements;
+        let (kind, texels) =
+            self.buffer_texels(header, (self.device.features().max_texel_buffer_elements, "texel buffers"), memory)?;
+        Ok(DecodedSlot::Buffer { kind, texels })
+    }
+
+    /// A 1D buffer's texels (four 32-bit words each) and their number kind, for a host object that holds at most
+    /// `limit.0` texels (`limit.1`: what it is, for the error).
+    fn buffer_texels(
+        &self,
+        header: &TextureHeader,
+        limit: (u32, &str),
+        memory: &GpuMemory,
+    ) -> Result<(NumberKind, Vec<u8>), BackendError> {
+        let (most, holder) = limit;
         if header.width > most {
             return Err(unimplemented(format!(
-                "a 1D buffer of {} texels on {}, whose texel buffers hold at most {most}",
+                "a 1D buffer of {} texels on {}, whose {holder} hold at most {most}",
                 header.width,
                 self.device.name()
             )));
         }
-        let (kind, texels) = self.buffer_texels(header, memory)?;
-        Ok(DecodedSlot::Buffer { kind, texels })
-    }
-
-    /// A 1D buffer's texels (four 32-bit words each) and their number kind.
-    fn buffer_texels(&self, header: &TextureHeader, memory: &GpuMemory) -> Result<(NumberKind, Vec<u8>), BackendError> {
         if header.srgb {
             return Err(unimplemented("an sRGB 1D buffer texture (no sampler says whether to convert)"));
         }
