@@ -6,7 +6,7 @@
 //! write components: their image holds each texel's four components as a formatted load gives them
 //! (`texture::formatted`, on the CPU), and a texel the grid changed is converted back into the format.
 
-use super::texture::{TextureSource, read_descriptor};
+use super::texture::{TextureSource, in_header, read_descriptor};
 use super::{NAME, ReferenceBackend};
 use crate::backend::{BackendError, GpuMemory};
 use crate::shader::ir::{SurfaceBinding, TextureDim};
@@ -62,12 +62,7 @@ impl ReferenceBackend {
             let address = source.pools.header_address(index).map_err(|e| BackendError::BadTexture(e.to_string()))?;
             let header = TextureHeader::parse(index, read_descriptor(memory, address)?)
                 .map_err(|e| BackendError::BadTexture(e.to_string()))?;
-            let named = |error| match error {
-                BackendError::Unimplemented { backend, what } => {
-                    BackendError::Unimplemented { backend, what: format!("surface header {index}: {what}") }
-                }
-                other => other,
-            };
+            let named = in_header("surface", index);
             // Every binding's access is checked against the header, also where an earlier one bound its image.
             let (format, bytes) = accessed_format(&header, binding).map_err(named)?;
             let formatted = binding.texel_bytes == 0;

@@ -168,11 +168,11 @@ fn stored_dim(texture_type: TextureType) -> Option<TextureDim> {
     })
 }
 
-/// Names the header an unimplemented texture feature was met in.
-fn in_header(index: u32) -> impl Fn(BackendError) -> BackendError {
+/// Names the header (`kind`: "texture" or "surface") an unimplemented feature was met in.
+pub(super) fn in_header(kind: &'static str, index: u32) -> impl Fn(BackendError) -> BackendError + Copy {
     move |error| match error {
         BackendError::Unimplemented { backend, what } => {
-            BackendError::Unimplemented { backend, what: format!("texture header {index}: {what}") }
+            BackendError::Unimplemented { backend, what: format!("{kind} header {index}: {what}") }
         }
         other => other,
     }
@@ -397,11 +397,13 @@ impl ReferenceBackend {
         let header =
             TextureHeader::parse(handle.header, read_descriptor(memory, header_address)?).map_err(bad_texture)?;
         if header.texture_type == TextureType::OneDBuffer {
-            return self.decode_buffer(&header, binding, memory).map_err(in_header(handle.header));
+            return self.decode_buffer(&header, binding, memory).map_err(in_header("texture", handle.header));
         }
         let sampler_address = source.pools.sampler_address(handle.sampler).map_err(bad_texture)?;
         let sampler = Sampler::parse(handle.sampler, read_descriptor(memory, sampler_address)?).map_err(bad_texture)?;
-        self.decode(&header, &sampler, binding, memory).map(DecodedSlot::Texture).map_err(in_header(handle.header))
+        self.decode(&header, &sampler, binding, memory)
+            .map(DecodedSlot::Texture)
+            .map_err(in_header("texture", handle.header))
     }
 
     /// A 1D buffer texture through the pools of run-time handles, whose images are all images: a 1D image of its

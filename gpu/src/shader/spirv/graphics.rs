@@ -1388,14 +1388,20 @@ impl Emitter<'_> {
         }
     }
 
+    /// The pixel's x and y as U32 (`coord`: FragCoord, at the pixel's centre).
+    fn pixel_position(&mut self, coord: Word) -> [Word; 2] {
+        let (f32_, u32_) = (self.t.f32, self.t.u32);
+        [0, 1].map(|c| {
+            let component = self.b.composite_extract(f32_, None, coord, [c]).expect("in a block");
+            self.b.convert_f_to_u(u32_, None, component).expect("in a block")
+        })
+    }
+
     /// The polygon stipple (`FragmentInterface::polygon_stipple`), as a branch to OpKill where the pixel's bit
     /// is clear: the row's word picked by a chain of selects, then the bit.
     fn polygon_stipple(&mut self, coord: Word, pattern: &[u32; 32]) {
-        let (f32_, u32_, bool_) = (self.t.f32, self.t.u32, self.t.bool);
-        let [x, y] = [0, 1].map(|c| {
-            let component = self.b.composite_extract(f32_, None, coord, [c]).expect("in a block");
-            self.b.convert_f_to_u(u32_, None, component).expect("in a block")
-        });
+        let (u32_, bool_) = (self.t.u32, self.t.bool);
+        let [x, y] = self.pixel_position(coord);
         let (thirty_one, seven, one) = (self.u32_const(31), self.u32_const(7), self.u32_const(1));
         let row = self.b.bitwise_and(u32_, None, y, thirty_one).expect("in a block");
         let word = self.pick_constant(row, pattern);
@@ -1411,11 +1417,8 @@ impl Emitter<'_> {
     /// The window clip (`FragmentInterface::window_clip`), as a branch to OpKill where it does not keep the
     /// pixel: its x and y compared with each rectangle that holds any pixel.
     fn window_clip(&mut self, coord: Word, clip: &WindowClip) {
-        let (f32_, u32_, bool_) = (self.t.f32, self.t.u32, self.t.bool);
-        let [x, y] = [0, 1].map(|c| {
-            let component = self.b.composite_extract(f32_, None, coord, [c]).expect("in a block");
-            self.b.convert_f_to_u(u32_, None, component).expect("in a block")
-        });
+        let bool_ = self.t.bool;
+        let [x, y] = self.pixel_position(coord);
         let within = |e: &mut Self, value: Word, low: u16, high: u16| {
             let (low, high) = (e.u32_const(low.into()), e.u32_const(high.into()));
             let above = e.b.u_greater_than_equal(bool_, None, value, low).expect("in a block");
@@ -1440,11 +1443,8 @@ impl Emitter<'_> {
         let v4f32 = self.b.type_vector(f32_, 4);
         let coord = self.b.load(v4f32, None, frag_coord, None, []).expect("in a block");
         let one = self.u32_const(1);
-        let [x, y] = [0, 1].map(|c| {
-            let component = self.b.composite_extract(f32_, None, coord, [c]).expect("in a block");
-            let whole = self.b.convert_f_to_u(u32_, None, component).expect("in a block");
-            self.b.bitwise_and(u32_, None, whole, one).expect("in a block")
-        });
+        let [x, y] =
+            self.pixel_position(coord).map(|whole| self.b.bitwise_and(u32_, None, whole, one).expect("in a block"));
         let row = self.b.shift_left_logical(u32_, None, y, one).expect("in a block");
         let index = self.b.bitwise_or(u32_, None, x, row).expect("in a block");
         self.pick_constant(index, &masks.map(u32::from))

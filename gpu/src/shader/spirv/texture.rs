@@ -445,15 +445,21 @@ impl Emitter<'_> {
         })
     }
 
+    /// A 1D buffer binding's image, and its texels (U32).
+    fn buffer_and_texels(&mut self, texture: TextureRef) -> (Word, Word) {
+        let variable = self.textures[usize::from(texture.binding)];
+        let i32_ = self.b.type_int(32, 1);
+        let image = self.b.load(variable.image, None, variable.variable, None, []).expect("in a block");
+        let texels = self.b.image_query_size(i32_, None, image).expect("in a block");
+        (image, self.b.bitcast(self.t.u32, None, texels).expect("in a block"))
+    }
+
     /// A 1D buffer's texel `x` (an I32), whose level a fetch ignores (a buffer has one); zeros past the last
     /// texel, D3D's rule for a buffer read out of range (what Maxwell returns there is not documented), with the
     /// fetch itself kept inside the buffer (Vulkan leaves one past it undefined).
     fn buffer_fetch(&mut self, texture: TextureRef, component: Word, x: Word) -> Word {
-        let variable = self.textures[usize::from(texture.binding)];
         let (u32_, i32_) = (self.t.u32, self.b.type_int(32, 1));
-        let image = self.b.load(variable.image, None, variable.variable, None, []).expect("in a block");
-        let texels = self.b.image_query_size(i32_, None, image).expect("in a block");
-        let texels = self.b.bitcast(u32_, None, texels).expect("in a block");
+        let (image, texels) = self.buffer_and_texels(texture);
         let x = self.b.bitcast(u32_, None, x).expect("in a block");
         let inside = self.b.u_less_than(self.t.bool, None, x, texels).expect("in a block");
         let zero = self.u32_const(0);
@@ -472,11 +478,7 @@ impl Emitter<'_> {
     /// TXQ TEX_HEADER_DIMENSION of a 1D buffer: its texels, zeros, zeros and its one level at level 0; zeros
     /// past it (as for the other textures' levels).
     fn buffer_query(&mut self, texture: TextureRef, level: Word) -> Word {
-        let variable = self.textures[usize::from(texture.binding)];
-        let (u32_, i32_) = (self.t.u32, self.b.type_int(32, 1));
-        let image = self.b.load(variable.image, None, variable.variable, None, []).expect("in a block");
-        let texels = self.b.image_query_size(i32_, None, image).expect("in a block");
-        let texels = self.b.bitcast(u32_, None, texels).expect("in a block");
+        let (_, texels) = self.buffer_and_texels(texture);
         let (zero, one) = (self.u32_const(0), self.u32_const(1));
         let v4u32 = self.v4u32();
         let size = self.b.composite_construct(v4u32, None, [texels, zero, zero, one]).expect("in a block");
