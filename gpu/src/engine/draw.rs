@@ -834,7 +834,7 @@ impl Maxwell3D {
             _ => None,
         };
         if self.register(SET_PIPELINE_SHADER) & 1 == 1 {
-            return Err(at.unimplemented("draws with a shader in pipeline slot 0 (vertex A)"));
+            return Err(at.unimplemented("draws with a shader in pipeline slot 0 (vertex A; gpu/research/vertex-a.md)"));
         }
         // Without a geometry program every vertex is stream 0's: a rasteriser taking another stream gets nothing.
         let rasterize = rasterize && (geometry_shader.is_some() || raster_stream == 0);

@@ -880,13 +880,19 @@ fn state_the_reference_does_not_draw_stops_the_draw() {
     }
 }
 
-/// Pixel centres at integers (SET_VIEWPORT_PIXEL CENTER_AT_INTEGERS, D3D9's rule) and a window offset
-/// (SET_WINDOW_OFFSET_Y) stop the draw naming them.
+/// Pixel centres at integers (SET_VIEWPORT_PIXEL CENTER_AT_INTEGERS, D3D9's rule), a window offset
+/// (SET_WINDOW_OFFSET_Y) and a program in pipeline slot 0 stop the draw naming them.
 #[test]
-fn pixel_centres_at_integers_and_window_offsets_stop_the_draw() {
+fn state_documented_nowhere_stops_the_draw() {
     let (vertex_program, pixel_program) = triangle_programs(Class::Maxwell3D);
     let triangle = [(83, 70), (931, 181), (90, 101)];
-    for (method, named) in [(0x1924, "SET_VIEWPORT_PIXEL CENTER_AT_INTEGERS"), (0x0dfc, "SET_WINDOW_OFFSET_X/Y")] {
+    let stopping = [
+        (0x1924, "SET_VIEWPORT_PIXEL CENTER_AT_INTEGERS"),
+        (0x0dfc, "SET_WINDOW_OFFSET_X/Y"),
+        // SET_PIPELINE_SHADER(0): ENABLE with TYPE VERTEX_CULL_BEFORE_FETCH.
+        (0x2000, "pipeline slot 0 (vertex A"),
+    ];
+    for (method, named) in stopping {
         let draw: &[(u32, &[u32])] = &[(method, &[1]), (0x1618, &[4]), (0x0d74, &[0, 3]), (0x1614, &[0])];
         let (_, submitted) = submit_triangle(Class::Maxwell3D, &vertex_program, &pixel_program, triangle, draw);
         let error = submitted.expect_err("the draw is refused").to_string();
