@@ -20,14 +20,15 @@ pub const SET_POLY_SMOOTH: u32 = 0x0db4;
 /// Anti-aliased (round) points (ENABLE 0:0).
 pub const SET_ANTI_ALIASED_POINT: u32 = 0x1658;
 
-/// Fixed-function state the reference does not draw, by its ENABLE bit (0:0; every driver we know leaves it off):
-/// a draw that finds one on stops naming it.
-const UNDRAWN: [(u32, &str); 6] = [
+/// Fixed-function state the reference does not draw, by its ENABLE bit (0:0; NVN, deko3d and NVK leave them off):
+/// a draw that finds one on stops naming it. (SET_TWO_SIDED_LIGHT, which nouveau's GL driver turns on for GL's
+/// two-sided colours, is not here: it picks the back colours a pixel program's legacy colour inputs read, and a
+/// program that reads them is refused whatever it picks: `shader::unprovided_input`.)
+const UNDRAWN: [(u32, &str); 5] = [
     (SET_POLY_SMOOTH, "anti-aliased polygons (SET_POLY_SMOOTH)"),
     (0x0f40, "constant colour rendering (SET_CONSTANT_COLOR_RENDERING)"),
     (0x11f8, "the coverage written to a colour target (SET_COVERAGE_TO_COLOR)"),
     (0x0dd0, "iterated blending (SET_ITERATED_BLEND)"),
-    (0x1688, "two-sided lighting's back colours (SET_TWO_SIDED_LIGHT)"),
     (0x161c, "the vertex id copied into an attribute (SET_VERTEX_ID_COPY)"),
 ];
 pub const SET_POLYGON_STIPPLE: u32 = 0x168c;

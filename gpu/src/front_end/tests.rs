@@ -396,6 +396,44 @@ fn compute_launches_read_their_qmd() {
     assert!(error.contains("SEND_SIGNALING_PCAS_B") && error.contains("01_07"), "{error}");
 }
 
+/// A surface larger than the device or the reference back end holds is refused naming the limit before its texels
+/// are read: a 1D buffer surface of 2^31 + 1 texels (past lavapipe's and NVIDIA's texel buffers) and a pitch 2D
+/// surface of 65536 x 65536 texels (64 GiB as formatted texels).
+#[test]
+fn surfaces_past_the_limits_are_refused_before_their_texels_are_read() {
+    // A8B8G8R8 with UINT components (clb097tex.h NVB097_TEXHEAD_*: COMPONENTS, the data types, the swizzle).
+    let format = 0x08 | 4 << 7 | 4 << 10 | 4 << 13 | 4 << 16 | 2 << 19 | 3 << 22 | 4 << 25 | 5 << 28;
+    let texels = (DATA + 0x1000) as u32;
+    // ONE_D_BUFFER (HEADER_VERSION 0): the width less one, its high half in W3[15:0], its low half in W4[15:0].
+    let buffer = [format, texels, 0x2, 0x8000, 6 << 23, 0, 0, 0];
+    // PITCH (HEADER_VERSION 2), TWO_D, 65536 x 65536, the pitch 0x40000 as PITCH_BITS20TO5.
+    let two_d = [format, texels, 0x2 | 2 << 21, 0x40000 >> 5, 0xffff | 1 << 23, 0xffff | 1 << 31, 0, 0];
+    for (header, target, named) in [(buffer, 1, "texel buffers hold at most"), (two_d, 3, "MiB the reference")] {
+        let (mut setup, channel) = rendering_setup();
+        // SUST.P of R0's red into the texel at (R0, R1) of the surface whose handle is at c[0][0x148].
+        let program = crate::sass::assemble::sm5x(&format!(
+            "SUST rs=0 ra=0 size=0x1 target={target} surf=0x52 clamp=1 d=0\nEXIT"
+        ))
+        .unwrap();
+        fill_data(&setup, 0x100, &program);
+        let mut qmd = qmd(1, 7, 0);
+        // CONSTANT_BUFFER_VALID 0; buffer 0 at DATA + 0xa00, 0x200 bytes (ADDR_LOWER, ADDR_UPPER 7:0, SIZE 31:15).
+        let constants = DATA + 0xa00;
+        for (at, word) in [(0x50, 1), (0x74, constants as u32), (0x78, (constants >> 32) as u32 | 0x200 << 15)] {
+            qmd[at..at + 4].copy_from_slice(&u32::to_le_bytes(word));
+        }
+        fill_data(&setup, 0x400, &qmd);
+        fill_data(&setup, 0xa00 + 0x148, &1u32.to_le_bytes());
+        fill_data(&setup, 0xc00 + 32, &header.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+        let pool = DATA + 0xc00;
+        // SET_TEX_HEADER_POOL_A..C after the class is bound: the pool's address and its maximum index, 1.
+        let mut words = launch_words();
+        words.splice(2..2, [header::incrementing(1, 0x1574 / 4, 3), (pool >> 32) as u32, pool as u32, 1]);
+        let error = setup.submit(channel, &words).unwrap_err().to_string();
+        assert!(error.contains(named), "{error}");
+    }
+}
+
 /// A Setup whose GPU renders with the reference back end on the Vulkan device (lavapipe in CI).
 fn rendering_setup() -> (Setup, u32) {
     let mut setup = Setup::new();
@@ -818,43 +856,55 @@ fn conservative_rasterisation_covers_every_pixel_a_triangle_touches() {
     assert!(covered > 60, "the sliver touches {covered} pixels");
 }
 
-/// Depth writes to a zeta target SET_ZT_READ_ONLY marks read-only stop the draw naming it (its effect is
-/// documented by the field names only); without the writes the draw goes on.
+/// Depth or stencil writes to a part of a zeta target SET_ZT_READ_ONLY marks read-only (ENABLE_Z, ENABLE_STENCIL)
+/// stop the draw naming it (its effect is documented by the field names only); writes to the other part, or
+/// none, draw.
 #[test]
-fn depth_writes_to_a_read_only_zeta_target_stop_the_draw() {
+fn writes_to_a_read_only_zeta_target_stop_the_draw() {
     let (vertex_program, pixel_program) = triangle_programs(Class::Maxwell3D);
     let triangle = [(83, 70), (931, 181), (90, 101)];
-    // A Z24S8 zeta target after the colour target, the depth test ALWAYS, SET_ZT_READ_ONLY's ENABLE_Z.
+    // A Z24S8 zeta target after the colour target, the depth test ALWAYS.
     let address = DATA + 0x4000;
-    let zeta: &[(u32, &[u32])] = &[
-        (0x0fe0, &[(address >> 32) as u32, address as u32, 0x14, 0, 0]),
-        (0x1228, &[64, 32, 1]),
-        (0x1538, &[1]),
-        (0x12cc, &[1]),
-        (0x130c, &[0x207]),
-        (0x07f8, &[1]),
-    ];
+    let zeta: &[(u32, &[u32])] =
+        &[(0x0fe0, &[(address >> 32) as u32, address as u32, 0x14, 0, 0]), (0x1228, &[64, 32, 1]), (0x1538, &[1])];
+    let depth_test: &[(u32, &[u32])] = &[(0x12cc, &[1]), (0x130c, &[0x207])];
+    // The stencil test ALWAYS, replacing with 1 where it passes (fail and depth fail KEEP), every bit written.
+    let stencil: &[(u32, &[u32])] = &[(0x1380, &[1, 0x1e00, 0x1e00, 0x1e01, 0x207, 1, 0xff, 0xff])];
     let launch: &[(u32, &[u32])] = &[(0x1618, &[4]), (0x0d74, &[0, 3]), (0x1614, &[0])];
-    for (write, refused) in [(1, true), (0, false)] {
+    let cases = [
+        // SET_ZT_READ_ONLY, depth writes, stencil writes, refused.
+        (0x01, true, false, true),
+        (0x01, false, false, false),
+        (0x01, false, true, false),
+        (0x10, false, true, true),
+        (0x10, true, false, false),
+    ];
+    for (read_only, depth_write, stencil_write, refused) in cases {
+        let read_only = [read_only];
+        let depth_write = [u32::from(depth_write)];
         let draw: Vec<(u32, &[u32])> = zeta
             .iter()
+            .chain(depth_test)
             .copied()
-            .chain([(0x12e8, if write == 1 { &[1][..] } else { &[0][..] })])
+            .chain([(0x07f8, &read_only[..]), (0x12e8, &depth_write[..])])
+            .chain(stencil.iter().copied().filter(|_| stencil_write))
             .chain(launch.iter().copied())
             .collect();
         let (_, submitted) = submit_triangle(Class::Maxwell3D, &vertex_program, &pixel_program, triangle, &draw);
+        let case =
+            format!("SET_ZT_READ_ONLY {:#x}, depth writes {depth_write:?}, stencil {stencil_write}", read_only[0]);
         match submitted {
             Err(error) => {
                 let error = error.to_string();
-                assert!(refused && error.contains("SET_ZT_READ_ONLY"), "{error}");
+                assert!(refused && error.contains("SET_ZT_READ_ONLY"), "{case}: {error}");
             }
-            Ok(_) => assert!(!refused, "depth writes to a read-only target were drawn"),
+            Ok(_) => assert!(!refused, "{case}: writes to a read-only part were drawn"),
         }
     }
 }
 
 /// Fixed-function state the reference does not draw stops a draw naming it: each enable of `raster::UNDRAWN`, and
-/// anti-aliased points where points are drawn (a triangle is drawn with them on).
+/// anti-aliased points where points are drawn (a triangle is drawn with them on, and with two-sided lighting).
 #[test]
 fn state_the_reference_does_not_draw_stops_the_draw() {
     let (vertex_program, pixel_program) = triangle_programs(Class::Maxwell3D);
@@ -864,7 +914,8 @@ fn state_the_reference_does_not_draw_stops_the_draw() {
         (0x0f40, 4, Some("SET_CONSTANT_COLOR_RENDERING")),
         (0x11f8, 4, Some("SET_COVERAGE_TO_COLOR")),
         (0x0dd0, 4, Some("SET_ITERATED_BLEND")),
-        (0x1688, 4, Some("SET_TWO_SIDED_LIGHT")),
+        // SET_TWO_SIDED_LIGHT: nothing a program without legacy colours reads changes.
+        (0x1688, 4, None),
         (0x161c, 4, Some("SET_VERTEX_ID_COPY")),
         (0x1658, 0, Some("SET_ANTI_ALIASED_POINT")),
         (0x1658, 4, None),

@@ -223,7 +223,10 @@ impl ComputeDevice {
         storage: &StorageImage,
         transfer: &Buffer,
     ) -> Result<Stored, VulkanError> {
-        if !self.buffer_format_features(storage.format).contains(vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER) {
+        // Every buffer may be a uniform texel buffer too (`ComputeDevice::buffer`), so a view's format must be
+        // one of those as well.
+        let needed = vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER | vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER;
+        if !self.buffer_format_features(storage.format).contains(needed) {
             return Err(VulkanError::UnsupportedFormat(format!("{:?} (as a storage texel buffer)", storage.format)));
         }
         let most = self.features().max_texel_buffer_elements;

@@ -586,10 +586,14 @@ impl ReferenceBackend {
                 self.device.name()
             )));
         }
-        if draw.early_fragment_tests && (fragment.polygon_stipple.is_some() || fragment.window_clip.is_some()) {
-            // The hardware's come before the tests; here the pixel program kills, after early ones.
+        let fixed_function_kills = fragment.polygon_stipple.is_some()
+            || fragment.window_clip.is_some()
+            || fragment.quad_sample_masks.is_some();
+        if draw.early_fragment_tests && fixed_function_kills {
+            // The hardware's come before the tests; here the pixel program kills or masks, after early ones.
             return Err(unimplemented(
-                "the polygon stipple or window clip rectangles with the depth and stencil tests before the pixel                  program (SET_API_MANDATED_EARLY_Z)",
+                "the polygon stipple, window clip rectangles or sample masks that differ within a quad with the depth \
+                 and stencil tests before the pixel program (SET_API_MANDATED_EARLY_Z)",
             ));
         }
         let point_size = rasterizes_points.then(|| {

@@ -26,6 +26,9 @@ fn bad_texel(error: crate::texture::texel::TexelError) -> BackendError {
     BackendError::BadTexture(error.to_string())
 }
 
+/// The most bytes one surface's storage image may take (an 8192 x 8192 surface of 16-byte texels).
+const MAX_SURFACE_BYTES: u64 = 1 << 30;
+
 /// The storage images a grid's surfaces are, which image each binding is (two bindings of one header and one
 /// kind of access share it), and where each image's texels came from.
 #[derive(Default)]
@@ -74,12 +77,115 @@ impl ReferenceBackend {
                 bound.bindings.push(image);
                 continue;
             }
-            let (image, place) = surface(index, &header, format, bytes, binding, memory).map_err(named)?;
+            let (image, place) = self.surface(index, &header, format, bytes, binding, memory).map_err(named)?;
             bound.bindings.push(bound.images.len());
             bound.images.push(image);
             bound.places.push(place);
         }
         Ok(bound)
+    }
+
+    /// The storage image of `header`'s level 0 (of `format`, `bytes` a texel) that `binding` reaches, and where its
+    /// texels lie.
+    fn surface(
+        &self,
+        index: u32,
+        header: &TextureHeader,
+        format: TextureFormat,
+        bytes: u32,
+        binding: &SurfaceBinding,
+        memory: &GpuMemory,
+    ) -> Result<(StorageImage, Place), BackendError> {
+        let formatted = match binding.texel_bytes {
+            0 => Some(FormattedTexels::new(format, header.data_types).expect("a plain format")),
+            _ => None,
+        };
+        let image_bytes = if formatted.is_some() { 16 } else { bytes };
+        let vk_format = match image_bytes {
+            1 => vk::Format::R8_UINT,
+            2 => vk::Format::R16_UINT,
+            4 => vk::Format::R32_UINT,
+            8 => vk::Format::R32G32_UINT,
+            16 => vk::Format::R32G32B32A32_UINT,
+            _ => return Err(unimplemented(format!("a surface of {} ({bytes} bytes a texel)", format.name))),
+        };
+        let (stored_dim, array) = match header.texture_type {
+            TextureType::OneD | TextureType::OneDBuffer => (TextureDim::D1, false),
+            TextureType::OneDArray => (TextureDim::D1, true),
+            TextureType::TwoD | TextureType::TwoDNoMipmap => (TextureDim::D2, false),
+            TextureType::TwoDArray => (TextureDim::D2, true),
+            TextureType::ThreeD => (TextureDim::D3, false),
+            other => return Err(unimplemented(format!("a {other:?} surface"))),
+        };
+        let buffer = header.texture_type == TextureType::OneDBuffer;
+        if (stored_dim, array, buffer) != (binding.dim, binding.array, binding.buffer) {
+            return Err(unimplemented(format!(
+                "a {:?} surface accessed as {:?}{}{}",
+                header.texture_type,
+                binding.dim,
+                if binding.array { " array" } else { "" },
+                if binding.buffer { " buffer" } else { "" }
+            )));
+        }
+        let level = level_surfaces(header, format.storage.element())
+            .and_then(|levels| levels.into_iter().next())
+            .ok_or_else(|| {
+                BackendError::BadTexture(format!(
+                    "a surface of {}x{} whose size overflows",
+                    header.width, header.height
+                ))
+            })?;
+        let (width, height, depth) = level_size(header, 0);
+        let layers = if array { header.layers() } else { 1 };
+        let slices = if stored_dim == TextureDim::D3 { depth } else { layers };
+        if buffer && width > self.device.features().max_texel_buffer_elements {
+            return Err(unimplemented(format!(
+                "a 1D buffer surface of {width} texels on {}, whose texel buffers hold at most {}",
+                self.device.name(),
+                self.device.features().max_texel_buffer_elements
+            )));
+        }
+        let texels = u64::from(width) * u64::from(height) * u64::from(slices);
+        if texels * u64::from(image_bytes) > MAX_SURFACE_BYTES {
+            return Err(unimplemented(format!(
+                "a surface of {width} x {height} x {slices} texels of {image_bytes} bytes, more than the {} MiB the \
+                 reference back end uploads for one",
+                MAX_SURFACE_BYTES >> 20
+            )));
+        }
+        let mut read = Vec::with_capacity((texels * u64::from(bytes)) as usize);
+        let mut texel = vec![0u8; bytes as usize];
+        for slice in 0..slices {
+            for y in 0..height {
+                for x in 0..width {
+                    let address = level.texel_address(x, y, slice).ok_or_else(|| {
+                        BackendError::BadTexture(format!("texel ({x}, {y}, {slice}) past the surface"))
+                    })?;
+                    memory.read(address, &mut texel)?;
+                    read.extend_from_slice(&texel);
+                }
+            }
+        }
+        let (uploaded, formatted) = match formatted {
+            None => (read, None),
+            Some(texels) => {
+                let mut components = Vec::with_capacity(read.len() / bytes as usize * 16);
+                for texel in read.chunks_exact(bytes as usize) {
+                    components.extend(texels.load(texel).map_err(bad_texel)?.iter().flat_map(|c| c.to_le_bytes()));
+                }
+                (components, Some((texels, read)))
+            }
+        };
+        let image = StorageImage {
+            format: vk_format,
+            bytes_per_texel: u64::from(image_bytes),
+            view_type: crate::vulkan::view_type(stored_dim, array),
+            buffer,
+            size: [width, height, depth],
+            layers,
+            texels: uploaded.clone(),
+        };
+        Ok((image, Place { header: index, surface: level, slices, uploaded, formatted }))
     }
 
     /// Writes back the texels the grid changed (the others stay as the guest may have changed them meanwhile).
@@ -136,88 +242,4 @@ fn accessed_format(header: &TextureHeader, binding: &SurfaceBinding) -> Result<(
         )));
     }
     Ok((format, bytes))
-}
-
-/// The storage image of `header`'s level 0 (of `format`, `bytes` a texel) that `binding` reaches, and where its
-/// texels lie.
-fn surface(
-    index: u32,
-    header: &TextureHeader,
-    format: TextureFormat,
-    bytes: u32,
-    binding: &SurfaceBinding,
-    memory: &GpuMemory,
-) -> Result<(StorageImage, Place), BackendError> {
-    let formatted = match binding.texel_bytes {
-        0 => Some(FormattedTexels::new(format, header.data_types).expect("a plain format")),
-        _ => None,
-    };
-    let image_bytes = if formatted.is_some() { 16 } else { bytes };
-    let vk_format = match image_bytes {
-        1 => vk::Format::R8_UINT,
-        2 => vk::Format::R16_UINT,
-        4 => vk::Format::R32_UINT,
-        8 => vk::Format::R32G32_UINT,
-        16 => vk::Format::R32G32B32A32_UINT,
-        _ => return Err(unimplemented(format!("a surface of {} ({bytes} bytes a texel)", format.name))),
-    };
-    let (stored_dim, array) = match header.texture_type {
-        TextureType::OneD | TextureType::OneDBuffer => (TextureDim::D1, false),
-        TextureType::OneDArray => (TextureDim::D1, true),
-        TextureType::TwoD | TextureType::TwoDNoMipmap => (TextureDim::D2, false),
-        TextureType::TwoDArray => (TextureDim::D2, true),
-        TextureType::ThreeD => (TextureDim::D3, false),
-        other => return Err(unimplemented(format!("a {other:?} surface"))),
-    };
-    let buffer = header.texture_type == TextureType::OneDBuffer;
-    if (stored_dim, array, buffer) != (binding.dim, binding.array, binding.buffer) {
-        return Err(unimplemented(format!(
-            "a {:?} surface accessed as {:?}{}{}",
-            header.texture_type,
-            binding.dim,
-            if binding.array { " array" } else { "" },
-            if binding.buffer { " buffer" } else { "" }
-        )));
-    }
-    let level = level_surfaces(header, format.storage.element())
-        .and_then(|levels| levels.into_iter().next())
-        .ok_or_else(|| {
-            BackendError::BadTexture(format!("a surface of {}x{} whose size overflows", header.width, header.height))
-        })?;
-    let (width, height, depth) = level_size(header, 0);
-    let layers = if array { header.layers() } else { 1 };
-    let slices = if stored_dim == TextureDim::D3 { depth } else { layers };
-    let mut read = Vec::with_capacity((width * height * slices * bytes) as usize);
-    let mut texel = vec![0u8; bytes as usize];
-    for slice in 0..slices {
-        for y in 0..height {
-            for x in 0..width {
-                let address = level
-                    .texel_address(x, y, slice)
-                    .ok_or_else(|| BackendError::BadTexture(format!("texel ({x}, {y}, {slice}) past the surface")))?;
-                memory.read(address, &mut texel)?;
-                read.extend_from_slice(&texel);
-            }
-        }
-    }
-    let (uploaded, formatted) = match formatted {
-        None => (read, None),
-        Some(texels) => {
-            let mut components = Vec::with_capacity(read.len() / bytes as usize * 16);
-            for texel in read.chunks_exact(bytes as usize) {
-                components.extend(texels.load(texel).map_err(bad_texel)?.iter().flat_map(|c| c.to_le_bytes()));
-            }
-            (components, Some((texels, read)))
-        }
-    };
-    let image = StorageImage {
-        format: vk_format,
-        bytes_per_texel: u64::from(image_bytes),
-        view_type: crate::vulkan::view_type(stored_dim, array),
-        buffer,
-        size: [width, height, depth],
-        layers,
-        texels: uploaded.clone(),
-    };
-    Ok((image, Place { header: index, surface: level, slices, uploaded, formatted }))
 }

@@ -303,34 +303,28 @@ impl ReferenceBackend {
         let mut decoded_bytes = 0u64;
         for index in 0..headers {
             let words = read_descriptor(memory, pools.headers + u64::from(index) * DESCRIPTOR_BYTES)?;
-            let header = match TextureHeader::parse(index, words) {
-                Ok(header) if stored_dim(header.texture_type) == Some(binding.dim) => header,
+            let image = match TextureHeader::parse(index, words) {
+                Ok(header) if stored_dim(header.texture_type) == Some(binding.dim) => {
+                    srgb_headers |= header.srgb;
+                    self.decode(&header, &pool_decoding(binding), binding, memory).unwrap_or_else(|why| {
+                        skipped("texture header", index, &why);
+                        DecodedTexture::placeholder(binding)
+                    })
+                }
                 Ok(header) if header.texture_type == TextureType::OneDBuffer && binding.dim == TextureDim::D1 => {
-                    let image = self.buffer_as_image(&header, binding, memory).unwrap_or_else(|why| {
+                    self.buffer_as_image(&header, binding, memory).unwrap_or_else(|why| {
                         skipped("1D buffer", index, &why);
                         DecodedTexture::placeholder(binding)
-                    });
-                    decoded_bytes += image.texels.len() as u64;
-                    images.push(image);
-                    continue;
+                    })
                 }
-                Ok(_) => {
-                    images.push(DecodedTexture::placeholder(binding));
-                    continue;
-                }
+                Ok(_) => DecodedTexture::placeholder(binding),
                 Err(why) => {
                     if words != [0; 8] {
                         skipped("texture header", index, &why);
                     }
-                    images.push(DecodedTexture::placeholder(binding));
-                    continue;
+                    DecodedTexture::placeholder(binding)
                 }
             };
-            srgb_headers |= header.srgb;
-            let image = self.decode(&header, &pool_decoding(binding), binding, memory).unwrap_or_else(|why| {
-                skipped("texture header", index, &why);
-                DecodedTexture::placeholder(binding)
-            });
             decoded_bytes += image.texels.len() as u64;
             if decoded_bytes > MAX_POOL_BYTES {
                 return Err(unimplemented(format!(
