@@ -68,7 +68,7 @@ impl Mmu {
     /// Maps `size` bytes at `va` to the guest's `guest`; all three page-aligned, and `va` free.
     pub fn map(&mut self, va: u64, guest: u64, size: u64) -> Result<(), MmuError> {
         let aligned = [va, guest, size].iter().all(|n| n.is_multiple_of(PAGE_SIZE));
-        if !aligned || size == 0 || va.checked_add(size).is_none() {
+        if !aligned || size == 0 || va.checked_add(size).is_none() || guest.checked_add(size).is_none() {
             return Err(MmuError::Misaligned { va, size });
         }
         let overlaps = self.ranges.range(..va + size).next_back().is_some_and(|(&s, &(len, _))| s + len > va);

@@ -66,6 +66,15 @@ impl Syncpoints {
         Ok(self.values[index])
     }
 
+    /// Brings `id` to its max, as if every increment reserved had come: when the work that would have made them
+    /// is dropped (a closed channel's; nvgpu's `set_min_eq_max` when it frees a channel's syncpoint), so that
+    /// no fence waits for ever and the next owner's fences count from where this one stopped.
+    pub fn complete(&mut self, id: u32) -> Result<(), NoSuchSyncpoint> {
+        let index = Self::index(id)?;
+        self.values[index] = self.max[index];
+        Ok(())
+    }
+
     pub fn is_signalled(&self, fence: Fence) -> Result<bool, NoSuchSyncpoint> {
         Ok(has_reached(self.value(fence.id)?, fence.value))
     }
@@ -91,5 +100,18 @@ mod tests {
         assert!(has_reached(3, u32::MAX - 2), "3 comes 6 increments after u32::MAX - 2");
         assert!(!has_reached(u32::MAX - 2, 3));
         assert_eq!(syncpoints.increment(SYNCPOINT_COUNT), Err(NoSuchSyncpoint(SYNCPOINT_COUNT)));
+    }
+
+    /// Completing a syncpoint reaches every fence reserved on it, and fences reserved after count on from there.
+    #[test]
+    fn completing_reaches_every_reserved_fence() {
+        let mut syncpoints = Syncpoints::default();
+        let fence = syncpoints.reserve(9, 3).unwrap();
+        syncpoints.increment(9).unwrap();
+        syncpoints.complete(9).unwrap();
+        assert!(syncpoints.is_signalled(fence).unwrap());
+        let next = syncpoints.reserve(9, 1).unwrap();
+        assert_eq!(next.value, fence.value + 1);
+        assert!(!syncpoints.is_signalled(next).unwrap());
     }
 }

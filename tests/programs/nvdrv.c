@@ -8,6 +8,7 @@
 #define NVMAP_CREATE 0xC0080101u
 #define NVMAP_FROM_ID 0xC0080103u
 #define NVMAP_ALLOC 0xC0200104u
+#define NVMAP_FREE 0xC0180105u
 #define NVMAP_PARAM 0xC00C0109u
 #define NVMAP_GET_ID 0xC008010Eu
 #define AS_ALLOC_SPACE 0xC0184102u
@@ -108,18 +109,45 @@ int main(void) {
     alloc.align = 0;
     alloc.address = heap + 0x300010;
     expect("Alloc(a misaligned address)", nv_ioctl(nv, fd, NVMAP_ALLOC, &alloc, sizeof alloc, 0), NV_BAD_VALUE);
-    static const char *params[] = {"", "size", "alignment", "base", "heap mask", "kind", "flags"};
+    alloc.address = 0xFFFFFFFFFFFFF000ull;
+    expect("Alloc(past the address space)", nv_ioctl(nv, fd, NVMAP_ALLOC, &alloc, sizeof alloc, 0), NV_BAD_VALUE);
+    /* switchbrew's Param: 1 size, 2 alignment, 3 base (an error), 4 heap (always 0x40000000), 5 kind, 6 compression
+     * (unused). */
+    static const uint32_t param_values[] = {0, 0x10000, 0x20000, 0, 0x40000000, 0, 0};
     for (uint32_t p = 1; p <= 6; p++) {
         uint32_t param[3] = {handle, p, 0};
+        if (p == 3) {
+            expect("Param(base)", nv_ioctl(nv, fd, NVMAP_PARAM, param, 12, 1), NV_BAD_VALUE);
+            continue;
+        }
         check(nv_ioctl(nv, fd, NVMAP_PARAM, param, 12, p & 1) == 0, "Param");
-        print("param ");
-        print(params[p]);
-        print(": ");
-        print_hex(param[2]);
-        print("\n");
+        expect("its value", param[2], param_values[p]);
     }
     uint32_t param[3] = {handle, 99, 0};
     expect("Param(99)", nv_ioctl(nv, fd, NVMAP_PARAM, param, 12, 0), NV_BAD_VALUE);
+    /* Free {handle, padding, out refcount/address, out size, out flags (1: NOT_FREED_YET)}: an object stays while
+     * another handle (FromId's) holds it, and goes with the last, answering its address. */
+    uint32_t object[2] = {0x2000, 0};
+    check(nv_ioctl(nv, fd, NVMAP_CREATE, object, 8, 0) == 0, "Create(0x2000)");
+    alloc.handle = object[1];
+    alloc.address = heap + 0x310000;
+    check(nv_ioctl(nv, fd, NVMAP_ALLOC, &alloc, sizeof alloc, 0) == 0, "Alloc");
+    uint32_t object_id[2] = {0, object[1]};
+    check(nv_ioctl(nv, fd, NVMAP_GET_ID, object_id, 8, 0) == 0, "GetId");
+    uint32_t second[2] = {object_id[0], 0};
+    check(nv_ioctl(nv, fd, NVMAP_FROM_ID, second, 8, 0) == 0, "FromId");
+    struct {
+        uint32_t handle, padding;
+        uint64_t address;
+        uint32_t size, flags;
+    } freed = {object[1], 0, 0, 0, 0};
+    expect("Free", nv_ioctl(nv, fd, NVMAP_FREE, &freed, sizeof freed, 0), 0);
+    check(freed.address == 0 && freed.size == 0x2000 && freed.flags == 1, "the other handle holds the object");
+    expect("Free again", nv_ioctl(nv, fd, NVMAP_FREE, &freed, sizeof freed, 1), NV_BAD_VALUE);
+    freed.handle = second[1];
+    expect("Free(the last handle)", nv_ioctl(nv, fd, NVMAP_FREE, &freed, sizeof freed, 1), 0);
+    check(freed.address == heap + 0x310000 && freed.size == 0x2000 && freed.flags == 0, "the object goes");
+    expect("FromId(a freed object's id)", nv_ioctl(nv, fd, NVMAP_FROM_ID, second, 8, 0), NV_BAD_VALUE);
     expect("Create with a 4-byte argument", nv_ioctl(nv, fd, NVMAP_CREATE, create, 4, 0), NV_INVALID_SIZE);
     expect("an ioctl on fd 77", nv_ioctl(nv, 77, NVMAP_CREATE, create, 8, 0), NV_BAD_PARAMETER);
     expect("Close", nv_close(nv, fd), 0);

@@ -222,7 +222,8 @@ impl AddressSpace {
             (offset, SMALL_PAGE as u32)
         };
         let guest_address = address + buffer_offset;
-        gpu.map(self.gpu_space, offset, guest_address, size).expect("checked free, page-aligned");
+        // Remap's pages are the MMU's alone (not `mappings`): a fixed mapping over them is refused here.
+        gpu.map(self.gpu_space, offset, guest_address, size).map_err(|_| NvResult::BadValue)?;
         self.mappings.insert(offset, Mapping { size, guest_address, kind });
         put(argument, 12, &page_size.to_le_bytes());
         put(argument, 32, &offset.to_le_bytes());
@@ -338,6 +339,41 @@ mod tests {
             assert!(live.iter().all(|&(o, s, _)| offset + size <= o || o + s <= offset), "overlap at step {step}");
             live.push((offset, size, page));
         }
+    }
+
+    /// A fixed MapBufferEx over pages that Remap mapped (which `mappings` does not hold) is refused, not a panic.
+    #[test]
+    fn a_fixed_mapping_over_remapped_pages_is_refused() {
+        let mut gpu = Gpu::default();
+        let mut space = AddressSpace::new(gpu.create_address_space());
+        space.initialize(&[0; 0x28]).unwrap();
+        let mut nvmap = NvMap::default();
+        let created = nvmap.ioctl(0xc008_0101, &0x20000u64.to_le_bytes()).unwrap().unwrap();
+        let handle = u32_at(&created, 4);
+        let mut alloc = vec![0u8; 0x20];
+        put(&mut alloc, 0, &handle.to_le_bytes());
+        put(&mut alloc, 24, &0x10_0000u64.to_le_bytes());
+        nvmap.ioctl(0xc020_0104, &alloc).unwrap().unwrap();
+        // A fixed sparse reservation of four big pages at the big pages' region.
+        let start = SMALL_REGION.1;
+        let mut reserve = vec![0u8; 0x18];
+        put(&mut reserve, 0, &4u32.to_le_bytes());
+        put(&mut reserve, 4, &DEFAULT_BIG_PAGE.to_le_bytes());
+        put(&mut reserve, 8, &(FIXED_OFFSET | SPARSE).to_le_bytes());
+        put(&mut reserve, 16, &start.to_le_bytes());
+        space.alloc_space(&mut reserve, &mut gpu).unwrap();
+        // Remap: the object's first 64 KiB at the reservation's start.
+        let mut remap = vec![0u8; REMAP_ENTRY];
+        put(&mut remap, 4, &handle.to_le_bytes());
+        put(&mut remap, 12, &((start >> REMAP_PAGE_SHIFT) as u32).to_le_bytes());
+        put(&mut remap, 16, &1u32.to_le_bytes());
+        space.remap(&remap, &nvmap, &mut gpu).unwrap();
+        let mut map = vec![0u8; 0x28];
+        put(&mut map, 0, &FIXED_OFFSET.to_le_bytes());
+        put(&mut map, 8, &handle.to_le_bytes());
+        put(&mut map, 24, &0x10000u64.to_le_bytes());
+        put(&mut map, 32, &start.to_le_bytes());
+        assert_eq!(space.map_buffer(&mut map, &nvmap, &mut gpu), Err(NvResult::BadValue));
     }
 
     #[test]

@@ -49,6 +49,11 @@ pub fn ioctl(
     ticks: u64,
 ) -> Option<Result<(NvResult, Vec<u8>), Failure>> {
     let mut argument = argument.to_vec();
+    // Every request of this device starts with a word (a syncpoint or an event's slot); a request number that
+    // encodes a shorter argument is none of them.
+    if argument.len() < 4 {
+        return None;
+    }
     let id = word(&argument, 0);
     let valid = id < SYNCPOINT_COUNT;
     let result = match request {
@@ -133,4 +138,19 @@ pub fn ioctl(
         _ => return None,
     };
     Some(Ok((result.err().unwrap_or(NvResult::Success), argument)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A request number whose argument is shorter than a word is none of this device's, whatever its number.
+    #[test]
+    fn requests_of_short_arguments_are_not_this_devices() {
+        let mut host = GpuHost::default();
+        for request in [0x0000_0000, 0xc000_0014, 0x4002_0015] {
+            let size = (request >> 16 & 0x3fff) as usize;
+            assert!(ioctl(&mut host, request, &vec![0; size], 0).is_none(), "{request:#x}");
+        }
+    }
 }

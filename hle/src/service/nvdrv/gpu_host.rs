@@ -121,15 +121,26 @@ impl GpuHost {
         Ok(())
     }
 
-    /// Arms `slot` (EventWaitAsync), or the lowest free slot (EventWait, which registers it), to be signalled when
-    /// `fence` is reached; the slot used.
+    /// Arms `slot` (EventWaitAsync), or one EventWait picks, to be signalled when `fence` is reached; the slot
+    /// used. EventWait reuses a registered slot no wait holds, one of the same syncpoint first (its event is the
+    /// one the program may hold already), else registers the lowest free slot, else takes any idle one (yuzu's
+    /// `FindFreeNvEvent`): waits that end never use slots up.
     pub fn arm_event(&mut self, slot: Option<u32>, fence: Fence) -> Result<u32, NvResult> {
         let slot = match slot {
             Some(slot) => slot,
             None => {
-                let free = self.events.iter().position(Option::is_none).ok_or(NvResult::InsufficientMemory)? as u32;
-                self.register_event(free)?;
-                free
+                let idle = |entry: &Option<EventSlot>, syncpoint: Option<u32>| {
+                    entry.as_ref().is_some_and(|e| e.waiting.is_none() && syncpoint.is_none_or(|id| e.syncpoint == id))
+                };
+                let same = self.events.iter().position(|entry| idle(entry, Some(fence.id)));
+                let chosen = same
+                    .or_else(|| self.events.iter().position(Option::is_none))
+                    .or_else(|| self.events.iter().position(|entry| idle(entry, None)))
+                    .ok_or(NvResult::InsufficientMemory)? as u32;
+                if self.events[chosen as usize].is_none() {
+                    self.register_event(chosen)?;
+                }
+                chosen
             }
         };
         let entry = self.slot(slot)?;
@@ -146,5 +157,30 @@ impl GpuHost {
     pub fn query_event(&mut self, slot: u32, syncpoint: u32) -> Option<ServiceEvent> {
         let entry = self.slot(slot).ok()?;
         (entry.syncpoint == syncpoint).then(|| entry.event.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// EventWaits whose fences are reached leave their slots idle, and later waits take them again: more waits
+    /// than there are slots, one after another, all find one; while every slot waits, another finds none.
+    #[test]
+    fn event_waits_reuse_idle_slots() {
+        let mut host = GpuHost::default();
+        let syncpoint = host.allocate_syncpoint().unwrap();
+        let mut slots = std::collections::BTreeSet::new();
+        for value in 1..=2 * super::super::ctrl::EVENT_SLOTS {
+            slots.insert(host.arm_event(None, Fence { id: syncpoint, value }).unwrap());
+            host.gpu.increment_syncpoint(syncpoint).unwrap();
+            host.signal_reached();
+        }
+        assert_eq!(slots.len(), 1, "one slot serves waits on one syncpoint one after another");
+        let far = Fence { id: syncpoint, value: u32::MAX / 2 };
+        for _ in 0..super::super::ctrl::EVENT_SLOTS {
+            host.arm_event(None, far).unwrap();
+        }
+        assert_eq!(host.arm_event(None, far), Err(NvResult::InsufficientMemory));
     }
 }
