@@ -356,11 +356,15 @@ impl Channel {
             // RELEASE (RELEASE_SIZE 24:24: 4 or 16 bytes) and REDUCTION (REDUCTION 30:27 in the host's own order,
             // FORMAT 31:31 signed when clear), which combines the payload with the word in memory.
             operation @ (2 | 0x10) => {
-                let reduction = (operation == 0x10).then(|| {
-                    use ReductionOp::*;
-                    let op = [Min, Max, Xor, And, Or, Add, Inc, Dec][(argument >> 27 & 7) as usize];
-                    Reduction { op, signed: argument >> 31 == 0 }
-                });
+                let reduction = match (operation, argument >> 27 & 0xf) {
+                    (0x10, code @ 0..=7) => {
+                        use ReductionOp::*;
+                        let op = [Min, Max, Xor, And, Or, Add, Inc, Dec][code as usize];
+                        Some(Reduction { op, signed: argument >> 31 == 0 })
+                    }
+                    (0x10, code) => return Err(format!("SEMAPHORED REDUCTION {code} is undefined (clb06f.h: 0-7)")),
+                    _ => None,
+                };
                 let one_word = operation == 0x10 || argument >> 24 & 1 == 1;
                 let release = Release { address, payload, one_word, reduction };
                 release.write(context).map_err(|e| format!("release: {e}"))?;

@@ -49,6 +49,9 @@ impl Default for CopyEngine {
     }
 }
 
+/// The most bytes one launch moves (a bad size should not exhaust the host's memory or time).
+const MAX_COPY_BYTES: u64 = 1 << 30;
+
 /// One side of a copy: where its elements are.
 enum Surface {
     Pitch { base: u64, pitch: u64 },
@@ -56,14 +59,17 @@ enum Surface {
 }
 
 impl Surface {
-    /// The GPU address of byte `byte` of element `x` of line `y`; `None` outside a block-linear surface.
+    /// The GPU address of byte `byte` of element `x` of line `y`; `None` outside a block-linear surface, or past
+    /// 2^64.
     fn address(&self, x: u64, y: u64, element_size: u64, byte: u64) -> Option<u64> {
         match *self {
-            Surface::Pitch { base, pitch } => Some(base + y * pitch + x * element_size + byte),
+            Surface::Pitch { base, pitch } => {
+                base.checked_add(y.checked_mul(pitch)?)?.checked_add(x * element_size + byte)
+            }
             Surface::BlockLinear { base, layout, origin, layer } => {
                 let column = u32::try_from((u64::from(origin.0) + x) * element_size + byte).ok()?;
                 let row = u32::try_from(u64::from(origin.1) + y).ok()?;
-                Some(base + layout.offset(column, row, layer)?)
+                base.checked_add(layout.offset(column, row, layer)?)
             }
         }
     }
@@ -177,6 +183,10 @@ impl CopyEngine {
             if remap { (component_size * source_components, component_size * destination_components) } else { (1, 1) };
         let (line_length, lines) = (u64::from(self.register(LINE_LENGTH_IN)), u64::from(self.register(LINE_COUNT)));
         let lines = if launch >> 9 & 1 == 1 { lines } else { 1 };
+        let moved = line_length.saturating_mul(lines).saturating_mul(source_element.max(destination_element));
+        if moved > MAX_COPY_BYTES {
+            return Err(method.bad_argument(self.register(LINE_LENGTH_IN), "a copy of more than Tandem copies (1 GiB)"));
+        }
         let source = self.surface(
             method,
             launch >> 7 & 1 == 1,
@@ -198,7 +208,9 @@ impl CopyEngine {
             let mut line = vec![0u8; line_length as usize];
             for y in 0..lines {
                 let (from, to) = (source.address(0, y, 1, 0), destination.address(0, y, 1, 0));
-                let (Some(from), Some(to)) = (from, to) else { unreachable!("pitch surfaces have every address") };
+                let (Some(from), Some(to)) = (from, to) else {
+                    return Err(method.bad_argument(launch, "a line past the end of the GPU's addresses"));
+                };
                 context.read(from, &mut line).map_err(|e| method.memory(e))?;
                 context.write(to, &line).map_err(|e| method.memory(e))?;
             }

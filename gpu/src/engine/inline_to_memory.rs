@@ -99,7 +99,10 @@ impl InlineToMemory {
                 let offset = layout
                     .offset(x + column as u32, y + line as u32, z)
                     .ok_or_else(|| method.bad_argument(x + column as u32, "write outside the destination surface"))?;
-                context.write(base + offset, &[byte]).map_err(|e| method.memory(e))?;
+                let at = base
+                    .checked_add(offset)
+                    .ok_or_else(|| method.bad_argument(z, "write past the end of the GPU's addresses"))?;
+                context.write(at, &[byte]).map_err(|e| method.memory(e))?;
             }
         }
         Ok(())

@@ -74,8 +74,10 @@ fn fixed(frac: u32, int: u32) -> i128 {
     (i128::from(int as i32) << 32) | i128::from(frac)
 }
 
-/// The most bytes a blit reads of a surface (a bad size should not exhaust the host's memory).
+/// The most bytes a blit reads of a surface, and the most pixels it writes (bad sizes should not exhaust the
+/// host's memory or time).
 const MAX_SPAN: u64 = 1 << 28;
+const MAX_PIXELS: u64 = 1 << 28;
 
 impl TwoD {
     fn register(&self, offset: u32) -> u32 {
@@ -150,6 +152,11 @@ impl TwoD {
         if columns.0 >= columns.1 || rows.0 >= rows.1 {
             return Ok(());
         }
+        // Bytes bound the surfaces, not the pixels: a pitch of 0 makes every row one.
+        let pixels = (columns.1 - columns.0) as u64 * (rows.1 - rows.0) as u64;
+        if pixels > MAX_PIXELS {
+            return Err(method.bad_argument(height, "a blit of more pixels than Tandem blits (2^28)"));
+        }
         // The source's texels and the destination's bytes, read once.
         let read_span = |side: &Side| -> Result<Vec<u8>, EngineError> {
             let span = side.surface.layer_bytes().filter(|&span| span <= MAX_SPAN).ok_or_else(|| {
@@ -179,7 +186,10 @@ impl TwoD {
             for x in columns.0..columns.1 {
                 let u = src_x0 + i128::from(x - i64::from(x0)) * du_dx + half;
                 let Some(at) = destination.surface.texel_offset(x as u32, y as u32) else { continue };
-                let out = &mut destination_bytes[at as usize..][..destination.format.bytes as usize];
+                let out = destination_bytes
+                    .get_mut(at as usize..)
+                    .and_then(|rest| rest.get_mut(..destination.format.bytes as usize))
+                    .ok_or_else(|| method.bad_argument(destination.surface.width, "a pixel past the destination"))?;
                 if !bilinear && same_format && operation == SRCCOPY {
                     out.copy_from_slice(texel(u >> 32, v >> 32)?);
                     destination.format.fill_unused_bytes(out);

@@ -112,7 +112,8 @@ impl Maxwell3D {
         } else {
             address(self.register(SET_INDEX_BUFFER_A + 8), self.register(SET_INDEX_BUFFER_A + 12))
         };
-        let mut runs = vec![Vec::with_capacity(count as usize * VERTEX_RECORD_WORDS)];
+        // Grown as vertices are fetched: a count the memory cannot back fails before it costs its records.
+        let mut runs = vec![Vec::new()];
         for k in 0..count {
             let (raw, element, vertex_id) = if indexed {
                 let index = match launch {

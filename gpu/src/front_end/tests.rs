@@ -285,6 +285,59 @@ fn the_copy_engine_copies_lines_between_pitch_surfaces() {
     }
 }
 
+/// Sizes the registers allow and no memory backs are refused by name before any work: a copy of 2^32 lines of
+/// 2^32 bytes at pitch 0 (every line one page), and a 2D blit into a block-linear surface of 2^32 x 2^32 R8
+/// pixels (2^64 bytes and more) or of 2^32 rows at pitch 0.
+#[test]
+fn copies_and_blits_past_the_limits_are_refused() {
+    let mut setup = Setup::new();
+    let channel = setup.channel();
+    let mut registers = source_and_destination(DATA, DATA + 0x1000);
+    registers.extend([(0x418, u32::MAX), (0x41c, u32::MAX), (0x410, 0), (0x414, 0)]);
+    let launch = TRANSFER | SRC_PITCH | DST_PITCH | MULTI_LINE;
+    let error = setup.submit(channel, &copy_words(&registers, launch)).unwrap_err().to_string();
+    assert!(error.contains("more than Tandem copies"), "{error}");
+
+    // The 2D class on subchannel 3: SRCCOPY of a 1 x 1 rectangle from a pitch R8 source (Y8, 0xf3).
+    for (layout, pitch, named) in [(0, 0, "larger than Tandem blits"), (1, 0, "more pixels than Tandem blits")] {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        let mut words = vec![header::non_incrementing(3, 0, 1), 0x902d];
+        let mut method = |offset: u32, value: u32| words.extend([header::incrementing(3, offset / 4, 1), value]);
+        let (width, height) = if layout == 0 { (u32::MAX, u32::MAX) } else { (1024, u32::MAX) };
+        let rectangle = if layout == 0 { (1, 1) } else { (1024, u32::MAX) };
+        for (offset, value) in [
+            (0x200, 0xf3),
+            (0x204, layout),
+            (0x208, 0),
+            (0x20c, 1),
+            (0x214, pitch),
+            (0x218, width),
+            (0x21c, height),
+            (0x220, (DATA >> 32) as u32),
+            (0x224, DATA as u32),
+            (0x230, 0xf3),
+            (0x234, 1),
+            (0x23c, 1),
+            (0x244, 64),
+            (0x248, 1),
+            (0x24c, 1),
+            (0x250, (DATA >> 32) as u32),
+            (0x254, DATA as u32 + 0x1000),
+            (0x2ac, 3),
+            (0x8b8, rectangle.0),
+            (0x8bc, rectangle.1),
+            (0x8c4, 1),
+            (0x8cc, 1),
+            (0x8dc, 0),
+        ] {
+            method(offset, value);
+        }
+        let error = setup.submit(channel, &words).unwrap_err().to_string();
+        assert!(error.contains(named), "layout {layout}: {error}");
+    }
+}
+
 /// Pitch to block-linear and back: each byte lands where the GOB layout puts it, and the round trip restores the
 /// image.
 #[test]

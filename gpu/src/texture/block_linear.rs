@@ -48,24 +48,26 @@ impl BlockLinear {
         GOB_SIZE << (self.block_height + self.block_depth)
     }
 
-    /// Bytes the surface takes (whole blocks).
-    pub fn size(&self) -> u64 {
+    /// Bytes the surface takes (whole blocks); `None` past 2^64 (registers can describe 2^100 bytes).
+    pub fn size(&self) -> Option<u64> {
         let (across, down) = self.blocks();
         let slabs = u64::from(self.depth.div_ceil(1 << self.block_depth));
-        across * down * slabs * self.block_size()
+        across.checked_mul(down)?.checked_mul(slabs)?.checked_mul(self.block_size())
     }
 
-    /// Where byte `x` of row `y` of slice `z` lies from the surface's start; `None` outside the surface.
+    /// Where byte `x` of row `y` of slice `z` lies from the surface's start; `None` outside the surface, or
+    /// past 2^64 bytes.
     pub fn offset(&self, x: u32, y: u32, z: u32) -> Option<u64> {
         if x >= self.width_bytes || y >= self.height || z >= self.depth {
             return None;
         }
         let (across, down) = self.blocks();
         let gobs_tall = 1 << self.block_height;
-        let block = (u64::from(z >> self.block_depth) * down + u64::from(y / (GOB_HEIGHT * gobs_tall))) * across
-            + u64::from(x / GOB_WIDTH);
+        let row_of_blocks =
+            u64::from(z >> self.block_depth).checked_mul(down)?.checked_add(u64::from(y / (GOB_HEIGHT * gobs_tall)))?;
+        let block = row_of_blocks.checked_mul(across)?.checked_add(u64::from(x / GOB_WIDTH))?;
         let gob_in_block = (z & ((1 << self.block_depth) - 1)) * gobs_tall + (y / GOB_HEIGHT) % gobs_tall;
-        Some(block * self.block_size() + u64::from(gob_in_block) * GOB_SIZE + gob_offset(x, y))
+        block.checked_mul(self.block_size())?.checked_add(u64::from(gob_in_block) * GOB_SIZE + gob_offset(x, y))
     }
 }
 
@@ -107,12 +109,22 @@ mod tests {
                 for y in 0..height {
                     for x in 0..width {
                         let offset = layout.offset(x, y, z).unwrap();
-                        assert!(offset < layout.size());
+                        assert!(offset < layout.size().unwrap());
                         assert!(seen.insert(offset));
                     }
                 }
             }
         }
+    }
+
+    /// Surfaces as large as the registers can describe: their size and their last byte's offset are `None`,
+    /// past 2^64, instead of wrapping.
+    #[test]
+    fn surfaces_past_2_to_the_64_bytes_have_no_size() {
+        let layout = BlockLinear::new(u32::MAX, u32::MAX, u32::MAX, 0, 0).unwrap();
+        assert_eq!(layout.size(), None);
+        assert_eq!(layout.offset(u32::MAX - 1, u32::MAX - 1, u32::MAX - 1), None);
+        assert_eq!(layout.offset(0, 0, 0), Some(0));
     }
 
     /// GOBs go down a block first, then blocks across the row.

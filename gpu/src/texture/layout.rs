@@ -44,12 +44,12 @@ pub fn level_surfaces(header: &TextureHeader, element: (u32, u32, u32)) -> Optio
                     let level_depth = block_depth.min(ceil_log2(depth));
                     let bytes =
                         BlockLinear::new(width.checked_mul(element_bytes)?, height, depth, level_height, level_depth)?;
-                    Some((level_height, level_depth, bytes.size()))
+                    Some((level_height, level_depth, bytes.size()?))
                 })
                 .collect::<Option<_>>()?;
-            let total: u64 = shapes.iter().map(|&(_, _, size)| size).sum();
+            let total = shapes.iter().try_fold(0u64, |total, &(_, _, size)| total.checked_add(size))?;
             let (height0, depth0, _) = shapes[0];
-            let layer_stride = total.next_multiple_of(GOB_SIZE << (height0 + depth0));
+            let layer_stride = total.checked_next_multiple_of(GOB_SIZE << (height0 + depth0))?;
             let mut offset = 0;
             let surfaces = shapes
                 .iter()
@@ -62,7 +62,7 @@ pub fn level_surfaces(header: &TextureHeader, element: (u32, u32, u32)) -> Optio
                         _ => (header.layers(), Slices::Layers { stride: layer_stride }),
                     };
                     let surface = Surface {
-                        address: header.address + offset,
+                        address: header.address.checked_add(offset)?,
                         width,
                         height,
                         layers,
@@ -71,10 +71,10 @@ pub fn level_surfaces(header: &TextureHeader, element: (u32, u32, u32)) -> Optio
                         slices,
                     };
                     offset += size;
-                    surface
+                    Some(surface)
                 })
                 .collect();
-            Some(surfaces)
+            surfaces
         }
     }
 }

@@ -69,14 +69,14 @@ impl Surface {
     /// interleave, so for one it is the whole volume's.
     pub fn layer_bytes(&self) -> Option<u64> {
         if self.slices == Slices::Depth {
-            return Some(self.volume()?.size());
+            return self.volume()?.size();
         }
         match self.layout {
             Layout::Pitch { pitch } => {
                 let row = u64::from(self.width.checked_mul(self.bytes_per_texel)?);
                 Some(u64::from(self.height.checked_sub(1)?) * u64::from(pitch) + row)
             }
-            Layout::BlockLinear { .. } => Some(self.block_linear()?.size()),
+            Layout::BlockLinear { .. } => self.block_linear()?.size(),
         }
     }
 
