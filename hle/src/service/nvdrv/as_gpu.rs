@@ -29,6 +29,8 @@ const VA_END: u64 = 1 << 40;
 /// The big page sizes the GPU has (its `available_big_page_sizes`), and the default.
 const BIG_PAGE_SIZES: [u32; 2] = [0x10000, 0x20000];
 const DEFAULT_BIG_PAGE: u32 = 0x20000;
+/// The reservations and mappings one address space may hold at once.
+const MAX_RANGES: usize = 0x10000;
 /// AllocSpace and MapBufferEx flag: the caller names the address.
 const FIXED_OFFSET: u32 = 1;
 /// AllocSpace flag: a sparse reservation (reads of its unmapped pages give zeros), the only kind Remap maps into.
@@ -116,32 +118,59 @@ impl AddressSpace {
     /// Whether `start..start + size` overlaps a reservation or a mapping outside one.
     fn is_free(&self, start: u64, size: u64) -> bool {
         let end = start + size;
-        let overlaps =
-            |map: &BTreeMap<u64, u64>| map.range(..end).next_back().is_some_and(|(&s, &len)| s + len > start);
-        let reserved: BTreeMap<u64, u64> = self.reserved.iter().map(|(&s, &(len, ..))| (s, len)).collect();
-        let mapped: BTreeMap<u64, u64> = self.mappings.iter().map(|(&s, m)| (s, m.size)).collect();
-        !overlaps(&reserved) && !overlaps(&mapped)
+        let reserved = self.reserved.range(..end).next_back().is_some_and(|(&s, &(len, ..))| s + len > start);
+        let mapped = self.mappings.range(..end).next_back().is_some_and(|(&s, m)| s + m.size > start);
+        !reserved && !mapped
     }
 
-    /// The lowest free range of `size` bytes in `region`, aligned to `align`.
+    /// The taken ranges (start, end) of `map` that end past `from`, by start (the ranges of one map never
+    /// overlap, so only the last to start before `from` can reach past it).
+    fn taken_from<'a, V>(
+        map: &'a BTreeMap<u64, V>,
+        from: u64,
+        length: impl Fn(&V) -> u64 + 'a,
+    ) -> std::iter::Peekable<impl Iterator<Item = (u64, u64)> + 'a> {
+        let before = map.range(..from).next_back();
+        before
+            .into_iter()
+            .chain(map.range(from..))
+            .map(move |(&start, value)| (start, start + length(value)))
+            .peekable()
+    }
+
+    /// The lowest free range of `size` bytes in `region`, aligned to `align`: one walk over the reservations and
+    /// mappings from the region's start, by start.
     fn find_free(&self, region: (u64, u64), size: u64, align: u64) -> Option<u64> {
         let mut candidate = region.0.next_multiple_of(align);
-        let taken: Vec<(u64, u64)> = self
-            .reserved
-            .iter()
-            .map(|(&s, &(len, ..))| (s, len))
-            .chain(self.mappings.iter().map(|(&s, m)| (s, m.size)))
-            .collect();
+        let mut reserved = Self::taken_from(&self.reserved, candidate, |&(length, ..)| length);
+        let mut mapped = Self::taken_from(&self.mappings, candidate, |mapping| mapping.size);
         loop {
             let end = candidate.checked_add(size)?;
             if end > region.1 {
                 return None;
             }
-            match taken.iter().filter(|(s, len)| *s < end && s + len > candidate).map(|(s, len)| s + len).max() {
-                Some(past) => candidate = past.next_multiple_of(align),
-                None => return Some(candidate),
+            let next = match (reserved.peek(), mapped.peek()) {
+                (Some(a), Some(b)) if a.0 <= b.0 => reserved.next(),
+                (_, Some(_)) => mapped.next(),
+                (Some(_), None) => reserved.next(),
+                (None, None) => return Some(candidate),
+            };
+            let (start, stop) = next.expect("peeked");
+            if start >= end {
+                return Some(candidate);
+            }
+            if stop > candidate {
+                candidate = stop.next_multiple_of(align);
             }
         }
+    }
+
+    /// Room for another reservation or mapping (each is host state: there is a limit).
+    fn check_room(&self) -> Result<(), NvResult> {
+        if self.reserved.len() + self.mappings.len() >= MAX_RANGES {
+            return Err(NvResult::InsufficientMemory);
+        }
+        Ok(())
     }
 
     /// AllocSpace {pages, page size, flags, padding, in alignment or fixed offset / out offset}.
@@ -152,6 +181,7 @@ impl AddressSpace {
         if pages == 0 {
             return Err(NvResult::BadValue);
         }
+        self.check_room()?;
         let offset = if flags & FIXED_OFFSET != 0 {
             let offset = u64_at(argument, 16);
             let inside = offset >= region.0 && offset.checked_add(size).is_some_and(|end| end <= region.1);
@@ -209,6 +239,7 @@ impl AddressSpace {
             return Err(NvResult::BadValue);
         }
         let size = size.next_multiple_of(SMALL_PAGE);
+        self.check_room()?;
         let (offset, page_size) = if flags & FIXED_OFFSET != 0 {
             let offset = u64_at(argument, 32);
             let (_, _, page_size, _) = self.reservation_holding(offset, size).ok_or(NvResult::BadValue)?;
@@ -307,19 +338,46 @@ mod tests {
         space.alloc_space(&mut argument, gpu).map(|()| u64_at(&argument, 16))
     }
 
-    /// Reservations of mixed sizes and alignments, some freed between: each lies in its page size's region,
-    /// aligned, and apart from every other.
+    /// Reservations of mixed sizes and alignments and mappings placed anywhere, some reservations freed between:
+    /// each lies in its page size's region, aligned, and apart from every other.
     #[test]
-    fn reservations_are_aligned_inside_their_region_and_apart() {
+    fn reservations_and_mappings_are_aligned_inside_their_region_and_apart() {
         let mut gpu = Gpu::default();
         let mut space = AddressSpace::new(gpu.create_address_space());
         space.initialize(&[0; 0x28]).unwrap();
+        let mut nvmap = NvMap::default();
+        let created = nvmap.ioctl(0xc008_0101, &0x40000u64.to_le_bytes()).unwrap().unwrap();
+        let handle = u32_at(&created, 4);
+        let mut alloc_object = vec![0u8; 0x20];
+        put(&mut alloc_object, 0, &handle.to_le_bytes());
+        put(&mut alloc_object, 24, &0x10_0000u64.to_le_bytes());
+        nvmap.ioctl(0xc020_0104, &alloc_object).unwrap().unwrap();
         let mut live: Vec<(u64, u64, u32)> = Vec::new();
+        let mut mapped: Vec<(u64, u64)> = Vec::new();
         let mut seed = 0x2545_f491_4f6c_dd1du64;
-        for step in 0..400 {
+        for step in 0..600 {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
+            let apart = |offset: u64, size: u64| {
+                live.iter()
+                    .map(|&(o, s, _)| (o, s))
+                    .chain(mapped.iter().copied())
+                    .all(|(o, s)| offset + size <= o || o + s <= offset)
+            };
+            if step % 3 == 2 {
+                // Part of the object (a multiple of pages, up to all of it), mapped anywhere.
+                let size = ((seed >> 8) % 64 + 1) * SMALL_PAGE;
+                let mut map = vec![0u8; 0x28];
+                put(&mut map, 8, &handle.to_le_bytes());
+                put(&mut map, 24, &size.to_le_bytes());
+                space.map_buffer(&mut map, &nvmap, &mut gpu).unwrap();
+                let offset = u64_at(&map, 32);
+                assert!(offset >= SMALL_REGION.0 && offset + size <= SMALL_REGION.1 && offset % SMALL_PAGE == 0);
+                assert!(apart(offset, size), "mapping overlaps at step {step}");
+                mapped.push((offset, size));
+                continue;
+            }
             if step % 5 == 4 && !live.is_empty() {
                 let (offset, size, page) = live.swap_remove(seed as usize % live.len());
                 let mut argument = vec![0u8; 0x10];
@@ -336,7 +394,7 @@ mod tests {
             let region = space.region(u64::from(page)).unwrap();
             assert!(offset >= region.0 && offset + size <= region.1);
             assert_eq!(offset % align.max(u64::from(page)), 0);
-            assert!(live.iter().all(|&(o, s, _)| offset + size <= o || o + s <= offset), "overlap at step {step}");
+            assert!(apart(offset, size), "overlap at step {step}");
             live.push((offset, size, page));
         }
     }
