@@ -1,5 +1,6 @@
-//! Fingerprints what compiled code depends on (the fast path's sources, the decode table, the locked versions of
-//! Cranelift and every other dependency), so that the on-disk code cache drops code a different lifter made.
+//! Fingerprints what compiled code depends on (the fast path's and the reference's sources, the decode table, the
+//! locked versions of Cranelift and every other dependency), so that the on-disk code cache drops code a
+//! different lifter, or a different guest state layout, made.
 
 use std::path::{Path, PathBuf};
 
@@ -24,6 +25,9 @@ fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let mut inputs = Vec::new();
     files(&manifest.join("src"), &mut inputs);
+    // Compiled code bakes in the reference's layouts too: `CpuState`'s field offsets, the address space's size,
+    // the view's guard (a path dependency, which `Cargo.lock` does not version).
+    files(&manifest.join("../reference/src"), &mut inputs);
     inputs.sort();
     inputs.push(manifest.join("../reference/src/a64.decode"));
     inputs.push(manifest.join("../Cargo.lock"));
@@ -38,5 +42,6 @@ fn main() {
         }
     }
     println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=../reference/src");
     println!("cargo:rustc-env=TANDEM_LIFTER_FINGERPRINT={high:016x}{low:016x}");
 }

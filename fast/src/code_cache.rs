@@ -1,12 +1,12 @@
 //! The persistent code cache: compiled blocks on disk, content-addressed.
 //!
-//! A block's key is SHA-256 over: the lifter's fingerprint (its sources, the decode table and every locked
-//! dependency, see build.rs), the host code generator's target and flags, the block limit, the block's guest
+//! A block's key is SHA-256 over: the lifter's fingerprint (its sources and the reference's, the decode table and
+//! every locked dependency, see build.rs), the host code generator's target and flags, the block limit, the block's guest
 //! address and the SHA-256 of its page's bytes. A game update or a new lifter thus misses only the blocks of the
 //! pages it changes. A region that also holds instructions of other pages (`lift::region`) lists them with their
 //! digests in its file, and is loaded only while they still hold those bytes and may still be compiled. A page's
-//! digest is computed once while the page stays unchanged (`forget_pages` drops it), not once per block. Nothing depends on the FP mode yet: the
-//! lifter compiles no FPCR-dependent operation (they stay with the reference).
+//! digest is computed once while the page stays unchanged (`forget_pages` drops it), not once per block. No key
+//! names the FP mode: compiled code reads FPCR at run time where its result depends on it.
 //!
 //! One file per block (`xx/xxxx…` by key), written to a temporary name and renamed, so a reader never sees half
 //! a file; a block compiled again over a stale one replaces it. The `index` file lists the keys stored, so that
@@ -27,8 +27,9 @@ use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 use tandem_reference::memory::{GuestMemory, PAGE_SIZE};
 
@@ -61,9 +62,10 @@ pub struct CodeCache {
 }
 
 impl CodeCache {
-    /// A cache in `dir` (created if missing) for code the given code generator makes.
+    /// A cache in `dir` (created if missing, readable by its owner alone: it holds native code this process
+    /// runs) for code the given code generator makes.
     pub fn open(dir: &Path, isa: &dyn cranelift_codegen::isa::TargetIsa) -> std::io::Result<CodeCache> {
-        std::fs::create_dir_all(dir)?;
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
         let mut hasher = Sha256::new();
         hasher.update(env!("TANDEM_LIFTER_FINGERPRINT"));
         hasher.update(isa.triple().to_string());
@@ -195,8 +197,12 @@ impl StoreTicket {
         let dir = self.path.parent().expect("cache paths have a parent");
         std::fs::create_dir_all(dir)?;
         let name = self.path.file_name().expect("cache paths name a file").to_string_lossy();
-        let temporary = dir.join(format!(".{}.{name}", std::process::id()));
-        std::fs::write(&temporary, &bytes)?;
+        // A name no other writer uses (threads of this process, or a process of the same number in another
+        // container sharing the folder, which `create_new` refuses): two writers never share a temporary file.
+        static STORES: AtomicU64 = AtomicU64::new(0);
+        let store = STORES.fetch_add(1, Ordering::Relaxed);
+        let temporary = dir.join(format!(".{}.{store}.{name}", std::process::id()));
+        std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary)?.write_all(&bytes)?;
         std::fs::rename(&temporary, &self.path)?;
         // One write of a whole entry: appends of other processes go before or after it, not into it.
         std::fs::OpenOptions::new().append(true).create(true).open(&self.index)?.write_all(&self.key)

@@ -220,6 +220,10 @@ impl FastEngine {
     /// threads (`compiling`, `wait_for_compiled`).
     pub fn precompile(&mut self, memory: &GuestMemory, pc: u64) -> Vec<u64> {
         self.catch_up_with_layout(memory);
+        if !compilable(memory, pc) {
+            // Writable or shared code stays with the reference (`lift_block` takes pages that are neither).
+            return vec![pc.wrapping_add(4)];
+        }
         let started = Instant::now();
         let Some(mut lifted) = lift_block(memory, pc, self.block_limit, self.graphs, &self.profile, &*self.isa) else {
             // The reference runs this instruction; a block may start after it.
@@ -629,7 +633,7 @@ impl FastEngine {
             return;
         }
         match memory.layout_changes_since(self.layout_seen) {
-            Some(changes) => changes.for_each(|(address, size)| self.invalidate_range(address, size)),
+            Some(changes) => changes.into_iter().for_each(|(address, size)| self.invalidate_range(address, size)),
             None => self.invalidate_range(0, u64::MAX),
         }
         self.layout_seen = count;

@@ -79,9 +79,10 @@ fn a_misaligned_pc_is_left_to_the_reference() {
     }
 }
 
-/// Blocks compiled from a page are dropped when the page's mapping or permissions change, with no word from the
-/// caller (`GuestMemory::layout_changes_since`): code mapped anew at the same address runs as it now reads, a
-/// page no longer executable faults as the reference says, and so it stays past the memory's log of changes.
+/// Blocks compiled from a page are dropped when the page's mapping or permissions change, or a privileged write
+/// changes it, with no word from the caller (`GuestMemory::layout_changes_since`): code mapped anew at the same
+/// address runs as it now reads, a page no longer executable faults as the reference says, and so it stays past
+/// the memory's log of changes; code rewritten in place runs as it now reads.
 #[test]
 fn remapped_and_reprotected_code_runs_as_memory_now_holds_it() {
     remapped_and_reprotected_code_runs_on(FastEngine::with_defaults().unwrap().compiling_at_first_use());
@@ -135,6 +136,11 @@ fn remapped_and_reprotected_code_runs_on(mut fast: FastEngine) {
         memory.unmap(0x40000, PAGE_SIZE).unwrap();
     }
     assert_eq!(run(&mut fast, &memory).1.x[0], 1);
+
+    // Rewritten in place, executable throughout, by a writer guest permissions do not bind (the kernel, the GPU):
+    // mov x0, #3; svc #0.
+    write_code(&memory, &[0xd2800060, 0xd4000001]);
+    assert_eq!(run(&mut fast, &memory).1.x[0], 3);
 }
 
 /// A region compiled in the background from code that is remapped before it is ready is never installed: the

@@ -21,6 +21,8 @@ const ENTRY_SIZE: u64 = 0x18;
 const MAX_FILES: u64 = 0x1_0000;
 /// The largest string table accepted, for the same reason.
 const MAX_STRING_TABLE: u64 = 0x10_0000;
+/// The longest name a file may have (Horizon's longest path, FS_MAX_PATH).
+const MAX_NAME: usize = 0x300;
 
 /// A file of the partition: where its bytes lie in the image.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +57,7 @@ pub fn entries(file: &str, header: &[u8], image_size: u64) -> Result<Vec<Pfs0Ent
     let strings_at = HEADER_SIZE + count * ENTRY_SIZE;
     let strings = r.bytes(strings_at, size - strings_at, STRINGS)?;
     let mut entries: Vec<Pfs0Entry> = Vec::with_capacity(count as usize);
+    let mut names = std::collections::HashSet::new();
     for index in 0..count {
         let at = HEADER_SIZE + index * ENTRY_SIZE;
         let (offset, length, name_at) = (r.u64(at, ENTRY)?, r.u64(at + 8, ENTRY)?, u64::from(r.u32(at + 16, ENTRY)?));
@@ -64,17 +67,18 @@ pub fn entries(file: &str, header: &[u8], image_size: u64) -> Result<Vec<Pfs0Ent
             let problem = Problem::PastEnd { start: size.saturating_add(offset), size: length, end: image_size };
             return Err(r.error(ENTRY, at, problem));
         };
-        let name_bytes = strings
-            .get(name_at as usize..)
-            .and_then(|rest| rest.split(|&b| b == 0).next().filter(|_| rest.contains(&0)));
+        // A name ends within the longest path Horizon takes (its NUL looked for no further).
+        let name_bytes = strings.get(name_at as usize..).and_then(|rest| {
+            let end = rest.iter().take(MAX_NAME + 1).position(|&b| b == 0)?;
+            Some(&rest[..end])
+        });
         let Some(name_bytes) = name_bytes else {
-            let problem =
-                Problem::BadValue { value: name_at, expected: "a NUL-terminated name inside the string table".into() };
-            return Err(r.error(ENTRY, at + 16, problem));
+            let expected = format!("a NUL-terminated name of at most {MAX_NAME:#x} bytes inside the string table");
+            return Err(r.error(ENTRY, at + 16, Problem::BadValue { value: name_at, expected }));
         };
         let name = String::from_utf8(name_bytes.to_vec())
             .map_err(|_| r.error(STRINGS, strings_at + name_at, Problem::NotUtf8))?;
-        if entries.iter().any(|entry| entry.name == name) {
+        if !names.insert(name.clone()) {
             return Err(r.error(ENTRY, at, Problem::Inconsistent(format!("a second file named {name:?}"))));
         }
         entries.push(Pfs0Entry { name, offset: start, size: length });
@@ -158,6 +162,11 @@ mod tests {
         let mut unterminated = image.clone();
         unterminated[0x48..0x50].copy_from_slice(b"xxxxxxxx");
         assert!(matches!(entries("p", &unterminated, 0x58).unwrap_err().problem, Problem::BadValue { .. }));
+        // A name whose NUL is further than the longest path, in a string table that holds it.
+        let long_name = build(&[(&"n".repeat(MAX_NAME + 1), b"")]);
+        let error = entries("p", &long_name, long_name.len() as u64).unwrap_err();
+        assert!(matches!(error.problem, Problem::BadValue { value: 0, .. }), "{error}");
+        assert!(entries("p", &build(&[(&"n".repeat(MAX_NAME), b"")]), 0x400).is_ok());
         let mut duplicate = image.clone();
         duplicate[0x38..0x3c].copy_from_slice(&0u32.to_le_bytes());
         assert!(matches!(entries("p", &duplicate, 0x58).unwrap_err().problem, Problem::Inconsistent(_)));

@@ -35,6 +35,8 @@ const DIRECTORY_ENTRY_SIZE: u64 = 0x18;
 const FILE_ENTRY_SIZE: u64 = 0x20;
 /// The largest meta table an image may have; real ones are a few MiB.
 const MAX_TABLE_SIZE: u64 = 256 << 20;
+/// The longest name an entry may have (Horizon's longest path, FS_MAX_PATH).
+const MAX_NAME: u64 = 0x300;
 /// Where [`build`] puts the file data, and how it aligns each file (as Nintendo's images do).
 const BUILD_DATA_OFFSET: u64 = 0x200;
 const BUILD_FILE_ALIGNMENT: usize = 0x10;
@@ -127,6 +129,16 @@ struct FileRecord {
 }
 
 /// An entry type of an image's meta tables, for the bounded walk along sibling links.
+/// The name after the record at `offset`, its size the word at `size_at` in the record: at most `MAX_NAME`
+/// bytes (each step of a walk copies one).
+fn record_name(r: &Reader, offset: u64, size_at: u64, entry_size: u64, table: &str) -> Result<Vec<u8>, LoadError> {
+    let size = u64::from(r.u32(offset + size_at, table)?);
+    if size > MAX_NAME {
+        return Err(r.error(table, offset + size_at, Problem::TooLarge { size, limit: MAX_NAME }));
+    }
+    Ok(r.bytes(offset + entry_size, size, table)?.to_vec())
+}
+
 trait Record: Sized {
     const TABLE: &'static str;
     const ENTRY_SIZE: u64;
@@ -145,12 +157,11 @@ impl Record for DirectoryRecord {
     }
 
     fn read(r: &Reader, offset: u64) -> Result<Self, LoadError> {
-        let name_size = r.u32(offset + 0x14, DIRECTORY_TABLE)?;
         Ok(Self {
             sibling: r.u32(offset + 4, DIRECTORY_TABLE)?,
             first_directory: r.u32(offset + 8, DIRECTORY_TABLE)?,
             first_file: r.u32(offset + 0xC, DIRECTORY_TABLE)?,
-            name: r.bytes(offset + DIRECTORY_ENTRY_SIZE, name_size.into(), DIRECTORY_TABLE)?.to_vec(),
+            name: record_name(r, offset, 0x14, Self::ENTRY_SIZE, Self::TABLE)?,
         })
     }
 
@@ -172,12 +183,11 @@ impl Record for FileRecord {
     }
 
     fn read(r: &Reader, offset: u64) -> Result<Self, LoadError> {
-        let name_size = r.u32(offset + 0x1C, FILE_TABLE)?;
         Ok(Self {
             sibling: r.u32(offset + 4, FILE_TABLE)?,
             data_offset: r.u64(offset + 8, FILE_TABLE)?,
             size: r.u64(offset + 0x10, FILE_TABLE)?,
-            name: r.bytes(offset + FILE_ENTRY_SIZE, name_size.into(), FILE_TABLE)?.to_vec(),
+            name: record_name(r, offset, 0x1C, Self::ENTRY_SIZE, Self::TABLE)?,
         })
     }
 
@@ -1020,11 +1030,21 @@ mod tests {
                 name: "name size past the table",
                 mutate: |f| {
                     let (_, files) = table_offsets(f);
-                    put_u32(f, files + 0x1C, 0x1000);
+                    put_u32(f, files + 0x1C, 0x300);
                 },
                 operation: list_root,
                 structure: FILE_TABLE,
                 problem: |p| matches!(p, Problem::Truncated { .. }),
+            },
+            HostileCase {
+                name: "name longer than any path",
+                mutate: |f| {
+                    let (dirs, _) = table_offsets(f);
+                    put_u32(f, dirs + 0x18 + 0x14, u32::MAX);
+                },
+                operation: list_root,
+                structure: DIRECTORY_TABLE,
+                problem: |p| *p == Problem::TooLarge { size: u64::from(u32::MAX), limit: MAX_NAME },
             },
             HostileCase {
                 name: "name not UTF-8",

@@ -170,11 +170,13 @@ pub struct GuestMemory {
     mapped: BTreeMap<u64, u64>,
     /// The runs that are views of shared pages, by start address (never overlapping).
     shared: BTreeMap<u64, SharedRun>,
-    layout_changes: LayoutChanges,
+    /// Also written by privileged writes (through `&self`) that change executable pages.
+    layout_changes: std::cell::RefCell<LayoutChanges>,
 }
 
-/// The changes to what guest addresses hold (mapped, unmapped, reprotected, made shared), counted, so that an
-/// engine keeping translations of guest code can drop those of the pages that changed (`layout_changes_since`).
+/// The changes to what guest addresses hold (mapped, unmapped, reprotected, made shared, or executable pages
+/// written by the kernel, a loader or the GPU), counted, so that an engine keeping translations of guest code can
+/// drop those of the pages that changed (`layout_changes_since`).
 #[derive(Default)]
 struct LayoutChanges {
     /// Changes ever made; the last `recent.len()` of them (at most `RECENT_LAYOUT_CHANGES`) are kept.
@@ -204,7 +206,7 @@ impl GuestMemory {
             perms,
             mapped: BTreeMap::new(),
             shared: BTreeMap::new(),
-            layout_changes: LayoutChanges::default(),
+            layout_changes: Default::default(),
         })
     }
 
@@ -262,23 +264,23 @@ impl GuestMemory {
         self.mark_mapped(alias_pages, perm)
     }
 
-    /// How many changes of layout (mappings, permissions, sharing) this memory has had.
+    /// How many changes of layout (mappings, permissions, sharing, privileged writes of code) this memory has had.
     pub fn layout_change_count(&self) -> u64 {
-        self.layout_changes.count
+        self.layout_changes.borrow().count
     }
 
     /// The ranges (address, size) whose layout changed since this memory had had `seen` changes, oldest first;
     /// `None` where they are no longer all known (too many since, or `seen` counts changes this memory never
     /// had): then any page may have changed.
-    pub fn layout_changes_since(&self, seen: u64) -> Option<impl Iterator<Item = (u64, u64)> + '_> {
-        let changes = &self.layout_changes;
+    pub fn layout_changes_since(&self, seen: u64) -> Option<Vec<(u64, u64)>> {
+        let changes = self.layout_changes.borrow();
         let since = usize::try_from(changes.count.checked_sub(seen)?).ok()?;
         let kept = changes.recent.len();
-        (since <= kept).then(|| changes.recent.iter().skip(kept - since).copied())
+        (since <= kept).then(|| changes.recent.iter().skip(kept - since).copied().collect())
     }
 
-    fn record_layout_change(&mut self, address: u64, size: u64) {
-        let changes = &mut self.layout_changes;
+    fn record_layout_change(&self, address: u64, size: u64) {
+        let mut changes = self.layout_changes.borrow_mut();
         if changes.recent.len() == RECENT_LAYOUT_CHANGES {
             changes.recent.pop_front();
         }
@@ -396,10 +398,18 @@ impl GuestMemory {
         Ok(())
     }
 
-    /// Writes for the kernel and loaders: the pages must be mapped; guest permissions do not apply.
+    /// Writes for the kernel, loaders and the GPU: the pages must be mapped; guest permissions do not apply. A
+    /// write to executable pages (which no guest store can change) counts as a change of their layout, so that
+    /// engines drop what they translated from them.
     pub fn write_privileged(&self, address: u64, data: &[u8]) -> Result<(), MemoryFault> {
         self.check_pages(address, data.len() as u64, Access::Write, Perm::NONE)?;
         let len = data.len() as u64;
+        if len > 0 {
+            let pages = address / PAGE_SIZE..=(address + len - 1) / PAGE_SIZE;
+            if pages.into_iter().any(|page| Perm(self.page_byte(page)).contains(Perm::EXECUTE)) {
+                self.record_layout_change(address, len);
+            }
+        }
         // Large writes into the backing go through the file: the kernel fills its pages without faulting them
         // into the views one by one (loaders write whole executables).
         if len >= FILE_WRITE_THRESHOLD
