@@ -1,5 +1,6 @@
 /* A server in guest code: a thread registers a service with sm: (RegisterService) and a named port
- * (ManageNamedPort), accepts sessions and answers requests with ReplyAndReceive; the main thread is its client.
+ * (ManageNamedPort), waits on them and its sessions with WaitSynchronization, accepts sessions and answers requests
+ * with ReplyAndReceive; the main thread is its client.
  * Checks the kernel's copy of requests and replies (the process id filled in, copied handles, map-alias buffers,
  * pointer data into each side's receive list or the client's message buffer, results) and the results Horizon gives for names taken twice, full
  * ports and closed sessions. */
@@ -92,6 +93,11 @@ static void server(void *argument) {
     ipc_build_reply((void *)thread_local_area(), 0, 0, 0, 0, 0, 0, 0, 0, 0, &receive);
     while (closed < 3) {
         int32_t index = -1;
+        /* With nothing to reply, wait as libstratosphere's servers do: WaitSynchronization on the ports and server
+         * sessions (signalled by a session to accept, a request, or a closed client), then receive. */
+        if (reply_to == 0) {
+            check(svc_wait_synchronization(&index, handles, count, -1) == 0 && index >= 0, "WaitSynchronization");
+        }
         Result rc = svc_reply_and_receive(&index, handles, count, reply_to, -1);
         reply_to = 0;
         if (rc == RESULT_SESSION_CLOSED) {

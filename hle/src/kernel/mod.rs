@@ -134,6 +134,8 @@ pub enum KernelError {
     OutOfAddressSpace { module: String, base: u64 },
     #[error("the NPDM gives the program no core of the {platform} ({min_core}-{max_core})")]
     NoCores { platform: &'static str, min_core: u8, max_core: u8 },
+    #[error("the NPDM's main thread stack of {size:#x} bytes is larger than the stack region holds ({most:#x})")]
+    StackTooLarge { size: u64, most: u64 },
 }
 
 /// A thread's id; also the kernel's key for it (ids are never reused).
@@ -312,6 +314,11 @@ impl Kernel {
         let stack_size = npdm.map_or(DEFAULT_STACK_SIZE, |npdm| {
             u64::from(npdm.main_thread_stack_size).next_multiple_of(PAGE_SIZE).max(PAGE_SIZE)
         });
+        // The stack lies below the thread-local area, in the stack region.
+        let most = STACK_REGION.size - TLS_AREA.size;
+        if stack_size > most {
+            return Err(KernelError::StackTooLarge { size: stack_size, most });
+        }
         let stack_base = STACK_REGION.base;
         memory.map(stack_base, stack_size, Perm::RW)?;
         map.insert(stack_base, stack_size, MemoryState::Stack, Perm::RW);

@@ -110,6 +110,11 @@ fn cores_come_from_the_npdm_within_the_platform() {
     assert_eq!(switch_2.limits.core_mask, 0b11_1111);
     let none = hello_exefs(Some(npdm(thread_info(4, 7))));
     assert!(matches!(Kernel::new(&none, Box::new(|_| {})), Err(KernelError::NoCores { .. })));
+    // A main thread stack past the stack region (it would cover the thread-local area) is refused.
+    let mut huge_stack = npdm(thread_info(0, 3));
+    huge_stack.main_thread_stack_size = u32::MAX;
+    let error = Kernel::new(&hello_exefs(Some(huge_stack)), Box::new(|_| {})).err().expect("refused");
+    assert!(matches!(error, KernelError::StackTooLarge { .. }), "{error}");
     assert_eq!(Platform::SWITCH.preemption_priority(2), 59);
     assert_eq!(Platform::SWITCH.preemption_priority(3), 63);
     assert_eq!(Platform::SWITCH_2.preemption_priority(7), 63);

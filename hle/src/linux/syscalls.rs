@@ -635,14 +635,14 @@ impl LinuxProcess {
         const MAP_FIXED: u64 = 0x10;
         const MAP_ANONYMOUS: u64 = 0x20;
         const MAP_FIXED_NOREPLACE: u64 = 0x10_0000;
-        if length == 0 || !offset.is_multiple_of(0x1000) {
+        let Some(end) = address.checked_add(length).filter(|_| length != 0 && offset.is_multiple_of(0x1000)) else {
             return Err(Errno::EINVAL);
-        }
+        };
         let perm = protection(prot);
         let file = if flags & MAP_ANONYMOUS == 0 { Some(self.fd(fd)?) } else { None };
         let mapped = if flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0 {
             if flags & MAP_FIXED_NOREPLACE != 0
-                && self.memory.regions().iter().any(|r| r.address < address + length && address < r.address + r.size)
+                && self.memory.regions().iter().any(|r| r.address < end && address < r.address + r.size)
             {
                 return Err(Errno(17)); // EEXIST
             }
@@ -651,12 +651,21 @@ impl LinuxProcess {
             self.map.map_anywhere(&mut self.memory, address, length, perm)?
         };
         if let Some(host_fd) = file {
-            // A private copy of the file's bytes (shared file mappings are copied too: writes do not reach the file).
-            let mut data = vec![0u8; length as usize];
-            // SAFETY: `data` has the length passed.
-            let read =
-                host(unsafe { libc::pread(host_fd, data.as_mut_ptr().cast(), data.len(), offset as i64) } as i64)?;
-            self.memory.write_privileged(mapped, &data[..read as usize]).map_err(|_| Errno::EFAULT)?;
+            // A private copy of the file's bytes (shared file mappings are copied too: writes do not reach the file),
+            // a chunk at a time up to the file's end: a mapping larger than the file costs no more than the file.
+            let mut chunk = vec![0u8; MAX_TRANSFER.min(length) as usize];
+            let mut done = 0;
+            while done < length {
+                let want = chunk.len().min((length - done) as usize);
+                let at = offset.checked_add(done).ok_or(Errno::EINVAL)? as i64;
+                // SAFETY: `chunk` holds at least `want` bytes.
+                let read = host(unsafe { libc::pread(host_fd, chunk.as_mut_ptr().cast(), want, at) } as i64)?;
+                if read == 0 {
+                    break;
+                }
+                self.memory.write_privileged(mapped + done, &chunk[..read as usize]).map_err(|_| Errno::EFAULT)?;
+                done += read as u64;
+            }
         }
         Ok(mapped)
     }

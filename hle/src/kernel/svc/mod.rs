@@ -297,8 +297,9 @@ impl Kernel {
         if !size.is_multiple_of(HEAP_SIZE_ALIGNMENT) || size > HEAP_REGION.size {
             return Err(KernelResult::InvalidSize);
         }
+        // Past the process's memory limit: LimitReached, as mesosphere's KPageTableBase::SetHeapSize answers.
         if size.saturating_add(self.shared_memory_size()) > TOTAL_MEMORY {
-            return Err(KernelResult::OutOfMemory);
+            return Err(KernelResult::LimitReached);
         }
         let base = HEAP_REGION.base;
         let current = self.heap_size;

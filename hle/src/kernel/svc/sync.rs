@@ -86,7 +86,7 @@ impl Kernel {
     }
 
     /// WaitSynchronization(-, handles, count, timeout ns) -> (result, index): waits until one of the objects (the
-    /// readable side of an event, a thread) is signalled, and says which (the first handle that names it). Timeout
+    /// readable side of an event, a thread, a server port or session) is signalled, and says which (the first handle that names it). Timeout
     /// 0 polls, a negative one waits forever; CancelSynchronization ends the wait with Cancelled.
     pub(super) fn wait_synchronization(&mut self) -> Result<Svc, KernelResult> {
         let (address, count, timeout) = (self.arg(1), self.arg32(2) as i32, self.arg(3) as i64);
@@ -100,6 +100,9 @@ impl Kernel {
             .map(|word| match self.handles.get(u32::from_le_bytes([word[0], word[1], word[2], word[3]])) {
                 Some(KernelObject::ReadableEvent(id)) => Ok(SyncObject::Event(id)),
                 Some(KernelObject::Thread(id)) => Ok(SyncObject::Thread(id)),
+                // Servers wait for a session to accept or a request to receive (libstratosphere's wait lists).
+                Some(KernelObject::ServerPort(id)) => Ok(SyncObject::ServerPort(id)),
+                Some(KernelObject::ServerSession(id)) => Ok(SyncObject::ServerSession(id)),
                 _ => Err(KernelResult::InvalidHandle),
             })
             .collect::<Result<Vec<SyncObject>, KernelResult>>()?;
