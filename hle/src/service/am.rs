@@ -209,7 +209,12 @@ impl SelfController {
     /// then opens it with vi's OpenLayer and its applet resource user id).
     fn create_managed_display_layer(&mut self, call: &mut Call) -> Result<(), Failure> {
         let state = self.0.borrow();
-        let layer = state.system.display.borrow_mut().create_layer(state.applet_resource_user_id);
+        let layer = state
+            .system
+            .display
+            .borrow_mut()
+            .create_layer(state.applet_resource_user_id)
+            .ok_or(Failure::Result(super::vi::OPERATION_FAILED))?;
         call.push_u64(layer);
         Ok(())
     }

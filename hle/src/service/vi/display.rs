@@ -129,6 +129,9 @@ impl Default for Display {
 /// What a present failed on: the run stops with it.
 pub type PresentError = String;
 
+/// The most layers a display holds at once (applications make one or two).
+const MAX_LAYERS: usize = 64;
+
 impl Display {
     pub fn set_frame_sink(&mut self, sink: FrameSink) {
         self.sink = Some(sink);
@@ -139,15 +142,19 @@ impl Display {
         self.frames
     }
 
-    /// A new layer for `owner` (0: stray); its id.
-    pub fn create_layer(&mut self, owner: u64) -> u64 {
+    /// A new layer for `owner` (0: stray); its id. `None` once the display has `MAX_LAYERS` (each holds a buffer
+    /// queue of host state).
+    pub fn create_layer(&mut self, owner: u64) -> Option<u64> {
+        if self.layers.len() >= MAX_LAYERS {
+            return None;
+        }
         let id = self.next_layer;
         self.next_layer += 1;
         let binder = self.next_binder;
         self.next_binder += 1;
         self.layers.insert(id, Layer { binder, owner, open: false });
         self.queues.insert(binder, BufferQueue::default());
-        id
+        Some(id)
     }
 
     pub fn destroy_layer(&mut self, id: u64) -> bool {
@@ -424,4 +431,19 @@ fn present_of(buffer: &[u8], gpu: &GpuHost) -> Result<(Present, u32), PresentErr
     };
     let surface = Surface::single_layer(address + u64::from(offset), addressed_width, height, format.bytes, layout);
     Ok((Present { surface, format }, width))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Layers are host state: past `MAX_LAYERS` at once a display makes no more, and one destroyed makes room.
+    #[test]
+    fn a_display_holds_a_bounded_number_of_layers() {
+        let mut display = Display::default();
+        let layers: Vec<u64> = (0..MAX_LAYERS).map(|_| display.create_layer(0).unwrap()).collect();
+        assert_eq!(display.create_layer(0), None);
+        assert!(display.destroy_layer(layers[3]));
+        assert!(display.create_layer(7).is_some());
+    }
 }

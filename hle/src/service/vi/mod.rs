@@ -11,7 +11,7 @@ use crate::ipc::ResultCode;
 use std::rc::Rc;
 
 /// VI's result codes (module 114, as yuzu's `vi_results.h` lists them).
-const OPERATION_FAILED: ResultCode = ResultCode::new(114, 1);
+pub(crate) const OPERATION_FAILED: ResultCode = ResultCode::new(114, 1);
 const PERMISSION_DENIED: ResultCode = ResultCode::new(114, 5);
 const NOT_FOUND: ResultCode = ResultCode::new(114, 7);
 
@@ -149,7 +149,7 @@ impl ApplicationDisplayService {
             return Err(Failure::Result(NOT_FOUND));
         }
         let mut display = self.system.display.borrow_mut();
-        let layer = display.create_layer(0);
+        let layer = display.create_layer(0).ok_or(Failure::Result(OPERATION_FAILED))?;
         let binder = display.open_layer(layer, 0).expect("a new layer opens");
         drop(display);
         let written = call.write_buffer(0, &native_window(binder))?;
@@ -227,7 +227,8 @@ impl ManagerDisplayService {
         if call.u64(8) != DISPLAY_ID {
             return Err(Failure::Result(NOT_FOUND));
         }
-        let layer = self.system.display.borrow_mut().create_layer(call.u64(0x10));
+        let layer =
+            self.system.display.borrow_mut().create_layer(call.u64(0x10)).ok_or(Failure::Result(OPERATION_FAILED))?;
         call.push_u64(layer);
         Ok(())
     }
