@@ -423,6 +423,8 @@ pub struct System {
     pub program_id: u64,
     /// The running title's RomFS.
     pub romfs: Option<Rc<RomFs>>,
+    /// The RomFS as an image, made when first asked for (a folder is built into one), once for every session.
+    pub romfs_image: std::cell::OnceCell<Rc<RomFs>>,
     /// The running title's display version, from its NACP (empty without one).
     pub display_version: String,
     /// The host folder that holds save data (`fs::save`); `None`: save data is refused with a report.
@@ -458,6 +460,7 @@ impl Default for System {
             firmware: set::FirmwareVersion::new(18, 1, 0),
             program_id: 0,
             romfs: None,
+            romfs_image: std::cell::OnceCell::new(),
             display_version: String::new(),
             save_folder: None,
             sd_card_folder: None,

@@ -129,13 +129,11 @@ pub fn save_folder_for(
 /// IFileSystemProxy.
 pub struct FileSystemProxy {
     system: Rc<System>,
-    /// The RomFS as an image, made when first asked for (a folder is built into one).
-    romfs_image: Option<Rc<RomFs>>,
 }
 
 impl FileSystemProxy {
     pub fn new(system: Rc<System>) -> FileSystemProxy {
-        FileSystemProxy { system, romfs_image: None }
+        FileSystemProxy { system }
     }
 
     /// SetCurrentProcess(pid, u64 reserved).
@@ -250,7 +248,7 @@ impl FileSystemProxy {
 
     /// OpenDataStorageByCurrentProcess() -> IStorage: the title's RomFS image.
     fn open_data_storage_by_current_process(&mut self, call: &mut Call) -> Result<(), Failure> {
-        let image = match (&self.romfs_image, &self.system.romfs) {
+        let image = match (self.system.romfs_image.get(), &self.system.romfs) {
             (Some(image), _) => image.clone(),
             (None, None) => return Err(results::TARGET_NOT_FOUND.into()),
             (None, Some(romfs)) if romfs.image_len().is_some() => romfs.clone(),
@@ -259,7 +257,7 @@ impl FileSystemProxy {
                 Failure::Result(results::UNEXPECTED)
             })?),
         };
-        self.romfs_image = Some(image.clone());
+        let image = self.system.romfs_image.get_or_init(|| image).clone();
         call.new_objects.push(Rc::new(RefCell::new(RomStorage { image })));
         Ok(())
     }
