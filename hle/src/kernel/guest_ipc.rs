@@ -113,22 +113,44 @@ impl Kernel {
             bytes[at..at + 8].copy_from_slice(&PROCESS_ID.to_le_bytes());
             at += 8;
         }
+        // The receiver's copies of the copied handles; closed again if the message does not arrive.
+        let mut copies = Vec::with_capacity(message.copy_handles.len());
+        let mut delivered = Ok(());
         for _ in &message.copy_handles {
             let handle = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-            let copy = self.duplicate_handle(handle)?;
-            bytes[at..at + 4].copy_from_slice(&copy.to_le_bytes());
-            at += 4;
+            match self.duplicate_handle(handle) {
+                Ok(copy) => {
+                    copies.push(copy);
+                    bytes[at..at + 4].copy_from_slice(&copy.to_le_bytes());
+                    at += 4;
+                }
+                Err(error) => {
+                    delivered = Err(error);
+                    break;
+                }
+            }
         }
-        if !message.statics.is_empty() {
+        if delivered.is_ok() && !message.statics.is_empty() {
             let buffers = message.sends.len() + message.receives.len() + message.exchanges.len();
             let statics_at = message.data.start - 12 * buffers - 8 * message.statics.len();
-            self.copy_pointer_data(&message, &mut bytes[statics_at..], to, to_size)?;
+            delivered = self.copy_pointer_data(&message, &mut bytes[statics_at..], to, to_size);
         }
-        // The receiver does not see the sender's receive list.
-        let layout = u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes")) & !(0xf << 10 | 0x7ff << 20);
-        bytes[4..8].copy_from_slice(&layout.to_le_bytes());
-        self.memory.write(to, &bytes[..message.data.end]).map_err(|_| KernelResult::InvalidCurrentMemory)?;
-        Ok(())
+        if delivered.is_ok() {
+            // The receiver does not see the sender's receive list.
+            let layout = u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes")) & !(0xf << 10 | 0x7ff << 20);
+            bytes[4..8].copy_from_slice(&layout.to_le_bytes());
+            delivered =
+                self.memory.write(to, &bytes[..message.data.end]).map_err(|_| KernelResult::InvalidCurrentMemory);
+        }
+        if delivered.is_err() {
+            // (The process's pseudo-handle, copied as itself, names no entry.)
+            for copy in copies.into_iter().filter(|&copy| copy != CURRENT_PROCESS) {
+                if let Some(object) = self.handles.remove(copy) {
+                    self.release(object);
+                }
+            }
+        }
+        delivered
     }
 
     /// Copies each pointer (X) buffer of `message` to where the receiver's receive list (in the message now at
