@@ -52,7 +52,8 @@ pub fn map_module(
             }
             Contents::Segments => {
                 for segment in &module.segments {
-                    let (from, to) = (segment.mem_offset.max(start), segment.mem_end().min(end));
+                    // The zero tail is the mapping's own zeros.
+                    let (from, to) = (segment.mem_offset.max(start), segment.bytes_end().min(end));
                     if from < to {
                         let bytes =
                             &segment.bytes[(from - segment.mem_offset) as usize..(to - segment.mem_offset) as usize];

@@ -113,7 +113,8 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<Module, LoadError> {
     let Parsed { mut module, headers, base } = parse(&r, &bytes)?;
     if let Some(dynamic) = headers.iter().find(|h| h.kind == PT_DYNAMIC) {
         let loads = loads_by_address(&headers);
-        module.relocations = read_relocations(&r, dynamic, &loads, base, module.image_size())?;
+        // Relocations change the file's bytes (the GOT, data): a target in the zeros past them is refused.
+        module.relocations = read_relocations(&r, dynamic, &loads, base, module.bytes_extent())?;
     }
     tracing::debug!(file, base, entry = module.entry, segments = module.segments.len(), "loaded ELF");
     Ok(module)
@@ -274,9 +275,9 @@ fn check_loads(r: &Reader, loads: &[&ProgramHeader]) -> Result<u64, LoadError> {
     }
 }
 
-/// Makes a segment of each PT_LOAD, a slice of `whole` (the file `r` reads) where it has no zero-filled tail.
-/// Zero-filled tails stay in their segment except the last one's, which becomes the bss. The image size was
-/// checked, so sizes fit in memory.
+/// Makes a segment of each PT_LOAD, a slice of `whole` (the file `r` reads), its zero-filled tail (memory past
+/// its file bytes) kept as a length, except the last one's, which becomes the bss: nothing is allocated for
+/// zeros. The image size was checked, so sizes fit in memory.
 fn build_segments(
     r: &Reader,
     whole: &Bytes,
@@ -286,15 +287,15 @@ fn build_segments(
     let mut segments = Vec::with_capacity(loads.len());
     for (position, load) in loads.iter().enumerate() {
         let file_bytes = load.file_bytes(r)?;
-        let bytes = if position + 1 == loads.len() || file_bytes.len() as u64 == load.mem_size {
-            whole.slice_ref(file_bytes)
-        } else {
-            let mut bytes = vec![0; load.mem_size as usize];
-            bytes[..file_bytes.len()].copy_from_slice(file_bytes);
-            bytes.into()
-        };
-        let permissions = load.permissions();
-        segments.push(Segment { mem_offset: load.vaddr - base, bytes, permissions, hash_check: HashCheck::NotChecked });
+        let last = position + 1 == loads.len();
+        let zero_tail = if last { 0 } else { load.mem_size - file_bytes.len() as u64 };
+        segments.push(Segment {
+            mem_offset: load.vaddr - base,
+            bytes: whole.slice_ref(file_bytes),
+            zero_tail,
+            permissions: load.permissions(),
+            hash_check: HashCheck::NotChecked,
+        });
     }
     let last = loads[loads.len() - 1];
     Ok((segments, last.mem_size - last.file_size))
@@ -371,7 +372,7 @@ fn read_relocations(
     dynamic: &ProgramHeader,
     loads: &[&ProgramHeader],
     base: u64,
-    image_size: u64,
+    extent: u64,
 ) -> Result<Vec<Relocation>, LoadError> {
     let info = read_dynamic(r, dynamic)?;
     if let Some((entry_size, at)) = info.rela_entry_size.filter(|&(size, _)| size != RELA_ENTRY_SIZE) {
@@ -403,7 +404,7 @@ fn read_relocations(
         };
         let entries = r.sub(size_at, file_offset, size, table)?;
         for index in 0..size / RELA_ENTRY_SIZE {
-            if let Some(relocation) = read_relocation(&entries, index * RELA_ENTRY_SIZE, base, image_size)? {
+            if let Some(relocation) = read_relocation(&entries, index * RELA_ENTRY_SIZE, base, extent)? {
                 relocations.push(relocation);
             }
         }
@@ -419,7 +420,7 @@ fn file_offset_of(loads: &[&ProgramHeader], address: u64, size: u64) -> Option<u
 }
 
 /// One Elf64_Rela: `None` for R_AARCH64_NONE.
-fn read_relocation(entries: &Reader, at: u64, base: u64, image_size: u64) -> Result<Option<Relocation>, LoadError> {
+fn read_relocation(entries: &Reader, at: u64, base: u64, extent: u64) -> Result<Option<Relocation>, LoadError> {
     let structure = format!("ELF relocation {}", at / RELA_ENTRY_SIZE);
     let offset = entries.u64(at, &structure)?;
     let info = entries.u64(at + 8, &structure)?;
@@ -428,9 +429,9 @@ fn read_relocation(entries: &Reader, at: u64, base: u64, image_size: u64) -> Res
     match kind {
         R_AARCH64_NONE => Ok(None),
         R_AARCH64_RELATIVE => {
-            let target = offset.checked_sub(base).filter(|target| target.saturating_add(8) <= image_size);
+            let target = offset.checked_sub(base).filter(|target| target.saturating_add(8) <= extent);
             let Some(target) = target else {
-                let problem = Problem::PastEnd { start: offset, size: 8, end: base.saturating_add(image_size) };
+                let problem = Problem::PastEnd { start: offset, size: 8, end: base.saturating_add(extent) };
                 return Err(entries.error(&structure, at, problem));
             };
             let Some(addend) = addend.checked_sub_unsigned(base) else {
@@ -553,6 +554,20 @@ mod tests {
         assert!(module.relocations.is_empty());
     }
 
+    /// Memory past a segment's file bytes, in a segment other than the last, is held as a length, not as zeros:
+    /// the third LOAD of tiny-exec grown to 0x1000 bytes of memory keeps its 0x28 file bytes.
+    #[test]
+    fn zero_tails_before_the_last_segment_take_no_bytes() {
+        let mut file = TINY_EXEC.to_vec();
+        // Program header 2 (at e_phoff 0x40 + 2 x 56), p_memsz at +0x28.
+        file[0xd8..0xe0].copy_from_slice(&0x1000u64.to_le_bytes());
+        let module = read("tiny-exec", &file).unwrap();
+        let third = &module.segments[2];
+        assert_eq!((third.mem_offset, third.bytes.len(), third.zero_tail), (0x2000, 0x28, 0x1000 - 0x28));
+        assert_eq!(third.mem_end(), 0x3000);
+        assert_eq!(module.image_size(), 0x4000);
+    }
+
     #[test]
     fn malformed_files_give_typed_errors() {
         let cases = [
@@ -652,7 +667,8 @@ mod tests {
                 mutate: |f| put_u64(f, RELA_AT + 24, 0x1ffc),
                 structure: "ELF relocation 1",
                 offset: RELA_AT + 24,
-                problem: |p| *p == Problem::PastEnd { start: 0x1ffc, size: 8, end: 0x2000 },
+                // Past the file's bytes (0x13e0), though inside the image with its bss (0x2000).
+                problem: |p| *p == Problem::PastEnd { start: 0x1ffc, size: 8, end: 0x13e0 },
             },
             Case {
                 name: "relocation entry size",

@@ -194,17 +194,24 @@ pub enum HashCheck {
 pub struct Segment {
     /// Offset from the module base.
     pub mem_offset: u64,
-    /// Contents as mapped (decompressed); `bytes.len()` is the segment's memory size. Shared: an ELF segment
-    /// is a slice of the file's bytes.
+    /// Contents as mapped (decompressed). Shared: an ELF segment is a slice of the file's bytes.
     pub bytes: Bytes,
+    /// Zero bytes after `bytes`, in the segment (an ELF segment's memory past its file bytes, other than the last
+    /// segment's, which is the bss): mapped zero-filled, never held.
+    pub zero_tail: u64,
     pub permissions: Permissions,
     pub hash_check: HashCheck,
 }
 
 impl Segment {
-    /// Offset from the module base of the first byte after the segment.
-    pub fn mem_end(&self) -> u64 {
+    /// Offset from the module base of the first byte after the segment's bytes.
+    pub fn bytes_end(&self) -> u64 {
         self.mem_offset.saturating_add(self.bytes.len() as u64)
+    }
+
+    /// Offset from the module base of the first byte after the segment, zero tail included.
+    pub fn mem_end(&self) -> u64 {
+        self.bytes_end().saturating_add(self.zero_tail)
     }
 }
 
@@ -213,6 +220,7 @@ impl fmt::Debug for Segment {
         f.debug_struct("Segment")
             .field("mem_offset", &format_args!("{:#x}", self.mem_offset))
             .field("size", &format_args!("{:#x}", self.bytes.len()))
+            .field("zero_tail", &format_args!("{:#x}", self.zero_tail))
             .field("permissions", &format_args!("{}", self.permissions))
             .field("hash_check", &self.hash_check)
             .finish()
@@ -281,12 +289,19 @@ impl Module {
         align_up(end.saturating_add(self.bss_size), PAGE_SIZE).unwrap_or(u64::MAX)
     }
 
-    /// The module as one flat block of memory: segments at their offsets, gaps and bss zero-filled.
+    /// Where the segments' bytes end, from the module base: the zeros past it (zero tails, the bss) are the
+    /// mapping's own.
+    pub fn bytes_extent(&self) -> u64 {
+        self.segments.iter().map(Segment::bytes_end).max().unwrap_or(0)
+    }
+
+    /// The module's bytes as one flat block of memory, for relocation: segments at their offsets, gaps zero-filled,
+    /// up to [`Module::bytes_extent`] (what the file holds, not what it asks to be zeroed).
     pub fn image(&self) -> Vec<u8> {
-        let mut image = vec![0; usize::try_from(self.image_size()).unwrap_or(usize::MAX)];
+        let mut image = vec![0; usize::try_from(self.bytes_extent()).unwrap_or(usize::MAX)];
         for segment in &self.segments {
-            // Every segment ends within `image_size()`, so the range is in bounds.
-            image[segment.mem_offset as usize..segment.mem_end() as usize].copy_from_slice(&segment.bytes);
+            // Every segment's bytes end within `bytes_extent()`, so the range is in bounds.
+            image[segment.mem_offset as usize..segment.bytes_end() as usize].copy_from_slice(&segment.bytes);
         }
         image
     }
@@ -409,6 +424,7 @@ pub(crate) mod test_support {
         let segment = |mem_offset, bytes: Vec<u8>, permissions| Segment {
             mem_offset,
             bytes: bytes.into(),
+            zero_tail: 0,
             permissions,
             hash_check,
         };

@@ -140,7 +140,7 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<Nro, LoadError> {
     for (index, ((mem_offset, size), permissions)) in layout.into_iter().zip(permissions).enumerate() {
         let bytes = image.extent(segment_field(index), mem_offset, size, SEGMENT_NAMES[index])?;
         let bytes = ::bytes::Bytes::copy_from_slice(bytes);
-        segments.push(Segment { mem_offset, bytes, permissions, hash_check: HashCheck::NotChecked });
+        segments.push(Segment { mem_offset, bytes, zero_tail: 0, permissions, hash_check: HashCheck::NotChecked });
     }
     let assets = read_assets(&r, nro_size)?;
 
