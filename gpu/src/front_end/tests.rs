@@ -1004,6 +1004,18 @@ fn state_documented_nowhere_stops_the_draw() {
     }
 }
 
+/// A colour target whose block is taller than 32 GOBs (SET_COLOR_TARGET_MEMORY BLOCK_HEIGHT 7: no layout has it)
+/// is refused by name when drawn into, not read.
+#[test]
+fn a_target_of_no_layout_is_refused() {
+    let (vertex_program, pixel_program) = triangle_programs(Class::Maxwell3D);
+    let triangle = [(83, 70), (931, 181), (90, 101)];
+    let draw: &[(u32, &[u32])] = &[(0x814, &[7 << 4]), (0x1618, &[4]), (0x0d74, &[0, 3]), (0x1614, &[0])];
+    let (_, submitted) = submit_triangle(Class::Maxwell3D, &vertex_program, &pixel_program, triangle, draw);
+    let error = submitted.expect_err("the draw is refused").to_string();
+    assert!(error.contains("outside its surface"), "{error}");
+}
+
 /// Submits a triangle with these corners (1/16 pixel) through `class` with these programs and `draw`'s
 /// methods (the launch), into a 64 x 32 pitch A8B8G8R8 target of 0x11 bytes at DATA + 0x2000.
 fn submit_triangle(

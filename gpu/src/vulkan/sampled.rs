@@ -442,9 +442,13 @@ impl ComputeDevice {
             .anisotropy_enable(sampling.anisotropy.is_some())
             .max_anisotropy(sampling.anisotropy.unwrap_or(1.0))
             .min_lod(sampling.min_lod)
-            .max_lod(sampling.max_lod);
+            // Vulkan wants max >= min; a TSC's MAX_LOD_CLAMP below its MIN_LOD_CLAMP pins the level at the min.
+            .max_lod(sampling.max_lod.max(sampling.min_lod));
         if sampling.address.contains(&vk::SamplerAddressMode::CLAMP_TO_BORDER) {
-            sampler_info = sampler_info.border_color(vk::BorderColor::FLOAT_CUSTOM_EXT).push_next(&mut border);
+            // The border's bits as they are, typed as the view's numbers are.
+            let integer = matches!(format, vk::Format::R32G32B32A32_UINT | vk::Format::R32G32B32A32_SINT);
+            let border_type = if integer { vk::BorderColor::INT_CUSTOM_EXT } else { vk::BorderColor::FLOAT_CUSTOM_EXT };
+            sampler_info = sampler_info.border_color(border_type).push_next(&mut border);
         }
         if sampling.reduction != vk::SamplerReductionMode::WEIGHTED_AVERAGE {
             sampler_info = sampler_info.push_next(&mut reduction);

@@ -205,10 +205,6 @@ impl TargetGrid<'_> {
         self.multisample.map_or(1, |multisample| multisample.offsets.len())
     }
 
-    fn len(&self) -> usize {
-        self.layers as usize * self.height as usize * self.width as usize * self.samples()
-    }
-
     /// The surface's texel (x, y, layer) that host texel `index` is: sample s of pixel (x, y) is texel
     /// (x sx + offsets[s].0, y sy + offsets[s].1) of a multisampled target's enlarged surface.
     fn texel(&self, index: usize) -> (u32, u32, u32) {
@@ -225,15 +221,41 @@ impl TargetGrid<'_> {
     }
 }
 
+/// The most bytes a draw reads of one target (a 16384 x 16384 target of 4-byte texels).
+const MAX_TARGET_BYTES: u64 = 1 << 30;
+
 /// The texels of `surface` that `grid` names, in its order.
 fn read_texels(surface: &Surface, grid: TargetGrid, memory: &GpuMemory) -> Result<Vec<u8>, BackendError> {
     let bytes = surface.bytes_per_texel as usize;
-    let mut texels = vec![0u8; grid.len() * bytes];
+    let total = [grid.height, grid.width, grid.samples() as u32, surface.bytes_per_texel]
+        .into_iter()
+        .try_fold(u64::from(grid.layers), |total, n| total.checked_mul(u64::from(n)))
+        .filter(|&total| total <= MAX_TARGET_BYTES)
+        .ok_or_else(|| {
+            unimplemented(format!(
+                "a target of {} x {} x {} layers of {} samples and {bytes} bytes, more than the {} MiB the reference \
+                 back end draws into",
+                grid.width,
+                grid.height,
+                grid.layers,
+                grid.samples(),
+                MAX_TARGET_BYTES >> 20
+            ))
+        })?;
+    let mut texels = vec![0u8; total as usize];
     for (index, texel) in texels.chunks_exact_mut(bytes).enumerate() {
-        let (x, y, layer) = grid.texel(index);
-        memory.read(surface.texel_address(x, y, layer).expect("inside the surface"), texel)?;
+        memory.read(texel_address(surface, &grid, index)?, texel)?;
     }
     Ok(texels)
+}
+
+/// Where host texel `index` of `grid` lies in `surface`; a typed error where the surface has no such texel (a
+/// block shape no layout has, a layer past a pitch surface's one).
+fn texel_address(surface: &Surface, grid: &TargetGrid, index: usize) -> Result<u64, BackendError> {
+    let (x, y, layer) = grid.texel(index);
+    surface.texel_address(x, y, layer).ok_or_else(|| {
+        BackendError::BadTexture(format!("target texel ({x}, {y}, layer {layer}) lies outside its surface"))
+    })
 }
 
 /// The bits of `after` that differ from `before` (the texels of `grid`, as `read_texels` gives them), into
@@ -251,8 +273,7 @@ fn write_texels(
     let mut texel = vec![0u8; bytes];
     for (index, (old, new)) in before.chunks_exact(bytes).zip(after.chunks_exact(bytes)).enumerate() {
         if old != new {
-            let (x, y, layer) = grid.texel(index);
-            let address = surface.texel_address(x, y, layer).expect("inside the surface");
+            let address = texel_address(surface, &grid, index)?;
             memory.read(address, &mut texel)?;
             for ((now, old), new) in texel.iter_mut().zip(old).zip(new) {
                 *now ^= (*now ^ new) & (old ^ new);

@@ -455,11 +455,18 @@ impl Backend for ReferenceBackend {
         }
         // A texel's offset is its column's plus its row's (block-linear addresses add up too: the GOB swizzle puts
         // x and y bits in different places; `texel_offsets_add_up` holds Surface to it).
-        let offsets = |count: u32, at: &dyn Fn(u32) -> Option<u64>| -> Vec<usize> {
-            (0..count).map(|i| at(i).expect("inside the surface") as usize).collect()
+        let offsets = |count: u32, at: &dyn Fn(u32) -> Option<u64>| -> Result<Vec<usize>, BackendError> {
+            (0..count)
+                .map(|i| at(i).map(|offset| offset as usize))
+                .collect::<Option<_>>()
+                .filter(|offsets: &Vec<usize>| !offsets.is_empty())
+                .ok_or_else(|| BackendError::Failed {
+                    backend: NAME,
+                    problem: format!("a frame of {}x{} texels has no such layout", surface.width, surface.height),
+                })
         };
-        let columns = offsets(surface.width, &|x| surface.texel_offset(x, 0));
-        let rows = offsets(surface.height, &|y| surface.texel_offset(0, y));
+        let columns = offsets(surface.width, &|x| surface.texel_offset(x, 0))?;
+        let rows = offsets(surface.height, &|y| surface.texel_offset(0, y))?;
         // Each channel's widening to 8 bits, as a table over its raw values.
         let widen: Vec<(u32, u64, Vec<u8>)> = format
             .channels

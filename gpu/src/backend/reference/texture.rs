@@ -156,6 +156,8 @@ fn texel_format(kind: NumberKind, compared: bool) -> vk::Format {
 
 /// The most texel bytes the pools may decode to for one binding of handles known only at run time.
 const MAX_POOL_BYTES: u64 = 1 << 30;
+/// The most one texture may decode to (an 8192 x 8192 texture's 16-byte texels with all its levels).
+const MAX_TEXTURE_BYTES: u64 = 2 << 30;
 
 /// The shape a header's texture type stores (`None`: a 1D buffer, which is no image).
 fn stored_dim(texture_type: TextureType) -> Option<TextureDim> {
@@ -550,6 +552,23 @@ impl ReferenceBackend {
         if first > last {
             return Err(bad_texture(format!("a view of levels {first} to {last}: none")));
         }
+        // Texels decode to 16 bytes each: bound what a header's sizes make the host hold before decoding.
+        let decoded = (first..=last).try_fold(0u64, |total, level| {
+            let (width, height, depth) = crate::texture::layout::level_size(header, level);
+            let slices = if stored_dim == TextureDim::D3 { u64::from(depth) } else { u64::from(layers) };
+            total.checked_add(u64::from(width).checked_mul(u64::from(height))?.checked_mul(slices)?.checked_mul(16)?)
+        });
+        if decoded.is_none_or(|bytes| bytes > MAX_TEXTURE_BYTES) {
+            return Err(unimplemented(format!(
+                "a texture of {}x{}x{} ({} layers, levels {first}-{last}) decoding to more than the {} MiB the \
+                 reference back end decodes for one",
+                header.width,
+                header.height,
+                header.depth,
+                layers,
+                MAX_TEXTURE_BYTES >> 20
+            )));
+        }
         let kind = sampled_kind(header);
         // A depth compare (Maxwell behaviour 2.12) compares the reference with each texel's first component, as
         // the sampler's DEPTH_COMPARE_FUNC says, before filtering.
@@ -579,9 +598,13 @@ impl ReferenceBackend {
                     let mut elements = Vec::with_capacity(surface.width as usize * surface.height as usize * element);
                     for y in 0..surface.height {
                         for x in 0..surface.width {
-                            let address = surface.texel_address(x, y, index).expect("inside the surface");
-                            let at = (address - start) as usize;
-                            elements.extend_from_slice(&bytes[at..at + element]);
+                            // (A pitch header has one slice: a pitch 3D texture's others are past it.)
+                            let element_bytes = surface
+                                .texel_address(x, y, index)
+                                .and_then(|address| address.checked_sub(start))
+                                .and_then(|at| bytes.get(at as usize..)?.get(..element))
+                                .ok_or_else(|| bad_texture(format!("texel ({x}, {y}, {index}) past the texture's")))?;
+                            elements.extend_from_slice(element_bytes);
                         }
                     }
                     let values = texel::decode(header, sampler.srgb, width, height, &elements)

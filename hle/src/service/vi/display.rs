@@ -422,6 +422,9 @@ fn present_of(buffer: &[u8], gpu: &GpuHost) -> Result<(Present, u32), PresentErr
         3 => Layout::BlockLinear { block_height: word(0x80), block_depth: 0 },
         other => return Err(format!("the display shows no frames of surface layout {other} yet")),
     };
+    if width == 0 || height == 0 {
+        return Err(format!("a queued buffer's plane of {width} x {height} pixels shows nothing"));
+    }
     if width.checked_mul(format.bytes).is_none_or(|row| row > pitch) || u64::from(offset) >= size {
         return Err(format!("a queued buffer's plane ({width} x {height}, pitch {pitch}) does not fit its memory"));
     }
