@@ -212,3 +212,48 @@ fn calls_to_absolute_addresses_are_refused_by_name() {
         );
     }
 }
+
+/// LDGSTS and LDSM reach shared memory directly: in a kernel without any (a graphics stage, or a QMD that asks
+/// for none) they are refused by name, not translated into an access of memory that was never declared.
+#[test]
+fn shared_memory_copies_without_shared_memory_are_refused_by_name() {
+    use tandem_gpu::sass::cubin::KernelImage;
+    use tandem_gpu::sass::{Isa, assemble};
+    for (access, named) in [("LDGSTS rd=2 ra=4 size=4 no_ur=1 ur=63", "LDGSTS"), ("LDSM rd=2 ra=4", "LDSM")] {
+        let code = assemble::sm86(&format!("{access}\nEXIT")).unwrap();
+        let kernel = KernelImage {
+            name: access.into(),
+            isa: Isa::Sm86,
+            code,
+            constants: Vec::new(),
+            shared_bytes: 0,
+            origin: 0,
+        };
+        let translated = translate_compute(&kernel, [32, 1, 1], 0, &GlobalMemory::Device, &[]).unwrap_err();
+        assert!(
+            matches!(translated, TranslateError::Unimplemented { .. })
+                && translated.to_string().contains(&format!("{named} in a kernel without shared memory")),
+            "{translated}"
+        );
+    }
+}
+
+/// Blocks of no thread or of more than 1024, and more local memory a thread than the hardware has, are refused by
+/// name before any translation (a QMD's fields allow 65535 x 65535 threads and 16 MiB).
+#[test]
+fn blocks_and_local_memory_past_the_hardware_are_refused() {
+    use tandem_gpu::sass::cubin::KernelImage;
+    use tandem_gpu::sass::{Isa, assemble};
+    let code = assemble::sm86("EXIT").unwrap();
+    let kernel =
+        KernelImage { name: "exit".into(), isa: Isa::Sm86, code, constants: Vec::new(), shared_bytes: 0, origin: 0 };
+    for (block, local_bytes, named) in [
+        ([65535, 65535, 1], 0, "a block of [65535, 65535, 1] threads"),
+        ([0, 1, 1], 0, "a block of [0, 1, 1] threads"),
+        ([32, 1, 1], 0x10_0000, "0x100000 bytes of local memory"),
+    ] {
+        let translated = translate_compute(&kernel, block, local_bytes, &GlobalMemory::Device, &[]).unwrap_err();
+        assert!(translated.to_string().contains(named), "{translated}");
+    }
+    assert!(translate_compute(&kernel, [1024, 1, 1], 0x8_0000, &GlobalMemory::Device, &[]).is_ok());
+}

@@ -202,6 +202,9 @@ pub fn translate_compute(
     translate_compute_laid_out(kernel, block, local_bytes, global, texture_views, Layout::default())
 }
 
+/// The most threads a block has on Maxwell and Ampere.
+const MAX_BLOCK_THREADS: u64 = 1024;
+
 /// How a translation lays out the program's control flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Layout {
@@ -221,6 +224,15 @@ pub fn translate_compute_laid_out(
     texture_views: &[TextureView],
     layout: Layout,
 ) -> Result<Translation, TranslateError> {
+    let threads = block.iter().try_fold(1u64, |threads, &size| (size >= 1).then(|| threads * u64::from(size)));
+    if threads.is_none_or(|threads| threads > MAX_BLOCK_THREADS) {
+        return Err(TranslateError::Unimplemented {
+            isa: kernel.isa,
+            what: format!("a block of {block:?} threads (a block holds 1 to {MAX_BLOCK_THREADS})"),
+            kernel: kernel.name.clone(),
+            offset: 0,
+        });
+    }
     let program = lower(kernel, local_bytes, false)?;
     let graphics_only = |op: &ir::Op| match op {
         ir::Op::Demote => true,
@@ -421,8 +433,20 @@ fn require_pools(kernel: &KernelImage, program: &ir::Program, views: &[TextureVi
     Ok(())
 }
 
+/// The most local memory a thread has on Maxwell and Ampere (CUDA's limit per thread): more, from a QMD or a
+/// program header, is no program the hardware runs.
+const MAX_LOCAL_BYTES: u32 = 512 << 10;
+
 /// `kernel` in IR; `graphics` for a graphics stage's program (`Lower::graphics`).
 fn lower(kernel: &KernelImage, local_bytes: u32, graphics: bool) -> Result<ir::Program, TranslateError> {
+    if local_bytes > MAX_LOCAL_BYTES {
+        return Err(TranslateError::Unimplemented {
+            isa: kernel.isa,
+            what: format!("{local_bytes:#x} bytes of local memory a thread (the hardware has {MAX_LOCAL_BYTES:#x})"),
+            kernel: kernel.name.clone(),
+            offset: 0,
+        });
+    }
     match kernel.isa {
         Isa::Sm86 => sm86::lower(kernel, local_bytes, graphics),
         Isa::Sm5x => sm5x::lower(kernel, local_bytes, graphics),

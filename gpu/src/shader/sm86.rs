@@ -378,6 +378,9 @@ impl Lower<'_> {
             if opcode == "LDSM" && (v.get("shape") != 0 || v.get("count") > 2) {
                 return self.unimplemented(v, format!("LDSM shape {} count {}", v.get("shape"), v.get("count")));
             }
+            if opcode == "LDSM" && self.program.shared_bytes == 0 {
+                return self.unimplemented(v, "LDSM in a kernel without shared memory (a fault)");
+            }
             if Lower::is_matrix_product(opcode)
                 && let Err(what) = Product::of(v)
             {
@@ -1612,6 +1615,9 @@ impl Lower<'_> {
     /// where ps fails. The copy is done when the instruction is (the LDGDEPBAR/DEPBAR waits have nothing to wait
     /// for).
     fn copy_global_to_shared(&mut self, v: &View) -> Result<(), TranslateError> {
+        if self.program.shared_bytes == 0 {
+            return self.unimplemented(v, "LDGSTS in a kernel without shared memory (a fault)");
+        }
         let bytes: u32 = match v.get("size") {
             4 => 4,
             5 => 8,
