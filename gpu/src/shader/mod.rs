@@ -124,10 +124,12 @@ const LOWERING_VERSIONS: &[(Isa, &str, u32)] = &[
     (Isa::Sm5x, "PBK", 2),
     (Isa::Sm5x, "PCNT", 2),
     (Isa::Sm5x, "CAL", 2),
-    (Isa::Sm5x, "SYNC", 2),
-    (Isa::Sm5x, "BRK", 2),
-    (Isa::Sm5x, "CONT", 2),
-    (Isa::Sm5x, "RET", 2),
+    // 3: a pop that finds the stack empty ends the thread (it read below the stack and could loop for ever).
+    (Isa::Sm5x, "SYNC", 3),
+    (Isa::Sm5x, "BRK", 3),
+    (Isa::Sm5x, "CONT", 3),
+    (Isa::Sm5x, "RET", 3),
+    (Isa::Sm5x, "LONGJMP", 2),
 ];
 
 /// The version of the lowering of `opcode` in `isa` (see [`LOWERING_VERSIONS`]).

@@ -28,6 +28,8 @@ type Result<T = ()> = std::result::Result<T, TranslateError>;
 const STACK_BYTES: u32 = 512;
 /// Marks a block that pops the stack (bit 30 of a block name; guest offsets stay far below).
 const POP_BLOCK: u32 = 1 << 30;
+/// A target where no block starts: the dispatcher ends the thread there.
+const NO_BLOCK: u32 = u32::MAX;
 /// Entry kinds, in bits 31:KIND_SHIFT of an entry (the target below).
 const SYNC_KIND: u32 = 0;
 const BREAK_KIND: u32 = 1;
@@ -285,14 +287,18 @@ impl Maxwell<'_, '_, '_> {
         self.op(Op::Store { space: Space::Local, address: depth_address, value: deeper });
     }
 
-    /// The block that pops to the nearest entry of `kind` for the instruction at `offset`.
+    /// The block that pops to the nearest entry of `kind` for the instruction at `offset`. A pop that finds the
+    /// stack empty (no entry of `kind` on it: a program the hardware faults on) ends the thread, at a target no
+    /// block starts.
     fn pop_block(&mut self, offset: u32, kind: u32) -> Block {
         self.stmts.push(Vec::new());
         let stack_base = self.stack_base;
         let depth_address = self.const32(stack_base);
         let depth = self.op(Op::Load { space: Space::Local, address: depth_address });
-        let one = self.const32(1);
-        let top = self.bin(BinOp::Sub, depth, one);
+        let (zero, one) = (self.const32(0), self.const32(1));
+        let empty = self.cmp(Cmp::Eq, depth, zero);
+        let below = self.bin(BinOp::Sub, depth, one);
+        let top = self.select(empty, zero, below);
         let (four, base) = (self.const32(4), self.const32(stack_base + 4));
         let slot = self.bin(BinOp::Mul, top, four);
         let address = self.bin(BinOp::Add, base, slot);
@@ -306,6 +312,8 @@ impl Maxwell<'_, '_, '_> {
         let target = self.bin(BinOp::And, entry, mask);
         let again = self.const32(offset | POP_BLOCK);
         let next = self.select(matches, target, again);
+        let nowhere = self.const32(NO_BLOCK);
+        let next = self.select(empty, nowhere, next);
         let body = self.stmts.pop().expect("pushed above");
         Block { start: offset | POP_BLOCK, body, terminator: Terminator::JumpIndirect(next) }
     }
@@ -594,7 +602,12 @@ impl Maxwell<'_, '_, '_> {
             "SSY" | "PBK" | "PCNT" | "PRET" | "PLONGJMP" => {
                 if self.pops.is_none() {
                     let kind = stack_kind(opcode).expect("a stack instruction");
-                    self.push(kind, target(v, self.origin));
+                    let target = target(v, self.origin);
+                    if target >= 1 << KIND_SHIFT {
+                        // (A negative offset before the program wraps; an entry keeps 28 bits of target.)
+                        return self.unimplemented(v, format!("a stack entry for target {target:#x}, past the code"));
+                    }
+                    self.push(kind, target);
                 }
                 return Ok(None);
             }
