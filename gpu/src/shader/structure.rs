@@ -238,7 +238,14 @@ impl Placer<'_> {
         let Some((&follow, inner)) = merges.split_last() else {
             return self.straight_line(x);
         };
-        let mut code = vec![Code::Scope(self.program.blocks[follow].start, self.within(x, inner)?)];
+        // Each scope is a level of nesting too (a block may have thousands of merge children).
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return None;
+        }
+        let scope = self.within(x, inner)?;
+        self.depth -= 1;
+        let mut code = vec![Code::Scope(self.program.blocks[follow].start, scope)];
         code.extend(self.tree(follow)?);
         Some(code)
     }
@@ -386,6 +393,38 @@ mod tests {
     }
 
     const C: Value = Value(7);
+
+    /// A block with more merge children than constructs may nest (two binary trees from it whose leaves meet
+    /// pairwise, each pair at one merge block of its own, all dominated by the first block) takes the
+    /// dispatcher: each merge child's scope is a level of nesting.
+    #[test]
+    fn scopes_count_as_nesting() {
+        let merges = MAX_NESTING + 10;
+        // Blocks: 0 the root; then each tree's internal nodes and leaves (heap order, 2 merges - 1 each); then
+        // the merge blocks, each going on to the next.
+        let tree = 2 * merges - 1;
+        let (left, right, first_merge) = (1, 1 + tree, 1 + 2 * tree);
+        let at = |block: usize| 0x10 * block as u32;
+        let mut terminators = vec![Terminator::Branch(C, at(left), at(right))];
+        for root in [left, right] {
+            for node in 0..tree {
+                terminators.push(if node < merges - 1 {
+                    Terminator::Branch(C, at(root + 2 * node + 1), at(root + 2 * node + 2))
+                } else {
+                    Terminator::Jump(at(first_merge + node - (merges - 1)))
+                });
+            }
+        }
+        for merge in 0..merges {
+            terminators.push(if merge + 1 < merges {
+                Terminator::Jump(at(first_merge + merge + 1))
+            } else {
+                Terminator::Exit(None)
+            });
+        }
+        let laid_out = structurise(&program(terminators));
+        assert!(laid_out == ControlFlow::Dispatcher("constructs nested too deeply"), "structured, or another reason");
+    }
 
     #[test]
     fn a_diamond_is_an_if_inside_the_scope_of_its_merge() {
