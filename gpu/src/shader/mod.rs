@@ -113,7 +113,8 @@ pub const FAULT_BYTES: u64 = 16;
 /// The version of what the emitter and the shared lowering produce: bump it when a change there alters
 /// translations (it is part of every [`cache_key`]). 2: identical constants merged (every translation changed).
 /// 3: texel fetches through handles known when translating bind apart from samples (`TextureBinding::fetch`).
-pub const EMITTER_VERSION: u32 = 3;
+/// 4: constant reads past a bank's size give 0; shared and local accesses past their arrays stay inside them.
+pub const EMITTER_VERSION: u32 = 4;
 
 /// Opcodes whose lowering changed since the emitter's version was last bumped, with their own versions (every
 /// other opcode is at 1): bump an opcode's entry (add it at 2) when only its translation changes, so that a

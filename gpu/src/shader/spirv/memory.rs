@@ -25,8 +25,15 @@ impl Emitter<'_> {
                 let two = self.u32_const(2);
                 let mut index = self.b.shift_right_logical(self.t.u32, None, address, two).expect("in a block");
                 let (array, class) = match space {
-                    Space::Shared => (self.shared.expect("shared memory declared"), StorageClass::Workgroup),
-                    Space::Local => (self.local.expect("local memory declared"), StorageClass::Function),
+                    // Past the end (a fault on the hardware): the last word, never outside the array.
+                    Space::Shared => {
+                        index = self.clamp_index(index, self.program.shared_bytes.div_ceil(4));
+                        (self.shared.expect("shared memory declared"), StorageClass::Workgroup)
+                    }
+                    Space::Local => {
+                        index = self.clamp_index(index, self.program.local_bytes.div_ceil(4).max(1));
+                        (self.local.expect("local memory declared"), StorageClass::Function)
+                    }
                     Space::Attribute | Space::Output => {
                         // 256 words (a geometry program's first vertex's): an address past them wraps instead
                         // of leaving the array.
@@ -53,6 +60,13 @@ impl Emitter<'_> {
         }
     }
 
+    /// `index` into an array of `words` (at least one), at most its last: an access the program makes past its
+    /// memory (which faults on the hardware) stays inside the host's array.
+    fn clamp_index(&mut self, index: Word, words: u32) -> Word {
+        let last = self.u32_const(words.max(1) - 1);
+        self.glsl(self.t.u32, super::glsl::U_MIN, &[index, last])
+    }
+
     /// The device pointer to a byte or half of global memory (8- or 16-bit storage access).
     pub(super) fn narrow_global_pointer(&mut self, address: Word, bytes: u8) -> (Word, Word) {
         let address = match self.global {
@@ -77,6 +91,7 @@ impl Emitter<'_> {
         let (u32_, u64_) = (self.t.u32, self.t.u64);
         let (three, seven) = (self.u32_const(3), self.u32_const(7));
         let index = self.b.shift_right_logical(u32_, None, address, three).expect("in a block");
+        let index = self.clamp_index(index, self.program.shared_bytes.div_ceil(8));
         let pointer_type = self.b.type_pointer(None, StorageClass::Workgroup, u64_);
         let array = self.shared.expect("shared memory declared");
         let pointer = self.b.access_chain(pointer_type, None, array, [index]).expect("in a block");

@@ -1005,14 +1005,20 @@ impl Emitter<'_> {
                 return Some(self.float_arith(*kind, Round::NearestEven, operands, format));
             }
             Op::ConstantLoad { bank, offset } => {
+                // Past the bank's bound size a read gives 0, as on the hardware (and no access outside the
+                // buffer: word 0 is read instead, and dropped).
                 let offset = v(self, offset);
                 let two = self.u32_const(2);
                 let index = self.b.shift_right_logical(self.t.u32, None, offset, two).expect("in a block");
                 let zero = self.u32_const(0);
+                let words = self.b.array_length(self.t.u32, None, self.banks[bank], 0).expect("in a block");
+                let inside = self.b.u_less_than(self.t.bool, None, index, words).expect("in a block");
+                let index = self.b.select(self.t.u32, None, inside, index, zero).expect("in a block");
                 let pointer_type = self.b.type_pointer(None, StorageClass::StorageBuffer, self.t.u32);
                 let pointer =
                     self.b.access_chain(pointer_type, None, self.banks[bank], [zero, index]).expect("in a block");
-                self.b.load(self.t.u32, None, pointer, None, []).expect("in a block")
+                let word = self.b.load(self.t.u32, None, pointer, None, []).expect("in a block");
+                self.b.select(self.t.u32, None, inside, word, zero).expect("in a block")
             }
             Op::Load { space: Space::Shared, address } if self.shared_wide => {
                 let address = v(self, address);
