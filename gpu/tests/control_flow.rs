@@ -170,6 +170,13 @@ fn surface_atomics_and_texel_fetches_leave_their_texels() {
 }
 
 /// Every program is run by one of the tests above, which `sass::programs` and the coverage report rely on.
+/// A constant read through a register past its bank's bound size gives 0 on both paths (the hardware's answer),
+/// and inside it the bank's word.
+#[test]
+fn constant_reads_past_the_bank_give_zero() {
+    check("constants_past_the_bank");
+}
+
 #[test]
 fn every_program_is_checked_here() {
     let checked = [
@@ -177,6 +184,7 @@ fn every_program_is_checked_here() {
         "neighbours",
         "rounds",
         "half_meet",
+        "constants_past_the_bank",
         "called_1",
         "called_2",
         "absolute",

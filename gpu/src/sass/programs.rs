@@ -113,6 +113,13 @@ STG rs=2 ra=6 e=1 size=4
 EXIT
 ";
 
+/// R2 = c[3][4 * the thread's index] (LDC through a register, 32 bits).
+const CONSTANTS_BY_THREAD: &str = "
+S2R rd=0 sr=0x21
+SHL.imm rd=1 ra=0 imm20=2
+LDC rd=2 ra=1 offset=0 cb_bank=3 mode=0 size=4
+";
+
 /// The same on SM86.
 const SM86_STORE_AND_EXIT: &str = "
 MOV.imm rd=18 imm32=4 lanes=15
@@ -418,6 +425,16 @@ pub fn all() -> Result<Vec<KnownProgram>, AssembleError> {
             each(|t| if t < 32 { (t + 1) % 32 + 100 } else { t + 100 }),
         ),
     ];
+    // Thread t reads word t of a 16-byte bank 3 through a register (LDC c[3][R1]): words past the bank read 0,
+    // as on the hardware.
+    let bank: Vec<u8> = [11u32, 22, 33, 44].iter().flat_map(|w| w.to_le_bytes()).collect();
+    programs.push(plain(
+        KernelImage {
+            constants: vec![(3, bank)],
+            ..kernel("constants_past_the_bank", Isa::Sm5x, sm5x(&format!("{CONSTANTS_BY_THREAD}{STORE_AND_EXIT}"))?)
+        },
+        each(|t| [11, 22, 33, 44].get(t as usize).copied().unwrap_or(0)),
+    ));
     for calls in [1, 2] {
         programs.push(program(
             &format!("called_{calls}"),
