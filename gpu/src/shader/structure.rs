@@ -53,6 +53,12 @@ pub enum ControlFlow {
 /// Constructs nest no deeper than this (the emitter recurses through them); deeper programs take the dispatcher.
 const MAX_NESTING: usize = 512;
 
+/// The most blocks a program is laid out as constructs with (dominators cost up to the square of the count on
+/// long chains), and the most whose barriers divergence analysis follows (up to the cube): past them, the
+/// dispatcher, whatever the program (real shaders have hundreds).
+const MAX_BLOCKS: usize = 16384;
+const MAX_ANALYSED_BLOCKS: usize = 2048;
+
 /// Why a program whose barriers divergence analysis cannot show every thread meets takes the dispatcher.
 const NOT_EVERY_THREAD: &str =
     "a barrier not every thread may meet (a branch, loop or exit that may divide the threads)";
@@ -63,6 +69,9 @@ pub fn structurise(program: &Program) -> ControlFlow {
     if program.any_op(&|op| matches!(op, Op::WarpPublish(_) | Op::BlockReduce(_))) {
         return ControlFlow::Dispatcher("a warp exchange or a barrier reduction (the phase loop)");
     }
+    if program.blocks.len() > MAX_BLOCKS {
+        return ControlFlow::Dispatcher("more blocks than the structuriser lays out");
+    }
     let cfg = match Cfg::new(program) {
         Ok(cfg) => cfg,
         Err(why) => return ControlFlow::Dispatcher(why),
@@ -70,6 +79,9 @@ pub fn structurise(program: &Program) -> ControlFlow {
     let mut placer = Placer { cfg: &cfg, program, depth: 0 };
     let Some(code) = placer.tree(cfg.entry) else { return ControlFlow::Dispatcher("constructs nested too deeply") };
     let has_barriers = program.blocks.iter().any(|block| matches!(block.terminator, Terminator::Barrier(_)));
+    if has_barriers && program.blocks.len() > MAX_ANALYSED_BLOCKS {
+        return ControlFlow::Dispatcher("barriers in more blocks than divergence analysis follows");
+    }
     if has_barriers && !uniformity::barriers_met_by_every_thread(program) {
         return ControlFlow::Dispatcher(NOT_EVERY_THREAD);
     }
@@ -424,6 +436,24 @@ mod tests {
         }
         let laid_out = structurise(&program(terminators));
         assert!(laid_out == ControlFlow::Dispatcher("constructs nested too deeply"), "structured, or another reason");
+    }
+
+    /// Programs past the block counts whose analyses cost their square or cube take the dispatcher (a chain of
+    /// jumps, and a chain with a barrier).
+    #[test]
+    fn huge_programs_take_the_dispatcher() {
+        let chain = |blocks: usize, barrier: bool| {
+            let mut terminators: Vec<Terminator> = (1..blocks).map(|b| Terminator::Jump(0x10 * b as u32)).collect();
+            if barrier {
+                terminators[0] = Terminator::Barrier(0x10);
+            }
+            terminators.push(Terminator::Exit(None));
+            structurise(&program(terminators))
+        };
+        assert!(chain(MAX_BLOCKS + 1, false) == ControlFlow::Dispatcher("more blocks than the structuriser lays out"));
+        let analysed = chain(MAX_ANALYSED_BLOCKS + 1, true);
+        assert!(analysed == ControlFlow::Dispatcher("barriers in more blocks than divergence analysis follows"));
+        assert!(matches!(chain(100, true), ControlFlow::Structured(_)));
     }
 
     #[test]
