@@ -19,6 +19,10 @@ struct Input {
     sm86: bool,
     header: [u8; HEADER_BYTES],
     local_bytes: u16,
+    /// Shared memory (none, as in graphics stages, is the case that refuses shared accesses) and the block's
+    /// sizes, as a QMD gives them.
+    shared_bytes: u16,
+    block: [u16; 3],
     /// Where the code sits in its code segment, for absolute branches.
     origin: u16,
     words: Vec<u64>,
@@ -28,10 +32,12 @@ fuzz_target!(|input: Input| {
     let isa = if input.sm86 { Isa::Sm86 } else { Isa::Sm5x };
     let code: Vec<u8> = input.words.iter().take(256).flat_map(|word| word.to_le_bytes()).collect();
     let origin = u32::from(input.origin);
-    let kernel = KernelImage { name: "fuzz".into(), isa, code, constants: Vec::new(), shared_bytes: 0, origin };
+    let shared_bytes = u32::from(input.shared_bytes);
+    let kernel = KernelImage { name: "fuzz".into(), isa, code, constants: Vec::new(), shared_bytes, origin };
     let global = GlobalMemory::Guest(GuestWindows { windows: Vec::new(), fault: 0x1000 });
     let local_bytes = u32::from(input.local_bytes);
-    let _ = translate_compute(&kernel, [32, 1, 1], local_bytes, &global, &[]);
+    let _ = translate_compute(&kernel, input.block.map(u32::from), local_bytes, &global, &[]);
+    let kernel = KernelImage { shared_bytes: 0, ..kernel };
     if input.sm86 {
         return;
     }
