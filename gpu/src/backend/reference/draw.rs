@@ -176,6 +176,13 @@ fn host_viewport(viewport: &Viewport, depth_zero_to_one: bool) -> Result<(vk::Vi
     if scale_x < 0.0 || scale_x.is_nan() {
         return Err(unimplemented(format!("draw with a viewport x scale of {scale_x} (a mirrored viewport)")));
     }
+    if viewport.scale.iter().chain(&viewport.offset).any(|value| !value.is_finite()) {
+        // What the rasteriser makes of infinite or NaN coordinates is documented nowhere (Vulkan refuses them).
+        return Err(unimplemented(format!(
+            "draw with a viewport of scale {:?} and offset {:?}, not all finite",
+            viewport.scale, viewport.offset
+        )));
+    }
     let (min_depth, max_depth) =
         if depth_zero_to_one { (offset_z, offset_z + scale_z) } else { (offset_z - scale_z, offset_z + scale_z) };
     let vulkan = vk::Viewport {

@@ -552,6 +552,16 @@ impl ReferenceBackend {
         if first > last {
             return Err(bad_texture(format!("a view of levels {first} to {last}: none")));
         }
+        // Levels past the 1x1 one (a header may count more): a Vulkan image holds the mip chain at most.
+        let (width, height, depth) = crate::texture::layout::level_size(header, first);
+        let largest = width.max(height).max(if stored_dim == TextureDim::D3 { depth } else { 1 });
+        let last = last.min(first + (u32::BITS - largest.max(1).leading_zeros()) - 1);
+        if binding.dim == TextureDim::Cube && width != height {
+            return Err(bad_texture(format!("a cube of {width}x{height} faces (faces are square)")));
+        }
+        if binding.dim == TextureDim::D1 && height != 1 {
+            return Err(unimplemented(format!("a 1D texture {height} texels high")));
+        }
         // Texels decode to 16 bytes each: bound what a header's sizes make the host hold before decoding.
         let decoded = (first..=last).try_fold(0u64, |total, level| {
             let (width, height, depth) = crate::texture::layout::level_size(header, level);
