@@ -257,10 +257,12 @@ impl ImageObjects<'_> {
             .ok_or(VulkanError::Unusable)?
             .allocate(&description)
             .map_err(|source| VulkanError::Allocation { size: requirements.size, source })?;
-        // SAFETY: memory allocated for this image's requirements, bound once.
-        unsafe { device.bind_image_memory(image, allocation.memory(), allocation.offset()) }
-            .map_err(VulkanError::call("vkBindImageMemory"))?;
+        // Kept before binding, so that `self` frees it whether or not the binding succeeds.
+        // SAFETY: the memory is only bound here, and freed (with the allocation) after the image is destroyed.
+        let (memory, offset) = (unsafe { allocation.memory() }, allocation.offset());
         self.allocations.push(allocation);
+        // SAFETY: memory allocated for this image's requirements, bound once.
+        unsafe { device.bind_image_memory(image, memory, offset) }.map_err(VulkanError::call("vkBindImageMemory"))?;
         Ok(image)
     }
 
@@ -322,10 +324,19 @@ impl ImageObjects<'_> {
                 .map_err(VulkanError::call("vkCreateFence"))?;
             let command_buffers = [commands];
             let submits = [vk::SubmitInfo::default().command_buffers(&command_buffers)];
-            device.queue_submit(queue.queue, &submits, self.fence).map_err(VulkanError::call("vkQueueSubmit"))?;
+            if let Err(result) = device.queue_submit(queue.queue, &submits, self.fence) {
+                if result == vk::Result::ERROR_DEVICE_LOST {
+                    queue.state = State::Lost;
+                }
+                return Err(VulkanError::call("vkQueueSubmit")(result));
+            }
             match device.wait_for_fences(&[self.fence], true, TIMEOUT.as_nanos() as u64) {
                 Ok(()) => Ok(()),
-                Err(vk::Result::ERROR_DEVICE_LOST) => Err(VulkanError::DeviceLost("vkWaitForFences")),
+                Err(vk::Result::ERROR_DEVICE_LOST) => {
+                    // As a dispatch does: later work is refused at once instead of submitted to a lost device.
+                    queue.state = State::Lost;
+                    Err(VulkanError::DeviceLost("vkWaitForFences"))
+                }
                 Err(result) => {
                     queue.state = State::Wedged;
                     std::mem::forget(self);
