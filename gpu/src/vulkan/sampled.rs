@@ -351,11 +351,21 @@ impl ComputeDevice {
                         .map(|image| self.sampled_image(objects, image, next_upload()?, vk::Sampler::null()))
                         .collect::<Result<Vec<_>, _>>()?;
                     let format = pool.images.first().map_or(vk::Format::R32G32B32A32_SFLOAT, |image| image.format);
-                    let samplers = pool
-                        .samplers
-                        .iter()
-                        .map(|sampling| self.sampler(objects, sampling, format))
-                        .collect::<Result<Vec<_>, _>>()?;
+                    // One host sampler for each distinct sampling: pools list thousands of samplers, mostly alike,
+                    // and a device makes a few thousand at most (maxSamplerAllocationCount).
+                    let mut made: Vec<(Sampling, vk::Sampler)> = Vec::new();
+                    let mut samplers = Vec::with_capacity(pool.samplers.len());
+                    for sampling in &pool.samplers {
+                        let sampler = match made.iter().find(|(other, _)| other == sampling) {
+                            Some(&(_, sampler)) => sampler,
+                            None => {
+                                let sampler = self.sampler(objects, sampling, format)?;
+                                made.push((*sampling, sampler));
+                                sampler
+                            }
+                        };
+                        samplers.push(sampler);
+                    }
                     Ok(SampledSlot::Pool { images, samplers })
                 }
             })
