@@ -338,20 +338,26 @@ mod tests {
         space.alloc_space(&mut argument, gpu).map(|()| u64_at(&argument, 16))
     }
 
-    /// Reservations of mixed sizes and alignments and mappings placed anywhere, some reservations freed between:
-    /// each lies in its page size's region, aligned, and apart from every other.
-    #[test]
-    fn reservations_and_mappings_are_aligned_inside_their_region_and_apart() {
+    /// An initialised address space, and an nvmap object of `size` bytes allocated at guest 0x10_0000 (its handle).
+    fn space_and_object(size: u64) -> (Gpu, AddressSpace, NvMap, u32) {
         let mut gpu = Gpu::default();
         let mut space = AddressSpace::new(gpu.create_address_space());
         space.initialize(&[0; 0x28]).unwrap();
         let mut nvmap = NvMap::default();
-        let created = nvmap.ioctl(0xc008_0101, &0x40000u64.to_le_bytes()).unwrap().unwrap();
+        let created = nvmap.ioctl(0xc008_0101, &size.to_le_bytes()).unwrap().unwrap();
         let handle = u32_at(&created, 4);
-        let mut alloc_object = vec![0u8; 0x20];
-        put(&mut alloc_object, 0, &handle.to_le_bytes());
-        put(&mut alloc_object, 24, &0x10_0000u64.to_le_bytes());
-        nvmap.ioctl(0xc020_0104, &alloc_object).unwrap().unwrap();
+        let mut alloc = vec![0u8; 0x20];
+        put(&mut alloc, 0, &handle.to_le_bytes());
+        put(&mut alloc, 24, &0x10_0000u64.to_le_bytes());
+        nvmap.ioctl(0xc020_0104, &alloc).unwrap().unwrap();
+        (gpu, space, nvmap, handle)
+    }
+
+    /// Reservations of mixed sizes and alignments and mappings placed anywhere, some reservations freed between:
+    /// each lies in its page size's region, aligned, and apart from every other.
+    #[test]
+    fn reservations_and_mappings_are_aligned_inside_their_region_and_apart() {
+        let (mut gpu, mut space, nvmap, handle) = space_and_object(0x40000);
         let mut live: Vec<(u64, u64, u32)> = Vec::new();
         let mut mapped: Vec<(u64, u64)> = Vec::new();
         let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -402,16 +408,7 @@ mod tests {
     /// A fixed MapBufferEx over pages that Remap mapped (which `mappings` does not hold) is refused, not a panic.
     #[test]
     fn a_fixed_mapping_over_remapped_pages_is_refused() {
-        let mut gpu = Gpu::default();
-        let mut space = AddressSpace::new(gpu.create_address_space());
-        space.initialize(&[0; 0x28]).unwrap();
-        let mut nvmap = NvMap::default();
-        let created = nvmap.ioctl(0xc008_0101, &0x20000u64.to_le_bytes()).unwrap().unwrap();
-        let handle = u32_at(&created, 4);
-        let mut alloc = vec![0u8; 0x20];
-        put(&mut alloc, 0, &handle.to_le_bytes());
-        put(&mut alloc, 24, &0x10_0000u64.to_le_bytes());
-        nvmap.ioctl(0xc020_0104, &alloc).unwrap().unwrap();
+        let (mut gpu, mut space, nvmap, handle) = space_and_object(0x20000);
         // A fixed sparse reservation of four big pages at the big pages' region.
         let start = SMALL_REGION.1;
         let mut reserve = vec![0u8; 0x18];
