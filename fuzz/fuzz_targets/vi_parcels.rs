@@ -48,7 +48,7 @@ fn parcel(transaction: &Transaction) -> Vec<u8> {
 
 fuzz_target!(|transactions: Vec<Transaction>| {
     let mut display = Display::default();
-    let layer = display.create_layer(0);
+    let layer = display.create_layer(0).expect("an empty display has room for a layer");
     let binder = display.open_layer(layer, 0).expect("a new layer opens");
     let mut gpu = GpuHost::default();
     MEMORY.with(|memory| {
