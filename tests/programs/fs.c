@@ -285,6 +285,19 @@ static void write_file(Handle sd, const char *path, const void *bytes, uint64_t 
     svc_close_handle(file);
 }
 
+/* A file larger than the host's pieces (1 MiB), written in one Write and read back in one Read, byte for byte. */
+static uint8_t large[0x180013], large_back[0x180013];
+
+static void large_file(Handle sd) {
+    for (uint64_t i = 0; i < sizeof large; i++) large[i] = (uint8_t)(i * 7 + i / 4099);
+    write_file(sd, "/tandem/large.bin", large, sizeof large);
+    Handle file = open_file(sd, "/tandem/large.bin", MODE_READ);
+    expect("Read(the large file)", file_io(file, 0, 0, large_back, sizeof large_back), RESULT_SUCCESS);
+    check(memcmp(large, large_back, sizeof large) == 0, "the large file reads back as written");
+    svc_close_handle(file);
+    path_command(sd, 1, "/tandem/large.bin", 0, 0, 0);
+}
+
 /* OpenFileSystemWithId: command 8 (type, id) or 10 (content attributes, type, id), and the content path. */
 static Result open_with_id(Handle fsp, uint32_t command, uint32_t type, uint64_t id, const char *path) {
     struct {
@@ -418,6 +431,8 @@ int main(void) {
     }
     print("-- packages\n");
     open_packages(fsp, sd);
+    print("-- a large file\n");
+    large_file(sd);
     svc_close_handle(sd);
 
     svc_close_handle(fsp);

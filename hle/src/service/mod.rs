@@ -289,9 +289,16 @@ impl<'a> Call<'a> {
     /// The first `limit` bytes (or all, if fewer) of the `n`-th declared buffer. The limit is the command's: a
     /// guest may name gigabytes, and the host reads no more than the command uses.
     pub fn read_buffer(&self, n: usize, limit: usize) -> Result<Vec<u8>, Failure> {
+        self.read_buffer_at(n, 0, limit)
+    }
+
+    /// `limit` bytes (or fewer, to its end) at `offset` into the `n`-th declared buffer: large inputs come in in
+    /// pieces this way, as `write_buffer_at` sends large results out.
+    pub fn read_buffer_at(&self, n: usize, offset: u64, limit: usize) -> Result<Vec<u8>, Failure> {
         let buffer = self.buffers[n];
-        let mut bytes = vec![0; buffer.size.min(limit as u64) as usize];
-        self.memory.read(buffer.address, &mut bytes).map_err(|_| Failure::Result(INVALID_CURRENT_MEMORY))?;
+        let mut bytes = vec![0; (limit as u64).min(buffer.size.saturating_sub(offset)) as usize];
+        let address = buffer.address + offset.min(buffer.size);
+        self.memory.read(address, &mut bytes).map_err(|_| Failure::Result(INVALID_CURRENT_MEMORY))?;
         Ok(bytes)
     }
 

@@ -326,8 +326,14 @@ impl HostFile {
             return Err(results::FILE_EXTENSION_WITHOUT_OPEN_MODE_ALLOW_APPEND.into());
         }
         check_room(&self.root, end.saturating_sub(length))?;
-        let data = call.read_buffer(0, size as usize)?;
-        self.file.write_all_at(&data, offset).map_err(|e| io_result(&e))?;
+        // A piece at a time, as Read does: the host never holds a guest-sized copy.
+        let total = call.buffer(0).size.min(size);
+        let mut done = 0;
+        while done < total {
+            let piece = call.read_buffer_at(0, done, (total - done).min(READ_CHUNK) as usize)?;
+            self.file.write_all_at(&piece, offset + done).map_err(|e| io_result(&e))?;
+            done += piece.len() as u64;
+        }
         Ok(())
     }
 
