@@ -36,14 +36,8 @@ impl Emitter<'_> {
             let bits = self.b.bitcast(self.t.u32, None, value).expect("in a block");
             self.store_attribute(false, address, bits);
         }
+        let coord = self.store_float_components(frag_coord, 4, 4, attribute::POSITION);
         let (f32_, u32_) = (self.t.f32, self.t.u32);
-        let v4f32 = self.b.type_vector(f32_, 4);
-        let coord = self.b.load(v4f32, None, frag_coord, None, []).expect("in a block");
-        for c in 0..4 {
-            let component = self.b.composite_extract(f32_, None, coord, [c]).expect("in a block");
-            let bits = self.b.bitcast(u32_, None, component).expect("in a block");
-            self.store_attribute(false, attribute::POSITION + 4 * c, bits);
-        }
         let front = self.b.load(self.t.bool, None, front_facing, None, []).expect("in a block");
         let (all, none) = (self.u32_const(u32::MAX), self.u32_const(0));
         let facing = self.b.select(u32_, None, front, all, none).expect("in a block");

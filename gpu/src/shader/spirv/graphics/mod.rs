@@ -483,6 +483,20 @@ impl Emitter<'_> {
         self.b.load(self.t.u32, None, pointer, None, []).expect("in a block")
     }
 
+    /// The first `count` components of the float vector of `size` components in `variable`, as bits, into the
+    /// attribute space's words from `address` (FragCoord at the position, TessCoord's u and v); the vector.
+    fn store_float_components(&mut self, variable: Word, size: u32, count: u32, address: u32) -> Word {
+        let (f32_, u32_) = (self.t.f32, self.t.u32);
+        let vector = self.b.type_vector(f32_, size);
+        let value = self.b.load(vector, None, variable, None, []).expect("in a block");
+        for c in 0..count {
+            let component = self.b.composite_extract(f32_, None, value, [c]).expect("in a block");
+            let bits = self.b.bitcast(u32_, None, component).expect("in a block");
+            self.store_attribute(false, address + 4 * c, bits);
+        }
+        value
+    }
+
     fn io(&self) -> &StageIo {
         self.io.as_ref().expect("a graphics stage has its interface")
     }

@@ -131,14 +131,7 @@ impl Emitter<'_> {
         let (inputs, primitive_id, tess_coord) = (inputs.clone(), *primitive_id, *tess_coord);
         self.fill_vertex_inputs(&inputs);
         self.fill_primitive_id(primitive_id, self.input_vertices);
-        let (f32_, u32_) = (self.t.f32, self.t.u32);
-        let v3f32 = self.b.type_vector(f32_, 3);
-        let coordinate = self.b.load(v3f32, None, tess_coord, None, []).expect("in a block");
-        for c in 0..2 {
-            let component = self.b.composite_extract(f32_, None, coordinate, [c]).expect("in a block");
-            let bits = self.b.bitcast(u32_, None, component).expect("in a block");
-            self.store_attribute(false, attribute::TESS_COORD + 4 * c, bits);
-        }
+        let _ = self.store_float_components(tess_coord, 3, 2, attribute::TESS_COORD);
         self.clear_outputs();
     }
 
