@@ -136,6 +136,10 @@ int main(void) {
     check(read_u32(&a, PB_AREA + 0x40) == 0xABCD, "the report semaphore's payload");
     NvFence both = {1, 1};
     expect("FENCE_WAIT with INCREMENT_BY_VALUE", gpu_submit(&a, words, 1, 0x101, &both, 0), NV_BAD_PARAMETER);
+    /* SubmitGpfifo's size counts its 0x18-byte header and the entries after it: 0x10 bytes hold no header. */
+    uint8_t short_submit[0x10] = {0};
+    expect("SubmitGpfifo(size 0x10)", nv_ioctl(nv, a.channel, 0xC0104808u, short_submit, sizeof short_submit, 0),
+           NV_INVALID_SIZE);
 
     print("-- a macro\n");
     /* maddr SET_REPORT_SEMAPHORE_A with increment 1; send r1; parm r2; send r2; parm r2; send r2;

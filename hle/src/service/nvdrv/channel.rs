@@ -158,7 +158,11 @@ impl ChannelFile {
                 Some(entries) => return Some(self.submit(host, argument, entries, memory, ticks)),
                 None => Err(NvResult::BadParameter),
             },
-            _ if number.group == CHANNEL_GROUP && number.number == SUBMIT_GPFIFO_NUMBER && argument.len() >= 0x18 => {
+            // Its size counts the entries after a 0x18-byte header: a smaller one has no header.
+            _ if number.group == CHANNEL_GROUP && number.number == SUBMIT_GPFIFO_NUMBER && argument.len() < 0x18 => {
+                Err(NvResult::InvalidSize)
+            }
+            _ if number.group == CHANNEL_GROUP && number.number == SUBMIT_GPFIFO_NUMBER => {
                 let entries = argument[0x18..].to_vec();
                 argument.truncate(0x18);
                 return Some(self.submit(host, argument, &entries, memory, ticks).map(|result| {
