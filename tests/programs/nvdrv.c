@@ -249,6 +249,20 @@ int main(void) {
     uint64_t anywhere = map.offset;
     map.handle = 0x7777;
     expect("MapBufferEx(an unknown handle)", nv_ioctl(nv, as, AS_MAP_BUFFER_EX, &map, sizeof map, 0), NV_BAD_VALUE);
+    /* Flag 0x100 maps part of an existing mapping again (yuzu's and Skyline's Remap flag), named by its offset. */
+    map.flags = 0x100;
+    map.offset = anywhere;
+    map.buffer_offset = 0x4000;
+    map.mapping_size = 0x2000;
+    expect("MapBufferEx(remap part of a mapping)", nv_ioctl(nv, as, AS_MAP_BUFFER_EX, &map, sizeof map, 0), 0);
+    check(map.offset == anywhere, "the mapping stays where it was");
+    map.mapping_size = 0x10000;
+    expect("MapBufferEx(remap past the mapping's end)", nv_ioctl(nv, as, AS_MAP_BUFFER_EX, &map, sizeof map, 0),
+           NV_BAD_VALUE);
+    map.offset = anywhere + 0x1000;
+    map.mapping_size = 0x1000;
+    expect("MapBufferEx(remap where no mapping starts)", nv_ioctl(nv, as, AS_MAP_BUFFER_EX, &map, sizeof map, 0),
+           NV_BAD_VALUE);
     expect("UnmapBuffer", nv_ioctl(nv, as, AS_UNMAP_BUFFER, &anywhere, 8, 0), 0);
     expect("UnmapBuffer again", nv_ioctl(nv, as, AS_UNMAP_BUFFER, &anywhere, 8, 0), NV_BAD_VALUE);
     struct {

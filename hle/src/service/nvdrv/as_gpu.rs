@@ -33,6 +33,9 @@ const DEFAULT_BIG_PAGE: u32 = 0x20000;
 const MAX_RANGES: usize = 0x10000;
 /// AllocSpace and MapBufferEx flag: the caller names the address.
 const FIXED_OFFSET: u32 = 1;
+/// MapBufferEx flag: re-establish part of the mapping that starts at the given offset (yuzu's and Skyline's
+/// `Remap` flag), rather than make a new one.
+const REMAP_SUB_RANGE: u32 = 0x100;
 /// AllocSpace flag: a sparse reservation (reads of its unmapped pages give zeros), the only kind Remap maps into.
 const SPARSE: u32 = 2;
 
@@ -232,6 +235,9 @@ impl AddressSpace {
     fn map_buffer(&mut self, argument: &mut [u8], nvmap: &NvMap, gpu: &mut Gpu) -> Result<(), NvResult> {
         let (flags, kind, handle) = (u32_at(argument, 0), u32_at(argument, 4), u32_at(argument, 8));
         let (buffer_offset, mapping_size) = (u64_at(argument, 16), u64_at(argument, 24));
+        if flags & REMAP_SUB_RANGE != 0 {
+            return self.remap_sub_range(u64_at(argument, 32), buffer_offset, mapping_size);
+        }
         let (address, object_size) = nvmap.allocation(handle).ok_or(NvResult::BadValue)?;
         let size = if mapping_size == 0 { object_size.saturating_sub(buffer_offset) } else { mapping_size };
         let inside_object = buffer_offset.checked_add(size).is_some_and(|end| end <= object_size);
@@ -258,6 +264,19 @@ impl AddressSpace {
         self.mappings.insert(offset, Mapping { size, guest_address, kind });
         put(argument, 12, &page_size.to_le_bytes());
         put(argument, 32, &offset.to_le_bytes());
+        Ok(())
+    }
+
+    /// MapBufferEx with REMAP_SUB_RANGE: `size` bytes at `buffer_offset` into the mapping that starts at `offset`
+    /// map that mapping's memory again. A mapping's pages can only be unmapped whole, so they still hold that
+    /// memory and the MMU has nothing to change (it keeps no per-page kind); what is checked is that the range
+    /// lies inside the mapping.
+    fn remap_sub_range(&self, offset: u64, buffer_offset: u64, size: u64) -> Result<(), NvResult> {
+        let mapping = self.mappings.get(&offset).ok_or(NvResult::BadValue)?;
+        let inside = buffer_offset.checked_add(size).is_some_and(|end| end <= mapping.size);
+        if size == 0 || !inside || !buffer_offset.is_multiple_of(SMALL_PAGE) {
+            return Err(NvResult::BadValue);
+        }
         Ok(())
     }
 
