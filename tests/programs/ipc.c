@@ -11,6 +11,7 @@
 #define HIPC_UNKNOWN_COMMAND_TYPE 0x3260Bu /* 11-403 */
 #define HIPC_DOMAIN_OBJECT_NOT_FOUND 0x3D80Bu /* 11-492 */
 #define SM_INVALID_CLIENT 0x415u          /* 21-2 */
+#define SM_OUT_OF_SESSIONS 0x615u         /* 21-3 */
 #define SM_INVALID_SERVICE_NAME 0xC15u    /* 21-6 */
 
 static IpcRequest request(uint32_t command_id) {
@@ -160,7 +161,7 @@ int main(void) {
     const char *text = "hello from the guest through lm";
     uint32_t length = (uint32_t)strlen(text);
     packet[0x10] = 3; /* head and tail */
-    packet[0x11] = 1; /* info */
+    packet[0x12] = 1; /* info (0x11 is padding) */
     uint32_t payload = 2 + length;
     memcpy(packet + 0x14, &payload, 4);
     packet[0x18] = 2; /* text chunk */
@@ -247,9 +248,7 @@ int main(void) {
     expect("ConnectToNamedPort(sm:)", svc_connect_to_named_port(&sm_tipc, "sm:"), RESULT_SUCCESS);
     r = request(0);
     r.type = IPC_TYPE_TIPC(0);
-    r.send_pid = 1;
-    r.data = &reserved;
-    r.data_size = 8;
+    r.send_pid = 1; /* TIPC's RegisterClient carries no data: the pid alone (libnx's _smTipcCmdInPid) */
     expect("TIPC RegisterClient", call(sm_tipc, &r, 0, &reply), RESULT_SUCCESS);
     r = request(0);
     r.type = IPC_TYPE_TIPC(1);
@@ -260,6 +259,29 @@ int main(void) {
     Handle set2 = reply.move_handles[0];
     r = request(0);
     expect("GetLanguageCode on it", call(set2, &r, 8, &reply), RESULT_SUCCESS);
+    /* TIPC's RegisterService puts max_sessions before is_light (libnx's smRegisterServiceTipc), CMIF after. */
+    struct {
+        uint64_t name;
+        int32_t max_sessions;
+        uint8_t is_light, padding[3];
+    } tipc_service = {ipc_service_name("tdm:tipc"), 0, 0, {0}};
+    r = request(0);
+    r.type = IPC_TYPE_TIPC(2);
+    r.data = &tipc_service;
+    r.data_size = sizeof tipc_service;
+    expect("TIPC RegisterService(max_sessions 0)", call(sm_tipc, &r, 0, &reply), RESULT_OUT_OF_RANGE);
+    tipc_service.max_sessions = 1;
+    expect("TIPC RegisterService(max_sessions 1)", call(sm_tipc, &r, 0, &reply), RESULT_SUCCESS);
+    Handle tipc_port = reply.move_handles[0];
+    r = request(0);
+    r.type = IPC_TYPE_TIPC(1);
+    name = ipc_service_name("tdm:tipc");
+    r.data = &name;
+    r.data_size = 8;
+    expect("TIPC GetServiceHandle(tdm:tipc)", call(sm_tipc, &r, 0, &reply), RESULT_SUCCESS);
+    Handle tipc_client = reply.move_handles[0];
+    expect("TIPC GetServiceHandle(tdm:tipc) past its one session", call(sm_tipc, &r, 0, &reply), SM_OUT_OF_SESSIONS);
+    check(svc_close_handle(tipc_client) == 0 && svc_close_handle(tipc_port) == 0, "close tdm:tipc's handles");
 
     print("-- malformed and hostile messages\n");
     r = request(0);

@@ -83,10 +83,14 @@ int main(void) {
     r = ipc_blank_request();
     check(ipc_command(user_clock, 2, 0, 0, &r, 0x20, &reply) == 0, "GetSystemClockContext");
     uint64_t offset = u64_at(reply.data);
+    uint8_t ipc_context[0x20];
+    memcpy(ipc_context, reply.data, sizeof ipc_context);
     print("epoch: ");
     print_u64(offset);
     print("\n");
-    check(now - offset == u64_at(reply.data + 8), "now = context offset + steady time point");
+    /* A system clock's time is its context's offset plus the steady clock's current time point; the context
+     * itself (offset, and the time point when the clock was set) stays the same until the clock is set. */
+    check(now == offset + boot_seconds || now == offset + boot_seconds + 1, "now = context offset + steady time");
 
     /* libnx's _timeReadClockFromSharedMem: at 0x0 the steady clock (counter, padding, two copies of {base ns,
      * source}), at 0x38 the local system clock's context (two copies of {offset, time point, source}); the
@@ -101,9 +105,14 @@ int main(void) {
     memcpy(&counter, shared + 0x38, 4);
     const uint8_t *context = shared + 0x38 + 8 + (counter & 1) * 0x20;
     check(memcmp(steady_point + 8, context + 16, 16) == 0, "the clocks share a source");
+    check(memcmp(context, ipc_context, sizeof ipc_context) == 0, "the shared memory holds GetSystemClockContext's context");
     uint64_t ticks = svc_get_system_tick();
     uint64_t shared_now = u64_at(context) + (u64_at(steady_point) + ticks * 625 / 12) / 1000000000ull;
     check(shared_now == now || shared_now == now + 1, "the shared memory's time is GetCurrentTime's");
+    svc_sleep_thread(1100000000ll);
+    r = ipc_blank_request();
+    check(ipc_command(user_clock, 2, 0, 0, &r, 0x20, &reply) == 0, "GetSystemClockContext, a second later");
+    check(memcmp(ipc_context, reply.data, sizeof ipc_context) == 0, "the context has not changed");
 
     Handle zones = object(time, 3, "GetTimeZoneService");
     r = ipc_blank_request();

@@ -28,7 +28,8 @@ pub struct Logger {
     text: String,
 }
 
-/// Bytes of a packet's header: process id, thread id, flags, severity, verbosity, reserved, payload size.
+/// Bytes of a packet's header: u64 process id, u64 thread id, u8 flags, u8 padding, u8 severity, u8 verbosity, u32
+/// payload size (Atmosphère's and Ryujinx's `LogPacketHeader`).
 const PACKET_HEADER_SIZE: usize = 0x18;
 const FLAG_TAIL: u8 = 1 << 1;
 /// The most of a packet read: the SDK sends packets of a few hundred bytes.
@@ -50,7 +51,7 @@ struct Packet<'p> {
 /// A packet's header and its chunks, or why it is malformed.
 fn parse_packet(packet: &[u8]) -> Result<Packet<'_>, &'static str> {
     let header = packet.get(..PACKET_HEADER_SIZE).ok_or("shorter than its header")?;
-    let (flags, severity) = (header[0x10], header[0x11]);
+    let (flags, severity) = (header[0x10], header[0x12]);
     let payload_size = u32::from_le_bytes(header[0x14..0x18].try_into().expect("4 bytes")) as usize;
     let mut payload = packet[PACKET_HEADER_SIZE..].get(..payload_size).ok_or("payload past the buffer")?;
     let mut chunks = Vec::new();
@@ -123,7 +124,8 @@ mod tests {
     fn packet(flags: u8, payload: &[u8]) -> Vec<u8> {
         let mut packet = vec![0u8; 0x18];
         packet[0x10] = flags;
-        packet[0x11] = 1;
+        packet[0x11] = 0xee; // padding
+        packet[0x12] = 1;
         packet[0x14..0x18].copy_from_slice(&(payload.len() as u32).to_le_bytes());
         packet.extend_from_slice(payload);
         packet

@@ -254,6 +254,11 @@ impl<'a> Call<'a> {
         &self.arguments[offset..offset + length]
     }
 
+    /// The request is a TIPC one (whose arguments some commands lay out differently from CMIF's).
+    pub fn is_tipc(&self) -> bool {
+        crate::ipc::cmif::Kind::of(self.message.message_type) == Ok(crate::ipc::cmif::Kind::Tipc)
+    }
+
     /// Bytes of arguments the request carries (at least the declared input).
     pub fn input_len(&self) -> usize {
         self.arguments.len()

@@ -11,6 +11,8 @@ pub const OUT_OF_SESSIONS: ResultCode = ResultCode::new(21, 3);
 pub const ALREADY_REGISTERED: ResultCode = ResultCode::new(21, 4);
 pub const INVALID_SERVICE_NAME: ResultCode = ResultCode::new(21, 6);
 pub const NOT_REGISTERED: ResultCode = ResultCode::new(21, 7);
+/// The kernel's OutOfRange, which sm passes on from CreatePort for a session limit below 1.
+const OUT_OF_RANGE: ResultCode = ResultCode::new(1, 119);
 
 pub struct ServiceManager {
     system: Rc<System>,
@@ -23,7 +25,7 @@ impl ServiceManager {
         ServiceManager { system, registered: false }
     }
 
-    /// RegisterClient(pid, u64 reserved).
+    /// RegisterClient(pid): CMIF adds a reserved u64, TIPC sends no data at all (libnx's `_smTipcCmdInPid`).
     fn register_client(&mut self, _call: &mut Call) -> Result<(), Failure> {
         self.registered = true;
         Ok(())
@@ -43,7 +45,8 @@ impl ServiceManager {
         Ok(())
     }
 
-    /// RegisterService(u64 name, bool is_light, s32 max_sessions) -> server port handle (made by the kernel).
+    /// RegisterService -> server port handle (made by the kernel). CMIF's arguments are {u64 name, bool is_light,
+    /// s32 max_sessions}, TIPC's {u64 name, s32 max_sessions, bool is_light} (libnx's `smRegisterService`).
     fn register_service(&mut self, call: &mut Call) -> Result<(), Failure> {
         if !self.registered {
             return Err(INVALID_CLIENT.into());
@@ -52,7 +55,11 @@ impl ServiceManager {
         if open_service(&name, &self.system).is_some() {
             return Err(ALREADY_REGISTERED.into());
         }
-        call.register_service = Some((name, call.u32(12)));
+        let max_sessions = call.u32(if call.is_tipc() { 8 } else { 12 }) as i32;
+        if max_sessions <= 0 {
+            return Err(OUT_OF_RANGE.into());
+        }
+        call.register_service = Some((name, max_sessions as u32));
         Ok(())
     }
 }
@@ -85,7 +92,7 @@ impl Interface for ServiceManager {
     const NAME: &'static str = "sm:";
     const POINTER_BUFFER_SIZE: u16 = 0;
     const COMMANDS: &'static [Command<Self>] = &[
-        Command::new(0, "RegisterClient", Self::register_client).input(8).pid(),
+        Command::new(0, "RegisterClient", Self::register_client).pid(),
         Command::new(1, "GetServiceHandle", Self::get_service_handle).input(8),
         Command::new(2, "RegisterService", Self::register_service).input(16),
         Command::new(3, "UnregisterService", Self::unregister_service).input(8),

@@ -56,9 +56,7 @@ impl StaticService {
         let memory = &self.system.time_shared_memory;
         let mut steady = [0u8; 0x18];
         steady[8..].copy_from_slice(&STEADY_CLOCK_SOURCE);
-        let mut context = [0u8; 0x20];
-        context[..8].copy_from_slice(&self.system.clock_epoch.to_le_bytes());
-        context[16..].copy_from_slice(&STEADY_CLOCK_SOURCE);
+        let context = system_clock_context(self.system.clock_epoch);
         for (offset, object) in [(0x0, &steady[..]), (0x38, &context[..]), (0x80, &context[..])] {
             memory.write(offset, &0u32.to_le_bytes());
             memory.write(offset + 8, object);
@@ -93,6 +91,16 @@ fn steady_seconds(call: &Call) -> u64 {
     call.ticks / COUNTER_FREQUENCY_HZ
 }
 
+/// A SystemClockContext {offset, SteadyClockTimePoint}: the clock was set at boot (time point 0), so its time is
+/// `offset` plus the steady clock's. It stays the same until the clock is set again, and the same in IPC answers
+/// and in the shared memory.
+fn system_clock_context(offset: u64) -> [u8; 0x20] {
+    let mut context = [0u8; 0x20];
+    context[..8].copy_from_slice(&offset.to_le_bytes());
+    context[16..].copy_from_slice(&STEADY_CLOCK_SOURCE);
+    context
+}
+
 /// SteadyClockTimePoint: seconds, then the clock's source id.
 fn push_time_point(call: &mut Call) {
     let seconds = steady_seconds(call);
@@ -113,10 +121,9 @@ impl SystemClock {
         Ok(())
     }
 
-    /// GetSystemClockContext() -> SystemClockContext: the offset from the steady clock, and its time point.
+    /// GetSystemClockContext() -> SystemClockContext.
     fn get_system_clock_context(&mut self, call: &mut Call) -> Result<(), Failure> {
-        call.push_u64(self.epoch);
-        push_time_point(call);
+        call.output.extend_from_slice(&system_clock_context(self.epoch));
         Ok(())
     }
 }
