@@ -3778,6 +3778,10 @@ static void textures(void) {
             memcpy(gpu.memory + TEXELS + 0x5000 + 32 * j + 4 * i, &texel, 4);
         }
     put_header(5, TIC_Z24S8, rgba, TIC_PITCH, TEXELS + 0x5000, 32 >> 5, 1, 8, 4, TIC_TWO_D_NO_MIPMAP);
+    /* As deko3d writes a depth view of Z24S8: R (the stencil, bits 7:0) UINT, G (the depth) UNORM, swizzle G G G 1. */
+    *(uint32_t *)(gpu.memory + TICS + 32 * 5) = TIC_Z24S8 | 4u << 7 | TIC_UNORM << 10 | TIC_UNORM << 13 |
+                                                TIC_UNORM << 16 | TIC_G << 19 | TIC_G << 22 | TIC_G << 25 |
+                                                TIC_ONE_FLOAT << 28;
     /* Texture 6 (until the draws below render into it): a 2D array of two 8 x 4 layers, block-linear, blocks one
      * GOB tall, so each layer is one 512-byte GOB: layer 0 the pattern, layer 1 the pattern turned half round. */
     for (uint32_t layer = 0; layer < 2; layer++)

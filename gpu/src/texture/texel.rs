@@ -4,8 +4,9 @@
 //! vertex fetch.
 //!
 //! NVIDIA names packed formats from the most significant bits down (`A8B8G8R8`: R in bits 7:0); components are
-//! R, G, B, A in that order, and the header's data types and swizzle name them so. Depth formats have depth as R
-//! and stencil as G.
+//! R, G, B, A in that order, and the header's data types and swizzle name them so, depth formats included: Z24S8
+//! has its stencil (bits 7:0) as R and its depth as G, S8Z24 and the ZF32 formats their depth as R (deko3d's and
+//! Mesa NIL's tables; drivers read depth or stencil by the swizzle).
 
 use super::astc;
 use super::bc::{self, Bc};
@@ -191,7 +192,7 @@ pub const TEXTURE_FORMATS: &[TextureFormat] = &[
     TextureFormat { code: 0x0b, name: "ETC2_RGBA", storage: Storage::Compressed(Bc::Etc(Etc::Rgba)) },
     TextureFormat { code: 0x19, name: "EAC", storage: Storage::Compressed(Bc::Etc(Etc::R11 { signed: false })) },
     TextureFormat { code: 0x1a, name: "EACX2", storage: Storage::Compressed(Bc::Etc(Etc::Rg11 { signed: false })) },
-    plain(0x29, "Z24S8", 4, [(8, 24), (0, 8), (0, 0), (0, 0)]),
+    plain(0x29, "Z24S8", 4, [(0, 8), (8, 24), (0, 0), (0, 0)]),
     plain(0x2a, "X8Z24", 4, [(0, 24), (0, 0), (0, 0), (0, 0)]),
     plain(0x2b, "S8Z24", 4, [(0, 24), (24, 8), (0, 0), (0, 0)]),
     plain(0x2f, "ZF32", 4, sizes(32, 1)),
@@ -245,9 +246,15 @@ impl TextureFormat {
     }
 }
 
-/// The kind a texture samples as: its R component's (integers stay integers, everything else is float).
+/// The kind a texture samples as: that of the first component its swizzle reads, R's when it reads only constants
+/// (integers stay integers, everything else is float). Depth and stencil views differ only in the swizzle:
+/// deko3d reads a Z24S8 texture's depth (G, UNORM) or stencil (R, UINT) so.
 pub fn sampled_kind(header: &TextureHeader) -> NumberKind {
-    match header.data_types[0] {
+    let read = header.swizzle.iter().find_map(|source| match *source {
+        Source::Component(c) => Some(usize::from(c)),
+        _ => None,
+    });
+    match header.data_types[read.unwrap_or(0)] {
         DataType::Uint => NumberKind::Uint,
         DataType::Sint => NumberKind::Sint,
         _ => NumberKind::Float,
