@@ -11,6 +11,7 @@ use crate::texture::descriptor::{
 };
 use crate::texture::format::NumberKind;
 use crate::texture::layout::level_surfaces;
+use crate::texture::surface::Surface;
 use crate::texture::texel::{self, TextureFormat, sampled_kind};
 use crate::vulkan::{Sampling, TexelBuffer, Texture, TexturePool, TextureSlot};
 use ash::vk;
@@ -171,6 +172,19 @@ fn stored_dim(texture_type: TextureType) -> Option<TextureDim> {
 }
 
 /// Names the header (`kind`: "texture" or "surface") an unimplemented feature was met in.
+/// The guest bytes one layer of `surface` spans, which the reference back end reads at once: bounded, as a pitch
+/// header's pitch and height can make it far larger than the texels it holds.
+fn layer_span(surface: &Surface) -> Result<u64, BackendError> {
+    let span = surface.layer_bytes().ok_or_else(|| bad_texture("a level whose size overflows"))?;
+    if span > MAX_TEXTURE_BYTES {
+        return Err(unimplemented(format!(
+            "a texture layer spanning {span} bytes of memory, more than the {} MiB the reference back end reads for one",
+            MAX_TEXTURE_BYTES >> 20
+        )));
+    }
+    Ok(span)
+}
+
 pub(super) fn in_header(kind: &'static str, index: u32) -> impl Fn(BackendError) -> BackendError + Copy {
     move |error| match error {
         BackendError::Unimplemented { backend, what } => {
@@ -595,7 +609,7 @@ impl ReferenceBackend {
             // A layer's bytes (or a volume's, whose slices interleave), read once for its slices.
             let slices = if stored_dim == TextureDim::D3 { depth } else { 1 };
             for layer in 0..layers {
-                let span = surface.layer_bytes().ok_or_else(|| bad_texture("a level whose size overflows"))?;
+                let span = layer_span(surface)?;
                 let start =
                     surface.texel_address(0, 0, layer).ok_or_else(|| bad_texture("a layer past the texture's"))?;
                 let mut bytes = vec![0u8; span as usize];
@@ -773,5 +787,22 @@ impl ReferenceBackend {
             border: sampler.border(srgb_texture),
             compare: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::texture::surface::Layout;
+
+    #[test]
+    fn a_pitch_layer_spanning_more_than_the_bound_is_refused_before_it_is_read() {
+        // One texel a row, the widest pitch a header gives (PITCH_BITS20TO5 all ones) and 65536 rows: 128 GiB
+        // of memory for 256 KiB of texels.
+        let tall = Surface::single_layer(0, 1, 65536, 4, Layout::Pitch { pitch: 0xffff << 5 });
+        let error = layer_span(&tall).unwrap_err().to_string();
+        assert!(error.contains("spanning 137434759204 bytes"), "{error}");
+        let fits = Surface::single_layer(0, 256, 256, 4, Layout::Pitch { pitch: 1024 });
+        assert_eq!(layer_span(&fits).unwrap(), 255 * 1024 + 1024);
     }
 }
