@@ -125,6 +125,16 @@ int main(void) {
     expect("CloseHandle", svc_close_handle(transfer), RESULT_SUCCESS);
     print_block("given back", (void *)heap);
     check(bytes[0x1000] == 0x5a, "the heap kept its bytes");
+    /* A module's data and bss can be lent too (mesosphere's LockForTransferMemory takes any state with
+     * FlagCanTransfer: Normal and CodeData). */
+    static uint8_t lent_bss[0x2000] __attribute__((aligned(0x1000)));
+    lent_bss[0] = 0x77;
+    expect("CreateTransferMemory(the program's bss)", svc_create_transfer_memory(&transfer, lent_bss, 0x1000, 0),
+           RESULT_SUCCESS);
+    expect_block("the lent bss", lent_bss, 0x04, 0, 1);
+    expect("CloseHandle", svc_close_handle(transfer), RESULT_SUCCESS);
+    expect_block("the bss given back", lent_bss, 0x04, 3, 0);
+    check(lent_bss[0] == 0x77, "the bss kept its bytes");
 
     print("-- transfer memory, mapped\n");
     Handle lent;

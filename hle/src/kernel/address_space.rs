@@ -73,6 +73,8 @@ impl MemoryState {
     pub const CAN_REPROTECT: u32 = 1 << 8;
     /// MapMemory may alias it into the stack region.
     pub const CAN_ALIAS: u32 = 1 << 15;
+    /// CreateTransferMemory may lend it (the heap, a module's data and bss).
+    pub const CAN_TRANSFER: u32 = 1 << 17;
     /// SetMemoryAttribute may change the Uncached attribute.
     pub const CAN_CHANGE_ATTRIBUTE: u32 = 1 << 24;
     /// SetMemoryAttribute may set the PermissionLocked attribute.

@@ -227,8 +227,9 @@ impl Kernel {
         }
     }
 
-    /// CreateTransferMemory(address, size, permission kept by the owner) -> (result, handle): read-write heap with
-    /// no attribute becomes Locked with that permission (---, r-- or rw-).
+    /// CreateTransferMemory(address, size, permission kept by the owner) -> (result, handle): read-write memory
+    /// of a state that can be lent (the heap, and a module's data and bss: mesosphère's LockForTransferMemory),
+    /// with no attribute, becomes Locked with that permission (---, r-- or rw-).
     pub(super) fn create_transfer_memory(&mut self) -> Result<(), KernelResult> {
         let (address, size, perm) = (self.arg(1), self.arg(2), self.arg32(3));
         check_range(address, size)?;
@@ -236,11 +237,11 @@ impl Kernel {
             0 => Perm::NONE,
             perm => read_or_read_write(perm).ok_or(KernelResult::InvalidNewMemoryPermission)?,
         };
-        if !HEAP_REGION.contains(address, size) {
+        if !ADDRESS_SPACE.contains(address, size) {
             return Err(KernelResult::InvalidCurrentMemory);
         }
         self.uniform_block(address, size, 0, |block| {
-            block.state == MemoryState::Heap && block.perm == Perm::RW && block.attr == MemoryAttribute::NONE
+            block.state.has(MemoryState::CAN_TRANSFER) && block.perm == Perm::RW && block.attr == MemoryAttribute::NONE
         })?;
         let id = self.next_memory_object;
         let handle = self.handles.add(KernelObject::TransferMemory(id)).ok_or(KernelResult::OutOfHandles)?;
