@@ -69,6 +69,16 @@ int main(void) {
     expect("MapSharedMemory(in the heap region)", svc_map_shared_memory(memory, (void *)heap_region, SIZE, 3),
            RESULT_INVALID_MEMORY_REGION);
     expect("MapSharedMemory(wrong size)", svc_map_shared_memory(memory, SHARED_A, 2 * SIZE, 3), RESULT_INVALID_SIZE);
+    /* The stack region is no obstacle: libnx's virtmemFindAslr avoids the heap and alias regions alone. */
+    uint64_t stack_region = 0, stack_size = 0;
+    check(svc_get_info(&stack_region, INFO_STACK_REGION_ADDRESS, CURRENT_PROCESS_HANDLE, 0) == 0 &&
+              svc_get_info(&stack_size, INFO_STACK_REGION_SIZE, CURRENT_PROCESS_HANDLE, 0) == 0,
+          "stack region");
+    void *top_of_stack_region = (void *)(stack_region + stack_size - SIZE);
+    expect("MapSharedMemory(in the stack region)", svc_map_shared_memory(memory, top_of_stack_region, SIZE, 3),
+           RESULT_SUCCESS);
+    expect("UnmapSharedMemory(in the stack region)", svc_unmap_shared_memory(memory, top_of_stack_region, SIZE),
+           RESULT_SUCCESS);
     expect("MapSharedMemory(over the code)", svc_map_shared_memory(memory, __module_start, SIZE, 3),
            RESULT_INVALID_CURRENT_MEMORY);
     expect("MapSharedMemory", svc_map_shared_memory(memory, SHARED_A, SIZE, 3), RESULT_SUCCESS);

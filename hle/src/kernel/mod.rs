@@ -787,12 +787,17 @@ impl Kernel {
         self.scheduler.set_queued(id, schedulable);
     }
 
-    /// A free thread-local region, zeroed, its page mapped.
+    /// A free thread-local region, zeroed, its page mapped. The area lies in the stack region, where the program
+    /// may map its own memory (MapMemory, views) over pages no thread uses: those pages are skipped, as Horizon
+    /// maps thread-local pages only where nothing is.
     fn allocate_tls(&mut self) -> Option<u64> {
-        let slot = self.tls_slots.iter().position(|used| !used)?;
-        let address = TLS_AREA.base + slot as u64 * TLS_SIZE;
-        let page = address & !(PAGE_SIZE - 1);
-        if self.memory.perm_at(page).is_none() {
+        let page_of = |slot: usize| (TLS_AREA.base + slot as u64 * TLS_SIZE) & !(PAGE_SIZE - 1);
+        let slot = (0..self.tls_slots.len()).find(|&slot| {
+            !self.tls_slots[slot]
+                && matches!(self.map.query(page_of(slot)).state, MemoryState::ThreadLocal | MemoryState::Free)
+        })?;
+        let (address, page) = (TLS_AREA.base + slot as u64 * TLS_SIZE, page_of(slot));
+        if self.map.query(page).state == MemoryState::Free {
             self.memory.map(page, PAGE_SIZE, Perm::RW).ok()?;
             self.map.insert(page, PAGE_SIZE, MemoryState::ThreadLocal, Perm::RW);
         }
@@ -807,8 +812,9 @@ impl Kernel {
         self.tls_slots[slot] = false;
         let per_page = (PAGE_SIZE / TLS_SIZE) as usize;
         let first = slot / per_page * per_page;
-        if self.tls_slots[first..first + per_page].iter().all(|used| !used) {
-            let page = address & !(PAGE_SIZE - 1);
+        let page = address & !(PAGE_SIZE - 1);
+        let thread_local = self.map.query(page).state == MemoryState::ThreadLocal;
+        if thread_local && self.tls_slots[first..first + per_page].iter().all(|used| !used) {
             if self.memory.unmap(page, PAGE_SIZE).is_ok() {
                 self.map.remove(page, PAGE_SIZE);
             }

@@ -307,3 +307,25 @@ fn sleeping_for_centuries_is_an_instant_jump() {
     assert!(matches!(outcome, RunOutcome::Exited), "{outcome:?}");
     assert!(kernel.tick() >= nanoseconds / 1_000_000_000 * 19_200_000, "guest time jumped to the wake-up");
 }
+
+/// Thread-local regions skip a page of their area that the program mapped memory into (it lies in the stack
+/// region, where MapMemory and views may go), and a thread's exit leaves such a page mapped.
+#[test]
+fn thread_local_regions_skip_pages_the_program_mapped() {
+    let mut kernel = Kernel::new(&hello_exefs(None), Box::new(|_| {})).unwrap();
+    let per_page = (PAGE_SIZE / TLS_SIZE) as usize;
+    // The main thread holds slot 0; the program's own page sits where slots 8-15 would be.
+    let taken = TLS_AREA.base + PAGE_SIZE;
+    kernel.memory.map(taken, PAGE_SIZE, Perm::RW).unwrap();
+    kernel.map.insert(taken, PAGE_SIZE, MemoryState::Shared, Perm::RW);
+    kernel.memory.write_privileged(taken, &[0x5a; 16]).unwrap();
+    let regions: Vec<u64> = (1..2 * per_page).map(|_| kernel.allocate_tls().unwrap()).collect();
+    assert!(regions.iter().all(|&region| region < taken || region >= taken + PAGE_SIZE), "{regions:x?}");
+    assert!(regions.iter().any(|&region| region >= taken + PAGE_SIZE), "past the page: {regions:x?}");
+    for region in regions {
+        kernel.free_tls(region);
+    }
+    let mut kept = [0; 16];
+    kernel.memory.read_privileged(taken, &mut kept).unwrap();
+    assert_eq!((kernel.map.query(taken).state, kept), (MemoryState::Shared, [0x5a; 16]));
+}

@@ -9,7 +9,7 @@
 //! transfer memory where it is.
 
 use super::super::address_space::{
-    ADDRESS_SPACE, ALIAS_REGION, ASLR_REGION, Block, HEAP_REGION, MemoryAttribute, MemoryState, STACK_REGION,
+    ADDRESS_SPACE, ALIAS_REGION, ASLR_REGION, Block, HEAP_REGION, MemoryAttribute, MemoryState,
 };
 use super::super::{Kernel, KernelObject, StopReason};
 use super::memory::check_range;
@@ -167,12 +167,12 @@ impl Kernel {
         }
     }
 
-    /// Where shared, transfer and code memory views may go: inside the ASLR region, outside the heap, alias and
-    /// stack regions.
+    /// Where shared, transfer and code memory views may go: inside the ASLR region, outside the heap and alias
+    /// regions (mesosphere's CanContain; libnx's virtmemFindAslr avoids those two alone).
     fn check_view_region(address: u64, size: u64) -> Result<(), KernelResult> {
         let overlaps =
             |region: super::super::address_space::Region| address < region.end() && address + size > region.base;
-        if !ASLR_REGION.contains(address, size) || [HEAP_REGION, ALIAS_REGION, STACK_REGION].into_iter().any(overlaps) {
+        if !ASLR_REGION.contains(address, size) || [HEAP_REGION, ALIAS_REGION].into_iter().any(overlaps) {
             return Err(KernelResult::InvalidMemoryRegion);
         }
         Ok(())
