@@ -130,6 +130,62 @@ static Result kernel_call(Handle session, IpcRequest *r, uint32_t command, uint6
     return ipc_call(session, r, out_size, &reply);
 }
 
+/* A client thread of the one-request-at-a-time check: sends `value` to command 0 (echo plus one). */
+typedef struct {
+    Thread thread;
+    Handle session;
+    uint64_t value, answer;
+    Result result;
+} Client;
+
+static void client(void *argument) {
+    Client *c = argument;
+    IpcReply own;
+    IpcRequest r = ipc_blank_request();
+    c->result = ipc_command(c->session, 0, &c->value, 8, &r, 8, &own);
+    memcpy(&c->answer, own.data, 8);
+}
+
+static uint8_t client_stacks[2][0x2000] __attribute__((aligned(16)));
+
+/* The main thread serves a session two client threads send on at once: a server session hands out one request
+ * until it is answered (mesosphère's KServerSession: not signalled while a request is current). */
+static void one_request_at_a_time(void) {
+    print("-- one request at a time\n");
+    Handle port, session, server_session;
+    expect("ManageNamedPort(tdm:one)", svc_manage_named_port(&port, "tdm:one", 1), RESULT_SUCCESS);
+    expect("ConnectToNamedPort(tdm:one)", svc_connect_to_named_port(&session, "tdm:one"), RESULT_SUCCESS);
+    expect("AcceptSession", svc_accept_session(&server_session, port), RESULT_SUCCESS);
+    static Client clients[2];
+    for (int i = 0; i < 2; i++) {
+        clients[i] = (Client){.session = session, .value = 100u * (i + 1), .result = ~0u};
+        check(thread_create(&clients[i].thread, client, &clients[i], client_stacks[i] + sizeof client_stacks[i], 40,
+                            CORE_USE_PROCESS_VALUE) == 0 &&
+                  thread_start(&clients[i].thread) == 0,
+              "a client thread");
+    }
+    svc_sleep_thread(1000000); /* both send and wait for their replies */
+    ipc_build_reply((void *)thread_local_area(), 0, 0, 0, 0, 0, 0, 0, 0, 0, &receive);
+    int32_t index = -1;
+    expect("ReplyAndReceive: a request", svc_reply_and_receive(&index, &server_session, 1, 0, 0), RESULT_SUCCESS);
+    expect("ReplyAndReceive again before replying: nothing", svc_reply_and_receive(&index, &server_session, 1, 0, 0),
+           RESULT_TIMED_OUT);
+    answer();
+    expect("ReplyAndReceive: the reply, and the other request",
+           svc_reply_and_receive(&index, &server_session, 1, server_session, 0), RESULT_SUCCESS);
+    answer();
+    expect("ReplyAndReceive: the other reply", svc_reply_and_receive(&index, &server_session, 0, server_session, 0),
+           RESULT_TIMED_OUT);
+    for (int i = 0; i < 2; i++) {
+        expect("a client thread ends", thread_join(&clients[i].thread), RESULT_SUCCESS);
+        check(clients[i].result == 0 && clients[i].answer == clients[i].value + 1, "each client its own answer");
+    }
+    Handle none;
+    check(svc_close_handle(session) == 0 && svc_close_handle(server_session) == 0 &&
+              svc_manage_named_port(&none, "tdm:one", 0) == 0 && svc_close_handle(port) == 0,
+          "close tdm:one");
+}
+
 static uint8_t server_stack[0x4000] __attribute__((aligned(16)));
 static uint8_t bytes[256];
 
@@ -257,6 +313,7 @@ int main(void) {
     expect("RegisterService(tdm:late) after", register_service(sm, "tdm:late", &once_more), RESULT_SUCCESS);
     check(svc_close_handle(again) == 0 && svc_close_handle(once_more) == 0, "close the ports");
     svc_close_handle(sm);
+    one_request_at_a_time();
     print("server: ");
     print_u64((uint64_t)failures());
     print(" failures\n");

@@ -236,9 +236,13 @@ impl Kernel {
 
     /// Hands the session's next request to the server thread `server` (its message buffer), or SessionClosed when
     /// the client has gone and nothing waits. A request the server cannot take (its pointer data finds no room)
-    /// fails for its client, and the server gets NotFound: as in mesosphère, it goes on waiting.
+    /// fails for its client, and the server gets NotFound: as in mesosphère, it goes on waiting. So does a server
+    /// thread when the session's last request has not been answered yet: one request at a time.
     pub(super) fn receive_request(&mut self, server: ThreadId, session: u64) -> Result<(), KernelResult> {
         let state = self.guest_sessions.get_mut(&session).expect("live");
+        if state.received.is_some() {
+            return Err(KernelResult::NotFound);
+        }
         let Some(request) = state.requests.pop_front() else {
             return Err(KernelResult::SessionClosed);
         };

@@ -76,10 +76,11 @@ impl Kernel {
                 self.threads.get(&thread).is_some_and(|thread| thread.state == ThreadState::Terminated)
             }
             SyncObject::ServerPort(port) => self.ports.get(&port).is_some_and(|port| !port.pending.is_empty()),
-            SyncObject::ServerSession(session) => self
-                .guest_sessions
-                .get(&session)
-                .is_some_and(|session| !session.requests.is_empty() || session.client_references == 0),
+            // A session with a request received and not yet answered has nothing more to give until the reply
+            // (mesosphère's KServerSession::IsSignaledImpl).
+            SyncObject::ServerSession(session) => self.guest_sessions.get(&session).is_some_and(|session| {
+                session.client_references == 0 || (!session.requests.is_empty() && session.received.is_none())
+            }),
         }
     }
 

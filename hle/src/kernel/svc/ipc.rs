@@ -126,6 +126,8 @@ impl Kernel {
             self.guest_sessions.get_mut(&session).expect("live").received = None;
             let delivered = self.transfer_message(tls, MESSAGE_BUFFER_SIZE as u64, request.buffer, request.size);
             self.end_wait(request.client, Some(delivered.err().unwrap_or(KernelResult::Success)));
+            // The next request, if one came meanwhile, goes to a server thread waiting on the session.
+            self.notify(SyncObject::ServerSession(session));
         }
         let mut bytes = vec![0u8; count as usize * 4];
         self.memory.read(address, &mut bytes).map_err(|_| KernelResult::InvalidPointer)?;
