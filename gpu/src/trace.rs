@@ -528,3 +528,41 @@ pub fn replay(
     }
     Ok(done)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A trace is input from elsewhere: a Present whose surface disagrees with its format, or whose size is
+    /// beyond any frame, is an error naming it, not a crash or an allocation of the size it claims.
+    #[test]
+    fn presents_a_trace_gets_wrong_are_refused() {
+        let format = ColorFormat::from_code(0xd5).expect("A8B8G8R8");
+        let present = |width, height, bytes_per_texel, pitch| Event::Present {
+            present: Present {
+                surface: Surface {
+                    address: 0x10000,
+                    width,
+                    height,
+                    layers: 1,
+                    bytes_per_texel,
+                    layout: Layout::Pitch { pitch },
+                    slices: Slices::Layers { stride: 0 },
+                },
+                format,
+            },
+            width,
+        };
+        for (event, expected) in [
+            (present(4, 1, 1, 4), "a frame of 1-byte texels in format A8B8G8R8, whose texels are 4 bytes"),
+            (present(4, u32::MAX, 4, 0), "a frame of 4x4294967295 texels is larger than Tandem shows"),
+        ] {
+            let mut gpu = crate::front_end::Gpu::default();
+            gpu.set_backend_factory(crate::backend::reference::factory());
+            let memory = ReplayMemory::default();
+            let events = [Event::Page { address: 0x10000, bytes: vec![0; PAGE as usize] }, event];
+            let problem = replay(&events, &mut gpu, &memory, |_, _| {}).unwrap_err();
+            assert!(problem.contains(expected), "{problem}");
+        }
+    }
+}

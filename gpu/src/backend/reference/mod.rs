@@ -55,6 +55,8 @@ const NAME: &str = "reference";
 const MAX_TRANSLATIONS: usize = 256;
 /// The largest frame a present reads: 8K RGBA64.
 const MAX_FRAME_BYTES: u64 = 7680 * 4320 * 8;
+/// The most GPU-mapped memory a compute dispatch copies to the device: the console's 4 GiB of memory.
+const MAX_MIRROR_BYTES: u64 = 4 << 30;
 
 fn failed(error: VulkanError) -> BackendError {
     BackendError::Failed { backend: NAME, problem: error.to_string() }
@@ -221,6 +223,17 @@ impl ReferenceBackend {
         let mut mirrors = Vec::new();
         let mut windows = Vec::new();
         let ranges = memory.mmu.windows();
+        let total = ranges.iter().try_fold(0u64, |total, &(_, size)| total.checked_add(size));
+        if total.is_none_or(|total| total > MAX_MIRROR_BYTES) {
+            return Err(BackendError::Unimplemented {
+                backend: NAME,
+                what: format!(
+                    "mirroring GPU mappings of more than {} GiB in all (the reference back end copies every mapping \
+                     for a compute dispatch)",
+                    MAX_MIRROR_BYTES >> 30
+                ),
+            });
+        }
         self.mirrors.retain(|range, _| ranges.contains(range));
         for (gpu, size) in ranges {
             let mut bytes = vec![0u8; size as usize];
@@ -440,11 +453,20 @@ impl Backend for ReferenceBackend {
         }
         let surface = &present.surface;
         let bytes = format.bytes as usize;
+        let failed = |problem: String| BackendError::Failed { backend: NAME, problem };
+        if surface.bytes_per_texel != format.bytes {
+            return Err(failed(format!(
+                "a frame of {}-byte texels in format {}, whose texels are {} bytes",
+                surface.bytes_per_texel, format.name, format.bytes
+            )));
+        }
         // The whole layer at once (a read per texel would cost more than the rest of the present).
-        let span =
-            surface.layer_bytes().filter(|&span| span <= MAX_FRAME_BYTES).ok_or_else(|| BackendError::Failed {
-                backend: NAME,
-                problem: format!("a frame of {}x{} texels is larger than Tandem shows", surface.width, surface.height),
+        let pixels = u64::from(surface.width) * u64::from(surface.height) * 4;
+        let span = surface
+            .layer_bytes()
+            .filter(|&span| span <= MAX_FRAME_BYTES && pixels <= MAX_FRAME_BYTES)
+            .ok_or_else(|| {
+                failed(format!("a frame of {}x{} texels is larger than Tandem shows", surface.width, surface.height))
             })?;
         let mut image = vec![0u8; span as usize];
         if !memory.read(surface.address, &mut image) {
@@ -467,6 +489,11 @@ impl Backend for ReferenceBackend {
         };
         let columns = offsets(surface.width, &|x| surface.texel_offset(x, 0))?;
         let rows = offsets(surface.height, &|y| surface.texel_offset(0, y))?;
+        // Offsets add up, so the largest texel's end is the largest row's plus the largest column's.
+        let last = rows.iter().max().zip(columns.iter().max()).map(|(row, column)| row + column + bytes);
+        if last.is_none_or(|end| end as u64 > span) {
+            return Err(failed(format!("a frame of {}x{} texels past its own layout", surface.width, surface.height)));
+        }
         // Each channel's widening to 8 bits, as a table over its raw values.
         let widen: Vec<(u32, u64, Vec<u8>)> = format
             .channels
