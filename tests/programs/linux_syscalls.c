@@ -107,6 +107,10 @@ int main(int argc, char **argv, char **envp) {
     expect("mremap keeps contents", moved[4095], 2);
     moved[4 * 4096 - 1] = 7;
     expect("mremap grown tail", moved[4 * 4096 - 1], 7);
+    char *holed = (char *)sys(SYS_mmap, 0, 3 * 4096, 3, 0x22, -1, 0);
+    expect("munmap a hole", sys(SYS_munmap, holed + 4096, 4096), 0);
+    expect("mremap over a hole", sys(SYS_mremap, holed, 3 * 4096, 4 * 4096, 1), -14);
+    expect("mremap with an unknown flag", sys(SYS_mremap, holed, 4096, 2 * 4096, 8), -22);
 
     expect("mkdirat", sys(SYS_mkdirat, AT_FDCWD, "scratch", 0755), 0);
     long dir = sys(SYS_openat, AT_FDCWD, "scratch", O_RDONLY | O_DIRECTORY, 0);

@@ -91,7 +91,8 @@ impl MemoryMap {
         memory.protect(address, size, perm).map_err(|_| Errno::ENOMEM)
     }
 
-    /// mremap: grows or shrinks in place when it can, else moves (MREMAP_MAYMOVE) with the contents.
+    /// mremap: grows or shrinks in place when it can, else moves (MREMAP_MAYMOVE) with the contents. The old
+    /// range must be mapped whole with one permission (one mapping, as Linux's single VMA: EFAULT otherwise).
     pub fn remap(
         &self,
         memory: &mut GuestMemory,
@@ -102,28 +103,42 @@ impl MemoryMap {
     ) -> Result<u64, Errno> {
         let (old_size, new_size) =
             (page_align_up(old_size).ok_or(Errno::EINVAL)?, page_align_up(new_size).ok_or(Errno::EINVAL)?);
-        if !address.is_multiple_of(PAGE_SIZE) || new_size == 0 {
+        if !address.is_multiple_of(PAGE_SIZE) || old_size == 0 || new_size == 0 {
             return Err(Errno::EINVAL);
         }
-        let perm = memory.perm_at(address).ok_or(Errno::EFAULT)?;
+        let old_end = address.checked_add(old_size).filter(|&end| end <= ADDRESS_SPACE_SIZE).ok_or(Errno::EFAULT)?;
+        let perm = mapped_whole(memory, address, old_end).ok_or(Errno::EFAULT)?;
         if new_size <= old_size {
             unmap_range(memory, address + new_size, old_size - new_size);
             return Ok(address);
         }
-        let tail = address + old_size;
-        if memory.map(tail, new_size - old_size, perm).is_ok() {
+        let grown = old_end.checked_add(new_size - old_size).is_some_and(|end| end <= MMAP_TOP);
+        if grown && memory.map(old_end, new_size - old_size, perm).is_ok() {
             return Ok(address);
         }
         if !may_move {
             return Err(Errno::ENOMEM);
         }
-        let mut contents = vec![0u8; old_size as usize];
-        memory.read_privileged(address, &mut contents).map_err(|_| Errno::EFAULT)?;
         let new_address = self.map_anywhere(memory, 0, new_size, perm)?;
-        memory.write_privileged(new_address, &contents).map_err(|_| Errno::EFAULT)?;
+        // The contents move a piece at a time: the old range may be large.
+        const PIECE: u64 = 1 << 20;
+        let mut piece = vec![0u8; old_size.min(PIECE) as usize];
+        for offset in (0..old_size).step_by(PIECE as usize) {
+            let piece = &mut piece[..(old_size - offset).min(PIECE) as usize];
+            memory.read_privileged(address + offset, piece).map_err(|_| Errno::EFAULT)?;
+            memory.write_privileged(new_address + offset, piece).map_err(|_| Errno::EFAULT)?;
+        }
         unmap_range(memory, address, old_size);
         Ok(new_address)
     }
+}
+
+/// The permission of `start..end` when every page of it is mapped with the same one.
+fn mapped_whole(memory: &GuestMemory, start: u64, end: u64) -> Option<Perm> {
+    let regions = memory.regions();
+    let first = regions.iter().find(|r| r.address <= start && start < r.address + r.size)?;
+    // `regions` merges neighbours of one permission, so one region holds the whole range or none does.
+    (end <= first.address + first.size).then_some(first.perm)
 }
 
 /// Unmaps every mapped page in the range (page aligned).

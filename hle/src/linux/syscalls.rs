@@ -44,6 +44,10 @@ impl Errno {
 
 type SysResult = Result<u64, Errno>;
 
+const MREMAP_MAYMOVE: u64 = 1;
+/// MREMAP_FIXED and MREMAP_DONTUNMAP: a move to a given address, or one that keeps the old pages.
+const MREMAP_MOVES_ELSEWHERE: u64 = 2 | 4;
+
 /// A host call's return value: negative means failure with errno.
 fn host(result: i64) -> SysResult {
     if result < 0 { Err(Errno::last()) } else { Ok(result as u64) }
@@ -278,6 +282,9 @@ impl LinuxProcess {
             176 | 177 => Ok(u64::from(unsafe { libc::getgid() })),
             214 => Ok(self.map.brk(&mut self.memory, a[0])),
             215 => self.munmap(a[0], a[1]),
+            216 if a[3] & MREMAP_MOVES_ELSEWHERE != 0 => {
+                return Flow::Stop(StopReason::Unsupported("mremap with MREMAP_FIXED or MREMAP_DONTUNMAP"));
+            }
             216 => self.mremap(a[0], a[1], a[2], a[3]),
             222 => self.mmap(a[0], a[1], a[2], a[3], a[4], a[5]),
             226 => self.mprotect(a[0], a[1], a[2]),
@@ -681,7 +688,9 @@ impl LinuxProcess {
     }
 
     fn mremap(&mut self, address: u64, old_size: u64, new_size: u64, flags: u64) -> SysResult {
-        const MREMAP_MAYMOVE: u64 = 1;
+        if flags & !(MREMAP_MAYMOVE | MREMAP_MOVES_ELSEWHERE) != 0 {
+            return Err(Errno::EINVAL);
+        }
         let new_address = self.map.remap(&mut self.memory, address, old_size, new_size, flags & MREMAP_MAYMOVE != 0)?;
         Ok(new_address)
     }
