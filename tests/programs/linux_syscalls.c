@@ -134,6 +134,19 @@ int main(int argc, char **argv, char **envp) {
     expect("close", sys(SYS_close, file), 0);
     expect("close again", sys(SYS_close, file), -9);
     expect("open missing file", sys(SYS_openat, dir, "missing", O_RDONLY, 0), -2);
+    /* A regular file's read and write move the whole count, however large (up to Linux's MAX_RW_COUNT). */
+    static char big[3 << 20];
+    for (unsigned long i = 0; i < sizeof big; i++) big[i] = (char)(i * 7 + i / 4096);
+    long big_file = sys(SYS_openat, dir, "big", O_RDWR | O_CREAT | O_TRUNC, 0644);
+    expect("write 3 MiB", sys(SYS_write, big_file, big, sizeof big), sizeof big);
+    expect("lseek to its start", sys(SYS_lseek, big_file, 0, 0), 0);
+    for (unsigned long i = 0; i < sizeof big; i++) big[i] = 0;
+    expect("read 3 MiB", sys(SYS_read, big_file, big, sizeof big), sizeof big);
+    int intact = 1;
+    for (unsigned long i = 0; i < sizeof big; i++) intact &= big[i] == (char)(i * 7 + i / 4096);
+    expect("every byte read back", intact, 1);
+    expect("close the big file", sys(SYS_close, big_file), 0);
+    expect("unlinkat the big file", sys(SYS_unlinkat, dir, "big", 0), 0);
 
     char entries[512];
     long length = sys(SYS_getdents64, dir, entries, sizeof entries);

@@ -55,8 +55,10 @@ fn host(result: i64) -> SysResult {
 
 const AT_FDCWD: i64 = -100;
 const PATH_MAX: usize = 4096;
-/// Largest transfer of one read/write (larger requests return short counts, which Linux allows).
+/// Largest transfer of one host call; reads and writes make several for larger counts.
 const MAX_TRANSFER: u64 = 1 << 20;
+/// Linux's MAX_RW_COUNT: the most one read or write moves (larger counts return short ones).
+const MAX_RW_COUNT: u64 = 0x7fff_f000;
 /// 2026-01-01T00:00:00Z: CLOCK_REALTIME at guest time zero.
 const REALTIME_EPOCH_SECONDS: u64 = 1_767_225_600;
 const PID: u64 = 1000;
@@ -482,50 +484,102 @@ impl LinuxProcess {
     // --- Reading and writing -----------------------------------------------------------------------------------
 
     fn read(&self, fd: u64, buffer: u64, count: u64, offset: Option<i64>) -> SysResult {
-        let host_fd = self.fd(fd)?;
-        let mut data = vec![0u8; count.min(MAX_TRANSFER) as usize];
-        // SAFETY: `data` has the length passed.
-        let read = host(match offset {
-            None => (unsafe { libc::read(host_fd, data.as_mut_ptr().cast(), data.len()) }) as i64,
-            Some(offset) => (unsafe { libc::pread(host_fd, data.as_mut_ptr().cast(), data.len(), offset) }) as i64,
-        })?;
-        self.write_bytes(buffer, &data[..read as usize])?;
-        Ok(read)
+        self.transfer(fd, &[(buffer, count)], offset, false)
     }
 
     fn write(&self, fd: u64, buffer: u64, count: u64, offset: Option<i64>) -> SysResult {
-        let host_fd = self.fd(fd)?;
-        let data = self.read_bytes(buffer, count.min(MAX_TRANSFER))?;
-        // SAFETY: `data` has the length passed.
-        host(match offset {
-            None => (unsafe { libc::write(host_fd, data.as_ptr().cast(), data.len()) }) as i64,
-            Some(offset) => (unsafe { libc::pwrite(host_fd, data.as_ptr().cast(), data.len(), offset) }) as i64,
-        })
+        self.transfer(fd, &[(buffer, count)], offset, true)
     }
 
-    /// readv/writev: one transfer per iovec, stopping at the first short one.
+    /// readv/writev: one transfer over all the iovecs, as Linux does it (a pipe's readv returns what one read
+    /// gives, spread over the vectors).
     fn vectored(&self, fd: u64, vectors: u64, count: u64, is_write: bool) -> SysResult {
         if count > 1024 {
             return Err(Errno::EINVAL);
         }
         let table = self.read_bytes(vectors, count * 16)?;
-        let mut total = 0;
-        for entry in table.chunks(16) {
-            let base = u64::from_le_bytes(entry[..8].try_into().expect("16-byte chunks"));
-            let len = u64::from_le_bytes(entry[8..].try_into().expect("16-byte chunks"));
-            let done = if is_write { self.write(fd, base, len, None) } else { self.read(fd, base, len, None) };
-            match done {
-                Ok(done) => {
-                    total += done;
-                    if done < len {
-                        break;
-                    }
+        let segments: Vec<(u64, u64)> = table
+            .chunks(16)
+            .map(|entry| {
+                let word = |at: usize| u64::from_le_bytes(entry[at..at + 8].try_into().expect("16-byte chunks"));
+                (word(0), word(8))
+            })
+            .collect();
+        self.transfer(fd, &segments, None, is_write)
+    }
+
+    /// Reads into or writes from the guest `segments` (address, length) in order, at most MAX_TRANSFER bytes a
+    /// host call. Writes, and reads of a regular file, go on until the segments are done (or the file ends, or a
+    /// call transfers less), as Linux's do; a read of a pipe, socket or terminal is one host call, which returns
+    /// what is there. A failure after some bytes moved ends the transfer with their count.
+    fn transfer(&self, fd: u64, segments: &[(u64, u64)], offset: Option<i64>, is_write: bool) -> SysResult {
+        let host_fd = self.fd(fd)?;
+        let total = segments.iter().try_fold(0u64, |total, &(_, length)| total.checked_add(length));
+        let total = total.filter(|&total| total <= i64::MAX as u64).ok_or(Errno::EINVAL)?.min(MAX_RW_COUNT);
+        // SAFETY: `stat` is plain data the host fills in.
+        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+        let regular = unsafe { libc::fstat(host_fd, &mut stat) } == 0 && stat.st_mode & libc::S_IFMT == libc::S_IFREG;
+        let mut piece = vec![0u8; total.min(MAX_TRANSFER) as usize];
+        let mut done = 0u64;
+        while done < total {
+            let want = (total - done).min(MAX_TRANSFER) as usize;
+            let piece = &mut piece[..want];
+            let at = offset.map(|offset| offset + done as i64);
+            if is_write {
+                self.gather(segments, done, piece)?;
+            }
+            // SAFETY: `piece` has the length passed.
+            let moved = host(unsafe {
+                match (is_write, at) {
+                    (false, None) => libc::read(host_fd, piece.as_mut_ptr().cast(), want),
+                    (false, Some(at)) => libc::pread(host_fd, piece.as_mut_ptr().cast(), want, at),
+                    (true, None) => libc::write(host_fd, piece.as_ptr().cast(), want),
+                    (true, Some(at)) => libc::pwrite(host_fd, piece.as_ptr().cast(), want, at),
                 }
-                Err(errno) if total == 0 => return Err(errno),
+            } as i64);
+            let moved = match moved {
+                Ok(moved) => moved as usize,
+                Err(errno) if done == 0 => return Err(errno),
                 Err(_) => break,
+            };
+            if !is_write {
+                self.scatter(segments, done, &piece[..moved])?;
+            }
+            done += moved as u64;
+            if moved < want || !(is_write || regular) {
+                break;
             }
         }
-        Ok(total)
+        Ok(done)
+    }
+
+    /// The guest ranges that bytes `at..at + length` of `segments`, laid end to end, occupy: (address, offset
+    /// into those bytes, length).
+    fn segment_ranges(segments: &[(u64, u64)], at: u64, length: u64) -> Vec<(u64, usize, u64)> {
+        let (mut ranges, mut start) = (Vec::new(), 0u64);
+        for &(address, size) in segments {
+            let (from, to) = (at.max(start), (at + length).min(start + size));
+            if from < to {
+                ranges.push((address + (from - start), (from - at) as usize, to - from));
+            }
+            start += size;
+        }
+        ranges
+    }
+
+    fn scatter(&self, segments: &[(u64, u64)], at: u64, bytes: &[u8]) -> Result<(), Errno> {
+        for (address, offset, length) in Self::segment_ranges(segments, at, bytes.len() as u64) {
+            self.write_bytes(address, &bytes[offset..offset + length as usize])?;
+        }
+        Ok(())
+    }
+
+    fn gather(&self, segments: &[(u64, u64)], at: u64, bytes: &mut [u8]) -> Result<(), Errno> {
+        for (address, offset, length) in Self::segment_ranges(segments, at, bytes.len() as u64) {
+            let part = &mut bytes[offset..offset + length as usize];
+            self.memory.read(address, part).map_err(|_| Errno::EFAULT)?;
+        }
+        Ok(())
     }
 
     fn sendfile(&self, out_fd: u64, in_fd: u64, offset_address: u64, count: u64) -> SysResult {
