@@ -261,11 +261,33 @@ impl Comparison {
 }
 
 impl Engine for LockstepEngine {
+    /// Runs both paths in chunks of at most `every` instructions, comparing after each; the caller sees one run,
+    /// as without lockstep, so that the kernel's run boundaries (which clear the exclusive monitor) fall where
+    /// they would on `--cpu reference`.
     fn run(&mut self, cpu: &mut CpuState, memory: &GuestMemory, budget: u64, clock: GuestClock) -> RunResult {
+        let mut retired = 0;
+        loop {
+            let chunk_clock = GuestClock { instructions_before: clock.instructions_before + retired };
+            let chunk = self.run_chunk(cpu, memory, (budget - retired).min(self.every), chunk_clock);
+            retired += chunk.retired;
+            if chunk.exit != Exit::BudgetSpent || retired >= budget {
+                return RunResult { exit: chunk.exit, retired };
+            }
+        }
+    }
+
+    fn invalidate(&mut self, address: u64, size: u64) {
+        self.fast.invalidate(address, size);
+    }
+}
+
+impl LockstepEngine {
+    /// One chunk of `budget` instructions on both paths, then the comparison; a divergence is bisected and ends
+    /// the run (EngineStopped, the CPU as it was before the chunk).
+    fn run_chunk(&mut self, cpu: &mut CpuState, memory: &GuestMemory, budget: u64, clock: GuestClock) -> RunResult {
         if self.divergence.is_some() {
             return RunResult { exit: Exit::EngineStopped, retired: 0 };
         }
-        let budget = budget.min(self.every);
         let snapshot = Snapshot::capture(memory);
         if let Err(error) = self.sync_shadow(memory, &snapshot) {
             self.divergence = Some(format!("lockstep could not copy guest memory for the fast path: {error}"));
@@ -287,10 +309,6 @@ impl Engine for LockstepEngine {
         *cpu = before;
         self.divergence = Some(report);
         RunResult { exit: Exit::EngineStopped, retired: 0 }
-    }
-
-    fn invalidate(&mut self, address: u64, size: u64) {
-        self.fast.invalidate(address, size);
     }
 }
 

@@ -63,6 +63,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("gpu-draw", Flavours::HorizonOnly),
     ("gpu-blit", Flavours::HorizonOnly),
     ("crash_service", Flavours::HorizonOnly),
+    ("exclusive", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
 ];
 
