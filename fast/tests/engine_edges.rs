@@ -3,7 +3,7 @@
 
 use tandem_fast::FastEngine;
 use tandem_reference::engine::{Engine, Exit, GuestClock};
-use tandem_reference::memory::{ADDRESS_SPACE_SIZE, GuestMemory, PAGE_SIZE, Perm};
+use tandem_reference::memory::{ADDRESS_SPACE_SIZE, Access, FaultReason, GuestMemory, MemoryFault, PAGE_SIZE, Perm};
 use tandem_reference::{CpuState, Interpreter};
 
 mod common;
@@ -70,12 +70,17 @@ fn a_budget_ending_inside_a_block_finishes_on_the_reference() {
 #[test]
 fn a_misaligned_pc_is_left_to_the_reference() {
     let memory = code_memory(2);
-    // add x0, x0, #1 everywhere: a word fetched at a misaligned PC straddles two of them, and the page end.
+    // add x0, x0, #1 everywhere: a word at a misaligned PC would straddle two of them (and the page end there),
+    // but the PC alignment check (AArch64.CheckPCAlignment) faults before any fetch.
     let code: Vec<u8> =
         std::iter::repeat_n(0x9100_0400u32, (2 * PAGE_SIZE / 4) as usize).flat_map(|w| w.to_le_bytes()).collect();
     memory.write_privileged(0x10000, &code).unwrap();
     for pc in [0x10ffe, 0x10ffd, 0x10002] {
         assert_same(&memory, pc, 5);
+        let mut cpu = CpuState { pc, ..CpuState::default() };
+        let exit = Interpreter::default().run(&mut cpu, &memory, 5, GuestClock::default()).exit;
+        let fault = MemoryFault { address: pc, access: Access::Execute, reason: FaultReason::Alignment };
+        assert_eq!(exit, Exit::MemoryFault(fault), "pc {pc:#x}");
     }
 }
 

@@ -119,6 +119,11 @@ impl Engine for Interpreter {
         let mut retired = 0;
         while retired < budget {
             let pc = cpu.pc;
+            // AArch64.CheckPCAlignment: a PC that is not a multiple of 4 faults before anything is fetched.
+            if !pc.is_multiple_of(4) {
+                let fault = MemoryFault { address: pc, access: Access::Execute, reason: FaultReason::Alignment };
+                return RunResult { exit: Exit::MemoryFault(fault), retired };
+            }
             let word = match memory.fetch(pc) {
                 Ok(word) => word,
                 Err(fault) => return RunResult { exit: Exit::MemoryFault(fault), retired },
