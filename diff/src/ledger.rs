@@ -70,20 +70,22 @@ static LEDGER: &[LedgerEntry] = &[
     LedgerEntry {
         id: "identification-registers",
         reason: "MIDR/MPIDR/REVIDR/ID_AA64*/CTR_EL0 describe the modelled Cortex-A78C; Tandem answers EL0 reads of the \
-                 EL1 ID registers as Linux and our HLE do, bare hardware (Unicorn) traps them",
+                 EL1 ID registers as Linux and our HLE do (those it does not list as 0), bare hardware (Unicorn) \
+                 traps them",
         applies: |case| {
-            reads_system_register(
-                case.word,
-                &[
-                    SysReg::MidrEl1,
-                    SysReg::MpidrEl1,
-                    SysReg::RevidrEl1,
-                    SysReg::IdAa64pfr0El1,
-                    SysReg::IdAa64isar0El1,
-                    SysReg::IdAa64isar1El1,
-                    SysReg::CtrEl0,
-                ],
-            )
+            reads_unlisted_id_register(case.word)
+                || reads_system_register(
+                    case.word,
+                    &[
+                        SysReg::MidrEl1,
+                        SysReg::MpidrEl1,
+                        SysReg::RevidrEl1,
+                        SysReg::IdAa64pfr0El1,
+                        SysReg::IdAa64isar0El1,
+                        SysReg::IdAa64isar1El1,
+                        SysReg::CtrEl0,
+                    ],
+                )
         },
     },
     LedgerEntry {
@@ -279,6 +281,13 @@ pub fn reason(id: &str) -> &'static str {
 fn reads_system_register(word: u32, registers: &[SysReg]) -> bool {
     let Some(Inst::MsrMrs { o0, op1, crn, crm, op2, .. }) = decode(word) else { return false };
     SysReg::lookup(SysRegEncoding::from_fields(o0, op1, crn, crm, op2)).is_some_and(|r| registers.contains(&r))
+}
+
+/// An MRS of an identification register Tandem does not list (it reads as 0).
+fn reads_unlisted_id_register(word: u32) -> bool {
+    let Some(Inst::MsrMrs { l: 1, o0, op1, crn, crm, op2, .. }) = decode(word) else { return false };
+    let encoding = SysRegEncoding::from_fields(o0, op1, crn, crm, op2);
+    SysReg::lookup(encoding).is_none() && encoding.in_id_space()
 }
 
 #[cfg(test)]

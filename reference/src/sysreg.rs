@@ -15,6 +15,12 @@ impl SysRegEncoding {
     pub fn from_fields(o0: u32, op1: u32, crn: u32, crm: u32, op2: u32) -> SysRegEncoding {
         SysRegEncoding { op0: 2 + o0, op1, crn, crm, op2 }
     }
+
+    /// The identification register space Linux answers EL0 reads of (arm64 `cpufeature.c`, `is_emulated`: op0 3,
+    /// op1 0, CRn 0, CRm 0 or 2-7); those Tandem does not list read as 0, as Linux gives for registers it hides.
+    pub fn in_id_space(self) -> bool {
+        self.op0 == 3 && self.op1 == 0 && self.crn == 0 && (self.crm == 0 || (2..=7).contains(&self.crm))
+    }
 }
 
 /// EL0-visible system registers Tandem implements.

@@ -124,7 +124,12 @@ impl Exec<'_> {
         op2: u32,
         rt: u32,
     ) -> Step {
-        let Some(register) = SysReg::lookup(SysRegEncoding::from_fields(o0, op1, crn, crm, op2)) else {
+        let encoding = SysRegEncoding::from_fields(o0, op1, crn, crm, op2);
+        let Some(register) = SysReg::lookup(encoding) else {
+            if l == 1 && encoding.in_id_space() {
+                self.set_x(rt, 0, 64);
+                return Ok(());
+            }
             return self.not_at_el0(word);
         };
         if l == 1 {

@@ -439,3 +439,25 @@ fn ssbs_is_written_by_msr_and_read_by_mrs() {
     m.step(0xd51b_42d0);
     assert_eq!(m.cpu.ssbs, 0);
 }
+
+/// EL0 reads of the identification registers the core does not list read as 0, as Linux answers them
+/// (arm64 `cpufeature.c`); outside that space an unknown register stays UNDEFINED, and ID registers cannot be
+/// written.
+#[test]
+fn unlisted_identification_registers_read_as_zero() {
+    let mut machine = Machine::new();
+    machine.cpu.x[0] = 0x1234;
+    // mrs x0, id_aa64pfr1_el1 (S3_0_C0_C4_1); mrs x0, id_aa64mmfr2_el1 (S3_0_C0_C7_2)
+    for word in [0xd538_0420, 0xd538_0740] {
+        machine.step(word);
+        assert_eq!(machine.cpu.x[0], 0, "{word:#010x}");
+        machine.cpu.x[0] = 0x1234;
+    }
+    // mrs x0, id_aa64pfr0_el1 is listed: the core's value.
+    machine.step(0xd538_0400);
+    assert_eq!(machine.cpu.x[0], CpuIdentity::CORTEX_A78C.id_aa64pfr0);
+    // mrs x0, S3_0_C1_C0_0 (SCTLR_EL1): not identification.
+    assert!(matches!(machine.run(0xd538_1000), Exit::Undefined { .. }));
+    // msr id_aa64pfr1_el1, x0
+    assert!(matches!(machine.run(0xd518_0420), Exit::Undefined { .. }));
+}
