@@ -200,7 +200,21 @@ impl TextureHeader {
                 if bits(w[3], 2, 0) != 0 {
                     return Err(bad(format!("GOBS_PER_BLOCK_WIDTH {} (only ONE_GOB is defined)", bits(w[3], 2, 0))));
                 }
-                Layout::BlockLinear { block_height: bits(w[3], 5, 3), block_depth: bits(w[3], 8, 6) }
+                let (block_height, block_depth) = (bits(w[3], 5, 3), bits(w[3], 8, 6));
+                if block_height > 5 || block_depth > 5 {
+                    return Err(bad(format!(
+                        "GOBS_PER_BLOCK_HEIGHT {block_height}, GOBS_PER_BLOCK_DEPTH {block_depth} (0-5 are defined)"
+                    )));
+                }
+                // A sparse texture's tile width widens its rows of blocks and aligns its layers (deko3d's and
+                // Ryujinx's layouts): not implemented.
+                if bits(w[3], 12, 10) != 0 {
+                    return Err(bad(format!(
+                        "TILE_WIDTH_IN_GOBS {} (sparse texture tiles) is not implemented by Tandem yet",
+                        bits(w[3], 12, 10)
+                    )));
+                }
+                Layout::BlockLinear { block_height, block_depth }
             }
             1 | 4 => {
                 return Err(bad(format!(
@@ -481,6 +495,15 @@ mod tests {
         let mut bad_type = w;
         bad_type[0] &= !(7 << 7);
         assert_eq!(error(bad_type), "texture header 3: R_DATA_TYPE 0 is undefined");
+        // Block-linear: block sizes past THIRTYTWO_GOBS are undefined; sparse tiles are not implemented.
+        let mut block_linear = w;
+        block_linear[2] = 3 << 21;
+        block_linear[3] = 6 << 3;
+        assert!(error(block_linear).contains("GOBS_PER_BLOCK_HEIGHT 6"), "{}", error(block_linear));
+        block_linear[3] = 7 << 6;
+        assert!(error(block_linear).contains("GOBS_PER_BLOCK_DEPTH 7"), "{}", error(block_linear));
+        block_linear[3] = 2 << 10;
+        assert!(error(block_linear).contains("TILE_WIDTH_IN_GOBS 2"), "{}", error(block_linear));
     }
 
     /// A 1D buffer header as NVK's `nvb097_nil_fill_buffer_tic` fills one (clb097tex.h `NVB097_TEXHEAD_1D_*`):
