@@ -33,6 +33,9 @@ mod status {
     pub const WOULD_BLOCK: i32 = -11;
     pub const NO_INIT: i32 = -19;
     pub const BAD_VALUE: i32 = -22;
+    /// Android's answer to a transaction code the object does not have (-EBADMSG); Tandem stops on it instead,
+    /// naming the code, as the console's producer may well have it.
+    pub const UNKNOWN_TRANSACTION: i32 = -74;
 }
 
 /// IGraphicBufferProducer transaction codes.
@@ -184,7 +187,8 @@ impl Display {
     }
 
     /// A transaction on the producer `binder` at guest time `ticks`: the reply parcel (an unknown binder answers
-    /// an empty one, as the console's driver does). `Err`: a frame could not be shown.
+    /// an empty one, as the console's driver does). `Err`: what Tandem could not do (show a frame, or a
+    /// transaction it does not implement).
     pub fn transact(
         &mut self,
         binder: u32,
@@ -205,6 +209,9 @@ impl Display {
             queue.transaction(code, &mut parcel, &mut reply, &mut shown)
         });
         let status = match result {
+            Ok(status::UNKNOWN_TRANSACTION) => {
+                return Err(format!("IGraphicBufferProducer transaction {code} is not implemented by Tandem yet"));
+            }
             Ok(status) => status,
             Err(error) => {
                 tracing::warn!(target: "guest::vi", %error, code, "a malformed IGraphicBufferProducer parcel");
@@ -214,8 +221,12 @@ impl Display {
         reply.i32(status);
         queue.update_buffer_free();
         if let Some(buffer) = shown {
-            let (present, visible_width) = present_of(&buffer, gpu)?;
-            let frame = gpu.gpu.present(&present, visible_width, &crate::service::nvdrv::gpu_host::GpuView(memory))?;
+            let shown = |problem: String| format!("showing a frame: {problem}");
+            let (present, visible_width) = present_of(&buffer, gpu).map_err(shown)?;
+            let frame = gpu
+                .gpu
+                .present(&present, visible_width, &crate::service::nvdrv::gpu_host::GpuView(memory))
+                .map_err(|error| shown(error.to_string()))?;
             tracing::debug!(target: "guest::vi", frame = self.frames, width = frame.width, height = frame.height, "frame shown");
             if let Some(sink) = &mut self.sink {
                 sink(&ShownFrame { number: self.frames, ticks, frame: &frame });
@@ -379,10 +390,7 @@ impl BufferQueue {
                 status::NO_ERROR
             }
             _ if self.connected_api.is_none() => status::NO_INIT,
-            other => {
-                tracing::warn!(target: "guest::vi", code = other, "an IGraphicBufferProducer transaction Tandem lacks");
-                status::BAD_VALUE
-            }
+            _ => status::UNKNOWN_TRANSACTION,
         })
     }
 }
@@ -448,5 +456,32 @@ mod tests {
         assert_eq!(display.create_layer(0), None);
         assert!(display.destroy_layer(layers[3]));
         assert!(display.create_layer(7).is_some());
+    }
+
+    /// A transaction code the producer does not implement stops the run naming it (once connected; before, every
+    /// code is NO_INIT, as Android's producer answers).
+    #[test]
+    fn an_unknown_transaction_is_named() {
+        let mut display = Display::default();
+        let layer = display.create_layer(0).unwrap();
+        let binder = display.open_layer(layer, 0).unwrap();
+        let (memory, mut gpu) = (GuestMemory::new().unwrap(), GpuHost::default());
+        let request = |words: &[u32]| {
+            let mut parcel = ParcelWriter::default();
+            parcel.u32(0x100);
+            let name = "android.gui.IGraphicBufferProducer";
+            parcel.u32(name.len() as u32);
+            parcel.bytes(&name.encode_utf16().chain([0]).flat_map(u16::to_le_bytes).collect::<Vec<u8>>());
+            words.iter().for_each(|&word| parcel.u32(word));
+            parcel.finish()
+        };
+        let status = |reply: Vec<u8>| i32::from_le_bytes(reply[reply.len() - 4..].try_into().unwrap());
+        let detach = 4;
+        let before = display.transact(binder, detach, &request(&[0]), &memory, &mut gpu, 0).unwrap();
+        assert_eq!(status(before), status::NO_INIT);
+        let connected = display.transact(binder, code::CONNECT, &request(&[0, 2, 0]), &memory, &mut gpu, 0).unwrap();
+        assert_eq!(status(connected), status::NO_ERROR);
+        let error = display.transact(binder, detach, &request(&[0]), &memory, &mut gpu, 0).unwrap_err();
+        assert_eq!(error, "IGraphicBufferProducer transaction 4 is not implemented by Tandem yet");
     }
 }

@@ -270,11 +270,7 @@ impl Relay {
             .display
             .borrow_mut()
             .transact(binder, code, &request, call.memory, &mut gpu, call.ticks)
-            .map_err(|problem| Failure::Unimplemented {
-                interface: Self::NAME,
-                command_id: 0,
-                what: Some(format!("showing a frame: {problem}")),
-            })?;
+            .map_err(|problem| Failure::Unimplemented { interface: Self::NAME, command_id: 0, what: Some(problem) })?;
         drop(gpu);
         call.write_buffer(1, &reply)?;
         Ok(())
