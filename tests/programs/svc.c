@@ -109,6 +109,11 @@ static void get_info(void) {
                   RESULT_INVALID_ENUM_VALUE);
     expect_result("GetInfo with sub id 1", svc_get_info(&value, INFO_HEAP_REGION_ADDRESS, CURRENT_PROCESS_HANDLE, 1),
                   RESULT_INVALID_COMBINATION);
+    /* AliasRegionExtraSize (28), which the SDK's os library aborts without; RandomEntropy (11) takes handle 0. */
+    expect_result("GetInfo(AliasRegionExtraSize)", svc_get_info(&value, 28, CURRENT_PROCESS_HANDLE, 0), RESULT_SUCCESS);
+    expect_result("GetInfo(RandomEntropy) with the process handle", svc_get_info(&value, 11, CURRENT_PROCESS_HANDLE, 0),
+                  RESULT_INVALID_HANDLE);
+    expect_result("GetInfo(RandomEntropy)", svc_get_info(&value, 11, 0, 0), RESULT_SUCCESS);
 }
 
 /* ---- QueryMemory ------------------------------------------------------------------------------------------------- */

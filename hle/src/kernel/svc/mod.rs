@@ -376,7 +376,8 @@ impl Kernel {
 
     /// GetInfo(-, info id, handle, sub id) -> (result, value).
     fn get_info(&mut self) -> Result<(), KernelResult> {
-        let (id, handle, sub_id) = (self.arg(1), self.arg(2), self.arg(3));
+        // The info type and the handle are 32-bit: their registers' upper halves are not read.
+        let (id, handle, sub_id) = (self.arg32(1), self.arg32(2), self.arg(3));
         // As Horizon checks them: an unknown id, then a sub id other than 0 (InvalidCombination), then the handle.
         let aliased: u64 = self.aliases.values().map(|(size, _)| size).sum();
         let used = self.memory.regions().iter().map(|r| r.size).sum::<u64>() - aliased;
@@ -399,13 +400,16 @@ impl Kernel {
             18 => Some(self.limits.program_id),
             20 => Some(self.process_local_region), // UserExceptionContextAddress.
             23 => Some(1),                         // IsApplication.
+            28 => Some(0),                         // AliasRegionExtraSize: Tandem's alias region has none.
             _ => None,
         };
         let value = match (process_value, id) {
             (Some(_), _) if sub_id != 0 => Err(KernelResult::InvalidCombination),
-            (Some(_), _) if handle != u64::from(CURRENT_PROCESS) => Err(KernelResult::InvalidHandle),
+            (Some(_), _) if handle != CURRENT_PROCESS => Err(KernelResult::InvalidHandle),
             (Some(value), _) => Ok(value),
-            (None, 8) if sub_id == 0 => Ok(0), // DebuggerAttached.
+            // DebuggerAttached and RandomEntropy take no handle (mesosphère's kern_svc_info.cpp).
+            (None, 8 | 11) if handle != 0 => Err(KernelResult::InvalidHandle),
+            (None, 8) if sub_id == 0 => Ok(0),
             (None, 11) if sub_id <= 3 => Ok(random_entropy(self.limits.program_id, sub_id)),
             (None, 8 | 11) => Err(KernelResult::InvalidCombination),
             (None, _) => {
