@@ -166,6 +166,21 @@ impl Gpu {
         Ok(value)
     }
 
+    /// Brings a syncpoint to every value reserved on it: the work that would have made the increments is gone
+    /// (a closed channel's), so no fence waits for ever.
+    pub fn complete_syncpoint(&mut self, id: u32) -> Result<(), crate::syncpoint::NoSuchSyncpoint> {
+        let value = self.syncpoints.complete(id)?;
+        self.record(Event::Reach { syncpoint: id, value });
+        Ok(())
+    }
+
+    /// A recorded completion, replayed: the syncpoint reaches `value`.
+    pub fn reach_syncpoint(&mut self, id: u32, value: u32) -> Result<(), crate::syncpoint::NoSuchSyncpoint> {
+        self.syncpoints.raise_to(id, value)?;
+        self.record(Event::Reach { syncpoint: id, value });
+        Ok(())
+    }
+
     /// Queues `segments` on `channel` without running them (a replay runs where the run ran).
     pub fn queue(&mut self, channel: u32, segments: Vec<Segment>) {
         if self.channels.contains_key(&channel) {

@@ -69,9 +69,21 @@ impl Syncpoints {
     /// Brings `id` to its max, as if every increment reserved had come: when the work that would have made them
     /// is dropped (a closed channel's; nvgpu's `set_min_eq_max` when it frees a channel's syncpoint), so that
     /// no fence waits for ever and the next owner's fences count from where this one stopped.
-    pub fn complete(&mut self, id: u32) -> Result<(), NoSuchSyncpoint> {
+    pub fn complete(&mut self, id: u32) -> Result<u32, NoSuchSyncpoint> {
         let index = Self::index(id)?;
         self.values[index] = self.max[index];
+        Ok(self.values[index])
+    }
+
+    /// Brings `id` to `value` unless it is there already (a replayed completion: the replay reserves nothing).
+    pub fn raise_to(&mut self, id: u32, value: u32) -> Result<(), NoSuchSyncpoint> {
+        let index = Self::index(id)?;
+        if !has_reached(self.values[index], value) {
+            self.values[index] = value;
+        }
+        if !has_reached(self.max[index], value) {
+            self.max[index] = value;
+        }
         Ok(())
     }
 

@@ -69,6 +69,11 @@ pub enum Event {
     Increment {
         syncpoint: u32,
     },
+    /// A syncpoint was brought to `value`, every increment reserved on it (a closed channel's).
+    Reach {
+        syncpoint: u32,
+        value: u32,
+    },
     /// A guest page as the GPU is about to read it.
     Page {
         address: u64,
@@ -298,6 +303,11 @@ fn encode(event: &Event, out: &mut Vec<u8>) {
             out.push(9);
             put_u32(out, *syncpoint);
         }
+        Event::Reach { syncpoint, value } => {
+            out.push(14);
+            put_u32(out, *syncpoint);
+            put_u32(out, *value);
+        }
         Event::Page { address, bytes } => {
             out.push(10);
             put_u64(out, *address);
@@ -431,6 +441,7 @@ impl Cursor<'_> {
                 Event::Submit { channel, segments }
             }
             9 => Event::Increment { syncpoint: self.u32()? },
+            14 => Event::Reach { syncpoint: self.u32()?, value: self.u32()? },
             10 => {
                 let address = self.u64()?;
                 let length = self.u32()? as usize;
@@ -514,6 +525,9 @@ pub fn replay(
             Event::Increment { syncpoint } => {
                 gpu.increment_syncpoint(*syncpoint).map_err(|e| fail(e.to_string()))?;
             }
+            Event::Reach { syncpoint, value } => {
+                gpu.reach_syncpoint(*syncpoint, *value).map_err(|e| fail(e.to_string()))?;
+            }
             Event::Page { address, bytes } => memory.set_page(*address, bytes.clone()),
             Event::Run { timestamp } => {
                 gpu.timestamp = *timestamp;
@@ -564,5 +578,23 @@ mod tests {
             let problem = replay(&events, &mut gpu, &memory, |_, _| {}).unwrap_err();
             assert!(problem.contains(expected), "{problem}");
         }
+    }
+
+    /// A syncpoint brought to its reserved value (a closed channel's) is recorded with that value and reaches it
+    /// again in the replay, which reserves nothing.
+    #[test]
+    fn completed_syncpoints_are_recorded_and_replayed() {
+        let path = std::env::temp_dir().join(format!("tandem-trace-reach-{}", std::process::id()));
+        let mut run = crate::front_end::Gpu::default();
+        run.start_recording(Recorder::new(Box::new(std::fs::File::create(&path).unwrap())).unwrap());
+        run.syncpoints.reserve(7, 3).unwrap();
+        run.complete_syncpoint(7).unwrap();
+        run.flush_trace().unwrap();
+        let events = read(std::fs::File::open(&path).unwrap()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(events, [Event::Reach { syncpoint: 7, value: 3 }]);
+        let mut replayed = crate::front_end::Gpu::default();
+        replay(&events, &mut replayed, &ReplayMemory::default(), |_, _| {}).unwrap();
+        assert_eq!(replayed.syncpoints.value(7), Ok(3));
     }
 }

@@ -97,7 +97,7 @@ impl ChannelFile {
     /// Drops the channel's work; its syncpoint reaches every fence handed out before it is freed.
     pub fn close(&self, host: &mut GpuHost) {
         host.gpu.destroy_channel(self.channel);
-        host.gpu.syncpoints.complete(self.syncpoint).expect("channels own syncpoints that exist");
+        host.gpu.complete_syncpoint(self.syncpoint).expect("channels own syncpoints that exist");
         host.free_syncpoint(self.syncpoint);
     }
 
