@@ -133,7 +133,7 @@ impl LockstepEngine {
     }
 
     /// Finds the instruction where the paths part, in a run of `budget` instructions from `cpu` and `snapshot`
-    /// that ended differently, and describes it.
+    /// that ended differently (`observed`: how), and describes it.
     fn bisect(
         &mut self,
         cpu: &CpuState,
@@ -141,6 +141,7 @@ impl LockstepEngine {
         snapshot: &Snapshot,
         budget: u64,
         clock: GuestClock,
+        observed: &[String],
     ) -> String {
         // Engines that return to their dispatcher after every block, so that they can say which block ran last:
         // straight regions where they reproduce the divergence (their blocks run in address order, so a shorter
@@ -155,6 +156,11 @@ impl LockstepEngine {
         };
         let paths = &mut self.paths;
         let straight_differs = !paths.compare(&mut straight, cpu, memory, snapshot, budget, clock).1.is_empty();
+        if !straight_differs && paths.compare(&mut graphs, cpu, memory, snapshot, budget, clock).1.is_empty() {
+            snapshot.restore(memory);
+            return self.not_reproduced(cpu, budget, observed);
+        }
+        let paths = &mut self.paths;
         let fast = if straight_differs { &mut straight } else { &mut graphs };
         // The fewest instructions after which the results differ.
         let (mut agree, mut differ) = (0, budget);
@@ -220,6 +226,29 @@ impl LockstepEngine {
         }
         if !block_listing.is_empty() {
             writeln!(report, "fast path's {block_listing}").unwrap();
+        }
+        report
+    }
+
+    /// The report when fresh fast-path engines (compiling at first use, with no edge profile, no chaining and no
+    /// regions compiled earlier) run the same instructions as the reference: the divergence depends on what the
+    /// run's own engine had built, so it is told by its run and what differed at its end.
+    fn not_reproduced(&self, cpu: &CpuState, budget: u64, observed: &[String]) -> String {
+        let first = self.stats.instructions + 1;
+        let mut report = String::new();
+        writeln!(
+            report,
+            "lockstep: the fast path parts from the reference within instructions {first}..{} of the run (from pc \
+             {:#x}), but fresh fast-path engines (no edge profile, no chaining, no regions compiled before) agree \
+             there, so it cannot be pinned to one instruction: look at region shapes, chaining and code left stale",
+            first + budget - 1,
+            cpu.pc
+        )
+        .unwrap();
+        writeln!(report, "state before:\n{}", describe_state(cpu)).unwrap();
+        writeln!(report, "reference vs fast at the end of that run:").unwrap();
+        for difference in observed {
+            writeln!(report, "  {difference}").unwrap();
         }
         report
     }
@@ -305,7 +334,14 @@ impl LockstepEngine {
             self.stats.instructions += reference.retired;
             return reference;
         }
-        let report = self.bisect(&before, memory, &snapshot, budget, clock);
+        let mut observed = cpu_differences(cpu, &fast_cpu, Compared::Everything);
+        if fast != reference {
+            observed.push(format!("exit: {reference:?} vs {fast:?}"));
+        }
+        if let Some((address, ours, theirs)) = Snapshot::capture(memory).first_difference(&self.paths.shadow) {
+            observed.push(format!("memory {address:#x}: {ours:#04x} vs {theirs:#04x}"));
+        }
+        let report = self.bisect(&before, memory, &snapshot, budget, clock, &observed);
         *cpu = before;
         self.divergence = Some(report);
         RunResult { exit: Exit::EngineStopped, retired: 0 }
@@ -411,4 +447,29 @@ fn describe_state(cpu: &CpuState) -> String {
     }
     write!(out, "  sp ={:#018x}\n  pc={:#x} nzcv={:#x}", cpu.sp, cpu.pc, cpu.nzcv >> 28).unwrap();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A divergence the bisection's fresh engines do not reproduce is reported as such, with the run it happened
+    /// in and what differed at its end, not blamed on the run's last instruction.
+    #[test]
+    fn a_divergence_fresh_engines_do_not_reproduce_says_so() {
+        let mut memory = GuestMemory::new().unwrap();
+        memory.map(0x10000, 0x1000, Perm::RX).unwrap();
+        // add x0, x0, #1; add x0, x0, #1: both paths agree on them.
+        let code: Vec<u8> = [0x9100_0400u32, 0x9100_0400].iter().flat_map(|w| w.to_le_bytes()).collect();
+        memory.write_privileged(0x10000, &code).unwrap();
+        let mut lockstep = LockstepEngine::new(100).unwrap();
+        let snapshot = Snapshot::capture(&memory);
+        lockstep.sync_shadow(&memory, &snapshot).unwrap();
+        let cpu = CpuState { pc: 0x10000, ..CpuState::default() };
+        let observed = ["x0: 0x2 vs 0x3".to_string()];
+        let report = lockstep.bisect(&cpu, &memory, &snapshot, 2, GuestClock::default(), &observed);
+        assert!(report.contains("within instructions 1..2 of the run (from pc 0x10000)"), "{report}");
+        assert!(report.contains("cannot be pinned to one instruction"), "{report}");
+        assert!(report.contains("  x0: 0x2 vs 0x3"), "{report}");
+    }
 }
