@@ -5,13 +5,13 @@ use super::{Call, Failure, ServiceEvent, ServiceSharedMemory, SharedObject};
 use crate::ipc::cmif::{self, DomainAction, Kind, Reply};
 use crate::ipc::hipc::Message;
 use crate::ipc::{ResultCode, hipc_result, sf};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use tandem_reference::memory::GuestMemory;
 
-/// Objects one domain may hold (Horizon's limit is per server; this one is per domain).
-const MAX_DOMAIN_OBJECTS: usize = 64;
+/// Objects all domains together may hold, as a Horizon server's pool does (Atmosphère's fs server: 0x4000).
+const MAX_DOMAIN_OBJECTS: usize = 0x4000;
 /// The id ConvertCurrentObjectToDomain gives the session's own object.
 const FIRST_DOMAIN_OBJECT: u32 = 1;
 
@@ -28,17 +28,40 @@ struct Domain {
     next_id: u32,
     /// The server's, from the object the session served before it became a domain.
     pointer_buffer_size: u16,
+    /// Objects held by every domain, this one's included.
+    pool: Rc<Cell<usize>>,
 }
 
 impl Domain {
-    fn add(&mut self, object: SharedObject) -> Result<u32, ResultCode> {
-        if self.objects.len() >= MAX_DOMAIN_OBJECTS {
+    fn new(object: SharedObject, pool: Rc<Cell<usize>>) -> Result<Domain, ResultCode> {
+        let pointer_buffer_size = object.borrow().pointer_buffer_size();
+        let mut domain = Domain { objects: BTreeMap::new(), next_id: FIRST_DOMAIN_OBJECT, pointer_buffer_size, pool };
+        domain.add(vec![object])?;
+        Ok(domain)
+    }
+
+    /// Adds `objects` (all of them, or none when the pool has no room); their ids.
+    fn add(&mut self, objects: Vec<SharedObject>) -> Result<Vec<u32>, ResultCode> {
+        if self.pool.get() + objects.len() > MAX_DOMAIN_OBJECTS {
             return Err(sf::OUT_OF_DOMAIN_ENTRIES);
         }
-        let id = self.next_id;
-        self.next_id += 1;
-        self.objects.insert(id, object);
-        Ok(id)
+        self.pool.set(self.pool.get() + objects.len());
+        let first = self.next_id;
+        self.next_id += objects.len() as u32;
+        self.objects.extend((first..).zip(objects));
+        Ok((first..self.next_id).collect())
+    }
+
+    fn remove(&mut self, id: u32) -> Option<SharedObject> {
+        let object = self.objects.remove(&id)?;
+        self.pool.set(self.pool.get() - 1);
+        Some(object)
+    }
+}
+
+impl Drop for Domain {
+    fn drop(&mut self) {
+        self.pool.set(self.pool.get() - self.objects.len());
     }
 }
 
@@ -80,6 +103,8 @@ impl Dispatched {
 pub struct Sessions {
     sessions: BTreeMap<u64, Session>,
     next_id: u64,
+    /// Objects held by all domains.
+    domain_objects: Rc<Cell<usize>>,
 }
 
 impl Sessions {
@@ -132,7 +157,7 @@ impl Sessions {
             (Kind::Control, ..) => return self.control(id, request.command_id, request.arguments),
             (_, Session::Object(object), _) => object.clone(),
             (_, Session::Domain(domain), Some(DomainAction::Close(object))) => {
-                return match domain.borrow_mut().objects.remove(&object) {
+                return match domain.borrow_mut().remove(object) {
                     Some(_) => done(Reply::default()),
                     None => failed(hipc_result::DOMAIN_OBJECT_NOT_FOUND),
                 };
@@ -159,14 +184,10 @@ impl Sessions {
         let mut reply = Reply { raw: call.output, statics: call.statics, ..Reply::default() };
         let mut new_sessions = Vec::new();
         match self.sessions.get_mut(&id) {
-            Some(Session::Domain(domain)) => {
-                for object in call.new_objects {
-                    match domain.borrow_mut().add(object) {
-                        Ok(id) => reply.out_objects.push(id),
-                        Err(result) => return failed(result),
-                    }
-                }
-            }
+            Some(Session::Domain(domain)) => match domain.borrow_mut().add(call.new_objects) {
+                Ok(ids) => reply.out_objects = ids,
+                Err(result) => return failed(result),
+            },
             _ => new_sessions = call.new_objects.into_iter().map(|object| self.open(object)).collect(),
         }
         Ok(Dispatched {
@@ -190,13 +211,13 @@ impl Sessions {
         let mut new_session = None;
         match (command_id, &mut *session) {
             // ConvertCurrentObjectToDomain -> the object's id in the new domain.
-            (0, Session::Object(object)) => {
-                let objects = BTreeMap::from([(FIRST_DOMAIN_OBJECT, object.clone())]);
-                let pointer_buffer_size = object.borrow().pointer_buffer_size();
-                let domain = Domain { objects, next_id: FIRST_DOMAIN_OBJECT + 1, pointer_buffer_size };
-                *session = Session::Domain(Rc::new(RefCell::new(domain)));
-                reply.raw = FIRST_DOMAIN_OBJECT.to_le_bytes().to_vec();
-            }
+            (0, Session::Object(object)) => match Domain::new(object.clone(), self.domain_objects.clone()) {
+                Ok(domain) => {
+                    *session = Session::Domain(Rc::new(RefCell::new(domain)));
+                    reply.raw = FIRST_DOMAIN_OBJECT.to_le_bytes().to_vec();
+                }
+                Err(result) => reply.result = result,
+            },
             (0, _) => reply.result = hipc_result::OUT_OF_DOMAINS,
             // CopyFromCurrentDomain(object id) -> a session to that object.
             (1, Session::Domain(domain)) => {
@@ -224,5 +245,31 @@ impl Sessions {
         }
         let new_sessions = new_session.map(|session| self.insert(session)).into_iter().collect();
         Ok(Dispatched { reply: Some(reply), new_sessions, ..Dispatched::empty(Kind::Control, is_domain) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object() -> SharedObject {
+        Rc::new(RefCell::new(super::super::time::SteadyClock))
+    }
+
+    /// Domains share one pool of objects: a command whose objects do not all fit adds none, and objects closed
+    /// or dropped with their domain give their room back.
+    #[test]
+    fn domains_draw_on_one_pool_of_objects() {
+        let pool = Rc::new(Cell::new(MAX_DOMAIN_OBJECTS - 3));
+        let mut domain = Domain::new(object(), pool.clone()).unwrap();
+        assert_eq!(domain.add(vec![object(), object()]), Ok(vec![2, 3]));
+        assert_eq!(pool.get(), MAX_DOMAIN_OBJECTS);
+        assert_eq!(domain.add(vec![object()]), Err(sf::OUT_OF_DOMAIN_ENTRIES));
+        assert_eq!(domain.objects.len(), 3, "nothing added");
+        assert!(domain.remove(2).is_some());
+        assert_eq!(domain.add(vec![object()]), Ok(vec![4]));
+        assert!(Domain::new(object(), pool.clone()).is_err(), "the pool is full");
+        drop(domain);
+        assert_eq!(pool.get(), MAX_DOMAIN_OBJECTS - 3);
     }
 }
