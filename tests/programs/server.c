@@ -171,6 +171,15 @@ static void one_request_at_a_time(void) {
     expect("ReplyAndReceive again before replying: nothing", svc_reply_and_receive(&index, &server_session, 1, 0, 0),
            RESULT_TIMED_OUT);
     answer();
+    /* The handle list is checked before the reply goes: with a bad one, no reply is sent. A failed reply leaves
+     * the index at -1. */
+    Handle bad_list[2] = {server_session, 0xFFFF1234u};
+    expect("ReplyAndReceive with a bad handle in its list", svc_reply_and_receive(&index, bad_list, 2, server_session, 0),
+           RESULT_INVALID_HANDLE);
+    index = 5;
+    expect("ReplyAndReceive replying to a port", svc_reply_and_receive(&index, &server_session, 1, port, 0),
+           RESULT_INVALID_HANDLE);
+    check(index == -1, "the index is -1 after a failed reply");
     expect("ReplyAndReceive: the reply, and the other request",
            svc_reply_and_receive(&index, &server_session, 1, server_session, 0), RESULT_SUCCESS);
     answer();

@@ -110,8 +110,23 @@ impl Kernel {
         if !(0..=MAX_RECEIVE_HANDLES).contains(&count) {
             return Err(KernelResult::OutOfRange);
         }
+        // The handles are checked before the reply goes (mesosphère's ReplyAndReceive): a bad list sends none.
+        let mut bytes = vec![0u8; count as usize * 4];
+        self.memory.read(address, &mut bytes).map_err(|_| KernelResult::InvalidPointer)?;
+        let objects = bytes
+            .chunks_exact(4)
+            .map(|word| match self.handles.get(u32::from_le_bytes(word.try_into().expect("4 bytes"))) {
+                Some(KernelObject::ServerSession(id)) => Ok(SyncObject::ServerSession(id)),
+                Some(KernelObject::ServerPort(id)) => Ok(SyncObject::ServerPort(id)),
+                Some(KernelObject::ReadableEvent(id)) => Ok(SyncObject::Event(id)),
+                Some(KernelObject::Thread(id)) => Ok(SyncObject::Thread(id)),
+                _ => Err(KernelResult::InvalidHandle),
+            })
+            .collect::<Result<Vec<SyncObject>, KernelResult>>()?;
         let id = self.current_thread();
         if target != 0 {
+            // A reply that fails leaves the index at -1.
+            self.thread_mut(id).cpu.x[1] = u64::from(u32::MAX);
             let Some(KernelObject::ServerSession(session)) = self.handles.get(target) else {
                 return Err(KernelResult::InvalidHandle);
             };
@@ -129,18 +144,6 @@ impl Kernel {
             // The next request, if one came meanwhile, goes to a server thread waiting on the session.
             self.notify(SyncObject::ServerSession(session));
         }
-        let mut bytes = vec![0u8; count as usize * 4];
-        self.memory.read(address, &mut bytes).map_err(|_| KernelResult::InvalidPointer)?;
-        let objects = bytes
-            .chunks_exact(4)
-            .map(|word| match self.handles.get(u32::from_le_bytes(word.try_into().expect("4 bytes"))) {
-                Some(KernelObject::ServerSession(id)) => Ok(SyncObject::ServerSession(id)),
-                Some(KernelObject::ServerPort(id)) => Ok(SyncObject::ServerPort(id)),
-                Some(KernelObject::ReadableEvent(id)) => Ok(SyncObject::Event(id)),
-                Some(KernelObject::Thread(id)) => Ok(SyncObject::Thread(id)),
-                _ => Err(KernelResult::InvalidHandle),
-            })
-            .collect::<Result<Vec<SyncObject>, KernelResult>>()?;
         // A request the server could not take failed for its client; the next one (or the wait) follows.
         while let Some(index) = objects.iter().position(|&object| self.is_signaled(object)) {
             let result = match objects[index] {
