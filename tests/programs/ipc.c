@@ -312,6 +312,15 @@ int main(void) {
     expect("moving away the session's own handle", ipc_call(set, &r, 8, &reply), RESULT_INVALID_HANDLE);
     r = request(0);
     expect("the session after that", call(set, &r, 8, &reply), RESULT_SUCCESS);
+    /* A client moves no handle to a server (InvalidCombination); a copied 0 is no handle, passed as none. */
+    r = request(0);
+    r.num_move_handles = 1;
+    r.move_handles[0] = setsys;
+    expect("moving a handle to a server", ipc_call(set, &r, 8, &reply), RESULT_INVALID_COMBINATION);
+    r = request(0);
+    r.num_copy_handles = 1;
+    r.copy_handles[0] = 0;
+    expect("copying handle 0", call(set, &r, 8, &reply), RESULT_SUCCESS);
     r = request(0);
     expect("a request on a thread handle", ipc_call(__tandem_main_thread_handle, &r, 8, &reply),
            RESULT_INVALID_HANDLE);

@@ -143,8 +143,8 @@ impl Kernel {
                 self.memory.write(to, &bytes[..message.data.end]).map_err(|_| KernelResult::InvalidCurrentMemory);
         }
         if delivered.is_err() {
-            // (The process's pseudo-handle, copied as itself, names no entry.)
-            for copy in copies.into_iter().filter(|&copy| copy != CURRENT_PROCESS) {
+            // (No handle, and the process's pseudo-handle, copied as themselves, name no entry.)
+            for copy in copies.into_iter().filter(|&copy| copy != 0 && copy != CURRENT_PROCESS) {
                 if let Some(object) = self.handles.remove(copy) {
                     self.release(object);
                 }
@@ -208,6 +208,8 @@ impl Kernel {
     /// A new handle to the object `handle` names (the pseudo-handles name the caller's thread and process).
     fn duplicate_handle(&mut self, handle: u32) -> Result<u32, KernelResult> {
         let object = match handle {
+            // No handle is passed as no handle (mesosphère's copy loop).
+            0 => return Ok(0),
             CURRENT_PROCESS => return Ok(CURRENT_PROCESS),
             CURRENT_THREAD => KernelObject::Thread(self.current_thread()),
             handle => self.handles.get(handle).ok_or(KernelResult::InvalidHandle)?,

@@ -183,10 +183,13 @@ impl Kernel {
         let handles_valid = message
             .copy_handles
             .iter()
-            .chain(&message.move_handles)
-            .all(|&h| h == CURRENT_PROCESS || h == CURRENT_THREAD || self.handles.get(h).is_some());
+            .all(|&h| h == 0 || h == CURRENT_PROCESS || h == CURRENT_THREAD || self.handles.get(h).is_some());
         if let Err(result) = self.check_message_memory(&message) {
             return Svc::Return(result);
+        }
+        // A client cannot move handles to a server (mesosphère's ReceiveMessage).
+        if !message.move_handles.is_empty() {
+            return Svc::Return(KernelResult::InvalidCombination);
         }
         if !handles_valid {
             return Svc::Return(KernelResult::InvalidHandle);
@@ -414,16 +417,13 @@ impl Kernel {
     /// Checks the handles a message passes; moved ones leave the client's table. (No host service takes handles
     /// yet, so the server side drops them.)
     fn take_handles(&mut self, message: &Message) -> Result<(), KernelResult> {
-        let valid = |handle: u32| self.handles.get(handle).is_some();
-        let copies_valid =
-            message.copy_handles.iter().all(|&h| h == CURRENT_PROCESS || h == CURRENT_THREAD || valid(h));
-        if !copies_valid || !message.move_handles.iter().all(|&h| valid(h)) {
-            return Err(KernelResult::InvalidHandle);
+        // A client cannot move handles to a server (mesosphère's ReceiveMessage); no handle (0) copies as none.
+        if !message.move_handles.is_empty() {
+            return Err(KernelResult::InvalidCombination);
         }
-        for &handle in &message.move_handles {
-            if let Some(object) = self.handles.remove(handle) {
-                self.release(object);
-            }
+        let valid = |handle: u32| handle == 0 || self.handles.get(handle).is_some();
+        if !message.copy_handles.iter().all(|&h| h == CURRENT_PROCESS || h == CURRENT_THREAD || valid(h)) {
+            return Err(KernelResult::InvalidHandle);
         }
         Ok(())
     }
