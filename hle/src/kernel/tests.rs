@@ -256,17 +256,23 @@ fn physical_memory_maps_into_the_alias_region_with_a_system_resource() {
     code.extend(load(2, 0x1234));
     code.extend(load(3, base + 0x3000));
     code.push(0xf900_0062); // str x2, [x3]
+    // The second page read-only: UnmapPhysicalMemory takes Normal memory of any permission.
+    code.extend(load(0, base + 0x1000));
+    code.extend(load(1, 0x1000));
+    code.extend(load(2, 1));
+    code.extend([svc(0x02), 0xaa00_03f5]); // SetMemoryPermission; mov x21, x0
     code.extend(load(0, base));
     code.extend(load(1, 0x2000));
     code.extend([svc(0x2d), 0xaa00_03f4, svc(0x07)]); // UnmapPhysicalMemory; mov x20, x0; ExitProcess
 
-    // EnableSystemCalls: ExitProcess (0x07), then Map/UnmapPhysicalMemory (0x2c, 0x2d: index 1, bits 20 and 21).
-    let allowed = [0b1111 | 1 << 7 << 5, 0b1111 | (1 << 20 | 1 << 21) << 5 | 1 << 29];
+    // EnableSystemCalls: SetMemoryPermission and ExitProcess (0x02, 0x07), then Map/UnmapPhysicalMemory (0x2c,
+    // 0x2d: index 1, bits 20 and 21).
+    let allowed = [0b1111 | (1 << 2 | 1 << 7) << 5, 0b1111 | (1 << 20 | 1 << 21) << 5 | 1 << 29];
     let npdm = npdm::read("main.npdm", &npdm::tests::build(&[], &allowed)).unwrap();
     let mut kernel = Kernel::new(&program_running(&code, Some(npdm)), Box::new(|_| {})).unwrap();
     assert!(matches!(kernel.run(&mut Interpreter::default()), RunOutcome::Exited));
     let registers = &kernel.threads[&FIRST_THREAD_ID].cpu.x;
-    assert_eq!((registers[19], registers[20]), (0, 0), "both calls succeed");
+    assert_eq!((registers[19], registers[21], registers[20]), (0, 0, 0), "the three calls succeed");
     let (unmapped, mapped) = (kernel.map.query(base), kernel.map.query(base + 0x2000));
     assert_eq!((unmapped.state, unmapped.base + unmapped.size), (MemoryState::Free, base + 0x2000));
     assert_eq!((mapped.state, mapped.perm, mapped.size), (MemoryState::Heap, Perm::RW, 0x2000));

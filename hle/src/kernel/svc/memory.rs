@@ -216,7 +216,7 @@ impl Kernel {
     }
 
     /// The checks MapPhysicalMemory and UnmapPhysicalMemory share, in Horizon's order; then the blocks of the
-    /// range, each Free or plain read-write heap ("Normal").
+    /// range.
     fn physical_memory_range(&self) -> Result<Vec<(u64, u64, Block)>, KernelResult> {
         let (address, size) = (self.arg(0), self.arg(1));
         if !address.is_multiple_of(PAGE_SIZE) {
@@ -234,16 +234,12 @@ impl Kernel {
         if !ALIAS_REGION.contains(address, size) {
             return Err(KernelResult::InvalidMemoryRegion);
         }
-        let blocks = self.map.blocks(address, size);
-        let normal = Block::new(MemoryState::Heap, Perm::RW);
-        if blocks.iter().any(|&(_, _, block)| block != Block::FREE && block != normal) {
-            return Err(KernelResult::InvalidCurrentMemory);
-        }
-        Ok(blocks)
+        Ok(self.map.blocks(address, size))
     }
 
     /// MapPhysicalMemory(address, size): the free pages of a range of the alias region become read-write memory
-    /// (pages already mapped stay as they are). Needs a system resource (the NPDM's).
+    /// (pages already mapped stay as they are, whatever their state: mesosphère counts every block that is not
+    /// Free as mapped). Needs a system resource (the NPDM's).
     pub(super) fn map_physical_memory(&mut self) -> Result<(), KernelResult> {
         let blocks = self.physical_memory_range()?;
         let free: Vec<(u64, u64)> =
@@ -260,9 +256,16 @@ impl Kernel {
         Ok(())
     }
 
-    /// UnmapPhysicalMemory(address, size): the mapped pages of the range go.
+    /// UnmapPhysicalMemory(address, size): the mapped pages of the range go; each must be Normal memory with no
+    /// attribute, whatever its permission (mesosphère's UnmapPhysicalMemory).
     pub(super) fn unmap_physical_memory(&mut self) -> Result<(), KernelResult> {
         let blocks = self.physical_memory_range()?;
+        let unmappable = |block: &Block| {
+            *block == Block::FREE || (block.state == MemoryState::Heap && block.attr == MemoryAttribute::NONE)
+        };
+        if !blocks.iter().all(|(_, _, block)| unmappable(block)) {
+            return Err(KernelResult::InvalidCurrentMemory);
+        }
         for (address, size, block) in blocks {
             if block != Block::FREE {
                 self.memory.unmap(address, size).map_err(|_| KernelResult::InvalidCurrentMemory)?;
