@@ -86,12 +86,16 @@ int main(void) {
     volatile uint32_t *words = (volatile uint32_t *)SHARED_A;
     check(words[0] == 0 && words[SIZE / 4 - 1] == 0, "new shared memory is zero");
     for (uint32_t i = 0; i < SIZE / 4; i++) words[i] = i * 0x9e3779b9u;
+    /* mesosphère's answers: a size not the object's is InvalidSize, an address that is no mapping of it
+     * InvalidCurrentMemory, and a mapping takes exactly the owner's permission. */
     expect("UnmapSharedMemory(elsewhere)", svc_unmap_shared_memory(memory, SHARED_B, SIZE),
-           RESULT_INVALID_MEMORY_REGION);
+           RESULT_INVALID_CURRENT_MEMORY);
+    expect("UnmapSharedMemory(wrong size)", svc_unmap_shared_memory(memory, SHARED_A, 2 * SIZE), RESULT_INVALID_SIZE);
     expect("UnmapSharedMemory", svc_unmap_shared_memory(memory, SHARED_A, SIZE), RESULT_SUCCESS);
     print_block("unmapped", SHARED_A);
-    expect("MapSharedMemory(read-only, elsewhere)", svc_map_shared_memory(memory, SHARED_B, SIZE, 1),
-           RESULT_SUCCESS);
+    expect("MapSharedMemory(read-only, the owner's being read-write)", svc_map_shared_memory(memory, SHARED_B, SIZE, 1),
+           RESULT_INVALID_NEW_MEMORY_PERMISSION);
+    expect("MapSharedMemory(elsewhere)", svc_map_shared_memory(memory, SHARED_B, SIZE, 3), RESULT_SUCCESS);
     print_block("mapped again", SHARED_B);
     words = (volatile uint32_t *)SHARED_B;
     uint32_t kept = 1;

@@ -189,7 +189,9 @@ impl Kernel {
         if size != object.size {
             return Err(KernelResult::InvalidSize);
         }
-        if !object.owner_perm.contains(perm) {
+        // The permission must be the object's own (mesosphère's KSharedMemory::Map): the owner's for the program's
+        // objects, read-only for a service's (its remote permission).
+        if perm != object.owner_perm {
             return Err(KernelResult::InvalidNewMemoryPermission);
         }
         self.uniform_block(address, size, 0, |block| block == Block::FREE)?;
@@ -208,9 +210,11 @@ impl Kernel {
         let id = self.memory_object_of(handle, KernelObject::SharedMemory)?;
         Self::check_view_region(address, size)?;
         let object = self.shared_memories.get_mut(&id).expect("a handle keeps its object");
-        let Some(at) = object.mappings.iter().position(|&mapping| mapping == address).filter(|_| object.size == size)
-        else {
-            return Err(KernelResult::InvalidMemoryRegion);
+        if object.size != size {
+            return Err(KernelResult::InvalidSize);
+        }
+        let Some(at) = object.mappings.iter().position(|&mapping| mapping == address) else {
+            return Err(KernelResult::InvalidCurrentMemory);
         };
         object.mappings.swap_remove(at);
         self.unmap_view(address, size);
