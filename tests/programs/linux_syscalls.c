@@ -21,7 +21,7 @@ enum {
     SYS_getcwd = 17, SYS_dup3 = 24, SYS_fcntl = 25, SYS_mkdirat = 34, SYS_unlinkat = 35, SYS_renameat = 38,
     SYS_openat = 56, SYS_close = 57, SYS_pipe2 = 59, SYS_getdents64 = 61, SYS_lseek = 62, SYS_read = 63,
     SYS_write = 64, SYS_writev = 66, SYS_readlinkat = 78, SYS_newfstatat = 79, SYS_fstat = 80,
-    SYS_clock_gettime = 113, SYS_rt_sigaction = 134, SYS_uname = 160, SYS_getpid = 172, SYS_brk = 214,
+    SYS_clock_gettime = 113, SYS_kill = 129, SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172, SYS_brk = 214,
     SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_getrandom = 278,
 };
 #define AT_FDCWD (-100)
@@ -193,6 +193,18 @@ int main(int argc, char **argv, char **envp) {
     expect("rt_sigaction", sys(SYS_rt_sigaction, 10, action, 0, 8), 0);
     expect("rt_sigaction reads back", sys(SYS_rt_sigaction, 10, 0, old, 8), 0);
     expect("the handler read back", (long)old[0], 0x1234);
+    /* Signals: SIGWINCH's default action ignores it; no process has pid 2^30; a mask read and written through
+     * the same memory gives the old mask and sets the new one; the kernel's sigset_t is 8 bytes. */
+    expect("kill(self, SIGWINCH)", sys(SYS_kill, sys(SYS_getpid, 0), 28), 0);
+    expect("kill(2^30, 0)", sys(SYS_kill, 1L << 30, 0), -3);
+    unsigned long mask = 1ul << 9;
+    expect("rt_sigprocmask(SIG_BLOCK, &m, &m)", sys(SYS_rt_sigprocmask, 0, &mask, &mask, 8), 0);
+    expect("the old mask", (long)mask, 0);
+    expect("rt_sigprocmask(SIG_BLOCK, 0, &m)", sys(SYS_rt_sigprocmask, 0, 0, &mask, 8), 0);
+    expect("the mask blocks signal 10", (long)mask, 1L << 9);
+    expect("rt_sigprocmask(a 4-byte set)", sys(SYS_rt_sigprocmask, 0, &mask, 0, 4), -22);
+    expect("rt_sigprocmask(how 7)", sys(SYS_rt_sigprocmask, 7, &mask, &mask, 8), -22);
+    expect("the mask after how 7", (long)mask, 1L << 9);
 
     print("linux_syscalls: ");
     print_i64(failures());

@@ -26,6 +26,7 @@ pub enum Flow {
 pub struct Errno(pub i32);
 
 impl Errno {
+    pub const ESRCH: Errno = Errno(3);
     pub const EBADF: Errno = Errno(9);
     pub const EAGAIN: Errno = Errno(11);
     pub const ENOMEM: Errno = Errno(12);
@@ -260,15 +261,22 @@ impl LinuxProcess {
             113 => self.clock_gettime(a[0], a[1]),
             114 => self.write_words(a[1], &[0, 1]).map(|_| 0),
             123 => self.write_words(a[2], &[1]).map(|_| 8),
+            // kill to another process finds none; a signal this process ignores (SIG_IGN, or a default action
+            // of ignoring it) does nothing; any other ends the run, as Tandem delivers none to handlers.
+            129 if ![PID, 0, u64::MAX, PID.wrapping_neg()].contains(&a[0]) => Err(Errno::ESRCH),
             129..=131 => {
                 let signal = if number == 131 { a[2] } else { a[1] };
-                if signal == 0 {
+                if signal > 64 {
+                    Err(Errno::EINVAL)
+                } else if signal == 0 || self.ignores(signal) {
                     Ok(0)
                 } else {
                     return Flow::Stop(StopReason::Signal { number: signal });
                 }
             }
             132 => self.sigaltstack(a[1]),
+            // The kernel's sigset_t is 8 bytes on aarch64: another size is EINVAL.
+            134 | 135 if a[3] != 8 => Err(Errno::EINVAL),
             134 => self.rt_sigaction(a[0], a[1], a[2]),
             135 => self.rt_sigprocmask(a[0], a[1], a[2]),
             153 => self.write_words(a[0], &[0, 0, 0, 0]).map(|_| self.clock_ticks()),
@@ -842,34 +850,54 @@ impl LinuxProcess {
 
     // --- Signals and futexes -----------------------------------------------------------------------------------
 
+    /// Whether sending `signal` (1-64) does nothing: its handler is SIG_IGN, or it is SIG_DFL and the default
+    /// action ignores it (SIGCHLD, SIGCONT, SIGURG, SIGWINCH).
+    fn ignores(&self, signal: u64) -> bool {
+        const SIG_IGN: u64 = 1;
+        let handler = self
+            .signal_actions
+            .get(&signal)
+            .map_or(0, |action| u64::from_le_bytes(action[..8].try_into().expect("actions are 32 bytes")));
+        handler == SIG_IGN || (handler == 0 && [17, 18, 23, 28].contains(&signal))
+    }
+
+    /// rt_sigaction: the new action is read before the old one is written (they may be the same memory).
     fn rt_sigaction(&mut self, signal: u64, action: u64, old: u64) -> SysResult {
         if !(1..=64).contains(&signal) {
             return Err(Errno::EINVAL);
         }
+        let new: Option<[u8; 32]> = match action {
+            0 => None,
+            _ => Some(self.read_bytes(action, 32)?.try_into().map_err(|_| Errno::EFAULT)?),
+        };
         if old != 0 {
             let previous = self.signal_actions.get(&signal).copied().unwrap_or([0; 32]);
             self.write_bytes(old, &previous)?;
         }
-        if action != 0 {
-            let bytes: [u8; 32] = self.read_bytes(action, 32)?.try_into().map_err(|_| Errno::EFAULT)?;
-            self.signal_actions.insert(signal, bytes);
+        if let Some(new) = new {
+            self.signal_actions.insert(signal, new);
         }
         Ok(0)
     }
 
+    /// rt_sigprocmask: the new set is read before the old one is written (they may be the same memory).
     fn rt_sigprocmask(&mut self, how: u64, set: u64, old: u64) -> SysResult {
+        let new = match set {
+            0 => None,
+            _ => {
+                let mask = u64::from_le_bytes(self.read_bytes(set, 8)?.try_into().map_err(|_| Errno::EFAULT)?);
+                Some(match how {
+                    0 => self.signal_mask | mask,
+                    1 => self.signal_mask & !mask,
+                    2 => mask,
+                    _ => return Err(Errno::EINVAL),
+                })
+            }
+        };
         if old != 0 {
             self.write_words(old, &[self.signal_mask])?;
         }
-        if set != 0 {
-            let mask = u64::from_le_bytes(self.read_bytes(set, 8)?.try_into().map_err(|_| Errno::EFAULT)?);
-            self.signal_mask = match how {
-                0 => self.signal_mask | mask,
-                1 => self.signal_mask & !mask,
-                2 => mask,
-                _ => return Err(Errno::EINVAL),
-            };
-        }
+        self.signal_mask = new.unwrap_or(self.signal_mask);
         Ok(0)
     }
 
