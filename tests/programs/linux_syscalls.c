@@ -145,6 +145,11 @@ int main(int argc, char **argv, char **envp) {
     int intact = 1;
     for (unsigned long i = 0; i < sizeof big; i++) intact &= big[i] == (char)(i * 7 + i / 4096);
     expect("every byte read back", intact, 1);
+    /* mmap checks its file first (mmap(2)): a write-only descriptor is EACCES, a directory ENODEV. */
+    long write_only = sys(SYS_openat, dir, "big", 1 /* O_WRONLY */, 0);
+    expect("mmap of a write-only file", sys(SYS_mmap, 0, 4096, 1, 2 /* MAP_PRIVATE */, write_only, 0), -13);
+    expect("mmap of a directory", sys(SYS_mmap, 0, 4096, 1, 2, dir, 0), -19);
+    expect("close the write-only file", sys(SYS_close, write_only), 0);
     expect("close the big file", sys(SYS_close, big_file), 0);
     expect("unlinkat the big file", sys(SYS_unlinkat, dir, "big", 0), 0);
 

@@ -54,6 +54,26 @@ fn host(result: i64) -> SysResult {
     if result < 0 { Err(Errno::last()) } else { Ok(result as u64) }
 }
 
+/// Whether a host file can back an mmap, checked before anything is mapped (mmap(2)): a regular file or a
+/// character device (such as /dev/zero) open for reading, with an offset whose end fits a file offset.
+fn mappable(host_fd: i32, offset: u64, length: u64) -> Result<(), Errno> {
+    // SAFETY: `stat` is plain data the host fills in.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    host(i64::from(unsafe { libc::fstat(host_fd, &mut stat) }))?;
+    if !matches!(stat.st_mode & libc::S_IFMT, libc::S_IFREG | libc::S_IFCHR) {
+        return Err(Errno(19)); // ENODEV
+    }
+    // SAFETY: F_GETFL reads the descriptor's flags.
+    let flags = host(i64::from(unsafe { libc::fcntl(host_fd, libc::F_GETFL) }))? as i32;
+    if flags & libc::O_ACCMODE == libc::O_WRONLY {
+        return Err(Errno(13)); // EACCES
+    }
+    if offset.checked_add(length).is_none_or(|end| end > i64::MAX as u64) {
+        return Err(Errno(75)); // EOVERFLOW
+    }
+    Ok(())
+}
+
 const AT_FDCWD: i64 = -100;
 const PATH_MAX: usize = 4096;
 /// Largest transfer of one host call; reads and writes make several for larger counts.
@@ -709,6 +729,9 @@ impl LinuxProcess {
         };
         let perm = protection(prot);
         let file = if flags & MAP_ANONYMOUS == 0 { Some(self.fd(fd)?) } else { None };
+        if let Some(host_fd) = file {
+            mappable(host_fd, offset, length)?;
+        }
         let mapped = if flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0 {
             if flags & MAP_FIXED_NOREPLACE != 0
                 && self.memory.regions().iter().any(|r| r.address < end && address < r.address + r.size)
@@ -728,7 +751,14 @@ impl LinuxProcess {
                 let want = chunk.len().min((length - done) as usize);
                 let at = offset.checked_add(done).ok_or(Errno::EINVAL)? as i64;
                 // SAFETY: `chunk` holds at least `want` bytes.
-                let read = host(unsafe { libc::pread(host_fd, chunk.as_mut_ptr().cast(), want, at) } as i64)?;
+                let read = match host(unsafe { libc::pread(host_fd, chunk.as_mut_ptr().cast(), want, at) } as i64) {
+                    Ok(read) => read,
+                    Err(errno) => {
+                        // No mapping is left behind by a failed mmap.
+                        self.map.unmap(&mut self.memory, mapped, length)?;
+                        return Err(errno);
+                    }
+                };
                 if read == 0 {
                     break;
                 }
