@@ -743,6 +743,15 @@ impl LinuxProcess {
             self.map.map_anywhere(&mut self.memory, address, length, perm)?
         };
         if let Some(host_fd) = file {
+            const MAP_SHARED: u64 = 1;
+            const PROT_WRITE: u64 = 2;
+            if flags & 3 == MAP_SHARED && prot & PROT_WRITE != 0 {
+                tracing::warn!(
+                    address = mapped,
+                    length,
+                    "a writable MAP_SHARED file mapping: Tandem maps a copy, so writes through it do not reach the file"
+                );
+            }
             // A private copy of the file's bytes (shared file mappings are copied too: writes do not reach the file),
             // a chunk at a time up to the file's end: a mapping larger than the file costs no more than the file.
             let mut chunk = vec![0u8; MAX_TRANSFER.min(length) as usize];
