@@ -45,6 +45,24 @@ impl RootService {
         RootService { system, name }
     }
 
+    /// GetDisplayService is command 0 of `vi:u`, 1 of `vi:s`, 2 of `vi:m`; the others' ids are other commands
+    /// (vi:u's 1 is GetDisplayServiceWithProxyNameExchange) or none.
+    fn get_display_service_as(&mut self, command_id: u32, call: &mut Call) -> Result<(), Failure> {
+        let own = match self.name {
+            "vi:u" => 0,
+            "vi:s" => 1,
+            _ => 2,
+        };
+        if command_id != own {
+            let what = match (self.name, command_id) {
+                ("vi:u", 1) => "GetDisplayServiceWithProxyNameExchange".to_string(),
+                (name, id) => format!("{name} command {id}"),
+            };
+            return Err(Failure::Unimplemented { interface: Self::NAME, command_id, what: Some(what) });
+        }
+        self.get_display_service(call)
+    }
+
     /// The policy: 0 user, 1 compositor; `vi:u` takes only the user's.
     fn get_display_service(&mut self, call: &mut Call) -> Result<(), Failure> {
         if call.u32(0) > 1 || (self.name == "vi:u" && call.u32(0) != 0) {
@@ -61,9 +79,9 @@ impl RootService {
 impl Interface for RootService {
     const NAME: &'static str = "vi";
     const COMMANDS: &'static [Command<Self>] = &[
-        Command::new(0, "GetDisplayService", Self::get_display_service).input(4),
-        Command::new(1, "GetDisplayService", Self::get_display_service).input(4),
-        Command::new(2, "GetDisplayService", Self::get_display_service).input(4),
+        Command::new(0, "GetDisplayService", |root: &mut Self, call| root.get_display_service_as(0, call)).input(4),
+        Command::new(1, "GetDisplayService", |root: &mut Self, call| root.get_display_service_as(1, call)).input(4),
+        Command::new(2, "GetDisplayService", |root: &mut Self, call| root.get_display_service_as(2, call)).input(4),
     ];
 }
 
@@ -301,4 +319,34 @@ impl Interface for Relay {
             .input(12)
             .buffers(&[BufferKind::InAutoSelect, BufferKind::OutAutoSelect]),
     ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ipc::hipc::{Builder, Message};
+    use crate::service::Object;
+    use tandem_reference::memory::GuestMemory;
+
+    /// Each root service has GetDisplayService at its own id only: vi:u's command 1 is another command, which
+    /// stops the run naming it.
+    #[test]
+    fn root_services_answer_only_their_own_get_display_service() {
+        let memory = GuestMemory::new().unwrap();
+        let mut buffer = vec![0u8; 0x100];
+        Builder { message_type: 4, ..Builder::default() }.write(&[0; 32], &mut buffer).unwrap();
+        let message = Message::parse(&buffer).unwrap();
+        let policy = [0u8; 4];
+        let system = Rc::new(System::default());
+        let mut run = |name, command_id| {
+            let mut call = Call::new(&memory, 0, &message, &policy);
+            RootService::new(system.clone(), name).handle(command_id, &mut call).map(|()| call.new_objects.len())
+        };
+        assert_eq!(run("vi:u", 0), Ok(1));
+        assert_eq!(run("vi:s", 1), Ok(1));
+        assert_eq!(run("vi:m", 2), Ok(1));
+        let Err(Failure::Unimplemented { what, .. }) = run("vi:u", 1) else { panic!("vi:u command 1 ran") };
+        assert_eq!(what.as_deref(), Some("GetDisplayServiceWithProxyNameExchange"));
+        assert!(run("vi:s", 0).is_err() && run("vi:m", 1).is_err());
+    }
 }
