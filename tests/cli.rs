@@ -511,6 +511,33 @@ fn lockstep_comparing_every_few_instructions_leaves_the_program_alone() {
     assert_eq!(summaries[0], summaries[1], "instructions retired");
 }
 
+/// Ctrl-C ends a run as closing the window does, between rounds of the cores: the state hash is printed and the
+/// command trace written whole (it replays), and the exit status is 130.
+#[test]
+fn ctrl_c_ends_the_run_and_keeps_what_it_recorded() {
+    let dir = scratch_dir("ctrl-c");
+    let trace = dir.join("run.trace");
+    let child = Command::new(env!("CARGO_BIN_EXE_tandem"))
+        .args(["run", &program("intloop.nro"), "--cpu", "reference", "--headless", "--state-hash", "--record-trace"])
+        .arg(&trace)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("tandem starts");
+    // intloop's 100 M instructions take the reference seconds; the signal comes well before their end.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: a signal to our own child.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let output = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(130), "{stdout}{stderr}");
+    assert!(stderr.contains("interrupted (Ctrl-C): the run ended after"), "{stderr}");
+    assert!(stdout.contains("state-hash: "), "{stdout}");
+    let replayed = tandem(&["gpu", "replay", trace.to_str().unwrap()]);
+    assert!(replayed.status.success(), "{}", text(&replayed.stderr));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 fn scratch_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tandem-cli-test-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

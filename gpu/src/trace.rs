@@ -133,12 +133,19 @@ impl Recorder {
         }
     }
 
-    /// Ends a run (or present): its page records, then `event`.
+    /// Ends a run (or present): its page records, then `event`. Each run is flushed to the file: a run that
+    /// crashes or is killed later still leaves a trace whole up to there.
     pub fn finish_run(&mut self, event: &Event) {
         for page in std::mem::take(&mut self.pending) {
             self.record(&page);
         }
         self.record(event);
+        if self.failed.is_none()
+            && let Err(error) = self.out.flush()
+        {
+            tracing::error!(target: "gpu", "writing the command trace: {error}");
+            self.failed = Some(error);
+        }
     }
 
     pub fn flush(&mut self) -> std::io::Result<()> {

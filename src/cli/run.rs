@@ -9,8 +9,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::rc::Rc;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use tandem_hle::hex;
 use tandem_hle::input_log::InputLog;
 use tandem_hle::kernel::{Kernel, RunOutcome};
@@ -108,6 +108,29 @@ pub fn load(path: Option<&std::path::Path>, romfs: Option<&std::path::Path>) -> 
     }
 }
 
+/// Ctrl-C was pressed during the run.
+static CTRL_C: AtomicBool = AtomicBool::new(false);
+
+/// Makes Ctrl-C set `interrupt` (the kernel ends the run at the next round); a second Ctrl-C ends the process at
+/// once, as one that does not answer would be.
+fn interrupt_on_ctrl_c(interrupt: Arc<AtomicBool>) {
+    static INTERRUPT: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    extern "C" fn on_sigint(_: libc::c_int) {
+        // Only atomics here: they are safe in a signal handler.
+        if CTRL_C.swap(true, Ordering::SeqCst) {
+            // SAFETY: _exit is async-signal-safe.
+            unsafe { libc::_exit(130) };
+        }
+        if let Some(interrupt) = INTERRUPT.get() {
+            interrupt.store(true, Ordering::SeqCst);
+        }
+    }
+    if INTERRUPT.set(interrupt).is_ok() {
+        // SAFETY: the handler touches only atomics.
+        unsafe { libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t) };
+    }
+}
+
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let program = load(args.path.as_deref(), args.romfs.as_deref())?;
     let mut engine = args.cpu.engine()?;
@@ -131,11 +154,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(folder) = args.frames {
         sinks.push(png_frames(folder)?);
     }
-    let window = (!args.headless).then(|| {
-        let closed = Arc::new(AtomicBool::new(false));
-        kernel.set_interrupt(closed.clone());
-        Window::new(closed)
-    });
+    // Closing the window or Ctrl-C ends the run between rounds of the cores, so that what it records (the
+    // trace, the input log, the state hash) is still written.
+    let interrupt = Arc::new(AtomicBool::new(false));
+    kernel.set_interrupt(interrupt.clone());
+    interrupt_on_ctrl_c(interrupt.clone());
+    let window = (!args.headless).then(|| Window::new(interrupt.clone()));
     if let Some(window) = &window {
         sinks.push(window.frame_sink(format!("Tandem: {}", program.source)));
     }
@@ -207,6 +231,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 window.linger();
             }
             ExitCode::SUCCESS
+        }
+        RunOutcome::Interrupted if CTRL_C.load(Ordering::SeqCst) => {
+            eprintln!("interrupted (Ctrl-C): the run ended after {} instructions", kernel.retired());
+            ExitCode::from(130)
         }
         RunOutcome::Interrupted => {
             eprintln!("the window was closed: the run ended after {} instructions", kernel.retired());
