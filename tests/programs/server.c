@@ -146,6 +146,17 @@ static void client(void *argument) {
     memcpy(&c->answer, own.data, 8);
 }
 
+/* A client thread that copies the current-thread pseudo-handle in its request; `value` gets its thread id. */
+static void pseudo_handle_client(void *argument) {
+    Client *c = argument;
+    svc_get_thread_id(&c->value, CURRENT_THREAD_HANDLE);
+    IpcReply own;
+    IpcRequest r = ipc_blank_request();
+    r.num_copy_handles = 1;
+    r.copy_handles[0] = CURRENT_THREAD_HANDLE;
+    c->result = ipc_command(c->session, 0, &c->value, 8, &r, 8, &own);
+}
+
 static uint8_t client_stacks[2][0x2000] __attribute__((aligned(16)));
 
 /* The main thread serves a session two client threads send on at once: a server session hands out one request
@@ -189,6 +200,26 @@ static void one_request_at_a_time(void) {
         expect("a client thread ends", thread_join(&clients[i].thread), RESULT_SUCCESS);
         check(clients[i].result == 0 && clients[i].answer == clients[i].value + 1, "each client its own answer");
     }
+    /* The current-thread pseudo-handle in a request names the client's thread, though the server takes the
+     * request later, from its own thread. */
+    clients[0] = (Client){.session = session, .result = ~0u};
+    check(thread_create(&clients[0].thread, pseudo_handle_client, &clients[0], client_stacks[0] + sizeof client_stacks[0],
+                        40, CORE_USE_PROCESS_VALUE) == 0 &&
+              thread_start(&clients[0].thread) == 0,
+          "a client thread copying its pseudo-handle");
+    svc_sleep_thread(1000000);
+    expect("ReplyAndReceive: its request", svc_reply_and_receive(&index, &server_session, 1, 0, 0), RESULT_SUCCESS);
+    IpcServerRequest request;
+    ipc_parse_request((void *)thread_local_area(), &request);
+    uint64_t copied_id = 0;
+    check(request.num_copy_handles == 1 && svc_get_thread_id(&copied_id, request.copy_handles[0]) == 0 &&
+              copied_id == clients[0].value,
+          "the copied pseudo-handle names the client thread");
+    answer();
+    expect("ReplyAndReceive: its reply", svc_reply_and_receive(&index, &server_session, 0, server_session, 0),
+           RESULT_TIMED_OUT);
+    expect("the client thread ends", thread_join(&clients[0].thread), RESULT_SUCCESS);
+    check(request.num_copy_handles != 1 || svc_close_handle(request.copy_handles[0]) == 0, "close the copy");
     Handle none;
     check(svc_close_handle(session) == 0 && svc_close_handle(server_session) == 0 &&
               svc_manage_named_port(&none, "tdm:one", 0) == 0 && svc_close_handle(port) == 0,

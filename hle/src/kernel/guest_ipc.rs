@@ -100,6 +100,7 @@ impl Kernel {
     /// sender's SVC checked it with [`Kernel::unsupported_in_guest_message`].
     pub(super) fn transfer_message(
         &mut self,
+        sender: ThreadId,
         from: u64,
         from_size: u64,
         to: u64,
@@ -118,7 +119,7 @@ impl Kernel {
         let mut delivered = Ok(());
         for _ in &message.copy_handles {
             let handle = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-            match self.duplicate_handle(handle) {
+            match self.duplicate_handle(handle, sender) {
                 Ok(copy) => {
                     copies.push(copy);
                     bytes[at..at + 4].copy_from_slice(&copy.to_le_bytes());
@@ -205,13 +206,14 @@ impl Kernel {
         Ok(())
     }
 
-    /// A new handle to the object `handle` names (the pseudo-handles name the caller's thread and process).
-    fn duplicate_handle(&mut self, handle: u32) -> Result<u32, KernelResult> {
+    /// A new handle to the object `handle` names in a message `sender` sent (the pseudo-handles name the
+    /// sender's thread and process, whichever thread makes the copy).
+    fn duplicate_handle(&mut self, handle: u32, sender: ThreadId) -> Result<u32, KernelResult> {
         let object = match handle {
             // No handle is passed as no handle (mesosphère's copy loop).
             0 => return Ok(0),
             CURRENT_PROCESS => return Ok(CURRENT_PROCESS),
-            CURRENT_THREAD => KernelObject::Thread(self.current_thread()),
+            CURRENT_THREAD => KernelObject::Thread(sender),
             handle => self.handles.get(handle).ok_or(KernelResult::InvalidHandle)?,
         };
         match object {
@@ -250,8 +252,13 @@ impl Kernel {
         };
         state.received = Some(request);
         let tls = self.threads[&server].tls;
-        let copied =
-            self.transfer_message(request.buffer, request.size, tls, crate::ipc::hipc::MESSAGE_BUFFER_SIZE as u64);
+        let copied = self.transfer_message(
+            request.client,
+            request.buffer,
+            request.size,
+            tls,
+            crate::ipc::hipc::MESSAGE_BUFFER_SIZE as u64,
+        );
         if let Err(result) = copied {
             // The client learns why its request went nowhere.
             self.guest_sessions.get_mut(&session).expect("live").received = None;

@@ -139,7 +139,7 @@ impl Kernel {
                 return Ok(Svc::End(self.stop_at_svc(StopReason::Unsupported(what))));
             }
             self.guest_sessions.get_mut(&session).expect("live").received = None;
-            let delivered = self.transfer_message(tls, MESSAGE_BUFFER_SIZE as u64, request.buffer, request.size);
+            let delivered = self.transfer_message(id, tls, MESSAGE_BUFFER_SIZE as u64, request.buffer, request.size);
             self.end_wait(request.client, Some(delivered.err().unwrap_or(KernelResult::Success)));
             // The next request, if one came meanwhile, goes to a server thread waiting on the session.
             self.notify(SyncObject::ServerSession(session));
