@@ -59,6 +59,13 @@ int main(void) {
     uint32_t got;
     memcpy(&got, reply.data, 4);
     check(got == (STYLE_FULL_KEY | STYLE_HANDHELD), "the styles come back");
+    /* Eleven ids: more than there are (yuzu's ResultInvalidArraySize, 202/715). */
+    static const uint32_t too_many[11] = {0, 1, 2, 3, 4, 5, 6, 7, 0x10, 0x20, 0};
+    r = ipc_blank_request();
+    r.send_pid = 1;
+    r.num_statics = 1;
+    r.statics[0] = (IpcBuffer){(uint64_t)too_many, sizeof too_many};
+    expect("SetSupportedNpadIdType(11 ids)", ipc_command(hid, 102, &aruid, 8, &r, 0, &reply), 0x596CAu);
     static const uint32_t ids[2] = {NPAD_NO1, NPAD_HANDHELD};
     r = ipc_blank_request();
     r.send_pid = 1;

@@ -17,6 +17,10 @@ use std::rc::Rc;
 
 /// hid's InvalidNpadIdType (the value Ryujinx's `ResultCode.InvalidNpadIdType` records).
 const INVALID_NPAD_ID: ResultCode = ResultCode::new(202, 123);
+/// More npad ids than there are (yuzu's `ResultInvalidArraySize`).
+const INVALID_ARRAY_SIZE: ResultCode = ResultCode::new(202, 715);
+/// The npad ids: No1-No8, Other, Handheld.
+const NPAD_IDS: u64 = 10;
 
 /// What the controllers and the touch screen report at one sample: buttons (`HidNpadButton` bits), the two sticks
 /// (-0x7fff..=0x7fff), and a finger on the touch screen, if one is there (x, y in the screen's 1280x720 pixels).
@@ -149,7 +153,10 @@ impl HidServer {
 
     /// SetSupportedNpadIdType(u64 aruid, pid, in u32 ids[]): every id must be one of No1-No8, Other, Handheld.
     fn set_supported_ids(&mut self, call: &mut Call) -> Result<(), Failure> {
-        let bytes = call.read_buffer(0, 4 * 10)?;
+        if call.buffer(0).size > 4 * NPAD_IDS {
+            return Err(INVALID_ARRAY_SIZE.into());
+        }
+        let bytes = call.read_buffer(0, 4 * NPAD_IDS as usize)?;
         let ids = bytes
             .chunks_exact(4)
             .map(|id| NpadId::from_u32(u32::from_le_bytes(id.try_into().expect("four bytes"))))
