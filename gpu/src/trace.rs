@@ -453,9 +453,15 @@ impl Cursor<'_> {
                 let address = self.u64()?;
                 let length = self.u32()? as usize;
                 let packed = self.take(length)?;
-                let bytes =
-                    lz4_flex::block::decompress_size_prepended(packed).map_err(|e| self.malformed(e.to_string()))?;
-                if bytes.len() != PAGE as usize || address % PAGE != 0 {
+                // The size the record declares is checked before anything is allocated for it.
+                let declared = packed.get(..4).map(|size| u32::from_le_bytes(size.try_into().expect("four bytes")));
+                if declared != Some(PAGE as u32) || address % PAGE != 0 {
+                    return Err(self.malformed("a page record that is not one page"));
+                }
+                let mut bytes = vec![0; PAGE as usize];
+                let unpacked = lz4_flex::block::decompress_into(&packed[4..], &mut bytes)
+                    .map_err(|e| self.malformed(e.to_string()))?;
+                if unpacked != PAGE as usize {
                     return Err(self.malformed("a page record that is not one page"));
                 }
                 Event::Page { address, bytes }
@@ -585,6 +591,20 @@ mod tests {
             let problem = replay(&events, &mut gpu, &memory, |_, _| {}).unwrap_err();
             assert!(problem.contains(expected), "{problem}");
         }
+    }
+
+    /// A page record is checked for its size before anything is allocated: one that declares 4 GiB is refused.
+    #[test]
+    fn page_records_of_another_size_are_refused_before_they_are_unpacked() {
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&VERSION.to_le_bytes());
+        bytes.push(10);
+        bytes.extend_from_slice(&0x10000u64.to_le_bytes());
+        let packed = [0xff, 0xff, 0xff, 0xff, 0x00];
+        bytes.extend_from_slice(&(packed.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&packed);
+        let error = read(&bytes[..]).unwrap_err().to_string();
+        assert!(error.contains("a page record that is not one page"), "{error}");
     }
 
     /// A syncpoint brought to its reserved value (a closed channel's) is recorded with that value and reaches it
