@@ -111,18 +111,7 @@ impl Kernel {
             return Err(KernelResult::OutOfRange);
         }
         // The handles are checked before the reply goes (mesosphère's ReplyAndReceive): a bad list sends none.
-        let mut bytes = vec![0u8; count as usize * 4];
-        self.memory.read(address, &mut bytes).map_err(|_| KernelResult::InvalidPointer)?;
-        let objects = bytes
-            .chunks_exact(4)
-            .map(|word| match self.handles.get(u32::from_le_bytes(word.try_into().expect("4 bytes"))) {
-                Some(KernelObject::ServerSession(id)) => Ok(SyncObject::ServerSession(id)),
-                Some(KernelObject::ServerPort(id)) => Ok(SyncObject::ServerPort(id)),
-                Some(KernelObject::ReadableEvent(id)) => Ok(SyncObject::Event(id)),
-                Some(KernelObject::Thread(id)) => Ok(SyncObject::Thread(id)),
-                _ => Err(KernelResult::InvalidHandle),
-            })
-            .collect::<Result<Vec<SyncObject>, KernelResult>>()?;
+        let objects = self.sync_objects(address, count as usize)?;
         let id = self.current_thread();
         if target != 0 {
             // A reply that fails leaves the index at -1.

@@ -85,6 +85,24 @@ impl Kernel {
         Ok(())
     }
 
+    /// The objects `count` handles at `address` name, for a wait: the readable side of an event, a thread, a server
+    /// port or session (servers wait for a session to accept or a request to receive, as libstratosphere's wait
+    /// lists do); any other handle is InvalidHandle.
+    pub(super) fn sync_objects(&self, address: u64, count: usize) -> Result<Vec<SyncObject>, KernelResult> {
+        let mut bytes = vec![0u8; count * 4];
+        self.memory.read(address, &mut bytes).map_err(|_| KernelResult::InvalidPointer)?;
+        bytes
+            .chunks_exact(4)
+            .map(|word| match self.handles.get(u32::from_le_bytes(word.try_into().expect("4 bytes"))) {
+                Some(KernelObject::ReadableEvent(id)) => Ok(SyncObject::Event(id)),
+                Some(KernelObject::Thread(id)) => Ok(SyncObject::Thread(id)),
+                Some(KernelObject::ServerPort(id)) => Ok(SyncObject::ServerPort(id)),
+                Some(KernelObject::ServerSession(id)) => Ok(SyncObject::ServerSession(id)),
+                _ => Err(KernelResult::InvalidHandle),
+            })
+            .collect()
+    }
+
     /// WaitSynchronization(-, handles, count, timeout ns) -> (result, index): waits until one of the objects (the
     /// readable side of an event, a thread, a server port or session) is signalled, and says which (the first handle that names it). Timeout
     /// 0 polls, a negative one waits forever; CancelSynchronization ends the wait with Cancelled.
@@ -93,19 +111,7 @@ impl Kernel {
         if !(0..=MAX_WAIT_HANDLES).contains(&count) {
             return Err(KernelResult::OutOfRange);
         }
-        let mut bytes = vec![0u8; count as usize * 4];
-        self.memory.read(address, &mut bytes).map_err(|_| KernelResult::InvalidPointer)?;
-        let objects = bytes
-            .chunks_exact(4)
-            .map(|word| match self.handles.get(u32::from_le_bytes([word[0], word[1], word[2], word[3]])) {
-                Some(KernelObject::ReadableEvent(id)) => Ok(SyncObject::Event(id)),
-                Some(KernelObject::Thread(id)) => Ok(SyncObject::Thread(id)),
-                // Servers wait for a session to accept or a request to receive (libstratosphere's wait lists).
-                Some(KernelObject::ServerPort(id)) => Ok(SyncObject::ServerPort(id)),
-                Some(KernelObject::ServerSession(id)) => Ok(SyncObject::ServerSession(id)),
-                _ => Err(KernelResult::InvalidHandle),
-            })
-            .collect::<Result<Vec<SyncObject>, KernelResult>>()?;
+        let objects = self.sync_objects(address, count as usize)?;
         if let Some(index) = objects.iter().position(|&object| self.is_signaled(object)) {
             self.set_output(1, index as u64);
             return Ok(Svc::Return(KernelResult::Success));
