@@ -27,6 +27,17 @@ static Result call(Handle session, IpcRequest *r, uint32_t out_size, IpcReply *r
     return ipc_command(session, r->command_id, r->data, r->data_size, r, out_size, reply);
 }
 
+/* TIPC GetServiceHandle(`service`) on the sm: session `sm` (its name stays in `*name`, which the request points
+ * at); the reply in `reply`. */
+static Result tipc_get_service(Handle sm, const char *service, uint64_t *name, IpcRequest *r, IpcReply *reply) {
+    *r = request(0);
+    r->type = IPC_TYPE_TIPC(1);
+    *name = ipc_service_name(service);
+    r->data = name;
+    r->data_size = 8;
+    return call(sm, r, 0, reply);
+}
+
 static uint32_t u32_at(const uint8_t *p) {
     uint32_t v;
     memcpy(&v, p, 4);
@@ -250,12 +261,7 @@ int main(void) {
     r.type = IPC_TYPE_TIPC(0);
     r.send_pid = 1; /* TIPC's RegisterClient carries no data: the pid alone (libnx's _smTipcCmdInPid) */
     expect("TIPC RegisterClient", call(sm_tipc, &r, 0, &reply), RESULT_SUCCESS);
-    r = request(0);
-    r.type = IPC_TYPE_TIPC(1);
-    name = ipc_service_name("set");
-    r.data = &name;
-    r.data_size = 8;
-    expect("TIPC GetServiceHandle(set)", call(sm_tipc, &r, 0, &reply), RESULT_SUCCESS);
+    expect("TIPC GetServiceHandle(set)", tipc_get_service(sm_tipc, "set", &name, &r, &reply), RESULT_SUCCESS);
     Handle set2 = reply.move_handles[0];
     r = request(0);
     expect("GetLanguageCode on it", call(set2, &r, 8, &reply), RESULT_SUCCESS);
@@ -273,12 +279,8 @@ int main(void) {
     tipc_service.max_sessions = 1;
     expect("TIPC RegisterService(max_sessions 1)", call(sm_tipc, &r, 0, &reply), RESULT_SUCCESS);
     Handle tipc_port = reply.move_handles[0];
-    r = request(0);
-    r.type = IPC_TYPE_TIPC(1);
-    name = ipc_service_name("tdm:tipc");
-    r.data = &name;
-    r.data_size = 8;
-    expect("TIPC GetServiceHandle(tdm:tipc)", call(sm_tipc, &r, 0, &reply), RESULT_SUCCESS);
+    expect("TIPC GetServiceHandle(tdm:tipc)", tipc_get_service(sm_tipc, "tdm:tipc", &name, &r, &reply),
+           RESULT_SUCCESS);
     Handle tipc_client = reply.move_handles[0];
     expect("TIPC GetServiceHandle(tdm:tipc) past its one session", call(sm_tipc, &r, 0, &reply), SM_OUT_OF_SESSIONS);
     check(svc_close_handle(tipc_client) == 0 && svc_close_handle(tipc_port) == 0, "close tdm:tipc's handles");
