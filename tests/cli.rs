@@ -511,6 +511,20 @@ fn lockstep_comparing_every_few_instructions_leaves_the_program_alone() {
     assert_eq!(summaries[0], summaries[1], "instructions retired");
 }
 
+/// A frame that cannot be written (here a folder stands where its file goes) does not stop the run, but the exit
+/// status and the error say the frames folder is incomplete.
+#[test]
+fn frames_that_cannot_be_written_fail_the_command() {
+    let dir = scratch_dir("unwritable-frames");
+    std::fs::create_dir_all(dir.join("frame-00000.png")).unwrap();
+    let output = tandem(&["run", &program("gpu-present.nro"), "--headless", "--frames", dir.to_str().unwrap()]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("not every frame was written") && stderr.contains("frame-00000.png"), "{stderr}");
+    assert!(dir.join("frame-00001.png").is_file(), "the run went on");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// Ctrl-C ends a run as closing the window does, between rounds of the cores: the state hash is printed and the
 /// command trace written whole (it replays), and the exit status is 130.
 #[test]

@@ -71,14 +71,22 @@ pub struct RunArgs {
 }
 
 /// A frame sink that writes `DIR/frame-NNNNN.png`; a frame that cannot be written is logged, and the run goes on.
-fn png_frames(folder: PathBuf) -> anyhow::Result<tandem_hle::service::vi::display::FrameSink> {
+/// A frame sink writing each frame to `folder` as a PNG, and where the first failure to write one is kept (the run
+/// goes on; its exit status then says the frames are not all there).
+fn png_frames(
+    folder: PathBuf,
+) -> anyhow::Result<(tandem_hle::service::vi::display::FrameSink, Rc<RefCell<Option<String>>>)> {
     std::fs::create_dir_all(&folder).with_context(|| format!("creating the frames folder {}", folder.display()))?;
-    Ok(Box::new(move |shown| {
+    let failed = Rc::new(RefCell::new(None));
+    let first_failure = failed.clone();
+    let sink = Box::new(move |shown: &tandem_hle::service::vi::display::ShownFrame| {
         let path = folder.join(format!("frame-{:05}.png", shown.number));
         if let Err(error) = write_png(&path, shown.frame) {
             tracing::error!("writing {}: {error:#}", path.display());
+            first_failure.borrow_mut().get_or_insert(format!("writing {}: {error:#}", path.display()));
         }
-    }))
+    });
+    Ok((sink, failed))
 }
 
 pub fn write_png(path: &std::path::Path, frame: &tandem_gpu::backend::Frame) -> anyhow::Result<()> {
@@ -151,8 +159,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let keeps_frames = args.frames.is_some();
     let mut sinks = Vec::new();
+    let mut frames_failed = None;
     if let Some(folder) = args.frames {
-        sinks.push(png_frames(folder)?);
+        let (sink, failed) = png_frames(folder)?;
+        sinks.push(sink);
+        frames_failed = Some(failed);
     }
     // Closing the window or Ctrl-C ends the run between rounds of the cores, so that what it records (the
     // trace, the input log, the state hash) is still written.
@@ -244,6 +255,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             eprintln!("{report}");
             ExitCode::FAILURE
         }
+    };
+    let code = match frames_failed.and_then(|failed| failed.take()) {
+        Some(problem) => {
+            eprintln!("error: not every frame was written ({problem}); the frames folder is incomplete");
+            ExitCode::FAILURE
+        }
+        None => code,
     };
     if args.state_hash {
         println!("state-hash: {}", hex(&kernel.state_hash()));
