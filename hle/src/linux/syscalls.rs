@@ -310,7 +310,9 @@ impl LinuxProcess {
             163 => self.rlimit(a[0], a[1]),
             261 => self.rlimit(a[1], a[3]),
             165 => self.write_bytes(a[1], &[0; 144]).map(|_| 0),
-            166 => Ok(0o022),
+            // umask: the host process's, which the files the program creates through it get.
+            // SAFETY: umask cannot fail.
+            166 => Ok(u64::from(unsafe { libc::umask((a[0] & 0o777) as libc::mode_t) })),
             167 => Err(Errno::EINVAL),
             169 => self.gettimeofday(a[0]),
             179 => self.sysinfo(a[0]),
