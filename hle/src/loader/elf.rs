@@ -28,6 +28,7 @@ const EM_AARCH64: u16 = 183;
 const PN_XNUM: u16 = 0xFFFF;
 
 const PROGRAM_HEADER_SIZE: u64 = 0x38;
+const MAX_PROGRAM_HEADERS: u64 = 0x10000 / PROGRAM_HEADER_SIZE;
 const PT_LOAD: u32 = 1;
 const PT_DYNAMIC: u32 = 2;
 const PT_INTERP: u32 = 3;
@@ -236,6 +237,11 @@ fn read_program_headers(r: &Reader) -> Result<Vec<ProgramHeader>, LoadError> {
     let count = r.u16(0x38, HEADER)?;
     if count == PN_XNUM {
         return Err(r.error(HEADER, 0x38, Problem::Unsupported("extended program header numbering (PN_XNUM)".into())));
+    }
+    // Linux's loader takes at most 64 KiB of program headers (binfmt_elf: 65536 / sizeof(Elf64_Phdr)).
+    if u64::from(count) > MAX_PROGRAM_HEADERS {
+        let expected = format!("at most {MAX_PROGRAM_HEADERS} (64 KiB of headers, Linux's limit)");
+        return Err(r.error(HEADER, 0x38, Problem::BadValue { value: count.into(), expected }));
     }
     if count > 0 && u64::from(entry_size) != PROGRAM_HEADER_SIZE {
         let expected = format!("{PROGRAM_HEADER_SIZE:#x}");
@@ -707,6 +713,15 @@ mod tests {
             },
         ];
         check_cases(TINY_SO, read, &cases);
+    }
+
+    #[test]
+    fn more_program_headers_than_linux_takes_are_refused() {
+        let mut file = TINY_EXEC.to_vec();
+        file[0x38..0x3a].copy_from_slice(&1171u16.to_le_bytes());
+        let error = read("tiny-exec", &file).unwrap_err();
+        assert_eq!((error.structure.as_str(), error.offset), (HEADER, Some(0x38)));
+        assert!(error.to_string().contains("at most 1170"), "{error}");
     }
 
     #[test]
