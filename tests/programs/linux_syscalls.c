@@ -21,7 +21,7 @@ enum {
     SYS_getcwd = 17, SYS_dup3 = 24, SYS_fcntl = 25, SYS_mkdirat = 34, SYS_unlinkat = 35, SYS_renameat = 38,
     SYS_openat = 56, SYS_close = 57, SYS_pipe2 = 59, SYS_getdents64 = 61, SYS_lseek = 62, SYS_read = 63,
     SYS_write = 64, SYS_writev = 66, SYS_readlinkat = 78, SYS_newfstatat = 79, SYS_fstat = 80,
-    SYS_clock_gettime = 113, SYS_clock_getres = 114, SYS_sched_getaffinity = 123, SYS_kill = 129, SYS_times = 153, SYS_umask = 166, SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172, SYS_brk = 214,
+    SYS_futex = 98, SYS_clock_gettime = 113, SYS_clock_getres = 114, SYS_sched_getaffinity = 123, SYS_kill = 129, SYS_times = 153, SYS_umask = 166, SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172, SYS_brk = 214,
     SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_getrandom = 278,
 };
 #define AT_FDCWD (-100)
@@ -208,6 +208,12 @@ int main(int argc, char **argv, char **envp) {
     expect("rt_sigprocmask(SIG_BLOCK, 0, &m)", sys(SYS_rt_sigprocmask, 0, 0, &mask, 8), 0);
     expect("the mask blocks signal 10", (long)mask, 1L << 9);
     expect("rt_sigprocmask(a 4-byte set)", sys(SYS_rt_sigprocmask, 0, &mask, 0, 4), -22);
+    /* A futex wait that nothing wakes, with a timeout: ETIMEDOUT; a timeout of 10^9 ns is EINVAL. */
+    static int futex_word = 7;
+    long short_wait[2] = {0, 1000000}, bad_wait[2] = {0, 1000000000};
+    expect("futex wait with a timeout", sys(SYS_futex, &futex_word, 128 /* WAIT_PRIVATE */, 7, short_wait), -110);
+    expect("futex wait with 10^9 ns", sys(SYS_futex, &futex_word, 128, 7, bad_wait), -22);
+    expect("futex wait for another value", sys(SYS_futex, &futex_word, 128, 8, short_wait), -11);
     long inherited = sys(SYS_umask, 077);
     expect("umask gives back the mask set", sys(SYS_umask, inherited), 077);
     expect("clock_getres(CLOCK_MONOTONIC, NULL)", sys(SYS_clock_getres, 1, 0), 0);

@@ -275,7 +275,7 @@ impl LinuxProcess {
             93 | 94 => return Flow::Exit((a[0] & 0xff) as i32),
             96 | 172 | 178 => Ok(PID),
             173 => Ok(PID - 1),
-            98 => return self.futex(a[0], a[1], a[2]),
+            98 => return self.futex(a[0], a[1], a[2], a[3]),
             99 | 233 => Ok(0),
             101 | 115 | 124 => Ok(0),
             113 => self.clock_gettime(a[0], a[1]),
@@ -957,15 +957,27 @@ impl LinuxProcess {
     }
 
     /// One thread: a wait that would block can never be woken.
-    fn futex(&mut self, address: u64, op: u64, value: u64) -> Flow {
+    /// futex(address, op, value, timeout): the process has one thread, so a wait whose value matches is woken by
+    /// nothing; with a timeout it times out (ETIMEDOUT, guest time not moved on), without one it never returns.
+    fn futex(&mut self, address: u64, op: u64, value: u64, timeout: u64) -> Flow {
         const WAIT: u64 = 0;
         const WAKE: u64 = 1;
         const WAIT_BITSET: u64 = 9;
         const WAKE_BITSET: u64 = 10;
+        const ETIMEDOUT: Errno = Errno(110);
         let result = match op & 0x7f {
             WAIT | WAIT_BITSET => match self.memory.read_le(address, 4) {
                 Err(_) => Err(Errno::EFAULT),
                 Ok(current) if current as u64 != value & 0xffff_ffff => Err(Errno::EAGAIN),
+                Ok(_) if timeout != 0 => match self.read_bytes(timeout.wrapping_add(8), 8) {
+                    Err(errno) => Err(errno),
+                    Ok(nanoseconds)
+                        if nanoseconds.iter().rev().fold(0u64, |n, &b| n << 8 | u64::from(b)) >= 1_000_000_000 =>
+                    {
+                        Err(Errno::EINVAL)
+                    }
+                    Ok(_) => Err(ETIMEDOUT),
+                },
                 Ok(_) => return Flow::Stop(StopReason::Deadlock("futex wait that no other thread can wake")),
             },
             WAKE | WAKE_BITSET => Ok(0),
