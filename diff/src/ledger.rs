@@ -152,6 +152,16 @@ static LEDGER: &[LedgerEntry] = &[
         },
     },
     LedgerEntry {
+        id: "oracle-dc-cvadp",
+        reason: "DC CVADP is FEAT_DPB2, which the Cortex-A78C lacks (ID_AA64ISAR1_EL1.DPB = 1: DC CVAP only), so the \
+                 encoding is UNDEFINED there; QEMU 5.0's CPU has FEAT_DPB2 and performs it",
+        applies: |case| {
+            matches!(decode(case.word), Some(Inst::Sys { l: 0, op1: 3, crn: 7, crm: 13, op2: 1, .. }))
+                && case.reference.stop == Stop::Undefined
+                && case.oracle.stop != Stop::Undefined
+        },
+    },
+    LedgerEntry {
         id: "oracle-dc-zva-fault-pc",
         reason: "QEMU reports a DC ZVA translation fault with the PC of the next instruction; the exception's preferred \
                  return address is the DC ZVA itself",
@@ -320,5 +330,8 @@ mod tests {
         assert_eq!(classify_with(DC_CVAC_X1, 0x5000, fault(0x5000)), Some("oracle-cache-maintenance-faults"));
         assert_eq!(classify_with(DC_CVAC_X1, 0x5000, fault(0x9000)), None, "another address");
         assert_eq!(classify_with(DC_ZVA_X1, 0x5000, fault(0x5000)), None, "DC ZVA writes");
+        const DC_CVADP_X5: u32 = 0xd50b_7d25;
+        assert_eq!(classify_with(DC_CVADP_X5, 0x5000, Stop::Undefined), Some("oracle-dc-cvadp"));
+        assert_eq!(classify_with(DC_CVAC_X1, 0x5000, Stop::Undefined), None, "DC CVAC is the core's");
     }
 }
