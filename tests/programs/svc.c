@@ -226,6 +226,9 @@ static void set_heap_size(void) {
     uint64_t address = 0;
     expect_result("SetHeapSize(0x1000), not a multiple of 2 MiB", svc_set_heap_size(&address, 0x1000),
                   RESULT_INVALID_SIZE);
+    /* mesosphère: 8 GiB and more is InvalidSize, past the 6 GiB heap region OutOfMemory. */
+    expect_result("SetHeapSize(8 GiB)", svc_set_heap_size(&address, 8ull << 30), RESULT_INVALID_SIZE);
+    expect_result("SetHeapSize(7 GiB)", svc_set_heap_size(&address, 7ull << 30), RESULT_OUT_OF_MEMORY);
 
     address = 0;
     expect_result("SetHeapSize(2 MiB)", svc_set_heap_size(&address, 2 * MIB), RESULT_SUCCESS);

@@ -17,7 +17,7 @@ mod sync;
 mod thread;
 
 use super::address_space::{
-    ALIAS_REGION, ASLR_REGION, HEAP_REGION, HEAP_SIZE_ALIGNMENT, MemoryAttribute, MemoryState, STACK_REGION,
+    ALIAS_REGION, ASLR_REGION, Block, HEAP_REGION, HEAP_SIZE_ALIGNMENT, MemoryAttribute, MemoryState, STACK_REGION,
     TOTAL_MEMORY,
 };
 use super::handle_table::CURRENT_PROCESS;
@@ -293,16 +293,25 @@ impl Kernel {
 
     /// SetHeapSize(size) -> (result, heap address).
     fn set_heap_size(&mut self) -> Result<(), KernelResult> {
+        /// The most memory a Switch has (mesosphère's MainMemorySizeMax).
+        const MAIN_MEMORY_SIZE_MAX: u64 = 8 << 30;
         let size = self.arg(1);
-        if !size.is_multiple_of(HEAP_SIZE_ALIGNMENT) || size > HEAP_REGION.size {
+        // mesosphère's order: the alignment and the 8 GiB main memory bound (InvalidSize), the heap region
+        // (OutOfMemory), the process's memory limit (LimitReached), then the pages to grow into must be free.
+        if !size.is_multiple_of(HEAP_SIZE_ALIGNMENT) || size >= MAIN_MEMORY_SIZE_MAX {
             return Err(KernelResult::InvalidSize);
         }
-        // Past the process's memory limit: LimitReached, as mesosphere's KPageTableBase::SetHeapSize answers.
+        if size > HEAP_REGION.size {
+            return Err(KernelResult::OutOfMemory);
+        }
         if size.saturating_add(self.shared_memory_size()) > TOTAL_MEMORY {
             return Err(KernelResult::LimitReached);
         }
         let base = HEAP_REGION.base;
         let current = self.heap_size;
+        if size > current && self.map.blocks(base + current, size - current).iter().any(|&(_, _, b)| b != Block::FREE) {
+            return Err(KernelResult::InvalidCurrentMemory);
+        }
         if size > current {
             self.memory.map(base + current, size - current, Perm::RW).map_err(|error| {
                 tracing::warn!(%error, "SetHeapSize could not grow the heap");
