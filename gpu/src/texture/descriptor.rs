@@ -230,6 +230,16 @@ impl TextureHeader {
             let value = bits(w[0], hi, lo);
             Source::from_field(value).ok_or_else(|| bad(format!("{name}_SOURCE {value} is undefined")))
         };
+        // W1's low bits are address bits only in a 1D buffer's header (ADDRESS_BITS31TO0): a pitch header has
+        // ADDRESS_BITS31TO5, a block-linear one ADDRESS_BITS31TO9 with GOB_DEPTH_OFFSET in 6:5 (clb097tex.h).
+        let address_low = match version {
+            3 if bits(w[1], 6, 5) != 0 => {
+                return Err(bad(format!("GOB_DEPTH_OFFSET {} is not implemented by Tandem yet", bits(w[1], 6, 5))));
+            }
+            3 => w[1] & !0x1ff,
+            2 => w[1] & !0x1f,
+            _ => w[1],
+        };
         let texture_type = TextureType::from_field(bits(w[4], 26, 23))
             .ok_or_else(|| bad(format!("TEXTURE_TYPE {} is undefined", bits(w[4], 26, 23))))?;
         if (version == 0) != (texture_type == TextureType::OneDBuffer) {
@@ -244,7 +254,7 @@ impl TextureHeader {
                 data_type(18, 16, "A")?,
             ],
             swizzle: [source(21, 19, "X")?, source(24, 22, "Y")?, source(27, 25, "Z")?, source(30, 28, "W")?],
-            address: address_high | u64::from(w[1]),
+            address: address_high | u64::from(address_low),
             layout,
             width: bits(w[4], 15, 0) + 1,
             height: bits(w[5], 15, 0) + 1,
@@ -504,6 +514,15 @@ mod tests {
         assert!(error(block_linear).contains("GOBS_PER_BLOCK_DEPTH 7"), "{}", error(block_linear));
         block_linear[3] = 2 << 10;
         assert!(error(block_linear).contains("TILE_WIDTH_IN_GOBS 2"), "{}", error(block_linear));
+        // W1's bits below the address: reserved ones are not address bits, GOB_DEPTH_OFFSET is refused.
+        block_linear[3] = 0;
+        block_linear[1] = 0x2_0000 | 0x9f;
+        assert_eq!(TextureHeader::parse(3, block_linear).unwrap().address, 0x2_0000);
+        block_linear[1] = 0x2_0000 | 1 << 5;
+        assert!(error(block_linear).contains("GOB_DEPTH_OFFSET 1"), "{}", error(block_linear));
+        let mut pitch_low_bits = w;
+        pitch_low_bits[1] = 0x2_0000 | 0x1f;
+        assert_eq!(TextureHeader::parse(3, pitch_low_bits).unwrap().address, 0x2_0000);
     }
 
     /// A 1D buffer header as NVK's `nvb097_nil_fill_buffer_tic` fills one (clb097tex.h `NVB097_TEXHEAD_1D_*`):
