@@ -39,7 +39,7 @@ fuzz_target!(|data: &[u8]| {
                 if let Ok(dispatched) = sessions.dispatch(id, buffer, &message, memory, 0) {
                     if let Some(reply) = dispatched.reply {
                         let mut out = vec![0u8; 0x100];
-                        let _ = cmif::write_reply(dispatched.kind, dispatched.is_domain, &reply, &mut out);
+                        let _ = cmif::write_reply(dispatched.kind, message.message_type, dispatched.is_domain, &reply, &mut out);
                     }
                 }
             }

@@ -141,10 +141,18 @@ pub struct Reply {
     pub statics: Vec<Static>,
 }
 
-/// Writes `reply` to a request of `kind` (on a domain session or not) into `buffer`; returns its length in bytes.
-pub fn write_reply(kind: Kind, is_domain: bool, reply: &Reply, buffer: &mut [u8]) -> Result<usize, HipcError> {
+/// Writes `reply` to a request of `kind` and HIPC type `request_type` (on a domain session or not) into `buffer`;
+/// returns its length in bytes. A TIPC reply carries the request's type, as Horizon's TIPC servers write it.
+pub fn write_reply(
+    kind: Kind,
+    request_type: u16,
+    is_domain: bool,
+    reply: &Reply,
+    buffer: &mut [u8],
+) -> Result<usize, HipcError> {
     let failed = reply.result != ResultCode::SUCCESS;
     let message = Builder {
+        message_type: if kind == Kind::Tipc { request_type } else { 0 },
         copy_handles: if failed { Vec::new() } else { reply.copy_handles.clone() },
         move_handles: if failed { Vec::new() } else { reply.move_handles.clone() },
         statics: if failed { Vec::new() } else { reply.statics.clone() },

@@ -76,7 +76,7 @@ fn a_reply_is_laid_out_for_the_client() {
     let reply =
         Reply { raw: 0x0123_4567_89ab_cdefu64.to_le_bytes().to_vec(), move_handles: vec![0x1234], ..Reply::default() };
     let mut buffer = vec![0xffu8; 0x100];
-    let length = cmif::write_reply(Kind::Request, false, &reply, &mut buffer).unwrap();
+    let length = cmif::write_reply(Kind::Request, 4, false, &reply, &mut buffer).unwrap();
     // 16 header bytes (with the handle) end on a 16-byte boundary: no padding, 16 + 8 bytes of CMIF, 16 of slack.
     let expected = [
         0x0000_0000,
@@ -99,13 +99,13 @@ fn a_reply_is_laid_out_for_the_client() {
     // A failure carries the result and nothing else; on a domain session the domain header comes first (after 8
     // bytes of padding here, which leaves 8 bytes of slack).
     let failed = Reply { result: sf::UNKNOWN_COMMAND_ID, ..reply };
-    let length = cmif::write_reply(Kind::Request, true, &failed, &mut buffer).unwrap();
+    let length = cmif::write_reply(Kind::Request, 4, true, &failed, &mut buffer).unwrap();
     let expected = [0x0000_0000, 0x0000_000c, 0, 0, 0, 0, 0, 0, 0x4f43_4653, 0, 0x1ba0a, 0, 0, 0];
     assert_eq!(buffer[..length], bytes(&expected));
 
-    // TIPC: the result is the first data word.
-    let length = cmif::write_reply(Kind::Tipc, false, &Reply::default(), &mut buffer).unwrap();
-    assert_eq!(buffer[..length], bytes(&[0, 1, 0]));
+    // TIPC: the request's type (Atmosphère's OutMessageHeader), then the result as the first data word.
+    let length = cmif::write_reply(Kind::Tipc, 17, false, &Reply::default(), &mut buffer).unwrap();
+    assert_eq!(buffer[..length], bytes(&[17, 1, 0]));
 }
 
 /// A domain request (switchbrew: type, object count, payload size, object id, padding, token), then the CMIF

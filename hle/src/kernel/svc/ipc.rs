@@ -331,7 +331,7 @@ impl Kernel {
             }
         }
         self.carry_out_service_events();
-        match cmif::write_reply(dispatched.kind, dispatched.is_domain, &reply, &mut buffer) {
+        match cmif::write_reply(dispatched.kind, message.message_type, dispatched.is_domain, &reply, &mut buffer) {
             Ok(length) if self.memory.write(address, &buffer[..length]).is_ok() => Svc::Return(KernelResult::Success),
             Ok(_) => Svc::Return(KernelResult::InvalidCurrentMemory),
             Err(error) => {
