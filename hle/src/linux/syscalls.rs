@@ -353,6 +353,10 @@ impl LinuxProcess {
         Ok(bytes)
     }
 
+    fn read_u64(&self, address: u64) -> Result<u64, Errno> {
+        self.memory.read_le(address, 8).map(|value| value as u64).map_err(|_| Errno::EFAULT)
+    }
+
     fn write_bytes(&self, address: u64, bytes: &[u8]) -> Result<(), Errno> {
         self.memory.write(address, bytes).map_err(|_| Errno::EFAULT)
     }
@@ -552,9 +556,13 @@ impl LinuxProcess {
         let host_fd = self.fd(fd)?;
         let total = segments.iter().try_fold(0u64, |total, &(_, length)| total.checked_add(length));
         let total = total.filter(|&total| total <= i64::MAX as u64).ok_or(Errno::EINVAL)?.min(MAX_RW_COUNT);
-        // SAFETY: `stat` is plain data the host fills in.
-        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-        let regular = unsafe { libc::fstat(host_fd, &mut stat) } == 0 && stat.st_mode & libc::S_IFMT == libc::S_IFREG;
+        // Asked only when a second host call may follow (most transfers fit one).
+        let regular = || {
+            // SAFETY: `stat` is plain data the host fills in.
+            let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+            let found = unsafe { libc::fstat(host_fd, &mut stat) };
+            found == 0 && stat.st_mode & libc::S_IFMT == libc::S_IFREG
+        };
         let mut piece = vec![0u8; total.min(MAX_TRANSFER) as usize];
         let mut done = 0u64;
         while done < total {
@@ -582,7 +590,7 @@ impl LinuxProcess {
                 self.scatter(segments, done, &piece[..moved])?;
             }
             done += moved as u64;
-            if moved < want || !(is_write || regular) {
+            if moved < want || done == total || !(is_write || regular()) {
                 break;
             }
         }
@@ -625,8 +633,7 @@ impl LinuxProcess {
             // SAFETY: host descriptors; no offset pointer.
             return host(unsafe { libc::sendfile(out_fd, in_fd, std::ptr::null_mut(), count) } as i64);
         }
-        let mut offset =
-            self.read_bytes(offset_address, 8).map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes")))?;
+        let mut offset = self.read_u64(offset_address)? as i64;
         // SAFETY: `offset` is a valid i64 for the host to update.
         let sent = host(unsafe { libc::sendfile(out_fd, in_fd, &mut offset, count) } as i64)?;
         self.write_bytes(offset_address, &offset.to_le_bytes())?;
@@ -932,7 +939,7 @@ impl LinuxProcess {
         let new = match set {
             0 => None,
             _ => {
-                let mask = u64::from_le_bytes(self.read_bytes(set, 8)?.try_into().map_err(|_| Errno::EFAULT)?);
+                let mask = self.read_u64(set)?;
                 Some(match how {
                     0 => self.signal_mask | mask,
                     1 => self.signal_mask & !mask,
@@ -969,13 +976,9 @@ impl LinuxProcess {
             WAIT | WAIT_BITSET => match self.memory.read_le(address, 4) {
                 Err(_) => Err(Errno::EFAULT),
                 Ok(current) if current as u64 != value & 0xffff_ffff => Err(Errno::EAGAIN),
-                Ok(_) if timeout != 0 => match self.read_bytes(timeout.wrapping_add(8), 8) {
+                Ok(_) if timeout != 0 => match self.read_u64(timeout.wrapping_add(8)) {
                     Err(errno) => Err(errno),
-                    Ok(nanoseconds)
-                        if nanoseconds.iter().rev().fold(0u64, |n, &b| n << 8 | u64::from(b)) >= 1_000_000_000 =>
-                    {
-                        Err(Errno::EINVAL)
-                    }
+                    Ok(nanoseconds) if nanoseconds >= 1_000_000_000 => Err(Errno::EINVAL),
                     Ok(_) => Err(ETIMEDOUT),
                 },
                 Ok(_) => return Flow::Stop(StopReason::Deadlock("futex wait that no other thread can wake")),
