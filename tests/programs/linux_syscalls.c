@@ -21,7 +21,7 @@ enum {
     SYS_getcwd = 17, SYS_dup3 = 24, SYS_fcntl = 25, SYS_mkdirat = 34, SYS_unlinkat = 35, SYS_renameat = 38,
     SYS_openat = 56, SYS_close = 57, SYS_pipe2 = 59, SYS_getdents64 = 61, SYS_lseek = 62, SYS_read = 63,
     SYS_write = 64, SYS_writev = 66, SYS_readlinkat = 78, SYS_newfstatat = 79, SYS_fstat = 80,
-    SYS_futex = 98, SYS_clock_gettime = 113, SYS_clock_getres = 114, SYS_sched_getaffinity = 123, SYS_kill = 129, SYS_times = 153, SYS_umask = 166, SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172, SYS_brk = 214,
+    SYS_futex = 98, SYS_nanosleep = 101, SYS_clock_gettime = 113, SYS_clock_nanosleep = 115, SYS_clock_getres = 114, SYS_sched_getaffinity = 123, SYS_kill = 129, SYS_times = 153, SYS_umask = 166, SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172, SYS_brk = 214,
     SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_getrandom = 278,
 };
 #define AT_FDCWD (-100)
@@ -213,6 +213,33 @@ int main(int argc, char **argv, char **envp) {
     long short_wait[2] = {0, 1000000}, bad_wait[2] = {0, 1000000000};
     expect("futex wait with a timeout", sys(SYS_futex, &futex_word, 128 /* WAIT_PRIVATE */, 7, short_wait), -110);
     expect("futex wait with 10^9 ns", sys(SYS_futex, &futex_word, 128, 7, bad_wait), -22);
+    expect("futex wait with 10^9 ns and another value", sys(SYS_futex, &futex_word, 128, 8, bad_wait), -22);
+    expect("futex wait_bitset with bitset 0", sys(SYS_futex, &futex_word, 128 | 9, 7, 0, 0, 0), -22);
+
+    /* Sleeps: the monotonic clock moves on by at least what they ask for (Linux's promise), and not by seconds
+     * more; an absolute sleep ends at or after its deadline; a deadline passed is no sleep. */
+    long before[2], after[2], quarter[2] = {0, 250000000}, negative[2] = {-1, 0};
+    sys(SYS_clock_gettime, 1, before);
+    expect("nanosleep 0.25 s", sys(SYS_nanosleep, quarter, 0), 0);
+    sys(SYS_clock_gettime, 1, after);
+    long slept = (after[0] - before[0]) * 1000000000 + after[1] - before[1];
+    expect("the monotonic clock moved on by 0.25 s to 5 s", slept >= 250000000 && slept < 5000000000, 1);
+    long deadline[2] = {after[0] + (after[1] + 100000000) / 1000000000, (after[1] + 100000000) % 1000000000};
+    expect("clock_nanosleep(MONOTONIC, TIMER_ABSTIME)", sys(SYS_clock_nanosleep, 1, 1, deadline, 0), 0);
+    sys(SYS_clock_gettime, 1, after);
+    expect("the deadline passed", after[0] > deadline[0] || (after[0] == deadline[0] && after[1] >= deadline[1]), 1);
+    expect("clock_nanosleep(a deadline passed)", sys(SYS_clock_nanosleep, 1, 1, before, 0), 0);
+    deadline[0] = after[0] + (after[1] + 200000000) / 1000000000;
+    deadline[1] = (after[1] + 200000000) % 1000000000;
+    expect("futex wait_bitset until a deadline", sys(SYS_futex, &futex_word, 128 | 9, 7, deadline, 0, -1), -110);
+    sys(SYS_clock_gettime, 1, after);
+    expect("its deadline passed", after[0] > deadline[0] || (after[0] == deadline[0] && after[1] >= deadline[1]), 1);
+    expect("nanosleep(-1 s)", sys(SYS_nanosleep, negative, 0), -22);
+    expect("nanosleep(10^9 ns)", sys(SYS_nanosleep, bad_wait, 0), -22);
+    expect("clock_nanosleep(THREAD_CPUTIME_ID)", sys(SYS_clock_nanosleep, 3, 0, quarter, 0), -95);
+    expect("clock_nanosleep(MONOTONIC_RAW)", sys(SYS_clock_nanosleep, 4, 0, quarter, 0), -95);
+    expect("clock_nanosleep(clock 99)", sys(SYS_clock_nanosleep, 99, 0, quarter, 0), -22);
+    expect("clock_nanosleep(REALTIME, -1 s)", sys(SYS_clock_nanosleep, 0, 0, negative, 0), -22);
     expect("futex wait for another value", sys(SYS_futex, &futex_word, 128, 8, short_wait), -11);
     long inherited = sys(SYS_umask, 077);
     expect("umask gives back the mask set", sys(SYS_umask, inherited), 077);

@@ -2,7 +2,8 @@
 //! on either CPU path, with their arguments, environment, standard streams and exit code passed through.
 //!
 //! Paths and file descriptors are the host's (these are the user's own programs), reached only through the system
-//! calls the program makes. Time comes from retired instructions, as everywhere in Tandem, so runs repeat exactly.
+//! calls the program makes. Time comes from retired instructions, as everywhere in Tandem, so runs repeat exactly;
+//! sleeps move it on by what they ask for.
 //! An unknown system call stops the program with its number, name and arguments (`enosys` turns that into ENOSYS).
 
 mod exec;
@@ -77,8 +78,11 @@ pub struct LinuxProcess {
     /// The program's own path, for /proc/self/exe.
     executable: PathBuf,
     options: LinuxOptions,
-    /// Instructions retired: guest time.
+    /// Instructions retired: the CPU time the program has used.
     retired: u64,
+    /// Guest time that sleeps and timed-out waits skipped, in instructions' worth: the clocks read `retired +
+    /// slept`, so a program that sleeps sees its time pass, and runs still repeat exactly.
+    slept: u64,
     /// State of the deterministic getrandom stream.
     random_state: u64,
     /// rt_sigprocmask's mask and rt_sigaction's handlers, recorded so that programs read back what they set.
@@ -101,6 +105,7 @@ impl LinuxProcess {
             executable: std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
             options,
             retired: 0,
+            slept: 0,
             random_state: 0x7a4d_e11a_5eed,
             signal_mask: 0,
             signal_actions: Default::default(),
@@ -124,7 +129,7 @@ impl LinuxProcess {
                 Some(limit) => QUANTUM.min(limit - self.retired),
                 None => QUANTUM,
             };
-            let clock = GuestClock { instructions_before: self.retired };
+            let clock = GuestClock { instructions_before: self.retired + self.slept };
             let result = engine.run(&mut self.cpu, &self.memory, budget, clock);
             self.retired += result.retired;
             match result.exit {

@@ -275,9 +275,11 @@ impl LinuxProcess {
             93 | 94 => return Flow::Exit((a[0] & 0xff) as i32),
             96 | 172 | 178 => Ok(PID),
             173 => Ok(PID - 1),
-            98 => return self.futex(a[0], a[1], a[2], a[3]),
+            98 => return self.futex(a[0], a[1], a[2], a[3], a[5]),
             99 | 233 => Ok(0),
-            101 | 115 | 124 => Ok(0),
+            101 => self.read_timespec(a[0]).map(|time| self.sleep_for(time)).map(|_| 0), // nanosleep: CLOCK_MONOTONIC
+            115 => return self.clock_nanosleep(a[0], a[1], a[2]),
+            124 => Ok(0),
             113 => self.clock_gettime(a[0], a[1]),
             // clock_getres: 1 ns; a NULL result pointer is allowed.
             114 if a[1] == 0 => Ok(0),
@@ -338,6 +340,11 @@ impl LinuxProcess {
                 return Flow::Stop(StopReason::UnknownSyscall { number, name: syscall_name(number), args: a });
             }
         };
+        self.answer(result)
+    }
+
+    /// Puts a system call's result in X0 as Linux returns it (-errno for an error), and carries on.
+    fn answer(&mut self, result: SysResult) -> Flow {
         self.cpu.x[0] = match result {
             Ok(value) => value,
             Err(errno) => (-i64::from(errno.0)) as u64,
@@ -813,33 +820,92 @@ impl LinuxProcess {
 
     // --- Time, randomness, identity ----------------------------------------------------------------------------
 
-    /// Nanoseconds of guest time: retired instructions at the counter's rate.
+    /// Nanoseconds of guest time: retired instructions, and the time sleeps skipped, at the counter's rate.
     fn guest_nanoseconds(&self) -> u64 {
-        (u128::from(self.retired) * 1_000_000_000 / u128::from(INSTRUCTIONS_PER_TICK * COUNTER_FREQUENCY_HZ)) as u64
+        nanoseconds_of(self.retired + self.slept)
     }
 
     fn clock_ticks(&self) -> u64 {
         self.guest_nanoseconds() / 10_000_000
     }
 
+    /// What `clock` reads now, in nanoseconds. The CPU-time clocks count only the instructions retired.
+    fn clock_now(&self, clock: u64) -> Result<u64, Errno> {
+        match clock {
+            0 | 5 | 8 | 11 => Ok(REALTIME_EPOCH_SECONDS * 1_000_000_000 + self.guest_nanoseconds()), // REALTIME, _COARSE, _ALARM, TAI
+            2 | 3 => Ok(nanoseconds_of(self.retired)), // PROCESS_CPUTIME_ID, THREAD_CPUTIME_ID
+            1 | 4 | 6 | 7 | 9 => Ok(self.guest_nanoseconds()), // MONOTONIC, _RAW, _COARSE, BOOTTIME, _ALARM
+            _ => Err(Errno::EINVAL),
+        }
+    }
+
     fn clock_gettime(&self, clock: u64, timespec: u64) -> SysResult {
-        let nanoseconds = self.guest_nanoseconds();
-        let seconds = match clock {
-            0 | 5 | 8 => REALTIME_EPOCH_SECONDS + nanoseconds / 1_000_000_000, // REALTIME, REALTIME_COARSE, REALTIME_ALARM
-            1..=4 | 6 | 7 | 9 => nanoseconds / 1_000_000_000,
-            _ => return Err(Errno::EINVAL),
-        };
-        self.write_words(timespec, &[seconds, nanoseconds % 1_000_000_000])?;
+        let now = self.clock_now(clock)?;
+        self.write_words(timespec, &[now / 1_000_000_000, now % 1_000_000_000])?;
         Ok(0)
+    }
+
+    /// A `struct timespec` argument in nanoseconds: EFAULT where it cannot be read, EINVAL where it is not a valid
+    /// time (negative seconds, or nanoseconds outside 0..10^9), as Linux's `timespec64_valid`.
+    fn read_timespec(&self, address: u64) -> Result<u64, Errno> {
+        let seconds = self.read_u64(address)?;
+        let nanoseconds = self.read_u64(address.wrapping_add(8))?;
+        if (seconds as i64) < 0 || nanoseconds >= 1_000_000_000 {
+            return Err(Errno::EINVAL);
+        }
+        Ok(seconds.saturating_mul(1_000_000_000).saturating_add(nanoseconds))
+    }
+
+    /// Moves guest time on by `nanoseconds` (rounded up to whole instructions' worth): a sleep nothing interrupts.
+    fn sleep_for(&mut self, nanoseconds: u64) {
+        let rate = u128::from(INSTRUCTIONS_PER_TICK * COUNTER_FREQUENCY_HZ);
+        let instructions = (u128::from(nanoseconds) * rate).div_ceil(1_000_000_000);
+        self.slept = self.slept.saturating_add(u64::try_from(instructions).unwrap_or(u64::MAX));
+    }
+
+    /// Moves guest time on until `clock` reads at least `deadline` nanoseconds (a deadline passed is no sleep).
+    fn sleep_until(&mut self, clock: u64, deadline: u64) -> Result<(), Errno> {
+        let now = self.clock_now(clock)?;
+        self.sleep_for(deadline.saturating_sub(now));
+        Ok(())
+    }
+
+    /// clock_nanosleep(clock, flags, request, remain): relative, or absolute with TIMER_ABSTIME. Linux's order of
+    /// checks: an unknown clock is EINVAL, a clock without timers EOPNOTSUPP, then the request is read. A sleep on
+    /// the process's CPU clock would never end (its one thread is asleep); the alarm clocks need a real-time clock
+    /// device, which this machine does not have.
+    fn clock_nanosleep(&mut self, clock: u64, flags: u64, request: u64) -> Flow {
+        const TIMER_ABSTIME: u64 = 1;
+        const EOPNOTSUPP: Errno = Errno(95);
+        match clock {
+            0..=2 | 7 | 11 => {}
+            3..=6 | 8 | 9 => return self.answer(Err(EOPNOTSUPP)), // THREAD_CPUTIME, MONOTONIC_RAW, coarse, alarms
+            _ => return self.answer(Err(Errno::EINVAL)),
+        }
+        let time = match self.read_timespec(request) {
+            Ok(time) => time,
+            Err(errno) => return self.answer(Err(errno)),
+        };
+        let absolute = flags & TIMER_ABSTIME != 0;
+        let result = match clock {
+            2 if (absolute && time > nanoseconds_of(self.retired)) || (!absolute && time > 0) => {
+                return Flow::Stop(StopReason::Deadlock(
+                    "clock_nanosleep on the process's CPU clock, which its one sleeping thread never moves on",
+                ));
+            }
+            _ if absolute => self.sleep_until(clock, time).map(|_| 0),
+            _ => {
+                self.sleep_for(time);
+                Ok(0)
+            }
+        };
+        self.answer(result)
     }
 
     fn gettimeofday(&self, timeval: u64) -> SysResult {
         if timeval != 0 {
-            let nanoseconds = self.guest_nanoseconds();
-            self.write_words(
-                timeval,
-                &[REALTIME_EPOCH_SECONDS + nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000 / 1000],
-            )?;
+            let now = self.clock_now(0)?;
+            self.write_words(timeval, &[now / 1_000_000_000, now % 1_000_000_000 / 1000])?;
         }
         Ok(0)
     }
@@ -963,35 +1029,55 @@ impl LinuxProcess {
         Ok(0)
     }
 
-    /// One thread: a wait that would block can never be woken.
-    /// futex(address, op, value, timeout): the process has one thread, so a wait whose value matches is woken by
-    /// nothing; with a timeout it times out (ETIMEDOUT, guest time not moved on), without one it never returns.
-    fn futex(&mut self, address: u64, op: u64, value: u64, timeout: u64) -> Flow {
+    /// futex(address, op, value, timeout, _, bitset): the process has one thread, so a wait whose value matches is
+    /// woken by nothing: with a timeout it sleeps that long and returns ETIMEDOUT, without one it never returns.
+    /// Linux's order: the timeout is read and checked first (WAIT's is relative, WAIT_BITSET's an absolute time on
+    /// CLOCK_MONOTONIC, or CLOCK_REALTIME with FUTEX_CLOCK_REALTIME), then a zero bitset is EINVAL, then the word.
+    fn futex(&mut self, address: u64, op: u64, value: u64, timeout: u64, bitset: u64) -> Flow {
         const WAIT: u64 = 0;
         const WAKE: u64 = 1;
         const WAIT_BITSET: u64 = 9;
         const WAKE_BITSET: u64 = 10;
+        const CLOCK_REALTIME: u64 = 256;
         const ETIMEDOUT: Errno = Errno(110);
-        let result = match op & 0x7f {
-            WAIT | WAIT_BITSET => match self.memory.read_le(address, 4) {
-                Err(_) => Err(Errno::EFAULT),
-                Ok(current) if current as u64 != value & 0xffff_ffff => Err(Errno::EAGAIN),
-                Ok(_) if timeout != 0 => match self.read_u64(timeout.wrapping_add(8)) {
-                    Err(errno) => Err(errno),
-                    Ok(nanoseconds) if nanoseconds >= 1_000_000_000 => Err(Errno::EINVAL),
-                    Ok(_) => Err(ETIMEDOUT),
-                },
-                Ok(_) => return Flow::Stop(StopReason::Deadlock("futex wait that no other thread can wake")),
-            },
+        let command = op & 0x7f;
+        let result = match command {
+            WAIT | WAIT_BITSET => {
+                let time = match timeout {
+                    0 => None,
+                    _ => match self.read_timespec(timeout) {
+                        Ok(time) => Some(time),
+                        Err(errno) => return self.answer(Err(errno)),
+                    },
+                };
+                match self.memory.read_le(address, 4) {
+                    _ if command == WAIT_BITSET && bitset as u32 == 0 => Err(Errno::EINVAL),
+                    Err(_) => Err(Errno::EFAULT),
+                    Ok(current) if current as u64 != value & 0xffff_ffff => Err(Errno::EAGAIN),
+                    Ok(_) => match time {
+                        None => return Flow::Stop(StopReason::Deadlock("futex wait that no other thread can wake")),
+                        Some(time) if command == WAIT => {
+                            self.sleep_for(time);
+                            Err(ETIMEDOUT)
+                        }
+                        Some(time) => {
+                            let clock = if op & CLOCK_REALTIME != 0 { 0 } else { 1 };
+                            self.sleep_until(clock, time).and(Err(ETIMEDOUT))
+                        }
+                    },
+                }
+            }
+            WAKE | WAKE_BITSET if command == WAKE_BITSET && bitset as u32 == 0 => Err(Errno::EINVAL),
             WAKE | WAKE_BITSET => Ok(0),
             _ => Err(Errno::ENOSYS),
         };
-        self.cpu.x[0] = match result {
-            Ok(value) => value,
-            Err(errno) => (-i64::from(errno.0)) as u64,
-        };
-        Flow::Continue
+        self.answer(result)
     }
+}
+
+/// Nanoseconds of guest time in `instructions` instructions' worth, at the counter's rate.
+fn nanoseconds_of(instructions: u64) -> u64 {
+    (u128::from(instructions) * 1_000_000_000 / u128::from(INSTRUCTIONS_PER_TICK * COUNTER_FREQUENCY_HZ)) as u64
 }
 
 fn protection(prot: u64) -> Perm {
