@@ -157,6 +157,13 @@ static void pseudo_handle_client(void *argument) {
     c->result = ipc_command(c->session, 0, &c->value, 8, &r, 8, &own);
 }
 
+/* A client thread whose request may fail: `result` gets the kernel's answer. */
+static void failing_client(void *argument) {
+    Client *c = argument;
+    IpcRequest r = ipc_blank_request();
+    c->result = kernel_call(c->session, &r, 0, &c->value, 8);
+}
+
 static uint8_t client_stacks[2][0x2000] __attribute__((aligned(16)));
 
 /* The main thread serves a session two client threads send on at once: a server session hands out one request
@@ -220,9 +227,26 @@ static void one_request_at_a_time(void) {
            RESULT_TIMED_OUT);
     expect("the client thread ends", thread_join(&clients[0].thread), RESULT_SUCCESS);
     check(request.num_copy_handles != 1 || svc_close_handle(request.copy_handles[0]) == 0, "close the copy");
+    /* A request queued on a session whose client handle another thread then closes: ReceiveRequest answers
+     * SessionClosed, not the request (mesosphère checks the client first, and leaves a queued synchronous request
+     * unanswered); closing the server session then ends the client's wait with SessionClosed. */
+    clients[1] = (Client){.session = session, .value = 5, .result = ~0u};
+    check(thread_create(&clients[1].thread, failing_client, &clients[1], client_stacks[1] + sizeof client_stacks[1],
+                        40, CORE_USE_PROCESS_VALUE) == 0 &&
+              thread_start(&clients[1].thread) == 0,
+          "a client thread");
+    svc_sleep_thread(1000000);
+    expect("close the client handle under a queued request", svc_close_handle(session), RESULT_SUCCESS);
+    expect("ReplyAndReceive on a session whose client closed", svc_reply_and_receive(&index, &server_session, 1, 0, 0),
+           RESULT_SESSION_CLOSED);
+    check(index == 0, "the index names the session");
+    svc_sleep_thread(1000000);
+    check(clients[1].result == ~0u, "the queued request is not answered");
+    expect("close the server session", svc_close_handle(server_session), RESULT_SUCCESS);
+    expect("the client thread ends", thread_join(&clients[1].thread), RESULT_SUCCESS);
+    expect("its request", clients[1].result, RESULT_SESSION_CLOSED);
     Handle none;
-    check(svc_close_handle(session) == 0 && svc_close_handle(server_session) == 0 &&
-              svc_manage_named_port(&none, "tdm:one", 0) == 0 && svc_close_handle(port) == 0,
+    check(svc_manage_named_port(&none, "tdm:one", 0) == 0 && svc_close_handle(port) == 0,
           "close tdm:one");
 }
 

@@ -244,11 +244,15 @@ impl Kernel {
     /// thread when the session's last request has not been answered yet: one request at a time.
     pub(super) fn receive_request(&mut self, server: ThreadId, session: u64) -> Result<(), KernelResult> {
         let state = self.guest_sessions.get_mut(&session).expect("live");
+        // A closed client comes first (mesosphère's ReceiveRequest): requests it left queued are not handed out.
+        if state.client_references == 0 {
+            return Err(KernelResult::SessionClosed);
+        }
         if state.received.is_some() {
             return Err(KernelResult::NotFound);
         }
         let Some(request) = state.requests.pop_front() else {
-            return Err(KernelResult::SessionClosed);
+            return Err(KernelResult::NotFound);
         };
         state.received = Some(request);
         let tls = self.threads[&server].tls;
