@@ -247,29 +247,42 @@ impl Channel {
             self.words_done = 0;
         }
         // Nothing more comes for a macro whose parameters were being collected.
-        for engine in [&mut self.engines.maxwell_3d, &mut self.engines.ampere_3d] {
-            engine
-                .flush_macro(&mut context)
-                .map_err(|source| ChannelError::Engine { address: self.macro_call_address, source })?;
-        }
+        self.flush_macros(&mut context)?;
         Ok(Progress::Idle)
     }
 
+    /// Runs a 3D macro whose parameters have all come.
+    fn flush_macros(&mut self, context: &mut Context) -> Result<(), ChannelError> {
+        for engine in [&mut self.engines.maxwell_3d, &mut self.engines.ampere_3d] {
+            engine
+                .flush_macro(context)
+                .map_err(|source| ChannelError::Engine { address: self.macro_call_address, source })?;
+        }
+        Ok(())
+    }
+
     /// One method call; `Some` when it has to wait.
+    ///
+    /// Invariant: methods act in pushbuffer order across subchannels and host methods too (dev_pbdma.ref), so a 3D
+    /// macro whose parameters were being collected runs before any method that is not one of them: a host
+    /// semaphore or syncpoint after a macro sees its work done, and a compute launch sees the QMD words it wrote
+    /// (NVK's Maxwell indirect dispatch).
     fn method(&mut self, call: MethodCall, context: &mut Context) -> Result<Option<Wait>, ChannelError> {
         let offset = call.method * 4;
+        let class = self.subchannels[usize::from(call.subchannel)];
+        let is_macro_call = matches!(class, Some(Class::Maxwell3D | Class::Ampere3D))
+            && offset >= crate::engine::maxwell_3d::CALL_MME_MACRO;
+        if is_macro_call {
+            self.macro_call_address = call.address;
+        } else {
+            self.flush_macros(context)?;
+        }
         if offset < host::END {
             return self.host_method(call, offset, context);
         }
-        let class = self.subchannels[usize::from(call.subchannel)].ok_or(ChannelError::Unbound {
-            address: call.address,
-            subchannel: call.subchannel,
-            offset,
-        })?;
+        let class =
+            class.ok_or(ChannelError::Unbound { address: call.address, subchannel: call.subchannel, offset })?;
         let engine_error = |source| ChannelError::Engine { address: call.address, source };
-        if matches!(class, Class::Maxwell3D | Class::Ampere3D) && offset >= crate::engine::maxwell_3d::CALL_MME_MACRO {
-            self.macro_call_address = call.address;
-        }
         match class {
             Class::Maxwell3D => {
                 return self.engines.maxwell_3d.call(offset, call.argument, context).map_err(engine_error);

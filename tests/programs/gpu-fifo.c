@@ -158,10 +158,15 @@ int main(void) {
     emit((uint32_t)(target >> 32));
     emit((uint32_t)target);
     emit(0x5EED);
+    /* Methods act in order across subchannels and host methods (dev_pbdma.ref): the host's acquire of the word the
+     * macro releases holds only if the macro has not run, and the release after it then never comes. */
+    release(&a, PB_AREA + 0x50, 0x5EED, SEMAPHORED_ACQUIRE);
+    release(&a, PB_AREA + 0x54, 0x600D, SEMAPHORED_RELEASE_4);
     fence = (NvFence){0, 0};
     expect("SubmitGpfifo", gpu_submit(&a, words, n, NV_SUBMIT_FENCE_GET, &fence, 0), 0);
     expect("wait for it", gpu_wait(&a, fence, &blocked), 0);
     check(read_u32(&a, PB_AREA + 0x50) == 0x5EED, "the macro's report semaphore release");
+    check(read_u32(&a, PB_AREA + 0x54) == 0x600D, "the host's acquire after the macro sees its release");
 
     print("-- inline to memory\n");
     n = 0;
