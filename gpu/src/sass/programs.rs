@@ -545,6 +545,18 @@ TLDS rd=2 ra=1 rb=4 rd2=8 tex=0x52 mode=2 swizzle=4 f32=1
     Ok(KnownProgram { textures: vec![texture], ..plain(kernel("texel_fetches", Isa::Sm5x, code), expected) })
 }
 
+/// A Maxwell program of straight-line `body` (SM5x lines, which leave R0 and R6-R7 alone) after `S2R R0,
+/// SR_TID.X`, whose R2 every thread stores; `expected` gives thread t's word, `constants` the banks it reads.
+pub fn straight_line(
+    name: &str,
+    body: &str,
+    constants: Vec<(u32, Vec<u8>)>,
+    expected: impl Fn(u32) -> u32,
+) -> Result<KnownProgram, AssembleError> {
+    let code = assemble_with_labels(Isa::Sm5x, &format!("S2R rd=0 sr=0x21\n{body}\n{STORE_AND_EXIT}"))?;
+    Ok(plain(KernelImage { constants, ..kernel(name, Isa::Sm5x, code) }, (0..THREADS).map(expected).collect()))
+}
+
 /// The program named `name`.
 pub fn named(name: &str) -> Option<KnownProgram> {
     all().ok()?.into_iter().find(|program| program.kernel.name == name)

@@ -14,6 +14,14 @@ include!(concat!(env!("OUT_DIR"), "/sm5x_decode.rs"));
 /// Bytes in a bundle: the scheduling word and three instructions.
 pub const BUNDLE_BYTES: usize = 32;
 
+/// The byte offset of an operand's `c[cb_bank][cb_offset]` inside its bank: the 14-bit word offset unsigned, so
+/// 0 to 0xFFFC. nvdisasm prints the upper half as negative (`c[0x2][-0x4]`), but the hardware reads the bank's
+/// last words there (nxgpucatch's `ldc.cpp` "LDC Negative offsets", run on a Tegra X1; yuzu, Ryujinx and nak
+/// read the field unsigned too).
+pub(crate) fn constant_offset(v: &super::text::View) -> u64 {
+    v.get("cb_offset") * 4
+}
+
 /// Decodes a whole program (a code section or a raw shader without its header).
 pub fn decode_program(code: &[u8]) -> Result<Vec<Instruction<Inst>>, DecodeError> {
     if !code.len().is_multiple_of(BUNDLE_BYTES) {

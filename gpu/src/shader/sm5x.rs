@@ -326,7 +326,7 @@ impl Maxwell<'_, '_, '_> {
     }
 
     fn cbuf(&mut self, v: &View) -> Value {
-        let offset = (v.signed("cb_offset") * 4) as u64;
+        let offset = crate::sass::sm5x::constant_offset(v);
         self.constant(v.get("cb_bank"), offset)
     }
 
@@ -393,7 +393,7 @@ impl Maxwell<'_, '_, '_> {
     }
 
     fn constant_pair(&mut self, v: &View) -> Value {
-        let offset = (v.signed("cb_offset") * 4) as u64;
+        let offset = crate::sass::sm5x::constant_offset(v);
         let low = self.constant(v.get("cb_bank"), offset);
         let high = self.constant(v.get("cb_bank"), offset.saturating_add(4));
         self.pair(low, high)
@@ -407,9 +407,18 @@ impl Maxwell<'_, '_, '_> {
     }
 
     /// An add as Maxwell computes it, with the condition code it produces (see the interpreter's `add`).
+    ///
+    /// Both negations together are .PO, plus one: a + b + 1 (nxgpucatch `iadd.cpp`, `iscadd.cpp`, run on a Tegra
+    /// X1); the callers refuse it with .X.
     fn add(&mut self, a: Value, negate_a: bool, b: Value, negate_b: bool, extended: bool) -> (Value, Value) {
+        let plus_one = negate_a && negate_b;
+        let (negate_a, negate_b) = (negate_a && !plus_one, negate_b && !plus_one);
         let (ta, tb) = (self.term(a, negate_a, extended), self.term(b, negate_b, extended));
         let mut sum = self.bin(BinOp::Add, ta, tb);
+        if plus_one {
+            let one = self.const64(1);
+            sum = self.bin(BinOp::Add, sum, one);
+        }
         let cc_in = if extended { Some(self.op(Op::GetCc)) } else { None };
         if let Some(cc) = cc_in {
             let carry = self.flag_set(cc, CARRY);
@@ -466,7 +475,7 @@ impl Maxwell<'_, '_, '_> {
             None
         };
         let next = self.next_offset(index);
-        let cc_test = v.has("cc_test") && v.get("cc_test") != 15 && opcode != "NOP" && opcode != "CSETP";
+        let cc_test = v.has("cc_test") && v.get("cc_test") != 15 && !matches!(opcode, "NOP" | "CSETP" | "CSET");
         if cc_test && opcode != "BRA" {
             return self.unimplemented(v, format!("{} (a condition-code test)", Self::text(v)));
         }
@@ -701,6 +710,10 @@ impl Maxwell<'_, '_, '_> {
                 };
                 self.set_reg(v.get("rd"), value);
             }
+            "IADD" | "IADD32I" | "ISCADD" if v.flag("neg_a") && v.flag("neg_b") && (v.flag("x") || v.flag("sat")) => {
+                // .PO with .X aborts on the hardware (nxgpucatch `iadd.cpp`); with .SAT no source says.
+                return self.unimplemented(v, Self::text(v));
+            }
             "IADD" | "IADD32I" if v.flag("sat") => {
                 if v.flag("x") || writes_cc {
                     return self.unimplemented(v, Self::text(v));
@@ -731,7 +744,8 @@ impl Maxwell<'_, '_, '_> {
                 let mut a = self.reg(v.get("ra"));
                 let mut negate_a = v.flag("neg_a");
                 if opcode.starts_with("ISCADD") {
-                    if negate_a {
+                    // -a is negated before the shift, unless with -b it is .PO.
+                    if negate_a && !v.flag("neg_b") {
                         let zero = self.const32(0);
                         a = self.bin(BinOp::Sub, zero, a);
                         negate_a = false;
@@ -928,9 +942,11 @@ impl Maxwell<'_, '_, '_> {
                 };
                 self.set_reg(v.get("rd"), result);
                 self.result_flags(v, result);
-                if v.has("pd") && v.get("pred_op") != 0 {
+                // pred_op F writes false, as the interpreter's `logic_predicate`.
+                if v.has("pd") {
                     let zero = self.const32(0);
                     let predicate = match v.get("pred_op") {
+                        0 => self.bool(false),
                         1 => self.bool(true),
                         2 => self.cmp(Cmp::Eq, result, zero),
                         _ => self.cmp(Cmp::Ne, result, zero),
@@ -1273,7 +1289,8 @@ impl Maxwell<'_, '_, '_> {
                 if v.get("dst") == 0 || v.flag("neg_b") || (v.get("src") >= 2 && v.get("byte_b") != 0) {
                     return self.unimplemented(v, Self::text(v));
                 }
-                // .ABS on a signed source.
+                // .ABS on a signed source, in the source's width: |-128| of an S8 is -128 again (nxgpucatch
+                // `i2f.cpp` "I2F Undefined", run on a Tegra X1).
                 let signed = v.flag("src_signed");
                 let wide = match (Self::form(v), v.get("src")) {
                     ("reg", src) => self.integer_source(v.get("rb"), src, v.get("byte_b"), signed),
@@ -1287,7 +1304,11 @@ impl Maxwell<'_, '_, '_> {
                     let zero = self.const64(0);
                     let negative = self.cmp(Cmp::LtS, wide, zero);
                     let negated = self.bin(BinOp::Sub, zero, wide);
-                    self.select(negative, negated, wide)
+                    let absolute = self.select(negative, negated, wide);
+                    let unused = 64 - (8u32 << v.get("src"));
+                    let unused = self.const32(unused);
+                    let up = self.bin(BinOp::Shl, absolute, unused);
+                    self.bin(BinOp::ShrS, up, unused)
                 } else {
                     wide
                 };
@@ -1346,16 +1367,20 @@ impl Maxwell<'_, '_, '_> {
                     wide
                 };
                 let word = self.un(UnOp::Truncate, value);
-                let word = if width < 32 {
+                // Below 32 bits the result is zero-extended, but sign-extended when saturated to a signed width
+                // (nxgpucatch `i2i.cpp`, run on a Tegra X1); .CC sees the sign of a 32-bit result only.
+                let (word, flagged) = if width < 32 {
                     let unused = self.const32(32 - width);
                     let up = self.bin(BinOp::Shl, word, unused);
-                    self.bin(if dst_signed { BinOp::ShrS } else { BinOp::ShrU }, up, unused)
+                    let zero_extended = self.bin(BinOp::ShrU, up, unused);
+                    let word =
+                        if dst_signed && v.flag("sat") { self.bin(BinOp::ShrS, up, unused) } else { zero_extended };
+                    (word, zero_extended)
                 } else {
-                    word
+                    (word, word)
                 };
                 self.set_reg(v.get("rd"), word);
-                // .CC: the flags of the result, e.g. to test a sign.
-                self.result_flags(v, word);
+                self.result_flags(v, flagged);
             }
             "F2F" if v.get("src") == 1 && v.get("dst") == 2 && !v.flag("round_int") && !v.flag("sat") => {
                 // FP16 (the half_b-th half) to FP32: exact; a NaN gives the canonical FP32 NaN. (.FTZ is about
@@ -1401,7 +1426,8 @@ impl Maxwell<'_, '_, '_> {
                         let finish = (ftz, sat, false);
                         let low = self.half_arith(HalfFormat::F16, kind, [a[0], b[0], c[0]], finish);
                         let high = self.half_arith(HalfFormat::F16, kind, [a[1], b[1], c[1]], finish);
-                        // MRG_H0 / MRG_H1: the low result into one half of the destination, the other kept.
+                        // MRG_H0: the low result into the low half; MRG_H1: the high result into the high half; the
+                        // other half kept (nxgpucatch `hadd2.cpp`, run on a Tegra X1).
                         let old = self.reg(rd);
                         let (low_mask, high_mask, sixteen) =
                             (self.const32(0xffff), self.const32(0xffff_0000), self.const32(16));
@@ -1412,7 +1438,7 @@ impl Maxwell<'_, '_, '_> {
                             }
                             3 => {
                                 let kept = self.bin(BinOp::And, old, low_mask);
-                                let moved = self.bin(BinOp::Shl, low, sixteen);
+                                let moved = self.bin(BinOp::Shl, high, sixteen);
                                 self.bin(BinOp::Or, kept, moved)
                             }
                             _ => self.pack_halves(low, high),
@@ -1438,7 +1464,8 @@ impl Maxwell<'_, '_, '_> {
                     }
                     _ => self.float_b(v),
                 };
-                let value = self.float64_conversion(b, src, dst, v.get("rnd"), v.flag("ftz"));
+                // .FTZ is ignored when either side is FP64 (nxgpucatch `f2f.cpp` "F2F Denorm", run on a Tegra X1).
+                let value = self.float64_conversion(b, src, dst, v.get("rnd"), false);
                 if dst == 3 {
                     self.set_reg64(v.get("rd"), value);
                 } else {
@@ -1449,7 +1476,7 @@ impl Maxwell<'_, '_, '_> {
             "F2F" if v.get("src") == 3 && v.get("dst") == 3 && v.flag("round_int") && !v.flag("sat") => {
                 let b = self.reg64(v.get("rb"));
                 let b = self.float64_modifiers(b, v.flag("neg_b"), v.flag("abs_b"));
-                let value = self.round_integral64(b, v.get("rnd"), v.flag("ftz"));
+                let value = self.round_integral64(b, v.get("rnd"), false);
                 self.set_reg64(v.get("rd"), value);
             }
             "F2F" => {
@@ -1566,18 +1593,26 @@ impl Maxwell<'_, '_, '_> {
         let less = self.cmp(Cmp::Ne, sign, overflow);
         let t = self.bool(true);
         let f = self.bool(false);
+        // As the interpreter's `cc_holds` (a Tegra X1's truth table): S and Z together are none of LT, EQ, LE.
+        let not_sign = self.un(UnOp::LogicalNot, sign);
+        let not_zero = self.un(UnOp::LogicalNot, zero);
         Some(match test {
             0 => f,
-            1 => less,
-            2 => zero,
-            3 => self.select(less, t, zero),
+            1 => {
+                let negative = self.select(sign, not_zero, f);
+                self.cmp(Cmp::Ne, negative, overflow)
+            }
+            2 => self.select(not_sign, zero, f),
+            3 => {
+                let zero_or_overflow = self.select(zero, t, overflow);
+                self.cmp(Cmp::Ne, sign, zero_or_overflow)
+            }
             4 => {
                 let either = self.select(less, t, zero);
                 self.un(UnOp::LogicalNot, either)
             }
-            5 => self.un(UnOp::LogicalNot, zero),
+            5 => not_zero,
             6 => self.un(UnOp::LogicalNot, less),
-            // The unordered tests as the interpreter reads them (a NaN sets S and Z together).
             7 => {
                 let nan = self.select(sign, zero, f);
                 self.un(UnOp::LogicalNot, nan)
@@ -1590,12 +1625,8 @@ impl Maxwell<'_, '_, '_> {
                 let zero_or_overflow = self.select(zero, t, overflow);
                 self.cmp(Cmp::Eq, sign, zero_or_overflow)
             }
-            13 => {
-                let not_zero = self.un(UnOp::LogicalNot, zero);
-                self.select(sign, t, not_zero)
-            }
+            13 => self.select(sign, t, not_zero),
             14 => {
-                let not_sign = self.un(UnOp::LogicalNot, sign);
                 let either = self.select(not_sign, t, zero);
                 self.cmp(Cmp::Ne, either, overflow)
             }
@@ -1607,13 +1638,12 @@ impl Maxwell<'_, '_, '_> {
                 let not_carry = self.un(UnOp::LogicalNot, carry);
                 self.select(not_carry, t, zero)
             }
-            20 => {
-                let not_zero = self.un(UnOp::LogicalNot, zero);
-                self.select(carry, not_zero, f)
-            }
+            20 => self.select(carry, not_zero, f),
             21 => sign,
             22 => carry,
             23 => overflow,
+            30 => self.select(sign, t, zero),
+            31 => self.select(not_sign, not_zero, f),
             _ => return None,
         })
     }

@@ -126,7 +126,7 @@ impl Operands<'_> {
     }
 
     fn constant(&self) -> u32 {
-        let offset = (self.v.signed("cb_offset") * 4) as u64;
+        let offset = crate::sass::sm5x::constant_offset(self.v);
         self.cbufs.read_u32(self.v.get("cb_bank"), offset)
     }
 
@@ -200,7 +200,7 @@ impl Operands<'_> {
             let imm = v.get("imm20");
             (imm >> 19) << 63 | (imm & 0x7ffff) << 44
         } else if v.has("cb_offset") && self.form() != "cbuf_c" {
-            let offset = (v.signed("cb_offset") * 4) as u64;
+            let offset = crate::sass::sm5x::constant_offset(v);
             u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset))
                 | u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset.saturating_add(4))) << 32
         } else {
@@ -212,7 +212,7 @@ impl Operands<'_> {
     fn double_c(&self, lane: &Lane) -> (u64, u64) {
         let v = self.v;
         let raw = if self.form() == "cbuf_c" {
-            let offset = (v.signed("cb_offset") * 4) as u64;
+            let offset = crate::sass::sm5x::constant_offset(v);
             u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset))
                 | u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset.saturating_add(4))) << 32
         } else {
@@ -268,8 +268,12 @@ fn condition_code(result: u32, carry: bool, overflow: bool) -> u8 {
 }
 
 /// An add of two terms as Maxwell computes it (IADD, IADD32I, ISCADD): negation is two's complement, or with
-/// .X a bitwise inversion and the carry in; returns the sum and the condition code it sets.
+/// .X a bitwise inversion and the carry in; both negations together are .PO, plus one: a + b + 1 (nxgpucatch
+/// `iadd.cpp`, `iscadd.cpp`, run on a Tegra X1; the callers refuse it with .X). Returns the sum and the condition
+/// code it sets.
 fn add(a: u32, negate_a: bool, b: u32, negate_b: bool, extended: bool, cc_in: u8) -> (u32, u8) {
+    let plus_one = negate_a && negate_b;
+    let (negate_a, negate_b) = (negate_a && !plus_one, negate_b && !plus_one);
     let term = |value: u32, negated: bool| -> u64 {
         match (negated, extended) {
             (false, _) => u64::from(value),
@@ -277,7 +281,7 @@ fn add(a: u32, negate_a: bool, b: u32, negate_b: bool, extended: bool, cc_in: u8
             (true, true) => u64::from(!value),
         }
     };
-    let carry_in = u64::from(extended && cc_in & CARRY != 0);
+    let carry_in = u64::from(plus_one || (extended && cc_in & CARRY != 0));
     let (ta, tb) = (term(a, negate_a), term(b, negate_b));
     let sum = ta + tb + carry_in;
     let result = sum as u32;
@@ -401,6 +405,10 @@ impl Exec<'_, '_> {
                     lane.pc += 1;
                 }
             }
+            "IADD" | "IADD32I" | "ISCADD" if v.flag("neg_a") && v.flag("neg_b") && (v.flag("x") || v.flag("sat")) => {
+                // .PO with .X aborts on the hardware (nxgpucatch `iadd.cpp`); with .SAT no source says.
+                return self.unimplemented(self.text());
+            }
             "IADD" | "IADD32I" => {
                 if v.flag("sat") && (v.flag("x") || v.flag("cc")) {
                     return self.unimplemented(self.text());
@@ -424,8 +432,10 @@ impl Exec<'_, '_> {
             }
             "ISCADD" | "ISCADD32I" => self.each(|lane, o| {
                 let (a, b) = (o.reg(lane, "ra"), o.b(lane));
-                let a = if o.v.flag("neg_a") { a.wrapping_neg() } else { a };
-                let (sum, cc) = add(a << o.v.get("shift"), false, b, o.v.flag("neg_b"), false, lane.cc);
+                // -a is negated before the shift, unless with -b it is .PO.
+                let po = o.v.flag("neg_a") && o.v.flag("neg_b");
+                let a = if o.v.flag("neg_a") && !po { a.wrapping_neg() } else { a };
+                let (sum, cc) = add(a << o.v.get("shift"), po, b, o.v.flag("neg_b"), false, lane.cc);
                 lane.set_reg(o.v.get("rd"), sum);
                 if o.v.flag("cc") {
                     lane.cc = cc;
@@ -590,11 +600,11 @@ impl Exec<'_, '_> {
             // A part of a 32- or 64-bit integer: ptxas never asks, and what the hardware does is not known.
             "I2F" | "I2I" if v.get("src") >= 2 && v.get("byte_b") != 0 => return self.unimplemented(self.text()),
             "I2F" | "F2I" | "I2I" | "F2F" => self.each(|lane, o| {
-                convert(lane, o);
-                // I2I.CC: the flags of the (32-bit) result, e.g. to test a sign.
+                let value = convert(lane, o);
+                // I2I.CC: the flags of the result, its sign only for a 32-bit one (nxgpucatch `i2i.cpp` "I2I CC").
                 if o.v.flag("cc") {
-                    let value = lane.reg(o.v.get("rd"));
-                    let value = if o.v.get("rd") == 255 { convert_value(lane, o) as u32 } else { value };
+                    let width = 8u32 << o.v.get("dst");
+                    let value = if width < 32 { value as u32 & ((1 << width) - 1) } else { value as u32 };
                     lane.cc = condition_code(value, false, false);
                 }
             }),
@@ -1260,16 +1270,16 @@ fn atomic_operand(lane: &Lane, register: u64, bytes: usize) -> u64 {
     }
 }
 
-/// LOP/LOP3's predicate result: 0 none, 1 T, 2 Z (the result is zero), 3 NZ.
-/// What a logic operation leaves: its predicate (`pred_op`) and, with .CC, the condition code of its result
-/// (zero and sign; no carry or overflow).
+/// What a logic operation leaves: its predicate (`pred_op`: 0 F, 1 T, 2 Z (the result is zero), 3 NZ; F writes
+/// false, as yuzu and Ryujinx read it) and, with .CC, the condition code of its result (zero and sign; no carry
+/// or overflow).
 fn logic_predicate(lane: &mut Lane, o: &Operands, result: u32) {
     if o.v.flag("cc") {
         lane.cc = condition_code(result, false, false);
     }
     if o.v.has("pd") {
         let value = match o.v.get("pred_op") {
-            0 => return,
+            0 => false,
             1 => true,
             2 => result == 0,
             _ => result != 0,
@@ -1324,7 +1334,8 @@ fn integer_compare(lane: &Lane, o: &Operands) -> bool {
 }
 
 /// I2F, F2I, I2I and F2F: writes the converted value.
-fn convert(lane: &mut Lane, o: &Operands) {
+/// Converts and writes the destination; returns the value written.
+fn convert(lane: &mut Lane, o: &Operands) -> u64 {
     let v = o.v;
     let value = convert_value(lane, o);
     let float_source = matches!(v.encoding.opcode, "F2I" | "F2F");
@@ -1334,6 +1345,7 @@ fn convert(lane: &mut Lane, o: &Operands) {
     } else {
         lane.set_reg(v.get("rd"), value as u32);
     }
+    value
 }
 
 /// The converted value. Sizes: integers 0 8-bit, 1 16-bit, 2 32-bit, 3 64-bit; floats 1 FP16, 2 FP32, 3 FP64.
@@ -1365,10 +1377,12 @@ fn convert_value(lane: &Lane, o: &Operands) -> u64 {
                 result
             }
         } else {
+            // F2F ignores .FTZ when either side is FP64 (nxgpucatch `f2f.cpp` "F2F Denorm", run on a Tegra X1).
+            let ftz = v.flag("ftz") && src != 3 && dst != 3;
             let result = if v.flag("round_int") {
-                float::round_integral(bits, src, round, v.flag("ftz"))
+                float::round_integral(bits, src, round, ftz)
             } else {
-                float::float_to_float(bits, src, dst, round, v.flag("ftz"))
+                float::float_to_float(bits, src, dst, round, ftz)
             };
             // .SAT clamps an FP32 result, rounded to an integral value or not (PTX's cvt.rni.sat.f32.f32).
             if v.flag("sat") && dst == 2 { u64::from(float::saturate32(result as u32)) } else { result }
@@ -1388,6 +1402,9 @@ fn convert_value(lane: &Lane, o: &Operands) -> u64 {
         let value = if v.flag("abs_b") { value.wrapping_abs() } else { value };
         let value = if v.flag("neg_b") { value.wrapping_neg() } else { value };
         if opcode == "I2F" {
+            // A signed source's .ABS and .NEG wrap in its width: -(-128) of an S8 is -128 (nxgpucatch `i2f.cpp`
+            // "I2F Undefined", run on a Tegra X1).
+            let value = if signed && width < 64 { (value << (64 - width)) >> (64 - width) } else { value };
             float::int_to_float(value as u64, signed || v.flag("neg_b"), dst, round)
         } else {
             // I2I: to the destination width, saturating with .SAT, else truncating.
@@ -1402,7 +1419,9 @@ fn convert_value(lane: &Lane, o: &Operands) -> u64 {
                 if signed || v.flag("abs_b") || v.flag("neg_b") { i128::from(value) } else { i128::from(value as u64) };
             let clamped = if v.flag("sat") { wide.clamp(low, high) } else { wide };
             let truncated = clamped as u64 & if dst_width == 64 { u64::MAX } else { (1u64 << dst_width) - 1 };
-            if dst_signed && dst_width < 32 {
+            // Below 32 bits the result is zero-extended, but sign-extended when saturated to a signed width
+            // (nxgpucatch `i2i.cpp`: "destination sign only matters when saturating").
+            if dst_signed && v.flag("sat") && dst_width < 32 {
                 ((truncated << (64 - dst_width)) as i64 >> (64 - dst_width)) as u32 as u64
             } else {
                 truncated
@@ -1411,22 +1430,21 @@ fn convert_value(lane: &Lane, o: &Operands) -> u64 {
     }
 }
 
-/// A condition-code test (the `cc_test` field): F, LT, EQ, LE, GT, NE, GE as signed comparisons of a
-/// subtraction's flags, T, the unsigned LO, LS, HI, HS, and single flags (OFF, SFF, SFT, OFT); `None` for the
-/// tests not implemented (the float ones on NaN).
+/// A condition-code test (the `cc_test` field) as a Tegra X1 evaluates each over the 16 states of the flags
+/// (nxgpucatch `cset.cpp` "CSET Simple"): F, LT, EQ, LE, GT, NE, GE (signed comparisons of a subtraction's flags,
+/// where S and Z together, a NaN's encoding, is none of LT, EQ, LE), NUM, NAN, the unordered ones, T, the unsigned
+/// LO, LS, HI, HS, single flags (OFF, SFF, SFT, OFT), RLE and RGT; `None` for the codes no source defines.
 fn cc_holds(cc: u8, test: u64) -> Option<bool> {
     let (zero, sign, carry, overflow) = (cc & ZERO != 0, cc & SIGN != 0, cc & CARRY != 0, cc & OVERFLOW != 0);
     let less = sign != overflow;
     Some(match test {
         0 => false,
-        1 => less,
-        2 => zero,
-        3 => less || zero,
+        1 => (sign && !zero) != overflow,
+        2 => !sign && zero,
+        3 => sign != (zero || overflow),
         4 => !less && !zero,
         5 => !zero,
         6 => !less,
-        // The unordered tests: a NaN sets S and Z together (as yuzu reads them; no instruction modelled here
-        // sets both, and for every other state of the flags each is its ordered test or NUM/NAN's constant).
         7 => !(sign && zero),
         8 => sign && zero,
         9 => less,
@@ -1444,6 +1462,8 @@ fn cc_holds(cc: u8, test: u64) -> Option<bool> {
         21 => sign,
         22 => carry,
         23 => overflow,
+        30 => sign || zero,
+        31 => !sign && !zero,
         _ => return None,
     })
 }
@@ -1477,8 +1497,9 @@ fn set_comparison(lane: &mut Lane, o: &Operands, holds: bool) {
     }
 }
 
-/// HADD2, HMUL2, HFMA2 (and their 32-bit-immediate forms) on FP16 pairs. Output modes: 0 the pair, 1 one FP32 (from the low halves), 2 and 3 the
-/// low result merged into the destination's low (MRG_H0) or high (MRG_H1) half.
+/// HADD2, HMUL2, HFMA2 (and their 32-bit-immediate forms) on FP16 pairs. Output modes: 0 the pair, 1 one FP32
+/// (from the low halves), 2 the low result into the destination's low half (MRG_H0), 3 the high result into its
+/// high half (MRG_H1), the other half kept (nxgpucatch `hadd2.cpp`, `hmul2.cpp`, run on a Tegra X1).
 fn half_arithmetic(lane: &mut Lane, o: &Operands) {
     let v = o.v;
     let op = match v.encoding.opcode {
@@ -1500,7 +1521,7 @@ fn half_arithmetic(lane: &mut Lane, o: &Operands) {
             let old = lane.reg(rd);
             let value = match out {
                 2 => old & 0xffff_0000 | u32::from(low),
-                3 => old & 0xffff | u32::from(low) << 16,
+                3 => old & 0xffff | u32::from(high) << 16,
                 _ => u32::from(high) << 16 | u32::from(low),
             };
             lane.set_reg(rd, value);
