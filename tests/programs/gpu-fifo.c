@@ -283,6 +283,43 @@ int main(void) {
     }
     check(*released == 0x3D3D, "A's release after the 3D acquire, with no driver call after the write");
     expect("wait for A", gpu_wait(&a, fence, &blocked), 0);
+    /* COMPARISON GE (bit 16): the acquire holds once the word has reached the payload, not only at it. */
+    n = 0;
+    semaphore = (volatile uint32_t *)(a.memory + PB_AREA + 0x68);
+    released = (volatile uint32_t *)(a.memory + PB_AREA + 0x6C);
+    *semaphore = 0xFF;
+    acquired = a.gpu_address + PB_AREA + 0x68;
+    emit(PB_INC(0, SET_REPORT_SEMAPHORE_A, 4));
+    emit((uint32_t)(acquired >> 32));
+    emit((uint32_t)acquired);
+    emit(0x100);
+    emit(1u | 1u << 16); /* OPERATION_ACQUIRE, COMPARISON_GE */
+    release(&a, PB_AREA + 0x6C, 0x6E6E, SEMAPHORED_RELEASE_4);
+    fence = (NvFence){0, 0};
+    expect("SubmitGpfifo(3D acquire GE, release)", gpu_submit(&a, words, n, NV_SUBMIT_FENCE_GET, &fence, 0), 0);
+    check(*released == 0, "A holds while the word is below the payload");
+    *semaphore = 0x200;
+    for (spins = 0; *released != 0x6E6E && spins < 10000000u; spins++) {
+    }
+    check(*released == 0x6E6E, "A's release once the word passes the payload");
+    expect("wait for A", gpu_wait(&a, fence, &blocked), 0);
+
+    print("-- a timestamp: REPORT_ONLY of REPORT NONE\n");
+    /* What NVK's vkCmdWriteTimestamp sends (OPERATION_REPORT_ONLY, REPORT_NONE, STRUCTURE_SIZE_FOUR_WORDS): the
+     * payload, a zero word and the 64-bit timestamp. */
+    n = 0;
+    uint64_t stamp = a.gpu_address + PB_AREA + 0x70;
+    emit(PB_INC(0, SET_REPORT_SEMAPHORE_A, 4));
+    emit((uint32_t)(stamp >> 32));
+    emit((uint32_t)stamp);
+    emit(0x7157);
+    emit(2u);
+    fence = (NvFence){0, 0};
+    expect("SubmitGpfifo(REPORT_ONLY)", gpu_submit(&a, words, n, NV_SUBMIT_FENCE_GET, &fence, 0), 0);
+    expect("wait for it", gpu_wait(&a, fence, &blocked), 0);
+    check(read_u32(&a, PB_AREA + 0x70) == 0x7157 && read_u32(&a, PB_AREA + 0x74) == 0, "the payload and a zero word");
+    memcpy(&timestamp, a.memory + PB_AREA + 0x78, 8);
+    check(timestamp != 0, "the timestamp");
 
     check(nv_close(nv, a.channel) == 0 && nv_close(nv, b.channel) == 0, "Close the channels");
     svc_close_handle(nv);

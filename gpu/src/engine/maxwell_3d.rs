@@ -19,6 +19,7 @@ use super::stream_out::STREAMS;
 use super::{Class, Context, EngineError, Method};
 use crate::backend::{ColorClear, DepthStencilClear, GpuMemory, Rect};
 use crate::channel::Wait;
+use crate::syncpoint::has_reached;
 use crate::texture::format::{ColorFormat, DepthFormat};
 use crate::texture::surface::{Layout, Slices, Surface};
 
@@ -199,7 +200,9 @@ impl Maxwell3D {
             && request.operation == 1
             && !self.acquire_holds(method, request, address, payload, context)?
         {
-            return Ok(Some(Wait::Semaphore { address, payload: payload as u32, operation: 1 }));
+            // The host's ACQUIRE (1) or ACQ_GEQ (4), which the channel polls the same way.
+            let operation = if request.at_least { 4 } else { 1 };
+            return Ok(Some(Wait::Semaphore { address, payload: payload as u32, operation }));
         }
         self.write(offset, argument, context).map(|()| None)
     }
@@ -533,8 +536,10 @@ impl Maxwell3D {
         Some((self.method(offset), request, address, payload))
     }
 
-    /// Whether a report semaphore ACQUIRE may go on: the word at its address equals its payload (what the
-    /// GPU waits for under ACQUIRE, as yuzu reads it, like the host's ACQUIRE).
+    /// Whether a report semaphore ACQUIRE may go on: the word at its address equals its payload (COMPARISON EQ,
+    /// as yuzu reads it, like the host's ACQUIRE), or with COMPARISON GE has reached it. GE's wrap-around is
+    /// documented only for the host's ACQ_GEQ and syncpoints (the difference read as signed), and is taken from
+    /// there.
     fn acquire_holds(
         &self,
         method: Method,
@@ -548,7 +553,8 @@ impl Maxwell3D {
         }
         let mut word = [0u8; 4];
         context.read(address, &mut word).map_err(|e| method.memory(e))?;
-        Ok(u32::from_le_bytes(word) == payload as u32)
+        let value = u32::from_le_bytes(word);
+        Ok(if request.at_least { has_reached(value, payload as u32) } else { value == payload as u32 })
     }
 
     /// A report semaphore: a release writes the payload (with its timestamp as a four-word structure), a counter
@@ -561,7 +567,7 @@ impl Maxwell3D {
         payload: u64,
         context: &mut Context,
     ) -> Result<(), EngineError> {
-        let ReportRequest { operation, report, sub_report, size, reduction, payload64 } = request;
+        let ReportRequest { operation, report, sub_report, size, reduction, payload64, high_word, .. } = request;
         let with_timestamp = |mut bytes: Vec<u8>| {
             if size == ReportSize::FourWords {
                 bytes.resize(8, 0);
@@ -570,8 +576,9 @@ impl Maxwell3D {
             bytes
         };
         match operation {
-            // RELEASE, with REPORT NONE: the payload.
-            0 if report == 0 => match (payload64, size) {
+            // RELEASE or REPORT_ONLY with REPORT NONE: the payload (NVK's timestamp queries are REPORT_ONLY of
+            // NONE as four words, read at +8; yuzu writes the payload and the timestamp).
+            0 | 2 if report == 0 => match (payload64, size) {
                 (false, ReportSize::OneWord | ReportSize::FourWords) => {
                     let one_word = size == ReportSize::OneWord;
                     Release { address, payload: payload as u32, one_word, reduction }.write(context)
@@ -590,6 +597,9 @@ impl Maxwell3D {
             // A counter: its value (its low word alone with ONE_WORD), then the timestamp. SUB_REPORT names the
             // vertex stream of the stream output counters and of VTG_PRIMITIVES_OUT, and the buffer whose write
             // pointer STREAMING_BYTE_COUNT gives.
+            0 | 2 if high_word => {
+                Err(method.unimplemented("REPORT_DWORD_NUMBER 1 (which word of a counter a one-word report then holds is documented nowhere; no driver we know sets it)"))
+            }
             0 | 2 => {
                 let (counters, stream_out) = (&self.draw.counters, &self.draw.stream_out);
                 let stream = sub_report as usize;
@@ -661,6 +671,10 @@ struct ReportRequest {
     reduction: Option<Reduction>,
     /// PAYLOAD_SIZE64 (Ampere): the payload's 64 bits rather than its low word.
     payload64: bool,
+    /// COMPARISON GE (B197): an acquire waits until the word has reached the payload, not until it equals it.
+    at_least: bool,
+    /// REPORT_DWORD_NUMBER (B197): which word of a counter a one-word report holds; 1 is refused.
+    high_word: bool,
 }
 
 /// STRUCTURE_SIZE: the value and a timestamp (16 bytes), the value's low word, or (Ampere) the value's 64 bits.
@@ -673,7 +687,7 @@ enum ReportSize {
 
 impl ReportRequest {
     /// `SET_REPORT_SEMAPHORE_D`: OPERATION 1:0, REDUCTION_ENABLE 3, SUB_REPORT 7:5, REDUCTION_OP 11:9,
-    /// REDUCTION_FORMAT 18:17, REPORT 27:23, STRUCTURE_SIZE 28 (clb197.h).
+    /// COMPARISON 16, REDUCTION_FORMAT 18:17, REPORT_DWORD_NUMBER 21, REPORT 27:23, STRUCTURE_SIZE 28 (clb197.h).
     fn from_d(argument: u32) -> ReportRequest {
         ReportRequest {
             operation: argument & 3,
@@ -682,6 +696,8 @@ impl ReportRequest {
             size: if argument >> 28 & 1 == 1 { ReportSize::OneWord } else { ReportSize::FourWords },
             reduction: report_reduction(argument),
             payload64: false,
+            at_least: argument >> 16 & 1 == 1,
+            high_word: argument >> 21 & 1 == 1,
         }
     }
 
@@ -700,6 +716,8 @@ impl ReportRequest {
             reduction: (argument >> 20 & 1 == 1)
                 .then(|| Reduction { op: ReductionOp::from_bits(argument >> 21), signed: argument >> 24 & 3 == 1 }),
             payload64: argument >> 27 & 1 == 1,
+            at_least: false,
+            high_word: false,
         }
     }
 }
