@@ -79,6 +79,11 @@ pub enum PushbufferError {
     ReservedHeader { word: u32, address: u64 },
     #[error("pushbuffer word {word:#010x} at GPU address {address:#x}: group-2 tertiary op {tert} does not exist")]
     UnknownGroup2 { word: u32, address: u64, tert: u32 },
+    #[error(
+        "pushbuffer data word at GPU address {address:#x} would go to method {method:#x}, past the 12-bit method \
+         addresses (dev_ram.ref's METHOD_ADDRESS 11:0): its header counts too many words"
+    )]
+    MethodPastTheEnd { address: u64, method: u32 },
 }
 
 /// How the data words after a header address methods.
@@ -103,9 +108,10 @@ struct Pending {
 #[derive(Default, Debug)]
 pub struct PushbufferDecoder {
     pending: Option<Pending>,
-    /// The sub-device mask set by `SET_SUB_DEV_MASK` (bit 0 is this GPU, the only one).
+    /// The sub-device mask kept by `STORE_SUB_DEV_MASK` (bit 0 is this GPU, the only one).
     subdevice_mask: u32,
-    /// Whether methods apply to this GPU (`USE_SUB_DEV_MASK` with bit 0 clear turns them off).
+    /// Whether methods apply to this GPU (`SET_SUB_DEV_MASK`, or `USE_SUB_DEV_MASK` of the kept mask, with bit 0
+    /// clear turns them off).
     subdevice_enabled: bool,
 }
 
@@ -123,6 +129,9 @@ impl PushbufferDecoder {
     /// for another GPU), or the end of the segment.
     pub fn step(&mut self, word: u32, address: u64) -> Result<Step, PushbufferError> {
         if let Some(pending) = &mut self.pending {
+            if pending.method > 0xfff {
+                return Err(PushbufferError::MethodPastTheEnd { address, method: pending.method });
+            }
             pending.remaining -= 1;
             let method_call = MethodCall {
                 subchannel: pending.subchannel,
@@ -157,7 +166,13 @@ impl PushbufferDecoder {
             sec_op::GRP0_USE_TERT => match word >> 16 & 3 {
                 // The old format: a byte address in 12:2 and an 11-bit count in 28:18.
                 tert_op::GRP0_INC_METHOD => start(Addressing::Incrementing, word >> 2 & 0x7ff, word >> 18 & 0x7ff),
-                tert_op::GRP0_SET_SUB_DEV_MASK | tert_op::GRP0_STORE_SUB_DEV_MASK => {
+                // dev_ram.ref: SET applies its mask at once, STORE keeps one that USE applies later. This GPU is
+                // subdevice 1 (the mask's bit 0).
+                tert_op::GRP0_SET_SUB_DEV_MASK => {
+                    self.subdevice_enabled = word >> 4 & 1 != 0;
+                    Ok(Step::Nothing)
+                }
+                tert_op::GRP0_STORE_SUB_DEV_MASK => {
                     self.subdevice_mask = word >> 4 & 0xfff;
                     Ok(Step::Nothing)
                 }
@@ -323,24 +338,41 @@ mod tests {
         );
     }
 
-    /// SET_SUB_DEV_MASK without bit 0 and USE_SUB_DEV_MASK: the methods after are for another GPU.
+    /// An incrementing header may not count past method 0xfff (a 12-bit method address).
     #[test]
-    fn a_sub_device_mask_without_this_gpu_skips_methods() {
+    fn methods_stop_at_the_last_method_address() {
         let mut decoder = PushbufferDecoder::new();
-        let set_mask = |mask: u32| 1 << 16 | mask << 4;
+        let words = [header::incrementing(0, 0xffe, 3), 1, 2, 3];
+        assert_eq!(
+            decode_all(&mut decoder, &words),
+            Err(PushbufferError::MethodPastTheEnd { address: 0x100c, method: 0x1000 })
+        );
+    }
+
+    /// dev_ram.ref's sub-device masks: SET_SUBDEVICE_MASK without this GPU's bit skips the methods after it at
+    /// once, STORE_SUBDEVICE_MASK only keeps a mask, USE_SUBDEVICE_MASK applies the kept one.
+    #[test]
+    fn sub_device_masks_skip_methods_for_other_gpus() {
+        let mut decoder = PushbufferDecoder::new();
+        let (set_mask, store_mask) = (|mask: u32| 1 << 16 | mask << 4, |mask: u32| 2 << 16 | mask << 4);
         let use_mask = 3 << 16;
         let calls = decode_all(
             &mut decoder,
             &[
                 set_mask(0b10),
-                use_mask,
                 header::immediate(0, 1, 1),
-                set_mask(0b11),
-                use_mask,
+                store_mask(0b10),
                 header::immediate(0, 2, 2),
+                set_mask(0b01),
+                header::immediate(0, 3, 3),
+                use_mask,
+                header::immediate(0, 4, 4),
+                store_mask(0b11),
+                use_mask,
+                header::immediate(0, 5, 5),
             ],
         )
         .unwrap();
-        assert_eq!(calls, vec![(0, 2, 2, false)]);
+        assert_eq!(calls, vec![(0, 3, 3, false), (0, 5, 5, false)]);
     }
 }

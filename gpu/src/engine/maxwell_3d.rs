@@ -188,6 +188,13 @@ impl Maxwell3D {
             let is_data = (offset - CALL_MME_MACRO) / 4 % 2 == 1;
             match &mut self.pending_macro {
                 Some(pending) if is_data && pending.index == index => pending.parameters.push(argument),
+                // The hardware flags data with no call before it (ga100 pri_mme's HWW_ESR_EXTRA_MACRO_DATA).
+                _ if is_data => {
+                    let method = self.method(offset);
+                    return Err(
+                        method.bad_argument(argument, "macro data with no CALL_MME_MACRO of that macro before it")
+                    );
+                }
                 _ => {
                     self.flush_macro(context)?;
                     self.pending_macro = Some(PendingMacro { index, parameters: vec![argument] });
@@ -380,7 +387,10 @@ impl Maxwell3D {
         mask: [bool; 4],
         context: &mut Context,
     ) -> Result<(), EngineError> {
-        let target = if slot < 8 { self.register(SET_CT_SELECT) >> (4 + 3 * slot) & 7 } else { slot };
+        if slot >= 8 {
+            return Err(method.bad_argument(slot, "MRT_SELECT past the 8 slots of SET_CT_SELECT"));
+        }
+        let target = self.register(SET_CT_SELECT) >> (4 + 3 * slot) & 7;
         let Some((target_surface, format, first_layer)) = self.color_target(method, target)? else { return Ok(()) };
         let layer = target_layer(method, &target_surface, first_layer, layer)?;
         let rect = self.clear_rect(&target_surface, block);

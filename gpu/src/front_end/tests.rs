@@ -189,6 +189,16 @@ fn a_macro_takes_parameters_from_several_headers() {
     assert_eq!(setup.gpu.channel_mut(channel).unwrap().engines.maxwell_3d.register(0x3400), 0x99);
 }
 
+/// Macro data with no call of that macro before it is an error (ga100 pri_mme's EXTRA_MACRO_DATA), not a call.
+#[test]
+fn macro_data_without_a_call_is_refused() {
+    let mut setup = Setup::new();
+    let channel = setup.channel();
+    let words = [header::non_incrementing(0, 0, 1), 0xb197, header::immediate(0, (0x3800 + 8 * 3 + 4) / 4, 9)];
+    let error = setup.submit(channel, &words).unwrap_err().to_string();
+    assert!(error.contains("macro data with no CALL_MME_MACRO"), "{error}");
+}
+
 /// Shadow RAM: passthrough writes do not reach what macros read; replay acts on the tracked value.
 #[test]
 fn shadow_ram_modes_track_pass_through_and_replay() {
