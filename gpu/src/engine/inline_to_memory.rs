@@ -24,11 +24,15 @@ pub const LOAD_INLINE_DATA: u32 = 0x1b4;
 pub const METHODS: std::ops::RangeInclusive<u32> = LINE_LENGTH_IN..=LOAD_INLINE_DATA;
 
 /// The unit's registers and the transfer under way.
+///
+/// Invariant: data is written as it comes, each byte to its place in the destination (lines are consecutive in
+/// the data, LINE_LENGTH_IN bytes each), so nothing is buffered and a transfer cut short by a new LAUNCH_DMA
+/// leaves what came of it, as the hardware's streaming does.
 #[derive(Default, Clone, Debug)]
 pub struct InlineToMemory {
     registers: [u32; 14],
-    /// Bytes received since `LAUNCH_DMA`, while a transfer is open.
-    data: Option<Vec<u8>>,
+    /// Bytes of the open transfer received so far (`None`: no transfer open).
+    received: Option<u64>,
 }
 
 impl InlineToMemory {
@@ -51,15 +55,20 @@ impl InlineToMemory {
                     return Err(method.unimplemented("completion by semaphore release"));
                 }
                 self.registers[((offset - LINE_LENGTH_IN) / 4) as usize] = argument;
-                self.data = Some(Vec::new());
-                self.finish_if_complete(method, context)
+                self.received = (self.total_bytes() > 0).then_some(0);
+                Ok(())
             }
             LOAD_INLINE_DATA => {
-                let Some(data) = &mut self.data else {
+                let Some(received) = self.received else {
                     return Err(method.bad_argument(argument, "inline data with no LAUNCH_DMA before it"));
                 };
-                data.extend_from_slice(&argument.to_le_bytes());
-                self.finish_if_complete(method, context)
+                // The last word's bytes past the transfer are padding.
+                let total = self.total_bytes();
+                let bytes = &argument.to_le_bytes()[..(total - received).min(4) as usize];
+                self.write(method, received, bytes, context)?;
+                let received = received + bytes.len() as u64;
+                self.received = (received < total).then_some(received);
+                Ok(())
             }
             _ => {
                 self.registers[((offset - LINE_LENGTH_IN) / 4) as usize] = argument;
@@ -68,19 +77,34 @@ impl InlineToMemory {
         }
     }
 
-    /// Writes the data once all of it has come (the last word's padding bytes are dropped).
-    fn finish_if_complete(&mut self, method: Method, context: &mut Context) -> Result<(), EngineError> {
-        let total = self.total_bytes();
-        let Some(data) = self.data.take_if(|data| data.len() as u64 >= total) else { return Ok(()) };
-        let (line_length, lines) = (self.register(LINE_LENGTH_IN) as usize, self.register(LINE_COUNT) as usize);
+    /// Writes `bytes`, the transfer's bytes from `position` on, each run within one line at once.
+    fn write(&self, method: Method, position: u64, bytes: &[u8], context: &mut Context) -> Result<(), EngineError> {
+        let line_length = u64::from(self.register(LINE_LENGTH_IN));
+        let mut done = 0;
+        while done < bytes.len() {
+            let at = position + done as u64;
+            let (line, column) = (at / line_length, at % line_length);
+            let run = (bytes.len() - done).min((line_length - column) as usize);
+            self.write_run(method, (line, column), &bytes[done..done + run], context)?;
+            done += run;
+        }
+        Ok(())
+    }
+
+    /// Writes bytes of line `line` from byte `column` on.
+    fn write_run(
+        &self,
+        method: Method,
+        (line, column): (u64, u64),
+        bytes: &[u8],
+        context: &mut Context,
+    ) -> Result<(), EngineError> {
         let base = u64::from(self.register(OFFSET_OUT_UPPER) & 0x1ff_ffff) << 32 | u64::from(self.register(OFFSET_OUT));
         // DST_MEMORY_LAYOUT 0:0: 1 pitch, 0 block-linear.
         if self.register(LAUNCH_DMA) & 1 == 1 {
             let pitch = u64::from(self.register(PITCH_OUT));
-            for (line, bytes) in data.chunks(line_length.max(1)).take(lines).enumerate() {
-                context.write(base + line as u64 * pitch, bytes).map_err(|e| method.memory(e))?;
-            }
-            return Ok(());
+            let at = base.wrapping_add(line * pitch).wrapping_add(column);
+            return context.write(at, bytes).map_err(|e| method.memory(e));
         }
         let block_size = self.register(SET_DST_BLOCK_SIZE);
         let layout = BlockLinear::new(
@@ -94,16 +118,16 @@ impl InlineToMemory {
         let (x, y) =
             (self.register(SET_DST_ORIGIN_BYTES_X) & 0x1f_ffff, self.register(SET_DST_ORIGIN_SAMPLES_Y) & 0x1_ffff);
         let z = self.register(SET_DST_LAYER);
-        for (line, bytes) in data.chunks(line_length.max(1)).take(lines).enumerate() {
-            for (column, &byte) in bytes.iter().enumerate() {
-                let offset = layout
-                    .offset(x + column as u32, y + line as u32, z)
-                    .ok_or_else(|| method.bad_argument(x + column as u32, "write outside the destination surface"))?;
-                let at = base
-                    .checked_add(offset)
-                    .ok_or_else(|| method.bad_argument(z, "write past the end of the GPU's addresses"))?;
-                context.write(at, &[byte]).map_err(|e| method.memory(e))?;
-            }
+        for (index, &byte) in bytes.iter().enumerate() {
+            let (column, line) = (u64::from(x) + column + index as u64, u64::from(y) + line);
+            let place = u32::try_from(column).ok().zip(u32::try_from(line).ok());
+            let offset = place
+                .and_then(|(column, line)| layout.offset(column, line, z))
+                .ok_or_else(|| method.bad_argument(column as u32, "write outside the destination surface"))?;
+            let at = base
+                .checked_add(offset)
+                .ok_or_else(|| method.bad_argument(z, "write past the end of the GPU's addresses"))?;
+            context.write(at, &[byte]).map_err(|e| method.memory(e))?;
         }
         Ok(())
     }

@@ -247,6 +247,40 @@ fn inline_to_memory_writes_pitch_lines() {
     assert_eq!(setup.data(0x140, 8), [0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0, 0]);
 }
 
+/// Inline data goes to memory as it comes: a transfer of 0xffffffff lines of 0xffffffff bytes writes its first
+/// words at once (nothing waits for 16 EiB of data), and a new LAUNCH_DMA leaves what the cut one wrote.
+#[test]
+fn inline_to_memory_writes_data_as_it_comes() {
+    let mut setup = Setup::new();
+    let channel = setup.channel();
+    let words = [
+        header::non_incrementing(2, 0, 1),
+        0xa140,
+        header::incrementing(2, 0x180 / 4, 5),
+        u32::MAX,
+        u32::MAX,
+        (DATA >> 32) as u32,
+        DATA as u32 + 0x200,
+        0x40,
+        header::incrementing(2, 0x1b0 / 4, 1),
+        1,
+        header::non_incrementing(2, 0x1b4 / 4, 2),
+        0x4433_2211,
+        0x8877_6655,
+        header::incrementing(2, 0x180 / 4, 1),
+        4,
+        header::incrementing(2, 0x18c / 4, 1),
+        DATA as u32 + 0x300,
+        header::incrementing(2, 0x1b0 / 4, 1),
+        1,
+    ];
+    setup.submit(channel, &words).unwrap();
+    assert_eq!(setup.data(0x200, 8), [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88]);
+    setup.submit(channel, &[header::non_incrementing(2, 0x1b4 / 4, 1), 0xddcc_bbaa]).unwrap();
+    assert_eq!(setup.data(0x300, 4), [0xaa, 0xbb, 0xcc, 0xdd], "the next transfer's first word");
+    assert_eq!(setup.data(0x208, 4), [0; 4], "the cut transfer takes no more");
+}
+
 /// A copy-engine launch on subchannel 4: surface registers, then LAUNCH_DMA.
 fn copy_words(registers: &[(u32, u32)], launch: u32) -> Vec<u32> {
     let mut words = vec![header::non_incrementing(4, 0, 1), 0xb0b5];
