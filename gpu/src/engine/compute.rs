@@ -12,7 +12,7 @@
 
 use super::inline_to_memory::{self, InlineToMemory};
 use super::semaphore::{Reduction, ReductionOp, Release, report_reduction};
-use super::{Class, Context, EngineError, Method};
+use super::{Class, Context, EngineError, Method, SET_RENDER_ENABLE_C};
 use crate::backend::{ConstantBuffer, Dispatch};
 use crate::engine::draw::{SET_BINDLESS_TEXTURE, texture_pools};
 use crate::sass::cubin::KernelImage;
@@ -32,6 +32,11 @@ pub const SET_REPORT_SEMAPHORE_A: u32 = 0x1b00;
 pub const SET_REPORT_SEMAPHORE_B: u32 = 0x1b04;
 pub const SET_REPORT_SEMAPHORE_C: u32 = 0x1b08;
 pub const SET_REPORT_SEMAPHORE_D: u32 = 0x1b0c;
+/// Ampere's report semaphore (clc7c0.h): payload, address, then REPORT_SEMAPHORE_EXECUTE.
+const SET_REPORT_SEMAPHORE_PAYLOAD_LOWER: u32 = 0x0158;
+const SET_REPORT_SEMAPHORE_ADDRESS_LOWER: u32 = 0x0160;
+const SET_REPORT_SEMAPHORE_ADDRESS_UPPER: u32 = 0x0164;
+const REPORT_SEMAPHORE_EXECUTE: u32 = 0x0168;
 const NOTIFY: u32 = 0x010c;
 /// SET_FALCON00 to SET_FALCON31: calls into the class's firmware, undocumented.
 const FALCON_METHODS: std::ops::RangeInclusive<u32> = 0x0500..=0x057c;
@@ -57,7 +62,10 @@ impl Default for Compute {
 
 impl Compute {
     pub fn new(class: Class) -> Compute {
-        Compute { class, registers: Box::new([0; REGISTER_COUNT]), inline_to_memory: InlineToMemory::default() }
+        let mut registers = Box::new([0; REGISTER_COUNT]);
+        // Launches are enabled until a program says otherwise (SET_RENDER_ENABLE_C MODE TRUE), as in the 3D class.
+        registers[SET_RENDER_ENABLE_C as usize / 4] = 1;
+        Compute { class, registers, inline_to_memory: InlineToMemory::default() }
     }
 
     fn ampere(&self) -> bool {
@@ -90,6 +98,7 @@ impl Compute {
                 return Err(method.unimplemented("the FROM/DELTA form of a launch (NVN sends SEND_SIGNALING_PCAS_B)"));
             }
             SET_REPORT_SEMAPHORE_D => self.report_semaphore(method, argument, context)?,
+            REPORT_SEMAPHORE_EXECUTE if self.ampere() => self.report_semaphore_execute(method, argument, context)?,
             NOTIFY => return Err(method.unimplemented("")),
             _ if FALCON_METHODS.contains(&offset) => return Err(method.unimplemented("")),
             _ => {}
@@ -115,9 +124,51 @@ impl Compute {
         }
     }
 
+    /// Ampere's REPORT_SEMAPHORE_EXECUTE (clc7c0.h; not the 3D class's layout): OPERATION 1:0, STRUCTURE_SIZE 4:3
+    /// (FOUR_WORDS 0: payload, 0, timestamp; ONE_WORD 1), REDUCTION_ENABLE 6, REDUCTION_OP 9:7, REDUCTION_FORMAT
+    /// 11:10 (1 signed), PAYLOAD_SIZE64 12, TRAP_TYPE 14:13. A release is carried out; the rest stops the run
+    /// naming itself.
+    fn report_semaphore_execute(
+        &self,
+        method: Method,
+        argument: u32,
+        context: &mut Context,
+    ) -> Result<(), EngineError> {
+        let address = u64::from(self.register(SET_REPORT_SEMAPHORE_ADDRESS_UPPER) & 0xff) << 32
+            | u64::from(self.register(SET_REPORT_SEMAPHORE_ADDRESS_LOWER));
+        let one_word = match argument >> 3 & 3 {
+            0 => false,
+            1 => true,
+            size => return Err(method.unimplemented(format!("STRUCTURE_SIZE {size} (two words and above)"))),
+        };
+        if argument >> 12 & 1 == 1 || argument >> 13 & 3 != 0 {
+            return Err(method.unimplemented("PAYLOAD_SIZE64 or TRAP_TYPE"));
+        }
+        match argument & 3 {
+            0 => Release {
+                address,
+                payload: self.register(SET_REPORT_SEMAPHORE_PAYLOAD_LOWER),
+                one_word,
+                reduction: (argument >> 6 & 1 == 1)
+                    .then(|| Reduction { op: ReductionOp::from_bits(argument >> 7), signed: argument >> 10 & 3 == 1 }),
+            }
+            .write(context)
+            .map_err(|e| method.memory(e)),
+            1 => Err(method.unimplemented("a semaphore acquire on the compute class")),
+            2 => Err(method.unimplemented("REPORT_ONLY on the compute class (it has no report to name)")),
+            _ => Err(method.unimplemented("semaphore trap")),
+        }
+    }
+
     /// Reads the QMD `SEND_PCAS_A` points at, the program and the constant buffers, hands the grid to the back
     /// end, then writes the QMD's releases.
     fn launch(&self, method: Method, context: &mut Context) -> Result<(), EngineError> {
+        if !super::render_enabled(|offset| self.register(offset), method, context)? {
+            return Err(method.unimplemented(
+                "a launch that conditional rendering turns off (whether its QMD's releases still happen is \
+                 documented nowhere)",
+            ));
+        }
         let qmd_address = u64::from(self.register(SEND_PCAS_A)) << 8;
         let mut bytes = [0u8; QMD_BYTES];
         context.read(qmd_address, &mut bytes).map_err(|e| method.memory(e))?;

@@ -16,7 +16,7 @@ use super::inline_to_memory::{self, InlineToMemory};
 use super::mme::{MacroEngine, MacroTarget};
 use super::semaphore::{Reduction, ReductionOp, Release, report_reduction};
 use super::stream_out::STREAMS;
-use super::{Class, Context, EngineError, Method};
+use super::{Class, Context, EngineError, Method, SET_RENDER_ENABLE_C};
 use crate::backend::{ColorClear, DepthStencilClear, GpuMemory, Rect};
 use crate::channel::Wait;
 use crate::syncpoint::has_reached;
@@ -53,9 +53,6 @@ pub const SET_SCISSOR_HORIZONTAL: u32 = 0x0e04;
 pub const SET_SCISSOR_VERTICAL: u32 = 0x0e08;
 pub const SET_CLEAR_SURFACE_CONTROL: u32 = 0x10f8;
 pub const SET_CT_SELECT: u32 = 0x121c;
-pub const SET_RENDER_ENABLE_A: u32 = 0x1550;
-pub const SET_RENDER_ENABLE_C: u32 = 0x1558;
-pub const SET_RENDER_ENABLE_OVERRIDE: u32 = 0x1944;
 pub const CLEAR_SURFACE: u32 = 0x19d0;
 pub const SET_Z_CLEAR_VALUE: u32 = 0x0d90;
 pub const SET_STENCIL_CLEAR_VALUE: u32 = 0x0da0;
@@ -288,30 +285,9 @@ impl Maxwell3D {
         Ok(())
     }
 
-    /// Whether rendering is on: SET_RENDER_ENABLE_OVERRIDE (always, never, or as SET_RENDER_ENABLE_C says), whose
-    /// modes compare the two 64-bit values at the address in A and B and 16 bytes on.
+    /// Whether rendering is on (conditional rendering: `super::render_enabled`).
     pub(super) fn render_enabled(&self, method: Method, context: &Context) -> Result<bool, EngineError> {
-        match self.register(SET_RENDER_ENABLE_OVERRIDE) & 3 {
-            1 => return Ok(true),
-            2 => return Ok(false),
-            _ => {}
-        }
-        let mode = self.register(SET_RENDER_ENABLE_C) & 7;
-        let address = u64::from(self.register(SET_RENDER_ENABLE_A) & 0xff) << 32
-            | u64::from(self.register(SET_RENDER_ENABLE_A + 4));
-        let values = || -> Result<(u64, u64), EngineError> {
-            let mut bytes = [0u8; 24];
-            context.read(address, &mut bytes).map_err(|e| method.memory(e))?;
-            let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"));
-            Ok((word(0), word(16)))
-        };
-        match mode {
-            0 => Ok(false),
-            1 => Ok(true),
-            3 => values().map(|(a, b)| a == b),
-            4 => values().map(|(a, b)| a != b),
-            _ => Err(method.unimplemented(format!("render enable mode {mode} (CONDITIONAL)"))),
-        }
+        super::render_enabled(|offset| self.register(offset), method, context)
     }
 
     /// CLEAR_SURFACE: Z_ENABLE 0, STENCIL_ENABLE 1, R/G/B/A_ENABLE 2-5, MRT_SELECT 9:6 (a slot of SET_CT_SELECT),

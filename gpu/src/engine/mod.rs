@@ -153,3 +153,39 @@ impl Method {
         EngineError::BadArgument { method: self, argument, problem }
     }
 }
+
+/// Conditional rendering's registers, at the same offsets in the 3D and compute classes (clb197.h, clb1c0.h,
+/// clc797.h, clc7c0.h).
+pub const SET_RENDER_ENABLE_A: u32 = 0x1550;
+pub const SET_RENDER_ENABLE_C: u32 = 0x1558;
+pub const SET_RENDER_ENABLE_OVERRIDE: u32 = 0x1944;
+
+/// Whether a clear, draw or launch happens: SET_RENDER_ENABLE_OVERRIDE (always, never, or as SET_RENDER_ENABLE_C
+/// says), whose modes compare the two 64-bit values at the address in A and B and 16 bytes on. `register` reads
+/// the engine's registers.
+pub(crate) fn render_enabled(
+    register: impl Fn(u32) -> u32,
+    method: Method,
+    context: &Context,
+) -> Result<bool, EngineError> {
+    match register(SET_RENDER_ENABLE_OVERRIDE) & 3 {
+        1 => return Ok(true),
+        2 => return Ok(false),
+        _ => {}
+    }
+    let mode = register(SET_RENDER_ENABLE_C) & 7;
+    let address = u64::from(register(SET_RENDER_ENABLE_A) & 0xff) << 32 | u64::from(register(SET_RENDER_ENABLE_A + 4));
+    let values = || -> Result<(u64, u64), EngineError> {
+        let mut bytes = [0u8; 24];
+        context.read(address, &mut bytes).map_err(|e| method.memory(e))?;
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"));
+        Ok((word(0), word(16)))
+    };
+    match mode {
+        0 => Ok(false),
+        1 => Ok(true),
+        3 => values().map(|(a, b)| a == b),
+        4 => values().map(|(a, b)| a != b),
+        _ => Err(method.unimplemented(format!("render enable mode {mode} (CONDITIONAL)"))),
+    }
+}

@@ -467,6 +467,41 @@ fn launch_words() -> Vec<u32> {
     ]
 }
 
+/// AMPERE_COMPUTE_B's report semaphore (clc7c0.h's layout, not the 3D class's): a four-word release writes the
+/// payload, 0 and the timestamp; a one-word release with REDUCTION_ENABLE and RED_INC increments.
+#[test]
+fn ampere_compute_releases_its_report_semaphore() {
+    let mut setup = Setup::new();
+    let channel = setup.channel();
+    setup.gpu.timestamp = 0x0102_0304_0506_0708;
+    let release = |payload: u32, offset: u32, execute: u32| {
+        vec![header::incrementing(1, 0x158 / 4, 5), payload, 0, DATA as u32 + offset, (DATA >> 32) as u32, execute]
+    };
+    let mut words = vec![header::non_incrementing(1, 0, 1), 0xc7c0];
+    words.extend(release(0x1234, 0x40, 0));
+    words.extend(release(5, 0x60, 1 << 3 | 1 << 6 | 3 << 7));
+    setup.submit(channel, &words).unwrap();
+    let report = setup.data(0x40, 16);
+    assert_eq!(report[..8], [0x34, 0x12, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(report[8..], 0x0102_0304_0506_0708u64.to_le_bytes());
+    assert_eq!(setup.data_u32(0x60), 1, "RED_INC of 0 below 5");
+    assert_eq!(setup.data_u32(0x64), 0, "one word");
+}
+
+/// Conditional rendering reaches the compute class too (SET_RENDER_ENABLE_OVERRIDE at 0x1944, clb1c0.h): a
+/// launch it turns off stops the run naming it, where the launch would otherwise have run.
+#[test]
+fn conditional_rendering_reaches_compute_launches() {
+    let (mut setup, channel) = rendering_setup();
+    let program = [0x001f_8000_fc00_07e0u64, 0xe300_0000_0007_000f, 0x50b0_0000_0007_0f00, 0x50b0_0000_0007_0f00];
+    fill_data(&setup, 0x100, &program.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+    fill_data(&setup, 0x400, &qmd(1, 7, 0x100));
+    let mut words = launch_words();
+    words.splice(2..2, [header::incrementing(1, 0x1944 / 4, 1), 2]);
+    let error = setup.submit(channel, &words).unwrap_err().to_string();
+    assert!(error.contains("conditional rendering turns off"), "{error}");
+}
+
 /// A program that only exits runs through a QMD on the reference back end, and the QMD's release follows; a
 /// block that asks for more shared memory than the device has is refused naming the limit; a QMD of another
 /// version stops the channel naming it.
