@@ -565,7 +565,7 @@ impl Maxwell3D {
         context: &mut Context,
     ) -> Result<bool, EngineError> {
         match offset {
-            BEGIN => self.begin(argument),
+            BEGIN => self.begin(offset, argument)?,
             // Inline indices are drawn as one launch when their END comes: a primitive may span methods.
             END if !self.draw.inline_indices.is_empty() => {
                 let count = self.draw.inline_indices.len() as u32;
@@ -609,7 +609,7 @@ impl Maxwell3D {
             }
             DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_FIRST | DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_SUBSEQUENT => {
                 let subsequent = offset == DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_SUBSEQUENT;
-                self.begin(argument >> 28 | u32::from(subsequent) << 26);
+                self.begin(offset, argument >> 28 | u32::from(subsequent) << 26)?;
                 let launch = Launch::Array { first: argument & 0xffff, count: argument >> 16 & 0xfff };
                 self.launch(offset, launch, context)?;
             }
@@ -618,7 +618,7 @@ impl Maxwell3D {
             }
             _ if DRAW_INDEX_BUFFER_BEGIN_END.contains(&offset) => {
                 let subsequent = offset >= 0x17f0;
-                self.begin(argument >> 28 | u32::from(subsequent) << 26);
+                self.begin(offset, argument >> 28 | u32::from(subsequent) << 26)?;
                 let launch = Launch::Indexed { first: argument & 0xffff, count: argument >> 16 & 0xfff };
                 self.launch(offset, launch, context)?;
             }
@@ -642,7 +642,10 @@ impl Maxwell3D {
     /// with IGNORE_GLOBAL_BASE_*, the global base vertex or instance read as 0.
     fn draw_control(&mut self, offset: u32, count: u32, context: &mut Context) -> Result<(), EngineError> {
         let control = self.register(SET_DRAW_CONTROL_A);
-        self.begin(control & 0xf | (control >> 4 & 1) << 24 | (control >> 5 & 3) << 26 | (control >> 7 & 3) << 29);
+        self.begin(
+            offset,
+            control & 0xf | (control >> 4 & 1) << 24 | (control >> 5 & 3) << 26 | (control >> 7 & 3) << 29,
+        )?;
         self.draw.ignore_global_bases = [control >> 10 & 1 == 1, control >> 11 & 1 == 1];
         let first = self.register(offset - 4);
         let launch = if offset == DRAW_VERTEX_ARRAY_BEGIN_END_B {
@@ -676,7 +679,12 @@ impl Maxwell3D {
     }
 
     /// BEGIN: the topology, and the instance counter (INSTANCE_ID 27:26: FIRST resets it, SUBSEQUENT adds one).
-    fn begin(&mut self, argument: u32) {
+    /// SPLIT_MODE 30:29 other than NORMAL_BEGIN_NORMAL_END joins launches into one primitive stream, which the
+    /// reference back end's one draw a launch cannot do: it stops naming itself.
+    fn begin(&mut self, offset: u32, argument: u32) -> Result<(), EngineError> {
+        if argument >> 29 & 3 != 0 {
+            return Err(self.method(offset).unimplemented(format!("BEGIN SPLIT_MODE {}", argument >> 29 & 3)));
+        }
         self.draw.topology = argument & 0xffff;
         self.draw.inline_indices.clear();
         self.draw.ignore_global_bases = [false; 2];
@@ -685,6 +693,7 @@ impl Maxwell3D {
             1 => self.draw.instance = self.draw.instance.wrapping_add(1),
             _ => {}
         }
+        Ok(())
     }
 
     /// DRAW_INLINE_INDEX (one 32-bit index), DRAW_INLINE_INDEX2X16 (EVEN 15:0 first, then ODD 31:16) and

@@ -84,8 +84,27 @@ pub const CALL_MME_MACRO: u32 = 0x3800;
 /// Methods that do something beyond keeping their value and that Tandem does not carry out yet (draws, constant
 /// buffer loads and binds, notifies, falcon calls): calling one stops the run naming it. Names as in clb197.h; an
 /// array's every element counts.
-const UNIMPLEMENTED_ACTIONS: &[&str] =
-    &["NOTIFY", "PEER_SEMAPHORE_RELEASE", "DRAW_ZERO_INDEX", "CLEAR_CLIP_ID_SURFACE"];
+const UNIMPLEMENTED_ACTIONS: &[&str] = &[
+    "NOTIFY",
+    "PEER_SEMAPHORE_RELEASE",
+    "DRAW_ZERO_INDEX",
+    "CLEAR_CLIP_ID_SURFACE",
+    "UNBIND_ALL",
+    "LOAD_PRIMITIVE_ID",
+    "ADD_TO_PRIMITIVE_ID",
+    // AMPERE_B's alone.
+    "LOAD_ROOT_TABLE",
+    "FE_ATOMIC_SEQUENCE_BEGIN",
+    "FE_ATOMIC_SEQUENCE_END",
+    "MME_DMA_READ",
+    "MME_DMA_READ_FIFOED",
+    "MME_DMA_WRITE",
+    "MME_DMA_REDUCTION",
+    "MME_DMA_SYSMEMBAR",
+    "MME_DMA_SYNC",
+    "SET_MME_DATA_FIFO_CONFIG",
+    "MME_DMA_WRITE_METHOD_BARRIER",
+];
 
 /// SET_FALCON00 to SET_FALCON31: calls into the class's firmware, undocumented.
 const FALCON_METHODS: std::ops::RangeInclusive<u32> = 0x2300..=0x237c;
@@ -180,6 +199,14 @@ impl Maxwell3D {
     /// A method call from the pushbuffer: `offset` in bytes. `Some`: a report semaphore acquire not yet satisfied,
     /// which the channel waits for, calling the method again until it is.
     pub fn call(&mut self, offset: u32, argument: u32, context: &mut Context) -> Result<Option<Wait>, EngineError> {
+        // AMPERE_B's macros are MME64 programs (Turing's macro engine: three-word instruction groups, open-gpu-doc's
+        // MME tu104 notes), not the Maxwell ones `mme.rs` runs.
+        if self.class == Class::Ampere3D
+            && (offset >= CALL_MME_MACRO
+                || (LOAD_MME_INSTRUCTION_RAM_POINTER..=LOAD_MME_START_ADDRESS_RAM).contains(&offset))
+        {
+            return Err(self.method(offset).unimplemented("AMPERE_B's macros (Turing's MME64 macro engine)"));
+        }
         if offset >= CALL_MME_MACRO {
             let index = (offset - CALL_MME_MACRO) / 8 % 128;
             let is_data = (offset - CALL_MME_MACRO) / 4 % 2 == 1;

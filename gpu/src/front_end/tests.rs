@@ -189,6 +189,24 @@ fn a_macro_takes_parameters_from_several_headers() {
     assert_eq!(setup.gpu.channel_mut(channel).unwrap().engines.maxwell_3d.register(0x3400), 0x99);
 }
 
+/// AMPERE_B's macros are Turing's MME64 programs, not the Maxwell ones: uploading or calling one stops naming it,
+/// and a BEGIN whose SPLIT_MODE joins launches stops too.
+#[test]
+fn ampere_macros_and_split_launches_stop_naming_themselves() {
+    for (class, words) in [
+        (0xc797, vec![header::incrementing(0, 0x114 / 4, 1), 0]),
+        (0xc797, vec![header::incrementing(0, 0x3800 / 4, 1), 0]),
+        (0xb197, vec![header::incrementing(0, 0x1618 / 4, 1), 1 << 29 | 4]),
+    ] {
+        let mut setup = Setup::new();
+        let channel = setup.channel();
+        let mut all = vec![header::non_incrementing(0, 0, 1), class];
+        all.extend(words);
+        let error = setup.submit(channel, &all).unwrap_err().to_string();
+        assert!(error.contains("MME64") || error.contains("SPLIT_MODE 1"), "{error}");
+    }
+}
+
 /// Macro data with no call of that macro before it is an error (ga100 pri_mme's EXTRA_MACRO_DATA), not a call.
 #[test]
 fn macro_data_without_a_call_is_refused() {
