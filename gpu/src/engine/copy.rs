@@ -152,14 +152,19 @@ impl CopyEngine {
         if self.class == Class::AmpereCopy && launch >> 27 & 1 != 0 {
             return Err(method.unimplemented("64-bit semaphore payloads (SEMAPHORE_PAYLOAD_SIZE)"));
         }
+        // SEMAPHORE_TYPE 4:3 (NONE 0), with SEMAPHORE_REDUCTION_ENABLE 19: refused before the copy runs.
+        let semaphore = launch >> 3 & 3;
+        if semaphore != 0 && launch >> 19 & 1 == 1 {
+            return Err(method.unimplemented("semaphore reductions"));
+        }
+        if semaphore == 3 && self.class == Class::AmpereCopy {
+            return Err(method.unimplemented("SEMAPHORE_TYPE RELEASE_CONDITIONAL_INTR_SEMAPHORE"));
+        }
         if launch & 3 != 0 {
             self.copy(method, launch, context)?;
         }
         let (address, payload) = (self.address(SET_SEMAPHORE_A), self.register(SET_SEMAPHORE_PAYLOAD));
-        if launch >> 19 & 1 == 1 {
-            return Err(method.unimplemented("semaphore reductions"));
-        }
-        let written = match launch >> 3 & 3 {
+        let written = match semaphore {
             0 => return Ok(()),
             1 => context.write(address, &payload.to_le_bytes()),
             2 => {

@@ -341,7 +341,8 @@ fn the_copy_engine_copies_lines_between_pitch_surfaces() {
     setup.submit(channel, &copy_words(&registers, TRANSFER | SRC_PITCH | DST_PITCH)).unwrap();
     assert_eq!(setup.data(0x1000, 11), [&pattern[..10], &[0]].concat(), "one line without MULTI_LINE_ENABLE");
     assert_eq!(setup.data(0x1040, 1), [0]);
-    setup.submit(channel, &copy_words(&registers, TRANSFER | SRC_PITCH | DST_PITCH | MULTI_LINE)).unwrap();
+    // SEMAPHORE_REDUCTION_ENABLE (bit 19) means nothing without a semaphore (SEMAPHORE_TYPE NONE).
+    setup.submit(channel, &copy_words(&registers, TRANSFER | SRC_PITCH | DST_PITCH | MULTI_LINE | 1 << 19)).unwrap();
     for line in 0..3 {
         assert_eq!(setup.data(0x1000 + 0x40 * line, 10), pattern[0x20 * line as usize..][..10], "line {line}");
     }
