@@ -62,6 +62,8 @@ pub enum ChannelError {
     Host { address: u64, offset: u32, name: String, problem: String },
     #[error("pushbuffer word at GPU address {address:#x}: {source}")]
     Syncpoint { address: u64, source: NoSuchSyncpoint },
+    #[error("GPFIFO control entry ILLEGAL (OPCODE 1, dev_pbdma.ref: an interrupt on the hardware)")]
+    IllegalEntry,
 }
 
 /// What a waiting channel waits for.
@@ -218,6 +220,9 @@ impl Channel {
         }
         while let Some(segment) = self.segments.front() {
             let (words, start) = match segment {
+                Segment::Entry(entry) if entry.words == 0 && entry.opcode == 1 => {
+                    return Err(ChannelError::IllegalEntry);
+                }
                 Segment::Entry(entry) => {
                     let mut bytes = vec![0u8; 4 * (entry.words - self.words_done) as usize];
                     let start = entry.address + 4 * u64::from(self.words_done);
@@ -300,7 +305,10 @@ impl Channel {
             Class::InlineToMemory if crate::engine::inline_to_memory::METHODS.contains(&offset) => {
                 self.engines.inline_to_memory.call(class, offset, call.argument, context).map_err(engine_error)?
             }
-            _ => return Err(engine_error(Method { class, offset }.unimplemented("Tandem has no such engine yet"))),
+            // cla140.h: NO_OPERATION, SET_NOTIFY_A/B (state for NOTIFY, which stops), WAIT_FOR_IDLE (work is done
+            // when each method returns).
+            Class::InlineToMemory if matches!(offset, 0x100 | 0x104 | 0x108 | 0x110) => {}
+            Class::InlineToMemory => return Err(engine_error(Method { class, offset }.unimplemented(""))),
         }
         Ok(None)
     }

@@ -265,6 +265,35 @@ fn inline_to_memory_writes_pitch_lines() {
     assert_eq!(setup.data(0x140, 8), [0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0, 0]);
 }
 
+/// A GPFIFO control entry (LENGTH 0) of OPCODE ILLEGAL stops the channel; one of OPCODE NOP does nothing.
+#[test]
+fn illegal_gpfifo_control_entries_stop_the_channel() {
+    let mut setup = Setup::new();
+    let channel = setup.channel();
+    let nop = GpEntry::decode(0);
+    setup.gpu.submit(channel, vec![Segment::Entry(nop)], &setup.memory).unwrap();
+    let illegal = GpEntry::decode(1 << 32);
+    let error = setup.gpu.submit(channel, vec![Segment::Entry(illegal)], &setup.memory).unwrap_err().to_string();
+    assert!(error.contains("ILLEGAL"), "{error}");
+}
+
+/// KEPLER_INLINE_TO_MEMORY_B's other methods (cla140.h): NO_OPERATION and WAIT_FOR_IDLE do nothing, NOTIFY stops
+/// naming itself.
+#[test]
+fn inline_to_memory_class_methods_outside_the_transfer() {
+    let mut setup = Setup::new();
+    let channel = setup.channel();
+    let words = [
+        header::non_incrementing(2, 0, 1),
+        0xa140,
+        header::immediate(2, 0x100 / 4, 0),
+        header::immediate(2, 0x110 / 4, 0),
+    ];
+    setup.submit(channel, &words).unwrap();
+    let error = setup.submit(channel, &[header::immediate(2, 0x10c / 4, 0)]).unwrap_err().to_string();
+    assert!(error.contains("NOTIFY"), "{error}");
+}
+
 /// Inline data goes to memory as it comes: a transfer of 0xffffffff lines of 0xffffffff bytes writes its first
 /// words at once (nothing waits for 16 EiB of data), and a new LAUNCH_DMA leaves what the cut one wrote.
 #[test]
