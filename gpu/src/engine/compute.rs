@@ -325,14 +325,17 @@ impl Qmd {
         let mut releases = [None, None];
         for (i, release) in releases.iter_mut().enumerate() {
             // RELEASEi at 768 + 128i: ADDRESS_LOWER, then ADDRESS_UPPER 7:0, REDUCTION_OP 22:20, ENABLE 23,
-            // REDUCTION_FORMAT 25:24, REDUCTION_ENABLE 26, STRUCTURE_SIZE 31:30 (0 four words, 1 one, 2 two),
-            // then the payload.
+            // REDUCTION_FORMAT 25:24, REDUCTION_ENABLE 26, TRAP_TYPE 28:27, PAYLOAD64B 29, STRUCTURE_SIZE 31:30
+            // (0 four words, 1 one, 2 two), then the payload.
             let at = 0x60 + 16 * i;
             if bits(at + 4, 23, 23) == 0 {
                 continue;
             }
             if bits(at + 4, 31, 30) > 1 {
                 return Err("a release of two words (a 64-bit payload) is not implemented by Tandem yet");
+            }
+            if bits(at + 4, 29, 27) != 0 {
+                return Err("a release with PAYLOAD64B or a TRAP_TYPE is not implemented by Tandem yet");
             }
             *release = Some(Release {
                 address: u64::from(bits(at + 4, 7, 0)) << 32 | u64::from(word(at)),
@@ -465,6 +468,9 @@ mod tests {
         assert!(Qmd::parse_v3(&qmd(&[])).unwrap_err().contains("03_00"));
         bytes[0x74..0x78].copy_from_slice(&(1u32 << 23 | 2 << 30).to_le_bytes());
         assert!(Qmd::parse_v3(&bytes).unwrap_err().contains("two words"));
+        // PAYLOAD64B (bit 829) of a four-word release puts PAYLOAD_UPPER in its second word: refused.
+        bytes[0x74..0x78].copy_from_slice(&(1u32 << 23 | 1 << 29).to_le_bytes());
+        assert!(Qmd::parse_v3(&bytes).unwrap_err().contains("PAYLOAD64B"));
     }
 
     #[test]
