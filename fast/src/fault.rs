@@ -152,12 +152,18 @@ std::arch::global_asm!(
     "push r13",
     "push r14",
     "push r15",
-    // Keeps the stack 16-byte aligned at the call, as the C ABI requires.
+    // Keeps the stack 16-byte aligned at the call, as the C ABI requires; the slot holds the caller's MXCSR.
+    // Compiled code computes FP natively assuming the default MXCSR (round to nearest, no flush-to-zero, no
+    // denormals-are-zero, exceptions masked: 0x1F80), whatever the caller (a driver's thread state) left there.
     "sub rsp, 8",
+    "stmxcsr [rsp]",
+    "mov dword ptr [rsp + 4], 0x1F80",
+    "ldmxcsr [rsp + 4]",
     "mov [rsi], rsp",
     "call rdx",
     ".globl tandem_fast_resume",
     "tandem_fast_resume:",
+    "ldmxcsr [rsp]",
     "add rsp, 8",
     "pop r15",
     "pop r14",

@@ -808,3 +808,41 @@ fn simd_copies_match_the_reference() {
         }
     }
 }
+
+/// Sets the host's MXCSR and returns the one it replaced.
+fn swap_mxcsr(value: u32) -> u32 {
+    let mut old = 0u32;
+    // SAFETY: reads and writes the calling thread's SSE control register through a local.
+    unsafe {
+        std::arch::asm!("stmxcsr [{old}]", "ldmxcsr [{new}]", old = in(reg) &mut old, new = in(reg) &value);
+    }
+    old
+}
+
+/// Compiled code computes FP natively, so it runs under the default MXCSR whatever the calling thread left there
+/// (a Vulkan driver may set flush-to-zero on its threads): with the caller's MXCSR flushing denormals and
+/// rounding towards zero, FADD of a subnormal and a rounding sum still give the reference's results, and the
+/// caller's MXCSR is back afterwards.
+#[test]
+fn compiled_code_ignores_the_callers_mxcsr() {
+    const FLUSH_AND_ROUND_TO_ZERO: u32 = 0x1f80 | 0x8000 | 0x0040 | 0x6000;
+    let memory = code_memory(1);
+    let mut fast_engine = FastEngine::with_defaults().unwrap().compiling_at_first_use();
+    // fadd s0, s1, s2; fmul s0, s1, s2; fcmp s1, #0.0; frintp s0, s1; fsqrt s0, s1
+    for word in [0x1e22_2820u32, 0x1e22_0820, 0x1e20_2028, 0x1e24_c020, 0x1e21_c020] {
+        place_instruction(&memory, &mut fast_engine, word);
+        for (a, b) in [(1u32, 0u32), (0x3f80_0000, 0x3340_0000), (0x0000_0003, 0x8000_0001), (0x0000_0003, 0x3f80_0000)]
+        {
+            let mut start = CpuState { pc: 0x10000, ..CpuState::default() };
+            (start.v[1], start.v[2]) = (u128::from(a), u128::from(b));
+            let caller = swap_mxcsr(FLUSH_AND_ROUND_TO_ZERO);
+            let (mut reference_cpu, mut fast_cpu) = (start.clone(), start);
+            let fast = fast_engine.run(&mut fast_cpu, &memory, 2, GuestClock::default());
+            let after = swap_mxcsr(caller);
+            let reference = Interpreter::default().run(&mut reference_cpu, &memory, 2, GuestClock::default());
+            assert_eq!((fast, &fast_cpu), (reference, &reference_cpu), "{word:#x} of {a:#x} and {b:#x}");
+            assert_eq!(after, FLUSH_AND_ROUND_TO_ZERO, "the caller's MXCSR is back");
+        }
+    }
+    assert_eq!(fast_engine.stats().rejected, 0);
+}
