@@ -111,6 +111,10 @@ int main(int argc, char **argv, char **envp) {
     expect("munmap a hole", sys(SYS_munmap, holed + 4096, 4096), 0);
     expect("mremap over a hole", sys(SYS_mremap, holed, 3 * 4096, 4 * 4096, 1), -14);
     expect("mremap with an unknown flag", sys(SYS_mremap, holed, 4096, 2 * 4096, 8), -22);
+    /* AArch64 has no write-only pages: PROT_WRITE memory reads too (Linux's protection_map gives it read). */
+    volatile char *writable = (volatile char *)sys(SYS_mmap, 0, 4096, 2 /* PROT_WRITE */, 0x22, -1, 0);
+    writable[9] = 5;
+    expect("a PROT_WRITE page reads back", writable[9], 5);
 
     expect("mkdirat", sys(SYS_mkdirat, AT_FDCWD, "scratch", 0755), 0);
     long dir = sys(SYS_openat, AT_FDCWD, "scratch", O_RDONLY | O_DIRECTORY, 0);

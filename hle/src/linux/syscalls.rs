@@ -1080,13 +1080,15 @@ fn nanoseconds_of(instructions: u64) -> u64 {
     (u128::from(instructions) * 1_000_000_000 / u128::from(INSTRUCTIONS_PER_TICK * COUNTER_FREQUENCY_HZ)) as u64
 }
 
+/// The guest permission of `PROT_*` bits. AArch64 Linux has no write-only pages: PROT_WRITE reads too (its
+/// `protection_map`), as it does under qemu on any host.
 fn protection(prot: u64) -> Perm {
     let mut perm = Perm::NONE;
     if prot & 1 != 0 {
         perm = perm | Perm::READ;
     }
     if prot & 2 != 0 {
-        perm = perm | Perm::WRITE;
+        perm = perm | Perm::READ | Perm::WRITE;
     }
     if prot & 4 != 0 {
         perm = perm | Perm::EXECUTE;
