@@ -552,10 +552,12 @@ fn ctrl_c_ends_the_run_and_keeps_what_it_recorded() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A fresh folder of this test's alone (mode 0700, whatever the umask: some are code caches, which must be).
 fn scratch_dir(name: &str) -> PathBuf {
+    use std::os::unix::fs::DirBuilderExt;
     let dir = std::env::temp_dir().join(format!("tandem-cli-test-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir).unwrap();
     dir
 }
 

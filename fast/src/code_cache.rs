@@ -64,8 +64,26 @@ pub struct CodeCache {
 impl CodeCache {
     /// A cache in `dir` (created if missing, readable by its owner alone: it holds native code this process
     /// runs) for code the given code generator makes.
+    ///
+    /// Invariant: the cache is used only from a folder this user owns that no one else may write to (checked
+    /// through any symbolic link), since a block's checksum proves it intact, not who wrote it: a folder that
+    /// already existed with other owners or write bits is refused.
     pub fn open(dir: &Path, isa: &dyn cranelift_codegen::isa::TargetIsa) -> std::io::Result<CodeCache> {
         std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+        let metadata = std::fs::metadata(dir)?;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let user = unsafe { libc::geteuid() };
+        if metadata.uid() != user || metadata.mode() & 0o022 != 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "owned by uid {} with mode {:o}: a code cache must be this user's (uid {user}) and writable by no one \
+                     else, as it holds native code Tandem runs",
+                    metadata.uid(),
+                    metadata.mode() & 0o7777
+                ),
+            ));
+        }
         let mut hasher = Sha256::new();
         hasher.update(env!("TANDEM_LIFTER_FINGERPRINT"));
         hasher.update(isa.triple().to_string());
@@ -479,10 +497,11 @@ mod tests {
     use super::*;
     use tandem_reference::memory::Perm;
 
+    /// A fresh cache folder (mode 0700, whatever the umask).
     fn scratch_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("tandem-code-cache-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir).unwrap();
         dir
     }
 
@@ -542,6 +561,20 @@ mod tests {
     }
 
     /// A load makes its file the most recently used, unless it was renewed within a prune interval already.
+    /// A folder others may write to (or that another user owns) is refused: its files could be anyone's code.
+    #[test]
+    fn a_folder_others_may_write_to_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch_dir("shared");
+        let isa = crate::host_isa().unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let error = CodeCache::open(&dir, &*isa).err().expect("a world-writable folder is refused");
+        assert_eq!(error.kind(), std::io::ErrorKind::PermissionDenied, "{error}");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(CodeCache::open(&dir, &*isa).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn loading_a_block_renews_its_file() {
         let dir = scratch_dir("renew");
