@@ -178,3 +178,29 @@ fn absolute_values_of_narrow_sources_wrap() {
         check(&format!("i2f_abs_{src}"), &body, Vec::new(), each(expected.to_bits()));
     }
 }
+
+/// mufu.cpp "MUFU NAN": the unit's values where the host's functions are undefined: LG2 of ±0 and of a denormal
+/// -inf, of -1 NaN; RCP of ±0 ±inf, of ±inf ±0; RSQ of ±0 ±inf, of -1 NaN; SQRT of -0 -0, of -1 NaN (the unit's
+/// NaN: 0x7fffffff). RCP of 2^127 is 2^-127, a denormal, flushed to 0.
+#[test]
+fn special_functions_at_the_edges_of_their_domains() {
+    const NAN: u32 = 0x7fff_ffff;
+    for (func, input, expected) in [
+        (3, 0x0000_0000u32, 0xff80_0000u32),
+        (3, 0x8000_0000, 0xff80_0000),
+        (3, 0x0000_0001, 0xff80_0000),
+        (3, 0xbf80_0000, NAN),
+        (4, 0x0000_0000, 0x7f80_0000),
+        (4, 0x8000_0000, 0xff80_0000),
+        (4, 0xff80_0000, 0x8000_0000),
+        (4, 0x7f00_0000, 0x0000_0000),
+        (5, 0x0000_0000, 0x7f80_0000),
+        (5, 0x8000_0000, 0xff80_0000),
+        (5, 0xbf80_0000, NAN),
+        (8, 0x8000_0000, 0x8000_0000),
+        (8, 0xbf80_0000, NAN),
+    ] {
+        let body = format!("{}MUFU rd=2 ra=3 func={func}", set(&[(3, input)]));
+        check(&format!("mufu_{func}_{input:#x}"), &body, Vec::new(), each(expected));
+    }
+}

@@ -971,7 +971,49 @@ impl Lower<'_> {
             9 => self.un(UnOp::Tanh, x),
             _ => return None,
         };
+        let result = self.special_function_edges(func, x, result);
         Some(self.finish_float(result, true, false))
+    }
+
+    /// The values the host's functions leave undefined (GLSL.std.450: Log2 and InverseSqrt of x <= 0, Sqrt of x < 0;
+    /// OpFDiv's precision only for divisors of magnitude 2^-126 to 2^126) chosen as the unit gives them (nxgpucatch
+    /// `mufu.cpp` "MUFU NAN", run on a Tegra X1): LG2(±0) -inf, RCP and RSQ of ±0 the infinity of its sign, SQRT(±0)
+    /// itself, RCP of a magnitude past 2^126 the zero of its sign (its reciprocal flushed), and LG2, RSQ and SQRT of a
+    /// negative number NaN. `x` is flushed.
+    fn special_function_edges(&mut self, func: u64, x: Value, result: Value) -> Value {
+        let (sign_bit, magnitude_bits) = (self.const32(0x8000_0000), self.const32(0x7fff_ffff));
+        let sign = self.bin(BinOp::And, x, sign_bit);
+        let magnitude = self.bin(BinOp::And, x, magnitude_bits);
+        let zero = self.const32(0);
+        let is_zero = self.cmp(Cmp::Eq, magnitude, zero);
+        let negative = self.cmp(Cmp::FLt, x, zero);
+        let infinity = self.const32(0x7f80_0000);
+        let signed_infinity = self.bin(BinOp::Or, sign, infinity);
+        let nan = self.const32(0x7fff_ffff);
+        match func {
+            3 => {
+                let minus_infinity = self.const32(0xff80_0000);
+                let result = self.select(is_zero, minus_infinity, result);
+                self.select(negative, nan, result)
+            }
+            4 => {
+                let result = self.select(is_zero, signed_infinity, result);
+                let (past, limit) = (self.const32(0x7e80_0000), infinity);
+                let above = self.cmp(Cmp::GtU, magnitude, past);
+                let not_nan = self.cmp(Cmp::LeU, magnitude, limit);
+                let tiny = self.select(above, not_nan, above);
+                self.select(tiny, sign, result)
+            }
+            5 => {
+                let result = self.select(is_zero, signed_infinity, result);
+                self.select(negative, nan, result)
+            }
+            8 => {
+                let result = self.select(is_zero, x, result);
+                self.select(negative, nan, result)
+            }
+            _ => result,
+        }
     }
 
     /// A 64-bit integer (already extended) to FP32 (FP64, as a U64, with `double`) in rounding mode `rnd`
