@@ -287,6 +287,27 @@ fn sample_offsets_must_be_known_when_translating() {
     }
 }
 
+/// A predicated sample with implicit derivatives runs outside any selection (derivatives are defined only in
+/// uniform control flow), its writes selected by the predicate: no OpSelectionMerge comes before it.
+#[test]
+fn predicated_implicit_samples_stay_in_uniform_control_flow() {
+    const SELECTION_MERGE: u32 = 247;
+    const IMAGE_SAMPLE_IMPLICIT_LOD: u32 = 87;
+    let spirv = translate_pixel_body("TEX rd=0 ra=0 rb=2 target=2 mask=15 lod=0 tex=0 pg=0").unwrap().spirv;
+    spirv_val("predicated-sample", &spirv);
+    let (mut at, mut merges_before) = (5, None);
+    let mut merges = 0;
+    while at < spirv.len() {
+        match spirv[at] & 0xffff {
+            SELECTION_MERGE => merges += 1,
+            IMAGE_SAMPLE_IMPLICIT_LOD => merges_before = Some(merges),
+            _ => {}
+        }
+        at += (spirv[at] >> 16).max(1) as usize;
+    }
+    assert_eq!(merges_before, Some(0), "the sample is in no selection");
+}
+
 /// A bindless instruction's handle is traced back to the constant-buffer words it was made of (NVN's shapes: a
 /// word loaded whole, or separate texture and sampler handles masked, shifted and ORed), which the back end reads
 /// when the draw runs; a handle made any other way is known only at run time and indexes the whole pools, which

@@ -655,7 +655,16 @@ impl Maxwell<'_, '_, '_> {
             }
             _ => {}
         }
+        // Samples that take implicit derivatives (a pixel program's TEX, TEXS, TLD4, TLD4S and TMML) run outside
+        // their guard: derivatives are defined only in uniform control flow.
+        let derivatives = self.graphics && matches!(opcode, "TEX" | "TEXS" | "TLD4" | "TLD4S" | "TMML");
         match guard {
+            Some(cond) if derivatives => {
+                self.selected_writes = Some(cond);
+                let ran = self.body(v);
+                self.selected_writes = None;
+                ran?
+            }
             Some(cond) => {
                 self.open_guard();
                 self.body(v)?;

@@ -37,6 +37,10 @@ pub(super) struct Lower<'k> {
     /// The program is a graphics stage's: shuffles confined to quads (`quad_shuffle`) and FSWZADD's place in the
     /// quad are the host's quad operations instead of warp exchanges, which graphics stages do not have.
     pub(super) graphics: bool,
+    /// Set while a predicated instruction with no effect but its register and predicate writes runs outside its
+    /// guard (a sample taking implicit derivatives, which Vulkan defines only in uniform control flow): its writes
+    /// keep the old value where this condition is false.
+    pub(super) selected_writes: Option<Value>,
 }
 
 /// Why the 64-bit shared atomics other than compare-and-swap (ATOMS .U64: add, min, max, inc, dec, and, or, xor,
@@ -58,6 +62,7 @@ impl<'k> Lower<'k> {
             pools: Default::default(),
             pops: None,
             graphics,
+            selected_writes: None,
         }
     }
 
@@ -455,6 +460,13 @@ impl Lower<'_> {
 
     pub(super) fn set_reg(&mut self, index: u64, value: Value) {
         if index < 255 {
+            let value = match self.selected_writes {
+                Some(condition) => {
+                    let old = self.reg(index);
+                    self.select(condition, value, old)
+                }
+                None => value,
+            };
             self.op(Op::SetReg(index as u8, value));
         }
     }
@@ -489,6 +501,13 @@ impl Lower<'_> {
 
     pub(super) fn set_pred(&mut self, index: u64, value: Value) {
         if index < 7 {
+            let value = match self.selected_writes {
+                Some(condition) => {
+                    let old = self.pred(index);
+                    self.select(condition, value, old)
+                }
+                None => value,
+            };
             self.op(Op::SetPred(index as u8, value));
         }
     }
