@@ -394,7 +394,15 @@ impl Lower<'_> {
             };
             return Ok(Some(self.warp_exchange(v, own_next, &guard)));
         }
+        // Samples that take implicit derivatives run outside their guard, their writes selected (as SM5x's).
+        let derivatives = self.graphics && matches!(v.encoding.opcode, "TEX" | "TLD4" | "TMML");
         match guard {
+            Some(cond) if derivatives => {
+                self.selected_writes = Some(cond);
+                let ran = self.body(v);
+                self.selected_writes = None;
+                ran?
+            }
             Some(cond) => {
                 self.open_guard();
                 self.body(v)?;
