@@ -204,3 +204,28 @@ fn special_functions_at_the_edges_of_their_domains() {
         check(&format!("mufu_{func}_{input:#x}"), &body, Vec::new(), each(expected));
     }
 }
+
+/// hadd2.cpp and hset2.cpp: a pair source's .F32 swizzle reads the register as one FP32, its FP16 value in both
+/// lanes: `HADD2.FTZ R2, R3.F32, R4.H1_H0` of 4.0 and {5, 7} is {9, 11}, with -R3.F32 {1, 3}; `HSET2.LT.FTZ.AND R2,
+/// R2.F32, R3, PT` of 3.0 and {2, 2} is 0, and of {1, 2} against R3.F32 = 2.0 is 0x0000ffff.
+#[test]
+fn fp32_swizzles_feed_both_lanes() {
+    for (name, inputs, instruction, expected) in [
+        ("hadd2_f32", [(3, 0x4080_0000u32), (4, 0x4700_4500)], "HADD2.reg rd=2 ra=3 rb=4 swz_a=1 ftz=1", 0x4980_4880),
+        (
+            "hadd2_neg_f32",
+            [(3, 0x4080_0000), (4, 0x4700_4500)],
+            "HADD2.reg rd=2 ra=3 rb=4 swz_a=1 neg_a=1 ftz=1",
+            0x4200_3c00,
+        ),
+        ("hset2_a_f32", [(3, 0x4040_0000), (4, 0x4000_4000)], "HSET2.reg rd=2 ra=3 rb=4 swz_a=1 cmp=1 ftz=1 ps=7", 0),
+        (
+            "hset2_b_f32",
+            [(3, 0x4000_3c00), (4, 0x4000_0000)],
+            "HSET2.reg rd=2 ra=3 rb=4 swz_b=1 cmp=1 ftz=1 ps=7",
+            0xffff,
+        ),
+    ] {
+        check(name, &format!("{}{instruction}", set(&inputs)), Vec::new(), each(expected));
+    }
+}

@@ -1422,7 +1422,7 @@ impl Maxwell<'_, '_, '_> {
                 self.set_reg(v.get("rd"), value);
             }
             "HADD2" | "HMUL2" | "HFMA2" | "HADD2_32I" | "HMUL2_32I" | "HFMA2_32I" => {
-                if [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) || v.get("fmz") > 1 {
+                if v.get("fmz") > 1 {
                     return self.unimplemented(v, Self::text(v));
                 }
                 let immediate = immediate_halves(v);
@@ -1457,7 +1457,6 @@ impl Maxwell<'_, '_, '_> {
                 self.set_reg(rd, value);
             }
             "HSETP2" => self.hsetp2(v),
-            "HSET2" if [v.get("swz_a"), v.get("swz_b")].contains(&1) => return self.unimplemented(v, Self::text(v)),
             "HSET2" => self.hset2(v, immediate_halves(v)),
             "F2F" if (v.get("src") == 3 || v.get("dst") == 3) && !v.flag("round_int") => {
                 let (src, dst) = (v.get("src"), v.get("dst"));

@@ -850,6 +850,11 @@ impl Lower<'_> {
                 };
                 self.set_reg(v.get("rd"), value);
             }
+            // .F32 sources (swizzle 1) are refused on SM86 until a hardware run says what they read there (BF16
+            // forms would not convert to FP16).
+            "HSETP2" | "HMNMX2" if [v.get("swz_a"), v.get("swz_b")].contains(&1) => {
+                return self.unimplemented(v, "an .F32 pair source");
+            }
             "HSETP2" => self.hsetp2(v),
             // F32 operands (swizzle 1) are HADD2's and HMUL2's, not a comparison's.
             "HSET2" if [v.get("swz_a"), v.get("swz_b")].contains(&1) => {

@@ -227,9 +227,12 @@ impl Operands<'_> {
     }
 
     /// An FP16 pair source after its swizzle (0 H1_H0, 2 H0_H0, 3 H1_H1) and modifiers.
+    /// A pair source's halves after its swizzle (0 H1_H0, 1 F32: the register an FP32, rounded to FP16 for both
+    /// lanes, as nxgpucatch's `hadd2.cpp` and `hset2.cpp` show a Tegra X1 read it; 2 H0_H0, 3 H1_H1) and modifiers.
     fn half_pair(&self, bits: u32, swizzle: &str, neg: &str, abs: &str) -> [u16; 2] {
         let (low, high) = (bits as u16, (bits >> 16) as u16);
         let pair = match self.v.get(swizzle) {
+            1 => [float::float_to_float(u64::from(bits), 2, 1, float::rounding(0), false) as u16; 2],
             2 => [low, low],
             3 => [high, high],
             _ => [low, high],
@@ -1015,7 +1018,7 @@ impl Exec<'_, '_> {
                 set_comparison(lane, o, float::compare(float::order64(a, b), o.v.get("cmp")))
             }),
             "HADD2" | "HMUL2" | "HFMA2" | "HADD2_32I" | "HMUL2_32I" | "HFMA2_32I" => {
-                if [v.get("swz_a"), v.get("swz_b"), v.get("swz_c")].contains(&1) || v.get("fmz") > 1 {
+                if v.get("fmz") > 1 {
                     return self.unimplemented(self.text());
                 }
                 self.each(half_arithmetic)

@@ -421,6 +421,10 @@ impl Exec<'_, '_> {
                 }
                 self.each(half_arithmetic)
             }
+            // .F32 sources are refused until a hardware run says what they read on SM86.
+            "HSETP2" | "HMNMX2" if [v.get("swz_a"), v.get("swz_b")].contains(&1) => {
+                return self.unimplemented(self.text());
+            }
             "HSETP2" => self.each(|lane, o| {
                 let (a, b) = (o.half_a(lane), o.half_b(lane));
                 let ftz = o.v.flag("ftz");

@@ -5,12 +5,14 @@ use crate::sass::text::View;
 use crate::shader::ir::{BinOp, Cmp, FArith, HalfFormat, Op, Round, UnOp, Value};
 
 impl Lower<'_> {
-    /// A pair source's halves (low, high) after its swizzle (0 H1_H0, 2 H0_H0, 3 H1_H1) and modifiers.
+    /// A pair source's halves (low, high) after its swizzle (0 H1_H0, 1 F32: the value an FP32 rounded to FP16 for
+    /// both lanes, as the interpreter's; 2 H0_H0, 3 H1_H1) and modifiers.
     pub(in crate::shader) fn half_pair(&mut self, value: Value, swizzle: u64, neg: bool, abs: bool) -> [Value; 2] {
         let (mask, sixteen) = (self.const32(0xffff), self.const32(16));
         let low = self.bin(BinOp::And, value, mask);
         let high = self.bin(BinOp::ShrU, value, sixteen);
         let pair = match swizzle {
+            1 => [self.op(Op::F32ToHalf(Round::NearestEven, value)); 2],
             2 => [low, low],
             3 => [high, high],
             _ => [low, high],
