@@ -229,3 +229,25 @@ fn fp32_swizzles_feed_both_lanes() {
         check(name, &format!("{}{instruction}", set(&inputs)), Vec::new(), each(expected));
     }
 }
+
+/// atom.cpp: INC and DEC of S32 and U64, and ADD, INC, DEC, AND, OR and XOR of S64, leave memory unchanged on the
+/// hardware; ptxas never emits them, and both paths refuse them rather than carry them out.
+#[test]
+fn atomics_the_hardware_leaves_undone_are_refused() {
+    for (op, ty) in [(3, 1), (4, 2), (0, 5), (7, 5)] {
+        let program = straight_line(
+            &format!("atom_{op}_{ty}"),
+            &format!("ATOM rd=2 ra=6 rb=2 e=1 ty={ty} op={op}"),
+            Vec::new(),
+            each(0),
+        )
+        .unwrap();
+        let run = program.run();
+        let interpreted = interpret(&run, &program.kernel, &program.input()).map(|_| ()).unwrap_err().to_string();
+        let translated = dispatch(common::device(), &run, &program.kernel, &program.input(), Placement::Device)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(interpreted.contains("ATOM") && translated.contains("undone"), "{interpreted} / {translated}");
+    }
+}

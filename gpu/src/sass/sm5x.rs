@@ -22,6 +22,22 @@ pub(crate) fn constant_offset(v: &super::text::View) -> u64 {
     v.get("cb_offset") * 4
 }
 
+/// Whether a Tegra X1 leaves the global atomic `op` of type `ty` (ATOM, RED) undone, memory unchanged: INC and
+/// DEC of S32 and of U64, and ADD, INC, DEC, AND, OR and XOR of S64 (nxgpucatch's `atom.cpp` and `red.cpp`).
+/// ptxas never emits them; both paths refuse them rather than carry them out.
+pub(crate) fn atomic_left_undone(op: u64, ty: u64) -> bool {
+    const ADD: u64 = 0;
+    const INC: u64 = 3;
+    const DEC: u64 = 4;
+    const AND: u64 = 5;
+    const XOR: u64 = 7;
+    match ty {
+        1 | 2 => matches!(op, INC | DEC),
+        5 => matches!(op, ADD | INC | DEC | AND..=XOR),
+        _ => false,
+    }
+}
+
 /// Decodes a whole program (a code section or a raw shader without its header).
 pub fn decode_program(code: &[u8]) -> Result<Vec<Instruction<Inst>>, DecodeError> {
     if !code.len().is_multiple_of(BUNDLE_BYTES) {

@@ -548,6 +548,9 @@ impl Maxwell<'_, '_, '_> {
             if !matches!((op, ty), (0..=8, 0 | 1 | 2 | 5) | (0, 3)) {
                 return self.unimplemented(v, "an atomic other than an integer operation or FP32 add");
             }
+            if crate::sass::sm5x::atomic_left_undone(op, ty) {
+                return self.unimplemented(v, "an atomic the hardware leaves undone");
+            }
             let address = |l: &mut Lower| global_address(l, v);
             let (operand, result) =
                 if opcode == "RED" { (v.get("rs"), None) } else { (v.get("rb"), Some(v.get("rd"))) };

@@ -720,7 +720,7 @@ impl Exec<'_, '_> {
             "ATOM" | "RED" => {
                 let (op, ty) = (v.get("op"), v.get("ty"));
                 let cas = v.encoding.form() == "CAS";
-                if !cas && (op > 8 || ty == 4 || ty > 5) {
+                if !cas && (op > 8 || ty == 4 || ty > 5 || crate::sass::sm5x::atomic_left_undone(op, ty)) {
                     return self.unimplemented(self.text());
                 }
                 let bytes = if matches!(ty, 2 | 5) || (cas && v.flag("wide")) { 8 } else { 4 };
