@@ -813,7 +813,10 @@ impl Maxwell<'_, '_, '_> {
             }
             "IADD3" => {
                 let halves = [v.get("half_a"), v.get("half_b"), v.get("half_c")];
-                if v.get("shift") == 3 || halves.contains(&3) || v.flag("x") {
+                // .RS of a negated first sum: whether the negation is of 32 bits (yuzu) or of the 33-bit sum is
+                // settled by no hardware vector (nxgpucatch's iadd3.cpp has none).
+                let shifted_negation = v.get("shift") == 1 && (v.flag("neg_a") || v.flag("neg_b"));
+                if v.get("shift") == 3 || halves.contains(&3) || v.flag("x") || shifted_negation {
                     return self.unimplemented(v, Self::text(v));
                 }
                 let sources = [self.reg(v.get("ra")), self.b(v), self.c(v)];

@@ -446,7 +446,9 @@ impl Exec<'_, '_> {
             }),
             "IADD3" => {
                 let halves = [v.get("half_a"), v.get("half_b"), v.get("half_c")];
-                if v.get("shift") == 3 || halves.contains(&3) || v.flag("cc") || v.flag("x") {
+                // .RS of a negated first sum: no hardware vector settles the negation's width.
+                let shifted_negation = v.get("shift") == 1 && (v.flag("neg_a") || v.flag("neg_b"));
+                if v.get("shift") == 3 || halves.contains(&3) || v.flag("cc") || v.flag("x") || shifted_negation {
                     return self.unimplemented(self.text());
                 }
                 self.each(|lane, o| {
