@@ -22,7 +22,7 @@ enum {
     SYS_openat = 56, SYS_close = 57, SYS_pipe2 = 59, SYS_getdents64 = 61, SYS_lseek = 62, SYS_read = 63,
     SYS_write = 64, SYS_writev = 66, SYS_readlinkat = 78, SYS_newfstatat = 79, SYS_fstat = 80,
     SYS_futex = 98, SYS_nanosleep = 101, SYS_clock_gettime = 113, SYS_clock_nanosleep = 115, SYS_clock_getres = 114, SYS_sched_getaffinity = 123, SYS_kill = 129, SYS_times = 153, SYS_umask = 166, SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172, SYS_brk = 214,
-    SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_getrandom = 278,
+    SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_getrandom = 278, SYS_sync = 81, SYS_close_range = 436,
 };
 #define AT_FDCWD (-100)
 #define AT_REMOVEDIR 0x200
@@ -183,6 +183,16 @@ int main(int argc, char **argv, char **envp) {
     print(piped);
     print("\n");
     expect("fcntl F_GETFL of the write end", sys(SYS_fcntl, pipe[1], 3) & 3, 1);
+    /* close_range: CLOEXEC marks the range, a plain call closes it (descriptors 20 and the pipe's, which are below
+     * 20); a range that ends before it starts, or an unknown flag, is EINVAL. */
+    expect("close_range(20, 20, CLOSE_RANGE_CLOEXEC)", sys(SYS_close_range, 20, 20, 4), 0);
+    expect("the descriptor is close-on-exec", sys(SYS_fcntl, 20, 1 /* F_GETFD */), 1);
+    expect("close_range(pipe, ~0)", sys(SYS_close_range, pipe[0] < pipe[1] ? pipe[0] : pipe[1], ~0u, 0), 0);
+    expect("the pipe is closed", sys(SYS_fcntl, pipe[1], 1), -9);
+    expect("and the duplicate", sys(SYS_fcntl, 20, 1), -9);
+    expect("close_range(5, 4)", sys(SYS_close_range, 5, 4, 0), -22);
+    expect("close_range with flag 8", sys(SYS_close_range, 30, 40, 8), -22);
+    expect("sync", sys(SYS_sync, 0), 0);
 
     char exe[256] = {0};
     long exe_length = sys(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, sizeof exe - 1);

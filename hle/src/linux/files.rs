@@ -49,6 +49,13 @@ impl FileTable {
         true
     }
 
+    /// The open guest descriptors from `first` to `last`, in order.
+    pub fn open_in(&self, first: u32, last: u32) -> Vec<i32> {
+        let first = i32::try_from(first).unwrap_or(i32::MAX);
+        let last = i32::try_from(last).unwrap_or(i32::MAX);
+        self.fds.range(first..=last).map(|(&fd, _)| fd).collect()
+    }
+
     /// dup2/dup3: makes guest `new` refer to a duplicate of `host`.
     pub fn replace(&mut self, new: i32, host: RawFd) {
         self.close(i64::from(new));

@@ -226,6 +226,7 @@ pub fn syscall_name(number: u64) -> &'static str {
         (291, "statx"),
         (293, "rseq"),
         (435, "clone3"),
+        (436, "close_range"),
         (439, "faccessat2"),
     ];
     NAMES.iter().find(|(n, _)| *n == number).map_or("unknown", |(_, name)| name)
@@ -258,6 +259,10 @@ impl LinuxProcess {
                 }
             }
             59 => self.pipe2(a[0], a[1]),
+            436 => self.close_range(a[0], a[1], a[2]),
+            // sync: the host's writes reach its disks as the host sees fit; fdatasync as fsync.
+            81 => Ok(0),
+            83 => self.fd(a[0]).and_then(|fd| host(i64::from(unsafe { libc::fdatasync(fd) }))),
             61 => self.getdents64(a[0], a[1], a[2]),
             62 => self.fd(a[0]).and_then(|fd| host(unsafe { libc::lseek(fd, a[1] as i64, a[2] as i32) })),
             63 => self.read(a[0], a[1], a[2], None),
@@ -807,6 +812,28 @@ impl LinuxProcess {
 
     fn mprotect(&mut self, address: u64, length: u64, prot: u64) -> SysResult {
         self.map.protect(&mut self.memory, address, length, protection(prot))?;
+        Ok(0)
+    }
+
+    /// close_range(first, last, flags): closes the guest's descriptors from `first` to `last` (unsigned ints),
+    /// or with CLOSE_RANGE_CLOEXEC marks them close-on-exec; CLOSE_RANGE_UNSHARE changes nothing for a process
+    /// that shares its table with no one. Unknown flags, or `first` past `last`, are EINVAL.
+    fn close_range(&mut self, first: u64, last: u64, flags: u64) -> SysResult {
+        const UNSHARE: u64 = 2;
+        const CLOEXEC: u64 = 4;
+        let (first, last) = (first as u32, last as u32);
+        if flags & !(UNSHARE | CLOEXEC) != 0 || first > last {
+            return Err(Errno::EINVAL);
+        }
+        for fd in self.files.open_in(first, last) {
+            if flags & CLOEXEC != 0 {
+                let host_fd = self.fd(fd as u64)?;
+                // SAFETY: F_SETFD on a descriptor this table holds.
+                unsafe { libc::fcntl(host_fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+            } else {
+                self.files.close(i64::from(fd));
+            }
+        }
         Ok(0)
     }
 
