@@ -54,22 +54,35 @@ pub fn lift_block(
     profile: &EdgeProfile,
     isa: &dyn TargetIsa,
 ) -> Option<LiftedBlock> {
-    let region = Region { memory, pc, limit, profile, isa };
+    // A lifter bug that panics must not take the emulator down (as `background::compile` guards Cranelift): the
+    // region is not lifted, the error names it, and it runs on the reference.
+    let lifted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        lift_block_planned(&Region { memory, pc, limit, profile, isa }, graph)
+    }));
+    lifted.unwrap_or_else(|_| {
+        tracing::error!(pc = format_args!("{pc:#x}"), "the lifter panicked on this region; it runs on the reference");
+        None
+    })
+}
+
+/// `lift_block`'s work: one lifting, or with `graph` as many as settle which labels carry NZCV.
+fn lift_block_planned(region: &Region, graph: bool) -> Option<LiftedBlock> {
+    let pc = region.pc;
     if !graph {
-        return lift_region(&region, None).map(|(block, _)| block);
+        return lift_region(region, None).map(|(block, _)| block);
     }
-    let (_, mut plan) = lift_region(&region, Some(RegionPlan::carrying_everything()))?;
+    let (_, mut plan) = lift_region(region, Some(RegionPlan::carrying_everything()))?;
     // A lifting that read NZCV at labels the plan said carry none is void: they carry it in the next (which may
     // void others, which then pass it to them), a few times, then every label does.
     for _ in 0..MAX_FLAG_RELIFTS {
-        let (block, lifting) = lift_region(&region, Some(plan.clone()))?;
+        let (block, lifting) = lift_region(region, Some(plan.clone()))?;
         if lifting.unread_flags_read.is_empty() {
             return Some(block);
         }
         plan.flags_unread.retain(|address| !lifting.unread_flags_read.contains(address));
     }
     tracing::debug!(pc = format_args!("{pc:#x}"), "region lifted with NZCV carried at every label");
-    lift_region(&region, Some(RegionPlan { flags_unread: HashSet::new(), ..plan })).map(|(block, _)| block)
+    lift_region(region, Some(RegionPlan { flags_unread: HashSet::new(), ..plan })).map(|(block, _)| block)
 }
 
 /// How many times a region is lifted again with NZCV carried at the labels where the last lifting read it,
