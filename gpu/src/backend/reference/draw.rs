@@ -35,18 +35,26 @@ pub(super) fn unimplemented(what: impl Into<String>) -> BackendError {
 /// loops closed). A flat-shaded draw goes as a list whose primitives each start with their provoking vertex
 /// (`flat_order`), so that Vulkan's first-vertex rule picks the vertex the guest's does.
 fn topology(draw: &Draw, flat: bool) -> Result<(vk::PrimitiveTopology, Option<Vec<usize>>), BackendError> {
-    use vk::PrimitiveTopology as T;
     let count = draw.vertices.len() / VERTEX_RECORD_WORDS;
     if flat {
         return flat_order(draw.topology, count, draw.provoking_last).map(|(topology, order)| (topology, Some(order)));
     }
-    Ok(match draw.topology {
+    Ok(host_topology(draw.topology, count))
+}
+
+/// `topology`'s answer for a draw that is not flat-shaded, of `count` vertices.
+fn host_topology(topology: Topology, count: usize) -> (vk::PrimitiveTopology, Option<Vec<usize>>) {
+    use vk::PrimitiveTopology as T;
+    match topology {
         Topology::Points => (T::POINT_LIST, None),
         Topology::Lines => (T::LINE_LIST, None),
         Topology::LineStrip => (T::LINE_STRIP, None),
         Topology::LineLoop => (T::LINE_STRIP, Some((0..count).chain((count > 0).then_some(0)).collect())),
         Topology::Triangles => (T::TRIANGLE_LIST, None),
-        Topology::TriangleStrip | Topology::QuadStrip => (T::TRIANGLE_STRIP, None),
+        Topology::TriangleStrip => (T::TRIANGLE_STRIP, None),
+        // A quad strip's quads are a triangle strip's pairs; an odd last vertex makes no quad (OpenGL's quad
+        // strips), where the triangle strip would draw one more triangle with it.
+        Topology::QuadStrip => (T::TRIANGLE_STRIP, (count % 2 == 1).then(|| (0..count - 1).collect())),
         Topology::TriangleFan | Topology::Polygon => (T::TRIANGLE_FAN, None),
         Topology::Quads => {
             let order = (0..count / 4).flat_map(|q| [0, 1, 2, 0, 2, 3].map(|k| 4 * q + k)).collect();
@@ -58,7 +66,7 @@ fn topology(draw: &Draw, flat: bool) -> Result<(vk::PrimitiveTopology, Option<Ve
         Topology::LineStripAdjacency => (T::LINE_STRIP_WITH_ADJACENCY, None),
         Topology::TrianglesAdjacency => (T::TRIANGLE_LIST_WITH_ADJACENCY, None),
         Topology::TriangleStripAdjacency => (T::TRIANGLE_STRIP_WITH_ADJACENCY, None),
-    })
+    }
 }
 
 /// The per-patch words past the six tessellation levels a control program writes (its PerPatchAttributeCount).
@@ -1103,5 +1111,14 @@ mod tests {
         assert_eq!(order(Topology::Polygon, 5, true), [0, 1, 2, 0, 2, 3, 0, 3, 4]);
         assert_eq!(order(Topology::LineLoop, 3, true), [1, 0, 2, 1, 0, 2]);
         assert_eq!(order(Topology::LineStrip, 3, false), [0, 1, 1, 2]);
+    }
+
+    /// A quad strip of n vertices has (n - 2) / 2 quads (OpenGL 4.6 compatibility, 10.1.10): an odd last vertex
+    /// draws nothing, and three vertices no quad at all.
+    #[test]
+    fn quad_strips_leave_an_odd_last_vertex_out() {
+        assert_eq!(host_topology(Topology::QuadStrip, 4).1, None);
+        assert_eq!(host_topology(Topology::QuadStrip, 5).1, Some(vec![0, 1, 2, 3]));
+        assert_eq!(host_topology(Topology::QuadStrip, 3).1, Some(vec![0, 1]));
     }
 }
