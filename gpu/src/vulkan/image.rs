@@ -305,13 +305,14 @@ impl ImageObjects<'_> {
             let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             device.begin_command_buffer(commands, &begin).map_err(VulkanError::call("vkBeginCommandBuffer"))?;
             record(device, commands);
-            // Whatever was copied into buffers, made visible to the host's reads after the fence.
+            // Whatever was copied into buffers, or written by shaders (stream output, the guest-memory mirrors, the
+            // fault record), made visible to the host's reads after the fence.
             let to_host = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE | vk::AccessFlags::SHADER_WRITE)
                 .dst_access_mask(vk::AccessFlags::HOST_READ);
             device.cmd_pipeline_barrier(
                 commands,
-                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::ALL_COMMANDS,
                 vk::PipelineStageFlags::HOST,
                 vk::DependencyFlags::empty(),
                 &[to_host],
