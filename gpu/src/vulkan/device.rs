@@ -103,6 +103,12 @@ pub struct Features {
     pub max_texel_buffer_elements: u32,
     /// Texels a 1D image may span (`maxImageDimension1D`).
     pub max_image_dimension_1d: u32,
+    /// The largest 2D, 3D and cube images and the most layers (`maxImageDimension2D`, `3D`, `Cube`,
+    /// `maxImageArrayLayers`): images past them are refused by name, not handed to the driver.
+    pub max_image_dimension_2d: u32,
+    pub max_image_dimension_3d: u32,
+    pub max_image_dimension_cube: u32,
+    pub max_image_array_layers: u32,
 
     /// The queue draws too (a graphics queue) and the device has dynamic rendering (Vulkan 1.3): what
     /// `ComputeDevice::draw` needs.
@@ -694,6 +700,10 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         max_storage_buffer_range: limits.max_storage_buffer_range,
         max_texel_buffer_elements: limits.max_texel_buffer_elements,
         max_image_dimension_1d: limits.max_image_dimension1_d,
+        max_image_dimension_2d: limits.max_image_dimension2_d,
+        max_image_dimension_3d: limits.max_image_dimension3_d,
+        max_image_dimension_cube: limits.max_image_dimension_cube,
+        max_image_array_layers: limits.max_image_array_layers,
         draws: graphics.is_some() && vulkan_1_3 && on(v13.dynamic_rendering),
         demote_to_helper: vulkan_1_3 && on(v13.shader_demote_to_helper_invocation),
         sampler_anisotropy: on(base.sampler_anisotropy).then_some(limits.max_sampler_anisotropy),

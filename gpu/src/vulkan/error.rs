@@ -86,6 +86,11 @@ pub enum VulkanError {
         "this device is unusable after an earlier dispatch timed out or lost the device; create a new ComputeDevice"
     )]
     Unusable,
+    #[error(
+        "an image of {width}x{height}x{depth}, {layers} layers is past what the Vulkan device makes ({limit}); the \
+         guest's surface is larger than any this device can hold"
+    )]
+    ImageTooLarge { width: u32, height: u32, depth: u32, layers: u32, limit: String },
 }
 
 impl VulkanError {

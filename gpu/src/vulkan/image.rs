@@ -159,6 +159,27 @@ pub(super) unsafe fn record_shader_writes_to_host(device: &ash::Device, commands
     }
 }
 
+/// Refuses an image past the device's limits (Vulkan's valid usage for vkCreateImage: its extent within
+/// `maxImageDimension*` of its type, cubes within `maxImageDimensionCube`, its layers within `maxImageArrayLayers`).
+pub(super) fn check_image_limits(features: &super::Features, info: &vk::ImageCreateInfo) -> Result<(), VulkanError> {
+    let vk::Extent3D { width, height, depth } = info.extent;
+    let cube = info.flags.contains(vk::ImageCreateFlags::CUBE_COMPATIBLE);
+    let (largest, name) = match info.image_type {
+        vk::ImageType::TYPE_1D => (features.max_image_dimension_1d, "maxImageDimension1D"),
+        vk::ImageType::TYPE_3D => (features.max_image_dimension_3d, "maxImageDimension3D"),
+        _ if cube => (features.max_image_dimension_cube, "maxImageDimensionCube"),
+        _ => (features.max_image_dimension_2d, "maxImageDimension2D"),
+    };
+    let limit = if width.max(height).max(depth) > largest {
+        format!("{name} {largest}")
+    } else if info.array_layers > features.max_image_array_layers {
+        format!("maxImageArrayLayers {}", features.max_image_array_layers)
+    } else {
+        return Ok(());
+    };
+    Err(VulkanError::ImageTooLarge { width, height, depth, layers: info.array_layers, limit })
+}
+
 /// Records the barrier that makes `stage`'s `writes` visible to the host's reads after the fence.
 ///
 /// # Safety
@@ -232,6 +253,7 @@ impl ImageObjects<'_> {
     /// An image as `info` describes it (optimal tiling, one sample unless it says otherwise, exclusive, undefined
     /// at first), in device memory.
     pub fn image_with(&mut self, info: vk::ImageCreateInfo) -> Result<vk::Image, VulkanError> {
+        check_image_limits(self.device.features(), &info)?;
         let shared = &self.device.shared;
         let device = &shared.device;
         let samples = if info.samples.is_empty() { vk::SampleCountFlags::TYPE_1 } else { info.samples };
@@ -307,18 +329,8 @@ impl ImageObjects<'_> {
             record(device, commands);
             // Whatever was copied into buffers, or written by shaders (stream output, the guest-memory mirrors, the
             // fault record), made visible to the host's reads after the fence.
-            let to_host = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE | vk::AccessFlags::SHADER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            device.cmd_pipeline_barrier(
-                commands,
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[to_host],
-                &[],
-                &[],
-            );
+            let writes = vk::AccessFlags::TRANSFER_WRITE | vk::AccessFlags::SHADER_WRITE;
+            record_writes_to_host(device, commands, vk::PipelineStageFlags::ALL_COMMANDS, writes);
             device.end_command_buffer(commands).map_err(VulkanError::call("vkEndCommandBuffer"))?;
             self.fence = device
                 .create_fence(&vk::FenceCreateInfo::default(), None)
@@ -561,5 +573,37 @@ impl ComputeDevice {
         let mut bytes = self.read(buffer)?;
         bytes.truncate(size as usize);
         Ok(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vulkan::ComputeDevice;
+
+    /// Images past the device's limits are refused by name before the driver sees them (vkCreateImage's valid
+    /// usage), and images at the limits pass.
+    #[test]
+    fn images_past_the_device_limits_are_refused() {
+        let device = ComputeDevice::new().expect("a Vulkan device (cargo xtask setup installs lavapipe)");
+        let features = device.features();
+        let image = |width, height, layers, cube: bool| {
+            let flags = if cube { vk::ImageCreateFlags::CUBE_COMPATIBLE } else { vk::ImageCreateFlags::empty() };
+            vk::ImageCreateInfo::default()
+                .image_type(vk::ImageType::TYPE_2D)
+                .flags(flags)
+                .extent(vk::Extent3D { width, height, depth: 1 })
+                .array_layers(layers)
+        };
+        let largest = features.max_image_dimension_2d;
+        assert!(check_image_limits(features, &image(largest, 1, 1, false)).is_ok());
+        let error = check_image_limits(features, &image(1, largest + 1, 1, false)).unwrap_err().to_string();
+        assert!(error.contains("maxImageDimension2D"), "{error}");
+        let layers = features.max_image_array_layers + 1;
+        let error = check_image_limits(features, &image(1, 1, layers, false)).unwrap_err().to_string();
+        assert!(error.contains("maxImageArrayLayers"), "{error}");
+        let side = features.max_image_dimension_cube + 1;
+        let error = check_image_limits(features, &image(side, side, 6, true)).unwrap_err().to_string();
+        assert!(error.contains("maxImageDimensionCube"), "{error}");
     }
 }
