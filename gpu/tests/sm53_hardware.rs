@@ -251,3 +251,76 @@ fn atomics_the_hardware_leaves_undone_are_refused() {
         assert!(interpreted.contains("ATOM") && translated.contains("undone"), "{interpreted} / {translated}");
     }
 }
+
+/// fmnmx.cpp "FMNMX NAN" and imnmx.cpp "IMNMX Signed": a NaN operand gives the other (FMNMX.FTZ, min with PT,
+/// max with !PT), infinities order as numbers; IMNMX compares as .U32 or .S32 says.
+#[test]
+fn minimum_and_maximum_follow_the_hardware() {
+    const NAN: u32 = 0x7fc0_0000;
+    const INF: u32 = 0x7f80_0000;
+    for (a, b, max, expected) in [
+        (0u32, NAN, 0, 0u32),
+        (0, NAN, 1, 0),
+        (NAN, 0, 0, 0),
+        (NAN, 0, 1, 0),
+        (INF, 0, 0, 0),
+        (INF | 1 << 31, 0, 0, INF | 1 << 31),
+        (INF, 0, 1, INF),
+        (INF | 1 << 31, 0, 1, 0),
+    ] {
+        let body = format!("{}FMNMX.reg rd=2 ra=2 rb=3 ps=7 ps_not={max} ftz=1", set(&[(2, a), (3, b)]));
+        check(&format!("fmnmx_{a:#x}_{b:#x}_{max}"), &body, Vec::new(), each(expected));
+    }
+    let minus_fifty = (-50i32) as u32;
+    for (signed, max, expected) in [(0, 0, 50), (1, 0, minus_fifty), (0, 1, minus_fifty), (1, 1, 50)] {
+        let body =
+            format!("{}IMNMX.reg rd=2 ra=2 rb=3 ps=7 ps_not={max} signed={signed}", set(&[(2, 50), (3, minus_fifty)]));
+        check(&format!("imnmx_{signed}_{max}"), &body, Vec::new(), each(expected));
+    }
+}
+
+/// fcmp.cpp "FCMP Simple": FCMP.cond.FTZ R2, R3, RZ, R2 gives R3 (-2) where R2's value compares true with 0.0,
+/// else RZ.
+#[test]
+fn fcmp_selects_by_comparing_with_zero() {
+    let minus_two = (-2i32) as u32;
+    for (value, cmp, expected) in [
+        (1.0f32, 0, 0),
+        (1.0, 15, minus_two),
+        (-1.0, 1, minus_two),
+        (1.0, 1, 0),
+        (0.0, 2, minus_two),
+        (1.0, 5, minus_two),
+        (-1.0, 3, minus_two),
+        (1.0, 4, minus_two),
+        (0.0, 6, minus_two),
+    ] {
+        let body =
+            format!("{}FCMP.reg rd=2 ra=3 rb=255 rc=2 cmp={cmp} ftz=1", set(&[(2, value.to_bits()), (3, minus_two)]));
+        check(&format!("fcmp_{cmp}_{value}"), &body, Vec::new(), each(expected));
+    }
+}
+
+/// fset.cpp "FSET NAN" and "FSET Simple", fadd.cpp "FADD NAN": ordered comparisons with a NaN are false, the
+/// unordered ones and NAN true, NUM false; .BF writes 1.0; FADD.SAT of a NaN sum is 0.
+#[test]
+fn comparisons_and_saturation_with_nans() {
+    const NAN: u32 = 0x7fc0_0000;
+    let (two, three) = (2.0f32.to_bits(), 3.0f32.to_bits());
+    for (a, b, cmp, bf, expected) in [
+        (two, NAN, 1, 0, 0u32),
+        (three, NAN, 2, 0, 0),
+        (NAN, NAN, 2, 0, 0),
+        (two, NAN, 5, 0, 0),
+        (three, NAN, 7, 0, 0),
+        (three, three, 7, 0, u32::MAX),
+        (three, NAN, 8, 0, u32::MAX),
+        (two, NAN, 9, 0, u32::MAX),
+        (three, three, 2, 1, 0x3f80_0000),
+    ] {
+        let body = format!("{}FSET.reg rd=2 ra=2 rb=3 cmp={cmp} bf={bf} ftz=1 ps=7", set(&[(2, a), (3, b)]));
+        check(&format!("fset_{a:#x}_{b:#x}_{cmp}_{bf}"), &body, Vec::new(), each(expected));
+    }
+    let body = format!("{}FADD.reg rd=2 ra=2 rb=3 ftz=1 sat=1", set(&[(2, 0), (3, NAN)]));
+    check("fadd_sat_nan", &body, Vec::new(), each(0));
+}
