@@ -758,6 +758,17 @@ fn depth_and_stencil_clears_encode_each_zeta_format() {
     setup.submit(channel, &words).unwrap();
     assert_eq!(setup.data(0x1000, 4), [21845u16.to_le_bytes(), 21845u16.to_le_bytes()].concat());
     assert_eq!(setup.data(0x2000, 4), 0x3e99_999au32.to_le_bytes(), "ZF32 holds the float as given");
+    // Outside [0, 1]: ZF32 holds 2.0 as given, Z16 its 1.0 (UNORM clamps), and a NaN into Z16 is refused.
+    let mut words = depth_target(0x2000, 0x0a, 16, 8);
+    words.extend([header::incrementing(0, 0xd90 / 4, 1), 0x4000_0000, header::incrementing(0, 0x19d0 / 4, 1), 1]);
+    words.extend(depth_target(0x1000, 0x13, 32, 8));
+    words.extend([header::incrementing(0, 0x19d0 / 4, 1), 1]);
+    setup.submit(channel, &words).unwrap();
+    assert_eq!(setup.data(0x2000, 4), 0x4000_0000u32.to_le_bytes(), "ZF32 holds 2.0");
+    assert_eq!(setup.data(0x1000, 4), [0xffu8; 4], "Z16 holds 1.0");
+    let words = [header::incrementing(0, 0xd90 / 4, 1), 0x7fc0_0000, header::incrementing(0, 0x19d0 / 4, 1), 1];
+    let error = setup.submit(channel, &words).unwrap_err().to_string();
+    assert!(error.contains("NaN"), "{error}");
 }
 
 #[test]

@@ -331,7 +331,9 @@ impl Backend for ReferenceBackend {
     }
 
     /// Depth as the device encodes it (a one-texel depth image of the same precision, read back) and stencil as
-    /// given, merged into each texel of the rectangle under the stencil mask.
+    /// given, merged into each texel of the rectangle under the stencil mask. A float depth target takes the value's
+    /// bits as they are, whatever the value (a device clear outside [0, 1] is undefined in Vulkan without
+    /// VK_EXT_depth_range_unrestricted); a UNORM one takes it clamped to [0, 1], and refuses a NaN by name.
     fn clear_depth_stencil(&mut self, clear: &DepthStencilClear, memory: &GpuMemory) -> Result<(), BackendError> {
         let format = &clear.format;
         let (depth_low, depth_width) = format.depth;
@@ -339,14 +341,21 @@ impl Backend for ReferenceBackend {
         let mut value = 0u128;
         let mut written = 0u128;
         if let Some(depth) = clear.depth.filter(|_| depth_width > 0) {
-            let (vulkan, bytes) = match (format.float_depth, depth_width) {
-                (true, _) => (vk::Format::D32_SFLOAT, 4),
-                (false, 16) => (vk::Format::D16_UNORM, 2),
-                _ => (vk::Format::X8_D24_UNORM_PACK32, 4),
-            };
-            let texel = self.device.clear_depth_image(vulkan, 1, 1, bytes, f32::from_bits(depth)).map_err(failed)?;
             let bits = (1u128 << depth_width) - 1;
-            value |= (texel_bits(&texel[..bytes as usize]) & bits) << depth_low;
+            let texel = if format.float_depth {
+                u128::from(depth)
+            } else {
+                let depth = f32::from_bits(depth);
+                if depth.is_nan() {
+                    return Err(draw::unimplemented("a depth clear of NaN into a UNORM depth format"));
+                }
+                let (vulkan, bytes) =
+                    if depth_width == 16 { (vk::Format::D16_UNORM, 2) } else { (vk::Format::X8_D24_UNORM_PACK32, 4) };
+                let texel =
+                    self.device.clear_depth_image(vulkan, 1, 1, bytes, depth.clamp(0.0, 1.0)).map_err(failed)?;
+                texel_bits(&texel[..bytes as usize])
+            };
+            value |= (texel & bits) << depth_low;
             written |= bits << depth_low;
         }
         if stencil_width > 0 && clear.stencil_mask != 0 {
