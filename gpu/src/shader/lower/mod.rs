@@ -460,13 +460,7 @@ impl Lower<'_> {
 
     pub(super) fn set_reg(&mut self, index: u64, value: Value) {
         if index < 255 {
-            let value = match self.selected_writes {
-                Some(condition) => {
-                    let old = self.reg(index);
-                    self.select(condition, value, old)
-                }
-                None => value,
-            };
+            let value = self.selected_write(value, |l| l.reg(index));
             self.op(Op::SetReg(index as u8, value));
         }
     }
@@ -499,15 +493,21 @@ impl Lower<'_> {
         if index >= 7 { self.bool(true) } else { self.op(Op::GetPred(index as u8)) }
     }
 
+    /// What a write of `value` leaves: `value`, or under `selected_writes` the old value (`old` reads it) where
+    /// the condition is false.
+    fn selected_write(&mut self, value: Value, old: impl FnOnce(&mut Self) -> Value) -> Value {
+        match self.selected_writes {
+            Some(condition) => {
+                let old = old(self);
+                self.select(condition, value, old)
+            }
+            None => value,
+        }
+    }
+
     pub(super) fn set_pred(&mut self, index: u64, value: Value) {
         if index < 7 {
-            let value = match self.selected_writes {
-                Some(condition) => {
-                    let old = self.pred(index);
-                    self.select(condition, value, old)
-                }
-                None => value,
-            };
+            let value = self.selected_write(value, |l| l.pred(index));
             self.op(Op::SetPred(index as u8, value));
         }
     }
