@@ -9,6 +9,7 @@
 //! surfaces' widths and origins' X count elements.
 
 use super::{Class, Context, EngineError, Method};
+use crate::mmu::MmuError;
 use crate::texture::block_linear::BlockLinear;
 
 pub const SET_SEMAPHORE_A: u32 = 0x240;
@@ -51,6 +52,10 @@ impl Default for CopyEngine {
 
 /// The most bytes one launch moves (a bad size should not exhaust the host's memory or time).
 const MAX_COPY_BYTES: u64 = 1 << 30;
+
+/// How many elements of a line a copy between block-linear or remapped surfaces moves at a time: their bytes are
+/// read and written in runs of consecutive GPU addresses, one MMU walk a run (a GOB row holds 16 in a run).
+const CHUNK_ELEMENTS: u64 = 4096;
 
 /// One side of a copy: where its elements are.
 enum Surface {
@@ -223,40 +228,66 @@ impl CopyEngine {
         }
         let outside = |what| method.bad_argument(launch, what);
         let constants = [self.register(SET_REMAP_CONST_A), self.register(SET_REMAP_CONST_B)];
-        let mut element = vec![0u8; source_element as usize];
+        let (mut from, mut bytes, mut to, mut written) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for y in 0..lines {
-            for x in 0..line_length {
-                for byte in 0..source_element {
-                    let at = source.address(x, y, source_element, byte).ok_or(outside("a read outside the source"))?;
-                    context.read(at, &mut element[byte as usize..][..1]).map_err(|e| method.memory(e))?;
-                }
-                if !remap {
-                    let at = destination.address(x, y, 1, 0).ok_or(outside("a write outside the destination"))?;
-                    context.write(at, &element).map_err(|e| method.memory(e))?;
-                    continue;
-                }
-                for component in 0..destination_components {
-                    // DST_X 2:0, DST_Y 6:4, DST_Z 10:8, DST_W 14:12: source X-W (0-3), CONST_A, CONST_B, NO_WRITE.
-                    let value: Vec<u8> = match components >> (4 * component) & 7 {
-                        select @ 0..=3 if u64::from(select) < source_components => {
-                            let start = (u64::from(select) * component_size) as usize;
-                            element[start..start + component_size as usize].to_vec()
-                        }
-                        select @ (4 | 5) => {
-                            constants[select as usize - 4].to_le_bytes()[..component_size as usize].to_vec()
-                        }
-                        6 => continue,
-                        _ => return Err(method.bad_argument(components, "a remap naming a component the source lacks")),
-                    };
-                    for (byte, value) in value.iter().enumerate() {
-                        let at = destination
-                            .address(x, y, destination_element, component * component_size + byte as u64)
-                            .ok_or(outside("a write outside the destination"))?;
-                        context.write(at, &[*value]).map_err(|e| method.memory(e))?;
+            for first in (0..line_length).step_by(CHUNK_ELEMENTS as usize) {
+                let elements = first..line_length.min(first + CHUNK_ELEMENTS);
+                from.clear();
+                for x in elements.clone() {
+                    for byte in 0..source_element {
+                        from.push(source.address(x, y, source_element, byte).ok_or(outside("a read outside the source"))?);
                     }
                 }
+                bytes.resize(from.len(), 0);
+                for_each_run(&from, |at, run| context.read(at, &mut bytes[run])).map_err(|e| method.memory(e))?;
+                (to.clear(), written.clear());
+                for (x, element) in elements.zip(bytes.chunks_exact(source_element as usize)) {
+                    if !remap {
+                        to.push(destination.address(x, y, 1, 0).ok_or(outside("a write outside the destination"))?);
+                        written.push(element[0]);
+                        continue;
+                    }
+                    for component in 0..destination_components {
+                        // DST_X 2:0, DST_Y 6:4, DST_Z 10:8, DST_W 14:12: source X-W (0-3), CONST_A, CONST_B, NO_WRITE.
+                        let value = match components >> (4 * component) & 7 {
+                            select @ 0..=3 if u64::from(select) < source_components => {
+                                let start = (u64::from(select) * component_size) as usize;
+                                &element[start..start + component_size as usize]
+                            }
+                            select @ (4 | 5) => &constants[select as usize - 4].to_le_bytes()[..component_size as usize],
+                            6 => continue,
+                            _ => {
+                                return Err(method.bad_argument(components, "a remap naming a component the source lacks"));
+                            }
+                        };
+                        for (byte, value) in value.iter().enumerate() {
+                            let at = destination.address(x, y, destination_element, component * component_size + byte as u64);
+                            to.push(at.ok_or(outside("a write outside the destination"))?);
+                            written.push(*value);
+                        }
+                    }
+                }
+                for_each_run(&to, |at, run| context.write(at, &written[run])).map_err(|e| method.memory(e))?;
             }
         }
         Ok(())
     }
+}
+
+/// Calls `access` with each run of consecutive addresses in `addresses`, in order: its first address and where
+/// it lies in `addresses`.
+fn for_each_run(
+    addresses: &[u64],
+    mut access: impl FnMut(u64, std::ops::Range<usize>) -> Result<(), MmuError>,
+) -> Result<(), MmuError> {
+    let mut start = 0;
+    while start < addresses.len() {
+        let mut end = start + 1;
+        while end < addresses.len() && Some(addresses[end]) == addresses[end - 1].checked_add(1) {
+            end += 1;
+        }
+        access(addresses[start], start..end)?;
+        start = end;
+    }
+    Ok(())
 }

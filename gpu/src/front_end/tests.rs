@@ -480,6 +480,22 @@ fn the_copy_engine_remaps_components_and_releases_its_semaphore() {
     assert_eq!(setup.data_u32(0x400), 0x5ca1_ab1e);
 }
 
+/// A remapped line longer than the engine moves at once (`CHUNK_ELEMENTS`): every element in place across the
+/// pieces. Source elements are two 16-bit components (i, !i); the destination's one component is the second.
+#[test]
+fn a_long_remapped_line_keeps_every_element_in_place() {
+    let mut setup = Setup::new();
+    let channel = setup.channel();
+    let elements = 5000u16;
+    let source: Vec<u8> = (0..elements).flat_map(|i| [i.to_le_bytes(), (!i).to_le_bytes()].concat()).collect();
+    fill_data(&setup, 0, &source);
+    let mut registers = source_and_destination(DATA, DATA + 0x5000);
+    registers.extend([(0x708, 1 | 1 << 16 | 1 << 20), (0x418, u32::from(elements))]);
+    setup.submit(channel, &copy_words(&registers, TRANSFER | SRC_PITCH | DST_PITCH | REMAP)).unwrap();
+    let expected: Vec<u8> = (0..elements).flat_map(|i| (!i).to_le_bytes()).collect();
+    assert_eq!(setup.data(0x5000, expected.len()), expected);
+}
+
 /// A QMD of version `major`.`minor` for one block of 32 threads running the program at SET_PROGRAM_REGION +
 /// 0x100, with `shared` bytes of shared memory and release 0 writing 0x600d (one word) at DATA + 0x800; the
 /// bits of clb1c0qmd.h.
@@ -617,7 +633,7 @@ fn surfaces_past_the_limits_are_refused_before_their_texels_are_read() {
 /// A Setup whose GPU renders with the reference back end on the Vulkan device (lavapipe in CI).
 fn rendering_setup() -> (Setup, u32) {
     let mut setup = Setup::new();
-    let device = crate::vulkan::ComputeDevice::new().expect("a Vulkan device (lavapipe: mesa-vulkan-drivers)");
+    let device = crate::vulkan::ComputeDevice::shared_for_tests();
     setup.gpu.set_backend(Box::new(crate::backend::reference::ReferenceBackend::new(device)));
     let channel = setup.channel();
     (setup, channel)

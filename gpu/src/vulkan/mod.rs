@@ -60,7 +60,8 @@ pub fn view_type(dim: crate::shader::ir::TextureDim, array: bool) -> vk::ImageVi
 pub const ADDRESS_ALIGNMENT: u64 = 256;
 
 /// A Vulkan device that runs compute shaders. Buffers may outlive it (they keep its objects alive). It is `Send` and
-/// `Sync`; dispatches from several threads take turns.
+/// `Sync`; dispatches from several threads take turns. A clone is another handle to the same device.
+#[derive(Clone)]
 pub struct ComputeDevice {
     shared: Arc<Shared>,
     name: String,
@@ -79,6 +80,14 @@ impl ComputeDevice {
     /// `shaderInt64` and a compute queue. `TANDEM_VULKAN_VALIDATION=1` enables the validation layer when installed.
     pub fn new() -> Result<ComputeDevice, VulkanError> {
         ComputeDevice::with_options(&DeviceOptions::from_env())
+    }
+
+    /// The device the crate's unit tests share, opened once: many devices opened at once by parallel tests hung
+    /// NVIDIA's driver (threads waiting on each other inside it), and one is all the integration tests use.
+    #[cfg(test)]
+    pub(crate) fn shared_for_tests() -> ComputeDevice {
+        static DEVICE: std::sync::OnceLock<ComputeDevice> = std::sync::OnceLock::new();
+        DEVICE.get_or_init(|| ComputeDevice::new().expect("a Vulkan device (cargo xtask setup installs lavapipe)")).clone()
     }
 
     pub fn with_options(options: &DeviceOptions) -> Result<ComputeDevice, VulkanError> {

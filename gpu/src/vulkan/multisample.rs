@@ -726,10 +726,7 @@ mod tests {
     /// the order the buffers lay out.
     #[test]
     fn samples_go_in_and_come_back_unchanged() {
-        let device = match ComputeDevice::new() {
-            Ok(device) => device,
-            Err(error) => panic!("a Vulkan device (cargo xtask setup installs lavapipe): {error}"),
-        };
+        let device = ComputeDevice::shared_for_tests();
         let mut tried = 0;
         for count in [2, 4, 8] {
             tried += usize::from(copies_round_trip(&device, count));

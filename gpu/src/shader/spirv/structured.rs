@@ -345,7 +345,7 @@ mod tests {
     /// CPU, thread by thread: every break, continue and exit through `pending` lands where the CFG goes.
     #[test]
     fn random_structured_cfgs_run_on_vulkan_as_their_cfgs_do() {
-        let device = ComputeDevice::new().expect("a Vulkan device (lavapipe: mesa-vulkan-drivers)");
+        let device = ComputeDevice::shared_for_tests();
         let bytes = u64::from(THREADS * (LIMIT + 1) * 4);
         let out = device.buffer(bytes).unwrap();
         let mut random = Random(0x2545_f491_4f6c_dd1d);

@@ -338,7 +338,7 @@ mod tests {
         let message = Message::parse(&buffer).unwrap();
         let policy = [0u8; 4];
         let system = Rc::new(System::default());
-        let mut run = |name, command_id| {
+        let run = |name, command_id| {
             let mut call = Call::new(&memory, 0, &message, &policy);
             RootService::new(system.clone(), name).handle(command_id, &mut call).map(|()| call.new_objects.len())
         };
