@@ -235,7 +235,9 @@ impl CopyEngine {
                 from.clear();
                 for x in elements.clone() {
                     for byte in 0..source_element {
-                        from.push(source.address(x, y, source_element, byte).ok_or(outside("a read outside the source"))?);
+                        from.push(
+                            source.address(x, y, source_element, byte).ok_or(outside("a read outside the source"))?,
+                        );
                     }
                 }
                 bytes.resize(from.len(), 0);
@@ -254,14 +256,23 @@ impl CopyEngine {
                                 let start = (u64::from(select) * component_size) as usize;
                                 &element[start..start + component_size as usize]
                             }
-                            select @ (4 | 5) => &constants[select as usize - 4].to_le_bytes()[..component_size as usize],
+                            select @ (4 | 5) => {
+                                &constants[select as usize - 4].to_le_bytes()[..component_size as usize]
+                            }
                             6 => continue,
                             _ => {
-                                return Err(method.bad_argument(components, "a remap naming a component the source lacks"));
+                                return Err(
+                                    method.bad_argument(components, "a remap naming a component the source lacks")
+                                );
                             }
                         };
                         for (byte, value) in value.iter().enumerate() {
-                            let at = destination.address(x, y, destination_element, component * component_size + byte as u64);
+                            let at = destination.address(
+                                x,
+                                y,
+                                destination_element,
+                                component * component_size + byte as u64,
+                            );
                             to.push(at.ok_or(outside("a write outside the destination"))?);
                             written.push(*value);
                         }

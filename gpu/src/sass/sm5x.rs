@@ -22,6 +22,43 @@ pub(crate) fn constant_offset(v: &super::text::View) -> u64 {
     v.get("cb_offset") * 4
 }
 
+/// FMUL's scale field as a power of two: 1-3 .D2, .D4, .D8; 4-6 .M8, .M4, .M2 (nvdisasm 11.8's names; nouveau's
+/// `emitPDIV`); 7 is invalid.
+pub(crate) fn fmul_scale(field: u64) -> Option<i32> {
+    match field {
+        0..=3 => Some(-(field as i32)),
+        4..=6 => Some(7 - field as i32),
+        _ => None,
+    }
+}
+
+/// IADD3.CC where the hardware's flags are unknown: with .RS/.LS or a negation (nxgpucatch's `iadd3.cpp` "IADD3 CC"
+/// shows, on a Tegra X1, Z and S of the result, O the carry out of a + b and C the carry out of adding c, only
+/// for plain sums).
+pub(crate) fn iadd3_cc_unknown(v: &super::text::View) -> bool {
+    v.flag("cc") && (v.get("shift") != 0 || v.flag("neg_a") || v.flag("neg_b") || v.flag("neg_c"))
+}
+
+/// Whether `v` reads a 64-bit constant at an odd word (4 mod 8 bytes): nxgpucatch's `dadd.cpp`, `dmul.cpp` and
+/// `dfma.cpp` show a Tegra X1 take c[o] as the high word there, with a low word of 0 or c[o + 4] (their vectors
+/// cannot tell which). ptxas never emits one; both paths refuse it.
+pub(crate) fn odd_wide_constant(v: &super::text::View) -> bool {
+    let wide = match v.encoding.opcode {
+        "DADD" | "DMUL" | "DFMA" | "DMNMX" | "DSET" | "DSETP" => true,
+        "F2F" | "F2I" | "I2F" | "I2I" => v.get("src") == 3,
+        _ => false,
+    };
+    wide && v.has("cb_offset") && v.get("cb_offset") % 2 == 1
+}
+
+/// Whether VMNMX's result is taken as its low word, signed, before the secondary min or max: into a signed
+/// destination from two unsigned parts (nxgpucatch's `vmnmx.cpp` on a Tegra X1: the maximum 0x8a24c993 of a U32
+/// pair, then .MIN with c = 0x9123064a into .SD, stays 0x8a24c993). With a signed part the exact result is
+/// compared, as the H200's runs of ptxas's own Maxwell code for vmax.s32.u32.s32.max agree (`gpu/research/video.md`).
+pub(crate) fn vmnmx_wraps(v: &super::text::View) -> bool {
+    v.encoding.opcode == "VMNMX" && v.flag("sd") && !v.flag("signed_a") && !v.flag("signed_b")
+}
+
 /// Whether a Tegra X1 leaves the global atomic `op` of type `ty` (ATOM, RED) undone, memory unchanged: INC and
 /// DEC of S32 and of U64, and ADD, INC, DEC, AND, OR and XOR of S64 (nxgpucatch's `atom.cpp` and `red.cpp`).
 /// ptxas never emits them; both paths refuse them rather than carry them out.

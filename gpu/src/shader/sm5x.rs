@@ -13,11 +13,11 @@ mod video;
 
 use super::TranslateError;
 use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Special, Terminator, UnOp, Value};
-use super::lower::{Lower, SHARED_UPDATE64, quad_shuffle};
+use super::lower::{HalfSource, Lower, SHARED_UPDATE64, quad_shuffle};
 use super::stack::{Effect, static_pops};
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
-use crate::sass::sm5x::decode_program;
+use crate::sass::sm5x::{decode_program, fmul_scale, iadd3_cc_unknown, odd_wide_constant};
 use crate::sass::text::View;
 use std::collections::BTreeSet;
 use std::ops::{Deref, DerefMut};
@@ -392,6 +392,32 @@ impl Maxwell<'_, '_, '_> {
         if Self::form(v) == "cbuf_c" { self.constant_pair(v) } else { self.reg64(v.get("rc")) }
     }
 
+    /// A conversion's source bits before its selector and modifiers (the interpreter's `convert_raw`): a register
+    /// (pair for FP64), a constant (pair), or an F2F/F2I immediate: an FP32's top bits, an FP64's for an FP64
+    /// source, for an FP16 source the FP16 in bits 35:20.
+    fn convert_raw(&mut self, v: &View) -> Value {
+        let (src, imm) = (v.get("src"), v.get("imm20"));
+        match (Self::form(v), src) {
+            ("reg", 3) => self.reg64(v.get("rb")),
+            ("reg", _) => self.reg(v.get("rb")),
+            ("cbuf", 3) => self.constant_pair(v),
+            ("cbuf", _) => self.cbuf(v),
+            (_, 3) => self.const64((imm >> 19) << 63 | (imm & 0x7ffff) << 44),
+            (_, 1) => self.const32((imm & 0xffff) as u32),
+            _ => self.const32(((imm >> 19) << 31 | (imm & 0x7ffff) << 12) as u32),
+        }
+    }
+
+    /// A pair instruction's immediate halves or constant, by its form.
+    fn half_source(&mut self, v: &View) -> Option<HalfSource> {
+        match (immediate_halves(v), Self::form(v)) {
+            (Some(halves), _) => Some(HalfSource::Immediate(halves)),
+            (None, "cbuf") => Some(HalfSource::ConstantB(self.cbuf(v))),
+            (None, "cbuf_c") => Some(HalfSource::ConstantC(self.cbuf(v))),
+            _ => None,
+        }
+    }
+
     fn constant_pair(&mut self, v: &View) -> Value {
         let offset = crate::sass::sm5x::constant_offset(v);
         let low = self.constant(v.get("cb_bank"), offset);
@@ -476,10 +502,10 @@ impl Maxwell<'_, '_, '_> {
         };
         let next = self.next_offset(index);
         let cc_test = v.has("cc_test") && v.get("cc_test") != 15 && !matches!(opcode, "NOP" | "CSETP" | "CSET");
-        if cc_test && opcode != "BRA" {
+        // A condition-code test on a branch, a stack pop or an exit joins its guard.
+        if cc_test && !matches!(opcode, "BRA" | "SYNC" | "BRK" | "CONT" | "EXIT") {
             return self.unimplemented(v, format!("{} (a condition-code test)", Self::text(v)));
         }
-        // A branch on the condition code: the test joins the guard.
         let guard = if cc_test {
             let cc = self.op(Op::GetCc);
             let Some(holds) = self.cc_holds(cc, v.get("cc_test")) else {
@@ -683,10 +709,13 @@ impl Maxwell<'_, '_, '_> {
         let writes_cc = v.flag("cc");
         let cc_writers = [
             "IADD", "IADD32I", "ISCADD", "FSET", "ISET", "DSET", "CSET", "PSET", "LEA", "I2I", "LOP", "LOP32I", "LOP3",
-            "IMNMX",
+            "IMNMX", "IADD3", "BFE", "BFI",
         ];
         if writes_cc && !cc_writers.contains(&opcode) {
             return self.unimplemented(v, format!("{} writing the condition code", Self::text(v)));
+        }
+        if odd_wide_constant(v) {
+            return self.unimplemented(v, format!("{} (a 64-bit constant at an odd word)", Self::text(v)));
         }
         match opcode {
             // CCTL, CCTLL, CCTLT: cache prefetches and invalidations, which change nothing in coherent memory; IDE:
@@ -816,7 +845,8 @@ impl Maxwell<'_, '_, '_> {
                 // .RS of a negated first sum: whether the negation is of 32 bits (yuzu) or of the 33-bit sum is
                 // settled by no hardware vector (nxgpucatch's iadd3.cpp has none).
                 let shifted_negation = v.get("shift") == 1 && (v.flag("neg_a") || v.flag("neg_b"));
-                if v.get("shift") == 3 || halves.contains(&3) || v.flag("x") || shifted_negation {
+                if v.get("shift") == 3 || halves.contains(&3) || v.flag("x") || shifted_negation || iadd3_cc_unknown(v)
+                {
                     return self.unimplemented(v, Self::text(v));
                 }
                 let sources = [self.reg(v.get("ra")), self.b(v), self.c(v)];
@@ -848,9 +878,21 @@ impl Maxwell<'_, '_, '_> {
                     2 => self.bin(BinOp::Shl, first, sixteen),
                     _ => first,
                 };
-                let sum = self.bin(BinOp::Add, first, terms[2]);
+                let first_word = self.un(UnOp::Truncate, first);
+                let first_word = self.un(UnOp::ExtendU, first_word);
+                let sum = self.bin(BinOp::Add, first_word, terms[2]);
                 let value = self.un(UnOp::Truncate, sum);
                 self.set_reg(v.get("rd"), value);
+                if v.flag("cc") {
+                    // The interpreter's two carries: V from a + b, C from adding c to that sum's word (plain sums
+                    // only, so every term is below 2^32 and each carry is bit 32).
+                    let (sum_carry, c_carry) = (self.un(UnOp::High, first), self.un(UnOp::High, sum));
+                    let zero = self.const32(0);
+                    let (sum_carry, c_carry) = (self.cmp(Cmp::Ne, sum_carry, zero), self.cmp(Cmp::Ne, c_carry, zero));
+                    let (is_zero, negative) = (self.cmp(Cmp::Eq, value, zero), self.cmp(Cmp::LtS, value, zero));
+                    let flags = self.flags(is_zero, negative, c_carry, sum_carry);
+                    self.op(Op::SetCc(flags));
+                }
             }
             "XMAD" => {
                 // Modes: 0 C, 1 CLO, 2 CHI, 3 CSFU, 4 CBCC.
@@ -970,10 +1012,13 @@ impl Maxwell<'_, '_, '_> {
                 }
             }
             "SHL" | "SHR" => {
-                if v.flag("brev") || (opcode == "SHR" && v.get("x") != 0) || (opcode == "SHL" && v.flag("x")) {
+                if (opcode == "SHR" && v.get("x") != 0) || (opcode == "SHL" && v.flag("x")) {
                     return self.unimplemented(v, Self::text(v));
                 }
-                let (a, amount) = (self.reg(v.get("ra")), self.b(v));
+                // SHR.BREV: a's bits reversed first (the interpreter's SHR).
+                let a = self.reg(v.get("ra"));
+                let a = if v.flag("brev") { self.un(UnOp::BitReverse, a) } else { a };
+                let amount = self.b(v);
                 let amount = if v.flag("w") {
                     let mask = self.const32(31);
                     self.bin(BinOp::And, amount, mask)
@@ -1013,6 +1058,7 @@ impl Maxwell<'_, '_, '_> {
                 }
                 let value = self.bit_field_extract(a, b, v.flag("signed"));
                 self.set_reg(v.get("rd"), value);
+                self.result_flags(v, value);
             }
             "PRMT" => {
                 if v.get("mode") > 6 {
@@ -1139,7 +1185,18 @@ impl Maxwell<'_, '_, '_> {
                 };
                 self.set_comparison(v, holds);
             }
-            "PSETP" | "PSET" => {
+            // PSETP's second destination combines !pa with pb (the interpreter's PSETP).
+            "PSETP" => {
+                let (a, b, ps) = (self.pred_src(v, "pa"), self.pred_src(v, "pb"), self.pred_src(v, "ps"));
+                let (bop_ab, bop) = (v.get("bop_ab"), v.get("bop"));
+                let first = self.boolean(bop_ab, a, b);
+                let not_a = self.un(UnOp::LogicalNot, a);
+                let second = self.boolean(bop_ab, not_a, b);
+                let (first, second) = (self.boolean(bop, first, ps), self.boolean(bop, second, ps));
+                self.set_pred(v.get("pd"), first);
+                self.set_pred(v.get("pq"), second);
+            }
+            "PSET" => {
                 let (a, b) = (self.pred_src(v, "pa"), self.pred_src(v, "pb"));
                 let first = self.boolean(v.get("bop_ab"), a, b);
                 self.set_comparison(v, first);
@@ -1179,14 +1236,27 @@ impl Maxwell<'_, '_, '_> {
                 self.set_reg(v.get("rd"), value);
             }
             "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" => {
-                if v.get("scale") != 0 || v.get("fmz") > 1 {
-                    return self.unimplemented(v, format!("{} (FMZ or a scale)", Self::text(v)));
-                }
+                let Some(scale) = fmul_scale(v.get("scale")).filter(|_| v.get("fmz") < 3) else {
+                    return self.unimplemented(v, format!("{} (an invalid FMZ or scale)", Self::text(v)));
+                };
                 let ftz = v.flag("ftz") || v.get("fmz") == 1;
                 let a = self.float_a(v);
-                let a = self.flush(a, ftz);
+                let mut a = self.flush(a, ftz);
                 let b = self.float_b(v);
-                let b = self.flush(b, ftz);
+                let mut b = self.flush(b, ftz);
+                if v.get("fmz") == 2 {
+                    // .FMZ: a product with a zero factor is +0 whatever the other (NaN and infinity too), as the
+                    // interpreter's `fmz_zero`; FFMA then adds c to it.
+                    let (magnitude, zero) = (self.const32(0x7fff_ffff), self.const32(0));
+                    let (a_magnitude, b_magnitude) =
+                        (self.bin(BinOp::And, a, magnitude), self.bin(BinOp::And, b, magnitude));
+                    let (a_zero, b_zero) = (self.cmp(Cmp::Eq, a_magnitude, zero), self.cmp(Cmp::Eq, b_magnitude, zero));
+                    let t = self.bool(true);
+                    let either = self.select(a_zero, t, b_zero);
+                    a = self.select(either, zero, a);
+                    b = self.select(either, zero, b);
+                }
+                let round = Round::from_field(v.get("rnd"));
                 let (kind, c) = match opcode {
                     "FADD" | "FADD32I" => (FArith::Add, b),
                     "FMUL" | "FMUL32I" => (FArith::Mul, b),
@@ -1195,7 +1265,16 @@ impl Maxwell<'_, '_, '_> {
                         (FArith::Fma, self.flush(c, ftz))
                     }
                 };
-                let result = self.op(Op::FArith(kind, Round::from_field(v.get("rnd")), [a, b, c]));
+                let result = if scale == 0 {
+                    self.op(Op::FArith(kind, round, [a, b, c]))
+                } else {
+                    // As the interpreter's `mul32`: the product exact in FP64, scaled exactly, rounded once.
+                    let (a, b) = (self.un(UnOp::F32ToF64, a), self.un(UnOp::F32ToF64, b));
+                    let product = self.op(Op::FArith(FArith::Mul, Round::NearestEven, [a, b, b]));
+                    let factor = self.const64(2f64.powi(scale).to_bits());
+                    let scaled = self.op(Op::FArith(FArith::Mul, Round::NearestEven, [product, factor, factor]));
+                    self.op(Op::F64ToF32(round, scaled))
+                };
                 let value = self.finish_float(result, ftz, v.flag("sat"));
                 self.set_reg(v.get("rd"), value);
             }
@@ -1261,7 +1340,7 @@ impl Maxwell<'_, '_, '_> {
                 let c = self.flush(c, v.flag("ftz"));
                 let zero = self.const32(0);
                 let holds = self.float_compare(c, zero, v.get("cmp"));
-                let (a, b) = (self.reg(v.get("ra")), self.b(v));
+                let (a, b) = (self.reg(v.get("ra")), self.float_b(v));
                 let value = self.select(holds, a, b);
                 self.set_reg(v.get("rd"), value);
             }
@@ -1301,44 +1380,67 @@ impl Maxwell<'_, '_, '_> {
             }
             "I2F" => {
                 // A part of a 32- or 64-bit integer: ptxas never asks, and what the hardware does is not known.
-                if v.get("dst") == 0 || v.flag("neg_b") || (v.get("src") >= 2 && v.get("byte_b") != 0) {
+                if v.get("dst") == 0 || (v.get("src") >= 2 && v.get("byte_b") != 0) {
                     return self.unimplemented(v, Self::text(v));
                 }
-                // .ABS on a signed source, in the source's width: |-128| of an S8 is -128 again (nxgpucatch
-                // `i2f.cpp` "I2F Undefined", run on a Tegra X1).
+                // .ABS and .NEG on a signed source wrap in the source's width: |-128| of an S8 is -128 again
+                // (nxgpucatch `i2f.cpp` "I2F Undefined", run on a Tegra X1); a negated unsigned source converts as
+                // the signed 64-bit value it becomes (the interpreter's).
                 let signed = v.flag("src_signed");
                 let wide = match (Self::form(v), v.get("src")) {
                     ("reg", src) => self.integer_source(v.get("rb"), src, v.get("byte_b"), signed),
+                    // A 64-bit constant is the pair at its offset (nxgpucatch's `i2f.cpp` on a Tegra X1); what a
+                    // 20-bit immediate makes of 64 bits is not settled by its vectors.
+                    ("cbuf", 3) => self.constant_pair(v),
                     (_, 3) => return self.unimplemented(v, Self::text(v)),
                     (_, src) => {
                         let b = self.b(v);
                         self.integer_part(b, src, v.get("byte_b"), signed)
                     }
                 };
+                let unused = self.const32(64 - (8u32 << v.get("src")));
+                let zero = self.const64(0);
+                let wrap = |l: &mut Self, value: Value| {
+                    let up = l.bin(BinOp::Shl, value, unused);
+                    l.bin(BinOp::ShrS, up, unused)
+                };
                 let wide = if v.flag("abs_b") && signed {
-                    let zero = self.const64(0);
                     let negative = self.cmp(Cmp::LtS, wide, zero);
                     let negated = self.bin(BinOp::Sub, zero, wide);
                     let absolute = self.select(negative, negated, wide);
-                    let unused = 64 - (8u32 << v.get("src"));
-                    let unused = self.const32(unused);
-                    let up = self.bin(BinOp::Shl, absolute, unused);
-                    self.bin(BinOp::ShrS, up, unused)
+                    wrap(self, absolute)
                 } else {
                     wide
                 };
+                let wide = match (v.flag("neg_b"), signed) {
+                    (false, _) => wide,
+                    (true, false) => self.bin(BinOp::Sub, zero, wide),
+                    (true, true) => {
+                        let negated = self.bin(BinOp::Sub, zero, wide);
+                        wrap(self, negated)
+                    }
+                };
+                let signed = signed || v.flag("neg_b");
                 self.integer_result(wide, signed, v.get("dst"), v.get("rnd"), v.get("rd"));
             }
+            // What the hardware makes of .H1 on an immediate, or of an FP16 immediate's bits above the half
+            // (which nvdisasm ignores), is not known.
+            "F2F" | "F2I"
+                if Self::form(v) == "imm" && (v.flag("half_b") || v.get("src") == 1 && v.get("imm20") >> 16 != 0) =>
+            {
+                return self.unimplemented(v, Self::text(v));
+            }
             "F2I" => {
+                let raw = self.convert_raw(v);
                 let b = match v.get("src") {
                     // FP16 exactly in FP32 (an FP16 is never an FP32 denormal).
                     1 => {
-                        let b = self.reg(v.get("rb"));
+                        let b = raw;
                         let (neg, abs) = (v.flag("neg_b"), v.flag("abs_b"));
                         let half = self.half_pair(b, if v.flag("half_b") { 3 } else { 0 }, neg, abs)[0];
                         self.un(UnOp::HalfToF32, half)
                     }
-                    src => self.float_source(v, src == 3),
+                    src => self.float_source(v, raw, src == 3),
                 };
                 let (size, signed) = (v.get("dst"), v.flag("dst_signed"));
                 let value = self.float_to_integer(b, size, signed, v.get("rnd"));
@@ -1355,7 +1457,13 @@ impl Maxwell<'_, '_, '_> {
                     return self.unimplemented(v, Self::text(v));
                 }
                 let (src_signed, dst_signed, size) = (v.flag("src_signed"), v.flag("dst_signed"), v.get("dst"));
-                let mut wide = self.integer_source(v.get("rb"), v.get("src"), v.get("byte_b"), src_signed);
+                let (src, byte) = (v.get("src"), v.get("byte_b"));
+                let mut wide = if Self::form(v) == "reg" {
+                    self.integer_source(v.get("rb"), src, byte, src_signed)
+                } else {
+                    let b = self.b(v);
+                    self.integer_part(b, src, byte, src_signed)
+                };
                 let zero = self.const64(0);
                 if v.flag("abs_b") {
                     let negative = self.cmp(Cmp::LtS, wide, zero);
@@ -1397,30 +1505,41 @@ impl Maxwell<'_, '_, '_> {
                 self.set_reg(v.get("rd"), word);
                 self.result_flags(v, flagged);
             }
-            "F2F" if v.get("src") == 1 && v.get("dst") == 2 && !v.flag("round_int") && !v.flag("sat") => {
+            "F2F" if v.get("src") == 1 && v.get("dst") == 2 && !v.flag("round_int") => {
                 // FP16 (the half_b-th half) to FP32: exact; a NaN gives the canonical FP32 NaN. (.FTZ is about
                 // FP32 denormals in all three conversions: FP16 ones are kept, as the interpreter keeps them.)
-                let b = self.reg(v.get("rb"));
+                let b = self.convert_raw(v);
                 let half = self.half_pair(b, if v.flag("half_b") { 3 } else { 0 }, v.flag("neg_b"), v.flag("abs_b"))[0];
                 let wide = self.un(UnOp::HalfToF32, half);
-                let value = self.finish_float(wide, v.flag("ftz"), false);
+                let value = self.finish_float(wide, v.flag("ftz"), v.flag("sat"));
                 self.set_reg(v.get("rd"), value);
             }
-            "F2F" if v.get("src") == 2 && v.get("dst") == 1 && !v.flag("round_int") && !v.flag("sat") => {
-                // FP32 to FP16 in the rounding mode; a NaN gives the canonical 0x7fff.
-                let b = self.reg(v.get("rb"));
+            "F2F" if v.get("src") == 2 && v.get("dst") == 1 && !v.flag("round_int") => {
+                // FP32 to FP16 in the rounding mode; a NaN gives the canonical 0x7fff. .SAT may clamp before the
+                // rounding: 0 and 1 are FP16 values, and a NaN goes to +0 either way.
+                let b = self.convert_raw(v);
                 let b = self.float_modifiers(b, v, "neg_b", "abs_b");
                 let b = self.flush(b, v.flag("ftz"));
+                let b = if v.flag("sat") { self.finish_float(b, false, true) } else { b };
                 let half = self.op(Op::F32ToHalf(Round::from_field(v.get("rnd")), b));
                 let nan = self.un(UnOp::IsNan, b);
                 let canonical = self.const32(0x7fff);
                 let value = self.select(nan, canonical, half);
                 self.set_reg(v.get("rd"), value);
             }
-            "F2F" if v.get("src") == 1 && v.get("dst") == 1 && !v.flag("round_int") && !v.flag("sat") => {
-                // FP16 to FP16: the half with its modifiers; a NaN gives the canonical 0x7fff.
-                let b = self.reg(v.get("rb"));
-                let half = self.half_pair(b, if v.flag("half_b") { 3 } else { 0 }, v.flag("neg_b"), v.flag("abs_b"))[0];
+            "F2F" if v.get("src") == 1 && v.get("dst") == 1 => {
+                // FP16 to FP16: the half with its modifiers, rounded to an integral value with .ROUND/.FLOOR/
+                // .CEIL/.TRUNC and clamped with .SAT, both exactly in FP32 (every FP16 is an FP32, and so is every
+                // result); a NaN gives the canonical 0x7fff (+0 with .SAT).
+                let b = self.convert_raw(v);
+                let mut half =
+                    self.half_pair(b, if v.flag("half_b") { 3 } else { 0 }, v.flag("neg_b"), v.flag("abs_b"))[0];
+                if v.flag("round_int") || v.flag("sat") {
+                    let wide = self.un(UnOp::HalfToF32, half);
+                    let wide = if v.flag("round_int") { self.round_integral(wide, v.get("rnd")) } else { wide };
+                    let wide = if v.flag("sat") { self.finish_float(wide, false, true) } else { wide };
+                    half = self.op(Op::F32ToHalf(Round::NearestEven, wide));
+                }
                 let (magnitude_mask, infinity) = (self.const32(0x7fff), self.const32(0x7c00));
                 let magnitude = self.bin(BinOp::And, half, magnitude_mask);
                 let nan = self.cmp(Cmp::GtU, magnitude, infinity);
@@ -1431,8 +1550,8 @@ impl Maxwell<'_, '_, '_> {
                 if v.get("fmz") > 1 {
                     return self.unimplemented(v, Self::text(v));
                 }
-                let immediate = immediate_halves(v);
-                let [a, b, c] = self.half_operands(v, opcode, immediate);
+                let other = self.half_source(v);
+                let [a, b, c] = self.half_operands(v, opcode, other);
                 let (ftz, sat) = (v.flag("ftz") || v.get("fmz") == 1, v.flag("sat"));
                 let (kind, rd) = (FArith::of_half_opcode(opcode), v.get("rd"));
                 let value = match v.get("out") {
@@ -1462,21 +1581,22 @@ impl Maxwell<'_, '_, '_> {
                 };
                 self.set_reg(rd, value);
             }
-            "HSETP2" => self.hsetp2(v),
-            "HSET2" => self.hset2(v, immediate_halves(v)),
+            "HSETP2" => {
+                let other = self.half_source(v);
+                self.hsetp2(v, other);
+            }
+            "HSET2" => {
+                let other = self.half_source(v);
+                self.hset2(v, other);
+            }
             "F2F" if (v.get("src") == 3 || v.get("dst") == 3) && !v.flag("round_int") => {
                 let (src, dst) = (v.get("src"), v.get("dst"));
                 let (neg, abs) = (v.flag("neg_b"), v.flag("abs_b"));
+                let raw = self.convert_raw(v);
                 let b = match src {
-                    3 => {
-                        let b = self.reg64(v.get("rb"));
-                        self.float64_modifiers(b, neg, abs)
-                    }
-                    1 => {
-                        let b = self.reg(v.get("rb"));
-                        self.half_pair(b, if v.flag("half_b") { 3 } else { 0 }, neg, abs)[0]
-                    }
-                    _ => self.float_b(v),
+                    3 => self.float64_modifiers(raw, neg, abs),
+                    1 => self.half_pair(raw, if v.flag("half_b") { 3 } else { 0 }, neg, abs)[0],
+                    _ => self.float_modifiers(raw, v, "neg_b", "abs_b"),
                 };
                 // .FTZ is ignored when either side is FP64 (nxgpucatch `f2f.cpp` "F2F Denorm", run on a Tegra X1).
                 let value = self.float64_conversion(b, src, dst, v.get("rnd"), false);
@@ -1488,7 +1608,7 @@ impl Maxwell<'_, '_, '_> {
                 }
             }
             "F2F" if v.get("src") == 3 && v.get("dst") == 3 && v.flag("round_int") && !v.flag("sat") => {
-                let b = self.reg64(v.get("rb"));
+                let b = self.convert_raw(v);
                 let b = self.float64_modifiers(b, v.flag("neg_b"), v.flag("abs_b"));
                 let value = self.round_integral64(b, v.get("rnd"), false);
                 self.set_reg64(v.get("rd"), value);
@@ -1499,7 +1619,7 @@ impl Maxwell<'_, '_, '_> {
                     return self.unimplemented(v, Self::text(v));
                 }
                 let ftz = v.flag("ftz");
-                let b = self.reg(v.get("rb"));
+                let b = self.convert_raw(v);
                 let b = self.float_modifiers(b, v, "neg_b", "abs_b");
                 let b = self.flush(b, ftz);
                 let result = if v.flag("round_int") { self.round_integral(b, v.get("rnd")) } else { b };
@@ -1508,9 +1628,12 @@ impl Maxwell<'_, '_, '_> {
             }
             "MUFU" => {
                 let x = self.float_a(v);
-                let Some(value) = self.special_function(v.get("func"), x) else {
+                let (func, sat) = (v.get("func"), v.flag("sat"));
+                let Some(value) = self.special_function(func, x).filter(|_| !(sat && matches!(func, 6 | 7))) else {
                     return self.unimplemented(v, Self::text(v));
                 };
+                // .SAT clamps to [0, 1], NaN to +0, as the interpreter's.
+                let value = if sat { self.finish_float(value, false, true) } else { value };
                 self.set_reg(v.get("rd"), value);
             }
             "RRO" => {
@@ -1556,6 +1679,7 @@ impl Maxwell<'_, '_, '_> {
                 let kept = self.bin(BinOp::And, c, kept_mask);
                 let value = self.bin(BinOp::Or, kept, inserted);
                 self.set_reg(v.get("rd"), value);
+                self.result_flags(v, value);
             }
             opcode => {
                 let (text, kernel, offset) = (Self::text(v), self.l.kernel_name.to_string(), v.offset);

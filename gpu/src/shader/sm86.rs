@@ -3,7 +3,7 @@
 
 use super::TranslateError;
 use super::ir::{BinOp, Block, Cmp, FArith, HalfFormat, Op, Program, Round, Space, Special, Terminator, UnOp, Value};
-use super::lower::{Lower, OutStream, SHARED_UPDATE64, quad_shuffle};
+use super::lower::{HalfSource, Lower, OutStream, SHARED_UPDATE64, quad_shuffle};
 use super::stack::{Effect, static_pops};
 use super::texture::LodQuery;
 use crate::sass::Isa;
@@ -837,7 +837,7 @@ impl Lower<'_> {
                 }
                 let format = if v.flag("bf16") { HalfFormat::Bf16 } else { HalfFormat::F16 };
                 let immediate = v.has("imm_lo").then(|| [v.get("imm_lo") as u32, v.get("imm_hi") as u32]);
-                let [a, b, c] = self.half_operands(v, opcode, immediate);
+                let [a, b, c] = self.half_operands(v, opcode, immediate.map(HalfSource::Immediate));
                 let (ftz, sat, relu) = (v.flag("ftz"), v.flag("sat"), v.flag("relu"));
                 let kind = FArith::of_half_opcode(opcode);
                 let value = if v.flag("f32") {
@@ -855,7 +855,7 @@ impl Lower<'_> {
             "HSETP2" | "HMNMX2" if [v.get("swz_a"), v.get("swz_b")].contains(&1) => {
                 return self.unimplemented(v, "an .F32 pair source");
             }
-            "HSETP2" => self.hsetp2(v),
+            "HSETP2" => self.hsetp2(v, None),
             // F32 operands (swizzle 1) are HADD2's and HMUL2's, not a comparison's.
             "HSET2" if [v.get("swz_a"), v.get("swz_b")].contains(&1) => {
                 return self.unimplemented(v, "HSET2 of an F32 operand");
@@ -1578,7 +1578,10 @@ impl Lower<'_> {
                 let half = self.bin(BinOp::And, shifted, mask);
                 self.un(UnOp::HalfToF32, half)
             }
-            src => self.float_source(v, src == 3),
+            src => {
+                let raw = if src == 3 { self.reg64(v.get("rb")) } else { self.reg(v.get("rb")) };
+                self.float_source(v, raw, src == 3)
+            }
         };
         let (signed, size) = (v.flag("signed"), v.get("dst"));
         let width = 8u32 << size;

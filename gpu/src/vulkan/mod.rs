@@ -87,7 +87,9 @@ impl ComputeDevice {
     #[cfg(test)]
     pub(crate) fn shared_for_tests() -> ComputeDevice {
         static DEVICE: std::sync::OnceLock<ComputeDevice> = std::sync::OnceLock::new();
-        DEVICE.get_or_init(|| ComputeDevice::new().expect("a Vulkan device (cargo xtask setup installs lavapipe)")).clone()
+        DEVICE
+            .get_or_init(|| ComputeDevice::new().expect("a Vulkan device (cargo xtask setup installs lavapipe)"))
+            .clone()
     }
 
     pub fn with_options(options: &DeviceOptions) -> Result<ComputeDevice, VulkanError> {

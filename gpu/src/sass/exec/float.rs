@@ -93,9 +93,14 @@ pub fn mul32(a: u32, b: u32, scale: i32, fmz: bool, mode: Mode) -> u32 {
     if fmz && let Some(zero) = fmz_zero(a, b) {
         return finish32(zero, mode);
     }
-    // Scaling one factor by a power of two is exact for the operands FMUL is given with a scale.
-    let a = if scale == 0 { a } else { a.scalbn_r(scale, Round::NearestTiesToEven) };
-    finish32(a.mul_r(b, mode.round).value, mode)
+    if scale == 0 {
+        return finish32(a.mul_r(b, mode.round).value, mode);
+    }
+    // Exactly in FP64 (a product of two 24-bit significands has 48 bits; scaling by 2^-3..2^3 stays in range),
+    // rounded to FP32 once: overflow and denormals come from the scaled product, not from a scaled factor.
+    let (a, b): (Double, Double) = (a.convert(&mut false).value, b.convert(&mut false).value);
+    let product = a.mul_r(b, Round::NearestTiesToEven).value.scalbn_r(scale, Round::NearestTiesToEven);
+    finish32(product.convert_r(mode.round, &mut false).value, mode)
 }
 
 pub fn fma32(a: u32, b: u32, c: u32, fmz: bool, mode: Mode) -> u32 {

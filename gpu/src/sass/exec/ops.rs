@@ -350,3 +350,9 @@ pub(super) fn swizzle_add(isa: Isa, swizzle: u32, lane: &Lane, a: u32, b: u32, m
     let (negate_a, negate_b) = signs.negations().unwrap_or_default();
     float::add32(a ^ u32::from(negate_a) << 31, b ^ u32::from(negate_b) << 31, mode)
 }
+
+/// SR_TID (special register 32): the thread's index packed, x in bits 15:0, y in 25:16, z in 31:26 (nouveau's
+/// `handleEXTBF_RDSV` unpacks it so; Ryujinx packs it so).
+pub(super) fn packed_thread_id(tid: [u32; 3]) -> u32 {
+    tid[0] | tid[1] << 16 | tid[2] << 26
+}

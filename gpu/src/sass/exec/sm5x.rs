@@ -175,20 +175,20 @@ impl Operands<'_> {
         }
     }
 
-    /// The second FP16 pair: an immediate's, or rb's after its swizzle and modifiers.
+    /// The second FP16 pair: an immediate's, a constant's or rb's, after its swizzle and modifiers. A constant
+    /// is an FP32, rounded to FP16 for both lanes (nxgpucatch's `hadd2.cpp`, `hfma2.cpp`, `hset2.cpp` and
+    /// `hsetp2.cpp` on a Tegra X1: -c holding 5.0 adds {-5, -5}; c holding 0x40004000 compares as 2.00390625).
     fn half_b(&self, lane: &Lane) -> [u16; 2] {
-        self.immediate_halves().unwrap_or_else(|| self.half_pair(self.reg(lane, "rb"), "swz_b", "neg_b", "abs_b"))
+        self.immediate_halves().unwrap_or_else(|| match self.form() {
+            "cbuf" => self.half_pair(self.constant(), CONSTANT_HALVES, "neg_b", "abs_b"),
+            _ => self.half_pair(self.reg(lane, "rb"), self.v.get("swz_b"), "neg_b", "abs_b"),
+        })
     }
 
     /// The second source as an FP32: a 20-bit immediate holds the top bits of the float.
     fn float_b(&self, lane: &Lane) -> u32 {
         let v = self.v;
-        let raw = if v.has("imm20") {
-            let imm = v.get("imm20");
-            ((imm >> 19) << 31 | (imm & 0x7ffff) << 12) as u32
-        } else {
-            self.b(lane)
-        };
+        let raw = if v.has("imm20") { float_immediate(v.get("imm20")) } else { self.b(lane) };
         modifiers(raw, v.flag("neg_b"), v.flag("abs_b"))
     }
 
@@ -200,25 +200,41 @@ impl Operands<'_> {
             let imm = v.get("imm20");
             (imm >> 19) << 63 | (imm & 0x7ffff) << 44
         } else if v.has("cb_offset") && self.form() != "cbuf_c" {
-            let offset = crate::sass::sm5x::constant_offset(v);
-            u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset))
-                | u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset.saturating_add(4))) << 32
+            self.constant_pair()
         } else {
             lane.reg64(v.get("rb"))
         };
         (raw, modifiers64(raw, v.flag("neg_b"), v.flag("abs_b")))
     }
 
+    /// The 64-bit value of the constant operand and the word after it.
+    fn constant_pair(&self) -> u64 {
+        let offset = crate::sass::sm5x::constant_offset(self.v);
+        let bank = self.v.get("cb_bank");
+        u64::from(self.cbufs.read_u32(bank, offset))
+            | u64::from(self.cbufs.read_u32(bank, offset.saturating_add(4))) << 32
+    }
+
     fn double_c(&self, lane: &Lane) -> (u64, u64) {
         let v = self.v;
-        let raw = if self.form() == "cbuf_c" {
-            let offset = crate::sass::sm5x::constant_offset(v);
-            u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset))
-                | u64::from(self.cbufs.read_u32(v.get("cb_bank"), offset.saturating_add(4))) << 32
-        } else {
-            lane.reg64(v.get("rc"))
-        };
+        let raw = if self.form() == "cbuf_c" { self.constant_pair() } else { lane.reg64(v.get("rc")) };
         (raw, modifiers64(raw, v.flag("neg_c"), false))
+    }
+
+    /// A conversion's source bits before its selector and modifiers: a register (pair for 64 bits), a constant
+    /// (pair), or an immediate: I2F's and I2I's a signed 20-bit integer; F2F's and F2I's the top bits of an FP32,
+    /// or of an FP64 for an FP64 source, and for an FP16 source the FP16 in bits 35:20 (as nvdisasm reads it).
+    fn convert_raw(&self, lane: &Lane) -> u64 {
+        let v = self.v;
+        let (src, float) = (v.get("src"), matches!(v.encoding.opcode, "F2F" | "F2I"));
+        match (self.form(), src) {
+            ("reg", 3) => lane.reg64(v.get("rb")),
+            ("cbuf", 3) => self.constant_pair(),
+            ("imm", 3) if float => self.double_b(lane).0,
+            ("imm", 1) if float => v.get("imm20") & 0xffff,
+            ("imm", _) if float => u64::from(float_immediate(v.get("imm20"))),
+            _ => u64::from(self.b(lane)),
+        }
     }
 
     fn double_a(&self, lane: &Lane) -> (u64, u64) {
@@ -229,9 +245,9 @@ impl Operands<'_> {
     /// An FP16 pair source after its swizzle (0 H1_H0, 2 H0_H0, 3 H1_H1) and modifiers.
     /// A pair source's halves after its swizzle (0 H1_H0, 1 F32: the register an FP32, rounded to FP16 for both
     /// lanes, as nxgpucatch's `hadd2.cpp` and `hset2.cpp` show a Tegra X1 read it; 2 H0_H0, 3 H1_H1) and modifiers.
-    fn half_pair(&self, bits: u32, swizzle: &str, neg: &str, abs: &str) -> [u16; 2] {
+    fn half_pair(&self, bits: u32, swizzle: u64, neg: &str, abs: &str) -> [u16; 2] {
         let (low, high) = (bits as u16, (bits >> 16) as u16);
-        let pair = match self.v.get(swizzle) {
+        let pair = match swizzle {
             1 => [float::float_to_float(u64::from(bits), 2, 1, float::rounding(0), false) as u16; 2],
             2 => [low, low],
             3 => [high, high],
@@ -255,6 +271,22 @@ impl Operands<'_> {
 fn modifiers64(bits: u64, neg: bool, abs: bool) -> u64 {
     let bits = if abs { bits & !(1 << 63) } else { bits };
     if neg { bits ^ 1 << 63 } else { bits }
+}
+
+/// BFE.CC and BFI.CC: Z and S of the result (nxgpucatch's `bfe.cpp` and `bfi.cpp` on a Tegra X1); C and O are
+/// cleared as LOP's are, which those vectors, all starting from clear flags, do not show either way.
+fn bit_field_flags(lane: &mut Lane, o: &Operands, result: u32) {
+    if o.v.flag("cc") {
+        lane.cc = condition_code(result, false, false);
+    }
+}
+
+/// The swizzle a pair instruction's constant operand takes: .F32, one FP32 for both lanes (see `half_b`).
+const CONSTANT_HALVES: u64 = 1;
+
+/// A 20-bit float immediate (bit 19 the sign) as the FP32 whose top bits it holds.
+fn float_immediate(imm20: u64) -> u32 {
+    ((imm20 >> 19) << 31 | (imm20 & 0x7ffff) << 12) as u32
 }
 
 fn modifiers(bits: u32, neg: bool, abs: bool) -> u32 {
@@ -363,10 +395,13 @@ impl Exec<'_, '_> {
         let v = self.v;
         let writes_cc = [
             "IADD", "IADD32I", "ISCADD", "LOP", "LOP32I", "LOP3", "LEA", "FSET", "ISET", "DSET", "CSET", "PSET", "I2I",
-            "IMNMX",
+            "IMNMX", "IADD3", "BFE", "BFI",
         ];
         if v.flag("cc") && !writes_cc.contains(&v.encoding.opcode) {
             return self.unimplemented(format!("{} writing the condition code", self.text()));
+        }
+        if crate::sass::sm5x::odd_wide_constant(v) {
+            return self.unimplemented(format!("{} (a 64-bit constant at an odd word)", self.text()));
         }
         match v.encoding.opcode {
             // CCTL: cache prefetches and invalidations, which change nothing in coherent memory; IDE: whether a
@@ -391,16 +426,17 @@ impl Exec<'_, '_> {
                     let value = match sr {
                         0 => lane_id,
                         33..=35 => u64::from(lane.tid[sr as usize - 33]),
+                        32 => u64::from(super::ops::packed_thread_id(lane.tid)),
                         37..=39 => u64::from(ctaid[sr as usize - 37]),
                         56 => 1 << lane_id,
                         57 => (1 << lane_id) - 1,
                         58 => (2 << lane_id) - 1,
                         59 => u64::from(!((2u32 << lane_id).wrapping_sub(1))),
                         60 => u64::from(!((1u32 << lane_id) - 1)),
-                        80 | 82 => clock,
+                        1 | 80 | 82 => clock,
                         81 | 83 => clock >> 32,
                         // The SM's own configuration and counters: the interpreter is one SM running one CTA.
-                        2..=11 | 67 | 68 => 0,
+                        2..=11 | 67 | 68 | 255 => 0,
                         50 => u64::from(shared_bytes),
                         _ => return self.unimplemented(format!("special register {sr} ({})", self.text())),
                     };
@@ -448,7 +484,12 @@ impl Exec<'_, '_> {
                 let halves = [v.get("half_a"), v.get("half_b"), v.get("half_c")];
                 // .RS of a negated first sum: no hardware vector settles the negation's width.
                 let shifted_negation = v.get("shift") == 1 && (v.flag("neg_a") || v.flag("neg_b"));
-                if v.get("shift") == 3 || halves.contains(&3) || v.flag("cc") || v.flag("x") || shifted_negation {
+                if v.get("shift") == 3
+                    || halves.contains(&3)
+                    || v.flag("x")
+                    || shifted_negation
+                    || crate::sass::sm5x::iadd3_cc_unknown(v)
+                {
                     return self.unimplemented(self.text());
                 }
                 self.each(|lane, o| {
@@ -470,7 +511,14 @@ impl Exec<'_, '_> {
                         2 => first << 16,
                         _ => first,
                     };
-                    lane.set_reg(o.v.get("rd"), first.wrapping_add(c) as u32);
+                    let result = (first as u32).wrapping_add(c as u32);
+                    lane.set_reg(o.v.get("rd"), result);
+                    if o.v.flag("cc") {
+                        // Two carries: V from a + b, C from adding c to that sum's word.
+                        let (sum_carry, c_carry) =
+                            (first >> 32 & 1 == 1, u64::from(first as u32) + (c & 0xffff_ffff) > 0xffff_ffff);
+                        lane.cc = condition_code(result, c_carry, sum_carry);
+                    }
                 })
             }
             "VADD" | "VABSDIFF" | "VMNMX" | "VSHL" | "VSHR" | "VSET" | "VSETP" | "VMAD" | "VABSDIFF4"
@@ -520,6 +568,7 @@ impl Exec<'_, '_> {
                 let signed = v.flag("sd");
                 let mode = crate::sass::video::Mode::from_field(v.get("mode"));
                 let value = if v.flag("sat") { video::saturate(value, signed, mode) } else { value };
+                let value = if crate::sass::sm5x::vmnmx_wraps(v) { i128::from(value as u32 as i32) } else { value };
                 lane.set_reg(v.get("rd"), video::finish(value, o.reg(lane, "rc"), signed, mode))
             }),
             "XMAD" => {
@@ -564,6 +613,8 @@ impl Exec<'_, '_> {
                     lane.set_reg(v.get("rd"), result)
                 })
             }
+            // .SAT of an FP64 seed's high word: what it would clamp is not known.
+            "MUFU" if v.flag("sat") && matches!(v.get("func"), 6 | 7) => return self.unimplemented(self.text()),
             "MUFU" => {
                 let func = v.get("func");
                 self.each(|lane, o| {
@@ -572,7 +623,9 @@ impl Exec<'_, '_> {
                         6 | 7 => float::special_function64h(func, x),
                         _ => float::special_function(func, x),
                     };
-                    lane.set_reg(o.v.get("rd"), result.unwrap_or(float::CANONICAL_NAN32))
+                    let result = result.unwrap_or(float::CANONICAL_NAN32);
+                    // .SAT clamps to [0, 1], NaN to +0 (nxgpucatch's `mufu.cpp`: SQRT.SAT of 2 is 1).
+                    lane.set_reg(o.v.get("rd"), if o.v.flag("sat") { float::saturate32(result) } else { result })
                 })
             }
             "RRO" => self.each(|lane, o| {
@@ -600,8 +653,18 @@ impl Exec<'_, '_> {
                 lane.set_pred(o.v.get("pd"), needs)
             }),
             "I2F" | "F2I" | "F2F" if v.flag("cc") => return self.unimplemented(self.text()),
-            // A 64-bit source from a constant or an immediate: ptxas never asks.
-            "I2F" if v.get("src") == 3 && v.encoding.form() != "reg" => return self.unimplemented(self.text()),
+            // A 64-bit integer from an immediate (nxgpucatch's `i2f.cpp` shows a Tegra X1 take it as the high
+            // word, and cannot show the low one) or from a constant to I2I (ptxas never asks), the high half of a
+            // float immediate, an FP16 immediate with bits above the half (which nvdisasm ignores): what the
+            // hardware makes of them is not known.
+            "I2F" if v.get("src") == 3 && v.encoding.form() == "imm" => return self.unimplemented(self.text()),
+            "I2I" if v.get("src") == 3 && v.encoding.form() != "reg" => return self.unimplemented(self.text()),
+            "F2F" | "F2I"
+                if v.encoding.form() == "imm"
+                    && (v.flag("half_b") || v.get("src") == 1 && v.get("imm20") >> 16 != 0) =>
+            {
+                return self.unimplemented(self.text());
+            }
             // A part of a 32- or 64-bit integer: ptxas never asks, and what the hardware does is not known.
             "I2F" | "I2I" if v.get("src") >= 2 && v.get("byte_b") != 0 => return self.unimplemented(self.text()),
             "I2F" | "F2I" | "I2I" | "F2F" => self.each(|lane, o| {
@@ -822,11 +885,14 @@ impl Exec<'_, '_> {
                 lane.set_reg(o.v.get("rd"), a.checked_shl(amount).unwrap_or(0))
             }),
             "SHR" => {
-                if v.flag("brev") || v.get("x") != 0 {
+                if v.get("x") != 0 {
                     return self.unimplemented(self.text());
                 }
                 self.each(|lane, o| {
-                    let (a, amount) = (o.reg(lane, "ra"), o.b(lane));
+                    // .BREV shifts a with its bits reversed (nxgpucatch's `shr.cpp` on a Tegra X1; which way a
+                    // signed shift moves a reversed negative value it does not show: taken as any other).
+                    let a = o.reg(lane, "ra");
+                    let (a, amount) = (if o.v.flag("brev") { a.reverse_bits() } else { a }, o.b(lane));
                     let amount = if o.v.flag("w") { amount & 31 } else { amount.min(32) };
                     let result = if o.v.flag("signed") {
                         ((a as i32) >> amount.min(31)) as u32
@@ -885,7 +951,8 @@ impl Exec<'_, '_> {
                             shifted & ((1u32 << length) - 1)
                         }
                     };
-                    lane.set_reg(o.v.get("rd"), result)
+                    lane.set_reg(o.v.get("rd"), result);
+                    bit_field_flags(lane, o, result);
                 })
             }
             "BFI" => self.each(|lane, o| {
@@ -899,7 +966,8 @@ impl Exec<'_, '_> {
                     let mask = if length >= 32 { u32::MAX } else { ((1u32 << length) - 1) << position };
                     (c & !mask) | ((a << position) & mask)
                 };
-                lane.set_reg(o.v.get("rd"), result)
+                lane.set_reg(o.v.get("rd"), result);
+                bit_field_flags(lane, o, result);
             }),
             "PRMT" => {
                 if v.get("mode") > 6 {
@@ -946,7 +1014,16 @@ impl Exec<'_, '_> {
                     lane.set_reg(o.v.get("rd"), if a_less == min { a } else { b })
                 })
             }
-            "PSETP" | "PSET" => self.each(|lane, o| {
+            // PSETP's second destination combines !pa with pb, where the other comparisons' take the negation of
+            // the first's (nxgpucatch's `psetp.cpp` on a Tegra X1: PSETP.AND.AND P0, P1, PT, !PT, PT leaves P1
+            // false; yuzu reads it so too).
+            "PSETP" => self.each(|lane, o| {
+                let (a, b, ps) = (o.pred_src(lane, "pa"), o.pred_src(lane, "pb"), o.pred_src(lane, "ps"));
+                let (bop_ab, bop) = (o.v.get("bop_ab"), o.v.get("bop"));
+                lane.set_pred(o.v.get("pd"), boolean(bop, boolean(bop_ab, a, b), ps));
+                lane.set_pred(o.v.get("pq"), boolean(bop, boolean(bop_ab, !a, b), ps));
+            }),
+            "PSET" => self.each(|lane, o| {
                 let (a, b) = (o.pred_src(lane, "pa"), o.pred_src(lane, "pb"));
                 set_comparison(lane, o, boolean(o.v.get("bop_ab"), a, b))
             }),
@@ -974,8 +1051,7 @@ impl Exec<'_, '_> {
                 })
             }
             "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" => {
-                let fmz = v.get("fmz");
-                if v.get("scale") != 0 || fmz > 2 {
+                if crate::sass::sm5x::fmul_scale(v.get("scale")).is_none() || v.get("fmz") > 2 {
                     return self.unimplemented(self.text());
                 }
                 self.each(|lane, o| {
@@ -986,7 +1062,9 @@ impl Exec<'_, '_> {
                     let (a, b) = (o.float_a(lane), o.float_b(lane));
                     let result = match o.v.encoding.opcode {
                         "FADD" | "FADD32I" => float::add32(a, b, mode),
-                        "FMUL" | "FMUL32I" => float::mul32(a, b, 0, fmz, mode),
+                        "FMUL" | "FMUL32I" => {
+                            float::mul32(a, b, crate::sass::sm5x::fmul_scale(o.v.get("scale")).unwrap_or(0), fmz, mode)
+                        }
                         _ => float::fma32(a, b, o.float_c(lane), fmz, mode),
                     };
                     lane.set_reg(o.v.get("rd"), result)
@@ -1026,12 +1104,12 @@ impl Exec<'_, '_> {
                 self.each(half_arithmetic)
             }
             "HSET2" => self.each(|lane, o| {
-                let a = o.half_pair(o.reg(lane, "ra"), "swz_a", "neg_a", "abs_a");
+                let a = o.half_pair(o.reg(lane, "ra"), o.v.get("swz_a"), "neg_a", "abs_a");
                 let value = super::ops::hset2(o.v, a, o.half_b(lane), o.pred_src(lane, "ps"));
                 lane.set_reg(o.v.get("rd"), value)
             }),
             "HSETP2" => self.each(|lane, o| {
-                let a = o.half_pair(o.reg(lane, "ra"), "swz_a", "neg_a", "abs_a");
+                let a = o.half_pair(o.reg(lane, "ra"), o.v.get("swz_a"), "neg_a", "abs_a");
                 let b = o.half_b(lane);
                 let ftz = o.v.flag("ftz");
                 let holds = |i: usize| float::compare(float::order16(a[i], b[i], ftz), o.v.get("cmp"));
@@ -1058,7 +1136,8 @@ impl Exec<'_, '_> {
                 // c compared with zero selects a or b.
                 let order = float::order32(o.c(lane), 0, o.v.flag("ftz"));
                 let holds = float::compare(order, o.v.get("cmp"));
-                let value = if holds { o.reg(lane, "ra") } else { o.b(lane) };
+                // An immediate b is a float's top bits (nxgpucatch's `fcmp.cpp`: `FCMP.LT.FTZ R2, R3, 1, R2` gives 1.0).
+                let value = if holds { o.reg(lane, "ra") } else { o.float_b(lane) };
                 lane.set_reg(o.v.get("rd"), value)
             }),
             "LD" | "ST" | "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" => self.memory()?,
@@ -1119,13 +1198,20 @@ impl Exec<'_, '_> {
                     lane.pc = target;
                 }
             }
+            // SYNC, BRK, CONT and EXIT with a condition-code test pop or exit only where it holds (nxgpucatch's
+            // `flow.cpp` on a Tegra X1); the other lanes go on.
+            "SYNC" | "BRK" | "CONT" | "RET" | "LONGJMP" | "EXIT" if cc_holds(0, v.get("cc_test")).is_none() => {
+                return self.unimplemented(self.text());
+            }
+            "RET" | "LONGJMP" if v.get("cc_test") != 15 => return self.unimplemented(self.text()),
             "SYNC" | "BRK" | "CONT" | "RET" | "LONGJMP" => {
-                if v.get("cc_test") != 15 {
-                    return self.unimplemented(self.text());
-                }
                 let kind = SyncKind::of(v.encoding.opcode);
                 for i in lanes(self.active) {
                     let lane = &mut self.step.warp.lanes[i];
+                    if cc_holds(lane.cc, v.get("cc_test")) == Some(false) {
+                        lane.pc += 1;
+                        continue;
+                    }
                     // Unwind to the innermost entry of the kind (a BRK leaves the SSYs and the PCNT inside the
                     // loop, a LONGJMP the calls it returns from).
                     let target = loop {
@@ -1148,11 +1234,13 @@ impl Exec<'_, '_> {
                 }
             }
             "EXIT" => {
-                if v.get("cc_test") != 15 {
-                    return self.unimplemented(self.text());
-                }
                 for i in lanes(self.active) {
-                    self.step.warp.lanes[i].status = LaneStatus::Exited;
+                    let lane = &mut self.step.warp.lanes[i];
+                    if cc_holds(lane.cc, v.get("cc_test")) == Some(false) {
+                        lane.pc += 1;
+                    } else {
+                        lane.status = LaneStatus::Exited;
+                    }
                 }
             }
             "BAR" => {
@@ -1358,10 +1446,8 @@ fn convert_value(lane: &Lane, o: &Operands) -> u64 {
     let v = o.v;
     let opcode = v.encoding.opcode;
     let (src, dst) = (v.get("src"), v.get("dst"));
-    let rb = v.get("rb");
     let round = float::rounding(v.get("rnd"));
-    // The source: a register pair for 64 bits, else the register's (constant's, immediate's) selected part.
-    let raw = if src == 3 { lane.reg64(rb) } else { u64::from(o.b(lane)) };
+    let raw = o.convert_raw(lane);
     let float_source = matches!(opcode, "F2I" | "F2F");
 
     if float_source {
@@ -1389,8 +1475,17 @@ fn convert_value(lane: &Lane, o: &Operands) -> u64 {
             } else {
                 float::float_to_float(bits, src, dst, round, ftz)
             };
-            // .SAT clamps an FP32 result, rounded to an integral value or not (PTX's cvt.rni.sat.f32.f32).
-            if v.flag("sat") && dst == 2 { u64::from(float::saturate32(result as u32)) } else { result }
+            // .SAT clamps an FP32 result, rounded to an integral value or not (PTX's cvt.rni.sat.f32.f32), or an
+            // FP16 one (nxgpucatch `f2f.cpp`: F2F.F16.F16.SAT of 8 is 1.0, of -2 +0), NaN to +0.
+            let nearest = float::rounding(0);
+            match (v.flag("sat"), dst) {
+                (true, 2) => u64::from(float::saturate32(result as u32)),
+                (true, 1) => {
+                    let wide = float::float_to_float(result, 1, 2, nearest, false) as u32;
+                    float::float_to_float(u64::from(float::saturate32(wide)), 2, 1, nearest, false)
+                }
+                _ => result,
+            }
         }
     } else {
         // An integer source: its part (byte_b), extended, with abs/neg.
@@ -1512,9 +1607,10 @@ fn half_arithmetic(lane: &mut Lane, o: &Operands) {
         "HMUL2" | "HMUL2_32I" => float::ArithOp::Mul,
         _ => float::ArithOp::Fma,
     };
-    let a = o.half_pair(o.reg(lane, "ra"), "swz_a", "neg_a", "abs_a");
+    let a = o.half_pair(o.reg(lane, "ra"), o.v.get("swz_a"), "neg_a", "abs_a");
     let b = o.half_b(lane);
-    let c = if op == float::ArithOp::Fma { o.half_pair(o.c(lane), "swz_c", "neg_c", "abs_c") } else { [0; 2] };
+    let c_swizzle = if o.form() == "cbuf_c" { CONSTANT_HALVES } else { o.v.get("swz_c") };
+    let c = if op == float::ArithOp::Fma { o.half_pair(o.c(lane), c_swizzle, "neg_c", "abs_c") } else { [0; 2] };
     let ftz = v.flag("ftz") || v.get("fmz") == 1;
     let mode = float::HalfMode { ftz, sat: v.flag("sat"), relu: false, bf16: false };
     let rd = v.get("rd");

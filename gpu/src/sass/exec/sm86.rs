@@ -760,6 +760,7 @@ impl Exec<'_, '_> {
             Some(match sr {
                 0 => u64::from(lane_id),
                 33..=35 => u64::from(lane.tid[sr as usize - 33]),
+                32 => u64::from(super::ops::packed_thread_id(lane.tid)),
                 37..=39 => u64::from(ctaid[sr as usize - 37]),
                 56 => 1u64 << lane_id,
                 57 => (1u64 << lane_id) - 1,

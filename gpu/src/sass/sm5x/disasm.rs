@@ -440,11 +440,12 @@ fn half_immediates(v: &View) -> [String; 2] {
     [half(v.get("imm_hi")), half(v.get("imm_lo"))]
 }
 
+/// The second source of a pair instruction: two immediate halves, a constant (which has no swizzle), or a register.
 fn half_b(v: &View) -> Vec<String> {
-    if form(v) == "imm" {
-        half_immediates(v).to_vec()
-    } else {
-        vec![half_operand(v, "rb", slot_b(v), "neg_b", "abs_b", "swz_b")]
+    match form(v) {
+        "imm" => half_immediates(v).to_vec(),
+        "cbuf" => vec![with_modifiers(cbuf(v), v.flag("neg_b"), v.flag("abs_b"))],
+        _ => vec![half_operand(v, "rb", slot_b(v), "neg_b", "abs_b", "swz_b")],
     }
 }
 
@@ -466,7 +467,11 @@ fn hfma2(v: &View) -> Parts {
     let m = format!("HFMA2{}{}{}", v.choice("out", HALF_OUTPUT), v.choice("fmz", FTZ_FMZ), v.suffix("sat", ".SAT"));
     let mut operands = vec![reg(v.get("rd"), 255), half_operand(v, "ra", 0, "neg_a", "abs_a", "swz_a")];
     operands.extend(half_b(v));
-    operands.push(half_operand(v, "rc", 2, "neg_c", "abs_c", "swz_c"));
+    operands.push(if form(v) == "cbuf_c" {
+        with_modifiers(cbuf(v), v.flag("neg_c"), false)
+    } else {
+        half_operand(v, "rc", 2, "neg_c", "abs_c", "swz_c")
+    });
     (m, operands)
 }
 
@@ -507,17 +512,13 @@ fn hsetp2(v: &View) -> Parts {
     let m = format!(
         "HSETP2{}{}{}{}",
         v.choice("cmp", FLOAT_CMP),
-        v.suffix("ftz", ".FTZ"),
         v.suffix("h_and", ".H_AND"),
+        v.suffix("ftz", ".FTZ"),
         v.choice("bop", BOOL_OP)
     );
-    let operands = vec![
-        pred_dst(v, "pd"),
-        pred_dst(v, "pq"),
-        half_operand(v, "ra", 0, "neg_a", "abs_a", "swz_a"),
-        half_operand(v, "rb", 1, "neg_b", "abs_b", "swz_b"),
-        pred_src(v, "ps"),
-    ];
+    let mut operands = vec![pred_dst(v, "pd"), pred_dst(v, "pq"), half_operand(v, "ra", 0, "neg_a", "abs_a", "swz_a")];
+    operands.extend(half_b(v));
+    operands.push(pred_src(v, "ps"));
     (m, operands)
 }
 
@@ -947,21 +948,40 @@ fn int_type(v: &View, size: &str, signed: &str) -> &'static str {
     table[v.get(size) as usize & 3]
 }
 
-/// The converted source: register (with its half or byte selector) and modifiers.
+/// The converted source with its half or byte selector and modifiers, as nvdisasm spells it: the constant with a
+/// space (`c[B] [O]`) except F2F's from FP32 or FP64; `.H1` on F2I's source and on an FP16 source of F2F; a 16-bit
+/// integer's selector `.H1`; an F2F or F2I immediate is a float of the source's width (an FP16 in bits 35:20),
+/// with `.NEG`, `.ABS` and the selector after it.
 fn convert_source(v: &View, selector: &str) -> String {
     const BYTE: &[&str] = &["", ".B1", ".B2", ".B3"];
+    const HALF_OF_16: &[&str] = &["", ".INVALIDSIZE1", ".H1", ".INVALIDSIZE3"];
+    let (opcode, src) = (v.encoding.opcode, v.get("src"));
     let suffix = match selector {
-        "half_b" if v.flag("half_b") => ".H1",
+        "half_b" if v.flag("half_b") && (opcode == "F2I" || src == 1) => ".H1",
+        "byte_b" if src == 1 => HALF_OF_16[v.get("byte_b") as usize & 3],
         "byte_b" => BYTE[v.get("byte_b") as usize & 3],
         _ => "",
     };
+    let (neg, abs) = (v.flag("neg_b"), v.flag("abs_b"));
     match form(v) {
-        "reg" => register_operand(v, "rb", 1, v.flag("neg_b"), v.flag("abs_b"), suffix),
-        // As XMAD's, the constant-buffer source of I2F, F2I and I2I (not F2F's) is spelt with a space.
-        "cbuf" if v.encoding.opcode != "F2F" => {
-            format!("c[{:#x}] [{}]", v.get("cb_bank"), hex(v.signed("cb_offset") * 4))
+        "reg" => register_operand(v, "rb", 1, neg, abs, suffix),
+        "cbuf" => {
+            let constant = if opcode != "F2F" || src == 1 {
+                format!("c[{:#x}] [{}]", v.get("cb_bank"), hex(v.signed("cb_offset") * 4))
+            } else {
+                cbuf(v)
+            };
+            with_modifiers(format!("{constant}{suffix}"), neg, abs)
         }
-        _ => src_b(v, Imm::Signed),
+        _ => {
+            let value = match (opcode, src) {
+                ("F2F" | "F2I", 1) => text::float16(v.get("imm20") as u16),
+                ("F2F" | "F2I", 3) => immediate(v, Imm::F64),
+                ("F2F" | "F2I", _) => immediate(v, Imm::F32),
+                _ => immediate(v, Imm::Signed),
+            };
+            format!("{value}{}{}{suffix}", if neg { ".NEG" } else { "" }, if abs { ".ABS" } else { "" })
+        }
     }
 }
 

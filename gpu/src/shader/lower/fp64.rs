@@ -154,17 +154,15 @@ impl Lower<'_> {
         self.select(nan, nan_bits, value)
     }
 
-    /// F2I's source register rb as FP32 (the invalid type 0 too, as the interpreter reads it) or, with `double`,
-    /// FP64 (a pair), after `.ABS`/`.NEG` (abs_b, neg_b) and `.FTZ`.
-    pub(in crate::shader) fn float_source(&mut self, v: &View, double: bool) -> Value {
+    /// F2I's source `raw` as FP32 (the invalid type 0 too, as the interpreter reads it) or, with `double`, FP64
+    /// (a pair), after `.ABS`/`.NEG` (abs_b, neg_b) and `.FTZ`.
+    pub(in crate::shader) fn float_source(&mut self, v: &View, raw: Value, double: bool) -> Value {
         let (neg, abs, ftz) = (v.flag("neg_b"), v.flag("abs_b"), v.flag("ftz"));
         if double {
-            let b = self.reg64(v.get("rb"));
-            let b = self.float64_modifiers(b, neg, abs);
+            let b = self.float64_modifiers(raw, neg, abs);
             self.flush64(b, ftz)
         } else {
-            let b = self.reg(v.get("rb"));
-            let b = self.float_modifiers(b, v, "neg_b", "abs_b");
+            let b = self.float_modifiers(raw, v, "neg_b", "abs_b");
             self.flush(b, ftz)
         }
     }

@@ -4,6 +4,18 @@ use super::Lower;
 use crate::sass::text::View;
 use crate::shader::ir::{BinOp, Cmp, FArith, HalfFormat, Op, Round, UnOp, Value};
 
+/// A pair instruction's source that is not one of its registers.
+#[derive(Clone, Copy)]
+pub(in crate::shader) enum HalfSource {
+    /// The second source is these halves (low first): an immediate form's.
+    Immediate([u32; 2]),
+    /// The second source is this constant, an FP32 rounded to FP16 for both lanes (the interpreter's `half_b`;
+    /// `neg_b` and `abs_b` apply): Maxwell's `cbuf` forms.
+    ConstantB(Value),
+    /// The third source is this constant, as `ConstantB`'s (`neg_c` applies): Maxwell's HFMA2 `cbuf_c` form.
+    ConstantC(Value),
+}
+
 impl Lower<'_> {
     /// A pair source's halves (low, high) after its swizzle (0 H1_H0, 1 F32: the value an FP32 rounded to FP16 for
     /// both lanes, as the interpreter's; 2 H0_H0, 3 H1_H1) and modifiers.
@@ -45,14 +57,15 @@ impl Lower<'_> {
         self.select(denormal, signed_zero, half)
     }
 
-    /// The first two operand pairs of a half instruction: a, and b (a register or the immediate's halves), each
-    /// with its swizzle and modifiers.
-    pub(in crate::shader) fn half_sources(&mut self, v: &View, immediate: Option<[u32; 2]>) -> [[Value; 2]; 2] {
+    /// The first two operand pairs of a half instruction: a, and b (a register, the immediate's halves or a
+    /// constant as `other` says), each with its swizzle and modifiers.
+    pub(in crate::shader) fn half_sources(&mut self, v: &View, other: Option<HalfSource>) -> [[Value; 2]; 2] {
         let a = self.reg(v.get("ra"));
         let a = self.half_pair(a, v.get("swz_a"), v.flag("neg_a"), v.flag("abs_a"));
-        let b = match immediate {
-            Some(halves) => halves.map(|h| self.const32(h)),
-            None => {
+        let b = match other {
+            Some(HalfSource::Immediate(halves)) => halves.map(|h| self.const32(h)),
+            Some(HalfSource::ConstantB(constant)) => self.half_pair(constant, 1, v.flag("neg_b"), v.flag("abs_b")),
+            _ => {
                 let b = self.reg(v.get("rb"));
                 self.half_pair(b, v.get("swz_b"), v.flag("neg_b"), v.flag("abs_b"))
             }
@@ -66,14 +79,16 @@ impl Lower<'_> {
         &mut self,
         v: &View,
         opcode: &str,
-        immediate: Option<[u32; 2]>,
+        other: Option<HalfSource>,
     ) -> [[Value; 2]; 3] {
-        let [a, b] = self.half_sources(v, immediate);
-        let c = if FArith::of_half_opcode(opcode) == FArith::Fma {
-            let c = self.reg(v.get(if v.has("rc") { "rc" } else { "rd" }));
-            self.half_pair(c, v.get("swz_c"), v.flag("neg_c"), v.flag("abs_c"))
-        } else {
-            b
+        let [a, b] = self.half_sources(v, other);
+        let c = match other {
+            _ if FArith::of_half_opcode(opcode) != FArith::Fma => b,
+            Some(HalfSource::ConstantC(constant)) => self.half_pair(constant, 1, v.flag("neg_c"), false),
+            _ => {
+                let c = self.reg(v.get(if v.has("rc") { "rc" } else { "rd" }));
+                self.half_pair(c, v.get("swz_c"), v.flag("neg_c"), v.flag("abs_c"))
+            }
         };
         [a, b, c]
     }
@@ -189,10 +204,10 @@ impl Lower<'_> {
         self.float_compare(a, b, cmp)
     }
 
-    /// HSET2 (the same fields in both ISAs; `immediate`: Maxwell's immediate pair): each half all ones (1.0 with
-    /// .BF) where its comparison, combined with the predicate, holds.
-    pub(in crate::shader) fn hset2(&mut self, v: &View, immediate: Option<[u32; 2]>) {
-        let [a, b] = self.half_sources(v, immediate);
+    /// HSET2 (the same fields in both ISAs; `other`: Maxwell's immediate pair or constant): each half all ones
+    /// (1.0 with .BF) where its comparison, combined with the predicate, holds.
+    pub(in crate::shader) fn hset2(&mut self, v: &View, other: Option<HalfSource>) {
+        let [a, b] = self.half_sources(v, other);
         let ps = self.pred_src(v, "ps");
         let (one, zero) = (self.const32(if v.flag("bf") { 0x3c00 } else { 0xffff }), self.const32(0));
         let halves = [0, 1].map(|i| {
@@ -204,10 +219,10 @@ impl Lower<'_> {
         self.set_reg(v.get("rd"), value);
     }
 
-    /// HSETP2 (the same fields in both ISAs): a comparison of each half, or of both together (.H_AND),
-    /// combined with a predicate into two.
-    pub(in crate::shader) fn hsetp2(&mut self, v: &View) {
-        let [a, b] = self.half_sources(v, None);
+    /// HSETP2 (the same fields in both ISAs; `other` as HSET2's): a comparison of each half, or of both together
+    /// (.H_AND), combined with a predicate into two.
+    pub(in crate::shader) fn hsetp2(&mut self, v: &View, other: Option<HalfSource>) {
+        let [a, b] = self.half_sources(v, other);
         let (cmp, ftz) = (v.get("cmp"), v.flag("ftz"));
         let low = self.half_compare(a[0], b[0], cmp, ftz);
         let high = self.half_compare(a[1], b[1], cmp, ftz);

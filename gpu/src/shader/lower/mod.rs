@@ -18,6 +18,7 @@ mod graphics;
 mod half;
 mod warp;
 pub(super) use graphics::OutStream;
+pub(super) use half::HalfSource;
 pub(super) use warp::quad_shuffle;
 
 pub(super) struct Lower<'k> {
@@ -140,6 +141,17 @@ impl Lower<'_> {
         Some(match sr {
             0 => special(self, Special::LaneId),
             33..=35 => special(self, Special::ThreadId(sr as u8 - 33)),
+            // SR_TID: x in bits 15:0, y in 25:16, z in 31:26 (the interpreter's `packed_thread_id`).
+            32 => {
+                let mut packed = special(self, Special::ThreadId(0));
+                for (axis, shift) in [(1, 16), (2, 26)] {
+                    let index = special(self, Special::ThreadId(axis));
+                    let shift = self.const32(shift);
+                    let moved = self.bin(BinOp::Shl, index, shift);
+                    packed = self.bin(BinOp::Or, packed, moved);
+                }
+                packed
+            }
             37..=39 => special(self, Special::CtaId(sr as u8 - 37)),
             // The EQ, LT, LE, GT, GE masks of the lane.
             56..=60 => {

@@ -99,7 +99,8 @@ impl Maxwell<'_, '_, '_> {
             Mode::MergeByte2 => merge(self, 0xff00_ffff, 0xff, 16),
             Mode::Accumulate => self.bin(BinOp::Add, low, c),
             Mode::Min | Mode::Max => {
-                // c is read as the destination's type.
+                // c is read as the destination's type (and, where `vmnmx_wraps`, the result as its low word).
+                let sized = if crate::sass::sm5x::vmnmx_wraps(v) { self.un(UnOp::ExtendS, low) } else { sized };
                 let c = self.un(if signed { UnOp::ExtendS } else { UnOp::ExtendU }, c);
                 let extreme = self.bin(if mode == Mode::Min { BinOp::MinS } else { BinOp::MaxS }, sized, c);
                 self.un(UnOp::Truncate, extreme)
