@@ -4,15 +4,26 @@
 
 use std::io::Write;
 use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock};
 use tandem_gpu::vulkan::{ADDRESS_ALIGNMENT, Buffer, ComputeDevice, DeviceOptions, DispatchOptions, VulkanError};
 
+/// The device the tests share: many devices opened at once by parallel tests hung NVIDIA's driver (an H100,
+/// 2026-12-07). Tests that open devices of their own (`own_device`) take turns.
 fn device() -> ComputeDevice {
+    static DEVICE: OnceLock<ComputeDevice> = OnceLock::new();
+    DEVICE.get_or_init(own_device).clone()
+}
+
+/// A device of the test's own; hold `ONE_AT_A_TIME` while it is open.
+fn own_device() -> ComputeDevice {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_test_writer()
         .try_init();
     ComputeDevice::new().unwrap_or_else(|error| panic!("{error} (cargo xtask setup installs lavapipe)"))
 }
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// SPIR-V for a GLSL compute shader, by `glslc --target-env=vulkan1.2`.
 fn glslc(source: &str) -> Vec<u32> {
@@ -227,7 +238,8 @@ void main() { sizes[gl_LocalInvocationIndex] = gl_SubgroupSize; }
 
 #[test]
 fn buffers_of_another_device_are_refused() {
-    let (first, second) = (device(), device());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let (first, second) = (own_device(), own_device());
     let buffer = first.buffer(16).unwrap();
     assert!(matches!(second.write(&buffer, 0, &[0]), Err(VulkanError::ForeignBuffer)));
     assert!(matches!(second.dispatch(&glslc(ADD_ONE), "main", &[&buffer], [1, 1, 1]), Err(VulkanError::ForeignBuffer)));
@@ -257,6 +269,7 @@ fn features_are_plausible() {
 
 #[test]
 fn the_device_can_be_chosen_by_name() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let default = device();
     let part = default.name().split_whitespace().next().unwrap().to_uppercase();
     let options = DeviceOptions { device: Some(part), validation: false };
