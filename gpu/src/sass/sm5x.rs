@@ -22,6 +22,16 @@ pub(crate) fn constant_offset(v: &super::text::View) -> u64 {
     v.get("cb_offset") * 4
 }
 
+/// A 20-bit float immediate (bit 19 the sign, then the top bits of the rest) as the FP32 whose top bits it holds.
+pub(crate) fn float_immediate(imm20: u64) -> u32 {
+    ((imm20 >> 19) << 31 | (imm20 & 0x7ffff) << 12) as u32
+}
+
+/// A 20-bit float immediate as the FP64 whose top bits it holds.
+pub(crate) fn double_immediate(imm20: u64) -> u64 {
+    (imm20 >> 19) << 63 | (imm20 & 0x7ffff) << 44
+}
+
 /// FMUL's scale field as a power of two: 1-3 .D2, .D4, .D8; 4-6 .M8, .M4, .M2 (nvdisasm 11.8's names; nouveau's
 /// `emitPDIV`); 7 is invalid.
 pub(crate) fn fmul_scale(field: u64) -> Option<i32> {

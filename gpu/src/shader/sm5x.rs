@@ -17,7 +17,9 @@ use super::lower::{HalfSource, Lower, SHARED_UPDATE64, quad_shuffle};
 use super::stack::{Effect, static_pops};
 use crate::sass::Isa;
 use crate::sass::cubin::KernelImage;
-use crate::sass::sm5x::{decode_program, fmul_scale, iadd3_cc_unknown, odd_wide_constant};
+use crate::sass::sm5x::{
+    decode_program, double_immediate, float_immediate, fmul_scale, iadd3_cc_unknown, odd_wide_constant,
+};
 use crate::sass::text::View;
 use std::collections::BTreeSet;
 use std::ops::{Deref, DerefMut};
@@ -361,12 +363,7 @@ impl Maxwell<'_, '_, '_> {
     }
 
     fn float_b(&mut self, v: &View) -> Value {
-        let b = if v.has("imm20") {
-            let imm = v.get("imm20");
-            self.const32(((imm >> 19) << 31 | (imm & 0x7ffff) << 12) as u32)
-        } else {
-            self.b(v)
-        };
+        let b = if v.has("imm20") { self.const32(float_immediate(v.get("imm20"))) } else { self.b(v) };
         self.float_modifiers(b, v, "neg_b", "abs_b")
     }
 
@@ -379,8 +376,7 @@ impl Maxwell<'_, '_, '_> {
     /// immediate's sign and the top 19 bits of the rest.
     fn double_b(&mut self, v: &View) -> Value {
         if v.has("imm20") {
-            let imm = v.get("imm20");
-            self.const64((imm >> 19) << 63 | (imm & 0x7ffff) << 44)
+            self.const64(double_immediate(v.get("imm20")))
         } else if v.has("cb_offset") && Self::form(v) != "cbuf_c" {
             self.constant_pair(v)
         } else {
@@ -402,9 +398,9 @@ impl Maxwell<'_, '_, '_> {
             ("reg", _) => self.reg(v.get("rb")),
             ("cbuf", 3) => self.constant_pair(v),
             ("cbuf", _) => self.cbuf(v),
-            (_, 3) => self.const64((imm >> 19) << 63 | (imm & 0x7ffff) << 44),
+            (_, 3) => self.const64(double_immediate(imm)),
             (_, 1) => self.const32((imm & 0xffff) as u32),
-            _ => self.const32(((imm >> 19) << 31 | (imm & 0x7ffff) << 12) as u32),
+            _ => self.const32(float_immediate(imm)),
         }
     }
 

@@ -188,7 +188,7 @@ impl Operands<'_> {
     /// The second source as an FP32: a 20-bit immediate holds the top bits of the float.
     fn float_b(&self, lane: &Lane) -> u32 {
         let v = self.v;
-        let raw = if v.has("imm20") { float_immediate(v.get("imm20")) } else { self.b(lane) };
+        let raw = if v.has("imm20") { crate::sass::sm5x::float_immediate(v.get("imm20")) } else { self.b(lane) };
         modifiers(raw, v.flag("neg_b"), v.flag("abs_b"))
     }
 
@@ -197,8 +197,7 @@ impl Operands<'_> {
     fn double_b(&self, lane: &Lane) -> (u64, u64) {
         let v = self.v;
         let raw = if v.has("imm20") {
-            let imm = v.get("imm20");
-            (imm >> 19) << 63 | (imm & 0x7ffff) << 44
+            crate::sass::sm5x::double_immediate(v.get("imm20"))
         } else if v.has("cb_offset") && self.form() != "cbuf_c" {
             self.constant_pair()
         } else {
@@ -232,7 +231,7 @@ impl Operands<'_> {
             ("cbuf", 3) => self.constant_pair(),
             ("imm", 3) if float => self.double_b(lane).0,
             ("imm", 1) if float => v.get("imm20") & 0xffff,
-            ("imm", _) if float => u64::from(float_immediate(v.get("imm20"))),
+            ("imm", _) if float => u64::from(crate::sass::sm5x::float_immediate(v.get("imm20"))),
             _ => u64::from(self.b(lane)),
         }
     }
@@ -283,11 +282,6 @@ fn bit_field_flags(lane: &mut Lane, o: &Operands, result: u32) {
 
 /// The swizzle a pair instruction's constant operand takes: .F32, one FP32 for both lanes (see `half_b`).
 const CONSTANT_HALVES: u64 = 1;
-
-/// A 20-bit float immediate (bit 19 the sign) as the FP32 whose top bits it holds.
-fn float_immediate(imm20: u64) -> u32 {
-    ((imm20 >> 19) << 31 | (imm20 & 0x7ffff) << 12) as u32
-}
 
 fn modifiers(bits: u32, neg: bool, abs: bool) -> u32 {
     let bits = if abs { bits & 0x7fff_ffff } else { bits };

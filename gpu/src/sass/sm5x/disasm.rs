@@ -250,8 +250,8 @@ fn with_modifiers(operand: String, neg: bool, abs: bool) -> String {
 fn immediate(v: &View, kind: Imm) -> String {
     let raw = v.get("imm20");
     match kind {
-        Imm::F32 => float32(((raw >> 19) << 31 | (raw & 0x7ffff) << 12) as u32),
-        Imm::F64 => float64((raw >> 19) << 63 | (raw & 0x7ffff) << 44),
+        Imm::F32 => float32(super::float_immediate(raw)),
+        Imm::F64 => float64(super::double_immediate(raw)),
         Imm::Signed => hex(v.signed("imm20")),
         Imm::Unsigned => hex(raw as i64),
     }
