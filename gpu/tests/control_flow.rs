@@ -22,9 +22,9 @@ fn check(name: &str) -> String {
     let program = program(name);
     let (run, kernel) = (program.run(), &program.kernel);
     let interpreted = interpret(&run, kernel, &program.input()).unwrap();
-    assert_eq!(KnownProgram::words(&interpreted), program.expected, "{name}: the interpreter");
+    assert_eq!(program.words(&interpreted), program.expected, "{name}: the interpreter");
     let translated = dispatch(common::device(), &run, kernel, &program.input(), Placement::Device).unwrap();
-    assert_eq!(KnownProgram::words(&translated.buffers), program.expected, "{name}: the translation");
+    assert_eq!(program.words(&translated.buffers), program.expected, "{name}: the translation");
     let translation = translate_compute(kernel, run.block, 0, &GlobalMemory::Device, &[]).unwrap();
     translation.control_flow.to_string()
 }
@@ -111,7 +111,7 @@ fn a_block_has_48_kib_of_shared_memory() {
     let program = programs::whole_shared_memory().unwrap();
     let (run, kernel) = (program.run(), &program.kernel);
     let interpreted = interpret(&run, kernel, &program.input()).unwrap();
-    assert_eq!(KnownProgram::words(&interpreted), program.expected, "the interpreter");
+    assert_eq!(program.words(&interpreted), program.expected, "the interpreter");
     let device = common::device();
     if device.features().max_shared_memory < programs::SHARED_MEMORY_BYTES {
         eprintln!(
@@ -122,7 +122,7 @@ fn a_block_has_48_kib_of_shared_memory() {
         return;
     }
     let translated = dispatch(device, &run, kernel, &program.input(), Placement::Device).unwrap();
-    assert_eq!(KnownProgram::words(&translated.buffers), program.expected, "the translation");
+    assert_eq!(program.words(&translated.buffers), program.expected, "the translation");
 }
 
 /// ptxas's calls through a function pointer (`kernels/calls.ptx`), as a raw program whose length is found from
@@ -131,7 +131,7 @@ fn a_block_has_48_kib_of_shared_memory() {
 /// t + 7 + 1000, on both ISAs, on the interpreter and translated.
 #[test]
 fn functions_after_the_exit_reached_through_pointers_belong_to_the_program() {
-    use tandem_gpu::sass::corpus::{BUFFER_BYTES, Corpus, Parameter, Run};
+    use tandem_gpu::sass::corpus::Corpus;
     use tandem_gpu::sass::cubin::{Cubin, KernelImage};
     use tandem_gpu::sass::program_length;
     let expected: Vec<u32> = (0..64).map(|t| if t % 2 == 0 { 2 * t } else { t + 7 } + 1000).collect();
@@ -143,20 +143,13 @@ fn functions_after_the_exit_reached_through_pointers_belong_to_the_program() {
         };
         let length = program_length(kernel.isa, read, 0, kernel.code.len()).unwrap();
         let raw = KernelImage { code: kernel.code[..length].to_vec(), ..kernel.clone() };
-        let run = Run {
-            file: "calls".into(),
-            entry: "calls".into(),
-            params: vec![Parameter::Buffer { index: 0, offset: 0 }],
-            block: [64, 1, 1],
-            grid: [1, 1, 1],
-            stride: 4,
-            ..Run::default()
-        };
-        let input = vec![0u8; BUFFER_BYTES];
-        let interpreted = interpret(&run, &raw, &input).unwrap();
-        assert_eq!(KnownProgram::words(&interpreted), expected, "{folder}: the interpreter");
-        let translated = dispatch(common::device(), &run, &raw, &input, Placement::Device).unwrap();
-        assert_eq!(KnownProgram::words(&translated.buffers), expected, "{folder}: the translation");
+        let program = programs::plain(raw, expected.clone());
+        let run = program.run();
+        let interpreted = interpret(&run, &program.kernel, &program.input()).unwrap();
+        assert_eq!(program.words(&interpreted), expected, "{folder}: the interpreter");
+        let translated =
+            dispatch(common::device(), &run, &program.kernel, &program.input(), Placement::Device).unwrap();
+        assert_eq!(program.words(&translated.buffers), expected, "{folder}: the translation");
     }
 }
 
@@ -211,7 +204,7 @@ fn calls_to_absolute_addresses_are_refused_by_name() {
         let code = assemble::sm86(&format!("{call}\nEXIT")).unwrap();
         let kernel =
             KernelImage { name: call.into(), isa: Isa::Sm86, code, constants: Vec::new(), shared_bytes: 0, origin: 0 };
-        let program = KnownProgram { kernel, expected: Vec::new(), textures: Vec::new(), surfaces: Vec::new() };
+        let program = programs::plain(kernel, Vec::new());
         let interpreted = interpret(&program.run(), &program.kernel, &program.input()).unwrap_err().to_string();
         assert!(interpreted.contains("CALL.ABS"), "{interpreted}");
         let translated = translate_compute(&program.kernel, [32, 1, 1], 0, &GlobalMemory::Device, &[]).unwrap_err();

@@ -21,6 +21,7 @@ use crate::vulkan::{
     ComputeDevice, DispatchOptions, Sampling, StorageImage, Texture, TexturePool, TextureSlot, VulkanError,
 };
 use ash::vk;
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -76,6 +77,19 @@ pub struct Run {
     pub textures: Vec<RunTexture>,
     /// The surfaces the run binds (`surf=N`).
     pub surfaces: Vec<RunSurface>,
+    /// Texels of the run's own for its textures, by number, in [`RunTexture::texels`]' order: where a texture has
+    /// none here (or an empty entry), it holds what `texels` makes.
+    pub texture_data: Vec<Vec<u8>>,
+}
+
+impl Run {
+    /// The texels of texture `number`: the run's own, or what [`RunTexture::texels`] makes.
+    pub fn texture_bytes(&self, number: usize) -> Cow<'_, [u8]> {
+        match self.texture_data.get(number) {
+            Some(own) if !own.is_empty() => Cow::Borrowed(own),
+            _ => Cow::Owned(self.textures[number].texels(number)),
+        }
+    }
 }
 
 /// A texture of RGBA32F texels that a run binds, read with point filtering, clamped addressing and normalized
@@ -137,9 +151,8 @@ impl RunTexture {
         Sampling { max_lod: (self.levels - 1) as f32, ..Sampling::NEAREST_CLAMP }
     }
 
-    /// The texture `number` for the interpreter.
-    pub fn image(&self, number: usize) -> TextureImage {
-        let texels = self.texels(number);
+    /// The texture with `texels` (in [`RunTexture::texels`]' order) for the interpreter.
+    pub fn image(&self, texels: &[u8]) -> TextureImage {
         TextureImage {
             dim: self.dim,
             size: self.size,
@@ -575,7 +588,12 @@ pub fn interpret(run: &Run, kernel: &KernelImage, input: &[u8]) -> Result<Vec<u8
         cbufs.set(*bank as usize, bytes.clone());
     }
     let textures = Textures {
-        headers: run.textures.iter().enumerate().map(|(number, texture)| Some(texture.image(number))).collect(),
+        headers: run
+            .textures
+            .iter()
+            .enumerate()
+            .map(|(number, texture)| Some(texture.image(&run.texture_bytes(number))))
+            .collect(),
         samplers: vec![Some(Sampler::POINT_CLAMP)],
         slot_bank: 0,
         // Surface headers follow the textures' (`Parameter::Surface`).
@@ -682,8 +700,7 @@ pub fn dispatch_laid_out(
         crate::shader::program_needs(kernel).map_err(translate_error)?
     };
     let (surfaces, image_bindings) = run_surfaces(run, &needs.surfaces, &bank)?;
-    let texels: Vec<Vec<u8>> =
-        run.textures.iter().enumerate().map(|(number, texture)| texture.texels(number)).collect();
+    let texels: Vec<Cow<[u8]>> = (0..run.textures.len()).map(|number| run.texture_bytes(number)).collect();
     let (views, slots) = run_textures(device, run, &needs.textures, &bank, &texels)?;
     let translation =
         translate_compute_laid_out(kernel, run.block, LOCAL_BYTES, &global, &views, layout).map_err(translate_error)?;
@@ -810,7 +827,7 @@ fn run_textures<'t>(
     run: &Run,
     bindings: &[TextureBinding],
     bank: &impl Fn(u8) -> Vec<u8>,
-    texels: &'t [Vec<u8>],
+    texels: &'t [Cow<[u8]>],
 ) -> Result<(Vec<TextureView>, Vec<TextureSlot<'t>>), CorpusError> {
     let bad = |what: String| CorpusError::Texture { entry: run.entry.clone(), what };
     let mut views = Vec::new();

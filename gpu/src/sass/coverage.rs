@@ -15,7 +15,7 @@
 use super::corpus::{Corpus, CorpusError, LOCAL_BYTES, Placement, compare, dispatch, interpret};
 use super::cubin::KernelImage;
 use super::exec::{self, ConstantBuffers, ExecError, Launch, run_compute_limited};
-use super::programs::{self, KnownProgram};
+use super::programs;
 use super::{Control, DecodeError, Encoding, Family, Instruction, Isa, differential, sm5x, sm86};
 use crate::shader::{self, TranslateError, translate_compute};
 use crate::vulkan::ComputeDevice;
@@ -401,7 +401,7 @@ pub fn gather(
         progress(&kernel.name);
         let opcodes = kernel_opcodes(isa, &kernel.code)
             .map_err(|source| CorpusError::Exec { entry: kernel.name.clone(), source: ExecError::Decode(source) })?;
-        let agrees = |buffers: &[u8]| match KnownProgram::words(buffers) == program.expected {
+        let agrees = |buffers: &[u8]| match program.words(buffers) == program.expected {
             true => Ok(()),
             false => Err("the words differ from the program's".to_string()),
         };

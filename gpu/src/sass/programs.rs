@@ -20,12 +20,15 @@ pub const THREADS: u32 = 64;
 /// Where the code of the absolute-branch program starts in its code segment (the program region).
 pub const SEGMENT_ORIGIN: u32 = 0x4060;
 
-/// A program, the textures and surfaces it reads, and the word each thread must leave.
+/// A program, the textures and surfaces it reads, and the words each thread must leave (one or four a thread,
+/// threads in order).
 pub struct KnownProgram {
     pub kernel: KernelImage,
     pub expected: Vec<u32>,
     pub textures: Vec<RunTexture>,
     pub surfaces: Vec<RunSurface>,
+    /// The textures' own texels (`Run::texture_data`); none: what `RunTexture::texels` makes.
+    pub texture_data: Vec<Vec<u8>>,
 }
 
 impl KnownProgram {
@@ -43,9 +46,10 @@ impl KnownProgram {
                 .collect(),
             block: [THREADS, 1, 1],
             grid: [1, 1, 1],
-            stride: 4,
+            stride: 4 * self.expected.len() / THREADS as usize,
             textures: self.textures.clone(),
             surfaces: self.surfaces.clone(),
+            texture_data: self.texture_data.clone(),
             ..Run::default()
         }
     }
@@ -55,9 +59,9 @@ impl KnownProgram {
         vec![0u8; BUFFER_BYTES]
     }
 
-    /// Each thread's word in the buffers a run left.
-    pub fn words(buffers: &[u8]) -> Vec<u32> {
-        buffers[..4 * THREADS as usize]
+    /// The words the threads left in the buffers of a run, as many as `expected` holds.
+    pub fn words(&self, buffers: &[u8]) -> Vec<u32> {
+        buffers[..4 * self.expected.len()]
             .chunks(4)
             .map(|word| u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
             .collect()
@@ -557,6 +561,35 @@ pub fn straight_line(
     Ok(plain(KernelImage { constants, ..kernel(name, Isa::Sm5x, code) }, (0..THREADS).map(expected).collect()))
 }
 
+/// A Maxwell program of straight-line `body` (SM5x lines free to use R0-R19) whose R0-R3 every thread stores
+/// (128 bits at out + 16t), each thread's to be `expected`: nxgpucatch's texture tests' form. Texture i of
+/// `textures` holds its own texels in [`RunTexture::texels`]' order (none: what that makes) and its handle is at
+/// c[0][0x148 + 8i] (bound slot 0x52 + 2i); `constants` are the banks the body reads.
+pub fn vector_program(
+    name: &str,
+    body: &str,
+    textures: Vec<(RunTexture, Vec<u8>)>,
+    constants: Vec<(u32, Vec<u8>)>,
+    expected: [u32; 4],
+) -> Result<KnownProgram, AssembleError> {
+    let source = format!(
+        "{body}
+S2R rd=20 sr=0x21
+SHL.imm rd=20 ra=20 imm20=4
+IADD.cbuf rd=20 ra=20 cb_bank=0 cb_offset=0x50 cc=1
+IADD.cbuf rd=21 ra=255 cb_bank=0 cb_offset=0x51 x=1
+STG rs=0 ra=20 e=1 size=6
+EXIT"
+    );
+    let code = assemble_with_labels(Isa::Sm5x, &source)?;
+    let (textures, texture_data) = textures.into_iter().unzip();
+    Ok(KnownProgram {
+        textures,
+        texture_data,
+        ..plain(KernelImage { constants, ..kernel(name, Isa::Sm5x, code) }, expected.repeat(THREADS as usize))
+    })
+}
+
 /// The program named `name`.
 pub fn named(name: &str) -> Option<KnownProgram> {
     all().ok()?.into_iter().find(|program| program.kernel.name == name)
@@ -571,6 +604,6 @@ fn program(name: &str, isa: Isa, code: Vec<u8>, expected: Vec<u32>) -> KnownProg
 }
 
 /// A program that reads no texture or surface.
-fn plain(kernel: KernelImage, expected: Vec<u32>) -> KnownProgram {
-    KnownProgram { kernel, expected, textures: Vec::new(), surfaces: Vec::new() }
+pub fn plain(kernel: KernelImage, expected: Vec<u32>) -> KnownProgram {
+    KnownProgram { kernel, expected, textures: Vec::new(), surfaces: Vec::new(), texture_data: Vec::new() }
 }

@@ -4,25 +4,26 @@
 //! The vectors are the hardware tests' inputs and expected values; the instructions are written here in the
 //! assembler's field syntax (which nxgpucatch's text forms they are is in each comment). The first vectors, each
 //! of which found a bug, are here; `integer` and `float` port the rest of nxgpucatch's shader files, one test per
-//! file or group (textures and surfaces are not ported yet).
+//! file or group, and `texture` the texture files' first vectors (surfaces are not ported yet).
 
 #[path = "../common/mod.rs"]
 mod common;
 mod float;
 mod integer;
+mod texture;
 
 use tandem_gpu::sass::corpus::{Placement, dispatch, interpret};
-use tandem_gpu::sass::programs::{KnownProgram, straight_line};
+use tandem_gpu::sass::programs::straight_line;
 
 /// Runs `body` (which leaves R2) on both paths and checks every thread's word against `expected`.
 fn check(name: &str, body: &str, constants: Vec<(u32, Vec<u8>)>, expected: impl Fn(u32) -> u32) {
     let program = straight_line(name, body, constants, expected).unwrap_or_else(|e| panic!("{name}: {e}"));
     let run = program.run();
     let interpreted = interpret(&run, &program.kernel, &program.input()).unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert_eq!(hex(KnownProgram::words(&interpreted)), hex(program.expected.clone()), "{name}: the interpreter");
+    assert_eq!(hex(program.words(&interpreted)), hex(program.expected.clone()), "{name}: the interpreter");
     let translated = dispatch(common::device(), &run, &program.kernel, &program.input(), Placement::Device)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert_eq!(hex(KnownProgram::words(&translated.buffers)), hex(program.expected), "{name}: the translation");
+    assert_eq!(hex(program.words(&translated.buffers)), hex(program.expected), "{name}: the translation");
 }
 
 fn hex(words: Vec<u32>) -> Vec<String> {

@@ -86,8 +86,9 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
         return Err("samplers other than point filtering, clamping to the edge and normalized coordinates".into());
     }
     let count = t.dim.coordinates();
-    // The layer of an array: its first operand (TXD's comes after the coordinates).
-    let layer = t.array.then(|| operands[0]);
+    // The layer of an array: the low 16 bits of its first operand (TXD's comes after the coordinates), as a
+    // Tegra X1 reads TEXS ARRAY_2D with layer 0x3f800000 from layer 0 (nxgpucatch's texs.cpp).
+    let layer = t.array.then(|| operands[0] & 0xffff);
     let texel = match t.operation {
         Operation::Read { fetch: true, level, offsets, last, .. } => {
             if last {
@@ -156,9 +157,11 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
                 [0, 0, 0, image.levels]
             } else {
                 let [w, h, d] = image.extent(level);
-                // As the translation's size query gives it: the coordinates the texture has, then its layers.
+                // The coordinates the texture has, then its layers (a 1D array's in y), as a Tegra X1 answers
+                // (nxgpucatch's txq.cpp) and the translation's size query gives it.
                 let (w, h, third) = match image.dim {
-                    TextureDim::D1 => (w, 0, if image.layers > 1 { image.layers } else { 0 }),
+                    TextureDim::D1 if image.layers > 1 => (w, image.layers, 0),
+                    TextureDim::D1 => (w, 0, 0),
                     TextureDim::D3 => (w, h, d),
                     TextureDim::Cube => (w, h, if image.layers > 6 { image.layers / 6 } else { 0 }),
                     TextureDim::D2 => (w, h, if image.layers > 1 { image.layers } else { 0 }),
