@@ -74,101 +74,213 @@ fn levels_of_colours(black_origin: bool) -> Vec<(RunTexture, Vec<u8>)> {
     vec![(shape, texels)]
 }
 
+/// A texture of one colour.
+fn uniform(dim: TextureDim, size: [u32; 3], layers: u32, colour: [f32; 4]) -> Vec<(RunTexture, Vec<u8>)> {
+    let shape = texture(dim, size, layers, 1);
+    let texels = painted(&shape, |_, _, _| colour);
+    vec![(shape, texels)]
+}
+
 /// txq.cpp: TEX_HEADER_DIMENSION of a level (R0-R7 hold 0-7; ra names the level's register) gives width,
-/// height, depth (or layers) and the texture's levels; past the last level, zeros and the levels. A 1D array's
-/// layers are its height; the mask compacts the chosen components into R0 upwards.
+/// height, depth (or layers; a cube array's cubes) and the texture's levels; past the last level, zeros and the
+/// levels. A 1D array's layers are its height; the mask compacts the chosen components into R0 upwards. The
+/// 1024 x 512 x 8 array of three levels is 89 MB as RGBA32F, so the query of its levels is left out.
 #[test]
 fn queries_give_each_level_its_dimensions() {
     let presets = set(&(0..8).map(|n| (n, n)).collect::<Vec<_>>());
     let query = |level: u32, mask: u32| format!("{presets}TXQ rd=0 ra={level} query=1 mask={mask} tex=0x52");
-    let plane = || shaped(TextureDim::D2, [512, 256, 1], 1, 4);
-    check4("txq_2d_level0", &query(0, 15), plane(), [512, 256, 0, 4]);
-    check4("txq_2d_level1", &query(1, 15), plane(), [256, 128, 0, 4]);
-    check4("txq_2d_past_the_last", &query(4, 15), plane(), [0, 0, 0, 4]);
+    let bindless = |mask: u32| {
+        format!("{presets}MOV.cbuf rd=0 cb_bank=2 cb_offset=0 lanes=15\nTXQ.B rd=0 ra=0 query=1 mask={mask}")
+    };
+    type Shape = (&'static str, TextureDim, [u32; 3], u32, u32);
+    let shapes: [(Shape, &[[u32; 4]]); 6] = [
+        (
+            ("1d", TextureDim::D1, [512, 1, 1], 1, 6),
+            &[
+                [512, 0, 0, 6],
+                [256, 0, 0, 6],
+                [128, 0, 0, 6],
+                [64, 0, 0, 6],
+                [32, 0, 0, 6],
+                [16, 0, 0, 6],
+                [0, 0, 0, 6],
+            ],
+        ),
+        (
+            ("array_1d", TextureDim::D1, [512, 1, 1], 4, 6),
+            &[
+                [512, 4, 0, 6],
+                [256, 4, 0, 6],
+                [128, 4, 0, 6],
+                [64, 4, 0, 6],
+                [32, 4, 0, 6],
+                [16, 4, 0, 6],
+                [0, 0, 0, 6],
+            ],
+        ),
+        (
+            ("2d", TextureDim::D2, [512, 256, 1], 1, 4),
+            &[[512, 256, 0, 4], [256, 128, 0, 4], [128, 64, 0, 4], [64, 32, 0, 4], [0, 0, 0, 4]],
+        ),
+        (("3d", TextureDim::D3, [32, 16, 16], 1, 3), &[[32, 16, 16, 3], [16, 8, 8, 3], [8, 4, 4, 3], [0, 0, 0, 3]]),
+        (("cube", TextureDim::Cube, [32, 32, 1], 1, 3), &[[32, 32, 0, 3], [16, 16, 0, 3], [8, 8, 0, 3], [0, 0, 0, 3]]),
+        (
+            ("array_cube", TextureDim::Cube, [32, 32, 1], 6, 3),
+            &[[32, 32, 6, 3], [16, 16, 6, 3], [8, 8, 6, 3], [0, 0, 0, 3]],
+        ),
+    ];
+    for ((name, dim, size, layers, levels), answers) in shapes {
+        for (level, &expected) in answers.iter().enumerate() {
+            let textures = shaped(dim, size, layers, levels);
+            check4(&format!("txq_{name}_level{level}"), &query(level as u32, 15), textures, expected);
+        }
+    }
     let volume = || shaped(TextureDim::D3, [32, 16, 16], 1, 3);
-    check4("txq_3d_level1", &query(1, 15), volume(), [16, 8, 8, 3]);
-    check4("txq_3d_height", &query(1, 2), volume(), [8, 1, 2, 3]);
-    // TXQ.B R0, R0, TEX_HEADER_DIMENSION, 0xc: the handle in R0 (c[2][0], 0), the level in R1.
-    let bindless = format!("{presets}MOV.cbuf rd=0 cb_bank=2 cb_offset=0 lanes=15\nTXQ.B rd=0 ra=0 query=1 mask=12");
-    check4("txq_b_3d", &bindless, volume(), [8, 3, 2, 3]);
-    check4("txq_1d_array", &query(1, 15), shaped(TextureDim::D1, [512, 1, 1], 4, 6), [256, 4, 0, 6]);
+    // Level 1 (R1) of the 3D texture, one component each; TXQ.B's handle in R0 (c[2][0], 0), the level in R1.
+    for (mask, expected) in [(1, [16, 1, 2, 3]), (2, [8, 1, 2, 3]), (4, [8, 1, 2, 3]), (8, [3, 1, 2, 3])] {
+        check4(&format!("txq_3d_mask{mask}"), &query(1, mask), volume(), expected);
+    }
+    for (mask, expected) in [(15, [16, 8, 8, 3]), (3, [16, 8, 2, 3]), (12, [8, 3, 2, 3])] {
+        check4(&format!("txq_b_3d_mask{mask}"), &bindless(mask), volume(), expected);
+    }
 }
 
-/// texs.cpp "TEXS swizzle": with rd2 RZ, codes 0-7 write R, G, B, A, RG, RA, GA or BA into rd and rd + 1; with
-/// rd2, codes 0-4 write RGB, RGA, RBA, GBA or RGBA, the first two into rd and rd + 1, the rest into rd2 and
-/// rd2 + 1. TEXS.LZ at (0.5, 0.5) of level 0, (1,1,0,1); FP16 results pack two components a register.
+/// `TEXS rd2, rd, ra, rb, 0x52, MODE, SWIZZLE` after texs.cpp's presets (R0-R3 zero, R4 = R5 = 0.5) and `set`
+/// (modes: 1 2D, 2 2D.LZ, 3 2D.LL, 7 ARRAY_2D, 8 ARRAY_2D.LZ, 10 3D, 11 3D.LZ, 12 CUBE, 13 CUBE.LL).
+fn texs(set_first: &[(u32, u32)], rd2: u32, rb: u32, mode: u32, swizzle: u32, f32: bool) -> String {
+    let presets = set(&[(0, 0), (1, 0), (2, 0), (3, 0), (4, HALF), (5, HALF)]);
+    let f32 = u32::from(f32);
+    format!(
+        "{presets}{}TEXS rd=0 ra=4 rb={rb} rd2={rd2} tex=0x52 mode={mode} swizzle={swizzle} f32={f32}",
+        set(set_first)
+    )
+}
+
+/// texs.cpp "TEXS swizzle" and "TEXS fp16 swizzle": with rd2 RZ, codes 0-7 write R, G, B, A, RG, RA, GA or BA
+/// into rd and rd + 1; with rd2, codes 0-4 write RGB, RGA, RBA, GBA or RGBA, the first two into rd and rd + 1,
+/// the rest into rd2 and rd2 + 1. TEXS.LZ at (0.5, 0.5) of level 0, (1,1,0,1). FP16 results pack two components
+/// a register, the first low, so rd2 is R1 there.
 #[test]
 fn scalar_samples_write_their_swizzle() {
-    let presets = set(&[(0, 0), (1, 0), (2, 0), (3, 0), (4, HALF), (5, HALF)]);
-    let lz = |rd2: u32, swizzle: u32, f32: u32| {
-        format!("{presets}TEXS rd=0 ra=4 rb=5 rd2={rd2} tex=0x52 mode=2 swizzle={swizzle} f32={f32}")
-    };
-    for (name, rd2, swizzle, expected) in [
-        ("g", 255, 1, [ONE, 0, 0, 0]),
-        ("ba", 255, 7, [0, ONE, 0, 0]),
-        ("ra", 255, 5, [ONE, ONE, 0, 0]),
-        ("rga", 2, 1, [ONE, ONE, ONE, 0]),
-        ("gba", 2, 3, [ONE, 0, ONE, 0]),
-        ("rgba", 2, 4, [ONE, ONE, 0, ONE]),
+    let (yes, no, h) = (ONE, 0, 0x3c00);
+    for (name, rd2, swizzle, expected, halves) in [
+        ("r", 255, 0, [yes, no, no, no], [h, 0]),
+        ("g", 255, 1, [yes, no, no, no], [h, 0]),
+        ("b", 255, 2, [no, no, no, no], [0, 0]),
+        ("a", 255, 3, [yes, no, no, no], [h, 0]),
+        ("rg", 255, 4, [yes, yes, no, no], [h | h << 16, 0]),
+        ("ra", 255, 5, [yes, yes, no, no], [h | h << 16, 0]),
+        ("ga", 255, 6, [yes, yes, no, no], [h | h << 16, 0]),
+        ("ba", 255, 7, [no, yes, no, no], [h << 16, 0]),
+        ("rgb", 2, 0, [yes, yes, no, no], [h | h << 16, 0]),
+        ("rga", 2, 1, [yes, yes, yes, no], [h | h << 16, h]),
+        ("rba", 2, 2, [yes, no, yes, no], [h, h]),
+        ("gba", 2, 3, [yes, no, yes, no], [h, h]),
+        ("rgba", 2, 4, [yes, yes, no, yes], [h | h << 16, h << 16]),
     ] {
-        check4(&format!("texs_lz_{name}"), &lz(rd2, swizzle, 1), levels_of_colours(false), expected);
+        check4(&format!("texs_lz_{name}"), &texs(&[], rd2, 5, 2, swizzle, true), levels_of_colours(false), expected);
+        let rd2 = if rd2 == 255 { 255 } else { 1 };
+        let body = texs(&[], rd2, 5, 2, swizzle, false);
+        check4(&format!("texs_lz_{name}_fp16"), &body, levels_of_colours(false), [halves[0], halves[1], 0, 0]);
     }
-    check4("texs_lz_rgba_fp16", &lz(1, 4, 0), levels_of_colours(false), [0x3c00_3c00, 0x3c00_0000, 0, 0]);
 }
 
-/// texs.cpp "TEXS 2D" and "TEXS 2D LL": an explicit level (from rb) picks its colour; without one, a compute
-/// shader samples level 0.
+/// texs.cpp "TEXS 2D": an explicit level (TEXS.LL's rb) picks its colour; without one, a compute shader samples
+/// level 0. "TEXS 3D" and "TEXS CUBE": x = y = z picks the +Z face (4), whose level 1 alone is blue (nxgpucatch
+/// fills levels as if packed level after level, where a cube's faces hold all their levels one after another:
+/// faces 0-3 are yellow throughout, face 5 blue).
 #[test]
 fn scalar_samples_read_the_level_they_name() {
-    for (lod, expected) in [(ONE, [0, ONE, 0, 0]), (0x4040_0000, [ONE; 4])] {
-        let presets = set(&[(4, HALF), (5, HALF), (6, lod)]);
-        let body = format!("{presets}TEXS rd=0 ra=4 rb=6 rd2=2 tex=0x52 mode=3 swizzle=4 f32=1");
-        check4(&format!("texs_ll_{lod:#x}"), &body, levels_of_colours(false), expected);
-    }
-    let presets = set(&[(4, HALF), (5, HALF)]);
-    let body = format!("{presets}TEXS rd=0 ra=4 rb=5 rd2=2 tex=0x52 mode=1 swizzle=4 f32=1");
-    check4("texs_2d", &body, levels_of_colours(false), [ONE, ONE, 0, ONE]);
-}
-
-/// tex.cpp "TEX Bindless" with masks: TEX.B.LL reads its handle from rb (c[2][0], 0) and the level after it;
-/// mask 0xa writes G and A into R0 and R1, 0x3 R and G, the rest of R0-R3 kept. "TEX 2D Lod zero": level 0.
-#[test]
-fn samples_write_the_components_their_mask_names() {
-    let handle = "MOV.cbuf rd=4 cb_bank=2 cb_offset=0 lanes=15";
-    for (r2, r3, mask, expected) in
-        [(0, HALF, 10, [ONE, ONE, 0, HALF]), (0x4040_0000, 0, 3, [ONE, ONE, 0x4040_0000, 0])]
+    let rgba = |rd2, rb, mode, set_first: &[(u32, u32)]| texs(set_first, rd2, rb, mode, 4, true);
+    check4("texs_2d", &rgba(2, 5, 1, &[]), levels_of_colours(false), [ONE, ONE, 0, ONE]);
+    check4("texs_2d_lz", &rgba(2, 5, 2, &[]), levels_of_colours(false), [ONE, ONE, 0, ONE]);
+    for (lod, expected) in
+        [(0, [ONE, ONE, 0, ONE]), (ONE, [0, ONE, 0, 0]), (0x4000_0000, [0, 0, ONE, 0]), (0x4040_0000, [ONE; 4])]
     {
-        let presets = set(&[(0, 0), (1, 0), (2, r2), (3, r3), (5, 0x4040_0000)]);
-        let body = format!("{presets}{handle}\nTEX.B rd=0 ra=0 rb=4 target=2 mask={mask} lod=3");
-        check4(&format!("tex_b_ll_mask{mask}"), &body, levels_of_colours(true), expected);
+        check4(&format!("texs_ll_{lod:#x}"), &rgba(2, 6, 3, &[(6, lod)]), levels_of_colours(false), expected);
     }
-    let body = format!("{}TEX rd=0 ra=0 rb=255 target=2 mask=15 tex=0x52 lod=1", set(&[(0, HALF), (1, HALF)]));
-    check4("tex_lz", &body, levels_of_colours(true), [ONE, 0, 0, 0]);
+    let yellow = [1.0, 1.0, 0.0, 1.0];
+    for (name, mode) in [("texs_3d", 10), ("texs_3d_lz", 11)] {
+        let volume = uniform(TextureDim::D3, [8, 8, 8], 1, yellow);
+        check4(name, &rgba(2, 6, mode, &[(6, HALF)]), volume, [ONE, ONE, 0, ONE]);
+    }
+    let cube = texture(TextureDim::Cube, [16, 16, 1], 1, 2);
+    let faces = painted(&cube, |level, face, _| match (face, level) {
+        (0..4, _) | (4, 0) => yellow,
+        _ => [0.0, 0.0, 1.0, 1.0],
+    });
+    let cube = || vec![(cube, faces.clone())];
+    check4("texs_cube", &rgba(2, 6, 12, &[(6, HALF)]), cube(), [ONE, ONE, 0, ONE]);
+    check4("texs_cube_ll0", &rgba(2, 6, 13, &[(6, HALF), (7, 0)]), cube(), [ONE, ONE, 0, ONE]);
+    check4("texs_cube_ll1", &rgba(2, 6, 13, &[(6, HALF), (7, ONE)]), cube(), [0, 0, ONE, ONE]);
 }
 
-/// tex.cpp "TEX 2D array conversion": the layer register of a TEX ARRAY_2D is an integer (F2I.U16 of 1.0 here),
-/// picking layer 1 of six, (0,1,0,1).
-#[test]
-fn array_samples_take_an_integer_layer() {
-    let shape = texture(TextureDim::D2, [16, 16, 1], 6, 1);
-    let colours = [[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]];
-    let texels = painted(&shape, |_, layer, _| colours.get(layer as usize).copied().unwrap_or_default());
-    let body = format!(
-        "{}F2I.reg rd=0 rb=0 dst=1 src=2 ftz=1\nTEX rd=0 ra=0 rb=255 target=3 mask=15 tex=0x52 lod=1",
-        set(&[(0, ONE), (1, HALF), (2, HALF)])
-    );
-    check4("tex_array_2d_f2i_layer", &body, vec![(shape, texels)], [0, ONE, 0, ONE]);
-}
-
-/// texs.cpp "TEXS ARRAY_2D": the layer is the low 16 bits of its register, so 0x3f800000 reads layer 0, whose
-/// texel (0,0) is black (layer 3's is red).
+/// texs.cpp "TEXS ARRAY_2D": ra holds the layer and x, rb y. The layer is the low 16 bits of its register, so
+/// 0x3f800000 reads layer 0, whose texel (0,0) is black (layer 3's is red).
 #[test]
 fn array_layers_are_the_low_16_bits_of_their_register() {
     let shape = texture(TextureDim::D2, [16, 16, 1], 4, 1);
     let texels = painted(&shape, |_, layer, [x, y, _]| match layer == 0 && x == 0 && y == 0 {
         true => [0.0; 4],
-        false => [1.0, 0.0, 0.0, 1.0],
+        false => [1.0, 0.0, 0.0, 0.0],
     });
-    let body = format!("{}TEXS rd=0 ra=4 rb=6 rd2=2 tex=0x52 mode=7 swizzle=4 f32=1", set(&[(4, ONE), (5, 0), (6, 0)]));
-    check4("texs_array_2d_layer_bits", &body, vec![(shape, texels)], [0; 4]);
+    let red = [ONE, 0, 0, 0];
+    for (name, mode, layer, x, y, expected) in [
+        ("origin", 7, 0, 0, 0, [0; 4]),
+        ("layer1", 7, 1, 0, 0, red),
+        ("layer_bits", 7, ONE, 0, 0, [0; 4]),
+        ("x", 7, 0, HALF, 0, red),
+        ("y", 7, 0, 0, HALF, red),
+        ("y_lz", 8, 0, 0, HALF, red),
+    ] {
+        let body = texs(&[(4, layer), (5, x), (6, y)], 2, 6, mode, 4, true);
+        check4(&format!("texs_array_2d_{name}"), &body, vec![(shape, texels.clone())], expected);
+    }
+}
+
+/// tex.cpp "TEX 2D": TEX.LL (the level after the coordinates) and TEX.LZ; TEX.B reads its handle from rb
+/// (c[2][0], 0) and the level after it. The mask picks components that go to R0 upwards, the rest of R0-R3
+/// kept.
+#[test]
+fn samples_write_the_components_their_mask_names() {
+    let at_centre = set(&[(0, HALF), (1, HALF), (2, 0x4000_0000)]);
+    let body = format!("{at_centre}TEX rd=0 ra=0 rb=2 target=2 mask=15 tex=0x52 lod=3");
+    check4("tex_ll", &body, levels_of_colours(true), [0, 0, ONE, 0]);
+    let body = format!("{at_centre}TEX rd=0 ra=0 rb=255 target=2 mask=15 tex=0x52 lod=1");
+    check4("tex_lz", &body, levels_of_colours(true), [ONE, 0, 0, 0]);
+    let handle = "MOV.cbuf rd=4 cb_bank=2 cb_offset=0 lanes=15";
+    let body =
+        format!("{at_centre}MOV.cbuf rd=2 cb_bank=2 cb_offset=0 lanes=15\nTEX.B rd=0 ra=0 rb=2 target=2 mask=15 lod=1");
+    check4("tex_b_lz", &body, levels_of_colours(true), [ONE, 0, 0, 0]);
+    for (r2, r3, mask, expected) in [
+        (0, 0, 15, [ONE; 4]),
+        (0, 0, 7, [ONE, ONE, ONE, 0]),
+        (0, HALF, 10, [ONE, ONE, 0, HALF]),
+        (0, 0, 1, [ONE, 0, 0, 0]),
+        (0x4040_0000, 0, 3, [ONE, ONE, 0x4040_0000, 0]),
+    ] {
+        let presets = set(&[(0, 0), (1, 0), (2, r2), (3, r3), (5, 0x4040_0000)]);
+        let body = format!("{presets}{handle}\nTEX.B rd=0 ra=0 rb=4 target=2 mask={mask} lod=3");
+        check4(&format!("tex_b_ll_mask{mask}"), &body, levels_of_colours(true), expected);
+    }
+}
+
+/// tex.cpp "TEX 2D array regular conversion": the layer register of a TEX ARRAY_2D is an integer (F2I.U16 of
+/// 1.0 and 2.0 here), picking layer 1 (0,1,0,1) or 2 (0,0,1,1) of six. "TEX Cube": the +Z face at x = y = z.
+#[test]
+fn array_and_cube_samples() {
+    let shape = texture(TextureDim::D2, [16, 16, 1], 6, 1);
+    let colours = [[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]];
+    let texels = painted(&shape, |_, layer, _| colours.get(layer as usize).copied().unwrap_or_default());
+    for (layer, expected) in [(ONE, [0, ONE, 0, ONE]), (0x4000_0000, [0, 0, ONE, ONE])] {
+        let body = format!(
+            "{}F2I.reg rd=0 rb=0 dst=1 src=2 ftz=1\nTEX rd=0 ra=0 rb=255 target=3 mask=15 tex=0x52 lod=1",
+            set(&[(0, layer), (1, HALF), (2, HALF)])
+        );
+        check4(&format!("tex_array_2d_f2i_{layer:#x}"), &body, vec![(shape, texels.clone())], expected);
+    }
+    let magenta = uniform(TextureDim::Cube, [8, 8, 1], 1, [1.0, 0.0, 1.0, 1.0]);
+    let body =
+        format!("{}TEX rd=0 ra=0 rb=255 target=6 mask=15 tex=0x52 lod=1", set(&[(0, HALF), (1, HALF), (2, HALF)]));
+    check4("tex_cube_lz", &body, magenta, [ONE, 0, ONE, ONE]);
 }
