@@ -630,6 +630,70 @@ fn surfaces_past_the_limits_are_refused_before_their_texels_are_read() {
     }
 }
 
+/// Behaviour 2.8 on the reference back end: the instruction's dimension decides the read. A 1x1x1 3D texture
+/// (one magenta A8B8G8R8 texel) read as 3D gives its texel, read as 2D zeros, as a Tegra X1 does (nxgpucatch's
+/// tex.cpp "TEX 3D"); each TEX.LZ's four FP32 components are stored by STG.E.128.
+#[test]
+fn a_texture_read_as_another_dimension_reads_zeros() {
+    let (mut setup, channel) = rendering_setup();
+    let out = DATA + 0x1400;
+    let program = crate::sass::assemble::sm5x(&format!(
+        "MOV32I rd=0 imm32=0x3f000000 lanes=15
+MOV32I rd=1 imm32=0x3f000000 lanes=15
+MOV32I rd=2 imm32=0x3f000000 lanes=15
+TEX rd=4 ra=0 rb=255 target=4 mask=15 tex=0x52 lod=1
+TEX rd=8 ra=0 rb=255 target=2 mask=15 tex=0x52 lod=1
+MOV32I rd=12 imm32={:#x} lanes=15
+MOV32I rd=13 imm32={:#x} lanes=15
+STG rs=4 ra=12 e=1 size=6
+STG rs=8 ra=12 offset=16 e=1 size=6
+EXIT",
+        out as u32,
+        (out >> 32) as u32
+    ))
+    .unwrap();
+    fill_data(&setup, 0x100, &program);
+    let mut qmd = qmd(1, 7, 0);
+    // CONSTANT_BUFFER_VALID 0; buffer 0 at DATA + 0xa00, 0x200 bytes (ADDR_LOWER, ADDR_UPPER 7:0, SIZE 31:15).
+    let constants = DATA + 0xa00;
+    for (at, word) in [(0x50, 1), (0x74, constants as u32), (0x78, (constants >> 32) as u32 | 0x200 << 15)] {
+        qmd[at..at + 4].copy_from_slice(&u32::to_le_bytes(word));
+    }
+    fill_data(&setup, 0x400, &qmd);
+    // The handle at c[0][0x148]: header 0, sampler 0.
+    fill_data(&setup, 0xa00 + 0x148, &0u32.to_le_bytes());
+    let texels = DATA + 0x1000;
+    // BLOCKLINEAR (HEADER_VERSION 3), one GOB a block, THREE_D (TEXTURE_TYPE 2), 1x1x1, normalized; A8B8G8R8
+    // UNORM, swizzle R G B A (clb097tex.h NVB097_TEXHEAD_BL_*).
+    let format = 0x08 | 2 << 7 | 2 << 10 | 2 << 13 | 2 << 16 | 2 << 19 | 3 << 22 | 4 << 25 | 5 << 28;
+    let header = [format, texels as u32, (texels >> 32) as u32 | 3 << 21, 0, 2 << 23, 1 << 31, 0, 0];
+    fill_data(&setup, 0xc00, &header.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+    // Nearest filters and levels (NVB097_TEXSAMP1: MAG_FILTER, MIN_FILTER, MIP_FILTER).
+    let sampler = [0u32, 1 | 1 << 4 | 1 << 6, 0, 0, 0, 0, 0, 0];
+    fill_data(&setup, 0xd00, &sampler.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+    fill_data(&setup, 0x1000, &[0xff, 0x00, 0xff, 0xff]);
+    fill_data(&setup, 0x1400, &[0xcc; 32]);
+    let (headers, samplers) = (DATA + 0xc00, DATA + 0xd00);
+    let mut words = launch_words();
+    words.splice(
+        2..2,
+        [
+            header::incrementing(1, 0x1574 / 4, 3),
+            (headers >> 32) as u32,
+            headers as u32,
+            0,
+            header::incrementing(1, 0x155c / 4, 3),
+            (samplers >> 32) as u32,
+            samplers as u32,
+            0,
+        ],
+    );
+    setup.submit(channel, &words).unwrap();
+    let floats: Vec<f32> =
+        setup.data(0x1400, 32).chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+    assert_eq!(floats, [1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
+}
+
 /// A Setup whose GPU renders with the reference back end on the Vulkan device (lavapipe in CI).
 fn rendering_setup() -> (Setup, u32) {
     let mut setup = Setup::new();

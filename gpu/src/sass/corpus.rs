@@ -94,13 +94,15 @@ impl Run {
 
 /// A texture of RGBA32F texels that a run binds, read with point filtering, clamped addressing and normalized
 /// coordinates: `textures=KIND:WxHxD:LAYERS:LEVELS` (KIND 2d, 3d or cube; D is a 3D texture's depth, 1
-/// otherwise; a cube has six faces a layer).
+/// otherwise; a cube has six faces a layer; more than one layer makes an array).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunTexture {
     pub dim: crate::shader::ir::TextureDim,
     pub size: [u32; 3],
     pub layers: u32,
     pub levels: u32,
+    /// The header is an array's (of one layer or more).
+    pub array: bool,
 }
 
 impl RunTexture {
@@ -116,7 +118,7 @@ impl RunTexture {
         let (size, layers) = parse_shape(&mut fields)?;
         let levels = parse_number(fields.next()?)? as u32;
         let sane = (1..=13).contains(&levels);
-        (sane && fields.next().is_none()).then_some(RunTexture { dim, size, layers, levels })
+        (sane && fields.next().is_none()).then_some(RunTexture { dim, size, layers, levels, array: layers > 1 })
     }
 
     /// The layers the image holds: a cube's six faces a layer.
@@ -134,7 +136,7 @@ impl RunTexture {
         Texture {
             format: vk::Format::R32G32B32A32_SFLOAT,
             bytes_per_texel: 16,
-            view_type: crate::vulkan::view_type(self.dim, self.layers > 1),
+            view_type: crate::vulkan::view_type(self.dim, self.array),
             width: self.size[0],
             height: self.size[1],
             depth: self.size[2],
@@ -156,6 +158,7 @@ impl RunTexture {
         TextureImage {
             dim: self.dim,
             size: self.size,
+            array: self.array,
             layers: self.image_layers(),
             levels: self.levels,
             texels: texels
@@ -163,6 +166,25 @@ impl RunTexture {
                 .map(|t| std::array::from_fn(|c| u32::from_le_bytes(t[4 * c..4 * c + 4].try_into().expect("4 bytes"))))
                 .collect(),
         }
+    }
+
+    /// The texture as an instruction of `array`-ness reads it, and its texels (`texels`): a non-array read of an
+    /// array reads its first layer (a cube array's first cube), as a Tegra X1 does (nxgpucatch's tex.cpp); an
+    /// array read of a non-array texture, its one layer.
+    fn read_as<'t>(&self, array: bool, texels: &'t [u8]) -> (RunTexture, Cow<'t, [u8]>) {
+        if array || !self.array {
+            return (RunTexture { array, ..*self }, Cow::Borrowed(texels));
+        }
+        let first = RunTexture { layers: 1, array: false, ..*self };
+        let mut kept = Vec::new();
+        let mut at = 0;
+        for level in 0..self.levels {
+            let layer_bytes = self.extent(level).iter().map(|&n| n as usize).product::<usize>() * 16;
+            let faces = (first.image_layers() as usize) * layer_bytes;
+            kept.extend_from_slice(&texels[at..at + faces]);
+            at += self.image_layers() as usize * layer_bytes;
+        }
+        (first, Cow::Owned(kept))
     }
 
     /// The texels of the run's texture `number`, levels in order, each level's layers (faces), slices, rows and
@@ -701,7 +723,9 @@ pub fn dispatch_laid_out(
     };
     let (surfaces, image_bindings) = run_surfaces(run, &needs.surfaces, &bank)?;
     let texels: Vec<Cow<[u8]>> = (0..run.textures.len()).map(|number| run.texture_bytes(number)).collect();
-    let (views, slots) = run_textures(device, run, &needs.textures, &bank, &texels)?;
+    let indexed = device.features().sampled_image_array_non_uniform_indexing;
+    let (views, run_slots) = run_textures(run, &needs.textures, &bank, &texels, indexed)?;
+    let slots: Vec<TextureSlot> = run_slots.iter().map(RunSlot::slot).collect();
     let translation =
         translate_compute_laid_out(kernel, run.block, LOCAL_BYTES, &global, &views, layout).map_err(translate_error)?;
     let mut banks = Vec::new();
@@ -818,17 +842,56 @@ fn handle_of(run: &Run, handle: TextureHandle, bank: &impl Fn(u8) -> Vec<u8>) ->
     Ok(value & 0xf_ffff)
 }
 
+/// What a binding takes of the run's textures, each as the binding reads it: one texture, or the pools.
+enum RunSlot<'t> {
+    Texture(RunTexture, Cow<'t, [u8]>),
+    Pool(Vec<(RunTexture, Cow<'t, [u8]>)>),
+}
+
+impl RunSlot<'_> {
+    fn slot(&self) -> TextureSlot<'_> {
+        match self {
+            RunSlot::Texture(texture, texels) => TextureSlot::Texture(texture.vulkan(texels, texture.sampling())),
+            RunSlot::Pool(images) => TextureSlot::Pool(TexturePool {
+                images: images.iter().map(|(texture, texels)| texture.vulkan(texels, texture.sampling())).collect(),
+                samplers: vec![Sampling::NEAREST_CLAMP; 2],
+            }),
+        }
+    }
+}
+
+/// Texture `texture` (its texels `texels`) as `binding` reads it: a size query, as it is; a read of its own
+/// dimension, as `RunTexture::read_as` says; a read of another dimension, one texel of zeros a layer, as a Tegra
+/// X1 reads zeros then (nxgpucatch's tex.cpp and texs.cpp: 2D of a 1D array or a 3D texture, a cube of a 2D
+/// array, 1D of a 2D texture).
+fn read_by<'t>(binding: &TextureBinding, texture: &RunTexture, texels: &'t [u8]) -> (RunTexture, Cow<'t, [u8]>) {
+    if binding.query {
+        return (*texture, Cow::Borrowed(texels));
+    }
+    match texture.dim == binding.dim {
+        true => texture.read_as(binding.array, texels),
+        false => zeros(binding),
+    }
+}
+
+/// One texel of zeros of one level (an array's: two layers) shaped as `binding` reads it.
+fn zeros(binding: &TextureBinding) -> (RunTexture, Cow<'static, [u8]>) {
+    let array = binding.array;
+    let zeros = RunTexture { dim: binding.dim, size: [1; 3], layers: 1 + u32::from(array), levels: 1, array };
+    (zeros, Cow::Borrowed(&ZEROS[..16 * zeros.image_layers() as usize]))
+}
+
 /// What `bindings` take from the run's textures (whose texels are `texels`), and their views: the texture a
 /// binding's handle names, read from the constant-buffer words it comes from, or for a run-time handle, all of
-/// them as the pool (those of another shape as zeros), with one sampler, index 0 (CUDA's handles are the texture
-/// numbers, `parameters`).
+/// them as the pool, with one sampler, index 0 (CUDA's handles are the texture numbers, `parameters`); each as
+/// the binding reads it (`read_by`), with one more texel of zeros at the end of the pool.
 fn run_textures<'t>(
-    device: &ComputeDevice,
     run: &Run,
     bindings: &[TextureBinding],
     bank: &impl Fn(u8) -> Vec<u8>,
     texels: &'t [Cow<[u8]>],
-) -> Result<(Vec<TextureView>, Vec<TextureSlot<'t>>), CorpusError> {
+    indexed: bool,
+) -> Result<(Vec<TextureView>, Vec<RunSlot<'t>>), CorpusError> {
     let bad = |what: String| CorpusError::Texture { entry: run.entry.clone(), what };
     let mut views = Vec::new();
     let mut slots = Vec::new();
@@ -837,34 +900,23 @@ fn run_textures<'t>(
             let number = handle_of(run, binding.handle, bank)? as usize;
             let texture =
                 run.textures.get(number).ok_or_else(|| bad(format!("texture {number}, which textures= lacks")))?;
+            let (read, texels) = read_by(binding, texture, &texels[number]);
             views.push(TextureView {
                 kind: NumberKind::Float,
-                dim: texture.dim,
-                array: texture.layers > 1,
+                dim: read.dim,
+                array: read.array,
                 pool: None,
                 buffer: false,
             });
-            slots.push(TextureSlot::Texture(texture.vulkan(&texels[number], texture.sampling())));
+            slots.push(RunSlot::Texture(read, texels));
             continue;
         }
         if binding.depth_compare || binding.multisample {
             return Err(bad("a depth compare or multisample fetch through a run-time handle".into()));
         }
-        // One texel of one level (an array's: two layers).
-        let placeholder =
-            RunTexture { dim: binding.dim, size: [1; 3], layers: 1 + u32::from(binding.array), levels: 1 };
-        let zeros = &ZEROS[..16 * placeholder.image_layers() as usize];
-        let mut images: Vec<Texture> = run
-            .textures
-            .iter()
-            .zip(texels)
-            .map(|(texture, texels)| match (texture.dim, texture.layers > 1) == (binding.dim, binding.array) {
-                true => texture.vulkan(texels, texture.sampling()),
-                false => placeholder.vulkan(zeros, placeholder.sampling()),
-            })
-            .collect();
-        images.push(placeholder.vulkan(zeros, placeholder.sampling()));
-        let indexed = device.features().sampled_image_array_non_uniform_indexing;
+        let mut images: Vec<_> =
+            run.textures.iter().zip(texels).map(|(texture, texels)| read_by(binding, texture, texels)).collect();
+        images.push(zeros(binding));
         let pool = PoolView { headers: run.textures.len() as u32, samplers: 1, sampler_via_header: false, indexed };
         views.push(TextureView {
             kind: NumberKind::Float,
@@ -873,12 +925,12 @@ fn run_textures<'t>(
             pool: Some(pool),
             buffer: false,
         });
-        slots.push(TextureSlot::Pool(TexturePool { images, samplers: vec![Sampling::NEAREST_CLAMP; 2] }));
+        slots.push(RunSlot::Pool(images));
     }
     Ok((views, slots))
 }
 
-/// The texels of a placeholder texture: one texel of up to twelve layers (a cube array of two).
+/// The texels of a texture of zeros: one texel of up to twelve layers (a cube array of two).
 static ZEROS: [u8; 16 * 12] = [0; 16 * 12];
 
 #[cfg(test)]
@@ -918,7 +970,7 @@ mod tests {
         use crate::shader::ir::TextureDim;
         let runs = parse_manifest("t t params=out,tex=1 textures=2d:8x4x1:1:3,cube:2x2x1:2:1\n").unwrap();
         let run = &runs[0];
-        let cube = RunTexture { dim: TextureDim::Cube, size: [2, 2, 1], layers: 2, levels: 1 };
+        let cube = RunTexture { dim: TextureDim::Cube, size: [2, 2, 1], layers: 2, levels: 1, array: true };
         assert_eq!(run.textures[1], cube);
         assert_eq!(run.textures[0].extent(2), [2, 1, 1]);
         assert_eq!(run.params[1], Parameter::Texture(1));

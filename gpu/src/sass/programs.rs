@@ -535,7 +535,7 @@ SUATOM rd=2 ra=0 rb=3 op=0 target=0 surf=0x5a clamp=1 pd=7 cache=1
 /// TLDS 2D.LZ of texel (t & 3, t >> 2) of a 4 x 16 RGBA32F texture (its handle the second parameter, slot 0x52):
 /// its R, word 4 (4 y + x) of the texels, `Run`'s number 4096 x 0 + that + 0.25.
 fn texel_fetches() -> Result<KnownProgram, AssembleError> {
-    let texture = RunTexture { dim: TextureDim::D2, size: [4, 16, 1], layers: 1, levels: 1 };
+    let texture = RunTexture { dim: TextureDim::D2, size: [4, 16, 1], layers: 1, levels: 1, array: false };
     let source = format!(
         "
 S2R rd=0 sr=0x21

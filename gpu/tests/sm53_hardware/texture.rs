@@ -52,7 +52,7 @@ fn painted(texture: &RunTexture, colour: impl Fn(u32, u32, [u32; 3]) -> [f32; 4]
 }
 
 fn texture(dim: TextureDim, size: [u32; 3], layers: u32, levels: u32) -> RunTexture {
-    RunTexture { dim, size, layers, levels }
+    RunTexture { dim, size, layers, levels, array: layers > 1 }
 }
 
 /// A texture of `RunTexture::texels`' fill, for queries.
@@ -74,9 +74,12 @@ fn levels_of_colours(black_origin: bool) -> Vec<(RunTexture, Vec<u8>)> {
     vec![(shape, texels)]
 }
 
-/// A texture of one colour.
+/// A texture of one level of one colour.
 fn uniform(dim: TextureDim, size: [u32; 3], layers: u32, colour: [f32; 4]) -> Vec<(RunTexture, Vec<u8>)> {
-    let shape = texture(dim, size, layers, 1);
+    uniform_of(texture(dim, size, layers, 1), colour)
+}
+
+fn uniform_of(shape: RunTexture, colour: [f32; 4]) -> Vec<(RunTexture, Vec<u8>)> {
     let texels = painted(&shape, |_, _, _| colour);
     vec![(shape, texels)]
 }
@@ -283,4 +286,32 @@ fn array_and_cube_samples() {
     let body =
         format!("{}TEX rd=0 ra=0 rb=255 target=6 mask=15 tex=0x52 lod=1", set(&[(0, HALF), (1, HALF), (2, HALF)]));
     check4("tex_cube_lz", &body, magenta, [ONE, 0, ONE, ONE]);
+}
+
+/// tex.cpp "TEX 1D Array", "TEX 2D Array", "TEX 3D", "TEX Cube" and texs.cpp "TEXS 2D": the instruction's
+/// dimension against the header's. A non-array read of an array reads layer 0, an array read of a non-array
+/// texture its one layer (a cube read as a cube array, layer 0); a read of another dimension reads zeros.
+#[test]
+fn reads_of_another_shape_read_layer_0_or_zeros() {
+    let yellow = [1.0, 1.0, 0.0, 1.0];
+    let magenta = [1.0, 0.0, 1.0, 1.0];
+    let tex = |target: u32, registers: &[(u32, u32)]| {
+        format!("{}TEX rd=0 ra=0 rb=255 target={target} mask=15 tex=0x52 lod=1", set(registers))
+    };
+    let lines = || uniform(TextureDim::D1, [16, 1, 1], 4, yellow);
+    check4("tex_1d_of_1d_array", &tex(0, &[(0, HALF), (1, 0)]), lines(), [ONE, ONE, 0, ONE]);
+    check4("tex_array_1d_of_1d_array", &tex(1, &[(0, HALF), (1, 0)]), lines(), [ONE, ONE, 0, ONE]);
+    check4("tex_2d_of_1d_array", &tex(2, &[(0, HALF), (1, 0)]), lines(), [0; 4]);
+    let one_layer = || uniform_of(RunTexture { array: true, ..texture(TextureDim::D2, [16, 16, 1], 1, 1) }, yellow);
+    check4("tex_2d_of_2d_array", &tex(2, &[(0, HALF), (1, HALF)]), one_layer(), [ONE, ONE, 0, ONE]);
+    check4("tex_array_2d_of_2d_array", &tex(3, &[(0, 0), (1, HALF), (2, HALF)]), one_layer(), [ONE, ONE, 0, ONE]);
+    check4("tex_cube_of_2d_array", &tex(6, &[(0, 0), (1, HALF), (2, HALF)]), one_layer(), [0; 4]);
+    let volume = || uniform(TextureDim::D3, [8, 8, 8], 1, magenta);
+    let centre = [(0, HALF), (1, HALF), (2, HALF)];
+    check4("tex_3d", &tex(4, &centre), volume(), [ONE, 0, ONE, ONE]);
+    check4("tex_2d_of_3d", &tex(2, &centre), volume(), [0; 4]);
+    let cube = uniform(TextureDim::Cube, [8, 8, 1], 1, magenta);
+    check4("tex_array_cube_of_cube", &tex(7, &[(0, 0), (1, HALF), (2, HALF), (3, HALF)]), cube, [ONE, 0, ONE, ONE]);
+    let body = texs(&[], 2, 255, 0, 4, true);
+    check4("texs_1d_of_2d", &body, levels_of_colours(false), [0; 4]);
 }

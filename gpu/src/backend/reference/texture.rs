@@ -540,9 +540,11 @@ impl ReferenceBackend {
             binding
         };
         // The instruction decides the shape (behaviour 2.8): a cube may be read as a cube array, a 2D sample of an
-        // array reads layer 0; a cube read as 2D is a 2D array's first face.
+        // array reads layer 0; a read of another dimension reads zeros, as on a Tegra X1 (nxgpucatch's tex.cpp and
+        // texs.cpp, `tests/sm53_hardware/texture.rs`).
         if stored_dim != binding.dim {
-            return Err(unimplemented(format!("a {:?} texture sampled as {:?}", header.texture_type, binding.dim)));
+            tracing::debug!(texture_type = ?header.texture_type, dim = ?binding.dim, "a texture read as another dimension: zeros");
+            return Ok(DecodedTexture::placeholder(binding));
         }
         let layers = match (binding.dim, binding.array) {
             (_, true) => header.layers(),

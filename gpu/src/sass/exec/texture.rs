@@ -26,6 +26,8 @@ pub struct TextureImage {
     pub dim: TextureDim,
     /// Level 0's width, height and depth (1 but for 3D).
     pub size: [u32; 3],
+    /// The header is an array's (of one layer or more).
+    pub array: bool,
     /// Layers as the image holds them (a cube's faces included).
     pub layers: u32,
     pub levels: u32,
@@ -90,6 +92,9 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
     // Tegra X1 reads TEXS ARRAY_2D with layer 0x3f800000 from layer 0 (nxgpucatch's texs.cpp).
     let layer = t.array.then(|| operands[0] & 0xffff);
     let texel = match t.operation {
+        // A read of another dimension than the header's reads zeros, as on a Tegra X1 (nxgpucatch's tex.cpp and
+        // texs.cpp: 2D of a 1D array or of a 3D texture, a cube of a 2D array, 1D of a 2D texture).
+        _ if t.dim != image.dim && !matches!(t.operation, Operation::Size) => [0; 4],
         Operation::Read { fetch: true, level, offsets, last, .. } => {
             if last {
                 return Err("multisample fetches".into());
@@ -160,11 +165,11 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
                 // The coordinates the texture has, then its layers (a 1D array's in y), as a Tegra X1 answers
                 // (nxgpucatch's txq.cpp) and the translation's size query gives it.
                 let (w, h, third) = match image.dim {
-                    TextureDim::D1 if image.layers > 1 => (w, image.layers, 0),
+                    TextureDim::D1 if image.array => (w, image.layers, 0),
                     TextureDim::D1 => (w, 0, 0),
                     TextureDim::D3 => (w, h, d),
-                    TextureDim::Cube => (w, h, if image.layers > 6 { image.layers / 6 } else { 0 }),
-                    TextureDim::D2 => (w, h, if image.layers > 1 { image.layers } else { 0 }),
+                    TextureDim::Cube => (w, h, if image.array { image.layers / 6 } else { 0 }),
+                    TextureDim::D2 => (w, h, if image.array { image.layers } else { 0 }),
                 };
                 [w, h, third, image.levels]
             }
