@@ -1,7 +1,7 @@
 //! A text assembler built on the decode tables, for test shaders: one instruction a line, as its table line's name
 //! and field values (`ALD rd=0 address=0x80 size=3`). Fields not given are 0, except the guard predicate `pg`
-//! (PT), the predicate sources `ps`/`pa`/`pb` (PT), the condition-code test `cc_test` (always) and register
-//! fields, which default to RZ (255). Each line is checked by decoding it back; `#` starts a comment.
+//! (PT), the predicate sources `ps`/`pa`/`pb` and textures' fault predicate `fault` (PT), the condition-code test
+//! `cc_test` (always) and register fields, which default to RZ (255). Each line is checked by decoding it back; `#` starts a comment.
 
 use super::{Encoding, Isa};
 
@@ -36,7 +36,7 @@ fn word(encodings: &'static [Encoding], line: usize, text: &str) -> Result<u128,
     let mut word = encoding.value;
     for field in encoding.fields {
         let default = match field.name {
-            "pg" | "ps" | "pa" | "pb" => 7,
+            "pg" | "ps" | "pa" | "pb" | "fault" => 7,
             "cc_test" => 15,
             name if REGISTER_FIELDS.contains(&name) => 255,
             _ => 0,

@@ -101,6 +101,10 @@ pub struct TextureInstruction {
     pub mask: u8,
     /// FP16 results: the chosen components in pairs into the first two destinations.
     pub half: bool,
+    /// The predicate set where a texel faults (is not resident: sparse textures; Mesa's NAK calls it `fault`).
+    /// Every texture Tandem binds is resident, so it is cleared, as a Tegra X1 clears it reading a resident
+    /// texture (nxgpucatch's tex.cpp "Bindless + sparse predicate").
+    pub fault: Option<u64>,
 }
 
 /// A TARGET field's meaning by its value: the dimension, and whether it is an array (`None`: invalid).
@@ -137,6 +141,11 @@ fn read(v: &View, fetch: bool, level: Level) -> Operation {
     Operation::Read { fetch, level, offsets: v.flag("aoffi"), last, checked_level }
 }
 
+/// The fault predicate of TEX, TLD and TLD4 (PT: none), which both ISAs name alike.
+pub(crate) fn fault(v: &View) -> Option<u64> {
+    v.has("fault").then(|| v.get("fault")).filter(|&fault| fault != 7)
+}
+
 /// TLD4, whose fields both ISAs name alike.
 fn gather(v: &View) -> Result<Operation, String> {
     let offset_registers = match v.get("offsets") {
@@ -150,9 +159,7 @@ fn gather(v: &View) -> Result<Operation, String> {
 /// carries out.
 pub(crate) fn sm86(v: &View) -> Result<TextureInstruction, String> {
     let opcode = v.encoding.opcode;
-    if v.has("pd") && v.get("pd") != 7 {
-        return Err("a residency predicate (sparse textures)".into());
-    }
+    let fault = fault(v);
     let bindless = v.encoding.form() == "B";
     let rd2 = if opcode == "TXQ" { v.get("rc") } else { v.get("rd2") };
     let destinations = [v.get("rd"), v.get("rd") + 1, rd2, rd2 + 1];
@@ -176,6 +183,7 @@ pub(crate) fn sm86(v: &View) -> Result<TextureInstruction, String> {
             destinations,
             mask,
             half: false,
+            fault,
         });
     }
     let (dim, array) = SM86_TARGETS[v.get("target") as usize & 7].ok_or("the invalid target 6")?;
@@ -205,7 +213,7 @@ pub(crate) fn sm86(v: &View) -> Result<TextureInstruction, String> {
         // TXD has no .SCR: the handle of TXD.B, the coordinates and the layer from ra, the derivatives from rb.
         let (handle, first) = if bindless { (HandleSource::Register(ra), ra + 1) } else { (constant(), ra) };
         let sources = (first..first + in_a as u64).chain(rb..rb + in_b as u64).collect();
-        return Ok(TextureInstruction { operation, handle, dim, array, sources, destinations, mask, half });
+        return Ok(TextureInstruction { operation, handle, dim, array, sources, destinations, mask, half, fault });
     }
     // The registers of the whole sequence, the handle of a bindless form first among rb's operands.
     let handles = usize::from(bindless);
@@ -220,7 +228,7 @@ pub(crate) fn sm86(v: &View) -> Result<TextureInstruction, String> {
         (ra..ra + in_ra as u64).chain(rb..rb + (count - in_ra) as u64).collect()
     };
     let handle = if bindless { HandleSource::Register(registers.remove(in_a)) } else { constant() };
-    Ok(TextureInstruction { operation, handle, dim, array, sources: registers, destinations, mask, half })
+    Ok(TextureInstruction { operation, handle, dim, array, sources: registers, destinations, mask, half, fault })
 }
 
 /// A Maxwell texture instruction's meaning (TEX, TLD, TLD4, TXD, TXQ and the scalar TEXS, TLDS, TLD4S), as
@@ -247,9 +255,11 @@ pub(crate) fn sm5x(v: &View) -> Result<TextureInstruction, String> {
                 (true, _) => Level::Explicit,
                 (false, 0) => Level::Implicit,
                 (false, 1) => Level::Zero,
-                (false, 2) => Level::Bias,
-                (false, 3) => Level::Explicit,
-                _ => return Err("LBA and LLA levels".into()),
+                // LBA and LLA read as LB and LL (Ryujinx's and yuzu's reading): a Tegra X1's TEX.LLA of level 1
+                // reads level 1, its TEX.LBA in compute level 0 as TEX.LB does (nxgpucatch's tex.cpp).
+                (false, 2 | 6) => Level::Bias,
+                (false, 3 | 7) => Level::Explicit,
+                (false, _) => return Err(format!("the invalid level mode {}", v.get("lod"))),
             };
             read(v, fetch, level)
         }
@@ -283,6 +293,7 @@ pub(crate) fn sm5x(v: &View) -> Result<TextureInstruction, String> {
         destinations,
         mask: v.get("mask") as u8,
         half: false,
+        fault: fault(v),
     })
 }
 
@@ -305,7 +316,17 @@ fn sm5x_scalar(v: &View, handle: HandleSource) -> Result<TextureInstruction, Str
         let mut sources = vec![ra, y];
         sources.extend((rb..).take(usize::from(offset) + usize::from(compare)));
         let mask = if half || rd2 != 255 { 0b1111 } else { 0b0011 };
-        return Ok(TextureInstruction { operation, handle, dim: D2, array: false, sources, destinations, mask, half });
+        return Ok(TextureInstruction {
+            operation,
+            handle,
+            dim: D2,
+            array: false,
+            sources,
+            destinations,
+            mask,
+            half,
+            fault: None,
+        });
     }
     let fetch = v.encoding.opcode == "TLDS";
     let mode = v.get("mode");
@@ -355,5 +376,15 @@ fn sm5x_scalar(v: &View, handle: HandleSource) -> Result<TextureInstruction, Str
             _ => return Err("an undefined component code".into()),
         }
     };
-    Ok(TextureInstruction { operation, handle, dim, array, sources, destinations, mask, half: !v.flag("f32") })
+    Ok(TextureInstruction {
+        operation,
+        handle,
+        dim,
+        array,
+        sources,
+        destinations,
+        mask,
+        half: !v.flag("f32"),
+        fault: None,
+    })
 }

@@ -46,6 +46,10 @@ impl Lower<'_> {
         } else {
             self.write_in_order(values, &t.destinations);
         }
+        if let Some(fault) = t.fault {
+            let faulted = self.bool(false);
+            self.set_pred(fault, faulted);
+        }
         Ok(())
     }
 

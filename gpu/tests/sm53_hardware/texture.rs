@@ -315,3 +315,53 @@ fn reads_of_another_shape_read_layer_0_or_zeros() {
     let body = texs(&[], 2, 255, 0, 4, true);
     check4("texs_1d_of_2d", &body, levels_of_colours(false), [0; 4]);
 }
+
+/// tex.cpp "TEX 2D" "Lod explicit LLA", "Lod bias" and "Lod bias LBA": LLA reads the level it names as LL does;
+/// a compute thread's bias is not applied (its quad has no derivatives: the implicit level is -inf), so LB and
+/// LBA with a bias of 2 read level 0.
+#[test]
+fn compute_samples_ignore_their_bias() {
+    for (name, lod, level, expected) in [
+        ("tex_lla", 7, ONE, [0, ONE, 0, 0]),
+        ("tex_lb", 2, 0x4000_0000, [ONE, 0, 0, 0]),
+        ("tex_lba", 6, 0x4000_0000, [ONE, 0, 0, 0]),
+    ] {
+        let body = format!(
+            "{}TEX rd=0 ra=0 rb=2 target=2 mask=15 tex=0x52 lod={lod}",
+            set(&[(0, HALF), (1, HALF), (2, level)])
+        );
+        check4(name, &body, levels_of_colours(true), expected);
+    }
+}
+
+/// tex.cpp "TEX 2D" with AOFFI: the offsets register (x in bits 3:0) follows the level, moving the sample one
+/// texel right of the black (0,0) onto red; an ARRAY_2D read of the 2D texture (layer 0) does the same, a 3D
+/// read reads zeros (then R3 + 1 is 1). Bindless: the handle, the level, then the offsets after rb. "Bindless +
+/// sparse predicate": the fault predicate of a resident texture is cleared.
+#[test]
+fn samples_move_by_their_texel_offsets() {
+    let offset =
+        |target: u32, at: u32| format!("TEX rd=0 ra=0 rb={at} target={target} mask=15 tex=0x52 aoffi=1 lod=3\n");
+    let zeros = [(0, 0), (1, 0), (2, 0), (3, 0)];
+    let red = [ONE, 0, 0, 0];
+    let body = format!("{}{}", set(&[(0, 0), (1, 0), (2, 0), (3, 1)]), offset(2, 2));
+    check4("tex_aoffi_ll", &body, levels_of_colours(true), red);
+    let presets = set(&[zeros.as_slice(), &[(4, 0), (5, 1)]].concat());
+    check4("tex_aoffi_ll_array_2d", &format!("{presets}{}", offset(3, 4)), levels_of_colours(true), red);
+    let body = format!("{presets}{}FADD.imm rd=3 ra=3 imm20=0x3f800 ftz=1", offset(4, 4));
+    check4("tex_aoffi_ll_3d", &body, levels_of_colours(true), [0, 0, 0, ONE]);
+    let bindless = format!(
+        "{}MOV.cbuf rd=4 cb_bank=2 cb_offset=0 lanes=15\nTEX.B rd=0 ra=0 rb=4 target=2 mask=15 aoffi=1 lod=3",
+        set(&[(0, 0), (1, 0), (5, 0), (6, 1)])
+    );
+    check4("tex_b_aoffi_ll", &bindless, levels_of_colours(true), red);
+    let sparse = format!(
+        "{}MOV.cbuf rd=4 cb_bank=2 cb_offset=0 lanes=15
+ISETP.reg pd=0 pq=7 ra=255 rb=255 cmp=7 signed=1
+TEX.B fault=0 rd=0 ra=0 rb=4 target=2 mask=15 aoffi=1 lod=3
+MOV32I rd=3 imm32=0x40400000 lanes=15 pg=0
+MOV32I rd=3 imm32=0xc0400000 lanes=15 pg=0 pg_not=1",
+        set(&[(0, 0), (1, 0), (5, 0), (6, 1)])
+    );
+    check4("tex_b_fault_predicate", &sparse, levels_of_colours(true), [ONE, 0, 0, 0xc040_0000]);
+}

@@ -1,8 +1,8 @@
 //! The interpreter's texture unit: what TEX, TLD, TLD4, TXD and TXQ (`sass::texture::TextureInstruction`) give
 //! one lane, from textures of four 32-bit numbers a texel, as the Vulkan specification's texel selection
-//! describes it (nearest texels, nearest levels, cube face selection, gather footprints). What it does not do
-//! yet (linear filtering, addressing other than clamping to the edge, depth compare, multisample fetches, gather
-//! offsets per texel) stops the launch naming it.
+//! describes it (nearest texels, nearest levels, cube face selection, gather footprints, texel offsets). What it
+//! does not do yet (linear filtering, addressing other than clamping to the edge, depth compare, multisample
+//! fetches, gather offsets per texel) stops the launch naming it.
 
 use crate::sass::texture::{HandleSource, Level, Operation, TextureInstruction};
 use crate::shader::ir::TextureDim;
@@ -104,10 +104,10 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
             // A level past the last reads zeros, as TLD.CL does on an H200 (`TextureImage::texel`).
             let level = if level == Level::Explicit { rest.next().unwrap_or(0) } else { 0 };
             let packed = if offsets { rest.next().unwrap_or(0) } else { 0 };
+            let offsets = texel_offsets(packed, count);
             let mut position = [0i64; 3];
             for k in 0..count {
-                let offset = i64::from(((packed << (28 - 4 * k)) as i32) >> 28);
-                position[k] = i64::from(operands[first + k] as i32) + offset;
+                position[k] = i64::from(operands[first + k] as i32) + offsets[k];
             }
             let layer = layer.unwrap_or(0);
             image.texel(level, layer, position).unwrap_or([0; 4])
@@ -118,15 +118,19 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
             }
             let first = usize::from(t.array);
             let mut rest = operands[first + count..].iter().copied();
+            // A compute thread's quad has no derivatives: its implicit level of detail is -inf, whatever the bias
+            // (a Tegra X1 samples level 0 for TEX.LB and TEX.LBA with a bias of 2, nxgpucatch's tex.cpp).
             let lod = match level {
                 Level::Implicit | Level::Zero => 0.0,
-                Level::Bias | Level::Explicit => f32::from_bits(rest.next().unwrap_or(0)),
+                Level::Bias => {
+                    rest.next();
+                    0.0
+                }
+                Level::Explicit => f32::from_bits(rest.next().unwrap_or(0)),
             };
-            if offsets {
-                return Err("samples with offsets".into());
-            }
+            let packed = if offsets { rest.next().unwrap_or(0) } else { 0 };
             let coordinates: Vec<f32> = operands[first..first + count].iter().map(|&c| f32::from_bits(c)).collect();
-            sample(image, t.dim, layer, &coordinates, nearest_level(image, lod))
+            sample(image, t.dim, layer, &coordinates, nearest_level(image, lod), texel_offsets(packed, count))
         }
         Operation::Gather { component, offset_registers, compare } => {
             if compare || offset_registers > 1 {
@@ -154,7 +158,7 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
                 (du * du + dv * dv).sqrt()
             };
             let lod = step(0).max(step(1)).log2();
-            sample(image, t.dim, layer, &coordinates, nearest_level(image, lod))
+            sample(image, t.dim, layer, &coordinates, nearest_level(image, lod), [0; 3])
         }
         Operation::Size => {
             let level = operands[0];
@@ -207,14 +211,27 @@ fn place(image: &TextureImage, dim: TextureDim, layer: Option<u32>, coordinates:
     (6 * layer.min(faces.saturating_sub(1)) + face, vec![0.5 * (sc / major) + 0.5, 0.5 * (tc / major) + 0.5])
 }
 
-/// A point sample of level `level`.
-fn sample(image: &TextureImage, dim: TextureDim, layer: Option<u32>, coordinates: &[f32], level: u32) -> [u32; 4] {
+/// AOFFI's texel offsets of `count` coordinates: 4-bit signed x, y and z in bits 3:0, 7:4 and 11:8 of `packed`.
+fn texel_offsets(packed: u32, count: usize) -> [i64; 3] {
+    std::array::from_fn(|k| if k < count { i64::from(((packed << (28 - 4 * k)) as i32) >> 28) } else { 0 })
+}
+
+/// A point sample of level `level`, `offsets` texels from where the coordinates land (before clamping to the
+/// edge, as Vulkan's ConstOffset).
+fn sample(
+    image: &TextureImage,
+    dim: TextureDim,
+    layer: Option<u32>,
+    coordinates: &[f32],
+    level: u32,
+    offsets: [i64; 3],
+) -> [u32; 4] {
     let (layer, coordinates) = place(image, dim, layer, coordinates);
     let extent = image.extent(level);
     let mut position = [0i64; 3];
     for (k, &c) in coordinates.iter().enumerate() {
         let size = extent[k];
-        position[k] = ((c * size as f32).floor() as i64).clamp(0, i64::from(size) - 1);
+        position[k] = ((c * size as f32).floor() as i64 + offsets[k]).clamp(0, i64::from(size) - 1);
     }
     image.texel(level, layer, position).unwrap_or([0; 4])
 }
@@ -265,6 +282,9 @@ fn run_lane(
 ) -> Result<(), String> {
     let operands: Vec<u32> = t.sources.iter().map(|&r| lane.reg(r)).collect();
     let values = execute(t, textures, handle(t.handle, textures, cbufs, lane), &operands)?;
+    if let Some(fault) = t.fault {
+        lane.set_pred(fault, false);
+    }
     if t.half {
         let words = half_pairs(&values);
         for (value, register) in words.into_iter().zip([t.destinations[0], t.destinations[2]]) {

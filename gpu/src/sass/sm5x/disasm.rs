@@ -1306,9 +1306,11 @@ fn tex_sources(v: &View) -> Vec<String> {
     operands
 }
 
-/// The operands of TEX, TLD, TLD4 and TXD: rd, the sources, then the texture, target and mask.
+/// The operands of TEX, TLD, TLD4 and TXD: the fault predicate unless it is PT, rd, the sources, then the
+/// texture, target and mask.
 fn vector_texture_operands(v: &View) -> Vec<String> {
-    let mut operands = vec![reg(v.get("rd"), 255)];
+    let mut operands: Vec<String> = crate::sass::texture::fault(v).map(|pd| pred(pd, false)).into_iter().collect();
+    operands.push(reg(v.get("rd"), 255));
     operands.extend(tex_sources(v));
     operands.extend(texture_target_mask(v));
     operands

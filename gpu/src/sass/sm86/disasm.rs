@@ -1446,7 +1446,7 @@ fn texture(v: &View) -> Parts {
     };
     let m = format!("{opcode}{modifiers}{}", v.suffix("nodep", ".NODEP"));
     let mut operands = Vec::new();
-    optional_pred(v, "pd", &mut operands);
+    optional_pred(v, "fault", &mut operands);
     operands.extend([reg(v.get("rd2"), 255), dst(v), register(v, "ra", 0)]);
     // Only TXD writes an RZ second source.
     if v.get("rb") != 255 || opcode == "TXD" {

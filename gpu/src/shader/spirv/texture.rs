@@ -309,14 +309,16 @@ impl Emitter<'_> {
             let bits = e.values[&value];
             e.b.bitcast(e.t.f32, None, bits).expect("in a block")
         };
-        // Stages without derivatives sample level 0 where the fragment stage would compute one.
+        // Stages without derivatives sample level 0 where the fragment stage would compute one, whatever the bias:
+        // a Tegra X1's TEX.LB and TEX.LBA in compute read level 0 (nxgpucatch's tex.cpp), the level of detail of a
+        // quad without derivatives being -inf.
         let (operands, implicit) = match lod {
             Lod::Implicit if fragment => (None, true),
             Lod::Bias(bias) if fragment => (Some((ImageOperands::BIAS, vec![float(self, bias)])), true),
-            Lod::Implicit | Lod::Zero => {
+            Lod::Implicit | Lod::Bias(_) | Lod::Zero => {
                 (Some((ImageOperands::LOD, vec![self.b.constant_bit32(self.t.f32, 0)])), false)
             }
-            Lod::Bias(value) | Lod::Level(value) => (Some((ImageOperands::LOD, vec![float(self, value)])), false),
+            Lod::Level(value) => (Some((ImageOperands::LOD, vec![float(self, value)])), false),
             Lod::Gradients { x, y } => {
                 let count = coordinates.len();
                 let mut derivatives = |values: [Value; 2]| {
