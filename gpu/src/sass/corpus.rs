@@ -9,7 +9,8 @@
 use super::Isa;
 use super::cubin::{Cubin, CubinError, KernelImage};
 use super::exec::{
-    self, ConstantBuffers, ExecError, Kernel, Launch, Sampler, TextureImage, Textures, driver_constants, run_compute,
+    self, ConstantBuffers, ExecError, Kernel, Launch, Sampler, TextureImage, Textures, Wrap, driver_constants,
+    run_compute,
 };
 use crate::shader::ir::{HandlePart, PoolView, SurfaceBinding, TextureBinding, TextureHandle, TextureView};
 use crate::shader::structure::ControlFlow;
@@ -77,6 +78,8 @@ pub struct Run {
     pub textures: Vec<RunTexture>,
     /// The surfaces the run binds (`surf=N`).
     pub surfaces: Vec<RunSurface>,
+    /// The sampler every texture handle names (sampler 0): CUDA's point sampling unless a run says otherwise.
+    pub sampler: Sampler,
     /// Texels of the run's own for its textures, by number, in [`RunTexture::texels`]' order: where a texture has
     /// none here (or an empty entry), it holds what `texels` makes.
     pub texture_data: Vec<Vec<u8>>,
@@ -103,6 +106,8 @@ pub struct RunTexture {
     pub levels: u32,
     /// The header is an array's (of one layer or more).
     pub array: bool,
+    /// The texels are depths, one FP32 each (D32_SFLOAT), which depth-compare samples compare.
+    pub depth: bool,
 }
 
 impl RunTexture {
@@ -118,7 +123,8 @@ impl RunTexture {
         let (size, layers) = parse_shape(&mut fields)?;
         let levels = parse_number(fields.next()?)? as u32;
         let sane = (1..=13).contains(&levels);
-        (sane && fields.next().is_none()).then_some(RunTexture { dim, size, layers, levels, array: layers > 1 })
+        let texture = RunTexture { dim, size, layers, levels, array: layers > 1, depth: false };
+        (sane && fields.next().is_none()).then_some(texture)
     }
 
     /// The layers the image holds: a cube's six faces a layer.
@@ -131,11 +137,16 @@ impl RunTexture {
         self.size.map(|n| (n >> level).max(1))
     }
 
+    /// Bytes of one of its texels: four FP32 numbers, or a depth's one.
+    fn texel_bytes(&self) -> usize {
+        if self.depth { 4 } else { 16 }
+    }
+
     /// The texture on the device with `texels`, FP32 numbers sampled as `sampling` says.
     fn vulkan<'t>(&self, texels: &'t [u8], sampling: Sampling) -> Texture<'t> {
         Texture {
-            format: vk::Format::R32G32B32A32_SFLOAT,
-            bytes_per_texel: 16,
+            format: if self.depth { vk::Format::D32_SFLOAT } else { vk::Format::R32G32B32A32_SFLOAT },
+            bytes_per_texel: self.texel_bytes() as u64,
             view_type: crate::vulkan::view_type(self.dim, self.array),
             width: self.size[0],
             height: self.size[1],
@@ -147,10 +158,9 @@ impl RunTexture {
         }
     }
 
-    /// How CUDA samples the run's textures (the interpreter's `Sampler::POINT_CLAMP`): nearest texels, clamped to
-    /// the edge, the levels it has.
-    fn sampling(&self) -> Sampling {
-        Sampling { max_lod: (self.levels - 1) as f32, ..Sampling::NEAREST_CLAMP }
+    /// How the device samples it through `sampler`: comparing only where its texels are depths.
+    fn sampling(&self, sampler: &Sampler) -> Sampling {
+        sampling(sampler, self.depth)
     }
 
     /// The texture with `texels` (in [`RunTexture::texels`]' order) for the interpreter.
@@ -161,9 +171,14 @@ impl RunTexture {
             array: self.array,
             layers: self.image_layers(),
             levels: self.levels,
+            // A depth in R, the rest 0.
             texels: texels
-                .chunks_exact(16)
-                .map(|t| std::array::from_fn(|c| u32::from_le_bytes(t[4 * c..4 * c + 4].try_into().expect("4 bytes"))))
+                .chunks_exact(self.texel_bytes())
+                .map(|t| {
+                    let word =
+                        |c: usize| t.get(4 * c..4 * c + 4).map_or(0, |w| u32::from_le_bytes(w.try_into().expect("4")));
+                    std::array::from_fn(word)
+                })
                 .collect(),
         }
     }
@@ -179,7 +194,7 @@ impl RunTexture {
         let mut kept = Vec::new();
         let mut at = 0;
         for level in 0..self.levels {
-            let layer_bytes = self.extent(level).iter().map(|&n| n as usize).product::<usize>() * 16;
+            let layer_bytes = self.extent(level).iter().map(|&n| n as usize).product::<usize>() * self.texel_bytes();
             let faces = (first.image_layers() as usize) * layer_bytes;
             kept.extend_from_slice(&texels[at..at + faces]);
             at += self.image_layers() as usize * layer_bytes;
@@ -189,12 +204,13 @@ impl RunTexture {
 
     /// The texels of the run's texture `number`, levels in order, each level's layers (faces), slices, rows and
     /// texels in order: word k is the FP32 value `number * 4096 + k + 0.25` (distinct and exact in FP32 and, for
-    /// the first levels, in FP16), as `cuda/runner.cu` fills the GPU's.
+    /// the first levels, in FP16), as `cuda/runner.cu` fills the GPU's (a depth texture's texels are one word).
     pub fn texels(&self, number: usize) -> Vec<u8> {
         let words: u64 = (0..self.levels)
             .map(|level| {
                 let [w, h, d] = self.extent(level);
-                u64::from(w) * u64::from(h) * u64::from(d) * u64::from(self.image_layers()) * 4
+                let texels = u64::from(w) * u64::from(h) * u64::from(d) * u64::from(self.image_layers());
+                texels * self.texel_bytes() as u64 / 4
             })
             .sum();
         (0..words).flat_map(|k| ((number as u64 * 4096 + k) as f32 + 0.25).to_le_bytes()).collect()
@@ -248,6 +264,17 @@ impl RunSurface {
     pub fn texels(&self, number: usize) -> Vec<u8> {
         (0..self.bytes()).map(|k| ((7 * k + 16 * number + 3) % 251) as u8).collect()
     }
+}
+
+/// How the device samples as the interpreter's `sampler` does (nearest texels and levels): comparing where the
+/// texels are `depth`s.
+fn sampling(sampler: &Sampler, depth: bool) -> Sampling {
+    let address = match sampler.wrap {
+        Wrap::ClampToEdge => vk::SamplerAddressMode::CLAMP_TO_EDGE,
+        Wrap::Repeat => vk::SamplerAddressMode::REPEAT,
+    };
+    let compare = sampler.compare.filter(|_| depth).map(crate::vulkan::compare_op);
+    Sampling { address: [address; 3], compare, ..Sampling::NEAREST_CLAMP }
 }
 
 /// Where the interpreter maps surface `number`'s texels.
@@ -616,7 +643,7 @@ pub fn interpret(run: &Run, kernel: &KernelImage, input: &[u8]) -> Result<Vec<u8
             .enumerate()
             .map(|(number, texture)| Some(texture.image(&run.texture_bytes(number))))
             .collect(),
-        samplers: vec![Some(Sampler::POINT_CLAMP)],
+        samplers: vec![Some(run.sampler)],
         slot_bank: 0,
         // Surface headers follow the textures' (`Parameter::Surface`).
         surfaces: std::iter::repeat_n(None, run.textures.len())
@@ -725,7 +752,7 @@ pub fn dispatch_laid_out(
     let texels: Vec<Cow<[u8]>> = (0..run.textures.len()).map(|number| run.texture_bytes(number)).collect();
     let indexed = device.features().sampled_image_array_non_uniform_indexing;
     let (views, run_slots) = run_textures(run, &needs.textures, &bank, &texels, indexed)?;
-    let slots: Vec<TextureSlot> = run_slots.iter().map(RunSlot::slot).collect();
+    let slots: Vec<TextureSlot> = run_slots.iter().map(|slot| slot.slot(&run.sampler)).collect();
     let translation =
         translate_compute_laid_out(kernel, run.block, LOCAL_BYTES, &global, &views, layout).map_err(translate_error)?;
     let mut banks = Vec::new();
@@ -849,12 +876,18 @@ enum RunSlot<'t> {
 }
 
 impl RunSlot<'_> {
-    fn slot(&self) -> TextureSlot<'_> {
+    /// What the device binds, sampled through `sampler`.
+    fn slot(&self, sampler: &Sampler) -> TextureSlot<'_> {
         match self {
-            RunSlot::Texture(texture, texels) => TextureSlot::Texture(texture.vulkan(texels, texture.sampling())),
+            RunSlot::Texture(texture, texels) => {
+                TextureSlot::Texture(texture.vulkan(texels, texture.sampling(sampler)))
+            }
             RunSlot::Pool(images) => TextureSlot::Pool(TexturePool {
-                images: images.iter().map(|(texture, texels)| texture.vulkan(texels, texture.sampling())).collect(),
-                samplers: vec![Sampling::NEAREST_CLAMP; 2],
+                images: images
+                    .iter()
+                    .map(|(texture, texels)| texture.vulkan(texels, texture.sampling(sampler)))
+                    .collect(),
+                samplers: vec![sampling(sampler, false); 2],
             }),
         }
     }
@@ -874,11 +907,11 @@ fn read_by<'t>(binding: &TextureBinding, texture: &RunTexture, texels: &'t [u8])
     }
 }
 
-/// One texel of zeros of one level (an array's: two layers) shaped as `binding` reads it.
+/// One texel of zeros of one level (an array's: two layers) shaped as `binding` reads it (depths for a compare).
 fn zeros(binding: &TextureBinding) -> (RunTexture, Cow<'static, [u8]>) {
-    let array = binding.array;
-    let zeros = RunTexture { dim: binding.dim, size: [1; 3], layers: 1 + u32::from(array), levels: 1, array };
-    (zeros, Cow::Borrowed(&ZEROS[..16 * zeros.image_layers() as usize]))
+    let (array, depth) = (binding.array, binding.depth_compare);
+    let zeros = RunTexture { dim: binding.dim, size: [1; 3], layers: 1 + u32::from(array), levels: 1, array, depth };
+    (zeros, Cow::Borrowed(&ZEROS[..zeros.texel_bytes() * zeros.image_layers() as usize]))
 }
 
 /// What `bindings` take from the run's textures (whose texels are `texels`), and their views: the texture a
@@ -970,7 +1003,8 @@ mod tests {
         use crate::shader::ir::TextureDim;
         let runs = parse_manifest("t t params=out,tex=1 textures=2d:8x4x1:1:3,cube:2x2x1:2:1\n").unwrap();
         let run = &runs[0];
-        let cube = RunTexture { dim: TextureDim::Cube, size: [2, 2, 1], layers: 2, levels: 1, array: true };
+        let cube =
+            RunTexture { dim: TextureDim::Cube, size: [2, 2, 1], layers: 2, levels: 1, array: true, depth: false };
         assert_eq!(run.textures[1], cube);
         assert_eq!(run.textures[0].extent(2), [2, 1, 1]);
         assert_eq!(run.params[1], Parameter::Texture(1));

@@ -11,6 +11,7 @@ use super::Isa;
 use super::assemble::{self, AssembleError};
 use super::corpus::{BUFFER_BYTES, Parameter, Run, RunSurface, RunTexture};
 use super::cubin::KernelImage;
+use super::exec::Sampler;
 use crate::shader::ir::TextureDim;
 use std::collections::HashMap;
 
@@ -29,6 +30,8 @@ pub struct KnownProgram {
     pub surfaces: Vec<RunSurface>,
     /// The textures' own texels (`Run::texture_data`); none: what `RunTexture::texels` makes.
     pub texture_data: Vec<Vec<u8>>,
+    /// The sampler every handle names.
+    pub sampler: Sampler,
 }
 
 impl KnownProgram {
@@ -50,6 +53,7 @@ impl KnownProgram {
             textures: self.textures.clone(),
             surfaces: self.surfaces.clone(),
             texture_data: self.texture_data.clone(),
+            sampler: self.sampler,
             ..Run::default()
         }
     }
@@ -535,7 +539,8 @@ SUATOM rd=2 ra=0 rb=3 op=0 target=0 surf=0x5a clamp=1 pd=7 cache=1
 /// TLDS 2D.LZ of texel (t & 3, t >> 2) of a 4 x 16 RGBA32F texture (its handle the second parameter, slot 0x52):
 /// its R, word 4 (4 y + x) of the texels, `Run`'s number 4096 x 0 + that + 0.25.
 fn texel_fetches() -> Result<KnownProgram, AssembleError> {
-    let texture = RunTexture { dim: TextureDim::D2, size: [4, 16, 1], layers: 1, levels: 1, array: false };
+    let texture =
+        RunTexture { dim: TextureDim::D2, size: [4, 16, 1], layers: 1, levels: 1, array: false, depth: false };
     let source = format!(
         "
 S2R rd=0 sr=0x21
@@ -563,8 +568,9 @@ pub fn straight_line(
 
 /// A Maxwell program of straight-line `body` (SM5x lines free to use R0-R19) whose R0-R3 every thread stores
 /// (128 bits at out + 16t), each thread's to be `expected`: nxgpucatch's texture tests' form. Texture i of
-/// `textures` holds its own texels in [`RunTexture::texels`]' order (none: what that makes) and its handle is at
-/// c[0][0x148 + 8i] (bound slot 0x52 + 2i); `constants` are the banks the body reads.
+/// `textures` holds its own texels in [`RunTexture::texels`]' order (none: what that makes), sampled through
+/// nxgpucatch's sampler (`Sampler::NXGPUCATCH`), and its handle is at c[0][0x148 + 8i] (bound slot 0x52 + 2i);
+/// `constants` are the banks the body reads.
 pub fn vector_program(
     name: &str,
     body: &str,
@@ -586,6 +592,7 @@ EXIT"
     Ok(KnownProgram {
         textures,
         texture_data,
+        sampler: Sampler::NXGPUCATCH,
         ..plain(KernelImage { constants, ..kernel(name, Isa::Sm5x, code) }, expected.repeat(THREADS as usize))
     })
 }
@@ -605,5 +612,12 @@ fn program(name: &str, isa: Isa, code: Vec<u8>, expected: Vec<u32>) -> KnownProg
 
 /// A program that reads no texture or surface.
 pub fn plain(kernel: KernelImage, expected: Vec<u32>) -> KnownProgram {
-    KnownProgram { kernel, expected, textures: Vec::new(), surfaces: Vec::new(), texture_data: Vec::new() }
+    KnownProgram {
+        kernel,
+        expected,
+        textures: Vec::new(),
+        surfaces: Vec::new(),
+        texture_data: Vec::new(),
+        sampler: Sampler::POINT_CLAMP,
+    }
 }

@@ -56,6 +56,22 @@ pub fn view_type(dim: crate::shader::ir::TextureDim, array: bool) -> vk::ImageVi
     }
 }
 
+/// The Vulkan comparison of a guest one (the 3D class's depth, stencil and alpha tests, samplers' compares).
+pub fn compare_op(comparison: crate::texture::descriptor::Comparison) -> vk::CompareOp {
+    use crate::texture::descriptor::Comparison;
+    use vk::CompareOp as C;
+    match comparison {
+        Comparison::Never => C::NEVER,
+        Comparison::Less => C::LESS,
+        Comparison::Equal => C::EQUAL,
+        Comparison::LessOrEqual => C::LESS_OR_EQUAL,
+        Comparison::Greater => C::GREATER,
+        Comparison::NotEqual => C::NOT_EQUAL,
+        Comparison::GreaterOrEqual => C::GREATER_OR_EQUAL,
+        Comparison::Always => C::ALWAYS,
+    }
+}
+
 /// Every buffer's device address is a multiple of this, whatever the driver's own alignment.
 pub const ADDRESS_ALIGNMENT: u64 = 256;
 

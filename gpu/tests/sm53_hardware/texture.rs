@@ -52,7 +52,7 @@ fn painted(texture: &RunTexture, colour: impl Fn(u32, u32, [u32; 3]) -> [f32; 4]
 }
 
 fn texture(dim: TextureDim, size: [u32; 3], layers: u32, levels: u32) -> RunTexture {
-    RunTexture { dim, size, layers, levels, array: layers > 1 }
+    RunTexture { dim, size, layers, levels, array: layers > 1, depth: false }
 }
 
 /// A texture of `RunTexture::texels`' fill, for queries.
@@ -364,4 +364,62 @@ MOV32I rd=3 imm32=0xc0400000 lanes=15 pg=0 pg_not=1",
         set(&[(0, 0), (1, 0), (5, 0), (6, 1)])
     );
     check4("tex_b_fault_predicate", &sparse, levels_of_colours(true), [ONE, 0, 0, 0xc040_0000]);
+}
+
+/// A depth texture (D32_SFLOAT, nxgpucatch's ZF32) whose texels at each level and layer are `depth(level, layer)`.
+fn depths(shape: RunTexture, depth: impl Fn(u32, u32) -> f32) -> Vec<(RunTexture, Vec<u8>)> {
+    let shape = RunTexture { depth: true, ..shape };
+    let mut bytes = Vec::new();
+    for level in 0..shape.levels {
+        let [w, h, d] = shape.extent(level);
+        for layer in 0..shape.image_layers() {
+            bytes.extend(std::iter::repeat_n(depth(level, layer).to_le_bytes(), (w * h * d) as usize).flatten());
+        }
+    }
+    vec![(shape, bytes)]
+}
+
+/// tex.cpp "TEX 2D DC" and "TEX Cube Array DC", texs.cpp "TEXS 2D DC" and "TEXS ARRAY_2D DC": a depth compare
+/// (`reference < texel`, nxgpucatch's sampler) gives the result in R, G and B and 1.0 in A. The reference follows
+/// the coordinates (TEX: after the level; TEXS.DC and LZ.DC: rb, the next register unused). Depths: 0.7 at level
+/// 0 (of a cube array: its first cube), 0.3 at level 1 of the TEXS texture, zeros elsewhere.
+#[test]
+fn depth_compares_fill_rgb_with_the_result() {
+    const O8: u32 = 0x3f4c_cccd; // 0.8
+    const O6: u32 = 0x3f19_999a; // 0.6
+    let (pass, fail) = ([ONE; 4], [0, 0, 0, ONE]);
+    let level0 = |shape: RunTexture| depths(shape, |level, layer| if level == 0 && layer < 6 { 0.7 } else { 0.0 });
+    let plane = || level0(texture(TextureDim::D2, [16, 16, 1], 1, 2));
+    for (reference, expected) in [(HALF, pass), (ONE, fail)] {
+        let presets = set(&[(0, reference), (1, 0), (2, ONE), (3, 0), (4, HALF), (5, HALF)]);
+        let body = format!("{presets}TEX rd=0 ra=4 rb=0 target=2 mask=15 tex=0x52 dc=1 lod=1");
+        check4(&format!("tex_dc_{reference:#x}"), &body, plane(), expected);
+        let presets = set(&[(0, 0), (1, HALF), (2, HALF), (3, HALF), (4, reference)]);
+        let body = format!("{presets}TEX rd=0 ra=0 rb=4 target=7 mask=15 tex=0x52 dc=1 lod=1");
+        check4(
+            &format!("tex_array_cube_dc_{reference:#x}"),
+            &body,
+            level0(texture(TextureDim::Cube, [8, 8, 1], 6, 1)),
+            expected,
+        );
+    }
+    let levels = || {
+        let shape = texture(TextureDim::D2, [16, 16, 1], 1, 4);
+        depths(shape, |level, _| [0.7, 0.3].get(level as usize).copied().unwrap_or(0.0))
+    };
+    for (name, mode, swizzle, registers, expected) in [
+        ("texs_dc_0.8", 4, 4, [(6, O8), (7, 0)], fail),
+        ("texs_dc_0.6", 4, 4, [(6, O6), (7, 0)], pass),
+        ("texs_lz_dc_0.6", 6, 4, [(6, O6), (7, 0)], pass),
+        ("texs_lz_dc_r6", 6, 4, [(6, ONE), (7, O6)], fail),
+        ("texs_lz_dc_r7_zero", 6, 4, [(6, ONE), (7, 0)], fail),
+        ("texs_lz_dc_gba", 6, 3, [(6, ONE), (7, O6)], [0, 0, ONE, 0]),
+    ] {
+        check4(name, &texs(&registers, 2, 6, mode, swizzle, true), levels(), expected);
+    }
+    let layers = || level0(texture(TextureDim::D2, [16, 16, 1], 4, 1));
+    let body = texs(&[(6, HALF), (4, 0), (6, O8)], 2, 6, 4, 4, true);
+    check4("texs_dc_of_array_0.8", &body, layers(), fail);
+    let body = texs(&[(6, HALF), (4, 0), (7, O6)], 2, 6, 4, 4, true);
+    check4("texs_dc_of_array_0.5", &body, layers(), pass);
 }

@@ -4,9 +4,9 @@
 //! (d / (2^24 - 1) rounded to FP32 is within half a step of d).
 
 use super::{NAME, ReferenceBackend};
-use crate::backend::{BackendError, Comparison, DepthStencil, StencilFace, StencilOp};
+use crate::backend::{BackendError, DepthStencil, StencilFace, StencilOp};
 use crate::texture::format::{DepthFormat, set_texel_bits, texel_bits};
-use crate::vulkan::DepthAttachment;
+use crate::vulkan::{DepthAttachment, compare_op};
 use ash::vk;
 
 /// A zeta target's texels as a host format's aspects: depth (2 or 4 bytes a texel), stencil (1).
@@ -17,20 +17,6 @@ pub(super) struct HostDepth {
 }
 
 const D24_MAX: u32 = (1 << 24) - 1;
-
-pub(super) fn compare_op(comparison: Comparison) -> vk::CompareOp {
-    use vk::CompareOp as C;
-    match comparison {
-        Comparison::Never => C::NEVER,
-        Comparison::Less => C::LESS,
-        Comparison::Equal => C::EQUAL,
-        Comparison::LessOrEqual => C::LESS_OR_EQUAL,
-        Comparison::Greater => C::GREATER,
-        Comparison::NotEqual => C::NOT_EQUAL,
-        Comparison::GreaterOrEqual => C::GREATER_OR_EQUAL,
-        Comparison::Always => C::ALWAYS,
-    }
-}
 
 fn stencil_op(op: StencilOp) -> vk::StencilOp {
     use vk::StencilOp as S;

@@ -363,7 +363,7 @@ impl ReferenceBackend {
                 }
                 let compare = match (binding.depth_compare, sampler.compare) {
                     (false, _) => None,
-                    (true, Some(comparison)) => Some(super::depth::compare_op(comparison)),
+                    (true, Some(comparison)) => Some(crate::vulkan::compare_op(comparison)),
                     (true, None) => {
                         return Err(unimplemented("a depth compare through a sampler whose DEPTH_COMPARE is off"));
                     }
@@ -600,7 +600,7 @@ impl ReferenceBackend {
         // the sampler's DEPTH_COMPARE_FUNC says, before filtering.
         let compare = match (binding.depth_compare, sampler.compare) {
             (false, _) => None,
-            (true, Some(comparison)) if kind == NumberKind::Float => Some(super::depth::compare_op(comparison)),
+            (true, Some(comparison)) if kind == NumberKind::Float => Some(crate::vulkan::compare_op(comparison)),
             (true, Some(_)) => return Err(unimplemented("a depth compare of an integer texture")),
             (true, None) => return Err(unimplemented("a depth compare through a sampler whose DEPTH_COMPARE is off")),
         };

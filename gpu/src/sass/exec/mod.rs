@@ -27,7 +27,7 @@ mod video;
 
 pub(crate) use ops::access_bytes;
 pub use surface::{Surface, SurfaceFormat};
-pub use texture::{Sampler, TextureImage, Textures};
+pub use texture::{Sampler, TextureImage, Textures, Wrap};
 
 use super::{DecodeError, Isa};
 use std::fmt;

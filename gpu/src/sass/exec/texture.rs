@@ -1,11 +1,13 @@
 //! The interpreter's texture unit: what TEX, TLD, TLD4, TXD and TXQ (`sass::texture::TextureInstruction`) give
 //! one lane, from textures of four 32-bit numbers a texel, as the Vulkan specification's texel selection
-//! describes it (nearest texels, nearest levels, cube face selection, gather footprints, texel offsets). What it
-//! does not do yet (linear filtering, addressing other than clamping to the edge, depth compare, multisample
-//! fetches, gather offsets per texel) stops the launch naming it.
+//! describes it (nearest texels, nearest levels, cube face selection, gather footprints, texel offsets, clamped
+//! or repeating addressing, depth compares). What it does not do yet (linear filtering, unnormalized coordinates,
+//! other addressing, multisample fetches, gathers that compare or take offsets per texel) stops the launch
+//! naming it.
 
 use crate::sass::texture::{HandleSource, Level, Operation, TextureInstruction};
 use crate::shader::ir::TextureDim;
+use crate::texture::descriptor::Comparison;
 
 /// The textures a launch reads, by the handle's header index (bits 19:0), and the samplers by its sampler index
 /// (bits 31:20).
@@ -38,13 +40,57 @@ pub struct TextureImage {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sampler {
     pub linear: bool,
-    pub clamp_to_edge: bool,
+    pub wrap: Wrap,
+    /// Depth-compare samples compare their reference with the texel so (`reference OP texel`).
+    pub compare: Option<Comparison>,
     pub normalized: bool,
 }
 
+/// Where coordinates outside the texture land, on every axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wrap {
+    ClampToEdge,
+    Repeat,
+}
+
+/// CUDA's point sampling.
+impl Default for Sampler {
+    fn default() -> Sampler {
+        Sampler::POINT_CLAMP
+    }
+}
+
 impl Sampler {
-    /// Point filtering, nearest levels, clamped to the edge, normalized coordinates.
-    pub const POINT_CLAMP: Sampler = Sampler { linear: false, clamp_to_edge: true, normalized: true };
+    /// Point filtering, nearest levels, clamped to the edge, normalized coordinates: CUDA's point sampling.
+    pub const POINT_CLAMP: Sampler =
+        Sampler { linear: false, wrap: Wrap::ClampToEdge, compare: None, normalized: true };
+    /// nxgpucatch's: deko3d's default sampler with nearest filters and levels: repeating, normalized, comparing
+    /// `reference < texel` (it enables the compare for depth textures only).
+    pub const NXGPUCATCH: Sampler =
+        Sampler { linear: false, wrap: Wrap::Repeat, compare: Some(Comparison::Less), normalized: true };
+
+    /// The texel index `n` (which may lie outside) of an axis of `size` texels lands on: a cube's faces clamp to
+    /// their edges whatever the sampler says, as Vulkan's cube maps do.
+    fn wrap(&self, dim: TextureDim, n: i64, size: u32) -> i64 {
+        match self.wrap {
+            Wrap::Repeat if dim != TextureDim::Cube => n.rem_euclid(i64::from(size)),
+            _ => n.clamp(0, i64::from(size) - 1),
+        }
+    }
+}
+
+/// Whether `reference OP texel` holds.
+fn compares(comparison: Comparison, reference: f32, texel: f32) -> bool {
+    match comparison {
+        Comparison::Never => false,
+        Comparison::Less => reference < texel,
+        Comparison::Equal => reference == texel,
+        Comparison::LessOrEqual => reference <= texel,
+        Comparison::Greater => reference > texel,
+        Comparison::NotEqual => reference != texel,
+        Comparison::GreaterOrEqual => reference >= texel,
+        Comparison::Always => true,
+    }
 }
 
 impl TextureImage {
@@ -84,8 +130,8 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
         .get((handle >> 20) as usize)
         .and_then(Option::as_ref)
         .ok_or_else(|| format!("sampler {:#x}, which the launch does not bind", handle >> 20))?;
-    if sampler.linear || !sampler.clamp_to_edge || !sampler.normalized {
-        return Err("samplers other than point filtering, clamping to the edge and normalized coordinates".into());
+    if sampler.linear || !sampler.normalized {
+        return Err("samplers other than point filtering with normalized coordinates".into());
     }
     let count = t.dim.coordinates();
     // The layer of an array: the low 16 bits of its first operand (TXD's comes after the coordinates), as a
@@ -113,9 +159,6 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
             image.texel(level, layer, position).unwrap_or([0; 4])
         }
         Operation::Read { fetch: false, level, offsets, last, .. } => {
-            if last {
-                return Err("depth-compare samples".into());
-            }
             let first = usize::from(t.array);
             let mut rest = operands[first + count..].iter().copied();
             // A compute thread's quad has no derivatives: its implicit level of detail is -inf, whatever the bias
@@ -130,7 +173,20 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
             };
             let packed = if offsets { rest.next().unwrap_or(0) } else { 0 };
             let coordinates: Vec<f32> = operands[first..first + count].iter().map(|&c| f32::from_bits(c)).collect();
-            sample(image, t.dim, layer, &coordinates, nearest_level(image, lod), texel_offsets(packed, count))
+            let level = nearest_level(image, lod);
+            let texel = sample(image, &sampler, t.dim, layer, &coordinates, level, texel_offsets(packed, count));
+            if last {
+                // A depth compare gives the comparison's 1.0 or 0.0 in R, G and B, and 1.0 in A, as a Tegra X1's
+                // TEX.DC and TEXS.DC do (nxgpucatch's tex.cpp and texs.cpp).
+                let comparison =
+                    sampler.compare.ok_or("a depth-compare sample through a sampler that does not compare")?;
+                let reference = f32::from_bits(rest.next().unwrap_or(0));
+                let passed = compares(comparison, reference, f32::from_bits(texel[0]));
+                let c = if passed { 1.0f32 } else { 0.0 }.to_bits();
+                [c, c, c, 1.0f32.to_bits()]
+            } else {
+                texel
+            }
         }
         Operation::Gather { component, offset_registers, compare } => {
             if compare || offset_registers > 1 {
@@ -140,7 +196,7 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
             let coordinates: Vec<f32> = operands[first..first + count].iter().map(|&c| f32::from_bits(c)).collect();
             let packed = if offset_registers == 1 { operands[first + count] } else { 0 };
             let offsets = [packed as u8 as i8, (packed >> 8) as u8 as i8].map(|o| i64::from((o << 2) >> 2));
-            gather(image, t.dim, layer, &coordinates, offsets, component)?
+            gather(image, &sampler, t.dim, layer, &coordinates, offsets, component)?
         }
         Operation::Gradients => {
             if !matches!(t.dim, TextureDim::D1 | TextureDim::D2) {
@@ -158,7 +214,7 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
                 (du * du + dv * dv).sqrt()
             };
             let lod = step(0).max(step(1)).log2();
-            sample(image, t.dim, layer, &coordinates, nearest_level(image, lod), [0; 3])
+            sample(image, &sampler, t.dim, layer, &coordinates, nearest_level(image, lod), [0; 3])
         }
         Operation::Size => {
             let level = operands[0];
@@ -216,10 +272,11 @@ fn texel_offsets(packed: u32, count: usize) -> [i64; 3] {
     std::array::from_fn(|k| if k < count { i64::from(((packed << (28 - 4 * k)) as i32) >> 28) } else { 0 })
 }
 
-/// A point sample of level `level`, `offsets` texels from where the coordinates land (before clamping to the
-/// edge, as Vulkan's ConstOffset).
+/// A point sample of level `level`, `offsets` texels from where the coordinates land (before wrapping, as
+/// Vulkan's ConstOffset).
 fn sample(
     image: &TextureImage,
+    sampler: &Sampler,
     dim: TextureDim,
     layer: Option<u32>,
     coordinates: &[f32],
@@ -231,15 +288,16 @@ fn sample(
     let mut position = [0i64; 3];
     for (k, &c) in coordinates.iter().enumerate() {
         let size = extent[k];
-        position[k] = ((c * size as f32).floor() as i64 + offsets[k]).clamp(0, i64::from(size) - 1);
+        position[k] = sampler.wrap(dim, (c * size as f32).floor() as i64 + offsets[k], size);
     }
     image.texel(level, layer, position).unwrap_or([0; 4])
 }
 
 /// A gather of `component` from level 0's 2x2 footprint around the coordinates, moved by `offsets`: the texels
-/// (i0, j1), (i1, j1), (i1, j0), (i0, j0), each clamped to the edge.
+/// (i0, j1), (i1, j1), (i1, j0), (i0, j0), each wrapped as the sampler says.
 fn gather(
     image: &TextureImage,
+    sampler: &Sampler,
     dim: TextureDim,
     layer: Option<u32>,
     coordinates: &[f32],
@@ -253,9 +311,9 @@ fn gather(
     let [w, h, _] = image.extent(0);
     let corner = |c: f32, size: u32, offset: i64| (c * size as f32 - 0.5).floor() as i64 + offset;
     let (i0, j0) = (corner(coordinates[0], w, offsets[0]), corner(coordinates[1], h, offsets[1]));
-    let clamp = |n: i64, size: u32| n.clamp(0, i64::from(size) - 1);
     let at = |i: i64, j: i64| {
-        image.texel(0, layer, [clamp(i, w), clamp(j, h), 0]).map_or(0, |texel| texel[usize::from(component)])
+        let position = [sampler.wrap(dim, i, w), sampler.wrap(dim, j, h), 0];
+        image.texel(0, layer, position).map_or(0, |texel| texel[usize::from(component)])
     };
     Ok([at(i0, j0 + 1), at(i0 + 1, j0 + 1), at(i0 + 1, j0), at(i0, j0)])
 }
