@@ -8,6 +8,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod deko3d;
+mod fetch;
 mod float;
 mod integer;
 mod texture;

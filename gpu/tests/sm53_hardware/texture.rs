@@ -16,7 +16,7 @@ const HALF: u32 = 0x3f00_0000;
 
 /// Runs `body` (which leaves R0-R3) on both paths with `textures` bound and c[2] = [0], and checks every
 /// thread's four words against `expected`.
-fn check4(name: &str, body: &str, textures: Vec<(RunTexture, Vec<u8>)>, expected: [u32; 4]) {
+pub(super) fn check4(name: &str, body: &str, textures: Vec<(RunTexture, Vec<u8>)>, expected: [u32; 4]) {
     let zero_bank = vec![(2, vec![0u8; 16])];
     let program = vector_program(name, body, textures, zero_bank, expected).unwrap_or_else(|e| panic!("{name}: {e}"));
     let run = program.run();
