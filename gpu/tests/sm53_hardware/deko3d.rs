@@ -140,6 +140,17 @@ impl DkTexture {
         (0..self.heap_bytes()).map(|_| if rng.next_u32() % 2 != 0 { 255 } else { 0 }).collect()
     }
 
+    /// tld4.cpp's and tld4s.cpp's `Randomize`: the even bytes (R and B) 255 where a draw is odd, else 0; the odd
+    /// ones (G and A) stay 0.
+    pub fn random_even(&self, seed: u32) -> Vec<u8> {
+        let mut rng = Mt19937::new(seed);
+        let mut bytes = vec![0; self.heap_bytes()];
+        for byte in bytes.iter_mut().step_by(2) {
+            *byte = if rng.next_u32() % 2 != 0 { 255 } else { 0 };
+        }
+        bytes
+    }
+
     /// tlds.cpp's `Randomize`: one draw a texel, its bits 0-3 making R, G, B and A 255 or 0.
     pub fn random_bits(&self, seed: u32) -> Vec<u8> {
         let mut rng = Mt19937::new(seed);

@@ -11,6 +11,7 @@ mod common;
 mod deko3d;
 mod fetch;
 mod float;
+mod gather;
 mod integer;
 mod texture;
 

@@ -2,8 +2,7 @@
 //! one lane, from textures of four 32-bit numbers a texel, as the Vulkan specification's texel selection
 //! describes it (nearest texels, nearest levels, cube face selection, gather footprints, texel offsets, clamped
 //! or repeating addressing, depth compares). What it does not do yet (linear filtering, unnormalized coordinates,
-//! other addressing, multisample fetches, gathers that compare or take offsets per texel) stops the launch
-//! naming it.
+//! other addressing, multisample fetches) stops the launch naming it.
 
 use crate::sass::texture::{HandleSource, Level, Operation, TextureInstruction};
 use crate::shader::ir::TextureDim;
@@ -189,14 +188,28 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
             }
         }
         Operation::Gather { component, offset_registers, compare } => {
-            if compare || offset_registers > 1 {
-                return Err("gathers that compare or take an offset per texel".into());
-            }
             let first = usize::from(t.array);
             let coordinates: Vec<f32> = operands[first..first + count].iter().map(|&c| f32::from_bits(c)).collect();
-            let packed = if offset_registers == 1 { operands[first + count] } else { 0 };
-            let offsets = [packed as u8 as i8, (packed >> 8) as u8 as i8].map(|o| i64::from((o << 2) >> 2));
-            gather(image, &sampler, t.dim, layer, &coordinates, offsets, component)?
+            let rest = &operands[first + count..];
+            let offsets = match offset_registers {
+                0 => GatherOffsets::One([0, 0]),
+                1 => GatherOffsets::One(gather_offset(rest[0])),
+                // PTP: pair k in word k / 2, the high half for odd k.
+                _ => GatherOffsets::PerTexel(std::array::from_fn(|k| gather_offset(rest[k / 2] >> (16 * (k % 2))))),
+            };
+            let texels = gather(image, &sampler, t.dim, layer, &coordinates, offsets)?;
+            match compare {
+                // A compare gathers the depths' comparisons, whatever the component (nxgpucatch's tld4.cpp).
+                true => {
+                    let comparison =
+                        sampler.compare.ok_or("a depth-compare gather through a sampler that does not compare")?;
+                    let reference = f32::from_bits(rest[offset_registers]);
+                    texels.map(|texel| {
+                        if compares(comparison, reference, f32::from_bits(texel[0])) { 1.0f32 } else { 0.0 }.to_bits()
+                    })
+                }
+                false => texels.map(|texel| texel[usize::from(component)]),
+            }
         }
         Operation::Gradients => {
             if !matches!(t.dim, TextureDim::D1 | TextureDim::D2) {
@@ -293,29 +306,45 @@ fn sample(
     image.texel(level, layer, position).unwrap_or([0; 4])
 }
 
-/// A gather of `component` from level 0's 2x2 footprint around the coordinates, moved by `offsets`: the texels
-/// (i0, j1), (i1, j1), (i1, j0), (i0, j0), each wrapped as the sampler says.
+/// Where a gather's texels come from: one footprint moved by offsets (none: zero), or per texel (PTP) the
+/// (i0, j0) texel of the footprint moved by that texel's offsets (GLSL's textureGatherOffsets).
+enum GatherOffsets {
+    One([i64; 2]),
+    PerTexel([[i64; 2]; 4]),
+}
+
+/// A gather offset pair: signed 6-bit x and y in bits 5:0 and 13:8.
+fn gather_offset(pair: u32) -> [i64; 2] {
+    [pair as u8 as i8, (pair >> 8) as u8 as i8].map(|o| i64::from((o << 2) >> 2))
+}
+
+/// A gather from level 0's 2x2 footprint around the coordinates: the texels (i0, j1), (i1, j1), (i1, j0),
+/// (i0, j0), each wrapped as the sampler says.
 fn gather(
     image: &TextureImage,
     sampler: &Sampler,
     dim: TextureDim,
     layer: Option<u32>,
     coordinates: &[f32],
-    offsets: [i64; 2],
-    component: u8,
-) -> Result<[u32; 4], String> {
+    offsets: GatherOffsets,
+) -> Result<[[u32; 4]; 4], String> {
     if !matches!(dim, TextureDim::D2 | TextureDim::Cube) {
         return Err("1D and 3D gathers".into());
     }
     let (layer, coordinates) = place(image, dim, layer, coordinates);
     let [w, h, _] = image.extent(0);
     let corner = |c: f32, size: u32, offset: i64| (c * size as f32 - 0.5).floor() as i64 + offset;
-    let (i0, j0) = (corner(coordinates[0], w, offsets[0]), corner(coordinates[1], h, offsets[1]));
-    let at = |i: i64, j: i64| {
+    // Texel k of the footprint moved by `offset`.
+    let texel = |k: usize, [di, dj]: [i64; 2]| {
+        let (i0, j0) = (corner(coordinates[0], w, di), corner(coordinates[1], h, dj));
+        let (i, j) = [(i0, j0 + 1), (i0 + 1, j0 + 1), (i0 + 1, j0), (i0, j0)][k];
         let position = [sampler.wrap(dim, i, w), sampler.wrap(dim, j, h), 0];
-        image.texel(0, layer, position).map_or(0, |texel| texel[usize::from(component)])
+        image.texel(0, layer, position).unwrap_or([0; 4])
     };
-    Ok([at(i0, j0 + 1), at(i0 + 1, j0 + 1), at(i0 + 1, j0), at(i0, j0)])
+    Ok(match offsets {
+        GatherOffsets::One(offset) => std::array::from_fn(|k| texel(k, offset)),
+        GatherOffsets::PerTexel(offsets) => offsets.map(|offset| texel(3, offset)),
+    })
 }
 
 /// Runs `t` on the `active` lanes of `step`'s warp and moves them to the next instruction (a failure stops the
