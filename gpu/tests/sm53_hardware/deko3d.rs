@@ -4,6 +4,7 @@
 //! (`texture::layout::level_surfaces` of the header deko3d would write), so every vector that reads one also
 //! checks that code against the hardware.
 
+use tandem_gpu::engine::multisample::sample_layout;
 use tandem_gpu::sass::corpus::RunTexture;
 use tandem_gpu::shader::ir::TextureDim;
 use tandem_gpu::texture::descriptor::TextureHeader;
@@ -54,15 +55,21 @@ pub enum Kind {
     D3,
 }
 
-/// An RGBA8 block-linear texture as `Texture(width, height, depth, levels, type)` makes it: `depth` is a 3D
-/// texture's depth or an array's layers (a 1D array's come as `height`).
+/// An RGBA8 block-linear texture as `Texture(width, height, depth, levels, type, false, samples)` makes it:
+/// `depth` is a 3D texture's depth or an array's layers (a 1D array's come as `height`). A multisampled 2D
+/// texture (8 samples: DkMsMode_8x, which deko3d writes as MULTI_SAMPLE_COUNT 4X2_D3D) has one level and is
+/// stored as a 2D texture of its pixels' 4x2 blocks.
 pub struct DkTexture {
     pub kind: Kind,
     pub width: u32,
     pub height: u32,
     pub depth: u32,
     pub levels: u32,
+    pub samples: u32,
 }
+
+/// MULTI_SAMPLE_COUNT's 4X2_D3D: deko3d's eight samples.
+const FOUR_BY_TWO_D3D: u32 = 4;
 
 /// deko3d's `pickTileSize`: the block's GOBs (log2) for a dimension of `gobs`.
 fn tile_size(gobs: u32) -> u32 {
@@ -89,12 +96,14 @@ impl DkTexture {
     /// `pickTileSize(ceil(1.5 h / 8))` GOBs for 2D kinds, its block depth `pickTileSize(1.5 d)` for 3D, one GOB
     /// otherwise.
     pub fn header(&self) -> TextureHeader {
+        let (block_width, block_height) = self.sample_block();
+        let (width, height) = (self.width * block_width, self.height * block_height);
         let (texture_type, height, depth) = match self.kind {
             Kind::D1 => (0, 1, 1),
             Kind::D1Array => (4, 1, self.height),
-            Kind::D2 => (1, self.height, 1),
-            Kind::D2Array => (5, self.height, self.depth),
-            Kind::D3 => (2, self.height, self.depth),
+            Kind::D2 => (1, height, 1),
+            Kind::D2Array => (5, height, self.depth),
+            Kind::D3 => (2, height, self.depth),
         };
         let (block_height, block_depth) = match self.kind {
             Kind::D2 | Kind::D2Array => (tile_size((height + height / 2).div_ceil(8)), 0),
@@ -107,7 +116,7 @@ impl DkTexture {
             0,
             3 << 21,
             block_height << 3 | block_depth << 6 | (self.levels - 1) << 28,
-            (self.width - 1) | texture_type << 23,
+            (width - 1) | texture_type << 23,
             (height - 1) | (depth - 1) << 16 | 1 << 31,
             0,
             0,
@@ -115,6 +124,21 @@ impl DkTexture {
         TextureHeader::parse(0, words).expect("a header deko3d writes")
     }
 
+    /// The block of texels one pixel's samples take, and each sample's place in it (one sample: (1, 1), (0, 0)),
+    /// from Tandem's table of the sample orders (`engine::multisample`).
+    fn sample_block(&self) -> (u32, u32) {
+        self.sample_layout().0
+    }
+
+    fn sample_layout(&self) -> ((u32, u32), &'static [(u32, u32)]) {
+        match self.samples {
+            1 => ((1, 1), &[(0, 0)]),
+            8 => sample_layout(FOUR_BY_TWO_D3D).expect("4X2_D3D's sample order"),
+            other => panic!("{other} samples: nxgpucatch's textures have 1 or 8"),
+        }
+    }
+
+    /// The header of the texels as stored: a multisampled texture's blocks as a 2D texture.
     fn surfaces(&self) -> Vec<Surface> {
         level_surfaces(&self.header(), (1, 1, 4)).expect("a laid-out texture")
     }
@@ -181,16 +205,22 @@ impl DkTexture {
             Kind::D2Array => (TextureDim::D2, true),
             Kind::D3 => (TextureDim::D3, false),
         };
-        let shape = RunTexture { dim, size, layers: self.layers(), levels: self.levels, array, depth: false };
+        // A multisampled texture is held as a 2D array of a layer a sample, as the translation reads one.
+        let ((block_width, block_height), samples) = self.sample_layout();
+        let layers = if self.samples > 1 { self.samples } else { self.layers() };
+        let array = array || self.samples > 1;
+        let shape = RunTexture { dim, size, layers, levels: self.levels, array, depth: false };
         let surfaces = self.surfaces();
         let mut texels = Vec::new();
         for level in 0..self.levels {
             let [w, h, d] = shape.extent(level);
-            for layer in 0..self.layers() {
+            for layer in 0..layers {
+                let (sample, layer) = if self.samples > 1 { (samples[layer as usize], 0) } else { ((0, 0), layer) };
                 for z in 0..d {
                     for y in 0..h {
                         for x in 0..w {
-                            let texel = self.texel(&surfaces, heap, level, layer, [x, y, z]);
+                            let at = [x * block_width + sample.0, y * block_height + sample.1, z];
+                            let texel = self.texel(&surfaces, heap, level, layer, at);
                             let rgba = texel.map_or([0.5; 4], |bytes| bytes.map(|byte| f32::from(byte) / 255.0));
                             texels.extend(rgba.iter().flat_map(|c| c.to_le_bytes()));
                         }

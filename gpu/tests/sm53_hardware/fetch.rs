@@ -32,7 +32,7 @@ fn run(name: &str, texture: DkTexture, corner: [u32; 3], heap: Vec<u8>, vectors:
 fn texel_fetches_read_the_hardware_texels() {
     let tld =
         |target: u32, rb: u32, extra: &str| format!("TLD rd=0 ra=0 rb={rb} target={target} mask=15 tex=0x52 {extra}");
-    let line = DkTexture { kind: Kind::D1, width: 512, height: 1, depth: 1, levels: 4 };
+    let line = DkTexture { kind: Kind::D1, width: 512, height: 1, depth: 1, levels: 4, samples: 1 };
     let heap = line.random_bytes(129_034);
     run(
         "tld_1d",
@@ -41,7 +41,7 @@ fn texel_fetches_read_the_hardware_texels() {
         heap,
         &[(&[(0, 3)], &tld(0, 255, ""), [0, 0, 0, 0]), (&[(0, 17)], &tld(0, 255, ""), [1, 0, 0, 1])],
     );
-    let lines = || DkTexture { kind: Kind::D1Array, width: 512, height: 17, depth: 1, levels: 4 };
+    let lines = || DkTexture { kind: Kind::D1Array, width: 512, height: 17, depth: 1, levels: 4, samples: 1 };
     let array_1d: &[(&[(u32, u32)], &str, [u8; 4])] = &[
         (&[(0, 3), (1, 5)], &tld(1, 255, ""), [1, 0, 0, 1]),
         (&[(0, 3), (1, 6)], &tld(1, 255, ""), [0, 1, 1, 1]),
@@ -52,7 +52,7 @@ fn texel_fetches_read_the_hardware_texels() {
     let bindless: &[(&[(u32, u32)], &str, [u8; 4])] =
         &[(&[(0, 3), (1, 5)], handle, [1, 0, 0, 1]), (&[(0, 3), (1, 6)], handle, [0, 1, 1, 1])];
     run("tld_b_array_1d", lines(), [64, 1, 1], lines().random_bytes(129_034), bindless);
-    let plane = DkTexture { kind: Kind::D2, width: 512, height: 256, depth: 1, levels: 6 };
+    let plane = DkTexture { kind: Kind::D2, width: 512, height: 256, depth: 1, levels: 6, samples: 1 };
     let heap = plane.random_bytes(129_034);
     let at = |x: u32, y: u32| [(0, x), (1, y), (2, 4)];
     run(
@@ -68,7 +68,7 @@ fn texel_fetches_read_the_hardware_texels() {
             (&[(0, 2), (1, 1), (2, 3)], &tld(2, 2, "lod=1"), [1, 0, 1, 0]),
         ],
     );
-    let layers = DkTexture { kind: Kind::D2Array, width: 512, height: 256, depth: 8, levels: 6 };
+    let layers = DkTexture { kind: Kind::D2Array, width: 512, height: 256, depth: 8, levels: 6, samples: 1 };
     let heap = layers.random_bytes(4142);
     run(
         "tld_array_2d",
@@ -82,7 +82,7 @@ fn texel_fetches_read_the_hardware_texels() {
             (&[(0, 2), (1, 1), (2, 5)], &tld(3, 255, ""), [0, 0, 1, 0]),
         ],
     );
-    let volume = DkTexture { kind: Kind::D3, width: 32, height: 32, depth: 32, levels: 6 };
+    let volume = DkTexture { kind: Kind::D3, width: 32, height: 32, depth: 32, levels: 6, samples: 1 };
     let heap = volume.random_bytes(4142);
     run(
         "tld_3d",
@@ -96,7 +96,7 @@ fn texel_fetches_read_the_hardware_texels() {
             (&[(0, 2), (1, 1), (2, 5)], &tld(4, 255, ""), [0, 1, 1, 0]),
         ],
     );
-    let square = DkTexture { kind: Kind::D2, width: 512, height: 512, depth: 1, levels: 6 };
+    let square = DkTexture { kind: Kind::D2, width: 512, height: 512, depth: 1, levels: 6, samples: 1 };
     let heap = square.random_bytes(1);
     let offset = |packed: u32| [(0, 32), (1, 32), (4, packed)];
     let with_level = |level: u32| [(0, 32), (1, 32), (4, level), (5, 3)];
@@ -122,7 +122,7 @@ fn texel_fetches_read_the_hardware_texels() {
 /// R0 alone).
 #[test]
 fn fetch_masks_and_fault_predicates() {
-    let plane = DkTexture { kind: Kind::D2, width: 512, height: 256, depth: 1, levels: 6 };
+    let plane = DkTexture { kind: Kind::D2, width: 512, height: 256, depth: 1, levels: 6, samples: 1 };
     let heap = plane.random_bytes(123);
     let masked = |mask: u32| format!("TLD rd=0 ra=0 rb=255 target=2 mask={mask} tex=0x52");
     let (m1, m2, m4, m8, m5) = (masked(1), masked(2), masked(4), masked(8), masked(5));
@@ -140,7 +140,7 @@ fn fetch_masks_and_fault_predicates() {
             (at, &m5, [0, 0, 0, 0]),
         ],
     );
-    let lines = DkTexture { kind: Kind::D1Array, width: 512, height: 17, depth: 1, levels: 4 };
+    let lines = DkTexture { kind: Kind::D1Array, width: 512, height: 17, depth: 1, levels: 4, samples: 1 };
     let bound = lines.corner(&lines.random_bytes(42), [64, 1, 1]);
     let body = format!(
         "{}MOV.cbuf rd=4 cb_bank=2 cb_offset=0 lanes=15
@@ -161,10 +161,10 @@ FADD.imm rd=0 ra=255 imm20=0x40800 ftz=1 pg=3 pg_not=1",
 fn scalar_fetches_read_the_hardware_texels() {
     let tlds =
         |ra: u32, rb: u32, mode: u32| format!("TLDS rd=0 ra={ra} rb={rb} rd2=2 tex=0x52 mode={mode} swizzle=4 f32=1");
-    let line = DkTexture { kind: Kind::D1, width: 256, height: 1, depth: 1, levels: 4 };
+    let line = DkTexture { kind: Kind::D1, width: 256, height: 1, depth: 1, levels: 4, samples: 1 };
     let heap = line.random_bits(534);
     run("tlds_1d", line, [64, 1, 1], heap, &[(&[(0, 3), (1, 2)], &tlds(0, 255, 0), [0, 1, 1, 1])]);
-    let layers = DkTexture { kind: Kind::D2Array, width: 1024, height: 1024, depth: 4, levels: 5 };
+    let layers = DkTexture { kind: Kind::D2Array, width: 1024, height: 1024, depth: 4, levels: 5, samples: 1 };
     let heap = layers.random_bits(450);
     run(
         "tlds_2d",
@@ -179,7 +179,7 @@ fn scalar_fetches_read_the_hardware_texels() {
             (&[(0, 3), (1, 2), (2, 1)], &tlds(2, 0, 8), [1, 0, 0, 1]),
         ],
     );
-    let volume = DkTexture { kind: Kind::D3, width: 32, height: 32, depth: 32, levels: 2 };
+    let volume = DkTexture { kind: Kind::D3, width: 32, height: 32, depth: 32, levels: 2, samples: 1 };
     let heap = volume.random_bits(49);
     run(
         "tlds_3d",
@@ -190,5 +190,40 @@ fn scalar_fetches_read_the_hardware_texels() {
             (&[(0, 3), (1, 2), (2, 7)], &tlds(0, 2, 7), [1, 1, 0, 1]),
             (&[(0, 19), (1, 5), (2, 3)], &tlds(0, 2, 7), [1, 0, 1, 1]),
         ],
+    );
+}
+
+/// tlds.cpp "TLDS 2D MS" and tld.cpp "TLD Multisample": the eight samples of texel (3,2) of a 256 x 256 texture
+/// (TLDS.MS, mode 6: x, y in ra, ra + 1, the sample in rb) and two of (3,5) of a 64 x 64 one (TLD.B.MS: the
+/// handle, then the sample, in rb). Each pixel's samples lie in a 4x2 block in the order Tandem's table of
+/// 4X2_D3D gives, which these vectors check.
+#[test]
+fn multisample_fetches_read_each_sample() {
+    let texture = DkTexture { kind: Kind::D2, width: 256, height: 256, depth: 1, levels: 1, samples: 8 };
+    let heap = texture.random_bits(534);
+    let tlds = "TLDS rd=0 ra=0 rb=2 rd2=2 tex=0x52 mode=6 swizzle=4 f32=1";
+    let expected = [
+        [1, 0, 0, 0],
+        [1, 0, 1, 1],
+        [0, 1, 0, 1],
+        [0, 1, 0, 0],
+        [1, 1, 1, 0],
+        [0, 1, 1, 1],
+        [0, 0, 0, 0],
+        [0, 1, 1, 0],
+    ];
+    let registers: Vec<[(u32, u32); 3]> = (0..8).map(|sample| [(0, 3), (1, 2), (2, sample)]).collect();
+    let vectors: Vec<(&[(u32, u32)], &str, [u8; 4])> =
+        registers.iter().zip(expected).map(|(registers, colour)| (registers.as_slice(), tlds, colour)).collect();
+    run("tlds_ms", texture, [16, 16, 1], heap, &vectors);
+    let texture = DkTexture { kind: Kind::D2, width: 64, height: 64, depth: 1, levels: 1, samples: 8 };
+    let heap = texture.random_bytes(46);
+    let tld = "MOV.cbuf rd=4 cb_bank=2 cb_offset=0 lanes=15\nTLD.B rd=0 ra=0 rb=4 target=2 mask=15 ms=1";
+    run(
+        "tld_ms",
+        texture,
+        [16, 16, 1],
+        heap,
+        &[(&[(5, 0), (0, 3), (1, 5)], tld, [1, 1, 0, 0]), (&[(5, 4), (0, 3), (1, 5)], tld, [0, 1, 1, 0])],
     );
 }

@@ -27,7 +27,7 @@ fn colour(rgba: [u8; 4]) -> [u32; 4] {
 /// with the handle first; the fault predicate of a resident texture cleared.
 #[test]
 fn gathers_read_the_hardware_footprints() {
-    let layers = DkTexture { kind: Kind::D2Array, width: 512, height: 512, depth: 2, levels: 1 };
+    let layers = DkTexture { kind: Kind::D2Array, width: 512, height: 512, depth: 2, levels: 1, samples: 1 };
     let bound = layers.corner(&layers.random_even(4), [512, 512, 1]);
     let presets = set(&[(0, HALF), (1, HALF), (2, HALF), (3, HALF), (4, 0x3f40_0000), (5, HALF), (6, HALF), (7, HALF)]);
     let tld4 = |component: u32, target: u32, mask: u32, offsets: u32| {
@@ -88,7 +88,7 @@ FADD.imm rd=0 ra=255 imm20=0x40000 ftz=1 pg=0 pg_not=1",
 /// F16 as pairs to rd and rd2 (R1 and R3 kept). y = 1.0 wraps the footprint to row 0 (the sampler repeats).
 #[test]
 fn scalar_gathers_read_the_hardware_footprints() {
-    let plane = DkTexture { kind: Kind::D2, width: 512, height: 512, depth: 1, levels: 1 };
+    let plane = DkTexture { kind: Kind::D2, width: 512, height: 512, depth: 1, levels: 1, samples: 1 };
     let bound = plane.corner(&plane.random_even(1532), [512, 512, 1]);
     let presets = set(&[
         (0, HALF),

@@ -2,7 +2,8 @@
 //! one lane, from textures of four 32-bit numbers a texel, as the Vulkan specification's texel selection
 //! describes it (nearest texels, nearest levels, cube face selection, gather footprints, texel offsets, clamped
 //! or repeating addressing, depth compares). What it does not do yet (linear filtering, unnormalized coordinates,
-//! other addressing, multisample fetches) stops the launch naming it.
+//! other addressing, multisample fetches of arrays) stops the launch naming it. A multisampled texture is a 2D
+//! array of a layer a sample.
 
 use crate::sass::texture::{HandleSource, Level, Operation, TextureInstruction};
 use crate::shader::ir::TextureDim;
@@ -141,8 +142,8 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
         // texs.cpp: 2D of a 1D array or of a 3D texture, a cube of a 2D array, 1D of a 2D texture).
         _ if t.dim != image.dim && !matches!(t.operation, Operation::Size) => [0; 4],
         Operation::Read { fetch: true, level, offsets, last, .. } => {
-            if last {
-                return Err("multisample fetches".into());
+            if last && t.array {
+                return Err("multisample fetches of arrays".into());
             }
             let first = usize::from(t.array);
             let mut rest = operands[first + count..].iter().copied();
@@ -154,7 +155,9 @@ fn execute(t: &TextureInstruction, textures: &Textures, handle: u32, operands: &
             for k in 0..count {
                 position[k] = i64::from(operands[first + k] as i32) + offsets[k];
             }
-            let layer = layer.unwrap_or(0);
+            // A multisampled texture is held as a 2D array of a layer a sample (as the translation reads one):
+            // the sample index, last, is the layer.
+            let layer = if last { rest.next().unwrap_or(0) } else { layer.unwrap_or(0) };
             image.texel(level, layer, position).unwrap_or([0; 4])
         }
         Operation::Read { fetch: false, level, offsets, last, .. } => {
