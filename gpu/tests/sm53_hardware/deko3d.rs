@@ -186,18 +186,33 @@ impl DkTexture {
         bytes
     }
 
-    /// The RGBA8 texel at (x, y, z) of `layer` at `level` in `heap`; `None` past the memory block.
-    fn texel(&self, surfaces: &[Surface], heap: &[u8], level: u32, layer: u32, [x, y, z]: [u32; 3]) -> Option<[u8; 4]> {
-        let surface = &surfaces[level as usize];
-        let slice = if self.kind == Kind::D3 { z } else { layer };
-        let at = surface.texel_address(x, y, slice)? as usize;
-        heap.get(at..at + 4).map(|bytes| bytes.try_into().expect("4 bytes"))
-    }
-
     /// The texture's top-left corner, `size` texels of level 0 (each level's own share of it), all its layers and
     /// levels, as RGBA32F texels of 0.0 and 1.0 for the interpreter and the device: exactly what a fetch within
     /// it reads on the hardware. A texel past the memory block is 0.5, which no vector expects.
     pub fn corner(&self, heap: &[u8], size: [u32; 3]) -> (RunTexture, Vec<u8>) {
+        let (shape, texels) = self.corner_texels(size, |at| {
+            let rgba =
+                heap.get(at..at + 4).map_or([0.5; 4], |bytes| std::array::from_fn(|c| f32::from(bytes[c]) / 255.0));
+            rgba.iter().flat_map(|c| c.to_le_bytes()).collect()
+        });
+        (shape, texels)
+    }
+
+    /// tld4.cpp's and tld4s.cpp's `RandomizeShadow` of a ZF32 texture (4-byte texels, laid out as RGBA8's): the
+    /// even words about -2048 (`draw % 4096 / 4096 - 2048`), the odd ones 0, as depths. What a compare gives
+    /// depends only on a texel's word parity, so the depths here are mapped monotonically into [0, 1], which
+    /// Vulkan's depth textures hold (it leaves copies of others undefined): -2048 + f to `BELOW` and 0 to `ZERO`;
+    /// references must be mapped alike (between them: between -2048 and 0).
+    pub fn shadow_corner(&self, size: [u32; 3]) -> (RunTexture, Vec<u8>) {
+        let (shape, texels) = self.corner_texels(size, |at| {
+            let depth = if at / 4 % 2 == 0 { SHADOW_BELOW } else { SHADOW_ZERO };
+            depth.to_le_bytes().to_vec()
+        });
+        (RunTexture { depth: true, ..shape }, texels)
+    }
+
+    /// The corner's texels, each from `texel(byte address of its 4 bytes in the memory block)`.
+    fn corner_texels(&self, size: [u32; 3], texel: impl Fn(usize) -> Vec<u8>) -> (RunTexture, Vec<u8>) {
         let (dim, array) = match self.kind {
             Kind::D1 => (TextureDim::D1, false),
             Kind::D1Array => (TextureDim::D1, true),
@@ -213,16 +228,17 @@ impl DkTexture {
         let surfaces = self.surfaces();
         let mut texels = Vec::new();
         for level in 0..self.levels {
+            let surface = &surfaces[level as usize];
             let [w, h, d] = shape.extent(level);
             for layer in 0..layers {
                 let (sample, layer) = if self.samples > 1 { (samples[layer as usize], 0) } else { ((0, 0), layer) };
                 for z in 0..d {
+                    let slice = if self.kind == Kind::D3 { z } else { layer };
                     for y in 0..h {
                         for x in 0..w {
-                            let at = [x * block_width + sample.0, y * block_height + sample.1, z];
-                            let texel = self.texel(&surfaces, heap, level, layer, at);
-                            let rgba = texel.map_or([0.5; 4], |bytes| bytes.map(|byte| f32::from(byte) / 255.0));
-                            texels.extend(rgba.iter().flat_map(|c| c.to_le_bytes()));
+                            let (x, y) = (x * block_width + sample.0, y * block_height + sample.1);
+                            let at = surface.texel_address(x, y, slice).expect("a texel of the texture");
+                            texels.extend(texel(at as usize));
                         }
                     }
                 }
@@ -231,6 +247,12 @@ impl DkTexture {
         (shape, texels)
     }
 }
+
+/// `DkTexture::shadow_corner`'s depths: where nxgpucatch's are about -2048, and 0.
+const SHADOW_BELOW: f32 = 0.125;
+const SHADOW_ZERO: f32 = 0.5;
+/// A reference between them (nxgpucatch's -1 and -0.5), as FP32 bits.
+pub const SHADOW_BETWEEN: u32 = 0x3e80_0000;
 
 /// [rand.predef]: the 10000th draw of a default-constructed `std::mt19937` (seed 5489) is 4123659995.
 #[test]

@@ -1,11 +1,10 @@
-//! nxgpucatch's gathers (tld4.cpp, tld4s.cpp) of 2D random textures (`deko3d`: R and B random, G and A zero),
-//! through nxgpucatch's repeating sampler, each thread storing R0-R3, which must be the four words the hardware
-//! left. The footprints lie where 0.5, 0.75 and 1.0 land on 512 texels (texels 255-256, 383-384, 511-0), moved
-//! by offsets; the whole of level 0 is bound. Left out: cube gathers (their footprint crosses a cube corner,
-//! which Vulkan leaves to the implementation) and compares with the shadow textures' references (depths near
-//! -2048, which devices may clamp).
+//! nxgpucatch's gathers (tld4.cpp, tld4s.cpp) of 2D random textures (`deko3d`: R and B random, G and A zero;
+//! ZF32 ones for compares), through nxgpucatch's repeating sampler, each thread storing R0-R3, which must be the
+//! four words the hardware left. The footprints lie where 0.5, 0.75 and 1.0 land on 512 texels (texels 255-256,
+//! 383-384, 511-0), moved by offsets; the whole of level 0 is bound. Left out: cube gathers (their footprint
+//! crosses a cube corner, which Vulkan leaves to the implementation).
 
-use super::deko3d::{DkTexture, Kind};
+use super::deko3d::{DkTexture, Kind, SHADOW_BETWEEN};
 use super::set;
 use super::texture::check4;
 
@@ -137,5 +136,72 @@ fn scalar_gathers_read_the_hardware_footprints() {
     ] {
         let body = format!("{presets}{}{}", set(&[(2, packed)]), tld4s(0, 2, 0, 2, component, "aoffi=1"));
         check4(&format!("tld4s_aoffi_{name}"), &body, vec![bound.clone()], colour(expected));
+    }
+}
+
+/// tld4.cpp "TLD4 2D Shadow" and tld4s.cpp "TLD4S DC": compare gathers of ZF32 textures whose even words are
+/// about -2048 and odd ones 0 (`DkTexture::shadow_corner`, with the references nxgpucatch makes -1 and -0.5 as
+/// `SHADOW_BETWEEN`); each texel is `reference < depth`, whatever the component. The reference follows the
+/// offsets (TLD4S: rb, after AOFFI's offsets).
+#[test]
+fn compare_gathers_compare_each_texel() {
+    let layers = DkTexture { kind: Kind::D2Array, width: 512, height: 512, depth: 2, levels: 1, samples: 1 };
+    let bound = layers.shadow_corner([512, 512, 1]);
+    let presets = set(&[(0, HALF), (1, HALF), (2, HALF), (3, HALF), (4, 0x3f40_0000), (5, HALF), (6, HALF), (7, HALF)]);
+    let tld4 = |component: u32, target: u32, mask: u32| {
+        format!("TLD4 rd=0 ra=0 rb=4 target={target} mask={mask} tex=0x52 component={component} dc=1")
+    };
+    let bindless = |offsets: u32| {
+        format!(
+            "MOV.cbuf rd=4 cb_bank=2 cb_offset=0 lanes=15\nTLD4.B rd=0 ra=0 rb=4 target=3 mask=15 component=0 dc=1 offsets={offsets}"
+        )
+    };
+    let between = SHADOW_BETWEEN;
+    let vectors: Vec<(&str, Vec<(u32, u32)>, String, [u8; 4])> = vec![
+        ("r", vec![], tld4(0, 2, 15), [0, 0, 0, 0]),
+        ("g", vec![], tld4(1, 2, 15), [0, 0, 0, 0]),
+        ("b", vec![], tld4(2, 2, 15), [0, 0, 0, 0]),
+        ("a", vec![], tld4(3, 2, 15), [0, 0, 0, 0]),
+        ("layer1", vec![(0, 1)], tld4(0, 3, 15), [0, 0, 0, 0]),
+        ("layer1_between", vec![(0, 1), (4, between)], tld4(0, 3, 15), [1, 0, 0, 1]),
+        ("b_layer1_between", vec![(0, 1), (5, between)], bindless(0), [1, 0, 0, 1]),
+        ("mask1", vec![(0, 1), (4, between)], tld4(0, 3, 1), [1, 2, 2, 2]),
+        ("mask9", vec![(0, 1), (4, between)], tld4(0, 3, 9), [1, 1, 2, 2]),
+        ("b_aoffi", vec![(0, 1), (5, 0xcccc_cccc), (6, between)], bindless(1), [1, 0, 0, 1]),
+        ("b_ptp", vec![(0, 1), (5, 0xcccc_cccc), (6, 0xdddd_dddd), (7, between)], bindless(2), [1, 1, 0, 0]),
+    ];
+    for (name, registers, gather, expected) in vectors {
+        let body = format!("{presets}{}{gather}", set(&registers));
+        check4(&format!("tld4_dc_{name}"), &body, vec![bound.clone()], colour(expected));
+    }
+    let plane = DkTexture { kind: Kind::D2, width: 512, height: 512, depth: 1, levels: 1, samples: 1 };
+    let bound = plane.shadow_corner([512, 512, 1]);
+    let presets = set(&[
+        (0, HALF),
+        (1, ONE),
+        (2, 0x3f40_0000),
+        (3, HALF),
+        (4, 0x3f40_0000),
+        (5, HALF),
+        (6, between),
+        (7, between),
+    ]);
+    let tld4s = |ra: u32, rb: u32, component: u32, extra: &str| {
+        format!("TLD4S rd=2 ra={ra} rb={rb} rd2=0 tex=0x52 component={component} dc=1 {extra}")
+    };
+    for (name, registers, gather, expected) in [
+        ("r", vec![], tld4s(0, 7, 0, ""), [0, 1, 1, 0]),
+        ("r_x", vec![], tld4s(2, 7, 0, ""), [0, 1, 1, 0]),
+        ("r_above", vec![], tld4s(2, 2, 0, ""), [0, 0, 0, 0]),
+        ("g", vec![], tld4s(0, 7, 1, ""), [0, 1, 1, 0]),
+        ("b", vec![], tld4s(0, 7, 2, ""), [0, 1, 1, 0]),
+        ("a", vec![], tld4s(0, 7, 3, ""), [0, 1, 1, 0]),
+        ("aoffi_minus1", vec![(6, 0xffff_ffff)], tld4s(0, 6, 0, "aoffi=1"), [1, 0, 0, 1]),
+        ("aoffi_zero", vec![(6, 0)], tld4s(0, 6, 0, "aoffi=1"), [0, 1, 1, 0]),
+        ("aoffi_12", vec![(6, 0xcccc_cccc)], tld4s(0, 6, 0, "aoffi=1"), [0, 1, 1, 0]),
+        ("aoffi_minus13", vec![(6, 0x3333_3333)], tld4s(0, 6, 0, "aoffi=1"), [1, 0, 0, 1]),
+    ] {
+        let body = format!("{presets}{}{gather}", set(&registers));
+        check4(&format!("tld4s_dc_{name}"), &body, vec![bound.clone()], colour(expected));
     }
 }
