@@ -203,5 +203,13 @@ fn compare_gathers_compare_each_texel() {
     ] {
         let body = format!("{presets}{}{gather}", set(&registers));
         check4(&format!("tld4s_dc_{name}"), &body, vec![bound.clone()], colour(expected));
+        // "F16": the basic forms as FP16 pairs to rd (R2) and rd2 (R0), R1 and R3 kept.
+        if registers.is_empty() {
+            let half = |c: u8| if c == 1 { 0x3c00u32 } else { 0 };
+            let words =
+                [half(expected[0]) | half(expected[1]) << 16, ONE, half(expected[2]) | half(expected[3]) << 16, HALF];
+            let body = format!("{presets}{gather} f16=1");
+            check4(&format!("tld4s_dc_{name}_f16"), &body, vec![bound.clone()], words);
+        }
     }
 }
