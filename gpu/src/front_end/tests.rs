@@ -515,6 +515,17 @@ fn qmd(major: u32, minor: u32, shared: u32) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
+/// `qmd` of version 1.7 with constant buffer 0 at DATA + 0xa00, 0x200 bytes (CONSTANT_BUFFER_VALID 0, its
+/// ADDR_LOWER, ADDR_UPPER 7:0 and SIZE 31:15).
+fn qmd_with_constants() -> Vec<u8> {
+    let mut qmd = qmd(1, 7, 0);
+    let constants = DATA + 0xa00;
+    for (at, word) in [(0x50, 1), (0x74, constants as u32), (0x78, (constants >> 32) as u32 | 0x200 << 15)] {
+        qmd[at..at + 4].copy_from_slice(&u32::to_le_bytes(word));
+    }
+    qmd
+}
+
 /// The compute class's launch: the program region (DATA), the QMD's address (DATA + 0x400) >> 8, and
 /// SEND_SIGNALING_PCAS_B with SCHEDULE.
 fn launch_words() -> Vec<u32> {
@@ -612,13 +623,7 @@ fn surfaces_past_the_limits_are_refused_before_their_texels_are_read() {
         ))
         .unwrap();
         fill_data(&setup, 0x100, &program);
-        let mut qmd = qmd(1, 7, 0);
-        // CONSTANT_BUFFER_VALID 0; buffer 0 at DATA + 0xa00, 0x200 bytes (ADDR_LOWER, ADDR_UPPER 7:0, SIZE 31:15).
-        let constants = DATA + 0xa00;
-        for (at, word) in [(0x50, 1), (0x74, constants as u32), (0x78, (constants >> 32) as u32 | 0x200 << 15)] {
-            qmd[at..at + 4].copy_from_slice(&u32::to_le_bytes(word));
-        }
-        fill_data(&setup, 0x400, &qmd);
+        fill_data(&setup, 0x400, &qmd_with_constants());
         fill_data(&setup, 0xa00 + 0x148, &1u32.to_le_bytes());
         fill_data(&setup, 0xc00 + 32, &header.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
         let pool = DATA + 0xc00;
@@ -653,13 +658,7 @@ EXIT",
     ))
     .unwrap();
     fill_data(&setup, 0x100, &program);
-    let mut qmd = qmd(1, 7, 0);
-    // CONSTANT_BUFFER_VALID 0; buffer 0 at DATA + 0xa00, 0x200 bytes (ADDR_LOWER, ADDR_UPPER 7:0, SIZE 31:15).
-    let constants = DATA + 0xa00;
-    for (at, word) in [(0x50, 1), (0x74, constants as u32), (0x78, (constants >> 32) as u32 | 0x200 << 15)] {
-        qmd[at..at + 4].copy_from_slice(&u32::to_le_bytes(word));
-    }
-    fill_data(&setup, 0x400, &qmd);
+    fill_data(&setup, 0x400, &qmd_with_constants());
     // The handle at c[0][0x148]: header 0, sampler 0.
     fill_data(&setup, 0xa00 + 0x148, &0u32.to_le_bytes());
     let texels = DATA + 0x1000;

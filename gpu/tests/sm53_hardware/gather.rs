@@ -20,6 +20,13 @@ fn colour(rgba: [u8; 4]) -> [u32; 4] {
     })
 }
 
+/// R0-R3 after TLD4S.F16 with rd2 R0 and rd R2 (R1 and R3 kept at tld4s.cpp's 1.0 and 0.5), from
+/// nxgpucatch's `Color` of its halves R0.lo, R0.hi, R2.lo, R2.hi (0s and 1s).
+fn f16_words(halves: [u8; 4]) -> [u32; 4] {
+    let half = |c: u8| if c == 1 { 0x3c00u32 } else { 0 };
+    [half(halves[0]) | half(halves[1]) << 16, ONE, half(halves[2]) | half(halves[3]) << 16, HALF]
+}
+
 /// tld4.cpp "TLD4 2D": TLD4 of a 512 x 512 array of two layers (R0-R3 and R5-R7 0.5, R4 0.75 before each): of
 /// layer 0 as 2D and of layer 1 (R0) as ARRAY_2D; masks (the rest of R0-R3 kept); AOFFI's offsets (6-bit x, y in
 /// bits 5:0 and 13:8 of rb) and PTP's per texel (pair k in rb + k / 2, the high half for odd k), bindless forms
@@ -122,9 +129,7 @@ fn scalar_gathers_read_the_hardware_footprints() {
             vec![bound.clone()],
             colour(expected),
         );
-        let half = |c: u8| if c == 1 { 0x3c00u32 } else { 0 };
-        let words =
-            [half(expected[0]) | half(expected[1]) << 16, ONE, half(expected[2]) | half(expected[3]) << 16, HALF];
+        let words = f16_words(expected);
         let body = format!("{presets}{}", tld4s(rd2, rd, ra, rb, component, "f16=1"));
         check4(&format!("tld4s_{name}_f16"), &body, vec![bound.clone()], words);
     }
@@ -205,9 +210,7 @@ fn compare_gathers_compare_each_texel() {
         check4(&format!("tld4s_dc_{name}"), &body, vec![bound.clone()], colour(expected));
         // "F16": the basic forms as FP16 pairs to rd (R2) and rd2 (R0), R1 and R3 kept.
         if registers.is_empty() {
-            let half = |c: u8| if c == 1 { 0x3c00u32 } else { 0 };
-            let words =
-                [half(expected[0]) | half(expected[1]) << 16, ONE, half(expected[2]) | half(expected[3]) << 16, HALF];
+            let words = f16_words(expected);
             let body = format!("{presets}{gather} f16=1");
             check4(&format!("tld4s_dc_{name}_f16"), &body, vec![bound.clone()], words);
         }
