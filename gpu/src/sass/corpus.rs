@@ -83,6 +83,8 @@ pub struct Run {
     /// Texels of the run's own for its textures, by number, in [`RunTexture::texels`]' order: where a texture has
     /// none here (or an empty entry), it holds what `texels` makes.
     pub texture_data: Vec<Vec<u8>>,
+    /// The same for its surfaces (in [`RunSurface::texels`]' order).
+    pub surface_data: Vec<Vec<u8>>,
 }
 
 impl Run {
@@ -91,6 +93,14 @@ impl Run {
         match self.texture_data.get(number) {
             Some(own) if !own.is_empty() => Cow::Borrowed(own),
             _ => Cow::Owned(self.textures[number].texels(number)),
+        }
+    }
+
+    /// The texels of surface `number` before the launch: the run's own, or what [`RunSurface::texels`] makes.
+    pub fn surface_bytes(&self, number: usize) -> Vec<u8> {
+        match self.surface_data.get(number) {
+            Some(own) if !own.is_empty() => own.clone(),
+            _ => self.surfaces[number].texels(number),
         }
     }
 }
@@ -627,8 +637,8 @@ pub fn interpret(run: &Run, kernel: &KernelImage, input: &[u8]) -> Result<Vec<u8
     memory.map(BUFFER_ADDRESSES[0], if run.out_starts_as_input { input.to_vec() } else { vec![0; BUFFER_BYTES] });
     memory.map(BUFFER_ADDRESSES[1], input.to_vec());
     memory.map(BUFFER_ADDRESSES[2], vec![0; BUFFER_BYTES]);
-    for (number, surface) in run.surfaces.iter().enumerate() {
-        memory.map(surface_address(number), surface.texels(number));
+    for number in 0..run.surfaces.len() {
+        memory.map(surface_address(number), run.surface_bytes(number));
     }
     let launch = launch(run, kernel);
     let mut cbufs = ConstantBuffers::new();
@@ -774,10 +784,10 @@ pub fn dispatch_laid_out(
         result.extend(device.read(buffer).map_err(vulkan)?);
     }
     // Each surface's texels after the launch: as the dispatch left them, or as they were where it bound none.
-    for (number, surface) in run.surfaces.iter().enumerate() {
+    for number in 0..run.surfaces.len() {
         match numbers.iter().position(|&bound| bound == number) {
             Some(index) => result.extend(std::mem::take(&mut storage[index].texels)),
-            None => result.extend(surface.texels(number)),
+            None => result.extend(run.surface_bytes(number)),
         }
     }
     let flag = FaultWord::Flag as usize * 4;
@@ -843,7 +853,7 @@ fn run_surfaces(
             buffer: false,
             size: surface.size,
             layers: surface.layers,
-            texels: surface.texels(number),
+            texels: run.surface_bytes(number),
         };
         images.push((number, image));
     }

@@ -28,8 +28,10 @@ pub struct KnownProgram {
     pub expected: Vec<u32>,
     pub textures: Vec<RunTexture>,
     pub surfaces: Vec<RunSurface>,
-    /// The textures' own texels (`Run::texture_data`); none: what `RunTexture::texels` makes.
+    /// The textures' and surfaces' own texels (`Run::texture_data`, `Run::surface_data`); none: what
+    /// `RunTexture::texels` and `RunSurface::texels` make.
     pub texture_data: Vec<Vec<u8>>,
+    pub surface_data: Vec<Vec<u8>>,
     /// The sampler every handle names.
     pub sampler: Sampler,
 }
@@ -53,6 +55,7 @@ impl KnownProgram {
             textures: self.textures.clone(),
             surfaces: self.surfaces.clone(),
             texture_data: self.texture_data.clone(),
+            surface_data: self.surface_data.clone(),
             sampler: self.sampler,
             ..Run::default()
         }
@@ -570,11 +573,12 @@ pub fn straight_line(
 /// (128 bits at out + 16t), each thread's to be `expected`: nxgpucatch's texture tests' form. Texture i of
 /// `textures` holds its own texels in [`RunTexture::texels`]' order (none: what that makes), sampled through
 /// nxgpucatch's sampler (`Sampler::NXGPUCATCH`), and its handle is at c[0][0x148 + 8i] (bound slot 0x52 + 2i);
-/// `constants` are the banks the body reads.
+/// surfaces likewise, their handles after the textures'. `constants` are the banks the body reads.
 pub fn vector_program(
     name: &str,
     body: &str,
     textures: Vec<(RunTexture, Vec<u8>)>,
+    surfaces: Vec<(RunSurface, Vec<u8>)>,
     constants: Vec<(u32, Vec<u8>)>,
     expected: [u32; 4],
 ) -> Result<KnownProgram, AssembleError> {
@@ -589,9 +593,12 @@ EXIT"
     );
     let code = assemble_with_labels(Isa::Sm5x, &source)?;
     let (textures, texture_data) = textures.into_iter().unzip();
+    let (surfaces, surface_data) = surfaces.into_iter().unzip();
     Ok(KnownProgram {
         textures,
         texture_data,
+        surfaces,
+        surface_data,
         sampler: Sampler::NXGPUCATCH,
         ..plain(KernelImage { constants, ..kernel(name, Isa::Sm5x, code) }, expected.repeat(THREADS as usize))
     })
@@ -618,6 +625,7 @@ pub fn plain(kernel: KernelImage, expected: Vec<u32>) -> KnownProgram {
         textures: Vec::new(),
         surfaces: Vec::new(),
         texture_data: Vec::new(),
+        surface_data: Vec::new(),
         sampler: Sampler::POINT_CLAMP,
     }
 }

@@ -188,7 +188,10 @@ pub(crate) fn sm5x(v: &View) -> Result<SurfaceInstruction, String> {
     if v.has("pd_xor7") && v.get("pd_xor7") != 0 {
         return Err("a predicate destination".into());
     }
-    let handle = HandleSource::Slot(4 * v.get("surf") as u32);
+    let handle = match v.encoding.form() {
+        "B" => HandleSource::Register(v.get("rc")),
+        _ => HandleSource::Slot(4 * v.get("surf") as u32),
+    };
     if v.encoding.opcode == "SUATOM" {
         // Direct only, its .BA a bit of its own.
         return read(v, handle, v.get("ty"), true, v.flag("ba"), v.get("rb"));

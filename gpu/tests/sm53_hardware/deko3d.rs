@@ -198,6 +198,11 @@ impl DkTexture {
         (shape, texels)
     }
 
+    /// The corner's RGBA8 texels as the memory block holds them, four bytes each, in the same order.
+    pub fn raw_corner(&self, heap: &[u8], size: [u32; 3]) -> Vec<u8> {
+        self.corner_texels(size, |at| heap.get(at..at + 4).map_or(vec![0x80; 4], <[u8]>::to_vec)).1
+    }
+
     /// tld4.cpp's and tld4s.cpp's `RandomizeShadow` of a ZF32 texture (4-byte texels, laid out as RGBA8's): the
     /// even words about -2048 (`draw % 4096 / 4096 - 2048`), the odd ones 0, as depths. What a compare gives
     /// depends only on a texel's word parity, so the depths here are mapped monotonically into [0, 1], which

@@ -227,3 +227,41 @@ fn multisample_fetches_read_each_sample() {
         &[(&[(5, 0), (0, 3), (1, 5)], tld, [1, 1, 0, 0]), (&[(5, 4), (0, 3), (1, 5)], tld, [0, 1, 1, 0])],
     );
 }
+
+/// suldst.cpp "SULD": loads of texel (1,3) (R4, R5) of a random 128 x 128 RGBA8 surface, bound (slot 0x52) or
+/// through a register holding its handle (c[2][0], 0). Formatted (SULD.P: R, RG, RGBA) the texel's components
+/// come as FP32 numbers, bound here as the 32-bit channels of an RGBA32 surface holding them (what a formatted
+/// load leaves, as RGBA32F textures stand for RGBA8 ones); direct (SULD.D.32) its four bytes as they are.
+#[test]
+fn surface_loads_read_the_hardware_texels() {
+    use tandem_gpu::sass::corpus::RunSurface;
+    use tandem_gpu::sass::exec::SurfaceFormat;
+    use tandem_gpu::shader::ir::TextureDim;
+    let plane = DkTexture { kind: Kind::D2, width: 128, height: 128, depth: 1, levels: 1, samples: 1 };
+    let heap = plane.random_bytes(73);
+    let corner = [8, 8, 1];
+    let surface = |channels: u32| RunSurface {
+        dim: TextureDim::D2,
+        size: corner,
+        layers: 1,
+        format: SurfaceFormat { channels, channel_bytes: 4 },
+    };
+    let formatted = (surface(4), plane.corner(&heap, corner).1);
+    let direct = (surface(1), plane.raw_corner(&heap, corner));
+    let presets = set(&[(0, 0), (1, 0), (2, 0), (3, 0), (4, 1), (5, 3), (6, 0), (7, 0)]);
+    let handle = "MOV.cbuf rd=6 cb_bank=2 cb_offset=0 lanes=15\n";
+    let load = |size: u32, d: u32| format!("SULD rd=0 ra=4 size={size} target=3 surf=0x52 clamp=0 d={d}");
+    let load_by = |size: u32, d: u32| format!("{handle}SULD.B rd=0 ra=4 size={size} target=3 rc=6 clamp=0 d={d}");
+    for (name, body, bound, expected) in [
+        ("p_r", load(1, 0), &formatted, [ONE, 0, 0, 0]),
+        ("p_rg", load(3, 0), &formatted, [ONE, 0, 0, 0]),
+        ("p_rgba", load(15, 0), &formatted, [ONE, 0, 0, 0]),
+        ("p_rgba_other_registers", format!("{}{}", set(&[(0, 3), (1, 8)]), load(15, 0)), &formatted, [ONE, 0, 0, 0]),
+        ("p_r_register_handle", load_by(1, 0), &formatted, [ONE, 0, 0, 0]),
+        ("d_32", load(4, 1), &direct, [0xff, 0, 0, 0]),
+        ("d_32_register_handle", load_by(4, 1), &direct, [0xff, 0, 0, 0]),
+    ] {
+        let body = format!("{presets}{body}");
+        super::texture::check_with_surfaces(&format!("suld_{name}"), &body, Vec::new(), vec![bound.clone()], expected);
+    }
+}

@@ -7,7 +7,7 @@
 //! `gpu/research/nxgpucatch-textures.md` plans the rest of the port.
 
 use super::{common, hex, set};
-use tandem_gpu::sass::corpus::{Placement, RunTexture, dispatch, interpret};
+use tandem_gpu::sass::corpus::{Placement, RunSurface, RunTexture, dispatch, interpret};
 use tandem_gpu::sass::programs::vector_program;
 use tandem_gpu::shader::ir::TextureDim;
 
@@ -17,8 +17,20 @@ const HALF: u32 = 0x3f00_0000;
 /// Runs `body` (which leaves R0-R3) on both paths with `textures` bound and c[2] = [0], and checks every
 /// thread's four words against `expected`.
 pub(super) fn check4(name: &str, body: &str, textures: Vec<(RunTexture, Vec<u8>)>, expected: [u32; 4]) {
+    check_with_surfaces(name, body, textures, Vec::new(), expected);
+}
+
+/// `check4` with `surfaces` bound too (their handles after the textures').
+pub(super) fn check_with_surfaces(
+    name: &str,
+    body: &str,
+    textures: Vec<(RunTexture, Vec<u8>)>,
+    surfaces: Vec<(RunSurface, Vec<u8>)>,
+    expected: [u32; 4],
+) {
     let zero_bank = vec![(2, vec![0u8; 16])];
-    let program = vector_program(name, body, textures, zero_bank, expected).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let program =
+        vector_program(name, body, textures, surfaces, zero_bank, expected).unwrap_or_else(|e| panic!("{name}: {e}"));
     let run = program.run();
     let each_thread = |buffers: &[u8], path: &str| {
         for (thread, words) in program.words(buffers).chunks(4).enumerate() {

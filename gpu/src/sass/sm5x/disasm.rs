@@ -1509,7 +1509,8 @@ fn surface(v: &View) -> Parts {
     };
     let m = format!("{opcode}{kind}{}{middle}{}", v.choice("target", SURFACE_TARGET), v.choice("clamp", SURFACE_CLAMP));
     let address = format!("[{}]", reg(v.get("ra"), 255));
-    let surface = hex(v.get("surf") as i64);
+    // The bindless forms' handle register, or the bound forms' slot.
+    let surface = if form(v) == "B" { reg(v.get("rc"), 255) } else { hex(v.get("surf") as i64) };
     let operands = if opcode == "SULD" {
         let mut operands = Vec::new();
         // SULD keeps its predicate destination exclusive-ored with 7, so that zero is PT.
