@@ -35,7 +35,7 @@ fn check_kernels(isa: Isa, not_yet: &[(&str, &str)]) {
         let expected = corpus.expected(run).unwrap();
         let failure = match interpret(run, &kernel, &corpus.input) {
             Ok(got) => {
-                let differences = compare(run, &got, &expected);
+                let differences = compare(run, isa, &got, &expected);
                 let shown = differences.iter().take(8).cloned().collect::<Vec<_>>().join("\n    ");
                 (!differences.is_empty())
                     .then(|| format!("{}: {} words differ:\n    {shown}", run.entry, differences.len()))

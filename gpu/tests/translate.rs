@@ -53,7 +53,7 @@ fn kernels_reach_guest_gpu_addresses_through_windows() {
         let kernel = corpus.kernel(isa, run).unwrap().unwrap();
         let expected = corpus.expected(run).unwrap();
         let outcome = dispatch(&device, run, &kernel, &corpus.input, Placement::Guest(windows)).unwrap();
-        let differences = compare(run, &outcome.buffers, &expected);
+        let differences = compare(run, isa, &outcome.buffers, &expected);
         assert!(differences.is_empty(), "{isa} {entry}: {}", differences.join("\n"));
         assert!(!outcome.faulted, "{isa} {entry}: an access fell outside the windows");
         let without_in = Placement::Guest([windows[0], None, windows[2]]);
@@ -101,7 +101,7 @@ fn check_translations(isa: Isa, must_translate: &[&str]) {
             failures.push(error);
             continue;
         }
-        let differences = compare(run, &outcome.buffers, &corpus.expected(run).unwrap());
+        let differences = compare(run, kernel.isa, &outcome.buffers, &corpus.expected(run).unwrap());
         if differences.is_empty() {
             matched.push(run.entry.clone());
         } else {

@@ -350,7 +350,7 @@ pub fn gather(
             .map_err(|source| CorpusError::Exec { entry: run.entry.clone(), source: ExecError::Decode(source) })?;
         let expected = corpus.expected(run)?;
         let agrees = |got: &[u8]| {
-            let differences = compare(run, got, &expected);
+            let differences = compare(run, isa, got, &expected);
             match differences.first() {
                 None => Ok(()),
                 Some(first) => Err(format!("{} words differ from the GPU's, first {first}", differences.len())),

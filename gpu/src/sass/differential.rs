@@ -591,7 +591,7 @@ pub fn run_instance(
     let expected =
         interpret(&run, &kernel, &input).map_err(|source| CorpusError::Exec { entry: kernel.name.clone(), source })?;
     let translated = dispatch(device, &run, &kernel, &input, Placement::Device)?;
-    let differences = compare(&run, &translated.buffers, &expected);
+    let differences = compare(&run, isa, &translated.buffers, &expected);
     Ok((expected[..BUFFER_BYTES].to_vec(), differences))
 }
 
@@ -669,7 +669,7 @@ pub fn run(
                     Err(error) => return Err(error),
                 };
                 tally.compared += 1;
-                let differences = compare(&run, &translated.buffers, &expected);
+                let differences = compare(&run, isa, &translated.buffers, &expected);
                 if !differences.is_empty() {
                     let text = text(isa, tested);
                     outcome.differences.push(Difference {

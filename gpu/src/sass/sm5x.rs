@@ -22,6 +22,15 @@ pub(crate) fn constant_offset(v: &super::text::View) -> u64 {
     v.get("cb_offset") * 4
 }
 
+/// RRO.SINCOS's factor, 1 / (2 pi), as a pair of FP32 numbers whose sum carries it to about 48 bits: the unit
+/// takes radians to turns with more than FP32's precision (a Tegra X1's MUFU.COS of RRO.SINCOS(pi / 2), pi / 2 in
+/// FP32 a little above it, is 0 exactly, nxgpucatch's mufu.cpp, where FP32's 1 / (2 pi) makes the turns fall a
+/// unit short of a quarter). Both paths compute `fma(x, HIGH, x * LOW)` rounded toward zero.
+pub(crate) const TURNS_PER_RADIAN: [f32; 2] = {
+    let high = (1.0 / std::f64::consts::TAU) as f32;
+    [high, (1.0 / std::f64::consts::TAU - high as f64) as f32]
+};
+
 /// A 20-bit float immediate (bit 19 the sign, then the top bits of the rest) as the FP32 whose top bits it holds.
 pub(crate) fn float_immediate(imm20: u64) -> u32 {
     ((imm20 >> 19) << 31 | (imm20 & 0x7ffff) << 12) as u32

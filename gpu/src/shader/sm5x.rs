@@ -1633,15 +1633,17 @@ impl Maxwell<'_, '_, '_> {
                 self.set_reg(v.get("rd"), value);
             }
             "RRO" => {
-                // SINCOS: radians to turns (the FP32 product rounded toward zero, as the unit truncates); EX2: the
-                // value as it is.
+                // SINCOS: radians to turns (the product rounded toward zero, as the unit truncates, with 1 / (2 pi)
+                // to about 48 bits: `sass::sm5x::TURNS_PER_RADIAN`); EX2: the value as it is.
                 let x = self.float_b(v);
                 let value = if v.flag("mode") {
                     x
                 } else {
-                    let factor = self.const32((1.0 / std::f32::consts::TAU).to_bits());
+                    let [high, low] = crate::sass::sm5x::TURNS_PER_RADIAN.map(|c| self.const32(c.to_bits()));
                     let x = self.un(UnOp::FlushDenormal, x);
-                    let product = self.op(Op::FArith(FArith::Mul, Round::TowardZero, [x, factor, factor]));
+                    let x_low = self.op(Op::FArith(FArith::Mul, Round::NearestEven, [x, low, low]));
+                    let x_low = self.finish_float(x_low, true, false);
+                    let product = self.op(Op::FArith(FArith::Fma, Round::TowardZero, [x, high, x_low]));
                     self.finish_float(product, true, false)
                 };
                 self.set_reg(v.get("rd"), value);

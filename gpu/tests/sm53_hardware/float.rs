@@ -551,7 +551,8 @@ fn mufu(name: &str, func: u32, fields: &str, x: f32, after: &str, expected: u32)
 }
 
 /// mufu.cpp "MUFU Simple" and "MUFU NAN" (what `special_functions_at_the_edges_of_their_domains` leaves out): EX2,
-/// LG2, RCP and SQRT exact at powers of two, COS, SIN and RSQ within nxgpucatch's tolerances; denormals are zeros;
+/// LG2, RCP and SQRT exact at powers of two, COS of a quarter turn exactly zero, COS, SIN and RSQ otherwise within
+/// nxgpucatch's tolerances; denormals are zeros;
 /// the functions of infinities, and of NaN NaN. Functions: 0 COS, 1 SIN, 2 EX2, 3 LG2, 4 RCP, 5 RSQ, 8 SQRT.
 #[test]
 fn special_functions_follow_the_hardware() {
@@ -562,6 +563,8 @@ fn special_functions_follow_the_hardware() {
     let mut vectors = vec![
         (0, 0.0, near(1.0), TRUE),
         (0, PI, near(-1.0), TRUE),
+        // "MUFU.COS R2, R2" of RRO.SINCOS(pi / 2): 0 exactly.
+        (0, PI * 0.5, MAGNITUDE.to_string(), 0),
         (1, 0.0, MAGNITUDE.to_string(), 0),
         (1, PI * 0.5, near(1.0), TRUE),
         (1, PI, near(0.0), TRUE),

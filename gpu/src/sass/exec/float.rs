@@ -518,12 +518,8 @@ pub fn min_max16(a: u16, b: u16, min: bool, ftz: bool, bf16: bool) -> u16 {
 /// MUFU's functions in the order of its `func` field.
 pub fn special_function(func: u64, x: u32) -> Option<u32> {
     let value = f64::from(f32::from_bits(flush32(x)));
-    // SIN and COS take their argument in turns; only its fraction matters (exactly computed, so that an
-    // argument too large to have one gives the function of 0, as the unit does).
-    let turns = value - value.trunc();
     let result = match func {
-        0 => (turns * std::f64::consts::TAU).cos(),
-        1 => (turns * std::f64::consts::TAU).sin(),
+        0 | 1 => sin_cos_turns(value, func == 1),
         2 => value.exp2(),
         3 => value.log2(),
         4 => 1.0 / value,
@@ -534,6 +530,24 @@ pub fn special_function(func: u64, x: u32) -> Option<u32> {
     };
     let bits = (result as f32).to_bits();
     Some(if result.is_nan() { CANONICAL_NAN32 } else { flush32(bits) })
+}
+
+/// SIN (`sine`) or COS of an argument in turns, whose fraction alone matters (exactly computed, so that an
+/// argument too large to have one gives the function of 0, as the unit does). The fraction is reduced to the
+/// nearest quarter turn and a remainder within an eighth, so that whole quarter turns give exact zeros and ones:
+/// a Tegra X1's MUFU.COS of RRO.SINCOS(pi/2) is 0 exactly (nxgpucatch's mufu.cpp).
+fn sin_cos_turns(value: f64, sine: bool) -> f64 {
+    let quarters = 4.0 * (value - value.trunc());
+    let nearest = quarters.round_ties_even();
+    let angle = (quarters - nearest) * std::f64::consts::FRAC_PI_2;
+    // The quarter turns before the remainder, and the quadrant's function of it.
+    let (cos, sin) = (angle.cos(), angle.sin());
+    match (nearest as i64 + if sine { 3 } else { 0 }).rem_euclid(4) {
+        0 => cos,
+        1 => -sin,
+        2 => -cos,
+        _ => sin,
+    }
 }
 
 /// MUFU's functions with .F16: of an FP16 value, the FP32 function's value rounded to FP16 (nearest even); NaN

@@ -626,19 +626,15 @@ impl Exec<'_, '_> {
                 // Range reduction ahead of MUFU: SINCOS turns radians into turns (the argument this model's
                 // MUFU.SIN/COS take), EX2 passes the value on.
                 let x = o.float_b(lane);
-                // The product in FP32 rounded toward zero, as the unit's fixed-point conversion truncates (so
-                // that large arguments lose their fraction as they do on the hardware).
+                // The product rounded toward zero, as the unit's fixed-point conversion truncates (so that large
+                // arguments lose their fraction as they do on the hardware), with 1 / (2 pi) to about 48 bits.
                 let value = if o.v.flag("mode") {
                     x
                 } else {
-                    let round = float::rounding(3);
-                    float::mul32(
-                        x,
-                        (1.0 / std::f32::consts::TAU).to_bits(),
-                        0,
-                        false,
-                        Mode { round, ftz: true, sat: false },
-                    )
+                    let [high, low] = crate::sass::sm5x::TURNS_PER_RADIAN.map(f32::to_bits);
+                    let nearest = Mode { round: float::rounding(0), ftz: true, sat: false };
+                    let x_low = float::mul32(x, low, 0, false, nearest);
+                    float::fma32(x, high, x_low, false, Mode { round: float::rounding(3), ..nearest })
                 };
                 lane.set_reg(o.v.get("rd"), value)
             }),

@@ -64,6 +64,7 @@ use structured::Structured;
 
 /// GLSL.std.450 extended instructions used.
 mod glsl {
+    pub const ROUND_EVEN: u32 = 2;
     pub const TRUNC: u32 = 3;
     pub const FLOOR: u32 = 8;
     pub const CEIL: u32 = 9;
@@ -1841,13 +1842,35 @@ impl Emitter<'_> {
                 self.b.select(u32_, None, is_zero, sign, narrowed).expect("in a block")
             }
             UnOp::SinTurns | UnOp::CosTurns => {
+                // As the interpreter's `sin_cos_turns`: the fraction of the turns to the nearest quarter turn and
+                // a remainder within an eighth, whole quarter turns giving exact zeros and ones.
                 let f = self.float(x);
                 let whole = self.glsl(f32_, glsl::TRUNC, &[f]);
                 let turns = self.b.f_sub(f32_, None, f, whole).expect("in a block");
-                let tau = self.b.constant_bit32(f32_, std::f32::consts::TAU.to_bits());
-                let radians = self.b.f_mul(f32_, None, turns, tau).expect("in a block");
-                let function = if op == UnOp::SinTurns { glsl::SIN } else { glsl::COS };
-                let result = self.glsl(f32_, function, &[radians]);
+                let four = self.b.constant_bit32(f32_, 4.0f32.to_bits());
+                let quarters = self.b.f_mul(f32_, None, turns, four).expect("in a block");
+                let nearest = self.glsl(f32_, glsl::ROUND_EVEN, &[quarters]);
+                let remainder = self.b.f_sub(f32_, None, quarters, nearest).expect("in a block");
+                let quarter = self.b.constant_bit32(f32_, std::f32::consts::FRAC_PI_2.to_bits());
+                let angle = self.b.f_mul(f32_, None, remainder, quarter).expect("in a block");
+                let (cos, sin) = (self.glsl(f32_, glsl::COS, &[angle]), self.glsl(f32_, glsl::SIN, &[angle]));
+                let (minus_cos, minus_sin) = (
+                    self.b.f_negate(f32_, None, cos).expect("in a block"),
+                    self.b.f_negate(f32_, None, sin).expect("in a block"),
+                );
+                // The quadrant: the quarter turns (a sine's a quarter behind), modulo 4.
+                let u32_ = self.t.u32;
+                let count = self.b.convert_f_to_s(u32_, None, nearest).expect("in a block");
+                let shift = self.u32_const(if op == UnOp::SinTurns { 3 } else { 0 });
+                let count = self.b.i_add(u32_, None, count, shift).expect("in a block");
+                let three = self.u32_const(3);
+                let quadrant = self.b.bitwise_and(u32_, None, count, three).expect("in a block");
+                let mut result = sin;
+                for (index, value) in [(2, minus_cos), (1, minus_sin), (0, cos)] {
+                    let at = self.u32_const(index);
+                    let here = self.b.i_equal(self.t.bool, None, quadrant, at).expect("in a block");
+                    result = self.b.select(f32_, None, here, value, result).expect("in a block");
+                }
                 self.bits(result)
             }
             UnOp::FlushDenormal => {
