@@ -20,6 +20,11 @@ fn colour(rgba: [u8; 4]) -> [u32; 4] {
     })
 }
 
+/// tld4s.cpp's presets: R0 0.5, R1 1.0, R2 and R4 0.75, R3 and R5 0.5, R6 and R7 `r6_r7`.
+fn tld4s_presets(r6_r7: u32) -> String {
+    set(&[(0, HALF), (1, ONE), (2, 0x3f40_0000), (3, HALF), (4, 0x3f40_0000), (5, HALF), (6, r6_r7), (7, r6_r7)])
+}
+
 /// R0-R3 after TLD4S.F16 with rd2 R0 and rd R2 (R1 and R3 kept at tld4s.cpp's 1.0 and 0.5), from
 /// nxgpucatch's `Color` of its halves R0.lo, R0.hi, R2.lo, R2.hi (0s and 1s).
 fn f16_words(halves: [u8; 4]) -> [u32; 4] {
@@ -96,16 +101,7 @@ FADD.imm rd=0 ra=255 imm20=0x40000 ftz=1 pg=0 pg_not=1",
 fn scalar_gathers_read_the_hardware_footprints() {
     let plane = DkTexture { kind: Kind::D2, width: 512, height: 512, depth: 1, levels: 1, samples: 1 };
     let bound = plane.corner(&plane.random_even(1532), [512, 512, 1]);
-    let presets = set(&[
-        (0, HALF),
-        (1, ONE),
-        (2, 0x3f40_0000),
-        (3, HALF),
-        (4, 0x3f40_0000),
-        (5, HALF),
-        (6, 0xbf00_0000),
-        (7, 0xbf00_0000),
-    ]);
+    let presets = tld4s_presets(0xbf00_0000);
     let tld4s = |rd2: u32, rd: u32, ra: u32, rb: u32, component: u32, extra: &str| {
         format!("TLD4S rd={rd} ra={ra} rb={rb} rd2={rd2} tex=0x52 component={component} {extra}")
     };
@@ -181,16 +177,7 @@ fn compare_gathers_compare_each_texel() {
     }
     let plane = DkTexture { kind: Kind::D2, width: 512, height: 512, depth: 1, levels: 1, samples: 1 };
     let bound = plane.shadow_corner([512, 512, 1]);
-    let presets = set(&[
-        (0, HALF),
-        (1, ONE),
-        (2, 0x3f40_0000),
-        (3, HALF),
-        (4, 0x3f40_0000),
-        (5, HALF),
-        (6, between),
-        (7, between),
-    ]);
+    let presets = tld4s_presets(between);
     let tld4s = |ra: u32, rb: u32, component: u32, extra: &str| {
         format!("TLD4S rd=2 ra={ra} rb={rb} rd2=0 tex=0x52 component={component} dc=1 {extra}")
     };
