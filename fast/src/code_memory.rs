@@ -5,8 +5,10 @@
 //!   `install` returned stays valid, and its bytes unchanged, for as long as the `CodeMemory` lives.
 //! - Bytes are only appended after the chunk's last installed code, never over it.
 //!
-//! Code dropped by invalidation is not reclaimed: it stays until the engine is dropped (a guest that rewrites its
-//! code endlessly grows the engine; reclaiming needs the region index to say no block links there any more).
+//! Code dropped by invalidation is reclaimed by moving what is still live into a fresh `CodeMemory`
+//! (`install_copy`) and dropping the old one, which compiled code allows: it is relocation-free (it reaches
+//! everything through its context argument and the chain table, never by address), so its bytes run the same
+//! anywhere. The engine does that only where no compiled code runs (`FastEngine::reclaim_code`).
 
 use std::ptr::NonNull;
 
@@ -19,6 +21,8 @@ const CODE_ALIGNMENT: usize = 16;
 pub enum CodeMemoryError {
     #[error("the host refused executable memory ({size} bytes): {error}")]
     Host { size: usize, error: std::io::Error },
+    #[error("no code of {length} bytes is installed at {start:#x} to copy")]
+    NotInstalled { start: u64, length: usize },
 }
 
 struct Chunk {
@@ -68,6 +72,27 @@ impl CodeMemory {
         };
         chunk.used = offset + code.len();
         Ok(start)
+    }
+
+    /// Copies the `length` bytes of code that `from` installed at `start` into this memory, and returns where
+    /// the copy starts.
+    pub fn install_copy(&mut self, from: &CodeMemory, start: u64, length: usize) -> Result<*const u8, CodeMemoryError> {
+        let holds = |chunk: &&Chunk| {
+            let base = chunk.base.as_ptr() as u64;
+            start >= base && start.checked_add(length as u64).is_some_and(|end| end <= base + chunk.used as u64)
+        };
+        if !from.chunks.iter().any(|chunk| holds(&chunk)) {
+            return Err(CodeMemoryError::NotInstalled { start, length });
+        }
+        // SAFETY: the bytes lie inside the installed part of one of `from`'s chunks (checked above), which stays
+        // mapped and unchanged while `from` is borrowed.
+        let code = unsafe { std::slice::from_raw_parts(start as *const u8, length) };
+        self.install(code)
+    }
+
+    /// Bytes of host memory mapped for code.
+    pub fn mapped_bytes(&self) -> usize {
+        self.chunks.iter().map(|chunk| chunk.size).sum()
     }
 }
 

@@ -32,6 +32,11 @@ const LOAD_THRESHOLD: u32 = 4;
 /// The most regions `precompile` leaves waiting for the compile threads.
 const MAX_PRECOMPILE_QUEUE: usize = 64;
 
+/// Bytes of dropped code (of blocks invalidated since) past which the engine reclaims code memory, once they
+/// also outnumber the live code's: a guest that rewrites its code endlessly then keeps the engine's code memory
+/// within about twice what it runs, and one that never does never pays for a move.
+const RECLAIM_DROPPED_BYTES: usize = 32 << 20;
+
 #[derive(Clone, Copy, Default)]
 enum Block {
     /// Code (a `tail`-convention function, entered through the trampoline) and the instructions it retires.
@@ -75,6 +80,19 @@ pub struct CompileStats {
     pub rejected: u64,
     /// Blocks compiled or loaded that hold instructions of pages other than their start's (`edges`).
     pub spanning: u64,
+    /// Times the engine moved its live code into fresh memory to free what dropped blocks held.
+    pub reclaims: u64,
+}
+
+/// Where the engine's code memory goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CodeBytes {
+    /// Code of the blocks the engine may run (the trampoline's too).
+    pub live: usize,
+    /// Code of blocks dropped since (invalidated), not reclaimed yet.
+    pub dropped: usize,
+    /// Host memory mapped for code.
+    pub mapped: usize,
 }
 
 /// The fast CPU path: guest blocks lifted to host code through Cranelift, the reference interpreter for what
@@ -88,8 +106,12 @@ pub struct FastEngine {
     /// direct-mapped cache of `blocks` that both the dispatcher and compiled code (to link blocks) look up.
     /// Boxed: compiled code holds its address for the length of a call.
     context: Box<Context>,
-    /// The trampoline's code (`lift::trampoline`), entered through `fault::enter`.
+    /// The trampoline's code (`lift::trampoline`), entered through `fault::enter`, and its length.
     trampoline: usize,
+    trampoline_length: usize,
+    /// Bytes of `code` that dropped blocks held, and how many make `run` reclaim them (`reclaim_code`).
+    dropped_code: usize,
+    reclaim_threshold: usize,
     /// The trap sites of every block installed, for the fault handler.
     sites: SiteIndex,
     /// Blocks by guest start address. A block is compiled only from pages that are executable, not writable and
@@ -143,6 +165,7 @@ impl FastEngine {
         let compiled = context
             .compile(&*isa, &mut ControlPlane::default())
             .map_err(|error| FastError::Host(format!("compiling the trampoline: {:?}", error.inner)))?;
+        let trampoline_length = compiled.code_buffer().len();
         let trampoline = code.install(compiled.code_buffer())? as usize;
         Ok(FastEngine {
             interpreter: Interpreter::new(identity, keys),
@@ -151,6 +174,9 @@ impl FastEngine {
             disk: None,
             context: Context::boxed(Runtime::for_host(identity, keys)),
             trampoline,
+            trampoline_length,
+            dropped_code: 0,
+            reclaim_threshold: RECLAIM_DROPPED_BYTES,
             sites: SiteIndex::default(),
             blocks: HashMap::default(),
             spanning: HashMap::default(),
@@ -204,6 +230,13 @@ impl FastEngine {
     /// compiled then depends on timing; results never do.
     pub fn compiling_in_background(mut self) -> FastEngine {
         self.background = Some(Jobs::new(self.isa.clone()));
+        self
+    }
+
+    /// Reclaims the code memory of dropped blocks once they hold more than `bytes` (and more than the live
+    /// blocks), instead of `RECLAIM_DROPPED_BYTES`: for tests of the move.
+    pub fn reclaiming_code_past(mut self, bytes: usize) -> FastEngine {
+        self.reclaim_threshold = bytes;
         self
     }
 
@@ -269,6 +302,14 @@ impl FastEngine {
 
     pub fn stats(&self) -> CompileStats {
         self.stats
+    }
+
+    pub fn code_bytes(&self) -> CodeBytes {
+        CodeBytes {
+            live: self.sites.bytes() + self.trampoline_length,
+            dropped: self.dropped_code,
+            mapped: self.code.mapped_bytes(),
+        }
     }
 
     /// The most recent CONSTRAINED UNPREDICTABLE case of the last `run` (always the reference's resolution).
@@ -339,9 +380,64 @@ impl FastEngine {
                 Block::Interpreted
             }
         };
-        self.blocks.insert(pc, block);
+        if let Some(replaced) = self.blocks.insert(pc, block) {
+            self.forget_code(replaced);
+        }
         self.remember(slot, block.chain_entry(pc));
         block
+    }
+
+    /// Counts a dropped block's code as reclaimable (the fault handler no longer needs its trap sites).
+    fn forget_code(&mut self, block: Block) {
+        if let Block::Compiled { code, .. } = block
+            && let Some((length, _)) = self.sites.remove(code)
+        {
+            self.dropped_code += length as usize;
+        }
+    }
+
+    /// Moves the code of every live block (and the trampoline) into fresh code memory and unmaps the old, with
+    /// what dropped blocks held. Only where no compiled code runs: between entries, with every pointer into code
+    /// memory held by `blocks`, the chain table (emptied here, refilled as blocks are reached) and `sites`.
+    /// Where the host refuses the memory, everything stays as it was.
+    fn reclaim_code(&mut self) {
+        let mut fresh = CodeMemory::default();
+        let mut sites = SiteIndex::default();
+        let mut moved = Vec::with_capacity(self.blocks.len());
+        let mut move_code = |code: u64, length: usize| fresh.install_copy(&self.code, code, length).map(|to| to as u64);
+        let result = (|| {
+            let trampoline = move_code(self.trampoline as u64, self.trampoline_length)?;
+            for (&pc, block) in &self.blocks {
+                if let Block::Compiled { code, instructions } = *block {
+                    let (length, trap_sites) = self.sites.get(code).expect("every compiled block's sites are kept");
+                    let to = move_code(code, length as usize)?;
+                    sites.insert(to, length, trap_sites.to_vec());
+                    moved.push((pc, Block::Compiled { code: to, instructions }));
+                }
+            }
+            Ok::<u64, CodeMemoryError>(trampoline)
+        })();
+        let trampoline = match result {
+            Ok(trampoline) => trampoline,
+            Err(error) => {
+                tracing::warn!("fast path: code memory not reclaimed ({error}); dropped code stays mapped");
+                return;
+            }
+        };
+        self.code = fresh;
+        self.sites = sites;
+        self.trampoline = trampoline as usize;
+        for (pc, block) in moved {
+            self.blocks.insert(pc, block);
+            if let Block::Compiled { code, .. } = block {
+                let length = self.sites.get(code).map_or(0, |(length, _)| length as usize);
+                self.name_for_perf(code as *const u8, length, pc);
+            }
+        }
+        self.context.chain.fill(ChainEntry::EMPTY);
+        self.dropped_code = 0;
+        self.stats.reclaims += 1;
+        tracing::debug!(bytes = ?self.code_bytes(), "fast path: code memory reclaimed");
     }
 
     /// Lifts the region at `pc` and hands it to the compile thread; `None` (the reference runs it) until
@@ -425,7 +521,7 @@ impl FastEngine {
         {
             let start = self.code.install(&cached.code).map_err(|error| error.to_string())?;
             self.sites.insert(start as u64, cached.code.len() as u32, cached.sites);
-            self.name_for_perf(&cached.code, start, pc);
+            self.name_for_perf(start, cached.code.len(), pc);
             self.note_spanning(pc, &cached.other_pages);
             self.stats.loaded += 1;
             self.stats.load_time += started.elapsed();
@@ -455,7 +551,7 @@ impl FastEngine {
         let HostCode { code, sites } = host;
         let start = self.code.install(&code).map_err(|error| error.to_string())?;
         self.sites.insert(start as u64, code.len() as u32, sites.clone());
-        self.name_for_perf(&code, start, pc);
+        self.name_for_perf(start, code.len(), pc);
         self.note_spanning(pc, &other_pages);
         if let (Some(disk), Some(key)) = (&mut self.disk, key) {
             let block = CachedBlock { instructions, code, sites, other_pages };
@@ -476,12 +572,13 @@ impl FastEngine {
         }
     }
 
-    /// Names the block's host code (installed at `start`, a copy of `code`) for `perf` when `TANDEM_PERF_MAP` is
+    /// Names the block's host code (`length` bytes installed at `start`) for `perf` when `TANDEM_PERF_MAP` is
     /// set, so that profiles of the fast path show guest addresses instead of anonymous memory.
-    fn name_for_perf(&mut self, code: &[u8], start: *const u8, pc: u64) {
+    fn name_for_perf(&mut self, start: *const u8, length: usize, pc: u64) {
         if let Some(perf) = &mut self.perf {
-            // SAFETY: `start` is where `code` was just installed; installed code stays mapped and readable.
-            perf.name_block(unsafe { std::slice::from_raw_parts(start, code.len()) }, pc);
+            // SAFETY: `start` is where `length` bytes of code were just installed; installed code stays mapped and
+            // readable.
+            perf.name_block(unsafe { std::slice::from_raw_parts(start, length) }, pc);
         }
     }
 
@@ -572,6 +669,9 @@ impl Engine for FastEngine {
         self.last_unpredictable = None;
         self.last_block = None;
         self.catch_up_with_layout(memory);
+        if self.dropped_code > self.reclaim_threshold.max(self.sites.bytes()) {
+            self.reclaim_code();
+        }
         self.context.runtime.enter_run(memory);
         let result = self.run_blocks(cpu, memory, budget, clock);
         self.context.runtime.leave_run();
@@ -643,7 +743,12 @@ impl FastEngine {
     fn invalidate_range(&mut self, address: u64, size: u64) {
         let first_page = address & !(PAGE_SIZE - 1);
         let end = address.saturating_add(size).saturating_add(PAGE_SIZE - 1) & !(PAGE_SIZE - 1);
-        self.blocks.retain(|&pc, _| pc < first_page || pc >= end);
+        let in_range = |pc: &u64| (first_page..end).contains(pc);
+        let dropped: Vec<u64> = self.blocks.keys().copied().filter(in_range).collect();
+        for pc in dropped {
+            let block = self.blocks.remove(&pc).expect("listed just now");
+            self.forget_code(block);
+        }
         self.heat.retain(|&pc, _| pc < first_page || pc >= end);
         if let Some(disk) = &mut self.disk {
             disk.forget_pages(first_page..end);
@@ -661,7 +766,9 @@ impl FastEngine {
             !changed
         });
         for pc in dropped {
-            self.blocks.remove(&pc);
+            if let Some(block) = self.blocks.remove(&pc) {
+                self.forget_code(block);
+            }
             let slot = (pc >> 2) as usize % CHAIN_ENTRIES;
             if self.context.chain[slot].pc == pc {
                 self.context.chain[slot] = ChainEntry::EMPTY;

@@ -106,6 +106,8 @@ impl FlagsRecord {
 #[derive(Default)]
 pub struct SiteIndex {
     blocks: BTreeMap<u64, (u32, Box<[u32]>)>,
+    /// The blocks' code bytes, all together.
+    bytes: usize,
 }
 
 impl SiteIndex {
@@ -113,7 +115,27 @@ impl SiteIndex {
     /// of code start at `start`.
     pub fn insert(&mut self, start: u64, length: u32, mut sites: Vec<u32>) {
         sites.sort_unstable();
-        self.blocks.insert(start, (length, sites.into_boxed_slice()));
+        if let Some((old, _)) = self.blocks.insert(start, (length, sites.into_boxed_slice())) {
+            self.bytes -= old as usize;
+        }
+        self.bytes += length as usize;
+    }
+
+    /// Forgets the block whose code starts at `start`, and returns its length and trap sites.
+    pub fn remove(&mut self, start: u64) -> Option<(u32, Vec<u32>)> {
+        let (length, sites) = self.blocks.remove(&start)?;
+        self.bytes -= length as usize;
+        Some((length, sites.into_vec()))
+    }
+
+    /// The length and trap sites of the block whose code starts at `start`.
+    pub fn get(&self, start: u64) -> Option<(u32, &[u32])> {
+        self.blocks.get(&start).map(|(length, sites)| (*length, &sites[..]))
+    }
+
+    /// Bytes of code of the blocks it holds.
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// Whether a guest access's host instruction starts at `host`. Allocates nothing (the signal handler).

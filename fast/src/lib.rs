@@ -42,4 +42,4 @@ pub mod planted_bug {
     }
 }
 
-pub use engine::{BlockRun, CompileStats, FastEngine, FastError, host_isa};
+pub use engine::{BlockRun, CodeBytes, CompileStats, FastEngine, FastError, host_isa};

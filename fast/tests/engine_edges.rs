@@ -969,3 +969,59 @@ fn regions_follow_hot_calls_into_other_pages() {
     check(&mut loading, &changed);
     let _ = std::fs::remove_dir_all(&cache);
 }
+
+/// A guest that rewrites its code over and over (a JIT, a loader mapping one overlay after another): the code of
+/// dropped blocks is reclaimed by moving the live blocks into fresh code memory, so the engine's code memory stays
+/// bounded. Moved blocks run as before without being compiled again: a loop, and a load that the host refuses
+/// (its trap site moved with the block) ends in the reference's exact fault.
+#[test]
+fn code_of_rewritten_blocks_is_reclaimed_and_moved_blocks_run_as_before() {
+    // 0x10000: mov x1, #0; mov x2, #50; mov x3, #0; loop: add x3, x3, x1; add x1, x1, #1; cmp x1, x2; b.ne loop;
+    // ldr x4, [x5]; svc #0
+    const STABLE: [u32; 9] =
+        [0xd2800001, 0xd2800642, 0xd2800003, 0x8b010063, 0x91000421, 0xeb02003f, 0x54ffffa1, 0xf94000a4, 0xd4000001];
+    const DATA: u64 = 0x30000;
+    let place = |memory: &mut GuestMemory, address: u64, words: &[u32]| {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        memory.map(address, PAGE_SIZE, Perm::RW).unwrap();
+        memory.write_privileged(address, &bytes).unwrap();
+        memory.protect(address, PAGE_SIZE, Perm::RX).unwrap();
+    };
+    let run = |engine: &mut dyn Engine, memory: &GuestMemory, pc: u64, x5: u64| {
+        let mut cpu = CpuState { pc, ..CpuState::default() };
+        cpu.x[5] = x5;
+        let result = engine.run(&mut cpu, memory, 1000, GuestClock::default());
+        (result, cpu)
+    };
+    let mut memory = GuestMemory::new().unwrap();
+    place(&mut memory, 0x10000, &STABLE);
+    memory.map(DATA, PAGE_SIZE, Perm::RW).unwrap();
+    memory.write_privileged(DATA, &0x1122_3344_5566_7788u64.to_le_bytes()).unwrap();
+    let mut fast = FastEngine::with_defaults().unwrap().compiling_at_first_use().reclaiming_code_past(4096);
+    let stable = |fast: &mut FastEngine, memory: &GuestMemory| {
+        for x5 in [DATA, 0x80_0000] {
+            let reference = run(&mut Interpreter::default(), memory, 0x10000, x5);
+            assert_eq!(run(fast, memory, 0x10000, x5), reference, "x5 {x5:#x}");
+        }
+    };
+    stable(&mut fast, &memory);
+    let compiled = fast.stats().blocks;
+
+    // 0x20000, rewritten each round: mov x0, #round; add x0, x0, x0; svc #0.
+    for round in 1..=200u32 {
+        if round > 1 {
+            memory.unmap(0x20000, PAGE_SIZE).unwrap();
+        }
+        place(&mut memory, 0x20000, &[0xd2800000 | round << 5, 0x8b000000, 0xd4000001]);
+        let (result, cpu) = run(&mut fast, &memory, 0x20000, 0);
+        assert_eq!((result, cpu.x[0]), (run(&mut Interpreter::default(), &memory, 0x20000, 0).0, 2 * u64::from(round)));
+    }
+    let bytes = fast.code_bytes();
+    assert!(fast.stats().reclaims >= 2, "{:?}, {bytes:?}", fast.stats());
+    assert!(bytes.dropped <= 4096 + bytes.live, "{bytes:?}");
+
+    let before = fast.stats().blocks;
+    stable(&mut fast, &memory);
+    assert_eq!(fast.stats().blocks, before, "the stable blocks were compiled again after the move");
+    assert!(before > compiled);
+}
