@@ -693,6 +693,80 @@ EXIT",
     assert_eq!(floats, [1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
 }
 
+/// A TSC's CUBEMAP_INTERFACE_FILTERING on the reference back end: a cube map of 1x1 faces (+X red, +Y green, the
+/// rest black) sampled linearly (TEX.LZ, CLAMP_TO_EDGE) in direction (1, 0.5, 0). By the Vulkan specification's
+/// cube map face selection that is face +X at (s, t) = (0.5, 0.25), a quarter texel from its edge with +Y:
+/// filtered across the seam (AUTO_SPAN_SEAM, as NVN, NVK and nouveau ask for it) the texel row before it is +Y's,
+/// giving 0.25 green and 0.75 red; with each face alone (USE_WRAP) the edge clamps to +X's own texel: red.
+#[test]
+fn cube_maps_filter_across_face_edges_only_when_the_sampler_asks() {
+    let (mut setup, channel) = rendering_setup();
+    if !crate::vulkan::ComputeDevice::shared_for_tests().features().non_seamless_cube_map {
+        eprintln!("skipped: the device lacks VK_EXT_non_seamless_cube_map");
+        return;
+    }
+    let out = DATA + 0x1e00;
+    let program = crate::sass::assemble::sm5x(&format!(
+        "MOV32I rd=0 imm32=0x3f800000 lanes=15
+MOV32I rd=1 imm32=0x3f000000 lanes=15
+MOV32I rd=2 imm32=0 lanes=15
+TEX rd=4 ra=0 rb=255 target=6 mask=15 tex=0x52 lod=1
+TEX rd=8 ra=0 rb=255 target=6 mask=15 tex=0x53 lod=1
+MOV32I rd=12 imm32={:#x} lanes=15
+MOV32I rd=13 imm32={:#x} lanes=15
+STG rs=4 ra=12 e=1 size=6
+STG rs=8 ra=12 offset=16 e=1 size=6
+EXIT",
+        out as u32,
+        (out >> 32) as u32
+    ))
+    .unwrap();
+    fill_data(&setup, 0x100, &program);
+    fill_data(&setup, 0x400, &qmd_with_constants());
+    // The handles at c[0][0x148] and c[0][0x14c]: header 0 with sampler 0, then with sampler 1.
+    fill_data(&setup, 0xa00 + 0x148, &[0u32, 1 << 20].iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+    let texels = DATA + 0x1000;
+    // BLOCKLINEAR, one GOB a block, CUBEMAP (TEXTURE_TYPE 3), 1x1, normalized; A8B8G8R8 UNORM, swizzle R G B A
+    // (clb097tex.h NVB097_TEXHEAD_BL_*). Each face is one GOB of 512 bytes.
+    let format = 0x08 | 2 << 7 | 2 << 10 | 2 << 13 | 2 << 16 | 2 << 19 | 3 << 22 | 4 << 25 | 5 << 28;
+    let header = [format, texels as u32, (texels >> 32) as u32 | 3 << 21, 0, 3 << 23, 1 << 31, 0, 0];
+    fill_data(&setup, 0xc00, &header.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+    // CLAMP_TO_EDGE (2) on every axis; linear MAG and MIN, MIP_NONE (NVB097_TEXSAMP0/1); the first sampler with
+    // CUBEMAP_INTERFACE_FILTERING AUTO_SPAN_SEAM (2, bits 9:8), the second USE_WRAP (0).
+    let words = |interface: u32| [2 | 2 << 3 | 2 << 6, 2 | 2 << 4 | 1 << 6 | interface << 8, 0, 0, 0, 0, 0, 0];
+    let samplers: Vec<u8> = [words(2), words(0)].iter().flatten().flat_map(|w: &u32| w.to_le_bytes()).collect();
+    fill_data(&setup, 0xd00, &samplers);
+    let faces: [[u8; 4]; 6] = [[255, 0, 0, 255], [0, 0, 0, 255], [0, 255, 0, 255], [0, 0, 0, 255], [0; 4], [0; 4]];
+    for (face, texel) in faces.iter().enumerate() {
+        fill_data(&setup, 0x1000 + 0x200 * face as u64, texel);
+    }
+    fill_data(&setup, 0x1e00, &[0xcc; 32]);
+    let (headers, samplers) = (DATA + 0xc00, DATA + 0xd00);
+    let mut words = launch_words();
+    words.splice(
+        2..2,
+        [
+            header::incrementing(1, 0x1574 / 4, 3),
+            (headers >> 32) as u32,
+            headers as u32,
+            0,
+            header::incrementing(1, 0x155c / 4, 3),
+            (samplers >> 32) as u32,
+            samplers as u32,
+            1,
+        ],
+    );
+    setup.submit(channel, &words).unwrap();
+    let floats: Vec<f32> =
+        setup.data(0x1e00, 32).chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+    let expected = [0.75, 0.25, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0];
+    // Linear filtering's weights to Vulkan's least sub-texel precision (4 bits) are exact here: 1/2^8 covers the
+    // UNORM texels' conversion.
+    for (got, want) in floats.iter().zip(expected) {
+        assert!((got - want).abs() < 1.0 / 256.0, "{floats:?}, expected {expected:?}");
+    }
+}
+
 /// A Setup whose GPU renders with the reference back end on the Vulkan device (lavapipe in CI).
 fn rendering_setup() -> (Setup, u32) {
     let mut setup = Setup::new();

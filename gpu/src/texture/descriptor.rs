@@ -382,6 +382,9 @@ pub struct Sampler {
     pub max_lod: f32,
     /// REDUCTION_FILTER: 0 the weighted average, 1 minimum, 2 maximum.
     pub reduction: u32,
+    /// CUBEMAP_INTERFACE_FILTERING's high bit (AUTO_SPAN_SEAM, AUTO_CROSS_SEAM: what NVK, nouveau and deko3d set
+    /// for seamless cube maps): filtering crosses cube faces' edges; clear (USE_WRAP), each face is filtered alone
+    /// with the address modes at its edges.
     pub seamless_cube: bool,
     /// FLOAT_COORD_NORMALIZATION FORCE_UNNORMALIZED_COORDS: overrides the header's NORMALIZED_COORDS.
     pub force_unnormalized: bool,

@@ -200,6 +200,9 @@ pub struct Features {
     pub primitives_generated_query: bool,
     /// ... and counted with the rasteriser discarding them (`primitivesGeneratedQueryWithRasterizerDiscard`).
     pub primitives_generated_with_discard: bool,
+    /// Samplers that filter each cube face on its own, with their address modes at the face's edges
+    /// (VK_EXT_non_seamless_cube_map), as a TSC's CUBEMAP_INTERFACE_FILTERING USE_WRAP asks.
+    pub non_seamless_cube_map: bool,
 }
 
 impl Features {
@@ -554,6 +557,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
     let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default();
     let mut line = vk::PhysicalDeviceLineRasterizationFeaturesEXT::default();
     let mut generated = vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT::default();
+    let mut non_seamless = vk::PhysicalDeviceNonSeamlessCubeMapFeaturesEXT::default();
     let mut query = vk::PhysicalDeviceFeatures2::default().push_next(&mut v11).push_next(&mut v12);
     let border_extension = extensions.contains(ash::ext::custom_border_color::NAME.to_bytes());
     if border_extension {
@@ -568,6 +572,10 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         && extensions.contains(ash::ext::transform_feedback::NAME.to_bytes());
     if generated_extension {
         query = query.push_next(&mut generated);
+    }
+    let non_seamless_extension = extensions.contains(ash::ext::non_seamless_cube_map::NAME.to_bytes());
+    if non_seamless_extension {
+        query = query.push_next(&mut non_seamless);
     }
     // Vulkan 1.3 has subgroup size control among its own features (the extension's structure may not be chained
     // beside them).
@@ -755,6 +763,7 @@ fn examine(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Can
         primitives_generated_query: generated_extension && on(generated.primitives_generated_query),
         primitives_generated_with_discard: generated_extension
             && on(generated.primitives_generated_query_with_rasterizer_discard),
+        non_seamless_cube_map: non_seamless_extension && on(non_seamless.non_seamless_cube_map),
     };
     Ok(Candidate { physical, name, queue_family, size_control_extension, size_control, features })
 }
@@ -854,6 +863,11 @@ fn create_device(instance: &'static Instance, candidate: &Candidate) -> Result<A
         extensions.push(ash::ext::primitives_generated_query::NAME.as_ptr());
         extensions.push(ash::ext::transform_feedback::NAME.as_ptr());
         features = features.push_next(&mut generated);
+    }
+    let mut non_seamless = vk::PhysicalDeviceNonSeamlessCubeMapFeaturesEXT::default().non_seamless_cube_map(true);
+    if f.non_seamless_cube_map {
+        extensions.push(ash::ext::non_seamless_cube_map::NAME.as_ptr());
+        features = features.push_next(&mut non_seamless);
     }
     let priorities = [1.0];
     let queues =

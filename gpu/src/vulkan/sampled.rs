@@ -60,6 +60,9 @@ pub struct Sampling {
     pub border: [u32; 4],
     /// Samples compare their reference with the texels (a depth texture's): `reference OP texel`.
     pub compare: Option<vk::CompareOp>,
+    /// Cube maps filter across face edges (Vulkan's default); otherwise each face alone, its edges addressed by
+    /// `address` (`Features::non_seamless_cube_map` must be on).
+    pub seamless_cube: bool,
 }
 
 impl Sampling {
@@ -77,6 +80,7 @@ impl Sampling {
         reduction: vk::SamplerReductionMode::WEIGHTED_AVERAGE,
         border: [0; 4],
         compare: None,
+        seamless_cube: true,
     };
 }
 
@@ -441,7 +445,12 @@ impl ComputeDevice {
             .format(format);
         let mut reduction = vk::SamplerReductionModeCreateInfo::default().reduction_mode(sampling.reduction);
         let [u, v, w] = sampling.address;
+        let flags = match sampling.seamless_cube {
+            true => vk::SamplerCreateFlags::empty(),
+            false => vk::SamplerCreateFlags::NON_SEAMLESS_CUBE_MAP_EXT,
+        };
         let mut sampler_info = vk::SamplerCreateInfo::default()
+            .flags(flags)
             .mag_filter(sampling.mag)
             .min_filter(sampling.min)
             .mipmap_mode(sampling.mipmap_mode)

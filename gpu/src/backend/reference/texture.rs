@@ -646,6 +646,14 @@ impl ReferenceBackend {
             }
         }
         let (width, height, depth) = crate::texture::layout::level_size(header, first);
+        let cube = matches!(header.texture_type, TextureType::Cubemap | TextureType::CubemapArray);
+        if cube && !sampler.seamless_cube && !self.device.features().non_seamless_cube_map {
+            tracing::warn!(
+                device = %self.device.name(),
+                "a cube map sampled without seamless filtering (TSC CUBEMAP_INTERFACE_FILTERING USE_WRAP) on a \
+                 device without VK_EXT_non_seamless_cube_map: filtered across its faces' edges instead"
+            );
+        }
         Ok(DecodedTexture {
             kind,
             texels,
@@ -788,6 +796,8 @@ impl ReferenceBackend {
             reduction,
             border: sampler.border(srgb_texture),
             compare: None,
+            // Where the device cannot filter faces alone, seamless (logged where a cube map is decoded).
+            seamless_cube: sampler.seamless_cube || !features.non_seamless_cube_map,
         })
     }
 }
