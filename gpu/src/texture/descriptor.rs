@@ -380,7 +380,7 @@ pub struct Sampler {
     pub lod_bias: f32,
     pub min_lod: f32,
     pub max_lod: f32,
-    /// REDUCTION_FILTER: 0 the weighted average, 1 minimum, 2 maximum.
+    /// REDUCTION_FILTER: 0 the weighted average, 1 minimum, 2 maximum (3 is undefined and refused).
     pub reduction: u32,
     /// CUBEMAP_INTERFACE_FILTERING's high bit (AUTO_SPAN_SEAM, AUTO_CROSS_SEAM: what NVK, nouveau and deko3d set
     /// for seamless cube maps): filtering crosses cube faces' edges; clear (USE_WRAP), each face is filtered alone
@@ -418,6 +418,10 @@ impl Sampler {
             3 => MipFilter::Linear,
             _ => return Err(bad("MIP_FILTER 0 is undefined".into())),
         };
+        let reduction = bits(w[1], 11, 10);
+        if reduction == 3 {
+            return Err(bad("REDUCTION_FILTER 3 is undefined (RED_NONE 0, RED_MINIMUM 1, RED_MAXIMUM 2)".into()));
+        }
         // Fixed point with 8 fraction bits: the bias signed in 13 bits, the clamps unsigned in 12.
         let lod_bias = ((bits(w[1], 24, 12) << 19) as i32 >> 19) as f32 / 256.0;
         Ok(Sampler {
@@ -432,7 +436,7 @@ impl Sampler {
             lod_bias,
             min_lod: bits(w[2], 11, 0) as f32 / 256.0,
             max_lod: bits(w[2], 23, 12) as f32 / 256.0,
-            reduction: bits(w[1], 11, 10),
+            reduction,
             seamless_cube: bits(w[1], 9, 9) == 1,
             force_unnormalized: bits(w[1], 25, 25) == 1,
             border: [w[4], w[5], w[6], w[7]],
@@ -582,6 +586,11 @@ mod tests {
         assert_eq!((sampler.mag, sampler.min, sampler.mip), (Filter::Linear, Filter::Linear, MipFilter::Linear));
         assert_eq!((sampler.lod_bias, sampler.min_lod, sampler.max_lod), (-1.5, 0.25, 12.0));
         assert_eq!(sampler.border, [0x3f00_0000, 0, 0x3f80_0000, 1]);
+        // REDUCTION_FILTER's values (NVB197_TEXSAMP1_REDUCTION_FILTER_*); 3 is none of them.
+        for (value, reduction) in [(0, Ok(0)), (1, Ok(1)), (2, Ok(2)), (3, Err(()))] {
+            let parsed = Sampler::parse(0, [0, 0x51 | value << 10, 0, 0, 0, 0, 0, 0]);
+            assert_eq!(parsed.map(|sampler| sampler.reduction).map_err(|_| ()), reduction, "value {value}");
+        }
     }
 
     /// Handles: header in bits 19:0, sampler in 31:20, or the header's index under VIA_HEADER_BINDING; indices
