@@ -1156,3 +1156,37 @@ fn shader_bench_compares_the_layouts_and_the_interpreter() {
         .unwrap_or_default();
     assert!(ratios.len() == 2 && ratios.iter().all(|r| *r > 0.0), "{stdout}");
 }
+
+/// Lockstep with the fast path as `tandem run` configures it (`--as-run`): regions compiled on background
+/// threads and stored in the code cache, and loaded from it (within the first run already, where lockstep's
+/// restores of the shadow memory drop a region still compiling; on a second run, from what the first stored). The
+/// paths agree both times, and regions came from the cache.
+#[test]
+fn lockstep_checks_the_fast_path_as_run_from_a_warm_code_cache() {
+    let cache = scratch_dir("lockstep-as-run");
+    let lockstep = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_tandem"))
+            .args(["diff", "lockstep", "--as-run"])
+            .args(args)
+            .env("TANDEM_CODE_CACHE", &cache)
+            .output()
+            .unwrap();
+        let stdout = text(&output.stdout);
+        assert!(output.status.success(), "{args:?}: {stdout}{}", text(&output.stderr));
+        let summary = stdout.lines().last().unwrap_or_default().to_string();
+        assert!(summary.starts_with("lockstep: ") && summary.ends_with("divergences: 0"), "{args:?}: {summary}");
+        // `... C regions compiled (S spanning pages, L from the code cache), ...`: C and L.
+        let count = |before: &str| -> u64 {
+            let words: Vec<&str> = summary.split(before).next().unwrap().split(' ').collect();
+            words[words.len() - 1].trim_start_matches('(').parse().unwrap()
+        };
+        (count(" regions compiled"), count(" from the code cache"))
+    };
+    for args in [vec![program("isa.nro")], vec!["--linux".into(), program("isa.linux")]] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (regions, loaded) = lockstep(&args);
+        assert!(regions > 0, "{args:?}: no region compiled");
+        let (again, warm) = lockstep(&args);
+        assert!(warm > 0 && warm <= again, "{args:?}: {loaded} then {warm} of {again} regions loaded");
+    }
+}

@@ -62,9 +62,11 @@ impl Snapshot {
 pub struct LockstepStats {
     pub runs: u64,
     pub instructions: u64,
-    /// Regions the fast path compiled, and those of them holding instructions of more than one page.
+    /// Regions the fast path compiled or loaded, those of them holding instructions of more than one page, and
+    /// those loaded from the code cache.
     pub regions: u64,
     pub spanning: u64,
+    pub loaded: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -89,10 +91,16 @@ pub struct LockstepEngine {
 impl LockstepEngine {
     /// Compares at least every `every` instructions.
     pub fn new(every: u64) -> Result<LockstepEngine, LockstepError> {
+        // Every region compiled at its second use, shaped by the edges its first (interpreted) run took, as the
+        // regions of a normal run are: code that runs twice is checked compiled, in those shapes.
+        LockstepEngine::with_fast_path(every, FastEngine::with_defaults()?.compiling_at_second_use())
+    }
+
+    /// Compares at least every `every` instructions, with `fast` as the fast path (for one configured as
+    /// `tandem run` configures it: compiling in the background, loading from a code cache).
+    pub fn with_fast_path(every: u64, fast: FastEngine) -> Result<LockstepEngine, LockstepError> {
         Ok(LockstepEngine {
-            // Every region compiled at its second use, shaped by the edges its first (interpreted) run took, as
-            // the regions of a normal run are: code that runs twice is checked compiled, in those shapes.
-            fast: FastEngine::with_defaults()?.compiling_at_second_use(),
+            fast,
             paths: Comparison { reference: Interpreter::default(), shadow: GuestMemory::new()? },
             shadow_layout: Layout::default(),
             shadow_pages: HashMap::new(),
@@ -104,7 +112,12 @@ impl LockstepEngine {
 
     pub fn stats(&self) -> LockstepStats {
         let compiled = self.fast.stats();
-        LockstepStats { regions: compiled.blocks + compiled.loaded, spanning: compiled.spanning, ..self.stats }
+        LockstepStats {
+            regions: compiled.blocks + compiled.loaded,
+            spanning: compiled.spanning,
+            loaded: compiled.loaded,
+            ..self.stats
+        }
     }
 
     /// The report of the first divergence, if the paths parted.

@@ -47,6 +47,10 @@ pub enum DiffCommand {
         /// Stop after this many guest instructions.
         #[arg(long)]
         max_instructions: Option<u64>,
+        /// The fast path as `tandem run --cpu fast` runs it: hot regions compiled on background threads and
+        /// loaded from the code cache (TANDEM_CODE_CACHE), instead of every region compiled at its second use.
+        #[arg(long)]
+        as_run: bool,
         /// The Linux program's arguments.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
@@ -80,23 +84,26 @@ pub fn run(command: DiffCommand) -> anyhow::Result<ExitCode> {
             print!("{}", report.render());
             Ok(if report.mismatches() == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
-        DiffCommand::Lockstep { path, romfs, linux, every, max_instructions, args } => {
-            lockstep(path, romfs, linux, every, max_instructions, args)
+        DiffCommand::Lockstep { path, romfs, linux, every, max_instructions, as_run, args } => {
+            let engine = match as_run {
+                true => LockstepEngine::with_fast_path(every, super::fast_engine()?)?,
+                false => LockstepEngine::new(every)?,
+            };
+            lockstep(engine, path, romfs, linux, max_instructions, args)
         }
     }
 }
 
-/// `tandem diff lockstep`: ends with `lockstep: N instructions in R runs, C regions compiled (S spanning pages),
-/// divergences: D`.
+/// `tandem diff lockstep`: ends with `lockstep: N instructions in R runs, C regions compiled (S spanning pages, L
+/// from the code cache), divergences: D`.
 fn lockstep(
+    mut engine: LockstepEngine,
     path: PathBuf,
     romfs: Option<PathBuf>,
     linux: bool,
-    every: u64,
     max_instructions: Option<u64>,
     args: Vec<String>,
 ) -> anyhow::Result<ExitCode> {
-    let mut engine = LockstepEngine::new(every)?;
     let stop_report = if linux {
         let options = LinuxOptions {
             args: std::iter::once(path.display().to_string()).chain(args).collect(),
@@ -133,11 +140,13 @@ fn lockstep(
     }
     let stats = engine.stats();
     println!(
-        "lockstep: {} instructions in {} runs, {} regions compiled ({} spanning pages), divergences: {}",
+        "lockstep: {} instructions in {} runs, {} regions compiled ({} spanning pages, {} from the code cache), \
+         divergences: {}",
         stats.instructions,
         stats.runs,
         stats.regions,
         stats.spanning,
+        stats.loaded,
         u32::from(diverged)
     );
     Ok(if diverged { ExitCode::FAILURE } else { ExitCode::SUCCESS })
