@@ -351,9 +351,14 @@ impl Backend for ReferenceBackend {
                 }
                 let (vulkan, bytes) =
                     if depth_width == 16 { (vk::Format::D16_UNORM, 2) } else { (vk::Format::X8_D24_UNORM_PACK32, 4) };
-                let texel =
-                    self.device.clear_depth_image(vulkan, 1, 1, bytes, depth.clamp(0.0, 1.0)).map_err(failed)?;
-                texel_bits(&texel[..bytes as usize])
+                let depth = depth.clamp(0.0, 1.0);
+                if self.device.supports_transfer_format(vulkan) {
+                    let texel = self.device.clear_depth_image(vulkan, 1, 1, bytes, depth).map_err(failed)?;
+                    texel_bits(&texel[..bytes as usize])
+                } else {
+                    tracing::debug!(device = %self.device.name(), "{vulkan:?} cannot be cleared there: converted on the CPU");
+                    u128::from(depth::unorm_depth(depth, depth_width))
+                }
             };
             value |= (texel & bits) << depth_low;
             written |= bits << depth_low;
