@@ -143,59 +143,15 @@ fn surfaces_past_the_limits_are_refused_before_their_texels_are_read() {
 
 /// Behaviour 2.8 on the reference back end: the instruction's dimension decides the read. A 1x1x1 3D texture
 /// (one magenta A8B8G8R8 texel) read as 3D gives its texel, read as 2D zeros, as a Tegra X1 does (nxgpucatch's
-/// tex.cpp "TEX 3D"); each TEX.LZ's four FP32 components are stored by STG.E.128.
+/// tex.cpp "TEX 3D").
 #[test]
 fn a_texture_read_as_another_dimension_reads_zeros() {
     let (mut setup, channel) = rendering_setup();
-    let out = DATA + 0x1400;
-    let program = crate::sass::assemble::sm5x(&format!(
-        "MOV32I rd=0 imm32=0x3f000000 lanes=15
-MOV32I rd=1 imm32=0x3f000000 lanes=15
-MOV32I rd=2 imm32=0x3f000000 lanes=15
-TEX rd=4 ra=0 rb=255 target=4 mask=15 tex=0x52 lod=1
-TEX rd=8 ra=0 rb=255 target=2 mask=15 tex=0x52 lod=1
-MOV32I rd=12 imm32={:#x} lanes=15
-MOV32I rd=13 imm32={:#x} lanes=15
-STG rs=4 ra=12 e=1 size=6
-STG rs=8 ra=12 offset=16 e=1 size=6
-EXIT",
-        out as u32,
-        (out >> 32) as u32
-    ))
-    .unwrap();
-    fill_data(&setup, 0x100, &program);
-    fill_data(&setup, 0x400, &qmd_with_constants());
-    // The handle at c[0][0x148]: header 0, sampler 0.
-    fill_data(&setup, 0xa00 + 0x148, &0u32.to_le_bytes());
-    let texels = DATA + 0x1000;
-    // BLOCKLINEAR (HEADER_VERSION 3), one GOB a block, THREE_D (TEXTURE_TYPE 2), 1x1x1, normalized; A8B8G8R8
-    // UNORM, swizzle R G B A (clb097tex.h NVB097_TEXHEAD_BL_*).
-    let format = 0x08 | 2 << 7 | 2 << 10 | 2 << 13 | 2 << 16 | 2 << 19 | 3 << 22 | 4 << 25 | 5 << 28;
-    let header = [format, texels as u32, (texels >> 32) as u32 | 3 << 21, 0, 2 << 23, 1 << 31, 0, 0];
-    fill_data(&setup, 0xc00, &header.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
-    // Nearest filters and levels (NVB097_TEXSAMP1: MAG_FILTER, MIN_FILTER, MIP_FILTER).
-    let sampler = [0u32, 1 | 1 << 4 | 1 << 6, 0, 0, 0, 0, 0, 0];
-    fill_data(&setup, 0xd00, &sampler.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
     fill_data(&setup, 0x1000, &[0xff, 0x00, 0xff, 0xff]);
-    fill_data(&setup, 0x1400, &[0xcc; 32]);
-    let (headers, samplers) = (DATA + 0xc00, DATA + 0xd00);
-    let mut words = launch_words();
-    words.splice(
-        2..2,
-        [
-            header::incrementing(1, 0x1574 / 4, 3),
-            (headers >> 32) as u32,
-            headers as u32,
-            0,
-            header::incrementing(1, 0x155c / 4, 3),
-            (samplers >> 32) as u32,
-            samplers as u32,
-            0,
-        ],
-    );
-    setup.submit(channel, &words).unwrap();
-    let floats: Vec<f32> =
-        setup.data(0x1400, 32).chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+    // THREE_D (TEXTURE_TYPE 2), 1x1x1; nearest filters and levels (NVB097_TEXSAMP1: MAG_FILTER, MIN_FILTER,
+    // MIP_FILTER).
+    let sampler = [0u32, 1 | 1 << 4 | 1 << 6, 0, 0, 0, 0, 0, 0];
+    let floats = two_texture_reads(&mut setup, channel, [0x3f00_0000; 3], [(4, 0), (2, 0)], 2, &[sampler]);
     assert_eq!(floats, [1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
 }
 
@@ -211,13 +167,47 @@ fn cube_maps_filter_across_face_edges_only_when_the_sampler_asks() {
         eprintln!("skipped: the device lacks VK_EXT_non_seamless_cube_map");
         return;
     }
+    // Each face one GOB of 512 bytes.
+    let faces: [[u8; 4]; 6] = [[255, 0, 0, 255], [0, 0, 0, 255], [0, 255, 0, 255], [0, 0, 0, 255], [0; 4], [0; 4]];
+    for (face, texel) in faces.iter().enumerate() {
+        fill_data(&setup, 0x1000 + 0x200 * face as u64, texel);
+    }
+    // CLAMP_TO_EDGE (2) on every axis; linear MAG and MIN, MIP_NONE (NVB097_TEXSAMP0/1); the first sampler with
+    // CUBEMAP_INTERFACE_FILTERING AUTO_SPAN_SEAM (2, bits 9:8), the second USE_WRAP (0).
+    let sampler = |interface: u32| [2 | 2 << 3 | 2 << 6, 2 | 2 << 4 | 1 << 6 | interface << 8, 0, 0, 0, 0, 0, 0];
+    let direction = [0x3f80_0000, 0x3f00_0000, 0];
+    // CUBEMAP is TEXTURE_TYPE 3.
+    let floats = two_texture_reads(&mut setup, channel, direction, [(6, 0), (6, 1)], 3, &[sampler(2), sampler(0)]);
+    let expected = [0.75, 0.25, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0];
+    // Linear filtering's weights to Vulkan's least sub-texel precision (4 bits) are exact here: 1/2^8 covers the
+    // UNORM texels' conversion.
+    for (got, want) in floats.iter().zip(expected) {
+        assert!((got - want).abs() < 1.0 / 256.0, "{floats:?}, expected {expected:?}");
+    }
+}
+
+/// Runs a compute kernel of two TEX.LZ reads at FP32 `coordinates` (R0-R2), each of texture target `target`
+/// through the handle of header 0 and sampler `sampler` (each handle in c[0][0x148 + 4 i]), and returns the eight
+/// FP32 components they read. Header 0 is a 1x1 (x1) block-linear A8B8G8R8 UNORM texture of type `texture_type`
+/// (swizzle R G B A, normalized coordinates, one GOB a block: clb097tex.h NVB097_TEXHEAD_BL_*) whose texels the
+/// caller put at DATA + 0x1000; `samplers` are the sampler pool's words.
+fn two_texture_reads(
+    setup: &mut Setup,
+    channel: u32,
+    coordinates: [u32; 3],
+    reads: [(u32, u32); 2],
+    texture_type: u32,
+    samplers: &[[u32; 8]],
+) -> Vec<f32> {
     let out = DATA + 0x1e00;
+    let [x, y, z] = coordinates;
+    let [(first, first_sampler), (second, second_sampler)] = reads;
     let program = crate::sass::assemble::sm5x(&format!(
-        "MOV32I rd=0 imm32=0x3f800000 lanes=15
-MOV32I rd=1 imm32=0x3f000000 lanes=15
-MOV32I rd=2 imm32=0 lanes=15
-TEX rd=4 ra=0 rb=255 target=6 mask=15 tex=0x52 lod=1
-TEX rd=8 ra=0 rb=255 target=6 mask=15 tex=0x53 lod=1
+        "MOV32I rd=0 imm32={x:#x} lanes=15
+MOV32I rd=1 imm32={y:#x} lanes=15
+MOV32I rd=2 imm32={z:#x} lanes=15
+TEX rd=4 ra=0 rb=255 target={first} mask=15 tex=0x52 lod=1
+TEX rd=8 ra=0 rb=255 target={second} mask=15 tex=0x53 lod=1
 MOV32I rd=12 imm32={:#x} lanes=15
 MOV32I rd=13 imm32={:#x} lanes=15
 STG rs=4 ra=12 e=1 size=6
@@ -227,29 +217,19 @@ EXIT",
         (out >> 32) as u32
     ))
     .unwrap();
-    fill_data(&setup, 0x100, &program);
-    fill_data(&setup, 0x400, &qmd_with_constants());
-    // The handles at c[0][0x148] and c[0][0x14c]: header 0 with sampler 0, then with sampler 1.
-    fill_data(&setup, 0xa00 + 0x148, &[0u32, 1 << 20].iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+    let words = |words: &[u32]| words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    fill_data(setup, 0x100, &program);
+    fill_data(setup, 0x400, &qmd_with_constants());
+    fill_data(setup, 0xa00 + 0x148, &words(&[first_sampler << 20, second_sampler << 20]));
     let texels = DATA + 0x1000;
-    // BLOCKLINEAR, one GOB a block, CUBEMAP (TEXTURE_TYPE 3), 1x1, normalized; A8B8G8R8 UNORM, swizzle R G B A
-    // (clb097tex.h NVB097_TEXHEAD_BL_*). Each face is one GOB of 512 bytes.
     let format = 0x08 | 2 << 7 | 2 << 10 | 2 << 13 | 2 << 16 | 2 << 19 | 3 << 22 | 4 << 25 | 5 << 28;
-    let header = [format, texels as u32, (texels >> 32) as u32 | 3 << 21, 0, 3 << 23, 1 << 31, 0, 0];
-    fill_data(&setup, 0xc00, &header.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
-    // CLAMP_TO_EDGE (2) on every axis; linear MAG and MIN, MIP_NONE (NVB097_TEXSAMP0/1); the first sampler with
-    // CUBEMAP_INTERFACE_FILTERING AUTO_SPAN_SEAM (2, bits 9:8), the second USE_WRAP (0).
-    let words = |interface: u32| [2 | 2 << 3 | 2 << 6, 2 | 2 << 4 | 1 << 6 | interface << 8, 0, 0, 0, 0, 0, 0];
-    let samplers: Vec<u8> = [words(2), words(0)].iter().flatten().flat_map(|w: &u32| w.to_le_bytes()).collect();
-    fill_data(&setup, 0xd00, &samplers);
-    let faces: [[u8; 4]; 6] = [[255, 0, 0, 255], [0, 0, 0, 255], [0, 255, 0, 255], [0, 0, 0, 255], [0; 4], [0; 4]];
-    for (face, texel) in faces.iter().enumerate() {
-        fill_data(&setup, 0x1000 + 0x200 * face as u64, texel);
-    }
-    fill_data(&setup, 0x1e00, &[0xcc; 32]);
-    let (headers, samplers) = (DATA + 0xc00, DATA + 0xd00);
-    let mut words = launch_words();
-    words.splice(
+    let header = [format, texels as u32, (texels >> 32) as u32 | 3 << 21, 0, texture_type << 23, 1 << 31, 0, 0];
+    fill_data(setup, 0xc00, &words(&header));
+    fill_data(setup, 0xd00, &words(&samplers.concat()));
+    fill_data(setup, 0x1e00, &[0xcc; 32]);
+    let (headers, sampler_pool) = (DATA + 0xc00, DATA + 0xd00);
+    let mut launch = launch_words();
+    launch.splice(
         2..2,
         [
             header::incrementing(1, 0x1574 / 4, 3),
@@ -257,18 +237,11 @@ EXIT",
             headers as u32,
             0,
             header::incrementing(1, 0x155c / 4, 3),
-            (samplers >> 32) as u32,
-            samplers as u32,
-            1,
+            (sampler_pool >> 32) as u32,
+            sampler_pool as u32,
+            samplers.len() as u32 - 1,
         ],
     );
-    setup.submit(channel, &words).unwrap();
-    let floats: Vec<f32> =
-        setup.data(0x1e00, 32).chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
-    let expected = [0.75, 0.25, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0];
-    // Linear filtering's weights to Vulkan's least sub-texel precision (4 bits) are exact here: 1/2^8 covers the
-    // UNORM texels' conversion.
-    for (got, want) in floats.iter().zip(expected) {
-        assert!((got - want).abs() < 1.0 / 256.0, "{floats:?}, expected {expected:?}");
-    }
+    setup.submit(channel, &launch).unwrap();
+    setup.data(0x1e00, 32).chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect()
 }
