@@ -506,7 +506,8 @@ impl FastEngine {
     }
 
     /// Puts `entry` in the chain table, where compiled code links to it; an unchained engine leaves the table
-    /// empty, so that every block returns to the dispatcher.
+    /// empty, so that every block returns to the dispatcher. `entry` is always the entry of a block in `blocks`,
+    /// in slot `(pc >> 2) % CHAIN_ENTRIES` (what `drop_block` relies on).
     fn remember(&mut self, slot: usize, entry: ChainEntry) {
         if self.chaining {
             self.context.chain[slot] = entry;
@@ -746,8 +747,7 @@ impl FastEngine {
         let in_range = |pc: &u64| (first_page..end).contains(pc);
         let dropped: Vec<u64> = self.blocks.keys().copied().filter(in_range).collect();
         for pc in dropped {
-            let block = self.blocks.remove(&pc).expect("listed just now");
-            self.forget_code(block);
+            self.drop_block(pc);
         }
         self.heat.retain(|&pc, _| pc < first_page || pc >= end);
         if let Some(disk) = &mut self.disk {
@@ -766,18 +766,19 @@ impl FastEngine {
             !changed
         });
         for pc in dropped {
-            if let Some(block) = self.blocks.remove(&pc) {
-                self.forget_code(block);
-            }
-            let slot = (pc >> 2) as usize % CHAIN_ENTRIES;
-            if self.context.chain[slot].pc == pc {
-                self.context.chain[slot] = ChainEntry::EMPTY;
-            }
+            self.drop_block(pc);
         }
-        for entry in self.context.chain.iter_mut() {
-            if (first_page..end).contains(&entry.pc) {
-                *entry = ChainEntry::EMPTY;
-            }
+    }
+
+    /// Forgets the block at `pc`, and its chain table entry: the only slot that can hold it, since every entry is
+    /// one of `blocks`' put in its own slot (`remember`).
+    fn drop_block(&mut self, pc: u64) {
+        if let Some(block) = self.blocks.remove(&pc) {
+            self.forget_code(block);
+        }
+        let slot = (pc >> 2) as usize % CHAIN_ENTRIES;
+        if self.context.chain[slot].pc == pc {
+            self.context.chain[slot] = ChainEntry::EMPTY;
         }
     }
 }
