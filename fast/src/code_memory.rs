@@ -94,6 +94,11 @@ impl CodeMemory {
     pub fn mapped_bytes(&self) -> usize {
         self.chunks.iter().map(|chunk| chunk.size).sum()
     }
+
+    /// Bytes of code installed, the alignment between regions included.
+    pub fn installed_bytes(&self) -> usize {
+        self.chunks.iter().map(|chunk| chunk.used).sum()
+    }
 }
 
 impl Drop for CodeMemory {

@@ -89,7 +89,7 @@ pub struct CompileStats {
 pub struct CodeBytes {
     /// Code of the blocks the engine may run (the trampoline's too).
     pub live: usize,
-    /// Code of blocks dropped since (invalidated), not reclaimed yet.
+    /// Code of blocks dropped since (invalidated), not reclaimed yet, and the alignment between regions.
     pub dropped: usize,
     /// Host memory mapped for code.
     pub mapped: usize,
@@ -109,8 +109,7 @@ pub struct FastEngine {
     /// The trampoline's code (`lift::trampoline`), entered through `fault::enter`, and its length.
     trampoline: usize,
     trampoline_length: usize,
-    /// Bytes of `code` that dropped blocks held, and how many make `run` reclaim them (`reclaim_code`).
-    dropped_code: usize,
+    /// How many bytes of `code` dropped blocks must hold to make `run` reclaim them (`reclaim_code`).
     reclaim_threshold: usize,
     /// The trap sites of every block installed, for the fault handler.
     sites: SiteIndex,
@@ -146,6 +145,15 @@ pub struct FastEngine {
     layout_seen: u64,
 }
 
+/// What `FastEngine::reclaim_code` moves into place: the fresh code memory, the trap sites and trampoline in it,
+/// and the compiled blocks with their code's length.
+struct MovedCode {
+    code: CodeMemory,
+    sites: SiteIndex,
+    trampoline: u64,
+    blocks: Vec<(u64, Block, usize)>,
+}
+
 /// The last compiled block a run entered, for divergence bisection.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct BlockRun {
@@ -175,7 +183,6 @@ impl FastEngine {
             context: Context::boxed(Runtime::for_host(identity, keys)),
             trampoline,
             trampoline_length,
-            dropped_code: 0,
             reclaim_threshold: RECLAIM_DROPPED_BYTES,
             sites: SiteIndex::default(),
             blocks: HashMap::default(),
@@ -305,11 +312,8 @@ impl FastEngine {
     }
 
     pub fn code_bytes(&self) -> CodeBytes {
-        CodeBytes {
-            live: self.sites.bytes() + self.trampoline_length,
-            dropped: self.dropped_code,
-            mapped: self.code.mapped_bytes(),
-        }
+        let live = self.sites.bytes() + self.trampoline_length;
+        CodeBytes { live, dropped: self.code.installed_bytes() - live, mapped: self.code.mapped_bytes() }
     }
 
     /// The most recent CONSTRAINED UNPREDICTABLE case of the last `run` (always the reference's resolution).
@@ -381,18 +385,17 @@ impl FastEngine {
             }
         };
         if let Some(replaced) = self.blocks.insert(pc, block) {
-            self.forget_code(replaced);
+            self.forget_sites(replaced);
         }
         self.remember(slot, block.chain_entry(pc));
         block
     }
 
-    /// Counts a dropped block's code as reclaimable (the fault handler no longer needs its trap sites).
-    fn forget_code(&mut self, block: Block) {
-        if let Block::Compiled { code, .. } = block
-            && let Some((length, _)) = self.sites.remove(code)
-        {
-            self.dropped_code += length as usize;
+    /// Forgets a dropped block's trap sites: the fault handler no longer needs them, and its code no longer
+    /// counts as live (`code_bytes`).
+    fn forget_sites(&mut self, block: Block) {
+        if let Block::Compiled { code, .. } = block {
+            self.sites.remove(code);
         }
     }
 
@@ -401,43 +404,41 @@ impl FastEngine {
     /// memory held by `blocks`, the chain table (emptied here, refilled as blocks are reached) and `sites`.
     /// Where the host refuses the memory, everything stays as it was.
     fn reclaim_code(&mut self) {
-        let mut fresh = CodeMemory::default();
-        let mut sites = SiteIndex::default();
-        let mut moved = Vec::with_capacity(self.blocks.len());
-        let mut move_code = |code: u64, length: usize| fresh.install_copy(&self.code, code, length).map(|to| to as u64);
-        let result = (|| {
-            let trampoline = move_code(self.trampoline as u64, self.trampoline_length)?;
-            for (&pc, block) in &self.blocks {
-                if let Block::Compiled { code, instructions } = *block {
-                    let (length, trap_sites) = self.sites.get(code).expect("every compiled block's sites are kept");
-                    let to = move_code(code, length as usize)?;
-                    sites.insert(to, length, trap_sites.to_vec());
-                    moved.push((pc, Block::Compiled { code: to, instructions }));
-                }
-            }
-            Ok::<u64, CodeMemoryError>(trampoline)
-        })();
-        let trampoline = match result {
-            Ok(trampoline) => trampoline,
+        let moved = match self.live_code_moved() {
+            Ok(moved) => moved,
             Err(error) => {
                 tracing::warn!("fast path: code memory not reclaimed ({error}); dropped code stays mapped");
                 return;
             }
         };
-        self.code = fresh;
-        self.sites = sites;
-        self.trampoline = trampoline as usize;
-        for (pc, block) in moved {
+        let MovedCode { code, sites, trampoline, blocks } = moved;
+        (self.code, self.sites, self.trampoline) = (code, sites, trampoline as usize);
+        for (pc, block, length) in blocks {
             self.blocks.insert(pc, block);
             if let Block::Compiled { code, .. } = block {
-                let length = self.sites.get(code).map_or(0, |(length, _)| length as usize);
                 self.name_for_perf(code as *const u8, length, pc);
             }
         }
         self.context.chain.fill(ChainEntry::EMPTY);
-        self.dropped_code = 0;
         self.stats.reclaims += 1;
         tracing::debug!(bytes = ?self.code_bytes(), "fast path: code memory reclaimed");
+    }
+
+    /// Copies of the trampoline and every compiled block, with their trap sites, in fresh code memory.
+    fn live_code_moved(&self) -> Result<MovedCode, CodeMemoryError> {
+        let mut code = CodeMemory::default();
+        let mut sites = SiteIndex::default();
+        let trampoline = code.install_copy(&self.code, self.trampoline as u64, self.trampoline_length)? as u64;
+        let mut blocks = Vec::with_capacity(self.blocks.len());
+        for (&pc, block) in &self.blocks {
+            if let Block::Compiled { code: from, instructions } = *block {
+                let (length, trap_sites) = self.sites.get(from).expect("every compiled block's sites are kept");
+                let to = code.install_copy(&self.code, from, length as usize)? as u64;
+                sites.insert(to, length, trap_sites.to_vec());
+                blocks.push((pc, Block::Compiled { code: to, instructions }, length as usize));
+            }
+        }
+        Ok(MovedCode { code, sites, trampoline, blocks })
     }
 
     /// Lifts the region at `pc` and hands it to the compile thread; `None` (the reference runs it) until
@@ -670,7 +671,8 @@ impl Engine for FastEngine {
         self.last_unpredictable = None;
         self.last_block = None;
         self.catch_up_with_layout(memory);
-        if self.dropped_code > self.reclaim_threshold.max(self.sites.bytes()) {
+        let bytes = self.code_bytes();
+        if bytes.dropped > self.reclaim_threshold.max(bytes.live) {
             self.reclaim_code();
         }
         self.context.runtime.enter_run(memory);
@@ -774,7 +776,7 @@ impl FastEngine {
     /// one of `blocks`' put in its own slot (`remember`).
     fn drop_block(&mut self, pc: u64) {
         if let Some(block) = self.blocks.remove(&pc) {
-            self.forget_code(block);
+            self.forget_sites(block);
         }
         let slot = (pc >> 2) as usize % CHAIN_ENTRIES;
         if self.context.chain[slot].pc == pc {

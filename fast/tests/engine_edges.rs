@@ -9,6 +9,15 @@ use tandem_reference::{CpuState, Interpreter};
 mod common;
 use common::{code_memory, xorshift};
 
+/// Maps a fresh page at `address` holding `words` (written while it is writable), then makes it read-only and
+/// executable, as a loader does: code the fast path compiles.
+fn place_code(memory: &mut GuestMemory, address: u64, words: &[u32]) {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    memory.map(address, PAGE_SIZE, Perm::RW).unwrap();
+    memory.write_privileged(address, &bytes).unwrap();
+    memory.protect(address, PAGE_SIZE, Perm::RX).unwrap();
+}
+
 /// Runs both engines from `pc` with `budget` and asserts the same result and state.
 fn assert_same(memory: &GuestMemory, pc: u64, budget: u64) {
     assert_same_from(memory, CpuState { pc, ..CpuState::default() }, budget);
@@ -922,16 +931,10 @@ fn regions_follow_hot_calls_into_other_pages() {
     const CALLEE: [u32; 6] = [0xf10fa03f, 0x54000062, 0x8b010020, 0xd65f03c0, 0xd28000e0, 0xd65f03c0];
     // add x0, x1, #5 in place of add x0, x1, x1.
     const NEW_ADD: u32 = 0x91001420;
-    let place = |memory: &mut GuestMemory, address: u64, words: &[u32]| {
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        memory.map(address, PAGE_SIZE, Perm::RW).unwrap();
-        memory.write_privileged(address, &bytes).unwrap();
-        memory.protect(address, PAGE_SIZE, Perm::RX).unwrap();
-    };
     let program = |callee: &[u32]| {
         let mut memory = GuestMemory::new().unwrap();
-        place(&mut memory, 0x10000, &CALLER);
-        place(&mut memory, 0x20000, callee);
+        place_code(&mut memory, 0x10000, &CALLER);
+        place_code(&mut memory, 0x20000, callee);
         memory
     };
     let run = |engine: &mut dyn Engine, memory: &GuestMemory, budget: u64| {
@@ -954,7 +957,7 @@ fn regions_follow_hot_calls_into_other_pages() {
     check(&mut fast, &memory);
 
     memory.unmap(0x20000, PAGE_SIZE).unwrap();
-    place(&mut memory, 0x20000, &new_callee);
+    place_code(&mut memory, 0x20000, &new_callee);
     assert_eq!(run(&mut fast, &memory, u64::MAX).1.x[3], (0..200).map(|i| i + 5).sum::<u64>());
     check(&mut fast, &memory);
 
@@ -981,12 +984,6 @@ fn code_of_rewritten_blocks_is_reclaimed_and_moved_blocks_run_as_before() {
     const STABLE: [u32; 9] =
         [0xd2800001, 0xd2800642, 0xd2800003, 0x8b010063, 0x91000421, 0xeb02003f, 0x54ffffa1, 0xf94000a4, 0xd4000001];
     const DATA: u64 = 0x30000;
-    let place = |memory: &mut GuestMemory, address: u64, words: &[u32]| {
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        memory.map(address, PAGE_SIZE, Perm::RW).unwrap();
-        memory.write_privileged(address, &bytes).unwrap();
-        memory.protect(address, PAGE_SIZE, Perm::RX).unwrap();
-    };
     let run = |engine: &mut dyn Engine, memory: &GuestMemory, pc: u64, x5: u64| {
         let mut cpu = CpuState { pc, ..CpuState::default() };
         cpu.x[5] = x5;
@@ -994,7 +991,7 @@ fn code_of_rewritten_blocks_is_reclaimed_and_moved_blocks_run_as_before() {
         (result, cpu)
     };
     let mut memory = GuestMemory::new().unwrap();
-    place(&mut memory, 0x10000, &STABLE);
+    place_code(&mut memory, 0x10000, &STABLE);
     memory.map(DATA, PAGE_SIZE, Perm::RW).unwrap();
     memory.write_privileged(DATA, &0x1122_3344_5566_7788u64.to_le_bytes()).unwrap();
     let mut fast = FastEngine::with_defaults().unwrap().compiling_at_first_use().reclaiming_code_past(4096);
@@ -1012,7 +1009,7 @@ fn code_of_rewritten_blocks_is_reclaimed_and_moved_blocks_run_as_before() {
         if round > 1 {
             memory.unmap(0x20000, PAGE_SIZE).unwrap();
         }
-        place(&mut memory, 0x20000, &[0xd2800000 | round << 5, 0x8b000000, 0xd4000001]);
+        place_code(&mut memory, 0x20000, &[0xd2800000 | round << 5, 0x8b000000, 0xd4000001]);
         let (result, cpu) = run(&mut fast, &memory, 0x20000, 0);
         assert_eq!((result, cpu.x[0]), (run(&mut Interpreter::default(), &memory, 0x20000, 0).0, 2 * u64::from(round)));
     }
