@@ -4,7 +4,8 @@
 //! tandem-fast --test filetests` rewrites the expected IR after a deliberate change; review the diff.
 //!
 //! Input lines are `0xWORD  assembly`: the word is the input, the assembly must be what Tandem's disassembler
-//! says of it (so the file stays readable and honest). A `pc: 0x...` line sets where the block starts.
+//! says of it (so the file stays readable and honest). A `pc: 0x...` line sets where the block starts;
+//! `seen: 0xFROM -> 0xTO` lines are the edge profile the region is built with (none: an empty profile).
 
 use std::path::Path;
 use tandem_fast::edges::EdgeProfile;
@@ -18,6 +19,7 @@ const SEPARATOR: &str = "---\n";
 struct FileTest {
     pc: u64,
     words: Vec<u32>,
+    profile: EdgeProfile,
     header: String,
     expected: String,
 }
@@ -27,11 +29,15 @@ fn parse(path: &Path, text: &str, bless: bool) -> FileTest {
     let (header, expected) = text.split_once(SEPARATOR).unwrap_or((text, ""));
     let mut pc = 0x1_0000;
     let mut words = Vec::new();
+    let mut profile = EdgeProfile::default();
     let mut rewritten = String::new();
     for line in header.lines() {
         let trimmed = line.trim();
         if let Some(address) = trimmed.strip_prefix("pc:") {
-            pc = u64::from_str_radix(address.trim().trim_start_matches("0x"), 16).expect("pc: 0xADDRESS");
+            pc = hex(address);
+        } else if let Some(edge) = trimmed.strip_prefix("seen:") {
+            let (from, to) = edge.split_once("->").expect("seen: 0xFROM -> 0xTO");
+            profile.record(hex(from), hex(to));
         } else if let Some(rest) = trimmed.strip_prefix("0x") {
             let (word, assembly) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
             let word = u32::from_str_radix(word, 16).expect("an instruction word in hex");
@@ -51,7 +57,11 @@ fn parse(path: &Path, text: &str, bless: bool) -> FileTest {
         rewritten.push_str(line);
         rewritten.push('\n');
     }
-    FileTest { pc, words, header: rewritten, expected: expected.to_string() }
+    FileTest { pc, words, profile, header: rewritten, expected: expected.to_string() }
+}
+
+fn hex(text: &str) -> u64 {
+    u64::from_str_radix(text.trim().trim_start_matches("0x"), 16).expect("an address as 0x...")
 }
 
 fn lift(test: &FileTest) -> String {
@@ -64,7 +74,7 @@ fn lift(test: &FileTest) -> String {
     let code: Vec<u8> = test.words.iter().flat_map(|word| word.to_le_bytes()).collect();
     memory.write_privileged(test.pc, &code).unwrap();
     let isa = host_isa().unwrap();
-    match lift_block(&memory, test.pc, MAX_BLOCK_INSTRUCTIONS, true, &EdgeProfile::default(), &*isa) {
+    match lift_block(&memory, test.pc, MAX_BLOCK_INSTRUCTIONS, true, &test.profile, &*isa) {
         Some(block) => format!("; {} instructions\n{}", block.instructions, block.function.display()),
         None => "; not lifted\n".to_string(),
     }

@@ -954,6 +954,8 @@ impl Lifter<'_> {
         let signature = self.b.import_signature(block_signature());
         let args = [self.cpu, left];
         self.b.ins().return_call_indirect(signature, code, &args);
+        // Back to the dispatcher: once the successor is compiled and chained, only when the budget runs out.
+        self.b.set_cold_block(back);
         self.b.switch_to_block(back);
         self.b.ins().return_(&[left]);
     }

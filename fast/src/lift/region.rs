@@ -439,8 +439,19 @@ impl Lifter<'_> {
         {
             return;
         }
+        // An exit the profile saw the branch never take goes out of the hot path's way: its blocks are laid out
+        // after the region's others, so that the code the region runs is contiguous.
+        let never_taken = from != target && self.profile.edge(from, target) == Seen::NeverTaken;
+        let first_new_block = self.b.func.dfg.num_blocks();
+        let exit = self.b.current_block().expect("lifting inside a block");
         let target = self.iconst(types::I64, target);
         self.exit_to(target, retired, false);
+        if never_taken {
+            self.b.set_cold_block(exit);
+            for index in first_new_block..self.b.func.dfg.num_blocks() {
+                self.b.set_cold_block(Block::from_u32(index as u32));
+            }
+        }
     }
 
     /// The label at `target`, made when the region may hold it; `None` in a straight region, in the middle of
