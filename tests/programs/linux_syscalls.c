@@ -22,7 +22,7 @@ enum {
     SYS_openat = 56, SYS_close = 57, SYS_pipe2 = 59, SYS_getdents64 = 61, SYS_lseek = 62, SYS_read = 63,
     SYS_write = 64, SYS_writev = 66, SYS_readlinkat = 78, SYS_newfstatat = 79, SYS_fstat = 80,
     SYS_futex = 98, SYS_nanosleep = 101, SYS_clock_gettime = 113, SYS_clock_nanosleep = 115, SYS_clock_getres = 114, SYS_sched_getaffinity = 123, SYS_kill = 129, SYS_times = 153, SYS_umask = 166, SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172, SYS_brk = 214,
-    SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_getrandom = 278, SYS_sync = 81, SYS_close_range = 436,
+    SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_madvise = 233, SYS_getrandom = 278, SYS_sync = 81, SYS_close_range = 436,
 };
 #define AT_FDCWD (-100)
 #define AT_REMOVEDIR 0x200
@@ -115,6 +115,21 @@ int main(int argc, char **argv, char **envp) {
     volatile char *writable = (volatile char *)sys(SYS_mmap, 0, 4096, 2 /* PROT_WRITE */, 0x22, -1, 0);
     writable[9] = 5;
     expect("a PROT_WRITE page reads back", writable[9], 5);
+    /* MADV_DONTNEED drops private anonymous pages: they read as zeros again; other advice changes no contents. */
+    volatile char *advised = (volatile char *)sys(SYS_mmap, 0, 3 * 4096, 3, 0x22, -1, 0);
+    advised[5] = 9;
+    advised[4096 + 5] = 9;
+    advised[2 * 4096 + 5] = 9;
+    expect("madvise MADV_DONTNEED", sys(SYS_madvise, advised + 4096, 4096, 4), 0);
+    expect("MADV_DONTNEED zeroes its page", advised[4096 + 5], 0);
+    expect("the pages around it are kept", advised[5] + advised[2 * 4096 + 5], 18);
+    expect("MADV_DONTNEED rounds the length up", sys(SYS_madvise, advised, 1, 4), 0);
+    expect("the whole first page is zero", advised[5], 0);
+    expect("madvise MADV_WILLNEED keeps contents", sys(SYS_madvise, advised + 2 * 4096, 4096, 3), 0);
+    expect("after MADV_WILLNEED", advised[2 * 4096 + 5], 9);
+    expect("madvise at a misaligned address", sys(SYS_madvise, advised + 1, 4096, 4), -22);
+    expect("MADV_DONTNEED of the rest", sys(SYS_madvise, advised + 4096, 2 * 4096, 4), 0);
+    expect("the last page is zero", advised[2 * 4096 + 5], 0);
 
     expect("mkdirat", sys(SYS_mkdirat, AT_FDCWD, "scratch", 0755), 0);
     long dir = sys(SYS_openat, AT_FDCWD, "scratch", O_RDONLY | O_DIRECTORY, 0);
@@ -135,6 +150,13 @@ int main(int argc, char **argv, char **envp) {
     expect("fstat is a regular file", (*(unsigned *)(st + 16) & 0170000) == 0100000, 1);
     expect("newfstatat", sys(SYS_newfstatat, dir, "a.txt", st, 0), 0);
     expect("newfstatat size", *(long *)(st + 48), 17);
+    /* MADV_DONTNEED drops a private file mapping's changes: the page reads as the file again. */
+    volatile char *copy = (volatile char *)sys(SYS_mmap, 0, 4096, 3, 2 /* MAP_PRIVATE */, file, 0);
+    copy[0] = 'J';
+    expect("a private file mapping is written", copy[0], 'J');
+    expect("MADV_DONTNEED of a file mapping", sys(SYS_madvise, copy, 4096, 4), 0);
+    expect("it reads as the file again", copy[0], 'h');
+    expect("past the file's end it is zero", copy[100], 0);
     expect("close", sys(SYS_close, file), 0);
     expect("close again", sys(SYS_close, file), -9);
     expect("open missing file", sys(SYS_openat, dir, "missing", O_RDONLY, 0), -2);

@@ -7,12 +7,16 @@
 //! the lengths passed) and host descriptors from the file table.
 
 use super::LinuxProcess;
-use super::memory_map::STACK_SIZE;
+use super::memory_map::{STACK_SIZE, page_align_up};
 use crate::report::StopReason;
 use std::ffi::CString;
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use tandem_reference::engine::{COUNTER_FREQUENCY_HZ, INSTRUCTIONS_PER_TICK};
 use tandem_reference::memory::Perm;
+
+/// madvise's advice that punches a hole in shared memory, which Tandem's shared objects do not support.
+const MADV_REMOVE: u64 = 9;
 
 /// What the run loop does after a system call.
 pub enum Flow {
@@ -281,7 +285,13 @@ impl LinuxProcess {
             96 | 172 | 178 => Ok(PID),
             173 => Ok(PID - 1),
             98 => return self.futex(a[0], a[1], a[2], a[3], a[5]),
-            99 | 233 => Ok(0),
+            99 => Ok(0),
+            233 if a[2] == MADV_REMOVE => {
+                return Flow::Stop(StopReason::Unsupported(
+                    "madvise with MADV_REMOVE (punching a hole in shared memory)",
+                ));
+            }
+            233 => self.madvise(a[0], a[1], a[2]),
             101 => self.read_timespec(a[0]).map(|time| self.sleep_for(time)).map(|_| 0), // nanosleep: CLOCK_MONOTONIC
             115 => return self.clock_nanosleep(a[0], a[1], a[2]),
             124 => Ok(0),
@@ -801,8 +811,56 @@ impl LinuxProcess {
                 self.memory.write_privileged(mapped + done, &chunk[..read as usize]).map_err(|_| Errno::EFAULT)?;
                 done += read as u64;
             }
+            // SAFETY: duplicating a descriptor of the file table.
+            match host(i64::from(unsafe { libc::fcntl(host_fd, libc::F_DUPFD_CLOEXEC, 0) })) {
+                // SAFETY: the duplicate is a fresh descriptor that nothing else owns.
+                Ok(copy) => {
+                    self.map.note_file_mapping(mapped, length, unsafe { OwnedFd::from_raw_fd(copy as i32) }, offset)
+                }
+                Err(errno) => {
+                    self.map.unmap(&mut self.memory, mapped, length)?;
+                    return Err(errno);
+                }
+            }
         }
         Ok(mapped)
+    }
+
+    /// madvise(address, length, advice): MADV_DONTNEED (and its _LOCKED form) gives private pages back, so they
+    /// read as their file or as zeros again (`MemoryMap::drop_pages`); every other advice Linux knows changes no
+    /// contents Tandem keeps (MADV_FREE may keep them until memory runs short, which it never does here), and the
+    /// two that need CAP_SYS_ADMIN are EPERM. Unknown advice or a misaligned address is EINVAL (madvise(2)).
+    fn madvise(&mut self, address: u64, length: u64, advice: u64) -> SysResult {
+        const MADV_DONTNEED: u64 = 4;
+        const MADV_DONTNEED_LOCKED: u64 = 24;
+        const MADV_HWPOISON: u64 = 100;
+        const MADV_SOFT_OFFLINE: u64 = 101;
+        let known = matches!(advice, 0..=4 | 8..=25 | MADV_HWPOISON | MADV_SOFT_OFFLINE);
+        let Some(length) = page_align_up(length).filter(|_| known && address.is_multiple_of(4096)) else {
+            return Err(Errno::EINVAL);
+        };
+        if address.checked_add(length).is_none() {
+            return Err(Errno::EINVAL);
+        }
+        match advice {
+            _ if length == 0 => Ok(0),
+            MADV_HWPOISON | MADV_SOFT_OFFLINE => Err(Errno(1)), // EPERM
+            MADV_DONTNEED | MADV_DONTNEED_LOCKED => {
+                let end = address + length;
+                if let Some(image) =
+                    self.images.iter().find(|image| image.base < end && address < image.base + image.size)
+                {
+                    tracing::warn!(
+                        image = image.name,
+                        address = format_args!("{address:#x}"),
+                        length,
+                        "MADV_DONTNEED of a loaded image's pages: Tandem zeroes them instead of reading the file again"
+                    );
+                }
+                self.map.drop_pages(&self.memory, address, length).map(|_| 0)
+            }
+            _ => Ok(0),
+        }
     }
 
     fn munmap(&mut self, address: u64, length: u64) -> SysResult {
