@@ -962,12 +962,11 @@ fn gpu_traces_replay_to_the_same_frames() {
     let present = program("gpu-present.nro");
     // gpu-present's clears and copies; the embedded demo's textured draw (shaders, a texture and its descriptors
     // read from memory).
-    let mut trace = PathBuf::new();
     for (name, program, replayed) in [
         ("present", Some(present.as_str()), "replayed: 2 submissions, 2 frames\n"),
         ("demo", None, "replayed: 2 submissions, 1 frames\n"),
     ] {
-        trace = dir.join(format!("{name}.trace"));
+        let trace = dir.join(format!("{name}.trace"));
         let (run_frames, replay_frames) = (dir.join(format!("{name}-run")), dir.join(format!("{name}-replay")));
         let mut arguments = vec!["run"];
         arguments.extend(program);
@@ -1001,12 +1000,19 @@ fn gpu_traces_replay_to_the_same_frames() {
             );
         }
     }
-    let bytes = std::fs::read(&trace).unwrap();
-    let cut = dir.join("cut.trace");
+    // A trace cut inside its last event (a run killed while recording) replays the events before the cut, with
+    // the frames they show, and fails naming the cut.
+    let bytes = std::fs::read(dir.join("present.trace")).unwrap();
+    let (cut, cut_frames) = (dir.join("cut.trace"), dir.join("cut-replay"));
     std::fs::write(&cut, &bytes[..bytes.len() - 3]).unwrap();
-    let output = tandem(&["gpu", "replay", cut.to_str().unwrap()]);
+    let output = tandem(&["gpu", "replay", cut.to_str().unwrap(), "--frames", cut_frames.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     assert!(text(&output.stderr).contains("the trace is cut short in event"), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "replayed: 2 submissions, 2 frames\n");
+    for frame in ["frame-00000.png", "frame-00001.png"] {
+        let run = std::fs::read(dir.join("present-run").join(frame)).unwrap();
+        assert_eq!(std::fs::read(cut_frames.join(frame)).unwrap(), run, "{frame}");
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }
 

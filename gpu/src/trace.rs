@@ -364,8 +364,29 @@ fn encode(event: &Event, out: &mut Vec<u8>) {
     }
 }
 
-/// Reads a trace's events.
-pub fn read(mut input: impl Read) -> Result<Vec<Event>, TraceError> {
+/// A trace's events, and where it was cut short if it was (the recording stopped inside an event: the run
+/// crashed or was killed). The events before a cut are whole, and replay as they ran.
+#[derive(Debug)]
+pub struct Contents {
+    pub events: Vec<Event>,
+    pub cut: Option<Cut>,
+}
+
+/// Where a trace ends inside an event: its number and the byte it starts at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cut {
+    pub event: usize,
+    pub at: usize,
+}
+
+impl std::fmt::Display for Cut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the trace is cut short in event {} (which starts at byte {:#x})", self.event, self.at)
+    }
+}
+
+/// Reads a trace's events, up to a cut if it has one; anything else wrong with it is an error.
+pub fn read(mut input: impl Read) -> Result<Contents, TraceError> {
     let mut bytes = Vec::new();
     input.read_to_end(&mut bytes)?;
     if bytes.get(..8) != Some(MAGIC.as_slice()) {
@@ -378,10 +399,17 @@ pub fn read(mut input: impl Read) -> Result<Vec<Event>, TraceError> {
     let mut cursor = Cursor { bytes: &bytes, at: 12, event: 0 };
     let mut events = Vec::new();
     while cursor.at < bytes.len() {
-        events.push(cursor.event()?);
+        let start = cursor.at;
+        match cursor.event() {
+            Ok(event) => events.push(event),
+            Err(TraceError::Truncated { event, .. }) => {
+                return Ok(Contents { events, cut: Some(Cut { event, at: start }) });
+            }
+            Err(error) => return Err(error),
+        }
         cursor.event += 1;
     }
-    Ok(events)
+    Ok(Contents { events, cut: None })
 }
 
 struct Cursor<'a> {
@@ -617,8 +645,9 @@ mod tests {
         run.syncpoints.reserve(7, 3).unwrap();
         run.complete_syncpoint(7).unwrap();
         run.flush_trace().unwrap();
-        let events = read(std::fs::File::open(&path).unwrap()).unwrap();
+        let Contents { events, cut } = read(std::fs::File::open(&path).unwrap()).unwrap();
         std::fs::remove_file(&path).unwrap();
+        assert_eq!(cut, None);
         assert_eq!(events, [Event::Reach { syncpoint: 7, value: 3 }]);
         let mut replayed = crate::front_end::Gpu::default();
         replay(&events, &mut replayed, &ReplayMemory::default(), |_, _| {}).unwrap();
