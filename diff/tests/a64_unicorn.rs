@@ -113,3 +113,42 @@ fn pointer_authentication_agrees_with_unicorn() {
     }
     assert!(mismatches.is_empty(), "{} cases differ:\n{}", mismatches.len(), mismatches.join("\n"));
 }
+
+/// `tandem diff coverage` calls a family verified only on Unicorn's word: cases of it compared and agreed, none
+/// differed. A family whose sampled cases all differ, or were all explained by the ledger, is implemented only;
+/// one with instructions not implemented is partial or missing whatever was compared.
+#[test]
+fn coverage_calls_verified_only_what_unicorn_agreed_on() {
+    use tandem_diff::a64::FamilyReport;
+    use tandem_diff::coverage::{Status, render, status_of};
+
+    let report = |cases, mismatches, ledgered, both_undefined| FamilyReport {
+        cases,
+        mismatches,
+        ledgered: [("some-entry", ledgered)].into_iter().collect(),
+        both_undefined,
+        ..FamilyReport::default()
+    };
+    assert_eq!(status_of(300, 0, &report(200, 0, 50, 30)), Status::Verified { ran: 120, undefined: 30 });
+    assert_eq!(status_of(300, 0, &report(200, 2, 0, 0)), Status::ImplementedOnly { mismatches: 2 });
+    // Instructions to run, but every sampled case ledgered or refused by both: nothing shows them right.
+    assert_eq!(status_of(300, 0, &report(200, 0, 150, 50)), Status::ImplementedOnly { mismatches: 0 });
+    // A family all undefined at EL0 (no probe executed) is right when both engines refuse it.
+    assert_eq!(status_of(0, 0, &report(200, 0, 0, 200)), Status::Verified { ran: 0, undefined: 200 });
+    assert_eq!(status_of(300, 30, &report(200, 0, 0, 0)), Status::Partial { not_implemented_percent: 10 });
+    assert_eq!(status_of(300, 300, &report(200, 0, 0, 0)), Status::Missing);
+
+    // The real table: everything is implemented, nothing differs, and every family's line says how much of it
+    // Unicorn saw run.
+    let rendered = render(100).expect("the harness starts");
+    let families = tandem_reference::decode::FAMILIES.len();
+    assert!(
+        rendered.ends_with(&format!("families: {families}, verified: {families}, implemented-only: 0, missing: 0\n"))
+    );
+    let ran = |name: &str| {
+        let line = rendered.lines().find(|line| line.starts_with(&format!("{name} "))).expect("a line per family");
+        line.split("Unicorn: ").nth(1).and_then(|rest| rest.split(' ').next()).map(|n| n.parse::<u64>().unwrap())
+    };
+    assert_eq!(ran("add_sub_imm"), Some(100), "{rendered}");
+    assert_eq!(ran("reserved"), Some(0), "{rendered}");
+}

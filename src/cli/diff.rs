@@ -12,8 +12,13 @@ use tandem_hle::linux::{LinuxOptions, LinuxOutcome, LinuxProcess};
 
 #[derive(Subcommand)]
 pub enum DiffCommand {
-    /// Every encoding family of the decode table: verified against Unicorn, implemented only, or missing.
-    Coverage,
+    /// Every encoding family of the decode table: verified against Unicorn (how many sampled cases agreed),
+    /// implemented only, or missing; ends with `families: T, verified: V, implemented-only: I, missing: X`.
+    Coverage {
+        /// Differential cases run per family to judge it.
+        #[arg(long, default_value_t = tandem_diff::coverage::DEFAULT_CASES)]
+        cases: u64,
+    },
     /// Every A64 encoding family, reference interpreter against Unicorn, from random states.
     A64 {
         /// Cases per family.
@@ -59,8 +64,8 @@ pub enum DiffCommand {
 
 pub fn run(command: DiffCommand) -> anyhow::Result<ExitCode> {
     match command {
-        DiffCommand::Coverage => {
-            print!("{}", tandem_diff::coverage::render()?);
+        DiffCommand::Coverage { cases } => {
+            print!("{}", tandem_diff::coverage::render(cases)?);
             Ok(ExitCode::SUCCESS)
         }
         DiffCommand::A64 { cases, seed, families, examples } => {
