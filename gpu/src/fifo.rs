@@ -36,7 +36,19 @@ impl GpEntry {
 
     /// The raw entry for `words` words at `address` (main level, unconditional, no sync).
     pub fn encode(address: u64, words: u32) -> u64 {
-        (address & 0xff_ffff_fffc) | u64::from(words & 0x1f_ffff) << 42
+        GpEntry { address, words, subroutine: false, sync: false, conditional: false, opcode: (address >> 32) as u8 }
+            .raw()
+    }
+
+    /// The raw entry with every field `decode` reads (a control entry's OPCODE shares bits 7:0 of ENTRY1 with
+    /// GET_HI: `address` holds it there, as `decode` leaves it).
+    pub fn raw(&self) -> u64 {
+        let entry0 = (self.address as u32 & !3) | u32::from(self.conditional);
+        let entry1 = (self.address >> 32) as u32 & 0xff
+            | u32::from(self.subroutine) << 9
+            | (self.words & 0x1f_ffff) << 10
+            | u32::from(self.sync) << 31;
+        u64::from(entry1) << 32 | u64::from(entry0)
     }
 }
 
@@ -264,6 +276,12 @@ mod tests {
         assert!(entry.subroutine && entry.sync && entry.conditional);
         assert_eq!(GpEntry::decode(GpEntry::encode(0xab_cdef_0004, 77)).address, 0xab_cdef_0004);
         assert_eq!(GpEntry::decode(GpEntry::encode(0xab_cdef_0004, 77)).words, 77);
+        // Every field `decode` reads comes back from `raw` (PRIV, bit 8 of ENTRY1, and bit 1 of ENTRY0 are not
+        // read); a control entry keeps its OPCODE.
+        let raw = u64::from(entry1) << 32 | u64::from(entry0);
+        assert_eq!(entry.raw(), raw & !(1 << 40));
+        let control = GpEntry::decode(u64::from(1u32 << 31 | 3) << 32);
+        assert_eq!((control.words, control.opcode, GpEntry::decode(control.raw())), (0, 3, control));
     }
 
     /// Each header type addresses its data as clb06f.h describes, on the subchannel in 15:13.

@@ -296,7 +296,7 @@ fn encode(event: &Event, out: &mut Vec<u8>) {
                 match segment {
                     Segment::Entry(entry) => {
                         out.push(0);
-                        put_u64(out, GpEntry::encode(entry.address, entry.words));
+                        put_u64(out, entry.raw());
                     }
                     Segment::Driver(words) => {
                         out.push(1);
@@ -633,6 +633,28 @@ mod tests {
         bytes.extend_from_slice(&packed);
         let error = read(&bytes[..]).unwrap_err().to_string();
         assert!(error.contains("a page record that is not one page"), "{error}");
+    }
+
+    /// A submission's GPFIFO entries keep every field the front end reads: LEVEL, SYNC, FETCH and a control
+    /// entry's OPCODE, not only address and length.
+    #[test]
+    fn submitted_entries_keep_their_flags() {
+        let entry = GpEntry {
+            address: 0x12_3456_7000,
+            words: 9,
+            subroutine: true,
+            sync: true,
+            conditional: true,
+            opcode: 0x12,
+        };
+        let control =
+            GpEntry { address: 0x1_0000_0000, words: 0, subroutine: false, sync: true, conditional: false, opcode: 1 };
+        let event = Event::Submit { channel: 3, segments: vec![Segment::Entry(entry), Segment::Entry(control)] };
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&VERSION.to_le_bytes());
+        encode(&event, &mut bytes);
+        let contents = read(&bytes[..]).unwrap();
+        assert_eq!((contents.events, contents.cut), (vec![event], None));
     }
 
     /// A syncpoint brought to its reserved value (a closed channel's) is recorded with that value and reaches it
