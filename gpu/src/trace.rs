@@ -386,65 +386,123 @@ impl std::fmt::Display for Cut {
 }
 
 /// Reads a trace's events, up to a cut if it has one; anything else wrong with it is an error.
-pub fn read(mut input: impl Read) -> Result<Contents, TraceError> {
-    let mut bytes = Vec::new();
-    input.read_to_end(&mut bytes)?;
-    if bytes.get(..8) != Some(MAGIC.as_slice()) {
-        return Err(TraceError::NotATrace);
-    }
-    let version = u32::from_le_bytes(bytes.get(8..12).ok_or(TraceError::NotATrace)?.try_into().expect("four"));
-    if version != VERSION {
-        return Err(TraceError::Version(version));
-    }
-    let mut cursor = Cursor { bytes: &bytes, at: 12, event: 0 };
-    let mut events = Vec::new();
-    while cursor.at < bytes.len() {
-        let start = cursor.at;
-        match cursor.event() {
-            Ok(event) => events.push(event),
-            Err(TraceError::Truncated { event, .. }) => {
-                return Ok(Contents { events, cut: Some(Cut { event, at: start }) });
-            }
-            Err(error) => return Err(error),
-        }
-        cursor.event += 1;
-    }
-    Ok(Contents { events, cut: None })
+pub fn read(input: impl Read) -> Result<Contents, TraceError> {
+    let mut reader = Reader::new(input)?;
+    let events = reader.by_ref().collect();
+    Ok(Contents { events, cut: reader.end()? })
 }
 
-struct Cursor<'a> {
-    bytes: &'a [u8],
+/// A trace's events one at a time, as they are read: only the event being read is held, so a trace of a long run
+/// replays in the memory its largest event needs. Iteration stops at the trace's end, at a cut, or at the first
+/// malformed event; `end` then says which.
+pub struct Reader<R> {
+    cursor: Cursor<R>,
+    ended: Option<Result<Option<Cut>, TraceError>>,
+}
+
+impl<R: Read> Reader<R> {
+    /// Checks the trace's magic and version.
+    pub fn new(input: R) -> Result<Reader<R>, TraceError> {
+        let mut cursor = Cursor { input, at: 0, event: 0 };
+        let mut header = [0u8; 12];
+        cursor.input.read_exact(&mut header).map_err(|_| TraceError::NotATrace)?;
+        if header[..8] != MAGIC[..] {
+            return Err(TraceError::NotATrace);
+        }
+        let version = u32::from_le_bytes(header[8..].try_into().expect("four bytes"));
+        if version != VERSION {
+            return Err(TraceError::Version(version));
+        }
+        cursor.at = header.len();
+        Ok(Reader { cursor, ended: None })
+    }
+
+    /// Why iteration stopped: the trace ended (`None`) or was cut (`Some`), or was malformed or unreadable.
+    pub fn end(&mut self) -> Result<Option<Cut>, TraceError> {
+        self.ended.take().unwrap_or(Ok(None))
+    }
+}
+
+impl<R: Read> Iterator for Reader<R> {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        if self.ended.is_some() {
+            return None;
+        }
+        let start = self.cursor.at;
+        let outcome = match self.cursor.tag() {
+            Ok(None) => Ok(None),
+            Ok(Some(tag)) => self.cursor.event(tag).map(Some),
+            Err(error) => Err(error),
+        };
+        match outcome {
+            Ok(Some(event)) => {
+                self.cursor.event += 1;
+                return Some(event);
+            }
+            Ok(None) => self.ended = Some(Ok(None)),
+            Err(TraceError::Truncated { event, .. }) => self.ended = Some(Ok(Some(Cut { event, at: start }))),
+            Err(error) => self.ended = Some(Err(error)),
+        }
+        None
+    }
+}
+
+struct Cursor<R> {
+    input: R,
     at: usize,
     event: usize,
 }
 
-impl Cursor<'_> {
-    fn take(&mut self, length: usize) -> Result<&[u8], TraceError> {
-        let end = self.at.checked_add(length).filter(|&end| end <= self.bytes.len());
-        let end = end.ok_or(TraceError::Truncated { event: self.event, at: self.at })?;
-        let slice = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(slice)
+impl<R: Read> Cursor<R> {
+    /// The next `length` bytes; memory grows only with bytes actually read, so a hostile length costs nothing.
+    fn take(&mut self, length: usize) -> Result<Vec<u8>, TraceError> {
+        let mut bytes = Vec::new();
+        (&mut self.input).take(length as u64).read_to_end(&mut bytes)?;
+        if bytes.len() < length {
+            return Err(TraceError::Truncated { event: self.event, at: self.at + bytes.len() });
+        }
+        self.at += length;
+        Ok(bytes)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], TraceError> {
+        Ok(self.take(N)?.try_into().expect("take gives what it was asked"))
+    }
+
+    /// The next event's tag, `None` at the trace's end.
+    fn tag(&mut self) -> Result<Option<u8>, TraceError> {
+        let mut tag = [0u8];
+        match self.input.read_exact(&mut tag) {
+            Ok(()) => {
+                self.at += 1;
+                Ok(Some(tag[0]))
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+            Err(error) => Err(error.into()),
+        }
     }
 
     fn u8(&mut self) -> Result<u8, TraceError> {
-        Ok(self.take(1)?[0])
+        Ok(self.array::<1>()?[0])
     }
 
     fn u32(&mut self) -> Result<u32, TraceError> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("four bytes")))
+        Ok(u32::from_le_bytes(self.array()?))
     }
 
     fn u64(&mut self) -> Result<u64, TraceError> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("eight bytes")))
+        Ok(u64::from_le_bytes(self.array()?))
     }
 
     fn malformed(&self, problem: impl Into<String>) -> TraceError {
         TraceError::Malformed { event: self.event, at: self.at, problem: problem.into() }
     }
 
-    fn event(&mut self) -> Result<Event, TraceError> {
-        Ok(match self.u8()? {
+    /// The event that `tag` starts.
+    fn event(&mut self, tag: u8) -> Result<Event, TraceError> {
+        Ok(match tag {
             1 => Event::CreateAddressSpace { id: self.u32()? },
             2 => Event::DestroyAddressSpace { id: self.u32()? },
             3 => Event::Map { space: self.u32()?, va: self.u64()?, guest: self.u64()?, size: self.u64()? },
@@ -480,8 +538,12 @@ impl Cursor<'_> {
             10 => {
                 let address = self.u64()?;
                 let length = self.u32()? as usize;
+                // A page packs into at most this (LZ4's worst case, after the 4-byte size), and declares its size:
+                // both are checked before anything is allocated for it.
+                if length > 4 + lz4_flex::block::get_maximum_output_size(PAGE as usize) {
+                    return Err(self.malformed("a page record that is not one page"));
+                }
                 let packed = self.take(length)?;
-                // The size the record declares is checked before anything is allocated for it.
                 let declared = packed.get(..4).map(|size| u32::from_le_bytes(size.try_into().expect("four bytes")));
                 if declared != Some(PAGE as u32) || address % PAGE != 0 {
                     return Err(self.malformed("a page record that is not one page"));
@@ -535,18 +597,23 @@ pub struct Replayed {
 
 /// Replays `events` on `gpu` (which has its back end) over `memory`, handing each frame shown to `frames`.
 pub fn replay(
-    events: &[Event],
+    events: impl IntoIterator<Item = Event>,
     gpu: &mut crate::front_end::Gpu,
     memory: &ReplayMemory,
     mut frames: impl FnMut(u64, &Frame),
 ) -> Result<Replayed, String> {
     let mut done = Replayed::default();
-    for (index, event) in events.iter().enumerate() {
+    for (index, event) in events.into_iter().enumerate() {
+        if let Event::Page { address, bytes } = event {
+            memory.set_page(address, bytes);
+            continue;
+        }
         let fail = |problem: String| format!("trace event {index} ({event:?}): {problem}");
         let same = |made: u32, id: u32| {
             if made == id { Ok(()) } else { Err(fail(format!("the replay made object {made}, the run {id}"))) }
         };
-        match event {
+        // Pages are put in place above.
+        match &event {
             Event::CreateAddressSpace { id } => same(gpu.create_address_space(), *id)?,
             Event::DestroyAddressSpace { id } => gpu.destroy_address_space(*id),
             Event::Map { space, va, guest, size } => {
@@ -569,7 +636,7 @@ pub fn replay(
             Event::Reach { syncpoint, value } => {
                 gpu.reach_syncpoint(*syncpoint, *value).map_err(|e| fail(e.to_string()))?;
             }
-            Event::Page { address, bytes } => memory.set_page(*address, bytes.clone()),
+            Event::Page { .. } => {}
             Event::Run { timestamp } => {
                 gpu.timestamp = *timestamp;
                 gpu.run(memory).map_err(|e| fail(e.to_string()))?;
@@ -616,7 +683,7 @@ mod tests {
             gpu.set_backend_factory(crate::backend::reference::factory());
             let memory = ReplayMemory::default();
             let events = [Event::Page { address: 0x10000, bytes: vec![0; PAGE as usize] }, event];
-            let problem = replay(&events, &mut gpu, &memory, |_, _| {}).unwrap_err();
+            let problem = replay(events, &mut gpu, &memory, |_, _| {}).unwrap_err();
             assert!(problem.contains(expected), "{problem}");
         }
     }
@@ -633,6 +700,35 @@ mod tests {
         bytes.extend_from_slice(&packed);
         let error = read(&bytes[..]).unwrap_err().to_string();
         assert!(error.contains("a page record that is not one page"), "{error}");
+    }
+
+    /// The reader hands out the whole events before a cut or a malformed event, then says which it was; a length
+    /// that claims more bytes than the trace holds is a cut, found without allocating what it claims.
+    #[test]
+    fn a_reader_gives_the_events_before_a_cut_or_a_malformed_one() {
+        let header = || {
+            let mut bytes = MAGIC.to_vec();
+            bytes.extend_from_slice(&VERSION.to_le_bytes());
+            bytes
+        };
+        let first = Event::CreateChannel { id: 1 };
+        let mut bytes = header();
+        encode(&first, &mut bytes);
+        let whole = bytes.len();
+        // A submission whose driver segment claims 2^32 - 1 words, with three there.
+        bytes.extend_from_slice(&[8, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff]);
+        bytes.extend_from_slice(&[0; 12]);
+        let mut reader = Reader::new(&bytes[..]).unwrap();
+        assert_eq!(reader.by_ref().collect::<Vec<_>>(), [first.clone()]);
+        assert_eq!(reader.end().unwrap(), Some(Cut { event: 1, at: whole }));
+
+        let mut bytes = header();
+        encode(&first, &mut bytes);
+        bytes.push(99);
+        let mut reader = Reader::new(&bytes[..]).unwrap();
+        assert_eq!(reader.by_ref().collect::<Vec<_>>(), [first]);
+        let error = reader.end().unwrap_err().to_string();
+        assert!(error.contains("event 1") && error.contains("unknown event tag 99"), "{error}");
     }
 
     /// A submission's GPFIFO entries keep every field the front end reads: LEVEL, SYNC, FETCH and a control
@@ -672,7 +768,7 @@ mod tests {
         assert_eq!(cut, None);
         assert_eq!(events, [Event::Reach { syncpoint: 7, value: 3 }]);
         let mut replayed = crate::front_end::Gpu::default();
-        replay(&events, &mut replayed, &ReplayMemory::default(), |_, _| {}).unwrap();
+        replay(events, &mut replayed, &ReplayMemory::default(), |_, _| {}).unwrap();
         assert_eq!(replayed.syncpoints.value(7), Ok(3));
     }
 }

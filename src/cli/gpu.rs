@@ -34,8 +34,9 @@ pub struct ReplayArgs {
 pub fn run(command: GpuCommand) -> anyhow::Result<ExitCode> {
     let GpuCommand::Replay(args) = command;
     let file = std::fs::File::open(&args.trace).with_context(|| format!("opening {}", args.trace.display()))?;
-    let contents =
-        trace::read(std::io::BufReader::new(file)).with_context(|| format!("reading {}", args.trace.display()))?;
+    // Events are replayed as they are read: a long run's trace need not fit in memory.
+    let mut events = trace::Reader::new(std::io::BufReader::new(file))
+        .with_context(|| format!("reading {}", args.trace.display()))?;
     let mut gpu = Gpu::default();
     match args.backend {
         BackendArg::Reference => gpu.set_backend_factory(tandem_gpu::backend::reference::factory()),
@@ -44,7 +45,7 @@ pub fn run(command: GpuCommand) -> anyhow::Result<ExitCode> {
         std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
     }
     let mut write_error = None;
-    let replayed = trace::replay(&contents.events, &mut gpu, &ReplayMemory::default(), |number, frame| {
+    let replayed = trace::replay(events.by_ref(), &mut gpu, &ReplayMemory::default(), |number, frame| {
         if let Some(folder) = &args.frames {
             let path = folder.join(format!("frame-{number:05}.png"));
             if let Err(error) = super::run::write_png(&path, frame) {
@@ -59,13 +60,14 @@ pub fn run(command: GpuCommand) -> anyhow::Result<ExitCode> {
         .map_err(|problem| anyhow::anyhow!("{problem}"))
         .with_context(|| format!("replaying {}", args.trace.display()))?;
     println!("replayed: {} submissions, {} frames", replayed.submissions, replayed.frames);
-    // A cut trace (its run crashed or was killed while recording) replays up to the cut, and still fails.
-    if let Some(cut) = contents.cut {
-        anyhow::bail!(
+    // A cut trace (its run crashed or was killed while recording) replays up to the cut, and still fails; so does
+    // one malformed past its start, after the events before the bad one.
+    match events.end().with_context(|| format!("reading {}", args.trace.display()))? {
+        Some(cut) => anyhow::bail!(
             "{cut} of {}: the {} whole events before it were replayed; the recording stopped there",
             args.trace.display(),
-            contents.events.len()
-        );
+            cut.event
+        ),
+        None => Ok(ExitCode::SUCCESS),
     }
-    Ok(ExitCode::SUCCESS)
 }
