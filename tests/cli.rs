@@ -1164,9 +1164,8 @@ fn shader_bench_compares_the_layouts_and_the_interpreter() {
 }
 
 /// Lockstep with the fast path as `tandem run` configures it (`--as-run`): regions compiled on background
-/// threads and stored in the code cache, and loaded from it (within the first run already, where lockstep's
-/// restores of the shadow memory drop a region still compiling; on a second run, from what the first stored). The
-/// paths agree both times, and regions came from the cache.
+/// threads and stored in the code cache, and loaded from it on a second run. The paths agree both times, and
+/// regions came from the cache.
 #[test]
 fn lockstep_checks_the_fast_path_as_run_from_a_warm_code_cache() {
     let cache = scratch_dir("lockstep-as-run");

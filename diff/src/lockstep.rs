@@ -36,10 +36,20 @@ impl Snapshot {
         Snapshot { regions }
     }
 
-    /// Writes the bytes back into a memory with the same regions.
+    /// Writes the bytes back into a memory with the same regions: only the pages that differ, since a write to an
+    /// executable page drops the code compiled from it (the fast path would otherwise compile every region again
+    /// after each comparison, and lockstep would never check code that stays compiled).
     fn restore(&self, memory: &GuestMemory) {
+        let mut current = vec![0u8; PAGE_SIZE as usize];
         for (region, bytes) in &self.regions {
-            memory.write_privileged(region.address, bytes).expect("the regions are mapped");
+            for (index, page) in bytes.chunks(PAGE_SIZE as usize).enumerate() {
+                let address = region.address + index as u64 * PAGE_SIZE;
+                let current = &mut current[..page.len()];
+                memory.read_privileged(address, current).expect("the regions are mapped");
+                if current != page {
+                    memory.write_privileged(address, page).expect("the regions are mapped");
+                }
+            }
         }
     }
 
