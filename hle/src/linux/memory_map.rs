@@ -100,12 +100,16 @@ impl MemoryMap {
 
     /// Unmaps every mapped page in the range (page aligned), forgetting which came from files.
     fn unmap_pages(&mut self, memory: &mut GuestMemory, address: u64, size: u64) {
-        let end = address.saturating_add(size);
-        let dropped: Vec<u64> = self.file_pages.range(address..end).map(|(&page, _)| page).collect();
-        for page in dropped {
-            self.file_pages.remove(&page);
-        }
+        self.take_file_pages(address, size);
         unmap_range(memory, address, size);
+    }
+
+    /// Removes and returns the file pages of the range.
+    fn take_file_pages(&mut self, address: u64, size: u64) -> BTreeMap<u64, FilePage> {
+        let mut taken = self.file_pages.split_off(&address);
+        let mut after = taken.split_off(&address.saturating_add(size));
+        self.file_pages.append(&mut after);
+        taken
     }
 
     /// Notes that the `size` bytes mapped at `address` are a copy of `file` from `offset`.
@@ -189,9 +193,8 @@ impl MemoryMap {
             memory.read_privileged(address + offset, piece).map_err(|_| Errno::EFAULT)?;
             memory.write_privileged(new_address + offset, piece).map_err(|_| Errno::EFAULT)?;
         }
-        let moved: Vec<(u64, FilePage)> =
-            self.file_pages.range(address..old_end).map(|(&page, source)| (page, source.clone())).collect();
-        self.unmap_pages(memory, address, old_size);
+        let moved = self.take_file_pages(address, old_size);
+        unmap_range(memory, address, old_size);
         for (page, source) in moved {
             self.file_pages.insert(new_address + (page - address), source);
         }
