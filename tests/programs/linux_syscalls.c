@@ -22,6 +22,9 @@ enum {
     SYS_openat = 56, SYS_close = 57, SYS_pipe2 = 59, SYS_getdents64 = 61, SYS_lseek = 62, SYS_read = 63,
     SYS_write = 64, SYS_writev = 66, SYS_readlinkat = 78, SYS_newfstatat = 79, SYS_fstat = 80,
     SYS_futex = 98, SYS_nanosleep = 101, SYS_clock_gettime = 113, SYS_clock_nanosleep = 115, SYS_clock_getres = 114, SYS_sched_getaffinity = 123, SYS_kill = 129, SYS_times = 153, SYS_umask = 166, SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172, SYS_brk = 214,
+    SYS_flock = 32, SYS_mknodat = 33, SYS_symlinkat = 36, SYS_linkat = 37, SYS_statfs = 43, SYS_fstatfs = 44,
+    SYS_truncate = 45, SYS_fallocate = 47, SYS_chdir = 49, SYS_fchdir = 50, SYS_fchmod = 52, SYS_fchownat = 54,
+    SYS_fchown = 55, SYS_ppoll = 73, SYS_getgroups = 158, SYS_getuid = 174,
     SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_madvise = 233, SYS_getrandom = 278, SYS_sync = 81, SYS_close_range = 436,
 };
 #define AT_FDCWD (-100)
@@ -150,6 +153,65 @@ int main(int argc, char **argv, char **envp) {
     expect("fstat is a regular file", (*(unsigned *)(st + 16) & 0170000) == 0100000, 1);
     expect("newfstatat", sys(SYS_newfstatat, dir, "a.txt", st, 0), 0);
     expect("newfstatat size", *(long *)(st + 48), 17);
+    /* Modes, owners, locks and sizes (on the host's file system, which both runners share). */
+    expect("fchmod", sys(SYS_fchmod, file, 0600), 0);
+    expect("fstat after fchmod", sys(SYS_fstat, file, st), 0);
+    expect("the mode fchmod set", *(unsigned *)(st + 16) & 07777, 0600);
+    long uid = sys(SYS_getuid, 0);
+    expect("fchown to the owner", sys(SYS_fchown, file, uid, -1), 0);
+    expect("fchownat to the owner", sys(SYS_fchownat, dir, "a.txt", uid, -1, 0), 0);
+    expect("fchownat of a missing file", sys(SYS_fchownat, dir, "missing", uid, -1, 0), -2);
+    expect("flock(LOCK_EX | LOCK_NB)", sys(SYS_flock, file, 2 | 4), 0);
+    expect("flock(LOCK_UN)", sys(SYS_flock, file, 8), 0);
+    expect("flock of a descriptor not open", sys(SYS_flock, 999, 2), -9);
+    expect("fallocate(FALLOC_FL_KEEP_SIZE)", sys(SYS_fallocate, file, 1, 0, 8192), 0);
+    expect("fstat after it", sys(SYS_fstat, file, st), 0);
+    expect("the size kept", *(long *)(st + 48), 17);
+    expect("truncate", sys(SYS_truncate, "scratch/a.txt", 40), 0);
+    expect("fstat after truncate", sys(SYS_fstat, file, st), 0);
+    expect("the size truncate set", *(long *)(st + 48), 40);
+    expect("truncate back", sys(SYS_truncate, "scratch/a.txt", 17), 0);
+    expect("truncate of a missing file", sys(SYS_truncate, "scratch/missing", 0), -2);
+    /* statfs and fstatfs of the same folder see the same file system. */
+    long fs_path[15], fs_fd[15];
+    expect("statfs", sys(SYS_statfs, "scratch", fs_path), 0);
+    expect("fstatfs", sys(SYS_fstatfs, dir, fs_fd), 0);
+    expect("the same f_type", fs_path[0] == fs_fd[0], 1);
+    expect("the same f_bsize and f_namelen", fs_path[1] == fs_fd[1] && fs_path[8] == fs_fd[8], 1);
+    expect("a positive f_namelen", fs_path[8] > 0, 1);
+    expect("statfs of a missing path", sys(SYS_statfs, "scratch/missing", fs_path), -2);
+    /* Links and nodes: a symbolic link holds its target as given; a hard link counts; a FIFO is a FIFO. */
+    expect("symlinkat", sys(SYS_symlinkat, "a.txt", dir, "link"), 0);
+    char target[16] = {0};
+    expect("readlinkat of the link", sys(SYS_readlinkat, dir, "link", target, sizeof target - 1), 5);
+    print(target);
+    print("\n");
+    expect("symlinkat over a name in use", sys(SYS_symlinkat, "b", dir, "link"), -17);
+    expect("linkat", sys(SYS_linkat, dir, "a.txt", dir, "hard", 0), 0);
+    expect("linkat(AT_SYMLINK_FOLLOW) through the link", sys(SYS_linkat, dir, "link", dir, "hard2", 0x400), 0);
+    expect("newfstatat of a hard link", sys(SYS_newfstatat, dir, "hard", st, 0), 0);
+    expect("three links", *(unsigned *)(st + 20), 3);
+    expect("newfstatat(AT_SYMLINK_NOFOLLOW)", sys(SYS_newfstatat, dir, "link", st, 0x100), 0);
+    expect("a symbolic link", (*(unsigned *)(st + 16) & 0170000) == 0120000, 1);
+    expect("mknodat(S_IFIFO)", sys(SYS_mknodat, dir, "fifo", 0010600, 0), 0);
+    expect("newfstatat of the FIFO", sys(SYS_newfstatat, dir, "fifo", st, 0), 0);
+    expect("a FIFO", (*(unsigned *)(st + 16) & 0170000) == 0010000, 1);
+    const char *made[] = {"link", "hard", "hard2", "fifo"};
+    for (int i = 0; i < 4; i++) expect(made[i], sys(SYS_unlinkat, dir, made[i], 0), 0);
+    /* fchdir moves the working folder: getcwd ends in the folder's name. */
+    char where[512];
+    expect("fchdir", sys(SYS_fchdir, dir), 0);
+    long where_length = sys(SYS_getcwd, where, sizeof where);
+    expect("getcwd after fchdir ends in /scratch",
+           where_length > 9 && memcmp(where + where_length - 9, "/scratch", 9) == 0, 1);
+    expect("chdir back", sys(SYS_chdir, ".."), 0);
+    expect("fchdir of a file", sys(SYS_fchdir, file), -20);
+    /* getgroups: the count alone, then the list; a list too small for it is EINVAL. */
+    long groups = sys(SYS_getgroups, 0, 0);
+    unsigned group_list[256];
+    expect("getgroups(0) counts", groups >= 0 && groups <= 256, 1);
+    expect("getgroups(count)", sys(SYS_getgroups, groups, group_list), groups);
+    if (groups > 0) expect("getgroups(count - 1)", sys(SYS_getgroups, groups - 1, group_list), -22);
     /* MADV_DONTNEED drops a private file mapping's changes: the page reads as the file again. */
     volatile char *copy = (volatile char *)sys(SYS_mmap, 0, 4096, 3, 2 /* MAP_PRIVATE */, file, 0);
     copy[0] = 'J';
@@ -205,6 +267,21 @@ int main(int argc, char **argv, char **envp) {
     print(piped);
     print("\n");
     expect("fcntl F_GETFL of the write end", sys(SYS_fcntl, pipe[1], 3) & 3, 1);
+    /* ppoll: an empty pipe, a skipped entry (fd -1), a descriptor not open (POLLNVAL, counted) and the write end. */
+    struct { int fd; short events, revents; } polled[4] = {{pipe[0], 1, 9}, {-1, 1, 9}, {77, 1, 9}, {pipe[1], 4, 9}};
+    long no_wait[2] = {0, 0}, a_millisecond[2] = {0, 1000000}, too_many_ns[2] = {0, 1000000000};
+    unsigned long poll_mask = 0;
+    expect("ppoll without waiting", sys(SYS_ppoll, polled, 4, no_wait, &poll_mask, 8), 2);
+    expect("the empty pipe", polled[0].revents, 0);
+    expect("the skipped entry", polled[1].revents, 0);
+    expect("the descriptor not open", polled[2].revents, 0x20);
+    expect("the write end (POLLOUT)", polled[3].revents, 4);
+    sys(SYS_write, pipe[1], "d", 1);
+    expect("ppoll once the pipe holds a byte", sys(SYS_ppoll, polled, 1, 0, 0, 0), 1);
+    expect("POLLIN", polled[0].revents, 1);
+    expect("ppoll with a 4-byte mask", sys(SYS_ppoll, polled, 1, no_wait, &poll_mask, 4), -22);
+    expect("ppoll that times out", sys(SYS_ppoll, polled, 0, a_millisecond, 0, 8), 0);
+    expect("ppoll with 10^9 ns", sys(SYS_ppoll, polled, 1, too_many_ns, 0, 8), -22);
     /* close_range: CLOEXEC marks the range, a plain call closes it (descriptors 20 and the pipe's, which are below
      * 20); a range that ends before it starts, or an unknown flag, is EINVAL. */
     expect("close_range(20, 20, CLOSE_RANGE_CLOEXEC)", sys(SYS_close_range, 20, 20, 4), 0);

@@ -250,6 +250,33 @@ impl LinuxProcess {
             34 => self.path_call(a[0], a[1], |dir, path| unsafe { libc::mkdirat(dir, path, a[2] as libc::mode_t) }),
             35 => self.path_call(a[0], a[1], |dir, path| unsafe { libc::unlinkat(dir, path, a[2] as i32) }),
             38 | 276 => self.rename(a[0], a[1], a[2], a[3], if number == 276 { a[4] } else { 0 }),
+            // The *at flags (AT_SYMLINK_NOFOLLOW, AT_SYMLINK_FOLLOW, AT_EMPTY_PATH), flock's operations and
+            // fallocate's modes have the same values on aarch64 and x86-64, so they pass as they are.
+            32 => self.fd(a[0]).and_then(|fd| host(i64::from(unsafe { libc::flock(fd, a[1] as i32) }))),
+            // mknodat's device is the kernel's 32-bit encoding on both, passed through the raw call.
+            33 => self.path_call(a[0], a[1], |dir, path| unsafe {
+                libc::syscall(libc::SYS_mknodat, dir, path, a[2] as u32, a[3] as u32) as i32
+            }),
+            36 => self.symlinkat(a[0], a[1], a[2]),
+            37 => self.linkat(a[0], a[1], a[2], a[3], a[4]),
+            43 => self.read_path(a[0]).and_then(|path| {
+                self.statfs(a[1], |out| unsafe { libc::syscall(libc::SYS_statfs, path.as_ptr(), out) })
+            }),
+            44 => self
+                .fd(a[0])
+                .and_then(|fd| self.statfs(a[1], |out| unsafe { libc::syscall(libc::SYS_fstatfs, fd, out) })),
+            45 => self
+                .read_path(a[0])
+                .and_then(|path| host(i64::from(unsafe { libc::truncate(path.as_ptr(), a[1] as i64) }))),
+            47 => self
+                .fd(a[0])
+                .and_then(|fd| host(i64::from(unsafe { libc::fallocate(fd, a[1] as i32, a[2] as i64, a[3] as i64) }))),
+            50 => self.fd(a[0]).and_then(|fd| host(i64::from(unsafe { libc::fchdir(fd) }))),
+            52 => self.fd(a[0]).and_then(|fd| host(i64::from(unsafe { libc::fchmod(fd, a[1] as libc::mode_t) }))),
+            54 => self.path_call(a[0], a[1], |dir, path| unsafe {
+                libc::fchownat(dir, path, a[2] as libc::uid_t, a[3] as libc::gid_t, a[4] as i32)
+            }),
+            55 => self.fd(a[0]).and_then(|fd| host(i64::from(unsafe { libc::fchown(fd, a[1] as u32, a[2] as u32) }))),
             46 => self.fd(a[0]).and_then(|fd| host(i64::from(unsafe { libc::ftruncate(fd, a[1] as i64) }))),
             48 | 439 => self.path_call(a[0], a[1], |dir, path| unsafe { libc::faccessat(dir, path, a[2] as i32, 0) }),
             49 => self.read_path(a[0]).and_then(|path| host(unsafe { libc::chdir(path.as_ptr()) } as i64)),
@@ -299,6 +326,8 @@ impl LinuxProcess {
             // clock_getres: 1 ns; a NULL result pointer is allowed.
             114 if a[1] == 0 => Ok(0),
             114 => self.write_words(a[1], &[0, 1]).map(|_| 0),
+            73 => self.ppoll(a[0], a[1], a[2], a[3], a[4]),
+            158 => self.getgroups(a[0], a[1]),
             // sched_getaffinity: one CPU, in a mask of at least one long (EINVAL for less, as Linux).
             123 if a[1] < 8 || !a[1].is_multiple_of(8) => Err(Errno::EINVAL),
             123 => self.write_words(a[2], &[1]).map(|_| 8),
@@ -752,6 +781,101 @@ impl LinuxProcess {
                 flags as i32,
             )
         })
+    }
+
+    /// symlinkat(target, dir, link): the target is the link's contents, stored as the guest gave it.
+    fn symlinkat(&self, target: u64, dir: u64, link: u64) -> SysResult {
+        let target = self.read_guest_string(target)?;
+        self.path_call(dir, link, |dir, link| unsafe { libc::symlinkat(target.as_ptr(), dir, link) })
+    }
+
+    fn linkat(&self, old_dir: u64, old: u64, new_dir: u64, new: u64, flags: u64) -> SysResult {
+        let (old_dir, old) = (self.dir_fd(old_dir)?, self.read_path(old)?);
+        let (new_dir, new) = (self.dir_fd(new_dir)?, self.read_path(new)?);
+        host(i64::from(unsafe { libc::linkat(old_dir, old.as_ptr(), new_dir, new.as_ptr(), flags as i32) }))
+    }
+
+    /// statfs and fstatfs: `call` fills a struct statfs, which has one layout on aarch64 and x86-64 (both use
+    /// asm-generic/statfs.h with 64-bit words: 120 bytes), copied to the guest as it is.
+    fn statfs(&self, buffer: u64, call: impl FnOnce(*mut u8) -> i64) -> SysResult {
+        let mut out = [0u8; 120];
+        host(call(out.as_mut_ptr()))?;
+        self.write_bytes(buffer, &out)?;
+        Ok(0)
+    }
+
+    /// getgroups(size, list): the host's supplementary groups (gid_t is 32 bits on both); size 0 asks only how
+    /// many there are, a smaller list than that is EINVAL.
+    fn getgroups(&self, size: u64, list: u64) -> SysResult {
+        const NGROUPS_MAX: usize = 65536;
+        let size = usize::try_from(size as u32 as i32).map_err(|_| Errno::EINVAL)?;
+        let mut groups = vec![0 as libc::gid_t; size.min(NGROUPS_MAX)];
+        let count = host(i64::from(unsafe { libc::getgroups(groups.len() as i32, groups.as_mut_ptr()) }))?;
+        if size > 0 {
+            let bytes: Vec<u8> = groups[..count as usize].iter().flat_map(|gid| gid.to_le_bytes()).collect();
+            self.write_bytes(list, &bytes)?;
+        }
+        Ok(count)
+    }
+
+    /// ppoll(fds, nfds, timeout, sigmask, sigsetsize) on the host's descriptors. struct pollfd (int fd, short
+    /// events, short revents) is the same on both. A negative descriptor is skipped, one the guest has not open
+    /// gets POLLNVAL (and counts), as Linux does. No signal can interrupt the wait (Tandem delivers none), so the
+    /// mask is only checked; a wait that times out moves guest time on by its timeout, and the time left written
+    /// back is the timeout (nothing of guest time passed) or 0.
+    fn ppoll(&mut self, fds: u64, count: u64, timeout: u64, sigmask: u64, sigset_size: u64) -> SysResult {
+        const POLLNVAL: i16 = 0x20;
+        let timeout_ns = if timeout == 0 { None } else { Some(self.read_timespec(timeout)?) };
+        if (sigmask != 0 && sigset_size != 8) || count > super::files::MAX_FDS as u64 {
+            return Err(Errno::EINVAL);
+        }
+        let bytes = self.read_bytes(fds, 8 * count)?;
+        let mut polled: Vec<libc::pollfd> = bytes
+            .chunks_exact(8)
+            .map(|entry| libc::pollfd {
+                fd: i32::from_le_bytes(entry[0..4].try_into().unwrap()),
+                events: i16::from_le_bytes(entry[4..6].try_into().unwrap()),
+                revents: 0,
+            })
+            .collect();
+        let mut invalid = Vec::new();
+        for (index, entry) in polled.iter_mut().enumerate() {
+            if entry.fd >= 0 {
+                match self.files.host(i64::from(entry.fd)) {
+                    Some(host_fd) => entry.fd = host_fd,
+                    None => {
+                        invalid.push(index);
+                        entry.fd = -1;
+                    }
+                }
+            }
+        }
+        // Descriptors already invalid make the call return at once, as Linux's do.
+        let wait_ms = match timeout_ns {
+            _ if !invalid.is_empty() => 0,
+            None => -1,
+            Some(ns) => i32::try_from(ns.div_ceil(1_000_000)).unwrap_or(i32::MAX),
+        };
+        let ready = host(i64::from(unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, wait_ms) }))?;
+        for &index in &invalid {
+            polled[index].revents = POLLNVAL;
+        }
+        let mut out = bytes;
+        for (entry, revents) in out.chunks_exact_mut(8).zip(polled.iter().map(|p| p.revents)) {
+            entry[6..8].copy_from_slice(&revents.to_le_bytes());
+        }
+        self.write_bytes(fds, &out)?;
+        let ready = ready + invalid.len() as u64;
+        if let Some(ns) = timeout_ns {
+            let left = if ready == 0 {
+                self.sleep_for(ns);
+                0
+            } else {
+                ns
+            };
+            self.write_words(timeout, &[left / 1_000_000_000, left % 1_000_000_000])?;
+        }
+        Ok(ready)
     }
 
     // --- Memory ------------------------------------------------------------------------------------------------
