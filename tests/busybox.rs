@@ -119,6 +119,12 @@ fn busybox_applets_behave_as_under_qemu() {
         &["stat", "-f", "-c", "%T %s %l", "."],
         &["id", "-G"],
         &["sh", "-c", "read first < fruit.txt; echo $first"],
+        // fork, wait4 and execve: pipelines, subshells, command substitution, vfork and exec (of busybox itself
+        // through /proc/self/exe on Tandem, of the host's coreutils under qemu-aarch64, which prints the same).
+        &["sh", "-c", "ls tree | wc -l; x=$(echo sub); echo $x; (echo in; exit 3); echo $?"],
+        &["sh", "-c", "seq 5 | sort -r | head -2; echo a b c | xargs -n 1 echo"],
+        &["sh", "-c", "tar -czf - tree | tar -tzf -"],
+        &["sh", "-c", "exec wc -l fruit.txt"],
         &["cat", "missing-file"],
         &["false"],
     ];

@@ -331,6 +331,10 @@ impl Engine for LockstepEngine {
     fn invalidate(&mut self, address: u64, size: u64) {
         self.fast.invalidate(address, size);
     }
+
+    fn can_fork(&self) -> Result<(), &'static str> {
+        Err("a fork under lockstep (the shadow memory belongs to one process)")
+    }
 }
 
 impl LockstepEngine {

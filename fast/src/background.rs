@@ -218,6 +218,17 @@ impl Jobs {
         }
     }
 
+    /// In the child of a host fork, which has only the engine's thread: the jobs are dropped (their regions run
+    /// on the reference until they heat up again), and the next job starts new workers. The
+    /// old workers' channels are left alone, never dropped: a lock inside them may have been held at the fork.
+    pub fn forked(&mut self) {
+        std::mem::forget(self.workers.take());
+        self.compiled_here.clear();
+        self.received = self.sent;
+        self.waiting.clear();
+        self.covered.clear();
+    }
+
     /// Forgets the jobs that hold instructions of a page in `pages`: their results will not be installed.
     pub fn forget_pages(&mut self, pages: std::ops::Range<u64>) {
         let stale: Vec<u64> = self

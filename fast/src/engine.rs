@@ -684,6 +684,12 @@ impl Engine for FastEngine {
     fn invalidate(&mut self, address: u64, size: u64) {
         self.invalidate_range(address, size);
     }
+
+    fn forked(&mut self) {
+        if let Some(jobs) = &mut self.background {
+            jobs.forked();
+        }
+    }
 }
 
 impl FastEngine {

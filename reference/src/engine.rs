@@ -69,4 +69,12 @@ pub trait Engine {
     /// Drops whatever the engine derived from guest code in this range: for code written with privileged writes.
     /// Changes of mappings and permissions reach engines without it (`GuestMemory::layout_changes_since`).
     fn invalidate(&mut self, address: u64, size: u64);
+
+    /// Whether the host process running this engine may fork (a Linux guest's fork or vfork), or why not.
+    fn can_fork(&self) -> Result<(), &'static str> {
+        Ok(())
+    }
+
+    /// Called in the child of such a fork, before its first run: the engine's threads did not come with it.
+    fn forked(&mut self) {}
 }

@@ -231,6 +231,10 @@ impl Engine for MeasuredFastEngine {
     fn invalidate(&mut self, address: u64, size: u64) {
         self.engine.invalidate(address, size);
     }
+
+    fn forked(&mut self) {
+        self.engine.forked();
+    }
 }
 
 /// Runs the program `repeat` times on fresh engines; the fastest time, the instructions and the output.

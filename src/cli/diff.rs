@@ -116,6 +116,7 @@ fn lockstep(
             sysroot: None,
             enosys: false,
             max_instructions,
+            relaunch: Vec::new(),
         };
         let mut process = LinuxProcess::new(&path, options).with_context(|| format!("loading {}", path.display()))?;
         match process.run(&mut engine) {

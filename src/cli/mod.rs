@@ -136,6 +136,7 @@ pub fn placed_linux_program(path: &Path, sysroot: Option<PathBuf>) -> anyhow::Re
         sysroot,
         enosys: false,
         max_instructions: None,
+        relaunch: Vec::new(),
     };
     LinuxProcess::new(path, options).with_context(|| format!("loading {}", path.display()))
 }

@@ -24,7 +24,8 @@ enum {
     SYS_futex = 98, SYS_nanosleep = 101, SYS_clock_gettime = 113, SYS_clock_nanosleep = 115, SYS_clock_getres = 114, SYS_sched_getaffinity = 123, SYS_kill = 129, SYS_times = 153, SYS_umask = 166, SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172, SYS_brk = 214,
     SYS_flock = 32, SYS_mknodat = 33, SYS_symlinkat = 36, SYS_linkat = 37, SYS_statfs = 43, SYS_fstatfs = 44,
     SYS_truncate = 45, SYS_fallocate = 47, SYS_chdir = 49, SYS_fchdir = 50, SYS_fchmod = 52, SYS_fchownat = 54,
-    SYS_fchown = 55, SYS_ppoll = 73, SYS_getgroups = 158, SYS_getuid = 174,
+    SYS_fchown = 55, SYS_ppoll = 73, SYS_getgroups = 158, SYS_getuid = 174, SYS_getppid = 173, SYS_clone = 220,
+    SYS_wait4 = 260, SYS_exit_group = 94,
     SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_madvise = 233, SYS_getrandom = 278, SYS_sync = 81, SYS_close_range = 436,
 };
 #define AT_FDCWD (-100)
@@ -363,6 +364,45 @@ int main(int argc, char **argv, char **envp) {
     expect("sched_getaffinity(8 bytes) > 0", sys(SYS_sched_getaffinity, 0, 8, affinity) > 0, 1);
     expect("rt_sigprocmask(how 7)", sys(SYS_rt_sigprocmask, 7, &mask, &mask, 8), -22);
     expect("the mask after how 7", (long)mask, 1L << 9);
+
+    /* fork: the child has a copy of memory (its writes stay its own), the parent's pid as getppid, and the
+     * descriptors; its exit status reaches wait4. */
+    static volatile int private_word = 1;
+    int link[2];
+    expect("pipe2 for the child", sys(SYS_pipe2, link, 0), 0);
+    long parent = sys(SYS_getpid, 0);
+    long child = sys(SYS_clone, 17 /* SIGCHLD */, 0, 0, 0, 0);
+    if (child == 0) {
+        private_word = 2;
+        char report = sys(SYS_getppid, 0) == parent ? 'p' : '?';
+        sys(SYS_write, link[1], &report, 1);
+        sys(SYS_exit_group, 42);
+    }
+    expect("fork gives the parent the child's pid", child > 0 && child != parent, 1);
+    char report = 0;
+    expect("a byte from the child", sys(SYS_read, link[0], &report, 1), 1);
+    expect("the child's getppid is the parent's pid", report, 'p');
+    int status = 0;
+    expect("wait4 gives the child", sys(SYS_wait4, child, &status, 0, 0) == child, 1);
+    expect("which exited", status & 0x7f, 0);
+    expect("with status 42", (status >> 8) & 0xff, 42);
+    expect("the child's write stayed its own", private_word, 1);
+    expect("wait4 with no child left", sys(SYS_wait4, -1, &status, 1 /* WNOHANG */, 0), -10);
+    /* vfork (CLONE_VM | CLONE_VFORK): the parent goes on once the child has exited. */
+    child = sys(SYS_clone, 0x4000 | 0x100 | 17, 0, 0, 0, 0);
+    if (child == 0) sys(SYS_exit_group, 7);
+    expect("wait4 after vfork", sys(SYS_wait4, -1, &status, 0, 0) == child, 1);
+    expect("its status", (status >> 8) & 0xff, 7);
+    /* A MAP_SHARED anonymous page stays shared with the child. */
+    volatile int *both = (volatile int *)sys(SYS_mmap, 0, 4096, 3, 0x21 /* MAP_SHARED | MAP_ANONYMOUS */, -1, 0);
+    *both = 1;
+    child = sys(SYS_clone, 17, 0, 0, 0, 0);
+    if (child == 0) {
+        *both = 5;
+        sys(SYS_exit_group, 0);
+    }
+    expect("wait4 for the writer", sys(SYS_wait4, child, &status, 0, 0) == child, 1);
+    expect("its write to the shared page", *both, 5);
 
     print("linux_syscalls: ");
     print_i64(failures());

@@ -56,6 +56,23 @@ impl FileTable {
         self.fds.range(first..=last).map(|(&fd, _)| fd).collect()
     }
 
+    /// The table a program exec'd by another Tandem process starts with: the descriptors it carried over, owned
+    /// (closed with the guest's close) except the host's standard streams, which Tandem's own messages use.
+    pub fn inherited(fds: &[(i32, RawFd)]) -> FileTable {
+        FileTable { fds: fds.iter().map(|&(guest, fd)| (guest, HostFd { fd, owned: fd > 2 })).collect() }
+    }
+
+    /// The descriptors an execve keeps, with their host descriptors: those not close-on-exec (a guest's
+    /// O_CLOEXEC, F_SETFD and dup3 flags are its host descriptor's own).
+    pub fn surviving_exec(&self) -> Vec<(i32, RawFd)> {
+        self.fds
+            .iter()
+            // SAFETY: F_GETFD only reads the descriptor's flags.
+            .filter(|(_, host)| unsafe { libc::fcntl(host.fd, libc::F_GETFD) } & libc::FD_CLOEXEC == 0)
+            .map(|(&guest, host)| (guest, host.fd))
+            .collect()
+    }
+
     /// dup2/dup3: makes guest `new` refer to a duplicate of `host`.
     pub fn replace(&mut self, new: i32, host: RawFd) {
         self.close(i64::from(new));

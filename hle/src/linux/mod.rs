@@ -9,7 +9,10 @@
 mod exec;
 mod files;
 mod memory_map;
+mod relaunch;
 mod syscalls;
+
+pub use relaunch::ExecState;
 
 use crate::loader::LoadError;
 use crate::report::{StopReason, StopReport};
@@ -37,6 +40,9 @@ pub struct LinuxOptions {
     pub enosys: bool,
     /// Stop after this many guest instructions.
     pub max_instructions: Option<u64>,
+    /// The Tandem arguments that run a program as this one runs (`linux --cpu ...`, the program's path to
+    /// follow), for execve; empty where a program cannot exec another (lockstep, benchmarks).
+    pub relaunch: Vec<String>,
 }
 
 /// How a run ended.
@@ -88,6 +94,13 @@ pub struct LinuxProcess {
     /// rt_sigprocmask's mask and rt_sigaction's handlers, recorded so that programs read back what they set.
     signal_mask: u64,
     signal_actions: std::collections::BTreeMap<u64, [u8; 32]>,
+    /// The guest's process id and its parent's: fixed for the first process, the host's for a forked child.
+    pid: u64,
+    parent_pid: u64,
+    /// Children forked and not yet waited for (host processes; the guest sees their host pids).
+    children: std::collections::BTreeSet<i32>,
+    /// In a vfork child: the pipe end whose closing (at exec or exit) lets the parent go on.
+    vfork_done: Option<std::os::fd::OwnedFd>,
 }
 
 impl LinuxProcess {
@@ -109,12 +122,29 @@ impl LinuxProcess {
             random_state: 0x7a4d_e11a_5eed,
             signal_mask: 0,
             signal_actions: Default::default(),
+            pid: syscalls::FIRST_PID,
+            parent_pid: syscalls::FIRST_PID - 1,
+            children: Default::default(),
+            vfork_done: None,
         })
     }
 
     /// Where the loaded ELF files (the program and its interpreter) start: where their code may begin.
     pub fn image_bases(&self) -> Vec<u64> {
         self.images.iter().map(|image| image.base).collect()
+    }
+
+    /// Takes over the process state an execve carried from the Tandem process that ran the program before:
+    /// the process ids, the clocks and the descriptors that survived.
+    pub fn take_exec_state(&mut self, state: &ExecState) {
+        (self.pid, self.parent_pid, self.slept) = (state.pid, state.parent_pid, state.clock);
+        self.files = FileTable::inherited(&state.fds);
+    }
+
+    /// Whether this is a child the guest forked (a host process of its own): it ends with the guest's exit,
+    /// reporting nothing for the whole run.
+    pub fn is_forked_child(&self) -> bool {
+        self.pid != syscalls::FIRST_PID
     }
 
     pub fn retired(&self) -> u64 {
@@ -135,7 +165,7 @@ impl LinuxProcess {
             match result.exit {
                 Exit::BudgetSpent => {}
                 // Linux ignores the SVC immediate.
-                Exit::Svc(_) => match self.syscall() {
+                Exit::Svc(_) => match self.syscall(engine) {
                     syscalls::Flow::Continue => {}
                     syscalls::Flow::Exit(status) => return LinuxOutcome::Exited(status),
                     syscalls::Flow::Stop(reason) => {

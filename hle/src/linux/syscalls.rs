@@ -8,11 +8,12 @@
 
 use super::LinuxProcess;
 use super::memory_map::{STACK_SIZE, page_align_up};
+use super::relaunch::{self, ExecState};
 use crate::report::StopReason;
 use std::ffi::CString;
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use tandem_reference::engine::{COUNTER_FREQUENCY_HZ, INSTRUCTIONS_PER_TICK};
+use tandem_reference::engine::{COUNTER_FREQUENCY_HZ, Engine, INSTRUCTIONS_PER_TICK};
 use tandem_reference::memory::Perm;
 
 /// madvise's advice that punches a hole in shared memory, which Tandem's shared objects do not support.
@@ -31,6 +32,7 @@ pub struct Errno(pub i32);
 
 impl Errno {
     pub const ESRCH: Errno = Errno(3);
+    pub const EINTR: Errno = Errno(4);
     pub const EBADF: Errno = Errno(9);
     pub const EAGAIN: Errno = Errno(11);
     pub const ENOMEM: Errno = Errno(12);
@@ -52,6 +54,15 @@ type SysResult = Result<u64, Errno>;
 const MREMAP_MAYMOVE: u64 = 1;
 /// MREMAP_FIXED and MREMAP_DONTUNMAP: a move to a given address, or one that keeps the old pages.
 const MREMAP_MOVES_ELSEWHERE: u64 = 2 | 4;
+
+/// A pipe whose ends close on exec, as (read, write).
+fn pipe_cloexec() -> Result<(OwnedFd, OwnedFd), Errno> {
+    let mut ends = [0; 2];
+    // SAFETY: `ends` holds the two descriptors the call returns.
+    host(i64::from(unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) }))?;
+    // SAFETY: fresh descriptors that nothing else owns.
+    Ok(unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) })
+}
 
 /// A host call's return value: negative means failure with errno.
 fn host(result: i64) -> SysResult {
@@ -86,7 +97,8 @@ const MAX_TRANSFER: u64 = 1 << 20;
 const MAX_RW_COUNT: u64 = 0x7fff_f000;
 /// 2026-01-01T00:00:00Z: CLOCK_REALTIME at guest time zero.
 const REALTIME_EPOCH_SECONDS: u64 = 1_767_225_600;
-const PID: u64 = 1000;
+/// The guest's first process's id; forked children have their host pids.
+pub(super) const FIRST_PID: u64 = 1000;
 
 // open(2) flags whose values differ between aarch64 (guest) and x86-64 (host).
 const GUEST_O_DIRECTORY: u64 = 0o40000;
@@ -237,14 +249,14 @@ pub fn syscall_name(number: u64) -> &'static str {
 }
 
 impl LinuxProcess {
-    pub(super) fn syscall(&mut self) -> Flow {
+    pub(super) fn syscall(&mut self, engine: &mut dyn Engine) -> Flow {
         let number = self.cpu.x[8];
         let a: [u64; 6] = [self.cpu.x[0], self.cpu.x[1], self.cpu.x[2], self.cpu.x[3], self.cpu.x[4], self.cpu.x[5]];
         tracing::trace!(number, name = syscall_name(number), ?a, "syscall");
         let result = match number {
             17 => self.getcwd(a[0], a[1]),
-            23 => self.dup(a[0], 0),
-            24 => self.dup3(a[0], a[1]),
+            23 => self.dup(a[0], 0, false),
+            24 => self.dup3(a[0], a[1], a[2]),
             25 => self.fcntl(a[0], a[1], a[2]),
             29 => self.ioctl(a[0], a[1], a[2]),
             34 => self.path_call(a[0], a[1], |dir, path| unsafe { libc::mkdirat(dir, path, a[2] as libc::mode_t) }),
@@ -309,8 +321,8 @@ impl LinuxProcess {
             82 => self.fd(a[0]).and_then(|fd| host(i64::from(unsafe { libc::fsync(fd) }))),
             88 => self.utimensat(a[0], a[1], a[2], a[3]),
             93 | 94 => return Flow::Exit((a[0] & 0xff) as i32),
-            96 | 172 | 178 => Ok(PID),
-            173 => Ok(PID - 1),
+            96 | 172 | 178 => Ok(self.pid),
+            173 => Ok(self.parent_pid),
             98 => return self.futex(a[0], a[1], a[2], a[3], a[5]),
             99 => Ok(0),
             233 if a[2] == MADV_REMOVE => {
@@ -333,7 +345,10 @@ impl LinuxProcess {
             123 => self.write_words(a[2], &[1]).map(|_| 8),
             // kill to another process finds none; a signal this process ignores (SIG_IGN, or a default action
             // of ignoring it) does nothing; any other ends the run, as Tandem delivers none to handlers.
-            129 if ![PID, 0, u64::MAX, PID.wrapping_neg()].contains(&a[0]) => Err(Errno::ESRCH),
+            129 if self.children.contains(&(a[0] as i32)) => {
+                host(i64::from(unsafe { libc::kill(a[0] as i32, a[1] as i32) }))
+            }
+            129 if ![self.pid, 0, u64::MAX, self.pid.wrapping_neg()].contains(&a[0]) => Err(Errno::ESRCH),
             129..=131 => {
                 let signal = if number == 131 { a[2] } else { a[1] };
                 if signal > 64 {
@@ -370,6 +385,9 @@ impl LinuxProcess {
                 return Flow::Stop(StopReason::Unsupported("mremap with MREMAP_FIXED or MREMAP_DONTUNMAP"));
             }
             216 => self.mremap(a[0], a[1], a[2], a[3]),
+            220 => return self.clone_process(engine, a[0], a[1], a[2], a[3], a[4]),
+            221 => return self.execve(a[0], a[1], a[2]),
+            260 => self.wait4(a[0], a[1], a[2], a[3]),
             222 => self.mmap(a[0], a[1], a[2], a[3], a[4], a[5]),
             226 => self.mprotect(a[0], a[1], a[2]),
             278 => self.getrandom(a[0], a[1]),
@@ -485,17 +503,21 @@ impl LinuxProcess {
         self.adopt(host_fd as i32, 0)
     }
 
-    fn dup(&mut self, fd: u64, minimum: i32) -> SysResult {
-        let host_fd = host(i64::from(unsafe { libc::dup(self.fd(fd)?) }))?;
+    /// dup and F_DUPFD(_CLOEXEC): the guest's close-on-exec flag is its host descriptor's (execve reads it).
+    fn dup(&mut self, fd: u64, minimum: i32, close_on_exec: bool) -> SysResult {
+        let command = if close_on_exec { libc::F_DUPFD_CLOEXEC } else { libc::F_DUPFD };
+        let host_fd = host(i64::from(unsafe { libc::fcntl(self.fd(fd)?, command, 0) }))?;
         self.adopt(host_fd as i32, minimum)
     }
 
-    fn dup3(&mut self, old: u64, new: u64) -> SysResult {
+    /// dup3 (and dup2, which the C library makes of it): O_CLOEXEC is the only flag (the same bit on both).
+    fn dup3(&mut self, old: u64, new: u64, flags: u64) -> SysResult {
         let new = i32::try_from(new).ok().filter(|n| (0..super::files::MAX_FDS).contains(n)).ok_or(Errno::EBADF)?;
-        if old == new as u64 {
+        if old == new as u64 || flags & !(libc::O_CLOEXEC as u64) != 0 {
             return Err(Errno::EINVAL);
         }
-        let host_fd = host(i64::from(unsafe { libc::dup(self.fd(old)?) }))?;
+        let command = if flags != 0 { libc::F_DUPFD_CLOEXEC } else { libc::F_DUPFD };
+        let host_fd = host(i64::from(unsafe { libc::fcntl(self.fd(old)?, command, 0) }))?;
         self.files.replace(new, host_fd as i32);
         Ok(new as u64)
     }
@@ -503,7 +525,9 @@ impl LinuxProcess {
     fn fcntl(&mut self, fd: u64, command: u64, argument: u64) -> SysResult {
         let host_fd = self.fd(fd)?;
         match command as i32 {
-            libc::F_DUPFD | libc::F_DUPFD_CLOEXEC => self.dup(fd, argument as i32),
+            libc::F_DUPFD | libc::F_DUPFD_CLOEXEC => {
+                self.dup(fd, argument as i32, command as i32 == libc::F_DUPFD_CLOEXEC)
+            }
             libc::F_GETFL => {
                 host(i64::from(unsafe { libc::fcntl(host_fd, libc::F_GETFL) })).map(|f| open_flags_to_guest(f as i32))
             }
@@ -878,6 +902,179 @@ impl LinuxProcess {
         Ok(ready)
     }
 
+    // --- Processes ---------------------------------------------------------------------------------------------
+
+    /// clone as fork, or as vfork (CLONE_VM | CLONE_VFORK). The child is a host process of its own, made by the
+    /// host's fork, with a copy of the guest's private memory (`GuestMemory::private_copy`; MAP_SHARED mappings
+    /// stay shared, as Linux keeps them) and of the file table; the guest sees its host pid. A vfork child gets
+    /// a copy too (POSIX lets vfork be fork), and its parent waits, as Linux's does, until the child execs or
+    /// exits. Threads (CLONE_VM alone) and shared tables (CLONE_FILES, CLONE_FS, CLONE_SIGHAND) stop the run.
+    fn clone_process(
+        &mut self,
+        engine: &mut dyn Engine,
+        flags: u64,
+        stack: u64,
+        parent_tid: u64,
+        tls: u64,
+        child_tid: u64,
+    ) -> Flow {
+        const CLONE_VM: u64 = 0x100;
+        const CLONE_VFORK: u64 = 0x4000;
+        const CLONE_SETTLS: u64 = 0x8_0000;
+        const CLONE_PARENT_SETTID: u64 = 0x10_0000;
+        const CLONE_CHILD_CLEARTID: u64 = 0x20_0000;
+        const CLONE_CHILD_SETTID: u64 = 0x100_0000;
+        const EXIT_SIGNAL: u64 = 0xff;
+        let vfork = flags & (CLONE_VM | CLONE_VFORK) == CLONE_VM | CLONE_VFORK;
+        let allowed = EXIT_SIGNAL
+            | CLONE_SETTLS
+            | CLONE_PARENT_SETTID
+            | CLONE_CHILD_CLEARTID
+            | CLONE_CHILD_SETTID
+            | if vfork { CLONE_VM | CLONE_VFORK } else { 0 };
+        if flags & !allowed != 0 {
+            return Flow::Stop(StopReason::Unsupported(
+                "clone of a thread, or sharing files, folders or signal handlers (fork and vfork are supported)",
+            ));
+        }
+        if let Err(why) = engine.can_fork() {
+            return Flow::Stop(StopReason::Unsupported(why));
+        }
+        let copy = match self.memory.private_copy() {
+            Ok(copy) => copy,
+            Err(error) => {
+                tracing::warn!("fork: no copy of the guest's memory: {error}");
+                return self.answer(Err(Errno::ENOMEM));
+            }
+        };
+        // A vfork parent reads this pipe until the child's exec or exit closes its end.
+        let vfork_wait = match vfork.then(pipe_cloexec).transpose() {
+            Ok(pipe) => pipe,
+            Err(errno) => return self.answer(Err(errno)),
+        };
+        // A vfork child that forks lets its own parent go on first: the grandchild must not hold it.
+        self.vfork_done = None;
+        // SAFETY: the host's fork. The child goes on with this thread alone: the engine drops what its threads
+        // held (`Engine::forked`), and glibc's fork leaves malloc usable in the child.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return self.answer(Err(Errno::last()));
+        }
+        if pid == 0 {
+            if let Err(error) = self.memory.take_private_copy(copy) {
+                eprintln!("tandem: a forked child could not take its own copy of the guest's memory: {error}");
+                std::process::exit(125);
+            }
+            engine.forked();
+            (self.parent_pid, self.pid) = (self.pid, std::process::id().into());
+            self.children.clear();
+            self.vfork_done = vfork_wait.map(|(_, write)| write);
+            if stack != 0 {
+                self.cpu.sp = stack;
+            }
+            if flags & CLONE_SETTLS != 0 {
+                self.cpu.tpidr_el0 = tls;
+            }
+            for (flag, address) in [(CLONE_CHILD_SETTID, child_tid), (CLONE_PARENT_SETTID, parent_tid)] {
+                if flags & flag != 0 {
+                    // Linux too leaves a bad address unwritten without failing the call.
+                    let _ = self.write_bytes(address, &(self.pid as u32).to_le_bytes());
+                }
+            }
+            return self.answer(Ok(0));
+        }
+        drop(copy);
+        self.children.insert(pid);
+        if flags & CLONE_PARENT_SETTID != 0 {
+            let _ = self.write_bytes(parent_tid, &(pid as u32).to_le_bytes());
+        }
+        if let Some((read, write)) = vfork_wait {
+            drop(write);
+            let mut byte = 0u8;
+            // SAFETY: a read of one byte into `byte` from the pipe this call made; 0 is the end (exec or exit).
+            while unsafe { libc::read(read.as_raw_fd(), (&raw mut byte).cast(), 1) } != 0
+                && Errno::last() == Errno::EINTR
+            {}
+        }
+        self.answer(Ok(pid as u64))
+    }
+
+    /// execve(path, argv, envp), through `relaunch`: returns only when the exec failed. /proc/self/exe is the
+    /// running program, as on Linux.
+    fn execve(&mut self, path: u64, argv: u64, envp: u64) -> Flow {
+        let prepared = (|| {
+            let host_path = if self.read_guest_string(path)?.as_bytes() == b"/proc/self/exe" {
+                CString::new(self.executable.clone().into_os_string().into_encoded_bytes())
+                    .map_err(|_| Errno::EINVAL)?
+            } else {
+                self.read_path(path)?
+            };
+            let (argv, env) = (self.read_string_array(argv)?, self.read_string_array(envp)?);
+            // SAFETY: a valid C string.
+            host(i64::from(unsafe { libc::access(host_path.as_ptr(), libc::X_OK) }))?;
+            let kind = relaunch::program_kind(&host_path).map_err(Errno)?;
+            Ok((host_path, argv, env, kind))
+        })();
+        let (host_path, argv, env, kind) = match prepared {
+            Ok(prepared) => prepared,
+            Err(errno) => return self.answer(Err(errno)),
+        };
+        let fds = self.files.surviving_exec();
+        if let relaunch::ProgramKind::Host = kind {
+            relaunch::host_exec(&host_path, &argv, &env, &fds);
+        }
+        if self.options.relaunch.is_empty() {
+            return Flow::Stop(StopReason::Unsupported(
+                "execve outside `tandem linux` (this command runs one program)",
+            ));
+        }
+        if argv.iter().chain(&env).any(|text| text.to_str().is_err()) {
+            return Flow::Stop(StopReason::Unsupported("execve with arguments or environment that are not UTF-8"));
+        }
+        let state =
+            ExecState { pid: self.pid, parent_pid: self.parent_pid, clock: self.retired + self.slept, fds, argv, env };
+        let errno = relaunch::relaunch(&self.options.relaunch, &host_path, &state);
+        self.answer(Err(Errno(errno)))
+    }
+
+    /// A NULL-terminated array of pointers to strings (argv, envp); a NULL array is empty, as Linux takes it.
+    fn read_string_array(&self, address: u64) -> Result<Vec<CString>, Errno> {
+        const E2BIG: Errno = Errno(7);
+        const MOST_STRINGS: u64 = 1 << 17;
+        let mut strings = Vec::new();
+        if address == 0 {
+            return Ok(strings);
+        }
+        for index in 0..MOST_STRINGS {
+            match self.read_u64(address.wrapping_add(8 * index))? {
+                0 => return Ok(strings),
+                pointer => strings.push(self.read_guest_string(pointer)?),
+            }
+        }
+        Err(E2BIG)
+    }
+
+    /// wait4(pid, status, options, rusage) on the host's children, which are the guest's. The status word has
+    /// one layout on both; resource use reads as zeros, as getrusage gives it.
+    fn wait4(&mut self, pid: u64, status: u64, options: u64, rusage: u64) -> SysResult {
+        let mut word = 0i32;
+        // SAFETY: `word` is a valid int for the host to write; no rusage is asked for.
+        let child =
+            host(i64::from(unsafe { libc::wait4(pid as i32, &mut word, options as i32, std::ptr::null_mut()) }))?;
+        if child != 0 {
+            if status != 0 {
+                self.write_bytes(status, &word.to_le_bytes())?;
+            }
+            if rusage != 0 {
+                self.write_bytes(rusage, &[0; 144])?;
+            }
+            if libc::WIFEXITED(word) || libc::WIFSIGNALED(word) {
+                self.children.remove(&(child as i32));
+            }
+        }
+        Ok(child)
+    }
+
     // --- Memory ------------------------------------------------------------------------------------------------
 
     #[allow(clippy::too_many_arguments)] // mmap's six arguments, the engine and self
@@ -903,8 +1100,13 @@ impl LinuxProcess {
         } else {
             self.map.map_anywhere(&mut self.memory, address, length, perm)?
         };
+        const MAP_SHARED: u64 = 1;
+        if file.is_none() && flags & 3 == MAP_SHARED {
+            // Shared with the children the program forks (mremap moves them as private pages).
+            let size = page_align_up(length).ok_or(Errno::ENOMEM)?;
+            self.memory.make_range_shared(mapped, size).map_err(|_| Errno::ENOMEM)?;
+        }
         if let Some(host_fd) = file {
-            const MAP_SHARED: u64 = 1;
             const PROT_WRITE: u64 = 2;
             if flags & 3 == MAP_SHARED && prot & PROT_WRITE != 0 {
                 tracing::warn!(

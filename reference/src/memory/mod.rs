@@ -264,6 +264,14 @@ impl GuestMemory {
         self.mark_mapped(alias_pages, perm)
     }
 
+    /// Makes the mapped range's pages shared pages, in place, contents kept: a fork's child then shares them
+    /// (`private_copy` leaves them out), as Linux's MAP_SHARED anonymous mappings are shared.
+    pub fn make_range_shared(&mut self, address: u64, size: u64) -> Result<(), MapError> {
+        self.require_mapped(page_range(address, size)?)?;
+        self.record_layout_change(address, size);
+        self.share(address, size).map(drop)
+    }
+
     /// How many changes of layout (mappings, permissions, sharing, privileged writes of code) this memory has had.
     pub fn layout_change_count(&self) -> u64 {
         self.layout_changes.borrow().count
@@ -529,6 +537,70 @@ impl GuestMemory {
             Some(prot) => protect_view(self.guarded, run_start, address + size - run_start, prot),
             None => Ok(()),
         }
+    }
+
+    /// For a fork: a copy of the private pages (every mapped page no shared run covers), for the child to take
+    /// with `take_private_copy`. Shared runs are not copied: like Linux's MAP_SHARED mappings, parent and child
+    /// keep seeing each other's writes there. Only the parts of the backing holding data are copied (a hole reads
+    /// as zero in both).
+    pub fn private_copy(&self) -> Result<SharedPages, MapError> {
+        let copy = SharedPages::new(ADDRESS_SPACE_SIZE)?;
+        for (&start, &end) in &self.mapped {
+            let mut private = Vec::new();
+            let mut at = start;
+            for run in self.shared_runs_in(start, end) {
+                private.push((at, run.address));
+                at = run.address + run.size;
+            }
+            private.push((at, end));
+            for (part_start, part_end) in private {
+                for (from, to) in self.backing.data_extents(part_start, part_end)? {
+                    // SAFETY: `from..to` lies in mapped pages, which the base view holds readable.
+                    let bytes = unsafe {
+                        std::slice::from_raw_parts(self.base.as_ptr().add(from as usize), (to - from) as usize)
+                    };
+                    copy.write(from, bytes)?;
+                }
+            }
+        }
+        Ok(copy)
+    }
+
+    /// In a forked child: `copy` (made by `private_copy` before the fork) becomes the private pages, so that
+    /// this process's writes and its parent's no longer meet. Both views are put back together over it: the
+    /// mapped private pages with their protections, the shared runs as they were.
+    pub fn take_private_copy(&mut self, copy: SharedPages) -> Result<(), MapError> {
+        self.backing = copy;
+        for view in [self.base, self.guarded] {
+            // SAFETY: the view's own range, mapped again over the new backing as `view_of` mapped it; nothing
+            // refers to the old pages (the engines read guest memory only through these views).
+            let pointer = unsafe {
+                libc::mmap(
+                    view.as_ptr().cast(),
+                    ADDRESS_SPACE_SIZE as usize,
+                    libc::PROT_NONE,
+                    libc::MAP_SHARED | libc::MAP_NORESERVE | libc::MAP_FIXED,
+                    self.backing.raw_fd(),
+                    0,
+                )
+            };
+            if pointer != view.as_ptr().cast() {
+                return Err(MapError::Host(format!(
+                    "mmap of a forked address space: {}",
+                    std::io::Error::last_os_error()
+                )));
+            }
+        }
+        let mapped: Vec<(u64, u64)> = self.mapped.iter().map(|(&start, &end)| (start, end)).collect();
+        for (start, end) in mapped {
+            self.host_protect(start, end - start, libc::PROT_READ | libc::PROT_WRITE)?;
+            self.guard(start, end - start)?;
+        }
+        let shared: Vec<SharedRun> = self.shared.values().cloned().collect();
+        for run in shared {
+            self.place(run.address, run.size, &run.pages, run.offset)?;
+        }
+        Ok(())
     }
 
     /// The shared runs of `start..end`, clipped to it.
@@ -967,5 +1039,42 @@ mod tests {
         assert_eq!(memory.read_le(0x40009, 1).unwrap(), 9, "the alias keeps the pages");
         memory.map(0x10000, 0x1000, Perm::RW).unwrap();
         assert_eq!(memory.read_le(0x10008, 1).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_private_copy_holds_the_private_pages_and_leaves_the_shared_ones_shared() {
+        let mut memory = GuestMemory::new().unwrap();
+        let (guarded_base, host_base) = (memory.guarded_base(), memory.host_base());
+        let guarded = |address: u64| guarded_base.wrapping_add(address as usize).cast_const();
+        let base = |address: u64| host_base.wrapping_add(address as usize).cast_const();
+        memory.map(0x10000, 0x4000, Perm::RW).unwrap();
+        memory.write(0x10008, &[7]).unwrap();
+        memory.write(0x12000, &[8]).unwrap();
+        memory.protect(0x11000, 0x1000, Perm::READ).unwrap();
+        let shared = SharedPages::new(0x1000).unwrap();
+        memory.map_shared(0x20000, 0x1000, Perm::RW, &shared, 0).unwrap();
+        memory.write(0x20004, &[5]).unwrap();
+        let before = memory.backing.clone();
+
+        let copy = memory.private_copy().unwrap();
+        memory.take_private_copy(copy).unwrap();
+        // The same bytes and the same protections in both views.
+        let byte = |memory: &GuestMemory, address| memory.read_le(address, 1).unwrap();
+        assert_eq!([byte(&memory, 0x10008), byte(&memory, 0x12000), byte(&memory, 0x20004)], [7, 8, 5]);
+        let expected = [(0x10000, "rw", "rw"), (0x11000, "r-", "rw"), (0x14000, "--", "--"), (0x20000, "rw", "rw")];
+        for (address, in_guarded, in_base) in expected {
+            assert_eq!(host_protection(guarded(address)), in_guarded, "guarded view at {address:#x}");
+            assert_eq!(host_protection(base(address)), in_base, "privileged view at {address:#x}");
+        }
+        // Writes to private pages no longer reach the pages before the copy; the shared run still meets its pages.
+        memory.write(0x10008, &[1]).unwrap();
+        let mut old = [0];
+        before.read(0x10008, &mut old).unwrap();
+        assert_eq!(old, [7]);
+        shared.write(4, &[6]).unwrap();
+        assert_eq!(byte(&memory, 0x20004), 6);
+        memory.write(0x20005, &[3]).unwrap();
+        shared.read(5, &mut old).unwrap();
+        assert_eq!(old, [3]);
     }
 }

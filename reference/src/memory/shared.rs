@@ -110,6 +110,37 @@ impl SharedPages {
         Ok(())
     }
 
+    /// The parts of `start..end` that hold data (the rest are holes, which read as zero), by SEEK_DATA and
+    /// SEEK_HOLE.
+    pub(super) fn data_extents(&self, start: u64, end: u64) -> Result<Vec<(u64, u64)>, MapError> {
+        let mut extents = Vec::new();
+        let mut at = start;
+        while at < end {
+            // SAFETY: plain system calls on a descriptor this value owns.
+            let data = unsafe { libc::lseek(self.0.fd.as_raw_fd(), at as libc::off_t, libc::SEEK_DATA) };
+            if data < 0 {
+                // ENXIO: no data from `at` to the end of the file.
+                return match std::io::Error::last_os_error().raw_os_error() {
+                    Some(libc::ENXIO) => Ok(extents),
+                    _ => Err(host_error("lseek(SEEK_DATA)")),
+                };
+            }
+            let data = data as u64;
+            if data >= end {
+                break;
+            }
+            // SAFETY: as above.
+            let hole = unsafe { libc::lseek(self.0.fd.as_raw_fd(), data as libc::off_t, libc::SEEK_HOLE) };
+            if hole < 0 {
+                return Err(host_error("lseek(SEEK_HOLE)"));
+            }
+            let hole = (hole as u64).min(end);
+            extents.push((data, hole));
+            at = hole;
+        }
+        Ok(extents)
+    }
+
     pub(super) fn raw_fd(&self) -> i32 {
         self.0.fd.as_raw_fd()
     }
