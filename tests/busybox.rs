@@ -125,6 +125,9 @@ fn busybox_applets_behave_as_under_qemu() {
         &["sh", "-c", "seq 5 | sort -r | head -2; echo a b c | xargs -n 1 echo"],
         &["sh", "-c", "tar -czf - tree | tar -tzf -"],
         &["sh", "-c", "exec wc -l fruit.txt"],
+        // Signals: `wait` sleeps in rt_sigsuspend until SIGCHLD's handler runs; a trap is a handler.
+        &["sh", "-c", "(exit 7) & wait $!; echo $?; true & true & wait; echo done"],
+        &["sh", "-c", "trap 'echo caught' USR1; kill -USR1 $$; echo after"],
         &["cat", "missing-file"],
         &["false"],
     ];

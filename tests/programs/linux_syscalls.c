@@ -25,7 +25,7 @@ enum {
     SYS_flock = 32, SYS_mknodat = 33, SYS_symlinkat = 36, SYS_linkat = 37, SYS_statfs = 43, SYS_fstatfs = 44,
     SYS_truncate = 45, SYS_fallocate = 47, SYS_chdir = 49, SYS_fchdir = 50, SYS_fchmod = 52, SYS_fchownat = 54,
     SYS_fchown = 55, SYS_ppoll = 73, SYS_getgroups = 158, SYS_getuid = 174, SYS_getppid = 173, SYS_clone = 220,
-    SYS_wait4 = 260, SYS_exit_group = 94,
+    SYS_wait4 = 260, SYS_exit_group = 94, SYS_tgkill = 131, SYS_rt_sigsuspend = 133,
     SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_madvise = 233, SYS_getrandom = 278, SYS_sync = 81, SYS_close_range = 436,
 };
 #define AT_FDCWD (-100)
@@ -50,6 +50,40 @@ static void expect(const char *what, long got, long expected) {
     }
     print("\n");
     check(got == expected, what);
+}
+
+/* Signal handlers return through rt_sigreturn, as the C library's sa_restorer does. */
+__asm__(".text\n.p2align 2\nreturn_from_signal:\n    mov x8, #139\n    svc #0\n");
+extern void return_from_signal(void);
+#define SA_SIGINFO 4
+#define SA_RESTORER 0x04000000
+#define SA_RESETHAND 0x80000000u
+
+/* What the last handler saw: its signal, si_signo and si_code, whether si_pid was the process's, the ucontext's
+ * distance from the siginfo, the fpsimd record's magic and size, the saved mask, and the mask while it ran. */
+static volatile long seen_signal, seen_signo, seen_code, seen_own_pid, seen_distance, seen_magic, seen_size,
+    seen_saved_mask, seen_mask_inside, seen_child_pid, handled_count;
+
+static void on_signal(int signal, void *info, void *context) {
+    seen_signal = signal;
+    seen_signo = *(int *)info;
+    seen_code = *(int *)((char *)info + 8);
+    seen_own_pid = *(int *)((char *)info + 16) == sys(SYS_getpid, 0);
+    seen_child_pid = *(int *)((char *)info + 16);
+    seen_distance = (char *)context - (char *)info;
+    seen_saved_mask = *(unsigned long *)((char *)context + 40);
+    seen_magic = *(unsigned *)((char *)context + 176 + 288);
+    seen_size = *(unsigned *)((char *)context + 176 + 288 + 4);
+    unsigned long inside = 0;
+    sys(SYS_rt_sigprocmask, 0, 0, &inside, 8);
+    seen_mask_inside = inside;
+    handled_count++;
+}
+
+static void handle(int signal, unsigned long flags, unsigned long mask) {
+    unsigned long action[4] = {(unsigned long)on_signal, SA_SIGINFO | SA_RESTORER | flags,
+                               (unsigned long)return_from_signal, mask};
+    sys(SYS_rt_sigaction, signal, action, 0, 8);
 }
 
 static const char *basename(const char *path) {
@@ -403,6 +437,61 @@ int main(int argc, char **argv, char **envp) {
     }
     expect("wait4 for the writer", sys(SYS_wait4, child, &status, 0, 0) == child, 1);
     expect("its write to the shared page", *both, 5);
+
+    /* Signals: a handler runs on the frame Linux builds (siginfo, then the ucontext 128 bytes on, its fpsimd record
+     * at 176 + 288), with the signal blocked inside and sa_mask added; rt_sigreturn puts the state back. */
+    unsigned long no_signals = 0, mask_now = 0;
+    sys(SYS_rt_sigprocmask, 2 /* SIG_SETMASK */, &no_signals, 0, 8);
+    handle(10, 0, 1ul << 11);
+    long kept = 0x1234567;
+    expect("kill(self, SIGUSR1) with a handler", sys(SYS_kill, sys(SYS_getpid, 0), 10), 0);
+    expect("the handler ran once", handled_count, 1);
+    expect("its signal", seen_signal, 10);
+    expect("si_signo", seen_signo, 10);
+    expect("si_code SI_USER", seen_code, 0);
+    expect("si_pid is the process's", seen_own_pid, 1);
+    expect("the ucontext follows the siginfo", seen_distance, 128);
+    expect("the fpsimd record's magic", seen_magic, 0x46508001);
+    expect("and size", seen_size, 528);
+    expect("the saved mask", (long)seen_saved_mask, 0);
+    expect("the mask inside: the signal and sa_mask", (long)seen_mask_inside, (1l << 9) | (1l << 11));
+    sys(SYS_rt_sigprocmask, 0, 0, &mask_now, 8);
+    expect("the mask after rt_sigreturn", (long)mask_now, 0);
+    expect("a value kept across the handler", kept, 0x1234567);
+    expect("tgkill(self, SIGUSR1)", sys(SYS_tgkill, sys(SYS_getpid, 0), sys(SYS_getpid, 0), 10), 0);
+    expect("si_code SI_TKILL", seen_code, -6);
+    /* Without SA_RESTORER the handler returns through the kernel's own trampoline (the vDSO's on Linux). */
+    unsigned long bare[4] = {(unsigned long)on_signal, SA_SIGINFO, 0, 0};
+    sys(SYS_rt_sigaction, 10, bare, 0, 8);
+    expect("kill(self, SIGUSR1), a handler without SA_RESTORER", sys(SYS_kill, sys(SYS_getpid, 0), 10), 0);
+    expect("it ran and came back", handled_count, 3);
+    /* A blocked signal waits until it is unblocked; SA_RESETHAND puts the default back once it has run. */
+    handle(12, SA_RESETHAND, 0);
+    unsigned long usr2 = 1ul << 11;
+    sys(SYS_rt_sigprocmask, 0 /* SIG_BLOCK */, &usr2, 0, 8);
+    expect("kill(self, SIGUSR2) while blocked", sys(SYS_kill, sys(SYS_getpid, 0), 12), 0);
+    expect("not handled yet", handled_count, 3);
+    expect("unblocking it", sys(SYS_rt_sigprocmask, 1 /* SIG_UNBLOCK */, &usr2, 0, 8), 0);
+    expect("handled as the mask call returned", handled_count, 4);
+    expect("SIGUSR2", seen_signal, 12);
+    unsigned long after_reset[4] = {9, 9, 9, 9};
+    sys(SYS_rt_sigaction, 12, 0, after_reset, 8);
+    expect("SA_RESETHAND left SIG_DFL", (long)after_reset[0], 0);
+    /* SIGCHLD when a child ends, waited for by rt_sigsuspend (blocked before the fork, so it cannot come early). */
+    handle(17, 0, 0);
+    unsigned long chld = 1ul << 16;
+    sys(SYS_rt_sigprocmask, 0, &chld, 0, 8);
+    child = sys(SYS_clone, 17, 0, 0, 0, 0);
+    if (child == 0) sys(SYS_exit_group, 0);
+    expect("rt_sigsuspend until SIGCHLD", sys(SYS_rt_sigsuspend, &no_signals, 8), -4);
+    expect("SIGCHLD handled", seen_signal, 17);
+    expect("si_code CLD_EXITED", seen_code, 1);
+    expect("si_pid is the child's", seen_child_pid == child, 1);
+    sys(SYS_rt_sigprocmask, 0, 0, &mask_now, 8);
+    expect("rt_sigsuspend's mask is gone", (long)mask_now, 1l << 16);
+    expect("wait4 for it", sys(SYS_wait4, child, &status, 0, 0) == child, 1);
+    expect("rt_sigsuspend with a 4-byte set", sys(SYS_rt_sigsuspend, &no_signals, 4), -22);
+    sys(SYS_rt_sigprocmask, 2, &no_signals, 0, 8);
 
     print("linux_syscalls: ");
     print_i64(failures());

@@ -10,6 +10,7 @@ mod exec;
 mod files;
 mod memory_map;
 mod relaunch;
+mod signals;
 mod syscalls;
 
 pub use relaunch::ExecState;
@@ -94,6 +95,11 @@ pub struct LinuxProcess {
     /// rt_sigprocmask's mask and rt_sigaction's handlers, recorded so that programs read back what they set.
     signal_mask: u64,
     signal_actions: std::collections::BTreeMap<u64, [u8; 32]>,
+    /// Signals raised and not yet delivered (bit n - 1 for signal n), with what each one's siginfo says.
+    pending_signals: u64,
+    signal_info: std::collections::BTreeMap<u64, signals::Raised>,
+    /// The page holding the return to rt_sigreturn of handlers without a restorer, once one has run.
+    sigreturn_page: Option<u64>,
     /// The guest's process id and its parent's: fixed for the first process, the host's for a forked child.
     pid: u64,
     parent_pid: u64,
@@ -122,6 +128,9 @@ impl LinuxProcess {
             random_state: 0x7a4d_e11a_5eed,
             signal_mask: 0,
             signal_actions: Default::default(),
+            pending_signals: 0,
+            signal_info: Default::default(),
+            sigreturn_page: None,
             pid: syscalls::FIRST_PID,
             parent_pid: syscalls::FIRST_PID - 1,
             children: Default::default(),
@@ -159,6 +168,9 @@ impl LinuxProcess {
                 Some(limit) => QUANTUM.min(limit - self.retired),
                 None => QUANTUM,
             };
+            if let Some(reason) = self.deliver_pending() {
+                return self.stop(reason, None);
+            }
             let clock = GuestClock { instructions_before: self.retired + self.slept };
             let result = engine.run(&mut self.cpu, &self.memory, budget, clock);
             self.retired += result.retired;

@@ -9,6 +9,7 @@
 use super::LinuxProcess;
 use super::memory_map::{STACK_SIZE, page_align_up};
 use super::relaunch::{self, ExecState};
+use super::signals::{SI_TKILL, SI_USER};
 use crate::report::StopReason;
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -49,7 +50,7 @@ impl Errno {
     }
 }
 
-type SysResult = Result<u64, Errno>;
+pub(super) type SysResult = Result<u64, Errno>;
 
 const MREMAP_MAYMOVE: u64 = 1;
 /// MREMAP_FIXED and MREMAP_DONTUNMAP: a move to a given address, or one that keeps the old pages.
@@ -351,14 +352,17 @@ impl LinuxProcess {
             129 if ![self.pid, 0, u64::MAX, self.pid.wrapping_neg()].contains(&a[0]) => Err(Errno::ESRCH),
             129..=131 => {
                 let signal = if number == 131 { a[2] } else { a[1] };
-                if signal > 64 {
-                    Err(Errno::EINVAL)
-                } else if signal == 0 || self.ignores(signal) {
-                    Ok(0)
-                } else {
-                    return Flow::Stop(StopReason::Signal { number: signal });
+                match signal {
+                    0 => Ok(0),
+                    1..=64 => match self.raise(signal, if number == 129 { SI_USER } else { SI_TKILL }) {
+                        Some(stop) => return Flow::Stop(stop),
+                        None => Ok(0),
+                    },
+                    _ => Err(Errno::EINVAL),
                 }
             }
+            133 => return self.rt_sigsuspend(a[0], a[1]),
+            139 => return self.rt_sigreturn(),
             132 => self.sigaltstack(a[1]),
             // The kernel's sigset_t is 8 bytes on aarch64: another size is EINVAL.
             134 | 135 if a[3] != 8 => Err(Errno::EINVAL),
@@ -406,7 +410,7 @@ impl LinuxProcess {
     }
 
     /// Puts a system call's result in X0 as Linux returns it (-errno for an error), and carries on.
-    fn answer(&mut self, result: SysResult) -> Flow {
+    pub(super) fn answer(&mut self, result: SysResult) -> Flow {
         self.cpu.x[0] = match result {
             Ok(value) => value,
             Err(errno) => (-i64::from(errno.0)) as u64,
@@ -416,21 +420,21 @@ impl LinuxProcess {
 
     // --- Guest memory ------------------------------------------------------------------------------------------
 
-    fn read_bytes(&self, address: u64, len: u64) -> Result<Vec<u8>, Errno> {
+    pub(super) fn read_bytes(&self, address: u64, len: u64) -> Result<Vec<u8>, Errno> {
         let mut bytes = vec![0u8; len as usize];
         self.memory.read(address, &mut bytes).map_err(|_| Errno::EFAULT)?;
         Ok(bytes)
     }
 
-    fn read_u64(&self, address: u64) -> Result<u64, Errno> {
+    pub(super) fn read_u64(&self, address: u64) -> Result<u64, Errno> {
         self.memory.read_le(address, 8).map(|value| value as u64).map_err(|_| Errno::EFAULT)
     }
 
-    fn write_bytes(&self, address: u64, bytes: &[u8]) -> Result<(), Errno> {
+    pub(super) fn write_bytes(&self, address: u64, bytes: &[u8]) -> Result<(), Errno> {
         self.memory.write(address, bytes).map_err(|_| Errno::EFAULT)
     }
 
-    fn write_words(&self, address: u64, words: &[u64]) -> Result<(), Errno> {
+    pub(super) fn write_words(&self, address: u64, words: &[u64]) -> Result<(), Errno> {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         self.write_bytes(address, &bytes)
     }
@@ -954,6 +958,7 @@ impl LinuxProcess {
         };
         // A vfork child that forks lets its own parent go on first: the grandchild must not hold it.
         self.vfork_done = None;
+        super::signals::note_child_endings();
         // SAFETY: the host's fork. The child goes on with this thread alone: the engine drops what its threads
         // held (`Engine::forked`), and glibc's fork leaves malloc usable in the child.
         let pid = unsafe { libc::fork() };
@@ -968,6 +973,9 @@ impl LinuxProcess {
             engine.forked();
             (self.parent_pid, self.pid) = (self.pid, std::process::id().into());
             self.children.clear();
+            super::signals::forget_child_endings();
+            // Pending signals are the parent's alone (fork(2)).
+            self.pending_signals = 0;
             self.vfork_done = vfork_wait.map(|(_, write)| write);
             if stack != 0 {
                 self.cpu.sp = stack;
@@ -1379,66 +1387,7 @@ impl LinuxProcess {
         Ok(0)
     }
 
-    // --- Signals and futexes -----------------------------------------------------------------------------------
-
-    /// Whether sending `signal` (1-64) does nothing: its handler is SIG_IGN, or it is SIG_DFL and the default
-    /// action ignores it (SIGCHLD, SIGCONT, SIGURG, SIGWINCH).
-    fn ignores(&self, signal: u64) -> bool {
-        const SIG_IGN: u64 = 1;
-        let handler = self
-            .signal_actions
-            .get(&signal)
-            .map_or(0, |action| u64::from_le_bytes(action[..8].try_into().expect("actions are 32 bytes")));
-        handler == SIG_IGN || (handler == 0 && [17, 18, 23, 28].contains(&signal))
-    }
-
-    /// rt_sigaction: the new action is read before the old one is written (they may be the same memory).
-    fn rt_sigaction(&mut self, signal: u64, action: u64, old: u64) -> SysResult {
-        if !(1..=64).contains(&signal) {
-            return Err(Errno::EINVAL);
-        }
-        let new: Option<[u8; 32]> = match action {
-            0 => None,
-            _ => Some(self.read_bytes(action, 32)?.try_into().map_err(|_| Errno::EFAULT)?),
-        };
-        if old != 0 {
-            let previous = self.signal_actions.get(&signal).copied().unwrap_or([0; 32]);
-            self.write_bytes(old, &previous)?;
-        }
-        if let Some(new) = new {
-            self.signal_actions.insert(signal, new);
-        }
-        Ok(0)
-    }
-
-    /// rt_sigprocmask: the new set is read before the old one is written (they may be the same memory).
-    fn rt_sigprocmask(&mut self, how: u64, set: u64, old: u64) -> SysResult {
-        let new = match set {
-            0 => None,
-            _ => {
-                let mask = self.read_u64(set)?;
-                Some(match how {
-                    0 => self.signal_mask | mask,
-                    1 => self.signal_mask & !mask,
-                    2 => mask,
-                    _ => return Err(Errno::EINVAL),
-                })
-            }
-        };
-        if old != 0 {
-            self.write_words(old, &[self.signal_mask])?;
-        }
-        self.signal_mask = new.unwrap_or(self.signal_mask);
-        Ok(0)
-    }
-
-    fn sigaltstack(&self, old: u64) -> SysResult {
-        const SS_DISABLE: u64 = 2;
-        if old != 0 {
-            self.write_words(old, &[0, SS_DISABLE, 0])?;
-        }
-        Ok(0)
-    }
+    // --- Futexes ----------------------------------------------------------------------------------------------
 
     /// futex(address, op, value, timeout, _, bitset): the process has one thread, so a wait whose value matches is
     /// woken by nothing: with a timeout it sleeps that long and returns ETIMEDOUT, without one it never returns.

@@ -1,0 +1,392 @@
+//! Signals, as Linux delivers them to an aarch64 program (arch/arm64/kernel/signal.c): the handler runs on a
+//! frame pushed on the stack (`struct rt_sigframe`: a siginfo, then a ucontext whose sigcontext holds X0-X30, SP,
+//! PC, PSTATE and an fpsimd record), with X0 the signal number, X1 and X2 the siginfo and the ucontext, X29 a
+//! frame record and X30 the handler's `sa_restorer` (the C library's call of rt_sigreturn, which puts the frame's
+//! state back). Signals come from the program itself (kill, tkill, tgkill to its own process) and, once it has
+//! forked, as SIGCHLD when a child ends (a host handler notes it). They are delivered before the guest runs on:
+//! after the system call that raised or unblocked them, or at the next quantum.
+//!
+//! Not done: an alternate signal stack (sigaltstack reports none), queued real-time signals (a pending signal
+//! is a bit), signals from other processes than the program's children, and restarting interrupted calls (none
+//! is interrupted: the host's SIGCHLD handler restarts them).
+
+use super::LinuxProcess;
+use super::syscalls::{Errno, Flow, SysResult};
+use crate::report::StopReason;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tandem_reference::memory::Perm;
+use tandem_reference::state::{ExclusiveMonitor, PSTATE_SSBS};
+
+/// siginfo's si_code for kill, and for tkill and tgkill.
+pub const SI_USER: i32 = 0;
+pub const SI_TKILL: i32 = -6;
+/// si_code of a SIGCHLD for a child that exited.
+const CLD_EXITED: i32 = 1;
+
+const SIGKILL: u64 = 9;
+const SIGSTOP: u64 = 19;
+const SIGCHLD: u64 = 17;
+const SIG_DFL: u64 = 0;
+const SIG_IGN: u64 = 1;
+const SA_RESTORER: u64 = 0x0400_0000;
+const SA_NODEFER: u64 = 0x4000_0000;
+const SA_RESETHAND: u64 = 0x8000_0000;
+/// Signals no mask blocks.
+const UNBLOCKABLE: u64 = bit(SIGKILL) | bit(SIGSTOP);
+
+/// struct rt_sigframe: siginfo (128 bytes), then the ucontext; the ucontext's fields by offset.
+const SIGINFO_SIZE: u64 = 128;
+const UC_SIGMASK: usize = 40;
+const UC_MCONTEXT: usize = 176;
+/// In the sigcontext: fault_address, regs[31], sp, pc, pstate, then the records (`__reserved`, 4096 bytes).
+const SC_REGS: usize = 8;
+const SC_SP: usize = 256;
+const SC_PC: usize = 264;
+const SC_PSTATE: usize = 272;
+const SC_RESERVED: usize = 288;
+const UCONTEXT_SIZE: usize = UC_MCONTEXT + SC_RESERVED + 4096;
+const FRAME_SIZE: u64 = SIGINFO_SIZE + UCONTEXT_SIZE as u64;
+/// The fpsimd record: a header (magic, size), FPSR, FPCR, then V0-V31 from 16 bytes in.
+const FPSIMD_MAGIC: u32 = 0x4650_8001;
+const FPSIMD_SIZE: usize = 16 + 32 * 16;
+
+const fn bit(signal: u64) -> u64 {
+    1 << (signal - 1)
+}
+
+/// Set by the host's SIGCHLD handler; taken as the guest's SIGCHLD at the next delivery.
+static CHILD_ENDED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn note_child_ended(_: libc::c_int) {
+    CHILD_ENDED.store(true, Ordering::SeqCst);
+}
+
+/// Has the host note each child's end (once a program forks). SA_RESTART: the host calls the guest is blocked
+/// in (wait4, read) go on rather than fail with EINTR.
+pub fn note_child_endings() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        // SAFETY: a zeroed sigaction is valid; the handler only stores to an atomic, which is async-signal-safe.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = note_child_ended as *const () as usize;
+            action.sa_flags = libc::SA_RESTART | libc::SA_NOCLDSTOP;
+            libc::sigaction(libc::SIGCHLD, &action, std::ptr::null_mut());
+        }
+    });
+}
+
+/// In a forked child: the parent's children are not its own.
+pub fn forget_child_endings() {
+    CHILD_ENDED.store(false, Ordering::SeqCst);
+}
+
+/// Waits until the host delivers a signal (a child's end). SIGCHLD is blocked from before the last look at
+/// `CHILD_ENDED` until sigsuspend unblocks it, so one that comes in between is not lost.
+fn wait_for_child_ending() {
+    // SAFETY: plain signal-mask calls on sets this function owns.
+    unsafe {
+        let (mut chld, mut before): (libc::sigset_t, libc::sigset_t) = (std::mem::zeroed(), std::mem::zeroed());
+        libc::sigemptyset(&mut chld);
+        libc::sigaddset(&mut chld, libc::SIGCHLD);
+        libc::sigprocmask(libc::SIG_BLOCK, &chld, &mut before);
+        if !CHILD_ENDED.load(Ordering::SeqCst) {
+            let mut waiting = before;
+            libc::sigdelset(&mut waiting, libc::SIGCHLD);
+            libc::sigsuspend(&waiting);
+        }
+        libc::sigprocmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
+    }
+}
+
+/// What a pending signal's siginfo says: si_code, and si_pid and si_status (a SIGCHLD's child and its status).
+#[derive(Clone, Copy, Debug)]
+pub struct Raised {
+    code: i32,
+    pid: i32,
+    status: i32,
+}
+
+/// The child whose end the host noted and its exit status, looked at without reaping it (waitid's WNOWAIT).
+fn ended_child() -> (i32, i32) {
+    // SAFETY: a zeroed siginfo_t is a valid buffer for waitid, which fills it (or leaves it zero with WNOHANG).
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        libc::waitid(libc::P_ALL, 0, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT);
+        (info.si_pid(), info.si_status())
+    }
+}
+
+/// struct sigaction as aarch64 lays it out (handler, flags, restorer, mask).
+#[derive(Clone, Copy)]
+struct Action {
+    handler: u64,
+    flags: u64,
+    restorer: u64,
+    mask: u64,
+}
+
+impl Action {
+    fn from_bytes(bytes: &[u8; 32]) -> Action {
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        Action { handler: word(0), flags: word(8), restorer: word(16), mask: word(24) }
+    }
+}
+
+/// Whether a signal's default action leaves the process alone (SIGCHLD, SIGCONT, SIGURG, SIGWINCH).
+fn ignored_by_default(signal: u64) -> bool {
+    [17, 18, 23, 28].contains(&signal)
+}
+
+impl LinuxProcess {
+    fn action(&self, signal: u64) -> Action {
+        Action::from_bytes(&self.signal_actions.get(&signal).copied().unwrap_or([0; 32]))
+    }
+
+    /// Whether sending `signal` (1-64) does nothing: its handler is SIG_IGN, or it is SIG_DFL and the default
+    /// action ignores it.
+    fn ignores(&self, signal: u64) -> bool {
+        let handler = self.action(signal).handler;
+        handler == SIG_IGN || (handler == SIG_DFL && ignored_by_default(signal))
+    }
+
+    /// The program sends itself `signal` (1-64): ignored, made pending for its handler (delivered as the call
+    /// returns, once unblocked), or, with the default action of ending the process, the run stops.
+    pub(super) fn raise(&mut self, signal: u64, code: i32) -> Option<StopReason> {
+        if self.ignores(signal) {
+            None
+        } else if self.action(signal).handler == SIG_DFL {
+            Some(StopReason::Signal { number: signal })
+        } else {
+            self.pending_signals |= bit(signal);
+            self.signal_info.insert(signal, Raised { code, pid: self.pid as i32, status: 0 });
+            None
+        }
+    }
+
+    /// Takes a child's end the host noted as a pending SIGCHLD, where the program handles it.
+    fn collect_host_signals(&mut self) {
+        if CHILD_ENDED.swap(false, Ordering::SeqCst) && !self.ignores(SIGCHLD) {
+            let (pid, status) = ended_child();
+            self.pending_signals |= bit(SIGCHLD);
+            self.signal_info.insert(SIGCHLD, Raised { code: CLD_EXITED, pid, status });
+        }
+    }
+
+    /// Delivers the lowest pending signal that is not blocked, if any: the guest's next instruction is then its
+    /// handler's first. A stop when it cannot be delivered (no restorer, a stack the frame cannot be written to).
+    pub(super) fn deliver_pending(&mut self) -> Option<StopReason> {
+        self.collect_host_signals();
+        let ready = self.pending_signals & !self.signal_mask;
+        if ready == 0 {
+            return None;
+        }
+        let signal = u64::from(ready.trailing_zeros()) + 1;
+        self.pending_signals &= !bit(signal);
+        self.deliver(signal, self.signal_mask)
+    }
+
+    /// Runs `signal`'s handler, `saved_mask` being the mask rt_sigreturn puts back.
+    fn deliver(&mut self, signal: u64, saved_mask: u64) -> Option<StopReason> {
+        let action = self.action(signal);
+        match action.handler {
+            SIG_IGN => return None,
+            SIG_DFL if ignored_by_default(signal) => return None,
+            SIG_DFL => return Some(StopReason::Signal { number: signal }),
+            _ => {}
+        }
+        let restorer = match action.flags & SA_RESTORER {
+            0 => match self.sigreturn_trampoline() {
+                Some(address) => address,
+                None => return Some(StopReason::Signal { number: 11 }),
+            },
+            _ => action.restorer,
+        };
+        let raised = self.signal_info.remove(&signal).unwrap_or(Raised { code: SI_USER, pid: 0, status: 0 });
+        // Below the stack: a frame record (X29, X30), then the rt_sigframe, each 16-byte aligned.
+        let record = (self.cpu.sp.wrapping_sub(16)) & !15;
+        let frame = record.wrapping_sub(FRAME_SIZE) & !15;
+        let bytes = self.signal_frame(signal, raised, saved_mask);
+        let mut frame_record = self.cpu.x[29].to_le_bytes().to_vec();
+        frame_record.extend(self.cpu.x[30].to_le_bytes());
+        if self.memory.write(frame, &bytes).is_err() || self.memory.write(record, &frame_record).is_err() {
+            // Linux ends the process with SIGSEGV.
+            return Some(StopReason::Signal { number: 11 });
+        }
+        self.cpu.x[0] = signal;
+        self.cpu.x[1] = frame;
+        self.cpu.x[2] = frame + SIGINFO_SIZE;
+        self.cpu.x[29] = record;
+        self.cpu.x[30] = restorer;
+        self.cpu.sp = frame;
+        self.cpu.pc = action.handler;
+        // An exception return clears the exclusive monitor.
+        self.cpu.exclusive = ExclusiveMonitor::default();
+        let deferred = if action.flags & SA_NODEFER != 0 { 0 } else { bit(signal) };
+        self.signal_mask = (self.signal_mask | action.mask | deferred) & !UNBLOCKABLE;
+        if action.flags & SA_RESETHAND != 0 {
+            self.signal_actions.remove(&signal);
+        }
+        None
+    }
+
+    /// Where a handler without SA_RESTORER returns to: Linux's vDSO `__kernel_rt_sigreturn` (`mov x8, #139;
+    /// svc #0`, which glibc on aarch64 relies on), in a page of its own mapped at the first such delivery.
+    fn sigreturn_trampoline(&mut self) -> Option<u64> {
+        const MOV_X8_139: u32 = 0xd280_1168;
+        const SVC_0: u32 = 0xd400_0001;
+        if self.sigreturn_page.is_none() {
+            let page = self.map.map_anywhere(&mut self.memory, 0, 0x1000, Perm::READ | Perm::EXECUTE).ok()?;
+            let code: Vec<u8> = [MOV_X8_139, SVC_0].iter().flat_map(|word| word.to_le_bytes()).collect();
+            self.memory.write_privileged(page, &code).ok()?;
+            self.sigreturn_page = Some(page);
+        }
+        self.sigreturn_page
+    }
+
+    /// The rt_sigframe's bytes: the siginfo, and the ucontext with the state the handler interrupts.
+    fn signal_frame(&self, signal: u64, raised: Raised, saved_mask: u64) -> Vec<u8> {
+        let mut frame = vec![0u8; FRAME_SIZE as usize];
+        let mut put = |at: usize, bytes: &[u8]| frame[at..at + bytes.len()].copy_from_slice(bytes);
+        // siginfo: si_signo, si_errno, si_code, then (kill and SIGCHLD alike) si_pid, si_uid, si_status.
+        put(0, &(signal as i32).to_le_bytes());
+        put(8, &raised.code.to_le_bytes());
+        put(16, &raised.pid.to_le_bytes());
+        // SAFETY: getuid cannot fail.
+        put(20, &unsafe { libc::getuid() }.to_le_bytes());
+        put(24, &raised.status.to_le_bytes());
+        let uc = SIGINFO_SIZE as usize;
+        // uc_stack: no alternate stack (SS_DISABLE).
+        put(uc + 16 + 8, &2i32.to_le_bytes());
+        put(uc + UC_SIGMASK, &saved_mask.to_le_bytes());
+        let context = uc + UC_MCONTEXT;
+        for (index, value) in self.cpu.x.iter().enumerate() {
+            put(context + SC_REGS + 8 * index, &value.to_le_bytes());
+        }
+        put(context + SC_SP, &self.cpu.sp.to_le_bytes());
+        put(context + SC_PC, &self.cpu.pc.to_le_bytes());
+        put(context + SC_PSTATE, &u64::from(self.cpu.nzcv | self.cpu.ssbs).to_le_bytes());
+        let fpsimd = context + SC_RESERVED;
+        put(fpsimd, &FPSIMD_MAGIC.to_le_bytes());
+        put(fpsimd + 4, &(FPSIMD_SIZE as u32).to_le_bytes());
+        put(fpsimd + 8, &self.cpu.fpsr.to_le_bytes());
+        put(fpsimd + 12, &self.cpu.fpcr.to_le_bytes());
+        for (index, value) in self.cpu.v.iter().enumerate() {
+            put(fpsimd + 16 + 16 * index, &value.to_le_bytes());
+        }
+        // The terminating record (magic 0, size 0) follows, already zero.
+        frame
+    }
+
+    /// rt_sigreturn: the state the frame at SP holds comes back (X0 included: the call returns nothing of its
+    /// own). A frame without its fpsimd record, or one not readable, ends the process with SIGSEGV, as on Linux.
+    pub(super) fn rt_sigreturn(&mut self) -> Flow {
+        let frame = match self.read_bytes(self.cpu.sp, FRAME_SIZE) {
+            Ok(frame) => frame,
+            Err(_) => return Flow::Stop(StopReason::Signal { number: 11 }),
+        };
+        let word = |at: usize| u64::from_le_bytes(frame[at..at + 8].try_into().expect("8 bytes"));
+        let half = |at: usize| u32::from_le_bytes(frame[at..at + 4].try_into().expect("4 bytes"));
+        let context = SIGINFO_SIZE as usize + UC_MCONTEXT;
+        let fpsimd = context + SC_RESERVED;
+        if half(fpsimd) != FPSIMD_MAGIC || half(fpsimd + 4) as usize != FPSIMD_SIZE {
+            return Flow::Stop(StopReason::Signal { number: 11 });
+        }
+        for index in 0..31 {
+            self.cpu.x[index] = word(context + SC_REGS + 8 * index);
+        }
+        self.cpu.sp = word(context + SC_SP);
+        self.cpu.pc = word(context + SC_PC);
+        let pstate = word(context + SC_PSTATE) as u32;
+        (self.cpu.nzcv, self.cpu.ssbs) = (pstate & 0xf000_0000, pstate & PSTATE_SSBS);
+        (self.cpu.fpsr, self.cpu.fpcr) = (half(fpsimd + 8), half(fpsimd + 12));
+        for index in 0..32 {
+            let at = fpsimd + 16 + 16 * index;
+            self.cpu.v[index] = u128::from_le_bytes(frame[at..at + 16].try_into().expect("16 bytes"));
+        }
+        self.cpu.exclusive = ExclusiveMonitor::default();
+        self.signal_mask = word(SIGINFO_SIZE as usize + UC_SIGMASK) & !UNBLOCKABLE;
+        Flow::Continue
+    }
+
+    /// rt_sigsuspend(mask, size): waits with `mask` until a signal it lets through comes, runs its handler, and
+    /// returns EINTR; the handler's rt_sigreturn puts the mask from before the call back. With nothing that could
+    /// send one (no children), the wait would never end: the run stops.
+    pub(super) fn rt_sigsuspend(&mut self, set: u64, size: u64) -> Flow {
+        if size != 8 {
+            return self.answer(Err(Errno::EINVAL));
+        }
+        let mask = match self.read_u64(set) {
+            Ok(mask) => mask & !UNBLOCKABLE,
+            Err(errno) => return self.answer(Err(errno)),
+        };
+        let before = self.signal_mask;
+        self.signal_mask = mask;
+        loop {
+            self.collect_host_signals();
+            let ready = self.pending_signals & !mask;
+            if ready != 0 {
+                let signal = u64::from(ready.trailing_zeros()) + 1;
+                self.pending_signals &= !bit(signal);
+                self.cpu.x[0] = (-i64::from(Errno::EINTR.0)) as u64;
+                return match self.deliver(signal, before) {
+                    Some(stop) => Flow::Stop(stop),
+                    None => Flow::Continue,
+                };
+            }
+            if self.children.is_empty() {
+                self.signal_mask = before;
+                return Flow::Stop(StopReason::Deadlock("rt_sigsuspend with no signal that could come"));
+            }
+            wait_for_child_ending();
+        }
+    }
+
+    /// rt_sigaction: the new action is read before the old one is written (they may be the same memory).
+    pub(super) fn rt_sigaction(&mut self, signal: u64, action: u64, old: u64) -> SysResult {
+        if !(1..=64).contains(&signal) {
+            return Err(Errno::EINVAL);
+        }
+        let new: Option<[u8; 32]> = match action {
+            0 => None,
+            _ => Some(self.read_bytes(action, 32)?.try_into().map_err(|_| Errno::EFAULT)?),
+        };
+        if old != 0 {
+            let previous = self.signal_actions.get(&signal).copied().unwrap_or([0; 32]);
+            self.write_bytes(old, &previous)?;
+        }
+        if let Some(new) = new {
+            self.signal_actions.insert(signal, new);
+        }
+        Ok(0)
+    }
+
+    /// rt_sigprocmask: the new set is read before the old one is written (they may be the same memory).
+    pub(super) fn rt_sigprocmask(&mut self, how: u64, set: u64, old: u64) -> SysResult {
+        let new = match set {
+            0 => None,
+            _ => {
+                let mask = self.read_u64(set)?;
+                Some(match how {
+                    0 => self.signal_mask | mask,
+                    1 => self.signal_mask & !mask,
+                    2 => mask,
+                    _ => return Err(Errno::EINVAL),
+                })
+            }
+        };
+        if old != 0 {
+            self.write_words(old, &[self.signal_mask])?;
+        }
+        self.signal_mask = new.unwrap_or(self.signal_mask);
+        Ok(0)
+    }
+
+    pub(super) fn sigaltstack(&self, old: u64) -> SysResult {
+        const SS_DISABLE: u64 = 2;
+        if old != 0 {
+            self.write_words(old, &[0, SS_DISABLE, 0])?;
+        }
+        Ok(0)
+    }
+}
