@@ -25,7 +25,8 @@ enum {
     SYS_flock = 32, SYS_mknodat = 33, SYS_symlinkat = 36, SYS_linkat = 37, SYS_statfs = 43, SYS_fstatfs = 44,
     SYS_truncate = 45, SYS_fallocate = 47, SYS_chdir = 49, SYS_fchdir = 50, SYS_fchmod = 52, SYS_fchownat = 54,
     SYS_fchown = 55, SYS_ppoll = 73, SYS_getgroups = 158, SYS_getuid = 174, SYS_getppid = 173, SYS_clone = 220,
-    SYS_wait4 = 260, SYS_exit_group = 94, SYS_tgkill = 131, SYS_rt_sigsuspend = 133,
+    SYS_wait4 = 260, SYS_exit_group = 94, SYS_tgkill = 131, SYS_rt_sigsuspend = 133, SYS_setpgid = 154,
+    SYS_getpgid = 155, SYS_getsid = 156, SYS_setsid = 157,
     SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_madvise = 233, SYS_getrandom = 278, SYS_sync = 81, SYS_close_range = 436,
 };
 #define AT_FDCWD (-100)
@@ -437,6 +438,28 @@ int main(int argc, char **argv, char **envp) {
     }
     expect("wait4 for the writer", sys(SYS_wait4, child, &status, 0, 0) == child, 1);
     expect("its write to the shared page", *both, 5);
+
+    /* Process groups and sessions: the caller's by 0 or by its pid; a child that calls setsid leads a new session
+     * and group (a second setsid is EPERM), and setpgid(0, 0) makes it a group's leader. */
+    long self_pid = sys(SYS_getpid, 0);
+    expect("getpgid(0) is getpgid(getpid())", sys(SYS_getpgid, 0) == sys(SYS_getpgid, self_pid), 1);
+    expect("getsid(0) is getsid(getpid())", sys(SYS_getsid, 0) == sys(SYS_getsid, self_pid), 1);
+    child = sys(SYS_clone, 17, 0, 0, 0, 0);
+    if (child == 0) {
+        long me = sys(SYS_getpid, 0);
+        int led = sys(SYS_setsid, 0) == me && sys(SYS_getsid, 0) == me && sys(SYS_getpgid, 0) == me;
+        int again = sys(SYS_setsid, 0) == -1;
+        sys(SYS_exit_group, led + 2 * again);
+    }
+    expect("wait4 for the session leader", sys(SYS_wait4, child, &status, 0, 0) == child, 1);
+    expect("it led its session and group, and a second setsid was EPERM", (status >> 8) & 0xff, 3);
+    child = sys(SYS_clone, 17, 0, 0, 0, 0);
+    if (child == 0) {
+        long me = sys(SYS_getpid, 0);
+        sys(SYS_exit_group, sys(SYS_setpgid, 0, 0) == 0 && sys(SYS_getpgid, 0) == me);
+    }
+    expect("wait4 for the group leader", sys(SYS_wait4, child, &status, 0, 0) == child, 1);
+    expect("setpgid(0, 0) made it its group's leader", (status >> 8) & 0xff, 1);
 
     /* Signals: a handler runs on the frame Linux builds (siginfo, then the ucontext 128 bytes on, its fpsimd record
      * at 176 + 288), with the signal blocked inside and sa_mask added; rt_sigreturn puts the state back. */

@@ -103,6 +103,8 @@ pub struct LinuxProcess {
     /// The guest's process id and its parent's: fixed for the first process, the host's for a forked child.
     pid: u64,
     parent_pid: u64,
+    /// The host pid of the program's first process (whose guest pid is fixed), for calls that pass pids through.
+    first_host_pid: u32,
     /// Children forked and not yet waited for (host processes; the guest sees their host pids).
     children: std::collections::BTreeSet<i32>,
     /// In a vfork child: the pipe end whose closing (at exec or exit) lets the parent go on.
@@ -133,6 +135,7 @@ impl LinuxProcess {
             sigreturn_page: None,
             pid: syscalls::FIRST_PID,
             parent_pid: syscalls::FIRST_PID - 1,
+            first_host_pid: std::process::id(),
             children: Default::default(),
             vfork_done: None,
         })
@@ -147,6 +150,7 @@ impl LinuxProcess {
     /// the process ids, the clocks and the descriptors that survived.
     pub fn take_exec_state(&mut self, state: &ExecState) {
         (self.pid, self.parent_pid, self.slept) = (state.pid, state.parent_pid, state.clock);
+        self.first_host_pid = state.first_host_pid;
         self.files = FileTable::inherited(&state.fds);
     }
 

@@ -17,6 +17,8 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 pub struct ExecState {
     pub pid: u64,
     pub parent_pid: u64,
+    /// The host pid of the program's first process, which its descendants know by the guest pid it had.
+    pub first_host_pid: u32,
     /// Guest time so far (retired and slept instructions), where the new program's clocks go on from.
     pub clock: u64,
     /// The guest descriptors that survive the exec (those not close-on-exec), with their host descriptors, which
@@ -30,12 +32,13 @@ pub struct ExecState {
 pub type ExecError = i32;
 
 impl ExecState {
-    /// Record format: NUL-terminated fields, numbers in decimal: pid, parent pid, clock, the number of
+    /// Record format: NUL-terminated fields, numbers in decimal: pid, parent pid, first host pid, clock, the number of
     /// descriptors then each as `guest=host`, the number of arguments then each, the environment to the end.
     fn encode(&self) -> Vec<u8> {
         let mut fields: Vec<Vec<u8>> = vec![
             self.pid.to_string().into_bytes(),
             self.parent_pid.to_string().into_bytes(),
+            self.first_host_pid.to_string().into_bytes(),
             self.clock.to_string().into_bytes(),
             self.fds.len().to_string().into_bytes(),
         ];
@@ -54,7 +57,8 @@ impl ExecState {
     fn decode(bytes: &[u8]) -> Option<ExecState> {
         let mut fields = bytes.strip_suffix(&[0])?.split(|&byte| byte == 0);
         let mut number = || -> Option<u64> { std::str::from_utf8(fields.next()?).ok()?.parse().ok() };
-        let (pid, parent_pid, clock, fd_count) = (number()?, number()?, number()?, number()?);
+        let (pid, parent_pid, first_host_pid) = (number()?, number()?, u32::try_from(number()?).ok()?);
+        let (clock, fd_count) = (number()?, number()?);
         let mut fds = Vec::new();
         for _ in 0..fd_count {
             let (guest, host) = std::str::from_utf8(fields.next()?).ok()?.split_once('=')?;
@@ -64,7 +68,7 @@ impl ExecState {
         let mut texts = fields.map(|field| CString::new(field).ok());
         let argv = texts.by_ref().take(arg_count).collect::<Option<Vec<_>>>()?;
         let env = texts.collect::<Option<Vec<_>>>()?;
-        (argv.len() == arg_count).then_some(ExecState { pid, parent_pid, clock, fds, argv, env })
+        (argv.len() == arg_count).then_some(ExecState { pid, parent_pid, first_host_pid, clock, fds, argv, env })
     }
 
     /// Reads the state a relaunching Tandem left in descriptor `fd`, and closes it.
@@ -213,6 +217,7 @@ mod tests {
         let state = ExecState {
             pid: 4321,
             parent_pid: 1000,
+            first_host_pid: 777,
             clock: 123_456_789,
             fds: vec![(0, 0), (1, 7), (5, 12)],
             argv: vec![c"wc".into(), c"-l".into(), c"".into()],

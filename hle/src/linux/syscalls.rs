@@ -341,6 +341,11 @@ impl LinuxProcess {
             114 => self.write_words(a[1], &[0, 1]).map(|_| 0),
             73 => self.ppoll(a[0], a[1], a[2], a[3], a[4]),
             158 => self.getgroups(a[0], a[1]),
+            // Process groups and sessions are the host's, with the first process's pid translated both ways.
+            154 => host(i64::from(unsafe { libc::setpgid(self.host_pid(a[0]), self.host_pid(a[1])) })),
+            155 => host(i64::from(unsafe { libc::getpgid(self.host_pid(a[0])) })).map(|id| self.guest_pid(id)),
+            156 => host(i64::from(unsafe { libc::getsid(self.host_pid(a[0])) })).map(|id| self.guest_pid(id)),
+            157 => host(i64::from(unsafe { libc::setsid() })).map(|id| self.guest_pid(id)),
             // sched_getaffinity: one CPU, in a mask of at least one long (EINVAL for less, as Linux).
             123 if a[1] < 8 || !a[1].is_multiple_of(8) => Err(Errno::EINVAL),
             123 => self.write_words(a[2], &[1]).map(|_| 8),
@@ -1039,8 +1044,15 @@ impl LinuxProcess {
         if argv.iter().chain(&env).any(|text| text.to_str().is_err()) {
             return Flow::Stop(StopReason::Unsupported("execve with arguments or environment that are not UTF-8"));
         }
-        let state =
-            ExecState { pid: self.pid, parent_pid: self.parent_pid, clock: self.retired + self.slept, fds, argv, env };
+        let state = ExecState {
+            pid: self.pid,
+            parent_pid: self.parent_pid,
+            first_host_pid: self.first_host_pid,
+            clock: self.retired + self.slept,
+            fds,
+            argv,
+            env,
+        };
         let errno = relaunch::relaunch(&self.options.relaunch, &host_path, &state);
         self.answer(Err(Errno(errno)))
     }
@@ -1060,6 +1072,17 @@ impl LinuxProcess {
             }
         }
         Err(E2BIG)
+    }
+
+    /// A guest pid as the host's: the first process's fixed pid is its host pid; 0 (the caller) and the others
+    /// (children, which the guest knows by their host pids) are the same.
+    fn host_pid(&self, pid: u64) -> i32 {
+        if pid == FIRST_PID { self.first_host_pid as i32 } else { pid as i32 }
+    }
+
+    /// A host pid as the guest knows it.
+    fn guest_pid(&self, pid: u64) -> u64 {
+        if pid == u64::from(self.first_host_pid) { FIRST_PID } else { pid }
     }
 
     /// wait4(pid, status, options, rusage) on the host's children, which are the guest's. The status word has
