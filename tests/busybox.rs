@@ -128,6 +128,9 @@ fn busybox_applets_behave_as_under_qemu() {
         // Signals: `wait` sleeps in rt_sigsuspend until SIGCHLD's handler runs; a trap is a handler.
         &["sh", "-c", "(exit 7) & wait $!; echo $?; true & true & wait; echo done"],
         &["sh", "-c", "trap 'echo caught' USR1; kill -USR1 $$; echo after"],
+        // SIGPIPE's default action ends yes; nohup's ignored SIGHUP survives the exec of sh.
+        &["sh", "-c", "yes | head -2"],
+        &["nohup", "sh", "-c", "kill -HUP $$; echo alive"],
         &["cat", "missing-file"],
         &["false"],
     ];

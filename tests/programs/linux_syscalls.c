@@ -514,6 +514,21 @@ int main(int argc, char **argv, char **envp) {
     expect("rt_sigsuspend's mask is gone", (long)mask_now, 1l << 16);
     expect("wait4 for it", sys(SYS_wait4, child, &status, 0, 0) == child, 1);
     expect("rt_sigsuspend with a 4-byte set", sys(SYS_rt_sigsuspend, &no_signals, 4), -22);
+    /* A signal from another process: a child sends SIGUSR1 to its parent, which waits for it in rt_sigsuspend. */
+    unsigned long default_action[4] = {0, 0, 0, 0};
+    sys(SYS_rt_sigaction, 17, default_action, 0, 8);
+    handle(10, 0, 0);
+    unsigned long usr1 = 1ul << 9;
+    sys(SYS_rt_sigprocmask, 0, &usr1, 0, 8);
+    long count_before = handled_count;
+    child = sys(SYS_clone, 17, 0, 0, 0, 0);
+    if (child == 0) sys(SYS_exit_group, sys(SYS_kill, sys(SYS_getppid, 0), 10) == 0 ? 0 : 1);
+    expect("rt_sigsuspend until SIGUSR1 from the child", sys(SYS_rt_sigsuspend, &no_signals, 8), -4);
+    expect("SIGUSR1 handled", seen_signal, 10);
+    expect("once", handled_count - count_before, 1);
+    expect("wait4 for the sender", sys(SYS_wait4, child, &status, 0, 0) == child, 1);
+    expect("whose kill succeeded", (status >> 8) & 0xff, 0);
+    expect("rt_sigaction(SIGKILL) is EINVAL", sys(SYS_rt_sigaction, 9, default_action, 0, 8), -22);
     sys(SYS_rt_sigprocmask, 2, &no_signals, 0, 8);
 
     print("linux_syscalls: ");

@@ -166,6 +166,7 @@ impl LinuxProcess {
 
     /// Runs until the program exits or stops.
     pub fn run(&mut self, engine: &mut dyn Engine) -> LinuxOutcome {
+        self.adopt_host_signal_actions();
         loop {
             let budget = match self.options.max_instructions {
                 Some(limit) if self.retired >= limit => return self.stop(StopReason::InstructionLimit(limit), None),

@@ -2,18 +2,19 @@
 //! frame pushed on the stack (`struct rt_sigframe`: a siginfo, then a ucontext whose sigcontext holds X0-X30, SP,
 //! PC, PSTATE and an fpsimd record), with X0 the signal number, X1 and X2 the siginfo and the ucontext, X29 a
 //! frame record and X30 the handler's `sa_restorer` (the C library's call of rt_sigreturn, which puts the frame's
-//! state back). Signals come from the program itself (kill, tkill, tgkill to its own process) and, once it has
-//! forked, as SIGCHLD when a child ends (a host handler notes it). They are delivered before the guest runs on:
-//! after the system call that raised or unblocked them, or at the next quantum.
+//! state back; without SA_RESTORER, a page doing the same, as the vDSO's trampoline). Signals come from the program itself (kill, tkill, tgkill to its own process), from other
+//! processes through the host (`FORWARDED`: a host handler notes them) and, once it has forked, as SIGCHLD when a
+//! child ends. They are delivered before the guest runs on: after the system call that raised or unblocked
+//! them, or at the next quantum.
 //!
 //! Not done: an alternate signal stack (sigaltstack reports none), queued real-time signals (a pending signal
-//! is a bit), signals from other processes than the program's children, and restarting interrupted calls (none
-//! is interrupted: the host's SIGCHLD handler restarts them).
+//! is a bit), the sender's pid of a signal from another process, and restarting interrupted calls (none is
+//! interrupted: the host's handlers restart them).
 
 use super::LinuxProcess;
 use super::syscalls::{Errno, Flow, SysResult};
 use crate::report::StopReason;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use tandem_reference::memory::Perm;
 use tandem_reference::state::{ExclusiveMonitor, PSTATE_SSBS};
 
@@ -54,45 +55,64 @@ const fn bit(signal: u64) -> u64 {
     1 << (signal - 1)
 }
 
-/// Set by the host's SIGCHLD handler; taken as the guest's SIGCHLD at the next delivery.
-static CHILD_ENDED: AtomicBool = AtomicBool::new(false);
+/// Signals other processes (or the terminal) may send that reach the guest through the host: where the guest
+/// handles one, so does Tandem's process, noting it for the guest; where it ignores one, so does the host; by
+/// default the host's default action ends Tandem as it would end the program. Fault signals, which the fast
+/// path's memory accesses raise, SIGCHLD (noted once the program forks) and the C library's own real-time
+/// signals are not among them.
+const FORWARDED: [u64; 10] = [1, 2, 3, 10, 12, 13, 14, 15, 23, 28];
+const SIGPIPE: u64 = 13;
 
-extern "C" fn note_child_ended(_: libc::c_int) {
-    CHILD_ENDED.store(true, Ordering::SeqCst);
+/// Signals the host delivered to this process, for the guest (bit n - 1 for signal n).
+static HOST_PENDING: AtomicU64 = AtomicU64::new(0);
+
+extern "C" fn note_host_signal(signal: libc::c_int) {
+    HOST_PENDING.fetch_or(bit(signal as u64), Ordering::SeqCst);
 }
 
-/// Has the host note each child's end (once a program forks). SA_RESTART: the host calls the guest is blocked
-/// in (wait4, read) go on rather than fail with EINTR.
+/// Sets the host's action for `signal`: noting it for the guest, ignoring it or the default. SA_RESTART: the
+/// host calls the guest is blocked in (wait4, read) go on rather than fail with EINTR.
+fn set_host_action(signal: u64, handler: u64) {
+    // SAFETY: a zeroed sigaction is valid; the handler only does an atomic or, which is async-signal-safe.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = match handler {
+            SIG_DFL => libc::SIG_DFL,
+            SIG_IGN => libc::SIG_IGN,
+            _ => note_host_signal as *const () as usize,
+        };
+        action.sa_flags = libc::SA_RESTART | if signal == SIGCHLD { libc::SA_NOCLDSTOP } else { 0 };
+        libc::sigaction(signal as libc::c_int, &action, std::ptr::null_mut());
+    }
+}
+
+/// Has the host note each child's end (once a program forks).
 pub fn note_child_endings() {
     static INSTALLED: std::sync::Once = std::sync::Once::new();
-    INSTALLED.call_once(|| {
-        // SAFETY: a zeroed sigaction is valid; the handler only stores to an atomic, which is async-signal-safe.
-        unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = note_child_ended as *const () as usize;
-            action.sa_flags = libc::SA_RESTART | libc::SA_NOCLDSTOP;
-            libc::sigaction(libc::SIGCHLD, &action, std::ptr::null_mut());
-        }
-    });
+    INSTALLED.call_once(|| set_host_action(SIGCHLD, u64::MAX));
 }
 
-/// In a forked child: the parent's children are not its own.
-pub fn forget_child_endings() {
-    CHILD_ENDED.store(false, Ordering::SeqCst);
+/// In a forked child: the signals noted so far were the parent's.
+pub fn forget_host_signals() {
+    HOST_PENDING.store(0, Ordering::SeqCst);
 }
 
-/// Waits until the host delivers a signal (a child's end). SIGCHLD is blocked from before the last look at
-/// `CHILD_ENDED` until sigsuspend unblocks it, so one that comes in between is not lost.
-fn wait_for_child_ending() {
+/// Waits until the host delivers one of `signals` (or one is noted already). They are blocked from before the
+/// last look at `HOST_PENDING` until sigsuspend unblocks them, so one that comes in between is not lost.
+fn wait_for_host_signal(signals: u64) {
     // SAFETY: plain signal-mask calls on sets this function owns.
     unsafe {
-        let (mut chld, mut before): (libc::sigset_t, libc::sigset_t) = (std::mem::zeroed(), std::mem::zeroed());
-        libc::sigemptyset(&mut chld);
-        libc::sigaddset(&mut chld, libc::SIGCHLD);
-        libc::sigprocmask(libc::SIG_BLOCK, &chld, &mut before);
-        if !CHILD_ENDED.load(Ordering::SeqCst) {
+        let (mut awaited, mut before): (libc::sigset_t, libc::sigset_t) = (std::mem::zeroed(), std::mem::zeroed());
+        libc::sigemptyset(&mut awaited);
+        for signal in (1..=64).filter(|&signal| signals & bit(signal) != 0) {
+            libc::sigaddset(&mut awaited, signal as libc::c_int);
+        }
+        libc::sigprocmask(libc::SIG_BLOCK, &awaited, &mut before);
+        if HOST_PENDING.load(Ordering::SeqCst) & signals == 0 {
             let mut waiting = before;
-            libc::sigdelset(&mut waiting, libc::SIGCHLD);
+            for signal in (1..=64).filter(|&signal| signals & bit(signal) != 0) {
+                libc::sigdelset(&mut waiting, signal as libc::c_int);
+            }
             libc::sigsuspend(&waiting);
         }
         libc::sigprocmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
@@ -164,12 +184,42 @@ impl LinuxProcess {
         }
     }
 
-    /// Takes a child's end the host noted as a pending SIGCHLD, where the program handles it.
+    /// Takes the signals the host noted as pending ones, where the program handles them (a SIGCHLD's siginfo
+    /// names the child).
     fn collect_host_signals(&mut self) {
-        if CHILD_ENDED.swap(false, Ordering::SeqCst) && !self.ignores(SIGCHLD) {
-            let (pid, status) = ended_child();
-            self.pending_signals |= bit(SIGCHLD);
-            self.signal_info.insert(SIGCHLD, Raised { code: CLD_EXITED, pid, status });
+        let noted = HOST_PENDING.swap(0, Ordering::SeqCst);
+        let handled: Vec<u64> = (1..=64).filter(|&signal| noted & bit(signal) != 0 && !self.ignores(signal)).collect();
+        for signal in handled {
+            let raised = match signal {
+                SIGCHLD => {
+                    let (pid, status) = ended_child();
+                    Raised { code: CLD_EXITED, pid, status }
+                }
+                _ => Raised { code: SI_USER, pid: 0, status: 0 },
+            };
+            self.pending_signals |= bit(signal);
+            self.signal_info.insert(signal, raised);
+        }
+    }
+
+    /// At the start of a run: the host's actions become the program's. A signal ignored by whoever started the
+    /// program stays ignored (as exec keeps it: `nohup`), except SIGPIPE, which Rust's runtime ignores in every
+    /// process it starts: that one, like the rest, starts with its default action, on the host too.
+    pub(super) fn adopt_host_signal_actions(&mut self) {
+        for signal in FORWARDED {
+            // SAFETY: reads the current action into a zeroed sigaction.
+            let current = unsafe {
+                let mut current: libc::sigaction = std::mem::zeroed();
+                libc::sigaction(signal as libc::c_int, std::ptr::null(), &mut current);
+                current.sa_sigaction
+            };
+            if current == libc::SIG_IGN && signal != SIGPIPE {
+                let mut ignored = [0; 32];
+                ignored[..8].copy_from_slice(&SIG_IGN.to_le_bytes());
+                self.signal_actions.insert(signal, ignored);
+            } else {
+                set_host_action(signal, SIG_DFL);
+            }
         }
     }
 
@@ -334,17 +384,24 @@ impl LinuxProcess {
                     None => Flow::Continue,
                 };
             }
-            if self.children.is_empty() {
+            // What could still come: a child's end, or a signal from another process that the program handles.
+            let handled =
+                FORWARDED.iter().filter(|&&signal| !self.ignores(signal) && self.action(signal).handler != SIG_DFL);
+            let mut awaited = handled.fold(0, |set, &signal| set | bit(signal));
+            if !self.children.is_empty() {
+                awaited |= bit(SIGCHLD);
+            }
+            if awaited & !mask == 0 {
                 self.signal_mask = before;
                 return Flow::Stop(StopReason::Deadlock("rt_sigsuspend with no signal that could come"));
             }
-            wait_for_child_ending();
+            wait_for_host_signal(awaited & !mask);
         }
     }
 
     /// rt_sigaction: the new action is read before the old one is written (they may be the same memory).
     pub(super) fn rt_sigaction(&mut self, signal: u64, action: u64, old: u64) -> SysResult {
-        if !(1..=64).contains(&signal) {
+        if !(1..=64).contains(&signal) || (action != 0 && UNBLOCKABLE & bit(signal) != 0) {
             return Err(Errno::EINVAL);
         }
         let new: Option<[u8; 32]> = match action {
@@ -356,6 +413,9 @@ impl LinuxProcess {
             self.write_bytes(old, &previous)?;
         }
         if let Some(new) = new {
+            if FORWARDED.contains(&signal) {
+                set_host_action(signal, Action::from_bytes(&new).handler);
+            }
             self.signal_actions.insert(signal, new);
         }
         Ok(0)

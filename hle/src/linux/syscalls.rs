@@ -351,8 +351,9 @@ impl LinuxProcess {
             123 => self.write_words(a[2], &[1]).map(|_| 8),
             // kill to another process finds none; a signal this process ignores (SIG_IGN, or a default action
             // of ignoring it) does nothing; any other ends the run, as Tandem delivers none to handlers.
-            129 if self.children.contains(&(a[0] as i32)) => {
-                host(i64::from(unsafe { libc::kill(a[0] as i32, a[1] as i32) }))
+            // To its children and to its parent (once forked itself) a process sends through the host.
+            129 if self.children.contains(&(a[0] as i32)) || (a[0] == self.parent_pid && self.pid != FIRST_PID) => {
+                host(i64::from(unsafe { libc::kill(self.host_pid(a[0]), a[1] as i32) }))
             }
             129 if ![self.pid, 0, u64::MAX, self.pid.wrapping_neg()].contains(&a[0]) => Err(Errno::ESRCH),
             129..=131 => {
@@ -978,7 +979,7 @@ impl LinuxProcess {
             engine.forked();
             (self.parent_pid, self.pid) = (self.pid, std::process::id().into());
             self.children.clear();
-            super::signals::forget_child_endings();
+            super::signals::forget_host_signals();
             // Pending signals are the parent's alone (fork(2)).
             self.pending_signals = 0;
             self.vfork_done = vfork_wait.map(|(_, write)| write);
