@@ -76,22 +76,28 @@ pub fn run(args: LinuxArgs) -> anyhow::Result<ExitCode> {
         process.take_exec_state(state);
     }
     let outcome = process.run(engine.as_mut());
-    let status = match outcome {
-        LinuxOutcome::Exited(status) => status as u8,
+    // The signal that ends the program, where Linux would end it with one.
+    let (status, signal) = match outcome {
+        LinuxOutcome::Exited(status) => (status as u8, None),
         LinuxOutcome::Stopped(report) => {
             eprintln!("{report}");
-            match report.reason {
-                StopReason::MemoryFault(_) => 128 + 11, // SIGSEGV
-                StopReason::Undefined(_) => 128 + 4,    // SIGILL
-                StopReason::Brk(_) => 128 + 5,          // SIGTRAP
-                StopReason::Signal { number } => 128 + number as u8,
-                _ => TANDEM_STOPPED,
-            }
+            let signal = match report.reason {
+                StopReason::MemoryFault(_) => Some(11), // SIGSEGV
+                StopReason::Undefined(_) => Some(4),    // SIGILL
+                StopReason::Brk(_) => Some(5),          // SIGTRAP
+                StopReason::Signal { number } => Some(number as u8),
+                _ => None,
+            };
+            (signal.map_or(TANDEM_STOPPED, |signal| 128 + signal), signal)
         }
     };
     if process.is_forked_child() {
         // A child the guest forked ends with its guest: the parent's run is the one that reports, and the
-        // command's own endings (the code cache's prune) belong to the parent's process.
+        // command's own endings (the code cache's prune) belong to the parent's process. Its parent's wait4
+        // sees a signal's end as one.
+        if let Some(signal) = signal {
+            tandem_hle::linux::end_by_signal(signal.into());
+        }
         std::process::exit(status.into());
     }
     if args.state_hash {

@@ -529,6 +529,15 @@ int main(int argc, char **argv, char **envp) {
     expect("wait4 for the sender", sys(SYS_wait4, child, &status, 0, 0) == child, 1);
     expect("whose kill succeeded", (status >> 8) & 0xff, 0);
     expect("rt_sigaction(SIGKILL) is EINVAL", sys(SYS_rt_sigaction, 9, default_action, 0, 8), -22);
+    /* A child ended by a signal: its parent's wait4 sees the signal (SIGTERM's default action; a fault's SIGSEGV). */
+    child = sys(SYS_clone, 17, 0, 0, 0, 0);
+    if (child == 0) sys(SYS_kill, sys(SYS_getpid, 0), 15);
+    expect("wait4 for the child that sent itself SIGTERM", sys(SYS_wait4, child, &status, 0, 0) == child, 1);
+    expect("ended by SIGTERM", status & 0x7f, 15);
+    child = sys(SYS_clone, 17, 0, 0, 0, 0);
+    if (child == 0) *(volatile int *)16 = 1;
+    expect("wait4 for the child that faulted", sys(SYS_wait4, child, &status, 0, 0) == child, 1);
+    expect("ended by SIGSEGV", status & 0x7f, 11);
     sys(SYS_rt_sigprocmask, 2, &no_signals, 0, 8);
 
     print("linux_syscalls: ");

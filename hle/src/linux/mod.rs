@@ -14,6 +14,7 @@ mod signals;
 mod syscalls;
 
 pub use relaunch::ExecState;
+pub use signals::end_by_signal;
 
 use crate::loader::LoadError;
 use crate::report::{StopReason, StopReport};

@@ -119,6 +119,22 @@ fn wait_for_host_signal(signals: u64) {
     }
 }
 
+/// Ends this process by `signal` (its default action, without a core dump), as Linux ends a program by one, so
+/// that a parent's wait sees it; a signal the host will not end it by falls through, for the caller's exit.
+pub fn end_by_signal(signal: i32) {
+    let no_core = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: plain calls on this process's limits, signal actions and mask; the process is ending.
+    unsafe {
+        libc::setrlimit(libc::RLIMIT_CORE, &no_core);
+        libc::signal(signal, libc::SIG_DFL);
+        let mut only: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut only);
+        libc::sigaddset(&mut only, signal);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &only, std::ptr::null_mut());
+        libc::raise(signal);
+    }
+}
+
 /// What a pending signal's siginfo says: si_code, and si_pid and si_status (a SIGCHLD's child and its status).
 #[derive(Clone, Copy, Debug)]
 pub struct Raised {
