@@ -611,6 +611,17 @@ fn linux_exit_codes_and_stops() {
         Command::new(env!("CARGO_BIN_EXE_tandem")).args(["linux", "--enosys", &binary, "unknown"]).output().unwrap();
     assert_eq!(enosys.status.code(), Some(0));
     assert_eq!(text(&enosys.stdout), "syslog: -1\n");
+
+    // vfork(2): the child shares its parent's memory until it execs or exits (posix_spawn reads its error so).
+    // qemu-aarch64 makes vfork a fork, so this is the man page's word, not compared with qemu.
+    for cpu in ["reference", "fast"] {
+        let vfork = Command::new(env!("CARGO_BIN_EXE_tandem"))
+            .args(["linux", "--cpu", cpu, &binary, "vfork"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(text(&vfork.stdout), "vfork child's write seen: 1\n", "{cpu}: {}", text(&vfork.stderr));
+    }
 }
 
 /// Every file under `dir`, recursively.

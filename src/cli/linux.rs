@@ -51,6 +51,8 @@ pub fn run(args: LinuxArgs) -> anyhow::Result<ExitCode> {
     let mut relaunch = vec!["linux".to_string(), "--cpu".into()];
     relaunch.extend(args.cpu.to_possible_value().map(|value| value.get_name().to_string()));
     if let Some(sysroot) = &args.sysroot {
+        // Absolute: the program may change folder before it execs.
+        let sysroot = std::fs::canonicalize(sysroot).unwrap_or_else(|_| sysroot.clone());
         relaunch.extend(["--sysroot".to_string(), sysroot.display().to_string()]);
     }
     if args.enosys {

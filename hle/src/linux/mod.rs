@@ -106,6 +106,8 @@ pub struct LinuxProcess {
     parent_pid: u64,
     /// The host pid of the program's first process (whose guest pid is fixed), for calls that pass pids through.
     first_host_pid: u32,
+    /// Whether this is the program's first process (not one it forked), which reports the run.
+    first_process: bool,
     /// Children forked and not yet waited for (host processes; the guest sees their host pids).
     children: std::collections::BTreeSet<i32>,
     /// In a vfork child: the pipe end whose closing (at exec or exit) lets the parent go on.
@@ -137,6 +139,7 @@ impl LinuxProcess {
             pid: syscalls::FIRST_PID,
             parent_pid: syscalls::FIRST_PID - 1,
             first_host_pid: std::process::id(),
+            first_process: true,
             children: Default::default(),
             vfork_done: None,
         })
@@ -151,14 +154,15 @@ impl LinuxProcess {
     /// the process ids, the clocks and the descriptors that survived.
     pub fn take_exec_state(&mut self, state: &ExecState) {
         (self.pid, self.parent_pid, self.slept) = (state.pid, state.parent_pid, state.clock);
-        self.first_host_pid = state.first_host_pid;
+        (self.first_host_pid, self.first_process) = (state.first_host_pid, state.first_process);
+        self.take_signals_across_exec(state);
         self.files = FileTable::inherited(&state.fds);
     }
 
     /// Whether this is a child the guest forked (a host process of its own): it ends with the guest's exit,
     /// reporting nothing for the whole run.
     pub fn is_forked_child(&self) -> bool {
-        self.pid != syscalls::FIRST_PID
+        !self.first_process
     }
 
     pub fn retired(&self) -> u64 {

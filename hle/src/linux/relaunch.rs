@@ -19,8 +19,15 @@ pub struct ExecState {
     pub parent_pid: u64,
     /// The host pid of the program's first process, which its descendants know by the guest pid it had.
     pub first_host_pid: u32,
+    /// Whether this is the program's first process (which reports the run).
+    pub first_process: bool,
     /// Guest time so far (retired and slept instructions), where the new program's clocks go on from.
     pub clock: u64,
+    /// What exec keeps of signals (execve(2)): the mask, the pending ones, and those ignored (bit n - 1 for
+    /// signal n); handled ones go back to their default actions.
+    pub signal_mask: u64,
+    pub pending_signals: u64,
+    pub ignored_signals: u64,
     /// The guest descriptors that survive the exec (those not close-on-exec), with their host descriptors, which
     /// the host's exec keeps open at the same numbers.
     pub fds: Vec<(i32, RawFd)>,
@@ -32,16 +39,22 @@ pub struct ExecState {
 pub type ExecError = i32;
 
 impl ExecState {
-    /// Record format: NUL-terminated fields, numbers in decimal: pid, parent pid, first host pid, clock, the number of
-    /// descriptors then each as `guest=host`, the number of arguments then each, the environment to the end.
+    /// Record format: NUL-terminated fields, numbers in decimal: pid, parent pid, first host pid, first process
+    /// (0 or 1), clock, signal mask, pending and ignored signals, the number of descriptors then each as
+    /// `guest=host`, the number of arguments then each, the environment to the end.
     fn encode(&self) -> Vec<u8> {
-        let mut fields: Vec<Vec<u8>> = vec![
-            self.pid.to_string().into_bytes(),
-            self.parent_pid.to_string().into_bytes(),
-            self.first_host_pid.to_string().into_bytes(),
-            self.clock.to_string().into_bytes(),
-            self.fds.len().to_string().into_bytes(),
+        let numbers = [
+            self.pid,
+            self.parent_pid,
+            self.first_host_pid.into(),
+            self.first_process.into(),
+            self.clock,
+            self.signal_mask,
+            self.pending_signals,
+            self.ignored_signals,
+            self.fds.len() as u64,
         ];
+        let mut fields: Vec<Vec<u8>> = numbers.iter().map(|number| number.to_string().into_bytes()).collect();
         fields.extend(self.fds.iter().map(|(guest, host)| format!("{guest}={host}").into_bytes()));
         fields.push(self.argv.len().to_string().into_bytes());
         fields.extend(self.argv.iter().chain(&self.env).map(|text| text.as_bytes().to_vec()));
@@ -56,9 +69,21 @@ impl ExecState {
 
     fn decode(bytes: &[u8]) -> Option<ExecState> {
         let mut fields = bytes.strip_suffix(&[0])?.split(|&byte| byte == 0);
-        let mut number = || -> Option<u64> { std::str::from_utf8(fields.next()?).ok()?.parse().ok() };
-        let (pid, parent_pid, first_host_pid) = (number()?, number()?, u32::try_from(number()?).ok()?);
-        let (clock, fd_count) = (number()?, number()?);
+        let mut numbers = [0u64; 9];
+        for number in &mut numbers {
+            *number = std::str::from_utf8(fields.next()?).ok()?.parse().ok()?;
+        }
+        let [
+            pid,
+            parent_pid,
+            first_host_pid,
+            first_process,
+            clock,
+            signal_mask,
+            pending_signals,
+            ignored_signals,
+            fd_count,
+        ] = numbers;
         let mut fds = Vec::new();
         for _ in 0..fd_count {
             let (guest, host) = std::str::from_utf8(fields.next()?).ok()?.split_once('=')?;
@@ -68,7 +93,19 @@ impl ExecState {
         let mut texts = fields.map(|field| CString::new(field).ok());
         let argv = texts.by_ref().take(arg_count).collect::<Option<Vec<_>>>()?;
         let env = texts.collect::<Option<Vec<_>>>()?;
-        (argv.len() == arg_count).then_some(ExecState { pid, parent_pid, first_host_pid, clock, fds, argv, env })
+        (argv.len() == arg_count).then_some(ExecState {
+            pid,
+            parent_pid,
+            first_host_pid: u32::try_from(first_host_pid).ok()?,
+            first_process: first_process == 1,
+            clock,
+            signal_mask,
+            pending_signals,
+            ignored_signals,
+            fds,
+            argv,
+            env,
+        })
     }
 
     /// Reads the state a relaunching Tandem left in descriptor `fd`, and closes it.
@@ -90,22 +127,37 @@ pub enum ProgramKind {
     Host,
 }
 
-/// Reads enough of `path` to tell what runs it: ENOEXEC for a file that is neither an ELF nor a script.
+/// Reads enough of `path` to tell what runs it, with the errors Linux's execve would give where the host could
+/// not run it: ENOEXEC for a file that is neither an ELF nor a script, and for an ELF of a machine other than
+/// aarch64 and the host's; a script's interpreter's own error (ENOENT, EACCES) where it cannot be run.
 pub fn program_kind(path: &CString) -> Result<ProgramKind, ExecError> {
     const EM_AARCH64: u16 = 183;
+    const EM_X86_64: u16 = 62;
     let path = std::path::Path::new(std::ffi::OsStr::from_bytes(path.as_bytes()));
-    let mut head = [0u8; 20];
+    let mut head = [0u8; 256];
     let mut file = std::fs::File::open(path).map_err(|error| error.raw_os_error().unwrap_or(libc::EACCES))?;
     // A folder is EACCES to execve.
     let read = file.read(&mut head).map_err(|error| match error.raw_os_error() {
         Some(libc::EISDIR) | None => libc::EACCES,
         Some(errno) => errno,
     })?;
-    match &head[..read] {
-        [0x7f, b'E', b'L', b'F', ..] if read == 20 && u16::from_le_bytes([head[18], head[19]]) == EM_AARCH64 => {
-            Ok(ProgramKind::Guest)
+    let head = &head[..read];
+    match head {
+        [0x7f, b'E', b'L', b'F', ..] if read >= 20 => match u16::from_le_bytes([head[18], head[19]]) {
+            EM_AARCH64 => Ok(ProgramKind::Guest),
+            EM_X86_64 => Ok(ProgramKind::Host),
+            _ => Err(libc::ENOEXEC),
+        },
+        [b'#', b'!', line @ ..] => {
+            let line = line.split(|&byte| byte == b'\n').next().unwrap_or_default();
+            let interpreter = line.split(|&byte| byte == b' ' || byte == b'\t').find(|word| !word.is_empty());
+            let interpreter = CString::new(interpreter.ok_or(libc::ENOEXEC)?).map_err(|_| libc::ENOEXEC)?;
+            // SAFETY: a valid C string.
+            match unsafe { libc::access(interpreter.as_ptr(), libc::X_OK) } {
+                0 => Ok(ProgramKind::Host),
+                _ => Err(last_errno()),
+            }
         }
-        [0x7f, b'E', b'L', b'F', ..] | [b'#', b'!', ..] => Ok(ProgramKind::Host),
         _ => Err(libc::ENOEXEC),
     }
 }
@@ -113,10 +165,8 @@ pub fn program_kind(path: &CString) -> Result<ProgramKind, ExecError> {
 /// Replaces this process by a Tandem running `path` with `state` (the command line's `relaunch` arguments say
 /// how: `linux --cpu ...`). Returns only on failure, with nothing changed.
 pub fn relaunch(relaunch: &[String], path: &CString, state: &ExecState) -> ExecError {
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(error) => return error.raw_os_error().unwrap_or(libc::ENOEXEC),
-    };
+    // The running binary itself, even if a newer one has replaced its file since.
+    let exe = c"/proc/self/exe";
     // The state's memfd is the one descriptor of Tandem's own that the exec keeps.
     // SAFETY: the name is a NUL-terminated string; the call returns a new descriptor or -1.
     let fd = unsafe { libc::memfd_create(c"tandem-exec-state".as_ptr(), 0) };
@@ -128,9 +178,9 @@ pub fn relaunch(relaunch: &[String], path: &CString, state: &ExecState) -> ExecE
     if let Err(error) = file.write_all(&state.encode()) {
         return error.raw_os_error().unwrap_or(libc::ENOMEM);
     }
-    let mut args = vec![c_string(exe.clone().into_os_string())];
+    let mut args = vec![c"tandem".into()];
     args.extend(relaunch.iter().map(|arg| c_string(arg.into())));
-    args.extend([c"--exec-state".into(), c_string(file.as_raw_fd().to_string().into()), path.clone()]);
+    args.extend([c"--exec-state".into(), c_string(file.as_raw_fd().to_string().into()), c"--".into(), path.clone()]);
     let environment: Vec<CString> = std::env::vars_os()
         .map(|(key, value)| {
             let mut entry = key;
@@ -139,7 +189,7 @@ pub fn relaunch(relaunch: &[String], path: &CString, state: &ExecState) -> ExecE
             c_string(entry)
         })
         .collect();
-    let errno = exec(&c_string(exe.into_os_string()), &args, &environment);
+    let errno = exec(exe, &args, &environment);
     drop(file);
     errno
 }
@@ -148,7 +198,7 @@ pub fn relaunch(relaunch: &[String], path: &CString, state: &ExecState) -> ExecE
 /// (the host's 0-2 closed where the guest has no such descriptor), then the host's execve. Past the moves there
 /// is no way back: a failed exec ends the process with status 127, as a shell reports a command that would not
 /// run.
-pub fn host_exec(path: &CString, argv: &[CString], env: &[CString], fds: &[(i32, RawFd)]) -> ! {
+pub fn host_exec(path: &CString, argv: &[CString], env: &[CString], fds: &[(i32, RawFd)], signals: HostSignals) -> ! {
     // First out of the way of every guest number (below MAX_FDS), with the soft descriptor limit raised to the
     // hard one for it, then each to its own.
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
@@ -179,6 +229,15 @@ pub fn host_exec(path: &CString, argv: &[CString], env: &[CString], fds: &[(i32,
         // SAFETY: as above.
         unsafe { libc::dup2(host, guest) };
     }
+    // Nothing else of this process's reaches the program: every other descriptor closes on the exec.
+    let open: Vec<RawFd> = std::fs::read_dir("/proc/self/fd")
+        .map(|entries| entries.filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok()).collect())
+        .unwrap_or_default();
+    for fd in open.into_iter().filter(|fd| !fds.iter().any(|&(guest, _)| guest == *fd)) {
+        // SAFETY: as above.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    signals.apply();
     let errno = exec(path, argv, env);
     eprintln!(
         "tandem: the host could not run {} ({}) after the guest's descriptors were set up for it",
@@ -188,8 +247,38 @@ pub fn host_exec(path: &CString, argv: &[CString], env: &[CString], fds: &[(i32,
     std::process::exit(127)
 }
 
+/// What the program a guest execs on the host gets of the guest's signals: the mask, and the signals ignored
+/// (bit n - 1 for signal n); every other signal has its default action, as after Linux's exec.
+pub struct HostSignals {
+    pub mask: u64,
+    pub ignored: u64,
+}
+
+impl HostSignals {
+    fn apply(&self) {
+        const SIGKILL: i32 = 9;
+        const SIGSTOP: i32 = 19;
+        // SAFETY: plain signal calls; this process is about to be replaced. The C library's own signals (32-34)
+        // keep their actions.
+        unsafe {
+            let mut mask: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut mask);
+            for signal in 1..=31 {
+                if self.mask & (1 << (signal - 1)) != 0 {
+                    libc::sigaddset(&mut mask, signal);
+                }
+                if signal != SIGKILL && signal != SIGSTOP {
+                    let ignored = self.ignored & (1 << (signal - 1)) != 0;
+                    libc::signal(signal, if ignored { libc::SIG_IGN } else { libc::SIG_DFL });
+                }
+            }
+            libc::sigprocmask(libc::SIG_SETMASK, &mask, std::ptr::null_mut());
+        }
+    }
+}
+
 /// The host's execve; returns its errno when it fails.
-fn exec(path: &CString, args: &[CString], env: &[CString]) -> ExecError {
+fn exec(path: &std::ffi::CStr, args: &[CString], env: &[CString]) -> ExecError {
     let pointers = |texts: &[CString]| -> Vec<*const libc::c_char> {
         texts.iter().map(|text| text.as_ptr()).chain([std::ptr::null()]).collect()
     };
@@ -218,6 +307,10 @@ mod tests {
             pid: 4321,
             parent_pid: 1000,
             first_host_pid: 777,
+            first_process: false,
+            signal_mask: 1 << 9,
+            pending_signals: 1 << 16,
+            ignored_signals: 1,
             clock: 123_456_789,
             fds: vec![(0, 0), (1, 7), (5, 12)],
             argv: vec![c"wc".into(), c"-l".into(), c"".into()],

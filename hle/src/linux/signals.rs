@@ -21,8 +21,6 @@ use tandem_reference::state::{ExclusiveMonitor, PSTATE_SSBS};
 /// siginfo's si_code for kill, and for tkill and tgkill.
 pub const SI_USER: i32 = 0;
 pub const SI_TKILL: i32 = -6;
-/// si_code of a SIGCHLD for a child that exited.
-const CLD_EXITED: i32 = 1;
 
 const SIGKILL: u64 = 9;
 const SIGSTOP: u64 = 19;
@@ -143,13 +141,14 @@ pub struct Raised {
     status: i32,
 }
 
-/// The child whose end the host noted and its exit status, looked at without reaping it (waitid's WNOWAIT).
-fn ended_child() -> (i32, i32) {
+/// The child whose end the host noted, with si_code and si_status, looked at without reaping it (waitid's
+/// WNOWAIT).
+fn ended_child() -> (u64, i32, i32) {
     // SAFETY: a zeroed siginfo_t is a valid buffer for waitid, which fills it (or leaves it zero with WNOHANG).
     unsafe {
         let mut info: libc::siginfo_t = std::mem::zeroed();
         libc::waitid(libc::P_ALL, 0, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT);
-        (info.si_pid(), info.si_status())
+        (info.si_pid() as u64, info.si_code, info.si_status())
     }
 }
 
@@ -186,12 +185,12 @@ impl LinuxProcess {
         handler == SIG_IGN || (handler == SIG_DFL && ignored_by_default(signal))
     }
 
-    /// The program sends itself `signal` (1-64): ignored, made pending for its handler (delivered as the call
-    /// returns, once unblocked), or, with the default action of ending the process, the run stops.
+    /// The program sends itself `signal` (1-64): ignored, made pending (delivered as the call returns, once
+    /// unblocked), or, with the default action of ending the process and not blocked, the run stops here.
     pub(super) fn raise(&mut self, signal: u64, code: i32) -> Option<StopReason> {
         if self.ignores(signal) {
             None
-        } else if self.action(signal).handler == SIG_DFL {
+        } else if self.action(signal).handler == SIG_DFL && self.signal_mask & bit(signal) == 0 {
             Some(StopReason::Signal { number: signal })
         } else {
             self.pending_signals |= bit(signal);
@@ -208,8 +207,8 @@ impl LinuxProcess {
         for signal in handled {
             let raised = match signal {
                 SIGCHLD => {
-                    let (pid, status) = ended_child();
-                    Raised { code: CLD_EXITED, pid, status }
+                    let (pid, code, status) = ended_child();
+                    Raised { code, pid: self.guest_pid(pid) as i32, status }
                 }
                 _ => Raised { code: SI_USER, pid: 0, status: 0 },
             };
@@ -218,9 +217,25 @@ impl LinuxProcess {
         }
     }
 
-    /// At the start of a run: the host's actions become the program's. A signal ignored by whoever started the
-    /// program stays ignored (as exec keeps it: `nohup`), except SIGPIPE, which Rust's runtime ignores in every
-    /// process it starts: that one, like the rest, starts with its default action, on the host too.
+    /// The signals this process ignores (bit n - 1 for signal n), which an exec keeps ignored.
+    pub(super) fn ignored_signals(&self) -> u64 {
+        (1..=64).filter(|&signal| self.action(signal).handler == SIG_IGN).fold(0, |set, signal| set | bit(signal))
+    }
+
+    /// After an exec: the mask, the pending signals and the ignored ones of the program before.
+    pub(super) fn take_signals_across_exec(&mut self, state: &super::ExecState) {
+        (self.signal_mask, self.pending_signals) = (state.signal_mask, state.pending_signals);
+        for signal in (1..=64).filter(|&signal| state.ignored_signals & bit(signal) != 0) {
+            let mut ignored = [0; 32];
+            ignored[..8].copy_from_slice(&SIG_IGN.to_le_bytes());
+            self.signal_actions.insert(signal, ignored);
+        }
+    }
+
+    /// At the start of a run: the host's actions become the program's, where an exec did not carry them. A
+    /// signal ignored by whoever started the program stays ignored (as exec keeps it: `nohup`), except SIGPIPE,
+    /// which Rust's runtime ignores in every process it starts: that one, like the rest, starts with its default
+    /// action, on the host too.
     pub(super) fn adopt_host_signal_actions(&mut self) {
         for signal in FORWARDED {
             // SAFETY: reads the current action into a zeroed sigaction.
@@ -229,13 +244,12 @@ impl LinuxProcess {
                 libc::sigaction(signal as libc::c_int, std::ptr::null(), &mut current);
                 current.sa_sigaction
             };
-            if current == libc::SIG_IGN && signal != SIGPIPE {
+            if !self.signal_actions.contains_key(&signal) && current == libc::SIG_IGN && signal != SIGPIPE {
                 let mut ignored = [0; 32];
                 ignored[..8].copy_from_slice(&SIG_IGN.to_le_bytes());
                 self.signal_actions.insert(signal, ignored);
-            } else {
-                set_host_action(signal, SIG_DFL);
             }
+            set_host_action(signal, self.action(signal).handler);
         }
     }
 
@@ -375,9 +389,29 @@ impl LinuxProcess {
         Flow::Continue
     }
 
+    /// For a call that waits with `mask` (rt_sigsuspend, ppoll): when a signal the mask lets through is pending,
+    /// the call ends with EINTR and the signal's handler runs, its frame saving the mask from before the call.
+    pub(super) fn interrupt_with_pending(&mut self, mask: u64) -> Option<Flow> {
+        self.collect_host_signals();
+        let ready = self.pending_signals & !mask;
+        if ready == 0 {
+            return None;
+        }
+        let signal = u64::from(ready.trailing_zeros()) + 1;
+        self.pending_signals &= !bit(signal);
+        let before = self.signal_mask;
+        // The handler's mask is built on the call's (a signal that came to be ignored meanwhile runs nothing).
+        if !matches!(self.action(signal).handler, SIG_DFL | SIG_IGN) {
+            self.signal_mask = mask;
+        }
+        self.cpu.x[0] = (-i64::from(Errno::EINTR.0)) as u64;
+        Some(self.deliver(signal, before).map_or(Flow::Continue, Flow::Stop))
+    }
+
     /// rt_sigsuspend(mask, size): waits with `mask` until a signal it lets through comes, runs its handler, and
     /// returns EINTR; the handler's rt_sigreturn puts the mask from before the call back. With nothing that could
-    /// send one (no children), the wait would never end: the run stops.
+    /// send one (no children, no handled signal another process could send), the wait would never end: the run
+    /// stops.
     pub(super) fn rt_sigsuspend(&mut self, set: u64, size: u64) -> Flow {
         if size != 8 {
             return self.answer(Err(Errno::EINVAL));
@@ -386,29 +420,19 @@ impl LinuxProcess {
             Ok(mask) => mask & !UNBLOCKABLE,
             Err(errno) => return self.answer(Err(errno)),
         };
-        let before = self.signal_mask;
-        self.signal_mask = mask;
         loop {
-            self.collect_host_signals();
-            let ready = self.pending_signals & !mask;
-            if ready != 0 {
-                let signal = u64::from(ready.trailing_zeros()) + 1;
-                self.pending_signals &= !bit(signal);
-                self.cpu.x[0] = (-i64::from(Errno::EINTR.0)) as u64;
-                return match self.deliver(signal, before) {
-                    Some(stop) => Flow::Stop(stop),
-                    None => Flow::Continue,
-                };
+            if let Some(interrupted) = self.interrupt_with_pending(mask) {
+                return interrupted;
             }
             // What could still come: a child's end, or a signal from another process that the program handles.
-            let handled =
-                FORWARDED.iter().filter(|&&signal| !self.ignores(signal) && self.action(signal).handler != SIG_DFL);
-            let mut awaited = handled.fold(0, |set, &signal| set | bit(signal));
+            let mut awaited = FORWARDED
+                .iter()
+                .filter(|&&signal| !self.ignores(signal) && self.action(signal).handler != SIG_DFL)
+                .fold(0, |set, &signal| set | bit(signal));
             if !self.children.is_empty() {
                 awaited |= bit(SIGCHLD);
             }
             if awaited & !mask == 0 {
-                self.signal_mask = before;
                 return Flow::Stop(StopReason::Deadlock("rt_sigsuspend with no signal that could come"));
             }
             wait_for_host_signal(awaited & !mask);

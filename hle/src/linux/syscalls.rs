@@ -291,7 +291,11 @@ impl LinuxProcess {
             }),
             55 => self.fd(a[0]).and_then(|fd| host(i64::from(unsafe { libc::fchown(fd, a[1] as u32, a[2] as u32) }))),
             46 => self.fd(a[0]).and_then(|fd| host(i64::from(unsafe { libc::ftruncate(fd, a[1] as i64) }))),
-            48 | 439 => self.path_call(a[0], a[1], |dir, path| unsafe { libc::faccessat(dir, path, a[2] as i32, 0) }),
+            // faccessat has no flags; faccessat2's (AT_EACCESS, AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH) are the host's.
+            48 | 439 => {
+                let flags = if number == 439 { a[3] as i32 } else { 0 };
+                self.path_call(a[0], a[1], |dir, path| unsafe { libc::faccessat(dir, path, a[2] as i32, flags) })
+            }
             49 => self.read_path(a[0]).and_then(|path| host(unsafe { libc::chdir(path.as_ptr()) } as i64)),
             53 => self.path_call(a[0], a[1], |dir, path| unsafe { libc::fchmodat(dir, path, a[2] as u32, 0) }),
             56 => self.openat(a[0], a[1], a[2], a[3]),
@@ -339,7 +343,7 @@ impl LinuxProcess {
             // clock_getres: 1 ns; a NULL result pointer is allowed.
             114 if a[1] == 0 => Ok(0),
             114 => self.write_words(a[1], &[0, 1]).map(|_| 0),
-            73 => self.ppoll(a[0], a[1], a[2], a[3], a[4]),
+            73 => return self.ppoll(a[0], a[1], a[2], a[3], a[4]),
             158 => self.getgroups(a[0], a[1]),
             // Process groups and sessions are the host's, with the first process's pid translated both ways.
             154 => host(i64::from(unsafe { libc::setpgid(self.host_pid(a[0]), self.host_pid(a[1])) })),
@@ -349,13 +353,16 @@ impl LinuxProcess {
             // sched_getaffinity: one CPU, in a mask of at least one long (EINVAL for less, as Linux).
             123 if a[1] < 8 || !a[1].is_multiple_of(8) => Err(Errno::EINVAL),
             123 => self.write_words(a[2], &[1]).map(|_| 8),
-            // kill to another process finds none; a signal this process ignores (SIG_IGN, or a default action
-            // of ignoring it) does nothing; any other ends the run, as Tandem delivers none to handlers.
-            // To its children and to its parent (once forked itself) a process sends through the host.
-            129 if self.children.contains(&(a[0] as i32)) || (a[0] == self.parent_pid && self.pid != FIRST_PID) => {
+            // kill: to itself (by its pid, its group while it has no children, or every process) a signal is
+            // raised here; to another process or group it goes through the host, as under qemu-aarch64.
+            129 if (a[0] as i64) > 0 && a[0] != self.pid => {
                 host(i64::from(unsafe { libc::kill(self.host_pid(a[0]), a[1] as i32) }))
             }
-            129 if ![self.pid, 0, u64::MAX, self.pid.wrapping_neg()].contains(&a[0]) => Err(Errno::ESRCH),
+            129 if (a[0] as i64) < -1 && a[0].wrapping_neg() != self.pid => {
+                host(i64::from(unsafe { libc::kill(-self.host_pid(a[0].wrapping_neg()), a[1] as i32) }))
+            }
+            // tkill and tgkill: the one thread is the process's.
+            130 | 131 if a[if number == 131 { 1 } else { 0 }] != self.pid => Err(Errno::ESRCH),
             129..=131 => {
                 let signal = if number == 131 { a[2] } else { a[1] };
                 match signal {
@@ -854,13 +861,38 @@ impl LinuxProcess {
 
     /// ppoll(fds, nfds, timeout, sigmask, sigsetsize) on the host's descriptors. struct pollfd (int fd, short
     /// events, short revents) is the same on both. A negative descriptor is skipped, one the guest has not open
-    /// gets POLLNVAL (and counts), as Linux does. No signal can interrupt the wait (Tandem delivers none), so the
-    /// mask is only checked; a wait that times out moves guest time on by its timeout, and the time left written
-    /// back is the timeout (nothing of guest time passed) or 0.
-    fn ppoll(&mut self, fds: u64, count: u64, timeout: u64, sigmask: u64, sigset_size: u64) -> SysResult {
+    /// gets POLLNVAL (and counts), as Linux does. A wait that times out moves guest time on by its timeout, and
+    /// the time left written back is the timeout (nothing of guest time passed) or 0.
+    ///
+    /// `sigmask`, when given, is the mask while it waits. A pending signal the mask lets through, or one that comes
+    /// meanwhile (a host signal interrupts the host's poll), ends the call with EINTR and its handler runs, the
+    /// frame saving the mask from before the call, as in rt_sigsuspend; a host signal the program does not
+    /// handle only wakes the host's poll, which starts again.
+    fn ppoll(&mut self, fds: u64, count: u64, timeout: u64, sigmask: u64, sigset_size: u64) -> Flow {
+        let wait_mask = match (sigmask, sigset_size) {
+            (0, _) => self.signal_mask,
+            (_, 8) => match self.read_u64(sigmask) {
+                Ok(mask) => mask,
+                Err(errno) => return self.answer(Err(errno)),
+            },
+            _ => return self.answer(Err(Errno::EINVAL)),
+        };
+        loop {
+            if let Some(interrupted) = self.interrupt_with_pending(wait_mask) {
+                return interrupted;
+            }
+            match self.poll_once(fds, count, timeout) {
+                Err(Errno::EINTR) => continue,
+                result => return self.answer(result),
+            }
+        }
+    }
+
+    /// One host poll of ppoll's descriptors, with its timeout.
+    fn poll_once(&mut self, fds: u64, count: u64, timeout: u64) -> SysResult {
         const POLLNVAL: i16 = 0x20;
         let timeout_ns = if timeout == 0 { None } else { Some(self.read_timespec(timeout)?) };
-        if (sigmask != 0 && sigset_size != 8) || count > super::files::MAX_FDS as u64 {
+        if count > super::files::MAX_FDS as u64 {
             return Err(Errno::EINVAL);
         }
         let bytes = self.read_bytes(fds, 8 * count)?;
@@ -916,9 +948,11 @@ impl LinuxProcess {
 
     /// clone as fork, or as vfork (CLONE_VM | CLONE_VFORK). The child is a host process of its own, made by the
     /// host's fork, with a copy of the guest's private memory (`GuestMemory::private_copy`; MAP_SHARED mappings
-    /// stay shared, as Linux keeps them) and of the file table; the guest sees its host pid. A vfork child gets
-    /// a copy too (POSIX lets vfork be fork), and its parent waits, as Linux's does, until the child execs or
-    /// exits. Threads (CLONE_VM alone) and shared tables (CLONE_FILES, CLONE_FS, CLONE_SIGHAND) stop the run.
+    /// stay shared, as Linux keeps them) and of the file table; the guest knows it by its host pid (`guest_pid`).
+    /// A vfork child shares the memory (its views are of the same pages: what it writes, such as posix_spawn's
+    /// error, its parent sees), and its parent waits, as Linux's does, until the child execs or exits; like
+    /// Linux's, it may only do that. Threads (CLONE_VM alone) and shared tables (CLONE_FILES, CLONE_FS,
+    /// CLONE_SIGHAND) stop the run.
     fn clone_process(
         &mut self,
         engine: &mut dyn Engine,
@@ -950,7 +984,8 @@ impl LinuxProcess {
         if let Err(why) = engine.can_fork() {
             return Flow::Stop(StopReason::Unsupported(why));
         }
-        let copy = match self.memory.private_copy() {
+        // A vfork child shares the memory (CLONE_VM: the views are of the same pages) while its parent waits.
+        let copy = match (!vfork).then(|| self.memory.private_copy()).transpose() {
             Ok(copy) => copy,
             Err(error) => {
                 tracing::warn!("fork: no copy of the guest's memory: {error}");
@@ -972,12 +1007,13 @@ impl LinuxProcess {
             return self.answer(Err(Errno::last()));
         }
         if pid == 0 {
-            if let Err(error) = self.memory.take_private_copy(copy) {
+            if let Some(Err(error)) = copy.map(|copy| self.memory.take_private_copy(copy)) {
                 eprintln!("tandem: a forked child could not take its own copy of the guest's memory: {error}");
                 std::process::exit(125);
             }
             engine.forked();
-            (self.parent_pid, self.pid) = (self.pid, std::process::id().into());
+            (self.parent_pid, self.pid) = (self.pid, self.guest_pid(std::process::id().into()));
+            self.first_process = false;
             self.children.clear();
             super::signals::forget_host_signals();
             // Pending signals are the parent's alone (fork(2)).
@@ -997,8 +1033,8 @@ impl LinuxProcess {
             }
             return self.answer(Ok(0));
         }
-        drop(copy);
         self.children.insert(pid);
+        let pid = self.guest_pid(pid as u64);
         if flags & CLONE_PARENT_SETTID != 0 {
             let _ = self.write_bytes(parent_tid, &(pid as u32).to_le_bytes());
         }
@@ -1010,7 +1046,7 @@ impl LinuxProcess {
                 && Errno::last() == Errno::EINTR
             {}
         }
-        self.answer(Ok(pid as u64))
+        self.answer(Ok(pid))
     }
 
     /// execve(path, argv, envp), through `relaunch`: returns only when the exec failed. /proc/self/exe is the
@@ -1035,7 +1071,8 @@ impl LinuxProcess {
         };
         let fds = self.files.surviving_exec();
         if let relaunch::ProgramKind::Host = kind {
-            relaunch::host_exec(&host_path, &argv, &env, &fds);
+            let signals = relaunch::HostSignals { mask: self.signal_mask, ignored: self.ignored_signals() };
+            relaunch::host_exec(&host_path, &argv, &env, &fds, signals);
         }
         if self.options.relaunch.is_empty() {
             return Flow::Stop(StopReason::Unsupported(
@@ -1049,7 +1086,11 @@ impl LinuxProcess {
             pid: self.pid,
             parent_pid: self.parent_pid,
             first_host_pid: self.first_host_pid,
+            first_process: self.first_process,
             clock: self.retired + self.slept,
+            signal_mask: self.signal_mask,
+            pending_signals: self.pending_signals,
+            ignored_signals: self.ignored_signals(),
             fds,
             argv,
             env,
@@ -1059,52 +1100,84 @@ impl LinuxProcess {
     }
 
     /// A NULL-terminated array of pointers to strings (argv, envp); a NULL array is empty, as Linux takes it.
+    /// Linux's limits: a string of MAX_ARG_STRLEN bytes at most, and (with the default 8 MiB stack) a quarter
+    /// of the stack for them all; past either, E2BIG.
     fn read_string_array(&self, address: u64) -> Result<Vec<CString>, Errno> {
         const E2BIG: Errno = Errno(7);
-        const MOST_STRINGS: u64 = 1 << 17;
-        let mut strings = Vec::new();
+        const MAX_ARG_STRLEN: u64 = 32 * 4096;
+        const ALL_STRINGS: u64 = STACK_SIZE / 4;
+        let (mut strings, mut total) = (Vec::new(), 0);
         if address == 0 {
             return Ok(strings);
         }
-        for index in 0..MOST_STRINGS {
-            match self.read_u64(address.wrapping_add(8 * index))? {
-                0 => return Ok(strings),
-                pointer => strings.push(self.read_guest_string(pointer)?),
+        for index in 0.. {
+            let pointer = self.read_u64(address.wrapping_add(8 * index))?;
+            if pointer == 0 {
+                break;
             }
+            let mut bytes = Vec::new();
+            loop {
+                let byte =
+                    self.memory.read_le(pointer.wrapping_add(bytes.len() as u64), 1).map_err(|_| Errno::EFAULT)?;
+                if byte == 0 {
+                    break;
+                }
+                bytes.push(byte as u8);
+                if bytes.len() as u64 >= MAX_ARG_STRLEN {
+                    return Err(E2BIG);
+                }
+            }
+            total += bytes.len() as u64 + 1 + 8;
+            if total > ALL_STRINGS {
+                return Err(E2BIG);
+            }
+            strings.push(CString::new(bytes).map_err(|_| Errno::EINVAL)?);
         }
-        Err(E2BIG)
+        Ok(strings)
     }
 
-    /// A guest pid as the host's: the first process's fixed pid is its host pid; 0 (the caller) and the others
-    /// (children, which the guest knows by their host pids) are the same.
-    fn host_pid(&self, pid: u64) -> i32 {
-        if pid == FIRST_PID { self.first_host_pid as i32 } else { pid as i32 }
+    /// A guest pid as the host's: the first process's fixed pid and its host pid change places (so that no host
+    /// process is mistaken for it); every other pid is the host's. Its own inverse.
+    pub(super) fn host_pid(&self, pid: u64) -> i32 {
+        let first = u64::from(self.first_host_pid);
+        (if pid == FIRST_PID {
+            first
+        } else if pid == first {
+            FIRST_PID
+        } else {
+            pid
+        }) as i32
     }
 
     /// A host pid as the guest knows it.
-    fn guest_pid(&self, pid: u64) -> u64 {
-        if pid == u64::from(self.first_host_pid) { FIRST_PID } else { pid }
+    pub(super) fn guest_pid(&self, pid: u64) -> u64 {
+        self.host_pid(pid) as u32 as u64
     }
 
     /// wait4(pid, status, options, rusage) on the host's children, which are the guest's. The status word has
     /// one layout on both; resource use reads as zeros, as getrusage gives it.
     fn wait4(&mut self, pid: u64, status: u64, options: u64, rusage: u64) -> SysResult {
         let mut word = 0i32;
+        let pid = match pid as i64 {
+            pid if pid > 0 => self.host_pid(pid as u64),
+            pid if pid < -1 => -self.host_pid(pid.unsigned_abs()),
+            pid => pid as i32,
+        };
         // SAFETY: `word` is a valid int for the host to write; no rusage is asked for.
-        let child =
-            host(i64::from(unsafe { libc::wait4(pid as i32, &mut word, options as i32, std::ptr::null_mut()) }))?;
-        if child != 0 {
-            if status != 0 {
-                self.write_bytes(status, &word.to_le_bytes())?;
-            }
-            if rusage != 0 {
-                self.write_bytes(rusage, &[0; 144])?;
-            }
-            if libc::WIFEXITED(word) || libc::WIFSIGNALED(word) {
-                self.children.remove(&(child as i32));
-            }
+        let child = host(i64::from(unsafe { libc::wait4(pid, &mut word, options as i32, std::ptr::null_mut()) }))?;
+        if child == 0 {
+            return Ok(0);
         }
-        Ok(child)
+        if libc::WIFEXITED(word) || libc::WIFSIGNALED(word) {
+            self.children.remove(&(child as i32));
+        }
+        if status != 0 {
+            self.write_bytes(status, &word.to_le_bytes())?;
+        }
+        if rusage != 0 {
+            self.write_bytes(rusage, &[0; 144])?;
+        }
+        Ok(self.guest_pid(child))
     }
 
     // --- Memory ------------------------------------------------------------------------------------------------
