@@ -271,3 +271,26 @@ fn bench_linux_compares_every_runner_and_ends_with_the_geomeans() {
     assert!(last.starts_with("geomean: tandem/native ") && last.contains(", tandem/qemu "), "{last}");
     assert_eq!(numbers(&last.replace(',', " ")).len(), 2, "{last}");
 }
+
+/// timeout(1) across three processes: the program execs its command and a grandchild watches it, sleeping in
+/// real time, and ends it with SIGTERM once the time is up (qemu-aarch64 cannot run busybox timeout: its vfork
+/// child's exec of /proc/self/exe fails there, so this is the command's own contract).
+#[test]
+fn busybox_timeout_ends_a_long_sleep_and_lets_a_quick_command_finish() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = inputs("busybox_timeout_ends_a_long_sleep_and_lets_a_quick_command_finish");
+    for cpu in CPU_PATHS {
+        let started = std::time::Instant::now();
+        let slept = run(cpu, &dir, &["timeout", "1", "sleep", "30"]);
+        assert_eq!(
+            slept.status.signal(),
+            Some(15),
+            "{cpu:?}: {:?} {}",
+            slept.status,
+            String::from_utf8_lossy(&slept.stderr)
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{cpu:?}: the sleep was not cut short");
+        let quick = run(cpu, &dir, &["timeout", "2", "echo", "quick"]);
+        assert_eq!((quick.stdout.as_slice(), quick.status.code()), (&b"quick\n"[..], Some(0)), "{cpu:?}");
+    }
+}

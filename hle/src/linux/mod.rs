@@ -108,6 +108,8 @@ pub struct LinuxProcess {
     first_host_pid: u32,
     /// Whether this is the program's first process (not one it forked), which reports the run.
     first_process: bool,
+    /// Whether it has forked: its sleeps then take host time too.
+    has_forked: bool,
     /// Children forked and not yet waited for (host processes; the guest sees their host pids).
     children: std::collections::BTreeSet<i32>,
     /// In a vfork child: the pipe end whose closing (at exec or exit) lets the parent go on.
@@ -140,6 +142,7 @@ impl LinuxProcess {
             parent_pid: syscalls::FIRST_PID - 1,
             first_host_pid: std::process::id(),
             first_process: true,
+            has_forked: false,
             children: Default::default(),
             vfork_done: None,
         })
@@ -154,7 +157,8 @@ impl LinuxProcess {
     /// the process ids, the clocks and the descriptors that survived.
     pub fn take_exec_state(&mut self, state: &ExecState) {
         (self.pid, self.parent_pid, self.slept) = (state.pid, state.parent_pid, state.clock);
-        (self.first_host_pid, self.first_process) = (state.first_host_pid, state.first_process);
+        (self.first_host_pid, self.first_process, self.has_forked) =
+            (state.first_host_pid, state.first_process, state.has_forked);
         self.take_signals_across_exec(state);
         self.files = FileTable::inherited(&state.fds);
     }

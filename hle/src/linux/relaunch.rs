@@ -19,8 +19,10 @@ pub struct ExecState {
     pub parent_pid: u64,
     /// The host pid of the program's first process, which its descendants know by the guest pid it had.
     pub first_host_pid: u32,
-    /// Whether this is the program's first process (which reports the run).
+    /// Whether this is the program's first process (which reports the run), and whether it has forked (its
+    /// sleeps take host time).
     pub first_process: bool,
+    pub has_forked: bool,
     /// Guest time so far (retired and slept instructions), where the new program's clocks go on from.
     pub clock: u64,
     /// What exec keeps of signals (execve(2)): the mask, the pending ones, and those ignored (bit n - 1 for
@@ -40,7 +42,7 @@ pub type ExecError = i32;
 
 impl ExecState {
     /// Record format: NUL-terminated fields, numbers in decimal: pid, parent pid, first host pid, first process
-    /// (0 or 1), clock, signal mask, pending and ignored signals, the number of descriptors then each as
+    /// and has forked (0 or 1), clock, signal mask, pending and ignored signals, the number of descriptors then each as
     /// `guest=host`, the number of arguments then each, the environment to the end.
     fn encode(&self) -> Vec<u8> {
         let numbers = [
@@ -48,6 +50,7 @@ impl ExecState {
             self.parent_pid,
             self.first_host_pid.into(),
             self.first_process.into(),
+            self.has_forked.into(),
             self.clock,
             self.signal_mask,
             self.pending_signals,
@@ -69,7 +72,7 @@ impl ExecState {
 
     fn decode(bytes: &[u8]) -> Option<ExecState> {
         let mut fields = bytes.strip_suffix(&[0])?.split(|&byte| byte == 0);
-        let mut numbers = [0u64; 9];
+        let mut numbers = [0u64; 10];
         for number in &mut numbers {
             *number = std::str::from_utf8(fields.next()?).ok()?.parse().ok()?;
         }
@@ -78,6 +81,7 @@ impl ExecState {
             parent_pid,
             first_host_pid,
             first_process,
+            has_forked,
             clock,
             signal_mask,
             pending_signals,
@@ -98,6 +102,7 @@ impl ExecState {
             parent_pid,
             first_host_pid: u32::try_from(first_host_pid).ok()?,
             first_process: first_process == 1,
+            has_forked: has_forked == 1,
             clock,
             signal_mask,
             pending_signals,
@@ -308,6 +313,7 @@ mod tests {
             parent_pid: 1000,
             first_host_pid: 777,
             first_process: false,
+            has_forked: true,
             signal_mask: 1 << 9,
             pending_signals: 1 << 16,
             ignored_signals: 1,

@@ -356,7 +356,13 @@ impl LinuxProcess {
             // kill: to itself (by its pid, its group while it has no children, or every process) a signal is
             // raised here; to another process or group it goes through the host, as under qemu-aarch64.
             129 if (a[0] as i64) > 0 && a[0] != self.pid => {
-                host(i64::from(unsafe { libc::kill(self.host_pid(a[0]), a[1] as i32) }))
+                // The first process's parent (a fixed pid to it) is the host's parent of Tandem.
+                let target = if self.first_process && a[0] == self.parent_pid {
+                    unsafe { libc::getppid() }
+                } else {
+                    self.host_pid(a[0])
+                };
+                host(i64::from(unsafe { libc::kill(target, a[1] as i32) }))
             }
             129 if (a[0] as i64) < -1 && a[0].wrapping_neg() != self.pid => {
                 host(i64::from(unsafe { libc::kill(-self.host_pid(a[0].wrapping_neg()), a[1] as i32) }))
@@ -934,7 +940,7 @@ impl LinuxProcess {
         let ready = ready + invalid.len() as u64;
         if let Some(ns) = timeout_ns {
             let left = if ready == 0 {
-                self.sleep_for(ns);
+                self.advance_guest_time(ns);
                 0
             } else {
                 ns
@@ -997,8 +1003,6 @@ impl LinuxProcess {
             Ok(pipe) => pipe,
             Err(errno) => return self.answer(Err(errno)),
         };
-        // A vfork child that forks lets its own parent go on first: the grandchild must not hold it.
-        self.vfork_done = None;
         super::signals::note_child_endings();
         // SAFETY: the host's fork. The child goes on with this thread alone: the engine drops what its threads
         // held (`Engine::forked`), and glibc's fork leaves malloc usable in the child.
@@ -1018,6 +1022,7 @@ impl LinuxProcess {
             super::signals::forget_host_signals();
             // Pending signals are the parent's alone (fork(2)).
             self.pending_signals = 0;
+            // A vfork child's own waiting parent is not this process's to hold: its end of that pipe closes here.
             self.vfork_done = vfork_wait.map(|(_, write)| write);
             if stack != 0 {
                 self.cpu.sp = stack;
@@ -1034,6 +1039,7 @@ impl LinuxProcess {
             return self.answer(Ok(0));
         }
         self.children.insert(pid);
+        self.has_forked = true;
         let pid = self.guest_pid(pid as u64);
         if flags & CLONE_PARENT_SETTID != 0 {
             let _ = self.write_bytes(parent_tid, &(pid as u32).to_le_bytes());
@@ -1087,6 +1093,7 @@ impl LinuxProcess {
             parent_pid: self.parent_pid,
             first_host_pid: self.first_host_pid,
             first_process: self.first_process,
+            has_forked: self.has_forked,
             clock: self.retired + self.slept,
             signal_mask: self.signal_mask,
             pending_signals: self.pending_signals,
@@ -1372,8 +1379,17 @@ impl LinuxProcess {
         Ok(seconds.saturating_mul(1_000_000_000).saturating_add(nanoseconds))
     }
 
-    /// Moves guest time on by `nanoseconds` (rounded up to whole instructions' worth): a sleep nothing interrupts.
+    /// A sleep nothing interrupts: guest time moves on by `nanoseconds`. A program of several processes sleeps
+    /// on the host too, as the others run meanwhile (a watchdog's sleep must let the watched run).
     fn sleep_for(&mut self, nanoseconds: u64) {
+        self.advance_guest_time(nanoseconds);
+        if !self.first_process || self.has_forked {
+            std::thread::sleep(std::time::Duration::from_nanos(nanoseconds));
+        }
+    }
+
+    /// Moves guest time on by `nanoseconds` (rounded up to whole instructions' worth).
+    fn advance_guest_time(&mut self, nanoseconds: u64) {
         let rate = u128::from(INSTRUCTIONS_PER_TICK * COUNTER_FREQUENCY_HZ);
         let instructions = (u128::from(nanoseconds) * rate).div_ceil(1_000_000_000);
         self.slept = self.slept.saturating_add(u64::try_from(instructions).unwrap_or(u64::MAX));
