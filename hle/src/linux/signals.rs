@@ -217,6 +217,13 @@ impl LinuxProcess {
         }
     }
 
+    /// Sets `signal`'s action to SIG_IGN.
+    fn ignore(&mut self, signal: u64) {
+        let mut ignored = [0; 32];
+        ignored[..8].copy_from_slice(&SIG_IGN.to_le_bytes());
+        self.signal_actions.insert(signal, ignored);
+    }
+
     /// The signals this process ignores (bit n - 1 for signal n), which an exec keeps ignored.
     pub(super) fn ignored_signals(&self) -> u64 {
         (1..=64).filter(|&signal| self.action(signal).handler == SIG_IGN).fold(0, |set, signal| set | bit(signal))
@@ -226,9 +233,7 @@ impl LinuxProcess {
     pub(super) fn take_signals_across_exec(&mut self, state: &super::ExecState) {
         (self.signal_mask, self.pending_signals) = (state.signal_mask, state.pending_signals);
         for signal in (1..=64).filter(|&signal| state.ignored_signals & bit(signal) != 0) {
-            let mut ignored = [0; 32];
-            ignored[..8].copy_from_slice(&SIG_IGN.to_le_bytes());
-            self.signal_actions.insert(signal, ignored);
+            self.ignore(signal);
         }
     }
 
@@ -245,9 +250,7 @@ impl LinuxProcess {
                 current.sa_sigaction
             };
             if !self.signal_actions.contains_key(&signal) && current == libc::SIG_IGN && signal != SIGPIPE {
-                let mut ignored = [0; 32];
-                ignored[..8].copy_from_slice(&SIG_IGN.to_le_bytes());
-                self.signal_actions.insert(signal, ignored);
+                self.ignore(signal);
             }
             set_host_action(signal, self.action(signal).handler);
         }
