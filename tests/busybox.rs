@@ -294,3 +294,31 @@ fn busybox_timeout_ends_a_long_sleep_and_lets_a_quick_command_finish() {
         assert_eq!((quick.stdout.as_slice(), quick.status.code()), (&b"quick\n"[..], Some(0)), "{cpu:?}");
     }
 }
+
+/// execve of a dynamically linked program: with the sysroot its interpreter is loaded in the new Tandem process;
+/// without one the interpreter is missing, which execve(2) reports as ENOENT to the caller (ash: "not found",
+/// status 127) before anything is replaced.
+#[test]
+fn an_exec_finds_or_misses_the_programs_interpreter() {
+    let dir = inputs("an_exec_finds_or_misses_the_programs_interpreter");
+    let (dynamic, sysroot) = (fetched("dynamic/bin/busybox"), fetched("sysroot"));
+    let script = format!("exec {} echo through-the-interpreter", dynamic.display());
+    for cpu in ["reference", "fast"] {
+        for with_sysroot in [true, false] {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_tandem"));
+            command.args(["linux", "--cpu", cpu]);
+            if with_sysroot {
+                command.arg("--sysroot").arg(&sysroot);
+            }
+            let output = command.arg(busybox()).args(["sh", "-c", &script]).current_dir(&dir).output().unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            if with_sysroot {
+                assert_eq!(output.stdout, b"through-the-interpreter\n", "{cpu}: {stderr}");
+                assert_eq!(output.status.code(), Some(0), "{cpu}: {stderr}");
+            } else {
+                assert_eq!(output.status.code(), Some(127), "{cpu}: {stderr}");
+                assert!(stderr.contains("not found"), "{cpu}: {stderr}");
+            }
+        }
+    }
+}

@@ -116,6 +116,20 @@ pub fn load(
     Ok(Loaded { cpu, images })
 }
 
+/// What Linux's execve checks of an aarch64 program before the caller is replaced: that it is an executable it
+/// can load (ENOEXEC otherwise), and that its ELF interpreter, if it names one, is there (ENOENT otherwise, as
+/// execve(2) says; without a sysroot none is).
+pub fn check_loadable(path: &Path, sysroot: Option<&Path>) -> Result<(), i32> {
+    let program = read_executable(path).map_err(|_| libc::ENOEXEC)?;
+    match &program.interpreter {
+        Some(interpreter) => {
+            let sysroot = sysroot.ok_or(libc::ENOENT)?;
+            read_executable(&sysroot.join(interpreter.trim_start_matches('/'))).map(drop).map_err(|_| libc::ENOENT)
+        }
+        None => Ok(()),
+    }
+}
+
 fn read_executable(path: &Path) -> Result<Executable, LinuxError> {
     let io_error = |error| LinuxError::Io { path: path.into(), error };
     let file = std::fs::File::open(path).map_err(io_error)?;

@@ -1085,6 +1085,10 @@ impl LinuxProcess {
                 "execve outside `tandem linux` (this command runs one program)",
             ));
         }
+        let program = std::path::Path::new(std::ffi::OsStr::from_bytes(host_path.as_bytes()));
+        if let Err(errno) = super::exec::check_loadable(program, self.options.sysroot.as_deref()) {
+            return self.answer(Err(Errno(errno)));
+        }
         if argv.iter().chain(&env).any(|text| text.to_str().is_err()) {
             return Flow::Stop(StopReason::Unsupported("execve with arguments or environment that are not UTF-8"));
         }
