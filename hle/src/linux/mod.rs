@@ -9,6 +9,7 @@
 mod exec;
 mod files;
 mod memory_map;
+mod process;
 mod relaunch;
 mod signals;
 mod syscalls;
