@@ -38,7 +38,7 @@ pub enum StopReason {
     Signal {
         number: u64,
     },
-    /// A Linux program waits for something that can never happen (a futex no other thread can wake).
+    /// A Linux program waits for something that can never happen (every thread waits on a futex no thread can wake).
     Deadlock(&'static str),
     /// Every Horizon thread waits and no timer is pending: what each one waits for.
     AllThreadsBlocked(Vec<String>),
@@ -158,7 +158,8 @@ impl StopReason {
             }
             StopReason::Signal { .. } => "the program ended itself; its output above usually says why",
             StopReason::Deadlock(_) => {
-                "the program waits for a thread Tandem's single-threaded Linux personality lacks"
+                "the program would hang here on Linux: its threads wait on each other (the registers are those of \
+                 the thread that ran last, at its futex wait)"
             }
             StopReason::AllThreadsBlocked(_) => {
                 "the threads above wait on each other (or on nothing); the registers are those of the first"

@@ -65,6 +65,7 @@ const PROGRAMS: &[(&str, Flavours)] = &[
     ("crash_service", Flavours::HorizonOnly),
     ("exclusive", Flavours::HorizonOnly),
     ("linux_syscalls", Flavours::LinuxOnly),
+    ("linux_threads", Flavours::LinuxOnly),
 ];
 
 /// Programs that compute with FP/SIMD registers on purpose (the fast path's vector FP and integer SIMD benchmarks):

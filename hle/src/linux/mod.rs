@@ -13,6 +13,7 @@ mod process;
 mod relaunch;
 mod signals;
 mod syscalls;
+mod threads;
 
 pub use relaunch::ExecState;
 pub use signals::end_by_signal;
@@ -27,7 +28,7 @@ use tandem_reference::engine::{Engine, Exit, GuestClock};
 use tandem_reference::memory::{GuestMemory, MapError};
 use tandem_reference::state::CpuState;
 
-/// Instructions between two looks at the process (one thread: only the instruction limit needs it).
+/// Instructions between two looks at the process while it has one thread (only the instruction limit needs it).
 const QUANTUM: u64 = 1_000_000;
 
 /// How to start a Linux program.
@@ -115,6 +116,8 @@ pub struct LinuxProcess {
     children: std::collections::BTreeSet<i32>,
     /// In a vfork child: the pipe end whose closing (at exec or exit) lets the parent go on.
     vfork_done: Option<std::os::fd::OwnedFd>,
+    /// The running thread's identity and the threads that wait their turn.
+    threads: threads::Threads,
 }
 
 impl LinuxProcess {
@@ -146,6 +149,7 @@ impl LinuxProcess {
             has_forked: false,
             children: Default::default(),
             vfork_done: None,
+            threads: threads::Threads::new(syscalls::FIRST_PID),
         })
     }
 
@@ -158,6 +162,7 @@ impl LinuxProcess {
     /// the process ids, the clocks and the descriptors that survived.
     pub fn take_exec_state(&mut self, state: &ExecState) {
         (self.pid, self.parent_pid, self.slept) = (state.pid, state.parent_pid, state.clock);
+        self.threads.tid = state.pid;
         (self.first_host_pid, self.first_process, self.has_forked) =
             (state.first_host_pid, state.first_process, state.has_forked);
         self.take_signals_across_exec(state);
@@ -178,10 +183,11 @@ impl LinuxProcess {
     pub fn run(&mut self, engine: &mut dyn Engine) -> LinuxOutcome {
         self.adopt_host_signal_actions();
         loop {
+            let quantum = if self.threads.several() { threads::SLICE } else { QUANTUM };
             let budget = match self.options.max_instructions {
                 Some(limit) if self.retired >= limit => return self.stop(StopReason::InstructionLimit(limit), None),
-                Some(limit) => QUANTUM.min(limit - self.retired),
-                None => QUANTUM,
+                Some(limit) => quantum.min(limit - self.retired),
+                None => quantum,
             };
             if let Some(reason) = self.deliver_pending() {
                 return self.stop(reason, None);
@@ -189,6 +195,7 @@ impl LinuxProcess {
             let clock = GuestClock { instructions_before: self.retired + self.slept };
             let result = engine.run(&mut self.cpu, &self.memory, budget, clock);
             self.retired += result.retired;
+            let slice_spent = matches!(result.exit, Exit::BudgetSpent);
             match result.exit {
                 Exit::BudgetSpent => {}
                 // Linux ignores the SVC immediate.
@@ -206,6 +213,9 @@ impl LinuxProcess {
                 Exit::Undefined { word, reason } => return self.stop(StopReason::Undefined(reason), Some(word)),
                 Exit::MemoryFault(fault) => return self.stop(StopReason::MemoryFault(fault), self.word_at_pc()),
                 Exit::EngineStopped => return self.stop(StopReason::EngineStopped, self.word_at_pc()),
+            }
+            if let Err(reason) = self.next_turn(slice_spent) {
+                return self.stop(reason, self.word_at_pc());
             }
         }
     }

@@ -25,8 +25,8 @@ impl LinuxProcess {
     /// stay shared, as Linux keeps them) and of the file table; the guest knows it by its host pid (`guest_pid`).
     /// A vfork child shares the memory (its views are of the same pages: what it writes, such as posix_spawn's
     /// error, its parent sees), and its parent waits, as Linux's does, until the child execs or exits; like
-    /// Linux's, it may only do that. Threads (CLONE_VM alone) and shared tables (CLONE_FILES, CLONE_FS,
-    /// CLONE_SIGHAND) stop the run.
+    /// Linux's, it may only do that. A thread (CLONE_THREAD, sharing everything) is `clone_thread`'s; other
+    /// sharing (CLONE_VM alone, CLONE_FILES, CLONE_FS, CLONE_SIGHAND without a thread) stops the run.
     pub(super) fn clone_process(
         &mut self,
         engine: &mut dyn Engine,
@@ -43,6 +43,23 @@ impl LinuxProcess {
         const CLONE_CHILD_CLEARTID: u64 = 0x20_0000;
         const CLONE_CHILD_SETTID: u64 = 0x100_0000;
         const EXIT_SIGNAL: u64 = 0xff;
+        const CLONE_FS: u64 = 0x200;
+        const CLONE_FILES: u64 = 0x400;
+        const CLONE_SIGHAND: u64 = 0x800;
+        const CLONE_THREAD: u64 = 0x1_0000;
+        const CLONE_SYSVSEM: u64 = 0x4_0000;
+        if flags & CLONE_THREAD != 0 {
+            let shared = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD;
+            let allowed =
+                shared | CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID;
+            if flags & shared != shared || flags & !allowed != 0 {
+                return Flow::Stop(StopReason::Unsupported(
+                    "clone of a thread that does not share memory, files, folders and signal handlers with its \
+                     process, or with other flags than SYSVSEM, SETTLS and the tid addresses",
+                ));
+            }
+            return self.clone_thread(flags, stack, parent_tid, tls, child_tid);
+        }
         let vfork = flags & (CLONE_VM | CLONE_VFORK) == CLONE_VM | CLONE_VFORK;
         let allowed = EXIT_SIGNAL
             | CLONE_SETTLS
@@ -52,7 +69,8 @@ impl LinuxProcess {
             | if vfork { CLONE_VM | CLONE_VFORK } else { 0 };
         if flags & !allowed != 0 {
             return Flow::Stop(StopReason::Unsupported(
-                "clone of a thread, or sharing files, folders or signal handlers (fork and vfork are supported)",
+                "clone of a process sharing memory, files, folders or signal handlers (fork, vfork and threads \
+                 are supported)",
             ));
         }
         if let Err(why) = engine.can_fork() {
@@ -85,6 +103,8 @@ impl LinuxProcess {
             }
             engine.forked();
             (self.parent_pid, self.pid) = (self.pid, self.guest_pid(std::process::id().into()));
+            self.threads.tid = self.pid;
+            self.threads.keep_only_running();
             self.first_process = false;
             self.children.clear();
             super::signals::forget_host_signals();

@@ -316,8 +316,14 @@ impl LinuxProcess {
             80 => self.fstatat(a[0], 0, a[1], 0x1000),
             82 => self.fd(a[0]).and_then(|fd| host(i64::from(unsafe { libc::fsync(fd) }))),
             88 => self.utimensat(a[0], a[1], a[2], a[3]),
-            93 | 94 => return Flow::Exit((a[0] & 0xff) as i32),
-            96 | 172 | 178 => Ok(self.pid),
+            93 => return self.exit_thread((a[0] & 0xff) as i32),
+            94 => return Flow::Exit((a[0] & 0xff) as i32),
+            96 => {
+                self.threads.clear_child_tid = a[0];
+                Ok(self.threads.tid)
+            }
+            172 => Ok(self.pid),
+            178 => Ok(self.threads.tid),
             173 => Ok(self.parent_pid),
             98 => return self.futex(a[0], a[1], a[2], a[3], a[5]),
             99 => Ok(0),
@@ -329,7 +335,10 @@ impl LinuxProcess {
             233 => self.madvise(a[0], a[1], a[2]),
             101 => self.read_timespec(a[0]).map(|time| self.sleep_for(time)).map(|_| 0), // nanosleep: CLOCK_MONOTONIC
             115 => return self.clock_nanosleep(a[0], a[1], a[2]),
-            124 => Ok(0),
+            124 => {
+                self.give_way();
+                Ok(0)
+            }
             113 => self.clock_gettime(a[0], a[1]),
             // clock_getres: 1 ns; a NULL result pointer is allowed.
             114 if a[1] == 0 => Ok(0),
@@ -1103,7 +1112,7 @@ impl LinuxProcess {
     // --- Time, randomness, identity ----------------------------------------------------------------------------
 
     /// Nanoseconds of guest time: retired instructions, and the time sleeps skipped, at the counter's rate.
-    fn guest_nanoseconds(&self) -> u64 {
+    pub(super) fn guest_nanoseconds(&self) -> u64 {
         nanoseconds_of(self.retired + self.slept)
     }
 
@@ -1138,9 +1147,18 @@ impl LinuxProcess {
         Ok(seconds.saturating_mul(1_000_000_000).saturating_add(nanoseconds))
     }
 
-    /// A sleep nothing interrupts: guest time moves on by `nanoseconds`. A program of several processes sleeps
-    /// on the host too, as the others run meanwhile (a watchdog's sleep must let the watched run).
+    /// A sleep nothing interrupts. The only thread's sleep moves guest time on by `nanoseconds`; one of several
+    /// waits that long while the others run (`threads`).
     fn sleep_for(&mut self, nanoseconds: u64) {
+        match self.threads.several() {
+            true => self.sleep_thread_until(self.guest_nanoseconds().saturating_add(nanoseconds)),
+            false => self.pass_time(nanoseconds),
+        }
+    }
+
+    /// Guest time moves on by `nanoseconds` while no thread runs. A program of several processes sleeps on the
+    /// host too, as the others run meanwhile (a watchdog's sleep must let the watched run).
+    pub(super) fn pass_time(&mut self, nanoseconds: u64) {
         self.advance_guest_time(nanoseconds);
         if !self.first_process || self.has_forked {
             std::thread::sleep(std::time::Duration::from_nanos(nanoseconds));
@@ -1261,46 +1279,46 @@ impl LinuxProcess {
 
     // --- Futexes ----------------------------------------------------------------------------------------------
 
-    /// futex(address, op, value, timeout, _, bitset): the process has one thread, so a wait whose value matches is
-    /// woken by nothing: with a timeout it sleeps that long and returns ETIMEDOUT, without one it never returns.
-    /// Linux's order: the timeout is read and checked first (WAIT's is relative, WAIT_BITSET's an absolute time on
-    /// CLOCK_MONOTONIC, or CLOCK_REALTIME with FUTEX_CLOCK_REALTIME), then a zero bitset is EINVAL, then the word.
+    /// futex(address, op, value, timeout, _, bitset): waits and wakes between the process's threads (`threads`),
+    /// private or not (there is one process). A wait whose word still holds `value` lasts until a wake, or until
+    /// its timeout (ETIMEDOUT). Linux's order: the timeout is read and checked first (WAIT's is relative,
+    /// WAIT_BITSET's an absolute time on CLOCK_MONOTONIC, or CLOCK_REALTIME with FUTEX_CLOCK_REALTIME), then a
+    /// zero bitset is EINVAL, then the word.
     fn futex(&mut self, address: u64, op: u64, value: u64, timeout: u64, bitset: u64) -> Flow {
         const WAIT: u64 = 0;
         const WAKE: u64 = 1;
         const WAIT_BITSET: u64 = 9;
         const WAKE_BITSET: u64 = 10;
         const CLOCK_REALTIME: u64 = 256;
-        const ETIMEDOUT: Errno = Errno(110);
         let command = op & 0x7f;
+        let bitset = match command {
+            WAIT | WAKE => u32::MAX,
+            _ => bitset as u32,
+        };
         let result = match command {
+            WAKE_BITSET if bitset == 0 => Err(Errno::EINVAL),
             WAIT | WAIT_BITSET => {
-                let time = match timeout {
+                // FUTEX_WAIT's timeout is relative, on CLOCK_MONOTONIC; FUTEX_WAIT_BITSET's absolute, on
+                // CLOCK_REALTIME where the op says so.
+                let deadline = match timeout {
                     0 => None,
                     _ => match self.read_timespec(timeout) {
-                        Ok(time) => Some(time),
+                        Ok(time) if command == WAIT => Some(self.guest_nanoseconds().saturating_add(time)),
+                        Ok(time) => match self.clock_now(if op & CLOCK_REALTIME != 0 { 0 } else { 1 }) {
+                            Ok(now) => Some(self.guest_nanoseconds().saturating_add(time.saturating_sub(now))),
+                            Err(errno) => return self.answer(Err(errno)),
+                        },
                         Err(errno) => return self.answer(Err(errno)),
                     },
                 };
                 match self.memory.read_le(address, 4) {
-                    _ if command == WAIT_BITSET && bitset as u32 == 0 => Err(Errno::EINVAL),
+                    _ if bitset == 0 => Err(Errno::EINVAL),
                     Err(_) => Err(Errno::EFAULT),
                     Ok(current) if current as u64 != value & 0xffff_ffff => Err(Errno::EAGAIN),
-                    Ok(_) => match time {
-                        None => return Flow::Stop(StopReason::Deadlock("futex wait that no other thread can wake")),
-                        Some(time) if command == WAIT => {
-                            self.sleep_for(time);
-                            Err(ETIMEDOUT)
-                        }
-                        Some(time) => {
-                            let clock = if op & CLOCK_REALTIME != 0 { 0 } else { 1 };
-                            self.sleep_until(clock, time).and(Err(ETIMEDOUT))
-                        }
-                    },
+                    Ok(_) => return self.futex_wait(address, bitset, deadline),
                 }
             }
-            WAKE | WAKE_BITSET if command == WAKE_BITSET && bitset as u32 == 0 => Err(Errno::EINVAL),
-            WAKE | WAKE_BITSET => Ok(0),
+            WAKE | WAKE_BITSET => Ok(self.futex_wake(address, bitset, value as u32 as u64)),
             _ => Err(Errno::ENOSYS),
         };
         self.answer(result)

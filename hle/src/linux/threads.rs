@@ -1,0 +1,226 @@
+//! Threads of one Linux process: clone with CLONE_THREAD, futexes, thread exit, and the scheduler that runs them.
+//!
+//! All threads run on the one host thread that runs the process, a slice of `SLICE` retired instructions at a
+//! time, in the order they were created (round robin), so that a run repeats exactly, as everywhere in Tandem.
+//! A thread also gives way where Linux would block it: a futex wait, a sleep, sched_yield, its exit. When every
+//! thread waits, guest time skips to the earliest deadline among them; with none, the process is deadlocked
+//! and stops saying so.
+//!
+//! The running thread's registers are `LinuxProcess::cpu` and its signal mask `signal_mask` (signals, handlers
+//! and pending signals are the process's, delivered to whichever thread runs with the signal unblocked); the
+//! others wait in `threads`. Invariants:
+//! - A thread that is not running has its whole state in its `Thread`, its local exclusive monitor cleared (as
+//!   the exception return of a context switch clears it on Arm), so a store-exclusive that straddles a switch
+//!   fails and its loop tries again.
+//! - Deadlines are guest time (`guest_nanoseconds`), which every thread's instructions move on.
+//!
+//! Not modelled: signals sent to one thread (tgkill names the process's thread, and the signal is the
+//! process's), a waiting thread interrupted by a signal (its wait ends only by a wake or its deadline), and host
+//! calls that block (a read of an empty pipe that another guest thread would fill waits on the host forever).
+
+use super::LinuxProcess;
+use super::syscalls::{Errno, Flow};
+use crate::report::StopReason;
+use std::collections::VecDeque;
+use tandem_reference::state::CpuState;
+
+/// Instructions a thread runs before the next one's turn, while the process has several (the Horizon kernel's
+/// quantum).
+pub(super) const SLICE: u64 = crate::kernel::QUANTUM;
+
+const ETIMEDOUT: Errno = Errno(110);
+
+/// A thread that is not running.
+pub(super) struct Thread {
+    tid: u64,
+    cpu: CpuState,
+    signal_mask: u64,
+    clear_child_tid: u64,
+    wait: Option<Wait>,
+}
+
+/// What a thread waits for. Its X0 still holds the system call's first argument; the wait's end writes the result.
+#[derive(Clone, Copy)]
+pub(super) struct Wait {
+    /// A futex wake at this address for these bits (FUTEX_WAIT_BITSET's; all for FUTEX_WAIT), which returns 0;
+    /// none for a sleep.
+    futex: Option<(u64, u32)>,
+    /// When the wait ends by itself, in guest nanoseconds, and X0 then (-ETIMEDOUT for a futex, 0 for a sleep).
+    deadline: Option<(u64, u64)>,
+}
+
+/// The process's threads other than the running one, and the running one's identity.
+#[derive(Default)]
+pub(super) struct Threads {
+    pub tid: u64,
+    /// Where the running thread's exit writes 0 and wakes a futex (CLONE_CHILD_CLEARTID, set_tid_address).
+    pub clear_child_tid: u64,
+    /// Set by a system call that makes the running thread wait: it gives way once the call returns.
+    wait: Option<Wait>,
+    /// Set by a system call after which the running thread gives way (sched_yield, a wake).
+    give_way: bool,
+    /// Set by the running thread's exit.
+    exited: bool,
+    others: VecDeque<Thread>,
+    /// Thread ids given so far (the next is the process id plus this).
+    created: u64,
+}
+
+impl Threads {
+    /// The threads of a process whose one thread has id `tid`.
+    pub fn new(tid: u64) -> Threads {
+        Threads { tid, ..Default::default() }
+    }
+
+    pub fn several(&self) -> bool {
+        !self.others.is_empty()
+    }
+
+    /// Forgets every thread but the running one (the child of a fork has only the thread that forked).
+    pub fn keep_only_running(&mut self) {
+        self.others.clear();
+    }
+}
+
+impl LinuxProcess {
+    /// clone with CLONE_THREAD: a thread sharing everything, on `stack`, with `tls` in TPIDR_EL0 where
+    /// CLONE_SETTLS says so. The parent gets its thread id; the new thread starts after the SVC with X0 = 0.
+    pub(super) fn clone_thread(&mut self, flags: u64, stack: u64, parent_tid: u64, tls: u64, child_tid: u64) -> Flow {
+        const CLONE_SETTLS: u64 = 0x8_0000;
+        const CLONE_PARENT_SETTID: u64 = 0x10_0000;
+        const CLONE_CHILD_CLEARTID: u64 = 0x20_0000;
+        const CLONE_CHILD_SETTID: u64 = 0x100_0000;
+        self.threads.created += 1;
+        let tid = self.pid + self.threads.created;
+        let mut cpu = self.cpu.clone();
+        cpu.x[0] = 0;
+        if stack != 0 {
+            cpu.sp = stack;
+        }
+        if flags & CLONE_SETTLS != 0 {
+            cpu.tpidr_el0 = tls;
+        }
+        cpu.exclusive.clear();
+        for (flag, address) in [(CLONE_PARENT_SETTID, parent_tid), (CLONE_CHILD_SETTID, child_tid)] {
+            if flags & flag != 0 && self.memory.write_le(address, 4, tid.into()).is_err() {
+                return self.answer(Err(Errno::EFAULT));
+            }
+        }
+        let clear_child_tid = if flags & CLONE_CHILD_CLEARTID != 0 { child_tid } else { 0 };
+        self.threads.others.push_back(Thread { tid, cpu, signal_mask: self.signal_mask, clear_child_tid, wait: None });
+        tracing::debug!(tid, "thread created");
+        self.answer(Ok(tid))
+    }
+
+    /// futex(2)'s FUTEX_WAIT and FUTEX_WAIT_BITSET once the word holds the expected value: the running thread
+    /// waits for a wake or its timeout (`deadline`, guest nanoseconds).
+    pub(super) fn futex_wait(&mut self, address: u64, bitset: u32, deadline: Option<u64>) -> Flow {
+        let deadline = deadline.map(|at| (at, (-i64::from(ETIMEDOUT.0)) as u64));
+        self.threads.wait = Some(Wait { futex: Some((address, bitset)), deadline });
+        Flow::Continue
+    }
+
+    /// FUTEX_WAKE and FUTEX_WAKE_BITSET: ends the waits of up to `count` threads on `address` whose bits meet
+    /// `bitset`, oldest first; the number woken.
+    pub(super) fn futex_wake(&mut self, address: u64, bitset: u32, count: u64) -> u64 {
+        let mut woken = 0;
+        for thread in &mut self.threads.others {
+            if woken == count {
+                break;
+            }
+            if let Some(Wait { futex: Some((at, bits)), .. }) = thread.wait
+                && at == address
+                && bits & bitset != 0
+            {
+                thread.cpu.x[0] = 0;
+                thread.wait = None;
+                woken += 1;
+            }
+        }
+        if woken > 0 {
+            self.threads.give_way = true;
+        }
+        woken
+    }
+
+    /// A sleep of the running thread until guest time `deadline`, while other threads run.
+    pub(super) fn sleep_thread_until(&mut self, deadline: u64) {
+        self.threads.wait = Some(Wait { futex: None, deadline: Some((deadline, 0)) });
+    }
+
+    pub(super) fn give_way(&mut self) {
+        self.threads.give_way = true;
+    }
+
+    /// exit: the running thread ends (its CLONE_CHILD_CLEARTID word cleared and woken, as a pthread_join waits
+    /// for); the process ends with the last thread.
+    pub(super) fn exit_thread(&mut self, status: i32) -> Flow {
+        if !self.threads.several() {
+            return Flow::Exit(status);
+        }
+        let address = self.threads.clear_child_tid;
+        if address != 0 && self.memory.write_le(address, 4, 0).is_ok() {
+            self.futex_wake(address, u32::MAX, 1);
+        }
+        tracing::debug!(tid = self.threads.tid, "thread exited");
+        self.threads.exited = true;
+        Flow::Continue
+    }
+
+    /// After a turn of the running thread: switches to the next thread that can run when the running one has
+    /// exited or waits, or gives way or has spent its slice (`slice_spent`) while another can run. A stop when
+    /// none ever will.
+    pub(super) fn next_turn(&mut self, slice_spent: bool) -> Result<(), StopReason> {
+        let give_way = std::mem::take(&mut self.threads.give_way);
+        let exited = std::mem::take(&mut self.threads.exited);
+        let waiting = self.threads.wait.take();
+        if !exited && waiting.is_none() && !(self.threads.several() && (slice_spent || give_way)) {
+            return Ok(());
+        }
+        if !exited {
+            let mut outgoing = Thread {
+                tid: self.threads.tid,
+                cpu: self.cpu.clone(),
+                signal_mask: self.signal_mask,
+                clear_child_tid: self.threads.clear_child_tid,
+                wait: waiting,
+            };
+            outgoing.cpu.exclusive.clear();
+            self.threads.others.push_back(outgoing);
+        }
+        loop {
+            let now = self.guest_nanoseconds();
+            for thread in &mut self.threads.others {
+                if let Some(Wait { deadline: Some((at, result)), .. }) = thread.wait
+                    && at <= now
+                {
+                    thread.cpu.x[0] = result;
+                    thread.wait = None;
+                }
+            }
+            if let Some(index) = self.threads.others.iter().position(|thread| thread.wait.is_none()) {
+                let next = self.threads.others.remove(index).expect("found");
+                self.become_thread(next);
+                return Ok(());
+            }
+            // Every thread waits: time passes to the first deadline, or nothing will ever wake them.
+            let deadlines = self.threads.others.iter().filter_map(|thread| thread.wait?.deadline);
+            let Some(first) = deadlines.map(|(at, _)| at).min() else {
+                // The report shows the thread that ran last, at its SVC.
+                let last = if exited { self.threads.others.pop_front() } else { self.threads.others.pop_back() };
+                self.become_thread(last.expect("a waiting thread"));
+                self.cpu.pc -= 4;
+                return Err(StopReason::Deadlock("every thread waits on a futex that no thread can wake"));
+            };
+            self.pass_time(first - now);
+        }
+    }
+
+    /// Makes `thread` the running one.
+    fn become_thread(&mut self, thread: Thread) {
+        self.cpu = thread.cpu;
+        self.signal_mask = thread.signal_mask;
+        (self.threads.tid, self.threads.clear_child_tid) = (thread.tid, thread.clear_child_tid);
+        self.threads.wait = thread.wait;
+    }
+}

@@ -1,0 +1,238 @@
+/* Linux only: threads made by clone(CLONE_THREAD) as glibc's pthread_create makes them, futexes, thread exit and
+ * CLONE_CHILD_CLEARTID joins, compared with qemu-aarch64 (real host threads underneath). Threads print nothing:
+ * the main thread prints what every interleaving must give, after joining them. */
+#include "tandem.h"
+
+static long sys6(long n, long a, long b, long c, long d, long e, long f) {
+    register long x8 __asm__("x8") = n;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    register long x4 __asm__("x4") = e;
+    register long x5 __asm__("x5") = f;
+    __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
+    return x0;
+}
+#define sys(n, ...) sys6_((n), __VA_ARGS__, 0, 0, 0, 0, 0, 0)
+#define sys6_(n, a, b, c, d, e, f, ...) sys6((n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
+
+enum {
+    SYS_exit = 93, SYS_exit_group = 94, SYS_set_tid_address = 96, SYS_futex = 98, SYS_nanosleep = 101,
+    SYS_clock_gettime = 113, SYS_sched_yield = 124, SYS_getpid = 172, SYS_gettid = 178, SYS_clone = 220,
+};
+enum { FUTEX_WAIT = 0, FUTEX_WAKE = 1, FUTEX_WAIT_BITSET = 9, FUTEX_WAKE_BITSET = 10, FUTEX_PRIVATE = 128 };
+/* glibc's pthread_create flags. */
+#define THREAD_FLAGS 0x3d0f00 /* VM FS FILES SIGHAND THREAD SYSVSEM SETTLS PARENT_SETTID CHILD_CLEARTID */
+
+static void expect(const char *what, long got, long expected) {
+    print(what);
+    print(": ");
+    print_i64(got);
+    if (got != expected) {
+        print(" (expected ");
+        print_i64(expected);
+        print(")");
+    }
+    print("\n");
+    check(got == expected, what);
+}
+
+/* Starts `function(argument)` on a thread with its stack below `stack_top` and `tls` in TPIDR_EL0; its id goes in
+ * `*tid` (CLONE_PARENT_SETTID), which its exit clears and wakes (CLONE_CHILD_CLEARTID). The child leaves the
+ * system call on its new stack, so it calls the function from the assembly and exits the thread there. */
+static long spawn(void (*function)(long), long argument, void *stack_top, int *tid, long tls) {
+    register long x8 __asm__("x8") = SYS_clone;
+    register long x0 __asm__("x0") = THREAD_FLAGS;
+    register long x1 __asm__("x1") = (long)stack_top;
+    register long x2 __asm__("x2") = (long)tid;
+    register long x3 __asm__("x3") = tls;
+    register long x4 __asm__("x4") = (long)tid;
+    register long x9 __asm__("x9") = (long)function;
+    register long x10 __asm__("x10") = argument;
+    __asm__ volatile("svc #0\n\t"
+                     "cbnz x0, 1f\n\t"
+                     "mov x0, x10\n\t"
+                     "blr x9\n\t"
+                     "mov x0, #0\n\t"
+                     "mov x8, #93\n\t"
+                     "svc #0\n"
+                     "1:"
+                     : "+r"(x0)
+                     : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x9), "r"(x10)
+                     : "memory", "x30");
+    return x0;
+}
+
+/* Waits until the thread whose id `*tid` holds has exited (pthread_join's wait). */
+static void join(int *tid) {
+    int seen;
+    while ((seen = __atomic_load_n(tid, __ATOMIC_ACQUIRE)) != 0) {
+        sys(SYS_futex, tid, FUTEX_WAIT, seen, 0);
+    }
+}
+
+/* A futex mutex (0 free, 1 locked, 2 locked with waiters), as in Drepper's "Futexes Are Tricky". */
+static void lock(int *word) {
+    int seen = 0;
+    if (__atomic_compare_exchange_n(word, &seen, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+    if (seen != 2) seen = __atomic_exchange_n(word, 2, __ATOMIC_ACQUIRE);
+    while (seen != 0) {
+        sys(SYS_futex, word, FUTEX_WAIT | FUTEX_PRIVATE, 2, 0);
+        seen = __atomic_exchange_n(word, 2, __ATOMIC_ACQUIRE);
+    }
+}
+
+static void unlock(int *word) {
+    if (__atomic_exchange_n(word, 0, __ATOMIC_RELEASE) == 2) sys(SYS_futex, word, FUTEX_WAKE | FUTEX_PRIVATE, 1);
+}
+
+enum { WORKERS = 4, ROUNDS = 3000 };
+static char stacks[WORKERS + 2][65536] __attribute__((aligned(16)));
+static int tids[WORKERS + 2];
+static int mutex;
+static long guarded_total;    /* Incremented under the mutex. */
+static long exclusive_total;  /* By an ldxr/stxr loop. */
+static long atomic_total;     /* By LSE ldadd. */
+static long worker_tid[WORKERS], worker_tls[WORKERS], worker_sum[WORKERS];
+
+static void worker(long index) {
+    worker_tid[index] = sys(SYS_gettid, 0);
+    long tls;
+    __asm__ volatile("mrs %0, tpidr_el0" : "=r"(tls));
+    worker_tls[index] = tls;
+    long sum = 0;
+    for (long round = 0; round < ROUNDS; round++) {
+        lock(&mutex);
+        guarded_total += 1;
+        unlock(&mutex);
+        long value, failed;
+        __asm__ volatile("1: ldxr %0, [%2]\n\t"
+                         "add %0, %0, #1\n\t"
+                         "stxr %w1, %0, [%2]\n\t"
+                         "cbnz %w1, 1b"
+                         : "=&r"(value), "=&r"(failed)
+                         : "r"(&exclusive_total)
+                         : "memory");
+        __atomic_fetch_add(&atomic_total, 1, __ATOMIC_RELAXED);
+        sum += round;
+        if (round % 1000 == 0) sys(SYS_sched_yield, 0);
+    }
+    worker_sum[index] = sum;
+}
+
+/* Ping-pong: two threads take turns through one futex word, each waiting for the other's value. */
+static int turn;
+static long pong_count;
+static void ponger(long rounds) {
+    for (long i = 0; i < rounds; i++) {
+        while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != 1) sys(SYS_futex, &turn, FUTEX_WAIT, 0, 0);
+        pong_count += 1;
+        __atomic_store_n(&turn, 0, __ATOMIC_RELEASE);
+        sys(SYS_futex, &turn, FUTEX_WAKE, 1);
+    }
+}
+
+/* Sleeps 20 ms and reports how long it slept (a sleep of one thread while another waits for it). */
+static long slept_ns;
+static void sleeper(long unused) {
+    (void)unused;
+    long before[2], after[2], twenty_ms[2] = {0, 20000000};
+    sys(SYS_clock_gettime, 1, before);
+    sys(SYS_nanosleep, twenty_ms, 0);
+    sys(SYS_clock_gettime, 1, after);
+    slept_ns = (after[0] - before[0]) * 1000000000 + (after[1] - before[1]);
+}
+
+/* Waits on a bitset of 0x2, so that a FUTEX_WAKE_BITSET of 0x1 passes it by. */
+static int gate;
+static long gate_result;
+static void bitset_waiter(long unused) {
+    (void)unused;
+    gate_result = sys(SYS_futex, &gate, FUTEX_WAIT_BITSET, 0, 0, 0, 0x2);
+    while (__atomic_load_n(&gate, __ATOMIC_ACQUIRE) == 0) sys(SYS_futex, &gate, FUTEX_WAIT_BITSET, 0, 0, 0, 0x2);
+}
+
+/* The last part: the main thread exits alone (exit, not exit_group) and this thread, left, ends the process. */
+static int main_tid_word;
+static void finisher(long unused) {
+    (void)unused;
+    join(&main_tid_word);
+    print("the main thread has exited; the last thread ends the process\n");
+    print("linux_threads: ");
+    print_i64(failures());
+    print(" failures\n");
+    sys(SYS_exit_group, failures() != 0);
+}
+
+/* Waits on a futex that nothing will wake. */
+static int never;
+static void forever(long unused) {
+    (void)unused;
+    for (;;) sys(SYS_futex, &never, FUTEX_WAIT, 0, 0);
+}
+
+int main(int argc, char **argv) {
+    /* `deadlock`: both threads wait on futexes that no thread will wake (Linux would hang; Tandem stops). */
+    if (argc == 2 && memcmp(argv[1], "deadlock", 9) == 0) {
+        spawn(forever, 0, stacks[0] + sizeof stacks[0], &tids[0], 0);
+        join(&tids[0]);
+    }
+    long pid = sys(SYS_getpid, 0);
+    expect("gettid of the main thread is its pid", sys(SYS_gettid, 0) == pid, 1);
+
+    for (long i = 0; i < WORKERS; i++) {
+        long tid = spawn(worker, i, stacks[i] + sizeof stacks[i], &tids[i], 0x1000 * (i + 1));
+        expect("clone of a thread gives its id", tid > 0 && tid == tids[i] && tid != pid, 1);
+    }
+    for (long i = 0; i < WORKERS; i++) join(&tids[i]);
+    expect("the threads' ids differ", worker_tid[0] != worker_tid[1] && worker_tid[1] != worker_tid[2] &&
+           worker_tid[2] != worker_tid[3] && worker_tid[0] != pid, 1);
+    for (long i = 0; i < WORKERS; i++) {
+        expect("a thread's TPIDR_EL0 is its CLONE_SETTLS value", worker_tls[i], 0x1000 * (i + 1));
+        expect("a thread's own sum", worker_sum[i], (long)ROUNDS * (ROUNDS - 1) / 2);
+    }
+    expect("increments under the futex mutex", guarded_total, WORKERS * ROUNDS);
+    expect("increments by ldxr/stxr", exclusive_total, WORKERS * ROUNDS);
+    expect("increments by ldadd", atomic_total, WORKERS * ROUNDS);
+    expect("joined: the exit cleared each CLONE_CHILD_CLEARTID word", tids[0] | tids[1] | tids[2] | tids[3], 0);
+
+    spawn(ponger, 100, stacks[0] + sizeof stacks[0], &tids[0], 0);
+    for (long i = 0; i < 100; i++) {
+        while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != 0) sys(SYS_futex, &turn, FUTEX_WAIT, 1, 0);
+        __atomic_store_n(&turn, 1, __ATOMIC_RELEASE);
+        sys(SYS_futex, &turn, FUTEX_WAKE, 1);
+    }
+    join(&tids[0]);
+    expect("ping-pong rounds through one futex", pong_count, 100);
+
+    spawn(sleeper, 0, stacks[0] + sizeof stacks[0], &tids[0], 0);
+    join(&tids[0]);
+    expect("a thread's 20 ms sleep lasts at least 20 ms", slept_ns >= 20000000, 1);
+
+    int word = 7;
+    long one_ms[2] = {0, 1000000};
+    spawn(sleeper, 0, stacks[0] + sizeof stacks[0], &tids[0], 0);
+    expect("FUTEX_WAIT on a changed word", sys(SYS_futex, &word, FUTEX_WAIT, 8, 0), -11);
+    expect("FUTEX_WAIT that nothing wakes, 1 ms", sys(SYS_futex, &word, FUTEX_WAIT, 7, one_ms), -110);
+    expect("FUTEX_WAKE with no waiter", sys(SYS_futex, &word, FUTEX_WAKE, 1), 0);
+    expect("FUTEX_WAIT_BITSET with no bits", sys(SYS_futex, &word, FUTEX_WAIT_BITSET, 7, 0, 0, 0), -22);
+    join(&tids[0]);
+
+    spawn(bitset_waiter, 0, stacks[1] + sizeof stacks[1], &tids[1], 0);
+    /* Let it reach its wait (a wake before it would find nobody, which both outcomes below allow for). */
+    long ten_ms[2] = {0, 10000000};
+    sys(SYS_nanosleep, ten_ms, 0);
+    expect("FUTEX_WAKE_BITSET of other bits wakes nobody", sys(SYS_futex, &gate, FUTEX_WAKE_BITSET, 1, 0, 0, 0x1), 0);
+    __atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+    sys(SYS_futex, &gate, FUTEX_WAKE_BITSET, 1, 0, 0, 0x2);
+    join(&tids[1]);
+    expect("the bitset waiter was woken (or never waited)", gate_result == 0 || gate_result == -11, 1);
+
+    /* set_tid_address gives the main thread a word its exit clears, which the finisher joins. */
+    main_tid_word = (int)pid;
+    expect("set_tid_address gives the thread's id", sys(SYS_set_tid_address, &main_tid_word) == pid, 1);
+    spawn(finisher, 0, stacks[WORKERS] + sizeof stacks[WORKERS], &tids[WORKERS], 0);
+    sys(SYS_exit, 0);
+    return 1;
+}
