@@ -19,9 +19,15 @@ static long sys6(long n, long a, long b, long c, long d, long e, long f) {
 
 enum {
     SYS_exit = 93, SYS_exit_group = 94, SYS_set_tid_address = 96, SYS_futex = 98, SYS_nanosleep = 101,
-    SYS_clock_gettime = 113, SYS_sched_yield = 124, SYS_getpid = 172, SYS_gettid = 178, SYS_clone = 220,
+    SYS_clock_gettime = 113, SYS_sched_yield = 124, SYS_tkill = 130, SYS_tgkill = 131, SYS_getpid = 172,
+    SYS_gettid = 178, SYS_clone = 220,
 };
-enum { FUTEX_WAIT = 0, FUTEX_WAKE = 1, FUTEX_WAIT_BITSET = 9, FUTEX_WAKE_BITSET = 10, FUTEX_PRIVATE = 128 };
+enum {
+    FUTEX_WAIT = 0, FUTEX_WAKE = 1, FUTEX_REQUEUE = 3, FUTEX_CMP_REQUEUE = 4, FUTEX_WAKE_OP = 5, FUTEX_WAIT_BITSET = 9,
+    FUTEX_WAKE_BITSET = 10, FUTEX_PRIVATE = 128,
+};
+#define WAKE_OP(op, oparg, cmp, cmparg) \
+    (int)(((unsigned)(op) << 28) | ((unsigned)(cmp) << 24) | (((unsigned)(oparg) & 0xfff) << 12) | ((unsigned)(cmparg) & 0xfff))
 /* glibc's pthread_create flags. */
 #define THREAD_FLAGS 0x3d0f00 /* VM FS FILES SIGHAND THREAD SYSVSEM SETTLS PARENT_SETTID CHILD_CLEARTID */
 
@@ -153,6 +159,13 @@ static void bitset_waiter(long unused) {
     while (__atomic_load_n(&gate, __ATOMIC_ACQUIRE) == 0) sys(SYS_futex, &gate, FUTEX_WAIT_BITSET, 0, 0, 0, 0x2);
 }
 
+/* Waits on `queue_a` until `released`, wherever a requeue moved it meanwhile. */
+static int queue_a, queue_b, released;
+static void queued_waiter(long unused) {
+    (void)unused;
+    while (__atomic_load_n(&released, __ATOMIC_ACQUIRE) == 0) sys(SYS_futex, &queue_a, FUTEX_WAIT, 0, 0);
+}
+
 /* The last part: the main thread exits alone (exit, not exit_group) and this thread, left, ends the process. */
 static int main_tid_word;
 static void finisher(long unused) {
@@ -228,6 +241,34 @@ int main(int argc, char **argv) {
     sys(SYS_futex, &gate, FUTEX_WAKE_BITSET, 1, 0, 0, 0x2);
     join(&tids[1]);
     expect("the bitset waiter was woken (or never waited)", gate_result == 0 || gate_result == -11, 1);
+
+    /* Requeues: two threads wait on queue_a; a requeue moves them to queue_b, whose wake releases them. Whether
+     * each had reached its wait is the host's timing under qemu, so only the bounds of the counts are printed. */
+    spawn(queued_waiter, 0, stacks[0] + sizeof stacks[0], &tids[0], 0);
+    spawn(queued_waiter, 0, stacks[1] + sizeof stacks[1], &tids[1], 0);
+    sys(SYS_nanosleep, ten_ms, 0);
+    expect("tgkill(pid, a thread, 0) finds it", sys(SYS_tgkill, pid, tids[0], 0), 0);
+    expect("tkill(a thread, 0) finds it", sys(SYS_tkill, tids[1], 0), 0);
+    expect("tgkill of no thread", sys(SYS_tgkill, pid, 0x7ffffff0, 0), -3);
+    expect("FUTEX_CMP_REQUEUE of a changed word", sys(SYS_futex, &queue_a, FUTEX_CMP_REQUEUE, 0, 2, &queue_b, 1), -11);
+    long moved = sys(SYS_futex, &queue_a, FUTEX_CMP_REQUEUE, 0, 2, &queue_b, 0);
+    expect("FUTEX_CMP_REQUEUE moves at most the two", moved >= 0 && moved <= 2, 1);
+    expect("FUTEX_REQUEUE of nobody left", sys(SYS_futex, &queue_a, FUTEX_REQUEUE, 0, 2, &queue_b), 0);
+    __atomic_store_n(&released, 1, __ATOMIC_RELEASE);
+    long woken = sys(SYS_futex, &queue_b, FUTEX_WAKE, 2) + sys(SYS_futex, &queue_a, FUTEX_WAKE, 2);
+    expect("the moved ones are woken on the second word", woken >= moved && woken <= 2, 1);
+    join(&tids[0]);
+    join(&tids[1]);
+
+    /* FUTEX_WAKE_OP with nobody waiting: the second word's change, and no wakes. */
+    int first = 0, second = 10;
+    expect("FUTEX_WAKE_OP ADD 5, nobody waits", sys(SYS_futex, &first, FUTEX_WAKE_OP, 1, 1, &second, WAKE_OP(1, 5, 0, 10)), 0);
+    expect("the second word after ADD 5", second, 15);
+    expect("FUTEX_WAKE_OP OR 1 << 4", sys(SYS_futex, &first, FUTEX_WAKE_OP, 1, 1, &second, WAKE_OP(8 | 2, 4, 1, 0)), 0);
+    expect("the second word after OR 16", second, 31);
+    expect("FUTEX_WAKE_OP ANDN -1 (every bit)", sys(SYS_futex, &first, FUTEX_WAKE_OP, 1, 1, &second, WAKE_OP(3, -1, 2, 0)), 0);
+    expect("the second word after ANDN -1", second, 0);
+    expect("FUTEX_WAKE_OP of an unknown operation", sys(SYS_futex, &first, FUTEX_WAKE_OP, 1, 1, &second, WAKE_OP(6, 0, 0, 0)), -38);
 
     /* set_tid_address gives the main thread a word its exit clears, which the finisher joins. */
     main_tid_word = (int)pid;

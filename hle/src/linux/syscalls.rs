@@ -325,7 +325,7 @@ impl LinuxProcess {
             172 => Ok(self.pid),
             178 => Ok(self.threads.tid),
             173 => Ok(self.parent_pid),
-            98 => return self.futex(a[0], a[1], a[2], a[3], a[5]),
+            98 => return self.futex(a[0], a[1], a[2], a[3], a[4], a[5]),
             99 => Ok(0),
             233 if a[2] == MADV_REMOVE => {
                 return Flow::Stop(StopReason::Unsupported(
@@ -367,8 +367,9 @@ impl LinuxProcess {
             129 if (a[0] as i64) < -1 && a[0].wrapping_neg() != self.pid => {
                 host(i64::from(unsafe { libc::kill(-self.host_pid(a[0].wrapping_neg()), a[1] as i32) }))
             }
-            // tkill and tgkill: the one thread is the process's.
-            130 | 131 if a[if number == 131 { 1 } else { 0 }] != self.pid => Err(Errno::ESRCH),
+            // tkill and tgkill: to one of the process's threads, whose signals are the process's (`threads`).
+            130 if !self.is_thread(a[0]) => Err(Errno::ESRCH),
+            131 if a[0] != self.pid || !self.is_thread(a[1]) => Err(Errno::ESRCH),
             129..=131 => {
                 let signal = if number == 131 { a[2] } else { a[1] };
                 match signal {
@@ -1279,16 +1280,26 @@ impl LinuxProcess {
 
     // --- Futexes ----------------------------------------------------------------------------------------------
 
-    /// futex(address, op, value, timeout, _, bitset): waits and wakes between the process's threads (`threads`),
-    /// private or not (there is one process). A wait whose word still holds `value` lasts until a wake, or until
-    /// its timeout (ETIMEDOUT). Linux's order: the timeout is read and checked first (WAIT's is relative,
+    /// futex(address, op, value, timeout, second, bitset): waits and wakes between the process's threads
+    /// (`threads`), private or not (there is one process). A wait whose word still holds `value` lasts until a
+    /// wake, or until its timeout (ETIMEDOUT). Requeues and WAKE_OP as futex(2) gives them; the
+    /// priority-inheritance operations stop the run naming themselves. Linux's order: the timeout is read and checked first (WAIT's is relative,
     /// WAIT_BITSET's an absolute time on CLOCK_MONOTONIC, or CLOCK_REALTIME with FUTEX_CLOCK_REALTIME), then a
     /// zero bitset is EINVAL, then the word.
-    fn futex(&mut self, address: u64, op: u64, value: u64, timeout: u64, bitset: u64) -> Flow {
+    fn futex(&mut self, address: u64, op: u64, value: u64, timeout: u64, second: u64, bitset: u64) -> Flow {
         const WAIT: u64 = 0;
         const WAKE: u64 = 1;
+        const REQUEUE: u64 = 3;
+        const CMP_REQUEUE: u64 = 4;
+        const WAKE_OP: u64 = 5;
+        const LOCK_PI: u64 = 6;
+        const TRYLOCK_PI: u64 = 8;
         const WAIT_BITSET: u64 = 9;
         const WAKE_BITSET: u64 = 10;
+        const WAIT_REQUEUE_PI: u64 = 11;
+        const LOCK_PI2: u64 = 13;
+        // CMP_REQUEUE's expected value comes in the bitset's place.
+        let compared = bitset;
         const CLOCK_REALTIME: u64 = 256;
         let command = op & 0x7f;
         let bitset = match command {
@@ -1319,9 +1330,55 @@ impl LinuxProcess {
                 }
             }
             WAKE | WAKE_BITSET => Ok(self.futex_wake(address, bitset, value as u32 as u64)),
+            // The count of threads to move comes in the timeout's place.
+            REQUEUE | CMP_REQUEUE => match self.memory.read_le(address, 4) {
+                Err(_) => Err(Errno::EFAULT),
+                Ok(current) if command == CMP_REQUEUE && current as u32 != compared as u32 => Err(Errno::EAGAIN),
+                Ok(_) => Ok(self.futex_requeue(address, value as u32 as u64, timeout as u32 as u64, second)),
+            },
+            WAKE_OP => self.futex_wake_op(address, value as u32 as u64, timeout as u32 as u64, second, compared as u32),
+            LOCK_PI..=TRYLOCK_PI | WAIT_REQUEUE_PI..=LOCK_PI2 => {
+                return Flow::Stop(StopReason::Unsupported("priority-inheritance futexes (FUTEX_*_PI)"));
+            }
             _ => Err(Errno::ENOSYS),
         };
         self.answer(result)
+    }
+
+    /// FUTEX_WAKE_OP: changes the word at `second` by the operation encoded in `encoded` (SET, ADD, OR, ANDN, XOR,
+    /// of a 12-bit signed operand or 1 shifted by it), wakes up to `wake` waiters on `address`, and, when the
+    /// word's old value compares as encoded (EQ, NE, LT, LE, GT, GE against a 12-bit signed operand), up to
+    /// `wake_second` waiters on `second`; how many were woken.
+    fn futex_wake_op(&mut self, address: u64, wake: u64, wake_second: u64, second: u64, encoded: u32) -> SysResult {
+        let signed_12 = |field: u32| (((field & 0xfff) << 20) as i32) >> 20;
+        let (operation, comparison) = (encoded >> 28 & 7, encoded >> 24 & 15);
+        let mut operand = signed_12(encoded >> 12);
+        let compared = signed_12(encoded);
+        if encoded >> 28 & 8 != 0 {
+            // FUTEX_OP_OPARG_SHIFT: Linux masks a shift out of 0..31 to its low five bits.
+            operand = 1i32.wrapping_shl((operand & 31) as u32);
+        }
+        let old = self.memory.read_le(second, 4).map_err(|_| Errno::EFAULT)? as u32 as i32;
+        let new = match operation {
+            0 => operand,
+            1 => old.wrapping_add(operand),
+            2 => old | operand,
+            3 => old & !operand,
+            4 => old ^ operand,
+            _ => return Err(Errno::ENOSYS),
+        };
+        let holds = match comparison {
+            0 => old == compared,
+            1 => old != compared,
+            2 => old < compared,
+            3 => old <= compared,
+            4 => old > compared,
+            5 => old >= compared,
+            _ => return Err(Errno::ENOSYS),
+        };
+        self.memory.write_le(second, 4, u128::from(new as u32)).map_err(|_| Errno::EFAULT)?;
+        let woken = self.futex_wake(address, u32::MAX, wake);
+        Ok(woken + if holds { self.futex_wake(second, u32::MAX, wake_second) } else { 0 })
     }
 }
 

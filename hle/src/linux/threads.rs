@@ -143,6 +143,30 @@ impl LinuxProcess {
         woken
     }
 
+    /// Whether `tid` is one of the process's threads.
+    pub(super) fn is_thread(&self, tid: u64) -> bool {
+        tid == self.threads.tid || self.threads.others.iter().any(|thread| thread.tid == tid)
+    }
+
+    /// FUTEX_REQUEUE and FUTEX_CMP_REQUEUE (once the word is checked): wakes up to `wake` threads waiting on
+    /// `address` and moves up to `requeue` of the others to wait on `target`; how many were woken and moved.
+    pub(super) fn futex_requeue(&mut self, address: u64, wake: u64, requeue: u64, target: u64) -> u64 {
+        let woken = self.futex_wake(address, u32::MAX, wake);
+        let mut moved = 0;
+        for thread in &mut self.threads.others {
+            if moved == requeue {
+                break;
+            }
+            if let Some(Wait { futex: Some((at, bits)), deadline }) = thread.wait
+                && at == address
+            {
+                thread.wait = Some(Wait { futex: Some((target, bits)), deadline });
+                moved += 1;
+            }
+        }
+        woken + moved
+    }
+
     /// A sleep of the running thread until guest time `deadline`, while other threads run.
     pub(super) fn sleep_thread_until(&mut self, deadline: u64) {
         self.threads.wait = Some(Wait { futex: None, deadline: Some((deadline, 0)) });
