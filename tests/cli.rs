@@ -623,7 +623,7 @@ fn linux_exit_codes_and_stops() {
     let deadlock = linux_run("tandem", &dir, "linux_threads", &["deadlock"]);
     assert_eq!(deadlock.status.code(), Some(125), "{}", text(&deadlock.stderr));
     let stderr = text(&deadlock.stderr);
-    assert!(stderr.contains("deadlock: every thread waits on a futex that no thread can wake"), "{stderr}");
+    assert!(stderr.contains("deadlock: every thread waits on a futex or a signal that no thread can wake"), "{stderr}");
     assert!(stderr.contains("svc #0"), "{stderr}");
 
     // vfork(2): the child shares its parent's memory until it execs or exits (posix_spawn reads its error so).

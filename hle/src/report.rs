@@ -38,7 +38,7 @@ pub enum StopReason {
     Signal {
         number: u64,
     },
-    /// A Linux program waits for something that can never happen (every thread waits on a futex no thread can wake).
+    /// A Linux program waits for something that can never happen (every thread waits on a futex or a signal that nothing can bring).
     Deadlock(&'static str),
     /// Every Horizon thread waits and no timer is pending: what each one waits for.
     AllThreadsBlocked(Vec<String>),

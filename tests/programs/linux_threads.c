@@ -19,7 +19,8 @@ static long sys6(long n, long a, long b, long c, long d, long e, long f) {
 
 enum {
     SYS_exit = 93, SYS_exit_group = 94, SYS_set_tid_address = 96, SYS_futex = 98, SYS_nanosleep = 101,
-    SYS_clock_gettime = 113, SYS_sched_yield = 124, SYS_tkill = 130, SYS_tgkill = 131, SYS_getpid = 172,
+    SYS_clock_gettime = 113, SYS_sched_yield = 124, SYS_tkill = 130, SYS_tgkill = 131, SYS_rt_sigsuspend = 133,
+    SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_getpid = 172,
     SYS_gettid = 178, SYS_clone = 220,
 };
 enum {
@@ -166,6 +167,19 @@ static void queued_waiter(long unused) {
     while (__atomic_load_n(&released, __ATOMIC_ACQUIRE) == 0) sys(SYS_futex, &queue_a, FUTEX_WAIT, 0, 0);
 }
 
+/* Sends SIGUSR1 to the main thread after 5 ms, which waits for it in rt_sigsuspend. */
+static long main_tid, handled_signal, handler_ran_on;
+static void on_signal(int signal) {
+    handled_signal = signal;
+    handler_ran_on = sys(SYS_gettid, 0);
+}
+static void signaller(long unused) {
+    (void)unused;
+    long five_ms[2] = {0, 5000000};
+    sys(SYS_nanosleep, five_ms, 0);
+    sys(SYS_tgkill, sys(SYS_getpid, 0), main_tid, 10);
+}
+
 /* The last part: the main thread exits alone (exit, not exit_group) and this thread, left, ends the process. */
 static int main_tid_word;
 static void finisher(long unused) {
@@ -269,6 +283,21 @@ int main(int argc, char **argv) {
     expect("FUTEX_WAKE_OP ANDN -1 (every bit)", sys(SYS_futex, &first, FUTEX_WAKE_OP, 1, 1, &second, WAKE_OP(3, -1, 2, 0)), 0);
     expect("the second word after ANDN -1", second, 0);
     expect("FUTEX_WAKE_OP of an unknown operation", sys(SYS_futex, &first, FUTEX_WAKE_OP, 1, 1, &second, WAKE_OP(6, 0, 0, 0)), -38);
+
+    /* rt_sigsuspend in one thread, the signal from another: the handler runs in the waiting thread, then EINTR.
+     * SIGUSR1 is blocked (in both threads: the mask is inherited) but in the suspend's mask. */
+    unsigned long usr1 = 1ul << 9, none = 0, mask_after = 0;
+    unsigned long action[4] = {(unsigned long)on_signal, 0, 0, 0};
+    sys(SYS_rt_sigaction, 10, action, 0, 8);
+    sys(SYS_rt_sigprocmask, 0, &usr1, 0, 8);
+    main_tid = sys(SYS_gettid, 0);
+    spawn(signaller, 0, stacks[0] + sizeof stacks[0], &tids[0], 0);
+    expect("rt_sigsuspend until another thread's tgkill", sys(SYS_rt_sigsuspend, &none, 8), -4);
+    expect("its handler ran, for SIGUSR1", handled_signal, 10);
+    expect("on the waiting thread", handler_ran_on == main_tid, 1);
+    sys(SYS_rt_sigprocmask, 0, 0, &mask_after, 8);
+    expect("the mask from before rt_sigsuspend", (long)mask_after, (long)usr1);
+    join(&tids[0]);
 
     /* set_tid_address gives the main thread a word its exit clears, which the finisher joins. */
     main_tid_word = (int)pid;

@@ -427,19 +427,36 @@ impl LinuxProcess {
             if let Some(interrupted) = self.interrupt_with_pending(mask) {
                 return interrupted;
             }
-            // What could still come: a child's end, or a signal from another process that the program handles.
-            let mut awaited = FORWARDED
-                .iter()
-                .filter(|&&signal| !self.ignores(signal) && self.action(signal).handler != SIG_DFL)
-                .fold(0, |set, &signal| set | bit(signal));
-            if !self.children.is_empty() {
-                awaited |= bit(SIGCHLD);
+            if self.threads.several() {
+                // Another thread may send it: this one waits while they run (`next_turn` ends the call).
+                self.wait_for_signals(!mask);
+                return Flow::Continue;
             }
-            if awaited & !mask == 0 {
+            let awaited = self.signals_from_outside() & !mask;
+            if awaited == 0 {
                 return Flow::Stop(StopReason::Deadlock("rt_sigsuspend with no signal that could come"));
             }
-            wait_for_host_signal(awaited & !mask);
+            wait_for_host_signal(awaited);
         }
+    }
+
+    /// The signals that other processes could still send that the program handles: a child's end, and those
+    /// forwarded from the host that it has a handler for.
+    pub(super) fn signals_from_outside(&self) -> u64 {
+        let mut awaited = FORWARDED
+            .iter()
+            .filter(|&&signal| !self.ignores(signal) && self.action(signal).handler != SIG_DFL)
+            .fold(0, |set, &signal| set | bit(signal));
+        if !self.children.is_empty() {
+            awaited |= bit(SIGCHLD);
+        }
+        awaited
+    }
+
+    /// Waits on the host until one of `signals` comes from another process, and makes it pending.
+    pub(super) fn wait_for_signal_from_outside(&mut self, signals: u64) {
+        wait_for_host_signal(signals);
+        self.collect_host_signals();
     }
 
     /// rt_sigaction: the new action is read before the old one is written (they may be the same memory).

@@ -2,9 +2,10 @@
 //!
 //! All threads run on the one host thread that runs the process, a slice of `SLICE` retired instructions at a
 //! time, in the order they were created (round robin), so that a run repeats exactly, as everywhere in Tandem.
-//! A thread also gives way where Linux would block it: a futex wait, a sleep, sched_yield, its exit. When every
-//! thread waits, guest time skips to the earliest deadline among them; with none, the process is deadlocked
-//! and stops saying so.
+//! A thread also gives way where Linux would block it: a futex wait, a sleep, rt_sigsuspend, sched_yield, its
+//! exit. When every thread waits, guest time skips to the earliest deadline among them; without one, Tandem waits
+//! on the host for a signal from another process that one of them waits for; with none, the process is
+//! deadlocked and stops saying so.
 //!
 //! The running thread's registers are `LinuxProcess::cpu` and its signal mask `signal_mask` (signals, handlers
 //! and pending signals are the process's, delivered to whichever thread runs with the signal unblocked); the
@@ -15,7 +16,7 @@
 //! - Deadlines are guest time (`guest_nanoseconds`), which every thread's instructions move on.
 //!
 //! Not modelled: signals sent to one thread (tgkill names the process's thread, and the signal is the
-//! process's), a waiting thread interrupted by a signal (its wait ends only by a wake or its deadline), and host
+//! process's), a futex wait or sleep interrupted by a signal (it ends only by a wake or its deadline), and host
 //! calls that block (a read of an empty pipe that another guest thread would fill waits on the host forever).
 
 use super::LinuxProcess;
@@ -40,11 +41,13 @@ pub(super) struct Thread {
 }
 
 /// What a thread waits for. Its X0 still holds the system call's first argument; the wait's end writes the result.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 pub(super) struct Wait {
     /// A futex wake at this address for these bits (FUTEX_WAIT_BITSET's; all for FUTEX_WAIT), which returns 0;
     /// none for a sleep.
     futex: Option<(u64, u32)>,
+    /// A pending signal of these (rt_sigsuspend's, whose call ends when the thread runs again: `next_turn`).
+    signals: u64,
     /// When the wait ends by itself, in guest nanoseconds, and X0 then (-ETIMEDOUT for a futex, 0 for a sleep).
     deadline: Option<(u64, u64)>,
 }
@@ -116,7 +119,7 @@ impl LinuxProcess {
     /// waits for a wake or its timeout (`deadline`, guest nanoseconds).
     pub(super) fn futex_wait(&mut self, address: u64, bitset: u32, deadline: Option<u64>) -> Flow {
         let deadline = deadline.map(|at| (at, (-i64::from(ETIMEDOUT.0)) as u64));
-        self.threads.wait = Some(Wait { futex: Some((address, bitset)), deadline });
+        self.threads.wait = Some(Wait { futex: Some((address, bitset)), deadline, signals: 0 });
         Flow::Continue
     }
 
@@ -157,10 +160,10 @@ impl LinuxProcess {
             if moved == requeue {
                 break;
             }
-            if let Some(Wait { futex: Some((at, bits)), deadline }) = thread.wait
+            if let Some(Wait { futex: Some((at, bits)), deadline, signals }) = thread.wait
                 && at == address
             {
-                thread.wait = Some(Wait { futex: Some((target, bits)), deadline });
+                thread.wait = Some(Wait { futex: Some((target, bits)), deadline, signals });
                 moved += 1;
             }
         }
@@ -169,7 +172,12 @@ impl LinuxProcess {
 
     /// A sleep of the running thread until guest time `deadline`, while other threads run.
     pub(super) fn sleep_thread_until(&mut self, deadline: u64) {
-        self.threads.wait = Some(Wait { futex: None, deadline: Some((deadline, 0)) });
+        self.threads.wait = Some(Wait { deadline: Some((deadline, 0)), ..Wait::default() });
+    }
+
+    /// The running thread waits, while others run, until one of `signals` is pending.
+    pub(super) fn wait_for_signals(&mut self, signals: u64) {
+        self.threads.wait = Some(Wait { signals, ..Wait::default() });
     }
 
     pub(super) fn give_way(&mut self) {
@@ -222,21 +230,42 @@ impl LinuxProcess {
                     thread.wait = None;
                 }
             }
-            if let Some(index) = self.threads.others.iter().position(|thread| thread.wait.is_none()) {
-                let next = self.threads.others.remove(index).expect("found");
+            let pending = self.pending_signals;
+            let runnable = |thread: &Thread| thread.wait.is_none_or(|wait| wait.signals & pending != 0);
+            if let Some(index) = self.threads.others.iter().position(runnable) {
+                let mut next = self.threads.others.remove(index).expect("found");
+                let suspended = next.wait.take().map(|wait| wait.signals);
                 self.become_thread(next);
+                // rt_sigsuspend ends as it would have on the spot: the handler runs on the call's mask, EINTR.
+                match suspended.map(|signals| self.interrupt_with_pending(!signals)) {
+                    Some(Some(Flow::Stop(reason))) => return Err(reason),
+                    // Taken meanwhile by another thread: the call runs again, and waits again.
+                    Some(None) => self.cpu.pc -= 4,
+                    _ => {}
+                }
                 return Ok(());
             }
-            // Every thread waits: time passes to the first deadline, or nothing will ever wake them.
+            // Every thread waits: time passes to the first deadline, or a signal from another process comes, or
+            // nothing will ever wake them.
             let deadlines = self.threads.others.iter().filter_map(|thread| thread.wait?.deadline);
-            let Some(first) = deadlines.map(|(at, _)| at).min() else {
+            if let Some(first) = deadlines.map(|(at, _)| at).min() {
+                self.pass_time(first - now);
+                continue;
+            }
+            let awaited =
+                self.threads.others.iter().filter_map(|thread| thread.wait).fold(0, |all, wait| all | wait.signals);
+            let from_outside = self.signals_from_outside() & awaited;
+            if from_outside != 0 {
+                self.wait_for_signal_from_outside(from_outside);
+                continue;
+            }
+            {
                 // The report shows the thread that ran last, at its SVC.
                 let last = if exited { self.threads.others.pop_front() } else { self.threads.others.pop_back() };
                 self.become_thread(last.expect("a waiting thread"));
                 self.cpu.pc -= 4;
-                return Err(StopReason::Deadlock("every thread waits on a futex that no thread can wake"));
-            };
-            self.pass_time(first - now);
+                return Err(StopReason::Deadlock("every thread waits on a futex or a signal that no thread can wake"));
+            }
         }
     }
 
