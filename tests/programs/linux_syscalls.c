@@ -21,7 +21,7 @@ enum {
     SYS_getcwd = 17, SYS_dup3 = 24, SYS_fcntl = 25, SYS_mkdirat = 34, SYS_unlinkat = 35, SYS_renameat = 38,
     SYS_openat = 56, SYS_close = 57, SYS_pipe2 = 59, SYS_getdents64 = 61, SYS_lseek = 62, SYS_read = 63,
     SYS_write = 64, SYS_writev = 66, SYS_readlinkat = 78, SYS_newfstatat = 79, SYS_fstat = 80,
-    SYS_futex = 98, SYS_nanosleep = 101, SYS_clock_gettime = 113, SYS_clock_nanosleep = 115, SYS_clock_getres = 114, SYS_sched_getaffinity = 123, SYS_kill = 129, SYS_times = 153, SYS_umask = 166, SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172, SYS_brk = 214,
+    SYS_futex = 98, SYS_nanosleep = 101, SYS_clock_gettime = 113, SYS_clock_nanosleep = 115, SYS_clock_getres = 114, SYS_sched_getaffinity = 123, SYS_kill = 129, SYS_times = 153, SYS_umask = 166, SYS_rt_sigaction = 134, SYS_sigaltstack = 132, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172, SYS_brk = 214,
     SYS_flock = 32, SYS_mknodat = 33, SYS_symlinkat = 36, SYS_linkat = 37, SYS_statfs = 43, SYS_fstatfs = 44,
     SYS_truncate = 45, SYS_fallocate = 47, SYS_chdir = 49, SYS_fchdir = 50, SYS_fchmod = 52, SYS_fchownat = 54,
     SYS_fchown = 55, SYS_ppoll = 73, SYS_getgroups = 158, SYS_getuid = 174, SYS_getppid = 173, SYS_clone = 220,
@@ -85,6 +85,20 @@ static void handle(int signal, unsigned long flags, unsigned long mask) {
     unsigned long action[4] = {(unsigned long)on_signal, SA_SIGINFO | SA_RESTORER | flags,
                                (unsigned long)return_from_signal, mask};
     sys(SYS_rt_sigaction, signal, action, 0, 8);
+}
+
+/* What a handler saw of the stack it ran on: whether a local lay on the alternate stack, and sigaltstack's
+ * report there (flags, and whether a change was refused with EPERM). */
+static char alternate_stack[65536] __attribute__((aligned(16)));
+static volatile long on_alternate, flags_inside, change_inside;
+static void on_alt_signal(int signal) {
+    (void)signal;
+    volatile char here = 0;
+    on_alternate = &here >= alternate_stack && &here < alternate_stack + sizeof alternate_stack;
+    unsigned long inside[3] = {0, 9, 0}, other[3] = {0, 2 /* SS_DISABLE */, 0};
+    sys(SYS_sigaltstack, 0, inside);
+    flags_inside = (int)inside[1]; /* ss_flags is an int: the word's high half is padding */
+    change_inside = sys(SYS_sigaltstack, other, 0);
 }
 
 static const char *basename(const char *path) {
@@ -513,6 +527,39 @@ int main(int argc, char **argv, char **envp) {
     unsigned long after_reset[4] = {9, 9, 9, 9};
     sys(SYS_rt_sigaction, 12, 0, after_reset, 8);
     expect("SA_RESETHAND left SIG_DFL", (long)after_reset[0], 0);
+    /* sigaltstack: a handler with SA_ONSTACK runs on the alternate stack, where the stack cannot be changed; one
+     * without it runs where the program was. */
+    unsigned long stack_now[3] = {1, 9, 1};
+    expect("sigaltstack reports none at first", sys(SYS_sigaltstack, 0, stack_now), 0);
+    expect("none: ss_flags SS_DISABLE", (int)stack_now[1], 2);
+    /* Linux's least size on arm64 is 5120 bytes (qemu-aarch64's 2048), so the oracle checks one below both. */
+    unsigned long small[3] = {(unsigned long)alternate_stack, 0, 1024}, odd[3] = {(unsigned long)alternate_stack, 5, 65536};
+    expect("sigaltstack of 1024 bytes", sys(SYS_sigaltstack, small, 0), -12);
+    expect("sigaltstack with unknown flags", sys(SYS_sigaltstack, odd, 0), -22);
+    unsigned long alternate[3] = {(unsigned long)alternate_stack, 0, sizeof alternate_stack};
+    expect("sigaltstack of 64 KiB", sys(SYS_sigaltstack, alternate, 0), 0);
+    sys(SYS_sigaltstack, 0, stack_now);
+    expect("reported back", stack_now[0] == (unsigned long)alternate_stack && (int)stack_now[1] == 0 && stack_now[2] == 65536, 1);
+    unsigned long on_stack_action[4] = {(unsigned long)on_alt_signal, SA_RESTORER | 0x08000000 /* SA_ONSTACK */,
+                                        (unsigned long)return_from_signal, 0};
+    sys(SYS_rt_sigaction, 10, on_stack_action, 0, 8);
+    sys(SYS_kill, sys(SYS_getpid, 0), 10);
+    expect("an SA_ONSTACK handler runs on the alternate stack", on_alternate, 1);
+    expect("where sigaltstack says SS_ONSTACK", flags_inside, 1);
+    expect("and refuses a change", change_inside, -1);
+    sys(SYS_sigaltstack, 0, stack_now);
+    expect("after it, the stack stays", (int)stack_now[1] == 0 && stack_now[2] == 65536, 1);
+    unsigned long plain_action[4] = {(unsigned long)on_alt_signal, SA_RESTORER, (unsigned long)return_from_signal, 0};
+    sys(SYS_rt_sigaction, 10, plain_action, 0, 8);
+    sys(SYS_kill, sys(SYS_getpid, 0), 10);
+    expect("a handler without SA_ONSTACK runs on the program's stack", on_alternate, 0);
+    expect("where sigaltstack says 0", flags_inside, 0);
+    unsigned long disable[3] = {0, 2, 0};
+    expect("sigaltstack SS_DISABLE", sys(SYS_sigaltstack, disable, stack_now), 0);
+    expect("gave the old one back", stack_now[0] == (unsigned long)alternate_stack && (int)stack_now[1] == 0, 1);
+    sys(SYS_rt_sigaction, 10, on_stack_action, 0, 8);
+    sys(SYS_kill, sys(SYS_getpid, 0), 10);
+    expect("SA_ONSTACK without an alternate stack: the program's", on_alternate, 0);
     /* SIGCHLD when a child ends, waited for by rt_sigsuspend (blocked before the fork, so it cannot come early). */
     handle(17, 0, 0);
     unsigned long chld = 1ul << 16;

@@ -101,6 +101,8 @@ pub struct LinuxProcess {
     /// Signals raised and not yet delivered (bit n - 1 for signal n), with what each one's siginfo says.
     pending_signals: u64,
     signal_info: std::collections::BTreeMap<u64, signals::Raised>,
+    /// The running thread's alternate signal stack.
+    alt_stack: signals::AltStack,
     /// The page holding the return to rt_sigreturn of handlers without a restorer, once one has run.
     sigreturn_page: Option<u64>,
     /// The guest's process id and its parent's: fixed for the first process, the host's for a forked child.
@@ -141,6 +143,7 @@ impl LinuxProcess {
             signal_actions: Default::default(),
             pending_signals: 0,
             signal_info: Default::default(),
+            alt_stack: Default::default(),
             sigreturn_page: None,
             pid: syscalls::FIRST_PID,
             parent_pid: syscalls::FIRST_PID - 1,

@@ -27,6 +27,7 @@ const SIGSTOP: u64 = 19;
 const SIGCHLD: u64 = 17;
 const SIG_DFL: u64 = 0;
 const SIG_IGN: u64 = 1;
+const SA_ONSTACK: u64 = 0x0800_0000;
 const SA_RESTORER: u64 = 0x0400_0000;
 const SA_NODEFER: u64 = 0x4000_0000;
 const SA_RESETHAND: u64 = 0x8000_0000;
@@ -46,6 +47,14 @@ const SC_RESERVED: usize = 288;
 const UCONTEXT_SIZE: usize = UC_MCONTEXT + SC_RESERVED + 4096;
 const FRAME_SIZE: u64 = SIGINFO_SIZE + UCONTEXT_SIZE as u64;
 /// The fpsimd record: a header (magic, size), FPSR, FPCR, then V0-V31 from 16 bytes in.
+/// Where the ucontext's uc_stack lies (a stack_t: ss_sp, ss_flags, ss_size).
+const UC_STACK: usize = 16;
+/// sigaltstack's flags, and the least size it takes on arm64.
+const SS_ONSTACK: u32 = 1;
+const SS_DISABLE: u32 = 2;
+const SS_AUTODISARM: u32 = 1 << 31;
+const MINSIGSTKSZ: u64 = 5120;
+
 const FPSIMD_MAGIC: u32 = 0x4650_8001;
 const FPSIMD_SIZE: usize = 16 + 32 * 16;
 
@@ -286,10 +295,21 @@ impl LinuxProcess {
             _ => action.restorer,
         };
         let raised = self.signal_info.remove(&signal).unwrap_or(Raised { code: SI_USER, pid: 0, status: 0 });
-        // Below the stack: a frame record (X29, X30), then the rt_sigframe, each 16-byte aligned.
-        let record = (self.cpu.sp.wrapping_sub(16)) & !15;
+        // Below the stack, or at the top of the alternate one (SA_ONSTACK, unless already on it): a frame record
+        // (X29, X30), then the rt_sigframe, each 16-byte aligned.
+        // The frame keeps the stack as it was set (Linux's __save_altstack); SS_AUTODISARM then takes it away until
+        // rt_sigreturn puts that back.
+        let uc_stack = self.alt_stack;
+        let top = match action.flags & SA_ONSTACK != 0 && self.alt_stack.state(self.cpu.sp) == 0 {
+            true => self.alt_stack.base.wrapping_add(self.alt_stack.size),
+            false => self.cpu.sp,
+        };
+        if self.alt_stack.flags & SS_AUTODISARM != 0 {
+            self.alt_stack = AltStack::default();
+        }
+        let record = (top.wrapping_sub(16)) & !15;
         let frame = record.wrapping_sub(FRAME_SIZE) & !15;
-        let bytes = self.signal_frame(signal, raised, saved_mask);
+        let bytes = self.signal_frame(signal, raised, saved_mask, uc_stack);
         let mut frame_record = self.cpu.x[29].to_le_bytes().to_vec();
         frame_record.extend(self.cpu.x[30].to_le_bytes());
         if self.memory.write(frame, &bytes).is_err() || self.memory.write(record, &frame_record).is_err() {
@@ -328,7 +348,7 @@ impl LinuxProcess {
     }
 
     /// The rt_sigframe's bytes: the siginfo, and the ucontext with the state the handler interrupts.
-    fn signal_frame(&self, signal: u64, raised: Raised, saved_mask: u64) -> Vec<u8> {
+    fn signal_frame(&self, signal: u64, raised: Raised, saved_mask: u64, uc_stack: AltStack) -> Vec<u8> {
         let mut frame = vec![0u8; FRAME_SIZE as usize];
         let mut put = |at: usize, bytes: &[u8]| frame[at..at + bytes.len()].copy_from_slice(bytes);
         // siginfo: si_signo, si_errno, si_code, then (kill and SIGCHLD alike) si_pid, si_uid, si_status.
@@ -339,8 +359,9 @@ impl LinuxProcess {
         put(20, &unsafe { libc::getuid() }.to_le_bytes());
         put(24, &raised.status.to_le_bytes());
         let uc = SIGINFO_SIZE as usize;
-        // uc_stack: no alternate stack (SS_DISABLE).
-        put(uc + 16 + 8, &2i32.to_le_bytes());
+        put(uc + UC_STACK, &uc_stack.base.to_le_bytes());
+        put(uc + UC_STACK + 8, &uc_stack.flags.to_le_bytes());
+        put(uc + UC_STACK + 16, &uc_stack.size.to_le_bytes());
         put(uc + UC_SIGMASK, &saved_mask.to_le_bytes());
         let context = uc + UC_MCONTEXT;
         for (index, value) in self.cpu.x.iter().enumerate() {
@@ -389,6 +410,12 @@ impl LinuxProcess {
         }
         self.cpu.exclusive = ExclusiveMonitor::default();
         self.signal_mask = word(SIGINFO_SIZE as usize + UC_SIGMASK) & !UNBLOCKABLE;
+        // The alternate stack as the frame says (Linux's restore_altstack: one SS_AUTODISARM took away returns);
+        // like Linux, a frame's stack that cannot be set (on it, or invalid) is passed over.
+        let uc_stack = SIGINFO_SIZE as usize + UC_STACK;
+        if !self.alt_stack.holds(self.cpu.sp) {
+            let _ = self.set_alt_stack(word(uc_stack), half(uc_stack + 8), word(uc_stack + 16));
+        }
         Flow::Continue
     }
 
@@ -502,11 +529,66 @@ impl LinuxProcess {
         Ok(0)
     }
 
-    pub(super) fn sigaltstack(&self, old: u64) -> SysResult {
-        const SS_DISABLE: u64 = 2;
+    /// sigaltstack(new, old): the new stack_t is read first, the old one (as it was) written last.
+    pub(super) fn sigaltstack(&mut self, new: u64, old: u64) -> SysResult {
+        let before = AltStack {
+            flags: self.alt_stack.state(self.cpu.sp) | self.alt_stack.flags & SS_AUTODISARM,
+            ..self.alt_stack
+        };
+        if new != 0 {
+            let (base, flags, size) = (self.read_u64(new)?, self.read_u64(new + 8)? as u32, self.read_u64(new + 16)?);
+            if self.alt_stack.holds(self.cpu.sp) {
+                return Err(Errno::EPERM);
+            }
+            self.set_alt_stack(base, flags, size)?;
+        }
         if old != 0 {
-            self.write_words(old, &[0, SS_DISABLE, 0])?;
+            self.write_words(old, &[before.base, u64::from(before.flags), before.size])?;
         }
         Ok(0)
+    }
+
+    /// Sets the running thread's alternate signal stack as sigaltstack's stack_t gives it: SS_DISABLE (the rest
+    /// ignored), or 0 or SS_ONSTACK, with SS_AUTODISARM or not, and at least MINSIGSTKSZ bytes.
+    fn set_alt_stack(&mut self, base: u64, flags: u32, size: u64) -> Result<(), Errno> {
+        self.alt_stack = match flags & !SS_AUTODISARM {
+            SS_DISABLE => AltStack { flags, ..AltStack::default() },
+            0 | SS_ONSTACK if size < MINSIGSTKSZ => return Err(Errno::ENOMEM),
+            0 | SS_ONSTACK => AltStack { base, size, flags },
+            _ => return Err(Errno::EINVAL),
+        };
+        Ok(())
+    }
+}
+
+/// A thread's alternate signal stack (sigaltstack), as Linux keeps it: `size` 0 and `flags` SS_DISABLE when it has
+/// none, else the flags it was set with (0 or SS_ONSTACK, with SS_AUTODISARM or not).
+#[derive(Clone, Copy, Debug)]
+pub struct AltStack {
+    pub base: u64,
+    pub size: u64,
+    pub flags: u32,
+}
+
+impl Default for AltStack {
+    fn default() -> AltStack {
+        AltStack { base: 0, size: 0, flags: SS_DISABLE }
+    }
+}
+
+impl AltStack {
+    /// Whether the stack pointer `sp` is on it (Linux's on_sig_stack, for stacks that grow down; never with
+    /// SS_AUTODISARM, whose handlers may nest on it).
+    fn holds(&self, sp: u64) -> bool {
+        self.flags & SS_AUTODISARM == 0 && sp > self.base && sp - self.base <= self.size
+    }
+
+    /// Linux's sas_ss_flags: SS_DISABLE without one, SS_ONSTACK while on it, else 0 (a handler may move to it).
+    fn state(&self, sp: u64) -> u32 {
+        match self.size {
+            0 => SS_DISABLE,
+            _ if self.holds(sp) => SS_ONSTACK,
+            _ => 0,
+        }
     }
 }

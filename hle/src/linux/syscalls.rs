@@ -32,6 +32,7 @@ pub enum Flow {
 pub struct Errno(pub i32);
 
 impl Errno {
+    pub const EPERM: Errno = Errno(1);
     pub const ESRCH: Errno = Errno(3);
     pub const EINTR: Errno = Errno(4);
     pub const EBADF: Errno = Errno(9);
@@ -383,7 +384,7 @@ impl LinuxProcess {
             }
             133 => return self.rt_sigsuspend(a[0], a[1]),
             139 => return self.rt_sigreturn(),
-            132 => self.sigaltstack(a[1]),
+            132 => self.sigaltstack(a[0], a[1]),
             // The kernel's sigset_t is 8 bytes on aarch64: another size is EINVAL.
             134 | 135 if a[3] != 8 => Err(Errno::EINVAL),
             134 => self.rt_sigaction(a[0], a[1], a[2]),

@@ -7,7 +7,8 @@
 //! on the host for a signal from another process that one of them waits for; with none, the process is
 //! deadlocked and stops saying so.
 //!
-//! The running thread's registers are `LinuxProcess::cpu` and its signal mask `signal_mask` (signals, handlers
+//! The running thread's registers are `LinuxProcess::cpu`, its signal mask `signal_mask` and its alternate
+//! signal stack `alt_stack` (signals, handlers
 //! and pending signals are the process's, delivered to whichever thread runs with the signal unblocked); the
 //! others wait in `threads`. Invariants:
 //! - A thread that is not running has its whole state in its `Thread`, its local exclusive monitor cleared (as
@@ -20,6 +21,7 @@
 //! calls that block (a read of an empty pipe that another guest thread would fill waits on the host forever).
 
 use super::LinuxProcess;
+use super::signals::AltStack;
 use super::syscalls::{Errno, Flow};
 use crate::report::StopReason;
 use std::collections::VecDeque;
@@ -36,6 +38,7 @@ pub(super) struct Thread {
     tid: u64,
     cpu: CpuState,
     signal_mask: u64,
+    alt_stack: AltStack,
     clear_child_tid: u64,
     wait: Option<Wait>,
 }
@@ -110,7 +113,9 @@ impl LinuxProcess {
             }
         }
         let clear_child_tid = if flags & CLONE_CHILD_CLEARTID != 0 { child_tid } else { 0 };
-        self.threads.others.push_back(Thread { tid, cpu, signal_mask: self.signal_mask, clear_child_tid, wait: None });
+        // The new thread has no alternate signal stack (clone(2): CLONE_VM without CLONE_VFORK clears it).
+        let (signal_mask, alt_stack) = (self.signal_mask, AltStack::default());
+        self.threads.others.push_back(Thread { tid, cpu, signal_mask, alt_stack, clear_child_tid, wait: None });
         tracing::debug!(tid, "thread created");
         self.answer(Ok(tid))
     }
@@ -214,6 +219,7 @@ impl LinuxProcess {
                 tid: self.threads.tid,
                 cpu: self.cpu.clone(),
                 signal_mask: self.signal_mask,
+                alt_stack: self.alt_stack,
                 clear_child_tid: self.threads.clear_child_tid,
                 wait: waiting,
             };
@@ -272,7 +278,7 @@ impl LinuxProcess {
     /// Makes `thread` the running one.
     fn become_thread(&mut self, thread: Thread) {
         self.cpu = thread.cpu;
-        self.signal_mask = thread.signal_mask;
+        (self.signal_mask, self.alt_stack) = (thread.signal_mask, thread.alt_stack);
         (self.threads.tid, self.threads.clear_child_tid) = (thread.tid, thread.clear_child_tid);
         self.threads.wait = thread.wait;
     }
