@@ -24,7 +24,7 @@ enum {
     SYS_futex = 98, SYS_nanosleep = 101, SYS_clock_gettime = 113, SYS_clock_nanosleep = 115, SYS_clock_getres = 114, SYS_sched_getaffinity = 123, SYS_kill = 129, SYS_times = 153, SYS_umask = 166, SYS_rt_sigaction = 134, SYS_sigaltstack = 132, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172, SYS_brk = 214,
     SYS_flock = 32, SYS_mknodat = 33, SYS_symlinkat = 36, SYS_linkat = 37, SYS_statfs = 43, SYS_fstatfs = 44,
     SYS_truncate = 45, SYS_fallocate = 47, SYS_chdir = 49, SYS_fchdir = 50, SYS_fchmod = 52, SYS_fchownat = 54,
-    SYS_fchown = 55, SYS_ppoll = 73, SYS_getgroups = 158, SYS_getuid = 174, SYS_getppid = 173, SYS_clone = 220,
+    SYS_fchown = 55, SYS_pselect6 = 72, SYS_ppoll = 73, SYS_getgroups = 158, SYS_getuid = 174, SYS_getppid = 173, SYS_clone = 220,
     SYS_wait4 = 260, SYS_exit_group = 94, SYS_tgkill = 131, SYS_rt_sigsuspend = 133, SYS_setpgid = 154,
     SYS_getpgid = 155, SYS_getsid = 156, SYS_setsid = 157, SYS_execve = 221,
     SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_madvise = 233, SYS_getrandom = 278, SYS_sync = 81, SYS_close_range = 436,
@@ -345,6 +345,27 @@ int main(int argc, char **argv, char **envp) {
     expect("ppoll with a 4-byte mask", sys(SYS_ppoll, polled, 1, no_wait, &poll_mask, 4), -22);
     expect("ppoll that times out", sys(SYS_ppoll, polled, 0, a_millisecond, 0, 8), 0);
     expect("ppoll with 10^9 ns", sys(SYS_ppoll, polled, 1, too_many_ns, 0, 8), -22);
+    /* pselect6: the pipe holds a byte ("d"), so its read end is ready, and the write end too; an unasked bit past
+     * the count is left out; a descriptor not open is EBADF. */
+    unsigned long readable = (1ul << pipe[0]) | (1ul << 40), write_set = 1ul << pipe[1], exceptional = 1ul << pipe[0];
+    long a_second[2] = {1, 0};
+    expect("pselect6 of the pipe's ends", sys(SYS_pselect6, 33, &readable, &write_set, &exceptional, a_second, 0), 2);
+    expect("its read set", readable == 1ul << pipe[0], 1);
+    expect("its write set", write_set == 1ul << pipe[1], 1);
+    expect("its exception set", (long)exceptional, 0);
+    char drained;
+    sys(SYS_read, pipe[0], &drained, 1);
+    readable = 1ul << pipe[0];
+    long ten_ms_select[2] = {0, 10000000};
+    expect("pselect6 of the empty pipe, 10 ms", sys(SYS_pselect6, 33, &readable, 0, 0, ten_ms_select, 0), 0);
+    expect("nothing ready", (long)readable, 0);
+    expect("no time left", ten_ms_select[0] + ten_ms_select[1], 0);
+    readable = 1ul << 30;
+    expect("pselect6 of a descriptor not open", sys(SYS_pselect6, 31, &readable, 0, 0, no_wait, 0), -9);
+    expect("pselect6 with a negative count", sys(SYS_pselect6, -1, 0, 0, 0, no_wait, 0), -22);
+    unsigned long select_mask[2] = {(unsigned long)&poll_mask, 8};
+    readable = 1ul << pipe[0];
+    expect("pselect6 with a mask, nothing ready", sys(SYS_pselect6, 33, &readable, 0, 0, no_wait, select_mask), 0);
     /* close_range: CLOEXEC marks the range, a plain call closes it (descriptors 20 and the pipe's, which are below
      * 20); a range that ends before it starts, or an unknown flag, is EINVAL. */
     expect("close_range(20, 20, CLOSE_RANGE_CLOEXEC)", sys(SYS_close_range, 20, 20, 4), 0);

@@ -344,6 +344,7 @@ impl LinuxProcess {
             // clock_getres: 1 ns; a NULL result pointer is allowed.
             114 if a[1] == 0 => Ok(0),
             114 => self.write_words(a[1], &[0, 1]).map(|_| 0),
+            72 => return self.pselect6(a[0], [a[1], a[2], a[3]], a[4], a[5]),
             73 => return self.ppoll(a[0], a[1], a[2], a[3], a[4]),
             158 => self.getgroups(a[0], a[1]),
             // Process groups and sessions are the host's, with the first process's pid translated both ways.
@@ -872,17 +873,11 @@ impl LinuxProcess {
         Ok(count)
     }
 
-    /// ppoll(fds, nfds, timeout, sigmask, sigsetsize) on the host's descriptors. struct pollfd (int fd, short
-    /// events, short revents) is the same on both. A negative descriptor is skipped, one the guest has not open
-    /// gets POLLNVAL (and counts), as Linux does. A wait that times out moves guest time on by its timeout, and
-    /// the time left written back is the timeout (nothing of guest time passed) or 0.
-    ///
-    /// `sigmask`, when given, is the mask while it waits. A pending signal the mask lets through, or one that comes
-    /// meanwhile (a host signal interrupts the host's poll), ends the call with EINTR and its handler runs, the
-    /// frame saving the mask from before the call, as in rt_sigsuspend; a host signal the program does not
-    /// handle only wakes the host's poll, which starts again.
-    fn ppoll(&mut self, fds: u64, count: u64, timeout: u64, sigmask: u64, sigset_size: u64) -> Flow {
-        let wait_mask = match (sigmask, sigset_size) {
+    /// ppoll and pselect6: `wait` (one host wait) under the signal mask the call names (`sigmask`, of `size`
+    /// bytes; 0: the thread's own), ending with EINTR and the handler instead where a signal the mask lets
+    /// through is pending, before or during the wait.
+    fn wait_under_mask(&mut self, sigmask: u64, size: u64, mut wait: impl FnMut(&mut Self) -> SysResult) -> Flow {
+        let wait_mask = match (sigmask, size) {
             (0, _) => self.signal_mask,
             (_, 8) => match self.read_u64(sigmask) {
                 Ok(mask) => mask,
@@ -894,11 +889,88 @@ impl LinuxProcess {
             if let Some(interrupted) = self.interrupt_with_pending(wait_mask) {
                 return interrupted;
             }
-            match self.poll_once(fds, count, timeout) {
+            match wait(self) {
                 Err(Errno::EINTR) => continue,
                 result => return self.answer(result),
             }
         }
+    }
+
+    /// ppoll(fds, nfds, timeout, sigmask, sigsetsize) on the host's descriptors. struct pollfd (int fd, short
+    /// events, short revents) is the same on both. A negative descriptor is skipped, one the guest has not open
+    /// gets POLLNVAL (and counts), as Linux does. A wait that times out moves guest time on by its timeout, and
+    /// the time left written back is the timeout (nothing of guest time passed) or 0.
+    ///
+    /// `sigmask`, when given, is the mask while it waits. A pending signal the mask lets through, or one that comes
+    /// meanwhile (a host signal interrupts the host's poll), ends the call with EINTR and its handler runs, the
+    /// frame saving the mask from before the call, as in rt_sigsuspend; a host signal the program does not
+    /// handle only wakes the host's poll, which starts again.
+    fn ppoll(&mut self, fds: u64, count: u64, timeout: u64, sigmask: u64, sigset_size: u64) -> Flow {
+        self.wait_under_mask(sigmask, sigset_size, |process| process.poll_once(fds, count, timeout))
+    }
+
+    /// pselect6(count, read, write, except, timeout, {sigmask, size}): select's descriptor sets (bit n of word n / 64
+    /// for descriptor n, below `count`) as one host poll; the sets come back holding the ready ones, and the result
+    /// is how many bits are set. A descriptor that is not open is EBADF.
+    fn pselect6(&mut self, count: u64, sets: [u64; 3], timeout: u64, mask_argument: u64) -> Flow {
+        let (sigmask, size) = match mask_argument {
+            0 => (0, 0),
+            _ => match (self.read_u64(mask_argument), self.read_u64(mask_argument.wrapping_add(8))) {
+                (Ok(sigmask), Ok(size)) => (sigmask, size),
+                _ => return self.answer(Err(Errno::EFAULT)),
+            },
+        };
+        self.wait_under_mask(sigmask, size, |process| process.select_once(count, sets, timeout))
+    }
+
+    /// One host poll of pselect6's descriptor sets, with its timeout.
+    fn select_once(&mut self, count: u64, sets: [u64; 3], timeout: u64) -> SysResult {
+        // Linux's select readiness: what each set takes as ready.
+        const READY: [i16; 3] =
+            [libc::POLLIN | libc::POLLHUP | libc::POLLERR, libc::POLLOUT | libc::POLLERR, libc::POLLPRI];
+        const ASKED: [i16; 3] = [libc::POLLIN, libc::POLLOUT, libc::POLLPRI];
+        let timeout_ns = if timeout == 0 { None } else { Some(self.read_timespec(timeout)?) };
+        let count = u64::try_from(count as i32).map_err(|_| Errno::EINVAL)?.min(super::files::MAX_FDS as u64);
+        let words = count.div_ceil(64) as usize;
+        let mut asked = [const { Vec::<u64>::new() }; 3];
+        for (set, &address) in asked.iter_mut().zip(&sets) {
+            *set = match address {
+                0 => vec![0; words],
+                _ => self
+                    .read_bytes(address, 8 * words as u64)?
+                    .chunks_exact(8)
+                    .map(|word| u64::from_le_bytes(word.try_into().unwrap()))
+                    .collect(),
+            };
+        }
+        let is_in = |set: &[u64], fd: u64| set[(fd / 64) as usize] >> (fd % 64) & 1 == 1;
+        let (mut polled, mut guest_fds) = (Vec::new(), Vec::new());
+        for fd in 0..count {
+            let events = (0..3).filter(|&kind| is_in(&asked[kind], fd)).fold(0, |events, kind| events | ASKED[kind]);
+            if events != 0 {
+                let host_fd = self.files.host(fd as i64).ok_or(Errno::EBADF)?;
+                polled.push(libc::pollfd { fd: host_fd, events, revents: 0 });
+                guest_fds.push(fd);
+            }
+        }
+        host(i64::from(unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, wait_ms(timeout_ns)) }))?;
+        let mut ready = [const { Vec::<u64>::new() }; 3];
+        let mut total = 0;
+        for kind in 0..3 {
+            ready[kind] = vec![0; words];
+            for (entry, &fd) in polled.iter().zip(&guest_fds) {
+                if is_in(&asked[kind], fd) && entry.revents & READY[kind] != 0 {
+                    ready[kind][(fd / 64) as usize] |= 1 << (fd % 64);
+                    total += 1;
+                }
+            }
+            if sets[kind] != 0 {
+                let bytes: Vec<u8> = ready[kind].iter().flat_map(|word| word.to_le_bytes()).collect();
+                self.write_bytes(sets[kind], &bytes)?;
+            }
+        }
+        self.timeout_left(timeout, timeout_ns, total)?;
+        Ok(total)
     }
 
     /// One host poll of ppoll's descriptors, with its timeout.
@@ -930,11 +1002,7 @@ impl LinuxProcess {
             }
         }
         // Descriptors already invalid make the call return at once, as Linux's do.
-        let wait_ms = match timeout_ns {
-            _ if !invalid.is_empty() => 0,
-            None => -1,
-            Some(ns) => i32::try_from(ns.div_ceil(1_000_000)).unwrap_or(i32::MAX),
-        };
+        let wait_ms = if invalid.is_empty() { wait_ms(timeout_ns) } else { 0 };
         let ready = host(i64::from(unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, wait_ms) }))?;
         for &index in &invalid {
             polled[index].revents = POLLNVAL;
@@ -945,16 +1013,21 @@ impl LinuxProcess {
         }
         self.write_bytes(fds, &out)?;
         let ready = ready + invalid.len() as u64;
-        if let Some(ns) = timeout_ns {
-            let left = if ready == 0 {
-                self.advance_guest_time(ns);
-                0
-            } else {
-                ns
-            };
-            self.write_words(timeout, &[left / 1_000_000_000, left % 1_000_000_000])?;
-        }
+        self.timeout_left(timeout, timeout_ns, ready)?;
         Ok(ready)
+    }
+
+    /// After a poll of `ready` descriptors with a timeout of `timeout_ns` (read from `timeout`): a poll that timed
+    /// out took that long in guest time, and the time left (all of it, or none) is written back, as Linux does.
+    fn timeout_left(&mut self, timeout: u64, timeout_ns: Option<u64>, ready: u64) -> Result<(), Errno> {
+        let Some(ns) = timeout_ns else { return Ok(()) };
+        let left = if ready == 0 {
+            self.advance_guest_time(ns);
+            0
+        } else {
+            ns
+        };
+        self.write_words(timeout, &[left / 1_000_000_000, left % 1_000_000_000])
     }
 
     // --- Memory ------------------------------------------------------------------------------------------------
@@ -1380,6 +1453,14 @@ impl LinuxProcess {
         self.memory.write_le(second, 4, u128::from(new as u32)).map_err(|_| Errno::EFAULT)?;
         let woken = self.futex_wake(address, u32::MAX, wake);
         Ok(woken + if holds { self.futex_wake(second, u32::MAX, wake_second) } else { 0 })
+    }
+}
+
+/// A host poll's timeout in milliseconds (-1: none), rounded up.
+fn wait_ms(timeout_ns: Option<u64>) -> i32 {
+    match timeout_ns {
+        None => -1,
+        Some(ns) => i32::try_from(ns.div_ceil(1_000_000)).unwrap_or(i32::MAX),
     }
 }
 
