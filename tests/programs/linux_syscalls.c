@@ -27,7 +27,7 @@ enum {
     SYS_fchown = 55, SYS_pselect6 = 72, SYS_ppoll = 73, SYS_getgroups = 158, SYS_getuid = 174, SYS_getppid = 173, SYS_clone = 220,
     SYS_wait4 = 260, SYS_exit_group = 94, SYS_tgkill = 131, SYS_rt_sigsuspend = 133, SYS_setpgid = 154,
     SYS_getpgid = 155, SYS_getsid = 156, SYS_setsid = 157, SYS_execve = 221,
-    SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_madvise = 233, SYS_getrandom = 278, SYS_sync = 81, SYS_close_range = 436,
+    SYS_munmap = 215, SYS_mremap = 216, SYS_mmap = 222, SYS_mprotect = 226, SYS_madvise = 233, SYS_getrandom = 278, SYS_memfd_create = 279, SYS_ftruncate = 46, SYS_pread64 = 67, SYS_sync = 81, SYS_close_range = 436,
 };
 #define AT_FDCWD (-100)
 #define AT_REMOVEDIR 0x200
@@ -366,6 +366,26 @@ int main(int argc, char **argv, char **envp) {
     unsigned long select_mask[2] = {(unsigned long)&poll_mask, 8};
     readable = 1ul << pipe[0];
     expect("pselect6 with a mask, nothing ready", sys(SYS_pselect6, 33, &readable, 0, 0, no_wait, select_mask), 0);
+    /* memfd_create: a file in memory, close-on-exec with MFD_CLOEXEC; a name of 250 bytes is too long, unknown flags
+     * are EINVAL. */
+    int memfd = sys(SYS_memfd_create, "tandem-test", 1 /* MFD_CLOEXEC */);
+    expect("memfd_create", memfd >= 0, 1);
+    expect("its close-on-exec flag", sys(SYS_fcntl, memfd, 1 /* F_GETFD */), 1);
+    expect("a write to it", sys(SYS_write, memfd, "in memory", 9), 9);
+    expect("ftruncate to 4", sys(SYS_ftruncate, memfd, 4), 0);
+    char from_memfd[8] = {0};
+    expect("pread of it", sys(SYS_pread64, memfd, from_memfd, 8, 0), 4);
+    print(from_memfd);
+    print("\n");
+    sys(SYS_close, memfd);
+    static char long_name[251];
+    for (int i = 0; i < 250; i++) long_name[i] = 'm';
+    expect("memfd_create with a 250-byte name", sys(SYS_memfd_create, long_name, 0), -22);
+    long_name[249] = 0;
+    memfd = sys(SYS_memfd_create, long_name, 0);
+    expect("with a 249-byte name", memfd >= 0, 1);
+    sys(SYS_close, memfd);
+    expect("memfd_create with unknown flags", sys(SYS_memfd_create, "x", 0x100), -22);
     /* close_range: CLOEXEC marks the range, a plain call closes it (descriptors 20 and the pipe's, which are below
      * 20); a range that ends before it starts, or an unknown flag, is EINVAL. */
     expect("close_range(20, 20, CLOSE_RANGE_CLOEXEC)", sys(SYS_close_range, 20, 20, 4), 0);

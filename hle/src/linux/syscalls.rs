@@ -417,6 +417,7 @@ impl LinuxProcess {
             222 => self.mmap(a[0], a[1], a[2], a[3], a[4], a[5]),
             226 => self.mprotect(a[0], a[1], a[2]),
             278 => self.getrandom(a[0], a[1]),
+            279 => self.memfd_create(a[0], a[1]),
             291 => self.statx(a[0], a[1], a[2], a[3], a[4]),
             // rseq is optional: glibc carries on without it.
             293 => Err(Errno::ENOSYS),
@@ -523,6 +524,16 @@ impl LinuxProcess {
                 Err(Errno::EMFILE)
             }
         }
+    }
+
+    /// memfd_create(name, flags): the host's, flags and all (the host's kernel judges them, as under qemu-aarch64).
+    /// Linux's limit on the name (249 bytes: NAME_MAX with "memfd:" before it) is checked here, EINVAL.
+    fn memfd_create(&mut self, name: u64, flags: u64) -> SysResult {
+        const NAME_LIMIT: u64 = 249;
+        let name = self.read_bounded_string(name, NAME_LIMIT + 1)?.ok_or(Errno::EINVAL)?;
+        // SAFETY: a valid C string; the host descriptor becomes the guest's.
+        let host_fd = host(i64::from(unsafe { libc::memfd_create(name.as_ptr(), flags as u32) }))?;
+        self.adopt(host_fd as i32, 0)
     }
 
     fn openat(&mut self, dir: u64, path: u64, flags: u64, mode: u64) -> SysResult {
