@@ -21,7 +21,7 @@ enum {
     SYS_exit = 93, SYS_exit_group = 94, SYS_set_tid_address = 96, SYS_futex = 98, SYS_nanosleep = 101,
     SYS_clock_gettime = 113, SYS_sched_yield = 124, SYS_tkill = 130, SYS_tgkill = 131, SYS_rt_sigsuspend = 133,
     SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_getpid = 172,
-    SYS_gettid = 178, SYS_clone = 220,
+    SYS_gettid = 178, SYS_clone = 220, SYS_ppoll = 73, SYS_clone3 = 435,
 };
 enum {
     FUTEX_WAIT = 0, FUTEX_WAKE = 1, FUTEX_REQUEUE = 3, FUTEX_CMP_REQUEUE = 4, FUTEX_WAKE_OP = 5, FUTEX_WAIT_BITSET = 9,
@@ -48,10 +48,15 @@ static void expect(const char *what, long got, long expected) {
 /* Starts `function(argument)` on a thread with its stack below `stack_top` and `tls` in TPIDR_EL0; its id goes in
  * `*tid` (CLONE_PARENT_SETTID), which its exit clears and wakes (CLONE_CHILD_CLEARTID). The child leaves the
  * system call on its new stack, so it calls the function from the assembly and exits the thread there. */
+static int use_clone3; /* `clone3`: threads are made by clone3 (which qemu-aarch64 7.2 lacks) instead. */
 static long spawn(void (*function)(long), long argument, void *stack_top, int *tid, long tls) {
-    register long x8 __asm__("x8") = SYS_clone;
-    register long x0 __asm__("x0") = THREAD_FLAGS;
-    register long x1 __asm__("x1") = (long)stack_top;
+    /* clone3's struct clone_args: flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls. */
+    struct { unsigned long flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls; } args = {
+        THREAD_FLAGS, 0, (unsigned long)tid, (unsigned long)tid, 0, (unsigned long)stack_top - 65536, 65536,
+        (unsigned long)tls};
+    register long x8 __asm__("x8") = use_clone3 ? SYS_clone3 : SYS_clone;
+    register long x0 __asm__("x0") = use_clone3 ? (long)&args : THREAD_FLAGS;
+    register long x1 __asm__("x1") = use_clone3 ? (long)sizeof args : (long)stack_top;
     register long x2 __asm__("x2") = (long)tid;
     register long x3 __asm__("x3") = tls;
     register long x4 __asm__("x4") = (long)tid;
@@ -180,6 +185,25 @@ static void signaller(long unused) {
     sys(SYS_tgkill, sys(SYS_getpid, 0), main_tid, 10);
 }
 
+/* Sets `flag` after a 1 ms sleep, while the main thread polls the clock for it (a system call every few
+ * instructions must not keep the other thread from its turn). */
+static int flag;
+static void flag_setter(long unused) {
+    (void)unused;
+    long one_ms[2] = {0, 1000000};
+    sys(SYS_nanosleep, one_ms, 0);
+    __atomic_store_n(&flag, 1, __ATOMIC_RELEASE);
+}
+
+/* Blocks SIGUSR1 in itself, then after `delay_ms` sends it to the main thread, which waits (pause, a futex). */
+static void blocked_signaller(long delay_ms) {
+    unsigned long usr1 = 1ul << 9;
+    sys(SYS_rt_sigprocmask, 0, &usr1, 0, 8);
+    long delay[2] = {0, delay_ms * 1000000};
+    sys(SYS_nanosleep, delay, 0);
+    sys(SYS_tgkill, sys(SYS_getpid, 0), main_tid, 10);
+}
+
 /* The last part: the main thread exits alone (exit, not exit_group) and this thread, left, ends the process. */
 static int main_tid_word;
 static void finisher(long unused) {
@@ -200,6 +224,7 @@ static void forever(long unused) {
 }
 
 int main(int argc, char **argv) {
+    use_clone3 = argc == 2 && memcmp(argv[1], "clone3", 7) == 0;
     /* `deadlock`: both threads wait on futexes that no thread will wake (Linux would hang; Tandem stops). */
     if (argc == 2 && memcmp(argv[1], "deadlock", 9) == 0) {
         spawn(forever, 0, stacks[0] + sizeof stacks[0], &tids[0], 0);
@@ -297,6 +322,31 @@ int main(int argc, char **argv) {
     expect("on the waiting thread", handler_ran_on == main_tid, 1);
     sys(SYS_rt_sigprocmask, 0, 0, &mask_after, 8);
     expect("the mask from before rt_sigsuspend", (long)mask_after, (long)usr1);
+    join(&tids[0]);
+
+    /* A thread polling the clock in a loop still lets the other have its turn. */
+    spawn(flag_setter, 0, stacks[0] + sizeof stacks[0], &tids[0], 0);
+    long polls = 0, now[2];
+    while (!__atomic_load_n(&flag, __ATOMIC_ACQUIRE)) {
+        sys(SYS_clock_gettime, 1, now);
+        polls++;
+    }
+    join(&tids[0]);
+    expect("the flag set by a sleeping thread is seen while polling the clock", polls > 0, 1);
+
+    /* pause() (ppoll of nothing) and a futex wait, each ended by a signal from another thread: EINTR. */
+    unsigned long no_mask = 0;
+    sys(SYS_rt_sigprocmask, 2 /* SIG_SETMASK */, &no_mask, 0, 8);
+    handled_signal = 0;
+    spawn(blocked_signaller, 5, stacks[0] + sizeof stacks[0], &tids[0], 0);
+    expect("pause until another thread's signal", sys(SYS_ppoll, 0, 0, 0, 0, 8), -4);
+    expect("its handler ran", handled_signal, 10);
+    join(&tids[0]);
+    handled_signal = 0;
+    int never_changes = 0;
+    spawn(blocked_signaller, 50, stacks[0] + sizeof stacks[0], &tids[0], 0);
+    expect("a futex wait ended by another thread's signal", sys(SYS_futex, &never_changes, FUTEX_WAIT, 0, 0), -4);
+    expect("its handler ran", handled_signal, 10);
     join(&tids[0]);
 
     /* set_tid_address gives the main thread a word its exit clears, which the finisher joins. */

@@ -186,19 +186,17 @@ impl LinuxProcess {
     pub fn run(&mut self, engine: &mut dyn Engine) -> LinuxOutcome {
         self.adopt_host_signal_actions();
         loop {
-            let quantum = if self.threads.several() { threads::SLICE } else { QUANTUM };
             let budget = match self.options.max_instructions {
                 Some(limit) if self.retired >= limit => return self.stop(StopReason::InstructionLimit(limit), None),
-                Some(limit) => quantum.min(limit - self.retired),
-                None => quantum,
+                Some(limit) => self.threads.budget(QUANTUM.min(limit - self.retired)),
+                None => self.threads.budget(QUANTUM),
             };
             if let Some(reason) = self.deliver_pending() {
                 return self.stop(reason, None);
             }
-            let clock = GuestClock { instructions_before: self.retired + self.slept };
+            let clock = GuestClock { instructions_before: self.retired.saturating_add(self.slept) };
             let result = engine.run(&mut self.cpu, &self.memory, budget, clock);
             self.retired += result.retired;
-            let slice_spent = matches!(result.exit, Exit::BudgetSpent);
             match result.exit {
                 Exit::BudgetSpent => {}
                 // Linux ignores the SVC immediate.
@@ -217,7 +215,7 @@ impl LinuxProcess {
                 Exit::MemoryFault(fault) => return self.stop(StopReason::MemoryFault(fault), self.word_at_pc()),
                 Exit::EngineStopped => return self.stop(StopReason::EngineStopped, self.word_at_pc()),
             }
-            if let Err(reason) = self.next_turn(slice_spent) {
+            if let Err(reason) = self.next_turn(result.retired) {
                 return self.stop(reason, self.word_at_pc());
             }
         }
@@ -243,6 +241,7 @@ impl LinuxProcess {
         let mut hasher = Sha256::new();
         let mut sink = |bytes: &[u8]| hasher.update(bytes);
         self.cpu.hash_into(&mut sink);
+        self.threads.hash_waiting(&mut sink);
         self.memory.hash_into(&mut sink);
         hasher.finalize().into()
     }

@@ -27,6 +27,53 @@ impl LinuxProcess {
     /// error, its parent sees), and its parent waits, as Linux's does, until the child execs or exits; like
     /// Linux's, it may only do that. A thread (CLONE_THREAD, sharing everything) is `clone_thread`'s; other
     /// sharing (CLONE_VM alone, CLONE_FILES, CLONE_FS, CLONE_SIGHAND without a thread) stops the run.
+    /// clone3(args, size): `struct clone_args` (flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size,
+    /// tls, set_tid, set_tid_size, cgroup) made into clone's arguments, the stack given by its lowest address and
+    /// size. Linux's checks: a size under the first version's 64 bytes is EINVAL, over a page E2BIG, as are
+    /// fields this kernel does not know that are not zero; exit-signal bits in the flags, CLONE_DETACHED, an
+    /// exit signal past 64 or a stack without a size are EINVAL. set_tid, pidfds, cgroups and
+    /// CLONE_CLEAR_SIGHAND stop naming themselves.
+    pub(super) fn clone3(&mut self, engine: &mut dyn Engine, args: u64, size: u64) -> Flow {
+        const KNOWN: u64 = 88;
+        const CLONE_PIDFD: u64 = 0x1000;
+        const CLONE_DETACHED: u64 = 0x40_0000;
+        const CLONE_CLEAR_SIGHAND: u64 = 0x1_0000_0000;
+        const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
+        const E2BIG: Errno = Errno(7);
+        if size < 64 {
+            return self.answer(Err(Errno::EINVAL));
+        }
+        let bytes = match size {
+            4097.. => Err(E2BIG),
+            _ => self.read_bytes(args, size),
+        };
+        let bytes = match bytes {
+            Ok(bytes) if bytes[KNOWN.min(size) as usize..].iter().any(|&byte| byte != 0) => Err(E2BIG),
+            other => other,
+        };
+        let mut fields = [0u64; 11];
+        match bytes {
+            Ok(bytes) => {
+                for (field, word) in fields.iter_mut().zip(bytes.chunks_exact(8)) {
+                    *field = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+                }
+            }
+            Err(errno) => return self.answer(Err(errno)),
+        }
+        let [flags, _pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, _] =
+            fields;
+        if flags & (0xff | CLONE_DETACHED) != 0 || exit_signal > 64 || (stack == 0) != (stack_size == 0) {
+            return self.answer(Err(Errno::EINVAL));
+        }
+        if set_tid != 0 || set_tid_size != 0 || flags & (CLONE_PIDFD | CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP) != 0 {
+            return Flow::Stop(StopReason::Unsupported(
+                "clone3 with set_tid, a pidfd, a cgroup or CLONE_CLEAR_SIGHAND",
+            ));
+        }
+        let top = if stack == 0 { 0 } else { stack.wrapping_add(stack_size) };
+        self.clone_process(engine, flags | exit_signal, top, parent_tid, tls, child_tid)
+    }
+
     pub(super) fn clone_process(
         &mut self,
         engine: &mut dyn Engine,
@@ -48,6 +95,9 @@ impl LinuxProcess {
         const CLONE_SIGHAND: u64 = 0x800;
         const CLONE_THREAD: u64 = 0x1_0000;
         const CLONE_SYSVSEM: u64 = 0x4_0000;
+        // Ignored by clone since Linux 2.6.2 (musl's pthread_create still passes it).
+        const CLONE_DETACHED: u64 = 0x40_0000;
+        let flags = flags & !CLONE_DETACHED;
         if flags & CLONE_THREAD != 0 {
             let shared = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD;
             let allowed =
@@ -103,8 +153,8 @@ impl LinuxProcess {
             }
             engine.forked();
             (self.parent_pid, self.pid) = (self.pid, self.guest_pid(std::process::id().into()));
-            self.threads.tid = self.pid;
-            self.threads.keep_only_running();
+            let clear_child_tid = if flags & CLONE_CHILD_CLEARTID != 0 { child_tid } else { 0 };
+            self.threads.keep_only_running(self.pid, clear_child_tid);
             self.first_process = false;
             self.children.clear();
             super::signals::forget_host_signals();

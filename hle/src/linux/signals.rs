@@ -456,7 +456,7 @@ impl LinuxProcess {
             }
             if self.threads.several() {
                 // Another thread may send it: this one waits while they run (`next_turn` ends the call).
-                self.wait_for_signals(!mask);
+                self.suspend_thread(!mask, None);
                 return Flow::Continue;
             }
             let awaited = self.signals_from_outside() & !mask;

@@ -357,7 +357,7 @@ impl LinuxProcess {
             123 => self.write_words(a[2], &[1]).map(|_| 8),
             // kill: to itself (by its pid, its group while it has no children, or every process) a signal is
             // raised here; to another process or group it goes through the host, as under qemu-aarch64.
-            129 if (a[0] as i64) > 0 && a[0] != self.pid => {
+            129 if (a[0] as i64) > 0 && a[0] != self.pid && !self.is_thread(a[0]) => {
                 // The first process's parent (a fixed pid to it) is the host's parent of Tandem.
                 let target = if self.first_process && a[0] == self.parent_pid {
                     unsafe { libc::getppid() }
@@ -412,6 +412,7 @@ impl LinuxProcess {
             }
             216 => self.mremap(a[0], a[1], a[2], a[3]),
             220 => return self.clone_process(engine, a[0], a[1], a[2], a[3], a[4]),
+            435 => return self.clone3(engine, a[0], a[1]),
             221 => return self.execve(a[0], a[1], a[2]),
             260 => self.wait4(a[0], a[1], a[2], a[3]),
             222 => self.mmap(a[0], a[1], a[2], a[3], a[4], a[5]),
@@ -888,13 +889,9 @@ impl LinuxProcess {
     /// bytes; 0: the thread's own), ending with EINTR and the handler instead where a signal the mask lets
     /// through is pending, before or during the wait.
     fn wait_under_mask(&mut self, sigmask: u64, size: u64, mut wait: impl FnMut(&mut Self) -> SysResult) -> Flow {
-        let wait_mask = match (sigmask, size) {
-            (0, _) => self.signal_mask,
-            (_, 8) => match self.read_u64(sigmask) {
-                Ok(mask) => mask,
-                Err(errno) => return self.answer(Err(errno)),
-            },
-            _ => return self.answer(Err(Errno::EINVAL)),
+        let wait_mask = match self.call_mask(sigmask, size) {
+            Ok(mask) => mask,
+            Err(errno) => return self.answer(Err(errno)),
         };
         loop {
             if let Some(interrupted) = self.interrupt_with_pending(wait_mask) {
@@ -917,7 +914,41 @@ impl LinuxProcess {
     /// frame saving the mask from before the call, as in rt_sigsuspend; a host signal the program does not
     /// handle only wakes the host's poll, which starts again.
     fn ppoll(&mut self, fds: u64, count: u64, timeout: u64, sigmask: u64, sigset_size: u64) -> Flow {
+        if count == 0 && self.threads.several() {
+            return self.pause_thread(sigmask, sigset_size, timeout);
+        }
         self.wait_under_mask(sigmask, sigset_size, |process| process.poll_once(fds, count, timeout))
+    }
+
+    /// The mask a ppoll or pselect6 waits under: the one at `sigmask` (`size` bytes), or the thread's own.
+    fn call_mask(&self, sigmask: u64, size: u64) -> Result<u64, Errno> {
+        match (sigmask, size) {
+            (0, _) => Ok(self.signal_mask),
+            (_, 8) => self.read_u64(sigmask),
+            _ => Err(Errno::EINVAL),
+        }
+    }
+
+    /// ppoll or pselect6 of no descriptors (pause(), or a sleep) in a process of several threads: the thread waits
+    /// while the others run, until a signal the call's mask lets through (EINTR, as rt_sigsuspend) or its timeout
+    /// (0; the time left is not written back).
+    fn pause_thread(&mut self, sigmask: u64, size: u64, timeout: u64) -> Flow {
+        let wait_mask = match self.call_mask(sigmask, size) {
+            Ok(mask) => mask,
+            Err(errno) => return self.answer(Err(errno)),
+        };
+        let deadline = match timeout {
+            0 => None,
+            _ => match self.read_timespec(timeout) {
+                Ok(time) => Some(self.guest_nanoseconds().saturating_add(time)),
+                Err(errno) => return self.answer(Err(errno)),
+            },
+        };
+        if let Some(interrupted) = self.interrupt_with_pending(wait_mask) {
+            return interrupted;
+        }
+        self.suspend_thread(!wait_mask, deadline);
+        Flow::Continue
     }
 
     /// pselect6(count, read, write, except, timeout, {sigmask, size}): select's descriptor sets (bit n of word n / 64
@@ -931,6 +962,9 @@ impl LinuxProcess {
                 _ => return self.answer(Err(Errno::EFAULT)),
             },
         };
+        if count == 0 && self.threads.several() {
+            return self.pause_thread(sigmask, size, timeout);
+        }
         self.wait_under_mask(sigmask, size, |process| process.select_once(count, sets, timeout))
     }
 
@@ -1199,7 +1233,7 @@ impl LinuxProcess {
 
     /// Nanoseconds of guest time: retired instructions, and the time sleeps skipped, at the counter's rate.
     pub(super) fn guest_nanoseconds(&self) -> u64 {
-        nanoseconds_of(self.retired + self.slept)
+        nanoseconds_of(self.retired.saturating_add(self.slept))
     }
 
     fn clock_ticks(&self) -> u64 {
@@ -1391,7 +1425,10 @@ impl LinuxProcess {
             WAIT | WAKE => u32::MAX,
             _ => bitset as u32,
         };
+        // A count of threads to wake, as futex(2)'s loops count them: at least one.
+        let at_least_one = |count: u64| (count as i32).max(1) as u64;
         let result = match command {
+            _ if !address.is_multiple_of(4) => Err(Errno::EINVAL),
             WAKE_BITSET if bitset == 0 => Err(Errno::EINVAL),
             WAIT | WAIT_BITSET => {
                 // FUTEX_WAIT's timeout is relative, on CLOCK_MONOTONIC; FUTEX_WAIT_BITSET's absolute, on
@@ -1414,14 +1451,19 @@ impl LinuxProcess {
                     Ok(_) => return self.futex_wait(address, bitset, deadline),
                 }
             }
-            WAKE | WAKE_BITSET => Ok(self.futex_wake(address, bitset, value as u32 as u64)),
+            WAKE | WAKE_BITSET => Ok(self.futex_wake(address, bitset, at_least_one(value))),
             // The count of threads to move comes in the timeout's place.
+            REQUEUE | CMP_REQUEUE if (value as i32) < 0 || (timeout as i32) < 0 => Err(Errno::EINVAL),
             REQUEUE | CMP_REQUEUE => match self.memory.read_le(address, 4) {
                 Err(_) => Err(Errno::EFAULT),
+                Ok(_) if self.memory.read_le(second, 4).is_err() => Err(Errno::EFAULT),
                 Ok(current) if command == CMP_REQUEUE && current as u32 != compared as u32 => Err(Errno::EAGAIN),
                 Ok(_) => Ok(self.futex_requeue(address, value as u32 as u64, timeout as u32 as u64, second)),
             },
-            WAKE_OP => self.futex_wake_op(address, value as u32 as u64, timeout as u32 as u64, second, compared as u32),
+            WAKE_OP => {
+                let counts = (at_least_one(value), at_least_one(timeout));
+                self.futex_wake_op(address, counts, second, compared as u32)
+            }
             LOCK_PI..=TRYLOCK_PI | WAIT_REQUEUE_PI..=LOCK_PI2 => {
                 return Flow::Stop(StopReason::Unsupported("priority-inheritance futexes (FUTEX_*_PI)"));
             }
@@ -1434,7 +1476,7 @@ impl LinuxProcess {
     /// of a 12-bit signed operand or 1 shifted by it), wakes up to `wake` waiters on `address`, and, when the
     /// word's old value compares as encoded (EQ, NE, LT, LE, GT, GE against a 12-bit signed operand), up to
     /// `wake_second` waiters on `second`; how many were woken.
-    fn futex_wake_op(&mut self, address: u64, wake: u64, wake_second: u64, second: u64, encoded: u32) -> SysResult {
+    fn futex_wake_op(&mut self, address: u64, (wake, wake_second): (u64, u64), second: u64, encoded: u32) -> SysResult {
         let signed_12 = |field: u32| (((field & 0xfff) << 20) as i32) >> 20;
         let (operation, comparison) = (encoded >> 28 & 7, encoded >> 24 & 15);
         let mut operand = signed_12(encoded >> 12);
@@ -1476,8 +1518,10 @@ fn wait_ms(timeout_ns: Option<u64>) -> i32 {
 }
 
 /// Nanoseconds of guest time in `instructions` instructions' worth, at the counter's rate.
-fn nanoseconds_of(instructions: u64) -> u64 {
-    (u128::from(instructions) * 1_000_000_000 / u128::from(INSTRUCTIONS_PER_TICK * COUNTER_FREQUENCY_HZ)) as u64
+pub(super) fn nanoseconds_of(instructions: u64) -> u64 {
+    let nanoseconds =
+        u128::from(instructions) * 1_000_000_000 / u128::from(INSTRUCTIONS_PER_TICK * COUNTER_FREQUENCY_HZ);
+    u64::try_from(nanoseconds).unwrap_or(u64::MAX)
 }
 
 /// The guest permission of `PROT_*` bits. AArch64 Linux has no write-only pages: PROT_WRITE reads too (its

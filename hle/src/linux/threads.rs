@@ -1,9 +1,10 @@
 //! Threads of one Linux process: clone with CLONE_THREAD, futexes, thread exit, and the scheduler that runs them.
 //!
 //! All threads run on the one host thread that runs the process, a slice of `SLICE` retired instructions at a
-//! time, in the order they were created (round robin), so that a run repeats exactly, as everywhere in Tandem.
-//! A thread also gives way where Linux would block it: a futex wait, a sleep, rt_sigsuspend, sched_yield, its
-//! exit. When every thread waits, guest time skips to the earliest deadline among them; without one, Tandem waits
+//! time (counted across its system calls), in the order they were created (round robin), so that a run repeats
+//! exactly, as everywhere in Tandem. A thread also gives way where Linux would block it: a futex wait, a sleep,
+//! rt_sigsuspend or pause (ppoll of nothing), sched_yield, its exit. A signal it does not block ends a futex
+//! wait or sleep with EINTR, and a signal of rt_sigsuspend's mask its wait. When every thread waits, guest time skips to the earliest deadline among them; without one, Tandem waits
 //! on the host for a signal from another process that one of them waits for; with none, the process is
 //! deadlocked and stops saying so.
 //!
@@ -17,8 +18,10 @@
 //! - Deadlines are guest time (`guest_nanoseconds`), which every thread's instructions move on.
 //!
 //! Not modelled: signals sent to one thread (tgkill names the process's thread, and the signal is the
-//! process's), a futex wait or sleep interrupted by a signal (it ends only by a wake or its deadline), and host
-//! calls that block (a read of an empty pipe that another guest thread would fill waits on the host forever).
+//! process's: whichever thread runs with it unblocked takes it), per-thread CPU clocks (CLOCK_THREAD_CPUTIME_ID
+//! reads the process's), and host calls that block (a read of an empty pipe that another guest thread would
+//! fill waits on the host forever). When every thread waits, a deadline passes before a signal from another
+//! process is looked for.
 
 use super::LinuxProcess;
 use super::signals::AltStack;
@@ -43,14 +46,22 @@ pub(super) struct Thread {
     wait: Option<Wait>,
 }
 
+/// Thread ids start above Linux's largest pid (pid_max's limit, 2^22), so that no host process has one: a kill
+/// of a thread id is the process's own.
+const FIRST_TID: u64 = 1 << 22;
+
 /// What a thread waits for. Its X0 still holds the system call's first argument; the wait's end writes the result.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Wait {
     /// A futex wake at this address for these bits (FUTEX_WAIT_BITSET's; all for FUTEX_WAIT), which returns 0;
     /// none for a sleep.
     futex: Option<(u64, u32)>,
-    /// A pending signal of these (rt_sigsuspend's, whose call ends when the thread runs again: `next_turn`).
+    /// The signals whose coming ends the wait: those the thread does not block, or rt_sigsuspend's and ppoll's
+    /// mask's.
     signals: u64,
+    /// Whether a signal ends it as rt_sigsuspend ends (the handler on the call's mask, `next_turn`); otherwise the
+    /// call returns EINTR and the handler runs as the thread goes on.
+    suspends: bool,
     /// When the wait ends by itself, in guest nanoseconds, and X0 then (-ETIMEDOUT for a futex, 0 for a sleep).
     deadline: Option<(u64, u64)>,
 }
@@ -67,24 +78,44 @@ pub(super) struct Threads {
     give_way: bool,
     /// Set by the running thread's exit.
     exited: bool,
+    /// Instructions left of the running thread's turn.
+    slice_left: u64,
+    /// The status the first thread (whose id is the process's) exited with while others ran on: the process's
+    /// when the last one exits (exit, not exit_group).
+    leader_status: Option<i32>,
     others: VecDeque<Thread>,
-    /// Thread ids given so far (the next is the process id plus this).
+    /// Thread ids given so far.
     created: u64,
 }
 
 impl Threads {
     /// The threads of a process whose one thread has id `tid`.
     pub fn new(tid: u64) -> Threads {
-        Threads { tid, ..Default::default() }
+        Threads { tid, slice_left: SLICE, ..Default::default() }
+    }
+
+    /// The budget of the running thread's next run, at most `quantum`.
+    pub fn budget(&self, quantum: u64) -> u64 {
+        if self.several() { quantum.min(self.slice_left) } else { quantum }
     }
 
     pub fn several(&self) -> bool {
         !self.others.is_empty()
     }
 
-    /// Forgets every thread but the running one (the child of a fork has only the thread that forked).
-    pub fn keep_only_running(&mut self) {
+    /// Forgets every thread but the running one (the child of a fork has only the thread that forked, known by the
+    /// child's pid, with its CLONE_CHILD_CLEARTID word).
+    pub fn keep_only_running(&mut self, pid: u64, clear_child_tid: u64) {
         self.others.clear();
+        (self.tid, self.clear_child_tid, self.leader_status) = (pid, clear_child_tid, None);
+    }
+
+    /// Feeds the waiting threads' registers, in their order, to a state hash.
+    pub fn hash_waiting(&self, sink: &mut impl FnMut(&[u8])) {
+        for thread in &self.others {
+            sink(&thread.tid.to_le_bytes());
+            thread.cpu.hash_into(sink);
+        }
     }
 }
 
@@ -96,8 +127,8 @@ impl LinuxProcess {
         const CLONE_PARENT_SETTID: u64 = 0x10_0000;
         const CLONE_CHILD_CLEARTID: u64 = 0x20_0000;
         const CLONE_CHILD_SETTID: u64 = 0x100_0000;
+        let tid = FIRST_TID + self.threads.created;
         self.threads.created += 1;
-        let tid = self.pid + self.threads.created;
         let mut cpu = self.cpu.clone();
         cpu.x[0] = 0;
         if stack != 0 {
@@ -107,9 +138,10 @@ impl LinuxProcess {
             cpu.tpidr_el0 = tls;
         }
         cpu.exclusive.clear();
+        // Linux passes over an id it cannot write.
         for (flag, address) in [(CLONE_PARENT_SETTID, parent_tid), (CLONE_CHILD_SETTID, child_tid)] {
-            if flags & flag != 0 && self.memory.write_le(address, 4, tid.into()).is_err() {
-                return self.answer(Err(Errno::EFAULT));
+            if flags & flag != 0 {
+                let _ = self.memory.write_le(address, 4, tid.into());
             }
         }
         let clear_child_tid = if flags & CLONE_CHILD_CLEARTID != 0 { child_tid } else { 0 };
@@ -121,11 +153,17 @@ impl LinuxProcess {
     }
 
     /// futex(2)'s FUTEX_WAIT and FUTEX_WAIT_BITSET once the word holds the expected value: the running thread
-    /// waits for a wake or its timeout (`deadline`, guest nanoseconds).
+    /// waits for a wake, a signal it does not block (EINTR) or its timeout (`deadline`, guest nanoseconds).
     pub(super) fn futex_wait(&mut self, address: u64, bitset: u32, deadline: Option<u64>) -> Flow {
-        let deadline = deadline.map(|at| (at, (-i64::from(ETIMEDOUT.0)) as u64));
-        self.threads.wait = Some(Wait { futex: Some((address, bitset)), deadline, signals: 0 });
+        let deadline = self.reachable(deadline).map(|at| (at, (-i64::from(ETIMEDOUT.0)) as u64));
+        self.threads.wait =
+            Some(Wait { futex: Some((address, bitset)), deadline, signals: !self.signal_mask, suspends: false });
         Flow::Continue
+    }
+
+    /// A deadline guest time can reach: one past what its counters hold is none.
+    fn reachable(&self, deadline: Option<u64>) -> Option<u64> {
+        deadline.filter(|&at| at < super::syscalls::nanoseconds_of(u64::MAX / 2))
     }
 
     /// FUTEX_WAKE and FUTEX_WAKE_BITSET: ends the waits of up to `count` threads on `address` whose bits meet
@@ -165,24 +203,28 @@ impl LinuxProcess {
             if moved == requeue {
                 break;
             }
-            if let Some(Wait { futex: Some((at, bits)), deadline, signals }) = thread.wait
+            if let Some(wait @ Wait { futex: Some((at, bits)), .. }) = thread.wait
                 && at == address
             {
-                thread.wait = Some(Wait { futex: Some((target, bits)), deadline, signals });
+                thread.wait = Some(Wait { futex: Some((target, bits)), ..wait });
                 moved += 1;
             }
         }
         woken + moved
     }
 
-    /// A sleep of the running thread until guest time `deadline`, while other threads run.
+    /// A sleep of the running thread until guest time `deadline`, while other threads run; a signal it does not
+    /// block ends it early (EINTR).
     pub(super) fn sleep_thread_until(&mut self, deadline: u64) {
-        self.threads.wait = Some(Wait { deadline: Some((deadline, 0)), ..Wait::default() });
+        let deadline = self.reachable(Some(deadline)).map(|at| (at, 0));
+        self.threads.wait = Some(Wait { deadline, signals: !self.signal_mask, ..Wait::default() });
     }
 
-    /// The running thread waits, while others run, until one of `signals` is pending.
-    pub(super) fn wait_for_signals(&mut self, signals: u64) {
-        self.threads.wait = Some(Wait { signals, ..Wait::default() });
+    /// The running thread waits, while others run, until one of `signals` is pending (rt_sigsuspend, and ppoll of
+    /// no descriptors: pause), or until `deadline` (then the call returns 0).
+    pub(super) fn suspend_thread(&mut self, signals: u64, deadline: Option<u64>) {
+        let deadline = self.reachable(deadline).map(|at| (at, 0));
+        self.threads.wait = Some(Wait { signals, suspends: true, deadline, futex: None });
     }
 
     pub(super) fn give_way(&mut self) {
@@ -193,7 +235,10 @@ impl LinuxProcess {
     /// for); the process ends with the last thread.
     pub(super) fn exit_thread(&mut self, status: i32) -> Flow {
         if !self.threads.several() {
-            return Flow::Exit(status);
+            return Flow::Exit(self.threads.leader_status.unwrap_or(status));
+        }
+        if self.threads.tid == self.pid {
+            self.threads.leader_status = Some(status);
         }
         let address = self.threads.clear_child_tid;
         if address != 0 && self.memory.write_le(address, 4, 0).is_ok() {
@@ -204,16 +249,19 @@ impl LinuxProcess {
         Flow::Continue
     }
 
-    /// After a turn of the running thread: switches to the next thread that can run when the running one has
-    /// exited or waits, or gives way or has spent its slice (`slice_spent`) while another can run. A stop when
-    /// none ever will.
-    pub(super) fn next_turn(&mut self, slice_spent: bool) -> Result<(), StopReason> {
+    /// After a run of the running thread that retired `retired` instructions: switches to the next thread that can
+    /// run when the running one has exited or waits, or gives way or has spent its slice while another can run. A
+    /// stop when none ever will.
+    pub(super) fn next_turn(&mut self, retired: u64) -> Result<(), StopReason> {
+        self.threads.slice_left = self.threads.slice_left.saturating_sub(retired);
+        let slice_spent = self.threads.slice_left == 0;
         let give_way = std::mem::take(&mut self.threads.give_way);
         let exited = std::mem::take(&mut self.threads.exited);
         let waiting = self.threads.wait.take();
         if !exited && waiting.is_none() && !(self.threads.several() && (slice_spent || give_way)) {
             return Ok(());
         }
+        self.threads.slice_left = SLICE;
         if !exited {
             let mut outgoing = Thread {
                 tid: self.threads.tid,
@@ -240,14 +288,20 @@ impl LinuxProcess {
             let runnable = |thread: &Thread| thread.wait.is_none_or(|wait| wait.signals & pending != 0);
             if let Some(index) = self.threads.others.iter().position(runnable) {
                 let mut next = self.threads.others.remove(index).expect("found");
-                let suspended = next.wait.take().map(|wait| wait.signals);
+                let interrupted = next.wait.take();
                 self.become_thread(next);
-                // rt_sigsuspend ends as it would have on the spot: the handler runs on the call's mask, EINTR.
-                match suspended.map(|signals| self.interrupt_with_pending(!signals)) {
-                    Some(Some(Flow::Stop(reason))) => return Err(reason),
-                    // Taken meanwhile by another thread: the call runs again, and waits again.
-                    Some(None) => self.cpu.pc -= 4,
-                    _ => {}
+                match interrupted {
+                    // rt_sigsuspend (and pause) end as they would have on the spot: the handler runs on the call's
+                    // mask, and the call returns EINTR.
+                    Some(wait) if wait.suspends => match self.interrupt_with_pending(!wait.signals) {
+                        Some(Flow::Stop(reason)) => return Err(reason),
+                        Some(_) => {}
+                        // Taken meanwhile by another thread: the call runs again, and waits again.
+                        None => self.cpu.pc -= 4,
+                    },
+                    // A futex wait or sleep returns EINTR; the run loop delivers the signal next.
+                    Some(_) => self.cpu.x[0] = (-i64::from(Errno::EINTR.0)) as u64,
+                    None => {}
                 }
                 return Ok(());
             }
@@ -270,7 +324,7 @@ impl LinuxProcess {
                 let last = if exited { self.threads.others.pop_front() } else { self.threads.others.pop_back() };
                 self.become_thread(last.expect("a waiting thread"));
                 self.cpu.pc -= 4;
-                return Err(StopReason::Deadlock("every thread waits on a futex or a signal that no thread can wake"));
+                return Err(StopReason::Deadlock("every thread waits on a futex or a signal that nothing can bring"));
             }
         }
     }
