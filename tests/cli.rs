@@ -624,6 +624,11 @@ fn linux_exit_codes_and_stops() {
     assert_eq!(enosys.status.code(), Some(0));
     assert_eq!(text(&enosys.stdout), "syslog: -1\n");
 
+    // When threads exit one by one, the process's status is its first thread's (the thread group leader's exit
+    // code, which wait4 reports: kernel/exit.c); qemu-aarch64 gives the last thread's.
+    let leader = linux_run("tandem", &dir, "linux_threads", &["leader"]);
+    assert_eq!(leader.status.code(), Some(3), "{}", text(&leader.stderr));
+
     // Threads that all wait on futexes nothing will wake: Linux would hang; Tandem stops, naming it.
     let deadlock = linux_run("tandem", &dir, "linux_threads", &["deadlock"]);
     assert_eq!(deadlock.status.code(), Some(125), "{}", text(&deadlock.stderr));

@@ -223,6 +223,13 @@ static void forever(long unused) {
     for (;;) sys(SYS_futex, &never, FUTEX_WAIT, 0, 0);
 }
 
+/* `leader`: the main thread exits with 3 (exit, not exit_group), then the other with 7. */
+static void exits_with_7(long unused) {
+    (void)unused;
+    join(&main_tid_word);
+    sys(SYS_exit, 7);
+}
+
 int main(int argc, char **argv) {
     use_clone3 = argc == 2 && memcmp(argv[1], "clone3", 7) == 0;
     /* `deadlock`: both threads wait on futexes that no thread will wake (Linux would hang; Tandem stops). */
@@ -231,6 +238,12 @@ int main(int argc, char **argv) {
         join(&tids[0]);
     }
     long pid = sys(SYS_getpid, 0);
+    if (argc == 2 && memcmp(argv[1], "leader", 7) == 0) {
+        main_tid_word = (int)pid;
+        sys(SYS_set_tid_address, &main_tid_word);
+        spawn(exits_with_7, 0, stacks[0] + sizeof stacks[0], &tids[0], 0);
+        sys(SYS_exit, 3);
+    }
     expect("gettid of the main thread is its pid", sys(SYS_gettid, 0) == pid, 1);
 
     for (long i = 0; i < WORKERS; i++) {
