@@ -19,7 +19,7 @@ static long sys6(long n, long a, long b, long c, long d, long e, long f) {
 
 enum {
     SYS_exit = 93, SYS_exit_group = 94, SYS_set_tid_address = 96, SYS_futex = 98, SYS_nanosleep = 101,
-    SYS_clock_gettime = 113, SYS_sched_yield = 124, SYS_tkill = 130, SYS_tgkill = 131, SYS_rt_sigsuspend = 133,
+    SYS_clock_gettime = 113, SYS_sched_yield = 124, SYS_tkill = 130, SYS_tgkill = 131, SYS_rt_sigsuspend = 133, SYS_kill = 129, SYS_rt_sigtimedwait = 137,
     SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_getpid = 172,
     SYS_gettid = 178, SYS_clone = 220, SYS_ppoll = 73, SYS_clone3 = 435,
 };
@@ -204,6 +204,14 @@ static void blocked_signaller(long delay_ms) {
     sys(SYS_tgkill, sys(SYS_getpid, 0), main_tid, 10);
 }
 
+/* Sends SIGUSR2 to the main thread after 5 ms (blocked in both: the main thread takes it with sigtimedwait). */
+static void usr2_sender(long unused) {
+    (void)unused;
+    long five_ms[2] = {0, 5000000};
+    sys(SYS_nanosleep, five_ms, 0);
+    sys(SYS_tgkill, sys(SYS_getpid, 0), main_tid, 12);
+}
+
 /* The last part: the main thread exits alone (exit, not exit_group) and this thread, left, ends the process. */
 static int main_tid_word;
 static void finisher(long unused) {
@@ -343,6 +351,9 @@ int main(int argc, char **argv) {
     while (!__atomic_load_n(&flag, __ATOMIC_ACQUIRE)) {
         sys(SYS_clock_gettime, 1, now);
         polls++;
+        /* A few thousand instructions between calls (far fewer than a slice): lockstep compares at each call. */
+        for (volatile int spin = 0; spin < 1000; spin++) {
+        }
     }
     join(&tids[0]);
     expect("the flag set by a sleeping thread is seen while polling the clock", polls > 0, 1);
@@ -360,6 +371,24 @@ int main(int argc, char **argv) {
     spawn(blocked_signaller, 50, stacks[0] + sizeof stacks[0], &tids[0], 0);
     expect("a futex wait ended by another thread's signal", sys(SYS_futex, &never_changes, FUTEX_WAIT, 0, 0), -4);
     expect("its handler ran", handled_signal, 10);
+    join(&tids[0]);
+
+    /* rt_sigtimedwait takes a blocked signal without running a handler: one pending already (si_code SI_USER),
+     * none within a zero or 1 ms timeout (EAGAIN), and one another thread sends meanwhile (SI_TKILL). */
+    unsigned long usr2 = 1ul << 11;
+    int info[32];
+    long zero_wait[2] = {0, 0}, one_ms_wait[2] = {0, 1000000};
+    sys(SYS_rt_sigprocmask, 0, &usr2, 0, 8);
+    sys(SYS_kill, pid, 12);
+    expect("rt_sigtimedwait of a pending signal", sys(SYS_rt_sigtimedwait, &usr2, info, 0, 8), 12);
+    expect("its si_signo", info[0], 12);
+    expect("its si_code (SI_USER)", info[2], 0);
+    expect("rt_sigtimedwait with nothing pending, no wait", sys(SYS_rt_sigtimedwait, &usr2, 0, zero_wait, 8), -11);
+    expect("rt_sigtimedwait with nothing pending, 1 ms", sys(SYS_rt_sigtimedwait, &usr2, 0, one_ms_wait, 8), -11);
+    expect("rt_sigtimedwait with a 4-byte set", sys(SYS_rt_sigtimedwait, &usr2, 0, 0, 4), -22);
+    spawn(usr2_sender, 0, stacks[0] + sizeof stacks[0], &tids[0], 0);
+    expect("rt_sigtimedwait for another thread's signal", sys(SYS_rt_sigtimedwait, &usr2, info, 0, 8), 12);
+    expect("its si_code (SI_TKILL)", info[2], -6);
     join(&tids[0]);
 
     /* set_tid_address gives the main thread a word its exit clears, which the finisher joins. */

@@ -150,6 +150,19 @@ pub struct Raised {
     status: i32,
 }
 
+/// A siginfo_t: si_signo, si_errno, si_code, then (kill and SIGCHLD alike) si_pid, si_uid, si_status.
+fn siginfo(signal: u64, raised: Raised) -> [u8; SIGINFO_SIZE as usize] {
+    let mut info = [0u8; SIGINFO_SIZE as usize];
+    let mut put = |at: usize, bytes: &[u8]| info[at..at + bytes.len()].copy_from_slice(bytes);
+    put(0, &(signal as i32).to_le_bytes());
+    put(8, &raised.code.to_le_bytes());
+    put(16, &raised.pid.to_le_bytes());
+    // SAFETY: getuid cannot fail.
+    put(20, &unsafe { libc::getuid() }.to_le_bytes());
+    put(24, &raised.status.to_le_bytes());
+    info
+}
+
 /// The child whose end the host noted, with si_code and si_status, looked at without reaping it (waitid's
 /// WNOWAIT).
 fn ended_child() -> (u64, i32, i32) {
@@ -350,14 +363,8 @@ impl LinuxProcess {
     /// The rt_sigframe's bytes: the siginfo, and the ucontext with the state the handler interrupts.
     fn signal_frame(&self, signal: u64, raised: Raised, saved_mask: u64, uc_stack: AltStack) -> Vec<u8> {
         let mut frame = vec![0u8; FRAME_SIZE as usize];
+        frame[..SIGINFO_SIZE as usize].copy_from_slice(&siginfo(signal, raised));
         let mut put = |at: usize, bytes: &[u8]| frame[at..at + bytes.len()].copy_from_slice(bytes);
-        // siginfo: si_signo, si_errno, si_code, then (kill and SIGCHLD alike) si_pid, si_uid, si_status.
-        put(0, &(signal as i32).to_le_bytes());
-        put(8, &raised.code.to_le_bytes());
-        put(16, &raised.pid.to_le_bytes());
-        // SAFETY: getuid cannot fail.
-        put(20, &unsafe { libc::getuid() }.to_le_bytes());
-        put(24, &raised.status.to_le_bytes());
         let uc = SIGINFO_SIZE as usize;
         put(uc + UC_STACK, &uc_stack.base.to_le_bytes());
         put(uc + UC_STACK + 8, &uc_stack.flags.to_le_bytes());
@@ -464,6 +471,57 @@ impl LinuxProcess {
                 return Flow::Stop(StopReason::Deadlock("rt_sigsuspend with no signal that could come"));
             }
             wait_for_host_signal(awaited);
+        }
+    }
+
+    /// rt_sigtimedwait(set, info, timeout, size) (sigwait, sigtimedwait): takes a pending signal of `set`, blocked
+    /// or not, without running its handler: its number, and its siginfo at `info` where given. With none pending
+    /// it waits (while other threads run, or on the host for another process's), for at most `timeout` (then
+    /// EAGAIN; a zero timeout only looks).
+    pub(super) fn rt_sigtimedwait(&mut self, set: u64, info: u64, timeout: u64, size: u64) -> Flow {
+        const EAGAIN: Errno = Errno::EAGAIN;
+        if size != 8 {
+            return self.answer(Err(Errno::EINVAL));
+        }
+        let wanted = match self.read_u64(set) {
+            Ok(set) => set & !UNBLOCKABLE,
+            Err(errno) => return self.answer(Err(errno)),
+        };
+        let timeout = match timeout {
+            0 => None,
+            _ => match self.read_timespec(timeout) {
+                Ok(time) => Some(time),
+                Err(errno) => return self.answer(Err(errno)),
+            },
+        };
+        self.collect_host_signals();
+        let ready = self.pending_signals & wanted;
+        if ready != 0 {
+            let signal = u64::from(ready.trailing_zeros()) + 1;
+            self.pending_signals &= !bit(signal);
+            let raised = self.signal_info.remove(&signal).unwrap_or(Raised { code: SI_USER, pid: 0, status: 0 });
+            if info != 0 && self.write_bytes(info, &siginfo(signal, raised)).is_err() {
+                return self.answer(Err(Errno::EFAULT));
+            }
+            return self.answer(Ok(signal));
+        }
+        if self.threads.several() && timeout != Some(0) {
+            // The call runs again once one of them is pending, or ends with EAGAIN at the deadline.
+            let deadline = timeout.map(|time| self.guest_nanoseconds().saturating_add(time));
+            self.take_signal_later(wanted, deadline, (-i64::from(EAGAIN.0)) as u64);
+            return Flow::Continue;
+        }
+        match timeout {
+            Some(time) => {
+                self.pass_time(time);
+                self.answer(Err(EAGAIN))
+            }
+            None if self.signals_from_outside() & wanted != 0 => {
+                self.wait_for_signal_from_outside(self.signals_from_outside() & wanted);
+                self.cpu.pc -= 4;
+                Flow::Continue
+            }
+            None => Flow::Stop(StopReason::Deadlock("rt_sigtimedwait for signals nothing can bring")),
         }
     }
 

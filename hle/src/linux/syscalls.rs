@@ -384,6 +384,7 @@ impl LinuxProcess {
                 }
             }
             133 => return self.rt_sigsuspend(a[0], a[1]),
+            137 => return self.rt_sigtimedwait(a[0], a[1], a[2], a[3]),
             139 => return self.rt_sigreturn(),
             132 => self.sigaltstack(a[0], a[1]),
             // The kernel's sigset_t is 8 bytes on aarch64: another size is EINVAL.
@@ -1258,7 +1259,7 @@ impl LinuxProcess {
 
     /// A `struct timespec` argument in nanoseconds: EFAULT where it cannot be read, EINVAL where it is not a valid
     /// time (negative seconds, or nanoseconds outside 0..10^9), as Linux's `timespec64_valid`.
-    fn read_timespec(&self, address: u64) -> Result<u64, Errno> {
+    pub(super) fn read_timespec(&self, address: u64) -> Result<u64, Errno> {
         let seconds = self.read_u64(address)?;
         let nanoseconds = self.read_u64(address.wrapping_add(8))?;
         if (seconds as i64) < 0 || nanoseconds >= 1_000_000_000 {

@@ -59,11 +59,22 @@ pub(super) struct Wait {
     /// The signals whose coming ends the wait: those the thread does not block, or rt_sigsuspend's and ppoll's
     /// mask's.
     signals: u64,
-    /// Whether a signal ends it as rt_sigsuspend ends (the handler on the call's mask, `next_turn`); otherwise the
-    /// call returns EINTR and the handler runs as the thread goes on.
-    suspends: bool,
+    /// How a signal ends it.
+    on_signal: SignalEnd,
     /// When the wait ends by itself, in guest nanoseconds, and X0 then (-ETIMEDOUT for a futex, 0 for a sleep).
     deadline: Option<(u64, u64)>,
+}
+
+/// How a signal of a `Wait`'s ends it.
+#[derive(Clone, Copy, Default)]
+enum SignalEnd {
+    /// The call returns EINTR and the handler runs as the thread goes on (futex waits, sleeps).
+    #[default]
+    Interrupts,
+    /// As rt_sigsuspend ends: the handler runs on the call's mask (`next_turn`), and the call returns EINTR.
+    Suspends,
+    /// The call runs again, to take the signal (rt_sigtimedwait).
+    Restarts,
 }
 
 /// The process's threads other than the running one, and the running one's identity.
@@ -156,8 +167,8 @@ impl LinuxProcess {
     /// waits for a wake, a signal it does not block (EINTR) or its timeout (`deadline`, guest nanoseconds).
     pub(super) fn futex_wait(&mut self, address: u64, bitset: u32, deadline: Option<u64>) -> Flow {
         let deadline = self.reachable(deadline).map(|at| (at, (-i64::from(ETIMEDOUT.0)) as u64));
-        self.threads.wait =
-            Some(Wait { futex: Some((address, bitset)), deadline, signals: !self.signal_mask, suspends: false });
+        let signals = !self.signal_mask;
+        self.threads.wait = Some(Wait { futex: Some((address, bitset)), deadline, signals, ..Wait::default() });
         Flow::Continue
     }
 
@@ -224,7 +235,14 @@ impl LinuxProcess {
     /// no descriptors: pause), or until `deadline` (then the call returns 0).
     pub(super) fn suspend_thread(&mut self, signals: u64, deadline: Option<u64>) {
         let deadline = self.reachable(deadline).map(|at| (at, 0));
-        self.threads.wait = Some(Wait { signals, suspends: true, deadline, futex: None });
+        self.threads.wait = Some(Wait { signals, on_signal: SignalEnd::Suspends, deadline, futex: None });
+    }
+
+    /// The running thread waits, while others run, until one of `signals` is pending (its rt_sigtimedwait then
+    /// runs again and takes it), or until `deadline`, when the call returns `timed_out`.
+    pub(super) fn take_signal_later(&mut self, signals: u64, deadline: Option<u64>, timed_out: u64) {
+        let deadline = self.reachable(deadline).map(|at| (at, timed_out));
+        self.threads.wait = Some(Wait { signals, on_signal: SignalEnd::Restarts, deadline, futex: None });
     }
 
     pub(super) fn give_way(&mut self) {
@@ -290,17 +308,18 @@ impl LinuxProcess {
                 let mut next = self.threads.others.remove(index).expect("found");
                 let interrupted = next.wait.take();
                 self.become_thread(next);
-                match interrupted {
+                match interrupted.map(|wait| (wait.on_signal, wait.signals)) {
                     // rt_sigsuspend (and pause) end as they would have on the spot: the handler runs on the call's
                     // mask, and the call returns EINTR.
-                    Some(wait) if wait.suspends => match self.interrupt_with_pending(!wait.signals) {
+                    Some((SignalEnd::Suspends, signals)) => match self.interrupt_with_pending(!signals) {
                         Some(Flow::Stop(reason)) => return Err(reason),
                         Some(_) => {}
                         // Taken meanwhile by another thread: the call runs again, and waits again.
                         None => self.cpu.pc -= 4,
                     },
+                    Some((SignalEnd::Restarts, _)) => self.cpu.pc -= 4,
                     // A futex wait or sleep returns EINTR; the run loop delivers the signal next.
-                    Some(_) => self.cpu.x[0] = (-i64::from(Errno::EINTR.0)) as u64,
+                    Some((SignalEnd::Interrupts, _)) => self.cpu.x[0] = (-i64::from(Errno::EINTR.0)) as u64,
                     None => {}
                 }
                 return Ok(());
