@@ -17,6 +17,7 @@ const FUZZ_TARGETS: &[(&str, bool)] = &[
     ("loaders", true),
     ("ipc_messages", false),
     ("svc_sequences", true),
+    ("linux_syscalls", true),
     ("gpu_commands", false),
     ("vi_parcels", false),
     ("shader_translate", true),
