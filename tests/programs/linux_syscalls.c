@@ -1,21 +1,7 @@
 /* Linux only: the system calls of Tandem's Linux personality, compared with what qemu-aarch64 (a real Linux
  * kernel underneath) does. It prints only what both must agree on: results, sizes, contents, never addresses,
  * times or host-dependent numbers. Run it in an empty scratch folder: it creates and removes files there. */
-#include "tandem.h"
-
-static long sys6(long n, long a, long b, long c, long d, long e, long f) {
-    register long x8 __asm__("x8") = n;
-    register long x0 __asm__("x0") = a;
-    register long x1 __asm__("x1") = b;
-    register long x2 __asm__("x2") = c;
-    register long x3 __asm__("x3") = d;
-    register long x4 __asm__("x4") = e;
-    register long x5 __asm__("x5") = f;
-    __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
-    return x0;
-}
-#define sys(n, ...) sys6_((n), __VA_ARGS__, 0, 0, 0, 0, 0, 0)
-#define sys6_(n, a, b, c, d, e, f, ...) sys6((n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
+#include "linux.h"
 
 enum {
     SYS_getcwd = 17, SYS_dup3 = 24, SYS_fcntl = 25, SYS_mkdirat = 34, SYS_unlinkat = 35, SYS_renameat = 38,
@@ -38,20 +24,6 @@ enum {
 #define O_DIRECTORY 0x4000
 
 
-
-/* Prints "what: got" and counts a failure (through the runtime's check) when it is not `expected`. */
-static void expect(const char *what, long got, long expected) {
-    print(what);
-    print(": ");
-    print_i64(got);
-    if (got != expected) {
-        print(" (expected ");
-        print_i64(expected);
-        print(")");
-    }
-    print("\n");
-    check(got == expected, what);
-}
 
 /* Signal handlers return through rt_sigreturn, as the C library's sa_restorer does. */
 __asm__(".text\n.p2align 2\nreturn_from_signal:\n    mov x8, #139\n    svc #0\n");

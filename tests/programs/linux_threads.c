@@ -1,21 +1,7 @@
 /* Linux only: threads made by clone(CLONE_THREAD) as glibc's pthread_create makes them, futexes, thread exit and
  * CLONE_CHILD_CLEARTID joins, compared with qemu-aarch64 (real host threads underneath). Threads print nothing:
  * the main thread prints what every interleaving must give, after joining them. */
-#include "tandem.h"
-
-static long sys6(long n, long a, long b, long c, long d, long e, long f) {
-    register long x8 __asm__("x8") = n;
-    register long x0 __asm__("x0") = a;
-    register long x1 __asm__("x1") = b;
-    register long x2 __asm__("x2") = c;
-    register long x3 __asm__("x3") = d;
-    register long x4 __asm__("x4") = e;
-    register long x5 __asm__("x5") = f;
-    __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
-    return x0;
-}
-#define sys(n, ...) sys6_((n), __VA_ARGS__, 0, 0, 0, 0, 0, 0)
-#define sys6_(n, a, b, c, d, e, f, ...) sys6((n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
+#include "linux.h"
 
 enum {
     SYS_exit = 93, SYS_exit_group = 94, SYS_set_tid_address = 96, SYS_futex = 98, SYS_nanosleep = 101,
@@ -31,19 +17,6 @@ enum {
     (int)(((unsigned)(op) << 28) | ((unsigned)(cmp) << 24) | (((unsigned)(oparg) & 0xfff) << 12) | ((unsigned)(cmparg) & 0xfff))
 /* glibc's pthread_create flags. */
 #define THREAD_FLAGS 0x3d0f00 /* VM FS FILES SIGHAND THREAD SYSVSEM SETTLS PARENT_SETTID CHILD_CLEARTID */
-
-static void expect(const char *what, long got, long expected) {
-    print(what);
-    print(": ");
-    print_i64(got);
-    if (got != expected) {
-        print(" (expected ");
-        print_i64(expected);
-        print(")");
-    }
-    print("\n");
-    check(got == expected, what);
-}
 
 /* Starts `function(argument)` on a thread with its stack below `stack_top` and `tls` in TPIDR_EL0; its id goes in
  * `*tid` (CLONE_PARENT_SETTID), which its exit clears and wakes (CLONE_CHILD_CLEARTID). The child leaves the
