@@ -1242,7 +1242,7 @@ impl LinuxProcess {
     }
 
     /// What `clock` reads now, in nanoseconds. The CPU-time clocks count only the instructions retired.
-    fn clock_now(&self, clock: u64) -> Result<u64, Errno> {
+    pub(super) fn clock_now(&self, clock: u64) -> Result<u64, Errno> {
         match clock {
             0 | 5 | 8 | 11 => Ok(REALTIME_EPOCH_SECONDS * 1_000_000_000 + self.guest_nanoseconds()), // REALTIME, _COARSE, _ALARM, TAI
             2 | 3 => Ok(nanoseconds_of(self.retired)), // PROCESS_CPUTIME_ID, THREAD_CPUTIME_ID
@@ -1396,117 +1396,6 @@ impl LinuxProcess {
             self.write_words(old, &[current, maximum])?;
         }
         Ok(0)
-    }
-
-    // --- Futexes ----------------------------------------------------------------------------------------------
-
-    /// futex(address, op, value, timeout, second, bitset): waits and wakes between the process's threads
-    /// (`threads`), private or not (there is one process). A wait whose word still holds `value` lasts until a
-    /// wake, or until its timeout (ETIMEDOUT). Requeues and WAKE_OP as futex(2) gives them; the
-    /// priority-inheritance operations stop the run naming themselves. Linux's order: the timeout is read and checked first (WAIT's is relative,
-    /// WAIT_BITSET's an absolute time on CLOCK_MONOTONIC, or CLOCK_REALTIME with FUTEX_CLOCK_REALTIME), then a
-    /// zero bitset is EINVAL, then the word.
-    fn futex(&mut self, address: u64, op: u64, value: u64, timeout: u64, second: u64, bitset: u64) -> Flow {
-        const WAIT: u64 = 0;
-        const WAKE: u64 = 1;
-        const REQUEUE: u64 = 3;
-        const CMP_REQUEUE: u64 = 4;
-        const WAKE_OP: u64 = 5;
-        const LOCK_PI: u64 = 6;
-        const TRYLOCK_PI: u64 = 8;
-        const WAIT_BITSET: u64 = 9;
-        const WAKE_BITSET: u64 = 10;
-        const WAIT_REQUEUE_PI: u64 = 11;
-        const LOCK_PI2: u64 = 13;
-        // CMP_REQUEUE's expected value comes in the bitset's place.
-        let compared = bitset;
-        const CLOCK_REALTIME: u64 = 256;
-        let command = op & 0x7f;
-        let bitset = match command {
-            WAIT | WAKE => u32::MAX,
-            _ => bitset as u32,
-        };
-        // A count of threads to wake, as futex(2)'s loops count them: at least one.
-        let at_least_one = |count: u64| (count as i32).max(1) as u64;
-        let result = match command {
-            _ if !address.is_multiple_of(4) => Err(Errno::EINVAL),
-            WAKE_BITSET if bitset == 0 => Err(Errno::EINVAL),
-            WAIT | WAIT_BITSET => {
-                // FUTEX_WAIT's timeout is relative, on CLOCK_MONOTONIC; FUTEX_WAIT_BITSET's absolute, on
-                // CLOCK_REALTIME where the op says so.
-                let deadline = match timeout {
-                    0 => None,
-                    _ => match self.read_timespec(timeout) {
-                        Ok(time) if command == WAIT => Some(self.guest_nanoseconds().saturating_add(time)),
-                        Ok(time) => match self.clock_now(if op & CLOCK_REALTIME != 0 { 0 } else { 1 }) {
-                            Ok(now) => Some(self.guest_nanoseconds().saturating_add(time.saturating_sub(now))),
-                            Err(errno) => return self.answer(Err(errno)),
-                        },
-                        Err(errno) => return self.answer(Err(errno)),
-                    },
-                };
-                match self.memory.read_le(address, 4) {
-                    _ if bitset == 0 => Err(Errno::EINVAL),
-                    Err(_) => Err(Errno::EFAULT),
-                    Ok(current) if current as u64 != value & 0xffff_ffff => Err(Errno::EAGAIN),
-                    Ok(_) => return self.futex_wait(address, bitset, deadline),
-                }
-            }
-            WAKE | WAKE_BITSET => Ok(self.futex_wake(address, bitset, at_least_one(value))),
-            // The count of threads to move comes in the timeout's place.
-            REQUEUE | CMP_REQUEUE if (value as i32) < 0 || (timeout as i32) < 0 => Err(Errno::EINVAL),
-            REQUEUE | CMP_REQUEUE => match self.memory.read_le(address, 4) {
-                Err(_) => Err(Errno::EFAULT),
-                Ok(_) if self.memory.read_le(second, 4).is_err() => Err(Errno::EFAULT),
-                Ok(current) if command == CMP_REQUEUE && current as u32 != compared as u32 => Err(Errno::EAGAIN),
-                Ok(_) => Ok(self.futex_requeue(address, value as u32 as u64, timeout as u32 as u64, second)),
-            },
-            WAKE_OP => {
-                let counts = (at_least_one(value), at_least_one(timeout));
-                self.futex_wake_op(address, counts, second, compared as u32)
-            }
-            LOCK_PI..=TRYLOCK_PI | WAIT_REQUEUE_PI..=LOCK_PI2 => {
-                return Flow::Stop(StopReason::Unsupported("priority-inheritance futexes (FUTEX_*_PI)"));
-            }
-            _ => Err(Errno::ENOSYS),
-        };
-        self.answer(result)
-    }
-
-    /// FUTEX_WAKE_OP: changes the word at `second` by the operation encoded in `encoded` (SET, ADD, OR, ANDN, XOR,
-    /// of a 12-bit signed operand or 1 shifted by it), wakes up to `wake` waiters on `address`, and, when the
-    /// word's old value compares as encoded (EQ, NE, LT, LE, GT, GE against a 12-bit signed operand), up to
-    /// `wake_second` waiters on `second`; how many were woken.
-    fn futex_wake_op(&mut self, address: u64, (wake, wake_second): (u64, u64), second: u64, encoded: u32) -> SysResult {
-        let signed_12 = |field: u32| (((field & 0xfff) << 20) as i32) >> 20;
-        let (operation, comparison) = (encoded >> 28 & 7, encoded >> 24 & 15);
-        let mut operand = signed_12(encoded >> 12);
-        let compared = signed_12(encoded);
-        if encoded >> 28 & 8 != 0 {
-            // FUTEX_OP_OPARG_SHIFT: Linux masks a shift out of 0..31 to its low five bits.
-            operand = 1i32.wrapping_shl((operand & 31) as u32);
-        }
-        let old = self.memory.read_le(second, 4).map_err(|_| Errno::EFAULT)? as u32 as i32;
-        let new = match operation {
-            0 => operand,
-            1 => old.wrapping_add(operand),
-            2 => old | operand,
-            3 => old & !operand,
-            4 => old ^ operand,
-            _ => return Err(Errno::ENOSYS),
-        };
-        let holds = match comparison {
-            0 => old == compared,
-            1 => old != compared,
-            2 => old < compared,
-            3 => old <= compared,
-            4 => old > compared,
-            5 => old >= compared,
-            _ => return Err(Errno::ENOSYS),
-        };
-        self.memory.write_le(second, 4, u128::from(new as u32)).map_err(|_| Errno::EFAULT)?;
-        let woken = self.futex_wake(address, u32::MAX, wake);
-        Ok(woken + if holds { self.futex_wake(second, u32::MAX, wake_second) } else { 0 })
     }
 }
 
